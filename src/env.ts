@@ -1,0 +1,37 @@
+/**
+ * The Worker's bindings, typed once. Nothing below the edge reads these directly:
+ * `loadConfig` turns them into a parsed `Config` that is passed in.
+ */
+import type { Agent } from "./agents/agent";
+import type { TenantIndex } from "./tenants/tenant-index";
+
+export interface Env {
+  AGENT: DurableObjectNamespace<Agent>;
+  TENANT_INDEX: DurableObjectNamespace<TenantIndex>;
+
+  AUTH_ISSUER?: string;
+  AUTH_AUDIENCE?: string;
+  /** Private JWK (ES256 or EdDSA), as JSON text. A secret. */
+  AUTH_SIGNING_KEY?: string;
+  AUTH_JWKS_URL?: string;
+  AUTH_EXTERNAL_ISSUER?: string;
+  AUTH_EXTERNAL_AUDIENCE?: string;
+  AUTH_TENANT_CLAIM?: string;
+
+  MODEL?: string;
+  ANTHROPIC_API_KEY?: string;
+  OPENAI_API_KEY?: string;
+  LLM_BASE_URL?: string;
+  OPENAI_BASE_URL?: string;
+
+  /** JSON object of platform default limits. */
+  DEFAULT_LIMITS?: string;
+  ALLOW_PRIVATE_URLS?: string;
+}
+
+type PlatformEnv = Env;
+declare global {
+  namespace Cloudflare {
+    interface Env extends PlatformEnv {}
+  }
+}

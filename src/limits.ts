@@ -1,0 +1,55 @@
+/**
+ * Named limits with their units, and the per-tenant limit set. Platform defaults come
+ * from `DEFAULT_LIMITS`; a tenant's overrides replace them; a session may only lower them.
+ */
+import { z } from "zod";
+
+/** A model call that has not answered in this time is abandoned and retried. */
+export const MODEL_CALL_TIMEOUT_MS = 110_000;
+/** Durable Object alarm handlers are cut off at 300 s; a unit stops taking new work well before. */
+export const UNIT_BUDGET_MS = 240_000;
+/** A failing model call is tried this many times in all before the run fails. */
+export const MAX_ATTEMPTS = 5;
+/** First retry delay; doubled on each further attempt, with jitter. */
+export const RETRY_BASE_MS = 1_000;
+/** No single backoff is longer than this, whatever `Retry-After` asks. */
+export const RETRY_MAX_MS = 60_000;
+/** A built-in or webhook tool that has not answered in this time fails with an error result. */
+export const TOOL_TIMEOUT_MS = 30_000;
+
+export const LIMIT_NAMES = [
+  "max_steps_per_run",
+  "max_tokens_per_call",
+  "max_tokens_per_session",
+  "max_tool_output_chars",
+  "max_concurrent_runs",
+  "max_request_bytes",
+  "requests_per_minute",
+  "max_tokens_per_day",
+] as const;
+
+export const limitsSchema = z.object({
+  max_steps_per_run: z.number().int().min(1).max(1000),
+  max_tokens_per_call: z.number().int().min(1).max(1_000_000),
+  max_tokens_per_session: z.number().int().min(1),
+  max_tool_output_chars: z.number().int().min(1).max(10_000_000),
+  max_concurrent_runs: z.number().int().min(1),
+  max_request_bytes: z.number().int().min(1024).max(100 * 1024 * 1024),
+  requests_per_minute: z.number().int().min(1),
+  /** null: unlimited. */
+  max_tokens_per_day: z.number().int().min(1).nullable(),
+});
+export type Limits = z.infer<typeof limitsSchema>;
+export const partialLimitsSchema = limitsSchema.partial();
+export type PartialLimits = z.infer<typeof partialLimitsSchema>;
+
+export const BUILTIN_DEFAULT_LIMITS: Limits = {
+  max_steps_per_run: 20,
+  max_tokens_per_call: 4096,
+  max_tokens_per_session: 200_000,
+  max_tool_output_chars: 8000,
+  max_concurrent_runs: 10,
+  max_request_bytes: 1024 * 1024,
+  requests_per_minute: 600,
+  max_tokens_per_day: null,
+};
