@@ -1,0 +1,134 @@
+/**
+ * The shapes an Agent keeps and returns: content blocks, messages, tool calls, run state,
+ * and the result type of its RPC surface. Content blocks follow the Anthropic Messages
+ * format, which is the platform's own storage format; other providers translate.
+ */
+import type { Limits } from "../limits";
+
+export type SessionStatus =
+  | "idle"
+  | "running"
+  | "waiting_approval"
+  | "waiting_tool_output"
+  | "paused"
+  | "done"
+  | "failed"
+  | "cancelled";
+
+/** The statuses in which a run is going (it holds a concurrency slot). */
+export const ACTIVE_STATUSES: readonly SessionStatus[] = ["running", "waiting_approval", "waiting_tool_output", "paused"];
+export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "cancelled"];
+
+export type StopReason = "end_turn" | "step_limit" | "token_limit" | "model_error" | "cancelled";
+
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+export interface ToolUseBlock {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: unknown;
+}
+export interface ToolResultBlock {
+  type: "tool_result";
+  tool_use_id: string;
+  content: string;
+  is_error?: boolean;
+}
+export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock;
+
+export type Role = "user" | "assistant";
+
+export interface Message {
+  seq: number;
+  role: Role;
+  content: ContentBlock[];
+  created_at: string;
+}
+
+export type ToolCallStatus = "pending" | "waiting_approval" | "waiting_tool_output" | "running" | "done" | "error";
+
+export interface ToolCall {
+  id: string;
+  step: number;
+  name: string;
+  input: unknown;
+  status: ToolCallStatus;
+  output: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface Usage {
+  steps: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** A tool as a session declares it (see the contract's "Tools"). */
+export type ToolSpec =
+  | { type: "builtin"; name: string; requires_approval?: boolean }
+  | {
+      type: "webhook";
+      name: string;
+      description: string;
+      input_schema: Record<string, unknown>;
+      url: string;
+      requires_approval?: boolean;
+      at_most_once?: boolean;
+    }
+  | {
+      type: "client";
+      name: string;
+      description: string;
+      input_schema: Record<string, unknown>;
+      requires_approval?: boolean;
+    };
+
+/** What the gateway gives an Agent when it creates the session; fixed for its life. */
+export interface SessionInit {
+  id: string;
+  tenant_id: string;
+  created_by: string;
+  model: string;
+  system: string | null;
+  tools: ToolSpec[];
+  /** The effective limits (platform ← tenant ← session), resolved by the gateway. */
+  limits: Limits;
+  context: Record<string, unknown> | null;
+  metadata: Record<string, string> | null;
+}
+
+export interface Session extends SessionInit {
+  status: SessionStatus;
+  stop_reason: StopReason | null;
+  error: string | null;
+  usage: Usage;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The compact row a tenant index keeps for each session. */
+export interface SessionSummary {
+  id: string;
+  created_by: string;
+  status: SessionStatus;
+  stop_reason: StopReason | null;
+  usage: Usage;
+  created_at: string;
+  updated_at: string;
+}
+
+export type AgentErrorCode = "not_found" | "conflict" | "invalid";
+export type AgentResult<T> = { ok: true; value: T } | { ok: false; code: AgentErrorCode; detail: string };
+
+/** User input that starts a run: plain text or content blocks. */
+export type RunInput = string | ContentBlock[];
+
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
