@@ -4,10 +4,12 @@
  */
 import type { Agent } from "./agents/agent";
 import type { TenantIndex } from "./tenants/tenant-index";
+import type { TenantRegistry } from "./tenants/tenant-registry";
 
 export interface Env {
   AGENT: DurableObjectNamespace<Agent>;
   TENANT_INDEX: DurableObjectNamespace<TenantIndex>;
+  TENANT_REGISTRY: DurableObjectNamespace<TenantRegistry>;
 
   AUTH_ISSUER?: string;
   AUTH_AUDIENCE?: string;

@@ -1,9 +1,13 @@
 /** The Worker entry: the gateway app and the Durable Object classes it routes to. */
+import { createApp } from "./api/app";
+import type { Env } from "./env";
+
 export { Agent } from "./agents/agent";
 export { TenantIndex } from "./tenants/tenant-index";
+export { TenantRegistry } from "./tenants/tenant-registry";
+
+const app = createApp();
 
 export default {
-  async fetch(): Promise<Response> {
-    return new Response("ok");
-  },
-} satisfies ExportedHandler<Cloudflare.Env>;
+  fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+} satisfies ExportedHandler<Env>;

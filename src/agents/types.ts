@@ -57,6 +57,7 @@ export interface ToolCall {
   input: unknown;
   status: ToolCallStatus;
   output: string | null;
+  is_error: boolean;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;

@@ -1,8 +1,425 @@
-import { createServer } from "node:http";
-export async function startMockServer(port = 0) {
-  const server = createServer((req, res) => { res.end(JSON.stringify({ hello: req.url })); });
-  await new Promise<void>((r) => server.listen(port, "127.0.0.1", () => r()));
-  const addr = server.address();
-  const url = `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`;
-  return { url, close: () => new Promise<void>((r) => server.close(() => r())) };
+/**
+ * A scriptable stand-in for the model provider and for tenant webhooks, plus plain pages
+ * for the URL-fetching tool. All traffic is keyed, so concurrent tests share one server.
+ * Runs under vitest's globalSetup, or standalone: `node test/support/node/mock-server.ts --port 8787`.
+ */
+// Kept in one file with type-only imports: Node runs it directly by stripping types, and
+// extensionless relative imports would not resolve there.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
+import type {
+  HookStep,
+  ModelStep,
+  RecordedRequest,
+  ReplyStep,
+  StatusStep,
+} from "../mock-protocol";
+
+/** Largest request body recorded; a test server still should not buffer without bound. */
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** Largest `/big` page; enough to overflow any tool output limit we configure. */
+const MAX_BIG_BYTES = 256 * 1024 * 1024;
+const BIG_CHUNK_BYTES = 64 * 1024;
+/** Bounds on scripts, so a typo cannot queue millions of steps or wait for hours. */
+const MAX_REPEAT = 10_000;
+const MAX_DELAY_MS = 10 * 60_000;
+const DEFAULT_USAGE = { input_tokens: 10, output_tokens: 5 };
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const NOT_JSON_BODY = '{"id":"msg_broken","content":[{"type":"text","text":"unterminated';
+
+type Queue = "model" | "hook";
+type AnyStep = ModelStep | HookStep;
+type Result<T> = { ok: true; value: T } | { ok: false; error: string };
+
+interface KeyState {
+  model: { steps: ModelStep[]; requests: RecordedRequest[] };
+  hook: { steps: HookStep[]; requests: RecordedRequest[]; held: Set<() => void> };
+}
+
+/** One request being answered: `signal` aborts when the client goes away first. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  record: RecordedRequest;
+  signal: AbortSignal;
+  /** Set when the mock itself drops the connection, which is not a client disconnect. */
+  droppedByMock: boolean;
+  /** Where a held call waits for release; only webhook calls can be held. */
+  held: Set<() => void> | null;
+}
+
+const STEP_KINDS: Record<Queue, readonly string[]> = {
+  model: ["reply", "status", "hang", "reset", "invalid_json"],
+  hook: ["status", "hang", "reset", "hold"],
+};
+const ALL_KINDS = ["reply", "status", "hang", "reset", "invalid_json", "hold"];
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Checks one step against what its queue allows; `then` steps may not hold or repeat. */
+function checkStep(raw: unknown, kinds: readonly string[], where: string): string | null {
+  if (!isObject(raw)) return `${where}: a step must be an object`;
+  const present = ALL_KINDS.filter((k) => k in raw);
+  if (present.length > 1) return `${where}: a step has one kind, got ${present.join(", ")}`;
+  const kind = present[0];
+  if (kind !== undefined && !kinds.includes(kind)) return `${where}: "${kind}" is not allowed here`;
+  const { delay_ms, repeat } = raw;
+  if (delay_ms !== undefined && !(typeof delay_ms === "number" && delay_ms >= 0 && delay_ms <= MAX_DELAY_MS)) {
+    return `${where}: delay_ms must be a number from 0 to ${MAX_DELAY_MS}`;
+  }
+  if (repeat !== undefined && !(Number.isInteger(repeat) && (repeat as number) >= 1 && (repeat as number) <= MAX_REPEAT)) {
+    return `${where}: repeat must be an integer from 1 to ${MAX_REPEAT}`;
+  }
+  if (kind === "hang" || kind === "reset" || kind === "invalid_json" || kind === "hold") {
+    if (raw[kind] !== true) return `${where}: ${kind} must be true`;
+  }
+  if (kind === "status") {
+    const { status, headers, body } = raw;
+    if (!(Number.isInteger(status) && (status as number) >= 100 && (status as number) <= 599)) {
+      return `${where}: status must be an integer from 100 to 599`;
+    }
+    if (headers !== undefined && !(isObject(headers) && Object.values(headers).every((h) => typeof h === "string"))) {
+      return `${where}: headers must map names to strings`;
+    }
+    if (body !== undefined && typeof body !== "string" && typeof body !== "object") {
+      return `${where}: body must be a string or JSON object`;
+    }
+  }
+  if (kind === "reply") {
+    const reply = raw.reply;
+    if (!isObject(reply) || !Array.isArray(reply.content)) return `${where}: reply.content must be an array`;
+    if (reply.usage !== undefined && !isObject(reply.usage)) return `${where}: reply.usage must be an object`;
+  }
+  if (kind === "hold" && raw.then !== undefined) {
+    if (isObject(raw.then) && "repeat" in raw.then) return `${where}: then may not repeat`;
+    return checkStep(raw.then, ["status", "hang", "reset"], `${where}.then`);
+  }
+  return null;
+}
+
+/** Validates a `{ steps }` control body and expands `repeat`. */
+function parseSteps(body: unknown, queue: Queue): Result<AnyStep[]> {
+  if (!isObject(body) || !Array.isArray(body.steps)) return { ok: false, error: "body must be { steps: Step[] }" };
+  const out: AnyStep[] = [];
+  for (const [i, raw] of body.steps.entries()) {
+    const error = checkStep(raw, STEP_KINDS[queue], `steps[${i}]`);
+    if (error) return { ok: false, error };
+    const { repeat = 1, ...step } = raw as AnyStep & { repeat?: number };
+    for (let n = 0; n < repeat; n++) out.push(step);
+  }
+  return { ok: true, value: out };
+}
+
+function sendBody(res: ServerResponse, status: number, body: string, headers: Record<string, string>): void {
+  res.writeHead(status, { "content-length": String(Buffer.byteLength(body)), ...headers });
+  res.end(body);
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  sendBody(res, status, JSON.stringify(value), { "content-type": "application/json" });
+}
+
+const ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  529: "overloaded_error",
+};
+
+function anthropicError(status: number): unknown {
+  const type = ERROR_TYPES[status] ?? "api_error";
+  return { type: "error", error: { type, message: `mock ${type} (${status})` } };
+}
+
+function sendStatusStep(res: ServerResponse, step: StatusStep): void {
+  const { status, body, headers = {} } = step;
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  const value = body ?? (status >= 400 ? anthropicError(status) : "");
+  if (typeof value === "string") {
+    const type: Record<string, string> = value === "" ? {} : { "content-type": "text/plain; charset=utf-8" };
+    sendBody(res, status, value, { ...type, ...lower });
+  } else {
+    sendBody(res, status, JSON.stringify(value), { "content-type": "application/json", ...lower });
+  }
+}
+
+let messageCounter = 0;
+
+function sendMessage(res: ServerResponse, model: string, reply: ReplyStep["reply"]): void {
+  const hasToolUse = reply.content.some((b) => b.type === "tool_use");
+  sendJson(res, 200, {
+    id: `msg_mock_${++messageCounter}`,
+    type: "message",
+    role: "assistant",
+    model,
+    content: reply.content,
+    stop_reason: reply.stop_reason ?? (hasToolUse ? "tool_use" : "end_turn"),
+    stop_sequence: null,
+    usage: { ...DEFAULT_USAGE, ...reply.usage },
+  });
+}
+
+function sendDefault(x: Exchange, queue: Queue): void {
+  if (queue === "hook") return sendJson(x.res, 200, { output: "webhook ok" });
+  sendMessage(x.res, String((x.record.body as { model: unknown }).model), { content: [{ type: "text", text: "ok" }] });
+}
+
+/** Resolves true on release, false if the client leaves while held. */
+function waitForRelease(x: Exchange, held: Set<() => void>): Promise<boolean> {
+  return new Promise((resolve) => {
+    const release = () => {
+      x.signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    };
+    const onAbort = () => {
+      held.delete(release);
+      resolve(false);
+    };
+    held.add(release);
+    x.signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+async function play(x: Exchange, step: AnyStep | undefined, queue: Queue): Promise<void> {
+  if (step?.delay_ms) {
+    const waited = await sleep(step.delay_ms, true, { signal: x.signal }).catch(() => false);
+    if (!waited) return;
+  }
+  if (x.signal.aborted) return;
+  if (step === undefined) return sendDefault(x, queue);
+  if ("hang" in step) return;
+  if ("reset" in step) {
+    x.droppedByMock = true;
+    x.req.socket.resetAndDestroy();
+    return;
+  }
+  if ("hold" in step && x.held) {
+    if (await waitForRelease(x, x.held)) await play(x, step.then, queue);
+    return;
+  }
+  if ("status" in step) return sendStatusStep(x.res, step);
+  if ("reply" in step) return sendMessage(x.res, String((x.record.body as { model: unknown }).model), step.reply);
+  if ("invalid_json" in step) return sendBody(x.res, 200, NOT_JSON_BODY, { "content-type": "application/json" });
+  sendDefault(x, queue);
+}
+
+async function readBody(req: IncomingMessage): Promise<Result<string>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) return { ok: false, error: `body over ${MAX_BODY_BYTES} bytes` };
+    chunks.push(chunk);
+  }
+  return { ok: true, value: Buffer.concat(chunks).toString("utf8") };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+function recordOf(req: IncomingMessage, bodyText: string, receivedAt: number): RecordedRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return {
+    method: req.method ?? "GET",
+    path: req.url ?? "/",
+    headers,
+    body_text: bodyText,
+    body: parseJson(bodyText),
+    received_at: receivedAt,
+  };
+}
+
+/** Ties the record's timestamps and the abort signal to the response's fate. */
+function openExchange(
+  req: IncomingMessage,
+  res: ServerResponse,
+  record: RecordedRequest,
+  held: Set<() => void> | null,
+): Exchange {
+  const controller = new AbortController();
+  const x: Exchange = { req, res, record, signal: controller.signal, droppedByMock: false, held };
+  res.on("finish", () => {
+    record.answered_at = Date.now();
+  });
+  res.on("close", () => {
+    if (res.writableFinished) return;
+    if (!x.droppedByMock) record.disconnected_at = Date.now();
+    controller.abort();
+  });
+  return x;
+}
+
+function servePage(res: ServerResponse, segments: string[], query: URLSearchParams): boolean {
+  const [first, second, ...rest] = segments;
+  if (first === "page" && second !== undefined && rest.length === 0) {
+    sendBody(res, 200, `page ${second}`, { "content-type": "text/plain; charset=utf-8" });
+  } else if (first === "redirect" && second === undefined) {
+    const to = query.get("to");
+    const status = Number(query.get("status") ?? "302");
+    if (!to || !REDIRECT_STATUSES.has(status)) sendJson(res, 400, { error: "need ?to=<url> and a redirect status" });
+    else sendBody(res, status, "", { location: to });
+  } else if (first === "big" && second === undefined) {
+    const bytes = Number(query.get("bytes") ?? "0");
+    if (!Number.isInteger(bytes) || bytes < 0 || bytes > MAX_BIG_BYTES) sendJson(res, 400, { error: "bad ?bytes" });
+    else streamBig(res, bytes);
+  } else if (first === "binary" && second === undefined) {
+    const body = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(body.length) });
+    res.end(body);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/** Streams in chunks, honouring backpressure, so huge pages do not sit in memory. */
+function streamBig(res: ServerResponse, bytes: number): void {
+  res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "content-length": String(bytes) });
+  const chunk = Buffer.alloc(BIG_CHUNK_BYTES, "x");
+  let left = bytes;
+  const pump = () => {
+    while (left > 0 && !res.destroyed) {
+      const n = Math.min(left, BIG_CHUNK_BYTES);
+      left -= n;
+      if (!res.write(n === BIG_CHUNK_BYTES ? chunk : chunk.subarray(0, n))) return void res.once("drain", pump);
+    }
+    res.end();
+  };
+  pump();
+}
+
+export interface MockServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startMockServer(options: { port?: number } = {}): Promise<MockServer> {
+  const keys = new Map<string, KeyState>();
+  const stateOf = (key: string): KeyState => {
+    let state = keys.get(key);
+    if (!state) {
+      state = { model: { steps: [], requests: [] }, hook: { steps: [], requests: [], held: new Set() } };
+      keys.set(key, state);
+    }
+    return state;
+  };
+  const releaseHeld = (key: string): number => {
+    const held = keys.get(key)?.hook.held;
+    if (!held) return 0;
+    const waiters = [...held];
+    held.clear();
+    for (const release of waiters) release();
+    return waiters.length;
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const receivedAt = Date.now();
+    const url = new URL(req.url ?? "/", "http://mock.invalid");
+    const method = req.method ?? "GET";
+    let segments: string[];
+    try {
+      segments = url.pathname.split("/").slice(1).map(decodeURIComponent);
+    } catch {
+      return sendJson(res, 400, { error: "malformed path" });
+    }
+    const [first, second, third, fourth, ...rest] = segments;
+
+    if (method === "GET" && servePage(res, segments, url.searchParams)) return;
+
+    const body = await readBody(req);
+    if (!body.ok) return sendJson(res, 413, { error: body.error });
+
+    if (method === "POST" && first === "v1" && second === "messages" && third === undefined) {
+      const record = recordOf(req, body.value, receivedAt);
+      const model = isObject(record.body) ? record.body.model : undefined;
+      if (typeof model !== "string" || model === "") return sendJson(res, 400, anthropicError(400));
+      const state = stateOf(model);
+      state.model.requests.push(record);
+      return play(openExchange(req, res, record, null), state.model.steps.shift(), "model");
+    }
+    if (first === "hook" && second !== undefined && second !== "") {
+      const state = stateOf(second);
+      const record = recordOf(req, body.value, receivedAt);
+      state.hook.requests.push(record);
+      return play(openExchange(req, res, record, state.hook.held), state.hook.steps.shift(), "hook");
+    }
+    if (first === "_mock") {
+      const queue = second === "model" || second === "hook" ? second : undefined;
+      if (method === "GET" && second === "health" && third === undefined) return sendJson(res, 200, { ok: true });
+      if (method === "DELETE" && second !== undefined && third === undefined) {
+        releaseHeld(second);
+        keys.delete(second);
+        return sendJson(res, 200, { forgotten: second });
+      }
+      if (queue && third !== undefined && rest.length === 0) {
+        if (method === "POST" && fourth === undefined) {
+          const steps = parseSteps(parseJson(body.value), queue);
+          if (!steps.ok) return sendJson(res, 400, { error: steps.error });
+          const target: AnyStep[] = stateOf(third)[queue].steps;
+          // A loop, not push(...spread): a large `repeat` would overflow the argument limit.
+          for (const step of steps.value) target.push(step);
+          return sendJson(res, 200, { queued: target.length });
+        }
+        if (method === "GET" && fourth === "requests") {
+          return sendJson(res, 200, { requests: keys.get(third)?.[queue].requests ?? [] });
+        }
+        if (method === "POST" && queue === "hook" && fourth === "release") {
+          return sendJson(res, 200, { released: releaseHeld(third) });
+        }
+      }
+    }
+    sendJson(res, 404, { error: "not_found", method, path: url.pathname });
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      // A client that vanished mid-body surfaces here; there is nobody left to answer.
+      if (!res.headersSent && !res.destroyed) sendJson(res, 500, { error: String(error) });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  const address = server.address();
+  if (!address || typeof address === "string") throw new Error("mock server has no TCP address");
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        // Hung and held requests would otherwise keep close() waiting forever.
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function portFromArgs(argv: string[]): number | undefined {
+  const i = argv.indexOf("--port");
+  if (i === -1) return undefined;
+  const port = Number(argv[i + 1]);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`bad --port ${argv[i + 1]}`);
+  return port;
+}
+
+if (import.meta.main) {
+  const server = await startMockServer({ port: portFromArgs(process.argv.slice(2)) });
+  // The URL alone on a line, so a parent process can read it from stdout.
+  console.log(server.url);
+  const stop = () => void server.close().then(() => process.exit(0));
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
 }

@@ -1,0 +1,102 @@
+/**
+ * One model call: the unit that asks the model for its next response. It checks the run's
+ * limits first, calls the provider with an abortable, time-limited signal, and saves the
+ * assistant message with its tool calls in one transaction, unless a cancel, pause or
+ * restart made the result stale in the meantime.
+ */
+import { MAX_ATTEMPTS, MODEL_CALL_TIMEOUT_MS } from "../limits";
+import type { AgentHost } from "./host";
+import { providerFor } from "./model";
+import { ModelError } from "./model/provider";
+import { backoffDelay } from "./retry";
+import { toolDefinitions } from "./tools/registry";
+import type { StopReason, ToolCallStatus, ToolUseBlock } from "./types";
+
+export async function runModelStep(host: AgentHost, generation: number): Promise<void> {
+  const session = host.requireSession();
+  const run = host.store.run();
+  const limits = session.limits;
+
+  if (run.steps >= limits.max_steps_per_run) return finishRun(host, "done", "step_limit", null);
+  const used = run.usage.input_tokens + run.usage.output_tokens;
+  if (used >= limits.max_tokens_per_session) return finishRun(host, "done", "token_limit", null);
+  const maxTokens = Math.min(limits.max_tokens_per_call, limits.max_tokens_per_session - used);
+
+  const toolbox = host.toolbox();
+  const provider = providerFor(session.model, host.config);
+  const controller = host.beginCall();
+  let response;
+  try {
+    response = await provider.complete(
+      {
+        model: session.model,
+        system: session.system,
+        messages: host.store.messages().map(({ role, content }) => ({ role, content })),
+        tools: toolDefinitions(toolbox),
+        maxTokens,
+      },
+      AbortSignal.any([controller.signal, AbortSignal.timeout(MODEL_CALL_TIMEOUT_MS)]),
+    );
+  } catch (err) {
+    if (!host.isCurrent(generation)) return; // cancelled or paused meanwhile: nothing to record
+    return recordFailure(host, err);
+  } finally {
+    host.endCall(controller);
+  }
+  if (!host.isCurrent(generation)) return; // a stale answer is discarded, never saved
+
+  const toolUses = response.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
+  const step = run.steps + 1;
+  const now = host.nowIso();
+  const message = host.store.transaction(() => {
+    const saved = host.store.appendMessage("assistant", response.content, now);
+    toolUses.forEach((use, position) => {
+      host.store.insertToolCall({ id: use.id, step, messageSeq: saved.seq, position, name: use.name, input: use.input, status: initialStatus(host, use.name), now });
+    });
+    const current = host.store.run();
+    host.updateRun({
+      steps: step,
+      attempts: 0,
+      next_attempt_at: 0,
+      usage: {
+        steps: current.usage.steps + 1,
+        input_tokens: current.usage.input_tokens + response.usage.input_tokens,
+        output_tokens: current.usage.output_tokens + response.usage.output_tokens,
+      },
+    });
+    return saved;
+  });
+  host.emit("message", message);
+  for (const call of host.store.openToolCalls()) host.emit("tool_call", call);
+
+  if (toolUses.length === 0) return finishRun(host, "done", "end_turn", null);
+  await host.continueRun();
+  await host.report();
+}
+
+/** Client tools wait for the caller; tools that need approval wait for a person first. */
+function initialStatus(host: AgentHost, name: string): ToolCallStatus {
+  const tool = host.toolbox().get(name);
+  if (tool?.requiresApproval) return "waiting_approval";
+  if (tool?.kind === "client") return "waiting_tool_output";
+  return "pending";
+}
+
+async function recordFailure(host: AgentHost, err: unknown): Promise<void> {
+  const error = err instanceof ModelError ? err : new ModelError(`model call failed: ${String(err)}`, true);
+  const run = host.store.run();
+  const attempts = run.attempts + 1;
+  if (!error.retryable) return finishRun(host, "failed", "model_error", error.message);
+  if (attempts >= MAX_ATTEMPTS) {
+    return finishRun(host, "failed", "model_error", `gave up after ${attempts} attempts: ${error.message}`);
+  }
+  const at = Date.now() + backoffDelay(attempts, error.retryAfterMs);
+  host.updateRun({ attempts, next_attempt_at: at, error: null });
+  await host.scheduleAt(at);
+}
+
+export async function finishRun(host: AgentHost, status: "done" | "failed", stopReason: StopReason, error: string | null): Promise<void> {
+  host.updateRun({ status, stop_reason: stopReason, error, attempts: 0, next_attempt_at: 0 });
+  await host.report();
+  await host.ensureAlarm();
+}

@@ -1,0 +1,70 @@
+/**
+ * The model provider interface the loop talks to. A provider turns the platform's
+ * messages into its wire format and back, and classifies every failure as retryable or
+ * fatal, so the loop's retry policy never looks at a provider's status codes itself.
+ */
+import type { ContentBlock, Role } from "../types";
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  model: string;
+  system: string | null;
+  messages: { role: Role; content: ContentBlock[] }[];
+  tools: ToolDefinition[];
+  maxTokens: number;
+}
+
+export interface ModelResponse {
+  content: ContentBlock[];
+  /** The provider's reason for stopping, normalised: end_turn, tool_use, max_tokens, stop_sequence, other. */
+  stopReason: string;
+  usage: { input_tokens: number; output_tokens: number };
+}
+
+export interface ModelProvider {
+  /** Resolves with the response, or rejects with a `ModelError`. */
+  complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
+}
+
+/**
+ * A failed model call. `retryable` covers 429, 5xx, network errors, timeouts and garbled
+ * answers; anything else (a 4xx that repeating cannot fix) is fatal and fails the run.
+ */
+export class ModelError extends Error {
+  override name = "ModelError";
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status: number | null = null,
+    /** The provider's `Retry-After`, in milliseconds, when it sent one. */
+    readonly retryAfterMs: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/** Parses `Retry-After` (delta seconds or an HTTP date) into milliseconds from `now`. */
+export function parseRetryAfter(value: string | null, now: number): number | null {
+  if (!value) return null;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return null;
+  return Math.max(0, date - now);
+}
+
+/** Joins consecutive messages of the same role: providers require turns to alternate. */
+export function mergeTurns(messages: ModelRequest["messages"]): ModelRequest["messages"] {
+  const merged: ModelRequest["messages"] = [];
+  for (const message of messages) {
+    const last = merged[merged.length - 1];
+    if (last && last.role === message.role) last.content = [...last.content, ...message.content];
+    else merged.push({ role: message.role, content: [...message.content] });
+  }
+  return merged;
+}

@@ -1,0 +1,208 @@
+/**
+ * The Agent's storage. SQLite tables hold the conversation, the tool calls and the stored
+ * events; the synchronous KV holds the session's fixed settings and its run state. Nothing
+ * is written until the session is created, so an id that was never created leaves no trace.
+ *
+ * Tables
+ *   messages   (seq PK autoincrement, role, content JSON content blocks, created_at)
+ *   tool_calls (id PK = the model's tool_use id, step, message_seq, position, name, input JSON,
+ *               status, output, is_error, reported 0|1, created_at, started_at, finished_at)
+ *               `reported` = 1 once its tool_result message is written.
+ *   events     (id PK autoincrement, type, data JSON, created_at)
+ * KV
+ *   session    SessionInit + created_at (written once)
+ *   run        RunState
+ */
+import type { ContentBlock, Message, Role, SessionInit, StopReason, SessionStatus, ToolCall, ToolCallStatus, Usage } from "./types";
+
+export interface RunState {
+  status: SessionStatus;
+  /** Bumped by start, cancel and pause; a unit whose generation is stale discards its result. */
+  generation: number;
+  /** Model calls in the current run (the step limit counts these). */
+  steps: number;
+  /** Failed tries of the current unit. */
+  attempts: number;
+  error: string | null;
+  stop_reason: StopReason | null;
+  /** Session totals; `steps` counts model calls over all runs. */
+  usage: Usage;
+  /** Bumped on every change the tenant index should hear of. */
+  revision: number;
+  /** The highest revision the tenant index has acknowledged. */
+  reported_revision: number;
+  /** Failed reports in a row, for their backoff. */
+  report_failures?: number;
+  /** Epoch ms before which the next unit must not start (a retry's backoff). */
+  next_attempt_at?: number;
+  updated_at: string;
+}
+
+export interface StoredSession extends SessionInit {
+  created_at: string;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS messages (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  role TEXT NOT NULL,
+  content TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tool_calls (
+  id TEXT PRIMARY KEY,
+  step INTEGER NOT NULL,
+  message_seq INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  input TEXT NOT NULL,
+  status TEXT NOT NULL,
+  output TEXT,
+  is_error INTEGER NOT NULL DEFAULT 0,
+  reported INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL,
+  started_at TEXT,
+  finished_at TEXT
+);
+CREATE INDEX IF NOT EXISTS tool_calls_open ON tool_calls (reported, message_seq, position);
+CREATE TABLE IF NOT EXISTS events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+`;
+
+type Row = Record<string, SqlStorageValue>;
+
+export class AgentStore {
+  constructor(private readonly storage: DurableObjectStorage) {}
+
+  /** The session's settings, or undefined when it was never created. Reads only. */
+  session(): StoredSession | undefined {
+    return this.storage.kv.get<StoredSession>("session");
+  }
+
+  run(): RunState {
+    const run = this.storage.kv.get<RunState>("run");
+    if (!run) throw new Error("run state read before the session was created");
+    return run;
+  }
+
+  putRun(run: RunState): void {
+    this.storage.kv.put("run", run);
+  }
+
+  /** Creates the tables and writes the settings; the one place that first writes storage. */
+  create(session: StoredSession, run: RunState): void {
+    this.storage.sql.exec(SCHEMA);
+    this.storage.kv.put("session", session);
+    this.storage.kv.put("run", run);
+  }
+
+  #inTransaction = false;
+
+  /** Runs `fn` atomically; a transaction opened inside another joins the outer one. */
+  transaction<T>(fn: () => T): T {
+    if (this.#inTransaction) return fn();
+    this.#inTransaction = true;
+    try {
+      return this.storage.transactionSync(fn);
+    } finally {
+      this.#inTransaction = false;
+    }
+  }
+
+  appendMessage(role: Role, content: ContentBlock[], now: string): Message {
+    const row = this.storage.sql
+      .exec("INSERT INTO messages (role, content, created_at) VALUES (?, ?, ?) RETURNING seq", role, JSON.stringify(content), now)
+      .one();
+    return { seq: Number(row.seq), role, content, created_at: now };
+  }
+
+  messages(after = 0, limit = Number.MAX_SAFE_INTEGER): Message[] {
+    return this.storage.sql
+      .exec("SELECT seq, role, content, created_at FROM messages WHERE seq > ? ORDER BY seq LIMIT ?", after, limit)
+      .toArray()
+      .map(toMessage);
+  }
+
+  insertToolCall(call: { id: string; step: number; messageSeq: number; position: number; name: string; input: unknown; status: ToolCallStatus; now: string }): void {
+    this.storage.sql.exec(
+      "INSERT INTO tool_calls (id, step, message_seq, position, name, input, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      call.id,
+      call.step,
+      call.messageSeq,
+      call.position,
+      call.name,
+      JSON.stringify(call.input ?? null),
+      call.status,
+      call.now,
+    );
+  }
+
+  toolCall(id: string): ToolCall | undefined {
+    const row = this.storage.sql.exec("SELECT * FROM tool_calls WHERE id = ?", id).toArray()[0];
+    return row ? toToolCall(row) : undefined;
+  }
+
+  toolCalls(): ToolCall[] {
+    return this.storage.sql.exec("SELECT * FROM tool_calls ORDER BY message_seq, position").toArray().map(toToolCall);
+  }
+
+  /** The calls of the latest model response whose results the model has not seen yet. */
+  openToolCalls(): ToolCall[] {
+    return this.storage.sql.exec("SELECT * FROM tool_calls WHERE reported = 0 ORDER BY message_seq, position").toArray().map(toToolCall);
+  }
+
+  setToolCallStatus(id: string, status: ToolCallStatus, now: string): void {
+    const started = status === "running" ? now : null;
+    this.storage.sql.exec("UPDATE tool_calls SET status = ?, started_at = COALESCE(?, started_at) WHERE id = ?", status, started, id);
+  }
+
+  finishToolCall(id: string, output: string, isError: boolean, now: string): void {
+    this.storage.sql.exec(
+      "UPDATE tool_calls SET status = ?, output = ?, is_error = ?, finished_at = ? WHERE id = ?",
+      isError ? "error" : "done",
+      output,
+      isError ? 1 : 0,
+      now,
+      id,
+    );
+  }
+
+  markToolCallsReported(ids: string[]): void {
+    for (const id of ids) this.storage.sql.exec("UPDATE tool_calls SET reported = 1 WHERE id = ?", id);
+  }
+
+  appendEvent(type: string, data: unknown, now: string): number {
+    const row = this.storage.sql
+      .exec("INSERT INTO events (type, data, created_at) VALUES (?, ?, ?) RETURNING id", type, JSON.stringify(data), now)
+      .one();
+    return Number(row.id);
+  }
+}
+
+function toMessage(row: Row): Message {
+  return {
+    seq: Number(row.seq),
+    role: row.role as Role,
+    content: JSON.parse(String(row.content)) as ContentBlock[],
+    created_at: String(row.created_at),
+  };
+}
+
+function toToolCall(row: Row): ToolCall {
+  return {
+    id: String(row.id),
+    step: Number(row.step),
+    name: String(row.name),
+    input: JSON.parse(String(row.input)),
+    status: row.status as ToolCallStatus,
+    output: row.output === null ? null : String(row.output),
+    is_error: row.is_error === 1,
+    created_at: String(row.created_at),
+    started_at: row.started_at === null ? null : String(row.started_at),
+    finished_at: row.finished_at === null ? null : String(row.finished_at),
+  };
+}

@@ -1,0 +1,228 @@
+/**
+ * Outbound HTTP for tools: every hop checked by the URL guard, redirects followed by hand,
+ * a deadline, a byte cap on the body, and results instead of exceptions for expected failures.
+ */
+import { checkUrl, describeRefusal, type UrlRefusal } from "./url-guard";
+
+export interface SafeFetchInit {
+  method: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+export interface SafeFetchOptions {
+  allowPrivate: boolean;
+  /** Covers the whole exchange: every hop and the body. */
+  timeoutMs: number;
+  /** Bytes of body kept; the rest is not read. */
+  maxBytes: number;
+  maxRedirects: number;
+  /** Refuse bodies that are not text (see `isTextContentType`). */
+  textOnly: boolean;
+  fetchImpl?: typeof fetch;
+}
+
+export type SafeFetchFailure =
+  | "refused"
+  | "invalid_request"
+  | "bad_redirect"
+  | "too_many_redirects"
+  | "not_text"
+  | "timeout"
+  | "aborted"
+  | "network_error";
+
+export type SafeFetchResult =
+  | { ok: true; status: number; contentType: string | null; body: string; truncated: boolean; finalUrl: string }
+  | { ok: false; reason: "refused"; refusal: UrlRefusal; detail: string }
+  | { ok: false; reason: Exclude<SafeFetchFailure, "refused">; detail: string };
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Headers a caller may not set. Host and the framing headers would let a request reach a
+ * different virtual host than the guard checked, or desynchronise the connection.
+ */
+const FORBIDDEN_HEADERS = new Set([
+  "host",
+  "content-length",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "upgrade",
+  "te",
+  "trailer",
+  "proxy-authorization",
+  "proxy-connection",
+]);
+
+/** Dropped when a redirect leaves the origin, so credentials meant for one site never reach another. */
+const CREDENTIAL_HEADERS = ["authorization", "cookie"];
+
+/** Dropped when a redirect turns the request into a GET without body. */
+const BODY_HEADERS = ["content-type", "content-encoding", "content-language", "content-location"];
+
+export async function safeFetch(url: string, init: SafeFetchInit, options: SafeFetchOptions): Promise<SafeFetchResult> {
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+  const fetchImpl = options.fetchImpl ?? ((input, requestInit) => fetch(input, requestInit));
+  const stopped = (): SafeFetchResult | null => {
+    if (init.signal?.aborted) return { ok: false, reason: "aborted", detail: "the request was cancelled" };
+    if (timeout.aborted) return { ok: false, reason: "timeout", detail: `no complete answer within ${options.timeoutMs} ms` };
+    return null;
+  };
+
+  let headers: Headers;
+  try {
+    headers = new Headers(init.headers ?? {});
+  } catch {
+    return { ok: false, reason: "invalid_request", detail: "a header name or value is not valid" };
+  }
+  for (const name of FORBIDDEN_HEADERS) {
+    if (headers.has(name)) return { ok: false, reason: "invalid_request", detail: `the header ${name} may not be set` };
+  }
+
+  let method: "GET" | "POST" = init.method;
+  let body = init.body;
+  let current = url;
+  for (let hop = 0; ; hop++) {
+    const halted = stopped();
+    if (halted) return halted;
+    const check = checkUrl(current, { allowPrivate: options.allowPrivate });
+    if (!check.ok) return { ok: false, reason: "refused", refusal: check.reason, detail: describeRefusal(check.reason, current) };
+
+    let response: Response;
+    try {
+      response = await fetchImpl(check.url.href, { method, headers, body, redirect: "manual", signal });
+    } catch {
+      return stopped() ?? { ok: false, reason: "network_error", detail: `could not connect to ${check.url.host}` };
+    }
+
+    const location = response.headers.get("location");
+    if (!REDIRECT_STATUSES.has(response.status) || location === null) {
+      return readResponse(response, check.url.href, signal, options, stopped);
+    }
+    await discard(response);
+    if (hop >= options.maxRedirects) {
+      return { ok: false, reason: "too_many_redirects", detail: `more than ${options.maxRedirects} redirects` };
+    }
+    let next: URL;
+    try {
+      next = new URL(location, check.url);
+    } catch {
+      return { ok: false, reason: "bad_redirect", detail: "the redirect target is not a valid URL" };
+    }
+    // As browsers do: 303 always, and 301/302 after POST, continue as a GET without body.
+    if (response.status === 303 || (method === "POST" && (response.status === 301 || response.status === 302))) {
+      method = "GET";
+      body = undefined;
+      for (const name of BODY_HEADERS) headers.delete(name);
+    }
+    if (next.origin !== check.url.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
+    current = next.href;
+  }
+}
+
+/** text/*, JSON, XML and their structured-syntax suffixes; a missing type is read as text. */
+export function isTextContentType(contentType: string | null): boolean {
+  if (contentType === null) return true;
+  const essence = (contentType.split(";")[0] ?? "").trim().toLowerCase();
+  if (essence === "") return true;
+  return (
+    essence.startsWith("text/") ||
+    essence === "application/json" ||
+    essence === "application/xml" ||
+    essence.endsWith("+json") ||
+    essence.endsWith("+xml")
+  );
+}
+
+async function readResponse(
+  response: Response,
+  finalUrl: string,
+  signal: AbortSignal,
+  options: SafeFetchOptions,
+  stopped: () => SafeFetchResult | null,
+): Promise<SafeFetchResult> {
+  const contentType = response.headers.get("content-type");
+  if (options.textOnly && !isTextContentType(contentType)) {
+    await discard(response);
+    return { ok: false, reason: "not_text", detail: `the response is ${contentType}, not text` };
+  }
+  if (!response.body) return { ok: true, status: response.status, contentType, body: "", truncated: false, finalUrl };
+
+  const reader = response.body.getReader();
+  // A body that stalls would otherwise hold the read forever; cancelling resolves it.
+  const onAbort = () => void reader.cancel(signal.reason).catch(() => {});
+  signal.addEventListener("abort", onAbort);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let truncated = false;
+  try {
+    if (signal.aborted) onAbort();
+    for (;;) {
+      const { done, value } = await reader.read();
+      const halted = stopped();
+      if (halted) return halted;
+      if (done) break;
+      if (size + value.byteLength > options.maxBytes) {
+        chunks.push(value.subarray(0, options.maxBytes - size));
+        size = options.maxBytes;
+        truncated = true;
+        await reader.cancel().catch(() => {});
+        break;
+      }
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } catch {
+    return stopped() ?? { ok: false, reason: "network_error", detail: "the connection failed while reading the body" };
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    reader.releaseLock();
+  }
+  const bytes = concat(chunks, size);
+  return {
+    ok: true,
+    status: response.status,
+    contentType,
+    body: decodeUtf8(truncated ? bytes.subarray(0, utf8Boundary(bytes)) : bytes),
+    truncated,
+    finalUrl,
+  };
+}
+
+/** Frees the connection of a response whose body is not wanted. */
+async function discard(response: Response): Promise<void> {
+  await response.body?.cancel().catch(() => {});
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** Where a cut body should end so that it does not split a multi-byte character. */
+function utf8Boundary(bytes: Uint8Array): number {
+  let end = bytes.length;
+  let continuation = 0;
+  while (end > 0 && continuation < 3 && ((bytes[end - 1] ?? 0) & 0xc0) === 0x80) {
+    end--;
+    continuation++;
+  }
+  if (end === 0) return bytes.length;
+  const lead = bytes[end - 1] ?? 0;
+  const needed = lead >= 0xf0 ? 3 : lead >= 0xe0 ? 2 : lead >= 0xc0 ? 1 : 0;
+  return needed > continuation ? end - 1 : bytes.length;
+}
+
+/** Tools hand text to a model, so bytes that are not UTF-8 become U+FFFD rather than an error. */
+function decodeUtf8(bytes: Uint8Array): string {
+  return new TextDecoder("utf-8").decode(bytes);
+}

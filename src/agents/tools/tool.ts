@@ -1,0 +1,37 @@
+/**
+ * What a tool is to the loop: the definition the model sees, its safety flags, and
+ * (except for client tools, whose output the caller posts) an implementation.
+ */
+import type { ToolDefinition } from "../model/provider";
+
+export interface ToolContext {
+  sessionId: string;
+  tenantId: string;
+  toolCallId: string;
+  /** `<session_id>:<tool_call_id>`: the same on every retry and after a restart. */
+  idempotencyKey: string;
+  signal: AbortSignal;
+  allowPrivateUrls: boolean;
+  maxOutputChars: number;
+  /** The tenant's webhook signing secret, read when a webhook tool needs it. */
+  webhookSecret: () => Promise<string>;
+}
+
+export interface ToolOutcome {
+  output: string;
+  isError: boolean;
+}
+
+export interface Tool {
+  definition: ToolDefinition;
+  kind: "builtin" | "webhook" | "client";
+  requiresApproval: boolean;
+  /**
+   * An at-most-once tool has a side effect that must never happen twice: a call found
+   * `running` after a restart is not run again. Any other tool is idempotent and is rerun
+   * with the same idempotency key.
+   */
+  atMostOnce: boolean;
+  /** Absent for client tools. Resolves for expected failures (as `isError`); may reject for bugs. */
+  run?: (input: unknown, ctx: ToolContext) => Promise<ToolOutcome>;
+}

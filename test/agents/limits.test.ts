@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { createAndStart, messages, newTestSession, waitForStatus } from "../support/agent-session";
+
+const toolUse = (id: string) => ({ type: "tool_use", id, name: "get_time", input: {} });
+
+describe("run limits", () => {
+  it("ends the run done with step_limit after max_steps_per_run model calls", async () => {
+    const t = newTestSession();
+    await t.model.script({ reply: { content: [toolUse("toolu_s1")] } }, { reply: { content: [toolUse("toolu_s2")] } }, { reply: { content: [toolUse("toolu_s3")] } });
+    await createAndStart(t, "loop", { tools: [{ type: "builtin", name: "get_time" }], limits: { max_steps_per_run: 2 } });
+    const done = await waitForStatus(t, ["done", "failed"]);
+    expect(done).toMatchObject({ status: "done", stop_reason: "step_limit", usage: { steps: 2 } });
+    expect(await t.model.requests()).toHaveLength(2);
+    // The last response's tool calls still got their results: no tool_use is left without one.
+    expect((await messages(t)).map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
+  });
+
+  it("ends the run with token_limit once the session budget is used, capping max_tokens", async () => {
+    const t = newTestSession();
+    const usage = { input_tokens: 60, output_tokens: 10 };
+    await t.model.script({ reply: { content: [toolUse("toolu_t1")], usage } }, { reply: { content: [toolUse("toolu_t2")], usage } }, { reply: { content: [toolUse("toolu_t3")], usage } });
+    await createAndStart(t, "spend", { tools: [{ type: "builtin", name: "get_time" }], limits: { max_tokens_per_session: 100, max_tokens_per_call: 50 } });
+    const done = await waitForStatus(t, ["done", "failed"]);
+    expect(done).toMatchObject({ status: "done", stop_reason: "token_limit", usage: { steps: 2, input_tokens: 120, output_tokens: 20 } });
+    const requests = await t.model.requests();
+    expect(requests.map((r) => (r.body as { max_tokens: number }).max_tokens)).toEqual([50, 30]);
+  });
+
+  it("starts a new run with a fresh step count", async () => {
+    const t = newTestSession();
+    await t.model.script({ reply: { content: [toolUse("toolu_r1")] } }, { reply: { content: [toolUse("toolu_r2")] } });
+    await createAndStart(t, "one", { tools: [{ type: "builtin", name: "get_time" }], limits: { max_steps_per_run: 1 } });
+    expect(await waitForStatus(t, ["done"])).toMatchObject({ stop_reason: "step_limit" });
+    await t.stub.start("two");
+    expect(await waitForStatus(t, ["done"])).toMatchObject({ stop_reason: "step_limit", usage: { steps: 2 } });
+    // Two user turns in a row are joined for the provider, which wants alternating roles.
+    const second = (await t.model.requests())[1]!.body as { messages: { role: string }[] };
+    expect(second.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+  });
+});

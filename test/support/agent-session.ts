@@ -1,0 +1,101 @@
+/**
+ * Test helpers that drive an Agent Durable Object directly over RPC, as the gateway does,
+ * with a fresh tenant per session and the mock model keyed by the session's model name.
+ */
+import { env, runInDurableObject } from "cloudflare:test";
+import { agentStub } from "../../src/agents/naming";
+import type { RunState } from "../../src/agents/store";
+import type { RunInput, Session, SessionInit, SessionStatus } from "../../src/agents/types";
+import { BUILTIN_DEFAULT_LIMITS, type PartialLimits } from "../../src/limits";
+import { mockModel, uniqueKey } from "./mock-client";
+
+export interface TestSession {
+  tenantId: string;
+  sessionId: string;
+  model: ReturnType<typeof mockModel>;
+  /** A fresh stub on every read: a stub that saw its object abort stays broken. */
+  readonly stub: ReturnType<typeof agentStub>;
+}
+
+export function newTestSession(): TestSession {
+  const tenantId = `t-${crypto.randomUUID().slice(0, 8)}`;
+  const sessionId = `ses_${crypto.randomUUID().replaceAll("-", "")}`;
+  return {
+    tenantId,
+    sessionId,
+    model: mockModel(uniqueKey("model")),
+    get stub() {
+      return agentStub(env, tenantId, sessionId);
+    },
+  };
+}
+
+export function sessionInit(t: TestSession, overrides: Partial<Omit<SessionInit, "limits">> & { limits?: PartialLimits } = {}): SessionInit {
+  return {
+    id: t.sessionId,
+    tenant_id: t.tenantId,
+    created_by: "user-1",
+    model: t.model.key,
+    system: null,
+    tools: [],
+    context: null,
+    metadata: null,
+    ...overrides,
+    limits: { ...BUILTIN_DEFAULT_LIMITS, ...overrides.limits },
+  };
+}
+
+/** Creates the session and starts a run with `input`; fails the test on an error result. */
+export async function createAndStart(t: TestSession, input: RunInput, overrides: Parameters<typeof sessionInit>[1] = {}): Promise<Session> {
+  const result = await t.stub.create(sessionInit(t, overrides), input);
+  if (!result.ok) throw new Error(`create failed: ${result.code} ${result.detail}`);
+  return result.value;
+}
+
+export async function getSession(t: TestSession): Promise<Session> {
+  const result = await t.stub.get();
+  if (!result.ok) throw new Error(`get failed: ${result.code} ${result.detail}`);
+  return result.value;
+}
+
+/** Polls until the session reaches one of `statuses` (alarms fire by themselves). */
+export async function waitForStatus(t: TestSession, statuses: SessionStatus[], timeoutMs = 8_000): Promise<Session> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const session = await getSession(t);
+    if (statuses.includes(session.status)) return session;
+    if (Date.now() > deadline) throw new Error(`session stayed ${session.status}, wanted ${statuses.join(" or ")}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export async function messages(t: TestSession) {
+  const result = await t.stub.listMessages(0, 1000);
+  if (!result.ok) throw new Error(result.detail);
+  return result.value.data;
+}
+
+export async function toolCalls(t: TestSession) {
+  const result = await t.stub.listToolCalls();
+  if (!result.ok) throw new Error(result.detail);
+  return result.value;
+}
+
+export async function runState(t: TestSession): Promise<RunState> {
+  return runInDurableObject(t.stub, (_instance, state) => state.storage.kv.get<RunState>("run")!);
+}
+
+export async function alarmAt(t: TestSession): Promise<number | null> {
+  return runInDurableObject(t.stub, (_instance, state) => state.storage.getAlarm());
+}
+
+/** Skips a retry's backoff: the pending attempt becomes due now. Returns the skipped wait in ms. */
+export async function skipBackoff(t: TestSession): Promise<number> {
+  return runInDurableObject(t.stub, async (_instance, state) => {
+    const run = state.storage.kv.get<RunState>("run")!;
+    const waited = (run.next_attempt_at ?? 0) - Date.now();
+    state.storage.kv.put("run", { ...run, next_attempt_at: 0 });
+    await state.storage.setAlarm(Date.now());
+    return waited;
+  });
+}
