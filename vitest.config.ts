@@ -13,6 +13,9 @@ export default defineConfig({
                 LLM_BASE_URL: inject("mockUrl"),
                 ANTHROPIC_API_KEY: "test-key",
                 ALLOW_PRIVATE_URLS: "true",
+                // Short, so the timeout path is tested in seconds; production uses 110 s.
+                MODEL_TIMEOUT_MS: "3000",
+                AUTH_SIGNING_KEY: inject("signingKey"),
               },
             },
           })),
@@ -20,8 +23,27 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/e2e/**", "test/support/**"],
+          exclude: ["test/e2e/**", "test/support/**", "test/node/**"],
           globalSetup: ["./test/support/node/global-setup.ts"],
+        },
+      },
+      {
+        test: {
+          name: "node",
+          include: ["test/node/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+      {
+        // Real `wrangler dev` processes that are killed and restarted: one file at a time, since
+        // each starts its own servers, and minutes rather than seconds per file.
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          environment: "node",
+          fileParallelism: false,
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
         },
       },
     ],

@@ -3,7 +3,7 @@
  * malformed is a start-up error with a clear message, never a silent default.
  */
 import type { Env } from "./env";
-import { BUILTIN_DEFAULT_LIMITS, type Limits, partialLimitsSchema } from "./limits";
+import { BUILTIN_DEFAULT_LIMITS, type Limits, MODEL_CALL_TIMEOUT_MS, partialLimitsSchema } from "./limits";
 
 export interface Config {
   auth: {
@@ -20,6 +20,8 @@ export interface Config {
   openai: { baseUrl: string; apiKey: string | undefined };
   defaultLimits: Limits;
   allowPrivateUrls: boolean;
+  /** How long a model call may take before it is abandoned and retried. */
+  modelTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -58,6 +60,7 @@ export function parseConfig(env: Env): Config {
     },
     defaultLimits: parseDefaultLimits(env.DEFAULT_LIMITS),
     allowPrivateUrls: parseBoolean("ALLOW_PRIVATE_URLS", env.ALLOW_PRIVATE_URLS),
+    modelTimeoutMs: parseTimeout(env.MODEL_TIMEOUT_MS),
   };
 }
 
@@ -81,6 +84,16 @@ function parseBoolean(name: string, value: string | undefined): boolean {
   if (value === undefined || value === "" || value === "false") return false;
   if (value === "true") return true;
   throw new ConfigError(`${name} must be "true" or "false"`);
+}
+
+/** Lower is allowed (tests, impatient operators); higher is not: a unit must fit the 300 s alarm limit. */
+function parseTimeout(value: string | undefined): number {
+  if (value === undefined || value === "") return MODEL_CALL_TIMEOUT_MS;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 100 || ms > MODEL_CALL_TIMEOUT_MS) {
+    throw new ConfigError(`MODEL_TIMEOUT_MS must be an integer between 100 and ${MODEL_CALL_TIMEOUT_MS}`);
+  }
+  return ms;
 }
 
 function trimSlash(url: string): string {

@@ -29,6 +29,8 @@ export interface Env {
   /** JSON object of platform default limits. */
   DEFAULT_LIMITS?: string;
   ALLOW_PRIVATE_URLS?: string;
+  /** Model call timeout in ms; at most (and by default) 110000. */
+  MODEL_TIMEOUT_MS?: string;
 }
 
 type PlatformEnv = Env;

@@ -2,7 +2,7 @@
  * Named limits with their units, and the per-tenant limit set. Platform defaults come
  * from `DEFAULT_LIMITS`; a tenant's overrides replace them; a session may only lower them.
  */
-import { z } from "zod";
+import { z } from "@hono/zod-openapi";
 
 /** A model call that has not answered in this time is abandoned and retried. */
 export const MODEL_CALL_TIMEOUT_MS = 110_000;

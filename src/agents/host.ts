@@ -66,6 +66,7 @@ export class AgentHost {
 
   /** True while the unit that started with `generation` may still save its result. */
   isCurrent(generation: number): boolean {
+    if (!this.session()) return false; // erased meanwhile
     const run = this.store.run();
     return run.generation === generation && run.status === "running";
   }
@@ -124,13 +125,14 @@ export class AgentHost {
     if (!this.session()) return;
     const run = this.store.run();
     const current = await this.ctx.storage.getAlarm();
-    let want: number | null = null;
-    if (run.status === "running") want = Math.max(Date.now(), run.next_attempt_at ?? 0);
-    if (run.reported_revision < run.revision) want = Math.min(want ?? Infinity, Date.now() + REPORT_RETRY_MS);
-    if (want === null) {
-      if (current !== null) await this.ctx.storage.deleteAlarm();
-    } else if (current === null || current > want) {
-      await this.ctx.storage.setAlarm(want);
+    if (run.status === "running") {
+      const due = Math.max(Date.now(), run.next_attempt_at ?? 0);
+      if (current === null || current > due) await this.ctx.storage.setAlarm(due);
+    } else if (run.reported_revision < run.revision) {
+      // A report is owed: keep whatever retry `report()` scheduled, or schedule one.
+      if (current === null) await this.ctx.storage.setAlarm(Date.now() + REPORT_RETRY_MS);
+    } else if (current !== null) {
+      await this.ctx.storage.deleteAlarm();
     }
   }
 

@@ -4,7 +4,7 @@
  * assistant message with its tool calls in one transaction, unless a cancel, pause or
  * restart made the result stale in the meantime.
  */
-import { MAX_ATTEMPTS, MODEL_CALL_TIMEOUT_MS } from "../limits";
+import { MAX_ATTEMPTS } from "../limits";
 import type { AgentHost } from "./host";
 import { providerFor } from "./model";
 import { ModelError } from "./model/provider";
@@ -35,7 +35,7 @@ export async function runModelStep(host: AgentHost, generation: number): Promise
         tools: toolDefinitions(toolbox),
         maxTokens,
       },
-      AbortSignal.any([controller.signal, AbortSignal.timeout(MODEL_CALL_TIMEOUT_MS)]),
+      AbortSignal.any([controller.signal, AbortSignal.timeout(host.config.modelTimeoutMs)]),
     );
   } catch (err) {
     if (!host.isCurrent(generation)) return; // cancelled or paused meanwhile: nothing to record

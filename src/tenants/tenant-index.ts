@@ -1,2 +1,245 @@
+/**
+ * The TenantIndex Durable Object, one per tenant: session index, usage, run slots, API keys,
+ * limits and suspension, rate limiting, idempotency records and the webhook secret. The methods
+ * check their arguments and delegate to one module per concern. Storage: see storage.md.
+ */
 import { DurableObject } from "cloudflare:workers";
-export class TenantIndex extends DurableObject<Cloudflare.Env> {}
+import type { Page, SessionSummary } from "../agents/types";
+import { loadConfig } from "../config";
+import type { PartialLimits } from "../limits";
+import { admit } from "./admission";
+import * as apiKeys from "./api-key-store";
+import { agentCanceller, cancelEach } from "./bulk-cancel";
+import * as idempotency from "./idempotency-store";
+import { RateLimiter } from "./rate-limit";
+import { acquireRunSlot } from "./run-slots";
+import { createIndexSchema } from "./schema";
+import { parseSessionReport, requireStatus } from "./session-report";
+import * as sessions from "./sessions-store";
+import { TenantBinding } from "./tenant-binding";
+import { type ConfigState, parseOverrides, readConfigState, writeOverrides, writeSuspended } from "./tenant-config";
+import { tenantRegistryStub } from "./tenant-registry";
+import type * as T from "./types";
+import { MAX_USAGE_DAYS, tokensOnDay, usageDays } from "./usage";
+import { optionalString, requireInt, requireNow, requirePageLimit, requireString, toIso } from "./validate";
+import { readWebhookSecret, rotateWebhookSecret } from "./webhook-secret";
+
+export type { ApiKeyListing, ApiKeyRecord } from "./api-key-store";
+export type * from "./types";
+
+/** Scopes and keys can be long-ish (a subject plus a route); bodies are hashed before they get here. */
+const MAX_IDEMPOTENCY_FIELD_CHARS = 1024;
+
+export class TenantIndex extends DurableObject<Cloudflare.Env> {
+  #binding: TenantBinding;
+  #limiter = new RateLimiter();
+  /** Read once, then kept in step by this object's own writes (it is the only writer). */
+  #config: ConfigState | null = null;
+
+  constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
+    super(ctx, env);
+    void ctx.blockConcurrencyWhile(async () => createIndexSchema(ctx.storage.sql));
+    this.#binding = new TenantBinding(ctx.storage.kv, (tenantId, createdAt) =>
+      tenantRegistryStub(env).register(tenantId, createdAt),
+    );
+  }
+
+  async admitRequest(tenantId: string, input: T.AdmitRequestInput): Promise<T.Admission> {
+    await this.#enter(tenantId);
+    return admit(this.#readConfig(), this.#limiter, requireString("bucket", input.bucket), requireNow(input.now));
+  }
+
+  // --- API keys
+
+  async findApiKey(tenantId: string, keyId: string): Promise<apiKeys.ApiKeyRecord | null> {
+    await this.#enter(tenantId);
+    return apiKeys.findApiKey(this.#sql, tenantId, requireString("keyId", keyId));
+  }
+
+  async touchApiKey(tenantId: string, keyId: string, now: number): Promise<boolean> {
+    await this.#enter(tenantId);
+    return apiKeys.touchApiKey(this.#sql, requireString("keyId", keyId), requireNow(now));
+  }
+
+  async createApiKey(tenantId: string, record: apiKeys.ApiKeyRecord): Promise<void> {
+    await this.#enter(tenantId);
+    this.ctx.storage.transactionSync(() => apiKeys.insertApiKey(this.#sql, tenantId, record));
+  }
+
+  async listApiKeys(tenantId: string, input: T.PageInput): Promise<Page<apiKeys.ApiKeyListing>> {
+    await this.#enter(tenantId);
+    return apiKeys.listApiKeys(this.#sql, tenantId, requirePageLimit(input.limit), optionalString("cursor", input.cursor));
+  }
+
+  async revokeApiKey(tenantId: string, keyId: string, now: number): Promise<boolean> {
+    await this.#enter(tenantId);
+    return apiKeys.revokeApiKey(this.#sql, requireString("keyId", keyId), requireNow(now));
+  }
+
+  // --- sessions
+
+  /** True when applied; false for a stale or repeated revision, or a removed session. */
+  async reportSession(tenantId: string, report: T.SessionReport): Promise<boolean> {
+    await this.#enter(tenantId);
+    const row = parseSessionReport(report);
+    return this.ctx.storage.transactionSync(() => sessions.recordSessionReport(this.#sql, row));
+  }
+
+  async getSessionSummary(tenantId: string, sessionId: string): Promise<SessionSummary | null> {
+    await this.#enter(tenantId);
+    return sessions.getSession(this.#sql, requireString("sessionId", sessionId));
+  }
+
+  async removeSession(tenantId: string, sessionId: string): Promise<boolean> {
+    await this.#enter(tenantId);
+    const id = requireString("sessionId", sessionId);
+    return this.ctx.storage.transactionSync(() => sessions.removeSession(this.#sql, id, Date.now()));
+  }
+
+  async listSessions(tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>> {
+    await this.#enter(tenantId);
+    const filter = this.#filter(input);
+    return sessions.listSessions(this.#sql, filter, requirePageLimit(input.limit), optionalString("cursor", input.cursor));
+  }
+
+  async acquireRun(tenantId: string, sessionId: string, maxConcurrent: number, now: number): Promise<T.RunSlot> {
+    await this.#enter(tenantId);
+    const id = requireString("sessionId", sessionId);
+    const max = requireInt("maxConcurrent", maxConcurrent, 1);
+    const at = requireNow(now);
+    return this.ctx.storage.transactionSync(() => acquireRunSlot(this.#sql, id, max, at));
+  }
+
+  async counts(tenantId: string): Promise<T.StatusCounts> {
+    await this.#enter(tenantId);
+    return sessions.countByStatus(this.#sql);
+  }
+
+  // --- usage
+
+  async tokensToday(tenantId: string, now: number): Promise<number> {
+    await this.#enter(tenantId);
+    return tokensOnDay(this.#sql, requireNow(now));
+  }
+
+  async usage(tenantId: string, input: T.UsageInput): Promise<T.UsageDay[]> {
+    await this.#enter(tenantId);
+    const now = input.now === undefined ? Date.now() : requireNow(input.now);
+    return usageDays(this.#sql, now, requireInt("days", input.days, 1, MAX_USAGE_DAYS));
+  }
+
+  // --- limits and suspension
+
+  async getLimitOverrides(tenantId: string): Promise<PartialLimits> {
+    await this.#enter(tenantId);
+    return this.#readConfig().overrides;
+  }
+
+  /** Replaces the overrides as a whole and returns the resulting config. */
+  async setLimitOverrides(tenantId: string, overrides: PartialLimits): Promise<T.TenantConfig> {
+    await this.#enter(tenantId);
+    writeOverrides(this.ctx.storage.kv, parseOverrides(overrides));
+    this.#config = null;
+    return this.#tenantConfig(tenantId);
+  }
+
+  async getConfig(tenantId: string): Promise<T.TenantConfig> {
+    await this.#enter(tenantId);
+    return this.#tenantConfig(tenantId);
+  }
+
+  /** The flag is set before any Agent is asked, so no new request is admitted meanwhile. */
+  async suspend(tenantId: string): Promise<T.CancelResult> {
+    await this.#enter(tenantId);
+    writeSuspended(this.ctx.storage.kv, true);
+    this.#config = null;
+    return this.#cancel(tenantId, {});
+  }
+
+  async unsuspend(tenantId: string): Promise<void> {
+    await this.#enter(tenantId);
+    writeSuspended(this.ctx.storage.kv, false);
+    this.#config = null;
+  }
+
+  async cancelSessions(tenantId: string, filter: T.SessionFilter): Promise<T.CancelResult> {
+    await this.#enter(tenantId);
+    return this.#cancel(tenantId, this.#filter(filter ?? {}));
+  }
+
+  // --- webhook secret
+
+  async getWebhookSecret(tenantId: string): Promise<T.WebhookSecret> {
+    await this.#enter(tenantId);
+    return readWebhookSecret(this.ctx.storage.kv, Date.now());
+  }
+
+  async rotateWebhookSecret(tenantId: string): Promise<T.WebhookSecret> {
+    await this.#enter(tenantId);
+    return rotateWebhookSecret(this.ctx.storage.kv, Date.now());
+  }
+
+  // --- idempotency
+
+  async beginIdempotent(tenantId: string, input: T.BeginIdempotentInput): Promise<T.IdempotencyBegin> {
+    await this.#enter(tenantId);
+    const checked: T.BeginIdempotentInput = {
+      scope: requireString("scope", input.scope, MAX_IDEMPOTENCY_FIELD_CHARS),
+      key: requireString("key", input.key, MAX_IDEMPOTENCY_FIELD_CHARS),
+      bodyHash: requireString("bodyHash", input.bodyHash, MAX_IDEMPOTENCY_FIELD_CHARS),
+      now: requireNow(input.now),
+    };
+    return this.ctx.storage.transactionSync(() => idempotency.beginIdempotent(this.#sql, checked));
+  }
+
+  /** False when there was nothing in progress to complete (expired, or completed already). */
+  async completeIdempotent(tenantId: string, input: T.CompleteIdempotentInput): Promise<boolean> {
+    await this.#enter(tenantId);
+    const checked: T.CompleteIdempotentInput = {
+      scope: requireString("scope", input.scope, MAX_IDEMPOTENCY_FIELD_CHARS),
+      key: requireString("key", input.key, MAX_IDEMPOTENCY_FIELD_CHARS),
+      status: requireInt("status", input.status, 100, 599),
+      body: input.body,
+      now: requireNow(input.now),
+    };
+    return idempotency.completeIdempotent(this.#sql, checked);
+  }
+
+  // --- private helpers (not reachable over RPC)
+
+  get #sql(): SqlStorage {
+    return this.ctx.storage.sql;
+  }
+
+  #enter(tenantId: string): Promise<void> {
+    return this.#binding.enter(tenantId, Date.now());
+  }
+
+  #readConfig(): ConfigState {
+    this.#config ??= readConfigState(this.ctx.storage.kv, loadConfig(this.env).defaultLimits);
+    return this.#config;
+  }
+
+  #tenantConfig(tenantId: string): T.TenantConfig {
+    const config = this.#readConfig();
+    return {
+      tenant_id: tenantId,
+      suspended: config.suspended,
+      limit_overrides: config.overrides,
+      effective_limits: config.limits,
+      created_at: toIso(this.#binding.createdAt),
+    };
+  }
+
+  #filter(input: T.SessionFilter): T.SessionFilter {
+    return {
+      status: input.status == null ? null : requireStatus(input.status),
+      created_by: optionalString("created_by", input.created_by),
+    };
+  }
+
+  async #cancel(tenantId: string, filter: T.SessionFilter): Promise<T.CancelResult> {
+    const ids = sessions.activeSessionIds(this.#sql, filter);
+    return { cancelled: await cancelEach(ids, agentCanceller(this.env, tenantId)) };
+  }
+}

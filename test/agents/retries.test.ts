@@ -83,3 +83,18 @@ describe("model call retries", () => {
     expect(await t.model.requests()).toHaveLength(1);
   });
 });
+
+describe("model call timeout", () => {
+  it("abandons a call slower than MODEL_TIMEOUT_MS and retries it", async () => {
+    const t = newTestSession();
+    await t.model.script({ hang: true }, { reply: { content: [text("in time")] } });
+    await createAndStart(t, "hello");
+    const run = await waitForAttempts(t, 1);
+    expect(run.status).toBe("running");
+    const [first] = await t.model.requests();
+    expect(first!.disconnected_at! - first!.received_at).toBeGreaterThanOrEqual(2900);
+    await skipBackoff(t);
+    expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
+    expect((await messages(t)).map((m) => m.role)).toEqual(["user", "assistant"]);
+  });
+});

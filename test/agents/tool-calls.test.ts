@@ -184,3 +184,21 @@ describe("approval and client tools", () => {
     await runInDurableObject(t.stub, async (_i, state) => expect(await state.storage.getAlarm()).toBeNull());
   });
 });
+
+describe("cancel during a tool call", () => {
+  it("aborts the webhook call in flight and discards its result", async () => {
+    const t = newTestSession();
+    const hook = mockHook(uniqueKey("slow-hook"));
+    await hook.script({ hang: true });
+    await t.model.script({ reply: { content: [toolUse("toolu_slow", "slow")] } });
+    await createAndStart(t, "slow tool", { tools: [webhook("slow", hook.url)] });
+    await hook.waitForRequests(1);
+    await t.stub.cancel();
+    const deadline = Date.now() + 3000;
+    while (!(await hook.requests())[0]!.disconnected_at && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect((await hook.requests())[0]!.disconnected_at).toBeDefined();
+    expect((await toolCalls(t))[0]).toMatchObject({ status: "error", output: "cancelled before it finished" });
+    expect((await getSession(t)).status).toBe("cancelled");
+    expect(await t.model.requests()).toHaveLength(1);
+  });
+});

@@ -5,7 +5,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { agentStub } from "../../src/agents/naming";
 import type { RunState } from "../../src/agents/store";
-import type { RunInput, Session, SessionInit, SessionStatus } from "../../src/agents/types";
+import type { AgentResult, Message, Page, RunInput, Session, SessionInit, SessionStatus, ToolCall } from "../../src/agents/types";
 import { BUILTIN_DEFAULT_LIMITS, type PartialLimits } from "../../src/limits";
 import { mockModel, uniqueKey } from "./mock-client";
 
@@ -47,15 +47,17 @@ export function sessionInit(t: TestSession, overrides: Partial<Omit<SessionInit,
 
 /** Creates the session and starts a run with `input`; fails the test on an error result. */
 export async function createAndStart(t: TestSession, input: RunInput, overrides: Parameters<typeof sessionInit>[1] = {}): Promise<Session> {
-  const result = await t.stub.create(sessionInit(t, overrides), input);
-  if (!result.ok) throw new Error(`create failed: ${result.code} ${result.detail}`);
+  return unwrap((await t.stub.create(sessionInit(t, overrides), input)) as AgentResult<Session>);
+}
+
+/** The value of an Agent RPC result; fails the test on an error result. */
+export function unwrap<T>(result: AgentResult<T>): T {
+  if (!result.ok) throw new Error(`agent answered ${result.code}: ${result.detail}`);
   return result.value;
 }
 
 export async function getSession(t: TestSession): Promise<Session> {
-  const result = await t.stub.get();
-  if (!result.ok) throw new Error(`get failed: ${result.code} ${result.detail}`);
-  return result.value;
+  return unwrap((await t.stub.get()) as AgentResult<Session>);
 }
 
 /** Polls until the session reaches one of `statuses` (alarms fire by themselves). */
@@ -69,16 +71,12 @@ export async function waitForStatus(t: TestSession, statuses: SessionStatus[], t
   }
 }
 
-export async function messages(t: TestSession) {
-  const result = await t.stub.listMessages(0, 1000);
-  if (!result.ok) throw new Error(result.detail);
-  return result.value.data;
+export async function messages(t: TestSession): Promise<Message[]> {
+  return unwrap((await t.stub.listMessages(0, 1000)) as AgentResult<Page<Message>>).data;
 }
 
-export async function toolCalls(t: TestSession) {
-  const result = await t.stub.listToolCalls();
-  if (!result.ok) throw new Error(result.detail);
-  return result.value;
+export async function toolCalls(t: TestSession): Promise<ToolCall[]> {
+  return unwrap((await t.stub.listToolCalls()) as AgentResult<ToolCall[]>);
 }
 
 export async function runState(t: TestSession): Promise<RunState> {

@@ -1,0 +1,131 @@
+/**
+ * API keys: their format, generation, parsing, hashing and verification against a stored
+ * record. Pure apart from random generation and hashing; `now` is epoch milliseconds.
+ *
+ * Format: `ak_<tenant>.<key_id>.<secret>`
+ *   - `<tenant>`: the tenant id, UTF-8, base64url without padding. Tenant ids may contain `_`,
+ *     `.` and `-`, so they are encoded; base64url has no `.`, which makes `.` a safe separator.
+ *     It routes the lookup to the tenant's store without any global index.
+ *   - `<key_id>`: `key_` + 24 lowercase hex characters (96 random bits), the lookup key and the
+ *     public id shown in the API.
+ *   - `<secret>`: 32 random bytes, base64url (43 characters). Only its hash is stored.
+ */
+import { base64url } from "jose";
+import { authFail, authOk, type AuthResult } from "./failure";
+import { API_KEY_SCOPES, TENANT_ID_PATTERN, isValidTenantId, parseScopes, type Scope } from "./principal";
+
+export const API_KEY_PREFIX = "ak_";
+export const KEY_ID_PATTERN = /^key_[0-9a-f]{24}$/;
+const KEY_ID_RANDOM_BYTES = 12;
+/** 256 bits: beyond brute force, which is what lets a fast hash stand in for a password KDF. */
+const SECRET_BYTES = 32;
+const SECRET_CHARS = 43;
+/** 64 UTF-8 bytes (the longest tenant id) encode to 86 base64url characters. */
+const MAX_TENANT_PART_CHARS = 86;
+export const MAX_API_KEY_LENGTH = API_KEY_PREFIX.length + MAX_TENANT_PART_CHARS + 1 + "key_".length + 24 + 1 + SECRET_CHARS;
+
+const API_KEY_SHAPE = /^ak_([A-Za-z0-9_-]{2,86})\.(key_[0-9a-f]{24})\.([A-Za-z0-9_-]{43})$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** A key as the tenant store keeps it. `hash` is `hashApiKeySecret(secret)`; times are ISO 8601. */
+export interface ApiKeyRecord {
+  key_id: string;
+  tenant_id: string;
+  name: string;
+  scopes: Scope[];
+  hash: string;
+  created_by: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface ParsedApiKey {
+  tenantId: string;
+  keyId: string;
+  secret: string;
+}
+
+export interface GeneratedApiKey {
+  keyId: string;
+  /** Shown to the creator once, never stored. */
+  plaintext: string;
+  hash: string;
+}
+
+/** Throws on an invalid tenant id: the caller passes an authenticated principal's tenant. */
+export async function generateApiKey(tenantId: string): Promise<GeneratedApiKey> {
+  if (!isValidTenantId(tenantId)) throw new RangeError("generateApiKey: invalid tenant id");
+  const keyId = generateKeyId();
+  const secret = base64url.encode(crypto.getRandomValues(new Uint8Array(SECRET_BYTES)));
+  const plaintext = `${API_KEY_PREFIX}${base64url.encode(tenantId)}.${keyId}.${secret}`;
+  return { keyId, plaintext, hash: await hashApiKeySecret(secret) };
+}
+
+export function generateKeyId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(KEY_ID_RANDOM_BYTES));
+  return `key_${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/** Strict: anything not exactly in the format above is null, so lookups only see clean ids. */
+export function parseApiKey(plaintext: string): ParsedApiKey | null {
+  if (plaintext.length > MAX_API_KEY_LENGTH) return null;
+  const match = API_KEY_SHAPE.exec(plaintext);
+  if (!match) return null;
+  const [, tenantPart = "", keyId = "", secret = ""] = match;
+  const tenantId = decodeTenantPart(tenantPart);
+  if (tenantId === null) return null;
+  return { tenantId, keyId, secret };
+}
+
+/**
+ * SHA-256, hex. A slow password hash exists to make guessing low-entropy passwords expensive;
+ * a 256-bit random secret cannot be guessed, so it would only add latency to every request.
+ */
+export async function hashApiKeySecret(secret: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Checks a presented key against its stored record (null when the lookup found none). The
+ * secret is checked before revocation and expiry, so only a holder of the secret can learn
+ * (through logs) that a key was revoked or expired. The principal's subject is `key:<key_id>`:
+ * stable per key, so sessions a backend creates stay visible to that same key.
+ */
+export async function verifyApiKey(parsed: ParsedApiKey, record: ApiKeyRecord | null, now: number): Promise<AuthResult> {
+  if (!record || record.key_id !== parsed.keyId || record.tenant_id !== parsed.tenantId) return authFail("key_unknown");
+  const presented = await hashApiKeySecret(parsed.secret);
+  if (!SHA256_HEX.test(record.hash) || !constantTimeEqual(presented, record.hash)) return authFail("key_secret_mismatch");
+  if (record.revoked_at !== null) return authFail("key_revoked");
+  if (record.expires_at !== null) {
+    const expiresAt = Date.parse(record.expires_at);
+    // An unreadable expiry fails closed.
+    if (Number.isNaN(expiresAt) || now >= expiresAt) return authFail("key_expired");
+  }
+  const scopes = parseScopes(record.scopes).filter((scope) => API_KEY_SCOPES.includes(scope));
+  return authOk({ tenantId: record.tenant_id, subject: `key:${record.key_id}`, scopes, via: "api_key", keyId: record.key_id });
+}
+
+/** Equal-length hex digests compared without an early exit on the first differing byte. */
+function constantTimeEqual(a: string, b: string): boolean {
+  const left = new TextEncoder().encode(a);
+  const right = new TextEncoder().encode(b);
+  if (left.byteLength !== right.byteLength) return false;
+  return crypto.subtle.timingSafeEqual(left, right);
+}
+
+/** Only the canonical encoding of a valid tenant id is accepted, so each tenant has one spelling. */
+function decodeTenantPart(part: string): string | null {
+  let bytes: Uint8Array;
+  try {
+    bytes = base64url.decode(part);
+  } catch {
+    return null;
+  }
+  if (base64url.encode(bytes) !== part) return null;
+  // Invalid UTF-8 decodes to U+FFFD, which the ASCII-only tenant pattern refuses.
+  const tenantId = new TextDecoder().decode(bytes);
+  return TENANT_ID_PATTERN.test(tenantId) ? tenantId : null;
+}

@@ -1,0 +1,39 @@
+/**
+ * The single entry point of authentication: reads `Authorization: Bearer <credential>` and
+ * dispatches to the API key or JWT path. `now` is epoch milliseconds.
+ */
+import { API_KEY_PREFIX, parseApiKey, verifyApiKey, type ApiKeyRecord } from "./api-keys";
+import { authFail, type AuthResult } from "./failure";
+import { MAX_JWT_BYTES, verifyJwt, type JwtDeps } from "./jwt";
+
+const SCHEME = "Bearer ";
+/** The longest credential (a JWT at its cap) plus the scheme; anything longer is refused unread. */
+export const MAX_AUTHORIZATION_LENGTH = SCHEME.length + MAX_JWT_BYTES;
+/** RFC 6750 `b64token` after exactly one space; the scheme name is case-insensitive (RFC 9110). */
+const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
+
+export interface AuthenticateDeps extends JwtDeps {
+  /** Looks a key up in the tenant's own store; null when there is none. */
+  findApiKey(tenantId: string, keyId: string): Promise<ApiKeyRecord | null>;
+}
+
+export async function authenticate(authorization: string | null, deps: AuthenticateDeps, now: number): Promise<AuthResult> {
+  if (authorization === null || authorization.trim() === "") return authFail("missing_credentials");
+  if (authorization.length > MAX_AUTHORIZATION_LENGTH) return authFail("credential_too_large");
+  const match = BEARER.exec(authorization);
+  const credential = match?.[1];
+  if (credential === undefined) return authFail("malformed_authorization");
+  return credential.startsWith(API_KEY_PREFIX) ? authenticateApiKey(credential, deps, now) : verifyJwt(credential, deps, now);
+}
+
+async function authenticateApiKey(credential: string, deps: AuthenticateDeps, now: number): Promise<AuthResult> {
+  const parsed = parseApiKey(credential);
+  if (!parsed) return authFail("malformed_api_key");
+  let record: ApiKeyRecord | null;
+  try {
+    record = await deps.findApiKey(parsed.tenantId, parsed.keyId);
+  } catch {
+    return authFail("key_store_unavailable");
+  }
+  return verifyApiKey(parsed, record, now);
+}

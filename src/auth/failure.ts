@@ -1,0 +1,55 @@
+/**
+ * Why authentication failed. These reasons are for logs and tests only: the wire always
+ * gets the same generic 401, so a caller learns nothing about which check it tripped.
+ */
+import type { Principal } from "./principal";
+
+export const AUTH_FAILURES = [
+  // Authorization header
+  "missing_credentials",
+  "malformed_authorization",
+  "credential_too_large",
+  // JWT shape and algorithm
+  "malformed_token",
+  "alg_not_allowed",
+  // JWT key resolution
+  "issuer_unknown",
+  "platform_key_unavailable",
+  "external_not_configured",
+  "jwks_unavailable",
+  "jwks_key_not_found",
+  "jwks_key_ambiguous",
+  "kid_mismatch",
+  // JWT signature and claims
+  "bad_signature",
+  "expired",
+  "not_yet_valid",
+  "no_expiry",
+  "iss_mismatch",
+  "aud_mismatch",
+  "claim_invalid",
+  "no_tenant_claim",
+  "bad_tenant_id",
+  "no_subject",
+  "subject_reserved",
+  "verification_error",
+  // API keys
+  "malformed_api_key",
+  "key_store_unavailable",
+  "key_unknown",
+  "key_secret_mismatch",
+  "key_revoked",
+  "key_expired",
+] as const;
+
+export type AuthFailure = (typeof AUTH_FAILURES)[number];
+
+export type AuthResult = { ok: true; principal: Principal } | { ok: false; reason: AuthFailure };
+
+export function authOk(principal: Principal): AuthResult {
+  return { ok: true, principal };
+}
+
+export function authFail(reason: AuthFailure): AuthResult {
+  return { ok: false, reason };
+}

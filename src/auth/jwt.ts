@@ -1,0 +1,192 @@
+/**
+ * JWT verification for the platform's own tokens and an external identity provider's. Pure
+ * apart from key resolution (the external JWKS getter); `now` is epoch milliseconds.
+ */
+import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import type { Config } from "../config";
+import { KEY_ID_PATTERN } from "./api-keys";
+import { authFail, authOk, type AuthFailure, type AuthResult } from "./failure";
+import { KEY_ID_CLAIM, MAX_SUBJECT_LENGTH, type PlatformPublicKey } from "./platform-keys";
+import { isValidTenantId, parseScopes, type Principal } from "./principal";
+
+/**
+ * Asymmetric algorithms only. Refusing `none` and every HS* closes the two classic holes:
+ * unsigned tokens, and an HMAC "signed" with the public key (which anyone can fetch from the
+ * JWKS). RSA is accepted for external providers that only offer it (jose enforces 2048-bit
+ * keys); ES512 and RS384/512 are left out because no provider we target needs them.
+ */
+export const ALLOWED_ALGORITHMS: readonly string[] = ["ES256", "ES384", "EdDSA", "RS256", "PS256"];
+/** Far above any real token (a few hundred bytes to a few KiB), low enough to bound parsing work. */
+export const MAX_JWT_BYTES = 16 * 1024;
+/** Absorbs clock skew between the issuer and the edge without meaningfully extending a token's life. */
+export const CLOCK_TOLERANCE_SECONDS = 30;
+/** Subjects with this prefix name API keys; only the platform may issue tokens for them. */
+export const API_KEY_SUBJECT_PREFIX = "key:";
+
+/**
+ * Three base64url segments: JWS compact serialization; JWE (five segments) is refused. The
+ * signature may be empty here so an unsigned `alg: none` token is named for what it is.
+ */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+export interface JwtDeps {
+  config: Config["auth"];
+  /** Null when `AUTH_SIGNING_KEY` is not configured. */
+  platformKey: PlatformPublicKey | null;
+  /** `createRemoteJWKSet(new URL(AUTH_JWKS_URL))`, created once by the caller. */
+  externalJwks?: JWTVerifyGetKey;
+}
+
+type Route = "platform" | "external";
+
+interface Verifier {
+  route: Route;
+  issuer: string;
+  key: CryptoKey | JWTVerifyGetKey;
+  algorithms: string[];
+  audience: string;
+}
+
+export async function verifyJwt(token: string, deps: JwtDeps, now: number): Promise<AuthResult> {
+  if (token.length > MAX_JWT_BYTES) return authFail("credential_too_large");
+  if (!COMPACT_JWS.test(token)) return authFail("malformed_token");
+
+  let alg: unknown;
+  let kid: unknown;
+  let unverifiedIssuer: unknown;
+  try {
+    ({ alg, kid } = decodeProtectedHeader(token));
+    unverifiedIssuer = decodeJwt(token).iss;
+  } catch {
+    return authFail("malformed_token");
+  }
+  // jose's `algorithms` option enforces this again per issuer; refusing here first means no key
+  // is ever resolved (or JWKS fetched) for a token whose algorithm could never pass.
+  if (typeof alg !== "string" || !ALLOWED_ALGORITHMS.includes(alg)) return authFail("alg_not_allowed");
+
+  const chosen = chooseVerifier(unverifiedIssuer, kid, deps);
+  if (!chosen.ok) return authFail(chosen.reason);
+  const verifier = chosen.verifier;
+
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, verifier.key, {
+      algorithms: verifier.algorithms,
+      issuer: verifier.issuer,
+      audience: verifier.audience,
+      requiredClaims: ["exp", "sub"],
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      currentDate: new Date(now),
+    }));
+  } catch (error) {
+    return authFail(reasonForError(error, verifier.route));
+  }
+  return principalFromClaims(payload, verifier.route, deps.config.tenantClaim);
+}
+
+type Choice = { ok: true; verifier: Verifier } | { ok: false; reason: AuthFailure };
+
+/**
+ * Picks the key by the *unverified* issuer. That is safe because the issuer is then checked
+ * again against the verified payload, and each issuer only ever gets its own key.
+ */
+function chooseVerifier(iss: unknown, kid: unknown, deps: JwtDeps): Choice {
+  const { config } = deps;
+  if (typeof iss !== "string") return { ok: false, reason: "issuer_unknown" };
+  if (iss === config.issuer) {
+    const platform = deps.platformKey;
+    if (!platform) return { ok: false, reason: "platform_key_unavailable" };
+    if (kid !== undefined && kid !== platform.kid) return { ok: false, reason: "kid_mismatch" };
+    return {
+      ok: true,
+      verifier: { route: "platform", issuer: iss, key: platform.publicKey, algorithms: [platform.alg], audience: config.audience },
+    };
+  }
+  if (config.externalIssuer !== undefined && iss === config.externalIssuer) {
+    // Never verify an external token without an audience: it could be meant for another service.
+    if (!deps.externalJwks || !config.externalAudience) return { ok: false, reason: "external_not_configured" };
+    return {
+      ok: true,
+      verifier: { route: "external", issuer: iss, key: deps.externalJwks, algorithms: [...ALLOWED_ALGORITHMS], audience: config.externalAudience },
+    };
+  }
+  return { ok: false, reason: "issuer_unknown" };
+}
+
+function principalFromClaims(payload: JWTPayload, route: Route, tenantClaim: string): AuthResult {
+  const subject = payload.sub;
+  if (typeof subject !== "string" || subject.length === 0 || subject.length > MAX_SUBJECT_LENGTH) {
+    return authFail("no_subject");
+  }
+  // An external provider must not be able to act as one of the tenant's API keys.
+  if (route === "external" && subject.startsWith(API_KEY_SUBJECT_PREFIX)) return authFail("subject_reserved");
+
+  const tenantId = payload[tenantClaim];
+  if (tenantId === undefined || tenantId === null || tenantId === "") return authFail("no_tenant_claim");
+  if (!isValidTenantId(tenantId)) return authFail("bad_tenant_id");
+
+  const scopes = parseScopes(payload.scope !== undefined ? payload.scope : payload.scp);
+  const principal: Principal = { tenantId, subject, scopes, via: "jwt" };
+  const keyId = payload[KEY_ID_CLAIM];
+  if (route === "platform" && typeof keyId === "string" && KEY_ID_PATTERN.test(keyId)) principal.keyId = keyId;
+  return authOk(principal);
+}
+
+/** Every jose error code, mapped in one place; adding a code to jose breaks the build here. */
+function reasonForError(error: unknown, route: Route): AuthFailure {
+  // jose lets network failures of the remote JWKS surface as plain fetch errors.
+  if (!(error instanceof errors.JOSEError)) return route === "external" ? "jwks_unavailable" : "verification_error";
+  const code = error.code as errors.JOSEErrorCode;
+  switch (code) {
+    case "ERR_JOSE_ALG_NOT_ALLOWED":
+      return "alg_not_allowed";
+    case "ERR_JWS_SIGNATURE_VERIFICATION_FAILED":
+      return "bad_signature";
+    case "ERR_JWT_EXPIRED":
+      return "expired";
+    case "ERR_JWT_CLAIM_VALIDATION_FAILED":
+      return reasonForClaim(error as errors.JWTClaimValidationFailed);
+    case "ERR_JWKS_NO_MATCHING_KEY":
+      return "jwks_key_not_found";
+    case "ERR_JWKS_MULTIPLE_MATCHING_KEYS":
+      return "jwks_key_ambiguous";
+    // Remote JWKS: bad HTTP status or body (generic), timeout, or a set or key that is invalid.
+    case "ERR_JOSE_GENERIC":
+    case "ERR_JWKS_TIMEOUT":
+    case "ERR_JWKS_INVALID":
+    case "ERR_JWK_INVALID":
+      return route === "external" ? "jwks_unavailable" : "verification_error";
+    // Structure: bad segments, unknown `crit`, unencoded payloads, or JWE codes that a JWS
+    // verifier should never produce.
+    case "ERR_JWS_INVALID":
+    case "ERR_JWT_INVALID":
+    case "ERR_JOSE_NOT_SUPPORTED":
+    case "ERR_JWE_INVALID":
+    case "ERR_JWE_DECRYPTION_FAILED":
+      return "malformed_token";
+    default:
+      return unknownCode(code);
+  }
+}
+
+function reasonForClaim(error: errors.JWTClaimValidationFailed): AuthFailure {
+  switch (error.claim) {
+    case "iss":
+      return "iss_mismatch";
+    case "aud":
+      return "aud_mismatch";
+    case "sub":
+      return "no_subject";
+    case "nbf":
+      return error.reason === "check_failed" ? "not_yet_valid" : "claim_invalid";
+    case "exp":
+      return error.reason === "missing" ? "no_expiry" : "claim_invalid";
+    default:
+      return "claim_invalid";
+  }
+}
+
+function unknownCode(code: never): AuthFailure {
+  void code;
+  return "verification_error";
+}

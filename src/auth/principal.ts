@@ -1,0 +1,82 @@
+/**
+ * Who a request acts as: the authenticated principal, its scopes and what they imply, and the
+ * one tenant-id rule of the platform. Pure: no I/O, no clock.
+ */
+
+export type Scope = "sessions:read" | "sessions:write" | "tenant:admin" | "platform:admin";
+
+export const ALL_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "tenant:admin", "platform:admin"];
+
+/**
+ * Scopes an API key may carry. `platform:admin` is left out on purpose: keys are minted by
+ * tenant admins, and no tenant may mint a credential that reaches other tenants, even if a
+ * route forgets to check. Platform admins authenticate with JWTs only.
+ */
+export const API_KEY_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "tenant:admin"];
+
+export interface Principal {
+  tenantId: string;
+  /** Stable per identity; stored as a session's `created_by`. */
+  subject: string;
+  scopes: Scope[];
+  via: "jwt" | "api_key";
+  /** The API key behind this principal: set for API keys and for tokens exchanged from one. */
+  keyId?: string;
+}
+
+/**
+ * The one tenant-id rule: 1–64 characters, a letter or digit first, then letters, digits,
+ * `_`, `.`, `-`. Narrow enough to be safe in Durable Object names, logs and URLs.
+ */
+export const TENANT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+export function isValidTenantId(value: unknown): value is string {
+  return typeof value === "string" && TENANT_ID_PATTERN.test(value);
+}
+
+/**
+ * What each held scope grants, spelled out rather than derived from a hierarchy so an auditor
+ * can read it in one place. `sessions:write` does not imply `sessions:read`: a write-only
+ * backend key is a legitimate, narrower grant. `tenant:admin` reaches only its own tenant; that
+ * boundary is structural (every store call takes the principal's tenant), and cross-tenant
+ * routes must use `canAdministerTenant`.
+ */
+const GRANTS: Readonly<Record<Scope, readonly Scope[]>> = {
+  "sessions:read": ["sessions:read"],
+  "sessions:write": ["sessions:write"],
+  "tenant:admin": ["tenant:admin", "sessions:read", "sessions:write"],
+  "platform:admin": ALL_SCOPES,
+};
+
+export function hasScope(principal: Pick<Principal, "scopes">, scope: Scope): boolean {
+  return principal.scopes.some((held) => GRANTS[held].includes(scope));
+}
+
+/** For routes addressed by a tenant id in the path: platform admins, or that tenant's admins. */
+export function canAdministerTenant(principal: Principal, tenantId: string): boolean {
+  if (principal.scopes.includes("platform:admin")) return true;
+  return principal.scopes.includes("tenant:admin") && principal.tenantId === tenantId;
+}
+
+/** Whether the principal sees every session of its tenant, not only those it created. */
+export function seesAllTenantSessions(principal: Principal): boolean {
+  return hasScope(principal, "tenant:admin");
+}
+
+export function isScope(value: unknown): value is Scope {
+  return typeof value === "string" && (ALL_SCOPES as readonly string[]).includes(value);
+}
+
+/**
+ * Keeps the known scopes of a space-separated string (the `scope` claim) or a string array
+ * (the `scp` claim, stored key records), in canonical order without duplicates. Unknown
+ * entries are dropped rather than refused: identity providers add their own scopes.
+ */
+export function parseScopes(value: unknown): Scope[] {
+  let items: unknown[];
+  if (typeof value === "string") items = value.split(/\s+/);
+  else if (Array.isArray(value)) items = value;
+  else return [];
+  const present = new Set(items.filter(isScope));
+  return ALL_SCOPES.filter((scope) => present.has(scope));
+}

@@ -1,0 +1,56 @@
+/**
+ * Checks a session report from an Agent and turns it into row values. Reports come from our own
+ * code, so a malformed one is a bug and throws rather than being half-stored.
+ */
+import { ACTIVE_STATUSES, FINAL_STATUSES, type SessionStatus, type StopReason } from "../agents/types";
+import type { SessionReport } from "./types";
+import { requireInt, requireIsoMs, requireString } from "./validate";
+
+export const SESSION_STATUSES: readonly SessionStatus[] = ["idle", ...ACTIVE_STATUSES, ...FINAL_STATUSES];
+export const STOP_REASONS: readonly StopReason[] = ["end_turn", "step_limit", "token_limit", "model_error", "cancelled"];
+
+/** A report in the form the sessions table stores it. */
+export interface ReportRow {
+  id: string;
+  created_by: string;
+  status: SessionStatus;
+  stop_reason: StopReason | null;
+  input_tokens: number;
+  output_tokens: number;
+  steps: number;
+  created_at: number;
+  updated_at: number;
+  revision: number;
+}
+
+export function isSessionStatus(value: unknown): value is SessionStatus {
+  return typeof value === "string" && (SESSION_STATUSES as readonly string[]).includes(value);
+}
+
+export function requireStatus(value: unknown): SessionStatus {
+  if (!isSessionStatus(value)) throw new TypeError("status is not a session status");
+  return value;
+}
+
+export function parseSessionReport(report: SessionReport): ReportRow {
+  if (typeof report !== "object" || report === null) throw new TypeError("report must be an object");
+  const usage: unknown = report.usage;
+  if (typeof usage !== "object" || usage === null) throw new TypeError("report.usage must be an object");
+  const { steps, input_tokens, output_tokens } = usage as Record<string, unknown>;
+  const stopReason = report.stop_reason;
+  if (stopReason !== null && !(STOP_REASONS as readonly unknown[]).includes(stopReason)) {
+    throw new TypeError("report.stop_reason is not a stop reason");
+  }
+  return {
+    id: requireString("report.id", report.id),
+    created_by: requireString("report.created_by", report.created_by),
+    status: requireStatus(report.status),
+    stop_reason: stopReason,
+    input_tokens: requireInt("report.usage.input_tokens", input_tokens, 0),
+    output_tokens: requireInt("report.usage.output_tokens", output_tokens, 0),
+    steps: requireInt("report.usage.steps", steps, 0),
+    created_at: requireIsoMs("report.created_at", report.created_at),
+    updated_at: requireIsoMs("report.updated_at", report.updated_at),
+    revision: requireInt("report.revision", report.revision, 0),
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * The tenant's session index: one compact row per session, kept current by the Agents' reports,
+ * for listing, counting and finding the active ones. The Agent stays the source of truth.
+ */
+import { ACTIVE_STATUSES, type Page, type SessionStatus, type SessionSummary, type StopReason } from "../agents/types";
+import { decodeTimeIdCursor, encodeTimeIdCursor } from "./cursor";
+import { releaseRunSlot } from "./run-slots";
+import { type ReportRow, SESSION_STATUSES } from "./session-report";
+import type { SessionFilter, StatusCounts } from "./types";
+import { addUsage } from "./usage";
+import { toIso, utcDay } from "./validate";
+
+/**
+ * A removed session's id is remembered this long, so a report still in flight when it was erased
+ * cannot bring the row back and count its usage a second time.
+ */
+export const REMOVED_SESSION_MEMORY_MS = 24 * 60 * 60 * 1000;
+/** Forgotten tombstones deleted per removal, so the cleanup cost stays small and bounded. */
+const TOMBSTONE_PURGE_BATCH = 100;
+
+type SessionRow = ReportRow & Record<string, string | number | null>;
+
+const ACTIVE_PLACEHOLDERS = ACTIVE_STATUSES.map(() => "?").join(", ");
+
+/**
+ * Applies a report unless it is stale (revision not newer) or the session was removed. Usage is
+ * counted as the difference from the totals already held, which makes a repeated report harmless.
+ */
+export function recordSessionReport(sql: SqlStorage, report: ReportRow): boolean {
+  const removed = sql.exec(`SELECT 1 FROM removed_sessions WHERE id = ?`, report.id).toArray();
+  if (removed.length > 0) return false;
+  const previous = sql
+    .exec<SessionRow>(`SELECT * FROM sessions WHERE id = ?`, report.id)
+    .toArray()[0];
+  if (previous && report.revision <= previous.revision) return false;
+  sql.exec(
+    `INSERT INTO sessions (id, created_by, status, stop_reason, input_tokens, output_tokens, steps, created_at, updated_at, revision)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET
+       status = excluded.status, stop_reason = excluded.stop_reason,
+       input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, steps = excluded.steps,
+       updated_at = excluded.updated_at, revision = excluded.revision`,
+    report.id,
+    report.created_by,
+    report.status,
+    report.stop_reason,
+    report.input_tokens,
+    report.output_tokens,
+    report.steps,
+    report.created_at,
+    report.updated_at,
+    report.revision,
+  );
+  // Totals never shrink; a lower figure in a newer report is not a refund.
+  addUsage(sql, utcDay(report.updated_at), {
+    input_tokens: Math.max(0, report.input_tokens - (previous?.input_tokens ?? 0)),
+    output_tokens: Math.max(0, report.output_tokens - (previous?.output_tokens ?? 0)),
+    steps: Math.max(0, report.steps - (previous?.steps ?? 0)),
+    sessions_created: 0,
+  });
+  if (!previous) addUsage(sql, utcDay(report.created_at), { input_tokens: 0, output_tokens: 0, steps: 0, sessions_created: 1 });
+  releaseRunSlot(sql, report.id);
+  return true;
+}
+
+export function getSession(sql: SqlStorage, id: string): SessionSummary | null {
+  const row = sql.exec<SessionRow>(`SELECT * FROM sessions WHERE id = ?`, id).toArray()[0];
+  return row ? toSummary(row) : null;
+}
+
+export function removeSession(sql: SqlStorage, id: string, now: number): boolean {
+  const existed = sql.exec(`DELETE FROM sessions WHERE id = ?`, id).rowsWritten > 0;
+  releaseRunSlot(sql, id);
+  sql.exec(
+    `INSERT INTO removed_sessions (id, removed_at) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET removed_at = excluded.removed_at`,
+    id,
+    now,
+  );
+  sql.exec(
+    `DELETE FROM removed_sessions WHERE id IN (SELECT id FROM removed_sessions WHERE removed_at <= ? LIMIT ?)`,
+    now - REMOVED_SESSION_MEMORY_MS,
+    TOMBSTONE_PURGE_BATCH,
+  );
+  return existed;
+}
+
+/**
+ * Newest first, by (created_at, id). The cursor is the position of the last row returned, so a
+ * session created while a client pages sorts before the cursor and never shifts later pages.
+ * Throws a RangeError for a cursor this module did not make.
+ */
+export function listSessions(sql: SqlStorage, filter: SessionFilter, limit: number, cursor: string | null): Page<SessionSummary> {
+  const where: string[] = [];
+  const args: (string | number)[] = [];
+  if (filter.status) {
+    where.push("status = ?");
+    args.push(filter.status);
+  }
+  if (filter.created_by) {
+    where.push("created_by = ?");
+    args.push(filter.created_by);
+  }
+  if (cursor !== null) {
+    const after = decodeTimeIdCursor(cursor);
+    if (!after) throw new RangeError("invalid cursor");
+    where.push("(created_at, id) < (?, ?)");
+    args.push(after.ms, after.id);
+  }
+  const rows = sql
+    .exec<SessionRow>(
+      `SELECT * FROM sessions ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+       ORDER BY created_at DESC, id DESC LIMIT ?`,
+      ...args,
+      limit + 1,
+    )
+    .toArray();
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    data: page.map(toSummary),
+    next_cursor: rows.length > limit && last ? encodeTimeIdCursor(last.created_at, last.id) : null,
+  };
+}
+
+export function countByStatus(sql: SqlStorage): StatusCounts {
+  const counts = Object.fromEntries(SESSION_STATUSES.map((status) => [status, 0])) as StatusCounts;
+  for (const row of sql.exec<{ status: SessionStatus; n: number }>(`SELECT status, COUNT(*) AS n FROM sessions GROUP BY status`)) {
+    counts[row.status] = row.n;
+  }
+  return counts;
+}
+
+/** Ids of the sessions holding a run slot that match the filter. */
+export function activeSessionIds(sql: SqlStorage, filter: SessionFilter): string[] {
+  let query = `SELECT id FROM sessions WHERE status IN (${ACTIVE_PLACEHOLDERS})`;
+  const args: string[] = [...ACTIVE_STATUSES];
+  if (filter.status) {
+    query += " AND status = ?";
+    args.push(filter.status);
+  }
+  if (filter.created_by) {
+    query += " AND created_by = ?";
+    args.push(filter.created_by);
+  }
+  return sql.exec<{ id: string }>(query, ...args).toArray().map((row) => row.id);
+}
+
+function toSummary(row: SessionRow): SessionSummary {
+  return {
+    id: row.id,
+    created_by: row.created_by,
+    status: row.status,
+    stop_reason: row.stop_reason as StopReason | null,
+    usage: { steps: row.steps, input_tokens: row.input_tokens, output_tokens: row.output_tokens },
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * Which tenant this index belongs to. The object is addressed by a name built from the tenant
+ * id but cannot read that name, so the first caller's tenant id is stored and any other id is
+ * refused: a naming bug then fails loudly instead of mixing two tenants' data.
+ */
+import { isValidTenantId } from "../auth/principal";
+
+const TENANT_ID_KEY = "tenant_id";
+const CREATED_AT_KEY = "created_at";
+const REGISTERED_KEY = "registered";
+
+export type TenantCheck = { ok: true; firstUse: boolean } | { ok: false };
+
+/** Pure: may `given` use an index bound to `bound` (undefined: not bound yet)? */
+export function checkTenant(bound: string | undefined, given: string): TenantCheck {
+  if (bound === undefined) return { ok: true, firstUse: true };
+  return bound === given ? { ok: true, firstUse: false } : { ok: false };
+}
+
+export type Register = (tenantId: string, createdAt: number) => Promise<void>;
+
+export class TenantBinding {
+  #kv: SyncKvStorage;
+  #register: Register;
+  #tenantId: string | undefined;
+  #registered = false;
+  #registering: Promise<void> | null = null;
+
+  constructor(kv: SyncKvStorage, register: Register) {
+    this.#kv = kv;
+    this.#register = register;
+    this.#tenantId = kv.get<string>(TENANT_ID_KEY);
+    this.#registered = kv.get<boolean>(REGISTERED_KEY) === true;
+  }
+
+  /** Binds on first use, refuses another tenant, and makes sure the registry knows the tenant. */
+  async enter(tenantId: string, now: number): Promise<void> {
+    if (tenantId === this.#tenantId && this.#registered) return;
+    if (!isValidTenantId(tenantId)) throw new TypeError("tenantId is not a valid tenant id");
+    const check = checkTenant(this.#tenantId, tenantId);
+    if (!check.ok) throw new Error("this tenant index belongs to a different tenant");
+    if (check.firstUse) {
+      this.#kv.put(TENANT_ID_KEY, tenantId);
+      this.#kv.put(CREATED_AT_KEY, now);
+      this.#tenantId = tenantId;
+    }
+    if (!this.#registered) await this.#ensureRegistered(tenantId);
+  }
+
+  get createdAt(): number {
+    return this.#kv.get<number>(CREATED_AT_KEY) ?? 0;
+  }
+
+  /**
+   * One registration at a time; a failure is logged and retried on the next call rather than
+   * failing the request, since the registry only feeds the platform admin's tenant list.
+   */
+  async #ensureRegistered(tenantId: string): Promise<void> {
+    this.#registering ??= this.#register(tenantId, this.createdAt)
+      .then(() => {
+        this.#kv.put(REGISTERED_KEY, true);
+        this.#registered = true;
+      })
+      .catch((error: unknown) => {
+        console.error("tenant registration failed; will retry", error);
+      })
+      .finally(() => {
+        this.#registering = null;
+      });
+    await this.#registering;
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * A tenant's settings: the suspended flag and its limit overrides, kept as small values in the
+ * object's key-value storage, and the effective limits they give over the platform defaults.
+ */
+import { type Limits, type PartialLimits, partialLimitsSchema } from "../limits";
+
+const SUSPENDED_KEY = "suspended";
+const OVERRIDES_KEY = "limit_overrides";
+
+export interface ConfigState {
+  suspended: boolean;
+  overrides: PartialLimits;
+  limits: Limits;
+}
+
+export function readConfigState(kv: SyncKvStorage, defaults: Limits): ConfigState {
+  const overrides = kv.get<PartialLimits>(OVERRIDES_KEY) ?? {};
+  return { suspended: kv.get<boolean>(SUSPENDED_KEY) === true, overrides, limits: effectiveLimits(defaults, overrides) };
+}
+
+export function writeSuspended(kv: SyncKvStorage, suspended: boolean): void {
+  kv.put(SUSPENDED_KEY, suspended);
+}
+
+/** Replaces the overrides as a whole (the admin route is a PUT). */
+export function writeOverrides(kv: SyncKvStorage, overrides: PartialLimits): void {
+  kv.put(OVERRIDES_KEY, overrides);
+}
+
+/** Unknown names and out-of-range values are refused, so a typo never silently does nothing. */
+export function parseOverrides(value: unknown): PartialLimits {
+  const parsed = partialLimitsSchema.strict().safeParse(value);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new TypeError(`invalid limit overrides at ${first?.path.join(".") || "(root)"}: ${first?.message}`);
+  }
+  return parsed.data;
+}
+
+/** Platform defaults, each replaced by the tenant's override where it has one. */
+export function effectiveLimits(defaults: Limits, overrides: PartialLimits): Limits {
+  const present = Object.entries(overrides).filter(([, value]) => value !== undefined);
+  return { ...defaults, ...Object.fromEntries(present) };
+}

@@ -1,0 +1,101 @@
+/**
+ * The shapes the tenant objects take and return over RPC (see the agreed interfaces), in one
+ * place so the gateway and the Agent can import them without importing the classes.
+ */
+import type { SessionStatus, SessionSummary } from "../agents/types";
+import type { Limits, PartialLimits } from "../limits";
+
+export type Admission =
+  | { ok: true; limits: Limits; suspended: false }
+  | { ok: false; code: "suspended" }
+  | { ok: false; code: "rate_limited"; retryAfterSeconds: number };
+
+export interface AdmitRequestInput {
+  /** Who is counted: the API key id or the JWT subject. */
+  bucket: string;
+  now: number;
+}
+
+export interface TenantConfig {
+  tenant_id: string;
+  suspended: boolean;
+  limit_overrides: PartialLimits;
+  effective_limits: Limits;
+  /** When this tenant's index was first used. */
+  created_at: string;
+}
+
+/** What the Agent reports on every status or usage change; `revision` increases each time. */
+export type SessionReport = SessionSummary & { revision: number };
+
+export interface SessionFilter {
+  status?: SessionStatus | null;
+  created_by?: string | null;
+}
+
+export interface ListSessionsInput extends SessionFilter {
+  limit: number;
+  cursor?: string | null;
+}
+
+export interface PageInput {
+  limit: number;
+  cursor?: string | null;
+}
+
+export type RunSlot = { ok: true } | { ok: false; retryAfterSeconds: number };
+
+export interface UsageDay {
+  /** UTC day, `YYYY-MM-DD`. */
+  day: string;
+  input_tokens: number;
+  output_tokens: number;
+  steps: number;
+  sessions_created: number;
+}
+
+export interface UsageInput {
+  /** How many UTC days back, today included. */
+  days: number;
+  /** The clock reading that defines "today"; defaults to the object's clock. */
+  now?: number;
+}
+
+export type StatusCounts = Record<SessionStatus, number>;
+
+export interface WebhookSecret {
+  secret: string;
+  created_at: string;
+}
+
+export interface BeginIdempotentInput {
+  /** The principal's subject and the route, so keys of different callers never meet. */
+  scope: string;
+  key: string;
+  bodyHash: string;
+  now: number;
+}
+
+export type IdempotencyBegin =
+  | { state: "new" }
+  | { state: "replay"; status: number; body: unknown }
+  | { state: "conflict" }
+  | { state: "in_progress" };
+
+export interface CompleteIdempotentInput {
+  scope: string;
+  key: string;
+  status: number;
+  /** Any JSON value; a replay returns it as given. */
+  body: unknown;
+  now: number;
+}
+
+export interface CancelResult {
+  cancelled: number;
+}
+
+export interface TenantEntry {
+  tenant_id: string;
+  created_at: string;
+}

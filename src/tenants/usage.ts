@@ -1,0 +1,57 @@
+/**
+ * Per-day usage of a tenant (UTC days). Rows only ever grow and outlive the sessions they
+ * counted, so erasing a session does not rewrite history or refund the day's token budget.
+ */
+import type { UsageDay } from "./types";
+import { utcDay } from "./validate";
+
+/** `usage()` looks back at most this many days. */
+export const MAX_USAGE_DAYS = 366;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface UsageDelta {
+  input_tokens: number;
+  output_tokens: number;
+  steps: number;
+  sessions_created: number;
+}
+
+export function addUsage(sql: SqlStorage, day: string, delta: UsageDelta): void {
+  if (!delta.input_tokens && !delta.output_tokens && !delta.steps && !delta.sessions_created) return;
+  sql.exec(
+    `INSERT INTO usage_daily (day, input_tokens, output_tokens, steps, sessions_created) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (day) DO UPDATE SET
+       input_tokens = input_tokens + excluded.input_tokens,
+       output_tokens = output_tokens + excluded.output_tokens,
+       steps = steps + excluded.steps,
+       sessions_created = sessions_created + excluded.sessions_created`,
+    day,
+    delta.input_tokens,
+    delta.output_tokens,
+    delta.steps,
+    delta.sessions_created,
+  );
+}
+
+/** Input plus output tokens counted on the UTC day of `now`. */
+export function tokensOnDay(sql: SqlStorage, now: number): number {
+  const rows = sql
+    .exec<{ n: number }>(`SELECT input_tokens + output_tokens AS n FROM usage_daily WHERE day = ?`, utcDay(now))
+    .toArray();
+  return rows[0]?.n ?? 0;
+}
+
+/** One row per UTC day, newest first, ending with the day of `now`; days without use are zeros. */
+export function usageDays(sql: SqlStorage, now: number, days: number): UsageDay[] {
+  const wanted: string[] = [];
+  for (let i = 0; i < days; i++) wanted.push(utcDay(now - i * DAY_MS));
+  const oldest = wanted[wanted.length - 1] ?? utcDay(now);
+  const stored = new Map<string, UsageDay>();
+  const rows = sql.exec<{ day: string; input_tokens: number; output_tokens: number; steps: number; sessions_created: number }>(
+    `SELECT day, input_tokens, output_tokens, steps, sessions_created FROM usage_daily WHERE day >= ? AND day <= ?`,
+    oldest,
+    utcDay(now),
+  );
+  for (const row of rows) stored.set(row.day, { ...row });
+  return wanted.map((day) => stored.get(day) ?? { day, input_tokens: 0, output_tokens: 0, steps: 0, sessions_created: 0 });
+}

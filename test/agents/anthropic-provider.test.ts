@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { anthropicProvider } from "../../src/agents/model/anthropic";
+import { mergeTurns, ModelError, parseRetryAfter, type ModelRequest } from "../../src/agents/model/provider";
+import { backoffDelay, MAX_RETRY_AFTER_MS } from "../../src/agents/retry";
+import { mockModel, mockUrl, uniqueKey } from "../support/mock-client";
+
+const request = (model: string): ModelRequest => ({
+  model,
+  system: "be brief",
+  messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+  tools: [],
+  maxTokens: 100,
+});
+
+async function failure(model: string, signal = new AbortController().signal): Promise<ModelError> {
+  const provider = anthropicProvider({ baseUrl: mockUrl(), apiKey: "k" });
+  const error = await provider.complete(request(model), signal).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ModelError);
+  return error as ModelError;
+}
+
+describe("the Anthropic provider", () => {
+  it("sends the key, the version and the system prompt, and reads usage", async () => {
+    const model = mockModel(uniqueKey("anthropic"));
+    await model.script({ reply: { content: [{ type: "text", text: "yo" }, { type: "thinking", thinking: "hmm" }], usage: { input_tokens: 7, output_tokens: 3 } } });
+    const provider = anthropicProvider({ baseUrl: mockUrl(), apiKey: "secret-key" });
+    const response = await provider.complete(request(model.key), new AbortController().signal);
+    expect(response).toEqual({ content: [{ type: "text", text: "yo" }], stopReason: "end_turn", usage: { input_tokens: 7, output_tokens: 3 } });
+    const [seen] = await model.requests();
+    expect(seen!.headers["x-api-key"]).toBe("secret-key");
+    expect(seen!.body).toMatchObject({ model: model.key, system: "be brief", max_tokens: 100 });
+    expect(seen!.body).not.toHaveProperty("tools");
+  });
+
+  it("classifies failures as retryable or fatal", async () => {
+    const cases: [unknown, boolean, number | null][] = [
+      [{ status: 429, headers: { "retry-after": "3" } }, true, 429],
+      [{ status: 500 }, true, 500],
+      [{ status: 529 }, true, 529],
+      [{ status: 400 }, false, 400],
+      [{ status: 401 }, false, 401],
+      [{ status: 404 }, false, 404],
+      [{ invalid_json: true }, true, 200],
+      [{ status: 200, body: { not: "a message" } }, true, 200],
+      [{ reset: true }, true, null],
+    ];
+    for (const [step, retryable, status] of cases) {
+      const model = mockModel(uniqueKey("classify"));
+      await model.script(step as never);
+      const error = await failure(model.key);
+      expect([JSON.stringify(step), error.retryable, error.status]).toEqual([JSON.stringify(step), retryable, status]);
+    }
+  });
+
+  it("reports Retry-After in milliseconds", async () => {
+    const model = mockModel(uniqueKey("retry-after"));
+    await model.script({ status: 429, headers: { "retry-after": "3" } });
+    expect((await failure(model.key)).retryAfterMs).toBe(3000);
+  });
+
+  it("treats a timeout as retryable and an abort as final", async () => {
+    const slow = mockModel(uniqueKey("timeout"));
+    await slow.script({ hang: true });
+    const timedOut = await failure(slow.key, AbortSignal.timeout(100));
+    expect([timedOut.retryable, timedOut.message]).toEqual([true, "the model call timed out"]);
+
+    const aborted = mockModel(uniqueKey("abort"));
+    await aborted.script({ hang: true });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    expect((await failure(aborted.key, controller.signal)).retryable).toBe(false);
+  });
+
+  it("refuses to call without an API key", async () => {
+    const provider = anthropicProvider({ baseUrl: mockUrl(), apiKey: undefined });
+    await expect(provider.complete(request("x"), new AbortController().signal)).rejects.toMatchObject({ retryable: false });
+  });
+});
+
+describe("provider helpers", () => {
+  it("parses Retry-After as seconds or as an HTTP date", () => {
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    expect(parseRetryAfter("2", now)).toBe(2000);
+    expect(parseRetryAfter("1.5", now)).toBe(1500);
+    expect(parseRetryAfter("Thu, 01 Jan 2026 00:00:10 GMT", now)).toBe(10_000);
+    expect(parseRetryAfter("soon", now)).toBeNull();
+    expect(parseRetryAfter(null, now)).toBeNull();
+  });
+
+  it("joins consecutive turns of the same role", () => {
+    const t = (text: string) => ({ type: "text" as const, text });
+    expect(mergeTurns([{ role: "user", content: [t("a")] }, { role: "user", content: [t("b")] }, { role: "assistant", content: [t("c")] }])).toEqual([
+      { role: "user", content: [t("a"), t("b")] },
+      { role: "assistant", content: [t("c")] },
+    ]);
+  });
+
+  it("backs off exponentially with jitter and never undercuts Retry-After", () => {
+    expect(backoffDelay(1, null, 0)).toBe(500);
+    expect(backoffDelay(1, null, 1)).toBe(1000);
+    expect(backoffDelay(3, null, 1)).toBe(4000);
+    expect(backoffDelay(20, null, 1)).toBe(60_000);
+    expect(backoffDelay(1, 2000, 0)).toBe(2000);
+    expect(backoffDelay(1, 10 * 3600_000, 0)).toBe(MAX_RETRY_AFTER_MS);
+  });
+});

@@ -1,0 +1,163 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { exportSPKI, generateKeyPair, SignJWT } from "jose";
+import { CLOCK_TOLERANCE_SECONDS, MAX_JWT_BYTES, verifyJwt, type JwtDeps } from "../../src/auth/jwt";
+import type { AuthFailure } from "../../src/auth/failure";
+import { signAccessToken, type PlatformKeys } from "../../src/auth/platform-keys";
+import { AUTH_CONFIG, NOW, NOW_S, b64json, makeExternalIdp, makePlatformKeys, signToken, tamperSegment, type ExternalIdp } from "./fixtures";
+
+let keys: PlatformKeys;
+let idp: ExternalIdp;
+let deps: JwtDeps;
+let otherEs256: CryptoKey;
+let es384: CryptoKey;
+
+beforeAll(async () => {
+  keys = await makePlatformKeys();
+  idp = await makeExternalIdp("ES384");
+  deps = { config: AUTH_CONFIG, platformKey: keys, externalJwks: idp.jwks };
+  otherEs256 = (await generateKeyPair("ES256")).privateKey;
+  es384 = (await generateKeyPair("ES384")).privateKey;
+});
+
+const platform = (spec: Parameters<typeof signToken>[2] = {}) => signToken(keys.privateKey, "ES256", { ...spec, header: { kid: keys.kid, ...spec.header } });
+const external = (spec: Parameters<typeof signToken>[2] = {}) =>
+  signToken(idp.privateKey, "ES384", {
+    ...spec,
+    header: { kid: idp.kid, ...spec.header },
+    claims: { iss: AUTH_CONFIG.externalIssuer, aud: AUTH_CONFIG.externalAudience, ...spec.claims },
+  });
+
+describe("verifyJwt refuses", () => {
+  const cases: Array<[string, () => Promise<string>, AuthFailure]> = [
+    ["alg none with an empty signature", async () => `${b64json({ alg: "none" })}.${b64json({ iss: AUTH_CONFIG.issuer, sub: "u", tenant_id: "acme", exp: NOW_S + 60 })}.`, "alg_not_allowed"],
+    ["alg none with a signature", async () => `${b64json({ alg: "none", typ: "JWT" })}.${b64json({ iss: AUTH_CONFIG.issuer })}.c2ln`, "alg_not_allowed"],
+    ["HS256 keyed with the platform's public JWK", async () => new SignJWT({ iss: AUTH_CONFIG.issuer, aud: AUTH_CONFIG.audience, sub: "u", tenant_id: "acme", exp: NOW_S + 60 }).setProtectedHeader({ alg: "HS256", kid: keys.kid }).sign(new TextEncoder().encode(JSON.stringify(keys.publicJwk))), "alg_not_allowed"],
+    ["HS256 keyed with the platform's public key PEM", async () => new SignJWT({ iss: AUTH_CONFIG.issuer, aud: AUTH_CONFIG.audience, sub: "u", tenant_id: "acme", exp: NOW_S + 60 }).setProtectedHeader({ alg: "HS256" }).sign(new TextEncoder().encode(await exportSPKI(keys.publicKey))), "alg_not_allowed"],
+    ["HS256 claiming the external issuer", async () => new SignJWT({ iss: AUTH_CONFIG.externalIssuer, aud: AUTH_CONFIG.externalAudience, sub: "u", tenant_id: "acme", exp: NOW_S + 60 }).setProtectedHeader({ alg: "HS256", kid: idp.kid }).sign(new TextEncoder().encode("shared")), "alg_not_allowed"],
+    ["RS384, an asymmetric algorithm outside the allow-list", async () => signToken((await generateKeyPair("RS384")).privateKey, "RS384", { claims: { iss: AUTH_CONFIG.externalIssuer, aud: AUTH_CONFIG.externalAudience } }), "alg_not_allowed"],
+    ["an allowed algorithm that is not the platform key's", async () => signToken(es384, "ES384"), "alg_not_allowed"],
+    ["a platform token signed by another key", async () => signToken(otherEs256, "ES256"), "bad_signature"],
+    ["the external provider's ES384 key claiming the platform issuer", async () => external({ claims: { iss: AUTH_CONFIG.issuer, aud: AUTH_CONFIG.audience }, header: { kid: undefined } }), "alg_not_allowed"],
+    ["a platform token with another kid", async () => platform({ header: { kid: "someone-else" } }), "kid_mismatch"],
+    ["an expired token", async () => platform({ claims: { exp: NOW_S - CLOCK_TOLERANCE_SECONDS - 1 } }), "expired"],
+    ["a token not yet valid", async () => platform({ claims: { nbf: NOW_S + CLOCK_TOLERANCE_SECONDS + 1 } }), "not_yet_valid"],
+    ["a token without exp", async () => platform({ omit: ["exp"] }), "no_expiry"],
+    ["a non-numeric exp", async () => platform({ claims: { exp: "later" as unknown as number } }), "claim_invalid"],
+    ["an unknown issuer", async () => platform({ claims: { iss: "https://evil.test" } }), "issuer_unknown"],
+    ["a token without iss", async () => platform({ omit: ["iss"] }), "issuer_unknown"],
+    ["the wrong audience", async () => platform({ claims: { aud: "other-service" } }), "aud_mismatch"],
+    ["a platform token with the external audience", async () => platform({ claims: { aud: AUTH_CONFIG.externalAudience } }), "aud_mismatch"],
+    ["an external token with the platform audience", async () => external({ claims: { aud: AUTH_CONFIG.audience } }), "aud_mismatch"],
+    ["a token without aud", async () => platform({ omit: ["aud"] }), "aud_mismatch"],
+    ["a platform token with its signature stripped", async () => (await platform()).replace(/[^.]+$/, ""), "bad_signature"],
+    ["a tampered signature", async () => tamperSegment(await platform(), 2), "bad_signature"],
+    ["a tampered payload", async () => {
+      const [header, , signature] = (await platform()).split(".");
+      const forged = b64json({ iss: AUTH_CONFIG.issuer, aud: AUTH_CONFIG.audience, sub: "user-1", tenant_id: "victim", exp: NOW_S + 600 });
+      return `${header}.${forged}.${signature}`;
+    }, "bad_signature"],
+    ["a missing tenant claim", async () => platform({ omit: ["tenant_id"] }), "no_tenant_claim"],
+    ["an empty tenant claim", async () => platform({ claims: { tenant_id: "" } }), "no_tenant_claim"],
+    ["a tenant id with a slash", async () => platform({ claims: { tenant_id: "../acme" } }), "bad_tenant_id"],
+    ["a tenant id with a space", async () => platform({ claims: { tenant_id: "ac me" } }), "bad_tenant_id"],
+    ["a tenant id of 65 characters", async () => platform({ claims: { tenant_id: "a".repeat(65) } }), "bad_tenant_id"],
+    ["a numeric tenant id", async () => platform({ claims: { tenant_id: 42 } }), "bad_tenant_id"],
+    ["a missing sub", async () => platform({ omit: ["sub"] }), "no_subject"],
+    ["an empty sub", async () => platform({ claims: { sub: "" } }), "no_subject"],
+    ["an external token naming an API key as subject", async () => external({ claims: { sub: "key:key_0123456789abcdef01234567" } }), "subject_reserved"],
+    ["an external token whose kid is not in the JWKS", async () => external({ header: { kid: "rotated-away" } }), "jwks_key_not_found"],
+    ["an oversized token", async () => platform({ claims: { padding: "x".repeat(MAX_JWT_BYTES) } }), "credential_too_large"],
+    ["garbage", async () => "not-a-token", "malformed_token"],
+    ["three segments of garbage", async () => "abc.def.ghi", "malformed_token"],
+    ["a header that is not JSON", async () => `${btoa("{alg").replace(/=+$/, "")}.${b64json({})}.c2ln`, "malformed_token"],
+    ["a JWE (five segments)", async () => `${b64json({ alg: "dir", enc: "A256GCM" })}..aXY.Y2lwaGVy.dGFn`, "malformed_token"],
+    ["the empty string", async () => "", "malformed_token"],
+  ];
+
+  it.each(cases)("%s", async (_name, build, reason) => {
+    const result = await verifyJwt(await build(), deps, NOW);
+    expect(result).toEqual({ ok: false, reason });
+  });
+
+  it("platform tokens when no signing key is configured", async () => {
+    const result = await verifyJwt(await platform(), { ...deps, platformKey: null }, NOW);
+    expect(result).toEqual({ ok: false, reason: "platform_key_unavailable" });
+  });
+
+  it("external tokens when no JWKS is configured", async () => {
+    const result = await verifyJwt(await external(), { config: AUTH_CONFIG, platformKey: keys }, NOW);
+    expect(result).toEqual({ ok: false, reason: "external_not_configured" });
+  });
+
+  it("external tokens when no external audience is configured", async () => {
+    const result = await verifyJwt(await external(), { ...deps, config: { ...AUTH_CONFIG, externalAudience: undefined } }, NOW);
+    expect(result).toEqual({ ok: false, reason: "external_not_configured" });
+  });
+
+  it("the external issuer when none is configured", async () => {
+    const result = await verifyJwt(await external(), { ...deps, config: { ...AUTH_CONFIG, externalIssuer: undefined } }, NOW);
+    expect(result).toEqual({ ok: false, reason: "issuer_unknown" });
+  });
+});
+
+describe("verifyJwt accepts", () => {
+  it("a platform token from signAccessToken", async () => {
+    const token = await signAccessToken(keys, { tenantId: "acme", subject: "user-1", scopes: ["sessions:read"], ttlSeconds: 600 }, AUTH_CONFIG, NOW);
+    expect(await verifyJwt(token, deps, NOW)).toEqual({ ok: true, principal: { tenantId: "acme", subject: "user-1", scopes: ["sessions:read"], via: "jwt" } });
+  });
+
+  it("a token expired by less than the clock tolerance", async () => {
+    const result = await verifyJwt(await platform({ claims: { exp: NOW_S - CLOCK_TOLERANCE_SECONDS + 5 } }), deps, NOW);
+    expect(result.ok).toBe(true);
+  });
+
+  it("a token whose nbf is within the clock tolerance", async () => {
+    const result = await verifyJwt(await platform({ claims: { nbf: NOW_S + CLOCK_TOLERANCE_SECONDS - 5 } }), deps, NOW);
+    expect(result.ok).toBe(true);
+  });
+
+  it("a platform token without kid", async () => {
+    const result = await verifyJwt(await signToken(keys.privateKey, "ES256"), deps, NOW);
+    expect(result.ok).toBe(true);
+  });
+
+  it("the tenant from a custom claim name", async () => {
+    const config = { ...AUTH_CONFIG, tenantClaim: "org" };
+    const token = await platform({ claims: { org: "globex" }, omit: ["tenant_id"] });
+    const result = await verifyJwt(token, { ...deps, config }, NOW);
+    expect(result.ok && result.principal.tenantId).toBe("globex");
+    expect(await verifyJwt(await platform(), { ...deps, config }, NOW)).toEqual({ ok: false, reason: "no_tenant_claim" });
+  });
+
+  it("known scopes from the space-separated scope claim, dropping unknown ones", async () => {
+    const result = await verifyJwt(await platform({ claims: { scope: "openid tenant:admin  sessions:read bogus" } }), deps, NOW);
+    expect(result.ok && result.principal.scopes).toEqual(["sessions:read", "tenant:admin"]);
+  });
+
+  it("no scopes when the token carries none", async () => {
+    const result = await verifyJwt(await platform({ omit: ["scope"] }), deps, NOW);
+    expect(result.ok && result.principal.scopes).toEqual([]);
+  });
+
+  it("an external token verified through the JWKS with the external audience", async () => {
+    const token = await external({ claims: { sub: "auth0|42", tenant_id: "initech", scp: ["sessions:write", 7] }, omit: ["scope"] });
+    const result = await verifyJwt(token, deps, NOW);
+    expect(result).toEqual({ ok: true, principal: { tenantId: "initech", subject: "auth0|42", scopes: ["sessions:write"], via: "jwt" } });
+  });
+
+  it("external tokens in RS256 and EdDSA", async () => {
+    for (const alg of ["RS256", "EdDSA"] as const) {
+      const other = await makeExternalIdp(alg);
+      const token = await signToken(other.privateKey, alg, { header: { kid: other.kid }, claims: { iss: AUTH_CONFIG.externalIssuer, aud: AUTH_CONFIG.externalAudience } });
+      expect((await verifyJwt(token, { ...deps, externalJwks: other.jwks }, NOW)).ok).toBe(true);
+    }
+  });
+
+  it("the API key id only from platform-issued tokens", async () => {
+    const keyId = "key_0123456789abcdef01234567";
+    const fromPlatform = await verifyJwt(await platform({ claims: { sub: `key:${keyId}`, key_id: keyId } }), deps, NOW);
+    expect(fromPlatform.ok && fromPlatform.principal.keyId).toBe(keyId);
+    const fromIdp = await verifyJwt(await external({ claims: { key_id: keyId } }), deps, NOW);
+    expect(fromIdp.ok && fromIdp.principal.keyId).toBeUndefined();
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { type ApiKeyRecord, generateApiKey } from "../../src/auth/api-keys";
+import { BASE_MS, expectIndexRejects, freshTenant, indexOf } from "./helpers";
+
+async function newRecord(tenantId: string, createdMs: number, name = "backend"): Promise<ApiKeyRecord> {
+  const key = await generateApiKey(tenantId);
+  return {
+    key_id: key.keyId,
+    tenant_id: tenantId,
+    name,
+    scopes: ["sessions:read", "sessions:write"],
+    hash: key.hash,
+    created_by: "admin-1",
+    created_at: new Date(createdMs).toISOString(),
+    expires_at: null,
+    revoked_at: null,
+    last_used_at: null,
+  };
+}
+
+describe("API keys", () => {
+  it("finds a created key with its hash, and null for an unknown id", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    const record = await newRecord(tenantId, BASE_MS);
+    await index.createApiKey(tenantId, record);
+    expect(await index.findApiKey(tenantId, record.key_id)).toEqual(record);
+    expect(await index.findApiKey(tenantId, "key_000000000000000000000000")).toBeNull();
+  });
+
+  it("lists keys newest first, page by page, without their hashes", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    const records: ApiKeyRecord[] = [];
+    for (let i = 0; i < 7; i++) records.push(await newRecord(tenantId, BASE_MS + i * 1000, `key ${i}`));
+    for (const record of records) await index.createApiKey(tenantId, record);
+
+    const listed: unknown[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { data: unknown[]; next_cursor: string | null } = await index.listApiKeys(tenantId, { limit: 3, cursor });
+      listed.push(...page.data);
+      cursor = page.next_cursor;
+    } while (cursor);
+
+    const expected = [...records].reverse().map(({ hash: _hash, ...rest }) => rest);
+    expect(listed).toEqual(expected);
+    for (const item of listed) expect(item).not.toHaveProperty("hash");
+  });
+
+  it("revokes a key once, keeping the first revocation time, and answers false for an unknown key", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    const record = await newRecord(tenantId, BASE_MS);
+    await index.createApiKey(tenantId, record);
+    expect(await index.revokeApiKey(tenantId, record.key_id, BASE_MS + 5_000)).toBe(true);
+    expect(await index.revokeApiKey(tenantId, record.key_id, BASE_MS + 9_000)).toBe(true);
+    expect((await index.findApiKey(tenantId, record.key_id))?.revoked_at).toBe(new Date(BASE_MS + 5_000).toISOString());
+    expect(await index.revokeApiKey(tenantId, "key_000000000000000000000000", BASE_MS)).toBe(false);
+  });
+
+  it("records the last use of a key", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    const record = await newRecord(tenantId, BASE_MS);
+    await index.createApiKey(tenantId, record);
+    expect(await index.touchApiKey(tenantId, record.key_id, BASE_MS + 42_000)).toBe(true);
+    expect((await index.findApiKey(tenantId, record.key_id))?.last_used_at).toBe(new Date(BASE_MS + 42_000).toISOString());
+    expect(await index.touchApiKey(tenantId, "key_000000000000000000000000", BASE_MS)).toBe(false);
+  });
+
+  it("refuses a record of another tenant, a reused key id and unknown scopes", async () => {
+    const tenantId = freshTenant();
+    const record = await newRecord(tenantId, BASE_MS);
+    await indexOf(tenantId).createApiKey(tenantId, record);
+    const other = await newRecord(freshTenant(), BASE_MS);
+    await expectIndexRejects(tenantId, (index) => index.createApiKey(tenantId, other), /tenant_id/);
+    await expectIndexRejects(tenantId, (index) => index.createApiKey(tenantId, { ...record, name: "again" }), /already exists/);
+    const badScopes = { ...(await newRecord(tenantId, BASE_MS)), scopes: ["root"] } as unknown as ApiKeyRecord;
+    await expectIndexRejects(tenantId, (index) => index.createApiKey(tenantId, badScopes), /scopes/);
+  });
+});

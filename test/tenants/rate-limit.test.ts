@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { RATE_WINDOW_MS, RateLimiter, checkWindow } from "../../src/tenants/rate-limit";
+import { freshTenant, indexOf } from "./helpers";
+
+/** The start of a one-minute window. */
+const WINDOW = Math.floor(Date.UTC(2030, 2, 10, 12, 0, 0) / RATE_WINDOW_MS) * RATE_WINDOW_MS;
+
+describe("admitRequest rate limit", () => {
+  it("admits requests_per_minute requests, then refuses until the window ends", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    await index.setLimitOverrides(tenantId, { requests_per_minute: 5 });
+    for (let i = 0; i < 5; i++) expect((await index.admitRequest(tenantId, { bucket: "key_a", now: WINDOW + i })).ok).toBe(true);
+    expect(await index.admitRequest(tenantId, { bucket: "key_a", now: WINDOW + 15_500 })).toEqual({
+      ok: false,
+      code: "rate_limited",
+      retryAfterSeconds: 45,
+    });
+    expect((await index.admitRequest(tenantId, { bucket: "key_a", now: WINDOW + RATE_WINDOW_MS })).ok).toBe(true);
+  });
+
+  it("counts every bucket of the tenant against the same per-minute total", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    await index.setLimitOverrides(tenantId, { requests_per_minute: 4 });
+    for (const bucket of ["key_a", "key_b", "user:1", "key_a"]) {
+      expect((await index.admitRequest(tenantId, { bucket, now: WINDOW })).ok).toBe(true);
+    }
+    expect(await index.admitRequest(tenantId, { bucket: "key_c", now: WINDOW + 59_000 })).toEqual({
+      ok: false,
+      code: "rate_limited",
+      retryAfterSeconds: 1,
+    });
+  });
+
+  it("keeps the counts of different tenants apart", async () => {
+    const first = freshTenant();
+    const second = freshTenant();
+    await indexOf(first).setLimitOverrides(first, { requests_per_minute: 1 });
+    await indexOf(second).setLimitOverrides(second, { requests_per_minute: 1 });
+    expect((await indexOf(first).admitRequest(first, { bucket: "k", now: WINDOW })).ok).toBe(true);
+    expect((await indexOf(second).admitRequest(second, { bucket: "k", now: WINDOW })).ok).toBe(true);
+    expect((await indexOf(first).admitRequest(first, { bucket: "k", now: WINDOW })).ok).toBe(false);
+  });
+});
+
+describe("RateLimiter", () => {
+  it("does not count a refused request against the other windows", () => {
+    const limiter = new RateLimiter();
+    expect(limiter.take(["a"], 1, WINDOW).ok).toBe(true);
+    expect(limiter.take(["a", "b"], 1, WINDOW).ok).toBe(false);
+    expect(limiter.take(["b"], 1, WINDOW).ok).toBe(true);
+  });
+
+  it.each([
+    [undefined, 0, true, null],
+    [{ start: WINDOW, count: 2 }, 10_000, true, null],
+    [{ start: WINDOW, count: 3 }, 10_000, false, 50],
+    [{ start: WINDOW, count: 3 }, 59_999, false, 1],
+    [{ start: WINDOW - RATE_WINDOW_MS, count: 99 }, 0, true, null],
+  ])("checkWindow(%o at +%i ms, limit 3) → ok %s, retry %s", (counted, offset, ok, retry) => {
+    const check = checkWindow(counted, WINDOW + offset, 3);
+    expect(check.ok).toBe(ok);
+    if (!check.ok) expect(check.retryAfterSeconds).toBe(retry);
+  });
+});

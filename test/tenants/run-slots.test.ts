@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { RUN_RESERVATION_TTL_MS, RUN_SLOT_RETRY_AFTER_SECONDS, runSlotRetryAfter } from "../../src/tenants/run-slots";
+import { BASE_MS, freshTenant, indexOf, report } from "./helpers";
+
+const MAX = 10;
+
+async function acquireMany(tenantId: string, count: number, now: number): Promise<void> {
+  const index = indexOf(tenantId);
+  for (let i = 0; i < count; i++) expect(await index.acquireRun(tenantId, `ses_${i}`, MAX, now)).toEqual({ ok: true });
+}
+
+describe("acquireRun", () => {
+  it("admits ten runs and refuses the eleventh with a retry hint", async () => {
+    const tenantId = freshTenant();
+    await acquireMany(tenantId, MAX, BASE_MS);
+    const refused = await indexOf(tenantId).acquireRun(tenantId, "ses_extra", MAX, BASE_MS + 1_000);
+    expect(refused).toEqual({ ok: false, retryAfterSeconds: RUN_SLOT_RETRY_AFTER_SECONDS });
+  });
+
+  it("does not count a session's own reservation or run against it", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    await acquireMany(tenantId, MAX, BASE_MS);
+    expect(await index.acquireRun(tenantId, "ses_3", MAX, BASE_MS + 1_000)).toEqual({ ok: true });
+    await index.reportSession(tenantId, report("ses_3", { status: "running", revision: 1 }));
+    expect(await index.acquireRun(tenantId, "ses_3", MAX, BASE_MS + 2_000)).toEqual({ ok: true });
+  });
+
+  it("counts a session that is both running and reserved once", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    await index.reportSession(tenantId, report("ses_a", { status: "running" }));
+    expect(await index.acquireRun(tenantId, "ses_a", 2, BASE_MS)).toEqual({ ok: true });
+    expect(await index.acquireRun(tenantId, "ses_b", 2, BASE_MS)).toEqual({ ok: true });
+    expect((await index.acquireRun(tenantId, "ses_c", 2, BASE_MS)).ok).toBe(false);
+  });
+
+  it("lets reservations expire after their time to live", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    await acquireMany(tenantId, MAX, BASE_MS);
+    expect((await index.acquireRun(tenantId, "ses_extra", MAX, BASE_MS + RUN_RESERVATION_TTL_MS - 1)).ok).toBe(false);
+    expect(await index.acquireRun(tenantId, "ses_extra", MAX, BASE_MS + RUN_RESERVATION_TTL_MS)).toEqual({ ok: true });
+  });
+
+  it("holds a slot for every active session and frees it when the session finishes", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    const statuses = ["running", "waiting_approval", "waiting_tool_output", "paused"] as const;
+    for (let i = 0; i < MAX; i++) {
+      await index.reportSession(tenantId, report(`ses_${i}`, { status: statuses[i % statuses.length], revision: 1 }));
+    }
+    await index.reportSession(tenantId, report("ses_idle", { status: "idle" }));
+    await index.reportSession(tenantId, report("ses_done", { status: "done" }));
+    // Long after any reservation would have expired: only the active statuses hold slots.
+    const later = BASE_MS + 10 * RUN_RESERVATION_TTL_MS;
+    expect((await index.acquireRun(tenantId, "ses_extra", MAX, later)).ok).toBe(false);
+    await index.reportSession(tenantId, report("ses_4", { status: "done", stop_reason: "end_turn", revision: 2 }));
+    expect(await index.acquireRun(tenantId, "ses_extra", MAX, later)).toEqual({ ok: true });
+  });
+
+  it("ends a reservation when the session reports", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    await acquireMany(tenantId, MAX, BASE_MS);
+    // The start for ses_0 failed and the Agent reported it idle: its slot is free at once.
+    await index.reportSession(tenantId, report("ses_0", { status: "idle", revision: 1 }));
+    expect(await index.acquireRun(tenantId, "ses_extra", MAX, BASE_MS + 1)).toEqual({ ok: true });
+  });
+});
+
+describe("runSlotRetryAfter", () => {
+  it.each([
+    [null, RUN_SLOT_RETRY_AFTER_SECONDS],
+    [BASE_MS + 2_500, 3],
+    [BASE_MS + 60_000, RUN_SLOT_RETRY_AFTER_SECONDS],
+    [BASE_MS, 1],
+  ])("with the first reservation ending at %s answers %s seconds", (expiry, seconds) => {
+    expect(runSlotRetryAfter(BASE_MS, expiry)).toBe(seconds);
+  });
+});
