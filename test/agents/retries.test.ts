@@ -6,7 +6,7 @@ const text = (t: string) => ({ type: "text", text: t });
 
 /** Waits until the run has recorded `attempts` failed tries (each schedules its backoff). */
 async function waitForAttempts(t: ReturnType<typeof newTestSession>, attempts: number) {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 15_000;
   for (;;) {
     const run = await runState(t);
     if (run.attempts >= attempts || run.status !== "running") return run;
@@ -92,7 +92,8 @@ describe("model call timeout", () => {
     const run = await waitForAttempts(t, 1);
     expect(run.status).toBe("running");
     const [first] = await t.model.requests();
-    expect(first!.disconnected_at! - first!.received_at).toBeGreaterThanOrEqual(2900);
+    // The platform gave up on its own (MODEL_TIMEOUT_MS is 3 s in tests), not the mock.
+    expect(first!.disconnected_at! - first!.received_at).toBeGreaterThanOrEqual(2000);
     await skipBackoff(t);
     expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
     expect((await messages(t)).map((m) => m.role)).toEqual(["user", "assistant"]);

@@ -61,7 +61,7 @@ export async function getSession(t: TestSession): Promise<Session> {
 }
 
 /** Polls until the session reaches one of `statuses` (alarms fire by themselves). */
-export async function waitForStatus(t: TestSession, statuses: SessionStatus[], timeoutMs = 8_000): Promise<Session> {
+export async function waitForStatus(t: TestSession, statuses: SessionStatus[], timeoutMs = 15_000): Promise<Session> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const session = await getSession(t);

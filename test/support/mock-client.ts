@@ -15,7 +15,7 @@ import type {
 export type { HookStep, ModelStep, RecordedRequest } from "./mock-protocol";
 
 /** How long `waitForRequests` polls before failing the test, and how often. */
-const WAIT_TIMEOUT_MS = 5_000;
+const WAIT_TIMEOUT_MS = 15_000;
 const POLL_INTERVAL_MS = 10;
 
 export function mockUrl(): string {

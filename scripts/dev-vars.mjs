@@ -1,0 +1,59 @@
+/**
+ * Writes `.dev.vars` (git-ignored) for local development with a freshly generated
+ * `AUTH_SIGNING_KEY`, and mints development tokens signed with it. An existing key is kept
+ * (tokens already handed out stay valid) unless `--force` is given.
+ *
+ *   node scripts/dev-vars.mjs          create .dev.vars if it has no signing key
+ *   node scripts/dev-vars.mjs --force  replace the signing key
+ */
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { importJWK, SignJWT } from "jose";
+import { generateSigningKey } from "../src/auth/dev-signing-key.ts";
+
+const DEV_VARS = fileURLToPath(new URL("../.dev.vars", import.meta.url));
+const WRANGLER_JSON = fileURLToPath(new URL("../wrangler.json", import.meta.url));
+const KEY_NAME = "AUTH_SIGNING_KEY";
+/** A working day: long enough to explore the API, short enough not to become a credential. */
+export const DEV_TOKEN_TTL_SECONDS = 12 * 60 * 60;
+
+/** The signing key in `.dev.vars`, created (or replaced with `force`) when needed. */
+export async function ensureDevVars({ force = false } = {}) {
+  const text = existsSync(DEV_VARS) ? await readFile(DEV_VARS, "utf8") : "";
+  const lines = text.split("\n").filter((line) => line.trim() !== "");
+  const existing = lines.find((line) => line.startsWith(`${KEY_NAME}=`));
+  if (existing && !force) return { key: unquote(existing.slice(KEY_NAME.length + 1)), created: false };
+
+  const key = await generateSigningKey();
+  const kept = lines.filter((line) => !line.startsWith(`${KEY_NAME}=`));
+  // Single quotes: dotenv takes the JSON inside literally.
+  const body = [`# Local development only; never commit. Regenerate: node scripts/dev-vars.mjs --force`, ...kept.filter((line) => !line.startsWith("# Local development only")), `${KEY_NAME}='${key}'`];
+  await writeFile(DEV_VARS, `${body.join("\n")}\n`, { mode: 0o600 });
+  return { key, created: true };
+}
+
+/** A platform JWT for a development tenant, verifiable by the local gateway. */
+export async function mintDevToken(signingKey, { tenantId = "dev", subject = "dev-user", scopes = ["sessions:read", "sessions:write", "tenant:admin"] } = {}) {
+  const vars = JSON.parse(await readFile(WRANGLER_JSON, "utf8")).vars ?? {};
+  const jwk = JSON.parse(signingKey);
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ [vars.AUTH_TENANT_CLAIM ?? "tenant_id"]: tenantId, scope: scopes.join(" ") })
+    .setProtectedHeader({ alg: jwk.alg, kid: jwk.kid, typ: "JWT" })
+    .setIssuer(vars.AUTH_ISSUER ?? "https://agents.local")
+    .setAudience(vars.AUTH_AUDIENCE ?? "agent-platform")
+    .setSubject(subject)
+    .setIssuedAt(now)
+    .setExpirationTime(now + DEV_TOKEN_TTL_SECONDS)
+    .sign(await importJWK(jwk, jwk.alg));
+}
+
+function unquote(value) {
+  const trimmed = value.trim();
+  return /^(['"]).*\1$/s.test(trimmed) ? trimmed.slice(1, -1) : trimmed;
+}
+
+if (import.meta.url === new URL(process.argv[1] ?? "", "file:").href) {
+  const { created } = await ensureDevVars({ force: process.argv.includes("--force") });
+  console.log(created ? `wrote ${DEV_VARS} with a new ${KEY_NAME}` : `${DEV_VARS} already has ${KEY_NAME} (use --force to replace it)`);
+}

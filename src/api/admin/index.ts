@@ -1,0 +1,19 @@
+/** Platform administration: tenants, their limits and suspension, and their sessions. */
+import type { App } from "../context";
+import * as cancelSessions from "./cancel-sessions";
+import * as getTenant from "./get-tenant";
+import * as listSessions from "./list-sessions";
+import * as listTenants from "./list-tenants";
+import * as setLimits from "./set-limits";
+import * as suspend from "./suspend";
+import * as unsuspend from "./unsuspend";
+
+export function registerAdminRoutes(app: App): void {
+  app.openapi(listTenants.route, listTenants.handler);
+  app.openapi(getTenant.route, getTenant.handler);
+  app.openapi(setLimits.route, setLimits.handler);
+  app.openapi(suspend.route, suspend.handler);
+  app.openapi(unsuspend.route, unsuspend.handler);
+  app.openapi(listSessions.route, listSessions.handler);
+  app.openapi(cancelSessions.route, cancelSessions.handler);
+}

@@ -1,0 +1,74 @@
+/** Schemas of the platform admin routes. */
+import { z } from "@hono/zod-openapi";
+import { decodeKeyCursor, decodeTimeIdCursor } from "../../tenants/cursor";
+import {
+  LimitOverridesSchema,
+  LimitsSchema,
+  pageQuerySchema,
+  pageSchema,
+  SessionStatusSchema,
+  SessionSummarySchema,
+  StatusCountsSchema,
+  TenantIdSchema,
+  TimestampSchema,
+} from "../schemas";
+import { TenantUsageSchema, UsageTotalsSchema } from "../usage";
+
+/** Subjects are at most this long (see the JWT rules), so a longer filter cannot match. */
+export const MAX_CREATED_BY_LENGTH = 256;
+
+export const TenantConfigSchema = z
+  .object({
+    tenant_id: TenantIdSchema,
+    suspended: z.boolean(),
+    limit_overrides: LimitOverridesSchema,
+    effective_limits: LimitsSchema,
+    created_at: TimestampSchema,
+  })
+  .openapi("TenantConfig");
+
+export const AdminTenantSchema = TenantConfigSchema.extend({
+  usage: TenantUsageSchema,
+  counts: StatusCountsSchema,
+}).openapi("AdminTenant");
+
+export const TenantListItemSchema = z
+  .object({
+    tenant_id: TenantIdSchema,
+    created_at: TimestampSchema,
+    suspended: z.boolean(),
+    usage: UsageTotalsSchema,
+  })
+  .openapi("TenantListItem");
+
+export const TenantPageSchema = pageSchema(TenantListItemSchema, "TenantPage");
+export const TenantListQuerySchema = pageQuerySchema((cursor) => decodeKeyCursor(cursor) !== null);
+
+export const SuspendResultSchema = z
+  .object({
+    tenant_id: TenantIdSchema,
+    suspended: z.literal(true),
+    cancelled: z.number().int().openapi({ description: "Active sessions cancelled by the suspension." }),
+  })
+  .openapi("SuspendResult");
+
+const SessionFilterFields = {
+  status: SessionStatusSchema.optional(),
+  created_by: z.string().min(1).max(MAX_CREATED_BY_LENGTH).optional().openapi({ description: "The subject that created the sessions." }),
+};
+
+export const AdminSessionListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor(cursor) !== null).extend({
+  status: SessionFilterFields.status.openapi({ param: { name: "status", in: "query" } }),
+  created_by: SessionFilterFields.created_by.openapi({ param: { name: "created_by", in: "query" } }),
+});
+
+export const SessionSummaryPageSchema = pageSchema(SessionSummarySchema, "SessionSummaryPage");
+
+export const CancelSessionsBodySchema = z
+  .object(SessionFilterFields)
+  .strict()
+  .openapi("CancelSessionsFilter", { description: "Which active sessions to cancel; `{}` cancels all of them." });
+
+export const CancelResultSchema = z
+  .object({ cancelled: z.number().int().openapi({ description: "How many sessions were cancelled." }) })
+  .openapi("CancelResult");

@@ -1,0 +1,34 @@
+/**
+ * `PUT /v1/admin/tenants/{tenant_id}/limits`: replaces a tenant's limit overrides as a whole;
+ * a name left out falls back to the platform default.
+ */
+import { createRoute, type RouteHandler } from "@hono/zod-openapi";
+import { tenantIndexStub } from "../../agents/naming";
+import type { AppEnv } from "../context";
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
+import { requireScope } from "../middleware/require-scope";
+import { jsonBody, jsonContent, LimitOverridesSchema, TenantIdParamsSchema } from "../schemas";
+import { platformAdminAuth } from "../security";
+import { TenantConfigSchema } from "./schemas";
+
+export const route = createRoute({
+  method: "put",
+  path: "/v1/admin/tenants/{tenant_id}/limits",
+  operationId: "setTenantLimits",
+  summary: "Set a tenant's limits",
+  tags: ["Admin"],
+  security: platformAdminAuth(),
+  middleware: [requireScope("platform:admin")] as const,
+  request: { params: TenantIdParamsSchema, body: jsonBody(LimitOverridesSchema) },
+  responses: {
+    200: jsonContent(TenantConfigSchema, "The tenant's config with its new limits."),
+    ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS),
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const { tenant_id: tenantId } = c.req.valid("param");
+  const overrides = c.req.valid("json");
+  const config = await tenantIndexStub(c.env, tenantId).setLimitOverrides(tenantId, overrides);
+  return c.json(config, 200);
+};

@@ -1,0 +1,33 @@
+/**
+ * `POST /v1/admin/tenants/{tenant_id}/suspend`: the tenant's requests get 403 from now on and
+ * its active sessions are cancelled. Suspending twice is harmless.
+ */
+import { createRoute, type RouteHandler } from "@hono/zod-openapi";
+import { tenantIndexStub } from "../../agents/naming";
+import type { AppEnv } from "../context";
+import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
+import { requireScope } from "../middleware/require-scope";
+import { jsonContent, TenantIdParamsSchema } from "../schemas";
+import { platformAdminAuth } from "../security";
+import { SuspendResultSchema } from "./schemas";
+
+export const route = createRoute({
+  method: "post",
+  path: "/v1/admin/tenants/{tenant_id}/suspend",
+  operationId: "suspendTenant",
+  summary: "Suspend a tenant",
+  tags: ["Admin"],
+  security: platformAdminAuth(),
+  middleware: [requireScope("platform:admin")] as const,
+  request: { params: TenantIdParamsSchema },
+  responses: {
+    200: jsonContent(SuspendResultSchema, "Suspended."),
+    ...errorResponses(...AUTHENTICATED_ERRORS),
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const { tenant_id: tenantId } = c.req.valid("param");
+  const { cancelled } = await tenantIndexStub(c.env, tenantId).suspend(tenantId);
+  return c.json({ tenant_id: tenantId, suspended: true as const, cancelled }, 200);
+};

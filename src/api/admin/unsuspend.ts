@@ -1,0 +1,31 @@
+/** `POST /v1/admin/tenants/{tenant_id}/unsuspend`: lets the tenant in again. Cancelled runs stay cancelled. */
+import { createRoute, type RouteHandler } from "@hono/zod-openapi";
+import { tenantIndexStub } from "../../agents/naming";
+import type { AppEnv } from "../context";
+import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
+import { requireScope } from "../middleware/require-scope";
+import { jsonContent, TenantIdParamsSchema } from "../schemas";
+import { platformAdminAuth } from "../security";
+import { TenantConfigSchema } from "./schemas";
+
+export const route = createRoute({
+  method: "post",
+  path: "/v1/admin/tenants/{tenant_id}/unsuspend",
+  operationId: "unsuspendTenant",
+  summary: "Lift a tenant's suspension",
+  tags: ["Admin"],
+  security: platformAdminAuth(),
+  middleware: [requireScope("platform:admin")] as const,
+  request: { params: TenantIdParamsSchema },
+  responses: {
+    200: jsonContent(TenantConfigSchema, "The tenant's config."),
+    ...errorResponses(...AUTHENTICATED_ERRORS),
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const { tenant_id: tenantId } = c.req.valid("param");
+  const index = tenantIndexStub(c.env, tenantId);
+  await index.unsuspend(tenantId);
+  return c.json(await index.getConfig(tenantId), 200);
+};

@@ -1,0 +1,72 @@
+/** Schemas of the API key routes. */
+import { z } from "@hono/zod-openapi";
+import { KEY_ID_PATTERN, type ApiKeyRecord } from "../../auth/api-keys";
+import { API_KEY_SCOPES, type Scope } from "../../auth/principal";
+import { decodeTimeIdCursor } from "../../tenants/cursor";
+import { pageQuerySchema, pageSchema, TimestampSchema } from "../schemas";
+
+export const MAX_KEY_NAME_LENGTH = 100;
+
+export const ApiKeyScopeSchema = z.enum(API_KEY_SCOPES as [Scope, ...Scope[]]).openapi("ApiKeyScope");
+
+export const ApiKeySchema = z
+  .object({
+    key_id: z.string().openapi({ example: "key_0123456789abcdef01234567" }),
+    name: z.string(),
+    scopes: z.array(ApiKeyScopeSchema),
+    created_by: z.string(),
+    created_at: TimestampSchema,
+    expires_at: TimestampSchema.nullable(),
+    revoked_at: TimestampSchema.nullable(),
+    last_used_at: TimestampSchema.nullable(),
+  })
+  .openapi("ApiKey");
+
+export const CreatedApiKeySchema = ApiKeySchema.extend({
+  key: z.string().openapi({ description: "The key itself. Shown once: only its hash is stored.", example: "ak_YWNtZQ.key_0123456789abcdef01234567.…" }),
+}).openapi("CreatedApiKey");
+
+export const CreateApiKeyBodySchema = z
+  .object({
+    name: z.string().trim().min(1).max(MAX_KEY_NAME_LENGTH).openapi({ example: "billing backend" }),
+    scopes: z
+      .array(ApiKeyScopeSchema)
+      .min(1)
+      .max(API_KEY_SCOPES.length)
+      .refine((scopes) => new Set(scopes).size === scopes.length, "Scopes must not repeat.")
+      .openapi({ description: "At most the scopes the creator holds." }),
+    expires_at: z.iso
+      .datetime({ offset: true })
+      .nullable()
+      .optional()
+      .openapi({ description: "A future time after which the key stops working; null or absent: never." }),
+  })
+  .strict()
+  .openapi("CreateApiKey");
+
+export const ApiKeyPageSchema = pageSchema(ApiKeySchema, "ApiKeyPage");
+
+export const ApiKeyListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor(cursor) !== null);
+
+export const KeyIdParamsSchema = z.object({
+  key_id: z
+    .string()
+    .regex(KEY_ID_PATTERN, "Not a key id.")
+    .openapi({ param: { name: "key_id", in: "path" }, example: "key_0123456789abcdef01234567" }),
+});
+
+export type ApiKey = z.infer<typeof ApiKeySchema>;
+
+/** The public view of a stored key: never the hash, whatever else the store carries. */
+export function toApiKey(record: Omit<ApiKeyRecord, "hash">): ApiKey {
+  return {
+    key_id: record.key_id,
+    name: record.name,
+    scopes: record.scopes.filter((scope) => API_KEY_SCOPES.includes(scope)),
+    created_by: record.created_by,
+    created_at: record.created_at,
+    expires_at: record.expires_at,
+    revoked_at: record.revoked_at,
+    last_used_at: record.last_used_at,
+  };
+}

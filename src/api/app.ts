@@ -1,0 +1,85 @@
+/**
+ * The gateway app factory: the one place that wires request ids, 404/405, body limits,
+ * authentication, validation, error rendering and the routes. The Worker and the tests both
+ * build their app here.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { methodNotAllowed } from "hono/method-not-allowed";
+import { loadConfig } from "../config";
+import { registerAdminRoutes } from "./admin";
+import { registerApiKeyRoutes } from "./api-keys";
+import type { App, AppEnv } from "./context";
+import { ApiError, apiErrorForStatus, problemJson } from "./errors";
+import { describeError, log } from "./log";
+import { authenticate } from "./middleware/authenticate";
+import { bodyLimit, bodyLimitExceeded, payloadTooLarge } from "./middleware/body-limit";
+import { requestId } from "./middleware/request-id";
+import { validationHook } from "./middleware/validation";
+import { registerSecuritySchemes } from "./security";
+import { registerSessionRoutes } from "./sessions";
+import { registerSystemRoutes } from "./system";
+import { registerTenantRoutes } from "./tenant";
+import { registerTokenRoutes } from "./tokens";
+
+export interface CreateAppOptions {
+  /** Registers more routes after the built-in ones, behind the same middleware. */
+  routes?: (app: App) => void;
+}
+
+export function createApp(options: CreateAppOptions = {}): App {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  app.use("*", requestId());
+  app.use("*", async (_c, next) => {
+    try {
+      await next();
+    } catch (thrown) {
+      // Hono hands only Error instances to `onError`; anything else a library throws would
+      // escape as an uncaught exception instead of a 500 problem.
+      throw thrown instanceof Error ? thrown : new Error("non-Error value thrown", { cause: thrown });
+    }
+  });
+  app.use(
+    "*",
+    methodNotAllowed<AppEnv>({
+      app,
+      onMethodNotAllowed: (c, methods) => problemJson(c, new ApiError("method_not_allowed", undefined, { allow: methods })),
+    }),
+  );
+  app.use("*", async (c, next) => {
+    c.set("config", loadConfig(c.env));
+    await next();
+  });
+  app.use("*", bodyLimit());
+  // Every versioned route is behind authentication: a route cannot forget it.
+  app.use("/v1/*", authenticate());
+
+  registerSecuritySchemes(app);
+  registerSystemRoutes(app);
+  registerTokenRoutes(app);
+  registerTenantRoutes(app);
+  registerApiKeyRoutes(app);
+  registerAdminRoutes(app);
+  registerSessionRoutes(app);
+  options.routes?.(app);
+
+  app.notFound((c) => problemJson(c, new ApiError("not_found", "No route matches this path.")));
+  app.onError((error, c) => renderError(error, c));
+  return app;
+}
+
+/** Expected failures render as their problem; anything else is logged and answered generically. */
+function renderError(error: Error, c: Context<AppEnv>): Response {
+  if (bodyLimitExceeded(c)) return problemJson(c, payloadTooLarge(c));
+  if (error instanceof ApiError) return problemJson(c, error);
+  if (error instanceof HTTPException && error.status < 500) return problemJson(c, apiErrorForStatus(error.status, error.message));
+  log("error", "unhandled_error", {
+    request_id: c.get("requestId"),
+    method: c.req.method,
+    path: c.req.path,
+    error: describeError(error),
+  });
+  return problemJson(c, new ApiError("internal"));
+}

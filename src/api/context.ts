@@ -1,0 +1,29 @@
+/**
+ * The gateway's Hono environment, declared once: the Worker bindings and the per-request
+ * values that middleware sets for the handlers after it.
+ */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { Principal } from "../auth/principal";
+import type { Config } from "../config";
+import type { Env } from "../env";
+import type { Limits } from "../limits";
+
+export interface AppVariables {
+  /** Set first on every request, so even an early error response carries it. */
+  requestId: string;
+  /** Parsed once per isolate from the bindings; see `loadConfig`. */
+  config: Config;
+  /** Set by `authenticate` on every `/v1` request; absent on the public routes. */
+  principal: Principal;
+  /** The tenant's effective limits, as its index admitted the request. */
+  limits: Limits;
+}
+
+export interface AppEnv {
+  Bindings: Env;
+  Variables: AppVariables;
+}
+
+export type App = OpenAPIHono<AppEnv>;
+export type AppContext = Context<AppEnv>;

@@ -1,0 +1,190 @@
+/**
+ * The gateway's one error type and its wire form: RFC 9457 problem details from a closed list
+ * of codes. The same list documents every route's error responses (`errorResponses`).
+ */
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+/** Problem `type` URIs: one per code, stable, so clients can switch on them. */
+export const PROBLEM_TYPE_BASE = "https://agents.local/problems/";
+export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+/** Bounds the size of a 400 answer to a body with thousands of bad fields. */
+export const MAX_REPORTED_FIELD_ERRORS = 50;
+
+const PROBLEMS = {
+  bad_request: { status: 400, title: "Bad request", detail: "The request could not be read." },
+  validation_failed: { status: 400, title: "Validation failed", detail: "The request has invalid fields; see errors." },
+  unauthorized: { status: 401, title: "Unauthorized", detail: "Missing or invalid credentials." },
+  forbidden: { status: 403, title: "Forbidden", detail: "The credentials do not allow this operation." },
+  tenant_suspended: { status: 403, title: "Tenant suspended", detail: "This tenant is suspended." },
+  not_found: { status: 404, title: "Not found", detail: "No such resource." },
+  method_not_allowed: { status: 405, title: "Method not allowed", detail: "This method is not allowed on this path." },
+  conflict: { status: 409, title: "Conflict", detail: "The resource is not in a state that allows this." },
+  idempotency_in_progress: {
+    status: 409,
+    title: "Request in progress",
+    detail: "A request with this Idempotency-Key is still being processed; retry later.",
+  },
+  payload_too_large: { status: 413, title: "Payload too large", detail: "The request body is too large." },
+  unsupported_media_type: { status: 415, title: "Unsupported media type", detail: "Send the body as application/json." },
+  idempotency_conflict: {
+    status: 422,
+    title: "Idempotency key reused",
+    detail: "This Idempotency-Key was used with a different request body.",
+  },
+  rate_limited: { status: 429, title: "Too many requests", detail: "A rate or usage limit was reached; retry later." },
+  internal: { status: 500, title: "Internal server error", detail: "Something went wrong on our side." },
+} as const satisfies Record<string, { status: ContentfulStatusCode; title: string; detail: string }>;
+
+export type ProblemCode = keyof typeof PROBLEMS;
+export type ErrorStatus = (typeof PROBLEMS)[ProblemCode]["status"];
+export const PROBLEM_CODES = Object.keys(PROBLEMS) as ProblemCode[];
+
+export interface FieldError {
+  /** Where the bad value is: `body.name`, `query.limit`, `path.key_id`, `header.idempotency-key`. */
+  path: string;
+  message: string;
+}
+
+export interface ApiErrorOptions {
+  errors?: FieldError[];
+  /** Sent as `Retry-After`; set for 429 (and wherever a retry time is known). */
+  retryAfterSeconds?: number;
+  /** Sent as `Allow` on 405. */
+  allow?: readonly string[];
+}
+
+/**
+ * Thrown by handlers and middleware for every expected failure; `onError` renders it. The
+ * `detail` goes on the wire, so it must be written for the caller, never copied from an
+ * internal error.
+ */
+export class ApiError extends Error {
+  override name = "ApiError";
+  readonly code: ProblemCode;
+  readonly status: ErrorStatus;
+  readonly title: string;
+  readonly detail: string;
+  readonly errors: FieldError[] | undefined;
+  readonly retryAfterSeconds: number | undefined;
+  readonly allow: readonly string[] | undefined;
+
+  constructor(code: ProblemCode, detail?: string, options: ApiErrorOptions = {}) {
+    const problem = PROBLEMS[code];
+    super(detail ?? problem.detail);
+    this.code = code;
+    this.status = problem.status;
+    this.title = problem.title;
+    this.detail = detail ?? problem.detail;
+    this.errors = options.errors?.slice(0, MAX_REPORTED_FIELD_ERRORS);
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.allow = options.allow;
+  }
+}
+
+export function problemType(code: ProblemCode): string {
+  return PROBLEM_TYPE_BASE + code;
+}
+
+export const FieldErrorSchema = z
+  .object({
+    path: z.string().openapi({ example: "body.name" }),
+    message: z.string().openapi({ example: "Too small: expected string to have >=1 characters" }),
+  })
+  .openapi("FieldError");
+
+export const ProblemSchema = z
+  .object({
+    type: z.string().openapi({ example: `${PROBLEM_TYPE_BASE}validation_failed` }),
+    title: z.string().openapi({ example: "Validation failed" }),
+    status: z.number().int().openapi({ example: 400 }),
+    detail: z.string(),
+    request_id: z.string().openapi({ example: "3f1c2d9e-8c1b-4f5e-9a57-0d3c1e2b4a69" }),
+    errors: z.array(FieldErrorSchema).optional(),
+  })
+  .openapi("Problem", { description: "An RFC 9457 problem document." });
+
+export type Problem = z.infer<typeof ProblemSchema>;
+
+/** Renders an `ApiError` as `application/problem+json` with the headers its status calls for. */
+export function problemJson(c: Context, error: ApiError): Response {
+  const body: Problem = {
+    type: problemType(error.code),
+    title: error.title,
+    status: error.status,
+    detail: error.detail,
+    request_id: (c.get("requestId") as string | undefined) ?? "",
+  };
+  if (error.errors && error.errors.length > 0) body.errors = error.errors;
+
+  const headers: Record<string, string> = { "Content-Type": PROBLEM_CONTENT_TYPE, "Cache-Control": "no-store" };
+  // RFC 6750 §3: no `error` attribute, so the caller learns nothing about why the credential failed.
+  if (error.status === 401) headers["WWW-Authenticate"] = 'Bearer realm="agent-platform"';
+  if (error.retryAfterSeconds !== undefined) headers["Retry-After"] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
+  if (error.allow) headers["Allow"] = error.allow.join(", ");
+  return c.body(JSON.stringify(body), error.status, headers);
+}
+
+/** The ApiError for an HTTP status raised by a library (the JSON validator, the media-type gate). */
+export function apiErrorForStatus(status: number, message: string): ApiError {
+  switch (status) {
+    case 400:
+      return message.includes("JSON") ? new ApiError("bad_request", "The request body is not valid JSON.") : new ApiError("bad_request");
+    case 413:
+      return new ApiError("payload_too_large");
+    case 415:
+      return new ApiError("unsupported_media_type");
+    default:
+      return new ApiError("internal");
+  }
+}
+
+/** What each status means in the document; a status shared by several codes lists them. */
+const RESPONSE_DESCRIPTIONS: Record<ErrorStatus, string> = {
+  400: "Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`).",
+  401: "No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`.",
+  403: "Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`).",
+  404: "Unknown, or not visible to this caller (`not_found`).",
+  405: "Method not allowed on this path (`method_not_allowed`); comes with `Allow`.",
+  409: "Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`).",
+  413: "The body is larger than the tenant's `max_request_bytes` (`payload_too_large`).",
+  415: "The body is not `application/json` (`unsupported_media_type`).",
+  422: "The Idempotency-Key was used with a different body (`idempotency_conflict`).",
+  429: "A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`.",
+  500: "An unexpected error (`internal`); the request id identifies it in the logs.",
+};
+
+const problemContent = { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } };
+
+const RESPONSE_HEADERS: Partial<Record<ErrorStatus, Record<string, { description: string; schema: { type: "string" } }>>> = {
+  401: { "WWW-Authenticate": { description: "Always `Bearer`.", schema: { type: "string" } } },
+  405: { Allow: { description: "The methods this path allows.", schema: { type: "string" } } },
+  429: { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "string" } } },
+};
+
+export interface ProblemResponse {
+  description: string;
+  content: typeof problemContent;
+  headers?: Record<string, { description: string; schema: { type: "string" } }>;
+}
+
+/** The errors any route behind authentication can answer with. */
+export const AUTHENTICATED_ERRORS = [400, 401, 403, 429, 500] as const;
+/** Further errors of a route that reads a JSON body. */
+export const BODY_ERRORS = [413, 415] as const;
+/** The errors of a public route. */
+export const PUBLIC_ERRORS = [500] as const;
+
+/**
+ * The documented error responses of a route, to spread into its `responses`:
+ * `...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 404)`.
+ */
+export function errorResponses<S extends ErrorStatus>(...statuses: readonly S[]): { [K in S]: ProblemResponse } {
+  const responses = {} as { [K in S]: ProblemResponse };
+  for (const status of statuses) {
+    const headers = RESPONSE_HEADERS[status];
+    responses[status] = { description: RESPONSE_DESCRIPTIONS[status], content: problemContent, ...(headers ? { headers } : {}) };
+  }
+  return responses;
+}

@@ -1,0 +1,18 @@
+/**
+ * Structured log lines of the gateway: one JSON object per event, always with the request id,
+ * so an answer a caller reports can be traced. Never logs credentials or bodies.
+ */
+export type LogLevel = "info" | "warn" | "error";
+
+export function log(level: LogLevel, event: string, fields: Record<string, unknown> = {}): void {
+  const line = JSON.stringify({ level, event, ...fields });
+  if (level === "error") console.error(line);
+  else if (level === "warn") console.warn(line);
+  else console.log(line);
+}
+
+/** The parts of an unknown thrown value worth logging. */
+export function describeError(error: unknown): { name: string; message: string; stack?: string } {
+  if (error instanceof Error) return { name: error.name, message: error.message, ...(error.stack ? { stack: error.stack } : {}) };
+  return { name: "NonError", message: String(error) };
+}

@@ -1,0 +1,83 @@
+/**
+ * Authentication and admission of every `/v1` request: who is calling (`authenticate` from
+ * src/auth, one generic 401 on any failure), then whether its tenant lets it in (suspension,
+ * rate limit). Sets `principal` and `limits` for everything after it.
+ */
+import type { MiddlewareHandler } from "hono";
+import { tenantIndexStub } from "../../agents/naming";
+import type { ApiKeyRecord } from "../../auth/api-keys";
+import { authenticate as authenticateCredential } from "../../auth/authenticate";
+import type { Principal } from "../../auth/principal";
+import type { AppContext, AppEnv } from "../context";
+import { ApiError } from "../errors";
+import { describeError, log } from "../log";
+import { authDeps } from "../platform";
+import { enforceDeclaredLength } from "./body-limit";
+
+export function authenticate(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const now = Date.now();
+    const deps = await authDeps(c.env, c.var.config);
+    const result = await authenticateCredential(c.req.header("Authorization") ?? null, deps, now);
+    if (!result.ok) {
+      // The reason is for operators only; the caller gets the same 401 whatever failed.
+      log("info", "auth_failed", { request_id: c.var.requestId, reason: result.reason });
+      throw new ApiError("unauthorized");
+    }
+    const { principal } = result;
+    const index = tenantIndexStub(c.env, principal.tenantId);
+
+    // A token exchanged from an API key lives on after the key is revoked unless we look.
+    if (principal.via === "jwt" && principal.keyId !== undefined) {
+      const record = await index.findApiKey(principal.tenantId, principal.keyId);
+      if (!exchangedKeyStillValid(record, principal, now)) {
+        log("info", "auth_failed", { request_id: c.var.requestId, reason: "source_key_invalid" });
+        throw new ApiError("unauthorized");
+      }
+    }
+
+    const admission = await index.admitRequest(principal.tenantId, { bucket: rateBucket(principal), now });
+    if (!admission.ok) {
+      if (admission.code === "suspended") throw new ApiError("tenant_suspended");
+      throw new ApiError("rate_limited", "Too many requests for this tenant; retry later.", {
+        retryAfterSeconds: admission.retryAfterSeconds,
+      });
+    }
+    c.set("principal", principal);
+    c.set("limits", admission.limits);
+    enforceDeclaredLength(c, admission.limits.max_request_bytes);
+
+    if (principal.via === "api_key" && principal.keyId !== undefined) {
+      const keyId = principal.keyId;
+      inBackground(c, index.touchApiKey(principal.tenantId, keyId, now), "touch_api_key_failed");
+    }
+    await next();
+  };
+}
+
+/**
+ * The per-caller rate bucket: the API key (a token exchanged from it shares its budget), else
+ * the JWT subject. The tenant-wide limit is applied by the tenant index on top of it.
+ */
+export function rateBucket(principal: Principal): string {
+  return principal.keyId !== undefined ? `key:${principal.keyId}` : `sub:${principal.subject}`;
+}
+
+/** Pure: whether the key a token was exchanged from still stands (exists, not revoked, not expired). */
+export function exchangedKeyStillValid(record: ApiKeyRecord | null, principal: Principal, now: number): boolean {
+  if (!record || record.key_id !== principal.keyId || record.tenant_id !== principal.tenantId) return false;
+  if (record.revoked_at !== null) return false;
+  if (record.expires_at === null) return true;
+  const expiresAt = Date.parse(record.expires_at);
+  return !Number.isNaN(expiresAt) && now < expiresAt;
+}
+
+/** Work the response must not wait for; logged, never surfaced, when it fails. */
+export function inBackground(c: AppContext, work: Promise<unknown>, failureEvent: string): void {
+  const guarded = work.catch((error: unknown) => log("warn", failureEvent, { request_id: c.var.requestId, error: describeError(error).message }));
+  try {
+    c.executionCtx.waitUntil(guarded);
+  } catch {
+    // No execution context (the app called directly): the promise still runs to completion.
+  }
+}

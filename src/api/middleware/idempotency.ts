@@ -1,0 +1,136 @@
+/**
+ * `Idempotency-Key` for the POSTs that create or start something: the first response to a key
+ * is kept by the tenant index for 24 h and replayed (with `Idempotent-Replayed: true`) to a
+ * retry with the same body; a different body is a 422, a retry while the first is still
+ * running a 409. Without the header a request simply runs.
+ */
+import { z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { tenantIndexStub } from "../../agents/naming";
+import type { IdempotencyBegin } from "../../tenants/types";
+import type { AppContext, AppEnv } from "../context";
+import { ApiError, PROBLEM_CONTENT_TYPE } from "../errors";
+import { describeError, log } from "../log";
+import { bodyLimitExceeded, payloadTooLarge } from "./body-limit";
+
+export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
+export const IDEMPOTENT_REPLAYED_HEADER = "Idempotent-Replayed";
+/** Room for a UUID or any client-side scheme; printable ASCII so it is safe in logs. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]+$/;
+
+/**
+ * Statuses not kept for replay: they say "not now" (a run is already going, a limit was hit)
+ * and the same request may succeed later. The record stays locked until the tenant index's
+ * in-progress timeout lets a retry through.
+ */
+const NOT_REPLAYED = new Set([409, 429]);
+
+/** For a route's `request.headers`, so the header is documented and validated. */
+export const IdempotencyHeadersSchema = z.object({
+  "idempotency-key": z
+    .string()
+    .min(1)
+    .max(MAX_IDEMPOTENCY_KEY_LENGTH)
+    .regex(IDEMPOTENCY_KEY_PATTERN)
+    .optional()
+    .openapi({
+      // The key must be the lowercase name: Hono hands header validators lowercased names, and
+      // the document generator refuses a parameter name that differs from its key.
+      param: { name: "idempotency-key", in: "header" },
+      description: "Makes the request safe to retry: the same key and body within 24 h return the first response again.",
+      example: "5d0c7f2e-2a51-4f0e-9a1b-6c3f8e9d2b47",
+    }),
+});
+
+/** What is kept for a replay: the response as the caller saw it, minus per-request headers. */
+interface StoredResponse {
+  content_type: string | null;
+  location: string | null;
+  /** The parsed JSON body, or null for an empty one. */
+  json: unknown;
+}
+
+export function idempotent(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const key = c.req.header(IDEMPOTENCY_KEY_HEADER);
+    if (key === undefined) return next();
+    if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
+      throw new ApiError("validation_failed", undefined, {
+        errors: [{ path: "header.idempotency-key", message: `Must be 1-${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters.` }],
+      });
+    }
+    const principal = c.var.principal;
+    const index = tenantIndexStub(c.env, principal.tenantId);
+    const scope = idempotencyScope(principal.subject, c.req.method, c.req.path);
+    const bodyHash = await sha256Hex(await readBody(c));
+
+    // RPC typing cannot carry `unknown` (the replayed body); the shape is the agreed one.
+    const begun = (await index.beginIdempotent(principal.tenantId, { scope, key, bodyHash, now: Date.now() })) as IdempotencyBegin;
+    switch (begun.state) {
+      case "conflict":
+        throw new ApiError("idempotency_conflict");
+      case "in_progress":
+        throw new ApiError("idempotency_in_progress");
+      case "replay":
+        return replay(c, begun.status, begun.body);
+      case "new":
+        break;
+    }
+
+    await next();
+    if (NOT_REPLAYED.has(c.res.status)) return;
+    const stored = await captureResponse(c.res);
+    if (stored === null) return;
+    try {
+      await index.completeIdempotent(principal.tenantId, { scope, key, status: c.res.status, body: stored, now: Date.now() });
+    } catch (error) {
+      // The caller still gets its answer; a retry after the in-progress timeout runs again.
+      log("warn", "idempotency_complete_failed", { request_id: c.var.requestId, error: describeError(error).message });
+    }
+  };
+}
+
+/** Pure: keys of different callers, and of different operations, never meet. */
+export function idempotencyScope(subject: string, method: string, path: string): string {
+  return `${subject} ${method.toUpperCase()} ${path}`;
+}
+
+export async function sha256Hex(bytes: ArrayBuffer): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Reads the raw body through Hono's cache, so the JSON validator after us reads it again. */
+async function readBody(c: AppContext): Promise<ArrayBuffer> {
+  try {
+    return await c.req.arrayBuffer();
+  } catch (error) {
+    if (bodyLimitExceeded(c)) throw payloadTooLarge(c);
+    throw error;
+  }
+}
+
+async function captureResponse(res: Response): Promise<StoredResponse | null> {
+  const text = await res.clone().text();
+  let json: unknown = null;
+  if (text !== "") {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return null;
+    }
+  }
+  return { content_type: res.headers.get("Content-Type"), location: res.headers.get("Location"), json };
+}
+
+function replay(c: AppContext, status: number, body: unknown): Response {
+  const stored = body as Partial<StoredResponse> | null;
+  const headers: Record<string, string> = { [IDEMPOTENT_REPLAYED_HEADER]: "true" };
+  headers["Content-Type"] = stored?.content_type ?? (status >= 400 ? PROBLEM_CONTENT_TYPE : "application/json");
+  if (stored?.location) headers["Location"] = stored.location;
+  const json = stored?.json ?? null;
+  if (status === 204 || json === null) return c.body(null, status as ContentfulStatusCode, headers);
+  return c.body(JSON.stringify(json), status as ContentfulStatusCode, headers);
+}

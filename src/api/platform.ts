@@ -1,0 +1,49 @@
+/**
+ * What the gateway builds once per isolate from its configuration: the platform's signing
+ * keys and the dependencies of `authenticate`. Both are cached by the parsed `Config`, which
+ * `loadConfig` itself caches per bindings object.
+ */
+import { createRemoteJWKSet } from "jose";
+import { tenantIndexStub } from "../agents/naming";
+import type { AuthenticateDeps } from "../auth/authenticate";
+import { loadPlatformKeys, type PlatformKeysResult } from "../auth/platform-keys";
+import type { Config } from "../config";
+import type { Env } from "../env";
+import { log } from "./log";
+
+const keysByConfig = new WeakMap<Config, Promise<PlatformKeysResult>>();
+const depsByConfig = new WeakMap<Config, Promise<AuthenticateDeps>>();
+
+/** The platform keys, or why they are unavailable (logged once per isolate). */
+export function platformKeys(config: Config): Promise<PlatformKeysResult> {
+  let keys = keysByConfig.get(config);
+  if (!keys) {
+    keys = loadPlatformKeys(config.auth.signingKey).then((result) => {
+      if (!result.ok) log("error", "platform_keys_unavailable", { reason: result.error });
+      return result;
+    });
+    keysByConfig.set(config, keys);
+  }
+  return keys;
+}
+
+export function authDeps(env: Env, config: Config): Promise<AuthenticateDeps> {
+  let deps = depsByConfig.get(config);
+  if (!deps) {
+    deps = buildAuthDeps(env, config);
+    depsByConfig.set(config, deps);
+  }
+  return deps;
+}
+
+async function buildAuthDeps(env: Env, config: Config): Promise<AuthenticateDeps> {
+  const keys = await platformKeys(config);
+  const deps: AuthenticateDeps = {
+    config: config.auth,
+    platformKey: keys.ok ? keys.keys : null,
+    findApiKey: (tenantId, keyId) => tenantIndexStub(env, tenantId).findApiKey(tenantId, keyId),
+  };
+  // The remote key set caches keys and refetches on an unknown kid, so one per isolate.
+  if (config.auth.jwksUrl) deps.externalJwks = createRemoteJWKSet(new URL(config.auth.jwksUrl));
+  return deps;
+}

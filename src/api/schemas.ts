@@ -1,0 +1,99 @@
+/**
+ * Schemas and OpenAPI helpers shared by several resources: pagination, tenant ids, limits,
+ * usage and session summaries. Each named schema becomes a component of the document.
+ */
+import { z } from "@hono/zod-openapi";
+import { TENANT_ID_PATTERN } from "../auth/principal";
+import { limitsSchema, partialLimitsSchema } from "../limits";
+import { MAX_CURSOR_CHARS } from "../tenants/cursor";
+
+export const DEFAULT_PAGE_LIMIT = 50;
+export const MAX_PAGE_LIMIT = 200;
+
+/** `?limit=&cursor=`; `isCursor` rejects a cursor the store did not make (400, not a 500 from the store). */
+export function pageQuerySchema(isCursor: (cursor: string) => boolean) {
+  return z.object({
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_PAGE_LIMIT)
+      .default(DEFAULT_PAGE_LIMIT)
+      .openapi({ param: { name: "limit", in: "query" }, description: "Page size, 1-200.", example: DEFAULT_PAGE_LIMIT }),
+    cursor: z
+      .string()
+      .max(MAX_CURSOR_CHARS)
+      .refine(isCursor, "Not a cursor returned by this list.")
+      .optional()
+      .openapi({ param: { name: "cursor", in: "query" }, description: "The `next_cursor` of the previous page." }),
+  });
+}
+
+/** `{ data, next_cursor }` of `item`, as a named component. */
+export function pageSchema<T extends z.ZodType>(item: T, name: string) {
+  return z
+    .object({
+      data: z.array(item),
+      next_cursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page." }),
+    })
+    .openapi(name);
+}
+
+export const TenantIdSchema = z
+  .string()
+  .regex(TENANT_ID_PATTERN, "Not a valid tenant id.")
+  .openapi({ description: "1-64 characters: a letter or digit, then letters, digits, `_`, `.`, `-`.", example: "acme" });
+
+export const TenantIdParamsSchema = z.object({
+  tenant_id: TenantIdSchema.openapi({ param: { name: "tenant_id", in: "path" } }),
+});
+
+export const TimestampSchema = z.string().openapi({ format: "date-time", example: "2026-01-01T12:00:00.000Z" });
+
+export const LimitsSchema = limitsSchema.openapi("Limits", { description: "A tenant's effective limits." });
+export const LimitOverridesSchema = partialLimitsSchema
+  .strict()
+  .openapi("LimitOverrides", { description: "Limits that replace the platform defaults for one tenant; absent names keep the default." });
+
+export const SessionStatusSchema = z
+  .enum(["idle", "running", "waiting_approval", "waiting_tool_output", "paused", "done", "failed", "cancelled"])
+  .openapi("SessionStatus");
+export const StopReasonSchema = z.enum(["end_turn", "step_limit", "token_limit", "model_error", "cancelled"]).openapi("StopReason");
+
+export const UsageSchema = z
+  .object({ steps: z.number().int(), input_tokens: z.number().int(), output_tokens: z.number().int() })
+  .openapi("Usage");
+
+export const SessionSummarySchema = z
+  .object({
+    id: z.string().openapi({ example: "ses_01hx3v9k2m" }),
+    created_by: z.string(),
+    status: SessionStatusSchema,
+    stop_reason: StopReasonSchema.nullable(),
+    usage: UsageSchema,
+    created_at: TimestampSchema,
+    updated_at: TimestampSchema,
+  })
+  .openapi("SessionSummary");
+
+export const UsageDaySchema = z
+  .object({
+    day: z.string().openapi({ example: "2026-01-01", description: "UTC day." }),
+    input_tokens: z.number().int(),
+    output_tokens: z.number().int(),
+    steps: z.number().int(),
+    sessions_created: z.number().int(),
+  })
+  .openapi("UsageDay");
+
+export const StatusCountsSchema = z.record(SessionStatusSchema, z.number().int()).openapi("SessionCounts");
+
+/** A JSON response of `schema`. */
+export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { "application/json": { schema } } };
+}
+
+/** A required JSON request body: without `required`, a request with no body would validate as `{}`. */
+export function jsonBody<T extends z.ZodType>(schema: T, description?: string) {
+  return { required: true, ...(description ? { description } : {}), content: { "application/json": { schema } } };
+}

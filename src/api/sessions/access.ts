@@ -1,0 +1,59 @@
+/**
+ * Who may see and control a session. The Agent is always addressed with the principal's own
+ * tenant, so another tenant's session id names an empty object and is simply not found; within
+ * a tenant, a principal without tenant:admin reaches only the sessions it created. Every
+ * failure is the same 404, so a caller cannot tell "not yours" from "does not exist".
+ */
+import { agentStub } from "../../agents/naming";
+import type { AgentResult, Session } from "../../agents/types";
+import { seesAllTenantSessions, type Principal } from "../../auth/principal";
+import type { Env } from "../../env";
+import { ApiError } from "../errors";
+import { agentValue } from "./agent-result";
+import { isSessionId, isToolCallId } from "./ids";
+
+export type AgentStub = ReturnType<typeof agentStub>;
+
+export interface OwnedSession {
+  session: Session;
+  agent: AgentStub;
+}
+
+export const SESSION_NOT_FOUND = "No such session.";
+export const TOOL_CALL_NOT_FOUND = "No such tool call in this session.";
+
+/** Pure: whether `principal` may see `session`. The tenant check is defence in depth. */
+export function canAccessSession(principal: Principal, session: Pick<Session, "tenant_id" | "created_by">): boolean {
+  if (session.tenant_id !== principal.tenantId) return false;
+  return seesAllTenantSessions(principal) || session.created_by === principal.subject;
+}
+
+/** The session and its Agent, or a 404 for a malformed id, a missing session or someone else's. */
+export async function loadOwnedSession(env: Env, principal: Principal, sessionId: string): Promise<OwnedSession> {
+  if (!isSessionId(sessionId)) throw new ApiError("not_found", SESSION_NOT_FOUND);
+  const agent = agentStub(env, principal.tenantId, sessionId);
+  const result = (await agent.get()) as AgentResult<Session>;
+  if (!result.ok && result.code === "not_found") throw new ApiError("not_found", SESSION_NOT_FOUND);
+  const session = agentValue(result);
+  if (!canAccessSession(principal, session)) throw new ApiError("not_found", SESSION_NOT_FOUND);
+  return { session, agent };
+}
+
+/** A malformed tool-call id is answered like an unknown one, before any lookup. */
+export function requireToolCallId(callId: string): string {
+  if (!isToolCallId(callId)) throw new ApiError("not_found", TOOL_CALL_NOT_FOUND);
+  return callId;
+}
+
+export type ListFilter = { visible: true; createdBy: string | null } | { visible: false };
+
+/**
+ * Pure: the `created_by` filter a listing runs with. Without tenant:admin the filter is always
+ * the caller's own subject; asking for another subject's sessions is not an error but an empty
+ * list, the same answer as for a subject with no sessions, so subjects cannot be probed.
+ */
+export function listFilterFor(principal: Principal, requested: string | undefined): ListFilter {
+  if (seesAllTenantSessions(principal)) return { visible: true, createdBy: requested ?? null };
+  if (requested !== undefined && requested !== principal.subject) return { visible: false };
+  return { visible: true, createdBy: principal.subject };
+}

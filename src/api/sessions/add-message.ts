@@ -1,0 +1,44 @@
+/**
+ * `POST /v1/sessions/{id}/messages`: adds a user message and starts a run. A session with a
+ * run going answers 409 before a concurrency slot is taken, so a refused call costs nothing.
+ */
+import { createRoute, type RouteHandler } from "@hono/zod-openapi";
+import { ACTIVE_STATUSES, type AgentResult, type Session } from "../../agents/types";
+import type { AppEnv } from "../context";
+import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
+import { IdempotencyHeadersSchema, idempotent } from "../middleware/idempotency";
+import { requireScope } from "../middleware/require-scope";
+import { jsonBody, jsonContent } from "../schemas";
+import { bearerAuth } from "../security";
+import { loadOwnedSession } from "./access";
+import { agentValue } from "./agent-result";
+import { admitRun } from "./run-admission";
+import { AddMessageRequestSchema, SessionIdParamsSchema, SessionSchema } from "./schemas";
+
+export const RUN_GOING = "A run is already going; wait for it to finish or cancel it.";
+
+export const route = createRoute({
+  method: "post",
+  path: "/v1/sessions/{id}/messages",
+  operationId: "addSessionMessage",
+  summary: "Add a message and start a run",
+  description: "409 while a run is going (running, waiting or paused); 429 when the tenant's runs or daily tokens are used up.",
+  tags: ["Sessions"],
+  security: bearerAuth("sessions:write"),
+  middleware: [requireScope("sessions:write"), idempotent()] as const,
+  request: { params: SessionIdParamsSchema, headers: IdempotencyHeadersSchema, body: jsonBody(AddMessageRequestSchema) },
+  responses: {
+    202: jsonContent(SessionSchema, "The session, with its run started."),
+    ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 404, 409, 422),
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const { id } = c.req.valid("param");
+  const { input } = c.req.valid("json");
+  const principal = c.var.principal;
+  const { session, agent } = await loadOwnedSession(c.env, principal, id);
+  if (ACTIVE_STATUSES.includes(session.status)) throw new ApiError("conflict", RUN_GOING);
+  await admitRun(c.env, principal.tenantId, id, c.var.limits, Date.now());
+  return c.json(agentValue((await agent.start(input)) as AgentResult<Session>), 202);
+};

@@ -1,0 +1,84 @@
+/**
+ * `POST /v1/sessions`: creates a session; with `input` its first run starts at once. Limits
+ * and tools are checked here, before the Agent exists, so a refused request leaves nothing.
+ */
+import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
+import { agentStub } from "../../agents/naming";
+import type { AgentResult, Session, SessionInit } from "../../agents/types";
+import type { Principal } from "../../auth/principal";
+import type { Limits } from "../../limits";
+import type { AppEnv } from "../context";
+import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
+import { IdempotencyHeadersSchema, idempotent } from "../middleware/idempotency";
+import { requireScope } from "../middleware/require-scope";
+import { jsonBody } from "../schemas";
+import { bearerAuth } from "../security";
+import { agentValue } from "./agent-result";
+import { newSessionId } from "./ids";
+import { resolveSessionLimits } from "./limits";
+import { admitRun } from "./run-admission";
+import { CreateSessionRequestSchema, SessionSchema } from "./schemas";
+import { checkSessionTools } from "./tool-specs";
+
+export const route = createRoute({
+  method: "post",
+  path: "/v1/sessions",
+  operationId: "createSession",
+  summary: "Create a session",
+  description:
+    "With `input`, the first run starts at once (429 when the tenant's concurrent runs or daily tokens are used up). " +
+    "`limits` may only lower the tenant's limits.",
+  tags: ["Sessions"],
+  security: bearerAuth("sessions:write"),
+  middleware: [requireScope("sessions:write"), idempotent()] as const,
+  request: { headers: IdempotencyHeadersSchema, body: jsonBody(CreateSessionRequestSchema) },
+  responses: {
+    201: {
+      description: "The new session.",
+      headers: { Location: { description: "The session's URL.", schema: { type: "string" } } },
+      content: { "application/json": { schema: SessionSchema } },
+    },
+    ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 409, 422),
+  },
+});
+
+type CreateSessionRequest = z.infer<typeof CreateSessionRequestSchema>;
+
+/** Pure: what the Agent is created with; every absent field gets its documented default. */
+export function buildSessionInit(id: string, principal: Principal, body: CreateSessionRequest, limits: Limits, defaultModel: string): SessionInit {
+  return {
+    id,
+    tenant_id: principal.tenantId,
+    created_by: principal.subject,
+    model: body.model ?? defaultModel,
+    system: body.system ?? null,
+    tools: body.tools ?? [],
+    limits,
+    context: body.context ?? null,
+    metadata: body.metadata ?? null,
+  };
+}
+
+export function sessionPath(id: string): string {
+  return `/v1/sessions/${id}`;
+}
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const body = c.req.valid("json");
+  const principal = c.var.principal;
+
+  const resolved = resolveSessionLimits(c.var.limits, body.limits);
+  const errors = [
+    ...checkSessionTools(body.tools ?? [], { allowPrivateUrls: c.var.config.allowPrivateUrls }),
+    ...(resolved.ok ? [] : resolved.errors),
+  ];
+  if (errors.length > 0 || !resolved.ok) throw new ApiError("validation_failed", undefined, { errors });
+
+  const id = newSessionId();
+  const init = buildSessionInit(id, principal, body, resolved.limits, c.var.config.model);
+  if (body.input !== undefined) await admitRun(c.env, principal.tenantId, id, c.var.limits, Date.now());
+  const session = agentValue((await agentStub(c.env, principal.tenantId, id).create(init, body.input ?? null)) as AgentResult<Session>);
+
+  c.header("Location", sessionPath(id));
+  return c.json(session, 201);
+};

@@ -1,0 +1,42 @@
+/**
+ * `POST /v1/sessions/{id}/tool-calls/{call_id}/deny`: refuses a call that waits for approval;
+ * the model gets an error result, with the reason when one is given. The body is optional.
+ */
+import { createRoute, type RouteHandler } from "@hono/zod-openapi";
+import type { AgentResult, Session } from "../../agents/types";
+import type { AppEnv } from "../context";
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
+import { requireScope } from "../middleware/require-scope";
+import { jsonContent } from "../schemas";
+import { bearerAuth } from "../security";
+import { loadOwnedSession, requireToolCallId } from "./access";
+import { agentValue } from "./agent-result";
+import { DenyToolCallRequestSchema, SessionSchema, ToolCallParamsSchema } from "./schemas";
+
+export const route = createRoute({
+  method: "post",
+  path: "/v1/sessions/{id}/tool-calls/{call_id}/deny",
+  operationId: "denyToolCall",
+  summary: "Deny a tool call",
+  description: "404 for an unknown call; 409 unless the call is waiting for approval.",
+  tags: ["Sessions"],
+  security: bearerAuth("sessions:write"),
+  middleware: [requireScope("sessions:write")] as const,
+  request: {
+    params: ToolCallParamsSchema,
+    // Optional on purpose: a bare POST denies without a reason.
+    body: { required: false, content: { "application/json": { schema: DenyToolCallRequestSchema } } },
+  },
+  responses: {
+    200: jsonContent(SessionSchema, "The session."),
+    ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 404, 409),
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const { id, call_id } = c.req.valid("param");
+  const { reason } = c.req.valid("json");
+  const callId = requireToolCallId(call_id);
+  const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
+  return c.json(agentValue((await agent.deny(callId, reason?.trim() || null)) as AgentResult<Session>), 200);
+};

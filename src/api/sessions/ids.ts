@@ -1,0 +1,30 @@
+/**
+ * Session and tool-call ids as the API accepts them. A session id is `ses_` plus random
+ * url-safe characters; anything else is answered like an unknown session, never looked up.
+ */
+
+export const SESSION_ID_PREFIX = "ses_";
+/** 18 random bytes: 144 bits, so ids cannot be guessed and never collide in practice. */
+export const SESSION_ID_RANDOM_BYTES = 18;
+/** Ids made elsewhere (tests, imports) may be longer; the cap bounds what reaches a Durable Object name. */
+export const MAX_SESSION_ID_CHARS = 80;
+export const SESSION_ID_PATTERN = /^ses_[A-Za-z0-9_-]{24,76}$/;
+
+/** Providers' tool_use ids (`toolu_…`, `call_…`); the cap keeps a path segment from growing without end. */
+export const MAX_TOOL_CALL_ID_CHARS = 128;
+export const TOOL_CALL_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+export function newSessionId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(SESSION_ID_RANDOM_BYTES));
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return SESSION_ID_PREFIX + btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export function isSessionId(value: string): boolean {
+  return value.length <= MAX_SESSION_ID_CHARS && SESSION_ID_PATTERN.test(value);
+}
+
+export function isToolCallId(value: string): boolean {
+  return TOOL_CALL_ID_PATTERN.test(value);
+}

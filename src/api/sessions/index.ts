@@ -1,0 +1,31 @@
+/** The session routes: create, list, read, control and erase sessions, and answer their tool calls. */
+import type { App } from "../context";
+import * as addMessage from "./add-message";
+import * as approveToolCall from "./approve-tool-call";
+import * as cancel from "./cancel";
+import * as create from "./create";
+import * as deleteSession from "./delete";
+import * as denyToolCall from "./deny-tool-call";
+import * as get from "./get";
+import * as list from "./list";
+import * as listMessages from "./list-messages";
+import * as listToolCalls from "./list-tool-calls";
+import * as pause from "./pause";
+import * as resume from "./resume";
+import * as submitToolOutput from "./submit-tool-output";
+
+export function registerSessionRoutes(app: App): void {
+  app.openapi(create.route, create.handler);
+  app.openapi(list.route, list.handler);
+  app.openapi(get.route, get.handler);
+  app.openapi(deleteSession.route, deleteSession.handler);
+  app.openapi(listMessages.route, listMessages.handler);
+  app.openapi(addMessage.route, addMessage.handler);
+  app.openapi(cancel.route, cancel.handler);
+  app.openapi(pause.route, pause.handler);
+  app.openapi(resume.route, resume.handler);
+  app.openapi(listToolCalls.route, listToolCalls.handler);
+  app.openapi(approveToolCall.route, approveToolCall.handler);
+  app.openapi(denyToolCall.route, denyToolCall.handler);
+  app.openapi(submitToolOutput.route, submitToolOutput.handler);
+}

@@ -1,0 +1,43 @@
+/**
+ * `GET /v1/sessions`: the tenant's sessions from its index, newest first. Without tenant:admin
+ * a caller lists only its own; a `created_by` naming someone else gives an empty page.
+ */
+import { createRoute, type RouteHandler } from "@hono/zod-openapi";
+import { tenantIndexStub } from "../../agents/naming";
+import type { AppEnv } from "../context";
+import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
+import { requireScope } from "../middleware/require-scope";
+import { jsonContent } from "../schemas";
+import { bearerAuth } from "../security";
+import { listFilterFor } from "./access";
+import { SessionListQuerySchema, SessionSummaryPageSchema } from "./schemas";
+
+export const route = createRoute({
+  method: "get",
+  path: "/v1/sessions",
+  operationId: "listSessions",
+  summary: "List sessions",
+  description: "Without tenant:admin, only the sessions you created are listed; `created_by` naming another subject gives an empty page.",
+  tags: ["Sessions"],
+  security: bearerAuth("sessions:read"),
+  middleware: [requireScope("sessions:read")] as const,
+  request: { query: SessionListQuerySchema },
+  responses: {
+    200: jsonContent(SessionSummaryPageSchema, "A page of sessions."),
+    ...errorResponses(...AUTHENTICATED_ERRORS),
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const { limit, cursor, status, created_by } = c.req.valid("query");
+  const { tenantId } = c.var.principal;
+  const filter = listFilterFor(c.var.principal, created_by);
+  if (!filter.visible) return c.json({ data: [], next_cursor: null }, 200);
+  const page = await tenantIndexStub(c.env, tenantId).listSessions(tenantId, {
+    limit,
+    cursor: cursor ?? null,
+    status: status ?? null,
+    created_by: filter.createdBy,
+  });
+  return c.json(page, 200);
+};

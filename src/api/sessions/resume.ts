@@ -1,0 +1,42 @@
+/**
+ * `POST /v1/sessions/{id}/resume`: continues a paused run. It spends tokens again, so it
+ * passes the same admission as a start: the daily budget and a concurrency slot.
+ */
+import { createRoute, type RouteHandler } from "@hono/zod-openapi";
+import type { AgentResult, Session } from "../../agents/types";
+import type { AppEnv } from "../context";
+import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../errors";
+import { IdempotencyHeadersSchema, idempotent } from "../middleware/idempotency";
+import { requireScope } from "../middleware/require-scope";
+import { jsonContent } from "../schemas";
+import { bearerAuth } from "../security";
+import { loadOwnedSession } from "./access";
+import { agentValue } from "./agent-result";
+import { admitRun } from "./run-admission";
+import { SessionIdParamsSchema, SessionSchema } from "./schemas";
+
+export const route = createRoute({
+  method: "post",
+  path: "/v1/sessions/{id}/resume",
+  operationId: "resumeSession",
+  summary: "Resume a paused session",
+  description: "409 unless the session is paused; 429 when the tenant's runs or daily tokens are used up.",
+  tags: ["Sessions"],
+  security: bearerAuth("sessions:write"),
+  middleware: [requireScope("sessions:write"), idempotent()] as const,
+  request: { params: SessionIdParamsSchema, headers: IdempotencyHeadersSchema },
+  responses: {
+    200: jsonContent(SessionSchema, "The session, running again."),
+    ...errorResponses(...AUTHENTICATED_ERRORS, 404, 409, 422),
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const { id } = c.req.valid("param");
+  const principal = c.var.principal;
+  const { session, agent } = await loadOwnedSession(c.env, principal, id);
+  // Checked before admission so a wrong-state call takes no slot; the Agent checks again.
+  if (session.status !== "paused") throw new ApiError("conflict", `A ${session.status} session cannot be resumed.`);
+  await admitRun(c.env, principal.tenantId, id, c.var.limits, Date.now());
+  return c.json(agentValue((await agent.resume()) as AgentResult<Session>), 200);
+};

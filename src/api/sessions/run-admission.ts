@@ -1,0 +1,43 @@
+/**
+ * What a run must pass before it starts: the tenant's daily token budget and a concurrency
+ * slot from its index. Checked by the gateway, before the Agent is asked, so a refused start
+ * leaves the session as it was.
+ */
+import { tenantIndexStub } from "../../agents/naming";
+import type { Env } from "../../env";
+import type { Limits } from "../../limits";
+import type { RunSlot } from "../../tenants/types";
+import { ApiError } from "../errors";
+
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Pure: null while today's budget lasts, else the seconds until it renews at the next UTC
+ * midnight. A run already going may finish past the budget; a new one may not start.
+ */
+export function dailyBudgetRetryAfter(tokensToday: number, maxTokensPerDay: number | null, now: number): number | null {
+  if (maxTokensPerDay === null || tokensToday < maxTokensPerDay) return null;
+  const nextMidnight = (Math.floor(now / DAY_MS) + 1) * DAY_MS;
+  return Math.max(1, Math.ceil((nextMidnight - now) / 1000));
+}
+
+/**
+ * Throws a 429 with Retry-After when the run may not start. The slot is a reservation the
+ * index holds until the session reports itself running, or a short TTL if the start fails.
+ */
+export async function admitRun(env: Env, tenantId: string, sessionId: string, limits: Limits, now: number): Promise<void> {
+  const index = tenantIndexStub(env, tenantId);
+  if (limits.max_tokens_per_day !== null) {
+    const used = await index.tokensToday(tenantId, now);
+    const retryAfterSeconds = dailyBudgetRetryAfter(used, limits.max_tokens_per_day, now);
+    if (retryAfterSeconds !== null) {
+      throw new ApiError("rate_limited", "The tenant's daily token budget is used up.", { retryAfterSeconds });
+    }
+  }
+  const slot: RunSlot = await index.acquireRun(tenantId, sessionId, limits.max_concurrent_runs, now);
+  if (!slot.ok) {
+    throw new ApiError("rate_limited", `The tenant already has ${limits.max_concurrent_runs} runs going.`, {
+      retryAfterSeconds: slot.retryAfterSeconds,
+    });
+  }
+}

@@ -1,0 +1,263 @@
+/**
+ * Schemas of the session routes: the Session and what it holds (tools, messages, tool calls),
+ * the request bodies, and the path and query parameters. Caps on caller-given text are named
+ * here with their units; the body limit bounds the request as a whole on top of them.
+ */
+import { z } from "@hono/zod-openapi";
+import { MAX_INPUT_CHARS } from "../../agents/agent";
+import { MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "../../agents/tools/registry";
+import { MAX_SUBJECT_LENGTH } from "../../auth/platform-keys";
+import { partialLimitsSchema } from "../../limits";
+import { decodeTimeIdCursor } from "../../tenants/cursor";
+import { SessionSummaryPageSchema } from "../admin/schemas";
+import {
+  LimitsSchema,
+  pageQuerySchema,
+  pageSchema,
+  SessionStatusSchema,
+  StopReasonSchema,
+  TenantIdSchema,
+  TimestampSchema,
+  UsageSchema,
+} from "../schemas";
+import { MAX_SESSION_ID_CHARS, MAX_TOOL_CALL_ID_CHARS, SESSION_ID_PATTERN, TOOL_CALL_ID_PATTERN } from "./ids";
+
+export { SessionSummaryPageSchema };
+
+/** Text blocks per input; each block is a separate part of one user message. */
+export const MAX_INPUT_BLOCKS = 100;
+export const MAX_SYSTEM_CHARS = 100_000;
+export const MAX_MODEL_ID_CHARS = 128;
+export const MAX_TOOL_DESCRIPTION_CHARS = 4_000;
+/** A tool's JSON Schema, serialized; a larger one is a prompt, not a schema. */
+export const MAX_INPUT_SCHEMA_CHARS = 32 * 1024;
+export const MAX_WEBHOOK_URL_CHARS = 2_048;
+/** `context` serialized: kept with the session and shown on every read. */
+export const MAX_CONTEXT_CHARS = 64 * 1024;
+export const MAX_METADATA_ENTRIES = 32;
+export const MAX_METADATA_KEY_CHARS = 64;
+export const MAX_METADATA_VALUE_CHARS = 512;
+export const MAX_DENY_REASON_CHARS = 1_000;
+
+const MODEL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/;
+
+// ---- content and input ---------------------------------------------------------------------
+
+export const TextBlockSchema = z.object({ type: z.literal("text"), text: z.string() }).strict().openapi("TextBlock");
+
+export const ToolUseBlockSchema = z
+  .object({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown() })
+  .openapi("ToolUseBlock");
+
+export const ToolResultBlockSchema = z
+  .object({ type: z.literal("tool_result"), tool_use_id: z.string(), content: z.string(), is_error: z.boolean().optional() })
+  .openapi("ToolResultBlock");
+
+export const ContentBlockSchema = z
+  .discriminatedUnion("type", [TextBlockSchema, ToolUseBlockSchema, ToolResultBlockSchema])
+  .openapi("ContentBlock");
+
+function inputProblem(input: string | { text: string }[]): string | null {
+  const texts = typeof input === "string" ? [input] : input.map((block) => block.text);
+  if (texts.every((text) => text.trim() === "")) return "Must contain some text.";
+  const total = texts.reduce((sum, text) => sum + text.length, 0);
+  return total > MAX_INPUT_CHARS ? `Must be at most ${MAX_INPUT_CHARS} characters in all.` : null;
+}
+
+export const RunInputSchema = z
+  .union([z.string(), z.array(TextBlockSchema).min(1).max(MAX_INPUT_BLOCKS)])
+  .superRefine((input, ctx) => {
+    const problem = inputProblem(input);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .openapi("RunInput", {
+    description: `A user message: text, or a list of text blocks; at most ${MAX_INPUT_CHARS} characters in all.`,
+    example: "What time is it in Tokyo?",
+  });
+
+// ---- tools ---------------------------------------------------------------------------------
+
+const ToolNameSchema = z.string().regex(TOOL_NAME_PATTERN, "Must be 1-64 letters, digits, `_` or `-`.").openapi({ example: "lookup_order" });
+
+const InputSchemaSchema = z
+  .record(z.string(), z.unknown())
+  .refine((schema) => schema.type === "object", 'Must be a JSON Schema with "type": "object" at the top.')
+  .refine((schema) => JSON.stringify(schema).length <= MAX_INPUT_SCHEMA_CHARS, `Must be at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON.`)
+  .openapi({ description: "A JSON Schema (2020-12) for the tool's input; its top level is an object.", example: { type: "object", properties: {} } });
+
+const ToolDescriptionSchema = z.string().min(1).max(MAX_TOOL_DESCRIPTION_CHARS);
+const RequiresApprovalSchema = z.boolean().optional().openapi({ description: "Each call waits for an approve or deny first." });
+
+export const BuiltinToolSchema = z
+  .object({
+    type: z.literal("builtin"),
+    name: ToolNameSchema.openapi({ description: "A built-in tool: `get_time` or `http_fetch`.", example: "get_time" }),
+    requires_approval: RequiresApprovalSchema,
+  })
+  .strict()
+  .openapi("BuiltinTool");
+
+export const WebhookToolSchema = z
+  .object({
+    type: z.literal("webhook"),
+    name: ToolNameSchema,
+    description: ToolDescriptionSchema,
+    input_schema: InputSchemaSchema,
+    url: z.string().max(MAX_WEBHOOK_URL_CHARS).openapi({ description: "An https URL on the public internet.", example: "https://example.com/tools/lookup" }),
+    requires_approval: RequiresApprovalSchema,
+    at_most_once: z.boolean().optional().openapi({ description: "Never retried, even after a timeout or a 5xx." }),
+  })
+  .strict()
+  .openapi("WebhookTool");
+
+export const ClientToolSchema = z
+  .object({
+    type: z.literal("client"),
+    name: ToolNameSchema,
+    description: ToolDescriptionSchema,
+    input_schema: InputSchemaSchema,
+    requires_approval: RequiresApprovalSchema,
+  })
+  .strict()
+  .openapi("ClientTool");
+
+export const ToolSchema = z.discriminatedUnion("type", [BuiltinToolSchema, WebhookToolSchema, ClientToolSchema]).openapi("Tool");
+
+// ---- the session ---------------------------------------------------------------------------
+
+const ContextSchema = z
+  .record(z.string(), z.unknown())
+  .refine((context) => JSON.stringify(context).length <= MAX_CONTEXT_CHARS, `Must be at most ${MAX_CONTEXT_CHARS} characters as JSON.`)
+  .openapi({ description: "Any JSON object the caller wants kept with the session." });
+
+const MetadataSchema = z
+  .record(z.string().min(1).max(MAX_METADATA_KEY_CHARS), z.string().max(MAX_METADATA_VALUE_CHARS))
+  .refine((metadata) => Object.keys(metadata).length <= MAX_METADATA_ENTRIES, `At most ${MAX_METADATA_ENTRIES} entries.`)
+  .openapi({ description: "String labels for the caller's own use.", example: { ticket: "T-1234" } });
+
+export const SessionLimitsSchema = partialLimitsSchema
+  .strict()
+  .openapi("SessionLimits", { description: "Limits for this session; each may only be lower than the tenant's." });
+
+export const SessionSchema = z
+  .object({
+    id: z.string().openapi({ example: "ses_Jq7mV2xkPz9w4LbNc8RtYd3F" }),
+    tenant_id: TenantIdSchema,
+    created_by: z.string().openapi({ description: "The subject that created the session." }),
+    status: SessionStatusSchema,
+    stop_reason: StopReasonSchema.nullable(),
+    error: z.string().nullable().openapi({ description: "Why the session failed; null unless `failed`." }),
+    model: z.string(),
+    system: z.string().nullable(),
+    tools: z.array(ToolSchema),
+    limits: LimitsSchema,
+    context: z.record(z.string(), z.unknown()).nullable(),
+    usage: UsageSchema,
+    metadata: z.record(z.string(), z.string()).nullable(),
+    created_at: TimestampSchema,
+    updated_at: TimestampSchema,
+  })
+  .openapi("Session");
+
+export const CreateSessionRequestSchema = z
+  .object({
+    input: RunInputSchema.optional().openapi({ description: "When given, the first run starts at once." }),
+    system: z.string().max(MAX_SYSTEM_CHARS).nullable().optional(),
+    model: z
+      .string()
+      .max(MAX_MODEL_ID_CHARS)
+      .regex(MODEL_ID_PATTERN, "Not a model id.")
+      .optional()
+      .openapi({ description: "The platform's default model when absent.", example: "claude-sonnet-4-5" }),
+    tools: z.array(ToolSchema).max(MAX_TOOLS_PER_SESSION).optional(),
+    limits: SessionLimitsSchema.optional(),
+    context: ContextSchema.nullable().optional(),
+    metadata: MetadataSchema.nullable().optional(),
+  })
+  .strict()
+  .openapi("CreateSessionRequest");
+
+export const AddMessageRequestSchema = z.object({ input: RunInputSchema }).strict().openapi("AddMessageRequest");
+
+export const DenyToolCallRequestSchema = z
+  .object({ reason: z.string().max(MAX_DENY_REASON_CHARS).optional().openapi({ description: "Told to the model with the refusal." }) })
+  .strict()
+  .openapi("DenyToolCallRequest");
+
+export const ToolOutputRequestSchema = z
+  .object({
+    output: z.string().openapi({ description: "The tool's result; cut to the tenant's `max_tool_output_chars`." }),
+    is_error: z.boolean().optional().openapi({ description: "The tool failed; the output says why." }),
+  })
+  .strict()
+  .openapi("ToolOutputRequest");
+
+// ---- messages and tool calls ---------------------------------------------------------------
+
+export const MessageSchema = z
+  .object({
+    seq: z.number().int().openapi({ description: "Position in the history, from 1." }),
+    role: z.enum(["user", "assistant"]),
+    content: z.array(ContentBlockSchema),
+    created_at: TimestampSchema,
+  })
+  .openapi("Message");
+
+export const ToolCallSchema = z
+  .object({
+    id: z.string().openapi({ description: "The model's tool_use id.", example: "toolu_01A09q90qw90lq917835lq9" }),
+    step: z.number().int(),
+    name: z.string(),
+    input: z.unknown(),
+    status: z.enum(["pending", "waiting_approval", "waiting_tool_output", "running", "done", "error"]).openapi("ToolCallStatus"),
+    output: z.string().nullable(),
+    is_error: z.boolean(),
+    created_at: TimestampSchema,
+    started_at: TimestampSchema.nullable(),
+    finished_at: TimestampSchema.nullable(),
+  })
+  .openapi("ToolCall");
+
+export const MessagePageSchema = pageSchema(MessageSchema, "MessagePage");
+export const ToolCallPageSchema = pageSchema(ToolCallSchema, "ToolCallPage");
+
+// ---- parameters ----------------------------------------------------------------------------
+
+/** Not checked against the pattern here: a malformed id is answered 404 like any unknown one. */
+const SessionIdParam = z
+  .string()
+  .openapi({ param: { name: "id", in: "path" }, pattern: SESSION_ID_PATTERN.source, maxLength: MAX_SESSION_ID_CHARS, example: "ses_Jq7mV2xkPz9w4LbNc8RtYd3F" });
+
+export const SessionIdParamsSchema = z.object({ id: SessionIdParam });
+
+export const ToolCallParamsSchema = z.object({
+  id: SessionIdParam,
+  call_id: z
+    .string()
+    .openapi({ param: { name: "call_id", in: "path" }, pattern: TOOL_CALL_ID_PATTERN.source, maxLength: MAX_TOOL_CALL_ID_CHARS, example: "toolu_01A09q90qw90lq917835lq9" }),
+});
+
+export const SessionListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor(cursor) !== null).extend({
+  status: SessionStatusSchema.optional().openapi({ param: { name: "status", in: "query" } }),
+  created_by: z
+    .string()
+    .min(1)
+    .max(MAX_SUBJECT_LENGTH)
+    .optional()
+    .openapi({ param: { name: "created_by", in: "query" }, description: "Only sessions this subject created. Without tenant:admin, only your own are listed." }),
+});
+
+/** A message cursor is the `seq` of the last message of the previous page. */
+const MESSAGE_CURSOR_PATTERN = /^\d{1,15}$/;
+
+export const MessageListQuerySchema = pageQuerySchema((cursor) => MESSAGE_CURSOR_PATTERN.test(cursor))
+  .extend({
+    after: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .optional()
+      .openapi({ param: { name: "after", in: "query" }, description: "Only messages with a greater `seq`; the same as `cursor`." }),
+  })
+  .refine((query) => query.after === undefined || query.cursor === undefined, { message: "Give either after or cursor, not both.", path: ["after"] });

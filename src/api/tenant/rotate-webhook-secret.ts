@@ -1,0 +1,34 @@
+/**
+ * `POST /v1/tenant/webhook-secret`: replaces the webhook signing secret. Not replayable by
+ * Idempotency-Key: a retried rotation just rotates again, and the caller keeps the last one.
+ */
+import { createRoute, type RouteHandler } from "@hono/zod-openapi";
+import { tenantIndexStub } from "../../agents/naming";
+import type { AppEnv } from "../context";
+import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
+import { requireScope } from "../middleware/require-scope";
+import { jsonContent } from "../schemas";
+import { bearerAuth } from "../security";
+import { WebhookSecretSchema } from "./schemas";
+
+export const route = createRoute({
+  method: "post",
+  path: "/v1/tenant/webhook-secret",
+  operationId: "rotateWebhookSecret",
+  summary: "Rotate the webhook signing secret",
+  description: "The old secret stops signing at once; update the webhook receivers right after.",
+  tags: ["Tenant"],
+  security: bearerAuth("tenant:admin"),
+  middleware: [requireScope("tenant:admin")] as const,
+  responses: {
+    200: jsonContent(WebhookSecretSchema, "The new secret."),
+    ...errorResponses(...AUTHENTICATED_ERRORS),
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const { tenantId } = c.var.principal;
+  const secret = await tenantIndexStub(c.env, tenantId).rotateWebhookSecret(tenantId);
+  c.header("Cache-Control", "no-store");
+  return c.json(secret, 200);
+};

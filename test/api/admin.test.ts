@@ -1,0 +1,133 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { tenantIndexStub } from "../../src/agents/naming";
+import { call, callJson, readProblem } from "../support/api";
+import { bearer, freshTenant } from "../support/tokens";
+
+const platformAdmin = () => bearer({ tenantId: "platform", subject: "ops-1", scopes: ["platform:admin"] });
+
+describe("platform admin: tenants", () => {
+  it("lists tenants with their suspension and usage", async () => {
+    const tenantId = freshTenant("list");
+    await tenantIndexStub(env, tenantId).getConfig(tenantId);
+    const headers = await platformAdmin();
+    const seen: { tenant_id: string; suspended: boolean; usage: { window_days: number } }[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await call(`/v1/admin/tenants?limit=1${cursor ? `&cursor=${cursor}` : ""}`, { headers });
+      expect(res.status).toBe(200);
+      const page = (await res.json()) as { data: typeof seen; next_cursor: string | null };
+      expect(page.data.length).toBeLessThanOrEqual(1);
+      seen.push(...page.data);
+      cursor = page.next_cursor;
+    } while (cursor);
+    const mine = seen.find((tenant) => tenant.tenant_id === tenantId);
+    expect(mine).toMatchObject({ suspended: false, usage: { window_days: 30 } });
+  });
+
+  it("shows one tenant and replaces its limit overrides", async () => {
+    const tenantId = freshTenant();
+    const headers = await platformAdmin();
+    const put = await callJson(`/v1/admin/tenants/${tenantId}/limits`, "PUT", { max_concurrent_runs: 2, max_tokens_per_day: 1000 }, headers);
+    expect(put.status).toBe(200);
+    expect(await put.json()).toMatchObject({
+      tenant_id: tenantId,
+      limit_overrides: { max_concurrent_runs: 2, max_tokens_per_day: 1000 },
+      effective_limits: { max_concurrent_runs: 2, max_tokens_per_day: 1000, max_steps_per_run: 20 },
+    });
+
+    const replaced = await callJson(`/v1/admin/tenants/${tenantId}/limits`, "PUT", { max_steps_per_run: 5 }, headers);
+    expect(((await replaced.json()) as { limit_overrides: unknown }).limit_overrides).toEqual({ max_steps_per_run: 5 });
+
+    const res = await call(`/v1/admin/tenants/${tenantId}`, { headers });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      tenant_id: tenantId,
+      suspended: false,
+      effective_limits: { max_steps_per_run: 5, max_concurrent_runs: 10 },
+      usage: { window_days: 30 },
+      counts: { running: 0 },
+    });
+  });
+
+  it("refuses limits outside their ranges or with unknown names", async () => {
+    const headers = await platformAdmin();
+    const tenantId = freshTenant();
+    const low = await callJson(`/v1/admin/tenants/${tenantId}/limits`, "PUT", { max_request_bytes: 10 }, headers);
+    expect((await readProblem(low)).errors?.[0]?.path).toBe("body.max_request_bytes");
+    const unknown = await callJson(`/v1/admin/tenants/${tenantId}/limits`, "PUT", { max_fun: 1 }, headers);
+    expect(unknown.status).toBe(400);
+  });
+
+  it("suspends a tenant, whose requests then get 403, and lifts it again", async () => {
+    const tenantId = freshTenant();
+    const headers = await platformAdmin();
+    const member = await bearer({ tenantId, scopes: ["sessions:read"] });
+    expect((await call("/v1/tenant", { headers: member })).status).toBe(200);
+
+    const suspended = await call(`/v1/admin/tenants/${tenantId}/suspend`, { method: "POST", headers });
+    expect(suspended.status).toBe(200);
+    expect(await suspended.json()).toEqual({ tenant_id: tenantId, suspended: true, cancelled: 0 });
+    expect((await call("/v1/tenant", { headers: member })).status).toBe(403);
+
+    const lifted = await call(`/v1/admin/tenants/${tenantId}/unsuspend`, { method: "POST", headers });
+    expect(lifted.status).toBe(200);
+    expect(((await lifted.json()) as { suspended: boolean }).suspended).toBe(false);
+    expect((await call("/v1/tenant", { headers: member })).status).toBe(200);
+  });
+
+  it("validates the tenant id in the path", async () => {
+    const res = await call("/v1/admin/tenants/-bad!id", { headers: await platformAdmin() });
+    expect(res.status).toBe(400);
+    expect((await readProblem(res)).errors?.[0]?.path).toBe("path.tenant_id");
+  });
+
+  it("is closed to tenant admins", async () => {
+    const tenantId = freshTenant();
+    const headers = await bearer({ tenantId, scopes: ["tenant:admin"] });
+    expect((await call("/v1/admin/tenants", { headers })).status).toBe(403);
+    expect((await call(`/v1/admin/tenants/${tenantId}`, { headers })).status).toBe(403);
+    expect((await callJson(`/v1/admin/tenants/${tenantId}/limits`, "PUT", { max_steps_per_run: 999 }, headers)).status).toBe(403);
+    expect((await call(`/v1/admin/tenants/${tenantId}/suspend`, { method: "POST", headers })).status).toBe(403);
+  });
+});
+
+describe("admin: a tenant's sessions", () => {
+  it("lets a tenant admin list and cancel its own tenant's sessions", async () => {
+    const tenantId = freshTenant();
+    const headers = await bearer({ tenantId, scopes: ["tenant:admin"] });
+    const list = await call(`/v1/admin/tenants/${tenantId}/sessions?status=running`, { headers });
+    expect(list.status).toBe(200);
+    expect(await list.json()).toEqual({ data: [], next_cursor: null });
+    const cancel = await callJson(`/v1/admin/tenants/${tenantId}/sessions/cancel`, "POST", { status: "running" }, headers);
+    expect(cancel.status).toBe(200);
+    expect(await cancel.json()).toEqual({ cancelled: 0 });
+  });
+
+  it("lets a platform admin reach any tenant's sessions", async () => {
+    const res = await call(`/v1/admin/tenants/${freshTenant()}/sessions`, { headers: await platformAdmin() });
+    expect(res.status).toBe(200);
+  });
+
+  it("refuses a tenant admin of another tenant", async () => {
+    const headers = await bearer({ tenantId: freshTenant(), scopes: ["tenant:admin"] });
+    const victim = freshTenant();
+    expect((await call(`/v1/admin/tenants/${victim}/sessions`, { headers })).status).toBe(403);
+    expect((await callJson(`/v1/admin/tenants/${victim}/sessions/cancel`, "POST", {}, headers)).status).toBe(403);
+  });
+
+  it("refuses a session reader without tenant:admin", async () => {
+    const tenantId = freshTenant();
+    const headers = await bearer({ tenantId, scopes: ["sessions:read", "sessions:write"] });
+    expect((await call(`/v1/admin/tenants/${tenantId}/sessions`, { headers })).status).toBe(403);
+  });
+
+  it("validates the filters", async () => {
+    const tenantId = freshTenant();
+    const headers = await bearer({ tenantId, scopes: ["tenant:admin"] });
+    const list = await call(`/v1/admin/tenants/${tenantId}/sessions?status=sleeping`, { headers });
+    expect((await readProblem(list)).errors?.[0]?.path).toBe("query.status");
+    const cancel = await callJson(`/v1/admin/tenants/${tenantId}/sessions/cancel`, "POST", { status: "sleeping" }, headers);
+    expect((await readProblem(cancel)).errors?.[0]?.path).toBe("body.status");
+  });
+});

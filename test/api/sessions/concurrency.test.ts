@@ -1,0 +1,66 @@
+/** The tenant's max_concurrent_runs, enforced at every start: create with input, a new message, resume. */
+import { describe, expect, it } from "vitest";
+import { PROBLEM_TYPE_BASE } from "../../../src/api/errors";
+import type { Session } from "../../../src/agents/types";
+import { callJson, readProblem } from "../../support/api";
+import { mockModel, uniqueKey } from "../../support/mock-client";
+import { bearer, freshTenant } from "../../support/tokens";
+import { caller, cancelQuietly, createSession, post } from "./helpers";
+
+const MAX_RUNS = 10;
+
+async function setTenantLimits(tenantId: string, limits: Record<string, unknown>): Promise<void> {
+  const platformAdmin = await bearer({ tenantId: freshTenant("ops"), scopes: ["platform:admin"], subject: "operator" });
+  const res = await callJson(`/v1/admin/tenants/${tenantId}/limits`, "PUT", limits, platformAdmin);
+  expect(res.status).toBe(200);
+}
+
+describe("concurrent runs", () => {
+  it("refuses the 11th run with 429 and Retry-After, and admits one again once a slot frees", async () => {
+    const who = await caller();
+    await setTenantLimits(who.tenantId, { max_concurrent_runs: MAX_RUNS });
+    const model = mockModel(uniqueKey("model"));
+    await model.script({ hang: true, repeat: MAX_RUNS + 1 });
+
+    const running: Session[] = [];
+    try {
+      for (let i = 0; i < MAX_RUNS; i++) running.push(await createSession(who, { input: `run ${i}`, model: model.key }));
+      expect(running.every((s) => s.status === "running")).toBe(true);
+
+      const refused = await callJson("/v1/sessions", "POST", { input: "one too many", model: model.key }, who.headers);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+      expect(await readProblem(refused)).toMatchObject({ type: `${PROBLEM_TYPE_BASE}rate_limited`, detail: expect.stringContaining(`${MAX_RUNS} runs`) });
+
+      // A session without input starts nothing and is still created; its first message is refused.
+      const idle = await createSession(who, { model: model.key });
+      const message = await post(who, `/v1/sessions/${idle.id}/messages`, { input: "start" });
+      expect(message.status).toBe(429);
+      expect(message.headers.get("Retry-After")).not.toBeNull();
+      await message.body?.cancel();
+
+      await cancelQuietly(who, running.shift()!.id);
+      const admitted = await post(who, `/v1/sessions/${idle.id}/messages`, { input: "start" });
+      expect(admitted.status).toBe(202);
+      running.push((await admitted.json()) as Session);
+    } finally {
+      for (const session of running) await cancelQuietly(who, session.id);
+    }
+  });
+
+  it("counts runs per tenant: another tenant's runs take none of its slots", async () => {
+    const busy = await caller();
+    const other = await caller();
+    await setTenantLimits(busy.tenantId, { max_concurrent_runs: 1 });
+    const model = mockModel(uniqueKey("model"));
+    await model.script({ hang: true, repeat: 2 });
+    const first = await createSession(busy, { input: "hold the slot", model: model.key });
+    try {
+      expect((await callJson("/v1/sessions", "POST", { input: "no room", model: model.key }, busy.headers)).status).toBe(429);
+      const elsewhere = await createSession(other, { input: "fine", model: model.key });
+      await cancelQuietly(other, elsewhere.id);
+    } finally {
+      await cancelQuietly(busy, first.id);
+    }
+  });
+});

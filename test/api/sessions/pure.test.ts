@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import { canAccessSession, listFilterFor } from "../../../src/api/sessions/access";
+import { agentValue, sentence } from "../../../src/api/sessions/agent-result";
+import { isSessionId, isToolCallId, newSessionId } from "../../../src/api/sessions/ids";
+import { messagesAfter } from "../../../src/api/sessions/list-messages";
+import { dailyBudgetRetryAfter } from "../../../src/api/sessions/run-admission";
+import { ApiError } from "../../../src/api/errors";
+import type { Principal } from "../../../src/auth/principal";
+
+const member: Principal = { tenantId: "acme", subject: "alice", scopes: ["sessions:read", "sessions:write"], via: "jwt" };
+const admin: Principal = { tenantId: "acme", subject: "root", scopes: ["tenant:admin"], via: "jwt" };
+
+describe("session ids", () => {
+  it("makes unguessable, distinct ids that it accepts", () => {
+    const ids = new Set(Array.from({ length: 200 }, () => newSessionId()));
+    expect(ids.size).toBe(200);
+    for (const id of ids) {
+      expect(id).toMatch(/^ses_[A-Za-z0-9_-]{24}$/);
+      expect(isSessionId(id)).toBe(true);
+    }
+  });
+
+  it.each(["", "ses_", "ses_short", "key_0123456789abcdef01234567", "ses_../../etc/passwd/xxxxxxxxxxxx", `ses_${"a".repeat(100)}`, "ses_aaaaaaaaaaaaaaaaaaaaaaaa%2F"])(
+    "refuses %j",
+    (id) => expect(isSessionId(id)).toBe(false),
+  );
+
+  it("accepts provider tool-call ids and refuses anything path-like", () => {
+    expect(isToolCallId("toolu_01A09q90qw90lq917835lq9")).toBe(true);
+    expect(isToolCallId("call_abc-123")).toBe(true);
+    expect(isToolCallId("../x")).toBe(false);
+    expect(isToolCallId("a".repeat(129))).toBe(false);
+  });
+});
+
+describe("canAccessSession", () => {
+  it("lets a member see only the sessions it created", () => {
+    expect(canAccessSession(member, { tenant_id: "acme", created_by: "alice" })).toBe(true);
+    expect(canAccessSession(member, { tenant_id: "acme", created_by: "bob" })).toBe(false);
+  });
+
+  it("lets a tenant admin see every session of its tenant and none of another's", () => {
+    expect(canAccessSession(admin, { tenant_id: "acme", created_by: "bob" })).toBe(true);
+    expect(canAccessSession(admin, { tenant_id: "other", created_by: "root" })).toBe(false);
+  });
+});
+
+describe("listFilterFor", () => {
+  it("forces a member's filter to its own subject", () => {
+    expect(listFilterFor(member, undefined)).toEqual({ visible: true, createdBy: "alice" });
+    expect(listFilterFor(member, "alice")).toEqual({ visible: true, createdBy: "alice" });
+  });
+
+  it("gives a member asking for someone else's sessions nothing", () => {
+    expect(listFilterFor(member, "bob")).toEqual({ visible: false });
+  });
+
+  it("lets an admin list everyone's, or filter by any subject", () => {
+    expect(listFilterFor(admin, undefined)).toEqual({ visible: true, createdBy: null });
+    expect(listFilterFor(admin, "bob")).toEqual({ visible: true, createdBy: "bob" });
+  });
+});
+
+describe("dailyBudgetRetryAfter", () => {
+  const noon = Date.UTC(2030, 2, 10, 12, 0, 0);
+
+  it("lets runs start while the budget lasts, or when there is none", () => {
+    expect(dailyBudgetRetryAfter(999, 1000, noon)).toBeNull();
+    expect(dailyBudgetRetryAfter(10 ** 9, null, noon)).toBeNull();
+  });
+
+  it("refuses once the budget is spent, until the next UTC midnight", () => {
+    expect(dailyBudgetRetryAfter(1000, 1000, noon)).toBe(12 * 60 * 60);
+    expect(dailyBudgetRetryAfter(5000, 1000, Date.UTC(2030, 2, 10, 23, 59, 59, 500))).toBe(1);
+  });
+});
+
+describe("agentValue", () => {
+  it("returns the value of a success", () => {
+    expect(agentValue({ ok: true, value: 42 })).toBe(42);
+  });
+
+  it.each([
+    ["not_found", 404],
+    ["conflict", 409],
+    ["invalid", 400],
+  ] as const)("maps %s to %i with the Agent's detail", (code, status) => {
+    try {
+      agentValue({ ok: false, code, detail: "a run is already going" });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).status).toBe(status);
+      expect((error as ApiError).detail).toBe("A run is already going.");
+    }
+  });
+
+  it("writes details as sentences", () => {
+    expect(sentence("input must not be empty")).toBe("Input must not be empty.");
+    expect(sentence("Done.")).toBe("Done.");
+  });
+});
+
+describe("messagesAfter", () => {
+  it("starts at the beginning, after a seq, or after a cursor", () => {
+    expect(messagesAfter({})).toBe(0);
+    expect(messagesAfter({ after: 7 })).toBe(7);
+    expect(messagesAfter({ cursor: "12" })).toBe(12);
+  });
+});

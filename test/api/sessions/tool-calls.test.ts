@@ -1,0 +1,150 @@
+/** Tool calls driven entirely through the public API: approvals, client tools and signed webhooks. */
+import { describe, expect, it } from "vitest";
+import type { Session } from "../../../src/agents/types";
+import { call, readProblem } from "../../support/api";
+import { mockHook, mockModel, uniqueKey } from "../../support/mock-client";
+import { caller, createSession, getJson, messagesOf, OBJECT_SCHEMA, post, text, toolCallsOf, toolUse, waitForStatus } from "./helpers";
+
+interface SentToolResult {
+  type: string;
+  tool_use_id?: string;
+  content?: string;
+  is_error?: boolean;
+}
+
+/** The tool_result blocks of the last request the model received. */
+async function lastToolResults(model: ReturnType<typeof mockModel>): Promise<SentToolResult[]> {
+  const body = (await model.requests()).at(-1)!.body as { messages: { content: SentToolResult[] | string }[] };
+  const content = body.messages.at(-1)!.content;
+  return typeof content === "string" ? [] : content.filter((block) => block.type === "tool_result");
+}
+
+function hex(bytes: ArrayBuffer): string {
+  return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Verifies a webhook signature the way a tenant's backend would, independently of the platform's code. */
+async function expectedSignature(secret: string, timestamp: string, body: string): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return `v1=${hex(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${timestamp}.${body}`)))}`;
+}
+
+describe("approval", () => {
+  it("runs an approved call and finishes the run", async () => {
+    const who = await caller();
+    const model = mockModel(uniqueKey("model"));
+    await model.script({ reply: { content: [toolUse("toolu_time", "get_time", {})] } }, { reply: { content: [text("it is now")] } });
+    const session = await createSession(who, { input: "what time is it?", model: model.key, tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
+    await waitForStatus(who, session.id, ["waiting_approval"]);
+    expect(await toolCallsOf(who, session.id)).toEqual([expect.objectContaining({ id: "toolu_time", name: "get_time", status: "waiting_approval", output: null })]);
+
+    const res = await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_time/approve`);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as Session).id).toBe(session.id);
+    await waitForStatus(who, session.id, ["done"]);
+    const [done] = await toolCallsOf(who, session.id);
+    expect(done).toMatchObject({ status: "done", is_error: false, output: expect.any(String) });
+    expect(await lastToolResults(model)).toEqual([expect.objectContaining({ tool_use_id: "toolu_time", content: done!.output })]);
+
+    // Deciding the same call twice is a state conflict, not a second run.
+    expect((await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_time/approve`)).status).toBe(409);
+  });
+
+  it("tells the model about a denied call, with the reason", async () => {
+    const who = await caller();
+    const model = mockModel(uniqueKey("model"));
+    await model.script({ reply: { content: [toolUse("toolu_x", "get_time", {})] } }, { reply: { content: [text("understood")] } });
+    const session = await createSession(who, { input: "go", model: model.key, tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
+    await waitForStatus(who, session.id, ["waiting_approval"]);
+    expect((await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_x/deny`, { reason: "not now" })).status).toBe(200);
+    await waitForStatus(who, session.id, ["done"]);
+    expect(await lastToolResults(model)).toEqual([{ type: "tool_result", tool_use_id: "toolu_x", content: "denied by a reviewer: not now", is_error: true }]);
+  });
+
+  it("denies without a body", async () => {
+    const who = await caller();
+    const model = mockModel(uniqueKey("model"));
+    await model.script({ reply: { content: [toolUse("toolu_y", "get_time", {})] } });
+    const session = await createSession(who, { input: "go", model: model.key, tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
+    await waitForStatus(who, session.id, ["waiting_approval"]);
+    expect((await call(`/v1/sessions/${session.id}/tool-calls/toolu_y/deny`, { method: "POST", headers: who.headers })).status).toBe(200);
+    expect((await toolCallsOf(who, session.id))[0]).toMatchObject({ status: "error", output: "denied by a reviewer" });
+  });
+
+  it("answers 404 for an unknown or malformed call id", async () => {
+    const who = await caller();
+    const session = await createSession(who);
+    for (const callId of ["toolu_nope", "bad.id"]) {
+      const res = await post(who, `/v1/sessions/${session.id}/tool-calls/${callId}/approve`);
+      expect(res.status).toBe(404);
+      expect((await readProblem(res)).detail).toMatch(/tool call/i);
+    }
+  });
+});
+
+describe("client tools", () => {
+  it("waits for the caller's output and hands it to the model", async () => {
+    const who = await caller();
+    const model = mockModel(uniqueKey("model"));
+    await model.script({ reply: { content: [toolUse("toolu_ask", "ask_user", { question: "color?" })] } }, { reply: { content: [text("blue it is")] } });
+    const session = await createSession(who, {
+      input: "pick a color",
+      model: model.key,
+      tools: [{ type: "client", name: "ask_user", description: "Ask the user a question", input_schema: OBJECT_SCHEMA }],
+    });
+    await waitForStatus(who, session.id, ["waiting_tool_output"]);
+    expect((await toolCallsOf(who, session.id))[0]).toMatchObject({ id: "toolu_ask", status: "waiting_tool_output", input: { question: "color?" } });
+
+    // Approval is for calls waiting for approval; this one waits for output.
+    expect((await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_ask/approve`)).status).toBe(409);
+    const res = await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_ask/output`, { output: "blue" });
+    expect(res.status).toBe(200);
+    await waitForStatus(who, session.id, ["done"]);
+    expect(await lastToolResults(model)).toEqual([expect.objectContaining({ tool_use_id: "toolu_ask", content: "blue" })]);
+    expect((await messagesOf(who, session.id)).at(-1)!.content).toEqual([text("blue it is")]);
+    expect((await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_ask/output`, { output: "again" })).status).toBe(409);
+  });
+
+  it("passes is_error through to the model", async () => {
+    const who = await caller();
+    const model = mockModel(uniqueKey("model"));
+    await model.script({ reply: { content: [toolUse("toolu_e", "ask_user", {})] } });
+    const session = await createSession(who, { input: "go", model: model.key, tools: [{ type: "client", name: "ask_user", description: "d", input_schema: OBJECT_SCHEMA }] });
+    await waitForStatus(who, session.id, ["waiting_tool_output"]);
+    expect((await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_e/output`, { output: "user left", is_error: true })).status).toBe(200);
+    await waitForStatus(who, session.id, ["done"]);
+    expect(await lastToolResults(model)).toEqual([expect.objectContaining({ tool_use_id: "toolu_e", content: "user left", is_error: true })]);
+  });
+
+  it("refuses an output body without output", async () => {
+    const who = await caller();
+    const session = await createSession(who);
+    expect((await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_1/output`, { is_error: true })).status).toBe(400);
+  });
+});
+
+describe("webhook tools", () => {
+  it("signs each call with the tenant's secret and keys it by session and call", async () => {
+    const tenantAdmin = await caller(undefined, ["tenant:admin"]);
+    const model = mockModel(uniqueKey("model"));
+    const hook = mockHook(uniqueKey("hook"));
+    await hook.script({ status: 200, body: { output: "order 7 shipped" } });
+    await model.script({ reply: { content: [toolUse("toolu_hook", "lookup", { order: 7 })] } }, { reply: { content: [text("shipped")] } });
+    const session = await createSession(tenantAdmin, {
+      input: "where is order 7?",
+      model: model.key,
+      tools: [{ type: "webhook", name: "lookup", description: "Look up an order", input_schema: OBJECT_SCHEMA, url: hook.url }],
+    });
+    await waitForStatus(tenantAdmin, session.id, ["done"]);
+
+    const [received] = await hook.requests();
+    const { secret } = await getJson<{ secret: string }>(tenantAdmin, "/v1/tenant/webhook-secret");
+    const timestamp = received!.headers["x-webhook-timestamp"]!;
+    expect(Math.abs(Number(timestamp) - Date.now() / 1000)).toBeLessThan(300);
+    expect(received!.headers["x-webhook-signature"]).toBe(await expectedSignature(secret, timestamp, received!.body_text));
+    expect(received!.headers["x-webhook-signature"]).not.toBe(await expectedSignature(`${secret}x`, timestamp, received!.body_text));
+    expect(received!.headers["idempotency-key"]).toBe(`${session.id}:toolu_hook`);
+    expect(received!.body).toEqual({ session_id: session.id, tool_call_id: "toolu_hook", name: "lookup", input: { order: 7 } });
+    expect(await lastToolResults(model)).toEqual([expect.objectContaining({ tool_use_id: "toolu_hook", content: "order 7 shipped" })]);
+  });
+});

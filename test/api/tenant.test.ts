@@ -1,0 +1,63 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { tenantIndexStub } from "../../src/agents/naming";
+import { USAGE_WINDOW_DAYS, usageTotals } from "../../src/api/usage";
+import { call } from "../support/api";
+import { bearer, freshTenant } from "../support/tokens";
+
+describe("GET /v1/tenant", () => {
+  it("shows effective limits, usage and session counts of the caller's tenant", async () => {
+    const tenantId = freshTenant();
+    await tenantIndexStub(env, tenantId).setLimitOverrides(tenantId, { max_steps_per_run: 7 });
+    const res = await call("/v1/tenant", { headers: await bearer({ tenantId, scopes: ["sessions:read"] }) });
+    expect(res.status).toBe(200);
+    const tenant = (await res.json()) as {
+      tenant_id: string;
+      suspended: boolean;
+      limits: { max_steps_per_run: number; max_request_bytes: number };
+      usage: { window_days: number; input_tokens: number; daily: unknown[] };
+      counts: Record<string, number>;
+    };
+    expect(tenant.tenant_id).toBe(tenantId);
+    expect(tenant.suspended).toBe(false);
+    expect(tenant.limits.max_steps_per_run).toBe(7);
+    expect(tenant.limits.max_request_bytes).toBe(1024 * 1024);
+    expect(tenant.usage).toMatchObject({ window_days: USAGE_WINDOW_DAYS, input_tokens: 0 });
+    expect(tenant.counts).toMatchObject({ idle: 0, running: 0, done: 0 });
+  });
+});
+
+describe("webhook secret", () => {
+  it("reads the same secret until it is rotated", async () => {
+    const headers = await bearer({ tenantId: freshTenant(), scopes: ["tenant:admin"] });
+    const first = (await (await call("/v1/tenant/webhook-secret", { headers })).json()) as { secret: string };
+    const again = (await (await call("/v1/tenant/webhook-secret", { headers })).json()) as { secret: string };
+    expect(again.secret).toBe(first.secret);
+
+    const rotated = await call("/v1/tenant/webhook-secret", { method: "POST", headers });
+    expect(rotated.status).toBe(200);
+    const next = (await rotated.json()) as { secret: string };
+    expect(next.secret).not.toBe(first.secret);
+    expect(((await (await call("/v1/tenant/webhook-secret", { headers })).json()) as { secret: string }).secret).toBe(next.secret);
+  });
+
+  it("needs tenant:admin", async () => {
+    const headers = await bearer({ tenantId: freshTenant(), scopes: ["sessions:read", "sessions:write"] });
+    expect((await call("/v1/tenant/webhook-secret", { headers })).status).toBe(403);
+    expect((await call("/v1/tenant/webhook-secret", { method: "POST", headers })).status).toBe(403);
+  });
+});
+
+describe("usageTotals", () => {
+  it("sums the days it is given and reports the window", () => {
+    const day = (d: string, n: number) => ({ day: d, input_tokens: n, output_tokens: 2 * n, steps: 1, sessions_created: 1 });
+    expect(usageTotals([day("2026-01-01", 10), day("2026-01-02", 5)], 30)).toEqual({
+      window_days: 30,
+      input_tokens: 15,
+      output_tokens: 30,
+      steps: 2,
+      sessions_created: 2,
+    });
+    expect(usageTotals([], 7)).toMatchObject({ window_days: 7, input_tokens: 0 });
+  });
+});
