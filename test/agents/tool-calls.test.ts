@@ -109,6 +109,30 @@ describe("tool outputs and errors", () => {
     expect(results[1]).toMatchObject({ tool_use_id: "toolu_ghost", is_error: true, content: 'unknown tool "ghost"' });
   });
 
+  it("retries an idempotent webhook on a 5xx within the unit, with the same key", async () => {
+    const t = newTestSession();
+    const hook = mockHook(uniqueKey("flaky"));
+    await hook.script({ status: 503 }, { reset: true }, { status: 200, body: { output: "third time lucky" } });
+    await t.model.script({ reply: { content: [toolUse("toolu_flaky", "flaky")] } }, { reply: { content: [text("ok")] } });
+    await createAndStart(t, "go", { tools: [webhook("flaky", hook.url)] });
+    await waitForStatus(t, ["done", "failed"]);
+    const calls = await hook.requests();
+    expect(calls).toHaveLength(3);
+    expect(new Set(calls.map((c) => c.headers["idempotency-key"]))).toEqual(new Set([`${t.sessionId}:toolu_flaky`]));
+    expect((await toolCalls(t))[0]).toMatchObject({ status: "done", output: "third time lucky" });
+  });
+
+  it("never retries an at-most-once webhook, even on a 5xx", async () => {
+    const t = newTestSession();
+    const hook = mockHook(uniqueKey("once"));
+    await hook.script({ status: 503 }, { status: 200, body: { output: "would be a second charge" } });
+    await t.model.script({ reply: { content: [toolUse("toolu_once", "once")] } }, { reply: { content: [text("ok")] } });
+    await createAndStart(t, "go", { tools: [webhook("once", hook.url, { at_most_once: true })] });
+    await waitForStatus(t, ["done", "failed"]);
+    expect(await hook.requests()).toHaveLength(1);
+    expect((await toolCalls(t))[0]).toMatchObject({ status: "error", is_error: true, output: expect.stringContaining("webhook answered 503") });
+  });
+
   it("gives a 4xx webhook answer to the model as an error, without retrying", async () => {
     const t = newTestSession();
     const hook = mockHook(uniqueKey("gone"));
