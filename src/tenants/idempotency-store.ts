@@ -3,7 +3,7 @@
  * kept for 24 h under (scope, key) and replayed to a retry with the same body. Expired rows are
  * purged a few at a time on each begin, so no alarm or timer is needed.
  */
-import type { BeginIdempotentInput, CompleteIdempotentInput, IdempotencyBegin } from "./types";
+import type { BeginIdempotentInput, CompleteIdempotentInput, IdempotencyBegin, ReleaseIdempotentInput } from "./types";
 
 /** How long a response can be replayed (the public contract's 24 h). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -74,4 +74,12 @@ export function completeIdempotent(sql: SqlStorage, input: CompleteIdempotentInp
     input.now - IDEMPOTENCY_TTL_MS,
   ).rowsWritten;
   return written > 0;
+}
+
+/**
+ * Forgets a begun request that will not be kept for replay (it was refused for now, or failed
+ * on our side), so that a retry with the same key runs at once. A completed record stays.
+ */
+export function releaseIdempotent(sql: SqlStorage, input: ReleaseIdempotentInput): boolean {
+  return sql.exec(`DELETE FROM idempotency WHERE scope = ? AND key = ? AND status IS NULL`, input.scope, input.key).rowsWritten > 0;
 }

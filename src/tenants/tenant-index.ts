@@ -205,6 +205,15 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     return idempotency.completeIdempotent(this.#sql, checked);
   }
 
+  /** Frees a begun key whose answer is not kept, so a retry runs at once. */
+  async releaseIdempotent(tenantId: string, input: T.ReleaseIdempotentInput): Promise<boolean> {
+    await this.#enter(tenantId);
+    return idempotency.releaseIdempotent(this.#sql, {
+      scope: requireString("scope", input.scope, MAX_IDEMPOTENCY_FIELD_CHARS),
+      key: requireString("key", input.key, MAX_IDEMPOTENCY_FIELD_CHARS),
+    });
+  }
+
   // --- private helpers (not reachable over RPC)
 
   get #sql(): SqlStorage {

@@ -91,6 +91,11 @@ export interface CompleteIdempotentInput {
   now: number;
 }
 
+export interface ReleaseIdempotentInput {
+  scope: string;
+  key: string;
+}
+
 export interface CancelResult {
   cancelled: number;
 }

@@ -85,4 +85,16 @@ describe("idempotency records", () => {
       body: { n: 1 },
     });
   });
+
+  it("releases a begun key so a retry runs at once, but never a completed one", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    const begin = { scope: SCOPE, key: "k-release", bodyHash: "h1", now: BASE_MS };
+    expect(await index.beginIdempotent(tenantId, begin)).toEqual({ state: "new" });
+    expect(await index.releaseIdempotent(tenantId, { scope: SCOPE, key: "k-release" })).toBe(true);
+    expect(await index.beginIdempotent(tenantId, { ...begin, now: BASE_MS + 1_000 })).toEqual({ state: "new" });
+    await index.completeIdempotent(tenantId, { scope: SCOPE, key: "k-release", status: 201, body: { ok: 1 }, now: BASE_MS + 2_000 });
+    expect(await index.releaseIdempotent(tenantId, { scope: SCOPE, key: "k-release" })).toBe(false);
+    expect(await index.beginIdempotent(tenantId, { ...begin, now: BASE_MS + 3_000 })).toMatchObject({ state: "replay", status: 201 });
+  });
 });

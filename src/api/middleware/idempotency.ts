@@ -21,11 +21,13 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]+$/;
 
 /**
- * Statuses not kept for replay: they say "not now" (a run is already going, a limit was hit)
- * and the same request may succeed later. The record stays locked until the tenant index's
- * in-progress timeout lets a retry through.
+ * Answers not kept for replay: "not now" (a run is already going, a limit was hit) and our own
+ * failures (5xx). The same request may succeed later, so the key is released at once and a
+ * retry with it runs again.
  */
-const NOT_REPLAYED = new Set([409, 429]);
+export function isReplayable(status: number): boolean {
+  return status !== 409 && status !== 429 && status < 500;
+}
 
 /** For a route's `request.headers`, so the header is documented and validated. */
 export const IdempotencyHeadersSchema = z.object({
@@ -80,11 +82,10 @@ export function idempotent(): MiddlewareHandler<AppEnv> {
     }
 
     await next();
-    if (NOT_REPLAYED.has(c.res.status)) return;
-    const stored = await captureResponse(c.res);
-    if (stored === null) return;
+    const stored = isReplayable(c.res.status) ? await captureResponse(c.res) : null;
     try {
-      await index.completeIdempotent(principal.tenantId, { scope, key, status: c.res.status, body: stored, now: Date.now() });
+      if (stored === null) await index.releaseIdempotent(principal.tenantId, { scope, key });
+      else await index.completeIdempotent(principal.tenantId, { scope, key, status: c.res.status, body: stored, now: Date.now() });
     } catch (error) {
       // The caller still gets its answer; a retry after the in-progress timeout runs again.
       log("warn", "idempotency_complete_failed", { request_id: c.var.requestId, error: describeError(error).message });
