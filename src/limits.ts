@@ -6,16 +6,18 @@ import { z } from "@hono/zod-openapi";
 
 /** A model call that has not answered in this time is abandoned and retried. */
 export const MODEL_CALL_TIMEOUT_MS = 110_000;
-/** Durable Object alarm handlers are cut off at 300 s; a unit stops taking new work well before. */
-export const UNIT_BUDGET_MS = 240_000;
+/**
+ * Durable Object alarm handlers are cut off at 300 s. A tool unit starts no new call after
+ * this long, so the slowest call it may still start (an idempotent webhook: 3 tries of 30 s,
+ * about 92 s) ends in time; the remaining calls run in the next alarm.
+ */
+export const UNIT_BUDGET_MS = 180_000;
 /** A failing model call is tried this many times in all before the run fails. */
 export const MAX_ATTEMPTS = 5;
 /** First retry delay; doubled on each further attempt, with jitter. */
 export const RETRY_BASE_MS = 1_000;
 /** No single backoff is longer than this, whatever `Retry-After` asks. */
 export const RETRY_MAX_MS = 60_000;
-/** A built-in or webhook tool that has not answered in this time fails with an error result. */
-export const TOOL_TIMEOUT_MS = 30_000;
 
 export const LIMIT_NAMES = [
   "max_steps_per_run",

@@ -4,7 +4,7 @@
  */
 import { safeFetch, type SafeFetchResult } from "./safe-fetch";
 
-/** Below the platform's TOOL_TIMEOUT_MS, so a slow site gives a readable timeout, not a killed call. */
+/** A slow site gives the model a readable timeout well within the unit's time budget. */
 export const HTTP_FETCH_TIMEOUT_MS = 15_000;
 /** Bytes of response body read; a model gets at most a few thousand characters of it anyway. */
 export const HTTP_FETCH_MAX_BYTES = 256 * 1024;
