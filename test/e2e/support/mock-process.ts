@@ -3,11 +3,11 @@
  * restart of the platform, and an HTTP client for its control API (`/_mock/`).
  */
 import { join } from "node:path";
-import type { HookStep, ModelStep, RecordedRequest, ReleaseResult, RequestsResult, ScriptResult } from "../../support/mock-protocol";
+import { type MockControl, type MockHook, type MockQueue, mockControl, type ModelStep } from "../../support/mock-control";
 import { childEnv, LOOPBACK, nodeBinary, PROJECT_ROOT } from "./environment";
 import { type GroupChild, spawnGroup } from "./process-group";
 
-export type { HookStep, ModelStep, RecordedRequest } from "../../support/mock-protocol";
+export type { HookStep, MockHook, MockQueue, ModelStep, RecordedRequest } from "../../support/mock-control";
 
 const STARTUP_TIMEOUT_MS = 15_000;
 const URL_LINE = /^http:\/\/127\.0\.0\.1:\d+$/m;
@@ -41,53 +41,16 @@ export class MockServer {
     return this.child.output();
   }
 
+  /** The control API client (script queues, read recordings, release held hooks). */
+  get control(): MockControl {
+    return mockControl(this.url);
+  }
+
   model(key: string): MockQueue<ModelStep> {
-    return queue<ModelStep>(this.url, "model", key);
+    return this.control.model(key);
   }
 
   hook(key: string): MockHook {
-    const base = this.url;
-    return {
-      ...queue<HookStep>(base, "hook", key),
-      url: `${base}/hook/${encodeURIComponent(key)}`,
-      async release() {
-        return (await control<ReleaseResult>(base, "POST", `hook/${encodeURIComponent(key)}/release`)).released;
-      },
-    };
+    return this.control.hook(key);
   }
-}
-
-export interface MockQueue<S> {
-  readonly key: string;
-  /** Appends steps; each request under the key takes the next one, oldest first. */
-  script(...steps: S[]): Promise<ScriptResult>;
-  /** Requests recorded under the key, oldest first. */
-  requests(): Promise<RecordedRequest[]>;
-}
-
-export interface MockHook extends MockQueue<HookStep> {
-  /** The webhook URL whose calls are recorded and answered under the key. */
-  readonly url: string;
-  /** Answers every call held under the key; returns how many. */
-  release(): Promise<number>;
-}
-
-async function control<T>(base: string, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${base}/_mock/${path}`, {
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`mock control ${method} ${path} failed: ${res.status} ${text}`);
-  return JSON.parse(text) as T;
-}
-
-function queue<S>(base: string, kind: "model" | "hook", key: string): MockQueue<S> {
-  const path = `${kind}/${encodeURIComponent(key)}`;
-  return {
-    key,
-    script: (...steps) => control<ScriptResult>(base, "POST", path, { steps }),
-    requests: async () => (await control<RequestsResult>(base, "GET", `${path}/requests`)).requests,
-  };
 }
