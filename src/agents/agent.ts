@@ -73,7 +73,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     const problem = checkInput(input);
     if (problem) return { ok: false, code: "invalid", detail: problem };
     if (ACTIVE_STATUSES.includes(this.#host.store.run().status)) {
-      return { ok: false, code: "conflict", detail: "a run is already going" };
+      return { ok: false, code: "conflict", detail: "the session is already running; wait for the run to end or cancel it" };
     }
     this.#startRun(input);
     await this.#afterControl();

@@ -43,7 +43,7 @@ describe("a run", () => {
     await createAndStart(t, "first");
     await t.model.waitForRequests(1);
     const refused = await t.stub.start("second");
-    expect(refused).toEqual({ ok: false, code: "conflict", detail: "a run is already going" });
+    expect(refused).toEqual({ ok: false, code: "conflict", detail: "the session is already running; wait for the run to end or cancel it" });
     expect(await t.stub.create(sessionInit(t), null)).toMatchObject({ ok: false, code: "conflict" });
 
     expect((await t.stub.cancel()).ok).toBe(true);

@@ -15,7 +15,7 @@ import { agentValue } from "./agent-result";
 import { admitRun } from "./run-admission";
 import { AddMessageRequestSchema, SessionIdParamsSchema, SessionSchema } from "./schemas";
 
-export const RUN_GOING = "A run is already going; wait for it to finish or cancel it.";
+export const RUN_GOING = "The session is already running; wait for the run to end or cancel it.";
 
 export const route = createRoute({
   method: "post",

@@ -63,7 +63,7 @@ describe("POST /v1/sessions/{id}/messages", () => {
     const session = await createSession(who, { input: "wait", model: model.key });
     const res = await post(who, `/v1/sessions/${session.id}/messages`, { input: "again" });
     expect(res.status).toBe(409);
-    expect((await readProblem(res)).detail).toMatch(/already going/);
+    expect((await readProblem(res)).detail).toMatch(/already running/);
     expect((await post(who, `/v1/sessions/${session.id}/cancel`)).status).toBe(200);
   });
 
