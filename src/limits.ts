@@ -55,3 +55,18 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
   requests_per_minute: 600,
   max_tokens_per_day: null,
 };
+
+/**
+ * The lower of two limit sets, name by name (`null`, unlimited, is the highest). A running
+ * session keeps the limits it was created with, capped by its tenant's current ones whenever
+ * a run starts, so lowering a tenant's limits reaches its existing sessions.
+ */
+export function capLimits(limits: Limits, cap: Limits): Limits {
+  const capped = { ...limits };
+  for (const name of LIMIT_NAMES) {
+    const a = limits[name];
+    const b = cap[name];
+    (capped as Record<string, number | null>)[name] = a === null ? b : b === null ? a : Math.min(a, b);
+  }
+  return capped;
+}

@@ -4,13 +4,12 @@
  * `alarm()` runs steps, one unit per alarm, so two steps never run at once.
  */
 import { DurableObject } from "cloudflare:workers";
-import { MAX_ATTEMPTS } from "../limits";
+import { type Limits, MAX_ATTEMPTS } from "../limits";
 import { AgentHost } from "./host";
 import { finishRun, runModelStep } from "./model-step";
 import { backoffDelay } from "./retry";
 import type { RunState } from "./store";
 import { runToolStep } from "./tool-step";
-import { cutOutput } from "./tools/cut-output";
 import { checkToolSpecs } from "./tools/registry";
 import {
   ACTIVE_STATUSES,
@@ -24,7 +23,7 @@ import {
   type ToolCall,
 } from "./types";
 
-export const CANCELLED_BEFORE_RESULT = "cancelled before it finished";
+export { CANCELLED_BEFORE_RESULT } from "./host";
 export const INTERRUPTED_BY_PAUSE = "interrupted by a pause, not run again";
 
 const notFound = { ok: false, code: "not_found", detail: "session not found" } as const;
@@ -68,13 +67,15 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     return { ok: true, value: this.#host.view() };
   }
 
-  async start(input: RunInput): Promise<AgentResult<Session>> {
+  /** `cap`: the tenant's current limits, which lower the session's own for this and later runs. */
+  async start(input: RunInput, cap: Limits | null = null): Promise<AgentResult<Session>> {
     if (!this.#host.session()) return notFound;
     const problem = checkInput(input);
     if (problem) return { ok: false, code: "invalid", detail: problem };
     if (ACTIVE_STATUSES.includes(this.#host.store.run().status)) {
       return { ok: false, code: "conflict", detail: "the session is already running; wait for the run to end or cancel it" };
     }
+    if (cap) this.#host.capLimits(cap);
     this.#startRun(input);
     await this.#afterControl();
     return { ok: true, value: this.#host.view() };
@@ -86,11 +87,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     if (!ACTIVE_STATUSES.includes(run.status)) {
       return { ok: false, code: "conflict", detail: `a ${run.status} session cannot be cancelled` };
     }
-    this.#host.abortInflight("cancelled");
-    this.#host.store.transaction(() => {
-      this.#closeOpenCalls(CANCELLED_BEFORE_RESULT);
-      this.#host.updateRun({ status: "cancelled", stop_reason: "cancelled", error: null, generation: run.generation + 1, attempts: 0, next_attempt_at: 0 });
-    });
+    this.#host.cancelRun();
     await this.#afterControl();
     return { ok: true, value: this.#host.view() };
   }
@@ -102,7 +99,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       return { ok: false, code: "conflict", detail: `a ${run.status} session cannot be paused` };
     }
     this.#host.abortInflight("paused");
-    this.#host.store.transaction(() => {
+    this.#host.transaction(() => {
       // An at-most-once call cut off by the pause may have had its effect: it is not repeated.
       for (const call of this.#host.store.openToolCalls()) {
         if (call.status === "running" && this.#host.toolbox().get(call.name)?.atMostOnce !== false) {
@@ -115,11 +112,13 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     return { ok: true, value: this.#host.view() };
   }
 
-  async resume(): Promise<AgentResult<Session>> {
+  async resume(cap: Limits | null = null): Promise<AgentResult<Session>> {
     if (!this.#host.session()) return notFound;
     const run = this.#host.store.run();
     if (run.status !== "paused") return { ok: false, code: "conflict", detail: `a ${run.status} session cannot be resumed` };
-    this.#host.updateRun({ status: "running", attempts: 0, next_attempt_at: 0 });
+    if (cap) this.#host.capLimits(cap);
+    // A pending retry keeps its backoff and its count: pausing is no way around Retry-After.
+    this.#host.updateRun({ status: "running" });
     await this.#host.continueRun();
     await this.#afterControl();
     return { ok: true, value: this.#host.view() };
@@ -135,12 +134,12 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   async deny(callId: string, reason: string | null): Promise<AgentResult<Session>> {
     return this.#decide(callId, "waiting_approval", (call) => {
       const text = reason ? `denied by a reviewer: ${reason}` : "denied by a reviewer";
-      this.#finishCall(call, text, true);
+      this.#host.finishCall(call, text, true);
     });
   }
 
   async submitToolOutput(callId: string, output: string, isError: boolean): Promise<AgentResult<Session>> {
-    return this.#decide(callId, "waiting_tool_output", (call) => this.#finishCall(call, output, isError));
+    return this.#decide(callId, "waiting_tool_output", (call) => this.#host.finishCall(call, output, isError));
   }
 
   async listMessages(after: number, limit: number): Promise<AgentResult<Page<Message>>> {
@@ -204,11 +203,11 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     } catch (err) {
       // An unexpected fault (a bug, a storage error). The alarm never throws: the runtime's
       // own retries would bypass the loop's backoff and attempt count.
-      console.error(`session ${host.requireSession().id}: unit failed: ${err instanceof Error ? err.stack : String(err)}`);
+      console.error(`session ${host.session()?.id ?? "(erased)"}: unit failed: ${err instanceof Error ? err.stack : String(err)}`);
       if (!host.isCurrent(generation)) return;
       const attempts = host.store.run().attempts + 1;
       if (attempts >= MAX_ATTEMPTS) {
-        host.store.transaction(() => this.#closeOpenCalls("not run: the session failed"));
+        host.transaction(() => host.closeOpenCalls("not run: the session failed"));
         await finishRun(host, "failed", "model_error", "the session failed after repeated internal errors");
         return;
       }
@@ -223,7 +222,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   #startRun(input: RunInput): void {
     const host = this.#host;
     const content: ContentBlock[] = typeof input === "string" ? [{ type: "text", text: input }] : input;
-    const message = host.store.transaction(() => {
+    const message = host.transaction(() => {
       const saved = host.store.appendMessage("user", content, host.nowIso());
       const run = host.store.run();
       host.updateRun({ status: "running", generation: run.generation + 1, steps: 0, attempts: 0, error: null, stop_reason: null, next_attempt_at: 0 });
@@ -239,27 +238,17 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     if (call.status !== expected) {
       return { ok: false, code: "conflict", detail: `the tool call is ${call.status}, not ${expected}` };
     }
-    this.#host.store.transaction(() => apply(call));
+    this.#host.transaction(() => apply(call));
     this.#host.emit("tool_call", this.#host.store.toolCall(callId));
     await this.#host.continueRun();
     await this.#afterControl();
     return { ok: true, value: this.#host.view() };
   }
 
-  #finishCall(call: ToolCall, output: string, isError: boolean): void {
-    const max = this.#host.requireSession().limits.max_tool_output_chars;
-    this.#host.store.finishToolCall(call.id, cutOutput(output, max), isError, this.#host.nowIso());
-  }
-
-  /** Gives every call that has no result an error result, so each tool_use keeps its tool_result. */
-  #closeOpenCalls(reason: string): void {
-    for (const call of this.#host.store.openToolCalls()) {
-      if (call.status !== "done" && call.status !== "error") this.#finishCall(call, reason, true);
-    }
-    this.#host.settleToolCalls();
-  }
-
   async #afterControl(): Promise<void> {
+    // The alarm first, so a slow or failing report never delays (or, with a crash, loses) the
+    // next step; again after it, to drop a report-retry alarm that is no longer needed.
+    await this.#host.ensureAlarm();
     await this.#host.report();
     await this.#host.ensureAlarm();
   }

@@ -5,14 +5,18 @@
  * what is rebuilt from storage on every wake.
  */
 import { type Config, loadConfig } from "../config";
+import { capLimits, type Limits } from "../limits";
 import { tenantIndexStub } from "./naming";
 import { AgentStore, type RunState, type StoredSession } from "./store";
 import { buildToolbox, type Toolbox } from "./tools/registry";
-import type { Session, SessionStatus, SessionSummary, ToolResultBlock } from "./types";
+import { cutOutput } from "./tools/cut-output";
+import { ACTIVE_STATUSES, type Session, type SessionStatus, type SessionSummary, type ToolCall, type ToolResultBlock } from "./types";
 
 /** A failed report to the tenant index is tried again after this long, then longer. */
 export const REPORT_RETRY_MS = 5_000;
 const REPORT_RETRY_MAX_MS = 5 * 60_000;
+
+export const CANCELLED_BEFORE_RESULT = "cancelled before it finished";
 
 export type SettleOutcome = "none" | "runnable" | "complete" | "waiting_approval" | "waiting_tool_output";
 
@@ -40,6 +44,12 @@ export class AgentHost {
     const session = this.store.session();
     if (!session) throw new Error("session used before it was created");
     return session;
+  }
+
+  /** Lowers the session's limits to `cap` where it is lower (see `capLimits`). */
+  capLimits(cap: Limits): void {
+    const session = this.requireSession();
+    this.store.putSession({ ...session, limits: capLimits(session.limits, cap) });
   }
 
   toolbox(): Toolbox {
@@ -138,11 +148,37 @@ export class AgentHost {
 
   // ---- events ------------------------------------------------------------------------
 
+  /** Frames of events stored in the open transaction, sent only once it commits. */
+  #pendingFrames: string[] | null = null;
+
+  /**
+   * Runs `fn` atomically (a nested call joins the outer one). Events it emits reach the
+   * sockets after the commit, so a rolled-back change is never shown to anyone.
+   */
+  transaction<T>(fn: () => T): T {
+    if (this.#pendingFrames !== null) return fn();
+    const frames: string[] = [];
+    this.#pendingFrames = frames;
+    let result: T;
+    try {
+      result = this.store.transaction(fn);
+    } finally {
+      this.#pendingFrames = null;
+    }
+    for (const frame of frames) this.#send(frame);
+    return result;
+  }
+
   /** Stores an event and sends it to every connected socket. */
   emit(type: string, data: unknown): void {
     const now = this.nowIso();
     const id = this.store.appendEvent(type, data, now);
     const frame = JSON.stringify({ id, type, data, created_at: now });
+    if (this.#pendingFrames !== null) this.#pendingFrames.push(frame);
+    else this.#send(frame);
+  }
+
+  #send(frame: string): void {
     for (const socket of this.ctx.getWebSockets()) {
       try {
         socket.send(frame);
@@ -177,9 +213,11 @@ export class AgentHost {
   async report(): Promise<void> {
     const session = this.requireSession();
     const summary = this.summary();
+    let suspended: boolean;
     try {
-      await tenantIndexStub(this.env, session.tenant_id).reportSession(session.tenant_id, summary);
+      ({ suspended } = await tenantIndexStub(this.env, session.tenant_id).reportSession(session.tenant_id, summary));
     } catch (err) {
+      if (!this.session()) return; // erased meanwhile: nothing left to report
       console.warn(`report of session ${session.id} to its tenant index failed: ${String(err)}`);
       const failures = (this.store.run().report_failures ?? 0) + 1;
       this.store.putRun({ ...this.store.run(), report_failures: failures });
@@ -187,13 +225,48 @@ export class AgentHost {
       await this.scheduleNoLaterThan(Date.now() + delay);
       return;
     }
+    if (!this.session()) return;
     const run = this.store.run();
     if (summary.revision > run.reported_revision) {
       this.store.putRun({ ...run, reported_revision: summary.revision, report_failures: 0 });
     }
+    // A start admitted just before its tenant was suspended, or a run the suspension sweep
+    // missed, learns it here and stops; the final status is reported in turn.
+    if (suspended && ACTIVE_STATUSES.includes(run.status)) {
+      this.cancelRun();
+      await this.report();
+    }
+  }
+
+  // ---- cancel --------------------------------------------------------------------------
+
+  /**
+   * Cancels the run: aborts the call in flight, gives every open call an error result, and
+   * bumps the generation so anything still returning is discarded.
+   */
+  cancelRun(): void {
+    const run = this.store.run();
+    this.abortInflight("cancelled");
+    this.transaction(() => {
+      this.closeOpenCalls(CANCELLED_BEFORE_RESULT);
+      this.updateRun({ status: "cancelled", stop_reason: "cancelled", error: null, generation: run.generation + 1, attempts: 0, next_attempt_at: 0 });
+    });
   }
 
   // ---- tool calls ----------------------------------------------------------------------
+
+  finishCall(call: ToolCall, output: string, isError: boolean): void {
+    const max = this.requireSession().limits.max_tool_output_chars;
+    this.store.finishToolCall(call.id, cutOutput(output, max), isError, this.nowIso());
+  }
+
+  /** Gives every call that has no result an error result, so each tool_use keeps its tool_result. */
+  closeOpenCalls(reason: string): void {
+    for (const call of this.store.openToolCalls()) {
+      if (call.status !== "done" && call.status !== "error") this.finishCall(call, reason, true);
+    }
+    this.settleToolCalls();
+  }
 
   /**
    * Looks at the open tool calls after any of them changed. When all have a result it writes
@@ -211,7 +284,7 @@ export class AgentHost {
       content: c.output ?? "",
       ...(c.is_error ? { is_error: true } : {}),
     }));
-    const message = this.store.transaction(() => {
+    const message = this.transaction(() => {
       const saved = this.store.appendMessage("user", results, this.nowIso());
       this.store.markToolCallsReported(open.map((c) => c.id));
       return saved;

@@ -5,6 +5,7 @@
  * restart made the result stale in the meantime.
  */
 import { MAX_ATTEMPTS } from "../limits";
+import { deadline } from "./deadline";
 import type { AgentHost } from "./host";
 import { providerFor } from "./model";
 import { ModelError } from "./model/provider";
@@ -25,6 +26,7 @@ export async function runModelStep(host: AgentHost, generation: number): Promise
   const toolbox = host.toolbox();
   const provider = providerFor(session.model, host.config);
   const controller = host.beginCall();
+  const limit = deadline(host.config.modelTimeoutMs);
   let response;
   try {
     response = await provider.complete(
@@ -35,12 +37,13 @@ export async function runModelStep(host: AgentHost, generation: number): Promise
         tools: toolDefinitions(toolbox),
         maxTokens,
       },
-      AbortSignal.any([controller.signal, AbortSignal.timeout(host.config.modelTimeoutMs)]),
+      AbortSignal.any([controller.signal, limit.signal]),
     );
   } catch (err) {
     if (!host.isCurrent(generation)) return; // cancelled or paused meanwhile: nothing to record
     return recordFailure(host, err);
   } finally {
+    limit.clear();
     host.endCall(controller);
   }
   if (!host.isCurrent(generation)) return; // a stale answer is discarded, never saved
@@ -48,30 +51,43 @@ export async function runModelStep(host: AgentHost, generation: number): Promise
   const toolUses = response.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
   const step = run.steps + 1;
   const now = host.nowIso();
-  const message = host.store.transaction(() => {
-    const saved = host.store.appendMessage("assistant", response.content, now);
-    toolUses.forEach((use, position) => {
-      host.store.insertToolCall({ id: use.id, step, messageSeq: saved.seq, position, name: use.name, input: use.input, status: initialStatus(host, use.name), now });
-    });
-    const current = host.store.run();
-    host.updateRun({
-      steps: step,
-      attempts: 0,
-      next_attempt_at: 0,
-      usage: {
-        steps: current.usage.steps + 1,
-        input_tokens: current.usage.input_tokens + response.usage.input_tokens,
-        output_tokens: current.usage.output_tokens + response.usage.output_tokens,
-      },
-    });
-    return saved;
+  const usage = {
+    steps: run.usage.steps + 1,
+    input_tokens: run.usage.input_tokens + response.usage.input_tokens,
+    output_tokens: run.usage.output_tokens + response.usage.output_tokens,
+  };
+  const problem = toolUseProblem(host, toolUses);
+  if (problem) {
+    // Saving cannot succeed, and trying again would pay for the same answer again.
+    host.updateRun({ steps: step, usage });
+    return finishRun(host, "failed", "model_error", problem);
+  }
+  host.transaction(() => {
+    // An empty answer is not kept: providers refuse an assistant turn without content.
+    if (response.content.length > 0) {
+      const saved = host.store.appendMessage("assistant", response.content, now);
+      toolUses.forEach((use, position) => {
+        host.store.insertToolCall({ id: use.id, step, messageSeq: saved.seq, position, name: use.name, input: use.input, status: initialStatus(host, use.name), now });
+      });
+      host.emit("message", saved);
+      for (const call of host.store.openToolCalls()) host.emit("tool_call", call);
+    }
+    host.updateRun({ steps: step, attempts: 0, next_attempt_at: 0, usage });
   });
-  host.emit("message", message);
-  for (const call of host.store.openToolCalls()) host.emit("tool_call", call);
 
   if (toolUses.length === 0) return finishRun(host, "done", "end_turn", null);
   await host.continueRun();
   await host.report();
+}
+
+/** A tool_use id must be new: each one gets exactly one tool_result, matched by id. */
+function toolUseProblem(host: AgentHost, toolUses: ToolUseBlock[]): string | null {
+  const ids = new Set<string>();
+  for (const use of toolUses) {
+    if (ids.has(use.id) || host.store.toolCall(use.id)) return `the model reused the tool_use id "${use.id}"`;
+    ids.add(use.id);
+  }
+  return null;
 }
 
 /** Client tools wait for the caller; tools that need approval wait for a person first. */

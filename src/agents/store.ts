@@ -83,6 +83,10 @@ export class AgentStore {
     return this.storage.kv.get<StoredSession>("session");
   }
 
+  putSession(session: StoredSession): void {
+    this.storage.kv.put("session", session);
+  }
+
   run(): RunState {
     const run = this.storage.kv.get<RunState>("run");
     if (!run) throw new Error("run state read before the session was created");

@@ -70,6 +70,8 @@ export async function runToolStep(host: AgentHost, generation: number): Promise<
     if (!host.isCurrent(generation)) return; // cancelled meanwhile: the result is stale
     finish(host, call, outcome);
   }
+  // A unit that ran to its end clears the count of earlier faults.
+  if (host.store.run().attempts > 0) host.updateRun({ attempts: 0, next_attempt_at: 0 });
   await host.continueRun();
   await host.report();
 }

@@ -35,7 +35,7 @@ export function acquireRunSlot(sql: SqlStorage, sessionId: string, maxConcurrent
     const { first } = sql
       .exec<{ first: number | null }>(`SELECT MIN(expires_at) AS first FROM run_reservations WHERE session_id <> ?`, sessionId)
       .one();
-    return { ok: false, retryAfterSeconds: runSlotRetryAfter(now, first) };
+    return { ok: false, code: "busy", retryAfterSeconds: runSlotRetryAfter(now, first) };
   }
   sql.exec(
     `INSERT INTO run_reservations (session_id, expires_at) VALUES (?, ?)

@@ -47,6 +47,18 @@ export class TenantBinding {
     if (!this.#registered) await this.#ensureRegistered(tenantId);
   }
 
+  /**
+   * Read-only check for lookups made before the caller is authenticated: refuses another
+   * tenant, but neither binds nor registers, so unauthenticated traffic cannot create tenants.
+   * Returns false when the index was never bound (it then holds nothing to find).
+   */
+  peek(tenantId: string): boolean {
+    if (!isValidTenantId(tenantId)) throw new TypeError("tenantId is not a valid tenant id");
+    if (this.#tenantId === undefined) return false;
+    if (!checkTenant(this.#tenantId, tenantId).ok) throw new Error("this tenant index belongs to a different tenant");
+    return true;
+  }
+
   get createdAt(): number {
     return this.#kv.get<number>(CREATED_AT_KEY) ?? 0;
   }

@@ -10,9 +10,10 @@ import type { PartialLimits } from "../limits";
 import { admit } from "./admission";
 import * as apiKeys from "./api-key-store";
 import { agentCanceller, cancelEach } from "./bulk-cancel";
+import { MAX_CURSOR_CHARS } from "./cursor";
 import * as idempotency from "./idempotency-store";
 import { RateLimiter } from "./rate-limit";
-import { acquireRunSlot } from "./run-slots";
+import { acquireRunSlot, releaseRunSlot } from "./run-slots";
 import { createIndexSchema } from "./schema";
 import { parseSessionReport, requireStatus } from "./session-report";
 import * as sessions from "./sessions-store";
@@ -51,8 +52,9 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
 
   // --- API keys
 
+  /** Called before the key is verified: it must not bind or register the tenant (see `peek`). */
   async findApiKey(tenantId: string, keyId: string): Promise<apiKeys.ApiKeyRecord | null> {
-    await this.#enter(tenantId);
+    if (!this.#binding.peek(tenantId)) return null;
     return apiKeys.findApiKey(this.#sql, tenantId, requireString("keyId", keyId));
   }
 
@@ -68,7 +70,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
 
   async listApiKeys(tenantId: string, input: T.PageInput): Promise<Page<apiKeys.ApiKeyListing>> {
     await this.#enter(tenantId);
-    return apiKeys.listApiKeys(this.#sql, tenantId, requirePageLimit(input.limit), optionalString("cursor", input.cursor));
+    return apiKeys.listApiKeys(this.#sql, tenantId, requirePageLimit(input.limit), optionalString("cursor", input.cursor, MAX_CURSOR_CHARS));
   }
 
   async revokeApiKey(tenantId: string, keyId: string, now: number): Promise<boolean> {
@@ -78,11 +80,12 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
 
   // --- sessions
 
-  /** True when applied; false for a stale or repeated revision, or a removed session. */
-  async reportSession(tenantId: string, report: T.SessionReport): Promise<boolean> {
+  /** `applied` is false for a stale or repeated revision, or a removed session. */
+  async reportSession(tenantId: string, report: T.SessionReport): Promise<T.ReportAck> {
     await this.#enter(tenantId);
     const row = parseSessionReport(report);
-    return this.ctx.storage.transactionSync(() => sessions.recordSessionReport(this.#sql, row));
+    const applied = this.ctx.storage.transactionSync(() => sessions.recordSessionReport(this.#sql, row));
+    return { applied, suspended: this.#readConfig().suspended };
   }
 
   async getSessionSummary(tenantId: string, sessionId: string): Promise<SessionSummary | null> {
@@ -99,7 +102,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
   async listSessions(tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>> {
     await this.#enter(tenantId);
     const filter = this.#filter(input);
-    return sessions.listSessions(this.#sql, filter, requirePageLimit(input.limit), optionalString("cursor", input.cursor));
+    return sessions.listSessions(this.#sql, filter, requirePageLimit(input.limit), optionalString("cursor", input.cursor, MAX_CURSOR_CHARS));
   }
 
   async acquireRun(tenantId: string, sessionId: string, maxConcurrent: number, now: number): Promise<T.RunSlot> {
@@ -107,7 +110,14 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     const id = requireString("sessionId", sessionId);
     const max = requireInt("maxConcurrent", maxConcurrent, 1);
     const at = requireNow(now);
+    if (this.#readConfig().suspended) return { ok: false, code: "suspended" };
     return this.ctx.storage.transactionSync(() => acquireRunSlot(this.#sql, id, max, at));
+  }
+
+  /** Gives back the slot of a start that did not happen (the Agent refused it or failed). */
+  async releaseRun(tenantId: string, sessionId: string): Promise<void> {
+    await this.#enter(tenantId);
+    releaseRunSlot(this.#sql, requireString("sessionId", sessionId));
   }
 
   async counts(tenantId: string): Promise<T.StatusCounts> {

@@ -43,7 +43,14 @@ export interface PageInput {
   cursor?: string | null;
 }
 
-export type RunSlot = { ok: true } | { ok: false; retryAfterSeconds: number };
+export type RunSlot = { ok: true } | { ok: false; code: "busy"; retryAfterSeconds: number } | { ok: false; code: "suspended" };
+
+/** The answer to a session's report: whether it was applied, and whether its tenant is suspended. */
+export interface ReportAck {
+  applied: boolean;
+  /** A suspended tenant's session cancels itself: this closes the race with a start admitted just before. */
+  suspended: boolean;
+}
 
 export interface UsageDay {
   /** UTC day, `YYYY-MM-DD`. */

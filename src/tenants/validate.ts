@@ -30,9 +30,9 @@ export function requirePageLimit(value: unknown): number {
   return requireInt("limit", value, MIN_PAGE_LIMIT, MAX_PAGE_LIMIT);
 }
 
-export function optionalString(name: string, value: unknown): string | null {
+export function optionalString(name: string, value: unknown, maxChars = MAX_ID_CHARS): string | null {
   if (value === undefined || value === null) return null;
-  return requireString(name, value);
+  return requireString(name, value, maxChars);
 }
 
 /** Milliseconds of an ISO 8601 timestamp, or a TypeError. */

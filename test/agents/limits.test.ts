@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { BUILTIN_DEFAULT_LIMITS } from "../../src/limits";
 import { createAndStart, messages, newTestSession, waitForStatus } from "../support/agent-session";
 
 const toolUse = (id: string) => ({ type: "tool_use", id, name: "get_time", input: {} });
@@ -36,5 +37,20 @@ describe("run limits", () => {
     // Two user turns in a row are joined for the provider, which wants alternating roles.
     const second = (await t.model.requests())[1]!.body as { messages: { role: string }[] };
     expect(second.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+  });
+});
+
+describe("limits capped at start", () => {
+  it("lowers the session's limits to the cap passed with start, for this and later runs", async () => {
+    const t = newTestSession();
+    await t.model.script({ reply: { content: [toolUse("toolu_c1")] } }, { reply: { content: [toolUse("toolu_c2")] } });
+    await createAndStart(t, "one", { tools: [{ type: "builtin", name: "get_time" }] });
+    await t.stub.cancel();
+    const cap = { ...BUILTIN_DEFAULT_LIMITS, max_steps_per_run: 1, max_tokens_per_day: 1000 };
+    expect(await t.stub.start("two", cap)).toMatchObject({ ok: true, value: { limits: { max_steps_per_run: 1, max_tokens_per_day: 1000 } } });
+    expect(await waitForStatus(t, ["done"])).toMatchObject({ stop_reason: "step_limit" });
+    // A looser cap later does not raise them again.
+    expect(await t.stub.start("three", BUILTIN_DEFAULT_LIMITS)).toMatchObject({ ok: true, value: { limits: { max_steps_per_run: 1 } } });
+    await t.stub.cancel();
   });
 });

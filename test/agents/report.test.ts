@@ -1,7 +1,7 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { tenantIndexName, tenantIndexStub } from "../../src/agents/naming";
-import { alarmAt, createAndStart, newTestSession, runState, waitForStatus } from "../support/agent-session";
+import { alarmAt, createAndStart, newTestSession, runState, sessionInit, waitForStatus } from "../support/agent-session";
 
 const text = (t: string) => ({ type: "text", text: t });
 
@@ -44,6 +44,19 @@ describe("reports to the tenant index", () => {
     const settled = await runState(t);
     expect(settled.reported_revision).toBe(settled.revision);
     await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await alarmAt(t)).toBeNull();
+  });
+});
+
+describe("a suspended tenant", () => {
+  it("cancels a run that starts after its tenant was suspended, at its first report", async () => {
+    const t = newTestSession();
+    await tenantIndexStub(env, t.tenantId).suspend(t.tenantId);
+    await t.model.script({ hang: true });
+    const created = await t.stub.create(sessionInit(t), "hello");
+    expect(created).toMatchObject({ ok: true, value: { status: "cancelled", stop_reason: "cancelled" } });
+    const summary = await tenantIndexStub(env, t.tenantId).getSessionSummary(t.tenantId, t.sessionId);
+    expect(summary).toMatchObject({ status: "cancelled" });
     expect(await alarmAt(t)).toBeNull();
   });
 });

@@ -99,3 +99,19 @@ describe("model call timeout", () => {
     expect((await messages(t)).map((m) => m.role)).toEqual(["user", "assistant"]);
   });
 });
+
+describe("pause during a backoff", () => {
+  it("keeps the backoff and the attempt count across pause and resume", async () => {
+    const t = newTestSession();
+    await t.model.script({ status: 503, headers: { "retry-after": "30" } }, { reply: { content: [text("later")] } });
+    await createAndStart(t, "hello");
+    const before = await waitForAttempts(t, 1);
+    await t.stub.pause();
+    await t.stub.resume();
+    const after = await runState(t);
+    expect(after).toMatchObject({ status: "running", attempts: 1, next_attempt_at: before.next_attempt_at });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await t.model.requests()).toHaveLength(1);
+    await t.stub.cancel();
+  });
+});

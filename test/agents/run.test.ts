@@ -192,3 +192,27 @@ async function waitFor<T>(probe: () => Promise<T | null>, timeoutMs = 5000): Pro
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+describe("answers that cannot be kept as they are", () => {
+  it("keeps no empty assistant turn, so the next run is not refused", async () => {
+    const t = newTestSession();
+    await t.model.script({ reply: { content: [{ type: "text", text: "" }], usage: { input_tokens: 5, output_tokens: 0 } } }, { reply: { content: [text("second")] } });
+    await createAndStart(t, "first");
+    expect(await waitForStatus(t, ["done", "failed"])).toMatchObject({ status: "done", usage: { steps: 1, input_tokens: 5 } });
+    await t.stub.start("again");
+    await waitForStatus(t, ["done", "failed"]);
+    const sent = (await t.model.requests())[1]!.body as { messages: { role: string; content: unknown[] }[] };
+    expect(sent.messages).toEqual([{ role: "user", content: [text("first"), text("again")] }]);
+  });
+
+  it("fails the run, counting the tokens, when the model reuses a tool_use id", async () => {
+    const t = newTestSession();
+    const use = { type: "tool_use", id: "toolu_same", name: "get_time", input: {} };
+    await t.model.script({ reply: { content: [use] } }, { reply: { content: [use] } });
+    await createAndStart(t, "loop", { tools: [{ type: "builtin", name: "get_time" }] });
+    const failed = await waitForStatus(t, ["failed", "done"]);
+    expect(failed).toMatchObject({ status: "failed", stop_reason: "model_error", usage: { steps: 2, input_tokens: 20 } });
+    expect(failed.error).toContain("toolu_same");
+    expect(await t.model.requests()).toHaveLength(2);
+  });
+});

@@ -226,3 +226,16 @@ describe("cancel during a tool call", () => {
     expect(await t.model.requests()).toHaveLength(1);
   });
 });
+
+describe("a tool whose schema cannot be used", () => {
+  it("gives the model an error result instead of failing the session", async () => {
+    const t = newTestSession();
+    const hook = mockHook(uniqueKey("bad-schema"));
+    const broken = webhook("broken", hook.url, { input_schema: { type: "object", properties: { q: { type: "string", pattern: "(" } } } });
+    await t.model.script({ reply: { content: [toolUse("toolu_broken", "broken", { q: "x" })] } }, { reply: { content: [text("ok")] } });
+    await createAndStart(t, "go", { tools: [broken] });
+    expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
+    expect(await hook.requests()).toHaveLength(0);
+    expect((await toolCalls(t))[0]).toMatchObject({ status: "error", output: expect.stringContaining("input_schema cannot be used") });
+  });
+});

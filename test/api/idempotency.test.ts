@@ -80,7 +80,7 @@ describe("Idempotency-Key", () => {
 
   it("answers 409 while the first request with the key is still running", async () => {
     const raw = JSON.stringify({ name: "a" });
-    const scope = idempotencyScope("user-1", "POST", "/v1/test/things");
+    const scope = await idempotencyScope("user-1", "POST", "/v1/test/things");
     const bodyHash = await sha256Hex(new TextEncoder().encode(raw).buffer as ArrayBuffer);
     await tenantIndexStub(env, tenantId).beginIdempotent(tenantId, { scope, key: "k3", bodyHash, now: Date.now() });
 
@@ -135,14 +135,17 @@ describe("Idempotency-Key", () => {
 });
 
 describe("idempotencyScope", () => {
-  it("separates subjects, methods and paths", () => {
-    const scopes = new Set([
-      idempotencyScope("a", "POST", "/v1/sessions"),
-      idempotencyScope("b", "POST", "/v1/sessions"),
-      idempotencyScope("a", "POST", "/v1/sessions/ses_1/messages"),
-      idempotencyScope("a", "PUT", "/v1/sessions"),
-    ]);
+  it("separates subjects, methods and paths, in a bounded size", async () => {
+    const scopes = new Set(
+      await Promise.all([
+        idempotencyScope("a", "POST", "/v1/sessions"),
+        idempotencyScope("b", "POST", "/v1/sessions"),
+        idempotencyScope("a", "POST", "/v1/sessions/ses_1/messages"),
+        idempotencyScope("a", "PUT", "/v1/sessions"),
+      ]),
+    );
     expect(scopes.size).toBe(4);
-    expect(idempotencyScope("a", "post", "/x")).toBe(idempotencyScope("a", "POST", "/x"));
+    expect(await idempotencyScope("a", "post", "/x")).toBe(await idempotencyScope("a", "POST", "/x"));
+    expect(await idempotencyScope("a", "POST", `/v1/sessions/${"x".repeat(5000)}`)).toHaveLength(64);
   });
 });

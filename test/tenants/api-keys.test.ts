@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { type ApiKeyRecord, generateApiKey } from "../../src/auth/api-keys";
 import { BASE_MS, expectIndexRejects, freshTenant, indexOf } from "./helpers";
@@ -19,6 +20,15 @@ async function newRecord(tenantId: string, createdMs: number, name = "backend"):
 }
 
 describe("API keys", () => {
+  it("looks up a key of a tenant never seen without binding or registering it", async () => {
+    const tenantId = freshTenant();
+    expect(await indexOf(tenantId).findApiKey(tenantId, "key_000000000000000000000000")).toBeNull();
+    const listed = await env.TENANT_REGISTRY.get(env.TENANT_REGISTRY.idFromName("registry")).list({ limit: 200, cursor: null });
+    expect(listed.data.map((t) => t.tenant_id)).not.toContain(tenantId);
+    // The index is still free for its tenant: binding happens on the first authenticated use.
+    expect(await indexOf(tenantId).counts(tenantId)).toBeDefined();
+  });
+
   it("finds a created key with its hash, and null for an unknown id", async () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);

@@ -14,7 +14,7 @@ describe("acquireRun", () => {
     const tenantId = freshTenant();
     await acquireMany(tenantId, MAX, BASE_MS);
     const refused = await indexOf(tenantId).acquireRun(tenantId, "ses_extra", MAX, BASE_MS + 1_000);
-    expect(refused).toEqual({ ok: false, retryAfterSeconds: RUN_SLOT_RETRY_AFTER_SECONDS });
+    expect(refused).toEqual({ ok: false, code: "busy", retryAfterSeconds: RUN_SLOT_RETRY_AFTER_SECONDS });
   });
 
   it("does not count a session's own reservation or run against it", async () => {

@@ -8,7 +8,7 @@ describe("reportSession", () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);
     expect(await index.getSessionSummary(tenantId, "ses_1")).toBeNull();
-    expect(await index.reportSession(tenantId, report("ses_1", { status: "running", revision: 3 }))).toBe(true);
+    expect(await index.reportSession(tenantId, report("ses_1", { status: "running", revision: 3 }))).toEqual({ applied: true, suspended: false });
     expect(await index.getSessionSummary(tenantId, "ses_1")).toMatchObject({ id: "ses_1", status: "running" });
   });
 
@@ -16,10 +16,10 @@ describe("reportSession", () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);
     await index.reportSession(tenantId, report("ses_1", { status: "running", revision: 2 }));
-    expect(await index.reportSession(tenantId, report("ses_1", { status: "idle", revision: 1 }))).toBe(false);
-    expect(await index.reportSession(tenantId, report("ses_1", { status: "paused", revision: 2 }))).toBe(false);
+    expect(await index.reportSession(tenantId, report("ses_1", { status: "idle", revision: 1 }))).toMatchObject({ applied: false });
+    expect(await index.reportSession(tenantId, report("ses_1", { status: "paused", revision: 2 }))).toMatchObject({ applied: false });
     expect((await index.getSessionSummary(tenantId, "ses_1"))?.status).toBe("running");
-    expect(await index.reportSession(tenantId, report("ses_1", { status: "done", stop_reason: "end_turn", revision: 5 }))).toBe(true);
+    expect(await index.reportSession(tenantId, report("ses_1", { status: "done", stop_reason: "end_turn", revision: 5 }))).toMatchObject({ applied: true });
     expect(await index.getSessionSummary(tenantId, "ses_1")).toMatchObject({ status: "done", stop_reason: "end_turn" });
   });
 
@@ -73,7 +73,7 @@ describe("removeSession", () => {
     expect(await index.removeSession(tenantId, "ses_1")).toBe(true);
     expect(await index.removeSession(tenantId, "ses_1")).toBe(false);
     expect(await index.getSessionSummary(tenantId, "ses_1")).toBeNull();
-    expect(await index.reportSession(tenantId, report("ses_1", { revision: 2, usage: usage(500, 50, 3) }))).toBe(false);
+    expect(await index.reportSession(tenantId, report("ses_1", { revision: 2, usage: usage(500, 50, 3) }))).toMatchObject({ applied: false });
     expect(await index.getSessionSummary(tenantId, "ses_1")).toBeNull();
     expect(await index.tokensToday(tenantId, BASE_MS)).toBe(110);
     expect((await index.listSessions(tenantId, { limit: 10 })).data).toEqual([]);

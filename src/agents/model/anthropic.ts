@@ -54,9 +54,16 @@ function toWire(request: ModelRequest) {
     model: request.model,
     max_tokens: request.maxTokens,
     ...(request.system ? { system: request.system } : {}),
-    messages: mergeTurns(request.messages),
+    messages: mergeTurns(withoutEmptyBlocks(request.messages)),
     ...(request.tools.length ? { tools: request.tools } : {}),
   };
+}
+
+/** The API refuses empty text blocks and turns without content; neither carries meaning. */
+function withoutEmptyBlocks(messages: ModelRequest["messages"]): ModelRequest["messages"] {
+  return messages
+    .map((m) => ({ role: m.role, content: m.content.filter((b) => b.type !== "text" || b.text.length > 0) }))
+    .filter((m) => m.content.length > 0);
 }
 
 function fromWire(text: string): ModelResponse {
@@ -72,7 +79,10 @@ function fromWire(text: string): ModelResponse {
   }
   const content: ContentBlock[] = [];
   for (const block of record.content as Record<string, unknown>[]) {
-    if (block?.type === "text" && typeof block.text === "string") content.push({ type: "text", text: block.text });
+    // Empty text blocks are dropped: the API refuses them when they are sent back.
+    if (block?.type === "text" && typeof block.text === "string") {
+      if (block.text.length > 0) content.push({ type: "text", text: block.text });
+    }
     else if (block?.type === "tool_use" && typeof block.id === "string" && typeof block.name === "string") {
       content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input ?? {} });
     }
@@ -94,7 +104,7 @@ function toCount(value: unknown): number {
 
 function httpError(response: Response, text: string, now: number): ModelError {
   const status = response.status;
-  const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
+  const retryable = status === 408 || status === 429 || status >= 500;
   const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), now);
   return new ModelError(`model provider answered ${status}: ${providerMessage(text)}`, retryable, status, retryAfterMs);
 }

@@ -2,6 +2,7 @@
  * Outbound HTTP for tools: every hop checked by the URL guard, redirects followed by hand,
  * a deadline, a byte cap on the body, and results instead of exceptions for expected failures.
  */
+import { deadline } from "../deadline";
 import { checkUrl, describeRefusal, type UrlRefusal } from "./url-guard";
 
 export interface SafeFetchInit {
@@ -64,7 +65,15 @@ const CREDENTIAL_HEADERS = ["authorization", "cookie"];
 const BODY_HEADERS = ["content-type", "content-encoding", "content-language", "content-location"];
 
 export async function safeFetch(url: string, init: SafeFetchInit, options: SafeFetchOptions): Promise<SafeFetchResult> {
-  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const limit = deadline(options.timeoutMs);
+  try {
+    return await fetchWithin(url, init, options, limit.signal);
+  } finally {
+    limit.clear();
+  }
+}
+
+async function fetchWithin(url: string, init: SafeFetchInit, options: SafeFetchOptions, timeout: AbortSignal): Promise<SafeFetchResult> {
   const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
   const fetchImpl = options.fetchImpl ?? ((input, requestInit) => fetch(input, requestInit));
   const stopped = (): SafeFetchResult | null => {

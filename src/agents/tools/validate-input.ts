@@ -7,12 +7,19 @@ const MAX_REPORTED_ERRORS = 5;
 const validators = new WeakMap<object, Validator>();
 
 export function validateToolInput(schema: Record<string, unknown>, input: unknown): string | null {
-  let validator = validators.get(schema);
-  if (!validator) {
-    validator = new Validator(schema as never, "2020-12", false);
-    validators.set(schema, validator);
+  let result: ReturnType<Validator["validate"]>;
+  try {
+    let validator = validators.get(schema);
+    if (!validator) {
+      validator = new Validator(schema as never, "2020-12", false);
+      validators.set(schema, validator);
+    }
+    result = validator.validate(input);
+  } catch (err) {
+    // A schema the validator cannot use (a bad pattern, a dangling $ref) is the tool's fault,
+    // not the session's: the model is told, and the run goes on.
+    return `the tool's input_schema cannot be used: ${err instanceof Error ? err.message : String(err)}`;
   }
-  const result = validator.validate(input);
   if (result.valid) return null;
   // The validator reports the failing keyword chain; the leaves are the useful lines.
   const leaves = result.errors.filter((e) => !result.errors.some((other) => other !== e && other.instanceLocation.startsWith(e.instanceLocation) && other.keywordLocation.startsWith(e.keywordLocation + "/")));

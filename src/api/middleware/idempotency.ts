@@ -65,7 +65,7 @@ export function idempotent(): MiddlewareHandler<AppEnv> {
     }
     const principal = c.var.principal;
     const index = tenantIndexStub(c.env, principal.tenantId);
-    const scope = idempotencyScope(principal.subject, c.req.method, c.req.path);
+    const scope = await idempotencyScope(principal.subject, c.req.method, c.req.path);
     const bodyHash = await sha256Hex(await readBody(c));
 
     // RPC typing cannot carry `unknown` (the replayed body); the shape is the agreed one.
@@ -93,9 +93,13 @@ export function idempotent(): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** Pure: keys of different callers, and of different operations, never meet. */
-export function idempotencyScope(subject: string, method: string, path: string): string {
-  return `${subject} ${method.toUpperCase()} ${path}`;
+/**
+ * Keys of different callers, and of different operations, never meet. Hashed, because the raw
+ * path may be long (an id not validated yet) and the tenant index bounds its fields.
+ */
+export async function idempotencyScope(subject: string, method: string, path: string): Promise<string> {
+  const text = `${subject} ${method.toUpperCase()} ${path}`;
+  return sha256Hex(new TextEncoder().encode(text).buffer as ArrayBuffer);
 }
 
 export async function sha256Hex(bytes: ArrayBuffer): Promise<string> {

@@ -11,8 +11,7 @@ import { requireScope } from "../middleware/require-scope";
 import { jsonBody, jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession } from "./access";
-import { agentValue } from "./agent-result";
-import { admitRun } from "./run-admission";
+import { admitRun, startWithSlot } from "./run-admission";
 import { AddMessageRequestSchema, SessionIdParamsSchema, SessionSchema } from "./schemas";
 
 export const RUN_GOING = "The session is already running; wait for the run to end or cancel it.";
@@ -40,5 +39,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { session, agent } = await loadOwnedSession(c.env, principal, id);
   if (ACTIVE_STATUSES.includes(session.status)) throw new ApiError("conflict", RUN_GOING);
   await admitRun(c.env, principal.tenantId, id, c.var.limits, Date.now());
-  return c.json(agentValue((await agent.start(input)) as AgentResult<Session>), 202);
+  // The tenant's current limits also cap a session created under looser ones.
+  const started = await startWithSlot(c.env, principal.tenantId, id, async () => (await agent.start(input, c.var.limits)) as AgentResult<Session>);
+  return c.json(started, 202);
 };

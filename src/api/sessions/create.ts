@@ -16,7 +16,7 @@ import { bearerAuth } from "../security";
 import { agentValue } from "./agent-result";
 import { newSessionId } from "./ids";
 import { resolveSessionLimits } from "./limits";
-import { admitRun } from "./run-admission";
+import { admitRun, startWithSlot } from "./run-admission";
 import { CreateSessionRequestSchema, SessionSchema } from "./schemas";
 import { checkSessionTools } from "./tool-specs";
 
@@ -76,8 +76,14 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
 
   const id = newSessionId();
   const init = buildSessionInit(id, principal, body, resolved.limits, c.var.config.model);
-  if (body.input !== undefined) await admitRun(c.env, principal.tenantId, id, c.var.limits, Date.now());
-  const session = agentValue((await agentStub(c.env, principal.tenantId, id).create(init, body.input ?? null)) as AgentResult<Session>);
+  const create = async () => (await agentStub(c.env, principal.tenantId, id).create(init, body.input ?? null)) as AgentResult<Session>;
+  let session: Session;
+  if (body.input === undefined) {
+    session = agentValue(await create());
+  } else {
+    await admitRun(c.env, principal.tenantId, id, c.var.limits, Date.now());
+    session = await startWithSlot(c.env, principal.tenantId, id, create);
+  }
 
   c.header("Location", sessionPath(id));
   return c.json(session, 201);

@@ -11,8 +11,7 @@ import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession } from "./access";
-import { agentValue } from "./agent-result";
-import { admitRun } from "./run-admission";
+import { admitRun, startWithSlot } from "./run-admission";
 import { SessionIdParamsSchema, SessionSchema } from "./schemas";
 
 export const route = createRoute({
@@ -38,5 +37,6 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   // Checked before admission so a wrong-state call takes no slot; the Agent checks again.
   if (session.status !== "paused") throw new ApiError("conflict", `A ${session.status} session cannot be resumed.`);
   await admitRun(c.env, principal.tenantId, id, c.var.limits, Date.now());
-  return c.json(agentValue((await agent.resume()) as AgentResult<Session>), 200);
+  const resumed = await startWithSlot(c.env, principal.tenantId, id, async () => (await agent.resume(c.var.limits)) as AgentResult<Session>);
+  return c.json(resumed, 200);
 };

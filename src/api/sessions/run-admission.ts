@@ -7,7 +7,9 @@ import { tenantIndexStub } from "../../agents/naming";
 import type { Env } from "../../env";
 import type { Limits } from "../../limits";
 import type { RunSlot } from "../../tenants/types";
+import type { AgentResult } from "../../agents/types";
 import { ApiError } from "../errors";
+import { agentValue } from "./agent-result";
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -35,9 +37,34 @@ export async function admitRun(env: Env, tenantId: string, sessionId: string, li
     }
   }
   const slot: RunSlot = await index.acquireRun(tenantId, sessionId, limits.max_concurrent_runs, now);
-  if (!slot.ok) {
-    throw new ApiError("rate_limited", `The tenant already has ${limits.max_concurrent_runs} runs going.`, {
-      retryAfterSeconds: slot.retryAfterSeconds,
-    });
+  if (slot.ok) return;
+  // The tenant was suspended after this request was admitted.
+  if (slot.code === "suspended") throw new ApiError("tenant_suspended");
+  throw new ApiError("rate_limited", `The tenant already has ${limits.max_concurrent_runs} runs going.`, {
+    retryAfterSeconds: slot.retryAfterSeconds,
+  });
+}
+
+/**
+ * Asks the Agent to start, holding the slot `admitRun` took; gives the slot back when the Agent
+ * refuses or fails, so a failed start does not keep the tenant's slot until it times out.
+ */
+export async function startWithSlot<T>(env: Env, tenantId: string, sessionId: string, start: () => Promise<AgentResult<T>>): Promise<T> {
+  let result: AgentResult<T>;
+  try {
+    result = await start();
+  } catch (error) {
+    await releaseQuietly(env, tenantId, sessionId);
+    throw error;
+  }
+  if (!result.ok) await releaseQuietly(env, tenantId, sessionId);
+  return agentValue(result);
+}
+
+async function releaseQuietly(env: Env, tenantId: string, sessionId: string): Promise<void> {
+  try {
+    await tenantIndexStub(env, tenantId).releaseRun(tenantId, sessionId);
+  } catch {
+    // The reservation still expires by itself.
   }
 }

@@ -3,6 +3,7 @@
  * the request bodies, and the path and query parameters. Caps on caller-given text are named
  * here with their units; the body limit bounds the request as a whole on top of them.
  */
+import { jsonDepth, MAX_JSON_DEPTH } from "../json-depth";
 import { z } from "@hono/zod-openapi";
 import { MAX_INPUT_CHARS } from "../../agents/agent";
 import { MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "../../agents/tools/registry";
@@ -83,6 +84,7 @@ const InputSchemaSchema = z
   .record(z.string(), z.unknown())
   .refine((schema) => schema.type === "object", 'Must be a JSON Schema with "type": "object" at the top.')
   .refine((schema) => JSON.stringify(schema).length <= MAX_INPUT_SCHEMA_CHARS, `Must be at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON.`)
+  .refine((schema) => jsonDepth(schema) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
   .openapi({ description: "A JSON Schema (2020-12) for the tool's input; its top level is an object.", example: { type: "object", properties: {} } });
 
 const ToolDescriptionSchema = z.string().min(1).max(MAX_TOOL_DESCRIPTION_CHARS);
@@ -127,6 +129,7 @@ export const ToolSchema = z.discriminatedUnion("type", [BuiltinToolSchema, Webho
 
 const ContextSchema = z
   .record(z.string(), z.unknown())
+  .refine((context) => jsonDepth(context) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
   .refine((context) => JSON.stringify(context).length <= MAX_CONTEXT_CHARS, `Must be at most ${MAX_CONTEXT_CHARS} characters as JSON.`)
   .openapi({ description: "Any JSON object the caller wants kept with the session." });
 

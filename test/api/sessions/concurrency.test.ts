@@ -1,5 +1,9 @@
 /** The tenant's max_concurrent_runs, enforced at every start: create with input, a new message, resume. */
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { tenantIndexStub } from "../../../src/agents/naming";
+import { admitRun, startWithSlot } from "../../../src/api/sessions/run-admission";
+import { BUILTIN_DEFAULT_LIMITS } from "../../../src/limits";
 import { PROBLEM_TYPE_BASE } from "../../../src/api/errors";
 import type { Session } from "../../../src/agents/types";
 import { callJson, readProblem } from "../../support/api";
@@ -62,5 +66,36 @@ describe("concurrent runs", () => {
     } finally {
       await cancelQuietly(busy, first.id);
     }
+  });
+});
+
+describe("starts that do not happen, and tenants that change", () => {
+  it("gives back the slot of a start that the Agent refused", async () => {
+    const who = await caller();
+    const index = tenantIndexStub(env, who.tenantId);
+    expect(await index.acquireRun(who.tenantId, "ses_refused", 1, Date.now())).toEqual({ ok: true });
+    expect(await index.acquireRun(who.tenantId, "ses_other", 1, Date.now())).toMatchObject({ ok: false, code: "busy" });
+    const refused = startWithSlot(env, who.tenantId, "ses_refused", async () => ({ ok: false, code: "conflict", detail: "already running" }) as const);
+    await expect(refused).rejects.toMatchObject({ status: 409 });
+    // With max 1, another session gets the slot at once instead of after the reservation expires.
+    expect(await index.acquireRun(who.tenantId, "ses_other", 1, Date.now())).toEqual({ ok: true });
+  });
+
+  it("refuses a start with 403 once the tenant is suspended, even after admission", async () => {
+    const who = await caller();
+    const index = tenantIndexStub(env, who.tenantId);
+    await index.suspend(who.tenantId);
+    await expect(admitRun(env, who.tenantId, "ses_late", BUILTIN_DEFAULT_LIMITS, Date.now())).rejects.toMatchObject({ status: 403 });
+  });
+
+  it("applies a tenant's lowered limits to its existing sessions at their next run", async () => {
+    const who = await caller();
+    const model = mockModel(uniqueKey("model"));
+    const session = await createSession(who, { model: model.key });
+    expect(session.limits.max_steps_per_run).toBe(BUILTIN_DEFAULT_LIMITS.max_steps_per_run);
+    await setTenantLimits(who.tenantId, { max_steps_per_run: 2, max_tool_output_chars: 100 });
+    const started = await post(who, `/v1/sessions/${session.id}/messages`, { input: "go" });
+    expect(started.status).toBe(202);
+    expect(((await started.json()) as Session).limits).toMatchObject({ max_steps_per_run: 2, max_tool_output_chars: 100 });
   });
 });

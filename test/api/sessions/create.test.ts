@@ -102,6 +102,8 @@ describe("POST /v1/sessions", () => {
     ["a non-string metadata value", { metadata: { n: 1 } }],
     ["an unknown limit", { limits: { max_fun: 1 } }],
     ["a model id with spaces", { model: "my model" }],
+    ["a context nested 3000 deep", { context: { a: nested(3000) } }],
+    ["an input_schema nested 100 deep", { tools: [{ type: "client", name: "c", description: "d", input_schema: { type: "object", x: nested(100) } }] }],
   ])("refuses %s with 400", async (_name, body) => {
     const res = await callJson("/v1/sessions", "POST", body, (await caller()).headers);
     expect(res.status).toBe(400);
@@ -159,3 +161,10 @@ describe("webhook URLs when private URLs are not allowed", () => {
     expect((await createWithoutPrivateUrls("https://hooks.example.com/lookup")).status).toBe(201);
   });
 });
+
+/** `[[[...]]]`, `depth` arrays deep. */
+function nested(depth: number): unknown {
+  let value: unknown = [];
+  for (let i = 1; i < depth; i++) value = [value];
+  return value;
+}
