@@ -35,6 +35,7 @@ const PROBLEMS = {
   },
   rate_limited: { status: 429, title: "Too many requests", detail: "A rate or usage limit was reached; retry later." },
   internal: { status: 500, title: "Internal server error", detail: "Something went wrong on our side." },
+  service_unavailable: { status: 503, title: "Service unavailable", detail: "A service this request needs is unreachable; retry shortly." },
 } as const satisfies Record<string, { status: ContentfulStatusCode; title: string; detail: string }>;
 
 export type ProblemCode = keyof typeof PROBLEMS;
@@ -153,6 +154,7 @@ const RESPONSE_DESCRIPTIONS: Record<ErrorStatus, string> = {
   422: "The Idempotency-Key was used with a different body (`idempotency_conflict`).",
   429: "A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`.",
   500: "An unexpected error (`internal`); the request id identifies it in the logs.",
+  503: "A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged.",
 };
 
 const problemContent = { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } };
@@ -161,6 +163,7 @@ const RESPONSE_HEADERS: Partial<Record<ErrorStatus, Record<string, { description
   401: { "WWW-Authenticate": { description: "Always `Bearer`.", schema: { type: "string" } } },
   405: { Allow: { description: "The methods this path allows.", schema: { type: "string" } } },
   429: { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "string" } } },
+  503: { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "string" } } },
 };
 
 export interface ProblemResponse {
@@ -170,7 +173,7 @@ export interface ProblemResponse {
 }
 
 /** The errors any route behind authentication can answer with. */
-export const AUTHENTICATED_ERRORS = [400, 401, 403, 429, 500] as const;
+export const AUTHENTICATED_ERRORS = [400, 401, 403, 429, 500, 503] as const;
 /** Further errors of a route that reads a JSON body. */
 export const BODY_ERRORS = [413, 415] as const;
 /** The errors of a public route. */

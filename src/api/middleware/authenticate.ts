@@ -7,6 +7,8 @@ import type { MiddlewareHandler } from "hono";
 import { tenantIndexStub } from "../../agents/naming";
 import type { ApiKeyRecord } from "../../auth/api-keys";
 import { authenticate as authenticateCredential } from "../../auth/authenticate";
+import type { AuthFailure } from "../../auth/failure";
+import type { Admission } from "../../tenants/types";
 import type { Principal } from "../../auth/principal";
 import type { AppContext, AppEnv } from "../context";
 import { ApiError } from "../errors";
@@ -20,8 +22,10 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
     const deps = await authDeps(c.env, c.var.config);
     const result = await authenticateCredential(c.req.header("Authorization") ?? null, deps, now);
     if (!result.ok) {
-      // The reason is for operators only; the caller gets the same 401 whatever failed.
+      // The reason is for operators only; the caller gets the same 401 whatever failed, unless
+      // nothing could be judged: a 401 then would tell a client to throw away good credentials.
       log("info", "auth_failed", { request_id: c.var.requestId, reason: result.reason });
+      if (UNJUDGED.has(result.reason)) throw unavailable();
       throw new ApiError("unauthorized");
     }
     const { principal } = result;
@@ -29,14 +33,15 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
 
     // A token exchanged from an API key lives on after the key is revoked unless we look.
     if (principal.via === "jwt" && principal.keyId !== undefined) {
-      const record = await index.findApiKey(principal.tenantId, principal.keyId);
+      const keyId = principal.keyId;
+      const record = await reachIndex(c, () => index.findApiKey(principal.tenantId, keyId));
       if (!exchangedKeyStillValid(record, principal, now)) {
         log("info", "auth_failed", { request_id: c.var.requestId, reason: "source_key_invalid" });
         throw new ApiError("unauthorized");
       }
     }
 
-    const admission = await index.admitRequest(principal.tenantId, { bucket: rateBucket(principal), now });
+    const admission: Admission = await reachIndex(c, async (): Promise<Admission> => index.admitRequest(principal.tenantId, { bucket: rateBucket(principal), now }));
     if (!admission.ok) {
       if (admission.code === "suspended") throw new ApiError("tenant_suspended");
       throw new ApiError("rate_limited", "Too many requests for this tenant; retry later.", {
@@ -53,6 +58,25 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
     }
     await next();
   };
+}
+
+/** Failures that say nothing about the credentials: the store or the key set was unreachable. */
+const UNJUDGED = new Set<AuthFailure>(["key_store_unavailable", "jwks_unavailable"]);
+/** A short wait: these outages are a restarting object or a flaky identity provider. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+function unavailable(): ApiError {
+  return new ApiError("service_unavailable", undefined, { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS });
+}
+
+/** A call to the tenant index that, when it fails, answers 503 instead of a bare 500. */
+async function reachIndex<T>(c: AppContext, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    log("error", "tenant_index_unavailable", { request_id: c.var.requestId, error: describeError(error).message });
+    throw unavailable();
+  }
 }
 
 /**

@@ -7,10 +7,11 @@ import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { tenantIndexStub } from "../../agents/naming";
 import type { AgentResult } from "../../agents/types";
 import type { AppEnv } from "../context";
-import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
+import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { bearerAuth } from "../security";
-import { loadOwnedSession } from "./access";
+import { canAccessSession, loadOwnedSession } from "./access";
+import { isSessionId } from "./ids";
 import { agentValue } from "./agent-result";
 import { SessionIdParamsSchema } from "./schemas";
 
@@ -32,9 +33,19 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
-  const { tenantId } = c.var.principal;
-  const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
-  agentValue((await agent.erase()) as AgentResult<null>);
-  await tenantIndexStub(c.env, tenantId).removeSession(tenantId, id);
+  const principal = c.var.principal;
+  const index = tenantIndexStub(c.env, principal.tenantId);
+  let owned;
+  try {
+    owned = await loadOwnedSession(c.env, principal, id);
+  } catch (error) {
+    // A retry after an erase whose index cleanup failed: the Agent is gone, the row is not.
+    const row = error instanceof ApiError && error.code === "not_found" && isSessionId(id) ? await index.getSessionSummary(principal.tenantId, id) : null;
+    if (!row || !canAccessSession(principal, { tenant_id: principal.tenantId, created_by: row.created_by })) throw error;
+    await index.removeSession(principal.tenantId, id);
+    return c.body(null, 204);
+  }
+  agentValue((await owned.agent.erase()) as AgentResult<null>);
+  await index.removeSession(principal.tenantId, id);
   return c.body(null, 204);
 };
