@@ -24,6 +24,11 @@ export class AgentHost {
   readonly store: AgentStore;
   #toolbox: Toolbox | undefined;
   readonly #inflight = new Set<AbortController>();
+  /**
+   * The tenant's tokens today as of the last acknowledged report (null before one, e.g. after
+   * a restart). Kept in memory only: it is refreshed at the end of every unit.
+   */
+  tenantTokensToday: number | null = null;
 
   constructor(
     readonly ctx: DurableObjectState,
@@ -215,7 +220,9 @@ export class AgentHost {
     const summary = this.summary();
     let suspended: boolean;
     try {
-      ({ suspended } = await tenantIndexStub(this.env, session.tenant_id).reportSession(session.tenant_id, summary));
+      const ack = await tenantIndexStub(this.env, session.tenant_id).reportSession(session.tenant_id, summary);
+      suspended = ack.suspended;
+      this.tenantTokensToday = ack.tokens_today;
     } catch (err) {
       if (!this.session()) return; // erased meanwhile: nothing left to report
       console.warn(`report of session ${session.id} to its tenant index failed: ${String(err)}`);

@@ -21,6 +21,10 @@ export async function runModelStep(host: AgentHost, generation: number): Promise
   if (run.steps >= limits.max_steps_per_run) return finishRun(host, "done", "step_limit", null);
   const used = run.usage.input_tokens + run.usage.output_tokens;
   if (used >= limits.max_tokens_per_session) return finishRun(host, "done", "token_limit", null);
+  // The tenant's daily budget (tenant-wide, so known from the index's last answer).
+  if (limits.max_tokens_per_day !== null && (host.tenantTokensToday ?? 0) >= limits.max_tokens_per_day) {
+    return finishRun(host, "done", "token_limit", null);
+  }
   const maxTokens = Math.min(limits.max_tokens_per_call, limits.max_tokens_per_session - used);
 
   const toolbox = host.toolbox();

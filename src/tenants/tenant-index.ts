@@ -85,7 +85,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     await this.#enter(tenantId);
     const row = parseSessionReport(report);
     const applied = this.ctx.storage.transactionSync(() => sessions.recordSessionReport(this.#sql, row));
-    return { applied, suspended: this.#readConfig().suspended };
+    return { applied, suspended: this.#readConfig().suspended, tokens_today: tokensOnDay(this.#sql, Date.now()) };
   }
 
   async getSessionSummary(tenantId: string, sessionId: string): Promise<SessionSummary | null> {

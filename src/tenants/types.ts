@@ -50,6 +50,8 @@ export interface ReportAck {
   applied: boolean;
   /** A suspended tenant's session cancels itself: this closes the race with a start admitted just before. */
   suspended: boolean;
+  /** The tenant's tokens today (UTC), so a run stops at the daily budget without asking again. */
+  tokens_today: number;
 }
 
 export interface UsageDay {

@@ -54,3 +54,19 @@ describe("limits capped at start", () => {
     await t.stub.cancel();
   });
 });
+
+describe("the tenant's daily token budget", () => {
+  it("ends a run with token_limit once the tenant's tokens today reach max_tokens_per_day", async () => {
+    const t = newTestSession();
+    const usage = { input_tokens: 10, output_tokens: 5 };
+    await t.model.script(
+      { reply: { content: [toolUse("toolu_d1")], usage } },
+      { reply: { content: [toolUse("toolu_d2")], usage } },
+      { reply: { content: [toolUse("toolu_d3")], usage } },
+    );
+    await createAndStart(t, "spend the day", { tools: [{ type: "builtin", name: "get_time" }], limits: { max_tokens_per_day: 25 } });
+    const done = await waitForStatus(t, ["done", "failed"]);
+    expect(done).toMatchObject({ status: "done", stop_reason: "token_limit", usage: { steps: 2, input_tokens: 20, output_tokens: 10 } });
+    expect(await t.model.requests()).toHaveLength(2);
+  });
+});

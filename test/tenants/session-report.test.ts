@@ -8,7 +8,7 @@ describe("reportSession", () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);
     expect(await index.getSessionSummary(tenantId, "ses_1")).toBeNull();
-    expect(await index.reportSession(tenantId, report("ses_1", { status: "running", revision: 3 }))).toEqual({ applied: true, suspended: false });
+    expect(await index.reportSession(tenantId, report("ses_1", { status: "running", revision: 3 }))).toMatchObject({ applied: true, suspended: false });
     expect(await index.getSessionSummary(tenantId, "ses_1")).toMatchObject({ id: "ses_1", status: "running" });
   });
 
