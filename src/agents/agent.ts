@@ -103,7 +103,8 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       // An at-most-once call cut off by the pause may have had its effect: it is not repeated.
       for (const call of this.#host.store.openToolCalls()) {
         if (call.status === "running" && this.#host.toolbox().get(call.name)?.atMostOnce !== false) {
-          this.#host.store.finishToolCall(call.id, INTERRUPTED_BY_PAUSE, true, this.#host.nowIso());
+          this.#host.finishCall(call, INTERRUPTED_BY_PAUSE, true);
+          this.#host.emit("tool_result", this.#host.store.toolCall(call.id));
         }
       }
       this.#host.updateRun({ status: "paused", generation: run.generation + 1 });

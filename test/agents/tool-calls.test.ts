@@ -1,5 +1,6 @@
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { INTERRUPTED_BY_PAUSE } from "../../src/agents/agent";
 import { INTERRUPTED_BY_RESTART } from "../../src/agents/tool-step";
 import type { ToolSpec } from "../../src/agents/types";
 import { mockHook, uniqueKey } from "../support/mock-client";
@@ -237,5 +238,36 @@ describe("a tool whose schema cannot be used", () => {
     expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
     expect(await hook.requests()).toHaveLength(0);
     expect((await toolCalls(t))[0]).toMatchObject({ status: "error", output: expect.stringContaining("input_schema cannot be used") });
+  });
+});
+
+describe("pause during a tool call", () => {
+  it("does not repeat an at-most-once call cut off by a pause", async () => {
+    const t = newTestSession();
+    const hook = mockHook(uniqueKey("pause-once"));
+    await hook.script({ hang: true });
+    await t.model.script({ reply: { content: [toolUse("toolu_po", "po")] } }, { reply: { content: [text("ok")] } });
+    await createAndStart(t, "go", { tools: [webhook("po", hook.url, { at_most_once: true })] });
+    await hook.waitForRequests(1);
+    await t.stub.pause();
+    expect((await toolCalls(t))[0]).toMatchObject({ status: "error", output: INTERRUPTED_BY_PAUSE });
+    await t.stub.resume();
+    await waitForStatus(t, ["done"]);
+    expect(await hook.requests()).toHaveLength(1);
+  });
+
+  it("runs an idempotent call cut off by a pause again on resume, with the same key", async () => {
+    const t = newTestSession();
+    const hook = mockHook(uniqueKey("pause-idem"));
+    await hook.script({ hang: true }, { status: 200, body: { output: "second try" } });
+    await t.model.script({ reply: { content: [toolUse("toolu_pi", "pi")] } }, { reply: { content: [text("ok")] } });
+    await createAndStart(t, "go", { tools: [webhook("pi", hook.url)] });
+    await hook.waitForRequests(1);
+    await t.stub.pause();
+    await t.stub.resume();
+    await waitForStatus(t, ["done"]);
+    const calls = await hook.requests();
+    expect(calls.map((c) => c.headers["idempotency-key"])).toEqual([`${t.sessionId}:toolu_pi`, `${t.sessionId}:toolu_pi`]);
+    expect((await toolCalls(t))[0]).toMatchObject({ status: "done", output: "second try" });
   });
 });
