@@ -11,6 +11,7 @@
  *   - `<secret>`: 32 random bytes, base64url (43 characters). Only its hash is stored.
  */
 import { base64url } from "jose";
+import { sha256Hex, toHex } from "../hex";
 import { authFail, authOk, type AuthResult } from "./failure";
 import { API_KEY_SCOPES, TENANT_ID_PATTERN, isValidTenantId, parseScopes, type Scope } from "./principal";
 
@@ -65,7 +66,7 @@ export async function generateApiKey(tenantId: string): Promise<GeneratedApiKey>
 
 export function generateKeyId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(KEY_ID_RANDOM_BYTES));
-  return `key_${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+  return `key_${toHex(bytes)}`;
 }
 
 /** Strict: anything not exactly in the format above is null, so lookups only see clean ids. */
@@ -84,8 +85,7 @@ export function parseApiKey(plaintext: string): ParsedApiKey | null {
  * a 256-bit random secret cannot be guessed, so it would only add latency to every request.
  */
 export async function hashApiKeySecret(secret: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return sha256Hex(secret);
 }
 
 /**

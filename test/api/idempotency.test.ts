@@ -4,7 +4,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { tenantIndexStub } from "../../src/agents/naming";
 import { createApp } from "../../src/api/app";
 import { ApiError, AUTHENTICATED_ERRORS, PROBLEM_TYPE_BASE, errorResponses } from "../../src/api/errors";
-import { idempotencyScope, idempotent, IdempotencyHeadersSchema, sha256Hex } from "../../src/api/middleware/idempotency";
+import { idempotencyScope, idempotent, IdempotencyHeadersSchema } from "../../src/api/middleware/idempotency";
+import { sha256Hex } from "../../src/hex";
 import { jsonBody, jsonContent } from "../../src/api/schemas";
 import { bearerAuth } from "../../src/api/security";
 import { BASE_URL, readProblem } from "../support/api";
@@ -81,7 +82,7 @@ describe("Idempotency-Key", () => {
   it("answers 409 while the first request with the key is still running", async () => {
     const raw = JSON.stringify({ name: "a" });
     const scope = await idempotencyScope("user-1", "POST", "/v1/test/things");
-    const bodyHash = await sha256Hex(new TextEncoder().encode(raw).buffer as ArrayBuffer);
+    const bodyHash = await sha256Hex(raw);
     await tenantIndexStub(env, tenantId).beginIdempotent(tenantId, { scope, key: "k3", bodyHash, now: Date.now() });
 
     const res = await post({ ...auth, "Idempotency-Key": "k3" }, { name: "a" });

@@ -8,6 +8,7 @@ import { z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { tenantIndexStub } from "../../agents/naming";
+import { sha256Hex } from "../../hex";
 import type { IdempotencyBegin } from "../../tenants/types";
 import type { AppContext, AppEnv } from "../context";
 import { ApiError, PROBLEM_CONTENT_TYPE } from "../errors";
@@ -99,12 +100,7 @@ export function idempotent(): MiddlewareHandler<AppEnv> {
  */
 export async function idempotencyScope(subject: string, method: string, path: string): Promise<string> {
   const text = `${subject} ${method.toUpperCase()} ${path}`;
-  return sha256Hex(new TextEncoder().encode(text).buffer as ArrayBuffer);
-}
-
-export async function sha256Hex(bytes: ArrayBuffer): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return sha256Hex(text);
 }
 
 /** Reads the raw body through Hono's cache, so the JSON validator after us reads it again. */
