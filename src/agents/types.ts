@@ -5,21 +5,15 @@
  */
 import type { Limits } from "../limits";
 
-export type SessionStatus =
-  | "idle"
-  | "running"
-  | "waiting_approval"
-  | "waiting_tool_output"
-  | "paused"
-  | "done"
-  | "failed"
-  | "cancelled";
+/** Every session status: the one list the types, the API schemas and the tenant index use. */
+export const SESSION_STATUSES = ["idle", "running", "waiting_approval", "waiting_tool_output", "paused", "done", "failed", "cancelled"] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
-/** The statuses in which a run is going (it holds a concurrency slot). */
 export const ACTIVE_STATUSES: readonly SessionStatus[] = ["running", "waiting_approval", "waiting_tool_output", "paused"];
 export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "cancelled"];
 
-export type StopReason = "end_turn" | "step_limit" | "token_limit" | "model_error" | "cancelled";
+export const STOP_REASONS = ["end_turn", "step_limit", "token_limit", "model_error", "cancelled"] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
 
 export interface TextBlock {
   type: "text";
@@ -48,7 +42,8 @@ export interface Message {
   created_at: string;
 }
 
-export type ToolCallStatus = "pending" | "waiting_approval" | "waiting_tool_output" | "running" | "done" | "error";
+export const TOOL_CALL_STATUSES = ["pending", "waiting_approval", "waiting_tool_output", "running", "done", "error"] as const;
+export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 
 export interface ToolCall {
   id: string;

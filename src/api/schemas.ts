@@ -2,6 +2,7 @@
  * Schemas and OpenAPI helpers shared by several resources: pagination, tenant ids, limits,
  * usage and session summaries. Each named schema becomes a component of the document.
  */
+import { SESSION_STATUSES, STOP_REASONS } from "../agents/types";
 import { z } from "@hono/zod-openapi";
 import { TENANT_ID_PATTERN } from "../auth/principal";
 import { limitsSchema, partialLimitsSchema } from "../limits";
@@ -56,9 +57,9 @@ export const LimitOverridesSchema = partialLimitsSchema
   .openapi("LimitOverrides", { description: "Limits that replace the platform defaults for one tenant; absent names keep the default." });
 
 export const SessionStatusSchema = z
-  .enum(["idle", "running", "waiting_approval", "waiting_tool_output", "paused", "done", "failed", "cancelled"])
+  .enum(SESSION_STATUSES)
   .openapi("SessionStatus");
-export const StopReasonSchema = z.enum(["end_turn", "step_limit", "token_limit", "model_error", "cancelled"]).openapi("StopReason");
+export const StopReasonSchema = z.enum(STOP_REASONS).openapi("StopReason");
 
 export const UsageSchema = z
   .object({ steps: z.number().int(), input_tokens: z.number().int(), output_tokens: z.number().int() })

@@ -2,12 +2,10 @@
  * Checks a session report from an Agent and turns it into row values. Reports come from our own
  * code, so a malformed one is a bug and throws rather than being half-stored.
  */
-import { ACTIVE_STATUSES, FINAL_STATUSES, type SessionStatus, type StopReason } from "../agents/types";
+import { SESSION_STATUSES, STOP_REASONS, type SessionStatus, type StopReason } from "../agents/types";
 import type { SessionReport } from "./types";
 import { requireInt, requireIsoMs, requireString } from "./validate";
 
-export const SESSION_STATUSES: readonly SessionStatus[] = ["idle", ...ACTIVE_STATUSES, ...FINAL_STATUSES];
-export const STOP_REASONS: readonly StopReason[] = ["end_turn", "step_limit", "token_limit", "model_error", "cancelled"];
 
 /** A report in the form the sessions table stores it. */
 export interface ReportRow {

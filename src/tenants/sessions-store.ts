@@ -2,10 +2,10 @@
  * The tenant's session index: one compact row per session, kept current by the Agents' reports,
  * for listing, counting and finding the active ones. The Agent stays the source of truth.
  */
-import { ACTIVE_STATUSES, type Page, type SessionStatus, type SessionSummary, type StopReason } from "../agents/types";
+import { ACTIVE_STATUSES, type Page, SESSION_STATUSES, type SessionStatus, type SessionSummary, type StopReason } from "../agents/types";
 import { decodeTimeIdCursor, encodeTimeIdCursor } from "./cursor";
 import { releaseRunSlot } from "./run-slots";
-import { type ReportRow, SESSION_STATUSES } from "./session-report";
+import type { ReportRow } from "./session-report";
 import type { SessionFilter, StatusCounts } from "./types";
 import { addUsage } from "./usage";
 import { toIso, utcDay } from "./validate";

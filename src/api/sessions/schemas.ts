@@ -3,6 +3,7 @@
  * the request bodies, and the path and query parameters. Caps on caller-given text are named
  * here with their units; the body limit bounds the request as a whole on top of them.
  */
+import { TOOL_CALL_STATUSES } from "../../agents/types";
 import { jsonDepth, MAX_JSON_DEPTH } from "../json-depth";
 import { z } from "@hono/zod-openapi";
 import { MAX_INPUT_CHARS } from "../../agents/agent";
@@ -212,7 +213,7 @@ export const ToolCallSchema = z
     step: z.number().int(),
     name: z.string(),
     input: z.unknown(),
-    status: z.enum(["pending", "waiting_approval", "waiting_tool_output", "running", "done", "error"]).openapi("ToolCallStatus"),
+    status: z.enum(TOOL_CALL_STATUSES).openapi("ToolCallStatus"),
     output: z.string().nullable(),
     is_error: z.boolean(),
     created_at: TimestampSchema,
