@@ -7,7 +7,8 @@ import { utcDay } from "./validate";
 
 /** `usage()` looks back at most this many days. */
 export const MAX_USAGE_DAYS = 366;
-const DAY_MS = 24 * 60 * 60 * 1000;
+/** One UTC day; usage and the daily token budget count by it. */
+export const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface UsageDelta {
   input_tokens: number;

@@ -6,10 +6,7 @@ import type { SessionStatus } from "../../src/agents/types";
 import type { TenantIndex } from "../../src/tenants/tenant-index";
 import type { SessionReport } from "../../src/tenants/types";
 
-/** A tenant id no other test uses, so tests never see each other's rows. */
-export function freshTenant(): string {
-  return `t-${crypto.randomUUID()}`;
-}
+export { freshTenant } from "../support/tokens";
 
 export function indexOf(tenantId: string) {
   return tenantIndexStub(env, tenantId);
@@ -17,7 +14,7 @@ export function indexOf(tenantId: string) {
 
 /** 2030-03-10T12:00:00Z: a fixed clock, far from any day boundary. */
 export const BASE_MS = Date.UTC(2030, 2, 10, 12, 0, 0);
-export const DAY_MS = 24 * 60 * 60 * 1000;
+export { DAY_MS } from "../../src/tenants/usage";
 
 export function report(
   id: string,

@@ -7,11 +7,10 @@ import { tenantIndexStub } from "../../agents/naming";
 import type { Env } from "../../env";
 import type { Limits } from "../../limits";
 import type { RunSlot } from "../../tenants/types";
+import { DAY_MS } from "../../tenants/usage";
 import type { AgentResult } from "../../agents/types";
 import { ApiError } from "../errors";
 import { agentValue } from "./agent-result";
-
-export const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Pure: null while today's budget lasts, else the seconds until it renews at the next UTC
