@@ -4,7 +4,9 @@ import type { ApiClient, Session, SessionStatus, ToolSpec } from "./api-client";
 import type { MockQueue } from "./mock-process";
 import { waitFor } from "./wait";
 
-export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "cancelled"];
+import { FINAL_STATUSES } from "../../../src/agents/types";
+
+export { FINAL_STATUSES };
 
 /** The result of an at-most-once call that a restart cut off, as the platform documents it. */
 export const INTERRUPTED_BY_RESTART = "interrupted by a restart, not run again";
