@@ -24,6 +24,8 @@ export const BENCH_LIMITS: PartialLimits = {
 };
 /** The subject of the benchmarks' tokens unless one is named. */
 export const BENCH_SUBJECT = "bench-user";
+/** As long as the end-to-end API client waits for an answer. */
+const REQUEST_TIMEOUT_MS = 30_000;
 /** Status polls while a run goes; rare enough not to disturb what is measured. */
 const POLL_MS = 250;
 
@@ -69,12 +71,12 @@ export async function startWorld(): Promise<World> {
         return new ApiClient(() => platform.url, await token(tenantId, scopes, subject));
       },
       async startBaseline(model, input) {
-        const res = await fetch(`${baseline.url}/runs`, { method: "POST", body: JSON.stringify({ model, input }) });
+        const res = await fetch(`${baseline.url}/runs`, { method: "POST", body: JSON.stringify({ model, input }), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
         if (res.status !== 201) throw new Error(`bare loop: POST /runs answered ${res.status}: ${await res.text()}`);
         return ((await res.json()) as { id: string }).id;
       },
       async baselineStatuses(ids) {
-        const res = await fetch(`${baseline.url}/runs/status`, { method: "POST", body: JSON.stringify({ ids }) });
+        const res = await fetch(`${baseline.url}/runs/status`, { method: "POST", body: JSON.stringify({ ids }), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
         if (!res.ok) throw new Error(`bare loop: POST /runs/status answered ${res.status}`);
         return (await res.json()) as Record<string, BaselineStatus | null>;
       },

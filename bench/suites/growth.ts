@@ -8,7 +8,7 @@ import { uniqueName } from "../../test/e2e/support/stack";
 import { load1 } from "../support/machine";
 import { stepDurations } from "../support/model-script";
 import type { Table } from "../support/report";
-import { fmt, fmtSpread, median, quantile, ratio, spread } from "../support/stats";
+import { fmt, fmtSpread, median, pairedRatio, quantile, spread } from "../support/stats";
 import { BENCH_SUBJECT, type World } from "../world";
 import { runSession, type Target } from "../support/run-session";
 
@@ -94,17 +94,17 @@ async function samplePage(read: () => Promise<unknown>): Promise<number[]> {
 }
 
 export function growthTables(result: GrowthResult): Table[] {
-  const at = (target: Target, i: number) => spread(result.steps[target].map((run) => run[i]!));
-  const stepRows = GROWTH_STEPS.map((k, i) => [`step ${k}`, fmtSpread(at("baseline", i)), fmtSpread(at("platform", i)), ratio(at("platform", i).median, at("baseline", i).median)]);
+  const runs = (target: Target, i: number) => result.steps[target].map((run) => run[i]!);
+  const stepRows = GROWTH_STEPS.map((k, i) => [`step ${k}`, fmtSpread(spread(runs("baseline", i))), fmtSpread(spread(runs("platform", i))), pairedRatio(runs("platform", i), runs("baseline", i))]);
   const last = GROWTH_STEPS.length - 1;
-  const growthOf = (target: Target) => ratio(at(target, last).median, at(target, 0).median);
+  const growthOf = (target: Target) => pairedRatio(runs(target, last), runs(target, 0));
   return [
     {
       title: "Growth of one session: time per step as its history grows",
       columns: ["step", "bare loop (ms)", "platform (ms)", "ratio"],
       rows: [...stepRows, [`step ${GROWTH_STEPS[last]} ÷ step ${GROWTH_STEPS[0]}`, growthOf("baseline"), growthOf("platform"), "—"]],
       notes: [
-        `One session of ${LONG_RUN_STEPS} steps per run, ${result.steps.platform.length} runs each, alternating; a step's time is the median of steps k−${WINDOW_BEFORE} … k+${WINDOW_AFTER} (mock clock, from one model call to the next); median of the runs with their range.`,
+        `One session of ${LONG_RUN_STEPS} steps per run, ${result.steps.platform.length} runs each, alternating; a step's time is the median of steps k−${WINDOW_BEFORE} … k+${WINDOW_AFTER} (mock clock, from one model call to the next); median of the runs with their range; ratios are taken run by run, then their median and range.`,
         `1-minute load average at the runs' starts: ${fmt(Math.min(...result.loads), 2)}–${fmt(Math.max(...result.loads), 2)}.`,
       ],
     },

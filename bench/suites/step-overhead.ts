@@ -9,7 +9,7 @@ import { load1, workerdCpuMs } from "../support/machine";
 import { gapsBetweenModelCalls } from "../support/model-script";
 import type { Table } from "../support/report";
 import { runSession, type Target } from "../support/run-session";
-import { fmt, fmtSpread, median, quantile, ratio, spread } from "../support/stats";
+import { fmt, fmtSpread, median, pairedRatio, quantile, spread } from "../support/stats";
 import { readSteps } from "../support/steps-route";
 import type { World } from "../world";
 
@@ -74,13 +74,20 @@ export async function measureStepOverhead(world: World, reps: number): Promise<S
 
 export function stepOverheadTable(result: StepOverheadResult): Table {
   const row = (label: string, pick: (f: RunFigures) => number) => {
-    const b = spread(result.baseline.map(pick));
-    const p = spread(result.platform.map(pick));
-    return [label, fmtSpread(b), fmtSpread(p), ratio(p.median, b.median)];
+    const b = result.baseline.map(pick);
+    const p = result.platform.map(pick);
+    return [label, fmtSpread(spread(b)), fmtSpread(spread(p)), pairedRatio(p, b)];
   };
   const queues = result.platform.map((f) => f.queue);
-  const queueRow = (label: string, pick: (q: NonNullable<RunFigures["queue"]>) => number) =>
-    queues.every((q) => q !== null) ? [label, "—", fmtSpread(spread(queues.map((q) => pick(q!)))), "—"] : [label, "—", "n/a (no `/steps` route yet)", "—"];
+  const served = queues.every((q) => q !== null);
+  const queueRow = (label: string, pick: (q: NonNullable<RunFigures["queue"]>) => number) => [label, "—", fmtSpread(spread(queues.map((q) => pick(q!)))), "—"];
+  const queueRows = served
+    ? [
+        queueRow("queue time per unit (`/steps`), median", (q) => q.median),
+        queueRow("queue time per unit (`/steps`), p95", (q) => q.p95),
+        queueRow("queue time per unit (`/steps`), p99", (q) => q.p99),
+      ]
+    : [["queue time per unit (`/steps`)", "—", "n/a: the route is not served yet", "—"]];
   const loads = [...result.platform, ...result.baseline].map((f) => f.load);
   return {
     title: `Step overhead: 1 session × ${STEP_OVERHEAD_STEPS} steps, one get_time call per step`,
@@ -91,12 +98,10 @@ export function stepOverheadTable(result: StepOverheadResult): Table {
       row("gap between model calls, p99", (f) => f.gapP99),
       row("time per step", (f) => f.stepMs),
       row("CPU per step (workerd processes)", (f) => f.cpuPerStepMs),
-      queueRow("queue time per unit (`/steps`), median", (q) => q.median),
-      queueRow("queue time per unit (`/steps`), p95", (q) => q.p95),
-      queueRow("queue time per unit (`/steps`), p99", (q) => q.p99),
+      ...queueRows,
     ],
     notes: [
-      `${result.platform.length} runs each, alternating; each cell is the median of the runs' figures with their range.`,
+      `${result.platform.length} runs each, alternating; each cell is the median of the runs' figures with their range; the ratio is taken run by run (each platform run with the bare-loop run beside it), then its median and range.`,
       "Gap: from the mock model's answer to the next model call (mock clock, 1 ms resolution); it spans the rest of the model unit, an alarm, the tool unit, an alarm and the start of the next model unit.",
       `1-minute load average during the runs: ${fmt(Math.min(...loads), 2)}–${fmt(Math.max(...loads), 2)}.`,
     ],

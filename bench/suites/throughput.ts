@@ -35,6 +35,8 @@ interface Figures {
   allStartedS: number;
   failures: number;
   serverErrors: number;
+  /** Requests the client gave up on: no answer within the API client's 30 s. */
+  unanswered: number;
   peakRssMiB: number;
   cpuS: number;
   bytesPerStep: number;
@@ -52,7 +54,7 @@ export async function measureThroughput(world: World, reps: number): Promise<Thr
       for (const layout of order) {
         const figures = await runOnce(world, load, layout);
         (result[keyOf(load, layout)] ??= []).push(figures);
-        console.log(`  ${keyOf(load, layout)} ${rep + 1}/${reps}: all done in ${fmt(figures.allDoneS)} s, ${figures.failures} failures`);
+        console.log(`  ${keyOf(load, layout)} ${rep + 1}/${reps}: ${JSON.stringify(figures)}`);
       }
     }
   }
@@ -71,25 +73,36 @@ async function runOnce(world: World, load: Load, layout: Layout): Promise<Figure
   const loadAvg = load1();
   let serverErrors = 0;
   let failures = 0;
+  let unanswered = 0;
+  /** A request without an answer is a failure of the run, counted, not the end of the benchmark. */
+  const answered = async <T>(request: () => Promise<T>): Promise<T | null> => {
+    try {
+      return await request();
+    } catch {
+      unanswered++;
+      return null;
+    }
+  };
+  const finished = async (client: ApiClient) => (await answered(() => finishedCount(client))) ?? 0;
 
   const t0 = Date.now();
   const ids = await mapLimit(models, START_CONCURRENCY, async (model, i) => {
     const input = "What time is it, step after step?";
-    if (layout.target === "baseline") return world.startBaseline(model, input).catch(() => null);
-    const res = await clients[i % clients.length]!.request<{ id: string }>("POST", "/v1/sessions", { input, model, tools: [GET_TIME_TOOL] });
-    if (res.status >= 500) serverErrors++;
-    return res.status === 201 ? res.body.id : null;
+    if (layout.target === "baseline") return answered(() => world.startBaseline(model, input));
+    const res = await answered(() => clients[i % clients.length]!.request<{ id: string }>("POST", "/v1/sessions", { input, model, tools: [GET_TIME_TOOL] }));
+    if (res && res.status >= 500) serverErrors++;
+    return res?.status === 201 ? res.body.id : null;
   });
   const allStarted = Date.now();
   failures += ids.filter((id) => id === null).length;
 
   if (layout.target === "platform") {
     const expected = clients.map((_, c) => ids.filter((id, i) => id !== null && i % clients.length === c).length);
-    await pollUntil(async () => (await Promise.all(clients.map(finishedCount))).every((n, c) => n >= expected[c]!), RUN_TIMEOUT_MS, "every session to end", POLL_MS);
+    await pollUntil(async () => (await Promise.all(clients.map(finished))).every((n, c) => n >= expected[c]!), RUN_TIMEOUT_MS, "every session to end", POLL_MS);
   } else {
     let open = ids.filter((id): id is string => id !== null);
     await pollUntil(async () => {
-      open = await stillRunning(world, open);
+      open = (await answered(() => stillRunning(world, open))) ?? open;
       return open.length === 0;
     }, RUN_TIMEOUT_MS, "every bare-loop run to end", POLL_MS);
   }
@@ -105,10 +118,10 @@ async function runOnce(world: World, load: Load, layout: Layout): Promise<Figure
   });
   const verdicts = await mapLimit(ids, SIDE_CONCURRENCY, async (id, i) => {
     if (id === null) return true; // already counted
-    if (layout.target === "baseline") return (await world.baselineStatuses([id]))[id] === "done";
-    const res = await clients[i % clients.length]!.request<{ status: string; stop_reason: string; usage: { steps: number } }>("GET", `/v1/sessions/${id}`);
-    if (res.status >= 500) serverErrors++;
-    return res.status === 200 && res.body.status === "done" && res.body.stop_reason === "end_turn" && res.body.usage.steps === load.steps + 1;
+    if (layout.target === "baseline") return (await answered(() => world.baselineStatuses([id])))?.[id] === "done";
+    const res = await answered(() => clients[i % clients.length]!.request<{ status: string; stop_reason: string; usage: { steps: number } }>("GET", `/v1/sessions/${id}`));
+    if (res && res.status >= 500) serverErrors++;
+    return res?.status === 200 && res.body.status === "done" && res.body.stop_reason === "end_turn" && res.body.usage.steps === load.steps + 1;
   });
   failures += verdicts.filter((ok, i) => !ok || Number.isNaN(lastAnswers[i]!)).length;
   return {
@@ -116,6 +129,7 @@ async function runOnce(world: World, load: Load, layout: Layout): Promise<Figure
     allStartedS: (allStarted - t0) / 1000,
     failures,
     serverErrors,
+    unanswered,
     peakRssMiB: peakRss / MIB,
     cpuS: cpu / 1000,
     bytesPerStep: bytes / (load.sessions * load.steps),
@@ -155,6 +169,7 @@ export function throughputTable(result: ThroughputResult): Table {
         fmtSpread(spread(runs.map((f) => f.allStartedS))),
         String(runs.reduce((s, f) => s + f.failures, 0)),
         String(runs.reduce((s, f) => s + f.serverErrors, 0)),
+        String(runs.reduce((s, f) => s + f.unanswered, 0)),
         fmtSpread(spread(runs.map((f) => f.peakRssMiB)), 0),
         fmtSpread(spread(runs.map((f) => f.cpuS))),
         fmtSpread(spread(runs.map((f) => f.bytesPerStep)), 0),
@@ -165,11 +180,11 @@ export function throughputTable(result: ThroughputResult): Table {
   const reps = Object.values(result)[0]?.length ?? 0;
   return {
     title: "Throughput: sessions started at once, until all are done",
-    columns: ["sessions × steps", "target", "all done (s)", "ratio", "all started (s)", "failures", "answers ≥ 500", "peak RSS (MiB)", "CPU (s)", "storage per step (bytes)"],
+    columns: ["sessions × steps", "target", "all done (s)", "ratio", "all started (s)", "failures", "answers ≥ 500", "no answer in 30 s", "peak RSS (MiB)", "CPU (s)", "storage per step (bytes)"],
     rows,
     notes: [
       `${reps} runs of each, the three targets rotated; median with range. Sessions are started ${START_CONCURRENCY} requests at a time ("all started" is when the last start was answered); "all done" is the last model answer on the mock's clock.`,
-      "Failures: a start refused, or a session that did not end `done`/`end_turn` with every step; answers ≥ 500 count every request of the run. Peak RSS and CPU: the workerd processes of `wrangler dev` (the runtime and the proxy in front of it). Storage: growth of its persistence directory per step.",
+      "Failures: a start refused or unanswered, or a session that did not end `done`/`end_turn` with every step; answers ≥ 500 and requests without an answer in 30 s count every request of the run (starts, status polls, checks). Peak RSS and CPU: the workerd processes of `wrangler dev` (the runtime and the proxy in front of it). Storage: growth of its persistence directory per step.",
       `1-minute load average at the runs' starts: ${fmt(Math.min(...loads), 2)}–${fmt(Math.max(...loads), 2)}.`,
     ],
   };

@@ -40,7 +40,7 @@ function jsAreas(platform: Profiled, baseline: Profiled): Table {
   const areas = [...new Set([...platform.summary.areas, ...baseline.summary.areas].map((a) => a.name))];
   areas.sort((a, b) => samplesIn(platform, b) + samplesIn(baseline, b) - samplesIn(platform, a) - samplesIn(baseline, a));
   const note = (p: Profiled) =>
-    `${p.target}: ${p.summary.busySamples.toLocaleString("en-US")} busy samples, one per ${fmt(p.summary.intervalMs, 3)} ms; workerd CPU time ${fmt(p.cpuMs / (p.runs * UNITS_PER_RUN), 2)} ms per unit in all (load average ${fmt(p.load, 2)}); \`${p.file.replace(/^.*\/\.tmp\//, ".tmp/")}\`.`;
+    `${p.target}: ${p.summary.busySamples.toLocaleString("en-US")} busy samples, one per ${fmt(p.summary.intervalMs, 3)} ms; workerd CPU time ${fmt(p.cpuMs / (p.runs * UNITS_PER_RUN), 2)} ms per unit in all, the profiler's own cost included (load average ${fmt(p.load, 2)}); \`${p.file.replace(/^.*\/\.tmp\//, ".tmp/")}\`.`;
   return {
     title: `JavaScript CPU per unit by area (${platform.runs} runs × ${STEP_OVERHEAD_STEPS} steps, ${UNITS_PER_RUN} units each)`,
     columns: ["area", "bare loop (ms per unit)", "platform (ms per unit)"],

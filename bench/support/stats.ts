@@ -41,3 +41,14 @@ export function fmt(value: number, digits = 1): string {
 export function ratio(a: number, b: number): string {
   return Number.isFinite(a / b) ? `${fmt(a / b, 2)}×` : "n/a";
 }
+
+/**
+ * `1.8× (1.6–2.1)`: the ratios of runs made side by side (the i-th of `a` with the i-th of `b`),
+ * their median and range. Pairing cancels most of a drift in the machine's load.
+ */
+export function pairedRatio(a: readonly number[], b: readonly number[]): string {
+  const ratios = a.map((x, i) => x / b[i]!).filter(Number.isFinite);
+  if (ratios.length === 0) return "n/a";
+  const s = spread(ratios);
+  return s.n < 2 ? `${fmt(s.median, 2)}×` : `${fmt(s.median, 2)}× (${fmt(s.min, 2)}–${fmt(s.max, 2)})`;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { gapsBetweenModelCalls, stepDurations, toolSteps } from "../../../bench/support/model-script";
-import { fmtSpread, median, quantile, ratio, spread } from "../../../bench/support/stats";
+import { fmtSpread, median, pairedRatio, quantile, ratio, spread } from "../../../bench/support/stats";
 
 describe("bench statistics", () => {
   it("interpolates quantiles between neighbours", () => {
@@ -37,5 +37,13 @@ describe("bench model script and timeline", () => {
     const timeline = { arrivals: [100, 130, 170], answers: [105, 133, 172] };
     expect(gapsBetweenModelCalls(timeline)).toEqual([25, 37]);
     expect(stepDurations(timeline)).toEqual([30, 40]);
+  });
+});
+
+describe("bench paired ratios", () => {
+  it("divides run by run, then takes the median and the range", () => {
+    expect(pairedRatio([20, 40, 30], [10, 10, 10])).toBe("3.00× (2.00–4.00)");
+    expect(pairedRatio([20], [10])).toBe("2.00×");
+    expect(pairedRatio([1], [0])).toBe("n/a");
   });
 });
