@@ -8,6 +8,7 @@
  *   --only a,b      only these suites (steps, gateway, growth, index, throughput)
  *   --section NAME  the marked section of BENCHMARKS.md to rewrite (default: latest)
  *   --no-write      print the tables, leave BENCHMARKS.md alone
+ *   --local-observability  keep wrangler dev's local trace store on (see world.ts)
  */
 import { execFileSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -33,8 +34,8 @@ interface Suite {
 }
 
 const SUITES: Suite[] = [
-  { name: "steps", reps: 5, run: async (w, n) => withTables(await measureStepOverhead(w, n), (r) => [stepOverheadTable(r)]) },
-  { name: "gateway", reps: 3, run: async (w, n) => withTables(await measureGateway(w, n), (r) => [gatewayTable(r)]) },
+  { name: "steps", reps: 10, run: async (w, n) => withTables(await measureStepOverhead(w, n), (r) => [stepOverheadTable(r)]) },
+  { name: "gateway", reps: 5, run: async (w, n) => withTables(await measureGateway(w, n), (r) => [gatewayTable(r)]) },
   { name: "growth", reps: 3, run: async (w, n) => withTables(await measureGrowth(w, n), growthTables) },
   { name: "throughput", reps: 2, full: true, run: async (w, n) => withTables(await measureThroughput(w, n), (r) => [throughputTable(r)]) },
   // Last: its counting breakpoints slow the methods they sit in.
@@ -53,8 +54,10 @@ const { values } = parseArgs({
     only: { type: "string" },
     section: { type: "string", default: "latest" },
     "no-write": { type: "boolean", default: false },
+    "local-observability": { type: "boolean", default: false },
   },
 });
+const worldOptions = { localObservability: values["local-observability"] };
 
 const BENCHMARKS = join(PROJECT_ROOT, "BENCHMARKS.md");
 const RAW_DIR = join(PROJECT_ROOT, ".tmp", "bench");
@@ -63,11 +66,11 @@ const startedAt = new Date();
 console.log(`${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, wrangler ${machine.wrangler}, workerd ${machine.workerd}; load average ${fmt(load1(), 2)}`);
 
 if (values.profile) {
-  await runProfile({ write: !values["no-write"], benchmarksFile: BENCHMARKS, outDir: RAW_DIR });
+  await runProfile({ write: !values["no-write"], benchmarksFile: BENCHMARKS, outDir: RAW_DIR, world: worldOptions });
 } else {
   const only = values.only?.split(",");
   const chosen = SUITES.filter((s) => (only ? only.includes(s.name) : !s.full || values.full));
-  const world = await startWorld();
+  const world = await startWorld(worldOptions);
   const tables: Table[] = [];
   const raw: Record<string, unknown> = {};
   try {
@@ -98,6 +101,7 @@ function header(minutes: number, suites: string[]): string {
   return [
     `Run on ${startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC at commit \`${commitOf()}\`: ${suites.join(", ")}, in ${fmt(minutes, 1)} minutes.`,
     `Machine: ${machine.cores} cores (${machine.cpu}), ${machine.memoryGiB} GiB; Node ${machine.node}, wrangler ${machine.wrangler}, workerd ${machine.workerd}; 1-minute load average ${fmt(load1(), 2)} at the end.`,
+    `wrangler dev's local trace store: ${worldOptions.localObservability ? "on" : "off"}.`,
     "",
   ].join("\n");
 }

@@ -23,7 +23,7 @@ import { renderTable, rewriteSection } from "./support/report";
 import { countSyscalls, straceAvailable } from "./support/syscalls";
 import { runSession, type Target } from "./support/run-session";
 import { STEP_OVERHEAD_STEPS } from "./suites/step-overhead";
-import { startWorld, type World } from "./world";
+import { startWorld, type World, type WorldOptions } from "./world";
 
 /** Sessions profiled one after another, for enough samples. */
 const PROFILED_RUNS = 3;
@@ -35,11 +35,12 @@ export interface ProfileOptions {
   write: boolean;
   benchmarksFile: string;
   outDir: string;
+  world: WorldOptions;
 }
 
 export async function runProfile(options: ProfileOptions): Promise<void> {
   await mkdir(options.outDir, { recursive: true });
-  const world = await startWorld();
+  const world = await startWorld(options.world);
   const profiled: Profiled[] = [];
   try {
     const client = await world.client(uniqueName("bench-profile"));

@@ -45,17 +45,29 @@ export interface World {
   dispose(): Promise<void>;
 }
 
-export async function startWorld(): Promise<World> {
+export interface WorldOptions {
+  /**
+   * wrangler dev's local trace store (on by default in wrangler, `X_LOCAL_OBSERVABILITY`): every
+   * invocation of every Worker and object is traced into a SQLite store inside the runtime. It
+   * has no counterpart in production and costs most for the platform, which makes more
+   * invocations per unit, so the benchmarks turn it off unless asked.
+   */
+  localObservability?: boolean;
+}
+
+export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const mock = await MockServer.start();
   const started: Platform[] = [];
+  const env = { X_LOCAL_OBSERVABILITY: String(options.localObservability ?? false) };
   try {
     const platform = await Platform.create({
       modelUrl: mock.url,
       vars: { DEFAULT_LIMITS: JSON.stringify(BENCH_LIMITS) },
       main: join(PROJECT_ROOT, "bench", "direct", "worker.ts"),
+      env,
     });
     started.push(platform);
-    const baseline = await Platform.create({ modelUrl: mock.url, config: join(PROJECT_ROOT, "bench", "baseline", "wrangler.json") });
+    const baseline = await Platform.create({ modelUrl: mock.url, config: join(PROJECT_ROOT, "bench", "baseline", "wrangler.json"), env });
     started.push(baseline);
     // One after the other: two cold starts at once would only slow each other down.
     await platform.start();

@@ -28,6 +28,8 @@ export interface PlatformOptions {
   config?: string;
   /** Another entry module for that config (the benchmarks' build of the platform). */
   main?: string;
+  /** More environment for the wrangler process, e.g. its `X_LOCAL_OBSERVABILITY` switch. */
+  env?: Record<string, string>;
 }
 
 export class Platform {
@@ -42,6 +44,7 @@ export class Platform {
     readonly root: string,
     readonly signingKey: string,
     private readonly envFile: string,
+    private readonly processEnv: Record<string, string>,
   ) {}
 
   /** Prepares storage and configuration; `start()` then runs the process. */
@@ -59,7 +62,7 @@ export class Platform {
     const envFile = join(root, "worker.env");
     await writeFile(envFile, envFileText(vars), { mode: 0o600 });
     await writeFile(join(root, "wrangler.json"), await relocatedConfig(options.config ?? join(PROJECT_ROOT, "wrangler.json"), options.main));
-    return new Platform(root, signingKey, envFile);
+    return new Platform(root, signingKey, envFile, options.env ?? {});
   }
 
   /** The gateway's base URL; it changes on every start, since each start picks free ports. */
@@ -118,6 +121,7 @@ export class Platform {
     const child = spawnGroup(nodeBinary(), args, {
       cwd: PROJECT_ROOT,
       env: childEnv({
+        ...this.processEnv,
         CI: "true",
         WRANGLER_SEND_METRICS: "false",
         WRANGLER_SEND_ERROR_REPORTS: "false",
