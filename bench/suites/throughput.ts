@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { ApiClient } from "../../test/e2e/support/api-client";
 import { mapLimit } from "../../test/e2e/support/pool";
 import { uniqueName } from "../../test/e2e/support/stack";
-import { dirBytes, load1, rssPeakSampler, workerdCpuMs } from "../support/machine";
+import { load1, rssPeakSampler, sqliteBytes, workerdCpuMs } from "../support/machine";
 import { GET_TIME_TOOL, toolSteps } from "../support/model-script";
 import type { Table } from "../support/report";
 import { fmt, fmtSpread, ratio, spread } from "../support/stats";
@@ -67,7 +67,7 @@ async function runOnce(world: World, load: Load, layout: Layout): Promise<Figure
   await mapLimit(models, SIDE_CONCURRENCY, (model) => world.mock.model(model).script(...toolSteps(load.steps)));
   const clients = layout.target === "platform" ? await Promise.all(Array.from({ length: layout.tenants }, () => world.client(uniqueName("bench-tp")))) : [];
   const state = join(proc.root, "state");
-  const bytesBefore = dirBytes(state);
+  const bytesBefore = sqliteBytes(state);
   const cpuBefore = workerdCpuMs(proc.processGroup);
   const rss = rssPeakSampler(proc.processGroup);
   const loadAvg = load1();
@@ -108,7 +108,7 @@ async function runOnce(world: World, load: Load, layout: Layout): Promise<Figure
   }
   const peakRss = rss.stop();
   const cpu = workerdCpuMs(proc.processGroup) - cpuBefore;
-  const bytes = dirBytes(state) - bytesBefore;
+  const bytes = sqliteBytes(state) - bytesBefore;
 
   // The clock has stopped: check every session, and read when its last answer went out.
   const lastAnswers = await mapLimit(models, SIDE_CONCURRENCY, async (model) => {
@@ -184,7 +184,7 @@ export function throughputTable(result: ThroughputResult): Table {
     rows,
     notes: [
       `${reps} runs of each, the three targets rotated; median with range. Sessions are started ${START_CONCURRENCY} requests at a time ("all started" is when the last start was answered); "all done" is the last model answer on the mock's clock.`,
-      "Failures: a start refused or unanswered, or a session that did not end `done`/`end_turn` with every step; answers ≥ 500 and requests without an answer in 30 s count every request of the run (starts, status polls, checks). Peak RSS and CPU: the workerd processes of `wrangler dev` (the runtime and the proxy in front of it). Storage: growth of its persistence directory per step.",
+      "Failures: a start refused or unanswered, or a session that did not end `done`/`end_turn` with every step; answers ≥ 500 and requests without an answer in 30 s count every request of the run (starts, status polls, checks). Peak RSS and CPU: the workerd processes of `wrangler dev` (the runtime and the proxy in front of it). Storage per step: the growth of what the Durable Objects' SQLite databases hold (pages in use, as SQLite reports them), over the steps run; each session's own fixed share is included.",
       `1-minute load average at the runs' starts: ${fmt(Math.min(...loads), 2)}–${fmt(Math.max(...loads), 2)}.`,
     ],
   };

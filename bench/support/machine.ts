@@ -1,13 +1,14 @@
 /**
  * What the benchmarks ran on and what else ran beside them: cores, memory, versions, load
- * average; and the memory, CPU time and disk of the workerd processes of a `wrangler dev`
+ * average; and the memory, CPU time and storage of the workerd processes of a `wrangler dev`
  * (the runtime and wrangler's proxy in front of it; wrangler's own Node process and its
  * esbuild watcher are left out, since they serve the developer, not the Worker).
  */
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { PROJECT_ROOT } from "../../test/e2e/support/environment";
 import { groupMembers } from "../../test/e2e/support/process-group";
 
@@ -79,21 +80,34 @@ export function workerdCpuMs(pgid: number): number {
   return (ticks * 1000) / TICKS_PER_SECOND;
 }
 
-/** The bytes of every file under `dir` (SQLite files, WAL and all). */
-export function dirBytes(dir: string): number {
+/**
+ * What the SQLite databases under `dir` hold: pages in use times the page size, as SQLite itself
+ * reports them (its write-ahead log included), summed over every Durable Object's database. The
+ * size of the files would count logs that were written and not yet folded back in, and shrink
+ * when they are, which says more about timing than about what is kept.
+ */
+export function sqliteBytes(dir: string): number {
   let total = 0;
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  for (const entry of entries) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) total += dirBytes(path);
-    else if (entry.isFile()) total += statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".sqlite")) continue;
+    total += databaseBytes(join(entry.parentPath, entry.name));
   }
   return total;
+}
+
+/** A database in use by its object may be locked a moment; it is read again once. */
+function databaseBytes(path: string, retries = 1): number {
+  let db: DatabaseSync | undefined;
+  try {
+    db = new DatabaseSync(path, { readOnly: true });
+    const pragma = (name: string) => Number(Object.values(db!.prepare(`PRAGMA ${name}`).get() ?? {})[0] ?? 0);
+    return (pragma("page_count") - pragma("freelist_count")) * pragma("page_size");
+  } catch (error) {
+    if (retries > 0) return databaseBytes(path, retries - 1);
+    throw error;
+  } finally {
+    db?.close();
+  }
 }
 
 /** Samples the workerd processes' RSS every `intervalMs` until stopped; returns the peak. */

@@ -36,7 +36,10 @@ export interface ProfileSummary {
   /** The sampling period in ms (see `samplingPeriodMs`). */
   intervalMs: number;
   areas: Cost[];
+  /** Self time: samples in the function itself (or a built-in it called). */
   functions: Cost[];
+  /** Total time: samples with the project function anywhere on the stack. */
+  inclusive: Cost[];
 }
 
 const RUNTIME_FRAMES: Record<string, string> = {
@@ -114,15 +117,25 @@ export function summarizeProfile(profile: CpuProfile, bundle: string, map: Sourc
   for (const id of profile.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
   const areas = new Map<string, number>();
   const functions = new Map<string, Cost>();
+  const inclusive = new Map<string, Cost>();
+  const add = (into: Map<string, Cost>, where: { name: string; area: string }, samples: number) => {
+    const cost = into.get(where.name) ?? { ...where, samples: 0 };
+    cost.samples += samples;
+    into.set(where.name, cost);
+  };
   let busy = 0;
   for (const [id, samples] of hits) {
     if (byId.get(id)!.callFrame.functionName === "(idle)") continue;
     busy += samples;
-    const { name, area } = locate(id);
-    areas.set(area, (areas.get(area) ?? 0) + samples);
-    const cost = functions.get(name) ?? { name, area, samples: 0 };
-    cost.samples += samples;
-    functions.set(name, cost);
+    const where = locate(id);
+    areas.set(where.area, (areas.get(where.area) ?? 0) + samples);
+    add(functions, where, samples);
+    const onStack = new Map<string, { name: string; area: string }>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const mine = own(byId.get(at)!.callFrame);
+      if (mine) onStack.set(mine.name, mine);
+    }
+    for (const frame of onStack.values()) add(inclusive, frame, samples);
   }
   const sorted = (costs: Iterable<Cost>) => [...costs].sort((a, b) => b.samples - a.samples);
   return {
@@ -130,5 +143,6 @@ export function summarizeProfile(profile: CpuProfile, bundle: string, map: Sourc
     intervalMs: samplingPeriodMs(profile),
     areas: sorted([...areas].map(([area, samples]) => ({ name: area, area, samples }))),
     functions: sorted(functions.values()),
+    inclusive: sorted(inclusive.values()),
   };
 }

@@ -68,3 +68,13 @@ describe("CPU profile summary", () => {
     expect(areaOf("bench/baseline/bare-loop.ts")).toBe("bare loop (bench/baseline)");
   });
 });
+
+describe("CPU profile summary, callees included", () => {
+  it("charges every sample to each project function on its stack, once", () => {
+    const summary = summarizeProfile(PROFILE, BUNDLE, MAP, ROOT);
+    expect(summary.inclusive.map((f) => [f.name, f.samples])).toEqual([
+      ["report (src/agents/host.ts:1)", 4],
+      ["recordSessionReport (src/tenants/x.ts:1)", 2],
+    ]);
+  });
+});
