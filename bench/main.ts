@@ -58,6 +58,11 @@ const { values } = parseArgs({
   },
 });
 const worldOptions = { localObservability: values["local-observability"] };
+const repsOverride = values.reps === undefined ? null : Number(values.reps);
+if (repsOverride !== null && !(Number.isInteger(repsOverride) && repsOverride >= 1)) throw new Error(`--reps must be a whole number of 1 or more, not ${values.reps}`);
+const only = values.only?.split(",");
+const unknown = only?.filter((name) => !SUITES.some((s) => s.name === name)) ?? [];
+if (unknown.length > 0) throw new Error(`no suite named ${unknown.join(", ")}; the suites: ${SUITES.map((s) => s.name).join(", ")}`);
 
 const BENCHMARKS = join(PROJECT_ROOT, "BENCHMARKS.md");
 const RAW_DIR = join(PROJECT_ROOT, ".tmp", "bench");
@@ -68,14 +73,13 @@ console.log(`${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.no
 if (values.profile) {
   await runProfile({ write: !values["no-write"], benchmarksFile: BENCHMARKS, outDir: RAW_DIR, world: worldOptions });
 } else {
-  const only = values.only?.split(",");
   const chosen = SUITES.filter((s) => (only ? only.includes(s.name) : !s.full || values.full));
   const world = await startWorld(worldOptions);
   const tables: Table[] = [];
   const raw: Record<string, unknown> = {};
   try {
     for (const suite of chosen) {
-      const reps = values.reps ? Number(values.reps) : suite.reps;
+      const reps = repsOverride ?? suite.reps;
       const load = load1();
       const busy = load > machine.cores ? ` (above ${machine.cores} cores: others are busy, figures may be disturbed)` : "";
       console.log(`${suite.name} (${reps} repetitions), load average ${fmt(load, 2)}${busy}`);

@@ -95,18 +95,16 @@ export function sqliteBytes(dir: string): number {
   return total;
 }
 
-/** A database in use by its object may be locked a moment; it is read again once. */
-function databaseBytes(path: string, retries = 1): number {
-  let db: DatabaseSync | undefined;
+/** An object busy writing holds its database locked for a moment; a reader waits that long. */
+const BUSY_TIMEOUT_MS = 5_000;
+
+function databaseBytes(path: string): number {
+  const db = new DatabaseSync(path, { readOnly: true, timeout: BUSY_TIMEOUT_MS });
   try {
-    db = new DatabaseSync(path, { readOnly: true });
-    const pragma = (name: string) => Number(Object.values(db!.prepare(`PRAGMA ${name}`).get() ?? {})[0] ?? 0);
+    const pragma = (name: string) => Number(Object.values(db.prepare(`PRAGMA ${name}`).get() ?? {})[0] ?? 0);
     return (pragma("page_count") - pragma("freelist_count")) * pragma("page_size");
-  } catch (error) {
-    if (retries > 0) return databaseBytes(path, retries - 1);
-    throw error;
   } finally {
-    db?.close();
+    db.close();
   }
 }
 
