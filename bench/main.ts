@@ -83,7 +83,9 @@ if (values.profile) {
       const load = load1();
       const busy = load > machine.cores ? ` (above ${machine.cores} cores: others are busy, figures may be disturbed)` : "";
       console.log(`${suite.name} (${reps} repetitions), load average ${fmt(load, 2)}${busy}`);
+      const suiteStart = Date.now();
       const out = await suite.run(world, reps);
+      console.log(`${suite.name} took ${fmt((Date.now() - suiteStart) / 1000, 0)} s`);
       raw[suite.name] = out.raw;
       tables.push(...out.tables);
       for (const table of out.tables) console.log(`\n${renderTable(table)}`);

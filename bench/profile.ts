@@ -20,7 +20,7 @@ import { perfAvailable, profileNative } from "./support/native-profile";
 import { type CpuProfile, summarizeProfile } from "./support/profile-summary";
 import { type Profiled, profileTables } from "./support/profile-tables";
 import { renderTable, rewriteSection } from "./support/report";
-import { countSyscalls, straceAvailable } from "./support/syscalls";
+import { straceAvailable, traceStorage } from "./support/syscalls";
 import { runSession, type Target } from "./support/run-session";
 import { STEP_OVERHEAD_STEPS } from "./suites/step-overhead";
 import { startWorld, type World, type WorldOptions } from "./world";
@@ -75,7 +75,7 @@ async function profileTarget(world: World, client: ApiClient, target: Target, ou
   const map = JSON.parse(await readFile(`${bundle}.map`, "utf8").catch(() => "null")) as SourceMapPayload | null;
 
   const pids = workerdPids(proc.processGroup);
-  const syscalls = straceAvailable() ? await countSyscalls(pids, outDir, run) : null;
+  const syscalls = straceAvailable() ? await traceStorage(pids, outDir, run) : null;
   const native = perfAvailable() ? await profileNative(pids, outDir, target, run) : null;
   console.log(`  profiled the ${target}: ${file}`);
   return { target, summary: summarizeProfile(profile, bundle, map, PROJECT_ROOT), runs: PROFILED_RUNS, cpuMs, syscalls, native, file, load };

@@ -4,13 +4,13 @@
  * temporary storage, all started from the end-to-end suite's own pieces.
  */
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { PartialLimits } from "../src/limits";
 import { ApiClient } from "../test/e2e/support/api-client";
 import { PROJECT_ROOT } from "../test/e2e/support/environment";
 import { MockServer } from "../test/e2e/support/mock-process";
 import { Platform } from "../test/e2e/support/platform";
 import { type Scope, tokenMinter } from "../test/e2e/support/tokens";
+import { waitFor } from "../test/e2e/support/wait";
 
 /**
  * Limits out of the way: the benchmarks measure the loop, not the limits, and the growth run
@@ -104,11 +104,29 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   }
 }
 
-/** Polls until `done` holds, or fails after `timeoutMs` naming `what`. */
+/**
+ * Polls until `done` holds, or fails after `timeoutMs` naming `what`. A probe that throws is
+ * tried again (the end-to-end suite's `waitFor`): on two loaded cores a kept-alive connection
+ * is sometimes closed by the server just as the client reuses it.
+ */
 export async function pollUntil(done: () => Promise<boolean>, timeoutMs: number, what: string, intervalMs = POLL_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(intervalMs);
+  await waitFor(async () => ((await done()) ? true : undefined), { timeoutMs, intervalMs, what });
+}
+
+/** How often a request lost to a closed connection is sent again. */
+const SOCKET_RETRIES = 2;
+
+/**
+ * Sends again a request whose connection closed before any answer (fetch's "other side closed"
+ * on a kept-alive socket the server had just dropped); any other failure is thrown at once.
+ */
+export async function retryClosedConnection<T>(send: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      const code = (error as { cause?: { code?: string } }).cause?.code;
+      if (code !== "UND_ERR_SOCKET" || attempt >= SOCKET_RETRIES) throw error;
+    }
   }
 }

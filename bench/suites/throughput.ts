@@ -11,7 +11,7 @@ import { load1, rssPeakSampler, sqliteBytes, workerdCpuMs } from "../support/mac
 import { GET_TIME_TOOL, toolSteps } from "../support/model-script";
 import type { Table } from "../support/report";
 import { fmt, fmtSpread, ratio, spread } from "../support/stats";
-import { type BaselineStatus, pollUntil, type World } from "../world";
+import { type BaselineStatus, pollUntil, retryClosedConnection, type World } from "../world";
 
 export const THROUGHPUT_LOADS = [
   { sessions: 100, steps: 20 },
@@ -64,7 +64,7 @@ export async function measureThroughput(world: World, reps: number): Promise<Thr
 async function runOnce(world: World, load: Load, layout: Layout): Promise<Figures> {
   const proc = layout.target === "platform" ? world.platform : world.baseline;
   const models = Array.from({ length: load.sessions }, () => uniqueName("bench-tp"));
-  await mapLimit(models, SIDE_CONCURRENCY, (model) => world.mock.model(model).script(...toolSteps(load.steps)));
+  await mapLimit(models, SIDE_CONCURRENCY, (model) => retryClosedConnection(() => world.mock.model(model).script(...toolSteps(load.steps))));
   const clients = layout.target === "platform" ? await Promise.all(Array.from({ length: layout.tenants }, () => world.client(uniqueName("bench-tp")))) : [];
   const state = join(proc.root, "state");
   const bytesBefore = sqliteBytes(state);
@@ -112,8 +112,8 @@ async function runOnce(world: World, load: Load, layout: Layout): Promise<Figure
 
   // The clock has stopped: check every session, and read when its last answer went out.
   const lastAnswers = await mapLimit(models, SIDE_CONCURRENCY, async (model) => {
-    const calls = await world.mock.model(model).requests();
-    await world.mock.model(model).forget();
+    const calls = await retryClosedConnection(() => world.mock.model(model).requests());
+    await retryClosedConnection(() => world.mock.model(model).forget());
     return calls.length === load.steps + 1 ? Math.max(...calls.map((c) => c.answered_at ?? Number.NaN)) : Number.NaN;
   });
   const verdicts = await mapLimit(ids, SIDE_CONCURRENCY, async (id, i) => {

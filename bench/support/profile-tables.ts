@@ -9,8 +9,6 @@ import { fmt } from "./stats";
 const UNITS_PER_RUN = 2 * STEP_OVERHEAD_STEPS + 1;
 const TOP_FUNCTIONS = 15;
 const PLATFORM_AREAS = ["Agent (src/agents)", "tenant index (src/tenants)"];
-/** System calls worth reading per unit: storage writes and syncs, reads, network. */
-const SYSCALLS_SHOWN = ["fsync", "fdatasync", "pwrite64", "pread64", "write", "sendto", "recvfrom", "epoll_wait", "futex"];
 
 export interface Profiled {
   target: Target;
@@ -19,7 +17,7 @@ export interface Profiled {
   runs: number;
   /** CPU time of the workerd processes over the profiled runs. */
   cpuMs: number;
-  /** System calls over one more run, traced apart (tracing slows the process down). */
+  /** Storage system calls over one more run, by `syscall object-class`, traced apart (tracing slows the process down). */
   syscalls: Map<string, number> | null;
   /** Native CPU ms by area over one more run. */
   native: Map<string, number> | null;
@@ -73,13 +71,19 @@ function nativeAreas(platform: Profiled, baseline: Profiled): Table[] {
 
 function syscalls(platform: Profiled, baseline: Profiled): Table[] {
   if (!platform.syscalls || !baseline.syscalls) return [];
-  const perUnit = (p: Profiled, name: string) => fmt((p.syscalls!.get(name) ?? 0) / UNITS_PER_RUN, 1);
+  const keys = [...new Set([...platform.syscalls.keys(), ...baseline.syscalls.keys()])].sort();
+  const perUnit = (p: Profiled, key: string) => fmt((p.syscalls!.get(key) ?? 0) / UNITS_PER_RUN, 1);
+  const total = (p: Profiled, call: string) => fmt([...p.syscalls!].filter(([key]) => key.startsWith(`${call} `)).reduce((sum, [, n]) => sum + n, 0) / UNITS_PER_RUN, 1);
+  const calls = [...new Set(keys.map((key) => key.split(" ")[0]!))];
   return [
     {
-      title: `System calls per unit of the runtime (strace, 1 run × ${STEP_OVERHEAD_STEPS} steps)`,
-      columns: ["system call", "bare loop", "platform"],
-      rows: SYSCALLS_SHOWN.filter((name) => platform.syscalls!.has(name) || baseline.syscalls!.has(name)).map((name) => [`\`${name}\``, perUnit(baseline, name), perUnit(platform, name)]),
-      notes: ["`strace -c -f` on the workerd processes during one more run. Each SQLite commit of a Durable Object writes its pages and syncs them: `fsync` counts storage commits."],
+      title: `Storage system calls per unit, by the object whose database they touch (strace, 1 run × ${STEP_OVERHEAD_STEPS} steps)`,
+      columns: ["system call", "object", "bare loop", "platform"],
+      rows: calls.flatMap((call) => [
+        ...keys.filter((key) => key.startsWith(`${call} `)).map((key) => [`\`${call}\``, key.split(" ")[1]!, perUnit(baseline, key), perUnit(platform, key)]),
+        [`\`${call}\``, "**in all**", `**${total(baseline, call)}**`, `**${total(platform, call)}**`],
+      ]),
+      notes: ["`strace -f -y` on the workerd processes during one more run, each call charged to the class whose SQLite file it touched (\"other\": files of no Durable Object). Each commit of an object's database writes its pages to the write-ahead log and syncs it: `fsync` counts commits."],
     },
   ];
 }

@@ -5,7 +5,7 @@
  */
 import type { ApiClient } from "../../test/e2e/support/api-client";
 import { uniqueName } from "../../test/e2e/support/stack";
-import { pollUntil, type World } from "../world";
+import { pollUntil, retryClosedConnection, type World } from "../world";
 import { GET_TIME_TOOL, type ModelTimeline, timelineOf, toolSteps } from "./model-script";
 
 export type Target = "platform" | "baseline";
@@ -26,7 +26,7 @@ export type Watch = { via: "mock" } | { via: "status"; pollMs: number };
 export async function runSession(world: World, target: Target, steps: number, client: ApiClient, watch: Watch = { via: "mock" }): Promise<{ timeline: ModelTimeline; sessionId: string }> {
   const model = uniqueName(`bench-${target}`);
   const queue = world.mock.model(model);
-  await queue.script(...toolSteps(steps));
+  await retryClosedConnection(() => queue.script(...toolSteps(steps)));
   const input = "What time is it, step after step?";
   const timeoutMs = RUN_TIMEOUT_BASE_MS + steps * RUN_TIMEOUT_PER_STEP_MS;
   let sessionId: string;
@@ -40,10 +40,10 @@ export async function runSession(world: World, target: Target, steps: number, cl
   }
   const pollMs = watch.via === "mock" ? MOCK_POLL_MS : watch.pollMs;
   await pollUntil(async () => (await finalStatus(world, target, client, sessionId)) !== null, timeoutMs, `the end of ${sessionId}`, pollMs);
-  const status = await finalStatus(world, target, client, sessionId);
+  const status = await retryClosedConnection(() => finalStatus(world, target, client, sessionId));
   if (status !== "done") throw new Error(`${target} session ${sessionId} ended ${status}`);
-  const timeline = timelineOf(await queue.requests());
-  await queue.forget();
+  const timeline = timelineOf(await retryClosedConnection(() => queue.requests()));
+  await retryClosedConnection(() => queue.forget());
   return { timeline, sessionId };
 }
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { callsBetween, methodLines } from "../../../bench/support/call-counter";
 import { nativeArea, parsePerfReport } from "../../../bench/support/native-profile";
 import { rewriteSection } from "../../../bench/support/report";
-import { parseStraceSummary } from "../../../bench/support/syscalls";
+import { parseStorageTrace } from "../../../bench/support/syscalls";
 
 describe("finding methods in wrangler's bundle", () => {
   const bundle = [
@@ -44,16 +44,15 @@ describe("finding methods in wrangler's bundle", () => {
 });
 
 describe("reading strace and perf output", () => {
-  it("takes the calls column of strace -c, with or without errors", () => {
+  it("charges each storage call to the class whose database it touched", () => {
     const text = [
-      "% time     seconds  usecs/call     calls    errors syscall",
-      "------ ----------- ----------- --------- --------- ----------------",
-      " 47.66    0.477334        2928       163        31 futex",
-      "  4.44    0.044497          75       589           fsync",
-      "------ ----------- ----------- --------- --------- ----------------",
-      "100.00    1.001518         69     14420        39 total",
+      "1201 fsync(23</tmp/x/state/v3/do/agent-platform-Agent/ab.sqlite-wal>) = 0",
+      "1201 pwrite64(23</tmp/x/state/v3/do/agent-platform-Agent/ab.sqlite-wal>, \"...\", 4096, 0) = 4096",
+      "[pid  1202] fsync(31</tmp/x/state/v3/do/agent-platform-TenantIndex/cd.sqlite-wal>) = 0",
+      "1201 fsync(40</tmp/x/state/v3/cache/db.sqlite>) = 0",
+      "1201 +++ exited with 0 +++",
     ].join("\n");
-    expect([...parseStraceSummary(text)]).toEqual([["futex", 163], ["fsync", 589]]);
+    expect(Object.fromEntries(parseStorageTrace(text))).toEqual({ "fsync Agent": 1, "pwrite64 Agent": 1, "fsync TenantIndex": 1, "fsync other": 1 });
   });
 
   it("groups perf's self time into areas, in milliseconds", () => {
