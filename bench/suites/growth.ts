@@ -24,7 +24,7 @@ export const LIST_SIZES = [10, 1_000, 10_000] as const;
 /**
  * Sessions up to this many are created for real (`POST /v1/sessions` without input); beyond it
  * the index is filled with rows alone (see `bench/direct/`), since the list reads only the index
- * and real creates run at 15–40 a second on two loaded cores.
+ * and a real create takes about 17 ms of CPU here (8–50 a second on the shared two cores).
  */
 const REAL_SESSIONS = 200;
 const FILL_CONCURRENCY = 16;
