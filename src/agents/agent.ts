@@ -34,9 +34,13 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     this.#host = new AgentHost(ctx, env);
-    // On every wake: a running session must have its alarm (it may have been lost with a
-    // crash between a write and the alarm being set).
-    void ctx.blockConcurrencyWhile(() => this.#host.ensureAlarm());
+    // On every wake: storage written by an older version is migrated first, and a running
+    // session must have its alarm (it may have been lost with a crash between a write and the
+    // alarm being set).
+    void ctx.blockConcurrencyWhile(async () => {
+      this.#host.store.migrateIfCreated();
+      await this.#host.ensureAlarm();
+    });
   }
 
   async create(init: SessionInit, input: RunInput | null): Promise<AgentResult<Session>> {

@@ -6,7 +6,7 @@
  */
 import { type Config, loadConfig } from "../config";
 import { capLimits, type Limits } from "../limits";
-import { tenantIndexStub } from "./naming";
+import { tenantIndexStub } from "../objects";
 import { AgentStore, type RunState, type StoredSession } from "./store";
 import { buildToolbox, type Toolbox } from "./tools/registry";
 import { cutOutput } from "./tools/cut-output";

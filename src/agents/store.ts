@@ -10,9 +10,13 @@
  *               `reported` = 1 once its tool_result message is written.
  *   events     (id PK autoincrement, type, data JSON, created_at)
  * KV
- *   session    SessionInit + created_at (written once)
- *   run        RunState
+ *   session         SessionInit + created_at (written once)
+ *   run             RunState
+ *   schema_version  the last migration applied (src/agents/migrations.ts)
+ * Storage is migrated when a session is created and on every wake of an existing one.
  */
+import { migrate } from "../storage/migrations";
+import { AGENT_MIGRATIONS } from "./migrations";
 import type { ContentBlock, Message, Role, SessionInit, StopReason, SessionStatus, ToolCall, ToolCallStatus, Usage } from "./types";
 
 export interface RunState {
@@ -42,36 +46,6 @@ export interface StoredSession extends SessionInit {
   created_at: string;
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS messages (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  role TEXT NOT NULL,
-  content TEXT NOT NULL,
-  created_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS tool_calls (
-  id TEXT PRIMARY KEY,
-  step INTEGER NOT NULL,
-  message_seq INTEGER NOT NULL,
-  position INTEGER NOT NULL,
-  name TEXT NOT NULL,
-  input TEXT NOT NULL,
-  status TEXT NOT NULL,
-  output TEXT,
-  is_error INTEGER NOT NULL DEFAULT 0,
-  reported INTEGER NOT NULL DEFAULT 0,
-  created_at TEXT NOT NULL,
-  started_at TEXT,
-  finished_at TEXT
-);
-CREATE INDEX IF NOT EXISTS tool_calls_open ON tool_calls (reported, message_seq, position);
-CREATE TABLE IF NOT EXISTS events (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  type TEXT NOT NULL,
-  data TEXT NOT NULL,
-  created_at TEXT NOT NULL
-);
-`;
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -81,6 +55,11 @@ export class AgentStore {
   /** The session's settings, or undefined when it was never created. Reads only. */
   session(): StoredSession | undefined {
     return this.storage.kv.get<StoredSession>("session");
+  }
+
+  /** Brings an existing session's storage to the current layout; a never-created id stays empty. */
+  migrateIfCreated(): void {
+    if (this.session()) migrate(this.storage, AGENT_MIGRATIONS);
   }
 
   putSession(session: StoredSession): void {
@@ -99,7 +78,7 @@ export class AgentStore {
 
   /** Creates the tables and writes the settings; the one place that first writes storage. */
   create(session: StoredSession, run: RunState): void {
-    this.storage.sql.exec(SCHEMA);
+    migrate(this.storage, AGENT_MIGRATIONS);
     this.storage.kv.put("session", session);
     this.storage.kv.put("run", run);
   }

@@ -5,7 +5,7 @@
  */
 import { UNIT_BUDGET_MS } from "../limits";
 import type { AgentHost } from "./host";
-import { tenantIndexStub } from "./naming";
+import { tenantIndexStub } from "../objects";
 import { cutOutput } from "./tools/cut-output";
 import type { ToolOutcome } from "./tools/tool";
 import { validateToolInput } from "./tools/validate-input";

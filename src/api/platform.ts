@@ -4,7 +4,7 @@
  * `loadConfig` itself caches per bindings object.
  */
 import { createRemoteJWKSet } from "jose";
-import { tenantIndexStub } from "../agents/naming";
+import { tenantIndexStub } from "../objects";
 import type { AuthenticateDeps } from "../auth/authenticate";
 import { loadPlatformKeys, type PlatformKeysResult } from "../auth/platform-keys";
 import type { Config } from "../config";

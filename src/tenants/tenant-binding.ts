@@ -59,6 +59,11 @@ export class TenantBinding {
     return true;
   }
 
+  /** Whether a tenant was ever entered here (and so whether the object holds anything). */
+  get bound(): boolean {
+    return this.#tenantId !== undefined;
+  }
+
   get createdAt(): number {
     return this.#kv.get<number>(CREATED_AT_KEY) ?? 0;
   }

@@ -14,13 +14,14 @@ import { MAX_CURSOR_CHARS } from "./cursor";
 import * as idempotency from "./idempotency-store";
 import { RateLimiter } from "./rate-limit";
 import { acquireRunSlot, releaseRunSlot } from "./run-slots";
-import { createIndexSchema } from "./schema";
 import { parseSessionReport, requireStatus } from "./session-report";
 import * as sessions from "./sessions-store";
 import { TenantBinding } from "./tenant-binding";
 import { type ConfigState, parseOverrides, readConfigState, writeOverrides, writeSuspended } from "./tenant-config";
-import { tenantRegistryStub } from "./tenant-registry";
+import { tenantRegistryStub } from "../objects";
 import type * as T from "./types";
+import { migrate } from "../storage/migrations";
+import { TENANT_INDEX_MIGRATIONS } from "./migrations";
 import { MAX_USAGE_DAYS, tokensOnDay, usageDays } from "./usage";
 import { optionalString, requireInt, requireNow, requirePageLimit, requireString, toIso } from "./validate";
 import { readWebhookSecret, rotateWebhookSecret } from "./webhook-secret";
@@ -37,12 +38,17 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
   /** Read once, then kept in step by this object's own writes (it is the only writer). */
   #config: ConfigState | null = null;
 
+  /** Whether the tables exist: only once a tenant was entered, never for a lookup alone. */
+  #migrated = false;
+
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
-    void ctx.blockConcurrencyWhile(async () => createIndexSchema(ctx.storage.sql));
     this.#binding = new TenantBinding(ctx.storage.kv, (tenantId, createdAt) =>
       tenantRegistryStub(env).register(tenantId, createdAt),
     );
+    // An index that was never entered (an unknown tenant named by an unverified key) stays empty:
+    // looking it up costs a read and writes nothing.
+    if (this.#binding.bound) void ctx.blockConcurrencyWhile(async () => this.#migrate());
   }
 
   async admitRequest(tenantId: string, input: T.AdmitRequestInput): Promise<T.Admission> {
@@ -54,7 +60,8 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
 
   /** Called before the key is verified: it must not bind or register the tenant (see `peek`). */
   async findApiKey(tenantId: string, keyId: string): Promise<apiKeys.ApiKeyRecord | null> {
-    if (!this.#binding.peek(tenantId)) return null;
+    // Unbound, or bound by a first call still registering: either way no key is stored yet.
+    if (!this.#binding.peek(tenantId) || !this.#migrated) return null;
     return apiKeys.findApiKey(this.#sql, tenantId, requireString("keyId", keyId));
   }
 
@@ -230,8 +237,14 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     return this.ctx.storage.sql;
   }
 
-  #enter(tenantId: string): Promise<void> {
-    return this.#binding.enter(tenantId, Date.now());
+  async #enter(tenantId: string): Promise<void> {
+    await this.#binding.enter(tenantId, Date.now());
+    if (!this.#migrated) this.#migrate();
+  }
+
+  #migrate(): void {
+    migrate(this.ctx.storage, TENANT_INDEX_MIGRATIONS);
+    this.#migrated = true;
   }
 
   #readConfig(): ConfigState {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { tenantIndexStub } from "../../src/agents/naming";
+import { tenantIndexStub } from "../../src/objects";
 import type { ApiKeyRecord } from "../../src/auth/api-keys";
 import { exchangedKeyStillValid, rateBucket } from "../../src/api/middleware/authenticate";
 import { PROBLEM_TYPE_BASE } from "../../src/api/errors";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { tenantIndexStub } from "../../src/agents/naming";
+import { tenantIndexStub } from "../../src/objects";
 import { USAGE_WINDOW_DAYS, usageTotals } from "../../src/api/usage";
 import { call } from "../support/api";
 import { bearer, freshTenant } from "../support/tokens";

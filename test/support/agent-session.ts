@@ -3,7 +3,7 @@
  * with a fresh tenant per session and the mock model keyed by the session's model name.
  */
 import { env, runInDurableObject } from "cloudflare:test";
-import { agentStub } from "../../src/agents/naming";
+import { agentStub } from "../../src/objects";
 import type { RunState } from "../../src/agents/store";
 import type { AgentResult, Message, Page, RunInput, Session, SessionInit, SessionStatus, ToolCall } from "../../src/agents/types";
 import { BUILTIN_DEFAULT_LIMITS, type PartialLimits } from "../../src/limits";

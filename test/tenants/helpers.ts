@@ -1,7 +1,7 @@
 /** Shared helpers for the tenant object tests: fresh tenants, their index stubs, and reports. */
 import { env, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
-import { tenantIndexStub } from "../../src/agents/naming";
+import { tenantIndexStub } from "../../src/objects";
 import type { SessionStatus } from "../../src/agents/types";
 import type { TenantIndex } from "../../src/tenants/tenant-index";
 import type { SessionReport } from "../../src/tenants/types";

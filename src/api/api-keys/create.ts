@@ -4,7 +4,7 @@
  * plaintext key for a day, and the platform keeps nothing but its hash.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { tenantIndexStub } from "../../agents/naming";
+import { tenantIndexStub } from "../../objects";
 import { generateApiKey, type ApiKeyRecord } from "../../auth/api-keys";
 import { hasScope, type Principal, type Scope } from "../../auth/principal";
 import type { AppEnv } from "../context";

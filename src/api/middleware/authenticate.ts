@@ -4,7 +4,7 @@
  * rate limit). Sets `principal` and `limits` for everything after it.
  */
 import type { MiddlewareHandler } from "hono";
-import { tenantIndexStub } from "../../agents/naming";
+import { tenantIndexStub } from "../../objects";
 import type { ApiKeyRecord } from "../../auth/api-keys";
 import { authenticate as authenticateCredential } from "../../auth/authenticate";
 import type { AuthFailure } from "../../auth/failure";

@@ -7,7 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { tenantIndexStub } from "../../agents/naming";
+import { tenantIndexStub } from "../../objects";
 import { sha256Hex } from "../../hex";
 import type { IdempotencyBegin } from "../../tenants/types";
 import type { AppContext, AppEnv } from "../context";

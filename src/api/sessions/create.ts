@@ -3,7 +3,7 @@
  * and tools are checked here, before the Agent exists, so a refused request leaves nothing.
  */
 import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
-import { agentStub } from "../../agents/naming";
+import { agentStub } from "../../objects";
 import type { AgentResult, Session, SessionInit } from "../../agents/types";
 import type { Principal } from "../../auth/principal";
 import type { Limits } from "../../limits";

@@ -3,7 +3,7 @@
  * slot from its index. Checked by the gateway, before the Agent is asked, so a refused start
  * leaves the session as it was.
  */
-import { tenantIndexStub } from "../../agents/naming";
+import { tenantIndexStub } from "../../objects";
 import type { Env } from "../../env";
 import type { Limits } from "../../limits";
 import type { RunSlot } from "../../tenants/types";

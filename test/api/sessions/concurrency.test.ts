@@ -1,7 +1,7 @@
 /** The tenant's max_concurrent_runs, enforced at every start: create with input, a new message, resume. */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { tenantIndexStub } from "../../../src/agents/naming";
+import { tenantIndexStub } from "../../../src/objects";
 import { admitRun, startWithSlot } from "../../../src/api/sessions/run-admission";
 import { BUILTIN_DEFAULT_LIMITS } from "../../../src/limits";
 import { PROBLEM_TYPE_BASE } from "../../../src/api/errors";

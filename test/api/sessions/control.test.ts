@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { agentStub } from "../../../src/agents/naming";
+import { agentStub } from "../../../src/objects";
 import type { Message, Session } from "../../../src/agents/types";
 import { call, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";

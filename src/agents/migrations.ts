@@ -1,0 +1,43 @@
+/**
+ * The Agent's storage migrations, oldest first (the runner is src/storage/migrations.ts; the
+ * layout they build is described in store.ts). Append a step for every change; never edit one.
+ */
+import { execAll, type Migration } from "../storage/migrations";
+
+export const AGENT_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "messages, tool calls and events",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS messages (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          role TEXT NOT NULL,
+          content TEXT NOT NULL,
+          created_at TEXT NOT NULL
+        )`,
+        `CREATE TABLE IF NOT EXISTS tool_calls (
+          id TEXT PRIMARY KEY,
+          step INTEGER NOT NULL,
+          message_seq INTEGER NOT NULL,
+          position INTEGER NOT NULL,
+          name TEXT NOT NULL,
+          input TEXT NOT NULL,
+          status TEXT NOT NULL,
+          output TEXT,
+          is_error INTEGER NOT NULL DEFAULT 0,
+          reported INTEGER NOT NULL DEFAULT 0,
+          created_at TEXT NOT NULL,
+          started_at TEXT,
+          finished_at TEXT
+        )`,
+        `CREATE INDEX IF NOT EXISTS tool_calls_open ON tool_calls (reported, message_seq, position)`,
+        `CREATE TABLE IF NOT EXISTS events (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          type TEXT NOT NULL,
+          data TEXT NOT NULL,
+          created_at TEXT NOT NULL
+        )`,
+      ]),
+  },
+];

@@ -1,0 +1,124 @@
+import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { AGENT_MIGRATIONS } from "../../src/agents/migrations";
+import { generateApiKey } from "../../src/auth/api-keys";
+import { agentStub, tenantIndexStub } from "../../src/objects";
+import { checkSequence, latestVersion, type Migration, migrate, SCHEMA_VERSION_KEY, schemaVersion } from "../../src/storage/migrations";
+import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
+import { AGENT_LAYOUT_V0, INDEX_LAYOUT_V0, userTables, writeLegacyAgent, writeLegacyIndex } from "../support/legacy-storage";
+import { createAndStart, messages, newTestSession, unwrap, waitForStatus } from "../support/agent-session";
+import { call } from "../support/api";
+import { freshTenant } from "../support/tokens";
+
+/** Storage of an Agent that was never created: an empty object to run migrations against. */
+function scratchObject() {
+  return agentStub(env, freshTenant("m"), `ses_${crypto.randomUUID().replaceAll("-", "")}`);
+}
+
+const notes: Migration[] = [
+  { version: 1, description: "notes", up: (s) => void s.sql.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)") },
+  { version: 2, description: "notes.author", up: (s) => void s.sql.exec("ALTER TABLE notes ADD COLUMN author TEXT NOT NULL DEFAULT ''") },
+];
+
+describe("the migration runner", () => {
+  it("applies each step once, in order, and records the version", async () => {
+    await runInDurableObject(scratchObject(), async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(0);
+      expect(migrate(state.storage, notes.slice(0, 1))).toBe(1);
+      state.storage.sql.exec("INSERT INTO notes (text) VALUES ('kept')");
+      expect(migrate(state.storage, notes)).toBe(2);
+      expect(migrate(state.storage, notes)).toBe(2); // nothing left to do: no error from a second ALTER
+      expect(state.storage.sql.exec("SELECT text, author FROM notes").toArray()).toEqual([{ text: "kept", author: "" }]);
+      expect(state.storage.kv.get(SCHEMA_VERSION_KEY)).toBe(2);
+    });
+  });
+
+  it("rolls a failing step back whole and keeps the version before it", async () => {
+    const failing: Migration = {
+      version: 2,
+      description: "half done",
+      up: (s) => {
+        s.sql.exec("ALTER TABLE notes ADD COLUMN author TEXT");
+        throw new Error("boom");
+      },
+    };
+    await runInDurableObject(scratchObject(), async (_instance, state) => {
+      migrate(state.storage, notes.slice(0, 1));
+      expect(() => migrate(state.storage, [notes[0]!, failing])).toThrow("boom");
+      expect(schemaVersion(state.storage)).toBe(1);
+      const columns = state.storage.sql.exec("SELECT name FROM pragma_table_info('notes')").toArray().map((row) => row.name);
+      expect(columns).toEqual(["id", "text"]);
+      expect(migrate(state.storage, notes)).toBe(2);
+    });
+  });
+
+  it("refuses a list with a gap or a repeat", () => {
+    expect(() => checkSequence([notes[1]!])).toThrow(/expected 1/);
+    expect(() => checkSequence([notes[0]!, notes[0]!])).toThrow(/expected 2/);
+    expect(() => checkSequence(AGENT_MIGRATIONS)).not.toThrow();
+    expect(() => checkSequence(TENANT_INDEX_MIGRATIONS)).not.toThrow();
+  });
+
+  it("leaves storage from a newer version as it is", async () => {
+    await runInDurableObject(scratchObject(), async (_instance, state) => {
+      migrate(state.storage, notes);
+      expect(migrate(state.storage, notes.slice(0, 1))).toBe(2);
+    });
+  });
+});
+
+describe("Agent storage written by an earlier version", () => {
+  it("is migrated on wake, and its session reads and runs as before", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeLegacyAgent(state.storage, t, AGENT_LAYOUT_V0));
+    await abortAllDurableObjects(); // the next call wakes the object with the new code's constructor
+    const session = unwrap(await t.stub.get());
+    expect(session).toMatchObject({ id: t.sessionId, status: "done", usage: { steps: 1 } });
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+    });
+    expect((await messages(t)).map((m) => m.content)).toEqual([
+      [{ type: "text", text: "hello" }],
+      [{ type: "text", text: "hi there" }],
+    ]);
+    await t.model.script({ reply: { content: [{ type: "text", text: "again" }] } });
+    unwrap(await t.stub.start("once more"));
+    await waitForStatus(t, ["done"]);
+    expect(await messages(t)).toHaveLength(4);
+  });
+
+  it("a new session starts at the newest version", async () => {
+    const t = newTestSession();
+    await createAndStart(t, "hello");
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+    });
+  });
+});
+
+describe("TenantIndex storage", () => {
+  it("written by an earlier version is migrated on wake and keeps its rows", async () => {
+    const tenantId = freshTenant();
+    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => writeLegacyIndex(state.storage, tenantId, INDEX_LAYOUT_V0));
+    await abortAllDurableObjects();
+    const index = tenantIndexStub(env, tenantId);
+    const page = await index.listSessions(tenantId, { limit: 10 });
+    expect(page.data.map((s) => s.id)).toEqual(["ses_legacy"]);
+    await runInDurableObject(index, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
+    });
+  });
+
+  it("of a tenant named only by an unverified API key is never created", async () => {
+    const tenantId = freshTenant("ghost");
+    const { plaintext } = await generateApiKey(tenantId);
+    for (let i = 0; i < 3; i++) {
+      const response = await call("/v1/tenant", { headers: { Authorization: `Bearer ${plaintext}` } });
+      expect(response.status).toBe(401);
+    }
+    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => {
+      expect([...state.storage.kv.list()]).toEqual([]);
+      expect(userTables(state.storage)).toEqual([]);
+    });
+  });
+});
