@@ -1,18 +1,19 @@
 /**
  * The Agent Durable Object: one per session, addressed by tenant and session id. Its RPC
- * methods change state and set or delete the alarm, and never call the model; only
- * `alarm()` runs steps, one unit per alarm, so two steps never run at once.
+ * methods change state and never call the model; each ends with `settle()`, which sets the
+ * alarm for what is due next. Only `alarm()` runs steps, one unit per alarm, so two steps never
+ * run at once.
  */
 import { DurableObject } from "cloudflare:workers";
-import { type Limits, MAX_ATTEMPTS } from "../limits";
+import type { Limits } from "../limits";
 import { AgentHost } from "./host";
-import { finishRun, runModelStep } from "./model-step";
-import { backoffDelay } from "./retry";
 import type { RunState } from "./store";
-import { runToolStep } from "./tool-step";
+import { nextUnit } from "./run/next-unit";
+import { runUnit } from "./run/units";
 import { checkToolSpecs } from "./tools/registry";
 import {
   ACTIVE_STATUSES,
+  type AgentFailure,
   type AgentResult,
   type ContentBlock,
   type Message,
@@ -21,12 +22,13 @@ import {
   type Session,
   type SessionInit,
   type ToolCall,
+  type ToolCallStatus,
 } from "./types";
 
 export { CANCELLED_BEFORE_RESULT } from "./host";
 export const INTERRUPTED_BY_PAUSE = "interrupted by a pause, not run again";
 
-const notFound = { ok: false, code: "not_found", detail: "session not found" } as const;
+const SESSION_NOT_FOUND = { ok: false, reason: "session_not_found" } as const;
 
 export class Agent extends DurableObject<Cloudflare.Env> {
   readonly #host: AgentHost;
@@ -34,19 +36,18 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     this.#host = new AgentHost(ctx, env);
-    // On every wake: storage written by an older version is migrated first, and a running
-    // session must have its alarm (it may have been lost with a crash between a write and the
-    // alarm being set).
+    // On every wake: storage written by an older version is migrated first, and the alarm is
+    // set for what is due (it may have been lost with a crash between a write and the alarm).
     void ctx.blockConcurrencyWhile(async () => {
       this.#host.store.migrateIfCreated();
-      await this.#host.ensureAlarm();
+      await this.#host.syncAlarm();
     });
   }
 
   async create(init: SessionInit, input: RunInput | null): Promise<AgentResult<Session>> {
-    if (this.#host.session()) return { ok: false, code: "conflict", detail: "session already exists" };
+    if (this.#host.session()) return { ok: false, reason: "session_exists" };
     const problem = checkToolSpecs(init.tools) ?? (input === null ? null : checkInput(input));
-    if (problem) return { ok: false, code: "invalid", detail: problem };
+    if (problem) return { ok: false, reason: "invalid", detail: problem };
     const now = this.#host.nowIso();
     const run: RunState = {
       status: "idle",
@@ -58,75 +59,75 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       usage: { steps: 0, input_tokens: 0, output_tokens: 0 },
       revision: 1,
       reported_revision: 0,
+      urgent_revision: 1,
+      last_report_at: 0,
+      report_failures: 0,
+      report_retry_at: 0,
+      next_attempt_at: 0,
       updated_at: now,
     };
     this.#host.store.create({ ...init, created_at: now }, run);
     if (input !== null) this.#startRun(input);
-    await this.#afterControl();
-    return { ok: true, value: this.#host.view() };
+    return this.#settled();
   }
 
   async get(): Promise<AgentResult<Session>> {
-    if (!this.#host.session()) return notFound;
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
     return { ok: true, value: this.#host.view() };
   }
 
   /** `cap`: the tenant's current limits, which lower the session's own for this and later runs. */
   async start(input: RunInput, cap: Limits | null = null): Promise<AgentResult<Session>> {
-    if (!this.#host.session()) return notFound;
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
     const problem = checkInput(input);
-    if (problem) return { ok: false, code: "invalid", detail: problem };
-    if (ACTIVE_STATUSES.includes(this.#host.store.run().status)) {
-      return { ok: false, code: "conflict", detail: "the session is already running; wait for the run to end or cancel it" };
-    }
+    if (problem) return { ok: false, reason: "invalid", detail: problem };
+    if (ACTIVE_STATUSES.includes(this.#host.store.run().status)) return { ok: false, reason: "run_going" };
     if (cap) this.#host.capLimits(cap);
     this.#startRun(input);
-    await this.#afterControl();
-    return { ok: true, value: this.#host.view() };
+    return this.#settled();
   }
 
   async cancel(): Promise<AgentResult<Session>> {
-    if (!this.#host.session()) return notFound;
-    const run = this.#host.store.run();
-    if (!ACTIVE_STATUSES.includes(run.status)) {
-      return { ok: false, code: "conflict", detail: `a ${run.status} session cannot be cancelled` };
-    }
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
+    const { status } = this.#host.store.run();
+    if (!ACTIVE_STATUSES.includes(status)) return { ok: false, reason: "wrong_status", action: "cancel", status };
     this.#host.cancelRun();
-    await this.#afterControl();
-    return { ok: true, value: this.#host.view() };
+    return this.#settled();
   }
 
   async pause(): Promise<AgentResult<Session>> {
-    if (!this.#host.session()) return notFound;
-    const run = this.#host.store.run();
+    const host = this.#host;
+    if (!host.session()) return SESSION_NOT_FOUND;
+    const run = host.store.run();
     if (run.status !== "running" && run.status !== "waiting_approval" && run.status !== "waiting_tool_output") {
-      return { ok: false, code: "conflict", detail: `a ${run.status} session cannot be paused` };
+      return { ok: false, reason: "wrong_status", action: "pause", status: run.status };
     }
-    this.#host.abortInflight("paused");
-    this.#host.transaction(() => {
+    host.inflight.abortAll("paused");
+    host.transaction(() => {
       // An at-most-once call cut off by the pause may have had its effect: it is not repeated.
-      for (const call of this.#host.store.openToolCalls()) {
-        if (call.status === "running" && this.#host.toolbox().get(call.name)?.atMostOnce !== false) {
-          this.#host.finishCall(call, INTERRUPTED_BY_PAUSE, true);
-          this.#host.emit("tool_result", this.#host.store.toolCall(call.id));
+      for (const call of host.store.openToolCalls()) {
+        if (call.status === "running" && host.toolbox().get(call.name)?.atMostOnce !== false) {
+          host.finishCall(call, INTERRUPTED_BY_PAUSE, true);
+          host.emit("tool_result", host.store.toolCall(call.id));
         }
       }
-      this.#host.updateRun({ status: "paused", generation: run.generation + 1 });
+      host.updateRun({ status: "paused", generation: run.generation + 1 });
     });
-    await this.#afterControl();
-    return { ok: true, value: this.#host.view() };
+    return this.#settled();
   }
 
   async resume(cap: Limits | null = null): Promise<AgentResult<Session>> {
-    if (!this.#host.session()) return notFound;
-    const run = this.#host.store.run();
-    if (run.status !== "paused") return { ok: false, code: "conflict", detail: `a ${run.status} session cannot be resumed` };
-    if (cap) this.#host.capLimits(cap);
+    const host = this.#host;
+    if (!host.session()) return SESSION_NOT_FOUND;
+    const { status } = host.store.run();
+    if (status !== "paused") return { ok: false, reason: "wrong_status", action: "resume", status };
+    if (cap) host.capLimits(cap);
     // A pending retry keeps its backoff and its count: pausing is no way around Retry-After.
-    this.#host.updateRun({ status: "running" });
-    await this.#host.continueRun();
-    await this.#afterControl();
-    return { ok: true, value: this.#host.view() };
+    host.transaction(() => {
+      host.updateRun({ status: "running" });
+      host.continueRun();
+    });
+    return this.#settled();
   }
 
   async approve(callId: string): Promise<AgentResult<Session>> {
@@ -148,7 +149,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   }
 
   async listMessages(after: number, limit: number): Promise<AgentResult<Page<Message>>> {
-    if (!this.#host.session()) return notFound;
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
     const rows = this.#host.store.messages(after, limit + 1);
     const data = rows.slice(0, limit);
     const last = data[data.length - 1];
@@ -156,14 +157,14 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   }
 
   async listToolCalls(): Promise<AgentResult<ToolCall[]>> {
-    if (!this.#host.session()) return notFound;
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
     return { ok: true, value: this.#host.store.toolCalls() };
   }
 
   /** Cancels whatever runs and deletes every byte the session stored. */
   async erase(): Promise<AgentResult<null>> {
-    if (!this.#host.session()) return notFound;
-    this.#host.abortInflight("erased");
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
+    this.#host.inflight.abortAll("erased");
     for (const socket of this.ctx.getWebSockets()) socket.close(1000, "session erased");
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
@@ -197,29 +198,22 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   override async alarm(): Promise<void> {
     const host = this.#host;
     if (!host.session()) return;
-    if (host.store.run().reported_revision < host.store.run().revision) await host.report();
-    const run = host.store.run();
-    if (run.status !== "running") return void (await host.ensureAlarm());
-    if ((run.next_attempt_at ?? 0) > Date.now()) return void (await host.scheduleAt(run.next_attempt_at ?? Date.now()));
-    const generation = run.generation;
-    try {
-      if (host.store.openToolCalls().length > 0) await runToolStep(host, generation);
-      else await runModelStep(host, generation);
-    } catch (err) {
-      // An unexpected fault (a bug, a storage error). The alarm never throws: the runtime's
-      // own retries would bypass the loop's backoff and attempt count.
-      console.error(`session ${host.session()?.id ?? "(erased)"}: unit failed: ${err instanceof Error ? err.stack : String(err)}`);
-      if (!host.isCurrent(generation)) return;
-      const attempts = host.store.run().attempts + 1;
-      if (attempts >= MAX_ATTEMPTS) {
-        host.transaction(() => host.closeOpenCalls("not run: the session failed"));
-        await finishRun(host, "failed", "model_error", "the session failed after repeated internal errors");
-        return;
-      }
-      const at = Date.now() + backoffDelay(attempts, null);
-      host.updateRun({ attempts, next_attempt_at: at });
-      await host.scheduleAt(at);
+    const limits = host.requireSession().limits;
+    // A daily budget is checked against the index's count, learned from a report: after a
+    // restart, ask once before the first unit instead of running blind.
+    if (limits.max_tokens_per_day !== null && host.reporter.tenantTokensToday() === null && host.store.run().status === "running") {
+      await host.reporter.send();
     }
+    const unit = nextUnit({
+      run: host.store.run(),
+      openToolCalls: host.store.openToolCalls().length,
+      limits,
+      tenantTokensToday: host.reporter.tenantTokensToday(),
+      now: Date.now(),
+    });
+    if (unit.kind === "finish") host.finishRun("done", unit.stopReason, null);
+    else if (unit.kind === "model" || unit.kind === "tools") await runUnit(host, unit);
+    await host.settle();
   }
 
   // ---- private ---------------------------------------------------------------------------
@@ -227,35 +221,33 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   #startRun(input: RunInput): void {
     const host = this.#host;
     const content: ContentBlock[] = typeof input === "string" ? [{ type: "text", text: input }] : input;
-    const message = host.transaction(() => {
+    host.transaction(() => {
       const saved = host.store.appendMessage("user", content, host.nowIso());
       const run = host.store.run();
       host.updateRun({ status: "running", generation: run.generation + 1, steps: 0, attempts: 0, error: null, stop_reason: null, next_attempt_at: 0 });
-      return saved;
+      host.emit("message", saved);
     });
-    host.emit("message", message);
   }
 
-  async #decide(callId: string, expected: "waiting_approval" | "waiting_tool_output", apply: (call: ToolCall) => void): Promise<AgentResult<Session>> {
-    if (!this.#host.session()) return notFound;
-    const call = this.#host.store.toolCall(callId);
-    if (!call) return { ok: false, code: "not_found", detail: "tool call not found" };
-    if (call.status !== expected) {
-      return { ok: false, code: "conflict", detail: `the tool call is ${call.status}, not ${expected}` };
-    }
-    this.#host.transaction(() => apply(call));
-    this.#host.emit("tool_call", this.#host.store.toolCall(callId));
-    await this.#host.continueRun();
-    await this.#afterControl();
+  async #decide(callId: string, expected: ToolCallStatus, apply: (call: ToolCall) => void): Promise<AgentResult<Session>> {
+    const host = this.#host;
+    if (!host.session()) return SESSION_NOT_FOUND;
+    const call = host.store.toolCall(callId);
+    if (!call) return { ok: false, reason: "tool_call_not_found" };
+    if (call.status !== expected) return { ok: false, reason: "tool_call_not_waiting", status: call.status, expected };
+    host.transaction(() => {
+      apply(call);
+      host.emit("tool_call", host.store.toolCall(callId));
+      host.continueRun();
+    });
+    return this.#settled();
+  }
+
+  /** The end of every control: the alarm and the report, then the session as it now stands. */
+  async #settled(): Promise<AgentResult<Session>> {
+    await this.#host.settle();
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
     return { ok: true, value: this.#host.view() };
-  }
-
-  async #afterControl(): Promise<void> {
-    // The alarm first, so a slow or failing report never delays (or, with a crash, loses) the
-    // next step; again after it, to drop a report-retry alarm that is no longer needed.
-    await this.#host.ensureAlarm();
-    await this.#host.report();
-    await this.#host.ensureAlarm();
   }
 
   #snapshot() {
@@ -269,6 +261,8 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     };
   }
 }
+
+export type { AgentFailure };
 
 /** The length cap of one user message; longer input belongs in a file or a tool. */
 export const MAX_INPUT_CHARS = 200_000;

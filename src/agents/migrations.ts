@@ -40,4 +40,23 @@ export const AGENT_MIGRATIONS: readonly Migration[] = [
         )`,
       ]),
   },
+  {
+    version: 2,
+    description: "run state: coalesced reports (urgent_revision, last_report_at, report_retry_at); counters always present",
+    up: (storage) => {
+      const run = storage.kv.get<Record<string, unknown>>("run");
+      if (!run) return;
+      const revision = Number(run.revision ?? 0);
+      const reported = Number(run.reported_revision ?? 0);
+      storage.kv.put("run", {
+        ...run,
+        // Whatever the index has not heard yet is told at once, as the earlier version would have.
+        urgent_revision: reported < revision ? revision : 0,
+        last_report_at: 0,
+        report_failures: Number(run.report_failures ?? 0),
+        report_retry_at: 0,
+        next_attempt_at: Number(run.next_attempt_at ?? 0),
+      });
+    },
+  },
 ];

@@ -1,35 +1,26 @@
 /**
- * One model call: the unit that asks the model for its next response. It checks the run's
- * limits first, calls the provider with an abortable, time-limited signal, and saves the
- * assistant message with its tool calls in one transaction, unless a cancel, pause or
- * restart made the result stale in the meantime.
+ * One model call: the unit that asks the model for its next response. The limits were checked
+ * by `nextUnit`; this calls the provider with an abortable, time-limited signal, and saves the
+ * assistant message with its tool calls in one transaction, unless a cancel, pause or restart
+ * made the result stale in the meantime.
  */
 import { MAX_ATTEMPTS } from "../limits";
 import { deadline } from "./deadline";
-import type { AgentHost } from "./host";
+import type { UnitScope } from "./host";
 import { providerFor } from "./model";
 import { ModelError } from "./model/provider";
 import { backoffDelay } from "./retry";
 import { toolDefinitions } from "./tools/registry";
-import type { StopReason, ToolCallStatus, ToolUseBlock } from "./types";
+import type { AgentHost } from "./host";
+import type { ToolCallStatus, ToolUseBlock } from "./types";
 
-export async function runModelStep(host: AgentHost, generation: number): Promise<void> {
+export async function runModelStep(scope: UnitScope, maxTokens: number): Promise<void> {
+  const host = scope.host;
   const session = host.requireSession();
   const run = host.store.run();
-  const limits = session.limits;
-
-  if (run.steps >= limits.max_steps_per_run) return finishRun(host, "done", "step_limit", null);
-  const used = run.usage.input_tokens + run.usage.output_tokens;
-  if (used >= limits.max_tokens_per_session) return finishRun(host, "done", "token_limit", null);
-  // The tenant's daily budget (tenant-wide, so known from the index's last answer).
-  if (limits.max_tokens_per_day !== null && (host.tenantTokensToday ?? 0) >= limits.max_tokens_per_day) {
-    return finishRun(host, "done", "token_limit", null);
-  }
-  const maxTokens = Math.min(limits.max_tokens_per_call, limits.max_tokens_per_session - used);
-
   const toolbox = host.toolbox();
   const provider = providerFor(session.model, host.config);
-  const controller = host.beginCall();
+  const controller = host.inflight.begin();
   const limit = deadline(host.config.modelTimeoutMs);
   let response;
   try {
@@ -44,13 +35,12 @@ export async function runModelStep(host: AgentHost, generation: number): Promise
       AbortSignal.any([controller.signal, limit.signal]),
     );
   } catch (err) {
-    if (!host.isCurrent(generation)) return; // cancelled or paused meanwhile: nothing to record
+    if (!scope.current) return; // cancelled or paused meanwhile: nothing to record
     return recordFailure(host, err);
   } finally {
     limit.clear();
-    host.endCall(controller);
+    host.inflight.end(controller);
   }
-  if (!host.isCurrent(generation)) return; // a stale answer is discarded, never saved
 
   const toolUses = response.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
   const step = run.steps + 1;
@@ -61,27 +51,27 @@ export async function runModelStep(host: AgentHost, generation: number): Promise
     output_tokens: run.usage.output_tokens + response.usage.output_tokens,
   };
   const problem = toolUseProblem(host, toolUses);
-  if (problem) {
-    // Saving cannot succeed, and trying again would pay for the same answer again.
-    host.updateRun({ steps: step, usage });
-    return finishRun(host, "failed", "model_error", problem);
-  }
-  host.transaction(() => {
+  const saved = scope.commit(() => {
+    if (problem) {
+      // Saving cannot succeed, and trying again would pay for the same answer again.
+      host.updateRun({ steps: step, usage });
+      host.finishRun("failed", "model_error", problem);
+      return;
+    }
     // An empty answer is not kept: providers refuse an assistant turn without content.
     if (response.content.length > 0) {
-      const saved = host.store.appendMessage("assistant", response.content, now);
+      const message = host.store.appendMessage("assistant", response.content, now);
       toolUses.forEach((use, position) => {
-        host.store.insertToolCall({ id: use.id, step, messageSeq: saved.seq, position, name: use.name, input: use.input, status: initialStatus(host, use.name), now });
+        host.store.insertToolCall({ id: use.id, step, messageSeq: message.seq, position, name: use.name, input: use.input, status: initialStatus(host, use.name), now });
       });
-      host.emit("message", saved);
+      host.emit("message", message);
       for (const call of host.store.openToolCalls()) host.emit("tool_call", call);
     }
     host.updateRun({ steps: step, attempts: 0, next_attempt_at: 0, usage });
+    if (toolUses.length === 0) host.finishRun("done", "end_turn", null);
+    else host.continueRun();
   });
-
-  if (toolUses.length === 0) return finishRun(host, "done", "end_turn", null);
-  await host.continueRun();
-  await host.report();
+  if (!saved) return; // a stale answer is discarded, never saved
 }
 
 /** A tool_use id must be new: each one gets exactly one tool_result, matched by id. */
@@ -102,21 +92,11 @@ function initialStatus(host: AgentHost, name: string): ToolCallStatus {
   return "pending";
 }
 
-async function recordFailure(host: AgentHost, err: unknown): Promise<void> {
+/** A failed call: retried after a backoff while attempts remain and the failure may pass. */
+function recordFailure(host: AgentHost, err: unknown): void {
   const error = err instanceof ModelError ? err : new ModelError(`model call failed: ${String(err)}`, true);
-  const run = host.store.run();
-  const attempts = run.attempts + 1;
-  if (!error.retryable) return finishRun(host, "failed", "model_error", error.message);
-  if (attempts >= MAX_ATTEMPTS) {
-    return finishRun(host, "failed", "model_error", `gave up after ${attempts} attempts: ${error.message}`);
-  }
-  const at = Date.now() + backoffDelay(attempts, error.retryAfterMs);
-  host.updateRun({ attempts, next_attempt_at: at, error: null });
-  await host.scheduleAt(at);
-}
-
-export async function finishRun(host: AgentHost, status: "done" | "failed", stopReason: StopReason, error: string | null): Promise<void> {
-  host.updateRun({ status, stop_reason: stopReason, error, attempts: 0, next_attempt_at: 0 });
-  await host.report();
-  await host.ensureAlarm();
+  const attempts = host.store.run().attempts + 1;
+  if (!error.retryable) return host.finishRun("failed", "model_error", error.message);
+  if (attempts >= MAX_ATTEMPTS) return host.finishRun("failed", "model_error", `gave up after ${attempts} attempts: ${error.message}`);
+  host.updateRun({ attempts, next_attempt_at: Date.now() + backoffDelay(attempts, error.retryAfterMs), error: null });
 }

@@ -35,10 +35,19 @@ export interface RunState {
   revision: number;
   /** The highest revision the tenant index has acknowledged. */
   reported_revision: number;
+  /**
+   * The revision of the newest change the index must hear of at once (a status change); a
+   * change of usage alone may wait for the next coalesced report (see report/report-policy.ts).
+   */
+  urgent_revision: number;
+  /** When the index last acknowledged a report, epoch ms (0: never). */
+  last_report_at: number;
   /** Failed reports in a row, for their backoff. */
-  report_failures?: number;
-  /** Epoch ms before which the next unit must not start (a retry's backoff). */
-  next_attempt_at?: number;
+  report_failures: number;
+  /** Epoch ms before which a failed report is not tried again (0: none failed). */
+  report_retry_at: number;
+  /** Epoch ms before which the next unit must not start (a retry's backoff; 0: none). */
+  next_attempt_at: number;
   updated_at: string;
 }
 
@@ -55,6 +64,12 @@ export class AgentStore {
   /** The session's settings, or undefined when it was never created. Reads only. */
   session(): StoredSession | undefined {
     return this.storage.kv.get<StoredSession>("session");
+  }
+
+  requireSession(): StoredSession {
+    const session = this.session();
+    if (!session) throw new Error("session used before it was created");
+    return session;
   }
 
   /** Brings an existing session's storage to the current layout; a never-created id stays empty. */

@@ -1,11 +1,12 @@
 /**
  * The tool calls of one model response: the other unit of work. Calls run in order, each
- * marked `running` durably before its side effect and saved as it finishes, so a crash in
- * the middle reruns none that finished, and an at-most-once call is never run twice.
+ * marked `running` before its side effect and saved as it finishes, so a crash in the middle
+ * reruns none that finished. The mark is made durable first only where a repeat would be wrong
+ * (an at-most-once tool); an idempotent call cut off by a crash simply runs again.
  */
 import { UNIT_BUDGET_MS } from "../limits";
-import type { AgentHost } from "./host";
 import { tenantIndexStub } from "../objects";
+import type { AgentHost, UnitScope } from "./host";
 import { cutOutput } from "./tools/cut-output";
 import type { ToolOutcome } from "./tools/tool";
 import { validateToolInput } from "./tools/validate-input";
@@ -13,28 +14,22 @@ import type { ToolCall } from "./types";
 
 export const INTERRUPTED_BY_RESTART = "interrupted by a restart, not run again";
 
-export async function runToolStep(host: AgentHost, generation: number): Promise<void> {
+export async function runToolStep(scope: UnitScope): Promise<void> {
+  const host = scope.host;
   const session = host.requireSession();
   const started = Date.now();
   for (const call of host.store.openToolCalls()) {
-    if (!host.isCurrent(generation)) return;
+    if (!scope.current) return;
     if (call.status !== "pending" && call.status !== "running") continue;
-    if (Date.now() - started > UNIT_BUDGET_MS) {
-      // The handler would be cut off soon: the rest runs in the next alarm.
-      await host.scheduleAt(Date.now());
-      return;
-    }
+    // The handler would be cut off soon: the rest runs in the next alarm.
+    if (Date.now() - started > UNIT_BUDGET_MS) return;
     const tool = host.toolbox().get(call.name);
     if (call.status === "running" && (!tool || tool.atMostOnce)) {
       // Found running on a fresh unit: the last try was cut off by a restart mid-call.
       finish(host, call, { output: INTERRUPTED_BY_RESTART, isError: true });
       continue;
     }
-    const problem = !tool
-      ? `unknown tool "${call.name}"`
-      : tool.run
-        ? validateToolInput(tool.definition.input_schema, call.input)
-        : null;
+    const problem = !tool ? `unknown tool "${call.name}"` : tool.run ? validateToolInput(tool.definition.input_schema, call.input) : null;
     if (problem || !tool) {
       finish(host, call, { output: problem ?? `tool "${call.name}" cannot run`, isError: true });
       continue;
@@ -45,11 +40,13 @@ export async function runToolStep(host: AgentHost, generation: number): Promise<
       continue;
     }
     host.store.setToolCallStatus(call.id, "running", host.nowIso());
-    // The mark must be durable before the side effect, or a crash could repeat it.
-    await host.ctx.storage.sync();
-    if (!host.isCurrent(generation)) return;
+    if (tool.atMostOnce) {
+      // The mark must be durable before a side effect that must not happen twice.
+      await host.ctx.storage.sync();
+      if (!scope.current) return;
+    }
 
-    const controller = host.beginCall();
+    const controller = host.inflight.begin();
     let outcome: ToolOutcome;
     try {
       outcome = await tool.run(call.input, {
@@ -65,15 +62,16 @@ export async function runToolStep(host: AgentHost, generation: number): Promise<
     } catch (err) {
       outcome = { output: `tool "${call.name}" failed: ${err instanceof Error ? err.message : String(err)}`, isError: true };
     } finally {
-      host.endCall(controller);
+      host.inflight.end(controller);
     }
-    if (!host.isCurrent(generation)) return; // cancelled meanwhile: the result is stale
-    finish(host, call, outcome);
+    // Cancelled meanwhile: the result is stale.
+    if (!scope.commit(() => finish(host, call, outcome))) return;
   }
-  // A unit that ran to its end clears the count of earlier faults.
-  if (host.store.run().attempts > 0) host.updateRun({ attempts: 0, next_attempt_at: 0 });
-  await host.continueRun();
-  await host.report();
+  scope.commit(() => {
+    // A unit that ran to its end clears the count of earlier faults.
+    if (host.store.run().attempts > 0) host.updateRun({ attempts: 0, next_attempt_at: 0 });
+    host.continueRun();
+  });
 }
 
 function finish(host: AgentHost, call: ToolCall, outcome: ToolOutcome): void {

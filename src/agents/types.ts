@@ -118,8 +118,23 @@ export interface SessionSummary {
   updated_at: string;
 }
 
-export type AgentErrorCode = "not_found" | "conflict" | "invalid";
-export type AgentResult<T> = { ok: true; value: T } | { ok: false; code: AgentErrorCode; detail: string };
+/**
+ * Why an Agent refused a call: machine reasons only. The gateway turns each into its wire
+ * problem and text in one switch (src/api/sessions/agent-client.ts).
+ */
+export type AgentFailure =
+  | { reason: "session_not_found" }
+  | { reason: "tool_call_not_found" }
+  | { reason: "session_exists" }
+  /** A run is going (running, waiting or paused): a new one cannot start. */
+  | { reason: "run_going" }
+  /** `action` is not allowed while the session is `status`. */
+  | { reason: "wrong_status"; action: "cancel" | "pause" | "resume"; status: SessionStatus }
+  | { reason: "tool_call_not_waiting"; status: ToolCallStatus; expected: ToolCallStatus }
+  /** Input or settings the gateway should have refused; `detail` is written for the caller. */
+  | { reason: "invalid"; detail: string };
+export type AgentFailureReason = AgentFailure["reason"];
+export type AgentResult<T> = { ok: true; value: T } | ({ ok: false } & AgentFailure);
 
 /** User input that starts a run: plain text or content blocks. */
 export type RunInput = string | ContentBlock[];

@@ -155,11 +155,11 @@ describe("approval and client tools", () => {
     await waitForStatus(t, ["waiting_approval"]);
     expect(await alarmAt(t)).toBeNull();
     expect(await hook.requests()).toHaveLength(0);
-    expect(await t.stub.submitToolOutput("toolu_deploy", "x", false)).toMatchObject({ ok: false, code: "conflict" });
-    expect(await t.stub.approve("toolu_nope")).toMatchObject({ ok: false, code: "not_found" });
+    expect(await t.stub.submitToolOutput("toolu_deploy", "x", false)).toMatchObject({ ok: false, reason: "tool_call_not_waiting", expected: "waiting_tool_output" });
+    expect(await t.stub.approve("toolu_nope")).toEqual({ ok: false, reason: "tool_call_not_found" });
 
     expect(await t.stub.approve("toolu_deploy")).toMatchObject({ ok: true });
-    expect(await t.stub.approve("toolu_deploy")).toMatchObject({ ok: false, code: "conflict" });
+    expect(await t.stub.approve("toolu_deploy")).toMatchObject({ ok: false, reason: "tool_call_not_waiting", expected: "waiting_approval" });
     await waitForStatus(t, ["done"]);
     expect(await hook.requests()).toHaveLength(1);
   });

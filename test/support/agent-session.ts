@@ -52,7 +52,7 @@ export async function createAndStart(t: TestSession, input: RunInput, overrides:
 
 /** The value of an Agent RPC result; fails the test on an error result. */
 export function unwrap<T>(result: AgentResult<T>): T {
-  if (!result.ok) throw new Error(`agent answered ${result.code}: ${result.detail}`);
+  if (!result.ok) throw new Error(`agent answered ${JSON.stringify(result)}`);
   return result.value;
 }
 

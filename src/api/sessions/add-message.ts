@@ -3,18 +3,17 @@
  * run going answers 409 before a concurrency slot is taken, so a refused call costs nothing.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { ACTIVE_STATUSES, type AgentResult, type Session } from "../../agents/types";
+import { ACTIVE_STATUSES } from "../../agents/types";
 import type { AppEnv } from "../context";
-import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { IdempotencyHeadersSchema, idempotent } from "../middleware/idempotency";
 import { requireScope } from "../middleware/require-scope";
 import { jsonBody, jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession } from "./access";
+import { agentProblem } from "./agent-client";
 import { admitRun, startWithSlot } from "./run-admission";
 import { AddMessageRequestSchema, SessionIdParamsSchema, SessionSchema } from "./schemas";
-
-export const RUN_GOING = "The session is already running; wait for the run to end or cancel it.";
 
 export const route = createRoute({
   method: "post",
@@ -37,9 +36,9 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { input } = c.req.valid("json");
   const principal = c.var.principal;
   const { session, agent } = await loadOwnedSession(c.env, principal, id);
-  if (ACTIVE_STATUSES.includes(session.status)) throw new ApiError("conflict", RUN_GOING);
+  if (ACTIVE_STATUSES.includes(session.status)) throw agentProblem({ reason: "run_going" });
   await admitRun(c.env, principal.tenantId, id, c.var.limits, Date.now());
   // The tenant's current limits also cap a session created under looser ones.
-  const started = await startWithSlot(c.env, principal.tenantId, id, async () => (await agent.start(input, c.var.limits)) as AgentResult<Session>);
+  const started = await startWithSlot(c.env, principal.tenantId, id, () => agent.start(input, c.var.limits));
   return c.json(started, 202);
 };

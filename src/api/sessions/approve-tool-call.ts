@@ -1,13 +1,11 @@
 /** `POST /v1/sessions/{id}/tool-calls/{call_id}/approve`: lets a call that waits for approval run. */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import type { AgentResult, Session } from "../../agents/types";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession, requireToolCallId } from "./access";
-import { agentValue } from "./agent-result";
 import { SessionSchema, ToolCallParamsSchema } from "./schemas";
 
 export const route = createRoute({
@@ -30,5 +28,5 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id, call_id } = c.req.valid("param");
   const callId = requireToolCallId(call_id);
   const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
-  return c.json(agentValue((await agent.approve(callId)) as AgentResult<Session>), 200);
+  return c.json(await agent.approve(callId), 200);
 };

@@ -3,8 +3,7 @@
  * and tools are checked here, before the Agent exists, so a refused request leaves nothing.
  */
 import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
-import { agentStub } from "../../objects";
-import type { AgentResult, Session, SessionInit } from "../../agents/types";
+import type { Session, SessionInit } from "../../agents/types";
 import type { Principal } from "../../auth/principal";
 import type { Limits } from "../../limits";
 import type { AppEnv } from "../context";
@@ -13,7 +12,7 @@ import { IdempotencyHeadersSchema, idempotent } from "../middleware/idempotency"
 import { requireScope } from "../middleware/require-scope";
 import { jsonBody } from "../schemas";
 import { bearerAuth } from "../security";
-import { agentValue } from "./agent-result";
+import { AgentClient } from "./agent-client";
 import { newSessionId } from "./ids";
 import { resolveSessionLimits } from "./limits";
 import { admitRun, startWithSlot } from "./run-admission";
@@ -76,10 +75,11 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
 
   const id = newSessionId();
   const init = buildSessionInit(id, principal, body, resolved.limits, c.var.config.model);
-  const create = async () => (await agentStub(c.env, principal.tenantId, id).create(init, body.input ?? null)) as AgentResult<Session>;
+  const agent = new AgentClient(c.env, principal.tenantId, id);
+  const create = () => agent.create(init, body.input ?? null);
   let session: Session;
   if (body.input === undefined) {
-    session = agentValue(await create());
+    session = await create();
   } else {
     await admitRun(c.env, principal.tenantId, id, c.var.limits, Date.now());
     session = await startWithSlot(c.env, principal.tenantId, id, create);

@@ -3,14 +3,12 @@
  * the model gets an error result, with the reason when one is given. The body is optional.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import type { AgentResult, Session } from "../../agents/types";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession, requireToolCallId } from "./access";
-import { agentValue } from "./agent-result";
 import { DenyToolCallRequestSchema, SessionSchema, ToolCallParamsSchema } from "./schemas";
 
 export const route = createRoute({
@@ -38,5 +36,5 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { reason } = c.req.valid("json");
   const callId = requireToolCallId(call_id);
   const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
-  return c.json(agentValue((await agent.deny(callId, reason?.trim() || null)) as AgentResult<Session>), 200);
+  return c.json(await agent.deny(callId, reason?.trim() || null), 200);
 };

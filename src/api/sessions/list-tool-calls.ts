@@ -1,13 +1,11 @@
 /** `GET /v1/sessions/{id}/tool-calls`: every tool call of the session, oldest first, with status and output. */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import type { AgentResult, ToolCall } from "../../agents/types";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession } from "./access";
-import { agentValue } from "./agent-result";
 import { SessionIdParamsSchema, ToolCallPageSchema } from "./schemas";
 
 export const route = createRoute({
@@ -29,6 +27,6 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
   const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
-  const calls = agentValue((await agent.listToolCalls()) as AgentResult<ToolCall[]>);
+  const calls = await agent.listToolCalls();
   return c.json({ data: calls, next_cursor: null }, 200);
 };

@@ -3,14 +3,14 @@
  * passes the same admission as a start: the daily budget and a concurrency slot.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import type { AgentResult, Session } from "../../agents/types";
 import type { AppEnv } from "../context";
-import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../errors";
+import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { IdempotencyHeadersSchema, idempotent } from "../middleware/idempotency";
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession } from "./access";
+import { agentProblem } from "./agent-client";
 import { admitRun, startWithSlot } from "./run-admission";
 import { SessionIdParamsSchema, SessionSchema } from "./schemas";
 
@@ -35,8 +35,8 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const principal = c.var.principal;
   const { session, agent } = await loadOwnedSession(c.env, principal, id);
   // Checked before admission so a wrong-state call takes no slot; the Agent checks again.
-  if (session.status !== "paused") throw new ApiError("conflict", `A ${session.status} session cannot be resumed.`);
+  if (session.status !== "paused") throw agentProblem({ reason: "wrong_status", action: "resume", status: session.status });
   await admitRun(c.env, principal.tenantId, id, c.var.limits, Date.now());
-  const resumed = await startWithSlot(c.env, principal.tenantId, id, async () => (await agent.resume(c.var.limits)) as AgentResult<Session>);
+  const resumed = await startWithSlot(c.env, principal.tenantId, id, () => agent.resume(c.var.limits));
   return c.json(resumed, 200);
 };

@@ -8,9 +8,7 @@ import type { Env } from "../../env";
 import type { Limits } from "../../limits";
 import type { RunSlot } from "../../tenants/types";
 import { DAY_MS } from "../../tenants/usage";
-import type { AgentResult } from "../../agents/types";
 import { ApiError } from "../errors";
-import { agentValue } from "./agent-result";
 
 /**
  * Pure: null while today's budget lasts, else the seconds until it renews at the next UTC
@@ -48,16 +46,13 @@ export async function admitRun(env: Env, tenantId: string, sessionId: string, li
  * Asks the Agent to start, holding the slot `admitRun` took; gives the slot back when the Agent
  * refuses or fails, so a failed start does not keep the tenant's slot until it times out.
  */
-export async function startWithSlot<T>(env: Env, tenantId: string, sessionId: string, start: () => Promise<AgentResult<T>>): Promise<T> {
-  let result: AgentResult<T>;
+export async function startWithSlot<T>(env: Env, tenantId: string, sessionId: string, start: () => Promise<T>): Promise<T> {
   try {
-    result = await start();
+    return await start();
   } catch (error) {
     await releaseQuietly(env, tenantId, sessionId);
     throw error;
   }
-  if (!result.ok) await releaseQuietly(env, tenantId, sessionId);
-  return agentValue(result);
 }
 
 async function releaseQuietly(env: Env, tenantId: string, sessionId: string): Promise<void> {

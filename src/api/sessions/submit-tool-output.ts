@@ -1,13 +1,11 @@
 /** `POST /v1/sessions/{id}/tool-calls/{call_id}/output`: the result of a client tool the run waits for. */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import type { AgentResult, Session } from "../../agents/types";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { jsonBody, jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession, requireToolCallId } from "./access";
-import { agentValue } from "./agent-result";
 import { SessionSchema, ToolCallParamsSchema, ToolOutputRequestSchema } from "./schemas";
 
 export const route = createRoute({
@@ -31,5 +29,5 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const body = c.req.valid("json");
   const callId = requireToolCallId(call_id);
   const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
-  return c.json(agentValue((await agent.submitToolOutput(callId, body.output, body.is_error === true)) as AgentResult<Session>), 200);
+  return c.json(await agent.submitToolOutput(callId, body.output, body.is_error === true), 200);
 };
