@@ -19,6 +19,12 @@ export interface Env {
   AUTH_EXTERNAL_ISSUER?: string;
   AUTH_EXTERNAL_AUDIENCE?: string;
   AUTH_TENANT_CLAIM?: string;
+  /** `true` lets the external identity provider grant `platform:admin`; default false. */
+  AUTH_EXTERNAL_PLATFORM_ADMIN?: string;
+  /** The longest lifetime a JWT may have, in seconds; default 86400. */
+  AUTH_MAX_TOKEN_AGE_SECONDS?: string;
+  /** Failed authentications per client address and minute before its unverified requests get 429; default 60. */
+  AUTH_FAILURES_PER_MINUTE?: string;
 
   MODEL?: string;
   ANTHROPIC_API_KEY?: string;

@@ -25,6 +25,7 @@ export const AUTH_FAILURES = [
   "expired",
   "not_yet_valid",
   "no_expiry",
+  "lifetime_too_long",
   "iss_mismatch",
   "aud_mismatch",
   "claim_invalid",
