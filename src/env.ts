@@ -10,6 +10,8 @@ export interface Env {
   AGENT: DurableObjectNamespace<Agent>;
   TENANT_INDEX: DurableObjectNamespace<TenantIndex>;
   TENANT_REGISTRY: DurableObjectNamespace<TenantRegistry>;
+  /** Counts failed authentications per client address across isolates (wrangler.json `ratelimits`). */
+  AUTH_FAILURE_LIMITER: RateLimit;
 
   AUTH_ISSUER?: string;
   AUTH_AUDIENCE?: string;

@@ -38,6 +38,8 @@ export const AUTH_FAILURES = [
   "malformed_api_key",
   "key_store_unavailable",
   "key_unknown",
+  "key_unknown_cached",
+  "address_blocked",
   "key_secret_mismatch",
   "key_revoked",
   "key_expired",
