@@ -10,6 +10,8 @@ export interface Env {
   AGENT: DurableObjectNamespace<Agent>;
   TENANT_INDEX: DurableObjectNamespace<TenantIndex>;
   TENANT_REGISTRY: DurableObjectNamespace<TenantRegistry>;
+  /** The Worker's static assets (wrangler.json `assets`): the API reference's script. */
+  ASSETS: Fetcher;
   /** Counts failed authentications per client address across isolates (wrangler.json `ratelimits`). */
   AUTH_FAILURE_LIMITER: RateLimit;
 
