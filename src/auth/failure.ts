@@ -33,6 +33,7 @@ export const AUTH_FAILURES = [
   "bad_tenant_id",
   "no_subject",
   "subject_reserved",
+  "key_claims_mismatch",
   "verification_error",
   // API keys
   "malformed_api_key",

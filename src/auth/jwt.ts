@@ -142,8 +142,18 @@ function principalFromClaims(payload: JWTPayload, route: Route, config: Config["
 
   const scopes = grantableScopes(parseScopes(payload.scope !== undefined ? payload.scope : payload.scp), route, config);
   const principal: Principal = { tenantId, subject, scopes, via: "jwt" };
-  const keyId = payload[KEY_ID_CLAIM];
-  if (route === "platform" && typeof keyId === "string" && KEY_ID_PATTERN.test(keyId)) principal.keyId = keyId;
+  if (route === "platform") {
+    const keyId = payload[KEY_ID_CLAIM];
+    if (keyId !== undefined || subject.startsWith(API_KEY_SUBJECT_PREFIX)) {
+      // A token exchanged from an API key stands for exactly that key: its subject and its
+      // `key_id` must name the same one, or the revocation check would look at one key while the
+      // token acts as another (or, without `key_id`, at none).
+      if (typeof keyId !== "string" || !KEY_ID_PATTERN.test(keyId) || subject !== API_KEY_SUBJECT_PREFIX + keyId) {
+        return authFail("key_claims_mismatch");
+      }
+      principal.keyId = keyId;
+    }
+  }
   return authOk(principal);
 }
 
