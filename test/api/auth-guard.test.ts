@@ -7,6 +7,15 @@ import { ExpiringMap } from "../../src/api/expiring-map";
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const ignore = () => {};
 
+/**
+ * The binding counts in windows aligned to the wall-clock minute; a run that straddles one
+ * would start counting again halfway. Waits out the last seconds of a minute.
+ */
+async function clearOfMinuteBoundary(marginMs = 5000): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < marginMs) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}
+
 function randomAddress(): string {
   const [a = 0, b = 0, c = 0] = crypto.getRandomValues(new Uint8Array(3));
   return `10.${a}.${b}.${c}`;
@@ -77,6 +86,7 @@ describe("AuthGuard", () => {
 
   it("blocks through the Rate Limiting binding what another isolate counted", async () => {
     const address = randomAddress();
+    await clearOfMinuteBoundary();
     const first = new AuthGuard();
     // The binding's limit in wrangler.json is 60 a minute; each isolate's own count stays far below its threshold.
     for (let i = 0; i < 60; i++) expect(await first.recordFailure(address, NOW, 1000, env.AUTH_FAILURE_LIMITER, ignore)).toBe(0);
