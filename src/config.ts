@@ -3,7 +3,16 @@
  * malformed is a start-up error with a clear message, never a silent default.
  */
 import type { Env } from "./env";
+import { ACCESS_TOKEN_TTL_SECONDS } from "./auth/access-token";
 import { BUILTIN_DEFAULT_LIMITS, type Limits, MODEL_CALL_TIMEOUT_MS, partialLimitsSchema } from "./limits";
+
+/** A day: long enough for any session-length access token, short enough that a leak expires. */
+export const DEFAULT_MAX_TOKEN_AGE_SECONDS = 24 * 60 * 60;
+/** Thirty days: a token living longer than this is a credential, not an access token. */
+export const MAX_MAX_TOKEN_AGE_SECONDS = 30 * 24 * 60 * 60;
+export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 60;
+/** Far above any honest client's mistakes; a higher ceiling would not limit anything. */
+export const MAX_AUTH_FAILURES_PER_MINUTE = 10_000;
 
 export interface Config {
   auth: {
@@ -14,6 +23,12 @@ export interface Config {
     externalIssuer: string | undefined;
     externalAudience: string | undefined;
     tenantClaim: string;
+    /** Whether the external identity provider may grant `platform:admin`; by default only the platform's own issuer can. */
+    externalPlatformAdmin: boolean;
+    /** The longest lifetime a JWT may have, from now (and from its `iat` when it has one) to its `exp`. */
+    maxTokenAgeSeconds: number;
+    /** Failed authentications per client address and minute before its unverified requests get 429. */
+    failuresPerMinute: number;
   };
   model: string;
   anthropic: { baseUrl: string; apiKey: string | undefined };
@@ -48,6 +63,18 @@ export function parseConfig(env: Env): Config {
       externalIssuer: env.AUTH_EXTERNAL_ISSUER || undefined,
       externalAudience: env.AUTH_EXTERNAL_AUDIENCE || undefined,
       tenantClaim: env.AUTH_TENANT_CLAIM || "tenant_id",
+      externalPlatformAdmin: parseBoolean("AUTH_EXTERNAL_PLATFORM_ADMIN", env.AUTH_EXTERNAL_PLATFORM_ADMIN),
+      // The platform's own exchanged tokens must fit, or every API key exchange would be refused.
+      maxTokenAgeSeconds: parseInteger("AUTH_MAX_TOKEN_AGE_SECONDS", env.AUTH_MAX_TOKEN_AGE_SECONDS, {
+        fallback: DEFAULT_MAX_TOKEN_AGE_SECONDS,
+        min: ACCESS_TOKEN_TTL_SECONDS,
+        max: MAX_MAX_TOKEN_AGE_SECONDS,
+      }),
+      failuresPerMinute: parseInteger("AUTH_FAILURES_PER_MINUTE", env.AUTH_FAILURES_PER_MINUTE, {
+        fallback: DEFAULT_AUTH_FAILURES_PER_MINUTE,
+        min: 1,
+        max: MAX_AUTH_FAILURES_PER_MINUTE,
+      }),
     },
     model: env.MODEL || "claude-sonnet-4-5",
     anthropic: {
@@ -84,6 +111,15 @@ function parseBoolean(name: string, value: string | undefined): boolean {
   if (value === undefined || value === "" || value === "false") return false;
   if (value === "true") return true;
   throw new ConfigError(`${name} must be "true" or "false"`);
+}
+
+function parseInteger(name: string, value: string | undefined, range: { fallback: number; min: number; max: number }): number {
+  if (value === undefined || value === "") return range.fallback;
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < range.min || parsed > range.max) {
+    throw new ConfigError(`${name} must be an integer between ${range.min} and ${range.max}`);
+  }
+  return parsed;
 }
 
 /** Lower is allowed (tests, impatient operators); higher is not: a unit must fit the 300 s alarm limit. */

@@ -10,6 +10,7 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import { loadConfig } from "../config";
 import { registerAdminRoutes } from "./admin";
 import { registerApiKeyRoutes } from "./api-keys";
+import type { AuthGuard } from "./auth-guard";
 import type { App, AppEnv } from "./context";
 import { ApiError, apiErrorForStatus, problemJson } from "./errors";
 import { describeError, log } from "./log";
@@ -26,6 +27,8 @@ import { registerTokenRoutes } from "./tokens";
 export interface CreateAppOptions {
   /** Registers more routes after the built-in ones, behind the same middleware. */
   routes?: (app: App) => void;
+  /** The failed-authentication notes to use; the isolate's own by default (tests pass a fresh one). */
+  authGuard?: AuthGuard;
 }
 
 export function createApp(options: CreateAppOptions = {}): App {
@@ -54,7 +57,7 @@ export function createApp(options: CreateAppOptions = {}): App {
   });
   app.use("*", bodyLimit());
   // Every versioned route is behind authentication: a route cannot forget it.
-  app.use("/v1/*", authenticate());
+  app.use("/v1/*", authenticate(options.authGuard));
 
   registerSecuritySchemes(app);
   registerSystemRoutes(app);

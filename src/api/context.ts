@@ -18,6 +18,12 @@ export interface AppVariables {
   principal: Principal;
   /** The tenant's effective limits, as its index admitted the request. */
   limits: Limits;
+  /**
+   * Set by the body limit when the body went over the cap while being read. Readers turn a
+   * failed read into their own errors (the JSON validator answers "malformed JSON"), so
+   * `onError` asks this first.
+   */
+  bodyLimitExceeded: boolean;
 }
 
 export interface AppEnv {

@@ -40,6 +40,15 @@ describe("authentication", () => {
     expect(details.size).toBe(1);
   });
 
+  it("refuses a JWT that lives longer than AUTH_MAX_TOKEN_AGE_SECONDS", async () => {
+    const tenantId = freshTenant();
+    const tenYears = 10 * 365 * 24 * 60 * 60;
+    const res = await call("/v1/tenant", { headers: await bearer({ tenantId, scopes: ["sessions:read"], expiresIn: tenYears }) });
+    expect(res.status).toBe(401);
+    const day = await call("/v1/tenant", { headers: await bearer({ tenantId, scopes: ["sessions:read"], expiresIn: 24 * 60 * 60 }) });
+    expect(day.status).toBe(200);
+  });
+
   it("admits a valid platform JWT", async () => {
     const tenantId = freshTenant();
     const res = await call("/v1/tenant", { headers: await bearer({ tenantId, scopes: ["sessions:read"] }) });

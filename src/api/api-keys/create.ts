@@ -7,6 +7,7 @@ import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { tenantIndexStub } from "../../objects";
 import { generateApiKey, type ApiKeyRecord } from "../../auth/api-keys";
 import { hasScope, type Principal, type Scope } from "../../auth/principal";
+import { authGuard } from "../auth-guard";
 import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
@@ -60,6 +61,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     last_used_at: null,
   };
   await tenantIndexStub(c.env, principal.tenantId).createApiKey(principal.tenantId, record);
+  authGuard.forgetUnknownKey(principal.tenantId, record.key_id);
   c.header("Cache-Control", "no-store");
   return c.json({ ...toApiKey(record), key: generated.plaintext }, 201);
 };

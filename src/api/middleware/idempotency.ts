@@ -13,7 +13,7 @@ import type { IdempotencyBegin } from "../../tenants/types";
 import type { AppContext, AppEnv } from "../context";
 import { ApiError, PROBLEM_CONTENT_TYPE } from "../errors";
 import { describeError, log } from "../log";
-import { bodyLimitExceeded, payloadTooLarge } from "./body-limit";
+import { readBody } from "./body-limit";
 
 export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
 export const IDEMPOTENT_REPLAYED_HEADER = "Idempotent-Replayed";
@@ -101,16 +101,6 @@ export function idempotent(): MiddlewareHandler<AppEnv> {
 export async function idempotencyScope(subject: string, method: string, path: string): Promise<string> {
   const text = `${subject} ${method.toUpperCase()} ${path}`;
   return sha256Hex(text);
-}
-
-/** Reads the raw body through Hono's cache, so the JSON validator after us reads it again. */
-async function readBody(c: AppContext): Promise<ArrayBuffer> {
-  try {
-    return await c.req.arrayBuffer();
-  } catch (error) {
-    if (bodyLimitExceeded(c)) throw payloadTooLarge(c);
-    throw error;
-  }
 }
 
 async function captureResponse(res: Response): Promise<StoredResponse | null> {

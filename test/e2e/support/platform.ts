@@ -162,9 +162,17 @@ export class Platform {
  * the project.
  */
 async function relocatedConfig(): Promise<string> {
-  const config = JSON.parse(await readFile(join(PROJECT_ROOT, "wrangler.json"), "utf8")) as { main?: unknown; $schema?: unknown };
+  const config = JSON.parse(await readFile(join(PROJECT_ROOT, "wrangler.json"), "utf8")) as {
+    main?: unknown;
+    $schema?: unknown;
+    assets?: { directory?: string };
+    build?: { command?: string; cwd?: string };
+  };
   if (typeof config.main !== "string") throw new Error("wrangler.json has no main");
   delete config.$schema;
+  // Paths in the config are relative to it: point them back at the project.
+  if (config.assets?.directory) config.assets.directory = resolve(PROJECT_ROOT, config.assets.directory);
+  if (config.build) config.build.cwd = PROJECT_ROOT;
   return JSON.stringify({ ...config, main: resolve(PROJECT_ROOT, config.main) }, null, 2);
 }
 
