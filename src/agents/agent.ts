@@ -6,7 +6,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Limits } from "../limits";
-import { AgentHost } from "./host";
+import { AgentHost, settleOutcome } from "./host";
 import type { RunState } from "./store";
 import { nextUnit } from "./run/next-unit";
 import { runUnit } from "./run/units";
@@ -99,7 +99,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     const host = this.#host;
     if (!host.session()) return SESSION_NOT_FOUND;
     const run = host.store.run();
-    if (run.status !== "running" && run.status !== "waiting_approval" && run.status !== "waiting_tool_output") {
+    if (run.status !== "running" && run.status !== "queued" && run.status !== "waiting_approval" && run.status !== "waiting_tool_output") {
       return { ok: false, reason: "wrong_status", action: "pause", status: run.status };
     }
     host.inflight.abortAll("paused");
@@ -122,30 +122,50 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     const { status } = host.store.run();
     if (status !== "paused") return { ok: false, reason: "wrong_status", action: "resume", status };
     if (cap) host.capLimits(cap);
+    // A paused session holds no run slot: it takes one again if it has work to run now.
+    const waits = ["waiting_approval", "waiting_tool_output"].includes(settleOutcome(host.store.openToolCalls()));
+    const slot = waits ? "ok" : await host.claimSlot();
+    if (host.store.run().status !== "paused") {
+      // Something else moved the session while the index was asked.
+      if (slot === "ok" && !waits) await host.releaseSlot();
+      return { ok: false, reason: "wrong_status", action: "resume", status: host.store.run().status };
+    }
+    if (slot === "suspended") {
+      host.cancelRun();
+      return this.#settled();
+    }
     // A pending retry keeps its backoff and its count: pausing is no way around Retry-After.
     host.transaction(() => {
-      host.updateRun({ status: "running" });
-      host.continueRun();
+      host.updateRun({ status: slot === "ok" ? "running" : "queued" });
+      host.continueRun(slot === "ok" ? "running" : "queued");
     });
     return this.#settled();
   }
 
+  /** The tenant index granted this queued session a run slot. */
+  async slotGranted(): Promise<AgentResult<Session>> {
+    const host = this.#host;
+    if (!host.session()) return SESSION_NOT_FOUND;
+    if (host.store.run().status === "queued") this.#takeSlot();
+    return this.#settled();
+  }
+
   async approve(callId: string): Promise<AgentResult<Session>> {
-    return this.#decide(callId, "waiting_approval", (call) => {
-      const tool = this.#host.toolbox().get(call.name);
-      this.#host.store.setToolCallStatus(call.id, tool?.kind === "client" ? "waiting_tool_output" : "pending", this.#host.nowIso());
+    const approved = (call: ToolCall): ToolCallStatus => (this.#host.toolbox().get(call.name)?.kind === "client" ? "waiting_tool_output" : "pending");
+    return this.#decide(callId, "waiting_approval", approved, (call) => {
+      this.#host.store.setToolCallStatus(call.id, approved(call), this.#host.nowIso());
     });
   }
 
   async deny(callId: string, reason: string | null): Promise<AgentResult<Session>> {
-    return this.#decide(callId, "waiting_approval", (call) => {
+    return this.#decide(callId, "waiting_approval", "error", (call) => {
       const text = reason ? `denied by a reviewer: ${reason}` : "denied by a reviewer";
       this.#host.finishCall(call, text, true);
     });
   }
 
   async submitToolOutput(callId: string, output: string, isError: boolean): Promise<AgentResult<Session>> {
-    return this.#decide(callId, "waiting_tool_output", (call) => this.#host.finishCall(call, output, isError));
+    return this.#decide(callId, "waiting_tool_output", isError ? "error" : "done", (call) => this.#host.finishCall(call, output, isError));
   }
 
   async listMessages(after: number, limit: number): Promise<AgentResult<Page<Message>>> {
@@ -198,6 +218,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   override async alarm(): Promise<void> {
     const host = this.#host;
     if (!host.session()) return;
+    if (host.store.run().status === "queued") await this.#askForSlot();
     const limits = host.requireSession().limits;
     // A daily budget is checked against the index's count, learned from a report: after a
     // restart, ask once before the first unit instead of running blind.
@@ -218,6 +239,17 @@ export class Agent extends DurableObject<Cloudflare.Env> {
 
   // ---- private ---------------------------------------------------------------------------
 
+  /** A queued session asks again now and then, in case the index's own word was lost. */
+  async #askForSlot(): Promise<void> {
+    const slot = await this.#host.claimSlot();
+    if (this.#host.store.run().status !== "queued") {
+      if (slot === "ok") await this.#host.releaseSlot();
+      return;
+    }
+    if (slot === "ok") this.#takeSlot();
+    else if (slot === "suspended") this.#host.cancelRun();
+  }
+
   #startRun(input: RunInput): void {
     const host = this.#host;
     const content: ContentBlock[] = typeof input === "string" ? [{ type: "text", text: input }] : input;
@@ -229,18 +261,47 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     });
   }
 
-  async #decide(callId: string, expected: ToolCallStatus, apply: (call: ToolCall) => void): Promise<AgentResult<Session>> {
+  /**
+   * Applies a decision on a waiting call. When it lets the run go on, the session needs a run
+   * slot again (waiting held none): without a free one it goes `queued` rather than refusing.
+   */
+  async #decide(callId: string, expected: ToolCallStatus, next: ToolCallStatus | ((call: ToolCall) => ToolCallStatus), apply: (call: ToolCall) => void): Promise<AgentResult<Session>> {
     const host = this.#host;
     if (!host.session()) return SESSION_NOT_FOUND;
-    const call = host.store.toolCall(callId);
+    const found = this.#waitingCall(callId, expected);
+    if (!found.ok) return found;
+    const after = typeof next === "function" ? next(found.call) : next;
+    const outcome = settleOutcome(host.store.openToolCalls().map((c) => (c.id === callId ? { status: after } : c)));
+    const needsSlot = (outcome === "runnable" || outcome === "complete") && (host.store.run().status === "waiting_approval" || host.store.run().status === "waiting_tool_output");
+    const slot = needsSlot ? await host.claimSlot() : "ok";
+    const again = this.#waitingCall(callId, expected);
+    if (!again.ok) {
+      // Decided or cancelled by someone else while the index was asked.
+      if (needsSlot && slot === "ok") await host.releaseSlot();
+      return again;
+    }
+    host.transaction(() => {
+      apply(again.call);
+      host.emit("tool_call", host.store.toolCall(callId));
+      host.continueRun(slot === "ok" ? "running" : "queued");
+    });
+    if (slot === "suspended") host.cancelRun();
+    return this.#settled();
+  }
+
+  #waitingCall(callId: string, expected: ToolCallStatus): { ok: true; call: ToolCall } | ({ ok: false } & AgentFailure) {
+    const call = this.#host.store.toolCall(callId);
     if (!call) return { ok: false, reason: "tool_call_not_found" };
     if (call.status !== expected) return { ok: false, reason: "tool_call_not_waiting", status: call.status, expected };
-    host.transaction(() => {
-      apply(call);
-      host.emit("tool_call", host.store.toolCall(callId));
-      host.continueRun();
+    return { ok: true, call };
+  }
+
+  /** A queued session that holds a slot now goes on. */
+  #takeSlot(): void {
+    this.#host.transaction(() => {
+      this.#host.updateRun({ status: "running" });
+      this.#host.continueRun();
     });
-    return this.#settled();
   }
 
   /** The end of every control: the alarm and the report, then the session as it now stands. */

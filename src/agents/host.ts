@@ -14,12 +14,16 @@ import { InflightCalls } from "./inflight";
 import { shouldReport } from "./report/report-policy";
 import { Reporter } from "./report/reporter";
 import { nextWakeAt } from "./run/next-wake";
+import { tenantIndexStub } from "../objects";
 import { AgentStore, type RunState, type StoredSession } from "./store";
 import { cutOutput } from "./tools/cut-output";
 import { buildToolbox, type Toolbox } from "./tools/registry";
 import { ACTIVE_STATUSES, type Session, type SessionStatus, type StopReason, type ToolCall, type ToolResultBlock } from "./types";
 
 export const CANCELLED_BEFORE_RESULT = "cancelled before it finished";
+
+/** What asking for a run slot gave: one, none free (queue), or a suspended tenant (stop). */
+export type SlotClaim = "ok" | "busy" | "suspended";
 
 export type SettleOutcome = "none" | "runnable" | "complete" | "waiting_approval" | "waiting_tool_output";
 
@@ -187,10 +191,8 @@ export class AgentHost {
    */
   settleToolCalls(): SettleOutcome {
     const open = this.store.openToolCalls();
-    if (open.length === 0) return "none";
-    if (open.some((c) => c.status === "pending" || c.status === "running")) return "runnable";
-    if (open.some((c) => c.status === "waiting_approval")) return "waiting_approval";
-    if (open.some((c) => c.status === "waiting_tool_output")) return "waiting_tool_output";
+    const outcome = settleOutcome(open);
+    if (outcome !== "complete") return outcome;
     const results: ToolResultBlock[] = open.map((c) => ({
       type: "tool_result",
       tool_use_id: c.id,
@@ -206,21 +208,50 @@ export class AgentHost {
   }
 
   /**
-   * Moves a run on after its tool calls changed: runnable work makes the session `running`
-   * (its alarm follows from `settle`), calls that wait for a person or a client set the
-   * matching status.
+   * Moves a run on after its tool calls changed: calls that wait for a person or a client set
+   * the matching status; runnable work makes the session `runnable` — `running` (its alarm
+   * follows from `settle`) when it holds a run slot, `queued` when none was free.
    */
-  continueRun(): void {
+  continueRun(runnable: "running" | "queued" = "running"): void {
     const outcome = this.settleToolCalls();
     const run = this.store.run();
-    if (run.status === "paused" || !isGoing(run.status)) return;
-    const status: SessionStatus = outcome === "waiting_approval" || outcome === "waiting_tool_output" ? outcome : "running";
+    if (run.status === "paused" || !ACTIVE_STATUSES.includes(run.status)) return;
+    const status: SessionStatus = outcome === "waiting_approval" || outcome === "waiting_tool_output" ? outcome : runnable;
     if (status !== run.status) this.updateRun({ status });
+  }
+
+  /**
+   * Asks the tenant index for a run slot, for a session that held none (it waited, was paused or
+   * queued). An unreachable index counts as busy: the session queues and asks again later.
+   */
+  async claimSlot(): Promise<SlotClaim> {
+    const session = this.requireSession();
+    try {
+      const slot = await tenantIndexStub(this.env, session.tenant_id).acquireRun(session.tenant_id, session.id, session.limits.max_concurrent_runs, Date.now());
+      return slot.ok ? "ok" : slot.code;
+    } catch (error) {
+      console.warn(JSON.stringify({ level: "warn", event: "slot_claim_failed", tenant_id: session.tenant_id, session_id: session.id, error: String(error) }));
+      return "busy";
+    }
+  }
+
+  /** Gives back a slot claimed for a change that did not happen; it also lapses by itself. */
+  async releaseSlot(): Promise<void> {
+    const session = this.requireSession();
+    await tenantIndexStub(this.env, session.tenant_id).releaseRun(session.tenant_id, session.id).catch(() => {});
   }
 }
 
-function isGoing(status: SessionStatus): boolean {
-  return status === "running" || status === "waiting_approval" || status === "waiting_tool_output" || status === "paused";
+/**
+ * Pure: where the open tool calls of a response stand. `runnable` and `complete` both mean the
+ * run can go on (a tool unit, or the next model call); the others wait for someone.
+ */
+export function settleOutcome(open: readonly Pick<ToolCall, "status">[]): SettleOutcome {
+  if (open.length === 0) return "none";
+  if (open.some((c) => c.status === "pending" || c.status === "running")) return "runnable";
+  if (open.some((c) => c.status === "waiting_approval")) return "waiting_approval";
+  if (open.some((c) => c.status === "waiting_tool_output")) return "waiting_tool_output";
+  return "complete";
 }
 
 /**

@@ -6,10 +6,16 @@
 import type { Limits } from "../limits";
 
 /** Every session status: the one list the types, the API schemas and the tenant index use. */
-export const SESSION_STATUSES = ["idle", "running", "waiting_approval", "waiting_tool_output", "paused", "done", "failed", "cancelled"] as const;
+export const SESSION_STATUSES = ["idle", "queued", "running", "waiting_approval", "waiting_tool_output", "paused", "done", "failed", "cancelled"] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
-export const ACTIVE_STATUSES: readonly SessionStatus[] = ["running", "waiting_approval", "waiting_tool_output", "paused"];
+/** A run is going: a new one cannot start, and it can be cancelled. */
+export const ACTIVE_STATUSES: readonly SessionStatus[] = ["queued", "running", "waiting_approval", "waiting_tool_output", "paused"];
+/**
+ * The statuses that hold one of the tenant's run slots. A session waiting for a person, a
+ * client, a resume or a free slot holds none.
+ */
+export const SLOT_STATUSES: readonly SessionStatus[] = ["running"];
 export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "cancelled"];
 
 export const STOP_REASONS = ["end_turn", "step_limit", "token_limit", "model_error", "cancelled"] as const;

@@ -66,6 +66,19 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
         `CREATE INDEX IF NOT EXISTS idempotency_by_created ON idempotency (created_at)`,
       ]),
   },
+  {
+    version: 2,
+    description: "run queue: sessions waiting for a run slot, in arrival order",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS run_queue (
+          session_id TEXT PRIMARY KEY,
+          queued_at INTEGER NOT NULL,
+          granted_at INTEGER
+        )`,
+        `CREATE INDEX IF NOT EXISTS run_queue_by_time ON run_queue (queued_at, session_id)`,
+      ]),
+  },
 ];
 
 export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [

@@ -4,7 +4,7 @@
  */
 import { ACTIVE_STATUSES, type Page, SESSION_STATUSES, type SessionStatus, type SessionSummary, type StopReason } from "../agents/types";
 import { decodeTimeIdCursor, encodeTimeIdCursor } from "./cursor";
-import { releaseRunSlot } from "./run-slots";
+import { releaseRunSlot, trackQueue } from "./run-slots";
 import type { ReportRow } from "./session-report";
 import type { SessionFilter, StatusCounts } from "./types";
 import { addUsage } from "./usage";
@@ -59,7 +59,9 @@ export function recordSessionReport(sql: SqlStorage, report: ReportRow): boolean
     sessions_created: 0,
   });
   if (!previous) addUsage(sql, utcDay(report.created_at), { input_tokens: 0, output_tokens: 0, steps: 0, sessions_created: 1 });
-  releaseRunSlot(sql, report.id);
+  // A queued session's report does not end a grant the index may have just made it.
+  if (report.status !== "queued") releaseRunSlot(sql, report.id);
+  trackQueue(sql, report.id, report.status === "queued", report.updated_at);
   return true;
 }
 
@@ -71,6 +73,7 @@ export function getSession(sql: SqlStorage, id: string): SessionSummary | null {
 export function removeSession(sql: SqlStorage, id: string, now: number): boolean {
   const existed = sql.exec(`DELETE FROM sessions WHERE id = ?`, id).rowsWritten > 0;
   releaseRunSlot(sql, id);
+  trackQueue(sql, id, false, now);
   sql.exec(
     `INSERT INTO removed_sessions (id, removed_at) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET removed_at = excluded.removed_at`,
     id,

@@ -13,12 +13,12 @@ import { agentCanceller, cancelEach } from "./bulk-cancel";
 import { MAX_CURSOR_CHARS } from "./cursor";
 import * as idempotency from "./idempotency-store";
 import { RateLimiter } from "./rate-limit";
-import { acquireRunSlot, releaseRunSlot } from "./run-slots";
+import { acquireRunSlot, grantedSessions, grantQueuedSlots, nextPumpAt, queueLength, releaseRunSlot } from "./run-slots";
 import { parseSessionReport, requireStatus } from "./session-report";
 import * as sessions from "./sessions-store";
 import { TenantBinding } from "./tenant-binding";
 import { type ConfigState, parseOverrides, readConfigState, writeOverrides, writeSuspended } from "./tenant-config";
-import { tenantRegistryStub } from "../objects";
+import { agentStub, tenantRegistryStub } from "../objects";
 import type * as T from "./types";
 import { migrate } from "../storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "./migrations";
@@ -92,6 +92,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     await this.#enter(tenantId);
     const row = parseSessionReport(report);
     const applied = this.ctx.storage.transactionSync(() => sessions.recordSessionReport(this.#sql, row));
+    if (applied) await this.#schedulePump();
     return { applied, suspended: this.#readConfig().suspended, tokens_today: tokensOnDay(this.#sql, Date.now()) };
   }
 
@@ -103,7 +104,9 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
   async removeSession(tenantId: string, sessionId: string): Promise<boolean> {
     await this.#enter(tenantId);
     const id = requireString("sessionId", sessionId);
-    return this.ctx.storage.transactionSync(() => sessions.removeSession(this.#sql, id, Date.now()));
+    const removed = this.ctx.storage.transactionSync(() => sessions.removeSession(this.#sql, id, Date.now()));
+    await this.#schedulePump();
+    return removed;
   }
 
   async listSessions(tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>> {
@@ -125,6 +128,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
   async releaseRun(tenantId: string, sessionId: string): Promise<void> {
     await this.#enter(tenantId);
     releaseRunSlot(this.#sql, requireString("sessionId", sessionId));
+    await this.#schedulePump();
   }
 
   async counts(tenantId: string): Promise<T.StatusCounts> {
@@ -157,6 +161,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     await this.#enter(tenantId);
     writeOverrides(this.ctx.storage.kv, parseOverrides(overrides));
     this.#config = null;
+    await this.#schedulePump(); // a higher max_concurrent_runs frees slots for the queue
     return this.#tenantConfig(tenantId);
   }
 
@@ -177,6 +182,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     await this.#enter(tenantId);
     writeSuspended(this.ctx.storage.kv, false);
     this.#config = null;
+    await this.#schedulePump();
   }
 
   async cancelSessions(tenantId: string, filter: T.SessionFilter): Promise<T.CancelResult> {
@@ -231,7 +237,39 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     });
   }
 
+  /**
+   * Hands free run slots to queued sessions, oldest first, and tells each Agent. A session that
+   * cannot be told now is told again shortly; a grant it never takes up lapses with its
+   * reservation and is made again. Queued Agents also ask by themselves now and then.
+   */
+  override async alarm(): Promise<void> {
+    const tenantId = this.#binding.tenantId;
+    if (!tenantId || !this.#migrated) return;
+    const config = this.#readConfig();
+    if (config.suspended) return;
+    const now = Date.now();
+    this.ctx.storage.transactionSync(() => grantQueuedSlots(this.#sql, config.limits.max_concurrent_runs, now));
+    const granted = grantedSessions(this.#sql);
+    await Promise.all(
+      granted.map((id) =>
+        agentStub(this.env, tenantId, id)
+          .slotGranted()
+          .catch((error: unknown) => console.warn(JSON.stringify({ level: "warn", event: "slot_grant_undelivered", tenant_id: tenantId, session_id: id, error: String(error) }))),
+      ),
+    );
+    const retryAt = nextPumpAt(this.#sql, Date.now());
+    if (retryAt !== null) await this.ctx.storage.setAlarm(retryAt);
+  }
+
   // --- private helpers (not reachable over RPC)
+
+  /** Runs the queue pump soon when anyone is queued (a slot may just have been freed). */
+  async #schedulePump(): Promise<void> {
+    if (queueLength(this.#sql) === 0) return;
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > Date.now()) await this.ctx.storage.setAlarm(Date.now());
+  }
+
 
   get #sql(): SqlStorage {
     return this.ctx.storage.sql;

@@ -89,6 +89,7 @@ describe("counts", () => {
     await index.reportSession(tenantId, report("ses_3", { status: "done" }));
     expect(await index.counts(tenantId)).toEqual({
       idle: 0,
+      queued: 0,
       running: 2,
       waiting_approval: 0,
       waiting_tool_output: 0,

@@ -1,14 +1,21 @@
 /**
- * When the Agent's alarm must next fire: the earliest of the next unit of a running session and
- * the next report owed to the tenant index. Null: nothing is due, and the alarm is removed, so
+ * When the Agent's alarm must next fire: the earliest of the next unit of a running session, a
+ * queued session's next ask for a run slot, and the next report owed to the tenant index. Null: nothing is due, and the alarm is removed, so
  * an idle, waiting or finished session costs nothing. Pure.
  */
 import { reportDueAt } from "../report/report-policy";
 import type { RunState } from "../store";
 
+/**
+ * A queued session asks the tenant index for a slot this often, in case the index's own word
+ * (sent when a slot frees) was lost.
+ */
+export const QUEUED_POLL_MS = 30_000;
+
 export function nextWakeAt(run: RunState, now: number): number | null {
   const times: number[] = [];
   if (run.status === "running") times.push(Math.max(now, run.next_attempt_at));
+  if (run.status === "queued") times.push(now + QUEUED_POLL_MS);
   const report = reportDueAt(run, now);
   if (report !== null) times.push(report);
   return times.length === 0 ? null : Math.min(...times);

@@ -20,19 +20,21 @@ export function dailyBudgetRetryAfter(tokensToday: number, maxTokensPerDay: numb
   return Math.max(1, Math.ceil((nextMidnight - now) / 1000));
 }
 
+/** Throws a 429 with Retry-After when the tenant's daily token budget is used up. */
+export async function checkDailyBudget(env: Env, tenantId: string, limits: Limits, now: number): Promise<void> {
+  if (limits.max_tokens_per_day === null) return;
+  const used = await tenantIndexStub(env, tenantId).tokensToday(tenantId, now);
+  const retryAfterSeconds = dailyBudgetRetryAfter(used, limits.max_tokens_per_day, now);
+  if (retryAfterSeconds !== null) throw new ApiError("rate_limited", "The tenant's daily token budget is used up.", { retryAfterSeconds });
+}
+
 /**
- * Throws a 429 with Retry-After when the run may not start. The slot is a reservation the
+ * Throws a 429 with Retry-After when a new run may not start. The slot is a reservation the
  * index holds until the session reports itself running, or a short TTL if the start fails.
  */
 export async function admitRun(env: Env, tenantId: string, sessionId: string, limits: Limits, now: number): Promise<void> {
+  await checkDailyBudget(env, tenantId, limits, now);
   const index = tenantIndexStub(env, tenantId);
-  if (limits.max_tokens_per_day !== null) {
-    const used = await index.tokensToday(tenantId, now);
-    const retryAfterSeconds = dailyBudgetRetryAfter(used, limits.max_tokens_per_day, now);
-    if (retryAfterSeconds !== null) {
-      throw new ApiError("rate_limited", "The tenant's daily token budget is used up.", { retryAfterSeconds });
-    }
-  }
   const slot: RunSlot = await index.acquireRun(tenantId, sessionId, limits.max_concurrent_runs, now);
   if (slot.ok) return;
   // The tenant was suspended after this request was admitted.

@@ -13,7 +13,7 @@ export const route = createRoute({
   path: "/v1/sessions/{id}/tool-calls/{call_id}/output",
   operationId: "submitToolOutput",
   summary: "Submit a client tool's output",
-  description: "404 for an unknown call; 409 unless the call is waiting for its output. The output is cut to `max_tool_output_chars`.",
+  description: "404 for an unknown call; 409 unless the call is waiting for its output. The output is cut to `max_tool_output_chars`. When the run can go on but the tenant has no free run slot, the session becomes `queued` and goes on by itself when one frees.",
   tags: ["Sessions"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write")] as const,
