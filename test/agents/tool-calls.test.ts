@@ -239,6 +239,31 @@ describe("a tool whose schema cannot be used", () => {
     expect(await hook.requests()).toHaveLength(0);
     expect((await toolCalls(t))[0]).toMatchObject({ status: "error", output: expect.stringContaining("input_schema cannot be used") });
   });
+
+  it("never runs a pattern stored before RE2 was required (a lookahead), and says why", async () => {
+    const t = newTestSession();
+    const hook = mockHook(uniqueKey("legacy-schema"));
+    const legacy = webhook("legacy", hook.url, { input_schema: { type: "object", properties: { q: { type: "string", pattern: "^(?=a)(a+)+$" } } } });
+    await t.model.script({ reply: { content: [toolUse("toolu_legacy", "legacy", { q: "a".repeat(40) + "!" })] } }, { reply: { content: [text("ok")] } });
+    await createAndStart(t, "go", { tools: [legacy] });
+    expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
+    expect(await hook.requests()).toHaveLength(0);
+    expect((await toolCalls(t))[0]!.output).toContain("properties/q/pattern: Lookahead and lookbehind are not supported");
+  });
+});
+
+describe("a catastrophic pattern with a crafted input", () => {
+  it("answers the model at once that the input does not match, and the run goes on", async () => {
+    const t = newTestSession();
+    const hook = mockHook(uniqueKey("evil-schema"));
+    const evil = webhook("evil", hook.url, { input_schema: { type: "object", properties: { q: { type: "string", pattern: "^(a+)+$" } }, required: ["q"] } });
+    // About 2^40 steps on a backtracking engine: hours, with the isolate blocked all along.
+    await t.model.script({ reply: { content: [toolUse("toolu_evil", "evil", { q: "a".repeat(40) + "!" })] } }, { reply: { content: [text("ok")] } });
+    await createAndStart(t, "go", { tools: [evil] });
+    expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
+    expect(await hook.requests()).toHaveLength(0);
+    expect((await toolCalls(t))[0]).toMatchObject({ status: "error", output: 'invalid input: #/q: String does not match pattern "^(a+)+$".' });
+  });
 });
 
 describe("pause during a tool call", () => {
