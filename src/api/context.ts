@@ -8,6 +8,7 @@ import type { Principal } from "../auth/principal";
 import type { Config } from "../config";
 import type { Env } from "../env";
 import type { Limits } from "../limits";
+import type { TenantSettings } from "../tenants/types";
 
 export interface AppVariables {
   /** Set first on every request, so even an early error response carries it. */
@@ -18,6 +19,8 @@ export interface AppVariables {
   principal: Principal;
   /** The tenant's effective limits, as its index admitted the request. */
   limits: Limits;
+  /** The tenant's own settings, carried by the same admission answer. */
+  settings: TenantSettings;
 }
 
 export interface AppEnv {

@@ -57,7 +57,7 @@ describe("tool calls after a restart", () => {
     expect(calls).toHaveLength(2);
     const key = `${t.sessionId}:toolu_lookup`;
     expect(calls.map((c) => c.headers["idempotency-key"])).toEqual([key, key]);
-    expect(calls[1]!.body).toEqual({ session_id: t.sessionId, tool_call_id: "toolu_lookup", name: "lookup", input: { q: "x" } });
+    expect(calls[1]!.body).toEqual({ tenant_id: t.tenantId, session_id: t.sessionId, created_by: "user-1", tool_call_id: "toolu_lookup", name: "lookup", url: hook.url, input: { q: "x" } });
     expect((await toolCalls(t))[0]).toMatchObject({ status: "done", output: "found it" });
   });
 

@@ -50,6 +50,7 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
     }
     c.set("principal", principal);
     c.set("limits", admission.limits);
+    c.set("settings", admission.settings);
     enforceDeclaredLength(c, admission.limits.max_request_bytes);
 
     if (principal.via === "api_key" && principal.keyId !== undefined) {

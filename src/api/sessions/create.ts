@@ -18,7 +18,7 @@ import { newSessionId } from "./ids";
 import { resolveSessionLimits } from "./limits";
 import { admitRun, startWithSlot } from "./run-admission";
 import { CreateSessionRequestSchema, SessionSchema } from "./schemas";
-import { checkSessionTools } from "./tool-specs";
+import { prepareSessionTools } from "./tool-specs";
 
 export const route = createRoute({
   method: "post",
@@ -68,14 +68,15 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const principal = c.var.principal;
 
   const resolved = resolveSessionLimits(c.var.limits, body.limits);
-  const errors = [
-    ...checkSessionTools(body.tools ?? [], { allowPrivateUrls: c.var.config.allowPrivateUrls }),
-    ...(resolved.ok ? [] : resolved.errors),
-  ];
+  const tools = prepareSessionTools(body.tools ?? [], {
+    allowPrivateUrls: c.var.config.allowPrivateUrls,
+    webhookOrigins: c.var.settings.webhook_origins,
+  });
+  const errors = [...tools.errors, ...(resolved.ok ? [] : resolved.errors)];
   if (errors.length > 0 || !resolved.ok) throw new ApiError("validation_failed", undefined, { errors });
 
   const id = newSessionId();
-  const init = buildSessionInit(id, principal, body, resolved.limits, c.var.config.model);
+  const init = buildSessionInit(id, principal, { ...body, tools: tools.tools }, resolved.limits, c.var.config.model);
   const create = async () => (await agentStub(c.env, principal.tenantId, id).create(init, body.input ?? null)) as AgentResult<Session>;
   let session: Session;
   if (body.input === undefined) {

@@ -1,40 +1,43 @@
 /**
- * The checks on a session's tool list that its schema cannot make: where a webhook may
- * point, and the registry's own rules (unique names, known built-ins, how many). Pure.
+ * The checks on a session's tool list that its schema cannot make: where a webhook may point
+ * (the URL guard, and the tenant's allowed origins), and the registry's own rules (unique names,
+ * known built-ins, how many). Pure: the result carries the tools as they are stored.
  */
+import { isOriginAllowed } from "../../agents/tools/allowed-origins";
 import { checkToolSpecs } from "../../agents/tools/registry";
-import { checkUrl, describeRefusal } from "../../agents/tools/url-guard";
+import { checkWebhookUrl } from "../../agents/tools/webhook-url";
 import type { ToolSpec } from "../../agents/types";
 import type { FieldError } from "../errors";
 
 export interface ToolCheckOptions {
   /** Local development and tests only: webhooks may use http and reach private addresses. */
   allowPrivateUrls: boolean;
+  /** The tenant's allowed webhook origins; null when it has set none. */
+  webhookOrigins: readonly string[] | null;
 }
 
-/**
- * Where a webhook may send a tenant's tool calls: https only, and never loopback, private,
- * link-local or metadata addresses, so a session cannot turn the platform into a proxy into
- * its own network. The Agent checks again on every call (a DNS answer can change); this check
- * gives the caller a 400 now instead of a failing tool later. Null when the URL is acceptable.
- */
-export function checkWebhookUrl(url: string, options: ToolCheckOptions): string | null {
-  const schemes = options.allowPrivateUrls ? ["http", "https"] : ["https"];
-  const result = checkUrl(url, { allowPrivate: options.allowPrivateUrls, allowedSchemes: schemes });
-  if (result.ok) return null;
-  if (result.reason === "scheme_not_allowed" && !options.allowPrivateUrls) return "Webhook URLs must use https.";
-  return `Not an allowed webhook URL: ${describeRefusal(result.reason, url)}.`;
+export interface PreparedTools {
+  /** The tools with every webhook URL in the parser's normalized form, the one stored and called. */
+  tools: ToolSpec[];
+  /** Every problem found, one per field where it can be placed, for a single 400. */
+  errors: FieldError[];
 }
 
-/** Every problem found, one per field where it can be placed, for a single 400. */
-export function checkSessionTools(tools: readonly ToolSpec[], options: ToolCheckOptions): FieldError[] {
+export function prepareSessionTools(tools: readonly ToolSpec[], options: ToolCheckOptions): PreparedTools {
   const errors: FieldError[] = [];
-  for (const [i, tool] of tools.entries()) {
-    if (tool.type !== "webhook") continue;
-    const problem = checkWebhookUrl(tool.url, options);
-    if (problem) errors.push({ path: `body.tools.${i}.url`, message: problem });
-  }
-  const registryProblem = checkToolSpecs(tools);
+  const prepared = tools.map((tool, i): ToolSpec => {
+    if (tool.type !== "webhook") return tool;
+    const check = checkWebhookUrl(tool.url, options);
+    if (!check.ok) {
+      errors.push({ path: `body.tools.${i}.url`, message: check.message });
+      return tool;
+    }
+    if (!isOriginAllowed(check.url, options.webhookOrigins)) {
+      errors.push({ path: `body.tools.${i}.url`, message: `The origin ${check.url.origin} is not in the tenant's webhook_origins.` });
+    }
+    return { ...tool, url: check.url.href };
+  });
+  const registryProblem = checkToolSpecs(prepared);
   if (registryProblem) errors.push({ path: "body.tools", message: registryProblem });
-  return errors;
+  return { tools: prepared, errors };
 }
