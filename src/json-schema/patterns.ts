@@ -16,6 +16,12 @@ export const MAX_PATTERN_CHARS = 1_000;
  * per character matched, whatever the counted repetitions (`\p{L}{1000}` alone is 1,000).
  */
 export const MAX_SCHEMA_PATTERN_SIZE = 2_000;
+/**
+ * The same bound over every schema of one request (a session's tools), checked by estimate
+ * before anything is compiled: compiling costs about 8 µs per step, so a request stays within
+ * a few tens of milliseconds of the gateway's time however many tools it declares.
+ */
+export const MAX_REQUEST_PATTERN_SIZE = 4_000;
 /** Strings longer than this are not matched against a pattern or a format; they fail the check. */
 export const MAX_PATTERN_SUBJECT_CHARS = 10_000;
 /**

@@ -17,6 +17,7 @@ import {
   MAX_PATTERN_SUBJECT_CHARS,
   MAX_PATTERN_WORK,
   MAX_SCHEMA_PATTERN_SIZE,
+  estimatePatternSize,
   tooLarge,
 } from "./patterns";
 import { isObject, mapSchema, type SchemaPath, setOwn, walkSchema } from "./schema-walk";
@@ -61,6 +62,19 @@ export function checkSchema(schema: unknown): SchemaProblem[] {
   if (total > MAX_SCHEMA_PATTERN_SIZE && problems.length === 0) problems.push({ path: [], message: tooLarge() });
   if (isObject(schema)) problemsBySchema.set(schema, problems);
   return problems;
+}
+
+/**
+ * The estimated size of all the patterns of `schema`, without compiling any: the cheap check a
+ * caller makes over several schemas before `checkSchema` compiles them.
+ */
+export function estimateSchemaPatterns(schema: unknown): number {
+  let total = 0;
+  walkSchema(schema, (node) => {
+    if (typeof node.pattern === "string") total += estimatePatternSize(node.pattern);
+    if (isObject(node.patternProperties)) for (const key of Object.keys(node.patternProperties)) total += estimatePatternSize(key);
+  });
+  return total;
 }
 
 export function describeProblems(problems: readonly SchemaProblem[]): string {

@@ -6,7 +6,6 @@
 import { TOOL_CALL_STATUSES } from "../../agents/types";
 import { jsonDepth, MAX_JSON_DEPTH } from "../json-depth";
 import { MAX_PATTERN_SUBJECT_CHARS } from "../../json-schema/patterns";
-import { checkSchema } from "../../json-schema/validator";
 import { z } from "@hono/zod-openapi";
 import { MAX_INPUT_CHARS } from "../../agents/agent";
 import { MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "../../agents/tools/registry";
@@ -88,11 +87,6 @@ const InputSchemaSchema = z
   .refine((schema) => schema.type === "object", 'Must be a JSON Schema with "type": "object" at the top.')
   .refine((schema) => JSON.stringify(schema).length <= MAX_INPUT_SCHEMA_CHARS, `Must be at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON.`)
   .refine((schema) => jsonDepth(schema) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
-  .superRefine((schema, ctx) => {
-    // Patterns run on RE2 in linear time; what it cannot run is refused now, by its field.
-    if (JSON.stringify(schema).length > MAX_INPUT_SCHEMA_CHARS || jsonDepth(schema) > MAX_JSON_DEPTH) return;
-    for (const problem of checkSchema(schema)) ctx.addIssue({ code: "custom", path: [...problem.path], message: problem.message });
-  })
   .openapi({
     description:
       "A JSON Schema (2020-12) for the tool's input; its top level is an object. `pattern` and `patternProperties` " +

@@ -1,11 +1,14 @@
 /**
  * The checks on a session's tool list that its schema cannot make: where a webhook may point
- * (the URL guard, and the tenant's allowed origins), and the registry's own rules (unique names,
- * known built-ins, how many). Pure: the result carries the tools as they are stored.
+ * (the URL guard, and the tenant's allowed origins), whether the input schemas' patterns can run
+ * on RE2, and the registry's own rules (unique names, known built-ins, how many). Pure: the
+ * result carries the tools as they are stored.
  */
 import { isOriginAllowed } from "../../agents/tools/allowed-origins";
 import { checkToolSpecs } from "../../agents/tools/registry";
 import { checkWebhookUrl } from "../../agents/tools/webhook-url";
+import { MAX_REQUEST_PATTERN_SIZE } from "../../json-schema/patterns";
+import { checkSchema, estimateSchemaPatterns } from "../../json-schema/validator";
 import type { ToolSpec } from "../../agents/types";
 import type { FieldError } from "../errors";
 
@@ -37,7 +40,24 @@ export function prepareSessionTools(tools: readonly ToolSpec[], options: ToolChe
     }
     return { ...tool, url: check.url.href };
   });
+  errors.push(...schemaProblems(prepared));
   const registryProblem = checkToolSpecs(prepared);
   if (registryProblem) errors.push({ path: "body.tools", message: registryProblem });
   return { tools: prepared, errors };
+}
+
+/**
+ * Patterns RE2 cannot run, each on its own field (`body.tools.0.input_schema.properties.q.pattern`).
+ * The sizes of all schemas are estimated first, so a request that would take long to compile is
+ * refused before anything is compiled.
+ */
+function schemaProblems(tools: readonly ToolSpec[]): FieldError[] {
+  const schemas = tools.flatMap((tool, i) => (tool.type === "builtin" ? [] : [{ i, schema: tool.input_schema }]));
+  const total = schemas.reduce((sum, { schema }) => sum + estimateSchemaPatterns(schema), 0);
+  if (total > MAX_REQUEST_PATTERN_SIZE) {
+    return [{ path: "body.tools", message: `The tools' patterns may expand to at most ${MAX_REQUEST_PATTERN_SIZE} steps in all (counted repetitions such as {1000} count in full).` }];
+  }
+  return schemas.flatMap(({ i, schema }) =>
+    checkSchema(schema).map((problem) => ({ path: ["body", "tools", String(i), "input_schema", ...problem.path].join("."), message: problem.message })),
+  );
 }

@@ -92,6 +92,7 @@ describe("POST /v1/sessions", () => {
     ["a pattern with a backreference", [{ type: "client", name: "x", description: "d", input_schema: { type: "object", properties: { q: { type: "string", pattern: "(a)\\1" } } } }], "body.tools.0.input_schema.properties.q.pattern"],
     ["a lookahead in $defs", [{ type: "client", name: "x", description: "d", input_schema: { type: "object", $defs: { d: { pattern: "(?=a)" } } } }], "body.tools.0.input_schema.$defs.d.pattern"],
     ["a patternProperties key with lookbehind", [{ type: "client", name: "x", description: "d", input_schema: { type: "object", patternProperties: { "(?<=a)b": {} } } }], "body.tools.0.input_schema.patternProperties.(?<=a)b"],
+    ["patterns too large together", Array.from({ length: 3 }, (_, i) => ({ type: "client", name: `t${i}`, description: "d", input_schema: { type: "object", properties: { q: { pattern: "^[a-z]{1,990}$" } } } })), "body.tools"],
     ["65 tools", Array.from({ length: 65 }, (_, i) => ({ type: "client", name: `t${i}`, description: "d", input_schema: OBJECT_SCHEMA })), "body.tools"],
   ])("refuses %s with a 400 on the field", async (_name, tools, path) => {
     const res = await callJson("/v1/sessions", "POST", { tools }, (await caller()).headers);
