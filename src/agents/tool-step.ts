@@ -52,12 +52,13 @@ export async function runToolStep(scope: UnitScope): Promise<void> {
       outcome = await tool.run(call.input, {
         sessionId: session.id,
         tenantId: session.tenant_id,
+        createdBy: session.created_by,
         toolCallId: call.id,
         idempotencyKey: `${session.id}:${call.id}`,
         signal: controller.signal,
         allowPrivateUrls: host.config.allowPrivateUrls,
         maxOutputChars: session.limits.max_tool_output_chars,
-        webhookSecret: () => webhookSecret(host),
+        webhookSigning: () => tenantIndexStub(host.env, session.tenant_id).getWebhookSigning(session.tenant_id),
       });
     } catch (err) {
       outcome = { output: `tool "${call.name}" failed: ${err instanceof Error ? err.message : String(err)}`, isError: true };
@@ -78,10 +79,4 @@ function finish(host: AgentHost, call: ToolCall, outcome: ToolOutcome): void {
   const output = cutOutput(outcome.output, host.requireSession().limits.max_tool_output_chars);
   host.store.finishToolCall(call.id, output, outcome.isError, host.nowIso());
   host.emit("tool_result", host.store.toolCall(call.id));
-}
-
-async function webhookSecret(host: AgentHost): Promise<string> {
-  const { tenant_id } = host.requireSession();
-  const { secret } = await tenantIndexStub(host.env, tenant_id).getWebhookSecret(tenant_id);
-  return secret;
 }

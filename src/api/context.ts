@@ -8,6 +8,7 @@ import type { Principal } from "../auth/principal";
 import type { Config } from "../config";
 import type { Env } from "../env";
 import type { Limits } from "../limits";
+import type { TenantSettings } from "../tenants/types";
 
 export interface AppVariables {
   /** Set first on every request, so even an early error response carries it. */
@@ -24,6 +25,8 @@ export interface AppVariables {
    * `onError` asks this first.
    */
   bodyLimitExceeded: boolean;
+  /** The tenant's own settings, carried by the same admission answer. */
+  settings: TenantSettings;
 }
 
 export interface AppEnv {

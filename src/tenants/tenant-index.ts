@@ -1,7 +1,8 @@
 /**
  * The TenantIndex Durable Object, one per tenant: session index, usage, run slots, API keys,
- * limits and suspension, rate limiting, idempotency records and the webhook secret. The methods
- * check their arguments and delegate to one module per concern. Storage: see storage.md.
+ * limits and suspension, the tenant's settings, rate limiting, idempotency records and the
+ * webhook secrets. The methods check their arguments and delegate to one module per concern.
+ * Storage: see storage.md.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Page, SessionSummary } from "../agents/types";
@@ -24,7 +25,8 @@ import { migrate } from "../storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "./migrations";
 import { MAX_USAGE_DAYS, tokensOnDay, usageDays } from "./usage";
 import { optionalString, requireInt, requireNow, requirePageLimit, requireString, toIso } from "./validate";
-import { readWebhookSecret, rotateWebhookSecret } from "./webhook-secret";
+import { parseSettings, writeSettings } from "./tenant-settings";
+import { readWebhookSecret, rotateWebhookSecret, signingSecrets } from "./webhook-secret";
 
 export type { ApiKeyListing, ApiKeyRecord } from "./api-key-store";
 export type * from "./types";
@@ -200,6 +202,28 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
   async rotateWebhookSecret(tenantId: string): Promise<T.WebhookSecret> {
     await this.#enter(tenantId);
     return rotateWebhookSecret(this.ctx.storage.kv, Date.now());
+  }
+
+  /** For the Agent, at each webhook call: the secrets to sign with and the allowed origins, in one call. */
+  async getWebhookSigning(tenantId: string): Promise<T.WebhookSigning> {
+    await this.#enter(tenantId);
+    return { secrets: signingSecrets(this.ctx.storage.kv, Date.now()), webhook_origins: this.#readConfig().settings.webhook_origins };
+  }
+
+  // --- the tenant's own settings
+
+  async getSettings(tenantId: string): Promise<T.TenantSettings> {
+    await this.#enter(tenantId);
+    return this.#readConfig().settings;
+  }
+
+  /** Replaces the settings as a whole; the next admission carries them to the gateway. */
+  async putSettings(tenantId: string, settings: T.TenantSettings): Promise<T.TenantSettings> {
+    await this.#enter(tenantId);
+    const parsed = parseSettings(settings);
+    writeSettings(this.ctx.storage.kv, parsed);
+    this.#config = null;
+    return parsed;
   }
 
   // --- idempotency

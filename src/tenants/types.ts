@@ -6,7 +6,8 @@ import type { SessionStatus, SessionSummary } from "../agents/types";
 import type { Limits, PartialLimits } from "../limits";
 
 export type Admission =
-  | { ok: true; limits: Limits; suspended: false }
+  /** `settings` rides along so the gateway has them without asking again. */
+  | { ok: true; limits: Limits; suspended: false; settings: TenantSettings }
   | { ok: false; code: "suspended" }
   | { ok: false; code: "rate_limited"; retryAfterSeconds: number };
 
@@ -75,6 +76,20 @@ export type StatusCounts = Record<SessionStatus, number>;
 export interface WebhookSecret {
   secret: string;
   created_at: string;
+  /** Until then the secret it replaced still signs too; null when there is none. */
+  previous_expires_at: string | null;
+}
+
+/** What the Agent needs to send a webhook call: the secrets to sign with and where it may go. */
+export interface WebhookSigning {
+  /** Newest first: the current secret, then the previous one while its grace period lasts. */
+  secrets: string[];
+  webhook_origins: string[] | null;
+}
+
+export interface TenantSettings {
+  /** Normalized origins webhook tools may use; null: any origin the URL guard allows. */
+  webhook_origins: string[] | null;
 }
 
 export interface BeginIdempotentInput {

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { anthropicProvider } from "../../src/agents/model/anthropic";
+import { describe, expect, it, vi } from "vitest";
+import { anthropicProvider, providerErrorType, publicProviderError } from "../../src/agents/model/anthropic";
 import { mergeTurns, ModelError, parseRetryAfter, type ModelRequest } from "../../src/agents/model/provider";
 import { backoffDelay, MAX_RETRY_AFTER_MS } from "../../src/agents/retry";
 import { mockModel, mockUrl, uniqueKey } from "../support/mock-client";
@@ -53,6 +53,54 @@ describe("the Anthropic provider", () => {
       const error = await failure(model.key);
       expect([JSON.stringify(step), error.retryable, error.status]).toEqual([JSON.stringify(step), retryable, status]);
     }
+  });
+
+  it("keeps the provider's error text out of the error and logs it as one JSON line", async () => {
+    const model = mockModel(uniqueKey("provider-text"));
+    const text = "Your credit balance is too low; organization org-platform-42";
+    await model.script({ status: 400, body: { type: "error", error: { type: "invalid_request_error", message: text } } });
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      const error = await failure(model.key);
+      expect(error.message).toBe("model provider answered 400 (invalid_request_error)");
+      const lines = warn.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>);
+      expect(lines).toEqual([{ level: "warn", event: "model_provider_error", provider: "anthropic", status: 400, error_type: "invalid_request_error", message: expect.stringContaining(text) }]);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it("keeps a network error's text out of the error", async () => {
+    const provider = anthropicProvider({
+      baseUrl: "https://provider.test",
+      apiKey: "k",
+      fetchImpl: async () => {
+        throw new TypeError("connect ECONNREFUSED 10.1.2.3:443 (internal-llm-proxy.platform.lan)");
+      },
+    });
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      const error = await provider.complete(request("m"), new AbortController().signal).catch((e: unknown) => e as ModelError);
+      expect(error).toMatchObject({ message: "network error calling the model", retryable: true });
+      expect(String(warn.mock.calls[0]?.[0])).toContain("internal-llm-proxy");
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it.each([
+    ['{"type":"error","error":{"type":"overloaded_error","message":"x"}}', "overloaded_error"],
+    ['{"error":{"type":"Not An Identifier: see https://x"}}', null],
+    ['{"error":{"type":42}}', null],
+    ["<html>bad gateway</html>", null],
+    ["", null],
+  ])("reads the error type of %s as %s", (body, type) => {
+    expect(providerErrorType(body)).toBe(type);
+  });
+
+  it("says only the status when there is no error type", () => {
+    expect(publicProviderError(502, null)).toBe("model provider answered 502");
+    expect(publicProviderError(400, "invalid_request_error")).toBe("model provider answered 400 (invalid_request_error)");
   });
 
   it("reports Retry-After in milliseconds", async () => {

@@ -57,7 +57,7 @@ describe("tool calls after a restart", () => {
     expect(calls).toHaveLength(2);
     const key = `${t.sessionId}:toolu_lookup`;
     expect(calls.map((c) => c.headers["idempotency-key"])).toEqual([key, key]);
-    expect(calls[1]!.body).toEqual({ session_id: t.sessionId, tool_call_id: "toolu_lookup", name: "lookup", input: { q: "x" } });
+    expect(calls[1]!.body).toEqual({ tenant_id: t.tenantId, session_id: t.sessionId, created_by: "user-1", tool_call_id: "toolu_lookup", name: "lookup", url: hook.url, input: { q: "x" } });
     expect((await toolCalls(t))[0]).toMatchObject({ status: "done", output: "found it" });
   });
 
@@ -238,6 +238,31 @@ describe("a tool whose schema cannot be used", () => {
     expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
     expect(await hook.requests()).toHaveLength(0);
     expect((await toolCalls(t))[0]).toMatchObject({ status: "error", output: expect.stringContaining("input_schema cannot be used") });
+  });
+
+  it("never runs a pattern stored before RE2 was required (a lookahead), and says why", async () => {
+    const t = newTestSession();
+    const hook = mockHook(uniqueKey("legacy-schema"));
+    const legacy = webhook("legacy", hook.url, { input_schema: { type: "object", properties: { q: { type: "string", pattern: "^(?=a)(a+)+$" } } } });
+    await t.model.script({ reply: { content: [toolUse("toolu_legacy", "legacy", { q: "a".repeat(40) + "!" })] } }, { reply: { content: [text("ok")] } });
+    await createAndStart(t, "go", { tools: [legacy] });
+    expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
+    expect(await hook.requests()).toHaveLength(0);
+    expect((await toolCalls(t))[0]!.output).toContain("properties/q/pattern: Lookahead and lookbehind are not supported");
+  });
+});
+
+describe("a catastrophic pattern with a crafted input", () => {
+  it("answers the model at once that the input does not match, and the run goes on", async () => {
+    const t = newTestSession();
+    const hook = mockHook(uniqueKey("evil-schema"));
+    const evil = webhook("evil", hook.url, { input_schema: { type: "object", properties: { q: { type: "string", pattern: "^(a+)+$" } }, required: ["q"] } });
+    // About 2^40 steps on a backtracking engine: hours, with the isolate blocked all along.
+    await t.model.script({ reply: { content: [toolUse("toolu_evil", "evil", { q: "a".repeat(40) + "!" })] } }, { reply: { content: [text("ok")] } });
+    await createAndStart(t, "go", { tools: [evil] });
+    expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
+    expect(await hook.requests()).toHaveLength(0);
+    expect((await toolCalls(t))[0]).toMatchObject({ status: "error", output: 'invalid input: #/q: String does not match pattern "^(a+)+$".' });
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * Scenario 5: the model provider misbehaves. Retryable faults (429, 5xx, a body that is not
  * JSON, a reset connection, a call slower than the timeout) are retried with backoff and the
- * run ends done with one answer saved; a 400 fails the run at once with the provider's message;
+ * run ends done with one answer saved; a 400 fails the run at once with its status and error type (never the provider's text);
  * too many faults fail it. Nothing of a failed call is ever half-saved. Every case runs as its
  * own session, all at once, so the backoffs overlap.
  */
@@ -99,11 +99,12 @@ describe("model faults", () => {
     expect(session.usage).toEqual(ONE_CALL_USAGE);
   });
 
-  it("fails at once on a 400 with the provider's message in error", async () => {
+  it("fails at once on a 400 with the status and error type in error, never the provider's text", async () => {
     const { session, model, texts } = await outcome("badRequest");
     expect(session.status, stack.logs()).toBe("failed");
     expect(session.stop_reason).toBe("model_error");
-    expect(session.error).toContain(PROVIDER_MESSAGE);
+    expect(session.error).toBe("model provider answered 400 (invalid_request_error)");
+    expect(JSON.stringify(session)).not.toContain(PROVIDER_MESSAGE);
     // Read again after the earlier cases' seconds of waiting: no retry came later either.
     expect(await model.requests()).toHaveLength(1);
     expect(texts).toEqual([]);

@@ -2,12 +2,15 @@
  * The Anthropic Messages API provider, over plain `fetch`. It owns the wire format,
  * the headers and the mapping of every failure to a `ModelError`.
  */
+import { log } from "../../api/log";
 import type { ContentBlock } from "../types";
 import { mergeTurns, ModelError, type ModelProvider, type ModelRequest, type ModelResponse, parseRetryAfter } from "./provider";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
-/** A provider error message longer than this is cut before it is stored as the run's error. */
-const MAX_ERROR_MESSAGE_CHARS = 500;
+/** A provider's error text longer than this is cut in the platform log. */
+const MAX_LOGGED_ERROR_CHARS = 2_000;
+/** Error types are short identifiers (`invalid_request_error`); anything else is not shown. */
+const ERROR_TYPE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
 export interface AnthropicOptions {
   baseUrl: string;
@@ -21,7 +24,7 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
   const now = options.now ?? Date.now;
   return {
     async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
-      if (!options.apiKey) throw new ModelError("ANTHROPIC_API_KEY is not configured", false);
+      if (!options.apiKey) throw new ModelError("the model provider is not configured", false);
       let response: Response;
       try {
         response = await fetchImpl(`${options.baseUrl}/v1/messages`, {
@@ -102,21 +105,34 @@ function toCount(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.floor(value) : 0;
 }
 
+/**
+ * What a tenant sees of a failed call is the status and the provider's error type only. The
+ * provider's text can speak of the platform's own account (credit balance, organisation,
+ * rate tiers), so it goes to the platform log, never into `session.error`.
+ */
 function httpError(response: Response, text: string, now: number): ModelError {
   const status = response.status;
   const retryable = status === 408 || status === 429 || status >= 500;
   const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), now);
-  return new ModelError(`model provider answered ${status}: ${providerMessage(text)}`, retryable, status, retryAfterMs);
+  const type = providerErrorType(text);
+  log("warn", "model_provider_error", { provider: "anthropic", status, error_type: type, message: text.slice(0, MAX_LOGGED_ERROR_CHARS) });
+  return new ModelError(publicProviderError(status, type), retryable, status, retryAfterMs);
 }
 
-function providerMessage(text: string): string {
+/** Pure: the error text a tenant may see, e.g. "model provider answered 400 (invalid_request_error)". */
+export function publicProviderError(status: number, type: string | null): string {
+  return type ? `model provider answered ${status} (${type})` : `model provider answered ${status}`;
+}
+
+/** The provider's error type (`{ "error": { "type": ... } }`), when it is a plain identifier. */
+export function providerErrorType(text: string): string | null {
   try {
-    const body = JSON.parse(text) as { error?: { message?: unknown } };
-    if (typeof body?.error?.message === "string") return body.error.message.slice(0, MAX_ERROR_MESSAGE_CHARS);
+    const body = JSON.parse(text) as { error?: { type?: unknown } };
+    const type = body?.error?.type;
+    return typeof type === "string" && ERROR_TYPE_PATTERN.test(type) ? type : null;
   } catch {
-    // not JSON: fall through to the raw text
+    return null;
   }
-  return text.slice(0, MAX_ERROR_MESSAGE_CHARS) || "(no body)";
 }
 
 function networkError(err: unknown, signal: AbortSignal): ModelError {
@@ -125,6 +141,8 @@ function networkError(err: unknown, signal: AbortSignal): ModelError {
     if (reason?.name === "TimeoutError") return new ModelError("the model call timed out", true);
     return new ModelError("the model call was aborted", false);
   }
+  // The runtime's text may name the provider's host or the platform's network: logged only.
   const message = err instanceof Error ? err.message : String(err);
-  return new ModelError(`network error calling the model: ${message.slice(0, MAX_ERROR_MESSAGE_CHARS)}`, true);
+  log("warn", "model_network_error", { provider: "anthropic", message: message.slice(0, MAX_LOGGED_ERROR_CHARS) });
+  return new ModelError("network error calling the model", true);
 }

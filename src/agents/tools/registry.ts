@@ -15,10 +15,14 @@ export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 /** More tools than this make a prompt no model handles well. */
 export const MAX_TOOLS_PER_SESSION = 64;
 
-export const BUILTIN_TOOLS: Readonly<Record<string, Tool>> = {
-  get_time: getTimeTool,
-  http_fetch: httpFetchTool,
-};
+/**
+ * A Map, not an object literal: a tenant names the tool, and on a plain object `constructor`,
+ * `toString` or `__proto__` would be found on the prototype and taken for built-ins.
+ */
+export const BUILTIN_TOOLS: ReadonlyMap<string, Tool> = new Map([
+  ["get_time", getTimeTool],
+  ["http_fetch", httpFetchTool],
+]);
 
 export type Toolbox = ReadonlyMap<string, Tool>;
 
@@ -30,8 +34,8 @@ export function checkToolSpecs(specs: readonly ToolSpec[]): string | null {
     if (!TOOL_NAME_PATTERN.test(spec.name)) return `tools[${i}].name must match ${TOOL_NAME_PATTERN.source}`;
     if (seen.has(spec.name)) return `tools[${i}].name "${spec.name}" is used twice`;
     seen.add(spec.name);
-    if (spec.type === "builtin" && !(spec.name in BUILTIN_TOOLS)) {
-      return `tools[${i}]: no built-in tool is named "${spec.name}" (known: ${Object.keys(BUILTIN_TOOLS).join(", ")})`;
+    if (spec.type === "builtin" && !BUILTIN_TOOLS.has(spec.name)) {
+      return `tools[${i}]: no built-in tool is named "${spec.name}" (known: ${[...BUILTIN_TOOLS.keys()].join(", ")})`;
     }
   }
   return null;
@@ -53,7 +57,7 @@ export function toolDefinitions(toolbox: Toolbox): ToolDefinition[] {
 function toTool(spec: ToolSpec): Tool | null {
   switch (spec.type) {
     case "builtin": {
-      const builtin = BUILTIN_TOOLS[spec.name];
+      const builtin = BUILTIN_TOOLS.get(spec.name);
       if (!builtin) return null;
       return spec.requires_approval ? { ...builtin, requiresApproval: true } : builtin;
     }

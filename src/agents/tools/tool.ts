@@ -2,19 +2,22 @@
  * What a tool is to the loop: the definition the model sees, its safety flags, and
  * (except for client tools, whose output the caller posts) an implementation.
  */
+import type { WebhookSigning } from "../../tenants/types";
 import type { ToolDefinition } from "../model/provider";
 
 export interface ToolContext {
   sessionId: string;
   tenantId: string;
+  /** The subject that created the session: a webhook receiver may authorize on it. */
+  createdBy: string;
   toolCallId: string;
   /** `<session_id>:<tool_call_id>`: the same on every retry and after a restart. */
   idempotencyKey: string;
   signal: AbortSignal;
   allowPrivateUrls: boolean;
   maxOutputChars: number;
-  /** The tenant's webhook signing secret, read when a webhook tool needs it. */
-  webhookSecret: () => Promise<string>;
+  /** The tenant's signing secrets (newest first) and allowed origins, read when a webhook tool needs them. */
+  webhookSigning: () => Promise<WebhookSigning>;
 }
 
 export interface ToolOutcome {

@@ -62,6 +62,7 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     }
     c.set("principal", principal);
     c.set("limits", admission.limits);
+    c.set("settings", admission.settings);
     enforceDeclaredLength(c, admission.limits.max_request_bytes);
 
     if (principal.via === "api_key" && principal.keyId !== undefined) {

@@ -17,7 +17,7 @@ import { newSessionId } from "./ids";
 import { resolveSessionLimits } from "./limits";
 import { admitRun, startWithSlot } from "./run-admission";
 import { CreateSessionRequestSchema, SessionSchema } from "./schemas";
-import { checkSessionTools } from "./tool-specs";
+import { prepareSessionTools } from "./tool-specs";
 
 export const route = createRoute({
   method: "post",
@@ -67,14 +67,15 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const principal = c.var.principal;
 
   const resolved = resolveSessionLimits(c.var.limits, body.limits);
-  const errors = [
-    ...checkSessionTools(body.tools ?? [], { allowPrivateUrls: c.var.config.allowPrivateUrls }),
-    ...(resolved.ok ? [] : resolved.errors),
-  ];
+  const tools = prepareSessionTools(body.tools ?? [], {
+    allowPrivateUrls: c.var.config.allowPrivateUrls,
+    webhookOrigins: c.var.settings.webhook_origins,
+  });
+  const errors = [...tools.errors, ...(resolved.ok ? [] : resolved.errors)];
   if (errors.length > 0 || !resolved.ok) throw new ApiError("validation_failed", undefined, { errors });
 
   const id = newSessionId();
-  const init = buildSessionInit(id, principal, body, resolved.limits, c.var.config.model);
+  const init = buildSessionInit(id, principal, { ...body, tools: tools.tools }, resolved.limits, c.var.config.model);
   const agent = new AgentClient(c.env, principal.tenantId, id);
   const create = () => agent.create(init, body.input ?? null);
   let session: Session;

@@ -5,6 +5,7 @@
  */
 import { TOOL_CALL_STATUSES } from "../../agents/types";
 import { jsonDepth, MAX_JSON_DEPTH } from "../json-depth";
+import { MAX_PATTERN_SUBJECT_CHARS } from "../../json-schema/patterns";
 import { z } from "@hono/zod-openapi";
 import { MAX_INPUT_CHARS } from "../../agents/agent";
 import { MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "../../agents/tools/registry";
@@ -86,7 +87,13 @@ const InputSchemaSchema = z
   .refine((schema) => schema.type === "object", 'Must be a JSON Schema with "type": "object" at the top.')
   .refine((schema) => JSON.stringify(schema).length <= MAX_INPUT_SCHEMA_CHARS, `Must be at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON.`)
   .refine((schema) => jsonDepth(schema) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
-  .openapi({ description: "A JSON Schema (2020-12) for the tool's input; its top level is an object.", example: { type: "object", properties: {} } });
+  .openapi({
+    description:
+      "A JSON Schema (2020-12) for the tool's input; its top level is an object. `pattern` and `patternProperties` " +
+      "use the RE2 subset of ECMA-262 regular expressions (no backreferences or lookaround), run in linear time; " +
+      `strings longer than ${MAX_PATTERN_SUBJECT_CHARS} characters never match a pattern or a format.`,
+    example: { type: "object", properties: {} },
+  });
 
 const ToolDescriptionSchema = z.string().min(1).max(MAX_TOOL_DESCRIPTION_CHARS);
 const RequiresApprovalSchema = z.boolean().optional().openapi({ description: "Each call waits for an approve or deny first." });

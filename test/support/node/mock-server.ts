@@ -338,6 +338,8 @@ export async function startMockServer(options: { port?: number } = {}): Promise<
     const [first, second, third, fourth, ...rest] = segments;
 
     if (method === "GET" && servePage(res, segments, url.searchParams)) return;
+    // A redirect answers any method, so a test can see what a client does with a POST body.
+    if (method === "POST" && segments[0] === "redirect" && servePage(res, segments, url.searchParams)) return;
 
     const body = await readBody(req);
     if (!body.ok) return sendJson(res, 413, { error: body.error });
