@@ -114,10 +114,10 @@ async function wranglerArguments(mode) {
 }
 
 function startWrangler(args) {
+  // In this process's group: Ctrl-C in the terminal reaches wrangler too, and so does a
+  // supervisor's signal to the group.
   const child = spawn(process.execPath, [wranglerBin, ...args], {
     cwd: root,
-    // Its own process group, so a stop reaches the workerd it starts as well.
-    detached: true,
     stdio: ["ignore", "inherit", "inherit"],
     env: {
       // Local development reports nothing to anyone, and needs no `Request.cf` data fetched
@@ -133,22 +133,17 @@ function startWrangler(args) {
   return { child, exited };
 }
 
+/** SIGTERM lets wrangler stop the workerd it started; SIGKILL only if it does not exit in time. */
 async function stopWrangler() {
   const running = wrangler;
   wrangler = null;
-  if (!running) return;
-  const signalGroup = (signal) => {
-    try {
-      process.kill(-running.child.pid, signal);
-    } catch {
-      // already gone
-    }
-  };
-  signalGroup("SIGTERM");
+  if (!running || running.child.exitCode !== null || running.child.signalCode !== null) return;
+  running.child.kill("SIGTERM");
   const stopped = await Promise.race([running.exited.then(() => true), sleep(STOP_TIMEOUT_MS).then(() => false)]);
-  if (!stopped) signalGroup("SIGKILL");
-  // workerd may outlive wrangler by a moment; the group is ours alone.
-  signalGroup("SIGKILL");
+  if (!stopped) {
+    running.child.kill("SIGKILL");
+    await running.exited;
+  }
 }
 
 async function waitUntilReady(running) {
