@@ -8,9 +8,10 @@
  * A tenant needs no setup: it comes to exist the first time a token of it is used.
  */
 import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ALL_SCOPES, TENANT_ID_PATTERN } from "../src/auth/principal.ts";
-import { DEV_TOKEN_TTL_SECONDS, DEV_VARS, ensureDevVars, mintDevToken } from "./dev-vars.mjs";
+import { DEV_TOKEN_TTL_SECONDS, ensureDevVars, mintDevToken, WRANGLER_JSON } from "./dev-vars.mjs";
 
 const USAGE = `Usage: npm run token -- --tenant <id> [--scope "<scopes>"] [--subject <sub>] [--ttl <seconds>]
 
@@ -18,7 +19,8 @@ const USAGE = `Usage: npm run token -- --tenant <id> [--scope "<scopes>"] [--sub
   --scope    space-separated, from: ${ALL_SCOPES.join(", ")}
              (default: "sessions:read sessions:write")
   --subject  the caller's subject, e.g. a user or a backend (default: dev-user)
-  --ttl      lifetime in seconds (default: ${DEV_TOKEN_TTL_SECONDS})`;
+  --ttl      lifetime in seconds (default: ${DEV_TOKEN_TTL_SECONDS})
+  --config   another wrangler config; its issuer, and the .dev.vars beside it, are used`;
 
 /** Pure: the token request from the command line, or the reason it is not one. */
 export function parseTokenArgs(argv) {
@@ -26,7 +28,14 @@ export function parseTokenArgs(argv) {
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { tenant: { type: "string" }, scope: { type: "string" }, subject: { type: "string" }, ttl: { type: "string" }, help: { type: "boolean" } },
+      options: {
+        tenant: { type: "string" },
+        scope: { type: "string" },
+        subject: { type: "string" },
+        ttl: { type: "string" },
+        config: { type: "string" },
+        help: { type: "boolean" },
+      },
     }));
   } catch (error) {
     return { error: error.message };
@@ -39,7 +48,8 @@ export function parseTokenArgs(argv) {
   if (scopes.length === 0 || unknown.length > 0) return { error: `unknown scope: ${unknown.join(", ") || "(none given)"}` };
   const ttl = values.ttl === undefined ? DEV_TOKEN_TTL_SECONDS : Number(values.ttl);
   if (!Number.isInteger(ttl) || ttl < 1) return { error: `--ttl must be a positive number of seconds` };
-  return { tenantId: values.tenant, subject: values.subject ?? "dev-user", scopes, ttlSeconds: ttl };
+  const configPath = values.config ? resolve(values.config) : WRANGLER_JSON;
+  return { tenantId: values.tenant, subject: values.subject ?? "dev-user", scopes, ttlSeconds: ttl, configPath };
 }
 
 if (import.meta.url === new URL(process.argv[1] ?? "", "file:").href) {
@@ -49,9 +59,10 @@ if (import.meta.url === new URL(process.argv[1] ?? "", "file:").href) {
     console.error(USAGE);
     process.exit(request.error ? 2 : 0);
   }
-  const hadKey = existsSync(DEV_VARS);
-  const { key, created } = await ensureDevVars();
+  const devVars = join(dirname(request.configPath), ".dev.vars");
+  const hadFile = existsSync(devVars);
+  const { key, created } = await ensureDevVars({ path: devVars });
   // A new key means a platform already running still has the old one: say so, on stderr.
-  if (created) console.error(`${hadKey ? "Added a signing key to" : "Created"} .dev.vars; restart \`npm start\` if it is running.`);
+  if (created) console.error(`${hadFile ? "Added a signing key to" : "Created"} ${devVars}; restart \`npm start\` if it is running.`);
   console.log(await mintDevToken(key, request));
 }

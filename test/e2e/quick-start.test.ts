@@ -114,6 +114,25 @@ describe("npm start", () => {
     expect(await step("curl -s $BASE/v1/admin/tenants")).toContain('"tenant_id":"dev"');
   });
 
+  it("mints tokens for any tenant and scope with npm run token; a tenant exists from its first use", async () => {
+    const mint = async (tenant: string, scope: string) =>
+      (await run(nodeBinary(), ["scripts/token.mjs", "--config", join(dir, "wrangler.json"), "--tenant", tenant, "--scope", scope], { cwd: PROJECT_ROOT })).stdout.trim();
+    const get = (path: string, credential: string) => fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${credential}` } });
+
+    const acme = await mint("acme", "sessions:read sessions:write");
+    const tenant = await get("/v1/tenant", acme);
+    expect(tenant.status).toBe(200);
+    expect(((await tenant.json()) as { tenant_id: string }).tenant_id).toBe("acme");
+
+    const readOnly = await mint("acme", "sessions:read");
+    const refused = await fetch(`${baseUrl}/v1/sessions`, { method: "POST", headers: { authorization: `Bearer ${readOnly}`, "content-type": "application/json" }, body: "{}" });
+    expect(refused.status).toBe(403);
+
+    const admin = await mint("ops", "platform:admin");
+    const tenants = (await (await get("/v1/admin/tenants", admin)).json()) as { data: { tenant_id: string }[] };
+    expect(tenants.data.map((t) => t.tenant_id)).toEqual(expect.arrayContaining(["acme", "dev"]));
+  });
+
   it("restarts the platform when .dev.vars changes, and keeps the sessions", async () => {
     const before = dev.output().length;
     await appendFile(join(dir, ".dev.vars"), "MODEL_TIMEOUT_MS=60000\n");
