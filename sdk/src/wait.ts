@@ -26,11 +26,14 @@ export function isFinal(status: SessionStatus): status is FinalStatus {
 
 export class WaitTimeoutError extends Error {
   override name = "WaitTimeoutError";
-  constructor(
-    readonly sessionId: string,
-    readonly last: Session,
-  ) {
+  readonly sessionId: string;
+  /** The session as last read. */
+  readonly last: Session;
+
+  constructor(sessionId: string, last: Session) {
     super(`session ${sessionId} is still ${last.status}`);
+    this.sessionId = sessionId;
+    this.last = last;
   }
 }
 
