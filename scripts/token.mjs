@@ -7,11 +7,14 @@
  *
  * A tenant needs no setup: it comes to exist the first time a token of it is used.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ALL_SCOPES, TENANT_ID_PATTERN } from "../src/auth/principal.ts";
 import { DEV_TOKEN_TTL_SECONDS, ensureDevVars, mintDevToken, WRANGLER_JSON } from "./dev-vars.mjs";
+
+/** The gateway's default for AUTH_MAX_TOKEN_AGE_SECONDS. */
+const DEFAULT_MAX_TOKEN_AGE_SECONDS = 86_400;
 
 const USAGE = `Usage: npm run token -- --tenant <id> [--scope "<scopes>"] [--subject <sub>] [--ttl <seconds>]
 
@@ -49,6 +52,9 @@ export function parseTokenArgs(argv) {
   const ttl = values.ttl === undefined ? DEV_TOKEN_TTL_SECONDS : Number(values.ttl);
   if (!Number.isInteger(ttl) || ttl < 1) return { error: `--ttl must be a positive number of seconds` };
   const configPath = values.config ? resolve(values.config) : WRANGLER_JSON;
+  // The gateway refuses a token that lives longer than this; better to say so here.
+  const maxAge = Number(JSON.parse(readFileSync(configPath, "utf8")).vars?.AUTH_MAX_TOKEN_AGE_SECONDS ?? DEFAULT_MAX_TOKEN_AGE_SECONDS);
+  if (ttl > maxAge) return { error: `--ttl may be at most ${maxAge} s (AUTH_MAX_TOKEN_AGE_SECONDS)` };
   return { tenantId: values.tenant, subject: values.subject ?? "dev-user", scopes, ttlSeconds: ttl, configPath };
 }
 

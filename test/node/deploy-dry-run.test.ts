@@ -30,7 +30,8 @@ describe("wrangler deploy --dry-run", () => {
     });
     const [, total, gzip] = SIZE_LINE.exec(stdout) ?? [];
     expect(gzip, stdout).toBeDefined();
-    console.log(`Worker bundle: ${total} KiB, ${gzip} KiB gzipped`);
+    const assets = /Read (\d+) files? from the assets directory/.exec(stdout)?.[1] ?? "no";
+    console.log(`Worker bundle: ${total} KiB, ${gzip} KiB gzipped; ${assets} static asset files beside it`);
     expect(Number(gzip)).toBeLessThan(MAX_GZIP_KIB);
     expect((await stat(join(outdir, "index.js"))).size).toBeGreaterThan(0);
   }, 120_000);
