@@ -6,6 +6,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Limits } from "../limits";
+import { decodeIntPairCursor, encodeIntPairCursor } from "../tenants/cursor";
 import { AgentHost, settleOutcome } from "./host";
 import type { RunState } from "./store";
 import { nextUnit } from "./run/next-unit";
@@ -26,6 +27,8 @@ import {
 } from "./types";
 
 export { CANCELLED_BEFORE_RESULT } from "./host";
+/** The most tool calls one `listToolCalls` answer carries; without a limit, a caller gets this many. */
+export const MAX_TOOL_CALL_PAGE = 1_000;
 export const INTERRUPTED_BY_PAUSE = "interrupted by a pause, not run again";
 
 const SESSION_NOT_FOUND = { ok: false, reason: "session_not_found" } as const;
@@ -176,9 +179,13 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     return { ok: true, value: { data, next_cursor: rows.length > limit && last ? String(last.seq) : null } };
   }
 
-  async listToolCalls(): Promise<AgentResult<ToolCall[]>> {
+  /** A page of tool calls in call order; `cursor` is the previous page's `next_cursor`. */
+  async listToolCalls(cursor: string | null = null, limit: number = MAX_TOOL_CALL_PAGE): Promise<AgentResult<Page<ToolCall>>> {
     if (!this.#host.session()) return SESSION_NOT_FOUND;
-    return { ok: true, value: this.#host.store.toolCalls() };
+    const after = cursor === null ? null : decodeIntPairCursor(cursor);
+    if (cursor !== null && after === null) return { ok: false, reason: "invalid", detail: "not a tool-call cursor" };
+    const page = this.#host.store.toolCallPage(after, Math.max(1, Math.min(limit, MAX_TOOL_CALL_PAGE)));
+    return { ok: true, value: { data: page.calls, next_cursor: page.next ? encodeIntPairCursor(page.next.first, page.next.second) : null } };
   }
 
   /** Cancels whatever runs and deletes every byte the session stored. */

@@ -16,6 +16,7 @@
  * Storage is migrated when a session is created and on every wake of an existing one.
  */
 import { migrate } from "../storage/migrations";
+import type { IntPairCursor } from "../tenants/cursor";
 import { AGENT_MIGRATIONS } from "./migrations";
 import type { ContentBlock, Message, Role, SessionInit, StopReason, SessionStatus, ToolCall, ToolCallStatus, Usage } from "./types";
 
@@ -142,6 +143,28 @@ export class AgentStore {
   toolCall(id: string): ToolCall | undefined {
     const row = this.storage.sql.exec("SELECT * FROM tool_calls WHERE id = ?", id).toArray()[0];
     return row ? toToolCall(row) : undefined;
+  }
+
+  /**
+   * Up to `limit` calls in call order after the call at (`after.first` = message_seq,
+   * `after.second` = position), and where the next page starts when more follow.
+   */
+  toolCallPage(after: IntPairCursor | null, limit: number): { calls: ToolCall[]; next: IntPairCursor | null } {
+    const seq = after?.first ?? -1;
+    const position = after?.second ?? -1;
+    const rows = this.storage.sql
+      .exec(
+        "SELECT * FROM tool_calls WHERE message_seq > ? OR (message_seq = ? AND position > ?) ORDER BY message_seq, position LIMIT ?",
+        seq,
+        seq,
+        position,
+        limit + 1,
+      )
+      .toArray();
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    const next = rows.length > limit && last ? { first: Number(last.message_seq), second: Number(last.position) } : null;
+    return { calls: page.map(toToolCall), next };
   }
 
   toolCalls(): ToolCall[] {

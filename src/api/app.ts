@@ -18,11 +18,13 @@ import { authenticate } from "./middleware/authenticate";
 import { bodyLimit, bodyLimitExceeded, payloadTooLarge } from "./middleware/body-limit";
 import { requestId } from "./middleware/request-id";
 import { validationHook } from "./middleware/validation";
+import { registerResponseHeaders } from "./openapi-headers";
 import { registerSecuritySchemes } from "./security";
 import { registerSessionRoutes } from "./sessions";
 import { registerSystemRoutes } from "./system";
 import { registerTenantRoutes } from "./tenant";
 import { registerTokenRoutes } from "./tokens";
+import { registerWebhooks } from "./webhooks";
 
 export interface CreateAppOptions {
   /** Registers more routes after the built-in ones, behind the same middleware. */
@@ -60,12 +62,14 @@ export function createApp(options: CreateAppOptions = {}): App {
   app.use("/v1/*", authenticate(options.authGuard));
 
   registerSecuritySchemes(app);
+  registerResponseHeaders(app);
   registerSystemRoutes(app);
   registerTokenRoutes(app);
   registerTenantRoutes(app);
   registerApiKeyRoutes(app);
   registerAdminRoutes(app);
   registerSessionRoutes(app);
+  registerWebhooks(app);
   options.routes?.(app);
 
   app.notFound((c) => problemJson(c, new ApiError("not_found", "No route matches this path.")));

@@ -25,7 +25,7 @@ const app = createApp({
         tags: ["System"],
         security: bearerAuth(),
         middleware: [idempotent()] as const,
-        request: { headers: IdempotencyHeadersSchema, body: jsonBody(ThingSchema) },
+        request: { headers: IdempotencyHeadersSchema, body: jsonBody(ThingSchema, { name: "a thing" }) },
         responses: { 201: jsonContent(z.object({ run: z.number(), name: z.string() }), "made"), ...errorResponses(...AUTHENTICATED_ERRORS, 409) },
       }),
       (c) => {

@@ -76,7 +76,7 @@ export async function messages(t: TestSession): Promise<Message[]> {
 }
 
 export async function toolCalls(t: TestSession): Promise<ToolCall[]> {
-  return unwrap((await t.stub.listToolCalls()) as AgentResult<ToolCall[]>);
+  return unwrap((await t.stub.listToolCalls()) as AgentResult<Page<ToolCall>>).data;
 }
 
 export async function runState(t: TestSession): Promise<RunState> {

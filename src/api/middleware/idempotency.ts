@@ -12,11 +12,14 @@ import { sha256Hex } from "../../hex";
 import type { IdempotencyBegin } from "../../tenants/types";
 import type { AppContext, AppEnv } from "../context";
 import { ApiError, PROBLEM_CONTENT_TYPE } from "../errors";
+import { IDEMPOTENT_REPLAYED_HEADER } from "../openapi-headers";
 import { describeError, log } from "../log";
 import { readBody } from "./body-limit";
 
 export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
-export const IDEMPOTENT_REPLAYED_HEADER = "Idempotent-Replayed";
+export { IDEMPOTENT_REPLAYED_HEADER };
+/** The header parameter's name in the document: Hono hands header validators lowercased names. */
+export const IDEMPOTENCY_KEY_PARAM = "idempotency-key";
 /** Room for a UUID or any client-side scheme; printable ASCII so it is safe in logs. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]+$/;
@@ -32,7 +35,7 @@ export function isReplayable(status: number): boolean {
 
 /** For a route's `request.headers`, so the header is documented and validated. */
 export const IdempotencyHeadersSchema = z.object({
-  "idempotency-key": z
+  [IDEMPOTENCY_KEY_PARAM]: z
     .string()
     .min(1)
     .max(MAX_IDEMPOTENCY_KEY_LENGTH)
@@ -41,7 +44,7 @@ export const IdempotencyHeadersSchema = z.object({
     .openapi({
       // The key must be the lowercase name: Hono hands header validators lowercased names, and
       // the document generator refuses a parameter name that differs from its key.
-      param: { name: "idempotency-key", in: "header" },
+      param: { name: IDEMPOTENCY_KEY_PARAM, in: "header" },
       description: "Makes the request safe to retry: the same key and body within 24 h return the first response again.",
       example: "5d0c7f2e-2a51-4f0e-9a1b-6c3f8e9d2b47",
     }),

@@ -24,7 +24,7 @@ export const route = createRoute({
   tags: ["Sessions"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write"), idempotent()] as const,
-  request: { params: SessionIdParamsSchema, headers: IdempotencyHeadersSchema, body: jsonBody(AddMessageRequestSchema) },
+  request: { params: SessionIdParamsSchema, headers: IdempotencyHeadersSchema, body: jsonBody(AddMessageRequestSchema, { input: "And when will it arrive?" }) },
   responses: {
     202: jsonContent(SessionSchema, "The session, with its run started."),
     ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 404, 409, 422),

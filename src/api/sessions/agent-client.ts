@@ -102,8 +102,8 @@ export class AgentClient {
     return agentValue(await answer<Page<Message>>(this.#stub.listMessages(after, limit)));
   }
 
-  async listToolCalls(): Promise<ToolCall[]> {
-    return agentValue(await answer<ToolCall[]>(this.#stub.listToolCalls()));
+  async listToolCalls(cursor: string | null, limit: number): Promise<Page<ToolCall>> {
+    return agentValue(await answer<Page<ToolCall>>(this.#stub.listToolCalls(cursor, limit)));
   }
 
   async erase(): Promise<void> {

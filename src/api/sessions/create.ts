@@ -10,13 +10,14 @@ import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { IdempotencyHeadersSchema, idempotent } from "../middleware/idempotency";
 import { requireScope } from "../middleware/require-scope";
+import { headerRefs } from "../openapi-headers";
 import { jsonBody } from "../schemas";
 import { bearerAuth } from "../security";
 import { AgentClient } from "./agent-client";
 import { newSessionId } from "./ids";
 import { resolveSessionLimits } from "./limits";
 import { admitRun, startWithSlot } from "./run-admission";
-import { CreateSessionRequestSchema, SessionSchema } from "./schemas";
+import { CREATE_SESSION_EXAMPLE, CreateSessionRequestSchema, SessionSchema } from "./schemas";
 import { prepareSessionTools } from "./tool-specs";
 
 export const route = createRoute({
@@ -30,11 +31,11 @@ export const route = createRoute({
   tags: ["Sessions"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write"), idempotent()] as const,
-  request: { headers: IdempotencyHeadersSchema, body: jsonBody(CreateSessionRequestSchema) },
+  request: { headers: IdempotencyHeadersSchema, body: jsonBody(CreateSessionRequestSchema, CREATE_SESSION_EXAMPLE) },
   responses: {
     201: {
       description: "The new session.",
-      headers: { Location: { description: "The session's URL.", schema: { type: "string" } } },
+      headers: headerRefs("Location"),
       content: { "application/json": { schema: SessionSchema } },
     },
     ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 409, 422),

@@ -23,7 +23,10 @@ export const route = createRoute({
   request: {
     params: ToolCallParamsSchema,
     // Optional on purpose: a bare POST denies without a reason.
-    body: { required: false, content: { "application/json": { schema: DenyToolCallRequestSchema } } },
+    body: {
+      required: false,
+      content: { "application/json": { schema: DenyToolCallRequestSchema, example: { reason: "Refunds above 100 EUR need a manager." } } },
+    },
   },
   responses: {
     200: jsonContent(SessionSchema, "The session."),

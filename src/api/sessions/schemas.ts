@@ -11,7 +11,7 @@ import { MAX_INPUT_CHARS } from "../../agents/agent";
 import { MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "../../agents/tools/registry";
 import { MAX_SUBJECT_LENGTH } from "../../auth/platform-keys";
 import { partialLimitsSchema } from "../../limits";
-import { decodeTimeIdCursor } from "../../tenants/cursor";
+import { decodeIntPairCursor, decodeTimeIdCursor } from "../../tenants/cursor";
 import { SessionSummaryPageSchema } from "../admin/schemas";
 import {
   LimitsSchema,
@@ -188,6 +188,31 @@ export const CreateSessionRequestSchema = z
   .strict()
   .openapi("CreateSessionRequest");
 
+/** The create body's example in the document: a run with a tool of each kind. */
+export const CREATE_SESSION_EXAMPLE: z.input<typeof CreateSessionRequestSchema> = {
+  input: "Where is order ord_123456, and can you move its delivery to Friday?",
+  system: "You are the support assistant of an online shop.",
+  tools: [
+    { type: "builtin", name: "get_time" },
+    {
+      type: "webhook",
+      name: "lookup_order",
+      description: "Finds an order by its id.",
+      input_schema: { type: "object", properties: { order_id: { type: "string", pattern: "^ord_[0-9]{6}$" } }, required: ["order_id"] },
+      url: "https://shop.example.com/tools/lookup-order",
+    },
+    {
+      type: "client",
+      name: "confirm_with_customer",
+      description: "Asks the customer to confirm a change.",
+      input_schema: { type: "object", properties: { question: { type: "string" } }, required: ["question"] },
+      requires_approval: true,
+    },
+  ],
+  limits: { max_steps_per_run: 10 },
+  metadata: { ticket: "T-1234" },
+};
+
 export const AddMessageRequestSchema = z.object({ input: RunInputSchema }).strict().openapi("AddMessageRequest");
 
 export const DenyToolCallRequestSchema = z
@@ -257,6 +282,9 @@ export const SessionListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCu
     .optional()
     .openapi({ param: { name: "created_by", in: "query" }, description: "Only sessions this subject created. Without tenant:admin, only your own are listed." }),
 });
+
+/** A tool-call cursor names the last call of the previous page (its message and place in it). */
+export const ToolCallListQuerySchema = pageQuerySchema((cursor) => decodeIntPairCursor(cursor) !== null);
 
 /** A message cursor is the `seq` of the last message of the previous page. */
 const MESSAGE_CURSOR_PATTERN = /^\d{1,15}$/;

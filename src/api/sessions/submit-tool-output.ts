@@ -17,7 +17,7 @@ export const route = createRoute({
   tags: ["Sessions"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write")] as const,
-  request: { params: ToolCallParamsSchema, body: jsonBody(ToolOutputRequestSchema) },
+  request: { params: ToolCallParamsSchema, body: jsonBody(ToolOutputRequestSchema, { output: "The customer confirmed the new delivery date.", is_error: false }) },
   responses: {
     200: jsonContent(SessionSchema, "The session."),
     ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 404, 409),

@@ -23,7 +23,7 @@ export const route = createRoute({
   tags: ["Tenant"],
   security: bearerAuth("tenant:admin"),
   middleware: [requireScope("tenant:admin")] as const,
-  request: { body: jsonBody(PutTenantSettingsRequestSchema) },
+  request: { body: jsonBody(PutTenantSettingsRequestSchema, { webhook_origins: ["https://hooks.example.com"] }) },
   responses: {
     200: jsonContent(TenantSettingsSchema, "The settings as stored."),
     ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS),

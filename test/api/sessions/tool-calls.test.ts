@@ -245,3 +245,38 @@ describe("tenant webhook origins", () => {
     expect((await toolCallsOf(admin, session.id))[0]).toMatchObject({ is_error: true, output: expect.stringContaining("not in the tenant's webhook_origins") });
   });
 });
+
+describe("listing tool calls", () => {
+  it("pages with limit and cursor in call order, like every other list", async () => {
+    const who = await caller();
+    const model = mockModel(uniqueKey("model"));
+    const calls = (ids: string[]) => ({ reply: { content: ids.map((id) => toolUse(id, "get_time", {})) } });
+    // Two model responses, so the order spans messages as well as places within one message.
+    await model.script(calls(["toolu_a", "toolu_b", "toolu_c"]), calls(["toolu_d", "toolu_e"]), { reply: { content: [text("done")] } });
+    const session = await createSession(who, { input: "go", model: model.key, tools: [{ type: "builtin", name: "get_time" }] });
+    await waitForStatus(who, session.id, ["done"]);
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 10; page++) {
+      const query: string = cursor === null ? "limit=2" : `limit=2&cursor=${encodeURIComponent(cursor)}`;
+      const body: { data: { id: string }[]; next_cursor: string | null } = await getJson(who, `/v1/sessions/${session.id}/tool-calls?${query}`);
+      expect(body.data.length).toBeLessThanOrEqual(2);
+      seen.push(...body.data.map((c) => c.id));
+      cursor = body.next_cursor;
+      if (cursor === null) break;
+    }
+    expect(seen).toEqual(["toolu_a", "toolu_b", "toolu_c", "toolu_d", "toolu_e"]);
+    expect((await toolCallsOf(who, session.id)).map((c) => c.id)).toEqual(seen);
+  });
+
+  it("answers 400, not a 500, for a cursor it did not make", async () => {
+    const who = await caller();
+    const session = await createSession(who);
+    for (const cursor of ["nope", "Wy0xLDJd", "WyJhIiwxXQ"]) {
+      const res = await call(`/v1/sessions/${session.id}/tool-calls?cursor=${cursor}`, { headers: who.headers });
+      expect(res.status, cursor).toBe(400);
+      expect((await readProblem(res)).code).toBe("validation_failed");
+    }
+  });
+});

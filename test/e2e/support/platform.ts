@@ -161,7 +161,7 @@ export class Platform {
  * cleans up; this way that output goes with the temporary directory instead of piling up in
  * the project.
  */
-async function relocatedConfig(): Promise<string> {
+export async function relocatedConfig(): Promise<string> {
   const config = JSON.parse(await readFile(join(PROJECT_ROOT, "wrangler.json"), "utf8")) as {
     main?: unknown;
     $schema?: unknown;

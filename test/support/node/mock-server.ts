@@ -1,7 +1,8 @@
 /**
  * A scriptable stand-in for the model provider and for tenant webhooks, plus plain pages
  * for the URL-fetching tool. All traffic is keyed, so concurrent tests share one server.
- * Runs under vitest's globalSetup, or standalone: `node test/support/node/mock-server.ts --port 8787`.
+ * Runs under vitest's globalSetup, or standalone: `node test/support/node/mock-server.ts --port 8787`
+ * (add `--use-tools` for the tool-using development model, see tool-using-model.ts).
  */
 // Kept in one file with type-only imports: Node runs it directly by stripping types, and
 // extensionless relative imports would not resolve there.
@@ -46,7 +47,17 @@ interface Exchange {
   droppedByMock: boolean;
   /** Where a held call waits for release; only webhook calls can be held. */
   held: Set<() => void> | null;
+  /** The answer to a model request that nothing was scripted for. */
+  defaultReply: () => ReplyStep["reply"];
 }
+
+/**
+ * Answers a model request that nothing was scripted for. Without one the mock says "ok",
+ * which the tests rely on; `npm start` passes the tool-using development model.
+ */
+export type ModelFallback = (requestBody: unknown, serverUrl: string) => ReplyStep["reply"];
+
+const SAY_OK: ReplyStep["reply"] = { content: [{ type: "text", text: "ok" }] };
 
 const STEP_KINDS: Record<Queue, readonly string[]> = {
   model: ["reply", "status", "hang", "reset", "invalid_json"],
@@ -166,7 +177,7 @@ function sendMessage(res: ServerResponse, model: string, reply: ReplyStep["reply
 
 function sendDefault(x: Exchange, queue: Queue): void {
   if (queue === "hook") return sendJson(x.res, 200, { output: "webhook ok" });
-  sendMessage(x.res, String((x.record.body as { model: unknown }).model), { content: [{ type: "text", text: "ok" }] });
+  sendMessage(x.res, String((x.record.body as { model: unknown }).model), x.defaultReply());
 }
 
 /** Resolves true on release, false if the client leaves while held. */
@@ -248,9 +259,10 @@ function openExchange(
   res: ServerResponse,
   record: RecordedRequest,
   held: Set<() => void> | null,
+  defaultReply: () => ReplyStep["reply"] = () => SAY_OK,
 ): Exchange {
   const controller = new AbortController();
-  const x: Exchange = { req, res, record, signal: controller.signal, droppedByMock: false, held };
+  const x: Exchange = { req, res, record, signal: controller.signal, droppedByMock: false, held, defaultReply };
   res.on("finish", () => {
     record.answered_at = Date.now();
   });
@@ -306,7 +318,14 @@ export interface MockServer {
   close(): Promise<void>;
 }
 
-export async function startMockServer(options: { port?: number } = {}): Promise<MockServer> {
+export interface MockServerOptions {
+  port?: number;
+  modelFallback?: ModelFallback;
+}
+
+export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
+  let serverUrl = "";
+  const fallback = options.modelFallback;
   const keys = new Map<string, KeyState>();
   const stateOf = (key: string): KeyState => {
     let state = keys.get(key);
@@ -350,7 +369,8 @@ export async function startMockServer(options: { port?: number } = {}): Promise<
       if (typeof model !== "string" || model === "") return sendJson(res, 400, anthropicError(400));
       const state = stateOf(model);
       state.model.requests.push(record);
-      return play(openExchange(req, res, record, null), state.model.steps.shift(), "model");
+      const defaultReply = fallback ? () => fallback(record.body, serverUrl) : undefined;
+      return play(openExchange(req, res, record, null, defaultReply), state.model.steps.shift(), "model");
     }
     if (first === "hook" && second !== undefined && second !== "") {
       const state = stateOf(second);
@@ -398,8 +418,9 @@ export async function startMockServer(options: { port?: number } = {}): Promise<
   });
   const address = server.address();
   if (!address || typeof address === "string") throw new Error("mock server has no TCP address");
+  serverUrl = `http://127.0.0.1:${address.port}`;
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url: serverUrl,
     close: () =>
       new Promise<void>((resolve) => {
         // Hung and held requests would otherwise keep close() waiting forever.
@@ -418,7 +439,10 @@ function portFromArgs(argv: string[]): number | undefined {
 }
 
 if (import.meta.main) {
-  const server = await startMockServer({ port: portFromArgs(process.argv.slice(2)) });
+  const args = process.argv.slice(2);
+  // Loaded only when asked for, so the tests' server does not load the schema sampler.
+  const modelFallback = args.includes("--use-tools") ? (await import("./tool-using-model.ts")).toolUsingFallback : undefined;
+  const server = await startMockServer({ port: portFromArgs(args), modelFallback });
   // The URL alone on a line, so a parent process can read it from stdout.
   console.log(server.url);
   const stop = () => void server.close().then(() => process.exit(0));
