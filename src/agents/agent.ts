@@ -8,7 +8,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Limits } from "../limits";
 import { decodeIntPairCursor, encodeIntPairCursor } from "../tenants/cursor";
 import { AgentHost, settleOutcome } from "./host";
-import type { RunState } from "./store";
+import type { RunState, StepRecord } from "./store";
 import { nextUnit } from "./run/next-unit";
 import { runUnit } from "./run/units";
 import { checkToolSpecs } from "./tools/registry";
@@ -22,6 +22,7 @@ import {
   type RunInput,
   type Session,
   type SessionInit,
+  type Step,
   type ToolCall,
   type ToolCallStatus,
 } from "./types";
@@ -67,6 +68,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       report_failures: 0,
       report_retry_at: 0,
       next_attempt_at: 0,
+      ready_at: 0,
       updated_at: now,
     };
     this.#host.store.create({ ...init, created_at: now }, run);
@@ -186,6 +188,15 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     if (cursor !== null && after === null) return { ok: false, reason: "invalid", detail: "not a tool-call cursor" };
     const page = this.#host.store.toolCallPage(after, Math.max(1, Math.min(limit, MAX_TOOL_CALL_PAGE)));
     return { ok: true, value: { data: page.calls, next_cursor: page.next ? encodeIntPairCursor(page.next.first, page.next.second) : null } };
+  }
+
+  /** Unit timings, oldest first, after step `after`. */
+  async listSteps(after: number, limit: number): Promise<AgentResult<Page<Step>>> {
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
+    const rows = this.#host.store.steps(after, limit + 1);
+    const data = rows.slice(0, limit).map(toStep);
+    const last = data[data.length - 1];
+    return { ok: true, value: { data, next_cursor: rows.length > limit && last ? String(last.seq) : null } };
   }
 
   /** Cancels whatever runs and deletes every byte the session stored. */
@@ -331,6 +342,20 @@ export class Agent extends DurableObject<Cloudflare.Env> {
 }
 
 export type { AgentFailure };
+
+function toStep(row: StepRecord): Step {
+  return {
+    seq: row.seq,
+    kind: row.kind,
+    started_at: new Date(row.started_at).toISOString(),
+    ended_at: new Date(row.ended_at).toISOString(),
+    queued_ms: row.queued_ms,
+    duration_ms: row.ended_at - row.started_at,
+    input_tokens: row.input_tokens,
+    output_tokens: row.output_tokens,
+    outcome: row.outcome,
+  };
+}
 
 /** The length cap of one user message; longer input belongs in a file or a tool. */
 export const MAX_INPUT_CHARS = 200_000;

@@ -101,6 +101,8 @@ export class AgentHost {
     const after: RunState = { ...before, ...patch, revision: before.revision + 1, updated_at: this.nowIso() };
     const statusChanged = after.status !== before.status || after.stop_reason !== before.stop_reason;
     if (statusChanged) after.urgent_revision = after.revision;
+    // The next unit's queue time counts from the moment the run could go on.
+    if (after.status === "running" && before.status !== "running") after.ready_at = Date.now();
     this.store.putRun(after);
     if (statusChanged) this.emit("status", { status: after.status, stop_reason: after.stop_reason, error: after.error });
     if (after.usage !== before.usage) this.emit("usage", after.usage);

@@ -56,7 +56,25 @@ export const AGENT_MIGRATIONS: readonly Migration[] = [
         report_failures: Number(run.report_failures ?? 0),
         report_retry_at: 0,
         next_attempt_at: Number(run.next_attempt_at ?? 0),
+        ready_at: 0,
       });
     },
+  },
+  {
+    version: 3,
+    description: "steps: the timing and outcome of each unit of work",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS steps (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          kind TEXT NOT NULL,
+          started_at INTEGER NOT NULL,
+          ended_at INTEGER NOT NULL,
+          queued_ms INTEGER NOT NULL,
+          input_tokens INTEGER,
+          output_tokens INTEGER,
+          outcome TEXT NOT NULL
+        )`,
+      ]),
   },
 ];

@@ -12,30 +12,30 @@ import { ModelError } from "./model/provider";
 import { backoffDelay } from "./retry";
 import { toolDefinitions } from "./tools/registry";
 import type { AgentHost } from "./host";
+import type { UnitOutcome } from "./run/next-unit";
 import type { ToolCallStatus, ToolUseBlock } from "./types";
 
-export async function runModelStep(scope: UnitScope, maxTokens: number): Promise<void> {
+export async function runModelStep(scope: UnitScope, maxTokens: number): Promise<UnitOutcome> {
   const host = scope.host;
   const session = host.requireSession();
   const run = host.store.run();
   const toolbox = host.toolbox();
   const provider = providerFor(session.model, host.config);
+  const request = {
+    model: session.model,
+    system: session.system,
+    messages: host.store.messages().map(({ role, content }) => ({ role, content })),
+    tools: toolDefinitions(toolbox),
+    maxTokens,
+  };
+  // The timeout covers the provider's answer, not the building of the request.
   const controller = host.inflight.begin();
   const limit = deadline(host.config.modelTimeoutMs);
   let response;
   try {
-    response = await provider.complete(
-      {
-        model: session.model,
-        system: session.system,
-        messages: host.store.messages().map(({ role, content }) => ({ role, content })),
-        tools: toolDefinitions(toolbox),
-        maxTokens,
-      },
-      AbortSignal.any([controller.signal, limit.signal]),
-    );
+    response = await provider.complete(request, AbortSignal.any([controller.signal, limit.signal]));
   } catch (err) {
-    if (!scope.current) return; // cancelled or paused meanwhile: nothing to record
+    if (!scope.current) return "discarded"; // cancelled or paused meanwhile: nothing to record
     return recordFailure(host, err);
   } finally {
     limit.clear();
@@ -51,8 +51,10 @@ export async function runModelStep(scope: UnitScope, maxTokens: number): Promise
     output_tokens: run.usage.output_tokens + response.usage.output_tokens,
   };
   const problem = toolUseProblem(host, toolUses);
+  let outcome: UnitOutcome = "ok";
   const saved = scope.commit(() => {
     if (problem) {
+      outcome = "failed";
       // Saving cannot succeed, and trying again would pay for the same answer again.
       host.updateRun({ steps: step, usage });
       host.finishRun("failed", "model_error", problem);
@@ -71,7 +73,8 @@ export async function runModelStep(scope: UnitScope, maxTokens: number): Promise
     if (toolUses.length === 0) host.finishRun("done", "end_turn", null);
     else host.continueRun();
   });
-  if (!saved) return; // a stale answer is discarded, never saved
+  // A stale answer is discarded, never saved.
+  return saved ? outcome : "discarded";
 }
 
 /** A tool_use id must be new: each one gets exactly one tool_result, matched by id. */
@@ -93,10 +96,17 @@ function initialStatus(host: AgentHost, name: string): ToolCallStatus {
 }
 
 /** A failed call: retried after a backoff while attempts remain and the failure may pass. */
-function recordFailure(host: AgentHost, err: unknown): void {
+function recordFailure(host: AgentHost, err: unknown): UnitOutcome {
   const error = err instanceof ModelError ? err : new ModelError(`model call failed: ${String(err)}`, true);
   const attempts = host.store.run().attempts + 1;
-  if (!error.retryable) return host.finishRun("failed", "model_error", error.message);
-  if (attempts >= MAX_ATTEMPTS) return host.finishRun("failed", "model_error", `gave up after ${attempts} attempts: ${error.message}`);
+  if (!error.retryable) {
+    host.finishRun("failed", "model_error", error.message);
+    return "failed";
+  }
+  if (attempts >= MAX_ATTEMPTS) {
+    host.finishRun("failed", "model_error", `gave up after ${attempts} attempts: ${error.message}`);
+    return "failed";
+  }
   host.updateRun({ attempts, next_attempt_at: Date.now() + backoffDelay(attempts, error.retryAfterMs), error: null });
+  return "retry";
 }

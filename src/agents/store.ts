@@ -9,6 +9,8 @@
  *               status, output, is_error, reported 0|1, created_at, started_at, finished_at)
  *               `reported` = 1 once its tool_result message is written.
  *   events     (id PK autoincrement, type, data JSON, created_at)
+ *   steps      (seq PK autoincrement, kind, started_at ms, ended_at ms, queued_ms, input_tokens,
+ *               output_tokens, outcome): one row per unit of work, the newest `MAX_STORED_STEPS` kept
  * KV
  *   session         SessionInit + created_at (written once)
  *   run             RunState
@@ -18,6 +20,7 @@
 import { migrate } from "../storage/migrations";
 import type { IntPairCursor } from "../tenants/cursor";
 import { AGENT_MIGRATIONS } from "./migrations";
+import type { UnitKind, UnitOutcome } from "./run/next-unit";
 import type { ContentBlock, Message, Role, SessionInit, StopReason, SessionStatus, ToolCall, ToolCallStatus, Usage } from "./types";
 
 export interface RunState {
@@ -49,6 +52,8 @@ export interface RunState {
   report_retry_at: number;
   /** Epoch ms before which the next unit must not start (a retry's backoff; 0: none). */
   next_attempt_at: number;
+  /** Epoch ms since which the next unit has been ready: the run went running, or the last unit ended. */
+  ready_at: number;
   updated_at: string;
 }
 
@@ -58,6 +63,22 @@ export interface StoredSession extends SessionInit {
 
 
 type Row = Record<string, SqlStorageValue>;
+
+/** Unit timings kept per session: enough to see where a long session's time went. */
+export const MAX_STORED_STEPS = 1_000;
+const STEP_PRUNE_EVERY = 100;
+
+/** One unit of work as stored; times are epoch ms. */
+export interface StepRecord {
+  seq: number;
+  kind: UnitKind;
+  started_at: number;
+  ended_at: number;
+  queued_ms: number;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  outcome: UnitOutcome;
+}
 
 export class AgentStore {
   constructor(private readonly storage: DurableObjectStorage) {}
@@ -194,6 +215,40 @@ export class AgentStore {
 
   markToolCallsReported(ids: string[]): void {
     for (const id of ids) this.storage.sql.exec("UPDATE tool_calls SET reported = 1 WHERE id = ?", id);
+  }
+
+  /** Records a unit's timing; keeps the newest `MAX_STORED_STEPS` rows. */
+  appendStep(step: Omit<StepRecord, "seq">): void {
+    const { seq } = this.storage.sql
+      .exec<{ seq: number }>(
+        "INSERT INTO steps (kind, started_at, ended_at, queued_ms, input_tokens, output_tokens, outcome) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq",
+        step.kind,
+        step.started_at,
+        step.ended_at,
+        step.queued_ms,
+        step.input_tokens,
+        step.output_tokens,
+        step.outcome,
+      )
+      .one();
+    // Pruned in batches, so most units write one row and delete none.
+    if (seq % STEP_PRUNE_EVERY === 0) this.storage.sql.exec("DELETE FROM steps WHERE seq <= ?", seq - MAX_STORED_STEPS);
+  }
+
+  steps(after: number, limit: number): StepRecord[] {
+    return this.storage.sql
+      .exec<Record<string, SqlStorageValue>>("SELECT * FROM steps WHERE seq > ? ORDER BY seq LIMIT ?", after, limit)
+      .toArray()
+      .map((row) => ({
+        seq: Number(row.seq),
+        kind: String(row.kind) as StepRecord["kind"],
+        started_at: Number(row.started_at),
+        ended_at: Number(row.ended_at),
+        queued_ms: Number(row.queued_ms),
+        input_tokens: row.input_tokens === null ? null : Number(row.input_tokens),
+        output_tokens: row.output_tokens === null ? null : Number(row.output_tokens),
+        outcome: String(row.outcome) as StepRecord["outcome"],
+      }));
   }
 
   appendEvent(type: string, data: unknown, now: string): number {

@@ -10,19 +10,20 @@ import type { AgentHost, UnitScope } from "./host";
 import { cutOutput } from "./tools/cut-output";
 import type { ToolOutcome } from "./tools/tool";
 import { validateToolInput } from "./tools/validate-input";
+import type { UnitOutcome } from "./run/next-unit";
 import type { ToolCall } from "./types";
 
 export const INTERRUPTED_BY_RESTART = "interrupted by a restart, not run again";
 
-export async function runToolStep(scope: UnitScope): Promise<void> {
+export async function runToolStep(scope: UnitScope): Promise<UnitOutcome> {
   const host = scope.host;
   const session = host.requireSession();
   const started = Date.now();
   for (const call of host.store.openToolCalls()) {
-    if (!scope.current) return;
+    if (!scope.current) return "discarded";
     if (call.status !== "pending" && call.status !== "running") continue;
     // The handler would be cut off soon: the rest runs in the next alarm.
-    if (Date.now() - started > UNIT_BUDGET_MS) return;
+    if (Date.now() - started > UNIT_BUDGET_MS) return "partial";
     const tool = host.toolbox().get(call.name);
     if (call.status === "running" && (!tool || tool.atMostOnce)) {
       // Found running on a fresh unit: the last try was cut off by a restart mid-call.
@@ -43,7 +44,7 @@ export async function runToolStep(scope: UnitScope): Promise<void> {
     if (tool.atMostOnce) {
       // The mark must be durable before a side effect that must not happen twice.
       await host.ctx.storage.sync();
-      if (!scope.current) return;
+      if (!scope.current) return "discarded";
     }
 
     const controller = host.inflight.begin();
@@ -66,13 +67,14 @@ export async function runToolStep(scope: UnitScope): Promise<void> {
       host.inflight.end(controller);
     }
     // Cancelled meanwhile: the result is stale.
-    if (!scope.commit(() => finish(host, call, outcome))) return;
+    if (!scope.commit(() => finish(host, call, outcome))) return "discarded";
   }
-  scope.commit(() => {
+  const ended = scope.commit(() => {
     // A unit that ran to its end clears the count of earlier faults.
     if (host.store.run().attempts > 0) host.updateRun({ attempts: 0, next_attempt_at: 0 });
     host.continueRun();
   });
+  return ended ? "ok" : "discarded";
 }
 
 function finish(host: AgentHost, call: ToolCall, outcome: ToolOutcome): void {

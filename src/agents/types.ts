@@ -4,6 +4,7 @@
  * format, which is the platform's own storage format; other providers translate.
  */
 import type { Limits } from "../limits";
+import type { UnitKind, UnitOutcome } from "./run/next-unit";
 
 /** Every session status: the one list the types, the API schemas and the tenant index use. */
 export const SESSION_STATUSES = ["idle", "queued", "running", "waiting_approval", "waiting_tool_output", "paused", "done", "failed", "cancelled"] as const;
@@ -144,6 +145,21 @@ export type AgentResult<T> = { ok: true; value: T } | ({ ok: false } & AgentFail
 
 /** User input that starts a run: plain text or content blocks. */
 export type RunInput = string | ContentBlock[];
+
+/** One unit of work as the API shows it (see `GET /v1/sessions/{id}/steps`). */
+export interface Step {
+  seq: number;
+  kind: UnitKind;
+  started_at: string;
+  ended_at: string;
+  /** From the end of the unit before (or from when the run could go on) to this one's start. */
+  queued_ms: number;
+  duration_ms: number;
+  /** Tokens of a model or summary unit; null for tool units. */
+  input_tokens: number | null;
+  output_tokens: number | null;
+  outcome: UnitOutcome;
+}
 
 export interface Page<T> {
   data: T[];

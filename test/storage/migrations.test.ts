@@ -1,6 +1,7 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { AGENT_MIGRATIONS } from "../../src/agents/migrations";
+import type { AgentResult, Page, Step } from "../../src/agents/types";
 import { generateApiKey } from "../../src/auth/api-keys";
 import { agentStub, tenantIndexStub } from "../../src/objects";
 import { checkSequence, latestVersion, type Migration, migrate, SCHEMA_VERSION_KEY, schemaVersion } from "../../src/storage/migrations";
@@ -85,6 +86,9 @@ describe("Agent storage written by an earlier version", () => {
     unwrap(await t.stub.start("once more"));
     await waitForStatus(t, ["done"]);
     expect(await messages(t)).toHaveLength(4);
+    // The tables added since (steps) exist and are written.
+    const steps = unwrap((await t.stub.listSteps(0, 10)) as AgentResult<Page<Step>>);
+    expect(steps.data.map((step) => [step.kind, step.outcome])).toEqual([["model", "ok"]]);
   });
 
   it("a new session starts at the newest version", async () => {

@@ -443,6 +443,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/steps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a session's steps
+         * @description The timing of each unit of work, oldest first; the newest 1,000 are kept.
+         */
+        get: operations["listSessionSteps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/tool-calls": {
         parameters: {
             query?: never;
@@ -1109,6 +1129,41 @@ export interface components {
         };
         AddMessageRequest: {
             input: components["schemas"]["RunInput"] & unknown;
+        };
+        StepPage: {
+            data: components["schemas"]["Step"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        Step: {
+            /** @description Position among the session's units, from 1. */
+            seq: number;
+            /**
+             * @description A model call, the tool calls of one answer, or a summary of older history.
+             * @enum {string}
+             */
+            kind: "model" | "tools";
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            started_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            ended_at: string;
+            /** @description From the end of the unit before (or from when the run could go on) to this one's start; includes retry backoff. */
+            queued_ms: number;
+            duration_ms: number;
+            /** @description Tokens of a model unit; null for tool units. */
+            input_tokens: number | null;
+            output_tokens: number | null;
+            /**
+             * @description `ok`; `retry` (tried again after a backoff); `failed` (the run failed); `discarded` (a cancel, pause or restart made it stale); `partial` (stopped to fit its time budget); `error` (an unexpected fault, retried).
+             * @enum {string}
+             */
+            outcome: "ok" | "retry" | "failed" | "discarded" | "partial" | "error";
         };
         ToolCallPage: {
             data: components["schemas"]["ToolCall"][];
@@ -3919,6 +3974,107 @@ export interface operations {
             };
         };
     };
+    listSessionSteps: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of steps. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StepPage"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listToolCalls: {
         parameters: {
             query?: {
@@ -4481,5 +4637,7 @@ export const textBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components
 export const messageRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Message"]["role"]> = ["user", "assistant"];
 export const toolUseBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolUseBlock"]["type"]> = ["tool_use"];
 export const toolResultBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolResultBlock"]["type"]> = ["tool_result"];
+export const stepKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["kind"]> = ["model", "tools"];
+export const stepOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["outcome"]> = ["ok", "retry", "failed", "discarded", "partial", "error"];
 export const toolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallStatus"]> = ["pending", "waiting_approval", "waiting_tool_output", "running", "done", "error"];
 export const componentsHeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["IdempotentReplayed"]> = ["true"];

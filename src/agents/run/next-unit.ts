@@ -8,7 +8,17 @@ import type { RunState } from "../store";
 import type { StopReason } from "../types";
 
 /** The kinds of unit of work; each has its runner in `units.ts`. */
-export type UnitKind = "model" | "tools";
+export const UNIT_KINDS = ["model", "tools"] as const;
+export type UnitKind = (typeof UNIT_KINDS)[number];
+
+/**
+ * How a unit ended: `ok`; `retry` (a failure that will be tried again after a backoff);
+ * `failed` (the run failed); `discarded` (a cancel, pause or restart made its result stale);
+ * `partial` (the unit stopped early to fit its time budget and the rest runs next); `error`
+ * (an unexpected fault, counted like a retry).
+ */
+export const UNIT_OUTCOMES = ["ok", "retry", "failed", "discarded", "partial", "error"] as const;
+export type UnitOutcome = (typeof UNIT_OUTCOMES)[number];
 
 export type NextUnit =
   /** Not running: nothing to do. */

@@ -1,31 +1,37 @@
 /**
- * The units of work an alarm can run, by kind, and what happens when one fails unexpectedly.
- * `nextUnit` chooses the kind; this table runs it with a scope bound to the run's generation.
+ * The units of work an alarm can run, by kind, and what every unit shares: its timing recorded
+ * as a step, and what happens when one fails unexpectedly. `nextUnit` chooses the kind; this
+ * table runs it with a scope bound to the run's generation.
  */
 import { MAX_ATTEMPTS } from "../../limits";
 import { type AgentHost, UnitScope } from "../host";
 import { runModelStep } from "../model-step";
 import { backoffDelay } from "../retry";
 import { runToolStep } from "../tool-step";
-import type { NextUnit, UnitKind } from "./next-unit";
+import type { NextUnit, UnitKind, UnitOutcome } from "./next-unit";
 
 type Runnable = Extract<NextUnit, { kind: UnitKind }>;
 
-const RUNNERS: { [K in UnitKind]: (scope: UnitScope, unit: Extract<Runnable, { kind: K }>) => Promise<void> } = {
+const RUNNERS: { [K in UnitKind]: (scope: UnitScope, unit: Extract<Runnable, { kind: K }>) => Promise<UnitOutcome> } = {
   model: (scope, unit) => runModelStep(scope, unit.maxTokens),
   tools: (scope) => runToolStep(scope),
 };
 
 /**
- * Runs one unit. An unexpected fault (a bug, a storage error) never escapes: the runtime's own
- * alarm retries would bypass the loop's backoff and attempt count, so it is counted and backed
- * off here, and after `MAX_ATTEMPTS` the run fails.
+ * Runs one unit and records it as a step (kind, times, queue time, tokens, outcome). An
+ * unexpected fault (a bug, a storage error) never escapes: the runtime's own alarm retries would
+ * bypass the loop's backoff and attempt count, so it is counted and backed off here, and after
+ * `MAX_ATTEMPTS` the run fails.
  */
 export async function runUnit(host: AgentHost, unit: Runnable): Promise<void> {
-  const scope = new UnitScope(host, host.store.run().generation);
+  const before = host.store.run();
+  const scope = new UnitScope(host, before.generation);
+  const startedAt = Date.now();
+  let outcome: UnitOutcome;
   try {
-    await (RUNNERS[unit.kind] as (scope: UnitScope, unit: Runnable) => Promise<void>)(scope, unit);
+    outcome = await (RUNNERS[unit.kind] as (scope: UnitScope, unit: Runnable) => Promise<UnitOutcome>)(scope, unit);
   } catch (err) {
+    outcome = "error";
     console.error(
       JSON.stringify({
         level: "error",
@@ -45,4 +51,25 @@ export async function runUnit(host: AgentHost, unit: Runnable): Promise<void> {
       }
     });
   }
+  recordStep(host, unit.kind, before, startedAt, outcome);
+}
+
+/** A unit's row in the steps table; the run's `ready_at` moves to its end for the next one. */
+function recordStep(host: AgentHost, kind: UnitKind, before: ReturnType<AgentHost["store"]["run"]>, startedAt: number, outcome: UnitOutcome): void {
+  if (!host.session()) return; // erased meanwhile
+  const endedAt = Date.now();
+  const after = host.store.run();
+  const spent = kind !== "tools";
+  host.store.transaction(() => {
+    host.store.appendStep({
+      kind,
+      started_at: startedAt,
+      ended_at: endedAt,
+      queued_ms: Math.max(0, startedAt - (before.ready_at || startedAt)),
+      input_tokens: spent ? after.usage.input_tokens - before.usage.input_tokens : null,
+      output_tokens: spent ? after.usage.output_tokens - before.usage.output_tokens : null,
+      outcome,
+    });
+    host.store.putRun({ ...after, ready_at: endedAt });
+  });
 }

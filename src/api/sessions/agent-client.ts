@@ -6,7 +6,7 @@
  */
 import type { Limits } from "../../limits";
 import { agentStub } from "../../objects";
-import type { AgentFailure, AgentResult, Message, Page, RunInput, Session, SessionInit, ToolCall } from "../../agents/types";
+import type { AgentFailure, AgentResult, Message, Page, RunInput, Session, SessionInit, Step, ToolCall } from "../../agents/types";
 import type { Env } from "../../env";
 import { ApiError } from "../errors";
 
@@ -104,6 +104,10 @@ export class AgentClient {
 
   async listToolCalls(cursor: string | null, limit: number): Promise<Page<ToolCall>> {
     return agentValue(await answer<Page<ToolCall>>(this.#stub.listToolCalls(cursor, limit)));
+  }
+
+  async listSteps(after: number, limit: number): Promise<Page<Step>> {
+    return agentValue(await answer<Page<Step>>(this.#stub.listSteps(after, limit)));
   }
 
   async erase(): Promise<void> {

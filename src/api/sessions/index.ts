@@ -9,6 +9,7 @@ import * as denyToolCall from "./deny-tool-call";
 import * as get from "./get";
 import * as list from "./list";
 import * as listMessages from "./list-messages";
+import * as listSteps from "./list-steps";
 import * as listToolCalls from "./list-tool-calls";
 import * as pause from "./pause";
 import * as resume from "./resume";
@@ -24,6 +25,7 @@ export function registerSessionRoutes(app: App): void {
   app.openapi(cancel.route, cancel.handler);
   app.openapi(pause.route, pause.handler);
   app.openapi(resume.route, resume.handler);
+  app.openapi(listSteps.route, listSteps.handler);
   app.openapi(listToolCalls.route, listToolCalls.handler);
   app.openapi(approveToolCall.route, approveToolCall.handler);
   app.openapi(denyToolCall.route, denyToolCall.handler);

@@ -21,6 +21,7 @@ function run(overrides: Partial<RunState> = {}): RunState {
     report_failures: 0,
     report_retry_at: 0,
     next_attempt_at: 0,
+    ready_at: 0,
     updated_at: "2030-01-01T00:00:00.000Z",
     ...overrides,
   };
