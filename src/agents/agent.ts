@@ -7,6 +7,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Limits } from "../limits";
 import { decodeIntPairCursor, encodeIntPairCursor } from "../tenants/cursor";
+import { log } from "../log";
 import { AgentHost, settleOutcome } from "./host";
 import type { RunState, StepRecord } from "./store";
 import { nextUnit } from "./run/next-unit";
@@ -69,6 +70,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       report_retry_at: 0,
       next_attempt_at: 0,
       ready_at: 0,
+      run_started_at: 0,
       updated_at: now,
     };
     this.#host.store.create({ ...init, created_at: now }, run);
@@ -274,9 +276,11 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     host.transaction(() => {
       const saved = host.store.appendMessage("user", content, host.nowIso());
       const run = host.store.run();
-      host.updateRun({ status: "running", generation: run.generation + 1, steps: 0, attempts: 0, error: null, stop_reason: null, next_attempt_at: 0 });
+      host.updateRun({ status: "running", generation: run.generation + 1, steps: 0, attempts: 0, error: null, stop_reason: null, next_attempt_at: 0, run_started_at: Date.now() });
       host.emit("message", saved);
     });
+    const session = host.requireSession();
+    log("info", "run_started", { tenant_id: session.tenant_id, session_id: session.id, model: session.model });
   }
 
   /**

@@ -18,7 +18,8 @@ import { tenantIndexStub } from "../objects";
 import { AgentStore, type RunState, type StoredSession } from "./store";
 import { cutOutput } from "./tools/cut-output";
 import { buildToolbox, type Toolbox } from "./tools/registry";
-import { ACTIVE_STATUSES, type Session, type SessionStatus, type StopReason, type ToolCall, type ToolResultBlock } from "./types";
+import { log } from "../log";
+import { ACTIVE_STATUSES, FINAL_STATUSES, type Session, type SessionStatus, type StopReason, type ToolCall, type ToolResultBlock } from "./types";
 
 export const CANCELLED_BEFORE_RESULT = "cancelled before it finished";
 
@@ -104,9 +105,23 @@ export class AgentHost {
     // The next unit's queue time counts from the moment the run could go on.
     if (after.status === "running" && before.status !== "running") after.ready_at = Date.now();
     this.store.putRun(after);
+    if (statusChanged && FINAL_STATUSES.includes(after.status) && !FINAL_STATUSES.includes(before.status)) this.#logRunEnd(after);
     if (statusChanged) this.emit("status", { status: after.status, stop_reason: after.stop_reason, error: after.error });
     if (after.usage !== before.usage) this.emit("usage", after.usage);
     return after;
+  }
+
+  #logRunEnd(run: RunState): void {
+    const session = this.requireSession();
+    log(run.status === "failed" ? "warn" : "info", "run_ended", {
+      tenant_id: session.tenant_id,
+      session_id: session.id,
+      status: run.status,
+      stop_reason: run.stop_reason,
+      steps: run.steps,
+      duration_ms: run.run_started_at ? Date.now() - run.run_started_at : null,
+      ...(run.error ? { error: run.error } : {}),
+    });
   }
 
   /** Ends the run with a final status. */
@@ -232,7 +247,7 @@ export class AgentHost {
       const slot = await tenantIndexStub(this.env, session.tenant_id).acquireRun(session.tenant_id, session.id, session.limits.max_concurrent_runs, Date.now());
       return slot.ok ? "ok" : slot.code;
     } catch (error) {
-      console.warn(JSON.stringify({ level: "warn", event: "slot_claim_failed", tenant_id: session.tenant_id, session_id: session.id, error: String(error) }));
+      log("warn", "slot_claim_failed", { tenant_id: session.tenant_id, session_id: session.id, error: String(error) });
       return "busy";
     }
   }

@@ -57,6 +57,7 @@ export const AGENT_MIGRATIONS: readonly Migration[] = [
         report_retry_at: 0,
         next_attempt_at: Number(run.next_attempt_at ?? 0),
         ready_at: 0,
+        run_started_at: 0,
       });
     },
   },

@@ -54,6 +54,8 @@ export interface RunState {
   next_attempt_at: number;
   /** Epoch ms since which the next unit has been ready: the run went running, or the last unit ended. */
   ready_at: number;
+  /** Epoch ms when the current (or last) run started, for its duration in the logs (0: unknown). */
+  run_started_at: number;
   updated_at: string;
 }
 

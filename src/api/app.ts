@@ -13,7 +13,7 @@ import { registerApiKeyRoutes } from "./api-keys";
 import type { AuthGuard } from "./auth-guard";
 import type { App, AppEnv } from "./context";
 import { ApiError, apiErrorForStatus, problemJson } from "./errors";
-import { describeError, log } from "./log";
+import { describeError, log } from "../log";
 import { authenticate } from "./middleware/authenticate";
 import { bodyLimit, bodyLimitExceeded, payloadTooLarge } from "./middleware/body-limit";
 import { requestId } from "./middleware/request-id";

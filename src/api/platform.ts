@@ -9,7 +9,7 @@ import type { AuthenticateDeps } from "../auth/authenticate";
 import { loadPlatformKeys, type PlatformKeysResult } from "../auth/platform-keys";
 import type { Config } from "../config";
 import type { Env } from "../env";
-import { log } from "./log";
+import { log } from "../log";
 
 const keysByConfig = new WeakMap<Config, Promise<PlatformKeysResult>>();
 const depsByConfig = new WeakMap<Config, Promise<AuthenticateDeps>>();

@@ -5,6 +5,7 @@
  * Storage: see storage.md.
  */
 import { DurableObject } from "cloudflare:workers";
+import { log } from "../log";
 import type { Page, SessionSummary } from "../agents/types";
 import { loadConfig } from "../config";
 import type { PartialLimits } from "../limits";
@@ -278,7 +279,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
       granted.map((id) =>
         agentStub(this.env, tenantId, id)
           .slotGranted()
-          .catch((error: unknown) => console.warn(JSON.stringify({ level: "warn", event: "slot_grant_undelivered", tenant_id: tenantId, session_id: id, error: String(error) }))),
+          .catch((error: unknown) => log("warn", "slot_grant_undelivered", { tenant_id: tenantId, session_id: id, error: String(error) })),
       ),
     );
     const retryAt = nextPumpAt(this.#sql, Date.now());

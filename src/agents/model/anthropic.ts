@@ -2,7 +2,7 @@
  * The Anthropic Messages API provider, over plain `fetch`. It owns the wire format,
  * the headers and the mapping of every failure to a `ModelError`.
  */
-import { log } from "../../api/log";
+import { log } from "../../log";
 import type { ContentBlock } from "../types";
 import { mergeTurns, ModelError, type ModelProvider, type ModelRequest, type ModelResponse, parseRetryAfter } from "./provider";
 

@@ -3,6 +3,7 @@
  * revision; the index acknowledges it and the Agent records the acknowledged revision, so a
  * report that failed is simply owed and tried again (report-policy.ts says when).
  */
+import { log } from "../../log";
 import { tenantIndexStub } from "../../objects";
 import type { ReportAck, SessionReport } from "../../tenants/types";
 import type { AgentStore, RunState } from "../store";
@@ -58,7 +59,7 @@ export class Reporter {
       ack = await tenantIndexStub(this.env, session.tenant_id).reportSession(session.tenant_id, summary);
     } catch (err) {
       if (!this.store.session()) return null; // erased meanwhile: nothing left to report
-      console.warn(JSON.stringify({ level: "warn", event: "report_failed", tenant_id: session.tenant_id, session_id: session.id, error: String(err) }));
+      log("warn", "report_failed", { tenant_id: session.tenant_id, session_id: session.id, error: String(err) });
       const run = this.store.run();
       const failures = run.report_failures + 1;
       this.store.putRun({ ...run, report_failures: failures, report_retry_at: Date.now() + reportRetryDelay(failures) });

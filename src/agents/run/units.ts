@@ -4,6 +4,7 @@
  * table runs it with a scope bound to the run's generation.
  */
 import { MAX_ATTEMPTS } from "../../limits";
+import { log } from "../../log";
 import { type AgentHost, UnitScope } from "../host";
 import { runModelStep } from "../model-step";
 import { backoffDelay } from "../retry";
@@ -32,15 +33,12 @@ export async function runUnit(host: AgentHost, unit: Runnable): Promise<void> {
     outcome = await (RUNNERS[unit.kind] as (scope: UnitScope, unit: Runnable) => Promise<UnitOutcome>)(scope, unit);
   } catch (err) {
     outcome = "error";
-    console.error(
-      JSON.stringify({
-        level: "error",
-        event: "unit_failed",
-        session_id: host.session()?.id ?? "(erased)",
-        unit: unit.kind,
-        error: err instanceof Error ? (err.stack ?? err.message) : String(err),
-      }),
-    );
+    log("error", "unit_error", {
+      tenant_id: host.session()?.tenant_id,
+      session_id: host.session()?.id ?? "(erased)",
+      unit: unit.kind,
+      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+    });
     scope.commit(() => {
       const attempts = host.store.run().attempts + 1;
       if (attempts >= MAX_ATTEMPTS) {
@@ -52,6 +50,24 @@ export async function runUnit(host: AgentHost, unit: Runnable): Promise<void> {
     });
   }
   recordStep(host, unit.kind, before, startedAt, outcome);
+  if (outcome === "retry" || outcome === "error") logRetry(host, unit.kind, outcome, Date.now() - startedAt);
+}
+
+/** A failed unit that will be tried again: how many attempts so far, and when the next one is. */
+function logRetry(host: AgentHost, kind: UnitKind, outcome: UnitOutcome, durationMs: number): void {
+  const session = host.session();
+  if (!session) return;
+  const run = host.store.run();
+  log("warn", "unit_retry", {
+    tenant_id: session.tenant_id,
+    session_id: session.id,
+    unit: kind,
+    step: run.steps + 1,
+    outcome,
+    duration_ms: durationMs,
+    attempts: run.attempts,
+    retry_in_ms: Math.max(0, run.next_attempt_at - Date.now()),
+  });
 }
 
 /** A unit's row in the steps table; the run's `ready_at` moves to its end for the next one. */

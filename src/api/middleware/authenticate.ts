@@ -19,7 +19,7 @@ import { authGuard, type AuthGuard } from "../auth-guard";
 import { clientAddressKey } from "../client-address";
 import type { AppContext, AppEnv } from "../context";
 import { ApiError } from "../errors";
-import { describeError, log } from "../log";
+import { describeError, log } from "../../log";
 import { authDeps } from "../platform";
 import { enforceDeclaredLength } from "./body-limit";
 

@@ -13,7 +13,7 @@ import type { IdempotencyBegin } from "../../tenants/types";
 import type { AppContext, AppEnv } from "../context";
 import { ApiError, PROBLEM_CONTENT_TYPE } from "../errors";
 import { IDEMPOTENT_REPLAYED_HEADER } from "../openapi-headers";
-import { describeError, log } from "../log";
+import { describeError, log } from "../../log";
 import { readBody } from "./body-limit";
 
 export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";

@@ -22,6 +22,7 @@ function run(overrides: Partial<RunState> = {}): RunState {
     report_retry_at: 0,
     next_attempt_at: 0,
     ready_at: 0,
+    run_started_at: 0,
     updated_at: "2030-01-01T00:00:00.000Z",
     ...overrides,
   };
