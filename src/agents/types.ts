@@ -12,7 +12,13 @@ export type SessionStatus = (typeof SESSION_STATUSES)[number];
 export const ACTIVE_STATUSES: readonly SessionStatus[] = ["running", "waiting_approval", "waiting_tool_output", "paused"];
 export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "cancelled"];
 
-export const STOP_REASONS = ["end_turn", "step_limit", "token_limit", "model_error", "cancelled"] as const;
+/**
+ * Why a run ended: the one list the types, the API schemas and the tenant index use.
+ * `end_turn`, `max_tokens` (the answer was cut off at its token cap), `refusal` (the provider
+ * declined to answer), `step_limit` and `token_limit` end `done`; `model_error` ends `failed`;
+ * `cancelled` ends `cancelled`.
+ */
+export const STOP_REASONS = ["end_turn", "max_tokens", "refusal", "step_limit", "token_limit", "model_error", "cancelled"] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 export interface TextBlock {
@@ -58,10 +64,36 @@ export interface ToolCall {
   finished_at: string | null;
 }
 
+/**
+ * Token counts of a session (or a tenant's day). Providers that cache prompts report the cached
+ * part apart: `input_tokens` is the input neither read from nor written to the cache, so the
+ * whole input of a call is `input_tokens + cache_read_tokens + cache_write_tokens`.
+ */
 export interface Usage {
   steps: number;
   input_tokens: number;
   output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+}
+
+/** Every token a usage counts, as every token limit counts them. */
+export function totalTokens(usage: Omit<Usage, "steps">): number {
+  return usage.input_tokens + usage.output_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
+}
+
+export const EMPTY_USAGE: Usage = { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
+
+/** How the history is fitted to the model's input before each call (see src/agents/context/). */
+export const CONTEXT_STRATEGIES = ["auto", "last_messages", "summary"] as const;
+export type ContextStrategy = (typeof CONTEXT_STRATEGIES)[number];
+
+export interface ContextSettings {
+  strategy: ContextStrategy;
+  /** The input budget in tokens; absent: the model's known context size less room for the answer. */
+  max_input_tokens?: number;
+  /** `last_messages` only: how many of the newest messages are sent besides the task. */
+  last_messages?: number;
 }
 
 /** A tool as a session declares it (see the contract's "Tools"). */
@@ -94,7 +126,8 @@ export interface SessionInit {
   tools: ToolSpec[];
   /** The effective limits (platform ← tenant ← session), resolved by the gateway. */
   limits: Limits;
-  context: Record<string, unknown> | null;
+  /** Null for sessions created before context settings existed: they use `auto`. */
+  context: ContextSettings | null;
   metadata: Record<string, string> | null;
 }
 
@@ -103,6 +136,8 @@ export interface Session extends SessionInit {
   stop_reason: StopReason | null;
   error: string | null;
   usage: Usage;
+  /** Messages posted with `if_running: enqueue` that wait to start the next runs. */
+  queued_messages: number;
   created_at: string;
   updated_at: string;
 }
@@ -128,6 +163,10 @@ export type AgentFailure =
   | { reason: "session_exists" }
   /** A run is going (running, waiting or paused): a new one cannot start. */
   | { reason: "run_going" }
+  /** `enqueue` or `interrupt` asked of a session with no run going: start a run instead. */
+  | { reason: "run_not_going" }
+  /** `enqueue` when `MAX_QUEUED_MESSAGES` already wait. */
+  | { reason: "queue_full"; max: number }
   /** `action` is not allowed while the session is `status`. */
   | { reason: "wrong_status"; action: "cancel" | "pause" | "resume"; status: SessionStatus }
   | { reason: "tool_call_not_waiting"; status: ToolCallStatus; expected: ToolCallStatus }

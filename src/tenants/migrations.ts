@@ -66,6 +66,17 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
         `CREATE INDEX IF NOT EXISTS idempotency_by_created ON idempotency (created_at)`,
       ]),
   },
+  {
+    version: 2,
+    description: "prompt-cache reads and writes counted per session and per day",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `ALTER TABLE sessions ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0`,
+        `ALTER TABLE sessions ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0`,
+        `ALTER TABLE usage_daily ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0`,
+        `ALTER TABLE usage_daily ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0`,
+      ]),
+  },
 ];
 
 export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [

@@ -25,6 +25,7 @@ import { TENANT_INDEX_MIGRATIONS } from "./migrations";
 import { MAX_USAGE_DAYS, tokensOnDay, usageDays } from "./usage";
 import { optionalString, requireInt, requireNow, requirePageLimit, requireString, toIso } from "./validate";
 import { readWebhookSecret, rotateWebhookSecret } from "./webhook-secret";
+import { parseAllowedModels, readAllowedModels, writeAllowedModels } from "./tenant-models";
 
 export type { ApiKeyListing, ApiKeyRecord } from "./api-key-store";
 export type * from "./types";
@@ -165,6 +166,19 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     return this.#tenantConfig(tenantId);
   }
 
+  /** The models the tenant's sessions may choose; null: every model the platform offers. */
+  async allowedModels(tenantId: string): Promise<string[] | null> {
+    await this.#enter(tenantId);
+    return readAllowedModels(this.ctx.storage.kv);
+  }
+
+  /** Replaces the tenant's list of models as a whole (null: no narrowing); returns the config. */
+  async setAllowedModels(tenantId: string, models: string[] | null): Promise<T.TenantConfig> {
+    await this.#enter(tenantId);
+    writeAllowedModels(this.ctx.storage.kv, parseAllowedModels(models));
+    return this.#tenantConfig(tenantId);
+  }
+
   /** The flag is set before any Agent is asked, so no new request is admitted meanwhile. */
   async suspend(tenantId: string): Promise<T.CancelResult> {
     await this.#enter(tenantId);
@@ -259,6 +273,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
       suspended: config.suspended,
       limit_overrides: config.overrides,
       effective_limits: config.limits,
+      models: readAllowedModels(this.ctx.storage.kv),
       created_at: toIso(this.#binding.createdAt),
     };
   }
