@@ -1,0 +1,153 @@
+/**
+ * Long sessions through the public API against a real `wrangler dev`: 300 steps with `auto` and
+ * with `summary`. Every model request must be a valid history under the budget that still
+ * carries the task at step 300; `summary` must make few summaries and reuse each one; and a
+ * kill -9 during a summary call must cost nothing but the call. The time per step at step 300
+ * against step 10 is measured and printed (speed targets live in bench/, not in tests).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { estimateJsonTokens, estimateMessageTokens, estimateTextTokens } from "../../src/agents/context/estimate";
+import { SUMMARY_HEADING } from "../../src/agents/context/summary-prompt";
+import type { ContentBlock } from "../../src/agents/types";
+import { requestProblems, requestText } from "../support/request-checks";
+import type { ModelStep } from "../support/mock-protocol";
+import { historyProblems } from "./support/history";
+import type { RecordedRequest } from "./support/mock-process";
+import { waitForFinal } from "./support/scenario";
+import { waitFor } from "./support/wait";
+import { type Stack, startStack, uniqueName } from "./support/stack";
+
+const STEPS = 300;
+const BUDGET = 3_000;
+const TASK = "THE TASK: check the clock three hundred times and report each reading";
+const RUN_TIMEOUT_MS = 240_000;
+const STEP_TIMEOUT_MS = 30_000;
+const SUMMARY_MATCH = { system_includes: "running summary" };
+
+interface Body {
+  system?: { text: string }[];
+  tools?: Record<string, unknown>[];
+  messages: { role: string; content: (ContentBlock & { cache_control?: unknown })[] }[];
+}
+
+const isSummary = (r: RecordedRequest) => JSON.stringify(r.body).includes("running summary");
+
+/** The platform's estimate of a request as sent, cache marks left out. */
+function estimateOf(body: Body): number {
+  const strip = <T extends Record<string, unknown>>({ cache_control: _mark, ...rest }: T) => rest;
+  const system = body.system?.map((b) => b.text).join("") ?? "";
+  const tools = (body.tools ?? []).map(strip);
+  return (
+    (system ? estimateTextTokens(system) : 0) +
+    (tools.length ? estimateJsonTokens(tools) : 0) +
+    body.messages.reduce((sum, m) => sum + estimateMessageTokens(m.content.map((b) => strip(b as never) as unknown as ContentBlock)), 0)
+  );
+}
+
+function steps(): ModelStep[] {
+  return [
+    ...Array.from({ length: STEPS - 1 }, (_, i): ModelStep => ({
+      reply: { content: [{ type: "text", text: `Reading ${i + 1} taken; checking the clock once more.` }, { type: "tool_use", id: `toolu_${i}`, name: "get_time", input: {} }] },
+    })),
+    { reply: { content: [{ type: "text", text: "All readings reported." }] } },
+  ];
+}
+
+/** Median time from one loop call to the next around `step` (1-based), skipping spans that held a summary. */
+function stepTime(loop: RecordedRequest[], all: RecordedRequest[], step: number): number {
+  const spans: number[] = [];
+  for (let k = Math.max(1, step - 5); k < Math.min(loop.length, step + 5); k++) {
+    const from = loop[k - 1]!.received_at;
+    const to = loop[k]!.received_at;
+    if (all.some((r) => isSummary(r) && r.received_at > from && r.received_at < to)) continue;
+    spans.push(to - from);
+  }
+  spans.sort((a, b) => a - b);
+  return spans[Math.floor(spans.length / 2)]!;
+}
+
+describe("a 300-step session", () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({ limits: { max_steps_per_run: STEPS + 10, max_tokens_per_session: 10_000_000 } });
+  });
+  afterAll(async () => {
+    await stack?.dispose();
+  });
+
+  async function run(strategy: "auto" | "summary") {
+    const client = await stack.client(uniqueName("tenant"));
+    const model = stack.mock.model(uniqueName(strategy));
+    await model.script(...steps());
+    if (strategy === "summary") {
+      await model.script({ match: SUMMARY_MATCH, repeat: 100, reply: { content: [{ type: "text", text: `So far: ${TASK.toLowerCase()}; readings taken up to now, all normal.` }] } });
+    }
+    const session = await client.createSession({ input: TASK, model: model.key, tools: [{ type: "builtin", name: "get_time" }], context: { strategy, max_input_tokens: BUDGET } });
+    const final = await waitForFinal(client, session.id, RUN_TIMEOUT_MS);
+    expect(final.status, stack.logs()).toBe("done");
+    expect(final.usage.steps).toBe(STEPS);
+    const all = await model.requests();
+    const loop = all.filter((r) => !isSummary(r));
+    expect(loop).toHaveLength(STEPS);
+    for (const [i, request] of loop.entries()) {
+      const body = request.body as Body;
+      expect([i, requestProblems(body.messages)]).toEqual([i, []]);
+      expect([i, estimateOf(body) <= BUDGET]).toEqual([i, true]);
+      expect([i, requestText(body.messages).includes(TASK)]).toEqual([i, true]);
+    }
+    expect(historyProblems(await client.messages(session.id), await client.toolCalls(session.id))).toEqual([]);
+    const at10 = stepTime(loop, all, 10);
+    const at300 = stepTime(loop, all, STEPS - 1);
+    const size = (r: RecordedRequest) => r.body_text.length;
+    console.log(
+      `[${strategy}] time per step: ${at10} ms at step 10, ${at300} ms at step 300 (×${(at300 / at10).toFixed(2)}); ` +
+        `request at step 10: ${size(loop[9]!)} chars, at step 300: ${size(loop[STEPS - 1]!)} chars; summaries: ${all.length - loop.length}`,
+    );
+    return { all, loop, final };
+  }
+
+  it("with auto: every request is a valid history under the budget that carries the task", async () => {
+    const { loop } = await run("auto");
+    // The window slid: the last request no longer holds the first steps.
+    expect(loop[STEPS - 1]!.body_text).not.toContain('"toolu_0"');
+  });
+
+  it("with summary: the same, with few summaries, each sent until the next one replaces it", async () => {
+    const { all, loop, final } = await run("summary");
+    const summaries = all.filter(isSummary);
+    expect(summaries.length).toBeGreaterThanOrEqual(1);
+    expect(summaries.length).toBeLessThanOrEqual(STEPS / 10);
+    // Each summary is made once and reused: the loop requests after it carry it until the next.
+    const carried = loop.map((r) => (requestText((r.body as Body).messages).includes(SUMMARY_HEADING) ? JSON.stringify((r.body as Body).messages[0]) : null));
+    const firstWith = carried.findIndex((c) => c !== null);
+    expect(firstWith).toBeGreaterThan(0);
+    expect(carried.slice(firstWith).every((c) => c !== null)).toBe(true);
+    // Summaries count in usage (each mock answer reports 10 input and 5 output tokens) but not in steps.
+    expect(final.usage.input_tokens).toBe(10 * all.length);
+  });
+
+  it("survives a kill -9 during a summary call: the summary is asked again with the same input and saved once", async () => {
+    const client = await stack.client(uniqueName("tenant"));
+    const model = stack.mock.model(uniqueName("crash"));
+    await model.script(
+      ...Array.from({ length: 7 }, (_, i): ModelStep => ({ reply: { content: [{ type: "tool_use", id: `toolu_c${i}`, name: "get_time", input: {} }] } })),
+      { reply: { content: [{ type: "text", text: "done" }] } },
+      { match: SUMMARY_MATCH, hang: true },
+      { match: SUMMARY_MATCH, repeat: 20, reply: { content: [{ type: "text", text: "the clock was checked several times" }] } },
+    );
+    const session = await client.createSession({ input: "check the clock", model: model.key, tools: [{ type: "builtin", name: "get_time" }], context: { strategy: "summary", max_input_tokens: 400 } });
+    await waitFor(async () => ((await model.requests()).some(isSummary) ? true : undefined), { timeoutMs: STEP_TIMEOUT_MS, what: "a summary call" });
+    await stack.platform.restart("SIGKILL");
+    const final = await waitForFinal(client, session.id, STEP_TIMEOUT_MS);
+    expect(final.status, stack.logs()).toBe("done");
+    const all = await model.requests();
+    const summaries = all.filter(isSummary);
+    expect(summaries[0]!.answered_at, "the summary call was cut off").toBeUndefined();
+    expect(summaries[1]!.body).toEqual(summaries[0]!.body);
+    expect(historyProblems(await client.messages(session.id), await client.toolCalls(session.id))).toEqual([]);
+    for (const request of all.filter((r) => !isSummary(r))) expect(requestProblems((request.body as Body).messages)).toEqual([]);
+    const answered = all.filter((r) => r.answered_at !== undefined).length;
+    expect(final.usage).toMatchObject({ steps: 8, input_tokens: 10 * answered, output_tokens: 5 * answered });
+  });
+});
