@@ -6,7 +6,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { type Limits, MAX_QUEUED_MESSAGES } from "../limits";
-import { decideContext } from "./context/plan";
+import { decideContext, usesSummaries } from "./context/plan";
 import { AgentHost } from "./host";
 import type { RunState } from "./store";
 import { nextUnit } from "./run/next-unit";
@@ -247,7 +247,9 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       limits,
       tenantTokensToday: host.reporter.tenantTokensToday(),
       summaryDue: (maxTokens) => {
-        const inputs = { store: host.store, session: host.requireSession(), run, catalog: host.config.models, tools: toolDefinitions(host.toolbox()) };
+        const session = host.requireSession();
+        if (!usesSummaries(session)) return false;
+        const inputs = { store: host.store, session, run, catalog: host.config.models, tools: toolDefinitions(host.toolbox()) };
         return decideContext(inputs, maxTokens).kind === "summarize";
       },
       now: Date.now(),

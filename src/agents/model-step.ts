@@ -21,12 +21,8 @@ export async function runModelStep(scope: UnitScope, maxTokens: number): Promise
   const session = host.requireSession();
   const run = host.store.run();
   const tools = toolDefinitions(host.toolbox());
-  let decision = decideContext({ store: host.store, session, run, catalog: host.config.models, tools }, maxTokens);
-  // The summary unit runs first when one is due; should the state have moved meanwhile, the
-  // call goes ahead with everything after the summary.
-  if (decision.kind !== "call") {
-    decision = { kind: "call", startSeq: decision.fromSeq, pinned: [], summary: decision.previous, estimatedTokens: 0, budget: 0, overBudget: true };
-  }
+  const decision = decideContext({ store: host.store, session, run, catalog: host.config.models, tools }, maxTokens, false);
+  if (decision.kind !== "call") throw new Error("a model step was asked to summarize");
   const { provider, model } = providerFor(session.model, host.config);
   const request: ModelRequest = { model, system: session.system, messages: callMessages(host.store, decision), tools, maxTokens };
   const response = await callModel(scope, (signal) => provider.complete(request, signal));

@@ -7,6 +7,8 @@
 export const CONTEXT_MARGIN_TOKENS = 512;
 /** A summary answer is capped at this many tokens, and at a quarter of the input budget. */
 export const SUMMARY_MAX_TOKENS = 2048;
+/** Below this a summary says nothing useful, whatever the budget; the call's cap still bounds it. */
+export const SUMMARY_MIN_TOKENS = 128;
 /** The summary call's instructions and framing, beside the summary and the folded messages. */
 export const SUMMARY_PROMPT_TOKENS = 400;
 
@@ -36,7 +38,7 @@ export function messageBudget(input: number, ratio: number, fixedTokens: number)
 
 /** The cap of a summary's answer, in tokens. */
 export function summaryMaxTokens(budget: number, maxTokens: number): number {
-  return Math.max(1, Math.min(SUMMARY_MAX_TOKENS, maxTokens, Math.floor(budget / 4)));
+  return Math.max(1, Math.min(maxTokens, Math.max(SUMMARY_MIN_TOKENS, Math.min(SUMMARY_MAX_TOKENS, Math.floor(budget / 4)))));
 }
 
 /**

@@ -44,13 +44,23 @@ export type ContextDecision =
       maxTokens: number;
     };
 
+/** Whether the session's strategy can ever need a summary unit; other strategies never read for it. */
+export function usesSummaries(session: Pick<StoredSession, "context">): boolean {
+  return resolveContext(session.context).strategy === "summary";
+}
+
 /** The estimate of what every call sends besides messages. */
 export function fixedTokens(system: string | null, tools: readonly ToolDefinition[]): number {
   return (system ? estimateTextTokens(system) : 0) + (tools.length ? estimateJsonTokens(tools) : 0);
 }
 
-/** The decision for a model call whose answer is capped at `maxTokens`. */
-export function decideContext({ store, session, run, catalog, tools }: PlanInputs, maxTokens: number): ContextDecision {
+/**
+ * The decision for a model call whose answer is capped at `maxTokens`. With `summarize: false`
+ * (the model step itself) a `summary` session that would need folding is sent everything after
+ * its summary, over budget: the summary unit runs first, so that happens only when nothing more
+ * could be folded meanwhile.
+ */
+export function decideContext({ store, session, run, catalog, tools }: PlanInputs, maxTokens: number, summarize = true): ContextDecision {
   const settings = resolveContext(session.context);
   const budget = inputBudget({ maxInputTokens: settings.maxInputTokens, contextTokens: contextTokensFor(catalog, session.model), maxTokens });
   const fixed = fixedTokens(session.system, tools);
@@ -88,6 +98,10 @@ export function decideContext({ store, session, run, catalog, tools }: PlanInput
   const tokensFrom = (startSeq: number | null) => metas.filter((m) => startSeq !== null && m.seq >= startSeq && !pinned.some((p) => p.seq === m.seq)).reduce((sum, m) => sum + m.tokens, 0);
   if (plan.kind === "fits") return call(plan.startSeq, tokensFrom(plan.startSeq), summary, false);
   if (plan.kind === "over") return call(plan.startSeq, tokensFrom(plan.startSeq), summary, true);
+  if (!summarize) {
+    const oldest = metas.at(-1)?.seq ?? null;
+    return call(oldest, tokensFrom(oldest), summary, true);
+  }
   return { kind: "summarize", previous: summary, fromSeq: after + 1, throughSeq: plan.throughSeq, maxTokens: reserve };
 }
 

@@ -64,6 +64,8 @@ describe("budgets", () => {
   it("sizes summaries by the budget", () => {
     expect(summaryMaxTokens(100_000, 4096)).toBe(2048);
     expect(summaryMaxTokens(2_000, 4096)).toBe(500);
+    expect(summaryMaxTokens(100, 4096)).toBe(128);
+    expect(summaryMaxTokens(100, 50)).toBe(50);
     expect(foldCap(10_000, 500)).toBeLessThan(10_000 - 500);
   });
 });
