@@ -11,7 +11,7 @@ import type { Message, ToolSpec } from "../../src/agents/types";
 import type { RecordedRequest } from "../support/mock-client";
 import { mockHook, uniqueKey } from "../support/mock-client";
 import { createAndStart, getSession, messages, newTestSession, type TestSession, toolCalls, waitForStatus } from "../support/agent-session";
-import { requestProblems, requestText } from "../support/request-checks";
+import { requestProblems, requestText, requestTurns } from "../support/request-checks";
 
 const toolUse = (id: string, name: string, input: unknown = {}) => ({ type: "tool_use", id, name, input });
 const text = (t: string) => ({ type: "text", text: t });
@@ -33,27 +33,6 @@ async function expectUsageOfAnsweredCalls(t: TestSession, steps: number): Promis
   expect(session.usage).toEqual({ steps, input_tokens: 7 * answered, output_tokens: 3 * answered, cache_read_tokens: 20 * answered, cache_write_tokens: 0 });
 }
 
-/** The turns of a request in either dialect, tool calls and results as blocks, for `requestProblems`. */
-function turnsOf(request: RecordedRequest): { role: string; content: { type: string; id?: string; tool_use_id?: string; text?: string }[] }[] {
-  const body = request.body as { messages: Record<string, unknown>[] };
-  if (request.path.endsWith("/messages")) return body.messages as never;
-  const turns: { role: string; content: { type: string; id?: string; tool_use_id?: string; text?: string }[] }[] = [];
-  for (const m of body.messages) {
-    if (m.role === "system") continue;
-    const role = m.role === "assistant" ? "assistant" : "user";
-    const blocks =
-      m.role === "tool"
-        ? [{ type: "tool_result", tool_use_id: String(m.tool_call_id) }]
-        : [
-            ...(typeof m.content === "string" ? [{ type: "text", text: m.content }] : []),
-            ...((m.tool_calls as { id: string }[] | undefined) ?? []).map((c) => ({ type: "tool_use", id: c.id })),
-          ];
-    const last = turns.at(-1);
-    if (last?.role === role) last.content.push(...blocks);
-    else turns.push({ role, content: blocks });
-  }
-  return turns;
-}
 
 const kinds = (history: Message[]) => history.map((m) => `${m.role}:${m.content.map((b) => b.type).join("+")}`);
 
@@ -69,7 +48,7 @@ describe.each(PROVIDERS)("the loop on the $name provider", ({ prefix }) => {
     expect(kinds(history)).toEqual(["user:text", "assistant:text+tool_use", "user:tool_result", "assistant:text"]);
     expect(history[1]!.content[1]).toEqual(toolUse("call_1", "get_time"));
     await expectUsageOfAnsweredCalls(t, 2);
-    for (const request of await t.model.requests()) expect(requestProblems(turnsOf(request))).toEqual([]);
+    for (const request of await t.model.requests()) expect(requestProblems(requestTurns(request.path, request.body))).toEqual([]);
   });
 
   it("waits for approval, then runs the approved call", async () => {
@@ -144,10 +123,10 @@ describe.each(PROVIDERS)("the loop on the $name provider", ({ prefix }) => {
     const loopCalls = requests.filter((r) => !isSummary(r));
     expect(loopCalls).toHaveLength(steps);
     // Every loop call after the first summary carries it, in place of the messages it covers, and the task.
-    const last = turnsOf(loopCalls.at(-1)!);
+    const last = requestTurns(loopCalls.at(-1)!.path, loopCalls.at(-1)!.body);
     expect(requestText(last)).toContain(SUMMARY_HEADING);
     expect(requestText(last)).toContain("look up the time again and again");
-    for (const request of loopCalls) expect(requestProblems(turnsOf(request))).toEqual([]);
+    for (const request of loopCalls) expect(requestProblems(requestTurns(request.path, request.body))).toEqual([]);
     expect(kinds(await messages(t))).toHaveLength(2 * steps);
     await expectUsageOfAnsweredCalls(t, steps);
     // One stored summary per answered summary call; each later one extends the one before.

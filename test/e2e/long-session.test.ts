@@ -1,9 +1,9 @@
 /**
  * Long sessions through the public API against a real `wrangler dev`: 300 steps with `auto` and
  * with `summary`. Every model request must be a valid history under the budget that still
- * carries the task at step 300; `summary` must make few summaries and reuse each one; and a
- * kill -9 during a summary call must cost nothing but the call. The time per step at step 300
- * against step 10 is measured and printed (speed targets live in bench/, not in tests).
+ * carries the task at step 300, and `summary` must make few summaries and reuse each one. The
+ * time per step at step 300 against step 10 is measured and printed (speed targets live in
+ * bench/, not in tests).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { estimateJsonTokens, estimateMessageTokens, estimateTextTokens } from "../../src/agents/context/estimate";
@@ -14,14 +14,12 @@ import type { ModelStep } from "../support/mock-protocol";
 import { historyProblems } from "./support/history";
 import type { RecordedRequest } from "./support/mock-process";
 import { waitForFinal } from "./support/scenario";
-import { waitFor } from "./support/wait";
 import { type Stack, startStack, uniqueName } from "./support/stack";
 
 const STEPS = 300;
 const BUDGET = 3_000;
 const TASK = "THE TASK: check the clock three hundred times and report each reading";
 const RUN_TIMEOUT_MS = 240_000;
-const STEP_TIMEOUT_MS = 30_000;
 const SUMMARY_MATCH = { system_includes: "running summary" };
 
 interface Body {
@@ -131,27 +129,4 @@ describe("a 300-step session", () => {
     expect(final.usage.input_tokens).toBe(10 * all.length);
   });
 
-  it("survives a kill -9 during a summary call: the summary is asked again with the same input and saved once", async () => {
-    const client = await stack.client(uniqueName("tenant"));
-    const model = stack.mock.model(uniqueName("crash"));
-    await model.script(
-      ...Array.from({ length: 7 }, (_, i): ModelStep => ({ reply: { content: [{ type: "tool_use", id: `toolu_c${i}`, name: "get_time", input: {} }] } })),
-      { reply: { content: [{ type: "text", text: "done" }] } },
-      { match: SUMMARY_MATCH, hang: true },
-      { match: SUMMARY_MATCH, repeat: 20, reply: { content: [{ type: "text", text: "the clock was checked several times" }] } },
-    );
-    const session = await client.createSession({ input: "check the clock", model: model.key, tools: [{ type: "builtin", name: "get_time" }], context: { strategy: "summary", max_input_tokens: 400 } });
-    await waitFor(async () => ((await model.requests()).some(isSummary) ? true : undefined), { timeoutMs: STEP_TIMEOUT_MS, what: "a summary call" });
-    await stack.platform.restart("SIGKILL");
-    const final = await waitForFinal(client, session.id, STEP_TIMEOUT_MS);
-    expect(final.status, stack.logs()).toBe("done");
-    const all = await model.requests();
-    const summaries = all.filter(isSummary);
-    expect(summaries[0]!.answered_at, "the summary call was cut off").toBeUndefined();
-    expect(summaries[1]!.body).toEqual(summaries[0]!.body);
-    expect(historyProblems(await client.messages(session.id), await client.toolCalls(session.id))).toEqual([]);
-    for (const request of all.filter((r) => !isSummary(r))) expect(requestProblems((request.body as Body).messages)).toEqual([]);
-    const answered = all.filter((r) => r.answered_at !== undefined).length;
-    expect(final.usage).toMatchObject({ steps: 8, input_tokens: 10 * answered, output_tokens: 5 * answered });
-  });
 });

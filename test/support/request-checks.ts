@@ -5,13 +5,13 @@
  * Pure, so the workers tests and the end-to-end suite share it.
  */
 
-interface Block {
+export interface Block {
   type: string;
   id?: string;
   tool_use_id?: string;
   text?: string;
 }
-interface Turn {
+export interface Turn {
   role: string;
   content: Block[] | string;
 }
@@ -39,4 +39,30 @@ export function requestText(turns: readonly Turn[]): string {
   return turns
     .flatMap((turn) => (typeof turn.content === "string" ? [turn.content] : turn.content.map((b) => b.text ?? "")))
     .join("\n");
+}
+
+/**
+ * The turns of a recorded model request, in the Anthropic shape whatever its dialect: a Chat
+ * Completions request's `tool` messages become tool_result blocks of a user turn, its
+ * `tool_calls` tool_use blocks, and consecutive turns of one role are joined.
+ */
+export function requestTurns(path: string, body: unknown): Turn[] {
+  const messages = ((body as { messages?: Record<string, unknown>[] } | null)?.messages ?? []) as Record<string, unknown>[];
+  if (!path.endsWith("/chat/completions")) return messages as unknown as Turn[];
+  const turns: { role: string; content: Block[] }[] = [];
+  for (const m of messages) {
+    if (m.role === "system") continue;
+    const role = m.role === "assistant" ? "assistant" : "user";
+    const blocks: Block[] =
+      m.role === "tool"
+        ? [{ type: "tool_result", tool_use_id: String(m.tool_call_id) }]
+        : [
+            ...(typeof m.content === "string" ? [{ type: "text", text: m.content }] : []),
+            ...((m.tool_calls as { id: string }[] | undefined) ?? []).map((c) => ({ type: "tool_use", id: c.id })),
+          ];
+    const last = turns.at(-1);
+    if (last?.role === role) last.content.push(...blocks);
+    else turns.push({ role, content: blocks });
+  }
+  return turns;
 }
