@@ -17,6 +17,8 @@ export default defineConfig({
               bindings: {
                 LLM_BASE_URL: inject("mockUrl"),
                 ANTHROPIC_API_KEY: "test-key",
+                OPENAI_BASE_URL: inject("mockUrl"),
+                OPENAI_API_KEY: "test-openai-key",
                 ALLOW_PRIVATE_URLS: "true",
                 // Short, so the timeout path is tested in seconds; production uses 110 s.
                 MODEL_TIMEOUT_MS: "3000",

@@ -5,6 +5,7 @@
 import type { Env } from "./env";
 import { ACCESS_TOKEN_TTL_SECONDS } from "./auth/access-token";
 import { BUILTIN_DEFAULT_LIMITS, type Limits, MODEL_CALL_TIMEOUT_MS, partialLimitsSchema } from "./limits";
+import { canonicalModel, isModelAllowed, type CatalogEntry, type ModelCatalog } from "./agents/model/catalog";
 
 /** A day: long enough for any session-length access token, short enough that a leak expires. */
 export const DEFAULT_MAX_TOKEN_AGE_SECONDS = 24 * 60 * 60;
@@ -31,6 +32,8 @@ export interface Config {
     failuresPerMinute: number;
   };
   model: string;
+  /** The models sessions may choose (`MODELS`); null when it is not set: any model id. */
+  models: ModelCatalog;
   anthropic: { baseUrl: string; apiKey: string | undefined };
   openai: { baseUrl: string; apiKey: string | undefined };
   defaultLimits: Limits;
@@ -54,6 +57,9 @@ export function loadConfig(env: Env): Config {
 }
 
 export function parseConfig(env: Env): Config {
+  const model = env.MODEL || "claude-sonnet-4-5";
+  const models = parseModels(env.MODELS);
+  if (!isModelAllowed(models, null, model)) throw new ConfigError(`MODEL "${model}" is not one of MODELS`);
   return {
     auth: {
       issuer: env.AUTH_ISSUER || "https://agents.local",
@@ -76,7 +82,8 @@ export function parseConfig(env: Env): Config {
         max: MAX_AUTH_FAILURES_PER_MINUTE,
       }),
     },
-    model: env.MODEL || "claude-sonnet-4-5",
+    model,
+    models,
     anthropic: {
       baseUrl: trimSlash(env.LLM_BASE_URL || "https://api.anthropic.com"),
       apiKey: env.ANTHROPIC_API_KEY || undefined,
@@ -105,6 +112,37 @@ function parseDefaultLimits(text: string | undefined): Limits {
     throw new ConfigError(`DEFAULT_LIMITS is invalid at ${first?.path.join(".") || "(root)"}: ${first?.message}`);
   }
   return { ...BUILTIN_DEFAULT_LIMITS, ...parsed.data };
+}
+
+/** Entries of `MODELS`; a list this long is a mistake, not a catalog. */
+export const MAX_MODELS = 200;
+/** A model id, optionally provider-prefixed, optionally ending in `*` (any rest), or `*` alone. */
+export const MODEL_PATTERN = /^(\*|[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}\*?)$/;
+/** The largest context size an entry may state. */
+const MAX_CONTEXT_TOKENS = 100_000_000;
+
+/** `MODELS`: a JSON list of ids or patterns, or of `{ id, context_tokens? }`. */
+function parseModels(text: string | undefined): ModelCatalog {
+  if (text === undefined || text.trim() === "") return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ConfigError("MODELS is not valid JSON");
+  }
+  if (!Array.isArray(json) || json.length === 0 || json.length > MAX_MODELS) {
+    throw new ConfigError(`MODELS must be a list of 1 to ${MAX_MODELS} model ids`);
+  }
+  return json.map((item: unknown, i): CatalogEntry => {
+    const entry = typeof item === "string" ? { id: item } : (item as { id?: unknown; context_tokens?: unknown } | null);
+    const id = entry?.id;
+    if (typeof id !== "string" || !MODEL_PATTERN.test(id)) throw new ConfigError(`MODELS[${i}] is not a model id or pattern`);
+    const tokens = entry?.context_tokens;
+    if (tokens !== undefined && !(Number.isInteger(tokens) && (tokens as number) >= 1024 && (tokens as number) <= MAX_CONTEXT_TOKENS)) {
+      throw new ConfigError(`MODELS[${i}].context_tokens must be an integer from 1024 to ${MAX_CONTEXT_TOKENS}`);
+    }
+    return { pattern: canonicalModel(id), contextTokens: (tokens as number | undefined) ?? null };
+  });
 }
 
 function parseBoolean(name: string, value: string | undefined): boolean {

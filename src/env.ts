@@ -31,6 +31,8 @@ export interface Env {
   AUTH_FAILURES_PER_MINUTE?: string;
 
   MODEL?: string;
+  /** JSON list of the models sessions may choose (ids or `prefix*` patterns); unset: any. */
+  MODELS?: string;
   ANTHROPIC_API_KEY?: string;
   OPENAI_API_KEY?: string;
   LLM_BASE_URL?: string;

@@ -5,14 +5,14 @@
  * run at once.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { Limits } from "../limits";
+import { type Limits, MAX_QUEUED_MESSAGES } from "../limits";
 import { decodeIntPairCursor, encodeIntPairCursor } from "../tenants/cursor";
-import { log } from "../log";
+import { decideContext, usesSummaries } from "./context/plan";
 import { AgentHost, settleOutcome } from "./host";
 import type { RunState, StepRecord } from "./store";
 import { nextUnit } from "./run/next-unit";
 import { runUnit } from "./run/units";
-import { checkToolSpecs } from "./tools/registry";
+import { checkToolSpecs, toolDefinitions } from "./tools/registry";
 import {
   ACTIVE_STATUSES,
   type AgentFailure,
@@ -26,6 +26,7 @@ import {
   type Step,
   type ToolCall,
   type ToolCallStatus,
+  EMPTY_USAGE,
 } from "./types";
 
 export { CANCELLED_BEFORE_RESULT } from "./host";
@@ -61,7 +62,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       attempts: 0,
       error: null,
       stop_reason: null,
-      usage: { steps: 0, input_tokens: 0, output_tokens: 0 },
+      usage: { ...EMPTY_USAGE },
       revision: 1,
       reported_revision: 0,
       urgent_revision: 1,
@@ -71,6 +72,8 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       next_attempt_at: 0,
       ready_at: 0,
       run_started_at: 0,
+      run_start_seq: 0,
+      token_ratio: 1,
       updated_at: now,
     };
     this.#host.store.create({ ...init, created_at: now }, run);
@@ -91,6 +94,38 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     if (ACTIVE_STATUSES.includes(this.#host.store.run().status)) return { ok: false, reason: "run_going" };
     if (cap) this.#host.capLimits(cap);
     this.#startRun(input);
+    return this.#settled();
+  }
+
+  /**
+   * `if_running: enqueue`: the message waits and starts the next run as soon as the current one
+   * ends (done or failed; a cancel drops it). Refused when no run is going: the caller starts
+   * one instead, through the run admission that a start needs.
+   */
+  async enqueue(input: RunInput, cap: Limits | null = null): Promise<AgentResult<Session>> {
+    const host = this.#host;
+    if (!host.session()) return SESSION_NOT_FOUND;
+    const problem = checkInput(input);
+    if (problem) return { ok: false, reason: "invalid", detail: problem };
+    if (!ACTIVE_STATUSES.includes(host.store.run().status)) return { ok: false, reason: "run_not_going" };
+    if (host.store.queuedMessages() >= MAX_QUEUED_MESSAGES) return { ok: false, reason: "queue_full", max: MAX_QUEUED_MESSAGES };
+    if (cap) host.capLimits(cap);
+    host.store.enqueueMessage(toContent(input), host.nowIso());
+    return this.#settled();
+  }
+
+  /**
+   * `if_running: interrupt`: the current run stops exactly as a cancel would stop it, and a new
+   * run starts with the message, without the session ever showing `cancelled`.
+   */
+  async interrupt(input: RunInput, cap: Limits | null = null): Promise<AgentResult<Session>> {
+    const host = this.#host;
+    if (!host.session()) return SESSION_NOT_FOUND;
+    const problem = checkInput(input);
+    if (problem) return { ok: false, reason: "invalid", detail: problem };
+    if (!ACTIVE_STATUSES.includes(host.store.run().status)) return { ok: false, reason: "run_not_going" };
+    if (cap) host.capLimits(cap);
+    host.interruptRun(toContent(input));
     return this.#settled();
   }
 
@@ -245,15 +280,22 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     if (limits.max_tokens_per_day !== null && host.reporter.tenantTokensToday() === null && host.store.run().status === "running") {
       await host.reporter.send();
     }
+    const run = host.store.run();
     const unit = nextUnit({
-      run: host.store.run(),
+      run,
       openToolCalls: host.store.openToolCalls().length,
       limits,
       tenantTokensToday: host.reporter.tenantTokensToday(),
+      summaryDue: (maxTokens) => {
+        const session = host.requireSession();
+        if (!usesSummaries(session)) return false;
+        const inputs = { store: host.store, session, run, catalog: host.config.models, tools: toolDefinitions(host.toolbox()) };
+        return decideContext(inputs, maxTokens).kind === "summarize";
+      },
       now: Date.now(),
     });
     if (unit.kind === "finish") host.finishRun("done", unit.stopReason, null);
-    else if (unit.kind === "model" || unit.kind === "tools") await runUnit(host, unit);
+    else if (unit.kind === "model" || unit.kind === "tools" || unit.kind === "summary") await runUnit(host, unit);
     await host.settle();
   }
 
@@ -271,16 +313,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   }
 
   #startRun(input: RunInput): void {
-    const host = this.#host;
-    const content: ContentBlock[] = typeof input === "string" ? [{ type: "text", text: input }] : input;
-    host.transaction(() => {
-      const saved = host.store.appendMessage("user", content, host.nowIso());
-      const run = host.store.run();
-      host.updateRun({ status: "running", generation: run.generation + 1, steps: 0, attempts: 0, error: null, stop_reason: null, next_attempt_at: 0, run_started_at: Date.now() });
-      host.emit("message", saved);
-    });
-    const session = host.requireSession();
-    log("info", "run_started", { tenant_id: session.tenant_id, session_id: session.id, model: session.model });
+    this.#host.startRun(toContent(input));
   }
 
   /**
@@ -340,6 +373,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       stop_reason: session.stop_reason,
       error: session.error,
       usage: session.usage,
+      queued_messages: session.queued_messages,
       messages: this.#host.store.messages(),
     };
   }
@@ -359,6 +393,10 @@ function toStep(row: StepRecord): Step {
     output_tokens: row.output_tokens,
     outcome: row.outcome,
   };
+}
+
+function toContent(input: RunInput): ContentBlock[] {
+  return typeof input === "string" ? [{ type: "text", text: input }] : input;
 }
 
 /** The length cap of one user message; longer input belongs in a file or a tool. */

@@ -19,7 +19,7 @@ import { AgentStore, type RunState, type StoredSession } from "./store";
 import { cutOutput } from "./tools/cut-output";
 import { buildToolbox, type Toolbox } from "./tools/registry";
 import { log } from "../log";
-import { ACTIVE_STATUSES, FINAL_STATUSES, type Session, type SessionStatus, type StopReason, type ToolCall, type ToolResultBlock } from "./types";
+import { ACTIVE_STATUSES, type ContentBlock, FINAL_STATUSES, type Session, type SessionStatus, type StopReason, type ToolCall, type ToolResultBlock } from "./types";
 
 export const CANCELLED_BEFORE_RESULT = "cancelled before it finished";
 
@@ -80,6 +80,7 @@ export class AgentHost {
       stop_reason: run.stop_reason,
       error: run.error,
       usage: run.usage,
+      queued_messages: this.store.queuedMessages(),
       updated_at: run.updated_at,
     };
   }
@@ -124,21 +125,68 @@ export class AgentHost {
     });
   }
 
-  /** Ends the run with a final status. */
-  finishRun(status: "done" | "failed", stopReason: StopReason, error: string | null): void {
-    this.updateRun({ status, stop_reason: stopReason, error, attempts: 0, next_attempt_at: 0 });
+  /**
+   * Starts a run with a new user message: the message is saved, and the generation bumped so
+   * that nothing of an earlier run can still save. The message is the run's task, which every
+   * model call of the run is sent.
+   */
+  startRun(content: ContentBlock[]): void {
+    this.transaction(() => {
+      const saved = this.store.appendMessage("user", content, this.nowIso());
+      const run = this.store.run();
+      this.updateRun({
+        status: "running",
+        generation: run.generation + 1,
+        steps: 0,
+        attempts: 0,
+        error: null,
+        stop_reason: null,
+        next_attempt_at: 0,
+        run_start_seq: saved.seq,
+        run_started_at: Date.now(),
+      });
+      this.emit("message", saved);
+    });
+    const session = this.requireSession();
+    log("info", "run_started", { tenant_id: session.tenant_id, session_id: session.id, model: session.model });
   }
 
   /**
-   * Cancels the run: aborts the call in flight, gives every open call an error result, and
-   * bumps the generation so anything still returning is discarded.
+   * Ends the run with a final status. A message that waits in the queue (`if_running: enqueue`)
+   * then starts the next run at once, in the same transaction, so the session keeps its run slot.
+   */
+  finishRun(status: "done" | "failed", stopReason: StopReason, error: string | null): void {
+    this.transaction(() => {
+      this.updateRun({ status, stop_reason: stopReason, error, attempts: 0, next_attempt_at: 0 });
+      const next = this.store.dequeueMessage();
+      if (next) this.startRun(next);
+    });
+  }
+
+  /**
+   * Cancels the run: aborts the call in flight, gives every open call an error result, bumps
+   * the generation so anything still returning is discarded, and drops the queued messages.
    */
   cancelRun(): void {
     const run = this.store.run();
     this.inflight.abortAll("cancelled");
     this.transaction(() => {
       this.closeOpenCalls(CANCELLED_BEFORE_RESULT);
+      this.store.clearQueue();
       this.updateRun({ status: "cancelled", stop_reason: "cancelled", error: null, generation: run.generation + 1, attempts: 0, next_attempt_at: 0 });
+    });
+  }
+
+  /**
+   * Stops the run exactly as a cancel would (the call in flight aborted, open calls closed, a
+   * late answer never saved) and starts a new one with `content`, in one transaction: the
+   * session goes from its run to the next without ever being `cancelled`. Queued messages stay.
+   */
+  interruptRun(content: ContentBlock[]): void {
+    this.inflight.abortAll("interrupted");
+    this.transaction(() => {
+      this.closeOpenCalls(CANCELLED_BEFORE_RESULT);
+      this.startRun(content);
     });
   }
 

@@ -4,7 +4,14 @@
  * is written until the session is created, so an id that was never created leaves no trace.
  *
  * Tables
- *   messages   (seq PK autoincrement, role, content JSON content blocks, created_at)
+ *   messages   (seq PK autoincrement, role, content JSON content blocks, created_at,
+ *               tokens = the estimate of the message (context/estimate.ts), kind = input |
+ *               tool_result | answer | tool_use; both computed once, when it is saved)
+ *   summaries  (id PK autoincrement, first_seq, last_seq = the messages it stands for, content,
+ *               tokens, created_at); the newest row is the session's summary, each one extending
+ *               the one before
+ *   pending_messages (id PK autoincrement, content JSON content blocks, created_at): messages
+ *               posted with `if_running: enqueue`, oldest first; each starts a run in turn
  *   tool_calls (id PK = the model's tool_use id, step, message_seq, position, name, input JSON,
  *               status, output, is_error, reported 0|1, created_at, started_at, finished_at)
  *               `reported` = 1 once its tool_result message is written.
@@ -19,6 +26,8 @@
  */
 import { migrate } from "../storage/migrations";
 import type { IntPairCursor } from "../tenants/cursor";
+import { estimateMessageTokens, type MessageKind, messageKind } from "./context/estimate";
+import type { MessageMeta } from "./context/window";
 import { AGENT_MIGRATIONS } from "./migrations";
 import type { UnitKind, UnitOutcome } from "./run/next-unit";
 import type { ContentBlock, Message, Role, SessionInit, StopReason, SessionStatus, ToolCall, ToolCallStatus, Usage } from "./types";
@@ -56,7 +65,20 @@ export interface RunState {
   ready_at: number;
   /** Epoch ms when the current (or last) run started, for its duration in the logs (0: unknown). */
   run_started_at: number;
+  /** The seq of the current run's first user message, which every model call is sent (0: none). */
+  run_start_seq: number;
+  /** The provider's input count over the estimate at the last call, ≥ 1 (see `calibratedRatio`). */
+  token_ratio: number;
   updated_at: string;
+}
+
+export interface StoredSummary {
+  id: number;
+  first_seq: number;
+  last_seq: number;
+  content: string;
+  tokens: number;
+  created_at: string;
 }
 
 export interface StoredSession extends SessionInit {
@@ -135,9 +157,17 @@ export class AgentStore {
     }
   }
 
+  /** Saves a message with its token estimate and kind, computed here once for every later fit. */
   appendMessage(role: Role, content: ContentBlock[], now: string): Message {
     const row = this.storage.sql
-      .exec("INSERT INTO messages (role, content, created_at) VALUES (?, ?, ?) RETURNING seq", role, JSON.stringify(content), now)
+      .exec(
+        "INSERT INTO messages (role, content, created_at, tokens, kind) VALUES (?, ?, ?, ?, ?) RETURNING seq",
+        role,
+        JSON.stringify(content),
+        now,
+        estimateMessageTokens(content),
+        messageKind(role, content),
+      )
       .one();
     return { seq: Number(row.seq), role, content, created_at: now };
   }
@@ -147,6 +177,86 @@ export class AgentStore {
       .exec("SELECT seq, role, content, created_at FROM messages WHERE seq > ? ORDER BY seq LIMIT ?", after, limit)
       .toArray()
       .map(toMessage);
+  }
+
+  /** Messages from `fromSeq` on and the ones named in `alsoSeqs`, oldest first. */
+  messagesForWindow(fromSeq: number | null, alsoSeqs: readonly number[]): Message[] {
+    const start = fromSeq ?? Number.MAX_SAFE_INTEGER;
+    const extra = alsoSeqs.length ? ` OR seq IN (${alsoSeqs.map(() => "?").join(", ")})` : "";
+    return this.storage.sql
+      .exec(`SELECT seq, role, content, created_at FROM messages WHERE seq >= ?${extra} ORDER BY seq`, start, ...alsoSeqs)
+      .toArray()
+      .map(toMessage);
+  }
+
+  /** Messages with `fromSeq <= seq <= toSeq`, oldest first. */
+  messageRange(fromSeq: number, toSeq: number): Message[] {
+    return this.storage.sql
+      .exec("SELECT seq, role, content, created_at FROM messages WHERE seq >= ? AND seq <= ? ORDER BY seq", fromSeq, toSeq)
+      .toArray()
+      .map(toMessage);
+  }
+
+  /**
+   * The stored estimates of the messages after `afterSeq`, newest first. Lazy: rows are read as
+   * the caller iterates, so a fit that stops early never reads the older history.
+   */
+  *metaNewestFirst(afterSeq = 0): Generator<MessageMeta> {
+    const cursor = this.storage.sql.exec("SELECT seq, kind, tokens FROM messages WHERE seq > ? ORDER BY seq DESC", afterSeq);
+    for (const row of cursor) yield toMeta(row);
+  }
+
+  /** The session's first message: its task. */
+  firstMessageMeta(): MessageMeta | null {
+    const row = this.storage.sql.exec("SELECT seq, kind, tokens FROM messages ORDER BY seq LIMIT 1").toArray()[0];
+    return row ? toMeta(row) : null;
+  }
+
+  messageMeta(seq: number): MessageMeta | null {
+    const row = this.storage.sql.exec("SELECT seq, kind, tokens FROM messages WHERE seq = ?", seq).toArray()[0];
+    return row ? toMeta(row) : null;
+  }
+
+  // ---- summaries ---------------------------------------------------------------------
+
+  latestSummary(): StoredSummary | null {
+    const row = this.storage.sql.exec("SELECT * FROM summaries ORDER BY id DESC LIMIT 1").toArray()[0];
+    return row ? toSummary(row) : null;
+  }
+
+  summaries(): StoredSummary[] {
+    return this.storage.sql.exec("SELECT * FROM summaries ORDER BY id").toArray().map(toSummary);
+  }
+
+  saveSummary(summary: Omit<StoredSummary, "id">): void {
+    this.storage.sql.exec(
+      "INSERT INTO summaries (first_seq, last_seq, content, tokens, created_at) VALUES (?, ?, ?, ?, ?)",
+      summary.first_seq,
+      summary.last_seq,
+      summary.content,
+      summary.tokens,
+      summary.created_at,
+    );
+  }
+
+  // ---- messages waiting for the next run ---------------------------------------------
+
+  enqueueMessage(content: ContentBlock[], now: string): void {
+    this.storage.sql.exec("INSERT INTO pending_messages (content, created_at) VALUES (?, ?)", JSON.stringify(content), now);
+  }
+
+  queuedMessages(): number {
+    return Number(this.storage.sql.exec("SELECT COUNT(*) AS n FROM pending_messages").one().n);
+  }
+
+  /** Removes and returns the oldest waiting message, or null. */
+  dequeueMessage(): ContentBlock[] | null {
+    const row = this.storage.sql.exec("DELETE FROM pending_messages WHERE id = (SELECT MIN(id) FROM pending_messages) RETURNING content").toArray()[0];
+    return row ? (JSON.parse(String(row.content)) as ContentBlock[]) : null;
+  }
+
+  clearQueue(): number {
+    return this.storage.sql.exec("DELETE FROM pending_messages").rowsWritten;
   }
 
   insertToolCall(call: { id: string; step: number; messageSeq: number; position: number; name: string; input: unknown; status: ToolCallStatus; now: string }): void {
@@ -266,6 +376,21 @@ function toMessage(row: Row): Message {
     seq: Number(row.seq),
     role: row.role as Role,
     content: JSON.parse(String(row.content)) as ContentBlock[],
+    created_at: String(row.created_at),
+  };
+}
+
+function toMeta(row: Row): MessageMeta {
+  return { seq: Number(row.seq), kind: String(row.kind) as MessageKind, tokens: Number(row.tokens) };
+}
+
+function toSummary(row: Row): StoredSummary {
+  return {
+    id: Number(row.id),
+    first_seq: Number(row.first_seq),
+    last_seq: Number(row.last_seq),
+    content: String(row.content),
+    tokens: Number(row.tokens),
     created_at: String(row.created_at),
   };
 }

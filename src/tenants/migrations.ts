@@ -68,6 +68,17 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
+    description: "prompt-cache reads and writes counted per session and per day",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `ALTER TABLE sessions ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0`,
+        `ALTER TABLE sessions ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0`,
+        `ALTER TABLE usage_daily ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0`,
+        `ALTER TABLE usage_daily ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0`,
+      ]),
+  },
+  {
+    version: 3,
     description: "run queue: sessions waiting for a run slot, in arrival order",
     up: (storage) =>
       execAll(storage.sql, [

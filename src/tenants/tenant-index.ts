@@ -28,6 +28,7 @@ import { MAX_USAGE_DAYS, tokensOnDay, usageDays } from "./usage";
 import { optionalString, requireInt, requireNow, requirePageLimit, requireString, toIso } from "./validate";
 import { parseSettings, writeSettings } from "./tenant-settings";
 import { readWebhookSecret, rotateWebhookSecret, signingSecrets } from "./webhook-secret";
+import { parseAllowedModels, readAllowedModels, writeAllowedModels } from "./tenant-models";
 
 export type { ApiKeyListing, ApiKeyRecord } from "./api-key-store";
 export type * from "./types";
@@ -170,6 +171,19 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
 
   async getConfig(tenantId: string): Promise<T.TenantConfig> {
     await this.#enter(tenantId);
+    return this.#tenantConfig(tenantId);
+  }
+
+  /** The models the tenant's sessions may choose; null: every model the platform offers. */
+  async allowedModels(tenantId: string): Promise<string[] | null> {
+    await this.#enter(tenantId);
+    return readAllowedModels(this.ctx.storage.kv);
+  }
+
+  /** Replaces the tenant's list of models as a whole (null: no narrowing); returns the config. */
+  async setAllowedModels(tenantId: string, models: string[] | null): Promise<T.TenantConfig> {
+    await this.#enter(tenantId);
+    writeAllowedModels(this.ctx.storage.kv, parseAllowedModels(models));
     return this.#tenantConfig(tenantId);
   }
 
@@ -322,6 +336,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
       suspended: config.suspended,
       limit_overrides: config.overrides,
       effective_limits: config.limits,
+      models: readAllowedModels(this.ctx.storage.kv),
       created_at: toIso(this.#binding.createdAt),
     };
   }

@@ -22,6 +22,8 @@ export interface TenantConfig {
   suspended: boolean;
   limit_overrides: PartialLimits;
   effective_limits: Limits;
+  /** The models its sessions may choose, narrowing the platform's `MODELS`; null: not narrowed. */
+  models: string[] | null;
   /** When this tenant's index was first used. */
   created_at: string;
 }
@@ -60,6 +62,8 @@ export interface UsageDay {
   day: string;
   input_tokens: number;
   output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
   steps: number;
   sessions_created: number;
 }

@@ -14,7 +14,7 @@ describe("a run", () => {
     await createAndStart(t, "what time is it?", { tools: [{ type: "builtin", name: "get_time" }] });
     const done = await waitForStatus(t, ["done", "failed"]);
     expect(done).toMatchObject({ status: "done", stop_reason: "end_turn", error: null });
-    expect(done.usage).toEqual({ steps: 2, input_tokens: 20, output_tokens: 10 });
+    expect(done.usage).toEqual({ steps: 2, input_tokens: 20, output_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0 });
 
     const history = await messages(t);
     expect(history.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
@@ -201,7 +201,8 @@ describe("answers that cannot be kept as they are", () => {
     await t.stub.start("again");
     await waitForStatus(t, ["done", "failed"]);
     const sent = (await t.model.requests())[1]!.body as { messages: { role: string; content: unknown[] }[] };
-    expect(sent.messages).toEqual([{ role: "user", content: [text("first"), text("again")] }]);
+    // The task ends the cached prefix.
+    expect(sent.messages).toEqual([{ role: "user", content: [{ ...text("first"), cache_control: { type: "ephemeral" } }, text("again")] }]);
   });
 
   it("fails the run, counting the tokens, when the model reuses a tool_use id", async () => {

@@ -6,7 +6,9 @@ import { generateApiKey } from "../../src/auth/api-keys";
 import { agentStub, tenantIndexStub } from "../../src/objects";
 import { checkSequence, latestVersion, type Migration, migrate, SCHEMA_VERSION_KEY, schemaVersion } from "../../src/storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
-import { AGENT_LAYOUT_V0, INDEX_LAYOUT_V0, userTables, writeLegacyAgent, writeLegacyIndex } from "../support/legacy-storage";
+import { AGENT_LAYOUT_V0, INDEX_LAYOUT_V0, INDEX_LAYOUT_V1, userTables, writeAgentV2, writeLegacyAgent, writeLegacyIndex } from "../support/legacy-storage";
+import { estimateMessageTokens } from "../../src/agents/context/estimate";
+import type { RunState } from "../../src/agents/store";
 import { createAndStart, messages, newTestSession, unwrap, waitForStatus } from "../support/agent-session";
 import { call } from "../support/api";
 import { freshTenant } from "../support/tokens";
@@ -91,6 +93,30 @@ describe("Agent storage written by an earlier version", () => {
     expect(steps.data.map((step) => [step.kind, step.outcome])).toEqual([["model", "ok"]]);
   });
 
+  it("at version 2 gets its token estimates, message kinds, cache counts and run's task, and runs with a window", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeAgentV2(state.storage, t));
+    await abortAllDurableObjects();
+    const session = unwrap(await t.stub.get());
+    expect(session).toMatchObject({ status: "done", queued_messages: 0, usage: { steps: 3, input_tokens: 30, cache_read_tokens: 0, cache_write_tokens: 0 } });
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+      const rows = state.storage.sql.exec("SELECT seq, kind, tokens, content FROM messages ORDER BY seq").toArray();
+      expect(rows.map((row) => row.kind)).toEqual(["input", "tool_use", "tool_result", "answer", "input", "answer"]);
+      for (const row of rows) expect(row.tokens).toBe(estimateMessageTokens(JSON.parse(String(row.content))));
+      const run = state.storage.kv.get<RunState>("run")!;
+      expect(run).toMatchObject({ run_start_seq: 5, token_ratio: 1, urgent_revision: 9 });
+      expect(userTables(state.storage)).toEqual(expect.arrayContaining(["summaries", "pending_messages"]));
+    });
+    // The next run is sent the session's task, the previous run's task and what fits, from the stored estimates.
+    await t.model.script({ reply: { content: [{ type: "text", text: "later" }] } });
+    unwrap(await t.stub.start("and the day after?"));
+    await waitForStatus(t, ["done"]);
+    const sent = (await t.model.requests())[0]!.body as { messages: unknown[] };
+    expect(JSON.stringify(sent.messages)).toContain("what time is it?");
+    expect(JSON.stringify(sent.messages)).toContain("and the day after?");
+  });
+
   it("a new session starts at the newest version", async () => {
     const t = newTestSession();
     await createAndStart(t, "hello");
@@ -108,6 +134,29 @@ describe("TenantIndex storage", () => {
     const index = tenantIndexStub(env, tenantId);
     const page = await index.listSessions(tenantId, { limit: 10 });
     expect(page.data.map((s) => s.id)).toEqual(["ses_legacy"]);
+    await runInDurableObject(index, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
+    });
+  });
+
+  it("at version 1 gets cache counts of zero and counts them from then on", async () => {
+    const tenantId = freshTenant();
+    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => writeLegacyIndex(state.storage, tenantId, INDEX_LAYOUT_V1));
+    await abortAllDurableObjects();
+    const index = tenantIndexStub(env, tenantId);
+    expect((await index.getSessionSummary(tenantId, "ses_legacy"))?.usage).toEqual({ steps: 1, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 });
+    const at = "2026-11-20T10:00:00.000Z";
+    await index.reportSession(tenantId, {
+      id: "ses_legacy",
+      created_by: "user-1",
+      status: "done",
+      stop_reason: "end_turn",
+      usage: { steps: 2, input_tokens: 20, output_tokens: 10, cache_read_tokens: 100, cache_write_tokens: 50 },
+      created_at: at,
+      updated_at: at,
+      revision: 4,
+    });
+    expect(await index.tokensToday(tenantId, Date.parse(at))).toBe(10 + 5 + 150);
     await runInDurableObject(index, async (_instance, state) => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
     });

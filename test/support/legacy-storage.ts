@@ -8,6 +8,8 @@ import { BUILTIN_DEFAULT_LIMITS } from "../../src/limits";
 
 export interface Layout {
   statements: readonly string[];
+  /** The `schema_version` that version recorded; absent before versions were recorded. */
+  version?: number;
 }
 
 /** The Agent before versioned migrations: three tables, no `schema_version`. */
@@ -19,6 +21,9 @@ export const AGENT_LAYOUT_V0: Layout = {
     `CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, data TEXT NOT NULL, created_at TEXT NOT NULL)`,
   ],
 };
+
+/** The Agent at migration 2: the same tables, the version recorded, the run state with coalesced reports. */
+export const AGENT_LAYOUT_V2: Layout = { statements: AGENT_LAYOUT_V0.statements, version: 2 };
 
 /** The TenantIndex before versioned migrations. */
 export const INDEX_LAYOUT_V0: Layout = {
@@ -38,7 +43,62 @@ export const INDEX_LAYOUT_V0: Layout = {
   ],
 };
 
+/** The TenantIndex at migration 1: the same tables, the version recorded (no cache counts). */
+export const INDEX_LAYOUT_V1: Layout = { statements: INDEX_LAYOUT_V0.statements, version: 1 };
+
 const AT = "2026-11-20T10:00:00.000Z";
+
+/**
+ * A session of two runs as the version at migration 2 left it: a tool round trip, then a second
+ * user message answered, with no token estimates and a run state without cache counts.
+ */
+export function writeAgentV2(storage: DurableObjectStorage, t: TestSession): void {
+  const layout = AGENT_LAYOUT_V2;
+  for (const statement of layout.statements) storage.sql.exec(statement);
+  const rows: [string, unknown[]][] = [
+    ["user", [{ type: "text", text: "what time is it?" }]],
+    ["assistant", [{ type: "text", text: "checking" }, { type: "tool_use", id: "toolu_v2", name: "get_time", input: {} }]],
+    ["user", [{ type: "tool_result", tool_use_id: "toolu_v2", content: "noon" }]],
+    ["assistant", [{ type: "text", text: "it is noon" }]],
+    ["user", [{ type: "text", text: "and tomorrow?" }]],
+    ["assistant", [{ type: "text", text: "noon again" }]],
+  ];
+  for (const [role, content] of rows) storage.sql.exec("INSERT INTO messages (role, content, created_at) VALUES (?, ?, ?)", role, JSON.stringify(content), AT);
+  storage.sql.exec(
+    "INSERT INTO tool_calls (id, step, message_seq, position, name, input, status, output, is_error, reported, created_at) VALUES ('toolu_v2', 1, 2, 0, 'get_time', '{}', 'done', 'noon', 0, 1, ?)",
+    AT,
+  );
+  storage.kv.put("session", {
+    id: t.sessionId,
+    tenant_id: t.tenantId,
+    created_by: "user-1",
+    model: t.model.key,
+    system: null,
+    tools: [{ type: "builtin", name: "get_time" }],
+    limits: BUILTIN_DEFAULT_LIMITS,
+    context: { kept: "by an earlier caller" },
+    metadata: null,
+    created_at: AT,
+  });
+  storage.kv.put("run", {
+    status: "done",
+    generation: 2,
+    steps: 1,
+    attempts: 0,
+    error: null,
+    stop_reason: "end_turn",
+    usage: { steps: 3, input_tokens: 30, output_tokens: 15 },
+    revision: 9,
+    reported_revision: 9,
+    urgent_revision: 9,
+    last_report_at: Date.parse(AT),
+    report_failures: 0,
+    report_retry_at: 0,
+    next_attempt_at: 0,
+    updated_at: AT,
+  });
+  storage.kv.put("schema_version", layout.version);
+}
 
 /** A finished one-step session: a user message, the answer, its events and its run state. */
 export function writeLegacyAgent(storage: DurableObjectStorage, t: TestSession, layout: Layout): void {
@@ -75,6 +135,7 @@ export function writeLegacyAgent(storage: DurableObjectStorage, t: TestSession, 
 /** A bound, registered index with one session row. */
 export function writeLegacyIndex(storage: DurableObjectStorage, tenantId: string, layout: Layout): void {
   for (const statement of layout.statements) storage.sql.exec(statement);
+  if (layout.version !== undefined) storage.kv.put("schema_version", layout.version);
   const at = Date.parse(AT);
   storage.sql.exec(
     "INSERT INTO sessions (id, created_by, status, stop_reason, input_tokens, output_tokens, steps, created_at, updated_at, revision) VALUES ('ses_legacy', 'user-1', 'done', 'end_turn', 10, 5, 1, ?, ?, 3)",

@@ -13,6 +13,9 @@ export type ContentBlock =
 export interface Usage {
   input_tokens: number;
   output_tokens: number;
+  /** Prompt-cache counts as Anthropic reports them; the Chat Completions dialect folds them into its own. */
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
 }
 
 /** Fields every step may carry, whatever its kind. */
@@ -21,6 +24,11 @@ interface StepTiming {
   delay_ms?: number;
   /** Queue the same step this many times. */
   repeat?: number;
+  /**
+   * Only requests whose system prompt includes this text take the step, before any step
+   * without a `match`; requests that match no step take the first step without one.
+   */
+  match?: { system_includes: string };
 }
 
 /** Answer with exactly this response. Object bodies are sent as JSON. */

@@ -240,6 +240,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/tenants/{tenant_id}/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Narrow a tenant's models
+         * @description Each entry must be allowed by the platform's `MODELS`; a session that names another model is refused with 400.
+         */
+        put: operations["setTenantModels"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/tenants/{tenant_id}/suspend": {
         parameters: {
             query?: never;
@@ -329,7 +349,7 @@ export interface paths {
         put?: never;
         /**
          * Create a session
-         * @description With `input`, the first run starts at once (429 when the tenant's concurrent runs or daily tokens are used up). `limits` may only lower the tenant's limits.
+         * @description With `input`, the first run starts at once (429 when the tenant's concurrent runs or daily tokens are used up). `limits` may only lower the tenant's limits; `model` must be one the platform and the tenant allow.
          */
         post: operations["createSession"];
         delete?: never;
@@ -374,7 +394,7 @@ export interface paths {
         put?: never;
         /**
          * Add a message and start a run
-         * @description 409 while a run is going (running, waiting or paused); 429 when the tenant's runs or daily tokens are used up.
+         * @description While a run is going (running, waiting or paused), `if_running` decides: `reject` (default) answers 409, `enqueue` keeps the message for the next run (409 when the queue is full), `interrupt` stops the current run and starts one with the message. 429 when the tenant's runs or daily tokens are used up.
          */
         post: operations["addSessionMessage"];
         delete?: never;
@@ -720,6 +740,10 @@ export interface components {
             day: string;
             input_tokens: number;
             output_tokens: number;
+            /** @description Input tokens read from the provider's prompt cache. */
+            cache_read_tokens: number;
+            /** @description Input tokens written to the provider's prompt cache. */
+            cache_write_tokens: number;
             steps: number;
             sessions_created: number;
         };
@@ -729,6 +753,8 @@ export interface components {
             window_days: number;
             input_tokens: number;
             output_tokens: number;
+            cache_read_tokens: number;
+            cache_write_tokens: number;
             steps: number;
             sessions_created: number;
         };
@@ -871,11 +897,23 @@ export interface components {
             suspended: boolean;
             limit_overrides: components["schemas"]["LimitOverrides"];
             effective_limits: components["schemas"]["Limits"];
+            /** @description The models the tenant's sessions may choose, narrowing the platform's `MODELS`; null: not narrowed. */
+            models: string[] | null;
             /**
              * Format: date-time
              * @example 2026-01-01T12:00:00.000Z
              */
             created_at: string;
+        };
+        TenantModels: {
+            /**
+             * @description Ids or `prefix*` patterns, each allowed by the platform; null removes the narrowing.
+             * @example [
+             *       "anthropic:claude-sonnet-4-5",
+             *       "openai:gpt-4o*"
+             *     ]
+             */
+            models: string[] | null;
         };
         SuspendResult: {
             /**
@@ -923,11 +961,18 @@ export interface components {
          */
         FinalStatus: "done" | "failed" | "cancelled";
         /** @enum {string|null} */
-        StopReason: "end_turn" | "step_limit" | "token_limit" | "model_error" | "cancelled" | null;
+        StopReason: "end_turn" | "max_tokens" | "refusal" | "step_limit" | "token_limit" | "model_error" | "cancelled" | null;
+        /** @description Every token limit counts all four token figures. */
         Usage: {
+            /** @description Model steps; summary calls are not steps, their tokens are counted. */
             steps: number;
+            /** @description Input tokens neither read from nor written to the prompt cache. */
             input_tokens: number;
             output_tokens: number;
+            /** @description Input tokens read from the provider's prompt cache. */
+            cache_read_tokens: number;
+            /** @description Input tokens written to the provider's prompt cache. */
+            cache_write_tokens: number;
         };
         CancelResult: {
             /** @description How many sessions were cancelled. */
@@ -957,9 +1002,9 @@ export interface components {
             system: string | null;
             tools: components["schemas"]["Tool"][];
             limits: components["schemas"]["Limits"];
-            context: {
-                [key: string]: unknown;
-            } | null;
+            context: components["schemas"]["ContextSettings"];
+            /** @description Messages posted with `if_running: enqueue` that wait to start the next runs. */
+            queued_messages: number;
             usage: components["schemas"]["Usage"];
             metadata: {
                 [key: string]: string;
@@ -1041,20 +1086,30 @@ export interface components {
             /** @description Each call waits for an approve or deny first. */
             requires_approval?: boolean;
         };
+        /** @description Null for sessions created before context settings existed: they use `auto`. */
+        ContextSettings: {
+            /**
+             * @description How the history is fitted to the model's input before each call. `auto`: the task and the newest messages that fit the budget; `last_messages`: the task and a fixed count of the newest messages; `summary`: older messages are folded into a running summary (made by the model, counted in usage) sent with the task and the newest messages.
+             * @default auto
+             * @enum {string}
+             */
+            strategy: "auto" | "last_messages" | "summary";
+            /** @description The input budget of each model call; by default the model's context size less room for the answer. */
+            max_input_tokens?: number;
+            /** @description `last_messages` only: how many of the newest messages are sent (default 20). */
+            last_messages?: number;
+        } | null;
         CreateSessionRequest: {
             input?: components["schemas"]["RunInput"];
             system?: string | null;
             /**
-             * @description The platform's default model when absent.
+             * @description The model, optionally prefixed with its provider: `anthropic:` or `openai:` (an OpenAI-compatible Chat Completions server); unprefixed is Anthropic's. Only models the platform and the tenant allow; the platform's default model when absent.
              * @example claude-sonnet-4-5
              */
             model?: string;
             tools?: components["schemas"]["Tool"][];
             limits?: components["schemas"]["SessionLimits"];
-            /** @description Any JSON object the caller wants kept with the session. */
-            context?: {
-                [key: string]: unknown;
-            } | null;
+            context?: components["schemas"]["ContextSettings"] & unknown;
             /**
              * @description String labels for the caller's own use.
              * @example {
@@ -1129,6 +1184,12 @@ export interface components {
         };
         AddMessageRequest: {
             input: components["schemas"]["RunInput"] & unknown;
+            /**
+             * @description What to do while a run is going. `reject`: 409. `enqueue`: the message waits and starts the next run as soon as the current one ends (in order; a cancel drops the queue). `interrupt`: the current run is stopped as a cancel would stop it and a new run starts with the message.
+             * @default reject
+             * @enum {string}
+             */
+            if_running: "reject" | "enqueue" | "interrupt";
         };
         StepPage: {
             data: components["schemas"]["Step"][];
@@ -1142,7 +1203,7 @@ export interface components {
              * @description A model call, the tool calls of one answer, or a summary of older history.
              * @enum {string}
              */
-            kind: "model" | "tools";
+            kind: "model" | "tools" | "summary";
             /**
              * Format: date-time
              * @example 2026-01-01T12:00:00.000Z
@@ -2524,6 +2585,125 @@ export interface operations {
             };
         };
     };
+    setTenantModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1-64 characters: a letter or digit, then letters, digits, `_`, `.`, `-`. */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "models": [
+                 *         "anthropic:claude-sonnet-4-5",
+                 *         "openai:gpt-4.1-mini"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TenantModels"];
+            };
+        };
+        responses: {
+            /** @description The tenant's config with its models. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantConfig"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     suspendTenant: {
         parameters: {
             query?: never;
@@ -3508,7 +3688,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The session, with its run started. */
+            /** @description The session, with its run started or the message queued. */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4633,11 +4813,13 @@ export const finalStatusValues: ReadonlyArray<FlattenedDeepRequired<components>[
 export const builtinToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BuiltinTool"]["type"]> = ["builtin"];
 export const webhookToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTool"]["type"]> = ["webhook"];
 export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClientTool"]["type"]> = ["client"];
+export const contextSettingsStrategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ContextSettings"]["strategy"]> = ["auto", "last_messages", "summary"];
 export const textBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TextBlock"]["type"]> = ["text"];
 export const messageRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Message"]["role"]> = ["user", "assistant"];
 export const toolUseBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolUseBlock"]["type"]> = ["tool_use"];
 export const toolResultBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolResultBlock"]["type"]> = ["tool_result"];
-export const stepKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["kind"]> = ["model", "tools"];
+export const addMessageRequestIf_runningValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AddMessageRequest"]["if_running"]> = ["reject", "enqueue", "interrupt"];
+export const stepKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["kind"]> = ["model", "tools", "summary"];
 export const stepOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["outcome"]> = ["ok", "retry", "failed", "discarded", "partial", "error"];
 export const toolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallStatus"]> = ["pending", "waiting_approval", "waiting_tool_output", "running", "done", "error"];
 export const componentsHeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["IdempotentReplayed"]> = ["true"];

@@ -4,13 +4,16 @@
  */
 import { log } from "../../log";
 import type { ContentBlock } from "../types";
-import { mergeTurns, ModelError, type ModelProvider, type ModelRequest, type ModelResponse, parseRetryAfter } from "./provider";
+import { mergeTurns, ModelError, type ModelProvider, type ModelRequest, type ModelResponse, type ModelStopReason, parseRetryAfter, toCount } from "./provider";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 /** A provider's error text longer than this is cut in the platform log. */
 const MAX_LOGGED_ERROR_CHARS = 2_000;
 /** Error types are short identifiers (`invalid_request_error`); anything else is not shown. */
 const ERROR_TYPE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+/** The Messages API takes at most this many `cache_control` breakpoints in one request. */
+export const MAX_CACHE_BREAKPOINTS = 4;
+const EPHEMERAL = { type: "ephemeral" } as const;
 
 export interface AnthropicOptions {
   baseUrl: string;
@@ -52,22 +55,45 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
   };
 }
 
+/**
+ * The request on the wire. Prompt caching marks the stable prefix: the tool definitions, the
+ * system prompt and the messages flagged `cache` (the task, the summary), at most
+ * `MAX_CACHE_BREAKPOINTS` in all, so a long session pays full price for that prefix once.
+ */
 function toWire(request: ModelRequest) {
+  let breakpoints = MAX_CACHE_BREAKPOINTS;
+  const tools = request.tools.map((tool, i) => (i === request.tools.length - 1 && breakpoints-- > 0 ? { ...tool, cache_control: EPHEMERAL } : tool));
+  const system = request.system ? [{ type: "text", text: request.system, ...(breakpoints-- > 0 ? { cache_control: EPHEMERAL } : {}) }] : null;
+  const messages = withoutEmptyBlocks(request.messages).map((message) => {
+    if (!message.cache || breakpoints <= 0) return { role: message.role, content: message.content as unknown as Record<string, unknown>[] };
+    breakpoints--;
+    const content: Record<string, unknown>[] = message.content.map((block) => ({ ...block }));
+    content[content.length - 1] = { ...content[content.length - 1], cache_control: EPHEMERAL };
+    return { role: message.role, content };
+  });
   return {
     model: request.model,
     max_tokens: request.maxTokens,
-    ...(request.system ? { system: request.system } : {}),
-    messages: mergeTurns(withoutEmptyBlocks(request.messages)),
-    ...(request.tools.length ? { tools: request.tools } : {}),
+    ...(system ? { system } : {}),
+    messages: mergeTurns(messages),
+    ...(tools.length ? { tools } : {}),
   };
 }
 
 /** The API refuses empty text blocks and turns without content; neither carries meaning. */
 function withoutEmptyBlocks(messages: ModelRequest["messages"]): ModelRequest["messages"] {
   return messages
-    .map((m) => ({ role: m.role, content: m.content.filter((b) => b.type !== "text" || b.text.length > 0) }))
+    .map((m) => ({ ...m, content: m.content.filter((b) => b.type !== "text" || b.text.length > 0) }))
     .filter((m) => m.content.length > 0);
 }
+
+const STOP_REASONS: Record<string, ModelStopReason> = {
+  end_turn: "end_turn",
+  tool_use: "tool_use",
+  max_tokens: "max_tokens",
+  refusal: "refusal",
+  stop_sequence: "stop_sequence",
+};
 
 function fromWire(text: string): ModelResponse {
   let body: unknown;
@@ -76,7 +102,11 @@ function fromWire(text: string): ModelResponse {
   } catch {
     throw new ModelError("the model answered with a body that is not JSON", true, 200);
   }
-  const record = body as { content?: unknown; stop_reason?: unknown; usage?: { input_tokens?: unknown; output_tokens?: unknown } };
+  const record = body as {
+    content?: unknown;
+    stop_reason?: unknown;
+    usage?: { input_tokens?: unknown; output_tokens?: unknown; cache_read_input_tokens?: unknown; cache_creation_input_tokens?: unknown };
+  };
   if (!record || !Array.isArray(record.content)) {
     throw new ModelError("the model answered without a content array", true, 200);
   }
@@ -93,16 +123,14 @@ function fromWire(text: string): ModelResponse {
   }
   return {
     content,
-    stopReason: typeof record.stop_reason === "string" ? record.stop_reason : "other",
+    stopReason: (typeof record.stop_reason === "string" && STOP_REASONS[record.stop_reason]) || "other",
     usage: {
       input_tokens: toCount(record.usage?.input_tokens),
       output_tokens: toCount(record.usage?.output_tokens),
+      cache_read_tokens: toCount(record.usage?.cache_read_input_tokens),
+      cache_write_tokens: toCount(record.usage?.cache_creation_input_tokens),
     },
   };
-}
-
-function toCount(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.floor(value) : 0;
 }
 
 /**

@@ -7,6 +7,7 @@ import { log } from "../../log";
 import { tenantIndexStub } from "../../objects";
 import type { ReportAck, SessionReport } from "../../tenants/types";
 import type { AgentStore, RunState } from "../store";
+import { totalTokens } from "../types";
 import { reportRetryDelay } from "./report-policy";
 
 export class Reporter {
@@ -67,7 +68,7 @@ export class Reporter {
     }
     if (!this.store.session()) return null;
     this.#tokensTodayAtAck = ack.tokens_today;
-    this.#ownTokensAtAck = summary.usage.input_tokens + summary.usage.output_tokens;
+    this.#ownTokensAtAck = totalTokens(summary.usage);
     const run = this.store.run();
     this.store.putRun({
       ...run,
@@ -81,5 +82,5 @@ export class Reporter {
 }
 
 function ownTokens(run: RunState): number {
-  return run.usage.input_tokens + run.usage.output_tokens;
+  return totalTokens(run.usage);
 }

@@ -13,6 +13,7 @@ import { ApiError } from "../errors";
 export const SESSION_NOT_FOUND = "No such session.";
 export const TOOL_CALL_NOT_FOUND = "No such tool call in this session.";
 export const RUN_GOING = "The session is already running; wait for the run to end or cancel it.";
+export const RUN_NOT_GOING = "The session has no run going.";
 
 const ACTION_WORDS = { cancel: "cancelled", pause: "paused", resume: "resumed" } as const;
 
@@ -27,6 +28,10 @@ export function agentProblem(failure: AgentFailure): ApiError {
       return new ApiError("conflict", "A session with this id already exists.");
     case "run_going":
       return new ApiError("conflict", RUN_GOING);
+    case "run_not_going":
+      return new ApiError("conflict", RUN_NOT_GOING);
+    case "queue_full":
+      return new ApiError("conflict", `${failure.max} messages already wait for the next runs; wait for one to start or cancel the run.`);
     case "wrong_status":
       return new ApiError("conflict", `A ${failure.status} session cannot be ${ACTION_WORDS[failure.action]}.`);
     case "tool_call_not_waiting":
@@ -72,6 +77,21 @@ export class AgentClient {
 
   async start(input: RunInput, cap: Limits): Promise<Session> {
     return agentValue(await answer<Session>(this.#stub.start(input, cap)));
+  }
+
+  /** `if_running: enqueue`; the machine reason `run_not_going` comes back as a value for the caller to act on. */
+  async enqueue(input: RunInput, cap: Limits): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.enqueue(input, cap));
+  }
+
+  /** `if_running: interrupt`; `run_not_going` comes back as a value, like `enqueue`. */
+  async interrupt(input: RunInput, cap: Limits): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.interrupt(input, cap));
+  }
+
+  /** A start whose refusal the caller handles: `run_going` comes back as a value. */
+  async tryStart(input: RunInput, cap: Limits): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.start(input, cap));
   }
 
   async cancel(): Promise<Session> {

@@ -1,13 +1,14 @@
 /**
- * A scriptable stand-in for the model provider and for tenant webhooks, plus plain pages
- * for the URL-fetching tool. All traffic is keyed, so concurrent tests share one server.
+ * A scriptable stand-in for the model providers (the Anthropic Messages API and OpenAI Chat
+ * Completions, `mock-openai.ts`) and for tenant webhooks, plus plain pages for the
+ * URL-fetching tool. All traffic is keyed, so concurrent tests share one server.
  * Runs under vitest's globalSetup, or standalone: `node test/support/node/mock-server.ts --port 8787`
  * (add `--use-tools` for the tool-using development model, see tool-using-model.ts).
  */
-// Kept in one file with type-only imports: Node runs it directly by stripping types, and
-// extensionless relative imports would not resolve there.
+// Node runs this directly by stripping types: relative imports name their `.ts` file.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
+import { openAiError, sendChatCompletion } from "./mock-openai.ts";
 import type {
   HookStep,
   ModelStep,
@@ -29,6 +30,8 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const NOT_JSON_BODY = '{"id":"msg_broken","content":[{"type":"text","text":"unterminated';
 
 type Queue = "model" | "hook";
+/** The wire format a model request came in: it shapes replies and error bodies. */
+type Dialect = "anthropic" | "openai";
 type AnyStep = ModelStep | HookStep;
 type Result<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -49,6 +52,7 @@ interface Exchange {
   held: Set<() => void> | null;
   /** The answer to a model request that nothing was scripted for. */
   defaultReply: () => ReplyStep["reply"];
+  dialect: Dialect;
 }
 
 /**
@@ -103,6 +107,12 @@ function checkStep(raw: unknown, kinds: readonly string[], where: string): strin
     if (!isObject(reply) || !Array.isArray(reply.content)) return `${where}: reply.content must be an array`;
     if (reply.usage !== undefined && !isObject(reply.usage)) return `${where}: reply.usage must be an object`;
   }
+  if (raw.match !== undefined) {
+    const { match } = raw;
+    if (!isObject(match) || typeof match.system_includes !== "string" || match.system_includes === "") {
+      return `${where}: match must be { system_includes: a non-empty string }`;
+    }
+  }
   if (kind === "hold" && raw.then !== undefined) {
     if (isObject(raw.then) && "repeat" in raw.then) return `${where}: then may not repeat`;
     return checkStep(raw.then, ["status", "hang", "reset"], `${where}.then`);
@@ -147,10 +157,10 @@ function anthropicError(status: number): unknown {
   return { type: "error", error: { type, message: `mock ${type} (${status})` } };
 }
 
-function sendStatusStep(res: ServerResponse, step: StatusStep): void {
+function sendStatusStep(res: ServerResponse, step: StatusStep, dialect: Dialect): void {
   const { status, body, headers = {} } = step;
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-  const value = body ?? (status >= 400 ? anthropicError(status) : "");
+  const value = body ?? (status >= 400 ? (dialect === "openai" ? openAiError(status) : anthropicError(status)) : "");
   if (typeof value === "string") {
     const type: Record<string, string> = value === "" ? {} : { "content-type": "text/plain; charset=utf-8" };
     sendBody(res, status, value, { ...type, ...lower });
@@ -177,7 +187,38 @@ function sendMessage(res: ServerResponse, model: string, reply: ReplyStep["reply
 
 function sendDefault(x: Exchange, queue: Queue): void {
   if (queue === "hook") return sendJson(x.res, 200, { output: "webhook ok" });
-  sendMessage(x.res, String((x.record.body as { model: unknown }).model), x.defaultReply());
+  sendReply(x, x.defaultReply());
+}
+
+/** A scripted reply in the request's dialect. */
+function sendReply(x: Exchange, reply: ReplyStep["reply"]): void {
+  const body = (x.record.body ?? {}) as { model?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown } };
+  if (x.dialect === "openai") {
+    return sendChatCompletion(x.res, String(body.model), reply, { stream: body.stream === true, includeUsage: body.stream_options?.include_usage === true });
+  }
+  sendMessage(x.res, String(body.model), reply);
+}
+
+/** The system prompt of a model request in either dialect, for steps that `match` on it. */
+function systemText(body: unknown): string {
+  if (!isObject(body)) return "";
+  const { system, messages } = body;
+  if (typeof system === "string") return system;
+  if (Array.isArray(system)) return system.map((b) => (isObject(b) && typeof b.text === "string" ? b.text : "")).join("\n");
+  const first = Array.isArray(messages) ? messages[0] : undefined;
+  return isObject(first) && first.role === "system" && typeof first.content === "string" ? first.content : "";
+}
+
+/**
+ * The step a request takes: the first step whose `match` it satisfies, else the first step
+ * without one. So a test can script, say, summary calls apart from the loop's calls without
+ * knowing in advance where between them they will come.
+ */
+function takeStep<S extends { match?: { system_includes: string } }>(steps: S[], record: RecordedRequest): S | undefined {
+  const system = systemText(record.body);
+  let index = steps.findIndex((step) => step.match !== undefined && system.includes(step.match.system_includes));
+  if (index === -1) index = steps.findIndex((step) => step.match === undefined);
+  return index === -1 ? undefined : steps.splice(index, 1)[0];
 }
 
 /** Resolves true on release, false if the client leaves while held. */
@@ -213,8 +254,8 @@ async function play(x: Exchange, step: AnyStep | undefined, queue: Queue): Promi
     if (await waitForRelease(x, x.held)) await play(x, step.then, queue);
     return;
   }
-  if ("status" in step) return sendStatusStep(x.res, step);
-  if ("reply" in step) return sendMessage(x.res, String((x.record.body as { model: unknown }).model), step.reply);
+  if ("status" in step) return sendStatusStep(x.res, step, x.dialect);
+  if ("reply" in step) return sendReply(x, step.reply);
   if ("invalid_json" in step) return sendBody(x.res, 200, NOT_JSON_BODY, { "content-type": "application/json" });
   sendDefault(x, queue);
 }
@@ -260,9 +301,10 @@ function openExchange(
   record: RecordedRequest,
   held: Set<() => void> | null,
   defaultReply: () => ReplyStep["reply"] = () => SAY_OK,
+  dialect: Dialect = "anthropic",
 ): Exchange {
   const controller = new AbortController();
-  const x: Exchange = { req, res, record, signal: controller.signal, droppedByMock: false, held, defaultReply };
+  const x: Exchange = { req, res, record, signal: controller.signal, droppedByMock: false, held, defaultReply, dialect };
   res.on("finish", () => {
     record.answered_at = Date.now();
   });
@@ -363,14 +405,22 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     const body = await readBody(req);
     if (!body.ok) return sendJson(res, 413, { error: body.error });
 
-    if (method === "POST" && first === "v1" && second === "messages" && third === undefined) {
+    const dialect: Dialect | null =
+      method !== "POST" || first !== "v1" || fourth !== undefined
+        ? null
+        : second === "messages" && third === undefined
+          ? "anthropic"
+          : second === "chat" && third === "completions"
+            ? "openai"
+            : null;
+    if (dialect) {
       const record = recordOf(req, body.value, receivedAt);
       const model = isObject(record.body) ? record.body.model : undefined;
-      if (typeof model !== "string" || model === "") return sendJson(res, 400, anthropicError(400));
+      if (typeof model !== "string" || model === "") return sendJson(res, 400, dialect === "openai" ? openAiError(400) : anthropicError(400));
       const state = stateOf(model);
       state.model.requests.push(record);
       const defaultReply = fallback ? () => fallback(record.body, serverUrl) : undefined;
-      return play(openExchange(req, res, record, null, defaultReply), state.model.steps.shift(), "model");
+      return play(openExchange(req, res, record, null, defaultReply, dialect), takeStep(state.model.steps, record), "model");
     }
     if (first === "hook" && second !== undefined && second !== "") {
       const state = stateOf(second);
