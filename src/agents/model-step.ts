@@ -1,14 +1,14 @@
 /**
  * One model call: the unit that asks the model for its next response. The limits were checked
- * by `nextUnit`; this calls the provider with an abortable, time-limited signal, and saves the
- * assistant message with its tool calls in one transaction, unless a cancel, pause or restart
- * made the result stale in the meantime.
+ * by `nextUnit`; this calls the provider with an abortable, time-limited signal, passes the text
+ * it streams on to the watchers, and saves the assistant message with its tool calls in one
+ * transaction, unless a cancel, pause or restart made the result stale in the meantime.
  */
 import { MAX_ATTEMPTS } from "../limits";
 import { deadline } from "./deadline";
 import type { UnitScope } from "./host";
 import { providerFor } from "./model";
-import { ModelError } from "./model/provider";
+import { ModelError, type TextDelta } from "./model/provider";
 import { backoffDelay } from "./retry";
 import { toolDefinitions } from "./tools/registry";
 import type { AgentHost } from "./host";
@@ -22,6 +22,15 @@ export async function runModelStep(scope: UnitScope, maxTokens: number): Promise
   const provider = providerFor(session.model, host.config);
   const controller = host.inflight.begin();
   const limit = deadline(host.config.modelTimeoutMs);
+  const streamed = new Map<number, number>();
+  // Text reaches the watchers only while this unit is current: after a cancel or a pause none
+  // of its text goes out. `offset` lets a watcher start a block over when a retry writes it again.
+  const onText = ({ index, text }: TextDelta) => {
+    if (!scope.current) return;
+    const offset = streamed.get(index) ?? 0;
+    streamed.set(index, offset + text.length);
+    host.events.delta({ index, text, offset }, host.nowIso());
+  };
   let response;
   try {
     response = await provider.complete(
@@ -33,6 +42,7 @@ export async function runModelStep(scope: UnitScope, maxTokens: number): Promise
         maxTokens,
       },
       AbortSignal.any([controller.signal, limit.signal]),
+      onText,
     );
   } catch (err) {
     if (!scope.current) return; // cancelled or paused meanwhile: nothing to record

@@ -1,9 +1,11 @@
 /**
- * The Anthropic Messages API provider, over plain `fetch`. It owns the wire format,
- * the headers and the mapping of every failure to a `ModelError`.
+ * The Anthropic Messages API provider, over plain `fetch`. It owns the wire format, the headers
+ * and the mapping of every failure to a `ModelError`. It asks for a stream (`anthropic-stream.ts`
+ * reads it) and still reads a whole JSON answer, as a proxy that does not stream may send.
  */
 import type { ContentBlock } from "../types";
-import { mergeTurns, ModelError, type ModelProvider, type ModelRequest, type ModelResponse, parseRetryAfter } from "./provider";
+import { readMessageStream } from "./anthropic-stream";
+import { mergeTurns, ModelError, type ModelProvider, type ModelRequest, type ModelResponse, parseRetryAfter, type TextDelta } from "./provider";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 /** A provider error message longer than this is cut before it is stored as the run's error. */
@@ -20,7 +22,7 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
   const fetchImpl = options.fetchImpl ?? fetch;
   const now = options.now ?? Date.now;
   return {
-    async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
+    async complete(request: ModelRequest, signal: AbortSignal, onText?: (delta: TextDelta) => void): Promise<ModelResponse> {
       if (!options.apiKey) throw new ModelError("ANTHROPIC_API_KEY is not configured", false);
       let response: Response;
       try {
@@ -31,12 +33,14 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
             "x-api-key": options.apiKey,
             "anthropic-version": ANTHROPIC_VERSION,
           },
-          body: JSON.stringify(toWire(request)),
+          body: JSON.stringify({ ...toWire(request), stream: true }),
           signal,
         });
       } catch (err) {
         throw networkError(err, signal);
       }
+      // Errors come as one JSON body even when a stream was asked for.
+      if (response.ok && isEventStream(response)) return readMessageStream(response.body, signal, onText, (err) => networkError(err, signal));
       let text: string;
       try {
         text = await response.text();
@@ -47,6 +51,10 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
       return fromWire(text);
     },
   };
+}
+
+function isEventStream(response: Response): boolean {
+  return (response.headers.get("content-type") ?? "").toLowerCase().startsWith("text/event-stream");
 }
 
 function toWire(request: ModelRequest) {

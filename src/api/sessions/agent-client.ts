@@ -14,6 +14,9 @@ export const SESSION_NOT_FOUND = "No such session.";
 export const TOOL_CALL_NOT_FOUND = "No such tool call in this session.";
 export const RUN_GOING = "The session is already running; wait for the run to end or cancel it.";
 
+/** A stream refused because the tenant index was unreachable: a restarting object, seconds away. */
+const STREAM_RETRY_AFTER_SECONDS = 5;
+
 const ACTION_WORDS = { cancel: "cancelled", pause: "paused", resume: "resumed" } as const;
 
 /** The one place an Agent's machine reason becomes a problem and its text. */
@@ -31,6 +34,10 @@ export function agentProblem(failure: AgentFailure): ApiError {
       return new ApiError("conflict", `A ${failure.status} session cannot be ${ACTION_WORDS[failure.action]}.`);
     case "tool_call_not_waiting":
       return new ApiError("conflict", `The tool call is ${failure.status}, not ${failure.expected}.`);
+    case "stream_refused":
+      if (failure.why === "suspended") return new ApiError("tenant_suspended");
+      if (failure.why === "unavailable") return new ApiError("service_unavailable", undefined, { retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS });
+      return new ApiError("unauthorized");
     case "invalid":
       return new ApiError("validation_failed", sentence(failure.detail), { errors: [{ path: "body", message: failure.detail }] });
   }
