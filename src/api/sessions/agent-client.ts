@@ -8,6 +8,7 @@ import type { Limits } from "../../limits";
 import { agentStub } from "../../objects";
 import type { AgentFailure, AgentResult, Message, Page, RunInput, Session, SessionInit, ToolCall } from "../../agents/types";
 import type { Env } from "../../env";
+import { buildStreamRequest, type StreamRequest } from "../../agents/events/stream-request";
 import { ApiError } from "../errors";
 
 export const SESSION_NOT_FOUND = "No such session.";
@@ -115,6 +116,21 @@ export class AgentClient {
 
   async erase(): Promise<void> {
     agentValue(await answer<null>(this.#stub.erase()));
+  }
+
+  /**
+   * The session's event stream as the Agent serves it: a 101 with the WebSocket, a 200 with the
+   * Server-Sent Events body, or a 204 for an ended session with nothing newer. Rebuilt as the
+   * gateway's own response, whose headers the middleware after it may still set.
+   */
+  async openStream(stream: StreamRequest): Promise<Response> {
+    const response = await this.#stub.fetch(buildStreamRequest(stream));
+    if (response.status === 101) return new Response(null, { status: 101, webSocket: response.webSocket });
+    if (response.status === 200) return new Response(response.body, { status: 200, headers: response.headers });
+    if (response.status === 204) return new Response(null, { status: 204 });
+    const failure = (await response.json().catch(() => null)) as AgentFailure | null;
+    if (failure && typeof failure.reason === "string") throw agentProblem(failure);
+    throw new Error(`the Agent answered an event stream with ${response.status}`);
   }
 }
 
