@@ -57,6 +57,7 @@ const STEP_KINDS: Record<Queue, readonly string[]> = {
 const ALL_KINDS = ["reply", "status", "hang", "reset", "invalid_json", "hold"];
 const STREAM_FIELDS = ["chunk_chars", "event_delay_ms", "break_after", "hang_after"];
 const DEFAULT_CHUNK_CHARS = 4;
+const BREAK_FLUSH_MS = 50;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -233,6 +234,8 @@ async function sendStream(x: Exchange, model: string, reply: ReplyStep["reply"],
     }
     if (x.signal.aborted) return;
     if (shape.break_after !== undefined && n >= shape.break_after) {
+      // A reset can discard data the client has not read yet: let what was sent arrive first.
+      await sleep(BREAK_FLUSH_MS);
       x.droppedByMock = true;
       x.req.socket.resetAndDestroy();
       return;
