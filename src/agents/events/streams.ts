@@ -172,7 +172,8 @@ export class StreamHub {
   /** Whether the stream is still open (a close may have come while it was pending). */
   isOpen(watcher: Watcher): boolean {
     if (watcher instanceof SseWatcher) return !watcher.closed;
-    return this.ctx.getWebSockets().includes((watcher as SocketWatcher).socket);
+    const socket = (watcher as SocketWatcher).socket;
+    return socket.readyState === WebSocket.OPEN && this.ctx.getWebSockets().includes(socket);
   }
 
   /** Sends to every active stream. */
@@ -224,7 +225,7 @@ export class StreamHub {
   }
 
   count(): number {
-    return this.ctx.getWebSockets().length + this.#sse.size;
+    return [...this.#sockets()].length + this.#sse.size;
   }
 
   #isPending(watcher: Watcher): boolean {
@@ -238,6 +239,8 @@ export class StreamHub {
 
   *#sockets(): Iterable<SocketWatcher> {
     for (const socket of this.ctx.getWebSockets()) {
+      // One that is closing (closed by us, the client not answering yet) is done with.
+      if (socket.readyState !== WebSocket.OPEN) continue;
       const grant = readGrant(socket);
       // A socket without a readable grant has no right to stay open.
       yield new SocketWatcher(socket, grant ?? { keyId: null, expiresAt: 0 });
