@@ -132,8 +132,8 @@ export function watchSse(response: Response): Watch {
 export function watchSocket(socket: WebSocket): Watch {
   const watch = new Watch();
   socket.addEventListener("message", (event) => watch.push(JSON.parse(String(event.data)) as Frame));
+  // An error is always followed by a close, which carries the code.
   socket.addEventListener("close", (event) => watch.end(event.code));
-  socket.addEventListener("error", () => watch.end());
   watch.onStop(() => {
     try {
       socket.close(1000, "done");
