@@ -6,10 +6,13 @@
  * events. Self-contained on top of the end-to-end support (test/e2e/support).
  *
  *   npx node bench/events-load.run.mjs            (or: node bench/events-load.run.mjs)
+ *   BENCH_ONLY=idle BENCH_IDLE_SESSIONS=10 BENCH_SOCKETS_PER_SESSION=100 npx node bench/events-load.run.mjs
  *
  * Numbers depend on the machine; run it on a quiet one.
  */
 import { readFileSync } from "node:fs";
+import { request } from "node:http";
+import type { Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Watch, watchSocket, watchSse } from "../test/support/event-client";
 import { mapLimit } from "../test/e2e/support/pool";
@@ -18,8 +21,17 @@ import { startStack, uniqueName, type Stack } from "../test/e2e/support/stack";
 import { tokenMinter } from "../test/e2e/support/tokens";
 
 const WATCHERS_ON_ONE_SESSION = 100;
-const IDLE_SESSIONS = 200;
-const SOCKETS_PER_IDLE_SESSION = 5;
+/** BENCH_IDLE_SESSIONS and BENCH_SOCKETS_PER_SESSION change the idle scenario's shape. */
+const IDLE_SESSIONS = Number(process.env.BENCH_IDLE_SESSIONS ?? 200);
+const SOCKETS_PER_IDLE_SESSION = Number(process.env.BENCH_SOCKETS_PER_SESSION ?? 5);
+/** BENCH_ONLY=idle runs the idle WebSockets alone. */
+const ONLY = process.env.BENCH_ONLY;
+/**
+ * Node's WebSocket offers permessage-deflate, as browsers do, and the runtime accepts it, which
+ * costs zlib state per socket. BENCH_WS_COMPRESSION=off opens the idle sockets with a bare
+ * handshake that offers no extension, to see the socket's own cost.
+ */
+const COMPRESSION = process.env.BENCH_WS_COMPRESSION !== "off";
 /** Longer than workerd's 10 s eviction of an inactive object. */
 const IDLE_MS = 30_000;
 const SAMPLE_MS = 250;
@@ -102,6 +114,38 @@ async function openSocket(url: string, token: string): Promise<Watch> {
   return watch;
 }
 
+/** An idle socket opened by hand without extensions: it reads whatever comes and stays open. */
+interface IdleSocket {
+  closed: boolean;
+  stop(): void;
+}
+
+function openBareSocket(url: string, token: string): Promise<IdleSocket> {
+  const target = new URL(`${url}?access_token=${encodeURIComponent(token)}`);
+  const key = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
+  return new Promise((resolve, reject) => {
+    const req = request(target, { headers: { Connection: "Upgrade", Upgrade: "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": key } });
+    req.on("upgrade", (_res, socket: Socket) => {
+      const idle: IdleSocket = { closed: false, stop: () => socket.destroy() };
+      socket.on("data", () => undefined);
+      socket.on("close", () => {
+        idle.closed = true;
+      });
+      resolve(idle);
+    });
+    req.on("response", (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+async function openIdle(url: string, token: string): Promise<IdleSocket> {
+  if (!COMPRESSION) return openBareSocket(url, token);
+  const watch = await openSocket(url, token);
+  await watch.untilType("snapshot", 60_000);
+  return { get closed() { return watch.closed; }, stop: () => watch.stop() };
+}
+
 async function watchersOnOneSession(stack: Stack, mint: (i: { tenantId: string; subject: string; scopes: ("sessions:read" | "sessions:write")[] }) => Promise<string>) {
   const tenantId = uniqueName("bench");
   const client = await stack.client(tenantId);
@@ -150,11 +194,10 @@ async function idleSockets(stack: Stack, mint: (i: { tenantId: string; subject: 
     mapLimit(
       sessions.flatMap((s) => Array.from({ length: SOCKETS_PER_IDLE_SESSION }, () => s.id)),
       OPEN_CONCURRENCY,
-      (id) => openSocket(`${stack.platform.url}/v1/sessions/${id}/events`, token),
+      (id) => openIdle(`${stack.platform.url}/v1/sessions/${id}/events`, token),
     ),
   );
   const watches = opening.value;
-  await Promise.all(watches.map((w) => w.untilType("snapshot", 60_000)));
   const open = byName(sampleGroup(pgid));
   const idle = await measure(pgid, () => sleep(IDLE_MS));
   const after = byName(sampleGroup(pgid));
@@ -165,6 +208,7 @@ async function idleSockets(stack: Stack, mint: (i: { tenantId: string; subject: 
   return {
     sockets: watches.length,
     sessions: IDLE_SESSIONS,
+    compression: COMPRESSION,
     openingSeconds: opening.seconds,
     openingCpuSeconds: opening.cpuSeconds,
     rssBeforeMiB: mapValues(before, (s) => round(s.rssMiB)),
@@ -207,9 +251,9 @@ export default async function main(): Promise<void> {
     const mint = await tokenMinter(stack.platform.signingKey);
     await sleep(3_000);
     const baseline = byName(sampleGroup(stack.platform.processGroup));
-    const oneSession = await watchersOnOneSession(stack, mint);
+    const oneSession = ONLY === "idle" ? null : await watchersOnOneSession(stack, mint);
     const idle = await idleSockets(stack, mint);
-    const sse = await idleSse(stack, mint);
+    const sse = ONLY === "idle" ? null : await idleSse(stack, mint);
     const report = { baselineRssMiB: mapValues(baseline, (s) => round(s.rssMiB)), oneSession, idle, sse };
     console.log(JSON.stringify(report, null, 2));
   } finally {

@@ -10,8 +10,8 @@ import { CLOSE_CODES } from "../../src/agents/events/streams";
 import { newTestSession, sessionInit, unwrap } from "../support/agent-session";
 import { openSocket, openSse, streamResponse } from "../support/agent-stream";
 
-/** workerd's eviction of an inactive object (10 s), with room for a loaded machine. */
-const EVICTION_WAIT_MS = 14_000;
+/** Past workerd's eviction of an inactive object (10 s) and the SSE heartbeat (15 s), with room for a loaded machine. */
+const EVICTION_WAIT_MS = 16_500;
 
 async function idleSession() {
   const t = newTestSession();
@@ -52,6 +52,10 @@ describe("idle watchers", () => {
       expect(await inspect(sockets)).toEqual({ marker: null, sockets: 2 });
       // The control: an open SSE stream (and its heartbeat timer) kept the other instance.
       expect((await inspect(sse)).marker).toBe("kept in memory");
+      expect(sseWatch.comments).toBeGreaterThanOrEqual(1);
+      // A keep-alive ping is answered by the runtime, not by a wake of the object.
+      watches[0]!.send("ping");
+      await watches[0]!.until((w) => w.texts.includes("pong"), "a pong");
 
       await sockets.model.script({ reply: { content: [{ type: "text", text: "after a nap" }] } });
       unwrap(await sockets.stub.start("wake up"));

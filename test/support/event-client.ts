@@ -17,11 +17,16 @@ export class Watch {
   readonly frames: Frame[] = [];
   /** The SSE `id:` lines, by frame position; undefined for events without one. */
   readonly sseIds: (string | undefined)[] = [];
+  /** Text messages that are not frames (a WebSocket's `pong`). */
+  readonly texts: string[] = [];
   comments = 0;
   #closed = false;
   #closeCode: number | undefined;
   readonly #waiters = new Set<() => void>();
   #stop: () => void = () => undefined;
+  #send: (text: string) => void = () => {
+    throw new Error("this watcher cannot send");
+  };
 
   get closed(): boolean {
     return this.#closed;
@@ -72,6 +77,15 @@ export class Watch {
     return this.until((w) => w.closed, "the stream to close", timeoutMs);
   }
 
+  /** Sends a text message (WebSocket watchers only). */
+  send(text: string): void {
+    this.#send(text);
+  }
+
+  onSend(send: (text: string) => void): void {
+    this.#send = send;
+  }
+
   /** Stops reading (the client goes away). */
   stop(): void {
     this.#stop();
@@ -80,6 +94,11 @@ export class Watch {
   push(frame: Frame, sseId?: string): void {
     this.frames.push(frame);
     this.sseIds.push(sseId);
+    this.#notify();
+  }
+
+  text(value: string): void {
+    this.texts.push(value);
     this.#notify();
   }
 
@@ -131,9 +150,14 @@ export function watchSse(response: Response): Watch {
 /** Collects the frames of an open (accepted) WebSocket. */
 export function watchSocket(socket: WebSocket): Watch {
   const watch = new Watch();
-  socket.addEventListener("message", (event) => watch.push(JSON.parse(String(event.data)) as Frame));
+  socket.addEventListener("message", (event) => {
+    const text = String(event.data);
+    if (text.startsWith("{")) watch.push(JSON.parse(text) as Frame);
+    else watch.text(text);
+  });
   // An error is always followed by a close, which carries the code.
   socket.addEventListener("close", (event) => watch.end(event.code));
+  watch.onSend((text) => socket.send(text));
   watch.onStop(() => {
     try {
       socket.close(1000, "done");
