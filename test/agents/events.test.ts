@@ -4,6 +4,7 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { RunState } from "../../src/agents/store";
 import { createAndStart, getSession, messages, newTestSession, sessionInit, unwrap, waitForStatus } from "../support/agent-session";
 import { openSocket, openSse, streamResponse } from "../support/agent-stream";
 import { deltaText, storedTypes, type Watch } from "../support/event-client";
@@ -195,6 +196,25 @@ describe("streamed model text", () => {
     expect(restart).toBeGreaterThan(0);
     expect(deltaText(watch.frames).get(0)).toBe("the whole answer");
     expect((await t.model.requests()).map((r) => (r.body as { stream?: boolean }).stream)).toEqual([true, true]);
+  });
+
+  it("of a unit whose generation moved on is not sent, even while its call goes on", async () => {
+    const t = await idleSession();
+    const watch = await openSse(t);
+    await t.model.script({ reply: { content: [text("x".repeat(120))] }, stream: { chunk_chars: 1, event_delay_ms: 15 } }, { reply: { content: [text("fresh answer")] } });
+    unwrap(await t.stub.start("go"));
+    await watch.until((w) => w.frames.filter((f) => f.type === "delta").length >= 3, "a few deltas");
+    // A cancel and a new start happened elsewhere (say, before a restart): the call in flight
+    // was not aborted and keeps streaming, but its unit is stale.
+    const bumpedAt = await runInDurableObject(t.stub, async (_instance, state) => {
+      const run = state.storage.kv.get<RunState>("run")!;
+      state.storage.kv.put("run", { ...run, generation: run.generation + 2 });
+      return Date.now();
+    });
+    await watch.untilClosed(15_000);
+    const late = watch.frames.filter((f) => f.type === "delta" && Date.parse(f.created_at) > bumpedAt + 5);
+    expect(late.map((f) => (f.data as { text: string }).text).join("")).not.toContain("x");
+    expect((await messages(t)).map((m) => m.content)).toEqual([[text("go")], [text("fresh answer")]]);
   });
 
   it("stops at once on a pause: no delta follows the paused status, and the call is cut off", async () => {
