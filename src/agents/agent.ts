@@ -7,7 +7,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Limits } from "../limits";
 import { openEventStream } from "./events/open-stream";
-import { CLOSE_CODES, type StreamFilter } from "./events/streams";
+import { CLOSE_CODES, requireStreamFilter, type StreamFilter } from "./events/streams";
 import { AgentHost } from "./host";
 import type { RunState } from "./store";
 import { nextUnit } from "./run/next-unit";
@@ -180,8 +180,10 @@ export class Agent extends DurableObject<Cloudflare.Env> {
    * revoked (`keyId`) or the tenant suspended (`all`). Returns how many were open.
    */
   async closeStreams(filter: StreamFilter, why: "credentials" | "suspended"): Promise<number> {
+    if (why !== "credentials" && why !== "suspended") throw new TypeError("why must be credentials or suspended");
+    const checked = requireStreamFilter(filter);
     const code = why === "suspended" ? CLOSE_CODES.suspended : CLOSE_CODES.credentials;
-    const closed = this.#host.events.streams.close("all" in filter ? { all: true } : { keyId: String(filter.keyId) }, code, why === "suspended" ? "tenant suspended" : "credentials revoked");
+    const closed = this.#host.events.streams.close(checked, code, why === "suspended" ? "tenant suspended" : "credentials revoked");
     if (closed > 0) await this.#host.syncAlarm();
     return closed;
   }

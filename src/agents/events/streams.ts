@@ -37,6 +37,14 @@ export interface StreamGrant {
 /** Which streams a close applies to. */
 export type StreamFilter = { all: true } | { keyId: string };
 
+/** A filter as received over RPC, checked; throws on anything else. */
+export function requireStreamFilter(value: unknown): StreamFilter {
+  const filter = value as { all?: unknown; keyId?: unknown } | null;
+  if (filter?.all === true) return { all: true };
+  if (typeof filter?.keyId === "string" && filter.keyId !== "") return { keyId: filter.keyId };
+  throw new TypeError("a stream filter is { all: true } or { keyId }");
+}
+
 export function matches(grant: StreamGrant, filter: StreamFilter): boolean {
   return "all" in filter || grant.keyId === filter.keyId;
 }

@@ -4,7 +4,9 @@
  * session's Agent, which serves it (and, for a WebSocket, hibernates between events).
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { streamDeadline } from "../../agents/events/streams";
+import { EVENT_RETENTION_COUNT, EVENT_RETENTION_MS } from "../../agents/events/retention";
+import { MAX_STREAM_LIFETIME_MS, streamDeadline } from "../../agents/events/streams";
+import { DAY_MS } from "../../tenants/usage";
 import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
@@ -21,9 +23,9 @@ export const route = createRoute({
   description: [
     "Server-Sent Events with `Accept: text/event-stream` (or any Accept that allows it), or a WebSocket on `Upgrade: websocket`.",
     "Without a cursor the stream starts with a `snapshot`; with `Last-Event-ID` or `after` it replays every stored event after that id, exactly once, then live ones.",
-    "A cursor older than the retention (1,000 events, 7 days) gets a `snapshot` with `reset: true`.",
+    `A cursor older than the retention (${EVENT_RETENTION_COUNT} events, ${EVENT_RETENTION_MS / DAY_MS} days) gets a \`snapshot\` with \`reset: true\`.`,
     "After a final status the stream sends `end` and closes; a reconnect to an ended session with nothing newer than the cursor answers 204.",
-    "Browsers may pass a JWT as `access_token` (never an API key). A stream closes when its credential expires (at the latest after an hour), and at once when its API key is revoked or the tenant suspended.",
+    `Browsers may pass a JWT as \`access_token\` (never an API key). A stream closes when its credential expires (at the latest after ${MAX_STREAM_LIFETIME_MS / 60_000} minutes), and at once when its API key is revoked or the tenant suspended.`,
   ].join(" "),
   tags: ["Sessions"],
   security: bearerOrUrlTokenAuth("sessions:read"),
@@ -68,5 +70,6 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     cursor: eventCursor(headers["last-event-id"], after),
     grant: { keyId: principal.keyId ?? null, expiresAt: streamDeadline(principal.expiresAt ?? null, Date.now()) },
   });
+  // A streamed or upgraded response, which the route's typed JSON helpers cannot describe.
   return response as never;
 };
