@@ -5,12 +5,8 @@
  */
 import type { Message, SessionStatus, StopReason, ToolCall, ToolCallStatus, Usage } from "../types";
 
-/** The types of stored events, each with an id, kept for replay. */
-export const STORED_EVENT_TYPES = ["status", "message", "tool_call", "tool_result", "usage"] as const;
-export type StoredEventType = (typeof STORED_EVENT_TYPES)[number];
-/** Frames that are sent but never stored, so they carry no id. */
-export type TransientEventType = "snapshot" | "delta" | "end";
-export type EventType = StoredEventType | TransientEventType;
+/** Stored events have an id and are replayed; `snapshot`, `delta` and `end` are sent, never stored, and carry none. */
+export type EventType = "status" | "message" | "tool_call" | "tool_result" | "usage" | "snapshot" | "delta" | "end";
 
 export interface StatusData {
   status: SessionStatus;
@@ -136,7 +132,3 @@ export function sseEvent(frame: EventFrame, sseId: number | undefined = frame.id
 
 /** A comment line: keeps proxies from closing an idle stream; clients ignore it. */
 export const SSE_HEARTBEAT = ": heartbeat\n\n";
-
-export function isStoredEventType(type: string): type is StoredEventType {
-  return (STORED_EVENT_TYPES as readonly string[]).includes(type);
-}

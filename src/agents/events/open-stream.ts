@@ -4,6 +4,7 @@
  * tenant loses the right (the tenant index closes it then: see `TenantIndex.noteEventStream`).
  */
 import { tenantIndexStub } from "../../objects";
+import type { StreamNote } from "../../tenants/types";
 import type { AgentHost } from "../host";
 import type { AgentFailure } from "../types";
 import { type EventFrame, frameJson, sseEvent } from "./frames";
@@ -38,7 +39,7 @@ export async function openEventStream(host: AgentHost, request: Request): Promis
   const opened = open(host, stream, now);
   // The index notes the stream before it gets a frame, and refuses it if the key was revoked or
   // the tenant suspended meanwhile; from then on a revocation reaches it through `closeStreams`.
-  let admitted: Awaited<ReturnType<ReturnType<typeof tenantIndexStub>["noteEventStream"]>>;
+  let admitted: StreamNote;
   try {
     admitted = await tenantIndexStub(host.env, session.tenant_id).noteEventStream(session.tenant_id, {
       sessionId: session.id,

@@ -99,6 +99,7 @@ export class SseWatcher implements Watcher {
     this.#write(sse);
   }
 
+  /** An SSE stream has no close code: it just ends (`EventSource` reconnects, and learns why). */
   close(): void {
     if (this.#closed) return;
     try {
@@ -230,10 +231,6 @@ export class StreamHub {
     let earliest: number | null = null;
     for (const watcher of this.#sockets()) earliest = earliest === null ? watcher.grant.expiresAt : Math.min(earliest, watcher.grant.expiresAt);
     return earliest;
-  }
-
-  count(): number {
-    return [...this.#sockets()].length + this.#sse.size;
   }
 
   #isPending(watcher: Watcher): boolean {
