@@ -6,7 +6,7 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { CLOSE_CODES } from "../../src/agents/events/streams";
+import { CLOSE_CODES, MAX_SSE_BACKLOG_BYTES, SseWatcher } from "../../src/agents/events/streams";
 import { newTestSession, sessionInit, unwrap } from "../support/agent-session";
 import { openSocket, openSse, streamResponse } from "../support/agent-stream";
 
@@ -100,5 +100,27 @@ describe("a stream's right to exist", () => {
     await other.untilClosed();
     await sse.untilClosed();
     expect(other.closeCode).toBe(CLOSE_CODES.suspended);
+  });
+});
+
+describe("an SSE watcher that does not read", () => {
+  it(`is cut off once ${MAX_SSE_BACKLOG_BYTES} bytes wait for it, and can resume from the log`, async () => {
+    let gone = false;
+    const watcher = new SseWatcher({ keyId: null, expiresAt: Date.now() + 60_000 }, Date.now(), () => {
+      gone = true;
+    });
+    const chunk = "x".repeat(64 * 1024);
+    let sent = 0;
+    while (!watcher.closed && sent < 4 * MAX_SSE_BACKLOG_BYTES) {
+      watcher.send("", chunk);
+      sent += chunk.length;
+    }
+    expect(watcher.closed).toBe(true);
+    expect(gone).toBe(true);
+    expect(sent).toBeGreaterThan(MAX_SSE_BACKLOG_BYTES);
+    expect(sent).toBeLessThanOrEqual(MAX_SSE_BACKLOG_BYTES + 2 * chunk.length);
+    // What was queued before the cut is still delivered, then the stream ends.
+    const text = await new Response(watcher.body).text();
+    expect(text.length).toBe(sent - chunk.length);
   });
 });
