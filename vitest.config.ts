@@ -23,6 +23,8 @@ export default defineConfig({
                 // Short, so the timeout path is tested in seconds; production uses 110 s.
                 MODEL_TIMEOUT_MS: "3000",
                 AUTH_SIGNING_KEY: inject("signingKey"),
+                // One origin the CORS tests may call from; every other stays foreign.
+                CORS_ORIGINS: JSON.stringify(["https://console.example.com"]),
               },
             },
           })),

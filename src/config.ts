@@ -40,6 +40,8 @@ export interface Config {
   allowPrivateUrls: boolean;
   /** How long a model call may take before it is abandoned and retried. */
   modelTimeoutMs: number;
+  /** Origins whose browser pages may call the API (CORS); empty: none. */
+  corsOrigins: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -95,7 +97,41 @@ export function parseConfig(env: Env): Config {
     defaultLimits: parseDefaultLimits(env.DEFAULT_LIMITS),
     allowPrivateUrls: parseBoolean("ALLOW_PRIVATE_URLS", env.ALLOW_PRIVATE_URLS),
     modelTimeoutMs: parseTimeout(env.MODEL_TIMEOUT_MS),
+    corsOrigins: parseOrigins("CORS_ORIGINS", env.CORS_ORIGINS),
   };
+}
+
+/** Origins a list may name at most; an allow-list longer than this is a wildcard in disguise. */
+export const MAX_CORS_ORIGINS = 100;
+
+/**
+ * A JSON list of origins, each exactly as a browser sends it in `Origin` (`https://host[:port]`,
+ * no path, no trailing slash). No wildcard: every origin allowed to call with a token is named.
+ */
+function parseOrigins(name: string, text: string | undefined): readonly string[] {
+  if (text === undefined || text.trim() === "") return [];
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ConfigError(`${name} is not valid JSON`);
+  }
+  if (!Array.isArray(json) || json.length > MAX_CORS_ORIGINS) throw new ConfigError(`${name} must be a JSON list of at most ${MAX_CORS_ORIGINS} origins`);
+  return json.map((origin: unknown) => {
+    if (typeof origin !== "string" || !isOrigin(origin)) {
+      throw new ConfigError(`${name}: ${JSON.stringify(origin)} is not an origin like "https://console.example.com"`);
+    }
+    return origin;
+  });
+}
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === value;
+  } catch {
+    return false;
+  }
 }
 
 function parseDefaultLimits(text: string | undefined): Limits {

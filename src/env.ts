@@ -43,6 +43,8 @@ export interface Env {
   ALLOW_PRIVATE_URLS?: string;
   /** Model call timeout in ms; at most (and by default) 110000. */
   MODEL_TIMEOUT_MS?: string;
+  /** JSON list of origins allowed to call the API from a browser; default none. */
+  CORS_ORIGINS?: string;
 }
 
 type PlatformEnv = Env;

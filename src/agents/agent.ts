@@ -8,6 +8,8 @@ import { DurableObject } from "cloudflare:workers";
 import { type Limits, MAX_QUEUED_MESSAGES } from "../limits";
 import { decodeIntPairCursor, encodeIntPairCursor } from "../tenants/cursor";
 import { decideContext, usesSummaries } from "./context/plan";
+import { openEventStream } from "./events/open-stream";
+import { CLOSE_CODES, requireStreamFilter, type StreamFilter } from "./events/streams";
 import { AgentHost, settleOutcome } from "./host";
 import type { RunState, StepRecord } from "./store";
 import { nextUnit } from "./run/next-unit";
@@ -42,6 +44,8 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     this.#host = new AgentHost(ctx, env);
+    // A watcher's keep-alive "ping" is answered by the runtime without waking the object.
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
     // On every wake: storage written by an older version is migrated first, and the alarm is
     // set for what is due (it may have been lost with a crash between a write and the alarm).
     void ctx.blockConcurrencyWhile(async () => {
@@ -240,31 +244,37 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   async erase(): Promise<AgentResult<null>> {
     if (!this.#host.session()) return SESSION_NOT_FOUND;
     this.#host.inflight.abortAll("erased");
-    for (const socket of this.ctx.getWebSockets()) socket.close(1000, "session erased");
+    this.#host.events.streams.close({ all: true }, CLOSE_CODES.ended, "session erased");
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     return { ok: true, value: null };
   }
 
+  /**
+   * Closes the event streams `filter` selects: called by the tenant index when an API key is
+   * revoked (`keyId`) or the tenant suspended (`all`). Returns how many were open.
+   */
+  async closeStreams(filter: StreamFilter, why: "credentials" | "suspended"): Promise<number> {
+    if (why !== "credentials" && why !== "suspended") throw new TypeError("why must be credentials or suspended");
+    const checked = requireStreamFilter(filter);
+    const code = why === "suspended" ? CLOSE_CODES.suspended : CLOSE_CODES.credentials;
+    const closed = this.#host.events.streams.close(checked, code, why === "suspended" ? "tenant suspended" : "credentials revoked");
+    if (closed > 0) await this.#host.syncAlarm();
+    return closed;
+  }
+
+  /** The event stream (`GET /v1/sessions/{id}/events`), asked for by the gateway only. */
   override async fetch(request: Request): Promise<Response> {
-    if (!this.#host.session()) return Response.json({ error: "not_found" }, { status: 404 });
-    if (request.headers.get("Upgrade")?.toLowerCase() === "websocket") {
-      const pair = new WebSocketPair();
-      this.ctx.acceptWebSocket(pair[1]);
-      pair[1].send(JSON.stringify({ type: "snapshot", data: this.#snapshot() }));
-      return new Response(null, { status: 101, webSocket: pair[0] });
-    }
-    if (request.method !== "GET") return Response.json({ error: "method_not_allowed" }, { status: 405 });
-    return Response.json(this.#snapshot());
+    return openEventStream(this.#host, request);
   }
 
   override async webSocketMessage(): Promise<void> {
-    // The stream is one-way; control goes through the REST API.
+    // The stream is one-way; control goes through the REST API ("ping" is answered without a wake).
   }
 
   override async webSocketClose(socket: WebSocket, code: number): Promise<void> {
     try {
-      socket.close(code === 1005 ? 1000 : code, "closing");
+      socket.close(code === 1005 || code === 1006 ? 1000 : code, "closing");
     } catch {
       // already closed
     }
@@ -273,6 +283,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   override async alarm(): Promise<void> {
     const host = this.#host;
     if (!host.session()) return;
+    host.events.streams.closeExpired(Date.now());
     if (host.store.run().status === "queued") await this.#askForSlot();
     const limits = host.requireSession().limits;
     // A daily budget is checked against the index's count, learned from a report: after a
@@ -364,18 +375,6 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     await this.#host.settle();
     if (!this.#host.session()) return SESSION_NOT_FOUND;
     return { ok: true, value: this.#host.view() };
-  }
-
-  #snapshot() {
-    const session = this.#host.view();
-    return {
-      status: session.status,
-      stop_reason: session.stop_reason,
-      error: session.error,
-      usage: session.usage,
-      queued_messages: session.queued_messages,
-      messages: this.#host.store.messages(),
-    };
   }
 }
 

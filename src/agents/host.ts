@@ -10,6 +10,8 @@
 import { type Config, loadConfig } from "../config";
 import { capLimits, type Limits } from "../limits";
 import { EventLog } from "./events/event-log";
+import type { EmittedEvent } from "./events/frames";
+import { StreamHub } from "./events/streams";
 import { InflightCalls } from "./inflight";
 import { shouldReport } from "./report/report-policy";
 import { Reporter } from "./report/reporter";
@@ -40,7 +42,7 @@ export class AgentHost {
     readonly env: Cloudflare.Env,
   ) {
     this.store = new AgentStore(ctx.storage);
-    this.events = new EventLog(this.store, () => ctx.getWebSockets());
+    this.events = new EventLog(this.store, new StreamHub(ctx));
     this.reporter = new Reporter(this.store, env);
   }
 
@@ -80,6 +82,8 @@ export class AgentHost {
       stop_reason: run.stop_reason,
       error: run.error,
       usage: run.usage,
+      // Sessions created before context settings existed stored none: they use `auto`.
+      context: session.context ?? { strategy: "auto" },
       queued_messages: this.store.queuedMessages(),
       updated_at: run.updated_at,
     };
@@ -197,8 +201,11 @@ export class AgentHost {
     return this.events.transaction(fn);
   }
 
-  emit(type: string, data: unknown): void {
-    this.events.append(type, data, this.nowIso());
+  /** Stores an event with the change being made (see `EventLog.append`). */
+  emit<T extends EmittedEvent["type"]>(type: T, data: Extract<EmittedEvent, { type: T }>["data"] | undefined): void {
+    // The row an event refers to always exists while the session does.
+    if (data === undefined) return;
+    this.events.append({ type, data } as EmittedEvent, this.nowIso());
   }
 
   // ---- the end of every control and unit ---------------------------------------------
@@ -225,7 +232,7 @@ export class AgentHost {
   /** The alarm at or before the next wake `nextWakeAt` asks for, or none when nothing is due. */
   async syncAlarm(): Promise<void> {
     if (!this.session()) return;
-    const target = nextWakeAt(this.store.run(), Date.now());
+    const target = nextWakeAt(this.store.run(), Date.now(), { socketDeadline: this.events.streams.earliestSocketDeadline() });
     const current = await this.ctx.storage.getAlarm();
     if (target === null) {
       if (current !== null) await this.ctx.storage.deleteAlarm();

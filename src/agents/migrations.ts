@@ -124,4 +124,14 @@ export const AGENT_MIGRATIONS: readonly Migration[] = [
         )`,
       ]),
   },
+  {
+    version: 5,
+    description: "events refer to their message ({ seq }) or tool call ({ id, status }) instead of holding a copy",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `UPDATE events SET data = json_object('seq', json_extract(data, '$.seq')) WHERE type = 'message'`,
+        `UPDATE events SET data = json_object('id', json_extract(data, '$.id'), 'status', json_extract(data, '$.status'))
+         WHERE type IN ('tool_call', 'tool_result')`,
+      ]),
+  },
 ];

@@ -1,9 +1,9 @@
 /**
  * One model call: the unit that asks the model for its next response. The limits were checked
  * by `nextUnit`; this fits the history to the context budget (context/plan.ts), calls the
- * provider with an abortable, time-limited signal, and saves the assistant message with its
- * tool calls and its usage in one transaction, unless a cancel, pause or restart made the
- * result stale in the meantime.
+ * provider with an abortable, time-limited signal, passes the text it streams on to the
+ * watchers, and saves the assistant message with its tool calls and its usage in one
+ * transaction, unless a cancel, pause or restart made the result stale in the meantime.
  */
 import { MAX_ATTEMPTS } from "../limits";
 import { calibratedRatio } from "./context/estimate";
@@ -11,7 +11,7 @@ import { callMessages, decideContext } from "./context/plan";
 import { deadline } from "./deadline";
 import type { AgentHost, UnitScope } from "./host";
 import { providerFor } from "./model";
-import { type CallUsage, ModelError, type ModelRequest, type ModelResponse } from "./model/provider";
+import { type CallUsage, ModelError, type ModelRequest, type ModelResponse, type TextDelta } from "./model/provider";
 import { backoffDelay } from "./retry";
 import { toolDefinitions } from "./tools/registry";
 import type { UnitOutcome } from "./run/next-unit";
@@ -26,7 +26,16 @@ export async function runModelStep(scope: UnitScope, maxTokens: number): Promise
   if (decision.kind !== "call") throw new Error("a model step was asked to summarize");
   const { provider, model } = providerFor(session.model, host.config);
   const request: ModelRequest = { model, system: session.system, messages: callMessages(host.store, decision), tools, maxTokens };
-  const called = await callModel(scope, (signal) => provider.complete(request, signal));
+  const streamed = new Map<number, number>();
+  // Text reaches the watchers only while this unit is current: after a cancel or a pause none
+  // of its text goes out. `offset` lets a watcher start a block over when a retry writes it again.
+  const onText = ({ index, text }: TextDelta) => {
+    if (!scope.current) return;
+    const offset = streamed.get(index) ?? 0;
+    streamed.set(index, offset + text.length);
+    host.events.delta({ index, text, offset }, host.nowIso());
+  };
+  const called = await callModel(scope, (signal) => provider.complete(request, signal, onText));
   if (!called.ok) return called.outcome;
   const response = called.response;
 

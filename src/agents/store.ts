@@ -15,13 +15,17 @@
  *   tool_calls (id PK = the model's tool_use id, step, message_seq, position, name, input JSON,
  *               status, output, is_error, reported 0|1, created_at, started_at, finished_at)
  *               `reported` = 1 once its tool_result message is written.
- *   events     (id PK autoincrement, type, data JSON, created_at)
+ *   events     (id PK autoincrement, type, data JSON, created_at): the event log, replayed by
+ *              id (the primary key is the replay index). `data` holds small events whole and
+ *              messages and tool calls as references ({ seq } / { id, status }); ids are never
+ *              reused, so a cursor stays meaningful after pruning (events/retention.ts).
  *   steps      (seq PK autoincrement, kind, started_at ms, ended_at ms, queued_ms, input_tokens,
  *               output_tokens, outcome): one row per unit of work, the newest `MAX_STORED_STEPS` kept
  * KV
  *   session         SessionInit + created_at (written once)
  *   run             RunState
  *   schema_version  the last migration applied (src/agents/migrations.ts)
+ *   events_pruned_through  every event up to this id was pruned (absent: none)
  * Storage is migrated when a session is created and on every wake of an existing one.
  */
 import { migrate } from "../storage/migrations";
@@ -363,12 +367,69 @@ export class AgentStore {
       }));
   }
 
+  message(seq: number): Message | undefined {
+    const row = this.storage.sql.exec("SELECT seq, role, content, created_at FROM messages WHERE seq = ?", seq).toArray()[0];
+    return row ? toMessage(row) : undefined;
+  }
+
+  /** The newest `limit` messages, newest first. */
+  latestMessages(limit: number): Message[] {
+    return this.storage.sql
+      .exec("SELECT seq, role, content, created_at FROM messages ORDER BY seq DESC LIMIT ?", limit)
+      .toArray()
+      .map(toMessage);
+  }
+
+  hasMessagesBefore(seq: number): boolean {
+    return this.storage.sql.exec("SELECT 1 FROM messages WHERE seq < ? LIMIT 1", seq).toArray().length > 0;
+  }
+
+  // ---- the event log (its rules live in events/event-log.ts) --------------------------------
+
+  /** `data` is the stored form: the event's data, or a reference to the row that holds it. */
   appendEvent(type: string, data: unknown, now: string): number {
     const row = this.storage.sql
       .exec("INSERT INTO events (type, data, created_at) VALUES (?, ?, ?) RETURNING id", type, JSON.stringify(data), now)
       .one();
     return Number(row.id);
   }
+
+  /** Stored events after `after`, oldest first. */
+  eventsAfter(after: number): StoredEventRow[] {
+    return this.storage.sql
+      .exec("SELECT id, type, data, created_at FROM events WHERE id > ? ORDER BY id", after)
+      .toArray()
+      .map((row) => ({ id: Number(row.id), type: String(row.type), data: JSON.parse(String(row.data)), created_at: String(row.created_at) }));
+  }
+
+  /** The newest stored event id, or 0 when the table is empty. */
+  newestEventId(): number {
+    return Number(this.storage.sql.exec("SELECT max(id) AS id FROM events").one().id ?? 0);
+  }
+
+  /** The newest event id created before `createdAt` (ISO), or 0. */
+  newestEventIdBefore(createdAt: string): number {
+    return Number(this.storage.sql.exec("SELECT max(id) AS id FROM events WHERE created_at < ?", createdAt).one().id ?? 0);
+  }
+
+  /** Deletes the events up to `id` and records that they are gone. */
+  pruneEventsThrough(id: number): void {
+    this.storage.sql.exec("DELETE FROM events WHERE id <= ?", id);
+    this.storage.kv.put(EVENTS_PRUNED_THROUGH_KEY, Math.max(id, this.eventsPrunedThrough()));
+  }
+
+  eventsPrunedThrough(): number {
+    return this.storage.kv.get<number>(EVENTS_PRUNED_THROUGH_KEY) ?? 0;
+  }
+}
+
+const EVENTS_PRUNED_THROUGH_KEY = "events_pruned_through";
+
+export interface StoredEventRow {
+  id: number;
+  type: string;
+  data: unknown;
+  created_at: string;
 }
 
 function toMessage(row: Row): Message {

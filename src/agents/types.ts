@@ -137,7 +137,8 @@ export interface SessionInit {
   metadata: Record<string, string> | null;
 }
 
-export interface Session extends SessionInit {
+export interface Session extends Omit<SessionInit, "context"> {
+  context: ContextSettings;
   status: SessionStatus;
   stop_reason: StopReason | null;
   error: string | null;
@@ -176,6 +177,11 @@ export type AgentFailure =
   /** `action` is not allowed while the session is `status`. */
   | { reason: "wrong_status"; action: "cancel" | "pause" | "resume"; status: SessionStatus }
   | { reason: "tool_call_not_waiting"; status: ToolCallStatus; expected: ToolCallStatus }
+  /**
+   * An event stream the tenant index would not note: its credential's key was revoked or
+   * expired, the tenant is suspended, or the index could not be reached.
+   */
+  | { reason: "stream_refused"; why: "credentials" | "suspended" | "unavailable" }
   /** Input or settings the gateway should have refused; `detail` is written for the caller. */
   | { reason: "invalid"; detail: string };
 export type AgentFailureReason = AgentFailure["reason"];

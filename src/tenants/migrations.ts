@@ -90,6 +90,21 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
         `CREATE INDEX IF NOT EXISTS run_queue_by_time ON run_queue (queued_at, session_id)`,
       ]),
   },
+  {
+    version: 4,
+    description: "event streams noted per session and API key, to close them on revocation or suspension",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS event_streams (
+          session_id TEXT NOT NULL,
+          key_id TEXT NOT NULL,
+          expires_at INTEGER NOT NULL,
+          PRIMARY KEY (session_id, key_id)
+        )`,
+        `CREATE INDEX IF NOT EXISTS event_streams_by_key ON event_streams (key_id, expires_at)`,
+        `CREATE INDEX IF NOT EXISTS event_streams_by_expiry ON event_streams (expires_at)`,
+      ]),
+  },
 ];
 
 export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [

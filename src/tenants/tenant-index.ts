@@ -12,6 +12,7 @@ import type { PartialLimits } from "../limits";
 import { admit } from "./admission";
 import * as apiKeys from "./api-key-store";
 import { agentCanceller, cancelEach } from "./bulk-cancel";
+import { closeStreamsOf, noteStream, sessionsStreaming, sessionsStreamingWithKey } from "./event-streams";
 import { MAX_CURSOR_CHARS } from "./cursor";
 import * as idempotency from "./idempotency-store";
 import { RateLimiter } from "./rate-limit";
@@ -84,9 +85,32 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     return apiKeys.listApiKeys(this.#sql, tenantId, requirePageLimit(input.limit), optionalString("cursor", input.cursor, MAX_CURSOR_CHARS));
   }
 
+  /** Revokes the key, then closes every event stream opened with it before answering. */
   async revokeApiKey(tenantId: string, keyId: string, now: number): Promise<boolean> {
     await this.#enter(tenantId);
-    return apiKeys.revokeApiKey(this.#sql, requireString("keyId", keyId), requireNow(now));
+    const id = requireString("keyId", keyId);
+    const found = apiKeys.revokeApiKey(this.#sql, id, requireNow(now));
+    if (found) await closeStreamsOf(this.env, tenantId, sessionsStreamingWithKey(this.#sql, id, now), { keyId: id }, "credentials");
+    return found;
+  }
+
+  // --- event streams
+
+  /**
+   * Called by an Agent before a new stream gets its first frame: refused when the stream's key no
+   * longer stands or the tenant is suspended; noted otherwise, so a later revocation or
+   * suspension finds it. This object runs one call at a time, so none falls between the two.
+   */
+  async noteEventStream(tenantId: string, input: T.NoteStreamInput): Promise<T.StreamNote> {
+    await this.#enter(tenantId);
+    const checked: T.NoteStreamInput = {
+      sessionId: requireString("sessionId", input.sessionId),
+      keyId: input.keyId === null ? null : requireString("keyId", input.keyId),
+      expiresAt: requireNow(input.expiresAt),
+      now: requireNow(input.now),
+    };
+    const key = checked.keyId === null ? null : apiKeys.findApiKey(this.#sql, tenantId, checked.keyId);
+    return noteStream(this.#sql, checked, key, this.#readConfig().suspended);
   }
 
   // --- sessions
@@ -192,7 +216,10 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     await this.#enter(tenantId);
     writeSuspended(this.ctx.storage.kv, true);
     this.#config = null;
-    return this.#cancel(tenantId, {});
+    const result = await this.#cancel(tenantId, {});
+    // Cancelled runs end their streams; streams of idle sessions are closed here.
+    await closeStreamsOf(this.env, tenantId, sessionsStreaming(this.#sql, Date.now()), { all: true }, "suspended");
+    return result;
   }
 
   async unsuspend(tenantId: string): Promise<void> {

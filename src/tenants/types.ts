@@ -132,3 +132,15 @@ export interface TenantEntry {
   tenant_id: string;
   created_at: string;
 }
+
+/** A stream the Agent is opening, for the index to note (see event-streams.ts). */
+export interface NoteStreamInput {
+  sessionId: string;
+  /** The API key behind the stream's credential; null for other JWTs. */
+  keyId: string | null;
+  /** The stream's deadline, epoch ms. */
+  expiresAt: number;
+  now: number;
+}
+
+export type StreamNote = { ok: true } | { ok: false; reason: "credentials" | "suspended" };

@@ -205,3 +205,32 @@ describe("provider helpers", () => {
     expect(backoffDelay(1, 10 * 3600_000, 0)).toBe(MAX_RETRY_AFTER_MS);
   });
 });
+
+describe("the Anthropic provider's stream", () => {
+  it("asks for a stream, hands on the text as it comes, and resolves with the whole answer", async () => {
+    const model = mockModel(uniqueKey("stream"));
+    await model.script({ reply: { content: [{ type: "text", text: "streamed words" }], usage: { input_tokens: 3, output_tokens: 2 } }, stream: { chunk_chars: 5 } });
+    const pieces: string[] = [];
+    const provider = anthropicProvider({ baseUrl: mockUrl(), apiKey: "k" });
+    const response = await provider.complete(request(model.key), new AbortController().signal, (d) => pieces.push(d.text));
+    expect(pieces).toEqual(["strea", "med w", "ords"]);
+    expect(response).toEqual({ content: [{ type: "text", text: "streamed words" }], stopReason: "end_turn", usage: { input_tokens: 3, output_tokens: 2 } });
+    expect((await model.requests())[0]!.body).toMatchObject({ stream: true });
+  });
+
+  it("rejects retryably when the stream breaks or hangs past the deadline, and finally on an abort", async () => {
+    const broken = mockModel(uniqueKey("broken"));
+    await broken.script({ reply: { content: [{ type: "text", text: "never finished" }] }, stream: { break_after: 4 } });
+    expect(await failure(broken.key)).toMatchObject({ retryable: true });
+
+    const hung = mockModel(uniqueKey("hung"));
+    await hung.script({ reply: { content: [{ type: "text", text: "stuck" }] }, stream: { hang_after: 3 } });
+    expect(await failure(hung.key, AbortSignal.timeout(300))).toMatchObject({ retryable: true, message: "the model call timed out" });
+
+    const cut = mockModel(uniqueKey("cut"));
+    await cut.script({ reply: { content: [{ type: "text", text: "stuck" }] }, stream: { hang_after: 3 } });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    expect(await failure(cut.key, controller.signal)).toMatchObject({ retryable: false });
+  });
+});

@@ -41,7 +41,7 @@ describe("the OpenAI-compatible provider", () => {
     const response = await provider().complete(
       request(model.key, { tools: [{ name: "lookup", description: "looks up", input_schema: { type: "object", properties: { q: { type: "string" } } } }] }),
       signal(),
-      { onDelta: (index, text) => deltas.push([index, text]) },
+      ({ index, text }) => deltas.push([index, text]),
     );
     expect(response).toEqual({
       content: [t("let me look that up"), { type: "tool_use", id: "call_1", name: "lookup", input: { q: "tokyo", n: 2 } }],

@@ -156,30 +156,6 @@ describe("a run", () => {
     expect(await t.stub.create(sessionInit(t), "   ")).toMatchObject({ ok: false, reason: "invalid" });
     expect(await t.stub.get()).toEqual({ ok: false, reason: "session_not_found" });
   });
-
-  it("serves a snapshot over GET and over a WebSocket, then live events", async () => {
-    const t = newTestSession();
-    await t.model.script({ reply: { content: [text("hello")] } });
-    await createAndStart(t, "hi");
-    await waitForStatus(t, ["done"]);
-    const snapshot = await (await t.stub.fetch("http://agent/")).json<Record<string, unknown>>();
-    expect(snapshot).toMatchObject({ status: "done", stop_reason: "end_turn", error: null, usage: { steps: 1 } });
-    expect(snapshot.messages).toHaveLength(2);
-
-    const upgrade = await t.stub.fetch("http://agent/", { headers: { Upgrade: "websocket" } });
-    expect(upgrade.status).toBe(101);
-    const socket = upgrade.webSocket!;
-    const frames: { type: string; data: Record<string, unknown> }[] = [];
-    socket.addEventListener("message", (event) => frames.push(JSON.parse(String(event.data))));
-    socket.accept();
-    await t.model.script({ reply: { content: [text("again")] } });
-    await t.stub.start("more");
-    await waitForStatus(t, ["done"]);
-    await waitFor(async () => (frames.some((f) => f.type === "status" && f.data.status === "done") ? true : null));
-    expect(frames[0]!.type).toBe("snapshot");
-    expect(frames.map((f) => f.type)).toEqual(expect.arrayContaining(["message", "status", "usage"]));
-    socket.close();
-  });
 });
 
 async function waitFor<T>(probe: () => Promise<T | null>, timeoutMs = 5000): Promise<T> {

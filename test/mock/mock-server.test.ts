@@ -344,3 +344,52 @@ describe("pages and routing", () => {
     }
   });
 });
+
+describe("model queue, streaming", () => {
+  function streamModel(model: string): Promise<Response> {
+    return fetch(`${mockUrl()}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model, max_tokens: 64, stream: true, messages: [{ role: "user", content: "hi" }] }),
+    });
+  }
+
+  it("answers a request with stream: true in Anthropic's event format", async () => {
+    const key = uniqueKey("stream");
+    await mockModel(key).script({ reply: { content: [{ type: "text", text: "abcdefg" }, { type: "tool_use", id: "toolu_m", name: "t", input: { a: 1 } }] }, stream: { chunk_chars: 3 } });
+    const res = await streamModel(key);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const body = await res.text();
+    const names = [...body.matchAll(/^event: (\w+)$/gm)].map((m) => m[1]);
+    expect(names).toEqual([
+      "message_start",
+      "ping",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_delta",
+      "content_block_delta",
+      "content_block_stop",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_delta",
+      "content_block_stop",
+      "message_delta",
+      "message_stop",
+    ]);
+    expect(body).toContain('"text":"abc"');
+    expect(body).toContain('"stop_reason":"tool_use"');
+  });
+
+  it("breaks a stream after the given number of events, and refuses a bad shape", async () => {
+    const key = uniqueKey("break");
+    await mockModel(key).script({ reply: { content: [{ type: "text", text: "abcdefgh" }] }, stream: { break_after: 3 } });
+    const res = await streamModel(key);
+    await expect(res.text()).rejects.toThrow();
+    const bad = await fetch(`${mockUrl()}/_mock/model/${uniqueKey("bad")}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ steps: [{ status: 500, stream: { break_after: 2 } }] }),
+    });
+    expect(bad.status).toBe(400);
+  });
+});

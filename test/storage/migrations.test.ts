@@ -6,9 +6,10 @@ import { generateApiKey } from "../../src/auth/api-keys";
 import { agentStub, tenantIndexStub } from "../../src/objects";
 import { checkSequence, latestVersion, type Migration, migrate, SCHEMA_VERSION_KEY, schemaVersion } from "../../src/storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
-import { AGENT_LAYOUT_V0, INDEX_LAYOUT_V0, INDEX_LAYOUT_V1, userTables, writeAgentV2, writeLegacyAgent, writeLegacyIndex } from "../support/legacy-storage";
+import { AGENT_LAYOUT_V0, INDEX_LAYOUT_V0, INDEX_LAYOUT_V1, userTables, writeAgentV2, writeAgentV2WithEvents, writeLegacyAgent, writeLegacyIndex } from "../support/legacy-storage";
 import { estimateMessageTokens } from "../../src/agents/context/estimate";
 import type { RunState } from "../../src/agents/store";
+import { openSse } from "../support/agent-stream";
 import { createAndStart, messages, newTestSession, unwrap, waitForStatus } from "../support/agent-session";
 import { call } from "../support/api";
 import { freshTenant } from "../support/tokens";
@@ -117,6 +118,30 @@ describe("Agent storage written by an earlier version", () => {
     expect(JSON.stringify(sent.messages)).toContain("and the day after?");
   });
 
+  it("at version 2 keeps its event log: copies become references, and a replay shows the same events", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeAgentV2WithEvents(state.storage, t));
+    const before = await runInDurableObject(t.stub, (_i, state) => state.storage.sql.exec("SELECT id, type, data FROM events ORDER BY id").toArray());
+    await abortAllDurableObjects();
+
+    const replay = await openSse(t, { cursor: 0 });
+    await replay.untilClosed();
+    expect(replay.types()).toEqual(["status", "message", "message", "tool_call", "usage", "tool_result", "message", "message", "usage", "status", "end"]);
+    const after = await runInDurableObject(t.stub, (_i, state) => state.storage.sql.exec("SELECT id, type, data FROM events ORDER BY id").toArray());
+    expect(after.map((row) => row.id)).toEqual(before.map((row) => row.id));
+    for (const [n, row] of after.entries()) {
+      const old = JSON.parse(String(before[n]!.data)) as Record<string, unknown>;
+      const now = JSON.parse(String(row.data)) as Record<string, unknown>;
+      if (row.type === "message") expect(now).toEqual({ seq: old.seq });
+      else if (row.type === "tool_call" || row.type === "tool_result") expect(now).toEqual({ id: old.id, status: old.status });
+      else expect(now).toEqual(old);
+      // The replayed frame shows what the copy showed.
+      const frame = replay.stored()[n]!;
+      if (row.type === "message" || row.type === "status" || row.type === "usage") expect(frame.data).toEqual(old);
+      else expect(frame.data).toEqual({ id: old.id, name: old.name, step: old.step, input: old.input, status: old.status, output: old.output, is_error: old.is_error });
+    }
+  });
+
   it("a new session starts at the newest version", async () => {
     const t = newTestSession();
     await createAndStart(t, "hello");
@@ -136,6 +161,7 @@ describe("TenantIndex storage", () => {
     expect(page.data.map((s) => s.id)).toEqual(["ses_legacy"]);
     await runInDurableObject(index, async (_instance, state) => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
+      expect(userTables(state.storage)).toContain("event_streams");
     });
   });
 

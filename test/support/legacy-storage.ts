@@ -154,3 +154,78 @@ export function userTables(storage: DurableObjectStorage): string[] {
     .toArray()
     .map((row) => String(row.name));
 }
+
+/**
+ * Version 2 (before events referred to their rows): a finished two-step run whose `message`,
+ * `tool_call` and `tool_result` events hold whole copies of the message or call, as that
+ * version's event log stored them.
+ */
+export function writeAgentV2WithEvents(storage: DurableObjectStorage, t: TestSession): void {
+  // Events are dated now, so the log's age retention keeps them.
+  const AT = new Date().toISOString();
+  for (const statement of AGENT_LAYOUT_V0.statements) storage.sql.exec(statement);
+  const content = [
+    ["user", [{ type: "text", text: "what time is it?" }]],
+    ["assistant", [{ type: "tool_use", id: "toolu_legacy", name: "get_time", input: {} }]],
+    ["user", [{ type: "tool_result", tool_use_id: "toolu_legacy", content: "2026-11-20T10:00:00.000Z" }]],
+    ["assistant", [{ type: "text", text: "it is ten" }]],
+  ] as const;
+  const messages = content.map(([role, blocks], n) => {
+    storage.sql.exec("INSERT INTO messages (role, content, created_at) VALUES (?, ?, ?)", role, JSON.stringify(blocks), AT);
+    return { seq: n + 1, role, content: blocks, created_at: AT };
+  });
+  storage.sql.exec(
+    "INSERT INTO tool_calls (id, step, message_seq, position, name, input, status, output, is_error, reported, created_at, started_at, finished_at) VALUES ('toolu_legacy', 1, 2, 0, 'get_time', '{}', 'done', ?, 0, 1, ?, ?, ?)",
+    "2026-11-20T10:00:00.000Z",
+    AT,
+    AT,
+    AT,
+  );
+  const call = { id: "toolu_legacy", step: 1, name: "get_time", input: {}, status: "pending", output: null, is_error: false, created_at: AT, started_at: null, finished_at: null };
+  const finished = { ...call, status: "done", output: "2026-11-20T10:00:00.000Z", started_at: AT, finished_at: AT };
+  const usage1 = { steps: 1, input_tokens: 10, output_tokens: 5 };
+  const usage2 = { steps: 2, input_tokens: 20, output_tokens: 10 };
+  const events: [string, unknown][] = [
+    ["status", { status: "running", stop_reason: null, error: null }],
+    ["message", messages[0]],
+    ["message", messages[1]],
+    ["tool_call", call],
+    ["usage", usage1],
+    ["tool_result", finished],
+    ["message", messages[2]],
+    ["message", messages[3]],
+    ["usage", usage2],
+    ["status", { status: "done", stop_reason: "end_turn", error: null }],
+  ];
+  for (const [type, data] of events) storage.sql.exec("INSERT INTO events (type, data, created_at) VALUES (?, ?, ?)", type, JSON.stringify(data), AT);
+  storage.kv.put("session", {
+    id: t.sessionId,
+    tenant_id: t.tenantId,
+    created_by: "user-1",
+    model: t.model.key,
+    system: null,
+    tools: [{ type: "builtin", name: "get_time" }],
+    limits: BUILTIN_DEFAULT_LIMITS,
+    context: null,
+    metadata: null,
+    created_at: AT,
+  });
+  storage.kv.put("run", {
+    status: "done",
+    generation: 1,
+    steps: 2,
+    attempts: 0,
+    error: null,
+    stop_reason: "end_turn",
+    usage: usage2,
+    revision: 8,
+    reported_revision: 8,
+    urgent_revision: 0,
+    last_report_at: 0,
+    report_failures: 0,
+    report_retry_at: 0,
+    next_attempt_at: 0,
+    updated_at: AT,
+  });
+  storage.kv.put("schema_version", 2);
+}

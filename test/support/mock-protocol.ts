@@ -51,13 +51,30 @@ export interface ResetStep extends StepTiming {
 /** Only wait (`delay_ms`), then give the default answer. */
 export type DelayStep = StepTiming;
 
-/** A 200 Messages API response; `stop_reason` and `usage` get defaults. */
+/**
+ * A 200 Messages API response; `stop_reason` and `usage` get defaults. A request with
+ * `"stream": true` gets it as Anthropic's Server-Sent Events, shaped by `stream`; any other
+ * request gets one JSON body.
+ */
 export interface ReplyStep extends StepTiming {
   reply: {
     content: ContentBlock[];
     stop_reason?: string;
     usage?: Partial<Usage>;
   };
+  stream?: StreamShape;
+}
+
+/** How a streamed reply is sent. Events are counted from the first (`message_start`) as 1. */
+export interface StreamShape {
+  /** Characters per `text_delta` (default 4). */
+  chunk_chars?: number;
+  /** Wait this long before each event after the first. */
+  event_delay_ms?: number;
+  /** Send this many events, then reset the connection: a stream broken in the middle. */
+  break_after?: number;
+  /** Send this many events, then send nothing more and keep the connection open. */
+  hang_after?: number;
 }
 
 /** A 200 with `content-type: application/json` whose body does not parse. */

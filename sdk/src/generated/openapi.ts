@@ -563,6 +563,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Watch a session's events
+         * @description Server-Sent Events with `Accept: text/event-stream` (or any Accept that allows it), or a WebSocket on `Upgrade: websocket`. Without a cursor the stream starts with a `snapshot`; with `Last-Event-ID` or `after` it replays every stored event after that id, exactly once, then live ones. A cursor older than the retention (1000 events, 7 days) gets a `snapshot` with `reset: true`. After a final status the stream sends `end` and closes; a reconnect to an ended session with nothing newer than the cursor answers 204. Browsers may pass a JWT as `access_token` (never an API key). A stream closes when its credential expires (at the latest after 60 minutes), and at once when its API key is revoked or the tenant suspended.
+         */
+        get: operations["streamSessionEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     toolCall: {
@@ -662,7 +682,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ProblemCode: "bad_request" | "validation_failed" | "unauthorized" | "forbidden" | "tenant_suspended" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "internal" | "service_unavailable";
+        ProblemCode: "bad_request" | "validation_failed" | "unauthorized" | "forbidden" | "tenant_suspended" | "not_found" | "method_not_allowed" | "not_acceptable" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "internal" | "service_unavailable";
         FieldError: {
             /** @example body.name */
             path: string;
@@ -1086,7 +1106,7 @@ export interface components {
             /** @description Each call waits for an approve or deny first. */
             requires_approval?: boolean;
         };
-        /** @description Null for sessions created before context settings existed: they use `auto`. */
+        /** @description The session's context window. The session's first user message and the current run's are always sent; a tool_use is never sent without its result. */
         ContextSettings: {
             /**
              * @description How the history is fitted to the model's input before each call. `auto`: the task and the newest messages that fit the budget; `last_messages`: the task and a fixed count of the newest messages; `summary`: older messages are folded into a running summary (made by the model, counted in usage) sent with the task and the newest messages.
@@ -1098,7 +1118,7 @@ export interface components {
             max_input_tokens?: number;
             /** @description `last_messages` only: how many of the newest messages are sent (default 20). */
             last_messages?: number;
-        } | null;
+        };
         CreateSessionRequest: {
             input?: components["schemas"]["RunInput"];
             system?: string | null;
@@ -1109,7 +1129,7 @@ export interface components {
             model?: string;
             tools?: components["schemas"]["Tool"][];
             limits?: components["schemas"]["SessionLimits"];
-            context?: components["schemas"]["ContextSettings"] & unknown;
+            context?: components["schemas"]["ContextSettings"] | null;
             /**
              * @description String labels for the caller's own use.
              * @example {
@@ -1270,6 +1290,164 @@ export interface components {
             output: string;
             /** @description The tool failed; the output says why. */
             is_error?: boolean;
+        };
+        /** @description One event. Over Server-Sent Events: `id:` is the event id (a snapshot carries its `last_event_id`), `event:` its type and `data:` this JSON; a comment line every 15 s keeps the stream alive. Over a WebSocket: one text frame each. */
+        EventFrame: components["schemas"]["SnapshotEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["DeltaEvent"] | components["schemas"]["EndEvent"];
+        SnapshotEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "snapshot";
+            data: components["schemas"]["SnapshotEventData"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        SnapshotEventData: {
+            status: components["schemas"]["SessionStatus"];
+            stop_reason: components["schemas"]["StopReason"];
+            error: string | null;
+            usage: components["schemas"]["Usage"];
+            /** @description The newest event the snapshot includes; resume after it. */
+            last_event_id: number;
+            /** @description The cursor given was older than the retention: start over from this snapshot. */
+            reset: boolean;
+            /** @description The newest messages (at most 20), oldest first. */
+            messages: components["schemas"]["Message"][];
+            /** @description Older messages exist: read them with GET …/messages. */
+            has_earlier_messages: boolean;
+            /** @description Calls of the last model response without a result yet. */
+            open_tool_calls: components["schemas"]["ToolCallEventData"][];
+        };
+        /** @description A tool call as of this event: `status` is its status then. */
+        ToolCallEventData: {
+            id: string;
+            name: string;
+            step: number;
+            input?: unknown;
+            /** @enum {string} */
+            status: "pending" | "waiting_approval" | "waiting_tool_output" | "running" | "done" | "error";
+            /** @description Set once the call is finished (`done` or `error`). */
+            output: string | null;
+            is_error: boolean;
+        };
+        StatusEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "status";
+            data: components["schemas"]["StatusEventData"];
+            /** @description The event id: increasing, the cursor to resume after. */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        StatusEventData: {
+            status: components["schemas"]["SessionStatus"];
+            stop_reason: components["schemas"]["StopReason"];
+            error: string | null;
+        };
+        MessageEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message";
+            data: components["schemas"]["Message"];
+            /** @description The event id: increasing, the cursor to resume after. */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        ToolCallEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_call";
+            data: components["schemas"]["ToolCallEventData"];
+            /** @description The event id: increasing, the cursor to resume after. */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        ToolResultEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_result";
+            data: components["schemas"]["ToolCallEventData"];
+            /** @description The event id: increasing, the cursor to resume after. */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        UsageEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "usage";
+            data: components["schemas"]["Usage"];
+            /** @description The event id: increasing, the cursor to resume after. */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        /** @description Streamed model text: not stored, not replayed. */
+        DeltaEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "delta";
+            data: components["schemas"]["DeltaEventData"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        DeltaEventData: {
+            /** @description The text block's position in the answer being written. */
+            index: number;
+            text: string;
+            /** @description Where `text` starts in that block; 0 again when a retried call writes it anew. */
+            offset: number;
+        };
+        /** @description The session reached a final status; the stream closes. */
+        EndEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "end";
+            data: components["schemas"]["StatusEventData"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
         };
     };
     responses: never;
@@ -4736,6 +4914,134 @@ export interface operations {
             };
         };
     };
+    streamSessionEvents: {
+        parameters: {
+            query?: {
+                /** @description Replay every stored event after this id, then live ones (no snapshot). `Last-Event-ID` takes precedence. */
+                after?: string;
+            };
+            header?: {
+                /** @description Sent by EventSource when it reconnects: resume after this event. */
+                "last-event-id"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A WebSocket: one JSON `EventFrame` per text frame. Sending `ping` gets `pong` without waking the session. */
+            101: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Server-Sent Events, one `EventFrame` each. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["EventFrame"];
+                };
+            };
+            /** @description The session has ended and nothing is newer than the cursor: stop reconnecting. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The `Accept` header allows none of the route's media types (`not_acceptable`). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     receiveToolCall: {
         parameters: {
             query?: never;
@@ -4804,7 +5110,7 @@ type ReadonlyArray<T> = [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Health"]["status"]> = ["ok"];
-export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["bad_request", "validation_failed", "unauthorized", "forbidden", "tenant_suspended", "not_found", "method_not_allowed", "conflict", "idempotency_in_progress", "payload_too_large", "unsupported_media_type", "idempotency_conflict", "rate_limited", "internal", "service_unavailable"];
+export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["bad_request", "validation_failed", "unauthorized", "forbidden", "tenant_suspended", "not_found", "method_not_allowed", "not_acceptable", "conflict", "idempotency_in_progress", "payload_too_large", "unsupported_media_type", "idempotency_conflict", "rate_limited", "internal", "service_unavailable"];
 export const jwkUseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Jwk"]["use"]> = ["sig"];
 export const accessTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AccessToken"]["token_type"]> = ["Bearer"];
 export const apiKeyScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyScope"]> = ["sessions:read", "sessions:write", "tenant:admin"];
@@ -4822,4 +5128,13 @@ export const addMessageRequestIf_runningValues: ReadonlyArray<FlattenedDeepRequi
 export const stepKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["kind"]> = ["model", "tools", "summary"];
 export const stepOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["outcome"]> = ["ok", "retry", "failed", "discarded", "partial", "error"];
 export const toolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallStatus"]> = ["pending", "waiting_approval", "waiting_tool_output", "running", "done", "error"];
+export const snapshotEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SnapshotEvent"]["type"]> = ["snapshot"];
+export const toolCallEventDataStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallEventData"]["status"]> = ["pending", "waiting_approval", "waiting_tool_output", "running", "done", "error"];
+export const statusEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StatusEvent"]["type"]> = ["status"];
+export const messageEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MessageEvent"]["type"]> = ["message"];
+export const toolCallEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallEvent"]["type"]> = ["tool_call"];
+export const toolResultEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolResultEvent"]["type"]> = ["tool_result"];
+export const usageEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UsageEvent"]["type"]> = ["usage"];
+export const deltaEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaEvent"]["type"]> = ["delta"];
+export const endEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndEvent"]["type"]> = ["end"];
 export const componentsHeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["IdempotentReplayed"]> = ["true"];

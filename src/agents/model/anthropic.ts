@@ -1,10 +1,12 @@
 /**
- * The Anthropic Messages API provider, over plain `fetch`. It owns the wire format,
- * the headers and the mapping of every failure to a `ModelError`.
+ * The Anthropic Messages API provider, over plain `fetch`. It owns the wire format, the headers
+ * and the mapping of every failure to a `ModelError`. It asks for a stream (`anthropic-stream.ts`
+ * reads it) and still reads a whole JSON answer, as a proxy that does not stream may send.
  */
 import { log } from "../../log";
 import type { ContentBlock } from "../types";
-import { mergeTurns, ModelError, type ModelProvider, type ModelRequest, type ModelResponse, type ModelStopReason, parseRetryAfter, toCount } from "./provider";
+import { anthropicStopReason, readMessageStream } from "./anthropic-stream";
+import { mergeTurns, ModelError, type ModelProvider, type ModelRequest, type ModelResponse, parseRetryAfter, type TextDelta, toCount } from "./provider";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 /** A provider's error text longer than this is cut in the platform log. */
@@ -26,7 +28,7 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
   const fetchImpl = options.fetchImpl ?? fetch;
   const now = options.now ?? Date.now;
   return {
-    async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
+    async complete(request: ModelRequest, signal: AbortSignal, onText?: (delta: TextDelta) => void): Promise<ModelResponse> {
       if (!options.apiKey) throw new ModelError("the model provider is not configured", false);
       let response: Response;
       try {
@@ -37,12 +39,14 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
             "x-api-key": options.apiKey,
             "anthropic-version": ANTHROPIC_VERSION,
           },
-          body: JSON.stringify(toWire(request)),
+          body: JSON.stringify({ ...toWire(request), stream: true }),
           signal,
         });
       } catch (err) {
         throw networkError(err, signal);
       }
+      // Errors come as one JSON body even when a stream was asked for.
+      if (response.ok && isEventStream(response)) return readMessageStream(response.body, signal, onText, (err) => networkError(err, signal));
       let text: string;
       try {
         text = await response.text();
@@ -53,6 +57,10 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
       return fromWire(text);
     },
   };
+}
+
+function isEventStream(response: Response): boolean {
+  return (response.headers.get("content-type") ?? "").toLowerCase().startsWith("text/event-stream");
 }
 
 /**
@@ -87,14 +95,6 @@ function withoutEmptyBlocks(messages: ModelRequest["messages"]): ModelRequest["m
     .filter((m) => m.content.length > 0);
 }
 
-const STOP_REASONS: Record<string, ModelStopReason> = {
-  end_turn: "end_turn",
-  tool_use: "tool_use",
-  max_tokens: "max_tokens",
-  refusal: "refusal",
-  stop_sequence: "stop_sequence",
-};
-
 function fromWire(text: string): ModelResponse {
   let body: unknown;
   try {
@@ -123,7 +123,7 @@ function fromWire(text: string): ModelResponse {
   }
   return {
     content,
-    stopReason: (typeof record.stop_reason === "string" && STOP_REASONS[record.stop_reason]) || "other",
+    stopReason: anthropicStopReason(record.stop_reason),
     usage: {
       input_tokens: toCount(record.usage?.input_tokens),
       output_tokens: toCount(record.usage?.output_tokens),

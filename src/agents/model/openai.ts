@@ -4,11 +4,9 @@
  * usage at its end; a server that answers with one JSON body instead is read as well. Every
  * failure becomes a `ModelError` classified the same way as Anthropic's.
  */
-import { ChatStream, readChatStream, type StreamHandlers } from "./openai-stream";
+import { ChatStream, readChatStream } from "./openai-stream";
 import { toChatRequest, toContent, toStopReason, toUsage } from "./openai-wire";
-import { ModelError, type ModelProvider, type ModelRequest, type ModelResponse, parseRetryAfter } from "./provider";
-
-export type { StreamHandlers } from "./openai-stream";
+import { ModelError, type ModelProvider, type ModelResponse, parseRetryAfter } from "./provider";
 
 export interface OpenAiOptions {
   /** With or without a trailing `/v1`: both `https://api.openai.com` and `http://host:8000/v1` work. */
@@ -18,21 +16,16 @@ export interface OpenAiOptions {
   now?: () => number;
 }
 
-/** A provider whose `complete` can also hand out text as the model writes it. */
-export interface StreamingModelProvider extends ModelProvider {
-  complete(request: ModelRequest, signal: AbortSignal, handlers?: StreamHandlers): Promise<ModelResponse>;
-}
-
 export function chatCompletionsUrl(baseUrl: string): string {
   const base = baseUrl.replace(/\/+$/, "");
   return /\/v1$/.test(base) ? `${base}/chat/completions` : `${base}/v1/chat/completions`;
 }
 
-export function openAiProvider(options: OpenAiOptions): StreamingModelProvider {
+export function openAiProvider(options: OpenAiOptions): ModelProvider {
   const fetchImpl = options.fetchImpl ?? fetch;
   const now = options.now ?? Date.now;
   return {
-    async complete(request, signal, handlers = {}) {
+    async complete(request, signal, onText) {
       if (!options.apiKey) throw new ModelError("OPENAI_API_KEY is not configured", false);
       let response: Response;
       try {
@@ -49,7 +42,7 @@ export function openAiProvider(options: OpenAiOptions): StreamingModelProvider {
       const type = response.headers.get("content-type") ?? "";
       try {
         if (type.includes("text/event-stream") && response.body) {
-          const stream = new ChatStream(handlers);
+          const stream = new ChatStream(onText ? { onDelta: (index, text) => onText({ index, text }) } : {});
           await readChatStream(response.body, stream);
           return stream.result(newToolCallId);
         }

@@ -1,7 +1,8 @@
 /**
  * The model provider interface the loop talks to. A provider turns the platform's
- * messages into its wire format and back, and classifies every failure as retryable or
- * fatal, so the loop's retry policy never looks at a provider's status codes itself.
+ * messages into its wire format and back, streams the answer's text as it is written, and
+ * classifies every failure as retryable or fatal, so the loop's retry policy never looks at a
+ * provider's status codes itself.
  */
 import type { ContentBlock, Role, Usage } from "../types";
 
@@ -43,9 +44,30 @@ export interface ModelResponse {
   usage: CallUsage;
 }
 
+/**
+ * A piece of text while the model writes it. `index` is the position, in the resolved
+ * response's `content`, of the text block the piece belongs to (blocks the response leaves out,
+ * such as thinking or empty text, take no position).
+ */
+export interface TextDelta {
+  index: number;
+  text: string;
+}
+
 export interface ModelProvider {
-  /** Resolves with the response, or rejects with a `ModelError`. */
-  complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
+  /**
+   * Calls the model and resolves with the complete response, or rejects with a `ModelError`.
+   *
+   * Streaming: a provider that can stream asks its API to, and calls `onText` with each piece of
+   * text as it arrives, in order, before the promise settles. For a resolved response, the
+   * pieces given for `index` joined are exactly the text of `content[index]`. Usage comes from
+   * the stream. The stream is read to its end-of-message marker: one that breaks off, or ends
+   * without it, rejects with a retryable `ModelError` (status 200), and the pieces already given
+   * are void (the caller keeps nothing of them). Aborting `signal` stops the call and its stream
+   * at once; no `onText` call follows the abort. A provider that cannot stream resolves
+   * without calling `onText`.
+   */
+  complete(request: ModelRequest, signal: AbortSignal, onText?: (delta: TextDelta) => void): Promise<ModelResponse>;
 }
 
 /**

@@ -187,7 +187,7 @@ export const SessionSchema = z
     system: z.string().nullable(),
     tools: z.array(ToolSchema),
     limits: LimitsSchema,
-    context: ContextSettingsSchema.nullable().openapi({ description: "Null for sessions created before context settings existed: they use `auto`." }),
+    context: ContextSettingsSchema,
     queued_messages: z.number().int().openapi({ description: "Messages posted with `if_running: enqueue` that wait to start the next runs." }),
     usage: UsageSchema,
     metadata: z.record(z.string(), z.string()).nullable(),
@@ -213,7 +213,8 @@ export const CreateSessionRequestSchema = z
       }),
     tools: z.array(ToolSchema).max(MAX_TOOLS_PER_SESSION).optional(),
     limits: SessionLimitsSchema.optional(),
-    context: ContextSettingsSchema.nullable().optional(),
+    // A union, not `.nullable()`: the named component itself must stay non-null for generators.
+    context: z.union([ContextSettingsSchema, z.null()]).optional(),
     metadata: MetadataSchema.nullable().optional(),
   })
   .strict()

@@ -66,3 +66,14 @@ describe("nextWakeAt", () => {
     expect(nextWakeAt(given, NOW)).toBe(expected);
   });
 });
+
+describe("nextWakeAt with open WebSockets", () => {
+  it.each([
+    ["an idle session: the earliest socket deadline", run({ status: "idle" }), NOW + 60_000, NOW + 60_000],
+    ["a deadline already past: now", run({ status: "waiting_approval" }), NOW - 5, NOW],
+    ["a running session: the unit comes first", run(), NOW + 60_000, NOW],
+    ["no socket: as before", run({ status: "done" }), null, null],
+  ] as const)("%s", (_name, given, socketDeadline, expected) => {
+    expect(nextWakeAt(given, NOW, { socketDeadline })).toBe(expected);
+  });
+});

@@ -1,7 +1,9 @@
 /**
  * A scriptable stand-in for the model providers (the Anthropic Messages API and OpenAI Chat
  * Completions, `mock-openai.ts`) and for tenant webhooks, plus plain pages for the
- * URL-fetching tool. All traffic is keyed, so concurrent tests share one server.
+ * URL-fetching tool. A Messages request with `"stream": true` is answered in Anthropic's
+ * Server-Sent Events format; any other gets one JSON body. All traffic is keyed, so concurrent
+ * tests share one server.
  * Runs under vitest's globalSetup, or standalone: `node test/support/node/mock-server.ts --port 8787`
  * (add `--use-tools` for the tool-using development model, see tool-using-model.ts).
  */
@@ -15,6 +17,7 @@ import type {
   RecordedRequest,
   ReplyStep,
   StatusStep,
+  StreamShape,
 } from "../mock-protocol";
 
 /** Largest request body recorded; a test server still should not buffer without bound. */
@@ -68,6 +71,9 @@ const STEP_KINDS: Record<Queue, readonly string[]> = {
   hook: ["status", "hang", "reset", "hold"],
 };
 const ALL_KINDS = ["reply", "status", "hang", "reset", "invalid_json", "hold"];
+const STREAM_FIELDS = ["chunk_chars", "event_delay_ms", "break_after", "hang_after"];
+const DEFAULT_CHUNK_CHARS = 4;
+const BREAK_FLUSH_MS = 50;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -106,6 +112,18 @@ function checkStep(raw: unknown, kinds: readonly string[], where: string): strin
     const reply = raw.reply;
     if (!isObject(reply) || !Array.isArray(reply.content)) return `${where}: reply.content must be an array`;
     if (reply.usage !== undefined && !isObject(reply.usage)) return `${where}: reply.usage must be an object`;
+    if (raw.stream !== undefined) {
+      if (!isObject(raw.stream)) return `${where}: stream must be an object`;
+      for (const [name, value] of Object.entries(raw.stream)) {
+        if (!STREAM_FIELDS.includes(name)) return `${where}: stream.${name} is not a stream field`;
+        const least = name === "chunk_chars" || name === "break_after" || name === "hang_after" ? 1 : 0;
+        if (!(Number.isInteger(value) && (value as number) >= least && (value as number) <= MAX_DELAY_MS)) {
+          return `${where}: stream.${name} must be an integer from ${least} to ${MAX_DELAY_MS}`;
+        }
+      }
+    }
+  } else if (raw.stream !== undefined) {
+    return `${where}: stream goes with reply only`;
   }
   if (raw.match !== undefined) {
     const { match } = raw;
@@ -185,18 +203,99 @@ function sendMessage(res: ServerResponse, model: string, reply: ReplyStep["reply
   });
 }
 
-function sendDefault(x: Exchange, queue: Queue): void {
-  if (queue === "hook") return sendJson(x.res, 200, { output: "webhook ok" });
-  sendReply(x, x.defaultReply());
+/** The Messages API's Server-Sent Events for `reply`, as Anthropic sends them. */
+function streamEvents(model: string, reply: ReplyStep["reply"], chunkChars: number): [string, unknown][] {
+  const hasToolUse = reply.content.some((b) => b.type === "tool_use");
+  const usage = { ...DEFAULT_USAGE, ...reply.usage };
+  const events: [string, unknown][] = [
+    [
+      "message_start",
+      {
+        type: "message_start",
+        message: {
+          id: `msg_mock_${++messageCounter}`,
+          type: "message",
+          role: "assistant",
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          // Input and cache counts come first, as Anthropic sends them; the output count at the end.
+          usage: { ...usage, output_tokens: 1 },
+        },
+      },
+    ],
+    ["ping", { type: "ping" }],
+  ];
+  reply.content.forEach((block, index) => {
+    if (block.type === "text" && typeof block.text === "string") {
+      events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }]);
+      for (let at = 0; at < block.text.length; at += chunkChars) {
+        events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: block.text.slice(at, at + chunkChars) } }]);
+      }
+    } else if (block.type === "tool_use") {
+      events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } }]);
+      const json = JSON.stringify(block.input ?? {});
+      const half = Math.ceil(json.length / 2);
+      for (const part of [json.slice(0, half), json.slice(half)]) {
+        if (part) events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: part } }]);
+      }
+    } else if (block.type === "thinking") {
+      events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "thinking", thinking: "" } }]);
+      events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: String(block.thinking ?? "") } }]);
+    } else {
+      events.push(["content_block_start", { type: "content_block_start", index, content_block: block }]);
+    }
+    events.push(["content_block_stop", { type: "content_block_stop", index }]);
+  });
+  events.push(
+    ["message_delta", { type: "message_delta", delta: { stop_reason: reply.stop_reason ?? (hasToolUse ? "tool_use" : "end_turn"), stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }],
+    ["message_stop", { type: "message_stop" }],
+  );
+  return events;
 }
 
-/** A scripted reply in the request's dialect. */
-function sendReply(x: Exchange, reply: ReplyStep["reply"]): void {
-  const body = (x.record.body ?? {}) as { model?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown } };
-  if (x.dialect === "openai") {
-    return sendChatCompletion(x.res, String(body.model), reply, { stream: body.stream === true, includeUsage: body.stream_options?.include_usage === true });
+/** Sends the stream event by event, breaking or hanging where the step says. */
+async function sendStream(x: Exchange, model: string, reply: ReplyStep["reply"], shape: StreamShape = {}): Promise<void> {
+  const events = streamEvents(model, reply, shape.chunk_chars ?? DEFAULT_CHUNK_CHARS);
+  x.res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
+  for (const [n, [name, data]] of events.entries()) {
+    if (n > 0 && shape.event_delay_ms) {
+      const waited = await sleep(shape.event_delay_ms, true, { signal: x.signal }).catch(() => false);
+      if (!waited) return;
+    }
+    if (x.signal.aborted) return;
+    if (shape.break_after !== undefined && n >= shape.break_after) {
+      // A reset can discard data the client has not read yet: let what was sent arrive first.
+      await sleep(BREAK_FLUSH_MS);
+      x.droppedByMock = true;
+      x.req.socket.resetAndDestroy();
+      return;
+    }
+    if (shape.hang_after !== undefined && n >= shape.hang_after) return;
+    x.res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
   }
-  sendMessage(x.res, String(body.model), reply);
+  x.res.end();
+}
+
+function wantsStream(x: Exchange): boolean {
+  return isObject(x.record.body) && x.record.body.stream === true;
+}
+
+/** A scripted reply in the request's dialect, streamed when the request asked for a stream. */
+function sendReply(x: Exchange, reply: ReplyStep["reply"], shape?: StreamShape): void | Promise<void> {
+  const body = (x.record.body ?? {}) as { model?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown } };
+  const model = String(body.model);
+  if (x.dialect === "openai") {
+    return sendChatCompletion(x.res, model, reply, { stream: body.stream === true, includeUsage: body.stream_options?.include_usage === true });
+  }
+  if (wantsStream(x)) return sendStream(x, model, reply, shape);
+  sendMessage(x.res, model, reply);
+}
+
+function sendDefault(x: Exchange, queue: Queue): void | Promise<void> {
+  if (queue === "hook") return sendJson(x.res, 200, { output: "webhook ok" });
+  return sendReply(x, x.defaultReply());
 }
 
 /** The system prompt of a model request in either dialect, for steps that `match` on it. */
@@ -255,9 +354,9 @@ async function play(x: Exchange, step: AnyStep | undefined, queue: Queue): Promi
     return;
   }
   if ("status" in step) return sendStatusStep(x.res, step, x.dialect);
-  if ("reply" in step) return sendReply(x, step.reply);
+  if ("reply" in step) return sendReply(x, step.reply, step.stream);
   if ("invalid_json" in step) return sendBody(x.res, 200, NOT_JSON_BODY, { "content-type": "application/json" });
-  sendDefault(x, queue);
+  return sendDefault(x, queue);
 }
 
 async function readBody(req: IncomingMessage): Promise<Result<string>> {
