@@ -134,12 +134,12 @@ export class AgentHost {
    * that nothing of an earlier run can still save. The message is the run's task, which every
    * model call of the run is sent.
    */
-  startRun(content: ContentBlock[]): void {
+  startRun(content: ContentBlock[], status: "running" | "queued" = "running"): void {
     this.transaction(() => {
       const saved = this.store.appendMessage("user", content, this.nowIso());
       const run = this.store.run();
       this.updateRun({
-        status: "running",
+        status,
         generation: run.generation + 1,
         steps: 0,
         attempts: 0,
@@ -186,11 +186,11 @@ export class AgentHost {
    * late answer never saved) and starts a new one with `content`, in one transaction: the
    * session goes from its run to the next without ever being `cancelled`. Queued messages stay.
    */
-  interruptRun(content: ContentBlock[]): void {
+  interruptRun(content: ContentBlock[], status: "running" | "queued" = "running"): void {
     this.inflight.abortAll("interrupted");
     this.transaction(() => {
       this.closeOpenCalls(CANCELLED_BEFORE_RESULT);
-      this.startRun(content);
+      this.startRun(content, status);
     });
   }
 
