@@ -7,6 +7,7 @@ import type { ToolDefinition } from "../model/provider";
 import type { ToolSpec } from "../types";
 import { getTimeTool } from "./builtin/get-time";
 import { httpFetchTool } from "./builtin/http-fetch-tool";
+import { runCodeTool } from "./builtin/run-code";
 import type { Tool } from "./tool";
 import { webhookTool } from "./webhook";
 
@@ -22,6 +23,7 @@ export const MAX_TOOLS_PER_SESSION = 64;
 export const BUILTIN_TOOLS: ReadonlyMap<string, Tool> = new Map([
   ["get_time", getTimeTool],
   ["http_fetch", httpFetchTool],
+  ["run_code", runCodeTool],
 ]);
 
 export type Toolbox = ReadonlyMap<string, Tool>;

@@ -101,7 +101,7 @@ const RequiresApprovalSchema = z.boolean().optional().openapi({ description: "Ea
 export const BuiltinToolSchema = z
   .object({
     type: z.literal("builtin"),
-    name: ToolNameSchema.openapi({ description: "A built-in tool: `get_time` or `http_fetch`.", example: "get_time" }),
+    name: ToolNameSchema.openapi({ description: "A built-in tool: `get_time`, `http_fetch` or `run_code`.", example: "get_time" }),
     requires_approval: RequiresApprovalSchema,
   })
   .strict()
