@@ -237,10 +237,11 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       openToolCalls: host.store.openToolCalls().length,
       limits,
       tenantTokensToday: host.reporter.tenantTokensToday(),
+      toolsReady: host.toolsReady(),
       now: Date.now(),
     });
     if (unit.kind === "finish") host.finishRun("done", unit.stopReason, null);
-    else if (unit.kind === "model" || unit.kind === "tools") await runUnit(host, unit);
+    else if (unit.kind === "model" || unit.kind === "tools" || unit.kind === "discover") await runUnit(host, unit);
     await host.settle();
   }
 
@@ -262,6 +263,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     const content: ContentBlock[] = typeof input === "string" ? [{ type: "text", text: input }] : input;
     host.transaction(() => {
       const saved = host.store.appendMessage("user", content, host.nowIso());
+      host.resetRunTools();
       const run = host.store.run();
       host.updateRun({ status: "running", generation: run.generation + 1, steps: 0, attempts: 0, error: null, stop_reason: null, next_attempt_at: 0 });
       host.emit("message", saved);

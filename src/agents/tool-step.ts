@@ -8,13 +8,27 @@ import { UNIT_BUDGET_MS } from "../limits";
 import { tenantIndexStub } from "../objects";
 import type { AgentHost, UnitScope } from "./host";
 import { cutOutput } from "./tools/cut-output";
-import type { ToolOutcome } from "./tools/tool";
+import { McpConnections } from "./tools/mcp/pool";
+import type { ToolContext, ToolOutcome } from "./tools/tool";
 import { validateToolInput } from "./tools/validate-input";
 import type { ToolCall } from "./types";
 
 export const INTERRUPTED_BY_RESTART = "interrupted by a restart, not run again";
 
 export async function runToolStep(scope: UnitScope): Promise<void> {
+  const host = scope.host;
+  const session = host.requireSession();
+  const signing = () => tenantIndexStub(host.env, session.tenant_id).getWebhookSigning(session.tenant_id);
+  // The unit's MCP connections: opened on first use, closed when the unit ends, never kept.
+  const mcp = new McpConnections({ allowPrivateUrls: host.config.allowPrivateUrls, allowedOrigins: async () => (await signing()).webhook_origins });
+  try {
+    await runCalls(scope, mcp, signing);
+  } finally {
+    await mcp.closeAll();
+  }
+}
+
+async function runCalls(scope: UnitScope, mcp: McpConnections, signing: ToolContext["webhookSigning"]): Promise<void> {
   const host = scope.host;
   const session = host.requireSession();
   const started = Date.now();
@@ -39,27 +53,31 @@ export async function runToolStep(scope: UnitScope): Promise<void> {
       host.store.setToolCallStatus(call.id, "waiting_tool_output", host.nowIso());
       continue;
     }
-    host.store.setToolCallStatus(call.id, "running", host.nowIso());
-    if (tool.atMostOnce) {
-      // The mark must be durable before a side effect that must not happen twice.
-      await host.ctx.storage.sync();
-      if (!scope.current) return;
-    }
 
     const controller = host.inflight.begin();
+    const ctx: ToolContext = {
+      sessionId: session.id,
+      tenantId: session.tenant_id,
+      createdBy: session.created_by,
+      toolCallId: call.id,
+      idempotencyKey: `${session.id}:${call.id}`,
+      signal: controller.signal,
+      allowPrivateUrls: host.config.allowPrivateUrls,
+      maxOutputChars: session.limits.max_tool_output_chars,
+      webhookSigning: signing,
+      mcp,
+    };
     let outcome: ToolOutcome;
     try {
-      outcome = await tool.run(call.input, {
-        sessionId: session.id,
-        tenantId: session.tenant_id,
-        createdBy: session.created_by,
-        toolCallId: call.id,
-        idempotencyKey: `${session.id}:${call.id}`,
-        signal: controller.signal,
-        allowPrivateUrls: host.config.allowPrivateUrls,
-        maxOutputChars: session.limits.max_tool_output_chars,
-        webhookSigning: () => tenantIndexStub(host.env, session.tenant_id).getWebhookSigning(session.tenant_id),
-      });
+      await tool.prepare?.(ctx);
+      if (!scope.current) return;
+      host.store.setToolCallStatus(call.id, "running", host.nowIso());
+      if (tool.atMostOnce) {
+        // The mark must be durable before a side effect that must not happen twice.
+        await host.ctx.storage.sync();
+        if (!scope.current) return;
+      }
+      outcome = await tool.run(call.input, ctx);
     } catch (err) {
       outcome = { output: `tool "${call.name}" failed: ${err instanceof Error ? err.message : String(err)}`, isError: true };
     } finally {

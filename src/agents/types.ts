@@ -18,7 +18,7 @@ export const ACTIVE_STATUSES: readonly SessionStatus[] = ["queued", "running", "
 export const SLOT_STATUSES: readonly SessionStatus[] = ["running"];
 export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "cancelled"];
 
-export const STOP_REASONS = ["end_turn", "step_limit", "token_limit", "model_error", "cancelled"] as const;
+export const STOP_REASONS = ["end_turn", "step_limit", "token_limit", "model_error", "tools_unavailable", "cancelled"] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 export interface TextBlock {
@@ -88,7 +88,22 @@ export type ToolSpec =
       description: string;
       input_schema: Record<string, unknown>;
       requires_approval?: boolean;
-    };
+    }
+  | McpToolSpec;
+
+/**
+ * A remote MCP server (Streamable HTTP): its tools are listed when a run starts and offered as
+ * `<name>__<tool>`. `headers` (credentials) are sent to the server only: every response masks
+ * their values.
+ */
+export interface McpToolSpec {
+  type: "mcp";
+  name: string;
+  url: string;
+  allowed_tools?: string[];
+  headers?: Record<string, string>;
+  requires_approval?: boolean;
+}
 
 /** What the gateway gives an Agent when it creates the session; fixed for its life. */
 export interface SessionInit {

@@ -5,7 +5,7 @@ import { generateApiKey } from "../../src/auth/api-keys";
 import { agentStub, tenantIndexStub } from "../../src/objects";
 import { checkSequence, latestVersion, type Migration, migrate, SCHEMA_VERSION_KEY, schemaVersion } from "../../src/storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
-import { AGENT_LAYOUT_V0, INDEX_LAYOUT_V0, userTables, writeLegacyAgent, writeLegacyIndex } from "../support/legacy-storage";
+import { AGENT_LAYOUT_V0, INDEX_LAYOUT_V0, userTables, writeAgentV2, writeLegacyAgent, writeLegacyIndex } from "../support/legacy-storage";
 import { createAndStart, messages, newTestSession, unwrap, waitForStatus } from "../support/agent-session";
 import { call } from "../support/api";
 import { freshTenant } from "../support/tokens";
@@ -81,6 +81,22 @@ describe("Agent storage written by an earlier version", () => {
       [{ type: "text", text: "hello" }],
       [{ type: "text", text: "hi there" }],
     ]);
+    await t.model.script({ reply: { content: [{ type: "text", text: "again" }] } });
+    unwrap(await t.stub.start("once more"));
+    await waitForStatus(t, ["done"]);
+    expect(await messages(t)).toHaveLength(4);
+  });
+
+  it("at version 2 gets the run_tools table on wake, and runs as before", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeAgentV2(state.storage, t));
+    await abortAllDurableObjects();
+    expect(unwrap(await t.stub.get())).toMatchObject({ id: t.sessionId, status: "done" });
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(3);
+      expect(userTables(state.storage)).toContain("run_tools");
+      expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM run_tools").one().n).toBe(0);
+    });
     await t.model.script({ reply: { content: [{ type: "text", text: "again" }] } });
     unwrap(await t.stub.start("once more"));
     await waitForStatus(t, ["done"]);

@@ -72,6 +72,17 @@ export function writeLegacyAgent(storage: DurableObjectStorage, t: TestSession, 
   });
 }
 
+/**
+ * The Agent at version 2 (before `run_tools`): the same tables, the run state with the fields
+ * version 2 added, and `schema_version` 2.
+ */
+export function writeAgentV2(storage: DurableObjectStorage, t: TestSession): void {
+  writeLegacyAgent(storage, t, AGENT_LAYOUT_V0);
+  const run = storage.kv.get<Record<string, unknown>>("run")!;
+  storage.kv.put("run", { ...run, urgent_revision: 0, last_report_at: 0, report_failures: 0, report_retry_at: 0, next_attempt_at: 0 });
+  storage.kv.put("schema_version", 2);
+}
+
 /** A bound, registered index with one session row. */
 export function writeLegacyIndex(storage: DurableObjectStorage, tenantId: string, layout: Layout): void {
   for (const statement of layout.statements) storage.sql.exec(statement);

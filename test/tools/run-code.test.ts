@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { formatOutcome, RUN_CODE_TIMEOUT_MS, runCodeLimits, runCodeTool } from "../../src/agents/tools/builtin/run-code";
 import { runJavaScript } from "../../src/agents/tools/sandbox/run-js";
 import type { ToolContext } from "../../src/agents/tools/tool";
+import { McpConnections } from "../../src/agents/tools/mcp/pool";
 
 const MAX_OUTPUT_CHARS = 8_000;
 
@@ -15,6 +16,7 @@ function context(): ToolContext {
     signal: new AbortController().signal,
     allowPrivateUrls: false,
     maxOutputChars: MAX_OUTPUT_CHARS,
+    mcp: new McpConnections({ allowPrivateUrls: false, allowedOrigins: async () => null }),
     webhookSigning: () => Promise.reject(new Error("not used")),
   };
 }

@@ -903,7 +903,7 @@ export interface components {
          */
         FinalStatus: "done" | "failed" | "cancelled";
         /** @enum {string|null} */
-        StopReason: "end_turn" | "step_limit" | "token_limit" | "model_error" | "cancelled" | null;
+        StopReason: "end_turn" | "step_limit" | "token_limit" | "model_error" | "tools_unavailable" | "cancelled" | null;
         Usage: {
             steps: number;
             input_tokens: number;
@@ -955,7 +955,7 @@ export interface components {
              */
             updated_at: string;
         };
-        Tool: components["schemas"]["BuiltinTool"] | components["schemas"]["WebhookTool"] | components["schemas"]["ClientTool"];
+        Tool: components["schemas"]["BuiltinTool"] | components["schemas"]["WebhookTool"] | components["schemas"]["ClientTool"] | components["schemas"]["McpTool"];
         BuiltinTool: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -963,7 +963,7 @@ export interface components {
              */
             type: "builtin";
             /**
-             * @description A built-in tool: `get_time` or `http_fetch`.
+             * @description A built-in tool: `get_time`, `http_fetch` or `run_code`.
              * @example get_time
              */
             name: string;
@@ -1017,6 +1017,36 @@ export interface components {
              */
             input_schema: {
                 [key: string]: unknown;
+            };
+            /** @description Each call waits for an approve or deny first. */
+            requires_approval?: boolean;
+        };
+        McpTool: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "mcp";
+            /**
+             * @description The server's name; its tools are offered to the model as `<name>__<tool>`.
+             * @example docs
+             */
+            name: string;
+            /**
+             * @description The server's Streamable HTTP endpoint: https, on the public internet.
+             * @example https://mcp.example.com/mcp
+             */
+            url: string;
+            /** @description Only these of the server's tools are offered (its own names); all of them when absent. */
+            allowed_tools?: string[];
+            /**
+             * @description Sent with every request to the server, e.g. `Authorization`. Write-only: every response shows each value as `********`.
+             * @example {
+             *       "Authorization": "Bearer <token>"
+             *     }
+             */
+            headers?: {
+                [key: string]: string;
             };
             /** @description Each call waits for an approve or deny first. */
             requires_approval?: boolean;
@@ -4477,6 +4507,7 @@ export const finalStatusValues: ReadonlyArray<FlattenedDeepRequired<components>[
 export const builtinToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BuiltinTool"]["type"]> = ["builtin"];
 export const webhookToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTool"]["type"]> = ["webhook"];
 export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClientTool"]["type"]> = ["client"];
+export const mcpToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["McpTool"]["type"]> = ["mcp"];
 export const textBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TextBlock"]["type"]> = ["text"];
 export const messageRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Message"]["role"]> = ["user", "assistant"];
 export const toolUseBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolUseBlock"]["type"]> = ["tool_use"];

@@ -8,7 +8,7 @@ import type { RunState } from "../store";
 import type { StopReason } from "../types";
 
 /** The kinds of unit of work; each has its runner in `units.ts`. */
-export type UnitKind = "model" | "tools";
+export type UnitKind = "model" | "tools" | "discover";
 
 export type NextUnit =
   /** Not running: nothing to do. */
@@ -17,6 +17,8 @@ export type NextUnit =
   | { kind: "wait"; until: number }
   /** A limit is reached: the run ends `done` with this reason. */
   | { kind: "finish"; stopReason: Extract<StopReason, "step_limit" | "token_limit"> }
+  /** The run's MCP servers are listed and their tools saved, before anything uses the tool set. */
+  | { kind: "discover" }
   | { kind: "tools" }
   /** `maxTokens`: the answer's cap, the lower of the per-call limit and what the session has left. */
   | { kind: "model"; maxTokens: number };
@@ -28,12 +30,16 @@ export interface UnitInputs {
   limits: Limits;
   /** The tenant's tokens today as of the last report; null when not known yet. */
   tenantTokensToday: number | null;
+  /** False while the run's MCP tools are not listed yet (true for a session without MCP servers). */
+  toolsReady: boolean;
   now: number;
 }
 
-export function nextUnit({ run, openToolCalls, limits, tenantTokensToday, now }: UnitInputs): NextUnit {
+export function nextUnit({ run, openToolCalls, limits, tenantTokensToday, toolsReady, now }: UnitInputs): NextUnit {
   if (run.status !== "running") return { kind: "none" };
   if (run.next_attempt_at > now) return { kind: "wait", until: run.next_attempt_at };
+  // The tool set is fixed for the run before the model sees it or any call runs.
+  if (!toolsReady) return { kind: "discover" };
   // Results the model asked for come before any limit: every tool_use keeps its tool_result.
   if (openToolCalls > 0) return { kind: "tools" };
   if (run.steps >= limits.max_steps_per_run) return { kind: "finish", stopReason: "step_limit" };

@@ -6,6 +6,7 @@ import { MAX_ATTEMPTS } from "../../limits";
 import { type AgentHost, UnitScope } from "../host";
 import { runModelStep } from "../model-step";
 import { backoffDelay } from "../retry";
+import { runDiscoveryStep } from "../discovery-step";
 import { runToolStep } from "../tool-step";
 import type { NextUnit, UnitKind } from "./next-unit";
 
@@ -14,6 +15,7 @@ type Runnable = Extract<NextUnit, { kind: UnitKind }>;
 const RUNNERS: { [K in UnitKind]: (scope: UnitScope, unit: Extract<Runnable, { kind: K }>) => Promise<void> } = {
   model: (scope, unit) => runModelStep(scope, unit.maxTokens),
   tools: (scope) => runToolStep(scope),
+  discover: (scope) => runDiscoveryStep(scope),
 };
 
 /**
