@@ -61,7 +61,7 @@ export const AGENT_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
-    description: "run_tools: the tools MCP servers offered when the run started, kept for the whole run",
+    description: "run_tools: the tools MCP servers offered when the run started, kept for the whole run; tool_calls.restarts",
     up: (storage) =>
       execAll(storage.sql, [
         `CREATE TABLE IF NOT EXISTS run_tools (
@@ -73,6 +73,7 @@ export const AGENT_MIGRATIONS: readonly Migration[] = [
           input_schema TEXT NOT NULL,
           at_most_once INTEGER NOT NULL
         )`,
+        `ALTER TABLE tool_calls ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0`,
       ]),
   },
 ];

@@ -7,7 +7,8 @@
  *   messages   (seq PK autoincrement, role, content JSON content blocks, created_at)
  *   tool_calls (id PK = the model's tool_use id, step, message_seq, position, name, input JSON,
  *               status, output, is_error, reported 0|1, created_at, started_at, finished_at)
- *               `reported` = 1 once its tool_result message is written.
+ *               `reported` = 1 once its tool_result message is written; `restarts`: how
+ *               often a restart cut the call off and it was run again.
  *   events     (id PK autoincrement, type, data JSON, created_at)
  *   run_tools  (name PK = the name offered to the model, position, server = the session's mcp
  *               tool, remote_name, description, input_schema JSON, at_most_once 0|1): what
@@ -197,6 +198,11 @@ export class AgentStore {
       now,
       id,
     );
+  }
+
+  /** Counts one more restart that cut the call off; returns the count. */
+  countRestart(id: string): number {
+    return Number(this.storage.sql.exec("UPDATE tool_calls SET restarts = restarts + 1 WHERE id = ? RETURNING restarts", id).one().restarts);
   }
 
   markToolCallsReported(ids: string[]): void {

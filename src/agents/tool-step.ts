@@ -14,6 +14,13 @@ import { validateToolInput } from "./tools/validate-input";
 import type { ToolCall } from "./types";
 
 export const INTERRUPTED_BY_RESTART = "interrupted by a restart, not run again";
+/**
+ * A call that may be repeated is run again after a restart cut it off, but not forever: a call
+ * that keeps being cut off may be what brings the object down (code past the CPU limit), and
+ * would stop the run for good.
+ */
+export const MAX_CALL_RESTARTS = 3;
+export const interruptedTooOften = (restarts: number) => `interrupted by ${restarts} restarts, not run again`;
 
 export async function runToolStep(scope: UnitScope): Promise<void> {
   const host = scope.host;
@@ -38,10 +45,20 @@ async function runCalls(scope: UnitScope, mcp: McpConnections, signing: ToolCont
     // The handler would be cut off soon: the rest runs in the next alarm.
     if (Date.now() - started > UNIT_BUDGET_MS) return;
     const tool = host.toolbox().get(call.name);
-    if (call.status === "running" && (!tool || tool.atMostOnce)) {
+    if (call.status === "running") {
       // Found running on a fresh unit: the last try was cut off by a restart mid-call.
-      finish(host, call, { output: INTERRUPTED_BY_RESTART, isError: true });
-      continue;
+      if (!tool || tool.atMostOnce) {
+        finish(host, call, { output: INTERRUPTED_BY_RESTART, isError: true });
+        continue;
+      }
+      const restarts = host.store.countRestart(call.id);
+      if (restarts > MAX_CALL_RESTARTS) {
+        finish(host, call, { output: interruptedTooOften(restarts), isError: true });
+        continue;
+      }
+      // The count must survive the next crash, or a call that causes it would never stop.
+      await host.ctx.storage.sync();
+      if (!scope.current) return;
     }
     const problem = !tool ? `unknown tool "${call.name}"` : tool.run ? validateToolInput(tool.definition.input_schema, call.input) : null;
     if (problem || !tool) {

@@ -1,7 +1,7 @@
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { INTERRUPTED_BY_PAUSE } from "../../src/agents/agent";
-import { INTERRUPTED_BY_RESTART } from "../../src/agents/tool-step";
+import { INTERRUPTED_BY_RESTART, interruptedTooOften, MAX_CALL_RESTARTS } from "../../src/agents/tool-step";
 import type { ToolSpec } from "../../src/agents/types";
 import { mockHook, uniqueKey } from "../support/mock-client";
 import { alarmAt, createAndStart, getSession, messages, newTestSession, toolCalls, waitForStatus } from "../support/agent-session";
@@ -59,6 +59,23 @@ describe("tool calls after a restart", () => {
     expect(calls.map((c) => c.headers["idempotency-key"])).toEqual([key, key]);
     expect(calls[1]!.body).toEqual({ tenant_id: t.tenantId, session_id: t.sessionId, created_by: "user-1", tool_call_id: "toolu_lookup", name: "lookup", url: hook.url, input: { q: "x" } });
     expect((await toolCalls(t))[0]).toMatchObject({ status: "done", output: "found it" });
+  });
+
+  it("stops running again an idempotent call that every restart cuts off", async () => {
+    const t = newTestSession();
+    const hook = mockHook(uniqueKey("poison"));
+    await hook.script(...Array.from({ length: MAX_CALL_RESTARTS + 2 }, () => ({ hold: true as const })));
+    await t.model.script({ reply: { content: [toolUse("toolu_poison", "lookup", { q: "x" })] } }, { reply: { content: [text("gave up")] } });
+    await createAndStart(t, "look it up", { tools: [webhook("lookup", hook.url)] });
+    for (let cut = 1; cut <= MAX_CALL_RESTARTS + 1; cut++) {
+      await hook.waitForRequests(cut);
+      await abortAllDurableObjects(); // the call brings the object down, every time
+      await getSession(t);
+    }
+    const done = await waitForStatus(t, ["done", "failed"]);
+    expect(done.status).toBe("done");
+    expect(await hook.requests()).toHaveLength(MAX_CALL_RESTARTS + 1);
+    expect((await toolCalls(t))[0]).toMatchObject({ status: "error", is_error: true, output: interruptedTooOften(MAX_CALL_RESTARTS + 1) });
   });
 
   it("reruns none of the calls that finished before a restart", async () => {
