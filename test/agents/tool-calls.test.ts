@@ -61,21 +61,26 @@ describe("tool calls after a restart", () => {
     expect((await toolCalls(t))[0]).toMatchObject({ status: "done", output: "found it" });
   });
 
-  it("stops running again an idempotent call that every restart cuts off", async () => {
+  it.each([
+    [MAX_CALL_RESTARTS - 1, "runs it again", 1],
+    [MAX_CALL_RESTARTS, "stops running it", 0],
+  ])("with %i restarts already behind an idempotent call found running, %s", async (restarts, _what, requests) => {
     const t = newTestSession();
     const hook = mockHook(uniqueKey("poison"));
-    await hook.script(...Array.from({ length: MAX_CALL_RESTARTS + 2 }, () => ({ hold: true as const })));
-    await t.model.script({ reply: { content: [toolUse("toolu_poison", "lookup", { q: "x" })] } }, { reply: { content: [text("gave up")] } });
-    await createAndStart(t, "look it up", { tools: [webhook("lookup", hook.url)] });
-    for (let cut = 1; cut <= MAX_CALL_RESTARTS + 1; cut++) {
-      await hook.waitForRequests(cut);
-      await abortAllDurableObjects(); // the call brings the object down, every time
-      await getSession(t);
-    }
-    const done = await waitForStatus(t, ["done", "failed"]);
-    expect(done.status).toBe("done");
-    expect(await hook.requests()).toHaveLength(MAX_CALL_RESTARTS + 1);
-    expect((await toolCalls(t))[0]).toMatchObject({ status: "error", is_error: true, output: interruptedTooOften(MAX_CALL_RESTARTS + 1) });
+    await hook.script({ status: 200, body: { output: "found it" } });
+    await t.model.script({ reply: { content: [toolUse("toolu_poison", "lookup", { q: "x" })] } }, { reply: { content: [text("done")] } });
+    await createAndStart(t, "look it up", { tools: [webhook("lookup", hook.url, { requires_approval: true })] });
+    await waitForStatus(t, ["waiting_approval"]);
+    // As a restart leaves it: the call marked running, cut off `restarts` times before, the run going on.
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      state.storage.sql.exec("UPDATE tool_calls SET status = 'running', restarts = ? WHERE id = 'toolu_poison'", restarts);
+      state.storage.kv.put("run", { ...state.storage.kv.get<Record<string, unknown>>("run"), status: "running" });
+      await state.storage.setAlarm(Date.now());
+    });
+    expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
+    expect(await hook.requests()).toHaveLength(requests);
+    const output = requests === 1 ? "found it" : interruptedTooOften(MAX_CALL_RESTARTS + 1);
+    expect((await toolCalls(t))[0]).toMatchObject({ output, is_error: requests === 0 });
   });
 
   it("reruns none of the calls that finished before a restart", async () => {
