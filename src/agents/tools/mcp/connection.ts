@@ -9,10 +9,11 @@
  * evicted or restarted between alarms, so each unit starts a new MCP session (`initialize`),
  * and a server is expected to keep no state a tool call depends on in its MCP session.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpToolSpec } from "../../types";
+import { loadMcpSdk } from "./load-sdk";
 import { mcpFetch } from "./mcp-fetch";
 import type { ListedTool } from "./plan";
 import { PlatformJsonSchemaValidator } from "./validator";
@@ -50,6 +51,7 @@ export class McpConnection {
   }
 
   static async open(target: McpTarget, signal: AbortSignal): Promise<McpConnection> {
+    const { Client, StreamableHTTPClientTransport } = await loadMcpSdk();
     const transport = new StreamableHTTPClientTransport(target.url, {
       fetch: mcpFetch({ server: target.url, allowPrivateUrls: target.allowPrivateUrls, allowedOrigins: target.allowedOrigins, fetchImpl: target.fetchImpl }),
       requestInit: { headers: { ...target.spec.headers } },

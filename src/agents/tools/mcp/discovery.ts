@@ -26,7 +26,7 @@ export async function listServers(servers: readonly McpToolSpec[], pool: McpConn
         const connection = await pool.get(spec, signal);
         return { server: spec.name, ok: true, tools: await connection.listTools(signal) };
       } catch (error) {
-        return { server: spec.name, ok: false, failure: describeFailure(spec.name, error, headerSecrets(spec.headers)) };
+        return { server: spec.name, ok: false, failure: await describeFailure(spec.name, error, headerSecrets(spec.headers)) };
       }
     }),
   );

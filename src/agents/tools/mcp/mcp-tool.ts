@@ -50,7 +50,7 @@ async function callMcpTool(tool: DiscoveredTool, spec: McpToolSpec, input: unkno
         const result = await connection.callTool(tool.remote_name, args, signal, MCP_CALL_TIMEOUT_MS);
         return { output: redactSecrets(resultText(result), secrets), isError: result.isError === true };
       } catch (error) {
-        const failure = describeFailure(spec.name, error, secrets);
+        const failure = await describeFailure(spec.name, error, secrets);
         last = { output: failure.message, isError: true };
         ctx.mcp.drop(spec);
         if (!failure.transient || ctx.signal.aborted) return last;

@@ -4,8 +4,8 @@
  * answered 5xx, no answer in time) and the ones that are final (the server answered an error, a
  * refusal by the guard). Header values a server echoes are masked. Pure.
  */
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { loadMcpSdk, type McpSdk } from "./load-sdk";
 import { McpRefusal } from "./mcp-fetch";
 import { redactSecrets } from "./masking";
 
@@ -41,13 +41,12 @@ export function resultText(result: CallToolResult): string {
   return parts.join("\n");
 }
 
-export function describeFailure(server: string, error: unknown, secrets: readonly string[]): McpFailure {
-  const failure = classify(error);
+export async function describeFailure(server: string, error: unknown, secrets: readonly string[]): Promise<McpFailure> {
+  const failure = error instanceof McpRefusal ? { message: `refused: ${error.message}`, transient: false } : classify(await loadMcpSdk(), error);
   return { transient: failure.transient, message: redactSecrets(`MCP server "${server}": ${failure.message}`, secrets) };
 }
 
-function classify(error: unknown): McpFailure {
-  if (error instanceof McpRefusal) return { message: `refused: ${error.message}`, transient: false };
+function classify({ ErrorCode, McpError, StreamableHTTPError }: McpSdk, error: unknown): McpFailure {
   if (error instanceof McpError) {
     if (error.code === ErrorCode.RequestTimeout) return { message: "no answer in time", transient: true };
     if (error.code === ErrorCode.ConnectionClosed) return { message: "the connection closed before the answer", transient: true };
