@@ -312,10 +312,11 @@ export class Agent extends DurableObject<Cloudflare.Env> {
         const inputs = { store: host.store, session, run, catalog: host.config.models, tools: toolDefinitions(host.toolbox()) };
         return decideContext(inputs, maxTokens).kind === "summarize";
       },
+      toolsReady: host.toolsReady(),
       now: Date.now(),
     });
     if (unit.kind === "finish") host.finishRun("done", unit.stopReason, null);
-    else if (unit.kind === "model" || unit.kind === "tools" || unit.kind === "summary") await runUnit(host, unit);
+    else if (unit.kind === "model" || unit.kind === "tools" || unit.kind === "summary" || unit.kind === "discover") await runUnit(host, unit);
     await host.settle();
   }
 
