@@ -1159,7 +1159,7 @@ export interface components {
             model?: string;
             tools?: components["schemas"]["Tool"][];
             limits?: components["schemas"]["SessionLimits"];
-            context?: components["schemas"]["ContextSettings"] | null;
+            context?: components["schemas"]["ContextSettings"];
             /**
              * @description String labels for the caller's own use.
              * @example {

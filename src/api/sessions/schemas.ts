@@ -271,8 +271,7 @@ export const CreateSessionRequestSchema = z
       }),
     tools: z.array(ToolSchema).max(MAX_TOOLS_PER_SESSION).optional(),
     limits: SessionLimitsSchema.optional(),
-    // A union, not `.nullable()`: the named component itself must stay non-null for generators.
-    context: z.union([ContextSettingsSchema, z.null()]).optional(),
+    context: ContextSettingsSchema.optional(),
     metadata: MetadataSchema.nullable().optional(),
   })
   .strict()
