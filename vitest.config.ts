@@ -1,5 +1,10 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { prepareDocsAssets } from "./scripts/docs-assets.mjs";
+
+// wrangler.json's `assets.directory` must exist before the Workers runtime starts; wrangler
+// itself fills it through `build.command`, which the test runner does not run.
+prepareDocsAssets();
 
 export default defineConfig({
   test: {
@@ -12,16 +17,22 @@ export default defineConfig({
               bindings: {
                 LLM_BASE_URL: inject("mockUrl"),
                 ANTHROPIC_API_KEY: "test-key",
+                OPENAI_BASE_URL: inject("mockUrl"),
+                OPENAI_API_KEY: "test-openai-key",
                 ALLOW_PRIVATE_URLS: "true",
                 // Short, so the timeout path is tested in seconds; production uses 110 s.
                 MODEL_TIMEOUT_MS: "3000",
                 AUTH_SIGNING_KEY: inject("signingKey"),
+                // One origin the CORS tests may call from; every other stays foreign.
+                CORS_ORIGINS: JSON.stringify(["https://console.example.com"]),
               },
             },
           })),
         ],
         test: {
           name: "workers",
+          // Far above what a test takes alone; CI shares two cores among three projects.
+          testTimeout: 20_000,
           include: ["test/**/*.test.ts"],
           exclude: ["test/e2e/**", "test/support/**", "test/node/**"],
           globalSetup: ["./test/support/node/global-setup.ts"],

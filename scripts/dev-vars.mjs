@@ -1,7 +1,7 @@
 /**
  * Writes `.dev.vars` (git-ignored) for local development with a freshly generated
- * `AUTH_SIGNING_KEY`, and mints development tokens signed with it. An existing key is kept
- * (tokens already handed out stay valid) unless `--force` is given.
+ * `AUTH_SIGNING_KEY`, reads it back, and mints development tokens signed with it. An existing
+ * key is kept (tokens already handed out stay valid) unless `--force` is given.
  *
  *   node scripts/dev-vars.mjs          create .dev.vars if it has no signing key
  *   node scripts/dev-vars.mjs --force  replace the signing key
@@ -9,18 +9,24 @@
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { parseEnv } from "node:util";
 import { importJWK, SignJWT } from "jose";
 import { generateSigningKey } from "../src/auth/dev-signing-key.ts";
 
-const DEV_VARS = fileURLToPath(new URL("../.dev.vars", import.meta.url));
-const WRANGLER_JSON = fileURLToPath(new URL("../wrangler.json", import.meta.url));
+export const DEV_VARS = fileURLToPath(new URL("../.dev.vars", import.meta.url));
+export const WRANGLER_JSON = fileURLToPath(new URL("../wrangler.json", import.meta.url));
 const KEY_NAME = "AUTH_SIGNING_KEY";
 /** A working day: long enough to explore the API, short enough not to become a credential. */
 export const DEV_TOKEN_TTL_SECONDS = 12 * 60 * 60;
 
+/** The variables in a `.dev.vars` file (dotenv syntax); none when it does not exist. */
+export async function readDevVars(path = DEV_VARS) {
+  return existsSync(path) ? parseEnv(await readFile(path, "utf8")) : {};
+}
+
 /** The signing key in `.dev.vars`, created (or replaced with `force`) when needed. */
-export async function ensureDevVars({ force = false } = {}) {
-  const text = existsSync(DEV_VARS) ? await readFile(DEV_VARS, "utf8") : "";
+export async function ensureDevVars({ force = false, path = DEV_VARS } = {}) {
+  const text = existsSync(path) ? await readFile(path, "utf8") : "";
   const lines = text.split("\n").filter((line) => line.trim() !== "");
   const existing = lines.find((line) => line.startsWith(`${KEY_NAME}=`));
   if (existing && !force) return { key: unquote(existing.slice(KEY_NAME.length + 1)), created: false };
@@ -29,13 +35,22 @@ export async function ensureDevVars({ force = false } = {}) {
   const kept = lines.filter((line) => !line.startsWith(`${KEY_NAME}=`));
   // Single quotes: dotenv takes the JSON inside literally.
   const body = [`# Local development only; never commit. Regenerate: node scripts/dev-vars.mjs --force`, ...kept.filter((line) => !line.startsWith("# Local development only")), `${KEY_NAME}='${key}'`];
-  await writeFile(DEV_VARS, `${body.join("\n")}\n`, { mode: 0o600 });
+  await writeFile(path, `${body.join("\n")}\n`, { mode: 0o600 });
   return { key, created: true };
 }
 
 /** A platform JWT for a development tenant, verifiable by the local gateway. */
-export async function mintDevToken(signingKey, { tenantId = "dev", subject = "dev-user", scopes = ["sessions:read", "sessions:write", "tenant:admin"] } = {}) {
-  const vars = JSON.parse(await readFile(WRANGLER_JSON, "utf8")).vars ?? {};
+export async function mintDevToken(
+  signingKey,
+  {
+    tenantId = "dev",
+    subject = "dev-user",
+    scopes = ["sessions:read", "sessions:write", "tenant:admin"],
+    ttlSeconds = DEV_TOKEN_TTL_SECONDS,
+    configPath = WRANGLER_JSON,
+  } = {},
+) {
+  const vars = JSON.parse(await readFile(configPath, "utf8")).vars ?? {};
   const jwk = JSON.parse(signingKey);
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({ [vars.AUTH_TENANT_CLAIM ?? "tenant_id"]: tenantId, scope: scopes.join(" ") })
@@ -44,7 +59,7 @@ export async function mintDevToken(signingKey, { tenantId = "dev", subject = "de
     .setAudience(vars.AUTH_AUDIENCE ?? "agent-platform")
     .setSubject(subject)
     .setIssuedAt(now)
-    .setExpirationTime(now + DEV_TOKEN_TTL_SECONDS)
+    .setExpirationTime(now + ttlSeconds)
     .sign(await importJWK(jwk, jwk.alg));
 }
 

@@ -3,7 +3,17 @@
  * malformed is a start-up error with a clear message, never a silent default.
  */
 import type { Env } from "./env";
+import { ACCESS_TOKEN_TTL_SECONDS } from "./auth/access-token";
 import { BUILTIN_DEFAULT_LIMITS, type Limits, MODEL_CALL_TIMEOUT_MS, partialLimitsSchema } from "./limits";
+import { canonicalModel, isModelAllowed, type CatalogEntry, type ModelCatalog } from "./agents/model/catalog";
+
+/** A day: long enough for any session-length access token, short enough that a leak expires. */
+export const DEFAULT_MAX_TOKEN_AGE_SECONDS = 24 * 60 * 60;
+/** Thirty days: a token living longer than this is a credential, not an access token. */
+export const MAX_MAX_TOKEN_AGE_SECONDS = 30 * 24 * 60 * 60;
+export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 60;
+/** Far above any honest client's mistakes; a higher ceiling would not limit anything. */
+export const MAX_AUTH_FAILURES_PER_MINUTE = 10_000;
 
 export interface Config {
   auth: {
@@ -14,14 +24,24 @@ export interface Config {
     externalIssuer: string | undefined;
     externalAudience: string | undefined;
     tenantClaim: string;
+    /** Whether the external identity provider may grant `platform:admin`; by default only the platform's own issuer can. */
+    externalPlatformAdmin: boolean;
+    /** The longest lifetime a JWT may have, from now (and from its `iat` when it has one) to its `exp`. */
+    maxTokenAgeSeconds: number;
+    /** Failed authentications per client address and minute before its unverified requests get 429. */
+    failuresPerMinute: number;
   };
   model: string;
+  /** The models sessions may choose (`MODELS`); null when it is not set: any model id. */
+  models: ModelCatalog;
   anthropic: { baseUrl: string; apiKey: string | undefined };
   openai: { baseUrl: string; apiKey: string | undefined };
   defaultLimits: Limits;
   allowPrivateUrls: boolean;
   /** How long a model call may take before it is abandoned and retried. */
   modelTimeoutMs: number;
+  /** Origins whose browser pages may call the API (CORS); empty: none. */
+  corsOrigins: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -39,6 +59,9 @@ export function loadConfig(env: Env): Config {
 }
 
 export function parseConfig(env: Env): Config {
+  const model = env.MODEL || "claude-sonnet-4-5";
+  const models = parseModels(env.MODELS);
+  if (!isModelAllowed(models, null, model)) throw new ConfigError(`MODEL "${model}" is not one of MODELS`);
   return {
     auth: {
       issuer: env.AUTH_ISSUER || "https://agents.local",
@@ -48,8 +71,21 @@ export function parseConfig(env: Env): Config {
       externalIssuer: env.AUTH_EXTERNAL_ISSUER || undefined,
       externalAudience: env.AUTH_EXTERNAL_AUDIENCE || undefined,
       tenantClaim: env.AUTH_TENANT_CLAIM || "tenant_id",
+      externalPlatformAdmin: parseBoolean("AUTH_EXTERNAL_PLATFORM_ADMIN", env.AUTH_EXTERNAL_PLATFORM_ADMIN),
+      // The platform's own exchanged tokens must fit, or every API key exchange would be refused.
+      maxTokenAgeSeconds: parseInteger("AUTH_MAX_TOKEN_AGE_SECONDS", env.AUTH_MAX_TOKEN_AGE_SECONDS, {
+        fallback: DEFAULT_MAX_TOKEN_AGE_SECONDS,
+        min: ACCESS_TOKEN_TTL_SECONDS,
+        max: MAX_MAX_TOKEN_AGE_SECONDS,
+      }),
+      failuresPerMinute: parseInteger("AUTH_FAILURES_PER_MINUTE", env.AUTH_FAILURES_PER_MINUTE, {
+        fallback: DEFAULT_AUTH_FAILURES_PER_MINUTE,
+        min: 1,
+        max: MAX_AUTH_FAILURES_PER_MINUTE,
+      }),
     },
-    model: env.MODEL || "claude-sonnet-4-5",
+    model,
+    models,
     anthropic: {
       baseUrl: trimSlash(env.LLM_BASE_URL || "https://api.anthropic.com"),
       apiKey: env.ANTHROPIC_API_KEY || undefined,
@@ -61,7 +97,41 @@ export function parseConfig(env: Env): Config {
     defaultLimits: parseDefaultLimits(env.DEFAULT_LIMITS),
     allowPrivateUrls: parseBoolean("ALLOW_PRIVATE_URLS", env.ALLOW_PRIVATE_URLS),
     modelTimeoutMs: parseTimeout(env.MODEL_TIMEOUT_MS),
+    corsOrigins: parseOrigins("CORS_ORIGINS", env.CORS_ORIGINS),
   };
+}
+
+/** Origins a list may name at most; an allow-list longer than this is a wildcard in disguise. */
+export const MAX_CORS_ORIGINS = 100;
+
+/**
+ * A JSON list of origins, each exactly as a browser sends it in `Origin` (`https://host[:port]`,
+ * no path, no trailing slash). No wildcard: every origin allowed to call with a token is named.
+ */
+function parseOrigins(name: string, text: string | undefined): readonly string[] {
+  if (text === undefined || text.trim() === "") return [];
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ConfigError(`${name} is not valid JSON`);
+  }
+  if (!Array.isArray(json) || json.length > MAX_CORS_ORIGINS) throw new ConfigError(`${name} must be a JSON list of at most ${MAX_CORS_ORIGINS} origins`);
+  return json.map((origin: unknown) => {
+    if (typeof origin !== "string" || !isOrigin(origin)) {
+      throw new ConfigError(`${name}: ${JSON.stringify(origin)} is not an origin like "https://console.example.com"`);
+    }
+    return origin;
+  });
+}
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === value;
+  } catch {
+    return false;
+  }
 }
 
 function parseDefaultLimits(text: string | undefined): Limits {
@@ -80,10 +150,50 @@ function parseDefaultLimits(text: string | undefined): Limits {
   return { ...BUILTIN_DEFAULT_LIMITS, ...parsed.data };
 }
 
+/** Entries of `MODELS`; a list this long is a mistake, not a catalog. */
+export const MAX_MODELS = 200;
+/** A model id, optionally provider-prefixed, optionally ending in `*` (any rest), or `*` alone. */
+export const MODEL_PATTERN = /^(\*|[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}\*?)$/;
+/** The largest context size an entry may state. */
+const MAX_CONTEXT_TOKENS = 100_000_000;
+
+/** `MODELS`: a JSON list of ids or patterns, or of `{ id, context_tokens? }`. */
+function parseModels(text: string | undefined): ModelCatalog {
+  if (text === undefined || text.trim() === "") return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ConfigError("MODELS is not valid JSON");
+  }
+  if (!Array.isArray(json) || json.length === 0 || json.length > MAX_MODELS) {
+    throw new ConfigError(`MODELS must be a list of 1 to ${MAX_MODELS} model ids`);
+  }
+  return json.map((item: unknown, i): CatalogEntry => {
+    const entry = typeof item === "string" ? { id: item } : (item as { id?: unknown; context_tokens?: unknown } | null);
+    const id = entry?.id;
+    if (typeof id !== "string" || !MODEL_PATTERN.test(id)) throw new ConfigError(`MODELS[${i}] is not a model id or pattern`);
+    const tokens = entry?.context_tokens;
+    if (tokens !== undefined && !(Number.isInteger(tokens) && (tokens as number) >= 1024 && (tokens as number) <= MAX_CONTEXT_TOKENS)) {
+      throw new ConfigError(`MODELS[${i}].context_tokens must be an integer from 1024 to ${MAX_CONTEXT_TOKENS}`);
+    }
+    return { pattern: canonicalModel(id), contextTokens: (tokens as number | undefined) ?? null };
+  });
+}
+
 function parseBoolean(name: string, value: string | undefined): boolean {
   if (value === undefined || value === "" || value === "false") return false;
   if (value === "true") return true;
   throw new ConfigError(`${name} must be "true" or "false"`);
+}
+
+function parseInteger(name: string, value: string | undefined, range: { fallback: number; min: number; max: number }): number {
+  if (value === undefined || value === "") return range.fallback;
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < range.min || parsed > range.max) {
+    throw new ConfigError(`${name} must be an integer between ${range.min} and ${range.max}`);
+  }
+  return parsed;
 }
 
 /** Lower is allowed (tests, impatient operators); higher is not: a unit must fit the 300 s alarm limit. */

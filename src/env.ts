@@ -10,6 +10,10 @@ export interface Env {
   AGENT: DurableObjectNamespace<Agent>;
   TENANT_INDEX: DurableObjectNamespace<TenantIndex>;
   TENANT_REGISTRY: DurableObjectNamespace<TenantRegistry>;
+  /** The Worker's static assets (wrangler.json `assets`): the API reference's script. */
+  ASSETS: Fetcher;
+  /** Counts failed authentications per client address across isolates (wrangler.json `ratelimits`). */
+  AUTH_FAILURE_LIMITER: RateLimit;
 
   AUTH_ISSUER?: string;
   AUTH_AUDIENCE?: string;
@@ -19,8 +23,16 @@ export interface Env {
   AUTH_EXTERNAL_ISSUER?: string;
   AUTH_EXTERNAL_AUDIENCE?: string;
   AUTH_TENANT_CLAIM?: string;
+  /** `true` lets the external identity provider grant `platform:admin`; default false. */
+  AUTH_EXTERNAL_PLATFORM_ADMIN?: string;
+  /** The longest lifetime a JWT may have, in seconds; default 86400. */
+  AUTH_MAX_TOKEN_AGE_SECONDS?: string;
+  /** Failed authentications per client address and minute before its unverified requests get 429; default 60. */
+  AUTH_FAILURES_PER_MINUTE?: string;
 
   MODEL?: string;
+  /** JSON list of the models sessions may choose (ids or `prefix*` patterns); unset: any. */
+  MODELS?: string;
   ANTHROPIC_API_KEY?: string;
   OPENAI_API_KEY?: string;
   LLM_BASE_URL?: string;
@@ -31,6 +43,8 @@ export interface Env {
   ALLOW_PRIVATE_URLS?: string;
   /** Model call timeout in ms; at most (and by default) 110000. */
   MODEL_TIMEOUT_MS?: string;
+  /** JSON list of origins allowed to call the API from a browser; default none. */
+  CORS_ORIGINS?: string;
 }
 
 type PlatformEnv = Env;

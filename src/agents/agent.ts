@@ -1,18 +1,24 @@
 /**
  * The Agent Durable Object: one per session, addressed by tenant and session id. Its RPC
- * methods change state and set or delete the alarm, and never call the model; only
- * `alarm()` runs steps, one unit per alarm, so two steps never run at once.
+ * methods change state and never call the model; each ends with `settle()`, which sets the
+ * alarm for what is due next. Only `alarm()` runs steps, one unit per alarm, so two steps never
+ * run at once.
  */
 import { DurableObject } from "cloudflare:workers";
-import { type Limits, MAX_ATTEMPTS } from "../limits";
-import { AgentHost } from "./host";
-import { finishRun, runModelStep } from "./model-step";
-import { backoffDelay } from "./retry";
-import type { RunState } from "./store";
-import { runToolStep } from "./tool-step";
-import { checkToolSpecs } from "./tools/registry";
+import { type Limits, MAX_QUEUED_MESSAGES } from "../limits";
+import { decodeIntPairCursor, encodeIntPairCursor } from "../tenants/cursor";
+import { decideContext, usesSummaries } from "./context/plan";
+import { openEventStream } from "./events/open-stream";
+import { CLOSE_CODES, requireStreamFilter, type StreamFilter } from "./events/streams";
+import { AgentHost, settleOutcome } from "./host";
+import type { RunState, StepRecord } from "./store";
+import { nextUnit } from "./run/next-unit";
+import { runUnit } from "./run/units";
+import { checkToolSpecs, toolDefinitions } from "./tools/registry";
 import {
   ACTIVE_STATUSES,
+  SLOT_STATUSES,
+  type AgentFailure,
   type AgentResult,
   type ContentBlock,
   type Message,
@@ -20,13 +26,18 @@ import {
   type RunInput,
   type Session,
   type SessionInit,
+  type Step,
   type ToolCall,
+  type ToolCallStatus,
+  EMPTY_USAGE,
 } from "./types";
 
 export { CANCELLED_BEFORE_RESULT } from "./host";
+/** The most tool calls one `listToolCalls` answer carries; without a limit, a caller gets this many. */
+export const MAX_TOOL_CALL_PAGE = 1_000;
 export const INTERRUPTED_BY_PAUSE = "interrupted by a pause, not run again";
 
-const notFound = { ok: false, code: "not_found", detail: "session not found" } as const;
+const SESSION_NOT_FOUND = { ok: false, reason: "session_not_found" } as const;
 
 export class Agent extends DurableObject<Cloudflare.Env> {
   readonly #host: AgentHost;
@@ -34,15 +45,20 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     this.#host = new AgentHost(ctx, env);
-    // On every wake: a running session must have its alarm (it may have been lost with a
-    // crash between a write and the alarm being set).
-    void ctx.blockConcurrencyWhile(() => this.#host.ensureAlarm());
+    // A watcher's keep-alive "ping" is answered by the runtime without waking the object.
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
+    // On every wake: storage written by an older version is migrated first, and the alarm is
+    // set for what is due (it may have been lost with a crash between a write and the alarm).
+    void ctx.blockConcurrencyWhile(async () => {
+      this.#host.store.migrateIfCreated();
+      await this.#host.syncAlarm();
+    });
   }
 
   async create(init: SessionInit, input: RunInput | null): Promise<AgentResult<Session>> {
-    if (this.#host.session()) return { ok: false, code: "conflict", detail: "session already exists" };
+    if (this.#host.session()) return { ok: false, reason: "session_exists" };
     const problem = checkToolSpecs(init.tools) ?? (input === null ? null : checkInput(input));
-    if (problem) return { ok: false, code: "invalid", detail: problem };
+    if (problem) return { ok: false, reason: "invalid", detail: problem };
     const now = this.#host.nowIso();
     const run: RunState = {
       status: "idle",
@@ -51,140 +67,223 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       attempts: 0,
       error: null,
       stop_reason: null,
-      usage: { steps: 0, input_tokens: 0, output_tokens: 0 },
+      usage: { ...EMPTY_USAGE },
       revision: 1,
       reported_revision: 0,
+      urgent_revision: 1,
+      last_report_at: 0,
+      report_failures: 0,
+      report_retry_at: 0,
+      next_attempt_at: 0,
+      ready_at: 0,
+      run_started_at: 0,
+      run_start_seq: 0,
+      token_ratio: 1,
       updated_at: now,
     };
     this.#host.store.create({ ...init, created_at: now }, run);
     if (input !== null) this.#startRun(input);
-    await this.#afterControl();
-    return { ok: true, value: this.#host.view() };
+    return this.#settled();
   }
 
   async get(): Promise<AgentResult<Session>> {
-    if (!this.#host.session()) return notFound;
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
     return { ok: true, value: this.#host.view() };
   }
 
   /** `cap`: the tenant's current limits, which lower the session's own for this and later runs. */
   async start(input: RunInput, cap: Limits | null = null): Promise<AgentResult<Session>> {
-    if (!this.#host.session()) return notFound;
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
     const problem = checkInput(input);
-    if (problem) return { ok: false, code: "invalid", detail: problem };
-    if (ACTIVE_STATUSES.includes(this.#host.store.run().status)) {
-      return { ok: false, code: "conflict", detail: "the session is already running; wait for the run to end or cancel it" };
-    }
+    if (problem) return { ok: false, reason: "invalid", detail: problem };
+    if (ACTIVE_STATUSES.includes(this.#host.store.run().status)) return { ok: false, reason: "run_going" };
     if (cap) this.#host.capLimits(cap);
     this.#startRun(input);
-    await this.#afterControl();
-    return { ok: true, value: this.#host.view() };
+    return this.#settled();
+  }
+
+  /**
+   * `if_running: enqueue`: the message waits and starts the next run as soon as the current one
+   * ends (done or failed; a cancel drops it). Refused when no run is going: the caller starts
+   * one instead, through the run admission that a start needs.
+   */
+  async enqueue(input: RunInput, cap: Limits | null = null): Promise<AgentResult<Session>> {
+    const host = this.#host;
+    if (!host.session()) return SESSION_NOT_FOUND;
+    const problem = checkInput(input);
+    if (problem) return { ok: false, reason: "invalid", detail: problem };
+    if (!ACTIVE_STATUSES.includes(host.store.run().status)) return { ok: false, reason: "run_not_going" };
+    if (host.store.queuedMessages() >= MAX_QUEUED_MESSAGES) return { ok: false, reason: "queue_full", max: MAX_QUEUED_MESSAGES };
+    if (cap) host.capLimits(cap);
+    host.store.enqueueMessage(toContent(input), host.nowIso());
+    return this.#settled();
+  }
+
+  /**
+   * `if_running: interrupt`: the current run stops exactly as a cancel would stop it, and a new
+   * run starts with the message, without the session ever showing `cancelled`.
+   */
+  async interrupt(input: RunInput, cap: Limits | null = null): Promise<AgentResult<Session>> {
+    const host = this.#host;
+    if (!host.session()) return SESSION_NOT_FOUND;
+    const problem = checkInput(input);
+    if (problem) return { ok: false, reason: "invalid", detail: problem };
+    if (!ACTIVE_STATUSES.includes(host.store.run().status)) return { ok: false, reason: "run_not_going" };
+    if (cap) host.capLimits(cap);
+    // A run that waited (or was paused or queued) held no run slot: the new one needs one, and
+    // without a free one it starts `queued`, like a waiting run that goes on.
+    const slot = SLOT_STATUSES.includes(host.store.run().status) ? "ok" : await host.claimSlot();
+    if (!ACTIVE_STATUSES.includes(host.store.run().status)) {
+      if (slot === "ok") await host.releaseSlot();
+      return { ok: false, reason: "run_not_going" };
+    }
+    host.interruptRun(toContent(input), slot === "ok" ? "running" : "queued");
+    if (slot === "suspended") host.cancelRun();
+    return this.#settled();
   }
 
   async cancel(): Promise<AgentResult<Session>> {
-    if (!this.#host.session()) return notFound;
-    const run = this.#host.store.run();
-    if (!ACTIVE_STATUSES.includes(run.status)) {
-      return { ok: false, code: "conflict", detail: `a ${run.status} session cannot be cancelled` };
-    }
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
+    const { status } = this.#host.store.run();
+    if (!ACTIVE_STATUSES.includes(status)) return { ok: false, reason: "wrong_status", action: "cancel", status };
     this.#host.cancelRun();
-    await this.#afterControl();
-    return { ok: true, value: this.#host.view() };
+    return this.#settled();
   }
 
   async pause(): Promise<AgentResult<Session>> {
-    if (!this.#host.session()) return notFound;
-    const run = this.#host.store.run();
-    if (run.status !== "running" && run.status !== "waiting_approval" && run.status !== "waiting_tool_output") {
-      return { ok: false, code: "conflict", detail: `a ${run.status} session cannot be paused` };
+    const host = this.#host;
+    if (!host.session()) return SESSION_NOT_FOUND;
+    const run = host.store.run();
+    if (run.status !== "running" && run.status !== "queued" && run.status !== "waiting_approval" && run.status !== "waiting_tool_output") {
+      return { ok: false, reason: "wrong_status", action: "pause", status: run.status };
     }
-    this.#host.abortInflight("paused");
-    this.#host.transaction(() => {
+    host.inflight.abortAll("paused");
+    host.transaction(() => {
       // An at-most-once call cut off by the pause may have had its effect: it is not repeated.
-      for (const call of this.#host.store.openToolCalls()) {
-        if (call.status === "running" && this.#host.toolbox().get(call.name)?.atMostOnce !== false) {
-          this.#host.finishCall(call, INTERRUPTED_BY_PAUSE, true);
-          this.#host.emit("tool_result", this.#host.store.toolCall(call.id));
+      for (const call of host.store.openToolCalls()) {
+        if (call.status === "running" && host.toolbox().get(call.name)?.atMostOnce !== false) {
+          host.finishCall(call, INTERRUPTED_BY_PAUSE, true);
+          host.emit("tool_result", host.store.toolCall(call.id));
         }
       }
-      this.#host.updateRun({ status: "paused", generation: run.generation + 1 });
+      host.updateRun({ status: "paused", generation: run.generation + 1 });
     });
-    await this.#afterControl();
-    return { ok: true, value: this.#host.view() };
+    return this.#settled();
   }
 
   async resume(cap: Limits | null = null): Promise<AgentResult<Session>> {
-    if (!this.#host.session()) return notFound;
-    const run = this.#host.store.run();
-    if (run.status !== "paused") return { ok: false, code: "conflict", detail: `a ${run.status} session cannot be resumed` };
-    if (cap) this.#host.capLimits(cap);
+    const host = this.#host;
+    if (!host.session()) return SESSION_NOT_FOUND;
+    const { status } = host.store.run();
+    if (status !== "paused") return { ok: false, reason: "wrong_status", action: "resume", status };
+    if (cap) host.capLimits(cap);
+    // A paused session holds no run slot: it takes one again if it has work to run now.
+    const waits = ["waiting_approval", "waiting_tool_output"].includes(settleOutcome(host.store.openToolCalls()));
+    const slot = waits ? "ok" : await host.claimSlot();
+    if (host.store.run().status !== "paused") {
+      // Something else moved the session while the index was asked.
+      if (slot === "ok" && !waits) await host.releaseSlot();
+      return { ok: false, reason: "wrong_status", action: "resume", status: host.store.run().status };
+    }
+    if (slot === "suspended") {
+      host.cancelRun();
+      return this.#settled();
+    }
     // A pending retry keeps its backoff and its count: pausing is no way around Retry-After.
-    this.#host.updateRun({ status: "running" });
-    await this.#host.continueRun();
-    await this.#afterControl();
-    return { ok: true, value: this.#host.view() };
+    host.transaction(() => {
+      host.updateRun({ status: slot === "ok" ? "running" : "queued" });
+      host.continueRun(slot === "ok" ? "running" : "queued");
+    });
+    return this.#settled();
+  }
+
+  /** The tenant index granted this queued session a run slot. */
+  async slotGranted(): Promise<AgentResult<Session>> {
+    const host = this.#host;
+    if (!host.session()) return SESSION_NOT_FOUND;
+    if (host.store.run().status === "queued") this.#takeSlot();
+    return this.#settled();
   }
 
   async approve(callId: string): Promise<AgentResult<Session>> {
-    return this.#decide(callId, "waiting_approval", (call) => {
-      const tool = this.#host.toolbox().get(call.name);
-      this.#host.store.setToolCallStatus(call.id, tool?.kind === "client" ? "waiting_tool_output" : "pending", this.#host.nowIso());
+    const approved = (call: ToolCall): ToolCallStatus => (this.#host.toolbox().get(call.name)?.kind === "client" ? "waiting_tool_output" : "pending");
+    return this.#decide(callId, "waiting_approval", approved, (call) => {
+      this.#host.store.setToolCallStatus(call.id, approved(call), this.#host.nowIso());
     });
   }
 
   async deny(callId: string, reason: string | null): Promise<AgentResult<Session>> {
-    return this.#decide(callId, "waiting_approval", (call) => {
+    return this.#decide(callId, "waiting_approval", "error", (call) => {
       const text = reason ? `denied by a reviewer: ${reason}` : "denied by a reviewer";
       this.#host.finishCall(call, text, true);
     });
   }
 
   async submitToolOutput(callId: string, output: string, isError: boolean): Promise<AgentResult<Session>> {
-    return this.#decide(callId, "waiting_tool_output", (call) => this.#host.finishCall(call, output, isError));
+    return this.#decide(callId, "waiting_tool_output", isError ? "error" : "done", (call) => this.#host.finishCall(call, output, isError));
   }
 
   async listMessages(after: number, limit: number): Promise<AgentResult<Page<Message>>> {
-    if (!this.#host.session()) return notFound;
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
     const rows = this.#host.store.messages(after, limit + 1);
     const data = rows.slice(0, limit);
     const last = data[data.length - 1];
     return { ok: true, value: { data, next_cursor: rows.length > limit && last ? String(last.seq) : null } };
   }
 
-  async listToolCalls(): Promise<AgentResult<ToolCall[]>> {
-    if (!this.#host.session()) return notFound;
-    return { ok: true, value: this.#host.store.toolCalls() };
+  /** A page of tool calls in call order; `cursor` is the previous page's `next_cursor`. */
+  async listToolCalls(cursor: string | null = null, limit: number = MAX_TOOL_CALL_PAGE): Promise<AgentResult<Page<ToolCall>>> {
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
+    const after = cursor === null ? null : decodeIntPairCursor(cursor);
+    if (cursor !== null && after === null) return { ok: false, reason: "invalid", detail: "not a tool-call cursor" };
+    const page = this.#host.store.toolCallPage(after, Math.max(1, Math.min(limit, MAX_TOOL_CALL_PAGE)));
+    return { ok: true, value: { data: page.calls, next_cursor: page.next ? encodeIntPairCursor(page.next.first, page.next.second) : null } };
+  }
+
+  /** Unit timings, oldest first, after step `after`. */
+  async listSteps(after: number, limit: number): Promise<AgentResult<Page<Step>>> {
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
+    const rows = this.#host.store.steps(after, limit + 1);
+    const data = rows.slice(0, limit).map(toStep);
+    const last = data[data.length - 1];
+    return { ok: true, value: { data, next_cursor: rows.length > limit && last ? String(last.seq) : null } };
   }
 
   /** Cancels whatever runs and deletes every byte the session stored. */
   async erase(): Promise<AgentResult<null>> {
-    if (!this.#host.session()) return notFound;
-    this.#host.abortInflight("erased");
-    for (const socket of this.ctx.getWebSockets()) socket.close(1000, "session erased");
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
+    this.#host.inflight.abortAll("erased");
+    this.#host.events.streams.close({ all: true }, CLOSE_CODES.ended, "session erased");
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     return { ok: true, value: null };
   }
 
+  /**
+   * Closes the event streams `filter` selects: called by the tenant index when an API key is
+   * revoked (`keyId`) or the tenant suspended (`all`). Returns how many were open.
+   */
+  async closeStreams(filter: StreamFilter, why: "credentials" | "suspended"): Promise<number> {
+    if (why !== "credentials" && why !== "suspended") throw new TypeError("why must be credentials or suspended");
+    const checked = requireStreamFilter(filter);
+    const code = why === "suspended" ? CLOSE_CODES.suspended : CLOSE_CODES.credentials;
+    const closed = this.#host.events.streams.close(checked, code, why === "suspended" ? "tenant suspended" : "credentials revoked");
+    if (closed > 0) await this.#host.syncAlarm();
+    return closed;
+  }
+
+  /** The event stream (`GET /v1/sessions/{id}/events`), asked for by the gateway only. */
   override async fetch(request: Request): Promise<Response> {
-    if (!this.#host.session()) return Response.json({ error: "not_found" }, { status: 404 });
-    if (request.headers.get("Upgrade")?.toLowerCase() === "websocket") {
-      const pair = new WebSocketPair();
-      this.ctx.acceptWebSocket(pair[1]);
-      pair[1].send(JSON.stringify({ type: "snapshot", data: this.#snapshot() }));
-      return new Response(null, { status: 101, webSocket: pair[0] });
-    }
-    if (request.method !== "GET") return Response.json({ error: "method_not_allowed" }, { status: 405 });
-    return Response.json(this.#snapshot());
+    return openEventStream(this.#host, request);
   }
 
   override async webSocketMessage(): Promise<void> {
-    // The stream is one-way; control goes through the REST API.
+    // The stream is one-way; control goes through the REST API ("ping" is answered without a wake).
   }
 
   override async webSocketClose(socket: WebSocket, code: number): Promise<void> {
     try {
-      socket.close(code === 1005 ? 1000 : code, "closing");
+      socket.close(code === 1005 || code === 1006 ? 1000 : code, "closing");
     } catch {
       // already closed
     }
@@ -193,77 +292,120 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   override async alarm(): Promise<void> {
     const host = this.#host;
     if (!host.session()) return;
-    if (host.store.run().reported_revision < host.store.run().revision) await host.report();
-    const run = host.store.run();
-    if (run.status !== "running") return void (await host.ensureAlarm());
-    if ((run.next_attempt_at ?? 0) > Date.now()) return void (await host.scheduleAt(run.next_attempt_at ?? Date.now()));
-    const generation = run.generation;
-    try {
-      if (host.store.openToolCalls().length > 0) await runToolStep(host, generation);
-      else await runModelStep(host, generation);
-    } catch (err) {
-      // An unexpected fault (a bug, a storage error). The alarm never throws: the runtime's
-      // own retries would bypass the loop's backoff and attempt count.
-      console.error(`session ${host.session()?.id ?? "(erased)"}: unit failed: ${err instanceof Error ? err.stack : String(err)}`);
-      if (!host.isCurrent(generation)) return;
-      const attempts = host.store.run().attempts + 1;
-      if (attempts >= MAX_ATTEMPTS) {
-        host.transaction(() => host.closeOpenCalls("not run: the session failed"));
-        await finishRun(host, "failed", "model_error", "the session failed after repeated internal errors");
-        return;
-      }
-      const at = Date.now() + backoffDelay(attempts, null);
-      host.updateRun({ attempts, next_attempt_at: at });
-      await host.scheduleAt(at);
+    host.events.streams.closeExpired(Date.now());
+    if (host.store.run().status === "queued") await this.#askForSlot();
+    const limits = host.requireSession().limits;
+    // A daily budget is checked against the index's count, learned from a report: after a
+    // restart, ask once before the first unit instead of running blind.
+    if (limits.max_tokens_per_day !== null && host.reporter.tenantTokensToday() === null && host.store.run().status === "running") {
+      await host.reporter.send();
     }
+    const run = host.store.run();
+    const unit = nextUnit({
+      run,
+      openToolCalls: host.store.openToolCalls().length,
+      limits,
+      tenantTokensToday: host.reporter.tenantTokensToday(),
+      summaryDue: (maxTokens) => {
+        const session = host.requireSession();
+        if (!usesSummaries(session)) return false;
+        const inputs = { store: host.store, session, run, catalog: host.config.models, tools: toolDefinitions(host.toolbox()) };
+        return decideContext(inputs, maxTokens).kind === "summarize";
+      },
+      toolsReady: host.toolsReady(),
+      now: Date.now(),
+    });
+    if (unit.kind === "finish") host.finishRun("done", unit.stopReason, null);
+    else if (unit.kind === "model" || unit.kind === "tools" || unit.kind === "summary" || unit.kind === "discover") await runUnit(host, unit);
+    await host.settle();
   }
 
   // ---- private ---------------------------------------------------------------------------
 
-  #startRun(input: RunInput): void {
-    const host = this.#host;
-    const content: ContentBlock[] = typeof input === "string" ? [{ type: "text", text: input }] : input;
-    const message = host.transaction(() => {
-      const saved = host.store.appendMessage("user", content, host.nowIso());
-      const run = host.store.run();
-      host.updateRun({ status: "running", generation: run.generation + 1, steps: 0, attempts: 0, error: null, stop_reason: null, next_attempt_at: 0 });
-      return saved;
-    });
-    host.emit("message", message);
+  /** A queued session asks again now and then, in case the index's own word was lost. */
+  async #askForSlot(): Promise<void> {
+    const slot = await this.#host.claimSlot();
+    if (this.#host.store.run().status !== "queued") {
+      if (slot === "ok") await this.#host.releaseSlot();
+      return;
+    }
+    if (slot === "ok") this.#takeSlot();
+    else if (slot === "suspended") this.#host.cancelRun();
   }
 
-  async #decide(callId: string, expected: "waiting_approval" | "waiting_tool_output", apply: (call: ToolCall) => void): Promise<AgentResult<Session>> {
-    if (!this.#host.session()) return notFound;
-    const call = this.#host.store.toolCall(callId);
-    if (!call) return { ok: false, code: "not_found", detail: "tool call not found" };
-    if (call.status !== expected) {
-      return { ok: false, code: "conflict", detail: `the tool call is ${call.status}, not ${expected}` };
+  #startRun(input: RunInput): void {
+    this.#host.startRun(toContent(input));
+  }
+
+  /**
+   * Applies a decision on a waiting call. When it lets the run go on, the session needs a run
+   * slot again (waiting held none): without a free one it goes `queued` rather than refusing.
+   */
+  async #decide(callId: string, expected: ToolCallStatus, next: ToolCallStatus | ((call: ToolCall) => ToolCallStatus), apply: (call: ToolCall) => void): Promise<AgentResult<Session>> {
+    const host = this.#host;
+    if (!host.session()) return SESSION_NOT_FOUND;
+    const found = this.#waitingCall(callId, expected);
+    if (!found.ok) return found;
+    const after = typeof next === "function" ? next(found.call) : next;
+    const outcome = settleOutcome(host.store.openToolCalls().map((c) => (c.id === callId ? { status: after } : c)));
+    const needsSlot = (outcome === "runnable" || outcome === "complete") && (host.store.run().status === "waiting_approval" || host.store.run().status === "waiting_tool_output");
+    const slot = needsSlot ? await host.claimSlot() : "ok";
+    const again = this.#waitingCall(callId, expected);
+    if (!again.ok) {
+      // Decided or cancelled by someone else while the index was asked.
+      if (needsSlot && slot === "ok") await host.releaseSlot();
+      return again;
     }
-    this.#host.transaction(() => apply(call));
-    this.#host.emit("tool_call", this.#host.store.toolCall(callId));
-    await this.#host.continueRun();
-    await this.#afterControl();
+    host.transaction(() => {
+      apply(again.call);
+      host.emit("tool_call", host.store.toolCall(callId));
+      host.continueRun(slot === "ok" ? "running" : "queued");
+    });
+    if (slot === "suspended") host.cancelRun();
+    return this.#settled();
+  }
+
+  #waitingCall(callId: string, expected: ToolCallStatus): { ok: true; call: ToolCall } | ({ ok: false } & AgentFailure) {
+    const call = this.#host.store.toolCall(callId);
+    if (!call) return { ok: false, reason: "tool_call_not_found" };
+    if (call.status !== expected) return { ok: false, reason: "tool_call_not_waiting", status: call.status, expected };
+    return { ok: true, call };
+  }
+
+  /** A queued session that holds a slot now goes on. */
+  #takeSlot(): void {
+    this.#host.transaction(() => {
+      this.#host.updateRun({ status: "running" });
+      this.#host.continueRun();
+    });
+  }
+
+  /** The end of every control: the alarm and the report, then the session as it now stands. */
+  async #settled(): Promise<AgentResult<Session>> {
+    await this.#host.settle();
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
     return { ok: true, value: this.#host.view() };
   }
+}
 
-  async #afterControl(): Promise<void> {
-    // The alarm first, so a slow or failing report never delays (or, with a crash, loses) the
-    // next step; again after it, to drop a report-retry alarm that is no longer needed.
-    await this.#host.ensureAlarm();
-    await this.#host.report();
-    await this.#host.ensureAlarm();
-  }
+export type { AgentFailure };
 
-  #snapshot() {
-    const session = this.#host.view();
-    return {
-      status: session.status,
-      stop_reason: session.stop_reason,
-      error: session.error,
-      usage: session.usage,
-      messages: this.#host.store.messages(),
-    };
-  }
+function toStep(row: StepRecord): Step {
+  return {
+    seq: row.seq,
+    kind: row.kind,
+    started_at: new Date(row.started_at).toISOString(),
+    ended_at: new Date(row.ended_at).toISOString(),
+    queued_ms: row.queued_ms,
+    duration_ms: row.ended_at - row.started_at,
+    input_tokens: row.input_tokens,
+    output_tokens: row.output_tokens,
+    outcome: row.outcome,
+  };
+}
+
+function toContent(input: RunInput): ContentBlock[] {
+  return typeof input === "string" ? [{ type: "text", text: input }] : input;
 }
 
 /** The length cap of one user message; longer input belongs in a file or a tool. */

@@ -1,40 +1,51 @@
 /**
- * The Agent's working parts shared by its control methods and its alarm: run-state
- * updates, the alarm, in-flight calls, stored events and live sockets, reports to the
- * tenant index, and the settling of tool calls. It holds no state of its own beyond
- * what is rebuilt from storage on every wake.
+ * The Agent's working parts, shared by its control methods and its alarm: run-state updates,
+ * the alarm, calls in flight, the event log, reports to the tenant index, and the settling of
+ * tool calls. It holds no state of its own beyond what is rebuilt from storage on every wake.
+ *
+ * Two rules live here rather than in each caller: every change a control or a unit makes ends
+ * with `settle()` (the alarm set for what is due next, then the report the index is owed), and
+ * a unit saves only through its `UnitScope`, which refuses once the run's generation moved on.
  */
 import { type Config, loadConfig } from "../config";
 import { capLimits, type Limits } from "../limits";
-import { tenantIndexStub } from "./naming";
+import { EventLog } from "./events/event-log";
+import type { EmittedEvent } from "./events/frames";
+import { StreamHub } from "./events/streams";
+import { InflightCalls } from "./inflight";
+import { shouldReport } from "./report/report-policy";
+import { Reporter } from "./report/reporter";
+import { nextWakeAt } from "./run/next-wake";
+import { tenantIndexStub } from "../objects";
 import { AgentStore, type RunState, type StoredSession } from "./store";
-import { buildToolbox, type Toolbox } from "./tools/registry";
 import { cutOutput } from "./tools/cut-output";
-import { ACTIVE_STATUSES, type Session, type SessionStatus, type SessionSummary, type ToolCall, type ToolResultBlock } from "./types";
-
-/** A failed report to the tenant index is tried again after this long, then longer. */
-export const REPORT_RETRY_MS = 5_000;
-const REPORT_RETRY_MAX_MS = 5 * 60_000;
+import { maskToolSpecs } from "./tools/mcp/masking";
+import type { DiscoveredTool } from "./tools/mcp/plan";
+import { buildToolbox, type Toolbox } from "./tools/registry";
+import { log } from "../log";
+import { ACTIVE_STATUSES, type ContentBlock, FINAL_STATUSES, type Session, type SessionStatus, type StopReason, type ToolCall, type ToolResultBlock } from "./types";
 
 export const CANCELLED_BEFORE_RESULT = "cancelled before it finished";
+
+/** What asking for a run slot gave: one, none free (queue), or a suspended tenant (stop). */
+export type SlotClaim = "ok" | "busy" | "suspended";
 
 export type SettleOutcome = "none" | "runnable" | "complete" | "waiting_approval" | "waiting_tool_output";
 
 export class AgentHost {
   readonly store: AgentStore;
+  readonly events: EventLog;
+  readonly reporter: Reporter;
+  readonly inflight = new InflightCalls();
   #toolbox: Toolbox | undefined;
-  readonly #inflight = new Set<AbortController>();
-  /**
-   * The tenant's tokens today as of the last acknowledged report (null before one, e.g. after
-   * a restart). Kept in memory only: it is refreshed at the end of every unit.
-   */
-  tenantTokensToday: number | null = null;
 
   constructor(
     readonly ctx: DurableObjectState,
     readonly env: Cloudflare.Env,
   ) {
     this.store = new AgentStore(ctx.storage);
+    this.events = new EventLog(this.store, new StreamHub(ctx));
+    this.reporter = new Reporter(this.store, env);
   }
 
   get config(): Config {
@@ -46,9 +57,7 @@ export class AgentHost {
   }
 
   requireSession(): StoredSession {
-    const session = this.store.session();
-    if (!session) throw new Error("session used before it was created");
-    return session;
+    return this.store.requireSession();
   }
 
   /** Lowers the session's limits to `cap` where it is lower (see `capLimits`). */
@@ -57,24 +66,47 @@ export class AgentHost {
     this.store.putSession({ ...session, limits: capLimits(session.limits, cap) });
   }
 
+  /** The run's tools: the declared ones and what its MCP servers offered when it started. */
   toolbox(): Toolbox {
-    this.#toolbox ??= buildToolbox(this.requireSession().tools);
+    this.#toolbox ??= buildToolbox(this.requireSession().tools, this.store.runTools());
     return this.#toolbox;
+  }
+
+  /** False until the tools of the session's MCP servers are listed and saved for this run. */
+  toolsReady(): boolean {
+    return !this.requireSession().tools.some((tool) => tool.type === "mcp") || this.store.runToolsDiscovered();
+  }
+
+  /** Saves the tools the MCP servers offered, for the rest of the run. */
+  saveRunTools(tools: readonly DiscoveredTool[]): void {
+    this.store.saveRunTools(tools, this.nowIso());
+    this.#toolbox = undefined;
+  }
+
+  /** A run starts: its MCP servers are listed anew before its first model call. */
+  resetRunTools(): void {
+    this.store.clearRunTools();
+    this.#toolbox = undefined;
   }
 
   nowIso(): string {
     return new Date().toISOString();
   }
 
+  /** The session as every response shows it: MCP header values masked. */
   view(): Session {
     const session = this.requireSession();
     const run = this.store.run();
     return {
       ...session,
+      tools: maskToolSpecs(session.tools),
       status: run.status,
       stop_reason: run.stop_reason,
       error: run.error,
       usage: run.usage,
+      // Sessions created before context settings existed stored none: they use `auto`.
+      context: session.context ?? { strategy: "auto" },
+      queued_messages: this.store.queuedMessages(),
       updated_at: run.updated_at,
     };
   }
@@ -86,178 +118,152 @@ export class AgentHost {
     return run.generation === generation && run.status === "running";
   }
 
+  // ---- run state ---------------------------------------------------------------------
+
   /**
-   * Writes a change to the run state. A status change becomes a stored event; every change
-   * raises the revision that the tenant index must acknowledge.
+   * Writes a change to the run state. Every change raises the revision the tenant index must
+   * acknowledge; a status change is also a stored event and must be told to the index at once.
    */
   updateRun(patch: Partial<RunState>): RunState {
     const before = this.store.run();
-    const now = this.nowIso();
-    const after: RunState = { ...before, ...patch, revision: before.revision + 1, updated_at: now };
+    const after: RunState = { ...before, ...patch, revision: before.revision + 1, updated_at: this.nowIso() };
+    const statusChanged = after.status !== before.status || after.stop_reason !== before.stop_reason;
+    if (statusChanged) after.urgent_revision = after.revision;
+    // The next unit's queue time counts from the moment the run could go on.
+    if (after.status === "running" && before.status !== "running") after.ready_at = Date.now();
     this.store.putRun(after);
-    if (after.status !== before.status || after.stop_reason !== before.stop_reason) {
-      this.emit("status", { status: after.status, stop_reason: after.stop_reason, error: after.error });
-    }
+    if (statusChanged && FINAL_STATUSES.includes(after.status) && !FINAL_STATUSES.includes(before.status)) this.#logRunEnd(after);
+    if (statusChanged) this.emit("status", { status: after.status, stop_reason: after.stop_reason, error: after.error });
     if (after.usage !== before.usage) this.emit("usage", after.usage);
     return after;
   }
 
-  // ---- in-flight work -------------------------------------------------------------
-
-  beginCall(): AbortController {
-    const controller = new AbortController();
-    this.#inflight.add(controller);
-    return controller;
-  }
-
-  endCall(controller: AbortController): void {
-    this.#inflight.delete(controller);
-  }
-
-  /** Aborts the model or tool call in flight, so a cancelled run stops spending. */
-  abortInflight(reason: string): void {
-    for (const controller of this.#inflight) controller.abort(new DOMException(reason, "AbortError"));
-    this.#inflight.clear();
-  }
-
-  // ---- the alarm ---------------------------------------------------------------------
-
-  async scheduleAt(at: number): Promise<void> {
-    await this.ctx.storage.setAlarm(at);
-  }
-
-  /** Sets the alarm for `at` unless one is already due earlier. */
-  async scheduleNoLaterThan(at: number): Promise<void> {
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+  #logRunEnd(run: RunState): void {
+    const session = this.requireSession();
+    log(run.status === "failed" ? "warn" : "info", "run_ended", {
+      tenant_id: session.tenant_id,
+      session_id: session.id,
+      status: run.status,
+      stop_reason: run.stop_reason,
+      steps: run.steps,
+      duration_ms: run.run_started_at ? Date.now() - run.run_started_at : null,
+      ...(run.error ? { error: run.error } : {}),
+    });
   }
 
   /**
-   * Makes sure that a running session has an alarm, and that an unacknowledged report will
-   * be retried; otherwise removes the alarm. Called on every wake and after every control.
+   * Starts a run with a new user message: the message is saved, and the generation bumped so
+   * that nothing of an earlier run can still save. The message is the run's task, which every
+   * model call of the run is sent.
    */
-  async ensureAlarm(): Promise<void> {
-    if (!this.session()) return;
+  startRun(content: ContentBlock[], status: "running" | "queued" = "running"): void {
+    this.transaction(() => {
+      const saved = this.store.appendMessage("user", content, this.nowIso());
+      // Each run lists its MCP servers' tools afresh.
+      this.resetRunTools();
+      const run = this.store.run();
+      this.updateRun({
+        status,
+        generation: run.generation + 1,
+        steps: 0,
+        attempts: 0,
+        error: null,
+        stop_reason: null,
+        next_attempt_at: 0,
+        run_start_seq: saved.seq,
+        run_started_at: Date.now(),
+      });
+      this.emit("message", saved);
+    });
+    const session = this.requireSession();
+    log("info", "run_started", { tenant_id: session.tenant_id, session_id: session.id, model: session.model });
+  }
+
+  /**
+   * Ends the run with a final status. A message that waits in the queue (`if_running: enqueue`)
+   * then starts the next run at once, in the same transaction, so the session keeps its run slot.
+   */
+  finishRun(status: "done" | "failed", stopReason: StopReason, error: string | null): void {
+    this.transaction(() => {
+      this.updateRun({ status, stop_reason: stopReason, error, attempts: 0, next_attempt_at: 0 });
+      const next = this.store.dequeueMessage();
+      if (next) this.startRun(next);
+    });
+  }
+
+  /**
+   * Cancels the run: aborts the call in flight, gives every open call an error result, bumps
+   * the generation so anything still returning is discarded, and drops the queued messages.
+   */
+  cancelRun(): void {
     const run = this.store.run();
-    const current = await this.ctx.storage.getAlarm();
-    if (run.status === "running") {
-      const due = Math.max(Date.now(), run.next_attempt_at ?? 0);
-      if (current === null || current > due) await this.ctx.storage.setAlarm(due);
-    } else if (run.reported_revision < run.revision) {
-      // A report is owed: keep whatever retry `report()` scheduled, or schedule one.
-      if (current === null) await this.ctx.storage.setAlarm(Date.now() + REPORT_RETRY_MS);
-    } else if (current !== null) {
-      await this.ctx.storage.deleteAlarm();
-    }
+    this.inflight.abortAll("cancelled");
+    this.transaction(() => {
+      this.closeOpenCalls(CANCELLED_BEFORE_RESULT);
+      this.store.clearQueue();
+      this.updateRun({ status: "cancelled", stop_reason: "cancelled", error: null, generation: run.generation + 1, attempts: 0, next_attempt_at: 0 });
+    });
+  }
+
+  /**
+   * Stops the run exactly as a cancel would (the call in flight aborted, open calls closed, a
+   * late answer never saved) and starts a new one with `content`, in one transaction: the
+   * session goes from its run to the next without ever being `cancelled`. Queued messages stay.
+   */
+  interruptRun(content: ContentBlock[], status: "running" | "queued" = "running"): void {
+    this.inflight.abortAll("interrupted");
+    this.transaction(() => {
+      this.closeOpenCalls(CANCELLED_BEFORE_RESULT);
+      this.startRun(content, status);
+    });
   }
 
   // ---- events ------------------------------------------------------------------------
 
-  /** Frames of events stored in the open transaction, sent only once it commits. */
-  #pendingFrames: string[] | null = null;
-
-  /**
-   * Runs `fn` atomically (a nested call joins the outer one). Events it emits reach the
-   * sockets after the commit, so a rolled-back change is never shown to anyone.
-   */
+  /** Runs `fn` atomically; events it emits reach the sockets after the commit. */
   transaction<T>(fn: () => T): T {
-    if (this.#pendingFrames !== null) return fn();
-    const frames: string[] = [];
-    this.#pendingFrames = frames;
-    let result: T;
-    try {
-      result = this.store.transaction(fn);
-    } finally {
-      this.#pendingFrames = null;
-    }
-    for (const frame of frames) this.#send(frame);
-    return result;
+    return this.events.transaction(fn);
   }
 
-  /** Stores an event and sends it to every connected socket. */
-  emit(type: string, data: unknown): void {
-    const now = this.nowIso();
-    const id = this.store.appendEvent(type, data, now);
-    const frame = JSON.stringify({ id, type, data, created_at: now });
-    if (this.#pendingFrames !== null) this.#pendingFrames.push(frame);
-    else this.#send(frame);
+  /** Stores an event with the change being made (see `EventLog.append`). */
+  emit<T extends EmittedEvent["type"]>(type: T, data: Extract<EmittedEvent, { type: T }>["data"] | undefined): void {
+    // The row an event refers to always exists while the session does.
+    if (data === undefined) return;
+    this.events.append({ type, data } as EmittedEvent, this.nowIso());
   }
 
-  #send(frame: string): void {
-    for (const socket of this.ctx.getWebSockets()) {
-      try {
-        socket.send(frame);
-      } catch {
-        // A socket that is closing misses the event; it resumes from the store on reconnect.
-      }
-    }
-  }
-
-  // ---- reports to the tenant index -----------------------------------------------------
-
-  summary(): SessionSummary & { revision: number } {
-    const session = this.requireSession();
-    const run = this.store.run();
-    return {
-      id: session.id,
-      created_by: session.created_by,
-      status: run.status,
-      stop_reason: run.stop_reason,
-      usage: run.usage,
-      created_at: session.created_at,
-      updated_at: run.updated_at,
-      revision: run.revision,
-    };
-  }
+  // ---- the end of every control and unit ---------------------------------------------
 
   /**
-   * Tells the tenant index the current status and usage. A failure is not an error for the
-   * caller: the revision stays unacknowledged and the alarm tries again, so a final status
-   * is never lost.
+   * Sets the alarm for what is due next, then sends the report the index is owed if it is due
+   * now. The alarm comes first, so a slow or failing report never delays (or, with a crash,
+   * loses) the next step; again after, since the report changed what is due.
    */
-  async report(): Promise<void> {
-    const session = this.requireSession();
-    const summary = this.summary();
-    let suspended: boolean;
-    try {
-      const ack = await tenantIndexStub(this.env, session.tenant_id).reportSession(session.tenant_id, summary);
-      suspended = ack.suspended;
-      this.tenantTokensToday = ack.tokens_today;
-    } catch (err) {
-      if (!this.session()) return; // erased meanwhile: nothing left to report
-      console.warn(`report of session ${session.id} to its tenant index failed: ${String(err)}`);
-      const failures = (this.store.run().report_failures ?? 0) + 1;
-      this.store.putRun({ ...this.store.run(), report_failures: failures });
-      const delay = Math.min(REPORT_RETRY_MAX_MS, REPORT_RETRY_MS * 2 ** (failures - 1));
-      await this.scheduleNoLaterThan(Date.now() + delay);
-      return;
-    }
+  async settle(): Promise<void> {
     if (!this.session()) return;
-    const run = this.store.run();
-    if (summary.revision > run.reported_revision) {
-      this.store.putRun({ ...run, reported_revision: summary.revision, report_failures: 0 });
-    }
+    await this.syncAlarm();
+    if (!shouldReport(this.store.run(), Date.now())) return;
+    const ack = await this.reporter.send();
     // A start admitted just before its tenant was suspended, or a run the suspension sweep
     // missed, learns it here and stops; the final status is reported in turn.
-    if (suspended && ACTIVE_STATUSES.includes(run.status)) {
+    if (ack?.suspended && this.session() && ACTIVE_STATUSES.includes(this.store.run().status)) {
       this.cancelRun();
-      await this.report();
+      await this.reporter.send();
     }
+    await this.syncAlarm();
   }
 
-  // ---- cancel --------------------------------------------------------------------------
-
-  /**
-   * Cancels the run: aborts the call in flight, gives every open call an error result, and
-   * bumps the generation so anything still returning is discarded.
-   */
-  cancelRun(): void {
-    const run = this.store.run();
-    this.abortInflight("cancelled");
-    this.transaction(() => {
-      this.closeOpenCalls(CANCELLED_BEFORE_RESULT);
-      this.updateRun({ status: "cancelled", stop_reason: "cancelled", error: null, generation: run.generation + 1, attempts: 0, next_attempt_at: 0 });
-    });
+  /** The alarm at or before the next wake `nextWakeAt` asks for, or none when nothing is due. */
+  async syncAlarm(): Promise<void> {
+    if (!this.session()) return;
+    const target = nextWakeAt(this.store.run(), Date.now(), { socketDeadline: this.events.streams.earliestSocketDeadline() });
+    const current = await this.ctx.storage.getAlarm();
+    if (target === null) {
+      if (current !== null) await this.ctx.storage.deleteAlarm();
+    } else if (current === null || current > target) {
+      // An earlier alarm is kept: the wake finds nothing due yet and sets the right time.
+      await this.ctx.storage.setAlarm(target);
+    }
   }
 
   // ---- tool calls ----------------------------------------------------------------------
@@ -281,40 +287,88 @@ export class AgentHost {
    */
   settleToolCalls(): SettleOutcome {
     const open = this.store.openToolCalls();
-    if (open.length === 0) return "none";
-    if (open.some((c) => c.status === "pending" || c.status === "running")) return "runnable";
-    if (open.some((c) => c.status === "waiting_approval")) return "waiting_approval";
-    if (open.some((c) => c.status === "waiting_tool_output")) return "waiting_tool_output";
+    const outcome = settleOutcome(open);
+    if (outcome !== "complete") return outcome;
     const results: ToolResultBlock[] = open.map((c) => ({
       type: "tool_result",
       tool_use_id: c.id,
       content: c.output ?? "",
       ...(c.is_error ? { is_error: true } : {}),
     }));
-    const message = this.transaction(() => {
+    this.transaction(() => {
       const saved = this.store.appendMessage("user", results, this.nowIso());
       this.store.markToolCallsReported(open.map((c) => c.id));
-      return saved;
+      this.emit("message", saved);
     });
-    this.emit("message", message);
     return "complete";
   }
 
   /**
-   * Moves a run on after its tool calls changed: runnable work sets the alarm, calls that
-   * wait for a person or a client set the matching status and no alarm.
+   * Moves a run on after its tool calls changed: calls that wait for a person or a client set
+   * the matching status; runnable work makes the session `runnable` — `running` (its alarm
+   * follows from `settle`) when it holds a run slot, `queued` when none was free.
    */
-  async continueRun(): Promise<void> {
+  continueRun(runnable: "running" | "queued" = "running"): void {
     const outcome = this.settleToolCalls();
     const run = this.store.run();
-    if (run.status === "paused" || !isGoing(run.status)) return;
-    const status: SessionStatus =
-      outcome === "waiting_approval" || outcome === "waiting_tool_output" ? outcome : "running";
+    if (run.status === "paused" || !ACTIVE_STATUSES.includes(run.status)) return;
+    const status: SessionStatus = outcome === "waiting_approval" || outcome === "waiting_tool_output" ? outcome : runnable;
     if (status !== run.status) this.updateRun({ status });
-    if (status === "running") await this.scheduleNoLaterThan(Date.now());
+  }
+
+  /**
+   * Asks the tenant index for a run slot, for a session that held none (it waited, was paused or
+   * queued). An unreachable index counts as busy: the session queues and asks again later.
+   */
+  async claimSlot(): Promise<SlotClaim> {
+    const session = this.requireSession();
+    try {
+      const slot = await tenantIndexStub(this.env, session.tenant_id).acquireRun(session.tenant_id, session.id, session.limits.max_concurrent_runs, Date.now());
+      return slot.ok ? "ok" : slot.code;
+    } catch (error) {
+      log("warn", "slot_claim_failed", { tenant_id: session.tenant_id, session_id: session.id, error: String(error) });
+      return "busy";
+    }
+  }
+
+  /** Gives back a slot claimed for a change that did not happen; it also lapses by itself. */
+  async releaseSlot(): Promise<void> {
+    const session = this.requireSession();
+    await tenantIndexStub(this.env, session.tenant_id).releaseRun(session.tenant_id, session.id).catch(() => {});
   }
 }
 
-function isGoing(status: SessionStatus): boolean {
-  return status === "running" || status === "waiting_approval" || status === "waiting_tool_output" || status === "paused";
+/**
+ * Pure: where the open tool calls of a response stand. `runnable` and `complete` both mean the
+ * run can go on (a tool unit, or the next model call); the others wait for someone.
+ */
+export function settleOutcome(open: readonly Pick<ToolCall, "status">[]): SettleOutcome {
+  if (open.length === 0) return "none";
+  if (open.some((c) => c.status === "pending" || c.status === "running")) return "runnable";
+  if (open.some((c) => c.status === "waiting_approval")) return "waiting_approval";
+  if (open.some((c) => c.status === "waiting_tool_output")) return "waiting_tool_output";
+  return "complete";
+}
+
+/**
+ * A unit of work's view of the host, bound to the generation it started with. After every
+ * `await` a unit saves only through `commit`, which refuses once a start, cancel or pause (or
+ * an erase) made the unit stale, so a late answer is never saved.
+ */
+export class UnitScope {
+  constructor(
+    readonly host: AgentHost,
+    readonly generation: number,
+  ) {}
+
+  get current(): boolean {
+    return this.host.isCurrent(this.generation);
+  }
+
+  /** Runs `fn` in one transaction if the unit is still current; returns whether it ran. */
+  commit(fn: () => void): boolean {
+    if (!this.current) return false;
+    this.host.transaction(fn);
+    return true;
+  }
 }

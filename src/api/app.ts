@@ -10,22 +10,28 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import { loadConfig } from "../config";
 import { registerAdminRoutes } from "./admin";
 import { registerApiKeyRoutes } from "./api-keys";
+import type { AuthGuard } from "./auth-guard";
 import type { App, AppEnv } from "./context";
 import { ApiError, apiErrorForStatus, problemJson } from "./errors";
-import { describeError, log } from "./log";
+import { describeError, log } from "../log";
 import { authenticate } from "./middleware/authenticate";
 import { bodyLimit, bodyLimitExceeded, payloadTooLarge } from "./middleware/body-limit";
+import { corsPolicy } from "./middleware/cors";
 import { requestId } from "./middleware/request-id";
 import { validationHook } from "./middleware/validation";
+import { registerResponseHeaders } from "./openapi-headers";
 import { registerSecuritySchemes } from "./security";
 import { registerSessionRoutes } from "./sessions";
 import { registerSystemRoutes } from "./system";
 import { registerTenantRoutes } from "./tenant";
 import { registerTokenRoutes } from "./tokens";
+import { registerWebhooks } from "./webhooks";
 
 export interface CreateAppOptions {
   /** Registers more routes after the built-in ones, behind the same middleware. */
   routes?: (app: App) => void;
+  /** The failed-authentication notes to use; the isolate's own by default (tests pass a fresh one). */
+  authGuard?: AuthGuard;
 }
 
 export function createApp(options: CreateAppOptions = {}): App {
@@ -41,6 +47,12 @@ export function createApp(options: CreateAppOptions = {}): App {
       throw thrown instanceof Error ? thrown : new Error("non-Error value thrown", { cause: thrown });
     }
   });
+  app.use("*", async (c, next) => {
+    c.set("config", loadConfig(c.env));
+    await next();
+  });
+  // Before everything that can refuse a request, so refusals carry CORS headers a page can read.
+  app.use("*", corsPolicy());
   app.use(
     "*",
     methodNotAllowed<AppEnv>({
@@ -48,21 +60,19 @@ export function createApp(options: CreateAppOptions = {}): App {
       onMethodNotAllowed: (c, methods) => problemJson(c, new ApiError("method_not_allowed", undefined, { allow: methods })),
     }),
   );
-  app.use("*", async (c, next) => {
-    c.set("config", loadConfig(c.env));
-    await next();
-  });
   app.use("*", bodyLimit());
   // Every versioned route is behind authentication: a route cannot forget it.
-  app.use("/v1/*", authenticate());
+  app.use("/v1/*", authenticate(options.authGuard));
 
   registerSecuritySchemes(app);
+  registerResponseHeaders(app);
   registerSystemRoutes(app);
   registerTokenRoutes(app);
   registerTenantRoutes(app);
   registerApiKeyRoutes(app);
   registerAdminRoutes(app);
   registerSessionRoutes(app);
+  registerWebhooks(app);
   options.routes?.(app);
 
   app.notFound((c) => problemJson(c, new ApiError("not_found", "No route matches this path.")));

@@ -8,6 +8,7 @@ import type { Principal } from "../auth/principal";
 import type { Config } from "../config";
 import type { Env } from "../env";
 import type { Limits } from "../limits";
+import type { TenantSettings } from "../tenants/types";
 
 export interface AppVariables {
   /** Set first on every request, so even an early error response carries it. */
@@ -18,6 +19,14 @@ export interface AppVariables {
   principal: Principal;
   /** The tenant's effective limits, as its index admitted the request. */
   limits: Limits;
+  /**
+   * Set by the body limit when the body went over the cap while being read. Readers turn a
+   * failed read into their own errors (the JSON validator answers "malformed JSON"), so
+   * `onError` asks this first.
+   */
+  bodyLimitExceeded: boolean;
+  /** The tenant's own settings, carried by the same admission answer. */
+  settings: TenantSettings;
 }
 
 export interface AppEnv {

@@ -5,6 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { headerRefs, type ResponseHeaderName } from "./openapi-headers";
 
 /** Problem `type` URIs: one per code, stable, so clients can switch on them. */
 export const PROBLEM_TYPE_BASE = "https://agents.local/problems/";
@@ -20,6 +21,7 @@ const PROBLEMS = {
   tenant_suspended: { status: 403, title: "Tenant suspended", detail: "This tenant is suspended." },
   not_found: { status: 404, title: "Not found", detail: "No such resource." },
   method_not_allowed: { status: 405, title: "Method not allowed", detail: "This method is not allowed on this path." },
+  not_acceptable: { status: 406, title: "Not acceptable", detail: "No representation of this resource matches the Accept header." },
   conflict: { status: 409, title: "Conflict", detail: "The resource is not in a state that allows this." },
   idempotency_in_progress: {
     status: 409,
@@ -95,9 +97,15 @@ export const FieldErrorSchema = z
   })
   .openapi("FieldError");
 
+export const ProblemCodeSchema = z.enum(PROBLEM_CODES as [ProblemCode, ...ProblemCode[]]).openapi("ProblemCode", {
+  description: "A stable, machine-readable name for the problem, from this closed list; `type` is the same name as a URI.",
+  example: "validation_failed",
+});
+
 export const ProblemSchema = z
   .object({
     type: z.string().openapi({ example: `${PROBLEM_TYPE_BASE}validation_failed` }),
+    code: ProblemCodeSchema,
     title: z.string().openapi({ example: "Validation failed" }),
     status: z.number().int().openapi({ example: 400 }),
     detail: z.string(),
@@ -112,6 +120,7 @@ export type Problem = z.infer<typeof ProblemSchema>;
 export function problemJson(c: Context, error: ApiError): Response {
   const body: Problem = {
     type: problemType(error.code),
+    code: error.code,
     title: error.title,
     status: error.status,
     detail: error.detail,
@@ -148,8 +157,9 @@ const RESPONSE_DESCRIPTIONS: Record<ErrorStatus, string> = {
   403: "Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`).",
   404: "Unknown, or not visible to this caller (`not_found`).",
   405: "Method not allowed on this path (`method_not_allowed`); comes with `Allow`.",
+  406: "The `Accept` header allows none of the route's media types (`not_acceptable`).",
   409: "Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`).",
-  413: "The body is larger than the tenant's `max_request_bytes` (`payload_too_large`).",
+  413: "The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`).",
   415: "The body is not `application/json` (`unsupported_media_type`).",
   422: "The Idempotency-Key was used with a different body (`idempotency_conflict`).",
   429: "A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`.",
@@ -159,25 +169,24 @@ const RESPONSE_DESCRIPTIONS: Record<ErrorStatus, string> = {
 
 const problemContent = { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } };
 
-const RESPONSE_HEADERS: Partial<Record<ErrorStatus, Record<string, { description: string; schema: { type: "string" } }>>> = {
-  401: { "WWW-Authenticate": { description: "Always `Bearer`.", schema: { type: "string" } } },
-  405: { Allow: { description: "The methods this path allows.", schema: { type: "string" } } },
-  429: { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "string" } } },
-  503: { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "string" } } },
+const RESPONSE_HEADERS: Partial<Record<ErrorStatus, ResponseHeaderName[]>> = {
+  401: ["WwwAuthenticate"],
+  429: ["RetryAfter"],
+  503: ["RetryAfter"],
 };
 
 export interface ProblemResponse {
   description: string;
   content: typeof problemContent;
-  headers?: Record<string, { description: string; schema: { type: "string" } }>;
+  headers?: Record<string, { $ref: string }>;
 }
 
 /** The errors any route behind authentication can answer with. */
 export const AUTHENTICATED_ERRORS = [400, 401, 403, 429, 500, 503] as const;
 /** Further errors of a route that reads a JSON body. */
 export const BODY_ERRORS = [413, 415] as const;
-/** The errors of a public route. */
-export const PUBLIC_ERRORS = [500] as const;
+/** The errors of a public route: a declared body over the platform's cap is refused on any route. */
+export const PUBLIC_ERRORS = [413, 500] as const;
 
 /**
  * The documented error responses of a route, to spread into its `responses`:
@@ -187,7 +196,7 @@ export function errorResponses<S extends ErrorStatus>(...statuses: readonly S[])
   const responses = {} as { [K in S]: ProblemResponse };
   for (const status of statuses) {
     const headers = RESPONSE_HEADERS[status];
-    responses[status] = { description: RESPONSE_DESCRIPTIONS[status], content: problemContent, ...(headers ? { headers } : {}) };
+    responses[status] = { description: RESPONSE_DESCRIPTIONS[status], content: problemContent, ...(headers ? { headers: headerRefs(...headers) } : {}) };
   }
   return responses;
 }

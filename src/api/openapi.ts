@@ -1,8 +1,11 @@
 /**
  * The OpenAPI 3.1 document of the gateway: its fixed header (info, servers, tags) and the
- * document generated from the routes' zod schemas, built once per app.
+ * document generated from the routes' zod schemas, built once per app, with the headers every
+ * response carries added in one pass, so no route can forget them.
  */
 import type { App } from "./context";
+import { IDEMPOTENCY_KEY_PARAM, isReplayable } from "./middleware/idempotency";
+import { headerRefs } from "./openapi-headers";
 
 export const TAGS = [
   { name: "System", description: "Liveness, this document, the API reference and the platform's public keys." },
@@ -11,6 +14,7 @@ export const TAGS = [
   { name: "Tenant", description: "The caller's own tenant: limits, usage and the webhook secret." },
   { name: "API keys", description: "Keys a tenant admin creates for backends." },
   { name: "Admin", description: "Platform administration: every tenant, its limits and suspension." },
+  { name: "Webhooks", description: "Requests the platform sends to tenants' URLs, signed with the tenant's webhook secret." },
 ] as const;
 
 export type Tag = (typeof TAGS)[number]["name"];
@@ -20,6 +24,7 @@ export const OPENAPI_OBJECT_CONFIG = {
   info: {
     title: "Agent Platform API",
     version: "1.0.0",
+    license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     description:
       "A multi-tenant platform for hosted AI agents. Errors are RFC 9457 problem documents; every response carries `X-Request-Id`.",
   },
@@ -36,8 +41,40 @@ const documents = new WeakMap<App, OpenApiDocument>();
 export function openApiDocument(app: App): OpenApiDocument {
   let document = documents.get(app);
   if (!document) {
-    document = app.getOpenAPI31Document(OPENAPI_OBJECT_CONFIG);
+    document = withCommonResponseHeaders(app.getOpenAPI31Document(OPENAPI_OBJECT_CONFIG));
     documents.set(app, document);
+  }
+  return document;
+}
+
+interface Operation {
+  parameters?: { name?: string; in?: string }[];
+  responses?: Record<string, { headers?: Record<string, unknown> }>;
+}
+
+const METHODS = ["get", "put", "post", "delete", "patch"] as const;
+
+/**
+ * Whether an idempotent route's answer with this status may be a replay: stored answers are
+ * replayed, and 401 and 403 are decided before the key is looked at.
+ */
+function mayBeReplayed(status: number): boolean {
+  return isReplayable(status) && status !== 401 && status !== 403;
+}
+
+/** Pure: `X-Request-Id` on every response, and `Idempotent-Replayed` wherever a replay may answer. */
+export function withCommonResponseHeaders(document: OpenApiDocument): OpenApiDocument {
+  const paths = (document.paths ?? {}) as Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>;
+  for (const item of Object.values(paths)) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation?.responses) continue;
+      const idempotent = (operation.parameters ?? []).some((p) => p.in === "header" && p.name === IDEMPOTENCY_KEY_PARAM);
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const common = idempotent && mayBeReplayed(Number(status)) ? headerRefs("RequestId", "IdempotentReplayed") : headerRefs("RequestId");
+        response.headers = { ...common, ...response.headers };
+      }
+    }
   }
   return document;
 }

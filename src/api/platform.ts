@@ -4,12 +4,12 @@
  * `loadConfig` itself caches per bindings object.
  */
 import { createRemoteJWKSet } from "jose";
-import { tenantIndexStub } from "../agents/naming";
+import { tenantIndexStub } from "../objects";
 import type { AuthenticateDeps } from "../auth/authenticate";
 import { loadPlatformKeys, type PlatformKeysResult } from "../auth/platform-keys";
 import type { Config } from "../config";
 import type { Env } from "../env";
-import { log } from "./log";
+import { log } from "../log";
 
 const keysByConfig = new WeakMap<Config, Promise<PlatformKeysResult>>();
 const depsByConfig = new WeakMap<Config, Promise<AuthenticateDeps>>();

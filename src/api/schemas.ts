@@ -2,7 +2,7 @@
  * Schemas and OpenAPI helpers shared by several resources: pagination, tenant ids, limits,
  * usage and session summaries. Each named schema becomes a component of the document.
  */
-import { SESSION_STATUSES, STOP_REASONS } from "../agents/types";
+import { FINAL_STATUSES, SESSION_STATUSES, type SessionStatus, STOP_REASONS } from "../agents/types";
 import { z } from "@hono/zod-openapi";
 import { TENANT_ID_PATTERN } from "../auth/principal";
 import { limitsSchema, partialLimitsSchema } from "../limits";
@@ -56,14 +56,32 @@ export const LimitOverridesSchema = partialLimitsSchema
   .strict()
   .openapi("LimitOverrides", { description: "Limits that replace the platform defaults for one tenant; absent names keep the default." });
 
-export const SessionStatusSchema = z
-  .enum(SESSION_STATUSES)
-  .openapi("SessionStatus");
+type StatusList = [SessionStatus, ...SessionStatus[]];
+const OPEN_STATUSES = SESSION_STATUSES.filter((status) => !FINAL_STATUSES.includes(status)) as StatusList;
+
+export const FinalStatusSchema = z.enum(FINAL_STATUSES as StatusList).openapi("FinalStatus", {
+  description: "A status a session's run ends in: wait for one of these.",
+});
+export const OpenStatusSchema = z.enum(OPEN_STATUSES).openapi("OpenStatus", {
+  description: "A status a session is in before its run ends, or before it ever ran (`idle`).",
+});
+/** Two named parts, so that clients can tell the statuses to wait for from the ones to wait through. */
+export const SessionStatusSchema = z.union([OpenStatusSchema, FinalStatusSchema]).openapi("SessionStatus");
 export const StopReasonSchema = z.enum(STOP_REASONS).openapi("StopReason");
 
+const CacheTokenFields = {
+  cache_read_tokens: z.number().int().openapi({ description: "Input tokens read from the provider's prompt cache." }),
+  cache_write_tokens: z.number().int().openapi({ description: "Input tokens written to the provider's prompt cache." }),
+};
+
 export const UsageSchema = z
-  .object({ steps: z.number().int(), input_tokens: z.number().int(), output_tokens: z.number().int() })
-  .openapi("Usage");
+  .object({
+    steps: z.number().int().openapi({ description: "Model steps; summary calls are not steps, their tokens are counted." }),
+    input_tokens: z.number().int().openapi({ description: "Input tokens neither read from nor written to the prompt cache." }),
+    output_tokens: z.number().int(),
+    ...CacheTokenFields,
+  })
+  .openapi("Usage", { description: "Every token limit counts all four token figures." });
 
 export const SessionSummarySchema = z
   .object({
@@ -82,19 +100,24 @@ export const UsageDaySchema = z
     day: z.string().openapi({ example: "2026-01-01", description: "UTC day." }),
     input_tokens: z.number().int(),
     output_tokens: z.number().int(),
+    ...CacheTokenFields,
     steps: z.number().int(),
     sessions_created: z.number().int(),
   })
   .openapi("UsageDay");
 
-export const StatusCountsSchema = z.record(SessionStatusSchema, z.number().int()).openapi("SessionCounts");
+export const StatusCountsSchema = z.record(z.enum(SESSION_STATUSES), z.number().int()).openapi("SessionCounts");
 
 /** A JSON response of `schema`. */
 export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { "application/json": { schema } } };
 }
 
-/** A required JSON request body: without `required`, a request with no body would validate as `{}`. */
-export function jsonBody<T extends z.ZodType>(schema: T, description?: string) {
-  return { required: true, ...(description ? { description } : {}), content: { "application/json": { schema } } };
+/**
+ * A required JSON request body with its example: without `required`, a request with no body
+ * would validate as `{}`. The example is typed by the schema and checked against it by the
+ * OpenAPI lint, so it cannot drift from what the route accepts.
+ */
+export function jsonBody<T extends z.ZodType>(schema: T, example: z.input<T>, description?: string) {
+  return { required: true, ...(description ? { description } : {}), content: { "application/json": { schema, example } } };
 }

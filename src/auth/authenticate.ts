@@ -12,9 +12,17 @@ export const MAX_AUTHORIZATION_LENGTH = SCHEME.length + MAX_JWT_BYTES;
 /** RFC 6750 `b64token` after exactly one space; the scheme name is case-insensitive (RFC 9110). */
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
 
+/**
+ * What may be done with a well-formed API key before any I/O: look it up, or refuse it because
+ * its id is known not to exist, or because its client address is blocked (see `AuthGuard`).
+ */
+export type KeyScreen = "look_up" | "known_unknown" | "address_blocked";
+
 export interface AuthenticateDeps extends JwtDeps {
   /** Looks a key up in the tenant's own store; null when there is none. */
   findApiKey(tenantId: string, keyId: string): Promise<ApiKeyRecord | null>;
+  /** Consulted before `findApiKey`; without it every well-formed key is looked up. */
+  screenApiKey?(tenantId: string, keyId: string): KeyScreen;
 }
 
 export async function authenticate(authorization: string | null, deps: AuthenticateDeps, now: number): Promise<AuthResult> {
@@ -29,6 +37,9 @@ export async function authenticate(authorization: string | null, deps: Authentic
 async function authenticateApiKey(credential: string, deps: AuthenticateDeps, now: number): Promise<AuthResult> {
   const parsed = parseApiKey(credential);
   if (!parsed) return authFail("malformed_api_key");
+  const screen = deps.screenApiKey?.(parsed.tenantId, parsed.keyId) ?? "look_up";
+  if (screen === "known_unknown") return authFail("key_unknown_cached");
+  if (screen === "address_blocked") return authFail("address_blocked");
   let record: ApiKeyRecord | null;
   try {
     record = await deps.findApiKey(parsed.tenantId, parsed.keyId);

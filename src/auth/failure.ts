@@ -9,6 +9,8 @@ export const AUTH_FAILURES = [
   "missing_credentials",
   "malformed_authorization",
   "credential_too_large",
+  // an API key sent in a URL (?access_token=), where only a JWT may go
+  "api_key_in_url",
   // JWT shape and algorithm
   "malformed_token",
   "alg_not_allowed",
@@ -25,6 +27,7 @@ export const AUTH_FAILURES = [
   "expired",
   "not_yet_valid",
   "no_expiry",
+  "lifetime_too_long",
   "iss_mismatch",
   "aud_mismatch",
   "claim_invalid",
@@ -32,11 +35,14 @@ export const AUTH_FAILURES = [
   "bad_tenant_id",
   "no_subject",
   "subject_reserved",
+  "key_claims_mismatch",
   "verification_error",
   // API keys
   "malformed_api_key",
   "key_store_unavailable",
   "key_unknown",
+  "key_unknown_cached",
+  "address_blocked",
   "key_secret_mismatch",
   "key_revoked",
   "key_expired",

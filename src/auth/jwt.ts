@@ -7,7 +7,7 @@ import type { Config } from "../config";
 import { KEY_ID_PATTERN } from "./api-keys";
 import { authFail, authOk, type AuthFailure, type AuthResult } from "./failure";
 import { KEY_ID_CLAIM, MAX_SUBJECT_LENGTH, type PlatformPublicKey } from "./platform-keys";
-import { isValidTenantId, parseScopes, type Principal } from "./principal";
+import { isValidTenantId, parseScopes, type Principal, type Scope } from "./principal";
 
 /**
  * Asymmetric algorithms only. Refusing `none` and every HS* closes the two classic holes:
@@ -37,7 +37,7 @@ export interface JwtDeps {
   externalJwks?: JWTVerifyGetKey;
 }
 
-type Route = "platform" | "external";
+export type Route = "platform" | "external";
 
 interface Verifier {
   route: Route;
@@ -81,7 +81,22 @@ export async function verifyJwt(token: string, deps: JwtDeps, now: number): Prom
   } catch (error) {
     return authFail(reasonForError(error, verifier.route));
   }
-  return principalFromClaims(payload, verifier.route, deps.config.tenantClaim);
+  if (exceedsMaxLifetime(payload, now, deps.config.maxTokenAgeSeconds)) return authFail("lifetime_too_long");
+  return principalFromClaims(payload, verifier.route, deps.config);
+}
+
+/**
+ * Whether a verified token lives longer than `maxSeconds`: from now to `exp` (with the clock
+ * tolerance, so an issuer whose clock runs a little ahead is not refused for it), or from `iat`
+ * to `exp` when the token says when it was issued. A token valid for years is a standing
+ * credential whoever leaks it; bounding both means neither claim alone can stretch a lifetime.
+ * Pure; `now` is epoch milliseconds and jose has already checked that `exp` and `iat` are numbers.
+ */
+export function exceedsMaxLifetime(payload: Pick<JWTPayload, "exp" | "iat">, now: number, maxSeconds: number): boolean {
+  const { exp, iat } = payload;
+  if (typeof exp !== "number") return true;
+  if (exp - Math.floor(now / 1000) > maxSeconds + CLOCK_TOLERANCE_SECONDS) return true;
+  return typeof iat === "number" && exp - iat > maxSeconds;
 }
 
 type Choice = { ok: true; verifier: Verifier } | { ok: false; reason: AuthFailure };
@@ -113,7 +128,7 @@ function chooseVerifier(iss: unknown, kid: unknown, deps: JwtDeps): Choice {
   return { ok: false, reason: "issuer_unknown" };
 }
 
-function principalFromClaims(payload: JWTPayload, route: Route, tenantClaim: string): AuthResult {
+function principalFromClaims(payload: JWTPayload, route: Route, config: Config["auth"]): AuthResult {
   const subject = payload.sub;
   if (typeof subject !== "string" || subject.length === 0 || subject.length > MAX_SUBJECT_LENGTH) {
     return authFail("no_subject");
@@ -121,15 +136,38 @@ function principalFromClaims(payload: JWTPayload, route: Route, tenantClaim: str
   // An external provider must not be able to act as one of the tenant's API keys.
   if (route === "external" && subject.startsWith(API_KEY_SUBJECT_PREFIX)) return authFail("subject_reserved");
 
-  const tenantId = payload[tenantClaim];
+  const tenantId = payload[config.tenantClaim];
   if (tenantId === undefined || tenantId === null || tenantId === "") return authFail("no_tenant_claim");
   if (!isValidTenantId(tenantId)) return authFail("bad_tenant_id");
 
-  const scopes = parseScopes(payload.scope !== undefined ? payload.scope : payload.scp);
+  const scopes = grantableScopes(parseScopes(payload.scope !== undefined ? payload.scope : payload.scp), route, config);
   const principal: Principal = { tenantId, subject, scopes, via: "jwt" };
-  const keyId = payload[KEY_ID_CLAIM];
-  if (route === "platform" && typeof keyId === "string" && KEY_ID_PATTERN.test(keyId)) principal.keyId = keyId;
+  if (typeof payload.exp === "number") principal.expiresAt = payload.exp * 1000;
+  if (route === "platform") {
+    const keyId = payload[KEY_ID_CLAIM];
+    if (keyId !== undefined || subject.startsWith(API_KEY_SUBJECT_PREFIX)) {
+      // A token exchanged from an API key stands for exactly that key: its subject and its
+      // `key_id` must name the same one, or the revocation check would look at one key while the
+      // token acts as another (or, without `key_id`, at none).
+      if (typeof keyId !== "string" || !KEY_ID_PATTERN.test(keyId) || subject !== API_KEY_SUBJECT_PREFIX + keyId) {
+        return authFail("key_claims_mismatch");
+      }
+      principal.keyId = keyId;
+    }
+  }
   return authOk(principal);
+}
+
+/**
+ * The scopes an issuer may grant. `platform:admin` reaches every tenant, so it comes only from
+ * the platform's own issuer unless the operator says the external provider is trusted with it:
+ * a tenant-facing identity provider is one misassigned group away from handing it out. It is
+ * dropped rather than the token refused, like any other scope the platform does not take from
+ * that issuer, so the holder keeps the tenant scopes it was rightly given.
+ */
+export function grantableScopes(scopes: Scope[], route: Route, config: Pick<Config["auth"], "externalPlatformAdmin">): Scope[] {
+  if (route === "platform" || config.externalPlatformAdmin) return scopes;
+  return scopes.filter((scope) => scope !== "platform:admin");
 }
 
 /** Every jose error code, mapped in one place; adding a code to jose breaks the build here. */

@@ -2,7 +2,7 @@
  * Cancels many sessions through their Agents, a few at a time. One Agent failing (an RPC
  * error, or a session already stopped) must not stop the others; only real cancellations count.
  */
-import { agentStub } from "../agents/naming";
+import { agentStub } from "../objects";
 import type { AgentResult } from "../agents/types";
 
 /** Agents asked at once: enough to be quick, few enough not to flood the runtime. */

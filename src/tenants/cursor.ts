@@ -35,6 +35,24 @@ export function decodeKeyCursor(text: string): string | null {
   return tuple[0];
 }
 
+/** Position after a row ordered by two non-negative integers, ascending (a tool call's message and place in it). */
+export interface IntPairCursor {
+  first: number;
+  second: number;
+}
+
+export function encodeIntPairCursor(first: number, second: number): string {
+  return encodeTuple([first, second]);
+}
+
+export function decodeIntPairCursor(text: string): IntPairCursor | null {
+  const tuple = decodeTuple(text);
+  if (!tuple || tuple.length !== 2) return null;
+  const [first, second] = tuple;
+  const ok = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
+  return ok(first) && ok(second) ? { first, second } : null;
+}
+
 function encodeTuple(values: unknown[]): string {
   const bytes = new TextEncoder().encode(JSON.stringify(values));
   let binary = "";

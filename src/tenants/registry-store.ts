@@ -12,10 +12,6 @@ interface TenantRow extends Record<string, string | number> {
   created_at: number;
 }
 
-export function createRegistrySchema(sql: SqlStorage): void {
-  sql.exec(`CREATE TABLE IF NOT EXISTS tenants (tenant_id TEXT PRIMARY KEY, created_at INTEGER NOT NULL)`);
-}
-
 /** Idempotent: a tenant registered again keeps its first `created_at`. */
 export function registerTenant(sql: SqlStorage, tenantId: string, now: number): void {
   sql.exec(`INSERT INTO tenants (tenant_id, created_at) VALUES (?, ?) ON CONFLICT (tenant_id) DO NOTHING`, tenantId, now);

@@ -59,6 +59,16 @@ export class TenantBinding {
     return true;
   }
 
+  /** The tenant this index belongs to, once bound. */
+  get tenantId(): string | undefined {
+    return this.#tenantId;
+  }
+
+  /** Whether a tenant was ever entered here (and so whether the object holds anything). */
+  get bound(): boolean {
+    return this.#tenantId !== undefined;
+  }
+
   get createdAt(): number {
     return this.#kv.get<number>(CREATED_AT_KEY) ?? 0;
   }

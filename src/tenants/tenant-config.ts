@@ -1,8 +1,10 @@
 /**
- * A tenant's settings: the suspended flag and its limit overrides, kept as small values in the
- * object's key-value storage, and the effective limits they give over the platform defaults.
+ * A tenant's configuration: the suspended flag, its limit overrides and its own settings, kept
+ * as small values in the object's key-value storage, and the effective limits they give.
  */
 import { type Limits, type PartialLimits, partialLimitsSchema } from "../limits";
+import { readSettings } from "./tenant-settings";
+import type { TenantSettings } from "./types";
 
 const SUSPENDED_KEY = "suspended";
 const OVERRIDES_KEY = "limit_overrides";
@@ -11,11 +13,12 @@ export interface ConfigState {
   suspended: boolean;
   overrides: PartialLimits;
   limits: Limits;
+  settings: TenantSettings;
 }
 
 export function readConfigState(kv: SyncKvStorage, defaults: Limits): ConfigState {
   const overrides = kv.get<PartialLimits>(OVERRIDES_KEY) ?? {};
-  return { suspended: kv.get<boolean>(SUSPENDED_KEY) === true, overrides, limits: effectiveLimits(defaults, overrides) };
+  return { suspended: kv.get<boolean>(SUSPENDED_KEY) === true, overrides, limits: effectiveLimits(defaults, overrides), settings: readSettings(kv) };
 }
 
 export function writeSuspended(kv: SyncKvStorage, suspended: boolean): void {

@@ -1,29 +1,35 @@
 /**
  * The TenantIndex Durable Object, one per tenant: session index, usage, run slots, API keys,
- * limits and suspension, rate limiting, idempotency records and the webhook secret. The methods
- * check their arguments and delegate to one module per concern. Storage: see storage.md.
+ * limits and suspension, the tenant's settings, rate limiting, idempotency records and the
+ * webhook secrets. The methods check their arguments and delegate to one module per concern.
+ * Storage: see storage.md.
  */
 import { DurableObject } from "cloudflare:workers";
+import { log } from "../log";
 import type { Page, SessionSummary } from "../agents/types";
 import { loadConfig } from "../config";
 import type { PartialLimits } from "../limits";
 import { admit } from "./admission";
 import * as apiKeys from "./api-key-store";
 import { agentCanceller, cancelEach } from "./bulk-cancel";
+import { closeStreamsOf, noteStream, sessionsStreaming, sessionsStreamingWithKey } from "./event-streams";
 import { MAX_CURSOR_CHARS } from "./cursor";
 import * as idempotency from "./idempotency-store";
 import { RateLimiter } from "./rate-limit";
-import { acquireRunSlot, releaseRunSlot } from "./run-slots";
-import { createIndexSchema } from "./schema";
+import { acquireRunSlot, grantedSessions, grantQueuedSlots, nextPumpAt, queueLength, releaseRunSlot } from "./run-slots";
 import { parseSessionReport, requireStatus } from "./session-report";
 import * as sessions from "./sessions-store";
 import { TenantBinding } from "./tenant-binding";
 import { type ConfigState, parseOverrides, readConfigState, writeOverrides, writeSuspended } from "./tenant-config";
-import { tenantRegistryStub } from "./tenant-registry";
+import { agentStub, tenantRegistryStub } from "../objects";
 import type * as T from "./types";
+import { migrate } from "../storage/migrations";
+import { TENANT_INDEX_MIGRATIONS } from "./migrations";
 import { MAX_USAGE_DAYS, tokensOnDay, usageDays } from "./usage";
 import { optionalString, requireInt, requireNow, requirePageLimit, requireString, toIso } from "./validate";
-import { readWebhookSecret, rotateWebhookSecret } from "./webhook-secret";
+import { parseSettings, writeSettings } from "./tenant-settings";
+import { readWebhookSecret, rotateWebhookSecret, signingSecrets } from "./webhook-secret";
+import { parseAllowedModels, readAllowedModels, writeAllowedModels } from "./tenant-models";
 
 export type { ApiKeyListing, ApiKeyRecord } from "./api-key-store";
 export type * from "./types";
@@ -37,12 +43,17 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
   /** Read once, then kept in step by this object's own writes (it is the only writer). */
   #config: ConfigState | null = null;
 
+  /** Whether the tables exist: only once a tenant was entered, never for a lookup alone. */
+  #migrated = false;
+
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
-    void ctx.blockConcurrencyWhile(async () => createIndexSchema(ctx.storage.sql));
     this.#binding = new TenantBinding(ctx.storage.kv, (tenantId, createdAt) =>
       tenantRegistryStub(env).register(tenantId, createdAt),
     );
+    // An index that was never entered (an unknown tenant named by an unverified key) stays empty:
+    // looking it up costs a read and writes nothing.
+    if (this.#binding.bound) void ctx.blockConcurrencyWhile(async () => this.#migrate());
   }
 
   async admitRequest(tenantId: string, input: T.AdmitRequestInput): Promise<T.Admission> {
@@ -54,7 +65,8 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
 
   /** Called before the key is verified: it must not bind or register the tenant (see `peek`). */
   async findApiKey(tenantId: string, keyId: string): Promise<apiKeys.ApiKeyRecord | null> {
-    if (!this.#binding.peek(tenantId)) return null;
+    // Unbound, or bound by a first call still registering: either way no key is stored yet.
+    if (!this.#binding.peek(tenantId) || !this.#migrated) return null;
     return apiKeys.findApiKey(this.#sql, tenantId, requireString("keyId", keyId));
   }
 
@@ -73,9 +85,32 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     return apiKeys.listApiKeys(this.#sql, tenantId, requirePageLimit(input.limit), optionalString("cursor", input.cursor, MAX_CURSOR_CHARS));
   }
 
+  /** Revokes the key, then closes every event stream opened with it before answering. */
   async revokeApiKey(tenantId: string, keyId: string, now: number): Promise<boolean> {
     await this.#enter(tenantId);
-    return apiKeys.revokeApiKey(this.#sql, requireString("keyId", keyId), requireNow(now));
+    const id = requireString("keyId", keyId);
+    const found = apiKeys.revokeApiKey(this.#sql, id, requireNow(now));
+    if (found) await closeStreamsOf(this.env, tenantId, sessionsStreamingWithKey(this.#sql, id, now), { keyId: id }, "credentials");
+    return found;
+  }
+
+  // --- event streams
+
+  /**
+   * Called by an Agent before a new stream gets its first frame: refused when the stream's key no
+   * longer stands or the tenant is suspended; noted otherwise, so a later revocation or
+   * suspension finds it. This object runs one call at a time, so none falls between the two.
+   */
+  async noteEventStream(tenantId: string, input: T.NoteStreamInput): Promise<T.StreamNote> {
+    await this.#enter(tenantId);
+    const checked: T.NoteStreamInput = {
+      sessionId: requireString("sessionId", input.sessionId),
+      keyId: input.keyId === null ? null : requireString("keyId", input.keyId),
+      expiresAt: requireNow(input.expiresAt),
+      now: requireNow(input.now),
+    };
+    const key = checked.keyId === null ? null : apiKeys.findApiKey(this.#sql, tenantId, checked.keyId);
+    return noteStream(this.#sql, checked, key, this.#readConfig().suspended);
   }
 
   // --- sessions
@@ -85,6 +120,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     await this.#enter(tenantId);
     const row = parseSessionReport(report);
     const applied = this.ctx.storage.transactionSync(() => sessions.recordSessionReport(this.#sql, row));
+    if (applied) await this.#schedulePump();
     return { applied, suspended: this.#readConfig().suspended, tokens_today: tokensOnDay(this.#sql, Date.now()) };
   }
 
@@ -96,7 +132,9 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
   async removeSession(tenantId: string, sessionId: string): Promise<boolean> {
     await this.#enter(tenantId);
     const id = requireString("sessionId", sessionId);
-    return this.ctx.storage.transactionSync(() => sessions.removeSession(this.#sql, id, Date.now()));
+    const removed = this.ctx.storage.transactionSync(() => sessions.removeSession(this.#sql, id, Date.now()));
+    await this.#schedulePump();
+    return removed;
   }
 
   async listSessions(tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>> {
@@ -118,6 +156,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
   async releaseRun(tenantId: string, sessionId: string): Promise<void> {
     await this.#enter(tenantId);
     releaseRunSlot(this.#sql, requireString("sessionId", sessionId));
+    await this.#schedulePump();
   }
 
   async counts(tenantId: string): Promise<T.StatusCounts> {
@@ -150,6 +189,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     await this.#enter(tenantId);
     writeOverrides(this.ctx.storage.kv, parseOverrides(overrides));
     this.#config = null;
+    await this.#schedulePump(); // a higher max_concurrent_runs frees slots for the queue
     return this.#tenantConfig(tenantId);
   }
 
@@ -158,18 +198,35 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     return this.#tenantConfig(tenantId);
   }
 
+  /** The models the tenant's sessions may choose; null: every model the platform offers. */
+  async allowedModels(tenantId: string): Promise<string[] | null> {
+    await this.#enter(tenantId);
+    return readAllowedModels(this.ctx.storage.kv);
+  }
+
+  /** Replaces the tenant's list of models as a whole (null: no narrowing); returns the config. */
+  async setAllowedModels(tenantId: string, models: string[] | null): Promise<T.TenantConfig> {
+    await this.#enter(tenantId);
+    writeAllowedModels(this.ctx.storage.kv, parseAllowedModels(models));
+    return this.#tenantConfig(tenantId);
+  }
+
   /** The flag is set before any Agent is asked, so no new request is admitted meanwhile. */
   async suspend(tenantId: string): Promise<T.CancelResult> {
     await this.#enter(tenantId);
     writeSuspended(this.ctx.storage.kv, true);
     this.#config = null;
-    return this.#cancel(tenantId, {});
+    const result = await this.#cancel(tenantId, {});
+    // Cancelled runs end their streams; streams of idle sessions are closed here.
+    await closeStreamsOf(this.env, tenantId, sessionsStreaming(this.#sql, Date.now()), { all: true }, "suspended");
+    return result;
   }
 
   async unsuspend(tenantId: string): Promise<void> {
     await this.#enter(tenantId);
     writeSuspended(this.ctx.storage.kv, false);
     this.#config = null;
+    await this.#schedulePump();
   }
 
   async cancelSessions(tenantId: string, filter: T.SessionFilter): Promise<T.CancelResult> {
@@ -187,6 +244,28 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
   async rotateWebhookSecret(tenantId: string): Promise<T.WebhookSecret> {
     await this.#enter(tenantId);
     return rotateWebhookSecret(this.ctx.storage.kv, Date.now());
+  }
+
+  /** For the Agent, at each webhook call: the secrets to sign with and the allowed origins, in one call. */
+  async getWebhookSigning(tenantId: string): Promise<T.WebhookSigning> {
+    await this.#enter(tenantId);
+    return { secrets: signingSecrets(this.ctx.storage.kv, Date.now()), webhook_origins: this.#readConfig().settings.webhook_origins };
+  }
+
+  // --- the tenant's own settings
+
+  async getSettings(tenantId: string): Promise<T.TenantSettings> {
+    await this.#enter(tenantId);
+    return this.#readConfig().settings;
+  }
+
+  /** Replaces the settings as a whole; the next admission carries them to the gateway. */
+  async putSettings(tenantId: string, settings: T.TenantSettings): Promise<T.TenantSettings> {
+    await this.#enter(tenantId);
+    const parsed = parseSettings(settings);
+    writeSettings(this.ctx.storage.kv, parsed);
+    this.#config = null;
+    return parsed;
   }
 
   // --- idempotency
@@ -224,14 +303,52 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     });
   }
 
+  /**
+   * Hands free run slots to queued sessions, oldest first, and tells each Agent. A session that
+   * cannot be told now is told again shortly; a grant it never takes up lapses with its
+   * reservation and is made again. Queued Agents also ask by themselves now and then.
+   */
+  override async alarm(): Promise<void> {
+    const tenantId = this.#binding.tenantId;
+    if (!tenantId || !this.#migrated) return;
+    const config = this.#readConfig();
+    if (config.suspended) return;
+    const now = Date.now();
+    this.ctx.storage.transactionSync(() => grantQueuedSlots(this.#sql, config.limits.max_concurrent_runs, now));
+    const granted = grantedSessions(this.#sql);
+    await Promise.all(
+      granted.map((id) =>
+        agentStub(this.env, tenantId, id)
+          .slotGranted()
+          .catch((error: unknown) => log("warn", "slot_grant_undelivered", { tenant_id: tenantId, session_id: id, error: String(error) })),
+      ),
+    );
+    const retryAt = nextPumpAt(this.#sql, Date.now());
+    if (retryAt !== null) await this.ctx.storage.setAlarm(retryAt);
+  }
+
   // --- private helpers (not reachable over RPC)
+
+  /** Runs the queue pump soon when anyone is queued (a slot may just have been freed). */
+  async #schedulePump(): Promise<void> {
+    if (queueLength(this.#sql) === 0) return;
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > Date.now()) await this.ctx.storage.setAlarm(Date.now());
+  }
+
 
   get #sql(): SqlStorage {
     return this.ctx.storage.sql;
   }
 
-  #enter(tenantId: string): Promise<void> {
-    return this.#binding.enter(tenantId, Date.now());
+  async #enter(tenantId: string): Promise<void> {
+    await this.#binding.enter(tenantId, Date.now());
+    if (!this.#migrated) this.#migrate();
+  }
+
+  #migrate(): void {
+    migrate(this.ctx.storage, TENANT_INDEX_MIGRATIONS);
+    this.#migrated = true;
   }
 
   #readConfig(): ConfigState {
@@ -246,6 +363,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
       suspended: config.suspended,
       limit_overrides: config.overrides,
       effective_limits: config.limits,
+      models: readAllowedModels(this.ctx.storage.kv),
       created_at: toIso(this.#binding.createdAt),
     };
   }

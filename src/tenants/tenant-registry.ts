@@ -5,21 +5,16 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Page } from "../agents/types";
 import { isValidTenantId } from "../auth/principal";
-import { createRegistrySchema, listTenants, registerTenant } from "./registry-store";
+import { migrate } from "../storage/migrations";
+import { TENANT_REGISTRY_MIGRATIONS } from "./migrations";
+import { listTenants, registerTenant } from "./registry-store";
 import type { PageInput, TenantEntry } from "./types";
 import { requireNow, requirePageLimit, requireString } from "./validate";
-
-/** The name of the one registry instance. */
-export const TENANT_REGISTRY_NAME = "registry";
-
-export function tenantRegistryStub(env: Cloudflare.Env) {
-  return env.TENANT_REGISTRY.get(env.TENANT_REGISTRY.idFromName(TENANT_REGISTRY_NAME));
-}
 
 export class TenantRegistry extends DurableObject<Cloudflare.Env> {
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
-    void ctx.blockConcurrencyWhile(async () => createRegistrySchema(ctx.storage.sql));
+    void ctx.blockConcurrencyWhile(async () => void migrate(ctx.storage, TENANT_REGISTRY_MIGRATIONS));
   }
 
   async register(tenantId: string, now: number): Promise<void> {

@@ -6,7 +6,8 @@ import type { SessionStatus, SessionSummary } from "../agents/types";
 import type { Limits, PartialLimits } from "../limits";
 
 export type Admission =
-  | { ok: true; limits: Limits; suspended: false }
+  /** `settings` rides along so the gateway has them without asking again. */
+  | { ok: true; limits: Limits; suspended: false; settings: TenantSettings }
   | { ok: false; code: "suspended" }
   | { ok: false; code: "rate_limited"; retryAfterSeconds: number };
 
@@ -21,6 +22,8 @@ export interface TenantConfig {
   suspended: boolean;
   limit_overrides: PartialLimits;
   effective_limits: Limits;
+  /** The models its sessions may choose, narrowing the platform's `MODELS`; null: not narrowed. */
+  models: string[] | null;
   /** When this tenant's index was first used. */
   created_at: string;
 }
@@ -59,6 +62,8 @@ export interface UsageDay {
   day: string;
   input_tokens: number;
   output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
   steps: number;
   sessions_created: number;
 }
@@ -75,6 +80,20 @@ export type StatusCounts = Record<SessionStatus, number>;
 export interface WebhookSecret {
   secret: string;
   created_at: string;
+  /** Until then the secret it replaced still signs too; null when there is none. */
+  previous_expires_at: string | null;
+}
+
+/** What the Agent needs to send a webhook call: the secrets to sign with and where it may go. */
+export interface WebhookSigning {
+  /** Newest first: the current secret, then the previous one while its grace period lasts. */
+  secrets: string[];
+  webhook_origins: string[] | null;
+}
+
+export interface TenantSettings {
+  /** Normalized origins webhook tools may use; null: any origin the URL guard allows. */
+  webhook_origins: string[] | null;
 }
 
 export interface BeginIdempotentInput {
@@ -113,3 +132,15 @@ export interface TenantEntry {
   tenant_id: string;
   created_at: string;
 }
+
+/** A stream the Agent is opening, for the index to note (see event-streams.ts). */
+export interface NoteStreamInput {
+  sessionId: string;
+  /** The API key behind the stream's credential; null for other JWTs. */
+  keyId: string | null;
+  /** The stream's deadline, epoch ms. */
+  expiresAt: number;
+  now: number;
+}
+
+export type StreamNote = { ok: true } | { ok: false; reason: "credentials" | "suspended" };

@@ -1,6 +1,6 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { tenantIndexName, tenantIndexStub } from "../../src/agents/naming";
+import { tenantIndexName, tenantIndexStub } from "../../src/objects";
 import { alarmAt, createAndStart, newTestSession, runState, sessionInit, waitForStatus } from "../support/agent-session";
 
 const text = (t: string) => ({ type: "text", text: t });

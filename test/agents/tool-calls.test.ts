@@ -1,7 +1,7 @@
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { INTERRUPTED_BY_PAUSE } from "../../src/agents/agent";
-import { INTERRUPTED_BY_RESTART } from "../../src/agents/tool-step";
+import { INTERRUPTED_BY_RESTART, interruptedTooOften, MAX_CALL_RESTARTS } from "../../src/agents/tool-step";
 import type { ToolSpec } from "../../src/agents/types";
 import { mockHook, uniqueKey } from "../support/mock-client";
 import { alarmAt, createAndStart, getSession, messages, newTestSession, toolCalls, waitForStatus } from "../support/agent-session";
@@ -57,8 +57,30 @@ describe("tool calls after a restart", () => {
     expect(calls).toHaveLength(2);
     const key = `${t.sessionId}:toolu_lookup`;
     expect(calls.map((c) => c.headers["idempotency-key"])).toEqual([key, key]);
-    expect(calls[1]!.body).toEqual({ session_id: t.sessionId, tool_call_id: "toolu_lookup", name: "lookup", input: { q: "x" } });
+    expect(calls[1]!.body).toEqual({ tenant_id: t.tenantId, session_id: t.sessionId, created_by: "user-1", tool_call_id: "toolu_lookup", name: "lookup", url: hook.url, input: { q: "x" } });
     expect((await toolCalls(t))[0]).toMatchObject({ status: "done", output: "found it" });
+  });
+
+  it.each([
+    [MAX_CALL_RESTARTS - 1, "runs it again", 1],
+    [MAX_CALL_RESTARTS, "stops running it", 0],
+  ])("with %i restarts already behind an idempotent call found running, %s", async (restarts, _what, requests) => {
+    const t = newTestSession();
+    const hook = mockHook(uniqueKey("poison"));
+    await hook.script({ status: 200, body: { output: "found it" } });
+    await t.model.script({ reply: { content: [toolUse("toolu_poison", "lookup", { q: "x" })] } }, { reply: { content: [text("done")] } });
+    await createAndStart(t, "look it up", { tools: [webhook("lookup", hook.url, { requires_approval: true })] });
+    await waitForStatus(t, ["waiting_approval"]);
+    // As a restart leaves it: the call marked running, cut off `restarts` times before, the run going on.
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      state.storage.sql.exec("UPDATE tool_calls SET status = 'running', restarts = ? WHERE id = 'toolu_poison'", restarts);
+      state.storage.kv.put("run", { ...state.storage.kv.get<Record<string, unknown>>("run"), status: "running" });
+      await state.storage.setAlarm(Date.now());
+    });
+    expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
+    expect(await hook.requests()).toHaveLength(requests);
+    const output = requests === 1 ? "found it" : interruptedTooOften(MAX_CALL_RESTARTS + 1);
+    expect((await toolCalls(t))[0]).toMatchObject({ output, is_error: requests === 0 });
   });
 
   it("reruns none of the calls that finished before a restart", async () => {
@@ -155,11 +177,11 @@ describe("approval and client tools", () => {
     await waitForStatus(t, ["waiting_approval"]);
     expect(await alarmAt(t)).toBeNull();
     expect(await hook.requests()).toHaveLength(0);
-    expect(await t.stub.submitToolOutput("toolu_deploy", "x", false)).toMatchObject({ ok: false, code: "conflict" });
-    expect(await t.stub.approve("toolu_nope")).toMatchObject({ ok: false, code: "not_found" });
+    expect(await t.stub.submitToolOutput("toolu_deploy", "x", false)).toMatchObject({ ok: false, reason: "tool_call_not_waiting", expected: "waiting_tool_output" });
+    expect(await t.stub.approve("toolu_nope")).toEqual({ ok: false, reason: "tool_call_not_found" });
 
     expect(await t.stub.approve("toolu_deploy")).toMatchObject({ ok: true });
-    expect(await t.stub.approve("toolu_deploy")).toMatchObject({ ok: false, code: "conflict" });
+    expect(await t.stub.approve("toolu_deploy")).toMatchObject({ ok: false, reason: "tool_call_not_waiting", expected: "waiting_approval" });
     await waitForStatus(t, ["done"]);
     expect(await hook.requests()).toHaveLength(1);
   });
@@ -238,6 +260,31 @@ describe("a tool whose schema cannot be used", () => {
     expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
     expect(await hook.requests()).toHaveLength(0);
     expect((await toolCalls(t))[0]).toMatchObject({ status: "error", output: expect.stringContaining("input_schema cannot be used") });
+  });
+
+  it("never runs a pattern stored before RE2 was required (a lookahead), and says why", async () => {
+    const t = newTestSession();
+    const hook = mockHook(uniqueKey("legacy-schema"));
+    const legacy = webhook("legacy", hook.url, { input_schema: { type: "object", properties: { q: { type: "string", pattern: "^(?=a)(a+)+$" } } } });
+    await t.model.script({ reply: { content: [toolUse("toolu_legacy", "legacy", { q: "a".repeat(40) + "!" })] } }, { reply: { content: [text("ok")] } });
+    await createAndStart(t, "go", { tools: [legacy] });
+    expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
+    expect(await hook.requests()).toHaveLength(0);
+    expect((await toolCalls(t))[0]!.output).toContain("properties/q/pattern: Lookahead and lookbehind are not supported");
+  });
+});
+
+describe("a catastrophic pattern with a crafted input", () => {
+  it("answers the model at once that the input does not match, and the run goes on", async () => {
+    const t = newTestSession();
+    const hook = mockHook(uniqueKey("evil-schema"));
+    const evil = webhook("evil", hook.url, { input_schema: { type: "object", properties: { q: { type: "string", pattern: "^(a+)+$" } }, required: ["q"] } });
+    // About 2^40 steps on a backtracking engine: hours, with the isolate blocked all along.
+    await t.model.script({ reply: { content: [toolUse("toolu_evil", "evil", { q: "a".repeat(40) + "!" })] } }, { reply: { content: [text("ok")] } });
+    await createAndStart(t, "go", { tools: [evil] });
+    expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
+    expect(await hook.requests()).toHaveLength(0);
+    expect((await toolCalls(t))[0]).toMatchObject({ status: "error", output: 'invalid input: #/q: String does not match pattern "^(a+)+$".' });
   });
 });
 

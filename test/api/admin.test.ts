@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { tenantIndexStub } from "../../src/agents/naming";
+import { tenantIndexStub } from "../../src/objects";
 import { call, callJson, readProblem } from "../support/api";
 import { bearer, freshTenant } from "../support/tokens";
 

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { tenantIndexStub } from "../../src/agents/naming";
+import { tenantIndexStub } from "../../src/objects";
 import type { ApiKeyRecord } from "../../src/auth/api-keys";
 import { exchangedKeyStillValid, rateBucket } from "../../src/api/middleware/authenticate";
 import { PROBLEM_TYPE_BASE } from "../../src/api/errors";
@@ -38,6 +38,15 @@ describe("authentication", () => {
       details.add((await readProblem(res)).detail);
     }
     expect(details.size).toBe(1);
+  });
+
+  it("refuses a JWT that lives longer than AUTH_MAX_TOKEN_AGE_SECONDS", async () => {
+    const tenantId = freshTenant();
+    const tenYears = 10 * 365 * 24 * 60 * 60;
+    const res = await call("/v1/tenant", { headers: await bearer({ tenantId, scopes: ["sessions:read"], expiresIn: tenYears }) });
+    expect(res.status).toBe(401);
+    const day = await call("/v1/tenant", { headers: await bearer({ tenantId, scopes: ["sessions:read"], expiresIn: 24 * 60 * 60 }) });
+    expect(day.status).toBe(200);
   });
 
   it("admits a valid platform JWT", async () => {

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/api/app";
-import { ApiError, PROBLEM_TYPE_BASE } from "../../src/api/errors";
+import { ApiError, PROBLEM_CODES, PROBLEM_TYPE_BASE } from "../../src/api/errors";
 import { BASE_URL, call, readProblem } from "../support/api";
 import { bearer, freshTenant } from "../support/tokens";
 
@@ -92,8 +92,15 @@ describe("unexpected errors", () => {
 });
 
 describe("problem documents", () => {
-  it("renders exactly the RFC 9457 members plus request_id, and errors only when there are some", async () => {
+  it("renders exactly the RFC 9457 members plus code and request_id, and errors only when there are some", async () => {
     const plain = await failing.request(`${BASE_URL}/limited`, {}, env);
-    expect(Object.keys((await plain.json()) as object).sort()).toEqual(["detail", "request_id", "status", "title", "type"]);
+    expect(Object.keys((await plain.json()) as object).sort()).toEqual(["code", "detail", "request_id", "status", "title", "type"]);
+  });
+
+  it("names every problem with a stable code from the closed list, the same name as its type URI", async () => {
+    const problem = (await (await failing.request(`${BASE_URL}/limited`, {}, env)).json()) as { code: string; type: string };
+    expect(problem.code).toBe("rate_limited");
+    expect(problem.type).toBe(`${PROBLEM_TYPE_BASE}${problem.code}`);
+    expect(PROBLEM_CODES).toContain(problem.code);
   });
 });

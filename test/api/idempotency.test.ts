@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { createRoute, z } from "@hono/zod-openapi";
 import { beforeEach, describe, expect, it } from "vitest";
-import { tenantIndexStub } from "../../src/agents/naming";
+import { tenantIndexStub } from "../../src/objects";
 import { createApp } from "../../src/api/app";
 import { ApiError, AUTHENTICATED_ERRORS, PROBLEM_TYPE_BASE, errorResponses } from "../../src/api/errors";
 import { idempotencyScope, idempotent, IdempotencyHeadersSchema } from "../../src/api/middleware/idempotency";
@@ -25,7 +25,7 @@ const app = createApp({
         tags: ["System"],
         security: bearerAuth(),
         middleware: [idempotent()] as const,
-        request: { headers: IdempotencyHeadersSchema, body: jsonBody(ThingSchema) },
+        request: { headers: IdempotencyHeadersSchema, body: jsonBody(ThingSchema, { name: "a thing" }) },
         responses: { 201: jsonContent(z.object({ run: z.number(), name: z.string() }), "made"), ...errorResponses(...AUTHENTICATED_ERRORS, 409) },
       }),
       (c) => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import committed from "../../openapi/openapi.json";
-import { PROBLEM_CONTENT_TYPE } from "../../src/api/errors";
+import { FINAL_STATUSES } from "../../src/agents/types";
+import { PROBLEM_CODES, PROBLEM_CONTENT_TYPE } from "../../src/api/errors";
 import { call } from "../support/api";
 
 type Operation = {
@@ -8,10 +9,17 @@ type Operation = {
   summary?: string;
   tags?: string[];
   security?: Record<string, string[]>[];
-  requestBody?: { required?: boolean; content: Record<string, unknown> };
-  responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
+  parameters?: { name: string; in: string }[];
+  requestBody?: { required?: boolean; content: Record<string, { example?: unknown }> };
+  responses: Record<string, { headers?: Record<string, { $ref?: string }>; content?: Record<string, { schema?: { $ref?: string } }> }>;
 };
-type Document = { tags: { name: string }[]; paths: Record<string, Record<string, Operation>> };
+type Schema = { enum?: string[]; required?: string[]; properties?: Record<string, unknown> };
+type Document = {
+  tags: { name: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  webhooks: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema> };
+};
 
 async function servedDocument(): Promise<Document> {
   return (await (await call("/openapi.json")).json()) as Document;
@@ -68,5 +76,70 @@ describe("OpenAPI hygiene", () => {
     for (const [name, op] of operations(await servedDocument())) {
       if (op.requestBody) expect(op.requestBody.required, name).toBe(!OPTIONAL_BODIES.has(name));
     }
+  });
+});
+
+describe("what generated clients rely on", () => {
+  it("declares X-Request-Id on every response", async () => {
+    for (const [name, op] of operations(await servedDocument())) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        expect(response.headers?.["X-Request-Id"]?.$ref, `${name} ${status}`).toBe("#/components/headers/RequestId");
+      }
+    }
+  });
+
+  it("declares Idempotent-Replayed on the success answers of every route that takes an Idempotency-Key", async () => {
+    const idempotent = operations(await servedDocument()).filter(([, op]) => op.parameters?.some((p) => p.in === "header" && p.name === "idempotency-key"));
+    expect(idempotent.map(([name]) => name)).toEqual(expect.arrayContaining(["POST /v1/sessions", "POST /v1/sessions/{id}/messages"]));
+    for (const [name, op] of idempotent) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) < 300) expect(response.headers?.["Idempotent-Replayed"], `${name} ${status}`).toBeDefined();
+      }
+    }
+  });
+
+  it("declares Retry-After on every 429 and 503, and Location on the created session", async () => {
+    const doc = await servedDocument();
+    for (const [name, op] of operations(doc)) {
+      for (const status of ["429", "503"]) {
+        if (op.responses[status]) expect(op.responses[status].headers?.["Retry-After"], `${name} ${status}`).toBeDefined();
+      }
+    }
+    expect(doc.paths["/v1/sessions"]!.post!.responses["201"]!.headers?.["Location"]).toBeDefined();
+  });
+
+  it("gives every request body an example", async () => {
+    const doc = await servedDocument();
+    const all = [...operations(doc), ...Object.entries(doc.webhooks).flatMap(([name, item]) => Object.values(item).map((op): [string, Operation] => [name, op]))];
+    for (const [name, op] of all) {
+      for (const media of Object.values(op.requestBody?.content ?? {})) expect(media.example, name).toBeDefined();
+    }
+  });
+
+  it("pages every list the same way: limit and cursor in, data and next_cursor out", async () => {
+    const doc = await servedDocument();
+    const lists = operations(doc).filter(([, op]) => op.responses["200"]?.content?.["application/json"]?.schema?.$ref?.endsWith("Page"));
+    expect(lists.length).toBeGreaterThanOrEqual(6);
+    for (const [name, op] of lists) {
+      const query = (op.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name);
+      expect(query, name).toEqual(expect.arrayContaining(["limit", "cursor"]));
+      const page = doc.components.schemas[op.responses["200"]!.content!["application/json"]!.schema!.$ref!.split("/").pop()!]!;
+      expect(page.required, name).toEqual(["data", "next_cursor"]);
+    }
+  });
+
+  it("names the problem codes and the final statuses as enums", async () => {
+    const { schemas } = (await servedDocument()).components;
+    expect(schemas.ProblemCode?.enum).toEqual(PROBLEM_CODES);
+    expect(schemas.Problem?.required).toContain("code");
+    expect(schemas.FinalStatus?.enum).toEqual(FINAL_STATUSES);
+  });
+
+  it("describes the signed webhook-tool request under webhooks", async () => {
+    const call = (await servedDocument()).webhooks.toolCall?.post;
+    expect(call?.parameters?.filter((p) => p.in === "header").map((p) => p.name)).toEqual(["Idempotency-Key", "X-Webhook-Timestamp", "X-Webhook-Signature"]);
+    expect(call?.requestBody?.required).toBe(true);
+    const body = (await servedDocument()).components.schemas.WebhookToolCall;
+    expect(body?.required).toEqual(["tenant_id", "session_id", "created_by", "tool_call_id", "name", "url", "input"]);
   });
 });

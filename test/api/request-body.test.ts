@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { tenantIndexStub } from "../../src/agents/naming";
+import { tenantIndexStub } from "../../src/objects";
 import { PROBLEM_TYPE_BASE } from "../../src/api/errors";
 import { fieldErrors } from "../../src/api/middleware/validation";
 import { createApp } from "../../src/api/app";

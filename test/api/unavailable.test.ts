@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { tenantIndexName } from "../../src/agents/naming";
+import { tenantIndexName } from "../../src/objects";
 import { PROBLEM_TYPE_BASE } from "../../src/api/errors";
 import { generateApiKey } from "../../src/auth/api-keys";
 import { call, readProblem } from "../support/api";

@@ -14,6 +14,9 @@ export const AUTH_CONFIG: Config["auth"] = {
   externalIssuer: "https://idp.test",
   externalAudience: "agents-api",
   tenantClaim: "tenant_id",
+  externalPlatformAdmin: false,
+  maxTokenAgeSeconds: 24 * 60 * 60,
+  failuresPerMinute: 60,
 };
 
 export async function makePlatformKeys(text?: string): Promise<PlatformKeys> {

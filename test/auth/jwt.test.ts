@@ -1,9 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { exportSPKI, generateKeyPair, SignJWT } from "jose";
-import { CLOCK_TOLERANCE_SECONDS, MAX_JWT_BYTES, verifyJwt, type JwtDeps } from "../../src/auth/jwt";
+import { CLOCK_TOLERANCE_SECONDS, exceedsMaxLifetime, grantableScopes, MAX_JWT_BYTES, verifyJwt, type JwtDeps } from "../../src/auth/jwt";
 import type { AuthFailure } from "../../src/auth/failure";
 import { signAccessToken, type PlatformKeys } from "../../src/auth/platform-keys";
 import { AUTH_CONFIG, NOW, NOW_S, b64json, makeExternalIdp, makePlatformKeys, signToken, tamperSegment, type ExternalIdp } from "./fixtures";
+
+const DAY_S = 24 * 60 * 60;
 
 let keys: PlatformKeys;
 let idp: ExternalIdp;
@@ -42,6 +44,10 @@ describe("verifyJwt refuses", () => {
     ["an expired token", async () => platform({ claims: { exp: NOW_S - CLOCK_TOLERANCE_SECONDS - 1 } }), "expired"],
     ["a token not yet valid", async () => platform({ claims: { nbf: NOW_S + CLOCK_TOLERANCE_SECONDS + 1 } }), "not_yet_valid"],
     ["a token without exp", async () => platform({ omit: ["exp"] }), "no_expiry"],
+    ["a token valid for ten years", async () => platform({ claims: { exp: NOW_S + 10 * 365 * DAY_S } }), "lifetime_too_long"],
+    ["a token without iat whose exp is a day and a minute away", async () => platform({ omit: ["iat"], claims: { exp: NOW_S + DAY_S + 60 } }), "lifetime_too_long"],
+    ["a token issued two days ago that still has minutes to run", async () => platform({ claims: { iat: NOW_S - 2 * DAY_S, exp: NOW_S + 600 } }), "lifetime_too_long"],
+    ["an external token valid for ten years", async () => external({ claims: { exp: NOW_S + 10 * 365 * DAY_S } }), "lifetime_too_long"],
     ["a non-numeric exp", async () => platform({ claims: { exp: "later" as unknown as number } }), "claim_invalid"],
     ["an unknown issuer", async () => platform({ claims: { iss: "https://evil.test" } }), "issuer_unknown"],
     ["a token without iss", async () => platform({ omit: ["iss"] }), "issuer_unknown"],
@@ -64,6 +70,10 @@ describe("verifyJwt refuses", () => {
     ["a numeric tenant id", async () => platform({ claims: { tenant_id: 42 } }), "bad_tenant_id"],
     ["a missing sub", async () => platform({ omit: ["sub"] }), "no_subject"],
     ["an empty sub", async () => platform({ claims: { sub: "" } }), "no_subject"],
+    ["a platform token naming an API key as subject without key_id", async () => platform({ claims: { sub: "key:key_0123456789abcdef01234567" } }), "key_claims_mismatch"],
+    ["a platform token whose key_id names another key than its subject", async () => platform({ claims: { sub: "key:key_0123456789abcdef01234567", key_id: "key_76543210fedcba9876543210" } }), "key_claims_mismatch"],
+    ["a platform token with a key_id but a user subject", async () => platform({ claims: { key_id: "key_0123456789abcdef01234567" } }), "key_claims_mismatch"],
+    ["a platform token with a malformed key_id", async () => platform({ claims: { sub: "key:nope", key_id: "nope" } }), "key_claims_mismatch"],
     ["an external token naming an API key as subject", async () => external({ claims: { sub: "key:key_0123456789abcdef01234567" } }), "subject_reserved"],
     ["an external token whose kid is not in the JWKS", async () => external({ header: { kid: "rotated-away" } }), "jwks_key_not_found"],
     ["an oversized token", async () => platform({ claims: { padding: "x".repeat(MAX_JWT_BYTES) } }), "credential_too_large"],
@@ -101,9 +111,42 @@ describe("verifyJwt refuses", () => {
 });
 
 describe("verifyJwt accepts", () => {
+  it("a token that lives exactly AUTH_MAX_TOKEN_AGE_SECONDS", async () => {
+    const result = await verifyJwt(await platform({ claims: { iat: NOW_S, exp: NOW_S + DAY_S } }), deps, NOW);
+    expect(result.ok).toBe(true);
+  });
+
+  it("a longer token when AUTH_MAX_TOKEN_AGE_SECONDS allows it", async () => {
+    const config = { ...AUTH_CONFIG, maxTokenAgeSeconds: 7 * DAY_S };
+    const result = await verifyJwt(await platform({ claims: { exp: NOW_S + 7 * DAY_S } }), { ...deps, config }, NOW);
+    expect(result.ok).toBe(true);
+  });
+
+  it("platform:admin from the platform's own issuer", async () => {
+    const result = await verifyJwt(await platform({ claims: { scope: "platform:admin" } }), deps, NOW);
+    expect(result.ok && result.principal.scopes).toEqual(["platform:admin"]);
+  });
+
+  it("an external token claiming platform:admin, without that scope", async () => {
+    const result = await verifyJwt(await external({ claims: { scope: "sessions:read platform:admin" } }), deps, NOW);
+    expect(result.ok && result.principal.scopes).toEqual(["sessions:read"]);
+    const viaScp = await verifyJwt(await external({ claims: { scp: ["platform:admin"] }, omit: ["scope"] }), deps, NOW);
+    expect(viaScp.ok && viaScp.principal.scopes).toEqual([]);
+  });
+
+  it("platform:admin from the external provider when AUTH_EXTERNAL_PLATFORM_ADMIN is true", async () => {
+    const config = { ...AUTH_CONFIG, externalPlatformAdmin: true };
+    const result = await verifyJwt(await external({ claims: { scope: "platform:admin" } }), { ...deps, config }, NOW);
+    expect(result.ok && result.principal.scopes).toEqual(["platform:admin"]);
+  });
+
   it("a platform token from signAccessToken", async () => {
     const token = await signAccessToken(keys, { tenantId: "acme", subject: "user-1", scopes: ["sessions:read"], ttlSeconds: 600 }, AUTH_CONFIG, NOW);
-    expect(await verifyJwt(token, deps, NOW)).toEqual({ ok: true, principal: { tenantId: "acme", subject: "user-1", scopes: ["sessions:read"], via: "jwt" } });
+    // The principal carries the token's expiry, which bounds the event streams it opens.
+    expect(await verifyJwt(token, deps, NOW)).toEqual({
+      ok: true,
+      principal: { tenantId: "acme", subject: "user-1", scopes: ["sessions:read"], via: "jwt", expiresAt: (Math.floor(NOW / 1000) + 600) * 1000 },
+    });
   });
 
   it("a token expired by less than the clock tolerance", async () => {
@@ -142,7 +185,7 @@ describe("verifyJwt accepts", () => {
   it("an external token verified through the JWKS with the external audience", async () => {
     const token = await external({ claims: { sub: "auth0|42", tenant_id: "initech", scp: ["sessions:write", 7] }, omit: ["scope"] });
     const result = await verifyJwt(token, deps, NOW);
-    expect(result).toEqual({ ok: true, principal: { tenantId: "initech", subject: "auth0|42", scopes: ["sessions:write"], via: "jwt" } });
+    expect(result).toEqual({ ok: true, principal: { tenantId: "initech", subject: "auth0|42", scopes: ["sessions:write"], via: "jwt", expiresAt: expect.any(Number) } });
   });
 
   it("external tokens in RS256 and EdDSA", async () => {
@@ -159,5 +202,32 @@ describe("verifyJwt accepts", () => {
     expect(fromPlatform.ok && fromPlatform.principal.keyId).toBe(keyId);
     const fromIdp = await verifyJwt(await external({ claims: { key_id: keyId } }), deps, NOW);
     expect(fromIdp.ok && fromIdp.principal.keyId).toBeUndefined();
+  });
+});
+
+describe("exceedsMaxLifetime", () => {
+  const max = DAY_S;
+  it.each([
+    ["a short token", { iat: NOW_S, exp: NOW_S + 600 }, false],
+    ["exactly the bound from iat", { iat: NOW_S, exp: NOW_S + max }, false],
+    ["one second over the bound from iat", { iat: NOW_S, exp: NOW_S + max + 1 }, true],
+    ["no iat, exp at the bound plus the clock tolerance", { exp: NOW_S + max + CLOCK_TOLERANCE_SECONDS }, false],
+    ["no iat, exp one second past that", { exp: NOW_S + max + CLOCK_TOLERANCE_SECONDS + 1 }, true],
+    ["an old iat with a near exp", { iat: NOW_S - max, exp: NOW_S + 1 }, true],
+    ["a future iat cannot stretch exp past now + bound", { iat: NOW_S + max, exp: NOW_S + 2 * max }, true],
+    ["no exp at all", {}, true],
+  ])("%s", (_name, claims, expected) => {
+    expect(exceedsMaxLifetime(claims, NOW, max)).toBe(expected);
+  });
+});
+
+describe("grantableScopes", () => {
+  const all = ["sessions:read", "platform:admin"] as const;
+  it("keeps every scope of the platform issuer", () => {
+    expect(grantableScopes([...all], "platform", { externalPlatformAdmin: false })).toEqual(all);
+  });
+  it("drops platform:admin from the external provider unless configured", () => {
+    expect(grantableScopes([...all], "external", { externalPlatformAdmin: false })).toEqual(["sessions:read"]);
+    expect(grantableScopes([...all], "external", { externalPlatformAdmin: true })).toEqual(all);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Scenario 5: the model provider misbehaves. Retryable faults (429, 5xx, a body that is not
  * JSON, a reset connection, a call slower than the timeout) are retried with backoff and the
- * run ends done with one answer saved; a 400 fails the run at once with the provider's message;
+ * run ends done with one answer saved; a 400 fails the run at once with its status and error type (never the provider's text);
  * too many faults fail it. Nothing of a failed call is ever half-saved. Every case runs as its
  * own session, all at once, so the backoffs overlap.
  */
@@ -22,8 +22,8 @@ const MAX_ATTEMPTS = 5;
 /** Five attempts back off about 1 + 2 + 4 + 8 s at most. */
 const RUN_TIMEOUT_MS = 60_000;
 /** One successful call of the mock: its default usage. */
-const ONE_CALL_USAGE = { steps: 1, input_tokens: 10, output_tokens: 5 };
-const NO_USAGE = { steps: 0, input_tokens: 0, output_tokens: 0 };
+const ONE_CALL_USAGE = { steps: 1, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 };
+const NO_USAGE = { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
 
 const PROVIDER_MESSAGE = "max_tokens: 999999 > 8192, which is the maximum allowed";
 
@@ -99,11 +99,12 @@ describe("model faults", () => {
     expect(session.usage).toEqual(ONE_CALL_USAGE);
   });
 
-  it("fails at once on a 400 with the provider's message in error", async () => {
+  it("fails at once on a 400 with the status and error type in error, never the provider's text", async () => {
     const { session, model, texts } = await outcome("badRequest");
     expect(session.status, stack.logs()).toBe("failed");
     expect(session.stop_reason).toBe("model_error");
-    expect(session.error).toContain(PROVIDER_MESSAGE);
+    expect(session.error).toBe("model provider answered 400 (invalid_request_error)");
+    expect(JSON.stringify(session)).not.toContain(PROVIDER_MESSAGE);
     // Read again after the earlier cases' seconds of waiting: no retry came later either.
     expect(await model.requests()).toHaveLength(1);
     expect(texts).toEqual([]);

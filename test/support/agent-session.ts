@@ -3,7 +3,7 @@
  * with a fresh tenant per session and the mock model keyed by the session's model name.
  */
 import { env, runInDurableObject } from "cloudflare:test";
-import { agentStub } from "../../src/agents/naming";
+import { agentStub } from "../../src/objects";
 import type { RunState } from "../../src/agents/store";
 import type { AgentResult, Message, Page, RunInput, Session, SessionInit, SessionStatus, ToolCall } from "../../src/agents/types";
 import { BUILTIN_DEFAULT_LIMITS, type PartialLimits } from "../../src/limits";
@@ -52,7 +52,7 @@ export async function createAndStart(t: TestSession, input: RunInput, overrides:
 
 /** The value of an Agent RPC result; fails the test on an error result. */
 export function unwrap<T>(result: AgentResult<T>): T {
-  if (!result.ok) throw new Error(`agent answered ${result.code}: ${result.detail}`);
+  if (!result.ok) throw new Error(`agent answered ${JSON.stringify(result)}`);
   return result.value;
 }
 
@@ -76,7 +76,7 @@ export async function messages(t: TestSession): Promise<Message[]> {
 }
 
 export async function toolCalls(t: TestSession): Promise<ToolCall[]> {
-  return unwrap((await t.stub.listToolCalls()) as AgentResult<ToolCall[]>);
+  return unwrap((await t.stub.listToolCalls()) as AgentResult<Page<ToolCall>>).data;
 }
 
 export async function runState(t: TestSession): Promise<RunState> {

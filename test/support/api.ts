@@ -16,6 +16,7 @@ export function callJson(path: string, method: string, body: unknown, headers: R
 
 export interface ProblemBody {
   type: string;
+  code: string;
   title: string;
   status: number;
   detail: string;

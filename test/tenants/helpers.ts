@@ -1,7 +1,7 @@
 /** Shared helpers for the tenant object tests: fresh tenants, their index stubs, and reports. */
 import { env, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
-import { tenantIndexStub } from "../../src/agents/naming";
+import { tenantIndexStub } from "../../src/objects";
 import type { SessionStatus } from "../../src/agents/types";
 import type { TenantIndex } from "../../src/tenants/tenant-index";
 import type { SessionReport } from "../../src/tenants/types";
@@ -26,7 +26,7 @@ export function report(
     created_by: "user-1",
     status: "idle" as SessionStatus,
     stop_reason: null,
-    usage: { steps: 0, input_tokens: 0, output_tokens: 0 },
+    usage: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
     revision: 1,
     ...rest,
     created_at: new Date(createdMs).toISOString(),

@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { TenantRegistry } from "../../src/tenants/tenant-registry";
-import { tenantRegistryStub } from "../../src/tenants/tenant-registry";
+import { tenantRegistryStub } from "../../src/objects";
 import type { TenantEntry } from "../../src/tenants/types";
 import { BASE_MS } from "./helpers";
 

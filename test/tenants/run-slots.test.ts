@@ -43,20 +43,33 @@ describe("acquireRun", () => {
     expect(await index.acquireRun(tenantId, "ses_extra", MAX, BASE_MS + RUN_RESERVATION_TTL_MS)).toEqual({ ok: true });
   });
 
-  it("holds a slot for every active session and frees it when the session finishes", async () => {
+  it("holds a slot for every running session only, and frees it when the session finishes", async () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);
-    const statuses = ["running", "waiting_approval", "waiting_tool_output", "paused"] as const;
-    for (let i = 0; i < MAX; i++) {
-      await index.reportSession(tenantId, report(`ses_${i}`, { status: statuses[i % statuses.length], revision: 1 }));
+    for (let i = 0; i < MAX; i++) await index.reportSession(tenantId, report(`ses_${i}`, { status: "running", revision: 1 }));
+    for (const status of ["idle", "queued", "waiting_approval", "waiting_tool_output", "paused", "done"] as const) {
+      await index.reportSession(tenantId, report(`ses_${status}`, { status }));
     }
-    await index.reportSession(tenantId, report("ses_idle", { status: "idle" }));
-    await index.reportSession(tenantId, report("ses_done", { status: "done" }));
-    // Long after any reservation would have expired: only the active statuses hold slots.
+    // Long after any reservation would have expired: only running sessions hold slots.
     const later = BASE_MS + 10 * RUN_RESERVATION_TTL_MS;
     expect((await index.acquireRun(tenantId, "ses_extra", MAX, later)).ok).toBe(false);
     await index.reportSession(tenantId, report("ses_4", { status: "done", stop_reason: "end_turn", revision: 2 }));
-    expect(await index.acquireRun(tenantId, "ses_extra", MAX, later)).toEqual({ ok: true });
+    // The freed slot goes to the queued session first, not to a newcomer.
+    expect((await index.acquireRun(tenantId, "ses_extra", MAX, later)).ok).toBe(false);
+    expect(await index.acquireRun(tenantId, "ses_queued", MAX, later)).toEqual({ ok: true });
+  });
+
+  it("gives free slots to queued sessions in the order they queued", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    await index.reportSession(tenantId, report("ses_busy", { status: "running" }));
+    await index.reportSession(tenantId, report("ses_late", { status: "queued", createdMs: BASE_MS, updatedMs: BASE_MS + 200 }));
+    await index.reportSession(tenantId, report("ses_early", { status: "queued", createdMs: BASE_MS, updatedMs: BASE_MS + 100 }));
+    await index.reportSession(tenantId, report("ses_busy", { status: "done", stop_reason: "end_turn", revision: 2 }));
+    const now = BASE_MS + 1_000;
+    expect((await index.acquireRun(tenantId, "ses_late", 1, now)).ok).toBe(false);
+    expect(await index.acquireRun(tenantId, "ses_early", 1, now)).toEqual({ ok: true });
+    expect(await index.counts(tenantId)).toMatchObject({ queued: 2 });
   });
 
   it("ends a reservation when the session reports", async () => {

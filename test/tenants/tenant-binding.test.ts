@@ -2,7 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { checkTenant } from "../../src/tenants/tenant-binding";
 import type { TenantIndex } from "../../src/tenants/tenant-index";
-import { tenantRegistryStub } from "../../src/tenants/tenant-registry";
+import { tenantRegistryStub } from "../../src/objects";
 import type { TenantEntry } from "../../src/tenants/types";
 import { BASE_MS, expectIndexRejects, freshTenant, indexOf } from "./helpers";
 

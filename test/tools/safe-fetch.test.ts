@@ -2,6 +2,7 @@ import { type Schema, Validator } from "@cfworker/json-schema";
 import { describe, expect, inject, it } from "vitest";
 import { HTTP_FETCH_DEFINITION, runHttpFetch } from "../../src/agents/tools/http-fetch";
 import { isTextContentType, safeFetch, type SafeFetchOptions } from "../../src/agents/tools/safe-fetch";
+import { mockHook, uniqueKey } from "../support/mock-client";
 
 interface Call {
   url: string;
@@ -193,6 +194,55 @@ describe("safeFetch redirects", () => {
     expect(calls.map((call) => call.headers.get("authorization"))).toEqual(["Bearer t", "Bearer t", null]);
   });
 
+  const sentHeaders = {
+    authorization: "Bearer t",
+    cookie: "sid=1",
+    "x-api-key": "k-123",
+    "private-token": "p-456",
+    "x-custom": "c",
+    accept: "application/json",
+    "accept-language": "fr",
+    "user-agent": "agent/1",
+    "cache-control": "no-cache",
+  };
+
+  it("keeps only harmless headers once a redirect leaves the origin, and for the rest of the chain", async () => {
+    const { fetchImpl, calls } = fakeFetch({
+      "https://example.com/a": () => redirect("/b"),
+      "https://example.com/b": () => redirect("https://other.example/c", 301),
+      "https://other.example/c": () => redirect("https://example.com/d", 308),
+      "https://example.com/d": () => text("ok"),
+    });
+    await safeFetch("https://example.com/a", { method: "GET", headers: sentHeaders }, options(fetchImpl));
+    const names = calls.map((call) => [...call.headers.keys()].sort());
+    expect(names[1]).toEqual(Object.keys(sentHeaders).sort()); // same origin: everything
+    const harmless = ["accept", "accept-language", "cache-control", "user-agent"];
+    expect(names[2]).toEqual(harmless);
+    expect(names[3]).toEqual(harmless); // back on the first origin: still dropped
+    expect(calls[2]!.headers.get("accept")).toBe("application/json");
+  });
+
+  it.each([307, 308])("does not resend a POST body to another origin on a %i: the redirect goes back to the caller", async (status) => {
+    const { fetchImpl, calls } = fakeFetch({
+      "https://example.com/form": () => redirect("https://other.example/steal", status),
+      "https://other.example/steal": () => text("got it"),
+    });
+    const result = await safeFetch("https://example.com/form", { method: "POST", body: "secret=1", headers: sentHeaders }, options(fetchImpl));
+    expect(calls.map((call) => call.url)).toEqual(["https://example.com/form"]);
+    expect(result).toMatchObject({ ok: false, reason: "redirect_not_followed", detail: expect.stringContaining("https://other.example/steal") });
+  });
+
+  it("follows a 303 from a POST to another origin as a GET without body or credentials", async () => {
+    const { fetchImpl, calls } = fakeFetch({
+      "https://example.com/form": () => redirect("https://other.example/done", 303),
+      "https://other.example/done": () => text("thanks"),
+    });
+    const result = await safeFetch("https://example.com/form", { method: "POST", body: "a=1", headers: { ...sentHeaders, "content-type": "text/plain" } }, options(fetchImpl));
+    expect(result).toMatchObject({ ok: true, body: "thanks" });
+    expect(calls[1]).toMatchObject({ method: "GET", body: null });
+    expect([...calls[1]!.headers.keys()].sort()).toEqual(["accept", "accept-language", "cache-control", "user-agent"]);
+  });
+
   it("returns a 3xx without Location as the answer", async () => {
     const { fetchImpl } = fakeFetch({ "https://example.com/": () => new Response("not modified", { status: 300 }) });
     const result = await safeFetch("https://example.com/", { method: "GET" }, options(fetchImpl));
@@ -331,6 +381,29 @@ describe("safeFetch against the real loopback mock server", () => {
     const url = `${mockUrl}/redirect?to=${encodeURIComponent(target)}&status=302`;
     const result = await safeFetch(url, { method: "GET" }, lenient());
     expect(result).toMatchObject({ ok: true, body: "page after", finalUrl: target });
+  });
+
+  /** The mock server under its other name: the same server, another origin. */
+  const otherOrigin = () => mockUrl.replace("127.0.0.1", "localhost");
+
+  it("sends only harmless headers to a real server on another origin", async () => {
+    const hook = mockHook(uniqueKey("redirect-target"));
+    const target = hook.url.replace(mockUrl, otherOrigin());
+    const url = `${mockUrl}/redirect?to=${encodeURIComponent(target)}&status=302`;
+    const headers = { "x-api-key": "k-123", authorization: "Bearer t", accept: "text/plain", "user-agent": "agent/1" };
+    await safeFetch(url, { method: "GET", headers }, lenient());
+    const [received] = await hook.requests();
+    expect(received!.headers).toMatchObject({ accept: "text/plain", "user-agent": "agent/1" });
+    expect(received!.headers).not.toHaveProperty("x-api-key");
+    expect(received!.headers).not.toHaveProperty("authorization");
+  });
+
+  it("never resends a POST body to a real server on another origin", async () => {
+    const hook = mockHook(uniqueKey("redirect-target"));
+    const url = `${mockUrl}/redirect?to=${encodeURIComponent(hook.url.replace(mockUrl, otherOrigin()))}&status=307`;
+    const result = await safeFetch(url, { method: "POST", body: "secret=1" }, lenient());
+    expect(result).toMatchObject({ ok: false, reason: "redirect_not_followed" });
+    expect(await hook.requests()).toEqual([]);
   });
 
   it("cuts a large real body at the cap", async () => {

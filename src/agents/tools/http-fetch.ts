@@ -26,7 +26,9 @@ export const HTTP_FETCH_DEFINITION = {
     "Fetch a public http or https URL and return the status, the content type and the body as text. " +
     "Uses GET unless method is POST; `body` is sent only with POST. Only text responses " +
     "(HTML, JSON, XML, plain text) are returned, and long bodies are cut. Requests to private, " +
-    "loopback, link-local or cloud metadata addresses are refused.",
+    "loopback, link-local or cloud metadata addresses are refused. A redirect to another site keeps only the " +
+    "Accept, Accept-Language, User-Agent and Cache-Control headers; a POST redirected to another site with 307 " +
+    "or 308 is not followed, and the redirect is returned instead.",
   input_schema: {
     type: "object",
     properties: {
@@ -111,6 +113,8 @@ function failureText(result: Extract<SafeFetchResult, { ok: false }>): string {
     case "too_many_redirects":
     case "bad_redirect":
       return `redirect failed: ${result.detail}`;
+    case "redirect_not_followed":
+      return `redirect not followed: ${result.detail}`;
     case "invalid_request":
       return `invalid request: ${result.detail}`;
     case "network_error":

@@ -29,6 +29,7 @@ export type SafeFetchFailure =
   | "invalid_request"
   | "bad_redirect"
   | "too_many_redirects"
+  | "redirect_not_followed"
   | "not_text"
   | "timeout"
   | "aborted"
@@ -58,8 +59,13 @@ const FORBIDDEN_HEADERS = new Set([
   "proxy-connection",
 ]);
 
-/** Dropped when a redirect leaves the origin, so credentials meant for one site never reach another. */
-const CREDENTIAL_HEADERS = ["authorization", "cookie"];
+/**
+ * The only headers kept once a redirect leaves the origin. A caller's other headers may carry
+ * credentials of any name (`X-Api-Key`, `Private-Token`, a session header): a list of what to
+ * drop always misses one, so what is kept is listed instead. These say what the client accepts,
+ * never who it is. Once dropped, they stay dropped for the rest of the chain.
+ */
+export const CROSS_ORIGIN_HEADERS: ReadonlySet<string> = new Set(["accept", "accept-language", "user-agent", "cache-control"]);
 
 /** Dropped when a redirect turns the request into a GET without body. */
 const BODY_HEADERS = ["content-type", "content-encoding", "content-language", "content-location"];
@@ -122,15 +128,33 @@ async function fetchWithin(url: string, init: SafeFetchInit, options: SafeFetchO
     } catch {
       return { ok: false, reason: "bad_redirect", detail: "the redirect target is not a valid URL" };
     }
+    const crossOrigin = next.origin !== check.url.origin;
     // As browsers do: 303 always, and 301/302 after POST, continue as a GET without body.
-    if (response.status === 303 || (method === "POST" && (response.status === 301 || response.status === 302))) {
+    const becomesGet = response.status === 303 || (method === "POST" && (response.status === 301 || response.status === 302));
+    if (crossOrigin && body !== undefined && !becomesGet) {
+      // A 307 or 308 asks for the same request, body included, elsewhere. A body is never sent to
+      // another origin than the one it was written for, and turning it into a GET would change
+      // what was asked: the redirect goes back to the caller, who may send it there itself.
+      return {
+        ok: false,
+        reason: "redirect_not_followed",
+        detail: `${check.url.origin} answered ${response.status} with a redirect to ${next.href}; it was not followed, because a request body is never resent to another origin`,
+      };
+    }
+    if (becomesGet) {
       method = "GET";
       body = undefined;
       for (const name of BODY_HEADERS) headers.delete(name);
     }
-    if (next.origin !== check.url.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
+    if (crossOrigin) headers = keepOnly(headers, CROSS_ORIGIN_HEADERS);
     current = next.href;
   }
+}
+
+function keepOnly(headers: Headers, allowed: ReadonlySet<string>): Headers {
+  const kept = new Headers();
+  for (const [name, value] of headers) if (allowed.has(name)) kept.set(name, value);
+  return kept;
 }
 
 /** text/*, JSON, XML and their structured-syntax suffixes; a missing type is read as text. */

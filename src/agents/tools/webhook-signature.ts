@@ -1,7 +1,8 @@
 /**
  * Signing of webhook tool calls. The tenant's backend recomputes
- * HMAC-SHA256(secret, `${timestamp}.${body}`) and compares it with the signature header,
- * and refuses timestamps too far from its clock, so a captured request cannot be replayed later.
+ * HMAC-SHA256(secret, `${timestamp}.${body}`), accepts the call when any `v1=` signature of the
+ * header matches, and refuses timestamps too far from its clock, so a captured request cannot be
+ * replayed later. During a secret rotation the header carries one signature per valid secret.
  */
 import { toHex } from "../../hex";
 
@@ -11,8 +12,15 @@ export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 /** Receivers should refuse a timestamp older or newer than this. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
-export async function signWebhookBody(secret: string, timestamp: number, body: string): Promise<string> {
+/** `v1=<hex>` per secret, newest first, joined by commas: `v1=<new>,v1=<old>` during a rotation. */
+export async function signWebhookBody(secrets: readonly string[], timestamp: number, body: string): Promise<string> {
+  if (secrets.length === 0) throw new Error("no webhook secret to sign with");
+  const signatures = await Promise.all(secrets.map((secret) => hmacHex(secret, `${timestamp}.${body}`)));
+  return signatures.map((hex) => `v1=${hex}`).join(",");
+}
+
+async function hmacHex(secret: string, message: string): Promise<string> {
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${timestamp}.${body}`));
-  return `v1=${toHex(new Uint8Array(mac))}`;
+  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(message));
+  return toHex(new Uint8Array(mac));
 }

@@ -1,12 +1,16 @@
 /**
- * Webhook tools: the platform POSTs `{ session_id, tool_call_id, name, input }` to the
- * tenant's URL, signed, with an idempotency key. Idempotent webhooks are retried on 5xx
- * and network errors within the unit; at-most-once ones are sent once and never retried.
+ * Webhook tools: the platform POSTs `{ tenant_id, session_id, created_by, tool_call_id, name,
+ * url, input }` to the tenant's URL, signed, with an idempotency key. The signed body says whom
+ * the call is for, so a receiver can authorize it rather than trust any signed call. Idempotent
+ * webhooks are retried on 5xx and network errors within the unit; at-most-once ones are sent
+ * once and never retried.
  */
 import type { ToolSpec } from "../types";
+import { isOriginAllowed } from "./allowed-origins";
 import { safeFetch } from "./safe-fetch";
 import type { Tool, ToolContext, ToolOutcome } from "./tool";
 import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, signWebhookBody, TIMESTAMP_HEADER } from "./webhook-signature";
+import { checkWebhookUrl } from "./webhook-url";
 
 export const WEBHOOK_TIMEOUT_MS = 30_000;
 /** A webhook's answer is read up to this size; the output is then cut to the tenant's limit. */
@@ -28,12 +32,30 @@ export function webhookTool(spec: WebhookSpec): Tool {
   };
 }
 
+/** The signed body: whom the call is for (tenant, session, creator), which tool and URL, and the input. */
+export function webhookBody(spec: WebhookSpec, url: string, input: unknown, ctx: Pick<ToolContext, "tenantId" | "sessionId" | "createdBy" | "toolCallId">): string {
+  return JSON.stringify({
+    tenant_id: ctx.tenantId,
+    session_id: ctx.sessionId,
+    created_by: ctx.createdBy,
+    tool_call_id: ctx.toolCallId,
+    name: spec.name,
+    url,
+    input,
+  });
+}
+
 async function callWebhook(spec: WebhookSpec, atMostOnce: boolean, input: unknown, ctx: ToolContext): Promise<ToolOutcome> {
-  if (!ctx.allowPrivateUrls && !spec.url.startsWith("https://")) {
-    return { output: "refused: webhook URLs must use https", isError: true };
+  // Parsed again, as at creation: a URL stored before it was normalized is read the same way.
+  const target = checkWebhookUrl(spec.url, { allowPrivateUrls: ctx.allowPrivateUrls });
+  if (!target.ok) return { output: `refused: ${target.message}`, isError: true };
+  const url = target.url.href;
+  const signing = await ctx.webhookSigning();
+  // The tenant may have narrowed its origins since the session was created.
+  if (!isOriginAllowed(target.url, signing.webhook_origins)) {
+    return { output: `refused: the origin ${target.url.origin} is not in the tenant's webhook_origins`, isError: true };
   }
-  const body = JSON.stringify({ session_id: ctx.sessionId, tool_call_id: ctx.toolCallId, name: spec.name, input });
-  const secret = await ctx.webhookSecret();
+  const body = webhookBody(spec, url, input, ctx);
   const attempts = atMostOnce ? 1 : WEBHOOK_ATTEMPTS;
   let last: ToolOutcome = { output: "webhook was not called", isError: true };
   for (let attempt = 1; attempt <= attempts; attempt++) {
@@ -41,14 +63,14 @@ async function callWebhook(spec: WebhookSpec, atMostOnce: boolean, input: unknow
     // A fresh timestamp and signature per try, so a retry is not refused as stale.
     const timestamp = Math.floor(Date.now() / 1000);
     const result = await safeFetch(
-      spec.url,
+      url,
       {
         method: "POST",
         headers: {
           "content-type": "application/json",
           [IDEMPOTENCY_HEADER]: ctx.idempotencyKey,
           [TIMESTAMP_HEADER]: String(timestamp),
-          [SIGNATURE_HEADER]: await signWebhookBody(secret, timestamp, body),
+          [SIGNATURE_HEADER]: await signWebhookBody(signing.secrets, timestamp, body),
         },
         body,
         signal: ctx.signal,

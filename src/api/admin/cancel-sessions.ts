@@ -4,7 +4,7 @@
  * Idempotency-Key.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { tenantIndexStub } from "../../agents/naming";
+import { tenantIndexStub } from "../../objects";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { requireTenantAdmin } from "../middleware/require-scope";
@@ -21,7 +21,7 @@ export const route = createRoute({
   tags: ["Admin"],
   security: bearerAuth("tenant:admin"),
   middleware: [requireTenantAdmin()] as const,
-  request: { params: TenantIdParamsSchema, body: jsonBody(CancelSessionsBodySchema) },
+  request: { params: TenantIdParamsSchema, body: jsonBody(CancelSessionsBodySchema, { status: "running", created_by: "billing-backend" }) },
   responses: {
     200: jsonContent(CancelResultSchema, "How many were cancelled."),
     ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS),

@@ -3,7 +3,7 @@
  * platform admins and for that tenant's own admins.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { tenantIndexStub } from "../../agents/naming";
+import { tenantIndexStub } from "../../objects";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireTenantAdmin } from "../middleware/require-scope";

@@ -1,7 +1,7 @@
 /** `GET /v1/admin/tenants`: every tenant, by id, with its suspension and recent usage. */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { tenantIndexStub } from "../../agents/naming";
-import { tenantRegistryStub } from "../../tenants/tenant-registry";
+import { tenantIndexStub } from "../../objects";
+import { tenantRegistryStub } from "../../objects";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";

@@ -3,7 +3,7 @@
  * a name left out falls back to the platform default.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { tenantIndexStub } from "../../agents/naming";
+import { tenantIndexStub } from "../../objects";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
@@ -19,7 +19,7 @@ export const route = createRoute({
   tags: ["Admin"],
   security: platformAdminAuth(),
   middleware: [requireScope("platform:admin")] as const,
-  request: { params: TenantIdParamsSchema, body: jsonBody(LimitOverridesSchema) },
+  request: { params: TenantIdParamsSchema, body: jsonBody(LimitOverridesSchema, { max_concurrent_runs: 20, requests_per_minute: 1200, max_tokens_per_day: 5_000_000 }) },
   responses: {
     200: jsonContent(TenantConfigSchema, "The tenant's config with its new limits."),
     ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS),

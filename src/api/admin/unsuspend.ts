@@ -1,6 +1,6 @@
 /** `POST /v1/admin/tenants/{tenant_id}/unsuspend`: lets the tenant in again. Cancelled runs stay cancelled. */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { tenantIndexStub } from "../../agents/naming";
+import { tenantIndexStub } from "../../objects";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";

@@ -4,9 +4,10 @@
  * plaintext key for a day, and the platform keeps nothing but its hash.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { tenantIndexStub } from "../../agents/naming";
+import { tenantIndexStub } from "../../objects";
 import { generateApiKey, type ApiKeyRecord } from "../../auth/api-keys";
 import { hasScope, type Principal, type Scope } from "../../auth/principal";
+import { authGuard } from "../auth-guard";
 import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
@@ -22,7 +23,7 @@ export const route = createRoute({
   tags: ["API keys"],
   security: bearerAuth("tenant:admin"),
   middleware: [requireScope("tenant:admin")] as const,
-  request: { body: jsonBody(CreateApiKeyBodySchema) },
+  request: { body: jsonBody(CreateApiKeyBodySchema, { name: "billing backend", scopes: ["sessions:read", "sessions:write"], expires_at: "2027-01-01T00:00:00Z" }) },
   responses: {
     201: jsonContent(CreatedApiKeySchema, "The key, with its plaintext shown this once."),
     ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS),
@@ -60,6 +61,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     last_used_at: null,
   };
   await tenantIndexStub(c.env, principal.tenantId).createApiKey(principal.tenantId, record);
+  authGuard.forgetUnknownKey(principal.tenantId, record.key_id);
   c.header("Cache-Control", "no-store");
   return c.json({ ...toApiKey(record), key: generated.plaintext }, 201);
 };

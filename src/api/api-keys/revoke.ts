@@ -1,6 +1,6 @@
 /** `DELETE /v1/api-keys/{key_id}`: revokes a key at once, including tokens exchanged from it. */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { tenantIndexStub } from "../../agents/naming";
+import { tenantIndexStub } from "../../objects";
 import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";

@@ -1,32 +1,52 @@
 /**
  * Authentication and admission of every `/v1` request: who is calling (`authenticate` from
- * src/auth, one generic 401 on any failure), then whether its tenant lets it in (suspension,
- * rate limit). Sets `principal` and `limits` for everything after it.
+ * src/auth, one generic 401 on any failure; the credential comes from `Authorization`, or for
+ * the events route from `?access_token=`, see url-token.ts), then whether its tenant lets it in
+ * (suspension, rate limit). Sets `principal` and `limits` for everything after it.
+ *
+ * Failed authentications are counted per client address (`AuthGuard`). Once an address is
+ * blocked, its requests still go through every check that needs no I/O: a JWT that verifies,
+ * or an API key this isolate verified recently, passes as before; anything else gets 429
+ * before it can make a tenant's index object do any work.
  */
 import type { MiddlewareHandler } from "hono";
-import { tenantIndexStub } from "../../agents/naming";
+import { tenantIndexStub } from "../../objects";
 import type { ApiKeyRecord } from "../../auth/api-keys";
-import { authenticate as authenticateCredential } from "../../auth/authenticate";
+import { authenticate as authenticateCredential, type AuthenticateDeps } from "../../auth/authenticate";
 import type { AuthFailure } from "../../auth/failure";
 import type { Admission } from "../../tenants/types";
 import type { Principal } from "../../auth/principal";
+import { authGuard, type AuthGuard } from "../auth-guard";
+import { clientAddressKey } from "../client-address";
 import type { AppContext, AppEnv } from "../context";
 import { ApiError } from "../errors";
-import { describeError, log } from "../log";
+import { describeError, log } from "../../log";
 import { authDeps } from "../platform";
 import { enforceDeclaredLength } from "./body-limit";
+import { urlCredential } from "./url-token";
 
-export function authenticate(): MiddlewareHandler<AppEnv> {
+export const CLIENT_ADDRESS_HEADER = "CF-Connecting-IP";
+
+export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const now = Date.now();
-    const deps = await authDeps(c.env, c.var.config);
-    const result = await authenticateCredential(c.req.header("Authorization") ?? null, deps, now);
+    const address = clientAddressKey(c.req.header(CLIENT_ADDRESS_HEADER));
+    const blocked = address !== null && guard.blockedSeconds(address, now) > 0;
+    const header = c.req.header("Authorization") ?? null;
+    const inUrl = urlCredential(c.req.method, c.req.path, new URL(c.req.url).searchParams, header !== null);
+    if (inUrl.kind === "ambiguous") throw new ApiError("bad_request", "Send the credential in the Authorization header or in access_token, not both.");
+    if (inUrl.kind === "refused") {
+      log("info", "auth_failed", { request_id: c.var.requestId, reason: inUrl.reason, blocked });
+      return refuse(c, guard, address, now);
+    }
+    const deps = guardedDeps(await authDeps(c.env, c.var.config), guard, blocked, now);
+    const result = await authenticateCredential(inUrl.kind === "token" ? inUrl.authorization : header, deps, now);
     if (!result.ok) {
       // The reason is for operators only; the caller gets the same 401 whatever failed, unless
       // nothing could be judged: a 401 then would tell a client to throw away good credentials.
-      log("info", "auth_failed", { request_id: c.var.requestId, reason: result.reason });
+      log("info", "auth_failed", { request_id: c.var.requestId, reason: result.reason, blocked });
       if (UNJUDGED.has(result.reason)) throw unavailable();
-      throw new ApiError("unauthorized");
+      return refuse(c, guard, address, now);
     }
     const { principal } = result;
     const index = tenantIndexStub(c.env, principal.tenantId);
@@ -37,9 +57,10 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
       const record = await reachIndex(c, () => index.findApiKey(principal.tenantId, keyId));
       if (!exchangedKeyStillValid(record, principal, now)) {
         log("info", "auth_failed", { request_id: c.var.requestId, reason: "source_key_invalid" });
-        throw new ApiError("unauthorized");
+        return refuse(c, guard, address, now);
       }
     }
+    if (principal.via === "api_key" && principal.keyId !== undefined) guard.noteVerifiedKey(principal.tenantId, principal.keyId, now);
 
     const admission: Admission = await reachIndex(c, async (): Promise<Admission> => index.admitRequest(principal.tenantId, { bucket: rateBucket(principal), now }));
     if (!admission.ok) {
@@ -50,6 +71,7 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
     }
     c.set("principal", principal);
     c.set("limits", admission.limits);
+    c.set("settings", admission.settings);
     enforceDeclaredLength(c, admission.limits.max_request_bytes);
 
     if (principal.via === "api_key" && principal.keyId !== undefined) {
@@ -57,6 +79,38 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
       inBackground(c, index.touchApiKey(principal.tenantId, keyId, now), "touch_api_key_failed");
     }
     await next();
+  };
+}
+
+/**
+ * Answers a failed authentication: 429 while the client address is blocked (this failure may
+ * be the one that blocks it), else the one 401. A request without a client address is not
+ * counted (see `clientAddressKey`).
+ */
+async function refuse(c: AppContext, guard: AuthGuard, address: string | null, now: number): Promise<never> {
+  if (address !== null) {
+    const blockedFor =
+      guard.blockedSeconds(address, now) ||
+      (await guard.recordFailure(address, now, c.var.config.auth.failuresPerMinute, c.env.AUTH_FAILURE_LIMITER, (error) =>
+        log("warn", "auth_failure_limiter_failed", { request_id: c.var.requestId, error: describeError(error).message }),
+      ));
+    if (blockedFor > 0) {
+      throw new ApiError("rate_limited", "Too many failed authentications from this address; retry later.", { retryAfterSeconds: blockedFor });
+    }
+  }
+  throw new ApiError("unauthorized");
+}
+
+/** The isolate's auth dependencies with this request's view of the guard: screening and the unknown-key note. */
+function guardedDeps(deps: AuthenticateDeps, guard: AuthGuard, addressBlocked: boolean, now: number): AuthenticateDeps {
+  return {
+    ...deps,
+    screenApiKey: (tenantId, keyId) => guard.screenApiKey(tenantId, keyId, addressBlocked, now),
+    findApiKey: async (tenantId, keyId) => {
+      const record = await deps.findApiKey(tenantId, keyId);
+      if (record === null) guard.noteUnknownKey(tenantId, keyId, now);
+      return record;
+    },
   };
 }
 

@@ -1,12 +1,12 @@
 /**
- * Caps request bodies. Before authentication the cap is the platform default
- * (`DEFAULT_LIMITS.max_request_bytes`); once a principal is admitted it is that tenant's
+ * The request body policy, applied before authentication: no body on a method that takes none,
+ * and a cap on every other body. The cap is the platform default
+ * (`DEFAULT_LIMITS.max_request_bytes`) until a principal is admitted, then that tenant's
  * `max_request_bytes`. A declared `Content-Length` is refused up front; a body without one is
  * counted as it streams, so no handler ever buffers more than the cap.
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppContext, AppEnv } from "../context";
-import type { Limits } from "../../limits";
 import { ApiError, problemJson } from "../errors";
 
 /**
@@ -15,20 +15,22 @@ import { ApiError, problemJson } from "../errors";
  */
 export const PLATFORM_MAX_REQUEST_BYTES = 100 * 1024 * 1024;
 
-/** Contexts whose body went over the cap while being read; see `bodyLimitExceeded`. */
-const exceeded = new WeakSet<object>();
-
 /**
- * Whether this request's body was cut off at the cap. Readers turn a failed read into their own
- * errors (the JSON validator answers "malformed JSON"), so `onError` asks here first.
+ * Methods whose requests carry no content (RFC 9110 §9.3: a body on them has no defined
+ * meaning). The runtime cannot even rebuild such a request with a body, so one is refused
+ * here with a 400 rather than failing later as a 500.
  */
+export const METHODS_WITHOUT_BODY: ReadonlySet<string> = new Set(["GET", "HEAD", "DELETE", "OPTIONS", "TRACE"]);
+
+/** Whether this request's body was cut off at the cap; set by the counting stream. */
 export function bodyLimitExceeded(c: AppContext): boolean {
-  return exceeded.has(c);
+  return c.get("bodyLimitExceeded") === true;
 }
 
 /** The cap that applies now: the tenant's once authenticated, else the platform default. */
 export function currentBodyCap(c: AppContext): number {
-  const limits = c.get("limits") as Limits | undefined;
+  // `limits` is unset before authentication, whatever its declared type says.
+  const limits = c.get("limits") as AppContext["var"]["limits"] | undefined;
   return limits?.max_request_bytes ?? c.var.config.defaultLimits.max_request_bytes;
 }
 
@@ -38,10 +40,21 @@ export function enforceDeclaredLength(c: AppContext, maxBytes: number): void {
   if (declared !== null && declared > maxBytes) throw tooLarge(maxBytes);
 }
 
+/** Pure: whether a request has content, counting a declared `Content-Length: 0` as none. */
+export function hasBody(body: ReadableStream | null, contentLength: string | undefined): boolean {
+  return body !== null && contentLength !== "0";
+}
+
 export function bodyLimit(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const raw = c.req.raw;
     if (raw.body === null) return next();
+    if (METHODS_WITHOUT_BODY.has(c.req.method)) {
+      if (hasBody(raw.body, c.req.header("Content-Length"))) {
+        throw new ApiError("bad_request", `A ${c.req.method} request takes no body.`);
+      }
+      return next();
+    }
     enforceDeclaredLength(c, PLATFORM_MAX_REQUEST_BYTES);
 
     let received = 0;
@@ -51,7 +64,7 @@ export function bodyLimit(): MiddlewareHandler<AppEnv> {
         // Read at each chunk, not once: authentication raises or lowers the cap after this
         // middleware has run but before any handler reads the body.
         if (received > currentBodyCap(c)) {
-          exceeded.add(c);
+          c.set("bodyLimitExceeded", true);
           controller.error(tooLarge(currentBodyCap(c)));
           return;
         }
@@ -60,8 +73,22 @@ export function bodyLimit(): MiddlewareHandler<AppEnv> {
     });
     c.req.raw = new Request(raw, { body: raw.body.pipeThrough(counter) });
     await next();
-    if (exceeded.has(c) && c.res.status !== 413) c.res = problemJson(c, payloadTooLarge(c));
+    if (bodyLimitExceeded(c) && c.res.status !== 413) c.res = problemJson(c, payloadTooLarge(c));
   };
+}
+
+/**
+ * The one way gateway code reads a request body: through Hono's cache (so the JSON validator
+ * after it reads the same bytes again), with a read cut off at the cap turned into the 413 it
+ * is rather than whatever the reader would make of a broken stream.
+ */
+export async function readBody(c: AppContext): Promise<ArrayBuffer> {
+  try {
+    return await c.req.arrayBuffer();
+  } catch (error) {
+    if (bodyLimitExceeded(c)) throw payloadTooLarge(c);
+    throw error;
+  }
 }
 
 /** The 413 for this request, naming the cap that applied. */

@@ -7,16 +7,20 @@
 import { z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { tenantIndexStub } from "../../agents/naming";
+import { maskMcpHeadersDeep } from "../../agents/tools/mcp/masking";
+import { tenantIndexStub } from "../../objects";
 import { sha256Hex } from "../../hex";
 import type { IdempotencyBegin } from "../../tenants/types";
 import type { AppContext, AppEnv } from "../context";
 import { ApiError, PROBLEM_CONTENT_TYPE } from "../errors";
-import { describeError, log } from "../log";
-import { bodyLimitExceeded, payloadTooLarge } from "./body-limit";
+import { IDEMPOTENT_REPLAYED_HEADER } from "../openapi-headers";
+import { describeError, log } from "../../log";
+import { readBody } from "./body-limit";
 
 export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
-export const IDEMPOTENT_REPLAYED_HEADER = "Idempotent-Replayed";
+export { IDEMPOTENT_REPLAYED_HEADER };
+/** The header parameter's name in the document: Hono hands header validators lowercased names. */
+export const IDEMPOTENCY_KEY_PARAM = "idempotency-key";
 /** Room for a UUID or any client-side scheme; printable ASCII so it is safe in logs. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]+$/;
@@ -32,7 +36,7 @@ export function isReplayable(status: number): boolean {
 
 /** For a route's `request.headers`, so the header is documented and validated. */
 export const IdempotencyHeadersSchema = z.object({
-  "idempotency-key": z
+  [IDEMPOTENCY_KEY_PARAM]: z
     .string()
     .min(1)
     .max(MAX_IDEMPOTENCY_KEY_LENGTH)
@@ -41,7 +45,7 @@ export const IdempotencyHeadersSchema = z.object({
     .openapi({
       // The key must be the lowercase name: Hono hands header validators lowercased names, and
       // the document generator refuses a parameter name that differs from its key.
-      param: { name: "idempotency-key", in: "header" },
+      param: { name: IDEMPOTENCY_KEY_PARAM, in: "header" },
       description: "Makes the request safe to retry: the same key and body within 24 h return the first response again.",
       example: "5d0c7f2e-2a51-4f0e-9a1b-6c3f8e9d2b47",
     }),
@@ -103,22 +107,14 @@ export async function idempotencyScope(subject: string, method: string, path: st
   return sha256Hex(text);
 }
 
-/** Reads the raw body through Hono's cache, so the JSON validator after us reads it again. */
-async function readBody(c: AppContext): Promise<ArrayBuffer> {
-  try {
-    return await c.req.arrayBuffer();
-  } catch (error) {
-    if (bodyLimitExceeded(c)) throw payloadTooLarge(c);
-    throw error;
-  }
-}
-
 async function captureResponse(res: Response): Promise<StoredResponse | null> {
   const text = await res.clone().text();
   let json: unknown = null;
   if (text !== "") {
     try {
-      json = JSON.parse(text);
+      // Sessions already show MCP header values masked; this keeps any answer that carries a
+      // tool list from storing a credential, whatever route produced it.
+      json = maskMcpHeadersDeep(JSON.parse(text));
     } catch {
       return null;
     }

@@ -4,23 +4,19 @@
  * a tenant, a principal without tenant:admin reaches only the sessions it created. Every
  * failure is the same 404, so a caller cannot tell "not yours" from "does not exist".
  */
-import { agentStub } from "../../agents/naming";
-import type { AgentResult, Session } from "../../agents/types";
+import type { Session } from "../../agents/types";
 import { seesAllTenantSessions, type Principal } from "../../auth/principal";
 import type { Env } from "../../env";
 import { ApiError } from "../errors";
-import { agentValue } from "./agent-result";
+import { AgentClient, SESSION_NOT_FOUND, TOOL_CALL_NOT_FOUND } from "./agent-client";
 import { isSessionId, isToolCallId } from "./ids";
 
-export type AgentStub = ReturnType<typeof agentStub>;
+export { SESSION_NOT_FOUND, TOOL_CALL_NOT_FOUND };
 
 export interface OwnedSession {
   session: Session;
-  agent: AgentStub;
+  agent: AgentClient;
 }
-
-export const SESSION_NOT_FOUND = "No such session.";
-export const TOOL_CALL_NOT_FOUND = "No such tool call in this session.";
 
 /** Pure: whether `principal` may see `session`. The tenant check is defence in depth. */
 export function canAccessSession(principal: Principal, session: Pick<Session, "tenant_id" | "created_by">): boolean {
@@ -31,11 +27,9 @@ export function canAccessSession(principal: Principal, session: Pick<Session, "t
 /** The session and its Agent, or a 404 for a malformed id, a missing session or someone else's. */
 export async function loadOwnedSession(env: Env, principal: Principal, sessionId: string): Promise<OwnedSession> {
   if (!isSessionId(sessionId)) throw new ApiError("not_found", SESSION_NOT_FOUND);
-  const agent = agentStub(env, principal.tenantId, sessionId);
-  const result = (await agent.get()) as AgentResult<Session>;
-  if (!result.ok && result.code === "not_found") throw new ApiError("not_found", SESSION_NOT_FOUND);
-  const session = agentValue(result);
-  if (!canAccessSession(principal, session)) throw new ApiError("not_found", SESSION_NOT_FOUND);
+  const agent = new AgentClient(env, principal.tenantId, sessionId);
+  const session = await agent.find();
+  if (!session || !canAccessSession(principal, session)) throw new ApiError("not_found", SESSION_NOT_FOUND);
   return { session, agent };
 }
 

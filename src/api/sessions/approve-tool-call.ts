@@ -1,13 +1,11 @@
 /** `POST /v1/sessions/{id}/tool-calls/{call_id}/approve`: lets a call that waits for approval run. */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import type { AgentResult, Session } from "../../agents/types";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession, requireToolCallId } from "./access";
-import { agentValue } from "./agent-result";
 import { SessionSchema, ToolCallParamsSchema } from "./schemas";
 
 export const route = createRoute({
@@ -15,7 +13,7 @@ export const route = createRoute({
   path: "/v1/sessions/{id}/tool-calls/{call_id}/approve",
   operationId: "approveToolCall",
   summary: "Approve a tool call",
-  description: "404 for an unknown call; 409 unless the call is waiting for approval. A client tool then waits for its output.",
+  description: "404 for an unknown call; 409 unless the call is waiting for approval. A client tool then waits for its output. When the run can go on but the tenant has no free run slot, the session becomes `queued` and goes on by itself when one frees.",
   tags: ["Sessions"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write")] as const,
@@ -30,5 +28,5 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id, call_id } = c.req.valid("param");
   const callId = requireToolCallId(call_id);
   const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
-  return c.json(agentValue((await agent.approve(callId)) as AgentResult<Session>), 200);
+  return c.json(await agent.approve(callId), 200);
 };

@@ -1,13 +1,11 @@
 /** `POST /v1/sessions/{id}/cancel`: stops the run that is going; its open tool calls get error results. */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import type { AgentResult, Session } from "../../agents/types";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession } from "./access";
-import { agentValue } from "./agent-result";
 import { SessionIdParamsSchema, SessionSchema } from "./schemas";
 
 export const route = createRoute({
@@ -29,5 +27,5 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
   const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
-  return c.json(agentValue((await agent.cancel()) as AgentResult<Session>), 200);
+  return c.json(await agent.cancel(), 200);
 };

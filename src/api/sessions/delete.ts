@@ -4,15 +4,13 @@
  * retry can still find and erase, never a hidden one that keeps running.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { tenantIndexStub } from "../../agents/naming";
-import type { AgentResult } from "../../agents/types";
+import { tenantIndexStub } from "../../objects";
 import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { bearerAuth } from "../security";
 import { canAccessSession, loadOwnedSession } from "./access";
 import { isSessionId } from "./ids";
-import { agentValue } from "./agent-result";
 import { SessionIdParamsSchema } from "./schemas";
 
 export const route = createRoute({
@@ -45,7 +43,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     await index.removeSession(principal.tenantId, id);
     return c.body(null, 204);
   }
-  agentValue((await owned.agent.erase()) as AgentResult<null>);
+  await owned.agent.erase();
   await index.removeSession(principal.tenantId, id);
   return c.body(null, 204);
 };

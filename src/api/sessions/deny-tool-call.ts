@@ -3,14 +3,12 @@
  * the model gets an error result, with the reason when one is given. The body is optional.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import type { AgentResult, Session } from "../../agents/types";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession, requireToolCallId } from "./access";
-import { agentValue } from "./agent-result";
 import { DenyToolCallRequestSchema, SessionSchema, ToolCallParamsSchema } from "./schemas";
 
 export const route = createRoute({
@@ -18,14 +16,17 @@ export const route = createRoute({
   path: "/v1/sessions/{id}/tool-calls/{call_id}/deny",
   operationId: "denyToolCall",
   summary: "Deny a tool call",
-  description: "404 for an unknown call; 409 unless the call is waiting for approval.",
+  description: "404 for an unknown call; 409 unless the call is waiting for approval. When the run can go on but the tenant has no free run slot, the session becomes `queued` and goes on by itself when one frees.",
   tags: ["Sessions"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write")] as const,
   request: {
     params: ToolCallParamsSchema,
     // Optional on purpose: a bare POST denies without a reason.
-    body: { required: false, content: { "application/json": { schema: DenyToolCallRequestSchema } } },
+    body: {
+      required: false,
+      content: { "application/json": { schema: DenyToolCallRequestSchema, example: { reason: "Refunds above 100 EUR need a manager." } } },
+    },
   },
   responses: {
     200: jsonContent(SessionSchema, "The session."),
@@ -38,5 +39,5 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { reason } = c.req.valid("json");
   const callId = requireToolCallId(call_id);
   const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
-  return c.json(agentValue((await agent.deny(callId, reason?.trim() || null)) as AgentResult<Session>), 200);
+  return c.json(await agent.deny(callId, reason?.trim() || null), 200);
 };

@@ -1,13 +1,11 @@
 /** `GET /v1/sessions/{id}/messages`: the history, oldest first, paged by `seq`. */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import type { AgentResult, Message, Page } from "../../agents/types";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession } from "./access";
-import { agentValue } from "./agent-result";
 import { MessageListQuerySchema, MessagePageSchema, SessionIdParamsSchema } from "./schemas";
 
 export const route = createRoute({
@@ -36,6 +34,6 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
   const query = c.req.valid("query");
   const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
-  const page = agentValue((await agent.listMessages(messagesAfter(query), query.limit)) as AgentResult<Page<Message>>);
+  const page = await agent.listMessages(messagesAfter(query), query.limit);
   return c.json(page, 200);
 };

@@ -1,34 +1,33 @@
-/** `GET /v1/sessions/{id}/tool-calls`: every tool call of the session, oldest first, with status and output. */
+/** `GET /v1/sessions/{id}/tool-calls`: the session's tool calls in call order, with status and output, paged. */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import type { AgentResult, ToolCall } from "../../agents/types";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession } from "./access";
-import { agentValue } from "./agent-result";
-import { SessionIdParamsSchema, ToolCallPageSchema } from "./schemas";
+import { SessionIdParamsSchema, ToolCallListQuerySchema, ToolCallPageSchema } from "./schemas";
 
 export const route = createRoute({
   method: "get",
   path: "/v1/sessions/{id}/tool-calls",
   operationId: "listToolCalls",
   summary: "List a session's tool calls",
-  description: "All calls in one page (`next_cursor` is always null): a session's calls are bounded by its step and token limits.",
+  description: "In the order the model made them, oldest first.",
   tags: ["Sessions"],
   security: bearerAuth("sessions:read"),
   middleware: [requireScope("sessions:read")] as const,
-  request: { params: SessionIdParamsSchema },
+  request: { params: SessionIdParamsSchema, query: ToolCallListQuerySchema },
   responses: {
-    200: jsonContent(ToolCallPageSchema, "The tool calls."),
+    200: jsonContent(ToolCallPageSchema, "A page of tool calls."),
     ...errorResponses(...AUTHENTICATED_ERRORS, 404),
   },
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
+  const { cursor, limit } = c.req.valid("query");
   const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
-  const calls = agentValue((await agent.listToolCalls()) as AgentResult<ToolCall[]>);
-  return c.json({ data: calls, next_cursor: null }, 200);
+  const page = await agent.listToolCalls(cursor ?? null, limit);
+  return c.json(page, 200);
 };

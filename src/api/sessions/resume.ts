@@ -1,17 +1,18 @@
 /**
- * `POST /v1/sessions/{id}/resume`: continues a paused run. It spends tokens again, so it
- * passes the same admission as a start: the daily budget and a concurrency slot.
+ * `POST /v1/sessions/{id}/resume`: continues a paused run. It spends tokens again, so the daily
+ * budget applies; a paused session holds no run slot, so without a free one it goes `queued`
+ * and starts by itself when one frees, instead of being refused.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import type { AgentResult, Session } from "../../agents/types";
 import type { AppEnv } from "../context";
-import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../errors";
+import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { IdempotencyHeadersSchema, idempotent } from "../middleware/idempotency";
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession } from "./access";
-import { admitRun, startWithSlot } from "./run-admission";
+import { agentProblem } from "./agent-client";
+import { checkDailyBudget } from "./run-admission";
 import { SessionIdParamsSchema, SessionSchema } from "./schemas";
 
 export const route = createRoute({
@@ -19,7 +20,7 @@ export const route = createRoute({
   path: "/v1/sessions/{id}/resume",
   operationId: "resumeSession",
   summary: "Resume a paused session",
-  description: "409 unless the session is paused; 429 when the tenant's runs or daily tokens are used up.",
+  description: "409 unless the session is paused; 429 when the tenant's daily tokens are used up. Without a free run slot the session becomes `queued` and goes on by itself when one frees.",
   tags: ["Sessions"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write"), idempotent()] as const,
@@ -35,8 +36,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const principal = c.var.principal;
   const { session, agent } = await loadOwnedSession(c.env, principal, id);
   // Checked before admission so a wrong-state call takes no slot; the Agent checks again.
-  if (session.status !== "paused") throw new ApiError("conflict", `A ${session.status} session cannot be resumed.`);
-  await admitRun(c.env, principal.tenantId, id, c.var.limits, Date.now());
-  const resumed = await startWithSlot(c.env, principal.tenantId, id, async () => (await agent.resume(c.var.limits)) as AgentResult<Session>);
-  return c.json(resumed, 200);
+  if (session.status !== "paused") throw agentProblem({ reason: "wrong_status", action: "resume", status: session.status });
+  await checkDailyBudget(c.env, principal.tenantId, c.var.limits, Date.now());
+  return c.json(await agent.resume(c.var.limits), 200);
 };

@@ -3,14 +3,12 @@
  * slot from its index. Checked by the gateway, before the Agent is asked, so a refused start
  * leaves the session as it was.
  */
-import { tenantIndexStub } from "../../agents/naming";
+import { tenantIndexStub } from "../../objects";
 import type { Env } from "../../env";
 import type { Limits } from "../../limits";
 import type { RunSlot } from "../../tenants/types";
 import { DAY_MS } from "../../tenants/usage";
-import type { AgentResult } from "../../agents/types";
 import { ApiError } from "../errors";
-import { agentValue } from "./agent-result";
 
 /**
  * Pure: null while today's budget lasts, else the seconds until it renews at the next UTC
@@ -22,19 +20,21 @@ export function dailyBudgetRetryAfter(tokensToday: number, maxTokensPerDay: numb
   return Math.max(1, Math.ceil((nextMidnight - now) / 1000));
 }
 
+/** Throws a 429 with Retry-After when the tenant's daily token budget is used up. */
+export async function checkDailyBudget(env: Env, tenantId: string, limits: Limits, now: number): Promise<void> {
+  if (limits.max_tokens_per_day === null) return;
+  const used = await tenantIndexStub(env, tenantId).tokensToday(tenantId, now);
+  const retryAfterSeconds = dailyBudgetRetryAfter(used, limits.max_tokens_per_day, now);
+  if (retryAfterSeconds !== null) throw new ApiError("rate_limited", "The tenant's daily token budget is used up.", { retryAfterSeconds });
+}
+
 /**
- * Throws a 429 with Retry-After when the run may not start. The slot is a reservation the
+ * Throws a 429 with Retry-After when a new run may not start. The slot is a reservation the
  * index holds until the session reports itself running, or a short TTL if the start fails.
  */
 export async function admitRun(env: Env, tenantId: string, sessionId: string, limits: Limits, now: number): Promise<void> {
+  await checkDailyBudget(env, tenantId, limits, now);
   const index = tenantIndexStub(env, tenantId);
-  if (limits.max_tokens_per_day !== null) {
-    const used = await index.tokensToday(tenantId, now);
-    const retryAfterSeconds = dailyBudgetRetryAfter(used, limits.max_tokens_per_day, now);
-    if (retryAfterSeconds !== null) {
-      throw new ApiError("rate_limited", "The tenant's daily token budget is used up.", { retryAfterSeconds });
-    }
-  }
   const slot: RunSlot = await index.acquireRun(tenantId, sessionId, limits.max_concurrent_runs, now);
   if (slot.ok) return;
   // The tenant was suspended after this request was admitted.
@@ -48,16 +48,13 @@ export async function admitRun(env: Env, tenantId: string, sessionId: string, li
  * Asks the Agent to start, holding the slot `admitRun` took; gives the slot back when the Agent
  * refuses or fails, so a failed start does not keep the tenant's slot until it times out.
  */
-export async function startWithSlot<T>(env: Env, tenantId: string, sessionId: string, start: () => Promise<AgentResult<T>>): Promise<T> {
-  let result: AgentResult<T>;
+export async function startWithSlot<T>(env: Env, tenantId: string, sessionId: string, start: () => Promise<T>): Promise<T> {
   try {
-    result = await start();
+    return await start();
   } catch (error) {
     await releaseQuietly(env, tenantId, sessionId);
     throw error;
   }
-  if (!result.ok) await releaseQuietly(env, tenantId, sessionId);
-  return agentValue(result);
 }
 
 async function releaseQuietly(env: Env, tenantId: string, sessionId: string): Promise<void> {

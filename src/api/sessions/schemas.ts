@@ -3,14 +3,18 @@
  * the request bodies, and the path and query parameters. Caps on caller-given text are named
  * here with their units; the body limit bounds the request as a whole on top of them.
  */
-import { TOOL_CALL_STATUSES } from "../../agents/types";
+import { CONTEXT_STRATEGIES, TOOL_CALL_STATUSES } from "../../agents/types";
+import { DEFAULT_LAST_MESSAGES, MAX_LAST_MESSAGES, MAX_MAX_INPUT_TOKENS, MIN_MAX_INPUT_TOKENS } from "../../agents/context/settings";
 import { jsonDepth, MAX_JSON_DEPTH } from "../json-depth";
+import { MAX_PATTERN_SUBJECT_CHARS } from "../../json-schema/patterns";
 import { z } from "@hono/zod-openapi";
 import { MAX_INPUT_CHARS } from "../../agents/agent";
+import { MAX_MCP_SERVER_NAME_CHARS, MCP_SERVER_NAME_PATTERN } from "../../agents/tools/mcp/naming";
+import { MAX_RUN_TOOLS } from "../../agents/tools/mcp/plan";
 import { MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "../../agents/tools/registry";
 import { MAX_SUBJECT_LENGTH } from "../../auth/platform-keys";
 import { partialLimitsSchema } from "../../limits";
-import { decodeTimeIdCursor } from "../../tenants/cursor";
+import { decodeIntPairCursor, decodeTimeIdCursor } from "../../tenants/cursor";
 import { SessionSummaryPageSchema } from "../admin/schemas";
 import {
   LimitsSchema,
@@ -34,14 +38,38 @@ export const MAX_TOOL_DESCRIPTION_CHARS = 4_000;
 /** A tool's JSON Schema, serialized; a larger one is a prompt, not a schema. */
 export const MAX_INPUT_SCHEMA_CHARS = 32 * 1024;
 export const MAX_WEBHOOK_URL_CHARS = 2_048;
-/** `context` serialized: kept with the session and shown on every read. */
-export const MAX_CONTEXT_CHARS = 64 * 1024;
 export const MAX_METADATA_ENTRIES = 32;
 export const MAX_METADATA_KEY_CHARS = 64;
 export const MAX_METADATA_VALUE_CHARS = 512;
 export const MAX_DENY_REASON_CHARS = 1_000;
 
 const MODEL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/;
+/** MCP tool names are at most 128 characters (the protocol's recommendation). */
+export const MAX_MCP_TOOL_NAME_CHARS = 128;
+export const MAX_MCP_HEADERS = 20;
+export const MAX_MCP_HEADER_VALUE_CHARS = 4_096;
+/** An HTTP token (RFC 9110). */
+const MCP_HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+/** Visible characters, spaces and tabs: no line break can split one header into two. */
+const MCP_HEADER_VALUE_PATTERN = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** Headers the transport or the platform sets: a tenant's value would break the protocol or the request's framing. */
+const FORBIDDEN_MCP_HEADERS: ReadonlySet<string> = new Set([
+  "host",
+  "content-length",
+  "content-type",
+  "accept",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "upgrade",
+  "te",
+  "trailer",
+  "proxy-authorization",
+  "proxy-connection",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "last-event-id",
+]);
 
 // ---- content and input ---------------------------------------------------------------------
 
@@ -86,7 +114,13 @@ const InputSchemaSchema = z
   .refine((schema) => schema.type === "object", 'Must be a JSON Schema with "type": "object" at the top.')
   .refine((schema) => JSON.stringify(schema).length <= MAX_INPUT_SCHEMA_CHARS, `Must be at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON.`)
   .refine((schema) => jsonDepth(schema) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
-  .openapi({ description: "A JSON Schema (2020-12) for the tool's input; its top level is an object.", example: { type: "object", properties: {} } });
+  .openapi({
+    description:
+      "A JSON Schema (2020-12) for the tool's input; its top level is an object. `pattern` and `patternProperties` " +
+      "use the RE2 subset of ECMA-262 regular expressions (no backreferences or lookaround), run in linear time; " +
+      `strings longer than ${MAX_PATTERN_SUBJECT_CHARS} characters never match a pattern or a format.`,
+    example: { type: "object", properties: {} },
+  });
 
 const ToolDescriptionSchema = z.string().min(1).max(MAX_TOOL_DESCRIPTION_CHARS);
 const RequiresApprovalSchema = z.boolean().optional().openapi({ description: "Each call waits for an approve or deny first." });
@@ -94,7 +128,7 @@ const RequiresApprovalSchema = z.boolean().optional().openapi({ description: "Ea
 export const BuiltinToolSchema = z
   .object({
     type: z.literal("builtin"),
-    name: ToolNameSchema.openapi({ description: "A built-in tool: `get_time` or `http_fetch`.", example: "get_time" }),
+    name: ToolNameSchema.openapi({ description: "A built-in tool: `get_time`, `http_fetch` or `run_code`.", example: "get_time" }),
     requires_approval: RequiresApprovalSchema,
   })
   .strict()
@@ -124,15 +158,71 @@ export const ClientToolSchema = z
   .strict()
   .openapi("ClientTool");
 
-export const ToolSchema = z.discriminatedUnion("type", [BuiltinToolSchema, WebhookToolSchema, ClientToolSchema]).openapi("Tool");
+export const McpToolSchema = z
+  .object({
+    type: z.literal("mcp"),
+    name: z
+      .string()
+      .max(MAX_MCP_SERVER_NAME_CHARS)
+      .regex(MCP_SERVER_NAME_PATTERN, `Must be 1-${MAX_MCP_SERVER_NAME_CHARS} letters, digits or \`-\`, with single \`_\` between them.`)
+      .openapi({ description: "The server's name; its tools are offered to the model as `<name>__<tool>`.", example: "docs" }),
+    url: z.string().max(MAX_WEBHOOK_URL_CHARS).openapi({ description: "The server's Streamable HTTP endpoint: https, on the public internet.", example: "https://mcp.example.com/mcp" }),
+    allowed_tools: z
+      .array(z.string().min(1).max(MAX_MCP_TOOL_NAME_CHARS))
+      .max(MAX_RUN_TOOLS)
+      .optional()
+      .openapi({ description: "Only these of the server's tools are offered (its own names); all of them when absent." }),
+    headers: z
+      .record(
+        z.string().regex(MCP_HEADER_NAME_PATTERN, "Not an HTTP header name.").refine((name) => !FORBIDDEN_MCP_HEADERS.has(name.toLowerCase()), "This header is set by the platform."),
+        z.string().max(MAX_MCP_HEADER_VALUE_CHARS).regex(MCP_HEADER_VALUE_PATTERN, "Must be printable, without line breaks."),
+      )
+      .refine((headers) => Object.keys(headers).length <= MAX_MCP_HEADERS, `At most ${MAX_MCP_HEADERS} headers.`)
+      .optional()
+      .openapi({
+        description: "Sent with every request to the server, e.g. `Authorization`. Write-only: every response shows each value as `********`.",
+        example: { Authorization: "Bearer <token>" },
+      }),
+    requires_approval: RequiresApprovalSchema,
+  })
+  .strict()
+  .openapi("McpTool");
+
+export const ToolSchema = z.discriminatedUnion("type", [BuiltinToolSchema, WebhookToolSchema, ClientToolSchema, McpToolSchema]).openapi("Tool");
 
 // ---- the session ---------------------------------------------------------------------------
 
-const ContextSchema = z
-  .record(z.string(), z.unknown())
-  .refine((context) => jsonDepth(context) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
-  .refine((context) => JSON.stringify(context).length <= MAX_CONTEXT_CHARS, `Must be at most ${MAX_CONTEXT_CHARS} characters as JSON.`)
-  .openapi({ description: "Any JSON object the caller wants kept with the session." });
+export const ContextSettingsSchema = z
+  .object({
+    strategy: z.enum(CONTEXT_STRATEGIES).default("auto").openapi({
+      description:
+        "How the history is fitted to the model's input before each call. `auto`: the task and the newest messages that fit the budget; " +
+        "`last_messages`: the task and a fixed count of the newest messages; `summary`: older messages are folded into a running summary " +
+        "(made by the model, counted in usage) sent with the task and the newest messages.",
+    }),
+    max_input_tokens: z
+      .number()
+      .int()
+      .min(MIN_MAX_INPUT_TOKENS)
+      .max(MAX_MAX_INPUT_TOKENS)
+      .optional()
+      .openapi({ description: "The input budget of each model call; by default the model's context size less room for the answer." }),
+    last_messages: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_LAST_MESSAGES)
+      .optional()
+      .openapi({ description: `\`last_messages\` only: how many of the newest messages are sent (default ${DEFAULT_LAST_MESSAGES}).` }),
+  })
+  .strict()
+  .refine((context) => context.last_messages === undefined || context.strategy === "last_messages", {
+    message: "last_messages is only for the last_messages strategy.",
+    path: ["last_messages"],
+  })
+  .openapi("ContextSettings", {
+    description: "The session's context window. The session's first user message and the current run's are always sent; a tool_use is never sent without its result.",
+  });
 
 const MetadataSchema = z
   .record(z.string().min(1).max(MAX_METADATA_KEY_CHARS), z.string().max(MAX_METADATA_VALUE_CHARS))
@@ -155,7 +245,8 @@ export const SessionSchema = z
     system: z.string().nullable(),
     tools: z.array(ToolSchema),
     limits: LimitsSchema,
-    context: z.record(z.string(), z.unknown()).nullable(),
+    context: ContextSettingsSchema,
+    queued_messages: z.number().int().openapi({ description: "Messages posted with `if_running: enqueue` that wait to start the next runs." }),
     usage: UsageSchema,
     metadata: z.record(z.string(), z.string()).nullable(),
     created_at: TimestampSchema,
@@ -172,16 +263,58 @@ export const CreateSessionRequestSchema = z
       .max(MAX_MODEL_ID_CHARS)
       .regex(MODEL_ID_PATTERN, "Not a model id.")
       .optional()
-      .openapi({ description: "The platform's default model when absent.", example: "claude-sonnet-4-5" }),
+      .openapi({
+        description:
+          "The model, optionally prefixed with its provider: `anthropic:` or `openai:` (an OpenAI-compatible Chat Completions server); " +
+          "unprefixed is Anthropic's. Only models the platform and the tenant allow; the platform's default model when absent.",
+        example: "claude-sonnet-4-5",
+      }),
     tools: z.array(ToolSchema).max(MAX_TOOLS_PER_SESSION).optional(),
     limits: SessionLimitsSchema.optional(),
-    context: ContextSchema.nullable().optional(),
+    context: ContextSettingsSchema.optional(),
     metadata: MetadataSchema.nullable().optional(),
   })
   .strict()
   .openapi("CreateSessionRequest");
 
-export const AddMessageRequestSchema = z.object({ input: RunInputSchema }).strict().openapi("AddMessageRequest");
+/** The create body's example in the document: a run with a tool of each kind. */
+export const CREATE_SESSION_EXAMPLE: z.input<typeof CreateSessionRequestSchema> = {
+  input: "Where is order ord_123456, and can you move its delivery to Friday?",
+  system: "You are the support assistant of an online shop.",
+  tools: [
+    { type: "builtin", name: "get_time" },
+    {
+      type: "webhook",
+      name: "lookup_order",
+      description: "Finds an order by its id.",
+      input_schema: { type: "object", properties: { order_id: { type: "string", pattern: "^ord_[0-9]{6}$" } }, required: ["order_id"] },
+      url: "https://shop.example.com/tools/lookup-order",
+    },
+    {
+      type: "client",
+      name: "confirm_with_customer",
+      description: "Asks the customer to confirm a change.",
+      input_schema: { type: "object", properties: { question: { type: "string" } }, required: ["question"] },
+      requires_approval: true,
+    },
+  ],
+  limits: { max_steps_per_run: 10 },
+  metadata: { ticket: "T-1234" },
+};
+
+export const IF_RUNNING = ["reject", "enqueue", "interrupt"] as const;
+
+export const AddMessageRequestSchema = z
+  .object({
+    input: RunInputSchema,
+    if_running: z.enum(IF_RUNNING).default("reject").openapi({
+      description:
+        "What to do while a run is going. `reject`: 409. `enqueue`: the message waits and starts the next run as soon as the current one ends " +
+        "(in order; a cancel drops the queue). `interrupt`: the current run is stopped as a cancel would stop it and a new run starts with the message.",
+    }),
+  })
+  .strict()
+  .openapi("AddMessageRequest");
 
 export const DenyToolCallRequestSchema = z
   .object({ reason: z.string().max(MAX_DENY_REASON_CHARS).optional().openapi({ description: "Told to the model with the refusal." }) })
@@ -250,6 +383,9 @@ export const SessionListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCu
     .optional()
     .openapi({ param: { name: "created_by", in: "query" }, description: "Only sessions this subject created. Without tenant:admin, only your own are listed." }),
 });
+
+/** A tool-call cursor names the last call of the previous page (its message and place in it). */
+export const ToolCallListQuerySchema = pageQuerySchema((cursor) => decodeIntPairCursor(cursor) !== null);
 
 /** A message cursor is the `seq` of the last message of the previous page. */
 const MESSAGE_CURSOR_PATTERN = /^\d{1,15}$/;

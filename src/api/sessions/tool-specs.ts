@@ -1,40 +1,78 @@
 /**
- * The checks on a session's tool list that its schema cannot make: where a webhook may
- * point, and the registry's own rules (unique names, known built-ins, how many). Pure.
+ * The checks on a session's tool list that its schema cannot make: where a webhook or an MCP
+ * server may point (the URL guard, and the tenant's allowed origins), whether the input schemas' patterns can run
+ * on RE2, and the registry's own rules (unique names, known built-ins, how many). Pure: the
+ * result carries the tools as they are stored.
  */
+import { isOriginAllowed } from "../../agents/tools/allowed-origins";
 import { checkToolSpecs } from "../../agents/tools/registry";
-import { checkUrl, describeRefusal } from "../../agents/tools/url-guard";
-import type { ToolSpec } from "../../agents/types";
+import { checkWebhookUrl } from "../../agents/tools/webhook-url";
+import { MAX_REQUEST_PATTERN_SIZE } from "../../json-schema/patterns";
+import { checkSchema, estimateSchemaPatterns } from "../../json-schema/validator";
+import { checkMcpServerUrl } from "../../agents/tools/mcp/server-url";
+import type { McpToolSpec, ToolSpec } from "../../agents/types";
 import type { FieldError } from "../errors";
 
 export interface ToolCheckOptions {
   /** Local development and tests only: webhooks may use http and reach private addresses. */
   allowPrivateUrls: boolean;
+  /** The tenant's allowed webhook origins; null when it has set none. */
+  webhookOrigins: readonly string[] | null;
+}
+
+export interface PreparedTools {
+  /** The tools with every webhook URL in the parser's normalized form, the one stored and called. */
+  tools: ToolSpec[];
+  /** Every problem found, one per field where it can be placed, for a single 400. */
+  errors: FieldError[];
+}
+
+export function prepareSessionTools(tools: readonly ToolSpec[], options: ToolCheckOptions): PreparedTools {
+  const errors: FieldError[] = [];
+  const prepared = tools.map((tool, i): ToolSpec => {
+    if (tool.type === "mcp") return prepareMcp(tool, i, options, errors);
+    if (tool.type !== "webhook") return tool;
+    const check = checkWebhookUrl(tool.url, options);
+    if (!check.ok) {
+      errors.push({ path: `body.tools.${i}.url`, message: check.message });
+      return tool;
+    }
+    if (!isOriginAllowed(check.url, options.webhookOrigins)) {
+      errors.push({ path: `body.tools.${i}.url`, message: `The origin ${check.url.origin} is not in the tenant's webhook_origins.` });
+    }
+    return { ...tool, url: check.url.href };
+  });
+  errors.push(...schemaProblems(prepared));
+  const registryProblem = checkToolSpecs(prepared);
+  if (registryProblem) errors.push({ path: "body.tools", message: registryProblem });
+  return { tools: prepared, errors };
+}
+
+/** An MCP server's URL: the same guard and allowed origins as a webhook's; stored normalized. */
+function prepareMcp(tool: McpToolSpec, i: number, options: ToolCheckOptions, errors: FieldError[]): McpToolSpec {
+  const check = checkMcpServerUrl(tool.url, options);
+  if (!check.ok) {
+    errors.push({ path: `body.tools.${i}.url`, message: check.message });
+    return tool;
+  }
+  if (!isOriginAllowed(check.url, options.webhookOrigins)) {
+    errors.push({ path: `body.tools.${i}.url`, message: `The origin ${check.url.origin} is not in the tenant's webhook_origins.` });
+  }
+  return { ...tool, url: check.url.href };
 }
 
 /**
- * Where a webhook may send a tenant's tool calls: https only, and never loopback, private,
- * link-local or metadata addresses, so a session cannot turn the platform into a proxy into
- * its own network. The Agent checks again on every call (a DNS answer can change); this check
- * gives the caller a 400 now instead of a failing tool later. Null when the URL is acceptable.
+ * Patterns RE2 cannot run, each on its own field (`body.tools.0.input_schema.properties.q.pattern`).
+ * The sizes of all schemas are estimated first, so a request that would take long to compile is
+ * refused before anything is compiled.
  */
-export function checkWebhookUrl(url: string, options: ToolCheckOptions): string | null {
-  const schemes = options.allowPrivateUrls ? ["http", "https"] : ["https"];
-  const result = checkUrl(url, { allowPrivate: options.allowPrivateUrls, allowedSchemes: schemes });
-  if (result.ok) return null;
-  if (result.reason === "scheme_not_allowed" && !options.allowPrivateUrls) return "Webhook URLs must use https.";
-  return `Not an allowed webhook URL: ${describeRefusal(result.reason, url)}.`;
-}
-
-/** Every problem found, one per field where it can be placed, for a single 400. */
-export function checkSessionTools(tools: readonly ToolSpec[], options: ToolCheckOptions): FieldError[] {
-  const errors: FieldError[] = [];
-  for (const [i, tool] of tools.entries()) {
-    if (tool.type !== "webhook") continue;
-    const problem = checkWebhookUrl(tool.url, options);
-    if (problem) errors.push({ path: `body.tools.${i}.url`, message: problem });
+function schemaProblems(tools: readonly ToolSpec[]): FieldError[] {
+  const schemas = tools.flatMap((tool, i) => (tool.type === "webhook" || tool.type === "client" ? [{ i, schema: tool.input_schema }] : []));
+  const total = schemas.reduce((sum, { schema }) => sum + estimateSchemaPatterns(schema), 0);
+  if (total > MAX_REQUEST_PATTERN_SIZE) {
+    return [{ path: "body.tools", message: `The tools' patterns may expand to at most ${MAX_REQUEST_PATTERN_SIZE} steps in all (counted repetitions such as {1000} count in full).` }];
   }
-  const registryProblem = checkToolSpecs(tools);
-  if (registryProblem) errors.push({ path: "body.tools", message: registryProblem });
-  return errors;
+  return schemas.flatMap(({ i, schema }) =>
+    checkSchema(schema).map((problem) => ({ path: ["body", "tools", String(i), "input_schema", ...problem.path].join("."), message: problem.message })),
+  );
 }

@@ -1,9 +1,36 @@
-/** `GET /docs`: the interactive API reference (Scalar), reading `/openapi.json`. */
+/**
+ * `GET /docs`: the interactive API reference (Scalar), reading `/openapi.json`. Its script is
+ * the pinned `@scalar/api-reference` bundle, served by this Worker from its static assets
+ * (`scripts/docs-assets.mjs` puts it there), so the page works offline and runs nothing from
+ * another origin; its Content-Security-Policy allows scripts from this origin only.
+ */
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
-import { Scalar } from "@scalar/hono-api-reference";
-import type { AppEnv } from "../context";
-import { PUBLIC_ERRORS, errorResponses } from "../errors";
+import type { App, AppEnv } from "../context";
+import { ApiError, PUBLIC_ERRORS, errorResponses } from "../errors";
 import { NO_AUTH } from "../security";
+
+/** The same path `scripts/docs-assets.mjs` writes to under the assets directory. */
+export const REFERENCE_SCRIPT_URL = "/docs/assets/api-reference.js";
+const ASSETS_PREFIX = "/docs/assets/";
+
+/**
+ * Scripts and everything else from this origin only. Styles allow inline: the bundle injects
+ * its stylesheet at run time, and a style cannot run code. No frames, no forms, no `<base>`.
+ */
+export const DOCS_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/** Fonts from the page's own CSS instead of Scalar's font CDN, and no telemetry calls. */
+const REFERENCE_CONFIGURATION = { withDefaultFonts: false, telemetry: false };
 
 export const route = createRoute({
   method: "get",
@@ -18,10 +45,49 @@ export const route = createRoute({
   },
 });
 
-const reference = Scalar<AppEnv>({ url: "/openapi.json", pageTitle: "Agent Platform API" });
+/**
+ * The page, with no inline script: the configuration travels in a JSON data block (which the
+ * browser never runs) and the bundle mounts itself next to it.
+ */
+export function docsPage(): string {
+  const configuration = escapeAttribute(JSON.stringify(REFERENCE_CONFIGURATION));
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Agent Platform API</title>
+  </head>
+  <body>
+    <script id="api-reference" type="application/json" data-url="/openapi.json" data-configuration="${configuration}"></script>
+    <script src="${REFERENCE_SCRIPT_URL}"></script>
+  </body>
+</html>
+`;
+}
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const response = await reference(c, async () => {});
-  // Scalar always answers; the fallback only satisfies the middleware signature.
-  return response ?? c.html("", 500);
+export const handler: RouteHandler<typeof route, AppEnv> = (c) => {
+  c.header("Content-Security-Policy", DOCS_CONTENT_SECURITY_POLICY);
+  c.header("X-Content-Type-Options", "nosniff");
+  c.header("Referrer-Policy", "no-referrer");
+  return c.html(docsPage(), 200);
 };
+
+/**
+ * The page's assets, from the Worker's static assets. Not an API operation, so not in the
+ * document; every request reaches the Worker first (`run_worker_first`), so these answers carry
+ * a request id and the same problem documents as the rest.
+ */
+export function registerDocsAssets(app: App): void {
+  app.get(`${ASSETS_PREFIX}*`, async (c) => {
+    const asset = await c.env.ASSETS.fetch(c.req.raw);
+    if (asset.status === 404) throw new ApiError("not_found", "No route matches this path.");
+    const response = new Response(asset.body, asset);
+    response.headers.set("X-Content-Type-Options", "nosniff");
+    return response;
+  });
+}
+
+function escapeAttribute(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}

@@ -9,5 +9,6 @@ export function registerSystemRoutes(app: App): void {
   app.openapi(health.route, health.handler);
   app.openapi(openapiJson.route, openapiJson.handler(app));
   app.openapi(docs.route, docs.handler);
+  docs.registerDocsAssets(app);
   app.openapi(jwks.route, jwks.handler);
 }

@@ -3,7 +3,7 @@
  * Idempotency-Key: a retried rotation just rotates again, and the caller keeps the last one.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { tenantIndexStub } from "../../agents/naming";
+import { tenantIndexStub } from "../../objects";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
@@ -16,7 +16,9 @@ export const route = createRoute({
   path: "/v1/tenant/webhook-secret",
   operationId: "rotateWebhookSecret",
   summary: "Rotate the webhook signing secret",
-  description: "The old secret stops signing at once; update the webhook receivers right after.",
+  description:
+    "The replaced secret keeps signing for 24 hours (`previous_expires_at`): meanwhile every call carries both signatures, " +
+    "`v1=<new>,v1=<old>`, so receivers can move to the new secret one by one. Rotating again ends the older secret's grace at once.",
   tags: ["Tenant"],
   security: bearerAuth("tenant:admin"),
   middleware: [requireScope("tenant:admin")] as const,

@@ -1,5 +1,6 @@
 /** Schemas of the caller's own tenant. */
 import { z } from "@hono/zod-openapi";
+import { MAX_ALLOWED_ORIGINS, MAX_ORIGIN_CHARS } from "../../agents/tools/allowed-origins";
 import { LimitsSchema, StatusCountsSchema, TenantIdSchema, TimestampSchema } from "../schemas";
 import { TenantUsageSchema } from "../usage";
 
@@ -18,5 +19,23 @@ export const WebhookSecretSchema = z
   .object({
     secret: z.string().openapi({ description: "The HMAC-SHA256 key that signs webhook tool calls." }),
     created_at: TimestampSchema,
+    previous_expires_at: TimestampSchema.nullable().openapi({
+      description: "After a rotation, the replaced secret also signs every call until this time (24 h); null when there is none.",
+    }),
   })
   .openapi("WebhookSecret");
+
+const WebhookOriginsSchema = z
+  .array(z.string().min(1).max(MAX_ORIGIN_CHARS))
+  .max(MAX_ALLOWED_ORIGINS)
+  .nullable()
+  .openapi({
+    description:
+      "Origins (`https://host[:port]`) that webhook tools may use; a session declaring another is refused with 400, " +
+      "and a call to another is refused at call time. Stored normalized. Null: any origin the URL guard allows.",
+    example: ["https://hooks.example.com"],
+  });
+
+export const TenantSettingsSchema = z.object({ webhook_origins: WebhookOriginsSchema }).openapi("TenantSettings");
+
+export const PutTenantSettingsRequestSchema = z.object({ webhook_origins: WebhookOriginsSchema }).strict().openapi("PutTenantSettingsRequest");

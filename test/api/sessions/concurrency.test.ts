@@ -1,7 +1,8 @@
 /** The tenant's max_concurrent_runs, enforced at every start: create with input, a new message, resume. */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { tenantIndexStub } from "../../../src/agents/naming";
+import { tenantIndexStub } from "../../../src/objects";
+import { agentValue } from "../../../src/api/sessions/agent-client";
 import { admitRun, startWithSlot } from "../../../src/api/sessions/run-admission";
 import { BUILTIN_DEFAULT_LIMITS } from "../../../src/limits";
 import { PROBLEM_TYPE_BASE } from "../../../src/api/errors";
@@ -75,7 +76,7 @@ describe("starts that do not happen, and tenants that change", () => {
     const index = tenantIndexStub(env, who.tenantId);
     expect(await index.acquireRun(who.tenantId, "ses_refused", 1, Date.now())).toEqual({ ok: true });
     expect(await index.acquireRun(who.tenantId, "ses_other", 1, Date.now())).toMatchObject({ ok: false, code: "busy" });
-    const refused = startWithSlot(env, who.tenantId, "ses_refused", async () => ({ ok: false, code: "conflict", detail: "already running" }) as const);
+    const refused = startWithSlot(env, who.tenantId, "ses_refused", async () => agentValue({ ok: false, reason: "run_going" }));
     await expect(refused).rejects.toMatchObject({ status: 409 });
     // With max 1, another session gets the slot at once instead of after the reservation expires.
     expect(await index.acquireRun(who.tenantId, "ses_other", 1, Date.now())).toEqual({ ok: true });

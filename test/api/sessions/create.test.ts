@@ -2,7 +2,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../../src/api/app";
 import { PROBLEM_TYPE_BASE } from "../../../src/api/errors";
-import { tenantIndexStub } from "../../../src/agents/naming";
+import { tenantIndexStub } from "../../../src/objects";
 import type { Session } from "../../../src/agents/types";
 import { BUILTIN_DEFAULT_LIMITS } from "../../../src/limits";
 import { BASE_URL, call, callJson, readProblem } from "../../support/api";
@@ -25,9 +25,10 @@ describe("POST /v1/sessions", () => {
       system: null,
       tools: [],
       limits: BUILTIN_DEFAULT_LIMITS,
-      context: null,
+      context: { strategy: "auto" },
+      queued_messages: 0,
       metadata: { ticket: "T-1" },
-      usage: { steps: 0, input_tokens: 0, output_tokens: 0 },
+      usage: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
     });
   });
 
@@ -86,6 +87,13 @@ describe("POST /v1/sessions", () => {
     ["an input_schema that is not an object schema", [{ type: "client", name: "x", description: "d", input_schema: { type: "string" } }], "body.tools.0.input_schema"],
     ["an unknown tool type", [{ type: "shell", name: "x" }], "body.tools.0.type"],
     ["a non-URL webhook", [{ type: "webhook", name: "x", description: "d", input_schema: OBJECT_SCHEMA, url: "not a url" }], "body.tools.0.url"],
+    ["a built-in named constructor", [{ type: "builtin", name: "constructor" }], "body.tools"],
+    ["a built-in named __proto__", [{ type: "builtin", name: "__proto__" }], "body.tools"],
+    ["a built-in named toString", [{ type: "builtin", name: "toString" }], "body.tools"],
+    ["a pattern with a backreference", [{ type: "client", name: "x", description: "d", input_schema: { type: "object", properties: { q: { type: "string", pattern: "(a)\\1" } } } }], "body.tools.0.input_schema.properties.q.pattern"],
+    ["a lookahead in $defs", [{ type: "client", name: "x", description: "d", input_schema: { type: "object", $defs: { d: { pattern: "(?=a)" } } } }], "body.tools.0.input_schema.$defs.d.pattern"],
+    ["a patternProperties key with lookbehind", [{ type: "client", name: "x", description: "d", input_schema: { type: "object", patternProperties: { "(?<=a)b": {} } } }], "body.tools.0.input_schema.patternProperties.(?<=a)b"],
+    ["patterns too large together", Array.from({ length: 3 }, (_, i) => ({ type: "client", name: `t${i}`, description: "d", input_schema: { type: "object", properties: { q: { pattern: "^[a-z]{1,990}$" } } } })), "body.tools"],
     ["65 tools", Array.from({ length: 65 }, (_, i) => ({ type: "client", name: `t${i}`, description: "d", input_schema: OBJECT_SCHEMA })), "body.tools"],
   ])("refuses %s with a 400 on the field", async (_name, tools, path) => {
     const res = await callJson("/v1/sessions", "POST", { tools }, (await caller()).headers);
@@ -108,6 +116,11 @@ describe("POST /v1/sessions", () => {
     const res = await callJson("/v1/sessions", "POST", body, (await caller()).headers);
     expect(res.status).toBe(400);
     expect((await readProblem(res)).type).toBe(`${PROBLEM_TYPE_BASE}validation_failed`);
+  });
+
+  it("accepts a catastrophic-looking pattern: it runs in linear time", async () => {
+    const tools = [{ type: "client", name: "x", description: "d", input_schema: { type: "object", properties: { q: { type: "string", pattern: "^(a+)+$" } } } }];
+    expect((await callJson("/v1/sessions", "POST", { tools }, (await caller()).headers)).status).toBe(201);
   });
 
   it("answers malformed JSON with a 400 problem", async () => {

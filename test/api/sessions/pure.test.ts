@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { canAccessSession, listFilterFor } from "../../../src/api/sessions/access";
-import { agentValue, sentence } from "../../../src/api/sessions/agent-result";
+import { agentProblem, agentValue, sentence } from "../../../src/api/sessions/agent-client";
 import { isSessionId, isToolCallId, newSessionId } from "../../../src/api/sessions/ids";
 import { messagesAfter } from "../../../src/api/sessions/list-messages";
 import { dailyBudgetRetryAfter } from "../../../src/api/sessions/run-admission";
@@ -81,18 +81,19 @@ describe("agentValue", () => {
   });
 
   it.each([
-    ["not_found", 404],
-    ["conflict", 409],
-    ["invalid", 400],
-  ] as const)("maps %s to %i with the Agent's detail", (code, status) => {
-    try {
-      agentValue({ ok: false, code, detail: "a run is already going" });
-      expect.unreachable();
-    } catch (error) {
-      expect(error).toBeInstanceOf(ApiError);
-      expect((error as ApiError).status).toBe(status);
-      expect((error as ApiError).detail).toBe("A run is already going.");
-    }
+    [{ reason: "session_not_found" }, 404, "No such session."],
+    [{ reason: "tool_call_not_found" }, 404, "No such tool call in this session."],
+    [{ reason: "session_exists" }, 409, "A session with this id already exists."],
+    [{ reason: "run_going" }, 409, "The session is already running; wait for the run to end or cancel it."],
+    [{ reason: "wrong_status", action: "resume", status: "done" }, 409, "A done session cannot be resumed."],
+    [{ reason: "tool_call_not_waiting", status: "done", expected: "waiting_approval" }, 409, "The tool call is done, not waiting_approval."],
+    [{ reason: "invalid", detail: "input must not be empty" }, 400, "Input must not be empty."],
+  ] as const)("maps the Agent's reason %o to %i with its wire text", (failure, status, detail) => {
+    const problem = agentProblem(failure);
+    expect(problem).toBeInstanceOf(ApiError);
+    expect(problem.status).toBe(status);
+    expect(problem.detail).toBe(detail);
+    expect(() => agentValue({ ok: false, ...failure })).toThrow(detail);
   });
 
   it("writes details as sentences", () => {

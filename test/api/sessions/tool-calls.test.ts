@@ -1,7 +1,7 @@
 /** Tool calls driven entirely through the public API: approvals, client tools and signed webhooks. */
 import { describe, expect, it } from "vitest";
 import type { Session } from "../../../src/agents/types";
-import { call, readProblem } from "../../support/api";
+import { call, callJson, readProblem } from "../../support/api";
 import { mockHook, mockModel, uniqueKey } from "../../support/mock-client";
 import { caller, createSession, getJson, messagesOf, OBJECT_SCHEMA, post, text, toolCallsOf, toolUse, waitForStatus } from "./helpers";
 
@@ -27,6 +27,30 @@ function hex(bytes: ArrayBuffer): string {
 async function expectedSignature(secret: string, timestamp: string, body: string): Promise<string> {
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   return `v1=${hex(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${timestamp}.${body}`)))}`;
+}
+
+/** A receiver as the README tells tenants to write one: any `v1=` entry that matches, compared in constant time. */
+async function receiverAccepts(secret: string, header: string, timestamp: string, body: string): Promise<boolean> {
+  const expected = new TextEncoder().encode(await expectedSignature(secret, timestamp, body));
+  return header.split(",").some((entry) => {
+    const given = new TextEncoder().encode(entry.trim());
+    return given.byteLength === expected.byteLength && crypto.subtle.timingSafeEqual(given, expected);
+  });
+}
+
+/** Runs one webhook call through a session of `who` and returns what the receiver got. */
+async function oneWebhookCall(who: Awaited<ReturnType<typeof caller>>, writeUrl: (url: string) => string = (url) => url) {
+  const model = mockModel(uniqueKey("model"));
+  const hook = mockHook(uniqueKey("hook"));
+  await hook.script({ status: 200, body: { output: "ok" } });
+  await model.script({ reply: { content: [toolUse("toolu_hook", "lookup", { order: 7 })] } }, { reply: { content: [text("done")] } });
+  const session = await createSession(who, {
+    input: "go",
+    model: model.key,
+    tools: [{ type: "webhook", name: "lookup", description: "Look up an order", input_schema: OBJECT_SCHEMA, url: writeUrl(hook.url) }],
+  });
+  await waitForStatus(who, session.id, ["done"]);
+  return { session, hook, received: (await hook.requests())[0], calls: await toolCallsOf(who, session.id) };
 }
 
 describe("approval", () => {
@@ -144,7 +168,115 @@ describe("webhook tools", () => {
     expect(received!.headers["x-webhook-signature"]).toBe(await expectedSignature(secret, timestamp, received!.body_text));
     expect(received!.headers["x-webhook-signature"]).not.toBe(await expectedSignature(`${secret}x`, timestamp, received!.body_text));
     expect(received!.headers["idempotency-key"]).toBe(`${session.id}:toolu_hook`);
-    expect(received!.body).toEqual({ session_id: session.id, tool_call_id: "toolu_hook", name: "lookup", input: { order: 7 } });
+    expect(received!.body).toEqual({
+      tenant_id: tenantAdmin.tenantId,
+      session_id: session.id,
+      created_by: tenantAdmin.subject,
+      tool_call_id: "toolu_hook",
+      name: "lookup",
+      url: hook.url,
+      input: { order: 7 },
+    });
     expect(await lastToolResults(model)).toEqual([expect.objectContaining({ tool_use_id: "toolu_hook", content: "order 7 shipped" })]);
+  });
+
+  it("stores and echoes the URL as the parser reads it, and calls it", async () => {
+    const who = await caller();
+    const { session, hook, received } = await oneWebhookCall(who, (url) => " " + url.replace(/^http:\/\//, "HTTP://"));
+    const tool = session.tools[0]!;
+    expect(tool.type === "webhook" && tool.url).toBe(hook.url);
+    expect(received!.body).toMatchObject({ url: hook.url });
+  });
+});
+
+describe("webhook secret rotation", () => {
+  it("signs with the new and the old secret during the grace period, newest first", async () => {
+    const admin = await caller(undefined, ["tenant:admin"]);
+    const before = await getJson<{ secret: string; previous_expires_at: string | null }>(admin, "/v1/tenant/webhook-secret");
+    expect(before.previous_expires_at).toBeNull();
+    const rotated = (await (await post(admin, "/v1/tenant/webhook-secret")).json()) as { secret: string; previous_expires_at: string };
+    const graceHours = (Date.parse(rotated.previous_expires_at) - Date.now()) / 3_600_000;
+    expect(graceHours).toBeGreaterThan(23.9);
+    expect(graceHours).toBeLessThanOrEqual(24);
+
+    const { received } = await oneWebhookCall(admin);
+    const header = received!.headers["x-webhook-signature"]!;
+    const timestamp = received!.headers["x-webhook-timestamp"]!;
+    const body = received!.body_text;
+    expect(header).toBe(`${await expectedSignature(rotated.secret, timestamp, body)},${await expectedSignature(before.secret, timestamp, body)}`);
+    expect(await receiverAccepts(before.secret, header, timestamp, body)).toBe(true); // knows only the old one
+    expect(await receiverAccepts(rotated.secret, header, timestamp, body)).toBe(true); // knows only the new one
+    expect(await receiverAccepts(`whsec_${"A".repeat(43)}`, header, timestamp, body)).toBe(false); // knows neither
+  });
+
+  it("signs with the current secret alone when there was no rotation", async () => {
+    const admin = await caller(undefined, ["tenant:admin"]);
+    const { received } = await oneWebhookCall(admin);
+    expect(received!.headers["x-webhook-signature"]).toMatch(/^v1=[0-9a-f]{64}$/);
+  });
+});
+
+describe("tenant webhook origins", () => {
+  it("refuses at creation a webhook outside the allowed origins, and accepts one inside", async () => {
+    const admin = await caller(undefined, ["tenant:admin"]);
+    const hook = mockHook(uniqueKey("hook"));
+    const res = await callJson("/v1/tenant/settings", "PUT", { webhook_origins: [new URL(hook.url).origin.toUpperCase()] }, admin.headers);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ webhook_origins: [new URL(hook.url).origin] });
+
+    const writer = await caller(admin.tenantId);
+    const tool = (url: string) => ({ type: "webhook", name: "lookup", description: "d", input_schema: OBJECT_SCHEMA, url });
+    const outside = await callJson("/v1/sessions", "POST", { tools: [tool("http://127.0.0.2:9/hook")] }, writer.headers);
+    expect(outside.status).toBe(400);
+    expect((await readProblem(outside)).errors).toEqual([{ path: "body.tools.0.url", message: expect.stringContaining("webhook_origins") }]);
+    expect((await callJson("/v1/sessions", "POST", { tools: [tool(hook.url)] }, writer.headers)).status).toBe(201);
+  });
+
+  it("checks again at call time, so narrowing the list stops calls of existing sessions", async () => {
+    const admin = await caller(undefined, ["tenant:admin"]);
+    const model = mockModel(uniqueKey("model"));
+    const hook = mockHook(uniqueKey("hook"));
+    await model.script({ reply: { content: [toolUse("toolu_hook", "lookup", {})] } }, { reply: { content: [text("done")] } });
+    const session = await createSession(admin, { model: model.key, tools: [{ type: "webhook", name: "lookup", description: "d", input_schema: OBJECT_SCHEMA, url: hook.url }] });
+    expect((await callJson("/v1/tenant/settings", "PUT", { webhook_origins: ["https://hooks.example.com"] }, admin.headers)).status).toBe(200);
+    expect((await post(admin, `/v1/sessions/${session.id}/messages`, { input: "go" })).status).toBe(202);
+    await waitForStatus(admin, session.id, ["done"]);
+    expect(await hook.requests()).toHaveLength(0);
+    expect((await toolCallsOf(admin, session.id))[0]).toMatchObject({ is_error: true, output: expect.stringContaining("not in the tenant's webhook_origins") });
+  });
+});
+
+describe("listing tool calls", () => {
+  it("pages with limit and cursor in call order, like every other list", async () => {
+    const who = await caller();
+    const model = mockModel(uniqueKey("model"));
+    const calls = (ids: string[]) => ({ reply: { content: ids.map((id) => toolUse(id, "get_time", {})) } });
+    // Two model responses, so the order spans messages as well as places within one message.
+    await model.script(calls(["toolu_a", "toolu_b", "toolu_c"]), calls(["toolu_d", "toolu_e"]), { reply: { content: [text("done")] } });
+    const session = await createSession(who, { input: "go", model: model.key, tools: [{ type: "builtin", name: "get_time" }] });
+    await waitForStatus(who, session.id, ["done"]);
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 10; page++) {
+      const query: string = cursor === null ? "limit=2" : `limit=2&cursor=${encodeURIComponent(cursor)}`;
+      const body: { data: { id: string }[]; next_cursor: string | null } = await getJson(who, `/v1/sessions/${session.id}/tool-calls?${query}`);
+      expect(body.data.length).toBeLessThanOrEqual(2);
+      seen.push(...body.data.map((c) => c.id));
+      cursor = body.next_cursor;
+      if (cursor === null) break;
+    }
+    expect(seen).toEqual(["toolu_a", "toolu_b", "toolu_c", "toolu_d", "toolu_e"]);
+    expect((await toolCallsOf(who, session.id)).map((c) => c.id)).toEqual(seen);
+  });
+
+  it("answers 400, not a 500, for a cursor it did not make", async () => {
+    const who = await caller();
+    const session = await createSession(who);
+    for (const cursor of ["nope", "Wy0xLDJd", "WyJhIiwxXQ"]) {
+      const res = await call(`/v1/sessions/${session.id}/tool-calls?cursor=${cursor}`, { headers: who.headers });
+      expect(res.status, cursor).toBe(400);
+      expect((await readProblem(res)).code).toBe("validation_failed");
+    }
   });
 });

@@ -1,12 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { checkSessionTools, checkWebhookUrl } from "../../../src/api/sessions/tool-specs";
+import { checkWebhookUrl } from "../../../src/agents/tools/webhook-url";
+import { prepareSessionTools } from "../../../src/api/sessions/tool-specs";
 import type { ToolSpec } from "../../../src/agents/types";
 
-const strict = { allowPrivateUrls: false };
-const local = { allowPrivateUrls: true };
+const strict = { allowPrivateUrls: false, webhookOrigins: null };
+const local = { allowPrivateUrls: true, webhookOrigins: null };
 
 function webhook(name: string, url: string): ToolSpec {
   return { type: "webhook", name, description: "d", input_schema: { type: "object" }, url };
+}
+
+/** The message of a refusal, or null when the URL is accepted. */
+function refusal(url: string, options: { allowPrivateUrls: boolean }): string | null {
+  const result = checkWebhookUrl(url, options);
+  return result.ok ? null : result.message;
 }
 
 describe("checkWebhookUrl without private URLs", () => {
@@ -23,52 +30,82 @@ describe("checkWebhookUrl without private URLs", () => {
     "https://[::ffff:169.254.169.254]/hook",
     "https://user:pass@example.com/hook",
     "not a url",
+    "HTTP://hooks.example.com/x",
+    " http://hooks.example.com/x",
+    "http:hooks.example.com/x",
   ])("refuses %s", (url) => {
-    expect(checkWebhookUrl(url, strict)).toEqual(expect.any(String));
+    expect(refusal(url, strict)).toEqual(expect.any(String));
   });
 
   it("refuses plain http even to a public host", () => {
-    expect(checkWebhookUrl("http://example.com/hook", strict)).toBe("Webhook URLs must use https.");
+    expect(refusal("http://example.com/hook", strict)).toBe("Webhook URLs must use https.");
   });
 
   it("accepts https to a public host", () => {
-    expect(checkWebhookUrl("https://hooks.example.com/tools/lookup", strict)).toBeNull();
+    expect(refusal("https://hooks.example.com/tools/lookup", strict)).toBeNull();
   });
 
   it("names the refused address so the caller can fix it", () => {
-    expect(checkWebhookUrl("https://169.254.169.254/", strict)).toContain("169.254.169.254");
+    expect(refusal("https://169.254.169.254/", strict)).toContain("169.254.169.254");
+  });
+
+  it.each([
+    ["HTTPS://Hooks.Example.com/x", "https://hooks.example.com/x"],
+    [" https://hooks.example.com/x", "https://hooks.example.com/x"],
+    ["https:hooks.example.com/x", "https://hooks.example.com/x"],
+    ["https:///hooks.example.com/x", "https://hooks.example.com/x"],
+    ["https://hooks.example.com:443/x?a=1", "https://hooks.example.com/x?a=1"],
+    ["\thttps://hooks.example.com/x\n", "https://hooks.example.com/x"],
+  ])("reads %j as the https URL %s, by parsing", (raw, normalized) => {
+    const result = checkWebhookUrl(raw, strict);
+    expect(result.ok && result.url.href).toBe(normalized);
   });
 });
 
 describe("checkWebhookUrl with private URLs allowed", () => {
   it("accepts http and loopback, for local tests", () => {
-    expect(checkWebhookUrl("http://127.0.0.1:8787/hook", local)).toBeNull();
+    expect(refusal("http://127.0.0.1:8787/hook", local)).toBeNull();
   });
 
   it("still refuses other schemes and credentials", () => {
-    expect(checkWebhookUrl("ftp://127.0.0.1/hook", local)).toEqual(expect.any(String));
-    expect(checkWebhookUrl("http://a:b@127.0.0.1/hook", local)).toEqual(expect.any(String));
+    expect(refusal("ftp://127.0.0.1/hook", local)).toEqual(expect.any(String));
+    expect(refusal("http://a:b@127.0.0.1/hook", local)).toEqual(expect.any(String));
   });
 });
 
-describe("checkSessionTools", () => {
+describe("prepareSessionTools", () => {
   it("accepts a valid mixed list", () => {
     const tools: ToolSpec[] = [
       { type: "builtin", name: "get_time" },
       webhook("lookup", "https://example.com/hook"),
       { type: "client", name: "ask_user", description: "d", input_schema: { type: "object" } },
     ];
-    expect(checkSessionTools(tools, strict)).toEqual([]);
+    expect(prepareSessionTools(tools, strict)).toEqual({ tools, errors: [] });
+  });
+
+  it("stores each webhook URL in its normalized form", () => {
+    const { tools, errors } = prepareSessionTools([webhook("a", "HTTPS://Example.com/a"), webhook("b", " https:example.com/b")], strict);
+    expect(errors).toEqual([]);
+    expect(tools.map((t) => (t.type === "webhook" ? t.url : null))).toEqual(["https://example.com/a", "https://example.com/b"]);
   });
 
   it("places each bad webhook URL on its own field", () => {
-    const errors = checkSessionTools([webhook("a", "https://example.com/ok"), webhook("b", "https://127.0.0.1/x"), webhook("c", "https://169.254.169.254/")], strict);
+    const { errors } = prepareSessionTools([webhook("a", "https://example.com/ok"), webhook("b", "https://127.0.0.1/x"), webhook("c", "https://169.254.169.254/")], strict);
     expect(errors.map((e) => e.path)).toEqual(["body.tools.1.url", "body.tools.2.url"]);
   });
 
+  it("refuses a webhook whose origin the tenant did not allow", () => {
+    const options = { allowPrivateUrls: false, webhookOrigins: ["https://hooks.example.com"] };
+    const { errors } = prepareSessionTools([webhook("a", "https://HOOKS.example.com:443/ok"), webhook("b", "https://evil.example.net/x"), webhook("c", "https://hooks.example.com:8443/x")], options);
+    expect(errors).toEqual([
+      { path: "body.tools.1.url", message: "The origin https://evil.example.net is not in the tenant's webhook_origins." },
+      { path: "body.tools.2.url", message: "The origin https://hooks.example.com:8443 is not in the tenant's webhook_origins." },
+    ]);
+  });
+
   it("reports an unknown built-in and a repeated name from the registry's rules", () => {
-    expect(checkSessionTools([{ type: "builtin", name: "shell" }], strict)).toEqual([{ path: "body.tools", message: expect.stringContaining("shell") }]);
-    expect(checkSessionTools([{ type: "builtin", name: "get_time" }, webhook("get_time", "https://example.com/")], strict)).toEqual([
+    expect(prepareSessionTools([{ type: "builtin", name: "shell" }], strict).errors).toEqual([{ path: "body.tools", message: expect.stringContaining("shell") }]);
+    expect(prepareSessionTools([{ type: "builtin", name: "get_time" }, webhook("get_time", "https://example.com/")], strict).errors).toEqual([
       { path: "body.tools", message: expect.stringContaining("used twice") },
     ]);
   });

@@ -54,6 +54,8 @@ export class Platform {
     const vars: Record<string, string> = {
       LLM_BASE_URL: options.modelUrl,
       ANTHROPIC_API_KEY: "e2e-test-key",
+      OPENAI_BASE_URL: options.modelUrl,
+      OPENAI_API_KEY: "e2e-test-openai-key",
       ALLOW_PRIVATE_URLS: "true",
       AUTH_SIGNING_KEY: signingKey,
       ...options.vars,
@@ -178,12 +180,28 @@ export class Platform {
  * cleans up; this way that output goes with the temporary directory instead of piling up in
  * the project.
  */
-async function relocatedConfig(path: string, main?: string): Promise<string> {
-  const config = JSON.parse(await readFile(path, "utf8")) as { main?: unknown; $schema?: unknown };
+export async function relocatedConfig(
+  path: string = join(PROJECT_ROOT, "wrangler.json"),
+  main?: string,
+): Promise<string> {
+  const config = JSON.parse(await readFile(path, "utf8")) as {
+    main?: unknown;
+    $schema?: unknown;
+    assets?: { directory?: string };
+    build?: { command?: string; cwd?: string };
+    alias?: Record<string, string>;
+  };
   const entry = main ?? config.main;
   if (typeof entry !== "string") throw new Error(`${path} has no main`);
   delete config.$schema;
-  return JSON.stringify({ ...config, main: resolve(dirname(path), entry) }, null, 2);
+  // Paths in the config are relative to it: point them back at where it lives.
+  const base = dirname(path);
+  if (config.assets?.directory) config.assets.directory = resolve(base, config.assets.directory);
+  if (config.build) config.build.cwd = PROJECT_ROOT;
+  for (const [name, target] of Object.entries(config.alias ?? {})) {
+    if (target.startsWith(".")) config.alias![name] = resolve(base, target);
+  }
+  return JSON.stringify({ ...config, main: resolve(base, entry) }, null, 2);
 }
 
 /** dotenv text; single quotes keep JSON (double quotes, braces) literal. */

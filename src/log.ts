@@ -1,6 +1,7 @@
 /**
- * Structured log lines of the gateway: one JSON object per event, always with the request id,
- * so an answer a caller reports can be traced. Never logs credentials or bodies.
+ * Structured log lines of the gateway and the Durable Objects: one JSON object per event. The
+ * gateway's carry the request id, so an answer a caller reports can be traced; the Agent's carry
+ * the tenant and session. Never logs credentials or bodies.
  */
 export type LogLevel = "info" | "warn" | "error";
 

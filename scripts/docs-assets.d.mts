@@ -1,0 +1,5 @@
+/** Types of docs-assets.mjs, for the test configuration that calls it. */
+export declare const ASSETS_DIRECTORY: string;
+export declare const REFERENCE_SCRIPT_PATH: string;
+/** Copies the pinned bundle into the assets directory; returns the file written. */
+export declare function prepareDocsAssets(): string;

@@ -1,0 +1,20 @@
+/** Named types for the platform's schemas, so callers write `Session` rather than a path into `components`. */
+import type { components } from "./generated/openapi.ts";
+
+type Schemas = components["schemas"];
+
+export type Session = Schemas["Session"];
+export type SessionStatus = Schemas["SessionStatus"];
+export type FinalStatus = Schemas["FinalStatus"];
+export type CreateSessionRequest = Schemas["CreateSessionRequest"];
+export type Tool = Schemas["Tool"];
+export type Message = Schemas["Message"];
+export type ContentBlock = Schemas["ContentBlock"];
+export type ToolCall = Schemas["ToolCall"];
+export type Problem = Schemas["Problem"];
+export type ProblemCode = Schemas["ProblemCode"];
+export type WebhookToolCall = Schemas["WebhookToolCall"];
+export type WebhookToolResult = Schemas["WebhookToolResult"];
+
+/** A session whose run has ended. */
+export type FinishedSession = Session & { status: FinalStatus };

@@ -1,0 +1,76 @@
+/**
+ * Waiting for a session to reach a status, by reading it until it does: a final status (the
+ * run ended), or one the caller must act on (`waiting_approval`, `waiting_tool_output`).
+ */
+import type { PlatformClient } from "./client.ts";
+import { expectData } from "./errors.ts";
+import { finalStatusValues } from "./generated/openapi.ts";
+import type { FinalStatus, FinishedSession, Session, SessionStatus } from "./types.ts";
+
+export interface WaitOptions {
+  /** Give up after this long (a `WaitTimeoutError`); default 5 minutes. */
+  timeoutMs?: number;
+  /** Between reads; default 500 ms. */
+  intervalMs?: number;
+  signal?: AbortSignal;
+}
+
+const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+const DEFAULT_INTERVAL_MS = 500;
+
+export const FINAL_STATUSES: readonly FinalStatus[] = finalStatusValues;
+
+export function isFinal(status: SessionStatus): status is FinalStatus {
+  return (FINAL_STATUSES as readonly SessionStatus[]).includes(status);
+}
+
+export class WaitTimeoutError extends Error {
+  override name = "WaitTimeoutError";
+  readonly sessionId: string;
+  /** The session as last read. */
+  readonly last: Session;
+
+  constructor(sessionId: string, last: Session) {
+    super(`session ${sessionId} is still ${last.status}`);
+    this.sessionId = sessionId;
+    this.last = last;
+  }
+}
+
+/** The session once its status is one of `statuses`. */
+export async function waitForStatus<S extends SessionStatus>(
+  client: PlatformClient,
+  sessionId: string,
+  statuses: readonly S[],
+  options: WaitOptions = {},
+): Promise<Session & { status: S }> {
+  const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const interval = options.intervalMs ?? DEFAULT_INTERVAL_MS;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const session = await expectData(client.GET("/v1/sessions/{id}", { params: { path: { id: sessionId } }, signal: options.signal }));
+    if ((statuses as readonly SessionStatus[]).includes(session.status)) return session as Session & { status: S };
+    if (Date.now() + interval > deadline) throw new WaitTimeoutError(sessionId, session);
+    await sleep(interval, options.signal);
+  }
+}
+
+/** The session once its run has ended: `done`, `failed` or `cancelled`. */
+export function waitForFinalStatus(client: PlatformClient, sessionId: string, options: WaitOptions = {}): Promise<FinishedSession> {
+  return waitForStatus(client, sessionId, FINAL_STATUSES, options);
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener("abort", abort);
+      resolve();
+    }
+    function abort() {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    }
+    signal?.addEventListener("abort", abort, { once: true });
+  });
+}

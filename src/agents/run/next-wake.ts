@@ -1,0 +1,30 @@
+/**
+ * When the Agent's alarm must next fire: the earliest of the next unit of a running session, a
+ * queued session's next ask for a run slot, the next report owed to the tenant index, and the
+ * deadline of an open WebSocket (whose credential expires then). Null: nothing is due, and the
+ * alarm is removed, so an idle, waiting or finished session costs nothing. Pure.
+ */
+import { reportDueAt } from "../report/report-policy";
+import type { RunState } from "../store";
+
+/**
+ * A queued session asks the tenant index for a slot this often, in case the index's own word
+ * (sent when a slot frees) was lost.
+ */
+export const QUEUED_POLL_MS = 30_000;
+
+export interface WakeInputs {
+  /** The earliest deadline of an open WebSocket (epoch ms); null when none is open. */
+  socketDeadline?: number | null;
+}
+
+export function nextWakeAt(run: RunState, now: number, inputs: WakeInputs = {}): number | null {
+  const times: number[] = [];
+  if (run.status === "running") times.push(Math.max(now, run.next_attempt_at));
+  if (run.status === "queued") times.push(now + QUEUED_POLL_MS);
+  const report = reportDueAt(run, now);
+  if (report !== null) times.push(report);
+  // Hibernated sockets run no timers: the alarm wakes the object to close an expired one.
+  if (inputs.socketDeadline != null) times.push(Math.max(now, inputs.socketDeadline));
+  return times.length === 0 ? null : Math.min(...times);
+}

@@ -1,0 +1,163 @@
+/**
+ * The gateway's typed client of an Agent Durable Object. Every call to an Agent goes through
+ * here: each answer becomes its value, or the problem its machine reason stands for, mapped to
+ * wire text in one switch (`agentProblem`). RPC typing cannot carry `unknown` fields (a tool
+ * call's input), so the one cast of each answer lives here too.
+ */
+import type { Limits } from "../../limits";
+import { agentStub } from "../../objects";
+import type { AgentFailure, AgentResult, Message, Page, RunInput, Session, SessionInit, Step, ToolCall } from "../../agents/types";
+import type { Env } from "../../env";
+import { buildStreamRequest, type StreamRequest } from "../../agents/events/stream-request";
+import { ApiError } from "../errors";
+
+export const SESSION_NOT_FOUND = "No such session.";
+export const TOOL_CALL_NOT_FOUND = "No such tool call in this session.";
+export const RUN_GOING = "The session is already running; wait for the run to end or cancel it.";
+export const RUN_NOT_GOING = "The session has no run going.";
+
+/** A stream refused because the tenant index was unreachable: a restarting object, seconds away. */
+const STREAM_RETRY_AFTER_SECONDS = 5;
+
+const ACTION_WORDS = { cancel: "cancelled", pause: "paused", resume: "resumed" } as const;
+
+/** The one place an Agent's machine reason becomes a problem and its text. */
+export function agentProblem(failure: AgentFailure): ApiError {
+  switch (failure.reason) {
+    case "session_not_found":
+      return new ApiError("not_found", SESSION_NOT_FOUND);
+    case "tool_call_not_found":
+      return new ApiError("not_found", TOOL_CALL_NOT_FOUND);
+    case "session_exists":
+      return new ApiError("conflict", "A session with this id already exists.");
+    case "run_going":
+      return new ApiError("conflict", RUN_GOING);
+    case "run_not_going":
+      return new ApiError("conflict", RUN_NOT_GOING);
+    case "queue_full":
+      return new ApiError("conflict", `${failure.max} messages already wait for the next runs; wait for one to start or cancel the run.`);
+    case "wrong_status":
+      return new ApiError("conflict", `A ${failure.status} session cannot be ${ACTION_WORDS[failure.action]}.`);
+    case "tool_call_not_waiting":
+      return new ApiError("conflict", `The tool call is ${failure.status}, not ${failure.expected}.`);
+    case "stream_refused":
+      if (failure.why === "suspended") return new ApiError("tenant_suspended");
+      if (failure.why === "unavailable") return new ApiError("service_unavailable", undefined, { retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS });
+      return new ApiError("unauthorized");
+    case "invalid":
+      return new ApiError("validation_failed", sentence(failure.detail), { errors: [{ path: "body", message: failure.detail }] });
+  }
+}
+
+/** The value of an Agent's answer, or its problem thrown. */
+export function agentValue<T>(result: AgentResult<T>): T {
+  if (result.ok) return result.value;
+  throw agentProblem(result);
+}
+
+/** "a run is already going" → "A run is already going." */
+export function sentence(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed === "") return trimmed;
+  const capital = trimmed[0]!.toUpperCase() + trimmed.slice(1);
+  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
+}
+
+type Stub = ReturnType<typeof agentStub>;
+
+export class AgentClient {
+  readonly #stub: Stub;
+
+  constructor(env: Env, tenantId: string, sessionId: string) {
+    this.#stub = agentStub(env, tenantId, sessionId);
+  }
+
+  /** The session, or null when this tenant has none with this id. */
+  async find(): Promise<Session | null> {
+    const result = await answer<Session>(this.#stub.get());
+    if (!result.ok && result.reason === "session_not_found") return null;
+    return agentValue(result);
+  }
+
+  async create(init: SessionInit, input: RunInput | null): Promise<Session> {
+    return agentValue(await answer<Session>(this.#stub.create(init, input)));
+  }
+
+  async start(input: RunInput, cap: Limits): Promise<Session> {
+    return agentValue(await answer<Session>(this.#stub.start(input, cap)));
+  }
+
+  /** `if_running: enqueue`; the machine reason `run_not_going` comes back as a value for the caller to act on. */
+  async enqueue(input: RunInput, cap: Limits): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.enqueue(input, cap));
+  }
+
+  /** `if_running: interrupt`; `run_not_going` comes back as a value, like `enqueue`. */
+  async interrupt(input: RunInput, cap: Limits): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.interrupt(input, cap));
+  }
+
+  /** A start whose refusal the caller handles: `run_going` comes back as a value. */
+  async tryStart(input: RunInput, cap: Limits): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.start(input, cap));
+  }
+
+  async cancel(): Promise<Session> {
+    return agentValue(await answer<Session>(this.#stub.cancel()));
+  }
+
+  async pause(): Promise<Session> {
+    return agentValue(await answer<Session>(this.#stub.pause()));
+  }
+
+  async resume(cap: Limits): Promise<Session> {
+    return agentValue(await answer<Session>(this.#stub.resume(cap)));
+  }
+
+  async approve(callId: string): Promise<Session> {
+    return agentValue(await answer<Session>(this.#stub.approve(callId)));
+  }
+
+  async deny(callId: string, reason: string | null): Promise<Session> {
+    return agentValue(await answer<Session>(this.#stub.deny(callId, reason)));
+  }
+
+  async submitToolOutput(callId: string, output: string, isError: boolean): Promise<Session> {
+    return agentValue(await answer<Session>(this.#stub.submitToolOutput(callId, output, isError)));
+  }
+
+  async listMessages(after: number, limit: number): Promise<Page<Message>> {
+    return agentValue(await answer<Page<Message>>(this.#stub.listMessages(after, limit)));
+  }
+
+  async listToolCalls(cursor: string | null, limit: number): Promise<Page<ToolCall>> {
+    return agentValue(await answer<Page<ToolCall>>(this.#stub.listToolCalls(cursor, limit)));
+  }
+
+  async listSteps(after: number, limit: number): Promise<Page<Step>> {
+    return agentValue(await answer<Page<Step>>(this.#stub.listSteps(after, limit)));
+  }
+
+  async erase(): Promise<void> {
+    agentValue(await answer<null>(this.#stub.erase()));
+  }
+
+  /**
+   * The session's event stream as the Agent serves it: a 101 with the WebSocket, a 200 with the
+   * Server-Sent Events body, or a 204 for an ended session with nothing newer. Rebuilt as the
+   * gateway's own response, whose headers the middleware after it may still set.
+   */
+  async openStream(stream: StreamRequest): Promise<Response> {
+    const response = await this.#stub.fetch(buildStreamRequest(stream));
+    if (response.status === 101) return new Response(null, { status: 101, webSocket: response.webSocket });
+    if (response.status === 200) return new Response(response.body, { status: 200, headers: response.headers });
+    if (response.status === 204) return new Response(null, { status: 204 });
+    const failure = (await response.json().catch(() => null)) as AgentFailure | null;
+    if (failure && typeof failure.reason === "string") throw agentProblem(failure);
+    throw new Error(`the Agent answered an event stream with ${response.status}`);
+  }
+}
+
+async function answer<T>(call: Promise<unknown>): Promise<AgentResult<T>> {
+  return (await call) as AgentResult<T>;
+}

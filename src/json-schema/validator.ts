@@ -1,0 +1,263 @@
+/**
+ * The platform's one JSON Schema validator (tool inputs; later MCP tools and structured output):
+ * @cfworker/json-schema, with every regex a tenant's schema carries run on RE2 instead of the
+ * native engine, and strings checked against a pattern or a format bounded in length.
+ *
+ * How: the validator builds `new RegExp(...)` from `pattern` and `patternProperties`, so neither
+ * reaches it. Before each validation the schema is copied with every `pattern` (and `format`)
+ * replaced by a format name of our own, registered for the duration of the synchronous call,
+ * whose check runs RE2; and every `patternProperties` key by an exact list of the input's
+ * property names that RE2 matched, which the native engine checks in linear time.
+ */
+import { format as formatTable, Validator } from "@cfworker/json-schema";
+import { FORMATS } from "./formats";
+import {
+  type CompiledPattern,
+  compilePattern,
+  MAX_PATTERN_SUBJECT_CHARS,
+  MAX_PATTERN_WORK,
+  MAX_SCHEMA_PATTERN_SIZE,
+  estimatePatternSize,
+  tooLarge,
+} from "./patterns";
+import { isObject, mapSchema, type SchemaPath, setOwn, walkSchema } from "./schema-walk";
+
+export interface SchemaProblem {
+  /** Keys from the schema's root to the bad keyword, e.g. ["properties", "code", "pattern"]. */
+  path: SchemaPath;
+  message: string;
+}
+
+export type JsonValidation =
+  | { valid: true }
+  /** `unusable`: the schema itself cannot be used; `errors`: what is wrong with the value. */
+  | { valid: false; unusable: string | null; errors: string[] };
+
+/** Reported errors beyond these are noise for the reader, a model or a person. */
+export const MAX_REPORTED_ERRORS = 5;
+
+const problemsBySchema = new WeakMap<object, SchemaProblem[]>();
+
+/**
+ * Every reason the schema cannot be used, found without running any pattern: checked when a
+ * tool is declared (a 400 naming the field), and again before each validation.
+ */
+export function checkSchema(schema: unknown): SchemaProblem[] {
+  if (isObject(schema)) {
+    const cached = problemsBySchema.get(schema);
+    if (cached) return cached;
+  }
+  const problems: SchemaProblem[] = [];
+  let total = 0;
+  const check = (source: unknown, path: SchemaPath) => {
+    if (typeof source !== "string") return problems.push({ path, message: "Must be a string." });
+    const result = compilePattern(source);
+    if (result.ok) total += result.pattern.size;
+    else problems.push({ path, message: result.problem });
+  };
+  walkSchema(schema, (node, path) => {
+    if (Object.hasOwn(node, "pattern")) check(node.pattern, [...path, "pattern"]);
+    if (isObject(node.patternProperties)) for (const key of Object.keys(node.patternProperties)) check(key, [...path, "patternProperties", key]);
+  });
+  if (total > MAX_SCHEMA_PATTERN_SIZE && problems.length === 0) problems.push({ path: [], message: tooLarge() });
+  if (isObject(schema)) problemsBySchema.set(schema, problems);
+  return problems;
+}
+
+/**
+ * The estimated size of all the patterns of `schema`, without compiling any: the cheap check a
+ * caller makes over several schemas before `checkSchema` compiles them.
+ */
+export function estimateSchemaPatterns(schema: unknown): number {
+  let total = 0;
+  walkSchema(schema, (node) => {
+    if (typeof node.pattern === "string") total += estimatePatternSize(node.pattern);
+    if (isObject(node.patternProperties)) for (const key of Object.keys(node.patternProperties)) total += estimatePatternSize(key);
+  });
+  return total;
+}
+
+export function describeProblems(problems: readonly SchemaProblem[]): string {
+  return problems.map((p) => `${p.path.length ? p.path.join("/") : "(root)"}: ${p.message}`).join("; ");
+}
+
+/** Validates `value` against `schema` (JSON Schema 2020-12), in time linear in the value's size. */
+export function validateJson(schema: Record<string, unknown>, value: unknown): JsonValidation {
+  const problems = checkSchema(schema);
+  if (problems.length > 0) return { valid: false, unusable: describeProblems(problems), errors: [] };
+
+  const run = new PatternRun(propertyNames(value));
+  const prepared = mapSchema(schema, (node) => run.rewrite(node)) as Record<string, unknown>;
+  let result: ReturnType<Validator["validate"]>;
+  run.install();
+  try {
+    result = new Validator(prepared as never, "2020-12", false).validate(value);
+  } catch (err) {
+    // A dangling $ref and the like: the schema's fault, said in its first line.
+    const message = err instanceof Error ? err.message : String(err);
+    return { valid: false, unusable: message.split("\n")[0]!.slice(0, 300), errors: [] };
+  } finally {
+    run.uninstall();
+  }
+  const errors = run.refusals();
+  if (result.valid && errors.length === 0) return { valid: true };
+  // The validator reports each failing keyword chain; its leaves are the useful lines.
+  const leaves = result.errors.filter(
+    (e) => !result.errors.some((other) => other !== e && other.instanceLocation.startsWith(e.instanceLocation) && other.keywordLocation.startsWith(e.keywordLocation + "/")),
+  );
+  for (const e of (leaves.length ? leaves : result.errors).slice(0, MAX_REPORTED_ERRORS)) {
+    errors.push(`${e.instanceLocation || "#"}: ${run.explain(e.error)}`);
+  }
+  return { valid: false, unusable: null, errors: errors.slice(0, MAX_REPORTED_ERRORS) };
+}
+
+/** Every property name anywhere in `value`: the only strings a `patternProperties` key is tested on. */
+function propertyNames(value: unknown): Set<string> {
+  const names = new Set<string>();
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (Array.isArray(item)) stack.push(...item);
+    else if (isObject(item)) {
+      for (const [key, sub] of Object.entries(item)) {
+        names.add(key);
+        stack.push(sub);
+      }
+    }
+  }
+  return names;
+}
+
+/** A name of our own in the validator's format table; a tenant's `format` never survives the rewrite. */
+const MARKER_PREFIX = "__platform_pattern_";
+
+interface Marker {
+  name: string;
+  pattern: CompiledPattern | null;
+  format: string | null;
+  check: ((value: string) => boolean) | undefined;
+  failures: Set<"too_long" | "pattern" | "format">;
+}
+
+/** One validation's rewrite: its markers, its matching budget, and what it had to refuse. */
+class PatternRun {
+  readonly #names: Set<string>;
+  readonly #markers: Marker[] = [];
+  readonly #rewrittenKeys = new Map<string, string>();
+  #work = 0;
+  #exhausted = false;
+  #longNames = false;
+
+  constructor(names: Set<string>) {
+    this.#names = names;
+  }
+
+  rewrite(node: Record<string, unknown>): Record<string, unknown> {
+    const pattern = typeof node.pattern === "string" ? this.#compiled(node.pattern) : null;
+    const format = typeof node.format === "string" ? node.format : null;
+    // Unknown formats are annotations only; known ones are checked by our table, never by name.
+    const check = format === null ? undefined : FORMATS.get(format);
+    delete node.pattern;
+    delete node.format;
+    if (pattern || check) {
+      const marker: Marker = { name: `${MARKER_PREFIX}${this.#markers.length}`, pattern, format, check, failures: new Set() };
+      this.#markers.push(marker);
+      node.format = marker.name;
+    }
+    if (isObject(node.patternProperties)) {
+      const rewritten: Record<string, unknown> = {};
+      Object.entries(node.patternProperties).forEach(([source, sub], index) => {
+        const key = this.#exactNames(this.#compiled(source), index);
+        this.#rewrittenKeys.set(key, source);
+        setOwn(rewritten, key, sub);
+      });
+      node.patternProperties = rewritten;
+    }
+    return node;
+  }
+
+  install(): void {
+    for (const marker of this.#markers) setOwn(formatTable as Record<string, unknown>, marker.name, (value: string) => this.#checkString(marker, value));
+  }
+
+  uninstall(): void {
+    for (const marker of this.#markers) delete (formatTable as Record<string, unknown>)[marker.name];
+  }
+
+  /** Checks that could not be made; each fails the validation whatever else was found. */
+  refusals(): string[] {
+    const lines: string[] = [];
+    if (this.#exhausted) lines.push(`#: the input is too large to check against the schema's patterns (at most ${MAX_PATTERN_WORK} steps of matching).`);
+    if (this.#longNames) lines.push(`#: a property name is longer than ${MAX_PATTERN_SUBJECT_CHARS} characters, the most checked against patternProperties.`);
+    return lines;
+  }
+
+  /** The validator's message in the schema's own terms: our names replaced by the tenant's. */
+  explain(message: string): string {
+    const marker = this.#markers.find((m) => message.includes(`"${m.name}"`));
+    if (marker) {
+      const parts: string[] = [];
+      if (marker.failures.has("too_long")) parts.push(`String is longer than ${MAX_PATTERN_SUBJECT_CHARS} characters, the most checked against a pattern or format.`);
+      if (marker.failures.has("pattern") && marker.pattern) parts.push(`String does not match pattern "${marker.pattern.source}".`);
+      if (marker.failures.has("format")) parts.push(`String does not match format "${marker.format}".`);
+      return parts.join(" ") || "String does not match the schema's pattern or format.";
+    }
+    for (const [key, source] of this.#rewrittenKeys) if (message.includes(key)) return message.replace(key, source);
+    return message;
+  }
+
+  #compiled(source: string): CompiledPattern {
+    const result = compilePattern(source);
+    // checkSchema ran first, so every pattern compiles; this guards a change in that order.
+    if (!result.ok) throw new Error(`pattern used before it was checked: ${result.problem}`);
+    return result.pattern;
+  }
+
+  #checkString(marker: Marker, value: string): boolean {
+    if (value.length > MAX_PATTERN_SUBJECT_CHARS) {
+      marker.failures.add("too_long");
+      return false;
+    }
+    if (marker.pattern && !this.#test(marker.pattern, value)) {
+      marker.failures.add("pattern");
+      return false;
+    }
+    if (marker.check && !marker.check(value)) {
+      marker.failures.add("format");
+      return false;
+    }
+    return true;
+  }
+
+  #test(pattern: CompiledPattern, subject: string): boolean {
+    this.#work += (subject.length + 1) * pattern.size;
+    if (this.#work > MAX_PATTERN_WORK) {
+      // Failing closed: a check not made is never taken for a match or a miss.
+      this.#exhausted = true;
+      return false;
+    }
+    return pattern.test(subject);
+  }
+
+  /**
+   * A native regex that matches exactly the input's property names that RE2 matched: literals
+   * in one anchored alternation, which the native engine runs without backtracking. The empty
+   * named group keeps keys distinct when two patterns match the same names.
+   */
+  #exactNames(pattern: CompiledPattern, index: number): string {
+    const matched: string[] = [];
+    for (const name of this.#names) {
+      if (name.length > MAX_PATTERN_SUBJECT_CHARS) this.#longNames = true;
+      else if (this.#test(pattern, name)) matched.push(literal(name));
+    }
+    const body = matched.length > 0 ? `^(?:${matched.join("|")})$` : "[]";
+    return `${body}(?<p${index}>)`;
+  }
+}
+
+/** `text` as a u-flag regex literal: letters and digits as they are, anything else as \u{…}. */
+function literal(text: string): string {
+  let out = "";
+  for (const ch of text) out += /^[A-Za-z0-9_]$/.test(ch) ? ch : `\\u{${ch.codePointAt(0)!.toString(16)}}`;
+  return out;
+}

@@ -1,0 +1,29 @@
+/**
+ * Every Durable Object name and stub, in one module. An Agent is addressed by tenant *and*
+ * session id, so a session id guessed or leaked from another tenant names a different, empty
+ * object; a tenant's index by its tenant id. The tenant always comes from the authenticated
+ * principal (or the session's own record), never from a raw path segment.
+ */
+
+/** The name of the one registry instance that lists every tenant. */
+export const TENANT_REGISTRY_NAME = "registry";
+
+export function agentObjectName(tenantId: string, sessionId: string): string {
+  return `${encodeURIComponent(tenantId)}/${encodeURIComponent(sessionId)}`;
+}
+
+export function tenantIndexName(tenantId: string): string {
+  return `tenant/${encodeURIComponent(tenantId)}`;
+}
+
+export function agentStub(env: Cloudflare.Env, tenantId: string, sessionId: string) {
+  return env.AGENT.get(env.AGENT.idFromName(agentObjectName(tenantId, sessionId)));
+}
+
+export function tenantIndexStub(env: Cloudflare.Env, tenantId: string) {
+  return env.TENANT_INDEX.get(env.TENANT_INDEX.idFromName(tenantIndexName(tenantId)));
+}
+
+export function tenantRegistryStub(env: Cloudflare.Env) {
+  return env.TENANT_REGISTRY.get(env.TENANT_REGISTRY.idFromName(TENANT_REGISTRY_NAME));
+}

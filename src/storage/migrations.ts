@@ -1,0 +1,63 @@
+/**
+ * Versioned migrations of Durable Object storage. Objects keep their SQLite across deploys, so
+ * every change to a table or to a stored shape is a numbered step that runs once per object.
+ * The version reached is kept in the object's own key-value storage; each step and its version
+ * bump commit together, so a crash between two steps leaves the object at a consistent version.
+ */
+
+/** The key-value entry that records how far an object's storage has been migrated. */
+export const SCHEMA_VERSION_KEY = "schema_version";
+
+export interface Migration {
+  /** 1, 2, 3, … with no gaps; a deployed step is never edited, only followed by a new one. */
+  version: number;
+  /** What the step changes, for logs and for reading the list. */
+  description: string;
+  /** Runs inside a synchronous transaction; it must not await. */
+  up(storage: DurableObjectStorage): void;
+}
+
+/** The version an object's storage is at; 0 for storage that was never migrated. */
+export function schemaVersion(storage: DurableObjectStorage): number {
+  return storage.kv.get<number>(SCHEMA_VERSION_KEY) ?? 0;
+}
+
+export function latestVersion(migrations: readonly Migration[]): number {
+  return migrations[migrations.length - 1]?.version ?? 0;
+}
+
+/**
+ * Brings `storage` up to the newest version and returns it. Storage written before versions were
+ * recorded reads as version 0: the first step of every list creates the original schema with
+ * `IF NOT EXISTS`, so on such storage it changes nothing and only records version 1.
+ *
+ * Storage at a version newer than the code (a rolled-back deploy) is left as it is: every step is
+ * additive, so older code still reads what it knows.
+ */
+export function migrate(storage: DurableObjectStorage, migrations: readonly Migration[]): number {
+  checkSequence(migrations);
+  let version = schemaVersion(storage);
+  for (const migration of migrations) {
+    if (migration.version <= version) continue;
+    storage.transactionSync(() => {
+      migration.up(storage);
+      storage.kv.put(SCHEMA_VERSION_KEY, migration.version);
+    });
+    version = migration.version;
+  }
+  return version;
+}
+
+/** A list with gaps or repeats is a programming error that must fail every test, not one object. */
+export function checkSequence(migrations: readonly Migration[]): void {
+  migrations.forEach((migration, index) => {
+    if (migration.version !== index + 1) {
+      throw new Error(`migration "${migration.description}" has version ${migration.version}, expected ${index + 1}`);
+    }
+  });
+}
+
+/** Runs the statements of a step in order. */
+export function execAll(sql: SqlStorage, statements: readonly string[]): void {
+  for (const statement of statements) sql.exec(statement);
+}

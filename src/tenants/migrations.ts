@@ -1,0 +1,116 @@
+/**
+ * Storage migrations of the tenant objects, oldest first (runner: src/storage/migrations.ts;
+ * layout: storage.md). Append a step for every change; never edit one. Times in SQL are integer
+ * milliseconds since the epoch, so ordering and expiry are numeric comparisons.
+ */
+import { execAll, type Migration } from "../storage/migrations";
+
+export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "sessions, removals, daily usage, run reservations, API keys, idempotency records",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS sessions (
+          id TEXT PRIMARY KEY,
+          created_by TEXT NOT NULL,
+          status TEXT NOT NULL,
+          stop_reason TEXT,
+          input_tokens INTEGER NOT NULL,
+          output_tokens INTEGER NOT NULL,
+          steps INTEGER NOT NULL,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL,
+          revision INTEGER NOT NULL
+        )`,
+        `CREATE INDEX IF NOT EXISTS sessions_by_created ON sessions (created_at, id)`,
+        `CREATE INDEX IF NOT EXISTS sessions_by_status ON sessions (status, created_at, id)`,
+        `CREATE INDEX IF NOT EXISTS sessions_by_creator ON sessions (created_by, created_at, id)`,
+        `CREATE TABLE IF NOT EXISTS removed_sessions (
+          id TEXT PRIMARY KEY,
+          removed_at INTEGER NOT NULL
+        )`,
+        `CREATE INDEX IF NOT EXISTS removed_sessions_by_time ON removed_sessions (removed_at)`,
+        `CREATE TABLE IF NOT EXISTS usage_daily (
+          day TEXT PRIMARY KEY,
+          input_tokens INTEGER NOT NULL DEFAULT 0,
+          output_tokens INTEGER NOT NULL DEFAULT 0,
+          steps INTEGER NOT NULL DEFAULT 0,
+          sessions_created INTEGER NOT NULL DEFAULT 0
+        )`,
+        `CREATE TABLE IF NOT EXISTS run_reservations (
+          session_id TEXT PRIMARY KEY,
+          expires_at INTEGER NOT NULL
+        )`,
+        `CREATE TABLE IF NOT EXISTS api_keys (
+          key_id TEXT PRIMARY KEY,
+          name TEXT NOT NULL,
+          scopes TEXT NOT NULL,
+          hash TEXT NOT NULL,
+          created_by TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          expires_at INTEGER,
+          revoked_at INTEGER,
+          last_used_at INTEGER
+        )`,
+        `CREATE INDEX IF NOT EXISTS api_keys_by_created ON api_keys (created_at, key_id)`,
+        `CREATE TABLE IF NOT EXISTS idempotency (
+          scope TEXT NOT NULL,
+          key TEXT NOT NULL,
+          body_hash TEXT NOT NULL,
+          status INTEGER,
+          body TEXT,
+          created_at INTEGER NOT NULL,
+          PRIMARY KEY (scope, key)
+        )`,
+        `CREATE INDEX IF NOT EXISTS idempotency_by_created ON idempotency (created_at)`,
+      ]),
+  },
+  {
+    version: 2,
+    description: "prompt-cache reads and writes counted per session and per day",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `ALTER TABLE sessions ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0`,
+        `ALTER TABLE sessions ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0`,
+        `ALTER TABLE usage_daily ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0`,
+        `ALTER TABLE usage_daily ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0`,
+      ]),
+  },
+  {
+    version: 3,
+    description: "run queue: sessions waiting for a run slot, in arrival order",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS run_queue (
+          session_id TEXT PRIMARY KEY,
+          queued_at INTEGER NOT NULL,
+          granted_at INTEGER
+        )`,
+        `CREATE INDEX IF NOT EXISTS run_queue_by_time ON run_queue (queued_at, session_id)`,
+      ]),
+  },
+  {
+    version: 4,
+    description: "event streams noted per session and API key, to close them on revocation or suspension",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS event_streams (
+          session_id TEXT NOT NULL,
+          key_id TEXT NOT NULL,
+          expires_at INTEGER NOT NULL,
+          PRIMARY KEY (session_id, key_id)
+        )`,
+        `CREATE INDEX IF NOT EXISTS event_streams_by_key ON event_streams (key_id, expires_at)`,
+        `CREATE INDEX IF NOT EXISTS event_streams_by_expiry ON event_streams (expires_at)`,
+      ]),
+  },
+];
+
+export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "tenants",
+    up: (storage) => execAll(storage.sql, [`CREATE TABLE IF NOT EXISTS tenants (tenant_id TEXT PRIMARY KEY, created_at INTEGER NOT NULL)`]),
+  },
+];

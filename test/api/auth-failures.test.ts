@@ -1,0 +1,130 @@
+/**
+ * Failed authentications per client address (`CF-Connecting-IP`): after
+ * `AUTH_FAILURES_PER_MINUTE` (60 here, the default) unverified requests get 429, valid
+ * credentials keep working, and bogus API keys stop reaching the tenant's index object.
+ */
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/api/app";
+import { AuthGuard } from "../../src/api/auth-guard";
+import { PROBLEM_TYPE_BASE } from "../../src/api/errors";
+import { generateApiKey } from "../../src/auth/api-keys";
+import type { Env } from "../../src/env";
+import { BASE_URL, callJson, readProblem } from "../support/api";
+import { bearer, freshTenant } from "../support/tokens";
+
+const LIMIT = 60;
+
+/** The real environment, counting how often a tenant index object is addressed. */
+function countingEnv(): { env: Env; indexCalls: () => number } {
+  let calls = 0;
+  const namespace = env.TENANT_INDEX;
+  const counted = new Proxy(namespace, {
+    get(target, property) {
+      if (property === "idFromName") {
+        return (name: string) => {
+          calls += 1;
+          return target.idFromName(name);
+        };
+      }
+      const value = Reflect.get(target, property) as unknown;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { env: { ...env, TENANT_INDEX: counted }, indexCalls: () => calls };
+}
+
+function randomAddress(): string {
+  const [a = 0, b = 0, c = 0] = crypto.getRandomValues(new Uint8Array(3));
+  return `10.${a}.${b}.${c}`;
+}
+
+async function realKey(tenantId: string): Promise<string> {
+  const res = await callJson("/v1/api-keys", "POST", { name: "backend", scopes: ["sessions:read"] }, await bearer({ tenantId, scopes: ["tenant:admin"] }));
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { key: string }).key;
+}
+
+/** A well-formed key for `tenantId` that was never stored. */
+async function bogusKey(tenantId: string): Promise<string> {
+  return (await generateApiKey(tenantId)).plaintext;
+}
+
+function setup() {
+  const app = createApp({ authGuard: new AuthGuard() });
+  const counting = countingEnv();
+  const get = (credential: string, address?: string) =>
+    app.request(
+      `${BASE_URL}/v1/tenant`,
+      { headers: { Authorization: credential.startsWith("Bearer ") ? credential : `Bearer ${credential}`, ...(address ? { "CF-Connecting-IP": address } : {}) } },
+      counting.env,
+    );
+  return { get, indexCalls: counting.indexCalls };
+}
+
+describe("failed authentications per client address", () => {
+  it(`answers 429 with Retry-After once an address has failed ${LIMIT} times in a minute`, async () => {
+    const { get } = setup();
+    const tenantId = freshTenant();
+    const address = randomAddress();
+    for (let i = 0; i < LIMIT; i++) {
+      const res = await get(await bogusKey(tenantId), address);
+      expect(res.status, `failure ${i + 1}`).toBe(401);
+    }
+    const limited = await get(await bogusKey(tenantId), address);
+    expect(limited.status).toBe(429);
+    const retryAfter = Number(limited.headers.get("Retry-After"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(await readProblem(limited)).toMatchObject({ type: `${PROBLEM_TYPE_BASE}rate_limited`, status: 429 });
+    // Any unverified credential, not only API keys.
+    expect((await get("Bearer not-a-token", address)).status).toBe(429);
+    // Another address is judged on its own.
+    expect((await get(await bogusKey(tenantId), randomAddress())).status).toBe(401);
+  });
+
+  it("keeps valid credentials from a blocked address working, and spares the tenant index bogus keys", async () => {
+    const { get, indexCalls } = setup();
+    const tenantId = freshTenant();
+    const address = randomAddress();
+    const key = await realKey(tenantId);
+    expect((await get(key, address)).status).toBe(200);
+    for (let i = 0; i <= LIMIT; i++) await get(await bogusKey(tenantId), address);
+
+    const before = indexCalls();
+    for (let i = 0; i < 20; i++) expect((await get(await bogusKey(tenantId), address)).status).toBe(429);
+    expect(indexCalls() - before).toBe(0);
+
+    expect((await get((await bearer({ tenantId, scopes: ["sessions:read"] })).Authorization, address)).status).toBe(200);
+    expect((await get(key, address)).status).toBe(200);
+    // A wrong secret for the verified key id is still looked up and still refused.
+    expect((await get(`${key.slice(0, -4)}AAAA`, address)).status).toBe(429);
+  });
+
+  it("holds a key first seen from a blocked address until the block lifts, but not from elsewhere", async () => {
+    const { get } = setup();
+    const tenantId = freshTenant();
+    const address = randomAddress();
+    const key = await realKey(tenantId);
+    for (let i = 0; i <= LIMIT; i++) await get(await bogusKey(tenantId), address);
+    expect((await get(key, address)).status).toBe(429);
+    expect((await get(key, randomAddress())).status).toBe(200);
+  });
+
+  it("does not count requests that carry no client address", async () => {
+    const { get } = setup();
+    const tenantId = freshTenant();
+    for (let i = 0; i < LIMIT + 10; i++) expect((await get(await bogusKey(tenantId))).status).toBe(401);
+  });
+
+  it("answers a repeated unknown key id without asking the tenant index again", async () => {
+    const { get, indexCalls } = setup();
+    const bogus = await bogusKey(freshTenant());
+    expect((await get(bogus)).status).toBe(401);
+    const afterFirst = indexCalls();
+    expect(afterFirst).toBe(1);
+    expect((await get(bogus)).status).toBe(401);
+    expect((await get(`${bogus.slice(0, -4)}BBBB`)).status).toBe(401);
+    expect(indexCalls()).toBe(afterFirst);
+  });
+});

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, DEFAULT_AUTH_FAILURES_PER_MINUTE, DEFAULT_MAX_TOKEN_AGE_SECONDS, parseConfig } from "../src/config";
+import type { Env } from "../src/env";
+
+const base = {} as Env;
+
+describe("parseConfig: authentication limits", () => {
+  it("defaults to a day of token lifetime, 60 failures a minute and no external platform admins", () => {
+    const { auth } = parseConfig(base);
+    expect(auth.maxTokenAgeSeconds).toBe(DEFAULT_MAX_TOKEN_AGE_SECONDS);
+    expect(DEFAULT_MAX_TOKEN_AGE_SECONDS).toBe(86_400);
+    expect(auth.failuresPerMinute).toBe(DEFAULT_AUTH_FAILURES_PER_MINUTE);
+    expect(DEFAULT_AUTH_FAILURES_PER_MINUTE).toBe(60);
+    expect(auth.externalPlatformAdmin).toBe(false);
+  });
+
+  it("reads the variables", () => {
+    const { auth } = parseConfig({
+      ...base,
+      AUTH_MAX_TOKEN_AGE_SECONDS: "3600",
+      AUTH_FAILURES_PER_MINUTE: "5",
+      AUTH_EXTERNAL_PLATFORM_ADMIN: "true",
+    });
+    expect(auth).toMatchObject({ maxTokenAgeSeconds: 3600, failuresPerMinute: 5, externalPlatformAdmin: true });
+  });
+
+  it.each([
+    ["AUTH_MAX_TOKEN_AGE_SECONDS", "60"],
+    ["AUTH_MAX_TOKEN_AGE_SECONDS", "forever"],
+    ["AUTH_MAX_TOKEN_AGE_SECONDS", "3600.5"],
+    ["AUTH_MAX_TOKEN_AGE_SECONDS", String(365 * 24 * 60 * 60)],
+    ["AUTH_FAILURES_PER_MINUTE", "0"],
+    ["AUTH_FAILURES_PER_MINUTE", "-1"],
+    ["AUTH_FAILURES_PER_MINUTE", "1e3"],
+    ["AUTH_EXTERNAL_PLATFORM_ADMIN", "yes"],
+  ])("refuses %s=%s at start-up", (name, value) => {
+    expect(() => parseConfig({ ...base, [name]: value })).toThrow(ConfigError);
+    expect(() => parseConfig({ ...base, [name]: value })).toThrow(name);
+  });
+});
+
+describe("parseConfig: CORS_ORIGINS", () => {
+  it("is empty by default and reads a JSON list of origins", () => {
+    expect(parseConfig(base).corsOrigins).toEqual([]);
+    expect(parseConfig({ ...base, CORS_ORIGINS: "[]" }).corsOrigins).toEqual([]);
+    expect(parseConfig({ ...base, CORS_ORIGINS: '["https://console.example.com", "http://localhost:5173"]' }).corsOrigins).toEqual([
+      "https://console.example.com",
+      "http://localhost:5173",
+    ]);
+  });
+
+  it.each([
+    ["not JSON", "https://console.example.com"],
+    ["not a list", '"https://console.example.com"'],
+    ["a wildcard", '["*"]'],
+    ["a path", '["https://console.example.com/app"]'],
+    ["a trailing slash", '["https://console.example.com/"]'],
+    ["another scheme", '["ftp://console.example.com"]'],
+    ["a non-string", "[42]"],
+  ])("refuses %s at start-up", (_what, value) => {
+    expect(() => parseConfig({ ...base, CORS_ORIGINS: value })).toThrow(/CORS_ORIGINS/);
+  });
+});

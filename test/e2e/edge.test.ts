@@ -1,0 +1,83 @@
+/**
+ * What only a real `wrangler dev` shows about the gateway's edge: a GET with a body arriving
+ * over HTTP, the API reference served from the Worker's static assets, and failed
+ * authentications counted by the Rate Limiting binding as wrangler runs it locally.
+ */
+import { request as httpRequest } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Stack, startStack } from "./support/stack";
+
+/** Far above the binding's own limit (60 a minute in wrangler.json), so only the binding blocks. */
+const IN_ISOLATE_LIMIT = "1000";
+const BINDING_LIMIT = 60;
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** A request written on a socket as given: Node's fetch will not send a GET with a body. */
+function rawRequest(base: string, method: string, path: string, body: string, headers: Record<string, string> = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}${path}`, { method, headers: { "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(body)), ...headers } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("the gateway behind a real wrangler dev", () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({ vars: { AUTH_FAILURES_PER_MINUTE: IN_ISOLATE_LIMIT } });
+  });
+  afterAll(async () => {
+    await stack?.dispose();
+  });
+
+  it("answers a GET with a body on every documented path with a 400 problem, not a 500", async () => {
+    const doc = (await (await fetch(`${stack.platform.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    const paths = Object.keys(doc.paths).map((template) => template.replace(/\{\w+\}/g, "sample"));
+    expect(paths.length).toBeGreaterThan(20);
+    for (const path of paths) {
+      const res = await rawRequest(stack.platform.url, "GET", path, '{"a":1}');
+      expect(res.status, `GET ${path}: ${res.body}`).toBe(400);
+      expect(res.headers["content-type"], path).toMatch(/^application\/problem\+json/);
+    }
+  });
+
+  it("serves /docs and its pinned script from the Worker, under a same-origin script policy", async () => {
+    const page = await fetch(`${stack.platform.url}/docs`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("Content-Security-Policy")).toContain("script-src 'self';");
+    const src = /<script src="([^"]+)"/.exec(await page.text())?.[1];
+    expect(src).toBe("/docs/assets/api-reference.js");
+    const script = await fetch(`${stack.platform.url}${src}`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get("Content-Type")).toMatch(/javascript/);
+    expect(await script.text()).toContain("`1.72.1`");
+  });
+
+  it("blocks an address through the Rate Limiting binding once it passes the binding's limit", async () => {
+    const address = "198.51.100.23";
+    const bogus = "Bearer ak_YWNtZQ.key_0123456789abcdef01234567.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    // The binding counts in windows aligned to the wall-clock minute: keep the run inside one.
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 10_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+    const statuses: number[] = [];
+    for (let i = 0; i <= BINDING_LIMIT; i++) {
+      const res = await fetch(`${stack.platform.url}/v1/tenant`, { headers: { Authorization: bogus, "CF-Connecting-IP": address } });
+      statuses.push(res.status);
+      await res.body?.cancel();
+    }
+    expect(statuses.slice(0, BINDING_LIMIT).every((status) => status === 401)).toBe(true);
+    expect(statuses[BINDING_LIMIT]).toBe(429);
+  });
+});

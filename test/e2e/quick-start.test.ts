@@ -1,0 +1,160 @@
+/**
+ * `npm start` as a newcomer uses it: one process brings up the mock model and the platform,
+ * prints tokens and `curl` lines, and the printed lines, run by bash as printed, take a session
+ * through a tool call, an approval and a client tool to its answer. Editing `.dev.vars`
+ * restarts the platform.
+ */
+import { execFile } from "node:child_process";
+import { appendFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { childEnv, freePort, LOOPBACK, makeTempDir, nodeBinary, PROJECT_ROOT, removeDir } from "./support/environment";
+import { relocatedConfig } from "./support/platform";
+import { type GroupChild, spawnGroup } from "./support/process-group";
+import { waitFor } from "./support/wait";
+
+const READY_TIMEOUT_MS = 120_000;
+const RUN_STEP_TIMEOUT_MS = 30_000;
+const READY_LINE = /The platform is ready on (http:\/\/\S+) \(/;
+
+const run = promisify(execFile);
+
+describe("npm start", () => {
+  let dir: string;
+  let dev: GroupChild;
+  let guide: string[];
+  let baseUrl: string;
+  let token: string;
+  const vars: Record<string, string> = {};
+
+  beforeAll(async () => {
+    dir = await makeTempDir("agent-platform-start");
+    // The project's config in a directory of its own, so `.dev.vars` (read beside the config)
+    // and the build output stay there; no provider key anywhere, so the mock must start.
+    await writeFile(join(dir, "wrangler.json"), await relocatedConfig());
+    const port = await freePort();
+    let inspectorPort = await freePort();
+    while (inspectorPort === port) inspectorPort = await freePort();
+    const env = childEnv({
+      CI: "true",
+      WRANGLER_REGISTRY_PATH: join(dir, "registry"),
+      WRANGLER_LOG_PATH: join(dir, "logs"),
+    });
+    delete env.ANTHROPIC_API_KEY;
+    dev = spawnGroup(
+      nodeBinary(),
+      [
+        join(PROJECT_ROOT, "scripts", "dev.mjs"),
+        ...["--config", join(dir, "wrangler.json"), "--ip", LOOPBACK, "--port", String(port)],
+        ...["--inspector-ip", LOOPBACK, "--inspector-port", String(inspectorPort), "--persist-to", join(dir, "state"), "--mock-port", "0"],
+      ],
+      { cwd: PROJECT_ROOT, env },
+    );
+    const output = await dev.waitForOutput((text) => READY_LINE.test(text) && text.includes("export ADMIN_TOKEN="), READY_TIMEOUT_MS);
+    baseUrl = READY_LINE.exec(output)![1]!;
+    guide = output
+      .split("\n")
+      .filter((line) => line.startsWith("  "))
+      .map((line) => line.trim());
+    token = /export TOKEN=(\S+)/.exec(output)![1]!;
+  });
+  afterAll(async () => {
+    await dev?.stop("SIGTERM");
+    if (dir) await removeDir(dir);
+  });
+
+  /** Runs a printed line with bash, with the variables the earlier lines set. */
+  async function step(prefix: string, capture?: "SESSION" | "CALL"): Promise<string> {
+    const line = guide.find((l) => l.startsWith(prefix));
+    expect(line, `a printed line starting with ${prefix}`).toBeDefined();
+    const setup = guide.filter((l) => l.startsWith("export ") || l.startsWith("BASE=") || l.startsWith("pick()"));
+    const known = Object.entries(vars).map(([name, value]) => `${name}='${value}'`);
+    const script = [...setup, ...known, line!, ...(capture ? [`printf '%s' "$${capture}"`] : [])].join("\n");
+    const { stdout } = await run("bash", ["-c", script], { cwd: dir, env: { PATH: process.env.PATH ?? "" } });
+    if (capture) {
+      expect(stdout, `${capture} from: ${line}`).toMatch(/^[A-Za-z0-9_-]+$/);
+      vars[capture] = stdout;
+    }
+    return stdout;
+  }
+
+  async function waitForStatus(status: string): Promise<void> {
+    await waitFor(
+      async () => {
+        const res = await fetch(`${baseUrl}/v1/sessions/${vars.SESSION}`, { headers: { authorization: `Bearer ${token}` } });
+        const session = (await res.json()) as { status: string };
+        return session.status === status ? session : undefined;
+      },
+      { timeoutMs: RUN_STEP_TIMEOUT_MS, intervalMs: 200, what: `session status ${status}` },
+    );
+  }
+
+  it("prints only what a newcomer needs: no engine warnings, no stack traces", () => {
+    const output = dev.output();
+    expect(output).toContain("the mock model runs on http://127.0.0.1:");
+    expect(output).not.toMatch(/EBADENGINE|ENOTFOUND|getaddrinfo|Unable to fetch|at \S+ \(node:/);
+  });
+
+  it("runs the printed curl lines: a tool call, an approval, a client tool, the answer", async () => {
+    await step("SESSION=", "SESSION");
+    await waitForStatus("waiting_approval");
+    expect(await step(`curl -s $BASE/v1/sessions/$SESSION/tool-calls -H`)).toContain('"name":"get_time","input":{"timezone":"Europe/Paris"},"status":"done"');
+    await step(`CALL=$(curl -s $BASE/v1/sessions/$SESSION/tool-calls -H "Authorization: Bearer $TOKEN" | pick 'v.data.find((c) => c.status === "waiting_approval")`, "CALL");
+    expect(await step("curl -s -X POST $BASE/v1/sessions/$SESSION/tool-calls/$CALL/approve")).toContain('"status":"running"');
+    await waitForStatus("waiting_tool_output");
+    await step(`CALL=$(curl -s $BASE/v1/sessions/$SESSION/tool-calls -H "Authorization: Bearer $TOKEN" | pick 'v.data.find((c) => c.status === "waiting_tool_output")`, "CALL");
+    await step("curl -s -X POST $BASE/v1/sessions/$SESSION/tool-calls/$CALL/output");
+    await waitForStatus("done");
+
+    const answer = await step("curl -s $BASE/v1/sessions/$SESSION/messages");
+    expect(answer).toContain("- get_time: ");
+    expect(answer).toContain("- lookup_order: webhook ok");
+    expect(answer).toContain("- confirm_with_customer: Yes, Friday is fine.");
+    expect(await step("curl -s $BASE/v1/admin/tenants")).toContain('"tenant_id":"dev"');
+  });
+
+  it("npm run demo shows a session live from its events stream, through a tool call to its answer", async () => {
+    const { stdout } = await run(nodeBinary(), ["scripts/demo.mjs", "--config", join(dir, "wrangler.json"), "--url", baseUrl], { cwd: PROJECT_ROOT, timeout: RUN_STEP_TIMEOUT_MS });
+    const lines = stdout.split("\n");
+    const at = (text: string) => lines.findIndex((line) => line.includes(text));
+    expect(at("[running]")).toBeGreaterThan(at("> What time is it"));
+    expect(at("tool call get_time")).toBeGreaterThan(at("[running]"));
+    expect(at("tool result get_time: ")).toBeGreaterThan(at("tool call get_time"));
+    expect(at("the customer answers")).toBeGreaterThan(at("[waiting_tool_output]"));
+    expect(at("[done: end_turn]")).toBeGreaterThan(at("the customer answers"));
+    // The streamed text, printed as it came, is the saved answer.
+    const answer = /^answer: ([\s\S]*?)\ndone \(end_turn\)/m.exec(stdout)?.[1];
+    expect(answer).toContain("- get_time: ");
+    expect(lines.slice(0, at("answer: ")).join("\n")).toContain(answer!);
+    expect(stdout).toMatch(/done \(end_turn\) in 3 model calls/);
+  });
+
+  it("mints tokens for any tenant and scope with npm run token; a tenant exists from its first use", async () => {
+    const mint = async (tenant: string, scope: string) =>
+      (await run(nodeBinary(), ["scripts/token.mjs", "--config", join(dir, "wrangler.json"), "--tenant", tenant, "--scope", scope], { cwd: PROJECT_ROOT })).stdout.trim();
+    const get = (path: string, credential: string) => fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${credential}` } });
+
+    const acme = await mint("acme", "sessions:read sessions:write");
+    const tenant = await get("/v1/tenant", acme);
+    expect(tenant.status).toBe(200);
+    expect(((await tenant.json()) as { tenant_id: string }).tenant_id).toBe("acme");
+
+    const readOnly = await mint("acme", "sessions:read");
+    const refused = await fetch(`${baseUrl}/v1/sessions`, { method: "POST", headers: { authorization: `Bearer ${readOnly}`, "content-type": "application/json" }, body: "{}" });
+    expect(refused.status).toBe(403);
+
+    const admin = await mint("ops", "platform:admin");
+    const tenants = (await (await get("/v1/admin/tenants", admin)).json()) as { data: { tenant_id: string }[] };
+    expect(tenants.data.map((t) => t.tenant_id)).toEqual(expect.arrayContaining(["acme", "dev"]));
+  });
+
+  it("restarts the platform when .dev.vars changes, and keeps the sessions", async () => {
+    const before = dev.output().length;
+    await appendFile(join(dir, ".dev.vars"), "MODEL_TIMEOUT_MS=60000\n");
+    await dev.waitForOutput((text) => text.slice(before).includes("The platform is ready again"), READY_TIMEOUT_MS);
+    expect(dev.output().slice(before)).toContain(".dev.vars changed: restarting the platform");
+    const res = await fetch(`${baseUrl}/v1/sessions/${vars.SESSION}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(((await res.json()) as { status: string }).status).toBe("done");
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * The stall attack: one tenant declares a tool whose input_schema holds a pattern with
+ * catastrophic backtracking (`^(a+)+$`), and its model calls the tool with a crafted input. On a
+ * backtracking engine the validation would run for hours inside the isolate that also serves
+ * every other tenant. Patterns run on RE2, so another tenant's requests keep answering at once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { say, waitForFinal } from "./support/scenario";
+import { type Stack, startStack, uniqueName } from "./support/stack";
+
+/** The other tenant must never wait longer than this for an answer, the attack going on. */
+const MAX_OTHER_TENANT_LATENCY_MS = 1_000;
+const RUN_TIMEOUT_MS = 30_000;
+/** About 2^60 backtracking steps on the native engine. */
+const CRAFTED_INPUT = "a".repeat(60) + "!";
+
+describe("one tenant's catastrophic pattern", () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await stack?.dispose();
+  });
+
+  it("does not stall another tenant's requests", async () => {
+    const attacker = await stack.client(uniqueName("attacker"));
+    const bystander = await stack.client(uniqueName("bystander"));
+    const attackerModel = stack.mock.model(uniqueName("model"));
+    const hook = stack.mock.hook(uniqueName("evil"));
+    const tool = {
+      type: "webhook" as const,
+      name: "evil",
+      description: "a tool whose input pattern backtracks",
+      input_schema: { type: "object", properties: { q: { type: "string", pattern: "^(a+)+$" } }, required: ["q"] },
+      url: hook.url,
+    };
+    // The attacker's model calls the tool with the crafted input three times over, then stops.
+    const call = (id: string) => ({ reply: { content: [{ type: "tool_use", id, name: "evil", input: { q: CRAFTED_INPUT } }] } });
+    await attackerModel.script(call("toolu_1"), call("toolu_2"), call("toolu_3"), say("gave up"));
+
+    const mine = await bystander.createSession({});
+
+    // The bystander keeps asking, one request after another, until the attack has played out.
+    const latencies: number[] = [];
+    let attackOver = false;
+    const bystanding = (async () => {
+      while (!attackOver) {
+        const started = performance.now();
+        // A request that times out counts with the time it waited, as a failure to answer.
+        await bystander.getSession(mine.id).catch(() => undefined);
+        latencies.push(performance.now() - started);
+      }
+    })();
+
+    const attack = await attacker.createSession({ input: "go", model: attackerModel.key, tools: [tool] });
+    const final = await waitForFinal(attacker, attack.id, RUN_TIMEOUT_MS).finally(() => {
+      attackOver = true;
+    });
+    await bystanding;
+
+    expect(final.status, stack.logs()).toBe("done");
+    const calls = await attacker.toolCalls(attack.id);
+    expect(calls.map((c) => c.output)).toEqual(Array(3).fill('invalid input: #/q: String does not match pattern "^(a+)+$".'));
+    expect(await hook.requests()).toHaveLength(0);
+
+    const worst = Math.max(...latencies);
+    expect(latencies.length).toBeGreaterThan(5);
+    expect(worst, `bystander latencies (ms): ${latencies.map((l) => l.toFixed(0)).join(", ")}`).toBeLessThan(MAX_OTHER_TENANT_LATENCY_MS);
+  });
+});

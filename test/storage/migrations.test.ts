@@ -1,0 +1,219 @@
+import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { AGENT_MIGRATIONS } from "../../src/agents/migrations";
+import type { AgentResult, Page, Step } from "../../src/agents/types";
+import { generateApiKey } from "../../src/auth/api-keys";
+import { agentStub, tenantIndexStub } from "../../src/objects";
+import { checkSequence, latestVersion, type Migration, migrate, SCHEMA_VERSION_KEY, schemaVersion } from "../../src/storage/migrations";
+import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
+import { AGENT_LAYOUT_V0, INDEX_LAYOUT_V0, INDEX_LAYOUT_V1, userTables, writeAgentV2, writeAgentV2WithEvents, writeLegacyAgent, writeLegacyIndex } from "../support/legacy-storage";
+import { estimateMessageTokens } from "../../src/agents/context/estimate";
+import type { RunState } from "../../src/agents/store";
+import { openSse } from "../support/agent-stream";
+import { createAndStart, messages, newTestSession, unwrap, waitForStatus } from "../support/agent-session";
+import { call } from "../support/api";
+import { freshTenant } from "../support/tokens";
+
+/** Storage of an Agent that was never created: an empty object to run migrations against. */
+function scratchObject() {
+  return agentStub(env, freshTenant("m"), `ses_${crypto.randomUUID().replaceAll("-", "")}`);
+}
+
+const notes: Migration[] = [
+  { version: 1, description: "notes", up: (s) => void s.sql.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)") },
+  { version: 2, description: "notes.author", up: (s) => void s.sql.exec("ALTER TABLE notes ADD COLUMN author TEXT NOT NULL DEFAULT ''") },
+];
+
+describe("the migration runner", () => {
+  it("applies each step once, in order, and records the version", async () => {
+    await runInDurableObject(scratchObject(), async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(0);
+      expect(migrate(state.storage, notes.slice(0, 1))).toBe(1);
+      state.storage.sql.exec("INSERT INTO notes (text) VALUES ('kept')");
+      expect(migrate(state.storage, notes)).toBe(2);
+      expect(migrate(state.storage, notes)).toBe(2); // nothing left to do: no error from a second ALTER
+      expect(state.storage.sql.exec("SELECT text, author FROM notes").toArray()).toEqual([{ text: "kept", author: "" }]);
+      expect(state.storage.kv.get(SCHEMA_VERSION_KEY)).toBe(2);
+    });
+  });
+
+  it("rolls a failing step back whole and keeps the version before it", async () => {
+    const failing: Migration = {
+      version: 2,
+      description: "half done",
+      up: (s) => {
+        s.sql.exec("ALTER TABLE notes ADD COLUMN author TEXT");
+        throw new Error("boom");
+      },
+    };
+    await runInDurableObject(scratchObject(), async (_instance, state) => {
+      migrate(state.storage, notes.slice(0, 1));
+      expect(() => migrate(state.storage, [notes[0]!, failing])).toThrow("boom");
+      expect(schemaVersion(state.storage)).toBe(1);
+      const columns = state.storage.sql.exec("SELECT name FROM pragma_table_info('notes')").toArray().map((row) => row.name);
+      expect(columns).toEqual(["id", "text"]);
+      expect(migrate(state.storage, notes)).toBe(2);
+    });
+  });
+
+  it("refuses a list with a gap or a repeat", () => {
+    expect(() => checkSequence([notes[1]!])).toThrow(/expected 1/);
+    expect(() => checkSequence([notes[0]!, notes[0]!])).toThrow(/expected 2/);
+    expect(() => checkSequence(AGENT_MIGRATIONS)).not.toThrow();
+    expect(() => checkSequence(TENANT_INDEX_MIGRATIONS)).not.toThrow();
+  });
+
+  it("leaves storage from a newer version as it is", async () => {
+    await runInDurableObject(scratchObject(), async (_instance, state) => {
+      migrate(state.storage, notes);
+      expect(migrate(state.storage, notes.slice(0, 1))).toBe(2);
+    });
+  });
+});
+
+describe("Agent storage written by an earlier version", () => {
+  it("is migrated on wake, and its session reads and runs as before", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeLegacyAgent(state.storage, t, AGENT_LAYOUT_V0));
+    await abortAllDurableObjects(); // the next call wakes the object with the new code's constructor
+    const session = unwrap(await t.stub.get());
+    expect(session).toMatchObject({ id: t.sessionId, status: "done", usage: { steps: 1 } });
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+    });
+    expect((await messages(t)).map((m) => m.content)).toEqual([
+      [{ type: "text", text: "hello" }],
+      [{ type: "text", text: "hi there" }],
+    ]);
+    await t.model.script({ reply: { content: [{ type: "text", text: "again" }] } });
+    unwrap(await t.stub.start("once more"));
+    await waitForStatus(t, ["done"]);
+    expect(await messages(t)).toHaveLength(4);
+    // The tables added since (steps) exist and are written.
+    const steps = unwrap((await t.stub.listSteps(0, 10)) as AgentResult<Page<Step>>);
+    expect(steps.data.map((step) => [step.kind, step.outcome])).toEqual([["model", "ok"]]);
+  });
+
+  it("at version 2 gets its token estimates, message kinds, cache counts and run's task, and runs with a window", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeAgentV2(state.storage, t));
+    await abortAllDurableObjects();
+    const session = unwrap(await t.stub.get());
+    expect(session).toMatchObject({ status: "done", queued_messages: 0, usage: { steps: 3, input_tokens: 30, cache_read_tokens: 0, cache_write_tokens: 0 } });
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+      const rows = state.storage.sql.exec("SELECT seq, kind, tokens, content FROM messages ORDER BY seq").toArray();
+      expect(rows.map((row) => row.kind)).toEqual(["input", "tool_use", "tool_result", "answer", "input", "answer"]);
+      for (const row of rows) expect(row.tokens).toBe(estimateMessageTokens(JSON.parse(String(row.content))));
+      const run = state.storage.kv.get<RunState>("run")!;
+      expect(run).toMatchObject({ run_start_seq: 5, token_ratio: 1, urgent_revision: 9 });
+      expect(userTables(state.storage)).toEqual(expect.arrayContaining(["summaries", "pending_messages"]));
+    });
+    // The next run is sent the session's task, the previous run's task and what fits, from the stored estimates.
+    await t.model.script({ reply: { content: [{ type: "text", text: "later" }] } });
+    unwrap(await t.stub.start("and the day after?"));
+    await waitForStatus(t, ["done"]);
+    const sent = (await t.model.requests())[0]!.body as { messages: unknown[] };
+    expect(JSON.stringify(sent.messages)).toContain("what time is it?");
+    expect(JSON.stringify(sent.messages)).toContain("and the day after?");
+  });
+
+  it("at version 2 keeps its event log: copies become references, and a replay shows the same events", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeAgentV2WithEvents(state.storage, t));
+    const before = await runInDurableObject(t.stub, (_i, state) => state.storage.sql.exec("SELECT id, type, data FROM events ORDER BY id").toArray());
+    await abortAllDurableObjects();
+
+    const replay = await openSse(t, { cursor: 0 });
+    await replay.untilClosed();
+    expect(replay.types()).toEqual(["status", "message", "message", "tool_call", "usage", "tool_result", "message", "message", "usage", "status", "end"]);
+    const after = await runInDurableObject(t.stub, (_i, state) => state.storage.sql.exec("SELECT id, type, data FROM events ORDER BY id").toArray());
+    expect(after.map((row) => row.id)).toEqual(before.map((row) => row.id));
+    for (const [n, row] of after.entries()) {
+      const old = JSON.parse(String(before[n]!.data)) as Record<string, unknown>;
+      const now = JSON.parse(String(row.data)) as Record<string, unknown>;
+      if (row.type === "message") expect(now).toEqual({ seq: old.seq });
+      else if (row.type === "tool_call" || row.type === "tool_result") expect(now).toEqual({ id: old.id, status: old.status });
+      else expect(now).toEqual(old);
+      // The replayed frame shows what the copy showed.
+      const frame = replay.stored()[n]!;
+      if (row.type === "message" || row.type === "status" || row.type === "usage") expect(frame.data).toEqual(old);
+      else expect(frame.data).toEqual({ id: old.id, name: old.name, step: old.step, input: old.input, status: old.status, output: old.output, is_error: old.is_error });
+    }
+  });
+
+  it("at version 2 gets the run_tools table on wake, and runs as before", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeAgentV2(state.storage, t));
+    await abortAllDurableObjects();
+    expect(unwrap(await t.stub.get())).toMatchObject({ id: t.sessionId, status: "done" });
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+      expect(userTables(state.storage)).toContain("run_tools");
+      expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM run_tools").one().n).toBe(0);
+    });
+    await t.model.script({ reply: { content: [{ type: "text", text: "again" }] } });
+    unwrap(await t.stub.start("once more"));
+    await waitForStatus(t, ["done"]);
+    expect(await messages(t)).toHaveLength(8);
+  });
+
+  it("a new session starts at the newest version", async () => {
+    const t = newTestSession();
+    await createAndStart(t, "hello");
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+    });
+  });
+});
+
+describe("TenantIndex storage", () => {
+  it("written by an earlier version is migrated on wake and keeps its rows", async () => {
+    const tenantId = freshTenant();
+    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => writeLegacyIndex(state.storage, tenantId, INDEX_LAYOUT_V0));
+    await abortAllDurableObjects();
+    const index = tenantIndexStub(env, tenantId);
+    const page = await index.listSessions(tenantId, { limit: 10 });
+    expect(page.data.map((s) => s.id)).toEqual(["ses_legacy"]);
+    await runInDurableObject(index, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
+      expect(userTables(state.storage)).toContain("event_streams");
+    });
+  });
+
+  it("at version 1 gets cache counts of zero and counts them from then on", async () => {
+    const tenantId = freshTenant();
+    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => writeLegacyIndex(state.storage, tenantId, INDEX_LAYOUT_V1));
+    await abortAllDurableObjects();
+    const index = tenantIndexStub(env, tenantId);
+    expect((await index.getSessionSummary(tenantId, "ses_legacy"))?.usage).toEqual({ steps: 1, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 });
+    const at = "2026-11-20T10:00:00.000Z";
+    await index.reportSession(tenantId, {
+      id: "ses_legacy",
+      created_by: "user-1",
+      status: "done",
+      stop_reason: "end_turn",
+      usage: { steps: 2, input_tokens: 20, output_tokens: 10, cache_read_tokens: 100, cache_write_tokens: 50 },
+      created_at: at,
+      updated_at: at,
+      revision: 4,
+    });
+    expect(await index.tokensToday(tenantId, Date.parse(at))).toBe(10 + 5 + 150);
+    await runInDurableObject(index, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
+    });
+  });
+
+  it("of a tenant named only by an unverified API key is never created", async () => {
+    const tenantId = freshTenant("ghost");
+    const { plaintext } = await generateApiKey(tenantId);
+    for (let i = 0; i < 3; i++) {
+      const response = await call("/v1/tenant", { headers: { Authorization: `Bearer ${plaintext}` } });
+      expect(response.status).toBe(401);
+    }
+    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => {
+      expect([...state.storage.kv.list()]).toEqual([]);
+      expect(userTables(state.storage)).toEqual([]);
+    });
+  });
+});

@@ -1,0 +1,231 @@
+/**
+ * Storage as earlier versions of the platform wrote it, for migration tests. Each layout is
+ * written with the SQL and key-value shapes of its version, byte for byte as that code left it,
+ * and never changed afterwards: a new version adds a new layout here.
+ */
+import type { TestSession } from "./agent-session";
+import { BUILTIN_DEFAULT_LIMITS } from "../../src/limits";
+
+export interface Layout {
+  statements: readonly string[];
+  /** The `schema_version` that version recorded; absent before versions were recorded. */
+  version?: number;
+}
+
+/** The Agent before versioned migrations: three tables, no `schema_version`. */
+export const AGENT_LAYOUT_V0: Layout = {
+  statements: [
+    `CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, role TEXT NOT NULL, content TEXT NOT NULL, created_at TEXT NOT NULL)`,
+    `CREATE TABLE IF NOT EXISTS tool_calls (id TEXT PRIMARY KEY, step INTEGER NOT NULL, message_seq INTEGER NOT NULL, position INTEGER NOT NULL, name TEXT NOT NULL, input TEXT NOT NULL, status TEXT NOT NULL, output TEXT, is_error INTEGER NOT NULL DEFAULT 0, reported INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, started_at TEXT, finished_at TEXT)`,
+    `CREATE INDEX IF NOT EXISTS tool_calls_open ON tool_calls (reported, message_seq, position)`,
+    `CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, data TEXT NOT NULL, created_at TEXT NOT NULL)`,
+  ],
+};
+
+/** The Agent at migration 2: the same tables, the version recorded, the run state with coalesced reports. */
+export const AGENT_LAYOUT_V2: Layout = { statements: AGENT_LAYOUT_V0.statements, version: 2 };
+
+/** The TenantIndex before versioned migrations. */
+export const INDEX_LAYOUT_V0: Layout = {
+  statements: [
+    `CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, created_by TEXT NOT NULL, status TEXT NOT NULL, stop_reason TEXT, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, steps INTEGER NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, revision INTEGER NOT NULL)`,
+    `CREATE INDEX IF NOT EXISTS sessions_by_created ON sessions (created_at, id)`,
+    `CREATE INDEX IF NOT EXISTS sessions_by_status ON sessions (status, created_at, id)`,
+    `CREATE INDEX IF NOT EXISTS sessions_by_creator ON sessions (created_by, created_at, id)`,
+    `CREATE TABLE IF NOT EXISTS removed_sessions (id TEXT PRIMARY KEY, removed_at INTEGER NOT NULL)`,
+    `CREATE INDEX IF NOT EXISTS removed_sessions_by_time ON removed_sessions (removed_at)`,
+    `CREATE TABLE IF NOT EXISTS usage_daily (day TEXT PRIMARY KEY, input_tokens INTEGER NOT NULL DEFAULT 0, output_tokens INTEGER NOT NULL DEFAULT 0, steps INTEGER NOT NULL DEFAULT 0, sessions_created INTEGER NOT NULL DEFAULT 0)`,
+    `CREATE TABLE IF NOT EXISTS run_reservations (session_id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)`,
+    `CREATE TABLE IF NOT EXISTS api_keys (key_id TEXT PRIMARY KEY, name TEXT NOT NULL, scopes TEXT NOT NULL, hash TEXT NOT NULL, created_by TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER, revoked_at INTEGER, last_used_at INTEGER)`,
+    `CREATE INDEX IF NOT EXISTS api_keys_by_created ON api_keys (created_at, key_id)`,
+    `CREATE TABLE IF NOT EXISTS idempotency (scope TEXT NOT NULL, key TEXT NOT NULL, body_hash TEXT NOT NULL, status INTEGER, body TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (scope, key))`,
+    `CREATE INDEX IF NOT EXISTS idempotency_by_created ON idempotency (created_at)`,
+  ],
+};
+
+/** The TenantIndex at migration 1: the same tables, the version recorded (no cache counts). */
+export const INDEX_LAYOUT_V1: Layout = { statements: INDEX_LAYOUT_V0.statements, version: 1 };
+
+const AT = "2026-11-20T10:00:00.000Z";
+
+/**
+ * A session of two runs as the version at migration 2 left it: a tool round trip, then a second
+ * user message answered, with no token estimates and a run state without cache counts.
+ */
+export function writeAgentV2(storage: DurableObjectStorage, t: TestSession): void {
+  const layout = AGENT_LAYOUT_V2;
+  for (const statement of layout.statements) storage.sql.exec(statement);
+  const rows: [string, unknown[]][] = [
+    ["user", [{ type: "text", text: "what time is it?" }]],
+    ["assistant", [{ type: "text", text: "checking" }, { type: "tool_use", id: "toolu_v2", name: "get_time", input: {} }]],
+    ["user", [{ type: "tool_result", tool_use_id: "toolu_v2", content: "noon" }]],
+    ["assistant", [{ type: "text", text: "it is noon" }]],
+    ["user", [{ type: "text", text: "and tomorrow?" }]],
+    ["assistant", [{ type: "text", text: "noon again" }]],
+  ];
+  for (const [role, content] of rows) storage.sql.exec("INSERT INTO messages (role, content, created_at) VALUES (?, ?, ?)", role, JSON.stringify(content), AT);
+  storage.sql.exec(
+    "INSERT INTO tool_calls (id, step, message_seq, position, name, input, status, output, is_error, reported, created_at) VALUES ('toolu_v2', 1, 2, 0, 'get_time', '{}', 'done', 'noon', 0, 1, ?)",
+    AT,
+  );
+  storage.kv.put("session", {
+    id: t.sessionId,
+    tenant_id: t.tenantId,
+    created_by: "user-1",
+    model: t.model.key,
+    system: null,
+    tools: [{ type: "builtin", name: "get_time" }],
+    limits: BUILTIN_DEFAULT_LIMITS,
+    context: { kept: "by an earlier caller" },
+    metadata: null,
+    created_at: AT,
+  });
+  storage.kv.put("run", {
+    status: "done",
+    generation: 2,
+    steps: 1,
+    attempts: 0,
+    error: null,
+    stop_reason: "end_turn",
+    usage: { steps: 3, input_tokens: 30, output_tokens: 15 },
+    revision: 9,
+    reported_revision: 9,
+    urgent_revision: 9,
+    last_report_at: Date.parse(AT),
+    report_failures: 0,
+    report_retry_at: 0,
+    next_attempt_at: 0,
+    updated_at: AT,
+  });
+  storage.kv.put("schema_version", layout.version);
+}
+
+/** A finished one-step session: a user message, the answer, its events and its run state. */
+export function writeLegacyAgent(storage: DurableObjectStorage, t: TestSession, layout: Layout): void {
+  for (const statement of layout.statements) storage.sql.exec(statement);
+  storage.sql.exec("INSERT INTO messages (role, content, created_at) VALUES ('user', ?, ?)", JSON.stringify([{ type: "text", text: "hello" }]), AT);
+  storage.sql.exec("INSERT INTO messages (role, content, created_at) VALUES ('assistant', ?, ?)", JSON.stringify([{ type: "text", text: "hi there" }]), AT);
+  storage.sql.exec("INSERT INTO events (type, data, created_at) VALUES ('status', ?, ?)", JSON.stringify({ status: "done", stop_reason: "end_turn", error: null }), AT);
+  storage.kv.put("session", {
+    id: t.sessionId,
+    tenant_id: t.tenantId,
+    created_by: "user-1",
+    model: t.model.key,
+    system: null,
+    tools: [],
+    limits: BUILTIN_DEFAULT_LIMITS,
+    context: null,
+    metadata: null,
+    created_at: AT,
+  });
+  storage.kv.put("run", {
+    status: "done",
+    generation: 1,
+    steps: 1,
+    attempts: 0,
+    error: null,
+    stop_reason: "end_turn",
+    usage: { steps: 1, input_tokens: 10, output_tokens: 5 },
+    revision: 4,
+    reported_revision: 4,
+    updated_at: AT,
+  });
+}
+
+/** A bound, registered index with one session row. */
+export function writeLegacyIndex(storage: DurableObjectStorage, tenantId: string, layout: Layout): void {
+  for (const statement of layout.statements) storage.sql.exec(statement);
+  if (layout.version !== undefined) storage.kv.put("schema_version", layout.version);
+  const at = Date.parse(AT);
+  storage.sql.exec(
+    "INSERT INTO sessions (id, created_by, status, stop_reason, input_tokens, output_tokens, steps, created_at, updated_at, revision) VALUES ('ses_legacy', 'user-1', 'done', 'end_turn', 10, 5, 1, ?, ?, 3)",
+    at,
+    at,
+  );
+  storage.kv.put("tenant_id", tenantId);
+  storage.kv.put("created_at", at);
+  storage.kv.put("registered", true);
+}
+
+/** Tables the code created (the runtime's own `_cf_` tables and SQLite's are left out). */
+export function userTables(storage: DurableObjectStorage): string[] {
+  return storage.sql
+    .exec("SELECT name FROM sqlite_master WHERE name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+    .toArray()
+    .map((row) => String(row.name));
+}
+
+/**
+ * Version 2 (before events referred to their rows): a finished two-step run whose `message`,
+ * `tool_call` and `tool_result` events hold whole copies of the message or call, as that
+ * version's event log stored them.
+ */
+export function writeAgentV2WithEvents(storage: DurableObjectStorage, t: TestSession): void {
+  // Events are dated now, so the log's age retention keeps them.
+  const AT = new Date().toISOString();
+  for (const statement of AGENT_LAYOUT_V0.statements) storage.sql.exec(statement);
+  const content = [
+    ["user", [{ type: "text", text: "what time is it?" }]],
+    ["assistant", [{ type: "tool_use", id: "toolu_legacy", name: "get_time", input: {} }]],
+    ["user", [{ type: "tool_result", tool_use_id: "toolu_legacy", content: "2026-11-20T10:00:00.000Z" }]],
+    ["assistant", [{ type: "text", text: "it is ten" }]],
+  ] as const;
+  const messages = content.map(([role, blocks], n) => {
+    storage.sql.exec("INSERT INTO messages (role, content, created_at) VALUES (?, ?, ?)", role, JSON.stringify(blocks), AT);
+    return { seq: n + 1, role, content: blocks, created_at: AT };
+  });
+  storage.sql.exec(
+    "INSERT INTO tool_calls (id, step, message_seq, position, name, input, status, output, is_error, reported, created_at, started_at, finished_at) VALUES ('toolu_legacy', 1, 2, 0, 'get_time', '{}', 'done', ?, 0, 1, ?, ?, ?)",
+    "2026-11-20T10:00:00.000Z",
+    AT,
+    AT,
+    AT,
+  );
+  const call = { id: "toolu_legacy", step: 1, name: "get_time", input: {}, status: "pending", output: null, is_error: false, created_at: AT, started_at: null, finished_at: null };
+  const finished = { ...call, status: "done", output: "2026-11-20T10:00:00.000Z", started_at: AT, finished_at: AT };
+  const usage1 = { steps: 1, input_tokens: 10, output_tokens: 5 };
+  const usage2 = { steps: 2, input_tokens: 20, output_tokens: 10 };
+  const events: [string, unknown][] = [
+    ["status", { status: "running", stop_reason: null, error: null }],
+    ["message", messages[0]],
+    ["message", messages[1]],
+    ["tool_call", call],
+    ["usage", usage1],
+    ["tool_result", finished],
+    ["message", messages[2]],
+    ["message", messages[3]],
+    ["usage", usage2],
+    ["status", { status: "done", stop_reason: "end_turn", error: null }],
+  ];
+  for (const [type, data] of events) storage.sql.exec("INSERT INTO events (type, data, created_at) VALUES (?, ?, ?)", type, JSON.stringify(data), AT);
+  storage.kv.put("session", {
+    id: t.sessionId,
+    tenant_id: t.tenantId,
+    created_by: "user-1",
+    model: t.model.key,
+    system: null,
+    tools: [{ type: "builtin", name: "get_time" }],
+    limits: BUILTIN_DEFAULT_LIMITS,
+    context: null,
+    metadata: null,
+    created_at: AT,
+  });
+  storage.kv.put("run", {
+    status: "done",
+    generation: 1,
+    steps: 2,
+    attempts: 0,
+    error: null,
+    stop_reason: "end_turn",
+    usage: usage2,
+    revision: 8,
+    reported_revision: 8,
+    urgent_revision: 0,
+    last_report_at: 0,
+    report_failures: 0,
+    report_retry_at: 0,
+    next_attempt_at: 0,
+    updated_at: AT,
+  });
+  storage.kv.put("schema_version", 2);
+}
