@@ -8,8 +8,8 @@
  *                                             with no Agent behind them, to fill a tenant's list
  *                                             fast (a real create costs ~17 ms of CPU here)
  */
-import { agentStub, tenantIndexStub } from "../../src/agents/naming";
-import type { AgentResult, Session } from "../../src/agents/types";
+import { agentStub, tenantIndexStub } from "../../src/objects";
+import { EMPTY_USAGE, type AgentResult, type Session } from "../../src/agents/types";
 import { newSessionId } from "../../src/api/sessions/ids";
 import type { Env } from "../../src/env";
 import platform from "../../src/index";
@@ -49,7 +49,7 @@ async function fillIndex(env: Env, tenantId: string, body: { count?: unknown; cr
     while (next < count) {
       next++;
       const now = new Date().toISOString();
-      const usage = { steps: 0, input_tokens: 0, output_tokens: 0 };
+      const usage = EMPTY_USAGE;
       const summary = { id: newSessionId(), created_by: body.created_by as string, status: "idle" as const, stop_reason: null, usage, created_at: now, updated_at: now, revision: 1 };
       await index.reportSession(tenantId, summary);
     }
