@@ -1,7 +1,8 @@
 /**
  * The Agent's working parts, shared by its control methods and its alarm: run-state updates,
  * the alarm, calls in flight, the event log, reports to the tenant index, and the settling of
- * tool calls. It holds no state of its own beyond what is rebuilt from storage on every wake.
+ * tool calls. It holds no state of its own beyond what is rebuilt from storage on every wake
+ * (the store keeps its reads for one synchronous stretch only: see kv-stretch.ts).
  *
  * Two rules live here rather than in each caller: every change a control or a unit makes ends
  * with `settle()` (the alarm set for what is due next, then the report the index is owed), and
@@ -113,7 +114,8 @@ export class AgentHost {
 
   /** True while the unit that started with `generation` may still save its result. */
   isCurrent(generation: number): boolean {
-    if (!this.session()) return false; // erased meanwhile
+    // Read from storage after every await (kv-stretch.ts), so a change made meanwhile counts.
+    if (!this.store.exists()) return false; // erased meanwhile
     const run = this.store.run();
     return run.generation === generation && run.status === "running";
   }
@@ -240,13 +242,13 @@ export class AgentHost {
    * loses) the next step; again after, since the report changed what is due.
    */
   async settle(): Promise<void> {
-    if (!this.session()) return;
+    if (!this.store.exists()) return;
     await this.syncAlarm();
     if (!shouldReport(this.store.run(), Date.now())) return;
     const ack = await this.reporter.send();
     // A start admitted just before its tenant was suspended, or a run the suspension sweep
     // missed, learns it here and stops; the final status is reported in turn.
-    if (ack?.suspended && this.session() && ACTIVE_STATUSES.includes(this.store.run().status)) {
+    if (ack?.suspended && this.store.exists() && ACTIVE_STATUSES.includes(this.store.run().status)) {
       this.cancelRun();
       await this.reporter.send();
     }
@@ -255,7 +257,7 @@ export class AgentHost {
 
   /** The alarm at or before the next wake `nextWakeAt` asks for, or none when nothing is due. */
   async syncAlarm(): Promise<void> {
-    if (!this.session()) return;
+    if (!this.store.exists()) return;
     const target = nextWakeAt(this.store.run(), Date.now(), { socketDeadline: this.events.streams.earliestSocketDeadline() });
     const current = await this.ctx.storage.getAlarm();
     if (target === null) {
