@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { tenantIndexStub } from "../../src/objects";
+import { TenantIndex } from "../../src/tenants/tenant-index";
 import type { ApiKeyRecord } from "../../src/auth/api-keys";
 import { exchangedKeyStillValid, rateBucket } from "../../src/api/middleware/authenticate";
 import { PROBLEM_TYPE_BASE } from "../../src/api/errors";
@@ -97,6 +98,24 @@ describe("authentication", () => {
     await expect
       .poll(async () => (await tenantIndexStub(env, tenantId).findApiKey(tenantId, created.key_id))?.last_used_at ?? null)
       .not.toBeNull();
+  });
+});
+
+describe("an API key's round trips to the tenant index", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("checks the key and admits the request in one call before answering", async () => {
+    const tenantId = freshTenant();
+    const created = await createKey(tenantId, ["sessions:read"]);
+    // The index runs in this isolate: its methods can be counted on the prototype.
+    const names = Object.getOwnPropertyNames(TenantIndex.prototype).filter((name) => name !== "constructor");
+    const spies = new Map(names.map((name) => [name, vi.spyOn(TenantIndex.prototype, name as keyof TenantIndex)]));
+    const res = await call("/v1/tenant", { headers: { Authorization: `Bearer ${created.key}` } });
+    expect(res.status).toBe(200);
+    const called = (name: string) => spies.get(name)!.mock.calls.length;
+    expect(called("admitApiKey")).toBe(1);
+    expect(called("findApiKey")).toBe(0);
+    expect(called("admitRequest")).toBe(0);
   });
 });
 
