@@ -42,7 +42,7 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
       log("info", "auth_failed", { request_id: c.var.requestId, reason: inUrl.reason, blocked });
       return refuse(c, guard, address, now);
     }
-    const keyAdmission: KeyAdmission = { keyId: null, admission: null };
+    const keyAdmission: KeyAdmission = { keyId: null, admission: null, lastUsedAt: null };
     const deps = guardedDeps(c.env, await authDeps(c.env, c.var.config), guard, blocked, now, keyAdmission);
     const result = await authenticateCredential(inUrl.kind === "token" ? inUrl.authorization : header, deps, now);
     if (!result.ok) {
@@ -79,7 +79,7 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     c.set("settings", admission.settings);
     enforceDeclaredLength(c, admission.limits.max_request_bytes);
 
-    if (principal.via === "api_key" && principal.keyId !== undefined) {
+    if (principal.via === "api_key" && principal.keyId !== undefined && lastUseDue(keyAdmission.lastUsedAt, now)) {
       const keyId = principal.keyId;
       inBackground(c, index.touchApiKey(principal.tenantId, keyId, now), "touch_api_key_failed");
     }
@@ -110,6 +110,8 @@ async function refuse(c: AppContext, guard: AuthGuard, address: string | null, n
 interface KeyAdmission {
   keyId: string | null;
   admission: Admission | null;
+  /** The key's `last_used_at` as stored before this request. */
+  lastUsedAt: string | null;
 }
 
 /**
@@ -127,6 +129,7 @@ function guardedDeps(env: Env, deps: AuthenticateDeps, guard: AuthGuard, address
       if (record === null) guard.noteUnknownKey(tenantId, keyId, now);
       admitted.keyId = keyId;
       admitted.admission = admission;
+      admitted.lastUsedAt = record?.last_used_at ?? null;
       return record;
     },
   };
@@ -160,6 +163,20 @@ export function rateBucket(principal: Principal): string {
 }
 
 const keyBucket = (keyId: string) => `key:${keyId}`;
+
+/**
+ * A key's `last_used_at` is recorded at most this often. Recording it on every request made
+ * each API-key request wait for a commit of the tenant index: an object's answers wait until
+ * its writes are durable, and the previous request's record was still being written.
+ */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Pure: whether this use of a key should be recorded (`lastUsedAt`: as stored, ISO, or null). */
+export function lastUseDue(lastUsedAt: string | null, now: number): boolean {
+  if (lastUsedAt === null) return true;
+  const last = Date.parse(lastUsedAt);
+  return Number.isNaN(last) || now - last >= LAST_USED_RESOLUTION_MS;
+}
 
 /** Pure: whether the key a token was exchanged from still stands (exists, not revoked, not expired). */
 export function exchangedKeyStillValid(record: ApiKeyRecord | null, principal: Principal, now: number): boolean {
