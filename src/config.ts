@@ -37,6 +37,11 @@ export interface Config {
   allowPrivateUrls: boolean;
   /** How long a model call may take before it is abandoned and retried. */
   modelTimeoutMs: number;
+  /**
+   * The factor on every delay of the status-webhook retry schedule (notifications/schedule.ts):
+   * 1 in production; tests set it lower to see hours of retries in seconds.
+   */
+  notifyRetryScale: number;
 }
 
 export class ConfigError extends Error {
@@ -88,7 +93,18 @@ export function parseConfig(env: Env): Config {
     defaultLimits: parseDefaultLimits(env.DEFAULT_LIMITS),
     allowPrivateUrls: parseBoolean("ALLOW_PRIVATE_URLS", env.ALLOW_PRIVATE_URLS),
     modelTimeoutMs: parseTimeout(env.MODEL_TIMEOUT_MS),
+    notifyRetryScale: parseScale("NOTIFY_RETRY_SCALE", env.NOTIFY_RETRY_SCALE),
   };
+}
+
+/** A factor in (0, 1]: a schedule may be shortened (tests), never lengthened or removed. */
+function parseScale(name: string, value: string | undefined): number {
+  if (value === undefined || value === "") return 1;
+  const scale = Number(value);
+  if (!/^\d*\.?\d+(e-?\d+)?$/i.test(value) || !Number.isFinite(scale) || scale <= 0 || scale > 1) {
+    throw new ConfigError(`${name} must be a number greater than 0 and at most 1`);
+  }
+  return scale;
 }
 
 function parseDefaultLimits(text: string | undefined): Limits {

@@ -41,6 +41,8 @@ export interface Env {
   ALLOW_PRIVATE_URLS?: string;
   /** Model call timeout in ms; at most (and by default) 110000. */
   MODEL_TIMEOUT_MS?: string;
+  /** Factor (0 < x ≤ 1) on the status-webhook retry delays; 1 by default, lower in tests only. */
+  NOTIFY_RETRY_SCALE?: string;
 }
 
 type PlatformEnv = Env;

@@ -11,6 +11,10 @@ import { type Config, loadConfig } from "../config";
 import { capLimits, type Limits } from "../limits";
 import { EventLog } from "./events/event-log";
 import { InflightCalls } from "./inflight";
+import { Outbox } from "./notify/outbox";
+import { notificationSession } from "./notify/snapshot";
+import { notificationFor } from "../notifications/event-type";
+import { earliestApprovalDeadline } from "./run/approval-expiry";
 import { shouldReport } from "./report/report-policy";
 import { Reporter } from "./report/reporter";
 import { nextWakeAt } from "./run/next-wake";
@@ -32,6 +36,7 @@ export class AgentHost {
   readonly store: AgentStore;
   readonly events: EventLog;
   readonly reporter: Reporter;
+  readonly outbox: Outbox;
   readonly inflight = new InflightCalls();
   #toolbox: Toolbox | undefined;
 
@@ -42,6 +47,7 @@ export class AgentHost {
     this.store = new AgentStore(ctx.storage);
     this.events = new EventLog(this.store, () => ctx.getWebSockets());
     this.reporter = new Reporter(this.store, env);
+    this.outbox = new Outbox(this.store, env);
   }
 
   get config(): Config {
@@ -76,6 +82,7 @@ export class AgentHost {
     const run = this.store.run();
     return {
       ...session,
+      notify_url: session.notify_url ?? null,
       status: run.status,
       stop_reason: run.stop_reason,
       error: run.error,
@@ -96,19 +103,25 @@ export class AgentHost {
   /**
    * Writes a change to the run state. Every change raises the revision the tenant index must
    * acknowledge; a status change is also a stored event and must be told to the index at once.
+   * A change that reaches a status tenants are notified of writes the notification to the outbox
+   * in the same transaction, so a crash keeps both or neither (see notifications/event-type.ts).
    */
   updateRun(patch: Partial<RunState>): RunState {
-    const before = this.store.run();
-    const after: RunState = { ...before, ...patch, revision: before.revision + 1, updated_at: this.nowIso() };
-    const statusChanged = after.status !== before.status || after.stop_reason !== before.stop_reason;
-    if (statusChanged) after.urgent_revision = after.revision;
-    // The next unit's queue time counts from the moment the run could go on.
-    if (after.status === "running" && before.status !== "running") after.ready_at = Date.now();
-    this.store.putRun(after);
-    if (statusChanged && FINAL_STATUSES.includes(after.status) && !FINAL_STATUSES.includes(before.status)) this.#logRunEnd(after);
-    if (statusChanged) this.emit("status", { status: after.status, stop_reason: after.stop_reason, error: after.error });
-    if (after.usage !== before.usage) this.emit("usage", after.usage);
-    return after;
+    return this.transaction(() => {
+      const before = this.store.run();
+      const after: RunState = { ...before, ...patch, revision: before.revision + 1, updated_at: this.nowIso() };
+      const statusChanged = after.status !== before.status || after.stop_reason !== before.stop_reason;
+      if (statusChanged) after.urgent_revision = after.revision;
+      // The next unit's queue time counts from the moment the run could go on.
+      if (after.status === "running" && before.status !== "running") after.ready_at = Date.now();
+      this.store.putRun(after);
+      const notification = notificationFor(before.status, after.status);
+      if (notification) this.outbox.record(notification, notificationSession(this.requireSession(), after, this.store.openToolCalls(), this.toolbox()));
+      if (statusChanged && FINAL_STATUSES.includes(after.status) && !FINAL_STATUSES.includes(before.status)) this.#logRunEnd(after);
+      if (statusChanged) this.emit("status", { status: after.status, stop_reason: after.stop_reason, error: after.error });
+      if (after.usage !== before.usage) this.emit("usage", after.usage);
+      return after;
+    });
   }
 
   #logRunEnd(run: RunState): void {
@@ -144,9 +157,24 @@ export class AgentHost {
 
   // ---- events ------------------------------------------------------------------------
 
-  /** Runs `fn` atomically; events it emits reach the sockets after the commit. */
+  #transactionDepth = 0;
+
+  /**
+   * Runs `fn` atomically; events it emits reach the sockets after the commit. When it owed a
+   * notification, the alarm is set for now before anything is awaited, so the write and the
+   * wake-up that hands it over are committed together: a crash right after the commit cannot
+   * keep the one and lose the other.
+   */
   transaction<T>(fn: () => T): T {
-    return this.events.transaction(fn);
+    this.#transactionDepth++;
+    let result: T;
+    try {
+      result = this.events.transaction(fn);
+    } finally {
+      this.#transactionDepth--;
+    }
+    if (this.#transactionDepth === 0 && this.outbox.takeUnarmed()) this.ctx.storage.setAlarm(Date.now()).catch(() => {});
+    return result;
   }
 
   emit(type: string, data: unknown): void {
@@ -157,27 +185,36 @@ export class AgentHost {
 
   /**
    * Sets the alarm for what is due next, then sends the report the index is owed if it is due
-   * now. The alarm comes first, so a slow or failing report never delays (or, with a crash,
-   * loses) the next step; again after, since the report changed what is due.
+   * now, then hands over owed notifications. The alarm comes first, so a slow or failing report
+   * never delays (or, with a crash, loses) the next step; again after, since both changed what
+   * is due.
    */
   async settle(): Promise<void> {
     if (!this.session()) return;
     await this.syncAlarm();
-    if (!shouldReport(this.store.run(), Date.now())) return;
-    const ack = await this.reporter.send();
-    // A start admitted just before its tenant was suspended, or a run the suspension sweep
-    // missed, learns it here and stops; the final status is reported in turn.
-    if (ack?.suspended && this.session() && ACTIVE_STATUSES.includes(this.store.run().status)) {
-      this.cancelRun();
-      await this.reporter.send();
+    let acted = false;
+    if (shouldReport(this.store.run(), Date.now())) {
+      acted = true;
+      const ack = await this.reporter.send();
+      // A start admitted just before its tenant was suspended, or a run the suspension sweep
+      // missed, learns it here and stops; the final status is reported in turn.
+      if (ack?.suspended && this.session() && ACTIVE_STATUSES.includes(this.store.run().status)) {
+        this.cancelRun();
+        await this.reporter.send();
+      }
     }
-    await this.syncAlarm();
+    if (this.session() && (await this.outbox.handOff()) !== "nothing_owed") acted = true;
+    if (acted) await this.syncAlarm();
   }
 
   /** The alarm at or before the next wake `nextWakeAt` asks for, or none when nothing is due. */
   async syncAlarm(): Promise<void> {
     if (!this.session()) return;
-    const target = nextWakeAt(this.store.run(), Date.now());
+    const now = Date.now();
+    const target = nextWakeAt(this.store.run(), now, {
+      notificationsDueAt: this.outbox.dueAt(now),
+      approvalDeadline: earliestApprovalDeadline(this.store.openToolCalls(), this.toolbox()),
+    });
     const current = await this.ctx.storage.getAlarm();
     if (target === null) {
       if (current !== null) await this.ctx.storage.deleteAlarm();

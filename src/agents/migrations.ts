@@ -78,4 +78,21 @@ export const AGENT_MIGRATIONS: readonly Migration[] = [
         )`,
       ]),
   },
+  {
+    version: 4,
+    description: "notification outbox; who decided a tool call that needed approval, when, and how",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS outbox (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          id TEXT NOT NULL UNIQUE,
+          type TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          session TEXT NOT NULL
+        )`,
+        `ALTER TABLE tool_calls ADD COLUMN decided_by TEXT`,
+        `ALTER TABLE tool_calls ADD COLUMN decided_at TEXT`,
+        `ALTER TABLE tool_calls ADD COLUMN decision TEXT`,
+      ]),
+  },
 ];

@@ -6,22 +6,29 @@
  * Tables
  *   messages   (seq PK autoincrement, role, content JSON content blocks, created_at)
  *   tool_calls (id PK = the model's tool_use id, step, message_seq, position, name, input JSON,
- *               status, output, is_error, reported 0|1, created_at, started_at, finished_at)
- *               `reported` = 1 once its tool_result message is written.
+ *               status, output, is_error, reported 0|1, created_at, started_at, finished_at,
+ *               decided_by, decided_at, decision)
+ *               `reported` = 1 once its tool_result message is written; the `decided_*` columns
+ *               are set when a call that needed approval is approved, denied or expires.
  *   events     (id PK autoincrement, type, data JSON, created_at)
  *   steps      (seq PK autoincrement, kind, started_at ms, ended_at ms, queued_ms, input_tokens,
  *               output_tokens, outcome): one row per unit of work, the newest `MAX_STORED_STEPS` kept
+ *   outbox     (seq PK autoincrement, id = event id, type, created_at, session JSON): status
+ *               notifications owed to the tenant index, written with the status change; deleted
+ *               once the index has them (notify/outbox.ts)
  * KV
  *   session         SessionInit + created_at (written once)
  *   run             RunState
+ *   outbox_retry    { failures, retry_at ms }: a failed hand-off of the outbox; absent when none failed
  *   schema_version  the last migration applied (src/agents/migrations.ts)
  * Storage is migrated when a session is created and on every wake of an existing one.
  */
+import type { Notification } from "../notifications/types";
 import { migrate } from "../storage/migrations";
 import type { IntPairCursor } from "../tenants/cursor";
 import { AGENT_MIGRATIONS } from "./migrations";
 import type { UnitKind, UnitOutcome } from "./run/next-unit";
-import type { ContentBlock, Message, Role, SessionInit, StopReason, SessionStatus, ToolCall, ToolCallStatus, Usage } from "./types";
+import type { ContentBlock, Message, Role, SessionInit, StopReason, SessionStatus, ToolCall, ToolCallDecision, ToolCallStatus, Usage } from "./types";
 
 export interface RunState {
   status: SessionStatus;
@@ -61,6 +68,15 @@ export interface RunState {
 
 export interface StoredSession extends SessionInit {
   created_at: string;
+}
+
+/** A notification owed to the tenant index: the notification without its tenant (the session's own). */
+export type OutboxEntry = Omit<Notification, "tenant_id">;
+
+/** Failed hand-offs of the outbox in a row, and when the next one may be tried (epoch ms). */
+export interface OutboxRetry {
+  failures: number;
+  retry_at: number;
 }
 
 
@@ -215,6 +231,11 @@ export class AgentStore {
     );
   }
 
+  /** Records who decided a call that waited for approval, and how. */
+  recordDecision(id: string, decidedBy: string | null, decision: ToolCallDecision, now: string): void {
+    this.storage.sql.exec("UPDATE tool_calls SET decided_by = ?, decided_at = ?, decision = ? WHERE id = ?", decidedBy, now, decision, id);
+  }
+
   markToolCallsReported(ids: string[]): void {
     for (const id of ids) this.storage.sql.exec("UPDATE tool_calls SET reported = 1 WHERE id = ?", id);
   }
@@ -253,6 +274,48 @@ export class AgentStore {
       }));
   }
 
+  // ---- the notification outbox (see notify/outbox.ts) -----------------------------------
+
+  appendOutbox(entry: OutboxEntry): void {
+    this.storage.sql.exec(
+      "INSERT INTO outbox (id, type, created_at, session) VALUES (?, ?, ?, ?)",
+      entry.id,
+      entry.type,
+      entry.created_at,
+      JSON.stringify(entry.session),
+    );
+  }
+
+  /** The oldest `limit` owed notifications, oldest first. */
+  outbox(limit: number): OutboxEntry[] {
+    return this.storage.sql
+      .exec<Row>("SELECT id, type, created_at, session FROM outbox ORDER BY seq LIMIT ?", limit)
+      .toArray()
+      .map((row) => ({
+        id: String(row.id),
+        type: String(row.type) as OutboxEntry["type"],
+        created_at: String(row.created_at),
+        session: JSON.parse(String(row.session)) as OutboxEntry["session"],
+      }));
+  }
+
+  outboxSize(): number {
+    return Number(this.storage.sql.exec("SELECT COUNT(*) AS n FROM outbox").one().n);
+  }
+
+  removeFromOutbox(ids: readonly string[]): void {
+    for (const id of ids) this.storage.sql.exec("DELETE FROM outbox WHERE id = ?", id);
+  }
+
+  outboxRetry(): OutboxRetry {
+    return this.storage.kv.get<OutboxRetry>("outbox_retry") ?? { failures: 0, retry_at: 0 };
+  }
+
+  putOutboxRetry(retry: OutboxRetry): void {
+    if (retry.failures === 0) this.storage.kv.delete("outbox_retry");
+    else this.storage.kv.put("outbox_retry", retry);
+  }
+
   appendEvent(type: string, data: unknown, now: string): number {
     const row = this.storage.sql
       .exec("INSERT INTO events (type, data, created_at) VALUES (?, ?, ?) RETURNING id", type, JSON.stringify(data), now)
@@ -282,5 +345,8 @@ function toToolCall(row: Row): ToolCall {
     created_at: String(row.created_at),
     started_at: row.started_at === null ? null : String(row.started_at),
     finished_at: row.finished_at === null ? null : String(row.finished_at),
+    decided_by: row.decided_by == null ? null : String(row.decided_by),
+    decided_at: row.decided_at == null ? null : String(row.decided_at),
+    decision: row.decision == null ? null : (String(row.decision) as ToolCallDecision),
   };
 }

@@ -52,6 +52,12 @@ export interface Message {
 export const TOOL_CALL_STATUSES = ["pending", "waiting_approval", "waiting_tool_output", "running", "done", "error"] as const;
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 
+/** How a call that needed approval was decided: by a person, or by its approval timeout. */
+export const TOOL_CALL_DECISIONS = ["approved", "denied", "expired"] as const;
+export type ToolCallDecision = (typeof TOOL_CALL_DECISIONS)[number];
+/** `decided_by` of a call whose approval expired: no principal decided it. */
+export const SYSTEM_DECIDER = "system";
+
 export interface ToolCall {
   id: string;
   step: number;
@@ -63,6 +69,10 @@ export interface ToolCall {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** The subject that approved or denied the call, or `system` when its approval expired; null if never decided. */
+  decided_by: string | null;
+  decided_at: string | null;
+  decision: ToolCallDecision | null;
 }
 
 export interface Usage {
@@ -71,9 +81,12 @@ export interface Usage {
   output_tokens: number;
 }
 
-/** A tool as a session declares it (see the contract's "Tools"). */
+/**
+ * A tool as a session declares it (see the contract's "Tools"). `approval_timeout_seconds`, only
+ * with `requires_approval`: a call not decided in time is denied as "approval expired".
+ */
 export type ToolSpec =
-  | { type: "builtin"; name: string; requires_approval?: boolean }
+  | { type: "builtin"; name: string; requires_approval?: boolean; approval_timeout_seconds?: number }
   | {
       type: "webhook";
       name: string;
@@ -81,6 +94,7 @@ export type ToolSpec =
       input_schema: Record<string, unknown>;
       url: string;
       requires_approval?: boolean;
+      approval_timeout_seconds?: number;
       at_most_once?: boolean;
     }
   | {
@@ -89,6 +103,7 @@ export type ToolSpec =
       description: string;
       input_schema: Record<string, unknown>;
       requires_approval?: boolean;
+      approval_timeout_seconds?: number;
     };
 
 /** What the gateway gives an Agent when it creates the session; fixed for its life. */
@@ -103,9 +118,15 @@ export interface SessionInit {
   limits: Limits;
   context: Record<string, unknown> | null;
   metadata: Record<string, string> | null;
+  /**
+   * Where this session's own status notifications go (every type), besides the tenant's
+   * endpoints. Absent in sessions created before notify URLs existed: read as null.
+   */
+  notify_url?: string | null;
 }
 
 export interface Session extends SessionInit {
+  notify_url: string | null;
   status: SessionStatus;
   stop_reason: StopReason | null;
   error: string | null;
@@ -139,7 +160,9 @@ export type AgentFailure =
   | { reason: "wrong_status"; action: "cancel" | "pause" | "resume"; status: SessionStatus }
   | { reason: "tool_call_not_waiting"; status: ToolCallStatus; expected: ToolCallStatus }
   /** Input or settings the gateway should have refused; `detail` is written for the caller. */
-  | { reason: "invalid"; detail: string };
+  | { reason: "invalid"; detail: string }
+  /** The tenant index could not be reached for something that must not be skipped (handing over owed notifications); try again. */
+  | { reason: "unavailable"; detail: string };
 export type AgentFailureReason = AgentFailure["reason"];
 export type AgentResult<T> = { ok: true; value: T } | ({ ok: false } & AgentFailure);
 

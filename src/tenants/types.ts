@@ -120,6 +120,13 @@ export interface ReleaseIdempotentInput {
   key: string;
 }
 
+/** Filters of a status-webhook endpoint's delivery log. */
+export interface DeliveryListInput extends PageInput {
+  status?: "pending" | "succeeded" | "failed" | null;
+}
+
+export type { NewWebhookEndpoint } from "./notifications/endpoint-store";
+
 export interface CancelResult {
   cancelled: number;
 }

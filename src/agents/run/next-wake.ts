@@ -1,7 +1,9 @@
 /**
  * When the Agent's alarm must next fire: the earliest of the next unit of a running session, a
- * queued session's next ask for a run slot, and the next report owed to the tenant index. Null: nothing is due, and the alarm is removed, so
- * an idle, waiting or finished session costs nothing. Pure.
+ * queued session's next ask for a run slot, the next report owed to the tenant index, the next
+ * hand-off of owed notifications, and the earliest approval deadline of a call waiting for one.
+ * Null: nothing is due, and the alarm is removed, so an idle, waiting or finished session costs
+ * nothing. Pure.
  */
 import { reportDueAt } from "../report/report-policy";
 import type { RunState } from "../store";
@@ -12,11 +14,22 @@ import type { RunState } from "../store";
  */
 export const QUEUED_POLL_MS = 30_000;
 
-export function nextWakeAt(run: RunState, now: number): number | null {
+/** What is due besides the run state itself; each absent or null when nothing of that kind is. */
+export interface WakeInputs {
+  /** When owed notifications are next handed to the tenant index (epoch ms). */
+  notificationsDueAt?: number | null;
+  /** The earliest time a call waiting for approval expires (epoch ms). */
+  approvalDeadline?: number | null;
+}
+
+export function nextWakeAt(run: RunState, now: number, inputs: WakeInputs = {}): number | null {
   const times: number[] = [];
   if (run.status === "running") times.push(Math.max(now, run.next_attempt_at));
   if (run.status === "queued") times.push(now + QUEUED_POLL_MS);
   const report = reportDueAt(run, now);
   if (report !== null) times.push(report);
+  if (inputs.notificationsDueAt != null) times.push(Math.max(now, inputs.notificationsDueAt));
+  // An expiry survives restarts because it is a time the alarm is set for, not a timer.
+  if (inputs.approvalDeadline != null) times.push(Math.max(now, inputs.approvalDeadline));
   return times.length === 0 ? null : Math.min(...times);
 }

@@ -14,6 +14,8 @@ import { webhookTool } from "./webhook";
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 /** More tools than this make a prompt no model handles well. */
 export const MAX_TOOLS_PER_SESSION = 64;
+/** The longest an approval may be waited for: a month, far past any review process. */
+export const MAX_APPROVAL_TIMEOUT_SECONDS = 30 * 24 * 60 * 60;
 
 /**
  * A Map, not an object literal: a tenant names the tool, and on a plain object `constructor`,
@@ -28,6 +30,17 @@ export type Toolbox = ReadonlyMap<string, Tool>;
 
 /** Checks a session's tool list; returns a readable problem, or null when it is valid. */
 export function checkToolSpecs(specs: readonly ToolSpec[]): string | null {
+  const listProblem = checkToolList(specs);
+  if (listProblem) return listProblem;
+  for (const [i, spec] of specs.entries()) {
+    const timeoutProblem = approvalTimeoutProblem(spec);
+    if (timeoutProblem) return `tools[${i}].${timeoutProblem}`;
+  }
+  return null;
+}
+
+/** The rules of the list as a whole: how many, unique names, known built-ins. */
+export function checkToolList(specs: readonly ToolSpec[]): string | null {
   if (specs.length > MAX_TOOLS_PER_SESSION) return `at most ${MAX_TOOLS_PER_SESSION} tools per session`;
   const seen = new Set<string>();
   for (const [i, spec] of specs.entries()) {
@@ -39,6 +52,20 @@ export function checkToolSpecs(specs: readonly ToolSpec[]): string | null {
     }
   }
   return null;
+}
+
+/** Pure: what is wrong with a tool's `approval_timeout_seconds`, or null (absent is fine). */
+export function approvalTimeoutProblem(spec: Pick<ToolSpec, "requires_approval" | "approval_timeout_seconds">): string | null {
+  const timeout = spec.approval_timeout_seconds;
+  if (timeout === undefined) return null;
+  if (!Number.isInteger(timeout) || timeout < 1 || timeout > MAX_APPROVAL_TIMEOUT_SECONDS) {
+    return `approval_timeout_seconds must be an integer from 1 to ${MAX_APPROVAL_TIMEOUT_SECONDS}`;
+  }
+  return spec.requires_approval === true ? null : "approval_timeout_seconds needs requires_approval: true";
+}
+
+function approvalTimeoutMs(spec: ToolSpec): number | null {
+  return spec.requires_approval === true && spec.approval_timeout_seconds !== undefined ? spec.approval_timeout_seconds * 1000 : null;
 }
 
 export function buildToolbox(specs: readonly ToolSpec[]): Toolbox {
@@ -55,6 +82,11 @@ export function toolDefinitions(toolbox: Toolbox): ToolDefinition[] {
 }
 
 function toTool(spec: ToolSpec): Tool | null {
+  const tool = baseTool(spec);
+  return tool && { ...tool, approvalTimeoutMs: approvalTimeoutMs(spec) };
+}
+
+function baseTool(spec: ToolSpec): Tool | null {
   switch (spec.type) {
     case "builtin": {
       const builtin = BUILTIN_TOOLS.get(spec.name);

@@ -18,7 +18,7 @@ import { newSessionId } from "./ids";
 import { resolveSessionLimits } from "./limits";
 import { admitRun, startWithSlot } from "./run-admission";
 import { CREATE_SESSION_EXAMPLE, CreateSessionRequestSchema, SessionSchema } from "./schemas";
-import { prepareSessionTools } from "./tool-specs";
+import { checkNotifyUrl, prepareSessionTools } from "./tool-specs";
 
 export const route = createRoute({
   method: "post",
@@ -56,6 +56,7 @@ export function buildSessionInit(id: string, principal: Principal, body: CreateS
     limits,
     context: body.context ?? null,
     metadata: body.metadata ?? null,
+    notify_url: body.notify_url ?? null,
   };
 }
 
@@ -68,15 +69,14 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const principal = c.var.principal;
 
   const resolved = resolveSessionLimits(c.var.limits, body.limits);
-  const tools = prepareSessionTools(body.tools ?? [], {
-    allowPrivateUrls: c.var.config.allowPrivateUrls,
-    webhookOrigins: c.var.settings.webhook_origins,
-  });
-  const errors = [...tools.errors, ...(resolved.ok ? [] : resolved.errors)];
+  const urlOptions = { allowPrivateUrls: c.var.config.allowPrivateUrls, webhookOrigins: c.var.settings.webhook_origins };
+  const tools = prepareSessionTools(body.tools ?? [], urlOptions);
+  const notifyUrl = body.notify_url == null ? null : checkNotifyUrl(body.notify_url, urlOptions);
+  const errors = [...tools.errors, ...(notifyUrl?.ok === false ? [notifyUrl.error] : []), ...(resolved.ok ? [] : resolved.errors)];
   if (errors.length > 0 || !resolved.ok) throw new ApiError("validation_failed", undefined, { errors });
 
   const id = newSessionId();
-  const init = buildSessionInit(id, principal, { ...body, tools: tools.tools }, resolved.limits, c.var.config.model);
+  const init = buildSessionInit(id, principal, { ...body, tools: tools.tools, notify_url: notifyUrl?.ok ? notifyUrl.url : null }, resolved.limits, c.var.config.model);
   const agent = new AgentClient(c.env, principal.tenantId, id);
   const create = () => agent.create(init, body.input ?? null);
   let session: Session;

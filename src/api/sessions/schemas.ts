@@ -3,12 +3,12 @@
  * the request bodies, and the path and query parameters. Caps on caller-given text are named
  * here with their units; the body limit bounds the request as a whole on top of them.
  */
-import { TOOL_CALL_STATUSES } from "../../agents/types";
+import { TOOL_CALL_DECISIONS, TOOL_CALL_STATUSES } from "../../agents/types";
 import { jsonDepth, MAX_JSON_DEPTH } from "../json-depth";
 import { MAX_PATTERN_SUBJECT_CHARS } from "../../json-schema/patterns";
 import { z } from "@hono/zod-openapi";
 import { MAX_INPUT_CHARS } from "../../agents/agent";
-import { MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "../../agents/tools/registry";
+import { MAX_APPROVAL_TIMEOUT_SECONDS, MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "../../agents/tools/registry";
 import { MAX_SUBJECT_LENGTH } from "../../auth/platform-keys";
 import { partialLimitsSchema } from "../../limits";
 import { decodeIntPairCursor, decodeTimeIdCursor } from "../../tenants/cursor";
@@ -97,12 +97,26 @@ const InputSchemaSchema = z
 
 const ToolDescriptionSchema = z.string().min(1).max(MAX_TOOL_DESCRIPTION_CHARS);
 const RequiresApprovalSchema = z.boolean().optional().openapi({ description: "Each call waits for an approve or deny first." });
+/** Shared by every tool type that can require approval. */
+export const ApprovalTimeoutSchema = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_APPROVAL_TIMEOUT_SECONDS)
+  .optional()
+  .openapi({
+    description:
+      "Only with `requires_approval`: a call not approved or denied within this many seconds of its creation is denied with the reason " +
+      '"approval expired" (`decision: "expired"`, `decided_by: "system"`), and the run goes on as after any deny.',
+    example: 3600,
+  });
 
 export const BuiltinToolSchema = z
   .object({
     type: z.literal("builtin"),
     name: ToolNameSchema.openapi({ description: "A built-in tool: `get_time` or `http_fetch`.", example: "get_time" }),
     requires_approval: RequiresApprovalSchema,
+    approval_timeout_seconds: ApprovalTimeoutSchema,
   })
   .strict()
   .openapi("BuiltinTool");
@@ -115,6 +129,7 @@ export const WebhookToolSchema = z
     input_schema: InputSchemaSchema,
     url: z.string().max(MAX_WEBHOOK_URL_CHARS).openapi({ description: "An https URL on the public internet.", example: "https://example.com/tools/lookup" }),
     requires_approval: RequiresApprovalSchema,
+    approval_timeout_seconds: ApprovalTimeoutSchema,
     at_most_once: z.boolean().optional().openapi({ description: "Never retried, even after a timeout or a 5xx." }),
   })
   .strict()
@@ -127,6 +142,7 @@ export const ClientToolSchema = z
     description: ToolDescriptionSchema,
     input_schema: InputSchemaSchema,
     requires_approval: RequiresApprovalSchema,
+    approval_timeout_seconds: ApprovalTimeoutSchema,
   })
   .strict()
   .openapi("ClientTool");
@@ -165,6 +181,7 @@ export const SessionSchema = z
     context: z.record(z.string(), z.unknown()).nullable(),
     usage: UsageSchema,
     metadata: z.record(z.string(), z.string()).nullable(),
+    notify_url: z.string().nullable().openapi({ description: "Where this session's status notifications also go; null when none." }),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   })
@@ -184,6 +201,17 @@ export const CreateSessionRequestSchema = z
     limits: SessionLimitsSchema.optional(),
     context: ContextSchema.nullable().optional(),
     metadata: MetadataSchema.nullable().optional(),
+    notify_url: z
+      .string()
+      .max(MAX_WEBHOOK_URL_CHARS)
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "An https URL that gets every status notification of this session (all five types), signed like webhook tools, besides the " +
+          "tenant's endpoints. Checked like a webhook tool's URL, and held to the tenant's `webhook_origins`.",
+        example: "https://shop.example.com/agent-events",
+      }),
   })
   .strict()
   .openapi("CreateSessionRequest");
@@ -251,6 +279,14 @@ export const ToolCallSchema = z
     created_at: TimestampSchema,
     started_at: TimestampSchema.nullable(),
     finished_at: TimestampSchema.nullable(),
+    decided_by: z.string().nullable().openapi({
+      description: 'Who approved or denied the call: the subject of the principal, or `"system"` when its approval expired (see `decision`). Null for a call that was never decided.',
+      example: "alice",
+    }),
+    decided_at: TimestampSchema.nullable().openapi({ description: "When the call was approved, denied or expired." }),
+    decision: z.enum(TOOL_CALL_DECISIONS).nullable().openapi("ToolCallDecision", {
+      description: "`approved`, `denied` (by a principal), `expired` (no decision within the tool's `approval_timeout_seconds`); null if never decided.",
+    }),
   })
   .openapi("ToolCall");
 

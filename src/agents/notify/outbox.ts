@@ -1,0 +1,84 @@
+/**
+ * The Agent's notification outbox. A status change that notifies writes its notification here in
+ * the same transaction as the change itself (`AgentHost.updateRun`), so no crash can keep one
+ * without the other. The tenant index delivers: the outbox is handed to it at the end of the
+ * control or unit that wrote it, a hand-off that fails is tried again from the alarm with backoff
+ * for as long as it takes, and an erase hands over whatever is still owed before the storage goes.
+ * The index ignores an event id it already has, so a hand-off repeated after a lost answer adds
+ * nothing.
+ */
+import { log } from "../../log";
+import { newEventId } from "../../notifications/ids";
+import { handoffRetryDelay } from "../../notifications/schedule";
+import type { NotificationSession, NotificationType } from "../../notifications/types";
+import { tenantIndexStub } from "../../objects";
+import type { AgentStore } from "../store";
+
+/** Notifications per hand-off call; a session rarely owes more than one or two. */
+export const HANDOFF_BATCH = 100;
+
+export type HandoffResult = "nothing_owed" | "not_due" | "handed_off" | "failed";
+
+export class Outbox {
+  constructor(
+    private readonly store: AgentStore,
+    private readonly env: Cloudflare.Env,
+  ) {}
+
+  /** Whether a notification was recorded since the last `takeUnarmed`, whose wake-up is not set yet. */
+  #unarmed = false;
+
+  /** Called inside the transaction of the status change that owes the notification. */
+  record(type: NotificationType, session: NotificationSession): void {
+    this.store.appendOutbox({ id: newEventId(), type, created_at: session.updated_at, session });
+    this.#unarmed = true;
+  }
+
+  /** True once after a `record`: the caller sets the alarm that hands the notification over. */
+  takeUnarmed(): boolean {
+    const unarmed = this.#unarmed;
+    this.#unarmed = false;
+    return unarmed;
+  }
+
+  /** When the next hand-off is due (epoch ms, at the earliest `now`), or null when nothing is owed. */
+  dueAt(now: number): number | null {
+    if (this.store.outboxSize() === 0) return null;
+    return Math.max(now, this.store.outboxRetry().retry_at);
+  }
+
+  /**
+   * Hands every owed notification to the tenant index if a hand-off is due (`force`: even during
+   * a backoff, as an erase must). A failure is recorded for a later try, never thrown.
+   */
+  async handOff(force = false): Promise<HandoffResult> {
+    let result: HandoffResult = "nothing_owed";
+    for (;;) {
+      const due = this.dueAt(Date.now());
+      if (due === null) return result;
+      if (!force && due > Date.now()) return "not_due";
+      const session = this.store.requireSession();
+      const entries = this.store.outbox(HANDOFF_BATCH);
+      try {
+        await tenantIndexStub(this.env, session.tenant_id).acceptNotifications(session.tenant_id, {
+          session_id: session.id,
+          notify_url: session.notify_url ?? null,
+          notifications: entries.map((entry) => ({ ...entry, tenant_id: session.tenant_id })),
+        });
+      } catch (error) {
+        if (!this.store.session()) return "failed"; // erased meanwhile: nothing left to record
+        const failures = this.store.outboxRetry().failures + 1;
+        const retryIn = handoffRetryDelay(failures);
+        log("warn", "notification_handoff_failed", { tenant_id: session.tenant_id, session_id: session.id, owed: this.store.outboxSize(), failures, retry_in_ms: retryIn, error: String(error) });
+        this.store.putOutboxRetry({ failures, retry_at: Date.now() + retryIn });
+        return "failed";
+      }
+      if (!this.store.session()) return "handed_off";
+      this.store.transaction(() => {
+        this.store.removeFromOutbox(entries.map((entry) => entry.id));
+        this.store.putOutboxRetry({ failures: 0, retry_at: 0 });
+      });
+      result = "handed_off";
+    }
+  }
+}
