@@ -6,8 +6,9 @@ import { generateApiKey } from "../../src/auth/api-keys";
 import { agentStub, tenantIndexStub } from "../../src/objects";
 import { checkSequence, latestVersion, type Migration, migrate, SCHEMA_VERSION_KEY, schemaVersion } from "../../src/storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
-import { AGENT_LAYOUT_V0, INDEX_LAYOUT_V0, userTables, writeLegacyAgent, writeLegacyIndex } from "../support/legacy-storage";
-import { createAndStart, messages, newTestSession, unwrap, waitForStatus } from "../support/agent-session";
+import { AGENT_LAYOUT_V0, INDEX_LAYOUT_V0, INDEX_LAYOUT_V2, userTables, writeLegacyAgent, writeLegacyIndex, writeWaitingAgentV3 } from "../support/legacy-storage";
+import { createAndStart, messages, newTestSession, toolCalls, unwrap, waitForStatus } from "../support/agent-session";
+import { mockHook, uniqueKey } from "../support/mock-client";
 import { call } from "../support/api";
 import { freshTenant } from "../support/tokens";
 
@@ -100,7 +101,52 @@ describe("Agent storage written by an earlier version", () => {
   });
 });
 
+describe("Agent storage written by version 3 (before notifications and decisions)", () => {
+  it("gets the outbox and the decision columns; its waiting call is approved, recorded and notified", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeWaitingAgentV3(state.storage, t));
+    const hook = mockHook(uniqueKey("receiver"));
+    const index = tenantIndexStub(env, t.tenantId);
+    const endpoint = await index.createWebhookEndpoint(t.tenantId, { url: hook.url, event_types: ["session.done"], description: null, created_by: "admin" });
+    expect(endpoint.ok).toBe(true);
+    await abortAllDurableObjects();
+
+    const before = unwrap(await t.stub.get());
+    expect(before).toMatchObject({ status: "waiting_approval", notify_url: null });
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+      expect(userTables(state.storage)).toContain("outbox");
+    });
+    expect((await toolCalls(t))[0]).toMatchObject({ id: "toolu_legacy", status: "waiting_approval", decided_by: null, decision: null });
+
+    await t.model.script({ reply: { content: [{ type: "text", text: "noon" }] } });
+    expect((await t.stub.approve("toolu_legacy", "carol")).ok).toBe(true);
+    await waitForStatus(t, ["done"]);
+    expect((await toolCalls(t))[0]).toMatchObject({ status: "done", decided_by: "carol", decision: "approved" });
+    const [request] = await hook.waitForRequests(1);
+    expect(request!.body).toMatchObject({ type: "session.done", session: { id: t.sessionId, status: "done" } });
+  });
+});
+
 describe("TenantIndex storage", () => {
+  it("written by version 2 (before status webhooks) gets the endpoint and delivery tables and keeps its rows", async () => {
+    const tenantId = freshTenant();
+    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => {
+      writeLegacyIndex(state.storage, tenantId, INDEX_LAYOUT_V2);
+      state.storage.kv.put(SCHEMA_VERSION_KEY, 2);
+    });
+    await abortAllDurableObjects();
+    const index = tenantIndexStub(env, tenantId);
+    expect((await index.listSessions(tenantId, { limit: 10 })).data.map((s) => s.id)).toEqual(["ses_legacy"]);
+    const created = await index.createWebhookEndpoint(tenantId, { url: "https://hooks.example.com/x", event_types: ["session.failed"], description: null, created_by: "admin" });
+    expect(created.ok).toBe(true);
+    expect((await index.listWebhookEndpoints(tenantId, { limit: 10 })).data).toHaveLength(1);
+    await runInDurableObject(index, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
+      expect(userTables(state.storage)).toEqual(expect.arrayContaining(["webhook_endpoints", "webhook_deliveries"]));
+    });
+  });
+
   it("written by an earlier version is migrated on wake and keeps its rows", async () => {
     const tenantId = freshTenant();
     await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => writeLegacyIndex(state.storage, tenantId, INDEX_LAYOUT_V0));

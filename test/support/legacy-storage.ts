@@ -38,6 +38,23 @@ export const INDEX_LAYOUT_V0: Layout = {
   ],
 };
 
+/** The Agent at version 3 (before the outbox and the decision columns): v0 plus the steps table. */
+export const AGENT_LAYOUT_V3: Layout = {
+  statements: [
+    ...AGENT_LAYOUT_V0.statements,
+    `CREATE TABLE IF NOT EXISTS steps (seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, started_at INTEGER NOT NULL, ended_at INTEGER NOT NULL, queued_ms INTEGER NOT NULL, input_tokens INTEGER, output_tokens INTEGER, outcome TEXT NOT NULL)`,
+  ],
+};
+
+/** The TenantIndex at version 2 (before status webhooks): v0 plus the run queue. */
+export const INDEX_LAYOUT_V2: Layout = {
+  statements: [
+    ...INDEX_LAYOUT_V0.statements,
+    `CREATE TABLE IF NOT EXISTS run_queue (session_id TEXT PRIMARY KEY, queued_at INTEGER NOT NULL, granted_at INTEGER)`,
+    `CREATE INDEX IF NOT EXISTS run_queue_by_time ON run_queue (queued_at, session_id)`,
+  ],
+};
+
 const AT = "2026-11-20T10:00:00.000Z";
 
 /** A finished one-step session: a user message, the answer, its events and its run state. */
@@ -92,4 +109,55 @@ export function userTables(storage: DurableObjectStorage): string[] {
     .exec("SELECT name FROM sqlite_master WHERE name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
     .toArray()
     .map((row) => String(row.name));
+}
+
+/**
+ * A session as version 3 left it while waiting for the approval of one `get_time` call: the
+ * history, the waiting call (no decision columns), the run state with coalesced reports, and
+ * `schema_version` 3. Its session settings have no `notify_url`.
+ */
+export function writeWaitingAgentV3(storage: DurableObjectStorage, t: TestSession): void {
+  for (const statement of AGENT_LAYOUT_V3.statements) storage.sql.exec(statement);
+  storage.sql.exec("INSERT INTO messages (role, content, created_at) VALUES ('user', ?, ?)", JSON.stringify([{ type: "text", text: "what time is it?" }]), AT);
+  storage.sql.exec(
+    "INSERT INTO messages (role, content, created_at) VALUES ('assistant', ?, ?)",
+    JSON.stringify([{ type: "tool_use", id: "toolu_legacy", name: "get_time", input: {} }]),
+    AT,
+  );
+  storage.sql.exec(
+    "INSERT INTO tool_calls (id, step, message_seq, position, name, input, status, created_at) VALUES ('toolu_legacy', 1, 2, 0, 'get_time', '{}', 'waiting_approval', ?)",
+    AT,
+  );
+  storage.kv.put("session", {
+    id: t.sessionId,
+    tenant_id: t.tenantId,
+    created_by: "user-1",
+    model: t.model.key,
+    system: null,
+    tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+    limits: BUILTIN_DEFAULT_LIMITS,
+    context: null,
+    metadata: null,
+    created_at: AT,
+  });
+  storage.kv.put("run", {
+    status: "waiting_approval",
+    generation: 1,
+    steps: 1,
+    attempts: 0,
+    error: null,
+    stop_reason: null,
+    usage: { steps: 1, input_tokens: 10, output_tokens: 5 },
+    revision: 4,
+    reported_revision: 4,
+    urgent_revision: 4,
+    last_report_at: 0,
+    report_failures: 0,
+    report_retry_at: 0,
+    next_attempt_at: 0,
+    ready_at: 0,
+    run_started_at: 0,
+    updated_at: AT,
+  });
+  storage.kv.put("schema_version", 3);
 }
