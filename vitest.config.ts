@@ -17,6 +17,8 @@ export default defineConfig({
               bindings: {
                 LLM_BASE_URL: inject("mockUrl"),
                 ANTHROPIC_API_KEY: "test-key",
+                OPENAI_BASE_URL: inject("mockUrl"),
+                OPENAI_API_KEY: "test-openai-key",
                 ALLOW_PRIVATE_URLS: "true",
                 // Short, so the timeout path is tested in seconds; production uses 110 s.
                 MODEL_TIMEOUT_MS: "3000",
@@ -24,6 +26,8 @@ export default defineConfig({
                 // is seen whole in seconds; production and wrangler.json keep the full one.
                 NOTIFY_RETRY_SCALE: "0.001",
                 AUTH_SIGNING_KEY: inject("signingKey"),
+                // One origin the CORS tests may call from; every other stays foreign.
+                CORS_ORIGINS: JSON.stringify(["https://console.example.com"]),
               },
             },
           })),

@@ -5,6 +5,7 @@
 import type { Env } from "./env";
 import { ACCESS_TOKEN_TTL_SECONDS } from "./auth/access-token";
 import { BUILTIN_DEFAULT_LIMITS, type Limits, MODEL_CALL_TIMEOUT_MS, partialLimitsSchema } from "./limits";
+import { canonicalModel, isModelAllowed, type CatalogEntry, type ModelCatalog } from "./agents/model/catalog";
 
 /** A day: long enough for any session-length access token, short enough that a leak expires. */
 export const DEFAULT_MAX_TOKEN_AGE_SECONDS = 24 * 60 * 60;
@@ -31,12 +32,16 @@ export interface Config {
     failuresPerMinute: number;
   };
   model: string;
+  /** The models sessions may choose (`MODELS`); null when it is not set: any model id. */
+  models: ModelCatalog;
   anthropic: { baseUrl: string; apiKey: string | undefined };
   openai: { baseUrl: string; apiKey: string | undefined };
   defaultLimits: Limits;
   allowPrivateUrls: boolean;
   /** How long a model call may take before it is abandoned and retried. */
   modelTimeoutMs: number;
+  /** Origins whose browser pages may call the API (CORS); empty: none. */
+  corsOrigins: readonly string[];
   /**
    * The factor on every delay of the status-webhook retry schedule (notifications/schedule.ts):
    * 1 in production; tests set it lower to see hours of retries in seconds.
@@ -59,6 +64,9 @@ export function loadConfig(env: Env): Config {
 }
 
 export function parseConfig(env: Env): Config {
+  const model = env.MODEL || "claude-sonnet-4-5";
+  const models = parseModels(env.MODELS);
+  if (!isModelAllowed(models, null, model)) throw new ConfigError(`MODEL "${model}" is not one of MODELS`);
   return {
     auth: {
       issuer: env.AUTH_ISSUER || "https://agents.local",
@@ -81,7 +89,8 @@ export function parseConfig(env: Env): Config {
         max: MAX_AUTH_FAILURES_PER_MINUTE,
       }),
     },
-    model: env.MODEL || "claude-sonnet-4-5",
+    model,
+    models,
     anthropic: {
       baseUrl: trimSlash(env.LLM_BASE_URL || "https://api.anthropic.com"),
       apiKey: env.ANTHROPIC_API_KEY || undefined,
@@ -93,8 +102,42 @@ export function parseConfig(env: Env): Config {
     defaultLimits: parseDefaultLimits(env.DEFAULT_LIMITS),
     allowPrivateUrls: parseBoolean("ALLOW_PRIVATE_URLS", env.ALLOW_PRIVATE_URLS),
     modelTimeoutMs: parseTimeout(env.MODEL_TIMEOUT_MS),
+    corsOrigins: parseOrigins("CORS_ORIGINS", env.CORS_ORIGINS),
     notifyRetryScale: parseScale("NOTIFY_RETRY_SCALE", env.NOTIFY_RETRY_SCALE),
   };
+}
+
+/** Origins a list may name at most; an allow-list longer than this is a wildcard in disguise. */
+export const MAX_CORS_ORIGINS = 100;
+
+/**
+ * A JSON list of origins, each exactly as a browser sends it in `Origin` (`https://host[:port]`,
+ * no path, no trailing slash). No wildcard: every origin allowed to call with a token is named.
+ */
+function parseOrigins(name: string, text: string | undefined): readonly string[] {
+  if (text === undefined || text.trim() === "") return [];
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ConfigError(`${name} is not valid JSON`);
+  }
+  if (!Array.isArray(json) || json.length > MAX_CORS_ORIGINS) throw new ConfigError(`${name} must be a JSON list of at most ${MAX_CORS_ORIGINS} origins`);
+  return json.map((origin: unknown) => {
+    if (typeof origin !== "string" || !isOrigin(origin)) {
+      throw new ConfigError(`${name}: ${JSON.stringify(origin)} is not an origin like "https://console.example.com"`);
+    }
+    return origin;
+  });
+}
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === value;
+  } catch {
+    return false;
+  }
 }
 
 /** A factor in (0, 1]: a schedule may be shortened (tests), never lengthened or removed. */
@@ -121,6 +164,37 @@ function parseDefaultLimits(text: string | undefined): Limits {
     throw new ConfigError(`DEFAULT_LIMITS is invalid at ${first?.path.join(".") || "(root)"}: ${first?.message}`);
   }
   return { ...BUILTIN_DEFAULT_LIMITS, ...parsed.data };
+}
+
+/** Entries of `MODELS`; a list this long is a mistake, not a catalog. */
+export const MAX_MODELS = 200;
+/** A model id, optionally provider-prefixed, optionally ending in `*` (any rest), or `*` alone. */
+export const MODEL_PATTERN = /^(\*|[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}\*?)$/;
+/** The largest context size an entry may state. */
+const MAX_CONTEXT_TOKENS = 100_000_000;
+
+/** `MODELS`: a JSON list of ids or patterns, or of `{ id, context_tokens? }`. */
+function parseModels(text: string | undefined): ModelCatalog {
+  if (text === undefined || text.trim() === "") return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ConfigError("MODELS is not valid JSON");
+  }
+  if (!Array.isArray(json) || json.length === 0 || json.length > MAX_MODELS) {
+    throw new ConfigError(`MODELS must be a list of 1 to ${MAX_MODELS} model ids`);
+  }
+  return json.map((item: unknown, i): CatalogEntry => {
+    const entry = typeof item === "string" ? { id: item } : (item as { id?: unknown; context_tokens?: unknown } | null);
+    const id = entry?.id;
+    if (typeof id !== "string" || !MODEL_PATTERN.test(id)) throw new ConfigError(`MODELS[${i}] is not a model id or pattern`);
+    const tokens = entry?.context_tokens;
+    if (tokens !== undefined && !(Number.isInteger(tokens) && (tokens as number) >= 1024 && (tokens as number) <= MAX_CONTEXT_TOKENS)) {
+      throw new ConfigError(`MODELS[${i}].context_tokens must be an integer from 1024 to ${MAX_CONTEXT_TOKENS}`);
+    }
+    return { pattern: canonicalModel(id), contextTokens: (tokens as number | undefined) ?? null };
+  });
 }
 
 function parseBoolean(name: string, value: string | undefined): boolean {

@@ -31,6 +31,8 @@ export interface Env {
   AUTH_FAILURES_PER_MINUTE?: string;
 
   MODEL?: string;
+  /** JSON list of the models sessions may choose (ids or `prefix*` patterns); unset: any. */
+  MODELS?: string;
   ANTHROPIC_API_KEY?: string;
   OPENAI_API_KEY?: string;
   LLM_BASE_URL?: string;
@@ -41,6 +43,8 @@ export interface Env {
   ALLOW_PRIVATE_URLS?: string;
   /** Model call timeout in ms; at most (and by default) 110000. */
   MODEL_TIMEOUT_MS?: string;
+  /** JSON list of origins allowed to call the API from a browser; default none. */
+  CORS_ORIGINS?: string;
   /** Factor (0 < x ≤ 1) on the status-webhook retry delays; 1 by default, lower in tests only. */
   NOTIFY_RETRY_SCALE?: string;
 }

@@ -12,6 +12,11 @@ export const MODEL_CALL_TIMEOUT_MS = 110_000;
  * about 92 s) ends in time; the remaining calls run in the next alarm.
  */
 export const UNIT_BUDGET_MS = 180_000;
+/**
+ * Messages that may wait for the next runs of one session (`if_running: enqueue`); each is a
+ * run of its own, so a longer queue is a batch job, not a conversation.
+ */
+export const MAX_QUEUED_MESSAGES = 20;
 /** A failing model call is tried this many times in all before the run fails. */
 export const MAX_ATTEMPTS = 5;
 /** First retry delay; doubled on each further attempt, with jitter. */

@@ -38,3 +38,26 @@ describe("parseConfig: authentication limits", () => {
     expect(() => parseConfig({ ...base, [name]: value })).toThrow(name);
   });
 });
+
+describe("parseConfig: CORS_ORIGINS", () => {
+  it("is empty by default and reads a JSON list of origins", () => {
+    expect(parseConfig(base).corsOrigins).toEqual([]);
+    expect(parseConfig({ ...base, CORS_ORIGINS: "[]" }).corsOrigins).toEqual([]);
+    expect(parseConfig({ ...base, CORS_ORIGINS: '["https://console.example.com", "http://localhost:5173"]' }).corsOrigins).toEqual([
+      "https://console.example.com",
+      "http://localhost:5173",
+    ]);
+  });
+
+  it.each([
+    ["not JSON", "https://console.example.com"],
+    ["not a list", '"https://console.example.com"'],
+    ["a wildcard", '["*"]'],
+    ["a path", '["https://console.example.com/app"]'],
+    ["a trailing slash", '["https://console.example.com/"]'],
+    ["another scheme", '["ftp://console.example.com"]'],
+    ["a non-string", "[42]"],
+  ])("refuses %s at start-up", (_what, value) => {
+    expect(() => parseConfig({ ...base, CORS_ORIGINS: value })).toThrow(/CORS_ORIGINS/);
+  });
+});

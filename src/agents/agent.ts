@@ -5,15 +5,18 @@
  * run at once.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { Limits } from "../limits";
-import { decodeIntPairCursor, encodeIntPairCursor } from "../tenants/cursor";
+import { type Limits, MAX_QUEUED_MESSAGES } from "../limits";
 import { log } from "../log";
+import { decodeIntPairCursor, encodeIntPairCursor } from "../tenants/cursor";
+import { decideContext, usesSummaries } from "./context/plan";
+import { openEventStream } from "./events/open-stream";
+import { CLOSE_CODES, requireStreamFilter, type StreamFilter } from "./events/streams";
 import { AgentHost, settleOutcome } from "./host";
 import type { RunState, StepRecord } from "./store";
 import { APPROVAL_EXPIRED, APPROVAL_EXPIRED_OUTPUT, expiredApprovals } from "./run/approval-expiry";
 import { nextUnit } from "./run/next-unit";
 import { runUnit } from "./run/units";
-import { checkToolSpecs } from "./tools/registry";
+import { checkToolSpecs, toolDefinitions } from "./tools/registry";
 import {
   ACTIVE_STATUSES,
   type AgentFailure,
@@ -28,6 +31,7 @@ import {
   SYSTEM_DECIDER,
   type ToolCall,
   type ToolCallStatus,
+  EMPTY_USAGE,
 } from "./types";
 
 export { CANCELLED_BEFORE_RESULT } from "./host";
@@ -43,6 +47,8 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     this.#host = new AgentHost(ctx, env);
+    // A watcher's keep-alive "ping" is answered by the runtime without waking the object.
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
     // On every wake: storage written by an older version is migrated first, and the alarm is
     // set for what is due (it may have been lost with a crash between a write and the alarm).
     void ctx.blockConcurrencyWhile(async () => {
@@ -63,7 +69,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       attempts: 0,
       error: null,
       stop_reason: null,
-      usage: { steps: 0, input_tokens: 0, output_tokens: 0 },
+      usage: { ...EMPTY_USAGE },
       revision: 1,
       reported_revision: 0,
       urgent_revision: 1,
@@ -73,6 +79,8 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       next_attempt_at: 0,
       ready_at: 0,
       run_started_at: 0,
+      run_start_seq: 0,
+      token_ratio: 1,
       updated_at: now,
     };
     this.#host.store.create({ ...init, created_at: now }, run);
@@ -93,6 +101,38 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     if (ACTIVE_STATUSES.includes(this.#host.store.run().status)) return { ok: false, reason: "run_going" };
     if (cap) this.#host.capLimits(cap);
     this.#startRun(input);
+    return this.#settled();
+  }
+
+  /**
+   * `if_running: enqueue`: the message waits and starts the next run as soon as the current one
+   * ends (done or failed; a cancel drops it). Refused when no run is going: the caller starts
+   * one instead, through the run admission that a start needs.
+   */
+  async enqueue(input: RunInput, cap: Limits | null = null): Promise<AgentResult<Session>> {
+    const host = this.#host;
+    if (!host.session()) return SESSION_NOT_FOUND;
+    const problem = checkInput(input);
+    if (problem) return { ok: false, reason: "invalid", detail: problem };
+    if (!ACTIVE_STATUSES.includes(host.store.run().status)) return { ok: false, reason: "run_not_going" };
+    if (host.store.queuedMessages() >= MAX_QUEUED_MESSAGES) return { ok: false, reason: "queue_full", max: MAX_QUEUED_MESSAGES };
+    if (cap) host.capLimits(cap);
+    host.store.enqueueMessage(toContent(input), host.nowIso());
+    return this.#settled();
+  }
+
+  /**
+   * `if_running: interrupt`: the current run stops exactly as a cancel would stop it, and a new
+   * run starts with the message, without the session ever showing `cancelled`.
+   */
+  async interrupt(input: RunInput, cap: Limits | null = null): Promise<AgentResult<Session>> {
+    const host = this.#host;
+    if (!host.session()) return SESSION_NOT_FOUND;
+    const problem = checkInput(input);
+    if (problem) return { ok: false, reason: "invalid", detail: problem };
+    if (!ACTIVE_STATUSES.includes(host.store.run().status)) return { ok: false, reason: "run_not_going" };
+    if (cap) host.capLimits(cap);
+    host.interruptRun(toContent(input));
     return this.#settled();
   }
 
@@ -226,31 +266,37 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     }
     if (!host.session()) return SESSION_NOT_FOUND; // erased by a concurrent call meanwhile
     this.#host.inflight.abortAll("erased");
-    for (const socket of this.ctx.getWebSockets()) socket.close(1000, "session erased");
+    this.#host.events.streams.close({ all: true }, CLOSE_CODES.ended, "session erased");
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     return { ok: true, value: null };
   }
 
+  /**
+   * Closes the event streams `filter` selects: called by the tenant index when an API key is
+   * revoked (`keyId`) or the tenant suspended (`all`). Returns how many were open.
+   */
+  async closeStreams(filter: StreamFilter, why: "credentials" | "suspended"): Promise<number> {
+    if (why !== "credentials" && why !== "suspended") throw new TypeError("why must be credentials or suspended");
+    const checked = requireStreamFilter(filter);
+    const code = why === "suspended" ? CLOSE_CODES.suspended : CLOSE_CODES.credentials;
+    const closed = this.#host.events.streams.close(checked, code, why === "suspended" ? "tenant suspended" : "credentials revoked");
+    if (closed > 0) await this.#host.syncAlarm();
+    return closed;
+  }
+
+  /** The event stream (`GET /v1/sessions/{id}/events`), asked for by the gateway only. */
   override async fetch(request: Request): Promise<Response> {
-    if (!this.#host.session()) return Response.json({ error: "not_found" }, { status: 404 });
-    if (request.headers.get("Upgrade")?.toLowerCase() === "websocket") {
-      const pair = new WebSocketPair();
-      this.ctx.acceptWebSocket(pair[1]);
-      pair[1].send(JSON.stringify({ type: "snapshot", data: this.#snapshot() }));
-      return new Response(null, { status: 101, webSocket: pair[0] });
-    }
-    if (request.method !== "GET") return Response.json({ error: "method_not_allowed" }, { status: 405 });
-    return Response.json(this.#snapshot());
+    return openEventStream(this.#host, request);
   }
 
   override async webSocketMessage(): Promise<void> {
-    // The stream is one-way; control goes through the REST API.
+    // The stream is one-way; control goes through the REST API ("ping" is answered without a wake).
   }
 
   override async webSocketClose(socket: WebSocket, code: number): Promise<void> {
     try {
-      socket.close(code === 1005 ? 1000 : code, "closing");
+      socket.close(code === 1005 || code === 1006 ? 1000 : code, "closing");
     } catch {
       // already closed
     }
@@ -259,6 +305,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   override async alarm(): Promise<void> {
     const host = this.#host;
     if (!host.session()) return;
+    host.events.streams.closeExpired(Date.now());
     await this.#expireApprovals();
     if (!host.session()) return;
     if (host.store.run().status === "queued") await this.#askForSlot();
@@ -268,15 +315,22 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     if (limits.max_tokens_per_day !== null && host.reporter.tenantTokensToday() === null && host.store.run().status === "running") {
       await host.reporter.send();
     }
+    const run = host.store.run();
     const unit = nextUnit({
-      run: host.store.run(),
+      run,
       openToolCalls: host.store.openToolCalls().length,
       limits,
       tenantTokensToday: host.reporter.tenantTokensToday(),
+      summaryDue: (maxTokens) => {
+        const session = host.requireSession();
+        if (!usesSummaries(session)) return false;
+        const inputs = { store: host.store, session, run, catalog: host.config.models, tools: toolDefinitions(host.toolbox()) };
+        return decideContext(inputs, maxTokens).kind === "summarize";
+      },
       now: Date.now(),
     });
     if (unit.kind === "finish") host.finishRun("done", unit.stopReason, null);
-    else if (unit.kind === "model" || unit.kind === "tools") await runUnit(host, unit);
+    else if (unit.kind === "model" || unit.kind === "tools" || unit.kind === "summary") await runUnit(host, unit);
     await host.settle();
   }
 
@@ -294,16 +348,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   }
 
   #startRun(input: RunInput): void {
-    const host = this.#host;
-    const content: ContentBlock[] = typeof input === "string" ? [{ type: "text", text: input }] : input;
-    host.transaction(() => {
-      const saved = host.store.appendMessage("user", content, host.nowIso());
-      const run = host.store.run();
-      host.updateRun({ status: "running", generation: run.generation + 1, steps: 0, attempts: 0, error: null, stop_reason: null, next_attempt_at: 0, run_started_at: Date.now() });
-      host.emit("message", saved);
-    });
-    const session = host.requireSession();
-    log("info", "run_started", { tenant_id: session.tenant_id, session_id: session.id, model: session.model });
+    this.#host.startRun(toContent(input));
   }
 
   /** Applies a decision on a waiting call (see `#applyDecision`), then settles. */
@@ -386,17 +431,6 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     if (!this.#host.session()) return SESSION_NOT_FOUND;
     return { ok: true, value: this.#host.view() };
   }
-
-  #snapshot() {
-    const session = this.#host.view();
-    return {
-      status: session.status,
-      stop_reason: session.stop_reason,
-      error: session.error,
-      usage: session.usage,
-      messages: this.#host.store.messages(),
-    };
-  }
 }
 
 export type { AgentFailure };
@@ -413,6 +447,10 @@ function toStep(row: StepRecord): Step {
     output_tokens: row.output_tokens,
     outcome: row.outcome,
   };
+}
+
+function toContent(input: RunInput): ContentBlock[] {
+  return typeof input === "string" ? [{ type: "text", text: input }] : input;
 }
 
 /** The length cap of one user message; longer input belongs in a file or a tool. */

@@ -10,6 +10,8 @@
 import { type Config, loadConfig } from "../config";
 import { capLimits, type Limits } from "../limits";
 import { EventLog } from "./events/event-log";
+import type { EmittedEvent } from "./events/frames";
+import { StreamHub } from "./events/streams";
 import { InflightCalls } from "./inflight";
 import { Outbox } from "./notify/outbox";
 import { notificationSession } from "./notify/snapshot";
@@ -17,13 +19,14 @@ import { notificationFor } from "../notifications/event-type";
 import { earliestApprovalDeadline } from "./run/approval-expiry";
 import { shouldReport } from "./report/report-policy";
 import { Reporter } from "./report/reporter";
+import type { ReportAck } from "../tenants/types";
 import { nextWakeAt } from "./run/next-wake";
 import { tenantIndexStub } from "../objects";
 import { AgentStore, type RunState, type StoredSession } from "./store";
 import { cutOutput } from "./tools/cut-output";
 import { buildToolbox, type Toolbox } from "./tools/registry";
 import { log } from "../log";
-import { ACTIVE_STATUSES, FINAL_STATUSES, type Session, type SessionStatus, type StopReason, type ToolCall, type ToolResultBlock } from "./types";
+import { ACTIVE_STATUSES, type ContentBlock, FINAL_STATUSES, type Session, type SessionStatus, type StopReason, type ToolCall, type ToolResultBlock } from "./types";
 
 export const CANCELLED_BEFORE_RESULT = "cancelled before it finished";
 
@@ -45,7 +48,7 @@ export class AgentHost {
     readonly env: Cloudflare.Env,
   ) {
     this.store = new AgentStore(ctx.storage);
-    this.events = new EventLog(this.store, () => ctx.getWebSockets());
+    this.events = new EventLog(this.store, new StreamHub(ctx));
     this.reporter = new Reporter(this.store, env);
     this.outbox = new Outbox(this.store, env);
   }
@@ -87,6 +90,9 @@ export class AgentHost {
       stop_reason: run.stop_reason,
       error: run.error,
       usage: run.usage,
+      // Sessions created before context settings existed stored none: they use `auto`.
+      context: session.context ?? { strategy: "auto" },
+      queued_messages: this.store.queuedMessages(),
       updated_at: run.updated_at,
     };
   }
@@ -137,21 +143,68 @@ export class AgentHost {
     });
   }
 
-  /** Ends the run with a final status. */
-  finishRun(status: "done" | "failed", stopReason: StopReason, error: string | null): void {
-    this.updateRun({ status, stop_reason: stopReason, error, attempts: 0, next_attempt_at: 0 });
+  /**
+   * Starts a run with a new user message: the message is saved, and the generation bumped so
+   * that nothing of an earlier run can still save. The message is the run's task, which every
+   * model call of the run is sent.
+   */
+  startRun(content: ContentBlock[]): void {
+    this.transaction(() => {
+      const saved = this.store.appendMessage("user", content, this.nowIso());
+      const run = this.store.run();
+      this.updateRun({
+        status: "running",
+        generation: run.generation + 1,
+        steps: 0,
+        attempts: 0,
+        error: null,
+        stop_reason: null,
+        next_attempt_at: 0,
+        run_start_seq: saved.seq,
+        run_started_at: Date.now(),
+      });
+      this.emit("message", saved);
+    });
+    const session = this.requireSession();
+    log("info", "run_started", { tenant_id: session.tenant_id, session_id: session.id, model: session.model });
   }
 
   /**
-   * Cancels the run: aborts the call in flight, gives every open call an error result, and
-   * bumps the generation so anything still returning is discarded.
+   * Ends the run with a final status. A message that waits in the queue (`if_running: enqueue`)
+   * then starts the next run at once, in the same transaction, so the session keeps its run slot.
+   */
+  finishRun(status: "done" | "failed", stopReason: StopReason, error: string | null): void {
+    this.transaction(() => {
+      this.updateRun({ status, stop_reason: stopReason, error, attempts: 0, next_attempt_at: 0 });
+      const next = this.store.dequeueMessage();
+      if (next) this.startRun(next);
+    });
+  }
+
+  /**
+   * Cancels the run: aborts the call in flight, gives every open call an error result, bumps
+   * the generation so anything still returning is discarded, and drops the queued messages.
    */
   cancelRun(): void {
     const run = this.store.run();
     this.inflight.abortAll("cancelled");
     this.transaction(() => {
       this.closeOpenCalls(CANCELLED_BEFORE_RESULT);
+      this.store.clearQueue();
       this.updateRun({ status: "cancelled", stop_reason: "cancelled", error: null, generation: run.generation + 1, attempts: 0, next_attempt_at: 0 });
+    });
+  }
+
+  /**
+   * Stops the run exactly as a cancel would (the call in flight aborted, open calls closed, a
+   * late answer never saved) and starts a new one with `content`, in one transaction: the
+   * session goes from its run to the next without ever being `cancelled`. Queued messages stay.
+   */
+  interruptRun(content: ContentBlock[]): void {
+    this.inflight.abortAll("interrupted");
+    this.transaction(() => {
+      this.closeOpenCalls(CANCELLED_BEFORE_RESULT);
+      this.startRun(content);
     });
   }
 
@@ -177,17 +230,20 @@ export class AgentHost {
     return result;
   }
 
-  emit(type: string, data: unknown): void {
-    this.events.append(type, data, this.nowIso());
+  /** Stores an event with the change being made (see `EventLog.append`). */
+  emit<T extends EmittedEvent["type"]>(type: T, data: Extract<EmittedEvent, { type: T }>["data"] | undefined): void {
+    // The row an event refers to always exists while the session does.
+    if (data === undefined) return;
+    this.events.append({ type, data } as EmittedEvent, this.nowIso());
   }
 
   // ---- the end of every control and unit ---------------------------------------------
 
   /**
    * Sets the alarm for what is due next, then sends the report the index is owed if it is due
-   * now, then hands over owed notifications. The alarm comes first, so a slow or failing report
-   * never delays (or, with a crash, loses) the next step; again after, since both changed what
-   * is due.
+   * now, with the notifications owed riding along; then hands over on their own any still owed
+   * (a retry). The alarm comes first, so a slow or failing report never delays (or, with a crash,
+   * loses) the next step; again after, since both changed what is due.
    */
   async settle(): Promise<void> {
     if (!this.session()) return;
@@ -195,16 +251,26 @@ export class AgentHost {
     let acted = false;
     if (shouldReport(this.store.run(), Date.now())) {
       acted = true;
-      const ack = await this.reporter.send();
+      const ack = await this.#report();
       // A start admitted just before its tenant was suspended, or a run the suspension sweep
       // missed, learns it here and stops; the final status is reported in turn.
       if (ack?.suspended && this.session() && ACTIVE_STATUSES.includes(this.store.run().status)) {
         this.cancelRun();
-        await this.reporter.send();
+        await this.#report();
       }
     }
     if (this.session() && (await this.outbox.handOff()) !== "nothing_owed") acted = true;
     if (acted) await this.syncAlarm();
+  }
+
+  /** One call to the index for the report and what the session owes it: one status change, one call. */
+  async #report(): Promise<ReportAck | null> {
+    const batch = this.outbox.batch();
+    const ack = await this.reporter.send(batch);
+    if (!batch || !this.session()) return ack;
+    if (ack?.notifications_taken) this.outbox.acknowledge(batch);
+    else this.outbox.failed(ack ? "the index refused the notifications" : "the report with the notifications failed");
+    return ack;
   }
 
   /** The alarm at or before the next wake `nextWakeAt` asks for, or none when nothing is due. */
@@ -212,6 +278,7 @@ export class AgentHost {
     if (!this.session()) return;
     const now = Date.now();
     const target = nextWakeAt(this.store.run(), now, {
+      socketDeadline: this.events.streams.earliestSocketDeadline(),
       notificationsDueAt: this.outbox.dueAt(now),
       approvalDeadline: earliestApprovalDeadline(this.store.openToolCalls(), this.toolbox()),
     });

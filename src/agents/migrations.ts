@@ -3,6 +3,8 @@
  * layout they build is described in store.ts). Append a step for every change; never edit one.
  */
 import { execAll, type Migration } from "../storage/migrations";
+import { estimateMessageTokens, messageKind } from "./context/estimate";
+import type { ContentBlock, Role } from "./types";
 
 export const AGENT_MIGRATIONS: readonly Migration[] = [
   {
@@ -63,6 +65,50 @@ export const AGENT_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
+    description:
+      "messages.tokens and messages.kind, filled for stored messages; summaries; pending_messages; " +
+      "run state: cache usage counts, run_start_seq, token_ratio",
+    up: (storage) => {
+      execAll(storage.sql, [
+        `ALTER TABLE messages ADD COLUMN tokens INTEGER NOT NULL DEFAULT 0`,
+        `ALTER TABLE messages ADD COLUMN kind TEXT NOT NULL DEFAULT 'input'`,
+        `CREATE TABLE IF NOT EXISTS summaries (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          first_seq INTEGER NOT NULL,
+          last_seq INTEGER NOT NULL,
+          content TEXT NOT NULL,
+          tokens INTEGER NOT NULL,
+          created_at TEXT NOT NULL
+        )`,
+        `CREATE TABLE IF NOT EXISTS pending_messages (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          content TEXT NOT NULL,
+          created_at TEXT NOT NULL
+        )`,
+      ]);
+      // Each stored message is read once here, so no fit ever has to parse it again.
+      let lastInput = 0;
+      for (const row of storage.sql.exec("SELECT seq, role, content FROM messages ORDER BY seq").toArray()) {
+        const role = String(row.role) as Role;
+        const content = JSON.parse(String(row.content)) as ContentBlock[];
+        const kind = messageKind(role, content);
+        if (kind === "input") lastInput = Number(row.seq);
+        storage.sql.exec("UPDATE messages SET tokens = ?, kind = ? WHERE seq = ?", estimateMessageTokens(content), kind, row.seq);
+      }
+      const run = storage.kv.get<Record<string, unknown>>("run");
+      if (!run) return;
+      const usage = (run.usage ?? {}) as Record<string, unknown>;
+      storage.kv.put("run", {
+        ...run,
+        usage: { ...usage, cache_read_tokens: Number(usage.cache_read_tokens ?? 0), cache_write_tokens: Number(usage.cache_write_tokens ?? 0) },
+        // Each run started with one user input, so the newest input began the current run.
+        run_start_seq: lastInput,
+        token_ratio: 1,
+      });
+    },
+  },
+  {
+    version: 4,
     description: "steps: the timing and outcome of each unit of work",
     up: (storage) =>
       execAll(storage.sql, [
@@ -79,7 +125,17 @@ export const AGENT_MIGRATIONS: readonly Migration[] = [
       ]),
   },
   {
-    version: 4,
+    version: 5,
+    description: "events refer to their message ({ seq }) or tool call ({ id, status }) instead of holding a copy",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `UPDATE events SET data = json_object('seq', json_extract(data, '$.seq')) WHERE type = 'message'`,
+        `UPDATE events SET data = json_object('id', json_extract(data, '$.id'), 'status', json_extract(data, '$.status'))
+         WHERE type IN ('tool_call', 'tool_result')`,
+      ]),
+  },
+  {
+    version: 6,
     description: "notification outbox; who decided a tool call that needed approval, when, and how",
     up: (storage) =>
       execAll(storage.sql, [

@@ -4,13 +4,23 @@
  * is written until the session is created, so an id that was never created leaves no trace.
  *
  * Tables
- *   messages   (seq PK autoincrement, role, content JSON content blocks, created_at)
+ *   messages   (seq PK autoincrement, role, content JSON content blocks, created_at,
+ *               tokens = the estimate of the message (context/estimate.ts), kind = input |
+ *               tool_result | answer | tool_use; both computed once, when it is saved)
+ *   summaries  (id PK autoincrement, first_seq, last_seq = the messages it stands for, content,
+ *               tokens, created_at); the newest row is the session's summary, each one extending
+ *               the one before
+ *   pending_messages (id PK autoincrement, content JSON content blocks, created_at): messages
+ *               posted with `if_running: enqueue`, oldest first; each starts a run in turn
  *   tool_calls (id PK = the model's tool_use id, step, message_seq, position, name, input JSON,
  *               status, output, is_error, reported 0|1, created_at, started_at, finished_at,
  *               decided_by, decided_at, decision)
  *               `reported` = 1 once its tool_result message is written; the `decided_*` columns
  *               are set when a call that needed approval is approved, denied or expires.
- *   events     (id PK autoincrement, type, data JSON, created_at)
+ *   events     (id PK autoincrement, type, data JSON, created_at): the event log, replayed by
+ *              id (the primary key is the replay index). `data` holds small events whole and
+ *              messages and tool calls as references ({ seq } / { id, status }); ids are never
+ *              reused, so a cursor stays meaningful after pruning (events/retention.ts).
  *   steps      (seq PK autoincrement, kind, started_at ms, ended_at ms, queued_ms, input_tokens,
  *               output_tokens, outcome): one row per unit of work, the newest `MAX_STORED_STEPS` kept
  *   outbox     (seq PK autoincrement, id = event id, type, created_at, session JSON): status
@@ -21,11 +31,14 @@
  *   run             RunState
  *   outbox_retry    { failures, retry_at ms }: a failed hand-off of the outbox; absent when none failed
  *   schema_version  the last migration applied (src/agents/migrations.ts)
+ *   events_pruned_through  every event up to this id was pruned (absent: none)
  * Storage is migrated when a session is created and on every wake of an existing one.
  */
 import type { Notification } from "../notifications/types";
 import { migrate } from "../storage/migrations";
 import type { IntPairCursor } from "../tenants/cursor";
+import { estimateMessageTokens, type MessageKind, messageKind } from "./context/estimate";
+import type { MessageMeta } from "./context/window";
 import { AGENT_MIGRATIONS } from "./migrations";
 import type { UnitKind, UnitOutcome } from "./run/next-unit";
 import type { ContentBlock, Message, Role, SessionInit, StopReason, SessionStatus, ToolCall, ToolCallDecision, ToolCallStatus, Usage } from "./types";
@@ -63,7 +76,20 @@ export interface RunState {
   ready_at: number;
   /** Epoch ms when the current (or last) run started, for its duration in the logs (0: unknown). */
   run_started_at: number;
+  /** The seq of the current run's first user message, which every model call is sent (0: none). */
+  run_start_seq: number;
+  /** The provider's input count over the estimate at the last call, ≥ 1 (see `calibratedRatio`). */
+  token_ratio: number;
   updated_at: string;
+}
+
+export interface StoredSummary {
+  id: number;
+  first_seq: number;
+  last_seq: number;
+  content: string;
+  tokens: number;
+  created_at: string;
 }
 
 export interface StoredSession extends SessionInit {
@@ -151,9 +177,17 @@ export class AgentStore {
     }
   }
 
+  /** Saves a message with its token estimate and kind, computed here once for every later fit. */
   appendMessage(role: Role, content: ContentBlock[], now: string): Message {
     const row = this.storage.sql
-      .exec("INSERT INTO messages (role, content, created_at) VALUES (?, ?, ?) RETURNING seq", role, JSON.stringify(content), now)
+      .exec(
+        "INSERT INTO messages (role, content, created_at, tokens, kind) VALUES (?, ?, ?, ?, ?) RETURNING seq",
+        role,
+        JSON.stringify(content),
+        now,
+        estimateMessageTokens(content),
+        messageKind(role, content),
+      )
       .one();
     return { seq: Number(row.seq), role, content, created_at: now };
   }
@@ -163,6 +197,86 @@ export class AgentStore {
       .exec("SELECT seq, role, content, created_at FROM messages WHERE seq > ? ORDER BY seq LIMIT ?", after, limit)
       .toArray()
       .map(toMessage);
+  }
+
+  /** Messages from `fromSeq` on and the ones named in `alsoSeqs`, oldest first. */
+  messagesForWindow(fromSeq: number | null, alsoSeqs: readonly number[]): Message[] {
+    const start = fromSeq ?? Number.MAX_SAFE_INTEGER;
+    const extra = alsoSeqs.length ? ` OR seq IN (${alsoSeqs.map(() => "?").join(", ")})` : "";
+    return this.storage.sql
+      .exec(`SELECT seq, role, content, created_at FROM messages WHERE seq >= ?${extra} ORDER BY seq`, start, ...alsoSeqs)
+      .toArray()
+      .map(toMessage);
+  }
+
+  /** Messages with `fromSeq <= seq <= toSeq`, oldest first. */
+  messageRange(fromSeq: number, toSeq: number): Message[] {
+    return this.storage.sql
+      .exec("SELECT seq, role, content, created_at FROM messages WHERE seq >= ? AND seq <= ? ORDER BY seq", fromSeq, toSeq)
+      .toArray()
+      .map(toMessage);
+  }
+
+  /**
+   * The stored estimates of the messages after `afterSeq`, newest first. Lazy: rows are read as
+   * the caller iterates, so a fit that stops early never reads the older history.
+   */
+  *metaNewestFirst(afterSeq = 0): Generator<MessageMeta> {
+    const cursor = this.storage.sql.exec("SELECT seq, kind, tokens FROM messages WHERE seq > ? ORDER BY seq DESC", afterSeq);
+    for (const row of cursor) yield toMeta(row);
+  }
+
+  /** The session's first message: its task. */
+  firstMessageMeta(): MessageMeta | null {
+    const row = this.storage.sql.exec("SELECT seq, kind, tokens FROM messages ORDER BY seq LIMIT 1").toArray()[0];
+    return row ? toMeta(row) : null;
+  }
+
+  messageMeta(seq: number): MessageMeta | null {
+    const row = this.storage.sql.exec("SELECT seq, kind, tokens FROM messages WHERE seq = ?", seq).toArray()[0];
+    return row ? toMeta(row) : null;
+  }
+
+  // ---- summaries ---------------------------------------------------------------------
+
+  latestSummary(): StoredSummary | null {
+    const row = this.storage.sql.exec("SELECT * FROM summaries ORDER BY id DESC LIMIT 1").toArray()[0];
+    return row ? toSummary(row) : null;
+  }
+
+  summaries(): StoredSummary[] {
+    return this.storage.sql.exec("SELECT * FROM summaries ORDER BY id").toArray().map(toSummary);
+  }
+
+  saveSummary(summary: Omit<StoredSummary, "id">): void {
+    this.storage.sql.exec(
+      "INSERT INTO summaries (first_seq, last_seq, content, tokens, created_at) VALUES (?, ?, ?, ?, ?)",
+      summary.first_seq,
+      summary.last_seq,
+      summary.content,
+      summary.tokens,
+      summary.created_at,
+    );
+  }
+
+  // ---- messages waiting for the next run ---------------------------------------------
+
+  enqueueMessage(content: ContentBlock[], now: string): void {
+    this.storage.sql.exec("INSERT INTO pending_messages (content, created_at) VALUES (?, ?)", JSON.stringify(content), now);
+  }
+
+  queuedMessages(): number {
+    return Number(this.storage.sql.exec("SELECT COUNT(*) AS n FROM pending_messages").one().n);
+  }
+
+  /** Removes and returns the oldest waiting message, or null. */
+  dequeueMessage(): ContentBlock[] | null {
+    const row = this.storage.sql.exec("DELETE FROM pending_messages WHERE id = (SELECT MIN(id) FROM pending_messages) RETURNING content").toArray()[0];
+    return row ? (JSON.parse(String(row.content)) as ContentBlock[]) : null;
+  }
+
+  clearQueue(): number {
+    return this.storage.sql.exec("DELETE FROM pending_messages").rowsWritten;
   }
 
   insertToolCall(call: { id: string; step: number; messageSeq: number; position: number; name: string; input: unknown; status: ToolCallStatus; now: string }): void {
@@ -274,6 +388,23 @@ export class AgentStore {
       }));
   }
 
+  message(seq: number): Message | undefined {
+    const row = this.storage.sql.exec("SELECT seq, role, content, created_at FROM messages WHERE seq = ?", seq).toArray()[0];
+    return row ? toMessage(row) : undefined;
+  }
+
+  /** The newest `limit` messages, newest first. */
+  latestMessages(limit: number): Message[] {
+    return this.storage.sql
+      .exec("SELECT seq, role, content, created_at FROM messages ORDER BY seq DESC LIMIT ?", limit)
+      .toArray()
+      .map(toMessage);
+  }
+
+  hasMessagesBefore(seq: number): boolean {
+    return this.storage.sql.exec("SELECT 1 FROM messages WHERE seq < ? LIMIT 1", seq).toArray().length > 0;
+  }
+
   // ---- the notification outbox (see notify/outbox.ts) -----------------------------------
 
   appendOutbox(entry: OutboxEntry): void {
@@ -316,12 +447,52 @@ export class AgentStore {
     else this.storage.kv.put("outbox_retry", retry);
   }
 
+  // ---- the event log (its rules live in events/event-log.ts) --------------------------------
+
+  /** `data` is the stored form: the event's data, or a reference to the row that holds it. */
   appendEvent(type: string, data: unknown, now: string): number {
     const row = this.storage.sql
       .exec("INSERT INTO events (type, data, created_at) VALUES (?, ?, ?) RETURNING id", type, JSON.stringify(data), now)
       .one();
     return Number(row.id);
   }
+
+  /** Stored events after `after`, oldest first. */
+  eventsAfter(after: number): StoredEventRow[] {
+    return this.storage.sql
+      .exec("SELECT id, type, data, created_at FROM events WHERE id > ? ORDER BY id", after)
+      .toArray()
+      .map((row) => ({ id: Number(row.id), type: String(row.type), data: JSON.parse(String(row.data)), created_at: String(row.created_at) }));
+  }
+
+  /** The newest stored event id, or 0 when the table is empty. */
+  newestEventId(): number {
+    return Number(this.storage.sql.exec("SELECT max(id) AS id FROM events").one().id ?? 0);
+  }
+
+  /** The newest event id created before `createdAt` (ISO), or 0. */
+  newestEventIdBefore(createdAt: string): number {
+    return Number(this.storage.sql.exec("SELECT max(id) AS id FROM events WHERE created_at < ?", createdAt).one().id ?? 0);
+  }
+
+  /** Deletes the events up to `id` and records that they are gone. */
+  pruneEventsThrough(id: number): void {
+    this.storage.sql.exec("DELETE FROM events WHERE id <= ?", id);
+    this.storage.kv.put(EVENTS_PRUNED_THROUGH_KEY, Math.max(id, this.eventsPrunedThrough()));
+  }
+
+  eventsPrunedThrough(): number {
+    return this.storage.kv.get<number>(EVENTS_PRUNED_THROUGH_KEY) ?? 0;
+  }
+}
+
+const EVENTS_PRUNED_THROUGH_KEY = "events_pruned_through";
+
+export interface StoredEventRow {
+  id: number;
+  type: string;
+  data: unknown;
+  created_at: string;
 }
 
 function toMessage(row: Row): Message {
@@ -329,6 +500,21 @@ function toMessage(row: Row): Message {
     seq: Number(row.seq),
     role: row.role as Role,
     content: JSON.parse(String(row.content)) as ContentBlock[],
+    created_at: String(row.created_at),
+  };
+}
+
+function toMeta(row: Row): MessageMeta {
+  return { seq: Number(row.seq), kind: String(row.kind) as MessageKind, tokens: Number(row.tokens) };
+}
+
+function toSummary(row: Row): StoredSummary {
+  return {
+    id: Number(row.id),
+    first_seq: Number(row.first_seq),
+    last_seq: Number(row.last_seq),
+    content: String(row.content),
+    tokens: Number(row.tokens),
     created_at: String(row.created_at),
   };
 }

@@ -4,7 +4,6 @@
  * format, which is the platform's own storage format; other providers translate.
  */
 import type { Limits } from "../limits";
-import type { UnitKind, UnitOutcome } from "./run/next-unit";
 
 /** Every session status: the one list the types, the API schemas and the tenant index use. */
 export const SESSION_STATUSES = ["idle", "queued", "running", "waiting_approval", "waiting_tool_output", "paused", "done", "failed", "cancelled"] as const;
@@ -19,7 +18,13 @@ export const ACTIVE_STATUSES: readonly SessionStatus[] = ["queued", "running", "
 export const SLOT_STATUSES: readonly SessionStatus[] = ["running"];
 export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "cancelled"];
 
-export const STOP_REASONS = ["end_turn", "step_limit", "token_limit", "model_error", "cancelled"] as const;
+/**
+ * Why a run ended: the one list the types, the API schemas and the tenant index use.
+ * `end_turn`, `max_tokens` (the answer was cut off at its token cap), `refusal` (the provider
+ * declined to answer), `step_limit` and `token_limit` end `done`; `model_error` ends `failed`;
+ * `cancelled` ends `cancelled`.
+ */
+export const STOP_REASONS = ["end_turn", "max_tokens", "refusal", "step_limit", "token_limit", "model_error", "cancelled"] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 export interface TextBlock {
@@ -75,10 +80,36 @@ export interface ToolCall {
   decision: ToolCallDecision | null;
 }
 
+/**
+ * Token counts of a session (or a tenant's day). Providers that cache prompts report the cached
+ * part apart: `input_tokens` is the input neither read from nor written to the cache, so the
+ * whole input of a call is `input_tokens + cache_read_tokens + cache_write_tokens`.
+ */
 export interface Usage {
   steps: number;
   input_tokens: number;
   output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+}
+
+/** Every token a usage counts, as every token limit counts them. */
+export function totalTokens(usage: Omit<Usage, "steps">): number {
+  return usage.input_tokens + usage.output_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
+}
+
+export const EMPTY_USAGE: Usage = { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
+
+/** How the history is fitted to the model's input before each call (see src/agents/context/). */
+export const CONTEXT_STRATEGIES = ["auto", "last_messages", "summary"] as const;
+export type ContextStrategy = (typeof CONTEXT_STRATEGIES)[number];
+
+export interface ContextSettings {
+  strategy: ContextStrategy;
+  /** The input budget in tokens; absent: the model's known context size less room for the answer. */
+  max_input_tokens?: number;
+  /** `last_messages` only: how many of the newest messages are sent besides the task. */
+  last_messages?: number;
 }
 
 /**
@@ -116,7 +147,8 @@ export interface SessionInit {
   tools: ToolSpec[];
   /** The effective limits (platform ← tenant ← session), resolved by the gateway. */
   limits: Limits;
-  context: Record<string, unknown> | null;
+  /** Null for sessions created before context settings existed: they use `auto`. */
+  context: ContextSettings | null;
   metadata: Record<string, string> | null;
   /**
    * Where this session's own status notifications go (every type), besides the tenant's
@@ -125,12 +157,15 @@ export interface SessionInit {
   notify_url?: string | null;
 }
 
-export interface Session extends SessionInit {
+export interface Session extends Omit<SessionInit, "context" | "notify_url"> {
+  context: ContextSettings;
   notify_url: string | null;
   status: SessionStatus;
   stop_reason: StopReason | null;
   error: string | null;
   usage: Usage;
+  /** Messages posted with `if_running: enqueue` that wait to start the next runs. */
+  queued_messages: number;
   created_at: string;
   updated_at: string;
 }
@@ -156,9 +191,18 @@ export type AgentFailure =
   | { reason: "session_exists" }
   /** A run is going (running, waiting or paused): a new one cannot start. */
   | { reason: "run_going" }
+  /** `enqueue` or `interrupt` asked of a session with no run going: start a run instead. */
+  | { reason: "run_not_going" }
+  /** `enqueue` when `MAX_QUEUED_MESSAGES` already wait. */
+  | { reason: "queue_full"; max: number }
   /** `action` is not allowed while the session is `status`. */
   | { reason: "wrong_status"; action: "cancel" | "pause" | "resume"; status: SessionStatus }
   | { reason: "tool_call_not_waiting"; status: ToolCallStatus; expected: ToolCallStatus }
+  /**
+   * An event stream the tenant index would not note: its credential's key was revoked or
+   * expired, the tenant is suspended, or the index could not be reached.
+   */
+  | { reason: "stream_refused"; why: "credentials" | "suspended" | "unavailable" }
   /** Input or settings the gateway should have refused; `detail` is written for the caller. */
   | { reason: "invalid"; detail: string }
   /** The tenant index could not be reached for something that must not be skipped (handing over owed notifications); try again. */
@@ -168,6 +212,19 @@ export type AgentResult<T> = { ok: true; value: T } | ({ ok: false } & AgentFail
 
 /** User input that starts a run: plain text or content blocks. */
 export type RunInput = string | ContentBlock[];
+
+/** The kinds of unit of work; each has its runner in run/units.ts, chosen by run/next-unit.ts. */
+export const UNIT_KINDS = ["model", "tools", "summary"] as const;
+export type UnitKind = (typeof UNIT_KINDS)[number];
+
+/**
+ * How a unit ended: `ok`; `retry` (a failure that will be tried again after a backoff);
+ * `failed` (the run failed); `discarded` (a cancel, pause or restart made its result stale);
+ * `partial` (the unit stopped early to fit its time budget and the rest runs next); `error`
+ * (an unexpected fault, counted like a retry).
+ */
+export const UNIT_OUTCOMES = ["ok", "retry", "failed", "discarded", "partial", "error"] as const;
+export type UnitOutcome = (typeof UNIT_OUTCOMES)[number];
 
 /** One unit of work as the API shows it (see `GET /v1/sessions/{id}/steps`). */
 export interface Step {

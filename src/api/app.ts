@@ -16,6 +16,7 @@ import { ApiError, apiErrorForStatus, problemJson } from "./errors";
 import { describeError, log } from "../log";
 import { authenticate } from "./middleware/authenticate";
 import { bodyLimit, bodyLimitExceeded, payloadTooLarge } from "./middleware/body-limit";
+import { corsPolicy } from "./middleware/cors";
 import { requestId } from "./middleware/request-id";
 import { validationHook } from "./middleware/validation";
 import { registerResponseHeaders } from "./openapi-headers";
@@ -46,6 +47,12 @@ export function createApp(options: CreateAppOptions = {}): App {
       throw thrown instanceof Error ? thrown : new Error("non-Error value thrown", { cause: thrown });
     }
   });
+  app.use("*", async (c, next) => {
+    c.set("config", loadConfig(c.env));
+    await next();
+  });
+  // Before everything that can refuse a request, so refusals carry CORS headers a page can read.
+  app.use("*", corsPolicy());
   app.use(
     "*",
     methodNotAllowed<AppEnv>({
@@ -53,10 +60,6 @@ export function createApp(options: CreateAppOptions = {}): App {
       onMethodNotAllowed: (c, methods) => problemJson(c, new ApiError("method_not_allowed", undefined, { allow: methods })),
     }),
   );
-  app.use("*", async (c, next) => {
-    c.set("config", loadConfig(c.env));
-    await next();
-  });
   app.use("*", bodyLimit());
   // Every versioned route is behind authentication: a route cannot forget it.
   app.use("/v1/*", authenticate(options.authGuard));

@@ -21,6 +21,7 @@ const PROBLEMS = {
   tenant_suspended: { status: 403, title: "Tenant suspended", detail: "This tenant is suspended." },
   not_found: { status: 404, title: "Not found", detail: "No such resource." },
   method_not_allowed: { status: 405, title: "Method not allowed", detail: "This method is not allowed on this path." },
+  not_acceptable: { status: 406, title: "Not acceptable", detail: "No representation of this resource matches the Accept header." },
   conflict: { status: 409, title: "Conflict", detail: "The resource is not in a state that allows this." },
   idempotency_in_progress: {
     status: 409,
@@ -156,6 +157,7 @@ const RESPONSE_DESCRIPTIONS: Record<ErrorStatus, string> = {
   403: "Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`).",
   404: "Unknown, or not visible to this caller (`not_found`).",
   405: "Method not allowed on this path (`method_not_allowed`); comes with `Allow`.",
+  406: "The `Accept` header allows none of the route's media types (`not_acceptable`).",
   409: "Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`).",
   413: "The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`).",
   415: "The body is not `application/json` (`unsupported_media_type`).",

@@ -69,9 +69,19 @@ export const OpenStatusSchema = z.enum(OPEN_STATUSES).openapi("OpenStatus", {
 export const SessionStatusSchema = z.union([OpenStatusSchema, FinalStatusSchema]).openapi("SessionStatus");
 export const StopReasonSchema = z.enum(STOP_REASONS).openapi("StopReason");
 
+const CacheTokenFields = {
+  cache_read_tokens: z.number().int().openapi({ description: "Input tokens read from the provider's prompt cache." }),
+  cache_write_tokens: z.number().int().openapi({ description: "Input tokens written to the provider's prompt cache." }),
+};
+
 export const UsageSchema = z
-  .object({ steps: z.number().int(), input_tokens: z.number().int(), output_tokens: z.number().int() })
-  .openapi("Usage");
+  .object({
+    steps: z.number().int().openapi({ description: "Model steps; summary calls are not steps, their tokens are counted." }),
+    input_tokens: z.number().int().openapi({ description: "Input tokens neither read from nor written to the prompt cache." }),
+    output_tokens: z.number().int(),
+    ...CacheTokenFields,
+  })
+  .openapi("Usage", { description: "Every token limit counts all four token figures." });
 
 export const SessionSummarySchema = z
   .object({
@@ -90,6 +100,7 @@ export const UsageDaySchema = z
     day: z.string().openapi({ example: "2026-01-01", description: "UTC day." }),
     input_tokens: z.number().int(),
     output_tokens: z.number().int(),
+    ...CacheTokenFields,
     steps: z.number().int(),
     sessions_created: z.number().int(),
   })

@@ -8,6 +8,7 @@ import type { App } from "./context";
 
 export const JWT_SCHEME = "bearerJwt";
 export const API_KEY_SCHEME = "bearerApiKey";
+export const URL_TOKEN_SCHEME = "accessTokenQuery";
 
 export type SecurityRequirement = Record<string, string[]>[];
 
@@ -24,12 +25,24 @@ export function registerSecuritySchemes(app: App): void {
     bearerFormat: "ak_…",
     description: "An API key created with POST /v1/api-keys, sent as a bearer credential.",
   });
+  app.openAPIRegistry.registerComponent("securitySchemes", URL_TOKEN_SCHEME, {
+    type: "apiKey",
+    in: "query",
+    name: "access_token",
+    description:
+      "A JWT in the URL, for browsers' EventSource and WebSocket, which cannot send headers; only on GET /v1/sessions/{id}/events. An API key here is refused (401).",
+  });
 }
 
 /** A route any principal may call, given `scope` when one is named. */
 export function bearerAuth(scope?: Scope): SecurityRequirement {
   const roles = scope ? [scope] : [];
   return [{ [JWT_SCHEME]: roles }, { [API_KEY_SCHEME]: [...roles] }];
+}
+
+/** A route that also takes a JWT as `?access_token=` (see middleware/url-token.ts). */
+export function bearerOrUrlTokenAuth(scope: Scope): SecurityRequirement {
+  return [...bearerAuth(scope), { [URL_TOKEN_SCHEME]: [scope] }];
 }
 
 /** Platform admins authenticate with JWTs only: an API key can never carry platform:admin. */

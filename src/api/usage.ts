@@ -14,6 +14,8 @@ export const UsageTotalsSchema = z
     window_days: z.number().int().openapi({ example: USAGE_WINDOW_DAYS }),
     input_tokens: z.number().int(),
     output_tokens: z.number().int(),
+    cache_read_tokens: z.number().int(),
+    cache_write_tokens: z.number().int(),
     steps: z.number().int(),
     sessions_created: z.number().int(),
   })
@@ -25,10 +27,20 @@ export type UsageTotals = z.infer<typeof UsageTotalsSchema>;
 
 /** Pure: sums the rows of a window (days without usage may have no row). */
 export function usageTotals(days: readonly UsageDay[], windowDays: number): UsageTotals {
-  const totals: UsageTotals = { window_days: windowDays, input_tokens: 0, output_tokens: 0, steps: 0, sessions_created: 0 };
+  const totals: UsageTotals = {
+    window_days: windowDays,
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    steps: 0,
+    sessions_created: 0,
+  };
   for (const day of days) {
     totals.input_tokens += day.input_tokens;
     totals.output_tokens += day.output_tokens;
+    totals.cache_read_tokens += day.cache_read_tokens;
+    totals.cache_write_tokens += day.cache_write_tokens;
     totals.steps += day.steps;
     totals.sessions_created += day.sessions_created;
   }

@@ -99,13 +99,21 @@ export async function verifyApiKey(parsed: ParsedApiKey, record: ApiKeyRecord | 
   const presented = await hashApiKeySecret(parsed.secret);
   if (!SHA256_HEX.test(record.hash) || !constantTimeEqual(presented, record.hash)) return authFail("key_secret_mismatch");
   if (record.revoked_at !== null) return authFail("key_revoked");
+  let expiresAt: number | undefined;
   if (record.expires_at !== null) {
-    const expiresAt = Date.parse(record.expires_at);
+    expiresAt = Date.parse(record.expires_at);
     // An unreadable expiry fails closed.
     if (Number.isNaN(expiresAt) || now >= expiresAt) return authFail("key_expired");
   }
   const scopes = parseScopes(record.scopes).filter((scope) => API_KEY_SCOPES.includes(scope));
-  return authOk({ tenantId: record.tenant_id, subject: `key:${record.key_id}`, scopes, via: "api_key", keyId: record.key_id });
+  return authOk({
+    tenantId: record.tenant_id,
+    subject: `key:${record.key_id}`,
+    scopes,
+    via: "api_key",
+    keyId: record.key_id,
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+  });
 }
 
 /** Equal-length hex digests compared without an early exit on the first differing byte. */

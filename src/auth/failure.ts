@@ -9,6 +9,8 @@ export const AUTH_FAILURES = [
   "missing_credentials",
   "malformed_authorization",
   "credential_too_large",
+  // an API key sent in a URL (?access_token=), where only a JWT may go
+  "api_key_in_url",
   // JWT shape and algorithm
   "malformed_token",
   "alg_not_allowed",

@@ -142,6 +142,7 @@ function principalFromClaims(payload: JWTPayload, route: Route, config: Config["
 
   const scopes = grantableScopes(parseScopes(payload.scope !== undefined ? payload.scope : payload.scp), route, config);
   const principal: Principal = { tenantId, subject, scopes, via: "jwt" };
+  if (typeof payload.exp === "number") principal.expiresAt = payload.exp * 1000;
   if (route === "platform") {
     const keyId = payload[KEY_ID_CLAIM];
     if (keyId !== undefined || subject.startsWith(API_KEY_SUBJECT_PREFIX)) {

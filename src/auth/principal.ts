@@ -22,6 +22,8 @@ export interface Principal {
   via: "jwt" | "api_key";
   /** The API key behind this principal: set for API keys and for tokens exchanged from one. */
   keyId?: string;
+  /** When the credential stops being valid, epoch ms: a JWT's `exp`, an API key's expiry; absent when it has none. */
+  expiresAt?: number;
 }
 
 /**

@@ -68,6 +68,17 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
+    description: "prompt-cache reads and writes counted per session and per day",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `ALTER TABLE sessions ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0`,
+        `ALTER TABLE sessions ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0`,
+        `ALTER TABLE usage_daily ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0`,
+        `ALTER TABLE usage_daily ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0`,
+      ]),
+  },
+  {
+    version: 3,
     description: "run queue: sessions waiting for a run slot, in arrival order",
     up: (storage) =>
       execAll(storage.sql, [
@@ -80,7 +91,22 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
       ]),
   },
   {
-    version: 3,
+    version: 4,
+    description: "event streams noted per session and API key, to close them on revocation or suspension",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS event_streams (
+          session_id TEXT NOT NULL,
+          key_id TEXT NOT NULL,
+          expires_at INTEGER NOT NULL,
+          PRIMARY KEY (session_id, key_id)
+        )`,
+        `CREATE INDEX IF NOT EXISTS event_streams_by_key ON event_streams (key_id, expires_at)`,
+        `CREATE INDEX IF NOT EXISTS event_streams_by_expiry ON event_streams (expires_at)`,
+      ]),
+  },
+  {
+    version: 5,
     description: "status webhooks: the tenant's endpoints and the delivery log (every delivery owed or made)",
     up: (storage) =>
       execAll(storage.sql, [

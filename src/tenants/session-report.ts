@@ -15,6 +15,8 @@ export interface ReportRow {
   stop_reason: StopReason | null;
   input_tokens: number;
   output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
   steps: number;
   created_at: number;
   updated_at: number;
@@ -34,7 +36,7 @@ export function parseSessionReport(report: SessionReport): ReportRow {
   if (typeof report !== "object" || report === null) throw new TypeError("report must be an object");
   const usage: unknown = report.usage;
   if (typeof usage !== "object" || usage === null) throw new TypeError("report.usage must be an object");
-  const { steps, input_tokens, output_tokens } = usage as Record<string, unknown>;
+  const { steps, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens } = usage as Record<string, unknown>;
   const stopReason = report.stop_reason;
   if (stopReason !== null && !(STOP_REASONS as readonly unknown[]).includes(stopReason)) {
     throw new TypeError("report.stop_reason is not a stop reason");
@@ -46,6 +48,9 @@ export function parseSessionReport(report: SessionReport): ReportRow {
     stop_reason: stopReason,
     input_tokens: requireInt("report.usage.input_tokens", input_tokens, 0),
     output_tokens: requireInt("report.usage.output_tokens", output_tokens, 0),
+    // Absent from a session that has not run since cache counts existed: nothing was cached.
+    cache_read_tokens: requireInt("report.usage.cache_read_tokens", cache_read_tokens ?? 0, 0),
+    cache_write_tokens: requireInt("report.usage.cache_write_tokens", cache_write_tokens ?? 0, 0),
     steps: requireInt("report.usage.steps", steps, 0),
     created_at: requireIsoMs("report.created_at", report.created_at),
     updated_at: requireIsoMs("report.updated_at", report.updated_at),

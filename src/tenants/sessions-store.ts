@@ -7,7 +7,7 @@ import { decodeTimeIdCursor, encodeTimeIdCursor } from "./cursor";
 import { releaseRunSlot, trackQueue } from "./run-slots";
 import type { ReportRow } from "./session-report";
 import type { SessionFilter, StatusCounts } from "./types";
-import { addUsage } from "./usage";
+import { addUsage, NO_USAGE } from "./usage";
 import { toIso, utcDay } from "./validate";
 
 /**
@@ -34,11 +34,12 @@ export function recordSessionReport(sql: SqlStorage, report: ReportRow): boolean
     .toArray()[0];
   if (previous && report.revision <= previous.revision) return false;
   sql.exec(
-    `INSERT INTO sessions (id, created_by, status, stop_reason, input_tokens, output_tokens, steps, created_at, updated_at, revision)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO sessions (id, created_by, status, stop_reason, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, steps, created_at, updated_at, revision)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET
        status = excluded.status, stop_reason = excluded.stop_reason,
-       input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, steps = excluded.steps,
+       input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
+       cache_read_tokens = excluded.cache_read_tokens, cache_write_tokens = excluded.cache_write_tokens, steps = excluded.steps,
        updated_at = excluded.updated_at, revision = excluded.revision`,
     report.id,
     report.created_by,
@@ -46,6 +47,8 @@ export function recordSessionReport(sql: SqlStorage, report: ReportRow): boolean
     report.stop_reason,
     report.input_tokens,
     report.output_tokens,
+    report.cache_read_tokens,
+    report.cache_write_tokens,
     report.steps,
     report.created_at,
     report.updated_at,
@@ -55,10 +58,12 @@ export function recordSessionReport(sql: SqlStorage, report: ReportRow): boolean
   addUsage(sql, utcDay(report.updated_at), {
     input_tokens: Math.max(0, report.input_tokens - (previous?.input_tokens ?? 0)),
     output_tokens: Math.max(0, report.output_tokens - (previous?.output_tokens ?? 0)),
+    cache_read_tokens: Math.max(0, report.cache_read_tokens - (previous?.cache_read_tokens ?? 0)),
+    cache_write_tokens: Math.max(0, report.cache_write_tokens - (previous?.cache_write_tokens ?? 0)),
     steps: Math.max(0, report.steps - (previous?.steps ?? 0)),
     sessions_created: 0,
   });
-  if (!previous) addUsage(sql, utcDay(report.created_at), { input_tokens: 0, output_tokens: 0, steps: 0, sessions_created: 1 });
+  if (!previous) addUsage(sql, utcDay(report.created_at), { ...NO_USAGE, sessions_created: 1 });
   // A queued session's report does not end a grant the index may have just made it.
   if (report.status !== "queued") releaseRunSlot(sql, report.id);
   trackQueue(sql, report.id, report.status === "queued", report.updated_at);
@@ -154,7 +159,13 @@ function toSummary(row: SessionRow): SessionSummary {
     created_by: row.created_by,
     status: row.status,
     stop_reason: row.stop_reason as StopReason | null,
-    usage: { steps: row.steps, input_tokens: row.input_tokens, output_tokens: row.output_tokens },
+    usage: {
+      steps: row.steps,
+      input_tokens: row.input_tokens,
+      output_tokens: row.output_tokens,
+      cache_read_tokens: row.cache_read_tokens,
+      cache_write_tokens: row.cache_write_tokens,
+    },
     created_at: toIso(row.created_at),
     updated_at: toIso(row.updated_at),
   };

@@ -13,6 +13,7 @@ import type { PartialLimits } from "../limits";
 import { admit } from "./admission";
 import * as apiKeys from "./api-key-store";
 import { agentCanceller, cancelEach } from "./bulk-cancel";
+import { closeStreamsOf, noteStream, sessionsStreaming, sessionsStreamingWithKey } from "./event-streams";
 import { MAX_CURSOR_CHARS } from "./cursor";
 import * as idempotency from "./idempotency-store";
 import { RateLimiter } from "./rate-limit";
@@ -29,6 +30,7 @@ import { MAX_USAGE_DAYS, tokensOnDay, usageDays } from "./usage";
 import { optionalString, requireInt, requireNow, requirePageLimit, requireString, toIso } from "./validate";
 import { parseSettings, writeSettings } from "./tenant-settings";
 import { readWebhookSecret, rotateWebhookSecret, signingSecrets } from "./webhook-secret";
+import { parseAllowedModels, readAllowedModels, writeAllowedModels } from "./tenant-models";
 import type { NotificationAck } from "../notifications/types";
 import { DELIVERY_STATUSES, type DeliveryStatus, listDeliveries, nextDueAt, pruneDeliveries, redeliver, type RedeliverResult, type WebhookDelivery } from "./notifications/delivery-store";
 import { deliverDue } from "./notifications/dispatcher";
@@ -91,20 +93,55 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     return apiKeys.listApiKeys(this.#sql, tenantId, requirePageLimit(input.limit), optionalString("cursor", input.cursor, MAX_CURSOR_CHARS));
   }
 
+  /** Revokes the key, then closes every event stream opened with it before answering. */
   async revokeApiKey(tenantId: string, keyId: string, now: number): Promise<boolean> {
     await this.#enter(tenantId);
-    return apiKeys.revokeApiKey(this.#sql, requireString("keyId", keyId), requireNow(now));
+    const id = requireString("keyId", keyId);
+    const found = apiKeys.revokeApiKey(this.#sql, id, requireNow(now));
+    if (found) await closeStreamsOf(this.env, tenantId, sessionsStreamingWithKey(this.#sql, id, now), { keyId: id }, "credentials");
+    return found;
+  }
+
+  // --- event streams
+
+  /**
+   * Called by an Agent before a new stream gets its first frame: refused when the stream's key no
+   * longer stands or the tenant is suspended; noted otherwise, so a later revocation or
+   * suspension finds it. This object runs one call at a time, so none falls between the two.
+   */
+  async noteEventStream(tenantId: string, input: T.NoteStreamInput): Promise<T.StreamNote> {
+    await this.#enter(tenantId);
+    const checked: T.NoteStreamInput = {
+      sessionId: requireString("sessionId", input.sessionId),
+      keyId: input.keyId === null ? null : requireString("keyId", input.keyId),
+      expiresAt: requireNow(input.expiresAt),
+      now: requireNow(input.now),
+    };
+    const key = checked.keyId === null ? null : apiKeys.findApiKey(this.#sql, tenantId, checked.keyId);
+    return noteStream(this.#sql, checked, key, this.#readConfig().suspended);
   }
 
   // --- sessions
 
-  /** `applied` is false for a stale or repeated revision, or a removed session. */
-  async reportSession(tenantId: string, report: T.SessionReport): Promise<T.ReportAck> {
+  /**
+   * `applied` is false for a stale or repeated revision, or a removed session. The notifications
+   * the session owes ride along when there are any (see `acceptNotifications`), so a status change
+   * costs one call; a batch this object refuses is logged and answered, never fails the report.
+   */
+  async reportSession(tenantId: string, report: T.SessionReport, notifications?: unknown): Promise<T.ReportAck> {
     await this.#enter(tenantId);
     const row = parseSessionReport(report);
     const applied = this.ctx.storage.transactionSync(() => sessions.recordSessionReport(this.#sql, row));
     if (applied) await this.#schedulePump();
-    return { applied, suspended: this.#readConfig().suspended, tokens_today: tokensOnDay(this.#sql, Date.now()) };
+    const ack: T.ReportAck = { applied, suspended: this.#readConfig().suspended, tokens_today: tokensOnDay(this.#sql, Date.now()) };
+    if (notifications === undefined) return ack;
+    try {
+      await this.#takeNotifications(tenantId, notifications);
+      return { ...ack, notifications_taken: true };
+    } catch (error) {
+      log("error", "notifications_refused", { tenant_id: tenantId, session_id: row.id, error: String(error) });
+      return { ...ack, notifications_taken: false };
+    }
   }
 
   async getSessionSummary(tenantId: string, sessionId: string): Promise<SessionSummary | null> {
@@ -181,12 +218,28 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     return this.#tenantConfig(tenantId);
   }
 
+  /** The models the tenant's sessions may choose; null: every model the platform offers. */
+  async allowedModels(tenantId: string): Promise<string[] | null> {
+    await this.#enter(tenantId);
+    return readAllowedModels(this.ctx.storage.kv);
+  }
+
+  /** Replaces the tenant's list of models as a whole (null: no narrowing); returns the config. */
+  async setAllowedModels(tenantId: string, models: string[] | null): Promise<T.TenantConfig> {
+    await this.#enter(tenantId);
+    writeAllowedModels(this.ctx.storage.kv, parseAllowedModels(models));
+    return this.#tenantConfig(tenantId);
+  }
+
   /** The flag is set before any Agent is asked, so no new request is admitted meanwhile. */
   async suspend(tenantId: string): Promise<T.CancelResult> {
     await this.#enter(tenantId);
     writeSuspended(this.ctx.storage.kv, true);
     this.#config = null;
-    return this.#cancel(tenantId, {});
+    const result = await this.#cancel(tenantId, {});
+    // Cancelled runs end their streams; streams of idle sessions are closed here.
+    await closeStreamsOf(this.env, tenantId, sessionsStreaming(this.#sql, Date.now()), { all: true }, "suspended");
+    return result;
   }
 
   async unsuspend(tenantId: string): Promise<void> {
@@ -228,15 +281,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
    */
   async acceptNotifications(tenantId: string, batch: unknown): Promise<NotificationAck> {
     await this.#enter(tenantId);
-    const parsed = parseNotificationBatch(tenantId, batch);
-    const now = Date.now();
-    const intake = this.ctx.storage.transactionSync(() => {
-      const taken = takeNotifications(this.#sql, parsed, now);
-      if (taken.deliveries > 0) pruneDeliveries(this.#sql, now, taken.targets);
-      return taken;
-    });
-    if (intake.deliveries > 0) await this.#wakeSoon();
-    return { deliveries: intake.deliveries };
+    return this.#takeNotifications(tenantId, batch);
   }
 
   async createWebhookEndpoint(tenantId: string, endpoint: T.NewWebhookEndpoint): Promise<CreateEndpointResult> {
@@ -392,6 +437,19 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     if (current === null || current > target) await this.ctx.storage.setAlarm(target);
   }
 
+  /** Checks a hand-over of notifications and makes its deliveries, to be sent from the alarm. */
+  async #takeNotifications(tenantId: string, batch: unknown): Promise<NotificationAck> {
+    const parsed = parseNotificationBatch(tenantId, batch);
+    const now = Date.now();
+    const intake = this.ctx.storage.transactionSync(() => {
+      const taken = takeNotifications(this.#sql, parsed, now);
+      if (taken.deliveries > 0) pruneDeliveries(this.#sql, now, taken.targets);
+      return taken;
+    });
+    if (intake.deliveries > 0) await this.#wakeSoon();
+    return { deliveries: intake.deliveries };
+  }
+
   /** The alarm fires now, unless it is set to fire sooner already. */
   async #wakeSoon(): Promise<void> {
     const current = await this.ctx.storage.getAlarm();
@@ -433,6 +491,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
       suspended: config.suspended,
       limit_overrides: config.overrides,
       effective_limits: config.limits,
+      models: readAllowedModels(this.ctx.storage.kv),
       created_at: toIso(this.#binding.createdAt),
     };
   }

@@ -22,6 +22,8 @@ export interface TenantConfig {
   suspended: boolean;
   limit_overrides: PartialLimits;
   effective_limits: Limits;
+  /** The models its sessions may choose, narrowing the platform's `MODELS`; null: not narrowed. */
+  models: string[] | null;
   /** When this tenant's index was first used. */
   created_at: string;
 }
@@ -53,6 +55,8 @@ export interface ReportAck {
   suspended: boolean;
   /** The tenant's tokens today (UTC), so a run stops at the daily budget without asking again. */
   tokens_today: number;
+  /** Whether the notifications sent with the report were taken; absent when none were sent. */
+  notifications_taken?: boolean;
 }
 
 export interface UsageDay {
@@ -60,6 +64,8 @@ export interface UsageDay {
   day: string;
   input_tokens: number;
   output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
   steps: number;
   sessions_created: number;
 }
@@ -135,3 +141,15 @@ export interface TenantEntry {
   tenant_id: string;
   created_at: string;
 }
+
+/** A stream the Agent is opening, for the index to note (see event-streams.ts). */
+export interface NoteStreamInput {
+  sessionId: string;
+  /** The API key behind the stream's credential; null for other JWTs. */
+  keyId: string | null;
+  /** The stream's deadline, epoch ms. */
+  expiresAt: number;
+  now: number;
+}
+
+export type StreamNote = { ok: true } | { ok: false; reason: "credentials" | "suspended" };

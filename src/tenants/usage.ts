@@ -10,34 +10,38 @@ export const MAX_USAGE_DAYS = 366;
 /** One UTC day; usage and the daily token budget count by it. */
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
-export interface UsageDelta {
-  input_tokens: number;
-  output_tokens: number;
-  steps: number;
-  sessions_created: number;
-}
+export type UsageDelta = Omit<UsageDay, "day">;
+
+export const NO_USAGE: UsageDelta = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, steps: 0, sessions_created: 0 };
 
 export function addUsage(sql: SqlStorage, day: string, delta: UsageDelta): void {
-  if (!delta.input_tokens && !delta.output_tokens && !delta.steps && !delta.sessions_created) return;
+  if (Object.values(delta).every((n) => !n)) return;
   sql.exec(
-    `INSERT INTO usage_daily (day, input_tokens, output_tokens, steps, sessions_created) VALUES (?, ?, ?, ?, ?)
+    `INSERT INTO usage_daily (day, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, steps, sessions_created) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (day) DO UPDATE SET
        input_tokens = input_tokens + excluded.input_tokens,
        output_tokens = output_tokens + excluded.output_tokens,
+       cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens,
+       cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
        steps = steps + excluded.steps,
        sessions_created = sessions_created + excluded.sessions_created`,
     day,
     delta.input_tokens,
     delta.output_tokens,
+    delta.cache_read_tokens,
+    delta.cache_write_tokens,
     delta.steps,
     delta.sessions_created,
   );
 }
 
-/** Input plus output tokens counted on the UTC day of `now`. */
+/** Every token counted on the UTC day of `now`: input, output, and prompt-cache reads and writes. */
 export function tokensOnDay(sql: SqlStorage, now: number): number {
   const rows = sql
-    .exec<{ n: number }>(`SELECT input_tokens + output_tokens AS n FROM usage_daily WHERE day = ?`, utcDay(now))
+    .exec<{ n: number }>(
+      `SELECT input_tokens + output_tokens + cache_read_tokens + cache_write_tokens AS n FROM usage_daily WHERE day = ?`,
+      utcDay(now),
+    )
     .toArray();
   return rows[0]?.n ?? 0;
 }
@@ -48,11 +52,11 @@ export function usageDays(sql: SqlStorage, now: number, days: number): UsageDay[
   for (let i = 0; i < days; i++) wanted.push(utcDay(now - i * DAY_MS));
   const oldest = wanted[wanted.length - 1] ?? utcDay(now);
   const stored = new Map<string, UsageDay>();
-  const rows = sql.exec<{ day: string; input_tokens: number; output_tokens: number; steps: number; sessions_created: number }>(
-    `SELECT day, input_tokens, output_tokens, steps, sessions_created FROM usage_daily WHERE day >= ? AND day <= ?`,
+  const rows = sql.exec<UsageDay & Record<string, string | number>>(
+    `SELECT day, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, steps, sessions_created FROM usage_daily WHERE day >= ? AND day <= ?`,
     oldest,
     utcDay(now),
   );
   for (const row of rows) stored.set(row.day, { ...row });
-  return wanted.map((day) => stored.get(day) ?? { day, input_tokens: 0, output_tokens: 0, steps: 0, sessions_created: 0 });
+  return wanted.map((day) => stored.get(day) ?? { day, ...NO_USAGE });
 }

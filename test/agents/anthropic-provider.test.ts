@@ -28,11 +28,61 @@ describe("the Anthropic provider", () => {
     await model.script({ reply: { content: [{ type: "text", text: "yo" }, { type: "thinking", thinking: "hmm" }], usage: { input_tokens: 7, output_tokens: 3 } } });
     const provider = anthropicProvider({ baseUrl: mockUrl(), apiKey: "secret-key" });
     const response = await provider.complete(request(model.key), new AbortController().signal);
-    expect(response).toEqual({ content: [{ type: "text", text: "yo" }], stopReason: "end_turn", usage: { input_tokens: 7, output_tokens: 3 } });
+    expect(response).toEqual({
+      content: [{ type: "text", text: "yo" }],
+      stopReason: "end_turn",
+      usage: { input_tokens: 7, output_tokens: 3, cache_read_tokens: 0, cache_write_tokens: 0 },
+    });
     const [seen] = await model.requests();
     expect(seen!.headers["x-api-key"]).toBe("secret-key");
-    expect(seen!.body).toMatchObject({ model: model.key, system: "be brief", max_tokens: 100 });
+    expect(seen!.body).toMatchObject({ model: model.key, system: [{ type: "text", text: "be brief", cache_control: { type: "ephemeral" } }], max_tokens: 100 });
     expect(seen!.body).not.toHaveProperty("tools");
+  });
+
+  it("marks the stable prefix for the prompt cache, at most four breakpoints, and reads cache usage", async () => {
+    const model = mockModel(uniqueKey("cache"));
+    await model.script({ reply: { content: [{ type: "text", text: "cached" }], usage: { input_tokens: 5, cache_read_input_tokens: 900, cache_creation_input_tokens: 40 } } });
+    const provider = anthropicProvider({ baseUrl: mockUrl(), apiKey: "k" });
+    const t = (text: string) => ({ type: "text" as const, text });
+    const response = await provider.complete(
+      {
+        model: model.key,
+        system: "sys",
+        tools: [
+          { name: "a", description: "a", input_schema: { type: "object" } },
+          { name: "b", description: "b", input_schema: { type: "object" } },
+        ],
+        messages: [
+          { role: "user", content: [t("task")], cache: true },
+          { role: "user", content: [t("summary")], cache: true },
+          { role: "assistant", content: [t("older")] },
+          { role: "user", content: [t("a third flag: over the limit")], cache: true },
+        ],
+        maxTokens: 50,
+      },
+      new AbortController().signal,
+    );
+    expect(response.usage).toEqual({ input_tokens: 5, output_tokens: 5, cache_read_tokens: 900, cache_write_tokens: 40 });
+    const body = (await model.requests())[0]!.body as { system: unknown; tools: Record<string, unknown>[]; messages: { content: Record<string, unknown>[] }[] };
+    const ephemeral = { type: "ephemeral" };
+    expect(body.tools.map((tool) => tool.cache_control)).toEqual([undefined, ephemeral]);
+    expect(body.system).toEqual([{ type: "text", text: "sys", cache_control: ephemeral }]);
+    expect(body.messages[0]!.content).toEqual([{ ...t("task"), cache_control: ephemeral }, { ...t("summary"), cache_control: ephemeral }]);
+    expect(JSON.stringify(body).split('"cache_control"').length - 1).toBe(4);
+  });
+
+  it("reports the stop reasons the loop acts on and calls any other one other", async () => {
+    for (const [given, expected] of [
+      ["max_tokens", "max_tokens"],
+      ["refusal", "refusal"],
+      ["stop_sequence", "stop_sequence"],
+      ["pause_turn", "other"],
+    ]) {
+      const model = mockModel(uniqueKey("stop"));
+      await model.script({ reply: { content: [{ type: "text", text: "x" }], stop_reason: given } });
+      const response = await anthropicProvider({ baseUrl: mockUrl(), apiKey: "k" }).complete(request(model.key), new AbortController().signal);
+      expect([given, response.stopReason]).toEqual([given, expected]);
+    }
   });
 
   it("classifies failures as retryable or fatal", async () => {
@@ -153,5 +203,34 @@ describe("provider helpers", () => {
     expect(backoffDelay(20, null, 1)).toBe(60_000);
     expect(backoffDelay(1, 2000, 0)).toBe(2000);
     expect(backoffDelay(1, 10 * 3600_000, 0)).toBe(MAX_RETRY_AFTER_MS);
+  });
+});
+
+describe("the Anthropic provider's stream", () => {
+  it("asks for a stream, hands on the text as it comes, and resolves with the whole answer", async () => {
+    const model = mockModel(uniqueKey("stream"));
+    await model.script({ reply: { content: [{ type: "text", text: "streamed words" }], usage: { input_tokens: 3, output_tokens: 2 } }, stream: { chunk_chars: 5 } });
+    const pieces: string[] = [];
+    const provider = anthropicProvider({ baseUrl: mockUrl(), apiKey: "k" });
+    const response = await provider.complete(request(model.key), new AbortController().signal, (d) => pieces.push(d.text));
+    expect(pieces).toEqual(["strea", "med w", "ords"]);
+    expect(response).toEqual({ content: [{ type: "text", text: "streamed words" }], stopReason: "end_turn", usage: { input_tokens: 3, output_tokens: 2 } });
+    expect((await model.requests())[0]!.body).toMatchObject({ stream: true });
+  });
+
+  it("rejects retryably when the stream breaks or hangs past the deadline, and finally on an abort", async () => {
+    const broken = mockModel(uniqueKey("broken"));
+    await broken.script({ reply: { content: [{ type: "text", text: "never finished" }] }, stream: { break_after: 4 } });
+    expect(await failure(broken.key)).toMatchObject({ retryable: true });
+
+    const hung = mockModel(uniqueKey("hung"));
+    await hung.script({ reply: { content: [{ type: "text", text: "stuck" }] }, stream: { hang_after: 3 } });
+    expect(await failure(hung.key, AbortSignal.timeout(300))).toMatchObject({ retryable: true, message: "the model call timed out" });
+
+    const cut = mockModel(uniqueKey("cut"));
+    await cut.script({ reply: { content: [{ type: "text", text: "stuck" }] }, stream: { hang_after: 3 } });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    expect(await failure(cut.key, controller.signal)).toMatchObject({ retryable: false });
   });
 });

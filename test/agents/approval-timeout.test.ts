@@ -3,7 +3,7 @@
  * Agent's alarm is set for, so it survives a restart; it denies the call exactly as a reviewer
  * would, including taking a run slot (or queueing) to go on.
  */
-import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { APPROVAL_EXPIRED_OUTPUT } from "../../src/agents/run/approval-expiry";
 import type { Session, ToolCall, ToolSpec } from "../../src/agents/types";
@@ -12,6 +12,8 @@ import { mockModel, uniqueKey } from "../support/mock-client";
 import { bearer, freshTenant } from "../support/tokens";
 import { caller, createSession, getJson, post, text as textBlock, toolUse as toolUseBlock, waitForStatus as waitForApiStatus } from "../api/sessions/helpers";
 import { alarmAt, createAndStart, getSession, newTestSession, toolCalls, waitForStatus } from "../support/agent-session";
+import { openSse } from "../support/agent-stream";
+import type { ToolCallEventData } from "../../src/agents/events/frames";
 
 const text = (t: string) => ({ type: "text", text: t });
 const toolUse = (id: string, name = "get_time") => ({ type: "tool_use", id, name, input: {} });
@@ -94,18 +96,21 @@ describe("an approval with a timeout", () => {
     expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
   });
 
-  it("is recorded on the tool_call event of the decision", async () => {
+  it("shows the decision on the event of the decision, and not on the event of the wait", async () => {
     const t = newTestSession();
     await t.model.script({ reply: { content: [toolUse("toolu_d")] } }, { reply: { content: [text("ok")] } });
     await createAndStart(t, "go", { tools: [timed(60)] });
     await waitForStatus(t, ["waiting_approval"]);
     await t.stub.deny("toolu_d", "not now", "bob");
     await waitForStatus(t, ["done"]);
-    const events = await runInDurableObject(t.stub, (_instance, state) =>
-      state.storage.sql.exec<{ data: string }>("SELECT data FROM events WHERE type = 'tool_call' ORDER BY id").toArray(),
-    );
-    const decided = events.map((e) => JSON.parse(e.data) as ToolCall).filter((c) => c.decision !== null);
-    expect(decided).toEqual([expect.objectContaining({ id: "toolu_d", decided_by: "bob", decision: "denied", status: "error", decided_at: expect.any(String) })]);
+    const replay = await openSse(t, { cursor: 0 });
+    await replay.untilClosed();
+    const calls = replay.stored().filter((f) => f.type === "tool_call" || f.type === "tool_result").map((f) => f.data as unknown as ToolCallEventData);
+    expect(calls.map((c) => [c.status, c.decided_by, c.decision])).toEqual([
+      ["waiting_approval", null, null],
+      ["error", "bob", "denied"],
+    ]);
+    expect(calls[1]!.decided_at).toEqual(expect.any(String));
   });
 });
 

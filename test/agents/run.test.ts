@@ -14,7 +14,7 @@ describe("a run", () => {
     await createAndStart(t, "what time is it?", { tools: [{ type: "builtin", name: "get_time" }] });
     const done = await waitForStatus(t, ["done", "failed"]);
     expect(done).toMatchObject({ status: "done", stop_reason: "end_turn", error: null });
-    expect(done.usage).toEqual({ steps: 2, input_tokens: 20, output_tokens: 10 });
+    expect(done.usage).toEqual({ steps: 2, input_tokens: 20, output_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0 });
 
     const history = await messages(t);
     expect(history.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
@@ -156,30 +156,6 @@ describe("a run", () => {
     expect(await t.stub.create(sessionInit(t), "   ")).toMatchObject({ ok: false, reason: "invalid" });
     expect(await t.stub.get()).toEqual({ ok: false, reason: "session_not_found" });
   });
-
-  it("serves a snapshot over GET and over a WebSocket, then live events", async () => {
-    const t = newTestSession();
-    await t.model.script({ reply: { content: [text("hello")] } });
-    await createAndStart(t, "hi");
-    await waitForStatus(t, ["done"]);
-    const snapshot = await (await t.stub.fetch("http://agent/")).json<Record<string, unknown>>();
-    expect(snapshot).toMatchObject({ status: "done", stop_reason: "end_turn", error: null, usage: { steps: 1 } });
-    expect(snapshot.messages).toHaveLength(2);
-
-    const upgrade = await t.stub.fetch("http://agent/", { headers: { Upgrade: "websocket" } });
-    expect(upgrade.status).toBe(101);
-    const socket = upgrade.webSocket!;
-    const frames: { type: string; data: Record<string, unknown> }[] = [];
-    socket.addEventListener("message", (event) => frames.push(JSON.parse(String(event.data))));
-    socket.accept();
-    await t.model.script({ reply: { content: [text("again")] } });
-    await t.stub.start("more");
-    await waitForStatus(t, ["done"]);
-    await waitFor(async () => (frames.some((f) => f.type === "status" && f.data.status === "done") ? true : null));
-    expect(frames[0]!.type).toBe("snapshot");
-    expect(frames.map((f) => f.type)).toEqual(expect.arrayContaining(["message", "status", "usage"]));
-    socket.close();
-  });
 });
 
 async function waitFor<T>(probe: () => Promise<T | null>, timeoutMs = 5000): Promise<T> {
@@ -201,7 +177,8 @@ describe("answers that cannot be kept as they are", () => {
     await t.stub.start("again");
     await waitForStatus(t, ["done", "failed"]);
     const sent = (await t.model.requests())[1]!.body as { messages: { role: string; content: unknown[] }[] };
-    expect(sent.messages).toEqual([{ role: "user", content: [text("first"), text("again")] }]);
+    // The task ends the cached prefix.
+    expect(sent.messages).toEqual([{ role: "user", content: [{ ...text("first"), cache_control: { type: "ephemeral" } }, text("again")] }]);
   });
 
   it("fails the run, counting the tokens, when the model reuses a tool_use id", async () => {

@@ -50,11 +50,13 @@ describe("webhook secret", () => {
 
 describe("usageTotals", () => {
   it("sums the days it is given and reports the window", () => {
-    const day = (d: string, n: number) => ({ day: d, input_tokens: n, output_tokens: 2 * n, steps: 1, sessions_created: 1 });
+    const day = (d: string, n: number) => ({ day: d, input_tokens: n, output_tokens: 2 * n, cache_read_tokens: 3 * n, cache_write_tokens: n, steps: 1, sessions_created: 1 });
     expect(usageTotals([day("2026-01-01", 10), day("2026-01-02", 5)], 30)).toEqual({
       window_days: 30,
       input_tokens: 15,
       output_tokens: 30,
+      cache_read_tokens: 45,
+      cache_write_tokens: 15,
       steps: 2,
       sessions_created: 2,
     });

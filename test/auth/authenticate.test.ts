@@ -73,7 +73,7 @@ describe("authenticate reads the Authorization header", () => {
 
   it.each(["Bearer", "bearer", "BEARER", "bEaReR"])("accepts the scheme spelled %s", async (scheme) => {
     const result = await authenticate(`${scheme} ${token}`, depsWith(new KeyStore()), NOW);
-    expect(result).toEqual({ ok: true, principal: { tenantId: "acme", subject: "user-1", scopes: ["sessions:read"], via: "jwt" } });
+    expect(result).toEqual({ ok: true, principal: { tenantId: "acme", subject: "user-1", scopes: ["sessions:read"], via: "jwt", expiresAt: expect.any(Number) } });
   });
 });
 
@@ -121,7 +121,7 @@ describe("exchangeApiKeyForToken", () => {
     expect(exchanged.token).toMatchObject({ token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_SECONDS });
 
     const viaJwt = await authenticate(`Bearer ${exchanged.token.access_token}`, depsWith(store), NOW);
-    expect(viaJwt).toEqual({ ok: true, principal: { ...viaKey.principal, via: "jwt" } });
+    expect(viaJwt).toEqual({ ok: true, principal: { ...viaKey.principal, via: "jwt", expiresAt: (Math.floor(NOW / 1000) + ACCESS_TOKEN_TTL_SECONDS) * 1000 } });
 
     const afterExpiry = NOW + (ACCESS_TOKEN_TTL_SECONDS + CLOCK_TOLERANCE_SECONDS + 1) * 1000;
     expect(await authenticate(`Bearer ${exchanged.token.access_token}`, depsWith(store), afterExpiry)).toEqual({ ok: false, reason: "expired" });

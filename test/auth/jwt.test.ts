@@ -142,7 +142,11 @@ describe("verifyJwt accepts", () => {
 
   it("a platform token from signAccessToken", async () => {
     const token = await signAccessToken(keys, { tenantId: "acme", subject: "user-1", scopes: ["sessions:read"], ttlSeconds: 600 }, AUTH_CONFIG, NOW);
-    expect(await verifyJwt(token, deps, NOW)).toEqual({ ok: true, principal: { tenantId: "acme", subject: "user-1", scopes: ["sessions:read"], via: "jwt" } });
+    // The principal carries the token's expiry, which bounds the event streams it opens.
+    expect(await verifyJwt(token, deps, NOW)).toEqual({
+      ok: true,
+      principal: { tenantId: "acme", subject: "user-1", scopes: ["sessions:read"], via: "jwt", expiresAt: (Math.floor(NOW / 1000) + 600) * 1000 },
+    });
   });
 
   it("a token expired by less than the clock tolerance", async () => {
@@ -181,7 +185,7 @@ describe("verifyJwt accepts", () => {
   it("an external token verified through the JWKS with the external audience", async () => {
     const token = await external({ claims: { sub: "auth0|42", tenant_id: "initech", scp: ["sessions:write", 7] }, omit: ["scope"] });
     const result = await verifyJwt(token, deps, NOW);
-    expect(result).toEqual({ ok: true, principal: { tenantId: "initech", subject: "auth0|42", scopes: ["sessions:write"], via: "jwt" } });
+    expect(result).toEqual({ ok: true, principal: { tenantId: "initech", subject: "auth0|42", scopes: ["sessions:write"], via: "jwt", expiresAt: expect.any(Number) } });
   });
 
   it("external tokens in RS256 and EdDSA", async () => {

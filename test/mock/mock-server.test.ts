@@ -159,6 +159,98 @@ describe("model queue", () => {
   });
 });
 
+function callChat(model: string, body: Record<string, unknown> = {}): Promise<Response> {
+  return fetch(`${mockUrl()}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: "Bearer k" },
+    body: JSON.stringify({ model, messages: [{ role: "user", content: "hi" }], ...body }),
+  });
+}
+
+/** The `data:` payloads of a Server-Sent Events body. */
+function events(text: string): string[] {
+  return text
+    .split("\n\n")
+    .filter((frame) => frame.startsWith("data: "))
+    .map((frame) => frame.slice("data: ".length));
+}
+
+describe("model queue, Chat Completions dialect", () => {
+  it("answers the same scripted reply as a Chat Completions message, with usage folding the cache in", async () => {
+    const model = mockModel(uniqueKey("chat"));
+    await model.script({
+      reply: { content: [{ type: "text", text: "hi" }, { type: "tool_use", id: "call_1", name: "f", input: { a: 1 } }], usage: { input_tokens: 3, cache_read_input_tokens: 4 } },
+    });
+    const body = await (await callChat(model.key)).json<Record<string, unknown>>();
+    expect(body).toMatchObject({
+      object: "chat.completion",
+      model: model.key,
+      choices: [
+        {
+          message: { role: "assistant", content: "hi", tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: '{"a":1}' } }] },
+          finish_reason: "tool_calls",
+        },
+      ],
+      usage: { prompt_tokens: 7, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 4 } },
+    });
+    expect((await model.requests())[0]?.path).toBe("/v1/chat/completions");
+  });
+
+  it("streams text and tool calls in pieces, then the finish reason, the usage when asked, and [DONE]", async () => {
+    const model = mockModel(uniqueKey("chat-stream"));
+    await model.script({ reply: { content: [{ type: "text", text: "hello there" }, { type: "tool_use", id: "call_9", name: "g", input: { q: "x" } }] } });
+    const res = await callChat(model.key, { stream: true, stream_options: { include_usage: true } });
+    expect(res.headers.get("content-type")).toBe("text/event-stream");
+    const data = events(await res.text());
+    expect(data.at(-1)).toBe("[DONE]");
+    const chunks = data.slice(0, -1).map((d) => JSON.parse(d) as { choices: { delta: { content?: string; tool_calls?: { function: { arguments?: string } }[] }; finish_reason: string | null }[]; usage?: unknown });
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe("hello there");
+    expect(chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []).map((t) => t.function.arguments ?? "").join("")).toBe('{"q":"x"}');
+    expect(chunks.map((c) => c.choices[0]?.finish_reason).filter(Boolean)).toEqual(["tool_calls"]);
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 10, completion_tokens: 5 } });
+  });
+
+  it("answers status steps with an OpenAI error body", async () => {
+    const model = mockModel(uniqueKey("chat-status"));
+    await model.script({ status: 429 });
+    const res = await callChat(model.key);
+    expect(res.status).toBe(429);
+    expect(await res.json()).toEqual({ error: { message: expect.any(String), type: "rate_limit_exceeded", code: null } });
+  });
+});
+
+describe("steps that match a request", () => {
+  it("go to requests whose system prompt holds their text, ahead of the steps without a match", async () => {
+    const model = mockModel(uniqueKey("match"));
+    await model.script(
+      { reply: { content: [{ type: "text", text: "plain one" }] } },
+      { match: { system_includes: "summarize" }, reply: { content: [{ type: "text", text: "a summary" }] } },
+      { reply: { content: [{ type: "text", text: "plain two" }] } },
+    );
+    const ask = async (system?: unknown) => {
+      const res = await fetch(`${mockUrl()}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: model.key, max_tokens: 5, messages: [], ...(system ? { system } : {}) }),
+      });
+      return ((await res.json()) as { content: { text: string }[] }).content[0]!.text;
+    };
+    expect(await ask()).toBe("plain one");
+    expect(await ask([{ type: "text", text: "please summarize this" }])).toBe("a summary");
+    expect(await ask("please summarize this")).toBe("plain two"); // no matching step left: the next plain one
+    expect(await ask()).toBe("ok");
+  });
+
+  it("are refused with a malformed match", async () => {
+    const res = await fetch(`${mockUrl()}/_mock/model/${uniqueKey("badmatch")}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ steps: [{ match: { system_includes: "" }, status: 500 }] }),
+    });
+    expect(res.status).toBe(400);
+  });
+});
+
 describe("webhook queue", () => {
   it("answers the default output and records raw and parsed bodies with the full path", async () => {
     const hook = mockHook(uniqueKey("hook"));
@@ -250,5 +342,54 @@ describe("pages and routing", () => {
       expect(res.status).toBe(404);
       expect(await res.json()).toMatchObject({ error: "not_found" });
     }
+  });
+});
+
+describe("model queue, streaming", () => {
+  function streamModel(model: string): Promise<Response> {
+    return fetch(`${mockUrl()}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model, max_tokens: 64, stream: true, messages: [{ role: "user", content: "hi" }] }),
+    });
+  }
+
+  it("answers a request with stream: true in Anthropic's event format", async () => {
+    const key = uniqueKey("stream");
+    await mockModel(key).script({ reply: { content: [{ type: "text", text: "abcdefg" }, { type: "tool_use", id: "toolu_m", name: "t", input: { a: 1 } }] }, stream: { chunk_chars: 3 } });
+    const res = await streamModel(key);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const body = await res.text();
+    const names = [...body.matchAll(/^event: (\w+)$/gm)].map((m) => m[1]);
+    expect(names).toEqual([
+      "message_start",
+      "ping",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_delta",
+      "content_block_delta",
+      "content_block_stop",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_delta",
+      "content_block_stop",
+      "message_delta",
+      "message_stop",
+    ]);
+    expect(body).toContain('"text":"abc"');
+    expect(body).toContain('"stop_reason":"tool_use"');
+  });
+
+  it("breaks a stream after the given number of events, and refuses a bad shape", async () => {
+    const key = uniqueKey("break");
+    await mockModel(key).script({ reply: { content: [{ type: "text", text: "abcdefgh" }] }, stream: { break_after: 3 } });
+    const res = await streamModel(key);
+    await expect(res.text()).rejects.toThrow();
+    const bad = await fetch(`${mockUrl()}/_mock/model/${uniqueKey("bad")}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ steps: [{ status: 500, stream: { break_after: 2 } }] }),
+    });
+    expect(bad.status).toBe(400);
   });
 });

@@ -37,7 +37,7 @@ function notification(tenantId: string, sessionId: string, type: Notification["t
       stop_reason: "end_turn",
       error: null,
       model: "m",
-      usage: { steps: 1, input_tokens: 1, output_tokens: 1 },
+      usage: { steps: 1, input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0 },
       metadata: null,
       created_at: at,
       updated_at: at,

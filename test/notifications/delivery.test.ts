@@ -141,6 +141,26 @@ describe("status notifications", () => {
     expect(failed.session).toMatchObject({ status: "failed", stop_reason: "model_error", error: expect.stringContaining("400") });
   });
 
+  it("sends no session.cancelled for an interrupt, which replaces the run without cancelling it", async () => {
+    const t = await tenant();
+    const hook = mockHook(uniqueKey("receiver"));
+    await registerEndpoint(t.admin, hook.url, ALL_TYPES);
+    const model = mockModel(uniqueKey("model"));
+    await model.script({ hang: true }, { reply: { content: [text("the new answer")] } });
+    const session = await createSession(t.writer, { input: "first question", model: model.key });
+    await model.waitForRequests(1);
+    expect((await post(t.writer, `/v1/sessions/${session.id}/messages`, { input: "new question", if_running: "interrupt" })).status).toBe(202);
+    await waitForStatus(t.writer, session.id, ["done"]);
+    await hook.waitForRequests(1);
+    await quiet();
+    expect(typesFor(await hook.requests(), session.id)).toEqual(["session.done"]);
+    // A cancel is told, by contrast.
+    const other = await createSession(t.writer, { input: "again", model: model.key });
+    await post(t.writer, `/v1/sessions/${other.id}/cancel`);
+    await hook.waitForRequests(2);
+    expect(typesFor(await hook.requests(), other.id)).toEqual(["session.cancelled"]);
+  });
+
   it("sends nothing for a pause or a resume, only the end of the run", async () => {
     const t = await tenant();
     const hook = mockHook(uniqueKey("receiver"));

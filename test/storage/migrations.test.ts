@@ -6,7 +6,10 @@ import { generateApiKey } from "../../src/auth/api-keys";
 import { agentStub, tenantIndexStub } from "../../src/objects";
 import { checkSequence, latestVersion, type Migration, migrate, SCHEMA_VERSION_KEY, schemaVersion } from "../../src/storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
-import { AGENT_LAYOUT_V0, INDEX_LAYOUT_V0, INDEX_LAYOUT_V2, userTables, writeLegacyAgent, writeLegacyIndex, writeWaitingAgentV3 } from "../support/legacy-storage";
+import { AGENT_LAYOUT_V0, INDEX_LAYOUT_V0, INDEX_LAYOUT_V1, migrateIndexTo, userTables, writeAgentV2, writeAgentV2WithEvents, writeLegacyAgent, writeLegacyIndex, writeWaitingAgentV5 } from "../support/legacy-storage";
+import { estimateMessageTokens } from "../../src/agents/context/estimate";
+import type { RunState } from "../../src/agents/store";
+import { openSse } from "../support/agent-stream";
 import { createAndStart, messages, newTestSession, toolCalls, unwrap, waitForStatus } from "../support/agent-session";
 import { mockHook, uniqueKey } from "../support/mock-client";
 import { call } from "../support/api";
@@ -92,6 +95,55 @@ describe("Agent storage written by an earlier version", () => {
     expect(steps.data.map((step) => [step.kind, step.outcome])).toEqual([["model", "ok"]]);
   });
 
+  it("at version 2 gets its token estimates, message kinds, cache counts and run's task, and runs with a window", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeAgentV2(state.storage, t));
+    await abortAllDurableObjects();
+    const session = unwrap(await t.stub.get());
+    expect(session).toMatchObject({ status: "done", queued_messages: 0, usage: { steps: 3, input_tokens: 30, cache_read_tokens: 0, cache_write_tokens: 0 } });
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+      const rows = state.storage.sql.exec("SELECT seq, kind, tokens, content FROM messages ORDER BY seq").toArray();
+      expect(rows.map((row) => row.kind)).toEqual(["input", "tool_use", "tool_result", "answer", "input", "answer"]);
+      for (const row of rows) expect(row.tokens).toBe(estimateMessageTokens(JSON.parse(String(row.content))));
+      const run = state.storage.kv.get<RunState>("run")!;
+      expect(run).toMatchObject({ run_start_seq: 5, token_ratio: 1, urgent_revision: 9 });
+      expect(userTables(state.storage)).toEqual(expect.arrayContaining(["summaries", "pending_messages"]));
+    });
+    // The next run is sent the session's task, the previous run's task and what fits, from the stored estimates.
+    await t.model.script({ reply: { content: [{ type: "text", text: "later" }] } });
+    unwrap(await t.stub.start("and the day after?"));
+    await waitForStatus(t, ["done"]);
+    const sent = (await t.model.requests())[0]!.body as { messages: unknown[] };
+    expect(JSON.stringify(sent.messages)).toContain("what time is it?");
+    expect(JSON.stringify(sent.messages)).toContain("and the day after?");
+  });
+
+  it("at version 2 keeps its event log: copies become references, and a replay shows the same events", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeAgentV2WithEvents(state.storage, t));
+    const before = await runInDurableObject(t.stub, (_i, state) => state.storage.sql.exec("SELECT id, type, data FROM events ORDER BY id").toArray());
+    await abortAllDurableObjects();
+
+    const replay = await openSse(t, { cursor: 0 });
+    await replay.untilClosed();
+    expect(replay.types()).toEqual(["status", "message", "message", "tool_call", "usage", "tool_result", "message", "message", "usage", "status", "end"]);
+    const after = await runInDurableObject(t.stub, (_i, state) => state.storage.sql.exec("SELECT id, type, data FROM events ORDER BY id").toArray());
+    expect(after.map((row) => row.id)).toEqual(before.map((row) => row.id));
+    for (const [n, row] of after.entries()) {
+      const old = JSON.parse(String(before[n]!.data)) as Record<string, unknown>;
+      const now = JSON.parse(String(row.data)) as Record<string, unknown>;
+      if (row.type === "message") expect(now).toEqual({ seq: old.seq });
+      else if (row.type === "tool_call" || row.type === "tool_result") expect(now).toEqual({ id: old.id, status: old.status });
+      else expect(now).toEqual(old);
+      // The replayed frame shows what the copy showed.
+      const frame = replay.stored()[n]!;
+      if (row.type === "message" || row.type === "status" || row.type === "usage") expect(frame.data).toEqual(old);
+      // Calls of that version were never decided through an approval: the decision fields are empty.
+      else expect(frame.data).toEqual({ id: old.id, name: old.name, step: old.step, input: old.input, status: old.status, output: old.output, is_error: old.is_error, decided_by: null, decided_at: null, decision: null });
+    }
+  });
+
   it("a new session starts at the newest version", async () => {
     const t = newTestSession();
     await createAndStart(t, "hello");
@@ -101,10 +153,10 @@ describe("Agent storage written by an earlier version", () => {
   });
 });
 
-describe("Agent storage written by version 3 (before notifications and decisions)", () => {
+describe("Agent storage written by version 5 (before notifications and decisions)", () => {
   it("gets the outbox and the decision columns; its waiting call is approved, recorded and notified", async () => {
     const t = newTestSession();
-    await runInDurableObject(t.stub, async (_instance, state) => writeWaitingAgentV3(state.storage, t));
+    await runInDurableObject(t.stub, async (_instance, state) => writeWaitingAgentV5(state.storage, t));
     const hook = mockHook(uniqueKey("receiver"));
     const index = tenantIndexStub(env, t.tenantId);
     const endpoint = await index.createWebhookEndpoint(t.tenantId, { url: hook.url, event_types: ["session.done"], description: null, created_by: "admin" });
@@ -129,11 +181,11 @@ describe("Agent storage written by version 3 (before notifications and decisions
 });
 
 describe("TenantIndex storage", () => {
-  it("written by version 2 (before status webhooks) gets the endpoint and delivery tables and keeps its rows", async () => {
+  it("written by version 4 (before status webhooks) gets the endpoint and delivery tables and keeps its rows", async () => {
     const tenantId = freshTenant();
     await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => {
-      writeLegacyIndex(state.storage, tenantId, INDEX_LAYOUT_V2);
-      state.storage.kv.put(SCHEMA_VERSION_KEY, 2);
+      migrateIndexTo(state.storage, 4);
+      writeLegacyIndex(state.storage, tenantId, { statements: [] });
     });
     await abortAllDurableObjects();
     const index = tenantIndexStub(env, tenantId);
@@ -154,6 +206,30 @@ describe("TenantIndex storage", () => {
     const index = tenantIndexStub(env, tenantId);
     const page = await index.listSessions(tenantId, { limit: 10 });
     expect(page.data.map((s) => s.id)).toEqual(["ses_legacy"]);
+    await runInDurableObject(index, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
+      expect(userTables(state.storage)).toContain("event_streams");
+    });
+  });
+
+  it("at version 1 gets cache counts of zero and counts them from then on", async () => {
+    const tenantId = freshTenant();
+    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => writeLegacyIndex(state.storage, tenantId, INDEX_LAYOUT_V1));
+    await abortAllDurableObjects();
+    const index = tenantIndexStub(env, tenantId);
+    expect((await index.getSessionSummary(tenantId, "ses_legacy"))?.usage).toEqual({ steps: 1, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 });
+    const at = "2026-11-20T10:00:00.000Z";
+    await index.reportSession(tenantId, {
+      id: "ses_legacy",
+      created_by: "user-1",
+      status: "done",
+      stop_reason: "end_turn",
+      usage: { steps: 2, input_tokens: 20, output_tokens: 10, cache_read_tokens: 100, cache_write_tokens: 50 },
+      created_at: at,
+      updated_at: at,
+      revision: 4,
+    });
+    expect(await index.tokensToday(tenantId, Date.parse(at))).toBe(10 + 5 + 150);
     await runInDurableObject(index, async (_instance, state) => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
     });

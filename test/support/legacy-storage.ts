@@ -4,10 +4,15 @@
  * and never changed afterwards: a new version adds a new layout here.
  */
 import type { TestSession } from "./agent-session";
+import { AGENT_MIGRATIONS } from "../../src/agents/migrations";
 import { BUILTIN_DEFAULT_LIMITS } from "../../src/limits";
+import { migrate } from "../../src/storage/migrations";
+import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
 
 export interface Layout {
   statements: readonly string[];
+  /** The `schema_version` that version recorded; absent before versions were recorded. */
+  version?: number;
 }
 
 /** The Agent before versioned migrations: three tables, no `schema_version`. */
@@ -19,6 +24,9 @@ export const AGENT_LAYOUT_V0: Layout = {
     `CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, data TEXT NOT NULL, created_at TEXT NOT NULL)`,
   ],
 };
+
+/** The Agent at migration 2: the same tables, the version recorded, the run state with coalesced reports. */
+export const AGENT_LAYOUT_V2: Layout = { statements: AGENT_LAYOUT_V0.statements, version: 2 };
 
 /** The TenantIndex before versioned migrations. */
 export const INDEX_LAYOUT_V0: Layout = {
@@ -38,24 +46,62 @@ export const INDEX_LAYOUT_V0: Layout = {
   ],
 };
 
-/** The Agent at version 3 (before the outbox and the decision columns): v0 plus the steps table. */
-export const AGENT_LAYOUT_V3: Layout = {
-  statements: [
-    ...AGENT_LAYOUT_V0.statements,
-    `CREATE TABLE IF NOT EXISTS steps (seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, started_at INTEGER NOT NULL, ended_at INTEGER NOT NULL, queued_ms INTEGER NOT NULL, input_tokens INTEGER, output_tokens INTEGER, outcome TEXT NOT NULL)`,
-  ],
-};
-
-/** The TenantIndex at version 2 (before status webhooks): v0 plus the run queue. */
-export const INDEX_LAYOUT_V2: Layout = {
-  statements: [
-    ...INDEX_LAYOUT_V0.statements,
-    `CREATE TABLE IF NOT EXISTS run_queue (session_id TEXT PRIMARY KEY, queued_at INTEGER NOT NULL, granted_at INTEGER)`,
-    `CREATE INDEX IF NOT EXISTS run_queue_by_time ON run_queue (queued_at, session_id)`,
-  ],
-};
+/** The TenantIndex at migration 1: the same tables, the version recorded (no cache counts). */
+export const INDEX_LAYOUT_V1: Layout = { statements: INDEX_LAYOUT_V0.statements, version: 1 };
 
 const AT = "2026-11-20T10:00:00.000Z";
+
+/**
+ * A session of two runs as the version at migration 2 left it: a tool round trip, then a second
+ * user message answered, with no token estimates and a run state without cache counts.
+ */
+export function writeAgentV2(storage: DurableObjectStorage, t: TestSession): void {
+  const layout = AGENT_LAYOUT_V2;
+  for (const statement of layout.statements) storage.sql.exec(statement);
+  const rows: [string, unknown[]][] = [
+    ["user", [{ type: "text", text: "what time is it?" }]],
+    ["assistant", [{ type: "text", text: "checking" }, { type: "tool_use", id: "toolu_v2", name: "get_time", input: {} }]],
+    ["user", [{ type: "tool_result", tool_use_id: "toolu_v2", content: "noon" }]],
+    ["assistant", [{ type: "text", text: "it is noon" }]],
+    ["user", [{ type: "text", text: "and tomorrow?" }]],
+    ["assistant", [{ type: "text", text: "noon again" }]],
+  ];
+  for (const [role, content] of rows) storage.sql.exec("INSERT INTO messages (role, content, created_at) VALUES (?, ?, ?)", role, JSON.stringify(content), AT);
+  storage.sql.exec(
+    "INSERT INTO tool_calls (id, step, message_seq, position, name, input, status, output, is_error, reported, created_at) VALUES ('toolu_v2', 1, 2, 0, 'get_time', '{}', 'done', 'noon', 0, 1, ?)",
+    AT,
+  );
+  storage.kv.put("session", {
+    id: t.sessionId,
+    tenant_id: t.tenantId,
+    created_by: "user-1",
+    model: t.model.key,
+    system: null,
+    tools: [{ type: "builtin", name: "get_time" }],
+    limits: BUILTIN_DEFAULT_LIMITS,
+    context: { kept: "by an earlier caller" },
+    metadata: null,
+    created_at: AT,
+  });
+  storage.kv.put("run", {
+    status: "done",
+    generation: 2,
+    steps: 1,
+    attempts: 0,
+    error: null,
+    stop_reason: "end_turn",
+    usage: { steps: 3, input_tokens: 30, output_tokens: 15 },
+    revision: 9,
+    reported_revision: 9,
+    urgent_revision: 9,
+    last_report_at: Date.parse(AT),
+    report_failures: 0,
+    report_retry_at: 0,
+    next_attempt_at: 0,
+    updated_at: AT,
+  });
+  storage.kv.put("schema_version", layout.version);
+}
 
 /** A finished one-step session: a user message, the answer, its events and its run state. */
 export function writeLegacyAgent(storage: DurableObjectStorage, t: TestSession, layout: Layout): void {
@@ -92,6 +138,7 @@ export function writeLegacyAgent(storage: DurableObjectStorage, t: TestSession, 
 /** A bound, registered index with one session row. */
 export function writeLegacyIndex(storage: DurableObjectStorage, tenantId: string, layout: Layout): void {
   for (const statement of layout.statements) storage.sql.exec(statement);
+  if (layout.version !== undefined) storage.kv.put("schema_version", layout.version);
   const at = Date.parse(AT);
   storage.sql.exec(
     "INSERT INTO sessions (id, created_by, status, stop_reason, input_tokens, output_tokens, steps, created_at, updated_at, revision) VALUES ('ses_legacy', 'user-1', 'done', 'end_turn', 10, 5, 1, ?, ?, 3)",
@@ -112,21 +159,109 @@ export function userTables(storage: DurableObjectStorage): string[] {
 }
 
 /**
- * A session as version 3 left it while waiting for the approval of one `get_time` call: the
- * history, the waiting call (no decision columns), the run state with coalesced reports, and
- * `schema_version` 3. Its session settings have no `notify_url`.
+ * Version 2 (before events referred to their rows): a finished two-step run whose `message`,
+ * `tool_call` and `tool_result` events hold whole copies of the message or call, as that
+ * version's event log stored them.
  */
-export function writeWaitingAgentV3(storage: DurableObjectStorage, t: TestSession): void {
-  for (const statement of AGENT_LAYOUT_V3.statements) storage.sql.exec(statement);
-  storage.sql.exec("INSERT INTO messages (role, content, created_at) VALUES ('user', ?, ?)", JSON.stringify([{ type: "text", text: "what time is it?" }]), AT);
+export function writeAgentV2WithEvents(storage: DurableObjectStorage, t: TestSession): void {
+  // Events are dated now, so the log's age retention keeps them.
+  const AT = new Date().toISOString();
+  for (const statement of AGENT_LAYOUT_V0.statements) storage.sql.exec(statement);
+  const content = [
+    ["user", [{ type: "text", text: "what time is it?" }]],
+    ["assistant", [{ type: "tool_use", id: "toolu_legacy", name: "get_time", input: {} }]],
+    ["user", [{ type: "tool_result", tool_use_id: "toolu_legacy", content: "2026-11-20T10:00:00.000Z" }]],
+    ["assistant", [{ type: "text", text: "it is ten" }]],
+  ] as const;
+  const messages = content.map(([role, blocks], n) => {
+    storage.sql.exec("INSERT INTO messages (role, content, created_at) VALUES (?, ?, ?)", role, JSON.stringify(blocks), AT);
+    return { seq: n + 1, role, content: blocks, created_at: AT };
+  });
   storage.sql.exec(
-    "INSERT INTO messages (role, content, created_at) VALUES ('assistant', ?, ?)",
-    JSON.stringify([{ type: "tool_use", id: "toolu_legacy", name: "get_time", input: {} }]),
+    "INSERT INTO tool_calls (id, step, message_seq, position, name, input, status, output, is_error, reported, created_at, started_at, finished_at) VALUES ('toolu_legacy', 1, 2, 0, 'get_time', '{}', 'done', ?, 0, 1, ?, ?, ?)",
+    "2026-11-20T10:00:00.000Z",
     AT,
+    AT,
+    AT,
+  );
+  const call = { id: "toolu_legacy", step: 1, name: "get_time", input: {}, status: "pending", output: null, is_error: false, created_at: AT, started_at: null, finished_at: null };
+  const finished = { ...call, status: "done", output: "2026-11-20T10:00:00.000Z", started_at: AT, finished_at: AT };
+  const usage1 = { steps: 1, input_tokens: 10, output_tokens: 5 };
+  const usage2 = { steps: 2, input_tokens: 20, output_tokens: 10 };
+  const events: [string, unknown][] = [
+    ["status", { status: "running", stop_reason: null, error: null }],
+    ["message", messages[0]],
+    ["message", messages[1]],
+    ["tool_call", call],
+    ["usage", usage1],
+    ["tool_result", finished],
+    ["message", messages[2]],
+    ["message", messages[3]],
+    ["usage", usage2],
+    ["status", { status: "done", stop_reason: "end_turn", error: null }],
+  ];
+  for (const [type, data] of events) storage.sql.exec("INSERT INTO events (type, data, created_at) VALUES (?, ?, ?)", type, JSON.stringify(data), AT);
+  storage.kv.put("session", {
+    id: t.sessionId,
+    tenant_id: t.tenantId,
+    created_by: "user-1",
+    model: t.model.key,
+    system: null,
+    tools: [{ type: "builtin", name: "get_time" }],
+    limits: BUILTIN_DEFAULT_LIMITS,
+    context: null,
+    metadata: null,
+    created_at: AT,
+  });
+  storage.kv.put("run", {
+    status: "done",
+    generation: 1,
+    steps: 2,
+    attempts: 0,
+    error: null,
+    stop_reason: "end_turn",
+    usage: usage2,
+    revision: 8,
+    reported_revision: 8,
+    urgent_revision: 0,
+    last_report_at: 0,
+    report_failures: 0,
+    report_retry_at: 0,
+    next_attempt_at: 0,
+    updated_at: AT,
+  });
+  storage.kv.put("schema_version", 2);
+}
+
+/**
+ * Storage at `version`, built by the first `version` migration steps: deployed steps are never
+ * edited, so these are exactly the steps that version ran.
+ */
+export function migrateAgentTo(storage: DurableObjectStorage, version: number): void {
+  migrate(storage, AGENT_MIGRATIONS.slice(0, version));
+}
+
+export function migrateIndexTo(storage: DurableObjectStorage, version: number): void {
+  migrate(storage, TENANT_INDEX_MIGRATIONS.slice(0, version));
+}
+
+/**
+ * A session as version 5 (before the outbox and the decision columns) left it while waiting for
+ * the approval of one `get_time` call: the history, the waiting call, that version's run state,
+ * and session settings without `notify_url`.
+ */
+export function writeWaitingAgentV5(storage: DurableObjectStorage, t: TestSession): void {
+  migrateAgentTo(storage, 5);
+  const at = new Date().toISOString();
+  storage.sql.exec("INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('user', ?, ?, 5, 'input')", JSON.stringify([{ type: "text", text: "what time is it?" }]), at);
+  storage.sql.exec(
+    "INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('assistant', ?, ?, 8, 'tool_use')",
+    JSON.stringify([{ type: "tool_use", id: "toolu_legacy", name: "get_time", input: {} }]),
+    at,
   );
   storage.sql.exec(
     "INSERT INTO tool_calls (id, step, message_seq, position, name, input, status, created_at) VALUES ('toolu_legacy', 1, 2, 0, 'get_time', '{}', 'waiting_approval', ?)",
-    AT,
+    at,
   );
   storage.kv.put("session", {
     id: t.sessionId,
@@ -138,7 +273,7 @@ export function writeWaitingAgentV3(storage: DurableObjectStorage, t: TestSessio
     limits: BUILTIN_DEFAULT_LIMITS,
     context: null,
     metadata: null,
-    created_at: AT,
+    created_at: at,
   });
   storage.kv.put("run", {
     status: "waiting_approval",
@@ -147,7 +282,7 @@ export function writeWaitingAgentV3(storage: DurableObjectStorage, t: TestSessio
     attempts: 0,
     error: null,
     stop_reason: null,
-    usage: { steps: 1, input_tokens: 10, output_tokens: 5 },
+    usage: { steps: 1, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 },
     revision: 4,
     reported_revision: 4,
     urgent_revision: 4,
@@ -157,7 +292,8 @@ export function writeWaitingAgentV3(storage: DurableObjectStorage, t: TestSessio
     next_attempt_at: 0,
     ready_at: 0,
     run_started_at: 0,
-    updated_at: AT,
+    run_start_seq: 1,
+    token_ratio: 1,
+    updated_at: at,
   });
-  storage.kv.put("schema_version", 3);
 }

@@ -13,6 +13,9 @@ export type ContentBlock =
 export interface Usage {
   input_tokens: number;
   output_tokens: number;
+  /** Prompt-cache counts as Anthropic reports them; the Chat Completions dialect folds them into its own. */
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
 }
 
 /** Fields every step may carry, whatever its kind. */
@@ -21,6 +24,11 @@ interface StepTiming {
   delay_ms?: number;
   /** Queue the same step this many times. */
   repeat?: number;
+  /**
+   * Only requests whose system prompt includes this text take the step, before any step
+   * without a `match`; requests that match no step take the first step without one.
+   */
+  match?: { system_includes: string };
 }
 
 /** Answer with exactly this response. Object bodies are sent as JSON. */
@@ -43,13 +51,30 @@ export interface ResetStep extends StepTiming {
 /** Only wait (`delay_ms`), then give the default answer. */
 export type DelayStep = StepTiming;
 
-/** A 200 Messages API response; `stop_reason` and `usage` get defaults. */
+/**
+ * A 200 Messages API response; `stop_reason` and `usage` get defaults. A request with
+ * `"stream": true` gets it as Anthropic's Server-Sent Events, shaped by `stream`; any other
+ * request gets one JSON body.
+ */
 export interface ReplyStep extends StepTiming {
   reply: {
     content: ContentBlock[];
     stop_reason?: string;
     usage?: Partial<Usage>;
   };
+  stream?: StreamShape;
+}
+
+/** How a streamed reply is sent. Events are counted from the first (`message_start`) as 1. */
+export interface StreamShape {
+  /** Characters per `text_delta` (default 4). */
+  chunk_chars?: number;
+  /** Wait this long before each event after the first. */
+  event_delay_ms?: number;
+  /** Send this many events, then reset the connection: a stream broken in the middle. */
+  break_after?: number;
+  /** Send this many events, then send nothing more and keep the connection open. */
+  hang_after?: number;
 }
 
 /** A 200 with `content-type: application/json` whose body does not parse. */

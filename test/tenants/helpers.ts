@@ -26,7 +26,7 @@ export function report(
     created_by: "user-1",
     status: "idle" as SessionStatus,
     stop_reason: null,
-    usage: { steps: 0, input_tokens: 0, output_tokens: 0 },
+    usage: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
     revision: 1,
     ...rest,
     created_at: new Date(createdMs).toISOString(),

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { BASE_MS, DAY_MS, expectIndexRejects, freshTenant, indexOf, report } from "./helpers";
 
-const usage = (input_tokens: number, output_tokens: number, steps: number) => ({ input_tokens, output_tokens, steps });
+const usage = (input_tokens: number, output_tokens: number, steps: number, cache_read_tokens = 0, cache_write_tokens = 0) => ({
+  input_tokens,
+  output_tokens,
+  cache_read_tokens,
+  cache_write_tokens,
+  steps,
+});
 
 describe("reportSession", () => {
   it("inserts a session it does not know yet", async () => {
@@ -34,7 +40,26 @@ describe("reportSession", () => {
     await index.reportSession(tenantId, report("ses_2", { revision: 1, usage: usage(20, 0, 1) }));
     expect(await index.tokensToday(tenantId, BASE_MS)).toBe(400);
     const [today] = await index.usage(tenantId, { days: 1, now: BASE_MS });
-    expect(today).toEqual({ day: "2030-03-10", input_tokens: 320, output_tokens: 80, steps: 3, sessions_created: 2 });
+    expect(today).toEqual({ day: "2030-03-10", input_tokens: 320, output_tokens: 80, cache_read_tokens: 0, cache_write_tokens: 0, steps: 3, sessions_created: 2 });
+  });
+
+  it("counts prompt-cache reads and writes in the session, the day and the daily budget", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    await index.reportSession(tenantId, report("ses_1", { revision: 1, usage: usage(100, 50, 1, 1_000, 200) }));
+    await index.reportSession(tenantId, report("ses_1", { revision: 2, usage: usage(150, 60, 2, 3_000, 200) }));
+    expect(await index.tokensToday(tenantId, BASE_MS)).toBe(150 + 60 + 3_000 + 200);
+    expect((await index.getSessionSummary(tenantId, "ses_1"))?.usage).toEqual({ steps: 2, input_tokens: 150, output_tokens: 60, cache_read_tokens: 3_000, cache_write_tokens: 200 });
+    const [today] = await index.usage(tenantId, { days: 1, now: BASE_MS });
+    expect(today).toMatchObject({ cache_read_tokens: 3_000, cache_write_tokens: 200 });
+  });
+
+  it("reads a report without cache counts, from a session that has not run since they existed, as none", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    const old = report("ses_old", { revision: 1 });
+    await index.reportSession(tenantId, { ...old, usage: { steps: 1, input_tokens: 10, output_tokens: 5 } as never });
+    expect((await index.getSessionSummary(tenantId, "ses_old"))?.usage).toMatchObject({ input_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0 });
   });
 
   it("counts usage on the UTC day of the report, and sessions on the day they were created", async () => {
@@ -47,9 +72,9 @@ describe("reportSession", () => {
     expect(await index.tokensToday(tenantId, BASE_MS + DAY_MS)).toBe(180);
     expect(await index.tokensToday(tenantId, BASE_MS + 2 * DAY_MS)).toBe(0);
     expect(await index.usage(tenantId, { days: 3, now: BASE_MS + DAY_MS })).toEqual([
-      { day: "2030-03-11", input_tokens: 155, output_tokens: 25, steps: 2, sessions_created: 1 },
-      { day: "2030-03-10", input_tokens: 100, output_tokens: 10, steps: 1, sessions_created: 1 },
-      { day: "2030-03-09", input_tokens: 0, output_tokens: 0, steps: 0, sessions_created: 0 },
+      { day: "2030-03-11", input_tokens: 155, output_tokens: 25, cache_read_tokens: 0, cache_write_tokens: 0, steps: 2, sessions_created: 1 },
+      { day: "2030-03-10", input_tokens: 100, output_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0, steps: 1, sessions_created: 1 },
+      { day: "2030-03-09", input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, steps: 0, sessions_created: 0 },
     ]);
   });
 

@@ -100,7 +100,7 @@ describe("listSessions", () => {
   it("returns the summary shape with ISO times and a null cursor on the last page", async () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);
-    await index.reportSession(tenantId, report("ses_a", { status: "done", stop_reason: "end_turn", usage: { steps: 2, input_tokens: 10, output_tokens: 5 } }));
+    await index.reportSession(tenantId, report("ses_a", { status: "done", stop_reason: "end_turn", usage: { steps: 2, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 } }));
     const page = await index.listSessions(tenantId, { limit: 10 });
     expect(page).toEqual({
       data: [
@@ -109,7 +109,7 @@ describe("listSessions", () => {
           created_by: "user-1",
           status: "done",
           stop_reason: "end_turn",
-          usage: { steps: 2, input_tokens: 10, output_tokens: 5 },
+          usage: { steps: 2, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 },
           created_at: new Date(BASE_MS).toISOString(),
           updated_at: new Date(BASE_MS).toISOString(),
         },

@@ -321,6 +321,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/tenants/{tenant_id}/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Narrow a tenant's models
+         * @description Each entry must be allowed by the platform's `MODELS`; a session that names another model is refused with 400.
+         */
+        put: operations["setTenantModels"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/tenants/{tenant_id}/suspend": {
         parameters: {
             query?: never;
@@ -410,7 +430,7 @@ export interface paths {
         put?: never;
         /**
          * Create a session
-         * @description With `input`, the first run starts at once (429 when the tenant's concurrent runs or daily tokens are used up). `limits` may only lower the tenant's limits.
+         * @description With `input`, the first run starts at once (429 when the tenant's concurrent runs or daily tokens are used up). `limits` may only lower the tenant's limits; `model` must be one the platform and the tenant allow.
          */
         post: operations["createSession"];
         delete?: never;
@@ -455,7 +475,7 @@ export interface paths {
         put?: never;
         /**
          * Add a message and start a run
-         * @description 409 while a run is going (running, waiting or paused); 429 when the tenant's runs or daily tokens are used up.
+         * @description While a run is going (running, waiting or paused), `if_running` decides: `reject` (default) answers 409, `enqueue` keeps the message for the next run (409 when the queue is full), `interrupt` stops the current run and starts one with the message. 429 when the tenant's runs or daily tokens are used up.
          */
         post: operations["addSessionMessage"];
         delete?: never;
@@ -618,6 +638,26 @@ export interface paths {
          * @description 404 for an unknown call; 409 unless the call is waiting for its output. The output is cut to `max_tool_output_chars`. When the run can go on but the tenant has no free run slot, the session becomes `queued` and goes on by itself when one frees.
          */
         post: operations["submitToolOutput"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Watch a session's events
+         * @description Server-Sent Events with `Accept: text/event-stream` (or any Accept that allows it), or a WebSocket on `Upgrade: websocket`. Without a cursor the stream starts with a `snapshot`; with `Last-Event-ID` or `after` it replays every stored event after that id, exactly once, then live ones. A cursor older than the retention (1000 events, 7 days) gets a `snapshot` with `reset: true`. After a final status the stream sends `end` and closes; a reconnect to an ended session with nothing newer than the cursor answers 204. Browsers may pass a JWT as `access_token` (never an API key). A stream closes when its credential expires (at the latest after 60 minutes), and at once when its API key is revoked or the tenant suspended.
+         */
+        get: operations["streamSessionEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -789,11 +829,18 @@ export interface components {
          */
         FinalStatus: "done" | "failed" | "cancelled";
         /** @enum {string|null} */
-        StopReason: "end_turn" | "step_limit" | "token_limit" | "model_error" | "cancelled" | null;
+        StopReason: "end_turn" | "max_tokens" | "refusal" | "step_limit" | "token_limit" | "model_error" | "cancelled" | null;
+        /** @description Every token limit counts all four token figures. */
         Usage: {
+            /** @description Model steps; summary calls are not steps, their tokens are counted. */
             steps: number;
+            /** @description Input tokens neither read from nor written to the prompt cache. */
             input_tokens: number;
             output_tokens: number;
+            /** @description Input tokens read from the provider's prompt cache. */
+            cache_read_tokens: number;
+            /** @description Input tokens written to the provider's prompt cache. */
+            cache_write_tokens: number;
         };
         WaitingToolCall: {
             /** @example toolu_01A09q90qw90lq917835lq9 */
@@ -832,7 +879,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ProblemCode: "bad_request" | "validation_failed" | "unauthorized" | "forbidden" | "tenant_suspended" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "internal" | "service_unavailable";
+        ProblemCode: "bad_request" | "validation_failed" | "unauthorized" | "forbidden" | "tenant_suspended" | "not_found" | "method_not_allowed" | "not_acceptable" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "internal" | "service_unavailable";
         FieldError: {
             /** @example body.name */
             path: string;
@@ -910,6 +957,10 @@ export interface components {
             day: string;
             input_tokens: number;
             output_tokens: number;
+            /** @description Input tokens read from the provider's prompt cache. */
+            cache_read_tokens: number;
+            /** @description Input tokens written to the provider's prompt cache. */
+            cache_write_tokens: number;
             steps: number;
             sessions_created: number;
         };
@@ -919,6 +970,8 @@ export interface components {
             window_days: number;
             input_tokens: number;
             output_tokens: number;
+            cache_read_tokens: number;
+            cache_write_tokens: number;
             steps: number;
             sessions_created: number;
         };
@@ -1151,11 +1204,23 @@ export interface components {
             suspended: boolean;
             limit_overrides: components["schemas"]["LimitOverrides"];
             effective_limits: components["schemas"]["Limits"];
+            /** @description The models the tenant's sessions may choose, narrowing the platform's `MODELS`; null: not narrowed. */
+            models: string[] | null;
             /**
              * Format: date-time
              * @example 2026-01-01T12:00:00.000Z
              */
             created_at: string;
+        };
+        TenantModels: {
+            /**
+             * @description Ids or `prefix*` patterns, each allowed by the platform; null removes the narrowing.
+             * @example [
+             *       "anthropic:claude-sonnet-4-5",
+             *       "openai:gpt-4o*"
+             *     ]
+             */
+            models: string[] | null;
         };
         SuspendResult: {
             /**
@@ -1219,9 +1284,9 @@ export interface components {
             system: string | null;
             tools: components["schemas"]["Tool"][];
             limits: components["schemas"]["Limits"];
-            context: {
-                [key: string]: unknown;
-            } | null;
+            context: components["schemas"]["ContextSettings"];
+            /** @description Messages posted with `if_running: enqueue` that wait to start the next runs. */
+            queued_messages: number;
             usage: components["schemas"]["Usage"];
             metadata: {
                 [key: string]: string;
@@ -1320,20 +1385,30 @@ export interface components {
              */
             approval_timeout_seconds?: number;
         };
+        /** @description The session's context window. The session's first user message and the current run's are always sent; a tool_use is never sent without its result. */
+        ContextSettings: {
+            /**
+             * @description How the history is fitted to the model's input before each call. `auto`: the task and the newest messages that fit the budget; `last_messages`: the task and a fixed count of the newest messages; `summary`: older messages are folded into a running summary (made by the model, counted in usage) sent with the task and the newest messages.
+             * @default auto
+             * @enum {string}
+             */
+            strategy: "auto" | "last_messages" | "summary";
+            /** @description The input budget of each model call; by default the model's context size less room for the answer. */
+            max_input_tokens?: number;
+            /** @description `last_messages` only: how many of the newest messages are sent (default 20). */
+            last_messages?: number;
+        };
         CreateSessionRequest: {
             input?: components["schemas"]["RunInput"];
             system?: string | null;
             /**
-             * @description The platform's default model when absent.
+             * @description The model, optionally prefixed with its provider: `anthropic:` or `openai:` (an OpenAI-compatible Chat Completions server); unprefixed is Anthropic's. Only models the platform and the tenant allow; the platform's default model when absent.
              * @example claude-sonnet-4-5
              */
             model?: string;
             tools?: components["schemas"]["Tool"][];
             limits?: components["schemas"]["SessionLimits"];
-            /** @description Any JSON object the caller wants kept with the session. */
-            context?: {
-                [key: string]: unknown;
-            } | null;
+            context?: components["schemas"]["ContextSettings"] | null;
             /**
              * @description String labels for the caller's own use.
              * @example {
@@ -1413,6 +1488,12 @@ export interface components {
         };
         AddMessageRequest: {
             input: components["schemas"]["RunInput"] & unknown;
+            /**
+             * @description What to do while a run is going. `reject`: 409. `enqueue`: the message waits and starts the next run as soon as the current one ends (in order; a cancel drops the queue). `interrupt`: the current run is stopped as a cancel would stop it and a new run starts with the message.
+             * @default reject
+             * @enum {string}
+             */
+            if_running: "reject" | "enqueue" | "interrupt";
         };
         StepPage: {
             data: components["schemas"]["Step"][];
@@ -1426,7 +1507,7 @@ export interface components {
              * @description A model call, the tool calls of one answer, or a summary of older history.
              * @enum {string}
              */
-            kind: "model" | "tools";
+            kind: "model" | "tools" | "summary";
             /**
              * Format: date-time
              * @example 2026-01-01T12:00:00.000Z
@@ -1510,6 +1591,172 @@ export interface components {
             output: string;
             /** @description The tool failed; the output says why. */
             is_error?: boolean;
+        };
+        /** @description One event. Over Server-Sent Events: `id:` is the event id (a snapshot carries its `last_event_id`), `event:` its type and `data:` this JSON; a comment line every 15 s keeps the stream alive. Over a WebSocket: one text frame each. */
+        EventFrame: components["schemas"]["SnapshotEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["DeltaEvent"] | components["schemas"]["EndEvent"];
+        SnapshotEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "snapshot";
+            data: components["schemas"]["SnapshotEventData"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        SnapshotEventData: {
+            status: components["schemas"]["SessionStatus"];
+            stop_reason: components["schemas"]["StopReason"];
+            error: string | null;
+            usage: components["schemas"]["Usage"];
+            /** @description The newest event the snapshot includes; resume after it. */
+            last_event_id: number;
+            /** @description The cursor given was older than the retention: start over from this snapshot. */
+            reset: boolean;
+            /** @description The newest messages (at most 20), oldest first. */
+            messages: components["schemas"]["Message"][];
+            /** @description Older messages exist: read them with GET …/messages. */
+            has_earlier_messages: boolean;
+            /** @description Calls of the last model response without a result yet. */
+            open_tool_calls: components["schemas"]["ToolCallEventData"][];
+        };
+        /** @description A tool call as of this event: `status` is its status then. */
+        ToolCallEventData: {
+            id: string;
+            name: string;
+            step: number;
+            input?: unknown;
+            /** @enum {string} */
+            status: "pending" | "waiting_approval" | "waiting_tool_output" | "running" | "done" | "error";
+            /** @description Set once the call is finished (`done` or `error`). */
+            output: string | null;
+            is_error: boolean;
+            /** @description Who approved or denied the call (`"system"` when its approval expired); null while it waits or when it needed no decision. */
+            decided_by: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            decided_at: string | null;
+            decision: components["schemas"]["ToolCallDecision"];
+        };
+        StatusEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "status";
+            data: components["schemas"]["StatusEventData"];
+            /** @description The event id: increasing, the cursor to resume after. */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        StatusEventData: {
+            status: components["schemas"]["SessionStatus"];
+            stop_reason: components["schemas"]["StopReason"];
+            error: string | null;
+        };
+        MessageEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message";
+            data: components["schemas"]["Message"];
+            /** @description The event id: increasing, the cursor to resume after. */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        ToolCallEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_call";
+            data: components["schemas"]["ToolCallEventData"];
+            /** @description The event id: increasing, the cursor to resume after. */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        ToolResultEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_result";
+            data: components["schemas"]["ToolCallEventData"];
+            /** @description The event id: increasing, the cursor to resume after. */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        UsageEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "usage";
+            data: components["schemas"]["Usage"];
+            /** @description The event id: increasing, the cursor to resume after. */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        /** @description Streamed model text: not stored, not replayed. */
+        DeltaEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "delta";
+            data: components["schemas"]["DeltaEventData"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        DeltaEventData: {
+            /** @description The text block's position in the answer being written. */
+            index: number;
+            text: string;
+            /** @description Where `text` starts in that block; 0 again when a retried call writes it anew. */
+            offset: number;
+        };
+        /** @description The session reached a final status; the stream closes. */
+        EndEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "end";
+            data: components["schemas"]["StatusEventData"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
         };
     };
     responses: never;
@@ -3381,6 +3628,125 @@ export interface operations {
             };
         };
     };
+    setTenantModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1-64 characters: a letter or digit, then letters, digits, `_`, `.`, `-`. */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "models": [
+                 *         "anthropic:claude-sonnet-4-5",
+                 *         "openai:gpt-4.1-mini"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TenantModels"];
+            };
+        };
+        responses: {
+            /** @description The tenant's config with its models. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantConfig"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     suspendTenant: {
         parameters: {
             query?: never;
@@ -4365,7 +4731,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The session, with its run started. */
+            /** @description The session, with its run started or the message queued. */
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5413,6 +5779,134 @@ export interface operations {
             };
         };
     };
+    streamSessionEvents: {
+        parameters: {
+            query?: {
+                /** @description Replay every stored event after this id, then live ones (no snapshot). `Last-Event-ID` takes precedence. */
+                after?: string;
+            };
+            header?: {
+                /** @description Sent by EventSource when it reconnects: resume after this event. */
+                "last-event-id"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A WebSocket: one JSON `EventFrame` per text frame. Sending `ping` gets `pong` without waking the session. */
+            101: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Server-Sent Events, one `EventFrame` each. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["EventFrame"];
+                };
+            };
+            /** @description The session has ended and nothing is newer than the cursor: stop reconnecting. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The `Accept` header allows none of the route's media types (`not_acceptable`). */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     receiveToolCall: {
         parameters: {
             query?: never;
@@ -5558,7 +6052,7 @@ export const openStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["
 export const finalStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinalStatus"]> = ["done", "failed", "cancelled"];
 export const waitingToolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WaitingToolCall"]["status"]> = ["waiting_approval", "waiting_tool_output"];
 export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Health"]["status"]> = ["ok"];
-export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["bad_request", "validation_failed", "unauthorized", "forbidden", "tenant_suspended", "not_found", "method_not_allowed", "conflict", "idempotency_in_progress", "payload_too_large", "unsupported_media_type", "idempotency_conflict", "rate_limited", "internal", "service_unavailable"];
+export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["bad_request", "validation_failed", "unauthorized", "forbidden", "tenant_suspended", "not_found", "method_not_allowed", "not_acceptable", "conflict", "idempotency_in_progress", "payload_too_large", "unsupported_media_type", "idempotency_conflict", "rate_limited", "internal", "service_unavailable"];
 export const jwkUseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Jwk"]["use"]> = ["sig"];
 export const accessTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AccessToken"]["token_type"]> = ["Bearer"];
 export const webhookDeliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryStatus"]> = ["pending", "succeeded", "failed"];
@@ -5566,11 +6060,22 @@ export const apiKeyScopeValues: ReadonlyArray<FlattenedDeepRequired<components>[
 export const builtinToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BuiltinTool"]["type"]> = ["builtin"];
 export const webhookToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTool"]["type"]> = ["webhook"];
 export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClientTool"]["type"]> = ["client"];
+export const contextSettingsStrategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ContextSettings"]["strategy"]> = ["auto", "last_messages", "summary"];
 export const textBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TextBlock"]["type"]> = ["text"];
 export const messageRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Message"]["role"]> = ["user", "assistant"];
 export const toolUseBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolUseBlock"]["type"]> = ["tool_use"];
 export const toolResultBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolResultBlock"]["type"]> = ["tool_result"];
-export const stepKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["kind"]> = ["model", "tools"];
+export const addMessageRequestIf_runningValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AddMessageRequest"]["if_running"]> = ["reject", "enqueue", "interrupt"];
+export const stepKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["kind"]> = ["model", "tools", "summary"];
 export const stepOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["outcome"]> = ["ok", "retry", "failed", "discarded", "partial", "error"];
 export const toolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallStatus"]> = ["pending", "waiting_approval", "waiting_tool_output", "running", "done", "error"];
+export const snapshotEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SnapshotEvent"]["type"]> = ["snapshot"];
+export const toolCallEventDataStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallEventData"]["status"]> = ["pending", "waiting_approval", "waiting_tool_output", "running", "done", "error"];
+export const statusEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StatusEvent"]["type"]> = ["status"];
+export const messageEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MessageEvent"]["type"]> = ["message"];
+export const toolCallEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallEvent"]["type"]> = ["tool_call"];
+export const toolResultEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolResultEvent"]["type"]> = ["tool_result"];
+export const usageEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UsageEvent"]["type"]> = ["usage"];
+export const deltaEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaEvent"]["type"]> = ["delta"];
+export const endEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndEvent"]["type"]> = ["end"];
 export const componentsHeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["IdempotentReplayed"]> = ["true"];

@@ -1,16 +1,21 @@
 /**
- * The Anthropic Messages API provider, over plain `fetch`. It owns the wire format,
- * the headers and the mapping of every failure to a `ModelError`.
+ * The Anthropic Messages API provider, over plain `fetch`. It owns the wire format, the headers
+ * and the mapping of every failure to a `ModelError`. It asks for a stream (`anthropic-stream.ts`
+ * reads it) and still reads a whole JSON answer, as a proxy that does not stream may send.
  */
 import { log } from "../../log";
 import type { ContentBlock } from "../types";
-import { mergeTurns, ModelError, type ModelProvider, type ModelRequest, type ModelResponse, parseRetryAfter } from "./provider";
+import { anthropicStopReason, readMessageStream } from "./anthropic-stream";
+import { mergeTurns, ModelError, type ModelProvider, type ModelRequest, type ModelResponse, parseRetryAfter, type TextDelta, toCount } from "./provider";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 /** A provider's error text longer than this is cut in the platform log. */
 const MAX_LOGGED_ERROR_CHARS = 2_000;
 /** Error types are short identifiers (`invalid_request_error`); anything else is not shown. */
 const ERROR_TYPE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+/** The Messages API takes at most this many `cache_control` breakpoints in one request. */
+export const MAX_CACHE_BREAKPOINTS = 4;
+const EPHEMERAL = { type: "ephemeral" } as const;
 
 export interface AnthropicOptions {
   baseUrl: string;
@@ -23,7 +28,7 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
   const fetchImpl = options.fetchImpl ?? fetch;
   const now = options.now ?? Date.now;
   return {
-    async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
+    async complete(request: ModelRequest, signal: AbortSignal, onText?: (delta: TextDelta) => void): Promise<ModelResponse> {
       if (!options.apiKey) throw new ModelError("the model provider is not configured", false);
       let response: Response;
       try {
@@ -34,12 +39,14 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
             "x-api-key": options.apiKey,
             "anthropic-version": ANTHROPIC_VERSION,
           },
-          body: JSON.stringify(toWire(request)),
+          body: JSON.stringify({ ...toWire(request), stream: true }),
           signal,
         });
       } catch (err) {
         throw networkError(err, signal);
       }
+      // Errors come as one JSON body even when a stream was asked for.
+      if (response.ok && isEventStream(response)) return readMessageStream(response.body, signal, onText, (err) => networkError(err, signal));
       let text: string;
       try {
         text = await response.text();
@@ -52,20 +59,39 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
   };
 }
 
+function isEventStream(response: Response): boolean {
+  return (response.headers.get("content-type") ?? "").toLowerCase().startsWith("text/event-stream");
+}
+
+/**
+ * The request on the wire. Prompt caching marks the stable prefix: the tool definitions, the
+ * system prompt and the messages flagged `cache` (the task, the summary), at most
+ * `MAX_CACHE_BREAKPOINTS` in all, so a long session pays full price for that prefix once.
+ */
 function toWire(request: ModelRequest) {
+  let breakpoints = MAX_CACHE_BREAKPOINTS;
+  const tools = request.tools.map((tool, i) => (i === request.tools.length - 1 && breakpoints-- > 0 ? { ...tool, cache_control: EPHEMERAL } : tool));
+  const system = request.system ? [{ type: "text", text: request.system, ...(breakpoints-- > 0 ? { cache_control: EPHEMERAL } : {}) }] : null;
+  const messages = withoutEmptyBlocks(request.messages).map((message) => {
+    if (!message.cache || breakpoints <= 0) return { role: message.role, content: message.content as unknown as Record<string, unknown>[] };
+    breakpoints--;
+    const content: Record<string, unknown>[] = message.content.map((block) => ({ ...block }));
+    content[content.length - 1] = { ...content[content.length - 1], cache_control: EPHEMERAL };
+    return { role: message.role, content };
+  });
   return {
     model: request.model,
     max_tokens: request.maxTokens,
-    ...(request.system ? { system: request.system } : {}),
-    messages: mergeTurns(withoutEmptyBlocks(request.messages)),
-    ...(request.tools.length ? { tools: request.tools } : {}),
+    ...(system ? { system } : {}),
+    messages: mergeTurns(messages),
+    ...(tools.length ? { tools } : {}),
   };
 }
 
 /** The API refuses empty text blocks and turns without content; neither carries meaning. */
 function withoutEmptyBlocks(messages: ModelRequest["messages"]): ModelRequest["messages"] {
   return messages
-    .map((m) => ({ role: m.role, content: m.content.filter((b) => b.type !== "text" || b.text.length > 0) }))
+    .map((m) => ({ ...m, content: m.content.filter((b) => b.type !== "text" || b.text.length > 0) }))
     .filter((m) => m.content.length > 0);
 }
 
@@ -76,7 +102,11 @@ function fromWire(text: string): ModelResponse {
   } catch {
     throw new ModelError("the model answered with a body that is not JSON", true, 200);
   }
-  const record = body as { content?: unknown; stop_reason?: unknown; usage?: { input_tokens?: unknown; output_tokens?: unknown } };
+  const record = body as {
+    content?: unknown;
+    stop_reason?: unknown;
+    usage?: { input_tokens?: unknown; output_tokens?: unknown; cache_read_input_tokens?: unknown; cache_creation_input_tokens?: unknown };
+  };
   if (!record || !Array.isArray(record.content)) {
     throw new ModelError("the model answered without a content array", true, 200);
   }
@@ -93,16 +123,14 @@ function fromWire(text: string): ModelResponse {
   }
   return {
     content,
-    stopReason: typeof record.stop_reason === "string" ? record.stop_reason : "other",
+    stopReason: anthropicStopReason(record.stop_reason),
     usage: {
       input_tokens: toCount(record.usage?.input_tokens),
       output_tokens: toCount(record.usage?.output_tokens),
+      cache_read_tokens: toCount(record.usage?.cache_read_input_tokens),
+      cache_write_tokens: toCount(record.usage?.cache_creation_input_tokens),
     },
   };
-}
-
-function toCount(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.floor(value) : 0;
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
  * The model provider interface the loop talks to. A provider turns the platform's
- * messages into its wire format and back, and classifies every failure as retryable or
- * fatal, so the loop's retry policy never looks at a provider's status codes itself.
+ * messages into its wire format and back, streams the answer's text as it is written, and
+ * classifies every failure as retryable or fatal, so the loop's retry policy never looks at a
+ * provider's status codes itself.
  */
-import type { ContentBlock, Role } from "../types";
+import type { ContentBlock, Role, Usage } from "../types";
 
 export interface ToolDefinition {
   name: string;
@@ -11,24 +12,62 @@ export interface ToolDefinition {
   input_schema: Record<string, unknown>;
 }
 
+export interface ModelMessage {
+  role: Role;
+  content: ContentBlock[];
+  /**
+   * The request up to the end of this message is a stable prefix (the task, a summary): a
+   * provider with prompt caching marks a cache breakpoint here. The system prompt and the tool
+   * definitions are always stable and need no flag.
+   */
+  cache?: boolean;
+}
+
 export interface ModelRequest {
+  /** The provider's own model id (without the `anthropic:` or `openai:` prefix). */
   model: string;
   system: string | null;
-  messages: { role: Role; content: ContentBlock[] }[];
+  messages: ModelMessage[];
   tools: ToolDefinition[];
   maxTokens: number;
 }
 
+/** Why the model stopped, normalised across providers. */
+export type ModelStopReason = "end_turn" | "tool_use" | "max_tokens" | "refusal" | "stop_sequence" | "other";
+
+/** A call's token counts; the cached parts apart from `input_tokens` (see `Usage`). */
+export type CallUsage = Omit<Usage, "steps">;
+
 export interface ModelResponse {
   content: ContentBlock[];
-  /** The provider's reason for stopping, normalised: end_turn, tool_use, max_tokens, stop_sequence, other. */
-  stopReason: string;
-  usage: { input_tokens: number; output_tokens: number };
+  stopReason: ModelStopReason;
+  usage: CallUsage;
+}
+
+/**
+ * A piece of text while the model writes it. `index` is the position, in the resolved
+ * response's `content`, of the text block the piece belongs to (blocks the response leaves out,
+ * such as thinking or empty text, take no position).
+ */
+export interface TextDelta {
+  index: number;
+  text: string;
 }
 
 export interface ModelProvider {
-  /** Resolves with the response, or rejects with a `ModelError`. */
-  complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
+  /**
+   * Calls the model and resolves with the complete response, or rejects with a `ModelError`.
+   *
+   * Streaming: a provider that can stream asks its API to, and calls `onText` with each piece of
+   * text as it arrives, in order, before the promise settles. For a resolved response, the
+   * pieces given for `index` joined are exactly the text of `content[index]`. Usage comes from
+   * the stream. The stream is read to its end-of-message marker: one that breaks off, or ends
+   * without it, rejects with a retryable `ModelError` (status 200), and the pieces already given
+   * are void (the caller keeps nothing of them). Aborting `signal` stops the call and its stream
+   * at once; no `onText` call follows the abort. A provider that cannot stream resolves
+   * without calling `onText`.
+   */
+  complete(request: ModelRequest, signal: AbortSignal, onText?: (delta: TextDelta) => void): Promise<ModelResponse>;
 }
 
 /**
@@ -59,12 +98,17 @@ export function parseRetryAfter(value: string | null, now: number): number | nul
 }
 
 /** Joins consecutive messages of the same role: providers require turns to alternate. */
-export function mergeTurns(messages: ModelRequest["messages"]): ModelRequest["messages"] {
-  const merged: ModelRequest["messages"] = [];
+export function mergeTurns<B>(messages: readonly { role: Role; content: readonly B[] }[]): { role: Role; content: B[] }[] {
+  const merged: { role: Role; content: B[] }[] = [];
   for (const message of messages) {
     const last = merged[merged.length - 1];
     if (last && last.role === message.role) last.content = [...last.content, ...message.content];
     else merged.push({ role: message.role, content: [...message.content] });
   }
   return merged;
+}
+
+/** A count from a provider's usage report: a non-negative integer, else 0. */
+export function toCount(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.floor(value) : 0;
 }

@@ -1,16 +1,17 @@
 /**
  * The Agent's notification outbox. A status change that notifies writes its notification here in
  * the same transaction as the change itself (`AgentHost.updateRun`), so no crash can keep one
- * without the other. The tenant index delivers: the outbox is handed to it at the end of the
- * control or unit that wrote it, a hand-off that fails is tried again from the alarm with backoff
- * for as long as it takes, and an erase hands over whatever is still owed before the storage goes.
+ * without the other. The tenant index delivers: the outbox rides along with the report of the
+ * status change that wrote it (one call to the index for both), or is handed over on its own when
+ * no report is due; a hand-off that fails is tried again from the alarm with backoff for as long
+ * as it takes, and an erase hands over whatever is still owed before the storage goes.
  * The index ignores an event id it already has, so a hand-off repeated after a lost answer adds
  * nothing.
  */
 import { log } from "../../log";
 import { newEventId } from "../../notifications/ids";
 import { handoffRetryDelay } from "../../notifications/schedule";
-import type { NotificationSession, NotificationType } from "../../notifications/types";
+import type { NotificationBatch, NotificationSession, NotificationType } from "../../notifications/types";
 import { tenantIndexStub } from "../../objects";
 import type { AgentStore } from "../store";
 
@@ -48,6 +49,41 @@ export class Outbox {
   }
 
   /**
+   * The owed notifications as one batch for the tenant index, or null when nothing is owed. A
+   * report of the status change that owes them carries them (`AgentHost.settle`): the index then
+   * hears of both in one call.
+   */
+  batch(): NotificationBatch | null {
+    const entries = this.store.outbox(HANDOFF_BATCH);
+    if (entries.length === 0) return null;
+    const session = this.store.requireSession();
+    return {
+      session_id: session.id,
+      notify_url: session.notify_url ?? null,
+      notifications: entries.map((entry) => ({ ...entry, tenant_id: session.tenant_id })),
+    };
+  }
+
+  /** The index has `batch`: it is no longer owed, and any backoff ends. */
+  acknowledge(batch: NotificationBatch): void {
+    if (!this.store.session()) return; // erased meanwhile
+    this.store.transaction(() => {
+      this.store.removeFromOutbox(batch.notifications.map((n) => n.id));
+      this.store.putOutboxRetry({ failures: 0, retry_at: 0 });
+    });
+  }
+
+  /** A hand-off failed: the next one waits out a backoff (the outbox itself is kept as it is). */
+  failed(error: unknown): void {
+    const session = this.store.session();
+    if (!session) return; // erased meanwhile: nothing left to record
+    const failures = this.store.outboxRetry().failures + 1;
+    const retryIn = handoffRetryDelay(failures);
+    log("warn", "notification_handoff_failed", { tenant_id: session.tenant_id, session_id: session.id, owed: this.store.outboxSize(), failures, retry_in_ms: retryIn, error: String(error) });
+    this.store.putOutboxRetry({ failures, retry_at: Date.now() + retryIn });
+  }
+
+  /**
    * Hands every owed notification to the tenant index if a hand-off is due (`force`: even during
    * a backoff, as an erase must). A failure is recorded for a later try, never thrown.
    */
@@ -57,27 +93,16 @@ export class Outbox {
       const due = this.dueAt(Date.now());
       if (due === null) return result;
       if (!force && due > Date.now()) return "not_due";
-      const session = this.store.requireSession();
-      const entries = this.store.outbox(HANDOFF_BATCH);
+      const batch = this.batch()!;
+      const tenantId = this.store.requireSession().tenant_id;
       try {
-        await tenantIndexStub(this.env, session.tenant_id).acceptNotifications(session.tenant_id, {
-          session_id: session.id,
-          notify_url: session.notify_url ?? null,
-          notifications: entries.map((entry) => ({ ...entry, tenant_id: session.tenant_id })),
-        });
+        await tenantIndexStub(this.env, tenantId).acceptNotifications(tenantId, batch);
       } catch (error) {
-        if (!this.store.session()) return "failed"; // erased meanwhile: nothing left to record
-        const failures = this.store.outboxRetry().failures + 1;
-        const retryIn = handoffRetryDelay(failures);
-        log("warn", "notification_handoff_failed", { tenant_id: session.tenant_id, session_id: session.id, owed: this.store.outboxSize(), failures, retry_in_ms: retryIn, error: String(error) });
-        this.store.putOutboxRetry({ failures, retry_at: Date.now() + retryIn });
+        this.failed(error);
         return "failed";
       }
       if (!this.store.session()) return "handed_off";
-      this.store.transaction(() => {
-        this.store.removeFromOutbox(entries.map((entry) => entry.id));
-        this.store.putOutboxRetry({ failures: 0, retry_at: 0 });
-      });
+      this.acknowledge(batch);
       result = "handed_off";
     }
   }

@@ -1,24 +1,14 @@
 /**
  * What a running session does next, decided from its state alone: wait out a retry's backoff,
- * finish at a limit, run the open tool calls, or call the model. Pure: the alarm asks this and
- * runs the answer, so the order of these rules lives in one place.
+ * finish at a limit, run the open tool calls, fold old messages into the summary, or call the
+ * model. Pure: the alarm asks this and runs the answer, so the order of these rules lives in
+ * one place.
  */
 import type { Limits } from "../../limits";
 import type { RunState } from "../store";
-import type { StopReason } from "../types";
+import { type StopReason, totalTokens } from "../types";
 
-/** The kinds of unit of work; each has its runner in `units.ts`. */
-export const UNIT_KINDS = ["model", "tools"] as const;
-export type UnitKind = (typeof UNIT_KINDS)[number];
-
-/**
- * How a unit ended: `ok`; `retry` (a failure that will be tried again after a backoff);
- * `failed` (the run failed); `discarded` (a cancel, pause or restart made its result stale);
- * `partial` (the unit stopped early to fit its time budget and the rest runs next); `error`
- * (an unexpected fault, counted like a retry).
- */
-export const UNIT_OUTCOMES = ["ok", "retry", "failed", "discarded", "partial", "error"] as const;
-export type UnitOutcome = (typeof UNIT_OUTCOMES)[number];
+export { UNIT_KINDS, UNIT_OUTCOMES, type UnitKind, type UnitOutcome } from "../types";
 
 export type NextUnit =
   /** Not running: nothing to do. */
@@ -28,6 +18,8 @@ export type NextUnit =
   /** A limit is reached: the run ends `done` with this reason. */
   | { kind: "finish"; stopReason: Extract<StopReason, "step_limit" | "token_limit"> }
   | { kind: "tools" }
+  /** The history passed the budget: fold older messages into the summary before the model call. */
+  | { kind: "summary"; maxTokens: number }
   /** `maxTokens`: the answer's cap, the lower of the per-call limit and what the session has left. */
   | { kind: "model"; maxTokens: number };
 
@@ -38,20 +30,28 @@ export interface UnitInputs {
   limits: Limits;
   /** The tenant's tokens today as of the last report; null when not known yet. */
   tenantTokensToday: number | null;
+  /**
+   * Whether the `summary` strategy must fold messages before a call capped at `maxTokens`.
+   * Asked only when a model call is next, so other units never read the history's estimates.
+   */
+  summaryDue: (maxTokens: number) => boolean;
   now: number;
 }
 
-export function nextUnit({ run, openToolCalls, limits, tenantTokensToday, now }: UnitInputs): NextUnit {
+export function nextUnit({ run, openToolCalls, limits, tenantTokensToday, summaryDue, now }: UnitInputs): NextUnit {
   if (run.status !== "running") return { kind: "none" };
   if (run.next_attempt_at > now) return { kind: "wait", until: run.next_attempt_at };
   // Results the model asked for come before any limit: every tool_use keeps its tool_result.
   if (openToolCalls > 0) return { kind: "tools" };
   if (run.steps >= limits.max_steps_per_run) return { kind: "finish", stopReason: "step_limit" };
-  const used = run.usage.input_tokens + run.usage.output_tokens;
+  // Every token counts against the limits, prompt-cache reads and writes included.
+  const used = totalTokens(run.usage);
   if (used >= limits.max_tokens_per_session) return { kind: "finish", stopReason: "token_limit" };
   // The daily budget is tenant-wide, so it is known from the index's last answer.
   if (limits.max_tokens_per_day !== null && (tenantTokensToday ?? 0) >= limits.max_tokens_per_day) {
     return { kind: "finish", stopReason: "token_limit" };
   }
-  return { kind: "model", maxTokens: Math.min(limits.max_tokens_per_call, limits.max_tokens_per_session - used) };
+  const maxTokens = Math.min(limits.max_tokens_per_call, limits.max_tokens_per_session - used);
+  if (summaryDue(maxTokens)) return { kind: "summary", maxTokens };
+  return { kind: "model", maxTokens };
 }

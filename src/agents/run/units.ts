@@ -8,6 +8,7 @@ import { log } from "../../log";
 import { type AgentHost, UnitScope } from "../host";
 import { runModelStep } from "../model-step";
 import { backoffDelay } from "../retry";
+import { runSummaryStep } from "../summary-step";
 import { runToolStep } from "../tool-step";
 import type { NextUnit, UnitKind, UnitOutcome } from "./next-unit";
 
@@ -16,6 +17,7 @@ type Runnable = Extract<NextUnit, { kind: UnitKind }>;
 const RUNNERS: { [K in UnitKind]: (scope: UnitScope, unit: Extract<Runnable, { kind: K }>) => Promise<UnitOutcome> } = {
   model: (scope, unit) => runModelStep(scope, unit.maxTokens),
   tools: (scope) => runToolStep(scope),
+  summary: (scope, unit) => runSummaryStep(scope, unit.maxTokens),
 };
 
 /**

@@ -5,6 +5,7 @@ import * as getTenant from "./get-tenant";
 import * as listSessions from "./list-sessions";
 import * as listTenants from "./list-tenants";
 import * as setLimits from "./set-limits";
+import * as setModels from "./set-models";
 import * as suspend from "./suspend";
 import * as unsuspend from "./unsuspend";
 
@@ -12,6 +13,7 @@ export function registerAdminRoutes(app: App): void {
   app.openapi(listTenants.route, listTenants.handler);
   app.openapi(getTenant.route, getTenant.handler);
   app.openapi(setLimits.route, setLimits.handler);
+  app.openapi(setModels.route, setModels.handler);
   app.openapi(suspend.route, suspend.handler);
   app.openapi(unsuspend.route, unsuspend.handler);
   app.openapi(listSessions.route, listSessions.handler);

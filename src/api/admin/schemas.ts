@@ -1,5 +1,6 @@
 /** Schemas of the platform admin routes. */
 import { z } from "@hono/zod-openapi";
+import { MAX_MODELS, MODEL_PATTERN } from "../../config";
 import { decodeKeyCursor, decodeTimeIdCursor } from "../../tenants/cursor";
 import {
   LimitOverridesSchema,
@@ -23,9 +24,24 @@ export const TenantConfigSchema = z
     suspended: z.boolean(),
     limit_overrides: LimitOverridesSchema,
     effective_limits: LimitsSchema,
+    models: z
+      .array(z.string())
+      .nullable()
+      .openapi({ description: "The models the tenant's sessions may choose, narrowing the platform's `MODELS`; null: not narrowed." }),
     created_at: TimestampSchema,
   })
   .openapi("TenantConfig");
+
+export const TenantModelsSchema = z
+  .object({
+    models: z
+      .array(z.string().regex(MODEL_PATTERN, "Must be a model id, optionally prefixed with `anthropic:` or `openai:`, or a pattern ending in `*`."))
+      .max(MAX_MODELS)
+      .nullable()
+      .openapi({ description: "Ids or `prefix*` patterns, each allowed by the platform; null removes the narrowing.", example: ["anthropic:claude-sonnet-4-5", "openai:gpt-4o*"] }),
+  })
+  .strict()
+  .openapi("TenantModels");
 
 export const AdminTenantSchema = TenantConfigSchema.extend({
   usage: TenantUsageSchema,

@@ -1,7 +1,8 @@
 /**
  * Authentication and admission of every `/v1` request: who is calling (`authenticate` from
- * src/auth, one generic 401 on any failure), then whether its tenant lets it in (suspension,
- * rate limit). Sets `principal` and `limits` for everything after it.
+ * src/auth, one generic 401 on any failure; the credential comes from `Authorization`, or for
+ * the events route from `?access_token=`, see url-token.ts), then whether its tenant lets it in
+ * (suspension, rate limit). Sets `principal` and `limits` for everything after it.
  *
  * Failed authentications are counted per client address (`AuthGuard`). Once an address is
  * blocked, its requests still go through every check that needs no I/O: a JWT that verifies,
@@ -22,6 +23,7 @@ import { ApiError } from "../errors";
 import { describeError, log } from "../../log";
 import { authDeps } from "../platform";
 import { enforceDeclaredLength } from "./body-limit";
+import { urlCredential } from "./url-token";
 
 export const CLIENT_ADDRESS_HEADER = "CF-Connecting-IP";
 
@@ -30,8 +32,15 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     const now = Date.now();
     const address = clientAddressKey(c.req.header(CLIENT_ADDRESS_HEADER));
     const blocked = address !== null && guard.blockedSeconds(address, now) > 0;
+    const header = c.req.header("Authorization") ?? null;
+    const inUrl = urlCredential(c.req.method, c.req.path, new URL(c.req.url).searchParams, header !== null);
+    if (inUrl.kind === "ambiguous") throw new ApiError("bad_request", "Send the credential in the Authorization header or in access_token, not both.");
+    if (inUrl.kind === "refused") {
+      log("info", "auth_failed", { request_id: c.var.requestId, reason: inUrl.reason, blocked });
+      return refuse(c, guard, address, now);
+    }
     const deps = guardedDeps(await authDeps(c.env, c.var.config), guard, blocked, now);
-    const result = await authenticateCredential(c.req.header("Authorization") ?? null, deps, now);
+    const result = await authenticateCredential(inUrl.kind === "token" ? inUrl.authorization : header, deps, now);
     if (!result.ok) {
       // The reason is for operators only; the caller gets the same 401 whatever failed, unless
       // nothing could be judged: a 401 then would tell a client to throw away good credentials.

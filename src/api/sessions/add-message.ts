@@ -1,9 +1,13 @@
 /**
- * `POST /v1/sessions/{id}/messages`: adds a user message and starts a run. A session with a
- * run going answers 409 before a concurrency slot is taken, so a refused call costs nothing.
+ * `POST /v1/sessions/{id}/messages`: adds a user message and starts a run. While a run is going
+ * `if_running` decides: `reject` answers 409 before a concurrency slot is taken, so a refused
+ * call costs nothing; `enqueue` and `interrupt` go to the Agent, whose run already holds a slot.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
+import type { AgentResult, RunInput, Session } from "../../agents/types";
 import { ACTIVE_STATUSES } from "../../agents/types";
+import type { Env } from "../../env";
+import type { Limits } from "../../limits";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { IdempotencyHeadersSchema, idempotent } from "../middleware/idempotency";
@@ -11,34 +15,72 @@ import { requireScope } from "../middleware/require-scope";
 import { jsonBody, jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession } from "./access";
-import { agentProblem } from "./agent-client";
+import { type AgentClient, agentProblem } from "./agent-client";
 import { admitRun, startWithSlot } from "./run-admission";
-import { AddMessageRequestSchema, SessionIdParamsSchema, SessionSchema } from "./schemas";
+import { AddMessageRequestSchema, type IF_RUNNING, SessionIdParamsSchema, SessionSchema } from "./schemas";
 
 export const route = createRoute({
   method: "post",
   path: "/v1/sessions/{id}/messages",
   operationId: "addSessionMessage",
   summary: "Add a message and start a run",
-  description: "409 while a run is going (running, waiting or paused); 429 when the tenant's runs or daily tokens are used up.",
+  description:
+    "While a run is going (running, waiting or paused), `if_running` decides: `reject` (default) answers 409, `enqueue` keeps the message " +
+    "for the next run (409 when the queue is full), `interrupt` stops the current run and starts one with the message. " +
+    "429 when the tenant's runs or daily tokens are used up.",
   tags: ["Sessions"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write"), idempotent()] as const,
   request: { params: SessionIdParamsSchema, headers: IdempotencyHeadersSchema, body: jsonBody(AddMessageRequestSchema, { input: "And when will it arrive?" }) },
   responses: {
-    202: jsonContent(SessionSchema, "The session, with its run started."),
+    202: jsonContent(SessionSchema, "The session, with its run started or the message queued."),
     ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 404, 409, 422),
   },
 });
 
+/** A run can end, or start, between reading the session and asking its Agent: try again once. */
+const MAX_RACES = 2;
+
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
-  const { input } = c.req.valid("json");
+  const { input, if_running: ifRunning } = c.req.valid("json");
   const principal = c.var.principal;
   const { session, agent } = await loadOwnedSession(c.env, principal, id);
-  if (ACTIVE_STATUSES.includes(session.status)) throw agentProblem({ reason: "run_going" });
-  await admitRun(c.env, principal.tenantId, id, c.var.limits, Date.now());
-  // The tenant's current limits also cap a session created under looser ones.
-  const started = await startWithSlot(c.env, principal.tenantId, id, () => agent.start(input, c.var.limits));
-  return c.json(started, 202);
+  let going = ACTIVE_STATUSES.includes(session.status);
+  for (let attempt = 1; ; attempt++) {
+    const result = going ? await whileRunning(agent, ifRunning, input, c.var.limits) : await startRun(c.env, principal.tenantId, id, agent, input, c.var.limits);
+    if (result.ok) return c.json(result.value, 202);
+    const raced = (going && result.reason === "run_not_going") || (!going && result.reason === "run_going" && ifRunning !== "reject");
+    if (!raced || attempt >= MAX_RACES) throw agentProblem(result);
+    going = !going;
+  }
 };
+
+function whileRunning(agent: AgentClient, ifRunning: (typeof IF_RUNNING)[number], input: RunInput, limits: Limits): Promise<AgentResult<Session>> {
+  if (ifRunning === "enqueue") return agent.enqueue(input, limits);
+  if (ifRunning === "interrupt") return agent.interrupt(input, limits);
+  return Promise.resolve({ ok: false, reason: "run_going" });
+}
+
+/** A start the Agent refused; thrown through `startWithSlot` so the slot is given back. */
+class RefusedStart extends Error {
+  constructor(readonly result: AgentResult<Session>) {
+    super("the Agent refused the start");
+  }
+}
+
+/** A new run: admitted by the tenant's index first (slot, daily budget), the slot given back if the Agent refuses. */
+async function startRun(env: Env, tenantId: string, id: string, agent: AgentClient, input: RunInput, limits: Limits): Promise<AgentResult<Session>> {
+  await admitRun(env, tenantId, id, limits, Date.now());
+  try {
+    // The tenant's current limits also cap a session created under looser ones.
+    return await startWithSlot(env, tenantId, id, async () => {
+      const result = await agent.tryStart(input, limits);
+      if (!result.ok) throw new RefusedStart(result);
+      return result;
+    });
+  } catch (error) {
+    if (error instanceof RefusedStart) return error.result;
+    throw error;
+  }
+}

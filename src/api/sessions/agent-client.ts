@@ -8,11 +8,16 @@ import type { Limits } from "../../limits";
 import { agentStub } from "../../objects";
 import type { AgentFailure, AgentResult, Message, Page, RunInput, Session, SessionInit, Step, ToolCall } from "../../agents/types";
 import type { Env } from "../../env";
+import { buildStreamRequest, type StreamRequest } from "../../agents/events/stream-request";
 import { ApiError } from "../errors";
 
 export const SESSION_NOT_FOUND = "No such session.";
 export const TOOL_CALL_NOT_FOUND = "No such tool call in this session.";
 export const RUN_GOING = "The session is already running; wait for the run to end or cancel it.";
+export const RUN_NOT_GOING = "The session has no run going.";
+
+/** A stream refused because the tenant index was unreachable: a restarting object, seconds away. */
+const STREAM_RETRY_AFTER_SECONDS = 5;
 
 /** An Agent that could not reach its tenant index asks the caller to come back after this long. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
@@ -30,10 +35,18 @@ export function agentProblem(failure: AgentFailure): ApiError {
       return new ApiError("conflict", "A session with this id already exists.");
     case "run_going":
       return new ApiError("conflict", RUN_GOING);
+    case "run_not_going":
+      return new ApiError("conflict", RUN_NOT_GOING);
+    case "queue_full":
+      return new ApiError("conflict", `${failure.max} messages already wait for the next runs; wait for one to start or cancel the run.`);
     case "wrong_status":
       return new ApiError("conflict", `A ${failure.status} session cannot be ${ACTION_WORDS[failure.action]}.`);
     case "tool_call_not_waiting":
       return new ApiError("conflict", `The tool call is ${failure.status}, not ${failure.expected}.`);
+    case "stream_refused":
+      if (failure.why === "suspended") return new ApiError("tenant_suspended");
+      if (failure.why === "unavailable") return new ApiError("service_unavailable", undefined, { retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS });
+      return new ApiError("unauthorized");
     case "invalid":
       return new ApiError("validation_failed", sentence(failure.detail), { errors: [{ path: "body", message: failure.detail }] });
     case "unavailable":
@@ -79,6 +92,21 @@ export class AgentClient {
     return agentValue(await answer<Session>(this.#stub.start(input, cap)));
   }
 
+  /** `if_running: enqueue`; the machine reason `run_not_going` comes back as a value for the caller to act on. */
+  async enqueue(input: RunInput, cap: Limits): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.enqueue(input, cap));
+  }
+
+  /** `if_running: interrupt`; `run_not_going` comes back as a value, like `enqueue`. */
+  async interrupt(input: RunInput, cap: Limits): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.interrupt(input, cap));
+  }
+
+  /** A start whose refusal the caller handles: `run_going` comes back as a value. */
+  async tryStart(input: RunInput, cap: Limits): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.start(input, cap));
+  }
+
   async cancel(): Promise<Session> {
     return agentValue(await answer<Session>(this.#stub.cancel()));
   }
@@ -118,6 +146,21 @@ export class AgentClient {
 
   async erase(): Promise<void> {
     agentValue(await answer<null>(this.#stub.erase()));
+  }
+
+  /**
+   * The session's event stream as the Agent serves it: a 101 with the WebSocket, a 200 with the
+   * Server-Sent Events body, or a 204 for an ended session with nothing newer. Rebuilt as the
+   * gateway's own response, whose headers the middleware after it may still set.
+   */
+  async openStream(stream: StreamRequest): Promise<Response> {
+    const response = await this.#stub.fetch(buildStreamRequest(stream));
+    if (response.status === 101) return new Response(null, { status: 101, webSocket: response.webSocket });
+    if (response.status === 200) return new Response(response.body, { status: 200, headers: response.headers });
+    if (response.status === 204) return new Response(null, { status: 204 });
+    const failure = (await response.json().catch(() => null)) as AgentFailure | null;
+    if (failure && typeof failure.reason === "string") throw agentProblem(failure);
+    throw new Error(`the Agent answered an event stream with ${response.status}`);
   }
 }
 

@@ -3,11 +3,13 @@
  * and tools are checked here, before the Agent exists, so a refused request leaves nothing.
  */
 import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
-import type { Session, SessionInit } from "../../agents/types";
+import { defaultModelFor, isModelAllowed, type ModelCatalog } from "../../agents/model/catalog";
+import type { ContextSettings, Session, SessionInit } from "../../agents/types";
+import { tenantIndexStub } from "../../objects";
 import type { Principal } from "../../auth/principal";
 import type { Limits } from "../../limits";
 import type { AppEnv } from "../context";
-import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
+import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses, type FieldError } from "../errors";
 import { IdempotencyHeadersSchema, idempotent } from "../middleware/idempotency";
 import { requireScope } from "../middleware/require-scope";
 import { headerRefs } from "../openapi-headers";
@@ -27,7 +29,7 @@ export const route = createRoute({
   summary: "Create a session",
   description:
     "With `input`, the first run starts at once (429 when the tenant's concurrent runs or daily tokens are used up). " +
-    "`limits` may only lower the tenant's limits.",
+    "`limits` may only lower the tenant's limits; `model` must be one the platform and the tenant allow.",
   tags: ["Sessions"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write"), idempotent()] as const,
@@ -44,20 +46,48 @@ export const route = createRoute({
 
 type CreateSessionRequest = z.infer<typeof CreateSessionRequestSchema>;
 
-/** Pure: what the Agent is created with; every absent field gets its documented default. */
-export function buildSessionInit(id: string, principal: Principal, body: CreateSessionRequest, limits: Limits, defaultModel: string): SessionInit {
+/** Pure: what the Agent is created with; `model` was chosen by `chooseModel`, every other absent field gets its documented default. */
+export function buildSessionInit(id: string, principal: Principal, body: CreateSessionRequest, limits: Limits, model: string): SessionInit {
   return {
     id,
     tenant_id: principal.tenantId,
     created_by: principal.subject,
-    model: body.model ?? defaultModel,
+    model,
     system: body.system ?? null,
     tools: body.tools ?? [],
     limits,
-    context: body.context ?? null,
+    context: contextSettings(body.context),
     metadata: body.metadata ?? null,
     notify_url: body.notify_url ?? null,
   };
+}
+
+/** The context settings as stored: the strategy always named; absent or null is `auto`. */
+export function contextSettings(context: CreateSessionRequest["context"]): ContextSettings {
+  if (!context) return { strategy: "auto" };
+  return {
+    strategy: context.strategy,
+    ...(context.max_input_tokens !== undefined ? { max_input_tokens: context.max_input_tokens } : {}),
+    ...(context.last_messages !== undefined ? { last_messages: context.last_messages } : {}),
+  };
+}
+
+/**
+ * Pure: the session's model, as asked (and echoed as given, prefix and all) when the platform's
+ * `MODELS` and the tenant's list allow it; without one, the default the tenant allows.
+ */
+export function chooseModel(
+  requested: string | undefined,
+  catalog: ModelCatalog,
+  tenantModels: readonly string[] | null,
+  defaultModel: string,
+): { ok: true; model: string } | { ok: false; error: FieldError } {
+  if (requested === undefined) {
+    const model = defaultModelFor(defaultModel, catalog, tenantModels);
+    return model ? { ok: true, model } : { ok: false, error: { path: "body.model", message: "Required: this tenant has no default model; name one it allows." } };
+  }
+  if (isModelAllowed(catalog, tenantModels, requested)) return { ok: true, model: requested };
+  return { ok: false, error: { path: "body.model", message: `The model "${requested}" is not available to this tenant.` } };
 }
 
 export function sessionPath(id: string): string {
@@ -69,14 +99,16 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const principal = c.var.principal;
 
   const resolved = resolveSessionLimits(c.var.limits, body.limits);
+  const tenantModels = await tenantIndexStub(c.env, principal.tenantId).allowedModels(principal.tenantId);
+  const model = chooseModel(body.model, c.var.config.models, tenantModels, c.var.config.model);
   const urlOptions = { allowPrivateUrls: c.var.config.allowPrivateUrls, webhookOrigins: c.var.settings.webhook_origins };
   const tools = prepareSessionTools(body.tools ?? [], urlOptions);
   const notifyUrl = body.notify_url == null ? null : checkNotifyUrl(body.notify_url, urlOptions);
-  const errors = [...tools.errors, ...(notifyUrl?.ok === false ? [notifyUrl.error] : []), ...(resolved.ok ? [] : resolved.errors)];
-  if (errors.length > 0 || !resolved.ok) throw new ApiError("validation_failed", undefined, { errors });
+  const errors = [...tools.errors, ...(notifyUrl?.ok === false ? [notifyUrl.error] : []), ...(resolved.ok ? [] : resolved.errors), ...(model.ok ? [] : [model.error])];
+  if (errors.length > 0 || !resolved.ok || !model.ok) throw new ApiError("validation_failed", undefined, { errors });
 
   const id = newSessionId();
-  const init = buildSessionInit(id, principal, { ...body, tools: tools.tools, notify_url: notifyUrl?.ok ? notifyUrl.url : null }, resolved.limits, c.var.config.model);
+  const init = buildSessionInit(id, principal, { ...body, tools: tools.tools, notify_url: notifyUrl?.ok ? notifyUrl.url : null }, resolved.limits, model.model);
   const agent = new AgentClient(c.env, principal.tenantId, id);
   const create = () => agent.create(init, body.input ?? null);
   let session: Session;

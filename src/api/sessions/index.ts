@@ -1,4 +1,4 @@
-/** The session routes: create, list, read, control and erase sessions, and answer their tool calls. */
+/** The session routes: create, list, read, control, watch and erase sessions, and answer their tool calls. */
 import type { App } from "../context";
 import * as addMessage from "./add-message";
 import * as approveToolCall from "./approve-tool-call";
@@ -6,6 +6,7 @@ import * as cancel from "./cancel";
 import * as create from "./create";
 import * as deleteSession from "./delete";
 import * as denyToolCall from "./deny-tool-call";
+import * as events from "./events";
 import * as get from "./get";
 import * as list from "./list";
 import * as listMessages from "./list-messages";
@@ -30,4 +31,5 @@ export function registerSessionRoutes(app: App): void {
   app.openapi(approveToolCall.route, approveToolCall.handler);
   app.openapi(denyToolCall.route, denyToolCall.handler);
   app.openapi(submitToolOutput.route, submitToolOutput.handler);
+  app.openapi(events.route, events.handler);
 }

@@ -3,7 +3,8 @@
  * the request bodies, and the path and query parameters. Caps on caller-given text are named
  * here with their units; the body limit bounds the request as a whole on top of them.
  */
-import { TOOL_CALL_DECISIONS, TOOL_CALL_STATUSES } from "../../agents/types";
+import { CONTEXT_STRATEGIES, TOOL_CALL_DECISIONS, TOOL_CALL_STATUSES } from "../../agents/types";
+import { DEFAULT_LAST_MESSAGES, MAX_LAST_MESSAGES, MAX_MAX_INPUT_TOKENS, MIN_MAX_INPUT_TOKENS } from "../../agents/context/settings";
 import { jsonDepth, MAX_JSON_DEPTH } from "../json-depth";
 import { MAX_PATTERN_SUBJECT_CHARS } from "../../json-schema/patterns";
 import { z } from "@hono/zod-openapi";
@@ -35,8 +36,6 @@ export const MAX_TOOL_DESCRIPTION_CHARS = 4_000;
 /** A tool's JSON Schema, serialized; a larger one is a prompt, not a schema. */
 export const MAX_INPUT_SCHEMA_CHARS = 32 * 1024;
 export const MAX_WEBHOOK_URL_CHARS = 2_048;
-/** `context` serialized: kept with the session and shown on every read. */
-export const MAX_CONTEXT_CHARS = 64 * 1024;
 export const MAX_METADATA_ENTRIES = 32;
 export const MAX_METADATA_KEY_CHARS = 64;
 export const MAX_METADATA_VALUE_CHARS = 512;
@@ -151,11 +150,37 @@ export const ToolSchema = z.discriminatedUnion("type", [BuiltinToolSchema, Webho
 
 // ---- the session ---------------------------------------------------------------------------
 
-const ContextSchema = z
-  .record(z.string(), z.unknown())
-  .refine((context) => jsonDepth(context) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
-  .refine((context) => JSON.stringify(context).length <= MAX_CONTEXT_CHARS, `Must be at most ${MAX_CONTEXT_CHARS} characters as JSON.`)
-  .openapi({ description: "Any JSON object the caller wants kept with the session." });
+export const ContextSettingsSchema = z
+  .object({
+    strategy: z.enum(CONTEXT_STRATEGIES).default("auto").openapi({
+      description:
+        "How the history is fitted to the model's input before each call. `auto`: the task and the newest messages that fit the budget; " +
+        "`last_messages`: the task and a fixed count of the newest messages; `summary`: older messages are folded into a running summary " +
+        "(made by the model, counted in usage) sent with the task and the newest messages.",
+    }),
+    max_input_tokens: z
+      .number()
+      .int()
+      .min(MIN_MAX_INPUT_TOKENS)
+      .max(MAX_MAX_INPUT_TOKENS)
+      .optional()
+      .openapi({ description: "The input budget of each model call; by default the model's context size less room for the answer." }),
+    last_messages: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_LAST_MESSAGES)
+      .optional()
+      .openapi({ description: `\`last_messages\` only: how many of the newest messages are sent (default ${DEFAULT_LAST_MESSAGES}).` }),
+  })
+  .strict()
+  .refine((context) => context.last_messages === undefined || context.strategy === "last_messages", {
+    message: "last_messages is only for the last_messages strategy.",
+    path: ["last_messages"],
+  })
+  .openapi("ContextSettings", {
+    description: "The session's context window. The session's first user message and the current run's are always sent; a tool_use is never sent without its result.",
+  });
 
 const MetadataSchema = z
   .record(z.string().min(1).max(MAX_METADATA_KEY_CHARS), z.string().max(MAX_METADATA_VALUE_CHARS))
@@ -178,7 +203,8 @@ export const SessionSchema = z
     system: z.string().nullable(),
     tools: z.array(ToolSchema),
     limits: LimitsSchema,
-    context: z.record(z.string(), z.unknown()).nullable(),
+    context: ContextSettingsSchema,
+    queued_messages: z.number().int().openapi({ description: "Messages posted with `if_running: enqueue` that wait to start the next runs." }),
     usage: UsageSchema,
     metadata: z.record(z.string(), z.string()).nullable(),
     notify_url: z.string().nullable().openapi({ description: "Where this session's status notifications also go; null when none." }),
@@ -196,10 +222,16 @@ export const CreateSessionRequestSchema = z
       .max(MAX_MODEL_ID_CHARS)
       .regex(MODEL_ID_PATTERN, "Not a model id.")
       .optional()
-      .openapi({ description: "The platform's default model when absent.", example: "claude-sonnet-4-5" }),
+      .openapi({
+        description:
+          "The model, optionally prefixed with its provider: `anthropic:` or `openai:` (an OpenAI-compatible Chat Completions server); " +
+          "unprefixed is Anthropic's. Only models the platform and the tenant allow; the platform's default model when absent.",
+        example: "claude-sonnet-4-5",
+      }),
     tools: z.array(ToolSchema).max(MAX_TOOLS_PER_SESSION).optional(),
     limits: SessionLimitsSchema.optional(),
-    context: ContextSchema.nullable().optional(),
+    // A union, not `.nullable()`: the named component itself must stay non-null for generators.
+    context: z.union([ContextSettingsSchema, z.null()]).optional(),
     metadata: MetadataSchema.nullable().optional(),
     notify_url: z
       .string()
@@ -241,7 +273,19 @@ export const CREATE_SESSION_EXAMPLE: z.input<typeof CreateSessionRequestSchema> 
   metadata: { ticket: "T-1234" },
 };
 
-export const AddMessageRequestSchema = z.object({ input: RunInputSchema }).strict().openapi("AddMessageRequest");
+export const IF_RUNNING = ["reject", "enqueue", "interrupt"] as const;
+
+export const AddMessageRequestSchema = z
+  .object({
+    input: RunInputSchema,
+    if_running: z.enum(IF_RUNNING).default("reject").openapi({
+      description:
+        "What to do while a run is going. `reject`: 409. `enqueue`: the message waits and starts the next run as soon as the current one ends " +
+        "(in order; a cancel drops the queue). `interrupt`: the current run is stopped as a cancel would stop it and a new run starts with the message.",
+    }),
+  })
+  .strict()
+  .openapi("AddMessageRequest");
 
 export const DenyToolCallRequestSchema = z
   .object({ reason: z.string().max(MAX_DENY_REASON_CHARS).optional().openapi({ description: "Told to the model with the refusal." }) })
@@ -267,6 +311,10 @@ export const MessageSchema = z
   })
   .openapi("Message");
 
+export const ToolCallDecisionSchema = z.enum(TOOL_CALL_DECISIONS).openapi("ToolCallDecision", {
+  description: "`approved`, `denied` (by a principal), `expired` (no decision within the tool's `approval_timeout_seconds`); null if never decided.",
+});
+
 export const ToolCallSchema = z
   .object({
     id: z.string().openapi({ description: "The model's tool_use id.", example: "toolu_01A09q90qw90lq917835lq9" }),
@@ -284,9 +332,7 @@ export const ToolCallSchema = z
       example: "alice",
     }),
     decided_at: TimestampSchema.nullable().openapi({ description: "When the call was approved, denied or expired." }),
-    decision: z.enum(TOOL_CALL_DECISIONS).nullable().openapi("ToolCallDecision", {
-      description: "`approved`, `denied` (by a principal), `expired` (no decision within the tool's `approval_timeout_seconds`); null if never decided.",
-    }),
+    decision: ToolCallDecisionSchema.nullable(),
   })
   .openapi("ToolCall");
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { nextUnit, type UnitInputs } from "../../../src/agents/run/next-unit";
+import { EMPTY_USAGE } from "../../../src/agents/types";
 import { BUILTIN_DEFAULT_LIMITS, type Limits } from "../../../src/limits";
 
 const NOW = 1_000_000;
@@ -7,10 +8,11 @@ const NOW = 1_000_000;
 function inputs(overrides: { run?: Partial<UnitInputs["run"]>; limits?: Partial<Limits> } & Partial<Omit<UnitInputs, "run" | "limits">> = {}): UnitInputs {
   const { run, limits, ...rest } = overrides;
   return {
-    run: { status: "running", next_attempt_at: 0, steps: 0, usage: { steps: 0, input_tokens: 0, output_tokens: 0 }, ...run },
+    run: { status: "running", next_attempt_at: 0, steps: 0, usage: { ...EMPTY_USAGE }, ...run },
     openToolCalls: 0,
     limits: { ...BUILTIN_DEFAULT_LIMITS, ...limits },
     tenantTokensToday: 0,
+    summaryDue: () => false,
     now: NOW,
     ...rest,
   };
@@ -25,14 +27,14 @@ describe("nextUnit", () => {
     ["the step limit", inputs({ run: { steps: 20 } }), { kind: "finish", stopReason: "step_limit" }],
     [
       "the session's token budget",
-      inputs({ run: { usage: { steps: 3, input_tokens: 150_000, output_tokens: 50_000 } } }),
+      inputs({ run: { usage: { ...EMPTY_USAGE, steps: 3, input_tokens: 150_000, output_tokens: 50_000 } } }),
       { kind: "finish", stopReason: "token_limit" },
     ],
     ["the tenant's daily budget", inputs({ limits: { max_tokens_per_day: 100 }, tenantTokensToday: 100 }), { kind: "finish", stopReason: "token_limit" }],
     ["a daily budget not known yet", inputs({ limits: { max_tokens_per_day: 100 }, tenantTokensToday: null }), { kind: "model", maxTokens: 4096 }],
     [
       "a call capped by what the session has left",
-      inputs({ run: { usage: { steps: 3, input_tokens: 198_000, output_tokens: 1_000 } } }),
+      inputs({ run: { usage: { ...EMPTY_USAGE, steps: 3, input_tokens: 198_000, output_tokens: 1_000 } } }),
       { kind: "model", maxTokens: 1_000 },
     ],
   ] as const)("%s", (_name, given, expected) => {

@@ -13,7 +13,7 @@ function run(overrides: Partial<RunState> = {}): RunState {
     attempts: 0,
     error: null,
     stop_reason: null,
-    usage: { steps: 1, input_tokens: 10, output_tokens: 5 },
+    usage: { steps: 1, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 },
     revision: 5,
     reported_revision: 5,
     urgent_revision: 3,
@@ -23,6 +23,8 @@ function run(overrides: Partial<RunState> = {}): RunState {
     next_attempt_at: 0,
     ready_at: 0,
     run_started_at: 0,
+    run_start_seq: 1,
+    token_ratio: 1,
     updated_at: "2030-01-01T00:00:00.000Z",
     ...overrides,
   };
@@ -62,5 +64,16 @@ describe("nextWakeAt", () => {
     ["a finished session whose report failed: the retry", run({ status: "done", revision: 6, report_failures: 1, report_retry_at: NOW + 5_000 }), NOW + 5_000],
   ] as const)("%s", (_name, given, expected) => {
     expect(nextWakeAt(given, NOW)).toBe(expected);
+  });
+});
+
+describe("nextWakeAt with open WebSockets", () => {
+  it.each([
+    ["an idle session: the earliest socket deadline", run({ status: "idle" }), NOW + 60_000, NOW + 60_000],
+    ["a deadline already past: now", run({ status: "waiting_approval" }), NOW - 5, NOW],
+    ["a running session: the unit comes first", run(), NOW + 60_000, NOW],
+    ["no socket: as before", run({ status: "done" }), null, null],
+  ] as const)("%s", (_name, given, socketDeadline, expected) => {
+    expect(nextWakeAt(given, NOW, { socketDeadline })).toBe(expected);
   });
 });

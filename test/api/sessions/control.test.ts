@@ -9,7 +9,8 @@ import { caller, createSession, getJson, messagesOf, post, text, waitForStatus }
 describe("GET /v1/sessions/{id}", () => {
   it("returns the session", async () => {
     const who = await caller();
-    const created = await createSession(who, { context: { order: 42 } });
+    const created = await createSession(who, { context: { strategy: "last_messages", last_messages: 6 } });
+    expect(created.context).toEqual({ strategy: "last_messages", last_messages: 6 });
     expect(await getJson<Session>(who, `/v1/sessions/${created.id}`)).toEqual(created);
   });
 

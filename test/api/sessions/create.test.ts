@@ -25,9 +25,10 @@ describe("POST /v1/sessions", () => {
       system: null,
       tools: [],
       limits: BUILTIN_DEFAULT_LIMITS,
-      context: null,
+      context: { strategy: "auto" },
+      queued_messages: 0,
       metadata: { ticket: "T-1" },
-      usage: { steps: 0, input_tokens: 0, output_tokens: 0 },
+      usage: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
     });
   });
 

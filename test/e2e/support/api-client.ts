@@ -27,6 +27,7 @@ export interface CreateSessionBody {
   model?: string;
   tools?: ToolSpec[];
   limits?: Record<string, number | null>;
+  context?: { strategy: "auto" | "last_messages" | "summary"; max_input_tokens?: number; last_messages?: number };
   metadata?: Record<string, string>;
 }
 

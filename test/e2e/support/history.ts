@@ -76,3 +76,8 @@ export function asSentToModel(messages: Message[]): { role: string; content: Con
   }
   return turns;
 }
+
+/** A request's turns without the prompt-cache marks the provider adds, to compare with the stored history. */
+export function withoutCacheMarks(turns: unknown[]): unknown[] {
+  return JSON.parse(JSON.stringify(turns, (key, value: unknown) => (key === "cache_control" ? undefined : value))) as unknown[];
+}

@@ -46,6 +46,8 @@ export class Platform {
     const vars: Record<string, string> = {
       LLM_BASE_URL: options.modelUrl,
       ANTHROPIC_API_KEY: "e2e-test-key",
+      OPENAI_BASE_URL: options.modelUrl,
+      OPENAI_API_KEY: "e2e-test-openai-key",
       ALLOW_PRIVATE_URLS: "true",
       AUTH_SIGNING_KEY: signingKey,
       ...options.vars,

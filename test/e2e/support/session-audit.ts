@@ -3,7 +3,7 @@
  * records and lists every broken promise, so a chaos test can report them all at once.
  */
 import type { ApiClient, Session } from "./api-client";
-import { asSentToModel, historyProblems } from "./history";
+import { asSentToModel, historyProblems, withoutCacheMarks } from "./history";
 import type { MockHook, MockQueue, ModelStep, RecordedRequest } from "./mock-process";
 import { INTERRUPTED_BY_RESTART } from "./scenario";
 
@@ -45,7 +45,7 @@ export async function auditSession(audited: AuditedSession, successOutput: strin
   const sent = asSentToModel(messages);
   const modelCalls = await audited.model.requests();
   for (const [n, request] of modelCalls.entries()) {
-    const asked = (request.body as { messages?: unknown[] } | null)?.messages ?? [];
+    const asked = withoutCacheMarks((request.body as { messages?: unknown[] } | null)?.messages ?? []);
     if (JSON.stringify(asked) !== JSON.stringify(sent.slice(0, asked.length))) {
       problems.push(`${id}: model call ${n} was sent a history that is not a prefix of the saved one`);
     }

@@ -1,19 +1,23 @@
 /**
- * A scriptable stand-in for the model provider and for tenant webhooks, plus plain pages
- * for the URL-fetching tool. All traffic is keyed, so concurrent tests share one server.
+ * A scriptable stand-in for the model providers (the Anthropic Messages API and OpenAI Chat
+ * Completions, `mock-openai.ts`) and for tenant webhooks, plus plain pages for the
+ * URL-fetching tool. A Messages request with `"stream": true` is answered in Anthropic's
+ * Server-Sent Events format; any other gets one JSON body. All traffic is keyed, so concurrent
+ * tests share one server.
  * Runs under vitest's globalSetup, or standalone: `node test/support/node/mock-server.ts --port 8787`
  * (add `--use-tools` for the tool-using development model, see tool-using-model.ts).
  */
-// Kept in one file with type-only imports: Node runs it directly by stripping types, and
-// extensionless relative imports would not resolve there.
+// Node runs this directly by stripping types: relative imports name their `.ts` file.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
+import { openAiError, sendChatCompletion } from "./mock-openai.ts";
 import type {
   HookStep,
   ModelStep,
   RecordedRequest,
   ReplyStep,
   StatusStep,
+  StreamShape,
 } from "../mock-protocol";
 
 /** Largest request body recorded; a test server still should not buffer without bound. */
@@ -29,6 +33,8 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const NOT_JSON_BODY = '{"id":"msg_broken","content":[{"type":"text","text":"unterminated';
 
 type Queue = "model" | "hook";
+/** The wire format a model request came in: it shapes replies and error bodies. */
+type Dialect = "anthropic" | "openai";
 type AnyStep = ModelStep | HookStep;
 type Result<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -49,6 +55,7 @@ interface Exchange {
   held: Set<() => void> | null;
   /** The answer to a model request that nothing was scripted for. */
   defaultReply: () => ReplyStep["reply"];
+  dialect: Dialect;
 }
 
 /**
@@ -64,6 +71,9 @@ const STEP_KINDS: Record<Queue, readonly string[]> = {
   hook: ["status", "hang", "reset", "hold"],
 };
 const ALL_KINDS = ["reply", "status", "hang", "reset", "invalid_json", "hold"];
+const STREAM_FIELDS = ["chunk_chars", "event_delay_ms", "break_after", "hang_after"];
+const DEFAULT_CHUNK_CHARS = 4;
+const BREAK_FLUSH_MS = 50;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -102,6 +112,24 @@ function checkStep(raw: unknown, kinds: readonly string[], where: string): strin
     const reply = raw.reply;
     if (!isObject(reply) || !Array.isArray(reply.content)) return `${where}: reply.content must be an array`;
     if (reply.usage !== undefined && !isObject(reply.usage)) return `${where}: reply.usage must be an object`;
+    if (raw.stream !== undefined) {
+      if (!isObject(raw.stream)) return `${where}: stream must be an object`;
+      for (const [name, value] of Object.entries(raw.stream)) {
+        if (!STREAM_FIELDS.includes(name)) return `${where}: stream.${name} is not a stream field`;
+        const least = name === "chunk_chars" || name === "break_after" || name === "hang_after" ? 1 : 0;
+        if (!(Number.isInteger(value) && (value as number) >= least && (value as number) <= MAX_DELAY_MS)) {
+          return `${where}: stream.${name} must be an integer from ${least} to ${MAX_DELAY_MS}`;
+        }
+      }
+    }
+  } else if (raw.stream !== undefined) {
+    return `${where}: stream goes with reply only`;
+  }
+  if (raw.match !== undefined) {
+    const { match } = raw;
+    if (!isObject(match) || typeof match.system_includes !== "string" || match.system_includes === "") {
+      return `${where}: match must be { system_includes: a non-empty string }`;
+    }
   }
   if (kind === "hold" && raw.then !== undefined) {
     if (isObject(raw.then) && "repeat" in raw.then) return `${where}: then may not repeat`;
@@ -147,10 +175,10 @@ function anthropicError(status: number): unknown {
   return { type: "error", error: { type, message: `mock ${type} (${status})` } };
 }
 
-function sendStatusStep(res: ServerResponse, step: StatusStep): void {
+function sendStatusStep(res: ServerResponse, step: StatusStep, dialect: Dialect): void {
   const { status, body, headers = {} } = step;
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-  const value = body ?? (status >= 400 ? anthropicError(status) : "");
+  const value = body ?? (status >= 400 ? (dialect === "openai" ? openAiError(status) : anthropicError(status)) : "");
   if (typeof value === "string") {
     const type: Record<string, string> = value === "" ? {} : { "content-type": "text/plain; charset=utf-8" };
     sendBody(res, status, value, { ...type, ...lower });
@@ -175,9 +203,121 @@ function sendMessage(res: ServerResponse, model: string, reply: ReplyStep["reply
   });
 }
 
-function sendDefault(x: Exchange, queue: Queue): void {
+/** The Messages API's Server-Sent Events for `reply`, as Anthropic sends them. */
+function streamEvents(model: string, reply: ReplyStep["reply"], chunkChars: number): [string, unknown][] {
+  const hasToolUse = reply.content.some((b) => b.type === "tool_use");
+  const usage = { ...DEFAULT_USAGE, ...reply.usage };
+  const events: [string, unknown][] = [
+    [
+      "message_start",
+      {
+        type: "message_start",
+        message: {
+          id: `msg_mock_${++messageCounter}`,
+          type: "message",
+          role: "assistant",
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          // Input and cache counts come first, as Anthropic sends them; the output count at the end.
+          usage: { ...usage, output_tokens: 1 },
+        },
+      },
+    ],
+    ["ping", { type: "ping" }],
+  ];
+  reply.content.forEach((block, index) => {
+    if (block.type === "text" && typeof block.text === "string") {
+      events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }]);
+      for (let at = 0; at < block.text.length; at += chunkChars) {
+        events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: block.text.slice(at, at + chunkChars) } }]);
+      }
+    } else if (block.type === "tool_use") {
+      events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } }]);
+      const json = JSON.stringify(block.input ?? {});
+      const half = Math.ceil(json.length / 2);
+      for (const part of [json.slice(0, half), json.slice(half)]) {
+        if (part) events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: part } }]);
+      }
+    } else if (block.type === "thinking") {
+      events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "thinking", thinking: "" } }]);
+      events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: String(block.thinking ?? "") } }]);
+    } else {
+      events.push(["content_block_start", { type: "content_block_start", index, content_block: block }]);
+    }
+    events.push(["content_block_stop", { type: "content_block_stop", index }]);
+  });
+  events.push(
+    ["message_delta", { type: "message_delta", delta: { stop_reason: reply.stop_reason ?? (hasToolUse ? "tool_use" : "end_turn"), stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }],
+    ["message_stop", { type: "message_stop" }],
+  );
+  return events;
+}
+
+/** Sends the stream event by event, breaking or hanging where the step says. */
+async function sendStream(x: Exchange, model: string, reply: ReplyStep["reply"], shape: StreamShape = {}): Promise<void> {
+  const events = streamEvents(model, reply, shape.chunk_chars ?? DEFAULT_CHUNK_CHARS);
+  x.res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
+  for (const [n, [name, data]] of events.entries()) {
+    if (n > 0 && shape.event_delay_ms) {
+      const waited = await sleep(shape.event_delay_ms, true, { signal: x.signal }).catch(() => false);
+      if (!waited) return;
+    }
+    if (x.signal.aborted) return;
+    if (shape.break_after !== undefined && n >= shape.break_after) {
+      // A reset can discard data the client has not read yet: let what was sent arrive first.
+      await sleep(BREAK_FLUSH_MS);
+      x.droppedByMock = true;
+      x.req.socket.resetAndDestroy();
+      return;
+    }
+    if (shape.hang_after !== undefined && n >= shape.hang_after) return;
+    x.res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+  x.res.end();
+}
+
+function wantsStream(x: Exchange): boolean {
+  return isObject(x.record.body) && x.record.body.stream === true;
+}
+
+/** A scripted reply in the request's dialect, streamed when the request asked for a stream. */
+function sendReply(x: Exchange, reply: ReplyStep["reply"], shape?: StreamShape): void | Promise<void> {
+  const body = (x.record.body ?? {}) as { model?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown } };
+  const model = String(body.model);
+  if (x.dialect === "openai") {
+    return sendChatCompletion(x.res, model, reply, { stream: body.stream === true, includeUsage: body.stream_options?.include_usage === true });
+  }
+  if (wantsStream(x)) return sendStream(x, model, reply, shape);
+  sendMessage(x.res, model, reply);
+}
+
+function sendDefault(x: Exchange, queue: Queue): void | Promise<void> {
   if (queue === "hook") return sendJson(x.res, 200, { output: "webhook ok" });
-  sendMessage(x.res, String((x.record.body as { model: unknown }).model), x.defaultReply());
+  return sendReply(x, x.defaultReply());
+}
+
+/** The system prompt of a model request in either dialect, for steps that `match` on it. */
+function systemText(body: unknown): string {
+  if (!isObject(body)) return "";
+  const { system, messages } = body;
+  if (typeof system === "string") return system;
+  if (Array.isArray(system)) return system.map((b) => (isObject(b) && typeof b.text === "string" ? b.text : "")).join("\n");
+  const first = Array.isArray(messages) ? messages[0] : undefined;
+  return isObject(first) && first.role === "system" && typeof first.content === "string" ? first.content : "";
+}
+
+/**
+ * The step a request takes: the first step whose `match` it satisfies, else the first step
+ * without one. So a test can script, say, summary calls apart from the loop's calls without
+ * knowing in advance where between them they will come.
+ */
+function takeStep<S extends { match?: { system_includes: string } }>(steps: S[], record: RecordedRequest): S | undefined {
+  const system = systemText(record.body);
+  let index = steps.findIndex((step) => step.match !== undefined && system.includes(step.match.system_includes));
+  if (index === -1) index = steps.findIndex((step) => step.match === undefined);
+  return index === -1 ? undefined : steps.splice(index, 1)[0];
 }
 
 /** Resolves true on release, false if the client leaves while held. */
@@ -213,10 +353,10 @@ async function play(x: Exchange, step: AnyStep | undefined, queue: Queue): Promi
     if (await waitForRelease(x, x.held)) await play(x, step.then, queue);
     return;
   }
-  if ("status" in step) return sendStatusStep(x.res, step);
-  if ("reply" in step) return sendMessage(x.res, String((x.record.body as { model: unknown }).model), step.reply);
+  if ("status" in step) return sendStatusStep(x.res, step, x.dialect);
+  if ("reply" in step) return sendReply(x, step.reply, step.stream);
   if ("invalid_json" in step) return sendBody(x.res, 200, NOT_JSON_BODY, { "content-type": "application/json" });
-  sendDefault(x, queue);
+  return sendDefault(x, queue);
 }
 
 async function readBody(req: IncomingMessage): Promise<Result<string>> {
@@ -260,9 +400,10 @@ function openExchange(
   record: RecordedRequest,
   held: Set<() => void> | null,
   defaultReply: () => ReplyStep["reply"] = () => SAY_OK,
+  dialect: Dialect = "anthropic",
 ): Exchange {
   const controller = new AbortController();
-  const x: Exchange = { req, res, record, signal: controller.signal, droppedByMock: false, held, defaultReply };
+  const x: Exchange = { req, res, record, signal: controller.signal, droppedByMock: false, held, defaultReply, dialect };
   res.on("finish", () => {
     record.answered_at = Date.now();
   });
@@ -363,14 +504,22 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     const body = await readBody(req);
     if (!body.ok) return sendJson(res, 413, { error: body.error });
 
-    if (method === "POST" && first === "v1" && second === "messages" && third === undefined) {
+    const dialect: Dialect | null =
+      method !== "POST" || first !== "v1" || fourth !== undefined
+        ? null
+        : second === "messages" && third === undefined
+          ? "anthropic"
+          : second === "chat" && third === "completions"
+            ? "openai"
+            : null;
+    if (dialect) {
       const record = recordOf(req, body.value, receivedAt);
       const model = isObject(record.body) ? record.body.model : undefined;
-      if (typeof model !== "string" || model === "") return sendJson(res, 400, anthropicError(400));
+      if (typeof model !== "string" || model === "") return sendJson(res, 400, dialect === "openai" ? openAiError(400) : anthropicError(400));
       const state = stateOf(model);
       state.model.requests.push(record);
       const defaultReply = fallback ? () => fallback(record.body, serverUrl) : undefined;
-      return play(openExchange(req, res, record, null, defaultReply), state.model.steps.shift(), "model");
+      return play(openExchange(req, res, record, null, defaultReply, dialect), takeStep(state.model.steps, record), "model");
     }
     if (first === "hook" && second !== undefined && second !== "") {
       const state = stateOf(second);

@@ -1,0 +1,102 @@
+/**
+ * Model ids, providers and the models a session may choose. A model id may carry its provider
+ * as a prefix, `anthropic:…` or `openai:…` (an OpenAI-compatible Chat Completions server);
+ * without one it is Anthropic's. The platform's list (`MODELS`) and a tenant's narrower list
+ * hold ids or prefix patterns ending in `*`. Pure.
+ */
+
+export const PROVIDERS = ["anthropic", "openai"] as const;
+export type Provider = (typeof PROVIDERS)[number];
+
+export interface ModelRef {
+  provider: Provider;
+  /** The id the provider knows, without the prefix. */
+  name: string;
+}
+
+/** One entry of `MODELS`: an id or a pattern, and the model's input size when it is not known. */
+export interface CatalogEntry {
+  /** Canonical (`provider:name`), or `*` for any model. A trailing `*` matches any rest. */
+  pattern: string;
+  contextTokens: number | null;
+}
+
+/** Null: `MODELS` is not set and any model id is accepted. */
+export type ModelCatalog = readonly CatalogEntry[] | null;
+
+/**
+ * Context windows of known model families, by the start of the provider's model name. A
+ * model of neither provider's known families gets its provider's default; an operator can
+ * state the right size in `MODELS` (`{ "id": "openai:llama3", "context_tokens": 8192 }`).
+ */
+const KNOWN_CONTEXT_TOKENS: readonly [provider: Provider, prefix: string, tokens: number][] = [
+  ["anthropic", "claude-", 200_000],
+  ["openai", "gpt-4.1", 1_047_576],
+  ["openai", "gpt-5", 400_000],
+  ["openai", "gpt-4o", 128_000],
+  ["openai", "gpt-4-turbo", 128_000],
+  ["openai", "o1", 200_000],
+  ["openai", "o3", 200_000],
+  ["openai", "o4", 200_000],
+];
+/** Every Claude model has at least this; self-hosted servers often have much less, hence the small default. */
+export const DEFAULT_CONTEXT_TOKENS: Record<Provider, number> = { anthropic: 200_000, openai: 32_000 };
+
+export function parseModel(id: string): ModelRef {
+  const colon = id.indexOf(":");
+  const prefix = colon > 0 ? id.slice(0, colon) : "";
+  if ((PROVIDERS as readonly string[]).includes(prefix)) return { provider: prefix as Provider, name: id.slice(colon + 1) };
+  return { provider: "anthropic", name: id };
+}
+
+export function canonicalModel(id: string): string {
+  if (id === "*") return id;
+  const { provider, name } = parseModel(id);
+  return `${provider}:${name}`;
+}
+
+/** Whether `pattern` (canonical) admits the model `id`. */
+export function matches(pattern: string, id: string): boolean {
+  const model = canonicalModel(id);
+  if (pattern === "*") return true;
+  return pattern.endsWith("*") ? model.startsWith(pattern.slice(0, -1)) : model === pattern;
+}
+
+/** Whether every model `narrower` admits is admitted by `wider`. */
+export function covers(wider: string, narrower: string): boolean {
+  if (wider === "*") return true;
+  if (narrower === "*") return false;
+  if (!narrower.endsWith("*")) return matches(wider, narrower);
+  return wider.endsWith("*") && narrower.startsWith(wider.slice(0, -1));
+}
+
+/** Whether a session may choose `id`: the platform's list, then the tenant's (null: no narrowing). */
+export function isModelAllowed(catalog: ModelCatalog, tenantModels: readonly string[] | null, id: string): boolean {
+  const platform = catalog === null || catalog.some((entry) => matches(entry.pattern, id));
+  const tenant = tenantModels === null || tenantModels.some((pattern) => matches(canonicalModel(pattern), id));
+  return platform && tenant;
+}
+
+/** The tenant's entries that the platform's list does not cover; a narrowing may not widen. */
+export function uncoveredModels(catalog: ModelCatalog, tenantModels: readonly string[]): string[] {
+  if (catalog === null) return [];
+  return tenantModels.filter((model) => !catalog.some((entry) => covers(entry.pattern, canonicalModel(model))));
+}
+
+/**
+ * The model of a session that names none: the platform's default while the tenant allows it,
+ * else the tenant's first exact id; null when the tenant allows no exact id.
+ */
+export function defaultModelFor(defaultModel: string, catalog: ModelCatalog, tenantModels: readonly string[] | null): string | null {
+  if (isModelAllowed(catalog, tenantModels, defaultModel)) return defaultModel;
+  return tenantModels?.find((model) => !model.endsWith("*") && isModelAllowed(catalog, tenantModels, model)) ?? null;
+}
+
+/** The model's input size in tokens: what `MODELS` says, else its family's, else its provider's default. */
+export function contextTokensFor(catalog: ModelCatalog, id: string): number {
+  const stated = catalog?.find((entry) => entry.contextTokens !== null && matches(entry.pattern, id));
+  if (stated?.contextTokens) return stated.contextTokens;
+  const { provider, name } = parseModel(id);
+  const known = KNOWN_CONTEXT_TOKENS.find(([p, prefix]) => p === provider && name.startsWith(prefix));
+  return known ? known[2] : DEFAULT_CONTEXT_TOKENS[provider];
+}

@@ -1,0 +1,120 @@
+/**
+ * The OpenAI-compatible Chat Completions provider (OpenAI and the self-hosted and local
+ * servers that speak the same API), over plain `fetch`. It always asks for a stream, with the
+ * usage at its end; a server that answers with one JSON body instead is read as well. Every
+ * failure becomes a `ModelError` classified the same way as Anthropic's.
+ */
+import { ChatStream, readChatStream } from "./openai-stream";
+import { toChatRequest, toContent, toStopReason, toUsage } from "./openai-wire";
+import { ModelError, type ModelProvider, type ModelResponse, parseRetryAfter } from "./provider";
+
+export interface OpenAiOptions {
+  /** With or without a trailing `/v1`: both `https://api.openai.com` and `http://host:8000/v1` work. */
+  baseUrl: string;
+  apiKey: string | undefined;
+  fetchImpl?: typeof fetch;
+  now?: () => number;
+}
+
+export function chatCompletionsUrl(baseUrl: string): string {
+  const base = baseUrl.replace(/\/+$/, "");
+  return /\/v1$/.test(base) ? `${base}/chat/completions` : `${base}/v1/chat/completions`;
+}
+
+export function openAiProvider(options: OpenAiOptions): ModelProvider {
+  const fetchImpl = options.fetchImpl ?? fetch;
+  const now = options.now ?? Date.now;
+  return {
+    async complete(request, signal, onText) {
+      if (!options.apiKey) throw new ModelError("OPENAI_API_KEY is not configured", false);
+      let response: Response;
+      try {
+        response = await fetchImpl(chatCompletionsUrl(options.baseUrl), {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${options.apiKey}` },
+          body: JSON.stringify(toChatRequest(request, true)),
+          signal,
+        });
+      } catch (err) {
+        throw networkError(err, signal);
+      }
+      if (!response.ok) throw await httpError(response, signal, now());
+      const type = response.headers.get("content-type") ?? "";
+      try {
+        if (type.includes("text/event-stream") && response.body) {
+          const stream = new ChatStream(onText ? { onDelta: (index, text) => onText({ index, text }) } : {});
+          await readChatStream(response.body, stream);
+          return stream.result(newToolCallId);
+        }
+        return fromJson(await response.text());
+      } catch (err) {
+        if (err instanceof ModelError) throw err;
+        throw networkError(err, signal);
+      }
+    },
+  };
+}
+
+/** A whole answer in one body: a server that does not stream, or ignores `stream`. */
+function fromJson(raw: string): ModelResponse {
+  let body: { choices?: unknown; usage?: unknown };
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    throw new ModelError("the model answered with a body that is not JSON", true, 200);
+  }
+  const choice = (Array.isArray(body?.choices) ? body.choices[0] : undefined) as
+    | { message?: { content?: unknown; refusal?: unknown; tool_calls?: unknown }; finish_reason?: unknown }
+    | undefined;
+  if (!choice?.message) throw new ModelError("the model answered without a message", true, 200);
+  const message = choice.message;
+  const refusal = typeof message.refusal === "string" && message.refusal !== "" ? message.refusal : null;
+  const text = typeof message.content === "string" ? message.content : (refusal ?? "");
+  const calls = (Array.isArray(message.tool_calls) ? message.tool_calls : []).map((call: { id?: unknown; function?: { name?: unknown; arguments?: unknown } }) => ({
+    id: typeof call?.id === "string" ? call.id : null,
+    name: typeof call?.function?.name === "string" ? call.function.name : "",
+    arguments: typeof call?.function?.arguments === "string" ? call.function.arguments : "",
+  }));
+  const finish = typeof choice.finish_reason === "string" ? choice.finish_reason : null;
+  return { content: toContent(text, calls, newToolCallId), stopReason: toStopReason(finish, refusal !== null), usage: toUsage(body.usage) };
+}
+
+/** Some servers send tool calls without ids; every tool_use needs one to be answered. */
+function newToolCallId(): string {
+  return `call_${crypto.randomUUID().replaceAll("-", "")}`;
+}
+
+/**
+ * The run's error names the status and the provider's error type, never its free text (which
+ * may quote the request); the text goes to the log.
+ */
+async function httpError(response: Response, signal: AbortSignal, now: number): Promise<ModelError> {
+  const status = response.status;
+  let text = "";
+  try {
+    text = await response.text();
+  } catch (err) {
+    return networkError(err, signal);
+  }
+  let type = "error";
+  try {
+    const body = JSON.parse(text) as { error?: { type?: unknown; code?: unknown } };
+    const named = body?.error?.type ?? body?.error?.code;
+    if (typeof named === "string" && /^[\w.-]{1,64}$/.test(named)) type = named;
+  } catch {
+    // not JSON: the status alone
+  }
+  console.warn(JSON.stringify({ level: "warn", event: "model_provider_error", provider: "openai", status, body: text.slice(0, 500) }));
+  const retryable = status === 408 || status === 429 || status >= 500;
+  return new ModelError(`model provider answered ${status} (${type})`, retryable, status, parseRetryAfter(response.headers.get("retry-after"), now));
+}
+
+function networkError(err: unknown, signal: AbortSignal): ModelError {
+  if (signal.aborted) {
+    const reason = signal.reason as { name?: string } | undefined;
+    if (reason?.name === "TimeoutError") return new ModelError("the model call timed out", true);
+    return new ModelError("the model call was aborted", false);
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new ModelError(`network error calling the model: ${message.slice(0, 500)}`, true);
+}

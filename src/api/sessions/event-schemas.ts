@@ -1,0 +1,87 @@
+/**
+ * The frames of `GET /v1/sessions/{id}/events`, as named schemas for the document: the same
+ * JSON is a WebSocket frame and the `data:` of a Server-Sent Event.
+ */
+import { z } from "@hono/zod-openapi";
+import { TOOL_CALL_STATUSES } from "../../agents/types";
+import { SessionStatusSchema, StopReasonSchema, TimestampSchema, UsageSchema } from "../schemas";
+import { MessageSchema, ToolCallDecisionSchema } from "./schemas";
+
+const StatusDataSchema = z
+  .object({ status: SessionStatusSchema, stop_reason: StopReasonSchema.nullable(), error: z.string().nullable() })
+  .openapi("StatusEventData");
+
+export const ToolCallEventDataSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    step: z.number().int(),
+    input: z.unknown(),
+    status: z.enum(TOOL_CALL_STATUSES),
+    output: z.string().nullable().openapi({ description: "Set once the call is finished (`done` or `error`)." }),
+    is_error: z.boolean(),
+    decided_by: z.string().nullable().openapi({ description: 'Who approved or denied the call (`"system"` when its approval expired); null while it waits or when it needed no decision.' }),
+    decided_at: TimestampSchema.nullable(),
+    decision: ToolCallDecisionSchema.nullable(),
+  })
+  .openapi("ToolCallEventData", { description: "A tool call as of this event: `status` is its status then." });
+
+const SnapshotDataSchema = z
+  .object({
+    status: SessionStatusSchema,
+    stop_reason: StopReasonSchema.nullable(),
+    error: z.string().nullable(),
+    usage: UsageSchema,
+    last_event_id: z.number().int().openapi({ description: "The newest event the snapshot includes; resume after it." }),
+    reset: z.boolean().openapi({ description: "The cursor given was older than the retention: start over from this snapshot." }),
+    messages: z.array(MessageSchema).openapi({ description: "The newest messages (at most 20), oldest first." }),
+    has_earlier_messages: z.boolean().openapi({ description: "Older messages exist: read them with GET …/messages." }),
+    open_tool_calls: z.array(ToolCallEventDataSchema).openapi({ description: "Calls of the last model response without a result yet." }),
+  })
+  .openapi("SnapshotEventData");
+
+const DeltaDataSchema = z
+  .object({
+    index: z.number().int().openapi({ description: "The text block's position in the answer being written." }),
+    text: z.string(),
+    offset: z.number().int().openapi({ description: "Where `text` starts in that block; 0 again when a retried call writes it anew." }),
+  })
+  .openapi("DeltaEventData");
+
+const stored = { id: z.number().int().openapi({ description: "The event id: increasing, the cursor to resume after." }), created_at: TimestampSchema };
+const transient = { created_at: TimestampSchema };
+
+export const EventFrameSchema = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("snapshot"), data: SnapshotDataSchema, ...transient }).openapi("SnapshotEvent"),
+    z.object({ type: z.literal("status"), data: StatusDataSchema, ...stored }).openapi("StatusEvent"),
+    z.object({ type: z.literal("message"), data: MessageSchema, ...stored }).openapi("MessageEvent"),
+    z.object({ type: z.literal("tool_call"), data: ToolCallEventDataSchema, ...stored }).openapi("ToolCallEvent"),
+    z.object({ type: z.literal("tool_result"), data: ToolCallEventDataSchema, ...stored }).openapi("ToolResultEvent"),
+    z.object({ type: z.literal("usage"), data: UsageSchema, ...stored }).openapi("UsageEvent"),
+    z.object({ type: z.literal("delta"), data: DeltaDataSchema, ...transient }).openapi("DeltaEvent", { description: "Streamed model text: not stored, not replayed." }),
+    z.object({ type: z.literal("end"), data: StatusDataSchema, ...transient }).openapi("EndEvent", { description: "The session reached a final status; the stream closes." }),
+  ])
+  .openapi("EventFrame", {
+    description:
+      "One event. Over Server-Sent Events: `id:` is the event id (a snapshot carries its `last_event_id`), `event:` its type and `data:` this JSON; a comment line every 15 s keeps the stream alive. Over a WebSocket: one text frame each.",
+  });
+
+/** A cursor is an event id: digits only. */
+const EVENT_CURSOR_PATTERN = /^\d{1,15}$/;
+
+export const EventsQuerySchema = z.object({
+  after: z
+    .string()
+    .regex(EVENT_CURSOR_PATTERN, "Must be an event id.")
+    .optional()
+    .openapi({ param: { name: "after", in: "query" }, description: "Replay every stored event after this id, then live ones (no snapshot). `Last-Event-ID` takes precedence.", example: "42" }),
+});
+
+export const EventsHeadersSchema = z.object({
+  "last-event-id": z
+    .string()
+    .regex(/^(\d{1,15})?$/, "Must be an event id.")
+    .optional()
+    .openapi({ param: { name: "last-event-id", in: "header" }, description: "Sent by EventSource when it reconnects: resume after this event." }),
+});

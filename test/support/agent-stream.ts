@@ -1,0 +1,36 @@
+/**
+ * Opens event streams straight on an Agent, as the gateway does, for the Agent's own tests.
+ */
+import { buildStreamRequest } from "../../src/agents/events/stream-request";
+import type { StreamGrant } from "../../src/agents/events/streams";
+import type { TestSession } from "./agent-session";
+import { type Watch, watchSocket, watchSse } from "./event-client";
+
+export interface OpenOptions {
+  cursor?: number | null;
+  grant?: Partial<StreamGrant>;
+}
+
+function grantOf(options: OpenOptions): StreamGrant {
+  return { keyId: options.grant?.keyId ?? null, expiresAt: options.grant?.expiresAt ?? Date.now() + 10 * 60_000 };
+}
+
+/** The Agent's raw answer to a stream request. */
+export function streamResponse(t: TestSession, mode: "sse" | "websocket", options: OpenOptions = {}): Promise<Response> {
+  return t.stub.fetch(buildStreamRequest({ mode, cursor: options.cursor ?? null, grant: grantOf(options) }));
+}
+
+export async function openSse(t: TestSession, options: OpenOptions = {}): Promise<Watch> {
+  const response = await streamResponse(t, "sse", options);
+  if (response.status !== 200) throw new Error(`SSE answered ${response.status}: ${await response.text()}`);
+  return watchSse(response);
+}
+
+export async function openSocket(t: TestSession, options: OpenOptions = {}): Promise<Watch> {
+  const response = await streamResponse(t, "websocket", options);
+  const socket = response.webSocket;
+  if (response.status !== 101 || !socket) throw new Error(`WebSocket answered ${response.status}: ${await response.text()}`);
+  const watch = watchSocket(socket);
+  socket.accept();
+  return watch;
+}
