@@ -252,8 +252,9 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   /**
    * Cancels whatever runs and deletes every byte the session stored. A run that is going ends as
    * a cancel ends it (so `session.cancelled` is owed), and every owed notification is handed to
-   * the tenant index before the storage that holds it goes; when the index cannot take them, the
-   * session is kept and the caller is asked to try again.
+   * the tenant index before the storage that holds it goes; when the index cannot be reached, the
+   * session is kept and the caller is asked to try again. A notification the index refuses for good
+   * (a bug, logged on both sides) is dropped alone and does not keep the session from going.
    */
   async erase(): Promise<AgentResult<null>> {
     const host = this.#host;

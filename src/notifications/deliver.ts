@@ -70,6 +70,7 @@ export async function attemptDelivery(request: DeliveryRequest, context: Deliver
       fetchImpl: context.fetchImpl,
     },
   );
+  if (!result.ok && result.reason === "too_many_redirects") return { ok: false, final: false, status: null, error: "answered with a redirect, which is not followed" };
   if (!result.ok) return { ok: false, final: result.reason === "refused", status: null, error: `${result.reason}: ${result.detail}` };
   if (result.status >= 200 && result.status < 300) return { ok: true, status: result.status };
   const text = result.body.trim().slice(0, ERROR_TEXT_CHARS);

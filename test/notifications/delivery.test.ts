@@ -245,6 +245,21 @@ describe("retries and the delivery log", () => {
     expect(settled).toMatchObject({ attempts: 3, response_status: 200, error: null, next_attempt_at: null });
   });
 
+  it("does not follow a redirect: the attempt fails, says why, and is tried again at the same URL", async () => {
+    const t = await tenant();
+    const hook = mockHook(uniqueKey("moved"));
+    await hook.script({ status: 302, headers: { location: "https://elsewhere.example.com/hook" } }, { hold: true, then: { status: 200 } });
+    const endpoint = await registerEndpoint(t.admin, hook.url, ["session.done"]);
+    const session = await createSession(t.writer, { input: "hi", model: mockModel(uniqueKey("model")).key });
+    await waitForStatus(t.writer, session.id, ["done"]);
+    const requests = await hook.waitForRequests(2);
+    expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([`POST ${new URL(hook.url).pathname}`, `POST ${new URL(hook.url).pathname}`]);
+    const [owed] = await deliveries(t.admin, endpoint.id);
+    expect(owed).toMatchObject({ status: "pending", attempts: 2, response_status: null, error: "answered with a redirect, which is not followed" });
+    await hook.release();
+    await eventually(async () => ((await deliveries(t.admin, endpoint.id))[0]?.status === "succeeded" ? true : undefined), "the delivery to succeed");
+  });
+
   it("redelivers a delivery as a new one with the same body and event id", async () => {
     const t = await tenant();
     const hook = mockHook(uniqueKey("receiver"));

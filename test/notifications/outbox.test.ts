@@ -2,16 +2,21 @@
  * The Agent's outbox: a notification stays owed, in the session's own storage, until the tenant
  * index has it. What a crash leaves owed is handed over when the object wakes; a hand-off the
  * index refuses is kept and tried again from the alarm with backoff; an erase that cannot hand
- * over what is owed keeps the session and answers 503.
+ * over what is owed keeps the session and answers 503, and one the index refuses for good drops
+ * only the notifications refused on their own.
  */
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { OutboxEntry, OutboxRetry } from "../../src/agents/store";
 import { newEventId } from "../../src/notifications/ids";
+import type { NotificationType } from "../../src/notifications/types";
 import { HANDOFF_RETRY_MS } from "../../src/notifications/schedule";
-import { agentStub, tenantIndexStub } from "../../src/objects";
-import { createSession, waitForStatus } from "../api/sessions/helpers";
-import { call, readProblem } from "../support/api";
+import { agentStub, tenantIndexName, tenantIndexStub } from "../../src/objects";
+import { agentProblem } from "../../src/api/sessions/agent-client";
+import type { AgentFailure } from "../../src/agents/types";
+import { TenantIndex } from "../../src/tenants/tenant-index";
+import { createSession } from "../api/sessions/helpers";
+import { call } from "../support/api";
 import { alarmAt, createAndStart, getSession, newTestSession, type TestSession, waitForStatus as waitForAgentStatus } from "../support/agent-session";
 import { mockHook, mockModel, uniqueKey } from "../support/mock-client";
 import { eventually, registerEndpoint, tenant, typesFor } from "./helpers";
@@ -38,9 +43,9 @@ async function outbox(t: Pick<TestSession, "stub">): Promise<{ rows: string[]; r
   }));
 }
 
-async function endpointFor(t: TestSession): Promise<ReturnType<typeof mockHook>> {
+async function endpointFor(t: TestSession, eventTypes: NotificationType[] = ["session.done", "session.failed"]): Promise<ReturnType<typeof mockHook>> {
   const hook = mockHook(uniqueKey("receiver"));
-  const created = await tenantIndexStub(env, t.tenantId).createWebhookEndpoint(t.tenantId, { url: hook.url, event_types: ["session.done", "session.failed"], description: null, created_by: "admin" });
+  const created = await tenantIndexStub(env, t.tenantId).createWebhookEndpoint(t.tenantId, { url: hook.url, event_types: eventTypes, description: null, created_by: "admin" });
   expect(created.ok).toBe(true);
   return hook;
 }
@@ -109,8 +114,34 @@ describe("the outbox", () => {
   });
 });
 
-describe("DELETE of a session whose notifications cannot be handed over", () => {
-  it("answers 503 and keeps the session, cancelled, so a retry can hand them over", async () => {
+describe("erasing a session that owes notifications", () => {
+  it("keeps the session, cancelled, while its tenant index cannot be reached, and erases it once it can", async () => {
+    const t = newTestSession();
+    const hook = await endpointFor(t, ["session.cancelled"]);
+    // Break the index: bound to another tenant, it refuses every call for this one, as an unreachable one would.
+    // A fresh stub each time: one that saw its object abort stays broken.
+    const index = () => env.TENANT_INDEX.get(env.TENANT_INDEX.idFromName(tenantIndexName(t.tenantId)));
+    await runInDurableObject(index(), (_instance, state) => void state.storage.kv.put("tenant_id", "someone-else"));
+    await abortAllDurableObjects(); // the index reads its binding again when it wakes
+    await t.model.script({ hang: true });
+    await createAndStart(t, "run");
+    await t.model.waitForRequests(1);
+
+    const refused = await t.stub.erase();
+    expect(refused).toEqual({ ok: false, reason: "unavailable", detail: expect.any(String) });
+    expect((await getSession(t)).status).toBe("cancelled");
+    expect((await outbox(t)).rows).toHaveLength(1);
+    const problem = agentProblem(refused as AgentFailure);
+    expect([problem.status, problem.code, problem.retryAfterSeconds]).toEqual([503, "service_unavailable", 5]);
+
+    await runInDurableObject(index(), (_instance, state) => void state.storage.kv.put("tenant_id", t.tenantId));
+    await abortAllDurableObjects();
+    expect(await t.stub.erase()).toEqual({ ok: true, value: null });
+    const [request] = await hook.waitForRequests(1);
+    expect(request!.body).toMatchObject({ type: "session.cancelled", session: { id: t.sessionId, status: "cancelled" } });
+  }, 20_000);
+
+  it("is not kept from erasing by a notification the index refuses for good, and the others still go", async () => {
     const t = await tenant();
     const hook = mockHook(uniqueKey("receiver"));
     await registerEndpoint(t.admin, hook.url, ["session.cancelled"]);
@@ -124,15 +155,27 @@ describe("DELETE of a session whose notifications cannot be handed over", () => 
       },
     };
     await owe(stub, { id: "evt_refused", created_at: new Date().toISOString(), session: { id: session.id } as OutboxEntry["session"] });
-
-    const refused = await call(`/v1/sessions/${session.id}`, { method: "DELETE", headers: t.writer.headers });
-    expect(refused.status).toBe(503);
-    expect(refused.headers.get("Retry-After")).toBe("5");
-    expect((await readProblem(refused)).code).toBe("service_unavailable");
-    expect((await waitForStatus(t.writer, session.id, ["cancelled"])).status).toBe("cancelled");
-
-    await runInDurableObject(stub.stub, (_instance, state) => void state.storage.sql.exec("DELETE FROM outbox WHERE id = 'evt_refused'"));
     expect((await call(`/v1/sessions/${session.id}`, { method: "DELETE", headers: t.writer.headers })).status).toBe(204);
+    expect((await call(`/v1/sessions/${session.id}`, { headers: t.writer.headers })).status).toBe(404);
     expect(typesFor(await hook.waitForRequests(1), session.id)).toEqual(["session.cancelled"]);
+  });
+});
+
+describe("the notifications of a status change", () => {
+  it("ride along with its report: a run that ends costs the index no extra call", async () => {
+    const t = newTestSession();
+    const hook = await endpointFor(t);
+    const report = vi.spyOn(TenantIndex.prototype, "reportSession");
+    const accept = vi.spyOn(TenantIndex.prototype, "acceptNotifications");
+    try {
+      await createAndStart(t, "hi");
+      await waitForAgentStatus(t, ["done"]);
+      await hook.waitForRequests(1);
+      expect(accept).not.toHaveBeenCalled();
+      const carried = report.mock.calls.filter((args) => args[2] !== undefined).map((args) => (args[2] as { notifications: { type: string }[] }).notifications.map((n) => n.type));
+      expect(carried).toEqual([["session.done"]]);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });

@@ -18,7 +18,11 @@ import type { AgentStore } from "../store";
 /** Notifications per hand-off call; a session rarely owes more than one or two. */
 export const HANDOFF_BATCH = 100;
 
-export type HandoffResult = "nothing_owed" | "not_due" | "handed_off" | "failed";
+/**
+ * `refused`: the index answered that it will never take the batch (a malformed notification, a
+ * bug): retrying cannot help, so an erase goes ahead without it. `failed`: it may pass.
+ */
+export type HandoffResult = "nothing_owed" | "not_due" | "handed_off" | "failed" | "refused";
 
 export class Outbox {
   constructor(
@@ -85,7 +89,9 @@ export class Outbox {
 
   /**
    * Hands every owed notification to the tenant index if a hand-off is due (`force`: even during
-   * a backoff, as an erase must). A failure is recorded for a later try, never thrown.
+   * a backoff, as an erase must). A failure is recorded for a later try, never thrown. A forced
+   * hand-off of a batch the index refuses for good goes one notification at a time, so only the
+   * ones refused on their own are left behind (and logged) when the session goes.
    */
   async handOff(force = false): Promise<HandoffResult> {
     let result: HandoffResult = "nothing_owed";
@@ -94,16 +100,46 @@ export class Outbox {
       if (due === null) return result;
       if (!force && due > Date.now()) return "not_due";
       const batch = this.batch()!;
-      const tenantId = this.store.requireSession().tenant_id;
-      try {
-        await tenantIndexStub(this.env, tenantId).acceptNotifications(tenantId, batch);
-      } catch (error) {
-        this.failed(error);
-        return "failed";
-      }
+      const sent = await this.#send(batch);
+      if (sent === "refused" && force) return this.#handOffOneByOne(batch);
+      if (sent !== "handed_off") return sent;
       if (!this.store.session()) return "handed_off";
       this.acknowledge(batch);
       result = "handed_off";
     }
   }
+
+  async #send(batch: NotificationBatch): Promise<"handed_off" | "failed" | "refused"> {
+    const tenantId = this.store.requireSession().tenant_id;
+    try {
+      await tenantIndexStub(this.env, tenantId).acceptNotifications(tenantId, batch);
+      return "handed_off";
+    } catch (error) {
+      this.failed(error);
+      return isRefusal(error) ? "refused" : "failed";
+    }
+  }
+
+  /** Each notification of a refused batch on its own; those refused alone are dropped. */
+  async #handOffOneByOne(batch: NotificationBatch): Promise<HandoffResult> {
+    let result: HandoffResult = "handed_off";
+    for (const notification of batch.notifications) {
+      if (!this.store.session()) return "handed_off";
+      const single = { ...batch, notifications: [notification] };
+      const sent = await this.#send(single);
+      if (sent === "failed") return "failed";
+      if (sent === "refused") {
+        result = "refused";
+        log("error", "notification_dropped", { tenant_id: notification.tenant_id, session_id: batch.session_id, event_id: notification.id, type: notification.type });
+      }
+      if (this.store.session()) this.store.removeFromOutbox([notification.id]);
+    }
+    return result;
+  }
+}
+
+/** The index's argument checks throw these, and they keep their names across RPC: retrying cannot help. */
+function isRefusal(error: unknown): boolean {
+  const name = error instanceof Error ? error.name : "";
+  return name === "TypeError" || name === "RangeError";
 }
