@@ -6,7 +6,7 @@ import { generateApiKey } from "../../src/auth/api-keys";
 import { agentStub, tenantIndexStub } from "../../src/objects";
 import { checkSequence, latestVersion, type Migration, migrate, SCHEMA_VERSION_KEY, schemaVersion } from "../../src/storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
-import { AGENT_LAYOUT_V0, INDEX_LAYOUT_V0, INDEX_LAYOUT_V1, migrateIndexTo, userTables, writeAgentV2, writeAgentV2WithEvents, writeLegacyAgent, writeLegacyIndex, writeWaitingAgentV5 } from "../support/legacy-storage";
+import { AGENT_LAYOUT_V0, INDEX_LAYOUT_V0, INDEX_LAYOUT_V1, migrateIndexTo, userTables, writeAgentV2, writeAgentV2WithEvents, writeLegacyAgent, writeLegacyIndex, writeWaitingAgentV6 } from "../support/legacy-storage";
 import { estimateMessageTokens } from "../../src/agents/context/estimate";
 import type { RunState } from "../../src/agents/store";
 import { openSse } from "../support/agent-stream";
@@ -144,6 +144,22 @@ describe("Agent storage written by an earlier version", () => {
     }
   });
 
+  it("at version 2 gets the run_tools table on wake, and runs as before", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeAgentV2(state.storage, t));
+    await abortAllDurableObjects();
+    expect(unwrap(await t.stub.get())).toMatchObject({ id: t.sessionId, status: "done" });
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+      expect(userTables(state.storage)).toContain("run_tools");
+      expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM run_tools").one().n).toBe(0);
+    });
+    await t.model.script({ reply: { content: [{ type: "text", text: "again" }] } });
+    unwrap(await t.stub.start("once more"));
+    await waitForStatus(t, ["done"]);
+    expect(await messages(t)).toHaveLength(8);
+  });
+
   it("a new session starts at the newest version", async () => {
     const t = newTestSession();
     await createAndStart(t, "hello");
@@ -153,10 +169,10 @@ describe("Agent storage written by an earlier version", () => {
   });
 });
 
-describe("Agent storage written by version 5 (before notifications and decisions)", () => {
+describe("Agent storage written by version 6 (before notifications and decisions)", () => {
   it("gets the outbox and the decision columns; its waiting call is approved, recorded and notified", async () => {
     const t = newTestSession();
-    await runInDurableObject(t.stub, async (_instance, state) => writeWaitingAgentV5(state.storage, t));
+    await runInDurableObject(t.stub, async (_instance, state) => writeWaitingAgentV6(state.storage, t));
     const hook = mockHook(uniqueKey("receiver"));
     const index = tenantIndexStub(env, t.tenantId);
     const endpoint = await index.createWebhookEndpoint(t.tenantId, { url: hook.url, event_types: ["session.done"], description: null, created_by: "admin" });

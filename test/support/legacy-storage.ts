@@ -246,12 +246,12 @@ export function migrateIndexTo(storage: DurableObjectStorage, version: number): 
 }
 
 /**
- * A session as version 5 (before the outbox and the decision columns) left it while waiting for
- * the approval of one `get_time` call: the history, the waiting call, that version's run state,
- * and session settings without `notify_url`.
+ * A session as version 6 (MCP run tools; before the outbox and the decision columns) left it
+ * while waiting for the approval of one `get_time` call: the history, the waiting call, that
+ * version's run state, and session settings without `notify_url`.
  */
-export function writeWaitingAgentV5(storage: DurableObjectStorage, t: TestSession): void {
-  migrateAgentTo(storage, 5);
+export function writeWaitingAgentV6(storage: DurableObjectStorage, t: TestSession): void {
+  migrateAgentTo(storage, 6);
   const at = new Date().toISOString();
   storage.sql.exec("INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('user', ?, ?, 5, 'input')", JSON.stringify([{ type: "text", text: "what time is it?" }]), at);
   storage.sql.exec(
@@ -271,7 +271,7 @@ export function writeWaitingAgentV5(storage: DurableObjectStorage, t: TestSessio
     system: null,
     tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
     limits: BUILTIN_DEFAULT_LIMITS,
-    context: null,
+    context: { strategy: "auto" },
     metadata: null,
     created_at: at,
   });
