@@ -161,6 +161,21 @@ describe("status notifications", () => {
     expect(typesFor(await hook.requests(), other.id)).toEqual(["session.cancelled"]);
   });
 
+  it("sends no session.cancelled for an interrupt of a session waiting for approval: the new run goes on", async () => {
+    const t = await tenant();
+    const hook = mockHook(uniqueKey("receiver"));
+    await registerEndpoint(t.admin, hook.url, ALL_TYPES);
+    const model = mockModel(uniqueKey("model"));
+    await model.script({ reply: { content: [toolUse("toolu_w", "get_time")] } }, { reply: { content: [text("asked again")] } });
+    const session = await createSession(t.writer, { input: "what time is it?", model: model.key, tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
+    await waitForStatus(t.writer, session.id, ["waiting_approval"]);
+    expect((await post(t.writer, `/v1/sessions/${session.id}/messages`, { input: "never mind", if_running: "interrupt" })).status).toBe(202);
+    await waitForStatus(t.writer, session.id, ["done"]);
+    await hook.waitForRequests(2);
+    await quiet();
+    expect(typesFor(await hook.requests(), session.id)).toEqual(["session.waiting_approval", "session.done"]);
+  });
+
   it("sends nothing for a pause or a resume, only the end of the run", async () => {
     const t = await tenant();
     const hook = mockHook(uniqueKey("receiver"));

@@ -137,4 +137,14 @@ describe("approval_timeout_seconds", () => {
     const zero = await callJson("/v1/sessions", "POST", { tools: [{ type: "builtin", name: "get_time", requires_approval: true, approval_timeout_seconds: 0 }] }, t.writer.headers);
     expect(await fieldErrors(zero)).toEqual(["body.tools.0.approval_timeout_seconds"]);
   });
+
+  it("is taken on an MCP server that requires approval, for each tool it offers", async () => {
+    const t = await tenant();
+    const server = { type: "mcp", name: "docs", url: "https://mcp.example.com/mcp", requires_approval: true, approval_timeout_seconds: 120 };
+    const ok = await callJson("/v1/sessions", "POST", { tools: [server] }, t.writer.headers);
+    expect(ok.status).toBe(201);
+    expect(((await ok.json()) as { tools: unknown[] }).tools).toEqual([server]);
+    const unneeded = await callJson("/v1/sessions", "POST", { tools: [{ ...server, requires_approval: undefined }] }, t.writer.headers);
+    expect(await fieldErrors(unneeded)).toEqual(["body.tools.0.approval_timeout_seconds"]);
+  });
 });

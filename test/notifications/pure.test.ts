@@ -131,6 +131,16 @@ describe("approval deadlines", () => {
     expect(expiredApprovals(calls, toolbox, 65_000).map((c) => c.id)).toEqual(["late", "early"]);
   });
 
+  it("holds for each tool an MCP server offers, from the server's own timeout", () => {
+    const server = { type: "mcp" as const, name: "docs", url: "https://mcp.example.com/mcp", requires_approval: true, approval_timeout_seconds: 30 };
+    const found = (tool: string) => ({ name: `docs__${tool}`, server: "docs", remote_name: tool, description: tool, input_schema: { type: "object" }, at_most_once: false });
+    const mcp = buildToolbox([server], [found("search"), found("read")]);
+    expect(approvalDeadline(call("s", "docs__search", "waiting_approval", 1_000), mcp)).toBe(31_000);
+    expect(approvalDeadline(call("r", "docs__read", "waiting_approval", 2_000), mcp)).toBe(32_000);
+    const untimed = buildToolbox([{ ...server, approval_timeout_seconds: undefined }], [found("search")]);
+    expect(approvalDeadline(call("s", "docs__search", "waiting_approval", 1_000), untimed)).toBeNull();
+  });
+
   it("is ignored on a tool that does not require approval", () => {
     const loose = buildToolbox([{ type: "builtin", name: "get_time", approval_timeout_seconds: 60 }]);
     expect(approvalDeadline(call("a", "get_time", "waiting_approval", 0), loose)).toBeNull();
