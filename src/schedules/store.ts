@@ -195,7 +195,9 @@ export function getFiring(sql: SqlStorage, scheduleId: string, scheduledAt: numb
  * those a crash interrupted are given a retry time of now, and are then completed like retries.
  */
 export function reviveInterrupted(sql: SqlStorage, now: number): number {
-  return sql.exec(`UPDATE firings SET retry_at = ? WHERE outcome = 'pending' AND retry_at IS NULL`, now).rowsWritten;
+  const { n } = sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM firings WHERE outcome = 'pending' AND retry_at IS NULL`).one();
+  if (n > 0) sql.exec(`UPDATE firings SET retry_at = ? WHERE outcome = 'pending' AND retry_at IS NULL`, now);
+  return n;
 }
 
 /** Pending firings whose next try has come, oldest slot first. */

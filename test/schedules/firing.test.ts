@@ -45,7 +45,17 @@ describe("a session schedule", () => {
     const paused = await getJson<Schedule>(who, `/v1/schedules/${schedule.id}`);
     expect(paused).toMatchObject({ status: "paused", next_run_at: null });
     expect(Date.parse(paused.last_fired_at!)).toBeGreaterThanOrEqual(Date.parse(firings[0]!.fired_at));
-  }, 20_000);
+
+    // Resumed: it fires from the next slot after now; the slots passed while paused stay unfired.
+    const lastBeforePause = Math.max(...(await firingsOf(who.headers, schedule.id)).map((f) => Date.parse(f.scheduled_at)));
+    const resumedAt = Date.now();
+    expect((await patch(who.headers, schedule.id, { paused: false })).status).toBe(200);
+    const resumed = await waitForFirings(who.headers, schedule.id, (f) => f.some((firing) => Date.parse(firing.scheduled_at) > resumedAt) && finished(f));
+    await patch(who.headers, schedule.id, { paused: true });
+    const slotsWhilePaused = resumed.filter((f) => Date.parse(f.scheduled_at) > lastBeforePause && Date.parse(f.scheduled_at) <= resumedAt);
+    expect(slotsWhilePaused).toEqual([]);
+    expect(resumed.find((f) => Date.parse(f.scheduled_at) > resumedAt)).toMatchObject({ outcome: "started" });
+  }, 30_000);
 
   it("records a firing the create route would refuse, with the route's problem at the schedule's field", async () => {
     const who = await caller();
