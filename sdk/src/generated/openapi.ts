@@ -343,7 +343,7 @@ export interface paths {
         };
         /**
          * List sessions
-         * @description Without tenant:admin, only the sessions you created are listed; `created_by` naming another subject gives an empty page.
+         * @description Without tenant:admin, only the sessions you created are listed; `created_by` naming another subject gives an empty page. Each answer carries an `ETag`; poll with `If-None-Match` to get 304 with no body while the page is unchanged.
          */
         get: operations["listSessions"];
         put?: never;
@@ -365,7 +365,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a session */
+        /**
+         * Get a session
+         * @description The answer carries an `ETag`; poll with `If-None-Match` to get 304 with no body while the session is unchanged.
+         */
         get: operations["getSession"];
         put?: never;
         post?: never;
@@ -1464,6 +1467,10 @@ export interface components {
         Location: string;
         /** @description Always `Bearer`, with no hint of why the credential failed. */
         WwwAuthenticate: string;
+        /** @description A weak tag of this answer's content: send it back as `If-None-Match` to get 304 while nothing changed. */
+        ETag: string;
+        /** @description `private, no-cache`: a cache may keep the answer but must revalidate it with `If-None-Match`. */
+        CacheControl: string;
     };
     pathItems: never;
 }
@@ -3279,7 +3286,10 @@ export interface operations {
                 /** @description Only sessions this subject created. Without tenant:admin, only your own are listed. */
                 created_by?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer: when it is still current, the answer is 304 with no body. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3289,11 +3299,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SessionSummaryPage"];
                 };
+            };
+            /** @description Not modified: the tag in `If-None-Match` is still current. No body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
             400: {
@@ -3553,7 +3575,10 @@ export interface operations {
     getSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer: when it is still current, the answer is 304 with no body. */
+                "if-none-match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -3565,11 +3590,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Session"];
                 };
+            };
+            /** @description Not modified: the tag in `If-None-Match` is still current. No body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
             400: {
