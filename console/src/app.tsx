@@ -8,7 +8,7 @@ import type { Api } from "./api";
 import type { Auth, AuthState } from "./auth/auth";
 import { powersOf } from "./auth/claims";
 import { Console, type ConsoleContext } from "./context";
-import { unconditional, usePoll } from "./hooks";
+import { unconditional, usePoll, useThrottle } from "./hooks";
 import { HOME, parseRoute, type Route, routeHref } from "./route";
 import { ErrorNote, Loading, Page } from "./views/common";
 import { SessionPage } from "./views/session";
@@ -19,6 +19,7 @@ import { TenantsPage } from "./views/tenants";
 
 /** The tenant's counts and usage move as sessions run; the lists poll faster on their own. */
 const TENANT_POLL_MS = 15_000;
+const COUNTS_REFRESH_MS = 3_000;
 
 interface AppProps {
   auth: Auth;
@@ -36,13 +37,15 @@ function SignedIn(props: AppProps & { state: AuthState }) {
   const route = useRoute();
   const tenant = usePoll("tenant", () => unconditional(props.api.call((client) => client.GET("/v1/tenant"))), TENANT_POLL_MS);
   const claims = props.state.claims;
+  // Lists ask for fresh counts whenever their page changes; a busy tenant's then come every few seconds, not every poll.
+  const refreshTenant = useThrottle(tenant.refresh, COUNTS_REFRESH_MS);
   const powers = useMemo(() => powersOf(claims?.scopes ?? []), [claims]);
   const context: ConsoleContext | null = useMemo(
     () =>
       tenant.data
-        ? { auth: props.auth, api: props.api, baseUrl: props.baseUrl, me: { subject: claims?.subject ?? null, powers, tenant: tenant.data, refreshTenant: tenant.refresh } }
+        ? { auth: props.auth, api: props.api, baseUrl: props.baseUrl, me: { subject: claims?.subject ?? null, powers, tenant: tenant.data, refreshTenant } }
         : null,
-    [tenant.data, tenant.refresh, claims, powers, props.auth, props.api, props.baseUrl],
+    [tenant.data, refreshTenant, claims, powers, props.auth, props.api, props.baseUrl],
   );
 
   let main;

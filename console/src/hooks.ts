@@ -39,6 +39,8 @@ export function usePoll<T>(key: string, load: (etag: string | null) => Promise<C
   useEffect(() => {
     let cancelled = false;
     let etag: string | null = null;
+    // Reads without a tag are compared by content, so an unchanged answer redraws nothing either.
+    let lastJson: string | null = null;
     let timer: ReturnType<typeof setTimeout> | null = null;
     let inFlight = false;
     let again = false;
@@ -56,8 +58,10 @@ export function usePoll<T>(key: string, load: (etag: string | null) => Promise<C
       try {
         const answer = await loadRef.current(etag);
         if (cancelled) return;
-        if (answer.changed) {
+        const json = answer.changed && answer.etag === null ? JSON.stringify(answer.data) : null;
+        if (answer.changed && (json === null || json !== lastJson)) {
           etag = answer.etag;
+          lastJson = json;
           setState({ key, data: answer.data, error: null, failure: null, loading: false });
         } else {
           setState((previous) => (previous.error === null && !previous.loading ? previous : { ...previous, error: null, failure: null, loading: false }));
@@ -132,4 +136,21 @@ export function useAction(): Action {
     }
   }, []);
   return { pending, error, run, clearError: useCallback(() => setError(null), []) };
+}
+
+/** `fn` at most once per `ms`, trailing: a burst of events makes one read at its end. */
+export function useThrottle(fn: () => void, ms: number): () => void {
+  const latest = useRef(fn);
+  latest.current = fn;
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(() => () => {
+    if (timer.current !== null) clearTimeout(timer.current);
+  }, []);
+  return useCallback(() => {
+    if (timer.current !== null) return;
+    timer.current = setTimeout(() => {
+      timer.current = null;
+      latest.current();
+    }, ms);
+  }, [ms]);
 }

@@ -3,7 +3,7 @@
  * cancel for admins. The caller's own list polls with `If-None-Match`, so an unchanged page
  * costs a 304; a platform admin's view of another tenant reads the admin route.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { NO_STORE } from "../api";
 import { useConsole } from "../context";
 import { formatNumber, statusLabel, totalTokens } from "../format";
@@ -55,6 +55,12 @@ export function SessionList(props: SessionListProps) {
         : unconditional(api.call((client) => client.GET("/v1/admin/tenants/{tenant_id}/sessions", { params: { path: { tenant_id: props.tenantId }, query } }))),
     LIST_POLL_MS,
   );
+
+  // A page that changed means statuses moved: the counts beside the filters follow.
+  const onChanged = props.onChanged;
+  useEffect(() => {
+    if (page.data) onChanged?.();
+  }, [page.data, onChanged]);
 
   const go = (next: SessionFilter) => props.hrefFor(next);
   const total = props.counts ? Object.values(props.counts).reduce((sum, n) => sum + (n ?? 0), 0) : null;

@@ -6,7 +6,7 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from "preact/hooks";
 import { isNotFound, NO_STORE } from "../api";
 import { useConsole } from "../context";
-import { usePoll } from "../hooks";
+import { usePoll, useThrottle } from "../hooks";
 import { type Connection, watchSession } from "../live/session-socket";
 import { INITIAL_LIVE_STATE, type LiveToolCall, liveReducer, waitingCalls } from "../live/session-state";
 import { routeHref } from "../route";
@@ -200,21 +200,4 @@ function LiveIndicator(props: { connection: Connection }) {
       {text}
     </span>
   );
-}
-
-/** `fn` at most once per `ms`, trailing: a burst of events makes one read at its end. */
-function useThrottle(fn: () => void, ms: number): () => void {
-  const latest = useRef(fn);
-  latest.current = fn;
-  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  useEffect(() => () => {
-    if (timer.current !== null) clearTimeout(timer.current);
-  }, []);
-  return useCallback(() => {
-    if (timer.current !== null) return;
-    timer.current = setTimeout(() => {
-      timer.current = null;
-      latest.current();
-    }, ms);
-  }, [ms]);
 }

@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { useConsole } from "../context";
 import { formatNumber, totalTokens } from "../format";
-import { unconditional, useAction, usePoll } from "../hooks";
+import { unconditional, useAction, usePoll, useThrottle } from "../hooks";
 import { routeHref, type SessionFilter } from "../route";
 import type { AdminTenant } from "../types";
 import { ConfirmDialog, ErrorNote, Loading, Page } from "./common";
@@ -10,6 +10,7 @@ import { LimitsForm } from "./limits-form";
 import { SessionList } from "./session-list";
 
 const TENANT_POLL_MS = 10_000;
+const COUNTS_REFRESH_MS = 3_000;
 
 export function TenantPage(props: { tenantId: string; filter: SessionFilter }) {
   const { api, me } = useConsole();
@@ -18,6 +19,7 @@ export function TenantPage(props: { tenantId: string; filter: SessionFilter }) {
     () => unconditional(api.call((client) => client.GET("/v1/admin/tenants/{tenant_id}", { params: { path: { tenant_id: props.tenantId } } }))),
     TENANT_POLL_MS,
   );
+  const refreshCounts = useThrottle(tenant.refresh, COUNTS_REFRESH_MS);
   const title = `Tenant ${props.tenantId}`;
   if (!me.powers.platformAdmin) {
     return (
@@ -52,7 +54,7 @@ export function TenantPage(props: { tenantId: string; filter: SessionFilter }) {
             filter={props.filter}
             counts={data.counts}
             hrefFor={(filter) => routeHref({ view: "tenant", tenantId: data.tenant_id, ...filter })}
-            onChanged={tenant.refresh}
+            onChanged={refreshCounts}
           />
         </section>
       </div>
