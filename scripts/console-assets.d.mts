@@ -6,5 +6,6 @@ export interface BuiltFile {
   bytes: number;
   gzipBytes: number;
 }
-export declare function buildConsoleAssets(): BuiltFile[];
+/** Builds under `assetsDirectory`, the Worker's assets directory by default. */
+export declare function buildConsoleAssets(assetsDirectory?: string): BuiltFile[];
 export declare function describeSizes(files: BuiltFile[]): string;

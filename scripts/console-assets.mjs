@@ -3,7 +3,7 @@
 // serves the page that loads them. Run with docs-assets.mjs by build-assets.mjs; run alone,
 // it prints the sizes.
 import { readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { buildSync } from "esbuild";
@@ -18,9 +18,12 @@ const ENTRY = join(root, "console", "src", "main.tsx");
 /** Browsers of the last few years: native ES modules, `<dialog>`, `:focus-visible`. */
 const TARGETS = ["chrome111", "edge111", "firefox114", "safari16.4"];
 
-/** Builds the bundle; returns each written file with its size and gzipped size in bytes. */
-export function buildConsoleAssets() {
-  const outdir = join(ASSETS_DIRECTORY, CONSOLE_ASSETS_PATH);
+/**
+ * Builds the bundle under `assetsDirectory` (the Worker's, by default); returns each written
+ * file, relative to it, with its size and gzipped size in bytes.
+ */
+export function buildConsoleAssets(assetsDirectory = ASSETS_DIRECTORY) {
+  const outdir = join(assetsDirectory, CONSOLE_ASSETS_PATH);
   const result = buildSync({
     entryPoints: { console: ENTRY },
     outdir,
@@ -36,8 +39,9 @@ export function buildConsoleAssets() {
     logLevel: "warning",
   });
   return Object.keys(result.metafile.outputs).map((file) => {
-    const bytes = readFileSync(join(root, file));
-    return { file: relative(ASSETS_DIRECTORY, join(root, file)), bytes: bytes.length, gzipBytes: gzipSync(bytes).length };
+    const path = resolve(root, file);
+    const bytes = readFileSync(path);
+    return { file: relative(assetsDirectory, path), bytes: bytes.length, gzipBytes: gzipSync(bytes).length };
   });
 }
 

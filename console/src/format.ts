@@ -1,5 +1,5 @@
 /** How the console writes numbers, times and statuses for people. Pure. */
-import type { SessionStatus } from "./types";
+import type { Limits, SessionStatus } from "./types";
 
 const STATUS_LABELS: Record<SessionStatus, string> = {
   idle: "idle",
@@ -60,7 +60,7 @@ export function formatJson(value: unknown): string {
 }
 
 /** The limit names as a person reads them. */
-export const LIMIT_LABELS: Record<string, string> = {
+export const LIMIT_LABELS: Record<keyof Limits, string> = {
   max_steps_per_run: "Steps per run",
   max_tokens_per_call: "Tokens per model call",
   max_tokens_per_session: "Tokens per session",

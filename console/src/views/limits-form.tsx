@@ -6,40 +6,9 @@ import { useEffect, useState } from "preact/hooks";
 import { useConsole } from "../context";
 import { formatNumber, LIMIT_LABELS } from "../format";
 import { useAction } from "../hooks";
-import type { AdminTenant, LimitOverrides, Limits } from "../types";
+import { fieldsToOverrides, LIMIT_NAMES, overridesToFields, UNLIMITED } from "../limits";
+import type { AdminTenant } from "../types";
 
-type Name = keyof Limits;
-const NAMES = Object.keys(LIMIT_LABELS) as Name[];
-/** Entered as this word, `max_tokens_per_day` is unlimited (null). */
-const UNLIMITED = "unlimited";
-
-/** Pure: the form's text per limit, from the overrides. */
-export function overridesToFields(overrides: LimitOverrides): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const name of NAMES) {
-    const value = overrides[name];
-    fields[name] = value === undefined ? "" : value === null ? UNLIMITED : String(value);
-  }
-  return fields;
-}
-
-/** Pure: the overrides the fields say, or the first field that is not a whole number. */
-export function fieldsToOverrides(fields: Record<string, string>): { ok: true; overrides: LimitOverrides } | { ok: false; field: string; message: string } {
-  const overrides: Record<string, number | null> = {};
-  for (const name of NAMES) {
-    const text = (fields[name] ?? "").trim().replace(/[,_\s]/g, "");
-    if (text === "") continue;
-    if (name === "max_tokens_per_day" && text.toLowerCase() === UNLIMITED) {
-      overrides[name] = null;
-      continue;
-    }
-    if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
-      return { ok: false, field: name, message: `${LIMIT_LABELS[name]}: a whole number of at least 1${name === "max_tokens_per_day" ? `, or "${UNLIMITED}"` : ""}, or empty for the default.` };
-    }
-    overrides[name] = Number(text);
-  }
-  return { ok: true, overrides: overrides as LimitOverrides };
-}
 
 export function LimitsForm(props: { tenant: AdminTenant; onSaved(): void }) {
   const { api } = useConsole();
@@ -80,7 +49,7 @@ export function LimitsForm(props: { tenant: AdminTenant; onSaved(): void }) {
     <form class="limits" onSubmit={submit} aria-labelledby="limits-title" noValidate>
       <h2 id="limits-title">Limits</h2>
       <p class="muted">Empty fields use the platform default. Lowered limits reach running sessions at their next run.</p>
-      {NAMES.map((name) => (
+      {LIMIT_NAMES.map((name) => (
         <div class="field" key={name}>
           <label for={`limit-${name}`}>{LIMIT_LABELS[name]}</label>
           <input
