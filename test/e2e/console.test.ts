@@ -28,6 +28,16 @@ function askTime(id: string): ModelStep {
   return { reply: { content: [{ type: "tool_use", id, name: "get_time", input: {} }] } };
 }
 
+/** Presses Tab until the focused element is the button or link named `name` (a bounded number of times). */
+async function tabUntilFocused(page: Page, name: string): Promise<void> {
+  for (let presses = 0; presses < 60; presses++) {
+    await page.keyboard.press("Tab");
+    const focused = await page.evaluate(() => document.activeElement?.textContent?.trim() ?? "");
+    if (focused === name) return;
+  }
+  throw new Error(`Tab never reached "${name}"`);
+}
+
 /** What the browser must never report on a console page: the policy refusing something, or a script failing. */
 function policyOrScriptProblems(watched: WatchedPage): string[] {
   return watched.problems.filter((line) => /content.security.policy|csp violation|trusted ?type|page error/i.test(line));
@@ -139,8 +149,14 @@ describe("the console in Chromium", () => {
     await statusOf(page).filter({ hasText: "waiting for approval" }).waitFor({ timeout: UI_TIMEOUT_MS });
     const card = page.locator('[data-call="toolu_ok"]');
     await card.getByRole("button", { name: "Approve" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    // The call's timings and the model step come from the lists read beside the stream.
+    await card.getByText("Asked").waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.locator(".step-table tbody tr").first().waitFor({ timeout: UI_TIMEOUT_MS });
     await screenshot(page, "session-approval");
-    await card.getByRole("button", { name: "Approve" }).click();
+    // From the top of the page, the keyboard alone reaches the button and presses it.
+    await page.getByRole("heading", { level: 1 }).focus();
+    await tabUntilFocused(page, "Approve");
+    await page.keyboard.press("Enter");
     await statusOf(page).filter({ hasText: "done" }).waitFor({ timeout: RUN_TIMEOUT_MS });
     expect((await admin.toolCalls(approved.id)).map((call) => [call.id, call.status])).toEqual([["toolu_ok", "done"]]);
 
@@ -166,6 +182,12 @@ describe("the console in Chromium", () => {
 
     await page.goto(`${stack.platform.url}/console#/sessions/${one!.id}`);
     await statusOf(page).filter({ hasText: "running" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    // Escape closes the question without cancelling; the second time it is confirmed.
+    await page.getByRole("button", { name: "Cancel session…" }).click();
+    await page.getByRole("dialog").waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog").waitFor({ state: "hidden", timeout: UI_TIMEOUT_MS });
+    expect((await admin.getSession(one!.id)).status).toBe("running");
     await page.getByRole("button", { name: "Cancel session…" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Cancel the session" }).click();
     await statusOf(page).filter({ hasText: "cancelled" }).waitFor({ timeout: UI_TIMEOUT_MS });
@@ -224,7 +246,8 @@ describe("the console in Chromium", () => {
     const { page, ...watched } = await signIn(platformToken, DESKTOP, "#/tenants");
     await page.getByRole("heading", { name: "Tenants" }).waitFor({ timeout: UI_TIMEOUT_MS });
     await page.getByRole("link", { name: tenant, exact: true }).click({ timeout: UI_TIMEOUT_MS });
-    await page.getByRole("heading", { name: `Tenant ${tenant}` }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.getByRole("button", { name: "Save limits" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.locator(".tenant-sessions table").waitFor({ timeout: UI_TIMEOUT_MS });
     await screenshot(page, "tenant");
 
     await page.getByLabel("Concurrent runs").fill("7");

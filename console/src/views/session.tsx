@@ -22,6 +22,8 @@ import { UsageMeters } from "./usage";
 const SESSION_POLL_MS = 5_000;
 /** Lists read beside the stream (timings, decisions) are read at most this often while events flow. */
 const SIDE_READ_MS = 1_000;
+/** And once more this long after the last burst. */
+const SETTLE_READ_MS = 3_000;
 /** Pages of tool calls and steps read at most, 200 each. */
 const MAX_PAGES = 10;
 const EARLIER_PAGE = 50;
@@ -68,10 +70,21 @@ export function SessionPage(props: { id: string }) {
     setSteps(all);
   }, [api, id]);
 
-  const sideReads = useThrottle(() => {
+  const readBeside = () => {
     session.refresh();
     void readToolCalls().catch(() => undefined);
     void readSteps().catch(() => undefined);
+  };
+  // A unit's step row is written as the unit ends, which may be just after its last event; when
+  // no event follows (a wait for approval), a second read once things settle picks it up.
+  const settle = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(() => () => {
+    if (settle.current !== null) clearTimeout(settle.current);
+  }, []);
+  const sideReads = useThrottle(() => {
+    readBeside();
+    if (settle.current !== null) clearTimeout(settle.current);
+    settle.current = setTimeout(readBeside, SETTLE_READ_MS);
   }, SIDE_READ_MS);
 
   useEffect(() => {
@@ -153,7 +166,10 @@ export function SessionPage(props: { id: string }) {
       )}
       {waiting.length > 0 && (
         <p class="attention" role="status">
-          {waiting.length === 1 ? "A tool call waits" : `${waiting.length} tool calls wait`} for you below.
+          {waiting.length === 1 ? "A tool call waits" : `${waiting.length} tool calls wait`} for you.{" "}
+          <button type="button" class="link" onClick={focusFirstWaitingCall}>
+            Go to it
+          </button>
         </p>
       )}
       {session.error && <p class="stale" role="status">Could not refresh: {session.error}</p>}
@@ -177,6 +193,11 @@ export function SessionPage(props: { id: string }) {
       </div>
     </Page>
   );
+}
+
+/** Moves the focus to the first control of the first call that waits (Approve, or the output field). */
+function focusFirstWaitingCall() {
+  document.querySelector<HTMLElement>(".call.waiting button, .call.waiting textarea")?.focus();
 }
 
 function LiveIndicator(props: { connection: Connection }) {
