@@ -17,6 +17,7 @@ import { runUnit } from "./run/units";
 import { checkToolSpecs, toolDefinitions } from "./tools/registry";
 import {
   ACTIVE_STATUSES,
+  SLOT_STATUSES,
   type AgentFailure,
   type AgentResult,
   type ContentBlock,
@@ -129,7 +130,15 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     if (problem) return { ok: false, reason: "invalid", detail: problem };
     if (!ACTIVE_STATUSES.includes(host.store.run().status)) return { ok: false, reason: "run_not_going" };
     if (cap) host.capLimits(cap);
-    host.interruptRun(toContent(input));
+    // A run that waited (or was paused or queued) held no run slot: the new one needs one, and
+    // without a free one it starts `queued`, like a waiting run that goes on.
+    const slot = SLOT_STATUSES.includes(host.store.run().status) ? "ok" : await host.claimSlot();
+    if (!ACTIVE_STATUSES.includes(host.store.run().status)) {
+      if (slot === "ok") await host.releaseSlot();
+      return { ok: false, reason: "run_not_going" };
+    }
+    host.interruptRun(toContent(input), slot === "ok" ? "running" : "queued");
+    if (slot === "suspended") host.cancelRun();
     return this.#settled();
   }
 
@@ -303,10 +312,11 @@ export class Agent extends DurableObject<Cloudflare.Env> {
         const inputs = { store: host.store, session, run, catalog: host.config.models, tools: toolDefinitions(host.toolbox()) };
         return decideContext(inputs, maxTokens).kind === "summarize";
       },
+      toolsReady: host.toolsReady(),
       now: Date.now(),
     });
     if (unit.kind === "finish") host.finishRun("done", unit.stopReason, null);
-    else if (unit.kind === "model" || unit.kind === "tools" || unit.kind === "summary") await runUnit(host, unit);
+    else if (unit.kind === "model" || unit.kind === "tools" || unit.kind === "summary" || unit.kind === "discover") await runUnit(host, unit);
     await host.settle();
   }
 

@@ -134,4 +134,21 @@ export const AGENT_MIGRATIONS: readonly Migration[] = [
          WHERE type IN ('tool_call', 'tool_result')`,
       ]),
   },
+  {
+    version: 6,
+    description: "run_tools: the tools MCP servers offered when the run started, kept for the whole run; tool_calls.restarts",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS run_tools (
+          name TEXT PRIMARY KEY,
+          position INTEGER NOT NULL,
+          server TEXT NOT NULL,
+          remote_name TEXT NOT NULL,
+          description TEXT NOT NULL,
+          input_schema TEXT NOT NULL,
+          at_most_once INTEGER NOT NULL
+        )`,
+        `ALTER TABLE tool_calls ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0`,
+      ]),
+  },
 ];

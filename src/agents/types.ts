@@ -21,10 +21,11 @@ export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "canc
 /**
  * Why a run ended: the one list the types, the API schemas and the tenant index use.
  * `end_turn`, `max_tokens` (the answer was cut off at its token cap), `refusal` (the provider
- * declined to answer), `step_limit` and `token_limit` end `done`; `model_error` ends `failed`;
- * `cancelled` ends `cancelled`.
+ * declined to answer), `step_limit` and `token_limit` end `done`; `model_error` and
+ * `tools_unavailable` (the run's MCP tool set could not be listed) end `failed`; `cancelled`
+ * ends `cancelled`.
  */
-export const STOP_REASONS = ["end_turn", "max_tokens", "refusal", "step_limit", "token_limit", "model_error", "cancelled"] as const;
+export const STOP_REASONS = ["end_turn", "max_tokens", "refusal", "step_limit", "token_limit", "model_error", "tools_unavailable", "cancelled"] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 export interface TextBlock {
@@ -120,7 +121,22 @@ export type ToolSpec =
       description: string;
       input_schema: Record<string, unknown>;
       requires_approval?: boolean;
-    };
+    }
+  | McpToolSpec;
+
+/**
+ * A remote MCP server (Streamable HTTP): its tools are listed when a run starts and offered as
+ * `<name>__<tool>`. `headers` (credentials) are sent to the server only: every response masks
+ * their values.
+ */
+export interface McpToolSpec {
+  type: "mcp";
+  name: string;
+  url: string;
+  allowed_tools?: string[];
+  headers?: Record<string, string>;
+  requires_approval?: boolean;
+}
 
 /** What the gateway gives an Agent when it creates the session; fixed for its life. */
 export interface SessionInit {
@@ -191,7 +207,7 @@ export type AgentResult<T> = { ok: true; value: T } | ({ ok: false } & AgentFail
 export type RunInput = string | ContentBlock[];
 
 /** The kinds of unit of work; each has its runner in run/units.ts, chosen by run/next-unit.ts. */
-export const UNIT_KINDS = ["model", "tools", "summary"] as const;
+export const UNIT_KINDS = ["model", "tools", "summary", "discover"] as const;
 export type UnitKind = (typeof UNIT_KINDS)[number];
 
 /**

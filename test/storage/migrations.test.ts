@@ -142,6 +142,22 @@ describe("Agent storage written by an earlier version", () => {
     }
   });
 
+  it("at version 2 gets the run_tools table on wake, and runs as before", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeAgentV2(state.storage, t));
+    await abortAllDurableObjects();
+    expect(unwrap(await t.stub.get())).toMatchObject({ id: t.sessionId, status: "done" });
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+      expect(userTables(state.storage)).toContain("run_tools");
+      expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM run_tools").one().n).toBe(0);
+    });
+    await t.model.script({ reply: { content: [{ type: "text", text: "again" }] } });
+    unwrap(await t.stub.start("once more"));
+    await waitForStatus(t, ["done"]);
+    expect(await messages(t)).toHaveLength(8);
+  });
+
   it("a new session starts at the newest version", async () => {
     const t = newTestSession();
     await createAndStart(t, "hello");
