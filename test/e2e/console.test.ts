@@ -173,6 +173,33 @@ describe("the console in Chromium", () => {
     expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
   });
 
+  it("pauses and resumes a session that waits for a client tool, then submits the tool's output from the keyboard", async () => {
+    const { page, ...watched } = await signIn(adminToken);
+    const model = stack.mock.model(uniqueName("model"));
+    await model.script({ reply: { content: [{ type: "tool_use", id: "toolu_temp", name: "read_thermometer", input: {} }] } }, say("It is 21 degrees."));
+    const thermometer = { type: "client" as const, name: "read_thermometer", description: "Reads the room's thermometer.", input_schema: { type: "object", properties: {} } };
+    const session = await admin.createSession({ input: "How warm is it?", model: model.key, tools: [thermometer] });
+
+    await page.goto(`${stack.platform.url}/console#/sessions/${session.id}`);
+    await statusOf(page).filter({ hasText: "waiting for tool output" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.getByRole("button", { name: "Pause", exact: true }).click();
+    await statusOf(page).filter({ hasText: "paused" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect((await admin.getSession(session.id)).status).toBe("paused");
+    await page.getByRole("button", { name: "Resume", exact: true }).click();
+    await statusOf(page).filter({ hasText: "waiting for tool output" }).waitFor({ timeout: UI_TIMEOUT_MS });
+
+    // "Go to it" moves the focus into the waiting call's output field; the rest is typed.
+    await page.getByRole("button", { name: "Go to it" }).click();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("output-toolu_temp");
+    await page.keyboard.type("21 °C");
+    await tabUntilFocused(page, "Submit output");
+    await page.keyboard.press("Enter");
+    await statusOf(page).filter({ hasText: "done" }).waitFor({ timeout: RUN_TIMEOUT_MS });
+    await page.locator(".message-assistant .text", { hasText: "It is 21 degrees." }).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await admin.toolCalls(session.id)).toMatchObject([{ id: "toolu_temp", status: "done", output: "21 °C", is_error: false }]);
+    expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
+  });
+
   it("cancels a running session from its page, and the rest of the running ones in bulk", async () => {
     const { page, ...watched } = await signIn(adminToken);
     const model = stack.mock.model(uniqueName("model"));
