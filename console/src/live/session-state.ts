@@ -89,6 +89,9 @@ export function applyFrame(state: LiveState, frame: EventFrame): LiveState {
     }
     case "end":
       return { ...next, status: frame.data.status, stopReason: frame.data.stop_reason, error: frame.data.error, drafts: [], ended: true };
+    default:
+      // A kind of frame a newer platform sends: its id still counts for a reconnect.
+      return next;
   }
 }
 

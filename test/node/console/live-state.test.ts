@@ -74,6 +74,12 @@ describe("folding frames", () => {
     expect(mergeToolCalls([call("b", "done", 2)], [call("a", "done", 1)]).map((c) => c.id)).toEqual(["a", "b"]);
   });
 
+  it("passes over a kind of frame it does not know, keeping its id for a reconnect", () => {
+    const unknown = { type: "something_new", id: 9, created_at: AT, data: {} } as unknown as EventFrame;
+    const state = fold([snapshot(), unknown]);
+    expect(state).toEqual({ ...fold([snapshot()]), lastEventId: 9 });
+  });
+
   it("lists the calls that wait for a person", () => {
     const calls = [call("a", "waiting_approval"), call("b", "running"), call("c", "waiting_tool_output")];
     expect(waitingCalls(calls).map((c) => c.id)).toEqual(["a", "c"]);
