@@ -52,6 +52,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Admin console
+         * @description A page for tenant and platform admins: sessions live, approvals, cancels, tenants and their limits. It signs in with a token or an API key and calls this API.
+         */
+        get: operations["getConsole"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -343,7 +363,7 @@ export interface paths {
         };
         /**
          * List sessions
-         * @description Without tenant:admin, only the sessions you created are listed; `created_by` naming another subject gives an empty page.
+         * @description Without tenant:admin, only the sessions you created are listed; `created_by` naming another subject gives an empty page. Each answer carries an `ETag`; poll with `If-None-Match` to get 304 with no body while the page is unchanged.
          */
         get: operations["listSessions"];
         put?: never;
@@ -365,7 +385,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a session */
+        /**
+         * Get a session
+         * @description The answer carries an `ETag`; poll with `If-None-Match` to get 304 with no body while the session is unchanged.
+         */
         get: operations["getSession"];
         put?: never;
         post?: never;
@@ -1712,6 +1735,10 @@ export interface components {
         Location: string;
         /** @description Always `Bearer`, with no hint of why the credential failed. */
         WwwAuthenticate: string;
+        /** @description A weak tag of this answer's content: send it back as `If-None-Match` to get 304 while nothing changed. */
+        ETag: string;
+        /** @description `private, no-cache`: a cache may keep the answer but must revalidate it with `If-None-Match`. */
+        CacheControl: string;
     };
     pathItems: never;
 }
@@ -1800,6 +1827,47 @@ export interface operations {
         };
     };
     getApiReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getConsole: {
         parameters: {
             query?: never;
             header?: never;
@@ -3527,7 +3595,10 @@ export interface operations {
                 /** @description Only sessions this subject created. Without tenant:admin, only your own are listed. */
                 created_by?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer: when it is still current, the answer is 304 with no body. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3537,11 +3608,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SessionSummaryPage"];
                 };
+            };
+            /** @description Not modified: the tag in `If-None-Match` is still current. No body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
             400: {
@@ -3801,7 +3884,10 @@ export interface operations {
     getSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer: when it is still current, the answer is 304 with no body. */
+                "if-none-match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -3813,11 +3899,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Session"];
                 };
+            };
+            /** @description Not modified: the tag in `If-None-Match` is still current. No body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
             400: {
