@@ -69,4 +69,5 @@ export const LIMIT_LABELS: Record<keyof Limits, string> = {
   max_request_bytes: "Request bytes",
   requests_per_minute: "Requests per minute",
   max_tokens_per_day: "Tokens per day",
+  max_schedules: "Schedules",
 };

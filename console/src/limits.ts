@@ -7,6 +7,8 @@ import type { LimitOverrides, Limits } from "./types";
 
 type Name = keyof Limits;
 export const LIMIT_NAMES = Object.keys(LIMIT_LABELS) as Name[];
+/** The least value of each limit; 1 unless named here (no schedules at all is a setting). */
+const LEAST: Partial<Record<Name, number>> = { max_schedules: 0 };
 /** Entered as this word, `max_tokens_per_day` is unlimited (null). */
 export const UNLIMITED = "unlimited";
 
@@ -30,8 +32,9 @@ export function fieldsToOverrides(fields: Record<string, string>): { ok: true; o
       overrides[name] = null;
       continue;
     }
-    if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
-      return { ok: false, field: name, message: `${LIMIT_LABELS[name]}: a whole number of at least 1${name === "max_tokens_per_day" ? `, or "${UNLIMITED}"` : ""}, or empty for the default.` };
+    const least = LEAST[name] ?? 1;
+    if (!/^\d+$/.test(text) || Number(text) < least || !Number.isSafeInteger(Number(text))) {
+      return { ok: false, field: name, message: `${LIMIT_LABELS[name]}: a whole number of at least ${least}${name === "max_tokens_per_day" ? `, or "${UNLIMITED}"` : ""}, or empty for the default.` };
     }
     overrides[name] = Number(text);
   }

@@ -88,6 +88,7 @@ describe("the limits form", () => {
     expect(fieldsToOverrides({ max_steps_per_run: "unlimited" })).toMatchObject({ ok: false, field: "max_steps_per_run" });
     expect(fieldsToOverrides({ max_concurrent_runs: "0" })).toMatchObject({ ok: false, field: "max_concurrent_runs" });
     expect(fieldsToOverrides({ max_concurrent_runs: "2.5" })).toMatchObject({ ok: false, field: "max_concurrent_runs" });
+    expect(fieldsToOverrides({ max_schedules: "0" })).toEqual({ ok: true, overrides: { max_schedules: 0 } });
     expect(fieldsToOverrides({})).toEqual({ ok: true, overrides: {} });
   });
 });
