@@ -33,6 +33,7 @@ export const LIMIT_NAMES = [
   "max_request_bytes",
   "requests_per_minute",
   "max_tokens_per_day",
+  "max_schedules",
 ] as const;
 
 export const limitsSchema = z.object({
@@ -45,6 +46,8 @@ export const limitsSchema = z.object({
   requests_per_minute: z.number().int().min(1),
   /** null: unlimited. */
   max_tokens_per_day: z.number().int().min(1).nullable(),
+  /** Schedules a tenant may keep (paused and disabled ones count); more is a 409 until one is deleted. */
+  max_schedules: z.number().int().min(0).max(100_000),
 });
 export type Limits = z.infer<typeof limitsSchema>;
 export const partialLimitsSchema = limitsSchema.partial();
@@ -59,6 +62,7 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
   max_request_bytes: 1024 * 1024,
   requests_per_minute: 600,
   max_tokens_per_day: null,
+  max_schedules: 100,
 };
 
 /**
@@ -69,9 +73,10 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
 export function capLimits(limits: Limits, cap: Limits): Limits {
   const capped = { ...limits };
   for (const name of LIMIT_NAMES) {
-    const a = limits[name];
+    // A session stored before a limit existed has no value for it: the tenant's applies.
+    const a = limits[name] as number | null | undefined;
     const b = cap[name];
-    (capped as Record<string, number | null>)[name] = a === null ? b : b === null ? a : Math.min(a, b);
+    (capped as Record<string, number | null>)[name] = a === null || a === undefined ? b : b === null ? a : Math.min(a, b);
   }
   return capped;
 }

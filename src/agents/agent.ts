@@ -14,6 +14,7 @@ import { CLOSE_CODES, requireStreamFilter, type StreamFilter } from "./events/st
 import { AgentHost, settleOutcome } from "./host";
 import type { RunState, StepRecord } from "./store";
 import { APPROVAL_EXPIRED, APPROVAL_EXPIRED_OUTPUT, expiredApprovals } from "./run/approval-expiry";
+import { appliedOutcome, checkRequestKey, noteApplied, type RequestOutcome } from "./request-keys";
 import { nextUnit } from "./run/next-unit";
 import { runUnit } from "./run/units";
 import { checkToolSpecs, toolDefinitions } from "./tools/registry";
@@ -94,15 +95,28 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     return { ok: true, value: this.#host.view() };
   }
 
-  /** `cap`: the tenant's current limits, which lower the session's own for this and later runs. */
-  async start(input: RunInput, cap: Limits | null = null): Promise<AgentResult<Session>> {
+  /**
+   * `cap`: the tenant's current limits, which lower the session's own for this and later runs.
+   * `requestKey` (here and on `enqueue` and `interrupt`): a message already applied under this
+   * key is not applied again; the answer is the session as it stands.
+   */
+  async start(input: RunInput, cap: Limits | null = null, requestKey: string | null = null): Promise<AgentResult<Session>> {
     if (!this.#host.session()) return SESSION_NOT_FOUND;
+    const key = checkRequestKey(requestKey);
+    if (key !== null && appliedOutcome(this.ctx.storage.kv, key) !== null) return { ok: true, value: this.#host.view() };
     const problem = checkInput(input);
     if (problem) return { ok: false, reason: "invalid", detail: problem };
     if (ACTIVE_STATUSES.includes(this.#host.store.run().status)) return { ok: false, reason: "run_going" };
     if (cap) this.#host.capLimits(cap);
-    this.#startRun(input);
+    this.#applyKeyed(key, "started", () => this.#startRun(input));
     return this.#settled();
+  }
+
+  /** What the message sent with `requestKey` did, or null when none was applied under it. */
+  async requestOutcome(requestKey: string): Promise<AgentResult<RequestOutcome | null>> {
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
+    const key = checkRequestKey(requestKey);
+    return { ok: true, value: key === null ? null : appliedOutcome(this.ctx.storage.kv, key) };
   }
 
   /**
@@ -110,15 +124,17 @@ export class Agent extends DurableObject<Cloudflare.Env> {
    * ends (done or failed; a cancel drops it). Refused when no run is going: the caller starts
    * one instead, through the run admission that a start needs.
    */
-  async enqueue(input: RunInput, cap: Limits | null = null): Promise<AgentResult<Session>> {
+  async enqueue(input: RunInput, cap: Limits | null = null, requestKey: string | null = null): Promise<AgentResult<Session>> {
     const host = this.#host;
     if (!host.session()) return SESSION_NOT_FOUND;
+    const key = checkRequestKey(requestKey);
+    if (key !== null && appliedOutcome(this.ctx.storage.kv, key) !== null) return { ok: true, value: host.view() };
     const problem = checkInput(input);
     if (problem) return { ok: false, reason: "invalid", detail: problem };
     if (!ACTIVE_STATUSES.includes(host.store.run().status)) return { ok: false, reason: "run_not_going" };
     if (host.store.queuedMessages() >= MAX_QUEUED_MESSAGES) return { ok: false, reason: "queue_full", max: MAX_QUEUED_MESSAGES };
     if (cap) host.capLimits(cap);
-    host.store.enqueueMessage(toContent(input), host.nowIso());
+    this.#applyKeyed(key, "enqueued", () => host.store.enqueueMessage(toContent(input), host.nowIso()));
     return this.#settled();
   }
 
@@ -126,9 +142,11 @@ export class Agent extends DurableObject<Cloudflare.Env> {
    * `if_running: interrupt`: the current run stops exactly as a cancel would stop it, and a new
    * run starts with the message, without the session ever showing `cancelled`.
    */
-  async interrupt(input: RunInput, cap: Limits | null = null): Promise<AgentResult<Session>> {
+  async interrupt(input: RunInput, cap: Limits | null = null, requestKey: string | null = null): Promise<AgentResult<Session>> {
     const host = this.#host;
     if (!host.session()) return SESSION_NOT_FOUND;
+    const key = checkRequestKey(requestKey);
+    if (key !== null && appliedOutcome(this.ctx.storage.kv, key) !== null) return { ok: true, value: host.view() };
     const problem = checkInput(input);
     if (problem) return { ok: false, reason: "invalid", detail: problem };
     if (!ACTIVE_STATUSES.includes(host.store.run().status)) return { ok: false, reason: "run_not_going" };
@@ -136,12 +154,16 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     // A run that waited (or was paused or queued) held no run slot: the new one needs one, and
     // without a free one it starts `queued`, like a waiting run that goes on.
     const slot = SLOT_STATUSES.includes(host.store.run().status) ? "ok" : await host.claimSlot();
-    if (!ACTIVE_STATUSES.includes(host.store.run().status)) {
+    // While the slot was claimed, the run may have ended, or the same keyed message been applied.
+    const repeated = key !== null && appliedOutcome(this.ctx.storage.kv, key) !== null;
+    if (repeated || !ACTIVE_STATUSES.includes(host.store.run().status)) {
       if (slot === "ok") await host.releaseSlot();
-      return { ok: false, reason: "run_not_going" };
+      return repeated ? { ok: true, value: host.view() } : { ok: false, reason: "run_not_going" };
     }
-    host.interruptRun(toContent(input), slot === "ok" ? "running" : "queued");
-    if (slot === "suspended") host.cancelRun();
+    this.#applyKeyed(key, "interrupted", () => {
+      host.interruptRun(toContent(input), slot === "ok" ? "running" : "queued");
+      if (slot === "suspended") host.cancelRun();
+    });
     return this.#settled();
   }
 
@@ -367,6 +389,14 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     const applied = await this.#applyDecision(callId, expected, next, apply);
     if (!applied.ok) return applied;
     return this.#settled();
+  }
+
+  /** Applies a message and notes its key in one transaction: both are saved, or neither. */
+  #applyKeyed(key: string | null, outcome: RequestOutcome, apply: () => void): void {
+    this.#host.transaction(() => {
+      apply();
+      if (key !== null) noteApplied(this.ctx.storage.kv, key, outcome, Date.now());
+    });
   }
 
   /**

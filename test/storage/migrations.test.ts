@@ -3,10 +3,11 @@ import { describe, expect, it } from "vitest";
 import { AGENT_MIGRATIONS } from "../../src/agents/migrations";
 import type { AgentResult, Page, Step } from "../../src/agents/types";
 import { generateApiKey } from "../../src/auth/api-keys";
+import { BUILTIN_DEFAULT_LIMITS } from "../../src/limits";
 import { agentStub, tenantIndexStub } from "../../src/objects";
 import { checkSequence, latestVersion, type Migration, migrate, SCHEMA_VERSION_KEY, schemaVersion } from "../../src/storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
-import { AGENT_LAYOUT_V0, INDEX_LAYOUT_V0, INDEX_LAYOUT_V1, migrateIndexTo, userTables, writeAgentV2, writeAgentV2WithEvents, writeLegacyAgent, writeLegacyIndex, writeWaitingAgentV6 } from "../support/legacy-storage";
+import { AGENT_LAYOUT_V0, INDEX_LAYOUT_V0, INDEX_LAYOUT_V1, LIMITS_BEFORE_SCHEDULES, migrateIndexTo, userTables, writeAgentV2, writeAgentV2WithEvents, writeLegacyAgent, writeLegacyIndex, writeWaitingAgentV6 } from "../support/legacy-storage";
 import { estimateMessageTokens } from "../../src/agents/context/estimate";
 import type { RunState } from "../../src/agents/store";
 import { openSse } from "../support/agent-stream";
@@ -157,6 +158,21 @@ describe("Agent storage written by an earlier version", () => {
     await t.model.script({ reply: { content: [{ type: "text", text: "again" }] } });
     unwrap(await t.stub.start("once more"));
     await waitForStatus(t, ["done"]);
+    expect(await messages(t)).toHaveLength(8);
+  });
+
+  it("from before schedules (no max_schedules, no request keys) takes a keyed message once and gets the tenant's max_schedules", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeAgentV2(state.storage, t));
+    await abortAllDurableObjects();
+    expect(unwrap(await t.stub.requestOutcome("schedule:sch_x:1"))).toBeNull();
+    await t.model.script({ reply: { content: [{ type: "text", text: "keyed" }] } });
+    const cap = { ...BUILTIN_DEFAULT_LIMITS, max_schedules: 7 };
+    const started = unwrap(await t.stub.start("keyed once", cap, "schedule:sch_x:1"));
+    expect(started.limits).toEqual({ ...LIMITS_BEFORE_SCHEDULES, max_schedules: 7 });
+    await waitForStatus(t, ["done"]);
+    expect(unwrap(await t.stub.start("keyed once", cap, "schedule:sch_x:1")).status).toBe("done");
+    expect(unwrap(await t.stub.requestOutcome("schedule:sch_x:1"))).toBe("started");
     expect(await messages(t)).toHaveLength(8);
   });
 

@@ -5,9 +5,20 @@
  */
 import type { TestSession } from "./agent-session";
 import { AGENT_MIGRATIONS } from "../../src/agents/migrations";
-import { BUILTIN_DEFAULT_LIMITS } from "../../src/limits";
 import { migrate } from "../../src/storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
+
+/** A session's limits as every version before `max_schedules` stored them: the limits of that time, written out. */
+export const LIMITS_BEFORE_SCHEDULES = {
+  max_steps_per_run: 20,
+  max_tokens_per_call: 4096,
+  max_tokens_per_session: 200_000,
+  max_tool_output_chars: 8000,
+  max_concurrent_runs: 10,
+  max_request_bytes: 1024 * 1024,
+  requests_per_minute: 600,
+  max_tokens_per_day: null,
+} as const;
 
 export interface Layout {
   statements: readonly string[];
@@ -78,7 +89,7 @@ export function writeAgentV2(storage: DurableObjectStorage, t: TestSession): voi
     model: t.model.key,
     system: null,
     tools: [{ type: "builtin", name: "get_time" }],
-    limits: BUILTIN_DEFAULT_LIMITS,
+    limits: LIMITS_BEFORE_SCHEDULES,
     context: { kept: "by an earlier caller" },
     metadata: null,
     created_at: AT,
@@ -116,7 +127,7 @@ export function writeLegacyAgent(storage: DurableObjectStorage, t: TestSession, 
     model: t.model.key,
     system: null,
     tools: [],
-    limits: BUILTIN_DEFAULT_LIMITS,
+    limits: LIMITS_BEFORE_SCHEDULES,
     context: null,
     metadata: null,
     created_at: AT,
@@ -208,7 +219,7 @@ export function writeAgentV2WithEvents(storage: DurableObjectStorage, t: TestSes
     model: t.model.key,
     system: null,
     tools: [{ type: "builtin", name: "get_time" }],
-    limits: BUILTIN_DEFAULT_LIMITS,
+    limits: LIMITS_BEFORE_SCHEDULES,
     context: null,
     metadata: null,
     created_at: AT,
@@ -270,7 +281,7 @@ export function writeWaitingAgentV6(storage: DurableObjectStorage, t: TestSessio
     model: t.model.key,
     system: null,
     tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
-    limits: BUILTIN_DEFAULT_LIMITS,
+    limits: LIMITS_BEFORE_SCHEDULES,
     context: { strategy: "auto" },
     metadata: null,
     created_at: at,

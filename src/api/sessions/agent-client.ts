@@ -8,6 +8,7 @@ import type { Limits } from "../../limits";
 import { agentStub } from "../../objects";
 import type { AgentFailure, AgentResult, Message, Page, RunInput, Session, SessionInit, Step, ToolCall } from "../../agents/types";
 import type { Env } from "../../env";
+import type { RequestOutcome } from "../../agents/request-keys";
 import { buildStreamRequest, type StreamRequest } from "../../agents/events/stream-request";
 import { ApiError } from "../errors";
 
@@ -92,19 +93,28 @@ export class AgentClient {
     return agentValue(await answer<Session>(this.#stub.start(input, cap)));
   }
 
-  /** `if_running: enqueue`; the machine reason `run_not_going` comes back as a value for the caller to act on. */
-  async enqueue(input: RunInput, cap: Limits): Promise<AgentResult<Session>> {
-    return answer<Session>(this.#stub.enqueue(input, cap));
+  /**
+   * `if_running: enqueue`; the machine reason `run_not_going` comes back as a value for the caller
+   * to act on. With `requestKey` (here, on `interrupt` and on `tryStart`) a message already applied
+   * under the key is not applied again.
+   */
+  async enqueue(input: RunInput, cap: Limits, requestKey: string | null = null): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.enqueue(input, cap, requestKey));
   }
 
   /** `if_running: interrupt`; `run_not_going` comes back as a value, like `enqueue`. */
-  async interrupt(input: RunInput, cap: Limits): Promise<AgentResult<Session>> {
-    return answer<Session>(this.#stub.interrupt(input, cap));
+  async interrupt(input: RunInput, cap: Limits, requestKey: string | null = null): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.interrupt(input, cap, requestKey));
   }
 
   /** A start whose refusal the caller handles: `run_going` comes back as a value. */
-  async tryStart(input: RunInput, cap: Limits): Promise<AgentResult<Session>> {
-    return answer<Session>(this.#stub.start(input, cap));
+  async tryStart(input: RunInput, cap: Limits, requestKey: string | null = null): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.start(input, cap, requestKey));
+  }
+
+  /** What the message sent with `requestKey` did; null when none was applied under it. */
+  async requestOutcome(requestKey: string): Promise<RequestOutcome | null> {
+    return agentValue(await answer<RequestOutcome | null>(this.#stub.requestOutcome(requestKey)));
   }
 
   async cancel(): Promise<Session> {
