@@ -4,18 +4,20 @@
  * call costs nothing; `enqueue` and `interrupt` go to the Agent, whose run already holds a slot.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import type { AgentResult, RunInput, Session } from "../../agents/types";
+import type { AgentResult, RunInput, RunOptions, Session } from "../../agents/types";
 import { ACTIVE_STATUSES } from "../../agents/types";
 import type { Env } from "../../env";
 import type { Limits } from "../../limits";
 import type { AppEnv } from "../context";
-import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
+import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { IdempotencyHeadersSchema, idempotent } from "../middleware/idempotency";
 import { requireScope } from "../middleware/require-scope";
 import { jsonBody, jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession } from "./access";
 import { type AgentClient, agentProblem } from "./agent-client";
+import { resolveRunInput } from "./images";
+import { outputSchemaProblems } from "./output-schema";
 import { admitRun, startWithSlot } from "./run-admission";
 import { AddMessageRequestSchema, type IF_RUNNING, SessionIdParamsSchema, SessionSchema } from "./schemas";
 
@@ -27,7 +29,8 @@ export const route = createRoute({
   description:
     "While a run is going (running, waiting or paused), `if_running` decides: `reject` (default) answers 409, `enqueue` keeps the message " +
     "for the next run (409 when the queue is full), `interrupt` stops the current run and starts one with the message. " +
-    "429 when the tenant's runs or daily tokens are used up.",
+    "429 when the tenant's runs or daily tokens are used up. `output_schema` applies to this message's run (null: a free answer; " +
+    "absent: the session's). Images are checked and stored before the session is asked (400 as for a create).",
   tags: ["Sessions"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write"), idempotent()] as const,
@@ -43,12 +46,22 @@ const MAX_RACES = 2;
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
-  const { input, if_running: ifRunning } = c.req.valid("json");
+  const body = c.req.valid("json");
   const principal = c.var.principal;
+  const problems = outputSchemaProblems(body.output_schema);
+  if (problems.length > 0) throw new ApiError("validation_failed", undefined, { errors: problems });
   const { session, agent } = await loadOwnedSession(c.env, principal, id);
+  const input = await resolveRunInput(body.input, {
+    maxImageBytes: Math.min(session.limits.max_image_bytes, c.var.limits.max_image_bytes),
+    model: session.model,
+    catalog: c.var.config.models,
+    allowPrivateUrls: c.var.config.allowPrivateUrls,
+  });
+  const options: RunOptions = body.output_schema === undefined ? {} : { output_schema: body.output_schema };
+  const ifRunning = body.if_running;
   let going = ACTIVE_STATUSES.includes(session.status);
   for (let attempt = 1; ; attempt++) {
-    const result = going ? await whileRunning(agent, ifRunning, input, c.var.limits) : await startRun(c.env, principal.tenantId, id, agent, input, c.var.limits);
+    const result = going ? await whileRunning(agent, ifRunning, input, c.var.limits, options) : await startRun(c.env, principal.tenantId, id, agent, input, c.var.limits, options);
     if (result.ok) return c.json(result.value, 202);
     const raced = (going && result.reason === "run_not_going") || (!going && result.reason === "run_going" && ifRunning !== "reject");
     if (!raced || attempt >= MAX_RACES) throw agentProblem(result);
@@ -56,9 +69,9 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   }
 };
 
-function whileRunning(agent: AgentClient, ifRunning: (typeof IF_RUNNING)[number], input: RunInput, limits: Limits): Promise<AgentResult<Session>> {
-  if (ifRunning === "enqueue") return agent.enqueue(input, limits);
-  if (ifRunning === "interrupt") return agent.interrupt(input, limits);
+function whileRunning(agent: AgentClient, ifRunning: (typeof IF_RUNNING)[number], input: RunInput, limits: Limits, options: RunOptions): Promise<AgentResult<Session>> {
+  if (ifRunning === "enqueue") return agent.enqueue(input, limits, options);
+  if (ifRunning === "interrupt") return agent.interrupt(input, limits, options);
   return Promise.resolve({ ok: false, reason: "run_going" });
 }
 
@@ -70,12 +83,12 @@ class RefusedStart extends Error {
 }
 
 /** A new run: admitted by the tenant's index first (slot, daily budget), the slot given back if the Agent refuses. */
-async function startRun(env: Env, tenantId: string, id: string, agent: AgentClient, input: RunInput, limits: Limits): Promise<AgentResult<Session>> {
+async function startRun(env: Env, tenantId: string, id: string, agent: AgentClient, input: RunInput, limits: Limits, options: RunOptions): Promise<AgentResult<Session>> {
   await admitRun(env, tenantId, id, limits, Date.now());
   try {
     // The tenant's current limits also cap a session created under looser ones.
     return await startWithSlot(env, tenantId, id, async () => {
-      const result = await agent.tryStart(input, limits);
+      const result = await agent.tryStart(input, limits, options);
       if (!result.ok) throw new RefusedStart(result);
       return result;
     });

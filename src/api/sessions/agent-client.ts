@@ -6,7 +6,7 @@
  */
 import type { Limits } from "../../limits";
 import { agentStub } from "../../objects";
-import type { AgentFailure, AgentResult, Message, Page, RunInput, Session, SessionInit, Step, ToolCall } from "../../agents/types";
+import type { AgentFailure, AgentResult, Message, Page, RunInput, RunOptions, Session, SessionInit, Step, ToolCall } from "../../agents/types";
 import type { Env } from "../../env";
 import { buildStreamRequest, type StreamRequest } from "../../agents/events/stream-request";
 import { ApiError } from "../errors";
@@ -83,23 +83,23 @@ export class AgentClient {
     return agentValue(await answer<Session>(this.#stub.create(init, input)));
   }
 
-  async start(input: RunInput, cap: Limits): Promise<Session> {
-    return agentValue(await answer<Session>(this.#stub.start(input, cap)));
+  async start(input: RunInput, cap: Limits, options: RunOptions = {}): Promise<Session> {
+    return agentValue(await answer<Session>(this.#stub.start(input, cap, options)));
   }
 
   /** `if_running: enqueue`; the machine reason `run_not_going` comes back as a value for the caller to act on. */
-  async enqueue(input: RunInput, cap: Limits): Promise<AgentResult<Session>> {
-    return answer<Session>(this.#stub.enqueue(input, cap));
+  async enqueue(input: RunInput, cap: Limits, options: RunOptions = {}): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.enqueue(input, cap, options));
   }
 
   /** `if_running: interrupt`; `run_not_going` comes back as a value, like `enqueue`. */
-  async interrupt(input: RunInput, cap: Limits): Promise<AgentResult<Session>> {
-    return answer<Session>(this.#stub.interrupt(input, cap));
+  async interrupt(input: RunInput, cap: Limits, options: RunOptions = {}): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.interrupt(input, cap, options));
   }
 
   /** A start whose refusal the caller handles: `run_going` comes back as a value. */
-  async tryStart(input: RunInput, cap: Limits): Promise<AgentResult<Session>> {
-    return answer<Session>(this.#stub.start(input, cap));
+  async tryStart(input: RunInput, cap: Limits, options: RunOptions = {}): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.start(input, cap, options));
   }
 
   async cancel(): Promise<Session> {

@@ -21,6 +21,8 @@ import { resolveSessionLimits } from "./limits";
 import { admitRun, startWithSlot } from "./run-admission";
 import { CREATE_SESSION_EXAMPLE, CreateSessionRequestSchema, SessionSchema } from "./schemas";
 import { prepareSessionTools } from "./tool-specs";
+import { resolveRunInput } from "./images";
+import { outputSchemaProblems } from "./output-schema";
 
 export const route = createRoute({
   method: "post",
@@ -29,7 +31,9 @@ export const route = createRoute({
   summary: "Create a session",
   description:
     "With `input`, the first run starts at once (429 when the tenant's concurrent runs or daily tokens are used up). " +
-    "`limits` may only lower the tenant's limits; `model` must be one the platform and the tenant allow.",
+    "`limits` may only lower the tenant's limits; `model` must be one the platform and the tenant allow. Images in `input` are " +
+    "checked and stored before the session exists (400 for one too large, not an image, at a URL that cannot be fetched, or for a " +
+    "model that does not take images). With `output_schema`, a run ends `done` with the parsed answer in `output`.",
   tags: ["Sessions"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write"), idempotent()] as const,
@@ -57,6 +61,7 @@ export function buildSessionInit(id: string, principal: Principal, body: CreateS
     tools: body.tools ?? [],
     limits,
     context: contextSettings(body.context),
+    output_schema: body.output_schema ?? null,
     metadata: body.metadata ?? null,
   };
 }
@@ -104,13 +109,23 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     allowPrivateUrls: c.var.config.allowPrivateUrls,
     webhookOrigins: c.var.settings.webhook_origins,
   });
-  const errors = [...tools.errors, ...(resolved.ok ? [] : resolved.errors), ...(model.ok ? [] : [model.error])];
+  const errors = [...tools.errors, ...(resolved.ok ? [] : resolved.errors), ...(model.ok ? [] : [model.error]), ...outputSchemaProblems(body.output_schema)];
   if (errors.length > 0 || !resolved.ok || !model.ok) throw new ApiError("validation_failed", undefined, { errors });
+  // Images last: a request that is wrong anyway fetches nothing.
+  const input =
+    body.input === undefined
+      ? null
+      : await resolveRunInput(body.input, {
+          maxImageBytes: resolved.limits.max_image_bytes,
+          model: model.model,
+          catalog: c.var.config.models,
+          allowPrivateUrls: c.var.config.allowPrivateUrls,
+        });
 
   const id = newSessionId();
   const init = buildSessionInit(id, principal, { ...body, tools: tools.tools }, resolved.limits, model.model);
   const agent = new AgentClient(c.env, principal.tenantId, id);
-  const create = () => agent.create(init, body.input ?? null);
+  const create = () => agent.create(init, input);
   let session: Session;
   if (body.input === undefined) {
     session = await create();
