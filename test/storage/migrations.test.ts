@@ -6,7 +6,18 @@ import { generateApiKey } from "../../src/auth/api-keys";
 import { agentStub, tenantIndexStub } from "../../src/objects";
 import { checkSequence, latestVersion, type Migration, migrate, SCHEMA_VERSION_KEY, schemaVersion } from "../../src/storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
-import { AGENT_LAYOUT_V0, INDEX_LAYOUT_V0, INDEX_LAYOUT_V1, userTables, writeAgentV2, writeAgentV2WithEvents, writeLegacyAgent, writeLegacyIndex } from "../support/legacy-storage";
+import {
+  AGENT_LAYOUT_V0,
+  INDEX_LAYOUT_V0,
+  INDEX_LAYOUT_V1,
+  userTables,
+  writeAgentV2,
+  writeAgentV2WithEvents,
+  writeAgentV5Running,
+  writeLegacyAgent,
+  writeLegacyIndex,
+} from "../support/legacy-storage";
+import { pngBytes } from "../support/images";
 import { estimateMessageTokens } from "../../src/agents/context/estimate";
 import type { RunState } from "../../src/agents/store";
 import { openSse } from "../support/agent-stream";
@@ -140,6 +151,35 @@ describe("Agent storage written by an earlier version", () => {
       if (row.type === "message" || row.type === "status" || row.type === "usage") expect(frame.data).toEqual(old);
       else expect(frame.data).toEqual({ id: old.id, name: old.name, step: old.step, input: old.input, status: old.status, output: old.output, is_error: old.is_error });
     }
+  });
+
+  it("at version 5 gets the image tables, queued messages with options, output counters and max_image_bytes, and runs on", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeAgentV5Running(state.storage, t));
+    await t.model.script({ reply: { content: [{ type: "text", text: "answer one" }] } }, { reply: { content: [{ type: "text", text: "answer two" }] } });
+    await abortAllDurableObjects();
+    // The run that was going finishes, then the queued message starts its own, without a schema.
+    const session = await waitForStatus(t, ["done", "failed"]);
+    await t.model.waitForRequests(2);
+    const done = await waitForStatus(t, ["done", "failed"]);
+    expect(done).toMatchObject({ status: "done", output_schema: null, output: null, queued_messages: 0, limits: { max_image_bytes: 3_932_160 } });
+    expect(session.limits.max_image_bytes).toBe(3_932_160);
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+      expect(userTables(state.storage)).toEqual(expect.arrayContaining(["images", "image_chunks"]));
+      expect(state.storage.kv.get<RunState>("run")).toMatchObject({ invalid_outputs: 0, output_error: null });
+    });
+    expect((await messages(t)).map((m) => m.content)).toEqual([
+      [{ type: "text", text: "first" }],
+      [{ type: "text", text: "answer one" }],
+      [{ type: "text", text: "queued" }],
+      [{ type: "text", text: "answer two" }],
+    ]);
+    // And takes an image and a schema from then on.
+    await t.model.script({ reply: { content: [{ type: "tool_use", id: "toolu_r", name: "respond", input: { seen: true } }] } });
+    const schema = { type: "object", properties: { seen: { type: "boolean" } }, required: ["seen"] };
+    unwrap(await t.stub.start([{ type: "image", media_type: "image/png", data: pngBytes(), url: null }], null, { output_schema: schema }));
+    expect(await waitForStatus(t, ["done", "failed"])).toMatchObject({ status: "done", output: { seen: true }, output_schema: schema });
   });
 
   it("a new session starts at the newest version", async () => {

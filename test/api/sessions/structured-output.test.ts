@@ -139,6 +139,22 @@ describe("structured output", () => {
     expect(bodies.map((b) => b.tools?.[0]?.input_schema ?? null)).toEqual([RECEIPT, other, null]);
   });
 
+  it("keeps a queued message's schema for its own run", async () => {
+    const who = await caller();
+    const model = mockModel(uniqueKey("model"));
+    await model.script({ delay_ms: 400, reply: { content: [text("free answer")] } });
+    const session = await createSession(who, { input: "first", model: model.key });
+    await model.waitForRequests(1);
+    const queued = await post(who, `/v1/sessions/${session.id}/messages`, { input: "second", if_running: "enqueue", output_schema: RECEIPT });
+    expect(queued.status).toBe(202);
+    await model.waitForRequests(2);
+    const done = await waitForStatus(who, session.id, ["done", "failed"]);
+    expect(done).toMatchObject({ status: "done", output_schema: RECEIPT });
+    expect(validateJson(RECEIPT, done.output).valid).toBe(true);
+    const bodies = (await model.requests()).map((r) => r.body as AnthropicBody);
+    expect(bodies.map((b) => b.tool_choice ?? null)).toEqual([null, { type: "tool", name: "respond" }]);
+  });
+
   it.each([
     ["a schema that is not an object at the top", { type: "array" }, "body.output_schema"],
     ["a pattern RE2 cannot run", { type: "object", properties: { code: { type: "string", pattern: "^(a)\\1$" } } }, "body.output_schema.properties.code.pattern"],
