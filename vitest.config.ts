@@ -31,6 +31,8 @@ export default defineConfig({
         ],
         test: {
           name: "workers",
+          // Far above what a test takes alone; CI shares two cores among three projects.
+          testTimeout: 20_000,
           include: ["test/**/*.test.ts"],
           exclude: ["test/e2e/**", "test/support/**", "test/node/**"],
           globalSetup: ["./test/support/node/global-setup.ts"],

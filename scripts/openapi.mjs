@@ -25,11 +25,23 @@ const workersShim = {
       : null,
 };
 
+/**
+ * The code tool's interpreter is a WebAssembly module that the Worker's bundler compiles ahead of
+ * time; the document never runs it, so Node gets a stand-in instead of the file.
+ */
+const WASM_SHIM_ID = "\0quickjs-wasm-shim";
+const wasmShim = {
+  name: "quickjs-wasm-shim",
+  enforce: "pre",
+  resolveId: (id) => (id === "@jitl/quickjs-wasmfile-release-sync/wasm" ? WASM_SHIM_ID : null),
+  load: (id) => (id === WASM_SHIM_ID ? "export default null;\n" : null),
+};
+
 const { module } = await runnerImport("/src/api/document.ts", {
   root,
   configFile: false,
   logLevel: "error",
-  plugins: [workersShim],
+  plugins: [workersShim, wasmShim],
 });
 const text = module.serializeOpenApiDocument(module.buildOpenApiDocument());
 

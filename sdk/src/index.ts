@@ -1,8 +1,9 @@
 /**
  * The agent platform's TypeScript SDK: the generated client and types, and one module per
- * helper (auth, paging, waiting). A helper for the events stream belongs beside them.
+ * helper (auth, paging, waiting, following the events stream).
  */
 export { bearerAuth, createPlatformClient, type Credential, type PlatformClient, type PlatformClientOptions } from "./client.ts";
+export { type EventFrame, followEvents, type FollowEventsOptions } from "./events.ts";
 export { expectData, PlatformError, type Result } from "./errors.ts";
 export type { components, operations, paths, webhooks } from "./generated/openapi.ts";
 export { allPages, iteratePages, MAX_PAGES, type Page } from "./pages.ts";

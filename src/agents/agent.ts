@@ -20,6 +20,7 @@ import { type PreparedInput, prepareInput, storeInput } from "./input";
 import { outputToolsFor } from "./output/call-tools";
 import {
   ACTIVE_STATUSES,
+  SLOT_STATUSES,
   type AgentFailure,
   type AgentResult,
   type ContentBlock,
@@ -135,7 +136,15 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     if (!prepared.ok) return prepared;
     if (!ACTIVE_STATUSES.includes(host.store.run().status)) return { ok: false, reason: "run_not_going" };
     if (cap) host.capLimits(cap);
-    host.transaction(() => host.interruptRun(storeInput(host.store, prepared.input, host.nowIso()), options));
+    // A run that waited (or was paused or queued) held no run slot: the new one needs one, and
+    // without a free one it starts `queued`, like a waiting run that goes on.
+    const slot = SLOT_STATUSES.includes(host.store.run().status) ? "ok" : await host.claimSlot();
+    if (!ACTIVE_STATUSES.includes(host.store.run().status)) {
+      if (slot === "ok") await host.releaseSlot();
+      return { ok: false, reason: "run_not_going" };
+    }
+    host.transaction(() => host.interruptRun(storeInput(host.store, prepared.input, host.nowIso()), options, slot === "ok" ? "running" : "queued"));
+    if (slot === "suspended") host.cancelRun();
     return this.#settled();
   }
 
@@ -309,10 +318,11 @@ export class Agent extends DurableObject<Cloudflare.Env> {
         const inputs = { store: host.store, session, run, catalog: host.config.models, tools: outputToolsFor(host, toolDefinitions(host.toolbox())).tools };
         return decideContext(inputs, maxTokens).kind === "summarize";
       },
+      toolsReady: host.toolsReady(),
       now: Date.now(),
     });
     if (unit.kind === "finish") host.finishAtLimit(unit.stopReason);
-    else if (unit.kind === "model" || unit.kind === "tools" || unit.kind === "summary") await runUnit(host, unit);
+    else if (unit.kind === "model" || unit.kind === "tools" || unit.kind === "summary" || unit.kind === "discover") await runUnit(host, unit);
     await host.settle();
   }
 

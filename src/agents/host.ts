@@ -19,6 +19,8 @@ import { nextWakeAt } from "./run/next-wake";
 import { tenantIndexStub } from "../objects";
 import { AgentStore, type RunState, type StoredSession } from "./store";
 import { cutOutput } from "./tools/cut-output";
+import { maskToolSpecs } from "./tools/mcp/masking";
+import type { DiscoveredTool } from "./tools/mcp/plan";
 import { buildToolbox, type Toolbox } from "./tools/registry";
 import { log } from "../log";
 import {
@@ -75,15 +77,34 @@ export class AgentHost {
     this.store.putSession({ ...session, limits: capLimits(session.limits, cap) });
   }
 
+  /** The run's tools: the declared ones and what its MCP servers offered when it started. */
   toolbox(): Toolbox {
-    this.#toolbox ??= buildToolbox(this.requireSession().tools);
+    this.#toolbox ??= buildToolbox(this.requireSession().tools, this.store.runTools());
     return this.#toolbox;
+  }
+
+  /** False until the tools of the session's MCP servers are listed and saved for this run. */
+  toolsReady(): boolean {
+    return !this.requireSession().tools.some((tool) => tool.type === "mcp") || this.store.runToolsDiscovered();
+  }
+
+  /** Saves the tools the MCP servers offered, for the rest of the run. */
+  saveRunTools(tools: readonly DiscoveredTool[]): void {
+    this.store.saveRunTools(tools, this.nowIso());
+    this.#toolbox = undefined;
+  }
+
+  /** A run starts: its MCP servers are listed anew before its first model call. */
+  resetRunTools(): void {
+    this.store.clearRunTools();
+    this.#toolbox = undefined;
   }
 
   nowIso(): string {
     return new Date().toISOString();
   }
 
+  /** The session as every response shows it: MCP header values masked. */
   view(): Session {
     const session = this.requireSession();
     const run = this.store.run();
@@ -93,6 +114,7 @@ export class AgentHost {
       // Before any run, the session's own schema; after, the one the run had.
       output_schema: runSchema === undefined ? (session.output_schema ?? null) : runSchema,
       output: run.status === "done" ? this.store.runOutput() : null,
+      tools: maskToolSpecs(session.tools),
       status: run.status,
       stop_reason: run.stop_reason,
       error: run.error,
@@ -149,13 +171,15 @@ export class AgentHost {
    * that nothing of an earlier run can still save. The message is the run's task, which every
    * model call of the run is sent.
    */
-  startRun(content: ContentBlock[], options: RunOptions): void {
+  startRun(content: ContentBlock[], options: RunOptions, status: "running" | "queued" = "running"): void {
     this.transaction(() => {
       const saved = this.store.appendMessage("user", content, this.nowIso());
+      // Each run lists its MCP servers' tools afresh.
+      this.resetRunTools();
       const run = this.store.run();
       this.store.beginRunOutput(this.outputSchemaOf(options));
       this.updateRun({
-        status: "running",
+        status,
         generation: run.generation + 1,
         steps: 0,
         attempts: 0,
@@ -224,11 +248,11 @@ export class AgentHost {
    * late answer never saved) and starts a new one with `content`, in one transaction: the
    * session goes from its run to the next without ever being `cancelled`. Queued messages stay.
    */
-  interruptRun(content: ContentBlock[], options: RunOptions): void {
+  interruptRun(content: ContentBlock[], options: RunOptions, status: "running" | "queued" = "running"): void {
     this.inflight.abortAll("interrupted");
     this.transaction(() => {
       this.closeOpenCalls(CANCELLED_BEFORE_RESULT);
-      this.startRun(content, options);
+      this.startRun(content, options, status);
     });
   }
 

@@ -136,6 +136,32 @@ export const AGENT_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 6,
+    description: "run_tools: the tools MCP servers offered when the run started, kept for the whole run; tool_calls.restarts",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS run_tools (
+          name TEXT PRIMARY KEY,
+          position INTEGER NOT NULL,
+          server TEXT NOT NULL,
+          remote_name TEXT NOT NULL,
+          description TEXT NOT NULL,
+          input_schema TEXT NOT NULL,
+          at_most_once INTEGER NOT NULL
+        )`,
+        `ALTER TABLE tool_calls ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0`,
+      ]),
+  },
+  {
+    // Reserved: version 7 is the notifications step (outbox, approval expiry), which lands with
+    // its own change and takes this entry's place. The runner wants versions without gaps; this
+    // entry changes nothing, so it must never reach a deployment on its own (storage that had
+    // recorded 7 would skip the real step).
+    version: 7,
+    description: "reserved for the notifications step (outbox, approval expiry)",
+    up: () => {},
+  },
+  {
+    version: 8,
     description:
       "images and image_chunks; pending_messages.options; run state: invalid_outputs, output_error; " +
       "session limits: max_image_bytes",

@@ -20,13 +20,17 @@
  *               `IMAGE_CHUNK_BYTES`, since a row holds at most 2 MB
  *   tool_calls (id PK = the model's tool_use id, step, message_seq, position, name, input JSON,
  *               status, output, is_error, reported 0|1, created_at, started_at, finished_at)
- *               `reported` = 1 once its tool_result message is written.
+ *               `reported` = 1 once its tool_result message is written; `restarts`: how
+ *               often a restart cut the call off and it was run again.
  *   events     (id PK autoincrement, type, data JSON, created_at): the event log, replayed by
  *              id (the primary key is the replay index). `data` holds small events whole and
  *              messages and tool calls as references ({ seq } / { id, status }); ids are never
  *              reused, so a cursor stays meaningful after pruning (events/retention.ts).
  *   steps      (seq PK autoincrement, kind, started_at ms, ended_at ms, queued_ms, input_tokens,
  *               output_tokens, outcome): one row per unit of work, the newest `MAX_STORED_STEPS` kept
+ *   run_tools  (name PK = the name offered to the model, position, server = the session's mcp
+ *               tool, remote_name, description, input_schema JSON, at_most_once 0|1): what
+ *               the MCP servers offered when the current run started; emptied when a run starts.
  * KV
  *   session         SessionInit + created_at (written once)
  *   run             RunState
@@ -34,6 +38,7 @@
  *   run_output_schema  the current (or last) run's `output_schema`, or null (absent: no run yet)
  *   run_output      the parsed answer of the last run that ended `done` with one (absent: none)
  *   events_pruned_through  every event up to this id was pruned (absent: none)
+ *   run_tools       { discovered_at }: present once the current run's MCP tools are saved
  * Storage is migrated when a session is created and on every wake of an existing one.
  */
 import { migrate } from "../storage/migrations";
@@ -42,6 +47,7 @@ import { estimateMessageTokens, type MessageKind, messageKind } from "./context/
 import type { MessageMeta } from "./context/window";
 import { AGENT_MIGRATIONS } from "./migrations";
 import type { UnitKind, UnitOutcome } from "./run/next-unit";
+import type { DiscoveredTool } from "./tools/mcp/plan";
 import type { ContentBlock, ImageMediaType, Message, OutputSchema, Role, RunOptions, SessionInit, StopReason, SessionStatus, ToolCall, ToolCallStatus, Usage } from "./types";
 
 export interface RunState {
@@ -137,6 +143,8 @@ export interface StepRecord {
   output_tokens: number | null;
   outcome: UnitOutcome;
 }
+
+const RUN_TOOLS_KEY = "run_tools";
 
 export class AgentStore {
   constructor(private readonly storage: DurableObjectStorage) {}
@@ -360,8 +368,56 @@ export class AgentStore {
     );
   }
 
+  /** Counts one more restart that cut the call off; returns the count. */
+  countRestart(id: string): number {
+    return Number(this.storage.sql.exec("UPDATE tool_calls SET restarts = restarts + 1 WHERE id = ? RETURNING restarts", id).one().restarts);
+  }
+
   markToolCallsReported(ids: string[]): void {
     for (const id of ids) this.storage.sql.exec("UPDATE tool_calls SET reported = 1 WHERE id = ?", id);
+  }
+
+  /** Whether the current run's MCP tools were discovered and saved. */
+  runToolsDiscovered(): boolean {
+    return this.storage.kv.get(RUN_TOOLS_KEY) !== undefined;
+  }
+
+  runTools(): DiscoveredTool[] {
+    return this.storage.sql
+      .exec("SELECT * FROM run_tools ORDER BY position")
+      .toArray()
+      .map((row) => ({
+        name: String(row.name),
+        server: String(row.server),
+        remote_name: String(row.remote_name),
+        description: String(row.description),
+        input_schema: JSON.parse(String(row.input_schema)) as Record<string, unknown>,
+        at_most_once: row.at_most_once === 1,
+      }));
+  }
+
+  /** Saves the run's MCP tools (in one transaction with the caller's other writes). */
+  saveRunTools(tools: readonly DiscoveredTool[], now: string): void {
+    this.storage.sql.exec("DELETE FROM run_tools");
+    tools.forEach((tool, position) => {
+      this.storage.sql.exec(
+        "INSERT INTO run_tools (name, position, server, remote_name, description, input_schema, at_most_once) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        tool.name,
+        position,
+        tool.server,
+        tool.remote_name,
+        tool.description,
+        JSON.stringify(tool.input_schema),
+        tool.at_most_once ? 1 : 0,
+      );
+    });
+    this.storage.kv.put(RUN_TOOLS_KEY, { discovered_at: now });
+  }
+
+  /** A new run lists its servers' tools again. */
+  clearRunTools(): void {
+    this.storage.sql.exec("DELETE FROM run_tools");
+    this.storage.kv.delete(RUN_TOOLS_KEY);
   }
 
   /** Records a unit's timing; keeps the newest `MAX_STORED_STEPS` rows. */

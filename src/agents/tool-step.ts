@@ -8,14 +8,35 @@ import { UNIT_BUDGET_MS } from "../limits";
 import { tenantIndexStub } from "../objects";
 import type { AgentHost, UnitScope } from "./host";
 import { cutOutput } from "./tools/cut-output";
-import type { ToolOutcome } from "./tools/tool";
+import { McpConnections } from "./tools/mcp/pool";
+import type { ToolContext, ToolOutcome } from "./tools/tool";
 import { validateToolInput } from "./tools/validate-input";
 import type { UnitOutcome } from "./run/next-unit";
 import type { ToolCall } from "./types";
 
 export const INTERRUPTED_BY_RESTART = "interrupted by a restart, not run again";
+/**
+ * A call that may be repeated is run again after a restart cut it off, but not forever: a call
+ * that keeps being cut off may be what brings the object down (code past the CPU limit), and
+ * would stop the run for good.
+ */
+export const MAX_CALL_RESTARTS = 3;
+export const interruptedTooOften = (restarts: number) => `interrupted by ${restarts} restarts, not run again`;
 
 export async function runToolStep(scope: UnitScope): Promise<UnitOutcome> {
+  const host = scope.host;
+  const session = host.requireSession();
+  const signing = () => tenantIndexStub(host.env, session.tenant_id).getWebhookSigning(session.tenant_id);
+  // The unit's MCP connections: opened on first use, closed when the unit ends, never kept.
+  const mcp = new McpConnections({ allowPrivateUrls: host.config.allowPrivateUrls, allowedOrigins: async () => (await signing()).webhook_origins });
+  try {
+    return await runCalls(scope, mcp, signing);
+  } finally {
+    await mcp.closeAll();
+  }
+}
+
+async function runCalls(scope: UnitScope, mcp: McpConnections, signing: ToolContext["webhookSigning"]): Promise<UnitOutcome> {
   const host = scope.host;
   const session = host.requireSession();
   const started = Date.now();
@@ -25,10 +46,20 @@ export async function runToolStep(scope: UnitScope): Promise<UnitOutcome> {
     // The handler would be cut off soon: the rest runs in the next alarm.
     if (Date.now() - started > UNIT_BUDGET_MS) return "partial";
     const tool = host.toolbox().get(call.name);
-    if (call.status === "running" && (!tool || tool.atMostOnce)) {
+    if (call.status === "running") {
       // Found running on a fresh unit: the last try was cut off by a restart mid-call.
-      finish(host, call, { output: INTERRUPTED_BY_RESTART, isError: true });
-      continue;
+      if (!tool || tool.atMostOnce) {
+        finish(host, call, { output: INTERRUPTED_BY_RESTART, isError: true });
+        continue;
+      }
+      const restarts = host.store.countRestart(call.id);
+      if (restarts > MAX_CALL_RESTARTS) {
+        finish(host, call, { output: interruptedTooOften(restarts), isError: true });
+        continue;
+      }
+      // The count must survive the next crash, or a call that causes it would never stop.
+      await host.ctx.storage.sync();
+      if (!scope.current) return "discarded";
     }
     const problem = !tool ? `unknown tool "${call.name}"` : tool.run ? validateToolInput(tool.definition.input_schema, call.input) : null;
     if (problem || !tool) {
@@ -40,27 +71,31 @@ export async function runToolStep(scope: UnitScope): Promise<UnitOutcome> {
       host.store.setToolCallStatus(call.id, "waiting_tool_output", host.nowIso());
       continue;
     }
-    host.store.setToolCallStatus(call.id, "running", host.nowIso());
-    if (tool.atMostOnce) {
-      // The mark must be durable before a side effect that must not happen twice.
-      await host.ctx.storage.sync();
-      if (!scope.current) return "discarded";
-    }
 
     const controller = host.inflight.begin();
+    const ctx: ToolContext = {
+      sessionId: session.id,
+      tenantId: session.tenant_id,
+      createdBy: session.created_by,
+      toolCallId: call.id,
+      idempotencyKey: `${session.id}:${call.id}`,
+      signal: controller.signal,
+      allowPrivateUrls: host.config.allowPrivateUrls,
+      maxOutputChars: session.limits.max_tool_output_chars,
+      webhookSigning: signing,
+      mcp,
+    };
     let outcome: ToolOutcome;
     try {
-      outcome = await tool.run(call.input, {
-        sessionId: session.id,
-        tenantId: session.tenant_id,
-        createdBy: session.created_by,
-        toolCallId: call.id,
-        idempotencyKey: `${session.id}:${call.id}`,
-        signal: controller.signal,
-        allowPrivateUrls: host.config.allowPrivateUrls,
-        maxOutputChars: session.limits.max_tool_output_chars,
-        webhookSigning: () => tenantIndexStub(host.env, session.tenant_id).getWebhookSigning(session.tenant_id),
-      });
+      await tool.prepare?.(ctx);
+      if (!scope.current) return "discarded";
+      host.store.setToolCallStatus(call.id, "running", host.nowIso());
+      if (tool.atMostOnce) {
+        // The mark must be durable before a side effect that must not happen twice.
+        await host.ctx.storage.sync();
+        if (!scope.current) return "discarded";
+      }
+      outcome = await tool.run(call.input, ctx);
     } catch (err) {
       outcome = { output: `tool "${call.name}" failed: ${err instanceof Error ? err.message : String(err)}`, isError: true };
     } finally {

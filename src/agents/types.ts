@@ -22,10 +22,10 @@ export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "canc
  * Why a run ended: the one list the types, the API schemas and the tenant index use.
  * `end_turn`, `max_tokens` (the answer was cut off at its token cap), `refusal` (the provider
  * declined to answer), `step_limit` and `token_limit` end `done`; `invalid_output` (no answer
- * valid for the run's `output_schema`) and `model_error` end `failed`; `cancelled` ends
- * `cancelled`.
+ * valid for the run's `output_schema`), `model_error` and `tools_unavailable` (the run's MCP
+ * tool set could not be listed) end `failed`; `cancelled` ends `cancelled`.
  */
-export const STOP_REASONS = ["end_turn", "max_tokens", "refusal", "step_limit", "token_limit", "invalid_output", "model_error", "cancelled"] as const;
+export const STOP_REASONS = ["end_turn", "max_tokens", "refusal", "step_limit", "token_limit", "invalid_output", "model_error", "tools_unavailable", "cancelled"] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 export interface TextBlock {
@@ -137,7 +137,22 @@ export type ToolSpec =
       description: string;
       input_schema: Record<string, unknown>;
       requires_approval?: boolean;
-    };
+    }
+  | McpToolSpec;
+
+/**
+ * A remote MCP server (Streamable HTTP): its tools are listed when a run starts and offered as
+ * `<name>__<tool>`. `headers` (credentials) are sent to the server only: every response masks
+ * their values.
+ */
+export interface McpToolSpec {
+  type: "mcp";
+  name: string;
+  url: string;
+  allowed_tools?: string[];
+  headers?: Record<string, string>;
+  requires_approval?: boolean;
+}
 
 /** What the gateway gives an Agent when it creates the session; fixed for its life. */
 export interface SessionInit {
@@ -234,7 +249,7 @@ export interface RunOptions {
 }
 
 /** The kinds of unit of work; each has its runner in run/units.ts, chosen by run/next-unit.ts. */
-export const UNIT_KINDS = ["model", "tools", "summary"] as const;
+export const UNIT_KINDS = ["model", "tools", "summary", "discover"] as const;
 export type UnitKind = (typeof UNIT_KINDS)[number];
 
 /**

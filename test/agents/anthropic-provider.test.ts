@@ -214,7 +214,7 @@ describe("the Anthropic provider's stream", () => {
     const provider = anthropicProvider({ baseUrl: mockUrl(), apiKey: "k" });
     const response = await provider.complete(request(model.key), new AbortController().signal, (d) => pieces.push(d.text));
     expect(pieces).toEqual(["strea", "med w", "ords"]);
-    expect(response).toEqual({ content: [{ type: "text", text: "streamed words" }], stopReason: "end_turn", usage: { input_tokens: 3, output_tokens: 2 } });
+    expect(response).toEqual({ content: [{ type: "text", text: "streamed words" }], stopReason: "end_turn", usage: { input_tokens: 3, output_tokens: 2, cache_read_tokens: 0, cache_write_tokens: 0 } });
     expect((await model.requests())[0]!.body).toMatchObject({ stream: true });
   });
 

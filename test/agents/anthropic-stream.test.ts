@@ -38,7 +38,7 @@ describe("StreamAssembler", () => {
         { type: "tool_use", id: "toolu_1", name: "lookup", input: { q: "tokyo" } },
       ],
       stopReason: "tool_use",
-      usage: { input_tokens: 12, output_tokens: 30 },
+      usage: { input_tokens: 12, output_tokens: 30, cache_read_tokens: 0, cache_write_tokens: 0 },
     });
     expect(deltas).toEqual([
       { index: 0, text: "Let me " },

@@ -93,7 +93,12 @@ describe("model call timeout", () => {
     await createAndStart(t, "hello");
     const run = await waitForAttempts(t, 1);
     expect(run.status).toBe("running");
-    const [first] = await t.model.requests();
+    // The mock may hear of the hang-up a moment after the platform recorded the attempt.
+    let [first] = await t.model.requests();
+    for (let i = 0; i < 100 && first?.disconnected_at === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      [first] = await t.model.requests();
+    }
     // The platform gave up on its own (MODEL_TIMEOUT_MS is 3 s in tests), not the mock.
     expect(first!.disconnected_at! - first!.received_at).toBeGreaterThanOrEqual(2000);
     await skipBackoff(t);

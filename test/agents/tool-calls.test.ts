@@ -1,7 +1,7 @@
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { INTERRUPTED_BY_PAUSE } from "../../src/agents/agent";
-import { INTERRUPTED_BY_RESTART } from "../../src/agents/tool-step";
+import { INTERRUPTED_BY_RESTART, interruptedTooOften, MAX_CALL_RESTARTS } from "../../src/agents/tool-step";
 import type { ToolSpec } from "../../src/agents/types";
 import { mockHook, uniqueKey } from "../support/mock-client";
 import { alarmAt, createAndStart, getSession, messages, newTestSession, toolCalls, waitForStatus } from "../support/agent-session";
@@ -59,6 +59,28 @@ describe("tool calls after a restart", () => {
     expect(calls.map((c) => c.headers["idempotency-key"])).toEqual([key, key]);
     expect(calls[1]!.body).toEqual({ tenant_id: t.tenantId, session_id: t.sessionId, created_by: "user-1", tool_call_id: "toolu_lookup", name: "lookup", url: hook.url, input: { q: "x" } });
     expect((await toolCalls(t))[0]).toMatchObject({ status: "done", output: "found it" });
+  });
+
+  it.each([
+    [MAX_CALL_RESTARTS - 1, "runs it again", 1],
+    [MAX_CALL_RESTARTS, "stops running it", 0],
+  ])("with %i restarts already behind an idempotent call found running, %s", async (restarts, _what, requests) => {
+    const t = newTestSession();
+    const hook = mockHook(uniqueKey("poison"));
+    await hook.script({ status: 200, body: { output: "found it" } });
+    await t.model.script({ reply: { content: [toolUse("toolu_poison", "lookup", { q: "x" })] } }, { reply: { content: [text("done")] } });
+    await createAndStart(t, "look it up", { tools: [webhook("lookup", hook.url, { requires_approval: true })] });
+    await waitForStatus(t, ["waiting_approval"]);
+    // As a restart leaves it: the call marked running, cut off `restarts` times before, the run going on.
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      state.storage.sql.exec("UPDATE tool_calls SET status = 'running', restarts = ? WHERE id = 'toolu_poison'", restarts);
+      state.storage.kv.put("run", { ...state.storage.kv.get<Record<string, unknown>>("run"), status: "running" });
+      await state.storage.setAlarm(Date.now());
+    });
+    expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
+    expect(await hook.requests()).toHaveLength(requests);
+    const output = requests === 1 ? "found it" : interruptedTooOften(MAX_CALL_RESTARTS + 1);
+    expect((await toolCalls(t))[0]).toMatchObject({ output, is_error: requests === 0 });
   });
 
   it("reruns none of the calls that finished before a restart", async () => {

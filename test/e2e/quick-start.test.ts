@@ -114,6 +114,22 @@ describe("npm start", () => {
     expect(await step("curl -s $BASE/v1/admin/tenants")).toContain('"tenant_id":"dev"');
   });
 
+  it("npm run demo shows a session live from its events stream, through a tool call to its answer", async () => {
+    const { stdout } = await run(nodeBinary(), ["scripts/demo.mjs", "--config", join(dir, "wrangler.json"), "--url", baseUrl], { cwd: PROJECT_ROOT, timeout: RUN_STEP_TIMEOUT_MS });
+    const lines = stdout.split("\n");
+    const at = (text: string) => lines.findIndex((line) => line.includes(text));
+    expect(at("[running]")).toBeGreaterThan(at("> What time is it"));
+    expect(at("tool call get_time")).toBeGreaterThan(at("[running]"));
+    expect(at("tool result get_time: ")).toBeGreaterThan(at("tool call get_time"));
+    expect(at("the customer answers")).toBeGreaterThan(at("[waiting_tool_output]"));
+    expect(at("[done: end_turn]")).toBeGreaterThan(at("the customer answers"));
+    // The streamed text, printed as it came, is the saved answer.
+    const answer = /^answer: ([\s\S]*?)\ndone \(end_turn\)/m.exec(stdout)?.[1];
+    expect(answer).toContain("- get_time: ");
+    expect(lines.slice(0, at("answer: ")).join("\n")).toContain(answer!);
+    expect(stdout).toMatch(/done \(end_turn\) in 3 model calls/);
+  });
+
   it("mints tokens for any tenant and scope with npm run token; a tenant exists from its first use", async () => {
     const mint = async (tenant: string, scope: string) =>
       (await run(nodeBinary(), ["scripts/token.mjs", "--config", join(dir, "wrangler.json"), "--tenant", tenant, "--scope", scope], { cwd: PROJECT_ROOT })).stdout.trim();

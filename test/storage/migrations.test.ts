@@ -13,7 +13,7 @@ import {
   userTables,
   writeAgentV2,
   writeAgentV2WithEvents,
-  writeAgentV5Running,
+  writeAgentV6Running,
   writeLegacyAgent,
   writeLegacyIndex,
 } from "../support/legacy-storage";
@@ -153,9 +153,25 @@ describe("Agent storage written by an earlier version", () => {
     }
   });
 
-  it("at version 5 gets the image tables, queued messages with options, output counters and max_image_bytes, and runs on", async () => {
+  it("at version 2 gets the run_tools table on wake, and runs as before", async () => {
     const t = newTestSession();
-    await runInDurableObject(t.stub, async (_instance, state) => writeAgentV5Running(state.storage, t));
+    await runInDurableObject(t.stub, async (_instance, state) => writeAgentV2(state.storage, t));
+    await abortAllDurableObjects();
+    expect(unwrap(await t.stub.get())).toMatchObject({ id: t.sessionId, status: "done" });
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+      expect(userTables(state.storage)).toContain("run_tools");
+      expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM run_tools").one().n).toBe(0);
+    });
+    await t.model.script({ reply: { content: [{ type: "text", text: "again" }] } });
+    unwrap(await t.stub.start("once more"));
+    await waitForStatus(t, ["done"]);
+    expect(await messages(t)).toHaveLength(8);
+  });
+
+  it("at version 6 gets the image tables, queued messages with options, output counters and max_image_bytes, and runs on", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeAgentV6Running(state.storage, t));
     await t.model.script({ reply: { content: [{ type: "text", text: "answer one" }] } }, { reply: { content: [{ type: "text", text: "answer two" }] } });
     await abortAllDurableObjects();
     // The run that was going finishes, then the queued message starts its own, without a schema.

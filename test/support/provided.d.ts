@@ -2,6 +2,8 @@
 declare module "vitest" {
   export interface ProvidedContext {
     mockUrl: string;
+    /** The MCP test server (test/support/node/mcp-server.ts); `/mcp/<key>` for a test's own key. */
+    mcpUrl: string;
     /** The private JWK (JSON text) configured as `AUTH_SIGNING_KEY`; tests mint tokens with it. */
     signingKey: string;
   }

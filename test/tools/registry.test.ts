@@ -15,8 +15,8 @@ describe("built-in tool names", () => {
 
   it("accepts the real built-ins and lists them when refusing", () => {
     expect(checkToolSpecs([{ type: "builtin", name: "get_time" }, { type: "builtin", name: "http_fetch" }])).toBeNull();
-    expect(checkToolSpecs([{ type: "builtin", name: "shell" }])).toContain("known: get_time, http_fetch");
-    expect([...BUILTIN_TOOLS.keys()]).toEqual(["get_time", "http_fetch"]);
+    expect(checkToolSpecs([{ type: "builtin", name: "shell" }])).toContain("known: get_time, http_fetch, run_code");
+    expect([...BUILTIN_TOOLS.keys()]).toEqual(["get_time", "http_fetch", "run_code"]);
   });
 
   it("lets a webhook or client tool take an inherited name: it is only a name", () => {

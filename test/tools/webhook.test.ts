@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ToolSpec } from "../../src/agents/types";
 import { webhookTool } from "../../src/agents/tools/webhook";
 import type { ToolContext } from "../../src/agents/tools/tool";
+import { McpConnections } from "../../src/agents/tools/mcp/pool";
 
 type WebhookSpec = Extract<ToolSpec, { type: "webhook" }>;
 
@@ -19,6 +20,7 @@ function context(origins: string[] | null = null): ToolContext {
     signal: new AbortController().signal,
     allowPrivateUrls: false,
     maxOutputChars: 1000,
+    mcp: new McpConnections({ allowPrivateUrls: false, allowedOrigins: async () => null }),
     webhookSigning: async () => ({ secrets: ["whsec_new", "whsec_old"], webhook_origins: origins }),
   };
 }

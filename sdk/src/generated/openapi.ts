@@ -983,7 +983,7 @@ export interface components {
          */
         FinalStatus: "done" | "failed" | "cancelled";
         /** @enum {string|null} */
-        StopReason: "end_turn" | "max_tokens" | "refusal" | "step_limit" | "token_limit" | "invalid_output" | "model_error" | "cancelled" | null;
+        StopReason: "end_turn" | "max_tokens" | "refusal" | "step_limit" | "token_limit" | "invalid_output" | "model_error" | "tools_unavailable" | "cancelled" | null;
         /** @description Every token limit counts all four token figures. */
         Usage: {
             /** @description Model steps; summary calls are not steps, their tokens are counted. */
@@ -1052,7 +1052,7 @@ export interface components {
              */
             updated_at: string;
         };
-        Tool: components["schemas"]["BuiltinTool"] | components["schemas"]["WebhookTool"] | components["schemas"]["ClientTool"];
+        Tool: components["schemas"]["BuiltinTool"] | components["schemas"]["WebhookTool"] | components["schemas"]["ClientTool"] | components["schemas"]["McpTool"];
         BuiltinTool: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1060,7 +1060,7 @@ export interface components {
              */
             type: "builtin";
             /**
-             * @description A built-in tool: `get_time` or `http_fetch`.
+             * @description A built-in tool: `get_time`, `http_fetch` or `run_code`.
              * @example get_time
              */
             name: string;
@@ -1118,6 +1118,36 @@ export interface components {
             /** @description Each call waits for an approve or deny first. */
             requires_approval?: boolean;
         };
+        McpTool: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "mcp";
+            /**
+             * @description The server's name; its tools are offered to the model as `<name>__<tool>`.
+             * @example docs
+             */
+            name: string;
+            /**
+             * @description The server's Streamable HTTP endpoint: https, on the public internet.
+             * @example https://mcp.example.com/mcp
+             */
+            url: string;
+            /** @description Only these of the server's tools are offered (its own names); all of them when absent. */
+            allowed_tools?: string[];
+            /**
+             * @description Sent with every request to the server, e.g. `Authorization`. Write-only: every response shows each value as `********`.
+             * @example {
+             *       "Authorization": "Bearer <token>"
+             *     }
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Each call waits for an approve or deny first. */
+            requires_approval?: boolean;
+        };
         /** @description The session's context window. The session's first user message and the current run's are always sent; a tool_use is never sent without its result. */
         ContextSettings: {
             /**
@@ -1162,7 +1192,7 @@ export interface components {
             model?: string;
             tools?: components["schemas"]["Tool"][];
             limits?: components["schemas"]["SessionLimits"];
-            context?: components["schemas"]["ContextSettings"] | null;
+            context?: components["schemas"]["ContextSettings"];
             /** @description The schema of the answer of every run of the session whose message names none (the first run's too). */
             output_schema?: components["schemas"]["OutputSchema"] | null;
             /**
@@ -1309,7 +1339,7 @@ export interface components {
              * @description A model call, the tool calls of one answer, or a summary of older history.
              * @enum {string}
              */
-            kind: "model" | "tools" | "summary";
+            kind: "model" | "tools" | "summary" | "discover";
             /**
              * Format: date-time
              * @example 2026-01-01T12:00:00.000Z
@@ -5205,6 +5235,7 @@ export const finalStatusValues: ReadonlyArray<FlattenedDeepRequired<components>[
 export const builtinToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BuiltinTool"]["type"]> = ["builtin"];
 export const webhookToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTool"]["type"]> = ["webhook"];
 export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClientTool"]["type"]> = ["client"];
+export const mcpToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["McpTool"]["type"]> = ["mcp"];
 export const contextSettingsStrategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ContextSettings"]["strategy"]> = ["auto", "last_messages", "summary"];
 export const textBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TextBlock"]["type"]> = ["text"];
 export const inputImageBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InputImageBlock"]["type"]> = ["image"];
@@ -5221,7 +5252,7 @@ export const toolResultBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<comp
 export const storedImageBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StoredImageBlock"]["type"]> = ["image"];
 export const storedImageBlockSourceTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StoredImageBlock"]["source"]["type"]> = ["stored"];
 export const addMessageRequestIf_runningValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AddMessageRequest"]["if_running"]> = ["reject", "enqueue", "interrupt"];
-export const stepKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["kind"]> = ["model", "tools", "summary"];
+export const stepKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["kind"]> = ["model", "tools", "summary", "discover"];
 export const stepOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["outcome"]> = ["ok", "retry", "failed", "discarded", "partial", "error"];
 export const toolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallStatus"]> = ["pending", "waiting_approval", "waiting_tool_output", "running", "done", "error"];
 export const snapshotEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SnapshotEvent"]["type"]> = ["snapshot"];

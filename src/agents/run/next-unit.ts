@@ -17,6 +17,8 @@ export type NextUnit =
   | { kind: "wait"; until: number }
   /** A limit is reached: the run ends `done` with this reason. */
   | { kind: "finish"; stopReason: Extract<StopReason, "step_limit" | "token_limit"> }
+  /** The run's MCP servers are listed and their tools saved, before anything uses the tool set. */
+  | { kind: "discover" }
   | { kind: "tools" }
   /** The history passed the budget: fold older messages into the summary before the model call. */
   | { kind: "summary"; maxTokens: number }
@@ -35,12 +37,16 @@ export interface UnitInputs {
    * Asked only when a model call is next, so other units never read the history's estimates.
    */
   summaryDue: (maxTokens: number) => boolean;
+  /** False while the run's MCP tools are not listed yet (true for a session without MCP servers). */
+  toolsReady: boolean;
   now: number;
 }
 
-export function nextUnit({ run, openToolCalls, limits, tenantTokensToday, summaryDue, now }: UnitInputs): NextUnit {
+export function nextUnit({ run, openToolCalls, limits, tenantTokensToday, summaryDue, toolsReady, now }: UnitInputs): NextUnit {
   if (run.status !== "running") return { kind: "none" };
   if (run.next_attempt_at > now) return { kind: "wait", until: run.next_attempt_at };
+  // The tool set is fixed for the run before the model sees it or any call runs.
+  if (!toolsReady) return { kind: "discover" };
   // Results the model asked for come before any limit: every tool_use keeps its tool_result.
   if (openToolCalls > 0) return { kind: "tools" };
   if (run.steps >= limits.max_steps_per_run) return { kind: "finish", stopReason: "step_limit" };

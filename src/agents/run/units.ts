@@ -8,6 +8,7 @@ import { log } from "../../log";
 import { type AgentHost, UnitScope } from "../host";
 import { runModelStep } from "../model-step";
 import { backoffDelay } from "../retry";
+import { runDiscoveryStep } from "../discovery-step";
 import { runSummaryStep } from "../summary-step";
 import { runToolStep } from "../tool-step";
 import type { NextUnit, UnitKind, UnitOutcome } from "./next-unit";
@@ -18,6 +19,7 @@ const RUNNERS: { [K in UnitKind]: (scope: UnitScope, unit: Extract<Runnable, { k
   model: (scope, unit) => runModelStep(scope, unit.maxTokens),
   tools: (scope) => runToolStep(scope),
   summary: (scope, unit) => runSummaryStep(scope, unit.maxTokens),
+  discover: (scope) => runDiscoveryStep(scope),
 };
 
 /**
@@ -77,7 +79,7 @@ function recordStep(host: AgentHost, kind: UnitKind, before: ReturnType<AgentHos
   if (!host.session()) return; // erased meanwhile
   const endedAt = Date.now();
   const after = host.store.run();
-  const spent = kind !== "tools";
+  const spent = kind === "model" || kind === "summary";
   host.store.transaction(() => {
     host.store.appendStep({
       kind,

@@ -4,14 +4,18 @@
  * and what the loop runs can never drift apart.
  */
 import type { ToolDefinition } from "../model/provider";
-import type { ToolSpec } from "../types";
+import type { McpToolSpec, ToolSpec } from "../types";
 import { getTimeTool } from "./builtin/get-time";
 import { httpFetchTool } from "./builtin/http-fetch-tool";
+import { runCodeTool } from "./builtin/run-code";
 import type { Tool } from "./tool";
+import { TOOL_NAME_PATTERN } from "./tool-name";
+import { isMcpServerName, MAX_MCP_SERVER_NAME_CHARS, mcpPrefix } from "./mcp/naming";
+import { mcpTool } from "./mcp/mcp-tool";
+import type { DiscoveredTool } from "./mcp/plan";
 import { webhookTool } from "./webhook";
 
-/** The name rule shared by the model providers' tool APIs. */
-export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+export { TOOL_NAME_PATTERN };
 /** More tools than this make a prompt no model handles well. */
 export const MAX_TOOLS_PER_SESSION = 64;
 
@@ -22,6 +26,7 @@ export const MAX_TOOLS_PER_SESSION = 64;
 export const BUILTIN_TOOLS: ReadonlyMap<string, Tool> = new Map([
   ["get_time", getTimeTool],
   ["http_fetch", httpFetchTool],
+  ["run_code", runCodeTool],
 ]);
 
 export type Toolbox = ReadonlyMap<string, Tool>;
@@ -37,15 +42,33 @@ export function checkToolSpecs(specs: readonly ToolSpec[]): string | null {
     if (spec.type === "builtin" && !BUILTIN_TOOLS.has(spec.name)) {
       return `tools[${i}]: no built-in tool is named "${spec.name}" (known: ${[...BUILTIN_TOOLS.keys()].join(", ")})`;
     }
+    if (spec.type === "mcp" && !isMcpServerName(spec.name)) {
+      return `tools[${i}].name: an MCP server's name is at most ${MAX_MCP_SERVER_NAME_CHARS} letters, digits, "-" or single "_" between them`;
+    }
+  }
+  // An MCP server's tools are offered as `<server>__<tool>`: no other tool may take such a name.
+  for (const server of specs.filter((spec) => spec.type === "mcp")) {
+    const clash = specs.find((spec) => spec.type !== "mcp" && spec.name.startsWith(mcpPrefix(server.name)));
+    if (clash) return `the tool "${clash.name}" starts with "${mcpPrefix(server.name)}", which names the tools of the MCP server "${server.name}"`;
   }
   return null;
 }
 
-export function buildToolbox(specs: readonly ToolSpec[]): Toolbox {
+/**
+ * The tools a run can use: the declared ones, and the tools its MCP servers offered when the run
+ * started (`discovered`, saved in the Agent's storage). An MCP entry is a source of tools, not a
+ * tool itself.
+ */
+export function buildToolbox(specs: readonly ToolSpec[], discovered: readonly DiscoveredTool[] = []): Toolbox {
   const tools = new Map<string, Tool>();
   for (const spec of specs) {
     const tool = toTool(spec);
     if (tool) tools.set(spec.name, tool);
+  }
+  const servers = new Map(specs.filter((spec): spec is McpToolSpec => spec.type === "mcp").map((spec) => [spec.name, spec]));
+  for (const found of discovered) {
+    const server = servers.get(found.server);
+    if (server && !tools.has(found.name)) tools.set(found.name, mcpTool(found, server));
   }
   return tools;
 }
@@ -56,6 +79,8 @@ export function toolDefinitions(toolbox: Toolbox): ToolDefinition[] {
 
 function toTool(spec: ToolSpec): Tool | null {
   switch (spec.type) {
+    case "mcp":
+      return null;
     case "builtin": {
       const builtin = BUILTIN_TOOLS.get(spec.name);
       if (!builtin) return null;

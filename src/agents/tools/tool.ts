@@ -4,6 +4,7 @@
  */
 import type { WebhookSigning } from "../../tenants/types";
 import type { ToolDefinition } from "../model/provider";
+import type { McpConnections } from "./mcp/pool";
 
 export interface ToolContext {
   sessionId: string;
@@ -18,6 +19,8 @@ export interface ToolContext {
   maxOutputChars: number;
   /** The tenant's signing secrets (newest first) and allowed origins, read when a webhook tool needs them. */
   webhookSigning: () => Promise<WebhookSigning>;
+  /** The unit's connections to MCP servers, closed when the unit ends. */
+  mcp: McpConnections;
 }
 
 export interface ToolOutcome {
@@ -27,7 +30,7 @@ export interface ToolOutcome {
 
 export interface Tool {
   definition: ToolDefinition;
-  kind: "builtin" | "webhook" | "client";
+  kind: "builtin" | "webhook" | "client" | "mcp";
   requiresApproval: boolean;
   /**
    * An at-most-once tool has a side effect that must never happen twice: a call found
@@ -35,6 +38,8 @@ export interface Tool {
    * with the same idempotency key.
    */
   atMostOnce: boolean;
+  /** Work before the call is marked running (opening a connection), which a crash may cut off harmlessly. */
+  prepare?: (ctx: ToolContext) => Promise<void>;
   /** Absent for client tools. Resolves for expected failures (as `isError`); may reject for bugs. */
   run?: (input: unknown, ctx: ToolContext) => Promise<ToolOutcome>;
 }

@@ -7,6 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { maskMcpHeadersDeep } from "../../agents/tools/mcp/masking";
 import { tenantIndexStub } from "../../objects";
 import { sha256Hex } from "../../hex";
 import type { IdempotencyBegin } from "../../tenants/types";
@@ -111,7 +112,9 @@ async function captureResponse(res: Response): Promise<StoredResponse | null> {
   let json: unknown = null;
   if (text !== "") {
     try {
-      json = JSON.parse(text);
+      // Sessions already show MCP header values masked; this keeps any answer that carries a
+      // tool list from storing a credential, whatever route produced it.
+      json = maskMcpHeadersDeep(JSON.parse(text));
     } catch {
       return null;
     }

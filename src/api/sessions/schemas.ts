@@ -10,6 +10,8 @@ import { MAX_PATTERN_SUBJECT_CHARS } from "../../json-schema/patterns";
 import { z } from "@hono/zod-openapi";
 import { MAX_INPUT_CHARS } from "../../agents/input";
 import { MAX_IMAGES_PER_INPUT } from "../../limits";
+import { MAX_MCP_SERVER_NAME_CHARS, MCP_SERVER_NAME_PATTERN } from "../../agents/tools/mcp/naming";
+import { MAX_RUN_TOOLS } from "../../agents/tools/mcp/plan";
 import { MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "../../agents/tools/registry";
 import { MAX_SUBJECT_LENGTH } from "../../auth/platform-keys";
 import { partialLimitsSchema } from "../../limits";
@@ -44,6 +46,32 @@ export const MAX_METADATA_VALUE_CHARS = 512;
 export const MAX_DENY_REASON_CHARS = 1_000;
 
 const MODEL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/;
+/** MCP tool names are at most 128 characters (the protocol's recommendation). */
+export const MAX_MCP_TOOL_NAME_CHARS = 128;
+export const MAX_MCP_HEADERS = 20;
+export const MAX_MCP_HEADER_VALUE_CHARS = 4_096;
+/** An HTTP token (RFC 9110). */
+const MCP_HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+/** Visible characters, spaces and tabs: no line break can split one header into two. */
+const MCP_HEADER_VALUE_PATTERN = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** Headers the transport or the platform sets: a tenant's value would break the protocol or the request's framing. */
+const FORBIDDEN_MCP_HEADERS: ReadonlySet<string> = new Set([
+  "host",
+  "content-length",
+  "content-type",
+  "accept",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "upgrade",
+  "te",
+  "trailer",
+  "proxy-authorization",
+  "proxy-connection",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "last-event-id",
+]);
 
 // ---- content and input ---------------------------------------------------------------------
 
@@ -168,7 +196,7 @@ const RequiresApprovalSchema = z.boolean().optional().openapi({ description: "Ea
 export const BuiltinToolSchema = z
   .object({
     type: z.literal("builtin"),
-    name: ToolNameSchema.openapi({ description: "A built-in tool: `get_time` or `http_fetch`.", example: "get_time" }),
+    name: ToolNameSchema.openapi({ description: "A built-in tool: `get_time`, `http_fetch` or `run_code`.", example: "get_time" }),
     requires_approval: RequiresApprovalSchema,
   })
   .strict()
@@ -198,7 +226,37 @@ export const ClientToolSchema = z
   .strict()
   .openapi("ClientTool");
 
-export const ToolSchema = z.discriminatedUnion("type", [BuiltinToolSchema, WebhookToolSchema, ClientToolSchema]).openapi("Tool");
+export const McpToolSchema = z
+  .object({
+    type: z.literal("mcp"),
+    name: z
+      .string()
+      .max(MAX_MCP_SERVER_NAME_CHARS)
+      .regex(MCP_SERVER_NAME_PATTERN, `Must be 1-${MAX_MCP_SERVER_NAME_CHARS} letters, digits or \`-\`, with single \`_\` between them.`)
+      .openapi({ description: "The server's name; its tools are offered to the model as `<name>__<tool>`.", example: "docs" }),
+    url: z.string().max(MAX_WEBHOOK_URL_CHARS).openapi({ description: "The server's Streamable HTTP endpoint: https, on the public internet.", example: "https://mcp.example.com/mcp" }),
+    allowed_tools: z
+      .array(z.string().min(1).max(MAX_MCP_TOOL_NAME_CHARS))
+      .max(MAX_RUN_TOOLS)
+      .optional()
+      .openapi({ description: "Only these of the server's tools are offered (its own names); all of them when absent." }),
+    headers: z
+      .record(
+        z.string().regex(MCP_HEADER_NAME_PATTERN, "Not an HTTP header name.").refine((name) => !FORBIDDEN_MCP_HEADERS.has(name.toLowerCase()), "This header is set by the platform."),
+        z.string().max(MAX_MCP_HEADER_VALUE_CHARS).regex(MCP_HEADER_VALUE_PATTERN, "Must be printable, without line breaks."),
+      )
+      .refine((headers) => Object.keys(headers).length <= MAX_MCP_HEADERS, `At most ${MAX_MCP_HEADERS} headers.`)
+      .optional()
+      .openapi({
+        description: "Sent with every request to the server, e.g. `Authorization`. Write-only: every response shows each value as `********`.",
+        example: { Authorization: "Bearer <token>" },
+      }),
+    requires_approval: RequiresApprovalSchema,
+  })
+  .strict()
+  .openapi("McpTool");
+
+export const ToolSchema = z.discriminatedUnion("type", [BuiltinToolSchema, WebhookToolSchema, ClientToolSchema, McpToolSchema]).openapi("Tool");
 
 // ---- the session ---------------------------------------------------------------------------
 
@@ -288,8 +346,7 @@ export const CreateSessionRequestSchema = z
       }),
     tools: z.array(ToolSchema).max(MAX_TOOLS_PER_SESSION).optional(),
     limits: SessionLimitsSchema.optional(),
-    // A union, not `.nullable()`: the named component itself must stay non-null for generators.
-    context: z.union([ContextSettingsSchema, z.null()]).optional(),
+    context: ContextSettingsSchema.optional(),
     output_schema: z
       .union([OutputSchemaSchema, z.null()])
       .optional()

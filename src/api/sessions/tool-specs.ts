@@ -1,6 +1,6 @@
 /**
- * The checks on a session's tool list that its schema cannot make: where a webhook may point
- * (the URL guard, and the tenant's allowed origins), whether the input schemas' patterns can run
+ * The checks on a session's tool list that its schema cannot make: where a webhook or an MCP
+ * server may point (the URL guard, and the tenant's allowed origins), whether the input schemas' patterns can run
  * on RE2, and the registry's own rules (unique names, known built-ins, how many). Pure: the
  * result carries the tools as they are stored.
  */
@@ -9,7 +9,8 @@ import { checkToolSpecs } from "../../agents/tools/registry";
 import { checkWebhookUrl } from "../../agents/tools/webhook-url";
 import { MAX_REQUEST_PATTERN_SIZE } from "../../json-schema/patterns";
 import { checkSchema, estimateSchemaPatterns } from "../../json-schema/validator";
-import type { ToolSpec } from "../../agents/types";
+import { checkMcpServerUrl } from "../../agents/tools/mcp/server-url";
+import type { McpToolSpec, ToolSpec } from "../../agents/types";
 import type { FieldError } from "../errors";
 
 export interface ToolCheckOptions {
@@ -29,6 +30,7 @@ export interface PreparedTools {
 export function prepareSessionTools(tools: readonly ToolSpec[], options: ToolCheckOptions): PreparedTools {
   const errors: FieldError[] = [];
   const prepared = tools.map((tool, i): ToolSpec => {
+    if (tool.type === "mcp") return prepareMcp(tool, i, options, errors);
     if (tool.type !== "webhook") return tool;
     const check = checkWebhookUrl(tool.url, options);
     if (!check.ok) {
@@ -46,13 +48,26 @@ export function prepareSessionTools(tools: readonly ToolSpec[], options: ToolChe
   return { tools: prepared, errors };
 }
 
+/** An MCP server's URL: the same guard and allowed origins as a webhook's; stored normalized. */
+function prepareMcp(tool: McpToolSpec, i: number, options: ToolCheckOptions, errors: FieldError[]): McpToolSpec {
+  const check = checkMcpServerUrl(tool.url, options);
+  if (!check.ok) {
+    errors.push({ path: `body.tools.${i}.url`, message: check.message });
+    return tool;
+  }
+  if (!isOriginAllowed(check.url, options.webhookOrigins)) {
+    errors.push({ path: `body.tools.${i}.url`, message: `The origin ${check.url.origin} is not in the tenant's webhook_origins.` });
+  }
+  return { ...tool, url: check.url.href };
+}
+
 /**
  * Patterns RE2 cannot run, each on its own field (`body.tools.0.input_schema.properties.q.pattern`).
  * The sizes of all schemas are estimated first, so a request that would take long to compile is
  * refused before anything is compiled.
  */
 function schemaProblems(tools: readonly ToolSpec[]): FieldError[] {
-  const schemas = tools.flatMap((tool, i) => (tool.type === "builtin" ? [] : [{ i, schema: tool.input_schema }]));
+  const schemas = tools.flatMap((tool, i) => (tool.type === "webhook" || tool.type === "client" ? [{ i, schema: tool.input_schema }] : []));
   const total = schemas.reduce((sum, { schema }) => sum + estimateSchemaPatterns(schema), 0);
   if (total > MAX_REQUEST_PATTERN_SIZE) {
     return [{ path: "body.tools", message: `The tools' patterns may expand to at most ${MAX_REQUEST_PATTERN_SIZE} steps in all (counted repetitions such as {1000} count in full).` }];

@@ -13,6 +13,7 @@ function inputs(overrides: { run?: Partial<UnitInputs["run"]>; limits?: Partial<
     limits: { ...BUILTIN_DEFAULT_LIMITS, ...limits },
     tenantTokensToday: 0,
     summaryDue: () => false,
+    toolsReady: true,
     now: NOW,
     ...rest,
   };
@@ -25,6 +26,9 @@ describe("nextUnit", () => {
     ["a backoff that is over", inputs({ run: { next_attempt_at: NOW } }), { kind: "model", maxTokens: 4096 }],
     ["open tool calls, even at the step limit", inputs({ openToolCalls: 2, run: { steps: 20 } }), { kind: "tools" }],
     ["the step limit", inputs({ run: { steps: 20 } }), { kind: "finish", stopReason: "step_limit" }],
+    ["MCP tools not listed yet: before any model call", inputs({ toolsReady: false }), { kind: "discover" }],
+    ["MCP tools not listed yet: before any tool call", inputs({ toolsReady: false, openToolCalls: 1 }), { kind: "discover" }],
+    ["MCP tools not listed yet, during a backoff", inputs({ toolsReady: false, run: { next_attempt_at: NOW + 500 } }), { kind: "wait", until: NOW + 500 }],
     [
       "the session's token budget",
       inputs({ run: { usage: { ...EMPTY_USAGE, steps: 3, input_tokens: 150_000, output_tokens: 50_000 } } }),

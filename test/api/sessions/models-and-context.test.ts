@@ -16,7 +16,9 @@ describe("context settings", () => {
     const who = await caller();
     expect((await createSession(who, { context: { strategy: "summary", max_input_tokens: 20_000 } })).context).toEqual({ strategy: "summary", max_input_tokens: 20_000 });
     expect((await createSession(who, { context: { max_input_tokens: 9_000 } })).context).toEqual({ strategy: "auto", max_input_tokens: 9_000 });
-    expect((await createSession(who, { context: null })).context).toEqual({ strategy: "auto" });
+    expect((await createSession(who, {})).context).toEqual({ strategy: "auto" });
+    // Absent means the default; null is not a setting.
+    expect((await callJson("/v1/sessions", "POST", { context: null }, who.headers)).status).toBe(400);
   });
 
   it.each([

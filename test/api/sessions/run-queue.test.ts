@@ -107,4 +107,20 @@ describe("run slots and the run queue", () => {
     expect(counts.queued).toBe(0);
     await cancelQuietly(who, busy.id);
   });
+
+  it("starts an interrupting run queued when the interrupted one held no slot and the tenant is full", async () => {
+    const who = await caller();
+    await setMaxRuns(who.tenantId, 1);
+    const { session: waiting, model } = await waitingSession(who, "toolu_i1", []);
+    await model.script({ reply: { content: [text("interrupted and answered")] } });
+    const busyModel = mockModel(uniqueKey("model"));
+    await busyModel.script({ hang: true });
+    const busy = await createSession(who, { input: "keep busy", model: busyModel.key });
+
+    const interrupted = await post(who, `/v1/sessions/${waiting.id}/messages`, { input: "never mind that", if_running: "interrupt" });
+    expect(interrupted.status).toBe(202);
+    expect(((await interrupted.json()) as Session).status).toBe("queued");
+    await cancelQuietly(who, busy.id);
+    expect((await waitForStatus(who, waiting.id, ["done"], 10_000)).stop_reason).toBe("end_turn");
+  });
 });

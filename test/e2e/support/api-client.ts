@@ -1,7 +1,10 @@
 /**
- * A small client of the public API (API.md) for one principal. It reads the platform's URL on
- * every call, because each restart listens on a new port.
+ * A small client of the public API (API.md) for one principal. Its typed calls go through the
+ * generated SDK (sdk/), so a change of the spec that breaks clients breaks this suite; `request`
+ * stays for the raw calls a test makes on purpose. It reads the platform's URL on every call,
+ * because each restart listens on a new port.
  */
+import { allPages, createPlatformClient, expectData, type PlatformClient } from "../../../sdk/src/index.ts";
 import type { Message, Session, SessionStatus, ToolCall, ToolSpec } from "../../../src/agents/types";
 
 export type { Message, Session, SessionStatus, ToolCall, ToolSpec } from "../../../src/agents/types";
@@ -10,8 +13,6 @@ export type { Message, Session, SessionStatus, ToolCall, ToolSpec } from "../../
 const REQUEST_TIMEOUT_MS = 30_000;
 /** The contract's largest page. */
 const PAGE_LIMIT = 200;
-/** A list longer than this many pages is a bug in paging, not a big list. */
-const MAX_PAGES = 100;
 
 export interface ApiResponse<T> {
   status: number;
@@ -36,11 +37,6 @@ export interface SessionSummary {
   status: SessionStatus;
   created_by?: string;
   tenant_id?: string;
-}
-
-interface ListPage<T> {
-  data: T[];
-  next_cursor: string | null;
 }
 
 export class ApiClient {
@@ -81,44 +77,46 @@ export class ApiClient {
     return res.body;
   }
 
-  createSession(body: CreateSessionBody): Promise<Session> {
-    return this.expect<Session>(201, "POST", "/v1/sessions", body, { "idempotency-key": crypto.randomUUID() });
+  /** The SDK's client for the platform as it listens now, counting each status like `request`. */
+  sdk(): PlatformClient {
+    const client = createPlatformClient({
+      baseUrl: this.baseUrl(),
+      credential: this.token,
+      fetch: (input) => fetch(input, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }),
+    });
+    client.use({ onResponse: ({ response }) => void this.statuses.push(response.status) });
+    return client;
   }
 
-  getSession(id: string): Promise<Session> {
-    return this.expect<Session>(200, "GET", `/v1/sessions/${encodeURIComponent(id)}`);
+  async createSession(body: CreateSessionBody): Promise<Session> {
+    const created = await expectData(
+      this.sdk().POST("/v1/sessions", { body, params: { header: { "idempotency-key": crypto.randomUUID() } } }),
+    );
+    return created as unknown as Session;
   }
 
-  cancel(id: string): Promise<Session> {
-    return this.expect<Session>(200, "POST", `/v1/sessions/${encodeURIComponent(id)}/cancel`, {});
+  async getSession(id: string): Promise<Session> {
+    return (await expectData(this.sdk().GET("/v1/sessions/{id}", { params: { path: { id } } }))) as unknown as Session;
   }
 
-  toolCalls(id: string): Promise<ToolCall[]> {
-    return this.allPages<ToolCall>(`/v1/sessions/${encodeURIComponent(id)}/tool-calls`);
+  async cancel(id: string): Promise<Session> {
+    return (await expectData(this.sdk().POST("/v1/sessions/{id}/cancel", { params: { path: { id } } }))) as unknown as Session;
   }
 
-  messages(id: string): Promise<Message[]> {
-    return this.allPages<Message>(`/v1/sessions/${encodeURIComponent(id)}/messages`);
+  async toolCalls(id: string): Promise<ToolCall[]> {
+    const sdk = this.sdk();
+    const calls = await allPages((cursor) => sdk.GET("/v1/sessions/{id}/tool-calls", { params: { path: { id }, query: { limit: PAGE_LIMIT, cursor } } }));
+    return calls as unknown as ToolCall[];
   }
 
-  listSessions(query: Record<string, string> = {}): Promise<SessionSummary[]> {
-    const search = new URLSearchParams(query).toString();
-    return this.allPages<SessionSummary>(`/v1/sessions${search ? `?${search}` : ""}`);
+  async messages(id: string): Promise<Message[]> {
+    const sdk = this.sdk();
+    const messages = await allPages((cursor) => sdk.GET("/v1/sessions/{id}/messages", { params: { path: { id }, query: { limit: PAGE_LIMIT, cursor } } }));
+    return messages as unknown as Message[];
   }
 
-  /** Follows `next_cursor` to the end. A bare array (no paging) is accepted as one page. */
-  private async allPages<T>(path: string): Promise<T[]> {
-    const out: T[] = [];
-    let cursor: string | null = null;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const sep = path.includes("?") ? "&" : "?";
-      const url: string = `${path}${sep}limit=${PAGE_LIMIT}${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`;
-      const body: ListPage<T> | T[] = await this.expect<ListPage<T> | T[]>(200, "GET", url);
-      if (Array.isArray(body)) return body;
-      out.push(...body.data);
-      if (body.next_cursor === null) return out;
-      cursor = body.next_cursor;
-    }
-    throw new Error(`${path}: more than ${MAX_PAGES} pages`);
+  async listSessions(query: { status?: SessionStatus; created_by?: string } = {}): Promise<SessionSummary[]> {
+    const sdk = this.sdk();
+    return allPages((cursor) => sdk.GET("/v1/sessions", { params: { query: { ...query, limit: PAGE_LIMIT, cursor } } }));
   }
 }

@@ -169,12 +169,16 @@ export async function relocatedConfig(): Promise<string> {
     $schema?: unknown;
     assets?: { directory?: string };
     build?: { command?: string; cwd?: string };
+    alias?: Record<string, string>;
   };
   if (typeof config.main !== "string") throw new Error("wrangler.json has no main");
   delete config.$schema;
   // Paths in the config are relative to it: point them back at the project.
   if (config.assets?.directory) config.assets.directory = resolve(PROJECT_ROOT, config.assets.directory);
   if (config.build) config.build.cwd = PROJECT_ROOT;
+  for (const [name, target] of Object.entries(config.alias ?? {})) {
+    if (target.startsWith(".")) config.alias![name] = resolve(PROJECT_ROOT, target);
+  }
   return JSON.stringify({ ...config, main: resolve(PROJECT_ROOT, config.main) }, null, 2);
 }
 

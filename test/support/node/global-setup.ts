@@ -1,16 +1,22 @@
 /**
- * Starts one mock server in Node for the whole test run and hands its URL to the
- * workerd tests as `inject("mockUrl")`; tests keep apart by using their own keys. Also
- * generates the platform signing key the workers see as `AUTH_SIGNING_KEY`.
+ * Starts one mock server and one MCP server in Node for the whole test run and hands their URLs
+ * to the workerd tests as `inject("mockUrl")` and `inject("mcpUrl")`; tests keep apart by using
+ * their own keys. Also generates the platform signing key the workers see as `AUTH_SIGNING_KEY`.
  */
 import type { TestProject } from "vitest/node";
 import { generateSigningKey } from "../../../src/auth/dev-signing-key";
+import { startMcpServer } from "./mcp-server";
 import { startMockServer } from "./mock-server";
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const server = await startMockServer();
   project.provide("mockUrl", server.url);
+  const mcp = await startMcpServer();
+  project.provide("mcpUrl", mcp.url);
   // A fresh development-only key per run, so no private key is ever committed.
   project.provide("signingKey", await generateSigningKey());
-  return () => server.close();
+  return async () => {
+    await server.close();
+    await mcp.close();
+  };
 }

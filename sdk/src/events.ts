@@ -1,0 +1,97 @@
+/**
+ * Following a session's events over Server-Sent Events: the snapshot (or, after a cursor, the
+ * replay of what was missed), then each event as it happens. A dropped connection is resumed
+ * from the last event id, so nothing is missed or seen twice; the stream ends at the session's
+ * `end` event, or when the platform answers 204 (the session ended and nothing is newer).
+ */
+import { createParser } from "eventsource-parser";
+import type { Credential } from "./client.ts";
+import { PlatformError } from "./errors.ts";
+import type { components } from "./generated/openapi.ts";
+
+export type EventFrame = components["schemas"]["EventFrame"];
+
+export interface FollowEventsOptions {
+  /** The platform's origin, as for `createPlatformClient`. */
+  baseUrl: string;
+  credential: Credential;
+  /** Resume after this event id instead of starting with a snapshot. */
+  after?: number;
+  signal?: AbortSignal;
+  fetch?: typeof globalThis.fetch;
+  /** Wait before reconnecting after a dropped connection; default 1 s. */
+  reconnectDelayMs?: number;
+  /** Reconnections in a row without a new event before giving up; default 10. */
+  maxReconnects?: number;
+}
+
+const DEFAULT_RECONNECT_DELAY_MS = 1_000;
+const DEFAULT_MAX_RECONNECTS = 10;
+
+/** Every event of the session from now (or from `after`) until its run ends. */
+export async function* followEvents(sessionId: string, options: FollowEventsOptions): AsyncGenerator<EventFrame> {
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const url = `${options.baseUrl.replace(/\/+$/, "")}/v1/sessions/${encodeURIComponent(sessionId)}/events`;
+  let lastId: number | null = options.after ?? null;
+  let failures = 0;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const credential = typeof options.credential === "function" ? await options.credential() : options.credential;
+    const headers: Record<string, string> = { Accept: "text/event-stream", Authorization: `Bearer ${credential}` };
+    if (lastId !== null) headers["Last-Event-ID"] = String(lastId);
+    let response: Response;
+    try {
+      response = await fetchImpl(url, { headers, signal: options.signal });
+    } catch (error) {
+      if (options.signal?.aborted || ++failures > (options.maxReconnects ?? DEFAULT_MAX_RECONNECTS)) throw error;
+      await sleep(options.reconnectDelayMs ?? DEFAULT_RECONNECT_DELAY_MS, options.signal);
+      continue;
+    }
+    if (response.status === 204) return;
+    if (!response.ok || !response.body) throw new PlatformError(response, await response.json().catch(() => null));
+
+    // The SSE `id:` is the cursor: stored events carry theirs, the snapshot the newest id it covers.
+    const frames: { frame: EventFrame; id: string | undefined }[] = [];
+    const parser = createParser({ onEvent: (event) => frames.push({ frame: JSON.parse(event.data) as EventFrame, id: event.id }) });
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    try {
+      for (;;) {
+        let chunk: ReadableStreamReadResult<string>;
+        try {
+          chunk = await reader.read();
+        } catch {
+          break; // the connection dropped: resume from the last id
+        }
+        if (chunk.done) break;
+        parser.feed(chunk.value);
+        for (const { frame, id } of frames.splice(0)) {
+          if (id !== undefined && /^\d+$/.test(id)) lastId = Number(id);
+          failures = 0;
+          yield frame;
+          if (frame.type === "end") return;
+        }
+      }
+    } finally {
+      reader.cancel().catch(() => undefined);
+    }
+    if (options.signal?.aborted || ++failures > (options.maxReconnects ?? DEFAULT_MAX_RECONNECTS)) {
+      options.signal?.throwIfAborted();
+      throw new Error(`the events stream of ${sessionId} kept dropping`);
+    }
+    await sleep(options.reconnectDelayMs ?? DEFAULT_RECONNECT_DELAY_MS, options.signal);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}

@@ -1,0 +1,80 @@
+/**
+ * The built-in `run_code` tool: JavaScript the model writes, run as the body of an async
+ * function in a sandboxed interpreter (../sandbox). The result is JSON: the returned value and
+ * the console output, or the error and the console output so far.
+ */
+import { runJavaScript, type SandboxLimits, type SandboxOutcome } from "../sandbox/run-js";
+import type { Tool } from "../tool";
+
+/** Longer code is a program to deploy, not a calculation to run. */
+export const RUN_CODE_MAX_CODE_CHARS = 100_000;
+/** The wall-clock limit, where the clock moves while code runs (wrangler dev, tests). */
+export const RUN_CODE_TIMEOUT_MS = 2_000;
+/**
+ * The work limit, which holds everywhere, production included, where the clock does not move
+ * while code runs: interrupt checks, each about 10,000 interpreter operations. Measured on the
+ * development machine (2 shared cores, under load), 2,000 checks take 0.2 s to 0.4 s for loops
+ * of arithmetic and calls, about 1.2 s for a backtracking regular expression and up to 4 s for
+ * code that allocates objects in a loop. See the README on what bounds built-in calls.
+ */
+export const RUN_CODE_MAX_WORK = 2_000;
+/** The interpreter's heap; its WebAssembly memory has a hard ceiling above it (quickjs.ts). */
+/**
+ * The interpreter's heap; its WebAssembly memory has a hard ceiling above it (quickjs.ts). It
+ * also bounds the cost of one built-in call (an `indexOf` over the largest string that fits),
+ * which the work limit cannot see: the interpreter checks between operations, not inside one.
+ */
+export const RUN_CODE_HEAP_BYTES = 8 * 1024 * 1024;
+export const RUN_CODE_STACK_BYTES = 512 * 1024;
+/** Console characters kept before the tenant's own output limit cuts the whole result. */
+export const RUN_CODE_MAX_CONSOLE_CHARS = 64 * 1024;
+
+export const RUN_CODE_DEFINITION = {
+  name: "run_code",
+  description:
+    "Run JavaScript and get back its console output and its return value as JSON. The code is the body of an async " +
+    "function: use `return` for the result and `console.log` for output; `await` works on promises the code creates. " +
+    "Only the language's built-ins exist: no network (no fetch), no timers, no modules, no files. Each call starts " +
+    `from nothing (no state is kept between calls) and is stopped after about ${RUN_CODE_TIMEOUT_MS / 1000} seconds ` +
+    `or ${RUN_CODE_HEAP_BYTES / (1024 * 1024)} MiB of memory.`,
+  input_schema: {
+    type: "object",
+    properties: { code: { type: "string", minLength: 1, maxLength: RUN_CODE_MAX_CODE_CHARS, description: "JavaScript, the body of an async function." } },
+    required: ["code"],
+    additionalProperties: false,
+  },
+};
+
+export function runCodeLimits(maxOutputChars: number): SandboxLimits {
+  return {
+    timeoutMs: RUN_CODE_TIMEOUT_MS,
+    maxWork: RUN_CODE_MAX_WORK,
+    heapBytes: RUN_CODE_HEAP_BYTES,
+    stackBytes: RUN_CODE_STACK_BYTES,
+    outputChars: Math.min(maxOutputChars, RUN_CODE_MAX_CONSOLE_CHARS),
+  };
+}
+
+/** The text the model sees: one JSON object, with the console output always included. */
+export function formatOutcome(outcome: SandboxOutcome): { output: string; isError: boolean } {
+  const consoleText = outcome.consoleCut ? `${outcome.console}\n[console output cut]` : outcome.console;
+  if (!outcome.ok) return { output: `{"error":${JSON.stringify(outcome.error)},"console":${JSON.stringify(consoleText)}}`, isError: true };
+  // The result is already JSON text, made inside the interpreter; it is placed as it is.
+  return { output: `{"result":${outcome.resultJson ?? "null"},"console":${JSON.stringify(consoleText)}}`, isError: false };
+}
+
+export const runCodeTool: Tool = {
+  kind: "builtin",
+  requiresApproval: false,
+  // Pure: nothing outside the interpreter changes, so a run cut off by a restart runs again.
+  atMostOnce: false,
+  definition: RUN_CODE_DEFINITION,
+  async run(input, ctx) {
+    const code = (input as { code?: unknown } | null)?.code;
+    if (typeof code !== "string") return { output: "invalid input: code must be a string", isError: true };
+    const outcome = await runJavaScript(code, runCodeLimits(ctx.maxOutputChars));
+    // A run holds the isolate for as long as it computes: let other requests in before going on.
+    await scheduler.wait(0);
+    return formatOutcome(outcome);
+  },
+};

@@ -1,0 +1,65 @@
+/**
+ * What the model sees of an MCP call: the result's content as text, and every failure as one
+ * readable sentence, sorted into the ones worth another try (the connection failed, the server
+ * answered 5xx, no answer in time) and the ones that are final (the server answered an error, a
+ * refusal by the guard). Header values a server echoes are masked. Pure.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { loadMcpSdk, type McpSdk } from "./load-sdk";
+import { McpRefusal } from "./mcp-fetch";
+import { redactSecrets } from "./masking";
+
+export interface McpFailure {
+  message: string;
+  /** Worth another try for a tool whose repeat is harmless. */
+  transient: boolean;
+}
+
+/** Text blocks as they are; other blocks as a line saying what they were; structured content as JSON when there is no text. */
+export function resultText(result: CallToolResult): string {
+  const parts: string[] = [];
+  for (const block of result.content ?? []) {
+    switch (block.type) {
+      case "text":
+        parts.push(block.text);
+        break;
+      case "image":
+      case "audio":
+        parts.push(`[${block.type} (${block.mimeType}), not shown]`);
+        break;
+      case "resource":
+        parts.push("text" in block.resource ? block.resource.text : `[resource ${block.resource.uri} (${block.resource.mimeType ?? "binary"}), not shown]`);
+        break;
+      case "resource_link":
+        parts.push(`[resource ${block.uri}${block.name ? ` (${block.name})` : ""}]`);
+        break;
+      default:
+        parts.push("[content of an unknown type, not shown]");
+    }
+  }
+  if (parts.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
+  return parts.join("\n");
+}
+
+export async function describeFailure(server: string, error: unknown, secrets: readonly string[]): Promise<McpFailure> {
+  const failure = error instanceof McpRefusal ? { message: `refused: ${error.message}`, transient: false } : classify(await loadMcpSdk(), error);
+  return { transient: failure.transient, message: redactSecrets(`MCP server "${server}": ${failure.message}`, secrets) };
+}
+
+function classify({ ErrorCode, McpError, StreamableHTTPError }: McpSdk, error: unknown): McpFailure {
+  if (error instanceof McpError) {
+    if (error.code === ErrorCode.RequestTimeout) return { message: "no answer in time", transient: true };
+    if (error.code === ErrorCode.ConnectionClosed) return { message: "the connection closed before the answer", transient: true };
+    return { message: `answered error ${error.code}: ${error.message.replace(/^MCP error -?\d+: /, "")}`, transient: false };
+  }
+  if (error instanceof StreamableHTTPError) {
+    const status = error.code ?? -1;
+    return { message: `answered HTTP ${status}: ${error.message.replace(/^Streamable HTTP error: /, "")}`.slice(0, 1_000), transient: status >= 500 || status === 429 || status < 0 };
+  }
+  if (error instanceof DOMException && (error.name === "AbortError" || error.name === "TimeoutError")) {
+    return { message: error.message || "the request was stopped", transient: error.name === "TimeoutError" };
+  }
+  const text = error instanceof Error ? error.message : String(error);
+  // A broken stream, a refused or reset connection, a body cut off: the server or the way there failed.
+  return { message: `could not be reached: ${text}`.slice(0, 1_000), transient: true };
+}
