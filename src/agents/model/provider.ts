@@ -82,7 +82,8 @@ export interface ModelProvider {
    * without it, rejects with a retryable `ModelError` (status 200), and the pieces already given
    * are void (the caller keeps nothing of them). Aborting `signal` stops the call and its stream
    * at once; no `onText` call follows the abort. A provider that cannot stream resolves
-   * without calling `onText`.
+   * without calling `onText`. `onText` carries prose only: the answer to a request with
+   * `output` (a forced tool's input, a `response_format` text) is never passed to it.
    */
   complete(request: ModelRequest, signal: AbortSignal, onText?: (delta: TextDelta) => void): Promise<ModelResponse>;
 }

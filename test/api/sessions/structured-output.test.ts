@@ -104,17 +104,18 @@ describe("structured output", () => {
       expect(failed.error).toMatch(/does not match output_schema: .*\/n/);
       expect(await model.requests()).toHaveLength(3);
     });
-  }
 
-  it("ends failed with invalid_output at the step limit, with the last validation error", async () => {
-    const who = await caller();
-    const model = mockModel(uniqueKey("model"));
-    await model.script({ reply: providers[0].answer({ total: "free" }), repeat: 3 });
-    const session = await createSession(who, { input: "Read it.", model: model.key, output_schema: RECEIPT, limits: { max_steps_per_run: 2 } });
-    const failed = await waitForStatus(who, session.id, ["done", "failed"]);
-    expect(failed).toMatchObject({ status: "failed", stop_reason: "invalid_output", usage: { steps: 2 } });
-    expect(failed.error).toMatch(/step limit \(2 model steps\).*does not match output_schema/);
-  });
+    it(`ends failed with invalid_output at the step limit, with the last validation error (${provider.name})`, async () => {
+      const who = await caller();
+      const model = provider.model();
+      await model.script({ reply: provider.answer({ total: "free" }), repeat: 3 });
+      const session = await createSession(who, { input: "Read it.", model: provider.id(model.key), output_schema: RECEIPT, limits: { max_steps_per_run: 2 } });
+      const failed = await waitForStatus(who, session.id, ["done", "failed"]);
+      expect(failed).toMatchObject({ status: "failed", stop_reason: "invalid_output", output: null, usage: { steps: 2 } });
+      expect(failed.error).toMatch(/step limit \(2 model steps\).*does not match output_schema/);
+      expect(await model.requests()).toHaveLength(2);
+    });
+  }
 
   it("takes a schema per message: the session's by default, the message's own, or null for a free answer", async () => {
     const who = await caller();
