@@ -110,9 +110,16 @@ describe("image inputs", () => {
 
   it("answers an image over max_image_bytes with a 400, not a 413, and stores nothing", async () => {
     const who = await caller();
-    // Over the default limit, but within the body allowance of one image: the limit decides.
+    // Over the default limit, but within the body allowance of one image: the limit decides,
+    // whichever provider the model runs on.
     const over = DEFAULT_MAX_IMAGE_BYTES + 1 - pngBytes().length;
-    expect(await refused(who, { input: [pngBlock(over)] })).toEqual([{ path: "body.input.0.source.data", message: expect.stringContaining(`max_image_bytes (${DEFAULT_MAX_IMAGE_BYTES} bytes)`) }]);
+    const openai = mockModel(uniqueKey("gpt-4o"));
+    for (const model of [undefined, `openai:${openai.key}`]) {
+      expect(await refused(who, { input: [pngBlock(over)], ...(model ? { model } : {}) })).toEqual([
+        { path: "body.input.0.source.data", message: expect.stringContaining(`max_image_bytes (${DEFAULT_MAX_IMAGE_BYTES} bytes)`) },
+      ]);
+    }
+    expect(await openai.requests()).toEqual([]);
     // A session's own lower limit, and a URL image, are held to it too.
     expect(await refused(who, { input: [pngBlock(2000)], limits: { max_image_bytes: 1024 } })).toEqual([expect.objectContaining({ path: "body.input.0.source.data" })]);
     const url = `${mockUrl()}/image/png?pad=2000`;
@@ -140,15 +147,22 @@ describe("image inputs", () => {
     }
   });
 
-  it("refuses an image for a model that does not take images, with a 400", async () => {
+  it.each([
+    ["an OpenAI-compatible model not known to take them", (key: string) => `openai:${key}`, "llama"],
+    ["a Claude model from before images", (key: string) => key, "claude-2"],
+  ])("refuses an image for %s, with a 400", async (_name, id, family) => {
     const who = await caller();
-    const model = mockModel(uniqueKey("llama"));
-    expect(await refused(who, { model: `openai:${model.key}`, input: [{ type: "text", text: "look" }, pngBlock()] })).toEqual([
-      { path: "body.input.1", message: `The model "openai:${model.key}" does not accept images.` },
+    const model = mockModel(uniqueKey(family));
+    expect(await refused(who, { model: id(model.key), input: [{ type: "text", text: "look" }, pngBlock()] })).toEqual([
+      { path: "body.input.1", message: `The model "${id(model.key)}" does not accept images.` },
     ]);
-    const session: Session = await createSession(who, { model: `openai:${model.key}` });
-    const res = await post(who, `/v1/sessions/${session.id}/messages`, { input: [pngBlock()] });
-    expect(res.status).toBe(400);
+    const session: Session = await createSession(who, { model: id(model.key) });
+    for (const ifRunning of [undefined, "enqueue", "interrupt"]) {
+      const res = await post(who, `/v1/sessions/${session.id}/messages`, { input: [pngBlock()], ...(ifRunning ? { if_running: ifRunning } : {}) });
+      expect(res.status).toBe(400);
+      expect((await readProblem(res)).errors).toEqual([{ path: "body.input.0", message: `The model "${id(model.key)}" does not accept images.` }]);
+    }
     expect(await model.requests()).toEqual([]);
+    expect((await storedImages(who, session.id)).images).toEqual([]);
   });
 });
