@@ -1,10 +1,10 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import { prepareDocsAssets } from "./scripts/docs-assets.mjs";
+import { buildAssets } from "./scripts/build-assets.mjs";
 
 // wrangler.json's `assets.directory` must exist before the Workers runtime starts; wrangler
 // itself fills it through `build.command`, which the test runner does not run.
-prepareDocsAssets();
+buildAssets();
 
 export default defineConfig({
   test: {

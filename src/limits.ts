@@ -56,6 +56,7 @@ export const LIMIT_NAMES = [
   "requests_per_minute",
   "max_tokens_per_day",
   "max_image_bytes",
+  "max_schedules",
 ] as const;
 
 export const limitsSchema = z.object({
@@ -70,6 +71,8 @@ export const limitsSchema = z.object({
   max_tokens_per_day: z.number().int().min(1).nullable(),
   /** The decoded size of one image in a user message. */
   max_image_bytes: z.number().int().min(1024).max(MAX_MAX_IMAGE_BYTES),
+  /** Schedules a tenant may keep (paused and disabled ones count); more is a 409 until one is deleted. */
+  max_schedules: z.number().int().min(0).max(100_000),
 });
 export type Limits = z.infer<typeof limitsSchema>;
 export const partialLimitsSchema = limitsSchema.partial();
@@ -85,6 +88,7 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
   requests_per_minute: 600,
   max_tokens_per_day: null,
   max_image_bytes: DEFAULT_MAX_IMAGE_BYTES,
+  max_schedules: 100,
 };
 
 /**
@@ -95,9 +99,10 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
 export function capLimits(limits: Limits, cap: Limits): Limits {
   const capped = { ...limits };
   for (const name of LIMIT_NAMES) {
-    const a = limits[name];
+    // A session stored before a limit existed has no value for it: the tenant's applies.
+    const a = limits[name] as number | null | undefined;
     const b = cap[name];
-    (capped as Record<string, number | null>)[name] = a === null ? b : b === null ? a : Math.min(a, b);
+    (capped as Record<string, number | null>)[name] = a === null || a === undefined ? b : b === null ? a : Math.min(a, b);
   }
   return capped;
 }

@@ -12,6 +12,7 @@ import { openEventStream } from "./events/open-stream";
 import { CLOSE_CODES, requireStreamFilter, type StreamFilter } from "./events/streams";
 import { AgentHost, settleOutcome } from "./host";
 import type { RunState, StepRecord } from "./store";
+import { appliedOutcome, checkRequestKey, noteApplied, type RequestOutcome } from "./request-keys";
 import { nextUnit } from "./run/next-unit";
 import { runUnit } from "./run/units";
 import { checkToolSpecs, toolDefinitions } from "./tools/registry";
@@ -100,14 +101,29 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     return { ok: true, value: this.#host.view() };
   }
 
-  /** `cap`: the tenant's current limits, which lower the session's own for this and later runs. */
-  async start(input: RunInput, cap: Limits | null = null, options: RunOptions = {}): Promise<AgentResult<Session>> {
+  /**
+   * `cap`: the tenant's current limits, which lower the session's own for this and later runs.
+   * `requestKey` (here and on `enqueue` and `interrupt`): a message already applied under this
+   * key is not applied again; the answer is the session as it stands.
+   */
+  async start(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
+    const key = checkRequestKey(requestKey);
+    if (this.#applied(key)) return { ok: true, value: this.#host.view() };
     const prepared = await this.#prepare(input, cap);
     if (!prepared.ok) return prepared;
+    if (this.#applied(key)) return { ok: true, value: this.#host.view() };
     if (ACTIVE_STATUSES.includes(this.#host.store.run().status)) return { ok: false, reason: "run_going" };
     if (cap) this.#host.capLimits(cap);
-    this.#startRun(prepared.input, options);
+    this.#applyKeyed(key, "started", () => this.#startRun(prepared.input, options));
     return this.#settled();
+  }
+
+  /** What the message sent with `requestKey` did, or null when none was applied under it. */
+  async requestOutcome(requestKey: string): Promise<AgentResult<RequestOutcome | null>> {
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
+    const key = checkRequestKey(requestKey);
+    return { ok: true, value: key === null ? null : appliedOutcome(this.ctx.storage.kv, key) };
   }
 
   /**
@@ -115,14 +131,18 @@ export class Agent extends DurableObject<Cloudflare.Env> {
    * ends (done or failed; a cancel drops it). Refused when no run is going: the caller starts
    * one instead, through the run admission that a start needs.
    */
-  async enqueue(input: RunInput, cap: Limits | null = null, options: RunOptions = {}): Promise<AgentResult<Session>> {
+  async enqueue(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
     const host = this.#host;
+    if (!host.session()) return SESSION_NOT_FOUND;
+    const key = checkRequestKey(requestKey);
+    if (this.#applied(key)) return { ok: true, value: host.view() };
     const prepared = await this.#prepare(input, cap);
     if (!prepared.ok) return prepared;
+    if (this.#applied(key)) return { ok: true, value: host.view() };
     if (!ACTIVE_STATUSES.includes(host.store.run().status)) return { ok: false, reason: "run_not_going" };
     if (host.store.queuedMessages() >= MAX_QUEUED_MESSAGES) return { ok: false, reason: "queue_full", max: MAX_QUEUED_MESSAGES };
     if (cap) host.capLimits(cap);
-    host.transaction(() => host.store.enqueueMessage(storeInput(host.store, prepared.input, host.nowIso()), options, host.nowIso()));
+    this.#applyKeyed(key, "enqueued", () => host.store.enqueueMessage(storeInput(host.store, prepared.input, host.nowIso()), options, host.nowIso()));
     return this.#settled();
   }
 
@@ -130,8 +150,11 @@ export class Agent extends DurableObject<Cloudflare.Env> {
    * `if_running: interrupt`: the current run stops exactly as a cancel would stop it, and a new
    * run starts with the message, without the session ever showing `cancelled`.
    */
-  async interrupt(input: RunInput, cap: Limits | null = null, options: RunOptions = {}): Promise<AgentResult<Session>> {
+  async interrupt(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
     const host = this.#host;
+    if (!host.session()) return SESSION_NOT_FOUND;
+    const key = checkRequestKey(requestKey);
+    if (this.#applied(key)) return { ok: true, value: host.view() };
     const prepared = await this.#prepare(input, cap);
     if (!prepared.ok) return prepared;
     if (!ACTIVE_STATUSES.includes(host.store.run().status)) return { ok: false, reason: "run_not_going" };
@@ -139,12 +162,16 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     // A run that waited (or was paused or queued) held no run slot: the new one needs one, and
     // without a free one it starts `queued`, like a waiting run that goes on.
     const slot = SLOT_STATUSES.includes(host.store.run().status) ? "ok" : await host.claimSlot();
-    if (!ACTIVE_STATUSES.includes(host.store.run().status)) {
+    // While the slot was claimed, the run may have ended, or the same keyed message been applied.
+    const repeated = key !== null && appliedOutcome(this.ctx.storage.kv, key) !== null;
+    if (repeated || !ACTIVE_STATUSES.includes(host.store.run().status)) {
       if (slot === "ok") await host.releaseSlot();
-      return { ok: false, reason: "run_not_going" };
+      return repeated ? { ok: true, value: host.view() } : { ok: false, reason: "run_not_going" };
     }
-    host.transaction(() => host.interruptRun(storeInput(host.store, prepared.input, host.nowIso()), options, slot === "ok" ? "running" : "queued"));
-    if (slot === "suspended") host.cancelRun();
+    this.#applyKeyed(key, "interrupted", () => {
+      host.interruptRun(storeInput(host.store, prepared.input, host.nowIso()), options, slot === "ok" ? "running" : "queued");
+      if (slot === "suspended") host.cancelRun();
+    });
     return this.#settled();
   }
 
@@ -362,6 +389,19 @@ export class Agent extends DurableObject<Cloudflare.Env> {
 
   #inputRules(model: string, limits: Limits) {
     return { maxImageBytes: limits.max_image_bytes, imagesAccepted: acceptsImages(this.#host.config.models, model) };
+  }
+
+  /** Whether a message was already applied under `key`. */
+  #applied(key: string | null): boolean {
+    return key !== null && appliedOutcome(this.ctx.storage.kv, key) !== null;
+  }
+
+  /** Applies a message and notes its key in one transaction: both are saved, or neither. */
+  #applyKeyed(key: string | null, outcome: RequestOutcome, apply: () => void): void {
+    this.#host.transaction(() => {
+      apply();
+      if (key !== null) noteApplied(this.ctx.storage.kv, key, outcome, Date.now());
+    });
   }
 
   /**

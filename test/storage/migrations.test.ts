@@ -1,8 +1,9 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { AGENT_MIGRATIONS } from "../../src/agents/migrations";
-import type { AgentResult, Page, Step } from "../../src/agents/types";
+import type { AgentResult, Page, Session, Step } from "../../src/agents/types";
 import { generateApiKey } from "../../src/auth/api-keys";
+import { BUILTIN_DEFAULT_LIMITS, DEFAULT_MAX_IMAGE_BYTES } from "../../src/limits";
 import { agentStub, tenantIndexStub } from "../../src/objects";
 import { checkSequence, latestVersion, type Migration, migrate, SCHEMA_VERSION_KEY, schemaVersion } from "../../src/storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
@@ -10,6 +11,7 @@ import {
   AGENT_LAYOUT_V0,
   INDEX_LAYOUT_V0,
   INDEX_LAYOUT_V1,
+  LIMITS_BEFORE_SCHEDULES,
   userTables,
   writeAgentV2,
   writeAgentV2WithEvents,
@@ -196,6 +198,22 @@ describe("Agent storage written by an earlier version", () => {
     const schema = { type: "object", properties: { seen: { type: "boolean" } }, required: ["seen"] };
     unwrap(await t.stub.start([{ type: "image", media_type: "image/png", data: pngBytes(), url: null }], null, { output_schema: schema }));
     expect(await waitForStatus(t, ["done", "failed"])).toMatchObject({ status: "done", output: { seen: true }, output_schema: schema });
+  });
+
+  it("from before schedules (no max_schedules, no request keys) takes a keyed message once and gets the tenant's max_schedules", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeAgentV2(state.storage, t));
+    await abortAllDurableObjects();
+    expect(unwrap(await t.stub.requestOutcome("schedule:sch_x:1"))).toBeNull();
+    await t.model.script({ reply: { content: [{ type: "text", text: "keyed" }] } });
+    const cap = { ...BUILTIN_DEFAULT_LIMITS, max_schedules: 7 };
+    const started = unwrap((await t.stub.start("keyed once", cap, {}, "schedule:sch_x:1")) as AgentResult<Session>);
+    // Version 8 wrote out the image limit of its time; the tenant's cap brings max_schedules.
+    expect(started.limits).toEqual({ ...LIMITS_BEFORE_SCHEDULES, max_image_bytes: DEFAULT_MAX_IMAGE_BYTES, max_schedules: 7 });
+    await waitForStatus(t, ["done"]);
+    expect(unwrap((await t.stub.start("keyed once", cap, {}, "schedule:sch_x:1")) as AgentResult<Session>).status).toBe("done");
+    expect(unwrap(await t.stub.requestOutcome("schedule:sch_x:1"))).toBe("started");
+    expect(await messages(t)).toHaveLength(8);
   });
 
   it("a new session starts at the newest version", async () => {

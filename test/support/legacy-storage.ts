@@ -4,7 +4,18 @@
  * and never changed afterwards: a new version adds a new layout here.
  */
 import type { TestSession } from "./agent-session";
-import { BUILTIN_DEFAULT_LIMITS } from "../../src/limits";
+
+/** A session's limits as every version before `max_schedules` stored them: the limits of that time, written out. */
+export const LIMITS_BEFORE_SCHEDULES = {
+  max_steps_per_run: 20,
+  max_tokens_per_call: 4096,
+  max_tokens_per_session: 200_000,
+  max_tool_output_chars: 8000,
+  max_concurrent_runs: 10,
+  max_request_bytes: 1024 * 1024,
+  requests_per_minute: 600,
+  max_tokens_per_day: null,
+} as const;
 
 export interface Layout {
   statements: readonly string[];
@@ -75,7 +86,7 @@ export function writeAgentV2(storage: DurableObjectStorage, t: TestSession): voi
     model: t.model.key,
     system: null,
     tools: [{ type: "builtin", name: "get_time" }],
-    limits: BUILTIN_DEFAULT_LIMITS,
+    limits: LIMITS_BEFORE_SCHEDULES,
     context: { kept: "by an earlier caller" },
     metadata: null,
     created_at: AT,
@@ -113,7 +124,7 @@ export function writeLegacyAgent(storage: DurableObjectStorage, t: TestSession, 
     model: t.model.key,
     system: null,
     tools: [],
-    limits: BUILTIN_DEFAULT_LIMITS,
+    limits: LIMITS_BEFORE_SCHEDULES,
     context: null,
     metadata: null,
     created_at: AT,
@@ -205,7 +216,7 @@ export function writeAgentV2WithEvents(storage: DurableObjectStorage, t: TestSes
     model: t.model.key,
     system: null,
     tools: [{ type: "builtin", name: "get_time" }],
-    limits: BUILTIN_DEFAULT_LIMITS,
+    limits: LIMITS_BEFORE_SCHEDULES,
     context: null,
     metadata: null,
     created_at: AT,
@@ -258,7 +269,6 @@ export function writeAgentV6Running(storage: DurableObjectStorage, t: TestSessio
   for (const statement of AGENT_LAYOUT_V6.statements) storage.sql.exec(statement);
   storage.sql.exec("INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('user', ?, ?, 8, 'input')", JSON.stringify([{ type: "text", text: "first" }]), at);
   storage.sql.exec("INSERT INTO pending_messages (content, created_at) VALUES (?, ?)", JSON.stringify([{ type: "text", text: "queued" }]), at);
-  const { max_image_bytes: _absent, ...limits } = BUILTIN_DEFAULT_LIMITS;
   storage.kv.put("session", {
     id: t.sessionId,
     tenant_id: t.tenantId,
@@ -266,7 +276,7 @@ export function writeAgentV6Running(storage: DurableObjectStorage, t: TestSessio
     model: t.model.key,
     system: null,
     tools: [],
-    limits,
+    limits: LIMITS_BEFORE_SCHEDULES,
     context: { strategy: "auto" },
     metadata: null,
     created_at: at,

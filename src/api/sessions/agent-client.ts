@@ -8,6 +8,7 @@ import type { Limits } from "../../limits";
 import { agentStub } from "../../objects";
 import type { AgentFailure, AgentResult, Message, Page, RunInput, RunOptions, Session, SessionInit, Step, ToolCall } from "../../agents/types";
 import type { Env } from "../../env";
+import type { RequestOutcome } from "../../agents/request-keys";
 import { buildStreamRequest, type StreamRequest } from "../../agents/events/stream-request";
 import { ApiError } from "../errors";
 
@@ -87,19 +88,28 @@ export class AgentClient {
     return agentValue(await answer<Session>(this.#stub.start(input, cap, options)));
   }
 
-  /** `if_running: enqueue`; the machine reason `run_not_going` comes back as a value for the caller to act on. */
-  async enqueue(input: RunInput, cap: Limits, options: RunOptions = {}): Promise<AgentResult<Session>> {
-    return answer<Session>(this.#stub.enqueue(input, cap, options));
+  /**
+   * `if_running: enqueue`; the machine reason `run_not_going` comes back as a value for the caller
+   * to act on. With `requestKey` (here, on `interrupt` and on `tryStart`) a message already applied
+   * under the key is not applied again.
+   */
+  async enqueue(input: RunInput, cap: Limits, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.enqueue(input, cap, options, requestKey));
   }
 
   /** `if_running: interrupt`; `run_not_going` comes back as a value, like `enqueue`. */
-  async interrupt(input: RunInput, cap: Limits, options: RunOptions = {}): Promise<AgentResult<Session>> {
-    return answer<Session>(this.#stub.interrupt(input, cap, options));
+  async interrupt(input: RunInput, cap: Limits, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.interrupt(input, cap, options, requestKey));
   }
 
   /** A start whose refusal the caller handles: `run_going` comes back as a value. */
-  async tryStart(input: RunInput, cap: Limits, options: RunOptions = {}): Promise<AgentResult<Session>> {
-    return answer<Session>(this.#stub.start(input, cap, options));
+  async tryStart(input: RunInput, cap: Limits, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.start(input, cap, options, requestKey));
+  }
+
+  /** What the message sent with `requestKey` did; null when none was applied under it. */
+  async requestOutcome(requestKey: string): Promise<RequestOutcome | null> {
+    return agentValue(await answer<RequestOutcome | null>(this.#stub.requestOutcome(requestKey)));
   }
 
   async cancel(): Promise<Session> {

@@ -1,13 +1,15 @@
 /**
  * `POST /v1/sessions`: creates a session; with `input` its first run starts at once. Limits
  * and tools are checked here, before the Agent exists, so a refused request leaves nothing.
+ * `createSession` is the whole operation for any actor: the route and a schedule's firing.
  */
 import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
 import { defaultModelFor, isModelAllowed, type ModelCatalog } from "../../agents/model/catalog";
-import type { ContextSettings, Session, SessionInit } from "../../agents/types";
+import type { ContextSettings, Session, SessionInit, ToolSpec } from "../../agents/types";
 import { tenantIndexStub } from "../../objects";
 import type { Principal } from "../../auth/principal";
 import type { Limits } from "../../limits";
+import { type Actor, actorOf } from "../actor";
 import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses, type FieldError } from "../errors";
 import { IdempotencyHeadersSchema, idempotent } from "../middleware/idempotency";
@@ -48,7 +50,7 @@ export const route = createRoute({
   },
 });
 
-type CreateSessionRequest = z.infer<typeof CreateSessionRequestSchema>;
+export type CreateSessionRequest = z.infer<typeof CreateSessionRequestSchema>;
 
 /** Pure: what the Agent is created with; `model` was chosen by `chooseModel`, every other absent field gets its documented default. */
 export function buildSessionInit(id: string, principal: Principal, body: CreateSessionRequest, limits: Limits, model: string): SessionInit {
@@ -99,41 +101,58 @@ export function sessionPath(id: string): string {
 }
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const body = c.req.valid("json");
-  const principal = c.var.principal;
+  const session = await createSession(actorOf(c), c.req.valid("json"));
+  c.header("Location", sessionPath(session.id));
+  return c.json(session, 201);
+};
 
-  const resolved = resolveSessionLimits(c.var.limits, body.limits);
-  const tenantModels = await tenantIndexStub(c.env, principal.tenantId).allowedModels(principal.tenantId);
-  const model = chooseModel(body.model, c.var.config.models, tenantModels, c.var.config.model);
+/** What a create body becomes once every check passed: the session's limits, model and tools as stored. */
+export interface PreparedSession {
+  limits: Limits;
+  model: string;
+  tools: ToolSpec[];
+}
+
+/**
+ * Every check a create body must pass for this actor before anything exists: limits within the
+ * tenant's, a model the platform and the tenant allow, tools the guards accept. One 400 lists
+ * every problem, each at its field (`body.tools.0.url`).
+ */
+export async function prepareSession(actor: Actor, body: CreateSessionRequest): Promise<PreparedSession> {
+  const { principal, config } = actor;
+  const resolved = resolveSessionLimits(actor.limits, body.limits);
+  const tenantModels = await tenantIndexStub(actor.env, principal.tenantId).allowedModels(principal.tenantId);
+  const model = chooseModel(body.model, config.models, tenantModels, config.model);
   const tools = prepareSessionTools(body.tools ?? [], {
-    allowPrivateUrls: c.var.config.allowPrivateUrls,
-    webhookOrigins: c.var.settings.webhook_origins,
+    allowPrivateUrls: config.allowPrivateUrls,
+    webhookOrigins: actor.settings.webhook_origins,
   });
   const errors = [...tools.errors, ...(resolved.ok ? [] : resolved.errors), ...(model.ok ? [] : [model.error]), ...outputSchemaProblems(body.output_schema)];
   if (errors.length > 0 || !resolved.ok || !model.ok) throw new ApiError("validation_failed", undefined, { errors });
+  return { limits: resolved.limits, model: model.model, tools: tools.tools };
+}
+
+/**
+ * Creates the session `id` (a fresh one by default) and, with `input`, starts its run once the
+ * tenant's index admitted it. A caller that chooses the id gets a 409 when it is taken.
+ */
+export async function createSession(actor: Actor, body: CreateSessionRequest, id: string = newSessionId()): Promise<Session> {
+  const { env, principal, config } = actor;
+  const prepared = await prepareSession(actor, body);
   // Images last: a request that is wrong anyway fetches nothing.
   const input =
     body.input === undefined
       ? null
       : await resolveRunInput(body.input, {
-          maxImageBytes: resolved.limits.max_image_bytes,
-          model: model.model,
-          catalog: c.var.config.models,
-          allowPrivateUrls: c.var.config.allowPrivateUrls,
+          maxImageBytes: prepared.limits.max_image_bytes,
+          model: prepared.model,
+          catalog: config.models,
+          allowPrivateUrls: config.allowPrivateUrls,
         });
-
-  const id = newSessionId();
-  const init = buildSessionInit(id, principal, { ...body, tools: tools.tools }, resolved.limits, model.model);
-  const agent = new AgentClient(c.env, principal.tenantId, id);
+  const init = buildSessionInit(id, principal, { ...body, tools: prepared.tools }, prepared.limits, prepared.model);
+  const agent = new AgentClient(env, principal.tenantId, id);
   const create = () => agent.create(init, input);
-  let session: Session;
-  if (body.input === undefined) {
-    session = await create();
-  } else {
-    await admitRun(c.env, principal.tenantId, id, c.var.limits, Date.now());
-    session = await startWithSlot(c.env, principal.tenantId, id, create);
-  }
-
-  c.header("Location", sessionPath(id));
-  return c.json(session, 201);
-};
+  if (input === null) return create();
+  await admitRun(env, principal.tenantId, id, actor.limits, Date.now());
+  return startWithSlot(env, principal.tenantId, id, create);
+}

@@ -4,7 +4,7 @@
  * kill -9) and started again on the same state.
  */
 import { readFile, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { generateSigningKey } from "../../../src/auth/dev-signing-key";
 import { childEnv, freePort, LOOPBACK, makeTempDir, nodeBinary, PROJECT_ROOT, removeDir } from "./environment";
@@ -24,11 +24,18 @@ export interface PlatformOptions {
   modelUrl: string;
   /** More Worker variables, e.g. `DEFAULT_LIMITS` or `MODEL_TIMEOUT_MS`. */
   vars?: Record<string, string>;
+  /** Another Worker's wrangler config (the benchmarks' bare loop); the project's by default. */
+  config?: string;
+  /** Another entry module for that config (the benchmarks' build of the platform). */
+  main?: string;
+  /** More environment for the wrangler process, e.g. its `X_LOCAL_OBSERVABILITY` switch. */
+  env?: Record<string, string>;
 }
 
 export class Platform {
   #child: GroupChild | null = null;
   #url: string | null = null;
+  #inspectorPort: number | null = null;
   #history = "";
   /** How many times the process started and answered, the first time included. */
   starts = 0;
@@ -37,6 +44,7 @@ export class Platform {
     readonly root: string,
     readonly signingKey: string,
     private readonly envFile: string,
+    private readonly processEnv: Record<string, string>,
   ) {}
 
   /** Prepares storage and configuration; `start()` then runs the process. */
@@ -55,14 +63,20 @@ export class Platform {
     // Variables and the secret go to a file outside the project, never onto disk in it.
     const envFile = join(root, "worker.env");
     await writeFile(envFile, envFileText(vars), { mode: 0o600 });
-    await writeFile(join(root, "wrangler.json"), await relocatedConfig());
-    return new Platform(root, signingKey, envFile);
+    await writeFile(join(root, "wrangler.json"), await relocatedConfig(options.config ?? join(PROJECT_ROOT, "wrangler.json"), options.main));
+    return new Platform(root, signingKey, envFile, options.env ?? {});
   }
 
   /** The gateway's base URL; it changes on every start, since each start picks free ports. */
   get url(): string {
     if (!this.#url) throw new Error("the platform is not running");
     return this.#url;
+  }
+
+  /** The V8 inspector (Chrome DevTools protocol) of the running Worker and its Durable Objects. */
+  get inspectorUrl(): string {
+    if (!this.#inspectorPort) throw new Error("the platform is not running");
+    return `http://${LOOPBACK}:${this.#inspectorPort}`;
   }
 
   get running(): boolean {
@@ -109,6 +123,7 @@ export class Platform {
     const child = spawnGroup(nodeBinary(), args, {
       cwd: PROJECT_ROOT,
       env: childEnv({
+        ...this.processEnv,
         CI: "true",
         WRANGLER_SEND_METRICS: "false",
         WRANGLER_SEND_ERROR_REPORTS: "false",
@@ -127,6 +142,7 @@ export class Platform {
       throw error;
     }
     this.#url = url;
+    this.#inspectorPort = inspectorPort;
     this.starts++;
   }
 
@@ -136,6 +152,7 @@ export class Platform {
     if (!child) return;
     this.#child = null;
     this.#url = null;
+    this.#inspectorPort = null;
     await child.stop(signal);
     this.#history = (this.#history + child.output()).slice(-MAX_HISTORY_CHARS);
   }
@@ -158,28 +175,33 @@ export class Platform {
 }
 
 /**
- * The project's wrangler.json with `main` made absolute, placed in the temporary directory.
+ * A wrangler config (the project's by default) with `main` made absolute, placed in the temporary directory.
  * Wrangler keeps its build output beside the config it is given, and a killed wrangler never
  * cleans up; this way that output goes with the temporary directory instead of piling up in
  * the project.
  */
-export async function relocatedConfig(): Promise<string> {
-  const config = JSON.parse(await readFile(join(PROJECT_ROOT, "wrangler.json"), "utf8")) as {
+export async function relocatedConfig(
+  path: string = join(PROJECT_ROOT, "wrangler.json"),
+  main?: string,
+): Promise<string> {
+  const config = JSON.parse(await readFile(path, "utf8")) as {
     main?: unknown;
     $schema?: unknown;
     assets?: { directory?: string };
     build?: { command?: string; cwd?: string };
     alias?: Record<string, string>;
   };
-  if (typeof config.main !== "string") throw new Error("wrangler.json has no main");
+  const entry = main ?? config.main;
+  if (typeof entry !== "string") throw new Error(`${path} has no main`);
   delete config.$schema;
-  // Paths in the config are relative to it: point them back at the project.
-  if (config.assets?.directory) config.assets.directory = resolve(PROJECT_ROOT, config.assets.directory);
+  // Paths in the config are relative to it: point them back at where it lives.
+  const base = dirname(path);
+  if (config.assets?.directory) config.assets.directory = resolve(base, config.assets.directory);
   if (config.build) config.build.cwd = PROJECT_ROOT;
   for (const [name, target] of Object.entries(config.alias ?? {})) {
-    if (target.startsWith(".")) config.alias![name] = resolve(PROJECT_ROOT, target);
+    if (target.startsWith(".")) config.alias![name] = resolve(base, target);
   }
-  return JSON.stringify({ ...config, main: resolve(PROJECT_ROOT, config.main) }, null, 2);
+  return JSON.stringify({ ...config, main: resolve(base, entry) }, null, 2);
 }
 
 /** dotenv text; single quotes keep JSON (double quotes, braces) literal. */

@@ -1,0 +1,96 @@
+/**
+ * The bare loop the platform is measured against: one Durable Object per run that keeps its
+ * history in SQLite and does one unit per alarm (a model call, or the tool calls of one answer,
+ * each answered by a `get_time`-like clock read), calling the same mock model over HTTP. No
+ * gateway, no index, no limits, no events: the least a durable agent loop can do.
+ */
+import { DurableObject } from "cloudflare:workers";
+
+export interface BaselineEnv {
+  LOOP: DurableObjectNamespace<BareLoop>;
+  LLM_BASE_URL: string;
+}
+
+export type RunStatus = "running" | "done" | "failed";
+
+interface RunState {
+  model: string;
+  status: RunStatus;
+  /** The next unit: a model call, or the tool calls of the last answer. */
+  next: "model" | "tools";
+  steps: number;
+  error: string | null;
+}
+
+interface Block {
+  type: string;
+  id?: string;
+  name?: string;
+}
+
+/** Enough for the mock's short answers; the mock ignores it. */
+const MAX_TOKENS = 1024;
+const GET_TIME = {
+  name: "get_time",
+  description: "Returns the current date and time as ISO 8601 (UTC).",
+  input_schema: { type: "object", properties: {}, additionalProperties: false },
+};
+
+export class BareLoop extends DurableObject<BaselineEnv> {
+  readonly #sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: BaselineEnv) {
+    super(ctx, env);
+    this.#sql = ctx.storage.sql;
+    this.#sql.exec("CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, role TEXT NOT NULL, content TEXT NOT NULL)");
+  }
+
+  async start(model: string, input: string): Promise<void> {
+    this.#append("user", [{ type: "text", text: input }]);
+    this.ctx.storage.kv.put<RunState>("run", { model, status: "running", next: "model", steps: 0, error: null });
+    await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  async status(): Promise<RunState | null> {
+    return this.ctx.storage.kv.get<RunState>("run") ?? null;
+  }
+
+  override async alarm(): Promise<void> {
+    const run = this.ctx.storage.kv.get<RunState>("run");
+    if (run?.status !== "running") return;
+    const next = run.next === "model" ? await this.#modelUnit(run) : this.#toolUnit(run);
+    this.ctx.storage.kv.put("run", next);
+    if (next.status === "running") await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  async #modelUnit(run: RunState): Promise<RunState> {
+    const messages = this.#sql
+      .exec<{ role: string; content: string }>("SELECT role, content FROM messages ORDER BY seq")
+      .toArray()
+      .map((row) => ({ role: row.role, content: JSON.parse(row.content) as unknown }));
+    const response = await fetch(`${this.env.LLM_BASE_URL}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": "bench", "anthropic-version": "2023-06-01" },
+      body: JSON.stringify({ model: run.model, max_tokens: MAX_TOKENS, messages, tools: [GET_TIME] }),
+    });
+    const text = await response.text();
+    if (!response.ok) return { ...run, status: "failed", error: `model answered ${response.status}` };
+    const content = (JSON.parse(text) as { content: Block[] }).content;
+    this.#append("assistant", content);
+    const wantsTools = content.some((block) => block.type === "tool_use");
+    return { ...run, steps: run.steps + 1, next: "tools", status: wantsTools ? "running" : "done" };
+  }
+
+  #toolUnit(run: RunState): RunState {
+    const uses = this.#sql.exec<{ content: string }>("SELECT content FROM messages ORDER BY seq DESC LIMIT 1").one();
+    const results = (JSON.parse(uses.content) as Block[])
+      .filter((block) => block.type === "tool_use")
+      .map((block) => ({ type: "tool_result", tool_use_id: block.id, content: new Date().toISOString() }));
+    this.#append("user", results);
+    return { ...run, next: "model" };
+  }
+
+  #append(role: "user" | "assistant", content: unknown[]): void {
+    this.#sql.exec("INSERT INTO messages (role, content) VALUES (?, ?)", role, JSON.stringify(content));
+  }
+}

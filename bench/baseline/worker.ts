@@ -1,0 +1,38 @@
+/**
+ * The bare loop's Worker: starts runs and reports their state, with no authentication and no
+ * index in front (`POST /runs`, `GET /runs/{id}`, `POST /runs/status` for many at once).
+ */
+import { BareLoop, type BaselineEnv, type RunStatus } from "./bare-loop";
+
+export { BareLoop };
+
+/** Ids per status request; the bench asks in batches well below it. */
+const MAX_STATUS_IDS = 1000;
+
+export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    if (url.pathname === "/health") return new Response("ok");
+    if (request.method === "POST" && url.pathname === "/runs") {
+      const body = (await request.json()) as { model: string; input: string };
+      const id = crypto.randomUUID();
+      await loop(env, id).start(body.model, body.input);
+      return Response.json({ id }, { status: 201 });
+    }
+    if (request.method === "POST" && url.pathname === "/runs/status") {
+      const { ids } = (await request.json()) as { ids: string[] };
+      if (ids.length > MAX_STATUS_IDS) return new Response("too many ids", { status: 400 });
+      const states = await Promise.all(ids.map((id) => loop(env, id).status()));
+      const statuses: Record<string, RunStatus | null> = {};
+      ids.forEach((id, i) => (statuses[id] = states[i]?.status ?? null));
+      return Response.json(statuses);
+    }
+    const match = /^\/runs\/([\w-]+)$/.exec(url.pathname);
+    if (request.method === "GET" && match?.[1]) return Response.json(await loop(env, match[1]).status());
+    return new Response("not found", { status: 404 });
+  },
+} satisfies ExportedHandler<BaselineEnv>;
+
+function loop(env: BaselineEnv, id: string) {
+  return env.LOOP.get(env.LOOP.idFromName(id));
+}

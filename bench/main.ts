@@ -1,0 +1,125 @@
+/**
+ * `npm run bench`: step overhead, gateway, growth and index load of the platform against the
+ * bare loop, each repeated; `-- --full` adds throughput; `-- --profile` records CPU profiles
+ * instead (see profile.ts). Rewrites its section of BENCHMARKS.md, and keeps the raw figures
+ * in .tmp/bench/.
+ *
+ *   --reps N        repetitions of every measurement (defaults: per suite, below)
+ *   --only a,b      only these suites (steps, gateway, growth, index, throughput)
+ *   --section NAME  the marked section of BENCHMARKS.md to rewrite (default: latest)
+ *   --no-write      print the tables, leave BENCHMARKS.md alone
+ *   --local-observability  keep wrangler dev's local trace store on (see world.ts)
+ */
+import { execFileSync } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { PROJECT_ROOT } from "../test/e2e/support/environment";
+import { runProfile } from "./profile";
+import { gatewayTable, measureGateway } from "./suites/gateway";
+import { growthTables, measureGrowth } from "./suites/growth";
+import { indexLoadTables, measureIndexLoad } from "./suites/index-load";
+import { measureStepOverhead, stepOverheadTable } from "./suites/step-overhead";
+import { measureThroughput, throughputTable } from "./suites/throughput";
+import { describeMachine, load1 } from "./support/machine";
+import { renderTable, rewriteSection, type Table } from "./support/report";
+import { fmt } from "./support/stats";
+import { startWorld, type World } from "./world";
+
+interface Suite {
+  name: string;
+  reps: number;
+  full?: boolean;
+  run(world: World, reps: number): Promise<{ raw: unknown; tables: Table[] }>;
+}
+
+const SUITES: Suite[] = [
+  { name: "steps", reps: 10, run: async (w, n) => withTables(await measureStepOverhead(w, n), (r) => [stepOverheadTable(r)]) },
+  { name: "gateway", reps: 5, run: async (w, n) => withTables(await measureGateway(w, n), (r) => [gatewayTable(r)]) },
+  { name: "growth", reps: 3, run: async (w, n) => withTables(await measureGrowth(w, n), growthTables) },
+  { name: "throughput", reps: 2, full: true, run: async (w, n) => withTables(await measureThroughput(w, n), (r) => [throughputTable(r)]) },
+  // Last: its counting breakpoints slow the methods they sit in.
+  { name: "index", reps: 3, run: async (w, n) => withTables(await measureIndexLoad(w, n), indexLoadTables) },
+];
+
+function withTables<R>(raw: R, tables: (raw: R) => Table[]) {
+  return { raw, tables: tables(raw) };
+}
+
+const { values } = parseArgs({
+  options: {
+    full: { type: "boolean", default: false },
+    profile: { type: "boolean", default: false },
+    reps: { type: "string" },
+    only: { type: "string" },
+    section: { type: "string", default: "latest" },
+    "no-write": { type: "boolean", default: false },
+    "local-observability": { type: "boolean", default: false },
+  },
+});
+const worldOptions = { localObservability: values["local-observability"] };
+const repsOverride = values.reps === undefined ? null : Number(values.reps);
+if (repsOverride !== null && !(Number.isInteger(repsOverride) && repsOverride >= 1)) throw new Error(`--reps must be a whole number of 1 or more, not ${values.reps}`);
+const only = values.only?.split(",");
+const unknown = only?.filter((name) => !SUITES.some((s) => s.name === name)) ?? [];
+if (unknown.length > 0) throw new Error(`no suite named ${unknown.join(", ")}; the suites: ${SUITES.map((s) => s.name).join(", ")}`);
+
+const BENCHMARKS = join(PROJECT_ROOT, "BENCHMARKS.md");
+const RAW_DIR = join(PROJECT_ROOT, ".tmp", "bench");
+const machine = describeMachine();
+const startedAt = new Date();
+console.log(`${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, wrangler ${machine.wrangler}, workerd ${machine.workerd}; load average ${fmt(load1(), 2)}`);
+
+if (values.profile) {
+  await runProfile({ write: !values["no-write"], benchmarksFile: BENCHMARKS, outDir: RAW_DIR, world: worldOptions });
+} else {
+  const chosen = SUITES.filter((s) => (only ? only.includes(s.name) : !s.full || values.full));
+  const world = await startWorld(worldOptions);
+  const tables: Table[] = [];
+  const raw: Record<string, unknown> = {};
+  try {
+    for (const suite of chosen) {
+      const reps = repsOverride ?? suite.reps;
+      const load = load1();
+      const busy = load > machine.cores ? ` (above ${machine.cores} cores: others are busy, figures may be disturbed)` : "";
+      console.log(`${suite.name} (${reps} repetitions), load average ${fmt(load, 2)}${busy}`);
+      const suiteStart = Date.now();
+      const out = await suite.run(world, reps);
+      console.log(`${suite.name} took ${fmt((Date.now() - suiteStart) / 1000, 0)} s`);
+      raw[suite.name] = out.raw;
+      tables.push(...out.tables);
+      for (const table of out.tables) console.log(`\n${renderTable(table)}`);
+    }
+  } finally {
+    await world.dispose();
+  }
+  const minutes = (Date.now() - startedAt.getTime()) / 60_000;
+  console.log(`done in ${fmt(minutes, 1)} minutes`);
+  await mkdir(RAW_DIR, { recursive: true });
+  await writeFile(join(RAW_DIR, `results-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`), JSON.stringify({ startedAt, machine, commit: commitOf(), raw }, replacer, 2));
+  if (!values["no-write"]) {
+    await rewriteSection(BENCHMARKS, values.section, [header(minutes, chosen.map((s) => s.name)), ...tables.map(renderTable)].join("\n"));
+    console.log(`rewrote the "${values.section}" section of ${BENCHMARKS}`);
+  }
+}
+
+function header(minutes: number, suites: string[]): string {
+  return [
+    `Run on ${startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC at commit \`${commitOf()}\`: ${suites.join(", ")}, in ${fmt(minutes, 1)} minutes.`,
+    `Machine: ${machine.cores} cores (${machine.cpu}), ${machine.memoryGiB} GiB; Node ${machine.node}, wrangler ${machine.wrangler}, workerd ${machine.workerd}; 1-minute load average ${fmt(load1(), 2)} at the end.`,
+    `wrangler dev's local trace store: ${worldOptions.localObservability ? "on" : "off"}.`,
+    "",
+  ].join("\n");
+}
+
+/** The commit measured, marked when the working tree's code differs from it. */
+function commitOf(): string {
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: PROJECT_ROOT, encoding: "utf8" }).trim();
+  const dirty = git("status", "--porcelain", "--", "src", "bench").length > 0;
+  return `${git("rev-parse", "--short", "HEAD")}${dirty ? " + uncommitted changes" : ""}`;
+}
+
+/** Maps (the index counts) are written as objects. */
+function replacer(_key: string, value: unknown): unknown {
+  return value instanceof Map ? Object.fromEntries(value) : value;
+}
