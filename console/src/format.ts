@@ -87,5 +87,6 @@ export const LIMIT_LABELS: Record<keyof Limits, string> = {
   max_request_bytes: "Request bytes",
   requests_per_minute: "Requests per minute",
   max_tokens_per_day: "Tokens per day",
+  max_image_bytes: "Image bytes",
   max_schedules: "Schedules",
 };

@@ -7,8 +7,8 @@ import type { LimitOverrides, Limits } from "./types";
 
 type Name = keyof Limits;
 export const LIMIT_NAMES = Object.keys(LIMIT_LABELS) as Name[];
-/** The least value of each limit; 1 unless named here (no schedules at all is a setting). */
-const LEAST: Partial<Record<Name, number>> = { max_schedules: 0 };
+/** The least value of each limit; 1 unless named here (no schedules at all is a setting; an image limit under 1 KiB is refused by the API). */
+const LEAST: Partial<Record<Name, number>> = { max_schedules: 0, max_image_bytes: 1024 };
 /** Entered as this word, `max_tokens_per_day` is unlimited (null). */
 export const UNLIMITED = "unlimited";
 

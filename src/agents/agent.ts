@@ -5,7 +5,7 @@
  * run at once.
  */
 import { DurableObject } from "cloudflare:workers";
-import { type Limits, MAX_QUEUED_MESSAGES } from "../limits";
+import { capLimits, type Limits, MAX_QUEUED_MESSAGES } from "../limits";
 import { log } from "../log";
 import { decodeIntPairCursor, encodeIntPairCursor } from "../tenants/cursor";
 import { decideContext, usesSummaries } from "./context/plan";
@@ -18,6 +18,9 @@ import { appliedOutcome, checkRequestKey, noteApplied, type RequestOutcome } fro
 import { nextUnit } from "./run/next-unit";
 import { runUnit } from "./run/units";
 import { checkToolSpecs, toolDefinitions } from "./tools/registry";
+import { acceptsImages } from "./model/catalog";
+import { type PreparedInput, prepareInput, storeInput } from "./input";
+import { outputToolsFor } from "./output/call-tools";
 import {
   ACTIVE_STATUSES,
   SLOT_STATUSES,
@@ -27,6 +30,7 @@ import {
   type Message,
   type Page,
   type RunInput,
+  type RunOptions,
   type Session,
   type SessionInit,
   type Step,
@@ -61,8 +65,11 @@ export class Agent extends DurableObject<Cloudflare.Env> {
 
   async create(init: SessionInit, input: RunInput | null): Promise<AgentResult<Session>> {
     if (this.#host.session()) return { ok: false, reason: "session_exists" };
-    const problem = checkToolSpecs(init.tools) ?? (input === null ? null : checkInput(input));
-    if (problem) return { ok: false, reason: "invalid", detail: problem };
+    const tools = checkToolSpecs(init.tools);
+    if (tools) return { ok: false, reason: "invalid", detail: tools };
+    const prepared = input === null ? null : await prepareInput(input, this.#inputRules(init.model, init.limits));
+    if (prepared && !prepared.ok) return { ok: false, reason: "invalid", detail: prepared.problem };
+    if (this.#host.session()) return { ok: false, reason: "session_exists" };
     const now = this.#host.nowIso();
     const run: RunState = {
       status: "idle",
@@ -83,10 +90,12 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       run_started_at: 0,
       run_start_seq: 0,
       token_ratio: 1,
+      invalid_outputs: 0,
+      output_error: null,
       updated_at: now,
     };
-    this.#host.store.create({ ...init, created_at: now }, run);
-    if (input !== null) this.#startRun(input);
+    this.#host.store.create({ ...init, output_schema: init.output_schema ?? null, created_at: now }, run);
+    if (prepared) this.#startRun(prepared.input, {});
     return this.#settled();
   }
 
@@ -100,15 +109,16 @@ export class Agent extends DurableObject<Cloudflare.Env> {
    * `requestKey` (here and on `enqueue` and `interrupt`): a message already applied under this
    * key is not applied again; the answer is the session as it stands.
    */
-  async start(input: RunInput, cap: Limits | null = null, requestKey: string | null = null): Promise<AgentResult<Session>> {
+  async start(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
     if (!this.#host.session()) return SESSION_NOT_FOUND;
     const key = checkRequestKey(requestKey);
-    if (key !== null && appliedOutcome(this.ctx.storage.kv, key) !== null) return { ok: true, value: this.#host.view() };
-    const problem = checkInput(input);
-    if (problem) return { ok: false, reason: "invalid", detail: problem };
+    if (this.#applied(key)) return { ok: true, value: this.#host.view() };
+    const prepared = await this.#prepare(input, cap);
+    if (!prepared.ok) return prepared;
+    if (this.#applied(key)) return { ok: true, value: this.#host.view() };
     if (ACTIVE_STATUSES.includes(this.#host.store.run().status)) return { ok: false, reason: "run_going" };
     if (cap) this.#host.capLimits(cap);
-    this.#applyKeyed(key, "started", () => this.#startRun(input));
+    this.#applyKeyed(key, "started", () => this.#startRun(prepared.input, options));
     return this.#settled();
   }
 
@@ -124,17 +134,18 @@ export class Agent extends DurableObject<Cloudflare.Env> {
    * ends (done or failed; a cancel drops it). Refused when no run is going: the caller starts
    * one instead, through the run admission that a start needs.
    */
-  async enqueue(input: RunInput, cap: Limits | null = null, requestKey: string | null = null): Promise<AgentResult<Session>> {
+  async enqueue(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
     const host = this.#host;
     if (!host.session()) return SESSION_NOT_FOUND;
     const key = checkRequestKey(requestKey);
-    if (key !== null && appliedOutcome(this.ctx.storage.kv, key) !== null) return { ok: true, value: host.view() };
-    const problem = checkInput(input);
-    if (problem) return { ok: false, reason: "invalid", detail: problem };
+    if (this.#applied(key)) return { ok: true, value: host.view() };
+    const prepared = await this.#prepare(input, cap);
+    if (!prepared.ok) return prepared;
+    if (this.#applied(key)) return { ok: true, value: host.view() };
     if (!ACTIVE_STATUSES.includes(host.store.run().status)) return { ok: false, reason: "run_not_going" };
     if (host.store.queuedMessages() >= MAX_QUEUED_MESSAGES) return { ok: false, reason: "queue_full", max: MAX_QUEUED_MESSAGES };
     if (cap) host.capLimits(cap);
-    this.#applyKeyed(key, "enqueued", () => host.store.enqueueMessage(toContent(input), host.nowIso()));
+    this.#applyKeyed(key, "enqueued", () => host.store.enqueueMessage(storeInput(host.store, prepared.input, host.nowIso()), options, host.nowIso()));
     return this.#settled();
   }
 
@@ -142,13 +153,13 @@ export class Agent extends DurableObject<Cloudflare.Env> {
    * `if_running: interrupt`: the current run stops exactly as a cancel would stop it, and a new
    * run starts with the message, without the session ever showing `cancelled`.
    */
-  async interrupt(input: RunInput, cap: Limits | null = null, requestKey: string | null = null): Promise<AgentResult<Session>> {
+  async interrupt(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
     const host = this.#host;
     if (!host.session()) return SESSION_NOT_FOUND;
     const key = checkRequestKey(requestKey);
-    if (key !== null && appliedOutcome(this.ctx.storage.kv, key) !== null) return { ok: true, value: host.view() };
-    const problem = checkInput(input);
-    if (problem) return { ok: false, reason: "invalid", detail: problem };
+    if (this.#applied(key)) return { ok: true, value: host.view() };
+    const prepared = await this.#prepare(input, cap);
+    if (!prepared.ok) return prepared;
     if (!ACTIVE_STATUSES.includes(host.store.run().status)) return { ok: false, reason: "run_not_going" };
     if (cap) host.capLimits(cap);
     // A run that waited (or was paused or queued) held no run slot: the new one needs one, and
@@ -161,7 +172,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       return repeated ? { ok: true, value: host.view() } : { ok: false, reason: "run_not_going" };
     }
     this.#applyKeyed(key, "interrupted", () => {
-      host.interruptRun(toContent(input), slot === "ok" ? "running" : "queued");
+      host.interruptRun(storeInput(host.store, prepared.input, host.nowIso()), options, slot === "ok" ? "running" : "queued");
       if (slot === "suspended") host.cancelRun();
     });
     return this.#settled();
@@ -356,13 +367,13 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       summaryDue: (maxTokens) => {
         const session = host.requireSession();
         if (!usesSummaries(session)) return false;
-        const inputs = { store: host.store, session, run, catalog: host.config.models, tools: toolDefinitions(host.toolbox()) };
+        const inputs = { store: host.store, session, run, catalog: host.config.models, tools: outputToolsFor(host, toolDefinitions(host.toolbox())).tools };
         return decideContext(inputs, maxTokens).kind === "summarize";
       },
       toolsReady: host.toolsReady(),
       now: Date.now(),
     });
-    if (unit.kind === "finish") host.finishRun("done", unit.stopReason, null);
+    if (unit.kind === "finish") host.finishAtLimit(unit.stopReason);
     else if (unit.kind === "model" || unit.kind === "tools" || unit.kind === "summary" || unit.kind === "discover") await runUnit(host, unit);
     await host.settle();
   }
@@ -380,8 +391,34 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     else if (slot === "suspended") this.#host.cancelRun();
   }
 
-  #startRun(input: RunInput): void {
-    this.#host.startRun(toContent(input));
+  /** Stores the input's images and starts a run with it, in one transaction. */
+  #startRun(input: PreparedInput, options: RunOptions): void {
+    const host = this.#host;
+    host.transaction(() => host.startRun(storeInput(host.store, input, host.nowIso()), options));
+  }
+
+  /**
+   * Checks an input for a run of this session: its limits as capped by the tenant's (`cap`),
+   * and its model's capabilities. The images are measured and hashed before any state is read,
+   * so the checks that follow see the state as it is after the awaits.
+   */
+  async #prepare(input: RunInput, cap: Limits | null): Promise<{ ok: true; input: PreparedInput } | ({ ok: false } & AgentFailure)> {
+    const session = this.#host.session();
+    if (!session) return SESSION_NOT_FOUND;
+    const limits = cap ? capLimits(session.limits, cap) : session.limits;
+    const prepared = await prepareInput(input, this.#inputRules(session.model, limits));
+    if (!prepared.ok) return { ok: false, reason: "invalid", detail: prepared.problem };
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
+    return prepared;
+  }
+
+  #inputRules(model: string, limits: Limits) {
+    return { maxImageBytes: limits.max_image_bytes, imagesAccepted: acceptsImages(this.#host.config.models, model) };
+  }
+
+  /** Whether a message was already applied under `key`. */
+  #applied(key: string | null): boolean {
+    return key !== null && appliedOutcome(this.ctx.storage.kv, key) !== null;
   }
 
   /** Applies a decision on a waiting call (see `#applyDecision`), then settles. */
@@ -490,23 +527,4 @@ function toStep(row: StepRecord): Step {
   };
 }
 
-function toContent(input: RunInput): ContentBlock[] {
-  return typeof input === "string" ? [{ type: "text", text: input }] : input;
-}
-
-/** The length cap of one user message; longer input belongs in a file or a tool. */
-export const MAX_INPUT_CHARS = 200_000;
-
-function checkInput(input: RunInput): string | null {
-  if (typeof input === "string") {
-    if (!input.trim()) return "input must not be empty";
-    return input.length > MAX_INPUT_CHARS ? `input is longer than ${MAX_INPUT_CHARS} characters` : null;
-  }
-  if (!Array.isArray(input) || input.length === 0) return "input must be a string or a non-empty list of text blocks";
-  let total = 0;
-  for (const block of input) {
-    if (block?.type !== "text" || typeof block.text !== "string") return "input blocks must be text blocks";
-    total += block.text.length;
-  }
-  return total > MAX_INPUT_CHARS ? `input is longer than ${MAX_INPUT_CHARS} characters` : null;
-}
+export { MAX_INPUT_CHARS } from "./input";

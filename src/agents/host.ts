@@ -28,7 +28,18 @@ import { maskToolSpecs } from "./tools/mcp/masking";
 import type { DiscoveredTool } from "./tools/mcp/plan";
 import { buildToolbox, type Toolbox } from "./tools/registry";
 import { log } from "../log";
-import { ACTIVE_STATUSES, type ContentBlock, FINAL_STATUSES, type Session, type SessionStatus, type StopReason, type ToolCall, type ToolResultBlock } from "./types";
+import {
+  ACTIVE_STATUSES,
+  type ContentBlock,
+  FINAL_STATUSES,
+  type OutputSchema,
+  type RunOptions,
+  type Session,
+  type SessionStatus,
+  type StopReason,
+  type ToolCall,
+  type ToolResultBlock,
+} from "./types";
 
 export const CANCELLED_BEFORE_RESULT = "cancelled before it finished";
 
@@ -104,9 +115,13 @@ export class AgentHost {
   view(): Session {
     const session = this.requireSession();
     const run = this.store.run();
+    const runSchema = this.store.runOutputSchema();
     return {
       ...session,
       notify_url: session.notify_url ?? null,
+      // Before any run, the session's own schema; after, the one the run had.
+      output_schema: runSchema === undefined ? (session.output_schema ?? null) : runSchema,
+      output: run.status === "done" ? this.store.runOutput() : null,
       tools: maskToolSpecs(session.tools),
       status: run.status,
       stop_reason: run.stop_reason,
@@ -170,12 +185,13 @@ export class AgentHost {
    * that nothing of an earlier run can still save. The message is the run's task, which every
    * model call of the run is sent.
    */
-  startRun(content: ContentBlock[], status: "running" | "queued" = "running"): void {
+  startRun(content: ContentBlock[], options: RunOptions, status: "running" | "queued" = "running"): void {
     this.transaction(() => {
       const saved = this.store.appendMessage("user", content, this.nowIso());
       // Each run lists its MCP servers' tools afresh.
       this.resetRunTools();
       const run = this.store.run();
+      this.store.beginRunOutput(this.outputSchemaOf(options));
       this.updateRun({
         status,
         generation: run.generation + 1,
@@ -186,6 +202,8 @@ export class AgentHost {
         next_attempt_at: 0,
         run_start_seq: saved.seq,
         run_started_at: Date.now(),
+        invalid_outputs: 0,
+        output_error: null,
       });
       this.emit("message", saved);
     });
@@ -201,8 +219,28 @@ export class AgentHost {
     this.transaction(() => {
       this.updateRun({ status, stop_reason: stopReason, error, attempts: 0, next_attempt_at: 0 });
       const next = this.store.dequeueMessage();
-      if (next) this.startRun(next);
+      if (next) this.startRun(next.content, next.options);
     });
+  }
+
+  /**
+   * Ends a run that reached a limit. A run that owes an answer valid for its `output_schema`
+   * and reached its step limit without one fails with `invalid_output`; any other ends `done`.
+   */
+  finishAtLimit(stopReason: "step_limit" | "token_limit"): void {
+    if (stopReason === "step_limit" && this.store.runOutputSchema()) {
+      const { output_error: last } = this.store.run();
+      const steps = this.requireSession().limits.max_steps_per_run;
+      const error = last ? `the step limit (${steps} model steps) was reached; the last answer was not valid: ${last}` : `no answer within the step limit (${steps} model steps)`;
+      this.finishRun("failed", "invalid_output", error);
+      return;
+    }
+    this.finishRun("done", stopReason, null);
+  }
+
+  /** The schema a run's answer must fit: the message's own, else the session's. */
+  outputSchemaOf(options: RunOptions): OutputSchema | null {
+    return options.output_schema === undefined ? (this.requireSession().output_schema ?? null) : options.output_schema;
   }
 
   /**
@@ -224,11 +262,11 @@ export class AgentHost {
    * late answer never saved) and starts a new one with `content`, in one transaction: the
    * session goes from its run to the next without ever being `cancelled`. Queued messages stay.
    */
-  interruptRun(content: ContentBlock[], status: "running" | "queued" = "running"): void {
+  interruptRun(content: ContentBlock[], options: RunOptions, status: "running" | "queued" = "running"): void {
     this.inflight.abortAll("interrupted");
     this.transaction(() => {
       this.closeOpenCalls(CANCELLED_BEFORE_RESULT);
-      this.startRun(content, status);
+      this.startRun(content, options, status);
     });
   }
 

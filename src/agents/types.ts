@@ -21,11 +21,11 @@ export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "canc
 /**
  * Why a run ended: the one list the types, the API schemas and the tenant index use.
  * `end_turn`, `max_tokens` (the answer was cut off at its token cap), `refusal` (the provider
- * declined to answer), `step_limit` and `token_limit` end `done`; `model_error` and
- * `tools_unavailable` (the run's MCP tool set could not be listed) end `failed`; `cancelled`
- * ends `cancelled`.
+ * declined to answer), `step_limit` and `token_limit` end `done`; `invalid_output` (no answer
+ * valid for the run's `output_schema`), `model_error` and `tools_unavailable` (the run's MCP
+ * tool set could not be listed) end `failed`; `cancelled` ends `cancelled`.
  */
-export const STOP_REASONS = ["end_turn", "max_tokens", "refusal", "step_limit", "token_limit", "model_error", "tools_unavailable", "cancelled"] as const;
+export const STOP_REASONS = ["end_turn", "max_tokens", "refusal", "step_limit", "token_limit", "invalid_output", "model_error", "tools_unavailable", "cancelled"] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 export interface TextBlock {
@@ -44,7 +44,20 @@ export interface ToolResultBlock {
   content: string;
   is_error?: boolean;
 }
-export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock;
+/** The image types every provider the platform speaks to accepts. */
+export const IMAGE_MEDIA_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
+export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
+
+/**
+ * An image in the history: a reference to the bytes the session stored once (`images`, see
+ * store.ts), never the bytes themselves, so a message, its copies and its events stay small.
+ * `url` is where the platform fetched it from, when the caller gave a URL.
+ */
+export interface ImageBlock {
+  type: "image";
+  source: { type: "stored"; image_id: string; media_type: ImageMediaType; size_bytes: number; width: number; height: number; url?: string };
+}
+export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock;
 
 export type Role = "user" | "assistant";
 
@@ -113,6 +126,9 @@ export interface ContextSettings {
   last_messages?: number;
 }
 
+/** A JSON Schema a run's final answer must be valid for (`output_schema`); its top level is an object. */
+export type OutputSchema = Record<string, unknown>;
+
 /**
  * A tool as a session declares it (see the contract's "Tools"). `approval_timeout_seconds`, only
  * with `requires_approval`: a call not decided in time is denied as "approval expired".
@@ -167,6 +183,8 @@ export interface SessionInit {
   limits: Limits;
   /** Null for sessions created before context settings existed: they use `auto`. */
   context: ContextSettings | null;
+  /** The schema of the answer of every run whose message names none; absent for sessions created before it existed. */
+  output_schema?: OutputSchema | null;
   metadata: Record<string, string> | null;
   /**
    * Where this session's own status notifications go (every type), besides the tenant's
@@ -175,8 +193,12 @@ export interface SessionInit {
   notify_url?: string | null;
 }
 
-export interface Session extends Omit<SessionInit, "context" | "notify_url"> {
+export interface Session extends Omit<SessionInit, "context" | "output_schema" | "notify_url"> {
   context: ContextSettings;
+  /** The current (or last) run's schema; before any run, the session's own. */
+  output_schema: OutputSchema | null;
+  /** The parsed answer of the last run when it ended `done` with a valid one; else null. */
+  output: unknown;
   notify_url: string | null;
   status: SessionStatus;
   stop_reason: StopReason | null;
@@ -228,8 +250,28 @@ export type AgentFailure =
 export type AgentFailureReason = AgentFailure["reason"];
 export type AgentResult<T> = { ok: true; value: T } | ({ ok: false } & AgentFailure);
 
-/** User input that starts a run: plain text or content blocks. */
-export type RunInput = string | ContentBlock[];
+/**
+ * An image as the gateway hands it to the Agent: fetched or decoded and checked, its bytes in
+ * hand. The Agent checks it again, stores it once and keeps only an `ImageBlock` in the history.
+ */
+export interface ImageUpload {
+  type: "image";
+  media_type: ImageMediaType;
+  data: Uint8Array;
+  /** Where the platform fetched it from; null for an image sent in the body. */
+  url: string | null;
+}
+
+/** User input that starts a run: plain text, or text blocks and images. */
+export type RunInput = string | (TextBlock | ImageUpload)[];
+
+/**
+ * What a message asks of its run besides its input. `output_schema`: the run's answer must be
+ * JSON valid for it; null asks for a free answer; absent takes the session's.
+ */
+export interface RunOptions {
+  output_schema?: OutputSchema | null;
+}
 
 /** The kinds of unit of work; each has its runner in run/units.ts, chosen by run/next-unit.ts. */
 export const UNIT_KINDS = ["model", "tools", "summary", "discover"] as const;

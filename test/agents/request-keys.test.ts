@@ -14,9 +14,9 @@ describe("a keyed message", () => {
   it("starts a run once, and a repeat answers the session as it stands", async () => {
     const t = newTestSession();
     unwrap((await t.stub.create(sessionInit(t), null)) as AgentResult<Session>);
-    expect(unwrap((await t.stub.start("first", null, "k-1")) as AgentResult<Session>).status).toBe("running");
+    expect(unwrap((await t.stub.start("first", null, {}, "k-1")) as AgentResult<Session>).status).toBe("running");
     await waitForStatus(t, ["done"]);
-    const again = unwrap((await t.stub.start("first", null, "k-1")) as AgentResult<Session>);
+    const again = unwrap((await t.stub.start("first", null, {}, "k-1")) as AgentResult<Session>);
     expect(again.status).toBe("done");
     expect(await userTexts(t)).toEqual(["first"]);
     expect(unwrap((await t.stub.requestOutcome("k-1")) as AgentResult<string | null>)).toBe("started");
@@ -27,11 +27,11 @@ describe("a keyed message", () => {
     const t = newTestSession();
     await t.model.script({ delay_ms: 1_000, reply: { content: [{ type: "text", text: "slow" }] } });
     await createAndStart(t, "go");
-    unwrap((await t.stub.enqueue("queued", null, "q-1")) as AgentResult<Session>);
-    const repeat = unwrap((await t.stub.enqueue("queued", null, "q-1")) as AgentResult<Session>);
+    unwrap((await t.stub.enqueue("queued", null, {}, "q-1")) as AgentResult<Session>);
+    const repeat = unwrap((await t.stub.enqueue("queued", null, {}, "q-1")) as AgentResult<Session>);
     expect(repeat.queued_messages).toBe(1);
-    unwrap((await t.stub.interrupt("now", null, "i-1")) as AgentResult<Session>);
-    unwrap((await t.stub.interrupt("now", null, "i-1")) as AgentResult<Session>);
+    unwrap((await t.stub.interrupt("now", null, {}, "i-1")) as AgentResult<Session>);
+    unwrap((await t.stub.interrupt("now", null, {}, "i-1")) as AgentResult<Session>);
     await waitForStatus(t, ["done"]);
     expect(await userTexts(t)).toEqual(["go", "now", "queued"]);
     expect(unwrap((await t.stub.requestOutcome("q-1")) as AgentResult<string | null>)).toBe("enqueued");
@@ -43,7 +43,7 @@ describe("a keyed message", () => {
     const t = newTestSession();
     unwrap((await t.stub.create(sessionInit(t), null)) as AgentResult<Session>);
     for (let i = 0; i <= MAX_REQUEST_KEYS; i++) {
-      unwrap((await t.stub.start(`m${i}`, null, `k-${i}`)) as AgentResult<Session>);
+      unwrap((await t.stub.start(`m${i}`, null, {}, `k-${i}`)) as AgentResult<Session>);
       await waitForStatus(t, ["done"]);
     }
     expect(unwrap((await t.stub.requestOutcome("k-0")) as AgentResult<string | null>)).toBeNull();

@@ -22,7 +22,7 @@ export async function apiKeyOf(tenantId: string, options: { expires_at?: string 
 
 /** The schedule as its Scheduler holds it, whatever the tenant's state (a suspended tenant's gateway answers 403). */
 export async function storedSchedule(tenantId: string, id: string): Promise<Schedule> {
-  const result = (await schedulerStub(env, tenantId).get(tenantId, id)) as { ok: true; value: Schedule };
+  const result = (await schedulerStub(env, tenantId).get(tenantId, id)) as unknown as { ok: true; value: Schedule };
   return result.value;
 }
 

@@ -308,3 +308,67 @@ export function writeWaitingAgentV6(storage: DurableObjectStorage, t: TestSessio
     updated_at: at,
   });
 }
+
+/**
+ * The Agent at migration 6, the last before structured output and images: every table as
+ * versions 1 to 6 left them (no images, no queued message options).
+ */
+export const AGENT_LAYOUT_V6: Layout = {
+  statements: [
+    `CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, role TEXT NOT NULL, content TEXT NOT NULL, created_at TEXT NOT NULL, tokens INTEGER NOT NULL DEFAULT 0, kind TEXT NOT NULL DEFAULT 'input')`,
+    `CREATE TABLE IF NOT EXISTS tool_calls (id TEXT PRIMARY KEY, step INTEGER NOT NULL, message_seq INTEGER NOT NULL, position INTEGER NOT NULL, name TEXT NOT NULL, input TEXT NOT NULL, status TEXT NOT NULL, output TEXT, is_error INTEGER NOT NULL DEFAULT 0, reported INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, started_at TEXT, finished_at TEXT, restarts INTEGER NOT NULL DEFAULT 0)`,
+    `CREATE INDEX IF NOT EXISTS tool_calls_open ON tool_calls (reported, message_seq, position)`,
+    `CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, data TEXT NOT NULL, created_at TEXT NOT NULL)`,
+    `CREATE TABLE IF NOT EXISTS summaries (id INTEGER PRIMARY KEY AUTOINCREMENT, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL, content TEXT NOT NULL, tokens INTEGER NOT NULL, created_at TEXT NOT NULL)`,
+    `CREATE TABLE IF NOT EXISTS pending_messages (id INTEGER PRIMARY KEY AUTOINCREMENT, content TEXT NOT NULL, created_at TEXT NOT NULL)`,
+    `CREATE TABLE IF NOT EXISTS steps (seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, started_at INTEGER NOT NULL, ended_at INTEGER NOT NULL, queued_ms INTEGER NOT NULL, input_tokens INTEGER, output_tokens INTEGER, outcome TEXT NOT NULL)`,
+    `CREATE TABLE IF NOT EXISTS run_tools (name TEXT PRIMARY KEY, position INTEGER NOT NULL, server TEXT NOT NULL, remote_name TEXT NOT NULL, description TEXT NOT NULL, input_schema TEXT NOT NULL, at_most_once INTEGER NOT NULL)`,
+  ],
+  version: 6,
+};
+
+/**
+ * A session as version 6 left it: a run going (its model call not made yet) with a message
+ * queued behind it, session limits without `max_image_bytes`, a run state without the output
+ * counters.
+ */
+export function writeAgentV6Running(storage: DurableObjectStorage, t: TestSession): void {
+  const at = new Date().toISOString();
+  for (const statement of AGENT_LAYOUT_V6.statements) storage.sql.exec(statement);
+  storage.sql.exec("INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('user', ?, ?, 8, 'input')", JSON.stringify([{ type: "text", text: "first" }]), at);
+  storage.sql.exec("INSERT INTO pending_messages (content, created_at) VALUES (?, ?)", JSON.stringify([{ type: "text", text: "queued" }]), at);
+  storage.kv.put("session", {
+    id: t.sessionId,
+    tenant_id: t.tenantId,
+    created_by: "user-1",
+    model: t.model.key,
+    system: null,
+    tools: [],
+    limits: LIMITS_BEFORE_SCHEDULES,
+    context: { strategy: "auto" },
+    metadata: null,
+    created_at: at,
+  });
+  storage.kv.put("run", {
+    status: "running",
+    generation: 1,
+    steps: 0,
+    attempts: 0,
+    error: null,
+    stop_reason: null,
+    usage: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
+    revision: 3,
+    reported_revision: 3,
+    urgent_revision: 3,
+    last_report_at: Date.now(),
+    report_failures: 0,
+    report_retry_at: 0,
+    next_attempt_at: 0,
+    ready_at: Date.now(),
+    run_started_at: Date.now(),
+    run_start_seq: 1,
+    token_ratio: 1,
+    updated_at: at,
+  });
+  storage.kv.put("schema_version", 6);
+}

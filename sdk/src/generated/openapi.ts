@@ -450,7 +450,7 @@ export interface paths {
         put?: never;
         /**
          * Create a session
-         * @description With `input`, the first run starts at once (429 when the tenant's concurrent runs or daily tokens are used up). `limits` may only lower the tenant's limits; `model` must be one the platform and the tenant allow.
+         * @description With `input`, the first run starts at once (429 when the tenant's concurrent runs or daily tokens are used up). `limits` may only lower the tenant's limits; `model` must be one the platform and the tenant allow. Images in `input` are checked and stored before the session exists (400 for one too large, not an image, at a URL that cannot be fetched, or for a model that does not take images). With `output_schema`, a run ends `done` with the parsed answer in `output`.
          */
         post: operations["createSession"];
         delete?: never;
@@ -498,7 +498,7 @@ export interface paths {
         put?: never;
         /**
          * Add a message and start a run
-         * @description While a run is going (running, waiting or paused), `if_running` decides: `reject` (default) answers 409, `enqueue` keeps the message for the next run (409 when the queue is full), `interrupt` stops the current run and starts one with the message. 429 when the tenant's runs or daily tokens are used up.
+         * @description While a run is going (running, waiting or paused), `if_running` decides: `reject` (default) answers 409, `enqueue` keeps the message for the next run (409 when the queue is full), `interrupt` stops the current run and starts one with the message. 429 when the tenant's runs or daily tokens are used up. `output_schema` applies to this message's run (null: a free answer; absent: the session's). Images are checked and stored before the session is asked (400 as for a create).
          */
         post: operations["addSessionMessage"];
         delete?: never;
@@ -921,7 +921,7 @@ export interface components {
          */
         FinalStatus: "done" | "failed" | "cancelled";
         /** @enum {string|null} */
-        StopReason: "end_turn" | "max_tokens" | "refusal" | "step_limit" | "token_limit" | "model_error" | "tools_unavailable" | "cancelled" | null;
+        StopReason: "end_turn" | "max_tokens" | "refusal" | "step_limit" | "token_limit" | "invalid_output" | "model_error" | "tools_unavailable" | "cancelled" | null;
         /** @description Every token limit counts all four token figures. */
         Usage: {
             /** @description Model steps; summary calls are not steps, their tokens are counted. */
@@ -1036,6 +1036,7 @@ export interface components {
             max_request_bytes: number;
             requests_per_minute: number;
             max_tokens_per_day: number | null;
+            max_image_bytes: number;
             max_schedules: number;
         };
         /** @description Sums over the last `window_days` UTC days, today included. */
@@ -1287,6 +1288,7 @@ export interface components {
             max_request_bytes?: number;
             requests_per_minute?: number;
             max_tokens_per_day?: number | null;
+            max_image_bytes?: number;
             max_schedules?: number;
         };
         TenantConfig: {
@@ -1379,6 +1381,16 @@ export interface components {
             tools: components["schemas"]["Tool"][];
             limits: components["schemas"]["Limits"];
             context: components["schemas"]["ContextSettings"];
+            /** @description The schema of the current (or last) run's answer; before any run, the session's own; null: a free answer. */
+            output_schema: components["schemas"]["OutputSchema"] | null;
+            /**
+             * @description The last run's answer, parsed, when the run ended `done` with an answer valid for its `output_schema`; else null.
+             * @example {
+             *       "total": 42.5,
+             *       "currency": "EUR"
+             *     }
+             */
+            output?: unknown;
             /** @description Messages posted with `if_running: enqueue` that wait to start the next runs. */
             queued_messages: number;
             usage: components["schemas"]["Usage"];
@@ -1527,6 +1539,27 @@ export interface components {
             /** @description `last_messages` only: how many of the newest messages are sent (default 20). */
             last_messages?: number;
         };
+        /**
+         * @description A JSON Schema (2020-12) the run's final answer must be valid for; its top level is an object. The answer is checked with the same validator as tool inputs (patterns on RE2); an invalid answer is told to the model, which answers again, and a run without a valid answer after 3 tries (or at the step limit) fails with `invalid_output`.
+         * @example {
+         *       "type": "object",
+         *       "properties": {
+         *         "total": {
+         *           "type": "number"
+         *         },
+         *         "currency": {
+         *           "type": "string"
+         *         }
+         *       },
+         *       "required": [
+         *         "total",
+         *         "currency"
+         *       ]
+         *     }
+         */
+        OutputSchema: {
+            [key: string]: unknown;
+        };
         CreateSessionRequest: {
             input?: components["schemas"]["RunInput"];
             system?: string | null;
@@ -1538,6 +1571,8 @@ export interface components {
             tools?: components["schemas"]["Tool"][];
             limits?: components["schemas"]["SessionLimits"];
             context?: components["schemas"]["ContextSettings"];
+            /** @description The schema of the answer of every run of the session whose message names none (the first run's too). */
+            output_schema?: components["schemas"]["OutputSchema"] | null;
             /**
              * @description String labels for the caller's own use.
              * @example {
@@ -1557,7 +1592,7 @@ export interface components {
          * @description When given, the first run starts at once.
          * @example What time is it in Tokyo?
          */
-        RunInput: string | components["schemas"]["TextBlock"][];
+        RunInput: string | (components["schemas"]["TextBlock"] | components["schemas"]["InputImageBlock"])[];
         TextBlock: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1566,6 +1601,31 @@ export interface components {
             type: "text";
             text: string;
         };
+        /** @description An image: PNG, JPEG, GIF or WebP, at most the tenant's `max_image_bytes`. The platform checks it, stores it once with the session and sends it to the model with every call whose history holds it; only models that take images accept it. */
+        InputImageBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "image";
+            source: {
+                /** @enum {string} */
+                type: "base64";
+                media_type: components["schemas"]["ImageMediaType"];
+                /** @description The image file, base64 (standard alphabet, padded), without a `data:` prefix. */
+                data: string;
+            } | {
+                /** @enum {string} */
+                type: "url";
+                /**
+                 * @description An https URL on the public internet; the platform fetches it once.
+                 * @example https://example.com/receipt.png
+                 */
+                url: string;
+            };
+        };
+        /** @enum {string} */
+        ImageMediaType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
         /** @description Limits for this session; each may only be lower than the tenant's. */
         SessionLimits: {
             max_steps_per_run?: number;
@@ -1576,6 +1636,7 @@ export interface components {
             max_request_bytes?: number;
             requests_per_minute?: number;
             max_tokens_per_day?: number | null;
+            max_image_bytes?: number;
             max_schedules?: number;
         };
         MessagePage: {
@@ -1595,7 +1656,7 @@ export interface components {
              */
             created_at: string;
         };
-        ContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ToolResultBlock"];
+        ContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ToolResultBlock"] | components["schemas"]["StoredImageBlock"];
         ToolUseBlock: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1616,6 +1677,29 @@ export interface components {
             content: string;
             is_error?: boolean;
         };
+        /** @description An image of a user message, as the history shows it: what it is, not its bytes. */
+        StoredImageBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "image";
+            source: {
+                /** @enum {string} */
+                type: "stored";
+                /**
+                 * @description The session keeps each image once, under this id.
+                 * @example img_3f5c0e9a1b2d4c6e8f7a9b0c1d2e3f4a
+                 */
+                image_id: string;
+                media_type: components["schemas"]["ImageMediaType"];
+                size_bytes: number;
+                width: number;
+                height: number;
+                /** @description Where the platform fetched the image from, when it was given as a URL. */
+                url?: string;
+            };
+        };
         AddMessageRequest: {
             input: components["schemas"]["RunInput"] & unknown;
             /**
@@ -1624,6 +1708,8 @@ export interface components {
              * @enum {string}
              */
             if_running: "reject" | "enqueue" | "interrupt";
+            /** @description The schema of this run's answer; null asks for a free answer; absent takes the session's `output_schema`. */
+            output_schema?: components["schemas"]["OutputSchema"] | null;
         };
         StepPage: {
             data: components["schemas"]["Step"][];
@@ -7087,9 +7173,19 @@ export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<component
 export const mcpToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["McpTool"]["type"]> = ["mcp"];
 export const contextSettingsStrategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ContextSettings"]["strategy"]> = ["auto", "last_messages", "summary"];
 export const textBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TextBlock"]["type"]> = ["text"];
+export const inputImageBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InputImageBlock"]["type"]> = ["image"];
+export const inputImageBlockSourceOneOf0TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["InputImageBlock"]["source"], {
+    type: unknown;
+}>["type"]> = ["base64"];
+export const inputImageBlockSourceOneOf1TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["InputImageBlock"]["source"], {
+    type: unknown;
+}>["type"]> = ["url"];
+export const imageMediaTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImageMediaType"]> = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 export const messageRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Message"]["role"]> = ["user", "assistant"];
 export const toolUseBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolUseBlock"]["type"]> = ["tool_use"];
 export const toolResultBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolResultBlock"]["type"]> = ["tool_result"];
+export const storedImageBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StoredImageBlock"]["type"]> = ["image"];
+export const storedImageBlockSourceTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StoredImageBlock"]["source"]["type"]> = ["stored"];
 export const addMessageRequestIf_runningValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AddMessageRequest"]["if_running"]> = ["reject", "enqueue", "interrupt"];
 export const stepKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["kind"]> = ["model", "tools", "summary", "discover"];
 export const stepOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["outcome"]> = ["ok", "retry", "failed", "discarded", "partial", "error"];

@@ -6,7 +6,7 @@
  */
 import type { Limits } from "../../limits";
 import { agentStub } from "../../objects";
-import type { AgentFailure, AgentResult, Message, Page, RunInput, Session, SessionInit, Step, ToolCall } from "../../agents/types";
+import type { AgentFailure, AgentResult, Message, Page, RunInput, RunOptions, Session, SessionInit, Step, ToolCall } from "../../agents/types";
 import type { Env } from "../../env";
 import type { RequestOutcome } from "../../agents/request-keys";
 import { buildStreamRequest, type StreamRequest } from "../../agents/events/stream-request";
@@ -89,8 +89,8 @@ export class AgentClient {
     return agentValue(await answer<Session>(this.#stub.create(init, input)));
   }
 
-  async start(input: RunInput, cap: Limits): Promise<Session> {
-    return agentValue(await answer<Session>(this.#stub.start(input, cap)));
+  async start(input: RunInput, cap: Limits, options: RunOptions = {}): Promise<Session> {
+    return agentValue(await answer<Session>(this.#stub.start(input, cap, options)));
   }
 
   /**
@@ -98,18 +98,18 @@ export class AgentClient {
    * to act on. With `requestKey` (here, on `interrupt` and on `tryStart`) a message already applied
    * under the key is not applied again.
    */
-  async enqueue(input: RunInput, cap: Limits, requestKey: string | null = null): Promise<AgentResult<Session>> {
-    return answer<Session>(this.#stub.enqueue(input, cap, requestKey));
+  async enqueue(input: RunInput, cap: Limits, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.enqueue(input, cap, options, requestKey));
   }
 
   /** `if_running: interrupt`; `run_not_going` comes back as a value, like `enqueue`. */
-  async interrupt(input: RunInput, cap: Limits, requestKey: string | null = null): Promise<AgentResult<Session>> {
-    return answer<Session>(this.#stub.interrupt(input, cap, requestKey));
+  async interrupt(input: RunInput, cap: Limits, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.interrupt(input, cap, options, requestKey));
   }
 
   /** A start whose refusal the caller handles: `run_going` comes back as a value. */
-  async tryStart(input: RunInput, cap: Limits, requestKey: string | null = null): Promise<AgentResult<Session>> {
-    return answer<Session>(this.#stub.start(input, cap, requestKey));
+  async tryStart(input: RunInput, cap: Limits, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.start(input, cap, options, requestKey));
   }
 
   /** What the message sent with `requestKey` did; null when none was applied under it. */

@@ -23,6 +23,8 @@ import { resolveSessionLimits } from "./limits";
 import { admitRun, startWithSlot } from "./run-admission";
 import { CREATE_SESSION_EXAMPLE, CreateSessionRequestSchema, SessionSchema } from "./schemas";
 import { checkNotifyUrl, prepareSessionTools } from "./tool-specs";
+import { resolveRunInput } from "./images";
+import { outputSchemaProblems } from "./output-schema";
 
 export const route = createRoute({
   method: "post",
@@ -31,7 +33,9 @@ export const route = createRoute({
   summary: "Create a session",
   description:
     "With `input`, the first run starts at once (429 when the tenant's concurrent runs or daily tokens are used up). " +
-    "`limits` may only lower the tenant's limits; `model` must be one the platform and the tenant allow.",
+    "`limits` may only lower the tenant's limits; `model` must be one the platform and the tenant allow. Images in `input` are " +
+    "checked and stored before the session exists (400 for one too large, not an image, at a URL that cannot be fetched, or for a " +
+    "model that does not take images). With `output_schema`, a run ends `done` with the parsed answer in `output`.",
   tags: ["Sessions"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write"), idempotent()] as const,
@@ -59,6 +63,7 @@ export function buildSessionInit(id: string, principal: Principal, body: CreateS
     tools: body.tools ?? [],
     limits,
     context: contextSettings(body.context),
+    output_schema: body.output_schema ?? null,
     metadata: body.metadata ?? null,
     notify_url: body.notify_url ?? null,
   };
@@ -124,7 +129,13 @@ export async function prepareSession(actor: Actor, body: CreateSessionRequest): 
   const urlOptions = { allowPrivateUrls: config.allowPrivateUrls, webhookOrigins: actor.settings.webhook_origins };
   const tools = prepareSessionTools(body.tools ?? [], urlOptions);
   const notifyUrl = body.notify_url == null ? null : checkNotifyUrl(body.notify_url, urlOptions);
-  const errors = [...tools.errors, ...(notifyUrl?.ok === false ? [notifyUrl.error] : []), ...(resolved.ok ? [] : resolved.errors), ...(model.ok ? [] : [model.error])];
+  const errors = [
+    ...tools.errors,
+    ...(notifyUrl?.ok === false ? [notifyUrl.error] : []),
+    ...(resolved.ok ? [] : resolved.errors),
+    ...(model.ok ? [] : [model.error]),
+    ...outputSchemaProblems(body.output_schema),
+  ];
   if (errors.length > 0 || !resolved.ok || !model.ok) throw new ApiError("validation_failed", undefined, { errors });
   return { limits: resolved.limits, model: model.model, tools: tools.tools, notify_url: notifyUrl?.ok ? notifyUrl.url : null };
 }
@@ -134,12 +145,22 @@ export async function prepareSession(actor: Actor, body: CreateSessionRequest): 
  * tenant's index admitted it. A caller that chooses the id gets a 409 when it is taken.
  */
 export async function createSession(actor: Actor, body: CreateSessionRequest, id: string = newSessionId()): Promise<Session> {
-  const { env, principal } = actor;
+  const { env, principal, config } = actor;
   const prepared = await prepareSession(actor, body);
+  // Images last: a request that is wrong anyway fetches nothing.
+  const input =
+    body.input === undefined
+      ? null
+      : await resolveRunInput(body.input, {
+          maxImageBytes: prepared.limits.max_image_bytes,
+          model: prepared.model,
+          catalog: config.models,
+          allowPrivateUrls: config.allowPrivateUrls,
+        });
   const init = buildSessionInit(id, principal, { ...body, tools: prepared.tools, notify_url: prepared.notify_url }, prepared.limits, prepared.model);
   const agent = new AgentClient(env, principal.tenantId, id);
-  const create = () => agent.create(init, body.input ?? null);
-  if (body.input === undefined) return create();
+  const create = () => agent.create(init, input);
+  if (input === null) return create();
   await admitRun(env, principal.tenantId, id, actor.limits, Date.now());
   return startWithSlot(env, principal.tenantId, id, create);
 }
