@@ -7110,7 +7110,9 @@ export interface operations {
                  *         "usage": {
                  *           "steps": 1,
                  *           "input_tokens": 812,
-                 *           "output_tokens": 96
+                 *           "output_tokens": 96,
+                 *           "cache_read_tokens": 0,
+                 *           "cache_write_tokens": 0
                  *         },
                  *         "metadata": {
                  *           "ticket": "T-1234"

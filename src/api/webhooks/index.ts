@@ -80,7 +80,7 @@ const NOTIFICATION_EXAMPLE = {
     stop_reason: null,
     error: null,
     model: "claude-sonnet-4-5",
-    usage: { steps: 1, input_tokens: 812, output_tokens: 96 },
+    usage: { steps: 1, input_tokens: 812, output_tokens: 96, cache_read_tokens: 0, cache_write_tokens: 0 },
     metadata: { ticket: "T-1234" },
     created_at: "2026-01-01T11:59:58.000Z",
     updated_at: "2026-01-01T12:00:00.000Z",
