@@ -22,6 +22,9 @@ export default defineConfig({
                 ALLOW_PRIVATE_URLS: "true",
                 // Short, so the timeout path is tested in seconds; production uses 110 s.
                 MODEL_TIMEOUT_MS: "3000",
+                // Status-webhook retries 1000 times sooner (30 s becomes 30 ms), so the schedule
+                // is seen whole in seconds; production and wrangler.json keep the full one.
+                NOTIFY_RETRY_SCALE: "0.001",
                 AUTH_SIGNING_KEY: inject("signingKey"),
                 // One origin the CORS tests may call from; every other stays foreign.
                 CORS_ORIGINS: JSON.stringify(["https://console.example.com"]),

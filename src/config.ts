@@ -42,6 +42,11 @@ export interface Config {
   modelTimeoutMs: number;
   /** Origins whose browser pages may call the API (CORS); empty: none. */
   corsOrigins: readonly string[];
+  /**
+   * The factor on every delay of the status-webhook retry schedule (notifications/schedule.ts):
+   * 1 in production; tests set it lower to see hours of retries in seconds.
+   */
+  notifyRetryScale: number;
 }
 
 export class ConfigError extends Error {
@@ -98,6 +103,7 @@ export function parseConfig(env: Env): Config {
     allowPrivateUrls: parseBoolean("ALLOW_PRIVATE_URLS", env.ALLOW_PRIVATE_URLS),
     modelTimeoutMs: parseTimeout(env.MODEL_TIMEOUT_MS),
     corsOrigins: parseOrigins("CORS_ORIGINS", env.CORS_ORIGINS),
+    notifyRetryScale: parseScale("NOTIFY_RETRY_SCALE", env.NOTIFY_RETRY_SCALE),
   };
 }
 
@@ -132,6 +138,16 @@ function isOrigin(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A factor in (0, 1]: a schedule may be shortened (tests), never lengthened or removed. */
+function parseScale(name: string, value: string | undefined): number {
+  if (value === undefined || value === "") return 1;
+  const scale = Number(value);
+  if (!/^\d*\.?\d+(e-?\d+)?$/i.test(value) || !Number.isFinite(scale) || scale <= 0 || scale > 1) {
+    throw new ConfigError(`${name} must be a number greater than 0 and at most 1`);
+  }
+  return scale;
 }
 
 function parseDefaultLimits(text: string | undefined): Limits {

@@ -48,6 +48,8 @@ export interface Env {
   MODEL_TIMEOUT_MS?: string;
   /** JSON list of origins allowed to call the API from a browser; default none. */
   CORS_ORIGINS?: string;
+  /** Factor (0 < x ≤ 1) on the status-webhook retry delays; 1 by default, lower in tests only. */
+  NOTIFY_RETRY_SCALE?: string;
 }
 
 type PlatformEnv = Env;

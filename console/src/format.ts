@@ -1,5 +1,5 @@
 /** How the console writes numbers, times and statuses for people. Pure. */
-import type { Limits, SessionStatus } from "./types";
+import type { Limits, SessionStatus, ToolCall } from "./types";
 
 const STATUS_LABELS: Record<SessionStatus, string> = {
   idle: "idle",
@@ -15,6 +15,24 @@ const STATUS_LABELS: Record<SessionStatus, string> = {
 
 export function statusLabel(status: SessionStatus): string {
   return STATUS_LABELS[status];
+}
+
+/**
+ * How a decided call's decision reads: who approved or denied it, or that nobody did in time (an
+ * expiry is told by `decision`, never by the `system` subject, which a token may also carry).
+ * Null for a call never decided.
+ */
+export function decisionLabel(call: Partial<Pick<ToolCall, "decision" | "decided_by">>): { term: string; detail: string } | null {
+  switch (call.decision) {
+    case "expired":
+      return { term: "Expired", detail: "not approved in time" };
+    case "approved":
+      return { term: "Approved by", detail: call.decided_by ?? "unknown" };
+    case "denied":
+      return { term: "Denied by", detail: call.decided_by ?? "unknown" };
+    default:
+      return null;
+  }
 }
 
 const NUMBER = new Intl.NumberFormat("en");

@@ -23,11 +23,8 @@ export type SnapshotData = Schemas["SnapshotEventData"];
 export type ToolCallEventData = Schemas["ToolCallEventData"];
 export type ToolCallStatus = Schemas["ToolCallStatus"];
 
-/**
- * A tool call as the list answers it. `decided_by` and `decided_at` (who approved or denied it,
- * and when) are shown when the platform sends them; the console does not depend on them.
- */
-export type ToolCall = Schemas["ToolCall"] & { decided_by?: string | null; decided_at?: string | null };
+/** A tool call as the list answers it, with who decided it (`decided_by`, `decided_at`, `decision`) once it was. */
+export type ToolCall = Schemas["ToolCall"];
 
 /** Every status, in the order a run passes through them; checked against the spec's union below. */
 export const SESSION_STATUSES = [

@@ -6,12 +6,14 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { capLimits, type Limits, MAX_QUEUED_MESSAGES } from "../limits";
+import { log } from "../log";
 import { decodeIntPairCursor, encodeIntPairCursor } from "../tenants/cursor";
 import { decideContext, usesSummaries } from "./context/plan";
 import { openEventStream } from "./events/open-stream";
 import { CLOSE_CODES, requireStreamFilter, type StreamFilter } from "./events/streams";
 import { AgentHost, settleOutcome } from "./host";
 import type { RunState, StepRecord } from "./store";
+import { APPROVAL_EXPIRED, APPROVAL_EXPIRED_OUTPUT, expiredApprovals } from "./run/approval-expiry";
 import { appliedOutcome, checkRequestKey, noteApplied, type RequestOutcome } from "./request-keys";
 import { nextUnit } from "./run/next-unit";
 import { runUnit } from "./run/units";
@@ -32,6 +34,7 @@ import {
   type Session,
   type SessionInit,
   type Step,
+  SYSTEM_DECIDER,
   type ToolCall,
   type ToolCallStatus,
   EMPTY_USAGE,
@@ -238,17 +241,23 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     return this.#settled();
   }
 
-  async approve(callId: string): Promise<AgentResult<Session>> {
-    const approved = (call: ToolCall): ToolCallStatus => (this.#host.toolbox().get(call.name)?.kind === "client" ? "waiting_tool_output" : "pending");
+  /** `decidedBy`: the subject of the principal who approved, recorded on the call. */
+  async approve(callId: string, decidedBy: string | null = null): Promise<AgentResult<Session>> {
+    const host = this.#host;
+    const approved = (call: ToolCall): ToolCallStatus => (host.toolbox().get(call.name)?.kind === "client" ? "waiting_tool_output" : "pending");
     return this.#decide(callId, "waiting_approval", approved, (call) => {
-      this.#host.store.setToolCallStatus(call.id, approved(call), this.#host.nowIso());
+      host.store.setToolCallStatus(call.id, approved(call), host.nowIso());
+      host.store.recordDecision(call.id, decidedBy, "approved", host.nowIso());
     });
   }
 
-  async deny(callId: string, reason: string | null): Promise<AgentResult<Session>> {
+  /** `decidedBy`: the subject of the principal who denied, recorded on the call. */
+  async deny(callId: string, reason: string | null, decidedBy: string | null = null): Promise<AgentResult<Session>> {
+    const host = this.#host;
     return this.#decide(callId, "waiting_approval", "error", (call) => {
       const text = reason ? `denied by a reviewer: ${reason}` : "denied by a reviewer";
-      this.#host.finishCall(call, text, true);
+      host.finishCall(call, text, true);
+      host.store.recordDecision(call.id, decidedBy, "denied", host.nowIso());
     });
   }
 
@@ -282,9 +291,23 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     return { ok: true, value: { data, next_cursor: rows.length > limit && last ? String(last.seq) : null } };
   }
 
-  /** Cancels whatever runs and deletes every byte the session stored. */
+  /**
+   * Cancels whatever runs and deletes every byte the session stored. A run that is going ends as
+   * a cancel ends it (so `session.cancelled` is owed), and every owed notification is handed to
+   * the tenant index before the storage that holds it goes; when the index cannot be reached, the
+   * session is kept and the caller is asked to try again. A notification the index refuses for good
+   * (a bug, logged on both sides) is dropped alone and does not keep the session from going.
+   */
   async erase(): Promise<AgentResult<null>> {
-    if (!this.#host.session()) return SESSION_NOT_FOUND;
+    const host = this.#host;
+    if (!host.session()) return SESSION_NOT_FOUND;
+    if (ACTIVE_STATUSES.includes(host.store.run().status)) host.cancelRun();
+    if ((await host.outbox.handOff(true)) === "failed") {
+      if (!host.session()) return SESSION_NOT_FOUND;
+      await host.syncAlarm();
+      return { ok: false, reason: "unavailable", detail: "the session's notifications could not be handed to its tenant yet" };
+    }
+    if (!host.session()) return SESSION_NOT_FOUND; // erased by a concurrent call meanwhile
     this.#host.inflight.abortAll("erased");
     this.#host.events.streams.close({ all: true }, CLOSE_CODES.ended, "session erased");
     await this.ctx.storage.deleteAlarm();
@@ -326,6 +349,8 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     const host = this.#host;
     if (!host.session()) return;
     host.events.streams.closeExpired(Date.now());
+    await this.#expireApprovals();
+    if (!host.session()) return;
     if (host.store.run().status === "queued") await this.#askForSlot();
     const limits = host.requireSession().limits;
     // A daily budget is checked against the index's count, learned from a report: after a
@@ -396,6 +421,13 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     return key !== null && appliedOutcome(this.ctx.storage.kv, key) !== null;
   }
 
+  /** Applies a decision on a waiting call (see `#applyDecision`), then settles. */
+  async #decide(callId: string, expected: ToolCallStatus, next: ToolCallStatus | ((call: ToolCall) => ToolCallStatus), apply: (call: ToolCall) => void): Promise<AgentResult<Session>> {
+    const applied = await this.#applyDecision(callId, expected, next, apply);
+    if (!applied.ok) return applied;
+    return this.#settled();
+  }
+
   /** Applies a message and notes its key in one transaction: both are saved, or neither. */
   #applyKeyed(key: string | null, outcome: RequestOutcome, apply: () => void): void {
     this.#host.transaction(() => {
@@ -408,7 +440,12 @@ export class Agent extends DurableObject<Cloudflare.Env> {
    * Applies a decision on a waiting call. When it lets the run go on, the session needs a run
    * slot again (waiting held none): without a free one it goes `queued` rather than refusing.
    */
-  async #decide(callId: string, expected: ToolCallStatus, next: ToolCallStatus | ((call: ToolCall) => ToolCallStatus), apply: (call: ToolCall) => void): Promise<AgentResult<Session>> {
+  async #applyDecision(
+    callId: string,
+    expected: ToolCallStatus,
+    next: ToolCallStatus | ((call: ToolCall) => ToolCallStatus),
+    apply: (call: ToolCall) => void,
+  ): Promise<AgentResult<null>> {
     const host = this.#host;
     if (!host.session()) return SESSION_NOT_FOUND;
     const found = this.#waitingCall(callId, expected);
@@ -429,7 +466,26 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       host.continueRun(slot === "ok" ? "running" : "queued");
     });
     if (slot === "suspended") host.cancelRun();
-    return this.#settled();
+    return { ok: true, value: null };
+  }
+
+  /**
+   * Denies every call whose approval expired, each exactly as a reviewer's deny (which may take
+   * a run slot, or make the session `queued`). The alarm that runs this was set for the deadline.
+   */
+  async #expireApprovals(): Promise<void> {
+    const host = this.#host;
+    for (const call of expiredApprovals(host.store.openToolCalls(), host.toolbox(), Date.now())) {
+      const result = await this.#applyDecision(call.id, "waiting_approval", "error", (waiting) => {
+        host.finishCall(waiting, APPROVAL_EXPIRED_OUTPUT, true);
+        host.store.recordDecision(waiting.id, SYSTEM_DECIDER, "expired", host.nowIso());
+      });
+      if (!host.session()) return;
+      if (result.ok) {
+        const session = host.requireSession();
+        log("info", "approval_expired", { tenant_id: session.tenant_id, session_id: session.id, tool_call_id: call.id, tool: call.name, reason: APPROVAL_EXPIRED });
+      }
+    }
   }
 
   #waitingCall(callId: string, expected: ToolCallStatus): { ok: true; call: ToolCall } | ({ ok: false } & AgentFailure) {

@@ -152,13 +152,21 @@ export const AGENT_MIGRATIONS: readonly Migration[] = [
       ]),
   },
   {
-    // Reserved: version 7 is the notifications step (outbox, approval expiry), which lands with
-    // its own change and takes this entry's place. The runner wants versions without gaps; this
-    // entry changes nothing, so it must never reach a deployment on its own (storage that had
-    // recorded 7 would skip the real step).
     version: 7,
-    description: "reserved for the notifications step (outbox, approval expiry)",
-    up: () => {},
+    description: "notification outbox; who decided a tool call that needed approval, when, and how",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS outbox (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          id TEXT NOT NULL UNIQUE,
+          type TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          session TEXT NOT NULL
+        )`,
+        `ALTER TABLE tool_calls ADD COLUMN decided_by TEXT`,
+        `ALTER TABLE tool_calls ADD COLUMN decided_at TEXT`,
+        `ALTER TABLE tool_calls ADD COLUMN decision TEXT`,
+      ]),
   },
   {
     version: 8,

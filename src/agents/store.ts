@@ -19,9 +19,11 @@
  *   image_chunks (image_id, idx, data BLOB; PK (image_id, idx)): the bytes in pieces of at most
  *               `IMAGE_CHUNK_BYTES`, since a row holds at most 2 MB
  *   tool_calls (id PK = the model's tool_use id, step, message_seq, position, name, input JSON,
- *               status, output, is_error, reported 0|1, created_at, started_at, finished_at)
+ *               status, output, is_error, reported 0|1, created_at, started_at, finished_at,
+ *               restarts, decided_by, decided_at, decision)
  *               `reported` = 1 once its tool_result message is written; `restarts`: how
- *               often a restart cut the call off and it was run again.
+ *               often a restart cut the call off and it was run again; the `decided_*` columns
+ *               are set when a call that needed approval is approved, denied or expires.
  *   events     (id PK autoincrement, type, data JSON, created_at): the event log, replayed by
  *              id (the primary key is the replay index). `data` holds small events whole and
  *              messages and tool calls as references ({ seq } / { id, status }); ids are never
@@ -31,9 +33,13 @@
  *   run_tools  (name PK = the name offered to the model, position, server = the session's mcp
  *               tool, remote_name, description, input_schema JSON, at_most_once 0|1): what
  *               the MCP servers offered when the current run started; emptied when a run starts.
+ *   outbox     (seq PK autoincrement, id = event id, type, created_at, session JSON): status
+ *               notifications owed to the tenant index, written with the status change; deleted
+ *               once the index has them (notify/outbox.ts)
  * KV
  *   session         SessionInit + created_at (written once)
  *   run             RunState
+ *   outbox_retry    { failures, retry_at ms }: a failed hand-off of the outbox; absent when none failed
  *   schema_version  the last migration applied (src/agents/migrations.ts)
  *   run_output_schema  the current (or last) run's `output_schema`, or null (absent: no run yet)
  *   run_output      the parsed answer of the last run that ended `done` with one (absent: none)
@@ -41,6 +47,7 @@
  *   run_tools       { discovered_at }: present once the current run's MCP tools are saved
  * Storage is migrated when a session is created and on every wake of an existing one.
  */
+import type { Notification } from "../notifications/types";
 import { migrate } from "../storage/migrations";
 import type { IntPairCursor } from "../tenants/cursor";
 import { estimateMessageTokens, type MessageKind, messageKind } from "./context/estimate";
@@ -48,7 +55,7 @@ import type { MessageMeta } from "./context/window";
 import { AGENT_MIGRATIONS } from "./migrations";
 import type { UnitKind, UnitOutcome } from "./run/next-unit";
 import type { DiscoveredTool } from "./tools/mcp/plan";
-import type { ContentBlock, ImageMediaType, Message, OutputSchema, Role, RunOptions, SessionInit, StopReason, SessionStatus, ToolCall, ToolCallStatus, Usage } from "./types";
+import type { ContentBlock, ImageMediaType, Message, OutputSchema, Role, RunOptions, SessionInit, StopReason, SessionStatus, ToolCall, ToolCallDecision, ToolCallStatus, Usage } from "./types";
 
 export interface RunState {
   status: SessionStatus;
@@ -123,6 +130,15 @@ export interface StoredSummary {
 
 export interface StoredSession extends SessionInit {
   created_at: string;
+}
+
+/** A notification owed to the tenant index: the notification without its tenant (the session's own). */
+export type OutboxEntry = Omit<Notification, "tenant_id">;
+
+/** Failed hand-offs of the outbox in a row, and when the next one may be tried (epoch ms). */
+export interface OutboxRetry {
+  failures: number;
+  retry_at: number;
 }
 
 
@@ -368,6 +384,11 @@ export class AgentStore {
     );
   }
 
+  /** Records who decided a call that waited for approval, and how. */
+  recordDecision(id: string, decidedBy: string | null, decision: ToolCallDecision, now: string): void {
+    this.storage.sql.exec("UPDATE tool_calls SET decided_by = ?, decided_at = ?, decision = ? WHERE id = ?", decidedBy, now, decision, id);
+  }
+
   /** Counts one more restart that cut the call off; returns the count. */
   countRestart(id: string): number {
     return Number(this.storage.sql.exec("UPDATE tool_calls SET restarts = restarts + 1 WHERE id = ? RETURNING restarts", id).one().restarts);
@@ -469,6 +490,48 @@ export class AgentStore {
 
   hasMessagesBefore(seq: number): boolean {
     return this.storage.sql.exec("SELECT 1 FROM messages WHERE seq < ? LIMIT 1", seq).toArray().length > 0;
+  }
+
+  // ---- the notification outbox (see notify/outbox.ts) -----------------------------------
+
+  appendOutbox(entry: OutboxEntry): void {
+    this.storage.sql.exec(
+      "INSERT INTO outbox (id, type, created_at, session) VALUES (?, ?, ?, ?)",
+      entry.id,
+      entry.type,
+      entry.created_at,
+      JSON.stringify(entry.session),
+    );
+  }
+
+  /** The oldest `limit` owed notifications, oldest first. */
+  outbox(limit: number): OutboxEntry[] {
+    return this.storage.sql
+      .exec<Row>("SELECT id, type, created_at, session FROM outbox ORDER BY seq LIMIT ?", limit)
+      .toArray()
+      .map((row) => ({
+        id: String(row.id),
+        type: String(row.type) as OutboxEntry["type"],
+        created_at: String(row.created_at),
+        session: JSON.parse(String(row.session)) as OutboxEntry["session"],
+      }));
+  }
+
+  outboxSize(): number {
+    return Number(this.storage.sql.exec("SELECT COUNT(*) AS n FROM outbox").one().n);
+  }
+
+  removeFromOutbox(ids: readonly string[]): void {
+    for (const id of ids) this.storage.sql.exec("DELETE FROM outbox WHERE id = ?", id);
+  }
+
+  outboxRetry(): OutboxRetry {
+    return this.storage.kv.get<OutboxRetry>("outbox_retry") ?? { failures: 0, retry_at: 0 };
+  }
+
+  putOutboxRetry(retry: OutboxRetry): void {
+    if (retry.failures === 0) this.storage.kv.delete("outbox_retry");
+    else this.storage.kv.put("outbox_retry", retry);
   }
 
   // ---- images ------------------------------------------------------------------------
@@ -611,5 +674,8 @@ function toToolCall(row: Row): ToolCall {
     created_at: String(row.created_at),
     started_at: row.started_at === null ? null : String(row.started_at),
     finished_at: row.finished_at === null ? null : String(row.finished_at),
+    decided_by: row.decided_by == null ? null : String(row.decided_by),
+    decided_at: row.decided_at == null ? null : String(row.decided_at),
+    decision: row.decision == null ? null : (String(row.decision) as ToolCallDecision),
   };
 }

@@ -71,6 +71,12 @@ export interface Message {
 export const TOOL_CALL_STATUSES = ["pending", "waiting_approval", "waiting_tool_output", "running", "done", "error"] as const;
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 
+/** How a call that needed approval was decided: by a person, or by its approval timeout. */
+export const TOOL_CALL_DECISIONS = ["approved", "denied", "expired"] as const;
+export type ToolCallDecision = (typeof TOOL_CALL_DECISIONS)[number];
+/** `decided_by` of a call whose approval expired: no principal decided it. */
+export const SYSTEM_DECIDER = "system";
+
 export interface ToolCall {
   id: string;
   step: number;
@@ -82,6 +88,10 @@ export interface ToolCall {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** The subject that approved or denied the call, or `system` when its approval expired; null if never decided. */
+  decided_by: string | null;
+  decided_at: string | null;
+  decision: ToolCallDecision | null;
 }
 
 /**
@@ -119,9 +129,12 @@ export interface ContextSettings {
 /** A JSON Schema a run's final answer must be valid for (`output_schema`); its top level is an object. */
 export type OutputSchema = Record<string, unknown>;
 
-/** A tool as a session declares it (see the contract's "Tools"). */
+/**
+ * A tool as a session declares it (see the contract's "Tools"). `approval_timeout_seconds`, only
+ * with `requires_approval`: a call not decided in time is denied as "approval expired".
+ */
 export type ToolSpec =
-  | { type: "builtin"; name: string; requires_approval?: boolean }
+  | { type: "builtin"; name: string; requires_approval?: boolean; approval_timeout_seconds?: number }
   | {
       type: "webhook";
       name: string;
@@ -129,6 +142,7 @@ export type ToolSpec =
       input_schema: Record<string, unknown>;
       url: string;
       requires_approval?: boolean;
+      approval_timeout_seconds?: number;
       at_most_once?: boolean;
     }
   | {
@@ -137,6 +151,7 @@ export type ToolSpec =
       description: string;
       input_schema: Record<string, unknown>;
       requires_approval?: boolean;
+      approval_timeout_seconds?: number;
     }
   | McpToolSpec;
 
@@ -152,6 +167,8 @@ export interface McpToolSpec {
   allowed_tools?: string[];
   headers?: Record<string, string>;
   requires_approval?: boolean;
+  /** Applies to each tool the server offers. */
+  approval_timeout_seconds?: number;
 }
 
 /** What the gateway gives an Agent when it creates the session; fixed for its life. */
@@ -169,14 +186,20 @@ export interface SessionInit {
   /** The schema of the answer of every run whose message names none; absent for sessions created before it existed. */
   output_schema?: OutputSchema | null;
   metadata: Record<string, string> | null;
+  /**
+   * Where this session's own status notifications go (every type), besides the tenant's
+   * endpoints. Absent in sessions created before notify URLs existed: read as null.
+   */
+  notify_url?: string | null;
 }
 
-export interface Session extends Omit<SessionInit, "context" | "output_schema"> {
+export interface Session extends Omit<SessionInit, "context" | "output_schema" | "notify_url"> {
   context: ContextSettings;
   /** The current (or last) run's schema; before any run, the session's own. */
   output_schema: OutputSchema | null;
   /** The parsed answer of the last run when it ended `done` with a valid one; else null. */
   output: unknown;
+  notify_url: string | null;
   status: SessionStatus;
   stop_reason: StopReason | null;
   error: string | null;
@@ -221,7 +244,9 @@ export type AgentFailure =
    */
   | { reason: "stream_refused"; why: "credentials" | "suspended" | "unavailable" }
   /** Input or settings the gateway should have refused; `detail` is written for the caller. */
-  | { reason: "invalid"; detail: string };
+  | { reason: "invalid"; detail: string }
+  /** The tenant index could not be reached for something that must not be skipped (handing over owed notifications); try again. */
+  | { reason: "unavailable"; detail: string };
 export type AgentFailureReason = AgentFailure["reason"];
 export type AgentResult<T> = { ok: true; value: T } | ({ ok: false } & AgentFailure);
 

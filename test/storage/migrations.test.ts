@@ -12,18 +12,21 @@ import {
   INDEX_LAYOUT_V0,
   INDEX_LAYOUT_V1,
   LIMITS_BEFORE_SCHEDULES,
+  migrateIndexTo,
   userTables,
   writeAgentV2,
   writeAgentV2WithEvents,
   writeAgentV6Running,
   writeLegacyAgent,
   writeLegacyIndex,
+  writeWaitingAgentV6,
 } from "../support/legacy-storage";
 import { pngBytes } from "../support/images";
 import { estimateMessageTokens } from "../../src/agents/context/estimate";
 import type { RunState } from "../../src/agents/store";
 import { openSse } from "../support/agent-stream";
-import { createAndStart, messages, newTestSession, unwrap, waitForStatus } from "../support/agent-session";
+import { createAndStart, messages, newTestSession, toolCalls, unwrap, waitForStatus } from "../support/agent-session";
+import { mockHook, uniqueKey } from "../support/mock-client";
 import { call } from "../support/api";
 import { freshTenant } from "../support/tokens";
 
@@ -151,7 +154,8 @@ describe("Agent storage written by an earlier version", () => {
       // The replayed frame shows what the copy showed.
       const frame = replay.stored()[n]!;
       if (row.type === "message" || row.type === "status" || row.type === "usage") expect(frame.data).toEqual(old);
-      else expect(frame.data).toEqual({ id: old.id, name: old.name, step: old.step, input: old.input, status: old.status, output: old.output, is_error: old.is_error });
+      // Calls of that version were never decided through an approval: the decision fields are empty.
+      else expect(frame.data).toEqual({ id: old.id, name: old.name, step: old.step, input: old.input, status: old.status, output: old.output, is_error: old.is_error, decided_by: null, decided_at: null, decision: null });
     }
   });
 
@@ -225,7 +229,52 @@ describe("Agent storage written by an earlier version", () => {
   });
 });
 
+describe("Agent storage written by version 6 (before notifications and decisions)", () => {
+  it("gets the outbox and the decision columns; its waiting call is approved, recorded and notified", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeWaitingAgentV6(state.storage, t));
+    const hook = mockHook(uniqueKey("receiver"));
+    const index = tenantIndexStub(env, t.tenantId);
+    const endpoint = await index.createWebhookEndpoint(t.tenantId, { url: hook.url, event_types: ["session.done"], description: null, created_by: "admin" });
+    expect(endpoint.ok).toBe(true);
+    await abortAllDurableObjects();
+
+    const before = unwrap(await t.stub.get());
+    expect(before).toMatchObject({ status: "waiting_approval", notify_url: null });
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+      expect(userTables(state.storage)).toContain("outbox");
+    });
+    expect((await toolCalls(t))[0]).toMatchObject({ id: "toolu_legacy", status: "waiting_approval", decided_by: null, decision: null });
+
+    await t.model.script({ reply: { content: [{ type: "text", text: "noon" }] } });
+    expect((await t.stub.approve("toolu_legacy", "carol")).ok).toBe(true);
+    await waitForStatus(t, ["done"]);
+    expect((await toolCalls(t))[0]).toMatchObject({ status: "done", decided_by: "carol", decision: "approved" });
+    const [request] = await hook.waitForRequests(1);
+    expect(request!.body).toMatchObject({ type: "session.done", session: { id: t.sessionId, status: "done" } });
+  });
+});
+
 describe("TenantIndex storage", () => {
+  it("written by version 4 (before status webhooks) gets the endpoint and delivery tables and keeps its rows", async () => {
+    const tenantId = freshTenant();
+    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => {
+      migrateIndexTo(state.storage, 4);
+      writeLegacyIndex(state.storage, tenantId, { statements: [] });
+    });
+    await abortAllDurableObjects();
+    const index = tenantIndexStub(env, tenantId);
+    expect((await index.listSessions(tenantId, { limit: 10 })).data.map((s) => s.id)).toEqual(["ses_legacy"]);
+    const created = await index.createWebhookEndpoint(tenantId, { url: "https://hooks.example.com/x", event_types: ["session.failed"], description: null, created_by: "admin" });
+    expect(created.ok).toBe(true);
+    expect((await index.listWebhookEndpoints(tenantId, { limit: 10 })).data).toHaveLength(1);
+    await runInDurableObject(index, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
+      expect(userTables(state.storage)).toEqual(expect.arrayContaining(["webhook_endpoints", "webhook_deliveries"]));
+    });
+  });
+
   it("written by an earlier version is migrated on wake and keeps its rows", async () => {
     const tenantId = freshTenant();
     await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => writeLegacyIndex(state.storage, tenantId, INDEX_LAYOUT_V0));

@@ -4,6 +4,9 @@
  * and never changed afterwards: a new version adds a new layout here.
  */
 import type { TestSession } from "./agent-session";
+import { AGENT_MIGRATIONS } from "../../src/agents/migrations";
+import { migrate } from "../../src/storage/migrations";
+import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
 
 /** A session's limits as every version before `max_schedules` stored them: the limits of that time, written out. */
 export const LIMITS_BEFORE_SCHEDULES = {
@@ -239,6 +242,71 @@ export function writeAgentV2WithEvents(storage: DurableObjectStorage, t: TestSes
     updated_at: AT,
   });
   storage.kv.put("schema_version", 2);
+}
+
+/**
+ * Storage at `version`, built by the first `version` migration steps: deployed steps are never
+ * edited, so these are exactly the steps that version ran.
+ */
+export function migrateAgentTo(storage: DurableObjectStorage, version: number): void {
+  migrate(storage, AGENT_MIGRATIONS.slice(0, version));
+}
+
+export function migrateIndexTo(storage: DurableObjectStorage, version: number): void {
+  migrate(storage, TENANT_INDEX_MIGRATIONS.slice(0, version));
+}
+
+/**
+ * A session as version 6 (MCP run tools; before the outbox and the decision columns) left it
+ * while waiting for the approval of one `get_time` call: the history, the waiting call, that
+ * version's run state, and session settings without `notify_url`.
+ */
+export function writeWaitingAgentV6(storage: DurableObjectStorage, t: TestSession): void {
+  migrateAgentTo(storage, 6);
+  const at = new Date().toISOString();
+  storage.sql.exec("INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('user', ?, ?, 5, 'input')", JSON.stringify([{ type: "text", text: "what time is it?" }]), at);
+  storage.sql.exec(
+    "INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('assistant', ?, ?, 8, 'tool_use')",
+    JSON.stringify([{ type: "tool_use", id: "toolu_legacy", name: "get_time", input: {} }]),
+    at,
+  );
+  storage.sql.exec(
+    "INSERT INTO tool_calls (id, step, message_seq, position, name, input, status, created_at) VALUES ('toolu_legacy', 1, 2, 0, 'get_time', '{}', 'waiting_approval', ?)",
+    at,
+  );
+  storage.kv.put("session", {
+    id: t.sessionId,
+    tenant_id: t.tenantId,
+    created_by: "user-1",
+    model: t.model.key,
+    system: null,
+    tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+    limits: LIMITS_BEFORE_SCHEDULES,
+    context: { strategy: "auto" },
+    metadata: null,
+    created_at: at,
+  });
+  storage.kv.put("run", {
+    status: "waiting_approval",
+    generation: 1,
+    steps: 1,
+    attempts: 0,
+    error: null,
+    stop_reason: null,
+    usage: { steps: 1, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 },
+    revision: 4,
+    reported_revision: 4,
+    urgent_revision: 4,
+    last_report_at: 0,
+    report_failures: 0,
+    report_retry_at: 0,
+    next_attempt_at: 0,
+    ready_at: 0,
+    run_started_at: 0,
+    run_start_seq: 1,
+    token_ratio: 1,
+    updated_at: at,
+  });
 }
 
 /**

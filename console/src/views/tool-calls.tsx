@@ -1,11 +1,11 @@
 /**
  * A session's tool calls, newest answers last, with what a person can do about the waiting
  * ones: approve, deny with a reason (the model reads it), or submit a client tool's output.
- * Who decided and when is shown when the platform reports it.
+ * Who approved or denied each call and when, or that its approval expired, is shown once decided.
  */
 import { useState } from "preact/hooks";
 import { useConsole } from "../context";
-import { formatDuration, formatJson } from "../format";
+import { decisionLabel, formatDuration, formatJson } from "../format";
 import { useAction } from "../hooks";
 import type { LiveToolCall } from "../live/session-state";
 import { Ago, Empty } from "./common";
@@ -34,6 +34,7 @@ export function ToolCalls(props: { sessionId: string; calls: LiveToolCall[]; can
 function ToolCallCard(props: { sessionId: string; call: LiveToolCall; canWrite: boolean; onDecided(): void }) {
   const { call } = props;
   const waiting = call.status === "waiting_approval" || call.status === "waiting_tool_output";
+  const decision = decisionLabel(call);
   const took = call.started_at && call.finished_at ? Date.parse(call.finished_at) - Date.parse(call.started_at) : null;
   return (
     <article class={`call call-${call.status}${waiting ? " waiting" : ""}`} data-call={call.id} aria-label={`Tool call ${call.name}`}>
@@ -58,11 +59,11 @@ function ToolCallCard(props: { sessionId: string; call: LiveToolCall; canWrite: 
             <dd>{formatDuration(took)}</dd>
           </>
         )}
-        {call.decided_by && (
+        {decision && (
           <>
-            <dt>Decided by</dt>
+            <dt>{decision.term}</dt>
             <dd>
-              {call.decided_by} <Ago iso={call.decided_at} />
+              {decision.detail} <Ago iso={call.decided_at} />
             </dd>
           </>
         )}

@@ -168,6 +168,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenant/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List status-webhook endpoints */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a status-webhook endpoint
+         * @description The endpoint gets a signed POST for each notification of the types it lists, from every session of the tenant (see the `sessionNotification` webhook). 409 when the tenant has the most endpoints it may have.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenant/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a status-webhook endpoint
+         * @description Its delivery log goes with it, and deliveries it was still owed are not sent.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenant/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description Every delivery still owed, and the settled ones of the last 7 days (at most the newest 1000). `status` filters.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenant/webhooks/{id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver a notification
+         * @description A new delivery of the same notification (same body, same event `id`, so a receiver that has it can tell) to the same endpoint, tried at once and retried on the usual schedule. 409 while the delivery named is still pending.
+         */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -697,6 +778,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    sessionNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A session needs someone, or its run ended
+         * @description Sent to each status-webhook endpoint (`POST /v1/tenant/webhooks`) that lists the notification's type, and to the session's `notify_url` for every type. Verify the signature before acting. Any answer other than 2xx within 10 s (a redirect too) is a failure, tried again after 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 6 h, 8 h and 8 h (±10 %): 11 attempts over about 30 hours. Delivery is at least once and not in order: deduplicate on `id` and order by `session.updated_at`.
+         */
+        post: operations["receiveSessionNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -750,6 +851,102 @@ export interface components {
             input: {
                 [key: string]: unknown;
             };
+        };
+        /** @description The body the platform POSTs to status-webhook endpoints and to a session's `notify_url`. */
+        Notification: {
+            /**
+             * @description The event id: the same on every retry and redelivery. Deduplicate on it.
+             * @example evt_Pq9mV2xkPz9w4LbNc8RtYd3F
+             */
+            id: string;
+            type: components["schemas"]["NotificationType"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description 1-64 characters: a letter or digit, then letters, digits, `_`, `.`, `-`.
+             * @example acme
+             */
+            tenant_id: string;
+            session: components["schemas"]["NotificationSession"];
+        };
+        /**
+         * @description `session.done`, `session.failed`, `session.cancelled`: the run ended with that status. `session.waiting_approval`, `session.waiting_tool_output`: the session waits for a person's decision or a client tool's output. Sent each time the session enters the status.
+         * @enum {string}
+         */
+        NotificationType: "session.done" | "session.failed" | "session.cancelled" | "session.waiting_approval" | "session.waiting_tool_output";
+        /** @description The session as it stood at the change, without its system prompt, tools and context (`GET /v1/sessions/{id}` has them). */
+        NotificationSession: {
+            /** @example ses_Jq7mV2xkPz9w4LbNc8RtYd3F */
+            id: string;
+            /**
+             * @description 1-64 characters: a letter or digit, then letters, digits, `_`, `.`, `-`.
+             * @example acme
+             */
+            tenant_id: string;
+            created_by: string;
+            status: components["schemas"]["SessionStatus"];
+            stop_reason: components["schemas"]["StopReason"];
+            error: string | null;
+            model: string;
+            usage: components["schemas"]["Usage"];
+            metadata: {
+                [key: string]: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The time of the change this notification is about.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            updated_at: string;
+            /** @description The calls the session waits on; empty unless it waits. */
+            waiting_tool_calls: components["schemas"]["WaitingToolCall"][];
+        };
+        SessionStatus: components["schemas"]["OpenStatus"] | components["schemas"]["FinalStatus"];
+        /**
+         * @description A status a session is in before its run ends, or before it ever ran (`idle`).
+         * @enum {string}
+         */
+        OpenStatus: "idle" | "queued" | "running" | "waiting_approval" | "waiting_tool_output" | "paused";
+        /**
+         * @description A status a session's run ends in: wait for one of these.
+         * @enum {string}
+         */
+        FinalStatus: "done" | "failed" | "cancelled";
+        /** @enum {string|null} */
+        StopReason: "end_turn" | "max_tokens" | "refusal" | "step_limit" | "token_limit" | "invalid_output" | "model_error" | "tools_unavailable" | "cancelled" | null;
+        /** @description Every token limit counts all four token figures. */
+        Usage: {
+            /** @description Model steps; summary calls are not steps, their tokens are counted. */
+            steps: number;
+            /** @description Input tokens neither read from nor written to the prompt cache. */
+            input_tokens: number;
+            output_tokens: number;
+            /** @description Input tokens read from the provider's prompt cache. */
+            cache_read_tokens: number;
+            /** @description Input tokens written to the provider's prompt cache. */
+            cache_write_tokens: number;
+        };
+        WaitingToolCall: {
+            /** @example toolu_01A09q90qw90lq917835lq9 */
+            id: string;
+            /** @example refund */
+            name: string;
+            /** @enum {string} */
+            status: "waiting_approval" | "waiting_tool_output";
+            /**
+             * Format: date-time
+             * @description When an undecided approval is denied as expired; null without `approval_timeout_seconds`.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            approval_expires_at: string | null;
         };
         Health: {
             /** @enum {string} */
@@ -916,6 +1113,96 @@ export interface components {
              */
             webhook_origins: string[] | null;
         };
+        WebhookEndpoint: {
+            /** @example wh_Jq7mV2xkPz9w4LbNc8RtYd3F */
+            id: string;
+            /**
+             * @description Where notifications are POSTed, as stored (normalized).
+             * @example https://ops.example.com/agent-events
+             */
+            url: string;
+            /** @description The types this endpoint receives. */
+            event_types: components["schemas"]["NotificationType"][];
+            description: string | null;
+            /** @description The subject that registered it. */
+            created_by: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        /** @description At most 20 endpoints per tenant. */
+        CreateWebhookEndpointRequest: {
+            /**
+             * @description An https URL on the public internet, checked like a webhook tool's URL and held to the tenant's `webhook_origins`.
+             * @example https://ops.example.com/agent-events
+             */
+            url: string;
+            event_types: components["schemas"]["NotificationType"][];
+            /** @example on-call pager */
+            description?: string | null;
+        };
+        WebhookEndpointPage: {
+            data: components["schemas"]["WebhookEndpoint"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        WebhookDeliveryPage: {
+            data: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        WebhookDelivery: {
+            /** @example dlv_Hk3mV2xkPz9w4LbNc8RtYd3F */
+            id: string;
+            /** @example wh_Jq7mV2xkPz9w4LbNc8RtYd3F */
+            endpoint_id: string | null;
+            /**
+             * @description The notification's `id`: the same on every attempt and redelivery.
+             * @example evt_Pq9mV2xkPz9w4LbNc8RtYd3F
+             */
+            event_id: string;
+            event_type: components["schemas"]["NotificationType"];
+            /** @example ses_Jq7mV2xkPz9w4LbNc8RtYd3F */
+            session_id: string;
+            status: components["schemas"]["WebhookDeliveryStatus"];
+            /** @description Attempts made so far; at most 11. */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When it is tried next; null unless pending.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            last_attempt_at: string | null;
+            /** @description The HTTP status of the last answer; null when there was none. */
+            response_status: number | null;
+            /** @description Why the last attempt failed; null after a success. */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it succeeded or failed for good.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            settled_at: string | null;
+            /** @description For a redelivery, the delivery it repeats. */
+            redelivery_of: string | null;
+        };
+        /**
+         * @description `pending`: owed, tried again at `next_attempt_at`. `succeeded`: the receiver answered 2xx. `failed`: every attempt failed, or the URL was refused.
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "pending" | "succeeded" | "failed";
         CreatedApiKey: components["schemas"]["ApiKey"] & {
             /**
              * @description The key itself. Shown once: only its hash is stored.
@@ -1065,31 +1352,6 @@ export interface components {
              */
             updated_at: string;
         };
-        SessionStatus: components["schemas"]["OpenStatus"] | components["schemas"]["FinalStatus"];
-        /**
-         * @description A status a session is in before its run ends, or before it ever ran (`idle`).
-         * @enum {string}
-         */
-        OpenStatus: "idle" | "queued" | "running" | "waiting_approval" | "waiting_tool_output" | "paused";
-        /**
-         * @description A status a session's run ends in: wait for one of these.
-         * @enum {string}
-         */
-        FinalStatus: "done" | "failed" | "cancelled";
-        /** @enum {string|null} */
-        StopReason: "end_turn" | "max_tokens" | "refusal" | "step_limit" | "token_limit" | "invalid_output" | "model_error" | "tools_unavailable" | "cancelled" | null;
-        /** @description Every token limit counts all four token figures. */
-        Usage: {
-            /** @description Model steps; summary calls are not steps, their tokens are counted. */
-            steps: number;
-            /** @description Input tokens neither read from nor written to the prompt cache. */
-            input_tokens: number;
-            output_tokens: number;
-            /** @description Input tokens read from the provider's prompt cache. */
-            cache_read_tokens: number;
-            /** @description Input tokens written to the provider's prompt cache. */
-            cache_write_tokens: number;
-        };
         CancelResult: {
             /** @description How many sessions were cancelled. */
             cancelled: number;
@@ -1135,6 +1397,8 @@ export interface components {
             metadata: {
                 [key: string]: string;
             } | null;
+            /** @description Where this session's status notifications also go; null when none. */
+            notify_url: string | null;
             /**
              * Format: date-time
              * @example 2026-01-01T12:00:00.000Z
@@ -1160,6 +1424,11 @@ export interface components {
             name: string;
             /** @description Each call waits for an approve or deny first. */
             requires_approval?: boolean;
+            /**
+             * @description Only with `requires_approval`: a call not approved or denied within this many seconds of its creation is denied with the reason "approval expired" (`decision: "expired"`, `decided_by: "system"`), and the run goes on as after any deny.
+             * @example 3600
+             */
+            approval_timeout_seconds?: number;
         };
         WebhookTool: {
             /**
@@ -1187,6 +1456,11 @@ export interface components {
             url: string;
             /** @description Each call waits for an approve or deny first. */
             requires_approval?: boolean;
+            /**
+             * @description Only with `requires_approval`: a call not approved or denied within this many seconds of its creation is denied with the reason "approval expired" (`decision: "expired"`, `decided_by: "system"`), and the run goes on as after any deny.
+             * @example 3600
+             */
+            approval_timeout_seconds?: number;
             /** @description Never retried, even after a timeout or a 5xx. */
             at_most_once?: boolean;
         };
@@ -1211,6 +1485,11 @@ export interface components {
             };
             /** @description Each call waits for an approve or deny first. */
             requires_approval?: boolean;
+            /**
+             * @description Only with `requires_approval`: a call not approved or denied within this many seconds of its creation is denied with the reason "approval expired" (`decision: "expired"`, `decided_by: "system"`), and the run goes on as after any deny.
+             * @example 3600
+             */
+            approval_timeout_seconds?: number;
         };
         McpTool: {
             /**
@@ -1239,8 +1518,13 @@ export interface components {
             headers?: {
                 [key: string]: string;
             };
-            /** @description Each call waits for an approve or deny first. */
+            /** @description Each call of any of the server's tools waits for an approve or deny first. */
             requires_approval?: boolean;
+            /**
+             * @description Only with `requires_approval`: a call not approved or denied within this many seconds of its creation is denied with the reason "approval expired" (`decision: "expired"`, `decided_by: "system"`), and the run goes on as after any deny.
+             * @example 3600
+             */
+            approval_timeout_seconds?: number;
         };
         /** @description The session's context window. The session's first user message and the current run's are always sent; a tool_use is never sent without its result. */
         ContextSettings: {
@@ -1298,6 +1582,11 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             } | null;
+            /**
+             * @description An https URL that gets every status notification of this session (all five types), signed like webhook tools, besides the tenant's endpoints. Checked like a webhook tool's URL, and held to the tenant's `webhook_origins`.
+             * @example https://shop.example.com/agent-events
+             */
+            notify_url?: string | null;
         };
         /**
          * @description When given, the first run starts at once.
@@ -1489,9 +1778,26 @@ export interface components {
              * @example 2026-01-01T12:00:00.000Z
              */
             finished_at: string | null;
+            /**
+             * @description Who approved or denied the call: the subject of the principal, or `"system"` when its approval expired (see `decision`). Null for a call that was never decided.
+             * @example alice
+             */
+            decided_by: string | null;
+            /**
+             * Format: date-time
+             * @description When the call was approved, denied or expired.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            decided_at: string | null;
+            decision: components["schemas"]["ToolCallDecision"];
         };
         /** @enum {string} */
         ToolCallStatus: "pending" | "waiting_approval" | "waiting_tool_output" | "running" | "done" | "error";
+        /**
+         * @description `approved`, `denied` (by a principal), `expired` (no decision within the tool's `approval_timeout_seconds`); null if never decided.
+         * @enum {string|null}
+         */
+        ToolCallDecision: "approved" | "denied" | "expired" | null;
         DenyToolCallRequest: {
             /** @description Told to the model with the refusal. */
             reason?: string;
@@ -1544,6 +1850,14 @@ export interface components {
             /** @description Set once the call is finished (`done` or `error`). */
             output: string | null;
             is_error: boolean;
+            /** @description Who approved or denied the call (`"system"` when its approval expired); null while it waits or when it needed no decision. */
+            decided_by: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            decided_at: string | null;
+            decision: components["schemas"]["ToolCallDecision"];
         };
         StatusEvent: {
             /**
@@ -2530,6 +2844,562 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointPage"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key and body within 24 h return the first response again. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://ops.example.com/agent-events",
+                 *       "event_types": [
+                 *         "session.waiting_approval",
+                 *         "session.failed"
+                 *       ],
+                 *       "description": "on-call pager"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used with a different body (`idempotency_conflict`). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description `pending`: owed, tried again at `next_attempt_at`. `succeeded`: the receiver answered 2xx. `failed`: every attempt failed, or the URL was refused. */
+                status?: components["schemas"]["WebhookDeliveryStatus"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key and body within 24 h return the first response again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new delivery, pending. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used with a different body (`idempotency_conflict`). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6205,6 +7075,81 @@ export interface operations {
             };
         };
     };
+    receiveSessionNotification: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and redelivery. Deduplicate on it. */
+                "Idempotency-Key": string;
+                /** @description The body's `type`. */
+                "X-Webhook-Event": string;
+                /** @description Unix seconds when this attempt was signed; refuse one more than 300 s from your clock. */
+                "X-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>` with the tenant's webhook secret (`GET /v1/tenant/webhook-secret`). During a rotation it lists both, newest first (`v1=<new>,v1=<old>`): accept any match, compared in constant time. */
+                "X-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_Pq9mV2xkPz9w4LbNc8RtYd3F",
+                 *       "type": "session.waiting_approval",
+                 *       "created_at": "2026-01-01T12:00:00.000Z",
+                 *       "tenant_id": "acme",
+                 *       "session": {
+                 *         "id": "ses_Jq7mV2xkPz9w4LbNc8RtYd3F",
+                 *         "tenant_id": "acme",
+                 *         "created_by": "billing-backend",
+                 *         "status": "waiting_approval",
+                 *         "stop_reason": null,
+                 *         "error": null,
+                 *         "model": "claude-sonnet-4-5",
+                 *         "usage": {
+                 *           "steps": 1,
+                 *           "input_tokens": 812,
+                 *           "output_tokens": 96,
+                 *           "cache_read_tokens": 0,
+                 *           "cache_write_tokens": 0
+                 *         },
+                 *         "metadata": {
+                 *           "ticket": "T-1234"
+                 *         },
+                 *         "created_at": "2026-01-01T11:59:58.000Z",
+                 *         "updated_at": "2026-01-01T12:00:00.000Z",
+                 *         "waiting_tool_calls": [
+                 *           {
+                 *             "id": "toolu_01A09q90qw90lq917835lq9",
+                 *             "name": "refund",
+                 *             "status": "waiting_approval",
+                 *             "approval_expires_at": "2026-01-01T13:00:00.000Z"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Notification"];
+            };
+        };
+        responses: {
+            /** @description Delivered; the body of the answer is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: tried again on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
 }
 type FlattenedDeepRequired<T> = {
     [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
@@ -6214,13 +7159,16 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const notificationTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationType"]> = ["session.done", "session.failed", "session.cancelled", "session.waiting_approval", "session.waiting_tool_output"];
+export const openStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OpenStatus"]> = ["idle", "queued", "running", "waiting_approval", "waiting_tool_output", "paused"];
+export const finalStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinalStatus"]> = ["done", "failed", "cancelled"];
+export const waitingToolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WaitingToolCall"]["status"]> = ["waiting_approval", "waiting_tool_output"];
 export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Health"]["status"]> = ["ok"];
 export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["bad_request", "validation_failed", "unauthorized", "forbidden", "tenant_suspended", "not_found", "method_not_allowed", "not_acceptable", "conflict", "idempotency_in_progress", "payload_too_large", "unsupported_media_type", "idempotency_conflict", "rate_limited", "internal", "service_unavailable"];
 export const jwkUseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Jwk"]["use"]> = ["sig"];
 export const accessTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AccessToken"]["token_type"]> = ["Bearer"];
+export const webhookDeliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryStatus"]> = ["pending", "succeeded", "failed"];
 export const apiKeyScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyScope"]> = ["sessions:read", "sessions:write", "tenant:admin"];
-export const openStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OpenStatus"]> = ["idle", "queued", "running", "waiting_approval", "waiting_tool_output", "paused"];
-export const finalStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinalStatus"]> = ["done", "failed", "cancelled"];
 export const builtinToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BuiltinTool"]["type"]> = ["builtin"];
 export const webhookToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTool"]["type"]> = ["webhook"];
 export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClientTool"]["type"]> = ["client"];

@@ -20,6 +20,9 @@ export const RUN_NOT_GOING = "The session has no run going.";
 /** A stream refused because the tenant index was unreachable: a restarting object, seconds away. */
 const STREAM_RETRY_AFTER_SECONDS = 5;
 
+/** An Agent that could not reach its tenant index asks the caller to come back after this long. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
 const ACTION_WORDS = { cancel: "cancelled", pause: "paused", resume: "resumed" } as const;
 
 /** The one place an Agent's machine reason becomes a problem and its text. */
@@ -47,6 +50,8 @@ export function agentProblem(failure: AgentFailure): ApiError {
       return new ApiError("unauthorized");
     case "invalid":
       return new ApiError("validation_failed", sentence(failure.detail), { errors: [{ path: "body", message: failure.detail }] });
+    case "unavailable":
+      return new ApiError("service_unavailable", `${sentence(failure.detail)} Try again shortly.`, { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS });
   }
 }
 
@@ -124,12 +129,13 @@ export class AgentClient {
     return agentValue(await answer<Session>(this.#stub.resume(cap)));
   }
 
-  async approve(callId: string): Promise<Session> {
-    return agentValue(await answer<Session>(this.#stub.approve(callId)));
+  /** `decidedBy`: the subject of the principal who decides, recorded on the call. */
+  async approve(callId: string, decidedBy: string): Promise<Session> {
+    return agentValue(await answer<Session>(this.#stub.approve(callId, decidedBy)));
   }
 
-  async deny(callId: string, reason: string | null): Promise<Session> {
-    return agentValue(await answer<Session>(this.#stub.deny(callId, reason)));
+  async deny(callId: string, reason: string | null, decidedBy: string): Promise<Session> {
+    return agentValue(await answer<Session>(this.#stub.deny(callId, reason, decidedBy)));
   }
 
   async submitToolOutput(callId: string, output: string, isError: boolean): Promise<Session> {

@@ -22,7 +22,7 @@ import { newSessionId } from "./ids";
 import { resolveSessionLimits } from "./limits";
 import { admitRun, startWithSlot } from "./run-admission";
 import { CREATE_SESSION_EXAMPLE, CreateSessionRequestSchema, SessionSchema } from "./schemas";
-import { prepareSessionTools } from "./tool-specs";
+import { checkNotifyUrl, prepareSessionTools } from "./tool-specs";
 import { resolveRunInput } from "./images";
 import { outputSchemaProblems } from "./output-schema";
 
@@ -65,6 +65,7 @@ export function buildSessionInit(id: string, principal: Principal, body: CreateS
     context: contextSettings(body.context),
     output_schema: body.output_schema ?? null,
     metadata: body.metadata ?? null,
+    notify_url: body.notify_url ?? null,
   };
 }
 
@@ -106,30 +107,37 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   return c.json(session, 201);
 };
 
-/** What a create body becomes once every check passed: the session's limits, model and tools as stored. */
+/** What a create body becomes once every check passed: the session's limits, model, tools and notify URL as stored. */
 export interface PreparedSession {
   limits: Limits;
   model: string;
   tools: ToolSpec[];
+  /** The session's own notification URL, normalized; null when it has none. */
+  notify_url: string | null;
 }
 
 /**
  * Every check a create body must pass for this actor before anything exists: limits within the
- * tenant's, a model the platform and the tenant allow, tools the guards accept. One 400 lists
- * every problem, each at its field (`body.tools.0.url`).
+ * tenant's, a model the platform and the tenant allow, tools and a notify URL the guards accept.
+ * One 400 lists every problem, each at its field (`body.tools.0.url`).
  */
 export async function prepareSession(actor: Actor, body: CreateSessionRequest): Promise<PreparedSession> {
   const { principal, config } = actor;
   const resolved = resolveSessionLimits(actor.limits, body.limits);
   const tenantModels = await tenantIndexStub(actor.env, principal.tenantId).allowedModels(principal.tenantId);
   const model = chooseModel(body.model, config.models, tenantModels, config.model);
-  const tools = prepareSessionTools(body.tools ?? [], {
-    allowPrivateUrls: config.allowPrivateUrls,
-    webhookOrigins: actor.settings.webhook_origins,
-  });
-  const errors = [...tools.errors, ...(resolved.ok ? [] : resolved.errors), ...(model.ok ? [] : [model.error]), ...outputSchemaProblems(body.output_schema)];
+  const urlOptions = { allowPrivateUrls: config.allowPrivateUrls, webhookOrigins: actor.settings.webhook_origins };
+  const tools = prepareSessionTools(body.tools ?? [], urlOptions);
+  const notifyUrl = body.notify_url == null ? null : checkNotifyUrl(body.notify_url, urlOptions);
+  const errors = [
+    ...tools.errors,
+    ...(notifyUrl?.ok === false ? [notifyUrl.error] : []),
+    ...(resolved.ok ? [] : resolved.errors),
+    ...(model.ok ? [] : [model.error]),
+    ...outputSchemaProblems(body.output_schema),
+  ];
   if (errors.length > 0 || !resolved.ok || !model.ok) throw new ApiError("validation_failed", undefined, { errors });
-  return { limits: resolved.limits, model: model.model, tools: tools.tools };
+  return { limits: resolved.limits, model: model.model, tools: tools.tools, notify_url: notifyUrl?.ok ? notifyUrl.url : null };
 }
 
 /**
@@ -149,7 +157,7 @@ export async function createSession(actor: Actor, body: CreateSessionRequest, id
           catalog: config.models,
           allowPrivateUrls: config.allowPrivateUrls,
         });
-  const init = buildSessionInit(id, principal, { ...body, tools: prepared.tools }, prepared.limits, prepared.model);
+  const init = buildSessionInit(id, principal, { ...body, tools: prepared.tools, notify_url: prepared.notify_url }, prepared.limits, prepared.model);
   const agent = new AgentClient(env, principal.tenantId, id);
   const create = () => agent.create(init, input);
   if (input === null) return create();

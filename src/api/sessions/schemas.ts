@@ -3,7 +3,7 @@
  * the request bodies, and the path and query parameters. Caps on caller-given text are named
  * here with their units; the body limit bounds the request as a whole on top of them.
  */
-import { CONTEXT_STRATEGIES, IMAGE_MEDIA_TYPES, TOOL_CALL_STATUSES } from "../../agents/types";
+import { CONTEXT_STRATEGIES, IMAGE_MEDIA_TYPES, TOOL_CALL_DECISIONS, TOOL_CALL_STATUSES } from "../../agents/types";
 import { DEFAULT_LAST_MESSAGES, MAX_LAST_MESSAGES, MAX_MAX_INPUT_TOKENS, MIN_MAX_INPUT_TOKENS } from "../../agents/context/settings";
 import { jsonDepth, MAX_JSON_DEPTH } from "../json-depth";
 import { MAX_PATTERN_SUBJECT_CHARS } from "../../json-schema/patterns";
@@ -12,7 +12,7 @@ import { MAX_INPUT_CHARS } from "../../agents/input";
 import { MAX_IMAGES_PER_INPUT } from "../../limits";
 import { MAX_MCP_SERVER_NAME_CHARS, MCP_SERVER_NAME_PATTERN } from "../../agents/tools/mcp/naming";
 import { MAX_RUN_TOOLS } from "../../agents/tools/mcp/plan";
-import { MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "../../agents/tools/registry";
+import { MAX_APPROVAL_TIMEOUT_SECONDS, MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "../../agents/tools/registry";
 import { MAX_SUBJECT_LENGTH } from "../../auth/platform-keys";
 import { partialLimitsSchema } from "../../limits";
 import { decodeIntPairCursor, decodeTimeIdCursor } from "../../tenants/cursor";
@@ -192,12 +192,26 @@ export const OutputSchemaSchema = z
 
 const ToolDescriptionSchema = z.string().min(1).max(MAX_TOOL_DESCRIPTION_CHARS);
 const RequiresApprovalSchema = z.boolean().optional().openapi({ description: "Each call waits for an approve or deny first." });
+/** Shared by every tool type that can require approval. */
+export const ApprovalTimeoutSchema = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_APPROVAL_TIMEOUT_SECONDS)
+  .optional()
+  .openapi({
+    description:
+      "Only with `requires_approval`: a call not approved or denied within this many seconds of its creation is denied with the reason " +
+      '"approval expired" (`decision: "expired"`, `decided_by: "system"`), and the run goes on as after any deny.',
+    example: 3600,
+  });
 
 export const BuiltinToolSchema = z
   .object({
     type: z.literal("builtin"),
     name: ToolNameSchema.openapi({ description: "A built-in tool: `get_time`, `http_fetch` or `run_code`.", example: "get_time" }),
     requires_approval: RequiresApprovalSchema,
+    approval_timeout_seconds: ApprovalTimeoutSchema,
   })
   .strict()
   .openapi("BuiltinTool");
@@ -210,6 +224,7 @@ export const WebhookToolSchema = z
     input_schema: InputSchemaSchema,
     url: z.string().max(MAX_WEBHOOK_URL_CHARS).openapi({ description: "An https URL on the public internet.", example: "https://example.com/tools/lookup" }),
     requires_approval: RequiresApprovalSchema,
+    approval_timeout_seconds: ApprovalTimeoutSchema,
     at_most_once: z.boolean().optional().openapi({ description: "Never retried, even after a timeout or a 5xx." }),
   })
   .strict()
@@ -222,6 +237,7 @@ export const ClientToolSchema = z
     description: ToolDescriptionSchema,
     input_schema: InputSchemaSchema,
     requires_approval: RequiresApprovalSchema,
+    approval_timeout_seconds: ApprovalTimeoutSchema,
   })
   .strict()
   .openapi("ClientTool");
@@ -251,7 +267,8 @@ export const McpToolSchema = z
         description: "Sent with every request to the server, e.g. `Authorization`. Write-only: every response shows each value as `********`.",
         example: { Authorization: "Bearer <token>" },
       }),
-    requires_approval: RequiresApprovalSchema,
+    requires_approval: RequiresApprovalSchema.openapi({ description: "Each call of any of the server's tools waits for an approve or deny first." }),
+    approval_timeout_seconds: ApprovalTimeoutSchema,
   })
   .strict()
   .openapi("McpTool");
@@ -324,6 +341,7 @@ export const SessionSchema = z
     queued_messages: z.number().int().openapi({ description: "Messages posted with `if_running: enqueue` that wait to start the next runs." }),
     usage: UsageSchema,
     metadata: z.record(z.string(), z.string()).nullable(),
+    notify_url: z.string().nullable().openapi({ description: "Where this session's status notifications also go; null when none." }),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   })
@@ -352,6 +370,17 @@ export const CreateSessionRequestSchema = z
       .optional()
       .openapi({ description: "The schema of the answer of every run of the session whose message names none (the first run's too)." }),
     metadata: MetadataSchema.nullable().optional(),
+    notify_url: z
+      .string()
+      .max(MAX_WEBHOOK_URL_CHARS)
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "An https URL that gets every status notification of this session (all five types), signed like webhook tools, besides the " +
+          "tenant's endpoints. Checked like a webhook tool's URL, and held to the tenant's `webhook_origins`.",
+        example: "https://shop.example.com/agent-events",
+      }),
   })
   .strict()
   .openapi("CreateSessionRequest");
@@ -423,6 +452,10 @@ export const MessageSchema = z
   })
   .openapi("Message");
 
+export const ToolCallDecisionSchema = z.enum(TOOL_CALL_DECISIONS).openapi("ToolCallDecision", {
+  description: "`approved`, `denied` (by a principal), `expired` (no decision within the tool's `approval_timeout_seconds`); null if never decided.",
+});
+
 export const ToolCallSchema = z
   .object({
     id: z.string().openapi({ description: "The model's tool_use id.", example: "toolu_01A09q90qw90lq917835lq9" }),
@@ -435,6 +468,12 @@ export const ToolCallSchema = z
     created_at: TimestampSchema,
     started_at: TimestampSchema.nullable(),
     finished_at: TimestampSchema.nullable(),
+    decided_by: z.string().nullable().openapi({
+      description: 'Who approved or denied the call: the subject of the principal, or `"system"` when its approval expired (see `decision`). Null for a call that was never decided.',
+      example: "alice",
+    }),
+    decided_at: TimestampSchema.nullable().openapi({ description: "When the call was approved, denied or expired." }),
+    decision: ToolCallDecisionSchema.nullable(),
   })
   .openapi("ToolCall");
 

@@ -77,6 +77,7 @@ describe("POST /v1/schedules", () => {
     ["an unknown time zone", { cron: YEARLY, timezone: "Mars/Olympus", session: { input: "x" } }, ["body.timezone"]],
     ["an unknown field", { cron: YEARLY, session: { input: "x" }, every: "day" }, ["body"]],
     ["a session body the create route refuses", { cron: YEARLY, session: { input: "x", tools: [{ type: "builtin", name: "nope" }] } }, ["body.session.tools"]],
+    ["a notify URL the guard refuses", { cron: YEARLY, session: { input: "x", notify_url: "ftp://hooks.example.com/x" } }, ["body.session.notify_url"]],
     ["a session limit above the tenant's", { cron: YEARLY, session: { input: "x", limits: { max_steps_per_run: 1001 } } }, ["body.session.limits.max_steps_per_run"]],
     ["a message to a session that does not exist", { cron: YEARLY, message: { session_id: "ses_AAAAAAAAAAAAAAAAAAAAAAAA", input: "x" } }, ["body.message.session_id"]],
     ["a message with empty input", { cron: YEARLY, message: { session_id: "ses_AAAAAAAAAAAAAAAAAAAAAAAA", input: " " } }, ["body.message.input"]],

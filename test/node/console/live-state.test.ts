@@ -7,7 +7,7 @@ import type { EventFrame, Message, ToolCallEventData } from "../../../console/sr
 const AT = "2026-01-01T00:00:00.000Z";
 const usage = { steps: 1, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 };
 const text = (seq: number, role: "user" | "assistant", words: string): Message => ({ seq, role, content: [{ type: "text", text: words }], created_at: AT });
-const call = (id: string, status: ToolCallEventData["status"], step = 1): ToolCallEventData => ({ id, name: "get_time", step, input: {}, status, output: null, is_error: false });
+const call = (id: string, status: ToolCallEventData["status"], step = 1): ToolCallEventData => ({ id, name: "get_time", step, input: {}, status, output: null, is_error: false, decided_by: null, decided_at: null, decision: null });
 
 function fold(frames: EventFrame[], from: LiveState = INITIAL_LIVE_STATE): LiveState {
   return frames.reduce(applyFrame, from);
