@@ -1,10 +1,10 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import { prepareDocsAssets } from "./scripts/docs-assets.mjs";
+import { buildAssets } from "./scripts/build-assets.mjs";
 
 // wrangler.json's `assets.directory` must exist before the Workers runtime starts; wrangler
 // itself fills it through `build.command`, which the test runner does not run.
-prepareDocsAssets();
+buildAssets();
 
 export default defineConfig({
   test: {
@@ -22,6 +22,9 @@ export default defineConfig({
                 ALLOW_PRIVATE_URLS: "true",
                 // Short, so the timeout path is tested in seconds; production uses 110 s.
                 MODEL_TIMEOUT_MS: "3000",
+                // Status-webhook retries 1000 times sooner (30 s becomes 30 ms), so the schedule
+                // is seen whole in seconds; production and wrangler.json keep the full one.
+                NOTIFY_RETRY_SCALE: "0.001",
                 AUTH_SIGNING_KEY: inject("signingKey"),
                 // One origin the CORS tests may call from; every other stays foreign.
                 CORS_ORIGINS: JSON.stringify(["https://console.example.com"]),

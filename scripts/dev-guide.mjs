@@ -36,7 +36,7 @@ export function quickStartGuide({ baseUrl, token, adminToken, tenantId, ttlHours
   const pick = (expression) => `| pick '${expression}'`;
   const waiting = (status) => `CALL=$(curl -s $BASE/v1/sessions/$SESSION/tool-calls ${auth} ${pick(`v.data.find((c) => c.status === "${status}").id`)})`;
   return [
-    `The platform is ready on ${baseUrl} (API reference: ${baseUrl}/docs).`,
+    `The platform is ready on ${baseUrl} (API reference: ${baseUrl}/docs; console: ${baseUrl}/console, sign in with TOKEN or ADMIN_TOKEN).`,
     "",
     `Tokens, valid ${ttlHours} h (more: npm run token -- --tenant acme --scope "sessions:read sessions:write"):`,
     "",

@@ -42,6 +42,11 @@ export interface Config {
   modelTimeoutMs: number;
   /** Origins whose browser pages may call the API (CORS); empty: none. */
   corsOrigins: readonly string[];
+  /**
+   * The factor on every delay of the status-webhook retry schedule (notifications/schedule.ts):
+   * 1 in production; tests set it lower to see hours of retries in seconds.
+   */
+  notifyRetryScale: number;
 }
 
 export class ConfigError extends Error {
@@ -98,6 +103,7 @@ export function parseConfig(env: Env): Config {
     allowPrivateUrls: parseBoolean("ALLOW_PRIVATE_URLS", env.ALLOW_PRIVATE_URLS),
     modelTimeoutMs: parseTimeout(env.MODEL_TIMEOUT_MS),
     corsOrigins: parseOrigins("CORS_ORIGINS", env.CORS_ORIGINS),
+    notifyRetryScale: parseScale("NOTIFY_RETRY_SCALE", env.NOTIFY_RETRY_SCALE),
   };
 }
 
@@ -134,6 +140,16 @@ function isOrigin(value: string): boolean {
   }
 }
 
+/** A factor in (0, 1]: a schedule may be shortened (tests), never lengthened or removed. */
+function parseScale(name: string, value: string | undefined): number {
+  if (value === undefined || value === "") return 1;
+  const scale = Number(value);
+  if (!/^\d*\.?\d+(e-?\d+)?$/i.test(value) || !Number.isFinite(scale) || scale <= 0 || scale > 1) {
+    throw new ConfigError(`${name} must be a number greater than 0 and at most 1`);
+  }
+  return scale;
+}
+
 function parseDefaultLimits(text: string | undefined): Limits {
   if (!text) return BUILTIN_DEFAULT_LIMITS;
   let json: unknown;
@@ -157,7 +173,7 @@ export const MODEL_PATTERN = /^(\*|[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}\*?)$/;
 /** The largest context size an entry may state. */
 const MAX_CONTEXT_TOKENS = 100_000_000;
 
-/** `MODELS`: a JSON list of ids or patterns, or of `{ id, context_tokens? }`. */
+/** `MODELS`: a JSON list of ids or patterns, or of `{ id, context_tokens?, images? }`. */
 function parseModels(text: string | undefined): ModelCatalog {
   if (text === undefined || text.trim() === "") return null;
   let json: unknown;
@@ -170,14 +186,16 @@ function parseModels(text: string | undefined): ModelCatalog {
     throw new ConfigError(`MODELS must be a list of 1 to ${MAX_MODELS} model ids`);
   }
   return json.map((item: unknown, i): CatalogEntry => {
-    const entry = typeof item === "string" ? { id: item } : (item as { id?: unknown; context_tokens?: unknown } | null);
+    const entry = typeof item === "string" ? { id: item } : (item as { id?: unknown; context_tokens?: unknown; images?: unknown } | null);
     const id = entry?.id;
     if (typeof id !== "string" || !MODEL_PATTERN.test(id)) throw new ConfigError(`MODELS[${i}] is not a model id or pattern`);
     const tokens = entry?.context_tokens;
     if (tokens !== undefined && !(Number.isInteger(tokens) && (tokens as number) >= 1024 && (tokens as number) <= MAX_CONTEXT_TOKENS)) {
       throw new ConfigError(`MODELS[${i}].context_tokens must be an integer from 1024 to ${MAX_CONTEXT_TOKENS}`);
     }
-    return { pattern: canonicalModel(id), contextTokens: (tokens as number | undefined) ?? null };
+    const images = (entry as { images?: unknown }).images;
+    if (images !== undefined && typeof images !== "boolean") throw new ConfigError(`MODELS[${i}].images must be true or false`);
+    return { pattern: canonicalModel(id), contextTokens: (tokens as number | undefined) ?? null, images: images ?? null };
   });
 }
 

@@ -4,12 +4,15 @@
  */
 import type { Agent } from "./agents/agent";
 import type { TenantIndex } from "./tenants/tenant-index";
+import type { Scheduler } from "./schedules/scheduler";
 import type { TenantRegistry } from "./tenants/tenant-registry";
 
 export interface Env {
   AGENT: DurableObjectNamespace<Agent>;
   TENANT_INDEX: DurableObjectNamespace<TenantIndex>;
   TENANT_REGISTRY: DurableObjectNamespace<TenantRegistry>;
+  /** One per tenant: its schedules, fired from the object's alarm. */
+  SCHEDULER: DurableObjectNamespace<Scheduler>;
   /** The Worker's static assets (wrangler.json `assets`): the API reference's script. */
   ASSETS: Fetcher;
   /** Counts failed authentications per client address across isolates (wrangler.json `ratelimits`). */
@@ -45,6 +48,8 @@ export interface Env {
   MODEL_TIMEOUT_MS?: string;
   /** JSON list of origins allowed to call the API from a browser; default none. */
   CORS_ORIGINS?: string;
+  /** Factor (0 < x ≤ 1) on the status-webhook retry delays; 1 by default, lower in tests only. */
+  NOTIFY_RETRY_SCALE?: string;
 }
 
 type PlatformEnv = Env;

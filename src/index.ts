@@ -3,6 +3,7 @@ import { createApp } from "./api/app";
 import type { Env } from "./env";
 
 export { Agent } from "./agents/agent";
+export { Scheduler } from "./schedules/scheduler";
 export { TenantIndex } from "./tenants/tenant-index";
 export { TenantRegistry } from "./tenants/tenant-registry";
 

@@ -23,6 +23,28 @@ export const MAX_ATTEMPTS = 5;
 export const RETRY_BASE_MS = 1_000;
 /** No single backoff is longer than this, whatever `Retry-After` asks. */
 export const RETRY_MAX_MS = 60_000;
+/**
+ * Answers not valid for a run's `output_schema` before the run fails with `invalid_output`. A
+ * model that misses three times after being told what was wrong will not get there.
+ */
+export const MAX_INVALID_OUTPUTS = 3;
+/**
+ * Images in one user message. Each is sent with every model call whose window holds it, and
+ * providers cap a request's size (Anthropic: 32 MB), so a message is not a photo album.
+ */
+export const MAX_IMAGES_PER_INPUT = 8;
+/**
+ * The decoded bytes of one message's images together: the gateway holds them in memory while it
+ * checks them and hands them to the session (a Worker has 128 MB).
+ */
+export const MAX_INPUT_IMAGE_BYTES = 16 * 1024 * 1024;
+/**
+ * The default `max_image_bytes`: the most the Anthropic Messages API takes in one image (5 MiB
+ * of base64), so an image the platform accepts is one every provider accepts.
+ */
+export const DEFAULT_MAX_IMAGE_BYTES = (5 * 1024 * 1024 * 3) / 4;
+/** The highest `max_image_bytes` a tenant can be given: OpenAI's limit per image. */
+export const MAX_MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 
 export const LIMIT_NAMES = [
   "max_steps_per_run",
@@ -33,6 +55,8 @@ export const LIMIT_NAMES = [
   "max_request_bytes",
   "requests_per_minute",
   "max_tokens_per_day",
+  "max_image_bytes",
+  "max_schedules",
 ] as const;
 
 export const limitsSchema = z.object({
@@ -45,6 +69,10 @@ export const limitsSchema = z.object({
   requests_per_minute: z.number().int().min(1),
   /** null: unlimited. */
   max_tokens_per_day: z.number().int().min(1).nullable(),
+  /** The decoded size of one image in a user message. */
+  max_image_bytes: z.number().int().min(1024).max(MAX_MAX_IMAGE_BYTES),
+  /** Schedules a tenant may keep (paused and disabled ones count); more is a 409 until one is deleted. */
+  max_schedules: z.number().int().min(0).max(100_000),
 });
 export type Limits = z.infer<typeof limitsSchema>;
 export const partialLimitsSchema = limitsSchema.partial();
@@ -59,6 +87,8 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
   max_request_bytes: 1024 * 1024,
   requests_per_minute: 600,
   max_tokens_per_day: null,
+  max_image_bytes: DEFAULT_MAX_IMAGE_BYTES,
+  max_schedules: 100,
 };
 
 /**
@@ -69,9 +99,10 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
 export function capLimits(limits: Limits, cap: Limits): Limits {
   const capped = { ...limits };
   for (const name of LIMIT_NAMES) {
-    const a = limits[name];
+    // A session stored before a limit existed has no value for it: the tenant's applies.
+    const a = limits[name] as number | null | undefined;
     const b = cap[name];
-    (capped as Record<string, number | null>)[name] = a === null ? b : b === null ? a : Math.min(a, b);
+    (capped as Record<string, number | null>)[name] = a === null || a === undefined ? b : b === null ? a : Math.min(a, b);
   }
   return capped;
 }

@@ -2,7 +2,8 @@
  * Every Durable Object name and stub, in one module. An Agent is addressed by tenant *and*
  * session id, so a session id guessed or leaked from another tenant names a different, empty
  * object; a tenant's index by its tenant id. The tenant always comes from the authenticated
- * principal (or the session's own record), never from a raw path segment.
+ * principal (or the session's own record), never from a raw path segment. A tenant's scheduler,
+ * like its index, is named by its tenant id.
  */
 
 /** The name of the one registry instance that lists every tenant. */
@@ -16,6 +17,10 @@ export function tenantIndexName(tenantId: string): string {
   return `tenant/${encodeURIComponent(tenantId)}`;
 }
 
+export function schedulerName(tenantId: string): string {
+  return `scheduler/${encodeURIComponent(tenantId)}`;
+}
+
 export function agentStub(env: Cloudflare.Env, tenantId: string, sessionId: string) {
   return env.AGENT.get(env.AGENT.idFromName(agentObjectName(tenantId, sessionId)));
 }
@@ -26,4 +31,8 @@ export function tenantIndexStub(env: Cloudflare.Env, tenantId: string) {
 
 export function tenantRegistryStub(env: Cloudflare.Env) {
   return env.TENANT_REGISTRY.get(env.TENANT_REGISTRY.idFromName(TENANT_REGISTRY_NAME));
+}
+
+export function schedulerStub(env: Cloudflare.Env, tenantId: string) {
+  return env.SCHEDULER.get(env.SCHEDULER.idFromName(schedulerName(tenantId)));
 }

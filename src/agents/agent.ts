@@ -5,16 +5,22 @@
  * run at once.
  */
 import { DurableObject } from "cloudflare:workers";
-import { type Limits, MAX_QUEUED_MESSAGES } from "../limits";
+import { capLimits, type Limits, MAX_QUEUED_MESSAGES } from "../limits";
+import { log } from "../log";
 import { decodeIntPairCursor, encodeIntPairCursor } from "../tenants/cursor";
 import { decideContext, usesSummaries } from "./context/plan";
 import { openEventStream } from "./events/open-stream";
 import { CLOSE_CODES, requireStreamFilter, type StreamFilter } from "./events/streams";
 import { AgentHost, settleOutcome } from "./host";
 import type { RunState, StepRecord } from "./store";
+import { APPROVAL_EXPIRED, APPROVAL_EXPIRED_OUTPUT, expiredApprovals } from "./run/approval-expiry";
+import { appliedOutcome, checkRequestKey, noteApplied, type RequestOutcome } from "./request-keys";
 import { nextUnit } from "./run/next-unit";
 import { runUnit } from "./run/units";
 import { checkToolSpecs, toolDefinitions } from "./tools/registry";
+import { acceptsImages } from "./model/catalog";
+import { type PreparedInput, prepareInput, storeInput } from "./input";
+import { outputToolsFor } from "./output/call-tools";
 import {
   ACTIVE_STATUSES,
   SLOT_STATUSES,
@@ -24,9 +30,11 @@ import {
   type Message,
   type Page,
   type RunInput,
+  type RunOptions,
   type Session,
   type SessionInit,
   type Step,
+  SYSTEM_DECIDER,
   type ToolCall,
   type ToolCallStatus,
   EMPTY_USAGE,
@@ -57,8 +65,11 @@ export class Agent extends DurableObject<Cloudflare.Env> {
 
   async create(init: SessionInit, input: RunInput | null): Promise<AgentResult<Session>> {
     if (this.#host.session()) return { ok: false, reason: "session_exists" };
-    const problem = checkToolSpecs(init.tools) ?? (input === null ? null : checkInput(input));
-    if (problem) return { ok: false, reason: "invalid", detail: problem };
+    const tools = checkToolSpecs(init.tools);
+    if (tools) return { ok: false, reason: "invalid", detail: tools };
+    const prepared = input === null ? null : await prepareInput(input, this.#inputRules(init.model, init.limits));
+    if (prepared && !prepared.ok) return { ok: false, reason: "invalid", detail: prepared.problem };
+    if (this.#host.session()) return { ok: false, reason: "session_exists" };
     const now = this.#host.nowIso();
     const run: RunState = {
       status: "idle",
@@ -79,10 +90,12 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       run_started_at: 0,
       run_start_seq: 0,
       token_ratio: 1,
+      invalid_outputs: 0,
+      output_error: null,
       updated_at: now,
     };
-    this.#host.store.create({ ...init, created_at: now }, run);
-    if (input !== null) this.#startRun(input);
+    this.#host.store.create({ ...init, output_schema: init.output_schema ?? null, created_at: now }, run);
+    if (prepared) this.#startRun(prepared.input, {});
     return this.#settled();
   }
 
@@ -91,15 +104,29 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     return { ok: true, value: this.#host.view() };
   }
 
-  /** `cap`: the tenant's current limits, which lower the session's own for this and later runs. */
-  async start(input: RunInput, cap: Limits | null = null): Promise<AgentResult<Session>> {
+  /**
+   * `cap`: the tenant's current limits, which lower the session's own for this and later runs.
+   * `requestKey` (here and on `enqueue` and `interrupt`): a message already applied under this
+   * key is not applied again; the answer is the session as it stands.
+   */
+  async start(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
     if (!this.#host.session()) return SESSION_NOT_FOUND;
-    const problem = checkInput(input);
-    if (problem) return { ok: false, reason: "invalid", detail: problem };
+    const key = checkRequestKey(requestKey);
+    if (this.#applied(key)) return { ok: true, value: this.#host.view() };
+    const prepared = await this.#prepare(input, cap);
+    if (!prepared.ok) return prepared;
+    if (this.#applied(key)) return { ok: true, value: this.#host.view() };
     if (ACTIVE_STATUSES.includes(this.#host.store.run().status)) return { ok: false, reason: "run_going" };
     if (cap) this.#host.capLimits(cap);
-    this.#startRun(input);
+    this.#applyKeyed(key, "started", () => this.#startRun(prepared.input, options));
     return this.#settled();
+  }
+
+  /** What the message sent with `requestKey` did, or null when none was applied under it. */
+  async requestOutcome(requestKey: string): Promise<AgentResult<RequestOutcome | null>> {
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
+    const key = checkRequestKey(requestKey);
+    return { ok: true, value: key === null ? null : appliedOutcome(this.ctx.storage.kv, key) };
   }
 
   /**
@@ -107,15 +134,18 @@ export class Agent extends DurableObject<Cloudflare.Env> {
    * ends (done or failed; a cancel drops it). Refused when no run is going: the caller starts
    * one instead, through the run admission that a start needs.
    */
-  async enqueue(input: RunInput, cap: Limits | null = null): Promise<AgentResult<Session>> {
+  async enqueue(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
     const host = this.#host;
     if (!host.session()) return SESSION_NOT_FOUND;
-    const problem = checkInput(input);
-    if (problem) return { ok: false, reason: "invalid", detail: problem };
+    const key = checkRequestKey(requestKey);
+    if (this.#applied(key)) return { ok: true, value: host.view() };
+    const prepared = await this.#prepare(input, cap);
+    if (!prepared.ok) return prepared;
+    if (this.#applied(key)) return { ok: true, value: host.view() };
     if (!ACTIVE_STATUSES.includes(host.store.run().status)) return { ok: false, reason: "run_not_going" };
     if (host.store.queuedMessages() >= MAX_QUEUED_MESSAGES) return { ok: false, reason: "queue_full", max: MAX_QUEUED_MESSAGES };
     if (cap) host.capLimits(cap);
-    host.store.enqueueMessage(toContent(input), host.nowIso());
+    this.#applyKeyed(key, "enqueued", () => host.store.enqueueMessage(storeInput(host.store, prepared.input, host.nowIso()), options, host.nowIso()));
     return this.#settled();
   }
 
@@ -123,22 +153,28 @@ export class Agent extends DurableObject<Cloudflare.Env> {
    * `if_running: interrupt`: the current run stops exactly as a cancel would stop it, and a new
    * run starts with the message, without the session ever showing `cancelled`.
    */
-  async interrupt(input: RunInput, cap: Limits | null = null): Promise<AgentResult<Session>> {
+  async interrupt(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
     const host = this.#host;
     if (!host.session()) return SESSION_NOT_FOUND;
-    const problem = checkInput(input);
-    if (problem) return { ok: false, reason: "invalid", detail: problem };
+    const key = checkRequestKey(requestKey);
+    if (this.#applied(key)) return { ok: true, value: host.view() };
+    const prepared = await this.#prepare(input, cap);
+    if (!prepared.ok) return prepared;
     if (!ACTIVE_STATUSES.includes(host.store.run().status)) return { ok: false, reason: "run_not_going" };
     if (cap) host.capLimits(cap);
     // A run that waited (or was paused or queued) held no run slot: the new one needs one, and
     // without a free one it starts `queued`, like a waiting run that goes on.
     const slot = SLOT_STATUSES.includes(host.store.run().status) ? "ok" : await host.claimSlot();
-    if (!ACTIVE_STATUSES.includes(host.store.run().status)) {
+    // While the slot was claimed, the run may have ended, or the same keyed message been applied.
+    const repeated = key !== null && appliedOutcome(this.ctx.storage.kv, key) !== null;
+    if (repeated || !ACTIVE_STATUSES.includes(host.store.run().status)) {
       if (slot === "ok") await host.releaseSlot();
-      return { ok: false, reason: "run_not_going" };
+      return repeated ? { ok: true, value: host.view() } : { ok: false, reason: "run_not_going" };
     }
-    host.interruptRun(toContent(input), slot === "ok" ? "running" : "queued");
-    if (slot === "suspended") host.cancelRun();
+    this.#applyKeyed(key, "interrupted", () => {
+      host.interruptRun(storeInput(host.store, prepared.input, host.nowIso()), options, slot === "ok" ? "running" : "queued");
+      if (slot === "suspended") host.cancelRun();
+    });
     return this.#settled();
   }
 
@@ -205,17 +241,23 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     return this.#settled();
   }
 
-  async approve(callId: string): Promise<AgentResult<Session>> {
-    const approved = (call: ToolCall): ToolCallStatus => (this.#host.toolbox().get(call.name)?.kind === "client" ? "waiting_tool_output" : "pending");
+  /** `decidedBy`: the subject of the principal who approved, recorded on the call. */
+  async approve(callId: string, decidedBy: string | null = null): Promise<AgentResult<Session>> {
+    const host = this.#host;
+    const approved = (call: ToolCall): ToolCallStatus => (host.toolbox().get(call.name)?.kind === "client" ? "waiting_tool_output" : "pending");
     return this.#decide(callId, "waiting_approval", approved, (call) => {
-      this.#host.store.setToolCallStatus(call.id, approved(call), this.#host.nowIso());
+      host.store.setToolCallStatus(call.id, approved(call), host.nowIso());
+      host.store.recordDecision(call.id, decidedBy, "approved", host.nowIso());
     });
   }
 
-  async deny(callId: string, reason: string | null): Promise<AgentResult<Session>> {
+  /** `decidedBy`: the subject of the principal who denied, recorded on the call. */
+  async deny(callId: string, reason: string | null, decidedBy: string | null = null): Promise<AgentResult<Session>> {
+    const host = this.#host;
     return this.#decide(callId, "waiting_approval", "error", (call) => {
       const text = reason ? `denied by a reviewer: ${reason}` : "denied by a reviewer";
-      this.#host.finishCall(call, text, true);
+      host.finishCall(call, text, true);
+      host.store.recordDecision(call.id, decidedBy, "denied", host.nowIso());
     });
   }
 
@@ -249,9 +291,23 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     return { ok: true, value: { data, next_cursor: rows.length > limit && last ? String(last.seq) : null } };
   }
 
-  /** Cancels whatever runs and deletes every byte the session stored. */
+  /**
+   * Cancels whatever runs and deletes every byte the session stored. A run that is going ends as
+   * a cancel ends it (so `session.cancelled` is owed), and every owed notification is handed to
+   * the tenant index before the storage that holds it goes; when the index cannot be reached, the
+   * session is kept and the caller is asked to try again. A notification the index refuses for good
+   * (a bug, logged on both sides) is dropped alone and does not keep the session from going.
+   */
   async erase(): Promise<AgentResult<null>> {
-    if (!this.#host.session()) return SESSION_NOT_FOUND;
+    const host = this.#host;
+    if (!host.session()) return SESSION_NOT_FOUND;
+    if (ACTIVE_STATUSES.includes(host.store.run().status)) host.cancelRun();
+    if ((await host.outbox.handOff(true)) === "failed") {
+      if (!host.session()) return SESSION_NOT_FOUND;
+      await host.syncAlarm();
+      return { ok: false, reason: "unavailable", detail: "the session's notifications could not be handed to its tenant yet" };
+    }
+    if (!host.session()) return SESSION_NOT_FOUND; // erased by a concurrent call meanwhile
     this.#host.inflight.abortAll("erased");
     this.#host.events.streams.close({ all: true }, CLOSE_CODES.ended, "session erased");
     await this.ctx.storage.deleteAlarm();
@@ -294,6 +350,8 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     const host = this.#host;
     if (!host.session()) return;
     host.events.streams.closeExpired(Date.now());
+    await this.#expireApprovals();
+    if (!host.session()) return;
     if (host.store.run().status === "queued") await this.#askForSlot();
     const limits = host.requireSession().limits;
     // A daily budget is checked against the index's count, learned from a report: after a
@@ -310,13 +368,13 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       summaryDue: (maxTokens) => {
         const session = host.requireSession();
         if (!usesSummaries(session)) return false;
-        const inputs = { store: host.store, session, run, catalog: host.config.models, tools: toolDefinitions(host.toolbox()) };
+        const inputs = { store: host.store, session, run, catalog: host.config.models, tools: outputToolsFor(host, toolDefinitions(host.toolbox())).tools };
         return decideContext(inputs, maxTokens).kind === "summarize";
       },
       toolsReady: host.toolsReady(),
       now: Date.now(),
     });
-    if (unit.kind === "finish") host.finishRun("done", unit.stopReason, null);
+    if (unit.kind === "finish") host.finishAtLimit(unit.stopReason);
     else if (unit.kind === "model" || unit.kind === "tools" || unit.kind === "summary" || unit.kind === "discover") await runUnit(host, unit);
     await host.settle();
   }
@@ -334,15 +392,61 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     else if (slot === "suspended") this.#host.cancelRun();
   }
 
-  #startRun(input: RunInput): void {
-    this.#host.startRun(toContent(input));
+  /** Stores the input's images and starts a run with it, in one transaction. */
+  #startRun(input: PreparedInput, options: RunOptions): void {
+    const host = this.#host;
+    host.transaction(() => host.startRun(storeInput(host.store, input, host.nowIso()), options));
+  }
+
+  /**
+   * Checks an input for a run of this session: its limits as capped by the tenant's (`cap`),
+   * and its model's capabilities. The images are measured and hashed before any state is read,
+   * so the checks that follow see the state as it is after the awaits.
+   */
+  async #prepare(input: RunInput, cap: Limits | null): Promise<{ ok: true; input: PreparedInput } | ({ ok: false } & AgentFailure)> {
+    const session = this.#host.session();
+    if (!session) return SESSION_NOT_FOUND;
+    const limits = cap ? capLimits(session.limits, cap) : session.limits;
+    const prepared = await prepareInput(input, this.#inputRules(session.model, limits));
+    if (!prepared.ok) return { ok: false, reason: "invalid", detail: prepared.problem };
+    if (!this.#host.session()) return SESSION_NOT_FOUND;
+    return prepared;
+  }
+
+  #inputRules(model: string, limits: Limits) {
+    return { maxImageBytes: limits.max_image_bytes, imagesAccepted: acceptsImages(this.#host.config.models, model) };
+  }
+
+  /** Whether a message was already applied under `key`. */
+  #applied(key: string | null): boolean {
+    return key !== null && appliedOutcome(this.ctx.storage.kv, key) !== null;
+  }
+
+  /** Applies a decision on a waiting call (see `#applyDecision`), then settles. */
+  async #decide(callId: string, expected: ToolCallStatus, next: ToolCallStatus | ((call: ToolCall) => ToolCallStatus), apply: (call: ToolCall) => void): Promise<AgentResult<Session>> {
+    const applied = await this.#applyDecision(callId, expected, next, apply);
+    if (!applied.ok) return applied;
+    return this.#settled();
+  }
+
+  /** Applies a message and notes its key in one transaction: both are saved, or neither. */
+  #applyKeyed(key: string | null, outcome: RequestOutcome, apply: () => void): void {
+    this.#host.transaction(() => {
+      apply();
+      if (key !== null) noteApplied(this.ctx.storage.kv, key, outcome, Date.now());
+    });
   }
 
   /**
    * Applies a decision on a waiting call. When it lets the run go on, the session needs a run
    * slot again (waiting held none): without a free one it goes `queued` rather than refusing.
    */
-  async #decide(callId: string, expected: ToolCallStatus, next: ToolCallStatus | ((call: ToolCall) => ToolCallStatus), apply: (call: ToolCall) => void): Promise<AgentResult<Session>> {
+  async #applyDecision(
+    callId: string,
+    expected: ToolCallStatus,
+    next: ToolCallStatus | ((call: ToolCall) => ToolCallStatus),
+    apply: (call: ToolCall) => void,
+  ): Promise<AgentResult<null>> {
     const host = this.#host;
     if (!host.session()) return SESSION_NOT_FOUND;
     const found = this.#waitingCall(callId, expected);
@@ -363,7 +467,26 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       host.continueRun(slot === "ok" ? "running" : "queued");
     });
     if (slot === "suspended") host.cancelRun();
-    return this.#settled();
+    return { ok: true, value: null };
+  }
+
+  /**
+   * Denies every call whose approval expired, each exactly as a reviewer's deny (which may take
+   * a run slot, or make the session `queued`). The alarm that runs this was set for the deadline.
+   */
+  async #expireApprovals(): Promise<void> {
+    const host = this.#host;
+    for (const call of expiredApprovals(host.store.openToolCalls(), host.toolbox(), Date.now())) {
+      const result = await this.#applyDecision(call.id, "waiting_approval", "error", (waiting) => {
+        host.finishCall(waiting, APPROVAL_EXPIRED_OUTPUT, true);
+        host.store.recordDecision(waiting.id, SYSTEM_DECIDER, "expired", host.nowIso());
+      });
+      if (!host.session()) return;
+      if (result.ok) {
+        const session = host.requireSession();
+        log("info", "approval_expired", { tenant_id: session.tenant_id, session_id: session.id, tool_call_id: call.id, tool: call.name, reason: APPROVAL_EXPIRED });
+      }
+    }
   }
 
   #waitingCall(callId: string, expected: ToolCallStatus): { ok: true; call: ToolCall } | ({ ok: false } & AgentFailure) {
@@ -405,23 +528,4 @@ function toStep(row: StepRecord): Step {
   };
 }
 
-function toContent(input: RunInput): ContentBlock[] {
-  return typeof input === "string" ? [{ type: "text", text: input }] : input;
-}
-
-/** The length cap of one user message; longer input belongs in a file or a tool. */
-export const MAX_INPUT_CHARS = 200_000;
-
-function checkInput(input: RunInput): string | null {
-  if (typeof input === "string") {
-    if (!input.trim()) return "input must not be empty";
-    return input.length > MAX_INPUT_CHARS ? `input is longer than ${MAX_INPUT_CHARS} characters` : null;
-  }
-  if (!Array.isArray(input) || input.length === 0) return "input must be a string or a non-empty list of text blocks";
-  let total = 0;
-  for (const block of input) {
-    if (block?.type !== "text" || typeof block.text !== "string") return "input blocks must be text blocks";
-    total += block.text.length;
-  }
-  return total > MAX_INPUT_CHARS ? `input is longer than ${MAX_INPUT_CHARS} characters` : null;
-}
+export { MAX_INPUT_CHARS } from "./input";

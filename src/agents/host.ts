@@ -14,8 +14,13 @@ import { EventLog } from "./events/event-log";
 import type { EmittedEvent } from "./events/frames";
 import { StreamHub } from "./events/streams";
 import { InflightCalls } from "./inflight";
+import { Outbox } from "./notify/outbox";
+import { notificationSession } from "./notify/snapshot";
+import { notificationFor } from "../notifications/event-type";
+import { earliestApprovalDeadline } from "./run/approval-expiry";
 import { shouldReport } from "./report/report-policy";
 import { Reporter } from "./report/reporter";
+import type { ReportAck } from "../tenants/types";
 import { nextWakeAt } from "./run/next-wake";
 import { tenantIndexStub } from "../objects";
 import { AgentStore, type RunState, type StoredSession } from "./store";
@@ -24,7 +29,18 @@ import { maskToolSpecs } from "./tools/mcp/masking";
 import type { DiscoveredTool } from "./tools/mcp/plan";
 import { buildToolbox, type Toolbox } from "./tools/registry";
 import { log } from "../log";
-import { ACTIVE_STATUSES, type ContentBlock, FINAL_STATUSES, type Session, type SessionStatus, type StopReason, type ToolCall, type ToolResultBlock } from "./types";
+import {
+  ACTIVE_STATUSES,
+  type ContentBlock,
+  FINAL_STATUSES,
+  type OutputSchema,
+  type RunOptions,
+  type Session,
+  type SessionStatus,
+  type StopReason,
+  type ToolCall,
+  type ToolResultBlock,
+} from "./types";
 
 export const CANCELLED_BEFORE_RESULT = "cancelled before it finished";
 
@@ -37,6 +53,7 @@ export class AgentHost {
   readonly store: AgentStore;
   readonly events: EventLog;
   readonly reporter: Reporter;
+  readonly outbox: Outbox;
   readonly inflight = new InflightCalls();
   #toolbox: Toolbox | undefined;
 
@@ -47,6 +64,7 @@ export class AgentHost {
     this.store = new AgentStore(ctx.storage);
     this.events = new EventLog(this.store, new StreamHub(ctx));
     this.reporter = new Reporter(this.store, env);
+    this.outbox = new Outbox(this.store, env);
   }
 
   get config(): Config {
@@ -98,8 +116,13 @@ export class AgentHost {
   view(): Session {
     const session = this.requireSession();
     const run = this.store.run();
+    const runSchema = this.store.runOutputSchema();
     return {
       ...session,
+      notify_url: session.notify_url ?? null,
+      // Before any run, the session's own schema; after, the one the run had.
+      output_schema: runSchema === undefined ? (session.output_schema ?? null) : runSchema,
+      output: run.status === "done" ? this.store.runOutput() : null,
       tools: maskToolSpecs(session.tools),
       status: run.status,
       stop_reason: run.stop_reason,
@@ -125,19 +148,25 @@ export class AgentHost {
   /**
    * Writes a change to the run state. Every change raises the revision the tenant index must
    * acknowledge; a status change is also a stored event and must be told to the index at once.
+   * A change that reaches a status tenants are notified of writes the notification to the outbox
+   * in the same transaction, so a crash keeps both or neither (see notifications/event-type.ts).
    */
   updateRun(patch: Partial<RunState>): RunState {
-    const before = this.store.run();
-    const after: RunState = { ...before, ...patch, revision: before.revision + 1, updated_at: this.nowIso() };
-    const statusChanged = after.status !== before.status || after.stop_reason !== before.stop_reason;
-    if (statusChanged) after.urgent_revision = after.revision;
-    // The next unit's queue time counts from the moment the run could go on.
-    if (after.status === "running" && before.status !== "running") after.ready_at = Date.now();
-    this.store.putRun(after);
-    if (statusChanged && FINAL_STATUSES.includes(after.status) && !FINAL_STATUSES.includes(before.status)) this.#logRunEnd(after);
-    if (statusChanged) this.emit("status", { status: after.status, stop_reason: after.stop_reason, error: after.error });
-    if (after.usage !== before.usage) this.emit("usage", after.usage);
-    return after;
+    return this.transaction(() => {
+      const before = this.store.run();
+      const after: RunState = { ...before, ...patch, revision: before.revision + 1, updated_at: this.nowIso() };
+      const statusChanged = after.status !== before.status || after.stop_reason !== before.stop_reason;
+      if (statusChanged) after.urgent_revision = after.revision;
+      // The next unit's queue time counts from the moment the run could go on.
+      if (after.status === "running" && before.status !== "running") after.ready_at = Date.now();
+      this.store.putRun(after);
+      const notification = notificationFor(before.status, after.status);
+      if (notification) this.outbox.record(notification, notificationSession(this.requireSession(), after, this.store.openToolCalls(), this.toolbox()));
+      if (statusChanged && FINAL_STATUSES.includes(after.status) && !FINAL_STATUSES.includes(before.status)) this.#logRunEnd(after);
+      if (statusChanged) this.emit("status", { status: after.status, stop_reason: after.stop_reason, error: after.error });
+      if (after.usage !== before.usage) this.emit("usage", after.usage);
+      return after;
+    });
   }
 
   #logRunEnd(run: RunState): void {
@@ -158,12 +187,13 @@ export class AgentHost {
    * that nothing of an earlier run can still save. The message is the run's task, which every
    * model call of the run is sent.
    */
-  startRun(content: ContentBlock[], status: "running" | "queued" = "running"): void {
+  startRun(content: ContentBlock[], options: RunOptions, status: "running" | "queued" = "running"): void {
     this.transaction(() => {
       const saved = this.store.appendMessage("user", content, this.nowIso());
       // Each run lists its MCP servers' tools afresh.
       this.resetRunTools();
       const run = this.store.run();
+      this.store.beginRunOutput(this.outputSchemaOf(options));
       this.updateRun({
         status,
         generation: run.generation + 1,
@@ -174,6 +204,8 @@ export class AgentHost {
         next_attempt_at: 0,
         run_start_seq: saved.seq,
         run_started_at: Date.now(),
+        invalid_outputs: 0,
+        output_error: null,
       });
       this.emit("message", saved);
     });
@@ -189,8 +221,28 @@ export class AgentHost {
     this.transaction(() => {
       this.updateRun({ status, stop_reason: stopReason, error, attempts: 0, next_attempt_at: 0 });
       const next = this.store.dequeueMessage();
-      if (next) this.startRun(next);
+      if (next) this.startRun(next.content, next.options);
     });
+  }
+
+  /**
+   * Ends a run that reached a limit. A run that owes an answer valid for its `output_schema`
+   * and reached its step limit without one fails with `invalid_output`; any other ends `done`.
+   */
+  finishAtLimit(stopReason: "step_limit" | "token_limit"): void {
+    if (stopReason === "step_limit" && this.store.runOutputSchema()) {
+      const { output_error: last } = this.store.run();
+      const steps = this.requireSession().limits.max_steps_per_run;
+      const error = last ? `the step limit (${steps} model steps) was reached; the last answer was not valid: ${last}` : `no answer within the step limit (${steps} model steps)`;
+      this.finishRun("failed", "invalid_output", error);
+      return;
+    }
+    this.finishRun("done", stopReason, null);
+  }
+
+  /** The schema a run's answer must fit: the message's own, else the session's. */
+  outputSchemaOf(options: RunOptions): OutputSchema | null {
+    return options.output_schema === undefined ? (this.requireSession().output_schema ?? null) : options.output_schema;
   }
 
   /**
@@ -212,19 +264,34 @@ export class AgentHost {
    * late answer never saved) and starts a new one with `content`, in one transaction: the
    * session goes from its run to the next without ever being `cancelled`. Queued messages stay.
    */
-  interruptRun(content: ContentBlock[], status: "running" | "queued" = "running"): void {
+  interruptRun(content: ContentBlock[], options: RunOptions, status: "running" | "queued" = "running"): void {
     this.inflight.abortAll("interrupted");
     this.transaction(() => {
       this.closeOpenCalls(CANCELLED_BEFORE_RESULT);
-      this.startRun(content, status);
+      this.startRun(content, options, status);
     });
   }
 
   // ---- events ------------------------------------------------------------------------
 
-  /** Runs `fn` atomically; events it emits reach the sockets after the commit. */
+  #transactionDepth = 0;
+
+  /**
+   * Runs `fn` atomically; events it emits reach the sockets after the commit. When it owed a
+   * notification, the alarm is set for now before anything is awaited, so the write and the
+   * wake-up that hands it over are committed together: a crash right after the commit cannot
+   * keep the one and lose the other.
+   */
   transaction<T>(fn: () => T): T {
-    return this.events.transaction(fn);
+    this.#transactionDepth++;
+    let result: T;
+    try {
+      result = this.events.transaction(fn);
+    } finally {
+      this.#transactionDepth--;
+    }
+    if (this.#transactionDepth === 0 && this.outbox.takeUnarmed()) this.ctx.storage.setAlarm(Date.now()).catch(() => {});
+    return result;
   }
 
   /** Stores an event with the change being made (see `EventLog.append`). */
@@ -238,27 +305,47 @@ export class AgentHost {
 
   /**
    * Sets the alarm for what is due next, then sends the report the index is owed if it is due
-   * now. The alarm comes first, so a slow or failing report never delays (or, with a crash,
-   * loses) the next step; again after, since the report changed what is due.
+   * now, with the notifications owed riding along; then hands over on their own any still owed
+   * (a retry). The alarm comes first, so a slow or failing report never delays (or, with a crash,
+   * loses) the next step; again after, since both changed what is due.
    */
   async settle(): Promise<void> {
     if (!this.store.exists()) return;
     await this.syncAlarm();
-    if (!shouldReport(this.store.run(), Date.now())) return;
-    const ack = await this.reporter.send();
-    // A start admitted just before its tenant was suspended, or a run the suspension sweep
-    // missed, learns it here and stops; the final status is reported in turn.
-    if (ack?.suspended && this.store.exists() && ACTIVE_STATUSES.includes(this.store.run().status)) {
-      this.cancelRun();
-      await this.reporter.send();
+    let acted = false;
+    if (shouldReport(this.store.run(), Date.now())) {
+      acted = true;
+      const ack = await this.#report();
+      // A start admitted just before its tenant was suspended, or a run the suspension sweep
+      // missed, learns it here and stops; the final status is reported in turn.
+      if (ack?.suspended && this.store.exists() && ACTIVE_STATUSES.includes(this.store.run().status)) {
+        this.cancelRun();
+        await this.#report();
+      }
     }
-    await this.syncAlarm();
+    if (this.store.exists() && (await this.outbox.handOff()) !== "nothing_owed") acted = true;
+    if (acted) await this.syncAlarm();
+  }
+
+  /** One call to the index for the report and what the session owes it: one status change, one call. */
+  async #report(): Promise<ReportAck | null> {
+    const batch = this.outbox.batch();
+    const ack = await this.reporter.send(batch);
+    if (!batch || !this.store.exists()) return ack;
+    if (ack?.notifications_taken) this.outbox.acknowledge(batch);
+    else this.outbox.failed(ack ? "the index refused the notifications" : "the report with the notifications failed");
+    return ack;
   }
 
   /** The alarm at or before the next wake `nextWakeAt` asks for, or none when nothing is due. */
   async syncAlarm(): Promise<void> {
     if (!this.store.exists()) return;
-    const target = nextWakeAt(this.store.run(), Date.now(), { socketDeadline: this.events.streams.earliestSocketDeadline() });
+    const now = Date.now();
+    const target = nextWakeAt(this.store.run(), now, {
+      socketDeadline: this.events.streams.earliestSocketDeadline(),
+      notificationsDueAt: this.outbox.dueAt(now),
+      approvalDeadline: earliestApprovalDeadline(this.store.openToolCalls(), this.toolbox()),
+    });
     const current = await this.ctx.storage.getAlarm();
     if (target === null) {
       if (current !== null) await this.ctx.storage.deleteAlarm();

@@ -151,4 +151,54 @@ export const AGENT_MIGRATIONS: readonly Migration[] = [
         `ALTER TABLE tool_calls ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0`,
       ]),
   },
+  {
+    version: 7,
+    description: "notification outbox; who decided a tool call that needed approval, when, and how",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS outbox (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          id TEXT NOT NULL UNIQUE,
+          type TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          session TEXT NOT NULL
+        )`,
+        `ALTER TABLE tool_calls ADD COLUMN decided_by TEXT`,
+        `ALTER TABLE tool_calls ADD COLUMN decided_at TEXT`,
+        `ALTER TABLE tool_calls ADD COLUMN decision TEXT`,
+      ]),
+  },
+  {
+    version: 8,
+    description:
+      "images and image_chunks; pending_messages.options; run state: invalid_outputs, output_error; " +
+      "session limits: max_image_bytes",
+    up: (storage) => {
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS images (
+          id TEXT PRIMARY KEY,
+          media_type TEXT NOT NULL,
+          size_bytes INTEGER NOT NULL,
+          width INTEGER NOT NULL,
+          height INTEGER NOT NULL,
+          created_at TEXT NOT NULL
+        )`,
+        `CREATE TABLE IF NOT EXISTS image_chunks (
+          image_id TEXT NOT NULL,
+          idx INTEGER NOT NULL,
+          data BLOB NOT NULL,
+          PRIMARY KEY (image_id, idx)
+        )`,
+        `ALTER TABLE pending_messages ADD COLUMN options TEXT`,
+      ]);
+      const run = storage.kv.get<Record<string, unknown>>("run");
+      if (run) storage.kv.put("run", { ...run, invalid_outputs: 0, output_error: null });
+      const session = storage.kv.get<Record<string, unknown>>("session");
+      const limits = (session?.limits ?? null) as Record<string, unknown> | null;
+      // The default of the version that added the limit (5 MiB of base64), written out: a later
+      // change of the default must not change what this step did. Lowered to the tenant's own
+      // value at the session's next run, like every limit.
+      if (session && limits && limits.max_image_bytes === undefined) storage.kv.put("session", { ...session, limits: { ...limits, max_image_bytes: 3_932_160 } });
+    },
+  },
 ];

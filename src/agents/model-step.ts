@@ -3,9 +3,10 @@
  * by `nextUnit`; this fits the history to the context budget (context/plan.ts), calls the
  * provider with an abortable, time-limited signal, passes the text it streams on to the
  * watchers, and saves the assistant message with its tool calls and its usage in one
- * transaction, unless a cancel, pause or restart made the result stale in the meantime.
+ * transaction, unless a cancel, pause or restart made the result stale in the meantime. A run
+ * with an `output_schema` asks for a structured answer (output/) and judges the final one.
  */
-import { MAX_ATTEMPTS } from "../limits";
+import { MAX_ATTEMPTS, MAX_INVALID_OUTPUTS } from "../limits";
 import { calibratedRatio } from "./context/estimate";
 import { callMessages, decideContext } from "./context/plan";
 import { deadline } from "./deadline";
@@ -15,17 +16,27 @@ import { type CallUsage, ModelError, type ModelRequest, type ModelResponse, type
 import { backoffDelay } from "./retry";
 import { toolDefinitions } from "./tools/registry";
 import type { UnitOutcome } from "./run/next-unit";
-import type { StopReason, ToolCallStatus, ToolUseBlock, Usage } from "./types";
+import { outputToolsFor } from "./output/call-tools";
+import { correctionText, judgeAnswer } from "./output/judge";
+import type { ContentBlock, StopReason, ToolCallStatus, ToolUseBlock, Usage } from "./types";
 
 export async function runModelStep(scope: UnitScope, maxTokens: number): Promise<UnitOutcome> {
   const host = scope.host;
   const session = host.requireSession();
   const run = host.store.run();
   const tools = toolDefinitions(host.toolbox());
-  const decision = decideContext({ store: host.store, session, run, catalog: host.config.models, tools }, maxTokens, false);
+  const { tools: counted, output } = outputToolsFor(host, tools);
+  const decision = decideContext({ store: host.store, session, run, catalog: host.config.models, tools: counted }, maxTokens, false);
   if (decision.kind !== "call") throw new Error("a model step was asked to summarize");
   const { provider, model } = providerFor(session.model, host.config);
-  const request: ModelRequest = { model, system: session.system, messages: callMessages(host.store, decision), tools, maxTokens };
+  const request: ModelRequest = {
+    model,
+    system: session.system,
+    messages: callMessages(host.store, decision),
+    tools,
+    maxTokens,
+    ...(output ? { output } : {}),
+  };
   const streamed = new Map<number, number>();
   // Text reaches the watchers only while this unit is current: after a cancel or a pause none
   // of its text goes out. `offset` lets a watcher start a block over when a retry writes it again.
@@ -42,8 +53,17 @@ export async function runModelStep(scope: UnitScope, maxTokens: number): Promise
   // An answer cut off at its cap may end in a half-written tool call, and a refusal is final:
   // their tool calls are not run, and the run ends with the honest reason.
   const stop: StopReason | null = response.stopReason === "max_tokens" ? "max_tokens" : response.stopReason === "refusal" ? "refusal" : null;
-  const content = stop ? response.content.filter((block) => block.type !== "tool_use") : response.content;
-  const toolUses = content.filter((b): b is ToolUseBlock => b.type === "tool_use");
+  const isOutputCall = (block: ContentBlock) => output !== null && block.type === "tool_use" && block.name === output.tool.name;
+  const kept = (stop ? response.content.filter((block) => block.type !== "tool_use") : response.content).filter((block) => !isOutputCall(block));
+  const toolUses = kept.filter((b): b is ToolUseBlock => b.type === "tool_use");
+  // A run that owes a structured answer: an answer without tool calls to run is judged. The
+  // output tool called beside other tools is premature and dropped; the model answers again
+  // once it has their results.
+  const verdict =
+    output && toolUses.length === 0 && stop !== "refusal"
+      ? judgeAnswer(response.content.filter((block) => block.type !== "tool_use" || isOutputCall(block)), response.stopReason, output.schema, output.tool.name)
+      : null;
+  const content = verdict ? verdict.content : kept;
   const step = run.steps + 1;
   const now = host.nowIso();
   const problem = toolUseProblem(host, toolUses);
@@ -68,11 +88,36 @@ export async function runModelStep(scope: UnitScope, maxTokens: number): Promise
       for (const call of host.store.openToolCalls()) host.emit("tool_call", call);
     }
     host.updateRun({ steps: step, attempts: 0, next_attempt_at: 0, usage, token_ratio: tokenRatio });
-    if (toolUses.length === 0) host.finishRun("done", stop ?? "end_turn", null);
-    else host.continueRun();
+    if (verdict?.kind === "valid") {
+      host.store.setRunOutput(verdict.output);
+      host.finishRun("done", "end_turn", null);
+    } else if (verdict?.kind === "invalid") {
+      outcome = recordInvalidOutput(host, verdict.error, now);
+    } else if (toolUses.length === 0) {
+      host.finishRun("done", stop ?? "end_turn", null);
+    } else {
+      host.continueRun();
+    }
   });
   // A stale answer is discarded, never saved.
   return saved ? outcome : "discarded";
+}
+
+/**
+ * An answer not valid for the run's schema: after `MAX_INVALID_OUTPUTS` of them the run fails
+ * with the last error; before, the model is told what was wrong, in a message of the history
+ * (so a retried call is sent exactly the same), and the next model step asks again.
+ */
+function recordInvalidOutput(host: AgentHost, error: string, now: string): UnitOutcome {
+  const invalid = host.store.run().invalid_outputs + 1;
+  host.updateRun({ invalid_outputs: invalid, output_error: error });
+  if (invalid >= MAX_INVALID_OUTPUTS) {
+    host.finishRun("failed", "invalid_output", error);
+    return "failed";
+  }
+  const message = host.store.appendMessage("user", [{ type: "text", text: correctionText(error) }], now);
+  host.emit("message", message);
+  return "ok";
 }
 
 /**

@@ -10,12 +10,20 @@
  *   summaries  (id PK autoincrement, first_seq, last_seq = the messages it stands for, content,
  *               tokens, created_at); the newest row is the session's summary, each one extending
  *               the one before
- *   pending_messages (id PK autoincrement, content JSON content blocks, created_at): messages
- *               posted with `if_running: enqueue`, oldest first; each starts a run in turn
+ *   pending_messages (id PK autoincrement, content JSON content blocks, created_at, options JSON
+ *               RunOptions or NULL): messages posted with `if_running: enqueue`, oldest first;
+ *               each starts a run in turn, with its own options
+ *   images     (id PK = img_ + the first 32 hex digits of the bytes' SHA-256, media_type,
+ *               size_bytes, width, height, created_at): each image of the session once; messages
+ *               and queued messages hold `image` blocks that refer to it by id
+ *   image_chunks (image_id, idx, data BLOB; PK (image_id, idx)): the bytes in pieces of at most
+ *               `IMAGE_CHUNK_BYTES`, since a row holds at most 2 MB
  *   tool_calls (id PK = the model's tool_use id, step, message_seq, position, name, input JSON,
- *               status, output, is_error, reported 0|1, created_at, started_at, finished_at)
+ *               status, output, is_error, reported 0|1, created_at, started_at, finished_at,
+ *               restarts, decided_by, decided_at, decision)
  *               `reported` = 1 once its tool_result message is written; `restarts`: how
- *               often a restart cut the call off and it was run again.
+ *               often a restart cut the call off and it was run again; the `decided_*` columns
+ *               are set when a call that needed approval is approved, denied or expires.
  *   events     (id PK autoincrement, type, data JSON, created_at): the event log, replayed by
  *              id (the primary key is the replay index). `data` holds small events whole and
  *              messages and tool calls as references ({ seq } / { id, status }); ids are never
@@ -25,14 +33,21 @@
  *   run_tools  (name PK = the name offered to the model, position, server = the session's mcp
  *               tool, remote_name, description, input_schema JSON, at_most_once 0|1): what
  *               the MCP servers offered when the current run started; emptied when a run starts.
+ *   outbox     (seq PK autoincrement, id = event id, type, created_at, session JSON): status
+ *               notifications owed to the tenant index, written with the status change; deleted
+ *               once the index has them (notify/outbox.ts)
  * KV
  *   session         SessionInit + created_at (written once)
  *   run             RunState
+ *   outbox_retry    { failures, retry_at ms }: a failed hand-off of the outbox; absent when none failed
  *   schema_version  the last migration applied (src/agents/migrations.ts)
+ *   run_output_schema  the current (or last) run's `output_schema`, or null (absent: no run yet)
+ *   run_output      the parsed answer of the last run that ended `done` with one (absent: none)
  *   events_pruned_through  every event up to this id was pruned (absent: none)
  *   run_tools       { discovered_at }: present once the current run's MCP tools are saved
  * Storage is migrated when a session is created and on every wake of an existing one.
  */
+import type { Notification } from "../notifications/types";
 import { migrate } from "../storage/migrations";
 import type { IntPairCursor } from "../tenants/cursor";
 import { estimateMessageTokens, type MessageKind, messageKind } from "./context/estimate";
@@ -41,7 +56,7 @@ import { KvStretchCache } from "./kv-stretch";
 import { AGENT_MIGRATIONS } from "./migrations";
 import type { UnitKind, UnitOutcome } from "./run/next-unit";
 import type { DiscoveredTool } from "./tools/mcp/plan";
-import type { ContentBlock, Message, Role, SessionInit, StopReason, SessionStatus, ToolCall, ToolCallStatus, Usage } from "./types";
+import type { ContentBlock, ImageMediaType, Message, OutputSchema, Role, RunOptions, SessionInit, StopReason, SessionStatus, ToolCall, ToolCallDecision, ToolCallStatus, Usage } from "./types";
 
 export interface RunState {
   status: SessionStatus;
@@ -80,8 +95,30 @@ export interface RunState {
   run_start_seq: number;
   /** The provider's input count over the estimate at the last call, ≥ 1 (see `calibratedRatio`). */
   token_ratio: number;
+  /** Answers of the current run that were not valid for its `output_schema`. */
+  invalid_outputs: number;
+  /** Why the last of them was not valid; the run's `error` if it fails with `invalid_output`. */
+  output_error: string | null;
   updated_at: string;
 }
+
+/** A message waiting for its run (`if_running: enqueue`). */
+export interface QueuedMessage {
+  content: ContentBlock[];
+  options: RunOptions;
+}
+
+/** An image as stored, without its bytes. */
+export interface StoredImage {
+  id: string;
+  media_type: ImageMediaType;
+  size_bytes: number;
+  width: number;
+  height: number;
+}
+
+/** Bytes per `image_chunks` row: well inside the 2 MB a Durable Object's SQLite row may hold. */
+export const IMAGE_CHUNK_BYTES = 1024 * 1024;
 
 export interface StoredSummary {
   id: number;
@@ -94,6 +131,15 @@ export interface StoredSummary {
 
 export interface StoredSession extends SessionInit {
   created_at: string;
+}
+
+/** A notification owed to the tenant index: the notification without its tenant (the session's own). */
+export type OutboxEntry = Omit<Notification, "tenant_id">;
+
+/** Failed hand-offs of the outbox in a row, and when the next one may be tried (epoch ms). */
+export interface OutboxRetry {
+  failures: number;
+  retry_at: number;
 }
 
 
@@ -276,8 +322,8 @@ export class AgentStore {
 
   // ---- messages waiting for the next run ---------------------------------------------
 
-  enqueueMessage(content: ContentBlock[], now: string): void {
-    this.storage.sql.exec("INSERT INTO pending_messages (content, created_at) VALUES (?, ?)", JSON.stringify(content), now);
+  enqueueMessage(content: ContentBlock[], options: RunOptions, now: string): void {
+    this.storage.sql.exec("INSERT INTO pending_messages (content, created_at, options) VALUES (?, ?, ?)", JSON.stringify(content), now, JSON.stringify(options));
   }
 
   queuedMessages(): number {
@@ -285,9 +331,10 @@ export class AgentStore {
   }
 
   /** Removes and returns the oldest waiting message, or null. */
-  dequeueMessage(): ContentBlock[] | null {
-    const row = this.storage.sql.exec("DELETE FROM pending_messages WHERE id = (SELECT MIN(id) FROM pending_messages) RETURNING content").toArray()[0];
-    return row ? (JSON.parse(String(row.content)) as ContentBlock[]) : null;
+  dequeueMessage(): QueuedMessage | null {
+    const row = this.storage.sql.exec("DELETE FROM pending_messages WHERE id = (SELECT MIN(id) FROM pending_messages) RETURNING content, options").toArray()[0];
+    if (!row) return null;
+    return { content: JSON.parse(String(row.content)) as ContentBlock[], options: row.options === null ? {} : (JSON.parse(String(row.options)) as RunOptions) };
   }
 
   clearQueue(): number {
@@ -358,6 +405,11 @@ export class AgentStore {
       now,
       id,
     );
+  }
+
+  /** Records who decided a call that waited for approval, and how. */
+  recordDecision(id: string, decidedBy: string | null, decision: ToolCallDecision, now: string): void {
+    this.storage.sql.exec("UPDATE tool_calls SET decided_by = ?, decided_at = ?, decision = ? WHERE id = ?", decidedBy, now, decision, id);
   }
 
   /** Counts one more restart that cut the call off; returns the count. */
@@ -463,6 +515,102 @@ export class AgentStore {
     return this.storage.sql.exec("SELECT 1 FROM messages WHERE seq < ? LIMIT 1", seq).toArray().length > 0;
   }
 
+  // ---- the notification outbox (see notify/outbox.ts) -----------------------------------
+
+  appendOutbox(entry: OutboxEntry): void {
+    this.storage.sql.exec(
+      "INSERT INTO outbox (id, type, created_at, session) VALUES (?, ?, ?, ?)",
+      entry.id,
+      entry.type,
+      entry.created_at,
+      JSON.stringify(entry.session),
+    );
+  }
+
+  /** The oldest `limit` owed notifications, oldest first. */
+  outbox(limit: number): OutboxEntry[] {
+    return this.storage.sql
+      .exec<Row>("SELECT id, type, created_at, session FROM outbox ORDER BY seq LIMIT ?", limit)
+      .toArray()
+      .map((row) => ({
+        id: String(row.id),
+        type: String(row.type) as OutboxEntry["type"],
+        created_at: String(row.created_at),
+        session: JSON.parse(String(row.session)) as OutboxEntry["session"],
+      }));
+  }
+
+  outboxSize(): number {
+    return Number(this.storage.sql.exec("SELECT COUNT(*) AS n FROM outbox").one().n);
+  }
+
+  removeFromOutbox(ids: readonly string[]): void {
+    for (const id of ids) this.storage.sql.exec("DELETE FROM outbox WHERE id = ?", id);
+  }
+
+  outboxRetry(): OutboxRetry {
+    return this.storage.kv.get<OutboxRetry>("outbox_retry") ?? { failures: 0, retry_at: 0 };
+  }
+
+  putOutboxRetry(retry: OutboxRetry): void {
+    if (retry.failures === 0) this.storage.kv.delete("outbox_retry");
+    else this.storage.kv.put("outbox_retry", retry);
+  }
+
+  // ---- images ------------------------------------------------------------------------
+
+  /** Stores an image under its content id; the same bytes stored again write nothing. */
+  putImage(image: StoredImage, data: Uint8Array, now: string): void {
+    const inserted = this.storage.sql.exec(
+      "INSERT OR IGNORE INTO images (id, media_type, size_bytes, width, height, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      image.id,
+      image.media_type,
+      image.size_bytes,
+      image.width,
+      image.height,
+      now,
+    ).rowsWritten;
+    if (inserted === 0) return;
+    for (let at = 0, idx = 0; at < data.length; at += IMAGE_CHUNK_BYTES, idx++) {
+      this.storage.sql.exec("INSERT INTO image_chunks (image_id, idx, data) VALUES (?, ?, ?)", image.id, idx, data.slice(at, at + IMAGE_CHUNK_BYTES).buffer);
+    }
+  }
+
+  /** An image's bytes, or null when no image has this id. */
+  imageData(id: string): Uint8Array | null {
+    const meta = this.storage.sql.exec("SELECT size_bytes FROM images WHERE id = ?", id).toArray()[0];
+    if (!meta) return null;
+    const bytes = new Uint8Array(Number(meta.size_bytes));
+    let offset = 0;
+    for (const row of this.storage.sql.exec("SELECT data FROM image_chunks WHERE image_id = ? ORDER BY idx", id)) {
+      const chunk = new Uint8Array(row.data as ArrayBuffer);
+      bytes.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    return offset === bytes.length ? bytes : null;
+  }
+
+  // ---- the run's output ----------------------------------------------------------------
+
+  /** The current run's `output_schema`: null for a free answer, undefined before any run. */
+  runOutputSchema(): OutputSchema | null | undefined {
+    return this.storage.kv.get<OutputSchema | null>(RUN_OUTPUT_SCHEMA_KEY);
+  }
+
+  /** A new run's schema; its output starts empty. */
+  beginRunOutput(schema: OutputSchema | null): void {
+    this.storage.kv.put(RUN_OUTPUT_SCHEMA_KEY, schema);
+    this.storage.kv.delete(RUN_OUTPUT_KEY);
+  }
+
+  runOutput(): unknown {
+    return this.storage.kv.get(RUN_OUTPUT_KEY) ?? null;
+  }
+
+  setRunOutput(output: unknown): void {
+    this.storage.kv.put(RUN_OUTPUT_KEY, output);
+  }
+
   // ---- the event log (its rules live in events/event-log.ts) --------------------------------
 
   /** `data` is the stored form: the event's data, or a reference to the row that holds it. */
@@ -503,6 +651,8 @@ export class AgentStore {
 }
 
 const EVENTS_PRUNED_THROUGH_KEY = "events_pruned_through";
+const RUN_OUTPUT_SCHEMA_KEY = "run_output_schema";
+const RUN_OUTPUT_KEY = "run_output";
 
 export interface StoredEventRow {
   id: number;
@@ -547,5 +697,8 @@ function toToolCall(row: Row): ToolCall {
     created_at: String(row.created_at),
     started_at: row.started_at === null ? null : String(row.started_at),
     finished_at: row.finished_at === null ? null : String(row.finished_at),
+    decided_by: row.decided_by == null ? null : String(row.decided_by),
+    decided_at: row.decided_at == null ? null : String(row.decided_at),
+    decision: row.decision == null ? null : (String(row.decision) as ToolCallDecision),
   };
 }

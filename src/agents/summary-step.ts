@@ -13,12 +13,13 @@ import { providerFor } from "./model";
 import { ModelError } from "./model/provider";
 import { addUsage, callModel, recordFailure } from "./model-step";
 import type { UnitOutcome } from "./run/next-unit";
+import { outputToolsFor } from "./output/call-tools";
 import { toolDefinitions } from "./tools/registry";
 
 export async function runSummaryStep(scope: UnitScope, maxTokens: number): Promise<UnitOutcome> {
   const host = scope.host;
   const session = host.requireSession();
-  const tools = toolDefinitions(host.toolbox());
+  const tools = outputToolsFor(host, toolDefinitions(host.toolbox())).tools;
   const decision = decideContext({ store: host.store, session, run: host.store.run(), catalog: host.config.models, tools }, maxTokens);
   if (decision.kind !== "summarize") return "ok"; // nothing to fold any more: the model step comes next
 

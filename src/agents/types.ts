@@ -21,11 +21,11 @@ export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "canc
 /**
  * Why a run ended: the one list the types, the API schemas and the tenant index use.
  * `end_turn`, `max_tokens` (the answer was cut off at its token cap), `refusal` (the provider
- * declined to answer), `step_limit` and `token_limit` end `done`; `model_error` and
- * `tools_unavailable` (the run's MCP tool set could not be listed) end `failed`; `cancelled`
- * ends `cancelled`.
+ * declined to answer), `step_limit` and `token_limit` end `done`; `invalid_output` (no answer
+ * valid for the run's `output_schema`), `model_error` and `tools_unavailable` (the run's MCP
+ * tool set could not be listed) end `failed`; `cancelled` ends `cancelled`.
  */
-export const STOP_REASONS = ["end_turn", "max_tokens", "refusal", "step_limit", "token_limit", "model_error", "tools_unavailable", "cancelled"] as const;
+export const STOP_REASONS = ["end_turn", "max_tokens", "refusal", "step_limit", "token_limit", "invalid_output", "model_error", "tools_unavailable", "cancelled"] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 export interface TextBlock {
@@ -44,7 +44,20 @@ export interface ToolResultBlock {
   content: string;
   is_error?: boolean;
 }
-export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock;
+/** The image types every provider the platform speaks to accepts. */
+export const IMAGE_MEDIA_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
+export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
+
+/**
+ * An image in the history: a reference to the bytes the session stored once (`images`, see
+ * store.ts), never the bytes themselves, so a message, its copies and its events stay small.
+ * `url` is where the platform fetched it from, when the caller gave a URL.
+ */
+export interface ImageBlock {
+  type: "image";
+  source: { type: "stored"; image_id: string; media_type: ImageMediaType; size_bytes: number; width: number; height: number; url?: string };
+}
+export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock;
 
 export type Role = "user" | "assistant";
 
@@ -58,6 +71,12 @@ export interface Message {
 export const TOOL_CALL_STATUSES = ["pending", "waiting_approval", "waiting_tool_output", "running", "done", "error"] as const;
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 
+/** How a call that needed approval was decided: by a person, or by its approval timeout. */
+export const TOOL_CALL_DECISIONS = ["approved", "denied", "expired"] as const;
+export type ToolCallDecision = (typeof TOOL_CALL_DECISIONS)[number];
+/** `decided_by` of a call whose approval expired: no principal decided it. */
+export const SYSTEM_DECIDER = "system";
+
 export interface ToolCall {
   id: string;
   step: number;
@@ -69,6 +88,10 @@ export interface ToolCall {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** The subject that approved or denied the call, or `system` when its approval expired; null if never decided. */
+  decided_by: string | null;
+  decided_at: string | null;
+  decision: ToolCallDecision | null;
 }
 
 /**
@@ -103,9 +126,15 @@ export interface ContextSettings {
   last_messages?: number;
 }
 
-/** A tool as a session declares it (see the contract's "Tools"). */
+/** A JSON Schema a run's final answer must be valid for (`output_schema`); its top level is an object. */
+export type OutputSchema = Record<string, unknown>;
+
+/**
+ * A tool as a session declares it (see the contract's "Tools"). `approval_timeout_seconds`, only
+ * with `requires_approval`: a call not decided in time is denied as "approval expired".
+ */
 export type ToolSpec =
-  | { type: "builtin"; name: string; requires_approval?: boolean }
+  | { type: "builtin"; name: string; requires_approval?: boolean; approval_timeout_seconds?: number }
   | {
       type: "webhook";
       name: string;
@@ -113,6 +142,7 @@ export type ToolSpec =
       input_schema: Record<string, unknown>;
       url: string;
       requires_approval?: boolean;
+      approval_timeout_seconds?: number;
       at_most_once?: boolean;
     }
   | {
@@ -121,6 +151,7 @@ export type ToolSpec =
       description: string;
       input_schema: Record<string, unknown>;
       requires_approval?: boolean;
+      approval_timeout_seconds?: number;
     }
   | McpToolSpec;
 
@@ -136,6 +167,8 @@ export interface McpToolSpec {
   allowed_tools?: string[];
   headers?: Record<string, string>;
   requires_approval?: boolean;
+  /** Applies to each tool the server offers. */
+  approval_timeout_seconds?: number;
 }
 
 /** What the gateway gives an Agent when it creates the session; fixed for its life. */
@@ -150,11 +183,23 @@ export interface SessionInit {
   limits: Limits;
   /** Null for sessions created before context settings existed: they use `auto`. */
   context: ContextSettings | null;
+  /** The schema of the answer of every run whose message names none; absent for sessions created before it existed. */
+  output_schema?: OutputSchema | null;
   metadata: Record<string, string> | null;
+  /**
+   * Where this session's own status notifications go (every type), besides the tenant's
+   * endpoints. Absent in sessions created before notify URLs existed: read as null.
+   */
+  notify_url?: string | null;
 }
 
-export interface Session extends Omit<SessionInit, "context"> {
+export interface Session extends Omit<SessionInit, "context" | "output_schema" | "notify_url"> {
   context: ContextSettings;
+  /** The current (or last) run's schema; before any run, the session's own. */
+  output_schema: OutputSchema | null;
+  /** The parsed answer of the last run when it ended `done` with a valid one; else null. */
+  output: unknown;
+  notify_url: string | null;
   status: SessionStatus;
   stop_reason: StopReason | null;
   error: string | null;
@@ -199,12 +244,34 @@ export type AgentFailure =
    */
   | { reason: "stream_refused"; why: "credentials" | "suspended" | "unavailable" }
   /** Input or settings the gateway should have refused; `detail` is written for the caller. */
-  | { reason: "invalid"; detail: string };
+  | { reason: "invalid"; detail: string }
+  /** The tenant index could not be reached for something that must not be skipped (handing over owed notifications); try again. */
+  | { reason: "unavailable"; detail: string };
 export type AgentFailureReason = AgentFailure["reason"];
 export type AgentResult<T> = { ok: true; value: T } | ({ ok: false } & AgentFailure);
 
-/** User input that starts a run: plain text or content blocks. */
-export type RunInput = string | ContentBlock[];
+/**
+ * An image as the gateway hands it to the Agent: fetched or decoded and checked, its bytes in
+ * hand. The Agent checks it again, stores it once and keeps only an `ImageBlock` in the history.
+ */
+export interface ImageUpload {
+  type: "image";
+  media_type: ImageMediaType;
+  data: Uint8Array;
+  /** Where the platform fetched it from; null for an image sent in the body. */
+  url: string | null;
+}
+
+/** User input that starts a run: plain text, or text blocks and images. */
+export type RunInput = string | (TextBlock | ImageUpload)[];
+
+/**
+ * What a message asks of its run besides its input. `output_schema`: the run's answer must be
+ * JSON valid for it; null asks for a free answer; absent takes the session's.
+ */
+export interface RunOptions {
+  output_schema?: OutputSchema | null;
+}
 
 /** The kinds of unit of work; each has its runner in run/units.ts, chosen by run/next-unit.ts. */
 export const UNIT_KINDS = ["model", "tools", "summary", "discover"] as const;

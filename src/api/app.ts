@@ -20,6 +20,7 @@ import { corsPolicy } from "./middleware/cors";
 import { requestId } from "./middleware/request-id";
 import { validationHook } from "./middleware/validation";
 import { registerResponseHeaders } from "./openapi-headers";
+import { registerScheduleRoutes } from "./schedules";
 import { registerSecuritySchemes } from "./security";
 import { registerSessionRoutes } from "./sessions";
 import { registerSystemRoutes } from "./system";
@@ -72,6 +73,7 @@ export function createApp(options: CreateAppOptions = {}): App {
   registerApiKeyRoutes(app);
   registerAdminRoutes(app);
   registerSessionRoutes(app);
+  registerScheduleRoutes(app);
   registerWebhooks(app);
   options.routes?.(app);
 

@@ -14,7 +14,7 @@ interface HeaderComponent {
   schema: { type: "string" | "integer"; [keyword: string]: unknown };
 }
 
-export type ResponseHeaderName = "RequestId" | "IdempotentReplayed" | "RetryAfter" | "Location" | "WwwAuthenticate";
+export type ResponseHeaderName = "RequestId" | "IdempotentReplayed" | "RetryAfter" | "Location" | "WwwAuthenticate" | "ETag" | "CacheControl";
 
 /** Component name → the header it describes. */
 export const RESPONSE_HEADERS: Record<ResponseHeaderName, { name: string; header: HeaderComponent }> = {
@@ -44,6 +44,18 @@ export const RESPONSE_HEADERS: Record<ResponseHeaderName, { name: string; header
   WwwAuthenticate: {
     name: "WWW-Authenticate",
     header: { description: "Always `Bearer`, with no hint of why the credential failed.", required: true, schema: { type: "string" } },
+  },
+  ETag: {
+    name: "ETag",
+    header: {
+      description: "A weak tag of this answer's content: send it back as `If-None-Match` to get 304 while nothing changed.",
+      required: true,
+      schema: { type: "string", example: 'W/"3q2-7wAAAAAAAAAAAAAAA"' },
+    },
+  },
+  CacheControl: {
+    name: "Cache-Control",
+    header: { description: "`private, no-cache`: a cache may keep the answer but must revalidate it with `If-None-Match`.", required: true, schema: { type: "string" } },
   },
 };
 

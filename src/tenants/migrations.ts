@@ -105,6 +105,47 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
         `CREATE INDEX IF NOT EXISTS event_streams_by_expiry ON event_streams (expires_at)`,
       ]),
   },
+  {
+    version: 5,
+    description: "status webhooks: the tenant's endpoints and the delivery log (every delivery owed or made)",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS webhook_endpoints (
+          id TEXT PRIMARY KEY,
+          url TEXT NOT NULL,
+          event_types TEXT NOT NULL,
+          description TEXT,
+          created_by TEXT NOT NULL,
+          created_at INTEGER NOT NULL
+        )`,
+        `CREATE INDEX IF NOT EXISTS webhook_endpoints_by_created ON webhook_endpoints (created_at, id)`,
+        `CREATE TABLE IF NOT EXISTS webhook_deliveries (
+          id TEXT PRIMARY KEY,
+          target TEXT NOT NULL,
+          endpoint_id TEXT,
+          event_id TEXT NOT NULL,
+          event_type TEXT NOT NULL,
+          session_id TEXT NOT NULL,
+          url TEXT NOT NULL,
+          body TEXT NOT NULL,
+          status TEXT NOT NULL,
+          attempts INTEGER NOT NULL DEFAULT 0,
+          next_attempt_at INTEGER,
+          last_attempt_at INTEGER,
+          response_status INTEGER,
+          error TEXT,
+          created_at INTEGER NOT NULL,
+          settled_at INTEGER,
+          redelivery_of TEXT
+        )`,
+        // One original delivery per event and receiver: a repeated hand-off adds nothing.
+        `CREATE UNIQUE INDEX IF NOT EXISTS webhook_deliveries_once ON webhook_deliveries (event_id, target) WHERE redelivery_of IS NULL`,
+        `CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`,
+        `CREATE INDEX IF NOT EXISTS webhook_deliveries_by_target ON webhook_deliveries (target, created_at, id)`,
+        `CREATE INDEX IF NOT EXISTS webhook_deliveries_pending_by_target ON webhook_deliveries (target) WHERE status = 'pending'`,
+        `CREATE INDEX IF NOT EXISTS webhook_deliveries_by_created ON webhook_deliveries (created_at)`,
+      ]),
+  },
 ];
 
 export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [

@@ -1,7 +1,8 @@
 /**
  * The TenantIndex Durable Object, one per tenant: session index, usage, run slots, API keys,
- * limits and suspension, the tenant's settings, rate limiting, idempotency records and the
- * webhook secrets. The methods check their arguments and delegate to one module per concern.
+ * limits and suspension, the tenant's settings, rate limiting, idempotency records, the
+ * webhook secrets, and status webhooks (endpoints, the delivery log, and delivery itself, from
+ * the alarm). The methods check their arguments and delegate to one module per concern.
  * Storage: see storage.md.
  */
 import { DurableObject } from "cloudflare:workers";
@@ -31,8 +32,15 @@ import { optionalString, requireInt, requireNow, requirePageLimit, requireString
 import { parseSettings, writeSettings } from "./tenant-settings";
 import { readWebhookSecret, rotateWebhookSecret, signingSecrets } from "./webhook-secret";
 import { parseAllowedModels, readAllowedModels, writeAllowedModels } from "./tenant-models";
+import type { NotificationAck } from "../notifications/types";
+import { DELIVERY_STATUSES, type DeliveryStatus, listDeliveries, nextDueAt, pruneDeliveries, redeliver, type RedeliverResult, type WebhookDelivery } from "./notifications/delivery-store";
+import { deliverDue } from "./notifications/dispatcher";
+import { type CreateEndpointResult, createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, parseNewEndpoint, type WebhookEndpoint } from "./notifications/endpoint-store";
+import { parseNotificationBatch, takeNotifications } from "./notifications/intake";
 
 export type { ApiKeyListing, ApiKeyRecord } from "./api-key-store";
+export type { WebhookDelivery } from "./notifications/delivery-store";
+export type { CreateEndpointResult, NewWebhookEndpoint, WebhookEndpoint } from "./notifications/endpoint-store";
 export type * from "./types";
 
 /** Scopes and keys can be long-ish (a subject plus a route); bodies are hashed before they get here. */
@@ -131,13 +139,25 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
 
   // --- sessions
 
-  /** `applied` is false for a stale or repeated revision, or a removed session. */
-  async reportSession(tenantId: string, report: T.SessionReport): Promise<T.ReportAck> {
+  /**
+   * `applied` is false for a stale or repeated revision, or a removed session. The notifications
+   * the session owes ride along when there are any (see `acceptNotifications`), so a status change
+   * costs one call; a batch this object refuses is logged and answered, never fails the report.
+   */
+  async reportSession(tenantId: string, report: T.SessionReport, notifications?: unknown): Promise<T.ReportAck> {
     await this.#enter(tenantId);
     const row = parseSessionReport(report);
     const applied = this.ctx.storage.transactionSync(() => sessions.recordSessionReport(this.#sql, row));
     if (applied) await this.#schedulePump();
-    return { applied, suspended: this.#readConfig().suspended, tokens_today: tokensOnDay(this.#sql, Date.now()) };
+    const ack: T.ReportAck = { applied, suspended: this.#readConfig().suspended, tokens_today: tokensOnDay(this.#sql, Date.now()) };
+    if (notifications === undefined) return ack;
+    try {
+      await this.#takeNotifications(tenantId, notifications);
+      return { ...ack, notifications_taken: true };
+    } catch (error) {
+      log("error", "notifications_refused", { tenant_id: tenantId, session_id: row.id, error: String(error) });
+      return { ...ack, notifications_taken: false };
+    }
   }
 
   async getSessionSummary(tenantId: string, sessionId: string): Promise<SessionSummary | null> {
@@ -268,6 +288,56 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     return { secrets: signingSecrets(this.ctx.storage.kv, Date.now()), webhook_origins: this.#readConfig().settings.webhook_origins };
   }
 
+  // --- status webhooks
+
+  /**
+   * A session hands over the notifications it owes: each becomes a delivery per subscribed
+   * endpoint (and one for the session's notify URL), delivered from this object's alarm. An event
+   * id seen before adds nothing, so the session may repeat a hand-off whose answer it lost.
+   */
+  async acceptNotifications(tenantId: string, batch: unknown): Promise<NotificationAck> {
+    await this.#enter(tenantId);
+    return this.#takeNotifications(tenantId, batch);
+  }
+
+  async createWebhookEndpoint(tenantId: string, endpoint: T.NewWebhookEndpoint): Promise<CreateEndpointResult> {
+    await this.#enter(tenantId);
+    const parsed = parseNewEndpoint(endpoint);
+    return this.ctx.storage.transactionSync(() => createEndpoint(this.#sql, parsed, Date.now()));
+  }
+
+  async listWebhookEndpoints(tenantId: string, input: T.PageInput): Promise<Page<WebhookEndpoint>> {
+    await this.#enter(tenantId);
+    return listEndpoints(this.#sql, requirePageLimit(input.limit), optionalString("cursor", input.cursor, MAX_CURSOR_CHARS));
+  }
+
+  /** Removes the endpoint and its delivery log; false when there is none with this id. */
+  async deleteWebhookEndpoint(tenantId: string, endpointId: string): Promise<boolean> {
+    await this.#enter(tenantId);
+    const id = requireString("endpointId", endpointId);
+    return this.ctx.storage.transactionSync(() => deleteEndpoint(this.#sql, id));
+  }
+
+  /** The endpoint's deliveries, newest first; null when the tenant has no such endpoint. */
+  async listWebhookDeliveries(tenantId: string, endpointId: string, input: T.DeliveryListInput): Promise<Page<WebhookDelivery> | null> {
+    await this.#enter(tenantId);
+    const id = requireString("endpointId", endpointId);
+    if (!getEndpoint(this.#sql, id)) return null;
+    const status = input.status == null ? null : requireDeliveryStatus(input.status);
+    return listDeliveries(this.#sql, id, status, requirePageLimit(input.limit), optionalString("cursor", input.cursor, MAX_CURSOR_CHARS));
+  }
+
+  /** Sends one of the endpoint's deliveries again, as a new delivery of the same event. */
+  async redeliverWebhook(tenantId: string, endpointId: string, deliveryId: string): Promise<RedeliverResult> {
+    await this.#enter(tenantId);
+    const id = requireString("endpointId", endpointId);
+    const delivery = requireString("deliveryId", deliveryId);
+    if (!getEndpoint(this.#sql, id)) return { ok: false, reason: "not_found" };
+    const result = this.ctx.storage.transactionSync(() => redeliver(this.#sql, id, delivery, Date.now()));
+    if (result.ok) await this.#wakeSoon();
+    return result;
+  }
+
   // --- the tenant's own settings
 
   async getSettings(tenantId: string): Promise<T.TenantSettings> {
@@ -320,13 +390,25 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
   }
 
   /**
-   * Hands free run slots to queued sessions, oldest first, and tells each Agent. A session that
-   * cannot be told now is told again shortly; a grant it never takes up lapses with its
-   * reservation and is made again. Queued Agents also ask by themselves now and then.
+   * The alarm does two jobs: the run-slot pump, then a bounded pass of notification deliveries.
+   * It is then set again for the earlier of what each still has due.
    */
   override async alarm(): Promise<void> {
     const tenantId = this.#binding.tenantId;
     if (!tenantId || !this.#migrated) return;
+    await this.#grantQueuedSlots(tenantId);
+    await this.#deliverNotifications(tenantId);
+    await this.#armAlarm();
+  }
+
+  // --- private helpers (not reachable over RPC)
+
+  /**
+   * Hands free run slots to queued sessions, oldest first, and tells each Agent. A session that
+   * cannot be told now is told again shortly; a grant it never takes up lapses with its
+   * reservation and is made again. Queued Agents also ask by themselves now and then.
+   */
+  async #grantQueuedSlots(tenantId: string): Promise<void> {
     const config = this.#readConfig();
     if (config.suspended) return;
     const now = Date.now();
@@ -339,8 +421,55 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
           .catch((error: unknown) => log("warn", "slot_grant_undelivered", { tenant_id: tenantId, session_id: id, error: String(error) })),
       ),
     );
-    const retryAt = nextPumpAt(this.#sql, Date.now());
-    if (retryAt !== null) await this.ctx.storage.setAlarm(retryAt);
+  }
+
+  /** One pass over the due deliveries (dispatcher.ts), then retention for the receivers it settled. */
+  async #deliverNotifications(tenantId: string): Promise<void> {
+    const config = loadConfig(this.env);
+    const pass = await deliverDue(
+      this.#sql,
+      tenantId,
+      (now) => ({
+        secrets: signingSecrets(this.ctx.storage.kv, now),
+        allowedOrigins: this.#readConfig().settings.webhook_origins,
+        allowPrivateUrls: config.allowPrivateUrls,
+        now,
+      }),
+      config.notifyRetryScale,
+    );
+    if (pass.settledTargets.length > 0) pruneDeliveries(this.#sql, Date.now(), pass.settledTargets);
+  }
+
+  /**
+   * Sets the alarm for the earlier of the pump's next look and the next delivery due, unless an
+   * earlier one is set already (a call made while this alarm ran may have asked for one).
+   */
+  async #armAlarm(): Promise<void> {
+    const now = Date.now();
+    const times = [this.#readConfig().suspended ? null : nextPumpAt(this.#sql, now), nextDueAt(this.#sql)].filter((at): at is number => at !== null);
+    if (times.length === 0) return;
+    const target = Math.max(now, Math.min(...times));
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > target) await this.ctx.storage.setAlarm(target);
+  }
+
+  /** Checks a hand-over of notifications and makes its deliveries, to be sent from the alarm. */
+  async #takeNotifications(tenantId: string, batch: unknown): Promise<NotificationAck> {
+    const parsed = parseNotificationBatch(tenantId, batch);
+    const now = Date.now();
+    const intake = this.ctx.storage.transactionSync(() => {
+      const taken = takeNotifications(this.#sql, parsed, now);
+      if (taken.deliveries > 0) pruneDeliveries(this.#sql, now, taken.targets);
+      return taken;
+    });
+    if (intake.deliveries > 0) await this.#wakeSoon();
+    return { deliveries: intake.deliveries };
+  }
+
+  /** The alarm fires now, unless it is set to fire sooner already. */
+  async #wakeSoon(): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > Date.now()) await this.ctx.storage.setAlarm(Date.now());
   }
 
   // --- private helpers (not reachable over RPC)
@@ -348,8 +477,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
   /** Runs the queue pump soon when anyone is queued (a slot may just have been freed). */
   async #schedulePump(): Promise<void> {
     if (queueLength(this.#sql) === 0) return;
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > Date.now()) await this.ctx.storage.setAlarm(Date.now());
+    await this.#wakeSoon();
   }
 
 
@@ -402,4 +530,9 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     const ids = sessions.activeSessionIds(this.#sql, filter);
     return { cancelled: await cancelEach(ids, agentCanceller(this.env, tenantId)) };
   }
+}
+
+function requireDeliveryStatus(value: unknown): DeliveryStatus {
+  if (typeof value !== "string" || !(DELIVERY_STATUSES as readonly string[]).includes(value)) throw new TypeError("status must be a delivery status");
+  return value as DeliveryStatus;
 }

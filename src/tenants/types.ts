@@ -70,6 +70,8 @@ export interface ReportAck {
   suspended: boolean;
   /** The tenant's tokens today (UTC), so a run stops at the daily budget without asking again. */
   tokens_today: number;
+  /** Whether the notifications sent with the report were taken; absent when none were sent. */
+  notifications_taken?: boolean;
 }
 
 export interface UsageDay {
@@ -138,6 +140,13 @@ export interface ReleaseIdempotentInput {
   scope: string;
   key: string;
 }
+
+/** Filters of a status-webhook endpoint's delivery log. */
+export interface DeliveryListInput extends PageInput {
+  status?: "pending" | "succeeded" | "failed" | null;
+}
+
+export type { NewWebhookEndpoint } from "./notifications/endpoint-store";
 
 export interface CancelResult {
   cancelled: number;

@@ -42,7 +42,7 @@ describe("a watcher of a session", () => {
     expect(new Set(ids).size).toBe(ids.length);
     const [first, , , call, , result] = watch.stored();
     expect(first!.data).toMatchObject({ status: "running" });
-    expect(call!.data).toEqual({ id: "toolu_1", name: "get_time", step: 1, input: {}, status: "pending", output: null, is_error: false });
+    expect(call!.data).toEqual({ id: "toolu_1", name: "get_time", step: 1, input: {}, status: "pending", output: null, is_error: false, decided_by: null, decided_at: null, decision: null });
     expect(result!.data).toMatchObject({ id: "toolu_1", status: "done", is_error: false, output: expect.stringMatching(/^\d{4}-/) });
     if (mode === "sse") {
       // Every stored event carries its id on the wire; the snapshot the id it is current as of.

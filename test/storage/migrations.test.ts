@@ -1,16 +1,32 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { AGENT_MIGRATIONS } from "../../src/agents/migrations";
-import type { AgentResult, Page, Step } from "../../src/agents/types";
+import type { AgentResult, Page, Session, Step } from "../../src/agents/types";
 import { generateApiKey } from "../../src/auth/api-keys";
+import { BUILTIN_DEFAULT_LIMITS, DEFAULT_MAX_IMAGE_BYTES } from "../../src/limits";
 import { agentStub, tenantIndexStub } from "../../src/objects";
 import { checkSequence, latestVersion, type Migration, migrate, SCHEMA_VERSION_KEY, schemaVersion } from "../../src/storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
-import { AGENT_LAYOUT_V0, INDEX_LAYOUT_V0, INDEX_LAYOUT_V1, userTables, writeAgentV2, writeAgentV2WithEvents, writeLegacyAgent, writeLegacyIndex } from "../support/legacy-storage";
+import {
+  AGENT_LAYOUT_V0,
+  INDEX_LAYOUT_V0,
+  INDEX_LAYOUT_V1,
+  LIMITS_BEFORE_SCHEDULES,
+  migrateIndexTo,
+  userTables,
+  writeAgentV2,
+  writeAgentV2WithEvents,
+  writeAgentV6Running,
+  writeLegacyAgent,
+  writeLegacyIndex,
+  writeWaitingAgentV6,
+} from "../support/legacy-storage";
+import { pngBytes } from "../support/images";
 import { estimateMessageTokens } from "../../src/agents/context/estimate";
 import type { RunState } from "../../src/agents/store";
 import { openSse } from "../support/agent-stream";
-import { createAndStart, messages, newTestSession, unwrap, waitForStatus } from "../support/agent-session";
+import { createAndStart, messages, newTestSession, toolCalls, unwrap, waitForStatus } from "../support/agent-session";
+import { mockHook, uniqueKey } from "../support/mock-client";
 import { call } from "../support/api";
 import { freshTenant } from "../support/tokens";
 
@@ -138,7 +154,8 @@ describe("Agent storage written by an earlier version", () => {
       // The replayed frame shows what the copy showed.
       const frame = replay.stored()[n]!;
       if (row.type === "message" || row.type === "status" || row.type === "usage") expect(frame.data).toEqual(old);
-      else expect(frame.data).toEqual({ id: old.id, name: old.name, step: old.step, input: old.input, status: old.status, output: old.output, is_error: old.is_error });
+      // Calls of that version were never decided through an approval: the decision fields are empty.
+      else expect(frame.data).toEqual({ id: old.id, name: old.name, step: old.step, input: old.input, status: old.status, output: old.output, is_error: old.is_error, decided_by: null, decided_at: null, decision: null });
     }
   });
 
@@ -158,6 +175,51 @@ describe("Agent storage written by an earlier version", () => {
     expect(await messages(t)).toHaveLength(8);
   });
 
+  it("at version 6 gets the image tables, queued messages with options, output counters and max_image_bytes, and runs on", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeAgentV6Running(state.storage, t));
+    await t.model.script({ reply: { content: [{ type: "text", text: "answer one" }] } }, { reply: { content: [{ type: "text", text: "answer two" }] } });
+    await abortAllDurableObjects();
+    // The run that was going finishes, then the queued message starts its own, without a schema.
+    const session = await waitForStatus(t, ["done", "failed"]);
+    await t.model.waitForRequests(2);
+    const done = await waitForStatus(t, ["done", "failed"]);
+    expect(done).toMatchObject({ status: "done", output_schema: null, output: null, queued_messages: 0, limits: { max_image_bytes: 3_932_160 } });
+    expect(session.limits.max_image_bytes).toBe(3_932_160);
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+      expect(userTables(state.storage)).toEqual(expect.arrayContaining(["images", "image_chunks"]));
+      expect(state.storage.kv.get<RunState>("run")).toMatchObject({ invalid_outputs: 0, output_error: null });
+    });
+    expect((await messages(t)).map((m) => m.content)).toEqual([
+      [{ type: "text", text: "first" }],
+      [{ type: "text", text: "answer one" }],
+      [{ type: "text", text: "queued" }],
+      [{ type: "text", text: "answer two" }],
+    ]);
+    // And takes an image and a schema from then on.
+    await t.model.script({ reply: { content: [{ type: "tool_use", id: "toolu_r", name: "respond", input: { seen: true } }] } });
+    const schema = { type: "object", properties: { seen: { type: "boolean" } }, required: ["seen"] };
+    unwrap(await t.stub.start([{ type: "image", media_type: "image/png", data: pngBytes(), url: null }], null, { output_schema: schema }));
+    expect(await waitForStatus(t, ["done", "failed"])).toMatchObject({ status: "done", output: { seen: true }, output_schema: schema });
+  });
+
+  it("from before schedules (no max_schedules, no request keys) takes a keyed message once and gets the tenant's max_schedules", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeAgentV2(state.storage, t));
+    await abortAllDurableObjects();
+    expect(unwrap(await t.stub.requestOutcome("schedule:sch_x:1"))).toBeNull();
+    await t.model.script({ reply: { content: [{ type: "text", text: "keyed" }] } });
+    const cap = { ...BUILTIN_DEFAULT_LIMITS, max_schedules: 7 };
+    const started = unwrap((await t.stub.start("keyed once", cap, {}, "schedule:sch_x:1")) as AgentResult<Session>);
+    // Version 8 wrote out the image limit of its time; the tenant's cap brings max_schedules.
+    expect(started.limits).toEqual({ ...LIMITS_BEFORE_SCHEDULES, max_image_bytes: DEFAULT_MAX_IMAGE_BYTES, max_schedules: 7 });
+    await waitForStatus(t, ["done"]);
+    expect(unwrap((await t.stub.start("keyed once", cap, {}, "schedule:sch_x:1")) as AgentResult<Session>).status).toBe("done");
+    expect(unwrap(await t.stub.requestOutcome("schedule:sch_x:1"))).toBe("started");
+    expect(await messages(t)).toHaveLength(8);
+  });
+
   it("a new session starts at the newest version", async () => {
     const t = newTestSession();
     await createAndStart(t, "hello");
@@ -167,7 +229,52 @@ describe("Agent storage written by an earlier version", () => {
   });
 });
 
+describe("Agent storage written by version 6 (before notifications and decisions)", () => {
+  it("gets the outbox and the decision columns; its waiting call is approved, recorded and notified", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeWaitingAgentV6(state.storage, t));
+    const hook = mockHook(uniqueKey("receiver"));
+    const index = tenantIndexStub(env, t.tenantId);
+    const endpoint = await index.createWebhookEndpoint(t.tenantId, { url: hook.url, event_types: ["session.done"], description: null, created_by: "admin" });
+    expect(endpoint.ok).toBe(true);
+    await abortAllDurableObjects();
+
+    const before = unwrap(await t.stub.get());
+    expect(before).toMatchObject({ status: "waiting_approval", notify_url: null });
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+      expect(userTables(state.storage)).toContain("outbox");
+    });
+    expect((await toolCalls(t))[0]).toMatchObject({ id: "toolu_legacy", status: "waiting_approval", decided_by: null, decision: null });
+
+    await t.model.script({ reply: { content: [{ type: "text", text: "noon" }] } });
+    expect((await t.stub.approve("toolu_legacy", "carol")).ok).toBe(true);
+    await waitForStatus(t, ["done"]);
+    expect((await toolCalls(t))[0]).toMatchObject({ status: "done", decided_by: "carol", decision: "approved" });
+    const [request] = await hook.waitForRequests(1);
+    expect(request!.body).toMatchObject({ type: "session.done", session: { id: t.sessionId, status: "done" } });
+  });
+});
+
 describe("TenantIndex storage", () => {
+  it("written by version 4 (before status webhooks) gets the endpoint and delivery tables and keeps its rows", async () => {
+    const tenantId = freshTenant();
+    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => {
+      migrateIndexTo(state.storage, 4);
+      writeLegacyIndex(state.storage, tenantId, { statements: [] });
+    });
+    await abortAllDurableObjects();
+    const index = tenantIndexStub(env, tenantId);
+    expect((await index.listSessions(tenantId, { limit: 10 })).data.map((s) => s.id)).toEqual(["ses_legacy"]);
+    const created = await index.createWebhookEndpoint(tenantId, { url: "https://hooks.example.com/x", event_types: ["session.failed"], description: null, created_by: "admin" });
+    expect(created.ok).toBe(true);
+    expect((await index.listWebhookEndpoints(tenantId, { limit: 10 })).data).toHaveLength(1);
+    await runInDurableObject(index, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
+      expect(userTables(state.storage)).toEqual(expect.arrayContaining(["webhook_endpoints", "webhook_deliveries"]));
+    });
+  });
+
   it("written by an earlier version is migrated on wake and keeps its rows", async () => {
     const tenantId = freshTenant();
     await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => writeLegacyIndex(state.storage, tenantId, INDEX_LAYOUT_V0));

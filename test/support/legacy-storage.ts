@@ -4,7 +4,21 @@
  * and never changed afterwards: a new version adds a new layout here.
  */
 import type { TestSession } from "./agent-session";
-import { BUILTIN_DEFAULT_LIMITS } from "../../src/limits";
+import { AGENT_MIGRATIONS } from "../../src/agents/migrations";
+import { migrate } from "../../src/storage/migrations";
+import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
+
+/** A session's limits as every version before `max_schedules` stored them: the limits of that time, written out. */
+export const LIMITS_BEFORE_SCHEDULES = {
+  max_steps_per_run: 20,
+  max_tokens_per_call: 4096,
+  max_tokens_per_session: 200_000,
+  max_tool_output_chars: 8000,
+  max_concurrent_runs: 10,
+  max_request_bytes: 1024 * 1024,
+  requests_per_minute: 600,
+  max_tokens_per_day: null,
+} as const;
 
 export interface Layout {
   statements: readonly string[];
@@ -75,7 +89,7 @@ export function writeAgentV2(storage: DurableObjectStorage, t: TestSession): voi
     model: t.model.key,
     system: null,
     tools: [{ type: "builtin", name: "get_time" }],
-    limits: BUILTIN_DEFAULT_LIMITS,
+    limits: LIMITS_BEFORE_SCHEDULES,
     context: { kept: "by an earlier caller" },
     metadata: null,
     created_at: AT,
@@ -113,7 +127,7 @@ export function writeLegacyAgent(storage: DurableObjectStorage, t: TestSession, 
     model: t.model.key,
     system: null,
     tools: [],
-    limits: BUILTIN_DEFAULT_LIMITS,
+    limits: LIMITS_BEFORE_SCHEDULES,
     context: null,
     metadata: null,
     created_at: AT,
@@ -205,7 +219,7 @@ export function writeAgentV2WithEvents(storage: DurableObjectStorage, t: TestSes
     model: t.model.key,
     system: null,
     tools: [{ type: "builtin", name: "get_time" }],
-    limits: BUILTIN_DEFAULT_LIMITS,
+    limits: LIMITS_BEFORE_SCHEDULES,
     context: null,
     metadata: null,
     created_at: AT,
@@ -228,4 +242,133 @@ export function writeAgentV2WithEvents(storage: DurableObjectStorage, t: TestSes
     updated_at: AT,
   });
   storage.kv.put("schema_version", 2);
+}
+
+/**
+ * Storage at `version`, built by the first `version` migration steps: deployed steps are never
+ * edited, so these are exactly the steps that version ran.
+ */
+export function migrateAgentTo(storage: DurableObjectStorage, version: number): void {
+  migrate(storage, AGENT_MIGRATIONS.slice(0, version));
+}
+
+export function migrateIndexTo(storage: DurableObjectStorage, version: number): void {
+  migrate(storage, TENANT_INDEX_MIGRATIONS.slice(0, version));
+}
+
+/**
+ * A session as version 6 (MCP run tools; before the outbox and the decision columns) left it
+ * while waiting for the approval of one `get_time` call: the history, the waiting call, that
+ * version's run state, and session settings without `notify_url`.
+ */
+export function writeWaitingAgentV6(storage: DurableObjectStorage, t: TestSession): void {
+  migrateAgentTo(storage, 6);
+  const at = new Date().toISOString();
+  storage.sql.exec("INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('user', ?, ?, 5, 'input')", JSON.stringify([{ type: "text", text: "what time is it?" }]), at);
+  storage.sql.exec(
+    "INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('assistant', ?, ?, 8, 'tool_use')",
+    JSON.stringify([{ type: "tool_use", id: "toolu_legacy", name: "get_time", input: {} }]),
+    at,
+  );
+  storage.sql.exec(
+    "INSERT INTO tool_calls (id, step, message_seq, position, name, input, status, created_at) VALUES ('toolu_legacy', 1, 2, 0, 'get_time', '{}', 'waiting_approval', ?)",
+    at,
+  );
+  storage.kv.put("session", {
+    id: t.sessionId,
+    tenant_id: t.tenantId,
+    created_by: "user-1",
+    model: t.model.key,
+    system: null,
+    tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+    limits: LIMITS_BEFORE_SCHEDULES,
+    context: { strategy: "auto" },
+    metadata: null,
+    created_at: at,
+  });
+  storage.kv.put("run", {
+    status: "waiting_approval",
+    generation: 1,
+    steps: 1,
+    attempts: 0,
+    error: null,
+    stop_reason: null,
+    usage: { steps: 1, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 },
+    revision: 4,
+    reported_revision: 4,
+    urgent_revision: 4,
+    last_report_at: 0,
+    report_failures: 0,
+    report_retry_at: 0,
+    next_attempt_at: 0,
+    ready_at: 0,
+    run_started_at: 0,
+    run_start_seq: 1,
+    token_ratio: 1,
+    updated_at: at,
+  });
+}
+
+/**
+ * The Agent at migration 6, the last before structured output and images: every table as
+ * versions 1 to 6 left them (no images, no queued message options).
+ */
+export const AGENT_LAYOUT_V6: Layout = {
+  statements: [
+    `CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, role TEXT NOT NULL, content TEXT NOT NULL, created_at TEXT NOT NULL, tokens INTEGER NOT NULL DEFAULT 0, kind TEXT NOT NULL DEFAULT 'input')`,
+    `CREATE TABLE IF NOT EXISTS tool_calls (id TEXT PRIMARY KEY, step INTEGER NOT NULL, message_seq INTEGER NOT NULL, position INTEGER NOT NULL, name TEXT NOT NULL, input TEXT NOT NULL, status TEXT NOT NULL, output TEXT, is_error INTEGER NOT NULL DEFAULT 0, reported INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, started_at TEXT, finished_at TEXT, restarts INTEGER NOT NULL DEFAULT 0)`,
+    `CREATE INDEX IF NOT EXISTS tool_calls_open ON tool_calls (reported, message_seq, position)`,
+    `CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, data TEXT NOT NULL, created_at TEXT NOT NULL)`,
+    `CREATE TABLE IF NOT EXISTS summaries (id INTEGER PRIMARY KEY AUTOINCREMENT, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL, content TEXT NOT NULL, tokens INTEGER NOT NULL, created_at TEXT NOT NULL)`,
+    `CREATE TABLE IF NOT EXISTS pending_messages (id INTEGER PRIMARY KEY AUTOINCREMENT, content TEXT NOT NULL, created_at TEXT NOT NULL)`,
+    `CREATE TABLE IF NOT EXISTS steps (seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, started_at INTEGER NOT NULL, ended_at INTEGER NOT NULL, queued_ms INTEGER NOT NULL, input_tokens INTEGER, output_tokens INTEGER, outcome TEXT NOT NULL)`,
+    `CREATE TABLE IF NOT EXISTS run_tools (name TEXT PRIMARY KEY, position INTEGER NOT NULL, server TEXT NOT NULL, remote_name TEXT NOT NULL, description TEXT NOT NULL, input_schema TEXT NOT NULL, at_most_once INTEGER NOT NULL)`,
+  ],
+  version: 6,
+};
+
+/**
+ * A session as version 6 left it: a run going (its model call not made yet) with a message
+ * queued behind it, session limits without `max_image_bytes`, a run state without the output
+ * counters.
+ */
+export function writeAgentV6Running(storage: DurableObjectStorage, t: TestSession): void {
+  const at = new Date().toISOString();
+  for (const statement of AGENT_LAYOUT_V6.statements) storage.sql.exec(statement);
+  storage.sql.exec("INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('user', ?, ?, 8, 'input')", JSON.stringify([{ type: "text", text: "first" }]), at);
+  storage.sql.exec("INSERT INTO pending_messages (content, created_at) VALUES (?, ?)", JSON.stringify([{ type: "text", text: "queued" }]), at);
+  storage.kv.put("session", {
+    id: t.sessionId,
+    tenant_id: t.tenantId,
+    created_by: "user-1",
+    model: t.model.key,
+    system: null,
+    tools: [],
+    limits: LIMITS_BEFORE_SCHEDULES,
+    context: { strategy: "auto" },
+    metadata: null,
+    created_at: at,
+  });
+  storage.kv.put("run", {
+    status: "running",
+    generation: 1,
+    steps: 0,
+    attempts: 0,
+    error: null,
+    stop_reason: null,
+    usage: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
+    revision: 3,
+    reported_revision: 3,
+    urgent_revision: 3,
+    last_report_at: Date.now(),
+    report_failures: 0,
+    report_retry_at: 0,
+    next_attempt_at: 0,
+    ready_at: Date.now(),
+    run_started_at: Date.now(),
+    run_start_seq: 1,
+    token_ratio: 1,
+    updated_at: at,
+  });
+  storage.kv.put("schema_version", 6);
 }

@@ -52,6 +52,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Admin console
+         * @description A page for tenant and platform admins: sessions live, approvals, cancels, tenants and their limits. It signs in with a token or an API key and calls this API.
+         */
+        get: operations["getConsole"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -148,6 +168,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenant/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List status-webhook endpoints */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a status-webhook endpoint
+         * @description The endpoint gets a signed POST for each notification of the types it lists, from every session of the tenant (see the `sessionNotification` webhook). 409 when the tenant has the most endpoints it may have.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenant/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a status-webhook endpoint
+         * @description Its delivery log goes with it, and deliveries it was still owed are not sent.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenant/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description Every delivery still owed, and the settled ones of the last 7 days (at most the newest 1000). `status` filters.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenant/webhooks/{id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver a notification
+         * @description A new delivery of the same notification (same body, same event `id`, so a receiver that has it can tell) to the same endpoint, tried at once and retried on the usual schedule. 409 while the delivery named is still pending.
+         */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -178,7 +279,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description Revoking a key twice is not an error; the first revocation time is kept.
+         * @description Revoking a key twice is not an error; the first revocation time is kept. Schedules created with the key are disabled for good.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -343,13 +444,13 @@ export interface paths {
         };
         /**
          * List sessions
-         * @description Without tenant:admin, only the sessions you created are listed; `created_by` naming another subject gives an empty page.
+         * @description Without tenant:admin, only the sessions you created are listed; `created_by` naming another subject gives an empty page. Each answer carries an `ETag`; poll with `If-None-Match` to get 304 with no body while the page is unchanged.
          */
         get: operations["listSessions"];
         put?: never;
         /**
          * Create a session
-         * @description With `input`, the first run starts at once (429 when the tenant's concurrent runs or daily tokens are used up). `limits` may only lower the tenant's limits; `model` must be one the platform and the tenant allow.
+         * @description With `input`, the first run starts at once (429 when the tenant's concurrent runs or daily tokens are used up). `limits` may only lower the tenant's limits; `model` must be one the platform and the tenant allow. Images in `input` are checked and stored before the session exists (400 for one too large, not an image, at a URL that cannot be fetched, or for a model that does not take images). With `output_schema`, a run ends `done` with the parsed answer in `output`.
          */
         post: operations["createSession"];
         delete?: never;
@@ -365,7 +466,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a session */
+        /**
+         * Get a session
+         * @description The answer carries an `ETag`; poll with `If-None-Match` to get 304 with no body while the session is unchanged.
+         */
         get: operations["getSession"];
         put?: never;
         post?: never;
@@ -394,7 +498,7 @@ export interface paths {
         put?: never;
         /**
          * Add a message and start a run
-         * @description While a run is going (running, waiting or paused), `if_running` decides: `reject` (default) answers 409, `enqueue` keeps the message for the next run (409 when the queue is full), `interrupt` stops the current run and starts one with the message. 429 when the tenant's runs or daily tokens are used up.
+         * @description While a run is going (running, waiting or paused), `if_running` decides: `reject` (default) answers 409, `enqueue` keeps the message for the next run (409 when the queue is full), `interrupt` stops the current run and starts one with the message. 429 when the tenant's runs or daily tokens are used up. `output_schema` applies to this message's run (null: a free answer; absent: the session's). Images are checked and stored before the session is asked (400 as for a create).
          */
         post: operations["addSessionMessage"];
         delete?: never;
@@ -583,6 +687,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List schedules
+         * @description Without tenant:admin, only the schedules you created are listed; `created_by` naming another subject gives an empty page.
+         */
+        get: operations["listSchedules"];
+        put?: never;
+        /**
+         * Create a schedule
+         * @description Each firing acts as the caller: `session` creates a new session with this create body (its `input` required), `message` adds a message to one session, each exactly as the session routes would. 409 when the tenant has `max_schedules` schedules. A schedule created with an API key (or a token exchanged from one) is disabled for good when that key is revoked or expires.
+         */
+        post: operations["createSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/schedules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a schedule */
+        get: operations["getSchedule"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a schedule
+         * @description The sessions its firings created are not touched.
+         */
+        delete: operations["deleteSchedule"];
+        options?: never;
+        head?: never;
+        /**
+         * Pause, resume or retime a schedule
+         * @description 409 for a disabled schedule: it never fires again.
+         */
+        patch: operations["updateSchedule"];
+        trace?: never;
+    };
+    "/v1/schedules/{id}/firings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a schedule's firings
+         * @description Newest slot first; the newest 500 firings of each schedule are kept. Slots that pass while the tenant is suspended are not fired and not listed.
+         */
+        get: operations["listScheduleFirings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     toolCall: {
@@ -599,6 +772,26 @@ export interface webhooks {
          * @description Sent to a webhook tool's `url` for each call the model makes. Verify the signature before acting. An idempotent tool's call is sent again with the same `Idempotency-Key` after a 5xx, a network error or a restart; an `at_most_once` tool's call is sent once. Answer within 30 s; at most 1 MiB of the answer is read.
          */
         post: operations["receiveToolCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    sessionNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A session needs someone, or its run ended
+         * @description Sent to each status-webhook endpoint (`POST /v1/tenant/webhooks`) that lists the notification's type, and to the session's `notify_url` for every type. Verify the signature before acting. Any answer other than 2xx within 10 s (a redirect too) is a failure, tried again after 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 6 h, 8 h and 8 h (±10 %): 11 attempts over about 30 hours. Delivery is at least once and not in order: deduplicate on `id` and order by `session.updated_at`.
+         */
+        post: operations["receiveSessionNotification"];
         delete?: never;
         options?: never;
         head?: never;
@@ -658,6 +851,102 @@ export interface components {
             input: {
                 [key: string]: unknown;
             };
+        };
+        /** @description The body the platform POSTs to status-webhook endpoints and to a session's `notify_url`. */
+        Notification: {
+            /**
+             * @description The event id: the same on every retry and redelivery. Deduplicate on it.
+             * @example evt_Pq9mV2xkPz9w4LbNc8RtYd3F
+             */
+            id: string;
+            type: components["schemas"]["NotificationType"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description 1-64 characters: a letter or digit, then letters, digits, `_`, `.`, `-`.
+             * @example acme
+             */
+            tenant_id: string;
+            session: components["schemas"]["NotificationSession"];
+        };
+        /**
+         * @description `session.done`, `session.failed`, `session.cancelled`: the run ended with that status. `session.waiting_approval`, `session.waiting_tool_output`: the session waits for a person's decision or a client tool's output. Sent each time the session enters the status.
+         * @enum {string}
+         */
+        NotificationType: "session.done" | "session.failed" | "session.cancelled" | "session.waiting_approval" | "session.waiting_tool_output";
+        /** @description The session as it stood at the change, without its system prompt, tools and context (`GET /v1/sessions/{id}` has them). */
+        NotificationSession: {
+            /** @example ses_Jq7mV2xkPz9w4LbNc8RtYd3F */
+            id: string;
+            /**
+             * @description 1-64 characters: a letter or digit, then letters, digits, `_`, `.`, `-`.
+             * @example acme
+             */
+            tenant_id: string;
+            created_by: string;
+            status: components["schemas"]["SessionStatus"];
+            stop_reason: components["schemas"]["StopReason"];
+            error: string | null;
+            model: string;
+            usage: components["schemas"]["Usage"];
+            metadata: {
+                [key: string]: string;
+            } | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The time of the change this notification is about.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            updated_at: string;
+            /** @description The calls the session waits on; empty unless it waits. */
+            waiting_tool_calls: components["schemas"]["WaitingToolCall"][];
+        };
+        SessionStatus: components["schemas"]["OpenStatus"] | components["schemas"]["FinalStatus"];
+        /**
+         * @description A status a session is in before its run ends, or before it ever ran (`idle`).
+         * @enum {string}
+         */
+        OpenStatus: "idle" | "queued" | "running" | "waiting_approval" | "waiting_tool_output" | "paused";
+        /**
+         * @description A status a session's run ends in: wait for one of these.
+         * @enum {string}
+         */
+        FinalStatus: "done" | "failed" | "cancelled";
+        /** @enum {string|null} */
+        StopReason: "end_turn" | "max_tokens" | "refusal" | "step_limit" | "token_limit" | "invalid_output" | "model_error" | "tools_unavailable" | "cancelled" | null;
+        /** @description Every token limit counts all four token figures. */
+        Usage: {
+            /** @description Model steps; summary calls are not steps, their tokens are counted. */
+            steps: number;
+            /** @description Input tokens neither read from nor written to the prompt cache. */
+            input_tokens: number;
+            output_tokens: number;
+            /** @description Input tokens read from the provider's prompt cache. */
+            cache_read_tokens: number;
+            /** @description Input tokens written to the provider's prompt cache. */
+            cache_write_tokens: number;
+        };
+        WaitingToolCall: {
+            /** @example toolu_01A09q90qw90lq917835lq9 */
+            id: string;
+            /** @example refund */
+            name: string;
+            /** @enum {string} */
+            status: "waiting_approval" | "waiting_tool_output";
+            /**
+             * Format: date-time
+             * @description When an undecided approval is denied as expired; null without `approval_timeout_seconds`.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            approval_expires_at: string | null;
         };
         Health: {
             /** @enum {string} */
@@ -747,6 +1036,8 @@ export interface components {
             max_request_bytes: number;
             requests_per_minute: number;
             max_tokens_per_day: number | null;
+            max_image_bytes: number;
+            max_schedules: number;
         };
         /** @description Sums over the last `window_days` UTC days, today included. */
         TenantUsage: components["schemas"]["UsageTotals"] & {
@@ -822,6 +1113,96 @@ export interface components {
              */
             webhook_origins: string[] | null;
         };
+        WebhookEndpoint: {
+            /** @example wh_Jq7mV2xkPz9w4LbNc8RtYd3F */
+            id: string;
+            /**
+             * @description Where notifications are POSTed, as stored (normalized).
+             * @example https://ops.example.com/agent-events
+             */
+            url: string;
+            /** @description The types this endpoint receives. */
+            event_types: components["schemas"]["NotificationType"][];
+            description: string | null;
+            /** @description The subject that registered it. */
+            created_by: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        /** @description At most 20 endpoints per tenant. */
+        CreateWebhookEndpointRequest: {
+            /**
+             * @description An https URL on the public internet, checked like a webhook tool's URL and held to the tenant's `webhook_origins`.
+             * @example https://ops.example.com/agent-events
+             */
+            url: string;
+            event_types: components["schemas"]["NotificationType"][];
+            /** @example on-call pager */
+            description?: string | null;
+        };
+        WebhookEndpointPage: {
+            data: components["schemas"]["WebhookEndpoint"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        WebhookDeliveryPage: {
+            data: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        WebhookDelivery: {
+            /** @example dlv_Hk3mV2xkPz9w4LbNc8RtYd3F */
+            id: string;
+            /** @example wh_Jq7mV2xkPz9w4LbNc8RtYd3F */
+            endpoint_id: string | null;
+            /**
+             * @description The notification's `id`: the same on every attempt and redelivery.
+             * @example evt_Pq9mV2xkPz9w4LbNc8RtYd3F
+             */
+            event_id: string;
+            event_type: components["schemas"]["NotificationType"];
+            /** @example ses_Jq7mV2xkPz9w4LbNc8RtYd3F */
+            session_id: string;
+            status: components["schemas"]["WebhookDeliveryStatus"];
+            /** @description Attempts made so far; at most 11. */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When it is tried next; null unless pending.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            last_attempt_at: string | null;
+            /** @description The HTTP status of the last answer; null when there was none. */
+            response_status: number | null;
+            /** @description Why the last attempt failed; null after a success. */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it succeeded or failed for good.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            settled_at: string | null;
+            /** @description For a redelivery, the delivery it repeats. */
+            redelivery_of: string | null;
+        };
+        /**
+         * @description `pending`: owed, tried again at `next_attempt_at`. `succeeded`: the receiver answered 2xx. `failed`: every attempt failed, or the URL was refused.
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "pending" | "succeeded" | "failed";
         CreatedApiKey: components["schemas"]["ApiKey"] & {
             /**
              * @description The key itself. Shown once: only its hash is stored.
@@ -907,6 +1288,8 @@ export interface components {
             max_request_bytes?: number;
             requests_per_minute?: number;
             max_tokens_per_day?: number | null;
+            max_image_bytes?: number;
+            max_schedules?: number;
         };
         TenantConfig: {
             /**
@@ -969,31 +1352,6 @@ export interface components {
              */
             updated_at: string;
         };
-        SessionStatus: components["schemas"]["OpenStatus"] | components["schemas"]["FinalStatus"];
-        /**
-         * @description A status a session is in before its run ends, or before it ever ran (`idle`).
-         * @enum {string}
-         */
-        OpenStatus: "idle" | "queued" | "running" | "waiting_approval" | "waiting_tool_output" | "paused";
-        /**
-         * @description A status a session's run ends in: wait for one of these.
-         * @enum {string}
-         */
-        FinalStatus: "done" | "failed" | "cancelled";
-        /** @enum {string|null} */
-        StopReason: "end_turn" | "max_tokens" | "refusal" | "step_limit" | "token_limit" | "model_error" | "tools_unavailable" | "cancelled" | null;
-        /** @description Every token limit counts all four token figures. */
-        Usage: {
-            /** @description Model steps; summary calls are not steps, their tokens are counted. */
-            steps: number;
-            /** @description Input tokens neither read from nor written to the prompt cache. */
-            input_tokens: number;
-            output_tokens: number;
-            /** @description Input tokens read from the provider's prompt cache. */
-            cache_read_tokens: number;
-            /** @description Input tokens written to the provider's prompt cache. */
-            cache_write_tokens: number;
-        };
         CancelResult: {
             /** @description How many sessions were cancelled. */
             cancelled: number;
@@ -1023,12 +1381,24 @@ export interface components {
             tools: components["schemas"]["Tool"][];
             limits: components["schemas"]["Limits"];
             context: components["schemas"]["ContextSettings"];
+            /** @description The schema of the current (or last) run's answer; before any run, the session's own; null: a free answer. */
+            output_schema: components["schemas"]["OutputSchema"] | null;
+            /**
+             * @description The last run's answer, parsed, when the run ended `done` with an answer valid for its `output_schema`; else null.
+             * @example {
+             *       "total": 42.5,
+             *       "currency": "EUR"
+             *     }
+             */
+            output?: unknown;
             /** @description Messages posted with `if_running: enqueue` that wait to start the next runs. */
             queued_messages: number;
             usage: components["schemas"]["Usage"];
             metadata: {
                 [key: string]: string;
             } | null;
+            /** @description Where this session's status notifications also go; null when none. */
+            notify_url: string | null;
             /**
              * Format: date-time
              * @example 2026-01-01T12:00:00.000Z
@@ -1054,6 +1424,11 @@ export interface components {
             name: string;
             /** @description Each call waits for an approve or deny first. */
             requires_approval?: boolean;
+            /**
+             * @description Only with `requires_approval`: a call not approved or denied within this many seconds of its creation is denied with the reason "approval expired" (`decision: "expired"`, `decided_by: "system"`), and the run goes on as after any deny.
+             * @example 3600
+             */
+            approval_timeout_seconds?: number;
         };
         WebhookTool: {
             /**
@@ -1081,6 +1456,11 @@ export interface components {
             url: string;
             /** @description Each call waits for an approve or deny first. */
             requires_approval?: boolean;
+            /**
+             * @description Only with `requires_approval`: a call not approved or denied within this many seconds of its creation is denied with the reason "approval expired" (`decision: "expired"`, `decided_by: "system"`), and the run goes on as after any deny.
+             * @example 3600
+             */
+            approval_timeout_seconds?: number;
             /** @description Never retried, even after a timeout or a 5xx. */
             at_most_once?: boolean;
         };
@@ -1105,6 +1485,11 @@ export interface components {
             };
             /** @description Each call waits for an approve or deny first. */
             requires_approval?: boolean;
+            /**
+             * @description Only with `requires_approval`: a call not approved or denied within this many seconds of its creation is denied with the reason "approval expired" (`decision: "expired"`, `decided_by: "system"`), and the run goes on as after any deny.
+             * @example 3600
+             */
+            approval_timeout_seconds?: number;
         };
         McpTool: {
             /**
@@ -1133,8 +1518,13 @@ export interface components {
             headers?: {
                 [key: string]: string;
             };
-            /** @description Each call waits for an approve or deny first. */
+            /** @description Each call of any of the server's tools waits for an approve or deny first. */
             requires_approval?: boolean;
+            /**
+             * @description Only with `requires_approval`: a call not approved or denied within this many seconds of its creation is denied with the reason "approval expired" (`decision: "expired"`, `decided_by: "system"`), and the run goes on as after any deny.
+             * @example 3600
+             */
+            approval_timeout_seconds?: number;
         };
         /** @description The session's context window. The session's first user message and the current run's are always sent; a tool_use is never sent without its result. */
         ContextSettings: {
@@ -1149,6 +1539,27 @@ export interface components {
             /** @description `last_messages` only: how many of the newest messages are sent (default 20). */
             last_messages?: number;
         };
+        /**
+         * @description A JSON Schema (2020-12) the run's final answer must be valid for; its top level is an object. The answer is checked with the same validator as tool inputs (patterns on RE2); an invalid answer is told to the model, which answers again, and a run without a valid answer after 3 tries (or at the step limit) fails with `invalid_output`.
+         * @example {
+         *       "type": "object",
+         *       "properties": {
+         *         "total": {
+         *           "type": "number"
+         *         },
+         *         "currency": {
+         *           "type": "string"
+         *         }
+         *       },
+         *       "required": [
+         *         "total",
+         *         "currency"
+         *       ]
+         *     }
+         */
+        OutputSchema: {
+            [key: string]: unknown;
+        };
         CreateSessionRequest: {
             input?: components["schemas"]["RunInput"];
             system?: string | null;
@@ -1160,6 +1571,8 @@ export interface components {
             tools?: components["schemas"]["Tool"][];
             limits?: components["schemas"]["SessionLimits"];
             context?: components["schemas"]["ContextSettings"];
+            /** @description The schema of the answer of every run of the session whose message names none (the first run's too). */
+            output_schema?: components["schemas"]["OutputSchema"] | null;
             /**
              * @description String labels for the caller's own use.
              * @example {
@@ -1169,12 +1582,17 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             } | null;
+            /**
+             * @description An https URL that gets every status notification of this session (all five types), signed like webhook tools, besides the tenant's endpoints. Checked like a webhook tool's URL, and held to the tenant's `webhook_origins`.
+             * @example https://shop.example.com/agent-events
+             */
+            notify_url?: string | null;
         };
         /**
          * @description When given, the first run starts at once.
          * @example What time is it in Tokyo?
          */
-        RunInput: string | components["schemas"]["TextBlock"][];
+        RunInput: string | (components["schemas"]["TextBlock"] | components["schemas"]["InputImageBlock"])[];
         TextBlock: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1183,6 +1601,31 @@ export interface components {
             type: "text";
             text: string;
         };
+        /** @description An image: PNG, JPEG, GIF or WebP, at most the tenant's `max_image_bytes`. The platform checks it, stores it once with the session and sends it to the model with every call whose history holds it; only models that take images accept it. */
+        InputImageBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "image";
+            source: {
+                /** @enum {string} */
+                type: "base64";
+                media_type: components["schemas"]["ImageMediaType"];
+                /** @description The image file, base64 (standard alphabet, padded), without a `data:` prefix. */
+                data: string;
+            } | {
+                /** @enum {string} */
+                type: "url";
+                /**
+                 * @description An https URL on the public internet; the platform fetches it once.
+                 * @example https://example.com/receipt.png
+                 */
+                url: string;
+            };
+        };
+        /** @enum {string} */
+        ImageMediaType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
         /** @description Limits for this session; each may only be lower than the tenant's. */
         SessionLimits: {
             max_steps_per_run?: number;
@@ -1193,6 +1636,8 @@ export interface components {
             max_request_bytes?: number;
             requests_per_minute?: number;
             max_tokens_per_day?: number | null;
+            max_image_bytes?: number;
+            max_schedules?: number;
         };
         MessagePage: {
             data: components["schemas"]["Message"][];
@@ -1211,7 +1656,7 @@ export interface components {
              */
             created_at: string;
         };
-        ContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ToolResultBlock"];
+        ContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ToolResultBlock"] | components["schemas"]["StoredImageBlock"];
         ToolUseBlock: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1232,6 +1677,29 @@ export interface components {
             content: string;
             is_error?: boolean;
         };
+        /** @description An image of a user message, as the history shows it: what it is, not its bytes. */
+        StoredImageBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "image";
+            source: {
+                /** @enum {string} */
+                type: "stored";
+                /**
+                 * @description The session keeps each image once, under this id.
+                 * @example img_3f5c0e9a1b2d4c6e8f7a9b0c1d2e3f4a
+                 */
+                image_id: string;
+                media_type: components["schemas"]["ImageMediaType"];
+                size_bytes: number;
+                width: number;
+                height: number;
+                /** @description Where the platform fetched the image from, when it was given as a URL. */
+                url?: string;
+            };
+        };
         AddMessageRequest: {
             input: components["schemas"]["RunInput"] & unknown;
             /**
@@ -1240,6 +1708,8 @@ export interface components {
              * @enum {string}
              */
             if_running: "reject" | "enqueue" | "interrupt";
+            /** @description The schema of this run's answer; null asks for a free answer; absent takes the session's `output_schema`. */
+            output_schema?: components["schemas"]["OutputSchema"] | null;
         };
         StepPage: {
             data: components["schemas"]["Step"][];
@@ -1308,9 +1778,26 @@ export interface components {
              * @example 2026-01-01T12:00:00.000Z
              */
             finished_at: string | null;
+            /**
+             * @description Who approved or denied the call: the subject of the principal, or `"system"` when its approval expired (see `decision`). Null for a call that was never decided.
+             * @example alice
+             */
+            decided_by: string | null;
+            /**
+             * Format: date-time
+             * @description When the call was approved, denied or expired.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            decided_at: string | null;
+            decision: components["schemas"]["ToolCallDecision"];
         };
         /** @enum {string} */
         ToolCallStatus: "pending" | "waiting_approval" | "waiting_tool_output" | "running" | "done" | "error";
+        /**
+         * @description `approved`, `denied` (by a principal), `expired` (no decision within the tool's `approval_timeout_seconds`); null if never decided.
+         * @enum {string|null}
+         */
+        ToolCallDecision: "approved" | "denied" | "expired" | null;
         DenyToolCallRequest: {
             /** @description Told to the model with the refusal. */
             reason?: string;
@@ -1363,6 +1850,14 @@ export interface components {
             /** @description Set once the call is finished (`done` or `error`). */
             output: string | null;
             is_error: boolean;
+            /** @description Who approved or denied the call (`"system"` when its approval expired); null while it waits or when it needed no decision. */
+            decided_by: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            decided_at: string | null;
+            decision: components["schemas"]["ToolCallDecision"];
         };
         StatusEvent: {
             /**
@@ -1479,6 +1974,152 @@ export interface components {
              */
             created_at: string;
         };
+        Schedule: {
+            /** @example sch_Xb2mV7kqPz9w4LbNc8RtYd3F */
+            id: string;
+            /**
+             * @description 1-64 characters: a letter or digit, then letters, digits, `_`, `.`, `-`.
+             * @example acme
+             */
+            tenant_id: string;
+            /** @description The subject that created the schedule; each firing acts as it. */
+            created_by: string;
+            /**
+             * @description A cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with a leading seconds field. Names (`MON`, `JAN`), ranges, lists, steps, `L` and `#`, and nicknames such as `@hourly` are read; day of month and day of week match when either does, as in classic cron.
+             * @example 0 9 * * MON-FRI
+             */
+            cron: string;
+            /** @example Europe/Paris */
+            timezone: string;
+            paused: boolean;
+            status: components["schemas"]["ScheduleStatus"];
+            /**
+             * @description Why the schedule stopped for good: the API key that created it was revoked, or expired. Null unless `disabled`.
+             * @enum {string|null}
+             */
+            disabled_reason: "api_key_revoked" | "api_key_expired" | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            disabled_at: string | null;
+            /** @description What each firing creates; null for a message schedule. */
+            session: components["schemas"]["CreateSessionRequest"] | null;
+            /** @description What each firing sends; null for a session schedule. */
+            message: components["schemas"]["ScheduleMessage"] | null;
+            /**
+             * Format: date-time
+             * @description The next slot; null while paused or disabled.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            next_run_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            last_fired_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @description `active` fires at each slot; `paused` fires nothing until resumed; `disabled` fires nothing ever again (see `disabled_reason`).
+         * @enum {string}
+         */
+        ScheduleStatus: "active" | "paused" | "disabled";
+        /** @description Each firing adds this message to the session, as `POST /v1/sessions/{id}/messages` would. */
+        ScheduleMessage: {
+            /**
+             * @description A session the schedule's creator can see.
+             * @example ses_Jq7mV2xkPz9w4LbNc8RtYd3F
+             */
+            session_id: string;
+            input: components["schemas"]["RunInput"] & unknown;
+            /**
+             * @description As on `POST /v1/sessions/{id}/messages`: what a firing does while a run is going.
+             * @default reject
+             * @enum {string}
+             */
+            if_running: "reject" | "enqueue" | "interrupt";
+        };
+        CreateScheduleRequest: {
+            /**
+             * @description A cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with a leading seconds field. Names (`MON`, `JAN`), ranges, lists, steps, `L` and `#`, and nicknames such as `@hourly` are read; day of month and day of week match when either does, as in classic cron.
+             * @example 0 9 * * MON-FRI
+             */
+            cron: string;
+            /**
+             * @description An IANA time zone the expression is read in; `UTC` when absent. Daylight-saving changes follow the zone.
+             * @example Europe/Paris
+             */
+            timezone?: string;
+            /** @description Create it paused: it fires nothing until `PATCH` with `paused: false`. */
+            paused?: boolean;
+            session?: components["schemas"]["CreateSessionRequest"] & unknown;
+            message?: components["schemas"]["ScheduleMessage"];
+        };
+        SchedulePage: {
+            data: components["schemas"]["Schedule"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        UpdateScheduleRequest: {
+            /**
+             * @description A cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with a leading seconds field. Names (`MON`, `JAN`), ranges, lists, steps, `L` and `#`, and nicknames such as `@hourly` are read; day of month and day of week match when either does, as in classic cron.
+             * @example 0 9 * * MON-FRI
+             */
+            cron?: string;
+            /**
+             * @description An IANA time zone the expression is read in; `UTC` when absent. Daylight-saving changes follow the zone.
+             * @example Europe/Paris
+             */
+            timezone?: string;
+            /** @description `true` pauses; `false` resumes from the next slot (slots passed while paused are not fired). */
+            paused?: boolean;
+        };
+        FiringPage: {
+            data: components["schemas"]["Firing"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        Firing: {
+            schedule_id: string;
+            /**
+             * Format: date-time
+             * @description The slot the expression named. Slots missed while the platform was down fire once, as the first of them.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            scheduled_at: string;
+            /**
+             * Format: date-time
+             * @description When the firing was recorded, just before it acted.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            fired_at: string;
+            /** @description The session created, or the one the message went to. */
+            session_id: string | null;
+            outcome: components["schemas"]["FiringOutcome"];
+            /** @description The problem code the route would have answered; null unless `failed`. */
+            error_code: components["schemas"]["ProblemCode"] | null;
+            error: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            finished_at: string | null;
+        };
+        /**
+         * @description `pending`: recorded, its action being completed; `started`: a session or a message started a run; `enqueued`, `interrupted`: what the message did to the run going; `failed`: refused, as the route would have refused it (see `error_code`, `error`).
+         * @enum {string}
+         */
+        FiringOutcome: "pending" | "started" | "enqueued" | "interrupted" | "failed";
     };
     responses: never;
     parameters: never;
@@ -1494,6 +2135,10 @@ export interface components {
         Location: string;
         /** @description Always `Bearer`, with no hint of why the credential failed. */
         WwwAuthenticate: string;
+        /** @description A weak tag of this answer's content: send it back as `If-None-Match` to get 304 while nothing changed. */
+        ETag: string;
+        /** @description `private, no-cache`: a cache may keep the answer but must revalidate it with `If-None-Match`. */
+        CacheControl: string;
     };
     pathItems: never;
 }
@@ -1582,6 +2227,47 @@ export interface operations {
         };
     };
     getApiReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getConsole: {
         parameters: {
             query?: never;
             header?: never;
@@ -2158,6 +2844,562 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointPage"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key and body within 24 h return the first response again. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://ops.example.com/agent-events",
+                 *       "event_types": [
+                 *         "session.waiting_approval",
+                 *         "session.failed"
+                 *       ],
+                 *       "description": "on-call pager"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used with a different body (`idempotency_conflict`). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description `pending`: owed, tried again at `next_attempt_at`. `succeeded`: the receiver answered 2xx. `failed`: every attempt failed, or the URL was refused. */
+                status?: components["schemas"]["WebhookDeliveryStatus"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key and body within 24 h return the first response again. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new delivery, pending. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used with a different body (`idempotency_conflict`). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3309,7 +4551,10 @@ export interface operations {
                 /** @description Only sessions this subject created. Without tenant:admin, only your own are listed. */
                 created_by?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer: when it is still current, the answer is 304 with no body. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3319,11 +4564,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SessionSummaryPage"];
                 };
+            };
+            /** @description Not modified: the tag in `If-None-Match` is still current. No body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
             400: {
@@ -3583,7 +4840,10 @@ export interface operations {
     getSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer: when it is still current, the answer is 304 with no body. */
+                "if-none-match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -3595,11 +4855,23 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Session"];
                 };
+            };
+            /** @description Not modified: the tag in `If-None-Match` is still current. No body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
             400: {
@@ -5072,6 +6344,679 @@ export interface operations {
             };
         };
     };
+    listSchedules: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Only schedules this subject created. Without tenant:admin, only your own are listed. */
+                created_by?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of schedules. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedulePage"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the same key and body within 24 h return the first response again. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "cron": "0 7 * * MON-FRI",
+                 *       "timezone": "Europe/Paris",
+                 *       "session": {
+                 *         "input": "Summarise yesterday's failed orders and post the list.",
+                 *         "system": "You are the operations assistant of an online shop.",
+                 *         "tools": [
+                 *           {
+                 *             "type": "builtin",
+                 *             "name": "get_time"
+                 *           }
+                 *         ],
+                 *         "metadata": {
+                 *           "job": "daily-failures"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description The new schedule. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used with a different body (`idempotency_conflict`). */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "paused": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description The schedule as it now stands. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listScheduleFirings: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of firings. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FiringPage"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     receiveToolCall: {
         parameters: {
             query?: never;
@@ -5130,6 +7075,81 @@ export interface operations {
             };
         };
     };
+    receiveSessionNotification: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and redelivery. Deduplicate on it. */
+                "Idempotency-Key": string;
+                /** @description The body's `type`. */
+                "X-Webhook-Event": string;
+                /** @description Unix seconds when this attempt was signed; refuse one more than 300 s from your clock. */
+                "X-Webhook-Timestamp": string;
+                /** @description `v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>` with the tenant's webhook secret (`GET /v1/tenant/webhook-secret`). During a rotation it lists both, newest first (`v1=<new>,v1=<old>`): accept any match, compared in constant time. */
+                "X-Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_Pq9mV2xkPz9w4LbNc8RtYd3F",
+                 *       "type": "session.waiting_approval",
+                 *       "created_at": "2026-01-01T12:00:00.000Z",
+                 *       "tenant_id": "acme",
+                 *       "session": {
+                 *         "id": "ses_Jq7mV2xkPz9w4LbNc8RtYd3F",
+                 *         "tenant_id": "acme",
+                 *         "created_by": "billing-backend",
+                 *         "status": "waiting_approval",
+                 *         "stop_reason": null,
+                 *         "error": null,
+                 *         "model": "claude-sonnet-4-5",
+                 *         "usage": {
+                 *           "steps": 1,
+                 *           "input_tokens": 812,
+                 *           "output_tokens": 96,
+                 *           "cache_read_tokens": 0,
+                 *           "cache_write_tokens": 0
+                 *         },
+                 *         "metadata": {
+                 *           "ticket": "T-1234"
+                 *         },
+                 *         "created_at": "2026-01-01T11:59:58.000Z",
+                 *         "updated_at": "2026-01-01T12:00:00.000Z",
+                 *         "waiting_tool_calls": [
+                 *           {
+                 *             "id": "toolu_01A09q90qw90lq917835lq9",
+                 *             "name": "refund",
+                 *             "status": "waiting_approval",
+                 *             "approval_expires_at": "2026-01-01T13:00:00.000Z"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Notification"];
+            };
+        };
+        responses: {
+            /** @description Delivered; the body of the answer is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: tried again on the schedule. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
 }
 type FlattenedDeepRequired<T> = {
     [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
@@ -5139,22 +7159,35 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const notificationTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationType"]> = ["session.done", "session.failed", "session.cancelled", "session.waiting_approval", "session.waiting_tool_output"];
+export const openStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OpenStatus"]> = ["idle", "queued", "running", "waiting_approval", "waiting_tool_output", "paused"];
+export const finalStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinalStatus"]> = ["done", "failed", "cancelled"];
+export const waitingToolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WaitingToolCall"]["status"]> = ["waiting_approval", "waiting_tool_output"];
 export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Health"]["status"]> = ["ok"];
 export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["bad_request", "validation_failed", "unauthorized", "forbidden", "tenant_suspended", "not_found", "method_not_allowed", "not_acceptable", "conflict", "idempotency_in_progress", "payload_too_large", "unsupported_media_type", "idempotency_conflict", "rate_limited", "internal", "service_unavailable"];
 export const jwkUseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Jwk"]["use"]> = ["sig"];
 export const accessTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AccessToken"]["token_type"]> = ["Bearer"];
+export const webhookDeliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryStatus"]> = ["pending", "succeeded", "failed"];
 export const apiKeyScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyScope"]> = ["sessions:read", "sessions:write", "tenant:admin"];
-export const openStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OpenStatus"]> = ["idle", "queued", "running", "waiting_approval", "waiting_tool_output", "paused"];
-export const finalStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinalStatus"]> = ["done", "failed", "cancelled"];
 export const builtinToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BuiltinTool"]["type"]> = ["builtin"];
 export const webhookToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTool"]["type"]> = ["webhook"];
 export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClientTool"]["type"]> = ["client"];
 export const mcpToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["McpTool"]["type"]> = ["mcp"];
 export const contextSettingsStrategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ContextSettings"]["strategy"]> = ["auto", "last_messages", "summary"];
 export const textBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TextBlock"]["type"]> = ["text"];
+export const inputImageBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InputImageBlock"]["type"]> = ["image"];
+export const inputImageBlockSourceOneOf0TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["InputImageBlock"]["source"], {
+    type: unknown;
+}>["type"]> = ["base64"];
+export const inputImageBlockSourceOneOf1TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["InputImageBlock"]["source"], {
+    type: unknown;
+}>["type"]> = ["url"];
+export const imageMediaTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImageMediaType"]> = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 export const messageRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Message"]["role"]> = ["user", "assistant"];
 export const toolUseBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolUseBlock"]["type"]> = ["tool_use"];
 export const toolResultBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolResultBlock"]["type"]> = ["tool_result"];
+export const storedImageBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StoredImageBlock"]["type"]> = ["image"];
+export const storedImageBlockSourceTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StoredImageBlock"]["source"]["type"]> = ["stored"];
 export const addMessageRequestIf_runningValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AddMessageRequest"]["if_running"]> = ["reject", "enqueue", "interrupt"];
 export const stepKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["kind"]> = ["model", "tools", "summary", "discover"];
 export const stepOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["outcome"]> = ["ok", "retry", "failed", "discarded", "partial", "error"];
@@ -5168,4 +7201,7 @@ export const toolResultEventTypeValues: ReadonlyArray<FlattenedDeepRequired<comp
 export const usageEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UsageEvent"]["type"]> = ["usage"];
 export const deltaEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaEvent"]["type"]> = ["delta"];
 export const endEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndEvent"]["type"]> = ["end"];
+export const scheduleStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScheduleStatus"]> = ["active", "paused", "disabled"];
+export const scheduleMessageIf_runningValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScheduleMessage"]["if_running"]> = ["reject", "enqueue", "interrupt"];
+export const firingOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FiringOutcome"]> = ["pending", "started", "enqueued", "interrupted", "failed"];
 export const componentsHeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["IdempotentReplayed"]> = ["true"];

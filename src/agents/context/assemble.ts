@@ -4,8 +4,7 @@
  * and the window of newest messages, in the order they happened. The task and the summary end
  * the stable prefix a provider may cache. Pure.
  */
-import type { ModelMessage } from "../model/provider";
-import type { Message } from "../types";
+import type { ContentBlock, Message, Role } from "../types";
 import { summaryBlock } from "./summary-prompt";
 
 export interface CallParts {
@@ -19,12 +18,20 @@ export interface CallParts {
   window: readonly Message[];
 }
 
-export function assemble({ task, runTask, summary, window }: CallParts): ModelMessage[] {
+/** A message of a call as stored: its images are still references (see images/resolve.ts). */
+export interface CallMessage {
+  role: Role;
+  content: ContentBlock[];
+  /** Ends the stable prefix a provider may cache (see `ModelMessage.cache`). */
+  cache?: boolean;
+}
+
+export function assemble({ task, runTask, summary, window }: CallParts): CallMessage[] {
   const bySeq = new Map<number, Message>();
   for (const message of [task, runTask, ...window]) if (message) bySeq.set(message.seq, message);
   // The summary stands where the first message it covers stood: after the task, and before a
   // run's task that it also covers (that task is still sent word for word).
-  const items: { order: number; message: ModelMessage }[] = [...bySeq.values()].map((m) => ({
+  const items: { order: number; message: CallMessage }[] = [...bySeq.values()].map((m) => ({
     order: m.seq,
     message: { role: m.role, content: m.content, ...(m.seq === task?.seq ? { cache: true } : {}) },
   }));

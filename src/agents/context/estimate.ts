@@ -45,9 +45,49 @@ export function estimateTextTokens(text: string): number {
   return Math.ceil(utf8Bytes(text) / BYTES_PER_TOKEN);
 }
 
-/** The estimate of a message as it is stored, overhead included. */
+/**
+ * The estimate of a message as it is stored, overhead included. An image counts by its pixels
+ * (`estimateImageTokens`), never by the bytes of its reference or of its data.
+ */
 export function estimateMessageTokens(content: readonly ContentBlock[]): number {
-  return estimateTextTokens(JSON.stringify(content)) + MESSAGE_OVERHEAD_TOKENS;
+  let images = 0;
+  const rest: ContentBlock[] = [];
+  for (const block of content) {
+    if (block.type === "image") images += estimateImageTokens(block.source.width, block.source.height);
+    else rest.push(block);
+  }
+  return (rest.length ? estimateTextTokens(JSON.stringify(rest)) : 0) + images + MESSAGE_OVERHEAD_TOKENS;
+}
+
+/** Anthropic scales an image so that its long edge is at most this many pixels… */
+const ANTHROPIC_MAX_EDGE = 1568;
+/** …and counts about one token per this many pixels of what is left. */
+const ANTHROPIC_PIXELS_PER_TOKEN = 750;
+/** OpenAI (high detail) fits an image in 2048 × 2048, then its short side in 768, and counts 512-pixel tiles. */
+const OPENAI_FIT = 2048;
+const OPENAI_SHORT_SIDE = 768;
+const OPENAI_TILE = 512;
+const OPENAI_TILE_TOKENS = 170;
+const OPENAI_BASE_TOKENS = 85;
+
+/**
+ * The tokens an image costs, from its size in pixels: the higher of the two providers' published
+ * rules (Anthropic: pixels / 750 after fitting the long edge in 1568; OpenAI at high detail: 85 +
+ * 170 per 512-pixel tile after fitting), so the estimate holds whichever provider runs it.
+ */
+export function estimateImageTokens(width: number, height: number): number {
+  const anthropicScale = Math.min(1, ANTHROPIC_MAX_EDGE / Math.max(width, height));
+  const anthropic = Math.ceil((width * anthropicScale * height * anthropicScale) / ANTHROPIC_PIXELS_PER_TOKEN);
+  let w = width;
+  let h = height;
+  const fit = Math.min(1, OPENAI_FIT / Math.max(w, h));
+  w *= fit;
+  h *= fit;
+  const shrink = Math.min(1, OPENAI_SHORT_SIDE / Math.min(w, h));
+  w *= shrink;
+  h *= shrink;
+  const openai = OPENAI_BASE_TOKENS + OPENAI_TILE_TOKENS * Math.ceil(w / OPENAI_TILE) * Math.ceil(h / OPENAI_TILE);
+  return Math.max(anthropic, openai);
 }
 
 /** The estimate of any JSON value sent once per call (tool definitions). */

@@ -6,6 +6,7 @@
  */
 import { type Message } from "../types";
 import type { ModelMessage, ToolDefinition } from "../model/provider";
+import { withImageData } from "../images/resolve";
 import { contextTokensFor, type ModelCatalog } from "../model/catalog";
 import type { AgentStore, RunState, StoredSession, StoredSummary } from "../store";
 import { assemble } from "./assemble";
@@ -105,16 +106,17 @@ export function decideContext({ store, session, run, catalog, tools }: PlanInput
   return { kind: "summarize", previous: summary, fromSeq: after + 1, throughSeq: plan.throughSeq, maxTokens: reserve };
 }
 
-/** The messages of a call: only the ones the decision chose are read. */
+/** The messages of a call: only the ones the decision chose are read, and only their images' bytes. */
 export function callMessages(store: AgentStore, decision: Extract<ContextDecision, { kind: "call" }>): ModelMessage[] {
   const [taskMeta, runTaskMeta] = decision.pinned;
   const loaded = store.messagesForWindow(decision.startSeq, decision.pinned.map((m) => m.seq));
   const bySeq = new Map<number, Message>(loaded.map((m) => [m.seq, m]));
   const window = decision.startSeq === null ? [] : loaded.filter((m) => m.seq >= decision.startSeq!);
-  return assemble({
+  const messages = assemble({
     task: taskMeta ? (bySeq.get(taskMeta.seq) ?? null) : null,
     runTask: runTaskMeta ? (bySeq.get(runTaskMeta.seq) ?? null) : null,
     summary: decision.summary,
     window,
   });
+  return withImageData(messages, (id) => store.imageData(id));
 }

@@ -32,6 +32,7 @@ export function transcript(messages: readonly { role: string; content: readonly 
     for (const block of message.content) {
       if (block.type === "text") lines.push(`[${message.role}] ${cut(block.text)}`);
       else if (block.type === "tool_use") lines.push(`[assistant called ${block.name} (${block.id})] ${cut(JSON.stringify(block.input))}`);
+      else if (block.type === "image") lines.push(`[${message.role} sent an image: ${block.source.media_type}, ${block.source.width}×${block.source.height}]`);
       else lines.push(`[${block.is_error ? "error from" : "result of"} ${block.tool_use_id}] ${cut(block.content)}`);
     }
   }

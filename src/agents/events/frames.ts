@@ -3,7 +3,7 @@
  * a message or a tool call only as a reference to its row, so no content is stored twice. The
  * same projection builds a frame live and on replay, so both read exactly alike.
  */
-import type { Message, SessionStatus, StopReason, ToolCall, ToolCallStatus, Usage } from "../types";
+import type { Message, SessionStatus, StopReason, ToolCall, ToolCallDecision, ToolCallStatus, Usage } from "../types";
 
 /** Stored events have an id and are replayed; `snapshot`, `delta` and `end` are sent, never stored, and carry none. */
 export type EventType = "status" | "message" | "tool_call" | "tool_result" | "usage" | "snapshot" | "delta" | "end";
@@ -26,6 +26,10 @@ export interface ToolCallEventData {
   status: ToolCallStatus;
   output: string | null;
   is_error: boolean;
+  /** Who approved or denied the call and when (`system` for an expired approval); null while it waits or when it needed none. */
+  decided_by: string | null;
+  decided_at: string | null;
+  decision: ToolCallDecision | null;
 }
 
 /** Text the model is writing: `text` goes at character `offset` of block `index` of the answer being written. */
@@ -101,9 +105,13 @@ export function expand(stored: StoredData, rows: RowReader): unknown {
 
 const FINISHED: readonly ToolCallStatus[] = ["done", "error"];
 
-/** A call as of an event with `status`: its result only once finished, when it no longer changes. */
+/**
+ * A call as of an event with `status`: its result only once finished, when it no longer
+ * changes; its decision once it no longer waits for one.
+ */
 export function toolCallEventData(call: ToolCall, status: ToolCallStatus): ToolCallEventData {
   const finished = FINISHED.includes(status);
+  const decided = status !== "waiting_approval";
   return {
     id: call.id,
     name: call.name,
@@ -112,6 +120,9 @@ export function toolCallEventData(call: ToolCall, status: ToolCallStatus): ToolC
     status,
     output: finished ? call.output : null,
     is_error: finished ? call.is_error : false,
+    decided_by: decided ? call.decided_by : null,
+    decided_at: decided ? call.decided_at : null,
+    decision: decided ? call.decision : null,
   };
 }
 

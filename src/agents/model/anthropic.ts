@@ -68,9 +68,10 @@ function isEventStream(response: Response): boolean {
  * system prompt and the messages flagged `cache` (the task, the summary), at most
  * `MAX_CACHE_BREAKPOINTS` in all, so a long session pays full price for that prefix once.
  */
-function toWire(request: ModelRequest) {
+export function toWire(request: ModelRequest) {
   let breakpoints = MAX_CACHE_BREAKPOINTS;
-  const tools = request.tools.map((tool, i) => (i === request.tools.length - 1 && breakpoints-- > 0 ? { ...tool, cache_control: EPHEMERAL } : tool));
+  const allTools = request.output ? [...request.tools, request.output.tool] : request.tools;
+  const tools = allTools.map((tool, i) => (i === allTools.length - 1 && breakpoints-- > 0 ? { ...tool, cache_control: EPHEMERAL } : tool));
   const system = request.system ? [{ type: "text", text: request.system, ...(breakpoints-- > 0 ? { cache_control: EPHEMERAL } : {}) }] : null;
   const messages = withoutEmptyBlocks(request.messages).map((message) => {
     if (!message.cache || breakpoints <= 0) return { role: message.role, content: message.content as unknown as Record<string, unknown>[] };
@@ -85,7 +86,17 @@ function toWire(request: ModelRequest) {
     ...(system ? { system } : {}),
     messages: mergeTurns(messages),
     ...(tools.length ? { tools } : {}),
+    ...(request.output ? { tool_choice: outputToolChoice(request) } : {}),
   };
+}
+
+/**
+ * A run that owes a structured answer answers only through tools: with tools of its own the
+ * model must call one (`any`), and calls the output tool once it is ready to answer; without,
+ * it must call the output tool itself.
+ */
+function outputToolChoice(request: ModelRequest) {
+  return request.tools.length > 0 ? { type: "any" } : { type: "tool", name: request.output!.tool.name };
 }
 
 /** The API refuses empty text blocks and turns without content; neither carries meaning. */

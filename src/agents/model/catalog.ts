@@ -14,11 +14,13 @@ export interface ModelRef {
   name: string;
 }
 
-/** One entry of `MODELS`: an id or a pattern, and the model's input size when it is not known. */
+/** One entry of `MODELS`: an id or a pattern, and what is not known of the model: its input size, whether it takes images. */
 export interface CatalogEntry {
   /** Canonical (`provider:name`), or `*` for any model. A trailing `*` matches any rest. */
   pattern: string;
   contextTokens: number | null;
+  /** Null: as its family is known to, else its provider's default. */
+  images?: boolean | null;
 }
 
 /** Null: `MODELS` is not set and any model id is accepted. */
@@ -41,6 +43,27 @@ const KNOWN_CONTEXT_TOKENS: readonly [provider: Provider, prefix: string, tokens
 ];
 /** Every Claude model has at least this; self-hosted servers often have much less, hence the small default. */
 export const DEFAULT_CONTEXT_TOKENS: Record<Provider, number> = { anthropic: 200_000, openai: 32_000 };
+
+/**
+ * Which known families take images, by the start of the model name; the first match decides.
+ * Every Claude model since Claude 3 takes images, so Anthropic's default is yes; an
+ * OpenAI-compatible server may run any model, so its default is no unless the family is known
+ * or `MODELS` says so (`{ "id": "openai:llava", "images": true }`).
+ */
+const KNOWN_IMAGE_INPUT: readonly [provider: Provider, prefix: string, images: boolean][] = [
+  ["anthropic", "claude-2", false],
+  ["anthropic", "claude-instant", false],
+  ["openai", "gpt-4o", true],
+  ["openai", "gpt-4.1", true],
+  ["openai", "gpt-4-turbo", true],
+  ["openai", "gpt-5", true],
+  ["openai", "o1-mini", false],
+  ["openai", "o3-mini", false],
+  ["openai", "o1", true],
+  ["openai", "o3", true],
+  ["openai", "o4", true],
+];
+export const DEFAULT_IMAGE_INPUT: Record<Provider, boolean> = { anthropic: true, openai: false };
 
 export function parseModel(id: string): ModelRef {
   const colon = id.indexOf(":");
@@ -99,4 +122,13 @@ export function contextTokensFor(catalog: ModelCatalog, id: string): number {
   const { provider, name } = parseModel(id);
   const known = KNOWN_CONTEXT_TOKENS.find(([p, prefix]) => p === provider && name.startsWith(prefix));
   return known ? known[2] : DEFAULT_CONTEXT_TOKENS[provider];
+}
+
+/** Whether the model takes images in user messages: what `MODELS` says, else its family's, else its provider's default. */
+export function acceptsImages(catalog: ModelCatalog, id: string): boolean {
+  const stated = catalog?.find((entry) => typeof entry.images === "boolean" && matches(entry.pattern, id));
+  if (stated) return stated.images === true;
+  const { provider, name } = parseModel(id);
+  const known = KNOWN_IMAGE_INPUT.find(([p, prefix]) => p === provider && name.startsWith(prefix));
+  return known ? known[2] : DEFAULT_IMAGE_INPUT[provider];
 }

@@ -3,12 +3,19 @@
  * keeps the Anthropic block format; this maps it both ways, so the loop never knows which
  * provider ran. Pure.
  */
+import { fitsStrictMode } from "../output/output-tool";
 import type { ContentBlock, ToolUseBlock } from "../types";
-import { mergeTurns, type CallUsage, type ModelRequest, type ModelStopReason, toCount } from "./provider";
+import { mergeTurns, type CallUsage, type ModelBlock, type ModelRequest, type ModelStopReason, toCount } from "./provider";
+
+/** A part of a user message that holds an image: text parts and image parts in order. */
+export type ChatContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
+
+/** The `json_schema` name of a run's answer; the format asks for one (letters, digits, `_`, `-`). */
+export const RESPONSE_FORMAT_NAME = "output";
 
 export type ChatMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string | ChatContentPart[] }
   | { role: "assistant"; content: string | null; tool_calls?: ChatToolCall[] }
   | { role: "tool"; tool_call_id: string; content: string };
 
@@ -32,6 +39,9 @@ export function toChatRequest(request: ModelRequest, stream: boolean) {
     ...(request.tools.length
       ? { tools: request.tools.map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.input_schema } })) }
       : {}),
+    ...(request.output
+      ? { response_format: { type: "json_schema", json_schema: { name: RESPONSE_FORMAT_NAME, schema: request.output.schema, strict: fitsStrictMode(request.output.schema) } } }
+      : {}),
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
 }
@@ -52,9 +62,19 @@ export function toChatMessages(request: ModelRequest): ChatMessage[] {
       if (block.type !== "tool_result") continue;
       out.push({ role: "tool", tool_call_id: block.tool_use_id, content: block.is_error ? `${TOOL_ERROR_PREFIX}${block.content}` : block.content });
     }
-    if (texts.length) out.push({ role: "user", content: texts.join("\n\n") });
+    if (turn.content.some((block) => block.type === "image")) out.push({ role: "user", content: userParts(turn.content) });
+    else if (texts.length) out.push({ role: "user", content: texts.join("\n\n") });
   }
   return out;
+}
+
+/** A user turn with images: its text and images as parts, in order; images as `data:` URLs. */
+function userParts(content: readonly ModelBlock[]): ChatContentPart[] {
+  return content.flatMap((block): ChatContentPart[] => {
+    if (block.type === "text" && block.text !== "") return [{ type: "text", text: block.text }];
+    if (block.type === "image") return [{ type: "image_url", image_url: { url: `data:${block.source.media_type};base64,${block.source.data}` } }];
+    return [];
+  });
 }
 
 function toChatToolCall(use: ToolUseBlock): ChatToolCall {

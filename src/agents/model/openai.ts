@@ -42,7 +42,10 @@ export function openAiProvider(options: OpenAiOptions): ModelProvider {
       const type = response.headers.get("content-type") ?? "";
       try {
         if (type.includes("text/event-stream") && response.body) {
-          const stream = new ChatStream(onText ? { onDelta: (index, text) => onText({ index, text }) } : {});
+          // With `response_format` the text is the structured answer itself: JSON, judged whole
+          // once it has all arrived, so it is not streamed (see `ModelProvider.complete`).
+          const streamText = onText && !request.output;
+          const stream = new ChatStream(streamText ? { onDelta: (index, text) => onText({ index, text }) } : {});
           await readChatStream(response.body, stream);
           return stream.result(newToolCallId);
         }

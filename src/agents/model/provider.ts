@@ -4,7 +4,10 @@
  * classifies every failure as retryable or fatal, so the loop's retry policy never looks at a
  * provider's status codes itself.
  */
-import type { ContentBlock, Role, Usage } from "../types";
+import type { OutputRequest } from "../output/output-tool";
+import type { ContentBlock, ImageMediaType, Role, TextBlock, ToolResultBlock, ToolUseBlock, Usage } from "../types";
+
+export type { OutputRequest };
 
 export interface ToolDefinition {
   name: string;
@@ -12,9 +15,18 @@ export interface ToolDefinition {
   input_schema: Record<string, unknown>;
 }
 
+/** An image as a request carries it: its bytes, read from the session's store for this call. */
+export interface ModelImageBlock {
+  type: "image";
+  source: { type: "base64"; media_type: ImageMediaType; data: string };
+}
+
+/** A content block of a request: the stored blocks, with every image's bytes in place of its reference. */
+export type ModelBlock = TextBlock | ToolUseBlock | ToolResultBlock | ModelImageBlock;
+
 export interface ModelMessage {
   role: Role;
-  content: ContentBlock[];
+  content: ModelBlock[];
   /**
    * The request up to the end of this message is a stable prefix (the task, a summary): a
    * provider with prompt caching marks a cache breakpoint here. The system prompt and the tool
@@ -30,6 +42,11 @@ export interface ModelRequest {
   messages: ModelMessage[];
   tools: ToolDefinition[];
   maxTokens: number;
+  /**
+   * The answer must be JSON valid for this schema: each provider asks for it its own way (a
+   * forced output tool, `response_format`). The platform judges the answer either way.
+   */
+  output?: OutputRequest;
 }
 
 /** Why the model stopped, normalised across providers. */
@@ -65,7 +82,8 @@ export interface ModelProvider {
    * without it, rejects with a retryable `ModelError` (status 200), and the pieces already given
    * are void (the caller keeps nothing of them). Aborting `signal` stops the call and its stream
    * at once; no `onText` call follows the abort. A provider that cannot stream resolves
-   * without calling `onText`.
+   * without calling `onText`. `onText` carries prose only: the answer to a request with
+   * `output` (a forced tool's input, a `response_format` text) is never passed to it.
    */
   complete(request: ModelRequest, signal: AbortSignal, onText?: (delta: TextDelta) => void): Promise<ModelResponse>;
 }

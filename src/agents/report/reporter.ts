@@ -5,6 +5,7 @@
  */
 import { log } from "../../log";
 import { tenantIndexStub } from "../../objects";
+import type { NotificationBatch } from "../../notifications/types";
 import type { ReportAck, SessionReport } from "../../tenants/types";
 import type { AgentStore, RunState } from "../store";
 import { totalTokens } from "../types";
@@ -48,16 +49,18 @@ export class Reporter {
   }
 
   /**
-   * Sends the current summary. Resolves with the index's answer, or null when the index could not
-   * be reached or the session was erased meanwhile; a failure is recorded for a later try and is
-   * never an error for the caller, so a final status is never lost.
+   * Sends the current summary, with the owed `notifications` when there are any (the answer says
+   * whether the index took them). Resolves with the index's answer, or null when the index could
+   * not be reached or the session was erased meanwhile; a failure is recorded for a later try and
+   * is never an error for the caller, so a final status is never lost.
    */
-  async send(): Promise<ReportAck | null> {
+  async send(notifications: NotificationBatch | null = null): Promise<ReportAck | null> {
     const session = this.store.requireSession();
     const summary = this.summary();
     let ack: ReportAck;
     try {
-      ack = await tenantIndexStub(this.env, session.tenant_id).reportSession(session.tenant_id, summary);
+      const index = tenantIndexStub(this.env, session.tenant_id);
+      ack = await (notifications ? index.reportSession(session.tenant_id, summary, notifications) : index.reportSession(session.tenant_id, summary));
     } catch (err) {
       if (!this.store.exists()) return null; // erased meanwhile: nothing left to report
       log("warn", "report_failed", { tenant_id: session.tenant_id, session_id: session.id, error: String(err) });

@@ -18,6 +18,8 @@ import { webhookTool } from "./webhook";
 export { TOOL_NAME_PATTERN };
 /** More tools than this make a prompt no model handles well. */
 export const MAX_TOOLS_PER_SESSION = 64;
+/** The longest an approval may be waited for: a month, far past any review process. */
+export const MAX_APPROVAL_TIMEOUT_SECONDS = 30 * 24 * 60 * 60;
 
 /**
  * A Map, not an object literal: a tenant names the tool, and on a plain object `constructor`,
@@ -33,6 +35,17 @@ export type Toolbox = ReadonlyMap<string, Tool>;
 
 /** Checks a session's tool list; returns a readable problem, or null when it is valid. */
 export function checkToolSpecs(specs: readonly ToolSpec[]): string | null {
+  const listProblem = checkToolList(specs);
+  if (listProblem) return listProblem;
+  for (const [i, spec] of specs.entries()) {
+    const timeoutProblem = approvalTimeoutProblem(spec);
+    if (timeoutProblem) return `tools[${i}].${timeoutProblem}`;
+  }
+  return null;
+}
+
+/** The rules of the list as a whole: how many, unique names, known built-ins. */
+export function checkToolList(specs: readonly ToolSpec[]): string | null {
   if (specs.length > MAX_TOOLS_PER_SESSION) return `at most ${MAX_TOOLS_PER_SESSION} tools per session`;
   const seen = new Set<string>();
   for (const [i, spec] of specs.entries()) {
@@ -54,6 +67,21 @@ export function checkToolSpecs(specs: readonly ToolSpec[]): string | null {
   return null;
 }
 
+/** Pure: what is wrong with a tool's `approval_timeout_seconds`, or null (absent is fine). */
+export function approvalTimeoutProblem(spec: Pick<ToolSpec, "requires_approval" | "approval_timeout_seconds">): string | null {
+  const timeout = spec.approval_timeout_seconds;
+  if (timeout === undefined) return null;
+  if (!Number.isInteger(timeout) || timeout < 1 || timeout > MAX_APPROVAL_TIMEOUT_SECONDS) {
+    return `approval_timeout_seconds must be an integer from 1 to ${MAX_APPROVAL_TIMEOUT_SECONDS}`;
+  }
+  return spec.requires_approval === true ? null : "approval_timeout_seconds needs requires_approval: true";
+}
+
+/** An MCP server's timeout holds for each tool it offers, as its `requires_approval` does. */
+function approvalTimeoutMs(spec: ToolSpec): number | null {
+  return spec.requires_approval === true && spec.approval_timeout_seconds !== undefined ? spec.approval_timeout_seconds * 1000 : null;
+}
+
 /**
  * The tools a run can use: the declared ones, and the tools its MCP servers offered when the run
  * started (`discovered`, saved in the Agent's storage). An MCP entry is a source of tools, not a
@@ -68,7 +96,7 @@ export function buildToolbox(specs: readonly ToolSpec[], discovered: readonly Di
   const servers = new Map(specs.filter((spec): spec is McpToolSpec => spec.type === "mcp").map((spec) => [spec.name, spec]));
   for (const found of discovered) {
     const server = servers.get(found.server);
-    if (server && !tools.has(found.name)) tools.set(found.name, mcpTool(found, server));
+    if (server && !tools.has(found.name)) tools.set(found.name, { ...mcpTool(found, server), approvalTimeoutMs: approvalTimeoutMs(server) });
   }
   return tools;
 }
@@ -78,6 +106,11 @@ export function toolDefinitions(toolbox: Toolbox): ToolDefinition[] {
 }
 
 function toTool(spec: ToolSpec): Tool | null {
+  const tool = baseTool(spec);
+  return tool && { ...tool, approvalTimeoutMs: approvalTimeoutMs(spec) };
+}
+
+function baseTool(spec: ToolSpec): Tool | null {
   switch (spec.type) {
     case "mcp":
       return null;

@@ -1,6 +1,7 @@
 /**
- * Outbound HTTP for tools: every hop checked by the URL guard, redirects followed by hand,
- * a deadline, a byte cap on the body, and results instead of exceptions for expected failures.
+ * Outbound HTTP for tools (and for the images a caller gives by URL): every hop checked by the
+ * URL guard, redirects followed by hand, a deadline, a byte cap on the body, and results
+ * instead of exceptions for expected failures.
  */
 import { deadline } from "../deadline";
 import { checkUrl, describeRefusal, type UrlRefusal } from "./url-guard";
@@ -35,10 +36,14 @@ export type SafeFetchFailure =
   | "aborted"
   | "network_error";
 
-export type SafeFetchResult =
-  | { ok: true; status: number; contentType: string | null; body: string; truncated: boolean; finalUrl: string }
+export type SafeFetchFailed =
   | { ok: false; reason: "refused"; refusal: UrlRefusal; detail: string }
   | { ok: false; reason: Exclude<SafeFetchFailure, "refused">; detail: string };
+
+export type SafeFetchResult = { ok: true; status: number; contentType: string | null; body: string; truncated: boolean; finalUrl: string } | SafeFetchFailed;
+
+/** The same exchange with the body as bytes (cut at `maxBytes`), for binary content such as images. */
+export type SafeFetchBytesResult = { ok: true; status: number; contentType: string | null; bytes: Uint8Array; truncated: boolean; finalUrl: string } | SafeFetchFailed;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
@@ -71,6 +76,13 @@ export const CROSS_ORIGIN_HEADERS: ReadonlySet<string> = new Set(["accept", "acc
 const BODY_HEADERS = ["content-type", "content-encoding", "content-language", "content-location"];
 
 export async function safeFetch(url: string, init: SafeFetchInit, options: SafeFetchOptions): Promise<SafeFetchResult> {
+  const result = await safeFetchBytes(url, init, options);
+  if (!result.ok) return result;
+  const { bytes, ...rest } = result;
+  return { ...rest, body: decodeUtf8(result.truncated ? bytes.subarray(0, utf8Boundary(bytes)) : bytes) };
+}
+
+export async function safeFetchBytes(url: string, init: SafeFetchInit, options: SafeFetchOptions): Promise<SafeFetchBytesResult> {
   const limit = deadline(options.timeoutMs);
   try {
     return await fetchWithin(url, init, options, limit.signal);
@@ -79,10 +91,10 @@ export async function safeFetch(url: string, init: SafeFetchInit, options: SafeF
   }
 }
 
-async function fetchWithin(url: string, init: SafeFetchInit, options: SafeFetchOptions, timeout: AbortSignal): Promise<SafeFetchResult> {
+async function fetchWithin(url: string, init: SafeFetchInit, options: SafeFetchOptions, timeout: AbortSignal): Promise<SafeFetchBytesResult> {
   const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
   const fetchImpl = options.fetchImpl ?? ((input, requestInit) => fetch(input, requestInit));
-  const stopped = (): SafeFetchResult | null => {
+  const stopped = (): SafeFetchFailed | null => {
     if (init.signal?.aborted) return { ok: false, reason: "aborted", detail: "the request was cancelled" };
     if (timeout.aborted) return { ok: false, reason: "timeout", detail: `no complete answer within ${options.timeoutMs} ms` };
     return null;
@@ -176,14 +188,14 @@ async function readResponse(
   finalUrl: string,
   signal: AbortSignal,
   options: SafeFetchOptions,
-  stopped: () => SafeFetchResult | null,
-): Promise<SafeFetchResult> {
+  stopped: () => SafeFetchFailed | null,
+): Promise<SafeFetchBytesResult> {
   const contentType = response.headers.get("content-type");
   if (options.textOnly && !isTextContentType(contentType)) {
     await discard(response);
     return { ok: false, reason: "not_text", detail: `the response is ${contentType}, not text` };
   }
-  if (!response.body) return { ok: true, status: response.status, contentType, body: "", truncated: false, finalUrl };
+  if (!response.body) return { ok: true, status: response.status, contentType, bytes: new Uint8Array(0), truncated: false, finalUrl };
 
   const reader = response.body.getReader();
   // A body that stalls would otherwise hold the read forever; cancelling resolves it.
@@ -215,15 +227,7 @@ async function readResponse(
     signal.removeEventListener("abort", onAbort);
     reader.releaseLock();
   }
-  const bytes = concat(chunks, size);
-  return {
-    ok: true,
-    status: response.status,
-    contentType,
-    body: decodeUtf8(truncated ? bytes.subarray(0, utf8Boundary(bytes)) : bytes),
-    truncated,
-    finalUrl,
-  };
+  return { ok: true, status: response.status, contentType, bytes: concat(chunks, size), truncated, finalUrl };
 }
 
 /** Frees the connection of a response whose body is not wanted. */

@@ -33,6 +33,11 @@ export interface Tool {
   kind: "builtin" | "webhook" | "client" | "mcp";
   requiresApproval: boolean;
   /**
+   * How long a call may wait for approval before it is denied as expired; null or absent: no
+   * limit. Set by the registry from the session's spec, for every kind of tool.
+   */
+  approvalTimeoutMs?: number | null;
+  /**
    * An at-most-once tool has a side effect that must never happen twice: a call found
    * `running` after a restart is not run again. Any other tool is idempotent and is rerun
    * with the same idempotency key.

@@ -25,7 +25,7 @@ import type { AppContext, AppEnv } from "../context";
 import { ApiError } from "../errors";
 import { describeError, log } from "../../log";
 import { authDeps } from "../platform";
-import { enforceDeclaredLength } from "./body-limit";
+import { bodyCapFor, enforceDeclaredLength } from "./body-limit";
 import { urlCredential } from "./url-token";
 
 export const CLIENT_ADDRESS_HEADER = "CF-Connecting-IP";
@@ -77,7 +77,7 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     c.set("principal", principal);
     c.set("limits", admission.limits);
     c.set("settings", admission.settings);
-    enforceDeclaredLength(c, admission.limits.max_request_bytes);
+    enforceDeclaredLength(c, bodyCapFor(admission.limits, c.req.method, c.req.path));
 
     if (principal.via === "api_key" && principal.keyId !== undefined && lastUseDue(keyAdmission.lastUsedAt, now)) {
       const keyId = principal.keyId;

@@ -2,18 +2,35 @@
  * The request body policy, applied before authentication: no body on a method that takes none,
  * and a cap on every other body. The cap is the platform default
  * (`DEFAULT_LIMITS.max_request_bytes`) until a principal is admitted, then that tenant's
- * `max_request_bytes`. A declared `Content-Length` is refused up front; a body without one is
+ * `max_request_bytes` (with room for an image on the routes that take a run's input). A declared `Content-Length` is refused up front; a body without one is
  * counted as it streams, so no handler ever buffers more than the cap.
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppContext, AppEnv } from "../context";
 import { ApiError, problemJson } from "../errors";
+import { base64Length } from "../../base64";
+import { type Limits, MAX_MAX_IMAGE_BYTES } from "../../limits";
 
 /**
- * The largest `max_request_bytes` a tenant can be given (see `limitsSchema`): a declared length
- * above it is refused before authentication, whoever the caller turns out to be.
+ * The largest body any tenant can be allowed (the highest `max_request_bytes` and one image of
+ * the highest `max_image_bytes`, see `limitsSchema`): a declared length above it is refused
+ * before authentication, whoever the caller turns out to be.
  */
-export const PLATFORM_MAX_REQUEST_BYTES = 100 * 1024 * 1024;
+export const PLATFORM_MAX_REQUEST_BYTES = 100 * 1024 * 1024 + base64Length(MAX_MAX_IMAGE_BYTES);
+
+/** The routes whose body is a run's input (create a session, add a message), and so may carry images. */
+const INPUT_ROUTES = [/^\/v1\/sessions$/, /^\/v1\/sessions\/[^/]+\/messages$/];
+
+/**
+ * The cap on a request's body: `max_request_bytes`, and on the routes that take a run's input,
+ * room for one image of `max_image_bytes` in base64 on top. A tenant that allows 3.75 MiB images
+ * can send one in the body without raising the cap on every other request; more, or larger,
+ * images go by URL, which the platform fetches and which count against `max_image_bytes` only.
+ */
+export function bodyCapFor(limits: Pick<Limits, "max_request_bytes" | "max_image_bytes">, method: string, path: string): number {
+  const takesInput = method === "POST" && INPUT_ROUTES.some((route) => route.test(path));
+  return limits.max_request_bytes + (takesInput ? base64Length(limits.max_image_bytes) : 0);
+}
 
 /**
  * Methods whose requests carry no content (RFC 9110 §9.3: a body on them has no defined
@@ -30,8 +47,8 @@ export function bodyLimitExceeded(c: AppContext): boolean {
 /** The cap that applies now: the tenant's once authenticated, else the platform default. */
 export function currentBodyCap(c: AppContext): number {
   // `limits` is unset before authentication, whatever its declared type says.
-  const limits = c.get("limits") as AppContext["var"]["limits"] | undefined;
-  return limits?.max_request_bytes ?? c.var.config.defaultLimits.max_request_bytes;
+  const limits = (c.get("limits") as AppContext["var"]["limits"] | undefined) ?? c.var.config.defaultLimits;
+  return bodyCapFor(limits, c.req.method, c.req.path);
 }
 
 /** Refuses a declared `Content-Length` above `maxBytes`. */

@@ -2,20 +2,24 @@
  * `POST /v1/sessions/{id}/messages`: adds a user message and starts a run. While a run is going
  * `if_running` decides: `reject` answers 409 before a concurrency slot is taken, so a refused
  * call costs nothing; `enqueue` and `interrupt` go to the Agent, whose run already holds a slot.
+ * `addMessage` is the whole operation for any actor: the route and a schedule's firing.
  */
-import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import type { AgentResult, RunInput, Session } from "../../agents/types";
+import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
+import type { AgentResult, RunInput, RunOptions, Session } from "../../agents/types";
 import { ACTIVE_STATUSES } from "../../agents/types";
 import type { Env } from "../../env";
 import type { Limits } from "../../limits";
+import { type Actor, actorOf } from "../actor";
 import type { AppEnv } from "../context";
-import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
+import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { IdempotencyHeadersSchema, idempotent } from "../middleware/idempotency";
 import { requireScope } from "../middleware/require-scope";
 import { jsonBody, jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession } from "./access";
 import { type AgentClient, agentProblem } from "./agent-client";
+import { resolveRunInput } from "./images";
+import { outputSchemaProblems } from "./output-schema";
 import { admitRun, startWithSlot } from "./run-admission";
 import { AddMessageRequestSchema, type IF_RUNNING, SessionIdParamsSchema, SessionSchema } from "./schemas";
 
@@ -27,7 +31,8 @@ export const route = createRoute({
   description:
     "While a run is going (running, waiting or paused), `if_running` decides: `reject` (default) answers 409, `enqueue` keeps the message " +
     "for the next run (409 when the queue is full), `interrupt` stops the current run and starts one with the message. " +
-    "429 when the tenant's runs or daily tokens are used up.",
+    "429 when the tenant's runs or daily tokens are used up. `output_schema` applies to this message's run (null: a free answer; " +
+    "absent: the session's). Images are checked and stored before the session is asked (400 as for a create).",
   tags: ["Sessions"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write"), idempotent()] as const,
@@ -42,23 +47,60 @@ export const route = createRoute({
 const MAX_RACES = 2;
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const { id } = c.req.valid("param");
-  const { input, if_running: ifRunning } = c.req.valid("json");
-  const principal = c.var.principal;
-  const { session, agent } = await loadOwnedSession(c.env, principal, id);
+  const { session } = await addMessage(actorOf(c), c.req.valid("param").id, c.req.valid("json"));
+  return c.json(session, 202);
+};
+
+export type AddMessageRequest = z.infer<typeof AddMessageRequestSchema>;
+
+/** What became of the message: it started a run, waits for the next one, or interrupted the run going. */
+export type MessageOutcome = "started" | "enqueued" | "interrupted";
+
+export interface AddedMessage {
+  session: Session;
+  outcome: MessageOutcome;
+}
+
+/**
+ * Adds the message to a session the actor may see (404 otherwise). With `requestKey`, the Agent
+ * applies the message at most once for that key: asked again, it answers as if it had just done
+ * it, so a caller that lost the first answer can ask again safely.
+ */
+export async function addMessage(actor: Actor, sessionId: string, body: AddMessageRequest, requestKey: string | null = null): Promise<AddedMessage> {
+  const { env, principal, limits, config } = actor;
+  const { if_running: ifRunning } = body;
+  const problems = outputSchemaProblems(body.output_schema);
+  if (problems.length > 0) throw new ApiError("validation_failed", undefined, { errors: problems });
+  const { session, agent } = await loadOwnedSession(env, principal, sessionId);
+  const input = await resolveRunInput(body.input, {
+    maxImageBytes: Math.min(session.limits.max_image_bytes, limits.max_image_bytes),
+    model: session.model,
+    catalog: config.models,
+    allowPrivateUrls: config.allowPrivateUrls,
+  });
+  const options: RunOptions = body.output_schema === undefined ? {} : { output_schema: body.output_schema };
   let going = ACTIVE_STATUSES.includes(session.status);
   for (let attempt = 1; ; attempt++) {
-    const result = going ? await whileRunning(agent, ifRunning, input, c.var.limits) : await startRun(c.env, principal.tenantId, id, agent, input, c.var.limits);
-    if (result.ok) return c.json(result.value, 202);
+    const result = going
+      ? await whileRunning(agent, ifRunning, input, limits, options, requestKey)
+      : await startRun(env, principal.tenantId, sessionId, agent, input, limits, options, requestKey);
+    if (result.ok) return { session: result.value, outcome: going ? (ifRunning === "enqueue" ? "enqueued" : "interrupted") : "started" };
     const raced = (going && result.reason === "run_not_going") || (!going && result.reason === "run_going" && ifRunning !== "reject");
     if (!raced || attempt >= MAX_RACES) throw agentProblem(result);
     going = !going;
   }
-};
+}
 
-function whileRunning(agent: AgentClient, ifRunning: (typeof IF_RUNNING)[number], input: RunInput, limits: Limits): Promise<AgentResult<Session>> {
-  if (ifRunning === "enqueue") return agent.enqueue(input, limits);
-  if (ifRunning === "interrupt") return agent.interrupt(input, limits);
+function whileRunning(
+  agent: AgentClient,
+  ifRunning: (typeof IF_RUNNING)[number],
+  input: RunInput,
+  limits: Limits,
+  options: RunOptions,
+  requestKey: string | null,
+): Promise<AgentResult<Session>> {
+  if (ifRunning === "enqueue") return agent.enqueue(input, limits, options, requestKey);
+  if (ifRunning === "interrupt") return agent.interrupt(input, limits, options, requestKey);
   return Promise.resolve({ ok: false, reason: "run_going" });
 }
 
@@ -70,12 +112,21 @@ class RefusedStart extends Error {
 }
 
 /** A new run: admitted by the tenant's index first (slot, daily budget), the slot given back if the Agent refuses. */
-async function startRun(env: Env, tenantId: string, id: string, agent: AgentClient, input: RunInput, limits: Limits): Promise<AgentResult<Session>> {
+async function startRun(
+  env: Env,
+  tenantId: string,
+  id: string,
+  agent: AgentClient,
+  input: RunInput,
+  limits: Limits,
+  options: RunOptions,
+  requestKey: string | null,
+): Promise<AgentResult<Session>> {
   await admitRun(env, tenantId, id, limits, Date.now());
   try {
     // The tenant's current limits also cap a session created under looser ones.
     return await startWithSlot(env, tenantId, id, async () => {
-      const result = await agent.tryStart(input, limits);
+      const result = await agent.tryStart(input, limits, options, requestKey);
       if (!result.ok) throw new RefusedStart(result);
       return result;
     });

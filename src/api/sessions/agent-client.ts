@@ -6,8 +6,9 @@
  */
 import type { Limits } from "../../limits";
 import { agentStub } from "../../objects";
-import type { AgentFailure, AgentResult, Message, Page, RunInput, Session, SessionInit, Step, ToolCall } from "../../agents/types";
+import type { AgentFailure, AgentResult, Message, Page, RunInput, RunOptions, Session, SessionInit, Step, ToolCall } from "../../agents/types";
 import type { Env } from "../../env";
+import type { RequestOutcome } from "../../agents/request-keys";
 import { buildStreamRequest, type StreamRequest } from "../../agents/events/stream-request";
 import { ApiError } from "../errors";
 
@@ -18,6 +19,9 @@ export const RUN_NOT_GOING = "The session has no run going.";
 
 /** A stream refused because the tenant index was unreachable: a restarting object, seconds away. */
 const STREAM_RETRY_AFTER_SECONDS = 5;
+
+/** An Agent that could not reach its tenant index asks the caller to come back after this long. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 const ACTION_WORDS = { cancel: "cancelled", pause: "paused", resume: "resumed" } as const;
 
@@ -46,6 +50,8 @@ export function agentProblem(failure: AgentFailure): ApiError {
       return new ApiError("unauthorized");
     case "invalid":
       return new ApiError("validation_failed", sentence(failure.detail), { errors: [{ path: "body", message: failure.detail }] });
+    case "unavailable":
+      return new ApiError("service_unavailable", `${sentence(failure.detail)} Try again shortly.`, { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS });
   }
 }
 
@@ -83,23 +89,32 @@ export class AgentClient {
     return agentValue(await answer<Session>(this.#stub.create(init, input)));
   }
 
-  async start(input: RunInput, cap: Limits): Promise<Session> {
-    return agentValue(await answer<Session>(this.#stub.start(input, cap)));
+  async start(input: RunInput, cap: Limits, options: RunOptions = {}): Promise<Session> {
+    return agentValue(await answer<Session>(this.#stub.start(input, cap, options)));
   }
 
-  /** `if_running: enqueue`; the machine reason `run_not_going` comes back as a value for the caller to act on. */
-  async enqueue(input: RunInput, cap: Limits): Promise<AgentResult<Session>> {
-    return answer<Session>(this.#stub.enqueue(input, cap));
+  /**
+   * `if_running: enqueue`; the machine reason `run_not_going` comes back as a value for the caller
+   * to act on. With `requestKey` (here, on `interrupt` and on `tryStart`) a message already applied
+   * under the key is not applied again.
+   */
+  async enqueue(input: RunInput, cap: Limits, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.enqueue(input, cap, options, requestKey));
   }
 
   /** `if_running: interrupt`; `run_not_going` comes back as a value, like `enqueue`. */
-  async interrupt(input: RunInput, cap: Limits): Promise<AgentResult<Session>> {
-    return answer<Session>(this.#stub.interrupt(input, cap));
+  async interrupt(input: RunInput, cap: Limits, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.interrupt(input, cap, options, requestKey));
   }
 
   /** A start whose refusal the caller handles: `run_going` comes back as a value. */
-  async tryStart(input: RunInput, cap: Limits): Promise<AgentResult<Session>> {
-    return answer<Session>(this.#stub.start(input, cap));
+  async tryStart(input: RunInput, cap: Limits, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
+    return answer<Session>(this.#stub.start(input, cap, options, requestKey));
+  }
+
+  /** What the message sent with `requestKey` did; null when none was applied under it. */
+  async requestOutcome(requestKey: string): Promise<RequestOutcome | null> {
+    return agentValue(await answer<RequestOutcome | null>(this.#stub.requestOutcome(requestKey)));
   }
 
   async cancel(): Promise<Session> {
@@ -114,12 +129,13 @@ export class AgentClient {
     return agentValue(await answer<Session>(this.#stub.resume(cap)));
   }
 
-  async approve(callId: string): Promise<Session> {
-    return agentValue(await answer<Session>(this.#stub.approve(callId)));
+  /** `decidedBy`: the subject of the principal who decides, recorded on the call. */
+  async approve(callId: string, decidedBy: string): Promise<Session> {
+    return agentValue(await answer<Session>(this.#stub.approve(callId, decidedBy)));
   }
 
-  async deny(callId: string, reason: string | null): Promise<Session> {
-    return agentValue(await answer<Session>(this.#stub.deny(callId, reason)));
+  async deny(callId: string, reason: string | null, decidedBy: string): Promise<Session> {
+    return agentValue(await answer<Session>(this.#stub.deny(callId, reason, decidedBy)));
   }
 
   async submitToolOutput(callId: string, output: string, isError: boolean): Promise<Session> {

@@ -28,5 +28,5 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id, call_id } = c.req.valid("param");
   const callId = requireToolCallId(call_id);
   const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
-  return c.json(await agent.approve(callId), 200);
+  return c.json(await agent.approve(callId, c.var.principal.subject), 200);
 };

@@ -1,13 +1,15 @@
 /**
  * `POST /v1/sessions`: creates a session; with `input` its first run starts at once. Limits
  * and tools are checked here, before the Agent exists, so a refused request leaves nothing.
+ * `createSession` is the whole operation for any actor: the route and a schedule's firing.
  */
 import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
 import { defaultModelFor, isModelAllowed, type ModelCatalog } from "../../agents/model/catalog";
-import type { ContextSettings, Session, SessionInit } from "../../agents/types";
+import type { ContextSettings, Session, SessionInit, ToolSpec } from "../../agents/types";
 import { tenantIndexStub } from "../../objects";
 import type { Principal } from "../../auth/principal";
 import type { Limits } from "../../limits";
+import { type Actor, actorOf } from "../actor";
 import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses, type FieldError } from "../errors";
 import { IdempotencyHeadersSchema, idempotent } from "../middleware/idempotency";
@@ -20,7 +22,9 @@ import { newSessionId } from "./ids";
 import { resolveSessionLimits } from "./limits";
 import { admitRun, startWithSlot } from "./run-admission";
 import { CREATE_SESSION_EXAMPLE, CreateSessionRequestSchema, SessionSchema } from "./schemas";
-import { prepareSessionTools } from "./tool-specs";
+import { checkNotifyUrl, prepareSessionTools } from "./tool-specs";
+import { resolveRunInput } from "./images";
+import { outputSchemaProblems } from "./output-schema";
 
 export const route = createRoute({
   method: "post",
@@ -29,7 +33,9 @@ export const route = createRoute({
   summary: "Create a session",
   description:
     "With `input`, the first run starts at once (429 when the tenant's concurrent runs or daily tokens are used up). " +
-    "`limits` may only lower the tenant's limits; `model` must be one the platform and the tenant allow.",
+    "`limits` may only lower the tenant's limits; `model` must be one the platform and the tenant allow. Images in `input` are " +
+    "checked and stored before the session exists (400 for one too large, not an image, at a URL that cannot be fetched, or for a " +
+    "model that does not take images). With `output_schema`, a run ends `done` with the parsed answer in `output`.",
   tags: ["Sessions"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write"), idempotent()] as const,
@@ -44,7 +50,7 @@ export const route = createRoute({
   },
 });
 
-type CreateSessionRequest = z.infer<typeof CreateSessionRequestSchema>;
+export type CreateSessionRequest = z.infer<typeof CreateSessionRequestSchema>;
 
 /** Pure: what the Agent is created with; `model` was chosen by `chooseModel`, every other absent field gets its documented default. */
 export function buildSessionInit(id: string, principal: Principal, body: CreateSessionRequest, limits: Limits, model: string): SessionInit {
@@ -57,7 +63,9 @@ export function buildSessionInit(id: string, principal: Principal, body: CreateS
     tools: body.tools ?? [],
     limits,
     context: contextSettings(body.context),
+    output_schema: body.output_schema ?? null,
     metadata: body.metadata ?? null,
+    notify_url: body.notify_url ?? null,
   };
 }
 
@@ -94,31 +102,65 @@ export function sessionPath(id: string): string {
 }
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const body = c.req.valid("json");
-  const principal = c.var.principal;
-
-  const resolved = resolveSessionLimits(c.var.limits, body.limits);
-  const tenantModels = await tenantIndexStub(c.env, principal.tenantId).allowedModels(principal.tenantId);
-  const model = chooseModel(body.model, c.var.config.models, tenantModels, c.var.config.model);
-  const tools = prepareSessionTools(body.tools ?? [], {
-    allowPrivateUrls: c.var.config.allowPrivateUrls,
-    webhookOrigins: c.var.settings.webhook_origins,
-  });
-  const errors = [...tools.errors, ...(resolved.ok ? [] : resolved.errors), ...(model.ok ? [] : [model.error])];
-  if (errors.length > 0 || !resolved.ok || !model.ok) throw new ApiError("validation_failed", undefined, { errors });
-
-  const id = newSessionId();
-  const init = buildSessionInit(id, principal, { ...body, tools: tools.tools }, resolved.limits, model.model);
-  const agent = new AgentClient(c.env, principal.tenantId, id);
-  const create = () => agent.create(init, body.input ?? null);
-  let session: Session;
-  if (body.input === undefined) {
-    session = await create();
-  } else {
-    await admitRun(c.env, principal.tenantId, id, c.var.limits, Date.now());
-    session = await startWithSlot(c.env, principal.tenantId, id, create);
-  }
-
-  c.header("Location", sessionPath(id));
+  const session = await createSession(actorOf(c), c.req.valid("json"));
+  c.header("Location", sessionPath(session.id));
   return c.json(session, 201);
 };
+
+/** What a create body becomes once every check passed: the session's limits, model, tools and notify URL as stored. */
+export interface PreparedSession {
+  limits: Limits;
+  model: string;
+  tools: ToolSpec[];
+  /** The session's own notification URL, normalized; null when it has none. */
+  notify_url: string | null;
+}
+
+/**
+ * Every check a create body must pass for this actor before anything exists: limits within the
+ * tenant's, a model the platform and the tenant allow, tools and a notify URL the guards accept.
+ * One 400 lists every problem, each at its field (`body.tools.0.url`).
+ */
+export async function prepareSession(actor: Actor, body: CreateSessionRequest): Promise<PreparedSession> {
+  const { principal, config } = actor;
+  const resolved = resolveSessionLimits(actor.limits, body.limits);
+  const tenantModels = await tenantIndexStub(actor.env, principal.tenantId).allowedModels(principal.tenantId);
+  const model = chooseModel(body.model, config.models, tenantModels, config.model);
+  const urlOptions = { allowPrivateUrls: config.allowPrivateUrls, webhookOrigins: actor.settings.webhook_origins };
+  const tools = prepareSessionTools(body.tools ?? [], urlOptions);
+  const notifyUrl = body.notify_url == null ? null : checkNotifyUrl(body.notify_url, urlOptions);
+  const errors = [
+    ...tools.errors,
+    ...(notifyUrl?.ok === false ? [notifyUrl.error] : []),
+    ...(resolved.ok ? [] : resolved.errors),
+    ...(model.ok ? [] : [model.error]),
+    ...outputSchemaProblems(body.output_schema),
+  ];
+  if (errors.length > 0 || !resolved.ok || !model.ok) throw new ApiError("validation_failed", undefined, { errors });
+  return { limits: resolved.limits, model: model.model, tools: tools.tools, notify_url: notifyUrl?.ok ? notifyUrl.url : null };
+}
+
+/**
+ * Creates the session `id` (a fresh one by default) and, with `input`, starts its run once the
+ * tenant's index admitted it. A caller that chooses the id gets a 409 when it is taken.
+ */
+export async function createSession(actor: Actor, body: CreateSessionRequest, id: string = newSessionId()): Promise<Session> {
+  const { env, principal, config } = actor;
+  const prepared = await prepareSession(actor, body);
+  // Images last: a request that is wrong anyway fetches nothing.
+  const input =
+    body.input === undefined
+      ? null
+      : await resolveRunInput(body.input, {
+          maxImageBytes: prepared.limits.max_image_bytes,
+          model: prepared.model,
+          catalog: config.models,
+          allowPrivateUrls: config.allowPrivateUrls,
+        });
+  const init = buildSessionInit(id, principal, { ...body, tools: prepared.tools, notify_url: prepared.notify_url }, prepared.limits, prepared.model);
+  const agent = new AgentClient(env, principal.tenantId, id);
+  const create = () => agent.create(init, input);
+  if (input === null) return create();
+  await admitRun(env, principal.tenantId, id, actor.limits, Date.now());
+  return startWithSlot(env, principal.tenantId, id, create);
+}

@@ -39,5 +39,5 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { reason } = c.req.valid("json");
   const callId = requireToolCallId(call_id);
   const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
-  return c.json(await agent.deny(callId, reason?.trim() || null), 200);
+  return c.json(await agent.deny(callId, reason?.trim() || null, c.var.principal.subject), 200);
 };

@@ -5,7 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import { TOOL_CALL_STATUSES } from "../../agents/types";
 import { SessionStatusSchema, StopReasonSchema, TimestampSchema, UsageSchema } from "../schemas";
-import { MessageSchema } from "./schemas";
+import { MessageSchema, ToolCallDecisionSchema } from "./schemas";
 
 const StatusDataSchema = z
   .object({ status: SessionStatusSchema, stop_reason: StopReasonSchema.nullable(), error: z.string().nullable() })
@@ -20,6 +20,9 @@ export const ToolCallEventDataSchema = z
     status: z.enum(TOOL_CALL_STATUSES),
     output: z.string().nullable().openapi({ description: "Set once the call is finished (`done` or `error`)." }),
     is_error: z.boolean(),
+    decided_by: z.string().nullable().openapi({ description: 'Who approved or denied the call (`"system"` when its approval expired); null while it waits or when it needed no decision.' }),
+    decided_at: TimestampSchema.nullable(),
+    decision: ToolCallDecisionSchema.nullable(),
   })
   .openapi("ToolCallEventData", { description: "A tool call as of this event: `status` is its status then." });
 

@@ -1,9 +1,9 @@
-/** `GET /v1/sessions/{id}`: the Session, as its Agent holds it now. */
+/** `GET /v1/sessions/{id}`: the Session, as its Agent holds it now; conditional on `If-None-Match`. */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
+import { ConditionalHeadersSchema, conditionalJson, conditionalResponses } from "../conditional";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
-import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession } from "./access";
 import { SessionIdParamsSchema, SessionSchema } from "./schemas";
@@ -13,12 +13,13 @@ export const route = createRoute({
   path: "/v1/sessions/{id}",
   operationId: "getSession",
   summary: "Get a session",
+  description: "The answer carries an `ETag`; poll with `If-None-Match` to get 304 with no body while the session is unchanged.",
   tags: ["Sessions"],
   security: bearerAuth("sessions:read"),
   middleware: [requireScope("sessions:read")] as const,
-  request: { params: SessionIdParamsSchema },
+  request: { params: SessionIdParamsSchema, headers: ConditionalHeadersSchema },
   responses: {
-    200: jsonContent(SessionSchema, "The session."),
+    ...conditionalResponses(SessionSchema, "The session."),
     ...errorResponses(...AUTHENTICATED_ERRORS, 404),
   },
 });
@@ -26,5 +27,5 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
   const { session } = await loadOwnedSession(c.env, c.var.principal, id);
-  return c.json(session, 200);
+  return conditionalJson(c, session);
 };

@@ -4,10 +4,10 @@
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { tenantIndexStub } from "../../objects";
+import { ConditionalHeadersSchema, conditionalJson, conditionalResponses } from "../conditional";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
-import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { listFilterFor } from "./access";
 import { SessionListQuerySchema, SessionSummaryPageSchema } from "./schemas";
@@ -17,13 +17,15 @@ export const route = createRoute({
   path: "/v1/sessions",
   operationId: "listSessions",
   summary: "List sessions",
-  description: "Without tenant:admin, only the sessions you created are listed; `created_by` naming another subject gives an empty page.",
+  description:
+    "Without tenant:admin, only the sessions you created are listed; `created_by` naming another subject gives an empty page. " +
+    "Each answer carries an `ETag`; poll with `If-None-Match` to get 304 with no body while the page is unchanged.",
   tags: ["Sessions"],
   security: bearerAuth("sessions:read"),
   middleware: [requireScope("sessions:read")] as const,
-  request: { query: SessionListQuerySchema },
+  request: { query: SessionListQuerySchema, headers: ConditionalHeadersSchema },
   responses: {
-    200: jsonContent(SessionSummaryPageSchema, "A page of sessions."),
+    ...conditionalResponses(SessionSummaryPageSchema, "A page of sessions."),
     ...errorResponses(...AUTHENTICATED_ERRORS),
   },
 });
@@ -32,12 +34,12 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { limit, cursor, status, created_by } = c.req.valid("query");
   const { tenantId } = c.var.principal;
   const filter = listFilterFor(c.var.principal, created_by);
-  if (!filter.visible) return c.json({ data: [], next_cursor: null }, 200);
+  if (!filter.visible) return conditionalJson(c, { data: [], next_cursor: null });
   const page = await tenantIndexStub(c.env, tenantId).listSessions(tenantId, {
     limit,
     cursor: cursor ?? null,
     status: status ?? null,
     created_by: filter.createdBy,
   });
-  return c.json(page, 200);
+  return conditionalJson(c, page);
 };

@@ -3,15 +3,16 @@
  * the request bodies, and the path and query parameters. Caps on caller-given text are named
  * here with their units; the body limit bounds the request as a whole on top of them.
  */
-import { CONTEXT_STRATEGIES, TOOL_CALL_STATUSES } from "../../agents/types";
+import { CONTEXT_STRATEGIES, IMAGE_MEDIA_TYPES, TOOL_CALL_DECISIONS, TOOL_CALL_STATUSES } from "../../agents/types";
 import { DEFAULT_LAST_MESSAGES, MAX_LAST_MESSAGES, MAX_MAX_INPUT_TOKENS, MIN_MAX_INPUT_TOKENS } from "../../agents/context/settings";
 import { jsonDepth, MAX_JSON_DEPTH } from "../json-depth";
 import { MAX_PATTERN_SUBJECT_CHARS } from "../../json-schema/patterns";
 import { z } from "@hono/zod-openapi";
-import { MAX_INPUT_CHARS } from "../../agents/agent";
+import { MAX_INPUT_CHARS } from "../../agents/input";
+import { MAX_IMAGES_PER_INPUT } from "../../limits";
 import { MAX_MCP_SERVER_NAME_CHARS, MCP_SERVER_NAME_PATTERN } from "../../agents/tools/mcp/naming";
 import { MAX_RUN_TOOLS } from "../../agents/tools/mcp/plan";
-import { MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "../../agents/tools/registry";
+import { MAX_APPROVAL_TIMEOUT_SECONDS, MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "../../agents/tools/registry";
 import { MAX_SUBJECT_LENGTH } from "../../auth/platform-keys";
 import { partialLimitsSchema } from "../../limits";
 import { decodeIntPairCursor, decodeTimeIdCursor } from "../../tenants/cursor";
@@ -30,8 +31,9 @@ import { MAX_SESSION_ID_CHARS, MAX_TOOL_CALL_ID_CHARS, SESSION_ID_PATTERN, TOOL_
 
 export { SessionSummaryPageSchema };
 
-/** Text blocks per input; each block is a separate part of one user message. */
+/** Blocks per input; each block is a separate part of one user message. */
 export const MAX_INPUT_BLOCKS = 100;
+export const MAX_IMAGE_URL_CHARS = 2_048;
 export const MAX_SYSTEM_CHARS = 100_000;
 export const MAX_MODEL_ID_CHARS = 128;
 export const MAX_TOOL_DESCRIPTION_CHARS = 4_000;
@@ -83,27 +85,79 @@ export const ToolResultBlockSchema = z
   .object({ type: z.literal("tool_result"), tool_use_id: z.string(), content: z.string(), is_error: z.boolean().optional() })
   .openapi("ToolResultBlock");
 
+const ImageMediaTypeSchema = z.enum(IMAGE_MEDIA_TYPES).openapi("ImageMediaType");
+
+export const StoredImageBlockSchema = z
+  .object({
+    type: z.literal("image"),
+    source: z.object({
+      type: z.literal("stored"),
+      image_id: z.string().openapi({ description: "The session keeps each image once, under this id.", example: "img_3f5c0e9a1b2d4c6e8f7a9b0c1d2e3f4a" }),
+      media_type: ImageMediaTypeSchema,
+      size_bytes: z.number().int(),
+      width: z.number().int(),
+      height: z.number().int(),
+      url: z.string().optional().openapi({ description: "Where the platform fetched the image from, when it was given as a URL." }),
+    }),
+  })
+  .openapi("StoredImageBlock", { description: "An image of a user message, as the history shows it: what it is, not its bytes." });
+
 export const ContentBlockSchema = z
-  .discriminatedUnion("type", [TextBlockSchema, ToolUseBlockSchema, ToolResultBlockSchema])
+  .discriminatedUnion("type", [TextBlockSchema, ToolUseBlockSchema, ToolResultBlockSchema, StoredImageBlockSchema])
   .openapi("ContentBlock");
 
-function inputProblem(input: string | { text: string }[]): string | null {
-  const texts = typeof input === "string" ? [input] : input.map((block) => block.text);
-  if (texts.every((text) => text.trim() === "")) return "Must contain some text.";
+export const InputImageBlockSchema = z
+  .object({
+    type: z.literal("image"),
+    source: z.discriminatedUnion("type", [
+      z
+        .object({
+          type: z.literal("base64"),
+          media_type: ImageMediaTypeSchema,
+          data: z.string().min(1).openapi({ description: "The image file, base64 (standard alphabet, padded), without a `data:` prefix." }),
+        })
+        .strict(),
+      z
+        .object({
+          type: z.literal("url"),
+          url: z.string().max(MAX_IMAGE_URL_CHARS).openapi({ description: "An https URL on the public internet; the platform fetches it once.", example: "https://example.com/receipt.png" }),
+        })
+        .strict(),
+    ]),
+  })
+  .strict()
+  .openapi("InputImageBlock", {
+    description:
+      "An image: PNG, JPEG, GIF or WebP, at most the tenant's `max_image_bytes`. The platform checks it, stores it once with the session " +
+      "and sends it to the model with every call whose history holds it; only models that take images accept it.",
+  });
+
+const InputBlockSchema = z.discriminatedUnion("type", [TextBlockSchema, InputImageBlockSchema]);
+
+function inputProblem(input: string | z.infer<typeof InputBlockSchema>[]): string | null {
+  const blocks = typeof input === "string" ? [{ type: "text" as const, text: input }] : input;
+  const texts = blocks.flatMap((block) => (block.type === "text" ? [block.text] : []));
+  const images = blocks.length - texts.length;
+  if (images === 0 && texts.every((text) => text.trim() === "")) return "Must contain some text or an image.";
+  if (images > MAX_IMAGES_PER_INPUT) return `Must hold at most ${MAX_IMAGES_PER_INPUT} images.`;
   const total = texts.reduce((sum, text) => sum + text.length, 0);
   return total > MAX_INPUT_CHARS ? `Must be at most ${MAX_INPUT_CHARS} characters in all.` : null;
 }
 
 export const RunInputSchema = z
-  .union([z.string(), z.array(TextBlockSchema).min(1).max(MAX_INPUT_BLOCKS)])
+  .union([z.string(), z.array(InputBlockSchema).min(1).max(MAX_INPUT_BLOCKS)])
   .superRefine((input, ctx) => {
     const problem = inputProblem(input);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   })
   .openapi("RunInput", {
-    description: `A user message: text, or a list of text blocks; at most ${MAX_INPUT_CHARS} characters in all.`,
+    description:
+      `A user message: text, or a list of text and image blocks; at most ${MAX_INPUT_CHARS} characters of text ` +
+      `and ${MAX_IMAGES_PER_INPUT} images in all.`,
     example: "What time is it in Tokyo?",
   });
+
+export type ApiRunInput = z.infer<typeof RunInputSchema>;
 
 // ---- tools ---------------------------------------------------------------------------------
 
@@ -122,14 +176,42 @@ const InputSchemaSchema = z
     example: { type: "object", properties: {} },
   });
 
+/** A run's `output_schema`: the same bounds as a tool's input schema, since the Anthropic provider sends it as one. */
+export const OutputSchemaSchema = z
+  .record(z.string(), z.unknown())
+  .refine((schema) => schema.type === "object", 'Must be a JSON Schema with "type": "object" at the top.')
+  .refine((schema) => JSON.stringify(schema).length <= MAX_INPUT_SCHEMA_CHARS, `Must be at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON.`)
+  .refine((schema) => jsonDepth(schema) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
+  .openapi("OutputSchema", {
+    description:
+      "A JSON Schema (2020-12) the run's final answer must be valid for; its top level is an object. The answer is checked with the " +
+      "same validator as tool inputs (patterns on RE2); an invalid answer is told to the model, which answers again, and a run without a " +
+      "valid answer after 3 tries (or at the step limit) fails with `invalid_output`.",
+    example: { type: "object", properties: { total: { type: "number" }, currency: { type: "string" } }, required: ["total", "currency"] },
+  });
+
 const ToolDescriptionSchema = z.string().min(1).max(MAX_TOOL_DESCRIPTION_CHARS);
 const RequiresApprovalSchema = z.boolean().optional().openapi({ description: "Each call waits for an approve or deny first." });
+/** Shared by every tool type that can require approval. */
+export const ApprovalTimeoutSchema = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_APPROVAL_TIMEOUT_SECONDS)
+  .optional()
+  .openapi({
+    description:
+      "Only with `requires_approval`: a call not approved or denied within this many seconds of its creation is denied with the reason " +
+      '"approval expired" (`decision: "expired"`, `decided_by: "system"`), and the run goes on as after any deny.',
+    example: 3600,
+  });
 
 export const BuiltinToolSchema = z
   .object({
     type: z.literal("builtin"),
     name: ToolNameSchema.openapi({ description: "A built-in tool: `get_time`, `http_fetch` or `run_code`.", example: "get_time" }),
     requires_approval: RequiresApprovalSchema,
+    approval_timeout_seconds: ApprovalTimeoutSchema,
   })
   .strict()
   .openapi("BuiltinTool");
@@ -142,6 +224,7 @@ export const WebhookToolSchema = z
     input_schema: InputSchemaSchema,
     url: z.string().max(MAX_WEBHOOK_URL_CHARS).openapi({ description: "An https URL on the public internet.", example: "https://example.com/tools/lookup" }),
     requires_approval: RequiresApprovalSchema,
+    approval_timeout_seconds: ApprovalTimeoutSchema,
     at_most_once: z.boolean().optional().openapi({ description: "Never retried, even after a timeout or a 5xx." }),
   })
   .strict()
@@ -154,6 +237,7 @@ export const ClientToolSchema = z
     description: ToolDescriptionSchema,
     input_schema: InputSchemaSchema,
     requires_approval: RequiresApprovalSchema,
+    approval_timeout_seconds: ApprovalTimeoutSchema,
   })
   .strict()
   .openapi("ClientTool");
@@ -183,7 +267,8 @@ export const McpToolSchema = z
         description: "Sent with every request to the server, e.g. `Authorization`. Write-only: every response shows each value as `********`.",
         example: { Authorization: "Bearer <token>" },
       }),
-    requires_approval: RequiresApprovalSchema,
+    requires_approval: RequiresApprovalSchema.openapi({ description: "Each call of any of the server's tools waits for an approve or deny first." }),
+    approval_timeout_seconds: ApprovalTimeoutSchema,
   })
   .strict()
   .openapi("McpTool");
@@ -246,9 +331,17 @@ export const SessionSchema = z
     tools: z.array(ToolSchema),
     limits: LimitsSchema,
     context: ContextSettingsSchema,
+    output_schema: z
+      .union([OutputSchemaSchema, z.null()])
+      .openapi({ description: "The schema of the current (or last) run's answer; before any run, the session's own; null: a free answer." }),
+    output: z.unknown().openapi({
+      description: "The last run's answer, parsed, when the run ended `done` with an answer valid for its `output_schema`; else null.",
+      example: { total: 42.5, currency: "EUR" },
+    }),
     queued_messages: z.number().int().openapi({ description: "Messages posted with `if_running: enqueue` that wait to start the next runs." }),
     usage: UsageSchema,
     metadata: z.record(z.string(), z.string()).nullable(),
+    notify_url: z.string().nullable().openapi({ description: "Where this session's status notifications also go; null when none." }),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
   })
@@ -272,7 +365,22 @@ export const CreateSessionRequestSchema = z
     tools: z.array(ToolSchema).max(MAX_TOOLS_PER_SESSION).optional(),
     limits: SessionLimitsSchema.optional(),
     context: ContextSettingsSchema.optional(),
+    output_schema: z
+      .union([OutputSchemaSchema, z.null()])
+      .optional()
+      .openapi({ description: "The schema of the answer of every run of the session whose message names none (the first run's too)." }),
     metadata: MetadataSchema.nullable().optional(),
+    notify_url: z
+      .string()
+      .max(MAX_WEBHOOK_URL_CHARS)
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "An https URL that gets every status notification of this session (all five types), signed like webhook tools, besides the " +
+          "tenant's endpoints. Checked like a webhook tool's URL, and held to the tenant's `webhook_origins`.",
+        example: "https://shop.example.com/agent-events",
+      }),
   })
   .strict()
   .openapi("CreateSessionRequest");
@@ -312,6 +420,10 @@ export const AddMessageRequestSchema = z
         "What to do while a run is going. `reject`: 409. `enqueue`: the message waits and starts the next run as soon as the current one ends " +
         "(in order; a cancel drops the queue). `interrupt`: the current run is stopped as a cancel would stop it and a new run starts with the message.",
     }),
+    output_schema: z
+      .union([OutputSchemaSchema, z.null()])
+      .optional()
+      .openapi({ description: "The schema of this run's answer; null asks for a free answer; absent takes the session's `output_schema`." }),
   })
   .strict()
   .openapi("AddMessageRequest");
@@ -340,6 +452,10 @@ export const MessageSchema = z
   })
   .openapi("Message");
 
+export const ToolCallDecisionSchema = z.enum(TOOL_CALL_DECISIONS).openapi("ToolCallDecision", {
+  description: "`approved`, `denied` (by a principal), `expired` (no decision within the tool's `approval_timeout_seconds`); null if never decided.",
+});
+
 export const ToolCallSchema = z
   .object({
     id: z.string().openapi({ description: "The model's tool_use id.", example: "toolu_01A09q90qw90lq917835lq9" }),
@@ -352,6 +468,12 @@ export const ToolCallSchema = z
     created_at: TimestampSchema,
     started_at: TimestampSchema.nullable(),
     finished_at: TimestampSchema.nullable(),
+    decided_by: z.string().nullable().openapi({
+      description: 'Who approved or denied the call: the subject of the principal, or `"system"` when its approval expired (see `decision`). Null for a call that was never decided.',
+      example: "alice",
+    }),
+    decided_at: TimestampSchema.nullable().openapi({ description: "When the call was approved, denied or expired." }),
+    decision: ToolCallDecisionSchema.nullable(),
   })
   .openapi("ToolCall");
 

@@ -1,11 +1,12 @@
 /**
  * The checks on a session's tool list that its schema cannot make: where a webhook or an MCP
- * server may point (the URL guard, and the tenant's allowed origins), whether the input schemas' patterns can run
- * on RE2, and the registry's own rules (unique names, known built-ins, how many). Pure: the
- * result carries the tools as they are stored.
+ * server may point (the URL guard, and the tenant's allowed origins), whether the input schemas'
+ * patterns can run on RE2, an approval timeout only where approval is required, and the
+ * registry's own rules (unique names, known built-ins, how many); and the same URL checks for
+ * the session's `notify_url`. Pure: the result carries the tools as they are stored.
  */
 import { isOriginAllowed } from "../../agents/tools/allowed-origins";
-import { checkToolSpecs } from "../../agents/tools/registry";
+import { approvalTimeoutProblem, checkToolList } from "../../agents/tools/registry";
 import { checkWebhookUrl } from "../../agents/tools/webhook-url";
 import { MAX_REQUEST_PATTERN_SIZE } from "../../json-schema/patterns";
 import { checkSchema, estimateSchemaPatterns } from "../../json-schema/validator";
@@ -30,6 +31,8 @@ export interface PreparedTools {
 export function prepareSessionTools(tools: readonly ToolSpec[], options: ToolCheckOptions): PreparedTools {
   const errors: FieldError[] = [];
   const prepared = tools.map((tool, i): ToolSpec => {
+    const timeoutProblem = approvalTimeoutProblem(tool);
+    if (timeoutProblem) errors.push({ path: `body.tools.${i}.approval_timeout_seconds`, message: sentenceCase(timeoutProblem) });
     if (tool.type === "mcp") return prepareMcp(tool, i, options, errors);
     if (tool.type !== "webhook") return tool;
     const check = checkWebhookUrl(tool.url, options);
@@ -43,9 +46,25 @@ export function prepareSessionTools(tools: readonly ToolSpec[], options: ToolChe
     return { ...tool, url: check.url.href };
   });
   errors.push(...schemaProblems(prepared));
-  const registryProblem = checkToolSpecs(prepared);
+  const registryProblem = checkToolList(prepared);
   if (registryProblem) errors.push({ path: "body.tools", message: registryProblem });
   return { tools: prepared, errors };
+}
+
+export type NotifyUrlCheck = { ok: true; url: string } | { ok: false; error: FieldError };
+
+/** A session's `notify_url`: the same guard and allowed origins as a webhook tool's URL, stored normalized. */
+export function checkNotifyUrl(raw: string, options: ToolCheckOptions): NotifyUrlCheck {
+  const check = checkWebhookUrl(raw, options);
+  if (!check.ok) return { ok: false, error: { path: "body.notify_url", message: check.message } };
+  if (!isOriginAllowed(check.url, options.webhookOrigins)) {
+    return { ok: false, error: { path: "body.notify_url", message: `The origin ${check.url.origin} is not in the tenant's webhook_origins.` } };
+  }
+  return { ok: true, url: check.url.href };
+}
+
+function sentenceCase(text: string): string {
+  return `${text[0]!.toUpperCase()}${text.slice(1)}.`;
 }
 
 /** An MCP server's URL: the same guard and allowed origins as a webhook's; stored normalized. */

@@ -6,8 +6,9 @@
  */
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { App, AppEnv } from "../context";
-import { ApiError, PUBLIC_ERRORS, errorResponses } from "../errors";
+import { PUBLIC_ERRORS, errorResponses } from "../errors";
 import { NO_AUTH } from "../security";
+import { registerStaticAssets } from "./static-assets";
 
 /** The same path `scripts/docs-assets.mjs` writes to under the assets directory. */
 export const REFERENCE_SCRIPT_URL = "/docs/assets/api-reference.js";
@@ -73,21 +74,11 @@ export const handler: RouteHandler<typeof route, AppEnv> = (c) => {
   return c.html(docsPage(), 200);
 };
 
-/**
- * The page's assets, from the Worker's static assets. Not an API operation, so not in the
- * document; every request reaches the Worker first (`run_worker_first`), so these answers carry
- * a request id and the same problem documents as the rest.
- */
+/** The page's script, from the Worker's static assets. */
 export function registerDocsAssets(app: App): void {
-  app.get(`${ASSETS_PREFIX}*`, async (c) => {
-    const asset = await c.env.ASSETS.fetch(c.req.raw);
-    if (asset.status === 404) throw new ApiError("not_found", "No route matches this path.");
-    const response = new Response(asset.body, asset);
-    response.headers.set("X-Content-Type-Options", "nosniff");
-    return response;
-  });
+  registerStaticAssets(app, ASSETS_PREFIX);
 }
 
-function escapeAttribute(text: string): string {
+export function escapeAttribute(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }

@@ -1,10 +1,11 @@
-/** The caller's own tenant: its view, its settings and the webhook secret. */
+/** The caller's own tenant: its view, its settings, the webhook secret and its status webhooks. */
 import type { App } from "../context";
 import * as get from "./get";
 import * as getSettings from "./get-settings";
 import * as getWebhookSecret from "./get-webhook-secret";
 import * as putSettings from "./put-settings";
 import * as rotateWebhookSecret from "./rotate-webhook-secret";
+import { registerStatusWebhookRoutes } from "./webhooks";
 
 export function registerTenantRoutes(app: App): void {
   app.openapi(get.route, get.handler);
@@ -12,4 +13,5 @@ export function registerTenantRoutes(app: App): void {
   app.openapi(rotateWebhookSecret.route, rotateWebhookSecret.handler);
   app.openapi(getSettings.route, getSettings.handler);
   app.openapi(putSettings.route, putSettings.handler);
+  registerStatusWebhookRoutes(app);
 }

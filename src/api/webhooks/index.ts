@@ -1,10 +1,12 @@
 /**
  * The calls the platform makes to tenants, as OpenAPI `webhooks`: only documented here (the
- * agent's webhook tool sends them), so generated servers and docs show the signed contract.
+ * agent's webhook tool and the tenant index's notification delivery send them), so generated
+ * servers and docs show the signed contract.
  */
+import { MAX_DELIVERY_ATTEMPTS } from "../../notifications/schedule";
 import type { App } from "../context";
 import { NO_AUTH } from "../security";
-import { WebhookToolCallHeadersSchema, WebhookToolCallSchema, WebhookToolResultSchema } from "./schemas";
+import { NotificationHeadersSchema, NotificationSchema, WebhookToolCallHeadersSchema, WebhookToolCallSchema, WebhookToolResultSchema } from "./schemas";
 
 export function registerWebhooks(app: App): void {
   app.openAPIRegistry.registerWebhook({
@@ -32,6 +34,27 @@ export function registerWebhooks(app: App): void {
       "5XX": { description: "A failure that may pass: sent again (3 tries in all) unless the tool is `at_most_once`; then an error result." },
     },
   });
+  app.openAPIRegistry.registerWebhook({
+    method: "post",
+    path: "sessionNotification",
+    operationId: "receiveSessionNotification",
+    summary: "A session needs someone, or its run ended",
+    description:
+      "Sent to each status-webhook endpoint (`POST /v1/tenant/webhooks`) that lists the notification's type, and to the session's " +
+      "`notify_url` for every type. Verify the signature before acting. Any answer other than 2xx within 10 s (a redirect too) is " +
+      `a failure, tried again after 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 6 h, 8 h and 8 h (±10 %): ${MAX_DELIVERY_ATTEMPTS} attempts over about 30 hours. ` +
+      "Delivery is at least once and not in order: deduplicate on `id` and order by `session.updated_at`.",
+    tags: ["Webhooks"],
+    security: NO_AUTH,
+    request: {
+      headers: NotificationHeadersSchema,
+      body: { required: true, content: { "application/json": { schema: NotificationSchema, example: NOTIFICATION_EXAMPLE } } },
+    },
+    responses: {
+      "2XX": { description: "Delivered; the body of the answer is ignored." },
+      default: { description: "Not delivered: tried again on the schedule." },
+    },
+  });
 }
 
 const WEBHOOK_EXAMPLE = {
@@ -42,4 +65,25 @@ const WEBHOOK_EXAMPLE = {
   name: "lookup_order",
   url: "https://shop.example.com/tools/lookup-order",
   input: { order_id: "ord_123456" },
+};
+
+const NOTIFICATION_EXAMPLE = {
+  id: "evt_Pq9mV2xkPz9w4LbNc8RtYd3F",
+  type: "session.waiting_approval",
+  created_at: "2026-01-01T12:00:00.000Z",
+  tenant_id: "acme",
+  session: {
+    id: "ses_Jq7mV2xkPz9w4LbNc8RtYd3F",
+    tenant_id: "acme",
+    created_by: "billing-backend",
+    status: "waiting_approval",
+    stop_reason: null,
+    error: null,
+    model: "claude-sonnet-4-5",
+    usage: { steps: 1, input_tokens: 812, output_tokens: 96, cache_read_tokens: 0, cache_write_tokens: 0 },
+    metadata: { ticket: "T-1234" },
+    created_at: "2026-01-01T11:59:58.000Z",
+    updated_at: "2026-01-01T12:00:00.000Z",
+    waiting_tool_calls: [{ id: "toolu_01A09q90qw90lq917835lq9", name: "refund", status: "waiting_approval", approval_expires_at: "2026-01-01T13:00:00.000Z" }],
+  },
 };

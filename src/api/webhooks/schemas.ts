@@ -1,10 +1,13 @@
 /**
- * The request the platform sends to a webhook tool's URL and the answers it understands, for
- * the document's `webhooks`: the contract a tenant's backend implements.
+ * The requests the platform sends to tenants' URLs (a webhook tool's call, a status
+ * notification) and the answers it understands, for the document's `webhooks`: the contract a
+ * tenant's backend implements.
  */
 import { z } from "@hono/zod-openapi";
 import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS, TIMESTAMP_HEADER } from "../../agents/tools/webhook-signature";
-import { TenantIdSchema } from "../schemas";
+import { EVENT_TYPE_HEADER } from "../../notifications/deliver";
+import { SessionStatusSchema, StopReasonSchema, TenantIdSchema, TimestampSchema, UsageSchema } from "../schemas";
+import { NotificationTypeSchema } from "../tenant/webhooks/schemas";
 
 export const WebhookToolCallSchema = z
   .object({
@@ -41,6 +44,69 @@ export const WebhookToolCallHeadersSchema = z.object({
     description:
       '`v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>` with the tenant\'s webhook secret (`GET /v1/tenant/webhook-secret`). ' +
       "During a rotation it lists both, newest first (`v1=<new>,v1=<old>`): accept any match, compared in constant time.",
+    example: "v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd",
+  }),
+});
+
+// ---- status notifications ------------------------------------------------------------------
+
+const SIGNATURE_DESCRIPTION =
+  '`v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>` with the tenant\'s webhook secret (`GET /v1/tenant/webhook-secret`). ' +
+  "During a rotation it lists both, newest first (`v1=<new>,v1=<old>`): accept any match, compared in constant time.";
+
+export const WaitingToolCallSchema = z
+  .object({
+    id: z.string().openapi({ example: "toolu_01A09q90qw90lq917835lq9" }),
+    name: z.string().openapi({ example: "refund" }),
+    status: z.enum(["waiting_approval", "waiting_tool_output"]),
+    approval_expires_at: TimestampSchema.nullable().openapi({ description: "When an undecided approval is denied as expired; null without `approval_timeout_seconds`." }),
+  })
+  .openapi("WaitingToolCall");
+
+export const NotificationSessionSchema = z
+  .object({
+    id: z.string().openapi({ example: "ses_Jq7mV2xkPz9w4LbNc8RtYd3F" }),
+    tenant_id: TenantIdSchema,
+    created_by: z.string(),
+    status: SessionStatusSchema,
+    stop_reason: StopReasonSchema.nullable(),
+    error: z.string().nullable(),
+    model: z.string(),
+    usage: UsageSchema,
+    metadata: z.record(z.string(), z.string()).nullable(),
+    created_at: TimestampSchema,
+    updated_at: TimestampSchema.openapi({ description: "The time of the change this notification is about." }),
+    waiting_tool_calls: z.array(WaitingToolCallSchema).openapi({ description: "The calls the session waits on; empty unless it waits." }),
+  })
+  .openapi("NotificationSession", {
+    description: "The session as it stood at the change, without its system prompt, tools and context (`GET /v1/sessions/{id}` has them).",
+  });
+
+export const NotificationSchema = z
+  .object({
+    id: z.string().openapi({ description: "The event id: the same on every retry and redelivery. Deduplicate on it.", example: "evt_Pq9mV2xkPz9w4LbNc8RtYd3F" }),
+    type: NotificationTypeSchema,
+    created_at: TimestampSchema,
+    tenant_id: TenantIdSchema,
+    session: NotificationSessionSchema,
+  })
+  .openapi("Notification", { description: "The body the platform POSTs to status-webhook endpoints and to a session's `notify_url`." });
+
+export const NotificationHeadersSchema = z.object({
+  [IDEMPOTENCY_HEADER]: z.string().openapi({
+    param: { name: IDEMPOTENCY_HEADER, in: "header" },
+    description: "The event id (the body's `id`): the same on every retry and redelivery. Deduplicate on it.",
+    example: "evt_Pq9mV2xkPz9w4LbNc8RtYd3F",
+  }),
+  [EVENT_TYPE_HEADER]: z.string().openapi({ param: { name: EVENT_TYPE_HEADER, in: "header" }, description: "The body's `type`.", example: "session.waiting_approval" }),
+  [TIMESTAMP_HEADER]: z.string().regex(/^\d+$/).openapi({
+    param: { name: TIMESTAMP_HEADER, in: "header" },
+    description: `Unix seconds when this attempt was signed; refuse one more than ${SIGNATURE_TOLERANCE_SECONDS} s from your clock.`,
+    example: "1767268800",
+  }),
+  [SIGNATURE_HEADER]: z.string().openapi({
+    param: { name: SIGNATURE_HEADER, in: "header" },
+    description: SIGNATURE_DESCRIPTION,
     example: "v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd",
   }),
 });

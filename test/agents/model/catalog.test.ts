@@ -72,11 +72,12 @@ describe("allowed models", () => {
 describe("MODELS", () => {
   const env = (MODELS: string | undefined, MODEL?: string) => ({ MODELS, MODEL }) as never;
 
-  it("parses ids, patterns and stated context sizes", () => {
-    expect(parseConfig(env('["claude-sonnet-4-5", {"id": "openai:llama3", "context_tokens": 8192}, "openai:gpt-4o*"]')).models).toEqual([
-      { pattern: "anthropic:claude-sonnet-4-5", contextTokens: null },
-      { pattern: "openai:llama3", contextTokens: 8192 },
-      { pattern: "openai:gpt-4o*", contextTokens: null },
+  it("parses ids, patterns, stated context sizes and image support", () => {
+    expect(parseConfig(env('["claude-sonnet-4-5", {"id": "openai:llama3", "context_tokens": 8192}, "openai:gpt-4o*", {"id": "openai:llava", "images": true}]')).models).toEqual([
+      { pattern: "anthropic:claude-sonnet-4-5", contextTokens: null, images: null },
+      { pattern: "openai:llama3", contextTokens: 8192, images: null },
+      { pattern: "openai:gpt-4o*", contextTokens: null, images: null },
+      { pattern: "openai:llava", contextTokens: null, images: true },
     ]);
     expect(parseConfig(env(undefined)).models).toBeNull();
   });

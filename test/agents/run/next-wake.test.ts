@@ -25,6 +25,8 @@ function run(overrides: Partial<RunState> = {}): RunState {
     run_started_at: 0,
     run_start_seq: 1,
     token_ratio: 1,
+    invalid_outputs: 0,
+    output_error: null,
     updated_at: "2030-01-01T00:00:00.000Z",
     ...overrides,
   };

@@ -10,7 +10,7 @@ import { mockHook, mockModel, uniqueKey } from "../../support/mock-client";
 import { type Caller, caller, createSession, getJson, messagesOf, post, text, toolCallsOf, toolUse, waitForStatus } from "./helpers";
 
 const textsOf = (messages: Message[]) =>
-  messages.map((m) => `${m.role}:${m.content.map((b) => (b.type === "text" ? b.text : b.type === "tool_result" ? `result(${b.content})` : `use(${b.id})`)).join("+")}`);
+  messages.map((m) => `${m.role}:${m.content.map((b) => (b.type === "text" ? b.text : b.type === "tool_result" ? `result(${b.content})` : b.type === "tool_use" ? `use(${b.id})` : "image")).join("+")}`);
 
 async function postMessage(who: Caller, id: string, input: string, ifRunning?: string): Promise<Response> {
   return post(who, `/v1/sessions/${id}/messages`, { input, ...(ifRunning ? { if_running: ifRunning } : {}) });

@@ -30,6 +30,8 @@ export interface Identity {
   tenantId: string;
   subject: string;
   scopes: Scope[];
+  /** How long the token lives; an hour by default. */
+  ttlSeconds?: number;
 }
 
 /** Signs tokens with `signingKey` (a private JWK as JSON text, with `kid` and `alg`). */
@@ -44,6 +46,6 @@ export async function tokenMinter(signingKey: string): Promise<(identity: Identi
       .setAudience(audience)
       .setSubject(identity.subject)
       .setIssuedAt()
-      .setExpirationTime(`${TOKEN_TTL_SECONDS}s`)
+      .setExpirationTime(`${identity.ttlSeconds ?? TOKEN_TTL_SECONDS}s`)
       .sign(key);
 }

@@ -11,6 +11,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openAiError, sendChatCompletion } from "./mock-openai.ts";
+import { defaultAnswer, requestProblem } from "./mock-requests.ts";
 import type {
   HookStep,
   ModelStep,
@@ -31,6 +32,8 @@ const MAX_DELAY_MS = 10 * 60_000;
 const DEFAULT_USAGE = { input_tokens: 10, output_tokens: 5 };
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const NOT_JSON_BODY = '{"id":"msg_broken","content":[{"type":"text","text":"unterminated';
+/** A 1×1 PNG, for `/image/png`. */
+const TINY_PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
 
 type Queue = "model" | "hook";
 /** The wire format a model request came in: it shapes replies and error bodies. */
@@ -293,9 +296,10 @@ function sendReply(x: Exchange, reply: ReplyStep["reply"], shape?: StreamShape):
   sendMessage(x.res, model, reply);
 }
 
-function sendDefault(x: Exchange, queue: Queue): void | Promise<void> {
+async function sendDefault(x: Exchange, queue: Queue): Promise<void> {
   if (queue === "hook") return sendJson(x.res, 200, { output: "webhook ok" });
-  return sendReply(x, x.defaultReply());
+  // A forced tool or a JSON schema is answered in kind, as the real model must.
+  return sendReply(x, await defaultAnswer(x.dialect, x.record.body, x.defaultReply()));
 }
 
 /** The system prompt of a model request in either dialect, for steps that `match` on it. */
@@ -428,6 +432,16 @@ function servePage(res: ServerResponse, segments: string[], query: URLSearchPara
     const bytes = Number(query.get("bytes") ?? "0");
     if (!Number.isInteger(bytes) || bytes < 0 || bytes > MAX_BIG_BYTES) sendJson(res, 400, { error: "bad ?bytes" });
     else streamBig(res, bytes);
+  } else if (first === "image" && second === "png" && rest.length === 0) {
+    // A valid 1×1 PNG, then `pad` bytes after its end (readers stop at IEND): any size, same image.
+    const pad = Number(query.get("pad") ?? "0");
+    if (!Number.isInteger(pad) || pad < 0 || pad > MAX_BIG_BYTES) {
+      sendJson(res, 400, { error: "bad ?pad" });
+    } else {
+      const body = Buffer.concat([TINY_PNG, Buffer.alloc(pad)]);
+      res.writeHead(200, { "content-type": "image/png", "content-length": String(body.length) });
+      res.end(body);
+    }
   } else if (first === "binary" && second === undefined) {
     const body = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
     res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(body.length) });
@@ -518,6 +532,12 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       if (typeof model !== "string" || model === "") return sendJson(res, 400, dialect === "openai" ? openAiError(400) : anthropicError(400));
       const state = stateOf(model);
       state.model.requests.push(record);
+      const problem = requestProblem(dialect, record.body);
+      if (problem) {
+        const error = dialect === "openai" ? openAiError(400) : anthropicError(400);
+        (error as { error: { message: string } }).error.message = problem;
+        return sendJson(res, 400, error);
+      }
       const defaultReply = fallback ? () => fallback(record.body, serverUrl) : undefined;
       return play(openExchange(req, res, record, null, defaultReply, dialect), takeStep(state.model.steps, record), "model");
     }

@@ -1,0 +1,134 @@
+/**
+ * The console's shell: the sign-in form until there is a credential, then the header, the
+ * navigation and the view the address names. Who is signed in comes from the credential's
+ * claims (scopes, subject) and from `GET /v1/tenant` (the tenant itself).
+ */
+import { useEffect, useMemo, useState } from "preact/hooks";
+import type { Api } from "./api";
+import type { Auth, AuthState } from "./auth/auth";
+import { powersOf } from "./auth/claims";
+import { Console, type ConsoleContext } from "./context";
+import { unconditional, usePoll, useThrottle } from "./hooks";
+import { HOME, parseRoute, type Route, routeHref } from "./route";
+import { ErrorNote, Loading, Page } from "./views/common";
+import { SessionPage } from "./views/session";
+import { SessionsPage } from "./views/sessions";
+import { SignIn } from "./views/sign-in";
+import { TenantPage } from "./views/tenant";
+import { TenantsPage } from "./views/tenants";
+
+/** The tenant's counts and usage move as sessions run; the lists poll faster on their own. */
+const TENANT_POLL_MS = 15_000;
+const COUNTS_REFRESH_MS = 3_000;
+
+interface AppProps {
+  auth: Auth;
+  api: Api;
+  baseUrl: string;
+}
+
+export function App(props: AppProps) {
+  const state = useAuthState(props.auth);
+  if (!state.signedIn) return <SignIn auth={props.auth} reason={state.reason} />;
+  return <SignedIn {...props} state={state} />;
+}
+
+function SignedIn(props: AppProps & { state: AuthState }) {
+  const route = useRoute();
+  const tenant = usePoll("tenant", () => unconditional(props.api.call((client) => client.GET("/v1/tenant"))), TENANT_POLL_MS);
+  const claims = props.state.claims;
+  // Lists ask for fresh counts whenever their page changes; a busy tenant's then come every few seconds, not every poll.
+  const refreshTenant = useThrottle(tenant.refresh, COUNTS_REFRESH_MS);
+  const powers = useMemo(() => powersOf(claims?.scopes ?? []), [claims]);
+  const context: ConsoleContext | null = useMemo(
+    () =>
+      tenant.data
+        ? { auth: props.auth, api: props.api, baseUrl: props.baseUrl, me: { subject: claims?.subject ?? null, powers, tenant: tenant.data, refreshTenant } }
+        : null,
+    [tenant.data, refreshTenant, claims, powers, props.auth, props.api, props.baseUrl],
+  );
+
+  let main;
+  if (!context && tenant.error) main = <ErrorNote message={tenant.error} retry={tenant.refresh} />;
+  else if (!context) main = <Loading what="your tenant" />;
+  else main = <View route={route} />;
+
+  return (
+    <>
+      <a class="skip" href="#main" onClick={skipToMain}>
+        Skip to content
+      </a>
+      <header class="top">
+        <a class="brand" href={routeHref(HOME)}>
+          Agent Platform
+        </a>
+        <nav aria-label="Main">
+          <a href={routeHref(HOME)} aria-current={route.view === "sessions" || route.view === "session" ? "page" : undefined}>
+            Sessions
+          </a>
+          {powers.platformAdmin && (
+            <a href={routeHref({ view: "tenants", cursor: null })} aria-current={route.view === "tenants" || route.view === "tenant" ? "page" : undefined}>
+              Tenants
+            </a>
+          )}
+        </nav>
+        <div class="who">
+          <span>
+            {claims?.subject ?? "signed in"}
+            {tenant.data && <> · {tenant.data.tenant_id}</>}
+            {tenant.data?.suspended && <strong class="warn"> (suspended)</strong>}
+          </span>
+          <button type="button" onClick={() => props.auth.signOut()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main">{context ? <Console.Provider value={context}>{main}</Console.Provider> : main}</main>
+    </>
+  );
+}
+
+function View(props: { route: Route }) {
+  const { route } = props;
+  switch (route.view) {
+    case "sessions":
+      return <SessionsPage filter={route} />;
+    case "session":
+      return <SessionPage key={route.id} id={route.id} />;
+    case "tenants":
+      return <TenantsPage cursor={route.cursor} />;
+    case "tenant":
+      return <TenantPage key={route.tenantId} tenantId={route.tenantId} filter={route} />;
+    case "not_found":
+      return (
+        <Page title="Nothing here">
+          <p>
+            No view lives at <code>{route.path}</code>. <a href={routeHref(HOME)}>Go to the sessions</a>.
+          </p>
+        </Page>
+      );
+  }
+}
+
+/** The skip link moves the focus without touching the hash, which the router owns. */
+function skipToMain(event: Event) {
+  event.preventDefault();
+  const heading = document.querySelector<HTMLElement>("main h1");
+  heading?.focus();
+}
+
+function useAuthState(auth: Auth): AuthState {
+  const [state, setState] = useState(auth.state);
+  useEffect(() => auth.subscribe(setState), [auth]);
+  return state;
+}
+
+function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(window.location.hash));
+  useEffect(() => {
+    const onChange = () => setRoute(parseRoute(window.location.hash));
+    window.addEventListener("hashchange", onChange);
+    return () => window.removeEventListener("hashchange", onChange);
+  }, []);
+  return route;
+}

@@ -1,0 +1,58 @@
+/**
+ * The API's types as the console uses them, all from the generated SDK, so a change to the
+ * document that breaks the console breaks its type check.
+ */
+import type { components } from "@agent-platform/sdk";
+
+type Schemas = components["schemas"];
+
+export type Session = Schemas["Session"];
+export type SessionSummary = Schemas["SessionSummary"];
+export type SessionStatus = Schemas["SessionStatus"];
+export type Message = Schemas["Message"];
+export type ContentBlock = Schemas["ContentBlock"];
+export type Step = Schemas["Step"];
+export type Usage = Schemas["Usage"];
+export type Limits = Schemas["Limits"];
+export type LimitOverrides = Schemas["LimitOverrides"];
+export type Tenant = Schemas["Tenant"];
+export type TenantListItem = Schemas["TenantListItem"];
+export type AdminTenant = Schemas["AdminTenant"];
+export type EventFrame = Schemas["EventFrame"];
+export type SnapshotData = Schemas["SnapshotEventData"];
+export type ToolCallEventData = Schemas["ToolCallEventData"];
+export type ToolCallStatus = Schemas["ToolCallStatus"];
+
+/** A tool call as the list answers it, with who decided it (`decided_by`, `decided_at`, `decision`) once it was. */
+export type ToolCall = Schemas["ToolCall"];
+
+/** Every status, in the order a run passes through them; checked against the spec's union below. */
+export const SESSION_STATUSES = [
+  "idle",
+  "queued",
+  "running",
+  "waiting_approval",
+  "waiting_tool_output",
+  "paused",
+  "done",
+  "failed",
+  "cancelled",
+] as const satisfies readonly SessionStatus[];
+
+/** Fails to compile when the spec gains a status this list lacks. */
+const allStatusesListed: [Exclude<SessionStatus, (typeof SESSION_STATUSES)[number]>] extends [never] ? true : false = true;
+void allStatusesListed;
+
+export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "cancelled"];
+/** Statuses with a run that a cancel stops (and that a bulk cancel reaches). */
+export const ACTIVE_STATUSES: readonly SessionStatus[] = ["queued", "running", "waiting_approval", "waiting_tool_output", "paused"];
+/** Statuses a pause applies to. */
+export const PAUSABLE_STATUSES: readonly SessionStatus[] = ["queued", "running", "waiting_approval", "waiting_tool_output"];
+
+export function isFinal(status: SessionStatus): boolean {
+  return FINAL_STATUSES.includes(status);
+}
+
+export function isSessionStatus(value: string): value is SessionStatus {
+  return (SESSION_STATUSES as readonly string[]).includes(value);
+}

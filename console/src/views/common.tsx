@@ -1,0 +1,109 @@
+/** Small pieces every view uses: a page frame, states (loading, empty, error), status, times, dialogs. */
+import type { ComponentChildren } from "preact";
+import { useEffect, useRef } from "preact/hooks";
+import { formatAgo, statusLabel } from "../format";
+import type { SessionStatus } from "../types";
+
+/** A view: its heading takes the focus when the view opens, so keyboard and reader users land on it. */
+export function Page(props: { title: string; subtitle?: ComponentChildren; actions?: ComponentChildren; children: ComponentChildren }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${props.title} · Agent Platform console`;
+    heading.current?.focus({ preventScroll: true });
+  }, [props.title]);
+  return (
+    <section class="page" aria-labelledby="page-title">
+      <header class="page-head">
+        <div>
+          <h1 id="page-title" tabIndex={-1} ref={heading}>
+            {props.title}
+          </h1>
+          {props.subtitle && <p class="subtitle">{props.subtitle}</p>}
+        </div>
+        {props.actions && <div class="actions">{props.actions}</div>}
+      </header>
+      {props.children}
+    </section>
+  );
+}
+
+export function Loading(props: { what: string }) {
+  return (
+    <p class="state loading" role="status">
+      Loading {props.what}…
+    </p>
+  );
+}
+
+export function Empty(props: { children: ComponentChildren }) {
+  return <div class="state empty">{props.children}</div>;
+}
+
+export function ErrorNote(props: { message: string; retry?: () => void }) {
+  return (
+    <div class="state error" role="alert">
+      <p>{props.message}</p>
+      {props.retry && (
+        <button type="button" onClick={props.retry}>
+          Try again
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function StatusBadge(props: { status: SessionStatus }) {
+  return <span class={`status status-${props.status}`}>{statusLabel(props.status)}</span>;
+}
+
+export function Ago(props: { iso: string | null | undefined }) {
+  if (!props.iso) return <span>—</span>;
+  return (
+    <time dateTime={props.iso} title={props.iso}>
+      {formatAgo(props.iso, Date.now())}
+    </time>
+  );
+}
+
+/**
+ * A modal question in a native `<dialog>`: it traps the focus, Escape closes it, and the focus
+ * returns to the button that opened it.
+ */
+export function ConfirmDialog(props: {
+  open: boolean;
+  title: string;
+  children: ComponentChildren;
+  confirmLabel: string;
+  pending: boolean;
+  error: string | null;
+  danger?: boolean;
+  onConfirm(): void;
+  onClose(): void;
+}) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    if (props.open && !element.open) element.showModal();
+    if (!props.open && element.open) element.close();
+  }, [props.open]);
+  return (
+    <dialog ref={dialog} class="confirm" aria-labelledby="confirm-title" onClose={props.onClose} onCancel={props.onClose}>
+      <h2 id="confirm-title">{props.title}</h2>
+      <div class="confirm-body">{props.children}</div>
+      {props.error && (
+        <p class="form-error" role="alert">
+          {props.error}
+        </p>
+      )}
+      <div class="actions">
+        <button type="button" class={props.danger ? "danger" : "primary"} disabled={props.pending} onClick={props.onConfirm}>
+          {props.pending ? "Working…" : props.confirmLabel}
+        </button>
+        <button type="button" onClick={props.onClose} disabled={props.pending}>
+          Keep as it is
+        </button>
+      </div>
+    </dialog>
+  );
+}

@@ -1,0 +1,301 @@
+/**
+ * The console in a real headless Chromium against a real platform (`wrangler dev`): signing in
+ * with an API key and with a token, a session seen live from running to done with its text
+ * streaming, an approval and a denial, cancels (one session, then in bulk), a tenant admin who
+ * cannot see another tenant's sessions, an expired token, and a platform admin's tenant pages.
+ * Every page is checked for Content-Security-Policy violations and script errors; screenshots
+ * of the main views go to test-results/console/.
+ */
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ApiClient } from "./support/api-client";
+import { DESKTOP, launchChromium, openPage, PHONE, screenshot, type WatchedPage } from "./support/browser";
+import type { ModelStep } from "./support/mock-process";
+import { say, waitForFinal, waitForStatus } from "./support/scenario";
+import { type Stack, startStack, uniqueName } from "./support/stack";
+import { type Identity, tokenMinter } from "./support/tokens";
+import { waitFor } from "./support/wait";
+
+/** A browser step: the console polls every 2 s and the stream is immediate, so this is slack for a loaded machine. */
+const UI_TIMEOUT_MS = 20_000;
+const RUN_TIMEOUT_MS = 30_000;
+const ADMIN_SCOPES: Identity["scopes"] = ["tenant:admin"];
+/** Long enough to sign in and see the list on a loaded machine, short enough to wait out. */
+const SHORT_TOKEN_SECONDS = 8;
+
+/** A model answer that asks for the time, with an input `get_time` accepts. */
+function askTime(id: string): ModelStep {
+  return { reply: { content: [{ type: "tool_use", id, name: "get_time", input: {} }] } };
+}
+
+/** Presses Tab until the focused element is the button or link named `name` (a bounded number of times). */
+async function tabUntilFocused(page: Page, name: string): Promise<void> {
+  for (let presses = 0; presses < 60; presses++) {
+    await page.keyboard.press("Tab");
+    const focused = await page.evaluate(() => document.activeElement?.textContent?.trim() ?? "");
+    if (focused === name) return;
+  }
+  throw new Error(`Tab never reached "${name}"`);
+}
+
+/** What the browser must never report on a console page: the policy refusing something, or a script failing. */
+function policyOrScriptProblems(watched: WatchedPage): string[] {
+  return watched.problems.filter((line) => /content.security.policy|csp violation|trusted ?type|page error/i.test(line));
+}
+
+describe("the console in Chromium", () => {
+  let stack: Stack;
+  let browser: Browser;
+  let mint: (identity: Identity) => Promise<string>;
+  let tenant: string;
+  let admin: ApiClient;
+  let adminToken: string;
+  const pages: WatchedPage[] = [];
+
+  beforeAll(async () => {
+    [stack, browser] = await Promise.all([startStack(), launchChromium()]);
+    mint = await tokenMinter(stack.platform.signingKey);
+    tenant = uniqueName("console");
+    adminToken = await mint({ tenantId: tenant, subject: "ops-alice", scopes: ADMIN_SCOPES });
+    admin = await stack.client(tenant, "ops-alice", ADMIN_SCOPES);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.dispose();
+  });
+
+  async function open(viewport = DESKTOP): Promise<WatchedPage> {
+    const watched = await openPage(browser, viewport);
+    pages.push(watched);
+    return watched;
+  }
+
+  /** Opens the console and signs in with `credential` (a JWT or an API key). */
+  async function signIn(credential: string, viewport = DESKTOP, hash = ""): Promise<WatchedPage> {
+    const watched = await open(viewport);
+    await watched.page.goto(`${stack.platform.url}/console${hash}`);
+    await watched.page.getByLabel("API key or token").fill(credential);
+    await watched.page.getByRole("button", { name: "Sign in" }).click();
+    await watched.page.getByRole("heading", { level: 1 }).filter({ hasNotText: "console" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    return watched;
+  }
+
+  function statusOf(page: Page) {
+    return page.locator(".page-head .subtitle .status").first();
+  }
+
+  it("signs in with an API key and shows a session go from running to done live, its text streaming", async () => {
+    const key = await admin.expect<{ key: string }>(201, "POST", "/v1/api-keys", { name: "console", scopes: ["tenant:admin"] });
+    const watched = await signIn(key.key);
+    const { page } = watched;
+    await page.getByText("No sessions yet").waitFor({ timeout: UI_TIMEOUT_MS });
+    await screenshot(page, "sessions-empty");
+    // The list is kept fresh with conditional requests: an unchanged page comes back as 304.
+    await waitFor(async () => (watched.responses.some((line) => /^GET \/v1\/sessions\?\S* 304$/.test(line)) ? true : undefined), {
+      timeoutMs: UI_TIMEOUT_MS,
+      what: "a 304 to the list's poll",
+    });
+
+    const model = stack.mock.model(uniqueName("model"));
+    const answer = "The time is noon, and every part of this answer was streamed to the console while it was written.";
+    await model.script(
+      // A slow first answer, so the console sees the run before the tool call.
+      { ...askTime("toolu_time"), delay_ms: 1_500 },
+      // Written slowly, after a pause, so the session page is open before the first word.
+      { reply: { content: [{ type: "text", text: answer }] }, delay_ms: 3_000, stream: { chunk_chars: 4, event_delay_ms: 120 } },
+    );
+    const session = await admin.createSession({ input: "What time is it?", model: model.key, tools: [{ type: "builtin", name: "get_time" }] });
+
+    // The list finds it by polling, then the session page watches it over the WebSocket.
+    const link = page.getByRole("link", { name: session.id });
+    await link.waitFor({ timeout: UI_TIMEOUT_MS });
+    await screenshot(page, "sessions");
+    await link.click();
+    await statusOf(page).filter({ hasText: "running" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.locator(".live-live").waitFor({ timeout: UI_TIMEOUT_MS });
+    // Text the model is still writing, before the complete answer is saved.
+    await page.locator(".draft").waitFor({ timeout: UI_TIMEOUT_MS });
+    await screenshot(page, "session-streaming");
+    await statusOf(page).filter({ hasText: "done" }).waitFor({ timeout: RUN_TIMEOUT_MS });
+    await page.locator(".message-assistant .text", { hasText: answer }).waitFor({ timeout: UI_TIMEOUT_MS });
+    // The stream said `end` and closed; the console does not reconnect.
+    await page.locator(".live-ended").waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.locator('[data-call="toolu_time"] .call-status-done').waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.locator(".step-table tbody tr").nth(2).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await page.locator(".draft").count()).toBe(0);
+    await screenshot(page, "session");
+
+    // The stream was opened with the exchanged token, never with the key.
+    expect(watched.responses.join("\n")).not.toContain("ak_");
+    expect(policyOrScriptProblems(watched)).toEqual([]);
+
+    const phone = await signIn(adminToken, PHONE, `#/sessions/${session.id}`);
+    await statusOf(phone.page).filter({ hasText: "done" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    // A finished session opened later: its snapshot, then `end`.
+    await phone.page.locator(".message-assistant .text", { hasText: answer }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await phone.page.locator(".live-ended").waitFor({ timeout: UI_TIMEOUT_MS });
+    await screenshot(phone.page, "session-phone");
+    expect(policyOrScriptProblems(phone)).toEqual([]);
+  });
+
+  it("approves a waiting tool call, and denies another with a reason the model reads", async () => {
+    const { page, ...watched } = await signIn(adminToken);
+    const model = stack.mock.model(uniqueName("model"));
+    await model.script(askTime("toolu_ok"), say("Approved and done."), askTime("toolu_no"), say("Denied, fine."));
+    const tools = [{ type: "builtin" as const, name: "get_time", requires_approval: true }];
+
+    const approved = await admin.createSession({ input: "Time, please.", model: model.key, tools });
+    await page.goto(`${stack.platform.url}/console#/sessions/${approved.id}`);
+    await statusOf(page).filter({ hasText: "waiting for approval" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    const card = page.locator('[data-call="toolu_ok"]');
+    await card.getByRole("button", { name: "Approve" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    // The call's timings and the model step come from the lists read beside the stream.
+    await card.getByText("Asked").waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.locator(".step-table tbody tr").first().waitFor({ timeout: UI_TIMEOUT_MS });
+    await screenshot(page, "session-approval");
+    // From the top of the page, the keyboard alone reaches the button and presses it.
+    await page.getByRole("heading", { level: 1 }).focus();
+    await tabUntilFocused(page, "Approve");
+    await page.keyboard.press("Enter");
+    await statusOf(page).filter({ hasText: "done" }).waitFor({ timeout: RUN_TIMEOUT_MS });
+    expect((await admin.toolCalls(approved.id)).map((call) => [call.id, call.status])).toEqual([["toolu_ok", "done"]]);
+
+    const denied = await admin.createSession({ input: "Time again.", model: model.key, tools });
+    await page.goto(`${stack.platform.url}/console#/sessions/${denied.id}`);
+    const other = page.locator('[data-call="toolu_no"]');
+    await other.getByRole("button", { name: "Deny…" }).click({ timeout: UI_TIMEOUT_MS });
+    await other.getByLabel("Reason (the model reads it)").fill("not during the freeze");
+    await other.getByRole("button", { name: "Deny", exact: true }).click();
+    await statusOf(page).filter({ hasText: "done" }).waitFor({ timeout: RUN_TIMEOUT_MS });
+    const [call] = await admin.toolCalls(denied.id);
+    expect(call).toMatchObject({ id: "toolu_no", status: "error", is_error: true });
+    expect(call?.output).toContain("not during the freeze");
+    expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
+  });
+
+  it("pauses and resumes a session that waits for a client tool, then submits the tool's output from the keyboard", async () => {
+    const { page, ...watched } = await signIn(adminToken);
+    const model = stack.mock.model(uniqueName("model"));
+    await model.script({ reply: { content: [{ type: "tool_use", id: "toolu_temp", name: "read_thermometer", input: {} }] } }, say("It is 21 degrees."));
+    const thermometer = { type: "client" as const, name: "read_thermometer", description: "Reads the room's thermometer.", input_schema: { type: "object", properties: {} } };
+    const session = await admin.createSession({ input: "How warm is it?", model: model.key, tools: [thermometer] });
+
+    await page.goto(`${stack.platform.url}/console#/sessions/${session.id}`);
+    await statusOf(page).filter({ hasText: "waiting for tool output" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.getByRole("button", { name: "Pause", exact: true }).click();
+    await statusOf(page).filter({ hasText: "paused" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect((await admin.getSession(session.id)).status).toBe("paused");
+    await page.getByRole("button", { name: "Resume", exact: true }).click();
+    await statusOf(page).filter({ hasText: "waiting for tool output" }).waitFor({ timeout: UI_TIMEOUT_MS });
+
+    // "Go to it" moves the focus into the waiting call's output field; the rest is typed.
+    await page.getByRole("button", { name: "Go to it" }).click();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("output-toolu_temp");
+    await page.keyboard.type("21 °C");
+    await tabUntilFocused(page, "Submit output");
+    await page.keyboard.press("Enter");
+    await statusOf(page).filter({ hasText: "done" }).waitFor({ timeout: RUN_TIMEOUT_MS });
+    await page.locator(".message-assistant .text", { hasText: "It is 21 degrees." }).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await admin.toolCalls(session.id)).toMatchObject([{ id: "toolu_temp", status: "done", output: "21 °C", is_error: false }]);
+    expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
+  });
+
+  it("cancels a running session from its page, and the rest of the running ones in bulk", async () => {
+    const { page, ...watched } = await signIn(adminToken);
+    const model = stack.mock.model(uniqueName("model"));
+    await model.script({ hang: true, repeat: 3 });
+    const [one, two, three] = await Promise.all([1, 2, 3].map(() => admin.createSession({ input: "Think forever.", model: model.key })));
+    await Promise.all([one, two, three].map((s) => waitForStatus(admin, s!.id, (x) => x.status === "running", RUN_TIMEOUT_MS)));
+
+    await page.goto(`${stack.platform.url}/console#/sessions/${one!.id}`);
+    await statusOf(page).filter({ hasText: "running" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    // Escape closes the question without cancelling; the second time it is confirmed.
+    await page.getByRole("button", { name: "Cancel session…" }).click();
+    await page.getByRole("dialog").waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog").waitFor({ state: "hidden", timeout: UI_TIMEOUT_MS });
+    expect((await admin.getSession(one!.id)).status).toBe("running");
+    await page.getByRole("button", { name: "Cancel session…" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Cancel the session" }).click();
+    await statusOf(page).filter({ hasText: "cancelled" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect((await admin.getSession(one!.id)).status).toBe("cancelled");
+
+    await page.goto(`${stack.platform.url}/console#/sessions?status=running`);
+    await page.getByRole("link", { name: two!.id }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.getByRole("button", { name: "Cancel all running sessions…" }).click();
+    await screenshot(page, "bulk-cancel");
+    await page.getByRole("dialog").getByRole("button", { name: "Cancel them" }).click();
+    await page.getByText("Cancelled 2 sessions.").waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.getByText("No running sessions.").waitFor({ timeout: UI_TIMEOUT_MS });
+    for (const session of [two!, three!]) expect((await waitForFinal(admin, session.id, RUN_TIMEOUT_MS)).status).toBe("cancelled");
+    expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
+  });
+
+  it("shows a tenant admin its own tenant's sessions and never another tenant's", async () => {
+    const other = uniqueName("other");
+    const otherAdmin = await stack.client(other, "bob", ADMIN_SCOPES);
+    const theirs = await otherAdmin.createSession({ metadata: { secret: "theirs" } });
+    const mine = await admin.createSession({});
+
+    const { page, ...watched } = await signIn(adminToken);
+    await page.getByRole("link", { name: mine.id }).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await page.getByText(theirs.id).count()).toBe(0);
+
+    await page.goto(`${stack.platform.url}/console#/sessions/${theirs.id}`);
+    await page.getByText(`No session ${theirs.id} in tenant ${tenant} that you can see.`).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await page.getByText("theirs").count()).toBe(0);
+    // Every read of it was refused as missing, the stream included.
+    const reads = watched.responses.filter((line) => line.includes(theirs.id));
+    expect(reads.length).toBeGreaterThan(0);
+    for (const line of reads) expect(line).toMatch(/ (401|404)$/);
+    expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
+  });
+
+  it("asks to sign in again when a pasted token expires, and refuses an unreadable credential", async () => {
+    const watched = await open();
+    const { page } = watched;
+    await page.goto(`${stack.platform.url}/console`);
+    await page.getByLabel("API key or token").fill("not a credential");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("That is neither an API key").waitFor({ timeout: UI_TIMEOUT_MS });
+
+    const shortLived = await mint({ tenantId: tenant, subject: "short-lived", scopes: ADMIN_SCOPES, ttlSeconds: SHORT_TOKEN_SECONDS });
+    await page.getByLabel("API key or token").fill(shortLived);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Sessions" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.getByText("Your sign-in expired").waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(policyOrScriptProblems(watched)).toEqual([]);
+  });
+
+  it("lets a platform admin edit a tenant's limits, and suspend and unsuspend it", async () => {
+    const platformToken = await mint({ tenantId: uniqueName("ops"), subject: "root", scopes: ["platform:admin"] });
+    const { page, ...watched } = await signIn(platformToken, DESKTOP, "#/tenants");
+    await page.getByRole("heading", { name: "Tenants" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.getByRole("link", { name: tenant, exact: true }).click({ timeout: UI_TIMEOUT_MS });
+    await page.getByRole("button", { name: "Save limits" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.locator(".tenant-sessions table").waitFor({ timeout: UI_TIMEOUT_MS });
+    await screenshot(page, "tenant");
+
+    await page.getByLabel("Concurrent runs").fill("7");
+    await page.getByLabel("Tokens per day").fill("unlimited");
+    await page.getByRole("button", { name: "Save limits" }).click();
+    await page.getByText("Saved.").waitFor({ timeout: UI_TIMEOUT_MS });
+    const config = await admin.expect<{ limits: { max_concurrent_runs: number; max_tokens_per_day: number | null } }>(200, "GET", "/v1/tenant");
+    expect(config.limits).toMatchObject({ max_concurrent_runs: 7, max_tokens_per_day: null });
+
+    await page.getByRole("button", { name: "Suspend tenant…" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Suspend" }).click();
+    await page.locator(".subtitle .warn", { hasText: "suspended" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect((await admin.request("GET", "/v1/tenant")).status).toBe(403);
+    await page.getByRole("button", { name: "Unsuspend tenant…" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Unsuspend" }).click();
+    await page.getByText("Unsuspended.").waitFor({ timeout: UI_TIMEOUT_MS });
+    expect((await admin.request("GET", "/v1/tenant")).status).toBe(200);
+
+    await page.goto(`${stack.platform.url}/console#/tenants`);
+    await page.locator(`[data-tenant="${tenant}"]`).waitFor({ timeout: UI_TIMEOUT_MS });
+    await screenshot(page, "tenants");
+    expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
+  });
+});

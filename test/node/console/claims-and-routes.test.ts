@@ -1,0 +1,94 @@
+/** The console's pure pieces: what a credential says, where an address leads, the limits form. */
+import { describe, expect, it } from "vitest";
+import { credentialKind, powersOf, readClaims, renewDue, RENEW_MARGIN_MS } from "../../../console/src/auth/claims";
+import { fieldsToOverrides, overridesToFields } from "../../../console/src/limits";
+import { parseRoute, type Route, routeHref } from "../../../console/src/route";
+import { fakeJwt } from "./fake-jwt";
+
+describe("credentials", () => {
+  it.each([
+    ["ak_YWNtZQ.key_0123456789abcdef01234567.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ", "api_key"],
+    ["  ak_YWNtZQ.key_0123456789abcdef01234567.secret  ", "api_key"],
+    [fakeJwt({ sub: "a" }), "jwt"],
+    ["ak_nodots", null],
+    ["hello world", null],
+    ["", null],
+    ["a.b", null],
+  ])("%j is %s", (input, kind) => {
+    expect(credentialKind(input)).toBe(kind);
+  });
+
+  it("reads subject, scopes (scope or scp) and expiry of a JWT, and nothing of garbage", () => {
+    expect(readClaims(fakeJwt({ sub: "alice", scope: "sessions:read tenant:admin other:thing", exp: 1_900_000_000 }))).toEqual({
+      subject: "alice",
+      scopes: ["sessions:read", "tenant:admin"],
+      expiresAt: 1_900_000_000_000,
+    });
+    expect(readClaims(fakeJwt({ scp: ["platform:admin"] }))).toEqual({ subject: null, scopes: ["platform:admin"], expiresAt: null });
+    expect(readClaims("not.a-jwt.at-all")).toBeNull();
+    expect(readClaims(`${fakeJwt({}).split(".")[0]}.${Buffer.from("[1,2]").toString("base64url")}.x`)).toBeNull();
+    expect(readClaims("ak_YWNtZQ.key_0123.secret")).toBeNull();
+  });
+
+  it("grants what the platform's scope table grants", () => {
+    expect(powersOf(["sessions:read"])).toEqual({ read: true, write: false, tenantAdmin: false, platformAdmin: false });
+    expect(powersOf(["sessions:write"])).toEqual({ read: false, write: true, tenantAdmin: false, platformAdmin: false });
+    expect(powersOf(["tenant:admin"])).toEqual({ read: true, write: true, tenantAdmin: true, platformAdmin: false });
+    expect(powersOf(["platform:admin"])).toEqual({ read: true, write: true, tenantAdmin: true, platformAdmin: true });
+  });
+
+  it("renews within the margin before expiry, never for a token without expiry", () => {
+    expect(renewDue(null, 0)).toBe(false);
+    expect(renewDue(10 * RENEW_MARGIN_MS, 0)).toBe(false);
+    expect(renewDue(RENEW_MARGIN_MS, 0)).toBe(true);
+    expect(renewDue(1_000, 5_000)).toBe(true);
+  });
+});
+
+describe("routes", () => {
+  const routes: [string, Route][] = [
+    ["", { view: "sessions", status: null, createdBy: null, cursor: null }],
+    ["#/sessions?status=running&created_by=bob&cursor=abc", { view: "sessions", status: "running", createdBy: "bob", cursor: "abc" }],
+    ["#/sessions/ses_123", { view: "session", id: "ses_123" }],
+    ["#/tenants?cursor=x", { view: "tenants", cursor: "x" }],
+    ["#/tenants/acme.eu?status=paused", { view: "tenant", tenantId: "acme.eu", status: "paused", createdBy: null, cursor: null }],
+  ];
+  it.each(routes)("%j is %j and back", (hash, route) => {
+    expect(parseRoute(hash)).toEqual(route);
+    if (hash !== "") expect(parseRoute(routeHref(route))).toEqual(route);
+  });
+
+  it("ignores an unknown status and answers unknown places as not found", () => {
+    expect(parseRoute("#/sessions?status=exploded")).toMatchObject({ view: "sessions", status: null });
+    expect(parseRoute("#/nowhere")).toEqual({ view: "not_found", path: "/nowhere" });
+    expect(parseRoute("#/sessions/a/b")).toMatchObject({ view: "not_found" });
+    expect(parseRoute("#/sessions/%E0%A4%A")).toMatchObject({ view: "not_found" });
+  });
+
+  it("encodes ids and subjects, so no value can add a path segment or a parameter", () => {
+    expect(routeHref({ view: "session", id: "ses_a/b?c" })).toBe("#/sessions/ses_a%2Fb%3Fc");
+    expect(parseRoute(routeHref({ view: "sessions", status: null, createdBy: "a&status=done", cursor: null }))).toMatchObject({ createdBy: "a&status=done", status: null });
+  });
+});
+
+describe("the limits form", () => {
+  it("shows overrides as text and empty for the defaults", () => {
+    expect(overridesToFields({ max_concurrent_runs: 7, max_tokens_per_day: null })).toMatchObject({
+      max_concurrent_runs: "7",
+      max_tokens_per_day: "unlimited",
+      max_steps_per_run: "",
+    });
+  });
+
+  it("reads fields back into the overrides that replace the tenant's, or names the first bad field", () => {
+    expect(fieldsToOverrides({ max_concurrent_runs: " 7 ", max_tokens_per_day: "Unlimited", requests_per_minute: "1,200", max_steps_per_run: "" })).toEqual({
+      ok: true,
+      overrides: { max_concurrent_runs: 7, max_tokens_per_day: null, requests_per_minute: 1200 },
+    });
+    expect(fieldsToOverrides({ max_steps_per_run: "unlimited" })).toMatchObject({ ok: false, field: "max_steps_per_run" });
+    expect(fieldsToOverrides({ max_concurrent_runs: "0" })).toMatchObject({ ok: false, field: "max_concurrent_runs" });
+    expect(fieldsToOverrides({ max_concurrent_runs: "2.5" })).toMatchObject({ ok: false, field: "max_concurrent_runs" });
+    expect(fieldsToOverrides({ max_schedules: "0" })).toEqual({ ok: true, overrides: { max_schedules: 0 } });
+    expect(fieldsToOverrides({})).toEqual({ ok: true, overrides: {} });
+  });
+});
