@@ -312,6 +312,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     this.#host.events.streams.close({ all: true }, CLOSE_CODES.ended, "session erased");
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
+    this.#host.store.forget();
     return { ok: true, value: null };
   }
 

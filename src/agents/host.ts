@@ -1,7 +1,8 @@
 /**
  * The Agent's working parts, shared by its control methods and its alarm: run-state updates,
  * the alarm, calls in flight, the event log, reports to the tenant index, and the settling of
- * tool calls. It holds no state of its own beyond what is rebuilt from storage on every wake.
+ * tool calls. It holds no state of its own beyond what is rebuilt from storage on every wake
+ * (the store keeps its reads for one synchronous stretch only: see kv-stretch.ts).
  *
  * Two rules live here rather than in each caller: every change a control or a unit makes ends
  * with `settle()` (the alarm set for what is due next, then the report the index is owed), and
@@ -136,7 +137,8 @@ export class AgentHost {
 
   /** True while the unit that started with `generation` may still save its result. */
   isCurrent(generation: number): boolean {
-    if (!this.session()) return false; // erased meanwhile
+    // Read from storage after every await (kv-stretch.ts), so a change made meanwhile counts.
+    if (!this.store.exists()) return false; // erased meanwhile
     const run = this.store.run();
     return run.generation === generation && run.status === "running";
   }
@@ -308,7 +310,7 @@ export class AgentHost {
    * loses) the next step; again after, since both changed what is due.
    */
   async settle(): Promise<void> {
-    if (!this.session()) return;
+    if (!this.store.exists()) return;
     await this.syncAlarm();
     let acted = false;
     if (shouldReport(this.store.run(), Date.now())) {
@@ -316,12 +318,12 @@ export class AgentHost {
       const ack = await this.#report();
       // A start admitted just before its tenant was suspended, or a run the suspension sweep
       // missed, learns it here and stops; the final status is reported in turn.
-      if (ack?.suspended && this.session() && ACTIVE_STATUSES.includes(this.store.run().status)) {
+      if (ack?.suspended && this.store.exists() && ACTIVE_STATUSES.includes(this.store.run().status)) {
         this.cancelRun();
         await this.#report();
       }
     }
-    if (this.session() && (await this.outbox.handOff()) !== "nothing_owed") acted = true;
+    if (this.store.exists() && (await this.outbox.handOff()) !== "nothing_owed") acted = true;
     if (acted) await this.syncAlarm();
   }
 
@@ -329,7 +331,7 @@ export class AgentHost {
   async #report(): Promise<ReportAck | null> {
     const batch = this.outbox.batch();
     const ack = await this.reporter.send(batch);
-    if (!batch || !this.session()) return ack;
+    if (!batch || !this.store.exists()) return ack;
     if (ack?.notifications_taken) this.outbox.acknowledge(batch);
     else this.outbox.failed(ack ? "the index refused the notifications" : "the report with the notifications failed");
     return ack;
@@ -337,7 +339,7 @@ export class AgentHost {
 
   /** The alarm at or before the next wake `nextWakeAt` asks for, or none when nothing is due. */
   async syncAlarm(): Promise<void> {
-    if (!this.session()) return;
+    if (!this.store.exists()) return;
     const now = Date.now();
     const target = nextWakeAt(this.store.run(), now, {
       socketDeadline: this.events.streams.earliestSocketDeadline(),

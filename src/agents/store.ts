@@ -52,6 +52,7 @@ import { migrate } from "../storage/migrations";
 import type { IntPairCursor } from "../tenants/cursor";
 import { estimateMessageTokens, type MessageKind, messageKind } from "./context/estimate";
 import type { MessageMeta } from "./context/window";
+import { KvStretchCache } from "./kv-stretch";
 import { AGENT_MIGRATIONS } from "./migrations";
 import type { UnitKind, UnitOutcome } from "./run/next-unit";
 import type { DiscoveredTool } from "./tools/mcp/plan";
@@ -163,11 +164,26 @@ export interface StepRecord {
 const RUN_TOOLS_KEY = "run_tools";
 
 export class AgentStore {
-  constructor(private readonly storage: DurableObjectStorage) {}
+  /** The KV entries below, read once per synchronous stretch (see kv-stretch.ts). */
+  readonly #kv: KvStretchCache;
+
+  constructor(private readonly storage: DurableObjectStorage) {
+    this.#kv = new KvStretchCache(storage.kv);
+  }
 
   /** The session's settings, or undefined when it was never created. Reads only. */
   session(): StoredSession | undefined {
-    return this.storage.kv.get<StoredSession>("session");
+    return this.#kv.get<StoredSession>("session");
+  }
+
+  /** Whether the session exists (was created and not erased), without reading its settings. */
+  exists(): boolean {
+    return this.#kv.get<RunState>("run") !== undefined;
+  }
+
+  /** Storage was changed or erased other than through this store. */
+  forget(): void {
+    this.#kv.forget();
   }
 
   requireSession(): StoredSession {
@@ -178,28 +194,31 @@ export class AgentStore {
 
   /** Brings an existing session's storage to the current layout; a never-created id stays empty. */
   migrateIfCreated(): void {
-    if (this.session()) migrate(this.storage, AGENT_MIGRATIONS);
+    if (!this.session()) return;
+    migrate(this.storage, AGENT_MIGRATIONS);
+    this.#kv.forget(); // a migration may rewrite the stored run state
   }
 
   putSession(session: StoredSession): void {
-    this.storage.kv.put("session", session);
+    this.#kv.put("session", session);
   }
 
   run(): RunState {
-    const run = this.storage.kv.get<RunState>("run");
+    const run = this.#kv.get<RunState>("run");
     if (!run) throw new Error("run state read before the session was created");
     return run;
   }
 
   putRun(run: RunState): void {
-    this.storage.kv.put("run", run);
+    this.#kv.put("run", run);
   }
 
   /** Creates the tables and writes the settings; the one place that first writes storage. */
   create(session: StoredSession, run: RunState): void {
     migrate(this.storage, AGENT_MIGRATIONS);
-    this.storage.kv.put("session", session);
-    this.storage.kv.put("run", run);
+    this.#kv.forget();
+    this.#kv.put("session", session);
+    this.#kv.put("run", run);
   }
 
   #inTransaction = false;
@@ -210,6 +229,10 @@ export class AgentStore {
     this.#inTransaction = true;
     try {
       return this.storage.transactionSync(fn);
+    } catch (err) {
+      // Rolled back: what the cache remembers of its writes never happened.
+      this.#kv.forget();
+      throw err;
     } finally {
       this.#inTransaction = false;
     }
@@ -400,7 +423,7 @@ export class AgentStore {
 
   /** Whether the current run's MCP tools were discovered and saved. */
   runToolsDiscovered(): boolean {
-    return this.storage.kv.get(RUN_TOOLS_KEY) !== undefined;
+    return this.#kv.get(RUN_TOOLS_KEY) !== undefined;
   }
 
   runTools(): DiscoveredTool[] {
@@ -432,13 +455,13 @@ export class AgentStore {
         tool.at_most_once ? 1 : 0,
       );
     });
-    this.storage.kv.put(RUN_TOOLS_KEY, { discovered_at: now });
+    this.#kv.put(RUN_TOOLS_KEY, { discovered_at: now });
   }
 
   /** A new run lists its servers' tools again. */
   clearRunTools(): void {
     this.storage.sql.exec("DELETE FROM run_tools");
-    this.storage.kv.delete(RUN_TOOLS_KEY);
+    this.#kv.delete(RUN_TOOLS_KEY);
   }
 
   /** Records a unit's timing; keeps the newest `MAX_STORED_STEPS` rows. */
@@ -619,11 +642,11 @@ export class AgentStore {
   /** Deletes the events up to `id` and records that they are gone. */
   pruneEventsThrough(id: number): void {
     this.storage.sql.exec("DELETE FROM events WHERE id <= ?", id);
-    this.storage.kv.put(EVENTS_PRUNED_THROUGH_KEY, Math.max(id, this.eventsPrunedThrough()));
+    this.#kv.put(EVENTS_PRUNED_THROUGH_KEY, Math.max(id, this.eventsPrunedThrough()));
   }
 
   eventsPrunedThrough(): number {
-    return this.storage.kv.get<number>(EVENTS_PRUNED_THROUGH_KEY) ?? 0;
+    return this.#kv.get<number>(EVENTS_PRUNED_THROUGH_KEY) ?? 0;
   }
 }
 

@@ -12,7 +12,7 @@
  */
 import { base64url } from "jose";
 import { sha256Hex, toHex } from "../hex";
-import { authFail, authOk, type AuthResult } from "./failure";
+import { type AuthFailure, authFail, authOk, type AuthResult } from "./failure";
 import { API_KEY_SCOPES, TENANT_ID_PATTERN, isValidTenantId, parseScopes, type Scope } from "./principal";
 
 export const API_KEY_PREFIX = "ak_";
@@ -94,17 +94,11 @@ export async function hashApiKeySecret(secret: string): Promise<string> {
  * (through logs) that a key was revoked or expired. The principal's subject is `key:<key_id>`:
  * stable per key, so sessions a backend creates stay visible to that same key.
  */
-export async function verifyApiKey(parsed: ParsedApiKey, record: ApiKeyRecord | null, now: number): Promise<AuthResult> {
+export async function verifyApiKey(parsed: ParsedApiKey, record: ApiKeyRecord | null, now: number, presentedHash?: string): Promise<AuthResult> {
   if (!record || record.key_id !== parsed.keyId || record.tenant_id !== parsed.tenantId) return authFail("key_unknown");
-  const presented = await hashApiKeySecret(parsed.secret);
-  if (!SHA256_HEX.test(record.hash) || !constantTimeEqual(presented, record.hash)) return authFail("key_secret_mismatch");
-  if (record.revoked_at !== null) return authFail("key_revoked");
-  let expiresAt: number | undefined;
-  if (record.expires_at !== null) {
-    expiresAt = Date.parse(record.expires_at);
-    // An unreadable expiry fails closed.
-    if (Number.isNaN(expiresAt) || now >= expiresAt) return authFail("key_expired");
-  }
+  const failure = checkApiKeyRecord(parsed, presentedHash ?? (await hashApiKeySecret(parsed.secret)), record, now);
+  if (failure) return authFail(failure);
+  const expiresAt = record.expires_at === null ? undefined : Date.parse(record.expires_at);
   const scopes = parseScopes(record.scopes).filter((scope) => API_KEY_SCOPES.includes(scope));
   return authOk({
     tenantId: record.tenant_id,
@@ -114,6 +108,28 @@ export async function verifyApiKey(parsed: ParsedApiKey, record: ApiKeyRecord | 
     keyId: record.key_id,
     ...(expiresAt === undefined ? {} : { expiresAt }),
   });
+}
+
+/**
+ * Pure: why `record` does not accept a presented key of tenant `tenantId` and id `keyId` whose
+ * secret hashes to `presentedHash`, or null when it does. The one set of checks, shared by
+ * `verifyApiKey` and by the tenant index when it admits a key's request in the same call.
+ */
+export function checkApiKeyRecord(
+  presented: Pick<ParsedApiKey, "tenantId" | "keyId">,
+  presentedHash: string,
+  record: ApiKeyRecord | null,
+  now: number,
+): AuthFailure | null {
+  if (!record || record.key_id !== presented.keyId || record.tenant_id !== presented.tenantId) return "key_unknown";
+  if (!SHA256_HEX.test(record.hash) || !constantTimeEqual(presentedHash, record.hash)) return "key_secret_mismatch";
+  if (record.revoked_at !== null) return "key_revoked";
+  if (record.expires_at !== null) {
+    const expiresAt = Date.parse(record.expires_at);
+    // An unreadable expiry fails closed.
+    if (Number.isNaN(expiresAt) || now >= expiresAt) return "key_expired";
+  }
+  return null;
 }
 
 /** Equal-length hex digests compared without an early exit on the first differing byte. */

@@ -2,7 +2,7 @@
  * The single entry point of authentication: reads `Authorization: Bearer <credential>` and
  * dispatches to the API key or JWT path. `now` is epoch milliseconds.
  */
-import { API_KEY_PREFIX, parseApiKey, verifyApiKey, type ApiKeyRecord } from "./api-keys";
+import { API_KEY_PREFIX, hashApiKeySecret, parseApiKey, verifyApiKey, type ApiKeyRecord } from "./api-keys";
 import { authFail, type AuthResult } from "./failure";
 import { MAX_JWT_BYTES, verifyJwt, type JwtDeps } from "./jwt";
 
@@ -19,8 +19,12 @@ const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
 export type KeyScreen = "look_up" | "known_unknown" | "address_blocked";
 
 export interface AuthenticateDeps extends JwtDeps {
-  /** Looks a key up in the tenant's own store; null when there is none. */
-  findApiKey(tenantId: string, keyId: string): Promise<ApiKeyRecord | null>;
+  /**
+   * Looks a key up in the tenant's own store; null when there is none. `presentedHash` is the
+   * hash of the secret presented, for a store that checks it too (and then admits the request
+   * in the same round trip); the verdict is still `verifyApiKey`'s, here.
+   */
+  findApiKey(tenantId: string, keyId: string, presentedHash: string): Promise<ApiKeyRecord | null>;
   /** Consulted before `findApiKey`; without it every well-formed key is looked up. */
   screenApiKey?(tenantId: string, keyId: string): KeyScreen;
 }
@@ -40,11 +44,12 @@ async function authenticateApiKey(credential: string, deps: AuthenticateDeps, no
   const screen = deps.screenApiKey?.(parsed.tenantId, parsed.keyId) ?? "look_up";
   if (screen === "known_unknown") return authFail("key_unknown_cached");
   if (screen === "address_blocked") return authFail("address_blocked");
+  const presentedHash = await hashApiKeySecret(parsed.secret);
   let record: ApiKeyRecord | null;
   try {
-    record = await deps.findApiKey(parsed.tenantId, parsed.keyId);
+    record = await deps.findApiKey(parsed.tenantId, parsed.keyId, presentedHash);
   } catch {
     return authFail("key_store_unavailable");
   }
-  return verifyApiKey(parsed, record, now);
+  return verifyApiKey(parsed, record, now, presentedHash);
 }

@@ -12,6 +12,7 @@ import { loadConfig } from "../config";
 import type { PartialLimits } from "../limits";
 import { admit } from "./admission";
 import * as apiKeys from "./api-key-store";
+import { checkApiKeyRecord } from "../auth/api-keys";
 import { agentCanceller, cancelEach } from "./bulk-cancel";
 import { closeStreamsOf, noteStream, sessionsStreaming, sessionsStreamingWithKey } from "./event-streams";
 import { MAX_CURSOR_CHARS } from "./cursor";
@@ -73,9 +74,24 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
 
   /** Called before the key is verified: it must not bind or register the tenant (see `peek`). */
   async findApiKey(tenantId: string, keyId: string): Promise<apiKeys.ApiKeyRecord | null> {
-    // Unbound, or bound by a first call still registering: either way no key is stored yet.
-    if (!this.#binding.peek(tenantId) || !this.#migrated) return null;
-    return apiKeys.findApiKey(this.#sql, tenantId, requireString("keyId", keyId));
+    return this.#findApiKey(tenantId, requireString("keyId", keyId));
+  }
+
+  /**
+   * The API-key path of a request in one round trip: the key's record, and the request admitted
+   * (suspension, rate limit) in the same call only when the key stands, checked here with the
+   * gateway's own rule (`checkApiKeyRecord`), so a wrong secret never spends a rate budget. The
+   * record is read from storage on every call: a revocation takes effect on the next request.
+   */
+  async admitApiKey(tenantId: string, keyId: string, input: T.AdmitApiKeyInput): Promise<T.ApiKeyAdmission> {
+    const id = requireString("keyId", keyId);
+    const secretHash = requireString("secretHash", input.secretHash);
+    const bucket = requireString("bucket", input.bucket);
+    const now = requireNow(input.now);
+    const record = this.#findApiKey(tenantId, id);
+    if (checkApiKeyRecord({ tenantId, keyId: id }, secretHash, record, now) !== null) return { record, admission: null };
+    await this.#enter(tenantId);
+    return { record, admission: admit(this.#readConfig(), this.#limiter, bucket, now) };
   }
 
   async touchApiKey(tenantId: string, keyId: string, now: number): Promise<boolean> {
@@ -467,6 +483,13 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
 
   get #sql(): SqlStorage {
     return this.ctx.storage.sql;
+  }
+
+  /** Reads only: it must not bind or register the tenant (see `peek`). */
+  #findApiKey(tenantId: string, keyId: string): apiKeys.ApiKeyRecord | null {
+    // Unbound, or bound by a first call still registering: either way no key is stored yet.
+    if (!this.#binding.peek(tenantId) || !this.#migrated) return null;
+    return apiKeys.findApiKey(this.#sql, tenantId, keyId);
   }
 
   async #enter(tenantId: string): Promise<void> {

@@ -3,6 +3,7 @@
  * place so the gateway and the Agent can import them without importing the classes.
  */
 import type { SessionStatus, SessionSummary } from "../agents/types";
+import type { ApiKeyRecord } from "../auth/api-keys";
 import type { Limits, PartialLimits } from "../limits";
 
 export type Admission =
@@ -15,6 +16,20 @@ export interface AdmitRequestInput {
   /** Who is counted: the API key id or the JWT subject. */
   bucket: string;
   now: number;
+}
+
+export interface AdmitApiKeyInput extends AdmitRequestInput {
+  /** `hashApiKeySecret` of the secret presented with the key. */
+  secretHash: string;
+}
+
+/**
+ * A key's lookup and, when the key stands (right secret, neither revoked nor expired at `now`),
+ * the request's admission from the same call; `admission` is null when the key does not stand.
+ */
+export interface ApiKeyAdmission {
+  record: ApiKeyRecord | null;
+  admission: Admission | null;
 }
 
 export interface TenantConfig {

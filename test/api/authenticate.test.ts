@@ -1,8 +1,9 @@
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { tenantIndexStub } from "../../src/objects";
+import { TenantIndex } from "../../src/tenants/tenant-index";
 import type { ApiKeyRecord } from "../../src/auth/api-keys";
-import { exchangedKeyStillValid, rateBucket } from "../../src/api/middleware/authenticate";
+import { exchangedKeyStillValid, LAST_USED_RESOLUTION_MS, lastUseDue, rateBucket } from "../../src/api/middleware/authenticate";
 import { PROBLEM_TYPE_BASE } from "../../src/api/errors";
 import { call, callJson, readProblem } from "../support/api";
 import { bearer, freshTenant, platformToken } from "../support/tokens";
@@ -97,6 +98,50 @@ describe("authentication", () => {
     await expect
       .poll(async () => (await tenantIndexStub(env, tenantId).findApiKey(tenantId, created.key_id))?.last_used_at ?? null)
       .not.toBeNull();
+  });
+});
+
+describe("an API key's round trips to the tenant index", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("checks the key and admits the request in one call before answering", async () => {
+    const tenantId = freshTenant();
+    const created = await createKey(tenantId, ["sessions:read"]);
+    // The index runs in this isolate: its methods can be counted on the prototype.
+    const names = Object.getOwnPropertyNames(TenantIndex.prototype).filter((name) => name !== "constructor");
+    const spies = new Map(names.map((name) => [name, vi.spyOn(TenantIndex.prototype, name as keyof TenantIndex)]));
+    const res = await call("/v1/tenant", { headers: { Authorization: `Bearer ${created.key}` } });
+    expect(res.status).toBe(200);
+    const called = (name: string) => spies.get(name)!.mock.calls.length;
+    expect(called("admitApiKey")).toBe(1);
+    expect(called("findApiKey")).toBe(0);
+    expect(called("admitRequest")).toBe(0);
+  });
+
+  it("records a key's use at most once a minute, so requests do not wait on the index's writes", async () => {
+    const tenantId = freshTenant();
+    const created = await createKey(tenantId, ["sessions:read"]);
+    const touch = vi.spyOn(TenantIndex.prototype, "touchApiKey");
+    for (let i = 0; i < 3; i++) {
+      const res = await call("/v1/tenant", { headers: { Authorization: `Bearer ${created.key}` } });
+      expect(res.status).toBe(200);
+      // The first use is being recorded in the background: let it land before the next request.
+      if (i === 0) await expect.poll(async () => (await tenantIndexStub(env, tenantId).findApiKey(tenantId, created.key_id))?.last_used_at ?? null).not.toBeNull();
+    }
+    expect(touch).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe("lastUseDue", () => {
+  const now = Date.parse("2026-01-01T00:10:00Z");
+  it("records a first use, a use a minute or more after the recorded one, and one after an unreadable time", () => {
+    expect(lastUseDue(null, now)).toBe(true);
+    expect(lastUseDue(new Date(now - LAST_USED_RESOLUTION_MS).toISOString(), now)).toBe(true);
+    expect(lastUseDue("not a time", now)).toBe(true);
+  });
+  it("skips a use within the minute", () => {
+    expect(lastUseDue(new Date(now - LAST_USED_RESOLUTION_MS + 1).toISOString(), now)).toBe(false);
+    expect(lastUseDue(new Date(now).toISOString(), now)).toBe(false);
   });
 });
 

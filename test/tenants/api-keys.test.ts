@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { type ApiKeyRecord, generateApiKey } from "../../src/auth/api-keys";
+import { type ApiKeyRecord, generateApiKey, hashApiKeySecret } from "../../src/auth/api-keys";
 import { BASE_MS, expectIndexRejects, freshTenant, indexOf } from "./helpers";
 
 async function newRecord(tenantId: string, createdMs: number, name = "backend"): Promise<ApiKeyRecord> {
@@ -77,6 +77,42 @@ describe("API keys", () => {
     expect(await index.touchApiKey(tenantId, record.key_id, BASE_MS + 42_000)).toBe(true);
     expect((await index.findApiKey(tenantId, record.key_id))?.last_used_at).toBe(new Date(BASE_MS + 42_000).toISOString());
     expect(await index.touchApiKey(tenantId, "key_000000000000000000000000", BASE_MS)).toBe(false);
+  });
+
+  it("admits a standing key's request in the same call as its lookup, and no other", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    const record = await newRecord(tenantId, BASE_MS);
+    const revoked = await newRecord(tenantId, BASE_MS, "revoked");
+    const expired = { ...(await newRecord(tenantId, BASE_MS, "expired")), expires_at: new Date(BASE_MS + 1_000).toISOString() };
+    for (const r of [record, revoked, expired]) await index.createApiKey(tenantId, r);
+    await index.revokeApiKey(tenantId, revoked.key_id, BASE_MS);
+    const now = BASE_MS + 2_000;
+    const input = (r: ApiKeyRecord) => ({ secretHash: r.hash, bucket: `key:${r.key_id}`, now });
+
+    const admitted = await index.admitApiKey(tenantId, record.key_id, input(record));
+    expect(admitted.record).toEqual(record);
+    expect(admitted.admission).toMatchObject({ ok: true, suspended: false });
+    // Found, but not standing: the record comes back for the gateway's verdict, no admission.
+    const wrongSecret = await index.admitApiKey(tenantId, record.key_id, { ...input(record), secretHash: await hashApiKeySecret("not the secret") });
+    expect(wrongSecret).toEqual({ record, admission: null });
+    expect((await index.admitApiKey(tenantId, revoked.key_id, input(revoked))).admission).toBeNull();
+    expect((await index.admitApiKey(tenantId, expired.key_id, input(expired))).admission).toBeNull();
+    expect(await index.admitApiKey(tenantId, "key_000000000000000000000000", input(record))).toEqual({ record: null, admission: null });
+  });
+
+  it("spends no rate budget on a key presented with the wrong secret", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    await index.setLimitOverrides(tenantId, { requests_per_minute: 1 });
+    const record = await newRecord(tenantId, BASE_MS);
+    await index.createApiKey(tenantId, record);
+    const input = { secretHash: record.hash, bucket: `key:${record.key_id}`, now: BASE_MS };
+    const wrong = { ...input, secretHash: await hashApiKeySecret("a guess") };
+    for (let i = 0; i < 3; i++) expect((await index.admitApiKey(tenantId, record.key_id, wrong)).admission).toBeNull();
+    expect((await index.admitApiKey(tenantId, record.key_id, input)).admission).toMatchObject({ ok: true });
+    // The budget of one request a minute is spent by the request that was let in.
+    expect((await index.admitApiKey(tenantId, record.key_id, input)).admission).toMatchObject({ ok: false, code: "rate_limited" });
   });
 
   it("refuses a record of another tenant, a reused key id and unknown scopes", async () => {

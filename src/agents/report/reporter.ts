@@ -62,14 +62,14 @@ export class Reporter {
       const index = tenantIndexStub(this.env, session.tenant_id);
       ack = await (notifications ? index.reportSession(session.tenant_id, summary, notifications) : index.reportSession(session.tenant_id, summary));
     } catch (err) {
-      if (!this.store.session()) return null; // erased meanwhile: nothing left to report
+      if (!this.store.exists()) return null; // erased meanwhile: nothing left to report
       log("warn", "report_failed", { tenant_id: session.tenant_id, session_id: session.id, error: String(err) });
       const run = this.store.run();
       const failures = run.report_failures + 1;
       this.store.putRun({ ...run, report_failures: failures, report_retry_at: Date.now() + reportRetryDelay(failures) });
       return null;
     }
-    if (!this.store.session()) return null;
+    if (!this.store.exists()) return null;
     this.#tokensTodayAtAck = ack.tokens_today;
     this.#ownTokensAtAck = totalTokens(summary.usage);
     const run = this.store.run();

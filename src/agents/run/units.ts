@@ -76,7 +76,7 @@ function logRetry(host: AgentHost, kind: UnitKind, outcome: UnitOutcome, duratio
 
 /** A unit's row in the steps table; the run's `ready_at` moves to its end for the next one. */
 function recordStep(host: AgentHost, kind: UnitKind, before: ReturnType<AgentHost["store"]["run"]>, startedAt: number, outcome: UnitOutcome): void {
-  if (!host.session()) return; // erased meanwhile
+  if (!host.store.exists()) return; // erased meanwhile
   const endedAt = Date.now();
   const after = host.store.run();
   const spent = kind === "model" || kind === "summary";

@@ -18,7 +18,7 @@ export const ApiKeySchema = z
     created_at: TimestampSchema,
     expires_at: TimestampSchema.nullable(),
     revoked_at: TimestampSchema.nullable(),
-    last_used_at: TimestampSchema.nullable(),
+    last_used_at: TimestampSchema.nullable().openapi({ description: "When the key last let a request in, to the minute: a use within a minute of the recorded one is not recorded again." }),
   })
   .openapi("ApiKey");
 

@@ -2,7 +2,9 @@
  * Authentication and admission of every `/v1` request: who is calling (`authenticate` from
  * src/auth, one generic 401 on any failure; the credential comes from `Authorization`, or for
  * the events route from `?access_token=`, see url-token.ts), then whether its tenant lets it in
- * (suspension, rate limit). Sets `principal` and `limits` for everything after it.
+ * (suspension, rate limit). Sets `principal` and `limits` for everything after it. An API key
+ * is looked up and its request admitted in one call to the tenant index (`admitApiKey`); the
+ * key's record is read afresh on every request, so a revocation still counts at once.
  *
  * Failed authentications are counted per client address (`AuthGuard`). Once an address is
  * blocked, its requests still go through every check that needs no I/O: a JWT that verifies,
@@ -14,6 +16,7 @@ import { tenantIndexStub } from "../../objects";
 import type { ApiKeyRecord } from "../../auth/api-keys";
 import { authenticate as authenticateCredential, type AuthenticateDeps } from "../../auth/authenticate";
 import type { AuthFailure } from "../../auth/failure";
+import type { Env } from "../../env";
 import type { Admission } from "../../tenants/types";
 import type { Principal } from "../../auth/principal";
 import { authGuard, type AuthGuard } from "../auth-guard";
@@ -39,7 +42,8 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
       log("info", "auth_failed", { request_id: c.var.requestId, reason: inUrl.reason, blocked });
       return refuse(c, guard, address, now);
     }
-    const deps = guardedDeps(await authDeps(c.env, c.var.config), guard, blocked, now);
+    const keyAdmission: KeyAdmission = { keyId: null, admission: null, lastUsedAt: null };
+    const deps = guardedDeps(c.env, await authDeps(c.env, c.var.config), guard, blocked, now, keyAdmission);
     const result = await authenticateCredential(inUrl.kind === "token" ? inUrl.authorization : header, deps, now);
     if (!result.ok) {
       // The reason is for operators only; the caller gets the same 401 whatever failed, unless
@@ -62,7 +66,8 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     }
     if (principal.via === "api_key" && principal.keyId !== undefined) guard.noteVerifiedKey(principal.tenantId, principal.keyId, now);
 
-    const admission: Admission = await reachIndex(c, async (): Promise<Admission> => index.admitRequest(principal.tenantId, { bucket: rateBucket(principal), now }));
+    const admitted = principal.via === "api_key" && principal.keyId !== undefined && keyAdmission.keyId === principal.keyId ? keyAdmission.admission : null;
+    const admission: Admission = admitted ?? (await reachIndex(c, async (): Promise<Admission> => index.admitRequest(principal.tenantId, { bucket: rateBucket(principal), now })));
     if (!admission.ok) {
       if (admission.code === "suspended") throw new ApiError("tenant_suspended");
       throw new ApiError("rate_limited", "Too many requests for this tenant; retry later.", {
@@ -74,7 +79,7 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     c.set("settings", admission.settings);
     enforceDeclaredLength(c, bodyCapFor(admission.limits, c.req.method, c.req.path));
 
-    if (principal.via === "api_key" && principal.keyId !== undefined) {
+    if (principal.via === "api_key" && principal.keyId !== undefined && lastUseDue(keyAdmission.lastUsedAt, now)) {
       const keyId = principal.keyId;
       inBackground(c, index.touchApiKey(principal.tenantId, keyId, now), "touch_api_key_failed");
     }
@@ -101,14 +106,30 @@ async function refuse(c: AppContext, guard: AuthGuard, address: string | null, n
   throw new ApiError("unauthorized");
 }
 
-/** The isolate's auth dependencies with this request's view of the guard: screening and the unknown-key note. */
-function guardedDeps(deps: AuthenticateDeps, guard: AuthGuard, addressBlocked: boolean, now: number): AuthenticateDeps {
+/** What the API-key lookup of this request brought back besides the record: its admission. */
+interface KeyAdmission {
+  keyId: string | null;
+  admission: Admission | null;
+  /** The key's `last_used_at` as stored before this request. */
+  lastUsedAt: string | null;
+}
+
+/**
+ * The isolate's auth dependencies with this request's view of the guard (screening and the
+ * unknown-key note), and an API-key lookup that admits the request in the same round trip,
+ * leaving the admission in `admitted` (null when the key did not stand).
+ */
+function guardedDeps(env: Env, deps: AuthenticateDeps, guard: AuthGuard, addressBlocked: boolean, now: number, admitted: KeyAdmission): AuthenticateDeps {
   return {
     ...deps,
     screenApiKey: (tenantId, keyId) => guard.screenApiKey(tenantId, keyId, addressBlocked, now),
-    findApiKey: async (tenantId, keyId) => {
-      const record = await deps.findApiKey(tenantId, keyId);
+    findApiKey: async (tenantId, keyId, presentedHash) => {
+      const input = { secretHash: presentedHash, bucket: keyBucket(keyId), now };
+      const { record, admission } = await tenantIndexStub(env, tenantId).admitApiKey(tenantId, keyId, input);
       if (record === null) guard.noteUnknownKey(tenantId, keyId, now);
+      admitted.keyId = keyId;
+      admitted.admission = admission;
+      admitted.lastUsedAt = record?.last_used_at ?? null;
       return record;
     },
   };
@@ -138,7 +159,23 @@ async function reachIndex<T>(c: AppContext, call: () => Promise<T>): Promise<T> 
  * the JWT subject. The tenant-wide limit is applied by the tenant index on top of it.
  */
 export function rateBucket(principal: Principal): string {
-  return principal.keyId !== undefined ? `key:${principal.keyId}` : `sub:${principal.subject}`;
+  return principal.keyId !== undefined ? keyBucket(principal.keyId) : `sub:${principal.subject}`;
+}
+
+const keyBucket = (keyId: string) => `key:${keyId}`;
+
+/**
+ * A key's `last_used_at` is recorded at most this often. Recording it on every request made
+ * each API-key request wait for a commit of the tenant index: an object's answers wait until
+ * its writes are durable, and the previous request's record was still being written.
+ */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Pure: whether this use of a key should be recorded (`lastUsedAt`: as stored, ISO, or null). */
+export function lastUseDue(lastUsedAt: string | null, now: number): boolean {
+  if (lastUsedAt === null) return true;
+  const last = Date.parse(lastUsedAt);
+  return Number.isNaN(last) || now - last >= LAST_USED_RESOLUTION_MS;
 }
 
 /** Pure: whether the key a token was exchanged from still stands (exists, not revoked, not expired). */

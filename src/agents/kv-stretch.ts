@@ -1,0 +1,57 @@
+/**
+ * The Agent's key-value reads, kept for one synchronous stretch of JavaScript. A unit reads its
+ * session and run state many times between two awaits, and each read used to deserialize the
+ * stored value again; now the first read of a stretch does, and the rest share its result.
+ *
+ * Why this is safe without any invalidation by callers: nothing else runs inside a synchronous
+ * stretch, so no other request, alarm or test can write storage there; the cache is dropped by
+ * a microtask queued with its first entry, which runs before the continuation of any await.
+ * After every await (a model call, an RPC, an alarm's start) the next read goes to storage again,
+ * so a unit that resumes sees every write made meanwhile, however it was made; the generation
+ * check (`AgentHost.isCurrent`) reads the stored run. Writes made here are kept as written; a
+ * transaction that throws (and so rolls back) must call `forget()`.
+ */
+
+/** What `get` remembered for a key that holds nothing. */
+const ABSENT = Symbol("absent");
+
+export class KvStretchCache {
+  readonly #values = new Map<string, unknown>();
+  #clearQueued = false;
+
+  constructor(private readonly kv: SyncKvStorage) {}
+
+  /** The stored value, read from storage once per stretch. Callers must not change it. */
+  get<T>(key: string): T | undefined {
+    const known = this.#values.get(key);
+    if (known !== undefined) return known === ABSENT ? undefined : (known as T);
+    const value = this.kv.get<T>(key);
+    this.#remember(key, value);
+    return value;
+  }
+
+  put<T>(key: string, value: T): void {
+    this.kv.put(key, value);
+    this.#remember(key, value);
+  }
+
+  delete(key: string): void {
+    this.kv.delete(key);
+    this.#remember(key, undefined);
+  }
+
+  /** Drops every remembered value: storage changed behind the cache, or a transaction rolled back. */
+  forget(): void {
+    this.#values.clear();
+  }
+
+  #remember(key: string, value: unknown): void {
+    this.#values.set(key, value === undefined ? ABSENT : value);
+    if (this.#clearQueued) return;
+    this.#clearQueued = true;
+    queueMicrotask(() => {
+      this.#clearQueued = false;
+      this.#values.clear();
+    });
+  }
+}
