@@ -1235,6 +1235,7 @@ export interface components {
             revoked_at: string | null;
             /**
              * Format: date-time
+             * @description When the key last let a request in, to the minute: a use within a minute of the recorded one is not recorded again.
              * @example 2026-01-01T12:00:00.000Z
              */
             last_used_at: string | null;
