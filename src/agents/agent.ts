@@ -47,6 +47,9 @@ export const INTERRUPTED_BY_PAUSE = "interrupted by a pause, not run again";
 
 const SESSION_NOT_FOUND = { ok: false, reason: "session_not_found" } as const;
 
+/** Hand-offs an erase tries while other calls keep giving the session something to hand off. */
+const MAX_ERASE_ROUNDS = 3;
+
 export class Agent extends DurableObject<Cloudflare.Env> {
   readonly #host: AgentHost;
 
@@ -160,16 +163,22 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     if (this.#applied(key)) return { ok: true, value: host.view() };
     const prepared = await this.#prepare(input, cap);
     if (!prepared.ok) return prepared;
+    if (this.#applied(key)) return { ok: true, value: host.view() };
     if (!ACTIVE_STATUSES.includes(host.store.run().status)) return { ok: false, reason: "run_not_going" };
     if (cap) host.capLimits(cap);
     // A run that waited (or was paused or queued) held no run slot: the new one needs one, and
     // without a free one it starts `queued`, like a waiting run that goes on.
-    const slot = SLOT_STATUSES.includes(host.store.run().status) ? "ok" : await host.claimSlot();
-    // While the slot was claimed, the run may have ended, or the same keyed message been applied.
-    const repeated = key !== null && appliedOutcome(this.ctx.storage.kv, key) !== null;
-    if (repeated || !ACTIVE_STATUSES.includes(host.store.run().status)) {
-      if (slot === "ok") await host.releaseSlot();
-      return repeated ? { ok: true, value: host.view() } : { ok: false, reason: "run_not_going" };
+    const claimed = !SLOT_STATUSES.includes(host.store.run().status);
+    const slot = claimed ? await host.claimSlot() : "ok";
+    // While the slot was claimed, the session may have been erased, the run ended, or the same
+    // keyed message applied; only a slot this call claimed is given back.
+    const gone = !host.session();
+    const repeated = !gone && this.#applied(key);
+    if (gone || repeated || !ACTIVE_STATUSES.includes(host.store.run().status)) {
+      // The answer is taken before the release's await, after which the session may be gone.
+      const answer: AgentResult<Session> = gone ? SESSION_NOT_FOUND : repeated ? { ok: true, value: host.view() } : { ok: false, reason: "run_not_going" };
+      if (claimed && slot === "ok") await host.releaseSlot();
+      return answer;
     }
     this.#applyKeyed(key, "interrupted", () => {
       host.interruptRun(storeInput(host.store, prepared.input, host.nowIso()), options, slot === "ok" ? "running" : "queued");
@@ -216,10 +225,16 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     // A paused session holds no run slot: it takes one again if it has work to run now.
     const waits = ["waiting_approval", "waiting_tool_output"].includes(settleOutcome(host.store.openToolCalls()));
     const slot = waits ? "ok" : await host.claimSlot();
-    if (host.store.run().status !== "paused") {
-      // Something else moved the session while the index was asked.
+    if (!host.session()) {
+      // Erased while the index was asked.
       if (slot === "ok" && !waits) await host.releaseSlot();
-      return { ok: false, reason: "wrong_status", action: "resume", status: host.store.run().status };
+      return SESSION_NOT_FOUND;
+    }
+    const now = host.store.run().status;
+    if (now !== "paused") {
+      // Something else moved the session while the index was asked (read before the release's await).
+      if (slot === "ok" && !waits) await host.releaseSlot();
+      return { ok: false, reason: "wrong_status", action: "resume", status: now };
     }
     if (slot === "suspended") {
       host.cancelRun();
@@ -301,18 +316,24 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   async erase(): Promise<AgentResult<null>> {
     const host = this.#host;
     if (!host.session()) return SESSION_NOT_FOUND;
-    if (ACTIVE_STATUSES.includes(host.store.run().status)) host.cancelRun();
-    if ((await host.outbox.handOff(true)) === "failed") {
-      if (!host.session()) return SESSION_NOT_FOUND;
-      await host.syncAlarm();
-      return { ok: false, reason: "unavailable", detail: "the session's notifications could not be handed to its tenant yet" };
+    // A call that came in during a hand-off may have started a run, or owed a notification, again.
+    for (let round = 1; ; round++) {
+      if (ACTIVE_STATUSES.includes(host.store.run().status)) host.cancelRun();
+      if ((await host.outbox.handOff(true)) === "failed" || (round === MAX_ERASE_ROUNDS && !this.#erasable())) {
+        if (!host.session()) return SESSION_NOT_FOUND;
+        await host.syncAlarm();
+        return { ok: false, reason: "unavailable", detail: "the session's notifications could not be handed to its tenant yet" };
+      }
+      if (!host.session()) return SESSION_NOT_FOUND; // erased by a concurrent call meanwhile
+      if (this.#erasable()) break;
     }
-    if (!host.session()) return SESSION_NOT_FOUND; // erased by a concurrent call meanwhile
     this.#host.inflight.abortAll("erased");
     this.#host.events.streams.close({ all: true }, CLOSE_CODES.ended, "session erased");
     await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
+    const deleting = this.ctx.storage.deleteAll();
+    // In the same synchronous stretch as the delete: nothing may read the values it removes.
     this.#host.store.forget();
+    await deleting;
     return { ok: true, value: null };
   }
 
@@ -384,7 +405,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   /** A queued session asks again now and then, in case the index's own word was lost. */
   async #askForSlot(): Promise<void> {
     const slot = await this.#host.claimSlot();
-    if (this.#host.store.run().status !== "queued") {
+    if (!this.#host.session() || this.#host.store.run().status !== "queued") {
       if (slot === "ok") await this.#host.releaseSlot();
       return;
     }
@@ -415,6 +436,11 @@ export class Agent extends DurableObject<Cloudflare.Env> {
 
   #inputRules(model: string, limits: Limits) {
     return { maxImageBytes: limits.max_image_bytes, imagesAccepted: acceptsImages(this.#host.config.models, model) };
+  }
+
+  /** Nothing of the session is still owed elsewhere: no run going, no notification unsent. */
+  #erasable(): boolean {
+    return !ACTIVE_STATUSES.includes(this.#host.store.run().status) && this.#host.store.outboxSize() === 0;
   }
 
   /** Whether a message was already applied under `key`. */
@@ -455,6 +481,11 @@ export class Agent extends DurableObject<Cloudflare.Env> {
     const outcome = settleOutcome(host.store.openToolCalls().map((c) => (c.id === callId ? { status: after } : c)));
     const needsSlot = (outcome === "runnable" || outcome === "complete") && (host.store.run().status === "waiting_approval" || host.store.run().status === "waiting_tool_output");
     const slot = needsSlot ? await host.claimSlot() : "ok";
+    if (!host.session()) {
+      // Erased while the index was asked.
+      if (needsSlot && slot === "ok") await host.releaseSlot();
+      return SESSION_NOT_FOUND;
+    }
     const again = this.#waitingCall(callId, expected);
     if (!again.ok) {
       // Decided or cancelled by someone else while the index was asked.

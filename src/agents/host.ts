@@ -50,6 +50,9 @@ export type SlotClaim = "ok" | "busy" | "suspended";
 export type SettleOutcome = "none" | "runnable" | "complete" | "waiting_approval" | "waiting_tool_output";
 
 export class AgentHost {
+  /** Whose run slot the last claim asked for (this object is always one session). */
+  #slotOwner: { tenantId: string; sessionId: string } | null = null;
+
   readonly store: AgentStore;
   readonly events: EventLog;
   readonly reporter: Reporter;
@@ -312,6 +315,8 @@ export class AgentHost {
   async settle(): Promise<void> {
     if (!this.store.exists()) return;
     await this.syncAlarm();
+    // Each await lets other calls in: an erase among them leaves nothing to settle.
+    if (!this.store.exists()) return;
     let acted = false;
     if (shouldReport(this.store.run(), Date.now())) {
       acted = true;
@@ -347,6 +352,7 @@ export class AgentHost {
       approvalDeadline: earliestApprovalDeadline(this.store.openToolCalls(), this.toolbox()),
     });
     const current = await this.ctx.storage.getAlarm();
+    if (!this.store.exists()) return; // erased meanwhile: no alarm for storage that is gone
     if (target === null) {
       if (current !== null) await this.ctx.storage.deleteAlarm();
     } else if (current === null || current > target) {
@@ -411,6 +417,7 @@ export class AgentHost {
    */
   async claimSlot(): Promise<SlotClaim> {
     const session = this.requireSession();
+    this.#slotOwner = { tenantId: session.tenant_id, sessionId: session.id };
     try {
       const slot = await tenantIndexStub(this.env, session.tenant_id).acquireRun(session.tenant_id, session.id, session.limits.max_concurrent_runs, Date.now());
       return slot.ok ? "ok" : slot.code;
@@ -420,10 +427,14 @@ export class AgentHost {
     }
   }
 
-  /** Gives back a slot claimed for a change that did not happen; it also lapses by itself. */
+  /**
+   * Gives back a slot claimed for a change that did not happen; it also lapses by itself. Named
+   * by the ids the claim was made with, so it works after an erase that came during the claim.
+   */
   async releaseSlot(): Promise<void> {
-    const session = this.requireSession();
-    await tenantIndexStub(this.env, session.tenant_id).releaseRun(session.tenant_id, session.id).catch(() => {});
+    const owner = this.#slotOwner;
+    if (!owner) return;
+    await tenantIndexStub(this.env, owner.tenantId).releaseRun(owner.tenantId, owner.sessionId).catch(() => {});
   }
 }
 
