@@ -2,7 +2,9 @@
  * The bare loop the platform is measured against: one Durable Object per run that keeps its
  * history in SQLite and does one unit per alarm (a model call, or the tool calls of one answer,
  * each answered by a `get_time`-like clock read), calling the same mock model over HTTP. No
- * gateway, no index, no limits, no events: the least a durable agent loop can do.
+ * gateway, no index, no limits, no events: the least a durable agent loop can do. Like any loop
+ * that must finish, a model call has a deadline and a failed unit is tried again at once; without
+ * that, one lost connection to the mock stalled a benchmark run for good.
  */
 import { DurableObject } from "cloudflare:workers";
 
@@ -30,6 +32,10 @@ interface Block {
 
 /** Enough for the mock's short answers; the mock ignores it. */
 const MAX_TOKENS = 1024;
+/** The mock answers at once; a call this slow is lost, and the unit is tried again. */
+const MODEL_TIMEOUT_MS = 10_000;
+/** Between a failed unit and its next try. */
+const RETRY_DELAY_MS = 100;
 const GET_TIME = {
   name: "get_time",
   description: "Returns the current date and time as ISO 8601 (UTC).",
@@ -58,7 +64,13 @@ export class BareLoop extends DurableObject<BaselineEnv> {
   override async alarm(): Promise<void> {
     const run = this.ctx.storage.kv.get<RunState>("run");
     if (run?.status !== "running") return;
-    const next = run.next === "model" ? await this.#modelUnit(run) : this.#toolUnit(run);
+    let next: RunState;
+    try {
+      next = run.next === "model" ? await this.#modelUnit(run) : this.#toolUnit(run);
+    } catch {
+      await this.ctx.storage.setAlarm(Date.now() + RETRY_DELAY_MS);
+      return;
+    }
     this.ctx.storage.kv.put("run", next);
     if (next.status === "running") await this.ctx.storage.setAlarm(Date.now());
   }
@@ -72,6 +84,7 @@ export class BareLoop extends DurableObject<BaselineEnv> {
       method: "POST",
       headers: { "content-type": "application/json", "x-api-key": "bench", "anthropic-version": "2023-06-01" },
       body: JSON.stringify({ model: run.model, max_tokens: MAX_TOKENS, messages, tools: [GET_TIME] }),
+      signal: AbortSignal.timeout(MODEL_TIMEOUT_MS),
     });
     const text = await response.text();
     if (!response.ok) return { ...run, status: "failed", error: `model answered ${response.status}` };
