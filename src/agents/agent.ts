@@ -113,15 +113,12 @@ export class Agent extends DurableObject<Cloudflare.Env> {
    * key is not applied again; the answer is the session as it stands.
    */
   async start(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
-    if (!this.#host.session()) return SESSION_NOT_FOUND;
-    const key = checkRequestKey(requestKey);
-    if (this.#applied(key)) return { ok: true, value: this.#host.view() };
-    const prepared = await this.#prepare(input, cap);
-    if (!prepared.ok) return prepared;
-    if (this.#applied(key)) return { ok: true, value: this.#host.view() };
+    const taken = await this.#takeMessage(input, cap, requestKey);
+    if (!taken.ok) return taken.answer;
+    const { key, prepared } = taken;
     if (ACTIVE_STATUSES.includes(this.#host.store.run().status)) return { ok: false, reason: "run_going" };
     if (cap) this.#host.capLimits(cap);
-    this.#applyKeyed(key, "started", () => this.#startRun(prepared.input, options));
+    this.#applyKeyed(key, "started", () => this.#startRun(prepared, options));
     return this.#settled();
   }
 
@@ -139,16 +136,13 @@ export class Agent extends DurableObject<Cloudflare.Env> {
    */
   async enqueue(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
     const host = this.#host;
-    if (!host.session()) return SESSION_NOT_FOUND;
-    const key = checkRequestKey(requestKey);
-    if (this.#applied(key)) return { ok: true, value: host.view() };
-    const prepared = await this.#prepare(input, cap);
-    if (!prepared.ok) return prepared;
-    if (this.#applied(key)) return { ok: true, value: host.view() };
+    const taken = await this.#takeMessage(input, cap, requestKey);
+    if (!taken.ok) return taken.answer;
+    const { key, prepared } = taken;
     if (!ACTIVE_STATUSES.includes(host.store.run().status)) return { ok: false, reason: "run_not_going" };
     if (host.store.queuedMessages() >= MAX_QUEUED_MESSAGES) return { ok: false, reason: "queue_full", max: MAX_QUEUED_MESSAGES };
     if (cap) host.capLimits(cap);
-    this.#applyKeyed(key, "enqueued", () => host.store.enqueueMessage(storeInput(host.store, prepared.input, host.nowIso()), options, host.nowIso()));
+    this.#applyKeyed(key, "enqueued", () => host.store.enqueueMessage(storeInput(host.store, prepared, host.nowIso()), options, host.nowIso()));
     return this.#settled();
   }
 
@@ -158,12 +152,9 @@ export class Agent extends DurableObject<Cloudflare.Env> {
    */
   async interrupt(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
     const host = this.#host;
-    if (!host.session()) return SESSION_NOT_FOUND;
-    const key = checkRequestKey(requestKey);
-    if (this.#applied(key)) return { ok: true, value: host.view() };
-    const prepared = await this.#prepare(input, cap);
-    if (!prepared.ok) return prepared;
-    if (this.#applied(key)) return { ok: true, value: host.view() };
+    const taken = await this.#takeMessage(input, cap, requestKey);
+    if (!taken.ok) return taken.answer;
+    const { key, prepared } = taken;
     if (!ACTIVE_STATUSES.includes(host.store.run().status)) return { ok: false, reason: "run_not_going" };
     if (cap) host.capLimits(cap);
     // A run that waited (or was paused or queued) held no run slot: the new one needs one, and
@@ -181,7 +172,7 @@ export class Agent extends DurableObject<Cloudflare.Env> {
       return answer;
     }
     this.#applyKeyed(key, "interrupted", () => {
-      host.interruptRun(storeInput(host.store, prepared.input, host.nowIso()), options, slot === "ok" ? "running" : "queued");
+      host.interruptRun(storeInput(host.store, prepared, host.nowIso()), options, slot === "ok" ? "running" : "queued");
       if (slot === "suspended") host.cancelRun();
     });
     return this.#settled();
@@ -441,6 +432,25 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   /** Nothing of the session is still owed elsewhere: no run going, no notification unsent. */
   #erasable(): boolean {
     return !ACTIVE_STATUSES.includes(this.#host.store.run().status) && this.#host.store.outboxSize() === 0;
+  }
+
+  /**
+   * What `start`, `enqueue` and `interrupt` do first: the session must exist, a message already
+   * applied under `requestKey` is answered with the session as it stands, and the input is checked
+   * and its images prepared; the key is looked at again after that await.
+   */
+  async #takeMessage(
+    input: RunInput,
+    cap: Limits | null,
+    requestKey: string | null,
+  ): Promise<{ ok: true; key: string | null; prepared: PreparedInput } | { ok: false; answer: AgentResult<Session> }> {
+    if (!this.#host.session()) return { ok: false, answer: SESSION_NOT_FOUND };
+    const key = checkRequestKey(requestKey);
+    if (this.#applied(key)) return { ok: false, answer: { ok: true, value: this.#host.view() } };
+    const prepared = await this.#prepare(input, cap);
+    if (!prepared.ok) return { ok: false, answer: prepared };
+    if (this.#applied(key)) return { ok: false, answer: { ok: true, value: this.#host.view() } };
+    return { ok: true, key, prepared: prepared.input };
   }
 
   /** Whether a message was already applied under `key`. */
