@@ -24,6 +24,7 @@ import { measureThroughput, throughputTable } from "./suites/throughput";
 import { describeMachine, load1 } from "./support/machine";
 import { renderTable, rewriteSection, type Table } from "./support/report";
 import { fmt } from "./support/stats";
+import { STALL_MS, stalls, type Target } from "./support/run-session";
 import { startWorld, type World } from "./world";
 
 interface Suite {
@@ -95,6 +96,7 @@ if (values.profile) {
   }
   const minutes = (Date.now() - startedAt.getTime()) / 60_000;
   console.log(`done in ${fmt(minutes, 1)} minutes`);
+  raw.stalls = stalls;
   await mkdir(RAW_DIR, { recursive: true });
   await writeFile(join(RAW_DIR, `results-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`), JSON.stringify({ startedAt, machine, commit: commitOf(), raw }, replacer, 2));
   if (!values["no-write"]) {
@@ -108,8 +110,20 @@ function header(minutes: number, suites: string[]): string {
     `Run on ${startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC at commit \`${commitOf()}\`: ${suites.join(", ")}, in ${fmt(minutes, 1)} minutes.`,
     `Machine: ${machine.cores} cores (${machine.cpu}), ${machine.memoryGiB} GiB; Node ${machine.node}, wrangler ${machine.wrangler}, workerd ${machine.workerd}; 1-minute load average ${fmt(load1(), 2)} at the end.`,
     `wrangler dev's local trace store: ${worldOptions.localObservability ? "on" : "off"}.`,
+    stallLine(),
     "",
   ].join("\n");
+}
+
+/**
+ * Runs that stopped making progress (no model call for `STALL_MS`): how many, how each was
+ * handled, and what its process showed.
+ */
+function stallLine(): string {
+  const name = (target: Target) => (target === "platform" ? "platform" : "bare loop");
+  const count = (target: Target) => stalls.filter((s) => s.target === target).length;
+  const detail = stalls.map((s) => `${name(s.target)} after ${s.calls} model calls, ${s.handled} (${JSON.stringify(s.state)})`).join("; ");
+  return `Runs that stalled (no model call for ${STALL_MS / 1000} s): platform ${count("platform")}, bare loop ${count("baseline")}${detail ? `: ${detail}` : ""}.`;
 }
 
 /** The commit measured, marked when the working tree's code differs from it. */

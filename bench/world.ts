@@ -42,6 +42,8 @@ export interface World {
   /** Starts a run of the bare loop; returns its id. */
   startBaseline(model: string, input: string): Promise<string>;
   baselineStatuses(ids: readonly string[]): Promise<Record<string, BaselineStatus | null>>;
+  /** For a bare-loop run found stalled: its state and alarm as stored, and the alarm set again. */
+  reviveBaseline(id: string): Promise<unknown>;
   dispose(): Promise<void>;
 }
 
@@ -91,6 +93,11 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
         const res = await fetch(`${baseline.url}/runs/status`, { method: "POST", body: JSON.stringify({ ids }), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
         if (!res.ok) throw new Error(`bare loop: POST /runs/status answered ${res.status}`);
         return (await res.json()) as Record<string, BaselineStatus | null>;
+      },
+      async reviveBaseline(id) {
+        const res = await fetch(`${baseline.url}/runs/${id}/revive`, { method: "POST", signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+        if (!res.ok) throw new Error(`bare loop: POST /runs/${id}/revive answered ${res.status}`);
+        return res.json();
       },
       async dispose() {
         for (const p of started) await p.dispose();

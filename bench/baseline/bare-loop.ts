@@ -3,8 +3,10 @@
  * history in SQLite and does one unit per alarm (a model call, or the tool calls of one answer,
  * each answered by a `get_time`-like clock read), calling the same mock model over HTTP. No
  * gateway, no index, no limits, no events: the least a durable agent loop can do. Like any loop
- * that must finish, a model call has a deadline and a failed unit is tried again at once; without
- * that, one lost connection to the mock stalled a benchmark run for good.
+ * that must finish, a model call has a deadline and a failed unit is tried again at once, and the
+ * next alarm is never set at or before the moment the running one started: a tool unit does no
+ * I/O, so `Date.now()` still reads its start, which may be the running alarm's own time, and such
+ * an alarm was kept in storage but never fired (the platform's `src/storage/alarm-clock.ts`).
  */
 import { DurableObject } from "cloudflare:workers";
 
@@ -61,7 +63,19 @@ export class BareLoop extends DurableObject<BaselineEnv> {
     return this.ctx.storage.kv.get<RunState>("run") ?? null;
   }
 
+  /**
+   * For a run found stalled: its state and the alarm as storage holds it, and, when it is still
+   * running, the alarm set again for now so it can end (the benchmark discards such a run).
+   */
+  async revive(): Promise<{ run: RunState | null; alarm: number | null; now: number }> {
+    const run = this.ctx.storage.kv.get<RunState>("run") ?? null;
+    const alarm = await this.ctx.storage.getAlarm();
+    if (run?.status === "running") await this.ctx.storage.setAlarm(Date.now());
+    return { run, alarm, now: Date.now() };
+  }
+
   override async alarm(): Promise<void> {
+    const started = Date.now();
     const run = this.ctx.storage.kv.get<RunState>("run");
     if (run?.status !== "running") return;
     let next: RunState;
@@ -72,7 +86,8 @@ export class BareLoop extends DurableObject<BaselineEnv> {
       return;
     }
     this.ctx.storage.kv.put("run", next);
-    if (next.status === "running") await this.ctx.storage.setAlarm(Date.now());
+    // Not at or before this wake's start (see above); one millisecond later is due by now anyway.
+    if (next.status === "running") await this.ctx.storage.setAlarm(Math.max(Date.now(), started + 1));
   }
 
   async #modelUnit(run: RunState): Promise<RunState> {

@@ -1,6 +1,7 @@
 /**
  * The bare loop's Worker: starts runs and reports their state, with no authentication and no
- * index in front (`POST /runs`, `GET /runs/{id}`, `POST /runs/status` for many at once).
+ * index in front (`POST /runs`, `GET /runs/{id}`, `POST /runs/status` for many at once, and
+ * `POST /runs/{id}/revive` for a run the benchmark found stalled).
  */
 import { BareLoop, type BaselineEnv, type RunStatus } from "./bare-loop";
 
@@ -27,6 +28,8 @@ export default {
       ids.forEach((id, i) => (statuses[id] = states[i]?.status ?? null));
       return Response.json(statuses);
     }
+    const revive = /^\/runs\/([\w-]+)\/revive$/.exec(url.pathname);
+    if (request.method === "POST" && revive?.[1]) return Response.json(await loop(env, revive[1]).revive());
     const match = /^\/runs\/([\w-]+)$/.exec(url.pathname);
     if (request.method === "GET" && match?.[1]) return Response.json(await loop(env, match[1]).status());
     return new Response("not found", { status: 404 });

@@ -46,7 +46,7 @@ export async function measureGrowth(world: World, reps: number): Promise<GrowthR
     const order: Target[] = rep % 2 === 0 ? ["platform", "baseline"] : ["baseline", "platform"];
     for (const target of order) {
       result.loads.push(load1());
-      const { timeline } = await runSession(world, target, LONG_RUN_STEPS, client, { via: "status", pollMs: LONG_RUN_POLL_MS });
+      const { timeline } = await runSession(world, target, LONG_RUN_STEPS, client, { watch: { via: "status", pollMs: LONG_RUN_POLL_MS }, keepRevived: true });
       const durations = stepDurations(timeline);
       result.steps[target].push(GROWTH_STEPS.map((k) => median(durations.slice(k - 1 - WINDOW_BEFORE, k + WINDOW_AFTER))));
     }

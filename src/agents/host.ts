@@ -9,6 +9,7 @@
  * a unit saves only through its `UnitScope`, which refuses once the run's generation moved on.
  */
 import { type Config, loadConfig } from "../config";
+import { AlarmClock } from "../storage/alarm-clock";
 import { capLimits, type Limits } from "../limits";
 import { EventLog } from "./events/event-log";
 import type { EmittedEvent } from "./events/frames";
@@ -58,6 +59,8 @@ export class AgentHost {
   readonly reporter: Reporter;
   readonly outbox: Outbox;
   readonly inflight = new InflightCalls();
+  /** Every alarm is set through it, so none is set to the time of the alarm that is running. */
+  readonly alarms: AlarmClock;
   #toolbox: Toolbox | undefined;
 
   constructor(
@@ -65,6 +68,7 @@ export class AgentHost {
     readonly env: Cloudflare.Env,
   ) {
     this.store = new AgentStore(ctx.storage);
+    this.alarms = new AlarmClock(ctx.storage);
     this.events = new EventLog(this.store, new StreamHub(ctx));
     this.reporter = new Reporter(this.store, env);
     this.outbox = new Outbox(this.store, env);
@@ -293,7 +297,7 @@ export class AgentHost {
     } finally {
       this.#transactionDepth--;
     }
-    if (this.#transactionDepth === 0 && this.outbox.takeUnarmed()) this.ctx.storage.setAlarm(Date.now()).catch(() => {});
+    if (this.#transactionDepth === 0 && this.outbox.takeUnarmed()) this.alarms.set(Date.now()).catch(() => {});
     return result;
   }
 
@@ -355,10 +359,11 @@ export class AgentHost {
     if (!this.store.exists()) return; // erased meanwhile: no alarm for storage that is gone
     if (target === null) {
       if (current !== null) await this.ctx.storage.deleteAlarm();
-    } else if (current === null || current > target) {
-      // An earlier alarm is kept: the wake finds nothing due yet and sets the right time.
-      await this.ctx.storage.setAlarm(target);
+      return;
     }
+    const wanted = this.alarms.timeFor(target);
+    // An earlier alarm is kept: the wake finds nothing due yet and sets the right time.
+    if (current === null || current > wanted) await this.ctx.storage.setAlarm(wanted);
   }
 
   // ---- tool calls ----------------------------------------------------------------------

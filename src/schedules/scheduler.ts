@@ -11,6 +11,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Page } from "../agents/types";
 import { describeError, log } from "../log";
+import { AlarmClock } from "../storage/alarm-clock";
 import { migrate } from "../storage/migrations";
 import { TenantBinding } from "../tenants/tenant-binding";
 import { optionalString, requireInt, requireNow, requirePageLimit, requireString } from "../tenants/validate";
@@ -33,6 +34,8 @@ export const GATE_RETRY_MS = 2_000;
 const NOT_FOUND = { ok: false, reason: "schedule_not_found" } as const;
 
 export class Scheduler extends DurableObject<Cloudflare.Env> {
+  /** Every alarm is set through it, so none is set to the time of the alarm that is running. */
+  readonly #alarms: AlarmClock;
   #binding: TenantBinding;
   /** Whether the tables exist: only once a schedule was created, never for a lookup alone. */
   #migrated = false;
@@ -41,6 +44,7 @@ export class Scheduler extends DurableObject<Cloudflare.Env> {
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
+    this.#alarms = new AlarmClock(ctx.storage);
     // The tenant registry is the tenant index's to feed; this object only binds its tenant.
     this.#binding = new TenantBinding(ctx.storage.kv, async () => undefined);
     // On every wake the alarm is set for what is due: it may have been lost with a crash.
@@ -127,17 +131,19 @@ export class Scheduler extends DurableObject<Cloudflare.Env> {
   }
 
   override async alarm(): Promise<void> {
-    const tenantId = this.#binding.tenantId;
-    if (!tenantId || !this.#migrated) return;
-    const now = Date.now();
-    // Firings a crash or a fault left pending first, then the slots that have come.
-    const pending = store.retriesDue(this.#sql, now, MAX_FIRINGS_PER_ALARM).filter((firing) => store.claimRetry(this.#sql, firing));
-    const due = store.dueSchedules(this.#sql, now, MAX_FIRINGS_PER_ALARM);
-    const work = [...pending.map((firing) => this.#complete(tenantId, firing)), ...due.map((row) => this.#fire(tenantId, row))];
-    for (const result of await Promise.allSettled(work)) {
-      if (result.status === "rejected") log("error", "schedule_firing_error", { tenant_id: tenantId, error: describeError(result.reason) });
-    }
-    await this.#syncAlarm();
+    await this.#alarms.handle(async () => {
+      const tenantId = this.#binding.tenantId;
+      if (!tenantId || !this.#migrated) return;
+      const now = Date.now();
+      // Firings a crash or a fault left pending first, then the slots that have come.
+      const pending = store.retriesDue(this.#sql, now, MAX_FIRINGS_PER_ALARM).filter((firing) => store.claimRetry(this.#sql, firing));
+      const due = store.dueSchedules(this.#sql, now, MAX_FIRINGS_PER_ALARM);
+      const work = [...pending.map((firing) => this.#complete(tenantId, firing)), ...due.map((row) => this.#fire(tenantId, row))];
+      for (const result of await Promise.allSettled(work)) {
+        if (result.status === "rejected") log("error", "schedule_firing_error", { tenant_id: tenantId, error: describeError(result.reason) });
+      }
+      await this.#syncAlarm();
+    });
   }
 
   // ---- private helpers (not reachable over RPC) ------------------------------------------
@@ -232,7 +238,8 @@ export class Scheduler extends DurableObject<Cloudflare.Env> {
       await this.ctx.storage.deleteAlarm();
       return;
     }
-    const at = Math.max(Math.min(...times), this.#holdUntil);
+    // A slot left for the next wake (more were due than one wake fires) is the running alarm's own time.
+    const at = this.#alarms.timeFor(Math.max(Math.min(...times), this.#holdUntil));
     if ((await this.ctx.storage.getAlarm()) !== at) await this.ctx.storage.setAlarm(at);
   }
 

@@ -26,6 +26,7 @@ import { type ConfigState, parseOverrides, readConfigState, writeOverrides, writ
 import { agentStub, tenantRegistryStub } from "../objects";
 import type * as T from "./types";
 import { migrate } from "../storage/migrations";
+import { AlarmClock } from "../storage/alarm-clock";
 import { TENANT_INDEX_MIGRATIONS } from "./migrations";
 import { MAX_USAGE_DAYS, tokensOnDay, usageDays } from "./usage";
 import { optionalString, requireInt, requireNow, requirePageLimit, requireString, toIso } from "./validate";
@@ -47,6 +48,8 @@ export type * from "./types";
 const MAX_IDEMPOTENCY_FIELD_CHARS = 1024;
 
 export class TenantIndex extends DurableObject<Cloudflare.Env> {
+  /** Every alarm is set through it, so none is set to the time of the alarm that is running. */
+  readonly #alarms: AlarmClock;
   #binding: TenantBinding;
   #limiter = new RateLimiter();
   /** Read once, then kept in step by this object's own writes (it is the only writer). */
@@ -57,6 +60,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
+    this.#alarms = new AlarmClock(ctx.storage);
     this.#binding = new TenantBinding(ctx.storage.kv, (tenantId, createdAt) =>
       tenantRegistryStub(env).register(tenantId, createdAt),
     );
@@ -394,11 +398,13 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
    * It is then set again for the earlier of what each still has due.
    */
   override async alarm(): Promise<void> {
-    const tenantId = this.#binding.tenantId;
-    if (!tenantId || !this.#migrated) return;
-    await this.#grantQueuedSlots(tenantId);
-    await this.#deliverNotifications(tenantId);
-    await this.#armAlarm();
+    await this.#alarms.handle(async () => {
+      const tenantId = this.#binding.tenantId;
+      if (!tenantId || !this.#migrated) return;
+      await this.#grantQueuedSlots(tenantId);
+      await this.#deliverNotifications(tenantId);
+      await this.#armAlarm();
+    });
   }
 
   // --- private helpers (not reachable over RPC)
@@ -448,9 +454,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     const now = Date.now();
     const times = [this.#readConfig().suspended ? null : nextPumpAt(this.#sql, now), nextDueAt(this.#sql)].filter((at): at is number => at !== null);
     if (times.length === 0) return;
-    const target = Math.max(now, Math.min(...times));
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > target) await this.ctx.storage.setAlarm(target);
+    await this.#alarms.setNoLaterThan(Math.max(now, Math.min(...times)));
   }
 
   /** Checks a hand-over of notifications and makes its deliveries, to be sent from the alarm. */
@@ -468,8 +472,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
 
   /** The alarm fires now, unless it is set to fire sooner already. */
   async #wakeSoon(): Promise<void> {
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > Date.now()) await this.ctx.storage.setAlarm(Date.now());
+    await this.#alarms.setNoLaterThan(Date.now());
   }
 
   // --- private helpers (not reachable over RPC)

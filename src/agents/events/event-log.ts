@@ -102,6 +102,8 @@ export class EventLog {
   }
 
   #deliver(frames: EventFrame[]): void {
+    // Nobody watches (the usual case while a run goes): nothing to render or send.
+    if (frames.length === 0 || !this.streams.watched()) return;
     for (const frame of frames) this.streams.broadcast(frameJson(frame), sseEvent(frame));
     // After a final status every stream ends: `end`, then the close. A pending stream is not
     // ended here; its opener sends `end` after its first frames.

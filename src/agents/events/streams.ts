@@ -185,6 +185,11 @@ export class StreamHub {
     return socket.readyState === WebSocket.OPEN && this.ctx.getWebSockets().includes(socket);
   }
 
+  /** Whether any stream is open, pending ones included. */
+  watched(): boolean {
+    return this.#sse.size > 0 || this.ctx.getWebSockets().length > 0;
+  }
+
   /** Sends to every active stream. */
   broadcast(ws: string, sse: string): void {
     for (const watcher of this.#watchers()) {
