@@ -8,6 +8,7 @@ import { KEY_ID_PATTERN } from "./api-keys";
 import { authFail, authOk, type AuthFailure, type AuthResult } from "./failure";
 import { KEY_ID_CLAIM, MAX_SUBJECT_LENGTH, type PlatformPublicKey } from "./platform-keys";
 import { isValidTenantId, parseScopes, type Principal, type Scope } from "./principal";
+import { VerifiedTokens } from "./verified-tokens";
 
 /**
  * Asymmetric algorithms only. Refusing `none` and every HS* closes the two classic holes:
@@ -47,7 +48,28 @@ interface Verifier {
   audience: string;
 }
 
+/** Tokens verified in this isolate, per auth configuration (one in production; tests use several). */
+const verifiedByConfig = new WeakMap<Config["auth"], VerifiedTokens>();
+
+/**
+ * Verifies a JWT, or finds it among the tokens this isolate verified before with the same
+ * configuration (verified-tokens.ts): a client sending one token many times pays for the
+ * signature check once.
+ */
 export async function verifyJwt(token: string, deps: JwtDeps, now: number): Promise<AuthResult> {
+  let verified = verifiedByConfig.get(deps.config);
+  if (!verified) {
+    verified = new VerifiedTokens();
+    verifiedByConfig.set(deps.config, verified);
+  }
+  const kept = verified.get(token, now);
+  if (kept) return authOk(kept);
+  const result = await verifyJwtSignature(token, deps, now);
+  if (result.ok) verified.put(token, result.principal, now);
+  return result;
+}
+
+async function verifyJwtSignature(token: string, deps: JwtDeps, now: number): Promise<AuthResult> {
   if (token.length > MAX_JWT_BYTES) return authFail("credential_too_large");
   if (!COMPACT_JWS.test(token)) return authFail("malformed_token");
 

@@ -231,3 +231,24 @@ describe("grantableScopes", () => {
     expect(grantableScopes([...all], "external", { externalPlatformAdmin: true })).toEqual(all);
   });
 });
+
+describe("a token verified once", () => {
+  it("is accepted again without its signature checked, until it expires, and no other token rides on it", async () => {
+    const config = { ...AUTH_CONFIG };
+    const token = await platform({ claims: { scope: "sessions:read", exp: NOW_S + 600 } });
+    const first = await verifyJwt(token, { ...deps, config }, NOW);
+    expect(first.ok).toBe(true);
+    // Without the platform key nothing could be verified: the same token is found, not checked.
+    const keyless = { ...deps, config, platformKey: null };
+    const again = await verifyJwt(token, keyless, NOW + 1_000);
+    expect(again).toEqual(first);
+    // Its principal is shared, so it cannot be changed.
+    expect(() => (again.ok ? again.principal.scopes.push("tenant:admin") : undefined)).toThrow();
+    // A token that differs in one character is a token of its own: checked, and refused here.
+    expect((await verifyJwt(tamperSegment(token, 1), keyless, NOW + 1_000)).ok).toBe(false);
+    // Past its expiry it is checked again, and refused as any expired token is.
+    expect(await verifyJwt(token, { ...deps, config }, NOW + (600 + CLOCK_TOLERANCE_SECONDS + 1) * 1000)).toEqual({ ok: false, reason: "expired" });
+    // Another configuration keeps its own: nothing verified under one is taken under another.
+    expect((await verifyJwt(token, { ...deps, config: { ...config }, platformKey: null }, NOW + 1_000)).ok).toBe(false);
+  });
+});
