@@ -132,6 +132,20 @@ export function checkApiKeyRecord(
   return null;
 }
 
+/**
+ * Pure: whether the key a token was exchanged from still stands (exists for this tenant, not
+ * revoked, not expired at `now`). The token proved the secret when it was issued; the key's
+ * revocation must still end it at once. Shared by the gateway and the tenant index.
+ */
+export function exchangedKeyStands(record: ApiKeyRecord | null, source: { tenantId: string; keyId?: string | undefined }, now: number): boolean {
+  if (!record || record.key_id !== source.keyId || record.tenant_id !== source.tenantId) return false;
+  if (record.revoked_at !== null) return false;
+  if (record.expires_at === null) return true;
+  const expiresAt = Date.parse(record.expires_at);
+  // An unreadable expiry fails closed.
+  return !Number.isNaN(expiresAt) && now < expiresAt;
+}
+
 /** Equal-length hex digests compared without an early exit on the first differing byte. */
 function constantTimeEqual(a: string, b: string): boolean {
   const left = new TextEncoder().encode(a);

@@ -12,7 +12,7 @@ import { loadConfig } from "../config";
 import type { PartialLimits } from "../limits";
 import { admit } from "./admission";
 import * as apiKeys from "./api-key-store";
-import { checkApiKeyRecord } from "../auth/api-keys";
+import { checkApiKeyRecord, exchangedKeyStands } from "../auth/api-keys";
 import { agentCanceller, cancelEach } from "./bulk-cancel";
 import { closeStreamsOf, noteStream, sessionsStreaming, sessionsStreamingWithKey } from "./event-streams";
 import { MAX_CURSOR_CHARS } from "./cursor";
@@ -94,6 +94,21 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     const now = requireNow(input.now);
     const record = this.#findApiKey(tenantId, id);
     if (checkApiKeyRecord({ tenantId, keyId: id }, secretHash, record, now) !== null) return { record, admission: null };
+    await this.#enter(tenantId);
+    return { record, admission: admit(this.#readConfig(), this.#limiter, bucket, now) };
+  }
+
+  /**
+   * The request of a token exchanged from an API key, in one round trip: the key's record, and
+   * the request admitted only while the key stands (`exchangedKeyStands`), read from storage on
+   * every call so that revoking the key ends its tokens at once.
+   */
+  async admitExchangedToken(tenantId: string, keyId: string, input: T.AdmitRequestInput): Promise<T.ApiKeyAdmission> {
+    const id = requireString("keyId", keyId);
+    const bucket = requireString("bucket", input.bucket);
+    const now = requireNow(input.now);
+    const record = this.#findApiKey(tenantId, id);
+    if (!exchangedKeyStands(record, { tenantId, keyId: id }, now)) return { record, admission: null };
     await this.#enter(tenantId);
     return { record, admission: admit(this.#readConfig(), this.#limiter, bucket, now) };
   }

@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { tenantIndexStub } from "../../src/objects";
 import { TenantIndex } from "../../src/tenants/tenant-index";
 import type { ApiKeyRecord } from "../../src/auth/api-keys";
-import { exchangedKeyStillValid, LAST_USED_RESOLUTION_MS, lastUseDue, rateBucket } from "../../src/api/middleware/authenticate";
+import { LAST_USED_RESOLUTION_MS, lastUseDue, rateBucket } from "../../src/api/middleware/authenticate";
+import { exchangedKeyStands } from "../../src/auth/api-keys";
 import { PROBLEM_TYPE_BASE } from "../../src/api/errors";
 import { call, callJson, readProblem } from "../support/api";
 import { bearer, freshTenant, platformToken } from "../support/tokens";
@@ -118,6 +119,26 @@ describe("an API key's round trips to the tenant index", () => {
     expect(called("admitRequest")).toBe(0);
   });
 
+  it("checks the key behind a token exchanged from it and admits the request in one call", async () => {
+    const tenantId = freshTenant();
+    const created = await createKey(tenantId, ["sessions:read"]);
+    const exchange = await callJson("/v1/auth/token", "POST", {}, { Authorization: `Bearer ${created.key}` });
+    expect(exchange.status).toBe(200);
+    const { access_token } = (await exchange.json()) as { access_token: string };
+    const names = Object.getOwnPropertyNames(TenantIndex.prototype).filter((name) => name !== "constructor");
+    const spies = new Map(names.map((name) => [name, vi.spyOn(TenantIndex.prototype, name as keyof TenantIndex)]));
+    const headers = { Authorization: `Bearer ${access_token}` };
+    expect((await call("/v1/tenant", { headers })).status).toBe(200);
+    const called = (name: string) => spies.get(name)!.mock.calls.length;
+    expect(called("admitExchangedToken")).toBe(1);
+    expect(called("findApiKey")).toBe(0);
+    expect(called("admitRequest")).toBe(0);
+    // Revoking the key ends the token at the next request.
+    const admin = await bearer({ tenantId, scopes: ["tenant:admin"] });
+    expect((await call(`/v1/api-keys/${created.key_id}`, { method: "DELETE", headers: admin })).status).toBe(204);
+    expect((await call("/v1/tenant", { headers })).status).toBe(401);
+  });
+
   it("records a key's use at most once a minute, so requests do not wait on the index's writes", async () => {
     const tenantId = freshTenant();
     const created = await createKey(tenantId, ["sessions:read"]);
@@ -181,7 +202,7 @@ describe("POST /v1/auth/token", () => {
   });
 });
 
-describe("exchangedKeyStillValid", () => {
+describe("exchangedKeyStands", () => {
   const now = Date.parse("2026-01-01T00:00:00Z");
   const principal = { tenantId: "acme", subject: "key:key_0123456789abcdef01234567", scopes: [], via: "jwt" as const, keyId: "key_0123456789abcdef01234567" };
   const record: ApiKeyRecord = {
@@ -206,7 +227,7 @@ describe("exchangedKeyStillValid", () => {
     ["an unreadable expiry", false, { ...record, expires_at: "soon" }],
     ["another tenant's key", false, { ...record, tenant_id: "other" }],
   ])("treats %s as valid: %s", (_name, expected, candidate) => {
-    expect(exchangedKeyStillValid(candidate, principal, now)).toBe(expected);
+    expect(exchangedKeyStands(candidate, principal, now)).toBe(expected);
   });
 });
 

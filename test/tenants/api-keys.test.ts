@@ -101,6 +101,24 @@ describe("API keys", () => {
     expect(await index.admitApiKey(tenantId, "key_000000000000000000000000", input(record))).toEqual({ record: null, admission: null });
   });
 
+  it("admits the request of a token exchanged from a standing key in the same call as the key's lookup, and no other", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    const record = await newRecord(tenantId, BASE_MS);
+    const revoked = await newRecord(tenantId, BASE_MS, "revoked");
+    const expired = { ...(await newRecord(tenantId, BASE_MS, "expired")), expires_at: new Date(BASE_MS + 1_000).toISOString() };
+    for (const r of [record, revoked, expired]) await index.createApiKey(tenantId, r);
+    await index.revokeApiKey(tenantId, revoked.key_id, BASE_MS);
+    const input = (r: ApiKeyRecord) => ({ bucket: `key:${r.key_id}`, now: BASE_MS + 2_000 });
+
+    const admitted = await index.admitExchangedToken(tenantId, record.key_id, input(record));
+    expect(admitted.record).toEqual(record);
+    expect(admitted.admission).toMatchObject({ ok: true, suspended: false });
+    expect((await index.admitExchangedToken(tenantId, revoked.key_id, input(revoked))).admission).toBeNull();
+    expect((await index.admitExchangedToken(tenantId, expired.key_id, input(expired))).admission).toBeNull();
+    expect(await index.admitExchangedToken(tenantId, "key_000000000000000000000000", input(record))).toEqual({ record: null, admission: null });
+  });
+
   it("spends no rate budget on a key presented with the wrong secret", async () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);

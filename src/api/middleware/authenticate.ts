@@ -3,8 +3,9 @@
  * src/auth, one generic 401 on any failure; the credential comes from `Authorization`, or for
  * the events route from `?access_token=`, see url-token.ts), then whether its tenant lets it in
  * (suspension, rate limit). Sets `principal` and `limits` for everything after it. An API key
- * is looked up and its request admitted in one call to the tenant index (`admitApiKey`); the
- * key's record is read afresh on every request, so a revocation still counts at once.
+ * is looked up and its request admitted in one call to the tenant index (`admitApiKey`), and so
+ * is the key behind a token exchanged from one (`admitExchangedToken`); the key's record is read
+ * afresh on every request, so a revocation still counts at once.
  *
  * Failed authentications are counted per client address (`AuthGuard`). Once an address is
  * blocked, its requests still go through every check that needs no I/O: a JWT that verifies,
@@ -13,7 +14,6 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { tenantIndexStub } from "../../objects";
-import type { ApiKeyRecord } from "../../auth/api-keys";
 import { authenticate as authenticateCredential, type AuthenticateDeps } from "../../auth/authenticate";
 import type { AuthFailure } from "../../auth/failure";
 import type { Env } from "../../env";
@@ -55,18 +55,21 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     const { principal } = result;
     const index = tenantIndexStub(c.env, principal.tenantId);
 
-    // A token exchanged from an API key lives on after the key is revoked unless we look.
+    // A token exchanged from an API key lives on after the key is revoked unless we look: the
+    // key's record is read, and the request admitted, in one call to the index.
     if (principal.via === "jwt" && principal.keyId !== undefined) {
       const keyId = principal.keyId;
-      const record = await reachIndex(c, () => index.findApiKey(principal.tenantId, keyId));
-      if (!exchangedKeyStillValid(record, principal, now)) {
+      const exchanged = await reachIndex(c, () => index.admitExchangedToken(principal.tenantId, keyId, { bucket: rateBucket(principal), now }));
+      if (!exchanged.admission) {
         log("info", "auth_failed", { request_id: c.var.requestId, reason: "source_key_invalid" });
         return refuse(c, guard, address, now);
       }
+      keyAdmission.keyId = keyId;
+      keyAdmission.admission = exchanged.admission;
     }
     if (principal.via === "api_key" && principal.keyId !== undefined) guard.noteVerifiedKey(principal.tenantId, principal.keyId, now);
 
-    const admitted = principal.via === "api_key" && principal.keyId !== undefined && keyAdmission.keyId === principal.keyId ? keyAdmission.admission : null;
+    const admitted = principal.keyId !== undefined && keyAdmission.keyId === principal.keyId ? keyAdmission.admission : null;
     const admission: Admission = admitted ?? (await reachIndex(c, async (): Promise<Admission> => index.admitRequest(principal.tenantId, { bucket: rateBucket(principal), now })));
     if (!admission.ok) {
       if (admission.code === "suspended") throw new ApiError("tenant_suspended");
@@ -176,15 +179,6 @@ export function lastUseDue(lastUsedAt: string | null, now: number): boolean {
   if (lastUsedAt === null) return true;
   const last = Date.parse(lastUsedAt);
   return Number.isNaN(last) || now - last >= LAST_USED_RESOLUTION_MS;
-}
-
-/** Pure: whether the key a token was exchanged from still stands (exists, not revoked, not expired). */
-export function exchangedKeyStillValid(record: ApiKeyRecord | null, principal: Principal, now: number): boolean {
-  if (!record || record.key_id !== principal.keyId || record.tenant_id !== principal.tenantId) return false;
-  if (record.revoked_at !== null) return false;
-  if (record.expires_at === null) return true;
-  const expiresAt = Date.parse(record.expires_at);
-  return !Number.isNaN(expiresAt) && now < expiresAt;
 }
 
 /** Work the response must not wait for; logged, never surfaced, when it fails. */
