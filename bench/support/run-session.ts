@@ -17,7 +17,8 @@ const RUN_TIMEOUT_BASE_MS = 60_000;
 const MOCK_POLL_MS = 50;
 /**
  * A run that makes no model call for this long has stalled: a step takes milliseconds here, and
- * a few hundred under the heaviest load seen.
+ * a few hundred under the heaviest load seen. A model call that hangs (the mock answers at once,
+ * so one never has) would count as a stall too, though the loop would retry it by itself.
  */
 export const STALL_MS = 3_000;
 /** How often a long run watched by its status is also checked for progress at the mock. */
@@ -159,7 +160,10 @@ class Progress {
       this.#since = now;
       return false;
     }
-    return now - this.#since >= STALL_MS;
+    if (now - this.#since < STALL_MS) return false;
+    // Reported once per stall: a revived run gets another STALL_MS before it counts again.
+    this.#since = now;
+    return true;
   }
 }
 

@@ -359,11 +359,6 @@ export class Agent extends DurableObject<Cloudflare.Env> {
   }
 
   override async alarm(): Promise<void> {
-    await this.#host.alarms.handle(() => this.#wake());
-  }
-
-  /** One wake of the alarm: expiries, a queued session's ask, then at most one unit, then settle. */
-  async #wake(): Promise<void> {
     const host = this.#host;
     if (!host.session()) return;
     host.events.streams.closeExpired(Date.now());

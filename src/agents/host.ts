@@ -9,7 +9,7 @@
  * a unit saves only through its `UnitScope`, which refuses once the run's generation moved on.
  */
 import { type Config, loadConfig } from "../config";
-import { AlarmClock } from "../storage/alarm-clock";
+import { AlarmClock, keepsAlarm } from "../storage/alarm-clock";
 import { capLimits, type Limits } from "../limits";
 import { EventLog } from "./events/event-log";
 import type { EmittedEvent } from "./events/frames";
@@ -59,7 +59,7 @@ export class AgentHost {
   readonly reporter: Reporter;
   readonly outbox: Outbox;
   readonly inflight = new InflightCalls();
-  /** Every alarm is set through it, so none is set to the time of the alarm that is running. */
+  /** Every alarm is set through it, never at or before now (see storage/alarm-clock.ts). */
   readonly alarms: AlarmClock;
   #toolbox: Toolbox | undefined;
 
@@ -361,9 +361,10 @@ export class AgentHost {
       if (current !== null) await this.ctx.storage.deleteAlarm();
       return;
     }
-    const wanted = this.alarms.timeFor(target);
-    // An earlier alarm is kept: the wake finds nothing due yet and sets the right time.
-    if (current === null || current > wanted) await this.ctx.storage.setAlarm(wanted);
+    const wanted = this.alarms.timeFor(target, now);
+    // An earlier alarm still to come is kept: the wake finds nothing due yet and sets the right
+    // time. One already due is set again (storage/alarm-clock.ts).
+    if (!keepsAlarm(current, wanted, now)) await this.ctx.storage.setAlarm(wanted);
   }
 
   // ---- tool calls ----------------------------------------------------------------------

@@ -1,8 +1,8 @@
 /**
  * JWTs this isolate has verified, so a client that sends the same token with every request
  * pays for its signature check once. Only what a token proves by its signature is kept (the
- * principal its claims name), and only until its `exp`, or `MAX_KEPT_MS` at most: a kept token
- * is refused once it expires exactly as a fresh check would. Everything that can change while a
+ * principal its claims name), and only until its `exp`, or `MAX_KEPT_MS` at most: from then on
+ * the token is checked afresh, and refused once it has expired, as any token is. Everything that can change while a
  * token lives is still read on every request by the gateway: a tenant's suspension and rate
  * limits, and, for a token exchanged from an API key, that key's revocation.
  *

@@ -34,7 +34,7 @@ export const GATE_RETRY_MS = 2_000;
 const NOT_FOUND = { ok: false, reason: "schedule_not_found" } as const;
 
 export class Scheduler extends DurableObject<Cloudflare.Env> {
-  /** Every alarm is set through it, so none is set to the time of the alarm that is running. */
+  /** Every alarm is set through it, never at or before now (see storage/alarm-clock.ts). */
   readonly #alarms: AlarmClock;
   #binding: TenantBinding;
   /** Whether the tables exist: only once a schedule was created, never for a lookup alone. */
@@ -131,19 +131,17 @@ export class Scheduler extends DurableObject<Cloudflare.Env> {
   }
 
   override async alarm(): Promise<void> {
-    await this.#alarms.handle(async () => {
-      const tenantId = this.#binding.tenantId;
-      if (!tenantId || !this.#migrated) return;
-      const now = Date.now();
-      // Firings a crash or a fault left pending first, then the slots that have come.
-      const pending = store.retriesDue(this.#sql, now, MAX_FIRINGS_PER_ALARM).filter((firing) => store.claimRetry(this.#sql, firing));
-      const due = store.dueSchedules(this.#sql, now, MAX_FIRINGS_PER_ALARM);
-      const work = [...pending.map((firing) => this.#complete(tenantId, firing)), ...due.map((row) => this.#fire(tenantId, row))];
-      for (const result of await Promise.allSettled(work)) {
-        if (result.status === "rejected") log("error", "schedule_firing_error", { tenant_id: tenantId, error: describeError(result.reason) });
-      }
-      await this.#syncAlarm();
-    });
+    const tenantId = this.#binding.tenantId;
+    if (!tenantId || !this.#migrated) return;
+    const now = Date.now();
+    // Firings a crash or a fault left pending first, then the slots that have come.
+    const pending = store.retriesDue(this.#sql, now, MAX_FIRINGS_PER_ALARM).filter((firing) => store.claimRetry(this.#sql, firing));
+    const due = store.dueSchedules(this.#sql, now, MAX_FIRINGS_PER_ALARM);
+    const work = [...pending.map((firing) => this.#complete(tenantId, firing)), ...due.map((row) => this.#fire(tenantId, row))];
+    for (const result of await Promise.allSettled(work)) {
+      if (result.status === "rejected") log("error", "schedule_firing_error", { tenant_id: tenantId, error: describeError(result.reason) });
+    }
+    await this.#syncAlarm();
   }
 
   // ---- private helpers (not reachable over RPC) ------------------------------------------
@@ -238,7 +236,8 @@ export class Scheduler extends DurableObject<Cloudflare.Env> {
       await this.ctx.storage.deleteAlarm();
       return;
     }
-    // A slot left for the next wake (more were due than one wake fires) is the running alarm's own time.
+    // A slot left for the next wake (more were due than one wake fires) may be the running
+    // alarm's own time: a due time is set just after now instead (storage/alarm-clock.ts).
     const at = this.#alarms.timeFor(Math.max(Math.min(...times), this.#holdUntil));
     if ((await this.ctx.storage.getAlarm()) !== at) await this.ctx.storage.setAlarm(at);
   }

@@ -48,7 +48,7 @@ export type * from "./types";
 const MAX_IDEMPOTENCY_FIELD_CHARS = 1024;
 
 export class TenantIndex extends DurableObject<Cloudflare.Env> {
-  /** Every alarm is set through it, so none is set to the time of the alarm that is running. */
+  /** Every alarm is set through it, never at or before now (see storage/alarm-clock.ts). */
   readonly #alarms: AlarmClock;
   #binding: TenantBinding;
   #limiter = new RateLimiter();
@@ -413,13 +413,11 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
    * It is then set again for the earlier of what each still has due.
    */
   override async alarm(): Promise<void> {
-    await this.#alarms.handle(async () => {
-      const tenantId = this.#binding.tenantId;
-      if (!tenantId || !this.#migrated) return;
-      await this.#grantQueuedSlots(tenantId);
-      await this.#deliverNotifications(tenantId);
-      await this.#armAlarm();
-    });
+    const tenantId = this.#binding.tenantId;
+    if (!tenantId || !this.#migrated) return;
+    await this.#grantQueuedSlots(tenantId);
+    await this.#deliverNotifications(tenantId);
+    await this.#armAlarm();
   }
 
   // --- private helpers (not reachable over RPC)

@@ -1,20 +1,62 @@
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Agent } from "../../src/agents/agent";
-import { safeAlarmTime } from "../../src/storage/alarm-clock";
+import { AlarmClock, keepsAlarm, safeAlarmTime } from "../../src/storage/alarm-clock";
 import { createAndStart, newTestSession, waitForStatus } from "../support/agent-session";
 
 afterEach(() => vi.restoreAllMocks());
 
 describe("safeAlarmTime", () => {
   it.each([
-    { target: 1_000, started: null, want: 1_000, why: "no handler runs: any time" },
-    { target: 1_000, started: 1_000, want: 1_001, why: "the handler's own start: could be its scheduled time" },
-    { target: 900, started: 1_000, want: 1_001, why: "before the start: could be its scheduled time too" },
-    { target: 1_001, started: 1_000, want: 1_001, why: "after the start: kept" },
-    { target: 5_000, started: 1_000, want: 5_000, why: "later: kept" },
-  ])("$why", ({ target, started, want }) => {
-    expect(safeAlarmTime(target, started)).toBe(want);
+    { target: 5_000, now: 1_000, want: 5_000, why: "a time to come: kept" },
+    { target: 1_001, now: 1_000, want: 1_001, why: "a millisecond from now: kept" },
+    { target: 1_000, now: 1_000, want: 1_001, why: "now: could be the running alarm's own time" },
+    { target: 900, now: 1_000, want: 1_001, why: "past: could be the running alarm's own time too" },
+  ])("$why", ({ target, now, want }) => {
+    expect(safeAlarmTime(target, now)).toBe(want);
+  });
+});
+
+describe("keepsAlarm", () => {
+  it.each([
+    { current: null, wanted: 2_000, now: 1_000, keeps: false, why: "none set" },
+    { current: 1_500, wanted: 2_000, now: 1_000, keeps: true, why: "an earlier one still to come" },
+    { current: 2_000, wanted: 2_000, now: 1_000, keeps: true, why: "the same time still to come" },
+    { current: 3_000, wanted: 2_000, now: 1_000, keeps: false, why: "a later one" },
+    { current: 1_000, wanted: 1_001, now: 1_000, keeps: false, why: "one due now: it may be the running one, or kept without firing" },
+    { current: 400, wanted: 1_001, now: 1_000, keeps: false, why: "one overdue" },
+  ])("$why", ({ current, wanted, now, keeps }) => {
+    expect(keepsAlarm(current, wanted, now)).toBe(keeps);
+  });
+});
+
+describe("AlarmClock.setNoLaterThan", () => {
+  function fakeStorage(alarm: number | null) {
+    const state = { alarm, sets: [] as number[] };
+    const storage = {
+      getAlarm: async () => state.alarm,
+      setAlarm: async (time: number | Date) => {
+        state.alarm = Number(time);
+        state.sets.push(Number(time));
+      },
+    } as unknown as DurableObjectStorage;
+    return { state, clock: new AlarmClock(storage) };
+  }
+
+  it("sets a due time just after now, keeps an earlier alarm to come, and replaces one already due", async () => {
+    const now = Date.now();
+    const due = fakeStorage(null);
+    await due.clock.setNoLaterThan(now);
+    expect(due.state.sets).toHaveLength(1);
+    expect(due.state.sets[0]!).toBeGreaterThan(now);
+
+    const earlier = fakeStorage(now + 60_000);
+    await earlier.clock.setNoLaterThan(now + 120_000);
+    expect(earlier.state.sets).toEqual([]);
+
+    const stuck = fakeStorage(now - 5_000);
+    await stuck.clock.setNoLaterThan(now + 120_000);
+    expect(stuck.state.sets).toEqual([now + 120_000]);
   });
 });
 
