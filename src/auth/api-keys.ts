@@ -121,8 +121,27 @@ export function checkApiKeyRecord(
   record: ApiKeyRecord | null,
   now: number,
 ): AuthFailure | null {
-  if (!record || record.key_id !== presented.keyId || record.tenant_id !== presented.tenantId) return "key_unknown";
+  if (!namesKey(record, presented)) return "key_unknown";
   if (!SHA256_HEX.test(record.hash) || !constantTimeEqual(presentedHash, record.hash)) return "key_secret_mismatch";
+  return standingProblem(record, now);
+}
+
+/**
+ * Pure: whether the key a token was exchanged from still stands (exists for this tenant, not
+ * revoked, not expired at `now`): `checkApiKeyRecord`'s checks but the secret's, which the token
+ * proved when it was issued. The tenant index applies it when it admits such a token's request.
+ */
+export function exchangedKeyStands(record: ApiKeyRecord | null, source: { tenantId: string; keyId?: string | undefined }, now: number): boolean {
+  return namesKey(record, source) && standingProblem(record, now) === null;
+}
+
+/** Whether `record` is the key `presented` names, in the tenant it names. */
+function namesKey(record: ApiKeyRecord | null, presented: { tenantId: string; keyId?: string | undefined }): record is ApiKeyRecord {
+  return record !== null && record.key_id === presented.keyId && record.tenant_id === presented.tenantId;
+}
+
+/** Why a key that exists no longer stands at `now` (revoked, expired), or null while it does. */
+function standingProblem(record: ApiKeyRecord, now: number): "key_revoked" | "key_expired" | null {
   if (record.revoked_at !== null) return "key_revoked";
   if (record.expires_at !== null) {
     const expiresAt = Date.parse(record.expires_at);
@@ -130,20 +149,6 @@ export function checkApiKeyRecord(
     if (Number.isNaN(expiresAt) || now >= expiresAt) return "key_expired";
   }
   return null;
-}
-
-/**
- * Pure: whether the key a token was exchanged from still stands (exists for this tenant, not
- * revoked, not expired at `now`). The token proved the secret when it was issued; the key's
- * revocation must still end it at once. Shared by the gateway and the tenant index.
- */
-export function exchangedKeyStands(record: ApiKeyRecord | null, source: { tenantId: string; keyId?: string | undefined }, now: number): boolean {
-  if (!record || record.key_id !== source.keyId || record.tenant_id !== source.tenantId) return false;
-  if (record.revoked_at !== null) return false;
-  if (record.expires_at === null) return true;
-  const expiresAt = Date.parse(record.expires_at);
-  // An unreadable expiry fails closed.
-  return !Number.isNaN(expiresAt) && now < expiresAt;
 }
 
 /** Equal-length hex digests compared without an early exit on the first differing byte. */

@@ -2,9 +2,10 @@
  * JWTs this isolate has verified, so a client that sends the same token with every request
  * pays for its signature check once. Only what a token proves by its signature is kept (the
  * principal its claims name), and only until its `exp`, or `MAX_KEPT_MS` at most: from then on
- * the token is checked afresh, and refused once it has expired, as any token is. Everything that can change while a
- * token lives is still read on every request by the gateway: a tenant's suspension and rate
- * limits, and, for a token exchanged from an API key, that key's revocation.
+ * the token is checked afresh, and refused once it has expired, as any token is. Everything
+ * that can change while a token lives is still read on every request by the gateway: a
+ * tenant's suspension and rate limits, and, for a token exchanged from an API key, that key's
+ * revocation.
  *
  * The key is the whole token, never a part of it: a token that differs in any character is not
  * the one verified. Bounded: past `MAX_TOKENS` the oldest entries go first.

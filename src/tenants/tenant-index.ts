@@ -88,14 +88,8 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
    * record is read from storage on every call: a revocation takes effect on the next request.
    */
   async admitApiKey(tenantId: string, keyId: string, input: T.AdmitApiKeyInput): Promise<T.ApiKeyAdmission> {
-    const id = requireString("keyId", keyId);
     const secretHash = requireString("secretHash", input.secretHash);
-    const bucket = requireString("bucket", input.bucket);
-    const now = requireNow(input.now);
-    const record = this.#findApiKey(tenantId, id);
-    if (checkApiKeyRecord({ tenantId, keyId: id }, secretHash, record, now) !== null) return { record, admission: null };
-    await this.#enter(tenantId);
-    return { record, admission: admit(this.#readConfig(), this.#limiter, bucket, now) };
+    return this.#admitWithKey(tenantId, keyId, input, (record, id, now) => checkApiKeyRecord({ tenantId, keyId: id }, secretHash, record, now) === null);
   }
 
   /**
@@ -104,13 +98,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
    * every call so that revoking the key ends its tokens at once.
    */
   async admitExchangedToken(tenantId: string, keyId: string, input: T.AdmitRequestInput): Promise<T.ApiKeyAdmission> {
-    const id = requireString("keyId", keyId);
-    const bucket = requireString("bucket", input.bucket);
-    const now = requireNow(input.now);
-    const record = this.#findApiKey(tenantId, id);
-    if (!exchangedKeyStands(record, { tenantId, keyId: id }, now)) return { record, admission: null };
-    await this.#enter(tenantId);
-    return { record, admission: admit(this.#readConfig(), this.#limiter, bucket, now) };
+    return this.#admitWithKey(tenantId, keyId, input, (record, id, now) => exchangedKeyStands(record, { tenantId, keyId: id }, now));
   }
 
   async touchApiKey(tenantId: string, keyId: string, now: number): Promise<boolean> {
@@ -421,6 +409,25 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
   }
 
   // --- private helpers (not reachable over RPC)
+
+  /**
+   * The key's record, read from storage, and the request admitted in the same call only when
+   * `stands` accepts the record (so a key that does not stand spends no rate budget).
+   */
+  async #admitWithKey(
+    tenantId: string,
+    keyId: string,
+    input: T.AdmitRequestInput,
+    stands: (record: apiKeys.ApiKeyRecord | null, keyId: string, now: number) => boolean,
+  ): Promise<T.ApiKeyAdmission> {
+    const id = requireString("keyId", keyId);
+    const bucket = requireString("bucket", input.bucket);
+    const now = requireNow(input.now);
+    const record = this.#findApiKey(tenantId, id);
+    if (!stands(record, id, now)) return { record, admission: null };
+    await this.#enter(tenantId);
+    return { record, admission: admit(this.#readConfig(), this.#limiter, bucket, now) };
+  }
 
   /**
    * Hands free run slots to queued sessions, oldest first, and tells each Agent. A session that

@@ -79,7 +79,8 @@ describe("API keys", () => {
     expect(await index.touchApiKey(tenantId, "key_000000000000000000000000", BASE_MS)).toBe(false);
   });
 
-  it("admits a standing key's request in the same call as its lookup, and no other", async () => {
+  /** A tenant with three keys: one standing, one revoked, one expired a second after `BASE_MS`. */
+  async function standingRevokedAndExpired() {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);
     const record = await newRecord(tenantId, BASE_MS);
@@ -87,6 +88,11 @@ describe("API keys", () => {
     const expired = { ...(await newRecord(tenantId, BASE_MS, "expired")), expires_at: new Date(BASE_MS + 1_000).toISOString() };
     for (const r of [record, revoked, expired]) await index.createApiKey(tenantId, r);
     await index.revokeApiKey(tenantId, revoked.key_id, BASE_MS);
+    return { tenantId, index, record, revoked, expired };
+  }
+
+  it("admits a standing key's request in the same call as its lookup, and no other", async () => {
+    const { tenantId, index, record, revoked, expired } = await standingRevokedAndExpired();
     const now = BASE_MS + 2_000;
     const input = (r: ApiKeyRecord) => ({ secretHash: r.hash, bucket: `key:${r.key_id}`, now });
 
@@ -102,13 +108,7 @@ describe("API keys", () => {
   });
 
   it("admits the request of a token exchanged from a standing key in the same call as the key's lookup, and no other", async () => {
-    const tenantId = freshTenant();
-    const index = indexOf(tenantId);
-    const record = await newRecord(tenantId, BASE_MS);
-    const revoked = await newRecord(tenantId, BASE_MS, "revoked");
-    const expired = { ...(await newRecord(tenantId, BASE_MS, "expired")), expires_at: new Date(BASE_MS + 1_000).toISOString() };
-    for (const r of [record, revoked, expired]) await index.createApiKey(tenantId, r);
-    await index.revokeApiKey(tenantId, revoked.key_id, BASE_MS);
+    const { tenantId, index, record, revoked, expired } = await standingRevokedAndExpired();
     const input = (r: ApiKeyRecord) => ({ bucket: `key:${r.key_id}`, now: BASE_MS + 2_000 });
 
     const admitted = await index.admitExchangedToken(tenantId, record.key_id, input(record));
