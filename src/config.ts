@@ -5,7 +5,7 @@
 import type { Env } from "./env";
 import { ACCESS_TOKEN_TTL_SECONDS } from "./auth/access-token";
 import { BUILTIN_DEFAULT_LIMITS, type Limits, MODEL_CALL_TIMEOUT_MS, partialLimitsSchema } from "./limits";
-import { canonicalModel, isModelAllowed, type CatalogEntry, type ModelCatalog } from "./agents/model/catalog";
+import { canonicalModel, isModelAllowed, type CatalogEntry, type ModelCatalog } from "./sessions/object/model/catalog";
 
 /** A day: long enough for any session-length access token, short enough that a leak expires. */
 export const DEFAULT_MAX_TOKEN_AGE_SECONDS = 24 * 60 * 60;

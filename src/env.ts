@@ -2,7 +2,7 @@
  * The Worker's bindings, typed once. Nothing below the edge reads these directly:
  * `loadConfig` turns them into a parsed `Config` that is passed in.
  */
-import type { Agent } from "./agents/agent";
+import type { Agent } from "./sessions/object/session-object";
 import type { TenantIndex } from "./tenants/tenant-index";
 import type { Scheduler } from "./schedules/scheduler";
 import type { TenantRegistry } from "./tenants/tenant-registry";

@@ -9,7 +9,7 @@
  *                                             fast (a real create costs ~17 ms of CPU here)
  */
 import { agentStub, tenantIndexStub } from "../../src/objects";
-import { EMPTY_USAGE, type AgentResult, type Session } from "../../src/agents/types";
+import { EMPTY_USAGE, type AgentResult, type Session } from "../../src/sessions/types";
 import { newSessionId } from "../../src/api/sessions/ids";
 import type { Env } from "../../src/env";
 import platform from "../../src/index";

@@ -56,7 +56,7 @@ export function areaOf(file: string): string {
   const lib = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file)?.[1];
   if (lib === "wrangler" || lib === "miniflare") return "wrangler dev shims";
   if (lib) return `library: ${lib}`;
-  if (file.startsWith("src/agents/")) return "Agent (src/agents)";
+  if (file.startsWith("src/sessions/")) return "Session (src/sessions)";
   if (file.startsWith("src/tenants/")) return "tenant index (src/tenants)";
   if (file.startsWith("src/api/")) return "gateway (src/api)";
   if (file.startsWith("src/auth/")) return "auth (src/auth)";

@@ -8,7 +8,7 @@ import { fmt } from "./stats";
 /** Units of one run: a model call per step, a tool unit per step, and the final answer. */
 const UNITS_PER_RUN = 2 * STEP_OVERHEAD_STEPS + 1;
 const TOP_FUNCTIONS = 15;
-const PLATFORM_AREAS = ["Agent (src/agents)", "tenant index (src/tenants)"];
+const PLATFORM_AREAS = ["Session (src/sessions)", "tenant index (src/tenants)"];
 
 export interface Profiled {
   target: Target;

@@ -2,11 +2,11 @@
  * Schemas and OpenAPI helpers shared by several resources: pagination, tenant ids, limits,
  * usage and session summaries. Each named schema becomes a component of the document.
  */
-import { FINAL_STATUSES, SESSION_STATUSES, type SessionStatus, STOP_REASONS } from "../agents/types";
+import { FINAL_STATUSES, SESSION_STATUSES, type SessionStatus, STOP_REASONS } from "../sessions/types";
 import { z } from "@hono/zod-openapi";
 import { TENANT_ID_PATTERN } from "../auth/principal";
 import { limitsSchema, partialLimitsSchema } from "../limits";
-import { MAX_CURSOR_CHARS } from "../tenants/cursor";
+import { MAX_CURSOR_CHARS } from "../shared/cursor";
 
 export const DEFAULT_PAGE_LIMIT = 50;
 export const MAX_PAGE_LIMIT = 200;

@@ -11,7 +11,7 @@
  *   - `<secret>`: 32 random bytes, base64url (43 characters). Only its hash is stored.
  */
 import { base64url } from "jose";
-import { sha256Hex, toHex } from "../hex";
+import { sha256Hex, toHex } from "../shared/hex";
 import { type AuthFailure, authFail, authOk, type AuthResult } from "./failure";
 import { API_KEY_SCOPES, TENANT_ID_PATTERN, isValidTenantId, parseScopes, type Scope } from "./principal";
 

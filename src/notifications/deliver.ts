@@ -4,10 +4,10 @@
  * valid secret, newest first), the event id as `Idempotency-Key`. Only a 2xx answer delivers;
  * redirects are not followed. A refused URL fails for good, anything else may pass.
  */
-import { isOriginAllowed } from "../agents/tools/allowed-origins";
-import { safeFetch } from "../agents/tools/safe-fetch";
-import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, signWebhookBody, TIMESTAMP_HEADER } from "../agents/tools/webhook-signature";
-import { checkWebhookUrl } from "../agents/tools/webhook-url";
+import { isOriginAllowed } from "../egress/allowed-origins";
+import { safeFetch } from "../egress/safe-fetch";
+import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, signWebhookBody, TIMESTAMP_HEADER } from "../egress/webhook-signature";
+import { checkWebhookUrl } from "../egress/webhook-url";
 
 /** A receiver should answer at once and do its work afterwards. */
 export const DELIVERY_TIMEOUT_MS = 10_000;

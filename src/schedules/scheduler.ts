@@ -9,7 +9,7 @@
  * and never repeated. Slots missed while the platform was down fire once, as the first of them.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { Page } from "../agents/types";
+import type { Page } from "../sessions/types";
 import { describeError, log } from "../log";
 import { AlarmClock } from "../storage/alarm-clock";
 import { migrate } from "../storage/migrations";

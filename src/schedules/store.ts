@@ -2,9 +2,9 @@
  * The Scheduler's tables (storage.md): schedules with their next slot, and one row per firing.
  * Plain functions over the object's SQL, each a statement or two; the object decides when.
  */
-import type { Page } from "../agents/types";
+import type { Page } from "../sessions/types";
 import { parseScopes } from "../auth/principal";
-import { decodeTimeIdCursor, encodeTimeIdCursor } from "../tenants/cursor";
+import { decodeTimeIdCursor, encodeTimeIdCursor } from "../shared/cursor";
 import { toIso } from "../tenants/validate";
 import type { DisabledReason, Firing, FiringOutcome, NewSchedule, Schedule, ScheduleAction, ScheduleCreator } from "./types";
 

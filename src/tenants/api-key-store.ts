@@ -2,10 +2,10 @@
  * The tenant's API keys. Only the hash of each key's secret is stored (the plaintext is shown
  * once at creation and never reaches this object); listings leave even the hash out.
  */
-import type { Page } from "../agents/types";
+import type { Page } from "../sessions/types";
 import type { ApiKeyRecord } from "../auth/api-keys";
 import { isScope, type Scope } from "../auth/principal";
-import { decodeTimeIdCursor, encodeTimeIdCursor } from "./cursor";
+import { decodeTimeIdCursor, encodeTimeIdCursor } from "../shared/cursor";
 import { requireIsoMs, requireString, toIso } from "./validate";
 
 export type { ApiKeyRecord };

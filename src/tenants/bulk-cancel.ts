@@ -3,7 +3,7 @@
  * error, or a session already stopped) must not stop the others; only real cancellations count.
  */
 import { agentStub } from "../objects";
-import type { AgentResult } from "../agents/types";
+import type { AgentResult } from "../sessions/types";
 
 /** Agents asked at once: enough to be quick, few enough not to flood the runtime. */
 export const CANCEL_CONCURRENCY = 8;

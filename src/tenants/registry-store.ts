@@ -2,8 +2,8 @@
  * The platform's list of tenants, so a platform admin can enumerate them (each tenant's data
  * lives in its own index object, which cannot be listed). One row per tenant, never updated.
  */
-import type { Page } from "../agents/types";
-import { decodeKeyCursor, encodeKeyCursor } from "./cursor";
+import type { Page } from "../sessions/types";
+import { decodeKeyCursor, encodeKeyCursor } from "../shared/cursor";
 import type { TenantEntry } from "./types";
 import { toIso } from "./validate";
 

@@ -2,7 +2,7 @@
  * Checks a session report from an Agent and turns it into row values. Reports come from our own
  * code, so a malformed one is a bug and throws rather than being half-stored.
  */
-import { SESSION_STATUSES, STOP_REASONS, type SessionStatus, type StopReason } from "../agents/types";
+import { SESSION_STATUSES, STOP_REASONS, type SessionStatus, type StopReason } from "../sessions/types";
 import type { SessionReport } from "./types";
 import { requireInt, requireIsoMs, requireString } from "./validate";
 

@@ -2,8 +2,8 @@
  * The tenant's session index: one compact row per session, kept current by the Agents' reports,
  * for listing, counting and finding the active ones. The Agent stays the source of truth.
  */
-import { ACTIVE_STATUSES, type Page, SESSION_STATUSES, type SessionStatus, type SessionSummary, type StopReason } from "../agents/types";
-import { decodeTimeIdCursor, encodeTimeIdCursor } from "./cursor";
+import { ACTIVE_STATUSES, type Page, SESSION_STATUSES, type SessionStatus, type SessionSummary, type StopReason } from "../sessions/types";
+import { decodeTimeIdCursor, encodeTimeIdCursor } from "../shared/cursor";
 import { releaseRunSlot, trackQueue } from "./run-slots";
 import type { ReportRow } from "./session-report";
 import type { SessionFilter, StatusCounts } from "./types";

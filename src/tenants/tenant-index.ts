@@ -7,7 +7,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { log } from "../log";
-import type { Page, SessionSummary } from "../agents/types";
+import type { Page, SessionSummary } from "../sessions/types";
 import { loadConfig } from "../config";
 import type { PartialLimits } from "../limits";
 import { admit } from "./admission";
@@ -15,7 +15,7 @@ import * as apiKeys from "./api-key-store";
 import { checkApiKeyRecord, exchangedKeyStands } from "../auth/api-keys";
 import { agentCanceller, cancelEach } from "./bulk-cancel";
 import { closeStreamsOf, noteStream, sessionsStreaming, sessionsStreamingWithKey } from "./event-streams";
-import { MAX_CURSOR_CHARS } from "./cursor";
+import { MAX_CURSOR_CHARS } from "../shared/cursor";
 import * as idempotency from "./idempotency-store";
 import { RateLimiter } from "./rate-limit";
 import { acquireRunSlot, grantedSessions, grantQueuedSlots, nextPumpAt, queueLength, releaseRunSlot } from "./run-slots";
@@ -34,14 +34,14 @@ import { parseSettings, writeSettings } from "./tenant-settings";
 import { readWebhookSecret, rotateWebhookSecret, signingSecrets } from "./webhook-secret";
 import { parseAllowedModels, readAllowedModels, writeAllowedModels } from "./tenant-models";
 import type { NotificationAck } from "../notifications/types";
-import { DELIVERY_STATUSES, type DeliveryStatus, listDeliveries, nextDueAt, pruneDeliveries, redeliver, type RedeliverResult, type WebhookDelivery } from "./notifications/delivery-store";
-import { deliverDue } from "./notifications/dispatcher";
-import { type CreateEndpointResult, createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, parseNewEndpoint, type WebhookEndpoint } from "./notifications/endpoint-store";
-import { parseNotificationBatch, takeNotifications } from "./notifications/intake";
+import { DELIVERY_STATUSES, type DeliveryStatus, listDeliveries, nextDueAt, pruneDeliveries, redeliver, type RedeliverResult, type WebhookDelivery } from "../notifications/delivery-store";
+import { deliverDue } from "../notifications/dispatcher";
+import { type CreateEndpointResult, createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, parseNewEndpoint, type WebhookEndpoint } from "../notifications/endpoint-store";
+import { parseNotificationBatch, takeNotifications } from "../notifications/intake";
 
 export type { ApiKeyListing, ApiKeyRecord } from "./api-key-store";
-export type { WebhookDelivery } from "./notifications/delivery-store";
-export type { CreateEndpointResult, NewWebhookEndpoint, WebhookEndpoint } from "./notifications/endpoint-store";
+export type { WebhookDelivery } from "../notifications/delivery-store";
+export type { CreateEndpointResult, NewWebhookEndpoint, WebhookEndpoint } from "../notifications/endpoint-store";
 export type * from "./types";
 
 /** Scopes and keys can be long-ish (a subject plus a route); bodies are hashed before they get here. */

@@ -3,7 +3,7 @@
  * tenant once, when its index is first used. Storage: see storage.md.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { Page } from "../agents/types";
+import type { Page } from "../sessions/types";
 import { isValidTenantId } from "../auth/principal";
 import { migrate } from "../storage/migrations";
 import { TENANT_REGISTRY_MIGRATIONS } from "./migrations";

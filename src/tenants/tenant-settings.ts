@@ -3,7 +3,7 @@
  * origins of webhook tools. Kept as one key-value entry; absent means "nothing set", which is
  * what storage written before settings existed reads as, so no migration is needed.
  */
-import { MAX_ALLOWED_ORIGINS, MAX_ORIGIN_CHARS } from "../agents/tools/allowed-origins";
+import { MAX_ALLOWED_ORIGINS, MAX_ORIGIN_CHARS } from "../egress/allowed-origins";
 import type { TenantSettings } from "./types";
 
 const SETTINGS_KEY = "settings";

@@ -2,7 +2,7 @@
  * The shapes the tenant objects take and return over RPC (see the agreed interfaces), in one
  * place so the gateway and the Agent can import them without importing the classes.
  */
-import type { SessionStatus, SessionSummary } from "../agents/types";
+import type { SessionStatus, SessionSummary } from "../sessions/types";
 import type { ApiKeyRecord } from "../auth/api-keys";
 import type { Limits, PartialLimits } from "../limits";
 
@@ -146,7 +146,7 @@ export interface DeliveryListInput extends PageInput {
   status?: "pending" | "succeeded" | "failed" | null;
 }
 
-export type { NewWebhookEndpoint } from "./notifications/endpoint-store";
+export type { NewWebhookEndpoint } from "../notifications/endpoint-store";
 
 export interface CancelResult {
   cancelled: number;

@@ -5,7 +5,7 @@ import { tenantIndexStub } from "../../src/objects";
 import { createApp } from "../../src/api/app";
 import { ApiError, AUTHENTICATED_ERRORS, PROBLEM_TYPE_BASE, errorResponses } from "../../src/api/errors";
 import { idempotencyScope, idempotent, IdempotencyHeadersSchema } from "../../src/api/middleware/idempotency";
-import { sha256Hex } from "../../src/hex";
+import { sha256Hex } from "../../src/shared/hex";
 import { jsonBody, jsonContent } from "../../src/api/schemas";
 import { bearerAuth } from "../../src/api/security";
 import { BASE_URL, readProblem } from "../support/api";

@@ -6,9 +6,9 @@
  * bench/, not in tests).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { estimateJsonTokens, estimateMessageTokens, estimateTextTokens } from "../../src/agents/context/estimate";
-import { SUMMARY_HEADING } from "../../src/agents/context/summary-prompt";
-import type { ContentBlock } from "../../src/agents/types";
+import { estimateJsonTokens, estimateMessageTokens, estimateTextTokens } from "../../src/sessions/object/context/estimate";
+import { SUMMARY_HEADING } from "../../src/sessions/object/context/summary-prompt";
+import type { ContentBlock } from "../../src/sessions/types";
 import { requestProblems, requestText } from "../support/request-checks";
 import type { ModelStep } from "../support/mock-protocol";
 import { historyProblems } from "./support/history";

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { newEventId } from "../../src/notifications/ids";
 import { BACKLOG_FULL_ERROR, DELIVERY_RETENTION_MS, MAX_PENDING_DELIVERIES_PER_TARGET, MAX_SETTLED_DELIVERIES_PER_TARGET } from "../../src/notifications/retention";
 import type { Notification, NotificationBatch } from "../../src/notifications/types";
-import { addDelivery, beginAttempt, dueDeliveries, type NewDelivery, pruneDeliveries } from "../../src/tenants/notifications/delivery-store";
+import { addDelivery, beginAttempt, dueDeliveries, type NewDelivery, pruneDeliveries } from "../../src/notifications/delivery-store";
 import { expectIndexRejects, freshTenant, indexOf } from "../tenants/helpers";
 
 const DAY_MS = 24 * 60 * 60 * 1000;

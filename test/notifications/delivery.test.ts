@@ -4,7 +4,7 @@
  * `NOTIFY_RETRY_SCALE` (vitest.config.ts), so 30 s is 30 ms here.
  */
 import { describe, expect, it } from "vitest";
-import { APPROVAL_EXPIRED_OUTPUT } from "../../src/agents/run/approval-expiry";
+import { APPROVAL_EXPIRED_OUTPUT } from "../../src/sessions/object/loop/approval-expiry";
 import type { Notification } from "../../src/notifications/types";
 import { createSession, getJson, post, text, toolUse, waitForStatus, OBJECT_SCHEMA } from "../api/sessions/helpers";
 import { call } from "../support/api";

@@ -4,7 +4,7 @@
  * session's own notify_url checked the same way.
  */
 import { describe, expect, it } from "vitest";
-import { MAX_WEBHOOK_ENDPOINTS } from "../../src/tenants/notifications/endpoint-store";
+import { MAX_WEBHOOK_ENDPOINTS } from "../../src/notifications/endpoint-store";
 import { caller, getJson, type Caller } from "../api/sessions/helpers";
 import { call, callJson, readProblem } from "../support/api";
 import { freshTenant } from "../support/tokens";

@@ -7,13 +7,13 @@
  */
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import type { OutboxEntry, OutboxRetry } from "../../src/agents/store";
+import type { OutboxEntry, OutboxRetry } from "../../src/sessions/object/store/store";
 import { newEventId } from "../../src/notifications/ids";
 import type { NotificationType } from "../../src/notifications/types";
 import { HANDOFF_RETRY_MS } from "../../src/notifications/schedule";
 import { agentStub, tenantIndexName, tenantIndexStub } from "../../src/objects";
 import { agentProblem } from "../../src/api/sessions/agent-client";
-import type { AgentFailure } from "../../src/agents/types";
+import type { AgentFailure } from "../../src/sessions/types";
 import { TenantIndex } from "../../src/tenants/tenant-index";
 import { createSession } from "../api/sessions/helpers";
 import { call } from "../support/api";

@@ -4,11 +4,11 @@
  * signed headers, and the configuration that shortens the schedule in tests.
  */
 import { describe, expect, it } from "vitest";
-import { approvalDeadline, earliestApprovalDeadline, expiredApprovals } from "../../src/agents/run/approval-expiry";
-import { nextWakeAt } from "../../src/agents/run/next-wake";
-import type { RunState } from "../../src/agents/store";
-import { buildToolbox } from "../../src/agents/tools/registry";
-import { SESSION_STATUSES, type SessionStatus, type ToolCallStatus } from "../../src/agents/types";
+import { approvalDeadline, earliestApprovalDeadline, expiredApprovals } from "../../src/sessions/object/loop/approval-expiry";
+import { nextWakeAt } from "../../src/sessions/object/loop/next-wake";
+import type { RunState } from "../../src/sessions/object/store/store";
+import { buildToolbox } from "../../src/sessions/object/tools/registry";
+import { SESSION_STATUSES, type SessionStatus, type ToolCallStatus } from "../../src/sessions/types";
 import { ConfigError, parseConfig } from "../../src/config";
 import type { Env } from "../../src/env";
 import { deliveryHeaders } from "../../src/notifications/deliver";

@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Agent } from "../../src/agents/agent";
+import { Agent } from "../../src/sessions/object/session-object";
 import { AlarmClock, keepsAlarm, safeAlarmTime } from "../../src/storage/alarm-clock";
 import { createAndStart, newTestSession, waitForStatus } from "../support/agent-session";
 

@@ -1,7 +1,7 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { AGENT_MIGRATIONS } from "../../src/agents/migrations";
-import type { AgentResult, Page, Session, Step } from "../../src/agents/types";
+import { AGENT_MIGRATIONS } from "../../src/sessions/object/store/migrations";
+import type { AgentResult, Page, Session, Step } from "../../src/sessions/types";
 import { generateApiKey } from "../../src/auth/api-keys";
 import { BUILTIN_DEFAULT_LIMITS, DEFAULT_MAX_IMAGE_BYTES } from "../../src/limits";
 import { agentStub, tenantIndexStub } from "../../src/objects";
@@ -22,8 +22,8 @@ import {
   writeWaitingAgentV6,
 } from "../support/legacy-storage";
 import { pngBytes } from "../support/images";
-import { estimateMessageTokens } from "../../src/agents/context/estimate";
-import type { RunState } from "../../src/agents/store";
+import { estimateMessageTokens } from "../../src/sessions/object/context/estimate";
+import type { RunState } from "../../src/sessions/object/store/store";
 import { openSse } from "../support/agent-stream";
 import { createAndStart, messages, newTestSession, toolCalls, unwrap, waitForStatus } from "../support/agent-session";
 import { mockHook, uniqueKey } from "../support/mock-client";

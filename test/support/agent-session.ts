@@ -4,8 +4,8 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { agentStub } from "../../src/objects";
-import type { RunState } from "../../src/agents/store";
-import type { AgentResult, Message, Page, RunInput, Session, SessionInit, SessionStatus, ToolCall } from "../../src/agents/types";
+import type { RunState } from "../../src/sessions/object/store/store";
+import type { AgentResult, Message, Page, RunInput, Session, SessionInit, SessionStatus, ToolCall } from "../../src/sessions/types";
 import { BUILTIN_DEFAULT_LIMITS, type PartialLimits } from "../../src/limits";
 import { mockModel, uniqueKey } from "./mock-client";
 

@@ -1,8 +1,8 @@
 /**
  * Opens event streams straight on an Agent, as the gateway does, for the Agent's own tests.
  */
-import { buildStreamRequest } from "../../src/agents/events/stream-request";
-import type { StreamGrant } from "../../src/agents/events/streams";
+import { buildStreamRequest } from "../../src/sessions/object/events/stream-request";
+import type { StreamGrant } from "../../src/sessions/object/events/streams";
 import type { TestSession } from "./agent-session";
 import { type Watch, watchSocket, watchSse } from "./event-client";
 

@@ -1,5 +1,5 @@
 /** Images for tests: a real 1×1 PNG, padded after its end to any size (readers stop at IEND). */
-import { encodeBase64 } from "../../src/base64";
+import { encodeBase64 } from "../../src/shared/base64";
 
 export const TINY_PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 

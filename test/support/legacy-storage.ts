@@ -4,7 +4,7 @@
  * and never changed afterwards: a new version adds a new layout here.
  */
 import type { TestSession } from "./agent-session";
-import { AGENT_MIGRATIONS } from "../../src/agents/migrations";
+import { AGENT_MIGRATIONS } from "../../src/sessions/object/store/migrations";
 import { migrate } from "../../src/storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { SessionStatus, SessionSummary } from "../../src/agents/types";
-import { encodeTimeIdCursor } from "../../src/tenants/cursor";
+import type { SessionStatus, SessionSummary } from "../../src/sessions/types";
+import { encodeTimeIdCursor } from "../../src/shared/cursor";
 import { BASE_MS, expectIndexRejects, freshTenant, indexOf, report } from "./helpers";
 
 const STATUSES: SessionStatus[] = ["idle", "running", "done", "failed", "paused"];

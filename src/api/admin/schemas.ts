@@ -1,7 +1,7 @@
 /** Schemas of the platform admin routes. */
 import { z } from "@hono/zod-openapi";
 import { MAX_MODELS, MODEL_PATTERN } from "../../config";
-import { decodeKeyCursor, decodeTimeIdCursor } from "../../tenants/cursor";
+import { decodeKeyCursor, decodeTimeIdCursor } from "../../shared/cursor";
 import {
   LimitOverridesSchema,
   LimitsSchema,

@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { KEY_ID_PATTERN, type ApiKeyRecord } from "../../auth/api-keys";
 import { API_KEY_SCOPES, type Scope } from "../../auth/principal";
-import { decodeTimeIdCursor } from "../../tenants/cursor";
+import { decodeTimeIdCursor } from "../../shared/cursor";
 import { pageQuerySchema, pageSchema, TimestampSchema } from "../schemas";
 
 export const MAX_KEY_NAME_LENGTH = 100;

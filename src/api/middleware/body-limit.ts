@@ -8,7 +8,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppContext, AppEnv } from "../context";
 import { ApiError, problemJson } from "../errors";
-import { base64Length } from "../../base64";
+import { base64Length } from "../../shared/base64";
 import { type Limits, MAX_MAX_IMAGE_BYTES } from "../../limits";
 
 /**

@@ -7,9 +7,9 @@
 import { z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { maskMcpHeadersDeep } from "../../agents/tools/mcp/masking";
+import { maskMcpHeadersDeep } from "../../sessions/object/tools/mcp/masking";
 import { tenantIndexStub } from "../../objects";
-import { sha256Hex } from "../../hex";
+import { sha256Hex } from "../../shared/hex";
 import type { IdempotencyBegin } from "../../tenants/types";
 import type { AppContext, AppEnv } from "../context";
 import { ApiError, PROBLEM_CONTENT_TYPE } from "../errors";

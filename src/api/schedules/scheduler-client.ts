@@ -4,7 +4,7 @@
  * one switch (`schedulerProblem`). RPC typing cannot carry the `unknown` fields of a stored create
  * body (a tool's input schema), so the one cast of each answer lives here too.
  */
-import type { Page } from "../../agents/types";
+import type { Page } from "../../sessions/types";
 import type { Env } from "../../env";
 import { schedulerStub } from "../../objects";
 import type { Firing, ListSchedulesInput, NewSchedule, PageInput, Schedule, SchedulePatch, SchedulerFailure, SchedulerResult } from "../../schedules/types";

@@ -7,7 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { MAX_SUBJECT_LENGTH } from "../../auth/platform-keys";
 import { MAX_CRON_CHARS, MAX_TIME_ZONE_CHARS } from "../../schedules/cron";
 import { DISABLED_REASONS, FIRING_OUTCOMES, SCHEDULE_STATUSES } from "../../schedules/types";
-import { decodeTimeIdCursor } from "../../tenants/cursor";
+import { decodeTimeIdCursor } from "../../shared/cursor";
 import { ProblemCodeSchema } from "../errors";
 import { pageQuerySchema, pageSchema, TenantIdSchema, TimestampSchema } from "../schemas";
 import { MAX_SESSION_ID_CHARS } from "../sessions/ids";

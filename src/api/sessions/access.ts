@@ -4,7 +4,7 @@
  * a tenant, a principal without tenant:admin reaches only the sessions it created. Every
  * failure is the same 404, so a caller cannot tell "not yours" from "does not exist".
  */
-import type { Session } from "../../agents/types";
+import type { Session } from "../../sessions/types";
 import { seesAllTenantSessions, type Principal } from "../../auth/principal";
 import type { Env } from "../../env";
 import { ApiError } from "../errors";

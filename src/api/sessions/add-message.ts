@@ -5,8 +5,8 @@
  * `addMessage` is the whole operation for any actor: the route and a schedule's firing.
  */
 import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
-import type { AgentResult, RunInput, RunOptions, Session } from "../../agents/types";
-import { ACTIVE_STATUSES } from "../../agents/types";
+import type { AgentResult, RunInput, RunOptions, Session } from "../../sessions/types";
+import { ACTIVE_STATUSES } from "../../sessions/types";
 import type { Env } from "../../env";
 import type { Limits } from "../../limits";
 import { type Actor, actorOf } from "../actor";

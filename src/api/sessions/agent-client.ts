@@ -6,10 +6,10 @@
  */
 import type { Limits } from "../../limits";
 import { agentStub } from "../../objects";
-import type { AgentFailure, AgentResult, Message, Page, RunInput, RunOptions, Session, SessionInit, Step, ToolCall } from "../../agents/types";
+import type { AgentFailure, AgentResult, Message, Page, RunInput, RunOptions, Session, SessionInit, Step, ToolCall } from "../../sessions/types";
 import type { Env } from "../../env";
-import type { RequestOutcome } from "../../agents/request-keys";
-import { buildStreamRequest, type StreamRequest } from "../../agents/events/stream-request";
+import type { RequestOutcome } from "../../sessions/object/request-keys";
+import { buildStreamRequest, type StreamRequest } from "../../sessions/object/events/stream-request";
 import { ApiError } from "../errors";
 
 export const SESSION_NOT_FOUND = "No such session.";

@@ -4,8 +4,8 @@
  * `createSession` is the whole operation for any actor: the route and a schedule's firing.
  */
 import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
-import { defaultModelFor, isModelAllowed, type ModelCatalog } from "../../agents/model/catalog";
-import type { ContextSettings, Session, SessionInit, ToolSpec } from "../../agents/types";
+import { defaultModelFor, isModelAllowed, type ModelCatalog } from "../../sessions/object/model/catalog";
+import type { ContextSettings, Session, SessionInit, ToolSpec } from "../../sessions/types";
 import { tenantIndexStub } from "../../objects";
 import type { Principal } from "../../auth/principal";
 import type { Limits } from "../../limits";

@@ -3,7 +3,7 @@
  * JSON is a WebSocket frame and the `data:` of a Server-Sent Event.
  */
 import { z } from "@hono/zod-openapi";
-import { TOOL_CALL_STATUSES } from "../../agents/types";
+import { TOOL_CALL_STATUSES } from "../../sessions/types";
 import { SessionStatusSchema, StopReasonSchema, TimestampSchema, UsageSchema } from "../schemas";
 import { MessageSchema, ToolCallDecisionSchema } from "./schemas";
 

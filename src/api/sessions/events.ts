@@ -4,8 +4,8 @@
  * session's Agent, which serves it (and, for a WebSocket, hibernates between events).
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { EVENT_RETENTION_COUNT, EVENT_RETENTION_MS } from "../../agents/events/retention";
-import { MAX_STREAM_LIFETIME_MS, streamDeadline } from "../../agents/events/streams";
+import { EVENT_RETENTION_COUNT, EVENT_RETENTION_MS } from "../../sessions/object/events/retention";
+import { MAX_STREAM_LIFETIME_MS, streamDeadline } from "../../sessions/object/events/streams";
 import { DAY_MS } from "../../tenants/usage";
 import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../errors";

@@ -4,12 +4,12 @@
  * (by its bytes) and the model's capability before the session is asked anything. Every problem
  * is a 400 naming the field; nothing is stored for a refused request.
  */
-import { decodeBase64, decodedLength } from "../../base64";
-import { inspectImage } from "../../agents/images/inspect";
-import { acceptsImages, type ModelCatalog } from "../../agents/model/catalog";
-import { safeFetchBytes } from "../../agents/tools/safe-fetch";
-import { checkUrl, describeRefusal } from "../../agents/tools/url-guard";
-import type { ImageUpload, RunInput, TextBlock } from "../../agents/types";
+import { decodeBase64, decodedLength } from "../../shared/base64";
+import { inspectImage } from "../../sessions/object/images/inspect";
+import { acceptsImages, type ModelCatalog } from "../../sessions/object/model/catalog";
+import { safeFetchBytes } from "../../egress/safe-fetch";
+import { checkUrl, describeRefusal } from "../../egress/url-guard";
+import type { ImageUpload, RunInput, TextBlock } from "../../sessions/types";
 import { MAX_INPUT_IMAGE_BYTES } from "../../limits";
 import { ApiError, type FieldError } from "../errors";
 import type { ApiRunInput } from "./schemas";

@@ -4,7 +4,7 @@
  * goes. The newest 1,000 units are kept.
  */
 import { createRoute, type RouteHandler, z } from "@hono/zod-openapi";
-import { UNIT_KINDS, UNIT_OUTCOMES } from "../../agents/run/next-unit";
+import { UNIT_KINDS, UNIT_OUTCOMES } from "../../sessions/object/loop/next-unit";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";

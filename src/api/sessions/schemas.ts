@@ -3,19 +3,19 @@
  * the request bodies, and the path and query parameters. Caps on caller-given text are named
  * here with their units; the body limit bounds the request as a whole on top of them.
  */
-import { CONTEXT_STRATEGIES, IMAGE_MEDIA_TYPES, TOOL_CALL_DECISIONS, TOOL_CALL_STATUSES } from "../../agents/types";
-import { DEFAULT_LAST_MESSAGES, MAX_LAST_MESSAGES, MAX_MAX_INPUT_TOKENS, MIN_MAX_INPUT_TOKENS } from "../../agents/context/settings";
+import { CONTEXT_STRATEGIES, IMAGE_MEDIA_TYPES, TOOL_CALL_DECISIONS, TOOL_CALL_STATUSES } from "../../sessions/types";
+import { DEFAULT_LAST_MESSAGES, MAX_LAST_MESSAGES, MAX_MAX_INPUT_TOKENS, MIN_MAX_INPUT_TOKENS } from "../../sessions/object/context/settings";
 import { jsonDepth, MAX_JSON_DEPTH } from "../json-depth";
-import { MAX_PATTERN_SUBJECT_CHARS } from "../../json-schema/patterns";
+import { MAX_PATTERN_SUBJECT_CHARS } from "../../shared/json-schema/patterns";
 import { z } from "@hono/zod-openapi";
-import { MAX_INPUT_CHARS } from "../../agents/input";
+import { MAX_INPUT_CHARS } from "../../sessions/object/input";
 import { MAX_IMAGES_PER_INPUT } from "../../limits";
-import { MAX_MCP_SERVER_NAME_CHARS, MCP_SERVER_NAME_PATTERN } from "../../agents/tools/mcp/naming";
-import { MAX_RUN_TOOLS } from "../../agents/tools/mcp/plan";
-import { MAX_APPROVAL_TIMEOUT_SECONDS, MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "../../agents/tools/registry";
+import { MAX_MCP_SERVER_NAME_CHARS, MCP_SERVER_NAME_PATTERN } from "../../sessions/object/tools/mcp/naming";
+import { MAX_RUN_TOOLS } from "../../sessions/object/tools/mcp/plan";
+import { MAX_APPROVAL_TIMEOUT_SECONDS, MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "../../sessions/object/tools/registry";
 import { MAX_SUBJECT_LENGTH } from "../../auth/platform-keys";
 import { partialLimitsSchema } from "../../limits";
-import { decodeIntPairCursor, decodeTimeIdCursor } from "../../tenants/cursor";
+import { decodeIntPairCursor, decodeTimeIdCursor } from "../../shared/cursor";
 import { SessionSummaryPageSchema } from "../admin/schemas";
 import {
   LimitsSchema,

@@ -5,13 +5,13 @@
  * registry's own rules (unique names, known built-ins, how many); and the same URL checks for
  * the session's `notify_url`. Pure: the result carries the tools as they are stored.
  */
-import { isOriginAllowed } from "../../agents/tools/allowed-origins";
-import { approvalTimeoutProblem, checkToolList } from "../../agents/tools/registry";
-import { checkWebhookUrl } from "../../agents/tools/webhook-url";
-import { MAX_REQUEST_PATTERN_SIZE } from "../../json-schema/patterns";
-import { checkSchema, estimateSchemaPatterns } from "../../json-schema/validator";
-import { checkMcpServerUrl } from "../../agents/tools/mcp/server-url";
-import type { McpToolSpec, ToolSpec } from "../../agents/types";
+import { isOriginAllowed } from "../../egress/allowed-origins";
+import { approvalTimeoutProblem, checkToolList } from "../../sessions/object/tools/registry";
+import { checkWebhookUrl } from "../../egress/webhook-url";
+import { MAX_REQUEST_PATTERN_SIZE } from "../../shared/json-schema/patterns";
+import { checkSchema, estimateSchemaPatterns } from "../../shared/json-schema/validator";
+import { checkMcpServerUrl } from "../../sessions/object/tools/mcp/server-url";
+import type { McpToolSpec, ToolSpec } from "../../sessions/types";
 import type { FieldError } from "../errors";
 
 export interface ToolCheckOptions {

@@ -4,7 +4,7 @@
  * from then on, are held to the list.
  */
 import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
-import { normalizeOrigin } from "../../agents/tools/allowed-origins";
+import { normalizeOrigin } from "../../egress/allowed-origins";
 import { tenantIndexStub } from "../../objects";
 import type { TenantSettings } from "../../tenants/types";
 import type { AppEnv } from "../context";

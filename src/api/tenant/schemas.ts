@@ -1,6 +1,6 @@
 /** Schemas of the caller's own tenant. */
 import { z } from "@hono/zod-openapi";
-import { MAX_ALLOWED_ORIGINS, MAX_ORIGIN_CHARS } from "../../agents/tools/allowed-origins";
+import { MAX_ALLOWED_ORIGINS, MAX_ORIGIN_CHARS } from "../../egress/allowed-origins";
 import { LimitsSchema, StatusCountsSchema, TenantIdSchema, TimestampSchema } from "../schemas";
 import { TenantUsageSchema } from "../usage";
 

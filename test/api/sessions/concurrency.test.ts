@@ -6,7 +6,7 @@ import { agentValue } from "../../../src/api/sessions/agent-client";
 import { admitRun, startWithSlot } from "../../../src/api/sessions/run-admission";
 import { BUILTIN_DEFAULT_LIMITS } from "../../../src/limits";
 import { PROBLEM_TYPE_BASE } from "../../../src/api/errors";
-import type { Session } from "../../../src/agents/types";
+import type { Session } from "../../../src/sessions/types";
 import { callJson, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { bearer, freshTenant } from "../../support/tokens";

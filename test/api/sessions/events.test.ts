@@ -3,7 +3,7 @@
  * and streams closed by a key's revocation or the tenant's suspension.
  */
 import { describe, expect, it } from "vitest";
-import { CLOSE_CODES } from "../../../src/agents/events/streams";
+import { CLOSE_CODES } from "../../../src/sessions/object/events/streams";
 import { acceptsEventStream, eventCursor } from "../../../src/api/sessions/events";
 import { urlCredential } from "../../../src/api/middleware/url-token";
 import { call, callJson, readProblem } from "../../support/api";

@@ -1,8 +1,8 @@
 /** A message posted while a run is going, through the public API: reject, enqueue and interrupt. */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { CANCELLED_BEFORE_RESULT } from "../../../src/agents/agent";
-import type { Message, Session } from "../../../src/agents/types";
+import { CANCELLED_BEFORE_RESULT } from "../../../src/sessions/object/session-object";
+import type { Message, Session } from "../../../src/sessions/types";
 import { MAX_QUEUED_MESSAGES } from "../../../src/limits";
 import { agentStub } from "../../../src/objects";
 import { readProblem } from "../../support/api";

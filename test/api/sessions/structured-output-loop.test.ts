@@ -5,7 +5,7 @@
  */
 import { inject } from "vitest";
 import { describe, expect, it } from "vitest";
-import { validateJson } from "../../../src/json-schema/validator";
+import { validateJson } from "../../../src/shared/json-schema/validator";
 import { call } from "../../support/api";
 import { deltaText, type Watch, watchSse } from "../../support/event-client";
 import { mockModel, type RecordedRequest, uniqueKey } from "../../support/mock-client";

@@ -4,8 +4,8 @@
  * corrected when invalid, and a run that cannot answer validly fails with `invalid_output`.
  */
 import { describe, expect, it } from "vitest";
-import type { Session } from "../../../src/agents/types";
-import { validateJson } from "../../../src/json-schema/validator";
+import type { Session } from "../../../src/sessions/types";
+import { validateJson } from "../../../src/shared/json-schema/validator";
 import { callJson, readProblem } from "../../support/api";
 import { mockModel, type RecordedRequest, uniqueKey } from "../../support/mock-client";
 import { caller, createSession, messagesOf, post, text, toolUse, waitForStatus } from "./helpers";

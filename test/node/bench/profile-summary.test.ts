@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { areaOf, type CpuProfile, summarizeProfile } from "../../../bench/support/profile-summary";
 
-/** A source map of a two-line bundle: line 0 from src/agents/host.ts:1, line 1 from src/tenants/x.ts:1. */
+/** A source map of a two-line bundle: line 0 from src/sessions/object/engine/engine.ts:1, line 1 from src/tenants/x.ts:1. */
 const MAP = {
   version: 3,
   file: "worker.js",
   sourceRoot: "",
-  sources: ["../../../src/agents/host.ts", "../../../src/tenants/x.ts"],
+  sources: ["../../../src/sessions/object/engine/engine.ts", "../../../src/tenants/x.ts"],
   sourcesContent: [],
   names: [],
   mappings: "AAAA;ACAA",
@@ -44,11 +44,11 @@ describe("CPU profile summary", () => {
 
   it("charges a built-in to the project function that called it", () => {
     expect(summary.functions.find((f) => f.name.startsWith("exec"))).toEqual({
-      name: "exec (built-in) ← report (src/agents/host.ts:1)",
-      area: "Agent (src/agents)",
+      name: "exec (built-in) ← report (src/sessions/object/engine/engine.ts:1)",
+      area: "Session (src/sessions)",
       samples: 3,
     });
-    expect(summary.areas[0]).toEqual({ name: "Agent (src/agents)", area: "Agent (src/agents)", samples: 4 });
+    expect(summary.areas[0]).toEqual({ name: "Session (src/sessions)", area: "Session (src/sessions)", samples: 4 });
   });
 
   it("leaves idle samples out and takes the period from busy stretches", () => {
@@ -73,7 +73,7 @@ describe("CPU profile summary, callees included", () => {
   it("charges every sample to each project function on its stack, once", () => {
     const summary = summarizeProfile(PROFILE, BUNDLE, MAP, ROOT);
     expect(summary.inclusive.map((f) => [f.name, f.samples])).toEqual([
-      ["report (src/agents/host.ts:1)", 4],
+      ["report (src/sessions/object/engine/engine.ts:1)", 4],
       ["recordSessionReport (src/tenants/x.ts:1)", 2],
     ]);
   });

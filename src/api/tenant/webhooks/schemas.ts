@@ -3,9 +3,9 @@ import { z } from "@hono/zod-openapi";
 import { DELIVERY_ID_PATTERN, ENDPOINT_ID_PATTERN } from "../../../notifications/ids";
 import { MAX_DELIVERY_ATTEMPTS } from "../../../notifications/schedule";
 import { NOTIFICATION_TYPES } from "../../../notifications/types";
-import { decodeTimeIdCursor } from "../../../tenants/cursor";
-import { DELIVERY_STATUSES } from "../../../tenants/notifications/delivery-store";
-import { MAX_ENDPOINT_DESCRIPTION_CHARS, MAX_ENDPOINT_URL_CHARS, MAX_WEBHOOK_ENDPOINTS } from "../../../tenants/notifications/endpoint-store";
+import { decodeTimeIdCursor } from "../../../shared/cursor";
+import { DELIVERY_STATUSES } from "../../../notifications/delivery-store";
+import { MAX_ENDPOINT_DESCRIPTION_CHARS, MAX_ENDPOINT_URL_CHARS, MAX_WEBHOOK_ENDPOINTS } from "../../../notifications/endpoint-store";
 import { pageQuerySchema, pageSchema, TimestampSchema } from "../../schemas";
 
 export const NotificationTypeSchema = z.enum(NOTIFICATION_TYPES).openapi("NotificationType", {

@@ -1,0 +1,115 @@
+/**
+ * The session's event log: every change is stored as an event in the same transaction as the
+ * change, and sent to the open streams only once that transaction has committed, so a change
+ * that was rolled back is never shown to anyone. The log is kept within its retention
+ * (retention.ts), replayed by id for a watcher that resumes, and ends every stream once the
+ * session reaches a final status. Streamed model text goes out through here too, unstored.
+ */
+import type { AgentStore } from "../store/store";
+import { FINAL_STATUSES } from "../../types";
+import {
+  type DeltaData,
+  type EmittedEvent,
+  type EventFrame,
+  expand,
+  frameData,
+  frameJson,
+  type StoredData,
+  sseEvent,
+  toStored,
+} from "./frames";
+import { ageCutoff, countPruneThrough, type LogBounds } from "./retention";
+import { CLOSE_CODES, type StreamHub } from "./streams";
+
+export type { EventFrame } from "./frames";
+
+export class EventLog {
+  /** Frames stored in the open transaction, sent once it commits; null outside one. */
+  #pending: EventFrame[] | null = null;
+
+  constructor(
+    private readonly store: AgentStore,
+    readonly streams: StreamHub,
+  ) {}
+
+  /** Runs `fn` atomically (a nested call joins the outer one); its events go out after the commit. */
+  transaction<T>(fn: () => T): T {
+    if (this.#pending !== null) return fn();
+    const frames: EventFrame[] = [];
+    this.#pending = frames;
+    let result: T;
+    try {
+      result = this.store.transaction(fn);
+    } finally {
+      this.#pending = null;
+    }
+    this.#deliver(frames);
+    return result;
+  }
+
+  /** Stores an event and sends it to every active stream (after the commit, inside a transaction). */
+  append(event: EmittedEvent, now: string): EventFrame {
+    const stored = toStored(event);
+    const id = this.store.appendEvent(stored.type, stored.data, now);
+    const through = countPruneThrough({ lastId: id, prunedThrough: this.store.eventsPrunedThrough() });
+    if (through !== null) this.store.pruneEventsThrough(through);
+    const frame: EventFrame = { id, type: event.type, data: frameData(event), created_at: now };
+    if (this.#pending !== null) this.#pending.push(frame);
+    else this.#deliver([frame]);
+    return frame;
+  }
+
+  /**
+   * Text the model is writing, sent to the active streams and never stored. The caller sends it
+   * only while its unit is current, so no text of a cancelled or paused call goes out after
+   * the cancel or pause did.
+   */
+  delta(data: DeltaData, now: string): void {
+    const frame: EventFrame = { type: "delta", data, created_at: now };
+    if (this.#pending !== null) this.#pending.push(frame);
+    else this.#deliver([frame]);
+  }
+
+  /** The log's bounds as a watcher's cursor is judged against them. */
+  bounds(): LogBounds {
+    const prunedThrough = this.store.eventsPrunedThrough();
+    return { lastId: Math.max(this.store.newestEventId(), prunedThrough), prunedThrough };
+  }
+
+  /** Every stored event after `after`, oldest first, as the frames that were sent live. */
+  replay(after: number): EventFrame[] {
+    const rows = { message: (seq: number) => this.store.message(seq), toolCall: (id: string) => this.store.toolCall(id) };
+    return this.store.eventsAfter(after).map((row) => ({
+      id: row.id,
+      type: row.type as EventFrame["type"],
+      data: expand({ type: row.type, data: row.data } as StoredData, rows),
+      created_at: row.created_at,
+    }));
+  }
+
+  /** Drops the events older than the retention; called whenever a stream opens. */
+  pruneByAge(now: number): void {
+    const through = this.store.newestEventIdBefore(new Date(ageCutoff(now)).toISOString());
+    if (through > this.store.eventsPrunedThrough()) this.store.transaction(() => this.store.pruneEventsThrough(through));
+  }
+
+  /** The `end` frame of a session in a final status, or null while it is not final. */
+  endFrame(now: string): EventFrame | null {
+    if (!this.store.session()) return null;
+    const run = this.store.run();
+    if (!FINAL_STATUSES.includes(run.status)) return null;
+    return { type: "end", data: { status: run.status, stop_reason: run.stop_reason, error: run.error }, created_at: now };
+  }
+
+  #deliver(frames: EventFrame[]): void {
+    // Nobody watches (the usual case while a run goes): nothing to render or send.
+    if (frames.length === 0 || !this.streams.watched()) return;
+    for (const frame of frames) this.streams.broadcast(frameJson(frame), sseEvent(frame));
+    // After a final status every stream ends: `end`, then the close. A pending stream is not
+    // ended here; its opener sends `end` after its first frames.
+    if (frames.some((frame) => frame.type === "status")) {
+      const end = this.endFrame(new Date().toISOString());
+      if (end) this.streams.endActive(frameJson(end), sseEvent(end), CLOSE_CODES.ended, "session ended");
+    }
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The event frames a watcher receives, and how each stored event is kept: small events inline,
+ * a message or a tool call only as a reference to its row, so no content is stored twice. The
+ * same projection builds a frame live and on replay, so both read exactly alike.
+ */
+import type { Message, SessionStatus, StopReason, ToolCall, ToolCallDecision, ToolCallStatus, Usage } from "../../types";
+
+/** Stored events have an id and are replayed; `snapshot`, `delta` and `end` are sent, never stored, and carry none. */
+export type EventType = "status" | "message" | "tool_call" | "tool_result" | "usage" | "snapshot" | "delta" | "end";
+
+export interface StatusData {
+  status: SessionStatus;
+  stop_reason: StopReason | null;
+  error: string | null;
+}
+
+/**
+ * A tool call as one event saw it: `status` is the call's status at that event; `output` and
+ * `is_error` are set once the call is finished (they never change after that).
+ */
+export interface ToolCallEventData {
+  id: string;
+  name: string;
+  step: number;
+  input: unknown;
+  status: ToolCallStatus;
+  output: string | null;
+  is_error: boolean;
+  /** Who approved or denied the call and when (`system` for an expired approval); null while it waits or when it needed none. */
+  decided_by: string | null;
+  decided_at: string | null;
+  decision: ToolCallDecision | null;
+}
+
+/** Text the model is writing: `text` goes at character `offset` of block `index` of the answer being written. */
+export interface DeltaData {
+  index: number;
+  text: string;
+  offset: number;
+}
+
+export interface EventFrame {
+  /** Set on stored events only. */
+  id?: number;
+  type: EventType;
+  data: unknown;
+  created_at: string;
+}
+
+/** What an event holds in the `events` table: its data, or a reference to the row that holds it. */
+export type StoredData =
+  | { type: "status"; data: StatusData }
+  | { type: "usage"; data: Usage }
+  | { type: "message"; data: { seq: number } }
+  | { type: "tool_call" | "tool_result"; data: { id: string; status: ToolCallStatus } };
+
+/** The event as the emitter hands it over: the message or the call itself, which the frame shows. */
+export type EmittedEvent =
+  | { type: "status"; data: StatusData }
+  | { type: "usage"; data: Usage }
+  | { type: "message"; data: Message }
+  | { type: "tool_call"; data: ToolCall }
+  | { type: "tool_result"; data: ToolCall };
+
+export function toStored(event: EmittedEvent): StoredData {
+  switch (event.type) {
+    case "status":
+    case "usage":
+      return event;
+    case "message":
+      return { type: "message", data: { seq: event.data.seq } };
+    case "tool_call":
+    case "tool_result":
+      return { type: event.type, data: { id: event.data.id, status: event.data.status } };
+  }
+}
+
+/** The frame data of an emitted event: the same projection `expand` applies on replay. */
+export function frameData(event: EmittedEvent): unknown {
+  if (event.type === "tool_call" || event.type === "tool_result") return toolCallEventData(event.data, event.data.status);
+  return event.data;
+}
+
+/** Reads the rows a stored event refers to; null when the row is gone (never, while the session exists). */
+export interface RowReader {
+  message(seq: number): Message | undefined;
+  toolCall(id: string): ToolCall | undefined;
+}
+
+/** The frame data of a stored event, read back for replay. */
+export function expand(stored: StoredData, rows: RowReader): unknown {
+  switch (stored.type) {
+    case "status":
+    case "usage":
+      return stored.data;
+    case "message":
+      return rows.message(stored.data.seq) ?? null;
+    case "tool_call":
+    case "tool_result": {
+      const call = rows.toolCall(stored.data.id);
+      return call ? toolCallEventData(call, stored.data.status) : null;
+    }
+  }
+}
+
+const FINISHED: readonly ToolCallStatus[] = ["done", "error"];
+
+/**
+ * A call as of an event with `status`: its result only once finished, when it no longer
+ * changes; its decision once it no longer waits for one.
+ */
+export function toolCallEventData(call: ToolCall, status: ToolCallStatus): ToolCallEventData {
+  const finished = FINISHED.includes(status);
+  const decided = status !== "waiting_approval";
+  return {
+    id: call.id,
+    name: call.name,
+    step: call.step,
+    input: call.input,
+    status,
+    output: finished ? call.output : null,
+    is_error: finished ? call.is_error : false,
+    decided_by: decided ? call.decided_by : null,
+    decided_at: decided ? call.decided_at : null,
+    decision: decided ? call.decision : null,
+  };
+}
+
+/** The text of a frame on a WebSocket, and in the `data:` line of Server-Sent Events. */
+export function frameJson(frame: EventFrame): string {
+  return JSON.stringify(frame);
+}
+
+/**
+ * One Server-Sent Event. `id:` is the stored event's id; a snapshot carries the id it is current
+ * as of (`sseId`), so a browser that reconnects after it resumes from there. JSON has no raw
+ * line breaks, so `data:` is always one line.
+ */
+export function sseEvent(frame: EventFrame, sseId: number | undefined = frame.id): string {
+  const id = sseId === undefined ? "" : `id: ${sseId}\n`;
+  return `${id}event: ${frame.type}\ndata: ${frameJson(frame)}\n\n`;
+}
+
+/** A comment line: keeps proxies from closing an idle stream; clients ignore it. */
+export const SSE_HEARTBEAT = ": heartbeat\n\n";

@@ -1,0 +1,101 @@
+/**
+ * Opens a watcher's event stream on the Agent: the snapshot or the replay its cursor asks for,
+ * then live frames, until the session ends, the credential's deadline passes, or its key or
+ * tenant loses the right (the tenant index closes it then: see `TenantIndex.noteEventStream`).
+ */
+import { tenantIndexStub } from "../../../objects";
+import type { StreamNote } from "../../../tenants/types";
+import type { AgentHost } from "../engine/engine";
+import type { AgentFailure } from "../../types";
+import { type EventFrame, frameJson, sseEvent } from "./frames";
+import { planReplay } from "./retention";
+import { buildSnapshot } from "./snapshot";
+import { parseStreamRequest, type StreamRequest } from "./stream-request";
+import { CLOSE_CODES, type Watcher } from "./streams";
+
+export const SSE_HEADERS = {
+  "Content-Type": "text/event-stream; charset=utf-8",
+  "Cache-Control": "no-store",
+  // Proxies that buffer responses would hold the events back.
+  "X-Accel-Buffering": "no",
+} as const;
+
+export async function openEventStream(host: AgentHost, request: Request): Promise<Response> {
+  const session = host.session();
+  if (!session) return refusal(404, { reason: "session_not_found" });
+  const stream = parseStreamRequest(request);
+  if (!stream) return refusal(400, { reason: "invalid", detail: "not an event stream request" });
+  const now = Date.now();
+  host.events.pruneByAge(now);
+
+  // An ended session with nothing after the cursor: 204 tells a browser's EventSource to stop.
+  const bounds = host.events.bounds();
+  const plan = planReplay(stream.cursor, bounds);
+  if (plan.kind === "replay" && plan.after >= bounds.lastId && host.events.endFrame(host.nowIso()) !== null) {
+    return new Response(null, { status: 204 });
+  }
+
+  const streams = host.events.streams;
+  const opened = open(host, stream, now);
+  // The index notes the stream before it gets a frame, and refuses it if the key was revoked or
+  // the tenant suspended meanwhile; from then on a revocation reaches it through `closeStreams`.
+  let admitted: StreamNote;
+  try {
+    admitted = await tenantIndexStub(host.env, session.tenant_id).noteEventStream(session.tenant_id, {
+      sessionId: session.id,
+      keyId: stream.grant.keyId,
+      expiresAt: stream.grant.expiresAt,
+      now,
+    });
+  } catch (error) {
+    opened.watcher.close(CLOSE_CODES.ended, "unavailable");
+    console.warn(JSON.stringify({ level: "warn", event: "stream_note_failed", session_id: session.id, error: String(error) }));
+    return refusal(503, { reason: "stream_refused", why: "unavailable" });
+  }
+  if (!admitted.ok) {
+    opened.watcher.close(admitted.reason === "suspended" ? CLOSE_CODES.suspended : CLOSE_CODES.credentials, admitted.reason);
+    return refusal(admitted.reason === "suspended" ? 403 : 401, { reason: "stream_refused", why: admitted.reason });
+  }
+  if (!host.session()) {
+    opened.watcher.close(CLOSE_CODES.ended, "session erased");
+    return refusal(404, { reason: "session_not_found" });
+  }
+
+  // From here to `activate` nothing awaits, so no live frame can slip between the first frames.
+  if (streams.isOpen(opened.watcher)) {
+    for (const [frame, sseId] of firstFrames(host, stream.cursor)) opened.watcher.send(frameJson(frame), sseEvent(frame, sseId));
+    streams.activate(opened.watcher);
+    const end = host.events.endFrame(host.nowIso());
+    if (end) {
+      opened.watcher.send(frameJson(end), sseEvent(end));
+      opened.watcher.close(CLOSE_CODES.ended, "session ended");
+    }
+  }
+  // A socket's deadline is kept by the alarm, which runs while the object hibernates.
+  if (stream.mode === "websocket") await host.syncAlarm();
+  return opened.response();
+}
+
+function open(host: AgentHost, stream: StreamRequest, now: number): { watcher: Watcher; response: () => Response } {
+  const streams = host.events.streams;
+  if (stream.mode === "websocket") {
+    const pair = new WebSocketPair();
+    const watcher = streams.acceptSocket(pair[1], stream.grant);
+    return { watcher, response: () => new Response(null, { status: 101, webSocket: pair[0] }) };
+  }
+  const watcher = streams.openSse(stream.grant, now);
+  return { watcher, response: () => new Response(watcher.body, { status: 200, headers: SSE_HEADERS }) };
+}
+
+/** A snapshot (with the id it is current as of, for SSE), or the replay after the cursor. */
+function firstFrames(host: AgentHost, cursor: number | null): [EventFrame, number | undefined][] {
+  const bounds = host.events.bounds();
+  const plan = planReplay(cursor, bounds);
+  if (plan.kind === "replay") return host.events.replay(plan.after).map((frame) => [frame, frame.id]);
+  const data = buildSnapshot(host.store, host.store.run(), bounds.lastId, plan.reset);
+  return [[{ type: "snapshot", data, created_at: host.nowIso() }, bounds.lastId]];
+}
+
+function refusal(status: number, failure: AgentFailure): Response {
+  return Response.json({ ok: false, ...failure }, { status });
+}

@@ -1,0 +1,56 @@
+/**
+ * The unit that starts a run with MCP servers: their tools are listed (all servers at once) and
+ * saved in the Agent's storage, so the tool set stays the same for the whole run, through any
+ * restart. A server that cannot be reached is asked again after a backoff; a refusal, or a tool
+ * set that cannot be offered, ends the run `failed` with `tools_unavailable`.
+ */
+import { tenantIndexStub } from "../../../../objects";
+import { deadline } from "../../engine/deadline";
+import type { UnitScope } from "../../engine/engine";
+import { backoffDelay } from "../retry";
+import { discoveryVerdict, listServers, type ServerListing } from "../../tools/mcp/discovery";
+import { McpConnections } from "../../tools/mcp/pool";
+import type { McpToolSpec, UnitOutcome } from "../../../types";
+import { log } from "../../../../log";
+
+/** Every server's `initialize` and `tools/list` pages together; well within an alarm. */
+export const DISCOVERY_TIMEOUT_MS = 60_000;
+
+export async function runDiscoveryStep(scope: UnitScope): Promise<UnitOutcome> {
+  const host = scope.host;
+  const session = host.requireSession();
+  const servers = session.tools.filter((tool): tool is McpToolSpec => tool.type === "mcp");
+  const pool = new McpConnections({
+    allowPrivateUrls: host.config.allowPrivateUrls,
+    allowedOrigins: async () => (await tenantIndexStub(host.env, session.tenant_id).getWebhookSigning(session.tenant_id)).webhook_origins,
+  });
+  const controller = host.inflight.begin();
+  const limit = deadline(DISCOVERY_TIMEOUT_MS);
+  let listings: ServerListing[];
+  try {
+    listings = await listServers(servers, pool, AbortSignal.any([controller.signal, limit.signal]));
+  } finally {
+    limit.clear();
+    host.inflight.end(controller);
+    await pool.closeAll();
+  }
+
+  const verdict = discoveryVerdict(session.tools, listings, host.store.run().attempts);
+  if (verdict.kind !== "save") {
+    log("warn", "mcp_discovery_failed", { tenant_id: session.tenant_id, session_id: session.id, verdict: verdict.kind, reason: verdict.kind === "retry" ? verdict.reason : verdict.error });
+  }
+  const outcome: UnitOutcome = verdict.kind === "save" ? "ok" : verdict.kind === "retry" ? "retry" : "failed";
+  // Cancelled or paused meanwhile: what was listed is not saved, and a resume lists again.
+  const saved = scope.commit(() => {
+    if (verdict.kind === "save") {
+      host.saveRunTools(verdict.tools);
+      if (host.store.run().attempts > 0) host.updateRun({ attempts: 0, next_attempt_at: 0 });
+    } else if (verdict.kind === "retry") {
+      const attempts = host.store.run().attempts + 1;
+      host.updateRun({ attempts, next_attempt_at: Date.now() + backoffDelay(attempts, null) });
+    } else {
+      host.finishRun("failed", "tools_unavailable", verdict.error);
+    }
+  });
+  return saved ? outcome : "discarded";
+}

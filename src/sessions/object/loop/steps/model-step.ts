@@ -1,0 +1,198 @@
+/**
+ * One model call: the unit that asks the model for its next response. The limits were checked
+ * by `nextUnit`; this fits the history to the context budget (context/plan.ts), calls the
+ * provider with an abortable, time-limited signal, passes the text it streams on to the
+ * watchers, and saves the assistant message with its tool calls and its usage in one
+ * transaction, unless a cancel, pause or restart made the result stale in the meantime. A run
+ * with an `output_schema` asks for a structured answer (output/) and judges the final one.
+ */
+import { MAX_ATTEMPTS, MAX_INVALID_OUTPUTS } from "../../../../limits";
+import { calibratedRatio } from "../../context/estimate";
+import { callMessages, decideContext } from "../../context/plan";
+import { deadline } from "../../engine/deadline";
+import type { AgentHost, UnitScope } from "../../engine/engine";
+import { providerFor } from "../../model";
+import { type CallUsage, ModelError, type ModelRequest, type ModelResponse, type TextDelta } from "../../model/provider";
+import { backoffDelay } from "../retry";
+import { toolDefinitions } from "../../tools/registry";
+import type { UnitOutcome } from "../next-unit";
+import { outputToolsFor } from "../../output/call-tools";
+import { correctionText, judgeAnswer } from "../../output/judge";
+import type { ContentBlock, StopReason, ToolCallStatus, ToolUseBlock, Usage } from "../../../types";
+
+export async function runModelStep(scope: UnitScope, maxTokens: number): Promise<UnitOutcome> {
+  const host = scope.host;
+  const session = host.requireSession();
+  const run = host.store.run();
+  const tools = toolDefinitions(host.toolbox());
+  const { tools: counted, output } = outputToolsFor(host, tools);
+  const decision = decideContext({ store: host.store, session, run, catalog: host.config.models, tools: counted }, maxTokens, false);
+  if (decision.kind !== "call") throw new Error("a model step was asked to summarize");
+  const { provider, model } = providerFor(session.model, host.config);
+  const request: ModelRequest = {
+    model,
+    system: session.system,
+    messages: callMessages(host.store, decision),
+    tools,
+    maxTokens,
+    ...(output ? { output } : {}),
+  };
+  const streamed = new Map<number, number>();
+  // Text reaches the watchers only while this unit is current: after a cancel or a pause none
+  // of its text goes out. `offset` lets a watcher start a block over when a retry writes it again.
+  const onText = ({ index, text }: TextDelta) => {
+    if (!scope.current) return;
+    const offset = streamed.get(index) ?? 0;
+    streamed.set(index, offset + text.length);
+    host.events.delta({ index, text, offset }, host.nowIso());
+  };
+  const called = await callModel(scope, (signal) => provider.complete(request, signal, onText));
+  if (!called.ok) return called.outcome;
+  const response = called.response;
+
+  // An answer cut off at its cap may end in a half-written tool call, and a refusal is final:
+  // their tool calls are not run, and the run ends with the honest reason.
+  const stop: StopReason | null = response.stopReason === "max_tokens" ? "max_tokens" : response.stopReason === "refusal" ? "refusal" : null;
+  const isOutputCall = (block: ContentBlock) => output !== null && block.type === "tool_use" && block.name === output.tool.name;
+  const kept = (stop ? response.content.filter((block) => block.type !== "tool_use") : response.content).filter((block) => !isOutputCall(block));
+  const toolUses = kept.filter((b): b is ToolUseBlock => b.type === "tool_use");
+  // A run that owes a structured answer: an answer without tool calls to run is judged. The
+  // output tool called beside other tools is premature and dropped; the model answers again
+  // once it has their results.
+  const verdict =
+    output && toolUses.length === 0 && stop !== "refusal"
+      ? judgeAnswer(response.content.filter((block) => block.type !== "tool_use" || isOutputCall(block)), response.stopReason, output.schema, output.tool.name)
+      : null;
+  const content = verdict ? verdict.content : kept;
+  const step = run.steps + 1;
+  const now = host.nowIso();
+  const problem = toolUseProblem(host, toolUses);
+  let outcome: UnitOutcome = "ok";
+  const saved = scope.commit(() => {
+    const usage = addUsage(host.store.run().usage, response.usage, 1);
+    const tokenRatio = calibratedRatio(inputOf(response.usage), decision.estimatedTokens);
+    if (problem) {
+      outcome = "failed";
+      // Saving cannot succeed, and trying again would pay for the same answer again.
+      host.updateRun({ steps: step, usage, token_ratio: tokenRatio });
+      host.finishRun("failed", "model_error", problem);
+      return;
+    }
+    // An empty answer is not kept: providers refuse an assistant turn without content.
+    if (content.length > 0) {
+      const message = host.store.appendMessage("assistant", content, now);
+      toolUses.forEach((use, position) => {
+        host.store.insertToolCall({ id: use.id, step, messageSeq: message.seq, position, name: use.name, input: use.input, status: initialStatus(host, use.name), now });
+      });
+      host.emit("message", message);
+      for (const call of host.store.openToolCalls()) host.emit("tool_call", call);
+    }
+    host.updateRun({ steps: step, attempts: 0, next_attempt_at: 0, usage, token_ratio: tokenRatio });
+    if (verdict?.kind === "valid") {
+      host.store.setRunOutput(verdict.output);
+      host.finishRun("done", "end_turn", null);
+    } else if (verdict?.kind === "invalid") {
+      outcome = recordInvalidOutput(host, verdict.error, now);
+    } else if (toolUses.length === 0) {
+      host.finishRun("done", stop ?? "end_turn", null);
+    } else {
+      host.continueRun();
+    }
+  });
+  // A stale answer is discarded, never saved.
+  return saved ? outcome : "discarded";
+}
+
+/**
+ * An answer not valid for the run's schema: after `MAX_INVALID_OUTPUTS` of them the run fails
+ * with the last error; before, the model is told what was wrong, in a message of the history
+ * (so a retried call is sent exactly the same), and the next model step asks again.
+ */
+function recordInvalidOutput(host: AgentHost, error: string, now: string): UnitOutcome {
+  const invalid = host.store.run().invalid_outputs + 1;
+  host.updateRun({ invalid_outputs: invalid, output_error: error });
+  if (invalid >= MAX_INVALID_OUTPUTS) {
+    host.finishRun("failed", "invalid_output", error);
+    return "failed";
+  }
+  const message = host.store.appendMessage("user", [{ type: "text", text: correctionText(error) }], now);
+  host.emit("message", message);
+  return "ok";
+}
+
+/**
+ * Calls the provider with the unit's abort and time limit (which covers the answer, not the
+ * building of the request). Resolves with the answer, or with how the unit ended once a failure
+ * was recorded (or the unit went stale, which records nothing).
+ */
+export async function callModel(
+  scope: UnitScope,
+  call: (signal: AbortSignal) => Promise<ModelResponse>,
+): Promise<{ ok: true; response: ModelResponse } | { ok: false; outcome: UnitOutcome }> {
+  const host = scope.host;
+  const controller = host.inflight.begin();
+  const limit = deadline(host.config.modelTimeoutMs);
+  try {
+    return { ok: true, response: await call(AbortSignal.any([controller.signal, limit.signal])) };
+  } catch (err) {
+    // Cancelled or paused meanwhile: nothing to record.
+    let outcome: UnitOutcome = "discarded";
+    scope.commit(() => {
+      outcome = recordFailure(host, err);
+    });
+    return { ok: false, outcome };
+  } finally {
+    limit.clear();
+    host.inflight.end(controller);
+  }
+}
+
+/** Session usage plus one call's, `steps` more model steps. */
+export function addUsage(usage: Usage, call: CallUsage, steps: number): Usage {
+  return {
+    steps: usage.steps + steps,
+    input_tokens: usage.input_tokens + call.input_tokens,
+    output_tokens: usage.output_tokens + call.output_tokens,
+    cache_read_tokens: (usage.cache_read_tokens ?? 0) + call.cache_read_tokens,
+    cache_write_tokens: (usage.cache_write_tokens ?? 0) + call.cache_write_tokens,
+  };
+}
+
+/** The whole input the provider counted for a call, cached parts included. */
+function inputOf(usage: CallUsage): number {
+  return usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
+}
+
+/** A tool_use id must be new: each one gets exactly one tool_result, matched by id. */
+function toolUseProblem(host: AgentHost, toolUses: ToolUseBlock[]): string | null {
+  const ids = new Set<string>();
+  for (const use of toolUses) {
+    if (ids.has(use.id) || host.store.toolCall(use.id)) return `the model reused the tool_use id "${use.id}"`;
+    ids.add(use.id);
+  }
+  return null;
+}
+
+/** Client tools wait for the caller; tools that need approval wait for a person first. */
+function initialStatus(host: AgentHost, name: string): ToolCallStatus {
+  const tool = host.toolbox().get(name);
+  if (tool?.requiresApproval) return "waiting_approval";
+  if (tool?.kind === "client") return "waiting_tool_output";
+  return "pending";
+}
+
+/** A failed call: retried after a backoff while attempts remain and the failure may pass. */
+export function recordFailure(host: AgentHost, err: unknown): UnitOutcome {
+  const error = err instanceof ModelError ? err : new ModelError(`model call failed: ${String(err)}`, true);
+  const attempts = host.store.run().attempts + 1;
+  if (!error.retryable) {
+    host.finishRun("failed", "model_error", error.message);
+    return "failed";
+  }
+  if (attempts >= MAX_ATTEMPTS) {
+    host.finishRun("failed", "model_error", `gave up after ${attempts} attempts: ${error.message}`);
+    return "failed";
+  }
+  host.updateRun({ attempts, next_attempt_at: Date.now() + backoffDelay(attempts, error.retryAfterMs), error: null });
+  return "retry";
+}

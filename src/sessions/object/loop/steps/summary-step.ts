@@ -1,0 +1,54 @@
+/**
+ * The `summary` unit: folds the older messages into the session's running summary with one
+ * model call, before a model step whose history would pass the budget. Like a model step it
+ * is retried with the loop's backoff, saves nothing once its generation is stale, and counts
+ * its tokens in the session's usage (not in its steps). A crash during the call leaves the
+ * previous summary in place, and the next alarm asks again with the same input.
+ */
+import { estimateMessageTokens } from "../../context/estimate";
+import { decideContext } from "../../context/plan";
+import { summaryBlock, summaryRequest, summaryText } from "../../context/summary-prompt";
+import type { UnitScope } from "../../engine/engine";
+import { providerFor } from "../../model";
+import { ModelError } from "../../model/provider";
+import { addUsage, callModel, recordFailure } from "./model-step";
+import type { UnitOutcome } from "../next-unit";
+import { outputToolsFor } from "../../output/call-tools";
+import { toolDefinitions } from "../../tools/registry";
+
+export async function runSummaryStep(scope: UnitScope, maxTokens: number): Promise<UnitOutcome> {
+  const host = scope.host;
+  const session = host.requireSession();
+  const tools = outputToolsFor(host, toolDefinitions(host.toolbox())).tools;
+  const decision = decideContext({ store: host.store, session, run: host.store.run(), catalog: host.config.models, tools }, maxTokens);
+  if (decision.kind !== "summarize") return "ok"; // nothing to fold any more: the model step comes next
+
+  const folded = host.store.messageRange(decision.fromSeq, decision.throughSeq);
+  const { provider, model } = providerFor(session.model, host.config);
+  const request = summaryRequest(model, decision.previous?.content ?? null, folded, decision.maxTokens);
+  const called = await callModel(scope, (signal) => provider.complete(request, signal));
+  if (!called.ok) return called.outcome;
+  const response = called.response;
+
+  const text = summaryText(response.content);
+  const now = host.nowIso();
+  let outcome: UnitOutcome = "ok";
+  const saved = scope.commit(() => {
+    const usage = addUsage(host.store.run().usage, response.usage, 0);
+    if (text === null) {
+      // The tokens were spent all the same; the call is tried again like any garbled answer.
+      host.updateRun({ usage });
+      outcome = recordFailure(host, new ModelError("the model answered a summary request with no text", true, 200));
+      return;
+    }
+    host.store.saveSummary({
+      first_seq: decision.previous?.first_seq ?? decision.fromSeq,
+      last_seq: decision.throughSeq,
+      content: text,
+      tokens: estimateMessageTokens([summaryBlock(text)]),
+      created_at: now,
+    });
+    host.updateRun({ usage, attempts: 0, next_attempt_at: 0 });
+  });
+  return saved ? outcome : "discarded";
+}

@@ -1,0 +1,95 @@
+/**
+ * The units of work an alarm can run, by kind, and what every unit shares: its timing recorded
+ * as a step, and what happens when one fails unexpectedly. `nextUnit` chooses the kind; this
+ * table runs it with a scope bound to the run's generation.
+ */
+import { MAX_ATTEMPTS } from "../../../limits";
+import { log } from "../../../log";
+import { type AgentHost, UnitScope } from "../engine/engine";
+import { runModelStep } from "./steps/model-step";
+import { backoffDelay } from "./retry";
+import { runDiscoveryStep } from "./steps/discovery-step";
+import { runSummaryStep } from "./steps/summary-step";
+import { runToolStep } from "./steps/tool-step";
+import type { NextUnit, UnitKind, UnitOutcome } from "./next-unit";
+
+type Runnable = Extract<NextUnit, { kind: UnitKind }>;
+
+const RUNNERS: { [K in UnitKind]: (scope: UnitScope, unit: Extract<Runnable, { kind: K }>) => Promise<UnitOutcome> } = {
+  model: (scope, unit) => runModelStep(scope, unit.maxTokens),
+  tools: (scope) => runToolStep(scope),
+  summary: (scope, unit) => runSummaryStep(scope, unit.maxTokens),
+  discover: (scope) => runDiscoveryStep(scope),
+};
+
+/**
+ * Runs one unit and records it as a step (kind, times, queue time, tokens, outcome). An
+ * unexpected fault (a bug, a storage error) never escapes: the runtime's own alarm retries would
+ * bypass the loop's backoff and attempt count, so it is counted and backed off here, and after
+ * `MAX_ATTEMPTS` the run fails.
+ */
+export async function runUnit(host: AgentHost, unit: Runnable): Promise<void> {
+  const before = host.store.run();
+  const scope = new UnitScope(host, before.generation);
+  const startedAt = Date.now();
+  let outcome: UnitOutcome;
+  try {
+    outcome = await (RUNNERS[unit.kind] as (scope: UnitScope, unit: Runnable) => Promise<UnitOutcome>)(scope, unit);
+  } catch (err) {
+    outcome = "error";
+    log("error", "unit_error", {
+      tenant_id: host.session()?.tenant_id,
+      session_id: host.session()?.id ?? "(erased)",
+      unit: unit.kind,
+      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+    });
+    scope.commit(() => {
+      const attempts = host.store.run().attempts + 1;
+      if (attempts >= MAX_ATTEMPTS) {
+        host.closeOpenCalls("not run: the session failed");
+        host.finishRun("failed", "model_error", "the session failed after repeated internal errors");
+      } else {
+        host.updateRun({ attempts, next_attempt_at: Date.now() + backoffDelay(attempts, null) });
+      }
+    });
+  }
+  recordStep(host, unit.kind, before, startedAt, outcome);
+  if (outcome === "retry" || outcome === "error") logRetry(host, unit.kind, outcome, Date.now() - startedAt);
+}
+
+/** A failed unit that will be tried again: how many attempts so far, and when the next one is. */
+function logRetry(host: AgentHost, kind: UnitKind, outcome: UnitOutcome, durationMs: number): void {
+  const session = host.session();
+  if (!session) return;
+  const run = host.store.run();
+  log("warn", "unit_retry", {
+    tenant_id: session.tenant_id,
+    session_id: session.id,
+    unit: kind,
+    step: run.steps + 1,
+    outcome,
+    duration_ms: durationMs,
+    attempts: run.attempts,
+    retry_in_ms: Math.max(0, run.next_attempt_at - Date.now()),
+  });
+}
+
+/** A unit's row in the steps table; the run's `ready_at` moves to its end for the next one. */
+function recordStep(host: AgentHost, kind: UnitKind, before: ReturnType<AgentHost["store"]["run"]>, startedAt: number, outcome: UnitOutcome): void {
+  if (!host.store.exists()) return; // erased meanwhile
+  const endedAt = Date.now();
+  const after = host.store.run();
+  const spent = kind === "model" || kind === "summary";
+  host.store.transaction(() => {
+    host.store.appendStep({
+      kind,
+      started_at: startedAt,
+      ended_at: endedAt,
+      queued_ms: Math.max(0, startedAt - (before.ready_at || startedAt)),
+      input_tokens: spent ? after.usage.input_tokens - before.usage.input_tokens : null,
+      output_tokens: spent ? after.usage.output_tokens - before.usage.output_tokens : null,
+      outcome,
+    });
+    host.store.putRun({ ...after, ready_at: endedAt });
+  });
+}

@@ -1,0 +1,187 @@
+/**
+ * The Anthropic Messages API provider, over plain `fetch`. It owns the wire format, the headers
+ * and the mapping of every failure to a `ModelError`. It asks for a stream (`anthropic-stream.ts`
+ * reads it) and still reads a whole JSON answer, as a proxy that does not stream may send.
+ */
+import { log } from "../../../log";
+import type { ContentBlock } from "../../types";
+import { anthropicStopReason, readMessageStream } from "./anthropic-stream";
+import { mergeTurns, ModelError, type ModelProvider, type ModelRequest, type ModelResponse, parseRetryAfter, type TextDelta, toCount } from "./provider";
+
+export const ANTHROPIC_VERSION = "2023-06-01";
+/** A provider's error text longer than this is cut in the platform log. */
+const MAX_LOGGED_ERROR_CHARS = 2_000;
+/** Error types are short identifiers (`invalid_request_error`); anything else is not shown. */
+const ERROR_TYPE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+/** The Messages API takes at most this many `cache_control` breakpoints in one request. */
+export const MAX_CACHE_BREAKPOINTS = 4;
+const EPHEMERAL = { type: "ephemeral" } as const;
+
+export interface AnthropicOptions {
+  baseUrl: string;
+  apiKey: string | undefined;
+  fetchImpl?: typeof fetch;
+  now?: () => number;
+}
+
+export function anthropicProvider(options: AnthropicOptions): ModelProvider {
+  const fetchImpl = options.fetchImpl ?? fetch;
+  const now = options.now ?? Date.now;
+  return {
+    async complete(request: ModelRequest, signal: AbortSignal, onText?: (delta: TextDelta) => void): Promise<ModelResponse> {
+      if (!options.apiKey) throw new ModelError("the model provider is not configured", false);
+      let response: Response;
+      try {
+        response = await fetchImpl(`${options.baseUrl}/v1/messages`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "x-api-key": options.apiKey,
+            "anthropic-version": ANTHROPIC_VERSION,
+          },
+          body: JSON.stringify({ ...toWire(request), stream: true }),
+          signal,
+        });
+      } catch (err) {
+        throw networkError(err, signal);
+      }
+      // Errors come as one JSON body even when a stream was asked for.
+      if (response.ok && isEventStream(response)) return readMessageStream(response.body, signal, onText, (err) => networkError(err, signal));
+      let text: string;
+      try {
+        text = await response.text();
+      } catch (err) {
+        throw networkError(err, signal);
+      }
+      if (!response.ok) throw httpError(response, text, now());
+      return fromWire(text);
+    },
+  };
+}
+
+function isEventStream(response: Response): boolean {
+  return (response.headers.get("content-type") ?? "").toLowerCase().startsWith("text/event-stream");
+}
+
+/**
+ * The request on the wire. Prompt caching marks the stable prefix: the tool definitions, the
+ * system prompt and the messages flagged `cache` (the task, the summary), at most
+ * `MAX_CACHE_BREAKPOINTS` in all, so a long session pays full price for that prefix once.
+ */
+export function toWire(request: ModelRequest) {
+  let breakpoints = MAX_CACHE_BREAKPOINTS;
+  const allTools = request.output ? [...request.tools, request.output.tool] : request.tools;
+  const tools = allTools.map((tool, i) => (i === allTools.length - 1 && breakpoints-- > 0 ? { ...tool, cache_control: EPHEMERAL } : tool));
+  const system = request.system ? [{ type: "text", text: request.system, ...(breakpoints-- > 0 ? { cache_control: EPHEMERAL } : {}) }] : null;
+  const messages = withoutEmptyBlocks(request.messages).map((message) => {
+    if (!message.cache || breakpoints <= 0) return { role: message.role, content: message.content as unknown as Record<string, unknown>[] };
+    breakpoints--;
+    const content: Record<string, unknown>[] = message.content.map((block) => ({ ...block }));
+    content[content.length - 1] = { ...content[content.length - 1], cache_control: EPHEMERAL };
+    return { role: message.role, content };
+  });
+  return {
+    model: request.model,
+    max_tokens: request.maxTokens,
+    ...(system ? { system } : {}),
+    messages: mergeTurns(messages),
+    ...(tools.length ? { tools } : {}),
+    ...(request.output ? { tool_choice: outputToolChoice(request) } : {}),
+  };
+}
+
+/**
+ * A run that owes a structured answer answers only through tools: with tools of its own the
+ * model must call one (`any`), and calls the output tool once it is ready to answer; without,
+ * it must call the output tool itself.
+ */
+function outputToolChoice(request: ModelRequest) {
+  return request.tools.length > 0 ? { type: "any" } : { type: "tool", name: request.output!.tool.name };
+}
+
+/** The API refuses empty text blocks and turns without content; neither carries meaning. */
+function withoutEmptyBlocks(messages: ModelRequest["messages"]): ModelRequest["messages"] {
+  return messages
+    .map((m) => ({ ...m, content: m.content.filter((b) => b.type !== "text" || b.text.length > 0) }))
+    .filter((m) => m.content.length > 0);
+}
+
+function fromWire(text: string): ModelResponse {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ModelError("the model answered with a body that is not JSON", true, 200);
+  }
+  const record = body as {
+    content?: unknown;
+    stop_reason?: unknown;
+    usage?: { input_tokens?: unknown; output_tokens?: unknown; cache_read_input_tokens?: unknown; cache_creation_input_tokens?: unknown };
+  };
+  if (!record || !Array.isArray(record.content)) {
+    throw new ModelError("the model answered without a content array", true, 200);
+  }
+  const content: ContentBlock[] = [];
+  for (const block of record.content as Record<string, unknown>[]) {
+    // Empty text blocks are dropped: the API refuses them when they are sent back.
+    if (block?.type === "text" && typeof block.text === "string") {
+      if (block.text.length > 0) content.push({ type: "text", text: block.text });
+    }
+    else if (block?.type === "tool_use" && typeof block.id === "string" && typeof block.name === "string") {
+      content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input ?? {} });
+    }
+    // Other block kinds (thinking, server tools) are not part of the platform's history.
+  }
+  return {
+    content,
+    stopReason: anthropicStopReason(record.stop_reason),
+    usage: {
+      input_tokens: toCount(record.usage?.input_tokens),
+      output_tokens: toCount(record.usage?.output_tokens),
+      cache_read_tokens: toCount(record.usage?.cache_read_input_tokens),
+      cache_write_tokens: toCount(record.usage?.cache_creation_input_tokens),
+    },
+  };
+}
+
+/**
+ * What a tenant sees of a failed call is the status and the provider's error type only. The
+ * provider's text can speak of the platform's own account (credit balance, organisation,
+ * rate tiers), so it goes to the platform log, never into `session.error`.
+ */
+function httpError(response: Response, text: string, now: number): ModelError {
+  const status = response.status;
+  const retryable = status === 408 || status === 429 || status >= 500;
+  const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), now);
+  const type = providerErrorType(text);
+  log("warn", "model_provider_error", { provider: "anthropic", status, error_type: type, message: text.slice(0, MAX_LOGGED_ERROR_CHARS) });
+  return new ModelError(publicProviderError(status, type), retryable, status, retryAfterMs);
+}
+
+/** Pure: the error text a tenant may see, e.g. "model provider answered 400 (invalid_request_error)". */
+export function publicProviderError(status: number, type: string | null): string {
+  return type ? `model provider answered ${status} (${type})` : `model provider answered ${status}`;
+}
+
+/** The provider's error type (`{ "error": { "type": ... } }`), when it is a plain identifier. */
+export function providerErrorType(text: string): string | null {
+  try {
+    const body = JSON.parse(text) as { error?: { type?: unknown } };
+    const type = body?.error?.type;
+    return typeof type === "string" && ERROR_TYPE_PATTERN.test(type) ? type : null;
+  } catch {
+    return null;
+  }
+}
+
+function networkError(err: unknown, signal: AbortSignal): ModelError {
+  if (signal.aborted) {
+    const reason = signal.reason as { name?: string } | undefined;
+    if (reason?.name === "TimeoutError") return new ModelError("the model call timed out", true);
+    return new ModelError("the model call was aborted", false);
+  }
+  // The runtime's text may name the provider's host or the platform's network: logged only.
+  const message = err instanceof Error ? err.message : String(err);
+  log("warn", "model_network_error", { provider: "anthropic", message: message.slice(0, MAX_LOGGED_ERROR_CHARS) });
+  return new ModelError("network error calling the model", true);
+}

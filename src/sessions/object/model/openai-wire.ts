@@ -1,0 +1,126 @@
+/**
+ * The platform's messages in the OpenAI Chat Completions format and back. The stored history
+ * keeps the Anthropic block format; this maps it both ways, so the loop never knows which
+ * provider ran. Pure.
+ */
+import { fitsStrictMode } from "../output/output-tool";
+import type { ContentBlock, ToolUseBlock } from "../../types";
+import { mergeTurns, type CallUsage, type ModelBlock, type ModelRequest, type ModelStopReason, toCount } from "./provider";
+
+/** A part of a user message that holds an image: text parts and image parts in order. */
+export type ChatContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
+
+/** The `json_schema` name of a run's answer; the format asks for one (letters, digits, `_`, `-`). */
+export const RESPONSE_FORMAT_NAME = "output";
+
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string | ChatContentPart[] }
+  | { role: "assistant"; content: string | null; tool_calls?: ChatToolCall[] }
+  | { role: "tool"; tool_call_id: string; content: string };
+
+export interface ChatToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+/** The format has no error flag on a tool result; the model reads it from the text. */
+export const TOOL_ERROR_PREFIX = "Error: ";
+
+/** Ids the API can address in a path (`/tool-calls/{call_id}`); others are replaced. */
+const TOOL_CALL_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+export function toChatRequest(request: ModelRequest, stream: boolean) {
+  return {
+    model: request.model,
+    messages: toChatMessages(request),
+    max_completion_tokens: request.maxTokens,
+    ...(request.tools.length
+      ? { tools: request.tools.map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.input_schema } })) }
+      : {}),
+    ...(request.output
+      ? { response_format: { type: "json_schema", json_schema: { name: RESPONSE_FORMAT_NAME, schema: request.output.schema, strict: fitsStrictMode(request.output.schema) } } }
+      : {}),
+    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+  };
+}
+
+export function toChatMessages(request: ModelRequest): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  if (request.system) out.push({ role: "system", content: request.system });
+  for (const turn of mergeTurns(request.messages)) {
+    const texts = turn.content.flatMap((block) => (block.type === "text" && block.text !== "" ? [block.text] : []));
+    if (turn.role === "assistant") {
+      const calls = turn.content.filter((block): block is ToolUseBlock => block.type === "tool_use").map(toChatToolCall);
+      if (texts.length === 0 && calls.length === 0) continue;
+      out.push({ role: "assistant", content: texts.length ? texts.join("\n\n") : null, ...(calls.length ? { tool_calls: calls } : {}) });
+      continue;
+    }
+    // Tool results answer the assistant turn just before, so they come first.
+    for (const block of turn.content) {
+      if (block.type !== "tool_result") continue;
+      out.push({ role: "tool", tool_call_id: block.tool_use_id, content: block.is_error ? `${TOOL_ERROR_PREFIX}${block.content}` : block.content });
+    }
+    if (turn.content.some((block) => block.type === "image")) out.push({ role: "user", content: userParts(turn.content) });
+    else if (texts.length) out.push({ role: "user", content: texts.join("\n\n") });
+  }
+  return out;
+}
+
+/** A user turn with images: its text and images as parts, in order; images as `data:` URLs. */
+function userParts(content: readonly ModelBlock[]): ChatContentPart[] {
+  return content.flatMap((block): ChatContentPart[] => {
+    if (block.type === "text" && block.text !== "") return [{ type: "text", text: block.text }];
+    if (block.type === "image") return [{ type: "image_url", image_url: { url: `data:${block.source.media_type};base64,${block.source.data}` } }];
+    return [];
+  });
+}
+
+function toChatToolCall(use: ToolUseBlock): ChatToolCall {
+  // An input that was not JSON is kept as the text the model wrote and sent back as it was.
+  const args = typeof use.input === "string" ? use.input : JSON.stringify(use.input ?? {});
+  return { id: use.id, type: "function", function: { name: use.name, arguments: args } };
+}
+
+/** A tool call as the model finished it, arguments as text. */
+export interface ChatCallParts {
+  id: string | null;
+  name: string;
+  arguments: string;
+}
+
+/** The stored content of an answer: its text first, then one tool_use per call, in order. */
+export function toContent(text: string, calls: readonly ChatCallParts[], newId: () => string): ContentBlock[] {
+  const content: ContentBlock[] = text === "" ? [] : [{ type: "text", text }];
+  for (const call of calls) {
+    content.push({ type: "tool_use", id: call.id && TOOL_CALL_ID.test(call.id) ? call.id : newId(), name: call.name, input: parseArguments(call.arguments) });
+  }
+  return content;
+}
+
+/** Arguments that are not a JSON object stay the model's text: validation then tells the model. */
+function parseArguments(text: string): unknown {
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export function toStopReason(finishReason: string | null, refused: boolean): ModelStopReason {
+  if (refused || finishReason === "content_filter") return "refusal";
+  if (finishReason === "stop") return "end_turn";
+  if (finishReason === "tool_calls" || finishReason === "function_call") return "tool_use";
+  if (finishReason === "length") return "max_tokens";
+  return "other";
+}
+
+/** Chat Completions counts cached prompt tokens inside `prompt_tokens`; the platform counts them apart. */
+export function toUsage(usage: unknown): CallUsage {
+  const record = (usage ?? {}) as { prompt_tokens?: unknown; completion_tokens?: unknown; prompt_tokens_details?: { cached_tokens?: unknown } | null };
+  const prompt = toCount(record.prompt_tokens);
+  const cached = Math.min(prompt, toCount(record.prompt_tokens_details?.cached_tokens));
+  return { input_tokens: prompt - cached, output_tokens: toCount(record.completion_tokens), cache_read_tokens: cached, cache_write_tokens: 0 };
+}

@@ -1,0 +1,132 @@
+/**
+ * The model provider interface the loop talks to. A provider turns the platform's
+ * messages into its wire format and back, streams the answer's text as it is written, and
+ * classifies every failure as retryable or fatal, so the loop's retry policy never looks at a
+ * provider's status codes itself.
+ */
+import type { OutputRequest } from "../output/output-tool";
+import type { ContentBlock, ImageMediaType, Role, TextBlock, ToolResultBlock, ToolUseBlock, Usage } from "../../types";
+
+export type { OutputRequest };
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
+
+/** An image as a request carries it: its bytes, read from the session's store for this call. */
+export interface ModelImageBlock {
+  type: "image";
+  source: { type: "base64"; media_type: ImageMediaType; data: string };
+}
+
+/** A content block of a request: the stored blocks, with every image's bytes in place of its reference. */
+export type ModelBlock = TextBlock | ToolUseBlock | ToolResultBlock | ModelImageBlock;
+
+export interface ModelMessage {
+  role: Role;
+  content: ModelBlock[];
+  /**
+   * The request up to the end of this message is a stable prefix (the task, a summary): a
+   * provider with prompt caching marks a cache breakpoint here. The system prompt and the tool
+   * definitions are always stable and need no flag.
+   */
+  cache?: boolean;
+}
+
+export interface ModelRequest {
+  /** The provider's own model id (without the `anthropic:` or `openai:` prefix). */
+  model: string;
+  system: string | null;
+  messages: ModelMessage[];
+  tools: ToolDefinition[];
+  maxTokens: number;
+  /**
+   * The answer must be JSON valid for this schema: each provider asks for it its own way (a
+   * forced output tool, `response_format`). The platform judges the answer either way.
+   */
+  output?: OutputRequest;
+}
+
+/** Why the model stopped, normalised across providers. */
+export type ModelStopReason = "end_turn" | "tool_use" | "max_tokens" | "refusal" | "stop_sequence" | "other";
+
+/** A call's token counts; the cached parts apart from `input_tokens` (see `Usage`). */
+export type CallUsage = Omit<Usage, "steps">;
+
+export interface ModelResponse {
+  content: ContentBlock[];
+  stopReason: ModelStopReason;
+  usage: CallUsage;
+}
+
+/**
+ * A piece of text while the model writes it. `index` is the position, in the resolved
+ * response's `content`, of the text block the piece belongs to (blocks the response leaves out,
+ * such as thinking or empty text, take no position).
+ */
+export interface TextDelta {
+  index: number;
+  text: string;
+}
+
+export interface ModelProvider {
+  /**
+   * Calls the model and resolves with the complete response, or rejects with a `ModelError`.
+   *
+   * Streaming: a provider that can stream asks its API to, and calls `onText` with each piece of
+   * text as it arrives, in order, before the promise settles. For a resolved response, the
+   * pieces given for `index` joined are exactly the text of `content[index]`. Usage comes from
+   * the stream. The stream is read to its end-of-message marker: one that breaks off, or ends
+   * without it, rejects with a retryable `ModelError` (status 200), and the pieces already given
+   * are void (the caller keeps nothing of them). Aborting `signal` stops the call and its stream
+   * at once; no `onText` call follows the abort. A provider that cannot stream resolves
+   * without calling `onText`. `onText` carries prose only: the answer to a request with
+   * `output` (a forced tool's input, a `response_format` text) is never passed to it.
+   */
+  complete(request: ModelRequest, signal: AbortSignal, onText?: (delta: TextDelta) => void): Promise<ModelResponse>;
+}
+
+/**
+ * A failed model call. `retryable` covers 429, 5xx, network errors, timeouts and garbled
+ * answers; anything else (a 4xx that repeating cannot fix) is fatal and fails the run.
+ */
+export class ModelError extends Error {
+  override name = "ModelError";
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status: number | null = null,
+    /** The provider's `Retry-After`, in milliseconds, when it sent one. */
+    readonly retryAfterMs: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/** Parses `Retry-After` (delta seconds or an HTTP date) into milliseconds from `now`. */
+export function parseRetryAfter(value: string | null, now: number): number | null {
+  if (!value) return null;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return null;
+  return Math.max(0, date - now);
+}
+
+/** Joins consecutive messages of the same role: providers require turns to alternate. */
+export function mergeTurns<B>(messages: readonly { role: Role; content: readonly B[] }[]): { role: Role; content: B[] }[] {
+  const merged: { role: Role; content: B[] }[] = [];
+  for (const message of messages) {
+    const last = merged[merged.length - 1];
+    if (last && last.role === message.role) last.content = [...last.content, ...message.content];
+    else merged.push({ role: message.role, content: [...message.content] });
+  }
+  return merged;
+}
+
+/** A count from a provider's usage report: a non-negative integer, else 0. */
+export function toCount(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.floor(value) : 0;
+}

@@ -1,0 +1,89 @@
+/**
+ * Reports a session's status and usage to its tenant index. Each report carries the run's
+ * revision; the index acknowledges it and the Agent records the acknowledged revision, so a
+ * report that failed is simply owed and tried again (report-policy.ts says when).
+ */
+import { log } from "../../../log";
+import { tenantIndexStub } from "../../../objects";
+import type { NotificationBatch } from "../../../notifications/types";
+import type { ReportAck, SessionReport } from "../../../tenants/types";
+import type { AgentStore, RunState } from "../store/store";
+import { totalTokens } from "../../types";
+import { reportRetryDelay } from "./report-policy";
+
+export class Reporter {
+  /** The index's count of the tenant's tokens today at the last acknowledged report (null: none yet). */
+  #tokensTodayAtAck: number | null = null;
+  /** This session's own tokens when that report was sent. */
+  #ownTokensAtAck = 0;
+
+  constructor(
+    private readonly store: AgentStore,
+    private readonly env: Cloudflare.Env,
+  ) {}
+
+  /**
+   * The tenant's tokens today as far as this session knows: the index's count at the last
+   * report, plus what this session spent since. Exact for one session; other sessions' spending
+   * shows up at the next report (at most `USAGE_REPORT_INTERVAL_MS` later while they run).
+   * Null before the first report of this wake. Memory only.
+   */
+  tenantTokensToday(): number | null {
+    if (this.#tokensTodayAtAck === null) return null;
+    return this.#tokensTodayAtAck + ownTokens(this.store.run()) - this.#ownTokensAtAck;
+  }
+
+  summary(): SessionReport {
+    const session = this.store.requireSession();
+    const run = this.store.run();
+    return {
+      id: session.id,
+      created_by: session.created_by,
+      status: run.status,
+      stop_reason: run.stop_reason,
+      usage: run.usage,
+      created_at: session.created_at,
+      updated_at: run.updated_at,
+      revision: run.revision,
+    };
+  }
+
+  /**
+   * Sends the current summary, with the owed `notifications` when there are any (the answer says
+   * whether the index took them). Resolves with the index's answer, or null when the index could
+   * not be reached or the session was erased meanwhile; a failure is recorded for a later try and
+   * is never an error for the caller, so a final status is never lost.
+   */
+  async send(notifications: NotificationBatch | null = null): Promise<ReportAck | null> {
+    const session = this.store.requireSession();
+    const summary = this.summary();
+    let ack: ReportAck;
+    try {
+      const index = tenantIndexStub(this.env, session.tenant_id);
+      ack = await (notifications ? index.reportSession(session.tenant_id, summary, notifications) : index.reportSession(session.tenant_id, summary));
+    } catch (err) {
+      if (!this.store.exists()) return null; // erased meanwhile: nothing left to report
+      log("warn", "report_failed", { tenant_id: session.tenant_id, session_id: session.id, error: String(err) });
+      const run = this.store.run();
+      const failures = run.report_failures + 1;
+      this.store.putRun({ ...run, report_failures: failures, report_retry_at: Date.now() + reportRetryDelay(failures) });
+      return null;
+    }
+    if (!this.store.exists()) return null;
+    this.#tokensTodayAtAck = ack.tokens_today;
+    this.#ownTokensAtAck = totalTokens(summary.usage);
+    const run = this.store.run();
+    this.store.putRun({
+      ...run,
+      reported_revision: Math.max(run.reported_revision, summary.revision),
+      last_report_at: Date.now(),
+      report_failures: 0,
+      report_retry_at: 0,
+    });
+    return ack;
+  }
+}
+
+function ownTokens(run: RunState): number {
+  return totalTokens(run.usage);
+}

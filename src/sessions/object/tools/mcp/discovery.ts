@@ -1,0 +1,50 @@
+/**
+ * Listing the tools of a session's MCP servers when a run starts, and what follows from the
+ * answers: the run's tool set, another try after a backoff (a server that could not be reached),
+ * or the end of the run with a reason that names the server (a refusal, a tool that cannot be
+ * offered, more tools than fit). The tool set the model sees is exactly what the session
+ * declares or the run does not go on: a server that is missing a tool is never papered over.
+ */
+import { MAX_ATTEMPTS } from "../../../../limits";
+import type { McpToolSpec, ToolSpec } from "../../../types";
+import { headerSecrets } from "./masking";
+import { describeFailure, type McpFailure } from "./outcome";
+import { type DiscoveredTool, type ListedTool, planRunTools } from "./plan";
+import type { McpConnections } from "./pool";
+
+export type ServerListing = { server: string; ok: true; tools: ListedTool[] } | { server: string; ok: false; failure: McpFailure };
+
+export type DiscoveryVerdict =
+  | { kind: "save"; tools: DiscoveredTool[] }
+  | { kind: "retry"; reason: string }
+  | { kind: "fail"; error: string };
+
+export async function listServers(servers: readonly McpToolSpec[], pool: McpConnections, signal: AbortSignal): Promise<ServerListing[]> {
+  return Promise.all(
+    servers.map(async (spec): Promise<ServerListing> => {
+      try {
+        const connection = await pool.get(spec, signal);
+        return { server: spec.name, ok: true, tools: await connection.listTools(signal) };
+      } catch (error) {
+        return { server: spec.name, ok: false, failure: await describeFailure(spec.name, error, headerSecrets(spec.headers)) };
+      }
+    }),
+  );
+}
+
+/**
+ * Pure. `attempts`: failed tries of this unit before this one. A failure that may pass is tried
+ * again while attempts remain, like a model call; any other ends the run.
+ */
+export function discoveryVerdict(specs: readonly ToolSpec[], listings: readonly ServerListing[], attempts: number): DiscoveryVerdict {
+  const failures = listings.flatMap((listing) => (listing.ok ? [] : [listing.failure]));
+  if (failures.length > 0) {
+    const text = failures.map((failure) => failure.message).join("; ");
+    if (failures.every((failure) => failure.transient) && attempts + 1 < MAX_ATTEMPTS) return { kind: "retry", reason: text };
+    const tries = attempts + 1 > 1 ? ` (after ${attempts + 1} tries)` : "";
+    return { kind: "fail", error: `the tools of an MCP server could not be listed${tries}: ${text}` };
+  }
+  const plan = planRunTools(specs, new Map(listings.flatMap((listing) => (listing.ok ? [[listing.server, listing.tools] as const] : []))));
+  if (!plan.ok) return { kind: "fail", error: plan.problem };
+  return { kind: "save", tools: plan.tools };
+}

@@ -1,0 +1,64 @@
+/**
+ * An MCP server's tool as the loop runs it: offered under its saved name, called with
+ * `tools/call` on the unit's connection to its server. At-most-once tools are sent once;
+ * tools whose repeat is harmless are tried again (on a new connection) after a failure that
+ * may pass, within one time budget.
+ */
+import { deadline } from "../../engine/deadline";
+import type { McpToolSpec } from "../../../types";
+import type { Tool, ToolContext, ToolOutcome } from "../tool";
+import { headerSecrets, redactSecrets } from "./masking";
+import { describeFailure, resultText } from "./outcome";
+import type { DiscoveredTool } from "./plan";
+
+/** One try's wait for the answer. */
+export const MCP_CALL_TIMEOUT_MS = 30_000;
+/** Tries in all for a tool whose repeat is harmless. */
+export const MCP_CALL_ATTEMPTS = 3;
+/**
+ * Every try of one call together, connections included: the tool unit starts no call after
+ * `UNIT_BUDGET_MS`, so this keeps the last one within the alarm's 300 s.
+ */
+export const MCP_CALL_BUDGET_MS = 90_000;
+const RETRY_DELAY_MS = 500;
+
+export function mcpTool(tool: DiscoveredTool, spec: McpToolSpec): Tool {
+  return {
+    kind: "mcp",
+    requiresApproval: spec.requires_approval === true,
+    atMostOnce: tool.at_most_once,
+    definition: { name: tool.name, description: tool.description, input_schema: tool.input_schema },
+    // Connected before the call is marked running: a crash while connecting loses no call.
+    prepare: async (ctx) => {
+      await ctx.mcp.get(spec, ctx.signal).catch(() => undefined);
+    },
+    run: (input, ctx) => callMcpTool(tool, spec, input, ctx),
+  };
+}
+
+async function callMcpTool(tool: DiscoveredTool, spec: McpToolSpec, input: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+  const secrets = headerSecrets(spec.headers);
+  const args = input !== null && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+  const budget = deadline(MCP_CALL_BUDGET_MS);
+  const signal = AbortSignal.any([ctx.signal, budget.signal]);
+  const attempts = tool.at_most_once ? 1 : MCP_CALL_ATTEMPTS;
+  let last: ToolOutcome = { output: `MCP server "${spec.name}" was not called`, isError: true };
+  try {
+    for (let attempt = 1; attempt <= attempts && !signal.aborted; attempt++) {
+      try {
+        const connection = await ctx.mcp.get(spec, signal);
+        const result = await connection.callTool(tool.remote_name, args, signal, MCP_CALL_TIMEOUT_MS);
+        return { output: redactSecrets(resultText(result), secrets), isError: result.isError === true };
+      } catch (error) {
+        const failure = await describeFailure(spec.name, error, secrets);
+        last = { output: failure.message, isError: true };
+        ctx.mcp.drop(spec);
+        if (!failure.transient || ctx.signal.aborted) return last;
+      }
+      if (attempt < attempts) await scheduler.wait(RETRY_DELAY_MS * attempt);
+    }
+    return last;
+  } finally {
+    budget.clear();
+  }
+}

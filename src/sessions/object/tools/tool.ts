@@ -1,0 +1,50 @@
+/**
+ * What a tool is to the loop: the definition the model sees, its safety flags, and
+ * (except for client tools, whose output the caller posts) an implementation.
+ */
+import type { WebhookSigning } from "../../../tenants/types";
+import type { ToolDefinition } from "../model/provider";
+import type { McpConnections } from "./mcp/pool";
+
+export interface ToolContext {
+  sessionId: string;
+  tenantId: string;
+  /** The subject that created the session: a webhook receiver may authorize on it. */
+  createdBy: string;
+  toolCallId: string;
+  /** `<session_id>:<tool_call_id>`: the same on every retry and after a restart. */
+  idempotencyKey: string;
+  signal: AbortSignal;
+  allowPrivateUrls: boolean;
+  maxOutputChars: number;
+  /** The tenant's signing secrets (newest first) and allowed origins, read when a webhook tool needs them. */
+  webhookSigning: () => Promise<WebhookSigning>;
+  /** The unit's connections to MCP servers, closed when the unit ends. */
+  mcp: McpConnections;
+}
+
+export interface ToolOutcome {
+  output: string;
+  isError: boolean;
+}
+
+export interface Tool {
+  definition: ToolDefinition;
+  kind: "builtin" | "webhook" | "client" | "mcp";
+  requiresApproval: boolean;
+  /**
+   * How long a call may wait for approval before it is denied as expired; null or absent: no
+   * limit. Set by the registry from the session's spec, for every kind of tool.
+   */
+  approvalTimeoutMs?: number | null;
+  /**
+   * An at-most-once tool has a side effect that must never happen twice: a call found
+   * `running` after a restart is not run again. Any other tool is idempotent and is rerun
+   * with the same idempotency key.
+   */
+  atMostOnce: boolean;
+  /** Work before the call is marked running (opening a connection), which a crash may cut off harmlessly. */
+  prepare?: (ctx: ToolContext) => Promise<void>;
+  /** Absent for client tools. Resolves for expected failures (as `isError`); may reject for bugs. */
+  run?: (input: unknown, ctx: ToolContext) => Promise<ToolOutcome>;
+}

@@ -1,0 +1,106 @@
+/**
+ * Webhook tools: the platform POSTs `{ tenant_id, session_id, created_by, tool_call_id, name,
+ * url, input }` to the tenant's URL, signed, with an idempotency key. The signed body says whom
+ * the call is for, so a receiver can authorize it rather than trust any signed call. Idempotent
+ * webhooks are retried on 5xx and network errors within the unit; at-most-once ones are sent
+ * once and never retried.
+ */
+import type { ToolSpec } from "../../types";
+import { isOriginAllowed } from "../../../egress/allowed-origins";
+import { safeFetch } from "../../../egress/safe-fetch";
+import type { Tool, ToolContext, ToolOutcome } from "./tool";
+import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, signWebhookBody, TIMESTAMP_HEADER } from "../../../egress/webhook-signature";
+import { checkWebhookUrl } from "../../../egress/webhook-url";
+
+export const WEBHOOK_TIMEOUT_MS = 30_000;
+/** A webhook's answer is read up to this size; the output is then cut to the tenant's limit. */
+export const WEBHOOK_MAX_RESPONSE_BYTES = 1024 * 1024;
+/** Tries in all for an idempotent webhook within one unit. */
+export const WEBHOOK_ATTEMPTS = 3;
+const WEBHOOK_RETRY_DELAY_MS = 500;
+
+type WebhookSpec = Extract<ToolSpec, { type: "webhook" }>;
+
+export function webhookTool(spec: WebhookSpec): Tool {
+  const atMostOnce = spec.at_most_once === true;
+  return {
+    kind: "webhook",
+    requiresApproval: spec.requires_approval === true,
+    atMostOnce,
+    definition: { name: spec.name, description: spec.description, input_schema: spec.input_schema },
+    run: (input, ctx) => callWebhook(spec, atMostOnce, input, ctx),
+  };
+}
+
+/** The signed body: whom the call is for (tenant, session, creator), which tool and URL, and the input. */
+export function webhookBody(spec: WebhookSpec, url: string, input: unknown, ctx: Pick<ToolContext, "tenantId" | "sessionId" | "createdBy" | "toolCallId">): string {
+  return JSON.stringify({
+    tenant_id: ctx.tenantId,
+    session_id: ctx.sessionId,
+    created_by: ctx.createdBy,
+    tool_call_id: ctx.toolCallId,
+    name: spec.name,
+    url,
+    input,
+  });
+}
+
+async function callWebhook(spec: WebhookSpec, atMostOnce: boolean, input: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+  // Parsed again, as at creation: a URL stored before it was normalized is read the same way.
+  const target = checkWebhookUrl(spec.url, { allowPrivateUrls: ctx.allowPrivateUrls });
+  if (!target.ok) return { output: `refused: ${target.message}`, isError: true };
+  const url = target.url.href;
+  const signing = await ctx.webhookSigning();
+  // The tenant may have narrowed its origins since the session was created.
+  if (!isOriginAllowed(target.url, signing.webhook_origins)) {
+    return { output: `refused: the origin ${target.url.origin} is not in the tenant's webhook_origins`, isError: true };
+  }
+  const body = webhookBody(spec, url, input, ctx);
+  const attempts = atMostOnce ? 1 : WEBHOOK_ATTEMPTS;
+  let last: ToolOutcome = { output: "webhook was not called", isError: true };
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    if (ctx.signal.aborted) break;
+    // A fresh timestamp and signature per try, so a retry is not refused as stale.
+    const timestamp = Math.floor(Date.now() / 1000);
+    const result = await safeFetch(
+      url,
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          [IDEMPOTENCY_HEADER]: ctx.idempotencyKey,
+          [TIMESTAMP_HEADER]: String(timestamp),
+          [SIGNATURE_HEADER]: await signWebhookBody(signing.secrets, timestamp, body),
+        },
+        body,
+        signal: ctx.signal,
+      },
+      { allowPrivate: ctx.allowPrivateUrls, timeoutMs: WEBHOOK_TIMEOUT_MS, maxBytes: WEBHOOK_MAX_RESPONSE_BYTES, maxRedirects: 0, textOnly: true },
+    );
+    if (result.ok && result.status >= 200 && result.status < 300) return parseWebhookAnswer(result.body);
+    if (result.ok) {
+      last = { output: `webhook answered ${result.status}: ${result.body}`, isError: true };
+      if (result.status < 500) return last;
+    } else {
+      last = { output: `webhook call failed (${result.reason}): ${result.detail}`, isError: true };
+      // Only a timeout or a network error may be passing; a refusal or a bad answer is not.
+      if (result.reason !== "timeout" && result.reason !== "network_error") return last;
+    }
+    if (attempt < attempts) await scheduler.wait(WEBHOOK_RETRY_DELAY_MS * attempt);
+  }
+  return last;
+}
+
+/** `{ "output": ..., "is_error"?: boolean }` is the documented answer; any other body is taken as the output text. */
+function parseWebhookAnswer(text: string): ToolOutcome {
+  try {
+    const json = JSON.parse(text) as { output?: unknown; is_error?: unknown };
+    if (json && typeof json === "object" && "output" in json) {
+      const output = typeof json.output === "string" ? json.output : JSON.stringify(json.output);
+      return { output, isError: json.is_error === true };
+    }
+  } catch {
+    // not JSON: the body itself is the output
+  }
+  return { output: text, isError: false };
+}

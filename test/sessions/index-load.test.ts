@@ -1,0 +1,36 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { USAGE_REPORT_INTERVAL_MS } from "../../src/sessions/object/report/report-policy";
+import { TenantIndex } from "../../src/tenants/tenant-index";
+import { createAndStart, newTestSession, waitForStatus } from "../support/agent-session";
+
+const toolUse = (id: string) => ({ type: "tool_use", id, name: "get_time", input: {} });
+const text = (t: string) => ({ type: "text", text: t });
+
+/** Counts every RPC method of the tenant index called from now on (the objects share this isolate). */
+function countIndexCalls(): () => number {
+  const spies = Object.getOwnPropertyNames(TenantIndex.prototype)
+    .filter((name) => name !== "constructor")
+    .map((name) => vi.spyOn(TenantIndex.prototype, name as keyof TenantIndex));
+  return () => spies.reduce((sum, spy) => sum + spy.mock.calls.length, 0);
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("load on the tenant index", () => {
+  it("hears of a run's status changes, not of every step's usage", async () => {
+    const t = newTestSession();
+    const steps = 40;
+    const replies = Array.from({ length: steps - 1 }, (_, i) => ({ reply: { content: [toolUse(`toolu_${i}`)] } }));
+    await t.model.script(...replies, { reply: { content: [text("done")] } });
+    const calls = countIndexCalls();
+    const started = Date.now();
+    await createAndStart(t, "go", { tools: [{ type: "builtin", name: "get_time" }], limits: { max_steps_per_run: steps } });
+    const done = await waitForStatus(t, ["done"], 30_000);
+    expect(done.usage.steps).toBe(steps);
+    const elapsed = Date.now() - started;
+    // Reports: the start, the end, and one per interval of usage while it ran.
+    const allowed = 2 + Math.ceil(elapsed / USAGE_REPORT_INTERVAL_MS);
+    expect(calls()).toBeGreaterThanOrEqual(2); // the start and the end were heard: the count works
+    expect(calls()).toBeLessThanOrEqual(allowed);
+  });
+});
