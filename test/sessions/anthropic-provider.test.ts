@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { anthropicProvider, providerErrorType, publicProviderError } from "../../src/sessions/object/model/anthropic";
+import { anthropicProvider } from "../../src/sessions/object/model/anthropic";
+import { providerErrorType, publicProviderError } from "../../src/sessions/object/model/provider-errors";
 import { mergeTurns, ModelError, parseRetryAfter, type ModelRequest } from "../../src/sessions/object/model/provider";
 import { backoffDelay, MAX_RETRY_AFTER_MS } from "../../src/sessions/object/loop/retry";
 import { mockModel, mockUrl, uniqueKey } from "../support/mock-client";

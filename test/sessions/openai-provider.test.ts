@@ -163,7 +163,7 @@ describe("the OpenAI-compatible provider", () => {
     setTimeout(() => controller.abort(), 50);
     expect((await failure(aborted.key, controller.signal)).retryable).toBe(false);
     const keyless = openAiProvider({ baseUrl: mockUrl(), apiKey: undefined });
-    await expect(keyless.complete(request("x"), signal())).rejects.toMatchObject({ retryable: false });
+    await expect(keyless.complete(request("x"), signal())).rejects.toMatchObject({ message: "the model provider is not configured", retryable: false });
   });
 
   it("finds the endpoint with or without /v1 in the base URL", () => {

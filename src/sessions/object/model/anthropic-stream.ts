@@ -7,6 +7,7 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { ContentBlock } from "../../types";
 import { ModelError, type ModelResponse, type ModelStopReason, type TextDelta } from "./provider";
+import { errorTypeOf } from "./provider-errors";
 
 /** Far above any one event of a real stream; a line longer than this is not a model's answer. */
 export const MAX_STREAM_EVENT_CHARS = 4 * 1024 * 1024;
@@ -86,8 +87,7 @@ export class StreamAssembler {
         this.#complete = true;
         return;
       case "error": {
-        const error = (data.error ?? {}) as { type?: unknown; message?: unknown };
-        const type = typeof error.type === "string" ? error.type : "error";
+        const type = errorTypeOf(data.error) ?? "error";
         throw new ModelError(`the model's stream failed: ${type}`, !FATAL_STREAM_ERRORS.has(type), 200);
       }
       default:

@@ -1,18 +1,14 @@
 /**
- * The Anthropic Messages API provider, over plain `fetch`. It owns the wire format, the headers
- * and the mapping of every failure to a `ModelError`. It asks for a stream (`anthropic-stream.ts`
+ * The Anthropic Messages API provider, over plain `fetch`. It owns the wire format, the headers;
+ * its failures become `ModelError`s through the one mapping in `provider-errors.ts`. It asks for a stream (`anthropic-stream.ts`
  * reads it) and still reads a whole JSON answer, as a proxy that does not stream may send.
  */
-import { log } from "../../../log";
 import type { ContentBlock } from "../../types";
 import { anthropicStopReason, readMessageStream } from "./anthropic-stream";
-import { mergeTurns, ModelError, type ModelProvider, type ModelRequest, type ModelResponse, parseRetryAfter, type TextDelta, toCount } from "./provider";
+import { mergeTurns, ModelError, type ModelProvider, type ModelRequest, type ModelResponse, type TextDelta, toCount } from "./provider";
+import { httpProviderError, networkProviderError, notConfiguredError } from "./provider-errors";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
-/** A provider's error text longer than this is cut in the platform log. */
-const MAX_LOGGED_ERROR_CHARS = 2_000;
-/** Error types are short identifiers (`invalid_request_error`); anything else is not shown. */
-const ERROR_TYPE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 /** The Messages API takes at most this many `cache_control` breakpoints in one request. */
 export const MAX_CACHE_BREAKPOINTS = 4;
 const EPHEMERAL = { type: "ephemeral" } as const;
@@ -29,7 +25,7 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
   const now = options.now ?? Date.now;
   return {
     async complete(request: ModelRequest, signal: AbortSignal, onText?: (delta: TextDelta) => void): Promise<ModelResponse> {
-      if (!options.apiKey) throw new ModelError("the model provider is not configured", false);
+      if (!options.apiKey) throw notConfiguredError();
       let response: Response;
       try {
         response = await fetchImpl(`${options.baseUrl}/v1/messages`, {
@@ -43,17 +39,17 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
           signal,
         });
       } catch (err) {
-        throw networkError(err, signal);
+        throw networkProviderError("anthropic", err, signal);
       }
       // Errors come as one JSON body even when a stream was asked for.
-      if (response.ok && isEventStream(response)) return readMessageStream(response.body, signal, onText, (err) => networkError(err, signal));
+      if (response.ok && isEventStream(response)) return readMessageStream(response.body, signal, onText, (err) => networkProviderError("anthropic", err, signal));
       let text: string;
       try {
         text = await response.text();
       } catch (err) {
-        throw networkError(err, signal);
+        throw networkProviderError("anthropic", err, signal);
       }
-      if (!response.ok) throw httpError(response, text, now());
+      if (!response.ok) throw httpProviderError("anthropic", response, text, now());
       return fromWire(text);
     },
   };
@@ -142,46 +138,4 @@ function fromWire(text: string): ModelResponse {
       cache_write_tokens: toCount(record.usage?.cache_creation_input_tokens),
     },
   };
-}
-
-/**
- * What a tenant sees of a failed call is the status and the provider's error type only. The
- * provider's text can speak of the platform's own account (credit balance, organisation,
- * rate tiers), so it goes to the platform log, never into `session.error`.
- */
-function httpError(response: Response, text: string, now: number): ModelError {
-  const status = response.status;
-  const retryable = status === 408 || status === 429 || status >= 500;
-  const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"), now);
-  const type = providerErrorType(text);
-  log("warn", "model_provider_error", { provider: "anthropic", status, error_type: type, message: text.slice(0, MAX_LOGGED_ERROR_CHARS) });
-  return new ModelError(publicProviderError(status, type), retryable, status, retryAfterMs);
-}
-
-/** Pure: the error text a tenant may see, e.g. "model provider answered 400 (invalid_request_error)". */
-export function publicProviderError(status: number, type: string | null): string {
-  return type ? `model provider answered ${status} (${type})` : `model provider answered ${status}`;
-}
-
-/** The provider's error type (`{ "error": { "type": ... } }`), when it is a plain identifier. */
-export function providerErrorType(text: string): string | null {
-  try {
-    const body = JSON.parse(text) as { error?: { type?: unknown } };
-    const type = body?.error?.type;
-    return typeof type === "string" && ERROR_TYPE_PATTERN.test(type) ? type : null;
-  } catch {
-    return null;
-  }
-}
-
-function networkError(err: unknown, signal: AbortSignal): ModelError {
-  if (signal.aborted) {
-    const reason = signal.reason as { name?: string } | undefined;
-    if (reason?.name === "TimeoutError") return new ModelError("the model call timed out", true);
-    return new ModelError("the model call was aborted", false);
-  }
-  // The runtime's text may name the provider's host or the platform's network: logged only.
-  const message = err instanceof Error ? err.message : String(err);
-  log("warn", "model_network_error", { provider: "anthropic", message: message.slice(0, MAX_LOGGED_ERROR_CHARS) });
-  return new ModelError("network error calling the model", true);
 }

@@ -6,6 +6,7 @@
  */
 import { createParser } from "eventsource-parser";
 import { ModelError, type ModelResponse } from "./provider";
+import { errorTypeOf } from "./provider-errors";
 import { type ChatCallParts, toContent, toStopReason, toUsage } from "./openai-wire";
 
 /** An answer larger than this is not an answer; the parser also stops buffering past it. */
@@ -43,7 +44,7 @@ export class ChatStream {
     } catch {
       throw new ModelError("the model's stream carried an event that is not JSON", true, 200);
     }
-    if (chunk?.error) throw new ModelError(`the model's stream ended with an error (${String(chunk.error.type ?? "error")})`, true, 200);
+    if (chunk?.error) throw new ModelError(`the model's stream ended with an error (${errorTypeOf(chunk.error) ?? "error"})`, true, 200);
     if (chunk?.usage) this.#usage = chunk.usage;
     const choice = (Array.isArray(chunk?.choices) ? chunk.choices[0] : undefined) as ChunkChoice | undefined;
     if (!choice) return;

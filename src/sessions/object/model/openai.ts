@@ -2,11 +2,12 @@
  * The OpenAI-compatible Chat Completions provider (OpenAI and the self-hosted and local
  * servers that speak the same API), over plain `fetch`. It always asks for a stream, with the
  * usage at its end; a server that answers with one JSON body instead is read as well. Every
- * failure becomes a `ModelError` classified the same way as Anthropic's.
+ * failure becomes a `ModelError` through the one mapping in `provider-errors.ts`.
  */
 import { ChatStream, readChatStream } from "./openai-stream";
 import { toChatRequest, toContent, toStopReason, toUsage } from "./openai-wire";
-import { ModelError, type ModelProvider, type ModelResponse, parseRetryAfter } from "./provider";
+import { ModelError, type ModelProvider, type ModelResponse } from "./provider";
+import { httpProviderError, networkProviderError, notConfiguredError } from "./provider-errors";
 
 export interface OpenAiOptions {
   /** With or without a trailing `/v1`: both `https://api.openai.com` and `http://host:8000/v1` work. */
@@ -26,7 +27,7 @@ export function openAiProvider(options: OpenAiOptions): ModelProvider {
   const now = options.now ?? Date.now;
   return {
     async complete(request, signal, onText) {
-      if (!options.apiKey) throw new ModelError("OPENAI_API_KEY is not configured", false);
+      if (!options.apiKey) throw notConfiguredError();
       let response: Response;
       try {
         response = await fetchImpl(chatCompletionsUrl(options.baseUrl), {
@@ -36,9 +37,17 @@ export function openAiProvider(options: OpenAiOptions): ModelProvider {
           signal,
         });
       } catch (err) {
-        throw networkError(err, signal);
+        throw networkProviderError("openai", err, signal);
       }
-      if (!response.ok) throw await httpError(response, signal, now());
+      if (!response.ok) {
+        let text: string;
+        try {
+          text = await response.text();
+        } catch (err) {
+          throw networkProviderError("openai", err, signal);
+        }
+        throw httpProviderError("openai", response, text, now());
+      }
       const type = response.headers.get("content-type") ?? "";
       try {
         if (type.includes("text/event-stream") && response.body) {
@@ -52,7 +61,7 @@ export function openAiProvider(options: OpenAiOptions): ModelProvider {
         return fromJson(await response.text());
       } catch (err) {
         if (err instanceof ModelError) throw err;
-        throw networkError(err, signal);
+        throw networkProviderError("openai", err, signal);
       }
     },
   };
@@ -85,39 +94,4 @@ function fromJson(raw: string): ModelResponse {
 /** Some servers send tool calls without ids; every tool_use needs one to be answered. */
 function newToolCallId(): string {
   return `call_${crypto.randomUUID().replaceAll("-", "")}`;
-}
-
-/**
- * The run's error names the status and the provider's error type, never its free text (which
- * may quote the request); the text goes to the log.
- */
-async function httpError(response: Response, signal: AbortSignal, now: number): Promise<ModelError> {
-  const status = response.status;
-  let text = "";
-  try {
-    text = await response.text();
-  } catch (err) {
-    return networkError(err, signal);
-  }
-  let type = "error";
-  try {
-    const body = JSON.parse(text) as { error?: { type?: unknown; code?: unknown } };
-    const named = body?.error?.type ?? body?.error?.code;
-    if (typeof named === "string" && /^[\w.-]{1,64}$/.test(named)) type = named;
-  } catch {
-    // not JSON: the status alone
-  }
-  console.warn(JSON.stringify({ level: "warn", event: "model_provider_error", provider: "openai", status, body: text.slice(0, 500) }));
-  const retryable = status === 408 || status === 429 || status >= 500;
-  return new ModelError(`model provider answered ${status} (${type})`, retryable, status, parseRetryAfter(response.headers.get("retry-after"), now));
-}
-
-function networkError(err: unknown, signal: AbortSignal): ModelError {
-  if (signal.aborted) {
-    const reason = signal.reason as { name?: string } | undefined;
-    if (reason?.name === "TimeoutError") return new ModelError("the model call timed out", true);
-    return new ModelError("the model call was aborted", false);
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  return new ModelError(`network error calling the model: ${message.slice(0, 500)}`, true);
 }

@@ -12,7 +12,8 @@ import { callMessages, decideContext } from "../../context/plan";
 import { deadline } from "../../engine/deadline";
 import type { AgentHost, UnitScope } from "../../engine/engine";
 import { providerFor } from "../../model";
-import { type CallUsage, ModelError, type ModelRequest, type ModelResponse, type TextDelta } from "../../model/provider";
+import { asModelError } from "../../model/provider-errors";
+import { type CallUsage, type ModelRequest, type ModelResponse, type TextDelta } from "../../model/provider";
 import { backoffDelay } from "../retry";
 import { toolDefinitions } from "../../tools/registry";
 import type { UnitOutcome } from "../next-unit";
@@ -183,7 +184,7 @@ function initialStatus(host: AgentHost, name: string): ToolCallStatus {
 
 /** A failed call: retried after a backoff while attempts remain and the failure may pass. */
 export function recordFailure(host: AgentHost, err: unknown): UnitOutcome {
-  const error = err instanceof ModelError ? err : new ModelError(`model call failed: ${String(err)}`, true);
+  const error = asModelError(err);
   const attempts = host.store.run().attempts + 1;
   if (!error.retryable) {
     host.finishRun("failed", "model_error", error.message);
