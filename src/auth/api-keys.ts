@@ -123,7 +123,7 @@ export function checkApiKeyRecord(
 ): AuthFailure | null {
   if (!namesKey(record, presented)) return "key_unknown";
   if (!SHA256_HEX.test(record.hash) || !constantTimeEqual(presentedHash, record.hash)) return "key_secret_mismatch";
-  return standingProblem(record, now);
+  return keyStandingProblem(record, now);
 }
 
 /**
@@ -132,7 +132,7 @@ export function checkApiKeyRecord(
  * proved when it was issued. The tenant index applies it when it admits such a token's request.
  */
 export function exchangedKeyStands(record: ApiKeyRecord | null, source: { tenantId: string; keyId?: string | undefined }, now: number): boolean {
-  return namesKey(record, source) && standingProblem(record, now) === null;
+  return namesKey(record, source) && keyStandingProblem(record, now) === null;
 }
 
 /** Whether `record` is the key `presented` names, in the tenant it names. */
@@ -140,8 +140,11 @@ function namesKey(record: ApiKeyRecord | null, presented: { tenantId: string; ke
   return record !== null && record.key_id === presented.keyId && record.tenant_id === presented.tenantId;
 }
 
-/** Why a key that exists no longer stands at `now` (revoked, expired), or null while it does. */
-function standingProblem(record: ApiKeyRecord, now: number): "key_revoked" | "key_expired" | null {
+/**
+ * Pure: why a key that exists no longer stands at `now` (revoked, expired), or null while it
+ * does. The one standing rule: requests, exchanged tokens, event streams and schedules apply it.
+ */
+export function keyStandingProblem(record: Pick<ApiKeyRecord, "revoked_at" | "expires_at">, now: number): "key_revoked" | "key_expired" | null {
   if (record.revoked_at !== null) return "key_revoked";
   if (record.expires_at !== null) {
     const expiresAt = Date.parse(record.expires_at);

@@ -13,7 +13,7 @@ import { addMessage } from "../api/sessions/add-message";
 import { AgentClient } from "../api/sessions/agent-client";
 import { createSession } from "../api/sessions/create";
 import { CreateSessionRequestSchema } from "../api/sessions/schemas";
-import type { ApiKeyRecord } from "../auth/api-keys";
+import { type ApiKeyRecord, keyStandingProblem } from "../auth/api-keys";
 import type { Principal } from "../auth/principal";
 import { loadConfig } from "../config";
 import type { Env } from "../env";
@@ -63,8 +63,10 @@ export async function openGate(env: Env, tenantId: string, creator: ScheduleCrea
 
 /** Pure: why a schedule created with this key must stop, or null while the key stands. Keys are never deleted, so a missing one was never valid here. */
 export function keyProblem(record: Pick<ApiKeyRecord, "revoked_at" | "expires_at"> | null, now: number): DisabledReason | null {
-  if (!record || record.revoked_at !== null) return "api_key_revoked";
-  if (record.expires_at !== null && !(Date.parse(record.expires_at) > now)) return "api_key_expired";
+  if (!record) return "api_key_revoked";
+  const problem = keyStandingProblem(record, now);
+  if (problem === "key_revoked") return "api_key_revoked";
+  if (problem === "key_expired") return "api_key_expired";
   return null;
 }
 

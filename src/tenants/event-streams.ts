@@ -6,7 +6,7 @@
  * row goes when its deadline passes.
  */
 import { agentStub } from "../objects";
-import type { ApiKeyRecord } from "../auth/api-keys";
+import { type ApiKeyRecord, keyStandingProblem } from "../auth/api-keys";
 import { CANCEL_CONCURRENCY } from "./bulk-cancel";
 import type { NoteStreamInput, StreamNote } from "./types";
 
@@ -21,7 +21,7 @@ const NO_KEY = "";
  */
 export function noteStream(sql: SqlStorage, input: NoteStreamInput, key: ApiKeyRecord | null, suspended: boolean): StreamNote {
   if (suspended) return { ok: false, reason: "suspended" };
-  if (input.keyId !== null && !keyStands(key, input.now)) return { ok: false, reason: "credentials" };
+  if (input.keyId !== null && (key === null || keyStandingProblem(key, input.now) !== null)) return { ok: false, reason: "credentials" };
   sql.exec(
     `DELETE FROM event_streams WHERE rowid IN (SELECT rowid FROM event_streams WHERE expires_at <= ? LIMIT ?)`,
     input.now,
@@ -51,13 +51,6 @@ export function sessionsStreaming(sql: SqlStorage, now: number): string[] {
     .exec(`SELECT DISTINCT session_id FROM event_streams WHERE expires_at > ?`, now)
     .toArray()
     .map((row) => String(row.session_id));
-}
-
-function keyStands(key: ApiKeyRecord | null, now: number): boolean {
-  if (!key || key.revoked_at !== null) return false;
-  if (key.expires_at === null) return true;
-  const expiresAt = Date.parse(key.expires_at);
-  return !Number.isNaN(expiresAt) && now < expiresAt;
 }
 
 interface StreamCloser {
