@@ -18,6 +18,7 @@ import { optionalString, requireInt, requireNow, requirePageLimit, requireString
 import { nextSlot } from "./cron";
 import { type ActionResult, actionDone, type Gate, openGate, parseAction, performAction, type SlotKeys } from "./fire";
 import { SCHEDULER_MIGRATIONS } from "./migrations";
+import type { SchedulerRpc } from "./rpc";
 import { slotRequestKey, slotSessionId } from "./slot-ids";
 import * as store from "./store";
 import type { Firing, ListSchedulesInput, NewSchedule, PageInput, Schedule, SchedulePatch, SchedulerResult } from "./types";
@@ -33,7 +34,7 @@ export const GATE_RETRY_MS = 2_000;
 
 const NOT_FOUND = { ok: false, reason: "schedule_not_found" } as const;
 
-export class Scheduler extends DurableObject<Cloudflare.Env> {
+export class Scheduler extends DurableObject<Cloudflare.Env> implements SchedulerRpc {
   /** Every alarm is set through it, never at or before now (see storage/alarm-clock.ts). */
   readonly #alarms: AlarmClock;
   #binding: TenantBinding;

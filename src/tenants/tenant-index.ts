@@ -19,6 +19,7 @@ import { MAX_CURSOR_CHARS } from "../shared/cursor";
 import * as idempotency from "./idempotency-store";
 import { RateLimiter } from "./rate-limit";
 import { acquireRunSlot, grantedSessions, grantQueuedSlots, nextPumpAt, queueLength, releaseRunSlot } from "./run-slots";
+import type { TenantIndexRpc } from "./rpc";
 import { parseSessionReport, requireStatus } from "./session-report";
 import * as sessions from "./sessions-store";
 import { TenantBinding } from "./tenant-binding";
@@ -47,7 +48,7 @@ export type * from "./types";
 /** Scopes and keys can be long-ish (a subject plus a route); bodies are hashed before they get here. */
 const MAX_IDEMPOTENCY_FIELD_CHARS = 1024;
 
-export class TenantIndex extends DurableObject<Cloudflare.Env> {
+export class TenantIndex extends DurableObject<Cloudflare.Env> implements TenantIndexRpc {
   /** Every alarm is set through it, never at or before now (see storage/alarm-clock.ts). */
   readonly #alarms: AlarmClock;
   #binding: TenantBinding;
