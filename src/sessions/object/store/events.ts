@@ -13,13 +13,11 @@ export interface StoredEventRow {
 
 const EVENTS_PRUNED_THROUGH_KEY = "events_pruned_through";
 
-/** `data` is the stored form: the event's data, or a reference to the row that holds it. */
 export function appendEvent(sql: SqlStorage, type: string, data: unknown, now: string): number {
   const row = sql.exec("INSERT INTO events (type, data, created_at) VALUES (?, ?, ?) RETURNING id", type, JSON.stringify(data), now).one();
   return Number(row.id);
 }
 
-/** Stored events after `after`, oldest first. */
 export function eventsAfter(sql: SqlStorage, after: number): StoredEventRow[] {
   return sql
     .exec("SELECT id, type, data, created_at FROM events WHERE id > ? ORDER BY id", after)
@@ -27,17 +25,14 @@ export function eventsAfter(sql: SqlStorage, after: number): StoredEventRow[] {
     .map((row) => ({ id: Number(row.id), type: String(row.type), data: JSON.parse(String(row.data)), created_at: String(row.created_at) }));
 }
 
-/** 0 when the table is empty. */
 export function newestEventId(sql: SqlStorage): number {
   return Number(sql.exec("SELECT max(id) AS id FROM events").one().id ?? 0);
 }
 
-/** The newest event id created before `createdAt` (ISO), or 0. */
 export function newestEventIdBefore(sql: SqlStorage, createdAt: string): number {
   return Number(sql.exec("SELECT max(id) AS id FROM events WHERE created_at < ?", createdAt).one().id ?? 0);
 }
 
-/** Deletes the events up to `id` and records that they are gone. */
 export function pruneEventsThrough(sql: SqlStorage, kv: KvStretchCache, id: number): void {
   sql.exec("DELETE FROM events WHERE id <= ?", id);
   kv.put(EVENTS_PRUNED_THROUGH_KEY, Math.max(id, eventsPrunedThrough(kv)));

@@ -16,7 +16,6 @@ export interface StoredImage {
 /** Bytes per `image_chunks` row: well inside the 2 MB a Durable Object's SQLite row may hold. */
 export const IMAGE_CHUNK_BYTES = 1024 * 1024;
 
-/** Stores an image under its content id; the same bytes stored again write nothing. */
 export function putImage(sql: SqlStorage, image: StoredImage, data: Uint8Array, now: string): void {
   const inserted = sql.exec(
     "INSERT OR IGNORE INTO images (id, media_type, size_bytes, width, height, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -33,7 +32,6 @@ export function putImage(sql: SqlStorage, image: StoredImage, data: Uint8Array, 
   }
 }
 
-/** An image's bytes, or null when no image has this id (or its chunks do not add up). */
 export function imageData(sql: SqlStorage, id: string): Uint8Array | null {
   const meta = sql.exec("SELECT size_bytes FROM images WHERE id = ?", id).toArray()[0];
   if (!meta) return null;

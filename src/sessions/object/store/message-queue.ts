@@ -15,7 +15,6 @@ export function queuedMessages(sql: SqlStorage): number {
   return Number(sql.exec("SELECT COUNT(*) AS n FROM pending_messages").one().n);
 }
 
-/** Removes and returns the oldest waiting message, or null. */
 export function dequeueMessage(sql: SqlStorage): QueuedMessage | null {
   const row = sql.exec("DELETE FROM pending_messages WHERE id = (SELECT MIN(id) FROM pending_messages) RETURNING content, options").toArray()[0];
   if (!row) return null;

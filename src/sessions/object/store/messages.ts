@@ -29,7 +29,6 @@ export function messages(sql: SqlStorage, after: number, limit: number): Message
     .map(toMessage);
 }
 
-/** Messages from `fromSeq` on and the ones named in `alsoSeqs`, oldest first. */
 export function messagesForWindow(sql: SqlStorage, fromSeq: number | null, alsoSeqs: readonly number[]): Message[] {
   const start = fromSeq ?? Number.MAX_SAFE_INTEGER;
   const extra = alsoSeqs.length ? ` OR seq IN (${alsoSeqs.map(() => "?").join(", ")})` : "";
@@ -39,7 +38,6 @@ export function messagesForWindow(sql: SqlStorage, fromSeq: number | null, alsoS
     .map(toMessage);
 }
 
-/** Messages with `fromSeq <= seq <= toSeq`, oldest first. */
 export function messageRange(sql: SqlStorage, fromSeq: number, toSeq: number): Message[] {
   return sql
     .exec("SELECT seq, role, content, created_at FROM messages WHERE seq >= ? AND seq <= ? ORDER BY seq", fromSeq, toSeq)
@@ -47,7 +45,6 @@ export function messageRange(sql: SqlStorage, fromSeq: number, toSeq: number): M
     .map(toMessage);
 }
 
-/** Lazy, newest first: rows are read as the caller iterates, so a fit that stops early never reads the older history. */
 export function* metaNewestFirst(sql: SqlStorage, afterSeq: number): Generator<MessageMeta> {
   const cursor = sql.exec("SELECT seq, kind, tokens FROM messages WHERE seq > ? ORDER BY seq DESC", afterSeq);
   for (const row of cursor) yield toMeta(row);
@@ -68,7 +65,6 @@ export function message(sql: SqlStorage, seq: number): Message | undefined {
   return row ? toMessage(row) : undefined;
 }
 
-/** The newest `limit` messages, newest first. */
 export function latestMessages(sql: SqlStorage, limit: number): Message[] {
   return sql
     .exec("SELECT seq, role, content, created_at FROM messages ORDER BY seq DESC LIMIT ?", limit)

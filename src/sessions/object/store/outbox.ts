@@ -26,7 +26,6 @@ export function appendOutbox(sql: SqlStorage, entry: OutboxEntry): void {
   );
 }
 
-/** The oldest `limit` owed notifications, oldest first. */
 export function outbox(sql: SqlStorage, limit: number): OutboxEntry[] {
   return sql
     .exec<Record<string, SqlStorageValue>>("SELECT id, type, created_at, session FROM outbox ORDER BY seq LIMIT ?", limit)

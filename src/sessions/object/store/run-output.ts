@@ -7,12 +7,10 @@ import type { OutputSchema } from "../../types";
 const RUN_OUTPUT_SCHEMA_KEY = "run_output_schema";
 const RUN_OUTPUT_KEY = "run_output";
 
-/** Null for a free answer, undefined before any run. */
 export function runOutputSchema(kv: SyncKvStorage): OutputSchema | null | undefined {
   return kv.get<OutputSchema | null>(RUN_OUTPUT_SCHEMA_KEY);
 }
 
-/** A new run's schema; its output starts empty. */
 export function beginRunOutput(kv: SyncKvStorage, schema: OutputSchema | null): void {
   kv.put(RUN_OUTPUT_SCHEMA_KEY, schema);
   kv.delete(RUN_OUTPUT_KEY);

@@ -305,7 +305,7 @@ export class AgentStore {
     images.putImage(this.storage.sql, image, data, now);
   }
 
-  /** An image's bytes, or null when no image has this id. */
+  /** An image's bytes, or null when no image has this id (or its chunks do not add up). */
   imageData(id: string): Uint8Array | null {
     return images.imageData(this.storage.sql, id);
   }

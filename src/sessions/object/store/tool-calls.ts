@@ -35,10 +35,6 @@ export function toolCall(sql: SqlStorage, id: string): ToolCall | undefined {
   return row ? toToolCall(row) : undefined;
 }
 
-/**
- * Up to `limit` calls in call order after the call at (`after.first` = message_seq,
- * `after.second` = position), and where the next page starts when more follow.
- */
 export function toolCallPage(sql: SqlStorage, after: IntPairCursor | null, limit: number): { calls: ToolCall[]; next: IntPairCursor | null } {
   const seq = after?.first ?? -1;
   const position = after?.second ?? -1;
@@ -61,7 +57,6 @@ export function toolCalls(sql: SqlStorage): ToolCall[] {
   return sql.exec("SELECT * FROM tool_calls ORDER BY message_seq, position").toArray().map(toToolCall);
 }
 
-/** The calls of the latest model response whose results the model has not seen yet. */
 export function openToolCalls(sql: SqlStorage): ToolCall[] {
   return sql.exec("SELECT * FROM tool_calls WHERE reported = 0 ORDER BY message_seq, position").toArray().map(toToolCall);
 }
@@ -82,12 +77,10 @@ export function finishToolCall(sql: SqlStorage, id: string, output: string, isEr
   );
 }
 
-/** Records who decided a call that waited for approval, and how. */
 export function recordDecision(sql: SqlStorage, id: string, decidedBy: string | null, decision: ToolCallDecision, now: string): void {
   sql.exec("UPDATE tool_calls SET decided_by = ?, decided_at = ?, decision = ? WHERE id = ?", decidedBy, now, decision, id);
 }
 
-/** Counts one more restart that cut the call off; returns the count. */
 export function countRestart(sql: SqlStorage, id: string): number {
   return Number(sql.exec("UPDATE tool_calls SET restarts = restarts + 1 WHERE id = ? RETURNING restarts", id).one().restarts);
 }
