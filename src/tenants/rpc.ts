@@ -1,7 +1,7 @@
 /**
  * What the tenant objects answer over RPC: the interfaces their namespaces are typed by
- * (src/env.ts), so a caller depends on these shapes and never on the classes. Every call is
- * scoped by the tenant id it names; an object bound to another tenant throws.
+ * (src/env.ts), so a caller depends on these shapes and never on the classes. Every index call
+ * names its tenant first; an index bound to another tenant throws.
  */
 import type { ApiKeyRecord } from "../auth/api-keys";
 import type { PartialLimits } from "../limits";
