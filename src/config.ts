@@ -3,8 +3,7 @@
  * malformed is a start-up error with a clear message, never a silent default.
  */
 import type { Env } from "./env";
-import { ACCESS_TOKEN_TTL_SECONDS } from "./auth/access-token";
-import { BUILTIN_DEFAULT_LIMITS, type Limits, MODEL_CALL_TIMEOUT_MS, partialLimitsSchema } from "./limits";
+import { ACCESS_TOKEN_TTL_SECONDS, BUILTIN_DEFAULT_LIMITS, type Limits, MODEL_CALL_TIMEOUT_MS, partialLimitsSchema } from "./limits";
 import { canonicalModel, isModelAllowed, type CatalogEntry, type ModelCatalog } from "./sessions/object/model/catalog";
 
 /** A day: long enough for any session-length access token, short enough that a leak expires. */

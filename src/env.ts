@@ -1,18 +1,22 @@
 /**
  * The Worker's bindings, typed once. Nothing below the edge reads these directly:
- * `loadConfig` turns them into a parsed `Config` that is passed in.
+ * `loadConfig` turns them into a parsed `Config` that is passed in. The Durable Object
+ * namespaces are typed by the objects' RPC interfaces, not their classes, so no module that
+ * reads the environment depends on an object's implementation.
  */
-import type { Agent } from "./sessions/object/session-object";
-import type { TenantIndex } from "./tenants/tenant-index";
-import type { Scheduler } from "./schedules/scheduler";
-import type { TenantRegistry } from "./tenants/tenant-registry";
+import type { SchedulerRpc } from "./schedules/rpc";
+import type { AgentRpc } from "./sessions/object/rpc";
+import type { TenantIndexRpc, TenantRegistryRpc } from "./tenants/rpc";
+
+/** A namespace whose stubs offer `T`'s methods (the brand marks `T` as a Durable Object's). */
+type Namespace<T> = DurableObjectNamespace<T & Rpc.DurableObjectBranded>;
 
 export interface Env {
-  AGENT: DurableObjectNamespace<Agent>;
-  TENANT_INDEX: DurableObjectNamespace<TenantIndex>;
-  TENANT_REGISTRY: DurableObjectNamespace<TenantRegistry>;
+  AGENT: Namespace<AgentRpc>;
+  TENANT_INDEX: Namespace<TenantIndexRpc>;
+  TENANT_REGISTRY: Namespace<TenantRegistryRpc>;
   /** One per tenant: its schedules, fired from the object's alarm. */
-  SCHEDULER: DurableObjectNamespace<Scheduler>;
+  SCHEDULER: Namespace<SchedulerRpc>;
   /** The Worker's static assets (wrangler.json `assets`): the API reference's script. */
   ASSETS: Fetcher;
   /** Counts failed authentications per client address across isolates (wrangler.json `ratelimits`). */

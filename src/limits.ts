@@ -17,6 +17,8 @@ export const UNIT_BUDGET_MS = 180_000;
  * run of its own, so a longer queue is a batch job, not a conversation.
  */
 export const MAX_QUEUED_MESSAGES = 20;
+/** Short enough that a leaked URL token expires soon; a revoked key's tokens die within it. */
+export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
 /** A failing model call is tried this many times in all before the run fails. */
 export const MAX_ATTEMPTS = 5;
 /** First retry delay; doubled on each further attempt, with jitter. */

@@ -7,9 +7,9 @@ import type { Config } from "../config";
 import type { PlatformKeys } from "./platform-keys";
 import { signAccessToken } from "./platform-keys";
 import type { Principal } from "./principal";
+import { ACCESS_TOKEN_TTL_SECONDS } from "../limits";
 
-/** Short enough that a leaked URL token expires soon; a revoked key's tokens die within it. */
-export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
+export { ACCESS_TOKEN_TTL_SECONDS };
 
 export interface IssuedAccessToken {
   access_token: string;

@@ -276,3 +276,9 @@ export function toDelivery(row: DeliveryRow): WebhookDelivery {
     redelivery_of: row.redelivery_of,
   };
 }
+
+/** A delivery status as received over RPC, checked; throws on anything else. */
+export function requireDeliveryStatus(value: unknown): DeliveryStatus {
+  if (typeof value !== "string" || !(DELIVERY_STATUSES as readonly string[]).includes(value)) throw new TypeError("status must be a delivery status");
+  return value as DeliveryStatus;
+}

@@ -1,7 +1,7 @@
 /**
  * The Scheduler Durable Object, one per tenant: the tenant's schedules and their firings, fired
  * from the object's alarm, which is always set for the earliest slot (or retry) of them all.
- * Storage: see storage.md.
+ * Storage: see storage.md; what each call answers: `SchedulerRpc` (rpc.ts).
  *
  * A slot fires at most once: its firing row is written, and the schedule moved to its next slot,
  * in one transaction before the action; the action is idempotent for that slot (slot-ids.ts),
@@ -18,6 +18,7 @@ import { optionalString, requireInt, requireNow, requirePageLimit, requireString
 import { nextSlot } from "./cron";
 import { type ActionResult, actionDone, type Gate, openGate, parseAction, performAction, type SlotKeys } from "./fire";
 import { SCHEDULER_MIGRATIONS } from "./migrations";
+import type { SchedulerRpc } from "./rpc";
 import { slotRequestKey, slotSessionId } from "./slot-ids";
 import * as store from "./store";
 import type { Firing, ListSchedulesInput, NewSchedule, PageInput, Schedule, SchedulePatch, SchedulerResult } from "./types";
@@ -33,7 +34,7 @@ export const GATE_RETRY_MS = 2_000;
 
 const NOT_FOUND = { ok: false, reason: "schedule_not_found" } as const;
 
-export class Scheduler extends DurableObject<Cloudflare.Env> {
+export class Scheduler extends DurableObject<Cloudflare.Env> implements SchedulerRpc {
   /** Every alarm is set through it, never at or before now (see storage/alarm-clock.ts). */
   readonly #alarms: AlarmClock;
   #binding: TenantBinding;
@@ -83,7 +84,6 @@ export class Scheduler extends DurableObject<Cloudflare.Env> {
     return { data: page.rows.map((row) => store.toSchedule(tenantId, row)), next_cursor: page.next_cursor };
   }
 
-  /** Pause, resume, or a new expression or zone; the next slot is counted from now. A disabled schedule stays disabled. */
   async update(tenantId: string, id: string, patch: SchedulePatch): Promise<SchedulerResult<Schedule>> {
     if (!this.#peek(tenantId)) return NOT_FOUND;
     const row = store.getSchedule(this.#sql, requireString("id", id));
@@ -100,7 +100,6 @@ export class Scheduler extends DurableObject<Cloudflare.Env> {
     return this.#view(tenantId, row.id);
   }
 
-  /** Deletes the schedule and its firings; a firing under way still finishes its action. */
   async remove(tenantId: string, id: string): Promise<SchedulerResult<null>> {
     if (!this.#peek(tenantId)) return NOT_FOUND;
     if (!store.deleteSchedule(this.#sql, requireString("id", id))) return NOT_FOUND;
@@ -115,10 +114,6 @@ export class Scheduler extends DurableObject<Cloudflare.Env> {
     return { ok: true, value: store.listFirings(this.#sql, scheduleId, requirePageLimit(input.limit), optionalString("cursor", input.cursor, 1024)) };
   }
 
-  /**
-   * Called when an API key is revoked: the schedules it created stop at once and show why. The
-   * firing checks the key too, so a revocation this call missed still stops them at their next slot.
-   */
   async disableForKey(tenantId: string, keyId: string, now: number): Promise<number> {
     if (!this.#peek(tenantId)) return 0;
     const at = requireNow(now);

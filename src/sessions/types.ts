@@ -50,8 +50,8 @@ export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
 
 /**
  * An image in the history: a reference to the bytes the session stored once (`images`, see
- * store.ts), never the bytes themselves, so a message, its copies and its events stay small.
- * `url` is where the platform fetched it from, when the caller gave a URL.
+ * object/store/images.ts), never the bytes themselves, so a message, its copies and its events
+ * stay small. `url` is where the platform fetched it from, when the caller gave a URL.
  */
 export interface ImageBlock {
   type: "image";

@@ -9,11 +9,21 @@ import { agentStub } from "../objects";
 import { type ApiKeyRecord, keyStandingProblem } from "../auth/api-keys";
 import { CANCEL_CONCURRENCY } from "./bulk-cancel";
 import type { NoteStreamInput, StreamNote } from "./types";
+import { requireNow, requireString } from "./validate";
 
 /** Expired rows removed per new stream, so the table never needs a sweep of its own. */
 export const EXPIRED_STREAM_ROWS_PER_NOTE = 100;
 /** The `key_id` of a stream whose credential has no API key behind it. */
 const NO_KEY = "";
+
+export function parseNoteStream(input: NoteStreamInput): NoteStreamInput {
+  return {
+    sessionId: requireString("sessionId", input.sessionId),
+    keyId: input.keyId === null ? null : requireString("keyId", input.keyId),
+    expiresAt: requireNow(input.expiresAt),
+    now: requireNow(input.now),
+  };
+}
 
 /**
  * Notes a stream unless its key no longer stands or the tenant is suspended. Pure apart from

@@ -4,6 +4,7 @@
  * purged a few at a time on each begin, so no alarm or timer is needed.
  */
 import type { BeginIdempotentInput, CompleteIdempotentInput, IdempotencyBegin, ReleaseIdempotentInput } from "./types";
+import { requireInt, requireNow, requireString } from "./validate";
 
 /** How long a response can be replayed (the public contract's 24 h). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -16,6 +17,23 @@ export const IDEMPOTENCY_LOCK_MS = 2 * 60 * 1000;
 export const IDEMPOTENCY_PURGE_BATCH = 50;
 /** A Durable Object SQLite value may be at most 2 MB; stay clear of it. */
 export const MAX_IDEMPOTENT_BODY_CHARS = 1_500_000;
+/** Scopes and keys can be long-ish (a subject plus a route); bodies are hashed before they get here. */
+const MAX_IDEMPOTENCY_FIELD_CHARS = 1024;
+
+export function parseReleaseIdempotent(input: ReleaseIdempotentInput): ReleaseIdempotentInput {
+  return {
+    scope: requireString("scope", input.scope, MAX_IDEMPOTENCY_FIELD_CHARS),
+    key: requireString("key", input.key, MAX_IDEMPOTENCY_FIELD_CHARS),
+  };
+}
+
+export function parseBeginIdempotent(input: BeginIdempotentInput): BeginIdempotentInput {
+  return { ...parseReleaseIdempotent(input), bodyHash: requireString("bodyHash", input.bodyHash, MAX_IDEMPOTENCY_FIELD_CHARS), now: requireNow(input.now) };
+}
+
+export function parseCompleteIdempotent(input: CompleteIdempotentInput): CompleteIdempotentInput {
+  return { ...parseReleaseIdempotent(input), status: requireInt("status", input.status, 100, 599), body: input.body, now: requireNow(input.now) };
+}
 
 interface IdempotencyRow extends Record<string, string | number | null> {
   body_hash: string;

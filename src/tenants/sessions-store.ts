@@ -5,10 +5,10 @@
 import { ACTIVE_STATUSES, type Page, SESSION_STATUSES, type SessionStatus, type SessionSummary, type StopReason } from "../sessions/types";
 import { decodeTimeIdCursor, encodeTimeIdCursor } from "../shared/cursor";
 import { releaseRunSlot, trackQueue } from "./run-slots";
-import type { ReportRow } from "./session-report";
+import { type ReportRow, requireStatus } from "./session-report";
 import type { SessionFilter, StatusCounts } from "./types";
 import { addUsage, NO_USAGE } from "./usage";
-import { toIso, utcDay } from "./validate";
+import { optionalString, toIso, utcDay } from "./validate";
 
 /**
  * A removed session's id is remembered this long, so a report still in flight when it was erased
@@ -21,6 +21,13 @@ const TOMBSTONE_PURGE_BATCH = 100;
 type SessionRow = ReportRow & Record<string, string | number | null>;
 
 const ACTIVE_PLACEHOLDERS = ACTIVE_STATUSES.map(() => "?").join(", ");
+
+export function parseSessionFilter(input: SessionFilter): SessionFilter {
+  return {
+    status: input.status == null ? null : requireStatus(input.status),
+    created_by: optionalString("created_by", input.created_by),
+  };
+}
 
 /**
  * Applies a report unless it is stale (revision not newer) or the session was removed. Usage is

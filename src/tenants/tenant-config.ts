@@ -4,7 +4,8 @@
  */
 import { type Limits, type PartialLimits, partialLimitsSchema } from "../limits";
 import { readSettings } from "./tenant-settings";
-import type { TenantSettings } from "./types";
+import type { TenantConfig, TenantSettings } from "./types";
+import { toIso } from "./validate";
 
 const SUSPENDED_KEY = "suspended";
 const OVERRIDES_KEY = "limit_overrides";
@@ -44,4 +45,16 @@ export function parseOverrides(value: unknown): PartialLimits {
 export function effectiveLimits(defaults: Limits, overrides: PartialLimits): Limits {
   const present = Object.entries(overrides).filter(([, value]) => value !== undefined);
   return { ...defaults, ...Object.fromEntries(present) };
+}
+
+/** The config as `getConfig` answers it; `models` is the tenant's list (tenant-models.ts). */
+export function tenantConfigView(tenantId: string, config: ConfigState, models: string[] | null, createdAt: number): TenantConfig {
+  return {
+    tenant_id: tenantId,
+    suspended: config.suspended,
+    limit_overrides: config.overrides,
+    effective_limits: config.limits,
+    models,
+    created_at: toIso(createdAt),
+  };
 }

@@ -8,10 +8,11 @@ import { isValidTenantId } from "../auth/principal";
 import { migrate } from "../storage/migrations";
 import { TENANT_REGISTRY_MIGRATIONS } from "./migrations";
 import { listTenants, registerTenant } from "./registry-store";
+import type { TenantRegistryRpc } from "./rpc";
 import type { PageInput, TenantEntry } from "./types";
 import { requireNow, requirePageLimit, requireString } from "./validate";
 
-export class TenantRegistry extends DurableObject<Cloudflare.Env> {
+export class TenantRegistry extends DurableObject<Cloudflare.Env> implements TenantRegistryRpc {
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     void ctx.blockConcurrencyWhile(async () => void migrate(ctx.storage, TENANT_REGISTRY_MIGRATIONS));

@@ -2,6 +2,7 @@
  * Argument checks for the tenant objects' RPC methods. A bad argument is a caller's bug, not an
  * expected outcome, so these throw (TypeError/RangeError keep their names across RPC).
  */
+import { MAX_CURSOR_CHARS } from "../shared/cursor";
 
 /** Page sizes accepted by every list method, matching the public `?limit=` range. */
 export const MIN_PAGE_LIMIT = 1;
@@ -33,6 +34,11 @@ export function requirePageLimit(value: unknown): number {
 export function optionalString(name: string, value: unknown, maxChars = MAX_ID_CHARS): string | null {
   if (value === undefined || value === null) return null;
   return requireString(name, value, maxChars);
+}
+
+/** A list's `cursor`: absent, or a string of at most a cursor's length (its form is the store's to check). */
+export function optionalCursor(value: unknown): string | null {
+  return optionalString("cursor", value, MAX_CURSOR_CHARS);
 }
 
 /** Milliseconds of an ISO 8601 timestamp, or a TypeError. */

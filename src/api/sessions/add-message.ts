@@ -4,7 +4,7 @@
  * call costs nothing; `enqueue` and `interrupt` go to the Agent, whose run already holds a slot.
  * `addMessage` is the whole operation for any actor: the route and a schedule's firing.
  */
-import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
+import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import type { AgentResult, RunInput, RunOptions, Session } from "../../sessions/types";
 import { ACTIVE_STATUSES } from "../../sessions/types";
 import type { Env } from "../../env";
@@ -21,7 +21,7 @@ import { type AgentClient, agentProblem } from "./agent-client";
 import { resolveRunInput } from "./images";
 import { outputSchemaProblems } from "./output-schema";
 import { admitRun, startWithSlot } from "./run-admission";
-import { AddMessageRequestSchema, type IF_RUNNING, SessionIdParamsSchema, SessionSchema } from "./schemas";
+import { type AddMessageRequest, AddMessageRequestSchema, type IF_RUNNING, SessionIdParamsSchema, SessionSchema } from "./schemas";
 
 export const route = createRoute({
   method: "post",
@@ -51,7 +51,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   return c.json(session, 202);
 };
 
-export type AddMessageRequest = z.infer<typeof AddMessageRequestSchema>;
+export type { AddMessageRequest };
 
 /** What became of the message: it started a run, waits for the next one, or interrupted the run going. */
 export type MessageOutcome = "started" | "enqueued" | "interrupted";

@@ -3,7 +3,7 @@
  * and tools are checked here, before the Agent exists, so a refused request leaves nothing.
  * `createSession` is the whole operation for any actor: the route and a schedule's firing.
  */
-import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
+import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { defaultModelFor, isModelAllowed, type ModelCatalog } from "../../sessions/object/model/catalog";
 import type { ContextSettings, Session, SessionInit, ToolSpec } from "../../sessions/types";
 import { tenantIndexStub } from "../../objects";
@@ -21,7 +21,7 @@ import { AgentClient } from "./agent-client";
 import { newSessionId } from "./ids";
 import { resolveSessionLimits } from "./limits";
 import { admitRun, startWithSlot } from "./run-admission";
-import { CREATE_SESSION_EXAMPLE, CreateSessionRequestSchema, SessionSchema } from "./schemas";
+import { CREATE_SESSION_EXAMPLE, type CreateSessionRequest, CreateSessionRequestSchema, SessionSchema } from "./schemas";
 import { checkNotifyUrl, prepareSessionTools } from "./tool-specs";
 import { resolveRunInput } from "./images";
 import { outputSchemaProblems } from "./output-schema";
@@ -50,7 +50,7 @@ export const route = createRoute({
   },
 });
 
-export type CreateSessionRequest = z.infer<typeof CreateSessionRequestSchema>;
+export type { CreateSessionRequest };
 
 /** Pure: what the Agent is created with; `model` was chosen by `chooseModel`, every other absent field gets its documented default. */
 export function buildSessionInit(id: string, principal: Principal, body: CreateSessionRequest, limits: Limits, model: string): SessionInit {

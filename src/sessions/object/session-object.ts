@@ -15,6 +15,7 @@ import { AgentHost, settleOutcome } from "./engine/engine";
 import type { RunState, StepRecord } from "./store/store";
 import { APPROVAL_EXPIRED, APPROVAL_EXPIRED_OUTPUT, expiredApprovals } from "./loop/approval-expiry";
 import { appliedOutcome, checkRequestKey, noteApplied, type RequestOutcome } from "./request-keys";
+import type { AgentRpc } from "./rpc";
 import { nextUnit } from "./loop/next-unit";
 import { runUnit } from "./loop/units";
 import { checkToolSpecs, toolDefinitions } from "./tools/registry";
@@ -50,7 +51,7 @@ const SESSION_NOT_FOUND = { ok: false, reason: "session_not_found" } as const;
 /** Hand-offs an erase tries while other calls keep giving the session something to hand off. */
 const MAX_ERASE_ROUNDS = 3;
 
-export class Agent extends DurableObject<Cloudflare.Env> {
+export class Agent extends DurableObject<Cloudflare.Env> implements AgentRpc {
   readonly #host: AgentHost;
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {

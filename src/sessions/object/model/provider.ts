@@ -4,15 +4,19 @@
  * classifies every failure as retryable or fatal, so the loop's retry policy never looks at a
  * provider's status codes itself.
  */
-import type { OutputRequest } from "../output/output-tool";
-import type { ContentBlock, ImageMediaType, Role, TextBlock, ToolResultBlock, ToolUseBlock, Usage } from "../../types";
-
-export type { OutputRequest };
+import type { ContentBlock, ImageMediaType, OutputSchema, Role, TextBlock, ToolResultBlock, ToolUseBlock, Usage } from "../../types";
 
 export interface ToolDefinition {
   name: string;
   description: string;
   input_schema: Record<string, unknown>;
+}
+
+/** What a model request carries when its answer must be valid for a schema (see output/output-tool.ts). */
+export interface OutputRequest {
+  schema: OutputSchema;
+  /** The tool whose input is the answer, for providers that take the answer as a tool call. */
+  tool: ToolDefinition;
 }
 
 /** An image as a request carries it: its bytes, read from the session's store for this call. */

@@ -3,7 +3,7 @@
  * answer (`respond`), forced once the model answers at all; Chat Completions servers get
  * `response_format: json_schema`, strict where the schema allows it. Pure.
  */
-import type { ToolDefinition } from "../model/provider";
+import type { OutputRequest } from "../model/provider";
 import type { OutputSchema } from "../../types";
 
 /** The output tool's name, unless a session tool already has it (then `respond_2`, …). */
@@ -13,12 +13,7 @@ export const OUTPUT_TOOL_DESCRIPTION =
   "Give your final answer. Call this once you have everything you need, instead of answering in text: " +
   "its input is the answer, and it must be valid for the input schema.";
 
-/** What a model request carries when its answer must be valid for a schema. */
-export interface OutputRequest {
-  schema: OutputSchema;
-  /** The tool whose input is the answer, for providers that take the answer as a tool call. */
-  tool: ToolDefinition;
-}
+export type { OutputRequest };
 
 export function outputRequest(schema: OutputSchema | null, toolNames: Iterable<string>): OutputRequest | null {
   if (schema === null) return null;

@@ -1,6 +1,6 @@
 /**
  * The Agent's storage migrations, oldest first (the runner is src/storage/migrations.ts; the
- * layout they build is described in store.ts). Append a step for every change; never edit one.
+ * layout they build is described in storage.md). Append a step for every change; never edit one.
  */
 import { execAll, type Migration } from "../../../storage/migrations";
 import { estimateMessageTokens, messageKind } from "../context/estimate";

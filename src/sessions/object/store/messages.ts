@@ -1,0 +1,90 @@
+/**
+ * The `messages` table: the conversation, each message saved with its token estimate and kind,
+ * computed once when it is saved, for every later fit of the context window.
+ */
+import { estimateMessageTokens, type MessageKind, messageKind } from "../context/estimate";
+import type { MessageMeta } from "../context/window";
+import type { ContentBlock, Message, Role } from "../../types";
+
+type Row = Record<string, SqlStorageValue>;
+
+export function appendMessage(sql: SqlStorage, role: Role, content: ContentBlock[], now: string): Message {
+  const row = sql
+    .exec(
+      "INSERT INTO messages (role, content, created_at, tokens, kind) VALUES (?, ?, ?, ?, ?) RETURNING seq",
+      role,
+      JSON.stringify(content),
+      now,
+      estimateMessageTokens(content),
+      messageKind(role, content),
+    )
+    .one();
+  return { seq: Number(row.seq), role, content, created_at: now };
+}
+
+export function messages(sql: SqlStorage, after: number, limit: number): Message[] {
+  return sql
+    .exec("SELECT seq, role, content, created_at FROM messages WHERE seq > ? ORDER BY seq LIMIT ?", after, limit)
+    .toArray()
+    .map(toMessage);
+}
+
+export function messagesForWindow(sql: SqlStorage, fromSeq: number | null, alsoSeqs: readonly number[]): Message[] {
+  const start = fromSeq ?? Number.MAX_SAFE_INTEGER;
+  const extra = alsoSeqs.length ? ` OR seq IN (${alsoSeqs.map(() => "?").join(", ")})` : "";
+  return sql
+    .exec(`SELECT seq, role, content, created_at FROM messages WHERE seq >= ?${extra} ORDER BY seq`, start, ...alsoSeqs)
+    .toArray()
+    .map(toMessage);
+}
+
+export function messageRange(sql: SqlStorage, fromSeq: number, toSeq: number): Message[] {
+  return sql
+    .exec("SELECT seq, role, content, created_at FROM messages WHERE seq >= ? AND seq <= ? ORDER BY seq", fromSeq, toSeq)
+    .toArray()
+    .map(toMessage);
+}
+
+export function* metaNewestFirst(sql: SqlStorage, afterSeq: number): Generator<MessageMeta> {
+  const cursor = sql.exec("SELECT seq, kind, tokens FROM messages WHERE seq > ? ORDER BY seq DESC", afterSeq);
+  for (const row of cursor) yield toMeta(row);
+}
+
+export function firstMessageMeta(sql: SqlStorage): MessageMeta | null {
+  const row = sql.exec("SELECT seq, kind, tokens FROM messages ORDER BY seq LIMIT 1").toArray()[0];
+  return row ? toMeta(row) : null;
+}
+
+export function messageMeta(sql: SqlStorage, seq: number): MessageMeta | null {
+  const row = sql.exec("SELECT seq, kind, tokens FROM messages WHERE seq = ?", seq).toArray()[0];
+  return row ? toMeta(row) : null;
+}
+
+export function message(sql: SqlStorage, seq: number): Message | undefined {
+  const row = sql.exec("SELECT seq, role, content, created_at FROM messages WHERE seq = ?", seq).toArray()[0];
+  return row ? toMessage(row) : undefined;
+}
+
+export function latestMessages(sql: SqlStorage, limit: number): Message[] {
+  return sql
+    .exec("SELECT seq, role, content, created_at FROM messages ORDER BY seq DESC LIMIT ?", limit)
+    .toArray()
+    .map(toMessage);
+}
+
+export function hasMessagesBefore(sql: SqlStorage, seq: number): boolean {
+  return sql.exec("SELECT 1 FROM messages WHERE seq < ? LIMIT 1", seq).toArray().length > 0;
+}
+
+function toMessage(row: Row): Message {
+  return {
+    seq: Number(row.seq),
+    role: row.role as Role,
+    content: JSON.parse(String(row.content)) as ContentBlock[],
+    created_at: String(row.created_at),
+  };
+}
+
+function toMeta(row: Row): MessageMeta {
+  return { seq: Number(row.seq), kind: String(row.kind) as MessageKind, tokens: Number(row.tokens) };
+}

@@ -1,0 +1,109 @@
+/**
+ * The `tool_calls` table: every call the model asked for, in call order (message_seq, position),
+ * with its status, output, restarts and, for a call that needed approval, the decision.
+ */
+import type { IntPairCursor } from "../../../shared/cursor";
+import type { ToolCall, ToolCallDecision, ToolCallStatus } from "../../types";
+
+export interface NewToolCall {
+  id: string;
+  step: number;
+  messageSeq: number;
+  position: number;
+  name: string;
+  input: unknown;
+  status: ToolCallStatus;
+  now: string;
+}
+
+export function insertToolCall(sql: SqlStorage, call: NewToolCall): void {
+  sql.exec(
+    "INSERT INTO tool_calls (id, step, message_seq, position, name, input, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    call.id,
+    call.step,
+    call.messageSeq,
+    call.position,
+    call.name,
+    JSON.stringify(call.input ?? null),
+    call.status,
+    call.now,
+  );
+}
+
+export function toolCall(sql: SqlStorage, id: string): ToolCall | undefined {
+  const row = sql.exec("SELECT * FROM tool_calls WHERE id = ?", id).toArray()[0];
+  return row ? toToolCall(row) : undefined;
+}
+
+export function toolCallPage(sql: SqlStorage, after: IntPairCursor | null, limit: number): { calls: ToolCall[]; next: IntPairCursor | null } {
+  const seq = after?.first ?? -1;
+  const position = after?.second ?? -1;
+  const rows = sql
+    .exec(
+      "SELECT * FROM tool_calls WHERE message_seq > ? OR (message_seq = ? AND position > ?) ORDER BY message_seq, position LIMIT ?",
+      seq,
+      seq,
+      position,
+      limit + 1,
+    )
+    .toArray();
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const next = rows.length > limit && last ? { first: Number(last.message_seq), second: Number(last.position) } : null;
+  return { calls: page.map(toToolCall), next };
+}
+
+export function toolCalls(sql: SqlStorage): ToolCall[] {
+  return sql.exec("SELECT * FROM tool_calls ORDER BY message_seq, position").toArray().map(toToolCall);
+}
+
+export function openToolCalls(sql: SqlStorage): ToolCall[] {
+  return sql.exec("SELECT * FROM tool_calls WHERE reported = 0 ORDER BY message_seq, position").toArray().map(toToolCall);
+}
+
+export function setToolCallStatus(sql: SqlStorage, id: string, status: ToolCallStatus, now: string): void {
+  const started = status === "running" ? now : null;
+  sql.exec("UPDATE tool_calls SET status = ?, started_at = COALESCE(?, started_at) WHERE id = ?", status, started, id);
+}
+
+export function finishToolCall(sql: SqlStorage, id: string, output: string, isError: boolean, now: string): void {
+  sql.exec(
+    "UPDATE tool_calls SET status = ?, output = ?, is_error = ?, finished_at = ? WHERE id = ?",
+    isError ? "error" : "done",
+    output,
+    isError ? 1 : 0,
+    now,
+    id,
+  );
+}
+
+export function recordDecision(sql: SqlStorage, id: string, decidedBy: string | null, decision: ToolCallDecision, now: string): void {
+  sql.exec("UPDATE tool_calls SET decided_by = ?, decided_at = ?, decision = ? WHERE id = ?", decidedBy, now, decision, id);
+}
+
+export function countRestart(sql: SqlStorage, id: string): number {
+  return Number(sql.exec("UPDATE tool_calls SET restarts = restarts + 1 WHERE id = ? RETURNING restarts", id).one().restarts);
+}
+
+/** `reported` = 1 once the call's tool_result message is written. */
+export function markToolCallsReported(sql: SqlStorage, ids: string[]): void {
+  for (const id of ids) sql.exec("UPDATE tool_calls SET reported = 1 WHERE id = ?", id);
+}
+
+function toToolCall(row: Record<string, SqlStorageValue>): ToolCall {
+  return {
+    id: String(row.id),
+    step: Number(row.step),
+    name: String(row.name),
+    input: JSON.parse(String(row.input)),
+    status: row.status as ToolCallStatus,
+    output: row.output === null ? null : String(row.output),
+    is_error: row.is_error === 1,
+    created_at: String(row.created_at),
+    started_at: row.started_at === null ? null : String(row.started_at),
+    finished_at: row.finished_at === null ? null : String(row.finished_at),
+    decided_by: row.decided_by == null ? null : String(row.decided_by),
+    decided_at: row.decided_at == null ? null : String(row.decided_at),
+    decision: row.decision == null ? null : (String(row.decision) as ToolCallDecision),
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * What the tenant objects answer over RPC: the interfaces their namespaces are typed by
+ * (src/env.ts), so a caller depends on these shapes and never on the classes. Every index call
+ * names its tenant first; an index bound to another tenant throws.
+ */
+import type { ApiKeyRecord } from "../auth/api-keys";
+import type { PartialLimits } from "../limits";
+import type { RedeliverResult, WebhookDelivery } from "../notifications/delivery-store";
+import type { CreateEndpointResult, WebhookEndpoint } from "../notifications/endpoint-store";
+import type { NotificationAck } from "../notifications/types";
+import type { Page, SessionSummary } from "../sessions/types";
+import type { ApiKeyListing } from "./api-key-store";
+import type * as T from "./types";
+
+export interface TenantIndexRpc {
+  /** Suspension and the rate limit for one request of `input.bucket`, with the tenant's limits and settings. */
+  admitRequest(tenantId: string, input: T.AdmitRequestInput): Promise<T.Admission>;
+
+  // --- API keys
+
+  /** Called before the key is verified: it neither binds nor registers the tenant. */
+  findApiKey(tenantId: string, keyId: string): Promise<ApiKeyRecord | null>;
+  /**
+   * The API-key path of a request in one round trip: the key's record, and the request admitted
+   * (suspension, rate limit) in the same call only when the key stands, checked with the
+   * gateway's own rule (`checkApiKeyRecord`), so a wrong secret never spends a rate budget. The
+   * record is read from storage on every call: a revocation takes effect on the next request.
+   */
+  admitApiKey(tenantId: string, keyId: string, input: T.AdmitApiKeyInput): Promise<T.ApiKeyAdmission>;
+  /**
+   * The request of a token exchanged from an API key, in one round trip: the key's record, and
+   * the request admitted only while the key stands (`exchangedKeyStands`), read from storage on
+   * every call so that revoking the key ends its tokens at once.
+   */
+  admitExchangedToken(tenantId: string, keyId: string, input: T.AdmitRequestInput): Promise<T.ApiKeyAdmission>;
+  touchApiKey(tenantId: string, keyId: string, now: number): Promise<boolean>;
+  createApiKey(tenantId: string, record: ApiKeyRecord): Promise<void>;
+  listApiKeys(tenantId: string, input: T.PageInput): Promise<Page<ApiKeyListing>>;
+  /** Revokes the key, then closes every event stream opened with it before answering. */
+  revokeApiKey(tenantId: string, keyId: string, now: number): Promise<boolean>;
+
+  // --- event streams
+
+  /**
+   * Called by an Agent before a new stream gets its first frame: refused when the stream's key no
+   * longer stands or the tenant is suspended; noted otherwise, so a later revocation or
+   * suspension finds it.
+   */
+  noteEventStream(tenantId: string, input: T.NoteStreamInput): Promise<T.StreamNote>;
+
+  // --- sessions
+
+  /**
+   * `applied` is false for a stale or repeated revision, or a removed session. The notifications
+   * the session owes ride along when there are any (see `acceptNotifications`), so a status change
+   * costs one call; a batch the index refuses is logged and answered, never fails the report.
+   */
+  reportSession(tenantId: string, report: T.SessionReport, notifications?: unknown): Promise<T.ReportAck>;
+  getSessionSummary(tenantId: string, sessionId: string): Promise<SessionSummary | null>;
+  removeSession(tenantId: string, sessionId: string): Promise<boolean>;
+  listSessions(tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>>;
+  acquireRun(tenantId: string, sessionId: string, maxConcurrent: number, now: number): Promise<T.RunSlot>;
+  /** Gives back the slot of a start that did not happen (the Agent refused it or failed). */
+  releaseRun(tenantId: string, sessionId: string): Promise<void>;
+  counts(tenantId: string): Promise<T.StatusCounts>;
+
+  // --- usage
+
+  tokensToday(tenantId: string, now: number): Promise<number>;
+  usage(tenantId: string, input: T.UsageInput): Promise<T.UsageDay[]>;
+
+  // --- limits, models and suspension
+
+  getLimitOverrides(tenantId: string): Promise<PartialLimits>;
+  /** Replaces the overrides as a whole and returns the resulting config. */
+  setLimitOverrides(tenantId: string, overrides: PartialLimits): Promise<T.TenantConfig>;
+  getConfig(tenantId: string): Promise<T.TenantConfig>;
+  /** The models the tenant's sessions may choose; null: every model the platform offers. */
+  allowedModels(tenantId: string): Promise<string[] | null>;
+  /** Replaces the tenant's list of models as a whole (null: no narrowing); returns the config. */
+  setAllowedModels(tenantId: string, models: string[] | null): Promise<T.TenantConfig>;
+  /** Admits no new request, cancels the active sessions and closes every event stream. */
+  suspend(tenantId: string): Promise<T.CancelResult>;
+  unsuspend(tenantId: string): Promise<void>;
+  cancelSessions(tenantId: string, filter: T.SessionFilter): Promise<T.CancelResult>;
+
+  // --- webhook secret
+
+  getWebhookSecret(tenantId: string): Promise<T.WebhookSecret>;
+  rotateWebhookSecret(tenantId: string): Promise<T.WebhookSecret>;
+  /** For the Agent, at each webhook call: the secrets to sign with and the allowed origins, in one call. */
+  getWebhookSigning(tenantId: string): Promise<T.WebhookSigning>;
+
+  // --- status webhooks
+
+  /**
+   * A session hands over the notifications it owes: each becomes a delivery per subscribed
+   * endpoint (and one for the session's notify URL), delivered from the index's alarm. An event
+   * id seen before adds nothing, so the session may repeat a hand-off whose answer it lost.
+   */
+  acceptNotifications(tenantId: string, batch: unknown): Promise<NotificationAck>;
+  createWebhookEndpoint(tenantId: string, endpoint: T.NewWebhookEndpoint): Promise<CreateEndpointResult>;
+  listWebhookEndpoints(tenantId: string, input: T.PageInput): Promise<Page<WebhookEndpoint>>;
+  /** Removes the endpoint and its delivery log; false when there is none with this id. */
+  deleteWebhookEndpoint(tenantId: string, endpointId: string): Promise<boolean>;
+  /** The endpoint's deliveries, newest first; null when the tenant has no such endpoint. */
+  listWebhookDeliveries(tenantId: string, endpointId: string, input: T.DeliveryListInput): Promise<Page<WebhookDelivery> | null>;
+  /** Sends one of the endpoint's deliveries again, as a new delivery of the same event. */
+  redeliverWebhook(tenantId: string, endpointId: string, deliveryId: string): Promise<RedeliverResult>;
+
+  // --- the tenant's own settings
+
+  getSettings(tenantId: string): Promise<T.TenantSettings>;
+  /** Replaces the settings as a whole; the next admission carries them to the gateway. */
+  putSettings(tenantId: string, settings: T.TenantSettings): Promise<T.TenantSettings>;
+
+  // --- idempotency
+
+  beginIdempotent(tenantId: string, input: T.BeginIdempotentInput): Promise<T.IdempotencyBegin>;
+  /** False when there was nothing in progress to complete (expired, or completed already). */
+  completeIdempotent(tenantId: string, input: T.CompleteIdempotentInput): Promise<boolean>;
+  /** Frees a begun key whose answer is not kept, so a retry runs at once. */
+  releaseIdempotent(tenantId: string, input: T.ReleaseIdempotentInput): Promise<boolean>;
+}
+
+/** The single registry of every tenant, fed by each tenant's index on its first use. */
+export interface TenantRegistryRpc {
+  /** Insert-if-absent: the first time a tenant was seen stays. */
+  register(tenantId: string, now: number): Promise<void>;
+  /** Tenants by id, ascending. */
+  list(input: T.PageInput): Promise<Page<T.TenantEntry>>;
+}

@@ -1,0 +1,22 @@
+/**
+ * What each concern of the tenant index needs of the object (its storage, its cached config,
+ * its alarm), so the concerns depend on this narrow host and never on the class.
+ */
+import type { ConfigState } from "../tenant-config";
+
+export interface IndexHost {
+  readonly env: Cloudflare.Env;
+  readonly sql: SqlStorage;
+  readonly kv: SyncKvStorage;
+  transaction<T>(fn: () => T): T;
+  /** The tenant's config, read once and kept in step by the object's own writes. */
+  config(): ConfigState;
+  /** Drops the cached config after a write to it. */
+  configChanged(): void;
+  /** When the tenant was first entered, epoch ms. */
+  createdAt(): number;
+  /** The alarm fires now, unless it is set to fire sooner already. */
+  wakeSoon(): Promise<void>;
+  /** Runs the queue pump soon when anyone is queued (a slot may just have been freed). */
+  schedulePump(): Promise<void>;
+}

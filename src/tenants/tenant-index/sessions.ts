@@ -1,0 +1,80 @@
+/** The tenant index's session calls: the Agents' reports, the index's listing, run slots, bulk cancel and usage. */
+import { log } from "../../log";
+import type { Page, SessionSummary } from "../../sessions/types";
+import { agentCanceller, cancelEach } from "../bulk-cancel";
+import { acquireRunSlot, releaseRunSlot } from "../run-slots";
+import { parseSessionReport } from "../session-report";
+import * as sessions from "../sessions-store";
+import type * as T from "../types";
+import { MAX_USAGE_DAYS, tokensOnDay, usageDays } from "../usage";
+import { optionalCursor, requireInt, requireNow, requirePageLimit, requireString } from "../validate";
+import type { IndexHost } from "./host";
+import { takeNotifications } from "./webhooks";
+
+/** A batch of notifications the index refuses is logged and answered, never fails the report. */
+export async function reportSession(host: IndexHost, tenantId: string, report: T.SessionReport, notifications?: unknown): Promise<T.ReportAck> {
+  const row = parseSessionReport(report);
+  const applied = host.transaction(() => sessions.recordSessionReport(host.sql, row));
+  if (applied) await host.schedulePump();
+  const ack: T.ReportAck = { applied, suspended: host.config().suspended, tokens_today: tokensOnDay(host.sql, Date.now()) };
+  if (notifications === undefined) return ack;
+  try {
+    await takeNotifications(host, tenantId, notifications);
+    return { ...ack, notifications_taken: true };
+  } catch (error) {
+    log("error", "notifications_refused", { tenant_id: tenantId, session_id: row.id, error: String(error) });
+    return { ...ack, notifications_taken: false };
+  }
+}
+
+export function getSessionSummary(host: IndexHost, sessionId: string): SessionSummary | null {
+  return sessions.getSession(host.sql, requireString("sessionId", sessionId));
+}
+
+export async function removeSession(host: IndexHost, sessionId: string): Promise<boolean> {
+  const id = requireString("sessionId", sessionId);
+  const removed = host.transaction(() => sessions.removeSession(host.sql, id, Date.now()));
+  await host.schedulePump();
+  return removed;
+}
+
+export function listSessions(host: IndexHost, input: T.ListSessionsInput): Page<SessionSummary> {
+  const filter = sessions.parseSessionFilter(input);
+  return sessions.listSessions(host.sql, filter, requirePageLimit(input.limit), optionalCursor(input.cursor));
+}
+
+export function acquireRun(host: IndexHost, sessionId: string, maxConcurrent: number, now: number): T.RunSlot {
+  const id = requireString("sessionId", sessionId);
+  const max = requireInt("maxConcurrent", maxConcurrent, 1);
+  const at = requireNow(now);
+  if (host.config().suspended) return { ok: false, code: "suspended" };
+  return host.transaction(() => acquireRunSlot(host.sql, id, max, at));
+}
+
+export async function releaseRun(host: IndexHost, sessionId: string): Promise<void> {
+  releaseRunSlot(host.sql, requireString("sessionId", sessionId));
+  await host.schedulePump();
+}
+
+export function counts(host: IndexHost): T.StatusCounts {
+  return sessions.countByStatus(host.sql);
+}
+
+/** Cancels the active sessions `filter` selects (unchecked: callers pass a parsed filter), through their Agents. */
+export async function cancelActive(host: IndexHost, tenantId: string, filter: T.SessionFilter): Promise<T.CancelResult> {
+  const ids = sessions.activeSessionIds(host.sql, filter);
+  return { cancelled: await cancelEach(ids, agentCanceller(host.env, tenantId)) };
+}
+
+export function cancelSessions(host: IndexHost, tenantId: string, filter: T.SessionFilter): Promise<T.CancelResult> {
+  return cancelActive(host, tenantId, sessions.parseSessionFilter(filter ?? {}));
+}
+
+export function tokensToday(host: IndexHost, now: number): number {
+  return tokensOnDay(host.sql, requireNow(now));
+}
+
+export function usage(host: IndexHost, input: T.UsageInput): T.UsageDay[] {
+  const now = input.now === undefined ? Date.now() : requireNow(input.now);
+  return usageDays(host.sql, now, requireInt("days", input.days, 1, MAX_USAGE_DAYS));
+}

@@ -1,0 +1,57 @@
+/** The tenant index's webhook calls: the signing secrets, the notifications Agents hand over, endpoints and their delivery log. */
+import type { Page } from "../../sessions/types";
+import { listDeliveries, pruneDeliveries, redeliver, type RedeliverResult, requireDeliveryStatus, type WebhookDelivery } from "../../notifications/delivery-store";
+import { type CreateEndpointResult, createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, parseNewEndpoint, type WebhookEndpoint } from "../../notifications/endpoint-store";
+import { parseNotificationBatch, takeNotifications as takeBatch } from "../../notifications/intake";
+import type { NotificationAck } from "../../notifications/types";
+import type * as T from "../types";
+import { optionalCursor, requirePageLimit, requireString } from "../validate";
+import { signingSecrets } from "../webhook-secret";
+import type { IndexHost } from "./host";
+
+export function webhookSigning(host: IndexHost): T.WebhookSigning {
+  return { secrets: signingSecrets(host.kv, Date.now()), webhook_origins: host.config().settings.webhook_origins };
+}
+
+/** Checks a hand-over of notifications and makes its deliveries, to be sent from the alarm. */
+export async function takeNotifications(host: IndexHost, tenantId: string, batch: unknown): Promise<NotificationAck> {
+  const parsed = parseNotificationBatch(tenantId, batch);
+  const now = Date.now();
+  const intake = host.transaction(() => {
+    const taken = takeBatch(host.sql, parsed, now);
+    if (taken.deliveries > 0) pruneDeliveries(host.sql, now, taken.targets);
+    return taken;
+  });
+  if (intake.deliveries > 0) await host.wakeSoon();
+  return { deliveries: intake.deliveries };
+}
+
+export function createWebhookEndpoint(host: IndexHost, endpoint: T.NewWebhookEndpoint): CreateEndpointResult {
+  const parsed = parseNewEndpoint(endpoint);
+  return host.transaction(() => createEndpoint(host.sql, parsed, Date.now()));
+}
+
+export function listWebhookEndpoints(host: IndexHost, input: T.PageInput): Page<WebhookEndpoint> {
+  return listEndpoints(host.sql, requirePageLimit(input.limit), optionalCursor(input.cursor));
+}
+
+export function deleteWebhookEndpoint(host: IndexHost, endpointId: string): boolean {
+  const id = requireString("endpointId", endpointId);
+  return host.transaction(() => deleteEndpoint(host.sql, id));
+}
+
+export function listWebhookDeliveries(host: IndexHost, endpointId: string, input: T.DeliveryListInput): Page<WebhookDelivery> | null {
+  const id = requireString("endpointId", endpointId);
+  if (!getEndpoint(host.sql, id)) return null;
+  const status = input.status == null ? null : requireDeliveryStatus(input.status);
+  return listDeliveries(host.sql, id, status, requirePageLimit(input.limit), optionalCursor(input.cursor));
+}
+
+export async function redeliverWebhook(host: IndexHost, endpointId: string, deliveryId: string): Promise<RedeliverResult> {
+  const id = requireString("endpointId", endpointId);
+  const delivery = requireString("deliveryId", deliveryId);
+  if (!getEndpoint(host.sql, id)) return { ok: false, reason: "not_found" };
+  const result = host.transaction(() => redeliver(host.sql, id, delivery, Date.now()));
+  if (result.ok) await host.wakeSoon();
+  return result;
+}
