@@ -52,12 +52,13 @@ describe("every object's alarm", () => {
   }
 
   /** `preset`: an alarm set before the watch, for an object that would otherwise find nothing to change. */
-  async function watch(object: string, stub: Parameters<typeof runInDurableObject>[0], preset: number | null = null): Promise<void> {
+  async function watch(object: string, stub: DurableObjectStub, preset: number | null = null): Promise<void> {
     await runInDurableObject(stub, async (_instance, state) => {
       if (preset !== null) await state.storage.setAlarm(preset);
+      const storage = state.storage as unknown as Record<"setAlarm" | "deleteAlarm", (...args: unknown[]) => Promise<void>>;
       for (const method of ["setAlarm", "deleteAlarm"] as const) {
-        const original = (state.storage[method] as (...args: unknown[]) => Promise<void>).bind(state.storage);
-        vi.spyOn(state.storage, method).mockImplementation(((...args: unknown[]) => {
+        const original = storage[method].bind(state.storage);
+        vi.spyOn(storage, method).mockImplementation(((...args: unknown[]) => {
           writes.push({ object, method, throughRule: inRule > 0 });
           return original(...args);
         }) as never);
