@@ -1,6 +1,6 @@
 /**
- * The session's run slot at its tenant index: a claim, its release, and the one pattern every
- * caller follows around the claim's await (claim, check again, give back what is not used).
+ * The session's run slot at its tenant index, claimed only one way: claim, check again after the
+ * await, give back what is not used (`claimChecked`); the claim and release alone are private.
  */
 import { tenantIndexStub } from "../../../objects";
 import { log } from "../../../log";
@@ -27,10 +27,10 @@ export class RunSlots {
    * taken before the release's await, after which the session may be gone.
    */
   async claimChecked<F>(needed: boolean, recheck: () => F | null): Promise<CheckedClaim<F>> {
-    const slot = needed ? await this.claim() : "ok";
+    const slot = needed ? await this.#claim() : "ok";
     const refusal = this.store.exists() ? recheck() : "gone";
     if (refusal === null) return { ok: true, slot };
-    if (needed && slot === "ok") await this.release();
+    if (needed && slot === "ok") await this.#release();
     return { ok: false, refusal };
   }
 
@@ -38,7 +38,7 @@ export class RunSlots {
    * Asks the tenant index for a run slot, for a session that held none (it waited, was paused or
    * queued). An unreachable index counts as busy: the session queues and asks again later.
    */
-  async claim(): Promise<SlotClaim> {
+  async #claim(): Promise<SlotClaim> {
     const session = this.store.requireSession();
     this.#owner = { tenantId: session.tenant_id, sessionId: session.id };
     try {
@@ -54,7 +54,7 @@ export class RunSlots {
    * Gives back a slot claimed for a change that did not happen; it also lapses by itself. Named
    * by the ids the claim was made with, so it works after an erase that came during the claim.
    */
-  async release(): Promise<void> {
+  async #release(): Promise<void> {
     const owner = this.#owner;
     if (!owner) return;
     await tenantIndexStub(this.env, owner.tenantId).releaseRun(owner.tenantId, owner.sessionId).catch(() => {});
