@@ -1,8 +1,8 @@
 /**
  * The Agent Durable Object: one per session, addressed by tenant and session id. Its RPC
- * methods change state and never call the model; every one that changes state runs through
- * `#control`, which reconciles (the alarm set for what is due next, the report owed) in
- * `finally`. Only `alarm()` runs steps, one unit per alarm, so two steps never run at once.
+ * methods never call the model; each that changes state runs through `#control`, which
+ * reconciles (the alarm set for what is due next, the report owed) in `finally`, and each read
+ * through `#query`. Only `alarm()` runs steps, one unit per alarm, so two never run at once.
  */
 import { DurableObject } from "cloudflare:workers";
 import { type Limits, MAX_QUEUED_MESSAGES } from "../../limits";
