@@ -132,7 +132,7 @@ export class SessionEngine {
     };
   }
 
-  /** True while the unit that started with `generation` may still save its result. */
+  /** True while the unit that started with `generation` may still save its result (asked by its scope only). */
   isCurrent(generation: number): boolean {
     // Read from storage after every await (kv-stretch.ts), so a change made meanwhile counts.
     if (!this.store.exists()) return false; // erased meanwhile
