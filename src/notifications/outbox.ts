@@ -1,6 +1,6 @@
 /**
  * The Agent's notification outbox. A status change that notifies writes its notification here in
- * the same transaction as the change itself (`AgentHost.updateRun`), so no crash can keep one
+ * the same transaction as the change itself (`SessionEngine.updateRun`), so no crash can keep one
  * without the other. The tenant index delivers: the outbox rides along with the report of the
  * status change that wrote it (one call to the index for both), or is handed over on its own when
  * no report is due; a hand-off that fails is tried again from the alarm with backoff for as long
@@ -54,8 +54,8 @@ export class Outbox {
 
   /**
    * The owed notifications as one batch for the tenant index, or null when nothing is owed. A
-   * report of the status change that owes them carries them (`AgentHost.settle`): the index then
-   * hears of both in one call.
+   * report of the status change that owes them carries them (`reconcile` in the session engine):
+   * the index then hears of both in one call.
    */
   batch(): NotificationBatch | null {
     const entries = this.store.outbox(HANDOFF_BATCH);

@@ -227,14 +227,7 @@ export class Scheduler extends DurableObject<Cloudflare.Env> implements Schedule
   /** The alarm goes off at the earliest slot or retry; while a gate was unreachable, not before the hold. */
   async #syncAlarm(): Promise<void> {
     const times = [store.firstSlot(this.#sql), store.firstRetry(this.#sql)].filter((at): at is number => at !== null);
-    if (times.length === 0) {
-      await this.ctx.storage.deleteAlarm();
-      return;
-    }
-    // A slot left for the next wake (more were due than one wake fires) may be the running
-    // alarm's own time: a due time is set just after now instead (storage/alarm-clock.ts).
-    const at = this.#alarms.timeFor(Math.max(Math.min(...times), this.#holdUntil));
-    if ((await this.ctx.storage.getAlarm()) !== at) await this.ctx.storage.setAlarm(at);
+    await this.#alarms.sync(times.length === 0 ? null : Math.max(Math.min(...times), this.#holdUntil));
   }
 
   #view(tenantId: string, id: string): SchedulerResult<Schedule> {

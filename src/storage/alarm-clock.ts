@@ -1,5 +1,5 @@
 /**
- * Setting a Durable Object's alarm without losing it.
+ * Setting a Durable Object's alarm without losing it: the one rule every object's alarm follows.
  *
  * Inside an alarm handler (and the constructor of the object it woke) `Date.now()` stands still
  * between I/O, so a handler that starts in the very millisecond its alarm was due, and asks for
@@ -13,27 +13,43 @@
 export class AlarmClock {
   constructor(private readonly storage: DurableObjectStorage) {}
 
-  /** The time to set for an alarm wanted at `target` (see `safeAlarmTime`). */
-  timeFor(target: number, now = Date.now()): number {
-    return safeAlarmTime(target, now);
-  }
-
-  /** Sets the alarm for `target`, or for just after now. */
-  set(target: number): Promise<void> {
-    return this.storage.setAlarm(this.timeFor(target));
+  /**
+   * Makes the alarm follow `target`, the time the object next has something due (`null`:
+   * nothing), by `alarmChange`. `stands` is asked after the read of the alarm: an object whose
+   * storage went meanwhile sets none.
+   */
+  async sync(target: number | null, stands: () => boolean = () => true): Promise<void> {
+    const now = Date.now();
+    const current = await this.storage.getAlarm();
+    if (!stands()) return;
+    const change = alarmChange(current, target, now);
+    if (change.kind === "set") await this.storage.setAlarm(change.at);
+    else if (change.kind === "delete") await this.storage.deleteAlarm();
   }
 
   /**
-   * Sets the alarm for `target` (made safe) unless an alarm still to come at or before that time
-   * is set already; one already due is set again (see above).
+   * Sets the alarm for just after now without reading it first, so it is committed with the
+   * write made in the same synchronous stretch. `alarmChange` gives the same time for a target
+   * of now, short of the one alarm it would keep: one set for that same millisecond.
    */
-  async setNoLaterThan(target: number): Promise<void> {
+  wakeWithWrite(): Promise<void> {
     const now = Date.now();
-    const wanted = this.timeFor(target, now);
-    const current = await this.storage.getAlarm();
-    if (keepsAlarm(current, wanted, now)) return;
-    await this.storage.setAlarm(wanted);
+    return this.storage.setAlarm(safeAlarmTime(now, now));
   }
+}
+
+/** What to do with the alarm: leave it, set it for `at`, or delete it. */
+export type AlarmChange = { kind: "keep" } | { kind: "set"; at: number } | { kind: "delete" };
+
+/**
+ * Pure: the one alarm-sync rule. Nothing due (`target` null) deletes the alarm; a target sets
+ * it for `safeAlarmTime`, unless the alarm set is still to come and no later (`keepsAlarm`):
+ * the earlier wake finds nothing due yet and syncs again.
+ */
+export function alarmChange(current: number | null, target: number | null, now: number): AlarmChange {
+  if (target === null) return current === null ? { kind: "keep" } : { kind: "delete" };
+  const at = safeAlarmTime(target, now);
+  return keepsAlarm(current, at, now) ? { kind: "keep" } : { kind: "set", at };
 }
 
 /** Pure: `target` when it is after `now`, else one millisecond after `now`. */

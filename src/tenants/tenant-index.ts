@@ -333,19 +333,18 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   }
 
   /**
-   * Sets the alarm for the earlier of the pump's next look and the next delivery due, unless an
-   * earlier one is set already (a call made while this alarm ran may have asked for one).
+   * Syncs the alarm to the earlier of the pump's next look and the next delivery due; an earlier
+   * one set already stays (a call made while this alarm ran may have asked for one).
    */
   async #armAlarm(): Promise<void> {
     const now = Date.now();
     const times = [this.#readConfig().suspended ? null : nextPumpAt(this.#sql, now), nextDueAt(this.#sql)].filter((at): at is number => at !== null);
-    if (times.length === 0) return;
-    await this.#alarms.setNoLaterThan(Math.max(now, Math.min(...times)));
+    await this.#alarms.sync(times.length === 0 ? null : Math.min(...times));
   }
 
   /** The alarm fires now, unless it is set to fire sooner already. */
   async #wakeSoon(): Promise<void> {
-    await this.#alarms.setNoLaterThan(Date.now());
+    await this.#alarms.sync(Date.now());
   }
 
   // --- private helpers (not reachable over RPC)

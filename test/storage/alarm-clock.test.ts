@@ -30,7 +30,7 @@ describe("keepsAlarm", () => {
   });
 });
 
-describe("AlarmClock.setNoLaterThan", () => {
+describe("AlarmClock.sync", () => {
   function fakeStorage(alarm: number | null) {
     const state = { alarm, sets: [] as number[] };
     const storage = {
@@ -46,16 +46,16 @@ describe("AlarmClock.setNoLaterThan", () => {
   it("sets a due time just after now, keeps an earlier alarm to come, and replaces one already due", async () => {
     const now = Date.now();
     const due = fakeStorage(null);
-    await due.clock.setNoLaterThan(now);
+    await due.clock.sync(now);
     expect(due.state.sets).toHaveLength(1);
     expect(due.state.sets[0]!).toBeGreaterThan(now);
 
     const earlier = fakeStorage(now + 60_000);
-    await earlier.clock.setNoLaterThan(now + 120_000);
+    await earlier.clock.sync(now + 120_000);
     expect(earlier.state.sets).toEqual([]);
 
     const stuck = fakeStorage(now - 5_000);
-    await stuck.clock.setNoLaterThan(now + 120_000);
+    await stuck.clock.sync(now + 120_000);
     expect(stuck.state.sets).toEqual([now + 120_000]);
   });
 });

@@ -15,8 +15,11 @@ import { estimateJsonTokens, estimateTextTokens } from "./estimate";
 import { resolveContext } from "./settings";
 import { fitWindow, type MessageMeta, planSummary } from "./window";
 
+/** The store's reads a context decision makes. */
+export type ContextReads = Pick<AgentStore, "firstMessageMeta" | "messageMeta" | "metaNewestFirst" | "latestSummary" | "messagesForWindow" | "imageData">;
+
 export interface PlanInputs {
-  store: AgentStore;
+  store: ContextReads;
   session: StoredSession;
   run: RunState;
   catalog: ModelCatalog;
@@ -107,7 +110,7 @@ export function decideContext({ store, session, run, catalog, tools }: PlanInput
 }
 
 /** The messages of a call: only the ones the decision chose are read, and only their images' bytes. */
-export function callMessages(store: AgentStore, decision: Extract<ContextDecision, { kind: "call" }>): ModelMessage[] {
+export function callMessages(store: ContextReads, decision: Extract<ContextDecision, { kind: "call" }>): ModelMessage[] {
   const [taskMeta, runTaskMeta] = decision.pinned;
   const loaded = store.messagesForWindow(decision.startSeq, decision.pinned.map((m) => m.seq));
   const bySeq = new Map<number, Message>(loaded.map((m) => [m.seq, m]));

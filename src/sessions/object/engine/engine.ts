@@ -1,29 +1,26 @@
 /**
- * The Agent's working parts, shared by its control methods and its alarm: run-state updates,
- * the alarm, calls in flight, the event log, reports to the tenant index, and the settling of
- * tool calls. It holds no state of its own beyond what is rebuilt from storage on every wake
- * (the store keeps its reads for one synchronous stretch only: see kv-stretch.ts).
+ * The session's engine: the working parts its control methods and its alarm share (run-state
+ * updates, the event log, calls in flight, the run slot, reports to the tenant index). It holds
+ * no state of its own beyond what is rebuilt from storage on every wake (the store keeps its
+ * reads for one synchronous stretch only: see kv-stretch.ts).
  *
- * Two rules live here rather than in each caller: every change a control or a unit makes ends
- * with `settle()` (the alarm set for what is due next, then the report the index is owed), and
- * a unit saves only through its `UnitScope`, which refuses once the run's generation moved on.
+ * Every control and unit ends with `reconcile()` (reconcile.ts); a unit writes only through
+ * its scope (unit-scope.ts), whose commit refuses once the run's generation moved on.
  */
 import { type Config, loadConfig } from "../../../config";
-import { AlarmClock, keepsAlarm } from "../../../storage/alarm-clock";
+import { AlarmClock } from "../../../storage/alarm-clock";
 import { capLimits, type Limits } from "../../../limits";
 import { EventLog } from "../events/event-log";
 import type { EmittedEvent } from "../events/frames";
-import { StreamHub } from "../events/streams";
+import { CLOSE_CODES, StreamHub } from "../events/streams";
 import { InflightCalls } from "./inflight";
+import { reconcile, syncAlarm } from "./reconcile";
+import { RunSlots } from "./slots";
+import { collectToolResults } from "./tool-results";
 import { Outbox } from "../../../notifications/outbox";
 import { notificationSession } from "../../../notifications/outbox-snapshot";
 import { notificationFor } from "../../../notifications/event-type";
-import { earliestApprovalDeadline } from "../loop/approval-expiry";
-import { shouldReport } from "../report/report-policy";
 import { Reporter } from "../report/reporter";
-import type { ReportAck } from "../../../tenants/types";
-import { nextWakeAt } from "../loop/next-wake";
-import { tenantIndexStub } from "../../../objects";
 import { AgentStore, type RunState, type StoredSession } from "../store/store";
 import { cutOutput } from "../tools/cut-output";
 import { maskToolSpecs } from "../tools/mcp/masking";
@@ -40,25 +37,17 @@ import {
   type SessionStatus,
   type StopReason,
   type ToolCall,
-  type ToolResultBlock,
 } from "../../types";
 
 export const CANCELLED_BEFORE_RESULT = "cancelled before it finished";
 
-/** What asking for a run slot gave: one, none free (queue), or a suspended tenant (stop). */
-export type SlotClaim = "ok" | "busy" | "suspended";
-
-export type SettleOutcome = "none" | "runnable" | "complete" | "waiting_approval" | "waiting_tool_output";
-
-export class AgentHost {
-  /** Whose run slot the last claim asked for (this object is always one session). */
-  #slotOwner: { tenantId: string; sessionId: string } | null = null;
-
+export class SessionEngine {
   readonly store: AgentStore;
   readonly events: EventLog;
   readonly reporter: Reporter;
   readonly outbox: Outbox;
   readonly inflight = new InflightCalls();
+  readonly slots: RunSlots;
   /** Every alarm is set through it, never at or before now (see storage/alarm-clock.ts). */
   readonly alarms: AlarmClock;
   #toolbox: Toolbox | undefined;
@@ -72,6 +61,7 @@ export class AgentHost {
     this.events = new EventLog(this.store, new StreamHub(ctx));
     this.reporter = new Reporter(this.store, env);
     this.outbox = new Outbox(this.store, env);
+    this.slots = new RunSlots(this.store, env);
   }
 
   get config(): Config {
@@ -142,7 +132,7 @@ export class AgentHost {
     };
   }
 
-  /** True while the unit that started with `generation` may still save its result. */
+  /** True while the unit that started with `generation` may still save its result (asked by its scope only). */
   isCurrent(generation: number): boolean {
     // Read from storage after every await (kv-stretch.ts), so a change made meanwhile counts.
     if (!this.store.exists()) return false; // erased meanwhile
@@ -297,7 +287,7 @@ export class AgentHost {
     } finally {
       this.#transactionDepth--;
     }
-    if (this.#transactionDepth === 0 && this.outbox.takeUnarmed()) this.alarms.set(Date.now()).catch(() => {});
+    if (this.#transactionDepth === 0 && this.outbox.takeUnarmed()) this.alarms.wakeWithWrite().catch(() => {});
     return result;
   }
 
@@ -310,61 +300,25 @@ export class AgentHost {
 
   // ---- the end of every control and unit ---------------------------------------------
 
-  /**
-   * Sets the alarm for what is due next, then sends the report the index is owed if it is due
-   * now, with the notifications owed riding along; then hands over on their own any still owed
-   * (a retry). The alarm comes first, so a slow or failing report never delays (or, with a crash,
-   * loses) the next step; again after, since both changed what is due.
-   */
-  async settle(): Promise<void> {
-    if (!this.store.exists()) return;
-    await this.syncAlarm();
-    // Each await lets other calls in: an erase among them leaves nothing to settle.
-    if (!this.store.exists()) return;
-    let acted = false;
-    if (shouldReport(this.store.run(), Date.now())) {
-      acted = true;
-      const ack = await this.#report();
-      // A start admitted just before its tenant was suspended, or a run the suspension sweep
-      // missed, learns it here and stops; the final status is reported in turn.
-      if (ack?.suspended && this.store.exists() && ACTIVE_STATUSES.includes(this.store.run().status)) {
-        this.cancelRun();
-        await this.#report();
-      }
-    }
-    if (this.store.exists() && (await this.outbox.handOff()) !== "nothing_owed") acted = true;
-    if (acted) await this.syncAlarm();
+  /** The alarm and the report the index is owed, after any change (see reconcile.ts). */
+  reconcile(): Promise<void> {
+    return reconcile(this);
   }
 
-  /** One call to the index for the report and what the session owes it: one status change, one call. */
-  async #report(): Promise<ReportAck | null> {
-    const batch = this.outbox.batch();
-    const ack = await this.reporter.send(batch);
-    if (!batch || !this.store.exists()) return ack;
-    if (ack?.notifications_taken) this.outbox.acknowledge(batch);
-    else this.outbox.failed(ack ? "the index refused the notifications" : "the report with the notifications failed");
-    return ack;
+  /** The alarm alone, for a change that owes the index nothing (see reconcile.ts). */
+  syncAlarm(): Promise<void> {
+    return syncAlarm(this);
   }
 
-  /** The alarm at or before the next wake `nextWakeAt` asks for, or none when nothing is due. */
-  async syncAlarm(): Promise<void> {
-    if (!this.store.exists()) return;
-    const now = Date.now();
-    const target = nextWakeAt(this.store.run(), now, {
-      socketDeadline: this.events.streams.earliestSocketDeadline(),
-      notificationsDueAt: this.outbox.dueAt(now),
-      approvalDeadline: earliestApprovalDeadline(this.store.openToolCalls(), this.toolbox()),
-    });
-    const current = await this.ctx.storage.getAlarm();
-    if (!this.store.exists()) return; // erased meanwhile: no alarm for storage that is gone
-    if (target === null) {
-      if (current !== null) await this.ctx.storage.deleteAlarm();
-      return;
-    }
-    const wanted = this.alarms.timeFor(target, now);
-    // An earlier alarm still to come is kept: the wake finds nothing due yet and sets the right
-    // time. One already due is set again (storage/alarm-clock.ts).
-    if (!keepsAlarm(current, wanted, now)) await this.ctx.storage.setAlarm(wanted);
+  /** Deletes every byte the session stored: nothing left in flight, no stream, no alarm. */
+  async eraseAll(): Promise<void> {
+    this.inflight.abortAll("erased");
+    this.events.streams.close({ all: true }, CLOSE_CODES.ended, "session erased");
+    await this.alarms.sync(null);
+    const deleting = this.ctx.storage.deleteAll();
+    // In the same synchronous stretch as the delete: nothing may read the values it removes.
+    this.store.forget();
+    await deleting;
   }
 
   // ---- tool calls ----------------------------------------------------------------------
@@ -379,102 +333,19 @@ export class AgentHost {
     for (const call of this.store.openToolCalls()) {
       if (call.status !== "done" && call.status !== "error") this.finishCall(call, reason, true);
     }
-    this.settleToolCalls();
-  }
-
-  /**
-   * Looks at the open tool calls after any of them changed. When all have a result it writes
-   * the tool_result message (one result per tool_use, in the order of the tool_use blocks).
-   */
-  settleToolCalls(): SettleOutcome {
-    const open = this.store.openToolCalls();
-    const outcome = settleOutcome(open);
-    if (outcome !== "complete") return outcome;
-    const results: ToolResultBlock[] = open.map((c) => ({
-      type: "tool_result",
-      tool_use_id: c.id,
-      content: c.output ?? "",
-      ...(c.is_error ? { is_error: true } : {}),
-    }));
-    this.transaction(() => {
-      const saved = this.store.appendMessage("user", results, this.nowIso());
-      this.store.markToolCallsReported(open.map((c) => c.id));
-      this.emit("message", saved);
-    });
-    return "complete";
+    collectToolResults(this);
   }
 
   /**
    * Moves a run on after its tool calls changed: calls that wait for a person or a client set
    * the matching status; runnable work makes the session `runnable` — `running` (its alarm
-   * follows from `settle`) when it holds a run slot, `queued` when none was free.
+   * follows from `reconcile`) when it holds a run slot, `queued` when none was free.
    */
   continueRun(runnable: "running" | "queued" = "running"): void {
-    const outcome = this.settleToolCalls();
+    const state = collectToolResults(this);
     const run = this.store.run();
     if (run.status === "paused" || !ACTIVE_STATUSES.includes(run.status)) return;
-    const status: SessionStatus = outcome === "waiting_approval" || outcome === "waiting_tool_output" ? outcome : runnable;
+    const status: SessionStatus = state === "waiting_approval" || state === "waiting_tool_output" ? state : runnable;
     if (status !== run.status) this.updateRun({ status });
-  }
-
-  /**
-   * Asks the tenant index for a run slot, for a session that held none (it waited, was paused or
-   * queued). An unreachable index counts as busy: the session queues and asks again later.
-   */
-  async claimSlot(): Promise<SlotClaim> {
-    const session = this.requireSession();
-    this.#slotOwner = { tenantId: session.tenant_id, sessionId: session.id };
-    try {
-      const slot = await tenantIndexStub(this.env, session.tenant_id).acquireRun(session.tenant_id, session.id, session.limits.max_concurrent_runs, Date.now());
-      return slot.ok ? "ok" : slot.code;
-    } catch (error) {
-      log("warn", "slot_claim_failed", { tenant_id: session.tenant_id, session_id: session.id, error: String(error) });
-      return "busy";
-    }
-  }
-
-  /**
-   * Gives back a slot claimed for a change that did not happen; it also lapses by itself. Named
-   * by the ids the claim was made with, so it works after an erase that came during the claim.
-   */
-  async releaseSlot(): Promise<void> {
-    const owner = this.#slotOwner;
-    if (!owner) return;
-    await tenantIndexStub(this.env, owner.tenantId).releaseRun(owner.tenantId, owner.sessionId).catch(() => {});
-  }
-}
-
-/**
- * Pure: where the open tool calls of a response stand. `runnable` and `complete` both mean the
- * run can go on (a tool unit, or the next model call); the others wait for someone.
- */
-export function settleOutcome(open: readonly Pick<ToolCall, "status">[]): SettleOutcome {
-  if (open.length === 0) return "none";
-  if (open.some((c) => c.status === "pending" || c.status === "running")) return "runnable";
-  if (open.some((c) => c.status === "waiting_approval")) return "waiting_approval";
-  if (open.some((c) => c.status === "waiting_tool_output")) return "waiting_tool_output";
-  return "complete";
-}
-
-/**
- * A unit of work's view of the host, bound to the generation it started with. After every
- * `await` a unit saves only through `commit`, which refuses once a start, cancel or pause (or
- * an erase) made the unit stale, so a late answer is never saved.
- */
-export class UnitScope {
-  constructor(
-    readonly host: AgentHost,
-    readonly generation: number,
-  ) {}
-
-  get current(): boolean {
-    return this.host.isCurrent(this.generation);
-  }
-
-  /** Runs `fn` in one transaction if the unit is still current; returns whether it ran. */
-  commit(fn: () => void): boolean {
-    if (!this.current) return false;
-    this.host.transaction(fn);
-    return true;
   }
 }

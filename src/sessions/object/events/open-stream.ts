@@ -5,7 +5,7 @@
  */
 import { tenantIndexStub } from "../../../objects";
 import type { StreamNote } from "../../../tenants/types";
-import type { AgentHost } from "../engine/engine";
+import type { SessionEngine } from "../engine/engine";
 import type { AgentFailure } from "../../types";
 import { type EventFrame, frameJson, sseEvent } from "./frames";
 import { planReplay } from "./retention";
@@ -20,7 +20,7 @@ export const SSE_HEADERS = {
   "X-Accel-Buffering": "no",
 } as const;
 
-export async function openEventStream(host: AgentHost, request: Request): Promise<Response> {
+export async function openEventStream(host: SessionEngine, request: Request): Promise<Response> {
   const session = host.session();
   if (!session) return refusal(404, { reason: "session_not_found" });
   const stream = parseStreamRequest(request);
@@ -71,12 +71,10 @@ export async function openEventStream(host: AgentHost, request: Request): Promis
       opened.watcher.close(CLOSE_CODES.ended, "session ended");
     }
   }
-  // A socket's deadline is kept by the alarm, which runs while the object hibernates.
-  if (stream.mode === "websocket") await host.syncAlarm();
   return opened.response();
 }
 
-function open(host: AgentHost, stream: StreamRequest, now: number): { watcher: Watcher; response: () => Response } {
+function open(host: SessionEngine, stream: StreamRequest, now: number): { watcher: Watcher; response: () => Response } {
   const streams = host.events.streams;
   if (stream.mode === "websocket") {
     const pair = new WebSocketPair();
@@ -88,7 +86,7 @@ function open(host: AgentHost, stream: StreamRequest, now: number): { watcher: W
 }
 
 /** A snapshot (with the id it is current as of, for SSE), or the replay after the cursor. */
-function firstFrames(host: AgentHost, cursor: number | null): [EventFrame, number | undefined][] {
+function firstFrames(host: SessionEngine, cursor: number | null): [EventFrame, number | undefined][] {
   const bounds = host.events.bounds();
   const plan = planReplay(cursor, bounds);
   if (plan.kind === "replay") return host.events.replay(plan.after).map((frame) => [frame, frame.id]);

@@ -5,7 +5,9 @@
  */
 import { MAX_ATTEMPTS } from "../../../limits";
 import { log } from "../../../log";
-import { type AgentHost, UnitScope } from "../engine/engine";
+import type { SessionEngine } from "../engine/engine";
+import { type StepScope, UnitScope } from "../engine/unit-scope";
+import type { RunState } from "../store/store";
 import { runModelStep } from "./steps/model-step";
 import { backoffDelay } from "./retry";
 import { runDiscoveryStep } from "./steps/discovery-step";
@@ -15,7 +17,7 @@ import type { NextUnit, UnitKind, UnitOutcome } from "./next-unit";
 
 type Runnable = Extract<NextUnit, { kind: UnitKind }>;
 
-const RUNNERS: { [K in UnitKind]: (scope: UnitScope, unit: Extract<Runnable, { kind: K }>) => Promise<UnitOutcome> } = {
+const RUNNERS: { [K in UnitKind]: (scope: StepScope, unit: Extract<Runnable, { kind: K }>) => Promise<UnitOutcome> } = {
   model: (scope, unit) => runModelStep(scope, unit.maxTokens),
   tools: (scope) => runToolStep(scope),
   summary: (scope, unit) => runSummaryStep(scope, unit.maxTokens),
@@ -28,13 +30,13 @@ const RUNNERS: { [K in UnitKind]: (scope: UnitScope, unit: Extract<Runnable, { k
  * bypass the loop's backoff and attempt count, so it is counted and backed off here, and after
  * `MAX_ATTEMPTS` the run fails.
  */
-export async function runUnit(host: AgentHost, unit: Runnable): Promise<void> {
+export async function runUnit(host: SessionEngine, unit: Runnable): Promise<void> {
   const before = host.store.run();
   const scope = new UnitScope(host, before.generation);
   const startedAt = Date.now();
   let outcome: UnitOutcome;
   try {
-    outcome = await (RUNNERS[unit.kind] as (scope: UnitScope, unit: Runnable) => Promise<UnitOutcome>)(scope, unit);
+    outcome = await (RUNNERS[unit.kind] as (scope: StepScope, unit: Runnable) => Promise<UnitOutcome>)(scope, unit);
   } catch (err) {
     outcome = "error";
     log("error", "unit_error", {
@@ -43,13 +45,13 @@ export async function runUnit(host: AgentHost, unit: Runnable): Promise<void> {
       unit: unit.kind,
       error: err instanceof Error ? (err.stack ?? err.message) : String(err),
     });
-    scope.commit(() => {
-      const attempts = host.store.run().attempts + 1;
+    scope.commit((w) => {
+      const attempts = w.store.run().attempts + 1;
       if (attempts >= MAX_ATTEMPTS) {
-        host.closeOpenCalls("not run: the session failed");
-        host.finishRun("failed", "model_error", "the session failed after repeated internal errors");
+        w.closeOpenCalls("not run: the session failed");
+        w.finishRun("failed", "model_error", "the session failed after repeated internal errors");
       } else {
-        host.updateRun({ attempts, next_attempt_at: Date.now() + backoffDelay(attempts, null) });
+        w.updateRun({ attempts, next_attempt_at: Date.now() + backoffDelay(attempts, null) });
       }
     });
   }
@@ -58,7 +60,7 @@ export async function runUnit(host: AgentHost, unit: Runnable): Promise<void> {
 }
 
 /** A failed unit that will be tried again: how many attempts so far, and when the next one is. */
-function logRetry(host: AgentHost, kind: UnitKind, outcome: UnitOutcome, durationMs: number): void {
+function logRetry(host: SessionEngine, kind: UnitKind, outcome: UnitOutcome, durationMs: number): void {
   const session = host.session();
   if (!session) return;
   const run = host.store.run();
@@ -74,8 +76,11 @@ function logRetry(host: AgentHost, kind: UnitKind, outcome: UnitOutcome, duratio
   });
 }
 
-/** A unit's row in the steps table; the run's `ready_at` moves to its end for the next one. */
-function recordStep(host: AgentHost, kind: UnitKind, before: ReturnType<AgentHost["store"]["run"]>, startedAt: number, outcome: UnitOutcome): void {
+/**
+ * A unit's row in the steps table, stale or not (its outcome says so). The run's `ready_at`
+ * moves to the unit's end for the next one, unless a start, cancel or pause moved the run on.
+ */
+function recordStep(host: SessionEngine, kind: UnitKind, before: RunState, startedAt: number, outcome: UnitOutcome): void {
   if (!host.store.exists()) return; // erased meanwhile
   const endedAt = Date.now();
   const after = host.store.run();
@@ -90,6 +95,6 @@ function recordStep(host: AgentHost, kind: UnitKind, before: ReturnType<AgentHos
       output_tokens: spent ? after.usage.output_tokens - before.usage.output_tokens : null,
       outcome,
     });
-    host.store.putRun({ ...after, ready_at: endedAt });
+    if (after.generation === before.generation) host.store.putRun({ ...after, ready_at: endedAt });
   });
 }

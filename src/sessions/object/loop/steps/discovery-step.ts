@@ -6,7 +6,7 @@
  */
 import { tenantIndexStub } from "../../../../objects";
 import { deadline } from "../../engine/deadline";
-import type { UnitScope } from "../../engine/engine";
+import type { StepScope } from "../../engine/unit-scope";
 import { backoffDelay } from "../retry";
 import { discoveryVerdict, listServers, type ServerListing } from "../../tools/mcp/discovery";
 import { McpConnections } from "../../tools/mcp/pool";
@@ -16,40 +16,39 @@ import { log } from "../../../../log";
 /** Every server's `initialize` and `tools/list` pages together; well within an alarm. */
 export const DISCOVERY_TIMEOUT_MS = 60_000;
 
-export async function runDiscoveryStep(scope: UnitScope): Promise<UnitOutcome> {
-  const host = scope.host;
-  const session = host.requireSession();
+export async function runDiscoveryStep(scope: StepScope): Promise<UnitOutcome> {
+  const session = scope.requireSession();
   const servers = session.tools.filter((tool): tool is McpToolSpec => tool.type === "mcp");
   const pool = new McpConnections({
-    allowPrivateUrls: host.config.allowPrivateUrls,
-    allowedOrigins: async () => (await tenantIndexStub(host.env, session.tenant_id).getWebhookSigning(session.tenant_id)).webhook_origins,
+    allowPrivateUrls: scope.config.allowPrivateUrls,
+    allowedOrigins: async () => (await tenantIndexStub(scope.env, session.tenant_id).getWebhookSigning(session.tenant_id)).webhook_origins,
   });
-  const controller = host.inflight.begin();
+  const controller = scope.inflight.begin();
   const limit = deadline(DISCOVERY_TIMEOUT_MS);
   let listings: ServerListing[];
   try {
     listings = await listServers(servers, pool, AbortSignal.any([controller.signal, limit.signal]));
   } finally {
     limit.clear();
-    host.inflight.end(controller);
+    scope.inflight.end(controller);
     await pool.closeAll();
   }
 
-  const verdict = discoveryVerdict(session.tools, listings, host.store.run().attempts);
+  const verdict = discoveryVerdict(session.tools, listings, scope.store.run().attempts);
   if (verdict.kind !== "save") {
     log("warn", "mcp_discovery_failed", { tenant_id: session.tenant_id, session_id: session.id, verdict: verdict.kind, reason: verdict.kind === "retry" ? verdict.reason : verdict.error });
   }
   const outcome: UnitOutcome = verdict.kind === "save" ? "ok" : verdict.kind === "retry" ? "retry" : "failed";
   // Cancelled or paused meanwhile: what was listed is not saved, and a resume lists again.
-  const saved = scope.commit(() => {
+  const saved = scope.commit((w) => {
     if (verdict.kind === "save") {
-      host.saveRunTools(verdict.tools);
-      if (host.store.run().attempts > 0) host.updateRun({ attempts: 0, next_attempt_at: 0 });
+      w.saveRunTools(verdict.tools);
+      if (w.store.run().attempts > 0) w.updateRun({ attempts: 0, next_attempt_at: 0 });
     } else if (verdict.kind === "retry") {
-      const attempts = host.store.run().attempts + 1;
-      host.updateRun({ attempts, next_attempt_at: Date.now() + backoffDelay(attempts, null) });
+      const attempts = w.store.run().attempts + 1;
+      w.updateRun({ attempts, next_attempt_at: Date.now() + backoffDelay(attempts, null) });
     } else {
-      host.finishRun("failed", "tools_unavailable", verdict.error);
+      w.finishRun("failed", "tools_unavailable", verdict.error);
     }
   });
   return saved ? outcome : "discarded";

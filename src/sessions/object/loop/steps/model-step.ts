@@ -8,44 +8,36 @@
  */
 import { MAX_ATTEMPTS, MAX_INVALID_OUTPUTS } from "../../../../limits";
 import { calibratedRatio } from "../../context/estimate";
-import { callMessages, decideContext } from "../../context/plan";
+import { callMessages } from "../../context/plan";
+import { runContext } from "../../context/run-context";
 import { deadline } from "../../engine/deadline";
-import type { AgentHost, UnitScope } from "../../engine/engine";
+import type { StepScope, UnitWriter } from "../../engine/unit-scope";
 import { providerFor } from "../../model";
 import { asModelError } from "../../model/provider-errors";
 import { type CallUsage, type ModelRequest, type ModelResponse, type TextDelta } from "../../model/provider";
 import { backoffDelay } from "../retry";
-import { toolDefinitions } from "../../tools/registry";
 import type { UnitOutcome } from "../next-unit";
-import { outputToolsFor } from "../../output/call-tools";
 import { correctionText, judgeAnswer } from "../../output/judge";
 import type { ContentBlock, StopReason, ToolCallStatus, ToolUseBlock, Usage } from "../../../types";
 
-export async function runModelStep(scope: UnitScope, maxTokens: number): Promise<UnitOutcome> {
-  const host = scope.host;
-  const session = host.requireSession();
-  const run = host.store.run();
-  const tools = toolDefinitions(host.toolbox());
-  const { tools: counted, output } = outputToolsFor(host, tools);
-  const decision = decideContext({ store: host.store, session, run, catalog: host.config.models, tools: counted }, maxTokens, false);
+export async function runModelStep(scope: StepScope, maxTokens: number): Promise<UnitOutcome> {
+  const { decision, session, run, tools, output } = runContext(scope, maxTokens, false);
   if (decision.kind !== "call") throw new Error("a model step was asked to summarize");
-  const { provider, model } = providerFor(session.model, host.config);
+  const { provider, model } = providerFor(session.model, scope.config);
   const request: ModelRequest = {
     model,
     system: session.system,
-    messages: callMessages(host.store, decision),
+    messages: callMessages(scope.store, decision),
     tools,
     maxTokens,
     ...(output ? { output } : {}),
   };
   const streamed = new Map<number, number>();
-  // Text reaches the watchers only while this unit is current: after a cancel or a pause none
-  // of its text goes out. `offset` lets a watcher start a block over when a retry writes it again.
+  // `offset` lets a watcher start a block over when a retry writes it again.
   const onText = ({ index, text }: TextDelta) => {
-    if (!scope.current) return;
     const offset = streamed.get(index) ?? 0;
     streamed.set(index, offset + text.length);
-    host.events.delta({ index, text, offset }, host.nowIso());
+    scope.streamText({ index, text, offset });
   };
   const called = await callModel(scope, (signal) => provider.complete(request, signal, onText));
   if (!called.ok) return called.outcome;
@@ -66,38 +58,38 @@ export async function runModelStep(scope: UnitScope, maxTokens: number): Promise
       : null;
   const content = verdict ? verdict.content : kept;
   const step = run.steps + 1;
-  const now = host.nowIso();
-  const problem = toolUseProblem(host, toolUses);
+  const now = scope.nowIso();
+  const problem = toolUseProblem(scope, toolUses);
   let outcome: UnitOutcome = "ok";
-  const saved = scope.commit(() => {
-    const usage = addUsage(host.store.run().usage, response.usage, 1);
+  const saved = scope.commit((w) => {
+    const usage = addUsage(w.store.run().usage, response.usage, 1);
     const tokenRatio = calibratedRatio(inputOf(response.usage), decision.estimatedTokens);
     if (problem) {
       outcome = "failed";
       // Saving cannot succeed, and trying again would pay for the same answer again.
-      host.updateRun({ steps: step, usage, token_ratio: tokenRatio });
-      host.finishRun("failed", "model_error", problem);
+      w.updateRun({ steps: step, usage, token_ratio: tokenRatio });
+      w.finishRun("failed", "model_error", problem);
       return;
     }
     // An empty answer is not kept: providers refuse an assistant turn without content.
     if (content.length > 0) {
-      const message = host.store.appendMessage("assistant", content, now);
+      const message = w.store.appendMessage("assistant", content, now);
       toolUses.forEach((use, position) => {
-        host.store.insertToolCall({ id: use.id, step, messageSeq: message.seq, position, name: use.name, input: use.input, status: initialStatus(host, use.name), now });
+        w.store.insertToolCall({ id: use.id, step, messageSeq: message.seq, position, name: use.name, input: use.input, status: initialStatus(w, use.name), now });
       });
-      host.emit("message", message);
-      for (const call of host.store.openToolCalls()) host.emit("tool_call", call);
+      w.emit("message", message);
+      for (const call of w.store.openToolCalls()) w.emit("tool_call", call);
     }
-    host.updateRun({ steps: step, attempts: 0, next_attempt_at: 0, usage, token_ratio: tokenRatio });
+    w.updateRun({ steps: step, attempts: 0, next_attempt_at: 0, usage, token_ratio: tokenRatio });
     if (verdict?.kind === "valid") {
-      host.store.setRunOutput(verdict.output);
-      host.finishRun("done", "end_turn", null);
+      w.store.setRunOutput(verdict.output);
+      w.finishRun("done", "end_turn", null);
     } else if (verdict?.kind === "invalid") {
-      outcome = recordInvalidOutput(host, verdict.error, now);
+      outcome = recordInvalidOutput(w, verdict.error, now);
     } else if (toolUses.length === 0) {
-      host.finishRun("done", stop ?? "end_turn", null);
+      w.finishRun("done", stop ?? "end_turn", null);
     } else {
-      host.continueRun();
+      w.continueRun();
     }
   });
   // A stale answer is discarded, never saved.
@@ -109,15 +101,15 @@ export async function runModelStep(scope: UnitScope, maxTokens: number): Promise
  * with the last error; before, the model is told what was wrong, in a message of the history
  * (so a retried call is sent exactly the same), and the next model step asks again.
  */
-function recordInvalidOutput(host: AgentHost, error: string, now: string): UnitOutcome {
-  const invalid = host.store.run().invalid_outputs + 1;
-  host.updateRun({ invalid_outputs: invalid, output_error: error });
+function recordInvalidOutput(w: UnitWriter, error: string, now: string): UnitOutcome {
+  const invalid = w.store.run().invalid_outputs + 1;
+  w.updateRun({ invalid_outputs: invalid, output_error: error });
   if (invalid >= MAX_INVALID_OUTPUTS) {
-    host.finishRun("failed", "invalid_output", error);
+    w.finishRun("failed", "invalid_output", error);
     return "failed";
   }
-  const message = host.store.appendMessage("user", [{ type: "text", text: correctionText(error) }], now);
-  host.emit("message", message);
+  const message = w.store.appendMessage("user", [{ type: "text", text: correctionText(error) }], now);
+  w.emit("message", message);
   return "ok";
 }
 
@@ -127,24 +119,23 @@ function recordInvalidOutput(host: AgentHost, error: string, now: string): UnitO
  * was recorded (or the unit went stale, which records nothing).
  */
 export async function callModel(
-  scope: UnitScope,
+  scope: StepScope,
   call: (signal: AbortSignal) => Promise<ModelResponse>,
 ): Promise<{ ok: true; response: ModelResponse } | { ok: false; outcome: UnitOutcome }> {
-  const host = scope.host;
-  const controller = host.inflight.begin();
-  const limit = deadline(host.config.modelTimeoutMs);
+  const controller = scope.inflight.begin();
+  const limit = deadline(scope.config.modelTimeoutMs);
   try {
     return { ok: true, response: await call(AbortSignal.any([controller.signal, limit.signal])) };
   } catch (err) {
     // Cancelled or paused meanwhile: nothing to record.
     let outcome: UnitOutcome = "discarded";
-    scope.commit(() => {
-      outcome = recordFailure(host, err);
+    scope.commit((w) => {
+      outcome = recordFailure(w, err);
     });
     return { ok: false, outcome };
   } finally {
     limit.clear();
-    host.inflight.end(controller);
+    scope.inflight.end(controller);
   }
 }
 
@@ -165,35 +156,35 @@ function inputOf(usage: CallUsage): number {
 }
 
 /** A tool_use id must be new: each one gets exactly one tool_result, matched by id. */
-function toolUseProblem(host: AgentHost, toolUses: ToolUseBlock[]): string | null {
+function toolUseProblem(reads: Pick<StepScope, "store">, toolUses: ToolUseBlock[]): string | null {
   const ids = new Set<string>();
   for (const use of toolUses) {
-    if (ids.has(use.id) || host.store.toolCall(use.id)) return `the model reused the tool_use id "${use.id}"`;
+    if (ids.has(use.id) || reads.store.toolCall(use.id)) return `the model reused the tool_use id "${use.id}"`;
     ids.add(use.id);
   }
   return null;
 }
 
 /** Client tools wait for the caller; tools that need approval wait for a person first. */
-function initialStatus(host: AgentHost, name: string): ToolCallStatus {
-  const tool = host.toolbox().get(name);
+function initialStatus(reads: Pick<StepScope, "toolbox">, name: string): ToolCallStatus {
+  const tool = reads.toolbox().get(name);
   if (tool?.requiresApproval) return "waiting_approval";
   if (tool?.kind === "client") return "waiting_tool_output";
   return "pending";
 }
 
 /** A failed call: retried after a backoff while attempts remain and the failure may pass. */
-export function recordFailure(host: AgentHost, err: unknown): UnitOutcome {
+export function recordFailure(w: UnitWriter, err: unknown): UnitOutcome {
   const error = asModelError(err);
-  const attempts = host.store.run().attempts + 1;
+  const attempts = w.store.run().attempts + 1;
   if (!error.retryable) {
-    host.finishRun("failed", "model_error", error.message);
+    w.finishRun("failed", "model_error", error.message);
     return "failed";
   }
   if (attempts >= MAX_ATTEMPTS) {
-    host.finishRun("failed", "model_error", `gave up after ${attempts} attempts: ${error.message}`);
+    w.finishRun("failed", "model_error", `gave up after ${attempts} attempts: ${error.message}`);
     return "failed";
   }
-  host.updateRun({ attempts, next_attempt_at: Date.now() + backoffDelay(attempts, error.retryAfterMs), error: null });
+  w.updateRun({ attempts, next_attempt_at: Date.now() + backoffDelay(attempts, error.retryAfterMs), error: null });
   return "retry";
 }

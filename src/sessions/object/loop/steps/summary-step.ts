@@ -6,49 +6,44 @@
  * previous summary in place, and the next alarm asks again with the same input.
  */
 import { estimateMessageTokens } from "../../context/estimate";
-import { decideContext } from "../../context/plan";
+import { runContext } from "../../context/run-context";
 import { summaryBlock, summaryRequest, summaryText } from "../../context/summary-prompt";
-import type { UnitScope } from "../../engine/engine";
+import type { StepScope } from "../../engine/unit-scope";
 import { providerFor } from "../../model";
 import { ModelError } from "../../model/provider";
 import { addUsage, callModel, recordFailure } from "./model-step";
 import type { UnitOutcome } from "../next-unit";
-import { outputToolsFor } from "../../output/call-tools";
-import { toolDefinitions } from "../../tools/registry";
 
-export async function runSummaryStep(scope: UnitScope, maxTokens: number): Promise<UnitOutcome> {
-  const host = scope.host;
-  const session = host.requireSession();
-  const tools = outputToolsFor(host, toolDefinitions(host.toolbox())).tools;
-  const decision = decideContext({ store: host.store, session, run: host.store.run(), catalog: host.config.models, tools }, maxTokens);
+export async function runSummaryStep(scope: StepScope, maxTokens: number): Promise<UnitOutcome> {
+  const { decision, session } = runContext(scope, maxTokens);
   if (decision.kind !== "summarize") return "ok"; // nothing to fold any more: the model step comes next
 
-  const folded = host.store.messageRange(decision.fromSeq, decision.throughSeq);
-  const { provider, model } = providerFor(session.model, host.config);
+  const folded = scope.store.messageRange(decision.fromSeq, decision.throughSeq);
+  const { provider, model } = providerFor(session.model, scope.config);
   const request = summaryRequest(model, decision.previous?.content ?? null, folded, decision.maxTokens);
   const called = await callModel(scope, (signal) => provider.complete(request, signal));
   if (!called.ok) return called.outcome;
   const response = called.response;
 
   const text = summaryText(response.content);
-  const now = host.nowIso();
+  const now = scope.nowIso();
   let outcome: UnitOutcome = "ok";
-  const saved = scope.commit(() => {
-    const usage = addUsage(host.store.run().usage, response.usage, 0);
+  const saved = scope.commit((w) => {
+    const usage = addUsage(w.store.run().usage, response.usage, 0);
     if (text === null) {
       // The tokens were spent all the same; the call is tried again like any garbled answer.
-      host.updateRun({ usage });
-      outcome = recordFailure(host, new ModelError("the model answered a summary request with no text", true, 200));
+      w.updateRun({ usage });
+      outcome = recordFailure(w, new ModelError("the model answered a summary request with no text", true, 200));
       return;
     }
-    host.store.saveSummary({
+    w.store.saveSummary({
       first_seq: decision.previous?.first_seq ?? decision.fromSeq,
       last_seq: decision.throughSeq,
       content: text,
       tokens: estimateMessageTokens([summaryBlock(text)]),
       created_at: now,
     });
-    host.updateRun({ usage, attempts: 0, next_attempt_at: 0 });
+    w.updateRun({ usage, attempts: 0, next_attempt_at: 0 });
   });
   return saved ? outcome : "discarded";
 }

@@ -6,8 +6,7 @@
  */
 import { UNIT_BUDGET_MS } from "../../../../limits";
 import { tenantIndexStub } from "../../../../objects";
-import type { AgentHost, UnitScope } from "../../engine/engine";
-import { cutOutput } from "../../tools/cut-output";
+import type { StepScope, UnitWriter } from "../../engine/unit-scope";
 import { McpConnections } from "../../tools/mcp/pool";
 import type { ToolContext, ToolOutcome } from "../../tools/tool";
 import { validateToolInput } from "../../tools/validate-input";
@@ -23,12 +22,11 @@ export const INTERRUPTED_BY_RESTART = "interrupted by a restart, not run again";
 export const MAX_CALL_RESTARTS = 3;
 export const interruptedTooOften = (restarts: number) => `interrupted by ${restarts} restarts, not run again`;
 
-export async function runToolStep(scope: UnitScope): Promise<UnitOutcome> {
-  const host = scope.host;
-  const session = host.requireSession();
-  const signing = () => tenantIndexStub(host.env, session.tenant_id).getWebhookSigning(session.tenant_id);
+export async function runToolStep(scope: StepScope): Promise<UnitOutcome> {
+  const session = scope.requireSession();
+  const signing = () => tenantIndexStub(scope.env, session.tenant_id).getWebhookSigning(session.tenant_id);
   // The unit's MCP connections: opened on first use, closed when the unit ends, never kept.
-  const mcp = new McpConnections({ allowPrivateUrls: host.config.allowPrivateUrls, allowedOrigins: async () => (await signing()).webhook_origins });
+  const mcp = new McpConnections({ allowPrivateUrls: scope.config.allowPrivateUrls, allowedOrigins: async () => (await signing()).webhook_origins });
   try {
     return await runCalls(scope, mcp, signing);
   } finally {
@@ -36,43 +34,42 @@ export async function runToolStep(scope: UnitScope): Promise<UnitOutcome> {
   }
 }
 
-async function runCalls(scope: UnitScope, mcp: McpConnections, signing: ToolContext["webhookSigning"]): Promise<UnitOutcome> {
-  const host = scope.host;
-  const session = host.requireSession();
+async function runCalls(scope: StepScope, mcp: McpConnections, signing: ToolContext["webhookSigning"]): Promise<UnitOutcome> {
+  const session = scope.requireSession();
   const started = Date.now();
-  for (const call of host.store.openToolCalls()) {
-    if (!scope.current) return "discarded";
+  // Every write goes through `commit`: one that finds the unit stale ends it, "discarded".
+  for (const call of scope.store.openToolCalls()) {
     if (call.status !== "pending" && call.status !== "running") continue;
     // The handler would be cut off soon: the rest runs in the next alarm.
     if (Date.now() - started > UNIT_BUDGET_MS) return "partial";
-    const tool = host.toolbox().get(call.name);
+    const tool = scope.toolbox().get(call.name);
     if (call.status === "running") {
       // Found running on a fresh unit: the last try was cut off by a restart mid-call.
       if (!tool || tool.atMostOnce) {
-        finish(host, call, { output: INTERRUPTED_BY_RESTART, isError: true });
+        if (!scope.commit((w) => finish(w, call, { output: INTERRUPTED_BY_RESTART, isError: true }))) return "discarded";
         continue;
       }
-      const restarts = host.store.countRestart(call.id);
+      let restarts = 0;
+      if (!scope.commit((w) => (restarts = w.store.countRestart(call.id)))) return "discarded";
       if (restarts > MAX_CALL_RESTARTS) {
-        finish(host, call, { output: interruptedTooOften(restarts), isError: true });
+        if (!scope.commit((w) => finish(w, call, { output: interruptedTooOften(restarts), isError: true }))) return "discarded";
         continue;
       }
       // The count must survive the next crash, or a call that causes it would never stop.
-      await host.ctx.storage.sync();
-      if (!scope.current) return "discarded";
+      if (!(await scope.persist())) return "discarded";
     }
     const problem = !tool ? `unknown tool "${call.name}"` : tool.run ? validateToolInput(tool.definition.input_schema, call.input) : null;
     if (problem || !tool) {
-      finish(host, call, { output: problem ?? `tool "${call.name}" cannot run`, isError: true });
+      if (!scope.commit((w) => finish(w, call, { output: problem ?? `tool "${call.name}" cannot run`, isError: true }))) return "discarded";
       continue;
     }
     if (!tool.run) {
       // A client tool approved just now: it waits for the caller's output.
-      host.store.setToolCallStatus(call.id, "waiting_tool_output", host.nowIso());
+      if (!scope.commit((w) => w.store.setToolCallStatus(call.id, "waiting_tool_output", w.nowIso()))) return "discarded";
       continue;
     }
 
-    const controller = host.inflight.begin();
+    const controller = scope.inflight.begin();
     const ctx: ToolContext = {
       sessionId: session.id,
       tenantId: session.tenant_id,
@@ -80,7 +77,7 @@ async function runCalls(scope: UnitScope, mcp: McpConnections, signing: ToolCont
       toolCallId: call.id,
       idempotencyKey: `${session.id}:${call.id}`,
       signal: controller.signal,
-      allowPrivateUrls: host.config.allowPrivateUrls,
+      allowPrivateUrls: scope.config.allowPrivateUrls,
       maxOutputChars: session.limits.max_tool_output_chars,
       webhookSigning: signing,
       mcp,
@@ -88,32 +85,27 @@ async function runCalls(scope: UnitScope, mcp: McpConnections, signing: ToolCont
     let outcome: ToolOutcome;
     try {
       await tool.prepare?.(ctx);
-      if (!scope.current) return "discarded";
-      host.store.setToolCallStatus(call.id, "running", host.nowIso());
-      if (tool.atMostOnce) {
-        // The mark must be durable before a side effect that must not happen twice.
-        await host.ctx.storage.sync();
-        if (!scope.current) return "discarded";
-      }
+      if (!scope.commit((w) => w.store.setToolCallStatus(call.id, "running", w.nowIso()))) return "discarded";
+      // The mark must be durable before a side effect that must not happen twice.
+      if (tool.atMostOnce && !(await scope.persist())) return "discarded";
       outcome = await tool.run(call.input, ctx);
     } catch (err) {
       outcome = { output: `tool "${call.name}" failed: ${err instanceof Error ? err.message : String(err)}`, isError: true };
     } finally {
-      host.inflight.end(controller);
+      scope.inflight.end(controller);
     }
     // Cancelled meanwhile: the result is stale.
-    if (!scope.commit(() => finish(host, call, outcome))) return "discarded";
+    if (!scope.commit((w) => finish(w, call, outcome))) return "discarded";
   }
-  const ended = scope.commit(() => {
+  const ended = scope.commit((w) => {
     // A unit that ran to its end clears the count of earlier faults.
-    if (host.store.run().attempts > 0) host.updateRun({ attempts: 0, next_attempt_at: 0 });
-    host.continueRun();
+    if (w.store.run().attempts > 0) w.updateRun({ attempts: 0, next_attempt_at: 0 });
+    w.continueRun();
   });
   return ended ? "ok" : "discarded";
 }
 
-function finish(host: AgentHost, call: ToolCall, outcome: ToolOutcome): void {
-  const output = cutOutput(outcome.output, host.requireSession().limits.max_tool_output_chars);
-  host.store.finishToolCall(call.id, output, outcome.isError, host.nowIso());
-  host.emit("tool_result", host.store.toolCall(call.id));
+function finish(w: UnitWriter, call: ToolCall, outcome: ToolOutcome): void {
+  w.finishCall(call, outcome.output, outcome.isError);
+  w.emit("tool_result", w.store.toolCall(call.id));
 }

@@ -1,0 +1,67 @@
+/**
+ * Decisions on a waiting tool call (an approval, a deny, a client's output, an expiry): each
+ * checked, given a run slot when it lets the run go on, and applied in one transaction.
+ */
+import { log } from "../../../log";
+import type { SessionEngine } from "../engine/engine";
+import { openCallsState } from "../engine/tool-results";
+import { APPROVAL_EXPIRED, APPROVAL_EXPIRED_OUTPUT, expiredApprovals } from "../loop/approval-expiry";
+import type { AgentStore } from "../store/store";
+import { type AgentResult, SYSTEM_DECIDER, type ToolCall, type ToolCallStatus } from "../../types";
+import { type Failure, refusalOf } from "./answers";
+
+/** The status a decision gives the call: fixed, or from the call (an approved client tool waits for its output). */
+export type NextStatus = ToolCallStatus | ((call: ToolCall) => ToolCallStatus);
+
+/**
+ * Applies a decision on a waiting call. When it lets the run go on, the session needs a run
+ * slot again (waiting held none): without a free one it goes `queued` rather than refusing.
+ */
+export async function applyDecision(engine: SessionEngine, callId: string, expected: ToolCallStatus, next: NextStatus, apply: (call: ToolCall) => void): Promise<AgentResult<null>> {
+  const { store } = engine;
+  const found = waitingCall(store, callId, expected);
+  if (!found.ok) return found;
+  const after = typeof next === "function" ? next(found.call) : next;
+  const state = openCallsState(store.openToolCalls().map((c) => (c.id === callId ? { status: after } : c)));
+  const status = store.run().status;
+  const needsSlot = (state === "runnable" || state === "complete") && (status === "waiting_approval" || status === "waiting_tool_output");
+  // Decided or cancelled by someone else while the index was asked.
+  const claim = await engine.slots.claimChecked(needsSlot, () => {
+    const again = waitingCall(store, callId, expected);
+    return again.ok ? null : again;
+  });
+  if (!claim.ok) return refusalOf(claim);
+  engine.transaction(() => {
+    apply(store.toolCall(callId)!);
+    engine.emit("tool_call", store.toolCall(callId));
+    engine.continueRun(claim.slot === "ok" ? "running" : "queued");
+  });
+  if (claim.slot === "suspended") engine.cancelRun();
+  return { ok: true, value: null };
+}
+
+/**
+ * Denies every call whose approval expired, each exactly as a reviewer's deny (which may take
+ * a run slot, or make the session `queued`). The alarm that runs this was set for the deadline.
+ */
+export async function expireApprovals(engine: SessionEngine): Promise<void> {
+  const { store } = engine;
+  for (const call of expiredApprovals(store.openToolCalls(), engine.toolbox(), Date.now())) {
+    const result = await applyDecision(engine, call.id, "waiting_approval", "error", (waiting) => {
+      engine.finishCall(waiting, APPROVAL_EXPIRED_OUTPUT, true);
+      store.recordDecision(waiting.id, SYSTEM_DECIDER, "expired", engine.nowIso());
+    });
+    if (!result.ok && result.reason === "session_not_found") return;
+    if (result.ok) {
+      const session = engine.requireSession();
+      log("info", "approval_expired", { tenant_id: session.tenant_id, session_id: session.id, tool_call_id: call.id, tool: call.name, reason: APPROVAL_EXPIRED });
+    }
+  }
+}
+
+function waitingCall(store: AgentStore, callId: string, expected: ToolCallStatus): { ok: true; call: ToolCall } | Failure {
+  const call = store.toolCall(callId);
+  if (!call) return { ok: false, reason: "tool_call_not_found" };
+  if (call.status !== expected) return { ok: false, reason: "tool_call_not_waiting", status: call.status, expected };
+  return { ok: true, call };
+}

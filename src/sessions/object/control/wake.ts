@@ -1,0 +1,65 @@
+/**
+ * What the alarm does, stage by stage: expired streams and approvals, a queued session's slot,
+ * the tenant's daily count, then the unit `nextUnit` chooses. An erase may come in at any await,
+ * so the session's existence is checked in one place, between the stages.
+ */
+import { usesSummaries } from "../context/plan";
+import { runContext } from "../context/run-context";
+import type { SessionEngine } from "../engine/engine";
+import { nextUnit } from "../loop/next-unit";
+import { runUnit } from "../loop/units";
+import { expireApprovals } from "./decisions";
+
+export async function wake(engine: SessionEngine): Promise<void> {
+  const stages = [
+    async () => engine.events.streams.closeExpired(Date.now()),
+    () => expireApprovals(engine),
+    () => askForSlot(engine),
+    () => learnTokensToday(engine),
+    () => runNextUnit(engine),
+  ];
+  for (const stage of stages) {
+    if (!engine.store.exists()) return;
+    await stage();
+  }
+}
+
+/** A queued session that holds a slot now goes on. */
+export function takeSlot(engine: SessionEngine): void {
+  engine.transaction(() => {
+    engine.updateRun({ status: "running" });
+    engine.continueRun();
+  });
+}
+
+/** A queued session asks again now and then, in case the index's own word was lost. */
+async function askForSlot(engine: SessionEngine): Promise<void> {
+  if (engine.store.run().status !== "queued") return;
+  const claim = await engine.slots.claimChecked(true, () => (engine.store.run().status === "queued" ? null : "moved_on"));
+  if (!claim.ok) return;
+  if (claim.slot === "ok") takeSlot(engine);
+  else if (claim.slot === "suspended") engine.cancelRun();
+}
+
+/**
+ * A daily budget is checked against the index's count, learned from a report: after a
+ * restart, ask once before the first unit instead of running blind.
+ */
+async function learnTokensToday(engine: SessionEngine): Promise<void> {
+  const budgeted = engine.requireSession().limits.max_tokens_per_day !== null;
+  if (budgeted && engine.reporter.tenantTokensToday() === null && engine.store.run().status === "running") await engine.reporter.send();
+}
+
+async function runNextUnit(engine: SessionEngine): Promise<void> {
+  const unit = nextUnit({
+    run: engine.store.run(),
+    openToolCalls: engine.store.openToolCalls().length,
+    limits: engine.requireSession().limits,
+    tenantTokensToday: engine.reporter.tenantTokensToday(),
+    summaryDue: (maxTokens) => usesSummaries(engine.requireSession()) && runContext(engine, maxTokens).decision.kind === "summarize",
+    toolsReady: engine.toolsReady(),
+    now: Date.now(),
+  });
+  if (unit.kind === "finish") engine.finishAtLimit(unit.stopReason);
+  else if (unit.kind === "model" || unit.kind === "tools" || unit.kind === "summary" || unit.kind === "discover") await runUnit(engine, unit);
+}

@@ -1,0 +1,78 @@
+/**
+ * The end of every control and unit: the alarm made to follow what is due next, and the report
+ * and notifications the tenant index is owed, so neither ever depends on a caller remembering.
+ */
+import { earliestApprovalDeadline } from "../loop/approval-expiry";
+import { nextWakeAt } from "../loop/next-wake";
+import { shouldReport } from "../report/report-policy";
+import type { ReportAck } from "../../../tenants/types";
+import { ACTIVE_STATUSES } from "../../types";
+import type { AlarmClock } from "../../../storage/alarm-clock";
+import type { Outbox } from "../../../notifications/outbox";
+import type { EventLog } from "../events/event-log";
+import type { Reporter } from "../report/reporter";
+import type { AgentStore } from "../store/store";
+import type { Toolbox } from "../tools/registry";
+
+/** What reconciling needs of the engine: the parts it reads to find what is due, and the run's cancel. */
+export interface ReconcileHost {
+  readonly store: AgentStore;
+  readonly events: EventLog;
+  readonly reporter: Reporter;
+  readonly outbox: Outbox;
+  readonly alarms: AlarmClock;
+  toolbox(): Toolbox;
+  cancelRun(): void;
+}
+
+/**
+ * Syncs the alarm for what is due next, then sends the report the index is owed if it is due
+ * now, with the notifications owed riding along; then hands over on their own any still owed
+ * (a retry). The alarm comes first, so a slow or failing report never delays (or, with a crash,
+ * loses) the next step; again after, since both changed what is due.
+ */
+export async function reconcile(engine: ReconcileHost): Promise<void> {
+  const { store, outbox } = engine;
+  if (!store.exists()) return;
+  await syncAlarm(engine);
+  // Each await lets other calls in: an erase among them leaves nothing to reconcile.
+  if (!store.exists()) return;
+  let acted = false;
+  if (shouldReport(store.run(), Date.now())) {
+    acted = true;
+    const ack = await report(engine);
+    // A start admitted just before its tenant was suspended, or a run the suspension sweep
+    // missed, learns it here and stops; the final status is reported in turn.
+    if (ack?.suspended && store.exists() && ACTIVE_STATUSES.includes(store.run().status)) {
+      engine.cancelRun();
+      await report(engine);
+    }
+  }
+  if (store.exists() && (await outbox.handOff()) !== "nothing_owed") acted = true;
+  if (acted) await syncAlarm(engine);
+}
+
+/** The alarm at or before the next wake `nextWakeAt` asks for, or none when nothing is due. */
+export async function syncAlarm(engine: ReconcileHost): Promise<void> {
+  const { store } = engine;
+  if (!store.exists()) return;
+  const now = Date.now();
+  const target = nextWakeAt(store.run(), now, {
+    socketDeadline: engine.events.streams.earliestSocketDeadline(),
+    notificationsDueAt: engine.outbox.dueAt(now),
+    approvalDeadline: earliestApprovalDeadline(store.openToolCalls(), engine.toolbox()),
+  });
+  // Erased while the alarm was read: no alarm for storage that is gone.
+  await engine.alarms.sync(target, () => store.exists());
+}
+
+/** One call to the index for the report and what the session owes it: one status change, one call. */
+async function report(engine: ReconcileHost): Promise<ReportAck | null> {
+  const { outbox, store } = engine;
+  const batch = outbox.batch();
+  const ack = await engine.reporter.send(batch);
+  if (!batch || !store.exists()) return ack;
+  if (ack?.notifications_taken) outbox.acknowledge(batch);
+  else outbox.failed(ack ? "the index refused the notifications" : "the report with the notifications failed");
+  return ack;
+}

@@ -1,0 +1,49 @@
+/**
+ * Where the open tool calls of a response stand, and the tool_result message written once every
+ * one of them has a result (one result per tool_use, in the order of the tool_use blocks).
+ */
+import type { ToolCall, ToolResultBlock } from "../../types";
+import type { EmittedEvent } from "../events/frames";
+import type { AgentStore } from "../store/store";
+
+/** What collecting the results needs of the engine: its store, a transaction, the clock and the event log. */
+export interface ToolResultsHost {
+  readonly store: Pick<AgentStore, "openToolCalls" | "appendMessage" | "markToolCallsReported">;
+  transaction<T>(fn: () => T): T;
+  nowIso(): string;
+  emit(type: "message", data: Extract<EmittedEvent, { type: "message" }>["data"]): void;
+}
+
+export type OpenCallsState = "none" | "runnable" | "complete" | "waiting_approval" | "waiting_tool_output";
+
+/**
+ * Pure: where the open tool calls of a response stand. `runnable` and `complete` both mean the
+ * run can go on (a tool unit, or the next model call); the others wait for someone.
+ */
+export function openCallsState(open: readonly Pick<ToolCall, "status">[]): OpenCallsState {
+  if (open.length === 0) return "none";
+  if (open.some((c) => c.status === "pending" || c.status === "running")) return "runnable";
+  if (open.some((c) => c.status === "waiting_approval")) return "waiting_approval";
+  if (open.some((c) => c.status === "waiting_tool_output")) return "waiting_tool_output";
+  return "complete";
+}
+
+/** Looks at the open tool calls after any of them changed; when all have a result, writes the tool_result message. */
+export function collectToolResults(engine: ToolResultsHost): OpenCallsState {
+  const { store } = engine;
+  const open = store.openToolCalls();
+  const state = openCallsState(open);
+  if (state !== "complete") return state;
+  const results: ToolResultBlock[] = open.map((c) => ({
+    type: "tool_result",
+    tool_use_id: c.id,
+    content: c.output ?? "",
+    ...(c.is_error ? { is_error: true } : {}),
+  }));
+  engine.transaction(() => {
+    const saved = store.appendMessage("user", results, engine.nowIso());
+    store.markToolCallsReported(open.map((c) => c.id));
+    engine.emit("message", saved);
+  });
+  return "complete";
+}

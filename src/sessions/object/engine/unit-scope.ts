@@ -1,0 +1,116 @@
+/**
+ * What a unit of work may touch. A step gets a `StepScope`: reads, the calls in flight, and
+ * `commit`, the one place that checks the unit's generation; the writes (`UnitWriter`) are
+ * handed out only inside a commit, so a step cannot save around it.
+ */
+import type { Config } from "../../../config";
+import type { StoredSession } from "../store/store";
+import type { AgentStore } from "../store/store";
+import type { Toolbox } from "../tools/registry";
+import type { DeltaData } from "../events/frames";
+import type { InflightCalls } from "./inflight";
+import type { SessionEngine } from "./engine";
+
+/** The store's reads a step makes; none of them writes. */
+export type StoreReads = Pick<
+  AgentStore,
+  | "run"
+  | "openToolCalls"
+  | "toolCall"
+  | "messageRange"
+  | "runOutputSchema"
+  | "firstMessageMeta"
+  | "messageMeta"
+  | "metaNewestFirst"
+  | "latestSummary"
+  | "messagesForWindow"
+  | "imageData"
+>;
+
+/** The writes a unit makes, given only inside `StepScope.commit`. */
+export type UnitWriter = Pick<
+  SessionEngine,
+  "store" | "updateRun" | "finishRun" | "continueRun" | "closeOpenCalls" | "finishCall" | "emit" | "saveRunTools" | "requireSession" | "toolbox" | "nowIso"
+>;
+
+/** A step's narrow view of the engine: nothing here writes the session's state but `commit`. */
+export interface StepScope {
+  readonly generation: number;
+  readonly store: StoreReads;
+  readonly config: Config;
+  readonly env: Cloudflare.Env;
+  readonly inflight: Pick<InflightCalls, "begin" | "end">;
+  requireSession(): StoredSession;
+  toolbox(): Toolbox;
+  nowIso(): string;
+  /** Sends streamed text to the watchers while the unit is current; a stale unit's goes nowhere. */
+  streamText(delta: DeltaData): void;
+  /** Makes the writes so far durable; false when the unit went stale meanwhile. */
+  persist(): Promise<boolean>;
+  /** Runs `fn` in one transaction if the unit is still current; returns whether it ran. */
+  commit(fn: (writer: UnitWriter) => void): boolean;
+}
+
+/**
+ * A unit's scope, bound to the generation it started with. After every `await` a unit saves
+ * only through `commit`, which refuses once a start, cancel or pause (or an erase) made the
+ * unit stale, so a late answer is never saved.
+ */
+export class UnitScope implements StepScope {
+  readonly #engine: SessionEngine;
+
+  constructor(
+    engine: SessionEngine,
+    readonly generation: number,
+  ) {
+    this.#engine = engine;
+  }
+
+  get store(): StoreReads {
+    return this.#engine.store;
+  }
+
+  get config(): Config {
+    return this.#engine.config;
+  }
+
+  get env(): Cloudflare.Env {
+    return this.#engine.env;
+  }
+
+  get inflight(): Pick<InflightCalls, "begin" | "end"> {
+    return this.#engine.inflight;
+  }
+
+  requireSession(): StoredSession {
+    return this.#engine.requireSession();
+  }
+
+  toolbox(): Toolbox {
+    return this.#engine.toolbox();
+  }
+
+  nowIso(): string {
+    return this.#engine.nowIso();
+  }
+
+  /** The one generation check: whether the unit's result may still be saved or shown. */
+  get current(): boolean {
+    return this.#engine.isCurrent(this.generation);
+  }
+
+  streamText(delta: DeltaData): void {
+    if (this.current) this.#engine.events.delta(delta, this.#engine.nowIso());
+  }
+
+  async persist(): Promise<boolean> {
+    await this.#engine.ctx.storage.sync();
+    return this.current;
+  }
+
+  commit(fn: (writer: UnitWriter) => void): boolean {
+    if (!this.current) return false;
+    this.#engine.transaction(() => fn(this.#engine));
+    return true;
+  }
+}

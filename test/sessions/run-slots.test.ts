@@ -1,0 +1,87 @@
+/**
+ * The claim / check again / give back pattern around a run slot, in one helper: a slot claimed
+ * for a change that no longer stands after the claim's await is given back, and only then.
+ */
+import { runInDurableObject } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Agent } from "../../src/sessions/object/session-object";
+import { RunSlots, type SlotClaim } from "../../src/sessions/object/engine/slots";
+import type { AgentStore, RunState } from "../../src/sessions/object/store/store";
+import { createAndStart, newTestSession, waitForStatus } from "../support/agent-session";
+
+afterEach(() => vi.restoreAllMocks());
+
+/** A helper whose tenant index answers every claim with `claim`, counting claims and releases. */
+function slots(claim: SlotClaim, exists = true) {
+  const calls = { claims: 0, releases: 0 };
+  const index = {
+    acquireRun: async () => {
+      calls.claims++;
+      return claim === "ok" ? { ok: true } : { ok: false, code: claim };
+    },
+    releaseRun: async () => {
+      calls.releases++;
+    },
+  };
+  const fakeEnv = { TENANT_INDEX: { idFromName: (name: string) => name, get: () => index } } as unknown as Cloudflare.Env;
+  const session = { tenant_id: "t-1", id: "ses_1", limits: { max_concurrent_runs: 1 } };
+  const store = { exists: () => exists, requireSession: () => session } as unknown as AgentStore;
+  return { helper: new RunSlots(store, fakeEnv), calls };
+}
+
+describe("RunSlots.claimChecked", () => {
+  it.each([
+    { needed: false, claim: "ok", refusal: null, exists: true, want: { ok: true, slot: "ok" }, claims: 0, releases: 0, why: "no slot needed: nothing asked" },
+    { needed: true, claim: "ok", refusal: null, exists: true, want: { ok: true, slot: "ok" }, claims: 1, releases: 0, why: "claimed and still wanted: kept" },
+    { needed: true, claim: "busy", refusal: null, exists: true, want: { ok: true, slot: "busy" }, claims: 1, releases: 0, why: "none free: the change goes on queued" },
+    { needed: true, claim: "ok", refusal: "moved", exists: true, want: { ok: false, refusal: "moved" }, claims: 1, releases: 1, why: "claimed for a change that no longer stands: given back" },
+    { needed: true, claim: "busy", refusal: "moved", exists: true, want: { ok: false, refusal: "moved" }, claims: 1, releases: 0, why: "refused with no slot claimed: nothing to give back" },
+    { needed: true, claim: "ok", refusal: null, exists: false, want: { ok: false, refusal: "gone" }, claims: 1, releases: 1, why: "erased during the claim: given back" },
+    { needed: false, claim: "ok", refusal: "moved", exists: true, want: { ok: false, refusal: "moved" }, claims: 0, releases: 0, why: "no slot was needed: none given back" },
+  ] as const)("$why", async ({ needed, claim, refusal, exists, want, claims, releases }) => {
+    const { helper, calls } = slots(claim, exists);
+    expect(await helper.claimChecked(needed, () => refusal)).toEqual(want);
+    expect(calls).toEqual({ claims, releases });
+  });
+});
+
+describe("every run-slot claim", () => {
+  it("is made through claimChecked, by an approval, an interrupt of a waiting run, a resume and a queued session's alarm", async () => {
+    // The claim is private to RunSlots: the type checker keeps every caller on claimChecked. Here
+    // the four controls that need a slot are seen to ask for it through the helper.
+    const checked = vi.spyOn(RunSlots.prototype, "claimChecked");
+    const t = newTestSession();
+    const toolUse = (id: string) => ({ type: "tool_use", id, name: "get_time", input: {} });
+    const done = { reply: { content: [{ type: "text", text: "done" }] } };
+    await t.model.script({ reply: { content: [toolUse("toolu_1")] } }, { reply: { content: [toolUse("toolu_2")] } }, { reply: { content: [toolUse("toolu_3")] } }, done, done);
+    await createAndStart(t, "go", { tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
+    await waitForStatus(t, ["waiting_approval"]);
+    // An approval that lets the run go on needs a slot again.
+    expect(await t.stub.approve("toolu_1")).toMatchObject({ ok: true, value: { status: "running" } });
+    await waitForStatus(t, ["waiting_approval"]);
+    // A waiting run holds no slot: the run that interrupts it needs one.
+    expect(await t.stub.interrupt("instead")).toMatchObject({ ok: true, value: { status: "running" } });
+    await waitForStatus(t, ["waiting_approval"]);
+    // A paused run with work to run takes one again on resume.
+    expect(await t.stub.pause()).toMatchObject({ ok: true, value: { status: "paused" } });
+    expect(await t.stub.deny("toolu_3", null)).toMatchObject({ ok: true, value: { status: "paused" } });
+    expect(await t.stub.resume()).toMatchObject({ ok: true, value: { status: "running" } });
+    await waitForStatus(t, ["done"]);
+    // A queued session's alarm asks for one again.
+    await runInDurableObject(t.stub, async (instance: Agent, state) => {
+      state.storage.kv.put("run", { ...state.storage.kv.get<RunState>("run")!, status: "queued" });
+      await instance.alarm();
+    });
+    await waitForStatus(t, ["done"]);
+
+    expect(checked.mock.calls.filter(([needed]) => needed).length).toBeGreaterThanOrEqual(4);
+  });
+});
+
+/** Never called: it fails the type check if a claim or a release can be made around the helper. */
+export function aSlotIsClaimedOnlyThroughTheHelper(slots: RunSlots): void {
+  // @ts-expect-error private: a claim is made by claimChecked only
+  void slots.claim;
+  // @ts-expect-error private: a release is made by claimChecked only
+  void slots.release;
+}

@@ -1,0 +1,94 @@
+/**
+ * A unit writes only through its scope: a step's scope has no write outside `commit` (checked
+ * by the type checker below), and a commit, a stream of text or a flush from a unit made stale
+ * by a pause writes and sends nothing. A stale unit's step row leaves the run's state alone.
+ */
+import { env, runInDurableObject } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { SessionEngine } from "../../src/sessions/object/engine/engine";
+import { type StepScope, UnitScope } from "../../src/sessions/object/engine/unit-scope";
+import { runUnit } from "../../src/sessions/object/loop/units";
+import { newTestSession, sessionInit } from "../support/agent-session";
+
+afterEach(() => vi.restoreAllMocks());
+
+/** Never called: it fails the type check if a step's scope ever hands out a write. */
+export function aStepCannotWriteOutsideCommit(scope: StepScope): void {
+  // @ts-expect-error the store a step reads has no writes
+  scope.store.putRun;
+  // @ts-expect-error the store a step reads has no writes
+  scope.store.setToolCallStatus;
+  // @ts-expect-error the store a step reads has no writes
+  scope.store.countRestart;
+  // @ts-expect-error run-state changes are made inside commit only
+  scope.updateRun;
+  // @ts-expect-error the engine itself is not handed out
+  scope.host;
+  // @ts-expect-error nor is the generation check, which is commit's alone
+  scope.current;
+}
+
+/** An idle session with a run started on a second engine over its storage, and no alarm to interfere. */
+async function withRunningEngine(fn: (engine: SessionEngine) => Promise<void>): Promise<void> {
+  const t = newTestSession();
+  await t.stub.create(sessionInit(t), null);
+  await runInDurableObject(t.stub, async (_instance, state) => {
+    const engine = new SessionEngine(state, env);
+    engine.startRun([{ type: "text", text: "go" }], {});
+    await fn(engine);
+  });
+}
+
+/** A pause as the control makes it: the generation moves on. */
+function pause(engine: SessionEngine): void {
+  engine.updateRun({ status: "paused", generation: engine.store.run().generation + 1 });
+}
+
+describe("a unit's scope", () => {
+  it("commits while the unit is current, and writes nothing once a pause made it stale", async () => {
+    await withRunningEngine(async (engine) => {
+      const scope = new UnitScope(engine, engine.store.run().generation);
+      expect(scope.commit((w) => w.updateRun({ steps: 1 }))).toBe(true);
+      expect(engine.store.run().steps).toBe(1);
+      expect(await scope.persist()).toBe(true);
+
+      pause(engine);
+      const before = engine.store.run();
+      let ran = false;
+      const committed = scope.commit((w) => {
+        ran = true;
+        w.updateRun({ steps: 5 });
+      });
+      expect({ committed, ran }).toEqual({ committed: false, ran: false });
+      expect(engine.store.run()).toEqual(before);
+      expect(await scope.persist()).toBe(false);
+    });
+  });
+
+  it("streams text only while the unit is current", async () => {
+    await withRunningEngine(async (engine) => {
+      const delta = vi.spyOn(engine.events, "delta");
+      const scope = new UnitScope(engine, engine.store.run().generation);
+      scope.streamText({ index: 0, text: "a", offset: 0 });
+      pause(engine);
+      scope.streamText({ index: 0, text: "b", offset: 1 });
+      expect(delta.mock.calls.map(([data]) => data.text)).toEqual(["a"]);
+    });
+  });
+});
+
+describe("a unit made stale while it ran", () => {
+  it("is recorded as a discarded step, and leaves the run's ready time as the pause left it", async () => {
+    await withRunningEngine(async (engine) => {
+      // The discovery unit begins its call, then awaits: the pause comes in between.
+      vi.spyOn(engine.inflight, "begin").mockImplementationOnce(() => {
+        pause(engine);
+        engine.store.putRun({ ...engine.store.run(), ready_at: 123 });
+        return new AbortController();
+      });
+      await runUnit(engine, { kind: "discover" });
+      expect(engine.store.steps(0, 10).map((step) => step.outcome)).toEqual(["discarded"]);
+      expect(engine.store.run()).toMatchObject({ status: "paused", ready_at: 123 });
+    });
+  });
+});
