@@ -2,13 +2,13 @@
  * The Worker's bindings, typed once. Nothing below the edge reads these directly:
  * `loadConfig` turns them into a parsed `Config` that is passed in.
  */
-import type { Agent } from "./sessions/object/session-object";
+import type { SessionRpc } from "./sessions/object/rpc";
 import type { TenantIndex } from "./tenants/tenant-index";
 import type { Scheduler } from "./schedules/scheduler";
 import type { TenantRegistry } from "./tenants/tenant-registry";
 
 export interface Env {
-  AGENT: DurableObjectNamespace<Agent>;
+  AGENT: DurableObjectNamespace<SessionRpc & Rpc.DurableObjectBranded>;
   TENANT_INDEX: DurableObjectNamespace<TenantIndex>;
   TENANT_REGISTRY: DurableObjectNamespace<TenantRegistry>;
   /** One per tenant: its schedules, fired from the object's alarm. */

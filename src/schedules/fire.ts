@@ -4,20 +4,16 @@
  * then its action, through the very operations the public routes run. A refusal becomes a
  * `failed` outcome to record; any other fault is thrown, for the Scheduler to try again.
  */
-import { z } from "@hono/zod-openapi";
-import type { Actor } from "../api/actor";
-import { ApiError, type ProblemCode } from "../api/errors";
-import { rateBucket } from "../api/middleware/authenticate";
-import { ScheduleMessageSchema } from "../api/schedules/schemas";
-import { addMessage } from "../api/sessions/add-message";
-import { AgentClient } from "../api/sessions/agent-client";
-import { createSession } from "../api/sessions/create";
-import { CreateSessionRequestSchema } from "../api/sessions/schemas";
 import type { ApiKeyRecord } from "../auth/api-keys";
-import type { Principal } from "../auth/principal";
+import { type Principal, rateBucket } from "../auth/principal";
 import { loadConfig } from "../config";
 import type { Env } from "../env";
 import { tenantIndexStub } from "../objects";
+import { ApiError, type ProblemCode } from "../problems";
+import type { Actor } from "../sessions/actor";
+import { addMessage } from "../sessions/add-message";
+import { AgentClient } from "../sessions/client";
+import { createSession } from "../sessions/create";
 import type { DisabledReason, FiringOutcome, ScheduleAction, ScheduleCreator } from "./types";
 
 /** A refusal's text as recorded: the problem's detail and its fields, bounded. */
@@ -66,17 +62,6 @@ export function keyProblem(record: Pick<ApiKeyRecord, "revoked_at" | "expires_at
   if (!record || record.revoked_at !== null) return "api_key_revoked";
   if (record.expires_at !== null && !(Date.parse(record.expires_at) > now)) return "api_key_expired";
   return null;
-}
-
-const StoredActionSchema = z.union([
-  z.object({ session: CreateSessionRequestSchema, message: z.null() }),
-  z.object({ session: z.null(), message: ScheduleMessageSchema }),
-]);
-
-/** The stored action read with today's schemas; null when it no longer passes them. */
-export function parseAction(stored: unknown): ScheduleAction | null {
-  const parsed = StoredActionSchema.safeParse(stored);
-  return parsed.success ? (parsed.data as ScheduleAction) : null;
 }
 
 /**

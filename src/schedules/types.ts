@@ -3,9 +3,8 @@
  * them without importing the class.
  */
 import type { Scope } from "../auth/principal";
-import type { AddMessageRequest } from "../api/sessions/add-message";
-import type { CreateSessionRequest } from "../api/sessions/create";
-import type { ProblemCode } from "../api/errors";
+import type { ProblemCode } from "../problems";
+import type { AddMessageRequest, CreateSessionRequest } from "../sessions/request-schemas";
 
 export const SCHEDULE_STATUSES = ["active", "paused", "disabled"] as const;
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];

@@ -9,8 +9,8 @@ import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { bearerAuth } from "../security";
-import { canAccessSession, loadOwnedSession } from "./access";
-import { isSessionId } from "./ids";
+import { canAccessSession, loadOwnedSession } from "../../sessions/access";
+import { isSessionId } from "../../sessions/ids";
 import { SessionIdParamsSchema } from "./schemas";
 
 export const route = createRoute({

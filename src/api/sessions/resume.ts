@@ -10,9 +10,9 @@ import { IdempotencyHeadersSchema, idempotent } from "../middleware/idempotency"
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
-import { loadOwnedSession } from "./access";
-import { agentProblem } from "./agent-client";
-import { checkDailyBudget } from "./run-admission";
+import { loadOwnedSession } from "../../sessions/access";
+import { agentProblem } from "../../sessions/client";
+import { checkDailyBudget } from "../../sessions/run-admission";
 import { SessionIdParamsSchema, SessionSchema } from "./schemas";
 
 export const route = createRoute({

@@ -21,6 +21,7 @@ import { checkToolSpecs, toolDefinitions } from "./tools/registry";
 import { acceptsImages } from "./model/catalog";
 import { type PreparedInput, prepareInput, storeInput } from "./input";
 import { outputToolsFor } from "./output/call-tools";
+import type { SessionRpc } from "./rpc";
 import {
   ACTIVE_STATUSES,
   SLOT_STATUSES,
@@ -50,7 +51,7 @@ const SESSION_NOT_FOUND = { ok: false, reason: "session_not_found" } as const;
 /** Hand-offs an erase tries while other calls keep giving the session something to hand off. */
 const MAX_ERASE_ROUNDS = 3;
 
-export class Agent extends DurableObject<Cloudflare.Env> {
+export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
   readonly #host: AgentHost;
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {

@@ -3,12 +3,12 @@
  * slot from its index. Checked by the gateway, before the Agent is asked, so a refused start
  * leaves the session as it was.
  */
-import { tenantIndexStub } from "../../objects";
-import type { Env } from "../../env";
-import type { Limits } from "../../limits";
-import type { RunSlot } from "../../tenants/types";
-import { DAY_MS } from "../../tenants/usage";
-import { ApiError } from "../errors";
+import { tenantIndexStub } from "../objects";
+import type { Env } from "../env";
+import type { Limits } from "../limits";
+import type { RunSlot } from "../tenants/types";
+import { DAY_MS } from "../tenants/usage";
+import { ApiError } from "../problems";
 
 /**
  * Pure: null while today's budget lasts, else the seconds until it renews at the next UTC
