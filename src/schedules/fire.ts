@@ -54,7 +54,7 @@ export async function openGate(env: Env, tenantId: string, creator: ScheduleCrea
     if (admission.code === "suspended") return { kind: "suspended" };
     return { kind: "refused", error_code: "rate_limited", error: "The tenant's requests_per_minute was used up at the slot." };
   }
-  return { kind: "go", actor: { env, config: loadConfig(env), principal, limits: admission.limits, settings: admission.settings } };
+  return { kind: "go", actor: { env, config: loadConfig(env), principal, limits: admission.limits, settings: admission.settings, models: admission.models ?? null } };
 }
 
 /** Pure: why a schedule created with this key must stop, or null while the key stands. Keys are never deleted, so a missing one was never valid here. */

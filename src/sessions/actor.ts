@@ -16,4 +16,6 @@ export interface Actor {
   /** The tenant's effective limits, as its index admitted the operation. */
   limits: Limits;
   settings: TenantSettings;
+  /** The models the tenant's sessions may choose, from the same admission; null: not narrowed. */
+  models: readonly string[] | null;
 }

@@ -5,7 +5,6 @@
  */
 import type { Principal } from "../auth/principal";
 import type { Limits } from "../limits";
-import { tenantIndexStub } from "../objects";
 import { ApiError, type FieldError } from "../problems";
 import type { Actor } from "./actor";
 import { AgentClient } from "./client";
@@ -79,10 +78,9 @@ export interface PreparedSession {
  * One 400 lists every problem, each at its field (`body.tools.0.url`).
  */
 export async function prepareSession(actor: Actor, body: CreateSessionRequest): Promise<PreparedSession> {
-  const { principal, config } = actor;
+  const { config } = actor;
   const resolved = resolveSessionLimits(actor.limits, body.limits);
-  const tenantModels = await tenantIndexStub(actor.env, principal.tenantId).allowedModels(principal.tenantId);
-  const model = chooseModel(body.model, config.models, tenantModels, config.model);
+  const model = chooseModel(body.model, config.models, actor.models, config.model);
   const urlOptions = { allowPrivateUrls: config.allowPrivateUrls, webhookOrigins: actor.settings.webhook_origins };
   const tools = prepareSessionTools(body.tools ?? [], urlOptions);
   const notifyUrl = body.notify_url == null ? null : checkNotifyUrl(body.notify_url, urlOptions);

@@ -28,11 +28,11 @@ import type * as T from "./types";
 import { migrate } from "../storage/migrations";
 import { AlarmClock } from "../storage/alarm-clock";
 import { TENANT_INDEX_MIGRATIONS } from "./migrations";
-import { MAX_USAGE_DAYS, tokensOnDay, usageDays } from "./usage";
+import { dailyBudgetRetryAfter, MAX_USAGE_DAYS, tokensOnDay, usageDays } from "./usage";
 import { optionalString, requireInt, requireNow, requirePageLimit, requireString, toIso } from "./validate";
 import { parseSettings, writeSettings } from "./tenant-settings";
 import { readWebhookSecret, rotateWebhookSecret, signingSecrets } from "./webhook-secret";
-import { parseAllowedModels, readAllowedModels, writeAllowedModels } from "./tenant-models";
+import { parseAllowedModels, writeAllowedModels } from "./tenant-models";
 import type { NotificationAck } from "../notifications/types";
 import { DELIVERY_STATUSES, type DeliveryStatus, listDeliveries, nextDueAt, pruneDeliveries, redeliver, type RedeliverResult, type WebhookDelivery } from "../notifications/delivery-store";
 import { deliverDue } from "../notifications/dispatcher";
@@ -188,11 +188,19 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
 
   async acquireRun(tenantId: string, sessionId: string, maxConcurrent: number, now: number): Promise<T.RunSlot> {
     await this.#enter(tenantId);
-    const id = requireString("sessionId", sessionId);
-    const max = requireInt("maxConcurrent", maxConcurrent, 1);
-    const at = requireNow(now);
-    if (this.#readConfig().suspended) return { ok: false, code: "suspended" };
-    return this.ctx.storage.transactionSync(() => acquireRunSlot(this.#sql, id, max, at));
+    return this.#acquireRun(sessionId, maxConcurrent, now);
+  }
+
+  /** A new run's admission in one round trip: the daily token budget first, then a slot as `acquireRun` takes it. */
+  async admitRun(tenantId: string, input: T.AdmitRunInput): Promise<T.RunAdmission> {
+    await this.#enter(tenantId);
+    const at = requireNow(input.now);
+    if (input.maxTokensPerDay !== null) {
+      const budget = requireInt("maxTokensPerDay", input.maxTokensPerDay, 1);
+      const retryAfterSeconds = dailyBudgetRetryAfter(tokensOnDay(this.#sql, at), budget, at);
+      if (retryAfterSeconds !== null) return { ok: false, code: "budget_used", retryAfterSeconds };
+    }
+    return this.#acquireRun(input.sessionId, input.maxConcurrent, at);
   }
 
   /** Gives back the slot of a start that did not happen (the Agent refused it or failed). */
@@ -244,13 +252,14 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
   /** The models the tenant's sessions may choose; null: every model the platform offers. */
   async allowedModels(tenantId: string): Promise<string[] | null> {
     await this.#enter(tenantId);
-    return readAllowedModels(this.ctx.storage.kv);
+    return this.#readConfig().models;
   }
 
   /** Replaces the tenant's list of models as a whole (null: no narrowing); returns the config. */
   async setAllowedModels(tenantId: string, models: string[] | null): Promise<T.TenantConfig> {
     await this.#enter(tenantId);
     writeAllowedModels(this.ctx.storage.kv, parseAllowedModels(models));
+    this.#config = null;
     return this.#tenantConfig(tenantId);
   }
 
@@ -525,6 +534,14 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     this.#migrated = true;
   }
 
+  #acquireRun(sessionId: string, maxConcurrent: number, now: number): T.RunSlot {
+    const id = requireString("sessionId", sessionId);
+    const max = requireInt("maxConcurrent", maxConcurrent, 1);
+    const at = requireNow(now);
+    if (this.#readConfig().suspended) return { ok: false, code: "suspended" };
+    return this.ctx.storage.transactionSync(() => acquireRunSlot(this.#sql, id, max, at));
+  }
+
   #readConfig(): ConfigState {
     this.#config ??= readConfigState(this.ctx.storage.kv, loadConfig(this.env).defaultLimits);
     return this.#config;
@@ -537,7 +554,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
       suspended: config.suspended,
       limit_overrides: config.overrides,
       effective_limits: config.limits,
-      models: readAllowedModels(this.ctx.storage.kv),
+      models: config.models,
       created_at: toIso(this.#binding.createdAt),
     };
   }

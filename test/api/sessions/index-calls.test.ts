@@ -43,29 +43,29 @@ async function create(who: Caller, body: Record<string, unknown>): Promise<{ sta
 }
 
 describe("POST /v1/sessions: the gateway's calls to the tenant index", () => {
-  it("admits the request and reserves a run slot, nothing more, for a session with input", async () => {
+  it("admits the request, then the run (daily budget and slot) in one call, for a session with input", async () => {
     const who = await caller();
     const model = mockModel(uniqueKey("model"));
     await model.script({ reply: { content: [text("hi")] } });
     const { status, calls } = await create(who, { input: "hi", model: model.key });
     expect(status).toBe(201);
-    expect(calls).toEqual(["admitRequest", "allowedModels", "acquireRun"]);
+    expect(calls).toEqual(["admitRequest", "admitRun"]);
   });
 
-  it("asks once more for today's tokens when the tenant has a daily budget", async () => {
+  it("asks no more when the tenant has a daily budget: the run's admission checks it", async () => {
     const who = await caller();
     await tenantIndexStub(env, who.tenantId).setLimitOverrides(who.tenantId, { max_tokens_per_day: 1_000_000 });
     const model = mockModel(uniqueKey("model"));
     await model.script({ reply: { content: [text("hi")] } });
     const { status, calls } = await create(who, { input: "hi", model: model.key });
     expect(status).toBe(201);
-    expect(calls).toEqual(["admitRequest", "allowedModels", "tokensToday", "acquireRun"]);
+    expect(calls).toEqual(["admitRequest", "admitRun"]);
   });
 
   it("only admits the request for a session without input", async () => {
     const who = await caller();
     const { status, calls } = await create(who, {});
     expect(status).toBe(201);
-    expect(calls).toEqual(["admitRequest", "allowedModels"]);
+    expect(calls).toEqual(["admitRequest"]);
   });
 });

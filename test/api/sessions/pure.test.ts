@@ -3,7 +3,7 @@ import { canAccessSession, listFilterFor } from "../../../src/sessions/access";
 import { agentProblem, agentValue, sentence } from "../../../src/sessions/client";
 import { isSessionId, isToolCallId, newSessionId } from "../../../src/sessions/ids";
 import { messagesAfter } from "../../../src/api/sessions/list-messages";
-import { dailyBudgetRetryAfter } from "../../../src/sessions/run-admission";
+import { dailyBudgetRetryAfter } from "../../../src/tenants/usage";
 import { ApiError } from "../../../src/api/errors";
 import type { Principal } from "../../../src/auth/principal";
 
