@@ -249,12 +249,6 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> {
     return this.#tenantConfig(tenantId);
   }
 
-  /** The models the tenant's sessions may choose; null: every model the platform offers. */
-  async allowedModels(tenantId: string): Promise<string[] | null> {
-    await this.#enter(tenantId);
-    return this.#readConfig().models;
-  }
-
   /** Replaces the tenant's list of models as a whole (null: no narrowing); returns the config. */
   async setAllowedModels(tenantId: string, models: string[] | null): Promise<T.TenantConfig> {
     await this.#enter(tenantId);
