@@ -75,9 +75,10 @@ export interface PreparedSession {
 /**
  * Every check a create body must pass for this actor before anything exists: limits within the
  * tenant's, a model the platform and the tenant allow, tools and a notify URL the guards accept.
- * One 400 lists every problem, each at its field (`body.tools.0.url`).
+ * One 400 lists every problem, each at its field (`body.tools.0.url`). No I/O: what the tenant
+ * allows came with the actor's admission.
  */
-export async function prepareSession(actor: Actor, body: CreateSessionRequest): Promise<PreparedSession> {
+export function prepareSession(actor: Actor, body: CreateSessionRequest): PreparedSession {
   const { config } = actor;
   const resolved = resolveSessionLimits(actor.limits, body.limits);
   const model = chooseModel(body.model, config.models, actor.models, config.model);
@@ -101,7 +102,7 @@ export async function prepareSession(actor: Actor, body: CreateSessionRequest): 
  */
 export async function createSession(actor: Actor, body: CreateSessionRequest, id: string = newSessionId()): Promise<Session> {
   const { env, principal, config } = actor;
-  const prepared = await prepareSession(actor, body);
+  const prepared = prepareSession(actor, body);
   // Images last: a request that is wrong anyway fetches nothing.
   const input =
     body.input === undefined

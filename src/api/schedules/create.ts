@@ -95,7 +95,7 @@ async function checkAction(actor: Actor, body: CreateScheduleRequest): Promise<S
     throw new ApiError("validation_failed", undefined, { errors: [{ path: field, message: `Must be at most ${MAX_SCHEDULE_ACTION_BYTES} bytes as JSON.` }] });
   }
   if (action.session) {
-    await underField("body.session", () => prepareSession(actor, action.session));
+    await underField("body.session", async () => prepareSession(actor, action.session));
   } else {
     await loadOwnedSession(actor.env, actor.principal, action.message.session_id).catch((error: unknown) => {
       if (error instanceof ApiError && error.code === "not_found") {

@@ -34,7 +34,7 @@ export * from "../../sessions/request-schemas";
 
 export const MAX_DENY_REASON_CHARS = 1_000;
 
-// ---- content and input ---------------------------------------------------------------------
+// ---- content --------------------------------------------------------------------------------
 
 export const ToolUseBlockSchema = z
   .object({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown() })
