@@ -91,10 +91,6 @@ export class AgentClient {
     return valueOf(this.#rpc.create(init, input));
   }
 
-  start(input: RunInput, cap: Limits, options: RunOptions = {}) {
-    return valueOf(this.#rpc.start(input, cap, options));
-  }
-
   /**
    * `if_running: enqueue`; the machine reason `run_not_going` comes back as a value for the caller
    * to act on. With `requestKey` (here, on `interrupt` and on `tryStart`) a message already applied
