@@ -74,6 +74,7 @@ async function valueOf<T>(answer: Promise<AgentResult<T>>): Promise<T> {
 }
 
 export class AgentClient {
+  /** The stub seen through the interface: every answer has the type the object declares. */
   readonly #rpc: SessionRpc;
 
   constructor(env: Env, tenantId: string, sessionId: string) {
