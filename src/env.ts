@@ -5,14 +5,14 @@
  * reads the environment depends on an object's implementation.
  */
 import type { SchedulerRpc } from "./schedules/rpc";
-import type { AgentRpc } from "./sessions/object/rpc";
+import type { SessionRpc } from "./sessions/object/rpc";
 import type { TenantIndexRpc, TenantRegistryRpc } from "./tenants/rpc";
 
 /** A namespace whose stubs offer `T`'s methods (the brand marks `T` as a Durable Object's). */
 type Namespace<T> = DurableObjectNamespace<T & Rpc.DurableObjectBranded>;
 
 export interface Env {
-  AGENT: Namespace<AgentRpc>;
+  AGENT: Namespace<SessionRpc>;
   TENANT_INDEX: Namespace<TenantIndexRpc>;
   TENANT_REGISTRY: Namespace<TenantRegistryRpc>;
   /** One per tenant: its schedules, fired from the object's alarm. */

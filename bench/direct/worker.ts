@@ -10,7 +10,7 @@
  */
 import { agentStub, tenantIndexStub } from "../../src/objects";
 import { EMPTY_USAGE, type AgentResult, type Session } from "../../src/sessions/types";
-import { newSessionId } from "../../src/api/sessions/ids";
+import { newSessionId } from "../../src/sessions/ids";
 import type { Env } from "../../src/env";
 import platform from "../../src/index";
 

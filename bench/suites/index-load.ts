@@ -15,7 +15,7 @@ import { STEP_OVERHEAD_STEPS } from "./step-overhead";
 /** The platform's `USAGE_REPORT_INTERVAL_MS` (src/sessions/object/report/report-policy.ts, a Workers module). */
 const USAGE_REPORT_INTERVAL_MS = 20_000;
 /** The tenant index's methods the gateway calls while it admits and serves a request. */
-const GATEWAY_METHODS = new Set(["admitRequest", "admitApiKey", "admitExchangedToken", "allowedModels", "getConfig", "getSessionSummary", "listSessions", "counts", "findApiKey", "touchApiKey", "beginIdempotent", "completeIdempotent", "releaseIdempotent", "acquireRun", "releaseRun", "tokensToday"]);
+const GATEWAY_METHODS = new Set(["admitRequest", "admitApiKey", "admitExchangedToken", "getConfig", "getSessionSummary", "listSessions", "counts", "findApiKey", "touchApiKey", "beginIdempotent", "completeIdempotent", "releaseIdempotent", "admitRun", "acquireRun", "releaseRun", "tokensToday"]);
 /** Console events travel apart from command answers; this covers their lag. */
 const SETTLE_MS = 500;
 const REQUEST_SAMPLES = 10;

@@ -1,24 +1,7 @@
-/**
- * Who an operation acts for and what its tenant allows it. A request's middleware gathers this
- * (authentication, then the tenant index's admission); a schedule's firing rebuilds it from the
- * schedule's creator and a fresh admission, so both run the same operation functions.
- */
-import type { Principal } from "../auth/principal";
-import type { Config } from "../config";
-import type { Env } from "../env";
-import type { Limits } from "../limits";
-import type { TenantSettings } from "../tenants/types";
+/** The actor of a request, as its middleware gathered it, for the session operations. */
+import type { Actor } from "../sessions/actor";
 import type { AppContext } from "./context";
 
-export interface Actor {
-  env: Env;
-  config: Config;
-  principal: Principal;
-  /** The tenant's effective limits, as its index admitted the operation. */
-  limits: Limits;
-  settings: TenantSettings;
-}
-
 export function actorOf(c: AppContext): Actor {
-  return { env: c.env, config: c.var.config, principal: c.var.principal, limits: c.var.limits, settings: c.var.settings };
+  return { env: c.env, config: c.var.config, principal: c.var.principal, limits: c.var.limits, settings: c.var.settings, models: c.var.models };
 }

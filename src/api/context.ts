@@ -27,6 +27,8 @@ export interface AppVariables {
   bodyLimitExceeded: boolean;
   /** The tenant's own settings, carried by the same admission answer. */
   settings: TenantSettings;
+  /** The models the tenant's sessions may choose, from the same answer; null: not narrowed. */
+  models: readonly string[] | null;
 }
 
 export interface AppEnv {

@@ -1,61 +1,17 @@
 /**
- * The gateway's one error type and its wire form: RFC 9457 problem details from the closed list
- * of codes in problems.ts. The same list documents every route's error responses (`errorResponses`).
+ * The wire form of the platform's one error type (src/problems.ts): RFC 9457 problem details,
+ * and the same closed list documenting every route's error responses (`errorResponses`).
  */
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { ApiError, type ErrorStatus, PROBLEM_CODES, type ProblemCode } from "../problems";
 import { headerRefs, type ResponseHeaderName } from "./openapi-headers";
-import { type ErrorStatus, PROBLEM_CODES, PROBLEMS, type ProblemCode } from "./problems";
+
+export { ApiError, type ApiErrorOptions, type ErrorStatus, type FieldError, MAX_REPORTED_FIELD_ERRORS, PROBLEM_CODES, type ProblemCode } from "../problems";
 
 /** Problem `type` URIs: one per code, stable, so clients can switch on them. */
 export const PROBLEM_TYPE_BASE = "https://agents.local/problems/";
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
-/** Bounds the size of a 400 answer to a body with thousands of bad fields. */
-export const MAX_REPORTED_FIELD_ERRORS = 50;
-
-export { PROBLEM_CODES, type ErrorStatus, type ProblemCode } from "./problems";
-
-export interface FieldError {
-  /** Where the bad value is: `body.name`, `query.limit`, `path.key_id`, `header.idempotency-key`. */
-  path: string;
-  message: string;
-}
-
-export interface ApiErrorOptions {
-  errors?: FieldError[];
-  /** Sent as `Retry-After`; set for 429 (and wherever a retry time is known). */
-  retryAfterSeconds?: number;
-  /** Sent as `Allow` on 405. */
-  allow?: readonly string[];
-}
-
-/**
- * Thrown by handlers and middleware for every expected failure; `onError` renders it. The
- * `detail` goes on the wire, so it must be written for the caller, never copied from an
- * internal error.
- */
-export class ApiError extends Error {
-  override name = "ApiError";
-  readonly code: ProblemCode;
-  readonly status: ErrorStatus;
-  readonly title: string;
-  readonly detail: string;
-  readonly errors: FieldError[] | undefined;
-  readonly retryAfterSeconds: number | undefined;
-  readonly allow: readonly string[] | undefined;
-
-  constructor(code: ProblemCode, detail?: string, options: ApiErrorOptions = {}) {
-    const problem = PROBLEMS[code];
-    super(detail ?? problem.detail);
-    this.code = code;
-    this.status = problem.status;
-    this.title = problem.title;
-    this.detail = detail ?? problem.detail;
-    this.errors = options.errors?.slice(0, MAX_REPORTED_FIELD_ERRORS);
-    this.retryAfterSeconds = options.retryAfterSeconds;
-    this.allow = options.allow;
-  }
-}
 
 export function problemType(code: ProblemCode): string {
   return PROBLEM_TYPE_BASE + code;

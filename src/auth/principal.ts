@@ -1,6 +1,7 @@
 /**
- * Who a request acts as: the authenticated principal, its scopes and what they imply, and the
- * one tenant-id rule of the platform. Pure: no I/O, no clock.
+ * Who a request acts as: the authenticated principal, its scopes and what they imply, the one
+ * tenant-id rule of the platform, and the rate bucket a principal is counted in. Pure: no I/O,
+ * no clock.
  */
 
 export type Scope = "sessions:read" | "sessions:write" | "tenant:admin" | "platform:admin";
@@ -82,3 +83,14 @@ export function parseScopes(value: unknown): Scope[] {
   const present = new Set(items.filter(isScope));
   return ALL_SCOPES.filter((scope) => present.has(scope));
 }
+
+/**
+ * The per-caller rate bucket: the API key (a token exchanged from it shares its budget), else
+ * the JWT subject. The tenant-wide limit is applied by the tenant index on top of it.
+ */
+export function rateBucket(principal: Principal): string {
+  return principal.keyId !== undefined ? keyBucket(principal.keyId) : `sub:${principal.subject}`;
+}
+
+/** An API key's bucket, named before its key is verified (see `admitApiKey`). */
+export const keyBucket = (keyId: string) => `key:${keyId}`;

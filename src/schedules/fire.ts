@@ -4,20 +4,16 @@
  * then its action, through the very operations the public routes run. A refusal becomes a
  * `failed` outcome to record; any other fault is thrown, for the Scheduler to try again.
  */
-import { z } from "@hono/zod-openapi";
-import type { Actor } from "../api/actor";
-import { ApiError, type ProblemCode } from "../api/errors";
-import { rateBucket } from "../api/middleware/authenticate";
-import { ScheduleMessageSchema } from "../api/schedules/schemas";
-import { addMessage } from "../api/sessions/add-message";
-import { AgentClient } from "../api/sessions/agent-client";
-import { createSession } from "../api/sessions/create";
-import { CreateSessionRequestSchema } from "../api/sessions/schemas";
 import { type ApiKeyRecord, keyStandingProblem } from "../auth/api-keys";
-import type { Principal } from "../auth/principal";
+import { type Principal, rateBucket } from "../auth/principal";
 import { loadConfig } from "../config";
 import type { Env } from "../env";
 import { tenantIndexStub } from "../objects";
+import { ApiError, type ProblemCode } from "../problems";
+import type { Actor } from "../sessions/actor";
+import { addMessage } from "../sessions/add-message";
+import { AgentClient } from "../sessions/client";
+import { createSession } from "../sessions/create";
 import type { DisabledReason, FiringOutcome, ScheduleAction, ScheduleCreator } from "./types";
 
 /** A refusal's text as recorded: the problem's detail and its fields, bounded. */
@@ -58,7 +54,7 @@ export async function openGate(env: Env, tenantId: string, creator: ScheduleCrea
     if (admission.code === "suspended") return { kind: "suspended" };
     return { kind: "refused", error_code: "rate_limited", error: "The tenant's requests_per_minute was used up at the slot." };
   }
-  return { kind: "go", actor: { env, config: loadConfig(env), principal, limits: admission.limits, settings: admission.settings } };
+  return { kind: "go", actor: { env, config: loadConfig(env), principal, limits: admission.limits, settings: admission.settings, models: admission.models ?? null } };
 }
 
 /** Pure: why a schedule created with this key must stop, or null while the key stands. Keys are never deleted, so a missing one was never valid here. */
@@ -68,17 +64,6 @@ export function keyProblem(record: Pick<ApiKeyRecord, "revoked_at" | "expires_at
   if (problem === "key_revoked") return "api_key_revoked";
   if (problem === "key_expired") return "api_key_expired";
   return null;
-}
-
-const StoredActionSchema = z.union([
-  z.object({ session: CreateSessionRequestSchema, message: z.null() }),
-  z.object({ session: z.null(), message: ScheduleMessageSchema }),
-]);
-
-/** The stored action read with today's schemas; null when it no longer passes them. */
-export function parseAction(stored: unknown): ScheduleAction | null {
-  const parsed = StoredActionSchema.safeParse(stored);
-  return parsed.success ? (parsed.data as ScheduleAction) : null;
 }
 
 /**

@@ -3,8 +3,8 @@
  * key a message schedule sends are derived from the schedule and the slot, so a firing repeated
  * after a crash names the same session, or the same message, as the first try.
  */
-import { base64url } from "../api/schedules/ids";
-import { SESSION_ID_PREFIX, SESSION_ID_RANDOM_BYTES } from "../api/sessions/ids";
+import { base64url } from "../shared/base64";
+import { SESSION_ID_PREFIX, SESSION_ID_RANDOM_BYTES } from "../sessions/ids";
 
 /** A session id like any other (`ses_` and 24 url-safe characters), from a hash of schedule and slot. */
 export async function slotSessionId(scheduleId: string, slot: number): Promise<string> {

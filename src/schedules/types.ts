@@ -3,8 +3,8 @@
  * them without importing the class.
  */
 import type { Scope } from "../auth/principal";
-import type { ProblemCode } from "../api/problems";
-import type { AddMessageRequest, CreateSessionRequest } from "../api/sessions/request-schemas";
+import type { ProblemCode } from "../problems";
+import type { AddMessageRequest, CreateSessionRequest } from "../sessions/request-schemas";
 
 export const SCHEDULE_STATUSES = ["active", "paused", "disabled"] as const;
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];

@@ -223,7 +223,7 @@ export interface SessionSummary {
 
 /**
  * Why an Agent refused a call: machine reasons only. The gateway turns each into its wire
- * problem and text in one switch (src/api/sessions/agent-client.ts).
+ * problem and text in one switch (src/sessions/client.ts).
  */
 export type AgentFailure =
   | { reason: "session_not_found" }

@@ -1,5 +1,6 @@
 /**
- * Base64 (RFC 4648, standard alphabet, padded) to bytes and back, for images on the wire.
+ * Base64 (RFC 4648, standard alphabet, padded) to bytes and back, for images on the wire; and
+ * the unpadded url-safe form of random ids.
  * Table-driven over typed arrays: `btoa`/`atob` need a binary string built one character at a
  * time, which takes about a second for a few megabytes, while this takes milliseconds.
  */
@@ -31,6 +32,11 @@ export function encodeBase64(bytes: Uint8Array): string {
     out[o++] = PAD;
   }
   return new TextDecoder().decode(out);
+}
+
+/** The url-safe alphabet (RFC 4648 §5) without padding: random bytes as an id's path-safe characters. */
+export function base64url(bytes: Uint8Array): string {
+  return encodeBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 /** The decoded bytes, or null for text that is not canonical padded base64 (whitespace included). */

@@ -18,5 +18,5 @@ export function admit(config: ConfigState, limiter: RateLimiter, bucket: string,
   if (config.suspended) return { ok: false, code: "suspended" };
   const check = limiter.take([TENANT_WINDOW, `bucket:${bucket}`], config.limits.requests_per_minute, now);
   if (!check.ok) return { ok: false, code: "rate_limited", retryAfterSeconds: check.retryAfterSeconds };
-  return { ok: true, limits: config.limits, suspended: false, settings: config.settings };
+  return { ok: true, limits: config.limits, suspended: false, settings: config.settings, ...(config.models !== null ? { models: config.models } : {}) };
 }

@@ -3,22 +3,15 @@
  * error, or a session already stopped) must not stop the others; only real cancellations count.
  */
 import { agentStub } from "../objects";
-import type { AgentResult } from "../sessions/types";
 
 /** Agents asked at once: enough to be quick, few enough not to flood the runtime. */
 export const CANCEL_CONCURRENCY = 8;
 
 export type CancelOne = (sessionId: string) => Promise<{ ok: boolean }>;
 
-/** The Agent's `cancel()` as this module uses it; only the result's `ok` matters here. */
-interface Cancellable {
-  cancel(): Promise<AgentResult<unknown>>;
-}
-
 export function agentCanceller(env: Cloudflare.Env, tenantId: string): CancelOne {
   return async (sessionId) => {
-    const stub = agentStub(env, tenantId, sessionId) as unknown as Cancellable;
-    return stub.cancel();
+    return agentStub(env, tenantId, sessionId).cancel();
   };
 }
 

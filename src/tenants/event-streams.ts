@@ -63,10 +63,6 @@ export function sessionsStreaming(sql: SqlStorage, now: number): string[] {
     .map((row) => String(row.session_id));
 }
 
-interface StreamCloser {
-  closeStreams(filter: { all: true } | { keyId: string }, why: "credentials" | "suspended"): Promise<number>;
-}
-
 /**
  * Asks each session's Agent to close the streams `filter` selects, a few at a time; one that
  * cannot be reached is logged and left to its stream's deadline. Returns how many closed.
@@ -84,7 +80,7 @@ export async function closeStreamsOf(
     while (next < sessionIds.length) {
       const sessionId = sessionIds[next++] as string;
       try {
-        closed += await (agentStub(env, tenantId, sessionId) as unknown as StreamCloser).closeStreams(filter, why);
+        closed += await agentStub(env, tenantId, sessionId).closeStreams(filter, why);
       } catch (error) {
         console.error(JSON.stringify({ level: "error", event: "close_streams_failed", tenant_id: tenantId, session_id: sessionId, error: String(error) }));
       }

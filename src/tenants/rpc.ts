@@ -60,6 +60,8 @@ export interface TenantIndexRpc {
   removeSession(tenantId: string, sessionId: string): Promise<boolean>;
   listSessions(tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>>;
   acquireRun(tenantId: string, sessionId: string, maxConcurrent: number, now: number): Promise<T.RunSlot>;
+  /** A new run's admission in one round trip: the daily token budget first, then a slot as `acquireRun` takes it. */
+  admitRun(tenantId: string, input: T.AdmitRunInput): Promise<T.RunAdmission>;
   /** Gives back the slot of a start that did not happen (the Agent refused it or failed). */
   releaseRun(tenantId: string, sessionId: string): Promise<void>;
   counts(tenantId: string): Promise<T.StatusCounts>;
@@ -75,8 +77,6 @@ export interface TenantIndexRpc {
   /** Replaces the overrides as a whole and returns the resulting config. */
   setLimitOverrides(tenantId: string, overrides: PartialLimits): Promise<T.TenantConfig>;
   getConfig(tenantId: string): Promise<T.TenantConfig>;
-  /** The models the tenant's sessions may choose; null: every model the platform offers. */
-  allowedModels(tenantId: string): Promise<string[] | null>;
   /** Replaces the tenant's list of models as a whole (null: no narrowing); returns the config. */
   setAllowedModels(tenantId: string, models: string[] | null): Promise<T.TenantConfig>;
   /** Admits no new request, cancels the active sessions and closes every event stream. */

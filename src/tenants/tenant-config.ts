@@ -1,8 +1,10 @@
 /**
- * A tenant's configuration: the suspended flag, its limit overrides and its own settings, kept
- * as small values in the object's key-value storage, and the effective limits they give.
+ * A tenant's configuration: the suspended flag, its limit overrides, its own settings and the
+ * models it may use, kept as small values in the object's key-value storage, and the effective
+ * limits they give.
  */
 import { type Limits, type PartialLimits, partialLimitsSchema } from "../limits";
+import { readAllowedModels } from "./tenant-models";
 import { readSettings } from "./tenant-settings";
 import type { TenantConfig, TenantSettings } from "./types";
 import { toIso } from "./validate";
@@ -15,11 +17,19 @@ export interface ConfigState {
   overrides: PartialLimits;
   limits: Limits;
   settings: TenantSettings;
+  /** The models the tenant's sessions may choose; null: every model the platform offers. */
+  models: string[] | null;
 }
 
 export function readConfigState(kv: SyncKvStorage, defaults: Limits): ConfigState {
   const overrides = kv.get<PartialLimits>(OVERRIDES_KEY) ?? {};
-  return { suspended: kv.get<boolean>(SUSPENDED_KEY) === true, overrides, limits: effectiveLimits(defaults, overrides), settings: readSettings(kv) };
+  return {
+    suspended: kv.get<boolean>(SUSPENDED_KEY) === true,
+    overrides,
+    limits: effectiveLimits(defaults, overrides),
+    settings: readSettings(kv),
+    models: readAllowedModels(kv),
+  };
 }
 
 export function writeSuspended(kv: SyncKvStorage, suspended: boolean): void {
@@ -47,14 +57,14 @@ export function effectiveLimits(defaults: Limits, overrides: PartialLimits): Lim
   return { ...defaults, ...Object.fromEntries(present) };
 }
 
-/** The config as `getConfig` answers it; `models` is the tenant's list (tenant-models.ts). */
-export function tenantConfigView(tenantId: string, config: ConfigState, models: string[] | null, createdAt: number): TenantConfig {
+/** The config as `getConfig` answers it. */
+export function tenantConfigView(tenantId: string, config: ConfigState, createdAt: number): TenantConfig {
   return {
     tenant_id: tenantId,
     suspended: config.suspended,
     limit_overrides: config.overrides,
     effective_limits: config.limits,
-    models,
+    models: config.models,
     created_at: toIso(createdAt),
   };
 }

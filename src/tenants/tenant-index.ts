@@ -145,6 +145,10 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return sessionCalls.acquireRun(await this.#enter(tenantId), sessionId, maxConcurrent, now);
   }
 
+  async admitRun(tenantId: string, input: T.AdmitRunInput): Promise<T.RunAdmission> {
+    return sessionCalls.admitRun(await this.#enter(tenantId), input);
+  }
+
   async releaseRun(tenantId: string, sessionId: string): Promise<void> {
     return sessionCalls.releaseRun(await this.#enter(tenantId), sessionId);
   }
@@ -178,11 +182,6 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
 
   async getConfig(tenantId: string): Promise<T.TenantConfig> {
     return configCalls.tenantConfig(await this.#enter(tenantId), tenantId);
-  }
-
-  async allowedModels(tenantId: string): Promise<string[] | null> {
-    await this.#enter(tenantId);
-    return readAllowedModels(this.ctx.storage.kv);
   }
 
   async setAllowedModels(tenantId: string, models: string[] | null): Promise<T.TenantConfig> {

@@ -7,8 +7,11 @@ import type { ApiKeyRecord } from "../auth/api-keys";
 import type { Limits, PartialLimits } from "../limits";
 
 export type Admission =
-  /** `settings` rides along so the gateway has them without asking again. */
-  | { ok: true; limits: Limits; suspended: false; settings: TenantSettings }
+  /**
+   * `settings` and `models` ride along so the gateway has them without asking again. `models`:
+   * the models the tenant narrowed its sessions to; absent when it did not narrow them.
+   */
+  | { ok: true; limits: Limits; suspended: false; settings: TenantSettings; models?: string[] }
   | { ok: false; code: "suspended" }
   | { ok: false; code: "rate_limited"; retryAfterSeconds: number };
 
@@ -62,6 +65,17 @@ export interface PageInput {
 }
 
 export type RunSlot = { ok: true } | { ok: false; code: "busy"; retryAfterSeconds: number } | { ok: false; code: "suspended" };
+
+export interface AdmitRunInput {
+  sessionId: string;
+  maxConcurrent: number;
+  /** The tenant's daily token budget; null for none. */
+  maxTokensPerDay: number | null;
+  now: number;
+}
+
+/** A slot, or the daily budget used up until the next UTC midnight. */
+export type RunAdmission = RunSlot | { ok: false; code: "budget_used"; retryAfterSeconds: number };
 
 /** The answer to a session's report: whether it was applied, and whether its tenant is suspended. */
 export interface ReportAck {

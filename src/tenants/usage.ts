@@ -1,6 +1,7 @@
 /**
- * Per-day usage of a tenant (UTC days). Rows only ever grow and outlive the sessions they
- * counted, so erasing a session does not rewrite history or refund the day's token budget.
+ * Per-day usage of a tenant (UTC days), and when its daily token budget renews. Rows only ever
+ * grow and outlive the sessions they counted, so erasing a session does not rewrite history or
+ * refund the day's token budget.
  */
 import type { UsageDay } from "./types";
 import { utcDay } from "./validate";
@@ -9,6 +10,16 @@ import { utcDay } from "./validate";
 export const MAX_USAGE_DAYS = 366;
 /** One UTC day; usage and the daily token budget count by it. */
 export const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Pure: null while today's budget lasts, else the seconds until it renews at the next UTC
+ * midnight. A run already going may finish past the budget; a new one may not start.
+ */
+export function dailyBudgetRetryAfter(tokensToday: number, maxTokensPerDay: number | null, now: number): number | null {
+  if (maxTokensPerDay === null || tokensToday < maxTokensPerDay) return null;
+  const nextMidnight = (Math.floor(now / DAY_MS) + 1) * DAY_MS;
+  return Math.max(1, Math.ceil((nextMidnight - now) / 1000));
+}
 
 export type UsageDelta = Omit<UsageDay, "day">;
 

@@ -12,7 +12,7 @@ import { newEventId } from "../../src/notifications/ids";
 import type { NotificationType } from "../../src/notifications/types";
 import { HANDOFF_RETRY_MS } from "../../src/notifications/schedule";
 import { agentStub, tenantIndexName, tenantIndexStub } from "../../src/objects";
-import { agentProblem } from "../../src/api/sessions/agent-client";
+import { agentProblem } from "../../src/sessions/client";
 import type { AgentFailure } from "../../src/sessions/types";
 import { TenantIndex } from "../../src/tenants/tenant-index";
 import { createSession } from "../api/sessions/helpers";

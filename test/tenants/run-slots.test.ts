@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RUN_RESERVATION_TTL_MS, RUN_SLOT_RETRY_AFTER_SECONDS, runSlotRetryAfter } from "../../src/tenants/run-slots";
-import { BASE_MS, freshTenant, indexOf, report } from "./helpers";
+import { BASE_MS, DAY_MS, freshTenant, indexOf, report } from "./helpers";
 
 const MAX = 10;
 
@@ -90,5 +90,29 @@ describe("runSlotRetryAfter", () => {
     [BASE_MS, 1],
   ])("with the first reservation ending at %s answers %s seconds", (expiry, seconds) => {
     expect(runSlotRetryAfter(BASE_MS, expiry)).toBe(seconds);
+  });
+});
+
+describe("admitRun", () => {
+  const input = (sessionId: string, maxTokensPerDay: number | null, now = BASE_MS) => ({ sessionId, maxConcurrent: MAX, maxTokensPerDay, now });
+
+  it("reserves a slot as acquireRun does while today's budget lasts, or without a budget", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    await index.reportSession(tenantId, report("ses_used", { revision: 1, usage: { steps: 1, input_tokens: 60, output_tokens: 39, cache_read_tokens: 0, cache_write_tokens: 0 } }));
+    expect(await index.admitRun(tenantId, input("ses_a", 100))).toEqual({ ok: true });
+    expect(await index.admitRun(tenantId, input("ses_b", null))).toEqual({ ok: true });
+    await acquireMany(tenantId, MAX - 2, BASE_MS);
+    expect(await index.admitRun(tenantId, input("ses_c", 100))).toMatchObject({ ok: false, code: "busy" });
+  });
+
+  it("refuses once today's tokens reach the budget, until the next UTC midnight, and takes no slot", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    await index.reportSession(tenantId, report("ses_used", { revision: 1, usage: { steps: 1, input_tokens: 60, output_tokens: 40, cache_read_tokens: 0, cache_write_tokens: 0 } }));
+    const now = BASE_MS + 1_500;
+    const secondsToMidnight = Math.ceil((Math.floor(now / DAY_MS + 1) * DAY_MS - now) / 1000);
+    expect(await index.admitRun(tenantId, input("ses_a", 100, now))).toEqual({ ok: false, code: "budget_used", retryAfterSeconds: secondsToMidnight });
+    await acquireMany(tenantId, MAX, now);
   });
 });

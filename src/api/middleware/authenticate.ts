@@ -18,7 +18,7 @@ import { authenticate as authenticateCredential, type AuthenticateDeps } from ".
 import type { AuthFailure } from "../../auth/failure";
 import type { Env } from "../../env";
 import type { Admission } from "../../tenants/types";
-import type { Principal } from "../../auth/principal";
+import { keyBucket, type Principal, rateBucket } from "../../auth/principal";
 import { authGuard, type AuthGuard } from "../auth-guard";
 import { clientAddressKey } from "../client-address";
 import type { AppContext, AppEnv } from "../context";
@@ -80,6 +80,7 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     c.set("principal", principal);
     c.set("limits", admission.limits);
     c.set("settings", admission.settings);
+    c.set("models", admission.models ?? null);
     enforceDeclaredLength(c, bodyCapFor(admission.limits, c.req.method, c.req.path));
 
     if (principal.via === "api_key" && principal.keyId !== undefined && lastUseDue(keyAdmission.lastUsedAt, now)) {
@@ -156,16 +157,6 @@ async function reachIndex<T>(c: AppContext, call: () => Promise<T>): Promise<T> 
     throw unavailable();
   }
 }
-
-/**
- * The per-caller rate bucket: the API key (a token exchanged from it shares its budget), else
- * the JWT subject. The tenant-wide limit is applied by the tenant index on top of it.
- */
-export function rateBucket(principal: Principal): string {
-  return principal.keyId !== undefined ? keyBucket(principal.keyId) : `sub:${principal.subject}`;
-}
-
-const keyBucket = (keyId: string) => `key:${keyId}`;
 
 /**
  * A key's `last_used_at` is recorded at most this often. Recording it on every request made

@@ -8,7 +8,7 @@ import type { Principal } from "../../auth/principal";
 import type { Env } from "../../env";
 import type { Schedule } from "../../schedules/types";
 import { ApiError } from "../errors";
-import { canAccessSession } from "../sessions/access";
+import { canAccessSession } from "../../sessions/access";
 import { isScheduleId } from "./ids";
 import { SCHEDULE_NOT_FOUND, SchedulerClient } from "./scheduler-client";
 

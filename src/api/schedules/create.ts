@@ -8,7 +8,8 @@ import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
 import type { Principal } from "../../auth/principal";
 import { checkCron, DEFAULT_TIME_ZONE } from "../../schedules/cron";
 import type { ScheduleAction, ScheduleCreator } from "../../schedules/types";
-import { type Actor, actorOf } from "../actor";
+import type { Actor } from "../../sessions/actor";
+import { actorOf } from "../actor";
 import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses, type FieldError } from "../errors";
 import { IdempotencyHeadersSchema, idempotent } from "../middleware/idempotency";
@@ -16,8 +17,8 @@ import { requireScope } from "../middleware/require-scope";
 import { headerRefs } from "../openapi-headers";
 import { jsonBody } from "../schemas";
 import { bearerAuth } from "../security";
-import { loadOwnedSession } from "../sessions/access";
-import { prepareSession } from "../sessions/create";
+import { loadOwnedSession } from "../../sessions/access";
+import { prepareSession } from "../../sessions/create";
 import { newScheduleId } from "./ids";
 import { SchedulerClient } from "./scheduler-client";
 import { CREATE_SCHEDULE_EXAMPLE, CreateScheduleRequestSchema, ScheduleSchema } from "./schemas";
@@ -94,7 +95,7 @@ async function checkAction(actor: Actor, body: CreateScheduleRequest): Promise<S
     throw new ApiError("validation_failed", undefined, { errors: [{ path: field, message: `Must be at most ${MAX_SCHEDULE_ACTION_BYTES} bytes as JSON.` }] });
   }
   if (action.session) {
-    await underField("body.session", () => prepareSession(actor, action.session));
+    await underField("body.session", async () => prepareSession(actor, action.session));
   } else {
     await loadOwnedSession(actor.env, actor.principal, action.message.session_id).catch((error: unknown) => {
       if (error instanceof ApiError && error.code === "not_found") {

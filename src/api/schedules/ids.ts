@@ -2,7 +2,8 @@
  * Schedule ids as the API accepts them: `sch_` plus random url-safe characters; anything else
  * is answered like an unknown schedule, never looked up.
  */
-import { SESSION_ID_RANDOM_BYTES } from "../sessions/ids";
+import { base64url } from "../../shared/base64";
+import { SESSION_ID_RANDOM_BYTES } from "../../sessions/ids";
 
 export const SCHEDULE_ID_PREFIX = "sch_";
 export const MAX_SCHEDULE_ID_CHARS = 80;
@@ -16,10 +17,4 @@ export function newScheduleId(): string {
 
 export function isScheduleId(value: string): boolean {
   return value.length <= MAX_SCHEDULE_ID_CHARS && SCHEDULE_ID_PATTERN.test(value);
-}
-
-export function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }

@@ -8,7 +8,7 @@ import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
-import { listFilterFor } from "../sessions/access";
+import { listFilterFor } from "../../sessions/access";
 import { SchedulerClient } from "./scheduler-client";
 import { ScheduleListQuerySchema, SchedulePageSchema } from "./schemas";
 

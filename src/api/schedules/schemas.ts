@@ -10,9 +10,11 @@ import { DISABLED_REASONS, FIRING_OUTCOMES, SCHEDULE_STATUSES } from "../../sche
 import { decodeTimeIdCursor } from "../../shared/cursor";
 import { ProblemCodeSchema } from "../errors";
 import { pageQuerySchema, pageSchema, TenantIdSchema, TimestampSchema } from "../schemas";
-import { MAX_SESSION_ID_CHARS } from "../sessions/ids";
-import { CreateSessionRequestSchema, IF_RUNNING, RunInputSchema } from "../sessions/schemas";
+import { ScheduleMessageSchema } from "../../schedules/action";
+import { CreateSessionRequestSchema } from "../sessions/schemas";
 import { MAX_SCHEDULE_ID_CHARS, SCHEDULE_ID_PATTERN } from "./ids";
+
+export { ScheduleMessageSchema };
 
 const CronSchema = z
   .string()
@@ -31,15 +33,6 @@ const TimeZoneSchema = z
   .min(1)
   .max(MAX_TIME_ZONE_CHARS)
   .openapi({ description: "An IANA time zone the expression is read in; `UTC` when absent. Daylight-saving changes follow the zone.", example: "Europe/Paris" });
-
-export const ScheduleMessageSchema = z
-  .object({
-    session_id: z.string().min(1).max(MAX_SESSION_ID_CHARS).openapi({ description: "A session the schedule's creator can see.", example: "ses_Jq7mV2xkPz9w4LbNc8RtYd3F" }),
-    input: RunInputSchema,
-    if_running: z.enum(IF_RUNNING).default("reject").openapi({ description: "As on `POST /v1/sessions/{id}/messages`: what a firing does while a run is going." }),
-  })
-  .strict()
-  .openapi("ScheduleMessage", { description: "Each firing adds this message to the session, as `POST /v1/sessions/{id}/messages` would." });
 
 export const ScheduleStatusSchema = z.enum(SCHEDULE_STATUSES).openapi("ScheduleStatus", {
   description: "`active` fires at each slot; `paused` fires nothing until resumed; `disabled` fires nothing ever again (see `disabled_reason`).",

@@ -1,27 +1,17 @@
 /**
- * `POST /v1/sessions/{id}/messages`: adds a user message and starts a run. While a run is going
- * `if_running` decides: `reject` answers 409 before a concurrency slot is taken, so a refused
- * call costs nothing; `enqueue` and `interrupt` go to the Agent, whose run already holds a slot.
- * `addMessage` is the whole operation for any actor: the route and a schedule's firing.
+ * `POST /v1/sessions/{id}/messages`: adds a user message and starts a run, or queues it, or
+ * interrupts the run going (src/sessions/add-message.ts).
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import type { AgentResult, RunInput, RunOptions, Session } from "../../sessions/types";
-import { ACTIVE_STATUSES } from "../../sessions/types";
-import type { Env } from "../../env";
-import type { Limits } from "../../limits";
-import { type Actor, actorOf } from "../actor";
+import { addMessage } from "../../sessions/add-message";
+import { actorOf } from "../actor";
 import type { AppEnv } from "../context";
-import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { IdempotencyHeadersSchema, idempotent } from "../middleware/idempotency";
 import { requireScope } from "../middleware/require-scope";
 import { jsonBody, jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
-import { loadOwnedSession } from "./access";
-import { type AgentClient, agentProblem } from "./agent-client";
-import { resolveRunInput } from "./images";
-import { outputSchemaProblems } from "./output-schema";
-import { admitRun, startWithSlot } from "./run-admission";
-import { type AddMessageRequest, AddMessageRequestSchema, type IF_RUNNING, SessionIdParamsSchema, SessionSchema } from "./schemas";
+import { AddMessageRequestSchema, SessionIdParamsSchema, SessionSchema } from "./schemas";
 
 export const route = createRoute({
   method: "post",
@@ -43,95 +33,7 @@ export const route = createRoute({
   },
 });
 
-/** A run can end, or start, between reading the session and asking its Agent: try again once. */
-const MAX_RACES = 2;
-
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { session } = await addMessage(actorOf(c), c.req.valid("param").id, c.req.valid("json"));
   return c.json(session, 202);
 };
-
-export type { AddMessageRequest };
-
-/** What became of the message: it started a run, waits for the next one, or interrupted the run going. */
-export type MessageOutcome = "started" | "enqueued" | "interrupted";
-
-export interface AddedMessage {
-  session: Session;
-  outcome: MessageOutcome;
-}
-
-/**
- * Adds the message to a session the actor may see (404 otherwise). With `requestKey`, the Agent
- * applies the message at most once for that key: asked again, it answers as if it had just done
- * it, so a caller that lost the first answer can ask again safely.
- */
-export async function addMessage(actor: Actor, sessionId: string, body: AddMessageRequest, requestKey: string | null = null): Promise<AddedMessage> {
-  const { env, principal, limits, config } = actor;
-  const { if_running: ifRunning } = body;
-  const problems = outputSchemaProblems(body.output_schema);
-  if (problems.length > 0) throw new ApiError("validation_failed", undefined, { errors: problems });
-  const { session, agent } = await loadOwnedSession(env, principal, sessionId);
-  const input = await resolveRunInput(body.input, {
-    maxImageBytes: Math.min(session.limits.max_image_bytes, limits.max_image_bytes),
-    model: session.model,
-    catalog: config.models,
-    allowPrivateUrls: config.allowPrivateUrls,
-  });
-  const options: RunOptions = body.output_schema === undefined ? {} : { output_schema: body.output_schema };
-  let going = ACTIVE_STATUSES.includes(session.status);
-  for (let attempt = 1; ; attempt++) {
-    const result = going
-      ? await whileRunning(agent, ifRunning, input, limits, options, requestKey)
-      : await startRun(env, principal.tenantId, sessionId, agent, input, limits, options, requestKey);
-    if (result.ok) return { session: result.value, outcome: going ? (ifRunning === "enqueue" ? "enqueued" : "interrupted") : "started" };
-    const raced = (going && result.reason === "run_not_going") || (!going && result.reason === "run_going" && ifRunning !== "reject");
-    if (!raced || attempt >= MAX_RACES) throw agentProblem(result);
-    going = !going;
-  }
-}
-
-function whileRunning(
-  agent: AgentClient,
-  ifRunning: (typeof IF_RUNNING)[number],
-  input: RunInput,
-  limits: Limits,
-  options: RunOptions,
-  requestKey: string | null,
-): Promise<AgentResult<Session>> {
-  if (ifRunning === "enqueue") return agent.enqueue(input, limits, options, requestKey);
-  if (ifRunning === "interrupt") return agent.interrupt(input, limits, options, requestKey);
-  return Promise.resolve({ ok: false, reason: "run_going" });
-}
-
-/** A start the Agent refused; thrown through `startWithSlot` so the slot is given back. */
-class RefusedStart extends Error {
-  constructor(readonly result: AgentResult<Session>) {
-    super("the Agent refused the start");
-  }
-}
-
-/** A new run: admitted by the tenant's index first (slot, daily budget), the slot given back if the Agent refuses. */
-async function startRun(
-  env: Env,
-  tenantId: string,
-  id: string,
-  agent: AgentClient,
-  input: RunInput,
-  limits: Limits,
-  options: RunOptions,
-  requestKey: string | null,
-): Promise<AgentResult<Session>> {
-  await admitRun(env, tenantId, id, limits, Date.now());
-  try {
-    // The tenant's current limits also cap a session created under looser ones.
-    return await startWithSlot(env, tenantId, id, async () => {
-      const result = await agent.tryStart(input, limits, options, requestKey);
-      if (!result.ok) throw new RefusedStart(result);
-      return result;
-    });
-  } catch (error) {
-    if (error instanceof RefusedStart) return error.result;
-    throw error;
-  }
-}

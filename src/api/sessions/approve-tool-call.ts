@@ -5,7 +5,7 @@ import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
-import { loadOwnedSession, requireToolCallId } from "./access";
+import { loadOwnedSession, requireToolCallId } from "../../sessions/access";
 import { SessionSchema, ToolCallParamsSchema } from "./schemas";
 
 export const route = createRoute({

@@ -8,7 +8,7 @@ import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
-import { loadOwnedSession, requireToolCallId } from "./access";
+import { loadOwnedSession, requireToolCallId } from "../../sessions/access";
 import { DenyToolCallRequestSchema, SessionSchema, ToolCallParamsSchema } from "./schemas";
 
 export const route = createRoute({

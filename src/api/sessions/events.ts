@@ -11,7 +11,7 @@ import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { bearerOrUrlTokenAuth } from "../security";
-import { loadOwnedSession } from "./access";
+import { loadOwnedSession } from "../../sessions/access";
 import { EventFrameSchema, EventsHeadersSchema, EventsQuerySchema } from "./event-schemas";
 import { SessionIdParamsSchema } from "./schemas";
 

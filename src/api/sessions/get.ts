@@ -5,7 +5,7 @@ import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { bearerAuth } from "../security";
-import { loadOwnedSession } from "./access";
+import { loadOwnedSession } from "../../sessions/access";
 import { SessionIdParamsSchema, SessionSchema } from "./schemas";
 
 export const route = createRoute({

@@ -10,7 +10,7 @@ import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent, pageQuerySchema, pageSchema, TimestampSchema } from "../schemas";
 import { bearerAuth } from "../security";
-import { loadOwnedSession } from "./access";
+import { loadOwnedSession } from "../../sessions/access";
 import { SessionIdParamsSchema } from "./schemas";
 
 const STEP_CURSOR_PATTERN = /^\d{1,15}$/;

@@ -9,7 +9,7 @@ import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { bearerAuth } from "../security";
-import { listFilterFor } from "./access";
+import { listFilterFor } from "../../sessions/access";
 import { SessionListQuerySchema, SessionSummaryPageSchema } from "./schemas";
 
 export const route = createRoute({

@@ -1,8 +1,4 @@
-/**
- * `POST /v1/sessions/{id}/resume`: continues a paused run. It spends tokens again, so the daily
- * budget applies; a paused session holds no run slot, so without a free one it goes `queued`
- * and starts by itself when one frees, instead of being refused.
- */
+/** `POST /v1/sessions/{id}/resume`: continues a paused run (src/sessions/resume.ts). */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
@@ -10,9 +6,8 @@ import { IdempotencyHeadersSchema, idempotent } from "../middleware/idempotency"
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
-import { loadOwnedSession } from "./access";
-import { agentProblem } from "./agent-client";
-import { checkDailyBudget } from "./run-admission";
+import { resumeSession } from "../../sessions/resume";
+import { actorOf } from "../actor";
 import { SessionIdParamsSchema, SessionSchema } from "./schemas";
 
 export const route = createRoute({
@@ -32,11 +27,5 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const { id } = c.req.valid("param");
-  const principal = c.var.principal;
-  const { session, agent } = await loadOwnedSession(c.env, principal, id);
-  // Checked before admission so a wrong-state call takes no slot; the Agent checks again.
-  if (session.status !== "paused") throw agentProblem({ reason: "wrong_status", action: "resume", status: session.status });
-  await checkDailyBudget(c.env, principal.tenantId, c.var.limits, Date.now());
-  return c.json(await agent.resume(c.var.limits), 200);
+  return c.json(await resumeSession(actorOf(c), c.req.valid("param").id), 200);
 };

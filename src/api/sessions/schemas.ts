@@ -1,12 +1,216 @@
 /**
- * Schemas of the session routes, one module per part: content and input, tools, the Session,
- * request bodies, messages and tool calls, parameters. Caps on caller-given text are named
- * beside their schemas with their units; the body limit bounds the request as a whole on top.
+ * Schemas of the session routes: the Session and what it holds (messages, tool calls), the
+ * tool-call bodies, and the path and query parameters; the create and message bodies come from
+ * src/sessions/request-schemas.ts. Caps on caller-given text are named with their units.
  */
-export { SessionSummaryPageSchema } from "../admin/schemas";
-export * from "./content-schemas";
-export * from "./tool-schemas";
-export * from "./session-schemas";
-export * from "./request-schemas";
-export * from "./history-schemas";
-export * from "./param-schemas";
+import { z } from "@hono/zod-openapi";
+import { MAX_SUBJECT_LENGTH } from "../../auth/platform-keys";
+import { MAX_SESSION_ID_CHARS, MAX_TOOL_CALL_ID_CHARS, SESSION_ID_PATTERN, TOOL_CALL_ID_PATTERN } from "../../sessions/ids";
+import {
+  ContextSettingsSchema,
+  CreateSessionRequestSchema,
+  ImageMediaTypeSchema,
+  OutputSchemaSchema,
+  TextBlockSchema,
+  ToolSchema,
+} from "../../sessions/request-schemas";
+import { TOOL_CALL_DECISIONS, TOOL_CALL_STATUSES } from "../../sessions/types";
+import { decodeIntPairCursor, decodeTimeIdCursor } from "../../shared/cursor";
+import { SessionSummaryPageSchema } from "../admin/schemas";
+import {
+  LimitsSchema,
+  pageQuerySchema,
+  pageSchema,
+  SessionStatusSchema,
+  StopReasonSchema,
+  TenantIdSchema,
+  TimestampSchema,
+  UsageSchema,
+} from "../schemas";
+
+export { SessionSummaryPageSchema };
+// The request bodies are the operations' own (src/sessions), read by a schedule's firing too.
+export * from "../../sessions/request-schemas";
+
+export const MAX_DENY_REASON_CHARS = 1_000;
+
+// ---- content --------------------------------------------------------------------------------
+
+export const ToolUseBlockSchema = z
+  .object({ type: z.literal("tool_use"), id: z.string(), name: z.string(), input: z.unknown() })
+  .openapi("ToolUseBlock");
+
+export const ToolResultBlockSchema = z
+  .object({ type: z.literal("tool_result"), tool_use_id: z.string(), content: z.string(), is_error: z.boolean().optional() })
+  .openapi("ToolResultBlock");
+
+export const StoredImageBlockSchema = z
+  .object({
+    type: z.literal("image"),
+    source: z.object({
+      type: z.literal("stored"),
+      image_id: z.string().openapi({ description: "The session keeps each image once, under this id.", example: "img_3f5c0e9a1b2d4c6e8f7a9b0c1d2e3f4a" }),
+      media_type: ImageMediaTypeSchema,
+      size_bytes: z.number().int(),
+      width: z.number().int(),
+      height: z.number().int(),
+      url: z.string().optional().openapi({ description: "Where the platform fetched the image from, when it was given as a URL." }),
+    }),
+  })
+  .openapi("StoredImageBlock", { description: "An image of a user message, as the history shows it: what it is, not its bytes." });
+
+export const ContentBlockSchema = z
+  .discriminatedUnion("type", [TextBlockSchema, ToolUseBlockSchema, ToolResultBlockSchema, StoredImageBlockSchema])
+  .openapi("ContentBlock");
+
+// ---- the session ---------------------------------------------------------------------------
+
+export const SessionSchema = z
+  .object({
+    id: z.string().openapi({ example: "ses_Jq7mV2xkPz9w4LbNc8RtYd3F" }),
+    tenant_id: TenantIdSchema,
+    created_by: z.string().openapi({ description: "The subject that created the session." }),
+    status: SessionStatusSchema,
+    stop_reason: StopReasonSchema.nullable(),
+    error: z.string().nullable().openapi({ description: "Why the session failed; null unless `failed`." }),
+    model: z.string(),
+    system: z.string().nullable(),
+    tools: z.array(ToolSchema),
+    limits: LimitsSchema,
+    context: ContextSettingsSchema,
+    output_schema: z
+      .union([OutputSchemaSchema, z.null()])
+      .openapi({ description: "The schema of the current (or last) run's answer; before any run, the session's own; null: a free answer." }),
+    output: z.unknown().openapi({
+      description: "The last run's answer, parsed, when the run ended `done` with an answer valid for its `output_schema`; else null.",
+      example: { total: 42.5, currency: "EUR" },
+    }),
+    queued_messages: z.number().int().openapi({ description: "Messages posted with `if_running: enqueue` that wait to start the next runs." }),
+    usage: UsageSchema,
+    metadata: z.record(z.string(), z.string()).nullable(),
+    notify_url: z.string().nullable().openapi({ description: "Where this session's status notifications also go; null when none." }),
+    created_at: TimestampSchema,
+    updated_at: TimestampSchema,
+  })
+  .openapi("Session");
+
+/** The create body's example in the document: a run with a tool of each kind. */
+export const CREATE_SESSION_EXAMPLE: z.input<typeof CreateSessionRequestSchema> = {
+  input: "Where is order ord_123456, and can you move its delivery to Friday?",
+  system: "You are the support assistant of an online shop.",
+  tools: [
+    { type: "builtin", name: "get_time" },
+    {
+      type: "webhook",
+      name: "lookup_order",
+      description: "Finds an order by its id.",
+      input_schema: { type: "object", properties: { order_id: { type: "string", pattern: "^ord_[0-9]{6}$" } }, required: ["order_id"] },
+      url: "https://shop.example.com/tools/lookup-order",
+    },
+    {
+      type: "client",
+      name: "confirm_with_customer",
+      description: "Asks the customer to confirm a change.",
+      input_schema: { type: "object", properties: { question: { type: "string" } }, required: ["question"] },
+      requires_approval: true,
+    },
+  ],
+  limits: { max_steps_per_run: 10 },
+  metadata: { ticket: "T-1234" },
+};
+
+export const DenyToolCallRequestSchema = z
+  .object({ reason: z.string().max(MAX_DENY_REASON_CHARS).optional().openapi({ description: "Told to the model with the refusal." }) })
+  .strict()
+  .openapi("DenyToolCallRequest");
+
+export const ToolOutputRequestSchema = z
+  .object({
+    output: z.string().openapi({ description: "The tool's result; cut to the tenant's `max_tool_output_chars`." }),
+    is_error: z.boolean().optional().openapi({ description: "The tool failed; the output says why." }),
+  })
+  .strict()
+  .openapi("ToolOutputRequest");
+
+// ---- messages and tool calls ---------------------------------------------------------------
+
+export const MessageSchema = z
+  .object({
+    seq: z.number().int().openapi({ description: "Position in the history, from 1." }),
+    role: z.enum(["user", "assistant"]),
+    content: z.array(ContentBlockSchema),
+    created_at: TimestampSchema,
+  })
+  .openapi("Message");
+
+export const ToolCallDecisionSchema = z.enum(TOOL_CALL_DECISIONS).openapi("ToolCallDecision", {
+  description: "`approved`, `denied` (by a principal), `expired` (no decision within the tool's `approval_timeout_seconds`); null if never decided.",
+});
+
+export const ToolCallSchema = z
+  .object({
+    id: z.string().openapi({ description: "The model's tool_use id.", example: "toolu_01A09q90qw90lq917835lq9" }),
+    step: z.number().int(),
+    name: z.string(),
+    input: z.unknown(),
+    status: z.enum(TOOL_CALL_STATUSES).openapi("ToolCallStatus"),
+    output: z.string().nullable(),
+    is_error: z.boolean(),
+    created_at: TimestampSchema,
+    started_at: TimestampSchema.nullable(),
+    finished_at: TimestampSchema.nullable(),
+    decided_by: z.string().nullable().openapi({
+      description: 'Who approved or denied the call: the subject of the principal, or `"system"` when its approval expired (see `decision`). Null for a call that was never decided.',
+      example: "alice",
+    }),
+    decided_at: TimestampSchema.nullable().openapi({ description: "When the call was approved, denied or expired." }),
+    decision: ToolCallDecisionSchema.nullable(),
+  })
+  .openapi("ToolCall");
+
+export const MessagePageSchema = pageSchema(MessageSchema, "MessagePage");
+export const ToolCallPageSchema = pageSchema(ToolCallSchema, "ToolCallPage");
+
+// ---- parameters ----------------------------------------------------------------------------
+
+/** Not checked against the pattern here: a malformed id is answered 404 like any unknown one. */
+const SessionIdParam = z
+  .string()
+  .openapi({ param: { name: "id", in: "path" }, pattern: SESSION_ID_PATTERN.source, maxLength: MAX_SESSION_ID_CHARS, example: "ses_Jq7mV2xkPz9w4LbNc8RtYd3F" });
+
+export const SessionIdParamsSchema = z.object({ id: SessionIdParam });
+
+export const ToolCallParamsSchema = z.object({
+  id: SessionIdParam,
+  call_id: z
+    .string()
+    .openapi({ param: { name: "call_id", in: "path" }, pattern: TOOL_CALL_ID_PATTERN.source, maxLength: MAX_TOOL_CALL_ID_CHARS, example: "toolu_01A09q90qw90lq917835lq9" }),
+});
+
+export const SessionListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor(cursor) !== null).extend({
+  status: SessionStatusSchema.optional().openapi({ param: { name: "status", in: "query" } }),
+  created_by: z
+    .string()
+    .min(1)
+    .max(MAX_SUBJECT_LENGTH)
+    .optional()
+    .openapi({ param: { name: "created_by", in: "query" }, description: "Only sessions this subject created. Without tenant:admin, only your own are listed." }),
+});
+
+/** A tool-call cursor names the last call of the previous page (its message and place in it). */
+export const ToolCallListQuerySchema = pageQuerySchema((cursor) => decodeIntPairCursor(cursor) !== null);
+
+/** A message cursor is the `seq` of the last message of the previous page. */
+const MESSAGE_CURSOR_PATTERN = /^\d{1,15}$/;
+
+export const MessageListQuerySchema = pageQuerySchema((cursor) => MESSAGE_CURSOR_PATTERN.test(cursor))
+  .extend({
+    after: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .optional()
+      .openapi({ param: { name: "after", in: "query" }, description: "Only messages with a greater `seq`; the same as `cursor`." }),
+  })
+  .refine((query) => query.after === undefined || query.cursor === undefined, { message: "Give either after or cursor, not both.", path: ["after"] });

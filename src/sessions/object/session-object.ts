@@ -20,7 +20,7 @@ import { takeSlot, wake } from "./control/wake";
 import { initialRun } from "./control/initial-run";
 import { applied, applyKeyed, prepareFirst, startRunWith, takeMessage } from "./control/messages";
 import { MAX_TOOL_CALL_PAGE, messagePage, stepPage, toolCallPage } from "./control/pages";
-import type { AgentRpc } from "./rpc";
+import type { SessionRpc } from "./rpc";
 import {
   ACTIVE_STATUSES,
   SLOT_STATUSES,
@@ -41,7 +41,7 @@ export { CANCELLED_BEFORE_RESULT } from "./engine/engine";
 export { MAX_TOOL_CALL_PAGE } from "./control/pages";
 export const INTERRUPTED_BY_PAUSE = "interrupted by a pause, not run again";
 
-export class Agent extends DurableObject<Cloudflare.Env> implements AgentRpc {
+export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
   readonly #engine: SessionEngine;
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {

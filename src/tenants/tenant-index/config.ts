@@ -2,14 +2,14 @@
 import type { PartialLimits } from "../../limits";
 import { closeStreamsOf, sessionsStreaming } from "../event-streams";
 import { parseOverrides, tenantConfigView, writeOverrides, writeSuspended } from "../tenant-config";
-import { parseAllowedModels, readAllowedModels, writeAllowedModels } from "../tenant-models";
+import { parseAllowedModels, writeAllowedModels } from "../tenant-models";
 import { parseSettings, writeSettings } from "../tenant-settings";
 import type * as T from "../types";
 import type { IndexHost } from "./host";
 import { cancelActive } from "./sessions";
 
 export function tenantConfig(host: IndexHost, tenantId: string): T.TenantConfig {
-  return tenantConfigView(tenantId, host.config(), readAllowedModels(host.kv), host.createdAt());
+  return tenantConfigView(tenantId, host.config(), host.createdAt());
 }
 
 export async function setLimitOverrides(host: IndexHost, tenantId: string, overrides: PartialLimits): Promise<T.TenantConfig> {
@@ -21,6 +21,7 @@ export async function setLimitOverrides(host: IndexHost, tenantId: string, overr
 
 export function setAllowedModels(host: IndexHost, tenantId: string, models: string[] | null): T.TenantConfig {
   writeAllowedModels(host.kv, parseAllowedModels(models));
+  host.configChanged();
   return tenantConfig(host, tenantId);
 }
 

@@ -6,7 +6,7 @@ import { acquireRunSlot, releaseRunSlot } from "../run-slots";
 import { parseSessionReport } from "../session-report";
 import * as sessions from "../sessions-store";
 import type * as T from "../types";
-import { MAX_USAGE_DAYS, tokensOnDay, usageDays } from "../usage";
+import { dailyBudgetRetryAfter, MAX_USAGE_DAYS, tokensOnDay, usageDays } from "../usage";
 import { optionalCursor, requireInt, requireNow, requirePageLimit, requireString } from "../validate";
 import type { IndexHost } from "./host";
 import { takeNotifications } from "./webhooks";
@@ -49,6 +49,17 @@ export function acquireRun(host: IndexHost, sessionId: string, maxConcurrent: nu
   const at = requireNow(now);
   if (host.config().suspended) return { ok: false, code: "suspended" };
   return host.transaction(() => acquireRunSlot(host.sql, id, max, at));
+}
+
+/** A new run's admission in one round trip: the daily token budget first, then a slot as `acquireRun` takes it. */
+export function admitRun(host: IndexHost, input: T.AdmitRunInput): T.RunAdmission {
+  const at = requireNow(input.now);
+  if (input.maxTokensPerDay !== null) {
+    const budget = requireInt("maxTokensPerDay", input.maxTokensPerDay, 1);
+    const retryAfterSeconds = dailyBudgetRetryAfter(tokensOnDay(host.sql, at), budget, at);
+    if (retryAfterSeconds !== null) return { ok: false, code: "budget_used", retryAfterSeconds };
+  }
+  return acquireRun(host, input.sessionId, input.maxConcurrent, at);
 }
 
 export async function releaseRun(host: IndexHost, sessionId: string): Promise<void> {

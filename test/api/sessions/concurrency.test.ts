@@ -2,8 +2,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { tenantIndexStub } from "../../../src/objects";
-import { agentValue } from "../../../src/api/sessions/agent-client";
-import { admitRun, startWithSlot } from "../../../src/api/sessions/run-admission";
+import { agentValue } from "../../../src/sessions/client";
+import { admitRun, startWithSlot } from "../../../src/sessions/run-admission";
 import { BUILTIN_DEFAULT_LIMITS } from "../../../src/limits";
 import { PROBLEM_TYPE_BASE } from "../../../src/api/errors";
 import type { Session } from "../../../src/sessions/types";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { canAccessSession, listFilterFor } from "../../../src/api/sessions/access";
-import { agentProblem, agentValue, sentence } from "../../../src/api/sessions/agent-client";
-import { isSessionId, isToolCallId, newSessionId } from "../../../src/api/sessions/ids";
+import { canAccessSession, listFilterFor } from "../../../src/sessions/access";
+import { agentProblem, agentValue, sentence } from "../../../src/sessions/client";
+import { isSessionId, isToolCallId, newSessionId } from "../../../src/sessions/ids";
 import { messagesAfter } from "../../../src/api/sessions/list-messages";
-import { dailyBudgetRetryAfter } from "../../../src/api/sessions/run-admission";
+import { dailyBudgetRetryAfter } from "../../../src/tenants/usage";
 import { ApiError } from "../../../src/api/errors";
 import type { Principal } from "../../../src/auth/principal";
 

@@ -11,7 +11,7 @@ import { IdempotencyHeadersSchema, idempotent } from "../../middleware/idempoten
 import { requireScope } from "../../middleware/require-scope";
 import { jsonBody, jsonContent } from "../../schemas";
 import { bearerAuth } from "../../security";
-import { checkNotifyUrl } from "../../sessions/tool-specs";
+import { checkNotifyUrl } from "../../../sessions/tool-specs";
 import { CreateWebhookEndpointRequestSchema, WebhookEndpointSchema } from "./schemas";
 
 export const route = createRoute({

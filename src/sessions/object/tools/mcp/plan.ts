@@ -4,7 +4,7 @@
  * the server's annotations say a repeat is harmless. Pure: every refusal is a sentence for the
  * session's `error`, naming the server and the tool.
  */
-import { jsonDepth, MAX_JSON_DEPTH } from "../../../../api/json-depth";
+import { jsonDepth, MAX_JSON_DEPTH } from "../../../../shared/json-depth";
 import { MAX_REQUEST_PATTERN_SIZE } from "../../../../shared/json-schema/patterns";
 import { checkSchema, describeProblems, estimateSchemaPatterns } from "../../../../shared/json-schema/validator";
 import type { McpToolSpec, ToolSpec } from "../../../types";

@@ -3,8 +3,8 @@
  * never raise a limit: that would let any caller with sessions:write undo what the tenant's
  * admin or the platform set. Pure.
  */
-import { LIMIT_NAMES, type Limits, type PartialLimits } from "../../limits";
-import type { FieldError } from "../errors";
+import { LIMIT_NAMES, type Limits, type PartialLimits } from "../limits";
+import type { FieldError } from "../problems";
 
 export type ResolvedLimits = { ok: true; limits: Limits } | { ok: false; errors: FieldError[] };
 

@@ -4,15 +4,15 @@
  * (by its bytes) and the model's capability before the session is asked anything. Every problem
  * is a 400 naming the field; nothing is stored for a refused request.
  */
-import { decodeBase64, decodedLength } from "../../shared/base64";
-import { inspectImage } from "../../sessions/object/images/inspect";
-import { acceptsImages, type ModelCatalog } from "../../sessions/object/model/catalog";
-import { safeFetchBytes } from "../../egress/safe-fetch";
-import { checkUrl, describeRefusal } from "../../egress/url-guard";
-import type { ImageUpload, RunInput, TextBlock } from "../../sessions/types";
-import { MAX_INPUT_IMAGE_BYTES } from "../../limits";
-import { ApiError, type FieldError } from "../errors";
-import type { ApiRunInput } from "./schemas";
+import { decodeBase64, decodedLength } from "../shared/base64";
+import { inspectImage } from "./object/images/inspect";
+import { acceptsImages, type ModelCatalog } from "./object/model/catalog";
+import { safeFetchBytes } from "../egress/safe-fetch";
+import { checkUrl, describeRefusal } from "../egress/url-guard";
+import type { ImageUpload, RunInput, TextBlock } from "./types";
+import { MAX_INPUT_IMAGE_BYTES } from "../limits";
+import { ApiError, type FieldError } from "../problems";
+import type { ApiRunInput } from "./request-schemas";
 
 /** A slow image server gets a clear 400 well before the caller's own timeout. */
 export const IMAGE_FETCH_TIMEOUT_MS = 10_000;

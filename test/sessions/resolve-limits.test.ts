@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { resolveSessionLimits } from "../../../src/api/sessions/limits";
-import { BUILTIN_DEFAULT_LIMITS, type Limits } from "../../../src/limits";
+import { resolveSessionLimits } from "../../src/sessions/limits";
+import { BUILTIN_DEFAULT_LIMITS, type Limits } from "../../src/limits";
 
 const tenant: Limits = { ...BUILTIN_DEFAULT_LIMITS, max_steps_per_run: 10, max_tokens_per_day: 50_000 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jsonDepth } from "../../src/api/json-depth";
+import { jsonDepth } from "../../src/shared/json-depth";
 
 describe("jsonDepth", () => {
   it.each([

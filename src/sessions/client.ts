@@ -1,16 +1,15 @@
 /**
- * The gateway's typed client of an Agent Durable Object. Every call to an Agent goes through
- * here: each answer becomes its value, or the problem its machine reason stands for, mapped to
- * wire text in one switch (`agentProblem`). RPC typing cannot carry `unknown` fields (a tool
- * call's input), so the one cast of each answer lives here too.
+ * The typed client of a session's Durable Object, for the gateway and a schedule's firing. Each
+ * call's answer type is the one `SessionRpc` declares; an answer becomes its value, or the
+ * problem its machine reason stands for, mapped to wire text in one switch (`agentProblem`).
  */
-import type { Limits } from "../../limits";
-import { agentStub } from "../../objects";
-import type { AgentFailure, AgentResult, Message, Page, RunInput, RunOptions, Session, SessionInit, Step, ToolCall } from "../../sessions/types";
-import type { Env } from "../../env";
-import type { RequestOutcome } from "../../sessions/object/request-keys";
-import { buildStreamRequest, type StreamRequest } from "../../sessions/object/events/stream-request";
-import { ApiError } from "../errors";
+import type { Limits } from "../limits";
+import { agentStub } from "../objects";
+import { ApiError } from "../problems";
+import type { Env } from "../env";
+import { buildStreamRequest, type StreamRequest } from "./object/events/stream-request";
+import type { SessionRpc } from "./object/rpc";
+import type { AgentFailure, AgentResult, RunInput, RunOptions, SessionInit } from "./types";
 
 export const SESSION_NOT_FOUND = "No such session.";
 export const TOOL_CALL_NOT_FOUND = "No such tool call in this session.";
@@ -69,28 +68,28 @@ export function sentence(text: string): string {
   return /[.!?]$/.test(capital) ? capital : `${capital}.`;
 }
 
-type Stub = ReturnType<typeof agentStub>;
+/** The value of a call's answer, typed by the interface, or its problem thrown. */
+async function valueOf<T>(answer: Promise<AgentResult<T>>): Promise<T> {
+  return agentValue(await answer);
+}
 
 export class AgentClient {
-  readonly #stub: Stub;
+  /** The stub seen through the interface: every answer has the type the object declares. */
+  readonly #rpc: SessionRpc;
 
   constructor(env: Env, tenantId: string, sessionId: string) {
-    this.#stub = agentStub(env, tenantId, sessionId);
+    this.#rpc = agentStub(env, tenantId, sessionId);
   }
 
   /** The session, or null when this tenant has none with this id. */
-  async find(): Promise<Session | null> {
-    const result = await answer<Session>(this.#stub.get());
+  async find() {
+    const result = await this.#rpc.get();
     if (!result.ok && result.reason === "session_not_found") return null;
     return agentValue(result);
   }
 
-  async create(init: SessionInit, input: RunInput | null): Promise<Session> {
-    return agentValue(await answer<Session>(this.#stub.create(init, input)));
-  }
-
-  async start(input: RunInput, cap: Limits, options: RunOptions = {}): Promise<Session> {
-    return agentValue(await answer<Session>(this.#stub.start(input, cap, options)));
+  create(init: SessionInit, input: RunInput | null) {
+    return valueOf(this.#rpc.create(init, input));
   }
 
   /**
@@ -98,64 +97,64 @@ export class AgentClient {
    * to act on. With `requestKey` (here, on `interrupt` and on `tryStart`) a message already applied
    * under the key is not applied again.
    */
-  async enqueue(input: RunInput, cap: Limits, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
-    return answer<Session>(this.#stub.enqueue(input, cap, options, requestKey));
+  enqueue(input: RunInput, cap: Limits, options: RunOptions = {}, requestKey: string | null = null) {
+    return this.#rpc.enqueue(input, cap, options, requestKey);
   }
 
   /** `if_running: interrupt`; `run_not_going` comes back as a value, like `enqueue`. */
-  async interrupt(input: RunInput, cap: Limits, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
-    return answer<Session>(this.#stub.interrupt(input, cap, options, requestKey));
+  interrupt(input: RunInput, cap: Limits, options: RunOptions = {}, requestKey: string | null = null) {
+    return this.#rpc.interrupt(input, cap, options, requestKey);
   }
 
   /** A start whose refusal the caller handles: `run_going` comes back as a value. */
-  async tryStart(input: RunInput, cap: Limits, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
-    return answer<Session>(this.#stub.start(input, cap, options, requestKey));
+  tryStart(input: RunInput, cap: Limits, options: RunOptions = {}, requestKey: string | null = null) {
+    return this.#rpc.start(input, cap, options, requestKey);
   }
 
   /** What the message sent with `requestKey` did; null when none was applied under it. */
-  async requestOutcome(requestKey: string): Promise<RequestOutcome | null> {
-    return agentValue(await answer<RequestOutcome | null>(this.#stub.requestOutcome(requestKey)));
+  requestOutcome(requestKey: string) {
+    return valueOf(this.#rpc.requestOutcome(requestKey));
   }
 
-  async cancel(): Promise<Session> {
-    return agentValue(await answer<Session>(this.#stub.cancel()));
+  cancel() {
+    return valueOf(this.#rpc.cancel());
   }
 
-  async pause(): Promise<Session> {
-    return agentValue(await answer<Session>(this.#stub.pause()));
+  pause() {
+    return valueOf(this.#rpc.pause());
   }
 
-  async resume(cap: Limits): Promise<Session> {
-    return agentValue(await answer<Session>(this.#stub.resume(cap)));
+  resume(cap: Limits) {
+    return valueOf(this.#rpc.resume(cap));
   }
 
   /** `decidedBy`: the subject of the principal who decides, recorded on the call. */
-  async approve(callId: string, decidedBy: string): Promise<Session> {
-    return agentValue(await answer<Session>(this.#stub.approve(callId, decidedBy)));
+  approve(callId: string, decidedBy: string) {
+    return valueOf(this.#rpc.approve(callId, decidedBy));
   }
 
-  async deny(callId: string, reason: string | null, decidedBy: string): Promise<Session> {
-    return agentValue(await answer<Session>(this.#stub.deny(callId, reason, decidedBy)));
+  deny(callId: string, reason: string | null, decidedBy: string) {
+    return valueOf(this.#rpc.deny(callId, reason, decidedBy));
   }
 
-  async submitToolOutput(callId: string, output: string, isError: boolean): Promise<Session> {
-    return agentValue(await answer<Session>(this.#stub.submitToolOutput(callId, output, isError)));
+  submitToolOutput(callId: string, output: string, isError: boolean) {
+    return valueOf(this.#rpc.submitToolOutput(callId, output, isError));
   }
 
-  async listMessages(after: number, limit: number): Promise<Page<Message>> {
-    return agentValue(await answer<Page<Message>>(this.#stub.listMessages(after, limit)));
+  listMessages(after: number, limit: number) {
+    return valueOf(this.#rpc.listMessages(after, limit));
   }
 
-  async listToolCalls(cursor: string | null, limit: number): Promise<Page<ToolCall>> {
-    return agentValue(await answer<Page<ToolCall>>(this.#stub.listToolCalls(cursor, limit)));
+  listToolCalls(cursor: string | null, limit: number) {
+    return valueOf(this.#rpc.listToolCalls(cursor, limit));
   }
 
-  async listSteps(after: number, limit: number): Promise<Page<Step>> {
-    return agentValue(await answer<Page<Step>>(this.#stub.listSteps(after, limit)));
+  listSteps(after: number, limit: number) {
+    return valueOf(this.#rpc.listSteps(after, limit));
   }
 
   async erase(): Promise<void> {
-    agentValue(await answer<null>(this.#stub.erase()));
+    await valueOf(this.#rpc.erase());
   }
 
   /**
@@ -164,7 +163,7 @@ export class AgentClient {
    * gateway's own response, whose headers the middleware after it may still set.
    */
   async openStream(stream: StreamRequest): Promise<Response> {
-    const response = await this.#stub.fetch(buildStreamRequest(stream));
+    const response = await this.#rpc.fetch(buildStreamRequest(stream));
     if (response.status === 101) return new Response(null, { status: 101, webSocket: response.webSocket });
     if (response.status === 200) return new Response(response.body, { status: 200, headers: response.headers });
     if (response.status === 204) return new Response(null, { status: 204 });
@@ -172,8 +171,4 @@ export class AgentClient {
     if (failure && typeof failure.reason === "string") throw agentProblem(failure);
     throw new Error(`the Agent answered an event stream with ${response.status}`);
   }
-}
-
-async function answer<T>(call: Promise<unknown>): Promise<AgentResult<T>> {
-  return (await call) as AgentResult<T>;
 }

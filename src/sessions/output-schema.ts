@@ -4,10 +4,10 @@
  * usable by the validator at all: every `#/…` reference must point into the schema (the validator
  * would find out only when an answer reaches it), and a trial validation catches the rest. Pure.
  */
-import { walkSchema } from "../../shared/json-schema/schema-walk";
-import { checkSchema, validateJson } from "../../shared/json-schema/validator";
-import type { OutputSchema } from "../../sessions/types";
-import type { FieldError } from "../errors";
+import { walkSchema } from "../shared/json-schema/schema-walk";
+import { checkSchema, validateJson } from "../shared/json-schema/validator";
+import type { OutputSchema } from "./types";
+import type { FieldError } from "../problems";
 
 export function outputSchemaProblems(schema: OutputSchema | null | undefined, path = "body.output_schema"): FieldError[] {
   if (!schema) return [];

@@ -4,11 +4,11 @@
  * a tenant, a principal without tenant:admin reaches only the sessions it created. Every
  * failure is the same 404, so a caller cannot tell "not yours" from "does not exist".
  */
-import type { Session } from "../../sessions/types";
-import { seesAllTenantSessions, type Principal } from "../../auth/principal";
-import type { Env } from "../../env";
-import { ApiError } from "../errors";
-import { AgentClient, SESSION_NOT_FOUND, TOOL_CALL_NOT_FOUND } from "./agent-client";
+import type { Session } from "./types";
+import { seesAllTenantSessions, type Principal } from "../auth/principal";
+import type { Env } from "../env";
+import { ApiError } from "../problems";
+import { AgentClient, SESSION_NOT_FOUND, TOOL_CALL_NOT_FOUND } from "./client";
 import { isSessionId, isToolCallId } from "./ids";
 
 export { SESSION_NOT_FOUND, TOOL_CALL_NOT_FOUND };

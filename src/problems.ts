@@ -1,11 +1,13 @@
 /**
- * The closed list of problem codes the gateway answers with, each with its status, title and
- * generic detail. A leaf module, so types that name a code (a firing's `error_code`) need not
- * import the error machinery (errors.ts).
+ * The platform's one error type: a problem from a closed list of codes, each with its status,
+ * title and default detail. Thrown by every operation, whoever runs it (a route, a schedule's
+ * firing); the gateway renders it as problem+json (src/api/errors.ts).
  */
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 
-export const PROBLEMS = {
+/** Bounds the size of a 400 answer to a body with thousands of bad fields. */
+export const MAX_REPORTED_FIELD_ERRORS = 50;
+
+const PROBLEMS = {
   bad_request: { status: 400, title: "Bad request", detail: "The request could not be read." },
   validation_failed: { status: 400, title: "Validation failed", detail: "The request has invalid fields; see errors." },
   unauthorized: { status: 401, title: "Unauthorized", detail: "Missing or invalid credentials." },
@@ -30,8 +32,50 @@ export const PROBLEMS = {
   rate_limited: { status: 429, title: "Too many requests", detail: "A rate or usage limit was reached; retry later." },
   internal: { status: 500, title: "Internal server error", detail: "Something went wrong on our side." },
   service_unavailable: { status: 503, title: "Service unavailable", detail: "A service this request needs is unreachable; retry shortly." },
-} as const satisfies Record<string, { status: ContentfulStatusCode; title: string; detail: string }>;
+} as const satisfies Record<string, { status: number; title: string; detail: string }>;
 
 export type ProblemCode = keyof typeof PROBLEMS;
 export type ErrorStatus = (typeof PROBLEMS)[ProblemCode]["status"];
 export const PROBLEM_CODES = Object.keys(PROBLEMS) as ProblemCode[];
+
+export interface FieldError {
+  /** Where the bad value is: `body.name`, `query.limit`, `path.key_id`, `header.idempotency-key`. */
+  path: string;
+  message: string;
+}
+
+export interface ApiErrorOptions {
+  errors?: FieldError[];
+  /** Sent as `Retry-After`; set for 429 (and wherever a retry time is known). */
+  retryAfterSeconds?: number;
+  /** Sent as `Allow` on 405. */
+  allow?: readonly string[];
+}
+
+/**
+ * Thrown by operations, handlers and middleware for every expected failure; the gateway's
+ * `onError` renders it. The `detail` goes on the wire, so it must be written for the caller,
+ * never copied from an internal error.
+ */
+export class ApiError extends Error {
+  override name = "ApiError";
+  readonly code: ProblemCode;
+  readonly status: ErrorStatus;
+  readonly title: string;
+  readonly detail: string;
+  readonly errors: FieldError[] | undefined;
+  readonly retryAfterSeconds: number | undefined;
+  readonly allow: readonly string[] | undefined;
+
+  constructor(code: ProblemCode, detail?: string, options: ApiErrorOptions = {}) {
+    const problem = PROBLEMS[code];
+    super(detail ?? problem.detail);
+    this.code = code;
+    this.status = problem.status;
+    this.title = problem.title;
+    this.detail = detail ?? problem.detail;
+    this.errors = options.errors?.slice(0, MAX_REPORTED_FIELD_ERRORS);
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.allow = options.allow;
+  }
+}

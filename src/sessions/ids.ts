@@ -2,6 +2,7 @@
  * Session and tool-call ids as the API accepts them. A session id is `ses_` plus random
  * url-safe characters; anything else is answered like an unknown session, never looked up.
  */
+import { base64url } from "../shared/base64";
 
 export const SESSION_ID_PREFIX = "ses_";
 /** 18 random bytes: 144 bits, so ids cannot be guessed and never collide in practice. */
@@ -15,10 +16,7 @@ export const MAX_TOOL_CALL_ID_CHARS = 128;
 export const TOOL_CALL_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 
 export function newSessionId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(SESSION_ID_RANDOM_BYTES));
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return SESSION_ID_PREFIX + btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return SESSION_ID_PREFIX + base64url(crypto.getRandomValues(new Uint8Array(SESSION_ID_RANDOM_BYTES)));
 }
 
 export function isSessionId(value: string): boolean {

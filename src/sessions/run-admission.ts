@@ -1,42 +1,36 @@
 /**
  * What a run must pass before it starts: the tenant's daily token budget and a concurrency
- * slot from its index. Checked by the gateway, before the Agent is asked, so a refused start
- * leaves the session as it was.
+ * slot from its index. Checked before the Agent is asked, so a refused start leaves the
+ * session as it was.
  */
-import { tenantIndexStub } from "../../objects";
-import type { Env } from "../../env";
-import type { Limits } from "../../limits";
-import type { RunSlot } from "../../tenants/types";
-import { DAY_MS } from "../../tenants/usage";
-import { ApiError } from "../errors";
-
-/**
- * Pure: null while today's budget lasts, else the seconds until it renews at the next UTC
- * midnight. A run already going may finish past the budget; a new one may not start.
- */
-export function dailyBudgetRetryAfter(tokensToday: number, maxTokensPerDay: number | null, now: number): number | null {
-  if (maxTokensPerDay === null || tokensToday < maxTokensPerDay) return null;
-  const nextMidnight = (Math.floor(now / DAY_MS) + 1) * DAY_MS;
-  return Math.max(1, Math.ceil((nextMidnight - now) / 1000));
-}
+import { tenantIndexStub } from "../objects";
+import type { Env } from "../env";
+import type { Limits } from "../limits";
+import { dailyBudgetRetryAfter } from "../tenants/usage";
+import { ApiError } from "../problems";
 
 /** Throws a 429 with Retry-After when the tenant's daily token budget is used up. */
 export async function checkDailyBudget(env: Env, tenantId: string, limits: Limits, now: number): Promise<void> {
   if (limits.max_tokens_per_day === null) return;
   const used = await tenantIndexStub(env, tenantId).tokensToday(tenantId, now);
   const retryAfterSeconds = dailyBudgetRetryAfter(used, limits.max_tokens_per_day, now);
-  if (retryAfterSeconds !== null) throw new ApiError("rate_limited", "The tenant's daily token budget is used up.", { retryAfterSeconds });
+  if (retryAfterSeconds !== null) throw budgetUsedUp(retryAfterSeconds);
+}
+
+function budgetUsedUp(retryAfterSeconds: number): ApiError {
+  return new ApiError("rate_limited", "The tenant's daily token budget is used up.", { retryAfterSeconds });
 }
 
 /**
- * Throws a 429 with Retry-After when a new run may not start. The slot is a reservation the
- * index holds until the session reports itself running, or a short TTL if the start fails.
+ * Throws a 429 with Retry-After when a new run may not start: the daily budget and a slot, asked
+ * of the index in one call. The slot is a reservation the index holds until the session reports
+ * itself running, or a short TTL if the start fails.
  */
 export async function admitRun(env: Env, tenantId: string, sessionId: string, limits: Limits, now: number): Promise<void> {
-  await checkDailyBudget(env, tenantId, limits, now);
-  const index = tenantIndexStub(env, tenantId);
-  const slot: RunSlot = await index.acquireRun(tenantId, sessionId, limits.max_concurrent_runs, now);
+  const input = { sessionId, maxConcurrent: limits.max_concurrent_runs, maxTokensPerDay: limits.max_tokens_per_day, now };
+  const slot = await tenantIndexStub(env, tenantId).admitRun(tenantId, input);
   if (slot.ok) return;
+  if (slot.code === "budget_used") throw budgetUsedUp(slot.retryAfterSeconds);
   // The tenant was suspended after this request was admitted.
   if (slot.code === "suspended") throw new ApiError("tenant_suspended");
   throw new ApiError("rate_limited", `The tenant already has ${limits.max_concurrent_runs} runs going.`, {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { checkWebhookUrl } from "../../../src/egress/webhook-url";
-import { prepareSessionTools } from "../../../src/api/sessions/tool-specs";
-import type { ToolSpec } from "../../../src/sessions/types";
+import { checkWebhookUrl } from "../../src/egress/webhook-url";
+import { prepareSessionTools } from "../../src/sessions/tool-specs";
+import type { ToolSpec } from "../../src/sessions/types";
 
 const strict = { allowPrivateUrls: false, webhookOrigins: null };
 const local = { allowPrivateUrls: true, webhookOrigins: null };

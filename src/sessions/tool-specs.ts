@@ -5,14 +5,14 @@
  * registry's own rules (unique names, known built-ins, how many); and the same URL checks for
  * the session's `notify_url`. Pure: the result carries the tools as they are stored.
  */
-import { isOriginAllowed } from "../../egress/allowed-origins";
-import { approvalTimeoutProblem, checkToolList } from "../../sessions/object/tools/registry";
-import { checkWebhookUrl } from "../../egress/webhook-url";
-import { MAX_REQUEST_PATTERN_SIZE } from "../../shared/json-schema/patterns";
-import { checkSchema, estimateSchemaPatterns } from "../../shared/json-schema/validator";
-import { checkMcpServerUrl } from "../../sessions/object/tools/mcp/server-url";
-import type { McpToolSpec, ToolSpec } from "../../sessions/types";
-import type { FieldError } from "../errors";
+import { isOriginAllowed } from "../egress/allowed-origins";
+import { approvalTimeoutProblem, checkToolList } from "./object/tools/registry";
+import { checkWebhookUrl } from "../egress/webhook-url";
+import { MAX_REQUEST_PATTERN_SIZE } from "../shared/json-schema/patterns";
+import { checkSchema, estimateSchemaPatterns } from "../shared/json-schema/validator";
+import { checkMcpServerUrl } from "./object/tools/mcp/server-url";
+import type { McpToolSpec, ToolSpec } from "./types";
+import type { FieldError } from "../problems";
 
 export interface ToolCheckOptions {
   /** Local development and tests only: webhooks may use http and reach private addresses. */

@@ -1,0 +1,334 @@
+/**
+ * The bodies of the session operations as any caller sends them: a create body (input, tools,
+ * limits, context, output schema) and a message. The routes validate requests with them, and a
+ * schedule's firing reads its stored action with the same ones. Caps on caller-given text are
+ * named here with their units; the body limit bounds a request as a whole on top of them.
+ */
+import { z } from "@hono/zod-openapi";
+import { MAX_IMAGES_PER_INPUT, partialLimitsSchema } from "../limits";
+import { jsonDepth, MAX_JSON_DEPTH } from "../shared/json-depth";
+import { MAX_PATTERN_SUBJECT_CHARS } from "../shared/json-schema/patterns";
+import { DEFAULT_LAST_MESSAGES, MAX_LAST_MESSAGES, MAX_MAX_INPUT_TOKENS, MIN_MAX_INPUT_TOKENS } from "./object/context/settings";
+import { MAX_INPUT_CHARS } from "./object/input";
+import { MAX_MCP_SERVER_NAME_CHARS, MCP_SERVER_NAME_PATTERN } from "./object/tools/mcp/naming";
+import { MAX_RUN_TOOLS } from "./object/tools/mcp/plan";
+import { MAX_APPROVAL_TIMEOUT_SECONDS, MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "./object/tools/registry";
+import { CONTEXT_STRATEGIES, IMAGE_MEDIA_TYPES } from "./types";
+
+/** Blocks per input; each block is a separate part of one user message. */
+export const MAX_INPUT_BLOCKS = 100;
+export const MAX_IMAGE_URL_CHARS = 2_048;
+export const MAX_SYSTEM_CHARS = 100_000;
+export const MAX_MODEL_ID_CHARS = 128;
+export const MAX_TOOL_DESCRIPTION_CHARS = 4_000;
+/** A tool's JSON Schema, serialized; a larger one is a prompt, not a schema. */
+export const MAX_INPUT_SCHEMA_CHARS = 32 * 1024;
+export const MAX_WEBHOOK_URL_CHARS = 2_048;
+export const MAX_METADATA_ENTRIES = 32;
+export const MAX_METADATA_KEY_CHARS = 64;
+export const MAX_METADATA_VALUE_CHARS = 512;
+
+const MODEL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/;
+/** MCP tool names are at most 128 characters (the protocol's recommendation). */
+export const MAX_MCP_TOOL_NAME_CHARS = 128;
+export const MAX_MCP_HEADERS = 20;
+export const MAX_MCP_HEADER_VALUE_CHARS = 4_096;
+/** An HTTP token (RFC 9110). */
+const MCP_HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+/** Visible characters, spaces and tabs: no line break can split one header into two. */
+const MCP_HEADER_VALUE_PATTERN = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** Headers the transport or the platform sets: a tenant's value would break the protocol or the request's framing. */
+const FORBIDDEN_MCP_HEADERS: ReadonlySet<string> = new Set([
+  "host",
+  "content-length",
+  "content-type",
+  "accept",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "upgrade",
+  "te",
+  "trailer",
+  "proxy-authorization",
+  "proxy-connection",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "last-event-id",
+]);
+
+// ---- input ---------------------------------------------------------------------------------
+
+export const TextBlockSchema = z.object({ type: z.literal("text"), text: z.string() }).strict().openapi("TextBlock");
+
+export const ImageMediaTypeSchema = z.enum(IMAGE_MEDIA_TYPES).openapi("ImageMediaType");
+
+export const InputImageBlockSchema = z
+  .object({
+    type: z.literal("image"),
+    source: z.discriminatedUnion("type", [
+      z
+        .object({
+          type: z.literal("base64"),
+          media_type: ImageMediaTypeSchema,
+          data: z.string().min(1).openapi({ description: "The image file, base64 (standard alphabet, padded), without a `data:` prefix." }),
+        })
+        .strict(),
+      z
+        .object({
+          type: z.literal("url"),
+          url: z.string().max(MAX_IMAGE_URL_CHARS).openapi({ description: "An https URL on the public internet; the platform fetches it once.", example: "https://example.com/receipt.png" }),
+        })
+        .strict(),
+    ]),
+  })
+  .strict()
+  .openapi("InputImageBlock", {
+    description:
+      "An image: PNG, JPEG, GIF or WebP, at most the tenant's `max_image_bytes`. The platform checks it, stores it once with the session " +
+      "and sends it to the model with every call whose history holds it; only models that take images accept it.",
+  });
+
+const InputBlockSchema = z.discriminatedUnion("type", [TextBlockSchema, InputImageBlockSchema]);
+
+function inputProblem(input: string | z.infer<typeof InputBlockSchema>[]): string | null {
+  const blocks = typeof input === "string" ? [{ type: "text" as const, text: input }] : input;
+  const texts = blocks.flatMap((block) => (block.type === "text" ? [block.text] : []));
+  const images = blocks.length - texts.length;
+  if (images === 0 && texts.every((text) => text.trim() === "")) return "Must contain some text or an image.";
+  if (images > MAX_IMAGES_PER_INPUT) return `Must hold at most ${MAX_IMAGES_PER_INPUT} images.`;
+  const total = texts.reduce((sum, text) => sum + text.length, 0);
+  return total > MAX_INPUT_CHARS ? `Must be at most ${MAX_INPUT_CHARS} characters in all.` : null;
+}
+
+export const RunInputSchema = z
+  .union([z.string(), z.array(InputBlockSchema).min(1).max(MAX_INPUT_BLOCKS)])
+  .superRefine((input, ctx) => {
+    const problem = inputProblem(input);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .openapi("RunInput", {
+    description:
+      `A user message: text, or a list of text and image blocks; at most ${MAX_INPUT_CHARS} characters of text ` +
+      `and ${MAX_IMAGES_PER_INPUT} images in all.`,
+    example: "What time is it in Tokyo?",
+  });
+
+export type ApiRunInput = z.infer<typeof RunInputSchema>;
+
+// ---- tools ---------------------------------------------------------------------------------
+
+const ToolNameSchema = z.string().regex(TOOL_NAME_PATTERN, "Must be 1-64 letters, digits, `_` or `-`.").openapi({ example: "lookup_order" });
+
+const InputSchemaSchema = z
+  .record(z.string(), z.unknown())
+  .refine((schema) => schema.type === "object", 'Must be a JSON Schema with "type": "object" at the top.')
+  .refine((schema) => JSON.stringify(schema).length <= MAX_INPUT_SCHEMA_CHARS, `Must be at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON.`)
+  .refine((schema) => jsonDepth(schema) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
+  .openapi({
+    description:
+      "A JSON Schema (2020-12) for the tool's input; its top level is an object. `pattern` and `patternProperties` " +
+      "use the RE2 subset of ECMA-262 regular expressions (no backreferences or lookaround), run in linear time; " +
+      `strings longer than ${MAX_PATTERN_SUBJECT_CHARS} characters never match a pattern or a format.`,
+    example: { type: "object", properties: {} },
+  });
+
+/** A run's `output_schema`: the same bounds as a tool's input schema, since the Anthropic provider sends it as one. */
+export const OutputSchemaSchema = z
+  .record(z.string(), z.unknown())
+  .refine((schema) => schema.type === "object", 'Must be a JSON Schema with "type": "object" at the top.')
+  .refine((schema) => JSON.stringify(schema).length <= MAX_INPUT_SCHEMA_CHARS, `Must be at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON.`)
+  .refine((schema) => jsonDepth(schema) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
+  .openapi("OutputSchema", {
+    description:
+      "A JSON Schema (2020-12) the run's final answer must be valid for; its top level is an object. The answer is checked with the " +
+      "same validator as tool inputs (patterns on RE2); an invalid answer is told to the model, which answers again, and a run without a " +
+      "valid answer after 3 tries (or at the step limit) fails with `invalid_output`.",
+    example: { type: "object", properties: { total: { type: "number" }, currency: { type: "string" } }, required: ["total", "currency"] },
+  });
+
+const ToolDescriptionSchema = z.string().min(1).max(MAX_TOOL_DESCRIPTION_CHARS);
+const RequiresApprovalSchema = z.boolean().optional().openapi({ description: "Each call waits for an approve or deny first." });
+/** Shared by every tool type that can require approval. */
+export const ApprovalTimeoutSchema = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_APPROVAL_TIMEOUT_SECONDS)
+  .optional()
+  .openapi({
+    description:
+      "Only with `requires_approval`: a call not approved or denied within this many seconds of its creation is denied with the reason " +
+      '"approval expired" (`decision: "expired"`, `decided_by: "system"`), and the run goes on as after any deny.',
+    example: 3600,
+  });
+
+export const BuiltinToolSchema = z
+  .object({
+    type: z.literal("builtin"),
+    name: ToolNameSchema.openapi({ description: "A built-in tool: `get_time`, `http_fetch` or `run_code`.", example: "get_time" }),
+    requires_approval: RequiresApprovalSchema,
+    approval_timeout_seconds: ApprovalTimeoutSchema,
+  })
+  .strict()
+  .openapi("BuiltinTool");
+
+export const WebhookToolSchema = z
+  .object({
+    type: z.literal("webhook"),
+    name: ToolNameSchema,
+    description: ToolDescriptionSchema,
+    input_schema: InputSchemaSchema,
+    url: z.string().max(MAX_WEBHOOK_URL_CHARS).openapi({ description: "An https URL on the public internet.", example: "https://example.com/tools/lookup" }),
+    requires_approval: RequiresApprovalSchema,
+    approval_timeout_seconds: ApprovalTimeoutSchema,
+    at_most_once: z.boolean().optional().openapi({ description: "Never retried, even after a timeout or a 5xx." }),
+  })
+  .strict()
+  .openapi("WebhookTool");
+
+export const ClientToolSchema = z
+  .object({
+    type: z.literal("client"),
+    name: ToolNameSchema,
+    description: ToolDescriptionSchema,
+    input_schema: InputSchemaSchema,
+    requires_approval: RequiresApprovalSchema,
+    approval_timeout_seconds: ApprovalTimeoutSchema,
+  })
+  .strict()
+  .openapi("ClientTool");
+
+export const McpToolSchema = z
+  .object({
+    type: z.literal("mcp"),
+    name: z
+      .string()
+      .max(MAX_MCP_SERVER_NAME_CHARS)
+      .regex(MCP_SERVER_NAME_PATTERN, `Must be 1-${MAX_MCP_SERVER_NAME_CHARS} letters, digits or \`-\`, with single \`_\` between them.`)
+      .openapi({ description: "The server's name; its tools are offered to the model as `<name>__<tool>`.", example: "docs" }),
+    url: z.string().max(MAX_WEBHOOK_URL_CHARS).openapi({ description: "The server's Streamable HTTP endpoint: https, on the public internet.", example: "https://mcp.example.com/mcp" }),
+    allowed_tools: z
+      .array(z.string().min(1).max(MAX_MCP_TOOL_NAME_CHARS))
+      .max(MAX_RUN_TOOLS)
+      .optional()
+      .openapi({ description: "Only these of the server's tools are offered (its own names); all of them when absent." }),
+    headers: z
+      .record(
+        z.string().regex(MCP_HEADER_NAME_PATTERN, "Not an HTTP header name.").refine((name) => !FORBIDDEN_MCP_HEADERS.has(name.toLowerCase()), "This header is set by the platform."),
+        z.string().max(MAX_MCP_HEADER_VALUE_CHARS).regex(MCP_HEADER_VALUE_PATTERN, "Must be printable, without line breaks."),
+      )
+      .refine((headers) => Object.keys(headers).length <= MAX_MCP_HEADERS, `At most ${MAX_MCP_HEADERS} headers.`)
+      .optional()
+      .openapi({
+        description: "Sent with every request to the server, e.g. `Authorization`. Write-only: every response shows each value as `********`.",
+        example: { Authorization: "Bearer <token>" },
+      }),
+    requires_approval: RequiresApprovalSchema.openapi({ description: "Each call of any of the server's tools waits for an approve or deny first." }),
+    approval_timeout_seconds: ApprovalTimeoutSchema,
+  })
+  .strict()
+  .openapi("McpTool");
+
+export const ToolSchema = z.discriminatedUnion("type", [BuiltinToolSchema, WebhookToolSchema, ClientToolSchema, McpToolSchema]).openapi("Tool");
+
+// ---- the session's settings and the bodies -------------------------------------------------
+
+export const ContextSettingsSchema = z
+  .object({
+    strategy: z.enum(CONTEXT_STRATEGIES).default("auto").openapi({
+      description:
+        "How the history is fitted to the model's input before each call. `auto`: the task and the newest messages that fit the budget; " +
+        "`last_messages`: the task and a fixed count of the newest messages; `summary`: older messages are folded into a running summary " +
+        "(made by the model, counted in usage) sent with the task and the newest messages.",
+    }),
+    max_input_tokens: z
+      .number()
+      .int()
+      .min(MIN_MAX_INPUT_TOKENS)
+      .max(MAX_MAX_INPUT_TOKENS)
+      .optional()
+      .openapi({ description: "The input budget of each model call; by default the model's context size less room for the answer." }),
+    last_messages: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_LAST_MESSAGES)
+      .optional()
+      .openapi({ description: `\`last_messages\` only: how many of the newest messages are sent (default ${DEFAULT_LAST_MESSAGES}).` }),
+  })
+  .strict()
+  .refine((context) => context.last_messages === undefined || context.strategy === "last_messages", {
+    message: "last_messages is only for the last_messages strategy.",
+    path: ["last_messages"],
+  })
+  .openapi("ContextSettings", {
+    description: "The session's context window. The session's first user message and the current run's are always sent; a tool_use is never sent without its result.",
+  });
+
+const MetadataSchema = z
+  .record(z.string().min(1).max(MAX_METADATA_KEY_CHARS), z.string().max(MAX_METADATA_VALUE_CHARS))
+  .refine((metadata) => Object.keys(metadata).length <= MAX_METADATA_ENTRIES, `At most ${MAX_METADATA_ENTRIES} entries.`)
+  .openapi({ description: "String labels for the caller's own use.", example: { ticket: "T-1234" } });
+
+export const SessionLimitsSchema = partialLimitsSchema
+  .strict()
+  .openapi("SessionLimits", { description: "Limits for this session; each may only be lower than the tenant's." });
+
+export const CreateSessionRequestSchema = z
+  .object({
+    input: RunInputSchema.optional().openapi({ description: "When given, the first run starts at once." }),
+    system: z.string().max(MAX_SYSTEM_CHARS).nullable().optional(),
+    model: z
+      .string()
+      .max(MAX_MODEL_ID_CHARS)
+      .regex(MODEL_ID_PATTERN, "Not a model id.")
+      .optional()
+      .openapi({
+        description:
+          "The model, optionally prefixed with its provider: `anthropic:` or `openai:` (an OpenAI-compatible Chat Completions server); " +
+          "unprefixed is Anthropic's. Only models the platform and the tenant allow; the platform's default model when absent.",
+        example: "claude-sonnet-4-5",
+      }),
+    tools: z.array(ToolSchema).max(MAX_TOOLS_PER_SESSION).optional(),
+    limits: SessionLimitsSchema.optional(),
+    context: ContextSettingsSchema.optional(),
+    output_schema: z
+      .union([OutputSchemaSchema, z.null()])
+      .optional()
+      .openapi({ description: "The schema of the answer of every run of the session whose message names none (the first run's too)." }),
+    metadata: MetadataSchema.nullable().optional(),
+    notify_url: z
+      .string()
+      .max(MAX_WEBHOOK_URL_CHARS)
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "An https URL that gets every status notification of this session (all five types), signed like webhook tools, besides the " +
+          "tenant's endpoints. Checked like a webhook tool's URL, and held to the tenant's `webhook_origins`.",
+        example: "https://shop.example.com/agent-events",
+      }),
+  })
+  .strict()
+  .openapi("CreateSessionRequest");
+
+export const IF_RUNNING = ["reject", "enqueue", "interrupt"] as const;
+
+export const AddMessageRequestSchema = z
+  .object({
+    input: RunInputSchema,
+    if_running: z.enum(IF_RUNNING).default("reject").openapi({
+      description:
+        "What to do while a run is going. `reject`: 409. `enqueue`: the message waits and starts the next run as soon as the current one ends " +
+        "(in order; a cancel drops the queue). `interrupt`: the current run is stopped as a cancel would stop it and a new run starts with the message.",
+    }),
+    output_schema: z
+      .union([OutputSchemaSchema, z.null()])
+      .optional()
+      .openapi({ description: "The schema of this run's answer; null asks for a free answer; absent takes the session's `output_schema`." }),
+  })
+  .strict()
+  .openapi("AddMessageRequest");
+
+export type CreateSessionRequest = z.infer<typeof CreateSessionRequestSchema>;
+export type AddMessageRequest = z.infer<typeof AddMessageRequestSchema>;

@@ -1,0 +1,19 @@
+/**
+ * Resuming a paused session. It spends tokens again, so the daily budget applies; a paused
+ * session holds no run slot, so without a free one it goes `queued` and starts by itself when
+ * one frees, instead of being refused.
+ */
+import type { Actor } from "./actor";
+import { loadOwnedSession } from "./access";
+import { agentProblem } from "./client";
+import { checkDailyBudget } from "./run-admission";
+import type { Session } from "./types";
+
+export async function resumeSession(actor: Actor, sessionId: string): Promise<Session> {
+  const { env, principal, limits } = actor;
+  const { session, agent } = await loadOwnedSession(env, principal, sessionId);
+  // Checked before the budget so a wrong-state call costs the index nothing; the Agent checks again.
+  if (session.status !== "paused") throw agentProblem({ reason: "wrong_status", action: "resume", status: session.status });
+  await checkDailyBudget(env, principal.tenantId, limits, Date.now());
+  return agent.resume(limits);
+}
