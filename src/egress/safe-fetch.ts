@@ -3,7 +3,8 @@
  * URL guard, redirects followed by hand, a deadline, a byte cap on the body, and results
  * instead of exceptions for expected failures.
  */
-import { deadline } from "../sessions/object/engine/deadline";
+import { FRAMING_HEADERS } from "./framing-headers";
+import { deadline } from "../shared/deadline";
 import { checkUrl, describeRefusal, type UrlRefusal } from "./url-guard";
 
 export interface SafeFetchInit {
@@ -47,22 +48,6 @@ export type SafeFetchBytesResult = { ok: true; status: number; contentType: stri
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-/**
- * Headers a caller may not set. Host and the framing headers would let a request reach a
- * different virtual host than the guard checked, or desynchronise the connection.
- */
-const FORBIDDEN_HEADERS = new Set([
-  "host",
-  "content-length",
-  "transfer-encoding",
-  "connection",
-  "keep-alive",
-  "upgrade",
-  "te",
-  "trailer",
-  "proxy-authorization",
-  "proxy-connection",
-]);
 
 /**
  * The only headers kept once a redirect leaves the origin. A caller's other headers may carry
@@ -106,7 +91,7 @@ async function fetchWithin(url: string, init: SafeFetchInit, options: SafeFetchO
   } catch {
     return { ok: false, reason: "invalid_request", detail: "a header name or value is not valid" };
   }
-  for (const name of FORBIDDEN_HEADERS) {
+  for (const name of FRAMING_HEADERS) {
     if (headers.has(name)) return { ok: false, reason: "invalid_request", detail: `the header ${name} may not be set` };
   }
 

@@ -5,6 +5,7 @@
  * named here with their units; the body limit bounds a request as a whole on top of them.
  */
 import { z } from "@hono/zod-openapi";
+import { FRAMING_HEADERS } from "../egress/framing-headers";
 import { MAX_IMAGES_PER_INPUT, partialLimitsSchema } from "../limits";
 import { jsonDepth, MAX_JSON_DEPTH } from "../shared/json-depth";
 import { MAX_PATTERN_SUBJECT_CHARS } from "../shared/json-schema/patterns";
@@ -39,18 +40,9 @@ const MCP_HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 const MCP_HEADER_VALUE_PATTERN = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** Headers the transport or the platform sets: a tenant's value would break the protocol or the request's framing. */
 const FORBIDDEN_MCP_HEADERS: ReadonlySet<string> = new Set([
-  "host",
-  "content-length",
+  ...FRAMING_HEADERS,
   "content-type",
   "accept",
-  "transfer-encoding",
-  "connection",
-  "keep-alive",
-  "upgrade",
-  "te",
-  "trailer",
-  "proxy-authorization",
-  "proxy-connection",
   "mcp-session-id",
   "mcp-protocol-version",
   "last-event-id",

@@ -5,7 +5,7 @@
  * set that cannot be offered, ends the run `failed` with `tools_unavailable`.
  */
 import { tenantIndexStub } from "../../../../objects";
-import { deadline } from "../../engine/deadline";
+import { deadline } from "../../../../shared/deadline";
 import type { StepScope } from "../../engine/unit-scope";
 import { backoffDelay } from "../retry";
 import { discoveryVerdict, listServers, type ServerListing } from "../../tools/mcp/discovery";

@@ -10,7 +10,7 @@ import { MAX_ATTEMPTS, MAX_INVALID_OUTPUTS } from "../../../../limits";
 import { calibratedRatio } from "../../context/estimate";
 import { callMessages } from "../../context/plan";
 import { runContext } from "../../context/run-context";
-import { deadline } from "../../engine/deadline";
+import { deadline } from "../../../../shared/deadline";
 import type { StepScope, UnitWriter } from "../../engine/unit-scope";
 import { providerFor } from "../../model";
 import { asModelError } from "../../model/provider-errors";

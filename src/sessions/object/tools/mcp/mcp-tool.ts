@@ -4,7 +4,7 @@
  * tools whose repeat is harmless are tried again (on a new connection) after a failure that
  * may pass, within one time budget.
  */
-import { deadline } from "../../engine/deadline";
+import { deadline } from "../../../../shared/deadline";
 import type { McpToolSpec } from "../../../types";
 import type { Tool, ToolContext, ToolOutcome } from "../tool";
 import { headerSecrets, redactSecrets } from "./masking";
