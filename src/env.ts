@@ -12,7 +12,7 @@ import type { TenantIndexRpc, TenantRegistryRpc } from "./tenants/rpc";
 type Namespace<T> = DurableObjectNamespace<T & Rpc.DurableObjectBranded>;
 
 export interface Env {
-  AGENT: Namespace<SessionRpc>;
+  SESSION: Namespace<SessionRpc>;
   TENANT_INDEX: Namespace<TenantIndexRpc>;
   TENANT_REGISTRY: Namespace<TenantRegistryRpc>;
   /** One per tenant: its schedules, fired from the object's alarm. */

@@ -2,7 +2,7 @@
 import { createApp } from "./api/app";
 import type { Env } from "./env";
 
-export { Agent } from "./sessions/object/session-object";
+export { SessionObject } from "./sessions/object/session-object";
 export { Scheduler } from "./schedules/scheduler";
 export { TenantIndex } from "./tenants/tenant-index";
 export { TenantRegistry } from "./tenants/tenant-registry";

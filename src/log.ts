@@ -1,6 +1,6 @@
 /**
  * Structured log lines of the gateway and the Durable Objects: one JSON object per event. The
- * gateway's carry the request id, so an answer a caller reports can be traced; the Agent's carry
+ * gateway's carry the request id, so an answer a caller reports can be traced; the session object's carry
  * the tenant and session. Never logs credentials or bodies.
  */
 export type LogLevel = "info" | "warn" | "error";

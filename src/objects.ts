@@ -1,5 +1,5 @@
 /**
- * Every Durable Object name and stub, in one module. An Agent is addressed by tenant *and*
+ * Every Durable Object name and stub, in one module. A session object is addressed by tenant *and*
  * session id, so a session id guessed or leaked from another tenant names a different, empty
  * object; a tenant's index by its tenant id. The tenant always comes from the authenticated
  * principal (or the session's own record), never from a raw path segment. A tenant's scheduler,
@@ -9,7 +9,7 @@
 /** The name of the one registry instance that lists every tenant. */
 export const TENANT_REGISTRY_NAME = "registry";
 
-export function agentObjectName(tenantId: string, sessionId: string): string {
+export function sessionObjectName(tenantId: string, sessionId: string): string {
   return `${encodeURIComponent(tenantId)}/${encodeURIComponent(sessionId)}`;
 }
 
@@ -21,8 +21,8 @@ export function schedulerName(tenantId: string): string {
   return `scheduler/${encodeURIComponent(tenantId)}`;
 }
 
-export function agentStub(env: Cloudflare.Env, tenantId: string, sessionId: string) {
-  return env.AGENT.get(env.AGENT.idFromName(agentObjectName(tenantId, sessionId)));
+export function sessionStub(env: Cloudflare.Env, tenantId: string, sessionId: string) {
+  return env.SESSION.get(env.SESSION.idFromName(sessionObjectName(tenantId, sessionId)));
 }
 
 export function tenantIndexStub(env: Cloudflare.Env, tenantId: string) {

@@ -2,14 +2,14 @@
  * The platform's Worker as the benchmarks run it: the production entry, unchanged, behind two
  * routes of their own that no deployed Worker has (it exists only in the benchmarks' config):
  *
- *   GET  /__bench/agents/{tenant}/{session}   reads a session straight from its Agent, with no
+ *   GET  /__bench/agents/{tenant}/{session}   reads a session straight from its session object, with no
  *                                             gateway in front, to measure what the gateway adds
  *   POST /__bench/index/{tenant}/sessions     `{ count, created_by }`: index rows for sessions
- *                                             with no Agent behind them, to fill a tenant's list
+ *                                             with no session object behind them, to fill a tenant's list
  *                                             fast (a real create costs ~17 ms of CPU here)
  */
-import { agentStub, tenantIndexStub } from "../../src/objects";
-import { EMPTY_USAGE, type AgentResult, type Session } from "../../src/sessions/types";
+import { sessionStub, tenantIndexStub } from "../../src/objects";
+import { EMPTY_USAGE, type SessionResult, type Session } from "../../src/sessions/types";
 import { newSessionId } from "../../src/sessions/ids";
 import type { Env } from "../../src/env";
 import platform from "../../src/index";
@@ -27,18 +27,18 @@ export default {
     // A substring test first, so the gateway's own requests pay next to nothing for these routes.
     if (!request.url.includes(PREFIX)) return platform.fetch(request, env, ctx);
     const [kind, tenantId, rest] = new URL(request.url).pathname.slice(PREFIX.length).split("/").map(decodeURIComponent);
-    if (kind === "agents" && tenantId && rest && request.method === "GET") return readAgent(env, tenantId, rest);
+    if (kind === "agents" && tenantId && rest && request.method === "GET") return readSession(env, tenantId, rest);
     if (kind === "index" && tenantId && rest === "sessions" && request.method === "POST") return fillIndex(env, tenantId, await request.json());
     return new Response("not found", { status: 404 });
   },
 } satisfies ExportedHandler<Env>;
 
-async function readAgent(env: Env, tenantId: string, sessionId: string): Promise<Response> {
-  const result = (await agentStub(env, tenantId, sessionId).get()) as AgentResult<Session>;
+async function readSession(env: Env, tenantId: string, sessionId: string): Promise<Response> {
+  const result = (await sessionStub(env, tenantId, sessionId).get()) as SessionResult<Session>;
   return result.ok ? Response.json(result.value) : Response.json(result, { status: 404 });
 }
 
-/** Reports `count` idle sessions to the tenant's index, as each new Agent's first report would. */
+/** Reports `count` idle sessions to the tenant's index, as each new session object's first report would. */
 async function fillIndex(env: Env, tenantId: string, body: { count?: unknown; created_by?: unknown }): Promise<Response> {
   const count = Number(body.count);
   if (!Number.isInteger(count) || count < 1 || count > MAX_FILL || typeof body.created_by !== "string") {

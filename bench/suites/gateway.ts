@@ -1,6 +1,6 @@
 /**
  * Gateway cost: an authenticated `GET /v1/sessions/{id}` (with a JWT, and with an API key)
- * against the same Agent read with no gateway in front (`bench/direct/`), at several
+ * against the same session object read with no gateway in front (`bench/direct/`), at several
  * concurrencies, several times each, variants interleaved.
  */
 import { uniqueName } from "../../test/e2e/support/stack";

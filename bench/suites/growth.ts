@@ -114,7 +114,7 @@ export function growthTables(result: GrowthResult): Table[] {
       rows: result.pages.map((p) => [p.size.toLocaleString("en-US"), fmt(median(p.admin), 2), fmt(quantile(p.admin, 0.95), 2), fmt(median(p.own), 2), fmt(quantile(p.own, 0.95), 2), p.createsPerSecond === null ? "—" : fmt(p.createsPerSecond, 0)]),
       notes: [
         `\`GET /v1/sessions\` (default page of 50), ${PAGE_SAMPLES} requests one after another after ${PAGE_WARMUP} of warm-up, at each size; "tenant admin" lists all of the tenant's sessions, "own sessions" a member's (all of them here, so both pages are full).`,
-        `The first ${REAL_SESSIONS.toLocaleString("en-US")} sessions are created with \`POST /v1/sessions\` without input, ${FILL_CONCURRENCY} at a time (the last column is that rate); the rest are index rows alone, reported to the tenant index as each new Agent's first report would be, since the list reads only the index.`,
+        `The first ${REAL_SESSIONS.toLocaleString("en-US")} sessions are created with \`POST /v1/sessions\` without input, ${FILL_CONCURRENCY} at a time (the last column is that rate); the rest are index rows alone, reported to the tenant index as each new session object's first report would be, since the list reads only the index.`,
         `1-minute load average at the samples: ${result.pages.map((p) => fmt(p.load, 2)).join(", ")}.`,
       ],
     },

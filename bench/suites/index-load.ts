@@ -76,8 +76,8 @@ const methodOf = (name: string) => name.slice(name.indexOf(".") + 1);
 export function indexLoadTables(result: IndexLoadResult): Table[] {
   const names = [...new Set(result.runs.flatMap((run) => [...run.keys()]))].sort();
   const perRun = (name: string) => result.runs.map((run) => run.get(name) ?? 0);
-  const fromAgent = result.runs.map((run) => [...run].filter(([name]) => !GATEWAY_METHODS.has(methodOf(name))).reduce((sum, [, n]) => sum + n, 0));
-  const perStep = Math.max(...fromAgent) / result.steps;
+  const fromSessionObject = result.runs.map((run) => [...run].filter(([name]) => !GATEWAY_METHODS.has(methodOf(name))).reduce((sum, [, n]) => sum + n, 0));
+  const perStep = Math.max(...fromSessionObject) / result.steps;
   const atScale = perStep * BUSY_TENANT_SESSIONS;
   return [
     {
@@ -86,9 +86,9 @@ export function indexLoadTables(result: IndexLoadResult): Table[] {
       rows: [
         ...names.map((name) => {
           const counts = perRun(name);
-          return [methodOf(name), GATEWAY_METHODS.has(methodOf(name)) ? "gateway" : "Agent", counts.join(", "), fmt(Math.max(...counts) / result.steps, 2)];
+          return [methodOf(name), GATEWAY_METHODS.has(methodOf(name)) ? "gateway" : "session object", counts.join(", "), fmt(Math.max(...counts) / result.steps, 2)];
         }),
-        ["**from the Agent, in all**", "Agent", fromAgent.join(", "), `**${fmt(perStep, 2)}**`],
+        ["**from the session object, in all**", "session object", fromSessionObject.join(", "), `**${fmt(perStep, 2)}**`],
       ],
       notes: [
         `${result.runs.length} runs; "calls per run" lists each run's count. The gateway's calls come from the request that created the session (with an Idempotency-Key) and the status requests at the end of the run.`,

@@ -1,6 +1,6 @@
 /**
  * Reads a V8 CPU profile of the Worker: each sample's function mapped back through wrangler's
- * source map to the project's files, then self time grouped by area (the Agent, the tenant
+ * source map to the project's files, then self time grouped by area (the session object, the tenant
  * index, the gateway, libraries, the runtime) and by function. Time spent in a built-in (a
  * storage call, `JSON.parse`, `fetch`) is charged to the project function that called it.
  */

@@ -101,11 +101,11 @@ function topFunctions(platform: Profiled, baseline: Profiled): Table[] {
     .map((f) => [`\`${f.name}\``, f.area, fmt(perUnitMs(platform, f.samples), 3), `${fmt((100 * f.samples) / platform.summary.busySamples, 1)} %`]);
   return [
     {
-      title: "Total JavaScript time of the Agent's and the tenant index's functions, callees included (platform)",
+      title: "Total JavaScript time of the session object's and the tenant index's functions, callees included (platform)",
       columns: ["function", "area", "ms per unit", "share of JavaScript"],
       rows: inclusive,
     },
-    { title: "Top JavaScript self time in the Agent and the tenant index (platform)", columns, rows: topOf(platform, (area) => PLATFORM_AREAS.includes(area)) },
+    { title: "Top JavaScript self time in the session object and the tenant index (platform)", columns, rows: topOf(platform, (area) => PLATFORM_AREAS.includes(area)) },
     { title: "Top JavaScript self time anywhere (platform)", columns, rows: topOf(platform, () => true) },
     { title: "Top JavaScript self time anywhere (bare loop)", columns, rows: topOf(baseline, () => true) },
   ];

@@ -9,7 +9,7 @@ import { requireIsoMs, requireString } from "../tenants/validate";
 import { addDelivery, notifyUrlTarget } from "./delivery-store";
 import { MAX_ENDPOINT_URL_CHARS, subscribedEndpoints } from "./endpoint-store";
 
-/** Notifications per hand-off; an Agent sends at most `HANDOFF_BATCH` (100) at a time. */
+/** Notifications per hand-off; a session object sends at most `HANDOFF_BATCH` (100) at a time. */
 export const MAX_BATCH_NOTIFICATIONS = 100;
 /** A notification's JSON: the compact session view is a few KiB, tens with full metadata and many waiting calls. */
 export const MAX_NOTIFICATION_BYTES = 256 * 1024;

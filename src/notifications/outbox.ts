@@ -1,5 +1,5 @@
 /**
- * The Agent's notification outbox. A status change that notifies writes its notification here in
+ * The session object's notification outbox. A status change that notifies writes its notification here in
  * the same transaction as the change itself (`SessionEngine.updateRun`), so no crash can keep one
  * without the other. The tenant index delivers: the outbox rides along with the report of the
  * status change that wrote it (one call to the index for both), or is handed over on its own when
@@ -13,7 +13,7 @@ import { newEventId } from "./ids";
 import { handoffRetryDelay } from "./schedule";
 import type { NotificationBatch, NotificationSession, NotificationType } from "./types";
 import { tenantIndexStub } from "../objects";
-import type { AgentStore } from "../sessions/object/store/store";
+import type { SessionStore } from "../sessions/object/store/store";
 
 /** Notifications per hand-off call; a session rarely owes more than one or two. */
 export const HANDOFF_BATCH = 100;
@@ -26,7 +26,7 @@ export type HandoffResult = "nothing_owed" | "not_due" | "handed_off" | "failed"
 
 export class Outbox {
   constructor(
-    private readonly store: AgentStore,
+    private readonly store: SessionStore,
     private readonly env: Cloudflare.Env,
   ) {}
 

@@ -1,6 +1,6 @@
 /**
  * Status notifications: what a session tells its tenant's endpoints, and its own `notify_url`,
- * when it needs someone or its run ended. The shapes shared by the Agent, which writes them to
+ * when it needs someone or its run ended. The shapes shared by the session object, which writes them to
  * its outbox, and the tenant index, which delivers them.
  */
 import type { SessionStatus, StopReason, ToolCallStatus, Usage } from "../sessions/types";
@@ -55,7 +55,7 @@ export interface Notification {
   session: NotificationSession;
 }
 
-/** What an Agent hands its tenant index: its owed notifications, and where the session's own go. */
+/** What a session object hands its tenant index: its owed notifications, and where the session's own go. */
 export interface NotificationBatch {
   session_id: string;
   notify_url: string | null;

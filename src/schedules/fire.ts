@@ -12,7 +12,7 @@ import { tenantIndexStub } from "../objects";
 import { ApiError, type ProblemCode } from "../problems";
 import type { Actor } from "../sessions/actor";
 import { addMessage } from "../sessions/add-message";
-import { AgentClient } from "../sessions/client";
+import { SessionClient } from "../sessions/client";
 import { createSession } from "../sessions/create";
 import type { DisabledReason, FiringOutcome, ScheduleAction, ScheduleCreator } from "./types";
 
@@ -71,9 +71,9 @@ export function keyProblem(record: Pick<ApiKeyRecord, "revoked_at" | "expires_at
  * before anything else, so a firing that acted and then lost its record is recorded, not repeated.
  */
 export async function actionDone(env: Env, tenantId: string, action: ScheduleAction, keys: SlotKeys): Promise<ActionResult | null> {
-  if (action.session) return (await new AgentClient(env, tenantId, keys.sessionId).find()) ? { outcome: "started" } : null;
+  if (action.session) return (await new SessionClient(env, tenantId, keys.sessionId).find()) ? { outcome: "started" } : null;
   try {
-    const outcome = await new AgentClient(env, tenantId, keys.sessionId).requestOutcome(keys.requestKey);
+    const outcome = await new SessionClient(env, tenantId, keys.sessionId).requestOutcome(keys.requestKey);
     return outcome ? { outcome } : null;
   } catch (error) {
     if (error instanceof ApiError && error.code === "not_found") return null;

@@ -1,5 +1,5 @@
 /**
- * Who may see and control a session. The Agent is always addressed with the principal's own
+ * Who may see and control a session. The session object is always addressed with the principal's own
  * tenant, so another tenant's session id names an empty object and is simply not found; within
  * a tenant, a principal without tenant:admin reaches only the sessions it created. Every
  * failure is the same 404, so a caller cannot tell "not yours" from "does not exist".
@@ -8,14 +8,14 @@ import type { Session } from "./types";
 import { seesAllTenantSessions, type Principal } from "../auth/principal";
 import type { Env } from "../env";
 import { ApiError } from "../problems";
-import { AgentClient, SESSION_NOT_FOUND, TOOL_CALL_NOT_FOUND } from "./client";
+import { SessionClient, SESSION_NOT_FOUND, TOOL_CALL_NOT_FOUND } from "./client";
 import { isSessionId, isToolCallId } from "./ids";
 
 export { SESSION_NOT_FOUND, TOOL_CALL_NOT_FOUND };
 
 export interface OwnedSession {
   session: Session;
-  agent: AgentClient;
+  agent: SessionClient;
 }
 
 /** Pure: whether `principal` may see `session`. The tenant check is defence in depth. */
@@ -24,10 +24,10 @@ export function canAccessSession(principal: Principal, session: Pick<Session, "t
   return seesAllTenantSessions(principal) || session.created_by === principal.subject;
 }
 
-/** The session and its Agent, or a 404 for a malformed id, a missing session or someone else's. */
+/** The session and its session object, or a 404 for a malformed id, a missing session or someone else's. */
 export async function loadOwnedSession(env: Env, principal: Principal, sessionId: string): Promise<OwnedSession> {
   if (!isSessionId(sessionId)) throw new ApiError("not_found", SESSION_NOT_FOUND);
-  const agent = new AgentClient(env, principal.tenantId, sessionId);
+  const agent = new SessionClient(env, principal.tenantId, sessionId);
   const session = await agent.find();
   if (!session || !canAccessSession(principal, session)) throw new ApiError("not_found", SESSION_NOT_FOUND);
   return { session, agent };

@@ -1,7 +1,7 @@
 /**
  * Adding a user message to a session, for any actor: the route and a schedule's firing. While a
  * run is going `if_running` decides: `reject` answers 409 before a concurrency slot is taken, so
- * a refused call costs nothing; `enqueue` and `interrupt` go to the Agent, whose run already
+ * a refused call costs nothing; `enqueue` and `interrupt` go to the session object, whose run already
  * holds a slot.
  */
 import type { Env } from "../env";
@@ -9,14 +9,14 @@ import type { Limits } from "../limits";
 import { ApiError } from "../problems";
 import { loadOwnedSession } from "./access";
 import type { Actor } from "./actor";
-import { type AgentClient, agentProblem } from "./client";
+import { type SessionClient, sessionProblem } from "./client";
 import { resolveRunInput } from "./images";
 import { outputSchemaProblems } from "./output-schema";
 import type { AddMessageRequest, IF_RUNNING } from "./request-schemas";
 import { admitRun, startWithSlot } from "./run-admission";
-import { ACTIVE_STATUSES, type AgentResult, type RunInput, type RunOptions, type Session } from "./types";
+import { ACTIVE_STATUSES, type SessionResult, type RunInput, type RunOptions, type Session } from "./types";
 
-/** A run can end, or start, between reading the session and asking its Agent: try again once. */
+/** A run can end, or start, between reading the session and asking its session object: try again once. */
 const MAX_RACES = 2;
 
 /** What became of the message: it started a run, waits for the next one, or interrupted the run going. */
@@ -28,7 +28,7 @@ export interface AddedMessage {
 }
 
 /**
- * Adds the message to a session the actor may see (404 otherwise). With `requestKey`, the Agent
+ * Adds the message to a session the actor may see (404 otherwise). With `requestKey`, the session object
  * applies the message at most once for that key: asked again, it answers as if it had just done
  * it, so a caller that lost the first answer can ask again safely.
  */
@@ -52,42 +52,42 @@ export async function addMessage(actor: Actor, sessionId: string, body: AddMessa
       : await startRun(env, principal.tenantId, sessionId, agent, input, limits, options, requestKey);
     if (result.ok) return { session: result.value, outcome: going ? (ifRunning === "enqueue" ? "enqueued" : "interrupted") : "started" };
     const raced = (going && result.reason === "run_not_going") || (!going && result.reason === "run_going" && ifRunning !== "reject");
-    if (!raced || attempt >= MAX_RACES) throw agentProblem(result);
+    if (!raced || attempt >= MAX_RACES) throw sessionProblem(result);
     going = !going;
   }
 }
 
 function whileRunning(
-  agent: AgentClient,
+  agent: SessionClient,
   ifRunning: (typeof IF_RUNNING)[number],
   input: RunInput,
   limits: Limits,
   options: RunOptions,
   requestKey: string | null,
-): Promise<AgentResult<Session>> {
+): Promise<SessionResult<Session>> {
   if (ifRunning === "enqueue") return agent.enqueue(input, limits, options, requestKey);
   if (ifRunning === "interrupt") return agent.interrupt(input, limits, options, requestKey);
   return Promise.resolve({ ok: false, reason: "run_going" });
 }
 
-/** A start the Agent refused; thrown through `startWithSlot` so the slot is given back. */
+/** A start the session object refused; thrown through `startWithSlot` so the slot is given back. */
 class RefusedStart extends Error {
-  constructor(readonly result: AgentResult<Session>) {
-    super("the Agent refused the start");
+  constructor(readonly result: SessionResult<Session>) {
+    super("the session object refused the start");
   }
 }
 
-/** A new run: admitted by the tenant's index first (slot, daily budget), the slot given back if the Agent refuses. */
+/** A new run: admitted by the tenant's index first (slot, daily budget), the slot given back if the session object refuses. */
 async function startRun(
   env: Env,
   tenantId: string,
   id: string,
-  agent: AgentClient,
+  agent: SessionClient,
   input: RunInput,
   limits: Limits,
   options: RunOptions,
   requestKey: string | null,
-): Promise<AgentResult<Session>> {
+): Promise<SessionResult<Session>> {
   await admitRun(env, tenantId, id, limits, Date.now());
   try {
     // The tenant's current limits also cap a session created under looser ones.

@@ -1,15 +1,15 @@
 /**
  * The typed client of a session's Durable Object, for the gateway and a schedule's firing. Each
  * call's answer type is the one `SessionRpc` declares; an answer becomes its value, or the
- * problem its machine reason stands for, mapped to wire text in one switch (`agentProblem`).
+ * problem its machine reason stands for, mapped to wire text in one switch (`sessionProblem`).
  */
 import type { Limits } from "../limits";
-import { agentStub } from "../objects";
+import { sessionStub } from "../objects";
 import { ApiError } from "../problems";
 import type { Env } from "../env";
 import { buildStreamRequest, type StreamRequest } from "./object/events/stream-request";
 import type { SessionRpc } from "./object/rpc";
-import type { AgentFailure, AgentResult, RunInput, RunOptions, SessionInit } from "./types";
+import type { SessionFailure, SessionResult, RunInput, RunOptions, SessionInit } from "./types";
 
 export const SESSION_NOT_FOUND = "No such session.";
 export const TOOL_CALL_NOT_FOUND = "No such tool call in this session.";
@@ -19,13 +19,13 @@ export const RUN_NOT_GOING = "The session has no run going.";
 /** A stream refused because the tenant index was unreachable: a restarting object, seconds away. */
 const STREAM_RETRY_AFTER_SECONDS = 5;
 
-/** An Agent that could not reach its tenant index asks the caller to come back after this long. */
+/** A session object that could not reach its tenant index asks the caller to come back after this long. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 const ACTION_WORDS = { cancel: "cancelled", pause: "paused", resume: "resumed" } as const;
 
-/** The one place an Agent's machine reason becomes a problem and its text. */
-export function agentProblem(failure: AgentFailure): ApiError {
+/** The one place a session object's machine reason becomes a problem and its text. */
+export function sessionProblem(failure: SessionFailure): ApiError {
   switch (failure.reason) {
     case "session_not_found":
       return new ApiError("not_found", SESSION_NOT_FOUND);
@@ -54,10 +54,10 @@ export function agentProblem(failure: AgentFailure): ApiError {
   }
 }
 
-/** The value of an Agent's answer, or its problem thrown. */
-export function agentValue<T>(result: AgentResult<T>): T {
+/** The value of a session object's answer, or its problem thrown. */
+export function sessionValue<T>(result: SessionResult<T>): T {
   if (result.ok) return result.value;
-  throw agentProblem(result);
+  throw sessionProblem(result);
 }
 
 /** "a run is already going" → "A run is already going." */
@@ -69,23 +69,23 @@ export function sentence(text: string): string {
 }
 
 /** The value of a call's answer, typed by the interface, or its problem thrown. */
-async function valueOf<T>(answer: Promise<AgentResult<T>>): Promise<T> {
-  return agentValue(await answer);
+async function valueOf<T>(answer: Promise<SessionResult<T>>): Promise<T> {
+  return sessionValue(await answer);
 }
 
-export class AgentClient {
+export class SessionClient {
   /** The stub seen through the interface: every answer has the type the object declares. */
   readonly #rpc: SessionRpc;
 
   constructor(env: Env, tenantId: string, sessionId: string) {
-    this.#rpc = agentStub(env, tenantId, sessionId);
+    this.#rpc = sessionStub(env, tenantId, sessionId);
   }
 
   /** The session, or null when this tenant has none with this id. */
   async find() {
     const result = await this.#rpc.get();
     if (!result.ok && result.reason === "session_not_found") return null;
-    return agentValue(result);
+    return sessionValue(result);
   }
 
   create(init: SessionInit, input: RunInput | null) {
@@ -158,7 +158,7 @@ export class AgentClient {
   }
 
   /**
-   * The session's event stream as the Agent serves it: a 101 with the WebSocket, a 200 with the
+   * The session's event stream as the session object serves it: a 101 with the WebSocket, a 200 with the
    * Server-Sent Events body, or a 204 for an ended session with nothing newer. Rebuilt as the
    * gateway's own response, whose headers the middleware after it may still set.
    */
@@ -167,8 +167,8 @@ export class AgentClient {
     if (response.status === 101) return new Response(null, { status: 101, webSocket: response.webSocket });
     if (response.status === 200) return new Response(response.body, { status: 200, headers: response.headers });
     if (response.status === 204) return new Response(null, { status: 204 });
-    const failure = (await response.json().catch(() => null)) as AgentFailure | null;
-    if (failure && typeof failure.reason === "string") throw agentProblem(failure);
-    throw new Error(`the Agent answered an event stream with ${response.status}`);
+    const failure = (await response.json().catch(() => null)) as SessionFailure | null;
+    if (failure && typeof failure.reason === "string") throw sessionProblem(failure);
+    throw new Error(`the session object answered an event stream with ${response.status}`);
   }
 }

@@ -1,13 +1,13 @@
 /**
  * Creating a session, for any actor: the route and a schedule's firing. Limits and tools are
- * checked before the Agent exists, so a refused request leaves nothing; with `input` the first
+ * checked before the session object exists, so a refused request leaves nothing; with `input` the first
  * run starts at once, once the tenant's index admitted it.
  */
 import type { Principal } from "../auth/principal";
 import type { Limits } from "../limits";
 import { ApiError, type FieldError } from "../problems";
 import type { Actor } from "./actor";
-import { AgentClient } from "./client";
+import { SessionClient } from "./client";
 import { newSessionId } from "./ids";
 import { resolveRunInput } from "./images";
 import { resolveSessionLimits } from "./limits";
@@ -18,7 +18,7 @@ import { admitRun, startWithSlot } from "./run-admission";
 import { checkNotifyUrl, prepareSessionTools } from "./tool-specs";
 import type { ContextSettings, Session, SessionInit, ToolSpec } from "./types";
 
-/** Pure: what the Agent is created with; `model` was chosen by `chooseModel`, every other absent field gets its documented default. */
+/** Pure: what the session object is created with; `model` was chosen by `chooseModel`, every other absent field gets its documented default. */
 export function buildSessionInit(id: string, principal: Principal, body: CreateSessionRequest, limits: Limits, model: string): SessionInit {
   return {
     id,
@@ -114,7 +114,7 @@ export async function createSession(actor: Actor, body: CreateSessionRequest, id
           allowPrivateUrls: config.allowPrivateUrls,
         });
   const init = buildSessionInit(id, principal, { ...body, tools: prepared.tools, notify_url: prepared.notify_url }, prepared.limits, prepared.model);
-  const agent = new AgentClient(env, principal.tenantId, id);
+  const agent = new SessionClient(env, principal.tenantId, id);
   const create = () => agent.create(init, input);
   if (input === null) return create();
   await admitRun(env, principal.tenantId, id, actor.limits, Date.now());

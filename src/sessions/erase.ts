@@ -1,5 +1,5 @@
 /**
- * Erasing a session: whatever runs is cancelled, then the Agent's storage goes first and the
+ * Erasing a session: whatever runs is cancelled, then the session object's storage goes first and the
  * index row second, so a failure in between leaves a listed session that a retry can still find
  * and erase, never a hidden one that keeps running.
  */
@@ -16,7 +16,7 @@ export async function eraseSession(actor: Actor, sessionId: string): Promise<voi
   try {
     owned = await loadOwnedSession(env, principal, sessionId);
   } catch (error) {
-    // A retry after an erase whose index cleanup failed: the Agent is gone, the row is not.
+    // A retry after an erase whose index cleanup failed: the session object is gone, the row is not.
     const row = error instanceof ApiError && error.code === "not_found" && isSessionId(sessionId) ? await index.getSessionSummary(principal.tenantId, sessionId) : null;
     if (!row || !canAccessSession(principal, { tenant_id: principal.tenantId, created_by: row.created_by })) throw error;
     await index.removeSession(principal.tenantId, sessionId);

@@ -5,15 +5,15 @@
  */
 import type { Actor } from "./actor";
 import { loadOwnedSession } from "./access";
-import { agentProblem } from "./client";
+import { sessionProblem } from "./client";
 import { checkDailyBudget } from "./run-admission";
 import type { Session } from "./types";
 
 export async function resumeSession(actor: Actor, sessionId: string): Promise<Session> {
   const { env, principal, limits } = actor;
   const { session, agent } = await loadOwnedSession(env, principal, sessionId);
-  // Checked before the budget so a wrong-state call costs the index nothing; the Agent checks again.
-  if (session.status !== "paused") throw agentProblem({ reason: "wrong_status", action: "resume", status: session.status });
+  // Checked before the budget so a wrong-state call costs the index nothing; the session object checks again.
+  if (session.status !== "paused") throw sessionProblem({ reason: "wrong_status", action: "resume", status: session.status });
   await checkDailyBudget(env, principal.tenantId, limits, Date.now());
   return agent.resume(limits);
 }

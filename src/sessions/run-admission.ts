@@ -1,6 +1,6 @@
 /**
  * What a run must pass before it starts: the tenant's daily token budget and a concurrency
- * slot from its index. Checked before the Agent is asked, so a refused start leaves the
+ * slot from its index. Checked before the session object is asked, so a refused start leaves the
  * session as it was.
  */
 import { tenantIndexStub } from "../objects";
@@ -39,7 +39,7 @@ export async function admitRun(env: Env, tenantId: string, sessionId: string, li
 }
 
 /**
- * Asks the Agent to start, holding the slot `admitRun` took; gives the slot back when the Agent
+ * Asks the session object to start, holding the slot `admitRun` took; gives the slot back when the session object
  * refuses or fails, so a failed start does not keep the tenant's slot until it times out.
  */
 export async function startWithSlot<T>(env: Env, tenantId: string, sessionId: string, start: () => Promise<T>): Promise<T> {

@@ -1,5 +1,5 @@
 /**
- * The shapes an Agent keeps and returns: content blocks, messages, tool calls, run state,
+ * The shapes a session object keeps and returns: content blocks, messages, tool calls, run state,
  * and the result type of its RPC surface. Content blocks follow the Anthropic Messages
  * format, which is the platform's own storage format; other providers translate.
  */
@@ -171,7 +171,7 @@ export interface McpToolSpec {
   approval_timeout_seconds?: number;
 }
 
-/** What the gateway gives an Agent when it creates the session; fixed for its life. */
+/** What the gateway gives a session object when it creates the session; fixed for its life. */
 export interface SessionInit {
   id: string;
   tenant_id: string;
@@ -222,10 +222,10 @@ export interface SessionSummary {
 }
 
 /**
- * Why an Agent refused a call: machine reasons only. The gateway turns each into its wire
+ * Why a session object refused a call: machine reasons only. The gateway turns each into its wire
  * problem and text in one switch (src/sessions/client.ts).
  */
-export type AgentFailure =
+export type SessionFailure =
   | { reason: "session_not_found" }
   | { reason: "tool_call_not_found" }
   | { reason: "session_exists" }
@@ -247,12 +247,12 @@ export type AgentFailure =
   | { reason: "invalid"; detail: string }
   /** The tenant index could not be reached for something that must not be skipped (handing over owed notifications); try again. */
   | { reason: "unavailable"; detail: string };
-export type AgentFailureReason = AgentFailure["reason"];
-export type AgentResult<T> = { ok: true; value: T } | ({ ok: false } & AgentFailure);
+export type SessionFailureReason = SessionFailure["reason"];
+export type SessionResult<T> = { ok: true; value: T } | ({ ok: false } & SessionFailure);
 
 /**
- * An image as the gateway hands it to the Agent: fetched or decoded and checked, its bytes in
- * hand. The Agent checks it again, stores it once and keeps only an `ImageBlock` in the history.
+ * An image as the gateway hands it to the session object: fetched or decoded and checked, its bytes in
+ * hand. The session object checks it again, stores it once and keeps only an `ImageBlock` in the history.
  */
 export interface ImageUpload {
   type: "image";

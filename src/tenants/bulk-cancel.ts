@@ -1,17 +1,17 @@
 /**
- * Cancels many sessions through their Agents, a few at a time. One Agent failing (an RPC
+ * Cancels many sessions through their session objects, a few at a time. One session object failing (an RPC
  * error, or a session already stopped) must not stop the others; only real cancellations count.
  */
-import { agentStub } from "../objects";
+import { sessionStub } from "../objects";
 
-/** Agents asked at once: enough to be quick, few enough not to flood the runtime. */
+/** session objects asked at once: enough to be quick, few enough not to flood the runtime. */
 export const CANCEL_CONCURRENCY = 8;
 
 export type CancelOne = (sessionId: string) => Promise<{ ok: boolean }>;
 
-export function agentCanceller(env: Cloudflare.Env, tenantId: string): CancelOne {
+export function sessionCanceller(env: Cloudflare.Env, tenantId: string): CancelOne {
   return async (sessionId) => {
-    return agentStub(env, tenantId, sessionId).cancel();
+    return sessionStub(env, tenantId, sessionId).cancel();
   };
 }
 

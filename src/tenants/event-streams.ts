@@ -1,11 +1,11 @@
 /**
  * The tenant's open event streams, as far as the index must know them: which sessions have a
  * stream opened with which API key, until when. A key's revocation or the tenant's suspension
- * closes those streams through their Agents at once, so an idle stream needs no polling.
+ * closes those streams through their session objects at once, so an idle stream needs no polling.
  * A row may outlive its stream (a watcher that left): closing it again is harmless, and every
  * row goes when its deadline passes.
  */
-import { agentStub } from "../objects";
+import { sessionStub } from "../objects";
 import { type ApiKeyRecord, keyStandingProblem } from "../auth/api-keys";
 import { CANCEL_CONCURRENCY } from "./bulk-cancel";
 import type { NoteStreamInput, StreamNote } from "./types";
@@ -64,7 +64,7 @@ export function sessionsStreaming(sql: SqlStorage, now: number): string[] {
 }
 
 /**
- * Asks each session's Agent to close the streams `filter` selects, a few at a time; one that
+ * Asks each session's session object to close the streams `filter` selects, a few at a time; one that
  * cannot be reached is logged and left to its stream's deadline. Returns how many closed.
  */
 export async function closeStreamsOf(
@@ -80,7 +80,7 @@ export async function closeStreamsOf(
     while (next < sessionIds.length) {
       const sessionId = sessionIds[next++] as string;
       try {
-        closed += await agentStub(env, tenantId, sessionId).closeStreams(filter, why);
+        closed += await sessionStub(env, tenantId, sessionId).closeStreams(filter, why);
       } catch (error) {
         console.error(JSON.stringify({ level: "error", event: "close_streams_failed", tenant_id: tenantId, session_id: sessionId, error: String(error) }));
       }

@@ -42,7 +42,7 @@ export interface TenantIndexRpc {
   // --- event streams
 
   /**
-   * Called by an Agent before a new stream gets its first frame: refused when the stream's key no
+   * Called by a session object before a new stream gets its first frame: refused when the stream's key no
    * longer stands or the tenant is suspended; noted otherwise, so a later revocation or
    * suspension finds it.
    */
@@ -62,7 +62,7 @@ export interface TenantIndexRpc {
   acquireRun(tenantId: string, sessionId: string, maxConcurrent: number, now: number): Promise<T.RunSlot>;
   /** A new run's admission in one round trip: the daily token budget first, then a slot as `acquireRun` takes it. */
   admitRun(tenantId: string, input: T.AdmitRunInput): Promise<T.RunAdmission>;
-  /** Gives back the slot of a start that did not happen (the Agent refused it or failed). */
+  /** Gives back the slot of a start that did not happen (the session object refused it or failed). */
   releaseRun(tenantId: string, sessionId: string): Promise<void>;
   counts(tenantId: string): Promise<T.StatusCounts>;
 
@@ -88,7 +88,7 @@ export interface TenantIndexRpc {
 
   getWebhookSecret(tenantId: string): Promise<T.WebhookSecret>;
   rotateWebhookSecret(tenantId: string): Promise<T.WebhookSecret>;
-  /** For the Agent, at each webhook call: the secrets to sign with and the allowed origins, in one call. */
+  /** For the session object, at each webhook call: the secrets to sign with and the allowed origins, in one call. */
   getWebhookSigning(tenantId: string): Promise<T.WebhookSigning>;
 
   // --- status webhooks

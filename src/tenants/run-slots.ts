@@ -1,7 +1,7 @@
 /**
  * Concurrency slots for runs. A slot is held by every session that is `running` and, for a
  * short while, by a reservation: made when a start is admitted (so two racing starts cannot both
- * see a free slot before either Agent reports), or when a queued session is granted a slot.
+ * see a free slot before either session object reports), or when a queued session is granted a slot.
  * Sessions that wait for a person, a client or a resume hold none; when they move on without a
  * free slot they are `queued`, and free slots go to queued sessions in arrival order before any
  * new run.
@@ -102,7 +102,7 @@ export function grantedSessions(sql: SqlStorage): string[] {
 export const GRANT_RETRY_MS = 5_000;
 
 /**
- * When the queue pump must run again: soon while a grant is untaken (to tell the Agent again),
+ * When the queue pump must run again: soon while a grant is untaken (to tell the session object again),
  * else when the first reservation lapses (a slot may free without any report); null when no one
  * waits.
  */

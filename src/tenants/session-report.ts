@@ -1,5 +1,5 @@
 /**
- * Checks a session report from an Agent and turns it into row values. Reports come from our own
+ * Checks a session report from a session object and turns it into row values. Reports come from our own
  * code, so a malformed one is a bug and throws rather than being half-stored.
  */
 import { SESSION_STATUSES, STOP_REASONS, type SessionStatus, type StopReason } from "../sessions/types";

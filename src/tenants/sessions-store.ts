@@ -1,6 +1,6 @@
 /**
- * The tenant's session index: one compact row per session, kept current by the Agents' reports,
- * for listing, counting and finding the active ones. The Agent stays the source of truth.
+ * The tenant's session index: one compact row per session, kept current by the session objects' reports,
+ * for listing, counting and finding the active ones. The session object stays the source of truth.
  */
 import { ACTIVE_STATUSES, type Page, SESSION_STATUSES, type SessionStatus, type SessionSummary, type StopReason } from "../sessions/types";
 import { decodeTimeIdCursor, encodeTimeIdCursor } from "../shared/cursor";

@@ -20,7 +20,7 @@ import { grantedSessions, grantQueuedSlots, nextPumpAt, queueLength } from "./ru
 import type { TenantIndexRpc } from "./rpc";
 import { TenantBinding } from "./tenant-binding";
 import { type ConfigState, readConfigState } from "./tenant-config";
-import { agentStub, tenantRegistryStub } from "../objects";
+import { sessionStub, tenantRegistryStub } from "../objects";
 import type * as T from "./types";
 import { migrate } from "../storage/migrations";
 import { AlarmClock } from "../storage/alarm-clock";
@@ -295,9 +295,9 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   }
 
   /**
-   * Hands free run slots to queued sessions, oldest first, and tells each Agent. A session that
+   * Hands free run slots to queued sessions, oldest first, and tells each session object. A session that
    * cannot be told now is told again shortly; a grant it never takes up lapses with its
-   * reservation and is made again. Queued Agents also ask by themselves now and then.
+   * reservation and is made again. Queued session objects also ask by themselves now and then.
    */
   async #grantQueuedSlots(tenantId: string): Promise<void> {
     const config = this.#readConfig();
@@ -307,7 +307,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     const granted = grantedSessions(this.#sql);
     await Promise.all(
       granted.map((id) =>
-        agentStub(this.env, tenantId, id)
+        sessionStub(this.env, tenantId, id)
           .slotGranted()
           .catch((error: unknown) => log("warn", "slot_grant_undelivered", { tenant_id: tenantId, session_id: id, error: String(error) })),
       ),

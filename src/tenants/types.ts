@@ -1,6 +1,6 @@
 /**
  * The shapes the tenant objects take and return over RPC (see the agreed interfaces), in one
- * place so the gateway and the Agent can import them without importing the classes.
+ * place so the gateway and the session object can import them without importing the classes.
  */
 import type { SessionStatus, SessionSummary } from "../sessions/types";
 import type { ApiKeyRecord } from "../auth/api-keys";
@@ -46,7 +46,7 @@ export interface TenantConfig {
   created_at: string;
 }
 
-/** What the Agent reports on every status or usage change; `revision` increases each time. */
+/** What the session object reports on every status or usage change; `revision` increases each time. */
 export type SessionReport = SessionSummary & { revision: number };
 
 export interface SessionFilter {
@@ -115,7 +115,7 @@ export interface WebhookSecret {
   previous_expires_at: string | null;
 }
 
-/** What the Agent needs to send a webhook call: the secrets to sign with and where it may go. */
+/** What the session object needs to send a webhook call: the secrets to sign with and where it may go. */
 export interface WebhookSigning {
   /** Newest first: the current secret, then the previous one while its grace period lasts. */
   secrets: string[];
@@ -171,7 +171,7 @@ export interface TenantEntry {
   created_at: string;
 }
 
-/** A stream the Agent is opening, for the index to note (see event-streams.ts). */
+/** A stream the session object is opening, for the index to note (see event-streams.ts). */
 export interface NoteStreamInput {
   sessionId: string;
   /** The API key behind the stream's credential; null for other JWTs. */

@@ -3,7 +3,7 @@
  * size stays within what Cloudflare accepts. The sizes go to the log of every run.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, stat } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,4 +35,38 @@ describe("wrangler deploy --dry-run", () => {
     expect(Number(gzip)).toBeLessThan(MAX_GZIP_KIB);
     expect((await stat(join(outdir, "index.js"))).size).toBeGreaterThan(0);
   }, 120_000);
+});
+
+interface Migration {
+  tag: string;
+  new_sqlite_classes?: string[];
+  renamed_classes?: { from: string; to: string }[];
+  deleted_classes?: string[];
+}
+
+describe("the Durable Object migrations", () => {
+  it("bring every exported object class into being, keep each class's storage through a rename, and delete none", async () => {
+    const config = JSON.parse(await readFile(join(root, "wrangler.json"), "utf8")) as {
+      migrations: Migration[];
+      durable_objects: { bindings: { name: string; class_name: string }[] };
+    };
+    const classes = new Set<string>();
+    const renames: string[] = [];
+    for (const migration of config.migrations) {
+      expect(migration.deleted_classes ?? [], `${migration.tag} deletes a class and its storage`).toEqual([]);
+      for (const name of migration.new_sqlite_classes ?? []) classes.add(name);
+      for (const { from, to } of migration.renamed_classes ?? []) {
+        expect(classes.has(from), `${migration.tag} renames ${from}, which no earlier migration created`).toBe(true);
+        classes.delete(from);
+        classes.add(to);
+        renames.push(`${from} -> ${to}`);
+      }
+    }
+    const entry = await readFile(join(root, "src", "index.ts"), "utf8");
+    const exported = [...entry.matchAll(/^export \{ (\w+) \} from/gm)].map((match) => match[1]);
+    expect([...classes].sort()).toEqual(exported.sort());
+    expect(config.durable_objects.bindings.map((binding) => binding.class_name).sort()).toEqual(exported.sort());
+    // The per-session object was first deployed as `Agent`: its sessions must follow it.
+    expect(renames).toContain("Agent -> SessionObject");
+  });
 });

@@ -77,7 +77,7 @@ describe("taking notifications", () => {
     expect(await index.acceptNotifications(tenantId, { session_id: "ses_a", notify_url: null, notifications: [notification(tenantId, "ses_a")] })).toEqual({ deliveries: 0 });
   });
 
-  it("refuses a batch that is not what an Agent sends", async () => {
+  it("refuses a batch that is not what a session object sends", async () => {
     const { tenantId } = await enteredIndex();
     const other = notification(freshTenant("other"), "ses_a");
     await expectIndexRejects(tenantId, (i) => i.acceptNotifications(tenantId, { session_id: "ses_a", notify_url: null, notifications: [other] }), /another tenant/);

@@ -1,5 +1,5 @@
 /**
- * The Agent's outbox: a notification stays owed, in the session's own storage, until the tenant
+ * The session object's outbox: a notification stays owed, in the session's own storage, until the tenant
  * index has it. What a crash leaves owed is handed over when the object wakes; a hand-off the
  * index refuses is kept and tried again from the alarm with backoff; an erase that cannot hand
  * over what is owed keeps the session and answers 503, and one the index refuses for good drops
@@ -11,13 +11,13 @@ import type { OutboxEntry, OutboxRetry } from "../../src/sessions/object/store/s
 import { newEventId } from "../../src/notifications/ids";
 import type { NotificationType } from "../../src/notifications/types";
 import { HANDOFF_RETRY_MS } from "../../src/notifications/schedule";
-import { agentStub, tenantIndexName, tenantIndexStub } from "../../src/objects";
-import { agentProblem } from "../../src/sessions/client";
-import type { AgentFailure } from "../../src/sessions/types";
+import { sessionStub, tenantIndexName, tenantIndexStub } from "../../src/objects";
+import { sessionProblem } from "../../src/sessions/client";
+import type { SessionFailure } from "../../src/sessions/types";
 import { TenantIndex } from "../../src/tenants/tenant-index";
 import { createSession } from "../api/sessions/helpers";
 import { call } from "../support/api";
-import { alarmAt, createAndStart, getSession, newTestSession, type TestSession, waitForStatus as waitForAgentStatus } from "../support/agent-session";
+import { alarmAt, createAndStart, getSession, newTestSession, type TestSession, waitForStatus as waitForSessionStatus } from "../support/agent-session";
 import { mockHook, mockModel, uniqueKey } from "../support/mock-client";
 import { eventually, registerEndpoint, tenant, typesFor } from "./helpers";
 
@@ -55,7 +55,7 @@ describe("the outbox", () => {
     const t = newTestSession();
     const hook = await endpointFor(t);
     await createAndStart(t, "hi");
-    await waitForAgentStatus(t, ["done"]);
+    await waitForSessionStatus(t, ["done"]);
     await hook.waitForRequests(1);
     await eventually(async () => ((await outbox(t)).rows.length === 0 ? true : undefined), "the outbox to empty");
     await eventually(async () => ((await alarmAt(t)) === null ? true : undefined), "the alarm to go");
@@ -66,7 +66,7 @@ describe("the outbox", () => {
     const t = newTestSession();
     const hook = await endpointFor(t);
     const done = await createAndStart(t, "hi");
-    await waitForAgentStatus(t, ["done"]);
+    await waitForSessionStatus(t, ["done"]);
     await hook.waitForRequests(1);
     const session = { ...(await hook.requests())[0]!.body as { session: OutboxEntry["session"] } }.session;
     const owedId = await owe(t, { type: "session.failed", session: { ...session, status: "failed" } });
@@ -82,7 +82,7 @@ describe("the outbox", () => {
     const t = newTestSession();
     const hook = await endpointFor(t);
     await createAndStart(t, "hi");
-    await waitForAgentStatus(t, ["done"]);
+    await waitForSessionStatus(t, ["done"]);
     const [first] = await hook.waitForRequests(1);
     const session = (first!.body as { session: OutboxEntry["session"] }).session;
     // An id the index refuses stands in for an index that cannot take it yet.
@@ -131,7 +131,7 @@ describe("erasing a session that owes notifications", () => {
     expect(refused).toEqual({ ok: false, reason: "unavailable", detail: expect.any(String) });
     expect((await getSession(t)).status).toBe("cancelled");
     expect((await outbox(t)).rows).toHaveLength(1);
-    const problem = agentProblem(refused as AgentFailure);
+    const problem = sessionProblem(refused as SessionFailure);
     expect([problem.status, problem.code, problem.retryAfterSeconds]).toEqual([503, "service_unavailable", 5]);
 
     await runInDurableObject(index(), (_instance, state) => void state.storage.kv.put("tenant_id", t.tenantId));
@@ -151,7 +151,7 @@ describe("erasing a session that owes notifications", () => {
     await model.waitForRequests(1);
     const stub = {
       get stub() {
-        return agentStub(env, t.tenantId, session.id);
+        return sessionStub(env, t.tenantId, session.id);
       },
     };
     await owe(stub, { id: "evt_refused", created_at: new Date().toISOString(), session: { id: session.id } as OutboxEntry["session"] });
@@ -169,7 +169,7 @@ describe("the notifications of a status change", () => {
     const accept = vi.spyOn(TenantIndex.prototype, "acceptNotifications");
     try {
       await createAndStart(t, "hi");
-      await waitForAgentStatus(t, ["done"]);
+      await waitForSessionStatus(t, ["done"]);
       await hook.waitForRequests(1);
       expect(accept).not.toHaveBeenCalled();
       const carried = report.mock.calls.filter((args) => args[2] !== undefined).map((args) => (args[2] as { notifications: { type: string }[] }).notifications.map((n) => n.type));

@@ -1,6 +1,6 @@
 /**
  * Approvals that expire, and the record of who decided each call. An expiry is a time the
- * Agent's alarm is set for, so it survives a restart; it denies the call exactly as a reviewer
+ * session object's alarm is set for, so it survives a restart; it denies the call exactly as a reviewer
  * would, including taking a run slot (or queueing) to go on.
  */
 import { abortAllDurableObjects } from "cloudflare:test";
@@ -19,7 +19,7 @@ const text = (t: string) => ({ type: "text", text: t });
 const toolUse = (id: string, name = "get_time") => ({ type: "tool_use", id, name, input: {} });
 const timed = (seconds: number): ToolSpec => ({ type: "builtin", name: "get_time", requires_approval: true, approval_timeout_seconds: seconds });
 
-/** Polls the Agent's alarm until it is `expected`: the notification's hand-off sets one for now first. */
+/** Polls the session object's alarm until it is `expected`: the notification's hand-off sets one for now first. */
 async function alarmBecomes(t: ReturnType<typeof newTestSession>, expected: number | null): Promise<void> {
   const deadline = Date.now() + 5_000;
   while ((await alarmAt(t)) !== expected) {

@@ -1,12 +1,12 @@
 /**
- * The context window in a running Agent: what each model call is sent under each strategy,
+ * The context window in a running session object: what each model call is sent under each strategy,
  * what the fit reads from storage, and the stop reasons and token counts that go with it.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { estimateJsonTokens, estimateMessageTokens, estimateTextTokens } from "../../src/sessions/object/context/estimate";
 import { decideContext } from "../../src/sessions/object/context/plan";
-import { AgentStore, type RunState } from "../../src/sessions/object/store/store";
+import { SessionStore, type RunState } from "../../src/sessions/object/store/store";
 import type { ContentBlock } from "../../src/sessions/types";
 import { createAndStart, getSession, messages, newTestSession, type sessionInit, type TestSession, toolCalls, waitForStatus } from "../support/agent-session";
 import { requestProblems, requestText } from "../support/request-checks";
@@ -70,13 +70,13 @@ describe("the context window", () => {
     await createAndStart(t, "seed", { context: { strategy: "auto", max_input_tokens: 600 } });
     await waitForStatus(t, ["done"]);
     await runInDurableObject(t.stub, (_instance, state) => {
-      const store = new AgentStore(state.storage);
+      const store = new SessionStore(state.storage);
       for (let i = 0; i < 400; i++) {
         store.appendMessage("assistant", [text(`answer ${i}`), toolUse(`toolu_${i}`)], "2030-01-01T00:00:00.000Z");
         store.appendMessage("user", [{ type: "tool_result", tool_use_id: `toolu_${i}`, content: `result ${i}` }], "2030-01-01T00:00:00.000Z");
       }
       let metasRead = 0;
-      const counting = Object.create(store) as AgentStore;
+      const counting = Object.create(store) as SessionStore;
       counting.metaNewestFirst = function* (after?: number) {
         for (const meta of store.metaNewestFirst(after)) {
           metasRead++;

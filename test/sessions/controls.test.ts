@@ -1,17 +1,17 @@
 /**
- * Every RPC method of the Agent is either a control, which ends with the alarm synced (and the
+ * Every RPC method of the session object is either a control, which ends with the alarm synced (and the
  * report owed sent) whatever it answers, or a read of a session that must exist. The prototype is
  * enumerated, so a method added without being classified here fails, and each control is
  * called on a path that answers early, where a control without the wrapper would skip the sync.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Agent } from "../../src/sessions/object/session-object";
+import { SessionObject } from "../../src/sessions/object/session-object";
 import { newTestSession, sessionInit, type TestSession } from "../support/agent-session";
 
 afterEach(() => vi.restoreAllMocks());
 
-type Method = (this: Agent, ...args: never[]) => Promise<unknown>;
+type Method = (this: SessionObject, ...args: never[]) => Promise<unknown>;
 
 /** Each control with arguments that make it answer early on an idle session (`create`: it exists). */
 const CONTROLS: Record<string, (t: TestSession) => unknown[]> = {
@@ -44,9 +44,9 @@ const READS: Record<string, unknown[]> = {
 /** Handlers of the runtime's that change no state: a closed or messaged socket. */
 const INERT = ["webSocketMessage", "webSocketClose"];
 
-const methods = Object.getOwnPropertyNames(Agent.prototype).filter((name) => name !== "constructor");
+const methods = Object.getOwnPropertyNames(SessionObject.prototype).filter((name) => name !== "constructor");
 
-describe("the Agent's RPC methods", () => {
+describe("the session object's RPC methods", () => {
   it("are each classified as a control, a read or an inert handler", () => {
     const known = [...Object.keys(CONTROLS), ...Object.keys(READS), ...INERT];
     expect(methods.filter((name) => !known.includes(name))).toEqual([]);
@@ -56,14 +56,14 @@ describe("the Agent's RPC methods", () => {
   it.each(Object.keys(CONTROLS))("%s syncs the alarm at its end, even when it answers early", async (name) => {
     const t = newTestSession();
     await t.stub.create(sessionInit(t), null);
-    const synced = await runInDurableObject(t.stub, async (instance: Agent, state) => {
+    const synced = await runInDurableObject(t.stub, async (instance: SessionObject, state) => {
       let reads = 0;
       const getAlarm = state.storage.getAlarm.bind(state.storage);
       vi.spyOn(state.storage, "getAlarm").mockImplementation((options) => {
         reads++;
         return getAlarm(options);
       });
-      const method = (Agent.prototype as unknown as Record<string, Method>)[name]!;
+      const method = (SessionObject.prototype as unknown as Record<string, Method>)[name]!;
       await method.apply(instance, CONTROLS[name]!(t) as never[]).catch(() => {});
       return reads;
     });
@@ -72,7 +72,7 @@ describe("the Agent's RPC methods", () => {
 
   it.each(Object.keys(READS))("%s reads only a session that exists", async (name) => {
     const t = newTestSession();
-    const answer = await runInDurableObject(t.stub, (instance: Agent) => (Agent.prototype as unknown as Record<string, Method>)[name]!.apply(instance, READS[name] as never[]));
+    const answer = await runInDurableObject(t.stub, (instance: SessionObject) => (SessionObject.prototype as unknown as Record<string, Method>)[name]!.apply(instance, READS[name] as never[]));
     expect(answer).toEqual({ ok: false, reason: "session_not_found" });
   });
 });

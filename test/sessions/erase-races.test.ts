@@ -6,7 +6,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { tenantIndexStub } from "../../src/objects";
-import type { AgentResult, Session } from "../../src/sessions/types";
+import type { SessionResult, Session } from "../../src/sessions/types";
 import { createAndStart, newTestSession, unwrap, waitForStatus } from "../support/agent-session";
 
 /** Sessions raced per test: the interleaving depends on when each side's awaits return. */
@@ -16,7 +16,7 @@ async function pausedSession(): Promise<ReturnType<typeof newTestSession>> {
   const t = newTestSession();
   await t.model.script({ delay_ms: 5_000, reply: { content: [{ type: "text", text: "late" }] } });
   await createAndStart(t, "go");
-  unwrap((await t.stub.pause()) as AgentResult<Session>);
+  unwrap((await t.stub.pause()) as SessionResult<Session>);
   await waitForStatus(t, ["paused"]);
   return t;
 }
@@ -30,7 +30,7 @@ describe("an erase during a slot claim", () => {
       expect(erased).toMatchObject({ status: "fulfilled", value: { ok: true } });
       // Never a thrown error: the resume came first, or it learns the session was cancelled or is gone.
       expect(resumed.status).toBe("fulfilled");
-      const value = (resumed as PromiseFulfilledResult<AgentResult<Session>>).value;
+      const value = (resumed as PromiseFulfilledResult<SessionResult<Session>>).value;
       outcomes.push(value.ok ? "resumed" : value.reason);
       if (value.ok) continue;
       expect(["wrong_status", "session_not_found"]).toContain(value.reason);

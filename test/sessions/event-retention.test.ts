@@ -1,6 +1,6 @@
 /**
  * The event log's retention and what a watcher gets for a cursor, decided purely and kept by
- * the Agent: by count as events are added, by age whenever a stream opens.
+ * the session object: by count as events are added, by age whenever a stream opens.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * The lifetime of event streams on the Agent: hibernation of idle WebSockets, deadlines, and
+ * The lifetime of event streams on the session object: hibernation of idle WebSockets, deadlines, and
  * closing by API key. Hibernation is observed the only way the runtime shows it: workerd evicts
  * an object after 10 s without events when nothing holds it in memory (hibernatable sockets do
  * not), and the next event builds a fresh instance, which has lost anything kept on the old one.

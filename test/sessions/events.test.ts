@@ -1,5 +1,5 @@
 /**
- * The Agent's event streams: snapshot and live frames, replay after a cursor, the end of a
+ * The session object's event streams: snapshot and live frames, replay after a cursor, the end of a
  * stream, streamed model text, and the log's own storage.
  */
 import { runInDurableObject } from "cloudflare:test";

@@ -1,11 +1,11 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { KvStretchCache } from "../../src/sessions/object/engine/kv-stretch";
-import { AgentStore, type RunState } from "../../src/sessions/object/store/store";
+import { SessionStore, type RunState } from "../../src/sessions/object/store/store";
 
-/** Real storage of a fresh, never-created Agent, with its KV reads counted. */
+/** Real storage of a fresh, never-created session object, with its KV reads counted. */
 async function withStorage<T>(fn: (storage: DurableObjectStorage, counted: { kv: SyncKvStorage; reads: string[] }) => Promise<T>): Promise<T> {
-  const stub = env.AGENT.get(env.AGENT.newUniqueId());
+  const stub = env.SESSION.get(env.SESSION.newUniqueId());
   return runInDurableObject(stub, async (_instance, state) => {
     const reads: string[] = [];
     const kv = state.storage.kv;
@@ -24,7 +24,7 @@ async function withStorage<T>(fn: (storage: DurableObjectStorage, counted: { kv:
   });
 }
 
-describe("the Agent's key-value reads, kept for one synchronous stretch", () => {
+describe("the session object's key-value reads, kept for one synchronous stretch", () => {
   it("reads a key from storage once per stretch, and again after an await", async () => {
     await withStorage(async (storage, counted) => {
       storage.kv.put("run", { generation: 1 });
@@ -66,7 +66,7 @@ describe("the Agent's key-value reads, kept for one synchronous stretch", () => 
 
   it("forgets the writes of a transaction that rolled back", async () => {
     await withStorage(async (storage) => {
-      const store = new AgentStore(storage);
+      const store = new SessionStore(storage);
       storage.kv.put("run", { generation: 1 });
       const before = store.run();
       expect(() =>

@@ -4,9 +4,9 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Agent } from "../../src/sessions/object/session-object";
+import type { SessionObject } from "../../src/sessions/object/session-object";
 import { RunSlots, type SlotClaim } from "../../src/sessions/object/engine/slots";
-import type { AgentStore, RunState } from "../../src/sessions/object/store/store";
+import type { SessionStore, RunState } from "../../src/sessions/object/store/store";
 import { createAndStart, newTestSession, waitForStatus } from "../support/agent-session";
 
 afterEach(() => vi.restoreAllMocks());
@@ -25,7 +25,7 @@ function slots(claim: SlotClaim, exists = true) {
   };
   const fakeEnv = { TENANT_INDEX: { idFromName: (name: string) => name, get: () => index } } as unknown as Cloudflare.Env;
   const session = { tenant_id: "t-1", id: "ses_1", limits: { max_concurrent_runs: 1 } };
-  const store = { exists: () => exists, requireSession: () => session } as unknown as AgentStore;
+  const store = { exists: () => exists, requireSession: () => session } as unknown as SessionStore;
   return { helper: new RunSlots(store, fakeEnv), calls };
 }
 
@@ -68,7 +68,7 @@ describe("every run-slot claim", () => {
     expect(await t.stub.resume()).toMatchObject({ ok: true, value: { status: "running" } });
     await waitForStatus(t, ["done"]);
     // A queued session's alarm asks for one again.
-    await runInDurableObject(t.stub, async (instance: Agent, state) => {
+    await runInDurableObject(t.stub, async (instance: SessionObject, state) => {
       state.storage.kv.put("run", { ...state.storage.kv.get<RunState>("run")!, status: "queued" });
       await instance.alarm();
     });

@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Agent } from "../../src/sessions/object/session-object";
+import { SessionObject } from "../../src/sessions/object/session-object";
 import { AlarmClock, keepsAlarm, safeAlarmTime } from "../../src/storage/alarm-clock";
 import { createAndStart, newTestSession, waitForStatus } from "../support/agent-session";
 
@@ -60,7 +60,7 @@ describe("AlarmClock.sync", () => {
   });
 });
 
-describe("an Agent's alarm", () => {
+describe("a session object's alarm", () => {
   it("is never set, while a wake runs, at or before the moment that wake started", async () => {
     // `Date.now()` stands still between I/O, so a unit with no I/O (a get_time call) that asks
     // for "now" would ask for its own start, which may be the running alarm's time: an alarm
@@ -75,8 +75,8 @@ describe("an Agent's alarm", () => {
     let wakeStartedAt: number | null = null;
     const realNow = Date.now.bind(Date);
     vi.spyOn(Date, "now").mockImplementation(() => wakeStartedAt ?? realNow());
-    const alarm = Agent.prototype.alarm;
-    vi.spyOn(Agent.prototype, "alarm").mockImplementation(async function (this: Agent, ...args) {
+    const alarm = SessionObject.prototype.alarm;
+    vi.spyOn(SessionObject.prototype, "alarm").mockImplementation(async function (this: SessionObject, ...args) {
       wakeStartedAt = realNow();
       try {
         return await alarm.apply(this, args);

@@ -1,5 +1,5 @@
 /**
- * The one alarm-sync rule (`alarmChange`), and the three objects that set alarms (the Agent,
+ * The one alarm-sync rule (`alarmChange`), and the three objects that set alarms (the session object,
  * the tenant index, the scheduler) setting and deleting them only through it.
  */
 import { env, runInDurableObject } from "cloudflare:test";
@@ -67,7 +67,7 @@ describe("every object's alarm", () => {
     });
   }
 
-  it("is set and deleted only through the one rule, by the Agent, the tenant index and the scheduler", async () => {
+  it("is set and deleted only through the one rule, by the session object, the tenant index and the scheduler", async () => {
     writes.length = 0;
     countRuleCalls();
     const t = newTestSession();

@@ -1,10 +1,10 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { AGENT_MIGRATIONS } from "../../src/sessions/object/store/migrations";
-import type { AgentResult, Page, Session, Step } from "../../src/sessions/types";
+import type { SessionResult, Page, Session, Step } from "../../src/sessions/types";
 import { generateApiKey } from "../../src/auth/api-keys";
 import { BUILTIN_DEFAULT_LIMITS, DEFAULT_MAX_IMAGE_BYTES } from "../../src/limits";
-import { agentStub, tenantIndexStub } from "../../src/objects";
+import { sessionStub, tenantIndexStub } from "../../src/objects";
 import { checkSequence, latestVersion, type Migration, migrate, SCHEMA_VERSION_KEY, schemaVersion } from "../../src/storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
 import {
@@ -17,7 +17,7 @@ import {
   writeAgentV2,
   writeAgentV2WithEvents,
   writeAgentV6Running,
-  writeLegacyAgent,
+  writeLegacySession,
   writeLegacyIndex,
   writeWaitingAgentV6,
 } from "../support/legacy-storage";
@@ -30,9 +30,9 @@ import { mockHook, uniqueKey } from "../support/mock-client";
 import { call } from "../support/api";
 import { freshTenant } from "../support/tokens";
 
-/** Storage of an Agent that was never created: an empty object to run migrations against. */
+/** Storage of a session object that was never created: an empty object to run migrations against. */
 function scratchObject() {
-  return agentStub(env, freshTenant("m"), `ses_${crypto.randomUUID().replaceAll("-", "")}`);
+  return sessionStub(env, freshTenant("m"), `ses_${crypto.randomUUID().replaceAll("-", "")}`);
 }
 
 const notes: Migration[] = [
@@ -87,10 +87,10 @@ describe("the migration runner", () => {
   });
 });
 
-describe("Agent storage written by an earlier version", () => {
+describe("session object storage written by an earlier version", () => {
   it("is migrated on wake, and its session reads and runs as before", async () => {
     const t = newTestSession();
-    await runInDurableObject(t.stub, async (_instance, state) => writeLegacyAgent(state.storage, t, AGENT_LAYOUT_V0));
+    await runInDurableObject(t.stub, async (_instance, state) => writeLegacySession(state.storage, t, AGENT_LAYOUT_V0));
     await abortAllDurableObjects(); // the next call wakes the object with the new code's constructor
     const session = unwrap(await t.stub.get());
     expect(session).toMatchObject({ id: t.sessionId, status: "done", usage: { steps: 1 } });
@@ -106,7 +106,7 @@ describe("Agent storage written by an earlier version", () => {
     await waitForStatus(t, ["done"]);
     expect(await messages(t)).toHaveLength(4);
     // The tables added since (steps) exist and are written.
-    const steps = unwrap((await t.stub.listSteps(0, 10)) as AgentResult<Page<Step>>);
+    const steps = unwrap((await t.stub.listSteps(0, 10)) as SessionResult<Page<Step>>);
     expect(steps.data.map((step) => [step.kind, step.outcome])).toEqual([["model", "ok"]]);
   });
 
@@ -211,11 +211,11 @@ describe("Agent storage written by an earlier version", () => {
     expect(unwrap(await t.stub.requestOutcome("schedule:sch_x:1"))).toBeNull();
     await t.model.script({ reply: { content: [{ type: "text", text: "keyed" }] } });
     const cap = { ...BUILTIN_DEFAULT_LIMITS, max_schedules: 7 };
-    const started = unwrap((await t.stub.start("keyed once", cap, {}, "schedule:sch_x:1")) as AgentResult<Session>);
+    const started = unwrap((await t.stub.start("keyed once", cap, {}, "schedule:sch_x:1")) as SessionResult<Session>);
     // Version 8 wrote out the image limit of its time; the tenant's cap brings max_schedules.
     expect(started.limits).toEqual({ ...LIMITS_BEFORE_SCHEDULES, max_image_bytes: DEFAULT_MAX_IMAGE_BYTES, max_schedules: 7 });
     await waitForStatus(t, ["done"]);
-    expect(unwrap((await t.stub.start("keyed once", cap, {}, "schedule:sch_x:1")) as AgentResult<Session>).status).toBe("done");
+    expect(unwrap((await t.stub.start("keyed once", cap, {}, "schedule:sch_x:1")) as SessionResult<Session>).status).toBe("done");
     expect(unwrap(await t.stub.requestOutcome("schedule:sch_x:1"))).toBe("started");
     expect(await messages(t)).toHaveLength(8);
   });
@@ -229,7 +229,7 @@ describe("Agent storage written by an earlier version", () => {
   });
 });
 
-describe("Agent storage written by version 6 (before notifications and decisions)", () => {
+describe("session object storage written by version 6 (before notifications and decisions)", () => {
   it("gets the outbox and the decision columns; its waiting call is approved, recorded and notified", async () => {
     const t = newTestSession();
     await runInDurableObject(t.stub, async (_instance, state) => writeWaitingAgentV6(state.storage, t));

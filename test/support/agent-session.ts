@@ -1,11 +1,11 @@
 /**
- * Test helpers that drive an Agent Durable Object directly over RPC, as the gateway does,
+ * Test helpers that drive an session Durable Object directly over RPC, as the gateway does,
  * with a fresh tenant per session and the mock model keyed by the session's model name.
  */
 import { env, runInDurableObject } from "cloudflare:test";
-import { agentStub } from "../../src/objects";
+import { sessionStub } from "../../src/objects";
 import type { RunState } from "../../src/sessions/object/store/store";
-import type { AgentResult, Message, Page, RunInput, Session, SessionInit, SessionStatus, ToolCall } from "../../src/sessions/types";
+import type { SessionResult, Message, Page, RunInput, Session, SessionInit, SessionStatus, ToolCall } from "../../src/sessions/types";
 import { BUILTIN_DEFAULT_LIMITS, type PartialLimits } from "../../src/limits";
 import { mockModel, uniqueKey } from "./mock-client";
 
@@ -14,7 +14,7 @@ export interface TestSession {
   sessionId: string;
   model: ReturnType<typeof mockModel>;
   /** A fresh stub on every read: a stub that saw its object abort stays broken. */
-  readonly stub: ReturnType<typeof agentStub>;
+  readonly stub: ReturnType<typeof sessionStub>;
 }
 
 export function newTestSession(): TestSession {
@@ -25,7 +25,7 @@ export function newTestSession(): TestSession {
     sessionId,
     model: mockModel(uniqueKey("model")),
     get stub() {
-      return agentStub(env, tenantId, sessionId);
+      return sessionStub(env, tenantId, sessionId);
     },
   };
 }
@@ -47,17 +47,17 @@ export function sessionInit(t: TestSession, overrides: Partial<Omit<SessionInit,
 
 /** Creates the session and starts a run with `input`; fails the test on an error result. */
 export async function createAndStart(t: TestSession, input: RunInput, overrides: Parameters<typeof sessionInit>[1] = {}): Promise<Session> {
-  return unwrap((await t.stub.create(sessionInit(t, overrides), input)) as AgentResult<Session>);
+  return unwrap((await t.stub.create(sessionInit(t, overrides), input)) as SessionResult<Session>);
 }
 
-/** The value of an Agent RPC result; fails the test on an error result. */
-export function unwrap<T>(result: AgentResult<T>): T {
+/** The value of a session object RPC result; fails the test on an error result. */
+export function unwrap<T>(result: SessionResult<T>): T {
   if (!result.ok) throw new Error(`agent answered ${JSON.stringify(result)}`);
   return result.value;
 }
 
 export async function getSession(t: TestSession): Promise<Session> {
-  return unwrap((await t.stub.get()) as AgentResult<Session>);
+  return unwrap((await t.stub.get()) as SessionResult<Session>);
 }
 
 /** Polls until the session reaches one of `statuses` (alarms fire by themselves). */
@@ -72,11 +72,11 @@ export async function waitForStatus(t: TestSession, statuses: SessionStatus[], t
 }
 
 export async function messages(t: TestSession): Promise<Message[]> {
-  return unwrap((await t.stub.listMessages(0, 1000)) as AgentResult<Page<Message>>).data;
+  return unwrap((await t.stub.listMessages(0, 1000)) as SessionResult<Page<Message>>).data;
 }
 
 export async function toolCalls(t: TestSession): Promise<ToolCall[]> {
-  return unwrap((await t.stub.listToolCalls()) as AgentResult<Page<ToolCall>>).data;
+  return unwrap((await t.stub.listToolCalls()) as SessionResult<Page<ToolCall>>).data;
 }
 
 export async function runState(t: TestSession): Promise<RunState> {

@@ -1,5 +1,5 @@
 /**
- * Opens event streams straight on an Agent, as the gateway does, for the Agent's own tests.
+ * Opens event streams straight on a session object, as the gateway does, for the session object's own tests.
  */
 import { buildStreamRequest } from "../../src/sessions/object/events/stream-request";
 import type { StreamGrant } from "../../src/sessions/object/events/streams";
@@ -15,7 +15,7 @@ function grantOf(options: OpenOptions): StreamGrant {
   return { keyId: options.grant?.keyId ?? null, expiresAt: options.grant?.expiresAt ?? Date.now() + 10 * 60_000 };
 }
 
-/** The Agent's raw answer to a stream request. */
+/** The session object's raw answer to a stream request. */
 export function streamResponse(t: TestSession, mode: "sse" | "websocket", options: OpenOptions = {}): Promise<Response> {
   return t.stub.fetch(buildStreamRequest({ mode, cursor: options.cursor ?? null, grant: grantOf(options) }));
 }

@@ -26,7 +26,7 @@ export interface Layout {
   version?: number;
 }
 
-/** The Agent before versioned migrations: three tables, no `schema_version`. */
+/** The session object before versioned migrations: three tables, no `schema_version`. */
 export const AGENT_LAYOUT_V0: Layout = {
   statements: [
     `CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, role TEXT NOT NULL, content TEXT NOT NULL, created_at TEXT NOT NULL)`,
@@ -36,7 +36,7 @@ export const AGENT_LAYOUT_V0: Layout = {
   ],
 };
 
-/** The Agent at migration 2: the same tables, the version recorded, the run state with coalesced reports. */
+/** The session object at migration 2: the same tables, the version recorded, the run state with coalesced reports. */
 export const AGENT_LAYOUT_V2: Layout = { statements: AGENT_LAYOUT_V0.statements, version: 2 };
 
 /** The TenantIndex before versioned migrations. */
@@ -115,7 +115,7 @@ export function writeAgentV2(storage: DurableObjectStorage, t: TestSession): voi
 }
 
 /** A finished one-step session: a user message, the answer, its events and its run state. */
-export function writeLegacyAgent(storage: DurableObjectStorage, t: TestSession, layout: Layout): void {
+export function writeLegacySession(storage: DurableObjectStorage, t: TestSession, layout: Layout): void {
   for (const statement of layout.statements) storage.sql.exec(statement);
   storage.sql.exec("INSERT INTO messages (role, content, created_at) VALUES ('user', ?, ?)", JSON.stringify([{ type: "text", text: "hello" }]), AT);
   storage.sql.exec("INSERT INTO messages (role, content, created_at) VALUES ('assistant', ?, ?)", JSON.stringify([{ type: "text", text: "hi there" }]), AT);
@@ -248,7 +248,7 @@ export function writeAgentV2WithEvents(storage: DurableObjectStorage, t: TestSes
  * Storage at `version`, built by the first `version` migration steps: deployed steps are never
  * edited, so these are exactly the steps that version ran.
  */
-export function migrateAgentTo(storage: DurableObjectStorage, version: number): void {
+export function migrateSessionTo(storage: DurableObjectStorage, version: number): void {
   migrate(storage, AGENT_MIGRATIONS.slice(0, version));
 }
 
@@ -262,7 +262,7 @@ export function migrateIndexTo(storage: DurableObjectStorage, version: number): 
  * version's run state, and session settings without `notify_url`.
  */
 export function writeWaitingAgentV6(storage: DurableObjectStorage, t: TestSession): void {
-  migrateAgentTo(storage, 6);
+  migrateSessionTo(storage, 6);
   const at = new Date().toISOString();
   storage.sql.exec("INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('user', ?, ?, 5, 'input')", JSON.stringify([{ type: "text", text: "what time is it?" }]), at);
   storage.sql.exec(
@@ -310,7 +310,7 @@ export function writeWaitingAgentV6(storage: DurableObjectStorage, t: TestSessio
 }
 
 /**
- * The Agent at migration 6, the last before structured output and images: every table as
+ * The session object at migration 6, the last before structured output and images: every table as
  * versions 1 to 6 left them (no images, no queued message options).
  */
 export const AGENT_LAYOUT_V6: Layout = {

@@ -59,12 +59,12 @@ describe("suspension", () => {
     expect((await index.getConfig(tenantId)).suspended).toBe(false);
   });
 
-  it("still suspends when the Agents of its active sessions cannot be reached, counting no cancellation", async () => {
+  it("still suspends when the session objects of its active sessions cannot be reached, counting no cancellation", async () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);
     await index.reportSession(tenantId, report("ses_1", { status: "running" }));
     await index.reportSession(tenantId, report("ses_2", { status: "paused" }));
-    // These sessions have no Agent storage, so no cancel can succeed: none may be counted.
+    // These sessions have no session object storage, so no cancel can succeed: none may be counted.
     expect(await index.suspend(tenantId)).toEqual({ cancelled: 0 });
     expect(await index.admitRequest(tenantId, { bucket: "u", now: BASE_MS })).toEqual({ ok: false, code: "suspended" });
   });

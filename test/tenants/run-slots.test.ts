@@ -76,7 +76,7 @@ describe("acquireRun", () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);
     await acquireMany(tenantId, MAX, BASE_MS);
-    // The start for ses_0 failed and the Agent reported it idle: its slot is free at once.
+    // The start for ses_0 failed and the session object reported it idle: its slot is free at once.
     await index.reportSession(tenantId, report("ses_0", { status: "idle", revision: 1 }));
     expect(await index.acquireRun(tenantId, "ses_extra", MAX, BASE_MS + 1)).toEqual({ ok: true });
   });

@@ -1,7 +1,7 @@
 /**
  * `GET /v1/sessions/{id}/events`: the session's events, as Server-Sent Events or over a
  * WebSocket. The gateway checks the caller and the session, then hands the stream to the
- * session's Agent, which serves it (and, for a WebSocket, hibernates between events).
+ * session's session object, which serves it (and, for a WebSocket, hibernates between events).
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { EVENT_RETENTION_COUNT, EVENT_RETENTION_MS } from "../../sessions/object/events/retention";

@@ -1,4 +1,4 @@
-/** `GET /v1/sessions/{id}`: the Session, as its Agent holds it now; conditional on `If-None-Match`. */
+/** `GET /v1/sessions/{id}`: the Session, as its session object holds it now; conditional on `If-None-Match`. */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { ConditionalHeadersSchema, conditionalJson, conditionalResponses } from "../conditional";
 import type { AppEnv } from "../context";

@@ -1,11 +1,11 @@
 /**
- * A run's input as the Agent takes it: checked again (the gateway checked it first, but a
+ * A run's input as the session object takes it: checked again (the gateway checked it first, but a
  * Durable Object validates what it receives), its images inspected and named by their content,
  * then stored (each image once) as the content blocks of one user message.
  */
 import { MAX_IMAGES_PER_INPUT, MAX_INPUT_IMAGE_BYTES } from "../../limits";
 import { imageId, inspectImage } from "./images/inspect";
-import type { AgentStore, StoredImage } from "./store/store";
+import type { SessionStore, StoredImage } from "./store/store";
 import type { ContentBlock, ImageUpload, RunInput, TextBlock } from "../types";
 
 /** The length cap of one user message's text; longer input belongs in a file or a tool. */
@@ -41,7 +41,7 @@ export async function prepareInput(input: RunInput, rules: InputRules): Promise<
 }
 
 /** Stores the input's images (each once per session) and returns the message's content blocks. */
-export function storeInput(store: AgentStore, input: PreparedInput, now: string): ContentBlock[] {
+export function storeInput(store: SessionStore, input: PreparedInput, now: string): ContentBlock[] {
   return input.map((block): ContentBlock => {
     if (block.type === "text") return block;
     store.putImage(block.image, block.data, now);

@@ -1,5 +1,5 @@
 /**
- * Request keys the Agent has applied, so a caller that lost an answer (a scheduler killed between
+ * Request keys the session object has applied, so a caller that lost an answer (a scheduler killed between
  * sending a message and recording it) can send the same message again without it running twice.
  * Kept in the key-value entry `request_keys`, newest last, the newest `MAX_REQUEST_KEYS` only;
  * absent reads as none, which is also what storage written before this entry existed holds.

@@ -1,44 +1,44 @@
 /**
- * The RPC surface of the per-session Durable Object (`Agent`): what the gateway, a schedule's
- * firing and the tenant index may call. Every control answers an `AgentResult`, a value or a
+ * The RPC surface of the per-session Durable Object (`session object`): what the gateway, a schedule's
+ * firing and the tenant index may call. Every control answers an `SessionResult`, a value or a
  * machine reason, never a thrown error; the class implements this interface, so the two cannot
  * drift apart, and callers are typed by it rather than by the class.
  */
 import type { Limits } from "../../limits";
-import type { AgentResult, Message, Page, RunInput, RunOptions, Session, SessionInit, Step, ToolCall } from "../types";
+import type { SessionResult, Message, Page, RunInput, RunOptions, Session, SessionInit, Step, ToolCall } from "../types";
 import type { StreamFilter } from "./events/streams";
 import type { RequestOutcome } from "./request-keys";
 
 export interface SessionRpc {
   /** Creates the session; with `input`, its first run starts (the caller holds the run slot). */
-  create(init: SessionInit, input: RunInput | null): Promise<AgentResult<Session>>;
-  get(): Promise<AgentResult<Session>>;
+  create(init: SessionInit, input: RunInput | null): Promise<SessionResult<Session>>;
+  get(): Promise<SessionResult<Session>>;
   /**
    * `cap`: the tenant's current limits, lowering the session's own. `requestKey` (here and on
    * `enqueue` and `interrupt`): a message already applied under it is not applied again.
    */
-  start(input: RunInput, cap?: Limits | null, options?: RunOptions, requestKey?: string | null): Promise<AgentResult<Session>>;
+  start(input: RunInput, cap?: Limits | null, options?: RunOptions, requestKey?: string | null): Promise<SessionResult<Session>>;
   /** What the message sent with `requestKey` did, or null when none was applied under it. */
-  requestOutcome(requestKey: string): Promise<AgentResult<RequestOutcome | null>>;
+  requestOutcome(requestKey: string): Promise<SessionResult<RequestOutcome | null>>;
   /** `if_running: enqueue`; `run_not_going` when no run is going. */
-  enqueue(input: RunInput, cap?: Limits | null, options?: RunOptions, requestKey?: string | null): Promise<AgentResult<Session>>;
+  enqueue(input: RunInput, cap?: Limits | null, options?: RunOptions, requestKey?: string | null): Promise<SessionResult<Session>>;
   /** `if_running: interrupt`; `run_not_going` when no run is going. */
-  interrupt(input: RunInput, cap?: Limits | null, options?: RunOptions, requestKey?: string | null): Promise<AgentResult<Session>>;
-  cancel(): Promise<AgentResult<Session>>;
-  pause(): Promise<AgentResult<Session>>;
-  resume(cap?: Limits | null): Promise<AgentResult<Session>>;
+  interrupt(input: RunInput, cap?: Limits | null, options?: RunOptions, requestKey?: string | null): Promise<SessionResult<Session>>;
+  cancel(): Promise<SessionResult<Session>>;
+  pause(): Promise<SessionResult<Session>>;
+  resume(cap?: Limits | null): Promise<SessionResult<Session>>;
   /** The tenant index granted this queued session a run slot. */
-  slotGranted(): Promise<AgentResult<Session>>;
+  slotGranted(): Promise<SessionResult<Session>>;
   /** `decidedBy` (here and on `deny`): the subject of the principal who decides. */
-  approve(callId: string, decidedBy?: string | null): Promise<AgentResult<Session>>;
-  deny(callId: string, reason: string | null, decidedBy?: string | null): Promise<AgentResult<Session>>;
-  submitToolOutput(callId: string, output: string, isError: boolean): Promise<AgentResult<Session>>;
-  listMessages(after: number, limit: number): Promise<AgentResult<Page<Message>>>;
+  approve(callId: string, decidedBy?: string | null): Promise<SessionResult<Session>>;
+  deny(callId: string, reason: string | null, decidedBy?: string | null): Promise<SessionResult<Session>>;
+  submitToolOutput(callId: string, output: string, isError: boolean): Promise<SessionResult<Session>>;
+  listMessages(after: number, limit: number): Promise<SessionResult<Page<Message>>>;
   /** `cursor`: the previous page's `next_cursor`. */
-  listToolCalls(cursor?: string | null, limit?: number): Promise<AgentResult<Page<ToolCall>>>;
-  listSteps(after: number, limit: number): Promise<AgentResult<Page<Step>>>;
+  listToolCalls(cursor?: string | null, limit?: number): Promise<SessionResult<Page<ToolCall>>>;
+  listSteps(after: number, limit: number): Promise<SessionResult<Page<Step>>>;
   /** Cancels whatever runs and deletes the session, once its owed notifications are handed off. */
-  erase(): Promise<AgentResult<null>>;
+  erase(): Promise<SessionResult<null>>;
   /** Closes the event streams `filter` selects (a revoked key, a suspended tenant); returns how many. */
   closeStreams(filter: StreamFilter, why: "credentials" | "suspended"): Promise<number>;
   /** The event stream (`GET /v1/sessions/{id}/events`), built by `buildStreamRequest`. */

@@ -1,5 +1,5 @@
 /**
- * The Agent Durable Object: one per session, addressed by tenant and session id. Its RPC
+ * The session Durable Object: one per session, addressed by tenant and session id. Its RPC
  * methods never call the model; each that changes state runs through `#control`, which
  * reconciles (the alarm set for what is due next, the report owed) in `finally`, and each read
  * through `#query`. Only `alarm()` runs steps, one unit per alarm, so two never run at once.
@@ -24,8 +24,8 @@ import type { SessionRpc } from "./rpc";
 import {
   ACTIVE_STATUSES,
   SLOT_STATUSES,
-  type AgentFailure,
-  type AgentResult,
+  type SessionFailure,
+  type SessionResult,
   type Message,
   type Page,
   type RunInput,
@@ -41,7 +41,7 @@ export { CANCELLED_BEFORE_RESULT } from "./engine/engine";
 export { MAX_TOOL_CALL_PAGE } from "./control/pages";
 export const INTERRUPTED_BY_PAUSE = "interrupted by a pause, not run again";
 
-export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
+export class SessionObject extends DurableObject<Cloudflare.Env> implements SessionRpc {
   readonly #engine: SessionEngine;
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
@@ -57,7 +57,7 @@ export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
     });
   }
 
-  async create(init: SessionInit, input: RunInput | null): Promise<AgentResult<Session>> {
+  async create(init: SessionInit, input: RunInput | null): Promise<SessionResult<Session>> {
     const engine = this.#engine;
     return this.#change(async () => {
       if (engine.session()) return { ok: false, reason: "session_exists" };
@@ -73,7 +73,7 @@ export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
     }, false);
   }
 
-  async get(): Promise<AgentResult<Session>> {
+  async get(): Promise<SessionResult<Session>> {
     return this.#query(() => ({ ok: true, value: this.#engine.view() }));
   }
 
@@ -82,7 +82,7 @@ export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
    * `requestKey` (here and on `enqueue` and `interrupt`): a message already applied under this
    * key is not applied again; the answer is the session as it stands.
    */
-  async start(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
+  async start(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<SessionResult<Session>> {
     const engine = this.#engine;
     return this.#change(async () => {
       const taken = await takeMessage(engine, input, cap, requestKey);
@@ -95,7 +95,7 @@ export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
   }
 
   /** What the message sent with `requestKey` did, or null when none was applied under it. */
-  async requestOutcome(requestKey: string): Promise<AgentResult<RequestOutcome | null>> {
+  async requestOutcome(requestKey: string): Promise<SessionResult<RequestOutcome | null>> {
     return this.#query(() => {
       const key = checkRequestKey(requestKey);
       return { ok: true, value: key === null ? null : appliedOutcome(this.ctx.storage.kv, key) };
@@ -107,7 +107,7 @@ export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
    * ends (done or failed; a cancel drops it). Refused when no run is going: the caller starts
    * one instead, through the run admission that a start needs.
    */
-  async enqueue(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
+  async enqueue(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<SessionResult<Session>> {
     const engine = this.#engine;
     const { store } = engine;
     return this.#change(async () => {
@@ -125,7 +125,7 @@ export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
    * `if_running: interrupt`: the current run stops exactly as a cancel would stop it, and a new
    * run starts with the message, without the session ever showing `cancelled`.
    */
-  async interrupt(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<AgentResult<Session>> {
+  async interrupt(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<SessionResult<Session>> {
     const engine = this.#engine;
     const { store } = engine;
     return this.#change(async () => {
@@ -136,7 +136,7 @@ export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
       // A run that waited (or was paused or queued) held no run slot: the new one needs one, and
       // without a free one it starts `queued`, like a waiting run that goes on. Meanwhile the
       // run may have ended, or the same keyed message been applied.
-      const claim = await engine.slots.claimChecked(!SLOT_STATUSES.includes(store.run().status), (): AgentResult<Session> | null =>
+      const claim = await engine.slots.claimChecked(!SLOT_STATUSES.includes(store.run().status), (): SessionResult<Session> | null =>
         applied(engine, taken.key) ? { ok: true, value: engine.view() } : ACTIVE_STATUSES.includes(store.run().status) ? null : RUN_NOT_GOING,
       );
       if (!claim.ok) return refusalOf(claim);
@@ -148,7 +148,7 @@ export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
     });
   }
 
-  async cancel(): Promise<AgentResult<Session>> {
+  async cancel(): Promise<SessionResult<Session>> {
     return this.#change(() => {
       const { status } = this.#engine.store.run();
       if (!ACTIVE_STATUSES.includes(status)) return wrongStatus("cancel", status);
@@ -157,7 +157,7 @@ export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
     });
   }
 
-  async pause(): Promise<AgentResult<Session>> {
+  async pause(): Promise<SessionResult<Session>> {
     const engine = this.#engine;
     const { store } = engine;
     return this.#change(() => {
@@ -180,7 +180,7 @@ export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
     });
   }
 
-  async resume(cap: Limits | null = null): Promise<AgentResult<Session>> {
+  async resume(cap: Limits | null = null): Promise<SessionResult<Session>> {
     const engine = this.#engine;
     const { store } = engine;
     return this.#change(async () => {
@@ -206,7 +206,7 @@ export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
   }
 
   /** The tenant index granted this queued session a run slot. */
-  async slotGranted(): Promise<AgentResult<Session>> {
+  async slotGranted(): Promise<SessionResult<Session>> {
     return this.#change(() => {
       if (this.#engine.store.run().status === "queued") takeSlot(this.#engine);
       return SHOWN;
@@ -214,7 +214,7 @@ export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
   }
 
   /** `decidedBy`: the subject of the principal who approved, recorded on the call. */
-  async approve(callId: string, decidedBy: string | null = null): Promise<AgentResult<Session>> {
+  async approve(callId: string, decidedBy: string | null = null): Promise<SessionResult<Session>> {
     const engine = this.#engine;
     const approved = (call: ToolCall): ToolCallStatus => (engine.toolbox().get(call.name)?.kind === "client" ? "waiting_tool_output" : "pending");
     return this.#decide(callId, "waiting_approval", approved, (call) => {
@@ -224,7 +224,7 @@ export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
   }
 
   /** `decidedBy`: the subject of the principal who denied, recorded on the call. */
-  async deny(callId: string, reason: string | null, decidedBy: string | null = null): Promise<AgentResult<Session>> {
+  async deny(callId: string, reason: string | null, decidedBy: string | null = null): Promise<SessionResult<Session>> {
     const engine = this.#engine;
     return this.#decide(callId, "waiting_approval", "error", (call) => {
       const text = reason ? `denied by a reviewer: ${reason}` : "denied by a reviewer";
@@ -233,21 +233,21 @@ export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
     });
   }
 
-  async submitToolOutput(callId: string, output: string, isError: boolean): Promise<AgentResult<Session>> {
+  async submitToolOutput(callId: string, output: string, isError: boolean): Promise<SessionResult<Session>> {
     return this.#decide(callId, "waiting_tool_output", isError ? "error" : "done", (call) => this.#engine.finishCall(call, output, isError));
   }
 
-  async listMessages(after: number, limit: number): Promise<AgentResult<Page<Message>>> {
+  async listMessages(after: number, limit: number): Promise<SessionResult<Page<Message>>> {
     return this.#query(() => messagePage(this.#engine.store, after, limit));
   }
 
   /** A page of tool calls in call order; `cursor` is the previous page's `next_cursor`. */
-  async listToolCalls(cursor: string | null = null, limit: number = MAX_TOOL_CALL_PAGE): Promise<AgentResult<Page<ToolCall>>> {
+  async listToolCalls(cursor: string | null = null, limit: number = MAX_TOOL_CALL_PAGE): Promise<SessionResult<Page<ToolCall>>> {
     return this.#query(() => toolCallPage(this.#engine.store, cursor, limit));
   }
 
   /** Unit timings, oldest first, after step `after`. */
-  async listSteps(after: number, limit: number): Promise<AgentResult<Page<Step>>> {
+  async listSteps(after: number, limit: number): Promise<SessionResult<Page<Step>>> {
     return this.#query(() => stepPage(this.#engine.store, after, limit));
   }
 
@@ -258,7 +258,7 @@ export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
    * session is kept and the caller is asked to try again. A notification the index refuses for good
    * (a bug, logged on both sides) is dropped alone and does not keep the session from going.
    */
-  async erase(): Promise<AgentResult<null>> {
+  async erase(): Promise<SessionResult<null>> {
     return this.#control(() => (this.#engine.session() ? eraseSession(this.#engine) : SESSION_NOT_FOUND));
   }
 
@@ -312,19 +312,19 @@ export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
   }
 
   /** A control answered with the session as it stands once reconciled; `exists`: it needs a session. */
-  async #change(fn: () => Answer | Promise<Answer>, exists = true): Promise<AgentResult<Session>> {
+  async #change(fn: () => Answer | Promise<Answer>, exists = true): Promise<SessionResult<Session>> {
     const answer = await this.#control(() => (exists && !this.#engine.session() ? SESSION_NOT_FOUND : fn()));
     if (answer !== SHOWN) return answer;
     return this.#engine.session() ? { ok: true, value: this.#engine.view() } : SESSION_NOT_FOUND;
   }
 
   /** A read: it changes nothing, so nothing follows it; only a session that exists is read. */
-  async #query<T>(fn: () => AgentResult<T>): Promise<AgentResult<T>> {
+  async #query<T>(fn: () => SessionResult<T>): Promise<SessionResult<T>> {
     return this.#engine.session() ? fn() : SESSION_NOT_FOUND;
   }
 
   /** Applies a decision on a waiting call (see decisions.ts) as a control. */
-  #decide(callId: string, expected: ToolCallStatus, next: NextStatus, apply: (call: ToolCall) => void): Promise<AgentResult<Session>> {
+  #decide(callId: string, expected: ToolCallStatus, next: NextStatus, apply: (call: ToolCall) => void): Promise<SessionResult<Session>> {
     return this.#change(async () => {
       const applied = await applyDecision(this.#engine, callId, expected, next, apply);
       return applied.ok ? SHOWN : applied;
@@ -332,6 +332,6 @@ export class Agent extends DurableObject<Cloudflare.Env> implements SessionRpc {
   }
 }
 
-export type { AgentFailure };
+export type { SessionFailure };
 
 export { MAX_INPUT_CHARS } from "./input";

@@ -25,7 +25,7 @@ export function setAllowedModels(host: IndexHost, tenantId: string, models: stri
   return tenantConfig(host, tenantId);
 }
 
-/** The flag is set before any Agent is asked, so no new request is admitted meanwhile. */
+/** The flag is set before any session object is asked, so no new request is admitted meanwhile. */
 export async function suspend(host: IndexHost, tenantId: string): Promise<T.CancelResult> {
   writeSuspended(host.kv, true);
   host.configChanged();

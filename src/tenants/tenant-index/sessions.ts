@@ -1,7 +1,7 @@
-/** The tenant index's session calls: the Agents' reports, the index's listing, run slots, bulk cancel and usage. */
+/** The tenant index's session calls: the session objects' reports, the index's listing, run slots, bulk cancel and usage. */
 import { log } from "../../log";
 import type { Page, SessionSummary } from "../../sessions/types";
-import { agentCanceller, cancelEach } from "../bulk-cancel";
+import { sessionCanceller, cancelEach } from "../bulk-cancel";
 import { acquireRunSlot, releaseRunSlot } from "../run-slots";
 import { parseSessionReport } from "../session-report";
 import * as sessions from "../sessions-store";
@@ -71,10 +71,10 @@ export function counts(host: IndexHost): T.StatusCounts {
   return sessions.countByStatus(host.sql);
 }
 
-/** Cancels the active sessions `filter` selects (unchecked: callers pass a parsed filter), through their Agents. */
+/** Cancels the active sessions `filter` selects (unchecked: callers pass a parsed filter), through their session objects. */
 export async function cancelActive(host: IndexHost, tenantId: string, filter: T.SessionFilter): Promise<T.CancelResult> {
   const ids = sessions.activeSessionIds(host.sql, filter);
-  return { cancelled: await cancelEach(ids, agentCanceller(host.env, tenantId)) };
+  return { cancelled: await cancelEach(ids, sessionCanceller(host.env, tenantId)) };
 }
 
 export function cancelSessions(host: IndexHost, tenantId: string, filter: T.SessionFilter): Promise<T.CancelResult> {

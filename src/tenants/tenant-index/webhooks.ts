@@ -1,4 +1,4 @@
-/** The tenant index's webhook calls: the signing secrets, the notifications Agents hand over, endpoints and their delivery log. */
+/** The tenant index's webhook calls: the signing secrets, the notifications session objects hand over, endpoints and their delivery log. */
 import type { Page } from "../../sessions/types";
 import { listDeliveries, pruneDeliveries, redeliver, type RedeliverResult, requireDeliveryStatus, type WebhookDelivery } from "../../notifications/delivery-store";
 import { type CreateEndpointResult, createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, parseNewEndpoint, type WebhookEndpoint } from "../../notifications/endpoint-store";

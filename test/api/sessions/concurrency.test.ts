@@ -2,7 +2,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { tenantIndexStub } from "../../../src/objects";
-import { agentValue } from "../../../src/sessions/client";
+import { sessionValue } from "../../../src/sessions/client";
 import { admitRun, startWithSlot } from "../../../src/sessions/run-admission";
 import { BUILTIN_DEFAULT_LIMITS } from "../../../src/limits";
 import { PROBLEM_TYPE_BASE } from "../../../src/api/errors";
@@ -71,12 +71,12 @@ describe("concurrent runs", () => {
 });
 
 describe("starts that do not happen, and tenants that change", () => {
-  it("gives back the slot of a start that the Agent refused", async () => {
+  it("gives back the slot of a start that the session object refused", async () => {
     const who = await caller();
     const index = tenantIndexStub(env, who.tenantId);
     expect(await index.acquireRun(who.tenantId, "ses_refused", 1, Date.now())).toEqual({ ok: true });
     expect(await index.acquireRun(who.tenantId, "ses_other", 1, Date.now())).toMatchObject({ ok: false, code: "busy" });
-    const refused = startWithSlot(env, who.tenantId, "ses_refused", async () => agentValue({ ok: false, reason: "run_going" }));
+    const refused = startWithSlot(env, who.tenantId, "ses_refused", async () => sessionValue({ ok: false, reason: "run_going" }));
     await expect(refused).rejects.toMatchObject({ status: 409 });
     // With max 1, another session gets the slot at once instead of after the reservation expires.
     expect(await index.acquireRun(who.tenantId, "ses_other", 1, Date.now())).toEqual({ ok: true });

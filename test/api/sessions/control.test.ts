@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { agentStub } from "../../../src/objects";
+import { sessionStub } from "../../../src/objects";
 import type { Message, Session } from "../../../src/sessions/types";
 import { call, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
@@ -131,10 +131,10 @@ describe("DELETE /v1/sessions/{id}", () => {
     expect((await call(`/v1/sessions/${session.id}`, { method: "DELETE", headers: who.headers })).status).toBe(404);
   });
 
-  it("removes a listed session whose Agent is already erased (a retry after a half-done delete)", async () => {
+  it("removes a listed session whose session object is already erased (a retry after a half-done delete)", async () => {
     const who = await caller();
     const session = await createSession(who, {});
-    await agentStub(env, who.tenantId, session.id).erase();
+    await sessionStub(env, who.tenantId, session.id).erase();
     expect((await getJson<{ data: { id: string }[] }>(who, "/v1/sessions")).data.map((s) => s.id)).toEqual([session.id]);
     const other = await caller(who.tenantId, ["sessions:read", "sessions:write"], "user-2");
     expect((await call(`/v1/sessions/${session.id}`, { method: "DELETE", headers: other.headers })).status).toBe(404);

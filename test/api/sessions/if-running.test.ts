@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { CANCELLED_BEFORE_RESULT } from "../../../src/sessions/object/session-object";
 import type { Message, Session } from "../../../src/sessions/types";
 import { MAX_QUEUED_MESSAGES } from "../../../src/limits";
-import { agentStub } from "../../../src/objects";
+import { sessionStub } from "../../../src/objects";
 import { readProblem } from "../../support/api";
 import { mockHook, mockModel, uniqueKey } from "../../support/mock-client";
 import { type Caller, caller, createSession, getJson, messagesOf, post, text, toolCallsOf, toolUse, waitForStatus } from "./helpers";
@@ -18,7 +18,7 @@ async function postMessage(who: Caller, id: string, input: string, ifRunning?: s
 
 /** Every status the session's event log recorded, in order. */
 async function statusesSeen(who: Caller, id: string): Promise<string[]> {
-  return runInDurableObject(agentStub(env, who.tenantId, id), (_instance, state) =>
+  return runInDurableObject(sessionStub(env, who.tenantId, id), (_instance, state) =>
     state.storage.sql
       .exec("SELECT data FROM events WHERE type = 'status' ORDER BY id")
       .toArray()

@@ -7,7 +7,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ImageBlock, Session } from "../../../src/sessions/types";
 import { DEFAULT_MAX_IMAGE_BYTES } from "../../../src/limits";
-import { agentStub } from "../../../src/objects";
+import { sessionStub } from "../../../src/objects";
 import { callJson, readProblem } from "../../support/api";
 import { pngBase64, pngBlock, pngBytes, TINY_PNG_BASE64 } from "../../support/images";
 import { mockModel, mockUrl, uniqueKey } from "../../support/mock-client";
@@ -24,7 +24,7 @@ async function refused(who: Caller, body: Record<string, unknown>): Promise<{ pa
 
 /** Rows of the session's image tables, read in its Durable Object. */
 async function storedImages(who: Caller, id: string) {
-  return runInDurableObject(agentStub(env, who.tenantId, id), async (_instance, state) => ({
+  return runInDurableObject(sessionStub(env, who.tenantId, id), async (_instance, state) => ({
     images: state.storage.sql.exec("SELECT id, media_type, size_bytes, width, height FROM images").toArray(),
     chunks: state.storage.sql.exec("SELECT image_id, idx, length(data) AS bytes FROM image_chunks ORDER BY idx").toArray(),
     messageBytes: Number(state.storage.sql.exec("SELECT sum(length(content)) AS n FROM messages").one().n),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { canAccessSession, listFilterFor } from "../../../src/sessions/access";
-import { agentProblem, agentValue, sentence } from "../../../src/sessions/client";
+import { sessionProblem, sessionValue, sentence } from "../../../src/sessions/client";
 import { isSessionId, isToolCallId, newSessionId } from "../../../src/sessions/ids";
 import { messagesAfter } from "../../../src/api/sessions/list-messages";
 import { dailyBudgetRetryAfter } from "../../../src/tenants/usage";
@@ -75,9 +75,9 @@ describe("dailyBudgetRetryAfter", () => {
   });
 });
 
-describe("agentValue", () => {
+describe("sessionValue", () => {
   it("returns the value of a success", () => {
-    expect(agentValue({ ok: true, value: 42 })).toBe(42);
+    expect(sessionValue({ ok: true, value: 42 })).toBe(42);
   });
 
   it.each([
@@ -88,12 +88,12 @@ describe("agentValue", () => {
     [{ reason: "wrong_status", action: "resume", status: "done" }, 409, "A done session cannot be resumed."],
     [{ reason: "tool_call_not_waiting", status: "done", expected: "waiting_approval" }, 409, "The tool call is done, not waiting_approval."],
     [{ reason: "invalid", detail: "input must not be empty" }, 400, "Input must not be empty."],
-  ] as const)("maps the Agent's reason %o to %i with its wire text", (failure, status, detail) => {
-    const problem = agentProblem(failure);
+  ] as const)("maps the session object's reason %o to %i with its wire text", (failure, status, detail) => {
+    const problem = sessionProblem(failure);
     expect(problem).toBeInstanceOf(ApiError);
     expect(problem.status).toBe(status);
     expect(problem.detail).toBe(detail);
-    expect(() => agentValue({ ok: false, ...failure })).toThrow(detail);
+    expect(() => sessionValue({ ok: false, ...failure })).toThrow(detail);
   });
 
   it("writes details as sentences", () => {

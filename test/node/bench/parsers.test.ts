@@ -34,7 +34,7 @@ describe("finding methods in wrangler's bundle", () => {
   });
 
   it("fails loudly when the class is not in the bundle", () => {
-    expect(() => methodLines(bundle, { name: "Agent", methods: "all" })).toThrow(/Agent not found/);
+    expect(() => methodLines(bundle, { name: "session object", methods: "all" })).toThrow(/Agent not found/);
   });
 
   it("counts calls between two snapshots", () => {
@@ -52,7 +52,7 @@ describe("reading strace and perf output", () => {
       "1201 fsync(40</tmp/x/state/v3/cache/db.sqlite>) = 0",
       "1201 +++ exited with 0 +++",
     ].join("\n");
-    expect(Object.fromEntries(parseStorageTrace(text))).toEqual({ "fsync Agent": 1, "pwrite64 Agent": 1, "fsync TenantIndex": 1, "fsync other": 1 });
+    expect(Object.fromEntries(parseStorageTrace(text))).toEqual({ "fsync session object": 1, "pwrite64 session object": 1, "fsync TenantIndex": 1, "fsync other": 1 });
   });
 
   it("groups perf's self time into areas, in milliseconds", () => {

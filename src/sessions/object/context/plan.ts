@@ -8,7 +8,7 @@ import { type Message } from "../../types";
 import type { ModelMessage, ToolDefinition } from "../model/provider";
 import { withImageData } from "../images/resolve";
 import { contextTokensFor, type ModelCatalog } from "../model/catalog";
-import type { AgentStore, RunState, StoredSession, StoredSummary } from "../store/store";
+import type { SessionStore, RunState, StoredSession, StoredSummary } from "../store/store";
 import { assemble } from "./assemble";
 import { foldCap, inputBudget, messageBudget, summaryMaxTokens } from "./budget";
 import { estimateJsonTokens, estimateTextTokens } from "./estimate";
@@ -16,7 +16,7 @@ import { resolveContext } from "./settings";
 import { fitWindow, type MessageMeta, planSummary } from "./window";
 
 /** The store's reads a context decision makes. */
-export type ContextReads = Pick<AgentStore, "firstMessageMeta" | "messageMeta" | "metaNewestFirst" | "latestSummary" | "messagesForWindow" | "imageData">;
+export type ContextReads = Pick<SessionStore, "firstMessageMeta" | "messageMeta" | "metaNewestFirst" | "latestSummary" | "messagesForWindow" | "imageData">;
 
 export interface PlanInputs {
   store: ContextReads;

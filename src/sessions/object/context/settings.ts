@@ -1,5 +1,5 @@
 /**
- * A session's context settings as the Agent uses them: what the gateway validated, with the
+ * A session's context settings as the session object uses them: what the gateway validated, with the
  * defaults filled in. Sessions stored before settings existed (null, or any other object
  * their caller kept there) use `auto`. Pure.
  */

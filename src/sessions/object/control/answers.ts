@@ -1,5 +1,5 @@
 /** The answers the session's controls share: the failures, and the mark for "the session as it stands". */
-import type { AgentFailure, AgentResult, Session, SessionStatus } from "../../types";
+import type { SessionFailure, SessionResult, Session, SessionStatus } from "../../types";
 import type { CheckedClaim } from "../engine/slots";
 
 export const SESSION_NOT_FOUND = { ok: false, reason: "session_not_found" } as const;
@@ -8,10 +8,10 @@ export const RUN_NOT_GOING = { ok: false, reason: "run_not_going" } as const;
 /** A control's answer when it went through: the session as it stands once reconciled. */
 export const SHOWN = Symbol("the session as it stands");
 
-export type Failure = { ok: false } & AgentFailure;
+export type Failure = { ok: false } & SessionFailure;
 
 /** What a control's body answers: a failure, a fixed answer, or `SHOWN`. */
-export type Answer = AgentResult<Session> | typeof SHOWN;
+export type Answer = SessionResult<Session> | typeof SHOWN;
 
 export function wrongStatus(action: "cancel" | "pause" | "resume", status: SessionStatus): Failure {
   return { ok: false, reason: "wrong_status", action, status };

@@ -6,8 +6,8 @@ import { log } from "../../../log";
 import type { SessionEngine } from "../engine/engine";
 import { openCallsState } from "../engine/tool-results";
 import { APPROVAL_EXPIRED, APPROVAL_EXPIRED_OUTPUT, expiredApprovals } from "../loop/approval-expiry";
-import type { AgentStore } from "../store/store";
-import { type AgentResult, SYSTEM_DECIDER, type ToolCall, type ToolCallStatus } from "../../types";
+import type { SessionStore } from "../store/store";
+import { type SessionResult, SYSTEM_DECIDER, type ToolCall, type ToolCallStatus } from "../../types";
 import { type Failure, refusalOf } from "./answers";
 
 /** The status a decision gives the call: fixed, or from the call (an approved client tool waits for its output). */
@@ -17,7 +17,7 @@ export type NextStatus = ToolCallStatus | ((call: ToolCall) => ToolCallStatus);
  * Applies a decision on a waiting call. When it lets the run go on, the session needs a run
  * slot again (waiting held none): without a free one it goes `queued` rather than refusing.
  */
-export async function applyDecision(engine: SessionEngine, callId: string, expected: ToolCallStatus, next: NextStatus, apply: (call: ToolCall) => void): Promise<AgentResult<null>> {
+export async function applyDecision(engine: SessionEngine, callId: string, expected: ToolCallStatus, next: NextStatus, apply: (call: ToolCall) => void): Promise<SessionResult<null>> {
   const { store } = engine;
   const found = waitingCall(store, callId, expected);
   if (!found.ok) return found;
@@ -59,7 +59,7 @@ export async function expireApprovals(engine: SessionEngine): Promise<void> {
   }
 }
 
-function waitingCall(store: AgentStore, callId: string, expected: ToolCallStatus): { ok: true; call: ToolCall } | Failure {
+function waitingCall(store: SessionStore, callId: string, expected: ToolCallStatus): { ok: true; call: ToolCall } | Failure {
   const call = store.toolCall(callId);
   if (!call) return { ok: false, reason: "tool_call_not_found" };
   if (call.status !== expected) return { ok: false, reason: "tool_call_not_waiting", status: call.status, expected };

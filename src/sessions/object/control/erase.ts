@@ -1,12 +1,12 @@
 /** Erasing a session: what it still owes handed over first, then every byte it stored deleted. */
 import type { SessionEngine } from "../engine/engine";
-import { ACTIVE_STATUSES, type AgentResult } from "../../types";
+import { ACTIVE_STATUSES, type SessionResult } from "../../types";
 import { SESSION_NOT_FOUND } from "./answers";
 
 /** Hand-offs an erase tries while other calls keep giving the session something to hand off. */
 const MAX_ERASE_ROUNDS = 3;
 
-export async function eraseSession(engine: SessionEngine): Promise<AgentResult<null>> {
+export async function eraseSession(engine: SessionEngine): Promise<SessionResult<null>> {
   // A call that came in during a hand-off may have started a run, or owed a notification, again.
   for (let round = 1; ; round++) {
     if (ACTIVE_STATUSES.includes(engine.store.run().status)) engine.cancelRun();

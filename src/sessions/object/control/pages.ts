@@ -1,12 +1,12 @@
 /** The session's pages as the API lists them: messages, tool calls and steps, oldest first. */
 import { decodeIntPairCursor, encodeIntPairCursor } from "../../../shared/cursor";
-import type { AgentStore, StepRecord } from "../store/store";
-import type { AgentResult, Message, Page, Step, ToolCall } from "../../types";
+import type { SessionStore, StepRecord } from "../store/store";
+import type { SessionResult, Message, Page, Step, ToolCall } from "../../types";
 
 /** The most tool calls one `listToolCalls` answer carries; without a limit, a caller gets this many. */
 export const MAX_TOOL_CALL_PAGE = 1_000;
 
-export function messagePage(store: AgentStore, after: number, limit: number): AgentResult<Page<Message>> {
+export function messagePage(store: SessionStore, after: number, limit: number): SessionResult<Page<Message>> {
   const rows = store.messages(after, limit + 1);
   const data = rows.slice(0, limit);
   const last = data[data.length - 1];
@@ -14,14 +14,14 @@ export function messagePage(store: AgentStore, after: number, limit: number): Ag
 }
 
 /** `cursor` is the previous page's `next_cursor`. */
-export function toolCallPage(store: AgentStore, cursor: string | null, limit: number): AgentResult<Page<ToolCall>> {
+export function toolCallPage(store: SessionStore, cursor: string | null, limit: number): SessionResult<Page<ToolCall>> {
   const after = cursor === null ? null : decodeIntPairCursor(cursor);
   if (cursor !== null && after === null) return { ok: false, reason: "invalid", detail: "not a tool-call cursor" };
   const page = store.toolCallPage(after, Math.max(1, Math.min(limit, MAX_TOOL_CALL_PAGE)));
   return { ok: true, value: { data: page.calls, next_cursor: page.next ? encodeIntPairCursor(page.next.first, page.next.second) : null } };
 }
 
-export function stepPage(store: AgentStore, after: number, limit: number): AgentResult<Page<Step>> {
+export function stepPage(store: SessionStore, after: number, limit: number): SessionResult<Page<Step>> {
   const rows = store.steps(after, limit + 1);
   const data = rows.slice(0, limit).map(toStep);
   const last = data[data.length - 1];

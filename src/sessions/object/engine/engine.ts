@@ -21,7 +21,7 @@ import { Outbox } from "../../../notifications/outbox";
 import { notificationSession } from "../../../notifications/outbox-snapshot";
 import { notificationFor } from "../../../notifications/event-type";
 import { Reporter } from "../report/reporter";
-import { AgentStore, type RunState, type StoredSession } from "../store/store";
+import { SessionStore, type RunState, type StoredSession } from "../store/store";
 import { cutOutput } from "../tools/cut-output";
 import { maskToolSpecs } from "../tools/mcp/masking";
 import type { DiscoveredTool } from "../tools/mcp/plan";
@@ -42,7 +42,7 @@ import {
 export const CANCELLED_BEFORE_RESULT = "cancelled before it finished";
 
 export class SessionEngine {
-  readonly store: AgentStore;
+  readonly store: SessionStore;
   readonly events: EventLog;
   readonly reporter: Reporter;
   readonly outbox: Outbox;
@@ -56,7 +56,7 @@ export class SessionEngine {
     readonly ctx: DurableObjectState,
     readonly env: Cloudflare.Env,
   ) {
-    this.store = new AgentStore(ctx.storage);
+    this.store = new SessionStore(ctx.storage);
     this.alarms = new AlarmClock(ctx.storage);
     this.events = new EventLog(this.store, new StreamHub(ctx));
     this.reporter = new Reporter(this.store, env);

@@ -1,5 +1,5 @@
 /**
- * The Agent's key-value reads, kept for one synchronous stretch of JavaScript. A unit reads its
+ * The session object's key-value reads, kept for one synchronous stretch of JavaScript. A unit reads its
  * session and run state many times between two awaits, and each read used to deserialize the
  * stored value again; now the first read of a stretch does, and the rest share its result.
  *

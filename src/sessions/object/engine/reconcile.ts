@@ -11,12 +11,12 @@ import type { AlarmClock } from "../../../storage/alarm-clock";
 import type { Outbox } from "../../../notifications/outbox";
 import type { EventLog } from "../events/event-log";
 import type { Reporter } from "../report/reporter";
-import type { AgentStore } from "../store/store";
+import type { SessionStore } from "../store/store";
 import type { Toolbox } from "../tools/registry";
 
 /** What reconciling needs of the engine: the parts it reads to find what is due, and the run's cancel. */
 export interface ReconcileHost {
-  readonly store: AgentStore;
+  readonly store: SessionStore;
   readonly events: EventLog;
   readonly reporter: Reporter;
   readonly outbox: Outbox;

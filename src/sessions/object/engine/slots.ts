@@ -4,7 +4,7 @@
  */
 import { tenantIndexStub } from "../../../objects";
 import { log } from "../../../log";
-import type { AgentStore } from "../store/store";
+import type { SessionStore } from "../store/store";
 
 /** What asking for a run slot gave: one, none free (queue), or a suspended tenant (stop). */
 export type SlotClaim = "ok" | "busy" | "suspended";
@@ -17,7 +17,7 @@ export class RunSlots {
   #owner: { tenantId: string; sessionId: string } | null = null;
 
   constructor(
-    private readonly store: AgentStore,
+    private readonly store: SessionStore,
     private readonly env: Cloudflare.Env,
   ) {}
 

@@ -4,11 +4,11 @@
  */
 import type { ToolCall, ToolResultBlock } from "../../types";
 import type { EmittedEvent } from "../events/frames";
-import type { AgentStore } from "../store/store";
+import type { SessionStore } from "../store/store";
 
 /** What collecting the results needs of the engine: its store, a transaction, the clock and the event log. */
 export interface ToolResultsHost {
-  readonly store: Pick<AgentStore, "openToolCalls" | "appendMessage" | "markToolCallsReported">;
+  readonly store: Pick<SessionStore, "openToolCalls" | "appendMessage" | "markToolCallsReported">;
   transaction<T>(fn: () => T): T;
   nowIso(): string;
   emit(type: "message", data: Extract<EmittedEvent, { type: "message" }>["data"]): void;

@@ -5,7 +5,7 @@
  */
 import type { Config } from "../../../config";
 import type { StoredSession } from "../store/store";
-import type { AgentStore } from "../store/store";
+import type { SessionStore } from "../store/store";
 import type { Toolbox } from "../tools/registry";
 import type { DeltaData } from "../events/frames";
 import type { InflightCalls } from "./inflight";
@@ -13,7 +13,7 @@ import type { SessionEngine } from "./engine";
 
 /** The store's reads a step makes; none of them writes. */
 export type StoreReads = Pick<
-  AgentStore,
+  SessionStore,
   | "run"
   | "openToolCalls"
   | "toolCall"

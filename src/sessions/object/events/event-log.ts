@@ -5,7 +5,7 @@
  * (retention.ts), replayed by id for a watcher that resumes, and ends every stream once the
  * session reaches a final status. Streamed model text goes out through here too, unstored.
  */
-import type { AgentStore } from "../store/store";
+import type { SessionStore } from "../store/store";
 import { FINAL_STATUSES } from "../../types";
 import {
   type DeltaData,
@@ -28,7 +28,7 @@ export class EventLog {
   #pending: EventFrame[] | null = null;
 
   constructor(
-    private readonly store: AgentStore,
+    private readonly store: SessionStore,
     readonly streams: StreamHub,
   ) {}
 

@@ -1,12 +1,12 @@
 /**
- * Opens a watcher's event stream on the Agent: the snapshot or the replay its cursor asks for,
+ * Opens a watcher's event stream on the session object: the snapshot or the replay its cursor asks for,
  * then live frames, until the session ends, the credential's deadline passes, or its key or
  * tenant loses the right (the tenant index closes it then: see `TenantIndex.noteEventStream`).
  */
 import { tenantIndexStub } from "../../../objects";
 import type { StreamNote } from "../../../tenants/types";
 import type { SessionEngine } from "../engine/engine";
-import type { AgentFailure } from "../../types";
+import type { SessionFailure } from "../../types";
 import { type EventFrame, frameJson, sseEvent } from "./frames";
 import { planReplay } from "./retention";
 import { buildSnapshot } from "./snapshot";
@@ -94,6 +94,6 @@ function firstFrames(host: SessionEngine, cursor: number | null): [EventFrame, n
   return [[{ type: "snapshot", data, created_at: host.nowIso() }, bounds.lastId]];
 }
 
-function refusal(status: number, failure: AgentFailure): Response {
+function refusal(status: number, failure: SessionFailure): Response {
   return Response.json({ ok: false, ...failure }, { status });
 }

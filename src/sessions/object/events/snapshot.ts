@@ -2,7 +2,7 @@
  * The snapshot a watcher gets first when it has no cursor (or one the log cannot honour): the
  * session's state as of `last_event_id`, with its newest messages but never its whole history.
  */
-import type { AgentStore } from "../store/store";
+import type { SessionStore } from "../store/store";
 import type { Message, SessionStatus, StopReason, Usage } from "../../types";
 import { type ToolCallEventData, toolCallEventData } from "./frames";
 
@@ -29,7 +29,7 @@ export interface SnapshotData {
 }
 
 export function buildSnapshot(
-  store: AgentStore,
+  store: SessionStore,
   state: { status: SessionStatus; stop_reason: StopReason | null; error: string | null; usage: Usage },
   lastEventId: number,
   reset: boolean,

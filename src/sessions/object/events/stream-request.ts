@@ -1,12 +1,12 @@
 /**
- * How the gateway asks an Agent for an event stream: the Agent's `fetch` is reachable only from
+ * How the gateway asks a session object for an event stream: the session object's `fetch` is reachable only from
  * the gateway, which has authenticated the caller and passes what the stream needs to know of
  * the credential (its API key and its deadline) in one header, never the credential itself.
  */
 import type { StreamGrant } from "./streams";
 
 export const STREAM_GRANT_HEADER = "X-Stream-Grant";
-/** The URL the gateway builds; only its query matters to the Agent. */
+/** The URL the gateway builds; only its query matters to the session object. */
 const STREAM_URL = "https://agent.internal/events";
 
 export interface StreamRequest {

@@ -2,7 +2,7 @@
  * Approvals that expire: a call of a tool with `approval_timeout_seconds` that is still waiting
  * for approval when its deadline passes is denied as "approval expired", exactly as a reviewer's
  * deny would be. The deadline counts from the call's creation (when it started to wait); a pause
- * does not stop it. Pure: the Agent's alarm and `nextWakeAt` both ask these.
+ * does not stop it. Pure: the session object's alarm and `nextWakeAt` both ask these.
  */
 import type { Toolbox } from "../tools/registry";
 import type { ToolCall } from "../../types";

@@ -1,5 +1,5 @@
 /**
- * When the Agent's alarm must next fire: the earliest of the next unit of a running session, a
+ * When the session object's alarm must next fire: the earliest of the next unit of a running session, a
  * queued session's next ask for a run slot, the next report owed to the tenant index, the
  * deadline of an open WebSocket (whose credential expires then), the next hand-off of owed
  * notifications, and the earliest approval deadline of a call waiting for one. Null: nothing is

@@ -4,11 +4,11 @@
  * tool (or the schema a `response_format` carries: as large), so a window is never fitted
  * without the room the schema takes.
  */
-import type { AgentStore } from "../store/store";
+import type { SessionStore } from "../store/store";
 import type { ToolDefinition } from "../model/provider";
 import { type OutputRequest, outputRequest } from "./output-tool";
 
-export function outputToolsFor(store: Pick<AgentStore, "runOutputSchema">, tools: ToolDefinition[]): { tools: ToolDefinition[]; output: OutputRequest | null } {
+export function outputToolsFor(store: Pick<SessionStore, "runOutputSchema">, tools: ToolDefinition[]): { tools: ToolDefinition[]; output: OutputRequest | null } {
   const output = outputRequest(store.runOutputSchema() ?? null, tools.map((tool) => tool.name));
   return { tools: output ? [...tools, output.tool] : tools, output };
 }

@@ -1,5 +1,5 @@
 /**
- * When an Agent tells its tenant index about itself. A status change is told at once (listings,
+ * When a session object tells its tenant index about itself. A status change is told at once (listings,
  * run slots and suspension depend on it); a change of usage alone is coalesced to at most one
  * report every `USAGE_REPORT_INTERVAL_MS` while a run goes, so a tenant's busy sessions do not
  * all report every step to the one index object. A failed report backs off. Pure.

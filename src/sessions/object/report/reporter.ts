@@ -1,13 +1,13 @@
 /**
  * Reports a session's status and usage to its tenant index. Each report carries the run's
- * revision; the index acknowledges it and the Agent records the acknowledged revision, so a
+ * revision; the index acknowledges it and the session object records the acknowledged revision, so a
  * report that failed is simply owed and tried again (report-policy.ts says when).
  */
 import { log } from "../../../log";
 import { tenantIndexStub } from "../../../objects";
 import type { NotificationBatch } from "../../../notifications/types";
 import type { ReportAck, SessionReport } from "../../../tenants/types";
-import type { AgentStore, RunState } from "../store/store";
+import type { SessionStore, RunState } from "../store/store";
 import { totalTokens } from "../../types";
 import { reportRetryDelay } from "./report-policy";
 
@@ -18,7 +18,7 @@ export class Reporter {
   #ownTokensAtAck = 0;
 
   constructor(
-    private readonly store: AgentStore,
+    private readonly store: SessionStore,
     private readonly env: Cloudflare.Env,
   ) {}
 

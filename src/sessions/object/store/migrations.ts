@@ -1,5 +1,5 @@
 /**
- * The Agent's storage migrations, oldest first (the runner is src/storage/migrations.ts; the
+ * The session object's storage migrations, oldest first (the runner is src/storage/migrations.ts; the
  * layout they build is described in storage.md). Append a step for every change; never edit one.
  */
 import { execAll, type Migration } from "../../../storage/migrations";

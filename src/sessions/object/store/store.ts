@@ -1,5 +1,5 @@
 /**
- * The Agent's storage, one facade over a module per table (SQL beside its logic); the layout is
+ * The session object's storage, one facade over a module per table (SQL beside its logic); the layout is
  * in storage.md. Nothing is written until the session is created, so an id that was never
  * created leaves no trace.
  */
@@ -30,7 +30,7 @@ export type { RunState, StoredSession } from "./state";
 export { MAX_STORED_STEPS, type StepRecord } from "./steps";
 export type { StoredSummary } from "./summaries";
 
-export class AgentStore {
+export class SessionStore {
   /** The KV entries below, read once per synchronous stretch (see kv-stretch.ts). */
   readonly #kv: KvStretchCache;
   #inTransaction = false;

@@ -84,7 +84,7 @@ function approvalTimeoutMs(spec: ToolSpec): number | null {
 
 /**
  * The tools a run can use: the declared ones, and the tools its MCP servers offered when the run
- * started (`discovered`, saved in the Agent's storage). An MCP entry is a source of tools, not a
+ * started (`discovered`, saved in the session object's storage). An MCP entry is a source of tools, not a
  * tool itself.
  */
 export function buildToolbox(specs: readonly ToolSpec[], discovered: readonly DiscoveredTool[] = []): Toolbox {

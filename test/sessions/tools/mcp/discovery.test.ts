@@ -1,5 +1,5 @@
 /**
- * The discovery unit inside the Agent: a server that cannot be reached is asked again with the
+ * The discovery unit inside the session object: a server that cannot be reached is asked again with the
  * model call's backoff and ends the run after the last try; a new run lists the tools anew;
  * approvals apply to every tool of a server that asks for them.
  */

@@ -1,6 +1,6 @@
 /**
  * The unit that starts a run with MCP servers: their tools are listed (all servers at once) and
- * saved in the Agent's storage, so the tool set stays the same for the whole run, through any
+ * saved in the session object's storage, so the tool set stays the same for the whole run, through any
  * restart. A server that cannot be reached is asked again after a backoff; a refusal, or a tool
  * set that cannot be offered, ends the run `failed` with `tools_unavailable`.
  */

@@ -5,7 +5,7 @@
  * leaving it to its timeout.
  *
  * A connection lives for one unit of work (the discovery at a run's start, or one response's
- * tool calls) and is closed at its end. Nothing of it is kept across units: the Agent may be
+ * tool calls) and is closed at its end. Nothing of it is kept across units: the session object may be
  * evicted or restarted between alarms, so each unit starts a new MCP session (`initialize`),
  * and a server is expected to keep no state a tool call depends on in its MCP session.
  */

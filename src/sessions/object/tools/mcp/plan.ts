@@ -31,7 +31,7 @@ export interface ListedTool {
   execution?: { taskSupport?: string };
 }
 
-/** A tool of the run, as saved in the Agent's storage when the run starts. */
+/** A tool of the run, as saved in the session object's storage when the run starts. */
 export interface DiscoveredTool {
   /** The name offered to the model: `<server>__<tool>`. */
   name: string;
