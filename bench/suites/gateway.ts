@@ -86,12 +86,12 @@ export function gatewayTable(result: GatewayResult): Table {
   const loads = Object.values(result).flat().map((f) => f.load);
   const reps = Object.values(result)[0]?.length ?? 0;
   return {
-    title: "Gateway: `GET /v1/sessions/{id}` against the same Agent read with no gateway",
+    title: "Gateway: `GET /v1/sessions/{id}` against the same session object read with no gateway",
     columns: ["concurrency", "path", "p50 ms", "p95 ms", "p99 ms", "requests/s", "p50 added (ms)", "errors"],
     rows,
     notes: [
       `${reps} windows of ${WINDOW_MS / 1000} s per cell after ${WARMUP_MS} ms of warm-up, closed loop (each client sends its next request when the last is answered); median of the windows with their range. "p50 added" compares each window with the direct window of the same repetition.`,
-      "\"no gateway\": a route of the benchmarks' build of the Worker that calls the Agent's `get()` directly, in the same process; JWT: a platform-signed token; API key: `ak_…` with `sessions:read tenant:admin`.",
+      "\"no gateway\": a route of the benchmarks' build of the Worker that calls the session object's `get()` directly, in the same process; JWT: a platform-signed token; API key: `ak_…` with `sessions:read tenant:admin`.",
       "The client is Node's fetch on the same 2 cores, so at concurrency 64 the figures measure the machine as much as the platform.",
       `1-minute load average during the windows: ${fmt(Math.min(...loads), 2)}–${fmt(Math.max(...loads), 2)}.`,
     ],

@@ -47,7 +47,7 @@ function jsAreas(platform: Profiled, baseline: Profiled): Table {
       ["**JavaScript in all**", `**${fmt(perUnitMs(baseline, baseline.summary.busySamples), 3)}**`, `**${fmt(perUnitMs(platform, platform.summary.busySamples), 3)}**`],
     ],
     notes: [
-      "Self time of the samples in each area times the sampling period, over the units run; idle samples left out. A built-in (a storage call, `fetch`, JSON) is charged to the project function that called it. The profile covers JavaScript in the Worker's isolate, where the Agents and the tenant index run too; the profiler slows JavaScript down, so read the shares here and the native table for absolute costs.",
+      "Self time of the samples in each area times the sampling period, over the units run; idle samples left out. A built-in (a storage call, `fetch`, JSON) is charged to the project function that called it. The profile covers JavaScript in the Worker's isolate, where the session objects and the tenant index run too; the profiler slows JavaScript down, so read the shares here and the native table for absolute costs.",
       note(platform),
       note(baseline),
     ],

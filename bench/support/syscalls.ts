@@ -18,7 +18,7 @@ export function straceAvailable(): boolean {
 
 /**
  * Pure: calls by `syscall object-class`, from `strace -f -y` lines such as
- * `1234 fsync(23</state/v3/do/agent-platform-Agent/ab12.sqlite-wal>) = 0`. Local Durable Object
+ * `1234 fsync(23</state/v3/do/agent-platform-SessionObject/ab12.sqlite-wal>) = 0`. Local Durable Object
  * storage lives in one directory per class, named `<script>-<class>`; other files count as "other".
  */
 export function parseStorageTrace(text: string): Map<string, number> {

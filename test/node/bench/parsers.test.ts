@@ -34,7 +34,7 @@ describe("finding methods in wrangler's bundle", () => {
   });
 
   it("fails loudly when the class is not in the bundle", () => {
-    expect(() => methodLines(bundle, { name: "session object", methods: "all" })).toThrow(/Agent not found/);
+    expect(() => methodLines(bundle, { name: "SessionObject", methods: "all" })).toThrow(/SessionObject not found/);
   });
 
   it("counts calls between two snapshots", () => {
@@ -46,13 +46,13 @@ describe("finding methods in wrangler's bundle", () => {
 describe("reading strace and perf output", () => {
   it("charges each storage call to the class whose database it touched", () => {
     const text = [
-      "1201 fsync(23</tmp/x/state/v3/do/agent-platform-Agent/ab.sqlite-wal>) = 0",
-      "1201 pwrite64(23</tmp/x/state/v3/do/agent-platform-Agent/ab.sqlite-wal>, \"...\", 4096, 0) = 4096",
+      "1201 fsync(23</tmp/x/state/v3/do/agent-platform-SessionObject/ab.sqlite-wal>) = 0",
+      "1201 pwrite64(23</tmp/x/state/v3/do/agent-platform-SessionObject/ab.sqlite-wal>, \"...\", 4096, 0) = 4096",
       "[pid  1202] fsync(31</tmp/x/state/v3/do/agent-platform-TenantIndex/cd.sqlite-wal>) = 0",
       "1201 fsync(40</tmp/x/state/v3/cache/db.sqlite>) = 0",
       "1201 +++ exited with 0 +++",
     ].join("\n");
-    expect(Object.fromEntries(parseStorageTrace(text))).toEqual({ "fsync session object": 1, "pwrite64 session object": 1, "fsync TenantIndex": 1, "fsync other": 1 });
+    expect(Object.fromEntries(parseStorageTrace(text))).toEqual({ "fsync SessionObject": 1, "pwrite64 SessionObject": 1, "fsync TenantIndex": 1, "fsync other": 1 });
   });
 
   it("groups perf's self time into areas, in milliseconds", () => {
