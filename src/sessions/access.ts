@@ -10,6 +10,7 @@ import type { Env } from "../env";
 import { ApiError } from "../problems";
 import { SessionClient, SESSION_NOT_FOUND, TOOL_CALL_NOT_FOUND } from "./client";
 import { isSessionId, isToolCallId } from "./ids";
+import { mayAccess, type SessionViewer } from "./viewer";
 
 export { SESSION_NOT_FOUND, TOOL_CALL_NOT_FOUND };
 
@@ -18,10 +19,23 @@ export interface OwnedSession {
   agent: SessionClient;
 }
 
-/** Pure: whether `principal` may see `session`. The tenant check is defence in depth. */
+/** The principal as the access rule (viewer.ts) sees it. */
+export function viewerOf(principal: Principal): SessionViewer {
+  return { tenantId: principal.tenantId, subject: principal.subject, seesAll: seesAllTenantSessions(principal) };
+}
+
+/** Pure: whether `principal` may see `session`. */
 export function canAccessSession(principal: Principal, session: Pick<Session, "tenant_id" | "created_by">): boolean {
-  if (session.tenant_id !== principal.tenantId) return false;
-  return seesAllTenantSessions(principal) || session.created_by === principal.subject;
+  return mayAccess(viewerOf(principal), session);
+}
+
+/**
+ * A session object's client for a decision on one of its tool calls: the id checked here, the
+ * access rule applied by the object itself with the decision, so the session is not read first.
+ */
+export function decidingClient(env: Env, principal: Principal, sessionId: string): SessionClient {
+  if (!isSessionId(sessionId)) throw new ApiError("not_found", SESSION_NOT_FOUND);
+  return new SessionClient(env, principal.tenantId, sessionId);
 }
 
 /** The session and its session object, or a 404 for a malformed id, a missing session or someone else's. */

@@ -10,6 +10,7 @@ import type { Env } from "../env";
 import { buildStreamRequest, type StreamRequest } from "./object/events/stream-request";
 import type { SessionRpc } from "./object/rpc";
 import type { SessionFailure, SessionResult, RunInput, RunOptions, SessionInit } from "./types";
+import type { SessionViewer } from "./viewer";
 
 export const SESSION_NOT_FOUND = "No such session.";
 export const TOOL_CALL_NOT_FOUND = "No such tool call in this session.";
@@ -128,17 +129,17 @@ export class SessionClient {
     return valueOf(this.#rpc.resume(cap));
   }
 
-  /** `decidedBy`: the subject of the principal who decides, recorded on the call. */
-  approve(callId: string, decidedBy: string) {
-    return valueOf(this.#rpc.approve(callId, decidedBy));
+  /** `viewer` decides: the object records its subject, and answers `session_not_found` to one the access rule keeps out. */
+  approve(callId: string, viewer: SessionViewer) {
+    return valueOf(this.#rpc.approve(callId, viewer.subject, viewer));
   }
 
-  deny(callId: string, reason: string | null, decidedBy: string) {
-    return valueOf(this.#rpc.deny(callId, reason, decidedBy));
+  deny(callId: string, reason: string | null, viewer: SessionViewer) {
+    return valueOf(this.#rpc.deny(callId, reason, viewer.subject, viewer));
   }
 
-  submitToolOutput(callId: string, output: string, isError: boolean) {
-    return valueOf(this.#rpc.submitToolOutput(callId, output, isError));
+  submitToolOutput(callId: string, output: string, isError: boolean, viewer: SessionViewer) {
+    return valueOf(this.#rpc.submitToolOutput(callId, output, isError, viewer));
   }
 
   listMessages(after: number, limit: number) {

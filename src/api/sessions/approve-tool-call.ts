@@ -5,7 +5,7 @@ import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
-import { loadOwnedSession, requireToolCallId } from "../../sessions/access";
+import { decidingClient, requireToolCallId, viewerOf } from "../../sessions/access";
 import { SessionSchema, ToolCallParamsSchema } from "./schemas";
 
 export const route = createRoute({
@@ -27,6 +27,5 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id, call_id } = c.req.valid("param");
   const callId = requireToolCallId(call_id);
-  const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
-  return c.json(await agent.approve(callId, c.var.principal.subject), 200);
+  return c.json(await decidingClient(c.env, c.var.principal, id).approve(callId, viewerOf(c.var.principal)), 200);
 };

@@ -8,7 +8,7 @@ import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
-import { loadOwnedSession, requireToolCallId } from "../../sessions/access";
+import { decidingClient, requireToolCallId, viewerOf } from "../../sessions/access";
 import { DenyToolCallRequestSchema, SessionSchema, ToolCallParamsSchema } from "./schemas";
 
 export const route = createRoute({
@@ -38,6 +38,5 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id, call_id } = c.req.valid("param");
   const { reason } = c.req.valid("json");
   const callId = requireToolCallId(call_id);
-  const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
-  return c.json(await agent.deny(callId, reason?.trim() || null, c.var.principal.subject), 200);
+  return c.json(await decidingClient(c.env, c.var.principal, id).deny(callId, reason?.trim() || null, viewerOf(c.var.principal)), 200);
 };

@@ -5,7 +5,7 @@ import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { jsonBody, jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
-import { loadOwnedSession, requireToolCallId } from "../../sessions/access";
+import { decidingClient, requireToolCallId, viewerOf } from "../../sessions/access";
 import { SessionSchema, ToolCallParamsSchema, ToolOutputRequestSchema } from "./schemas";
 
 export const route = createRoute({
@@ -28,6 +28,5 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id, call_id } = c.req.valid("param");
   const body = c.req.valid("json");
   const callId = requireToolCallId(call_id);
-  const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
-  return c.json(await agent.submitToolOutput(callId, body.output, body.is_error === true), 200);
+  return c.json(await decidingClient(c.env, c.var.principal, id).submitToolOutput(callId, body.output, body.is_error === true, viewerOf(c.var.principal)), 200);
 };

@@ -6,6 +6,7 @@
  */
 import type { Limits } from "../../limits";
 import type { SessionResult, Message, Page, RunInput, RunOptions, Session, SessionInit, Step, ToolCall } from "../types";
+import type { SessionViewer } from "../viewer";
 import type { StreamFilter } from "./events/streams";
 import type { RequestOutcome } from "./request-keys";
 
@@ -29,10 +30,14 @@ export interface SessionRpc {
   resume(cap?: Limits | null): Promise<SessionResult<Session>>;
   /** The tenant index granted this queued session a run slot. */
   slotGranted(): Promise<SessionResult<Session>>;
-  /** `decidedBy` (here and on `deny`): the subject of the principal who decides. */
-  approve(callId: string, decidedBy?: string | null): Promise<SessionResult<Session>>;
-  deny(callId: string, reason: string | null, decidedBy?: string | null): Promise<SessionResult<Session>>;
-  submitToolOutput(callId: string, output: string, isError: boolean): Promise<SessionResult<Session>>;
+  /**
+   * `decidedBy` (here and on `deny`): the subject of the principal who decides. `viewer` (here,
+   * on `deny` and on `submitToolOutput`): the caller, when the object is to apply the access rule
+   * itself; one it may not see the session for is answered `session_not_found`.
+   */
+  approve(callId: string, decidedBy?: string | null, viewer?: SessionViewer | null): Promise<SessionResult<Session>>;
+  deny(callId: string, reason: string | null, decidedBy?: string | null, viewer?: SessionViewer | null): Promise<SessionResult<Session>>;
+  submitToolOutput(callId: string, output: string, isError: boolean, viewer?: SessionViewer | null): Promise<SessionResult<Session>>;
   listMessages(after: number, limit: number): Promise<SessionResult<Page<Message>>>;
   /** `cursor`: the previous page's `next_cursor`. */
   listToolCalls(cursor?: string | null, limit?: number): Promise<SessionResult<Page<ToolCall>>>;

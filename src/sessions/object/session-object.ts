@@ -21,6 +21,7 @@ import { initialRun } from "./control/initial-run";
 import { applied, applyKeyed, prepareFirst, startRunWith, takeMessage } from "./control/messages";
 import { MAX_TOOL_CALL_PAGE, messagePage, stepPage, toolCallPage } from "./control/pages";
 import type { SessionRpc } from "./rpc";
+import { mayAccess, type SessionViewer } from "../viewer";
 import {
   ACTIVE_STATUSES,
   SLOT_STATUSES,
@@ -214,27 +215,27 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
   }
 
   /** `decidedBy`: the subject of the principal who approved, recorded on the call. */
-  async approve(callId: string, decidedBy: string | null = null): Promise<SessionResult<Session>> {
+  async approve(callId: string, decidedBy: string | null = null, viewer: SessionViewer | null = null): Promise<SessionResult<Session>> {
     const engine = this.#engine;
     const approved = (call: ToolCall): ToolCallStatus => (engine.toolbox().get(call.name)?.kind === "client" ? "waiting_tool_output" : "pending");
-    return this.#decide(callId, "waiting_approval", approved, (call) => {
+    return this.#decide(viewer, callId, "waiting_approval", approved, (call) => {
       engine.store.setToolCallStatus(call.id, approved(call), engine.nowIso());
       engine.store.recordDecision(call.id, decidedBy, "approved", engine.nowIso());
     });
   }
 
   /** `decidedBy`: the subject of the principal who denied, recorded on the call. */
-  async deny(callId: string, reason: string | null, decidedBy: string | null = null): Promise<SessionResult<Session>> {
+  async deny(callId: string, reason: string | null, decidedBy: string | null = null, viewer: SessionViewer | null = null): Promise<SessionResult<Session>> {
     const engine = this.#engine;
-    return this.#decide(callId, "waiting_approval", "error", (call) => {
+    return this.#decide(viewer, callId, "waiting_approval", "error", (call) => {
       const text = reason ? `denied by a reviewer: ${reason}` : "denied by a reviewer";
       engine.finishCall(call, text, true);
       engine.store.recordDecision(call.id, decidedBy, "denied", engine.nowIso());
     });
   }
 
-  async submitToolOutput(callId: string, output: string, isError: boolean): Promise<SessionResult<Session>> {
-    return this.#decide(callId, "waiting_tool_output", isError ? "error" : "done", (call) => this.#engine.finishCall(call, output, isError));
+  async submitToolOutput(callId: string, output: string, isError: boolean, viewer: SessionViewer | null = null): Promise<SessionResult<Session>> {
+    return this.#decide(viewer, callId, "waiting_tool_output", isError ? "error" : "done", (call) => this.#engine.finishCall(call, output, isError));
   }
 
   async listMessages(after: number, limit: number): Promise<SessionResult<Page<Message>>> {
@@ -324,8 +325,10 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
   }
 
   /** Applies a decision on a waiting call (see decisions.ts) as a control. */
-  #decide(callId: string, expected: ToolCallStatus, next: NextStatus, apply: (call: ToolCall) => void): Promise<SessionResult<Session>> {
+  /** A decision on a waiting call; with `viewer`, only for a caller the access rule lets see the session. */
+  #decide(viewer: SessionViewer | null, callId: string, expected: ToolCallStatus, next: NextStatus, apply: (call: ToolCall) => void): Promise<SessionResult<Session>> {
     return this.#change(async () => {
+      if (viewer && !mayAccess(viewer, this.#engine.requireSession())) return SESSION_NOT_FOUND;
       const applied = await applyDecision(this.#engine, callId, expected, next, apply);
       return applied.ok ? SHOWN : applied;
     });
