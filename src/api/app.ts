@@ -26,7 +26,7 @@ import { registerSessionRoutes } from "./sessions";
 import { registerSystemRoutes } from "./system";
 import { registerTenantRoutes } from "./tenant";
 import { registerTokenRoutes } from "./tokens";
-import { registerWebhooks } from "./webhooks";
+import { registerOutgoingCalls } from "./outgoing";
 
 export interface CreateAppOptions {
   /** Registers more routes after the built-in ones, behind the same middleware. */
@@ -74,7 +74,7 @@ export function createApp(options: CreateAppOptions = {}): App {
   registerAdminRoutes(app);
   registerSessionRoutes(app);
   registerScheduleRoutes(app);
-  registerWebhooks(app);
+  registerOutgoingCalls(app);
   options.routes?.(app);
 
   app.notFound((c) => problemJson(c, new ApiError("not_found", "No route matches this path.")));

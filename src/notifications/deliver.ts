@@ -6,8 +6,8 @@
  */
 import { isOriginAllowed } from "../egress/allowed-origins";
 import { safeFetch } from "../egress/safe-fetch";
-import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, signWebhookBody, TIMESTAMP_HEADER } from "../egress/webhook-signature";
-import { checkWebhookUrl } from "../egress/webhook-url";
+import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, signCallBody, TIMESTAMP_HEADER } from "../egress/call-signature";
+import { checkTenantUrl } from "../egress/tenant-url";
 
 /** A receiver should answer at once and do its work afterwards. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -47,12 +47,12 @@ export async function deliveryHeaders(request: DeliveryRequest, secrets: readonl
     [IDEMPOTENCY_HEADER]: request.eventId,
     [EVENT_TYPE_HEADER]: request.eventType,
     [TIMESTAMP_HEADER]: String(timestamp),
-    [SIGNATURE_HEADER]: await signWebhookBody(secrets, timestamp, request.body),
+    [SIGNATURE_HEADER]: await signCallBody(secrets, timestamp, request.body),
   };
 }
 
 export async function attemptDelivery(request: DeliveryRequest, context: DeliveryContext): Promise<AttemptResult> {
-  const target = checkWebhookUrl(request.url, { allowPrivateUrls: context.allowPrivateUrls });
+  const target = checkTenantUrl(request.url, { allowPrivateUrls: context.allowPrivateUrls });
   if (!target.ok) return { ok: false, final: true, status: null, error: `refused: ${target.message}` };
   // The tenant may have narrowed its origins since the endpoint or the session was created.
   if (!isOriginAllowed(target.url, context.allowedOrigins)) {

@@ -20,7 +20,7 @@ export function notifyUrlTarget(url: string): string {
 }
 
 /** A delivery as the API shows it. */
-export interface WebhookDelivery {
+export interface NotificationDelivery {
   id: string;
   /** Null for a delivery to a session's notify URL. */
   endpoint_id: string | null;
@@ -187,7 +187,7 @@ export function getDelivery(sql: SqlStorage, target: string, id: string): Delive
 }
 
 /** A target's deliveries, newest first by (created_at, id). Throws a RangeError for a cursor this module did not make. */
-export function listDeliveries(sql: SqlStorage, target: string, status: DeliveryStatus | null, limit: number, cursor: string | null): Page<WebhookDelivery> {
+export function listDeliveries(sql: SqlStorage, target: string, status: DeliveryStatus | null, limit: number, cursor: string | null): Page<NotificationDelivery> {
   const after = cursor === null ? null : decodeTimeIdCursor(cursor);
   if (cursor !== null && !after) throw new RangeError("invalid cursor");
   const where = ["target = ?"];
@@ -208,7 +208,7 @@ export function listDeliveries(sql: SqlStorage, target: string, status: Delivery
   return { data: page.map(toDelivery), next_cursor: rows.length > limit && last ? encodeTimeIdCursor(last.created_at, last.id) : null };
 }
 
-export type RedeliverResult = { ok: true; delivery: WebhookDelivery } | { ok: false; reason: "not_found" | "pending" };
+export type RedeliverResult = { ok: true; delivery: NotificationDelivery } | { ok: false; reason: "not_found" | "pending" };
 
 /**
  * Sends a delivery's notification again, as a new delivery of the same event (same body, same
@@ -257,7 +257,7 @@ export function pruneDeliveries(sql: SqlStorage, now: number, targets: Iterable<
   return removed;
 }
 
-export function toDelivery(row: DeliveryRow): WebhookDelivery {
+export function toDelivery(row: DeliveryRow): NotificationDelivery {
   const ms = (value: number | null) => (value === null ? null : toIso(value));
   return {
     id: row.id,

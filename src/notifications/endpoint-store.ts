@@ -14,7 +14,7 @@ export const MAX_WEBHOOK_ENDPOINTS = 20;
 export const MAX_ENDPOINT_URL_CHARS = 2_048;
 export const MAX_ENDPOINT_DESCRIPTION_CHARS = 200;
 
-export interface WebhookEndpoint {
+export interface NotificationEndpoint {
   id: string;
   url: string;
   event_types: NotificationType[];
@@ -23,14 +23,14 @@ export interface WebhookEndpoint {
   created_at: string;
 }
 
-export interface NewWebhookEndpoint {
+export interface NewNotificationEndpoint {
   url: string;
   event_types: NotificationType[];
   description: string | null;
   created_by: string;
 }
 
-export type CreateEndpointResult = { ok: true; endpoint: WebhookEndpoint } | { ok: false; reason: "too_many"; max: number };
+export type CreateEndpointResult = { ok: true; endpoint: NotificationEndpoint } | { ok: false; reason: "too_many"; max: number };
 
 interface EndpointRow extends Record<string, string | number | null> {
   id: string;
@@ -42,7 +42,7 @@ interface EndpointRow extends Record<string, string | number | null> {
 }
 
 /** The shape check of the RPC boundary; throws on anything the gateway would not have sent. */
-export function parseNewEndpoint(value: unknown): NewWebhookEndpoint {
+export function parseNewEndpoint(value: unknown): NewNotificationEndpoint {
   if (typeof value !== "object" || value === null) throw new TypeError("endpoint must be an object");
   const input = value as Record<string, unknown>;
   const url = requireString("url", input.url, MAX_ENDPOINT_URL_CHARS);
@@ -60,7 +60,7 @@ export function parseNewEndpoint(value: unknown): NewWebhookEndpoint {
   };
 }
 
-export function createEndpoint(sql: SqlStorage, endpoint: NewWebhookEndpoint, now: number): CreateEndpointResult {
+export function createEndpoint(sql: SqlStorage, endpoint: NewNotificationEndpoint, now: number): CreateEndpointResult {
   const { n } = sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM webhook_endpoints`).one();
   if (n >= MAX_WEBHOOK_ENDPOINTS) return { ok: false, reason: "too_many", max: MAX_WEBHOOK_ENDPOINTS };
   const row: EndpointRow = {
@@ -84,13 +84,13 @@ export function createEndpoint(sql: SqlStorage, endpoint: NewWebhookEndpoint, no
   return { ok: true, endpoint: toEndpoint(row) };
 }
 
-export function getEndpoint(sql: SqlStorage, id: string): WebhookEndpoint | null {
+export function getEndpoint(sql: SqlStorage, id: string): NotificationEndpoint | null {
   const row = sql.exec<EndpointRow>(`SELECT * FROM webhook_endpoints WHERE id = ?`, id).toArray()[0];
   return row ? toEndpoint(row) : null;
 }
 
 /** Newest first, by (created_at, id). Throws a RangeError for a cursor this module did not make. */
-export function listEndpoints(sql: SqlStorage, limit: number, cursor: string | null): Page<WebhookEndpoint> {
+export function listEndpoints(sql: SqlStorage, limit: number, cursor: string | null): Page<NotificationEndpoint> {
   const after = cursor === null ? null : decodeTimeIdCursor(cursor);
   if (cursor !== null && !after) throw new RangeError("invalid cursor");
   const rows = sql
@@ -113,7 +113,7 @@ export function deleteEndpoint(sql: SqlStorage, id: string): boolean {
 }
 
 /** The endpoints that receive `type`. The list is short (`MAX_WEBHOOK_ENDPOINTS`), so it is read whole. */
-export function subscribedEndpoints(sql: SqlStorage, type: NotificationType): WebhookEndpoint[] {
+export function subscribedEndpoints(sql: SqlStorage, type: NotificationType): NotificationEndpoint[] {
   return sql
     .exec<EndpointRow>(`SELECT * FROM webhook_endpoints ORDER BY created_at, id`)
     .toArray()
@@ -121,7 +121,7 @@ export function subscribedEndpoints(sql: SqlStorage, type: NotificationType): We
     .filter((endpoint) => endpoint.event_types.includes(type));
 }
 
-function toEndpoint(row: EndpointRow): WebhookEndpoint {
+function toEndpoint(row: EndpointRow): NotificationEndpoint {
   return {
     id: row.id,
     url: row.url,

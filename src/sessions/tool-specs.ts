@@ -7,7 +7,7 @@
  */
 import { isOriginAllowed } from "../egress/allowed-origins";
 import { approvalTimeoutProblem, checkToolList } from "./object/tools/registry";
-import { checkWebhookUrl } from "../egress/webhook-url";
+import { checkTenantUrl } from "../egress/tenant-url";
 import { MAX_REQUEST_PATTERN_SIZE } from "../shared/json-schema/patterns";
 import { checkSchema, estimateSchemaPatterns } from "../shared/json-schema/validator";
 import { checkMcpServerUrl } from "./object/tools/mcp/server-url";
@@ -35,7 +35,7 @@ export function prepareSessionTools(tools: readonly ToolSpec[], options: ToolChe
     if (timeoutProblem) errors.push({ path: `body.tools.${i}.approval_timeout_seconds`, message: sentenceCase(timeoutProblem) });
     if (tool.type === "mcp") return prepareMcp(tool, i, options, errors);
     if (tool.type !== "webhook") return tool;
-    const check = checkWebhookUrl(tool.url, options);
+    const check = checkTenantUrl(tool.url, options);
     if (!check.ok) {
       errors.push({ path: `body.tools.${i}.url`, message: check.message });
       return tool;
@@ -55,7 +55,7 @@ export type NotifyUrlCheck = { ok: true; url: string } | { ok: false; error: Fie
 
 /** A session's `notify_url`: the same guard and allowed origins as a webhook tool's URL, stored normalized. */
 export function checkNotifyUrl(raw: string, options: ToolCheckOptions): NotifyUrlCheck {
-  const check = checkWebhookUrl(raw, options);
+  const check = checkTenantUrl(raw, options);
   if (!check.ok) return { ok: false, error: { path: "body.notify_url", message: check.message } };
   if (!isOriginAllowed(check.url, options.webhookOrigins)) {
     return { ok: false, error: { path: "body.notify_url", message: `The origin ${check.url.origin} is not in the tenant's webhook_origins.` } };

@@ -5,8 +5,8 @@
  */
 import type { ApiKeyRecord } from "../auth/api-keys";
 import type { PartialLimits } from "../limits";
-import type { RedeliverResult, WebhookDelivery } from "../notifications/delivery-store";
-import type { CreateEndpointResult, WebhookEndpoint } from "../notifications/endpoint-store";
+import type { RedeliverResult, NotificationDelivery } from "../notifications/delivery-store";
+import type { CreateEndpointResult, NotificationEndpoint } from "../notifications/endpoint-store";
 import type { NotificationAck } from "../notifications/types";
 import type { Page, SessionSummary } from "../sessions/types";
 import type { ApiKeyListing } from "./api-key-store";
@@ -86,10 +86,10 @@ export interface TenantIndexRpc {
 
   // --- webhook secret
 
-  getWebhookSecret(tenantId: string): Promise<T.WebhookSecret>;
-  rotateWebhookSecret(tenantId: string): Promise<T.WebhookSecret>;
+  getWebhookSecret(tenantId: string): Promise<T.SigningSecret>;
+  rotateWebhookSecret(tenantId: string): Promise<T.SigningSecret>;
   /** For the session object, at each webhook call: the secrets to sign with and the allowed origins, in one call. */
-  getWebhookSigning(tenantId: string): Promise<T.WebhookSigning>;
+  getCallSigning(tenantId: string): Promise<T.CallSigning>;
 
   // --- status webhooks
 
@@ -99,12 +99,12 @@ export interface TenantIndexRpc {
    * id seen before adds nothing, so the session may repeat a hand-off whose answer it lost.
    */
   acceptNotifications(tenantId: string, batch: unknown): Promise<NotificationAck>;
-  createWebhookEndpoint(tenantId: string, endpoint: T.NewWebhookEndpoint): Promise<CreateEndpointResult>;
-  listWebhookEndpoints(tenantId: string, input: T.PageInput): Promise<Page<WebhookEndpoint>>;
+  createWebhookEndpoint(tenantId: string, endpoint: T.NewNotificationEndpoint): Promise<CreateEndpointResult>;
+  listWebhookEndpoints(tenantId: string, input: T.PageInput): Promise<Page<NotificationEndpoint>>;
   /** Removes the endpoint and its delivery log; false when there is none with this id. */
   deleteWebhookEndpoint(tenantId: string, endpointId: string): Promise<boolean>;
   /** The endpoint's deliveries, newest first; null when the tenant has no such endpoint. */
-  listWebhookDeliveries(tenantId: string, endpointId: string, input: T.DeliveryListInput): Promise<Page<WebhookDelivery> | null>;
+  listWebhookDeliveries(tenantId: string, endpointId: string, input: T.DeliveryListInput): Promise<Page<NotificationDelivery> | null>;
   /** Sends one of the endpoint's deliveries again, as a new delivery of the same event. */
   redeliverWebhook(tenantId: string, endpointId: string, deliveryId: string): Promise<RedeliverResult>;
 

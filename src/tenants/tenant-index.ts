@@ -26,21 +26,21 @@ import { migrate } from "../storage/migrations";
 import { AlarmClock } from "../storage/alarm-clock";
 import { TENANT_INDEX_MIGRATIONS } from "./migrations";
 import { requireNow, requireString } from "./validate";
-import { readWebhookSecret, rotateWebhookSecret, signingSecrets } from "./webhook-secret";
+import { readSigningSecret, rotateWebhookSecret, signingSecrets } from "./signing-secret";
 import { readAllowedModels } from "./tenant-models";
 import type { NotificationAck } from "../notifications/types";
-import { nextDueAt, pruneDeliveries, type RedeliverResult, type WebhookDelivery } from "../notifications/delivery-store";
+import { nextDueAt, pruneDeliveries, type RedeliverResult, type NotificationDelivery } from "../notifications/delivery-store";
 import { deliverDue } from "../notifications/dispatcher";
-import type { CreateEndpointResult, WebhookEndpoint } from "../notifications/endpoint-store";
+import type { CreateEndpointResult, NotificationEndpoint } from "../notifications/endpoint-store";
 import * as keyCalls from "./tenant-index/api-keys";
 import * as configCalls from "./tenant-index/config";
 import type { IndexHost } from "./tenant-index/host";
 import * as sessionCalls from "./tenant-index/sessions";
-import * as webhookCalls from "./tenant-index/webhooks";
+import * as notificationCalls from "./tenant-index/notifications";
 
 export type { ApiKeyListing, ApiKeyRecord } from "./api-key-store";
-export type { WebhookDelivery } from "../notifications/delivery-store";
-export type { CreateEndpointResult, NewWebhookEndpoint, WebhookEndpoint } from "../notifications/endpoint-store";
+export type { NotificationDelivery } from "../notifications/delivery-store";
+export type { CreateEndpointResult, NewNotificationEndpoint, NotificationEndpoint } from "../notifications/endpoint-store";
 export type * from "./types";
 
 export class TenantIndex extends DurableObject<Cloudflare.Env> implements TenantIndexRpc {
@@ -207,42 +207,42 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
 
   // --- webhook secret and status webhooks
 
-  async getWebhookSecret(tenantId: string): Promise<T.WebhookSecret> {
+  async getWebhookSecret(tenantId: string): Promise<T.SigningSecret> {
     await this.#enter(tenantId);
-    return readWebhookSecret(this.ctx.storage.kv, Date.now());
+    return readSigningSecret(this.ctx.storage.kv, Date.now());
   }
 
-  async rotateWebhookSecret(tenantId: string): Promise<T.WebhookSecret> {
+  async rotateWebhookSecret(tenantId: string): Promise<T.SigningSecret> {
     await this.#enter(tenantId);
     return rotateWebhookSecret(this.ctx.storage.kv, Date.now());
   }
 
-  async getWebhookSigning(tenantId: string): Promise<T.WebhookSigning> {
-    return webhookCalls.webhookSigning(await this.#enter(tenantId));
+  async getCallSigning(tenantId: string): Promise<T.CallSigning> {
+    return notificationCalls.callSigning(await this.#enter(tenantId));
   }
 
   async acceptNotifications(tenantId: string, batch: unknown): Promise<NotificationAck> {
-    return webhookCalls.takeNotifications(await this.#enter(tenantId), tenantId, batch);
+    return notificationCalls.takeNotifications(await this.#enter(tenantId), tenantId, batch);
   }
 
-  async createWebhookEndpoint(tenantId: string, endpoint: T.NewWebhookEndpoint): Promise<CreateEndpointResult> {
-    return webhookCalls.createWebhookEndpoint(await this.#enter(tenantId), endpoint);
+  async createWebhookEndpoint(tenantId: string, endpoint: T.NewNotificationEndpoint): Promise<CreateEndpointResult> {
+    return notificationCalls.createWebhookEndpoint(await this.#enter(tenantId), endpoint);
   }
 
-  async listWebhookEndpoints(tenantId: string, input: T.PageInput): Promise<Page<WebhookEndpoint>> {
-    return webhookCalls.listWebhookEndpoints(await this.#enter(tenantId), input);
+  async listWebhookEndpoints(tenantId: string, input: T.PageInput): Promise<Page<NotificationEndpoint>> {
+    return notificationCalls.listWebhookEndpoints(await this.#enter(tenantId), input);
   }
 
   async deleteWebhookEndpoint(tenantId: string, endpointId: string): Promise<boolean> {
-    return webhookCalls.deleteWebhookEndpoint(await this.#enter(tenantId), endpointId);
+    return notificationCalls.deleteWebhookEndpoint(await this.#enter(tenantId), endpointId);
   }
 
-  async listWebhookDeliveries(tenantId: string, endpointId: string, input: T.DeliveryListInput): Promise<Page<WebhookDelivery> | null> {
-    return webhookCalls.listWebhookDeliveries(await this.#enter(tenantId), endpointId, input);
+  async listWebhookDeliveries(tenantId: string, endpointId: string, input: T.DeliveryListInput): Promise<Page<NotificationDelivery> | null> {
+    return notificationCalls.listWebhookDeliveries(await this.#enter(tenantId), endpointId, input);
   }
 
   async redeliverWebhook(tenantId: string, endpointId: string, deliveryId: string): Promise<RedeliverResult> {
-    return webhookCalls.redeliverWebhook(await this.#enter(tenantId), endpointId, deliveryId);
+    return notificationCalls.redeliverWebhook(await this.#enter(tenantId), endpointId, deliveryId);
   }
 
   // --- idempotency

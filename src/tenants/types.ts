@@ -108,7 +108,7 @@ export interface UsageInput {
 
 export type StatusCounts = Record<SessionStatus, number>;
 
-export interface WebhookSecret {
+export interface SigningSecret {
   secret: string;
   created_at: string;
   /** Until then the secret it replaced still signs too; null when there is none. */
@@ -116,7 +116,7 @@ export interface WebhookSecret {
 }
 
 /** What the session object needs to send a webhook call: the secrets to sign with and where it may go. */
-export interface WebhookSigning {
+export interface CallSigning {
   /** Newest first: the current secret, then the previous one while its grace period lasts. */
   secrets: string[];
   webhook_origins: string[] | null;
@@ -160,7 +160,7 @@ export interface DeliveryListInput extends PageInput {
   status?: "pending" | "succeeded" | "failed" | null;
 }
 
-export type { NewWebhookEndpoint } from "../notifications/endpoint-store";
+export type { NewNotificationEndpoint } from "../notifications/endpoint-store";
 
 export interface CancelResult {
   cancelled: number;

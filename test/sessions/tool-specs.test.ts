@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkWebhookUrl } from "../../src/egress/webhook-url";
+import { checkTenantUrl } from "../../src/egress/tenant-url";
 import { prepareSessionTools } from "../../src/sessions/tool-specs";
 import type { ToolSpec } from "../../src/sessions/types";
 
@@ -12,7 +12,7 @@ function webhook(name: string, url: string): ToolSpec {
 
 /** The message of a refusal, or null when the URL is accepted. */
 function refusal(url: string, options: { allowPrivateUrls: boolean }): string | null {
-  const result = checkWebhookUrl(url, options);
+  const result = checkTenantUrl(url, options);
   return result.ok ? null : result.message;
 }
 
@@ -57,7 +57,7 @@ describe("checkWebhookUrl without private URLs", () => {
     ["https://hooks.example.com:443/x?a=1", "https://hooks.example.com/x?a=1"],
     ["\thttps://hooks.example.com/x\n", "https://hooks.example.com/x"],
   ])("reads %j as the https URL %s, by parsing", (raw, normalized) => {
-    const result = checkWebhookUrl(raw, strict);
+    const result = checkTenantUrl(raw, strict);
     expect(result.ok && result.url.href).toBe(normalized);
   });
 });

@@ -12,7 +12,7 @@ describe("tenant settings", () => {
     expect(await index.putSettings(tenantId, { webhook_origins: ["https://a.example.com", "https://a.example.com"] })).toEqual({ webhook_origins: ["https://a.example.com"] });
     const admission = await index.admitRequest(tenantId, { bucket: "sub:u", now: BASE_MS });
     expect(admission).toMatchObject({ ok: true, settings: { webhook_origins: ["https://a.example.com"] } });
-    expect((await index.getWebhookSigning(tenantId)).webhook_origins).toEqual(["https://a.example.com"]);
+    expect((await index.getCallSigning(tenantId)).webhook_origins).toEqual(["https://a.example.com"]);
     await index.putSettings(tenantId, { webhook_origins: null });
     expect(await index.getSettings(tenantId)).toEqual({ webhook_origins: null });
   });

@@ -9,7 +9,7 @@ import type * as T from "../types";
 import { dailyBudgetRetryAfter, MAX_USAGE_DAYS, tokensOnDay, usageDays } from "../usage";
 import { optionalCursor, requireInt, requireNow, requirePageLimit, requireString } from "../validate";
 import type { IndexHost } from "./host";
-import { takeNotifications } from "./webhooks";
+import { takeNotifications } from "./notifications";
 
 /** A batch of notifications the index refuses is logged and answered, never fails the report. */
 export async function reportSession(host: IndexHost, tenantId: string, report: T.SessionReport, notifications?: unknown): Promise<T.ReportAck> {

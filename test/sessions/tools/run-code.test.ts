@@ -17,7 +17,7 @@ function context(): ToolContext {
     allowPrivateUrls: false,
     maxOutputChars: MAX_OUTPUT_CHARS,
     mcp: new McpConnections({ allowPrivateUrls: false, allowedOrigins: async () => null }),
-    webhookSigning: () => Promise.reject(new Error("not used")),
+    callSigning: () => Promise.reject(new Error("not used")),
   };
 }
 

@@ -21,7 +21,7 @@ function context(origins: string[] | null = null): ToolContext {
     allowPrivateUrls: false,
     maxOutputChars: 1000,
     mcp: new McpConnections({ allowPrivateUrls: false, allowedOrigins: async () => null }),
-    webhookSigning: async () => ({ secrets: ["whsec_new", "whsec_old"], webhook_origins: origins }),
+    callSigning: async () => ({ secrets: ["whsec_new", "whsec_old"], webhook_origins: origins }),
   };
 }
 

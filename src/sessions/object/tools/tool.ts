@@ -2,7 +2,7 @@
  * What a tool is to the loop: the definition the model sees, its safety flags, and
  * (except for client tools, whose output the caller posts) an implementation.
  */
-import type { WebhookSigning } from "../../../tenants/types";
+import type { CallSigning } from "../../../tenants/types";
 import type { ToolDefinition } from "../model/provider";
 import type { McpConnections } from "./mcp/pool";
 
@@ -18,7 +18,7 @@ export interface ToolContext {
   allowPrivateUrls: boolean;
   maxOutputChars: number;
   /** The tenant's signing secrets (newest first) and allowed origins, read when a webhook tool needs them. */
-  webhookSigning: () => Promise<WebhookSigning>;
+  callSigning: () => Promise<CallSigning>;
   /** The unit's connections to MCP servers, closed when the unit ends. */
   mcp: McpConnections;
 }

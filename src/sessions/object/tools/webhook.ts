@@ -9,8 +9,8 @@ import type { ToolSpec } from "../../types";
 import { isOriginAllowed } from "../../../egress/allowed-origins";
 import { safeFetch } from "../../../egress/safe-fetch";
 import type { Tool, ToolContext, ToolOutcome } from "./tool";
-import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, signWebhookBody, TIMESTAMP_HEADER } from "../../../egress/webhook-signature";
-import { checkWebhookUrl } from "../../../egress/webhook-url";
+import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, signCallBody, TIMESTAMP_HEADER } from "../../../egress/call-signature";
+import { checkTenantUrl } from "../../../egress/tenant-url";
 
 export const WEBHOOK_TIMEOUT_MS = 30_000;
 /** A webhook's answer is read up to this size; the output is then cut to the tenant's limit. */
@@ -47,10 +47,10 @@ export function webhookBody(spec: WebhookSpec, url: string, input: unknown, ctx:
 
 async function callWebhook(spec: WebhookSpec, atMostOnce: boolean, input: unknown, ctx: ToolContext): Promise<ToolOutcome> {
   // Parsed again, as at creation: a URL stored before it was normalized is read the same way.
-  const target = checkWebhookUrl(spec.url, { allowPrivateUrls: ctx.allowPrivateUrls });
+  const target = checkTenantUrl(spec.url, { allowPrivateUrls: ctx.allowPrivateUrls });
   if (!target.ok) return { output: `refused: ${target.message}`, isError: true };
   const url = target.url.href;
-  const signing = await ctx.webhookSigning();
+  const signing = await ctx.callSigning();
   // The tenant may have narrowed its origins since the session was created.
   if (!isOriginAllowed(target.url, signing.webhook_origins)) {
     return { output: `refused: the origin ${target.url.origin} is not in the tenant's webhook_origins`, isError: true };
@@ -70,7 +70,7 @@ async function callWebhook(spec: WebhookSpec, atMostOnce: boolean, input: unknow
           "content-type": "application/json",
           [IDEMPOTENCY_HEADER]: ctx.idempotencyKey,
           [TIMESTAMP_HEADER]: String(timestamp),
-          [SIGNATURE_HEADER]: await signWebhookBody(signing.secrets, timestamp, body),
+          [SIGNATURE_HEADER]: await signCallBody(signing.secrets, timestamp, body),
         },
         body,
         signal: ctx.signal,

@@ -21,7 +21,7 @@ export async function runDiscoveryStep(scope: StepScope): Promise<UnitOutcome> {
   const servers = session.tools.filter((tool): tool is McpToolSpec => tool.type === "mcp");
   const pool = new McpConnections({
     allowPrivateUrls: scope.config.allowPrivateUrls,
-    allowedOrigins: async () => (await tenantIndexStub(scope.env, session.tenant_id).getWebhookSigning(session.tenant_id)).webhook_origins,
+    allowedOrigins: async () => (await tenantIndexStub(scope.env, session.tenant_id).getCallSigning(session.tenant_id)).webhook_origins,
   });
   const controller = scope.inflight.begin();
   const limit = deadline(DISCOVERY_TIMEOUT_MS);

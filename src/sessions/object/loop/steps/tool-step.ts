@@ -24,7 +24,7 @@ export const interruptedTooOften = (restarts: number) => `interrupted by ${resta
 
 export async function runToolStep(scope: StepScope): Promise<UnitOutcome> {
   const session = scope.requireSession();
-  const signing = () => tenantIndexStub(scope.env, session.tenant_id).getWebhookSigning(session.tenant_id);
+  const signing = () => tenantIndexStub(scope.env, session.tenant_id).getCallSigning(session.tenant_id);
   // The unit's MCP connections: opened on first use, closed when the unit ends, never kept.
   const mcp = new McpConnections({ allowPrivateUrls: scope.config.allowPrivateUrls, allowedOrigins: async () => (await signing()).webhook_origins });
   try {
@@ -34,7 +34,7 @@ export async function runToolStep(scope: StepScope): Promise<UnitOutcome> {
   }
 }
 
-async function runCalls(scope: StepScope, mcp: McpConnections, signing: ToolContext["webhookSigning"]): Promise<UnitOutcome> {
+async function runCalls(scope: StepScope, mcp: McpConnections, signing: ToolContext["callSigning"]): Promise<UnitOutcome> {
   const session = scope.requireSession();
   const started = Date.now();
   // Every write goes through `commit`: one that finds the unit stale ends it, "discarded".
@@ -79,7 +79,7 @@ async function runCalls(scope: StepScope, mcp: McpConnections, signing: ToolCont
       signal: controller.signal,
       allowPrivateUrls: scope.config.allowPrivateUrls,
       maxOutputChars: session.limits.max_tool_output_chars,
-      webhookSigning: signing,
+      callSigning: signing,
       mcp,
     };
     let outcome: ToolOutcome;

@@ -4,7 +4,7 @@
  * tenant's backend implements.
  */
 import { z } from "@hono/zod-openapi";
-import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS, TIMESTAMP_HEADER } from "../../egress/webhook-signature";
+import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS, TIMESTAMP_HEADER } from "../../egress/call-signature";
 import { EVENT_TYPE_HEADER } from "../../notifications/deliver";
 import { SessionStatusSchema, StopReasonSchema, TenantIdSchema, TimestampSchema, UsageSchema } from "../schemas";
 import { NotificationTypeSchema } from "../tenant/webhooks/schemas";

@@ -1,5 +1,5 @@
 /**
- * The secret that signs the tenant's webhook tool calls. It is kept in plain form because the
+ * The secret that signs the calls the platform makes to the tenant (webhook tools, status webhooks). It is kept in plain form because the
  * platform must sign with it (a hash would be useless); only tenant admins can read it.
  *
  * A rotation keeps the secret it replaces for `WEBHOOK_SECRET_GRACE_MS`, and calls are signed
@@ -7,7 +7,7 @@
  * a single call. The previous secret is a sibling key: storage written before rotations had a
  * grace period simply has none, which is also what a tenant that never rotated has.
  */
-import type { WebhookSecret } from "./types";
+import type { SigningSecret } from "./types";
 import { toIso } from "./validate";
 
 export const WEBHOOK_SECRET_PREFIX = "whsec_";
@@ -34,7 +34,7 @@ interface PreviousSecret {
   expires_at: number;
 }
 
-export function newWebhookSecret(now: number): StoredSecret {
+export function newSigningSecret(now: number): StoredSecret {
   const bytes = crypto.getRandomValues(new Uint8Array(WEBHOOK_SECRET_BYTES));
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);
@@ -43,7 +43,7 @@ export function newWebhookSecret(now: number): StoredSecret {
 }
 
 /** The current secret, made on first read so every tenant has one without a setup step. */
-export function readWebhookSecret(kv: SyncKvStorage, now: number): WebhookSecret {
+export function readSigningSecret(kv: SyncKvStorage, now: number): SigningSecret {
   const stored = kv.get<StoredSecret>(SECRET_KEY);
   if (!stored) return rotateWebhookSecret(kv, now);
   const previous = livePrevious(kv, now);
@@ -54,9 +54,9 @@ export function readWebhookSecret(kv: SyncKvStorage, now: number): WebhookSecret
  * Replaces the secret; the one replaced keeps signing for the grace period. Rotating again
  * within it ends the older one's grace at once: at most two secrets are ever valid.
  */
-export function rotateWebhookSecret(kv: SyncKvStorage, now: number): WebhookSecret {
+export function rotateWebhookSecret(kv: SyncKvStorage, now: number): SigningSecret {
   const current = kv.get<StoredSecret>(SECRET_KEY);
-  const next = newWebhookSecret(now);
+  const next = newSigningSecret(now);
   const previous: PreviousSecret | null = current ? { secret: current.secret, expires_at: now + WEBHOOK_SECRET_GRACE_MS } : null;
   if (previous) kv.put(PREVIOUS_KEY, previous);
   kv.put(SECRET_KEY, next);
@@ -65,7 +65,7 @@ export function rotateWebhookSecret(kv: SyncKvStorage, now: number): WebhookSecr
 
 /** Every secret a call is signed with, newest first. */
 export function signingSecrets(kv: SyncKvStorage, now: number): string[] {
-  const { secret } = readWebhookSecret(kv, now);
+  const { secret } = readSigningSecret(kv, now);
   const previous = livePrevious(kv, now);
   return previous ? [secret, previous.secret] : [secret];
 }

@@ -1,6 +1,6 @@
 /**
  * The calls the platform makes to tenants, as OpenAPI `webhooks`: only documented here (the
- * agent's webhook tool and the tenant index's notification delivery send them), so generated
+ * session object's webhook tools and the tenant index's status webhooks send them), so generated
  * servers and docs show the signed contract.
  */
 import { MAX_DELIVERY_ATTEMPTS } from "../../notifications/schedule";
@@ -8,7 +8,7 @@ import type { App } from "../context";
 import { NO_AUTH } from "../security";
 import { NotificationHeadersSchema, NotificationSchema, WebhookToolCallHeadersSchema, WebhookToolCallSchema, WebhookToolResultSchema } from "./schemas";
 
-export function registerWebhooks(app: App): void {
+export function registerOutgoingCalls(app: App): void {
   app.openAPIRegistry.registerWebhook({
     method: "post",
     path: "toolCall",

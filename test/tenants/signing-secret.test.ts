@@ -1,6 +1,6 @@
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { readWebhookSecret, rotateWebhookSecret, signingSecrets, WEBHOOK_SECRET_GRACE_MS } from "../../src/tenants/webhook-secret";
+import { readSigningSecret, rotateWebhookSecret, signingSecrets, WEBHOOK_SECRET_GRACE_MS } from "../../src/tenants/signing-secret";
 import { INDEX_LAYOUT_V0, writeLegacyIndex } from "../support/legacy-storage";
 import { freshTenant, indexOf } from "./helpers";
 
@@ -26,7 +26,7 @@ describe("webhook secret", () => {
     expect(rotated.secret).not.toBe(before.secret);
     expect(rotated.previous_expires_at).not.toBeNull();
     expect(await index.getWebhookSecret(tenantId)).toEqual(rotated);
-    expect((await index.getWebhookSigning(tenantId)).secrets).toEqual([rotated.secret, before.secret]);
+    expect((await index.getCallSigning(tenantId)).secrets).toEqual([rotated.secret, before.secret]);
   });
 
   it("differs between tenants", async () => {
@@ -44,12 +44,12 @@ describe("the grace period of a replaced secret", () => {
     await indexOf(tenantId).counts(tenantId); // enters the tenant
     await runInDurableObject(indexOf(tenantId), async (_instance, state) => {
       const kv = state.storage.kv;
-      const old = readWebhookSecret(kv, T0).secret;
+      const old = readSigningSecret(kv, T0).secret;
       const fresh = rotateWebhookSecret(kv, T0 + 1000);
       expect(fresh.previous_expires_at).toBe(new Date(T0 + 1000 + WEBHOOK_SECRET_GRACE_MS).toISOString());
       expect(signingSecrets(kv, T0 + 1000 + WEBHOOK_SECRET_GRACE_MS - 1)).toEqual([fresh.secret, old]);
       expect(signingSecrets(kv, T0 + 1000 + WEBHOOK_SECRET_GRACE_MS)).toEqual([fresh.secret]);
-      expect(readWebhookSecret(kv, T0 + 1000 + WEBHOOK_SECRET_GRACE_MS).previous_expires_at).toBeNull();
+      expect(readSigningSecret(kv, T0 + 1000 + WEBHOOK_SECRET_GRACE_MS).previous_expires_at).toBeNull();
     });
   });
 
@@ -58,7 +58,7 @@ describe("the grace period of a replaced secret", () => {
     await indexOf(tenantId).counts(tenantId);
     await runInDurableObject(indexOf(tenantId), async (_instance, state) => {
       const kv = state.storage.kv;
-      readWebhookSecret(kv, T0);
+      readSigningSecret(kv, T0);
       const second = rotateWebhookSecret(kv, T0 + 1);
       const third = rotateWebhookSecret(kv, T0 + 2);
       expect(signingSecrets(kv, T0 + 3)).toEqual([third.secret, second.secret]);
@@ -75,8 +75,8 @@ describe("the grace period of a replaced secret", () => {
     await abortAllDurableObjects();
     const index = indexOf(tenantId);
     expect(await index.getWebhookSecret(tenantId)).toEqual({ ...legacySecret, previous_expires_at: null });
-    expect(await index.getWebhookSigning(tenantId)).toEqual({ secrets: [legacySecret.secret], webhook_origins: null });
+    expect(await index.getCallSigning(tenantId)).toEqual({ secrets: [legacySecret.secret], webhook_origins: null });
     const rotated = await index.rotateWebhookSecret(tenantId);
-    expect((await index.getWebhookSigning(tenantId)).secrets).toEqual([rotated.secret, legacySecret.secret]);
+    expect((await index.getCallSigning(tenantId)).secrets).toEqual([rotated.secret, legacySecret.secret]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Signing of webhook tool calls. The tenant's backend recomputes
+ * Signing of tenant calls (a webhook tool's calls and status webhooks). The receiver recomputes
  * HMAC-SHA256(secret, `${timestamp}.${body}`), accepts the call when any `v1=` signature of the
  * header matches, and refuses timestamps too far from its clock, so a captured request cannot be
  * replayed later. During a secret rotation the header carries one signature per valid secret.
@@ -13,7 +13,7 @@ export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 /** `v1=<hex>` per secret, newest first, joined by commas: `v1=<new>,v1=<old>` during a rotation. */
-export async function signWebhookBody(secrets: readonly string[], timestamp: number, body: string): Promise<string> {
+export async function signCallBody(secrets: readonly string[], timestamp: number, body: string): Promise<string> {
   if (secrets.length === 0) throw new Error("no webhook secret to sign with");
   const signatures = await Promise.all(secrets.map((secret) => hmacHex(secret, `${timestamp}.${body}`)));
   return signatures.map((hex) => `v1=${hex}`).join(",");

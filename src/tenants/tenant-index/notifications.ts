@@ -1,15 +1,15 @@
-/** The tenant index's webhook calls: the signing secrets, the notifications session objects hand over, endpoints and their delivery log. */
+/** The tenant index's status-webhook calls: the signing secrets, the notifications session objects hand over, endpoints and their delivery log. */
 import type { Page } from "../../sessions/types";
-import { listDeliveries, pruneDeliveries, redeliver, type RedeliverResult, requireDeliveryStatus, type WebhookDelivery } from "../../notifications/delivery-store";
-import { type CreateEndpointResult, createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, parseNewEndpoint, type WebhookEndpoint } from "../../notifications/endpoint-store";
+import { listDeliveries, pruneDeliveries, redeliver, type RedeliverResult, requireDeliveryStatus, type NotificationDelivery } from "../../notifications/delivery-store";
+import { type CreateEndpointResult, createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, parseNewEndpoint, type NotificationEndpoint } from "../../notifications/endpoint-store";
 import { parseNotificationBatch, takeNotifications as takeBatch } from "../../notifications/intake";
 import type { NotificationAck } from "../../notifications/types";
 import type * as T from "../types";
 import { optionalCursor, requirePageLimit, requireString } from "../validate";
-import { signingSecrets } from "../webhook-secret";
+import { signingSecrets } from "../signing-secret";
 import type { IndexHost } from "./host";
 
-export function webhookSigning(host: IndexHost): T.WebhookSigning {
+export function callSigning(host: IndexHost): T.CallSigning {
   return { secrets: signingSecrets(host.kv, Date.now()), webhook_origins: host.config().settings.webhook_origins };
 }
 
@@ -26,12 +26,12 @@ export async function takeNotifications(host: IndexHost, tenantId: string, batch
   return { deliveries: intake.deliveries };
 }
 
-export function createWebhookEndpoint(host: IndexHost, endpoint: T.NewWebhookEndpoint): CreateEndpointResult {
+export function createWebhookEndpoint(host: IndexHost, endpoint: T.NewNotificationEndpoint): CreateEndpointResult {
   const parsed = parseNewEndpoint(endpoint);
   return host.transaction(() => createEndpoint(host.sql, parsed, Date.now()));
 }
 
-export function listWebhookEndpoints(host: IndexHost, input: T.PageInput): Page<WebhookEndpoint> {
+export function listWebhookEndpoints(host: IndexHost, input: T.PageInput): Page<NotificationEndpoint> {
   return listEndpoints(host.sql, requirePageLimit(input.limit), optionalCursor(input.cursor));
 }
 
@@ -40,7 +40,7 @@ export function deleteWebhookEndpoint(host: IndexHost, endpointId: string): bool
   return host.transaction(() => deleteEndpoint(host.sql, id));
 }
 
-export function listWebhookDeliveries(host: IndexHost, endpointId: string, input: T.DeliveryListInput): Page<WebhookDelivery> | null {
+export function listWebhookDeliveries(host: IndexHost, endpointId: string, input: T.DeliveryListInput): Page<NotificationDelivery> | null {
   const id = requireString("endpointId", endpointId);
   if (!getEndpoint(host.sql, id)) return null;
   const status = input.status == null ? null : requireDeliveryStatus(input.status);
