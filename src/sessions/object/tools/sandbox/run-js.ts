@@ -37,25 +37,31 @@ export type SandboxOutcome =
  * that turns any value into JSON text inside the interpreter, under the same limits.
  */
 const PRELUDE = `(emit, room) => {
+  // Read now, before the code runs: code that replaced JSON.stringify or String would otherwise
+  // write the result's JSON text itself, and forge what the host places in the tool's output.
+  const stringify = JSON.stringify;
+  const toText = String;
   const show = (value) => {
     if (typeof value === "string") return value;
-    try { const json = JSON.stringify(value); return json === undefined ? String(value) : json; } catch { try { return String(value); } catch { return "[value]"; } }
+    try { const json = stringify(value); return json === undefined ? toText(value) : json; } catch { try { return toText(value); } catch { return "[value]"; } }
   };
   // Lines past the cap never reach the host: a host call costs far more than the interpreter's
   // own operations, which are what the work limit counts.
   const line = (prefix) => (...args) => {
     if (room < 0) return;
-    const text = prefix + args.map(show).join(" ");
+    let text = prefix;
+    for (let i = 0; i < args.length; i++) text += (i > 0 ? " " : "") + show(args[i]);
     room -= text.length + 1;
     emit(text);
   };
   globalThis.console = Object.freeze({ log: line(""), info: line(""), debug: line(""), warn: line("warn: "), error: line("error: ") });
   return (value) => {
     if (value === undefined) return undefined;
-    try { const json = JSON.stringify(value); if (json !== undefined) return json; } catch {}
-    return JSON.stringify(String(value));
+    try { const json = stringify(value); if (json !== undefined) return json; } catch {}
+    return stringify(toText(value));
   };
 }`;
+
 
 /** What the interrupted interpreter throws; code cannot catch it. */
 const INTERRUPTED = "interrupted";
