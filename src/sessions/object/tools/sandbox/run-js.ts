@@ -12,6 +12,7 @@
  */
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
 import { newInterpreter } from "./quickjs";
+import { STRING_SEARCH_GUARD } from "./string-search";
 
 export interface SandboxLimits {
   /** Wall-clock limit, where the clock moves while code runs. */
@@ -23,6 +24,8 @@ export interface SandboxLimits {
   stackBytes: number;
   /** Console characters kept; the rest is dropped. */
   outputChars: number;
+  /** Character comparisons a string search may make natively, where no interrupt check reaches (string-search.ts). */
+  nativeSearchWork: number;
 }
 
 export type SandboxStop = "exception" | "time_limit" | "memory_limit" | "never_settled" | "interpreter_failed";
@@ -89,7 +92,7 @@ export async function runJavaScript(code: string, limits: SandboxLimits): Promis
   // The instance is dropped whole after the run: handles are not freed one by one, since a run
   // cut off by a limit leaves objects behind that the runtime would refuse to free.
   try {
-    const describe = setUp(context, output);
+    const describe = setUp(context, output, limits.nativeSearchWork);
     const evaluated = context.evalCode(`(async () => {\n${code}\n})()`, "code.js");
     if (evaluated.error) return failure(context, evaluated.error, output, outOfTime);
     const promise = evaluated.value;
@@ -130,7 +133,11 @@ export function timeLimitText(limits: Pick<SandboxLimits, "timeoutMs">): string 
   return `stopped: the code ran past its time limit (${limits.timeoutMs} ms)`;
 }
 
-function setUp(context: QuickJSContext, output: ConsoleBuffer): QuickJSHandle {
+function setUp(context: QuickJSContext, output: ConsoleBuffer, nativeSearchWork: number): QuickJSHandle {
+  const guard = context.evalCode(STRING_SEARCH_GUARD, "string-search.js");
+  if (guard.error) throw new Error(`the string search guard failed: ${errorText(context, guard.error)}`);
+  const guarded = context.callFunction(guard.value, context.undefined, context.newNumber(nativeSearchWork));
+  if (guarded.error) throw new Error(`the string search guard failed: ${errorText(context, guarded.error)}`);
   const emit = context.newFunction("emit", (line) => {
     output.add(context.getString(line));
   });
