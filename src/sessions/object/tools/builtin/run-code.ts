@@ -15,7 +15,7 @@ export const RUN_CODE_TIMEOUT_MS = 2_000;
  * while code runs: interrupt checks, each about 10,000 interpreter operations. Measured on the
  * development machine (2 shared cores, under load), 2,000 checks take 0.2 s to 0.4 s for loops
  * of arithmetic and calls, about 1.2 s for a backtracking regular expression and up to 4 s for
- * code that allocates objects in a loop. See the README on what bounds built-in calls.
+ * code that allocates objects in a loop. See docs/tools.md on what bounds built-in calls.
  */
 export const RUN_CODE_MAX_WORK = 2_000;
 /**
