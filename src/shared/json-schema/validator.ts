@@ -156,9 +156,12 @@ class WorkMeter {
 
   meterSchema(node: Record<string, unknown>): Record<string, unknown> {
     let resolved: unknown = node.__absolute_ref__;
+    // `true` and `false` are subschemas with no field to read: each is counted with the schema
+    // that applies it in place (allOf and the like; elsewhere the value's reads count).
+    const units = SCHEMA_APPLICATION_WORK * (1 + inPlaceBooleans(node));
     Object.defineProperty(node, "__absolute_ref__", {
       get: () => {
-        this.charge(SCHEMA_APPLICATION_WORK);
+        this.charge(units);
         return resolved;
       },
       set: (value: unknown) => {
@@ -196,6 +199,14 @@ class WorkMeter {
     this.#proxies.set(value, proxy);
     return proxy;
   }
+}
+
+function inPlaceBooleans(node: Record<string, unknown>): number {
+  let count = 0;
+  for (const key of ["allOf", "anyOf", "oneOf"]) if (Array.isArray(node[key])) count += (node[key] as unknown[]).filter((sub) => typeof sub === "boolean").length;
+  for (const key of ["not", "if", "then", "else"]) if (typeof node[key] === "boolean") count++;
+  if (isObject(node.dependentSchemas)) count += Object.values(node.dependentSchemas).filter((sub) => typeof sub === "boolean").length;
+  return count;
 }
 
 /** Every property name anywhere in `value`: the only strings a `patternProperties` key is tested on. */

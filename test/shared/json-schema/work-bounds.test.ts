@@ -102,6 +102,17 @@ describe("the work of one validation", () => {
     expect(ms).toBeLessThan(1_000);
   });
 
+  it("counts boolean subschemas applied in place", () => {
+    const schema = { type: "array", items: { allOf: Array(998).fill(true) } };
+    expect(checkSchema(schema)).toEqual([]);
+    let result: ReturnType<typeof validateJson> = { valid: true };
+    const ms = timed(() => {
+      result = validateJson(schema, Array(100_000).fill(1));
+    });
+    expect(result).toEqual({ valid: false, unusable: null, errors: [workRefusal()] });
+    expect(ms).toBeLessThan(1_000);
+  });
+
   it("reports a value with many errors quickly", () => {
     const ms = timed(() => {
       const result = validateJson({ type: "array", items: { type: "string" } }, Array(30_000).fill(1));
