@@ -122,6 +122,10 @@ export const MAX_SCHEMA_APPLICATIONS = 1_000;
 export const MAX_VALIDATION_WORK = 300_000;
 /** A subschema applied, failing, costs about as much as eight reads of the value (its errors). */
 export const SCHEMA_APPLICATION_WORK = 8;
+/** Characters of a string counted by `minLength`, `maxLength`, a pattern or a format, per unit. */
+export const STRING_CHARS_PER_WORK = 256;
+/** JSON characters of an `enum` or `const`, compared and written into errors, per unit. */
+export const LITERAL_CHARS_PER_WORK = 128;
 /**
  * Validation errors looked at to pick the ones reported: finding the leaves among them is
  * quadratic, and the first hundred say what is wrong.

@@ -14,7 +14,7 @@
  * failing closed, at `MAX_VALIDATION_WORK`.
  */
 import { format as formatTable, Validator } from "@cfworker/json-schema";
-import { MAX_EXAMINED_ERRORS, MAX_VALIDATION_WORK, SCHEMA_APPLICATION_WORK } from "../../limits";
+import { LITERAL_CHARS_PER_WORK, MAX_EXAMINED_ERRORS, MAX_VALIDATION_WORK, SCHEMA_APPLICATION_WORK, STRING_CHARS_PER_WORK } from "../../limits";
 import { complexityProblem } from "./complexity";
 import { FORMATS } from "./formats";
 import {
@@ -100,8 +100,8 @@ export function validateJson(schema: Record<string, unknown>, value: unknown): J
   const problems = checkSchema(schema);
   if (problems.length > 0) return { valid: false, unusable: describeProblems(problems), errors: [] };
 
-  const run = new PatternRun(propertyNames(value));
   const meter = new WorkMeter(MAX_VALIDATION_WORK);
+  const run = new PatternRun(propertyNames(value), (units) => meter.charge(units));
   const prepared = mapSchema(schema, (node) => meter.meterSchema(run.rewrite(node))) as Record<string, unknown>;
   let result: ReturnType<Validator["validate"]>;
   run.install();
@@ -158,7 +158,7 @@ class WorkMeter {
     let resolved: unknown = node.__absolute_ref__;
     // `true` and `false` are subschemas with no field to read: each is counted with the schema
     // that applies it in place (allOf and the like; elsewhere the value's reads count).
-    const units = SCHEMA_APPLICATION_WORK * (1 + inPlaceBooleans(node));
+    const units = SCHEMA_APPLICATION_WORK * (1 + inPlaceBooleans(node)) + literalWork(node);
     Object.defineProperty(node, "__absolute_ref__", {
       get: () => {
         this.charge(units);
@@ -199,6 +199,16 @@ class WorkMeter {
     this.#proxies.set(value, proxy);
     return proxy;
   }
+}
+
+/**
+ * `enum` and `const` are compared with every value they are applied to, and written out whole in
+ * the error when it does not match: work in their size that reads nothing of the value.
+ */
+function literalWork(node: Record<string, unknown>): number {
+  let chars = 0;
+  for (const key of ["enum", "const"]) if (node[key] !== undefined) chars += JSON.stringify(node[key])?.length ?? 0;
+  return Math.ceil(chars / LITERAL_CHARS_PER_WORK);
 }
 
 function inPlaceBooleans(node: Record<string, unknown>): number {
@@ -247,8 +257,11 @@ class PatternRun {
   #exhausted = false;
   #longNames = false;
 
-  constructor(names: Set<string>) {
+  readonly #charge: (units: number) => void;
+
+  constructor(names: Set<string>, charge: (units: number) => void) {
     this.#names = names;
+    this.#charge = charge;
   }
 
   rewrite(node: Record<string, unknown>): Record<string, unknown> {
@@ -258,7 +271,9 @@ class PatternRun {
     const check = format === null ? undefined : FORMATS.get(format);
     delete node.pattern;
     delete node.format;
-    if (pattern || check) {
+    // minLength and maxLength count a string's characters: a marker lets the work be charged.
+    const measured = node.minLength !== undefined || node.maxLength !== undefined;
+    if (pattern || check || measured) {
       const marker: Marker = { name: `${MARKER_PREFIX}${this.#markers.length}`, pattern, format, check, failures: new Set() };
       this.#markers.push(marker);
       node.format = marker.name;
@@ -313,6 +328,7 @@ class PatternRun {
   }
 
   #checkString(marker: Marker, value: string): boolean {
+    this.#charge(Math.ceil(value.length / STRING_CHARS_PER_WORK));
     if (value.length > MAX_PATTERN_SUBJECT_CHARS) {
       marker.failures.add("too_long");
       return false;
