@@ -20,8 +20,9 @@ export const RUN_CODE_TIMEOUT_MS = 2_000;
 export const RUN_CODE_MAX_WORK = 2_000;
 /**
  * The interpreter's heap; its WebAssembly memory has a hard ceiling above it (quickjs.ts). It
- * bounds the cost of a built-in call linear in its input, which the work limit cannot see (the
- * interpreter checks between operations, not inside one); quadratic ones are bounded below.
+ * bounds one string, not the work of a built-in call, which the work limit cannot see (the
+ * interpreter checks between operations): string searches are bounded below; docs/tools.md
+ * says what is not.
  */
 export const RUN_CODE_HEAP_BYTES = 8 * 1024 * 1024;
 export const RUN_CODE_STACK_BYTES = 512 * 1024;
