@@ -329,6 +329,8 @@ class PatternRun {
 
   #checkString(marker: Marker, value: string): boolean {
     this.#charge(Math.ceil(value.length / STRING_CHARS_PER_WORK));
+    // A marker for minLength or maxLength alone only counts: the length is the validator's to check.
+    if (!marker.pattern && !marker.check) return true;
     if (value.length > MAX_PATTERN_SUBJECT_CHARS) {
       marker.failures.add("too_long");
       return false;

@@ -136,6 +136,12 @@ describe("the work of one validation", () => {
     expect(ms).toBeLessThan(1_000);
   });
 
+  it("checks minLength and maxLength on strings of any length, as before", () => {
+    const schema = { type: "string", minLength: 1, maxLength: 30_000 };
+    expect(validateJson(schema, "x".repeat(20_000))).toEqual({ valid: true });
+    expect(validateJson(schema, "x".repeat(40_000))).toMatchObject({ valid: false, errors: [expect.stringContaining("String is too long")] });
+  });
+
   it("takes a long array without overflowing the stack", () => {
     expect(validateJson({ type: "array" }, Array(300_000).fill(0))).toEqual({ valid: true });
   });
