@@ -8,8 +8,14 @@
  * replaced by a format name of our own, registered for the duration of the synchronous call,
  * whose check runs RE2; and every `patternProperties` key by an exact list of the input's
  * property names that RE2 matched, which the native engine checks in linear time.
+ *
+ * The work of the rest is bounded twice: a schema the validator may apply too often to one value
+ * node is refused (complexity.ts), and each validation counts its work (`WorkMeter`) and stops,
+ * failing closed, at `MAX_VALIDATION_WORK`.
  */
 import { format as formatTable, Validator } from "@cfworker/json-schema";
+import { LITERAL_CHARS_PER_WORK, MAX_EXAMINED_ERRORS, MAX_VALIDATION_WORK, SCHEMA_APPLICATION_WORK, STRING_CHARS_PER_WORK } from "../../limits";
+import { complexityProblem } from "./complexity";
 import { FORMATS } from "./formats";
 import {
   type CompiledPattern,
@@ -39,8 +45,9 @@ export const MAX_REPORTED_ERRORS = 5;
 const problemsBySchema = new WeakMap<object, SchemaProblem[]>();
 
 /**
- * Every reason the schema cannot be used, found without running any pattern: checked when a
- * tool is declared (a 400 naming the field), and again before each validation.
+ * Every reason the schema cannot be used, found without running any pattern or validating
+ * anything: checked when a schema is accepted (a 400 naming the field), when an MCP server's
+ * tools are discovered, and again before each validation.
  */
 export function checkSchema(schema: unknown): SchemaProblem[] {
   if (isObject(schema)) {
@@ -60,6 +67,10 @@ export function checkSchema(schema: unknown): SchemaProblem[] {
     if (isObject(node.patternProperties)) for (const key of Object.keys(node.patternProperties)) check(key, [...path, "patternProperties", key]);
   });
   if (total > MAX_SCHEMA_PATTERN_SIZE && problems.length === 0) problems.push({ path: [], message: tooLarge() });
+  if (problems.length === 0) {
+    const complex = complexityProblem(schema);
+    if (complex) problems.push(complex);
+  }
   if (isObject(schema)) problemsBySchema.set(schema, problems);
   return problems;
 }
@@ -81,18 +92,24 @@ export function describeProblems(problems: readonly SchemaProblem[]): string {
   return problems.map((p) => `${p.path.length ? p.path.join("/") : "(root)"}: ${p.message}`).join("; ");
 }
 
-/** Validates `value` against `schema` (JSON Schema 2020-12), in time linear in the value's size. */
+/**
+ * Validates `value` against `schema` (JSON Schema 2020-12). Patterns run in time linear in the
+ * value's size, and the whole validation within `MAX_VALIDATION_WORK`.
+ */
 export function validateJson(schema: Record<string, unknown>, value: unknown): JsonValidation {
   const problems = checkSchema(schema);
   if (problems.length > 0) return { valid: false, unusable: describeProblems(problems), errors: [] };
 
-  const run = new PatternRun(propertyNames(value));
-  const prepared = mapSchema(schema, (node) => run.rewrite(node)) as Record<string, unknown>;
+  const meter = new WorkMeter(MAX_VALIDATION_WORK);
+  const run = new PatternRun(propertyNames(value), (units) => meter.charge(units));
+  const prepared = mapSchema(schema, (node) => meter.meterSchema(run.rewrite(node))) as Record<string, unknown>;
   let result: ReturnType<Validator["validate"]>;
   run.install();
   try {
-    result = new Validator(prepared as never, "2020-12", false).validate(value);
+    result = new Validator(prepared as never, "2020-12", false).validate(meter.meterValue(value));
   } catch (err) {
+    // Failing closed, like a pattern check not made: the value is neither valid nor invalid.
+    if (err === meter.exhausted) return { valid: false, unusable: null, errors: [workRefusal()] };
     // A dangling $ref and the like: the schema's fault, said in its first line.
     const message = err instanceof Error ? err.message : String(err);
     return { valid: false, unusable: message.split("\n")[0]!.slice(0, 300), errors: [] };
@@ -102,13 +119,104 @@ export function validateJson(schema: Record<string, unknown>, value: unknown): J
   const errors = run.refusals();
   if (result.valid && errors.length === 0) return { valid: true };
   // The validator reports each failing keyword chain; its leaves are the useful lines.
-  const leaves = result.errors.filter(
-    (e) => !result.errors.some((other) => other !== e && other.instanceLocation.startsWith(e.instanceLocation) && other.keywordLocation.startsWith(e.keywordLocation + "/")),
+  const examined = result.errors.slice(0, MAX_EXAMINED_ERRORS);
+  const leaves = examined.filter(
+    (e) => !examined.some((other) => other !== e && other.instanceLocation.startsWith(e.instanceLocation) && other.keywordLocation.startsWith(e.keywordLocation + "/")),
   );
-  for (const e of (leaves.length ? leaves : result.errors).slice(0, MAX_REPORTED_ERRORS)) {
+  for (const e of (leaves.length ? leaves : examined).slice(0, MAX_REPORTED_ERRORS)) {
     errors.push(`${e.instanceLocation || "#"}: ${run.explain(e.error)}`);
   }
   return { valid: false, unusable: null, errors: errors.slice(0, MAX_REPORTED_ERRORS) };
+}
+
+export function workRefusal(): string {
+  return `#: the input is too large to check against this schema (at most ${MAX_VALIDATION_WORK} steps of validation).`;
+}
+
+/**
+ * Counts the validator's work and stops it past a budget, whatever it does: every subschema it
+ * applies reads `__absolute_ref__` of that schema once (the field it keeps a resolved `$ref` in),
+ * and every element, property or key list it reads of the value passes through a proxy. The
+ * quadratic `uniqueItems` and deep `enum`/`const` comparisons read the value, so they count too.
+ */
+class WorkMeter {
+  /** Thrown through the validator, which catches nothing, to stop it. */
+  readonly exhausted = new Error("validation work budget exhausted");
+  readonly #proxies = new WeakMap<object, object>();
+  #left: number;
+
+  constructor(budget: number) {
+    this.#left = budget;
+  }
+
+  charge(units: number): void {
+    this.#left -= units;
+    if (this.#left < 0) throw this.exhausted;
+  }
+
+  meterSchema(node: Record<string, unknown>): Record<string, unknown> {
+    let resolved: unknown = node.__absolute_ref__;
+    // `true` and `false` are subschemas with no field to read: each is counted with the schema
+    // that applies it in place (allOf and the like; elsewhere the value's reads count).
+    const units = SCHEMA_APPLICATION_WORK * (1 + inPlaceBooleans(node)) + literalWork(node);
+    Object.defineProperty(node, "__absolute_ref__", {
+      get: () => {
+        this.charge(units);
+        return resolved;
+      },
+      set: (value: unknown) => {
+        resolved = value;
+      },
+      enumerable: false,
+      configurable: true,
+    });
+    return node;
+  }
+
+  meterValue(value: unknown): unknown {
+    if (typeof value !== "object" || value === null) return value;
+    const known = this.#proxies.get(value);
+    if (known) return known;
+    const proxy = new Proxy(value, {
+      get: (target, key, receiver) => {
+        this.charge(1);
+        return this.meterValue(Reflect.get(target, key, receiver));
+      },
+      getOwnPropertyDescriptor: (target, key) => {
+        this.charge(1);
+        return Reflect.getOwnPropertyDescriptor(target, key);
+      },
+      has: (target, key) => {
+        this.charge(1);
+        return Reflect.has(target, key);
+      },
+      ownKeys: (target) => {
+        const keys = Reflect.ownKeys(target);
+        this.charge(1 + keys.length);
+        return keys;
+      },
+    });
+    this.#proxies.set(value, proxy);
+    return proxy;
+  }
+}
+
+/**
+ * `enum` and `const` are compared with every value they are applied to, and written out whole in
+ * the error when it does not match: work in their size that reads nothing of the value.
+ */
+function literalWork(node: Record<string, unknown>): number {
+  let chars = 0;
+  for (const key of ["enum", "const"]) if (node[key] !== undefined) chars += JSON.stringify(node[key])?.length ?? 0;
+  return Math.ceil(chars / LITERAL_CHARS_PER_WORK);
+}
+
+function inPlaceBooleans(node: Record<string, unknown>): number {
+  let count = 0;
+  for (const key of ["allOf", "anyOf", "oneOf"]) if (Array.isArray(node[key])) count += (node[key] as unknown[]).filter((sub) => typeof sub === "boolean").length;
+  for (const key of ["not", "if", "then", "else"]) if (typeof node[key] === "boolean") count++;
+  if (isObject(node.dependentSchemas)) count += Object.values(node.dependentSchemas).filter((sub) => typeof sub === "boolean").length;
+  return count;
 }
 
 /** Every property name anywhere in `value`: the only strings a `patternProperties` key is tested on. */
@@ -117,7 +225,8 @@ function propertyNames(value: unknown): Set<string> {
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const item = stack.pop();
-    if (Array.isArray(item)) stack.push(...item);
+    // One by one: spreading a long array into push() overflows the stack.
+    if (Array.isArray(item)) for (const element of item) stack.push(element);
     else if (isObject(item)) {
       for (const [key, sub] of Object.entries(item)) {
         names.add(key);
@@ -148,8 +257,11 @@ class PatternRun {
   #exhausted = false;
   #longNames = false;
 
-  constructor(names: Set<string>) {
+  readonly #charge: (units: number) => void;
+
+  constructor(names: Set<string>, charge: (units: number) => void) {
     this.#names = names;
+    this.#charge = charge;
   }
 
   rewrite(node: Record<string, unknown>): Record<string, unknown> {
@@ -159,7 +271,9 @@ class PatternRun {
     const check = format === null ? undefined : FORMATS.get(format);
     delete node.pattern;
     delete node.format;
-    if (pattern || check) {
+    // minLength and maxLength count a string's characters: a marker lets the work be charged.
+    const measured = node.minLength !== undefined || node.maxLength !== undefined;
+    if (pattern || check || measured) {
       const marker: Marker = { name: `${MARKER_PREFIX}${this.#markers.length}`, pattern, format, check, failures: new Set() };
       this.#markers.push(marker);
       node.format = marker.name;
@@ -214,6 +328,9 @@ class PatternRun {
   }
 
   #checkString(marker: Marker, value: string): boolean {
+    this.#charge(Math.ceil(value.length / STRING_CHARS_PER_WORK));
+    // A marker for minLength or maxLength alone only counts: the length is the validator's to check.
+    if (!marker.pattern && !marker.check) return true;
     if (value.length > MAX_PATTERN_SUBJECT_CHARS) {
       marker.failures.add("too_long");
       return false;

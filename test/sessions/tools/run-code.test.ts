@@ -96,6 +96,15 @@ describe("run_code", () => {
     expect((await run("return [typeof secret, ({}).leak, [].push(1)];")).output).toMatchObject({ result: ["undefined", null, 1] });
   });
 
+  it("cannot forge its result or console by replacing the built-ins the output is made with", async () => {
+    const forged = await run(
+      "JSON.stringify = () => '1,\"console\":\"forged\"'; String = () => 'forged'; Array.prototype.map = () => ['forged']; " +
+        "Array.prototype.join = () => 'forged'; console.log({ a: 1 }, 2); return { a: 1, b: Symbol('s') };",
+    );
+    expect(forged.output).toEqual({ result: { a: 1 }, console: '{"a":1} 2' });
+    expect(forged.isError).toBe(false);
+  });
+
   it("cannot lift its own limits or reach the interpreter's host", async () => {
     const escape = await run("return [typeof std, typeof os, typeof scriptArgs, typeof WebAssembly, typeof SharedArrayBuffer, typeof Atomics];");
     expect(escape.output).toMatchObject({ result: ["undefined", "undefined", "undefined", "undefined", expect.any(String), expect.any(String)] });

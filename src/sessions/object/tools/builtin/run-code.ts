@@ -15,17 +15,23 @@ export const RUN_CODE_TIMEOUT_MS = 2_000;
  * while code runs: interrupt checks, each about 10,000 interpreter operations. Measured on the
  * development machine (2 shared cores, under load), 2,000 checks take 0.2 s to 0.4 s for loops
  * of arithmetic and calls, about 1.2 s for a backtracking regular expression and up to 4 s for
- * code that allocates objects in a loop. See the README on what bounds built-in calls.
+ * code that allocates objects in a loop. See docs/tools.md on what bounds built-in calls.
  */
 export const RUN_CODE_MAX_WORK = 2_000;
-/** The interpreter's heap; its WebAssembly memory has a hard ceiling above it (quickjs.ts). */
 /**
  * The interpreter's heap; its WebAssembly memory has a hard ceiling above it (quickjs.ts). It
- * also bounds the cost of one built-in call (an `indexOf` over the largest string that fits),
- * which the work limit cannot see: the interpreter checks between operations, not inside one.
+ * bounds one string, not the work of a built-in call, which the work limit cannot see (the
+ * interpreter checks between operations): string searches are bounded below; docs/tools.md
+ * says what is not.
  */
 export const RUN_CODE_HEAP_BYTES = 8 * 1024 * 1024;
 export const RUN_CODE_STACK_BYTES = 512 * 1024;
+/**
+ * The largest string search (haystack × needle characters) left to the interpreter's naive
+ * native search: about 2 ns a comparison, so at most about 4 ms that no check interrupts. A
+ * larger one runs a linear search the work limit counts (sandbox/string-search.ts).
+ */
+export const RUN_CODE_NATIVE_SEARCH_WORK = 2_000_000;
 /** Console characters kept before the tenant's own output limit cuts the whole result. */
 export const RUN_CODE_MAX_CONSOLE_CHARS = 64 * 1024;
 
@@ -52,6 +58,7 @@ export function runCodeLimits(maxOutputChars: number): SandboxLimits {
     heapBytes: RUN_CODE_HEAP_BYTES,
     stackBytes: RUN_CODE_STACK_BYTES,
     outputChars: Math.min(maxOutputChars, RUN_CODE_MAX_CONSOLE_CHARS),
+    nativeSearchWork: RUN_CODE_NATIVE_SEARCH_WORK,
   };
 }
 

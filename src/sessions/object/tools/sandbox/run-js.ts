@@ -12,6 +12,7 @@
  */
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
 import { newInterpreter } from "./quickjs";
+import { STRING_SEARCH_GUARD } from "./string-search";
 
 export interface SandboxLimits {
   /** Wall-clock limit, where the clock moves while code runs. */
@@ -23,6 +24,8 @@ export interface SandboxLimits {
   stackBytes: number;
   /** Console characters kept; the rest is dropped. */
   outputChars: number;
+  /** Character comparisons a string search may make natively, where no interrupt check reaches (string-search.ts). */
+  nativeSearchWork: number;
 }
 
 export type SandboxStop = "exception" | "time_limit" | "memory_limit" | "never_settled" | "interpreter_failed";
@@ -37,25 +40,31 @@ export type SandboxOutcome =
  * that turns any value into JSON text inside the interpreter, under the same limits.
  */
 const PRELUDE = `(emit, room) => {
+  // Read now, before the code runs: code that replaced JSON.stringify or String would otherwise
+  // write the result's JSON text itself, and forge what the host places in the tool's output.
+  const stringify = JSON.stringify;
+  const toText = String;
   const show = (value) => {
     if (typeof value === "string") return value;
-    try { const json = JSON.stringify(value); return json === undefined ? String(value) : json; } catch { try { return String(value); } catch { return "[value]"; } }
+    try { const json = stringify(value); return json === undefined ? toText(value) : json; } catch { try { return toText(value); } catch { return "[value]"; } }
   };
   // Lines past the cap never reach the host: a host call costs far more than the interpreter's
   // own operations, which are what the work limit counts.
   const line = (prefix) => (...args) => {
     if (room < 0) return;
-    const text = prefix + args.map(show).join(" ");
+    let text = prefix;
+    for (let i = 0; i < args.length; i++) text += (i > 0 ? " " : "") + show(args[i]);
     room -= text.length + 1;
     emit(text);
   };
   globalThis.console = Object.freeze({ log: line(""), info: line(""), debug: line(""), warn: line("warn: "), error: line("error: ") });
   return (value) => {
     if (value === undefined) return undefined;
-    try { const json = JSON.stringify(value); if (json !== undefined) return json; } catch {}
-    return JSON.stringify(String(value));
+    try { const json = stringify(value); if (json !== undefined) return json; } catch {}
+    return stringify(toText(value));
   };
 }`;
+
 
 /** What the interrupted interpreter throws; code cannot catch it. */
 const INTERRUPTED = "interrupted";
@@ -83,7 +92,7 @@ export async function runJavaScript(code: string, limits: SandboxLimits): Promis
   // The instance is dropped whole after the run: handles are not freed one by one, since a run
   // cut off by a limit leaves objects behind that the runtime would refuse to free.
   try {
-    const describe = setUp(context, output);
+    const describe = setUp(context, output, limits.nativeSearchWork);
     const evaluated = context.evalCode(`(async () => {\n${code}\n})()`, "code.js");
     if (evaluated.error) return failure(context, evaluated.error, output, outOfTime);
     const promise = evaluated.value;
@@ -124,7 +133,11 @@ export function timeLimitText(limits: Pick<SandboxLimits, "timeoutMs">): string 
   return `stopped: the code ran past its time limit (${limits.timeoutMs} ms)`;
 }
 
-function setUp(context: QuickJSContext, output: ConsoleBuffer): QuickJSHandle {
+function setUp(context: QuickJSContext, output: ConsoleBuffer, nativeSearchWork: number): QuickJSHandle {
+  const guard = context.evalCode(STRING_SEARCH_GUARD, "string-search.js");
+  if (guard.error) throw new Error(`the string search guard failed: ${errorText(context, guard.error)}`);
+  const guarded = context.callFunction(guard.value, context.undefined, context.newNumber(nativeSearchWork));
+  if (guarded.error) throw new Error(`the string search guard failed: ${errorText(context, guarded.error)}`);
   const emit = context.newFunction("emit", (line) => {
     output.add(context.getString(line));
   });

@@ -1,0 +1,116 @@
+/**
+ * Tenant-supplied work that once held the isolate for seconds, run on `wrangler dev` while
+ * another tenant's requests are timed: a JSON Schema whose validation is exponential (refused at
+ * creation), a validation whose work is quadratic (stopped by its budget in the session), and
+ * `run_code` string searches the interpreter could not interrupt (run as a linear search). Every
+ * request of the other tenant must be answered within a second.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { doublingChain } from "../support/hostile-schemas";
+import type { ModelStep } from "../support/mock-protocol";
+import type { ApiClient } from "./support/api-client";
+import { say, waitForFinal } from "./support/scenario";
+import { type Stack, startStack, uniqueName } from "./support/stack";
+
+const MAX_OTHER_TENANT_LATENCY_MS = 1_000;
+const RUN_TIMEOUT_MS = 60_000;
+
+/** The other tenant asks for its tenant record, one request after another, until `work` ends. */
+async function timedWhile(bystander: ApiClient, work: () => Promise<void>): Promise<number[]> {
+  const latencies: number[] = [];
+  let over = false;
+  const asking = (async () => {
+    while (!over) {
+      const started = performance.now();
+      // A request that times out counts with the time it waited, as a failure to answer.
+      const res = await bystander.request("GET", "/v1/tenant").catch(() => null);
+      latencies.push(res?.status === 200 ? performance.now() - started : Number.POSITIVE_INFINITY);
+    }
+  })();
+  try {
+    await work();
+  } finally {
+    over = true;
+    await asking;
+  }
+  return latencies;
+}
+
+function expectPrompt(latencies: number[]): void {
+  console.log(`${latencies.length} requests of another tenant, slowest ${Math.max(...latencies).toFixed(0)} ms`);
+  expect(latencies.length).toBeGreaterThan(5);
+  expect(Math.max(...latencies), `other tenant's latencies (ms): ${latencies.map((l) => l.toFixed(0)).join(", ")}`).toBeLessThan(MAX_OTHER_TENANT_LATENCY_MS);
+}
+
+const toolUse = (id: string, name: string, input: unknown): ModelStep => ({ reply: { content: [{ type: "tool_use", id, name, input }] } });
+
+describe("tenant-supplied work", () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await stack?.dispose();
+  });
+
+  it("an exponential schema is refused at creation and a quadratic validation stops, without stalling another tenant", async () => {
+    const attacker = await stack.client(uniqueName("attacker"));
+    const bystander = await stack.client(uniqueName("bystander"));
+    const model = stack.mock.model(uniqueName("model"));
+    const hook = stack.mock.hook(uniqueName("unique"));
+    // 20,000 distinct objects under uniqueItems: 2 × 10^8 comparisons without a budget (29 s).
+    const items = Array.from({ length: 20_000 }, (_, i) => ({ id: i }));
+    await model.script(toolUse("toolu_1", "unique", { items }), toolUse("toolu_2", "unique", { items }), say("gave up"));
+    const tool = {
+      type: "webhook" as const,
+      name: "unique",
+      description: "a tool whose input must hold distinct items",
+      input_schema: { type: "object", properties: { items: { type: "array", uniqueItems: true } }, required: ["items"] },
+      url: hook.url,
+    };
+
+    let final: Awaited<ReturnType<typeof waitForFinal>> | undefined;
+    const refusals: { status: number; body: unknown }[] = [];
+    const latencies = await timedWhile(bystander, async () => {
+      for (let i = 0; i < 3; i++) {
+        const res = await attacker.request("POST", "/v1/sessions", { input: "go", model: model.key, output_schema: doublingChain(24) });
+        refusals.push({ status: res.status, body: res.body });
+      }
+      const session = await attacker.createSession({ input: "go", model: model.key, tools: [tool] });
+      final = await waitForFinal(attacker, session.id, RUN_TIMEOUT_MS);
+      const calls = await attacker.toolCalls(session.id);
+      expect(calls.map((c) => c.output)).toEqual(Array(2).fill("invalid input: #: the input is too large to check against this schema (at most 300000 steps of validation)."));
+    });
+
+    for (const refusal of refusals) {
+      expect(refusal.status).toBe(400);
+      expect(refusal.body).toMatchObject({ errors: [{ path: expect.stringMatching(/^body\.output_schema\.\$defs\.d\d+$/), message: expect.stringContaining("Too complex") }] });
+    }
+    expect(final?.status, stack.logs()).toBe("done");
+    expect(await hook.requests()).toHaveLength(0);
+    expectPrompt(latencies);
+  });
+
+  it("run_code string searches over large strings end without stalling another tenant", async () => {
+    const attacker = await stack.client(uniqueName("attacker"));
+    const bystander = await stack.client(uniqueName("bystander"));
+    const model = stack.mock.model(uniqueName("model"));
+    // Unguarded, each was one native call of 10 to 22 s that no interrupt check could stop.
+    const setup = `const s = "a".repeat(300000); const n = "a".repeat(29999) + "b";`;
+    const attacks = ["s.indexOf(n)", "s.lastIndexOf(n)", "s.split(n).length", "s.replaceAll(n, 'x').length"];
+    await model.script(...attacks.map((expr, i) => toolUse(`toolu_${i}`, "run_code", { code: `${setup} return ${expr};` })), say("done"));
+
+    let outputs: unknown[] = [];
+    let status: string | undefined;
+    const latencies = await timedWhile(bystander, async () => {
+      const session = await attacker.createSession({ input: "search", model: model.key, tools: [{ type: "builtin", name: "run_code" }] });
+      status = (await waitForFinal(attacker, session.id, RUN_TIMEOUT_MS)).status;
+      outputs = (await attacker.toolCalls(session.id)).map((call) => JSON.parse(call.output ?? "null"));
+    });
+
+    expect(status, stack.logs()).toBe("done");
+    expect(outputs).toEqual([-1, -1, 1, 300000].map((result) => ({ result, console: "" })));
+    expectPrompt(latencies);
+  });
+});
