@@ -6,7 +6,7 @@
  * references to the next doubles at every entry; it is refused here, before anything runs.
  */
 import { dereference } from "@cfworker/json-schema";
-import { MAX_JSON_DEPTH } from "../../api/json-depth";
+import { MAX_JSON_DEPTH } from "../json-depth";
 import { MAX_SCHEMA_APPLICATIONS } from "../../limits";
 import { isObject, mapSchema, type SchemaPath, walkSchema } from "./schema-walk";
 
