@@ -58,6 +58,9 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 180_000,
           hookTimeout: 120_000,
+          // Bundles the Worker once for every platform, and starts the platform the files that
+          // need no restart share.
+          globalSetup: ["./test/e2e/support/global-setup.ts"],
         },
       },
     ],

@@ -12,7 +12,7 @@ import type { ApiClient } from "./support/api-client";
 import { DESKTOP, launchChromium, openPage, PHONE, screenshot, type WatchedPage } from "./support/browser";
 import type { ModelStep } from "./support/mock-process";
 import { say, waitForFinal, waitForStatus } from "./support/scenario";
-import { type Stack, startStack, uniqueName } from "./support/stack";
+import { type SharedStack, sharedStack, uniqueName } from "./support/stack";
 import { type Identity, tokenMinter } from "./support/tokens";
 import { waitFor } from "./support/wait";
 
@@ -44,7 +44,7 @@ function policyOrScriptProblems(watched: WatchedPage): string[] {
 }
 
 describe("the console in Chromium", () => {
-  let stack: Stack;
+  let stack: SharedStack;
   let browser: Browser;
   let mint: (identity: Identity) => Promise<string>;
   let tenant: string;
@@ -53,7 +53,7 @@ describe("the console in Chromium", () => {
   const pages: WatchedPage[] = [];
 
   beforeAll(async () => {
-    [stack, browser] = await Promise.all([startStack(), launchChromium()]);
+    [stack, browser] = await Promise.all([sharedStack(), launchChromium()]);
     mint = await tokenMinter(stack.platform.signingKey);
     tenant = uniqueName("console");
     adminToken = await mint({ tenantId: tenant, subject: "ops-alice", scopes: ADMIN_SCOPES });
