@@ -36,6 +36,11 @@ export default defineConfig({
           name: "workers",
           // Far above what a test takes alone; CI shares two cores among three projects.
           testTimeout: 20_000,
+          // One workerd for all the files rather than a new one, with the whole Worker loaded
+          // again, per file: that start-up was most of this project's time. The files then share
+          // that runtime's storage and module state; they keep apart by their own tenant names,
+          // object names and mock keys, as tests within a file always had to.
+          isolate: false,
           include: ["test/**/*.test.ts"],
           exclude: ["test/e2e/**", "test/support/**", "test/node/**"],
           globalSetup: ["./test/support/node/global-setup.ts"],
