@@ -99,8 +99,16 @@ export function spawnGroup(command: string, args: string[], options: { cwd: stri
 
   let buffer = "";
   const listeners = new Set<() => void>();
+  const toFile = (data: Buffer | string) => {
+    if (!options.outputFile) return;
+    try {
+      appendFileSync(options.outputFile, data);
+    } catch {
+      // A copy for readers elsewhere: its directory may already be gone as the run ends.
+    }
+  };
   const append = (chunk: Buffer) => {
-    if (options.outputFile) appendFileSync(options.outputFile, chunk);
+    toFile(chunk);
     buffer += chunk.toString("utf8");
     if (buffer.length > MAX_OUTPUT_CHARS) buffer = buffer.slice(-MAX_OUTPUT_CHARS);
     for (const listener of listeners) listener();
@@ -111,7 +119,7 @@ export function spawnGroup(command: string, args: string[], options: { cwd: stri
   child.once("exit", (code, signal) => {
     exitCode = code;
     const line = `\n[process ${pid} exited: code ${code}, signal ${signal}]\n`;
-    if (options.outputFile) appendFileSync(options.outputFile, line);
+    toFile(line);
     buffer += line;
     for (const listener of listeners) listener();
   });
