@@ -1,10 +1,11 @@
 // `npm test`: the whole suite, as two Vitest runs side by side. In one run, Vitest puts a project
 // that keeps to one file at a time (the end-to-end one) in a group of its own and runs the groups
 // one after another, so the end-to-end files, which mostly wait on real processes, would leave
-// idle the cores that the workerd and Node projects could use. Here the `workers` and `node`
-// projects run in one Vitest process and `e2e` in another, at the same time; each line of output
-// is marked with its run, and the exit status is that of the worse run. With arguments
-// (`npm test -- <files or options>`) it is one plain `vitest run` with them, as before.
+// idle the cores that the workerd and Node projects could use. Here the `workers`,
+// `workers-isolated` and `node` projects run in one Vitest process and `e2e` in another, at the
+// same time; each line of output is marked with its run, and the exit status is that of the
+// worse run. With arguments (`npm test -- <files or options>`) it is one plain `vitest run` with
+// them, as before.
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -37,7 +38,7 @@ const runs =
     : (() => {
         const started = Date.now();
         const all = [
-          { label: "unit", ...run(["--project", "workers", "--project", "node"], "unit") },
+          { label: "unit", ...run(["--project", "workers", "--project", "workers-isolated", "--project", "node"], "unit") },
           { label: "e2e", ...run(["--project", "e2e"], "e2e") },
         ];
         for (const { label, done } of all) {
