@@ -6,41 +6,68 @@ import { buildAssets } from "./scripts/build-assets.mjs";
 // itself fills it through `build.command`, which the test runner does not run.
 buildAssets();
 
+/** Not Workers-runtime tests: the Node and end-to-end projects' files, and shared helpers. */
+const NOT_WORKERS = ["test/e2e/**", "test/support/**", "test/node/**"];
+/** Workers-runtime files that need a runtime no other file has run in (the `workers-isolated` project). */
+const OWN_RUNTIME = ["test/**/index-load.test.ts", "test/**/authenticate.test.ts", "test/**/outbox.test.ts", "test/**/alarm-clock.test.ts", "test/**/validator.test.ts"];
+
+/** A project of tests in workerd (the Workers runtime) with the platform's test bindings. */
+function workersProject(test: { name: string; isolate: boolean; include: string[]; exclude: string[] }) {
+  return {
+    plugins: [
+      cloudflareTest(({ inject }) => ({
+        wrangler: { configPath: "./wrangler.json" },
+        miniflare: {
+          bindings: {
+            LLM_BASE_URL: inject("mockUrl"),
+            ANTHROPIC_API_KEY: "test-key",
+            OPENAI_BASE_URL: inject("mockUrl"),
+            OPENAI_API_KEY: "test-openai-key",
+            ALLOW_PRIVATE_URLS: "true",
+            // Short, so the timeout path is tested in seconds; production uses 110 s.
+            MODEL_TIMEOUT_MS: "3000",
+            // Status-webhook retries 1000 times sooner (30 s becomes 30 ms), so the schedule
+            // is seen whole in seconds; production and wrangler.json keep the full one.
+            NOTIFY_RETRY_SCALE: "0.001",
+            AUTH_SIGNING_KEY: inject("signingKey"),
+            // One origin the CORS tests may call from; every other stays foreign.
+            CORS_ORIGINS: JSON.stringify(["https://console.example.com"]),
+          },
+        },
+      })),
+    ],
+    test: {
+      ...test,
+      // Far above what a test takes alone; CI shares two cores among three projects.
+      testTimeout: 20_000,
+      globalSetup: ["./test/support/node/global-setup.ts"],
+    },
+  };
+}
+
 export default defineConfig({
   test: {
     projects: [
-      {
-        plugins: [
-          cloudflareTest(({ inject }) => ({
-            wrangler: { configPath: "./wrangler.json" },
-            miniflare: {
-              bindings: {
-                LLM_BASE_URL: inject("mockUrl"),
-                ANTHROPIC_API_KEY: "test-key",
-                OPENAI_BASE_URL: inject("mockUrl"),
-                OPENAI_API_KEY: "test-openai-key",
-                ALLOW_PRIVATE_URLS: "true",
-                // Short, so the timeout path is tested in seconds; production uses 110 s.
-                MODEL_TIMEOUT_MS: "3000",
-                // Status-webhook retries 1000 times sooner (30 s becomes 30 ms), so the schedule
-                // is seen whole in seconds; production and wrangler.json keep the full one.
-                NOTIFY_RETRY_SCALE: "0.001",
-                AUTH_SIGNING_KEY: inject("signingKey"),
-                // One origin the CORS tests may call from; every other stays foreign.
-                CORS_ORIGINS: JSON.stringify(["https://console.example.com"]),
-              },
-            },
-          })),
-        ],
-        test: {
-          name: "workers",
-          // Far above what a test takes alone; CI shares two cores among three projects.
-          testTimeout: 20_000,
-          include: ["test/**/*.test.ts"],
-          exclude: ["test/e2e/**", "test/support/**", "test/node/**"],
-          globalSetup: ["./test/support/node/global-setup.ts"],
-        },
-      },
+      workersProject({
+        name: "workers",
+        // One workerd for all these files rather than a new one, with the whole Worker loaded
+        // again, per file: that start-up was most of this project's time. The files then share
+        // that runtime's storage, module state and background work (alarms of objects that
+        // earlier files left behind); they keep apart by their own tenant names, object names
+        // and mock keys, as tests within a file always had to.
+        isolate: false,
+        include: ["test/**/*.test.ts"],
+        exclude: [...NOT_WORKERS, ...OWN_RUNTIME],
+      }),
+      workersProject({
+        name: "workers-isolated",
+        // Files that spy on a prototype every object shares or mock the clock: another file's
+        // leftover work in the same runtime would be counted or misled, so each of these files
+        // gets a runtime of its own, as every file used to.
+        isolate: true,
+        include: OWN_RUNTIME,
+        exclude: NOT_WORKERS,
+      }),
       {
         test: {
           name: "node",
@@ -58,6 +85,9 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 180_000,
           hookTimeout: 120_000,
+          // Bundles the Worker once for every platform, and starts the platform the files that
+          // need no restart share.
+          globalSetup: ["./test/e2e/support/global-setup.ts"],
         },
       },
     ],

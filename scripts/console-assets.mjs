@@ -2,12 +2,12 @@
 // stylesheet where Workers static assets serve them (`/console/assets/`); src/api/system/console.ts
 // serves the page that loads them. Run with docs-assets.mjs by build-assets.mjs; run alone,
 // it prints the sizes.
-import { readFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { mkdirSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { buildSync } from "esbuild";
-import { ASSETS_DIRECTORY } from "./docs-assets.mjs";
+import { ASSETS_DIRECTORY, writeFileWhole } from "./docs-assets.mjs";
 
 const root = join(fileURLToPath(new URL(".", import.meta.url)), "..");
 
@@ -37,10 +37,12 @@ export function buildConsoleAssets(assetsDirectory = ASSETS_DIRECTORY) {
     legalComments: "none",
     metafile: true,
     logLevel: "warning",
+    // Written here, each file whole (writeFileWhole), for servers that read the assets meanwhile.
+    write: false,
   });
-  return Object.keys(result.metafile.outputs).map((file) => {
-    const path = resolve(root, file);
-    const bytes = readFileSync(path);
+  return result.outputFiles.map(({ path, contents: bytes }) => {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileWhole(path, bytes);
     return { file: relative(assetsDirectory, path), bytes: bytes.length, gzipBytes: gzipSync(bytes).length };
   });
 }

@@ -2,8 +2,8 @@
 // (`assets.directory` in wrangler.json): the exact version pinned in package.json, copied from
 // node_modules so `/docs` never loads a script from a CDN. Run by wrangler before `dev` and
 // `deploy` (`build.command`) and by the test configuration; Node standard library only.
-import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -15,11 +15,35 @@ export const REFERENCE_SCRIPT_PATH = "docs/assets/api-reference.js";
 const PACKAGE = join(root, "node_modules", "@scalar", "api-reference");
 const SOURCE = join(PACKAGE, "dist", "browser", "standalone.js");
 
+/** Beside the assets directory, not in it, so no server lists a half-written file as an asset. */
+const TEMPORARY_DIRECTORY = join(root, ".generated", "tmp");
+
+/**
+ * Writes `target` whole or not at all: the content goes to a file of this process's own, then
+ * takes its name in one rename (the same file system). A server reading the assets meanwhile
+ * (the test suites build them while others run) sees the old file or the new one, never half.
+ */
+export function replaceFile(target, write) {
+  mkdirSync(TEMPORARY_DIRECTORY, { recursive: true });
+  const temporary = join(TEMPORARY_DIRECTORY, `${process.pid}-${basename(target)}`);
+  try {
+    write(temporary);
+    renameSync(temporary, target);
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+}
+
+/** `replaceFile` with the bytes given. */
+export function writeFileWhole(target, bytes) {
+  replaceFile(target, (temporary) => writeFileSync(temporary, bytes));
+}
+
 export function prepareDocsAssets() {
   const target = join(ASSETS_DIRECTORY, REFERENCE_SCRIPT_PATH);
   mkdirSync(dirname(target), { recursive: true });
   try {
-    copyFileSync(SOURCE, target);
+    replaceFile(target, (temporary) => copyFileSync(SOURCE, temporary));
   } catch (error) {
     throw new Error(`cannot copy the API reference bundle from ${SOURCE} (run npm ci): ${error.message}`);
   }

@@ -5,12 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { say, waitForRequests } from "./support/scenario";
 import { type Stack, startStack, uniqueName } from "./support/stack";
+import { waitFor } from "./support/wait";
 
-/** The model answers this long after the call arrives; the cancel comes well before. */
+/** The model would answer this long after the call arrives; the cancel comes well before. */
 const MODEL_DELAY_MS = 3_000;
-/** Past the model's answer, with room for a saved answer to show up. */
-const AFTER_ANSWER_MS = MODEL_DELAY_MS + 2_000;
 const STEP_TIMEOUT_MS = 30_000;
+/** Nothing has an end to wait for when nothing may happen; this is how long the test looks. */
+const AFTER_RESTART_WATCH_MS = 2_000;
 
 describe("cancel during a model call", () => {
   let stack: Stack;
@@ -33,7 +34,16 @@ describe("cancel during a model call", () => {
     expect(cancelled.status).toBe("cancelled");
     expect(cancelled.stop_reason).toBe("cancelled");
 
-    await new Promise((resolve) => setTimeout(resolve, AFTER_ANSWER_MS));
+    // The cancel aborts the call in flight: the model server sees the platform hang up before it
+    // answers, so no answer ever reaches the platform to be saved.
+    const [call] = await waitFor(
+      async () => {
+        const requests = await model.requests();
+        return requests[0]?.disconnected_at !== undefined || requests[0]?.answered_at !== undefined ? requests : undefined;
+      },
+      { timeoutMs: STEP_TIMEOUT_MS, intervalMs: 50, what: "the model call to end" },
+    );
+    expect(call!.answered_at, "the model call was answered after the cancel").toBeUndefined();
     const later = await client.getSession(session.id);
     expect(later.status, stack.logs()).toBe("cancelled");
     expect(later.stop_reason).toBe("cancelled");
@@ -45,7 +55,8 @@ describe("cancel during a model call", () => {
 
     // Nothing left behind (no alarm, no half-written step) moves it after a crash either.
     await stack.platform.restart("SIGKILL");
-    await new Promise((resolve) => setTimeout(resolve, AFTER_ANSWER_MS - MODEL_DELAY_MS));
+    // An alarm left behind would fire as the restarted platform loads the session: watch a while.
+    await new Promise((resolve) => setTimeout(resolve, AFTER_RESTART_WATCH_MS));
     expect((await client.getSession(session.id)).status).toBe("cancelled");
     expect(await client.messages(session.id)).toEqual(messages);
     expect(await model.requests()).toHaveLength(1);

@@ -7,7 +7,7 @@ import type { ApiClient } from "./support/api-client";
 import { historyProblems, textOf } from "./support/history";
 import { mapLimit } from "./support/pool";
 import { callTools, FINAL_STATUSES, say } from "./support/scenario";
-import { type Stack, startStack, uniqueName } from "./support/stack";
+import { type SharedStack, sharedStack, uniqueName } from "./support/stack";
 import { waitFor } from "./support/wait";
 
 const TENANTS = 4;
@@ -25,10 +25,10 @@ interface Started {
 }
 
 describe(`load: ${TOTAL} sessions of ${TENANTS} tenants started at once`, () => {
-  let stack: Stack;
+  let stack: SharedStack;
 
   beforeAll(async () => {
-    stack = await startStack();
+    stack = await sharedStack();
   });
   afterAll(async () => {
     await stack?.dispose();

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ModelStep } from "../support/mock-protocol";
 import { say, waitForFinal } from "./support/scenario";
-import { type Stack, startStack, uniqueName } from "./support/stack";
+import { type SharedStack, sharedStack, uniqueName } from "./support/stack";
 
 const STEP_TIMEOUT_MS = 60_000;
 const RUN_CODE = { type: "builtin" as const, name: "run_code" };
@@ -21,10 +21,10 @@ function runCode(id: string, code: string): ModelStep {
 }
 
 describe("run_code", () => {
-  let stack: Stack;
+  let stack: SharedStack;
 
   beforeAll(async () => {
-    stack = await startStack();
+    stack = await sharedStack();
   });
   afterAll(async () => {
     await stack?.dispose();

@@ -97,6 +97,13 @@ async function underWayAfterSlot(client: ApiClient, schedules: Schedule[]): Prom
   return quantiles(middles).p50;
 }
 
+/** Whether some slot after `since` (epoch ms) was fired, and its runs finished, by every schedule. */
+async function slotCompletedSince(client: ApiClient, schedules: Schedule[], since: number): Promise<boolean> {
+  const all = await Promise.all(schedules.map((s) => firings(client, s.id)));
+  const completeSlots = all.map((own) => new Set(own.filter((f) => Date.parse(f.scheduled_at) > since && f.finished_at !== null).map((f) => Date.parse(f.scheduled_at))));
+  return [...completeSlots[0]!].some((slot) => completeSlots.every((slots) => slots.has(slot)));
+}
+
 /** Waits for the next slot's firings to be under way (see `underWayAfterSlot`), then kills the platform. */
 async function killMidFiring(stack: Stack, client: ApiClient, schedules: Schedule[]): Promise<Outage> {
   const afterSlotMs = await underWayAfterSlot(client, schedules);
@@ -169,8 +176,13 @@ describe("scheduled runs on a real process", () => {
       outages.push(await killMidFiring(stack, client, schedules));
       await sleep(DOWN_MS);
       await stack.platform.start();
-      // Up for a few slots before the next kill.
-      await sleep(2 * SLOT_MS);
+      // Up until a slot after the restart was fired and finished by every schedule, before the next kill.
+      const restartedAt = Date.now();
+      await waitFor(async () => ((await slotCompletedSince(client, schedules, restartedAt)) ? true : undefined), {
+        timeoutMs: WAIT_MS,
+        intervalMs: 250,
+        what: "a slot fired by every schedule after the restart",
+      });
     }
     const lastKill = outages[outages.length - 1]!;
     for (const s of schedules) {
@@ -183,7 +195,15 @@ describe("scheduled runs on a real process", () => {
       );
       await pause(client, s.id);
     }
-    await sleep(1_000);
+    // A firing is recorded, pending, before its session is made; once paused, a schedule records
+    // no more, so every firing settled means the lists are final.
+    await waitFor(
+      async () => {
+        const lists = await Promise.all(schedules.map((s) => firings(client, s.id)));
+        return lists.every((list) => list.every((f) => f.outcome !== "pending")) ? true : undefined;
+      },
+      { timeoutMs: WAIT_MS, intervalMs: 250, what: "every firing settled after the pause" },
+    );
 
     const all = (await Promise.all(schedules.map((s) => firings(client, s.id)))).flat();
     let cutOff = 0;

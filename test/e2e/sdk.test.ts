@@ -17,18 +17,18 @@ import {
 } from "@agent-platform/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTools, say } from "./support/scenario";
-import { type Stack, startStack, uniqueName } from "./support/stack";
+import { type SharedStack, sharedStack, uniqueName } from "./support/stack";
 import { tokenMinter } from "./support/tokens";
 
 const RUN_TIMEOUT_MS = 60_000;
 
 describe("the generated SDK", () => {
-  let stack: Stack;
+  let stack: SharedStack;
   let admin: PlatformClient;
   let tenant: string;
 
   beforeAll(async () => {
-    stack = await startStack();
+    stack = await sharedStack();
     tenant = uniqueName("sdk");
     const token = await (await tokenMinter(stack.platform.signingKey))({
       tenantId: tenant,

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { say, waitForFinal } from "./support/scenario";
-import { type Stack, startStack, uniqueName } from "./support/stack";
+import { type SharedStack, sharedStack, uniqueName } from "./support/stack";
 
 /** The other tenant must never wait longer than this for an answer, the attack going on. */
 const MAX_OTHER_TENANT_LATENCY_MS = 1_000;
@@ -15,10 +15,10 @@ const RUN_TIMEOUT_MS = 30_000;
 const CRAFTED_INPUT = "a".repeat(60) + "!";
 
 describe("one tenant's catastrophic pattern", () => {
-  let stack: Stack;
+  let stack: SharedStack;
 
   beforeAll(async () => {
-    stack = await startStack();
+    stack = await sharedStack();
   });
   afterAll(async () => {
     await stack?.dispose();

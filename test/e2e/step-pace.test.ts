@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { historyProblems } from "./support/history";
 import type { RecordedRequest } from "./support/mock-process";
 import { callTools, say, waitForFinal, webhookTool } from "./support/scenario";
-import { type Stack, startStack, uniqueName } from "./support/stack";
+import { type SharedStack, sharedStack, uniqueName } from "./support/stack";
 
 const STEPS = 10;
 /** The promise: the next unit starts less than a second after the previous one ended. */
@@ -15,10 +15,10 @@ const MAX_GAP_MS = 1_000;
 const RUN_TIMEOUT_MS = 60_000;
 
 describe("the pace of a run", () => {
-  let stack: Stack;
+  let stack: SharedStack;
 
   beforeAll(async () => {
-    stack = await startStack();
+    stack = await sharedStack();
   });
   afterAll(async () => {
     await stack?.dispose();

@@ -15,14 +15,16 @@ const URL_LINE = /^http:\/\/127\.0\.0\.1:\d+$/m;
 export class MockServer {
   private constructor(
     readonly url: string,
-    private readonly child: GroupChild,
+    private readonly child: GroupChild | null,
   ) {}
 
-  static async start(): Promise<MockServer> {
+  /** `outputFile`: also append what the server prints there. */
+  static async start(outputFile?: string): Promise<MockServer> {
     const script = join(PROJECT_ROOT, "test", "support", "node", "mock-server.ts");
     const child = spawnGroup(nodeBinary(), ["--no-warnings", script, "--port", "0"], {
       cwd: PROJECT_ROOT,
       env: childEnv({}),
+      outputFile,
     });
     const output = await child.waitForOutput((text) => URL_LINE.test(text), STARTUP_TIMEOUT_MS).catch(async (error: unknown) => {
       await child.stop("SIGKILL");
@@ -33,11 +35,18 @@ export class MockServer {
     return new MockServer(url, child);
   }
 
+  /** A client of a mock server another process started and stops (the shared stack's). */
+  static connect(url: string): MockServer {
+    return new MockServer(url, null);
+  }
+
   async stop(): Promise<void> {
+    if (!this.child) throw new Error("this mock server belongs to another process");
     await this.child.stop("SIGKILL");
   }
 
   output(): string {
+    if (!this.child) throw new Error("this mock server belongs to another process");
     return this.child.output();
   }
 

@@ -30,6 +30,13 @@ export interface PlatformOptions {
   main?: string;
   /** More environment for the wrangler process, e.g. its `X_LOCAL_OBSERVABILITY` switch. */
   env?: Record<string, string>;
+  /**
+   * A directory holding the Worker already bundled (`bundleWorker`): wrangler then runs it as it
+   * is, without the build command or a bundling step of its own. Only with the project's config.
+   */
+  bundle?: string;
+  /** Also append everything the process prints to this file, for readers in other processes. */
+  outputFile?: string;
 }
 
 export class Platform {
@@ -45,6 +52,7 @@ export class Platform {
     readonly signingKey: string,
     private readonly envFile: string,
     private readonly processEnv: Record<string, string>,
+    private readonly outputFile?: string,
   ) {}
 
   /** Prepares storage and configuration; `start()` then runs the process. */
@@ -63,8 +71,10 @@ export class Platform {
     // Variables and the secret go to a file outside the project, never onto disk in it.
     const envFile = join(root, "worker.env");
     await writeFile(envFile, envFileText(vars), { mode: 0o600 });
-    await writeFile(join(root, "wrangler.json"), await relocatedConfig(options.config ?? join(PROJECT_ROOT, "wrangler.json"), options.main));
-    return new Platform(root, signingKey, envFile, options.env ?? {});
+    if (options.bundle && (options.config || options.main)) throw new Error("a bundle runs with the project's own config only");
+    const config = options.bundle ? await bundledConfig(options.bundle) : await relocatedConfig(options.config ?? join(PROJECT_ROOT, "wrangler.json"), options.main);
+    await writeFile(join(root, "wrangler.json"), config);
+    return new Platform(root, signingKey, envFile, options.env ?? {}, options.outputFile);
   }
 
   /** The gateway's base URL; it changes on every start, since each start picks free ports. */
@@ -132,6 +142,7 @@ export class Platform {
         WRANGLER_REGISTRY_PATH: join(this.root, "registry"),
         WRANGLER_LOG_PATH: join(this.root, "logs"),
       }),
+      outputFile: this.outputFile,
     });
     this.#child = child;
     const url = `http://${LOOPBACK}:${port}`;
@@ -202,6 +213,54 @@ export async function relocatedConfig(
     if (target.startsWith(".")) config.alias![name] = resolve(base, target);
   }
   return JSON.stringify({ ...config, main: resolve(base, entry) }, null, 2);
+}
+
+/** The file of a bundle that wrangler runs; the other files beside it are its modules. */
+const BUNDLE_ENTRY = "index.js";
+
+/**
+ * Bundles the Worker once, as `wrangler deploy` would (its dry run: nothing is uploaded), into
+ * `outDir`, for `PlatformOptions.bundle`. The build command is left out: the static assets are
+ * built beforehand (the test configuration does it), and `assets.directory` points at them.
+ */
+export async function bundleWorker(outDir: string): Promise<void> {
+  const work = await makeTempDir("agent-platform-bundle");
+  try {
+    const config = JSON.parse(await relocatedConfig()) as { build?: unknown };
+    delete config.build;
+    await writeFile(join(work, "wrangler.json"), JSON.stringify(config, null, 2));
+    const wrangler = join(PROJECT_ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
+    const child = spawnGroup(nodeBinary(), [wrangler, "deploy", "--dry-run", "--outdir", outDir, "--config", join(work, "wrangler.json")], {
+      cwd: PROJECT_ROOT,
+      env: childEnv({ CI: "true", WRANGLER_LOG: "warn", WRANGLER_SEND_METRICS: "false", WRANGLER_SEND_ERROR_REPORTS: "false", WRANGLER_REGISTRY_PATH: join(work, "registry"), WRANGLER_LOG_PATH: join(work, "logs") }),
+    });
+    const code = await new Promise<number | null>((resolve) => child.child.once("exit", (exitCode) => resolve(exitCode)));
+    await child.stop("SIGKILL");
+    if (code !== 0) throw new Error(`bundling the Worker failed (exit ${code}):\n${child.output()}`);
+    await readFile(join(outDir, BUNDLE_ENTRY));
+  } finally {
+    await removeDir(work);
+  }
+}
+
+/**
+ * The project's config for a bundle made by `bundleWorker`: its entry and the modules beside it
+ * are used as they are (`no_bundle`), wasm modules by the names the bundler gave them.
+ */
+export async function bundledConfig(bundle: string): Promise<string> {
+  const config = JSON.parse(await relocatedConfig()) as Record<string, unknown>;
+  delete config.build;
+  delete config.alias;
+  return JSON.stringify(
+    {
+      ...config,
+      main: join(bundle, BUNDLE_ENTRY),
+      no_bundle: true,
+      rules: [{ type: "CompiledWasm", globs: ["**/*-wasm", "**/*.wasm"], fallthrough: true }],
+    },
+    null,
+    2,
+  );
 }
 
 /** dotenv text; single quotes keep JSON (double quotes, braces) literal. */

@@ -4,7 +4,7 @@
  * every group still alive when this process exits is killed.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { atLastResort, sleepSync } from "./last-resort";
 
@@ -91,7 +91,7 @@ async function waitForGroupExit(pgid: number, timeoutMs: number): Promise<boolea
   return !groupAlive(pgid);
 }
 
-export function spawnGroup(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): GroupChild {
+export function spawnGroup(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; outputFile?: string }): GroupChild {
   const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   const pid = child.pid;
   if (pid === undefined) throw new Error(`could not start ${command}`);
@@ -99,7 +99,16 @@ export function spawnGroup(command: string, args: string[], options: { cwd: stri
 
   let buffer = "";
   const listeners = new Set<() => void>();
+  const toFile = (data: Buffer | string) => {
+    if (!options.outputFile) return;
+    try {
+      appendFileSync(options.outputFile, data);
+    } catch {
+      // A copy for readers elsewhere: its directory may already be gone as the run ends.
+    }
+  };
   const append = (chunk: Buffer) => {
+    toFile(chunk);
     buffer += chunk.toString("utf8");
     if (buffer.length > MAX_OUTPUT_CHARS) buffer = buffer.slice(-MAX_OUTPUT_CHARS);
     for (const listener of listeners) listener();
@@ -109,7 +118,9 @@ export function spawnGroup(command: string, args: string[], options: { cwd: stri
   let exitCode: number | null | undefined;
   child.once("exit", (code, signal) => {
     exitCode = code;
-    buffer += `\n[process ${pid} exited: code ${code}, signal ${signal}]\n`;
+    const line = `\n[process ${pid} exited: code ${code}, signal ${signal}]\n`;
+    toFile(line);
+    buffer += line;
     for (const listener of listeners) listener();
   });
 

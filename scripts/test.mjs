@@ -1,0 +1,57 @@
+// `npm test`: the whole suite, as two Vitest runs side by side. In one run, Vitest puts a project
+// that keeps to one file at a time (the end-to-end one) in a group of its own and runs the groups
+// one after another, so the end-to-end files, which mostly wait on real processes, would leave
+// idle the cores that the workerd and Node projects could use. Here the `workers`,
+// `workers-isolated` and `node` projects run in one Vitest process and `e2e` in another, at the
+// same time; each line of output is marked with its run, and the exit status is that of the
+// worse run. With arguments (`npm test -- <files or options>`) it is one plain `vitest run` with
+// them, as before.
+import { spawn } from "node:child_process";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
+
+function run(args, label) {
+  const child = spawn(process.execPath, [vitest, "run", ...args], { cwd: root, stdio: label ? ["ignore", "pipe", "pipe"] : "inherit" });
+  if (label) {
+    for (const [stream, out] of [[child.stdout, process.stdout], [child.stderr, process.stderr]]) {
+      createInterface({ input: stream }).on("line", (line) => out.write(`[${label}] ${line}\n`));
+    }
+  }
+  const done = new Promise((resolve) => {
+    child.once("close", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    child.once("error", (error) => {
+      console.error(`[${label ?? "vitest"}] could not start: ${error.message}`);
+      resolve(1);
+    });
+  });
+  return { child, done };
+}
+
+const extra = process.argv.slice(2);
+const runs =
+  extra.length > 0
+    ? [run(extra, null)]
+    : (() => {
+        const started = Date.now();
+        const all = [
+          { label: "unit", ...run(["--project", "workers", "--project", "workers-isolated", "--project", "node"], "unit") },
+          { label: "e2e", ...run(["--project", "e2e"], "e2e") },
+        ];
+        for (const { label, done } of all) {
+          void done.then((code) => console.log(`[${label}] finished with exit code ${code} after ${((Date.now() - started) / 1000).toFixed(0)} s`));
+        }
+        return all;
+      })();
+
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.once(signal, () => {
+    for (const { child } of runs) child.kill(signal);
+  });
+}
+
+const codes = await Promise.all(runs.map((r) => r.done));
+process.exit(Math.max(...codes));
