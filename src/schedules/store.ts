@@ -5,6 +5,7 @@
 import type { Page } from "../sessions/types";
 import { parseScopes } from "../auth/principal";
 import { decodeTimeIdCursor, encodeTimeIdCursor } from "../shared/cursor";
+import { maskToolSpecs } from "../sessions/object/tools/mcp/masking";
 import { toIso } from "../tenants/validate";
 import type { DisabledReason, Firing, FiringOutcome, NewSchedule, Schedule, ScheduleAction, ScheduleCreator } from "./types";
 
@@ -157,7 +158,8 @@ export function toSchedule(tenantId: string, row: ScheduleRow): Schedule {
     status: disabled !== null ? "disabled" : row.paused === 1 ? "paused" : "active",
     disabled_reason: disabled,
     disabled_at: row.disabled_at === null ? null : toIso(row.disabled_at),
-    session: action.session,
+    // The stored action keeps the MCP header values for the firings; a view shows them masked, as a session does.
+    session: action.session && { ...action.session, ...(action.session.tools && { tools: maskToolSpecs(action.session.tools) }) },
     message: action.message,
     next_run_at: row.next_at === null ? null : toIso(row.next_at),
     last_fired_at: row.last_fired_at === null ? null : toIso(row.last_fired_at),
