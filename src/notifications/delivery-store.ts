@@ -188,7 +188,7 @@ export function getDelivery(sql: SqlStorage, target: string, id: string): Delive
 
 /** A target's deliveries, newest first by (created_at, id). Throws a RangeError for a cursor this module did not make. */
 export function listDeliveries(sql: SqlStorage, target: string, status: DeliveryStatus | null, limit: number, cursor: string | null): Page<NotificationDelivery> {
-  const after = cursor === null ? null : decodeTimeIdCursor(cursor);
+  const after = cursor === null ? null : decodeTimeIdCursor("deliveries", cursor);
   if (cursor !== null && !after) throw new RangeError("invalid cursor");
   const where = ["target = ?"];
   const args: (string | number)[] = [target];
@@ -205,7 +205,7 @@ export function listDeliveries(sql: SqlStorage, target: string, status: Delivery
     .toArray();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { data: page.map(toDelivery), next_cursor: rows.length > limit && last ? encodeTimeIdCursor(last.created_at, last.id) : null };
+  return { data: page.map(toDelivery), next_cursor: rows.length > limit && last ? encodeTimeIdCursor("deliveries", last.created_at, last.id) : null };
 }
 
 export type RedeliverResult =

@@ -75,7 +75,7 @@ export function getSchedule(sql: SqlStorage, id: string): ScheduleRow | null {
 
 /** Newest first by (created_at, id), optionally only one creator's; throws a RangeError for a cursor not made here. */
 export function listSchedules(sql: SqlStorage, createdBy: string | null, limit: number, cursor: string | null): { rows: ScheduleRow[]; next_cursor: string | null } {
-  const after = cursor === null ? null : decodeTimeIdCursor(cursor);
+  const after = cursor === null ? null : decodeTimeIdCursor("schedules", cursor);
   if (cursor !== null && after === null) throw new RangeError("invalid cursor");
   const where: string[] = [];
   const args: (string | number)[] = [];
@@ -92,7 +92,7 @@ export function listSchedules(sql: SqlStorage, createdBy: string | null, limit: 
     .toArray();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { rows: page, next_cursor: rows.length > limit && last ? encodeTimeIdCursor(last.created_at, last.id) : null };
+  return { rows: page, next_cursor: rows.length > limit && last ? encodeTimeIdCursor("schedules", last.created_at, last.id) : null };
 }
 
 export interface ScheduleUpdate {
@@ -246,7 +246,7 @@ export function retryFiring(sql: SqlStorage, firing: Pick<FiringRow, "schedule_i
 
 /** A schedule's firings, newest slot first; throws a RangeError for a cursor not made here. */
 export function listFirings(sql: SqlStorage, scheduleId: string, limit: number, cursor: string | null): Page<Firing> {
-  const after = cursor === null ? null : decodeTimeIdCursor(cursor);
+  const after = cursor === null ? null : decodeTimeIdCursor("firings", cursor);
   if (cursor !== null && (after === null || after.id !== scheduleId)) throw new RangeError("invalid cursor");
   const rows = after
     ? sql
@@ -255,7 +255,7 @@ export function listFirings(sql: SqlStorage, scheduleId: string, limit: number, 
     : sql.exec<FiringRow>(`SELECT * FROM firings WHERE schedule_id = ? ORDER BY scheduled_at DESC LIMIT ?`, scheduleId, limit + 1).toArray();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { data: page.map(toFiring), next_cursor: rows.length > limit && last ? encodeTimeIdCursor(last.scheduled_at, scheduleId) : null };
+  return { data: page.map(toFiring), next_cursor: rows.length > limit && last ? encodeTimeIdCursor("firings", last.scheduled_at, scheduleId) : null };
 }
 
 function pruneFirings(sql: SqlStorage, scheduleId: string): void {

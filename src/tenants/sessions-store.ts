@@ -117,7 +117,7 @@ export function listSessions(sql: SqlStorage | null, filter: SessionFilter, limi
     args.push(filter.created_by);
   }
   if (cursor !== null) {
-    const after = decodeTimeIdCursor(cursor);
+    const after = decodeTimeIdCursor("sessions", cursor);
     if (!after) throw new RangeError("invalid cursor");
     where.push("(created_at, id) < (?, ?)");
     args.push(after.ms, after.id);
@@ -135,7 +135,7 @@ export function listSessions(sql: SqlStorage | null, filter: SessionFilter, limi
   const last = page[page.length - 1];
   return {
     data: page.map(toSummary),
-    next_cursor: rows.length > limit && last ? encodeTimeIdCursor(last.created_at, last.id) : null,
+    next_cursor: rows.length > limit && last ? encodeTimeIdCursor("sessions", last.created_at, last.id) : null,
   };
 }
 
