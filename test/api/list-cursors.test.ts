@@ -80,3 +80,30 @@ describe("list cursors", () => {
     }
   });
 });
+
+describe("integers in a query", () => {
+  it("are decimal digits only, on every list and in `after`", async () => {
+    const document = (await (await call("/openapi.json")).json()) as Document;
+    const lists = Object.entries(document.paths)
+      .filter(([, operations]) => (operations.get?.parameters ?? []).some((parameter) => parameter.name === "limit"))
+      .map(([path]) => path);
+    expect(lists.length).toBeGreaterThan(8);
+    const tenantId = freshTenant();
+    const who = await caller(tenantId, ["sessions:read", "sessions:write", "tenant:admin"]);
+    const platform = { Authorization: (await bearer({ tenantId: "platform", subject: "ops-1", scopes: ["platform:admin"] })).Authorization! };
+    const session = await createSession(who, { model: mockModel(uniqueKey("model")).key });
+    const concrete = (template: string) => template.replace("{tenant_id}", tenantId).replace("{id}", session.id);
+    const headersFor = (template: string) => (template === "/v1/admin/tenants" ? platform : who.headers);
+    for (const template of lists) {
+      for (const limit of ["0x10", "+5", "%202", "%20", "1e1", "5.0", "-1", "٣", "0b11", "Infinity"]) {
+        const res = await call(`${concrete(template)}?limit=${limit}`, { headers: headersFor(template) });
+        expect(res.status, `${template}?limit=${limit}`).toBe(400);
+        expect((await readProblem(res)).errors?.map((e) => e.path)).toEqual(["query.limit"]);
+      }
+    }
+    const messages = `/v1/sessions/${session.id}/messages`;
+    for (const after of ["0x10", "+5", "%202"]) expect((await call(`${messages}?after=${after}`, { headers: who.headers })).status, after).toBe(400);
+    expect((await call(`${messages}?after=0&limit=5`, { headers: who.headers })).status).toBe(200);
+    expect((await call(`/v1/sessions?limit=200`, { headers: who.headers })).status).toBe(200);
+  });
+});

@@ -5051,7 +5051,7 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: string;
                 /** @description Only messages with a greater `seq`; the same as `cursor`. */
-                after?: number | null;
+                after?: number;
             };
             header?: never;
             path: {

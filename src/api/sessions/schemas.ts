@@ -20,6 +20,7 @@ import { SessionSummaryPageSchema } from "../admin/schemas";
 import {
   LimitsSchema,
   pageQuerySchema,
+  queryIntegerSchema,
   pageSchema,
   SessionStatusSchema,
   StopReasonSchema,
@@ -205,11 +206,7 @@ const MESSAGE_CURSOR_PATTERN = /^\d{1,15}$/;
 
 export const MessageListQuerySchema = pageQuerySchema((cursor) => MESSAGE_CURSOR_PATTERN.test(cursor))
   .extend({
-    after: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .max(Number.MAX_SAFE_INTEGER)
+    after: queryIntegerSchema(0, Number.MAX_SAFE_INTEGER)
       .optional()
       .openapi({ param: { name: "after", in: "query" }, description: "Only messages with a greater `seq`; the same as `cursor`." }),
   })
