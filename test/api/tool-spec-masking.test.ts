@@ -14,6 +14,7 @@ const YEARLY = "0 0 1 1 *";
 
 interface Document {
   paths: Record<string, Record<string, { operationId?: string; responses?: unknown }>>;
+  webhooks: Record<string, unknown>;
   components: { schemas: Record<string, unknown> };
 }
 
@@ -103,6 +104,8 @@ describe("MCP header values in answers", () => {
       }
     }
     expect(answering.sort()).toEqual(Object.keys(EXERCISE).sort());
+    // What the platform sends out (webhook tools, notifications) carries no tool spec at all.
+    for (const [name, webhook] of Object.entries(document.webhooks)) expect(reachable(webhook, document.components.schemas).has("McpTool"), name).toBe(false);
   });
 
   it.each(Object.keys(EXERCISE))("%s shows each header masked", async (operationId) => {
