@@ -11,14 +11,18 @@ import { MAX_CURSOR_CHARS } from "../shared/cursor";
 export const DEFAULT_PAGE_LIMIT = 50;
 export const MAX_PAGE_LIMIT = 200;
 
+/**
+ * An integer in a query string: decimal digits only. Anything else stays a string and is refused
+ * as one; `Number()` (and so `z.coerce`) would read `0x10`, `+5`, ` 2` or `1e3` as numbers.
+ */
+export function queryIntegerSchema(min: number, max: number) {
+  return z.preprocess((value) => (typeof value === "string" && /^\d{1,16}$/.test(value) ? Number(value) : value), z.number().int().min(min).max(max));
+}
+
 /** `?limit=&cursor=`; `isCursor` rejects a cursor the store did not make (400, not a 500 from the store). */
 export function pageQuerySchema(isCursor: (cursor: string) => boolean) {
   return z.object({
-    limit: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_PAGE_LIMIT)
+    limit: queryIntegerSchema(1, MAX_PAGE_LIMIT)
       .default(DEFAULT_PAGE_LIMIT)
       .openapi({ param: { name: "limit", in: "query" }, description: "Page size, 1-200.", example: DEFAULT_PAGE_LIMIT }),
     cursor: z

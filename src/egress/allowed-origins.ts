@@ -8,6 +8,13 @@ import { checkUrl, describeRefusal } from "./url-guard";
 export const MAX_ALLOWED_ORIGINS = 50;
 export const MAX_ORIGIN_CHARS = 300;
 
+/**
+ * Dot-separated labels of letters, digits, `-` and `_`: a name DNS can answer. The URL parser
+ * also takes `*` and other marks in a host, so `https://*.example.com` would parse, be stored
+ * and match no URL ever; an origin is one host, and wildcards are refused instead.
+ */
+const HOST_NAME = /^(?:[a-z0-9_-]+\.)*[a-z0-9_-]+$/;
+
 export type OriginParse = { ok: true; origin: string } | { ok: false; message: string };
 
 /**
@@ -24,6 +31,9 @@ export function normalizeOrigin(raw: string, options: { allowPrivateUrls: boolea
   const { url } = result;
   if (url.pathname !== "/" || url.search !== "" || url.hash !== "" || /[?#]/.test(raw)) {
     return { ok: false, message: "Must be an origin (scheme, host and optional port) with no path, query or fragment." };
+  }
+  if (!url.hostname.startsWith("[") && !HOST_NAME.test(url.hostname)) {
+    return { ok: false, message: "Must be one host name: wildcards and other marks are not allowed; list each origin." };
   }
   return { ok: true, origin: url.origin };
 }

@@ -16,6 +16,8 @@ export interface SafeFetchInit {
 
 export interface SafeFetchOptions {
   allowPrivate: boolean;
+  /** Checked on every hop, so a redirect cannot leave them (an https-only caller stays https); http and https when omitted. */
+  allowedSchemes?: readonly string[];
   /** Covers the whole exchange: every hop and the body. */
   timeoutMs: number;
   /** Bytes of body kept; the rest is not read. */
@@ -101,8 +103,8 @@ async function fetchWithin(url: string, init: SafeFetchInit, options: SafeFetchO
   for (let hop = 0; ; hop++) {
     const halted = stopped();
     if (halted) return halted;
-    const check = checkUrl(current, { allowPrivate: options.allowPrivate });
-    if (!check.ok) return { ok: false, reason: "refused", refusal: check.reason, detail: describeRefusal(check.reason, current) };
+    const check = checkUrl(current, { allowPrivate: options.allowPrivate, allowedSchemes: options.allowedSchemes });
+    if (!check.ok) return { ok: false, reason: "refused", refusal: check.reason, detail: describeRefusal(check.reason, current, options.allowedSchemes) };
 
     let response: Response;
     try {

@@ -161,7 +161,7 @@ export function classifyHost(hostname: string): UrlRefusal | null {
  * A sentence a model or a tenant can act on, e.g. "the address 127.0.0.1 is a loopback address".
  * It names only what the caller already sent, so it reveals nothing about the platform.
  */
-export function describeRefusal(reason: UrlRefusal, raw: string): string {
+export function describeRefusal(reason: UrlRefusal, raw: string, schemes: readonly string[] = DEFAULT_SCHEMES): string {
   let url: URL | null = null;
   try {
     url = new URL(raw);
@@ -175,7 +175,7 @@ export function describeRefusal(reason: UrlRefusal, raw: string): string {
     case "invalid_url":
       return "the URL is not valid";
     case "scheme_not_allowed":
-      return `the scheme "${url?.protocol.slice(0, -1) ?? ""}" is not allowed; use http or https`;
+      return `the scheme "${url?.protocol.slice(0, -1) ?? ""}" is not allowed; use ${schemes.join(" or ")}`;
     case "credentials_in_url":
       return "URLs with a user name or password are not allowed";
     case "bad_port":

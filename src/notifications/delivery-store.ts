@@ -6,7 +6,7 @@
  */
 import type { Page } from "../sessions/types";
 import { newDeliveryId } from "./ids";
-import { BACKLOG_FULL_ERROR, backlogHasRoom, PRUNE_BATCH, retentionCutoff, settledExcess } from "./retention";
+import { BACKLOG_FULL_ERROR, backlogHasRoom, PRUNE_BATCH, REDELIVER_WINDOW_MS, redeliverWait, retentionCutoff, settledExcess } from "./retention";
 import type { NotificationType } from "./types";
 import { decodeTimeIdCursor, encodeTimeIdCursor } from "../shared/cursor";
 import { toIso } from "../tenants/validate";
@@ -188,7 +188,7 @@ export function getDelivery(sql: SqlStorage, target: string, id: string): Delive
 
 /** A target's deliveries, newest first by (created_at, id). Throws a RangeError for a cursor this module did not make. */
 export function listDeliveries(sql: SqlStorage, target: string, status: DeliveryStatus | null, limit: number, cursor: string | null): Page<NotificationDelivery> {
-  const after = cursor === null ? null : decodeTimeIdCursor(cursor);
+  const after = cursor === null ? null : decodeTimeIdCursor("deliveries", cursor);
   if (cursor !== null && !after) throw new RangeError("invalid cursor");
   const where = ["target = ?"];
   const args: (string | number)[] = [target];
@@ -205,20 +205,35 @@ export function listDeliveries(sql: SqlStorage, target: string, status: Delivery
     .toArray();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { data: page.map(toDelivery), next_cursor: rows.length > limit && last ? encodeTimeIdCursor(last.created_at, last.id) : null };
+  return { data: page.map(toDelivery), next_cursor: rows.length > limit && last ? encodeTimeIdCursor("deliveries", last.created_at, last.id) : null };
 }
 
-export type RedeliverResult = { ok: true; delivery: NotificationDelivery } | { ok: false; reason: "not_found" | "pending" };
+export type RedeliverResult =
+  | { ok: true; delivery: NotificationDelivery }
+  | { ok: false; reason: "not_found" | "pending" }
+  | { ok: false; reason: "rate_limited"; retry_after_ms: number };
 
 /**
  * Sends a delivery's notification again, as a new delivery of the same event (same body, same
  * event id, so a receiver that has it already can tell) with a schedule of its own. Refused while
- * the delivery itself is still owed.
+ * the delivery itself is still owed, and past the redeliver rate of the notification at this
+ * target (counted over every redelivery of the event, so redelivering a copy counts the same).
  */
 export function redeliver(sql: SqlStorage, target: string, id: string, now: number): RedeliverResult {
   const row = getDelivery(sql, target, id);
   if (!row) return { ok: false, reason: "not_found" };
   if (row.status === "pending") return { ok: false, reason: "pending" };
+  const earlier = sql
+    .exec<{ created_at: number }>(
+      `SELECT created_at FROM webhook_deliveries WHERE event_id = ? AND target = ? AND redelivery_of IS NOT NULL AND created_at > ? ORDER BY created_at`,
+      row.event_id,
+      target,
+      now - REDELIVER_WINDOW_MS,
+    )
+    .toArray()
+    .map((r) => r.created_at);
+  const wait = redeliverWait(earlier, now);
+  if (wait > 0) return { ok: false, reason: "rate_limited", retry_after_ms: wait };
   const copy: NewDelivery = {
     target: row.target,
     endpoint_id: row.endpoint_id,

@@ -91,7 +91,7 @@ export function getEndpoint(sql: SqlStorage, id: string): NotificationEndpoint |
 
 /** Newest first, by (created_at, id). Throws a RangeError for a cursor this module did not make. */
 export function listEndpoints(sql: SqlStorage, limit: number, cursor: string | null): Page<NotificationEndpoint> {
-  const after = cursor === null ? null : decodeTimeIdCursor(cursor);
+  const after = cursor === null ? null : decodeTimeIdCursor("webhooks", cursor);
   if (cursor !== null && !after) throw new RangeError("invalid cursor");
   const rows = sql
     .exec<EndpointRow>(
@@ -102,7 +102,7 @@ export function listEndpoints(sql: SqlStorage, limit: number, cursor: string | n
     .toArray();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { data: page.map(toEndpoint), next_cursor: rows.length > limit && last ? encodeTimeIdCursor(last.created_at, last.id) : null };
+  return { data: page.map(toEndpoint), next_cursor: rows.length > limit && last ? encodeTimeIdCursor("webhooks", last.created_at, last.id) : null };
 }
 
 /** Removes the endpoint and its whole delivery log; what it was still owed is not sent. */

@@ -1,6 +1,6 @@
 /**
  * Notifications handed over by the tenant's sessions become deliveries: one per endpoint that
- * receives the type, and one for the session's notify URL. The body each receiver gets is fixed
+ * receives the type, and one for the session's notify URL, but never two to one URL (the oldest endpoint's wins). The body each receiver gets is fixed
  * here, once, so every retry and redelivery sends the same bytes under the same event id.
  */
 import { EVENT_ID_PATTERN } from "./ids";
@@ -66,7 +66,12 @@ export function takeNotifications(sql: SqlStorage, batch: NotificationBatch, now
       url: endpoint.url,
     }));
     if (batch.notify_url !== null) receivers.push({ target: notifyUrlTarget(batch.notify_url), endpoint_id: null, url: batch.notify_url });
+    // One delivery per URL (both stored normalized): endpoints sharing a URL, or a notify URL
+    // naming one, would multiply every event and its retries at that receiver.
+    const urls = new Set<string>();
     for (const receiver of receivers) {
+      if (urls.has(receiver.url)) continue;
+      urls.add(receiver.url);
       if (addDelivery(sql, { ...common, ...receiver }, now)) {
         intake.deliveries++;
         intake.targets.push(receiver.target);

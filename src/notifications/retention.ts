@@ -10,6 +10,9 @@
  * - A target may owe at most `MAX_PENDING_DELIVERIES_PER_TARGET` deliveries; past that, a new one
  *   is recorded as failed at once (it can be redelivered), so a receiver that is down for a day
  *   under a flood of sessions cannot grow the tenant's storage without bound.
+ * - A notification may be redelivered to a receiver at most once a minute and
+ *   `MAX_REDELIVERIES_PER_DAY` times in any 24 hours (`redeliverWait`), so the route cannot turn
+ *   the platform into a flood at someone's URL.
  */
 
 export const DELIVERY_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -33,4 +36,20 @@ export function settledExcess(settled: number): number {
 /** Whether a target that already owes `pending` deliveries may take one more. */
 export function backlogHasRoom(pending: number): boolean {
   return pending < MAX_PENDING_DELIVERIES_PER_TARGET;
+}
+
+export const REDELIVER_INTERVAL_MS = 60 * 1000;
+export const MAX_REDELIVERIES_PER_DAY = 10;
+export const REDELIVER_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How long before a notification may be redelivered to a receiver again, given when its earlier
+ * redeliveries there were made (epoch ms, oldest first, the last `REDELIVER_WINDOW_MS` only); 0 when it may now.
+ */
+export function redeliverWait(earlier: readonly number[], now: number): number {
+  const last = earlier.at(-1);
+  const interval = last === undefined ? 0 : last + REDELIVER_INTERVAL_MS - now;
+  const oldestCounted = earlier.length >= MAX_REDELIVERIES_PER_DAY ? earlier[earlier.length - MAX_REDELIVERIES_PER_DAY]! : undefined;
+  const daily = oldestCounted === undefined ? 0 : oldestCounted + REDELIVER_WINDOW_MS - now;
+  return Math.max(0, interval, daily);
 }

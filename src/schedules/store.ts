@@ -5,6 +5,7 @@
 import type { Page } from "../sessions/types";
 import { parseScopes } from "../auth/principal";
 import { decodeTimeIdCursor, encodeTimeIdCursor } from "../shared/cursor";
+import { maskToolSpecs } from "../sessions/object/tools/mcp/masking";
 import { toIso } from "../tenants/validate";
 import type { DisabledReason, Firing, FiringOutcome, NewSchedule, Schedule, ScheduleAction, ScheduleCreator } from "./types";
 
@@ -74,7 +75,7 @@ export function getSchedule(sql: SqlStorage, id: string): ScheduleRow | null {
 
 /** Newest first by (created_at, id), optionally only one creator's; throws a RangeError for a cursor not made here. */
 export function listSchedules(sql: SqlStorage, createdBy: string | null, limit: number, cursor: string | null): { rows: ScheduleRow[]; next_cursor: string | null } {
-  const after = cursor === null ? null : decodeTimeIdCursor(cursor);
+  const after = cursor === null ? null : decodeTimeIdCursor("schedules", cursor);
   if (cursor !== null && after === null) throw new RangeError("invalid cursor");
   const where: string[] = [];
   const args: (string | number)[] = [];
@@ -91,7 +92,7 @@ export function listSchedules(sql: SqlStorage, createdBy: string | null, limit: 
     .toArray();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { rows: page, next_cursor: rows.length > limit && last ? encodeTimeIdCursor(last.created_at, last.id) : null };
+  return { rows: page, next_cursor: rows.length > limit && last ? encodeTimeIdCursor("schedules", last.created_at, last.id) : null };
 }
 
 export interface ScheduleUpdate {
@@ -157,7 +158,8 @@ export function toSchedule(tenantId: string, row: ScheduleRow): Schedule {
     status: disabled !== null ? "disabled" : row.paused === 1 ? "paused" : "active",
     disabled_reason: disabled,
     disabled_at: row.disabled_at === null ? null : toIso(row.disabled_at),
-    session: action.session,
+    // The stored action keeps the MCP header values for the firings; a view shows them masked, as a session does.
+    session: action.session && { ...action.session, ...(action.session.tools && { tools: maskToolSpecs(action.session.tools) }) },
     message: action.message,
     next_run_at: row.next_at === null ? null : toIso(row.next_at),
     last_fired_at: row.last_fired_at === null ? null : toIso(row.last_fired_at),
@@ -244,7 +246,7 @@ export function retryFiring(sql: SqlStorage, firing: Pick<FiringRow, "schedule_i
 
 /** A schedule's firings, newest slot first; throws a RangeError for a cursor not made here. */
 export function listFirings(sql: SqlStorage, scheduleId: string, limit: number, cursor: string | null): Page<Firing> {
-  const after = cursor === null ? null : decodeTimeIdCursor(cursor);
+  const after = cursor === null ? null : decodeTimeIdCursor("firings", cursor);
   if (cursor !== null && (after === null || after.id !== scheduleId)) throw new RangeError("invalid cursor");
   const rows = after
     ? sql
@@ -253,7 +255,7 @@ export function listFirings(sql: SqlStorage, scheduleId: string, limit: number, 
     : sql.exec<FiringRow>(`SELECT * FROM firings WHERE schedule_id = ? ORDER BY scheduled_at DESC LIMIT ?`, scheduleId, limit + 1).toArray();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { data: page.map(toFiring), next_cursor: rows.length > limit && last ? encodeTimeIdCursor(last.scheduled_at, scheduleId) : null };
+  return { data: page.map(toFiring), next_cursor: rows.length > limit && last ? encodeTimeIdCursor("firings", last.scheduled_at, scheduleId) : null };
 }
 
 function pruneFirings(sql: SqlStorage, scheduleId: string): void {

@@ -91,7 +91,7 @@ async function fetched(raw: string, rules: ImageRules, path: string): Promise<Lo
   const result = await safeFetchBytes(
     check.url.href,
     { method: "GET", headers: { accept: "image/png, image/jpeg, image/gif, image/webp" } },
-    { allowPrivate: rules.allowPrivateUrls, timeoutMs: IMAGE_FETCH_TIMEOUT_MS, maxBytes: rules.maxImageBytes, maxRedirects: IMAGE_FETCH_MAX_REDIRECTS, textOnly: false, fetchImpl: rules.fetchImpl },
+    { allowPrivate: rules.allowPrivateUrls, allowedSchemes: schemes, timeoutMs: IMAGE_FETCH_TIMEOUT_MS, maxBytes: rules.maxImageBytes, maxRedirects: IMAGE_FETCH_MAX_REDIRECTS, textOnly: false, fetchImpl: rules.fetchImpl },
   );
   if (!result.ok) return { ok: false, error: { path, message: `The image could not be fetched: ${result.detail}.` } };
   if (result.status < 200 || result.status > 299) return { ok: false, error: { path, message: `The image URL answered ${result.status}.` } };

@@ -1,7 +1,11 @@
 /**
- * Opaque page cursors: base64url of a small JSON tuple. Exported so the gateway can reject a
- * malformed `?cursor=` with a 400 before it reaches a Durable Object (which throws on one).
+ * Opaque page cursors: base64url of a small JSON tuple whose first item names its list. Exported
+ * so the gateway can reject a malformed `?cursor=`, or one of another list, with a 400 before it
+ * reaches a Durable Object (which throws on one).
  */
+
+/** The lists with tuple cursors; written into each cursor, so no list reads another's as a position. */
+export type CursorList = "sessions" | "schedules" | "firings" | "webhooks" | "deliveries" | "api_keys" | "tenants" | "tool_calls";
 
 /** A cursor longer than this was not made by us; refusing it bounds the decoding work. */
 export const MAX_CURSOR_CHARS = 1024;
@@ -12,12 +16,12 @@ export interface TimeIdCursor {
   id: string;
 }
 
-export function encodeTimeIdCursor(ms: number, id: string): string {
-  return encodeTuple([ms, id]);
+export function encodeTimeIdCursor(list: CursorList, ms: number, id: string): string {
+  return encodeTuple(list, [ms, id]);
 }
 
-export function decodeTimeIdCursor(text: string): TimeIdCursor | null {
-  const tuple = decodeTuple(text);
+export function decodeTimeIdCursor(list: CursorList, text: string): TimeIdCursor | null {
+  const tuple = decodeTuple(list, text);
   if (!tuple || tuple.length !== 2) return null;
   const [ms, id] = tuple;
   if (typeof ms !== "number" || !Number.isSafeInteger(ms) || typeof id !== "string") return null;
@@ -25,12 +29,12 @@ export function decodeTimeIdCursor(text: string): TimeIdCursor | null {
 }
 
 /** Position after a row ordered by a single string key, ascending. */
-export function encodeKeyCursor(key: string): string {
-  return encodeTuple([key]);
+export function encodeKeyCursor(list: CursorList, key: string): string {
+  return encodeTuple(list, [key]);
 }
 
-export function decodeKeyCursor(text: string): string | null {
-  const tuple = decodeTuple(text);
+export function decodeKeyCursor(list: CursorList, text: string): string | null {
+  const tuple = decodeTuple(list, text);
   if (!tuple || tuple.length !== 1 || typeof tuple[0] !== "string") return null;
   return tuple[0];
 }
@@ -41,33 +45,34 @@ export interface IntPairCursor {
   second: number;
 }
 
-export function encodeIntPairCursor(first: number, second: number): string {
-  return encodeTuple([first, second]);
+export function encodeIntPairCursor(list: CursorList, first: number, second: number): string {
+  return encodeTuple(list, [first, second]);
 }
 
-export function decodeIntPairCursor(text: string): IntPairCursor | null {
-  const tuple = decodeTuple(text);
+export function decodeIntPairCursor(list: CursorList, text: string): IntPairCursor | null {
+  const tuple = decodeTuple(list, text);
   if (!tuple || tuple.length !== 2) return null;
   const [first, second] = tuple;
   const ok = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
   return ok(first) && ok(second) ? { first, second } : null;
 }
 
-function encodeTuple(values: unknown[]): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(values));
+function encodeTuple(list: CursorList, values: unknown[]): string {
+  const bytes = new TextEncoder().encode(JSON.stringify([list, ...values]));
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-function decodeTuple(text: string): unknown[] | null {
+/** The values after the list name; null for anything malformed or of another list. */
+function decodeTuple(list: CursorList, text: string): unknown[] | null {
   if (typeof text !== "string" || text.length === 0 || text.length > MAX_CURSOR_CHARS) return null;
   if (!/^[A-Za-z0-9_-]+$/.test(text)) return null;
   try {
     const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
     const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
     const value: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes));
-    return Array.isArray(value) ? value : null;
+    return Array.isArray(value) && value[0] === list ? value.slice(1) : null;
   } catch {
     return null;
   }

@@ -69,7 +69,7 @@ export function listApiKeys(sql: SqlStorage, tenantId: string, limit: number, cu
   if (cursor === null) {
     rows = sql.exec<ApiKeyRow>(`SELECT * FROM api_keys ORDER BY created_at DESC, key_id DESC LIMIT ?`, limit + 1).toArray();
   } else {
-    const after = decodeTimeIdCursor(cursor);
+    const after = decodeTimeIdCursor("api_keys", cursor);
     if (!after) throw new RangeError("invalid cursor");
     rows = sql
       .exec<ApiKeyRow>(
@@ -84,7 +84,7 @@ export function listApiKeys(sql: SqlStorage, tenantId: string, limit: number, cu
   const last = page[page.length - 1];
   return {
     data: page.map((row) => toListing(tenantId, row)),
-    next_cursor: rows.length > limit && last ? encodeTimeIdCursor(last.created_at, last.key_id) : null,
+    next_cursor: rows.length > limit && last ? encodeTimeIdCursor("api_keys", last.created_at, last.key_id) : null,
   };
 }
 

@@ -23,7 +23,7 @@ export function listTenants(sql: SqlStorage, limit: number, cursor: string | nul
   if (cursor === null) {
     rows = sql.exec<TenantRow>(`SELECT tenant_id, created_at FROM tenants ORDER BY tenant_id LIMIT ?`, limit + 1).toArray();
   } else {
-    const after = decodeKeyCursor(cursor);
+    const after = decodeKeyCursor("tenants", cursor);
     if (after === null) throw new RangeError("invalid cursor");
     rows = sql
       .exec<TenantRow>(`SELECT tenant_id, created_at FROM tenants WHERE tenant_id > ? ORDER BY tenant_id LIMIT ?`, after, limit + 1)
@@ -33,6 +33,6 @@ export function listTenants(sql: SqlStorage, limit: number, cursor: string | nul
   const last = page[page.length - 1];
   return {
     data: page.map((row) => ({ tenant_id: row.tenant_id, created_at: toIso(row.created_at) })),
-    next_cursor: rows.length > limit && last ? encodeKeyCursor(last.tenant_id) : null,
+    next_cursor: rows.length > limit && last ? encodeKeyCursor("tenants", last.tenant_id) : null,
   };
 }

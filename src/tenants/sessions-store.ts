@@ -104,7 +104,8 @@ export function removeSession(sql: SqlStorage, id: string, now: number): boolean
  * session created while a client pages sorts before the cursor and never shifts later pages.
  * Throws a RangeError for a cursor this module did not make.
  */
-export function listSessions(sql: SqlStorage, filter: SessionFilter, limit: number, cursor: string | null): Page<SessionSummary> {
+/** Null `sql`: an index no tenant was entered in; the cursor is still checked. */
+export function listSessions(sql: SqlStorage | null, filter: SessionFilter, limit: number, cursor: string | null): Page<SessionSummary> {
   const where: string[] = [];
   const args: (string | number)[] = [];
   if (filter.status) {
@@ -116,11 +117,12 @@ export function listSessions(sql: SqlStorage, filter: SessionFilter, limit: numb
     args.push(filter.created_by);
   }
   if (cursor !== null) {
-    const after = decodeTimeIdCursor(cursor);
+    const after = decodeTimeIdCursor("sessions", cursor);
     if (!after) throw new RangeError("invalid cursor");
     where.push("(created_at, id) < (?, ?)");
     args.push(after.ms, after.id);
   }
+  if (sql === null) return { data: [], next_cursor: null };
   const rows = sql
     .exec<SessionRow>(
       `SELECT * FROM sessions ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
@@ -133,12 +135,14 @@ export function listSessions(sql: SqlStorage, filter: SessionFilter, limit: numb
   const last = page[page.length - 1];
   return {
     data: page.map(toSummary),
-    next_cursor: rows.length > limit && last ? encodeTimeIdCursor(last.created_at, last.id) : null,
+    next_cursor: rows.length > limit && last ? encodeTimeIdCursor("sessions", last.created_at, last.id) : null,
   };
 }
 
-export function countByStatus(sql: SqlStorage): StatusCounts {
+/** Null `sql`: an index no tenant was entered in, with no tables yet. */
+export function countByStatus(sql: SqlStorage | null): StatusCounts {
   const counts = Object.fromEntries(SESSION_STATUSES.map((status) => [status, 0])) as StatusCounts;
+  if (sql === null) return counts;
   for (const row of sql.exec<{ status: SessionStatus; n: number }>(`SELECT status, COUNT(*) AS n FROM sessions GROUP BY status`)) {
     counts[row.status] = row.n;
   }

@@ -19,7 +19,7 @@ import { RateLimiter } from "./rate-limit";
 import { grantedSessions, grantQueuedSlots, nextPumpAt, queueLength } from "./run-slots";
 import type { TenantIndexRpc } from "./rpc";
 import { TenantBinding } from "./tenant-binding";
-import { type ConfigState, readConfigState } from "./tenant-config";
+import { type ConfigState, readConfigState, tenantConfigView } from "./tenant-config";
 import { sessionStub, tenantRegistryStub } from "../objects";
 import type * as T from "./types";
 import { migrate } from "../storage/migrations";
@@ -138,7 +138,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   }
 
   async listSessions(tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>> {
-    return sessionCalls.listSessions(await this.#enter(tenantId), input);
+    return sessionCalls.listSessions(this.#read(tenantId), input);
   }
 
   async acquireRun(tenantId: string, sessionId: string, maxConcurrent: number, now: number): Promise<T.RunSlot> {
@@ -154,7 +154,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   }
 
   async counts(tenantId: string): Promise<T.StatusCounts> {
-    return sessionCalls.counts(await this.#enter(tenantId));
+    return sessionCalls.counts(this.#read(tenantId));
   }
 
   async cancelSessions(tenantId: string, filter: T.SessionFilter): Promise<T.CancelResult> {
@@ -166,7 +166,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   }
 
   async usage(tenantId: string, input: T.UsageInput): Promise<T.UsageDay[]> {
-    return sessionCalls.usage(await this.#enter(tenantId), input);
+    return sessionCalls.usage(this.#read(tenantId), input);
   }
 
   // --- limits, models, suspension and settings
@@ -181,7 +181,8 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   }
 
   async getConfig(tenantId: string): Promise<T.TenantConfig> {
-    return configCalls.tenantConfig(await this.#enter(tenantId), tenantId);
+    const host = this.#read(tenantId);
+    return host ? configCalls.tenantConfig(host, tenantId) : tenantConfigView(tenantId, this.#readConfig(), Date.now());
   }
 
   async setAllowedModels(tenantId: string, models: string[] | null): Promise<T.TenantConfig> {
@@ -369,6 +370,16 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   /** Binds (and on first use registers) the tenant, creates the tables, and hands over the host. */
   async #enter(tenantId: string): Promise<IndexHost> {
     await this.#binding.enter(tenantId, Date.now());
+    if (!this.#migrated) this.#migrate();
+    return this.#host;
+  }
+
+  /**
+   * The host for a read: null when no tenant was ever entered here. A read (a platform admin
+   * looking up any id) then answers what an empty tenant would, and binds, registers and creates nothing.
+   */
+  #read(tenantId: string): IndexHost | null {
+    if (!this.#binding.peek(tenantId)) return null;
     if (!this.#migrated) this.#migrate();
     return this.#host;
   }

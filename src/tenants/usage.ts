@@ -58,16 +58,18 @@ export function tokensOnDay(sql: SqlStorage, now: number): number {
 }
 
 /** One row per UTC day, newest first, ending with the day of `now`; days without use are zeros. */
-export function usageDays(sql: SqlStorage, now: number, days: number): UsageDay[] {
+/** Null `sql`: an index no tenant was entered in, with no tables yet; every day is empty. */
+export function usageDays(sql: SqlStorage | null, now: number, days: number): UsageDay[] {
   const wanted: string[] = [];
   for (let i = 0; i < days; i++) wanted.push(utcDay(now - i * DAY_MS));
   const oldest = wanted[wanted.length - 1] ?? utcDay(now);
   const stored = new Map<string, UsageDay>();
-  const rows = sql.exec<UsageDay & Record<string, string | number>>(
-    `SELECT day, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, steps, sessions_created FROM usage_daily WHERE day >= ? AND day <= ?`,
-    oldest,
-    utcDay(now),
-  );
+  const rows =
+    sql?.exec<UsageDay & Record<string, string | number>>(
+      `SELECT day, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, steps, sessions_created FROM usage_daily WHERE day >= ? AND day <= ?`,
+      oldest,
+      utcDay(now),
+    ) ?? [];
   for (const row of rows) stored.set(row.day, { ...row });
   return wanted.map((day) => stored.get(day) ?? { day, ...NO_USAGE });
 }

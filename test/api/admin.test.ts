@@ -1,15 +1,28 @@
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { tenantIndexStub } from "../../src/objects";
 import { call, callJson, readProblem } from "../support/api";
 import { bearer, freshTenant } from "../support/tokens";
+
+/** Every tenant id the registry lists, through the admin route. */
+async function registeredTenants(): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await call(`/v1/admin/tenants?limit=100${cursor ? `&cursor=${cursor}` : ""}`, { headers: await platformAdmin() });
+    const page = (await res.json()) as { data: { tenant_id: string }[]; next_cursor: string | null };
+    ids.push(...page.data.map((tenant) => tenant.tenant_id));
+    cursor = page.next_cursor;
+  } while (cursor);
+  return ids;
+}
 
 const platformAdmin = () => bearer({ tenantId: "platform", subject: "ops-1", scopes: ["platform:admin"] });
 
 describe("platform admin: tenants", () => {
   it("lists tenants with their suspension and usage", async () => {
     const tenantId = freshTenant("list");
-    await tenantIndexStub(env, tenantId).getConfig(tenantId);
+    await tenantIndexStub(env, tenantId).setAllowedModels(tenantId, null);
     const headers = await platformAdmin();
     const seen: { tenant_id: string; suspended: boolean; usage: { window_days: number } }[] = [];
     let cursor: string | null = null;
@@ -23,6 +36,28 @@ describe("platform admin: tenants", () => {
     } while (cursor);
     const mine = seen.find((tenant) => tenant.tenant_id === tenantId);
     expect(mine).toMatchObject({ suspended: false, usage: { window_days: 30 } });
+  });
+
+  it("shows an unknown tenant with the defaults, and neither creates nor registers it", async () => {
+    const tenantId = freshTenant("unknown");
+    const headers = await platformAdmin();
+    for (const path of [`/v1/admin/tenants/${tenantId}`, `/v1/admin/tenants/${tenantId}/sessions`]) {
+      const res = await call(path, { headers });
+      expect(res.status, path).toBe(200);
+    }
+    expect(await (await call(`/v1/admin/tenants/${tenantId}`, { headers })).json()).toMatchObject({
+      tenant_id: tenantId,
+      suspended: false,
+      limit_overrides: {},
+      usage: { window_days: 30 },
+      counts: { running: 0, done: 0 },
+    });
+    expect(await registeredTenants()).not.toContain(tenantId);
+    const stored = await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => ({
+      keys: [...state.storage.kv.list()].length,
+      tables: state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\'`).toArray().length,
+    }));
+    expect(stored).toEqual({ keys: 0, tables: 0 });
   });
 
   it("shows one tenant and replaces its limit overrides", async () => {

@@ -73,6 +73,19 @@ describe("a body on a method that takes none", () => {
     expect((await readProblem(res)).detail).toBe("A GET request takes no body.");
   });
 
+  it("answers a request that declares a chunked body with 400 on every path, though no stream arrives with it", async () => {
+    const app = createApp();
+    for (const path of await documentPaths()) {
+      for (const method of ["GET", "HEAD", "DELETE", "OPTIONS"]) {
+        const request = new Request(BASE_URL + path, { method, headers: { ...credentials, "Transfer-Encoding": "chunked" } });
+        expect(request.body).toBeNull();
+        const res = await app.request(request, undefined, env);
+        expect(res.status, `${method} ${path}`).toBe(400);
+        if (method !== "HEAD") expect((await readProblem(res)).detail).toBe(`A ${method} request takes no body.`);
+      }
+    }
+  });
+
   it("still serves a bodiless request with a declared Content-Length of 0", async () => {
     const res = await call("/health", { headers: { "Content-Length": "0" } });
     expect(res.status).toBe(200);
@@ -86,8 +99,11 @@ describe("hasBody", () => {
     ["a stream with no length", stream, undefined, true],
     ["a stream with a length", stream, "3", true],
     ["a declared empty body", stream, "0", false],
-  ])("%s", (_name, body, length, expected) => {
-    expect(hasBody(body, length)).toBe(expected);
+    ["a chunked body without a stream", null, undefined, true, "chunked"],
+    ["a declared length without a stream", null, "7", true],
+    ["a chunked body with a length of 0", stream, "0", true, "gzip, chunked"],
+  ])("%s", (_name, body, length, expected, transferEncoding?: string) => {
+    expect(hasBody(body, length, transferEncoding)).toBe(expected);
   });
 
   it("lists the methods that take no body", () => {

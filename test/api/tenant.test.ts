@@ -90,6 +90,7 @@ describe("tenant settings", () => {
     ["a query", ["https://hooks.example.com?x=1"]],
     ["credentials", ["https://u:p@hooks.example.com"]],
     ["not a URL", ["hooks.example.com"]],
+    ["a wildcard", ["https://*.example.com"]],
   ])("refuses an origin with %s, naming the entry", async (_what, origins) => {
     const headers = await bearer({ tenantId: freshTenant(), scopes: ["tenant:admin"] });
     const res = await put(headers, { webhook_origins: origins });

@@ -25,6 +25,10 @@ describe("normalizeOrigin", () => {
     ["https://127.0.0.1", "loopback"],
     ["https://u@hooks.example.com", "user name"],
     ["hooks.example.com", "not valid"],
+    ["https://*.example.com", "wildcards"],
+    ["https://*", "the host *"],
+    ["https://hooks.*.com", "wildcards"],
+    ["https://hooks!.example.com", "one host name"],
   ])("refuses %j", (raw, reason) => {
     const result = normalizeOrigin(raw, strict);
     expect(result.ok).toBe(false);
@@ -33,6 +37,8 @@ describe("normalizeOrigin", () => {
 
   it("accepts http and loopback when private URLs are allowed, for local tests", () => {
     expect(normalizeOrigin("http://127.0.0.1:8788", local)).toEqual({ ok: true, origin: "http://127.0.0.1:8788" });
+    expect(normalizeOrigin("http://[::1]:8788", local)).toEqual({ ok: true, origin: "http://[::1]:8788" });
+    expect(normalizeOrigin("http://*.localhost", local)).toMatchObject({ ok: false });
   });
 });
 

@@ -129,6 +129,16 @@ describe("safeFetch redirects", () => {
     expect(calls.map((call) => call.url)).toEqual(["https://example.com/start", "https://example.com/next"]);
   });
 
+  it("holds every hop to allowedSchemes: an https-only fetch never follows a redirect to http", async () => {
+    const { fetchImpl, calls } = fakeFetch({
+      "https://example.com/a": () => redirect("http://other.example.net/a"),
+      "http://other.example.net/a": () => text("in clear"),
+    });
+    const result = await safeFetch("https://example.com/a", { method: "GET" }, options(fetchImpl, { allowedSchemes: ["https"] }));
+    expect(result).toMatchObject({ ok: false, reason: "refused", refusal: "scheme_not_allowed", detail: 'the scheme "http" is not allowed; use https' });
+    expect(calls.map((call) => call.url)).toEqual(["https://example.com/a"]);
+  });
+
   it("refuses a redirect from a public URL to a metadata address and never requests it", async () => {
     const { fetchImpl, calls } = fakeFetch({
       "https://example.com/": () => redirect("http://169.254.169.254/latest/meta-data/"),

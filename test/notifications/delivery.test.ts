@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { APPROVAL_EXPIRED_OUTPUT } from "../../src/sessions/object/loop/approval-expiry";
 import type { Notification } from "../../src/notifications/types";
 import { createSession, getJson, post, text, toolUse, waitForStatus, OBJECT_SCHEMA } from "../api/sessions/helpers";
-import { call } from "../support/api";
+import { call, readProblem } from "../support/api";
 import { mockHook, mockModel, uniqueKey } from "../support/mock-client";
 import { deliveries, eventually, expectNoDuplicates, notificationsOf, redeliver, registerEndpoint, signedWith, tenant, typesFor, webhookSecret } from "./helpers";
 
@@ -118,6 +118,20 @@ describe("status notifications", () => {
     expect(typesFor(requests, session.id)).toEqual(["session.waiting_tool_output", "session.done"]);
     expect((requests[0]!.body as Notification).session.waiting_tool_calls).toEqual([{ id: "toolu_ask", name: "ask", status: "waiting_tool_output", approval_expires_at: null }]);
     expect(await signedWith(requests[1]!, await webhookSecret(t.admin))).toBe(true);
+  });
+
+  it("sends each event once to a URL that several endpoints and the notify_url share", async () => {
+    const t = await tenant();
+    const hook = mockHook(uniqueKey("shared"));
+    const first = await registerEndpoint(t.admin, hook.url, ["session.done"]);
+    const second = await registerEndpoint(t.admin, hook.url, ["session.done"]);
+    const session = await createSession(t.writer, { input: "hi", model: mockModel(uniqueKey("model")).key, notify_url: hook.url });
+    await waitForStatus(t.writer, session.id, ["done"]);
+    await hook.waitForRequests(1);
+    await eventually(async () => ((await deliveries(t.admin, first.id))[0]?.status === "succeeded" ? true : undefined), "the delivery");
+    await quiet();
+    expect(typesFor(await hook.requests(), session.id)).toEqual(["session.done"]);
+    expect(await deliveries(t.admin, second.id)).toEqual([]);
   });
 
   it("tells session.failed with the error, and session.cancelled after a cancel", async () => {
@@ -296,6 +310,15 @@ describe("retries and the delivery log", () => {
       return all.every((d) => d.status === "succeeded") ? all : undefined;
     }, "the redelivery to succeed");
     expect(log.map((d) => d.id)).toEqual([again.id, original.id]);
+
+    // At most once a minute per notification and endpoint, whichever of its deliveries is named.
+    for (const named of [original.id, again.id]) {
+      const refused = await redeliver(t.admin, endpoint.id, named);
+      expect(refused.status).toBe(429);
+      expect((await readProblem(refused)).code).toBe("rate_limited");
+      expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(50);
+      expect(Number(refused.headers.get("Retry-After"))).toBeLessThanOrEqual(60);
+    }
 
     expect((await redeliver(t.admin, endpoint.id, "dlv_AAAAAAAAAAAAAAAAAAAAAAAA")).status).toBe(404);
     const other = await tenant();

@@ -12,6 +12,7 @@ import { SESSION_STATUSES, type SessionStatus, type ToolCallStatus } from "../..
 import { ConfigError, parseConfig } from "../../src/config";
 import type { Env } from "../../src/env";
 import { deliveryHeaders } from "../../src/notifications/deliver";
+import { MAX_REDELIVERIES_PER_DAY, REDELIVER_INTERVAL_MS, REDELIVER_WINDOW_MS, redeliverWait } from "../../src/notifications/retention";
 import { notificationFor } from "../../src/notifications/event-type";
 import {
   backlogHasRoom,
@@ -190,5 +191,20 @@ describe("NOTIFY_RETRY_SCALE", () => {
     expect(parseConfig({ NOTIFY_RETRY_SCALE: "0.01" } as Env).notifyRetryScale).toBe(0.01);
     expect(parseConfig({ NOTIFY_RETRY_SCALE: "1" } as Env).notifyRetryScale).toBe(1);
     for (const bad of ["0", "2", "-0.5", "fast", "1e3"]) expect(() => parseConfig({ NOTIFY_RETRY_SCALE: bad } as Env), bad).toThrow(ConfigError);
+  });
+});
+
+describe("redeliverWait", () => {
+  const now = 10 * REDELIVER_WINDOW_MS;
+  it("allows the first redelivery, and the next one a minute after the last", () => {
+    expect(redeliverWait([], now)).toBe(0);
+    expect(redeliverWait([now - 10_000], now)).toBe(REDELIVER_INTERVAL_MS - 10_000);
+    expect(redeliverWait([now - REDELIVER_INTERVAL_MS], now)).toBe(0);
+  });
+
+  it("allows MAX_REDELIVERIES_PER_DAY in any 24 hours, then waits for the oldest of them to age out", () => {
+    const hourly = Array.from({ length: MAX_REDELIVERIES_PER_DAY }, (_, i) => now - (MAX_REDELIVERIES_PER_DAY - i) * 3_600_000);
+    expect(redeliverWait(hourly.slice(1), now)).toBe(0);
+    expect(redeliverWait(hourly, now)).toBe(hourly[0]! + REDELIVER_WINDOW_MS - now);
   });
 });

@@ -21,7 +21,7 @@ describe("reports to the tenant index", () => {
     const t = newTestSession();
     // Break the index: it is bound to another tenant, so it refuses this tenant's reports.
     const index = env.TENANT_INDEX.get(env.TENANT_INDEX.idFromName(tenantIndexName(t.tenantId)));
-    await index.counts("someone-else");
+    await index.admitRequest("someone-else", { bucket: "k", now: Date.now() });
     await t.model.script({ reply: { content: [text("hi")] } });
     await createAndStart(t, "hello");
     await waitForStatus(t, ["done"]);

@@ -124,7 +124,7 @@ describe("listSessions", () => {
     await expectIndexRejects(tenantId, (index) => index.listSessions(tenantId, { limit: 201 }), /limit/);
     await expectIndexRejects(tenantId, (index) => index.listSessions(tenantId, { limit: 10, cursor: "not a cursor!" }), /cursor/);
     await expectIndexRejects(tenantId, (index) => index.listSessions(tenantId, { limit: 10, cursor: btoa("[1]") }), /cursor/);
-    const made = encodeTimeIdCursor(BASE_MS, "ses_x");
+    const made = encodeTimeIdCursor("sessions", BASE_MS, "ses_x");
     await expect(indexOf(tenantId).listSessions(tenantId, { limit: 10, cursor: made })).resolves.toEqual({ data: [], next_cursor: null });
   });
 

@@ -22,7 +22,7 @@ describe("tenant binding", () => {
   it("refuses a different tenant id on an index already used by a tenant", async () => {
     const owner = freshTenant();
     const intruder = freshTenant();
-    await indexOf(owner).counts(owner);
+    await indexOf(owner).admitRequest(owner, { bucket: "k", now: BASE_MS });
     // Address the owner's object but claim another tenant, as a naming bug would.
     await expectIndexRejects(owner, (index) => index.counts(intruder), /different tenant/);
     await expectIndexRejects(owner, (index) => index.admitRequest(intruder, { bucket: "k", now: BASE_MS }), /different tenant/);
@@ -38,9 +38,21 @@ describe("tenant binding", () => {
     expect(await indexOf(tenantId).getConfig(tenantId)).toMatchObject({ tenant_id: tenantId });
   });
 
+  it("neither binds nor registers on a read", async () => {
+    const tenantId = freshTenant();
+    await indexOf(tenantId).getConfig(tenantId);
+    await indexOf(tenantId).counts(tenantId);
+    await indexOf(tenantId).usage(tenantId, { days: 3 });
+    await indexOf(tenantId).listSessions(tenantId, { limit: 10 });
+    expect(await registered(tenantId)).toBeUndefined();
+    // Still unbound: another tenant may take it, as on first use.
+    await expect(indexOf(tenantId).counts(freshTenant())).resolves.toMatchObject({ running: 0 });
+  });
+
   it("registers the tenant in the registry on first use", async () => {
     const tenantId = freshTenant();
     expect(await registered(tenantId)).toBeUndefined();
+    await indexOf(tenantId).setAllowedModels(tenantId, null);
     const config = await indexOf(tenantId).getConfig(tenantId);
     expect(await registered(tenantId)).toEqual({ tenant_id: tenantId, created_at: config.created_at });
     await runInDurableObject(indexOf(tenantId), async (_instance: TenantIndex, state) => {

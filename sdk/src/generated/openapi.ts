@@ -158,7 +158,7 @@ export interface paths {
         get: operations["getTenantSettings"];
         /**
          * Set your tenant's settings
-         * @description `webhook_origins`: when set, webhook tools must use one of these origins (https unless the platform allows private URLs).
+         * @description `webhook_origins`: when set, webhook tools must use one of these origins (https unless the platform allows private URLs). Each is one origin, matched exactly: wildcards are refused.
          */
         put: operations["putTenantSettings"];
         post?: never;
@@ -240,7 +240,7 @@ export interface paths {
         put?: never;
         /**
          * Redeliver a notification
-         * @description A new delivery of the same notification (same body, same event `id`, so a receiver that has it can tell) to the same endpoint, tried at once and retried on the usual schedule. 409 while the delivery named is still pending.
+         * @description A new delivery of the same notification (same body, same event `id`, so a receiver that has it can tell) to the same endpoint, tried at once and retried on the usual schedule. 409 while the delivery named is still pending. A notification may be redelivered to an endpoint at most once in 60 s and 10 times in 24 hours (its redeliveries counted, whichever delivery is named); past that, 429 with `Retry-After`.
          */
         post: operations["redeliverWebhook"];
         delete?: never;
@@ -313,7 +313,7 @@ export interface paths {
         };
         /**
          * Get a tenant
-         * @description Tenants exist implicitly: an id never seen before shows the platform defaults.
+         * @description Tenants exist implicitly: an id never seen before shows the platform defaults, and reading it creates nothing (it is not listed until it is used).
          */
         get: operations["getTenantAsAdmin"];
         put?: never;
@@ -5051,7 +5051,7 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: string;
                 /** @description Only messages with a greater `seq`; the same as `cursor`. */
-                after?: number | null;
+                after?: number;
             };
             header?: never;
             path: {

@@ -58,7 +58,7 @@ export const TenantListItemSchema = z
   .openapi("TenantListItem");
 
 export const TenantPageSchema = pageSchema(TenantListItemSchema, "TenantPage");
-export const TenantListQuerySchema = pageQuerySchema((cursor) => decodeKeyCursor(cursor) !== null);
+export const TenantListQuerySchema = pageQuerySchema((cursor) => decodeKeyCursor("tenants", cursor) !== null);
 
 export const SuspendResultSchema = z
   .object({
@@ -73,7 +73,7 @@ const SessionFilterFields = {
   created_by: z.string().min(1).max(MAX_CREATED_BY_LENGTH).optional().openapi({ description: "The subject that created the sessions." }),
 };
 
-export const AdminSessionListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor(cursor) !== null).extend({
+export const AdminSessionListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor("sessions", cursor) !== null).extend({
   status: SessionFilterFields.status.openapi({ param: { name: "status", in: "query" } }),
   created_by: SessionFilterFields.created_by.openapi({ param: { name: "created_by", in: "query" } }),
 });

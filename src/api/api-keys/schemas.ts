@@ -46,7 +46,7 @@ export const CreateApiKeyBodySchema = z
 
 export const ApiKeyPageSchema = pageSchema(ApiKeySchema, "ApiKeyPage");
 
-export const ApiKeyListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor(cursor) !== null);
+export const ApiKeyListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor("api_keys", cursor) !== null);
 
 export const KeyIdParamsSchema = z.object({
   key_id: z

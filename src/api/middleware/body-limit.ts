@@ -57,21 +57,26 @@ export function enforceDeclaredLength(c: AppContext, maxBytes: number): void {
   if (declared !== null && declared > maxBytes) throw tooLarge(maxBytes);
 }
 
-/** Pure: whether a request has content, counting a declared `Content-Length: 0` as none. */
-export function hasBody(body: ReadableStream | null, contentLength: string | undefined): boolean {
-  return body !== null && contentLength !== "0";
+/**
+ * Pure: whether a request has or declares content. A declaration counts whatever the stream
+ * shows: a chunked body can reach the Worker with no stream to see. `Content-Length: 0` is none.
+ */
+export function hasBody(body: ReadableStream | null, contentLength: string | undefined, transferEncoding: string | undefined = undefined): boolean {
+  if (transferEncoding !== undefined) return true;
+  if (contentLength !== undefined) return contentLength !== "0";
+  return body !== null;
 }
 
 export function bodyLimit(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const raw = c.req.raw;
-    if (raw.body === null) return next();
     if (METHODS_WITHOUT_BODY.has(c.req.method)) {
-      if (hasBody(raw.body, c.req.header("Content-Length"))) {
+      if (hasBody(raw.body, c.req.header("Content-Length"), c.req.header("Transfer-Encoding"))) {
         throw new ApiError("bad_request", `A ${c.req.method} request takes no body.`);
       }
       return next();
     }
+    if (raw.body === null) return next();
     enforceDeclaredLength(c, PLATFORM_MAX_REQUEST_BYTES);
 
     let received = 0;

@@ -2,7 +2,8 @@
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { MAX_FIRINGS_KEPT } from "../../schedules/store";
 import type { AppEnv } from "../context";
-import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
+import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../errors";
+import { decodeTimeIdCursor } from "../../shared/cursor";
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
@@ -28,5 +29,9 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { limit, cursor } = c.req.valid("query");
   const { schedule, scheduler } = await loadOwnedSchedule(c.env, c.var.principal, c.req.valid("param").id);
+  // A firings cursor names its schedule: another schedule's is refused here, as the Scheduler would throw on it.
+  if (cursor !== undefined && decodeTimeIdCursor("firings", cursor)?.id !== schedule.id) {
+    throw new ApiError("validation_failed", undefined, { errors: [{ path: "query.cursor", message: "Not a cursor returned by this list." }] });
+  }
   return c.json(await scheduler.listFirings(schedule.id, { limit, cursor: cursor ?? null }), 200);
 };

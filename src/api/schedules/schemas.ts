@@ -126,7 +126,7 @@ export const ScheduleIdParamsSchema = z.object({
   id: z.string().openapi({ param: { name: "id", in: "path" }, pattern: SCHEDULE_ID_PATTERN.source, maxLength: MAX_SCHEDULE_ID_CHARS, example: "sch_Xb2mV7kqPz9w4LbNc8RtYd3F" }),
 });
 
-export const ScheduleListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor(cursor) !== null).extend({
+export const ScheduleListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor("schedules", cursor) !== null).extend({
   created_by: z
     .string()
     .min(1)
@@ -135,4 +135,4 @@ export const ScheduleListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdC
     .openapi({ param: { name: "created_by", in: "query" }, description: "Only schedules this subject created. Without tenant:admin, only your own are listed." }),
 });
 
-export const FiringListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor(cursor) !== null);
+export const FiringListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor("firings", cursor) !== null);

@@ -20,6 +20,7 @@ import { SessionSummaryPageSchema } from "../admin/schemas";
 import {
   LimitsSchema,
   pageQuerySchema,
+  queryIntegerSchema,
   pageSchema,
   SessionStatusSchema,
   StopReasonSchema,
@@ -187,7 +188,7 @@ export const ToolCallParamsSchema = z.object({
     .openapi({ param: { name: "call_id", in: "path" }, pattern: TOOL_CALL_ID_PATTERN.source, maxLength: MAX_TOOL_CALL_ID_CHARS, example: "toolu_01A09q90qw90lq917835lq9" }),
 });
 
-export const SessionListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor(cursor) !== null).extend({
+export const SessionListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor("sessions", cursor) !== null).extend({
   status: SessionStatusSchema.optional().openapi({ param: { name: "status", in: "query" } }),
   created_by: z
     .string()
@@ -198,18 +199,14 @@ export const SessionListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCu
 });
 
 /** A tool-call cursor names the last call of the previous page (its message and place in it). */
-export const ToolCallListQuerySchema = pageQuerySchema((cursor) => decodeIntPairCursor(cursor) !== null);
+export const ToolCallListQuerySchema = pageQuerySchema((cursor) => decodeIntPairCursor("tool_calls", cursor) !== null);
 
 /** A message cursor is the `seq` of the last message of the previous page. */
 const MESSAGE_CURSOR_PATTERN = /^\d{1,15}$/;
 
 export const MessageListQuerySchema = pageQuerySchema((cursor) => MESSAGE_CURSOR_PATTERN.test(cursor))
   .extend({
-    after: z.coerce
-      .number()
-      .int()
-      .min(0)
-      .max(Number.MAX_SAFE_INTEGER)
+    after: queryIntegerSchema(0, Number.MAX_SAFE_INTEGER)
       .optional()
       .openapi({ param: { name: "after", in: "query" }, description: "Only messages with a greater `seq`; the same as `cursor`." }),
   })

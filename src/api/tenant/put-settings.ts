@@ -19,7 +19,7 @@ export const route = createRoute({
   path: "/v1/tenant/settings",
   operationId: "putTenantSettings",
   summary: "Set your tenant's settings",
-  description: "`webhook_origins`: when set, webhook tools must use one of these origins (https unless the platform allows private URLs).",
+  description: "`webhook_origins`: when set, webhook tools must use one of these origins (https unless the platform allows private URLs). Each is one origin, matched exactly: wildcards are refused.",
   tags: ["Tenant"],
   security: bearerAuth("tenant:admin"),
   middleware: [requireScope("tenant:admin")] as const,

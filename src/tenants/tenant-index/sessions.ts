@@ -38,9 +38,10 @@ export async function removeSession(host: IndexHost, sessionId: string): Promise
   return removed;
 }
 
-export function listSessions(host: IndexHost, input: T.ListSessionsInput): Page<SessionSummary> {
+/** A null host (no tenant entered yet) has no sessions: the input is still checked. */
+export function listSessions(host: IndexHost | null, input: T.ListSessionsInput): Page<SessionSummary> {
   const filter = sessions.parseSessionFilter(input);
-  return sessions.listSessions(host.sql, filter, requirePageLimit(input.limit), optionalCursor(input.cursor));
+  return sessions.listSessions(host?.sql ?? null, filter, requirePageLimit(input.limit), optionalCursor(input.cursor));
 }
 
 export function acquireRun(host: IndexHost, sessionId: string, maxConcurrent: number, now: number): T.RunSlot {
@@ -67,8 +68,8 @@ export async function releaseRun(host: IndexHost, sessionId: string): Promise<vo
   await host.schedulePump();
 }
 
-export function counts(host: IndexHost): T.StatusCounts {
-  return sessions.countByStatus(host.sql);
+export function counts(host: IndexHost | null): T.StatusCounts {
+  return sessions.countByStatus(host?.sql ?? null);
 }
 
 /** Cancels the active sessions `filter` selects (unchecked: callers pass a parsed filter), through their session objects. */
@@ -85,7 +86,7 @@ export function tokensToday(host: IndexHost, now: number): number {
   return tokensOnDay(host.sql, requireNow(now));
 }
 
-export function usage(host: IndexHost, input: T.UsageInput): T.UsageDay[] {
+export function usage(host: IndexHost | null, input: T.UsageInput): T.UsageDay[] {
   const now = input.now === undefined ? Date.now() : requireNow(input.now);
-  return usageDays(host.sql, now, requireInt("days", input.days, 1, MAX_USAGE_DAYS));
+  return usageDays(host?.sql ?? null, now, requireInt("days", input.days, 1, MAX_USAGE_DAYS));
 }

@@ -9,6 +9,8 @@ import type { ImageBlock } from "../../../src/sessions/types";
 import { bodyCapFor } from "../../../src/api/middleware/body-limit";
 import { BUILTIN_DEFAULT_LIMITS } from "../../../src/limits";
 import { pngBytes, TINY_PNG_BASE64 } from "../../support/images";
+import { resolveRunInput } from "../../../src/sessions/images";
+import { ApiError } from "../../../src/problems";
 
 const image = (width: number, height: number, size = 10): ImageBlock => ({
   type: "image",
@@ -86,5 +88,34 @@ describe("the body cap", () => {
     expect(bodyCapFor(limits, "POST", "/v1/sessions/ses_1/messages")).toBe(room);
     expect(bodyCapFor(limits, "POST", "/v1/sessions/ses_1/tool-calls/t/output")).toBe(limits.max_request_bytes);
     expect(bodyCapFor(limits, "PUT", "/v1/tenant/settings")).toBe(limits.max_request_bytes);
+  });
+});
+
+describe("images by URL", () => {
+  const rules = (fetchImpl: typeof fetch, allowPrivateUrls = false) => ({
+    maxImageBytes: 1024,
+    model: "anthropic:claude-test",
+    catalog: null,
+    allowPrivateUrls,
+    fetchImpl,
+  });
+  const urlInput = [{ type: "image" as const, source: { type: "url" as const, url: "https://images.example.com/a.png" } }];
+  /** https://images.example.com/a.png redirects to the same image on http, on another origin. */
+  const downgrading: typeof fetch = async (input) => {
+    const url = new Request(input).url;
+    if (url === "https://images.example.com/a.png") return new Response(null, { status: 302, headers: { location: "http://cdn.example.net/a.png" } });
+    if (url === "http://cdn.example.net/a.png") return new Response(pngBytes(), { headers: { "content-type": "image/png" } });
+    throw new TypeError(`no route for ${url}`);
+  };
+
+  it("refuses a redirect that leaves https, before it is sent", async () => {
+    const error = await resolveRunInput(urlInput, rules(downgrading)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).errors).toEqual([{ path: "body.input.0.source.url", message: expect.stringContaining('the scheme "http" is not allowed; use https') }]);
+  });
+
+  it("follows it where private URLs are allowed (local development)", async () => {
+    const input = await resolveRunInput(urlInput, rules(downgrading, true));
+    expect(input).toEqual([expect.objectContaining({ type: "image" })]);
   });
 });

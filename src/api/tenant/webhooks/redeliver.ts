@@ -4,6 +4,7 @@
  * its own. 409 while the delivery itself is still owed.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
+import { MAX_REDELIVERIES_PER_DAY, REDELIVER_INTERVAL_MS } from "../../../notifications/retention";
 import { tenantIndexStub } from "../../../objects";
 import type { AppEnv } from "../../context";
 import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../../errors";
@@ -20,7 +21,8 @@ export const route = createRoute({
   summary: "Redeliver a notification",
   description:
     "A new delivery of the same notification (same body, same event `id`, so a receiver that has it can tell) to the same endpoint, " +
-    "tried at once and retried on the usual schedule. 409 while the delivery named is still pending.",
+    "tried at once and retried on the usual schedule. 409 while the delivery named is still pending. A notification may be redelivered to an " +
+    `endpoint at most once in ${REDELIVER_INTERVAL_MS / 1000} s and ${MAX_REDELIVERIES_PER_DAY} times in 24 hours (its redeliveries counted, whichever delivery is named); past that, 429 with \`Retry-After\`.`,
   tags: ["Tenant"],
   security: bearerAuth("tenant:admin"),
   middleware: [requireScope("tenant:admin"), idempotent()] as const,
@@ -38,6 +40,11 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const result = await tenantIndexStub(c.env, tenantId).redeliverWebhook(tenantId, id, deliveryId);
   if (!result.ok) {
     if (result.reason === "pending") throw new ApiError("conflict", "The delivery is still pending: it is being tried on its schedule.");
+    if (result.reason === "rate_limited") {
+      throw new ApiError("rate_limited", `This notification was redelivered to this endpoint too recently: at most once in ${REDELIVER_INTERVAL_MS / 1000} s and ${MAX_REDELIVERIES_PER_DAY} times in 24 hours.`, {
+        retryAfterSeconds: result.retry_after_ms / 1000,
+      });
+    }
     throw new ApiError("not_found", DELIVERY_NOT_FOUND);
   }
   return c.json(result.delivery, 202);

@@ -83,9 +83,9 @@ export const DeliveryParamsSchema = z.object({
     .openapi({ param: { name: "delivery_id", in: "path" }, pattern: DELIVERY_ID_PATTERN.source, example: "dlv_Hk3mV2xkPz9w4LbNc8RtYd3F" }),
 });
 
-export const EndpointListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor(cursor) !== null);
+export const EndpointListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor("webhooks", cursor) !== null);
 
-export const DeliveryListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor(cursor) !== null).extend({
+export const DeliveryListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor("deliveries", cursor) !== null).extend({
   status: DeliveryStatusSchema.optional().openapi({ param: { name: "status", in: "query" } }),
 });
 

@@ -15,10 +15,10 @@ export function messagePage(store: SessionStore, after: number, limit: number): 
 
 /** `cursor` is the previous page's `next_cursor`. */
 export function toolCallPage(store: SessionStore, cursor: string | null, limit: number): SessionResult<Page<ToolCall>> {
-  const after = cursor === null ? null : decodeIntPairCursor(cursor);
+  const after = cursor === null ? null : decodeIntPairCursor("tool_calls", cursor);
   if (cursor !== null && after === null) return { ok: false, reason: "invalid", detail: "not a tool-call cursor" };
   const page = store.toolCallPage(after, Math.max(1, Math.min(limit, MAX_TOOL_CALL_PAGE)));
-  return { ok: true, value: { data: page.calls, next_cursor: page.next ? encodeIntPairCursor(page.next.first, page.next.second) : null } };
+  return { ok: true, value: { data: page.calls, next_cursor: page.next ? encodeIntPairCursor("tool_calls", page.next.first, page.next.second) : null } };
 }
 
 export function stepPage(store: SessionStore, after: number, limit: number): SessionResult<Page<Step>> {

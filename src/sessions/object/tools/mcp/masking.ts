@@ -1,8 +1,8 @@
 /**
  * MCP `headers` carry credentials: they go to the server and nowhere else. Every response that
- * shows a session's tools shows each header's name with its value masked, the idempotency store
- * keeps answers masked the same way, and text that comes back from a server (an error, an
- * output) has any header value it echoes replaced. Pure.
+ * shows a session's tools (a session, a schedule's session body) shows each header's name with
+ * its value masked, the idempotency store keeps answers masked the same way, and text that comes
+ * back from a server (an error, an output) has any header value it echoes replaced. Pure.
  */
 import type { ToolSpec } from "../../../types";
 
