@@ -35,15 +35,9 @@ export function prepareSessionTools(tools: readonly ToolSpec[], options: ToolChe
     if (timeoutProblem) errors.push({ path: `body.tools.${i}.approval_timeout_seconds`, message: sentenceCase(timeoutProblem) });
     if (tool.type === "mcp") return prepareMcp(tool, i, options, errors);
     if (tool.type !== "webhook") return tool;
-    const check = checkTenantUrl(tool.url, options);
-    if (!check.ok) {
-      errors.push({ path: `body.tools.${i}.url`, message: check.message });
-      return tool;
-    }
-    if (!isOriginAllowed(check.url, options.webhookOrigins)) {
-      errors.push({ path: `body.tools.${i}.url`, message: `The origin ${check.url.origin} is not in the tenant's webhook_origins.` });
-    }
-    return { ...tool, url: check.url.href };
+    const url = callUrl(`body.tools.${i}.url`, checkTenantUrl(tool.url, options), options);
+    if (!url.ok) errors.push(url.error);
+    return url.ok ? { ...tool, url: url.url } : tool;
   });
   errors.push(...schemaProblems(prepared));
   const registryProblem = checkToolList(prepared);
@@ -55,10 +49,17 @@ export type NotifyUrlCheck = { ok: true; url: string } | { ok: false; error: Fie
 
 /** A session's `notify_url`: the same guard and allowed origins as a webhook tool's URL, stored normalized. */
 export function checkNotifyUrl(raw: string, options: ToolCheckOptions): NotifyUrlCheck {
-  const check = checkTenantUrl(raw, options);
-  if (!check.ok) return { ok: false, error: { path: "body.notify_url", message: check.message } };
+  return callUrl("body.notify_url", checkTenantUrl(raw, options), options);
+}
+
+/**
+ * Where a tenant call (a webhook tool, an MCP server, `notify_url`) may point: the URL guard's
+ * answer (`check`), then the tenant's allowed origins; the URL as stored is the parser's form.
+ */
+function callUrl(path: string, check: { ok: true; url: URL } | { ok: false; message: string }, options: ToolCheckOptions): NotifyUrlCheck {
+  if (!check.ok) return { ok: false, error: { path, message: check.message } };
   if (!isOriginAllowed(check.url, options.webhookOrigins)) {
-    return { ok: false, error: { path: "body.notify_url", message: `The origin ${check.url.origin} is not in the tenant's webhook_origins.` } };
+    return { ok: false, error: { path, message: `The origin ${check.url.origin} is not in the tenant's webhook_origins.` } };
   }
   return { ok: true, url: check.url.href };
 }
@@ -69,15 +70,9 @@ function sentenceCase(text: string): string {
 
 /** An MCP server's URL: the same guard and allowed origins as a webhook's; stored normalized. */
 function prepareMcp(tool: McpToolSpec, i: number, options: ToolCheckOptions, errors: FieldError[]): McpToolSpec {
-  const check = checkMcpServerUrl(tool.url, options);
-  if (!check.ok) {
-    errors.push({ path: `body.tools.${i}.url`, message: check.message });
-    return tool;
-  }
-  if (!isOriginAllowed(check.url, options.webhookOrigins)) {
-    errors.push({ path: `body.tools.${i}.url`, message: `The origin ${check.url.origin} is not in the tenant's webhook_origins.` });
-  }
-  return { ...tool, url: check.url.href };
+  const url = callUrl(`body.tools.${i}.url`, checkMcpServerUrl(tool.url, options), options);
+  if (!url.ok) errors.push(url.error);
+  return url.ok ? { ...tool, url: url.url } : tool;
 }
 
 /**

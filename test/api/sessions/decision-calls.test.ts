@@ -6,34 +6,16 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../../src/api/app";
-import type { Env } from "../../../src/env";
 import { BASE_URL } from "../../support/api";
+import { recordingNamespace } from "../../support/recording-namespace";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { type Caller, caller, createSession, text, toolCallsOf, waitForStatus } from "./helpers";
-
-/** The SESSION namespace, with every method the gateway calls on its stubs recorded by name. */
-function recordingSessions(calls: string[]): Env["SESSION"] {
-  const namespace = env.SESSION;
-  const recorded = (stub: DurableObjectStub) =>
-    new Proxy(stub, {
-      get(target, method) {
-        const value = Reflect.get(target, method);
-        if (typeof value !== "function" || typeof method !== "string") return value;
-        return (...args: unknown[]) => {
-          calls.push(method);
-          return Reflect.apply(value, target, args);
-        };
-      },
-    });
-  const wrapped = { idFromName: (name: string) => namespace.idFromName(name), get: (id: DurableObjectId) => recorded(namespace.get(id) as unknown as DurableObjectStub) };
-  return wrapped as unknown as Env["SESSION"];
-}
 
 async function decide(who: Caller, path: string, body: unknown): Promise<{ status: number; calls: string[] }> {
   const calls: string[] = [];
   const ctx = createExecutionContext();
   const request = new Request(`${BASE_URL}${path}`, { method: "POST", headers: { ...who.headers, "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  const res = await createApp().fetch(request, { ...env, SESSION: recordingSessions(calls) }, ctx);
+  const res = await createApp().fetch(request, { ...env, SESSION: recordingNamespace(env.SESSION, calls) }, ctx);
   await waitOnExecutionContext(ctx);
   await res.arrayBuffer();
   return { status: res.status, calls };

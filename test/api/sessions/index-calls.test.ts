@@ -6,37 +6,17 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../../src/api/app";
-import type { Env } from "../../../src/env";
 import { tenantIndexStub } from "../../../src/objects";
 import { BASE_URL } from "../../support/api";
+import { recordingNamespace } from "../../support/recording-namespace";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { type Caller, caller, text } from "./helpers";
-
-/** The TENANT_INDEX namespace, with every method the gateway calls on its stubs recorded by name. */
-function recordingIndex(calls: string[]): Env["TENANT_INDEX"] {
-  const namespace = env.TENANT_INDEX;
-  const recorded = (stub: DurableObjectStub) =>
-    new Proxy(stub, {
-      get(target, method) {
-        const value = Reflect.get(target, method);
-        if (typeof value !== "function" || typeof method !== "string") return value;
-        return (...args: unknown[]) => {
-          calls.push(method);
-          // Reflect.apply: on an RPC method, `.apply` would itself be read as a remote method.
-          return Reflect.apply(value, target, args);
-        };
-      },
-    });
-  // Only what src/objects.ts uses of a namespace; the runtime's methods need their own `this`.
-  const wrapped = { idFromName: (name: string) => namespace.idFromName(name), get: (id: DurableObjectId) => recorded(namespace.get(id) as unknown as DurableObjectStub) };
-  return wrapped as unknown as Env["TENANT_INDEX"];
-}
 
 async function create(who: Caller, body: Record<string, unknown>): Promise<{ status: number; calls: string[] }> {
   const calls: string[] = [];
   const ctx = createExecutionContext();
   const request = new Request(`${BASE_URL}/v1/sessions`, { method: "POST", headers: { ...who.headers, "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  const res = await createApp().fetch(request, { ...env, TENANT_INDEX: recordingIndex(calls) }, ctx);
+  const res = await createApp().fetch(request, { ...env, TENANT_INDEX: recordingNamespace(env.TENANT_INDEX, calls) }, ctx);
   await waitOnExecutionContext(ctx);
   await res.arrayBuffer();
   return { status: res.status, calls };
