@@ -247,7 +247,6 @@ export type SessionFailure =
   | { reason: "invalid"; detail: string }
   /** The tenant index could not be reached for something that must not be skipped (handing over owed notifications); try again. */
   | { reason: "unavailable"; detail: string };
-export type SessionFailureReason = SessionFailure["reason"];
 export type SessionResult<T> = { ok: true; value: T } | ({ ok: false } & SessionFailure);
 
 /**
@@ -273,7 +272,7 @@ export interface RunOptions {
   output_schema?: OutputSchema | null;
 }
 
-/** The kinds of unit of work; each has its runner in run/units.ts, chosen by run/next-unit.ts. */
+/** The kinds of unit of work; each has its runner in object/loop/units.ts, chosen by object/loop/next-unit.ts. */
 export const UNIT_KINDS = ["model", "tools", "summary", "discover"] as const;
 export type UnitKind = (typeof UNIT_KINDS)[number];
 

@@ -347,14 +347,12 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     await this.#alarms.sync(Date.now());
   }
 
-  // --- private helpers (not reachable over RPC)
 
   /** Runs the queue pump soon when anyone is queued (a slot may just have been freed). */
   async #schedulePump(): Promise<void> {
     if (queueLength(this.#sql) === 0) return;
     await this.#wakeSoon();
   }
-
 
   get #sql(): SqlStorage {
     return this.ctx.storage.sql;

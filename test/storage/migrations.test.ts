@@ -1,6 +1,6 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { AGENT_MIGRATIONS } from "../../src/sessions/object/store/migrations";
+import { SESSION_MIGRATIONS } from "../../src/sessions/object/store/migrations";
 import type { SessionResult, Page, Session, Step } from "../../src/sessions/types";
 import { generateApiKey } from "../../src/auth/api-keys";
 import { BUILTIN_DEFAULT_LIMITS, DEFAULT_MAX_IMAGE_BYTES } from "../../src/limits";
@@ -75,7 +75,7 @@ describe("the migration runner", () => {
   it("refuses a list with a gap or a repeat", () => {
     expect(() => checkSequence([notes[1]!])).toThrow(/expected 1/);
     expect(() => checkSequence([notes[0]!, notes[0]!])).toThrow(/expected 2/);
-    expect(() => checkSequence(AGENT_MIGRATIONS)).not.toThrow();
+    expect(() => checkSequence(SESSION_MIGRATIONS)).not.toThrow();
     expect(() => checkSequence(TENANT_INDEX_MIGRATIONS)).not.toThrow();
   });
 
@@ -95,7 +95,7 @@ describe("session object storage written by an earlier version", () => {
     const session = unwrap(await t.stub.get());
     expect(session).toMatchObject({ id: t.sessionId, status: "done", usage: { steps: 1 } });
     await runInDurableObject(t.stub, async (_instance, state) => {
-      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+      expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS));
     });
     expect((await messages(t)).map((m) => m.content)).toEqual([
       [{ type: "text", text: "hello" }],
@@ -117,7 +117,7 @@ describe("session object storage written by an earlier version", () => {
     const session = unwrap(await t.stub.get());
     expect(session).toMatchObject({ status: "done", queued_messages: 0, usage: { steps: 3, input_tokens: 30, cache_read_tokens: 0, cache_write_tokens: 0 } });
     await runInDurableObject(t.stub, async (_instance, state) => {
-      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+      expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS));
       const rows = state.storage.sql.exec("SELECT seq, kind, tokens, content FROM messages ORDER BY seq").toArray();
       expect(rows.map((row) => row.kind)).toEqual(["input", "tool_use", "tool_result", "answer", "input", "answer"]);
       for (const row of rows) expect(row.tokens).toBe(estimateMessageTokens(JSON.parse(String(row.content))));
@@ -165,7 +165,7 @@ describe("session object storage written by an earlier version", () => {
     await abortAllDurableObjects();
     expect(unwrap(await t.stub.get())).toMatchObject({ id: t.sessionId, status: "done" });
     await runInDurableObject(t.stub, async (_instance, state) => {
-      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+      expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS));
       expect(userTables(state.storage)).toContain("run_tools");
       expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM run_tools").one().n).toBe(0);
     });
@@ -187,7 +187,7 @@ describe("session object storage written by an earlier version", () => {
     expect(done).toMatchObject({ status: "done", output_schema: null, output: null, queued_messages: 0, limits: { max_image_bytes: 3_932_160 } });
     expect(session.limits.max_image_bytes).toBe(3_932_160);
     await runInDurableObject(t.stub, async (_instance, state) => {
-      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+      expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS));
       expect(userTables(state.storage)).toEqual(expect.arrayContaining(["images", "image_chunks"]));
       expect(state.storage.kv.get<RunState>("run")).toMatchObject({ invalid_outputs: 0, output_error: null });
     });
@@ -224,7 +224,7 @@ describe("session object storage written by an earlier version", () => {
     const t = newTestSession();
     await createAndStart(t, "hello");
     await runInDurableObject(t.stub, async (_instance, state) => {
-      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+      expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS));
     });
   });
 });
@@ -242,7 +242,7 @@ describe("session object storage written by version 6 (before notifications and 
     const before = unwrap(await t.stub.get());
     expect(before).toMatchObject({ status: "waiting_approval", notify_url: null });
     await runInDurableObject(t.stub, async (_instance, state) => {
-      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_MIGRATIONS));
+      expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS));
       expect(userTables(state.storage)).toContain("outbox");
     });
     expect((await toolCalls(t))[0]).toMatchObject({ id: "toolu_legacy", status: "waiting_approval", decided_by: null, decision: null });

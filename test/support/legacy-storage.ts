@@ -4,7 +4,7 @@
  * and never changed afterwards: a new version adds a new layout here.
  */
 import type { TestSession } from "./agent-session";
-import { AGENT_MIGRATIONS } from "../../src/sessions/object/store/migrations";
+import { SESSION_MIGRATIONS } from "../../src/sessions/object/store/migrations";
 import { migrate } from "../../src/storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
 
@@ -249,7 +249,7 @@ export function writeAgentV2WithEvents(storage: DurableObjectStorage, t: TestSes
  * edited, so these are exactly the steps that version ran.
  */
 export function migrateSessionTo(storage: DurableObjectStorage, version: number): void {
-  migrate(storage, AGENT_MIGRATIONS.slice(0, version));
+  migrate(storage, SESSION_MIGRATIONS.slice(0, version));
 }
 
 export function migrateIndexTo(storage: DurableObjectStorage, version: number): void {

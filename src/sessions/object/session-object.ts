@@ -25,7 +25,6 @@ import { mayAccess, type SessionViewer } from "../viewer";
 import {
   ACTIVE_STATUSES,
   SLOT_STATUSES,
-  type SessionFailure,
   type SessionResult,
   type Message,
   type Page,
@@ -39,7 +38,6 @@ import {
 } from "../types";
 
 export { CANCELLED_BEFORE_RESULT } from "./engine/engine";
-export { MAX_TOOL_CALL_PAGE } from "./control/pages";
 export const INTERRUPTED_BY_PAUSE = "interrupted by a pause, not run again";
 
 export class SessionObject extends DurableObject<Cloudflare.Env> implements SessionRpc {
@@ -324,7 +322,6 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
     return this.#engine.session() ? fn() : SESSION_NOT_FOUND;
   }
 
-  /** Applies a decision on a waiting call (see decisions.ts) as a control. */
   /** A decision on a waiting call; with `viewer`, only for a caller the access rule lets see the session. */
   #decide(viewer: SessionViewer | null, callId: string, expected: ToolCallStatus, next: NextStatus, apply: (call: ToolCall) => void): Promise<SessionResult<Session>> {
     return this.#change(async () => {
@@ -334,7 +331,3 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
     });
   }
 }
-
-export type { SessionFailure };
-
-export { MAX_INPUT_CHARS } from "./input";

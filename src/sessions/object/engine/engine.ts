@@ -318,6 +318,8 @@ export class SessionEngine {
     const deleting = this.ctx.storage.deleteAll();
     // In the same synchronous stretch as the delete: nothing may read the values it removes.
     this.store.forget();
+    // A session created again under this id builds its tools anew.
+    this.#toolbox = undefined;
     await deleting;
   }
 

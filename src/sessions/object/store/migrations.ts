@@ -6,7 +6,7 @@ import { execAll, type Migration } from "../../../storage/migrations";
 import { estimateMessageTokens, messageKind } from "../context/estimate";
 import type { ContentBlock, Role } from "../../types";
 
-export const AGENT_MIGRATIONS: readonly Migration[] = [
+export const SESSION_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     description: "messages, tool calls and events",

@@ -13,7 +13,7 @@ import * as events from "./events";
 import * as images from "./images";
 import * as queue from "./message-queue";
 import * as messages from "./messages";
-import { AGENT_MIGRATIONS } from "./migrations";
+import { SESSION_MIGRATIONS } from "./migrations";
 import * as outbox from "./outbox";
 import * as runOutput from "./run-output";
 import * as runTools from "./run-tools";
@@ -65,7 +65,7 @@ export class SessionStore {
   /** Brings an existing session's storage to the current layout; a never-created id stays empty. */
   migrateIfCreated(): void {
     if (!this.session()) return;
-    migrate(this.storage, AGENT_MIGRATIONS);
+    migrate(this.storage, SESSION_MIGRATIONS);
     this.#kv.forget(); // a migration may rewrite the stored run state
   }
 
@@ -85,7 +85,7 @@ export class SessionStore {
 
   /** Creates the tables and writes the settings; the one place that first writes storage. */
   create(session: StoredSession, run: RunState): void {
-    migrate(this.storage, AGENT_MIGRATIONS);
+    migrate(this.storage, SESSION_MIGRATIONS);
     this.#kv.forget();
     writeSession(this.#kv, session);
     writeRun(this.#kv, run);
