@@ -1,29 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { MAX_SCHEMA_APPLICATIONS } from "../../../src/limits";
 import { complexityProblem } from "../../../src/shared/json-schema/complexity";
-import { checkSchema, validateJson, workRefusal } from "../../../src/shared/json-schema/validator";
+import { checkSchema, MAX_REPORTED_ERRORS, validateJson, workRefusal } from "../../../src/shared/json-schema/validator";
 import { PlatformJsonSchemaValidator } from "../../../src/sessions/object/tools/mcp/validator";
 import { type ListedTool, planRunTools } from "../../../src/sessions/object/tools/mcp/plan";
 import { doublingChain } from "../../support/hostile-schemas";
 
-/** Wall time of `fn`, in ms. */
-function timed(fn: () => void): number {
-  const started = performance.now();
-  fn();
-  return performance.now() - started;
-}
+// What these bounds cost in time is measured by `npm run bench -- bench/work-bounds.ts`: a busy
+// machine's clock would make a timed test flaky, so the tests hold to the deterministic outcome
+// (a refusal, a count) that the bound guarantees.
 
 describe("the complexity of a schema, computed from its structure", () => {
   it("refuses a doubling $defs chain, naming the entry, before validating anything", () => {
     const schema = doublingChain(24);
-    let problems: ReturnType<typeof checkSchema> = [];
-    const ms = timed(() => {
-      problems = checkSchema(schema);
-    });
+    const problems: ReturnType<typeof checkSchema> = checkSchema(schema);
     expect(problems).toHaveLength(1);
     expect(problems[0]!.path.slice(0, 1)).toEqual(["$defs"]);
     expect(problems[0]!.message).toContain(`more than ${MAX_SCHEMA_APPLICATIONS} subschemas`);
-    expect(ms).toBeLessThan(100);
     // And validation refuses it as unusable instead of running it.
     const result = validateJson(schema, { q: "x" });
     expect(result).toMatchObject({ valid: false, unusable: expect.stringContaining("Too complex") });
@@ -68,22 +61,16 @@ describe("an MCP server's schemas", () => {
 
   it("refuses a tool's output schema over the budget when its result is checked", () => {
     const check = new PlatformJsonSchemaValidator().getValidator(doublingChain(24) as never);
-    const started = performance.now();
     expect(check({ q: "x" })).toMatchObject({ valid: false, errorMessage: expect.stringContaining("Too complex") });
-    expect(performance.now() - started).toBeLessThan(100);
   });
 });
 
 describe("the work of one validation", () => {
-  it("stops uniqueItems over a long array, failing closed, in well under a second", () => {
+  it("stops uniqueItems over a long array, failing closed", () => {
     // 20,000 distinct objects: 2 × 10^8 deep comparisons unbounded (29 s measured).
     const items = Array.from({ length: 20_000 }, (_, i) => ({ id: i }));
-    let result: ReturnType<typeof validateJson> = { valid: true };
-    const ms = timed(() => {
-      result = validateJson({ type: "array", uniqueItems: true }, items);
-    });
+    const result: ReturnType<typeof validateJson> = validateJson({ type: "array", uniqueItems: true }, items);
     expect(result).toEqual({ valid: false, unusable: null, errors: [workRefusal()] });
-    expect(ms).toBeLessThan(1_000);
     // A modest array is still checked in full.
     expect(validateJson({ type: "array", uniqueItems: true }, items.slice(0, 150))).toEqual({ valid: true });
     expect(validateJson({ type: "array", uniqueItems: true }, [{ id: 1 }, { id: 1 }])).toMatchObject({ valid: false, unusable: null });
@@ -94,23 +81,15 @@ describe("the work of one validation", () => {
     const branches = Array.from({ length: 899 }, (_, i) => ({ type: "number", minimum: -i }));
     const schema = { type: "array", items: { allOf: branches } };
     expect(checkSchema(schema)).toEqual([]);
-    let result: ReturnType<typeof validateJson> = { valid: true };
-    const ms = timed(() => {
-      result = validateJson(schema, Array(100_000).fill(1));
-    });
+    const result: ReturnType<typeof validateJson> = validateJson(schema, Array(100_000).fill(1));
     expect(result).toEqual({ valid: false, unusable: null, errors: [workRefusal()] });
-    expect(ms).toBeLessThan(1_000);
   });
 
   it("counts boolean subschemas applied in place", () => {
     const schema = { type: "array", items: { allOf: Array(998).fill(true) } };
     expect(checkSchema(schema)).toEqual([]);
-    let result: ReturnType<typeof validateJson> = { valid: true };
-    const ms = timed(() => {
-      result = validateJson(schema, Array(100_000).fill(1));
-    });
+    const result: ReturnType<typeof validateJson> = validateJson(schema, Array(100_000).fill(1));
     expect(result).toEqual({ valid: false, unusable: null, errors: [workRefusal()] });
-    expect(ms).toBeLessThan(1_000);
   });
 
   it.each([
@@ -120,20 +99,14 @@ describe("the work of one validation", () => {
     ["minLength on a long string", { type: "array", items: { allOf: Array(999).fill({ minLength: 1 }) } }, ["x".repeat(2_000_000)]],
   ])("counts the work of %s", (_what, schema, value) => {
     expect(checkSchema(schema)).toEqual([]);
-    let result: ReturnType<typeof validateJson> = { valid: true };
-    const ms = timed(() => {
-      result = validateJson(schema, value);
-    });
+    const result: ReturnType<typeof validateJson> = validateJson(schema, value);
     expect(result).toEqual({ valid: false, unusable: null, errors: [workRefusal()] });
-    expect(ms).toBeLessThan(1_000);
   });
 
-  it("reports a value with many errors quickly", () => {
-    const ms = timed(() => {
-      const result = validateJson({ type: "array", items: { type: "string" } }, Array(30_000).fill(1));
-      expect(result).toMatchObject({ valid: false, unusable: null });
-    });
-    expect(ms).toBeLessThan(1_000);
+  it("reports at most a few of a value's many errors", () => {
+    const result = validateJson({ type: "array", items: { type: "string" } }, Array(30_000).fill(1));
+    expect(result).toMatchObject({ valid: false, unusable: null });
+    expect(result.valid === false && result.errors).toHaveLength(MAX_REPORTED_ERRORS);
   });
 
   it("checks minLength and maxLength on strings of any length, as before", () => {
