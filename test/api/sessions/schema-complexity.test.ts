@@ -17,12 +17,10 @@ describe("a schema over the complexity budget", () => {
     ],
   ])("in %s is a 400 with the field path", async (_where, body, pathStart) => {
     const who = await caller();
-    const started = performance.now();
+    // Refused by the structural check before any validation runs (bench/work-bounds.ts times it).
     const res = await callJson("/v1/sessions", "POST", body, who.headers);
-    const ms = performance.now() - started;
     expect(res.status).toBe(400);
     const problem = await readProblem(res);
     expect(problem.errors).toEqual([{ path: expect.stringMatching(new RegExp(`^${pathStart.replaceAll(".", "\\.").replaceAll("$", "\\$")}\\d+$`)), message: expect.stringContaining("Too complex") }]);
-    expect(ms).toBeLessThan(1_000);
   });
 });
