@@ -134,7 +134,9 @@ describe("model faults", () => {
     const first = requests[0]!;
     expect(first.answered_at, "the slow answer was never sent: the platform hung up first").toBeUndefined();
     const heldFor = first.disconnected_at! - first.received_at;
-    expect(heldFor).toBeGreaterThanOrEqual(MODEL_TIMEOUT_MS - 50);
+    // The platform's deadline starts as it sends, before the mock receives: on a busy machine
+    // that hop alone can take a few hundred ms, so only a hang-up far too early is a failure.
+    expect(heldFor).toBeGreaterThanOrEqual(MODEL_TIMEOUT_MS - 500);
     expect(heldFor).toBeLessThan(SLOW_ANSWER_MS);
     expect(texts).toEqual(["in time"]);
     expect(session.usage).toEqual(ONE_CALL_USAGE);
