@@ -114,26 +114,34 @@ function hashOf(codes: ArrayLike<number>, length: number): number {
   return h;
 }
 
+/** The hash window: every form is at least this long, so one window length serves every set, and sets can be added. */
+const WINDOW = MIN_MASKED_CHARS;
+/** BASE to the power `WINDOW - 1`: what the character leaving the window weighed. */
+const OUT_WEIGHT = (() => {
+  let weight = 1;
+  for (let i = 1; i < WINDOW; i++) weight = Math.imul(weight, BASE);
+  return weight;
+})();
+
 /** The masker of one set of secrets: built once, then used on every text. */
 export class SecretMasker {
   static readonly none = new SecretMasker([]);
 
-  /** Forms by the hash of their first `#window` characters. */
+  /** Forms by the hash of their first `WINDOW` characters. */
   readonly #byHash = new Map<number, Uint16Array[]>();
   /** A first filter on the hash's high 16 bits, cheaper than a map look-up per character. */
   readonly #filter = new Uint32Array(2048);
-  readonly #window: number;
-  /** BASE to the power `#window - 1`: what the character leaving the window weighed. */
-  readonly #outWeight: number;
 
   constructor(secrets: readonly string[]) {
-    const forms = [...new Set(secrets.flatMap(secretForms))].map(searchable).filter((codes) => codes.length >= MIN_MASKED_CHARS);
-    this.#window = forms.length === 0 ? 0 : Math.min(...forms.map((codes) => codes.length));
-    let weight = 1;
-    for (let i = 1; i < this.#window; i++) weight = Math.imul(weight, BASE);
-    this.#outWeight = weight;
-    for (const codes of forms) {
-      const h = hashOf(codes, this.#window);
+    this.add(secrets);
+  }
+
+  /** Searches for these secrets too. */
+  add(secrets: readonly string[]): void {
+    for (const form of new Set(secrets.flatMap(secretForms))) {
+      const codes = searchable(form);
+      if (codes.length < WINDOW) continue;
+      const h = hashOf(codes, WINDOW);
       const list = this.#byHash.get(h);
       if (list) list.push(codes);
       else this.#byHash.set(h, [codes]);
@@ -142,7 +150,7 @@ export class SecretMasker {
   }
 
   get empty(): boolean {
-    return this.#window === 0;
+    return this.#byHash.size === 0;
   }
 
   /** `text` with every form of every secret replaced by the mask. */
@@ -178,30 +186,29 @@ export class SecretMasker {
 
   /** The spans to mask, in order and merged: [start, end) in `text`. */
   #find(text: string): [number, number][] {
-    const window = this.#window;
-    if (window === 0 || text.length < window) return [];
-    // The positions of the last `window` non-space characters, in a ring.
-    const ring = new Int32Array(window);
-    const ringCode = new Uint16Array(window);
+    const window = WINDOW;
+    if (this.empty || text.length < window) return [];
+    const filter = this.#filter;
+    const outWeight = OUT_WEIGHT;
+    // The last `window` non-space characters, folded, in a ring: the one leaving the window is taken off the hash.
+    const ring = new Uint16Array(window);
     let filled = 0;
     let head = 0;
     let h = 0;
     const ranges: [number, number][] = [];
     for (let i = 0; i < text.length; i++) {
-      const code = text.charCodeAt(i);
-      if (isSpace(code)) continue;
-      const folded = fold(code);
-      if (filled === window) {
-        h = (h - Math.imul(ringCode[head]!, this.#outWeight)) | 0;
-      } else filled++;
-      h = (Math.imul(h, BASE) + folded) | 0;
-      ring[head] = i;
-      ringCode[head] = folded;
-      head = (head + 1) % window;
-      if (filled < window || (this.#filter[h >>> 21]! & (1 << ((h >>> 16) & 31))) === 0) continue;
+      let code = text.charCodeAt(i);
+      if (code <= 32 && (code === 32 || (code >= 9 && code <= 13))) continue;
+      if (code >= 65 && code <= 90) code += 32;
+      if (filled === window) h = (h - Math.imul(ring[head]!, outWeight)) | 0;
+      else filled++;
+      h = (Math.imul(h, BASE) + code) | 0;
+      ring[head] = code;
+      if (++head === window) head = 0;
+      if (filled < window || (filter[h >>> 21]! & (1 << ((h >>> 16) & 31))) === 0) continue;
       const candidates = this.#byHash.get(h);
       if (!candidates) continue;
-      const start = ring[head]!;
+      const start = windowStart(text, i, window);
       let end = -1;
       for (const codes of candidates) end = Math.max(end, matchAt(text, start, codes));
       if (end < 0) continue;
@@ -211,6 +218,13 @@ export class SecretMasker {
     }
     return ranges;
   }
+}
+
+/** Where the window of `window` non-space characters that ends at `last` starts: walked back only on a hash hit, which is rare. */
+function windowStart(text: string, last: number, window: number): number {
+  let i = last;
+  for (let left = window - 1; left > 0; ) if (!isSpace(text.charCodeAt(--i))) left--;
+  return i;
 }
 
 /** The end of `codes` found at `start` (whitespace skipped), or -1. */
@@ -231,7 +245,9 @@ function matchAt(text: string, start: number, codes: Uint16Array): number {
  */
 const RECENT_SETS = 256;
 const recent = new Map<string, SecretMasker>();
-let forLogs: SecretMasker | null = null;
+/** Every recent set's forms in one masker: grown as sets come, rebuilt once as many sets have gone. */
+let forLogs = new SecretMasker([]);
+let dropped = 0;
 
 /** The masker of `secrets`, built once per set and remembered for the logs. */
 export function maskerOf(secrets: readonly string[]): SecretMasker {
@@ -243,8 +259,15 @@ export function maskerOf(secrets: readonly string[]): SecretMasker {
     recent.delete(key);
   } else {
     masker = new SecretMasker(usable);
-    forLogs = null;
-    if (recent.size >= RECENT_SETS) recent.delete(recent.keys().next().value!);
+    forLogs.add(usable);
+    if (recent.size >= RECENT_SETS) {
+      recent.delete(recent.keys().next().value!);
+      // A dropped set stays in the log masker (masking more is harmless) until as many have gone as are kept.
+      if (++dropped >= RECENT_SETS) {
+        forLogs = new SecretMasker([...recent.keys(), key].flatMap((kept) => kept.split("\0")));
+        dropped = 0;
+      }
+    }
   }
   recent.set(key, masker);
   return masker;
@@ -252,7 +275,5 @@ export function maskerOf(secrets: readonly string[]): SecretMasker {
 
 /** A log line with every form of every secret this isolate used lately masked. */
 export function maskForLogs(line: string): string {
-  if (recent.size === 0) return line;
-  forLogs ??= new SecretMasker([...recent.keys()].flatMap((key) => key.split("\0")));
   return forLogs.mask(line);
 }
