@@ -19,7 +19,8 @@
  *                                         listed description and schema carry them too
  *
  * Under a key that starts with `leak-list-` the tool listing fails with an error that carries
- * every form of the Authorization header.
+ * every form of the Authorization header; under `leak-name-` it lists one more tool, named with
+ * the hex of the Authorization header's token.
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -111,7 +112,8 @@ export async function startMcpServer(options: { port?: number } = {}): Promise<M
     server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => {
       const header = headerOf(extra);
       if (key.startsWith("leak-list-")) throw new Error(`cannot list for ${leakedForms(header("authorization") ?? "").map(([, form]) => form).join(" | ")}`);
-      return { tools: leakyListing(header) };
+      const named = key.startsWith("leak-name-") ? [{ ...TOOLS[0]!, name: `t_${Buffer.from((header("authorization") ?? "").replace(/^\S+\s+/, "")).toString("hex")}` }] : [];
+      return { tools: [...leakyListing(header), ...named] };
     });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const { name } = request.params;

@@ -99,4 +99,16 @@ describe("MCP header values in the answers of a hostile server", () => {
     expectNoLeak("the logs", logs(), auth);
     expect(await model.requests()).toEqual([]);
   });
+
+  it("end the run when a listed tool's name carries one, since a name cannot be masked", async () => {
+    const auth = `Bearer sk-${crypto.randomUUID()}`;
+    const who = await caller();
+    const model = mockModel(uniqueKey("model"));
+    const url = `${inject("mcpUrl")}/mcp/${uniqueKey("leak-name-")}`;
+    const session = await createSession(who, { input: "go", model: model.key, tools: [{ type: "mcp", name: "docs", url, headers: { Authorization: auth } }] });
+    const final = await waitForStatus(who, session.id, ["done", "failed"]);
+    expect(final).toMatchObject({ status: "failed", stop_reason: "tools_unavailable", error: expect.stringContaining(`MCP server "docs": a tool's name carries a header value`) });
+    expectNoLeak("the session", stringsOf(final), auth);
+    expect(await model.requests()).toEqual([]);
+  });
 });
