@@ -26,7 +26,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { leakedForms } from "../secret-forms";
+import { leakedForms } from "../secret-forms.ts";
 import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 
 export interface RecordedCall {
