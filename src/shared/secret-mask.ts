@@ -129,6 +129,8 @@ export class SecretMasker {
 
   /** Forms by the hash of their first `WINDOW` characters. */
   readonly #byHash = new Map<number, Uint16Array[]>();
+  /** The forms as searched for, to take each once (forms that differ only in case or whitespace are one). */
+  readonly #known = new Set<string>();
   /** A first filter on the hash's high 16 bits, cheaper than a map look-up per character. */
   readonly #filter = new Uint32Array(2048);
 
@@ -136,11 +138,14 @@ export class SecretMasker {
     this.add(secrets);
   }
 
-  /** Searches for these secrets too. */
+  /** Searches for these secrets too. The shared `none` never changes. */
   add(secrets: readonly string[]): void {
-    for (const form of new Set(secrets.flatMap(secretForms))) {
+    if (this === SecretMasker.none && secrets.length > 0) throw new Error("the empty masker cannot take secrets");
+    for (const form of secrets.flatMap(secretForms)) {
       const codes = searchable(form);
-      if (codes.length < WINDOW) continue;
+      const known = String.fromCharCode(...codes);
+      if (codes.length < WINDOW || this.#known.has(known)) continue;
+      this.#known.add(known);
       const h = hashOf(codes, WINDOW);
       const list = this.#byHash.get(h);
       if (list) list.push(codes);
@@ -166,7 +171,7 @@ export class SecretMasker {
     return out + text.slice(at);
   }
 
-  /** Every string in a JSON value (object keys too) masked; the same value when nothing matched. */
+  /** A copy of a JSON value with every string in it (object keys too) masked. */
   maskJson<T>(value: T): T {
     if (this.empty) return value;
     return this.#maskValue(value) as T;
