@@ -1,12 +1,17 @@
 /**
  * Structured log lines of the gateway and the Durable Objects: one JSON object per event. The
  * gateway's carry the request id, so an answer a caller reports can be traced; the session object's carry
- * the tenant and session. Never logs credentials or bodies.
+ * the tenant and session. Never logs credentials or bodies, and every line passes through one
+ * redaction: the forms of any secret this isolate used lately (MCP header values) are masked,
+ * whichever field, error message or stack carried them. Nothing in src/ writes to the console but
+ * this function.
  */
+import { maskForLogs } from "./shared/secret-mask";
+
 export type LogLevel = "info" | "warn" | "error";
 
 export function log(level: LogLevel, event: string, fields: Record<string, unknown> = {}): void {
-  const line = JSON.stringify({ level, event, ...fields });
+  const line = maskForLogs(JSON.stringify({ level, event, ...fields }));
   if (level === "error") console.error(line);
   else if (level === "warn") console.warn(line);
   else console.log(line);

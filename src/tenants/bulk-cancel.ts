@@ -3,6 +3,7 @@
  * error, or a session already stopped) must not stop the others; only real cancellations count.
  */
 import { sessionStub } from "../objects";
+import { describeError, log } from "../log";
 
 /** session objects asked at once: enough to be quick, few enough not to flood the runtime. */
 export const CANCEL_CONCURRENCY = 8;
@@ -28,7 +29,7 @@ export async function cancelEach(sessionIds: readonly string[], cancelOne: Cance
       try {
         if ((await cancelOne(sessionId)).ok) cancelled += 1;
       } catch (error) {
-        console.error("cancelling a session failed", sessionId, error);
+        log("error", "session_cancel_failed", { session_id: sessionId, error: describeError(error) });
       }
     }
   };

@@ -6,6 +6,7 @@
  * row goes when its deadline passes.
  */
 import { sessionStub } from "../objects";
+import { log } from "../log";
 import { type ApiKeyRecord, keyStandingProblem } from "../auth/api-keys";
 import { CANCEL_CONCURRENCY } from "./bulk-cancel";
 import type { NoteStreamInput, StreamNote } from "./types";
@@ -82,7 +83,7 @@ export async function closeStreamsOf(
       try {
         closed += await sessionStub(env, tenantId, sessionId).closeStreams(filter, why);
       } catch (error) {
-        console.error(JSON.stringify({ level: "error", event: "close_streams_failed", tenant_id: tenantId, session_id: sessionId, error: String(error) }));
+        log("error", "close_streams_failed", { tenant_id: tenantId, session_id: sessionId, error: String(error) });
       }
     }
   };

@@ -4,6 +4,7 @@
  * refused: a naming bug then fails loudly instead of mixing two tenants' data.
  */
 import { isValidTenantId } from "../auth/principal";
+import { describeError, log } from "../log";
 
 const TENANT_ID_KEY = "tenant_id";
 const CREATED_AT_KEY = "created_at";
@@ -84,7 +85,7 @@ export class TenantBinding {
         this.#registered = true;
       })
       .catch((error: unknown) => {
-        console.error("tenant registration failed; will retry", error);
+        log("error", "tenant_registration_failed", { error: describeError(error) });
       })
       .finally(() => {
         this.#registering = null;

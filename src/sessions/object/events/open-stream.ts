@@ -4,6 +4,7 @@
  * tenant loses the right (the tenant index closes it then: see `TenantIndex.noteEventStream`).
  */
 import { tenantIndexStub } from "../../../objects";
+import { log } from "../../../log";
 import type { StreamNote } from "../../../tenants/types";
 import type { SessionEngine } from "../engine/engine";
 import type { SessionFailure } from "../../types";
@@ -49,7 +50,7 @@ export async function openEventStream(host: SessionEngine, request: Request): Pr
     });
   } catch (error) {
     opened.watcher.close(CLOSE_CODES.ended, "unavailable");
-    console.warn(JSON.stringify({ level: "warn", event: "stream_note_failed", session_id: session.id, error: String(error) }));
+    log("warn", "stream_note_failed", { session_id: session.id, error: String(error) });
     return refusal(503, { reason: "stream_refused", why: "unavailable" });
   }
   if (!admitted.ok) {

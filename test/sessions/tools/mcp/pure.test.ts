@@ -1,6 +1,6 @@
 /** The pure parts of MCP tools: names, the run's tool plan (narrowing, annotations, limits), masking. */
 import { describe, expect, it } from "vitest";
-import { headerSecrets, MASKED_VALUE, maskMcpHeadersDeep, maskToolSpecs, redactSecrets } from "../../../../src/sessions/object/tools/mcp/masking";
+import { headerSecrets, MASKED_VALUE, maskMcpHeadersDeep, maskToolSpecs, serverMasker } from "../../../../src/sessions/object/tools/mcp/masking";
 import { isMcpServerName, offeredToolName } from "../../../../src/sessions/object/tools/mcp/naming";
 import { isRepeatable, type ListedTool, MAX_RUN_TOOLS, planRunTools } from "../../../../src/sessions/object/tools/mcp/plan";
 import { checkToolSpecs, TOOL_NAME_PATTERN } from "../../../../src/sessions/object/tools/registry";
@@ -150,6 +150,13 @@ describe("masking", () => {
 
   it("redacts header values, and a bearer token alone, from text a server sends back", () => {
     const text = "got Bearer sk-live-123456 and sk-live-123456 from blue-team";
-    expect(redactSecrets(text, headerSecrets(spec.headers))).toBe(`got ${MASKED_VALUE} and ${MASKED_VALUE} from ${MASKED_VALUE}`);
+    expect(serverMasker(spec).mask(text)).toBe(`got ${MASKED_VALUE} and ${MASKED_VALUE} from ${MASKED_VALUE}`);
+  });
+
+  it("takes the credentials of a scheme alone, never the scheme word, and a Basic pair decoded", () => {
+    const basic = `Basic ${btoa("svc-user:hunter2-password")}`;
+    expect(headerSecrets({ Authorization: "Bearer tok_0123456789" })).toEqual(["Bearer tok_0123456789", "tok_0123456789"]);
+    expect(headerSecrets({ Authorization: basic })).toEqual([basic, btoa("svc-user:hunter2-password"), "svc-user:hunter2-password", "hunter2-password"]);
+    expect(serverMasker({ headers: { Authorization: "Bearer tok_0123456789" } }).mask("a bearer token")).toBe("a bearer token");
   });
 });

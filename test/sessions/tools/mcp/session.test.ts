@@ -54,7 +54,7 @@ describe("MCP tools", () => {
       expect(call).toMatchObject({ name: "docs__add", status: "done", is_error: false, output: "5" });
     }
 
-    expect(await offered(model)).toEqual(["get_time", "docs__echo", "docs__add", expect.stringMatching(/^docs__docs_search_[0-9a-z]{8}$/), "docs__whoami", "docs__fail", "docs__throws", "docs__charge", "docs__sync_catalog"]);
+    expect(await offered(model)).toEqual(["get_time", "docs__echo", "docs__add", expect.stringMatching(/^docs__docs_search_[0-9a-z]{8}$/), "docs__whoami", "docs__fail", "docs__throws", "docs__charge", "docs__sync_catalog", "docs__leak"]);
     expect(await server.calls()).toEqual([expect.objectContaining({ tool: "add", arguments: { a: 2, b: 3 }, authorization: TOKEN })]);
   });
 

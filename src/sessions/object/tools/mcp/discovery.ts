@@ -7,7 +7,8 @@
  */
 import { MAX_ATTEMPTS } from "../../../../limits";
 import type { McpToolSpec, ToolSpec } from "../../../types";
-import { headerSecrets } from "./masking";
+import type { SecretMasker } from "../../../../shared/secret-mask";
+import { serverMasker, toolsMasker } from "./masking";
 import { describeFailure, type McpFailure } from "./outcome";
 import { type DiscoveredTool, type ListedTool, planRunTools } from "./plan";
 import type { McpConnections } from "./pool";
@@ -22,14 +23,28 @@ export type DiscoveryVerdict =
 export async function listServers(servers: readonly McpToolSpec[], pool: McpConnections, signal: AbortSignal): Promise<ServerListing[]> {
   return Promise.all(
     servers.map(async (spec): Promise<ServerListing> => {
+      const masker = serverMasker(spec);
       try {
         const connection = await pool.get(spec, signal);
-        return { server: spec.name, ok: true, tools: await connection.listTools(signal) };
+        return maskListing(spec.name, await connection.listTools(signal), masker);
       } catch (error) {
-        return { server: spec.name, ok: false, failure: await describeFailure(spec.name, error, headerSecrets(spec.headers)) };
+        return { server: spec.name, ok: false, failure: await describeFailure(spec.name, error, masker) };
       }
     }),
   );
+}
+
+/**
+ * A listing as the model may see it: descriptions, titles and schemas masked like an output. A
+ * tool's name cannot be masked (it is what the server is called with), so a name that carries a
+ * header value makes the listing fail.
+ */
+function maskListing(server: string, tools: ListedTool[], masker: SecretMasker): ServerListing {
+  if (masker.empty) return { server, ok: true, tools };
+  if (tools.some((tool) => masker.mask(tool.name) !== tool.name)) {
+    return { server, ok: false, failure: { message: `MCP server "${server}": a tool's name carries a header value`, transient: false } };
+  }
+  return { server, ok: true, tools: tools.map((tool) => ({ ...masker.maskJson(tool), name: tool.name })) };
 }
 
 /**
@@ -37,6 +52,15 @@ export async function listServers(servers: readonly McpToolSpec[], pool: McpConn
  * again while attempts remain, like a model call; any other ends the run.
  */
 export function discoveryVerdict(specs: readonly ToolSpec[], listings: readonly ServerListing[], attempts: number): DiscoveryVerdict {
+  const verdict = judge(specs, listings, attempts);
+  // Each failure was masked with its server's values; this masks what names a tool, with all of them.
+  const masker = toolsMasker(specs);
+  if (verdict.kind === "retry") return { kind: "retry", reason: masker.mask(verdict.reason) };
+  if (verdict.kind === "fail") return { kind: "fail", error: masker.mask(verdict.error) };
+  return verdict;
+}
+
+function judge(specs: readonly ToolSpec[], listings: readonly ServerListing[], attempts: number): DiscoveryVerdict {
   const failures = listings.flatMap((listing) => (listing.ok ? [] : [listing.failure]));
   if (failures.length > 0) {
     const text = failures.map((failure) => failure.message).join("; ");

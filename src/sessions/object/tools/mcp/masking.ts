@@ -1,14 +1,17 @@
 /**
  * MCP `headers` carry credentials: they go to the server and nowhere else. Every response that
  * shows a session's tools (a session, a schedule's session body) shows each header's name with
- * its value masked, the idempotency store keeps answers masked the same way, and text that comes
- * back from a server (an error, an output) has any header value it echoes replaced. Pure.
+ * its value masked, the idempotency store keeps answers masked the same way, and everything that
+ * comes back from a server (an output, an error, a listed tool's description and schema) passes
+ * through the server's masker (`serverMasker`), which finds the header values in every form the
+ * shared masker knows (src/shared/secret-mask.ts). Building a masker also enters its values in
+ * the set every log line is masked with.
  */
-import type { ToolSpec } from "../../../types";
+import { MASKED_VALUE, maskerOf, type SecretMasker } from "../../../../shared/secret-mask";
+import { decodeBase64 } from "../../../../shared/base64";
+import type { McpToolSpec, ToolSpec } from "../../../types";
 
-export const MASKED_VALUE = "********";
-/** Shorter values are not searched for in text: they would match ordinary words. */
-const MIN_REDACTED_CHARS = 6;
+export { MASKED_VALUE };
 
 export function maskToolSpecs(tools: readonly ToolSpec[]): ToolSpec[] {
   return tools.map((tool) => (tool.type === "mcp" && tool.headers ? { ...tool, headers: maskHeaders(tool.headers) } : tool));
@@ -34,18 +37,43 @@ export function maskMcpHeadersDeep(value: unknown): unknown {
   return out;
 }
 
-/** `text` with every occurrence of a header value replaced by the mask. */
-export function redactSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length >= MIN_REDACTED_CHARS) out = out.split(secret).join(MASKED_VALUE);
-  return out;
+/** The masker of one server's header values. */
+export function serverMasker(spec: Pick<McpToolSpec, "headers">): SecretMasker {
+  return maskerOf(headerSecrets(spec.headers));
 }
 
-/** The values to redact for one server: each header value, and its parts (a `Bearer <token>` echoes the token alone). */
+/** The masker of every MCP server of a session: for text that may quote any of them. */
+export function toolsMasker(tools: readonly ToolSpec[]): SecretMasker {
+  return maskerOf(tools.flatMap((tool) => (tool.type === "mcp" ? headerSecrets(tool.headers) : [])));
+}
+
+/** An authentication scheme and its credentials (RFC 9110 §11.4): `Bearer <token>`, `Basic <base64>`. */
+const SCHEME = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)\s+(\S.*)$/s;
+
+/**
+ * The values to mask for one server: each header value; for `<scheme> <credentials>`, the
+ * credentials alone (a server echoes the token without "Bearer"), never the scheme word; for
+ * Basic, the decoded `user:password` and the password alone.
+ */
 export function headerSecrets(headers: Record<string, string> | undefined): string[] {
   if (!headers) return [];
-  const values = Object.values(headers);
-  return [...new Set([...values, ...values.flatMap((value) => value.split(/\s+/))])].sort((a, b) => b.length - a.length);
+  const secrets: string[] = [];
+  for (const value of Object.values(headers)) {
+    const trimmed = value.trim();
+    secrets.push(trimmed);
+    const scheme = SCHEME.exec(trimmed);
+    if (!scheme) continue;
+    const credentials = scheme[2]!.trim();
+    secrets.push(credentials);
+    if (scheme[1]!.toLowerCase() !== "basic") continue;
+    const decoded = decodeBase64(credentials);
+    if (!decoded) continue;
+    const pair = new TextDecoder().decode(decoded);
+    const colon = pair.indexOf(":");
+    if (colon < 0) continue;
+    secrets.push(pair, pair.slice(colon + 1));
+  }
+  return [...new Set(secrets)];
 }
 
 function isStringRecord(value: unknown): value is Record<string, string> {

@@ -7,7 +7,7 @@
 import { deadline } from "../../../../shared/deadline";
 import type { McpToolSpec } from "../../../types";
 import type { Tool, ToolContext, ToolOutcome } from "../tool";
-import { headerSecrets, redactSecrets } from "./masking";
+import { serverMasker } from "./masking";
 import { describeFailure, resultText } from "./outcome";
 import type { DiscoveredTool } from "./plan";
 
@@ -37,7 +37,7 @@ export function mcpTool(tool: DiscoveredTool, spec: McpToolSpec): Tool {
 }
 
 async function callMcpTool(tool: DiscoveredTool, spec: McpToolSpec, input: unknown, ctx: ToolContext): Promise<ToolOutcome> {
-  const secrets = headerSecrets(spec.headers);
+  const masker = serverMasker(spec);
   const args = input !== null && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
   const budget = deadline(MCP_CALL_BUDGET_MS);
   const signal = AbortSignal.any([ctx.signal, budget.signal]);
@@ -48,9 +48,10 @@ async function callMcpTool(tool: DiscoveredTool, spec: McpToolSpec, input: unkno
       try {
         const connection = await ctx.mcp.get(spec, signal);
         const result = await connection.callTool(tool.remote_name, args, signal, MCP_CALL_TIMEOUT_MS);
-        return { output: redactSecrets(resultText(result), secrets), isError: result.isError === true };
+        // The whole text at once: a value split across two blocks is found like a whole one.
+        return { output: masker.mask(resultText(result)), isError: result.isError === true };
       } catch (error) {
-        const failure = await describeFailure(spec.name, error, secrets);
+        const failure = await describeFailure(spec.name, error, masker);
         last = { output: failure.message, isError: true };
         ctx.mcp.drop(spec);
         if (!failure.transient || ctx.signal.aborted) return last;

@@ -7,7 +7,10 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { loadMcpSdk, type McpSdk } from "./load-sdk";
 import { McpRefusal } from "./mcp-fetch";
-import { redactSecrets } from "./masking";
+import type { SecretMasker } from "../../../../shared/secret-mask";
+
+/** What a failure's sentence keeps of what a server or the network said. */
+const MAX_FAILURE_CHARS = 1_000;
 
 export interface McpFailure {
   message: string;
@@ -41,9 +44,10 @@ export function resultText(result: CallToolResult): string {
   return parts.join("\n");
 }
 
-export async function describeFailure(server: string, error: unknown, secrets: readonly string[]): Promise<McpFailure> {
+export async function describeFailure(server: string, error: unknown, masker: SecretMasker): Promise<McpFailure> {
   const failure = error instanceof McpRefusal ? { message: `refused: ${error.message}`, transient: false } : classify(await loadMcpSdk(), error);
-  return { transient: failure.transient, message: redactSecrets(`MCP server "${server}": ${failure.message}`, secrets) };
+  // Masked before it is cut: a cut through a value would leave its first characters unmatched.
+  return { transient: failure.transient, message: `MCP server "${server}": ${masker.mask(failure.message).slice(0, MAX_FAILURE_CHARS)}` };
 }
 
 function classify({ ErrorCode, McpError, StreamableHTTPError }: McpSdk, error: unknown): McpFailure {
@@ -54,12 +58,12 @@ function classify({ ErrorCode, McpError, StreamableHTTPError }: McpSdk, error: u
   }
   if (error instanceof StreamableHTTPError) {
     const status = error.code ?? -1;
-    return { message: `answered HTTP ${status}: ${error.message.replace(/^Streamable HTTP error: /, "")}`.slice(0, 1_000), transient: status >= 500 || status === 429 || status < 0 };
+    return { message: `answered HTTP ${status}: ${error.message.replace(/^Streamable HTTP error: /, "")}`, transient: status >= 500 || status === 429 || status < 0 };
   }
   if (error instanceof DOMException && (error.name === "AbortError" || error.name === "TimeoutError")) {
     return { message: error.message || "the request was stopped", transient: error.name === "TimeoutError" };
   }
   const text = error instanceof Error ? error.message : String(error);
   // A broken stream, a refused or reset connection, a body cut off: the server or the way there failed.
-  return { message: `could not be reached: ${text}`.slice(0, 1_000), transient: true };
+  return { message: `could not be reached: ${text}`, transient: true };
 }

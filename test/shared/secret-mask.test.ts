@@ -1,0 +1,108 @@
+/** The secret masker: its encoder table, the search (case, whitespace, embedding), short values, and the logs. */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { log } from "../../src/log";
+import { ENCODERS, MASKED_VALUE, maskerOf, SecretMasker, secretForms } from "../../src/shared/secret-mask";
+
+const SECRET = "sk-live/Tq9+x7Zr~42 \"ok\"";
+const bytes = (text: string) => new TextEncoder().encode(text);
+const b64 = (data: Uint8Array) => btoa(String.fromCharCode(...data));
+const hex = (data: Uint8Array) => [...data].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+
+/** Each encoder's forms of SECRET, written out by other means than the masker's. */
+const TABLE: Record<string, string[]> = {
+  base64: [b64(bytes(SECRET)), b64(bytes(SECRET)).replace(/=+$/, "")],
+  base64url: [b64(bytes(SECRET)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")],
+  hex: [hex(bytes(SECRET)), [...bytes(SECRET)].map((byte) => `\\x${byte.toString(16).padStart(2, "0")}`).join("")],
+  percent: [encodeURIComponent(SECRET), encodeURIComponent(SECRET).replace(/%20/g, "+"), [...bytes(SECRET)].map((byte) => `%${byte.toString(16).padStart(2, "0")}`).join("")],
+  json: [JSON.stringify(SECRET).slice(1, -1), JSON.stringify(JSON.stringify(SECRET).slice(1, -1)).slice(1, -1), [...SECRET].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("")],
+};
+
+describe("the encoder table", () => {
+  it("has one row per encoding, each giving the forms written out here", () => {
+    expect(ENCODERS.map((encoder) => encoder.name)).toEqual(Object.keys(TABLE));
+    for (const encoder of ENCODERS) {
+      const forms = encoder.encode(SECRET, bytes(SECRET));
+      for (const form of TABLE[encoder.name]!) expect(forms, `${encoder.name}: ${form}`).toContain(form);
+    }
+  });
+
+  it("gives the value first, then every encoding's forms, none shorter than 8 characters", () => {
+    const forms = secretForms(SECRET);
+    expect(forms[0]).toBe(SECRET);
+    for (const form of Object.values(TABLE).flat()) expect(forms).toContain(form);
+    expect(forms.every((form) => form.length >= 8)).toBe(true);
+  });
+
+  it("searches for a value of 6 or 7 characters as itself only, and for a shorter one not at all", () => {
+    expect(secretForms("abcdefg")).toEqual(["abcdefg"]);
+    expect(secretForms("abcde")).toEqual([]);
+    const masker = maskerOf(["abcdefg", "xyz12"]);
+    expect(masker.mask(`abcdefg ABCDEFG ${btoa("abcdefg")} ${hex(bytes("abcdefg"))} xyz12`)).toBe(`${MASKED_VALUE} ${MASKED_VALUE} ${btoa("abcdefg")} ${hex(bytes("abcdefg"))} xyz12`);
+  });
+});
+
+describe("masking text", () => {
+  const masker = new SecretMasker([SECRET]);
+  const masked = (text: string) => masker.mask(text);
+
+  it("masks every form, in any letter case, and keeps the text around it", () => {
+    for (const form of [SECRET, ...Object.values(TABLE).flat()]) {
+      for (const cased of [form, form.toLowerCase(), form.toUpperCase()]) expect(masked(`before ${cased} after`), cased).toBe(`before ${MASKED_VALUE} after`);
+    }
+  });
+
+  it("finds the value inside a larger base64 blob at each of the three byte offsets, in both alphabets", () => {
+    for (let before = 0; before < 6; before++) {
+      for (const after of [0, 1, 2, 7]) {
+        const blob = new Uint8Array([...crypto.getRandomValues(new Uint8Array(before)), ...bytes(SECRET), ...crypto.getRandomValues(new Uint8Array(after))]);
+        const standard = b64(blob);
+        const urlSafe = standard.replace(/\+/g, "-").replace(/\//g, "_");
+        for (const text of [standard, urlSafe]) {
+          const out = masked(text);
+          expect(out, `${before}+${after}`).toContain(MASKED_VALUE);
+          // What is left is at most the characters that mix the value's bits with its neighbours'.
+          expect(out.length - MASKED_VALUE.length, `${before}+${after}`).toBeLessThanOrEqual(text.length - (b64(bytes(SECRET)).length - 6));
+        }
+      }
+    }
+  });
+
+  it("finds a form wrapped over lines or split by whitespace, as text blocks joined by a newline are", () => {
+    const base64 = b64(bytes(SECRET));
+    expect(masked(`${base64.slice(0, 10)}\n${base64.slice(10)}`)).toBe(MASKED_VALUE);
+    expect(masked(`${SECRET.slice(0, 9)}\n${SECRET.slice(9)} tail`)).toBe(`${MASKED_VALUE} tail`);
+    expect(masked(hex(bytes(SECRET)).replace(/(..)/g, "$1 ").trim())).toBe(MASKED_VALUE);
+  });
+
+  it("leaves text without a secret as it is, the same string", () => {
+    const text = "nothing to see here: sk-live/Tq9+x7Z is a prefix, not the value";
+    expect(masked(text)).toBe(text);
+    expect(new SecretMasker([]).mask(SECRET)).toBe(SECRET);
+  });
+
+  it("masks every string of a JSON value, keys included", () => {
+    const value = { description: `uses ${btoa(SECRET)}`, properties: { [hex(bytes(SECRET))]: { type: "string" } }, list: [SECRET.toUpperCase(), 3] };
+    expect(masker.maskJson(value)).toEqual({ description: `uses ${MASKED_VALUE}`, properties: { [MASKED_VALUE]: { type: "string" } }, list: [MASKED_VALUE, 3] });
+  });
+});
+
+describe("log lines", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("masks the forms of a secret this isolate used in every log line, whatever field carries them", () => {
+    const secret = `tok-${crypto.randomUUID()}`;
+    maskerOf([secret]);
+    const lines: string[] = [];
+    for (const level of ["log", "warn", "error"] as const) vi.spyOn(console, level).mockImplementation((line: string) => void lines.push(line));
+    log("info", "a", { note: `got ${secret.toUpperCase()}` });
+    log("warn", "b", { error: { message: `x ${btoa(secret)} y` } });
+    log("error", "c", { stack: encodeURIComponent(hex(bytes(secret))) });
+    expect(lines).toHaveLength(3);
+    for (const line of lines) {
+      expect(line).toContain(MASKED_VALUE);
+      expect(line.toLowerCase()).not.toContain(secret.slice(4, 20));
+      expect(line).not.toContain(btoa(secret).slice(0, 20));
+      expect(line).not.toContain(hex(bytes(secret)).slice(0, 20));
+    }
+  });
+});
