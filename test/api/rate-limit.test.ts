@@ -68,6 +68,7 @@ describe("the admin floor", () => {
     const { tenantId, admin } = await tenantOfTen();
     const first = await createKey(admin, ["sessions:read"]);
     const second = await createKey(admin, ["sessions:read"]);
+    const adminKey = await createKey(admin, ["tenant:admin"]);
     await awayFromWindowEnd();
     await statusesOf(first.headers, 5);
     await statusesOf(second.headers, 5);
@@ -81,6 +82,9 @@ describe("the admin floor", () => {
     expect(listed.status).toBe(200);
     expect(listed.headers.get("RateLimit")).toMatch(/^"admin";r=\d+;t=\d+$/);
     expect((await call(`/v1/api-keys/${created.key_id}`, { method: "DELETE", headers: admin })).status).toBe(204);
+    // An admin's API key too: its scopes are read from its record in the same call that admits it.
+    expect(await statusesOf(adminKey.headers, 1)).toEqual([429]);
+    expect((await call(`/v1/api-keys/${first.key_id}`, { method: "DELETE", headers: adminKey.headers })).status).toBe(204);
 
     // A platform admin whose own tenant is this one; the suspension it makes is of another tenant.
     const root = await bearer({ tenantId, subject: "root", scopes: ["platform:admin"] });
