@@ -41,12 +41,12 @@ export interface AdmitInput {
 
 const REQUEST_KINDS: readonly RequestKind[] = ["key_management", "suspension", "firing"];
 
-/** The checked form of an RPC's admission input, with the scopes that apply to it. */
-export function admitInput(input: AdmitRequestInput, scopes: readonly unknown[]): AdmitInput {
-  const kind = input.kind;
+/** The checked form of an RPC's admission input. */
+export function admitInput(input: AdmitRequestInput): AdmitInput {
+  const { kind, scopes = [] } = input;
   if (kind !== undefined && !REQUEST_KINDS.includes(kind)) throw new TypeError("kind is not a request kind");
   if (!Array.isArray(scopes)) throw new TypeError("scopes must be an array");
-  return { bucket: requireString("bucket", input.bucket), now: requireNow(input.now), kind, scopes: scopes.filter((scope): scope is string => typeof scope === "string") };
+  return { bucket: requireString("bucket", input.bucket), now: requireNow(input.now), kind, scopes: scopes.filter((scope) => typeof scope === "string") };
 }
 
 export function admit(config: ConfigState, limiter: RateLimiter, input: AdmitInput): Admission {
@@ -59,7 +59,7 @@ export function admit(config: ConfigState, limiter: RateLimiter, input: AdmitInp
 }
 
 /** Pure: the windows a request is counted in, by its lane. */
-export function windowsFor(limits: Limits, input: Pick<AdmitInput, "bucket" | "kind" | "scopes">): NamedWindow[] {
+function windowsFor(limits: Limits, input: Pick<AdmitInput, "bucket" | "kind" | "scopes">): NamedWindow[] {
   const share = callerRequestsPerMinute(limits);
   if (input.kind === "firing") {
     return [

@@ -29,8 +29,6 @@ export type RateTake =
   | { ok: true; remaining: number[]; resetSeconds: number }
   | { ok: false; remaining: number[]; resetSeconds: number; retryAfterSeconds: number };
 
-export type RateCheck = { ok: true } | { ok: false; retryAfterSeconds: number };
-
 export function windowStartOf(now: number): number {
   return now - (now % RATE_WINDOW_MS);
 }
@@ -40,14 +38,9 @@ export function secondsToWindowEnd(now: number): number {
   return Math.max(1, Math.ceil((windowStartOf(now) + RATE_WINDOW_MS - now) / 1000));
 }
 
+/** What was counted in the window of `now` so far. */
 function usedIn(counted: WindowCount | undefined, now: number): number {
   return counted && counted.start === windowStartOf(now) ? counted.count : 0;
-}
-
-/** Whether one more request fits in the window of `now`, given what was counted so far. */
-export function checkWindow(counted: WindowCount | undefined, now: number, limit: number): RateCheck {
-  if (usedIn(counted, now) < limit) return { ok: true };
-  return { ok: false, retryAfterSeconds: secondsToWindowEnd(now) };
 }
 
 export class RateLimiter {
