@@ -59,6 +59,7 @@ export const LIMIT_NAMES = [
   "max_tokens_per_day",
   "max_image_bytes",
   "max_schedules",
+  "caller_share_percent",
 ] as const;
 
 export const limitsSchema = z.object({
@@ -75,6 +76,11 @@ export const limitsSchema = z.object({
   max_image_bytes: z.number().int().min(1024).max(MAX_MAX_IMAGE_BYTES),
   /** Schedules a tenant may keep (paused and disabled ones count); more is a 409 until one is deleted. */
   max_schedules: z.number().int().min(0).max(100_000),
+  /**
+   * The part of `requests_per_minute` one API key or one JWT subject may use, so one caller
+   * cannot take the whole window from the others; below 100 on purpose (see `callerRequestsPerMinute`).
+   */
+  caller_share_percent: z.number().int().min(1).max(99),
 });
 export type Limits = z.infer<typeof limitsSchema>;
 export const partialLimitsSchema = limitsSchema.partial();
@@ -91,7 +97,24 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
   max_tokens_per_day: null,
   max_image_bytes: DEFAULT_MAX_IMAGE_BYTES,
   max_schedules: 100,
+  caller_share_percent: 50,
 };
+
+/**
+ * A caller's own window (an API key, or a JWT subject): its share of the tenant's
+ * `requests_per_minute`, at least one request. Half by default: a tenant's one backend keeps
+ * most of the tenant's rate, and a key that floods leaves the other half to everyone else.
+ */
+export function callerRequestsPerMinute(limits: Pick<Limits, "requests_per_minute" | "caller_share_percent">): number {
+  return Math.max(1, Math.floor((limits.requests_per_minute * limits.caller_share_percent) / 100));
+}
+
+/**
+ * Requests a minute each admin may always make on the paths that stop abuse (API keys
+ * create, list and revoke; a tenant's suspension), whatever the tenant's other windows hold:
+ * they are counted apart, so a flooding key cannot lock its admin out of revoking it.
+ */
+export const ADMIN_REQUESTS_PER_MINUTE = 60;
 
 /**
  * The lower of two limit sets, name by name (`null`, unlimited, is the highest). A running

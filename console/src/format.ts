@@ -86,6 +86,7 @@ export const LIMIT_LABELS: Record<keyof Limits, string> = {
   max_concurrent_runs: "Concurrent runs",
   max_request_bytes: "Request bytes",
   requests_per_minute: "Requests per minute",
+  caller_share_percent: "Share of a key or user (%)",
   max_tokens_per_day: "Tokens per day",
   max_image_bytes: "Image bytes",
   max_schedules: "Schedules",

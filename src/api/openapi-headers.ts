@@ -4,6 +4,7 @@
  */
 import type { App } from "./context";
 import { REQUEST_ID_HEADER } from "./middleware/request-id";
+import { RATE_LIMIT_HEADER, RATE_LIMIT_POLICY_HEADER } from "./rate-limit-fields";
 
 /** Set on a replayed answer (see middleware/idempotency.ts). */
 export const IDEMPOTENT_REPLAYED_HEADER = "Idempotent-Replayed";
@@ -14,7 +15,16 @@ interface HeaderComponent {
   schema: { type: "string" | "integer"; [keyword: string]: unknown };
 }
 
-export type ResponseHeaderName = "RequestId" | "IdempotentReplayed" | "RetryAfter" | "Location" | "WwwAuthenticate" | "ETag" | "CacheControl";
+export type ResponseHeaderName =
+  | "RequestId"
+  | "IdempotentReplayed"
+  | "RetryAfter"
+  | "Location"
+  | "WwwAuthenticate"
+  | "ETag"
+  | "CacheControl"
+  | "RateLimitPolicy"
+  | "RateLimit";
 
 /** Component name → the header it describes. */
 export const RESPONSE_HEADERS: Record<ResponseHeaderName, { name: string; header: HeaderComponent }> = {
@@ -51,6 +61,25 @@ export const RESPONSE_HEADERS: Record<ResponseHeaderName, { name: string; header
       description: "A weak tag of this answer's content: send it back as `If-None-Match` to get 304 while nothing changed.",
       required: true,
       schema: { type: "string", example: 'W/"3q2-7wAAAAAAAAAAAAAAA"' },
+    },
+  },
+  RateLimitPolicy: {
+    name: RATE_LIMIT_POLICY_HEADER,
+    header: {
+      description:
+        "The rate windows this request was counted in (IETF draft-ietf-httpapi-ratelimit-headers, structured fields): each a name, its quota `q` and its window `w` in seconds. " +
+        "`tenant` (the tenant's `requests_per_minute`) and `caller` (this API key's or user's share of it) for most requests; `admin` for an admin's API-key management and suspension requests. " +
+        "On every answer to an authenticated and admitted request, a 429 of the rate limit included.",
+      schema: { type: "string", example: '"tenant";q=600;w=60, "caller";q=300;w=60' },
+    },
+  },
+  RateLimit: {
+    name: RATE_LIMIT_HEADER,
+    header: {
+      description:
+        "The window of `RateLimit-Policy` closest to running out: its name, the requests `r` left in it and the seconds `t` until it starts afresh. " +
+        "`r=0` means the next request before then gets 429. Sent wherever `RateLimit-Policy` is.",
+      schema: { type: "string", example: '"caller";r=42;t=17' },
     },
   },
   CacheControl: {

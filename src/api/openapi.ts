@@ -1,7 +1,8 @@
 /**
  * The OpenAPI 3.1 document of the gateway: its fixed header (info, servers, tags) and the
  * document generated from the routes' zod schemas, built once per app, with the headers every
- * response carries added in one pass, so no route can forget them.
+ * response carries (and those of every authenticated one) added in one pass, so no route can
+ * forget them.
  */
 import type { App } from "./context";
 import { IDEMPOTENCY_KEY_PARAM, isReplayable } from "./middleware/idempotency";
@@ -49,6 +50,7 @@ export function openApiDocument(app: App): OpenApiDocument {
 }
 
 interface Operation {
+  security?: Record<string, string[]>[];
   parameters?: { name?: string; in?: string }[];
   responses?: Record<string, { headers?: Record<string, unknown> }>;
 }
@@ -63,7 +65,19 @@ function mayBeReplayed(status: number): boolean {
   return isReplayable(status) && status !== 401 && status !== 403;
 }
 
-/** Pure: `X-Request-Id` on every response, and `Idempotent-Replayed` wherever a replay may answer. */
+/**
+ * Whether an authenticated route's answer with this status may carry the rate-limit fields:
+ * every answer after admission. A 401 is decided before it, and a 503 when the tenant's index
+ * could not be asked.
+ */
+function carriesRateLimit(status: number): boolean {
+  return status !== 401 && status !== 503;
+}
+
+/**
+ * Pure: `X-Request-Id` on every response, `Idempotent-Replayed` wherever a replay may answer,
+ * and the rate-limit fields on the answers of authenticated routes.
+ */
 export function withCommonResponseHeaders(document: OpenApiDocument): OpenApiDocument {
   const paths = (document.paths ?? {}) as Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>;
   for (const item of Object.values(paths)) {
@@ -71,9 +85,11 @@ export function withCommonResponseHeaders(document: OpenApiDocument): OpenApiDoc
       const operation = item[method];
       if (!operation?.responses) continue;
       const idempotent = (operation.parameters ?? []).some((p) => p.in === "header" && p.name === IDEMPOTENCY_KEY_PARAM);
+      const authenticated = (operation.security ?? []).length > 0;
       for (const [status, response] of Object.entries(operation.responses)) {
         const common = idempotent && mayBeReplayed(Number(status)) ? headerRefs("RequestId", "IdempotentReplayed") : headerRefs("RequestId");
-        response.headers = { ...common, ...response.headers };
+        const rate = authenticated && carriesRateLimit(Number(status)) ? headerRefs("RateLimitPolicy", "RateLimit") : {};
+        response.headers = { ...common, ...rate, ...response.headers };
       }
     }
   }

@@ -99,7 +99,7 @@ export async function verifyApiKey(parsed: ParsedApiKey, record: ApiKeyRecord | 
   const failure = checkApiKeyRecord(parsed, presentedHash ?? (await hashApiKeySecret(parsed.secret)), record, now);
   if (failure) return authFail(failure);
   const expiresAt = record.expires_at === null ? undefined : Date.parse(record.expires_at);
-  const scopes = parseScopes(record.scopes).filter((scope) => API_KEY_SCOPES.includes(scope));
+  const scopes = keyScopes(record);
   return authOk({
     tenantId: record.tenant_id,
     subject: `key:${record.key_id}`,
@@ -108,6 +108,11 @@ export async function verifyApiKey(parsed: ParsedApiKey, record: ApiKeyRecord | 
     keyId: record.key_id,
     ...(expiresAt === undefined ? {} : { expiresAt }),
   });
+}
+
+/** The scopes a key grants: those stored that a key may carry. */
+export function keyScopes(record: Pick<ApiKeyRecord, "scopes">): Scope[] {
+  return parseScopes(record.scopes).filter((scope) => API_KEY_SCOPES.includes(scope));
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * What one firing does: who it acts as and whether it may (the creator's API key still stands;
- * the tenant's index admits it as it admits a request, so suspension and the rate limit apply),
- * then its action, through the very operations the public routes run. A refusal becomes a
- * `failed` outcome to record; any other fault is thrown, for the Scheduler to try again.
+ * the tenant's index admits it as it admits a request, so suspension and the rate limit apply,
+ * the latter in windows of the schedules' own), then its action, through the very operations
+ * the public routes run. A refusal becomes a `failed` outcome to record; any other fault is
+ * thrown, for the Scheduler to try again.
  */
 import { type ApiKeyRecord, keyStandingProblem } from "../auth/api-keys";
 import { type Principal, rateBucket } from "../auth/principal";
@@ -49,10 +50,12 @@ export async function openGate(env: Env, tenantId: string, creator: ScheduleCrea
     via: creator.via,
     ...(creator.key_id !== null ? { keyId: creator.key_id } : {}),
   };
-  const admission = await index.admitRequest(tenantId, { bucket: rateBucket(principal), now });
+  // Counted apart from interactive requests: a tenant's schedules cannot use up the window its
+  // callers need, whatever their number (see src/tenants/admission.ts).
+  const admission = await index.admitRequest(tenantId, { bucket: rateBucket(principal), now, kind: "firing" });
   if (!admission.ok) {
     if (admission.code === "suspended") return { kind: "suspended" };
-    return { kind: "refused", error_code: "rate_limited", error: "The tenant's requests_per_minute was used up at the slot." };
+    return { kind: "refused", error_code: "rate_limited", error: "The schedules' requests_per_minute (the tenant's, or this creator's share of it) was used up at the slot." };
   }
   return { kind: "go", actor: { env, config: loadConfig(env), principal, limits: admission.limits, settings: admission.settings, models: admission.models ?? null } };
 }

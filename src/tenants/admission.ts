@@ -1,22 +1,94 @@
 /**
- * The per-request gate: a suspended tenant is refused outright, then the request is counted
- * against `requests_per_minute`. Pure apart from the in-memory limiter it is given.
+ * The per-request gate: a suspended tenant is refused outright, then the request is counted in
+ * the rate windows of its lane. Pure apart from the in-memory limiter it is given.
+ *
+ * The lanes, each counted apart so that none can starve another:
+ * - interactive (every request but those below): the tenant's `requests_per_minute`, and the
+ *   caller's share of it (`callerRequestsPerMinute`: one API key, or one JWT subject), so one
+ *   caller cannot take the whole window from its colleagues;
+ * - admin: an admin's key management (create, list, revoke) and a platform admin's suspension
+ *   requests, `ADMIN_REQUESTS_PER_MINUTE` a minute per admin (or the caller's share when that
+ *   is larger) whatever the interactive windows hold, so a flooding key can always be revoked;
+ * - firing: a schedule's firings, with windows of the same sizes as the interactive ones but
+ *   their own counts, so schedules cannot eat the window of interactive requests, nor one
+ *   creator's schedules those of another.
  */
+import { ADMIN_REQUESTS_PER_MINUTE, callerRequestsPerMinute, type Limits } from "../limits";
+import { hasScope, isScope, type Scope } from "../auth/principal";
 import type { ConfigState } from "./tenant-config";
-import type { RateLimiter } from "./rate-limit";
-import type { Admission } from "./types";
+import { RATE_WINDOW_MS, type RateLimiter, type RateWindow } from "./rate-limit";
+import type { AdmitRequestInput, Admission, RateReport, RequestKind } from "./types";
+import { requireNow, requireString } from "./validate";
 
-/** The window that covers every request of the tenant. */
-const TENANT_WINDOW = "tenant";
+/** A window with the name it is reported under (see `RateReport`). */
+interface NamedWindow extends RateWindow {
+  name: string;
+}
 
-/**
- * `requests_per_minute` is the tenant's total. Each bucket (API key or JWT subject) is also
- * counted with the same number, so that the per-principal window exists and can be lowered on
- * its own later; with equal numbers the tenant window is the one that binds today.
- */
-export function admit(config: ConfigState, limiter: RateLimiter, bucket: string, now: number): Admission {
+/** Who may use the admin lane for each kind of request: the scope its routes require. */
+const ADMIN_KINDS: Readonly<Partial<Record<RequestKind, Scope>>> = {
+  key_management: "tenant:admin",
+  suspension: "platform:admin",
+};
+
+export interface AdmitInput {
+  bucket: string;
+  now: number;
+  kind?: RequestKind | undefined;
+  /** The caller's scopes, as stored or granted; unknown ones are ignored. */
+  scopes: readonly string[];
+}
+
+const REQUEST_KINDS: readonly RequestKind[] = ["key_management", "suspension", "firing"];
+
+/** The checked form of an RPC's admission input. */
+export function admitInput(input: AdmitRequestInput): AdmitInput {
+  const { kind, scopes = [] } = input;
+  if (kind !== undefined && !REQUEST_KINDS.includes(kind)) throw new TypeError("kind is not a request kind");
+  if (!Array.isArray(scopes)) throw new TypeError("scopes must be an array");
+  return { bucket: requireString("bucket", input.bucket), now: requireNow(input.now), kind, scopes: scopes.filter((scope) => typeof scope === "string") };
+}
+
+export function admit(config: ConfigState, limiter: RateLimiter, input: AdmitInput): Admission {
   if (config.suspended) return { ok: false, code: "suspended" };
-  const check = limiter.take([TENANT_WINDOW, `bucket:${bucket}`], config.limits.requests_per_minute, now);
-  if (!check.ok) return { ok: false, code: "rate_limited", retryAfterSeconds: check.retryAfterSeconds };
-  return { ok: true, limits: config.limits, suspended: false, settings: config.settings, ...(config.models !== null ? { models: config.models } : {}) };
+  const windows = windowsFor(config.limits, input);
+  const taken = limiter.take(windows, input.now);
+  const rate = report(windows, taken.remaining, taken.resetSeconds);
+  if (!taken.ok) return { ok: false, code: "rate_limited", retryAfterSeconds: taken.retryAfterSeconds, rate };
+  return { ok: true, limits: config.limits, suspended: false, settings: config.settings, rate, ...(config.models !== null ? { models: config.models } : {}) };
+}
+
+/** Pure: the windows a request is counted in, by its lane. */
+function windowsFor(limits: Limits, input: Pick<AdmitInput, "bucket" | "kind" | "scopes">): NamedWindow[] {
+  const share = callerRequestsPerMinute(limits);
+  if (input.kind === "firing") {
+    return [
+      { name: "schedules", key: "firing", limit: limits.requests_per_minute },
+      { name: "schedules-caller", key: `firing:${input.bucket}`, limit: share },
+    ];
+  }
+  if (isAdminRequest(input.kind, input.scopes)) {
+    return [{ name: "admin", key: `admin:${input.bucket}`, limit: Math.max(ADMIN_REQUESTS_PER_MINUTE, share) }];
+  }
+  return [
+    { name: "tenant", key: "tenant", limit: limits.requests_per_minute },
+    { name: "caller", key: `bucket:${input.bucket}`, limit: share },
+  ];
+}
+
+function isAdminRequest(kind: RequestKind | undefined, scopes: readonly string[]): boolean {
+  const required = kind === undefined ? undefined : ADMIN_KINDS[kind];
+  return required !== undefined && hasScope({ scopes: scopes.filter(isScope) }, required);
+}
+
+/** Every window as a policy, and the one with the least left as the current one (the first on a tie). */
+function report(windows: readonly NamedWindow[], remaining: readonly number[], resetSeconds: number): RateReport {
+  let closest = 0;
+  remaining.forEach((left, i) => {
+    if (left < remaining[closest]!) closest = i;
+  });
+  return {
+    policies: windows.map((window) => ({ name: window.name, quota: window.limit, windowSeconds: RATE_WINDOW_MS / 1000 })),
+    current: { name: windows[closest]!.name, remaining: remaining[closest]!, resetSeconds },
+  };
 }

@@ -11,9 +11,9 @@ import { log } from "../log";
 import type { Page, SessionSummary } from "../sessions/types";
 import { loadConfig } from "../config";
 import type { PartialLimits } from "../limits";
-import { admit } from "./admission";
+import { admit, admitInput } from "./admission";
 import * as apiKeys from "./api-key-store";
-import { checkApiKeyRecord, exchangedKeyStands } from "../auth/api-keys";
+import { checkApiKeyRecord, exchangedKeyStands, keyScopes } from "../auth/api-keys";
 import * as idempotency from "./idempotency-store";
 import { RateLimiter } from "./rate-limit";
 import { grantedSessions, grantQueuedSlots, nextPumpAt, queueLength } from "./run-slots";
@@ -84,7 +84,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
 
   async admitRequest(tenantId: string, input: T.AdmitRequestInput): Promise<T.Admission> {
     await this.#enter(tenantId);
-    return admit(this.#readConfig(), this.#limiter, requireString("bucket", input.bucket), requireNow(input.now));
+    return admit(this.#readConfig(), this.#limiter, admitInput(input));
   }
 
   // --- API keys
@@ -96,10 +96,12 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
 
   async admitApiKey(tenantId: string, keyId: string, input: T.AdmitApiKeyInput): Promise<T.ApiKeyAdmission> {
     const secretHash = requireString("secretHash", input.secretHash);
-    return this.#admitWithKey(tenantId, keyId, input, (record, id, now) => checkApiKeyRecord({ tenantId, keyId: id }, secretHash, record, now) === null);
+    // The key's scopes, from its record: the gateway does not know them before this call.
+    return this.#admitWithKey(tenantId, keyId, input, (record, id, now) => checkApiKeyRecord({ tenantId, keyId: id }, secretHash, record, now) === null, keyScopes);
   }
 
   async admitExchangedToken(tenantId: string, keyId: string, input: T.AdmitRequestInput): Promise<T.ApiKeyAdmission> {
+    // The token's own scopes (in `input`): it may have been granted fewer than its key holds.
     return this.#admitWithKey(tenantId, keyId, input, (record, id, now) => exchangedKeyStands(record, { tenantId, keyId: id }, now));
   }
 
@@ -278,21 +280,22 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
 
   /**
    * The key's record, read from storage, and the request admitted in the same call only when
-   * `stands` accepts the record (so a key that does not stand spends no rate budget).
+   * `stands` accepts the record (so a key that does not stand spends no rate budget). The
+   * scopes that decide the request's lane: `scopes(record)` when given, else the input's.
    */
   async #admitWithKey(
     tenantId: string,
     keyId: string,
     input: T.AdmitRequestInput,
     stands: (record: apiKeys.ApiKeyRecord | null, keyId: string, now: number) => boolean,
+    scopes?: (record: apiKeys.ApiKeyRecord) => readonly string[],
   ): Promise<T.ApiKeyAdmission> {
     const id = requireString("keyId", keyId);
-    const bucket = requireString("bucket", input.bucket);
-    const now = requireNow(input.now);
+    const request = admitInput(input);
     const record = this.#findApiKey(tenantId, id);
-    if (!stands(record, id, now)) return { record, admission: null };
+    if (!record || !stands(record, id, request.now)) return { record, admission: null };
     await this.#enter(tenantId);
-    return { record, admission: admit(this.#readConfig(), this.#limiter, bucket, now) };
+    return { record, admission: admit(this.#readConfig(), this.#limiter, scopes ? { ...request, scopes: scopes(record) } : request) };
   }
 
   /**

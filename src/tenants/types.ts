@@ -11,14 +11,42 @@ export type Admission =
    * `settings` and `models` ride along so the gateway has them without asking again. `models`:
    * the models the tenant narrowed its sessions to; absent when it did not narrow them.
    */
-  | { ok: true; limits: Limits; suspended: false; settings: TenantSettings; models?: string[] }
+  | { ok: true; limits: Limits; suspended: false; settings: TenantSettings; models?: string[]; rate: RateReport }
   | { ok: false; code: "suspended" }
-  | { ok: false; code: "rate_limited"; retryAfterSeconds: number };
+  | { ok: false; code: "rate_limited"; retryAfterSeconds: number; rate: RateReport };
+
+/** A rate window as a client is told of it (the `RateLimit-Policy` header field). */
+export interface RatePolicy {
+  name: string;
+  /** Requests the window admits. */
+  quota: number;
+  windowSeconds: number;
+}
+
+/** The windows a request was counted in, and the one closest to running out (the `RateLimit` header field). */
+export interface RateReport {
+  policies: RatePolicy[];
+  current: { name: string; remaining: number; resetSeconds: number };
+}
+
+/**
+ * What a request is, as far as counting it goes (see admission.ts): an interactive request
+ * (absent), one on the paths that stop abuse, which an admin may always make a few of
+ * (`key_management`: API keys create, list, revoke; `suspension`: suspend, unsuspend), or a
+ * schedule's firing, counted apart from interactive requests.
+ */
+export type RequestKind = "key_management" | "suspension" | "firing";
 
 export interface AdmitRequestInput {
   /** Who is counted: the API key id or the JWT subject. */
   bucket: string;
   now: number;
+  kind?: RequestKind;
+  /**
+   * The caller's scopes, which decide whether a key-management or suspension request is an
+   * admin's. Not needed by `admitApiKey`, which reads them from the key's record.
+   */
+  scopes?: string[];
 }
 
 export interface AdmitApiKeyInput extends AdmitRequestInput {

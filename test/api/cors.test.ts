@@ -46,6 +46,8 @@ describe("CORS", () => {
     expect(ok.status).toBe(200);
     expect(ok.headers.get("Access-Control-Allow-Origin")).toBe(CONSOLE);
     expect(ok.headers.get("Access-Control-Expose-Headers")).toContain("X-Request-Id");
+    expect(ok.headers.get("Access-Control-Expose-Headers")).toContain("RateLimit-Policy");
+    expect(ok.headers.get("Access-Control-Expose-Headers")?.split(/,\s*/)).toContain("RateLimit");
     await ok.body?.cancel();
     const refused = await call("/v1/tenant", { headers: { Origin: CONSOLE } });
     expect(refused.status).toBe(401);

@@ -61,6 +61,18 @@ describe("OpenAPI hygiene", () => {
     }
   });
 
+  it("documents RateLimit-Policy and RateLimit on every answer of an authenticated route but 401 and 503, 429 included, and on no public route", async () => {
+    const rateRefs = { "RateLimit-Policy": { $ref: "#/components/headers/RateLimitPolicy" }, RateLimit: { $ref: "#/components/headers/RateLimit" } };
+    for (const [name, op] of operations(await servedDocument())) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        const documented = op.security!.length > 0 && status !== "401" && status !== "503";
+        if (documented) expect(response.headers, `${name} ${status}`).toMatchObject(rateRefs);
+        else expect(Object.keys(response.headers ?? {}), `${name} ${status}`).not.toContain("RateLimit");
+      }
+      if (op.security!.length > 0) expect(op.responses["429"]?.headers, name).toMatchObject({ "Retry-After": expect.anything(), ...rateRefs });
+    }
+  });
+
   it("documents every error response as a Problem", async () => {
     for (const [name, op] of operations(await servedDocument())) {
       for (const [status, response] of Object.entries(op.responses)) {

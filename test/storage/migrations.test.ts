@@ -212,8 +212,8 @@ describe("session object storage written by an earlier version", () => {
     await t.model.script({ reply: { content: [{ type: "text", text: "keyed" }] } });
     const cap = { ...BUILTIN_DEFAULT_LIMITS, max_schedules: 7 };
     const started = unwrap((await t.stub.start("keyed once", cap, {}, "schedule:sch_x:1")) as SessionResult<Session>);
-    // Version 8 wrote out the image limit of its time; the tenant's cap brings max_schedules.
-    expect(started.limits).toEqual({ ...LIMITS_BEFORE_SCHEDULES, max_image_bytes: DEFAULT_MAX_IMAGE_BYTES, max_schedules: 7 });
+    // Version 8 wrote out the image limit of its time; the tenant's cap brings the limits added since.
+    expect(started.limits).toEqual({ ...LIMITS_BEFORE_SCHEDULES, max_image_bytes: DEFAULT_MAX_IMAGE_BYTES, max_schedules: 7, caller_share_percent: cap.caller_share_percent });
     await waitForStatus(t, ["done"]);
     expect(unwrap((await t.stub.start("keyed once", cap, {}, "schedule:sch_x:1")) as SessionResult<Session>).status).toBe("done");
     expect(unwrap(await t.stub.requestOutcome("schedule:sch_x:1"))).toBe("started");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RATE_WINDOW_MS, RateLimiter, checkWindow } from "../../src/tenants/rate-limit";
+import { RATE_WINDOW_MS, RateLimiter } from "../../src/tenants/rate-limit";
 import { freshTenant, indexOf } from "./helpers";
 
 /** The start of a one-minute window. */
@@ -10,11 +10,12 @@ describe("admitRequest rate limit", () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);
     await index.setLimitOverrides(tenantId, { requests_per_minute: 5 });
-    for (let i = 0; i < 5; i++) expect((await index.admitRequest(tenantId, { bucket: "key_a", now: WINDOW + i })).ok).toBe(true);
-    expect(await index.admitRequest(tenantId, { bucket: "key_a", now: WINDOW + 15_500 })).toEqual({
+    for (let i = 0; i < 5; i++) expect((await index.admitRequest(tenantId, { bucket: `key_${i}`, now: WINDOW + i })).ok).toBe(true);
+    expect(await index.admitRequest(tenantId, { bucket: "key_a", now: WINDOW + 15_500 })).toMatchObject({
       ok: false,
       code: "rate_limited",
       retryAfterSeconds: 45,
+      rate: { current: { name: "tenant", remaining: 0, resetSeconds: 45 } },
     });
     expect((await index.admitRequest(tenantId, { bucket: "key_a", now: WINDOW + RATE_WINDOW_MS })).ok).toBe(true);
   });
@@ -26,7 +27,7 @@ describe("admitRequest rate limit", () => {
     for (const bucket of ["key_a", "key_b", "user:1", "key_a"]) {
       expect((await index.admitRequest(tenantId, { bucket, now: WINDOW })).ok).toBe(true);
     }
-    expect(await index.admitRequest(tenantId, { bucket: "key_c", now: WINDOW + 59_000 })).toEqual({
+    expect(await index.admitRequest(tenantId, { bucket: "key_c", now: WINDOW + 59_000 })).toMatchObject({
       ok: false,
       code: "rate_limited",
       retryAfterSeconds: 1,
@@ -47,20 +48,30 @@ describe("admitRequest rate limit", () => {
 describe("RateLimiter", () => {
   it("does not count a refused request against the other windows", () => {
     const limiter = new RateLimiter();
-    expect(limiter.take(["a"], 1, WINDOW).ok).toBe(true);
-    expect(limiter.take(["a", "b"], 1, WINDOW).ok).toBe(false);
-    expect(limiter.take(["b"], 1, WINDOW).ok).toBe(true);
+    const a = { key: "a", limit: 1 };
+    const b = { key: "b", limit: 1 };
+    expect(limiter.take([a], WINDOW).ok).toBe(true);
+    expect(limiter.take([a, b], WINDOW).ok).toBe(false);
+    expect(limiter.take([b], WINDOW).ok).toBe(true);
   });
 
-  it.each([
-    [undefined, 0, true, null],
-    [{ start: WINDOW, count: 2 }, 10_000, true, null],
-    [{ start: WINDOW, count: 3 }, 10_000, false, 50],
-    [{ start: WINDOW, count: 3 }, 59_999, false, 1],
-    [{ start: WINDOW - RATE_WINDOW_MS, count: 99 }, 0, true, null],
-  ])("checkWindow(%o at +%i ms, limit 3) → ok %s, retry %s", (counted, offset, ok, retry) => {
-    const check = checkWindow(counted, WINDOW + offset, 3);
-    expect(check.ok).toBe(ok);
-    if (!check.ok) expect(check.retryAfterSeconds).toBe(retry);
+  it("says what is left of each window, each with its own limit", () => {
+    const limiter = new RateLimiter();
+    const windows = [
+      { key: "wide", limit: 5 },
+      { key: "narrow", limit: 2 },
+    ];
+    expect(limiter.take(windows, WINDOW + 20_000)).toEqual({ ok: true, remaining: [4, 1], resetSeconds: 40 });
+    expect(limiter.take(windows, WINDOW + 20_000)).toEqual({ ok: true, remaining: [3, 0], resetSeconds: 40 });
+    expect(limiter.take(windows, WINDOW + 59_500)).toEqual({ ok: false, remaining: [3, 0], resetSeconds: 1, retryAfterSeconds: 1 });
+  });
+
+  it("starts each window afresh at the minute, and answers a refusal with the seconds left in it", () => {
+    const limiter = new RateLimiter();
+    const window = { key: "w", limit: 3 };
+    for (let i = 0; i < 3; i++) expect(limiter.take([window], WINDOW + i).ok).toBe(true);
+    expect(limiter.take([window], WINDOW + 10_000)).toMatchObject({ ok: false, retryAfterSeconds: 50 });
+    expect(limiter.take([window], WINDOW + 59_999)).toMatchObject({ ok: false, retryAfterSeconds: 1 });
+    expect(limiter.take([window], WINDOW + RATE_WINDOW_MS)).toEqual({ ok: true, remaining: [2], resetSeconds: 60 });
   });
 });

@@ -2,7 +2,10 @@
  * Authentication and admission of every `/v1` request: who is calling (`authenticate` from
  * src/auth, one generic 401 on any failure; the credential comes from `Authorization`, or for
  * the events route from `?access_token=`, see url-token.ts), then whether its tenant lets it in
- * (suspension, rate limit). Sets `principal` and `limits` for everything after it. An API key
+ * (suspension, rate limit; see src/tenants/admission.ts for the windows a request is counted in,
+ * and `requestKind` for the routes an admin may always reach). Sets `principal` and `limits` for
+ * everything after it, and puts the rate-limit state (`RateLimit-Policy`, `RateLimit`) on every
+ * answer to an admitted request, a 429 of the rate limit included. An API key
  * is looked up and its request admitted in one call to the tenant index (`admitApiKey`), and so
  * is the key behind a token exchanged from one (`admitExchangedToken`); the key's record is read
  * afresh on every request, so a revocation still counts at once.
@@ -17,7 +20,7 @@ import { tenantIndexStub } from "../../objects";
 import { authenticate as authenticateCredential, type AuthenticateDeps } from "../../auth/authenticate";
 import type { AuthFailure } from "../../auth/failure";
 import type { Env } from "../../env";
-import type { Admission } from "../../tenants/types";
+import type { Admission, RequestKind } from "../../tenants/types";
 import { keyBucket, type Principal, rateBucket } from "../../auth/principal";
 import { authGuard, type AuthGuard } from "../auth-guard";
 import { clientAddressKey } from "../client-address";
@@ -27,6 +30,9 @@ import { describeError, log } from "../../log";
 import { authDeps } from "../platform";
 import { bodyCapFor, enforceDeclaredLength } from "./body-limit";
 import { urlCredential } from "./url-token";
+import { requestKind } from "./request-kind";
+import { ensureHeaders, prepareHeaders } from "./response-headers";
+import { rateLimitFields } from "../rate-limit-fields";
 
 export const CLIENT_ADDRESS_HEADER = "CF-Connecting-IP";
 
@@ -42,8 +48,9 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
       log("info", "auth_failed", { request_id: c.var.requestId, reason: inUrl.reason, blocked });
       return refuse(c, guard, address, now);
     }
+    const kind = requestKind(c.req.method, c.req.path);
     const keyAdmission: KeyAdmission = { keyId: null, admission: null, lastUsedAt: null };
-    const deps = guardedDeps(c.env, await authDeps(c.env, c.var.config), guard, blocked, now, keyAdmission);
+    const deps = guardedDeps(c.env, await authDeps(c.env, c.var.config), guard, blocked, { now, kind }, keyAdmission);
     const result = await authenticateCredential(inUrl.kind === "token" ? inUrl.authorization : header, deps, now);
     if (!result.ok) {
       // The reason is for operators only; the caller gets the same 401 whatever failed, unless
@@ -54,12 +61,13 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     }
     const { principal } = result;
     const index = tenantIndexStub(c.env, principal.tenantId);
+    const admitInput = { bucket: rateBucket(principal), now, kind, scopes: principal.scopes };
 
     // A token exchanged from an API key lives on after the key is revoked unless we look: the
     // key's record is read, and the request admitted, in one call to the index.
     if (principal.via === "jwt" && principal.keyId !== undefined) {
       const keyId = principal.keyId;
-      const exchanged = await reachIndex(c, () => index.admitExchangedToken(principal.tenantId, keyId, { bucket: rateBucket(principal), now }));
+      const exchanged = await reachIndex(c, () => index.admitExchangedToken(principal.tenantId, keyId, admitInput));
       if (!exchanged.admission) {
         log("info", "auth_failed", { request_id: c.var.requestId, reason: "source_key_invalid" });
         return refuse(c, guard, address, now);
@@ -70,10 +78,13 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     if (principal.via === "api_key" && principal.keyId !== undefined) guard.noteVerifiedKey(principal.tenantId, principal.keyId, now);
 
     const admitted = principal.keyId !== undefined && keyAdmission.keyId === principal.keyId ? keyAdmission.admission : null;
-    const admission: Admission = admitted ?? (await reachIndex(c, async (): Promise<Admission> => index.admitRequest(principal.tenantId, { bucket: rateBucket(principal), now })));
+    const admission: Admission = admitted ?? (await reachIndex(c, async (): Promise<Admission> => index.admitRequest(principal.tenantId, admitInput)));
+    if (!admission.ok && admission.code === "suspended") throw new ApiError("tenant_suspended");
+    // Every answer from here on, a 429 included, tells the caller where it stands.
+    const rateHeaders = rateLimitFields(admission.rate);
+    prepareHeaders(c, rateHeaders);
     if (!admission.ok) {
-      if (admission.code === "suspended") throw new ApiError("tenant_suspended");
-      throw new ApiError("rate_limited", "Too many requests for this tenant; retry later.", {
+      throw new ApiError("rate_limited", RATE_LIMITED_DETAIL[admission.rate.current.name] ?? RATE_LIMITED_DETAIL["tenant"], {
         retryAfterSeconds: admission.retryAfterSeconds,
       });
     }
@@ -88,6 +99,7 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
       inBackground(c, index.touchApiKey(principal.tenantId, keyId, now), "touch_api_key_failed");
     }
     await next();
+    ensureHeaders(c, rateHeaders);
   };
 }
 
@@ -123,12 +135,20 @@ interface KeyAdmission {
  * unknown-key note), and an API-key lookup that admits the request in the same round trip,
  * leaving the admission in `admitted` (null when the key did not stand).
  */
-function guardedDeps(env: Env, deps: AuthenticateDeps, guard: AuthGuard, addressBlocked: boolean, now: number, admitted: KeyAdmission): AuthenticateDeps {
+function guardedDeps(
+  env: Env,
+  deps: AuthenticateDeps,
+  guard: AuthGuard,
+  addressBlocked: boolean,
+  request: { now: number; kind: RequestKind | undefined },
+  admitted: KeyAdmission,
+): AuthenticateDeps {
+  const { now, kind } = request;
   return {
     ...deps,
     screenApiKey: (tenantId, keyId) => guard.screenApiKey(tenantId, keyId, addressBlocked, now),
     findApiKey: async (tenantId, keyId, presentedHash) => {
-      const input = { secretHash: presentedHash, bucket: keyBucket(keyId), now };
+      const input = { secretHash: presentedHash, bucket: keyBucket(keyId), now, kind };
       const { record, admission } = await tenantIndexStub(env, tenantId).admitApiKey(tenantId, keyId, input);
       if (record === null) guard.noteUnknownKey(tenantId, keyId, now);
       admitted.keyId = keyId;
@@ -138,6 +158,13 @@ function guardedDeps(env: Env, deps: AuthenticateDeps, guard: AuthGuard, address
     },
   };
 }
+
+/** What a 429 of each rate window says (the window's name is also in the `RateLimit` header field). */
+const RATE_LIMITED_DETAIL: Readonly<Record<string, string>> = {
+  tenant: "Too many requests for this tenant; retry later.",
+  caller: "Too many requests from this API key or user: its share of the tenant's requests_per_minute is used up; retry later.",
+  admin: "Too many key-management or suspension requests from this admin; retry later.",
+};
 
 /** Failures that say nothing about the credentials: the store or the key set was unreachable. */
 const UNJUDGED = new Set<AuthFailure>(["key_store_unavailable", "jwks_unavailable"]);

@@ -4,6 +4,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context";
+import { ensureHeaders, prepareHeaders } from "./response-headers";
 
 export const REQUEST_ID_HEADER = "X-Request-Id";
 /** Long enough for a UUID or a prefixed trace id; short enough to keep log lines bounded. */
@@ -21,18 +22,9 @@ export function requestId(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const id = acceptRequestId(c.req.header(REQUEST_ID_HEADER)) ?? crypto.randomUUID();
     c.set("requestId", id);
-    // Set before `next` so responses built through the context carry it; checked again after,
-    // for responses built elsewhere (a replayed or passed-through Response).
-    c.header(REQUEST_ID_HEADER, id);
+    const headers = { [REQUEST_ID_HEADER]: id };
+    prepareHeaders(c, headers);
     await next();
-    if (c.res.headers.get(REQUEST_ID_HEADER) === id) return;
-    try {
-      c.res.headers.set(REQUEST_ID_HEADER, id);
-    } catch {
-      // Immutable headers (a Response from fetch): copy it.
-      const copy = new Response(c.res.body, c.res);
-      copy.headers.set(REQUEST_ID_HEADER, id);
-      c.res = copy;
-    }
+    ensureHeaders(c, headers);
   };
 }

@@ -1,0 +1,36 @@
+/**
+ * Which routes are counted in the admin lane of the rate limit (see src/tenants/admission.ts):
+ * the ones that stop abuse, so they keep working while another key of the tenant floods. Named
+ * by their route definitions, so a route that moves takes its lane with it. Whether the caller
+ * is an admin is the tenant index's to judge (an API key's scopes are read there).
+ */
+import type { RequestKind } from "../../tenants/types";
+import * as createKey from "../api-keys/create";
+import * as listKeys from "../api-keys/list";
+import * as revokeKey from "../api-keys/revoke";
+import * as suspend from "../admin/suspend";
+import * as unsuspend from "../admin/unsuspend";
+
+interface RouteRef {
+  method: string;
+  path: string;
+}
+
+const ADMIN_ROUTES: readonly [RequestKind, readonly RouteRef[]][] = [
+  ["key_management", [createKey.route, listKeys.route, revokeKey.route]],
+  ["suspension", [suspend.route, unsuspend.route]],
+];
+
+/** `/v1/api-keys/{key_id}` → a pattern for one path segment in place of each parameter. */
+function pathPattern(path: string): RegExp {
+  const escaped = path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${escaped.join("[^/]+")}$`);
+}
+
+const MATCHERS = ADMIN_ROUTES.flatMap(([kind, routes]) => routes.map((route) => ({ kind, method: route.method.toUpperCase(), pattern: pathPattern(route.path) })));
+
+/** Pure: the kind of a request to `method` `path`, or undefined for an interactive one. */
+export function requestKind(method: string, path: string): RequestKind | undefined {
+  const upper = method.toUpperCase();
+  return MATCHERS.find((matcher) => matcher.method === upper && matcher.pattern.test(path))?.kind;
+}
