@@ -62,6 +62,9 @@ export const ScheduleSchema = z
   })
   .openapi("Schedule");
 
+/** What a schedule fires: exactly one of them, checked and documented from this one list. */
+const ACTIONS = ["session", "message"] as const;
+
 export const CreateScheduleRequestSchema = z
   .object({
     cron: CronSchema,
@@ -72,13 +75,20 @@ export const CreateScheduleRequestSchema = z
   })
   .strict()
   .superRefine((body, ctx) => {
-    if ((body.session === undefined) === (body.message === undefined)) {
-      ctx.addIssue({ code: "custom", message: "Give exactly one of session and message.", path: ["session"] });
+    if (ACTIONS.filter((action) => body[action] !== undefined).length !== 1) {
+      ctx.addIssue({ code: "custom", message: `Give exactly one of ${ACTIONS.join(" and ")}.`, path: [ACTIONS[0]] });
     } else if (body.session && body.session.input === undefined) {
       ctx.addIssue({ code: "custom", message: "Required: each firing starts a run with this input.", path: ["session", "input"] });
     }
   })
-  .openapi("CreateScheduleRequest");
+  .openapi("CreateScheduleRequest", {
+    // The refinement above, for validators and generated clients: one action (`false`: the other
+    // must be absent), and a session's input.
+    oneOf: [
+      { required: ["session"], properties: { session: { required: ["input"], properties: { input: true } }, message: false } },
+      { required: ["message"], properties: { message: true, session: false } },
+    ],
+  });
 
 export const CREATE_SCHEDULE_EXAMPLE: z.input<typeof CreateScheduleRequestSchema> = {
   cron: "0 7 * * MON-FRI",
@@ -91,6 +101,8 @@ export const CREATE_SCHEDULE_EXAMPLE: z.input<typeof CreateScheduleRequestSchema
   },
 };
 
+const UPDATE_FIELDS = ["cron", "timezone", "paused"] as const;
+
 export const UpdateScheduleRequestSchema = z
   .object({
     cron: CronSchema.optional(),
@@ -98,8 +110,9 @@ export const UpdateScheduleRequestSchema = z
     paused: z.boolean().optional().openapi({ description: "`true` pauses; `false` resumes from the next slot (slots passed while paused are not fired)." }),
   })
   .strict()
-  .refine((body) => body.cron !== undefined || body.timezone !== undefined || body.paused !== undefined, "Give at least one of cron, timezone and paused.")
-  .openapi("UpdateScheduleRequest");
+  .refine((body) => UPDATE_FIELDS.some((field) => body[field] !== undefined), "Give at least one of cron, timezone and paused.")
+  // The object takes no other field, so one property is one of them.
+  .openapi("UpdateScheduleRequest", { minProperties: 1 });
 
 export const FiringSchema = z
   .object({
