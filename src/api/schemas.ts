@@ -28,7 +28,8 @@ export function pageQuerySchema(isCursor: (cursor: string) => boolean) {
     cursor: z
       .string()
       .max(MAX_CURSOR_CHARS)
-      .regex(CURSOR_PATTERN, "Not a cursor returned by this list.")
+      // Aborting: a cursor of other characters is not decoded, and is named once.
+      .regex(CURSOR_PATTERN, { message: "Not a cursor returned by this list.", abort: true })
       .refine(isCursor, "Not a cursor returned by this list.")
       .optional()
       .openapi({ param: { name: "cursor", in: "query" }, description: "The `next_cursor` of the previous page." }),

@@ -61,9 +61,12 @@ export const TextBlockSchema = z.object({ type: z.literal("text"), text: z.strin
 const SOME_TEXT = /\S/;
 const NO_TEXT = "Must contain some text or an image.";
 
-/** A text block of a user message: no one block is longer than all of a message's text may be. */
+/**
+ * A text block of a user message: no one block is longer than all of a message's text may be.
+ * Stated here, checked with the whole message (`inputProblem`), so a message is refused once.
+ */
 export const InputTextBlockSchema = z
-  .object({ type: z.literal("text"), text: z.string().max(MAX_INPUT_CHARS) })
+  .object({ type: z.literal("text"), text: z.string().openapi({ maxLength: MAX_INPUT_CHARS }) })
   .strict()
   .openapi("InputTextBlock");
 
@@ -113,7 +116,8 @@ function inputProblem(input: string | z.infer<typeof InputBlockSchema>[]): strin
 }
 
 export const RunInputSchema = z
-  .union([z.string().max(MAX_INPUT_CHARS).regex(SOME_TEXT, NO_TEXT), z.array(InputBlockSchema).min(1).max(MAX_INPUT_BLOCKS)])
+  // The text's bounds are stated on the string and checked with the whole message (`inputProblem`).
+  .union([z.string().openapi({ maxLength: MAX_INPUT_CHARS, pattern: SOME_TEXT.source }), z.array(InputBlockSchema).min(1).max(MAX_INPUT_BLOCKS)])
   .superRefine((input, ctx) => {
     const problem = inputProblem(input);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
@@ -134,12 +138,19 @@ const ToolNameSchema = z
   .max(MAX_TOOL_NAME_CHARS)
   .regex(TOOL_NAME_PATTERN, `Must be 1-${MAX_TOOL_NAME_CHARS} letters, digits, \`_\` or \`-\`.`).openapi({ example: "lookup_order" });
 
+/**
+ * The length cap of a JSON Schema a caller gives, for the document: JSON Schema has no keyword
+ * for a value's serialized size, so it is stated as an extension (and in the description).
+ */
+const SCHEMA_SIZE = { "x-max-json-chars": MAX_INPUT_SCHEMA_CHARS } as const;
+
 const InputSchemaSchema = z
   .record(z.string(), z.unknown())
   .refine((schema) => schema.type === "object", 'Must be a JSON Schema with "type": "object" at the top.')
   .refine((schema) => JSON.stringify(schema).length <= MAX_INPUT_SCHEMA_CHARS, `Must be at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON.`)
   .refine((schema) => jsonDepth(schema) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
   .openapi({
+    ...SCHEMA_SIZE,
     description:
       `A JSON Schema (2020-12) for the tool's input; its top level is an object, at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON ` +
       `and nested at most ${MAX_JSON_DEPTH} levels deep. \`pattern\` and \`patternProperties\` ` +
@@ -155,6 +166,7 @@ export const OutputSchemaSchema = z
   .refine((schema) => JSON.stringify(schema).length <= MAX_INPUT_SCHEMA_CHARS, `Must be at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON.`)
   .refine((schema) => jsonDepth(schema) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
   .openapi("OutputSchema", {
+    ...SCHEMA_SIZE,
     description:
       `A JSON Schema (2020-12) the run's final answer must be valid for; its top level is an object, at most ${MAX_INPUT_SCHEMA_CHARS} characters ` +
       `as JSON and nested at most ${MAX_JSON_DEPTH} levels deep. The answer is checked with the ` +
