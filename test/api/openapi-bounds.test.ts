@@ -42,7 +42,28 @@ function schemaOfLength(chars: number): Record<string, unknown> {
   return schema;
 }
 
+/** Every integer schema in the document, wherever it is (examples are values, not schemas). */
+function integerSchemas(node: unknown, found: Schema[] = []): Schema[] {
+  if (Array.isArray(node)) node.forEach((item) => integerSchemas(item, found));
+  else if (node && typeof node === "object") {
+    const schema = node as Schema;
+    if (schema.type === "integer" || (Array.isArray(schema.type) && schema.type.includes("integer"))) found.push(schema);
+    for (const [key, value] of Object.entries(schema)) if (key !== "example" && key !== "examples") integerSchemas(value, found);
+  }
+  return found;
+}
+
 describe("the document's request bounds are the server's", () => {
+  it("gives every integer the format its bounds allow: int32 when they fit in one, else int64", async () => {
+    const integers = integerSchemas(await servedDocument());
+    expect(integers.length).toBeGreaterThan(50);
+    for (const schema of integers) {
+      const { minimum, maximum } = schema as { minimum?: number; maximum?: number };
+      const fits = minimum !== undefined && maximum !== undefined && minimum >= -(2 ** 31) && maximum <= 2 ** 31 - 1;
+      expect(schema.format, JSON.stringify(schema)).toBe(fits ? "int32" : "int64");
+    }
+  });
+
   it("metadata: the stated maxProperties is accepted, one more is a 400 at body.metadata", async () => {
     const document = await servedDocument();
     const max = document.components.schemas.CreateSessionRequest!.properties!.metadata!.maxProperties as number;
