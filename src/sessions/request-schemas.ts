@@ -6,7 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { FRAMING_HEADERS } from "../egress/framing-headers";
-import { MAX_IMAGES_PER_INPUT, MAX_MAX_IMAGE_BYTES, partialLimitsSchema } from "../limits";
+import { MAX_IMAGES_PER_INPUT, MAX_INPUT_IMAGE_BYTES, MAX_MAX_IMAGE_BYTES, partialLimitsSchema } from "../limits";
 import { base64Length } from "../shared/base64";
 import { boundedRecord } from "../shared/bounded-record";
 import { jsonDepth, MAX_JSON_DEPTH } from "../shared/json-depth";
@@ -80,11 +80,11 @@ export const InputImageBlockSchema = z
         .object({
           type: z.literal("base64"),
           media_type: ImageMediaTypeSchema,
-          // Longer is more than the highest `max_image_bytes` any tenant can have, decoded.
+          // Longer decodes to more than one image, or one message's images, may ever be.
           data: z
             .string()
             .min(1)
-            .max(base64Length(MAX_MAX_IMAGE_BYTES))
+            .max(base64Length(Math.min(MAX_MAX_IMAGE_BYTES, MAX_INPUT_IMAGE_BYTES)))
             .openapi({ format: "byte", description: "The image file, base64 (standard alphabet, padded), without a `data:` prefix." }),
         })
         .strict(),
