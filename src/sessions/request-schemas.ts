@@ -135,8 +135,9 @@ export type ApiRunInput = z.infer<typeof RunInputSchema>;
 
 const ToolNameSchema = z
   .string()
-  .max(MAX_TOOL_NAME_CHARS)
-  .regex(TOOL_NAME_PATTERN, `Must be 1-${MAX_TOOL_NAME_CHARS} letters, digits, \`_\` or \`-\`.`).openapi({ example: "lookup_order" });
+  .regex(TOOL_NAME_PATTERN, `Must be 1-${MAX_TOOL_NAME_CHARS} letters, digits, \`_\` or \`-\`.`)
+  // The pattern bounds the length; stated for clients, not checked twice.
+  .openapi({ maxLength: MAX_TOOL_NAME_CHARS, example: "lookup_order" });
 
 /**
  * The length cap of a JSON Schema a caller gives, for the document: JSON Schema has no keyword
@@ -246,7 +247,7 @@ export const McpToolSchema = z
       .optional()
       .openapi({ description: "Only these of the server's tools are offered (its own names); all of them when absent." }),
     headers: boundedRecord(
-      z.string().max(MAX_MCP_HEADER_NAME_CHARS).regex(MCP_HEADER_NAME_PATTERN, "Not an HTTP header name.").refine((name) => !FORBIDDEN_MCP_HEADERS.has(name.toLowerCase()), "This header is set by the platform."),
+      z.string().max(MAX_MCP_HEADER_NAME_CHARS, { abort: true }).regex(MCP_HEADER_NAME_PATTERN, "Not an HTTP header name.").refine((name) => !FORBIDDEN_MCP_HEADERS.has(name.toLowerCase()), "This header is set by the platform."),
       z.string().max(MAX_MCP_HEADER_VALUE_CHARS).regex(MCP_HEADER_VALUE_PATTERN, "Must be printable, without line breaks."),
       MAX_MCP_HEADERS,
       `At most ${MAX_MCP_HEADERS} headers.`,

@@ -34,7 +34,13 @@ export const TenantConfigSchema = z
 export const TenantModelsSchema = z
   .object({
     models: z
-      .array(z.string().max(MAX_MODEL_PATTERN_CHARS).regex(MODEL_PATTERN, "Must be a model id, optionally prefixed with `anthropic:` or `openai:`, or a pattern ending in `*`."))
+      .array(
+        z
+          .string()
+          .regex(MODEL_PATTERN, "Must be a model id, optionally prefixed with `anthropic:` or `openai:`, or a pattern ending in `*`.")
+          // The pattern bounds the length; stated for clients, not checked twice.
+          .openapi({ maxLength: MAX_MODEL_PATTERN_CHARS }),
+      )
       .max(MAX_MODELS)
       .nullable()
       .openapi({ description: "Ids or `prefix*` patterns, each allowed by the platform; null removes the narrowing.", example: ["anthropic:claude-sonnet-4-5", "openai:gpt-4o*"] }),

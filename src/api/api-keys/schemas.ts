@@ -54,9 +54,8 @@ export const ApiKeyListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCur
 export const KeyIdParamsSchema = z.object({
   key_id: z
     .string()
-    .max(KEY_ID_CHARS)
     .regex(KEY_ID_PATTERN, "Not a key id.")
-    .openapi({ param: { name: "key_id", in: "path" }, example: "key_0123456789abcdef01234567" }),
+    .openapi({ param: { name: "key_id", in: "path" }, maxLength: KEY_ID_CHARS, example: "key_0123456789abcdef01234567" }),
 });
 
 export type ApiKey = z.infer<typeof ApiKeySchema>;
