@@ -167,8 +167,10 @@ function parseDefaultLimits(text: string | undefined): Limits {
 
 /** Entries of `MODELS`; a list this long is a mistake, not a catalog. */
 export const MAX_MODELS = 200;
+/** A model id of up to 128 characters, optionally ending in `*`. */
+export const MAX_MODEL_PATTERN_CHARS = 129;
 /** A model id, optionally provider-prefixed, optionally ending in `*` (any rest), or `*` alone. */
-export const MODEL_PATTERN = /^(\*|[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}\*?)$/;
+export const MODEL_PATTERN = new RegExp(`^(\\*|[A-Za-z0-9][A-Za-z0-9._:/@-]{0,${MAX_MODEL_PATTERN_CHARS - 2}}\\*?)$`);
 /** The largest context size an entry may state. */
 const MAX_CONTEXT_TOKENS = 100_000_000;
 

@@ -48,6 +48,14 @@ export const DEFAULT_MAX_IMAGE_BYTES = (5 * 1024 * 1024 * 3) / 4;
 /** The highest `max_image_bytes` a tenant can be given: OpenAI's limit per image. */
 export const MAX_MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 
+/** The highest `max_request_bytes` a tenant can be given; so no string in a request body is longer. */
+export const MAX_MAX_REQUEST_BYTES = 100 * 1024 * 1024;
+/**
+ * The limits with no cap of their own take any safe integer, as every zod integer does; stated,
+ * so the document and its clients know the bound the validator applies.
+ */
+const UNCAPPED = Number.MAX_SAFE_INTEGER;
+
 export const LIMIT_NAMES = [
   "max_steps_per_run",
   "max_tokens_per_call",
@@ -65,13 +73,13 @@ export const LIMIT_NAMES = [
 export const limitsSchema = z.object({
   max_steps_per_run: z.number().int().min(1).max(1000),
   max_tokens_per_call: z.number().int().min(1).max(1_000_000),
-  max_tokens_per_session: z.number().int().min(1),
+  max_tokens_per_session: z.number().int().min(1).max(UNCAPPED),
   max_tool_output_chars: z.number().int().min(1).max(10_000_000),
-  max_concurrent_runs: z.number().int().min(1),
-  max_request_bytes: z.number().int().min(1024).max(100 * 1024 * 1024),
-  requests_per_minute: z.number().int().min(1),
+  max_concurrent_runs: z.number().int().min(1).max(UNCAPPED),
+  max_request_bytes: z.number().int().min(1024).max(MAX_MAX_REQUEST_BYTES),
+  requests_per_minute: z.number().int().min(1).max(UNCAPPED),
   /** null: unlimited. */
-  max_tokens_per_day: z.number().int().min(1).nullable(),
+  max_tokens_per_day: z.number().int().min(1).max(UNCAPPED).nullable(),
   /** The decoded size of one image in a user message. */
   max_image_bytes: z.number().int().min(1024).max(MAX_MAX_IMAGE_BYTES),
   /** Schedules a tenant may keep (paused and disabled ones count); more is a 409 until one is deleted. */

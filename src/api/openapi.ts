@@ -43,7 +43,7 @@ const documents = new WeakMap<App, OpenApiDocument>();
 export function openApiDocument(app: App): OpenApiDocument {
   let document = documents.get(app);
   if (!document) {
-    document = withCommonResponseHeaders(app.getOpenAPI31Document(OPENAPI_OBJECT_CONFIG));
+    document = withIntegerFormats(withCommonResponseHeaders(app.getOpenAPI31Document(OPENAPI_OBJECT_CONFIG)));
     documents.set(app, document);
   }
   return document;
@@ -93,5 +93,30 @@ export function withCommonResponseHeaders(document: OpenApiDocument): OpenApiDoc
       }
     }
   }
+  return document;
+}
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+/**
+ * Pure: every integer schema gets the `format` its bounds allow, so generators pick the right
+ * type: `int32` when its minimum and maximum fit, else `int64` (zod's integers are safe integers).
+ * Examples are values, not schemas, and are left alone.
+ */
+export function withIntegerFormats(document: OpenApiDocument): OpenApiDocument {
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== "object") return;
+    const schema = node as Record<string, unknown>;
+    const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+    if (types.includes("integer") && schema.format === undefined) {
+      const { minimum, maximum } = schema;
+      const fits = typeof minimum === "number" && typeof maximum === "number" && minimum >= INT32_MIN && maximum <= INT32_MAX;
+      schema.format = fits ? "int32" : "int64";
+    }
+    for (const [key, value] of Object.entries(schema)) if (key !== "example" && key !== "examples") visit(value);
+  };
+  visit(document);
   return document;
 }

@@ -4,9 +4,9 @@
  */
 import { FINAL_STATUSES, SESSION_STATUSES, type SessionStatus, STOP_REASONS } from "../sessions/types";
 import { z } from "@hono/zod-openapi";
-import { TENANT_ID_PATTERN } from "../auth/principal";
+import { MAX_TENANT_ID_CHARS, TENANT_ID_PATTERN } from "../auth/principal";
 import { limitsSchema, partialLimitsSchema } from "../limits";
-import { MAX_CURSOR_CHARS } from "../shared/cursor";
+import { CURSOR_PATTERN, MAX_CURSOR_CHARS } from "../shared/cursor";
 
 export const DEFAULT_PAGE_LIMIT = 50;
 export const MAX_PAGE_LIMIT = 200;
@@ -28,6 +28,8 @@ export function pageQuerySchema(isCursor: (cursor: string) => boolean) {
     cursor: z
       .string()
       .max(MAX_CURSOR_CHARS)
+      // Aborting: a cursor of other characters is not decoded, and is named once.
+      .regex(CURSOR_PATTERN, { message: "Not a cursor returned by this list.", abort: true })
       .refine(isCursor, "Not a cursor returned by this list.")
       .optional()
       .openapi({ param: { name: "cursor", in: "query" }, description: "The `next_cursor` of the previous page." }),
@@ -47,7 +49,8 @@ export function pageSchema<T extends z.ZodType>(item: T, name: string) {
 export const TenantIdSchema = z
   .string()
   .regex(TENANT_ID_PATTERN, "Not a valid tenant id.")
-  .openapi({ description: "1-64 characters: a letter or digit, then letters, digits, `_`, `.`, `-`.", example: "acme" });
+  // The pattern bounds the length; stated for clients, not checked twice.
+  .openapi({ maxLength: MAX_TENANT_ID_CHARS, description: "1-64 characters: a letter or digit, then letters, digits, `_`, `.`, `-`.", example: "acme" });
 
 export const TenantIdParamsSchema = z.object({
   tenant_id: TenantIdSchema.openapi({ param: { name: "tenant_id", in: "path" } }),

@@ -17,6 +17,7 @@ import { API_KEY_SCOPES, TENANT_ID_PATTERN, isValidTenantId, parseScopes, type S
 
 export const API_KEY_PREFIX = "ak_";
 export const KEY_ID_PATTERN = /^key_[0-9a-f]{24}$/;
+export const KEY_ID_CHARS = "key_".length + 24;
 const KEY_ID_RANDOM_BYTES = 12;
 /** 256 bits: beyond brute force, which is what lets a fast hash stand in for a password KDF. */
 const SECRET_BYTES = 32;

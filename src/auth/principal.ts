@@ -31,7 +31,8 @@ export interface Principal {
  * The one tenant-id rule: 1–64 characters, a letter or digit first, then letters, digits,
  * `_`, `.`, `-`. Narrow enough to be safe in Durable Object names, logs and URLs.
  */
-export const TENANT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+export const MAX_TENANT_ID_CHARS = 64;
+export const TENANT_ID_PATTERN = new RegExp(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,${MAX_TENANT_ID_CHARS - 1}}$`);
 
 export function isValidTenantId(value: unknown): value is string {
   return typeof value === "string" && TENANT_ID_PATTERN.test(value);

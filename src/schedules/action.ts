@@ -4,13 +4,15 @@
  * no longer passes them is found before it acts.
  */
 import { z } from "@hono/zod-openapi";
-import { MAX_SESSION_ID_CHARS } from "../sessions/ids";
+import { MAX_SESSION_ID_CHARS, SESSION_ID_PATTERN } from "../sessions/ids";
 import { CreateSessionRequestSchema, IF_RUNNING, RunInputSchema } from "../sessions/request-schemas";
 import type { ScheduleAction } from "./types";
 
 export const ScheduleMessageSchema = z
   .object({
-    session_id: z.string().min(1).max(MAX_SESSION_ID_CHARS).openapi({ description: "A session the schedule's creator can see.", example: "ses_Jq7mV2xkPz9w4LbNc8RtYd3F" }),
+    // The pattern is stated, not checked here: the route answers any id it cannot find, malformed or not, at this field.
+    session_id: z.string().min(1).max(MAX_SESSION_ID_CHARS).openapi({
+      pattern: SESSION_ID_PATTERN.source, description: "A session the schedule's creator can see.", example: "ses_Jq7mV2xkPz9w4LbNc8RtYd3F" }),
     input: RunInputSchema,
     if_running: z.enum(IF_RUNNING).default("reject").openapi({ description: "As on `POST /v1/sessions/{id}/messages`: what a firing does while a run is going." }),
   })

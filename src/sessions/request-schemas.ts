@@ -6,7 +6,9 @@
  */
 import { z } from "@hono/zod-openapi";
 import { FRAMING_HEADERS } from "../egress/framing-headers";
-import { MAX_IMAGES_PER_INPUT, partialLimitsSchema } from "../limits";
+import { MAX_IMAGES_PER_INPUT, MAX_INPUT_IMAGE_BYTES, MAX_MAX_IMAGE_BYTES, partialLimitsSchema } from "../limits";
+import { base64Length } from "../shared/base64";
+import { boundedRecord } from "../shared/bounded-record";
 import { jsonDepth, MAX_JSON_DEPTH } from "../shared/json-depth";
 import { MAX_PATTERN_SUBJECT_CHARS } from "../shared/json-schema/patterns";
 import { DEFAULT_LAST_MESSAGES, MAX_LAST_MESSAGES, MAX_MAX_INPUT_TOKENS, MIN_MAX_INPUT_TOKENS } from "./object/context/settings";
@@ -14,6 +16,7 @@ import { MAX_INPUT_CHARS } from "./object/input";
 import { MAX_MCP_SERVER_NAME_CHARS, MCP_SERVER_NAME_PATTERN } from "./object/tools/mcp/naming";
 import { MAX_RUN_TOOLS } from "./object/tools/mcp/plan";
 import { MAX_APPROVAL_TIMEOUT_SECONDS, MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "./object/tools/registry";
+import { MAX_TOOL_NAME_CHARS } from "./object/tools/tool-name";
 import { CONTEXT_STRATEGIES, IMAGE_MEDIA_TYPES } from "./types";
 
 /** Blocks per input; each block is a separate part of one user message. */
@@ -34,8 +37,9 @@ const MODEL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/;
 export const MAX_MCP_TOOL_NAME_CHARS = 128;
 export const MAX_MCP_HEADERS = 20;
 export const MAX_MCP_HEADER_VALUE_CHARS = 4_096;
+const MAX_MCP_HEADER_NAME_CHARS = 100;
 /** An HTTP token (RFC 9110). */
-const MCP_HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+const MCP_HEADER_NAME_PATTERN = new RegExp(`^[!#$%&'*+.^_\`|~0-9A-Za-z-]{1,${MAX_MCP_HEADER_NAME_CHARS}}$`);
 /** Visible characters, spaces and tabs: no line break can split one header into two. */
 const MCP_HEADER_VALUE_PATTERN = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** Headers the transport or the platform sets: a tenant's value would break the protocol or the request's framing. */
@@ -50,7 +54,21 @@ const FORBIDDEN_MCP_HEADERS: ReadonlySet<string> = new Set([
 
 // ---- input ---------------------------------------------------------------------------------
 
+/** A text block as the history shows it; a model's answer is not held to an input's caps. */
 export const TextBlockSchema = z.object({ type: z.literal("text"), text: z.string() }).strict().openapi("TextBlock");
+
+/** Blank input is refused: a user message says something, or shows an image. */
+const SOME_TEXT = /\S/;
+const NO_TEXT = "Must contain some text or an image.";
+
+/**
+ * A text block of a user message: no one block is longer than all of a message's text may be.
+ * Stated here, checked with the whole message (`inputProblem`), so a message is refused once.
+ */
+export const InputTextBlockSchema = z
+  .object({ type: z.literal("text"), text: z.string().openapi({ maxLength: MAX_INPUT_CHARS }) })
+  .strict()
+  .openapi("InputTextBlock");
 
 export const ImageMediaTypeSchema = z.enum(IMAGE_MEDIA_TYPES).openapi("ImageMediaType");
 
@@ -62,13 +80,18 @@ export const InputImageBlockSchema = z
         .object({
           type: z.literal("base64"),
           media_type: ImageMediaTypeSchema,
-          data: z.string().min(1).openapi({ description: "The image file, base64 (standard alphabet, padded), without a `data:` prefix." }),
+          // Longer decodes to more than one image, or one message's images, may ever be.
+          data: z
+            .string()
+            .min(1)
+            .max(base64Length(Math.min(MAX_MAX_IMAGE_BYTES, MAX_INPUT_IMAGE_BYTES)))
+            .openapi({ format: "byte", description: "The image file, base64 (standard alphabet, padded), without a `data:` prefix." }),
         })
         .strict(),
       z
         .object({
           type: z.literal("url"),
-          url: z.string().max(MAX_IMAGE_URL_CHARS).openapi({ description: "An https URL on the public internet; the platform fetches it once.", example: "https://example.com/receipt.png" }),
+          url: z.string().max(MAX_IMAGE_URL_CHARS).openapi({ format: "uri", description: "An https URL on the public internet; the platform fetches it once.", example: "https://example.com/receipt.png" }),
         })
         .strict(),
     ]),
@@ -80,20 +103,21 @@ export const InputImageBlockSchema = z
       "and sends it to the model with every call whose history holds it; only models that take images accept it.",
   });
 
-const InputBlockSchema = z.discriminatedUnion("type", [TextBlockSchema, InputImageBlockSchema]);
+const InputBlockSchema = z.discriminatedUnion("type", [InputTextBlockSchema, InputImageBlockSchema]);
 
 function inputProblem(input: string | z.infer<typeof InputBlockSchema>[]): string | null {
   const blocks = typeof input === "string" ? [{ type: "text" as const, text: input }] : input;
   const texts = blocks.flatMap((block) => (block.type === "text" ? [block.text] : []));
   const images = blocks.length - texts.length;
-  if (images === 0 && texts.every((text) => text.trim() === "")) return "Must contain some text or an image.";
+  if (images === 0 && !texts.some((text) => SOME_TEXT.test(text))) return NO_TEXT;
   if (images > MAX_IMAGES_PER_INPUT) return `Must hold at most ${MAX_IMAGES_PER_INPUT} images.`;
   const total = texts.reduce((sum, text) => sum + text.length, 0);
   return total > MAX_INPUT_CHARS ? `Must be at most ${MAX_INPUT_CHARS} characters in all.` : null;
 }
 
 export const RunInputSchema = z
-  .union([z.string(), z.array(InputBlockSchema).min(1).max(MAX_INPUT_BLOCKS)])
+  // The text's bounds are stated on the string and checked with the whole message (`inputProblem`).
+  .union([z.string().openapi({ maxLength: MAX_INPUT_CHARS, pattern: SOME_TEXT.source }), z.array(InputBlockSchema).min(1).max(MAX_INPUT_BLOCKS)])
   .superRefine((input, ctx) => {
     const problem = inputProblem(input);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
@@ -109,7 +133,17 @@ export type ApiRunInput = z.infer<typeof RunInputSchema>;
 
 // ---- tools ---------------------------------------------------------------------------------
 
-const ToolNameSchema = z.string().regex(TOOL_NAME_PATTERN, "Must be 1-64 letters, digits, `_` or `-`.").openapi({ example: "lookup_order" });
+const ToolNameSchema = z
+  .string()
+  .regex(TOOL_NAME_PATTERN, `Must be 1-${MAX_TOOL_NAME_CHARS} letters, digits, \`_\` or \`-\`.`)
+  // The pattern bounds the length; stated for clients, not checked twice.
+  .openapi({ maxLength: MAX_TOOL_NAME_CHARS, example: "lookup_order" });
+
+/**
+ * The length cap of a JSON Schema a caller gives, for the document: JSON Schema has no keyword
+ * for a value's serialized size, so it is stated as an extension (and in the description).
+ */
+const SCHEMA_SIZE = { "x-max-json-chars": MAX_INPUT_SCHEMA_CHARS } as const;
 
 const InputSchemaSchema = z
   .record(z.string(), z.unknown())
@@ -117,8 +151,10 @@ const InputSchemaSchema = z
   .refine((schema) => JSON.stringify(schema).length <= MAX_INPUT_SCHEMA_CHARS, `Must be at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON.`)
   .refine((schema) => jsonDepth(schema) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
   .openapi({
+    ...SCHEMA_SIZE,
     description:
-      "A JSON Schema (2020-12) for the tool's input; its top level is an object. `pattern` and `patternProperties` " +
+      `A JSON Schema (2020-12) for the tool's input; its top level is an object, at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON ` +
+      `and nested at most ${MAX_JSON_DEPTH} levels deep. \`pattern\` and \`patternProperties\` ` +
       "use the RE2 subset of ECMA-262 regular expressions (no backreferences or lookaround), run in linear time; " +
       `strings longer than ${MAX_PATTERN_SUBJECT_CHARS} characters never match a pattern or a format.`,
     example: { type: "object", properties: {} },
@@ -131,11 +167,17 @@ export const OutputSchemaSchema = z
   .refine((schema) => JSON.stringify(schema).length <= MAX_INPUT_SCHEMA_CHARS, `Must be at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON.`)
   .refine((schema) => jsonDepth(schema) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
   .openapi("OutputSchema", {
+    ...SCHEMA_SIZE,
     description:
-      "A JSON Schema (2020-12) the run's final answer must be valid for; its top level is an object. The answer is checked with the " +
+      `A JSON Schema (2020-12) the run's final answer must be valid for; its top level is an object, at most ${MAX_INPUT_SCHEMA_CHARS} characters ` +
+      `as JSON and nested at most ${MAX_JSON_DEPTH} levels deep. The answer is checked with the ` +
       "same validator as tool inputs (patterns on RE2); an invalid answer is told to the model, which answers again, and a run without a " +
       "valid answer after 3 tries (or at the step limit) fails with `invalid_output`.",
-    example: { type: "object", properties: { total: { type: "number" }, currency: { type: "string" } }, required: ["total", "currency"] },
+    example: {
+      type: "object",
+      properties: { total: { type: "number" }, currency: { type: "string", enum: ["EUR", "USD"] } },
+      required: ["total", "currency"],
+    },
   });
 
 const ToolDescriptionSchema = z.string().min(1).max(MAX_TOOL_DESCRIPTION_CHARS);
@@ -170,7 +212,7 @@ export const WebhookToolSchema = z
     name: ToolNameSchema,
     description: ToolDescriptionSchema,
     input_schema: InputSchemaSchema,
-    url: z.string().max(MAX_WEBHOOK_URL_CHARS).openapi({ description: "An https URL on the public internet.", example: "https://example.com/tools/lookup" }),
+    url: z.string().max(MAX_WEBHOOK_URL_CHARS).openapi({ format: "uri", description: "An https URL on the public internet.", example: "https://example.com/tools/lookup" }),
     requires_approval: RequiresApprovalSchema,
     approval_timeout_seconds: ApprovalTimeoutSchema,
     at_most_once: z.boolean().optional().openapi({ description: "Never retried, even after a timeout or a 5xx." }),
@@ -198,18 +240,18 @@ export const McpToolSchema = z
       .max(MAX_MCP_SERVER_NAME_CHARS)
       .regex(MCP_SERVER_NAME_PATTERN, `Must be 1-${MAX_MCP_SERVER_NAME_CHARS} letters, digits or \`-\`, with single \`_\` between them.`)
       .openapi({ description: "The server's name; its tools are offered to the model as `<name>__<tool>`.", example: "docs" }),
-    url: z.string().max(MAX_WEBHOOK_URL_CHARS).openapi({ description: "The server's Streamable HTTP endpoint: https, on the public internet.", example: "https://mcp.example.com/mcp" }),
+    url: z.string().max(MAX_WEBHOOK_URL_CHARS).openapi({ format: "uri", description: "The server's Streamable HTTP endpoint: https, on the public internet.", example: "https://mcp.example.com/mcp" }),
     allowed_tools: z
       .array(z.string().min(1).max(MAX_MCP_TOOL_NAME_CHARS))
       .max(MAX_RUN_TOOLS)
       .optional()
       .openapi({ description: "Only these of the server's tools are offered (its own names); all of them when absent." }),
-    headers: z
-      .record(
-        z.string().regex(MCP_HEADER_NAME_PATTERN, "Not an HTTP header name.").refine((name) => !FORBIDDEN_MCP_HEADERS.has(name.toLowerCase()), "This header is set by the platform."),
-        z.string().max(MAX_MCP_HEADER_VALUE_CHARS).regex(MCP_HEADER_VALUE_PATTERN, "Must be printable, without line breaks."),
-      )
-      .refine((headers) => Object.keys(headers).length <= MAX_MCP_HEADERS, `At most ${MAX_MCP_HEADERS} headers.`)
+    headers: boundedRecord(
+      z.string().max(MAX_MCP_HEADER_NAME_CHARS, { abort: true }).regex(MCP_HEADER_NAME_PATTERN, "Not an HTTP header name.").refine((name) => !FORBIDDEN_MCP_HEADERS.has(name.toLowerCase()), "This header is set by the platform."),
+      z.string().max(MAX_MCP_HEADER_VALUE_CHARS).regex(MCP_HEADER_VALUE_PATTERN, "Must be printable, without line breaks."),
+      MAX_MCP_HEADERS,
+      `At most ${MAX_MCP_HEADERS} headers.`,
+    )
       .optional()
       .openapi({
         description: "Sent with every request to the server, e.g. `Authorization`. Write-only: every response shows each value as `********`.",
@@ -257,10 +299,12 @@ export const ContextSettingsSchema = z
     description: "The session's context window. The session's first user message and the current run's are always sent; a tool_use is never sent without its result.",
   });
 
-const MetadataSchema = z
-  .record(z.string().min(1).max(MAX_METADATA_KEY_CHARS), z.string().max(MAX_METADATA_VALUE_CHARS))
-  .refine((metadata) => Object.keys(metadata).length <= MAX_METADATA_ENTRIES, `At most ${MAX_METADATA_ENTRIES} entries.`)
-  .openapi({ description: "String labels for the caller's own use.", example: { ticket: "T-1234" } });
+const MetadataSchema = boundedRecord(
+  z.string().min(1).max(MAX_METADATA_KEY_CHARS),
+  z.string().max(MAX_METADATA_VALUE_CHARS),
+  MAX_METADATA_ENTRIES,
+  `At most ${MAX_METADATA_ENTRIES} entries.`,
+).openapi({ description: "String labels for the caller's own use.", example: { ticket: "T-1234" } });
 
 export const SessionLimitsSchema = partialLimitsSchema
   .strict()
@@ -295,6 +339,7 @@ export const CreateSessionRequestSchema = z
       .nullable()
       .optional()
       .openapi({
+        format: "uri",
         description:
           "An https URL that gets every status notification of this session (all five types), signed like webhook tools, besides the " +
           "tenant's endpoints. Checked like a webhook tool's URL, and held to the tenant's `webhook_origins`.",

@@ -9,6 +9,8 @@ export type CursorList = "sessions" | "schedules" | "firings" | "webhooks" | "de
 
 /** A cursor longer than this was not made by us; refusing it bounds the decoding work. */
 export const MAX_CURSOR_CHARS = 1024;
+/** The characters of a cursor: base64url without padding. */
+export const CURSOR_PATTERN = /^[A-Za-z0-9_-]+$/;
 
 /** Position after a row ordered by (time, id), newest first. */
 export interface TimeIdCursor {
@@ -67,7 +69,7 @@ function encodeTuple(list: CursorList, values: unknown[]): string {
 /** The values after the list name; null for anything malformed or of another list. */
 function decodeTuple(list: CursorList, text: string): unknown[] | null {
   if (typeof text !== "string" || text.length === 0 || text.length > MAX_CURSOR_CHARS) return null;
-  if (!/^[A-Za-z0-9_-]+$/.test(text)) return null;
+  if (!CURSOR_PATTERN.test(text)) return null;
   try {
     const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
     const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));

@@ -924,14 +924,27 @@ export interface components {
         StopReason: "end_turn" | "max_tokens" | "refusal" | "step_limit" | "token_limit" | "invalid_output" | "model_error" | "tools_unavailable" | "cancelled" | null;
         /** @description Every token limit counts all four token figures. */
         Usage: {
-            /** @description Model steps; summary calls are not steps, their tokens are counted. */
+            /**
+             * Format: int64
+             * @description Model steps; summary calls are not steps, their tokens are counted.
+             */
             steps: number;
-            /** @description Input tokens neither read from nor written to the prompt cache. */
+            /**
+             * Format: int64
+             * @description Input tokens neither read from nor written to the prompt cache.
+             */
             input_tokens: number;
+            /** Format: int64 */
             output_tokens: number;
-            /** @description Input tokens read from the provider's prompt cache. */
+            /**
+             * Format: int64
+             * @description Input tokens read from the provider's prompt cache.
+             */
             cache_read_tokens: number;
-            /** @description Input tokens written to the provider's prompt cache. */
+            /**
+             * Format: int64
+             * @description Input tokens written to the provider's prompt cache.
+             */
             cache_write_tokens: number;
         };
         WaitingToolCall: {
@@ -959,7 +972,10 @@ export interface components {
             code: components["schemas"]["ProblemCode"];
             /** @example Validation failed */
             title: string;
-            /** @example 400 */
+            /**
+             * Format: int64
+             * @example 400
+             */
             status: number;
             detail: string;
             /** @example 3f1c2d9e-8c1b-4f5e-9a57-0d3c1e2b4a69 */
@@ -1005,6 +1021,7 @@ export interface components {
             /** @enum {string} */
             token_type: "Bearer";
             /**
+             * Format: int64
              * @description Seconds until it expires.
              * @example 900
              */
@@ -1028,16 +1045,27 @@ export interface components {
         };
         /** @description A tenant's effective limits. */
         Limits: {
+            /** Format: int32 */
             max_steps_per_run: number;
+            /** Format: int32 */
             max_tokens_per_call: number;
+            /** Format: int64 */
             max_tokens_per_session: number;
+            /** Format: int32 */
             max_tool_output_chars: number;
+            /** Format: int64 */
             max_concurrent_runs: number;
+            /** Format: int32 */
             max_request_bytes: number;
+            /** Format: int64 */
             requests_per_minute: number;
+            /** Format: int64 */
             max_tokens_per_day: number | null;
+            /** Format: int32 */
             max_image_bytes: number;
+            /** Format: int32 */
             max_schedules: number;
+            /** Format: int32 */
             caller_share_percent: number;
         };
         /** @description Sums over the last `window_days` UTC days, today included. */
@@ -1050,35 +1078,63 @@ export interface components {
              * @example 2026-01-01
              */
             day: string;
+            /** Format: int64 */
             input_tokens: number;
+            /** Format: int64 */
             output_tokens: number;
-            /** @description Input tokens read from the provider's prompt cache. */
+            /**
+             * Format: int64
+             * @description Input tokens read from the provider's prompt cache.
+             */
             cache_read_tokens: number;
-            /** @description Input tokens written to the provider's prompt cache. */
+            /**
+             * Format: int64
+             * @description Input tokens written to the provider's prompt cache.
+             */
             cache_write_tokens: number;
+            /** Format: int64 */
             steps: number;
+            /** Format: int64 */
             sessions_created: number;
         };
         /** @description Sums over the last `window_days` UTC days, today included. */
         UsageTotals: {
-            /** @example 30 */
+            /**
+             * Format: int64
+             * @example 30
+             */
             window_days: number;
+            /** Format: int64 */
             input_tokens: number;
+            /** Format: int64 */
             output_tokens: number;
+            /** Format: int64 */
             cache_read_tokens: number;
+            /** Format: int64 */
             cache_write_tokens: number;
+            /** Format: int64 */
             steps: number;
+            /** Format: int64 */
             sessions_created: number;
         };
         SessionCounts: {
+            /** Format: int64 */
             idle?: number;
+            /** Format: int64 */
             queued?: number;
+            /** Format: int64 */
             running?: number;
+            /** Format: int64 */
             waiting_approval?: number;
+            /** Format: int64 */
             waiting_tool_output?: number;
+            /** Format: int64 */
             paused?: number;
+            /** Format: int64 */
             done?: number;
+            /** Format: int64 */
             failed?: number;
+            /** Format: int64 */
             cancelled?: number;
         };
         WebhookSecret: {
@@ -1136,6 +1192,7 @@ export interface components {
         /** @description At most 20 endpoints per tenant. */
         CreateWebhookEndpointRequest: {
             /**
+             * Format: uri
              * @description An https URL on the public internet, checked like a webhook tool's URL and held to the tenant's `webhook_origins`.
              * @example https://ops.example.com/agent-events
              */
@@ -1168,7 +1225,10 @@ export interface components {
             /** @example ses_Jq7mV2xkPz9w4LbNc8RtYd3F */
             session_id: string;
             status: components["schemas"]["WebhookDeliveryStatus"];
-            /** @description Attempts made so far; at most 11. */
+            /**
+             * Format: int64
+             * @description Attempts made so far; at most 11.
+             */
             attempts: number;
             /**
              * Format: date-time
@@ -1181,7 +1241,10 @@ export interface components {
              * @example 2026-01-01T12:00:00.000Z
              */
             last_attempt_at: string | null;
-            /** @description The HTTP status of the last answer; null when there was none. */
+            /**
+             * Format: int64
+             * @description The HTTP status of the last answer; null when there was none.
+             */
             response_status: number | null;
             /** @description Why the last attempt failed; null after a success. */
             error: string | null;
@@ -1282,16 +1345,27 @@ export interface components {
         };
         /** @description Limits that replace the platform defaults for one tenant; absent names keep the default. */
         LimitOverrides: {
+            /** Format: int32 */
             max_steps_per_run?: number;
+            /** Format: int32 */
             max_tokens_per_call?: number;
+            /** Format: int64 */
             max_tokens_per_session?: number;
+            /** Format: int32 */
             max_tool_output_chars?: number;
+            /** Format: int64 */
             max_concurrent_runs?: number;
+            /** Format: int32 */
             max_request_bytes?: number;
+            /** Format: int64 */
             requests_per_minute?: number;
+            /** Format: int64 */
             max_tokens_per_day?: number | null;
+            /** Format: int32 */
             max_image_bytes?: number;
+            /** Format: int32 */
             max_schedules?: number;
+            /** Format: int32 */
             caller_share_percent?: number;
         };
         TenantConfig: {
@@ -1329,7 +1403,10 @@ export interface components {
             tenant_id: string;
             /** @enum {boolean} */
             suspended: true;
-            /** @description Active sessions cancelled by the suspension. */
+            /**
+             * Format: int64
+             * @description Active sessions cancelled by the suspension.
+             */
             cancelled: number;
         };
         SessionSummaryPage: {
@@ -1356,7 +1433,10 @@ export interface components {
             updated_at: string;
         };
         CancelResult: {
-            /** @description How many sessions were cancelled. */
+            /**
+             * Format: int64
+             * @description How many sessions were cancelled.
+             */
             cancelled: number;
         };
         /** @description Which active sessions to cancel; `{}` cancels all of them. */
@@ -1394,7 +1474,10 @@ export interface components {
              *     }
              */
             output?: unknown;
-            /** @description Messages posted with `if_running: enqueue` that wait to start the next runs. */
+            /**
+             * Format: int64
+             * @description Messages posted with `if_running: enqueue` that wait to start the next runs.
+             */
             queued_messages: number;
             usage: components["schemas"]["Usage"];
             metadata: {
@@ -1428,6 +1511,7 @@ export interface components {
             /** @description Each call waits for an approve or deny first. */
             requires_approval?: boolean;
             /**
+             * Format: int32
              * @description Only with `requires_approval`: a call not approved or denied within this many seconds of its creation is denied with the reason "approval expired" (`decision: "expired"`, `decided_by: "system"`), and the run goes on as after any deny.
              * @example 3600
              */
@@ -1443,7 +1527,7 @@ export interface components {
             name: string;
             description: string;
             /**
-             * @description A JSON Schema (2020-12) for the tool's input; its top level is an object. `pattern` and `patternProperties` use the RE2 subset of ECMA-262 regular expressions (no backreferences or lookaround), run in linear time; strings longer than 10000 characters never match a pattern or a format.
+             * @description A JSON Schema (2020-12) for the tool's input; its top level is an object, at most 32768 characters as JSON and nested at most 32 levels deep. `pattern` and `patternProperties` use the RE2 subset of ECMA-262 regular expressions (no backreferences or lookaround), run in linear time; strings longer than 10000 characters never match a pattern or a format.
              * @example {
              *       "type": "object",
              *       "properties": {}
@@ -1453,6 +1537,7 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
+             * Format: uri
              * @description An https URL on the public internet.
              * @example https://example.com/tools/lookup
              */
@@ -1460,6 +1545,7 @@ export interface components {
             /** @description Each call waits for an approve or deny first. */
             requires_approval?: boolean;
             /**
+             * Format: int32
              * @description Only with `requires_approval`: a call not approved or denied within this many seconds of its creation is denied with the reason "approval expired" (`decision: "expired"`, `decided_by: "system"`), and the run goes on as after any deny.
              * @example 3600
              */
@@ -1477,7 +1563,7 @@ export interface components {
             name: string;
             description: string;
             /**
-             * @description A JSON Schema (2020-12) for the tool's input; its top level is an object. `pattern` and `patternProperties` use the RE2 subset of ECMA-262 regular expressions (no backreferences or lookaround), run in linear time; strings longer than 10000 characters never match a pattern or a format.
+             * @description A JSON Schema (2020-12) for the tool's input; its top level is an object, at most 32768 characters as JSON and nested at most 32 levels deep. `pattern` and `patternProperties` use the RE2 subset of ECMA-262 regular expressions (no backreferences or lookaround), run in linear time; strings longer than 10000 characters never match a pattern or a format.
              * @example {
              *       "type": "object",
              *       "properties": {}
@@ -1489,6 +1575,7 @@ export interface components {
             /** @description Each call waits for an approve or deny first. */
             requires_approval?: boolean;
             /**
+             * Format: int32
              * @description Only with `requires_approval`: a call not approved or denied within this many seconds of its creation is denied with the reason "approval expired" (`decision: "expired"`, `decided_by: "system"`), and the run goes on as after any deny.
              * @example 3600
              */
@@ -1506,6 +1593,7 @@ export interface components {
              */
             name: string;
             /**
+             * Format: uri
              * @description The server's Streamable HTTP endpoint: https, on the public internet.
              * @example https://mcp.example.com/mcp
              */
@@ -1524,6 +1612,7 @@ export interface components {
             /** @description Each call of any of the server's tools waits for an approve or deny first. */
             requires_approval?: boolean;
             /**
+             * Format: int32
              * @description Only with `requires_approval`: a call not approved or denied within this many seconds of its creation is denied with the reason "approval expired" (`decision: "expired"`, `decided_by: "system"`), and the run goes on as after any deny.
              * @example 3600
              */
@@ -1537,13 +1626,19 @@ export interface components {
              * @enum {string}
              */
             strategy: "auto" | "last_messages" | "summary";
-            /** @description The input budget of each model call; by default the model's context size less room for the answer. */
+            /**
+             * Format: int32
+             * @description The input budget of each model call; by default the model's context size less room for the answer.
+             */
             max_input_tokens?: number;
-            /** @description `last_messages` only: how many of the newest messages are sent (default 20). */
+            /**
+             * Format: int32
+             * @description `last_messages` only: how many of the newest messages are sent (default 20).
+             */
             last_messages?: number;
         };
         /**
-         * @description A JSON Schema (2020-12) the run's final answer must be valid for; its top level is an object. The answer is checked with the same validator as tool inputs (patterns on RE2); an invalid answer is told to the model, which answers again, and a run without a valid answer after 3 tries (or at the step limit) fails with `invalid_output`.
+         * @description A JSON Schema (2020-12) the run's final answer must be valid for; its top level is an object, at most 32768 characters as JSON and nested at most 32 levels deep. The answer is checked with the same validator as tool inputs (patterns on RE2); an invalid answer is told to the model, which answers again, and a run without a valid answer after 3 tries (or at the step limit) fails with `invalid_output`.
          * @example {
          *       "type": "object",
          *       "properties": {
@@ -1551,7 +1646,11 @@ export interface components {
          *           "type": "number"
          *         },
          *         "currency": {
-         *           "type": "string"
+         *           "type": "string",
+         *           "enum": [
+         *             "EUR",
+         *             "USD"
+         *           ]
          *         }
          *       },
          *       "required": [
@@ -1586,6 +1685,7 @@ export interface components {
                 [key: string]: string;
             } | null;
             /**
+             * Format: uri
              * @description An https URL that gets every status notification of this session (all five types), signed like webhook tools, besides the tenant's endpoints. Checked like a webhook tool's URL, and held to the tenant's `webhook_origins`.
              * @example https://shop.example.com/agent-events
              */
@@ -1595,8 +1695,8 @@ export interface components {
          * @description When given, the first run starts at once.
          * @example What time is it in Tokyo?
          */
-        RunInput: string | (components["schemas"]["TextBlock"] | components["schemas"]["InputImageBlock"])[];
-        TextBlock: {
+        RunInput: string | (components["schemas"]["InputTextBlock"] | components["schemas"]["InputImageBlock"])[];
+        InputTextBlock: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1615,12 +1715,16 @@ export interface components {
                 /** @enum {string} */
                 type: "base64";
                 media_type: components["schemas"]["ImageMediaType"];
-                /** @description The image file, base64 (standard alphabet, padded), without a `data:` prefix. */
+                /**
+                 * Format: byte
+                 * @description The image file, base64 (standard alphabet, padded), without a `data:` prefix.
+                 */
                 data: string;
             } | {
                 /** @enum {string} */
                 type: "url";
                 /**
+                 * Format: uri
                  * @description An https URL on the public internet; the platform fetches it once.
                  * @example https://example.com/receipt.png
                  */
@@ -1631,16 +1735,27 @@ export interface components {
         ImageMediaType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
         /** @description Limits for this session; each may only be lower than the tenant's. */
         SessionLimits: {
+            /** Format: int32 */
             max_steps_per_run?: number;
+            /** Format: int32 */
             max_tokens_per_call?: number;
+            /** Format: int64 */
             max_tokens_per_session?: number;
+            /** Format: int32 */
             max_tool_output_chars?: number;
+            /** Format: int64 */
             max_concurrent_runs?: number;
+            /** Format: int32 */
             max_request_bytes?: number;
+            /** Format: int64 */
             requests_per_minute?: number;
+            /** Format: int64 */
             max_tokens_per_day?: number | null;
+            /** Format: int32 */
             max_image_bytes?: number;
+            /** Format: int32 */
             max_schedules?: number;
+            /** Format: int32 */
             caller_share_percent?: number;
         };
         MessagePage: {
@@ -1649,7 +1764,10 @@ export interface components {
             next_cursor: string | null;
         };
         Message: {
-            /** @description Position in the history, from 1. */
+            /**
+             * Format: int64
+             * @description Position in the history, from 1.
+             */
             seq: number;
             /** @enum {string} */
             role: "user" | "assistant";
@@ -1661,6 +1779,14 @@ export interface components {
             created_at: string;
         };
         ContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ToolResultBlock"] | components["schemas"]["StoredImageBlock"];
+        TextBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "text";
+            text: string;
+        };
         ToolUseBlock: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1697,8 +1823,11 @@ export interface components {
                  */
                 image_id: string;
                 media_type: components["schemas"]["ImageMediaType"];
+                /** Format: int64 */
                 size_bytes: number;
+                /** Format: int64 */
                 width: number;
+                /** Format: int64 */
                 height: number;
                 /** @description Where the platform fetched the image from, when it was given as a URL. */
                 url?: string;
@@ -1721,7 +1850,10 @@ export interface components {
             next_cursor: string | null;
         };
         Step: {
-            /** @description Position among the session's units, from 1. */
+            /**
+             * Format: int64
+             * @description Position among the session's units, from 1.
+             */
             seq: number;
             /**
              * @description A model call, the tool calls of one answer, or a summary of older history.
@@ -1738,11 +1870,19 @@ export interface components {
              * @example 2026-01-01T12:00:00.000Z
              */
             ended_at: string;
-            /** @description From the end of the unit before (or from when the run could go on) to this one's start; includes retry backoff. */
+            /**
+             * Format: int64
+             * @description From the end of the unit before (or from when the run could go on) to this one's start; includes retry backoff.
+             */
             queued_ms: number;
+            /** Format: int64 */
             duration_ms: number;
-            /** @description Tokens of a model unit; null for tool units. */
+            /**
+             * Format: int64
+             * @description Tokens of a model unit; null for tool units.
+             */
             input_tokens: number | null;
+            /** Format: int64 */
             output_tokens: number | null;
             /**
              * @description `ok`; `retry` (tried again after a backoff); `failed` (the run failed); `discarded` (a cancel, pause or restart made it stale); `partial` (stopped to fit its time budget); `error` (an unexpected fault, retried).
@@ -1761,6 +1901,7 @@ export interface components {
              * @example toolu_01A09q90qw90lq917835lq9
              */
             id: string;
+            /** Format: int64 */
             step: number;
             name: string;
             input?: unknown;
@@ -1832,7 +1973,10 @@ export interface components {
             stop_reason: components["schemas"]["StopReason"];
             error: string | null;
             usage: components["schemas"]["Usage"];
-            /** @description The newest event the snapshot includes; resume after it. */
+            /**
+             * Format: int64
+             * @description The newest event the snapshot includes; resume after it.
+             */
             last_event_id: number;
             /** @description The cursor given was older than the retention: start over from this snapshot. */
             reset: boolean;
@@ -1847,6 +1991,7 @@ export interface components {
         ToolCallEventData: {
             id: string;
             name: string;
+            /** Format: int64 */
             step: number;
             input?: unknown;
             /** @enum {string} */
@@ -1870,7 +2015,10 @@ export interface components {
              */
             type: "status";
             data: components["schemas"]["StatusEventData"];
-            /** @description The event id: increasing, the cursor to resume after. */
+            /**
+             * Format: int64
+             * @description The event id: increasing, the cursor to resume after.
+             */
             id: number;
             /**
              * Format: date-time
@@ -1890,7 +2038,10 @@ export interface components {
              */
             type: "message";
             data: components["schemas"]["Message"];
-            /** @description The event id: increasing, the cursor to resume after. */
+            /**
+             * Format: int64
+             * @description The event id: increasing, the cursor to resume after.
+             */
             id: number;
             /**
              * Format: date-time
@@ -1905,7 +2056,10 @@ export interface components {
              */
             type: "tool_call";
             data: components["schemas"]["ToolCallEventData"];
-            /** @description The event id: increasing, the cursor to resume after. */
+            /**
+             * Format: int64
+             * @description The event id: increasing, the cursor to resume after.
+             */
             id: number;
             /**
              * Format: date-time
@@ -1920,7 +2074,10 @@ export interface components {
              */
             type: "tool_result";
             data: components["schemas"]["ToolCallEventData"];
-            /** @description The event id: increasing, the cursor to resume after. */
+            /**
+             * Format: int64
+             * @description The event id: increasing, the cursor to resume after.
+             */
             id: number;
             /**
              * Format: date-time
@@ -1935,7 +2092,10 @@ export interface components {
              */
             type: "usage";
             data: components["schemas"]["Usage"];
-            /** @description The event id: increasing, the cursor to resume after. */
+            /**
+             * Format: int64
+             * @description The event id: increasing, the cursor to resume after.
+             */
             id: number;
             /**
              * Format: date-time
@@ -1958,10 +2118,16 @@ export interface components {
             created_at: string;
         };
         DeltaEventData: {
-            /** @description The text block's position in the answer being written. */
+            /**
+             * Format: int64
+             * @description The text block's position in the answer being written.
+             */
             index: number;
             text: string;
-            /** @description Where `text` starts in that block; 0 again when a retried call writes it anew. */
+            /**
+             * Format: int64
+             * @description Where `text` starts in that block; 0 again when a retried call writes it anew.
+             */
             offset: number;
         };
         /** @description The session reached a final status; the stream closes. */
@@ -2068,7 +2234,15 @@ export interface components {
             paused?: boolean;
             session?: components["schemas"]["CreateSessionRequest"] & unknown;
             message?: components["schemas"]["ScheduleMessage"];
-        };
+        } & ({
+            session: {
+                input: unknown;
+            };
+            message?: never;
+        } | {
+            message: unknown;
+            session?: never;
+        });
         SchedulePage: {
             data: components["schemas"]["Schedule"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
@@ -4957,6 +5131,7 @@ export interface operations {
                  *             "properties": {
                  *               "order_id": {
                  *                 "type": "string",
+                 *                 "maxLength": 10,
                  *                 "pattern": "^ord_[0-9]{6}$"
                  *               }
                  *             },
@@ -4974,7 +5149,9 @@ export interface operations {
                  *             "type": "object",
                  *             "properties": {
                  *               "question": {
-                 *                 "type": "string"
+                 *                 "type": "string",
+                 *                 "maxLength": 500,
+                 *                 "pattern": "\\?$"
                  *               }
                  *             },
                  *             "required": [
@@ -7748,7 +7925,7 @@ export const webhookToolTypeValues: ReadonlyArray<FlattenedDeepRequired<componen
 export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClientTool"]["type"]> = ["client"];
 export const mcpToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["McpTool"]["type"]> = ["mcp"];
 export const contextSettingsStrategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ContextSettings"]["strategy"]> = ["auto", "last_messages", "summary"];
-export const textBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TextBlock"]["type"]> = ["text"];
+export const inputTextBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InputTextBlock"]["type"]> = ["text"];
 export const inputImageBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InputImageBlock"]["type"]> = ["image"];
 export const inputImageBlockSourceOneOf0TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["InputImageBlock"]["source"], {
     type: unknown;
@@ -7758,6 +7935,7 @@ export const inputImageBlockSourceOneOf1TypeValues: ReadonlyArray<Extract<Flatte
 }>["type"]> = ["url"];
 export const imageMediaTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImageMediaType"]> = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 export const messageRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Message"]["role"]> = ["user", "assistant"];
+export const textBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TextBlock"]["type"]> = ["text"];
 export const toolUseBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolUseBlock"]["type"]> = ["tool_use"];
 export const toolResultBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolResultBlock"]["type"]> = ["tool_result"];
 export const storedImageBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StoredImageBlock"]["type"]> = ["image"];

@@ -1,6 +1,7 @@
 /** Schemas of the platform admin routes. */
 import { z } from "@hono/zod-openapi";
-import { MAX_MODELS, MODEL_PATTERN } from "../../config";
+import { MAX_SUBJECT_LENGTH } from "../../auth/platform-keys";
+import { MAX_MODEL_PATTERN_CHARS, MAX_MODELS, MODEL_PATTERN } from "../../config";
 import { decodeKeyCursor, decodeTimeIdCursor } from "../../shared/cursor";
 import {
   LimitOverridesSchema,
@@ -15,8 +16,6 @@ import {
 } from "../schemas";
 import { TenantUsageSchema, UsageTotalsSchema } from "../usage";
 
-/** Subjects are at most this long (see the JWT rules), so a longer filter cannot match. */
-export const MAX_CREATED_BY_LENGTH = 256;
 
 export const TenantConfigSchema = z
   .object({
@@ -35,7 +34,13 @@ export const TenantConfigSchema = z
 export const TenantModelsSchema = z
   .object({
     models: z
-      .array(z.string().regex(MODEL_PATTERN, "Must be a model id, optionally prefixed with `anthropic:` or `openai:`, or a pattern ending in `*`."))
+      .array(
+        z
+          .string()
+          .regex(MODEL_PATTERN, "Must be a model id, optionally prefixed with `anthropic:` or `openai:`, or a pattern ending in `*`.")
+          // The pattern bounds the length; stated for clients, not checked twice.
+          .openapi({ maxLength: MAX_MODEL_PATTERN_CHARS }),
+      )
       .max(MAX_MODELS)
       .nullable()
       .openapi({ description: "Ids or `prefix*` patterns, each allowed by the platform; null removes the narrowing.", example: ["anthropic:claude-sonnet-4-5", "openai:gpt-4o*"] }),
@@ -70,7 +75,8 @@ export const SuspendResultSchema = z
 
 const SessionFilterFields = {
   status: SessionStatusSchema.optional(),
-  created_by: z.string().min(1).max(MAX_CREATED_BY_LENGTH).optional().openapi({ description: "The subject that created the sessions." }),
+  // Subjects are at most this long (see the JWT rules), so a longer filter cannot match.
+  created_by: z.string().min(1).max(MAX_SUBJECT_LENGTH).optional().openapi({ description: "The subject that created the sessions." }),
 };
 
 export const AdminSessionListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor("sessions", cursor) !== null).extend({

@@ -1,11 +1,13 @@
 /** Schemas of the API key routes. */
 import { z } from "@hono/zod-openapi";
-import { KEY_ID_PATTERN, type ApiKeyRecord } from "../../auth/api-keys";
+import { KEY_ID_CHARS, KEY_ID_PATTERN, type ApiKeyRecord } from "../../auth/api-keys";
 import { API_KEY_SCOPES, type Scope } from "../../auth/principal";
 import { decodeTimeIdCursor } from "../../shared/cursor";
 import { pageQuerySchema, pageSchema, TimestampSchema } from "../schemas";
 
 export const MAX_KEY_NAME_LENGTH = 100;
+/** Longer than any time stamp has reason to be (full precision with an offset is 35). */
+const MAX_TIMESTAMP_CHARS = 64;
 
 export const ApiKeyScopeSchema = z.enum(API_KEY_SCOPES as [Scope, ...Scope[]]).openapi("ApiKeyScope");
 
@@ -37,6 +39,7 @@ export const CreateApiKeyBodySchema = z
       .openapi({ description: "At most the scopes the creator holds." }),
     expires_at: z.iso
       .datetime({ offset: true })
+      .max(MAX_TIMESTAMP_CHARS)
       .nullable()
       .optional()
       .openapi({ description: "A future time after which the key stops working; null or absent: never." }),
@@ -52,7 +55,7 @@ export const KeyIdParamsSchema = z.object({
   key_id: z
     .string()
     .regex(KEY_ID_PATTERN, "Not a key id.")
-    .openapi({ param: { name: "key_id", in: "path" }, example: "key_0123456789abcdef01234567" }),
+    .openapi({ param: { name: "key_id", in: "path" }, maxLength: KEY_ID_CHARS, example: "key_0123456789abcdef01234567" }),
 });
 
 export type ApiKey = z.infer<typeof ApiKeySchema>;

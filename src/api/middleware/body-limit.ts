@@ -9,14 +9,14 @@ import type { MiddlewareHandler } from "hono";
 import type { AppContext, AppEnv } from "../context";
 import { ApiError, problemJson } from "../errors";
 import { base64Length } from "../../shared/base64";
-import { type Limits, MAX_MAX_IMAGE_BYTES } from "../../limits";
+import { type Limits, MAX_MAX_IMAGE_BYTES, MAX_MAX_REQUEST_BYTES } from "../../limits";
 
 /**
  * The largest body any tenant can be allowed (the highest `max_request_bytes` and one image of
  * the highest `max_image_bytes`, see `limitsSchema`): a declared length above it is refused
  * before authentication, whoever the caller turns out to be.
  */
-export const PLATFORM_MAX_REQUEST_BYTES = 100 * 1024 * 1024 + base64Length(MAX_MAX_IMAGE_BYTES);
+export const PLATFORM_MAX_REQUEST_BYTES = MAX_MAX_REQUEST_BYTES + base64Length(MAX_MAX_IMAGE_BYTES);
 
 /** The routes whose body is a run's input (create a session, add a message), and so may carry images. */
 const INPUT_ROUTES = [/^\/v1\/sessions$/, /^\/v1\/sessions\/[^/]+\/messages$/];

@@ -62,6 +62,18 @@ export const ScheduleSchema = z
   })
   .openapi("Schedule");
 
+/**
+ * The create body's rules that no field states, for validators and generated clients: exactly one
+ * action (`false`: the other is absent), and a session's input. The refinement below checks the
+ * same. `true` and `false` schemas are OpenAPI 3.1's; the generator's metadata type predates them.
+ */
+const ONE_ACTION = {
+  oneOf: [
+    { required: ["session"], properties: { session: { required: ["input"], properties: { input: true } }, message: false } },
+    { required: ["message"], properties: { message: true, session: false } },
+  ],
+} as { description?: string };
+
 export const CreateScheduleRequestSchema = z
   .object({
     cron: CronSchema,
@@ -78,7 +90,7 @@ export const CreateScheduleRequestSchema = z
       ctx.addIssue({ code: "custom", message: "Required: each firing starts a run with this input.", path: ["session", "input"] });
     }
   })
-  .openapi("CreateScheduleRequest");
+  .openapi("CreateScheduleRequest", ONE_ACTION);
 
 export const CREATE_SCHEDULE_EXAMPLE: z.input<typeof CreateScheduleRequestSchema> = {
   cron: "0 7 * * MON-FRI",
@@ -99,7 +111,8 @@ export const UpdateScheduleRequestSchema = z
   })
   .strict()
   .refine((body) => body.cron !== undefined || body.timezone !== undefined || body.paused !== undefined, "Give at least one of cron, timezone and paused.")
-  .openapi("UpdateScheduleRequest");
+  // The object takes no other field, so one property is one of them.
+  .openapi("UpdateScheduleRequest", { minProperties: 1 });
 
 export const FiringSchema = z
   .object({

@@ -67,21 +67,22 @@ export const EventFrameSchema = z
       "One event. Over Server-Sent Events: `id:` is the event id (a snapshot carries its `last_event_id`), `event:` its type and `data:` this JSON; a comment line every 15 s keeps the stream alive. Over a WebSocket: one text frame each.",
   });
 
-/** A cursor is an event id: digits only. */
-const EVENT_CURSOR_PATTERN = /^\d{1,15}$/;
+/** A cursor is an event id: digits only, at most 15 of them (ids stay below 2^53); the patterns bound the length. */
+const MAX_EVENT_ID_DIGITS = 15;
+const EVENT_CURSOR_PATTERN = new RegExp(`^\\d{1,${MAX_EVENT_ID_DIGITS}}$`);
 
 export const EventsQuerySchema = z.object({
   after: z
     .string()
     .regex(EVENT_CURSOR_PATTERN, "Must be an event id.")
     .optional()
-    .openapi({ param: { name: "after", in: "query" }, description: "Replay every stored event after this id, then live ones (no snapshot). `Last-Event-ID` takes precedence.", example: "42" }),
+    .openapi({ param: { name: "after", in: "query" }, maxLength: MAX_EVENT_ID_DIGITS, description: "Replay every stored event after this id, then live ones (no snapshot). `Last-Event-ID` takes precedence.", example: "42" }),
 });
 
 export const EventsHeadersSchema = z.object({
   "last-event-id": z
     .string()
-    .regex(/^(\d{1,15})?$/, "Must be an event id.")
+    .regex(new RegExp(`^(\\d{1,${MAX_EVENT_ID_DIGITS}})?$`), "Must be an event id.")
     .optional()
-    .openapi({ param: { name: "last-event-id", in: "header" }, description: "Sent by EventSource when it reconnects: resume after this event." }),
+    .openapi({ param: { name: "last-event-id", in: "header" }, maxLength: MAX_EVENT_ID_DIGITS, description: "Sent by EventSource when it reconnects: resume after this event." }),
 });

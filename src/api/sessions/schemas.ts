@@ -15,6 +15,7 @@ import {
   ToolSchema,
 } from "../../sessions/request-schemas";
 import { TOOL_CALL_DECISIONS, TOOL_CALL_STATUSES } from "../../sessions/types";
+import { MAX_MAX_REQUEST_BYTES } from "../../limits";
 import { decodeIntPairCursor, decodeTimeIdCursor } from "../../shared/cursor";
 import { SessionSummaryPageSchema } from "../admin/schemas";
 import {
@@ -105,14 +106,14 @@ export const CREATE_SESSION_EXAMPLE: z.input<typeof CreateSessionRequestSchema> 
       type: "webhook",
       name: "lookup_order",
       description: "Finds an order by its id.",
-      input_schema: { type: "object", properties: { order_id: { type: "string", pattern: "^ord_[0-9]{6}$" } }, required: ["order_id"] },
+      input_schema: { type: "object", properties: { order_id: { type: "string", maxLength: 10, pattern: "^ord_[0-9]{6}$" } }, required: ["order_id"] },
       url: "https://shop.example.com/tools/lookup-order",
     },
     {
       type: "client",
       name: "confirm_with_customer",
       description: "Asks the customer to confirm a change.",
-      input_schema: { type: "object", properties: { question: { type: "string" } }, required: ["question"] },
+      input_schema: { type: "object", properties: { question: { type: "string", maxLength: 500, pattern: "\\?$" } }, required: ["question"] },
       requires_approval: true,
     },
   ],
@@ -127,7 +128,8 @@ export const DenyToolCallRequestSchema = z
 
 export const ToolOutputRequestSchema = z
   .object({
-    output: z.string().openapi({ description: "The tool's result; cut to the tenant's `max_tool_output_chars`." }),
+    // No body is longer than the highest `max_request_bytes`; what passes is cut as the tenant's limit says.
+    output: z.string().max(MAX_MAX_REQUEST_BYTES).openapi({ description: "The tool's result; cut to the tenant's `max_tool_output_chars`." }),
     is_error: z.boolean().optional().openapi({ description: "The tool failed; the output says why." }),
   })
   .strict()

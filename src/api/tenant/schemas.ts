@@ -26,7 +26,7 @@ export const WebhookSecretSchema = z
   .openapi("WebhookSecret");
 
 const WebhookOriginsSchema = z
-  .array(z.string().min(1).max(MAX_ORIGIN_CHARS))
+  .array(z.string().min(1).max(MAX_ORIGIN_CHARS).openapi({ format: "uri" }))
   .max(MAX_ALLOWED_ORIGINS)
   .nullable()
   .openapi({

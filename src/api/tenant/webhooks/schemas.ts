@@ -32,6 +32,7 @@ export const WebhookEndpointPageSchema = pageSchema(WebhookEndpointSchema, "Webh
 export const CreateWebhookEndpointRequestSchema = z
   .object({
     url: z.string().max(MAX_ENDPOINT_URL_CHARS).openapi({
+      format: "uri",
       description: "An https URL on the public internet, checked like a webhook tool's URL and held to the tenant's `webhook_origins`.",
       example: "https://ops.example.com/agent-events",
     }),

@@ -1,2 +1,3 @@
 /** The name rule shared by the model providers' tool APIs. */
-export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+export const MAX_TOOL_NAME_CHARS = 64;
+export const TOOL_NAME_PATTERN = new RegExp(`^[a-zA-Z0-9_-]{1,${MAX_TOOL_NAME_CHARS}}$`);
