@@ -59,6 +59,8 @@ export const LIMIT_NAMES = [
   "max_tokens_per_day",
   "max_image_bytes",
   "max_schedules",
+  "max_streams_per_session",
+  "max_streams_per_tenant",
 ] as const;
 
 export const limitsSchema = z.object({
@@ -75,6 +77,10 @@ export const limitsSchema = z.object({
   max_image_bytes: z.number().int().min(1024).max(MAX_MAX_IMAGE_BYTES),
   /** Schedules a tenant may keep (paused and disabled ones count); more is a 409 until one is deleted. */
   max_schedules: z.number().int().min(0).max(100_000),
+  /** Event streams (SSE and WebSocket) open at once on one session; one more is a 429. */
+  max_streams_per_session: z.number().int().min(1).max(10_000),
+  /** Event streams open at once across the tenant's sessions; one more is a 429. */
+  max_streams_per_tenant: z.number().int().min(1).max(1_000_000),
 });
 export type Limits = z.infer<typeof limitsSchema>;
 export const partialLimitsSchema = limitsSchema.partial();
@@ -91,6 +97,10 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
   max_tokens_per_day: null,
   max_image_bytes: DEFAULT_MAX_IMAGE_BYTES,
   max_schedules: 100,
+  // A console, a backend and a few browsers per session; each socket holds about 0.5 MiB of the
+  // runtime's memory, so a tenant's default is a few hundred MiB at most.
+  max_streams_per_session: 20,
+  max_streams_per_tenant: 500,
 };
 
 /**

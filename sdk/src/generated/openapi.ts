@@ -1038,6 +1038,8 @@ export interface components {
             max_tokens_per_day: number | null;
             max_image_bytes: number;
             max_schedules: number;
+            max_streams_per_session: number;
+            max_streams_per_tenant: number;
         };
         /** @description Sums over the last `window_days` UTC days, today included. */
         TenantUsage: components["schemas"]["UsageTotals"] & {
@@ -1291,6 +1293,8 @@ export interface components {
             max_tokens_per_day?: number | null;
             max_image_bytes?: number;
             max_schedules?: number;
+            max_streams_per_session?: number;
+            max_streams_per_tenant?: number;
         };
         TenantConfig: {
             /**
@@ -1639,6 +1643,8 @@ export interface components {
             max_tokens_per_day?: number | null;
             max_image_bytes?: number;
             max_schedules?: number;
+            max_streams_per_session?: number;
+            max_streams_per_tenant?: number;
         };
         MessagePage: {
             data: components["schemas"]["Message"][];

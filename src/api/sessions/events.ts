@@ -69,6 +69,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     mode: websocket ? "websocket" : "sse",
     cursor: eventCursor(headers["last-event-id"], after),
     grant: { keyId: principal.keyId ?? null, expiresAt: streamDeadline(principal.expiresAt ?? null, Date.now()) },
+    caps: { perSession: c.var.limits.max_streams_per_session },
   });
   // A streamed or upgraded response, which the route's typed JSON helpers cannot describe.
   return response as never;
