@@ -109,6 +109,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/stream-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a token for watching sessions from a URL
+         * @description A token for `?access_token=` on `GET /v1/sessions/{id}/events`, for browsers' EventSource and WebSocket, which cannot send headers. It is accepted on that route only (a 401 anywhere else), carries `sessions:read` (and `tenant:admin` when the caller has it, to watch every session of the tenant), and expires within 15 minutes and never after the credential it was asked with. Any API key or JWT with `sessions:read` may ask, except a stream token.
+         */
+        post: operations["createStreamToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tenant": {
         parameters: {
             query?: never;
@@ -1001,6 +1021,17 @@ export interface components {
         };
         AccessToken: {
             /** @description A platform JWT with the key's tenant, subject and scopes. */
+            access_token: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+            /**
+             * @description Seconds until it expires.
+             * @example 900
+             */
+            expires_in: number;
+        };
+        StreamToken: {
+            /** @description A platform JWT for `?access_token=` on the events route, refused on every other route. */
             access_token: string;
             /** @enum {string} */
             token_type: "Bearer";
@@ -2373,6 +2404,90 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AccessToken"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createStreamToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A stream token. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamToken"];
                 };
             };
             /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
@@ -7174,6 +7289,7 @@ export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>
 export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["bad_request", "validation_failed", "unauthorized", "forbidden", "tenant_suspended", "not_found", "method_not_allowed", "not_acceptable", "conflict", "idempotency_in_progress", "payload_too_large", "unsupported_media_type", "idempotency_conflict", "rate_limited", "internal", "service_unavailable"];
 export const jwkUseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Jwk"]["use"]> = ["sig"];
 export const accessTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AccessToken"]["token_type"]> = ["Bearer"];
+export const streamTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamToken"]["token_type"]> = ["Bearer"];
 export const webhookDeliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryStatus"]> = ["pending", "succeeded", "failed"];
 export const apiKeyScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyScope"]> = ["sessions:read", "sessions:write", "tenant:admin"];
 export const builtinToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BuiltinTool"]["type"]> = ["builtin"];

@@ -26,7 +26,7 @@ import { ApiError } from "../errors";
 import { describeError, log } from "../../log";
 import { authDeps } from "../platform";
 import { bodyCapFor, enforceDeclaredLength } from "./body-limit";
-import { urlCredential } from "./url-token";
+import { misplacedCredential, urlCredential } from "./url-token";
 
 export const CLIENT_ADDRESS_HEADER = "CF-Connecting-IP";
 
@@ -53,6 +53,11 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
       return refuse(c, guard, address, now);
     }
     const { principal } = result;
+    const misplaced = misplacedCredential(principal, c.req.method, c.req.path, inUrl.kind === "token");
+    if (misplaced !== null) {
+      log("info", "auth_failed", { request_id: c.var.requestId, reason: misplaced, blocked });
+      return refuse(c, guard, address, now);
+    }
     const index = tenantIndexStub(c.env, principal.tenantId);
 
     // A token exchanged from an API key lives on after the key is revoked unless we look: the
