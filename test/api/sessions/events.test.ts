@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { CLOSE_CODES } from "../../../src/sessions/object/events/streams";
 import { acceptsEventStream, eventCursor } from "../../../src/api/sessions/events";
-import { urlCredential } from "../../../src/api/middleware/url-token";
+import { misplacedCredential, urlCredential } from "../../../src/api/middleware/url-token";
 import { call, callJson, readProblem } from "../../support/api";
 import { storedTypes, type Watch, watchSocket, watchSse } from "../../support/event-client";
 import { mockModel } from "../../support/mock-client";
@@ -212,7 +212,7 @@ describe("stream tokens", () => {
     expect(refused.status).toBe(403);
   });
 
-  it("and exchanged tokens from an API key that expires end with the key: the exchange is shorter, and an open stream closes at the key's expiry", async () => {
+  it("from an API key that expires, like exchanged tokens, end with the key: the exchange is shorter, and an open stream closes at the key's expiry", async () => {
     const tenantId = freshTenant();
     const expiresAt = new Date(Date.now() + 4_000).toISOString();
     const res = await callJson("/v1/api-keys", "POST", { name: "short", scopes: ["sessions:read", "sessions:write"], expires_at: expiresAt }, await bearer({ tenantId, scopes: ["tenant:admin"] }));
@@ -264,5 +264,15 @@ describe("events route helpers", () => {
     expect(urlCredential("GET", "/v1/sessions/ses_1/events", q("eyJ.a.b"), true)).toEqual({ kind: "ambiguous" });
     expect(urlCredential("GET", "/v1/sessions/ses_1", q("eyJ.a.b"), false)).toEqual({ kind: "none" });
     expect(urlCredential("POST", "/v1/sessions/ses_1/events", q("eyJ.a.b"), false)).toEqual({ kind: "none" });
+  });
+
+  it("lets a stream token onto the events route only, and nothing but a stream token into a URL", () => {
+    const stream = { streamOnly: true } as const;
+    expect(misplacedCredential(stream, "GET", "/v1/sessions/ses_1/events", true)).toBeNull();
+    expect(misplacedCredential(stream, "GET", "/v1/sessions/ses_1/events", false)).toBeNull();
+    expect(misplacedCredential(stream, "GET", "/v1/sessions/ses_1", false)).toBe("stream_token_elsewhere");
+    expect(misplacedCredential(stream, "POST", "/v1/sessions/ses_1/events", false)).toBe("stream_token_elsewhere");
+    expect(misplacedCredential({}, "GET", "/v1/sessions/ses_1/events", true)).toBe("url_token_not_for_streams");
+    expect(misplacedCredential({}, "GET", "/v1/sessions/ses_1/events", false)).toBeNull();
   });
 });
