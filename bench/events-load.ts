@@ -104,6 +104,19 @@ async function openSse(url: string, token: string): Promise<Watch> {
   return watchSse(res);
 }
 
+/** A stream token asked for with `token`: the only token a WebSocket URL takes. */
+async function streamToken(platformUrl: string, token: string): Promise<string> {
+  const res = await fetch(`${platformUrl}/v1/auth/stream-token`, { method: "POST", headers: { Authorization: `Bearer ${token}` } });
+  if (res.status !== 200) throw new Error(`stream-token answered ${res.status}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+/** The bench's tenants watch far more than the default stream caps allow. */
+async function liftStreamCaps(stack: Stack, tenantId: string): Promise<void> {
+  const ops = await stack.client("platform", "bench-ops", ["platform:admin"]);
+  await ops.expect(200, "PUT", `/v1/admin/tenants/${tenantId}/limits`, { max_streams_per_session: 10_000, max_streams_per_tenant: 100_000 });
+}
+
 async function openSocket(url: string, token: string): Promise<Watch> {
   const ws = new WebSocket(`${url.replace(/^http/, "ws")}?access_token=${encodeURIComponent(token)}`);
   const watch = watchSocket(ws);
@@ -149,13 +162,15 @@ async function openIdle(url: string, token: string): Promise<IdleSocket> {
 async function watchersOnOneSession(stack: Stack, mint: (i: { tenantId: string; subject: string; scopes: ("sessions:read" | "sessions:write")[] }) => Promise<string>) {
   const tenantId = uniqueName("bench");
   const client = await stack.client(tenantId);
+  await liftStreamCaps(stack, tenantId);
   const token = await mint({ tenantId, subject: "e2e-user", scopes: ["sessions:read"] });
+  const socketToken = await streamToken(stack.platform.url, token);
   const model = stack.mock.model(uniqueName("bench-model"));
   const session = await client.createSession({ model: model.key, tools: [{ type: "builtin", name: "get_time" }] });
   const url = `${stack.platform.url}/v1/sessions/${session.id}/events`;
   const half = WATCHERS_ON_ONE_SESSION / 2;
   const watches = await mapLimit(Array.from({ length: WATCHERS_ON_ONE_SESSION }, (_, n) => n), OPEN_CONCURRENCY, (n) =>
-    n < half ? openSse(url, token) : openSocket(url, token),
+    n < half ? openSse(url, token) : openSocket(url, socketToken),
   );
   await Promise.all(watches.map((w) => w.untilType("snapshot", 60_000)));
   const text = "The quick brown fox jumps over the lazy dog. ".repeat(40);
@@ -186,7 +201,8 @@ async function watchersOnOneSession(stack: Stack, mint: (i: { tenantId: string; 
 async function idleSockets(stack: Stack, mint: (i: { tenantId: string; subject: string; scopes: ("sessions:read" | "sessions:write")[] }) => Promise<string>) {
   const tenantId = uniqueName("bench-idle");
   const client = await stack.client(tenantId);
-  const token = await mint({ tenantId, subject: "e2e-user", scopes: ["sessions:read"] });
+  await liftStreamCaps(stack, tenantId);
+  const token = await streamToken(stack.platform.url, await mint({ tenantId, subject: "e2e-user", scopes: ["sessions:read"] }));
   const sessions = await mapLimit(Array.from({ length: IDLE_SESSIONS }, (_, n) => n), 20, () => client.createSession({}));
   const pgid = stack.platform.processGroup;
   const before = byName(sampleGroup(pgid));

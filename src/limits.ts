@@ -68,6 +68,8 @@ export const LIMIT_NAMES = [
   "max_image_bytes",
   "max_schedules",
   "caller_share_percent",
+  "max_streams_per_session",
+  "max_streams_per_tenant",
 ] as const;
 
 export const limitsSchema = z.object({
@@ -89,6 +91,10 @@ export const limitsSchema = z.object({
    * cannot take the whole window from the others; below 100 on purpose (see `callerRequestsPerMinute`).
    */
   caller_share_percent: z.number().int().min(1).max(99),
+  /** Event streams (SSE and WebSocket) open at once on one session; one more is a 429. */
+  max_streams_per_session: z.number().int().min(1).max(10_000),
+  /** Event streams open at once across the tenant's sessions; one more is a 429. */
+  max_streams_per_tenant: z.number().int().min(1).max(1_000_000),
 });
 export type Limits = z.infer<typeof limitsSchema>;
 export const partialLimitsSchema = limitsSchema.partial();
@@ -106,6 +112,10 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
   max_image_bytes: DEFAULT_MAX_IMAGE_BYTES,
   max_schedules: 100,
   caller_share_percent: 50,
+  // A console, a backend and a few browsers per session; each socket holds about 0.5 MiB of the
+  // runtime's memory, so a tenant's default is a few hundred MiB at most.
+  max_streams_per_session: 20,
+  max_streams_per_tenant: 500,
 };
 
 /**

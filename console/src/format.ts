@@ -90,4 +90,6 @@ export const LIMIT_LABELS: Record<keyof Limits, string> = {
   max_tokens_per_day: "Tokens per day",
   max_image_bytes: "Image bytes",
   max_schedules: "Schedules",
+  max_streams_per_session: "Event streams per session",
+  max_streams_per_tenant: "Event streams per tenant",
 };

@@ -30,7 +30,7 @@ export function registerSecuritySchemes(app: App): void {
     in: "query",
     name: "access_token",
     description:
-      "A JWT in the URL, for browsers' EventSource and WebSocket, which cannot send headers; only on GET /v1/sessions/{id}/events. An API key here is refused (401).",
+      "A stream token (POST /v1/auth/stream-token) in the URL, for browsers' EventSource and WebSocket, which cannot send headers; only on GET /v1/sessions/{id}/events. Any other token or an API key here is refused (401), and a stream token is refused on every other route.",
   });
 }
 

@@ -11,6 +11,9 @@ export const AUTH_FAILURES = [
   "credential_too_large",
   // an API key sent in a URL (?access_token=), where only a JWT may go
   "api_key_in_url",
+  // a token in a URL that is not a stream token, or a stream token on another route
+  "url_token_not_for_streams",
+  "stream_token_elsewhere",
   // JWT shape and algorithm
   "malformed_token",
   "alg_not_allowed",

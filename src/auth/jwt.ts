@@ -6,7 +6,7 @@ import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, t
 import type { Config } from "../config";
 import { KEY_ID_PATTERN } from "./api-keys";
 import { authFail, authOk, type AuthFailure, type AuthResult } from "./failure";
-import { KEY_ID_CLAIM, MAX_SUBJECT_LENGTH, type PlatformPublicKey } from "./platform-keys";
+import { KEY_ID_CLAIM, MAX_SUBJECT_LENGTH, type PlatformPublicKey, streamAudience } from "./platform-keys";
 import { isValidTenantId, parseScopes, type Principal, type Scope } from "./principal";
 import { VerifiedTokens } from "./verified-tokens";
 
@@ -45,7 +45,8 @@ interface Verifier {
   issuer: string;
   key: CryptoKey | JWTVerifyGetKey;
   algorithms: string[];
-  audience: string;
+  /** Any of these (the platform also issues stream tokens, of their own audience). */
+  audience: string[];
 }
 
 /** Tokens verified in this isolate, per auth configuration (one in production; tests use several). */
@@ -136,7 +137,7 @@ function chooseVerifier(iss: unknown, kid: unknown, deps: JwtDeps): Choice {
     if (kid !== undefined && kid !== platform.kid) return { ok: false, reason: "kid_mismatch" };
     return {
       ok: true,
-      verifier: { route: "platform", issuer: iss, key: platform.publicKey, algorithms: [platform.alg], audience: config.audience },
+      verifier: { route: "platform", issuer: iss, key: platform.publicKey, algorithms: [platform.alg], audience: [config.audience, streamAudience(config.audience)] },
     };
   }
   if (config.externalIssuer !== undefined && iss === config.externalIssuer) {
@@ -144,7 +145,7 @@ function chooseVerifier(iss: unknown, kid: unknown, deps: JwtDeps): Choice {
     if (!deps.externalJwks || !config.externalAudience) return { ok: false, reason: "external_not_configured" };
     return {
       ok: true,
-      verifier: { route: "external", issuer: iss, key: deps.externalJwks, algorithms: [...ALLOWED_ALGORITHMS], audience: config.externalAudience },
+      verifier: { route: "external", issuer: iss, key: deps.externalJwks, algorithms: [...ALLOWED_ALGORITHMS], audience: [config.externalAudience] },
     };
   }
   return { ok: false, reason: "issuer_unknown" };
@@ -166,6 +167,9 @@ function principalFromClaims(payload: JWTPayload, route: Route, config: Config["
   const principal: Principal = { tenantId, subject, scopes, via: "jwt" };
   if (typeof payload.exp === "number") principal.expiresAt = payload.exp * 1000;
   if (route === "platform") {
+    // Narrower wins: a token that names the stream audience at all is a stream token.
+    const audiences = typeof payload.aud === "string" ? [payload.aud] : (payload.aud ?? []);
+    if (audiences.includes(streamAudience(config.audience))) principal.streamOnly = true;
     const keyId = payload[KEY_ID_CLAIM];
     if (keyId !== undefined || subject.startsWith(API_KEY_SUBJECT_PREFIX)) {
       // A token exchanged from an API key stands for exactly that key: its subject and its

@@ -34,6 +34,15 @@ export const MAX_ACCESS_TOKEN_TTL_SECONDS = 24 * 60 * 60;
 /** Claim carrying the API key an exchanged token came from, so callers may re-check revocation. */
 export const KEY_ID_CLAIM = "key_id";
 
+/**
+ * The audience of stream tokens: the platform's own with `:events`. A token of this audience is
+ * accepted on the events route only, and the events route takes no other token in its URL, so a
+ * token copied from a URL watches sessions and does nothing else.
+ */
+export function streamAudience(audience: string): string {
+  return `${audience}:events`;
+}
+
 /** Parses and imports `AUTH_SIGNING_KEY`. Every failure names the variable and what is wrong. */
 export async function loadPlatformKeys(signingKeyText: string | undefined): Promise<PlatformKeysResult> {
   if (!signingKeyText) {
@@ -95,6 +104,8 @@ export interface AccessTokenClaims {
   ttlSeconds: number;
   /** The API key the token stands in for, when it was exchanged from one. */
   keyId?: string;
+  /** A stream token: the stream audience instead of the platform's. */
+  streamOnly?: boolean;
 }
 
 /**
@@ -118,7 +129,7 @@ export async function signAccessToken(
   return new SignJWT(payload)
     .setProtectedHeader({ alg: keys.alg, kid: keys.kid, typ: "JWT" })
     .setIssuer(config.issuer)
-    .setAudience(config.audience)
+    .setAudience(claims.streamOnly ? streamAudience(config.audience) : config.audience)
     .setSubject(claims.subject)
     .setIssuedAt(issuedAt)
     .setExpirationTime(issuedAt + claims.ttlSeconds)

@@ -25,6 +25,11 @@ export interface Principal {
   keyId?: string;
   /** When the credential stops being valid, epoch ms: a JWT's `exp`, an API key's expiry; absent when it has none. */
   expiresAt?: number;
+  /**
+   * A stream token (`POST /v1/auth/stream-token`, the platform's audience with `:events`): good
+   * for `GET /v1/sessions/{id}/events` only, the one route that takes a token in its URL.
+   */
+  streamOnly?: true;
 }
 
 /**

@@ -48,6 +48,13 @@ export function sessionProblem(failure: SessionFailure): ApiError {
       if (failure.why === "suspended") return new ApiError("tenant_suspended");
       if (failure.why === "unavailable") return new ApiError("service_unavailable", undefined, { retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS });
       return new ApiError("unauthorized");
+    case "stream_limit": {
+      const where = failure.scope === "session" ? "This session already has" : "The tenant already has";
+      const limit = failure.scope === "session" ? "max_streams_per_session" : "max_streams_per_tenant";
+      return new ApiError("rate_limited", `${where} ${failure.max} open event streams, its ${limit}; close one first.`, {
+        ...(failure.retryAfterSeconds !== null ? { retryAfterSeconds: failure.retryAfterSeconds } : {}),
+      });
+    }
     case "invalid":
       return new ApiError("validation_failed", sentence(failure.detail), { errors: [{ path: "body", message: failure.detail }] });
     case "unavailable":

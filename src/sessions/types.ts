@@ -243,6 +243,8 @@ export type SessionFailure =
    * expired, the tenant is suspended, or the index could not be reached.
    */
   | { reason: "stream_refused"; why: "credentials" | "suspended" | "unavailable" }
+  /** `max` event streams are open on the session or across the tenant; `retryAfterSeconds` when a retry time is known. */
+  | { reason: "stream_limit"; scope: "session" | "tenant"; max: number; retryAfterSeconds: number | null }
   /** Input or settings the gateway should have refused; `detail` is written for the caller. */
   | { reason: "invalid"; detail: string }
   /** The tenant index could not be reached for something that must not be skipped (handing over owed notifications); try again. */

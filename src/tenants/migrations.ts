@@ -146,6 +146,27 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
         `CREATE INDEX IF NOT EXISTS webhook_deliveries_by_created ON webhook_deliveries (created_at)`,
       ]),
   },
+  {
+    version: 6,
+    description: "open event streams, one row per stream, so the tenant's streams can be counted (event_streams is no longer written)",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS open_streams (
+          stream_id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL,
+          key_id TEXT NOT NULL,
+          expires_at INTEGER NOT NULL
+        )`,
+        `CREATE INDEX IF NOT EXISTS open_streams_by_key ON open_streams (key_id, expires_at)`,
+        `CREATE INDEX IF NOT EXISTS open_streams_by_expiry ON open_streams (expires_at)`,
+        `CREATE INDEX IF NOT EXISTS open_streams_by_session ON open_streams (session_id)`,
+        // A row of event_streams stood for every stream of one session and key. It keeps its
+        // deadline under an id no stream has, so a revocation still finds its session, and the
+        // first recount of live streams drops it. event_streams stays, for code rolled back to it.
+        `INSERT OR IGNORE INTO open_streams (stream_id, session_id, key_id, expires_at)
+          SELECT 'v4:' || session_id || ':' || key_id, session_id, key_id, expires_at FROM event_streams`,
+      ]),
+  },
 ];
 
 export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [

@@ -43,10 +43,14 @@ export interface TenantIndexRpc {
 
   /**
    * Called by a session object before a new stream gets its first frame: refused when the stream's key no
-   * longer stands or the tenant is suspended; noted otherwise, so a later revocation or
-   * suspension finds it.
+   * longer stands, the tenant is suspended, or `max_streams_per_tenant` streams are open; noted
+   * otherwise, so a later revocation or suspension finds it, with its deadline brought forward to
+   * its key's expiry.
    */
   noteEventStream(tenantId: string, input: T.NoteStreamInput): Promise<T.StreamNote>;
+
+  /** Called by a session object when streams it noted close; returns how many rows went. */
+  forgetEventStreams(tenantId: string, streamIds: string[]): Promise<number>;
 
   // --- sessions
 

@@ -125,6 +125,10 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return keyCalls.noteEventStream(await this.#enter(tenantId), tenantId, input);
   }
 
+  async forgetEventStreams(tenantId: string, streamIds: string[]): Promise<number> {
+    return keyCalls.forgetEventStreams(await this.#enter(tenantId), streamIds);
+  }
+
   // --- sessions and usage
 
   async reportSession(tenantId: string, report: T.SessionReport, notifications?: unknown): Promise<T.ReportAck> {

@@ -202,6 +202,8 @@ export interface TenantEntry {
 /** A stream the session object is opening, for the index to note (see event-streams.ts). */
 export interface NoteStreamInput {
   sessionId: string;
+  /** The stream's own id, given by its session object: its row goes when the stream closes. */
+  streamId: string;
   /** The API key behind the stream's credential; null for other JWTs. */
   keyId: string | null;
   /** The stream's deadline, epoch ms. */
@@ -209,4 +211,9 @@ export interface NoteStreamInput {
   now: number;
 }
 
-export type StreamNote = { ok: true } | { ok: false; reason: "credentials" | "suspended" };
+export type StreamNote =
+  /** `expiresAt`: the stream's deadline, brought forward to its API key's expiry when that comes first. */
+  | { ok: true; expiresAt: number }
+  | { ok: false; reason: "credentials" | "suspended" }
+  /** The tenant has `max` streams open; `retryAfterSeconds` until the count may have changed. */
+  | { ok: false; reason: "limit"; max: number; retryAfterSeconds: number };

@@ -23,7 +23,7 @@ const record = (over: Partial<ApiKeyRecord>): ApiKeyRecord => ({
 });
 
 /** Only what `noteStream` needs of SQL storage: every statement accepted, nothing read. */
-const sql = { exec: () => ({ toArray: () => [] }) } as unknown as SqlStorage;
+const sql = { exec: () => ({ toArray: () => [], one: () => ({ n: 0 }) }) } as unknown as SqlStorage;
 
 const CASES: [string, Partial<ApiKeyRecord>, ReturnType<typeof keyStandingProblem>][] = [
   ["no expiry", {}, null],
@@ -40,14 +40,14 @@ describe("whether an API key stands", () => {
     const key = record(over);
     expect(keyStandingProblem(key, NOW)).toBe(problem);
     expect(exchangedKeyStands(key, { tenantId: "t1", keyId: "k1" }, NOW)).toBe(problem === null);
-    const note = noteStream(sql, { sessionId: "s1", keyId: "k1", now: NOW, expiresAt: NOW + 60_000 }, key, false);
+    const note = noteStream(sql, { sessionId: "s1", streamId: "st1", keyId: "k1", now: NOW, expiresAt: NOW + 60_000 }, key, false, 10, 1);
     expect(note.ok).toBe(problem === null);
     expect(keyProblem(key, NOW)).toBe(problem === null ? null : problem === "key_revoked" ? "api_key_revoked" : "api_key_expired");
   });
 
   it("does not stand when its record is missing", () => {
     expect(exchangedKeyStands(null, { tenantId: "t1", keyId: "k1" }, NOW)).toBe(false);
-    expect(noteStream(sql, { sessionId: "s1", keyId: "k1", now: NOW, expiresAt: NOW + 60_000 }, null, false).ok).toBe(false);
+    expect(noteStream(sql, { sessionId: "s1", streamId: "st1", keyId: "k1", now: NOW, expiresAt: NOW + 60_000 }, null, false, 10, 1).ok).toBe(false);
     expect(keyProblem(null, NOW)).toBe("api_key_revoked");
   });
 });

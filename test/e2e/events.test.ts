@@ -35,8 +35,12 @@ describe("watching sessions through wrangler dev", () => {
     return watchSse(res);
   }
 
+  /** A WebSocket watcher as a browser opens one: a stream token, asked for with `token`, in its URL. */
   async function socket(token: string, id: string, query = ""): Promise<Watch> {
-    const ws = new WebSocket(eventsUrl(id, `?access_token=${encodeURIComponent(token)}${query}`).replace(/^http/, "ws"));
+    const issued = await fetch(`${stack.platform.url}/v1/auth/stream-token`, { method: "POST", headers: { Authorization: `Bearer ${token}` } });
+    if (issued.status !== 200) throw new Error(`stream-token answered ${issued.status}: ${await issued.text()}`);
+    const { access_token: streamToken } = (await issued.json()) as { access_token: string };
+    const ws = new WebSocket(eventsUrl(id, `?access_token=${encodeURIComponent(streamToken)}${query}`).replace(/^http/, "ws"));
     const watch = watchSocket(ws);
     await new Promise<void>((resolve, reject) => {
       ws.addEventListener("open", () => resolve(), { once: true });

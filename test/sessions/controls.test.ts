@@ -39,6 +39,7 @@ const READS: Record<string, unknown[]> = {
   listMessages: [0, 10],
   listToolCalls: [],
   listSteps: [0, 10],
+  openStreamIds: [],
 };
 
 /** Handlers of the runtime's that change no state: a closed or messaged socket. */

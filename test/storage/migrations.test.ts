@@ -213,7 +213,14 @@ describe("session object storage written by an earlier version", () => {
     const cap = { ...BUILTIN_DEFAULT_LIMITS, max_schedules: 7 };
     const started = unwrap((await t.stub.start("keyed once", cap, {}, "schedule:sch_x:1")) as SessionResult<Session>);
     // Version 8 wrote out the image limit of its time; the tenant's cap brings the limits added since.
-    expect(started.limits).toEqual({ ...LIMITS_BEFORE_SCHEDULES, max_image_bytes: DEFAULT_MAX_IMAGE_BYTES, max_schedules: 7, caller_share_percent: cap.caller_share_percent });
+    expect(started.limits).toEqual({
+      ...LIMITS_BEFORE_SCHEDULES,
+      max_image_bytes: DEFAULT_MAX_IMAGE_BYTES,
+      max_schedules: 7,
+      caller_share_percent: cap.caller_share_percent,
+      max_streams_per_session: BUILTIN_DEFAULT_LIMITS.max_streams_per_session,
+      max_streams_per_tenant: BUILTIN_DEFAULT_LIMITS.max_streams_per_tenant,
+    });
     await waitForStatus(t, ["done"]);
     expect(unwrap((await t.stub.start("keyed once", cap, {}, "schedule:sch_x:1")) as SessionResult<Session>).status).toBe("done");
     expect(unwrap(await t.stub.requestOutcome("schedule:sch_x:1"))).toBe("started");
@@ -309,6 +316,30 @@ describe("TenantIndex storage", () => {
     await runInDurableObject(index, async (_instance, state) => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
     });
+  });
+
+  it("written by version 5 carries its noted streams into open_streams, where a revocation finds their session and a recount drops them", async () => {
+    const tenantId = freshTenant();
+    const deadline = Date.now() + 3_600_000;
+    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => {
+      migrateIndexTo(state.storage, 5);
+      writeLegacyIndex(state.storage, tenantId, { statements: [] });
+      // As version 5's noteStream wrote them: one row per session and key.
+      state.storage.sql.exec("INSERT INTO event_streams (session_id, key_id, expires_at) VALUES ('ses_legacy', 'key_000000000000000000000001', ?), ('ses_legacy', '', ?)", deadline, deadline);
+    });
+    await abortAllDurableObjects();
+    const index = tenantIndexStub(env, tenantId);
+    await index.setLimitOverrides(tenantId, { max_streams_per_tenant: 2 });
+    const carried = await runInDurableObject(index, (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
+      return state.storage.sql.exec("SELECT session_id, key_id, expires_at FROM open_streams WHERE key_id != '' ").toArray();
+    });
+    expect(carried).toEqual([{ session_id: "ses_legacy", key_id: "key_000000000000000000000001", expires_at: deadline }]);
+    // Two carried rows fill a cap of two; they name no live stream, so the recount at the cap drops them.
+    const noted = await index.noteEventStream(tenantId, { sessionId: "ses_new", streamId: "st_new", keyId: null, expiresAt: deadline, now: Date.now() });
+    expect(noted).toEqual({ ok: true, expiresAt: deadline });
+    const rows = await runInDurableObject(index, (_instance, state) => state.storage.sql.exec("SELECT stream_id FROM open_streams").toArray());
+    expect(rows).toEqual([{ stream_id: "st_new" }]);
   });
 
   it("of a tenant named only by an unverified API key is never created", async () => {

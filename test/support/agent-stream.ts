@@ -1,6 +1,7 @@
 /**
  * Opens event streams straight on a session object, as the gateway does, for the session object's own tests.
  */
+import { BUILTIN_DEFAULT_LIMITS } from "../../src/limits";
 import { buildStreamRequest } from "../../src/sessions/object/events/stream-request";
 import type { StreamGrant } from "../../src/sessions/object/events/streams";
 import type { TestSession } from "./agent-session";
@@ -9,6 +10,8 @@ import { type Watch, watchSocket, watchSse } from "./event-client";
 export interface OpenOptions {
   cursor?: number | null;
   grant?: Partial<StreamGrant>;
+  /** The session's `max_streams_per_session` as the gateway passes it; the platform default otherwise. */
+  perSession?: number;
 }
 
 function grantOf(options: OpenOptions): StreamGrant {
@@ -17,7 +20,8 @@ function grantOf(options: OpenOptions): StreamGrant {
 
 /** The session object's raw answer to a stream request. */
 export function streamResponse(t: TestSession, mode: "sse" | "websocket", options: OpenOptions = {}): Promise<Response> {
-  return t.stub.fetch(buildStreamRequest({ mode, cursor: options.cursor ?? null, grant: grantOf(options) }));
+  const caps = { perSession: options.perSession ?? BUILTIN_DEFAULT_LIMITS.max_streams_per_session };
+  return t.stub.fetch(buildStreamRequest({ mode, cursor: options.cursor ?? null, grant: grantOf(options), caps }));
 }
 
 export async function openSse(t: TestSession, options: OpenOptions = {}): Promise<Watch> {

@@ -19,14 +19,14 @@ async function indexWithKey() {
 describe("TenantIndex.noteEventStream", () => {
   it("notes a stream of a standing key or of a plain JWT, and refuses a revoked or unknown key", async () => {
     const { tenantId, index, keyId } = await indexWithKey();
-    const note = (sessionId: string, key: string | null) => index.noteEventStream(tenantId, { sessionId, keyId: key, expiresAt: NOW + 60_000, now: NOW });
-    expect(await note("ses_a", keyId)).toEqual({ ok: true });
-    expect(await note("ses_b", null)).toEqual({ ok: true });
+    const note = (sessionId: string, key: string | null) => index.noteEventStream(tenantId, { sessionId, streamId: `st_${sessionId}`, keyId: key, expiresAt: NOW + 60_000, now: NOW });
+    expect(await note("ses_a", keyId)).toEqual({ ok: true, expiresAt: NOW + 60_000 });
+    expect(await note("ses_b", null)).toEqual({ ok: true, expiresAt: NOW + 60_000 });
     expect(await note("ses_c", "key_000000000000000000000000")).toEqual({ ok: false, reason: "credentials" });
     await index.revokeApiKey(tenantId, keyId, NOW);
     expect(await note("ses_d", keyId)).toEqual({ ok: false, reason: "credentials" });
     await runInDurableObject(index, (_i, state) => {
-      const rows = state.storage.sql.exec("SELECT session_id, key_id FROM event_streams ORDER BY session_id").toArray();
+      const rows = state.storage.sql.exec("SELECT session_id, key_id FROM open_streams ORDER BY session_id").toArray();
       expect(rows).toEqual([
         { session_id: "ses_a", key_id: keyId },
         { session_id: "ses_b", key_id: "" },
@@ -36,12 +36,12 @@ describe("TenantIndex.noteEventStream", () => {
 
   it("refuses every stream of a suspended tenant, and drops rows past their deadline", async () => {
     const { tenantId, index } = await indexWithKey();
-    expect(await index.noteEventStream(tenantId, { sessionId: "ses_old", keyId: null, expiresAt: NOW + 1_000, now: NOW })).toEqual({ ok: true });
-    expect(await index.noteEventStream(tenantId, { sessionId: "ses_new", keyId: null, expiresAt: NOW + 60_000, now: NOW + 2_000 })).toEqual({ ok: true });
+    expect(await index.noteEventStream(tenantId, { sessionId: "ses_old", streamId: "st_old", keyId: null, expiresAt: NOW + 1_000, now: NOW })).toMatchObject({ ok: true });
+    expect(await index.noteEventStream(tenantId, { sessionId: "ses_new", streamId: "st_new", keyId: null, expiresAt: NOW + 60_000, now: NOW + 2_000 })).toMatchObject({ ok: true });
     await runInDurableObject(index, (_i, state) => {
-      expect(state.storage.sql.exec("SELECT session_id FROM event_streams").toArray()).toEqual([{ session_id: "ses_new" }]);
+      expect(state.storage.sql.exec("SELECT session_id FROM open_streams").toArray()).toEqual([{ session_id: "ses_new" }]);
     });
     await index.suspend(tenantId);
-    expect(await index.noteEventStream(tenantId, { sessionId: "ses_x", keyId: null, expiresAt: NOW + 60_000, now: NOW })).toEqual({ ok: false, reason: "suspended" });
+    expect(await index.noteEventStream(tenantId, { sessionId: "ses_x", streamId: "st_x", keyId: null, expiresAt: NOW + 60_000, now: NOW })).toEqual({ ok: false, reason: "suspended" });
   });
 });

@@ -1,11 +1,14 @@
 /**
  * Watches one session over the events WebSocket (`?access_token=`, since a browser cannot set
  * headers on a WebSocket), and keeps watching: after a drop it reconnects with `?after=` the
- * last event it saw, so nothing is missed or seen twice; when the token expires (4401) it gets
- * a fresh one first. It stops for good when the session ends (`end`, 1000), when the tenant is
- * suspended (4403), when the session is gone, or when the view closes it.
+ * last event it saw, so nothing is missed or seen twice. Each connection gets a stream token of
+ * its own (`POST /v1/auth/stream-token`, good for the events route only, so the token in the
+ * socket's URL can do nothing else); when it expires (4401) the next connection gets a fresh one,
+ * and the sign-in form shows once no stream token can be had. It stops for good when the session
+ * ends (`end`, 1000), when the tenant is suspended (4403), when the session is gone, or when the
+ * view closes it.
  */
-import { SignInNeeded, type Auth } from "../auth/auth";
+import { SignInNeeded } from "../auth/auth";
 import type { EventFrame } from "../types";
 
 export type Connection =
@@ -17,7 +20,8 @@ export type Connection =
 
 export interface WatchOptions {
   sessionId: string;
-  auth: Auth;
+  /** A fresh stream token; throws `SignInNeeded` when the console's credential is gone. */
+  streamToken(): Promise<string>;
   /** The page's origin: the API and the socket are same-origin. */
   baseUrl: string;
   /** The newest stored event id the view holds, to resume after; null for a fresh snapshot. */
@@ -79,7 +83,7 @@ export function watchSession(options: WatchOptions): () => void {
     options.onConnection(attempt === 0 ? { state: "connecting" } : { state: "reconnecting", inMs: 0 });
     let token: string;
     try {
-      token = await options.auth.token();
+      token = await options.streamToken();
     } catch (error) {
       if (error instanceof SignInNeeded) return stop({ state: "stopped", why: "signed_out" });
       return reconnect();
@@ -112,15 +116,9 @@ export function watchSession(options: WatchOptions): () => void {
       if (stopped || socket !== ws) return;
       if (ended || event.code === CLOSE_ENDED) return stop({ state: "ended" });
       if (event.code === CLOSE_SUSPENDED) return stop({ state: "stopped", why: "suspended" });
-      if (event.code === CLOSE_CREDENTIALS) {
-        // A fresh token for an exchanged key; a pasted token that expired means signing in again.
-        if (!options.auth.state.renewable) {
-          options.auth.expire("expired");
-          return stop({ state: "stopped", why: "signed_out" });
-        }
-        options.auth.renew().then(() => void connect(), () => stop({ state: "stopped", why: "signed_out" }));
-        return;
-      }
+      // The stream token expired, or the credential behind it: the next connection asks for a
+      // fresh one, which renews an exchanged key's token or ends in the sign-in form.
+      if (event.code === CLOSE_CREDENTIALS) return void connect();
       if (opened) return reconnect();
       // Refused before it opened: a 204 (ended, nothing newer), a 404, or the platform away.
       options.stillWatchable().then(

@@ -29,7 +29,7 @@ const MAX_PAGES = 10;
 const EARLIER_PAGE = 50;
 
 export function SessionPage(props: { id: string }) {
-  const { api, auth, baseUrl, me } = useConsole();
+  const { api, baseUrl, me } = useConsole();
   const { id } = props;
   const [live, dispatch] = useReducer(liveReducer, INITIAL_LIVE_STATE);
   const [connection, setConnection] = useState<Connection>({ state: "connecting" });
@@ -92,7 +92,7 @@ export function SessionPage(props: { id: string }) {
     void readSteps().catch(() => undefined);
     return watchSession({
       sessionId: id,
-      auth,
+      streamToken: async () => (await api.call((client) => client.POST("/v1/auth/stream-token", NO_STORE))).access_token,
       baseUrl,
       lastEventId: () => liveRef.current.lastEventId,
       onFrame: (frame) => {
@@ -110,7 +110,7 @@ export function SessionPage(props: { id: string }) {
         }
       },
     });
-  }, [id, api, auth, baseUrl, readToolCalls, readSteps, sideReads]);
+  }, [id, api, baseUrl, readToolCalls, readSteps, sideReads]);
 
   const data = session.data;
   if (!data && session.loading) return <Page title="Session"><Loading what="the session" /></Page>;

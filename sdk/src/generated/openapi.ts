@@ -109,6 +109,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/stream-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a token for watching sessions from a URL
+         * @description A token for `?access_token=` on `GET /v1/sessions/{id}/events`, for browsers' EventSource and WebSocket, which cannot send headers. It is accepted on that route only (a 401 anywhere else), carries `sessions:read` (and `tenant:admin` when the caller has it, to watch every session of the tenant), and expires within 15 minutes and never after the credential it was asked with. Any API key or JWT with `sessions:read` may ask, except a stream token.
+         */
+        post: operations["createStreamToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tenant": {
         parameters: {
             query?: never;
@@ -676,7 +696,7 @@ export interface paths {
         };
         /**
          * Watch a session's events
-         * @description Server-Sent Events with `Accept: text/event-stream` (or any Accept that allows it), or a WebSocket on `Upgrade: websocket`. Without a cursor the stream starts with a `snapshot`; with `Last-Event-ID` or `after` it replays every stored event after that id, exactly once, then live ones. A cursor older than the retention (1000 events, 7 days) gets a `snapshot` with `reset: true`. After a final status the stream sends `end` and closes; a reconnect to an ended session with nothing newer than the cursor answers 204. Browsers may pass a JWT as `access_token` (never an API key). A stream closes when its credential expires (at the latest after 60 minutes), and at once when its API key is revoked or the tenant suspended.
+         * @description Server-Sent Events with `Accept: text/event-stream` (or any Accept that allows it), or a WebSocket on `Upgrade: websocket`. Without a cursor the stream starts with a `snapshot`; with `Last-Event-ID` or `after` it replays every stored event after that id, exactly once, then live ones. A cursor older than the retention (1000 events, 7 days) gets a `snapshot` with `reset: true`. After a final status the stream sends `end` and closes; a reconnect to an ended session with nothing newer than the cursor answers 204. Browsers pass a stream token (`POST /v1/auth/stream-token`) as `access_token`; no other token or API key is taken there. A stream closes when its credential or its API key expires (at the latest after 60 minutes), and at once when its API key is revoked or the tenant suspended. A session takes `max_streams_per_session` open streams and a tenant `max_streams_per_tenant`; the stream past either is a 429.
          */
         get: operations["streamSessionEvents"];
         put?: never;
@@ -1027,6 +1047,18 @@ export interface components {
              */
             expires_in: number;
         };
+        StreamToken: {
+            /** @description A platform JWT for `?access_token=` on the events route, refused on every other route. */
+            access_token: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+            /**
+             * Format: int64
+             * @description Seconds until it expires.
+             * @example 900
+             */
+            expires_in: number;
+        };
         Tenant: {
             /**
              * @description 1-64 characters: a letter or digit, then letters, digits, `_`, `.`, `-`.
@@ -1067,6 +1099,10 @@ export interface components {
             max_schedules: number;
             /** Format: int32 */
             caller_share_percent: number;
+            /** Format: int32 */
+            max_streams_per_session: number;
+            /** Format: int32 */
+            max_streams_per_tenant: number;
         };
         /** @description Sums over the last `window_days` UTC days, today included. */
         TenantUsage: components["schemas"]["UsageTotals"] & {
@@ -1367,6 +1403,10 @@ export interface components {
             max_schedules?: number;
             /** Format: int32 */
             caller_share_percent?: number;
+            /** Format: int32 */
+            max_streams_per_session?: number;
+            /** Format: int32 */
+            max_streams_per_tenant?: number;
         };
         TenantConfig: {
             /**
@@ -1757,6 +1797,10 @@ export interface components {
             max_schedules?: number;
             /** Format: int32 */
             caller_share_percent?: number;
+            /** Format: int32 */
+            max_streams_per_session?: number;
+            /** Format: int32 */
+            max_streams_per_tenant?: number;
         };
         MessagePage: {
             data: components["schemas"]["Message"][];
@@ -2550,6 +2594,100 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AccessToken"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createStreamToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A stream token. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamToken"];
                 };
             };
             /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
@@ -7918,6 +8056,7 @@ export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>
 export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["bad_request", "validation_failed", "unauthorized", "forbidden", "tenant_suspended", "not_found", "method_not_allowed", "not_acceptable", "conflict", "idempotency_in_progress", "payload_too_large", "unsupported_media_type", "idempotency_conflict", "rate_limited", "internal", "service_unavailable"];
 export const jwkUseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Jwk"]["use"]> = ["sig"];
 export const accessTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AccessToken"]["token_type"]> = ["Bearer"];
+export const streamTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamToken"]["token_type"]> = ["Bearer"];
 export const webhookDeliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryStatus"]> = ["pending", "succeeded", "failed"];
 export const apiKeyScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyScope"]> = ["sessions:read", "sessions:write", "tenant:admin"];
 export const builtinToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BuiltinTool"]["type"]> = ["builtin"];

@@ -29,7 +29,7 @@ import { ApiError } from "../errors";
 import { describeError, log } from "../../log";
 import { authDeps } from "../platform";
 import { bodyCapFor, enforceDeclaredLength } from "./body-limit";
-import { urlCredential } from "./url-token";
+import { misplacedCredential, urlCredential } from "./url-token";
 import { requestKind } from "./request-kind";
 import { ensureHeaders, prepareHeaders } from "./response-headers";
 import { rateLimitFields } from "../rate-limit-fields";
@@ -60,6 +60,11 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
       return refuse(c, guard, address, now);
     }
     const { principal } = result;
+    const misplaced = misplacedCredential(principal, c.req.method, c.req.path, inUrl.kind === "token");
+    if (misplaced !== null) {
+      log("info", "auth_failed", { request_id: c.var.requestId, reason: misplaced, blocked });
+      return refuse(c, guard, address, now);
+    }
     const index = tenantIndexStub(c.env, principal.tenantId);
     const admitInput = { bucket: rateBucket(principal), now, kind, scopes: principal.scopes };
 

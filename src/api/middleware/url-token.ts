@@ -1,11 +1,13 @@
 /**
  * The one place a credential may come in a URL: browsers cannot set headers on `EventSource` or
- * `WebSocket`, so the events route also takes `?access_token=`. Only a JWT: it expires, and an
- * exchanged one lives 15 minutes. An API key in a URL (where it lands in histories, proxies and
- * logs) is refused, and the key is not looked up. Pure.
+ * `WebSocket`, so the events route also takes `?access_token=`. Only a stream token
+ * (`POST /v1/auth/stream-token`): it expires within 15 minutes and is good for the events route
+ * alone, so one copied from a URL (histories, proxies, logs) cannot mint keys or call any other
+ * route. An API key in a URL is refused, and the key is not looked up. Pure.
  */
 import type { AuthFailure } from "../../auth/failure";
 import { API_KEY_PREFIX } from "../../auth/api-keys";
+import type { Principal } from "../../auth/principal";
 
 export const ACCESS_TOKEN_PARAM = "access_token";
 /** The routes that take a URL credential: `GET /v1/sessions/{id}/events`. */
@@ -21,8 +23,22 @@ export type UrlCredential =
   /** Both a header and a URL credential: RFC 6750 §2 allows one method per request. */
   | { kind: "ambiguous" };
 
+/**
+ * Whether an authenticated principal may be used where it came: a stream token on the events
+ * route only, and in a URL nothing but a stream token. Null when it may.
+ */
+export function misplacedCredential(principal: Pick<Principal, "streamOnly">, method: string, path: string, fromUrl: boolean): AuthFailure | null {
+  if (principal.streamOnly && !isEventsRoute(method, path)) return "stream_token_elsewhere";
+  if (fromUrl && !principal.streamOnly) return "url_token_not_for_streams";
+  return null;
+}
+
+function isEventsRoute(method: string, path: string): boolean {
+  return method === "GET" && URL_TOKEN_PATH.test(path);
+}
+
 export function urlCredential(method: string, path: string, query: URLSearchParams, hasAuthorization: boolean): UrlCredential {
-  if (method !== "GET" || !URL_TOKEN_PATH.test(path)) return { kind: "none" };
+  if (!isEventsRoute(method, path)) return { kind: "none" };
   const tokens = query.getAll(ACCESS_TOKEN_PARAM);
   if (tokens.length === 0) return { kind: "none" };
   if (hasAuthorization) return { kind: "ambiguous" };

@@ -25,7 +25,9 @@ export const route = createRoute({
     "Without a cursor the stream starts with a `snapshot`; with `Last-Event-ID` or `after` it replays every stored event after that id, exactly once, then live ones.",
     `A cursor older than the retention (${EVENT_RETENTION_COUNT} events, ${EVENT_RETENTION_MS / DAY_MS} days) gets a \`snapshot\` with \`reset: true\`.`,
     "After a final status the stream sends `end` and closes; a reconnect to an ended session with nothing newer than the cursor answers 204.",
-    `Browsers may pass a JWT as \`access_token\` (never an API key). A stream closes when its credential expires (at the latest after ${MAX_STREAM_LIFETIME_MS / 60_000} minutes), and at once when its API key is revoked or the tenant suspended.`,
+    "Browsers pass a stream token (`POST /v1/auth/stream-token`) as `access_token`; no other token or API key is taken there.",
+    `A stream closes when its credential or its API key expires (at the latest after ${MAX_STREAM_LIFETIME_MS / 60_000} minutes), and at once when its API key is revoked or the tenant suspended.`,
+    "A session takes `max_streams_per_session` open streams and a tenant `max_streams_per_tenant`; the stream past either is a 429.",
   ].join(" "),
   tags: ["Sessions"],
   security: bearerOrUrlTokenAuth("sessions:read"),
@@ -69,6 +71,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     mode: websocket ? "websocket" : "sse",
     cursor: eventCursor(headers["last-event-id"], after),
     grant: { keyId: principal.keyId ?? null, expiresAt: streamDeadline(principal.expiresAt ?? null, Date.now()) },
+    caps: { perSession: c.var.limits.max_streams_per_session },
   });
   // A streamed or upgraded response, which the route's typed JSON helpers cannot describe.
   return response as never;

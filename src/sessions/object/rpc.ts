@@ -46,6 +46,8 @@ export interface SessionRpc {
   erase(): Promise<SessionResult<null>>;
   /** Closes the event streams `filter` selects (a revoked key, a suspended tenant); returns how many. */
   closeStreams(filter: StreamFilter, why: "credentials" | "suspended"): Promise<number>;
+  /** The ids of the open event streams (the tenant index recounts its live streams with them). */
+  openStreamIds(): Promise<SessionResult<string[]>>;
   /** The event stream (`GET /v1/sessions/{id}/events`), built by `buildStreamRequest`. */
   fetch(request: Request): Promise<Response>;
 }

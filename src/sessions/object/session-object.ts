@@ -284,7 +284,13 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
     // The stream is one-way; control goes through the REST API ("ping" is answered without a wake).
   }
 
+  /** The ids of the open event streams, for the tenant index's recount of its live streams. */
+  async openStreamIds(): Promise<SessionResult<string[]>> {
+    return this.#query(() => ({ ok: true, value: this.#engine.events.streams.openIds() }));
+  }
+
   override async webSocketClose(socket: WebSocket, code: number): Promise<void> {
+    this.#engine.events.streams.socketClosed(socket);
     try {
       socket.close(code === 1005 || code === 1006 ? 1000 : code, "closing");
     } catch {

@@ -1,7 +1,17 @@
 /** The tenant index's API-key calls after admission: create, list, touch, revoke, and the streams a key opened. */
 import type { Page } from "../../sessions/types";
 import * as apiKeys from "../api-key-store";
-import { closeStreamsOf, noteStream, parseNoteStream, sessionsStreamingWithKey } from "../event-streams";
+import {
+  closeStreamsOf,
+  countOpenStreams,
+  forgetStreams,
+  noteStream,
+  parseNoteStream,
+  recountDue,
+  recountOpenStreams,
+  recountRetryAfterSeconds,
+  sessionsStreamingWithKey,
+} from "../event-streams";
 import type * as T from "../types";
 import { optionalCursor, requireNow, requirePageLimit, requireString } from "../validate";
 import type { IndexHost } from "./host";
@@ -26,9 +36,22 @@ export async function revokeApiKey(host: IndexHost, tenantId: string, keyId: str
   return found;
 }
 
-/** The object runs one call at a time, so no revocation or suspension falls between the check and the note. */
-export function noteEventStream(host: IndexHost, tenantId: string, input: T.NoteStreamInput): T.StreamNote {
+/**
+ * At the tenant's cap the rows are recounted first (streams that went without telling are
+ * dropped), then everything from the key's check to the note runs in one turn, so no revocation,
+ * suspension or other stream falls between them.
+ */
+export async function noteEventStream(host: IndexHost, tenantId: string, input: T.NoteStreamInput): Promise<T.StreamNote> {
   const checked = parseNoteStream(input);
+  const max = () => host.config().limits.max_streams_per_tenant;
+  if (countOpenStreams(host.sql, checked.now) >= max() && recountDue(host.kv, checked.now)) {
+    await recountOpenStreams(host.env, tenantId, host.sql, host.kv, checked.now);
+  }
   const key = checked.keyId === null ? null : apiKeys.findApiKey(host.sql, tenantId, checked.keyId);
-  return noteStream(host.sql, checked, key, host.config().suspended);
+  return noteStream(host.sql, checked, key, host.config().suspended, max(), recountRetryAfterSeconds(host.kv, checked.now));
+}
+
+/** The session object's streams that closed: they no longer count. */
+export function forgetEventStreams(host: IndexHost, streamIds: string[]): number {
+  return forgetStreams(host.sql, streamIds);
 }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { CLOSE_CODES } from "../../../src/sessions/object/events/streams";
 import { acceptsEventStream, eventCursor } from "../../../src/api/sessions/events";
-import { urlCredential } from "../../../src/api/middleware/url-token";
+import { misplacedCredential, urlCredential } from "../../../src/api/middleware/url-token";
 import { call, callJson, readProblem } from "../../support/api";
 import { storedTypes, type Watch, watchSocket, watchSse } from "../../support/event-client";
 import { mockModel } from "../../support/mock-client";
@@ -27,7 +27,16 @@ async function sse(who: Caller | Record<string, string>, id: string, query = "",
   return watchSse(res);
 }
 
-async function socket(id: string, token: string, query = ""): Promise<Watch> {
+/** A stream token asked for with `credential`, as a browser's page gets one for its URL. */
+async function streamToken(credential: string): Promise<{ access_token: string; expires_in: number }> {
+  const res = await call("/v1/auth/stream-token", { method: "POST", headers: { Authorization: `Bearer ${credential}` } });
+  if (res.status !== 200) throw new Error(`stream-token answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as { access_token: string; expires_in: number };
+}
+
+/** A WebSocket watcher with a stream token, asked for with `credential`, in its URL. */
+async function socket(id: string, credential: string, query = ""): Promise<Watch> {
+  const { access_token: token } = await streamToken(credential);
   const res = await call(eventsPath(id, `?access_token=${encodeURIComponent(token)}${query}`), { headers: { Upgrade: "websocket" } });
   if (res.status !== 101 || !res.webSocket) throw new Error(`WebSocket answered ${res.status}: ${await res.text()}`);
   const watch = watchSocket(res.webSocket);
@@ -105,7 +114,7 @@ describe("GET /v1/sessions/{id}/events", () => {
       expect(res.status).toBe(404);
       expect((await readProblem(res)).status).toBe(404);
     }
-    const token = await platformToken({ tenantId: stranger.tenantId, scopes: ["sessions:read"] });
+    const { access_token: token } = await streamToken(await platformToken({ tenantId: stranger.tenantId, scopes: ["sessions:read"] }));
     const ws = await call(eventsPath(session.id, `?access_token=${token}`), { headers: { Upgrade: "websocket" } });
     expect(ws.status).toBe(404);
   });
@@ -161,6 +170,74 @@ describe("GET /v1/sessions/{id}/events", () => {
   });
 });
 
+describe("stream tokens", () => {
+  it("are the only token ?access_token= takes, and are refused on every other route", async () => {
+    const tenantId = freshTenant();
+    const admin = await platformToken({ tenantId, subject: "admin", scopes: ["tenant:admin"] });
+    const session = await createSession({ tenantId, subject: "admin", headers: { Authorization: `Bearer ${admin}` } });
+    const { access_token: stream, expires_in } = await streamToken(admin);
+    expect(expires_in).toBeLessThanOrEqual(300);
+
+    // A token for the API as a whole, copied into a URL, is refused there.
+    const general = await call(eventsPath(session.id, `?access_token=${encodeURIComponent(admin)}`), { headers: { Accept: "text/event-stream" } });
+    expect(general.status).toBe(401);
+    // The stream token watches, in the URL or in the header.
+    const watched = await call(eventsPath(session.id, `?access_token=${encodeURIComponent(stream)}`), { headers: { Accept: "text/event-stream" } });
+    expect(watched.status).toBe(200);
+    await watched.body?.cancel();
+    const inHeader = await call(eventsPath(session.id), { headers: { Authorization: `Bearer ${stream}`, Accept: "text/event-stream" } });
+    expect(inHeader.status).toBe(200);
+    await inHeader.body?.cancel();
+
+    // Copied from a URL, it mints nothing and calls nothing else, though its holder is a tenant admin.
+    const headers = { Authorization: `Bearer ${stream}` };
+    const elsewhere = [
+      await callJson("/v1/api-keys", "POST", { name: "stolen", scopes: ["tenant:admin"] }, headers),
+      await call("/v1/auth/stream-token", { method: "POST", headers }),
+      await call("/v1/auth/token", { method: "POST", headers }),
+      await call("/v1/sessions", { headers }),
+      await call(`/v1/sessions/${session.id}`, { headers }),
+      await call(`/v1/sessions/${session.id}/cancel`, { method: "POST", headers }),
+      await call("/v1/tenant", { headers }),
+    ];
+    expect(elsewhere.map((res) => res.status)).toEqual(elsewhere.map(() => 401));
+  });
+
+  it("never outlive the credential they were asked with", async () => {
+    const tenantId = freshTenant();
+    const shortLived = await platformToken({ tenantId, scopes: ["sessions:read"], expiresIn: 40 });
+    expect((await streamToken(shortLived)).expires_in).toBeLessThanOrEqual(40);
+    const writer = await platformToken({ tenantId, scopes: ["sessions:write"] });
+    const refused = await call("/v1/auth/stream-token", { method: "POST", headers: { Authorization: `Bearer ${writer}` } });
+    expect(refused.status).toBe(403);
+  });
+
+  it("from an API key that expires, like exchanged tokens, end with the key: the exchange is shorter, and an open stream closes at the key's expiry", async () => {
+    const tenantId = freshTenant();
+    const expiresAt = new Date(Date.now() + 4_000).toISOString();
+    const res = await callJson("/v1/api-keys", "POST", { name: "short", scopes: ["sessions:read", "sessions:write"], expires_at: expiresAt }, await bearer({ tenantId, scopes: ["tenant:admin"] }));
+    expect(res.status).toBe(201);
+    const { key, key_id } = (await res.json()) as { key: string; key_id: string };
+    const exchanged = await call("/v1/auth/token", { method: "POST", headers: { Authorization: `Bearer ${key}` } });
+    expect(((await exchanged.json()) as { expires_in: number }).expires_in).toBeLessThanOrEqual(4);
+
+    // A token exchanged before exchanges were cut to the key's expiry lives on past it.
+    const issuedBefore = await platformToken({ tenantId, subject: `key:${key_id}`, scopes: ["sessions:read", "sessions:write"], claims: { key_id }, expiresIn: 600 });
+    const created = await callJson("/v1/sessions", "POST", {}, { Authorization: `Bearer ${issuedBefore}` });
+    const session = (await created.json()) as { id: string };
+    const viaSocket = await socket(session.id, issuedBefore);
+    const viaSse = await sse({ Authorization: `Bearer ${issuedBefore}` }, session.id);
+    await Promise.all([viaSocket.untilType("snapshot"), viaSse.untilType("snapshot")]);
+
+    await viaSocket.untilClosed(8_000);
+    await viaSse.untilClosed(8_000);
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(expiresAt));
+    expect(viaSocket.closeCode).toBe(CLOSE_CODES.credentials);
+    // REST and a new stream say the same.
+    expect((await call(`/v1/sessions/${session.id}`, { headers: { Authorization: `Bearer ${issuedBefore}` } })).status).toBe(401);
+  });
+});
+
 describe("events route helpers", () => {
   it("takes Last-Event-ID over after, and none for a fresh watcher", () => {
     expect(eventCursor("7", "3")).toBe(7);
@@ -187,5 +264,15 @@ describe("events route helpers", () => {
     expect(urlCredential("GET", "/v1/sessions/ses_1/events", q("eyJ.a.b"), true)).toEqual({ kind: "ambiguous" });
     expect(urlCredential("GET", "/v1/sessions/ses_1", q("eyJ.a.b"), false)).toEqual({ kind: "none" });
     expect(urlCredential("POST", "/v1/sessions/ses_1/events", q("eyJ.a.b"), false)).toEqual({ kind: "none" });
+  });
+
+  it("lets a stream token onto the events route only, and nothing but a stream token into a URL", () => {
+    const stream = { streamOnly: true } as const;
+    expect(misplacedCredential(stream, "GET", "/v1/sessions/ses_1/events", true)).toBeNull();
+    expect(misplacedCredential(stream, "GET", "/v1/sessions/ses_1/events", false)).toBeNull();
+    expect(misplacedCredential(stream, "GET", "/v1/sessions/ses_1", false)).toBe("stream_token_elsewhere");
+    expect(misplacedCredential(stream, "POST", "/v1/sessions/ses_1/events", false)).toBe("stream_token_elsewhere");
+    expect(misplacedCredential({}, "GET", "/v1/sessions/ses_1/events", true)).toBe("url_token_not_for_streams");
+    expect(misplacedCredential({}, "GET", "/v1/sessions/ses_1/events", false)).toBeNull();
   });
 });

@@ -13,6 +13,7 @@ import { capLimits, type Limits } from "../../../limits";
 import { EventLog } from "../events/event-log";
 import type { EmittedEvent } from "../events/frames";
 import { CLOSE_CODES, StreamHub } from "../events/streams";
+import { forgetInIndex } from "../events/stream-index";
 import { InflightCalls } from "./inflight";
 import { reconcile, syncAlarm } from "./reconcile";
 import { RunSlots } from "./slots";
@@ -58,7 +59,7 @@ export class SessionEngine {
   ) {
     this.store = new SessionStore(ctx.storage);
     this.alarms = new AlarmClock(ctx.storage);
-    this.events = new EventLog(this.store, new StreamHub(ctx));
+    this.events = new EventLog(this.store, new StreamHub(ctx, forgetInIndex(ctx, env)));
     this.reporter = new Reporter(this.store, env);
     this.outbox = new Outbox(this.store, env);
     this.slots = new RunSlots(this.store, env);

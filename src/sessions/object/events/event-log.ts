@@ -76,10 +76,13 @@ export class EventLog {
     return { lastId: Math.max(this.store.newestEventId(), prunedThrough), prunedThrough };
   }
 
-  /** Every stored event after `after`, oldest first, as the frames that were sent live. */
-  replay(after: number): EventFrame[] {
+  /**
+   * At most `limit` stored events after `after`, oldest first, as the frames that were sent live:
+   * a replay reads the log a page at a time, never all of it at once.
+   */
+  replay(after: number, limit: number): EventFrame[] {
     const rows = { message: (seq: number) => this.store.message(seq), toolCall: (id: string) => this.store.toolCall(id) };
-    return this.store.eventsAfter(after).map((row) => ({
+    return this.store.eventsAfter(after, limit).map((row) => ({
       id: row.id,
       type: row.type as EventFrame["type"],
       data: expand({ type: row.type, data: row.data } as StoredData, rows),

@@ -12,7 +12,7 @@ import { type EventFrame, frameJson, sseEvent } from "./frames";
 import { planReplay } from "./retention";
 import { buildSnapshot } from "./snapshot";
 import { parseStreamRequest, type StreamRequest } from "./stream-request";
-import { CLOSE_CODES, type Watcher } from "./streams";
+import { CLOSE_CODES, MAX_REPLAY_BYTES, REPLAY_PAGE_EVENTS, type StreamTag, type Watcher } from "./streams";
 
 export const SSE_HEADERS = {
   "Content-Type": "text/event-stream; charset=utf-8",
@@ -37,26 +37,39 @@ export async function openEventStream(host: SessionEngine, request: Request): Pr
   }
 
   const streams = host.events.streams;
-  const opened = open(host, stream, now);
+  // Counted with the pending ones, and nothing awaits between the count and the acceptance, so
+  // two streams opening at once cannot both take the last place.
+  const perSession = Math.min(stream.caps.perSession, session.limits.max_streams_per_session ?? Number.POSITIVE_INFINITY);
+  if (streams.count() >= perSession) {
+    return refusal(429, { reason: "stream_limit", scope: "session", max: perSession, retryAfterSeconds: null });
+  }
+  const opened = open(host, stream, now, { streamId: crypto.randomUUID(), tenantId: session.tenant_id });
   // The index notes the stream before it gets a frame, and refuses it if the key was revoked or
-  // the tenant suspended meanwhile; from then on a revocation reaches it through `closeStreams`.
+  // the tenant suspended meanwhile, or the tenant has its most streams open; from then on a
+  // revocation reaches it through `closeStreams`.
   let admitted: StreamNote;
   try {
     admitted = await tenantIndexStub(host.env, session.tenant_id).noteEventStream(session.tenant_id, {
       sessionId: session.id,
+      streamId: opened.watcher.tag!.streamId,
       keyId: stream.grant.keyId,
       expiresAt: stream.grant.expiresAt,
       now,
     });
   } catch (error) {
-    opened.watcher.close(CLOSE_CODES.ended, "unavailable");
+    streams.refuse(opened.watcher, CLOSE_CODES.ended, "unavailable");
     log("warn", "stream_note_failed", { session_id: session.id, error: String(error) });
     return refusal(503, { reason: "stream_refused", why: "unavailable" });
   }
   if (!admitted.ok) {
-    opened.watcher.close(admitted.reason === "suspended" ? CLOSE_CODES.suspended : CLOSE_CODES.credentials, admitted.reason);
+    streams.refuse(opened.watcher, admitted.reason === "suspended" ? CLOSE_CODES.suspended : CLOSE_CODES.credentials, admitted.reason);
+    if (admitted.reason === "limit") {
+      return refusal(429, { reason: "stream_limit", scope: "tenant", max: admitted.max, retryAfterSeconds: admitted.retryAfterSeconds });
+    }
     return refusal(admitted.reason === "suspended" ? 403 : 401, { reason: "stream_refused", why: admitted.reason });
   }
+  // A token exchanged from an API key may outlive the key; the stream does not.
+  streams.shorten(opened.watcher, admitted.expiresAt, Date.now());
   if (!host.session()) {
     opened.watcher.close(CLOSE_CODES.ended, "session erased");
     return refusal(404, { reason: "session_not_found" });
@@ -64,9 +77,9 @@ export async function openEventStream(host: SessionEngine, request: Request): Pr
 
   // From here to `activate` nothing awaits, so no live frame can slip between the first frames.
   if (streams.isOpen(opened.watcher)) {
-    for (const [frame, sseId] of firstFrames(host, stream.cursor)) opened.watcher.send(frameJson(frame), sseEvent(frame, sseId));
+    const complete = sendFirstFrames(host, opened.watcher, stream.cursor);
     streams.activate(opened.watcher);
-    const end = host.events.endFrame(host.nowIso());
+    const end = complete ? host.events.endFrame(host.nowIso()) : null;
     if (end) {
       opened.watcher.send(frameJson(end), sseEvent(end));
       opened.watcher.close(CLOSE_CODES.ended, "session ended");
@@ -75,24 +88,49 @@ export async function openEventStream(host: SessionEngine, request: Request): Pr
   return opened.response();
 }
 
-function open(host: SessionEngine, stream: StreamRequest, now: number): { watcher: Watcher; response: () => Response } {
+function open(host: SessionEngine, stream: StreamRequest, now: number, tag: StreamTag): { watcher: Watcher; response: () => Response } {
   const streams = host.events.streams;
   if (stream.mode === "websocket") {
     const pair = new WebSocketPair();
-    const watcher = streams.acceptSocket(pair[1], stream.grant);
+    const watcher = streams.acceptSocket(pair[1], stream.grant, tag);
     return { watcher, response: () => new Response(null, { status: 101, webSocket: pair[0] }) };
   }
-  const watcher = streams.openSse(stream.grant, now);
+  const watcher = streams.openSse(stream.grant, now, tag);
   return { watcher, response: () => new Response(watcher.body, { status: 200, headers: SSE_HEADERS }) };
 }
 
-/** A snapshot (with the id it is current as of, for SSE), or the replay after the cursor. */
-function firstFrames(host: SessionEngine, cursor: number | null): [EventFrame, number | undefined][] {
+/**
+ * A snapshot (with the id it is current as of, for SSE), or the replay after the cursor, read and
+ * sent a page at a time. Returns false when the stream was cut before the replay's end: past
+ * `MAX_REPLAY_BYTES`, or by its SSE backlog; the watcher resumes from the last id it got.
+ */
+function sendFirstFrames(host: SessionEngine, watcher: Watcher, cursor: number | null): boolean {
   const bounds = host.events.bounds();
   const plan = planReplay(cursor, bounds);
-  if (plan.kind === "replay") return host.events.replay(plan.after).map((frame) => [frame, frame.id]);
-  const data = buildSnapshot(host.store, host.store.run(), bounds.lastId, plan.reset);
-  return [[{ type: "snapshot", data, created_at: host.nowIso() }, bounds.lastId]];
+  if (plan.kind === "snapshot") {
+    const data = buildSnapshot(host.store, host.store.run(), bounds.lastId, plan.reset);
+    const frame: EventFrame = { type: "snapshot", data, created_at: host.nowIso() };
+    watcher.send(frameJson(frame), sseEvent(frame, bounds.lastId));
+    return true;
+  }
+  const streams = host.events.streams;
+  let after = plan.after;
+  let sent = 0;
+  for (;;) {
+    const page = host.events.replay(after, REPLAY_PAGE_EVENTS);
+    for (const frame of page) {
+      if (sent >= MAX_REPLAY_BYTES) {
+        watcher.close(CLOSE_CODES.tooSlow, "replay continues after a reconnect");
+        return false;
+      }
+      const text = sseEvent(frame);
+      watcher.send(frameJson(frame), text);
+      sent += text.length;
+      if (!streams.isOpen(watcher)) return false;
+    }
+    if (page.length < REPLAY_PAGE_EVENTS) return true;
+    after = page[page.length - 1]!.id!;
+  }
 }
 
 function refusal(status: number, failure: SessionFailure): Response {

@@ -9,17 +9,26 @@ export const STREAM_GRANT_HEADER = "X-Stream-Grant";
 /** The URL the gateway builds; only its query matters to the session object. */
 const STREAM_URL = "https://agent.internal/events";
 
+/**
+ * How many streams may be open at once on the session, from the tenant's limits as the gateway
+ * read them. The tenant-wide cap is the tenant index's own (it holds the limits).
+ */
+export interface StreamCaps {
+  perSession: number;
+}
+
 export interface StreamRequest {
   mode: "websocket" | "sse";
   /** The last event id the watcher has seen; null: it has seen nothing (a snapshot first). */
   cursor: number | null;
   grant: StreamGrant;
+  caps: StreamCaps;
 }
 
 export function buildStreamRequest(stream: StreamRequest): Request {
   const url = new URL(STREAM_URL);
   if (stream.cursor !== null) url.searchParams.set("after", String(stream.cursor));
-  const headers = new Headers({ [STREAM_GRANT_HEADER]: JSON.stringify(stream.grant) });
+  const headers = new Headers({ [STREAM_GRANT_HEADER]: JSON.stringify({ ...stream.grant, caps: stream.caps }) });
   if (stream.mode === "websocket") headers.set("Upgrade", "websocket");
   return new Request(url, { headers });
 }
@@ -30,12 +39,23 @@ export function parseStreamRequest(request: Request): StreamRequest | null {
   const mode = request.headers.get("Upgrade")?.toLowerCase() === "websocket" ? "websocket" : "sse";
   const after = new URL(request.url).searchParams.get("after");
   if (after !== null && !/^\d{1,15}$/.test(after)) return null;
-  let grant: Partial<StreamGrant>;
+  let grant: Partial<StreamGrant> & { caps?: Partial<StreamCaps> };
   try {
     grant = JSON.parse(request.headers.get(STREAM_GRANT_HEADER) ?? "null") ?? {};
   } catch {
     return null;
   }
   if (typeof grant.expiresAt !== "number" || !(grant.keyId === null || typeof grant.keyId === "string")) return null;
-  return { mode, cursor: after === null ? null : Number(after), grant: { keyId: grant.keyId, expiresAt: grant.expiresAt } };
+  const perSession = grant.caps?.perSession;
+  if (!isCap(perSession)) return null;
+  return {
+    mode,
+    cursor: after === null ? null : Number(after),
+    grant: { keyId: grant.keyId, expiresAt: grant.expiresAt },
+    caps: { perSession },
+  };
+}
+
+function isCap(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= 1;
 }

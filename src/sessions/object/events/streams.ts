@@ -14,6 +14,15 @@ export const SSE_HEARTBEAT_MS = 15_000;
 /** Bytes queued for a Server-Sent Events reader that does not read; past this it is cut off and resumes from the log. */
 export const MAX_SSE_BACKLOG_BYTES = 1024 * 1024;
 
+/**
+ * What one opening of a stream may be sent of a replay, over either transport: nothing is read by
+ * the client before it is all queued, and a WebSocket tells nothing of its backlog. Past it the
+ * stream closes (a WebSocket with `tooSlow`) and the watcher resumes from the last id it got.
+ */
+export const MAX_REPLAY_BYTES = MAX_SSE_BACKLOG_BYTES;
+/** Events read from storage per page of a replay. */
+export const REPLAY_PAGE_EVENTS = 50;
+
 /** WebSocket close codes (4000-4999 are the application's own). */
 export const CLOSE_CODES = {
   /** The session reached a final status, or was erased. */
@@ -33,6 +42,15 @@ export interface StreamGrant {
   /** Epoch ms. */
   expiresAt: number;
 }
+
+/** Which stream this is: its id, noted by the tenant index under its tenant (see `TenantIndex.noteEventStream`). */
+export interface StreamTag {
+  streamId: string;
+  tenantId: string;
+}
+
+/** What a socket's attachment keeps: its grant and its tag, which survive hibernation. */
+type SocketAttachment = StreamGrant & Partial<StreamTag>;
 
 /** Which streams a close applies to. */
 export type StreamFilter = { all: true } | { keyId: string };
@@ -57,6 +75,7 @@ export function streamDeadline(credentialExpiresAt: number | null, now: number):
 
 export interface Watcher {
   readonly grant: StreamGrant;
+  readonly tag: StreamTag | null;
   /** `ws`: the frame as JSON; `sse`: the frame as a Server-Sent Event. */
   send(ws: string, sse: string): void;
   close(code: number, reason: string): void;
@@ -70,12 +89,13 @@ export class SseWatcher implements Watcher {
   #controller!: ReadableStreamDefaultController<Uint8Array>;
   #closed = false;
   readonly #heartbeat: ReturnType<typeof setInterval>;
-  readonly #deadline: ReturnType<typeof setTimeout>;
+  #deadline: ReturnType<typeof setTimeout>;
 
   constructor(
-    readonly grant: StreamGrant,
+    public grant: StreamGrant,
     now: number,
     private readonly gone: (watcher: SseWatcher) => void,
+    readonly tag: StreamTag | null = null,
   ) {
     this.body = new ReadableStream<Uint8Array>(
       {
@@ -93,6 +113,14 @@ export class SseWatcher implements Watcher {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** Brings the deadline forward to `expiresAt` (never later). */
+  shorten(expiresAt: number, now: number): void {
+    if (this.#closed || expiresAt >= this.grant.expiresAt) return;
+    this.grant = { ...this.grant, expiresAt };
+    clearTimeout(this.#deadline);
+    this.#deadline = setTimeout(() => this.close(), Math.max(0, expiresAt - now));
   }
 
   send(_ws: string, sse: string): void {
@@ -129,6 +157,8 @@ class SocketWatcher implements Watcher {
   constructor(
     readonly socket: WebSocket,
     readonly grant: StreamGrant,
+    readonly tag: StreamTag | null,
+    private readonly gone: (tag: StreamTag | null) => void,
   ) {}
 
   send(ws: string): void {
@@ -145,32 +175,97 @@ class SocketWatcher implements Watcher {
     } catch {
       // already closed
     }
+    this.gone(this.tag);
   }
 }
+
+/**
+ * Told the tags of streams that closed, gathered over one turn (a suspension closes them all at
+ * once), so the tenant index hears of them in one call.
+ */
+export type ForgetStreams = (tags: StreamTag[]) => void;
 
 export class StreamHub {
   readonly #sse = new Set<SseWatcher>();
   /** Accepted, but their first frames are not sent yet. Memory only: acceptance and activation happen in one wake. */
   readonly #pending = new Set<WebSocket | SseWatcher>();
+  #closedTags: StreamTag[] = [];
+  /** Streams refused before the tenant index noted them: their close is nothing to tell it. */
+  readonly #unnoted = new Set<string>();
 
-  constructor(private readonly ctx: DurableObjectState) {}
+  constructor(
+    private readonly ctx: DurableObjectState,
+    private readonly forget: ForgetStreams = () => undefined,
+  ) {}
 
-  /** Accepts a WebSocket for hibernation; its grant is kept in its attachment, which survives hibernation. */
-  acceptSocket(socket: WebSocket, grant: StreamGrant): Watcher {
+  /** Accepts a WebSocket for hibernation; its grant and tag are kept in its attachment, which survives hibernation. */
+  acceptSocket(socket: WebSocket, grant: StreamGrant, tag: StreamTag): Watcher {
     this.ctx.acceptWebSocket(socket);
-    socket.serializeAttachment(grant);
+    socket.serializeAttachment({ ...grant, ...tag } satisfies SocketAttachment);
     this.#pending.add(socket);
-    return new SocketWatcher(socket, grant);
+    return new SocketWatcher(socket, grant, tag, (gone) => this.closed(gone));
   }
 
-  openSse(grant: StreamGrant, now: number): SseWatcher {
-    const watcher = new SseWatcher(grant, now, (gone) => {
-      this.#sse.delete(gone);
-      this.#pending.delete(gone);
-    });
+  openSse(grant: StreamGrant, now: number, tag: StreamTag): SseWatcher {
+    const watcher = new SseWatcher(
+      grant,
+      now,
+      (gone) => {
+        this.#sse.delete(gone);
+        this.#pending.delete(gone);
+        this.closed(gone.tag);
+      },
+      tag,
+    );
     this.#sse.add(watcher);
     this.#pending.add(watcher);
     return watcher;
+  }
+
+  /** Brings a stream's deadline forward (its key expires before its token does). */
+  shorten(watcher: Watcher, expiresAt: number, now: number): void {
+    if (watcher instanceof SseWatcher) return watcher.shorten(expiresAt, now);
+    const socket = (watcher as SocketWatcher).socket;
+    const attachment = readAttachment(socket);
+    if (attachment && expiresAt < attachment.expiresAt) socket.serializeAttachment({ ...attachment, expiresAt } satisfies SocketAttachment);
+  }
+
+  /** How many streams are open, pending ones included: what `max_streams_per_session` counts. */
+  count(): number {
+    return this.#sse.size + [...this.#sockets()].length;
+  }
+
+  /** The ids of the open streams, pending ones included, for the tenant index's recount. */
+  openIds(): string[] {
+    const ids = [...this.#sse].map((watcher) => watcher.tag?.streamId);
+    for (const watcher of this.#sockets()) ids.push(watcher.tag?.streamId);
+    return ids.filter((id): id is string => id !== undefined);
+  }
+
+  /** A stream closed (a close of ours, the client's, or a cut): the tenant index hears of it once this turn ends. */
+  closed(tag: StreamTag | null): void {
+    if (tag === null) return;
+    if (this.#closedTags.length === 0) queueMicrotask(() => this.#flushClosed());
+    this.#closedTags.push(tag);
+  }
+
+  /** Closes a stream the tenant index did not note (it refused it, or was not asked). */
+  refuse(watcher: Watcher, code: number, reason: string): void {
+    if (watcher.tag) this.#unnoted.add(watcher.tag.streamId);
+    watcher.close(code, reason);
+  }
+
+  /** A socket the client closed, as the runtime hands it to `webSocketClose`. */
+  socketClosed(socket: WebSocket): void {
+    this.closed(readTag(socket));
+  }
+
+  #flushClosed(): void {
+    const tags = this.#closedTags.filter((tag) => !this.#unnoted.has(tag.streamId));
+    this.#closedTags = [];
+    this.#unnoted.clear();
+    const unique = new Map(tags.map((tag) => [tag.streamId, tag]));
+    if (unique.size > 0) this.forget([...unique.values()]);
   }
 
   /** The stream's first frames are out: it gets live frames from now on. */
@@ -251,19 +346,26 @@ export class StreamHub {
     for (const socket of this.ctx.getWebSockets()) {
       // One that is closing (closed by us, the client not answering yet) is done with.
       if (socket.readyState !== WebSocket.OPEN) continue;
-      const grant = readGrant(socket);
+      const attachment = readAttachment(socket);
       // A socket without a readable grant has no right to stay open.
-      yield new SocketWatcher(socket, grant ?? { keyId: null, expiresAt: 0 });
+      const grant = attachment ? { keyId: attachment.keyId, expiresAt: attachment.expiresAt } : { keyId: null, expiresAt: 0 };
+      yield new SocketWatcher(socket, grant, readTag(socket), (gone) => this.closed(gone));
     }
   }
 }
 
-function readGrant(socket: WebSocket): StreamGrant | null {
+function readAttachment(socket: WebSocket): SocketAttachment | null {
   try {
-    const value = socket.deserializeAttachment() as Partial<StreamGrant> | null;
+    const value = socket.deserializeAttachment() as Partial<SocketAttachment> | null;
     if (!value || typeof value.expiresAt !== "number") return null;
-    return { keyId: typeof value.keyId === "string" ? value.keyId : null, expiresAt: value.expiresAt };
+    return { ...value, keyId: typeof value.keyId === "string" ? value.keyId : null, expiresAt: value.expiresAt };
   } catch {
     return null;
   }
+}
+
+/** A socket's tag; null for one accepted before streams had ids (the index has no row of its own for it). */
+function readTag(socket: WebSocket): StreamTag | null {
+  const attachment = readAttachment(socket);
+  return typeof attachment?.streamId === "string" && typeof attachment.tenantId === "string" ? { streamId: attachment.streamId, tenantId: attachment.tenantId } : null;
 }

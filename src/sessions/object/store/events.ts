@@ -18,9 +18,9 @@ export function appendEvent(sql: SqlStorage, type: string, data: unknown, now: s
   return Number(row.id);
 }
 
-export function eventsAfter(sql: SqlStorage, after: number): StoredEventRow[] {
+export function eventsAfter(sql: SqlStorage, after: number, limit: number): StoredEventRow[] {
   return sql
-    .exec("SELECT id, type, data, created_at FROM events WHERE id > ? ORDER BY id", after)
+    .exec("SELECT id, type, data, created_at FROM events WHERE id > ? ORDER BY id LIMIT ?", after, limit)
     .toArray()
     .map((row) => ({ id: Number(row.id), type: String(row.type), data: JSON.parse(String(row.data)), created_at: String(row.created_at) }));
 }

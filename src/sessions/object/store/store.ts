@@ -338,8 +338,8 @@ export class SessionStore {
   }
 
   /** Stored events after `after`, oldest first. */
-  eventsAfter(after: number): events.StoredEventRow[] {
-    return events.eventsAfter(this.storage.sql, after);
+  eventsAfter(after: number, limit: number): events.StoredEventRow[] {
+    return events.eventsAfter(this.storage.sql, after, limit);
   }
 
   /** The newest stored event id, or 0 when the table is empty. */
