@@ -2,7 +2,6 @@ import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test
 import { describe, expect, it } from "vitest";
 import { SESSION_MIGRATIONS } from "../../src/sessions/object/store/migrations";
 import type { SessionResult, Page, Session, Step } from "../../src/sessions/types";
-import { generateApiKey } from "../../src/auth/api-keys";
 import { BUILTIN_DEFAULT_LIMITS, DEFAULT_MAX_IMAGE_BYTES } from "../../src/limits";
 import { sessionStub, tenantIndexStub } from "../../src/objects";
 import { checkSequence, latestVersion, type Migration, migrate, SCHEMA_VERSION_KEY, schemaVersion } from "../../src/storage/migrations";
@@ -28,6 +27,7 @@ import { openSse } from "../support/agent-stream";
 import { createAndStart, messages, newTestSession, toolCalls, unwrap, waitForStatus } from "../support/agent-session";
 import { mockHook, uniqueKey } from "../support/mock-client";
 import { call } from "../support/api";
+import { legacyKey } from "../support/api-keys";
 import { freshTenant } from "../support/tokens";
 
 /** Storage of a session object that was never created: an empty object to run migrations against. */
@@ -313,7 +313,7 @@ describe("TenantIndex storage", () => {
 
   it("of a tenant named only by an unverified API key is never created", async () => {
     const tenantId = freshTenant("ghost");
-    const { plaintext } = await generateApiKey(tenantId);
+    const { plaintext } = await legacyKey(tenantId);
     for (let i = 0; i < 3; i++) {
       const response = await call("/v1/tenant", { headers: { Authorization: `Bearer ${plaintext}` } });
       expect(response.status).toBe(401);
