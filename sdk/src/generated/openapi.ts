@@ -1205,8 +1205,8 @@ export interface components {
         WebhookDeliveryStatus: "pending" | "succeeded" | "failed";
         CreatedApiKey: components["schemas"]["ApiKey"] & {
             /**
-             * @description The key itself. Shown once: only its hash is stored.
-             * @example ak_YWNtZQ.key_0123456789abcdef01234567.…
+             * @description The key itself, `ak_<tenant>.<key_id>.<secret>.<tag>` (the tag proves the platform issued it). Shown once: only its hash is stored.
+             * @example ak_YWNtZQ.key_0123456789abcdef01234567.….…
              */
             key: string;
         };
