@@ -9,7 +9,8 @@ import {
   type ApiKeyRecord,
 } from "../../src/auth/api-keys";
 import { NOW } from "./fixtures";
-import { apiKeyTagMatches } from "../../src/auth/api-key-secret";
+import { apiKeyTagMatches, loadApiKeySecret } from "../../src/auth/api-key-secret";
+import { generateApiKeySecret } from "../../src/auth/dev-signing-key";
 import { issuedKey, platformApiKeySecret } from "../support/api-keys";
 
 const b64url = (text: string) => btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
@@ -172,5 +173,25 @@ describe("verifyApiKey", () => {
   it.each([["an empty", ""], ["an upper-case", "A".repeat(64)], ["a short", "a".repeat(63)]])("refuses a record with %s hash", async (_name, hash) => {
     const { key, record } = await issued("acme", { hash });
     expect(await verifyApiKey(parseApiKey(key.plaintext)!, record, NOW)).toEqual({ ok: false, reason: "key_secret_mismatch" });
+  });
+});
+
+describe("loadApiKeySecret", () => {
+  it.each([
+    ["unset", undefined, /is not set/],
+    ["empty", "", /is not set/],
+    ["not base64url", "a+b/c=".repeat(10), /base64url/],
+    ["shorter than 32 bytes", generateApiKeySecret().slice(0, 40), /at least 32/],
+  ])("refuses a secret that is %s, naming the variable", async (_name, text, problem) => {
+    const loaded = await loadApiKeySecret(text);
+    expect(loaded.ok).toBe(false);
+    if (!loaded.ok) {
+      expect(loaded.error).toMatch(/^AUTH_API_KEY_SECRET /);
+      expect(loaded.error).toMatch(problem);
+    }
+  });
+
+  it("loads a generated one", async () => {
+    expect((await loadApiKeySecret(generateApiKeySecret())).ok).toBe(true);
   });
 });
