@@ -1,7 +1,7 @@
 /**
  * What the gateway builds once per isolate from its configuration: the platform's signing
- * keys, its API-key secret and the dependencies of `authenticate`. Both are cached by the parsed `Config`, which
- * `loadConfig` itself caches per bindings object.
+ * keys, its API-key secret and the dependencies of `authenticate`. Each is cached by the parsed
+ * `Config`, which `loadConfig` itself caches per bindings object.
  */
 import { createRemoteJWKSet } from "jose";
 import { tenantIndexStub, tenantRegistryStub } from "../objects";
