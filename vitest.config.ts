@@ -43,6 +43,7 @@ function workersProject(test: { name: string; isolate: boolean; include: string[
             // is seen whole in seconds; production and wrangler.json keep the full one.
             NOTIFY_RETRY_SCALE: "0.001",
             AUTH_SIGNING_KEY: inject("signingKey"),
+            AUTH_API_KEY_SECRET: inject("apiKeySecret"),
             // One origin the CORS tests may call from; every other stays foreign.
             CORS_ORIGINS: JSON.stringify(["https://console.example.com"]),
           },

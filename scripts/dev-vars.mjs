@@ -1,7 +1,8 @@
 /**
  * Writes `.dev.vars` (git-ignored) for local development with a freshly generated
- * `AUTH_SIGNING_KEY`, reads it back, and mints development tokens signed with it. An existing
- * key is kept (tokens already handed out stay valid) unless `--force` is given.
+ * `AUTH_SIGNING_KEY` and `AUTH_API_KEY_SECRET`, reads it back, and mints development tokens
+ * signed with it. An existing signing key is kept (tokens already handed out stay valid) unless
+ * `--force` is given; an existing API-key secret is always kept (API keys issued with it stay valid).
  *
  *   node scripts/dev-vars.mjs          create .dev.vars if it has no signing key
  *   node scripts/dev-vars.mjs --force  replace the signing key
@@ -11,11 +12,12 @@ import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
 import { importJWK, SignJWT } from "jose";
-import { generateSigningKey } from "../src/auth/dev-signing-key.ts";
+import { generateApiKeySecret, generateSigningKey } from "../src/auth/dev-signing-key.ts";
 
 export const DEV_VARS = fileURLToPath(new URL("../.dev.vars", import.meta.url));
 export const WRANGLER_JSON = fileURLToPath(new URL("../wrangler.json", import.meta.url));
 const KEY_NAME = "AUTH_SIGNING_KEY";
+const API_KEY_SECRET_NAME = "AUTH_API_KEY_SECRET";
 /** A working day: long enough to explore the API, short enough not to become a credential. */
 export const DEV_TOKEN_TTL_SECONDS = 12 * 60 * 60;
 
@@ -29,14 +31,21 @@ export async function ensureDevVars({ force = false, path = DEV_VARS } = {}) {
   const text = existsSync(path) ? await readFile(path, "utf8") : "";
   const lines = text.split("\n").filter((line) => line.trim() !== "");
   const existing = lines.find((line) => line.startsWith(`${KEY_NAME}=`));
-  if (existing && !force) return { key: unquote(existing.slice(KEY_NAME.length + 1)), created: false };
+  const hasApiKeySecret = lines.some((line) => line.startsWith(`${API_KEY_SECRET_NAME}=`));
+  if (existing && !force && hasApiKeySecret) return { key: unquote(existing.slice(KEY_NAME.length + 1)), created: false };
 
-  const key = await generateSigningKey();
-  const kept = lines.filter((line) => !line.startsWith(`${KEY_NAME}=`));
-  // Single quotes: dotenv takes the JSON inside literally.
-  const body = [`# Local development only; never commit. Regenerate: node scripts/dev-vars.mjs --force`, ...kept.filter((line) => !line.startsWith("# Local development only")), `${KEY_NAME}='${key}'`];
+  const key = existing && !force ? unquote(existing.slice(KEY_NAME.length + 1)) : await generateSigningKey();
+  const kept = lines.filter((line) => !line.startsWith(`${KEY_NAME}=`) && !line.startsWith("# Local development only"));
+  const body = [
+    `# Local development only; never commit. Regenerate: node scripts/dev-vars.mjs --force`,
+    ...kept,
+    // Without it the gateway refuses to issue or accept API keys, as production does.
+    ...(hasApiKeySecret ? [] : [`${API_KEY_SECRET_NAME}='${generateApiKeySecret()}'`]),
+    // Single quotes: dotenv takes the JSON inside literally.
+    `${KEY_NAME}='${key}'`,
+  ];
   await writeFile(path, `${body.join("\n")}\n`, { mode: 0o600 });
-  return { key, created: true };
+  return { key, created: !existing || force };
 }
 
 /** A platform JWT for a development tenant, verifiable by the local gateway. */

@@ -19,6 +19,10 @@ export interface Config {
     issuer: string;
     audience: string;
     signingKey: string | undefined;
+    /** `AUTH_API_KEY_SECRET`, as text; loaded (and its absence reported) by `loadApiKeySecret`. */
+    apiKeySecret: string | undefined;
+    /** Whether API keys without a tag (issued before tags existed) are still looked up. */
+    legacyApiKeys: boolean;
     jwksUrl: string | undefined;
     externalIssuer: string | undefined;
     externalAudience: string | undefined;
@@ -71,6 +75,8 @@ export function parseConfig(env: Env): Config {
       issuer: env.AUTH_ISSUER || "https://agents.local",
       audience: env.AUTH_AUDIENCE || "agent-platform",
       signingKey: env.AUTH_SIGNING_KEY || undefined,
+      apiKeySecret: env.AUTH_API_KEY_SECRET || undefined,
+      legacyApiKeys: env.AUTH_LEGACY_API_KEYS === undefined || env.AUTH_LEGACY_API_KEYS === "" || parseBoolean("AUTH_LEGACY_API_KEYS", env.AUTH_LEGACY_API_KEYS),
       jwksUrl: env.AUTH_JWKS_URL || undefined,
       externalIssuer: env.AUTH_EXTERNAL_ISSUER || undefined,
       externalAudience: env.AUTH_EXTERNAL_AUDIENCE || undefined,

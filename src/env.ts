@@ -26,6 +26,10 @@ export interface Env {
   AUTH_AUDIENCE?: string;
   /** Private JWK (ES256 or EdDSA), as JSON text. A secret. */
   AUTH_SIGNING_KEY?: string;
+  /** At least 32 random bytes, base64url: the key of the tag every issued API key carries. A secret. */
+  AUTH_API_KEY_SECRET?: string;
+  /** `false` refuses API keys issued before keys carried a tag, without any I/O; default true. */
+  AUTH_LEGACY_API_KEYS?: string;
   AUTH_JWKS_URL?: string;
   AUTH_EXTERNAL_ISSUER?: string;
   AUTH_EXTERNAL_AUDIENCE?: string;

@@ -14,6 +14,13 @@ describe("parseConfig: authentication limits", () => {
     expect(auth.externalPlatformAdmin).toBe(false);
   });
 
+  it("looks legacy API keys up unless AUTH_LEGACY_API_KEYS is false, and refuses any other value", () => {
+    expect(parseConfig(base).auth.legacyApiKeys).toBe(true);
+    expect(parseConfig({ ...base, AUTH_LEGACY_API_KEYS: "true" }).auth.legacyApiKeys).toBe(true);
+    expect(parseConfig({ ...base, AUTH_LEGACY_API_KEYS: "false" }).auth.legacyApiKeys).toBe(false);
+    expect(() => parseConfig({ ...base, AUTH_LEGACY_API_KEYS: "no" })).toThrow(/AUTH_LEGACY_API_KEYS/);
+  });
+
   it("reads the variables", () => {
     const { auth } = parseConfig({
       ...base,

@@ -21,6 +21,13 @@ export const MAX_NOTES = 10_000;
 export const UNKNOWN_KEY_TTL_MS = 5 * 60_000;
 /** How long a verified key id may still be looked up from a blocked address. */
 export const VERIFIED_KEY_TTL_MS = 10 * 60_000;
+/**
+ * How long the registry's word on a tenant is kept for legacy (untagged) API keys. A tenant is
+ * never unregistered, so "known" is kept long; "unknown" shorter, since a tenant whose first
+ * registration failed is registered on its next verified request.
+ */
+export const LEGACY_TENANT_KNOWN_TTL_MS = 10 * 60_000;
+export const LEGACY_TENANT_UNKNOWN_TTL_MS = 60_000;
 
 /** The part of the Rate Limiting binding used here. */
 export interface FailureCounter {
@@ -37,6 +44,7 @@ export class AuthGuard {
   readonly #failures = new ExpiringMap<FailureCount>(MAX_NOTES, FAILURE_WINDOW_MS);
   readonly #unknownKeys = new ExpiringMap<true>(MAX_NOTES, UNKNOWN_KEY_TTL_MS);
   readonly #verifiedKeys = new ExpiringMap<true>(MAX_NOTES, VERIFIED_KEY_TTL_MS);
+  readonly #legacyTenants = new ExpiringMap<boolean>(MAX_NOTES, LEGACY_TENANT_KNOWN_TTL_MS);
 
   /** Seconds until `address` may try again (rounded up), or 0 when it is not blocked. */
   blockedSeconds(address: string, now: number): number {
@@ -55,6 +63,19 @@ export class AuthGuard {
     if (this.#unknownKeys.has(id, now)) return "known_unknown";
     if (addressBlocked && !this.#verifiedKeys.has(id, now)) return "address_blocked";
     return "look_up";
+  }
+
+  /**
+   * Whether the tenant of a legacy API key is known to the registry: asked once (`ask`), then
+   * remembered, so a flood of legacy-format keys costs the registry one read per tenant name
+   * and minute at most, and never wakes a tenant's index.
+   */
+  async legacyTenantKnown(tenantId: string, now: number, ask: () => Promise<boolean>): Promise<boolean> {
+    const noted = this.#legacyTenants.get(tenantId, now);
+    if (noted !== undefined) return noted;
+    const known = await ask();
+    this.#legacyTenants.set(tenantId, known, now, now + (known ? LEGACY_TENANT_KNOWN_TTL_MS : LEGACY_TENANT_UNKNOWN_TTL_MS));
+    return known;
   }
 
   /** The tenant index answered that this key does not exist. */

@@ -1,10 +1,11 @@
 /**
  * What the gateway builds once per isolate from its configuration: the platform's signing
- * keys and the dependencies of `authenticate`. Both are cached by the parsed `Config`, which
- * `loadConfig` itself caches per bindings object.
+ * keys, its API-key secret and the dependencies of `authenticate`. Each is cached by the parsed
+ * `Config`, which `loadConfig` itself caches per bindings object.
  */
 import { createRemoteJWKSet } from "jose";
-import { tenantIndexStub } from "../objects";
+import { tenantIndexStub, tenantRegistryStub } from "../objects";
+import { loadApiKeySecret, type ApiKeySecretResult } from "../auth/api-key-secret";
 import type { AuthenticateDeps } from "../auth/authenticate";
 import { loadPlatformKeys, type PlatformKeysResult } from "../auth/platform-keys";
 import type { Config } from "../config";
@@ -13,6 +14,7 @@ import { log } from "../log";
 
 const keysByConfig = new WeakMap<Config, Promise<PlatformKeysResult>>();
 const depsByConfig = new WeakMap<Config, Promise<AuthenticateDeps>>();
+const apiKeySecretByConfig = new WeakMap<Config, Promise<ApiKeySecretResult>>();
 
 /** The platform keys, or why they are unavailable (logged once per isolate). */
 export function platformKeys(config: Config): Promise<PlatformKeysResult> {
@@ -27,6 +29,22 @@ export function platformKeys(config: Config): Promise<PlatformKeysResult> {
   return keys;
 }
 
+/**
+ * The API-key secret, or why it is unavailable (logged once per isolate at error level). Without
+ * it the platform fails closed: no key is issued and no tagged key is accepted.
+ */
+export function apiKeySecret(config: Config): Promise<ApiKeySecretResult> {
+  let secret = apiKeySecretByConfig.get(config);
+  if (!secret) {
+    secret = loadApiKeySecret(config.auth.apiKeySecret).then((result) => {
+      if (!result.ok) log("error", "api_key_secret_unavailable", { reason: result.error });
+      return result;
+    });
+    apiKeySecretByConfig.set(config, secret);
+  }
+  return secret;
+}
+
 export function authDeps(env: Env, config: Config): Promise<AuthenticateDeps> {
   let deps = depsByConfig.get(config);
   if (!deps) {
@@ -37,11 +55,13 @@ export function authDeps(env: Env, config: Config): Promise<AuthenticateDeps> {
 }
 
 async function buildAuthDeps(env: Env, config: Config): Promise<AuthenticateDeps> {
-  const keys = await platformKeys(config);
+  const [keys, secret] = await Promise.all([platformKeys(config), apiKeySecret(config)]);
   const deps: AuthenticateDeps = {
     config: config.auth,
     platformKey: keys.ok ? keys.keys : null,
+    apiKeySecret: secret.ok ? secret.key : null,
     findApiKey: (tenantId, keyId) => tenantIndexStub(env, tenantId).findApiKey(tenantId, keyId),
+    legacyKeyTenant: config.auth.legacyApiKeys ? (tenantId) => tenantRegistryStub(env).knows(tenantId) : null,
   };
   // The remote key set caches keys and refetches on an unknown kid, so one per isolate.
   if (config.auth.jwksUrl) deps.externalJwks = createRemoteJWKSet(new URL(config.auth.jwksUrl));

@@ -2,15 +2,22 @@
  * API keys: their format, generation, parsing, hashing and verification against a stored
  * record. Pure apart from random generation and hashing; `now` is epoch milliseconds.
  *
- * Format: `ak_<tenant>.<key_id>.<secret>`
+ * Format: `ak_<tenant>.<key_id>.<secret>.<tag>`
  *   - `<tenant>`: the tenant id, UTF-8, base64url without padding. Tenant ids may contain `_`,
  *     `.` and `-`, so they are encoded; base64url has no `.`, which makes `.` a safe separator.
  *     It routes the lookup to the tenant's store without any global index.
  *   - `<key_id>`: `key_` + 24 lowercase hex characters (96 random bits), the lookup key and the
  *     public id shown in the API.
  *   - `<secret>`: 32 random bytes, base64url (43 characters). Only its hash is stored.
+ *   - `<tag>`: HMAC-SHA256 of everything before it under the platform's `AUTH_API_KEY_SECRET`
+ *     (api-key-secret.ts), base64url (43 characters). Only the platform can make one, so a key
+ *     it did not issue is refused before any lookup: a forged key names no object.
+ *
+ * Keys issued before the tag existed (`ak_<tenant>.<key_id>.<secret>`, "legacy" keys) stay
+ * valid; what bounds their cost is decided by the caller (see `AuthenticateDeps.legacyKeyTenant`).
  */
 import { base64url } from "jose";
+import { apiKeyTag } from "./api-key-secret";
 import { sha256Hex, toHex } from "../shared/hex";
 import { type AuthFailure, authFail, authOk, type AuthResult } from "./failure";
 import { API_KEY_SCOPES, TENANT_ID_PATTERN, isValidTenantId, parseScopes, type Scope } from "./principal";
@@ -22,11 +29,13 @@ const KEY_ID_RANDOM_BYTES = 12;
 /** 256 bits: beyond brute force, which is what lets a fast hash stand in for a password KDF. */
 const SECRET_BYTES = 32;
 const SECRET_CHARS = 43;
+const TAG_CHARS = 43;
 /** 64 UTF-8 bytes (the longest tenant id) encode to 86 base64url characters. */
 const MAX_TENANT_PART_CHARS = 86;
-export const MAX_API_KEY_LENGTH = API_KEY_PREFIX.length + MAX_TENANT_PART_CHARS + 1 + "key_".length + 24 + 1 + SECRET_CHARS;
+export const MAX_API_KEY_LENGTH = API_KEY_PREFIX.length + MAX_TENANT_PART_CHARS + 1 + "key_".length + 24 + 1 + SECRET_CHARS + 1 + TAG_CHARS;
 
-const API_KEY_SHAPE = /^ak_([A-Za-z0-9_-]{2,86})\.(key_[0-9a-f]{24})\.([A-Za-z0-9_-]{43})$/;
+/** The body, then the tag when there is one (a legacy key has none). */
+const API_KEY_SHAPE = /^(ak_([A-Za-z0-9_-]{2,86})\.(key_[0-9a-f]{24})\.([A-Za-z0-9_-]{43}))(?:\.([A-Za-z0-9_-]{43}))?$/;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** A key as the tenant store keeps it. `hash` is `hashApiKeySecret(secret)`; times are ISO 8601. */
@@ -47,6 +56,8 @@ export interface ParsedApiKey {
   tenantId: string;
   keyId: string;
   secret: string;
+  /** What the tag covers and the tag presented; null for a legacy key, which has none. */
+  signed: { body: string; tag: string } | null;
 }
 
 export interface GeneratedApiKey {
@@ -56,13 +67,16 @@ export interface GeneratedApiKey {
   hash: string;
 }
 
-/** Throws on an invalid tenant id: the caller passes an authenticated principal's tenant. */
-export async function generateApiKey(tenantId: string): Promise<GeneratedApiKey> {
+/**
+ * Throws on an invalid tenant id: the caller passes an authenticated principal's tenant.
+ * `tagKey` is the loaded `AUTH_API_KEY_SECRET` (see api-key-secret.ts).
+ */
+export async function generateApiKey(tenantId: string, tagKey: CryptoKey): Promise<GeneratedApiKey> {
   if (!isValidTenantId(tenantId)) throw new RangeError("generateApiKey: invalid tenant id");
   const keyId = generateKeyId();
   const secret = base64url.encode(crypto.getRandomValues(new Uint8Array(SECRET_BYTES)));
-  const plaintext = `${API_KEY_PREFIX}${base64url.encode(tenantId)}.${keyId}.${secret}`;
-  return { keyId, plaintext, hash: await hashApiKeySecret(secret) };
+  const body = `${API_KEY_PREFIX}${base64url.encode(tenantId)}.${keyId}.${secret}`;
+  return { keyId, plaintext: `${body}.${await apiKeyTag(tagKey, body)}`, hash: await hashApiKeySecret(secret) };
 }
 
 export function generateKeyId(): string {
@@ -70,15 +84,18 @@ export function generateKeyId(): string {
   return `key_${toHex(bytes)}`;
 }
 
-/** Strict: anything not exactly in the format above is null, so lookups only see clean ids. */
+/**
+ * Pure and strict: anything not exactly in one of the formats above is null, so lookups only see
+ * clean ids. The tag is not checked here (that needs the platform's secret: `apiKeyTagMatches`).
+ */
 export function parseApiKey(plaintext: string): ParsedApiKey | null {
   if (plaintext.length > MAX_API_KEY_LENGTH) return null;
   const match = API_KEY_SHAPE.exec(plaintext);
   if (!match) return null;
-  const [, tenantPart = "", keyId = "", secret = ""] = match;
+  const [, body = "", tenantPart = "", keyId = "", secret = "", tag] = match;
   const tenantId = decodeTenantPart(tenantPart);
   if (tenantId === null) return null;
-  return { tenantId, keyId, secret };
+  return { tenantId, keyId, secret, signed: tag === undefined ? null : { body, tag } };
 }
 
 /**

@@ -1,8 +1,17 @@
 /**
- * Creates a development signing key for `AUTH_SIGNING_KEY`. Imports only `jose`, so Node
- * scripts can load this file directly as well as the Worker.
+ * Creates a development signing key for `AUTH_SIGNING_KEY`, and a development
+ * `AUTH_API_KEY_SECRET`. Imports only `jose`, so Node scripts can load this file directly as
+ * well as the Worker.
  */
-import { calculateJwkThumbprint, exportJWK, generateKeyPair } from "jose";
+import { base64url, calculateJwkThumbprint, exportJWK, generateKeyPair } from "jose";
+
+/** 256 bits: an API key's tag is only as strong as the secret it is made with. */
+export const MIN_API_KEY_SECRET_BYTES = 32;
+
+/** A fresh `AUTH_API_KEY_SECRET`: 32 random bytes, base64url. */
+export function generateApiKeySecret(): string {
+  return base64url.encode(crypto.getRandomValues(new Uint8Array(MIN_API_KEY_SECRET_BYTES)));
+}
 
 /** A fresh ES256 private JWK with `kid` (its RFC 7638 thumbprint), `alg` and `use`, as JSON text. */
 export async function generateSigningKey(): Promise<string> {

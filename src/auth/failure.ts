@@ -42,6 +42,12 @@ export const AUTH_FAILURES = [
   "verification_error",
   // API keys
   "malformed_api_key",
+  // a tagged key: its tag is not the platform's, or the platform's secret is not configured
+  "key_tag_mismatch",
+  "api_key_secret_unavailable",
+  // a legacy (untagged) key: refused for a tenant the registry does not know, or when turned off
+  "legacy_key_tenant_unknown",
+  "legacy_keys_off",
   "key_store_unavailable",
   "key_unknown",
   "key_unknown_cached",

@@ -1,12 +1,13 @@
 /**
- * What one firing does: who it acts as and whether it may (the creator's API key still stands;
- * the tenant's index admits it as it admits a request, so suspension and the rate limit apply,
- * the latter in windows of the schedules' own), then its action, through the very operations
- * the public routes run. A refusal becomes a `failed` outcome to record; any other fault is
- * thrown, for the Scheduler to try again.
+ * What one firing does: who it acts as and whether it may (the principal it is bound to still
+ * stands; the tenant's index admits it as it admits a request, so suspension and the rate limit
+ * apply, the latter in windows of the schedules' own), then its action, through the very
+ * operations the public routes run. A refusal becomes a `failed` outcome to record; any other
+ * fault is thrown, for the Scheduler to try again.
  */
 import { type ApiKeyRecord, keyStandingProblem } from "../auth/api-keys";
 import { type Principal, rateBucket } from "../auth/principal";
+import { creatorExpired } from "./binding";
 import { loadConfig } from "../config";
 import type { Env } from "../env";
 import { tenantIndexStub } from "../objects";
@@ -22,7 +23,7 @@ export const MAX_FIRING_ERROR_CHARS = 2_000;
 
 export type Gate =
   | { kind: "go"; actor: Actor }
-  /** The creator's API key no longer stands: the schedule stops for good. */
+  /** The principal the schedule is bound to no longer stands (binding.ts): the schedule stops for good. */
   | { kind: "disable"; reason: DisabledReason }
   /** The slot passes unfired while the tenant is suspended. */
   | { kind: "suspended" }
@@ -38,6 +39,8 @@ export interface SlotKeys {
 }
 
 export async function openGate(env: Env, tenantId: string, creator: ScheduleCreator, now: number): Promise<Gate> {
+  // Checked before any I/O: a schedule whose creator's token has expired acts no more.
+  if (creatorExpired(creator, now)) return { kind: "disable", reason: "creator_expired" };
   const index = tenantIndexStub(env, tenantId);
   if (creator.key_id !== null) {
     const reason = keyProblem(await index.findApiKey(tenantId, creator.key_id), now);

@@ -48,4 +48,22 @@ export const SCHEDULER_MIGRATIONS: readonly Migration[] = [
         `CREATE INDEX IF NOT EXISTS firings_by_retry ON firings (retry_at)`,
       ]),
   },
+  {
+    version: 2,
+    description: "schedules.expires_at: a schedule created with a plain JWT ends with its creator's token",
+    up: (storage) => {
+      storage.sql.exec(`ALTER TABLE schedules ADD COLUMN expires_at INTEGER`);
+      // Schedules created before it by a JWT that was neither exchanged from an API key nor a
+      // tenant admin's had no end. Their tokens' expiry was not kept, so they get a day from now,
+      // the longest a token lives by default: time to notice and create them again bound to a key.
+      storage.sql.exec(
+        `UPDATE schedules SET expires_at = ?
+         WHERE key_id IS NULL AND scopes NOT LIKE '%"tenant:admin"%' AND scopes NOT LIKE '%"platform:admin"%'`,
+        Date.now() + LEGACY_SCHEDULE_GRACE_MS,
+      );
+    },
+  },
 ];
+
+/** Frozen with step 2: the day that step gives the schedules it binds to their creator's lifetime. */
+export const LEGACY_SCHEDULE_GRACE_MS = 24 * 60 * 60 * 1000;

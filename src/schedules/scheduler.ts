@@ -15,6 +15,7 @@ import { AlarmClock } from "../storage/alarm-clock";
 import { migrate } from "../storage/migrations";
 import { TenantBinding } from "../tenants/tenant-binding";
 import { optionalString, requireInt, requireNow, requirePageLimit, requireString } from "../tenants/validate";
+import { disabledMessage } from "./binding";
 import { nextSlot } from "./cron";
 import { parseAction } from "./action";
 import { type ActionResult, actionDone, type Gate, openGate, performAction, type SlotKeys } from "./fire";
@@ -162,8 +163,13 @@ export class Scheduler extends DurableObject<Cloudflare.Env> implements Schedule
     if (!current || current.next_at !== slot) return;
     const now = Date.now();
     if (gate.kind === "disable") {
-      store.updateSchedule(this.#sql, row.id, { disabled_reason: gate.reason, disabled_at: now, next_at: null }, now);
+      // The slot is recorded as refused, so the schedule's firings say why it stopped.
+      const refused = this.ctx.storage.transactionSync(() => {
+        store.updateSchedule(this.#sql, row.id, { disabled_reason: gate.reason, disabled_at: now, next_at: null }, now);
+        return store.insertFiring(this.#sql, row.id, slot, null, now);
+      });
       log("info", "schedule_disabled", { tenant_id: tenantId, schedule_id: row.id, reason: gate.reason });
+      if (refused) this.#finish({ schedule_id: row.id, scheduled_at: slot }, { outcome: "failed", error_code: "forbidden", error: disabledMessage(gate.reason) });
       return;
     }
     // Every slot up to now is covered by this one firing: the next one is after now.
@@ -199,7 +205,7 @@ export class Scheduler extends DurableObject<Cloudflare.Env> implements Schedule
       if (gate.kind === "suspended") return { outcome: "failed", error_code: "tenant_suspended", error: "The tenant is suspended." };
       const now = Date.now();
       store.updateSchedule(this.#sql, row.id, { disabled_reason: gate.reason, disabled_at: now, next_at: null }, now);
-      return { outcome: "failed", error_code: "forbidden", error: "The API key that created this schedule no longer stands." };
+      return { outcome: "failed", error_code: "forbidden", error: disabledMessage(gate.reason) };
     });
   }
 
@@ -287,7 +293,13 @@ function checkNewSchedule(input: NewSchedule): NewSchedule {
   }
   return {
     id: requireString("id", input.id),
-    creator: { subject: requireString("creator.subject", creator.subject), scopes: creator.scopes, via: creator.via, key_id: optionalString("creator.key_id", creator.key_id) },
+    creator: {
+      subject: requireString("creator.subject", creator.subject),
+      scopes: creator.scopes,
+      via: creator.via,
+      key_id: optionalString("creator.key_id", creator.key_id),
+      expires_at: creator.expires_at === null ? null : requireNow(creator.expires_at),
+    },
     cron: requireString("cron", input.cron),
     timezone: requireString("timezone", input.timezone),
     paused: requireBoolean("paused", input.paused),

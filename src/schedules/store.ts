@@ -18,6 +18,8 @@ export interface ScheduleRow extends Record<string, string | number | null> {
   scopes: string;
   via: string;
   key_id: string | null;
+  /** Present from migration 2 on (see migrations.ts). */
+  expires_at: number | null;
   cron: string;
   timezone: string;
   paused: number;
@@ -52,13 +54,14 @@ export function countSchedules(sql: SqlStorage): number {
 export function insertSchedule(sql: SqlStorage, schedule: NewSchedule, nextAt: number | null): void {
   const { creator } = schedule;
   sql.exec(
-    `INSERT INTO schedules (id, created_by, scopes, via, key_id, cron, timezone, paused, action, next_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO schedules (id, created_by, scopes, via, key_id, expires_at, cron, timezone, paused, action, next_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     schedule.id,
     creator.subject,
     JSON.stringify(creator.scopes),
     creator.via,
     creator.key_id,
+    creator.expires_at,
     schedule.cron,
     schedule.timezone,
     schedule.paused ? 1 : 0,
@@ -137,7 +140,7 @@ export function schedulesOfKey(sql: SqlStorage, keyId: string): string[] {
 }
 
 export function creatorOf(row: ScheduleRow): ScheduleCreator {
-  return { subject: row.created_by, scopes: parseScopes(JSON.parse(row.scopes)), via: row.via === "api_key" ? "api_key" : "jwt", key_id: row.key_id };
+  return { subject: row.created_by, scopes: parseScopes(JSON.parse(row.scopes)), via: row.via === "api_key" ? "api_key" : "jwt", key_id: row.key_id, expires_at: row.expires_at };
 }
 
 /** The stored action as JSON; the firing checks it against today's schemas before it acts. */
@@ -158,6 +161,7 @@ export function toSchedule(tenantId: string, row: ScheduleRow): Schedule {
     status: disabled !== null ? "disabled" : row.paused === 1 ? "paused" : "active",
     disabled_reason: disabled,
     disabled_at: row.disabled_at === null ? null : toIso(row.disabled_at),
+    expires_at: row.expires_at === null ? null : toIso(row.expires_at),
     // The stored action keeps the MCP header values for the firings; a view shows them masked, as a session does.
     session: action.session && { ...action.session, ...(action.session.tools && { tools: maskToolSpecs(action.session.tools) }) },
     message: action.message,

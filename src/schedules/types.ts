@@ -9,8 +9,11 @@ import type { AddMessageRequest, CreateSessionRequest } from "../sessions/reques
 export const SCHEDULE_STATUSES = ["active", "paused", "disabled"] as const;
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 
-/** Why a schedule stopped for good: the API key that created it no longer stands. */
-export const DISABLED_REASONS = ["api_key_revoked", "api_key_expired"] as const;
+/**
+ * Why a schedule stopped for good: the API key it is bound to no longer stands, or the token of
+ * a creator bound by its token's lifetime expired (see binding.ts).
+ */
+export const DISABLED_REASONS = ["api_key_revoked", "api_key_expired", "creator_expired"] as const;
 export type DisabledReason = (typeof DISABLED_REASONS)[number];
 
 /**
@@ -29,6 +32,8 @@ export interface ScheduleCreator {
   via: "jwt" | "api_key";
   /** The API key behind the creator's credential; its revocation disables the schedule. */
   key_id: string | null;
+  /** Epoch ms after which the schedule no longer acts (bound to its creator's token); null: no such end (binding.ts). */
+  expires_at: number | null;
 }
 
 export interface MessageAction extends AddMessageRequest {
@@ -68,6 +73,8 @@ export interface Schedule {
   status: ScheduleStatus;
   disabled_reason: DisabledReason | null;
   disabled_at: string | null;
+  /** When the schedule stops for its creator's token having expired; null when it is bound to an API key or to the tenant. */
+  expires_at: string | null;
   session: CreateSessionRequest | null;
   message: MessageAction | null;
   /** The next slot it fires at; null while paused or disabled. */

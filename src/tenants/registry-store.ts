@@ -17,6 +17,10 @@ export function registerTenant(sql: SqlStorage, tenantId: string, now: number): 
   sql.exec(`INSERT INTO tenants (tenant_id, created_at) VALUES (?, ?) ON CONFLICT (tenant_id) DO NOTHING`, tenantId, now);
 }
 
+export function isRegistered(sql: SqlStorage, tenantId: string): boolean {
+  return sql.exec(`SELECT 1 FROM tenants WHERE tenant_id = ?`, tenantId).toArray().length > 0;
+}
+
 /** By tenant id, ascending; throws a RangeError for a cursor not made here. */
 export function listTenants(sql: SqlStorage, limit: number, cursor: string | null): Page<TenantEntry> {
   let rows: TenantRow[];

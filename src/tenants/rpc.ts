@@ -131,6 +131,8 @@ export interface TenantIndexRpc {
 export interface TenantRegistryRpc {
   /** Insert-if-absent: the first time a tenant was seen stays. */
   register(tenantId: string, now: number): Promise<void>;
+  /** Whether the tenant was ever registered; reads only. */
+  knows(tenantId: string): Promise<boolean>;
   /** Tenants by id, ascending. */
   list(input: T.PageInput): Promise<Page<T.TenantEntry>>;
 }

@@ -38,11 +38,6 @@ import type { IndexHost } from "./tenant-index/host";
 import * as sessionCalls from "./tenant-index/sessions";
 import * as notificationCalls from "./tenant-index/notifications";
 
-export type { ApiKeyListing, ApiKeyRecord } from "./api-key-store";
-export type { NotificationDelivery } from "../notifications/delivery-store";
-export type { CreateEndpointResult, NewNotificationEndpoint, NotificationEndpoint } from "../notifications/endpoint-store";
-export type * from "./types";
-
 export class TenantIndex extends DurableObject<Cloudflare.Env> implements TenantIndexRpc {
   /** Every alarm is set through it, never at or before now (see storage/alarm-clock.ts). */
   readonly #alarms: AlarmClock;

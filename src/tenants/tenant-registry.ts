@@ -7,7 +7,7 @@ import type { Page } from "../sessions/types";
 import { isValidTenantId } from "../auth/principal";
 import { migrate } from "../storage/migrations";
 import { TENANT_REGISTRY_MIGRATIONS } from "./migrations";
-import { listTenants, registerTenant } from "./registry-store";
+import { isRegistered, listTenants, registerTenant } from "./registry-store";
 import type { TenantRegistryRpc } from "./rpc";
 import type { PageInput, TenantEntry } from "./types";
 import { requireNow, requirePageLimit, requireString } from "./validate";
@@ -21,6 +21,10 @@ export class TenantRegistry extends DurableObject<Cloudflare.Env> implements Ten
   async register(tenantId: string, now: number): Promise<void> {
     if (!isValidTenantId(tenantId)) throw new TypeError("tenantId is not a valid tenant id");
     registerTenant(this.ctx.storage.sql, tenantId, requireNow(now));
+  }
+
+  async knows(tenantId: string): Promise<boolean> {
+    return isValidTenantId(tenantId) && isRegistered(this.ctx.storage.sql, tenantId);
   }
 
   async list(input: PageInput): Promise<Page<TenantEntry>> {

@@ -8,9 +8,9 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/api/app";
 import { AuthGuard } from "../../src/api/auth-guard";
 import { PROBLEM_TYPE_BASE } from "../../src/api/errors";
-import { generateApiKey } from "../../src/auth/api-keys";
 import type { Env } from "../../src/env";
 import { BASE_URL, callJson, readProblem } from "../support/api";
+import { issuedKey } from "../support/api-keys";
 import { bearer, freshTenant } from "../support/tokens";
 
 const LIMIT = 60;
@@ -45,9 +45,9 @@ async function realKey(tenantId: string): Promise<string> {
   return ((await res.json()) as { key: string }).key;
 }
 
-/** A well-formed key for `tenantId` that was never stored. */
+/** A key for `tenantId` as the platform issues it, but never stored. */
 async function bogusKey(tenantId: string): Promise<string> {
-  return (await generateApiKey(tenantId)).plaintext;
+  return (await issuedKey(tenantId)).plaintext;
 }
 
 function setup() {
@@ -97,7 +97,7 @@ describe("failed authentications per client address", () => {
 
     expect((await get((await bearer({ tenantId, scopes: ["sessions:read"] })).Authorization, address)).status).toBe(200);
     expect((await get(key, address)).status).toBe(200);
-    // A wrong secret for the verified key id is still looked up and still refused.
+    // A wrong tag for the verified key id is still refused.
     expect((await get(`${key.slice(0, -4)}AAAA`, address)).status).toBe(429);
   });
 

@@ -7,8 +7,8 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { tenantIndexName } from "../../src/objects";
 import { PROBLEM_TYPE_BASE } from "../../src/api/errors";
-import { generateApiKey } from "../../src/auth/api-keys";
 import { call, readProblem } from "../support/api";
+import { issuedKey } from "../support/api-keys";
 import { bearer, freshTenant } from "../support/tokens";
 
 async function breakIndexOf(tenantId: string): Promise<void> {
@@ -26,7 +26,7 @@ describe("an unreachable tenant store", () => {
   it("answers an API key with 503, not 401", async () => {
     const tenantId = freshTenant();
     await breakIndexOf(tenantId);
-    const { plaintext } = await generateApiKey(tenantId);
+    const { plaintext } = await issuedKey(tenantId);
     await expect503({ Authorization: `Bearer ${plaintext}` });
   });
 

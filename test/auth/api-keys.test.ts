@@ -9,11 +9,14 @@ import {
   type ApiKeyRecord,
 } from "../../src/auth/api-keys";
 import { NOW } from "./fixtures";
+import { apiKeyTagMatches, loadApiKeySecret } from "../../src/auth/api-key-secret";
+import { generateApiKeySecret } from "../../src/auth/dev-signing-key";
+import { issuedKey, platformApiKeySecret } from "../support/api-keys";
 
 const b64url = (text: string) => btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 
 async function issued(tenantId = "acme", overrides: Partial<ApiKeyRecord> = {}) {
-  const key = await generateApiKey(tenantId);
+  const key = await generateApiKey(tenantId, await platformApiKeySecret());
   const record: ApiKeyRecord = {
     key_id: key.keyId,
     tenant_id: tenantId,
@@ -32,7 +35,7 @@ async function issued(tenantId = "acme", overrides: Partial<ApiKeyRecord> = {}) 
 
 describe("generateApiKey and parseApiKey", () => {
   it.each(["acme", "acme.prod_eu-1", "A", "a".repeat(64), "x-_.y"])("round-trips tenant %j", async (tenantId) => {
-    const { keyId, plaintext, hash } = await generateApiKey(tenantId);
+    const { keyId, plaintext, hash } = await generateApiKey(tenantId, await platformApiKeySecret());
     expect(keyId).toMatch(KEY_ID_PATTERN);
     expect(plaintext.length).toBeLessThanOrEqual(MAX_API_KEY_LENGTH);
     const parsed = parseApiKey(plaintext);
@@ -43,13 +46,13 @@ describe("generateApiKey and parseApiKey", () => {
   });
 
   it("makes a fresh id and secret every time", async () => {
-    const [a, b] = await Promise.all([generateApiKey("acme"), generateApiKey("acme")]);
+    const [a, b] = await Promise.all([issuedKey("acme"), issuedKey("acme")]);
     expect(a.keyId).not.toBe(b.keyId);
     expect(a.plaintext).not.toBe(b.plaintext);
   });
 
   it("refuses to generate for an invalid tenant", async () => {
-    await expect(generateApiKey("../acme")).rejects.toThrow(RangeError);
+    await expect(issuedKey("../acme")).rejects.toThrow(RangeError);
   });
 
   const id = "key_0123456789abcdef01234567";
@@ -60,6 +63,9 @@ describe("generateApiKey and parseApiKey", () => {
     ["an upper-case prefix", `AK_${b64url("acme")}.${id}.${secret}`],
     ["a missing secret", `ak_${b64url("acme")}.${id}`],
     ["an extra segment", `ak_${b64url("acme")}.${id}.${secret}.x`],
+    ["a short tag", `ak_${b64url("acme")}.${id}.${secret}.${"t".repeat(42)}`],
+    ["a tag with padding", `ak_${b64url("acme")}.${id}.${secret}.${"t".repeat(42)}=`],
+    ["two tags", `ak_${b64url("acme")}.${id}.${secret}.${"t".repeat(43)}.${"t".repeat(43)}`],
     ["a short secret", `ak_${b64url("acme")}.${id}.${"s".repeat(42)}`],
     ["a long secret", `ak_${b64url("acme")}.${id}.${"s".repeat(44)}`],
     ["a secret with padding", `ak_${b64url("acme")}.${id}.${"s".repeat(42)}=`],
@@ -78,8 +84,18 @@ describe("generateApiKey and parseApiKey", () => {
     expect(parseApiKey(text)).toBeNull();
   });
 
-  it("parses a hand-built key in the documented format", () => {
-    expect(parseApiKey(`ak_${b64url("acme.eu")}.${id}.${secret}`)).toEqual({ tenantId: "acme.eu", keyId: id, secret });
+  it("parses a hand-built key in the documented format, and one in the legacy format without a tag", () => {
+    const body = `ak_${b64url("acme.eu")}.${id}.${secret}`;
+    const tag = "t".repeat(43);
+    expect(parseApiKey(`${body}.${tag}`)).toEqual({ tenantId: "acme.eu", keyId: id, secret, signed: { body, tag } });
+    expect(parseApiKey(body)).toEqual({ tenantId: "acme.eu", keyId: id, secret, signed: null });
+  });
+
+  it("tags a generated key under the platform's secret, over everything before the tag", async () => {
+    const { plaintext } = await issuedKey("acme");
+    const parsed = parseApiKey(plaintext);
+    expect(parsed?.signed?.body).toBe(plaintext.slice(0, plaintext.lastIndexOf(".")));
+    expect(await apiKeyTagMatches(await platformApiKeySecret(), parsed!.signed!.body, parsed!.signed!.tag)).toBe(true);
   });
 });
 
@@ -157,5 +173,25 @@ describe("verifyApiKey", () => {
   it.each([["an empty", ""], ["an upper-case", "A".repeat(64)], ["a short", "a".repeat(63)]])("refuses a record with %s hash", async (_name, hash) => {
     const { key, record } = await issued("acme", { hash });
     expect(await verifyApiKey(parseApiKey(key.plaintext)!, record, NOW)).toEqual({ ok: false, reason: "key_secret_mismatch" });
+  });
+});
+
+describe("loadApiKeySecret", () => {
+  it.each([
+    ["unset", undefined, /is not set/],
+    ["empty", "", /is not set/],
+    ["not base64url", "a+b/c=".repeat(10), /base64url/],
+    ["shorter than 32 bytes", generateApiKeySecret().slice(0, 40), /at least 32/],
+  ])("refuses a secret that is %s, naming the variable", async (_name, text, problem) => {
+    const loaded = await loadApiKeySecret(text);
+    expect(loaded.ok).toBe(false);
+    if (!loaded.ok) {
+      expect(loaded.error).toMatch(/^AUTH_API_KEY_SECRET /);
+      expect(loaded.error).toMatch(problem);
+    }
+  });
+
+  it("loads a generated one", async () => {
+    expect((await loadApiKeySecret(generateApiKeySecret())).ok).toBe(true);
   });
 });

@@ -1,24 +1,33 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { generateApiKey, type ApiKeyRecord } from "../../src/auth/api-keys";
+import type { ApiKeyRecord, GeneratedApiKey } from "../../src/auth/api-keys";
 import { ACCESS_TOKEN_TTL_SECONDS, exchangeApiKeyForToken } from "../../src/auth/access-token";
 import { MAX_AUTHORIZATION_LENGTH, authenticate, type AuthenticateDeps } from "../../src/auth/authenticate";
 import { CLOCK_TOLERANCE_SECONDS } from "../../src/auth/jwt";
 import { signAccessToken, type PlatformKeys } from "../../src/auth/platform-keys";
 import { AUTH_CONFIG, NOW } from "./fixtures";
 import { makePlatformKeys } from "./fixtures";
+import { forgedKey, issuedKey, legacyKey, platformApiKeySecret } from "../support/api-keys";
 
 /** A real in-memory key store standing in for the tenant index, counting its lookups. */
 class KeyStore {
   readonly records = new Map<string, ApiKeyRecord>();
   lookups: Array<[string, string]> = [];
+  /** The tenants a registry would know, and what it was asked for legacy keys. */
+  readonly knownTenants = new Set<string>();
+  registryAsks: string[] = [];
   failing = false;
+  async knows(tenantId: string): Promise<boolean> {
+    this.registryAsks.push(tenantId);
+    return this.knownTenants.has(tenantId);
+  }
   async find(tenantId: string, keyId: string): Promise<ApiKeyRecord | null> {
     this.lookups.push([tenantId, keyId]);
     if (this.failing) throw new Error("store down");
     return this.records.get(`${tenantId}/${keyId}`) ?? null;
   }
-  async add(tenantId: string, overrides: Partial<ApiKeyRecord> = {}): Promise<string> {
-    const key = await generateApiKey(tenantId);
+  async add(tenantId: string, overrides: Partial<ApiKeyRecord> = {}, make: (tenantId: string) => Promise<GeneratedApiKey> = issuedKey): Promise<string> {
+    const key = await make(tenantId);
+    this.knownTenants.add(tenantId);
     this.records.set(`${tenantId}/${key.keyId}`, {
       key_id: key.keyId,
       tenant_id: tenantId,
@@ -38,14 +47,23 @@ class KeyStore {
 
 let keys: PlatformKeys;
 let token: string;
+let apiKeySecret: CryptoKey;
 
 beforeAll(async () => {
   keys = await makePlatformKeys();
+  apiKeySecret = await platformApiKeySecret();
   token = await signAccessToken(keys, { tenantId: "acme", subject: "user-1", scopes: ["sessions:read"], ttlSeconds: 600 }, AUTH_CONFIG, NOW);
 });
 
-function depsWith(store: KeyStore): AuthenticateDeps {
-  return { config: AUTH_CONFIG, platformKey: keys, findApiKey: (tenantId, keyId) => store.find(tenantId, keyId) };
+function depsWith(store: KeyStore, overrides: Partial<AuthenticateDeps> = {}): AuthenticateDeps {
+  return {
+    config: AUTH_CONFIG,
+    platformKey: keys,
+    apiKeySecret,
+    findApiKey: (tenantId, keyId) => store.find(tenantId, keyId),
+    legacyKeyTenant: (tenantId) => store.knows(tenantId),
+    ...overrides,
+  };
 }
 
 describe("authenticate reads the Authorization header", () => {
@@ -98,7 +116,48 @@ describe("authenticate with API keys", () => {
     const plaintext = await store.add("acme");
     await store.add("globex");
     const swapped = plaintext.replace(/^ak_[^.]+/, `ak_${btoa("globex").replace(/=+$/, "")}`);
-    expect(await authenticate(`Bearer ${swapped}`, depsWith(store), NOW)).toEqual({ ok: false, reason: "key_unknown" });
+    // The tag covers the tenant part: refused before any lookup.
+    expect(await authenticate(`Bearer ${swapped}`, depsWith(store), NOW)).toEqual({ ok: false, reason: "key_tag_mismatch" });
+    expect(store.lookups).toEqual([]);
+  });
+
+  it("refuses a key tagged under another secret, or with its tag altered, before any I/O", async () => {
+    const store = new KeyStore();
+    const forged = await store.add("acme", {}, forgedKey);
+    const issued = await store.add("acme");
+    const altered = `${issued.slice(0, -1)}${issued.endsWith("A") ? "B" : "A"}`;
+    for (const plaintext of [forged, altered]) {
+      expect(await authenticate(`Bearer ${plaintext}`, depsWith(store), NOW)).toEqual({ ok: false, reason: "key_tag_mismatch" });
+    }
+    expect(store.lookups).toEqual([]);
+    expect(store.registryAsks).toEqual([]);
+  });
+
+  it("fails closed, with no I/O, when the platform's API-key secret is not configured", async () => {
+    const store = new KeyStore();
+    const plaintext = await store.add("acme");
+    expect(await authenticate(`Bearer ${plaintext}`, depsWith(store, { apiKeySecret: null }), NOW)).toEqual({ ok: false, reason: "api_key_secret_unavailable" });
+    expect(store.lookups).toEqual([]);
+  });
+
+  it("looks a legacy key up only for a tenant the registry knows", async () => {
+    const store = new KeyStore();
+    const plaintext = await store.add("acme", {}, legacyKey);
+    const result = await authenticate(`Bearer ${plaintext}`, depsWith(store), NOW);
+    expect(result.ok && result.principal).toMatchObject({ tenantId: "acme", via: "api_key" });
+    expect(store.registryAsks).toEqual(["acme"]);
+
+    const stranger = await legacyKey("nobody");
+    expect(await authenticate(`Bearer ${stranger.plaintext}`, depsWith(store), NOW)).toEqual({ ok: false, reason: "legacy_key_tenant_unknown" });
+    expect(store.lookups).toHaveLength(1);
+  });
+
+  it("refuses every legacy key, with no I/O, once legacy keys are turned off", async () => {
+    const store = new KeyStore();
+    const plaintext = await store.add("acme", {}, legacyKey);
+    expect(await authenticate(`Bearer ${plaintext}`, depsWith(store, { legacyKeyTenant: null }), NOW)).toEqual({ ok: false, reason: "legacy_keys_off" });
+    expect(store.lookups).toEqual([]);
+    expect(store.registryAsks).toEqual([]);
   });
 
   it("reports a failing key store", async () => {

@@ -10,6 +10,8 @@ export const AUTH_CONFIG: Config["auth"] = {
   issuer: "https://agents.test",
   audience: "agent-platform",
   signingKey: undefined,
+  apiKeySecret: undefined,
+  legacyApiKeys: true,
   jwksUrl: undefined,
   externalIssuer: "https://idp.test",
   externalAudience: "agents-api",

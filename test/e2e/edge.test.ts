@@ -1,9 +1,13 @@
 /**
  * What only a real `wrangler dev` shows about the gateway's edge: a GET with a body arriving
- * over HTTP, the API reference served from the Worker's static assets, and failed
- * authentications counted by the Rate Limiting binding as wrangler runs it locally.
+ * over HTTP, the API reference served from the Worker's static assets, failed
+ * authentications counted by the Rate Limiting binding as wrangler runs it locally, and forged
+ * API keys leaving no file in the platform's storage.
  */
+import { createHmac, randomBytes } from "node:crypto";
+import { readdir } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, startStack } from "./support/stack";
 
@@ -30,6 +34,19 @@ function rawRequest(base: string, method: string, path: string, body: string, he
     req.on("error", reject);
     req.end(body);
   });
+}
+
+/** Files under the platform's storage directory: each Durable Object that was ever woken has its own. */
+async function storageFiles(root: string): Promise<string[]> {
+  const entries = await readdir(join(root, "state"), { recursive: true, withFileTypes: true });
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+}
+
+/** An API key for a tenant nobody created: tagged under a secret of our own, or in the untagged legacy format. */
+function strangerKey(tagged: boolean): string {
+  const tenant = Buffer.from(`ghost-${randomBytes(6).toString("hex")}`).toString("base64url");
+  const body = `ak_${tenant}.key_${randomBytes(12).toString("hex")}.${randomBytes(32).toString("base64url")}`;
+  return tagged ? `${body}.${createHmac("sha256", randomBytes(32)).update(body).digest("base64url")}` : body;
 }
 
 describe("the gateway behind a real wrangler dev", () => {
@@ -63,6 +80,23 @@ describe("the gateway behind a real wrangler dev", () => {
     expect(script.status).toBe(200);
     expect(script.headers.get("Content-Type")).toMatch(/javascript/);
     expect(await script.text()).toContain("`1.72.1`");
+  });
+
+  it("writes no storage for forged API keys of unknown tenants, tagged or in the legacy format", async () => {
+    const get = async (key: string) => {
+      const res = await fetch(`${stack.platform.url}/v1/tenant`, { headers: { Authorization: `Bearer ${key}`, "CF-Connecting-IP": "198.51.100.77" } });
+      await res.body?.cancel();
+      return res.status;
+    };
+    // A legacy key asks the registry (one object, which every tenant's first request writes to anyway): let it exist first.
+    expect(await get(strangerKey(false))).toBe(401);
+    const before = await storageFiles(stack.platform.root);
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) statuses.push(await get(strangerKey(true)), await get(strangerKey(false)));
+    expect(statuses.every((status) => status === 401)).toBe(true);
+    const after = await storageFiles(stack.platform.root);
+    console.log(`forged keys: ${JSON.stringify({ requests: statuses.length, storage_files_before: before.length, storage_files_after: after.length })}`);
+    expect(after).toEqual(before);
   });
 
   it("blocks an address through the Rate Limiting binding once it passes the binding's limit", async () => {

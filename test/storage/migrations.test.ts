@@ -2,9 +2,12 @@ import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test
 import { describe, expect, it } from "vitest";
 import { SESSION_MIGRATIONS } from "../../src/sessions/object/store/migrations";
 import type { SessionResult, Page, Session, Step } from "../../src/sessions/types";
-import { generateApiKey } from "../../src/auth/api-keys";
 import { BUILTIN_DEFAULT_LIMITS, DEFAULT_MAX_IMAGE_BYTES } from "../../src/limits";
-import { sessionStub, tenantIndexStub } from "../../src/objects";
+import { schedulerStub, sessionStub, tenantIndexStub } from "../../src/objects";
+import { LEGACY_SCHEDULE_GRACE_MS, SCHEDULER_MIGRATIONS } from "../../src/schedules/migrations";
+import { openGate } from "../../src/schedules/fire";
+import { creatorOf, getSchedule } from "../../src/schedules/store";
+import type { Schedule } from "../../src/schedules/types";
 import { checkSequence, latestVersion, type Migration, migrate, SCHEMA_VERSION_KEY, schemaVersion } from "../../src/storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
 import {
@@ -20,6 +23,7 @@ import {
   writeLegacySession,
   writeLegacyIndex,
   writeWaitingAgentV6,
+  writeSchedulerV1,
 } from "../support/legacy-storage";
 import { pngBytes } from "../support/images";
 import { estimateMessageTokens } from "../../src/sessions/object/context/estimate";
@@ -28,6 +32,7 @@ import { openSse } from "../support/agent-stream";
 import { createAndStart, messages, newTestSession, toolCalls, unwrap, waitForStatus } from "../support/agent-session";
 import { mockHook, uniqueKey } from "../support/mock-client";
 import { call } from "../support/api";
+import { legacyKey } from "../support/api-keys";
 import { freshTenant } from "../support/tokens";
 
 /** Storage of a session object that was never created: an empty object to run migrations against. */
@@ -344,7 +349,7 @@ describe("TenantIndex storage", () => {
 
   it("of a tenant named only by an unverified API key is never created", async () => {
     const tenantId = freshTenant("ghost");
-    const { plaintext } = await generateApiKey(tenantId);
+    const { plaintext } = await legacyKey(tenantId);
     for (let i = 0; i < 3; i++) {
       const response = await call("/v1/tenant", { headers: { Authorization: `Bearer ${plaintext}` } });
       expect(response.status).toBe(401);
@@ -352,6 +357,38 @@ describe("TenantIndex storage", () => {
     await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => {
       expect([...state.storage.kv.list()]).toEqual([]);
       expect(userTables(state.storage)).toEqual([]);
+    });
+  });
+});
+
+describe("Scheduler storage written by version 1 (schedules bound to nothing but their creator's scopes)", () => {
+  it("gets expires_at: a day from the migration for plain-JWT schedules, none for key-bound and tenant-admin ones", async () => {
+    const tenantId = freshTenant();
+    const key = "key_0123456789abcdef01234567";
+    await runInDurableObject(schedulerStub(env, tenantId), async (_instance, state) =>
+      writeSchedulerV1(state.storage, tenantId, [
+        { id: "sch_key", created_by: `key:${key}`, scopes: ["sessions:read", "sessions:write"], via: "api_key", key_id: key, cron: "0 * * * *" },
+        { id: "sch_exchanged", created_by: `key:${key}`, scopes: ["sessions:write"], via: "jwt", key_id: key, cron: "0 * * * *" },
+        { id: "sch_admin", created_by: "admin", scopes: ["tenant:admin"], via: "jwt", key_id: null, cron: "0 * * * *" },
+        { id: "sch_user", created_by: "user-1", scopes: ["sessions:read", "sessions:write"], via: "jwt", key_id: null, cron: "0 * * * *" },
+      ]),
+    );
+    await abortAllDurableObjects();
+    const before = Date.now();
+    const scheduler = schedulerStub(env, tenantId);
+    const page = (await scheduler.list(tenantId, { created_by: null, limit: 10, cursor: null })) as unknown as Page<Schedule>;
+    const after = Date.now();
+    const expiry = Object.fromEntries(page.data.map((schedule) => [schedule.id, schedule.expires_at]));
+    expect(expiry).toMatchObject({ sch_key: null, sch_exchanged: null, sch_admin: null });
+    const userExpiry = Date.parse(expiry.sch_user ?? "");
+    expect(userExpiry).toBeGreaterThanOrEqual(before + LEGACY_SCHEDULE_GRACE_MS);
+    expect(userExpiry).toBeLessThanOrEqual(after + LEGACY_SCHEDULE_GRACE_MS);
+    // Still active, and still firing until then; past it, its gate disables it without asking anyone.
+    expect(page.data.every((schedule) => schedule.status === "active")).toBe(true);
+    await runInDurableObject(scheduler, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(SCHEDULER_MIGRATIONS));
+      const creator = creatorOf(getSchedule(state.storage.sql, "sch_user")!);
+      expect(await openGate(env, tenantId, creator, userExpiry)).toEqual({ kind: "disable", reason: "creator_expired" });
     });
   });
 });

@@ -372,3 +372,51 @@ export function writeAgentV6Running(storage: DurableObjectStorage, t: TestSessio
   });
   storage.kv.put("schema_version", 6);
 }
+
+/** A schedule row as Scheduler storage version 1 held it (before `expires_at`). */
+export interface SchedulerV1Row {
+  id: string;
+  created_by: string;
+  scopes: string[];
+  via: "jwt" | "api_key";
+  key_id: string | null;
+  cron: string;
+}
+
+/**
+ * Scheduler storage as version 1 wrote it (its table exactly as that step created it, typed out
+ * here so a later step cannot change it), bound to `tenantId`, with `rows` active and due at their
+ * next minute, and the alarm set for them.
+ */
+export async function writeSchedulerV1(storage: DurableObjectStorage, tenantId: string, rows: readonly SchedulerV1Row[]): Promise<void> {
+  storage.sql.exec(`CREATE TABLE IF NOT EXISTS schedules (
+    id TEXT PRIMARY KEY, created_by TEXT NOT NULL, scopes TEXT NOT NULL, via TEXT NOT NULL, key_id TEXT, cron TEXT NOT NULL,
+    timezone TEXT NOT NULL, paused INTEGER NOT NULL, action TEXT NOT NULL, next_at INTEGER, disabled_reason TEXT, disabled_at INTEGER,
+    last_fired_at INTEGER, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`);
+  storage.sql.exec(`CREATE TABLE IF NOT EXISTS firings (
+    schedule_id TEXT NOT NULL, scheduled_at INTEGER NOT NULL, fired_at INTEGER NOT NULL, session_id TEXT, outcome TEXT NOT NULL,
+    error_code TEXT, error TEXT, attempts INTEGER NOT NULL DEFAULT 0, retry_at INTEGER, finished_at INTEGER, PRIMARY KEY (schedule_id, scheduled_at))`);
+  const at = Date.parse(AT);
+  const nextAt = Math.ceil((Date.now() + 60_000) / 60_000) * 60_000;
+  for (const row of rows) {
+    storage.sql.exec(
+      `INSERT INTO schedules (id, created_by, scopes, via, key_id, cron, timezone, paused, action, next_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'UTC', 0, ?, ?, ?, ?)`,
+      row.id,
+      row.created_by,
+      JSON.stringify(row.scopes),
+      row.via,
+      row.key_id,
+      row.cron,
+      JSON.stringify({ session: { input: "the scheduled job" }, message: null }),
+      nextAt,
+      at,
+      at,
+    );
+  }
+  storage.kv.put("schema_version", 1);
+  storage.kv.put("tenant_id", tenantId);
+  storage.kv.put("created_at", at);
+  storage.kv.put("registered", true);
+  await storage.setAlarm(nextAt);
+}

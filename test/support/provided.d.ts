@@ -6,6 +6,8 @@ declare module "vitest" {
     mcpUrl: string;
     /** The private JWK (JSON text) configured as `AUTH_SIGNING_KEY`; tests mint tokens with it. */
     signingKey: string;
+    /** The secret configured as `AUTH_API_KEY_SECRET`; tests make legacy and forged keys beside it. */
+    apiKeySecret: string;
   }
 }
 export {};

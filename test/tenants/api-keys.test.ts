@@ -1,10 +1,11 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { type ApiKeyRecord, generateApiKey, hashApiKeySecret } from "../../src/auth/api-keys";
+import { type ApiKeyRecord, hashApiKeySecret } from "../../src/auth/api-keys";
+import { issuedKey } from "../support/api-keys";
 import { BASE_MS, expectIndexRejects, freshTenant, indexOf } from "./helpers";
 
 async function newRecord(tenantId: string, createdMs: number, name = "backend"): Promise<ApiKeyRecord> {
-  const key = await generateApiKey(tenantId);
+  const key = await issuedKey(tenantId);
   return {
     key_id: key.keyId,
     tenant_id: tenantId,

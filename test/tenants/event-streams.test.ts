@@ -1,8 +1,8 @@
 /** The tenant index's note of open event streams: who may open one, and which rows a revocation finds. */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { generateApiKey } from "../../src/auth/api-keys";
 import { tenantIndexStub } from "../../src/objects";
+import { issuedKey } from "../support/api-keys";
 import { freshTenant } from "../support/tokens";
 
 const NOW = Date.now();
@@ -10,7 +10,7 @@ const NOW = Date.now();
 async function indexWithKey() {
   const tenantId = freshTenant();
   const index = tenantIndexStub(env, tenantId);
-  const { keyId, hash } = await generateApiKey(tenantId);
+  const { keyId, hash } = await issuedKey(tenantId);
   const at = new Date(NOW).toISOString();
   await index.createApiKey(tenantId, { key_id: keyId, tenant_id: tenantId, name: "k", scopes: ["sessions:read"], hash, created_by: "admin", created_at: at, expires_at: null, revoked_at: null, last_used_at: null });
   return { tenantId, index, keyId };

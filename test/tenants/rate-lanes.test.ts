@@ -5,11 +5,12 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { generateApiKey, type ApiKeyRecord } from "../../src/auth/api-keys";
+import type { ApiKeyRecord } from "../../src/auth/api-keys";
 import { ADMIN_REQUESTS_PER_MINUTE } from "../../src/limits";
 import { openGate } from "../../src/schedules/fire";
 import { RATE_WINDOW_MS } from "../../src/tenants/rate-limit";
 import type { AdmitRequestInput } from "../../src/tenants/types";
+import { issuedKey } from "../support/api-keys";
 import { freshTenant, indexOf } from "./helpers";
 
 /** The start of a one-minute window. */
@@ -67,7 +68,7 @@ describe("the admin lane", () => {
   it("reads an API key's scopes from its record, and stops each admin at the floor", async () => {
     const { tenantId, admit } = await tenantOfTen();
     const index = indexOf(tenantId);
-    const key = await generateApiKey(tenantId);
+    const key = await issuedKey(tenantId);
     const record: ApiKeyRecord = {
       key_id: key.keyId,
       tenant_id: tenantId,
@@ -97,7 +98,7 @@ describe("schedule firings", () => {
   it("are counted apart from interactive requests, in both directions, and per creator", async () => {
     const { tenantId, admit } = await tenantOfTen();
     const fire = async (subject: string) =>
-      (await openGate(env, tenantId, { subject, scopes: ["sessions:read", "sessions:write"], via: "jwt", key_id: null }, WINDOW + 1_000)).kind;
+      (await openGate(env, tenantId, { subject, scopes: ["sessions:read", "sessions:write"], via: "jwt", key_id: null, expires_at: null }, WINDOW + 1_000)).kind;
 
     // A creator's schedules firing many times a second stop at its share of the schedules' window...
     const kinds: string[] = [];

@@ -8,8 +8,8 @@ export type CredentialKind = "api_key" | "jwt";
 export type Scope = "sessions:read" | "sessions:write" | "tenant:admin" | "platform:admin";
 
 const SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "tenant:admin", "platform:admin"];
-/** The platform's API key shape: `ak_<tenant>.<key id>.<secret>`. */
-const API_KEY_SHAPE = /^ak_[A-Za-z0-9_-]+\.key_[0-9a-f]+\.[A-Za-z0-9_-]+$/;
+/** The platform's API key shape: `ak_<tenant>.<key id>.<secret>.<tag>` (keys issued before tags existed have none). */
+const API_KEY_SHAPE = /^ak_[A-Za-z0-9_-]+\.key_[0-9a-f]+\.[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)?$/;
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 /** Renew an exchanged token this long before it expires, so no request races its expiry. */

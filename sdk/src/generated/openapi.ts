@@ -1305,8 +1305,8 @@ export interface components {
         WebhookDeliveryStatus: "pending" | "succeeded" | "failed";
         CreatedApiKey: components["schemas"]["ApiKey"] & {
             /**
-             * @description The key itself. Shown once: only its hash is stored.
-             * @example ak_YWNtZQ.key_0123456789abcdef01234567.…
+             * @description The key itself, `ak_<tenant>.<key_id>.<secret>.<tag>` (the tag proves the platform issued it). Shown once: only its hash is stored.
+             * @example ak_YWNtZQ.key_0123456789abcdef01234567.….…
              */
             key: string;
         };
@@ -2208,15 +2208,21 @@ export interface components {
             paused: boolean;
             status: components["schemas"]["ScheduleStatus"];
             /**
-             * @description Why the schedule stopped for good: the API key that created it was revoked, or expired. Null unless `disabled`.
+             * @description Why the schedule stopped for good: the API key it is bound to was revoked (`api_key_revoked`) or expired (`api_key_expired`), or the token of its creator, which it was bound to, expired (`creator_expired`). Null unless `disabled`.
              * @enum {string|null}
              */
-            disabled_reason: "api_key_revoked" | "api_key_expired" | null;
+            disabled_reason: "api_key_revoked" | "api_key_expired" | "creator_expired" | null;
             /**
              * Format: date-time
              * @example 2026-01-01T12:00:00.000Z
              */
             disabled_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the schedule stops, disabled with `creator_expired`: the expiry of the token it was created with, for a creator who used neither an API key (the schedule is then bound to the key) nor `tenant:admin` (bound to the tenant). Null for those two.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            expires_at: string | null;
             /** @description What each firing creates; null for a message schedule. */
             session: components["schemas"]["CreateSessionRequest"] | null;
             /** @description What each firing sends; null for a session schedule. */

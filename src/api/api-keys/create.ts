@@ -8,6 +8,8 @@ import { tenantIndexStub } from "../../objects";
 import { generateApiKey, type ApiKeyRecord } from "../../auth/api-keys";
 import { hasScope, type Principal, type Scope } from "../../auth/principal";
 import { authGuard } from "../auth-guard";
+import { API_KEY_SECRET_MISSING } from "../middleware/authenticate";
+import { apiKeySecret } from "../platform";
 import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
@@ -47,7 +49,9 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     throw new ApiError("validation_failed", undefined, { errors: [{ path: "body.expires_at", message: "Must be in the future." }] });
   }
 
-  const generated = await generateApiKey(principal.tenantId);
+  const secret = await apiKeySecret(c.var.config);
+  if (!secret.ok) throw new ApiError("internal", API_KEY_SECRET_MISSING);
+  const generated = await generateApiKey(principal.tenantId, secret.key);
   const record: ApiKeyRecord = {
     key_id: generated.keyId,
     tenant_id: principal.tenantId,

@@ -25,7 +25,10 @@ export const ApiKeySchema = z
   .openapi("ApiKey");
 
 export const CreatedApiKeySchema = ApiKeySchema.extend({
-  key: z.string().openapi({ description: "The key itself. Shown once: only its hash is stored.", example: "ak_YWNtZQ.key_0123456789abcdef01234567.…" }),
+  key: z.string().openapi({
+    description: "The key itself, `ak_<tenant>.<key_id>.<secret>.<tag>` (the tag proves the platform issued it). Shown once: only its hash is stored.",
+    example: "ak_YWNtZQ.key_0123456789abcdef01234567.….…",
+  }),
 }).openapi("CreatedApiKey");
 
 export const CreateApiKeyBodySchema = z

@@ -16,7 +16,7 @@
  * before it can make a tenant's index object do any work.
  */
 import type { MiddlewareHandler } from "hono";
-import { tenantIndexStub } from "../../objects";
+import { tenantIndexStub, tenantRegistryStub } from "../../objects";
 import { authenticate as authenticateCredential, type AuthenticateDeps } from "../../auth/authenticate";
 import type { AuthFailure } from "../../auth/failure";
 import type { Env } from "../../env";
@@ -57,6 +57,8 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
       // nothing could be judged: a 401 then would tell a client to throw away good credentials.
       log("info", "auth_failed", { request_id: c.var.requestId, reason: result.reason, blocked });
       if (UNJUDGED.has(result.reason)) throw unavailable();
+      // Fails closed, and says why: a 401 would tell the client its good key is bad.
+      if (result.reason === "api_key_secret_unavailable") throw new ApiError("internal", API_KEY_SECRET_MISSING);
       return refuse(c, guard, address, now);
     }
     const { principal } = result;
@@ -152,6 +154,7 @@ function guardedDeps(
   return {
     ...deps,
     screenApiKey: (tenantId, keyId) => guard.screenApiKey(tenantId, keyId, addressBlocked, now),
+    legacyKeyTenant: deps.legacyKeyTenant && ((tenantId) => guard.legacyTenantKnown(tenantId, now, () => tenantRegistryStub(env).knows(tenantId))),
     findApiKey: async (tenantId, keyId, presentedHash) => {
       const input = { secretHash: presentedHash, bucket: keyBucket(keyId), now, kind };
       const { record, admission } = await tenantIndexStub(env, tenantId).admitApiKey(tenantId, keyId, input);
@@ -170,6 +173,9 @@ const RATE_LIMITED_DETAIL: Readonly<Record<string, string>> = {
   caller: "Too many requests from this API key or user: its share of the tenant's requests_per_minute is used up; retry later.",
   admin: "Too many key-management or suspension requests from this admin; retry later.",
 };
+
+/** What a caller is told while `AUTH_API_KEY_SECRET` is missing or invalid (the log says which). */
+export const API_KEY_SECRET_MISSING = "The platform's API-key secret (AUTH_API_KEY_SECRET) is not configured: API keys can be neither issued nor verified.";
 
 /** Failures that say nothing about the credentials: the store or the key set was unreachable. */
 const UNJUDGED = new Set<AuthFailure>(["key_store_unavailable", "jwks_unavailable"]);

@@ -5,9 +5,9 @@
  * each firing checks them again (limits, models and settings may have changed since).
  */
 import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
-import type { Principal } from "../../auth/principal";
 import { checkCron, DEFAULT_TIME_ZONE } from "../../schedules/cron";
-import type { ScheduleAction, ScheduleCreator } from "../../schedules/types";
+import { scheduleCreator } from "../../schedules/binding";
+import type { ScheduleAction } from "../../schedules/types";
 import type { Actor } from "../../sessions/actor";
 import { actorOf } from "../actor";
 import type { AppEnv } from "../context";
@@ -55,10 +55,6 @@ export function schedulePath(id: string): string {
   return `/v1/schedules/${id}`;
 }
 
-/** Pure: who the schedule's firings act as. */
-export function creatorOf(principal: Principal): ScheduleCreator {
-  return { subject: principal.subject, scopes: [...principal.scopes], via: principal.via, key_id: principal.keyId ?? null };
-}
 
 /** Pure: the problem of a cron expression or zone that cannot fire, at its field; else the canonical zone. */
 export function checkTiming(cron: string, timezone: string, now: number): { ok: true; timezone: string } | { ok: false; error: FieldError } {
@@ -75,7 +71,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const action = await checkAction(actor, body);
   const schedule = await new SchedulerClient(c.env, actor.principal.tenantId).create({
     id: newScheduleId(),
-    creator: creatorOf(actor.principal),
+    creator: scheduleCreator(actor.principal, now),
     cron: body.cron,
     timezone: timing.timezone,
     paused: body.paused ?? false,

@@ -50,8 +50,17 @@ export const ScheduleSchema = z
     disabled_reason: z
       .enum(DISABLED_REASONS)
       .nullable()
-      .openapi({ description: "Why the schedule stopped for good: the API key that created it was revoked, or expired. Null unless `disabled`." }),
+      .openapi({
+        description:
+          "Why the schedule stopped for good: the API key it is bound to was revoked (`api_key_revoked`) or expired (`api_key_expired`), " +
+          "or the token of its creator, which it was bound to, expired (`creator_expired`). Null unless `disabled`.",
+      }),
     disabled_at: TimestampSchema.nullable(),
+    expires_at: TimestampSchema.nullable().openapi({
+      description:
+        "When the schedule stops, disabled with `creator_expired`: the expiry of the token it was created with, for a creator who used neither an " +
+        "API key (the schedule is then bound to the key) nor `tenant:admin` (bound to the tenant). Null for those two.",
+    }),
     // Unions, not `.nullable()`: the named components themselves must stay non-null for generators.
     session: z.union([CreateSessionRequestSchema, z.null()]).openapi({ description: "What each firing creates; null for a message schedule." }),
     message: z.union([ScheduleMessageSchema, z.null()]).openapi({ description: "What each firing sends; null for a session schedule." }),

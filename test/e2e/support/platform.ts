@@ -6,7 +6,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { generateSigningKey } from "../../../src/auth/dev-signing-key";
+import { generateApiKeySecret, generateSigningKey } from "../../../src/auth/dev-signing-key";
 import { childEnv, freePort, LOOPBACK, makeTempDir, nodeBinary, PROJECT_ROOT, removeDir } from "./environment";
 import { type GroupChild, spawnGroup, type StopSignal } from "./process-group";
 
@@ -66,6 +66,7 @@ export class Platform {
       OPENAI_API_KEY: "e2e-test-openai-key",
       ALLOW_PRIVATE_URLS: "true",
       AUTH_SIGNING_KEY: signingKey,
+      AUTH_API_KEY_SECRET: generateApiKeySecret(),
       ...options.vars,
     };
     // Variables and the secret go to a file outside the project, never onto disk in it.

@@ -8,6 +8,7 @@ import { fakeJwt } from "./fake-jwt";
 describe("credentials", () => {
   it.each([
     ["ak_YWNtZQ.key_0123456789abcdef01234567.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ", "api_key"],
+    ["ak_YWNtZQ.key_0123456789abcdef01234567.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ", "api_key"],
     ["  ak_YWNtZQ.key_0123456789abcdef01234567.secret  ", "api_key"],
     [fakeJwt({ sub: "a" }), "jwt"],
     ["ak_nodots", null],

@@ -1,10 +1,11 @@
 /**
  * Starts one mock server and one MCP server in Node for the whole test run and hands their URLs
  * to the workerd tests as `inject("mockUrl")` and `inject("mcpUrl")`; tests keep apart by using
- * their own keys. Also generates the platform signing key the workers see as `AUTH_SIGNING_KEY`.
+ * their own keys. Also generates the platform signing key the workers see as `AUTH_SIGNING_KEY`,
+ * and the API-key secret they see as `AUTH_API_KEY_SECRET`.
  */
 import type { TestProject } from "vitest/node";
-import { generateSigningKey } from "../../../src/auth/dev-signing-key";
+import { generateApiKeySecret, generateSigningKey } from "../../../src/auth/dev-signing-key";
 import { startMcpServer } from "./mcp-server";
 import { startMockServer } from "./mock-server";
 
@@ -15,6 +16,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("mcpUrl", mcp.url);
   // A fresh development-only key per run, so no private key is ever committed.
   project.provide("signingKey", await generateSigningKey());
+  project.provide("apiKeySecret", generateApiKeySecret());
   return async () => {
     await server.close();
     await mcp.close();
