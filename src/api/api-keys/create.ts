@@ -5,10 +5,10 @@
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { tenantIndexStub } from "../../objects";
+import { API_KEY_SECRET_MISSING } from "../../auth/api-key-secret";
 import { generateApiKey, type ApiKeyRecord } from "../../auth/api-keys";
 import { hasScope, type Principal, type Scope } from "../../auth/principal";
 import { authGuard } from "../auth-guard";
-import { API_KEY_SECRET_MISSING } from "../middleware/authenticate";
 import { apiKeySecret } from "../platform";
 import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";

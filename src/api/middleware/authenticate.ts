@@ -29,6 +29,7 @@ import { ApiError } from "../errors";
 import { describeError, log } from "../../log";
 import { authDeps } from "../platform";
 import { bodyCapFor, enforceDeclaredLength } from "./body-limit";
+import { API_KEY_SECRET_MISSING } from "../../auth/api-key-secret";
 import { misplacedCredential, urlCredential } from "./url-token";
 import { requestKind } from "./request-kind";
 import { ensureHeaders, prepareHeaders } from "./response-headers";
@@ -173,9 +174,6 @@ const RATE_LIMITED_DETAIL: Readonly<Record<string, string>> = {
   caller: "Too many requests from this API key or user: its share of the tenant's requests_per_minute is used up; retry later.",
   admin: "Too many key-management or suspension requests from this admin; retry later.",
 };
-
-/** What a caller is told while `AUTH_API_KEY_SECRET` is missing or invalid (the log says which). */
-export const API_KEY_SECRET_MISSING = "The platform's API-key secret (AUTH_API_KEY_SECRET) is not configured: API keys can be neither issued nor verified.";
 
 /** Failures that say nothing about the credentials: the store or the key set was unreachable. */
 const UNJUDGED = new Set<AuthFailure>(["key_store_unavailable", "jwks_unavailable"]);
