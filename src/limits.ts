@@ -120,8 +120,9 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
 
 /**
  * A caller's own window (an API key, or a JWT subject): its share of the tenant's
- * `requests_per_minute`, at least one request. Half by default: a tenant's one backend keeps
- * most of the tenant's rate, and a key that floods leaves the other half to everyone else.
+ * `requests_per_minute`, at least one request. Half by default, so a key that floods leaves the
+ * other half to everyone else; a tenant whose single backend needs more raises the share (at
+ * most 99, so some room always stays for the others).
  */
 export function callerRequestsPerMinute(limits: Pick<Limits, "requests_per_minute" | "caller_share_percent">): number {
   return Math.max(1, Math.floor((limits.requests_per_minute * limits.caller_share_percent) / 100));

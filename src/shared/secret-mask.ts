@@ -21,6 +21,12 @@ export const MIN_MASKED_CHARS = 6;
  * few bytes are short runs of letters and digits that ordinary base64 or hex would hit by chance.
  */
 export const MIN_ENCODED_CHARS = 8;
+/**
+ * The shortest value masked in every log line of the isolate, whichever tenant's line it is: a
+ * shorter one (a word like `session`) would blank parts of other tenants' lines. Outputs are
+ * masked with their own session's values from `MIN_MASKED_CHARS` up.
+ */
+export const MIN_LOG_MASKED_CHARS = 16;
 /** An encoded form (a base64 core, most of all) shorter than this is not searched for. */
 const MIN_FORM_CHARS = 8;
 
@@ -264,12 +270,13 @@ export function maskerOf(secrets: readonly string[]): SecretMasker {
     recent.delete(key);
   } else {
     masker = new SecretMasker(usable);
-    forLogs.add(usable);
+    const logged = forLogsOnly(usable);
+    if (logged.length > 0) forLogs.add(logged);
     if (recent.size >= RECENT_SETS) {
       recent.delete(recent.keys().next().value!);
       // A dropped set stays in the log masker (masking more is harmless) until as many have gone as are kept.
       if (++dropped >= RECENT_SETS) {
-        forLogs = new SecretMasker([...recent.keys(), key].flatMap((kept) => kept.split("\0")));
+        forLogs = new SecretMasker(forLogsOnly([...recent.keys(), key].flatMap((kept) => kept.split("\0"))));
         dropped = 0;
       }
     }
@@ -278,7 +285,15 @@ export function maskerOf(secrets: readonly string[]): SecretMasker {
   return masker;
 }
 
-/** A log line with every form of every secret this isolate used lately masked. */
-export function maskForLogs(line: string): string {
-  return forLogs.mask(line);
+function forLogsOnly(secrets: readonly string[]): string[] {
+  return secrets.filter((secret) => secret.length >= MIN_LOG_MASKED_CHARS);
+}
+
+/**
+ * A log line's string value with every form of every secret this isolate used lately masked.
+ * Applied to values only, never to a line's keys or its JSON: no value a tenant chose can
+ * rename a field of, or break, another tenant's line.
+ */
+export function maskForLogs(value: string): string {
+  return forLogs.mask(value);
 }

@@ -105,4 +105,16 @@ describe("log lines", () => {
       expect(line).not.toContain(hex(bytes(secret)).slice(0, 20));
     }
   });
+
+  it("masks values only, so no tenant's header value can rename a field of another's line or break its JSON", () => {
+    const punctuation = `","level":"info","tenant_id":"x${crypto.randomUUID()}`;
+    maskerOf(["session_id", 'info","event', punctuation]);
+    const lines: string[] = [];
+    for (const level of ["log", "warn", "error"] as const) vi.spyOn(console, level).mockImplementation((line: string) => void lines.push(line));
+    log("info", "session_started", { tenant_id: "acme", session_id: "ses_1", note: `carried ${punctuation} along` });
+    expect(lines).toHaveLength(1);
+    // Short values are left to each session's own masker: in the shared log masker they would
+    // match ordinary words of every tenant's lines.
+    expect(JSON.parse(lines[0]!)).toEqual({ level: "info", event: "session_started", tenant_id: "acme", session_id: "ses_1", note: `carried ${MASKED_VALUE} along` });
+  });
 });

@@ -6,6 +6,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { tenantIndexStub } from "../../../src/objects";
+import { SESSION_STREAM_RETRY_AFTER_SECONDS } from "../../../src/sessions/object/events/open-stream";
 import { call, readProblem } from "../../support/api";
 import { type Watch, watchSocket, watchSse } from "../../support/event-client";
 import { caller, type Caller, createSession } from "./helpers";
@@ -54,6 +55,8 @@ describe("max_streams_per_session", () => {
     const problem = await readProblem(refused);
     expect(problem).toMatchObject({ code: "rate_limited", status: 429 });
     expect(problem.detail).toContain("max_streams_per_session");
+    // Every 429 says when to come back.
+    expect(refused.headers.get("Retry-After")).toBe(String(SESSION_STREAM_RETRY_AFTER_SECONDS));
     // Another session of the tenant is not touched by this one's cap.
     (await watch(who, other.id, mode)).stop();
 

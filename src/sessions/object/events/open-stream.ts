@@ -14,6 +14,12 @@ import { buildSnapshot } from "./snapshot";
 import { parseStreamRequest, type StreamRequest } from "./stream-request";
 import { CLOSE_CODES, MAX_REPLAY_BYTES, REPLAY_PAGE_EVENTS, type StreamTag, type Watcher } from "./streams";
 
+/**
+ * A place on a full session frees only when one of its watchers leaves, which nothing predicts:
+ * every 429 carries Retry-After, and this one asks for a pause long enough not to hammer.
+ */
+export const SESSION_STREAM_RETRY_AFTER_SECONDS = 5;
+
 export const SSE_HEADERS = {
   "Content-Type": "text/event-stream; charset=utf-8",
   "Cache-Control": "no-store",
@@ -41,7 +47,7 @@ export async function openEventStream(host: SessionEngine, request: Request): Pr
   // two streams opening at once cannot both take the last place.
   const perSession = Math.min(stream.caps.perSession, session.limits.max_streams_per_session ?? Number.POSITIVE_INFINITY);
   if (streams.count() >= perSession) {
-    return refusal(429, { reason: "stream_limit", scope: "session", max: perSession, retryAfterSeconds: null });
+    return refusal(429, { reason: "stream_limit", scope: "session", max: perSession, retryAfterSeconds: SESSION_STREAM_RETRY_AFTER_SECONDS });
   }
   const opened = open(host, stream, now, { streamId: crypto.randomUUID(), tenantId: session.tenant_id });
   // The index notes the stream before it gets a frame, and refuses it if the key was revoked or

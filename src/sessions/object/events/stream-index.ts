@@ -5,6 +5,7 @@
  */
 import { log } from "../../../log";
 import { tenantIndexStub } from "../../../objects";
+import { MAX_FORGOTTEN_STREAMS } from "../../../tenants/event-streams";
 import type { ForgetStreams, StreamTag } from "./streams";
 
 export function forgetInIndex(ctx: DurableObjectState, env: Cloudflare.Env): ForgetStreams {
@@ -12,10 +13,13 @@ export function forgetInIndex(ctx: DurableObjectState, env: Cloudflare.Env): For
     const byTenant = new Map<string, string[]>();
     for (const tag of tags) byTenant.set(tag.tenantId, [...(byTenant.get(tag.tenantId) ?? []), tag.streamId]);
     for (const [tenantId, streamIds] of byTenant) {
-      const work = tenantIndexStub(env, tenantId)
-        .forgetEventStreams(tenantId, streamIds)
-        .catch((error: unknown) => log("warn", "forget_streams_failed", { tenant_id: tenantId, error: String(error) }));
-      ctx.waitUntil(work);
+      // A session may hold more streams than one call may name (a suspension closes them all).
+      for (let start = 0; start < streamIds.length; start += MAX_FORGOTTEN_STREAMS) {
+        const work = tenantIndexStub(env, tenantId)
+          .forgetEventStreams(tenantId, streamIds.slice(start, start + MAX_FORGOTTEN_STREAMS))
+          .catch((error: unknown) => log("warn", "forget_streams_failed", { tenant_id: tenantId, error: String(error) }));
+        ctx.waitUntil(work);
+      }
     }
   };
 }

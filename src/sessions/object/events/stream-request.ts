@@ -3,6 +3,7 @@
  * the gateway, which has authenticated the caller and passes what the stream needs to know of
  * the credential (its API key and its deadline) in one header, never the credential itself.
  */
+import { BUILTIN_DEFAULT_LIMITS } from "../../../limits";
 import type { StreamGrant } from "./streams";
 
 export const STREAM_GRANT_HEADER = "X-Stream-Grant";
@@ -46,7 +47,8 @@ export function parseStreamRequest(request: Request): StreamRequest | null {
     return null;
   }
   if (typeof grant.expiresAt !== "number" || !(grant.keyId === null || typeof grant.keyId === "string")) return null;
-  const perSession = grant.caps?.perSession;
+  // A gateway older than the caps sends none (during a deploy): the platform's default holds.
+  const perSession = grant.caps?.perSession ?? BUILTIN_DEFAULT_LIMITS.max_streams_per_session;
   if (!isCap(perSession)) return null;
   return {
     mode,
