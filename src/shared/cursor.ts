@@ -7,6 +7,14 @@
 /** The lists with tuple cursors; written into each cursor, so no list reads another's as a position. */
 export type CursorList = "sessions" | "schedules" | "firings" | "webhooks" | "deliveries" | "api_keys" | "tenants" | "tool_calls";
 
+/**
+ * A sequence number in a query (a message's or a step's `seq`, an event's id): decimal digits,
+ * at most 15 of them, so every one is a safe integer. One rule for the gateway and the session
+ * object alike.
+ */
+export const MAX_SEQUENCE_DIGITS = 15;
+export const SEQUENCE_PATTERN = new RegExp(`^\\d{1,${MAX_SEQUENCE_DIGITS}}$`);
+
 /** A cursor longer than this was not made by us; refusing it bounds the decoding work. */
 export const MAX_CURSOR_CHARS = 1024;
 /** The characters of a cursor: base64url without padding. */

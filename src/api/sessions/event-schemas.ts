@@ -5,6 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import { TOOL_CALL_STATUSES } from "../../sessions/types";
 import { SessionStatusSchema, StopReasonSchema, TimestampSchema, UsageSchema } from "../schemas";
+import { MAX_SEQUENCE_DIGITS, SEQUENCE_PATTERN } from "../../shared/cursor";
 import { MessageSchema, ToolCallDecisionSchema } from "./schemas";
 
 const StatusDataSchema = z
@@ -67,14 +68,13 @@ export const EventFrameSchema = z
       "One event. Over Server-Sent Events: `id:` is the event id (a snapshot carries its `last_event_id`), `event:` its type and `data:` this JSON; a comment line every 15 s keeps the stream alive. Over a WebSocket: one text frame each.",
   });
 
-/** A cursor is an event id: digits only, at most 15 of them (ids stay below 2^53); the patterns bound the length. */
-const MAX_EVENT_ID_DIGITS = 15;
-const EVENT_CURSOR_PATTERN = new RegExp(`^\\d{1,${MAX_EVENT_ID_DIGITS}}$`);
+/** A cursor is an event id: a sequence number (ids stay below 2^53); the patterns bound the length. */
+const MAX_EVENT_ID_DIGITS = MAX_SEQUENCE_DIGITS;
 
 export const EventsQuerySchema = z.object({
   after: z
     .string()
-    .regex(EVENT_CURSOR_PATTERN, "Must be an event id.")
+    .regex(SEQUENCE_PATTERN, "Must be an event id.")
     .optional()
     .openapi({ param: { name: "after", in: "query" }, maxLength: MAX_EVENT_ID_DIGITS, description: "Replay every stored event after this id, then live ones (no snapshot). `Last-Event-ID` takes precedence.", example: "42" }),
 });

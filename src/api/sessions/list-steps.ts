@@ -11,9 +11,8 @@ import { requireScope } from "../middleware/require-scope";
 import { jsonContent, pageQuerySchema, pageSchema, TimestampSchema } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession } from "../../sessions/access";
+import { SEQUENCE_PATTERN } from "../../shared/cursor";
 import { SessionIdParamsSchema } from "./schemas";
-
-const STEP_CURSOR_PATTERN = /^\d{1,15}$/;
 
 export const StepSchema = z
   .object({
@@ -42,7 +41,7 @@ export const route = createRoute({
   tags: ["Sessions"],
   security: bearerAuth("sessions:read"),
   middleware: [requireScope("sessions:read")] as const,
-  request: { params: SessionIdParamsSchema, query: pageQuerySchema((cursor) => STEP_CURSOR_PATTERN.test(cursor)) },
+  request: { params: SessionIdParamsSchema, query: pageQuerySchema((cursor) => SEQUENCE_PATTERN.test(cursor)) },
   responses: {
     200: jsonContent(StepPageSchema, "A page of steps."),
     ...errorResponses(...AUTHENTICATED_ERRORS, 404),

@@ -16,7 +16,7 @@ import {
 } from "../../sessions/request-schemas";
 import { TOOL_CALL_DECISIONS, TOOL_CALL_STATUSES } from "../../sessions/types";
 import { MAX_MAX_REQUEST_BYTES } from "../../limits";
-import { decodeIntPairCursor, decodeTimeIdCursor } from "../../shared/cursor";
+import { decodeIntPairCursor, decodeTimeIdCursor, SEQUENCE_PATTERN } from "../../shared/cursor";
 import { SessionSummaryPageSchema } from "../admin/schemas";
 import {
   LimitsSchema,
@@ -204,9 +204,7 @@ export const SessionListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCu
 export const ToolCallListQuerySchema = pageQuerySchema((cursor) => decodeIntPairCursor("tool_calls", cursor) !== null);
 
 /** A message cursor is the `seq` of the last message of the previous page. */
-const MESSAGE_CURSOR_PATTERN = /^\d{1,15}$/;
-
-export const MessageListQuerySchema = pageQuerySchema((cursor) => MESSAGE_CURSOR_PATTERN.test(cursor))
+export const MessageListQuerySchema = pageQuerySchema((cursor) => SEQUENCE_PATTERN.test(cursor))
   .extend({
     after: queryIntegerSchema(0, Number.MAX_SAFE_INTEGER)
       .optional()

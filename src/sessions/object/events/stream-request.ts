@@ -4,6 +4,7 @@
  * the credential (its API key and its deadline) in one header, never the credential itself.
  */
 import { BUILTIN_DEFAULT_LIMITS } from "../../../limits";
+import { SEQUENCE_PATTERN } from "../../../shared/cursor";
 import type { StreamGrant } from "./streams";
 
 export const STREAM_GRANT_HEADER = "X-Stream-Grant";
@@ -39,7 +40,7 @@ export function parseStreamRequest(request: Request): StreamRequest | null {
   if (request.method !== "GET") return null;
   const mode = request.headers.get("Upgrade")?.toLowerCase() === "websocket" ? "websocket" : "sse";
   const after = new URL(request.url).searchParams.get("after");
-  if (after !== null && !/^\d{1,15}$/.test(after)) return null;
+  if (after !== null && !SEQUENCE_PATTERN.test(after)) return null;
   let grant: Partial<StreamGrant> & { caps?: Partial<StreamCaps> };
   try {
     grant = JSON.parse(request.headers.get(STREAM_GRANT_HEADER) ?? "null") ?? {};
