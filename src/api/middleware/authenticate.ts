@@ -16,7 +16,7 @@
  * before it can make a tenant's index object do any work.
  */
 import type { MiddlewareHandler } from "hono";
-import { tenantIndexStub, tenantRegistryStub } from "../../objects";
+import { tenantIndexStub } from "../../objects";
 import { authenticate as authenticateCredential, type AuthenticateDeps } from "../../auth/authenticate";
 import type { AuthFailure } from "../../auth/failure";
 import type { Env } from "../../env";
@@ -155,7 +155,7 @@ function guardedDeps(
   return {
     ...deps,
     screenApiKey: (tenantId, keyId) => guard.screenApiKey(tenantId, keyId, addressBlocked, now),
-    legacyKeyTenant: deps.legacyKeyTenant && ((tenantId) => guard.legacyTenantKnown(tenantId, now, () => tenantRegistryStub(env).knows(tenantId))),
+    legacyKeyTenant: wrapLegacyLookup(deps.legacyKeyTenant, (lookup, tenantId) => guard.legacyTenantKnown(tenantId, now, () => lookup(tenantId))),
     findApiKey: async (tenantId, keyId, presentedHash) => {
       const input = { secretHash: presentedHash, bucket: keyBucket(keyId), now, kind };
       const { record, admission } = await tenantIndexStub(env, tenantId).admitApiKey(tenantId, keyId, input);
@@ -166,6 +166,14 @@ function guardedDeps(
       return record;
     },
   };
+}
+
+/** The isolate's registry lookup for old-format keys, seen through this request's guard (its memory of answers); null stays null. */
+function wrapLegacyLookup(
+  lookup: AuthenticateDeps["legacyKeyTenant"],
+  through: (lookup: (tenantId: string) => Promise<boolean>, tenantId: string) => Promise<boolean>,
+): AuthenticateDeps["legacyKeyTenant"] {
+  return lookup && ((tenantId) => through(lookup, tenantId));
 }
 
 /** What a 429 of each rate window says (the window's name is also in the `RateLimit` header field). */
