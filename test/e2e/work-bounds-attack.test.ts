@@ -8,39 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { doublingChain } from "../support/hostile-schemas";
 import type { ModelStep } from "../support/mock-protocol";
-import type { ApiClient } from "./support/api-client";
+import { expectPrompt, timedWhile } from "./support/bystander";
 import { say, waitForFinal } from "./support/scenario";
 import { type Stack, startStack, uniqueName } from "./support/stack";
 
-const MAX_OTHER_TENANT_LATENCY_MS = 1_000;
 const RUN_TIMEOUT_MS = 60_000;
-
-/** The other tenant asks for its tenant record, one request after another, until `work` ends. */
-async function timedWhile(bystander: ApiClient, work: () => Promise<void>): Promise<number[]> {
-  const latencies: number[] = [];
-  let over = false;
-  const asking = (async () => {
-    while (!over) {
-      const started = performance.now();
-      // A request that times out counts with the time it waited, as a failure to answer.
-      const res = await bystander.request("GET", "/v1/tenant").catch(() => null);
-      latencies.push(res?.status === 200 ? performance.now() - started : Number.POSITIVE_INFINITY);
-    }
-  })();
-  try {
-    await work();
-  } finally {
-    over = true;
-    await asking;
-  }
-  return latencies;
-}
-
-function expectPrompt(latencies: number[]): void {
-  console.log(`${latencies.length} requests of another tenant, slowest ${Math.max(...latencies).toFixed(0)} ms`);
-  expect(latencies.length).toBeGreaterThan(5);
-  expect(Math.max(...latencies), `other tenant's latencies (ms): ${latencies.map((l) => l.toFixed(0)).join(", ")}`).toBeLessThan(MAX_OTHER_TENANT_LATENCY_MS);
-}
 
 const toolUse = (id: string, name: string, input: unknown): ModelStep => ({ reply: { content: [{ type: "tool_use", id, name, input }] } });
 

@@ -1,0 +1,36 @@
+/**
+ * The other tenant of an attack test: it asks for its tenant record, one request after another,
+ * for as long as the attack runs, and every answer must come within a second.
+ */
+import { expect } from "vitest";
+import type { ApiClient } from "./api-client";
+
+export const MAX_OTHER_TENANT_LATENCY_MS = 1_000;
+
+/** The bystander's latencies (ms) while `work` runs; a request that fails counts as never answered. */
+export async function timedWhile(bystander: ApiClient, work: () => Promise<void>): Promise<number[]> {
+  const latencies: number[] = [];
+  let over = false;
+  const asking = (async () => {
+    while (!over) {
+      const started = performance.now();
+      // A request that times out counts with the time it waited, as a failure to answer.
+      const res = await bystander.request("GET", "/v1/tenant").catch(() => null);
+      latencies.push(res?.status === 200 ? performance.now() - started : Number.POSITIVE_INFINITY);
+    }
+  })();
+  try {
+    await work();
+  } finally {
+    over = true;
+    await asking;
+  }
+  return latencies;
+}
+
+/** Several requests were answered, each within `MAX_OTHER_TENANT_LATENCY_MS`. */
+export function expectPrompt(latencies: number[]): void {
+  console.log(`${latencies.length} requests of another tenant, slowest ${Math.max(...latencies).toFixed(0)} ms`);
+  expect(latencies.length).toBeGreaterThan(5);
+  expect(Math.max(...latencies), `other tenant's latencies (ms): ${latencies.map((l) => l.toFixed(0)).join(", ")}`).toBeLessThan(MAX_OTHER_TENANT_LATENCY_MS);
+}
