@@ -4,6 +4,7 @@
  * namespaces are typed by the objects' RPC interfaces, not their classes, so no module that
  * reads the environment depends on an object's implementation.
  */
+import type { AgentStoreRpc } from "./agents/rpc";
 import type { SchedulerRpc } from "./schedules/rpc";
 import type { SessionRpc } from "./sessions/object/rpc";
 import type { TenantIndexRpc, TenantRegistryRpc } from "./tenants/rpc";
@@ -17,6 +18,8 @@ export interface Env {
   TENANT_REGISTRY: Namespace<TenantRegistryRpc>;
   /** One per tenant: its schedules, fired from the object's alarm. */
   SCHEDULER: Namespace<SchedulerRpc>;
+  /** One per tenant: its agents, their versions and aliases. */
+  AGENT_STORE: Namespace<AgentStoreRpc>;
   /** The Worker's static assets (wrangler.json `assets`): the API reference's script. */
   ASSETS: Fetcher;
   /** Counts failed authentications per client address across isolates (wrangler.json `ratelimits`). */

@@ -3,7 +3,7 @@
  * session id, so a session id guessed or leaked from another tenant names a different, empty
  * object; a tenant's index by its tenant id. The tenant always comes from the authenticated
  * principal (or the session's own record), never from a raw path segment. A tenant's scheduler,
- * like its index, is named by its tenant id.
+ * like its index, is named by its tenant id, and so is its agent store.
  */
 
 /** The name of the one registry instance that lists every tenant. */
@@ -21,6 +21,10 @@ export function schedulerName(tenantId: string): string {
   return `scheduler/${encodeURIComponent(tenantId)}`;
 }
 
+export function agentStoreName(tenantId: string): string {
+  return `agents/${encodeURIComponent(tenantId)}`;
+}
+
 export function sessionStub(env: Cloudflare.Env, tenantId: string, sessionId: string) {
   return env.SESSION.get(env.SESSION.idFromName(sessionObjectName(tenantId, sessionId)));
 }
@@ -35,4 +39,8 @@ export function tenantRegistryStub(env: Cloudflare.Env) {
 
 export function schedulerStub(env: Cloudflare.Env, tenantId: string) {
   return env.SCHEDULER.get(env.SCHEDULER.idFromName(schedulerName(tenantId)));
+}
+
+export function agentStoreStub(env: Cloudflare.Env, tenantId: string) {
+  return env.AGENT_STORE.get(env.AGENT_STORE.idFromName(agentStoreName(tenantId)));
 }

@@ -21,6 +21,7 @@ import { requestId } from "./middleware/request-id";
 import { validationHook } from "./middleware/validation";
 import { registerResponseHeaders } from "./openapi-headers";
 import { registerScheduleRoutes } from "./schedules";
+import { registerAgentRoutes } from "./agents";
 import { registerSecuritySchemes } from "./security";
 import { registerSessionRoutes } from "./sessions";
 import { registerSystemRoutes } from "./system";
@@ -74,6 +75,7 @@ export function createApp(options: CreateAppOptions = {}): App {
   registerAdminRoutes(app);
   registerSessionRoutes(app);
   registerScheduleRoutes(app);
+  registerAgentRoutes(app);
   registerOutgoingCalls(app);
   options.routes?.(app);
 

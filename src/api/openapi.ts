@@ -12,6 +12,7 @@ export const TAGS = [
   { name: "System", description: "Liveness, this document, the API reference and the platform's public keys." },
   { name: "Auth", description: "Exchanging an API key for a short-lived access token." },
   { name: "Sessions", description: "Agent sessions: create, run, control and observe." },
+  { name: "Agents", description: "Named, versioned session configurations: define once, start sessions from a version or an alias, roll back by moving the alias." },
   { name: "Schedules", description: "Scheduled runs: a cron expression in a time zone that creates a session, or sends a message to one, at each slot." },
   { name: "Tenant", description: "The caller's own tenant: limits, usage and the webhook secret." },
   { name: "API keys", description: "Keys a tenant admin creates for backends." },

@@ -90,10 +90,15 @@ export const UsageSchema = z
   })
   .openapi("Usage", { description: "Every token limit counts all four token figures." });
 
+export const AgentPinSchema = z
+  .object({ id: z.string().openapi({ example: "agt_3kTq9vXbW2mYp7LsQa1Zc0Rd" }), version: z.number().int().min(1) })
+  .openapi("AgentPin", { description: "The agent and the version a session was created from; null for a session not created from an agent." });
+
 export const SessionSummarySchema = z
   .object({
     id: z.string().openapi({ example: "ses_01hx3v9k2m" }),
     created_by: z.string(),
+    agent: AgentPinSchema.nullable(),
     status: SessionStatusSchema,
     stop_reason: StopReasonSchema.nullable(),
     usage: UsageSchema,

@@ -4,16 +4,16 @@
  * no clock.
  */
 
-export type Scope = "sessions:read" | "sessions:write" | "tenant:admin" | "platform:admin";
+export type Scope = "sessions:read" | "sessions:write" | "agents:write" | "tenant:admin" | "platform:admin";
 
-export const ALL_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "tenant:admin", "platform:admin"];
+export const ALL_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "tenant:admin", "platform:admin"];
 
 /**
  * Scopes an API key may carry. `platform:admin` is left out on purpose: keys are minted by
  * tenant admins, and no tenant may mint a credential that reaches other tenants, even if a
  * route forgets to check. Platform admins authenticate with JWTs only.
  */
-export const API_KEY_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "tenant:admin"];
+export const API_KEY_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "tenant:admin"];
 
 export interface Principal {
   tenantId: string;
@@ -53,7 +53,9 @@ export function isValidTenantId(value: unknown): value is string {
 const GRANTS: Readonly<Record<Scope, readonly Scope[]>> = {
   "sessions:read": ["sessions:read"],
   "sessions:write": ["sessions:write"],
-  "tenant:admin": ["tenant:admin", "sessions:read", "sessions:write"],
+  // Changing an agent changes what every session of it runs: a grant of its own, not sessions:write.
+  "agents:write": ["agents:write"],
+  "tenant:admin": ["tenant:admin", "sessions:read", "sessions:write", "agents:write"],
   "platform:admin": ALL_SCOPES,
 };
 

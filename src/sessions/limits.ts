@@ -9,10 +9,11 @@ import type { FieldError } from "../problems";
 export type ResolvedLimits = { ok: true; limits: Limits } | { ok: false; errors: FieldError[] };
 
 /**
- * Every requested value must be at most the tenant's. `max_tokens_per_day` is null for
+ * Every requested value must be at most the tenant's (or, for a session from an agent, the
+ * agent's, themselves at most the tenant's). `max_tokens_per_day` is null for
  * "unlimited": any number lowers that, and null asked of a tenant with a cap would raise it.
  */
-export function resolveSessionLimits(tenant: Limits, requested: PartialLimits | undefined): ResolvedLimits {
+export function resolveSessionLimits(tenant: Limits, requested: PartialLimits | undefined, ceiling: "tenant's" | "agent's" = "tenant's"): ResolvedLimits {
   if (!requested) return { ok: true, limits: { ...tenant } };
   const errors: FieldError[] = [];
   const limits: Limits = { ...tenant };
@@ -21,7 +22,7 @@ export function resolveSessionLimits(tenant: Limits, requested: PartialLimits | 
     if (asked === undefined) continue;
     const allowed = tenant[name];
     if (raises(asked, allowed)) {
-      errors.push({ path: `body.limits.${name}`, message: `Must not exceed the tenant's limit of ${allowed === null ? "unlimited" : allowed}.` });
+      errors.push({ path: `body.limits.${name}`, message: `Must not exceed the ${ceiling} limit of ${allowed === null ? "unlimited" : allowed}.` });
       continue;
     }
     // The per-name assignment keeps each value with its own type (only one name is nullable).

@@ -18,6 +18,7 @@ import { MAX_RUN_TOOLS } from "./object/tools/mcp/plan";
 import { MAX_APPROVAL_TIMEOUT_SECONDS, MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "./object/tools/registry";
 import { MAX_TOOL_NAME_CHARS } from "./object/tools/tool-name";
 import { CONTEXT_STRATEGIES, IMAGE_MEDIA_TYPES } from "./types";
+import { AGENT_REF_PATTERN, MAX_AGENT_REF_CHARS } from "../agents/refs";
 
 /** Blocks per input; each block is a separate part of one user message. */
 export const MAX_INPUT_BLOCKS = 100;
@@ -299,7 +300,7 @@ export const ContextSettingsSchema = z
     description: "The session's context window. The session's first user message and the current run's are always sent; a tool_use is never sent without its result.",
   });
 
-const MetadataSchema = boundedRecord(
+export const MetadataSchema = boundedRecord(
   z.string().min(1).max(MAX_METADATA_KEY_CHARS),
   z.string().max(MAX_METADATA_VALUE_CHARS),
   MAX_METADATA_ENTRIES,
@@ -310,41 +311,63 @@ export const SessionLimitsSchema = partialLimitsSchema
   .strict()
   .openapi("SessionLimits", { description: "Limits for this session; each may only be lower than the tenant's." });
 
+/**
+ * A session's configuration: the fields a create body and an agent's definition share, with the
+ * same schemas, so both are validated by the same code (src/sessions/create.ts `prepareSession`).
+ */
+export const SESSION_CONFIG_FIELDS = {
+  system: z.string().max(MAX_SYSTEM_CHARS).nullable().optional(),
+  model: z
+    .string()
+    .max(MAX_MODEL_ID_CHARS)
+    .regex(MODEL_ID_PATTERN, "Not a model id.")
+    .optional()
+    .openapi({
+      description:
+        "The model, optionally prefixed with its provider: `anthropic:` or `openai:` (an OpenAI-compatible Chat Completions server); " +
+        "unprefixed is Anthropic's. Only models the platform and the tenant allow; the platform's default model when absent.",
+      example: "claude-sonnet-4-5",
+    }),
+  tools: z.array(ToolSchema).max(MAX_TOOLS_PER_SESSION).optional(),
+  limits: SessionLimitsSchema.optional(),
+  context: ContextSettingsSchema.optional(),
+  output_schema: z
+    .union([OutputSchemaSchema, z.null()])
+    .optional()
+    .openapi({ description: "The schema of the answer of every run of the session whose message names none (the first run's too)." }),
+  metadata: MetadataSchema.nullable().optional(),
+  notify_url: z
+    .string()
+    .max(MAX_WEBHOOK_URL_CHARS)
+    .nullable()
+    .optional()
+    .openapi({
+      format: "uri",
+      description:
+        "An https URL that gets every status notification of this session (all five types), signed like webhook tools, besides the " +
+        "tenant's endpoints. Checked like a webhook tool's URL, and held to the tenant's `webhook_origins`.",
+      example: "https://shop.example.com/agent-events",
+    }),
+};
+
+/** The configuration fields a session from an agent takes from the agent alone: giving one beside `agent` is a 400. */
+export const AGENT_OWNED_FIELDS = ["system", "model", "tools", "context"] as const;
+
 export const CreateSessionRequestSchema = z
   .object({
     input: RunInputSchema.optional().openapi({ description: "When given, the first run starts at once." }),
-    system: z.string().max(MAX_SYSTEM_CHARS).nullable().optional(),
-    model: z
+    agent: z
       .string()
-      .max(MAX_MODEL_ID_CHARS)
-      .regex(MODEL_ID_PATTERN, "Not a model id.")
+      .max(MAX_AGENT_REF_CHARS)
+      .regex(AGENT_REF_PATTERN, "Must be an agent id, optionally followed by @<version> or @<alias>.")
       .optional()
       .openapi({
         description:
-          "The model, optionally prefixed with its provider: `anthropic:` or `openai:` (an OpenAI-compatible Chat Completions server); " +
-          "unprefixed is Anthropic's. Only models the platform and the tenant allow; the platform's default model when absent.",
-        example: "claude-sonnet-4-5",
+          "Run an agent: `agt_…` (its latest version), `agt_…@<version>` or `agt_…@<alias>`, resolved once, now. Beside it only `input`, " +
+          "`limits` (lowering the agent's), `metadata` (merged over the agent's), `notify_url` and `output_schema` (replacing the agent's) may be given.",
+        example: "agt_3kTq9vXbW2mYp7LsQa1Zc0Rd@production",
       }),
-    tools: z.array(ToolSchema).max(MAX_TOOLS_PER_SESSION).optional(),
-    limits: SessionLimitsSchema.optional(),
-    context: ContextSettingsSchema.optional(),
-    output_schema: z
-      .union([OutputSchemaSchema, z.null()])
-      .optional()
-      .openapi({ description: "The schema of the answer of every run of the session whose message names none (the first run's too)." }),
-    metadata: MetadataSchema.nullable().optional(),
-    notify_url: z
-      .string()
-      .max(MAX_WEBHOOK_URL_CHARS)
-      .nullable()
-      .optional()
-      .openapi({
-        format: "uri",
-        description:
-          "An https URL that gets every status notification of this session (all five types), signed like webhook tools, besides the " +
-          "tenant's endpoints. Checked like a webhook tool's URL, and held to the tenant's `webhook_origins`.",
-        example: "https://shop.example.com/agent-events",
-      }),
+    ...SESSION_CONFIG_FIELDS,
   })
   .strict()
   .openapi("CreateSessionRequest");

@@ -171,6 +171,12 @@ export interface McpToolSpec {
   approval_timeout_seconds?: number;
 }
 
+/** The agent version a session was created from (src/agents/). */
+export interface AgentPin {
+  id: string;
+  version: number;
+}
+
 /** What the gateway gives a session object when it creates the session; fixed for its life. */
 export interface SessionInit {
   id: string;
@@ -191,9 +197,12 @@ export interface SessionInit {
    * endpoints. Absent in sessions created before notify URLs existed: read as null.
    */
   notify_url?: string | null;
+  /** The agent version the session was created from; absent in sessions created before agents existed: read as null. */
+  agent?: AgentPin | null;
 }
 
-export interface Session extends Omit<SessionInit, "context" | "output_schema" | "notify_url"> {
+export interface Session extends Omit<SessionInit, "context" | "output_schema" | "notify_url" | "agent"> {
+  agent: AgentPin | null;
   context: ContextSettings;
   /** The current (or last) run's schema; before any run, the session's own. */
   output_schema: OutputSchema | null;
@@ -214,6 +223,7 @@ export interface Session extends Omit<SessionInit, "context" | "output_schema" |
 export interface SessionSummary {
   id: string;
   created_by: string;
+  agent: AgentPin | null;
   status: SessionStatus;
   stop_reason: StopReason | null;
   usage: Usage;

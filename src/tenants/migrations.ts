@@ -167,6 +167,17 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
           SELECT 'v4:' || session_id || ':' || key_id, session_id, key_id, expires_at FROM event_streams`,
       ]),
   },
+  {
+    version: 7,
+    description: "the agent version each session was created from, for listing a tenant's sessions by agent",
+    up: (storage) =>
+      execAll(storage.sql, [
+        // Sessions from before agents existed ran none: null.
+        `ALTER TABLE sessions ADD COLUMN agent_id TEXT`,
+        `ALTER TABLE sessions ADD COLUMN agent_version INTEGER`,
+        `CREATE INDEX IF NOT EXISTS sessions_by_agent ON sessions (agent_id, created_at, id)`,
+      ]),
+  },
 ];
 
 export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [

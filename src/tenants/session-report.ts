@@ -11,6 +11,8 @@ import { requireInt, requireIsoMs, requireString } from "./validate";
 export interface ReportRow {
   id: string;
   created_by: string;
+  agent_id: string | null;
+  agent_version: number | null;
   status: SessionStatus;
   stop_reason: StopReason | null;
   input_tokens: number;
@@ -41,9 +43,14 @@ export function parseSessionReport(report: SessionReport): ReportRow {
   if (stopReason !== null && !(STOP_REASONS as readonly unknown[]).includes(stopReason)) {
     throw new TypeError("report.stop_reason is not a stop reason");
   }
+  const agent: unknown = report.agent ?? null;
+  if (agent !== null && (typeof agent !== "object" || Array.isArray(agent))) throw new TypeError("report.agent must be an object or null");
+  const pin = agent as { id?: unknown; version?: unknown } | null;
   return {
     id: requireString("report.id", report.id),
     created_by: requireString("report.created_by", report.created_by),
+    agent_id: pin === null ? null : requireString("report.agent.id", pin.id),
+    agent_version: pin === null ? null : requireInt("report.agent.version", pin.version, 1),
     status: requireStatus(report.status),
     stop_reason: stopReason,
     input_tokens: requireInt("report.usage.input_tokens", input_tokens, 0),

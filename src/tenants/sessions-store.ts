@@ -26,6 +26,7 @@ export function parseSessionFilter(input: SessionFilter): SessionFilter {
   return {
     status: input.status == null ? null : requireStatus(input.status),
     created_by: optionalString("created_by", input.created_by),
+    agent_id: optionalString("agent_id", input.agent_id),
   };
 }
 
@@ -41,8 +42,8 @@ export function recordSessionReport(sql: SqlStorage, report: ReportRow): boolean
     .toArray()[0];
   if (previous && report.revision <= previous.revision) return false;
   sql.exec(
-    `INSERT INTO sessions (id, created_by, status, stop_reason, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, steps, created_at, updated_at, revision)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO sessions (id, created_by, status, stop_reason, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, steps, created_at, updated_at, revision, agent_id, agent_version)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET
        status = excluded.status, stop_reason = excluded.stop_reason,
        input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
@@ -60,6 +61,8 @@ export function recordSessionReport(sql: SqlStorage, report: ReportRow): boolean
     report.created_at,
     report.updated_at,
     report.revision,
+    report.agent_id,
+    report.agent_version,
   );
   // Totals never shrink; a lower figure in a newer report is not a refund.
   addUsage(sql, utcDay(report.updated_at), {
@@ -116,6 +119,10 @@ export function listSessions(sql: SqlStorage | null, filter: SessionFilter, limi
     where.push("created_by = ?");
     args.push(filter.created_by);
   }
+  if (filter.agent_id) {
+    where.push("agent_id = ?");
+    args.push(filter.agent_id);
+  }
   if (cursor !== null) {
     const after = decodeTimeIdCursor("sessions", cursor);
     if (!after) throw new RangeError("invalid cursor");
@@ -161,6 +168,10 @@ export function activeSessionIds(sql: SqlStorage, filter: SessionFilter): string
     query += " AND created_by = ?";
     args.push(filter.created_by);
   }
+  if (filter.agent_id) {
+    query += " AND agent_id = ?";
+    args.push(filter.agent_id);
+  }
   return sql.exec<{ id: string }>(query, ...args).toArray().map((row) => row.id);
 }
 
@@ -168,6 +179,7 @@ function toSummary(row: SessionRow): SessionSummary {
   return {
     id: row.id,
     created_by: row.created_by,
+    agent: row.agent_id === null || row.agent_id === undefined ? null : { id: row.agent_id, version: Number(row.agent_version) },
     status: row.status,
     stop_reason: row.stop_reason as StopReason | null,
     usage: {

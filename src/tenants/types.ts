@@ -2,7 +2,7 @@
  * The shapes the tenant objects take and return over RPC (see the agreed interfaces), in one
  * place so the gateway and the session object can import them without importing the classes.
  */
-import type { SessionStatus, SessionSummary } from "../sessions/types";
+import type { AgentPin, SessionStatus, SessionSummary } from "../sessions/types";
 import type { ApiKeyRecord } from "../auth/api-keys";
 import type { Limits, PartialLimits } from "../limits";
 
@@ -75,11 +75,17 @@ export interface TenantConfig {
 }
 
 /** What the session object reports on every status or usage change; `revision` increases each time. */
-export type SessionReport = SessionSummary & { revision: number };
+export type SessionReport = Omit<SessionSummary, "agent"> & {
+  /** Absent from session objects of code before agents existed: none. */
+  agent?: AgentPin | null;
+  revision: number;
+};
 
 export interface SessionFilter {
   status?: SessionStatus | null;
   created_by?: string | null;
+  /** Only sessions created from this agent (any version). */
+  agent_id?: string | null;
 }
 
 export interface ListSessionsInput extends SessionFilter {

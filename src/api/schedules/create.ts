@@ -18,7 +18,7 @@ import { headerRefs } from "../openapi-headers";
 import { jsonBody } from "../schemas";
 import { bearerAuth } from "../security";
 import { loadOwnedSession } from "../../sessions/access";
-import { prepareSession } from "../../sessions/create";
+import { planSession } from "../../sessions/plan";
 import { newScheduleId } from "./ids";
 import { SchedulerClient } from "./scheduler-client";
 import { CREATE_SCHEDULE_EXAMPLE, CreateScheduleRequestSchema, ScheduleSchema } from "./schemas";
@@ -91,7 +91,7 @@ async function checkAction(actor: Actor, body: CreateScheduleRequest): Promise<S
     throw new ApiError("validation_failed", undefined, { errors: [{ path: field, message: `Must be at most ${MAX_SCHEDULE_ACTION_BYTES} bytes as JSON.` }] });
   }
   if (action.session) {
-    await underField("body.session", async () => prepareSession(actor, action.session));
+    await underField("body.session", async () => planSession(actor, action.session));
   } else {
     await loadOwnedSession(actor.env, actor.principal, action.message.session_id).catch((error: unknown) => {
       if (error instanceof ApiError && error.code === "not_found") {

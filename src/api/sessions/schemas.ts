@@ -4,6 +4,7 @@
  * src/sessions/request-schemas.ts. Caps on caller-given text are named with their units.
  */
 import { z } from "@hono/zod-openapi";
+import { AGENT_ID_PATTERN } from "../../agents/refs";
 import { MAX_SUBJECT_LENGTH } from "../../auth/platform-keys";
 import { MAX_SESSION_ID_CHARS, MAX_TOOL_CALL_ID_CHARS, SESSION_ID_PATTERN, TOOL_CALL_ID_PATTERN } from "../../sessions/ids";
 import {
@@ -19,6 +20,7 @@ import { MAX_MAX_REQUEST_BYTES } from "../../limits";
 import { decodeIntPairCursor, decodeTimeIdCursor, SEQUENCE_PATTERN } from "../../shared/cursor";
 import { SessionSummaryPageSchema } from "../admin/schemas";
 import {
+  AgentPinSchema,
   LimitsSchema,
   pageQuerySchema,
   queryIntegerSchema,
@@ -72,6 +74,7 @@ export const SessionSchema = z
     id: z.string().openapi({ example: "ses_Jq7mV2xkPz9w4LbNc8RtYd3F" }),
     tenant_id: TenantIdSchema,
     created_by: z.string().openapi({ description: "The subject that created the session." }),
+    agent: AgentPinSchema.nullable(),
     status: SessionStatusSchema,
     stop_reason: StopReasonSchema.nullable(),
     error: z.string().nullable().openapi({ description: "Why the session failed; null unless `failed`." }),
@@ -198,6 +201,12 @@ export const SessionListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCu
     .max(MAX_SUBJECT_LENGTH)
     .optional()
     .openapi({ param: { name: "created_by", in: "query" }, description: "Only sessions this subject created. Without tenant:admin, only your own are listed." }),
+  agent_id: z
+    .string()
+    .max(64)
+    .regex(AGENT_ID_PATTERN, "Not an agent id.")
+    .optional()
+    .openapi({ param: { name: "agent_id", in: "query" }, description: "Only sessions created from this agent (any version)." }),
 });
 
 /** A tool-call cursor names the last call of the previous page (its message and place in it). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { canonicalModel, contextTokensFor, covers, defaultModelFor, isModelAllowed, type ModelCatalog, parseModel, uncoveredModels } from "../../../src/sessions/object/model/catalog";
-import { chooseModel } from "../../../src/sessions/create";
+import { chooseModel } from "../../../src/sessions/prepare";
 import { ConfigError, parseConfig } from "../../../src/config";
 
 const catalog: ModelCatalog = [

@@ -118,6 +118,7 @@ export class SessionEngine {
     return {
       ...session,
       notify_url: session.notify_url ?? null,
+      agent: session.agent ?? null,
       // Before any run, the session's own schema; after, the one the run had.
       output_schema: runSchema === undefined ? (session.output_schema ?? null) : runSchema,
       output: run.status === "done" ? this.store.runOutput() : null,

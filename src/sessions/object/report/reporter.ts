@@ -39,6 +39,7 @@ export class Reporter {
     return {
       id: session.id,
       created_by: session.created_by,
+      agent: session.agent ?? null,
       status: run.status,
       stop_reason: run.stop_reason,
       usage: run.usage,

@@ -1,0 +1,215 @@
+/**
+ * The AgentStore Durable Object, one per tenant: its agents, their immutable versions and their
+ * aliases (storage.md). An object of its own rather than a part of the tenant index, which every
+ * request of the tenant already passes through: agent reads and writes, and the one `resolve`
+ * a session's creation makes, land here instead. What each call answers: `AgentStoreRpc`.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { Page } from "../sessions/types";
+import { migrate } from "../storage/migrations";
+import { TenantBinding } from "../tenants/tenant-binding";
+import { optionalCursor, optionalString, requireInt, requireNow, requirePageLimit, requireString } from "../tenants/validate";
+import { canonicalJson } from "./canonical";
+import { AGENT_STORE_MIGRATIONS } from "./migrations";
+import { ALIAS_PATTERN, AGENT_NAME_PATTERN, MAX_VERSION, newAgentId } from "./refs";
+import type { AgentStoreRpc } from "./rpc";
+import * as store from "./store";
+import type { Agent, AgentDefinition, AgentListInput, AgentPage, AgentResult, AgentVersion, NewAgent, NewVersion, ResolvedAgent, VersionSelector } from "./types";
+
+/** Agents a tenant may hold, archived ones included (archival keeps a version readable for the sessions that ran it). */
+export const MAX_AGENTS_PER_TENANT = 1_000;
+/** Versions one agent may have; each is at most a request body. */
+export const MAX_VERSIONS_PER_AGENT = 1_000;
+export const MAX_ALIASES_PER_AGENT = 32;
+/** Cached versions a caller may say it holds, per call. */
+const MAX_HELD_VERSIONS = 64;
+
+const NOT_FOUND = { ok: false, reason: "agent_not_found" } as const;
+
+export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentStoreRpc {
+  #binding: TenantBinding;
+  /** Whether the tables exist: only once an agent was created, never for a lookup alone. */
+  #migrated = false;
+
+  constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
+    super(ctx, env);
+    // The tenant registry is the tenant index's to feed; this object only binds its tenant.
+    this.#binding = new TenantBinding(ctx.storage.kv, async () => undefined);
+    if (this.#binding.bound) this.#migrate();
+  }
+
+  async create(tenantId: string, input: NewAgent): Promise<AgentResult<Agent>> {
+    await this.#enter(tenantId);
+    const definition = requireDefinition(input.definition);
+    const createdBy = requireString("createdBy", input.createdBy);
+    const now = requireNow(input.now);
+    const id = newAgentId();
+    const result = this.ctx.storage.transactionSync((): AgentResult<null> => {
+      if (store.countAgents(this.#sql) >= MAX_AGENTS_PER_TENANT) return { ok: false, reason: "limit_reached", what: "agents", max: MAX_AGENTS_PER_TENANT };
+      if (store.liveAgentNamed(this.#sql, definition.name) !== null) return { ok: false, reason: "name_taken", name: definition.name };
+      store.insertAgent(this.#sql, { id, name: definition.name, latest_version: 1, archived_at: null, created_by: createdBy, created_at: now, updated_at: now });
+      store.insertVersion(this.#sql, id, 1, definition, createdBy, now);
+      return { ok: true, value: null };
+    });
+    return result.ok ? this.#view(id) : result;
+  }
+
+  async get(tenantId: string, agentId: string): Promise<AgentResult<Agent>> {
+    if (!this.#peek(tenantId)) return NOT_FOUND;
+    return this.#view(requireString("agentId", agentId));
+  }
+
+  async list(tenantId: string, input: AgentListInput): Promise<AgentPage> {
+    const limit = requirePageLimit(input.limit);
+    const cursor = optionalCursor(input.cursor);
+    const filter = { name: optionalString("name", input.name), includeArchived: input.includeArchived === true };
+    if (!this.#peek(tenantId)) return { data: [], next_cursor: null };
+    const page = store.listAgents(this.#sql, filter, limit, cursor);
+    return { data: page.rows.map((row) => store.toAgent(this.#sql, row)), next_cursor: page.next_cursor };
+  }
+
+  async addVersion(tenantId: string, agentId: string, input: NewVersion): Promise<AgentResult<Agent>> {
+    if (!this.#peek(tenantId)) return NOT_FOUND;
+    const id = requireString("agentId", agentId);
+    const definition = requireDefinition(input.definition);
+    const basedOn = requireInt("basedOn", input.basedOn, 1, MAX_VERSION);
+    const createdBy = requireString("createdBy", input.createdBy);
+    const now = requireNow(input.now);
+    const result = this.ctx.storage.transactionSync((): AgentResult<null> => {
+      const row = store.getAgent(this.#sql, id);
+      if (!row) return NOT_FOUND;
+      if (row.archived_at !== null) return { ok: false, reason: "archived" };
+      if (row.latest_version !== basedOn) return { ok: false, reason: "version_moved", latest: row.latest_version };
+      const latest = store.getVersionRow(this.#sql, id, row.latest_version);
+      if (latest && canonicalJson(JSON.parse(latest.definition)) === canonicalJson(definition)) return { ok: true, value: null };
+      const holder = store.liveAgentNamed(this.#sql, definition.name);
+      if (holder !== null && holder !== id) return { ok: false, reason: "name_taken", name: definition.name };
+      if (store.countVersions(this.#sql, id) >= MAX_VERSIONS_PER_AGENT) return { ok: false, reason: "limit_reached", what: "versions", max: MAX_VERSIONS_PER_AGENT };
+      const version = row.latest_version + 1;
+      store.insertVersion(this.#sql, id, version, definition, createdBy, now);
+      store.advanceAgent(this.#sql, id, version, definition.name, now);
+      return { ok: true, value: null };
+    });
+    return result.ok ? this.#view(id) : result;
+  }
+
+  async archive(tenantId: string, agentId: string, now: number): Promise<AgentResult<null>> {
+    if (!this.#peek(tenantId)) return NOT_FOUND;
+    const id = requireString("agentId", agentId);
+    const at = requireNow(now);
+    if (!store.getAgent(this.#sql, id)) return NOT_FOUND;
+    store.archiveAgent(this.#sql, id, at);
+    return { ok: true, value: null };
+  }
+
+  async listVersions(tenantId: string, agentId: string, input: { limit: number; cursor: string | null }): Promise<AgentResult<Page<AgentVersion>>> {
+    const limit = requirePageLimit(input.limit);
+    const cursor = optionalCursor(input.cursor);
+    if (!this.#peek(tenantId)) return NOT_FOUND;
+    const id = requireString("agentId", agentId);
+    if (!store.getAgent(this.#sql, id)) return NOT_FOUND;
+    return { ok: true, value: store.listVersions(this.#sql, id, limit, cursor) };
+  }
+
+  async getVersion(tenantId: string, agentId: string, version: number): Promise<AgentResult<AgentVersion>> {
+    if (!this.#peek(tenantId)) return NOT_FOUND;
+    const id = requireString("agentId", agentId);
+    const wanted = requireInt("version", version, 1, MAX_VERSION);
+    if (!store.getAgent(this.#sql, id)) return NOT_FOUND;
+    const row = store.getVersionRow(this.#sql, id, wanted);
+    return row ? { ok: true, value: store.toVersion(row) } : { ok: false, reason: "version_not_found", version: wanted };
+  }
+
+  async setAlias(tenantId: string, agentId: string, alias: string, version: number, now: number): Promise<AgentResult<Agent>> {
+    if (!this.#peek(tenantId)) return NOT_FOUND;
+    const id = requireString("agentId", agentId);
+    const name = requireAlias(alias);
+    const wanted = requireInt("version", version, 1, MAX_VERSION);
+    const at = requireNow(now);
+    const result = this.ctx.storage.transactionSync((): AgentResult<null> => {
+      const row = store.getAgent(this.#sql, id);
+      if (!row) return NOT_FOUND;
+      if (row.archived_at !== null) return { ok: false, reason: "archived" };
+      if (!store.getVersionRow(this.#sql, id, wanted)) return { ok: false, reason: "version_not_found", version: wanted };
+      if (store.aliasVersion(this.#sql, id, name) === null && store.countAliases(this.#sql, id) >= MAX_ALIASES_PER_AGENT) {
+        return { ok: false, reason: "limit_reached", what: "aliases", max: MAX_ALIASES_PER_AGENT };
+      }
+      store.setAlias(this.#sql, id, name, wanted, at);
+      store.touchAgent(this.#sql, id, at);
+      return { ok: true, value: null };
+    });
+    return result.ok ? this.#view(id) : result;
+  }
+
+  async deleteAlias(tenantId: string, agentId: string, alias: string, now: number): Promise<AgentResult<null>> {
+    if (!this.#peek(tenantId)) return NOT_FOUND;
+    const id = requireString("agentId", agentId);
+    const name = requireAlias(alias);
+    const at = requireNow(now);
+    if (!store.getAgent(this.#sql, id)) return NOT_FOUND;
+    if (!store.deleteAlias(this.#sql, id, name)) return { ok: false, reason: "alias_not_found", alias: name };
+    store.touchAgent(this.#sql, id, at);
+    return { ok: true, value: null };
+  }
+
+  async resolve(tenantId: string, agentId: string, selector: VersionSelector, held: readonly number[]): Promise<AgentResult<ResolvedAgent>> {
+    if (!Array.isArray(held) || held.length > MAX_HELD_VERSIONS) throw new TypeError(`held must be a list of at most ${MAX_HELD_VERSIONS} versions`);
+    if (!this.#peek(tenantId)) return NOT_FOUND;
+    const id = requireString("agentId", agentId);
+    const row = store.getAgent(this.#sql, id);
+    if (!row) return NOT_FOUND;
+    if (row.archived_at !== null) return { ok: false, reason: "archived" };
+    let version: number;
+    if (selector.kind === "latest") version = row.latest_version;
+    else if (selector.kind === "version") version = requireInt("selector.version", selector.version, 1, MAX_VERSION);
+    else {
+      const aliased = store.aliasVersion(this.#sql, id, requireAlias(selector.alias));
+      if (aliased === null) return { ok: false, reason: "alias_not_found", alias: selector.alias };
+      version = aliased;
+    }
+    // Versions are never deleted: one the caller holds, up to the latest, exists as it holds it.
+    if (held.includes(version) && version <= row.latest_version) return { ok: true, value: { agent_id: id, version } };
+    const found = store.getVersionRow(this.#sql, id, version);
+    if (!found) return { ok: false, reason: "version_not_found", version };
+    return { ok: true, value: { agent_id: id, version, definition: JSON.parse(found.definition) as AgentDefinition } };
+  }
+
+  // ---- private helpers (not reachable over RPC) ------------------------------------------
+
+  #view(id: string): AgentResult<Agent> {
+    const row = store.getAgent(this.#sql, id);
+    return row ? { ok: true, value: store.toAgent(this.#sql, row) } : NOT_FOUND;
+  }
+
+  get #sql(): SqlStorage {
+    return this.ctx.storage.sql;
+  }
+
+  async #enter(tenantId: string): Promise<void> {
+    await this.#binding.enter(tenantId, Date.now());
+    if (!this.#migrated) this.#migrate();
+  }
+
+  /** For reads and changes to existing agents: false when none was ever created here, so a lookup writes nothing. */
+  #peek(tenantId: string): boolean {
+    return this.#binding.peek(tenantId) && this.#migrated;
+  }
+
+  #migrate(): void {
+    migrate(this.ctx.storage, AGENT_STORE_MIGRATIONS);
+    this.#migrated = true;
+  }
+}
+
+/** The gateway validated the definition in full; here only what the tables rely on. */
+function requireDefinition(value: unknown): AgentDefinition {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new TypeError("definition must be an object");
+  const name = (value as { name?: unknown }).name;
+  if (typeof name !== "string" || !AGENT_NAME_PATTERN.test(name)) throw new TypeError("definition.name is not an agent name");
+  return value as AgentDefinition;
+}
+
+function requireAlias(value: unknown): string {
+  if (typeof value !== "string" || !ALIAS_PATTERN.test(value)) throw new TypeError("alias is not an alias name");
+  return value;
+}

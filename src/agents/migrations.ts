@@ -1,0 +1,44 @@
+/**
+ * Storage migrations of a tenant's agent store, oldest first (runner: src/storage/migrations.ts;
+ * layout: storage.md). Append a step for every change; never edit one. Times are integer
+ * milliseconds since the epoch.
+ */
+import { execAll, type Migration } from "../storage/migrations";
+
+export const AGENT_STORE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "agents, their immutable versions and their aliases",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS agents (
+          id TEXT PRIMARY KEY,
+          name TEXT NOT NULL,
+          latest_version INTEGER NOT NULL,
+          archived_at INTEGER,
+          created_by TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        )`,
+        // A name is unique among live agents only: an archived agent's name can be taken again.
+        `CREATE UNIQUE INDEX IF NOT EXISTS agents_live_name ON agents (name) WHERE archived_at IS NULL`,
+        `CREATE INDEX IF NOT EXISTS agents_by_created ON agents (created_at, id)`,
+        `CREATE INDEX IF NOT EXISTS agents_by_name ON agents (name, created_at, id)`,
+        `CREATE TABLE IF NOT EXISTS agent_versions (
+          agent_id TEXT NOT NULL,
+          version INTEGER NOT NULL,
+          definition TEXT NOT NULL,
+          created_by TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          PRIMARY KEY (agent_id, version)
+        )`,
+        `CREATE TABLE IF NOT EXISTS agent_aliases (
+          agent_id TEXT NOT NULL,
+          alias TEXT NOT NULL,
+          version INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL,
+          PRIMARY KEY (agent_id, alias)
+        )`,
+      ]),
+  },
+];

@@ -1,0 +1,81 @@
+/**
+ * What a create body becomes before the session exists; for a session from an agent: its version resolved now, its definition under the caller's few
+ * fields. Limits go tenant → agent → session, each only lowering; metadata merges over the
+ * agent's; `notify_url` and `output_schema` replace the agent's. A problem in what the agent's
+ * definition brings (a model the tenant no longer allows, a URL outside its `webhook_origins`)
+ * is placed at `body.agent`, naming the definition's field, since the caller did not send it.
+ */
+import { AgentClient } from "../agents/client";
+import { configOf } from "../agents/definition";
+import { parseAgentRef } from "../agents/refs";
+import { ApiError, type FieldError } from "../problems";
+import type { Actor } from "./actor";
+import { type PreparedSession, prepareSession } from "./prepare";
+import { resolveSessionLimits } from "./limits";
+import { AGENT_OWNED_FIELDS, type CreateSessionRequest, MAX_METADATA_ENTRIES } from "./request-schemas";
+import type { AgentPin } from "./types";
+
+/** A create body checked and, when it names an agent, resolved: what the session is made of. */
+export interface SessionPlan {
+  /** The configuration as given, or the agent's with the caller's fields over it. */
+  body: CreateSessionRequest;
+  prepared: PreparedSession;
+  agent: AgentPin | null;
+}
+
+/**
+ * Every check of a create body, and for one that names an agent, the agent's version resolved
+ * now (one call to the tenant's agent store) and its definition merged under the caller's
+ * fields. A schedule's creation asks it of its session body; each firing asks again.
+ */
+export async function planSession(actor: Actor, body: CreateSessionRequest): Promise<SessionPlan> {
+  if (body.agent === undefined) return { body, prepared: prepareSession(actor, body), agent: null };
+  return planAgentSession(actor, body);
+}
+
+const BESIDE_AGENT = "Not allowed beside `agent`: the agent's definition sets it.";
+
+async function planAgentSession(actor: Actor, body: CreateSessionRequest): Promise<SessionPlan> {
+  const beside = AGENT_OWNED_FIELDS.filter((field) => body[field] !== undefined);
+  if (beside.length > 0) throw new ApiError("validation_failed", undefined, { errors: beside.map((field) => ({ path: `body.${field}`, message: BESIDE_AGENT })) });
+  const ref = body.agent === undefined ? null : parseAgentRef(body.agent);
+  if (ref === null) throw new ApiError("validation_failed", undefined, { errors: [{ path: "body.agent", message: "Not an agent reference." }] });
+  const resolved = await new AgentClient(actor.env, actor.principal.tenantId).resolve(ref);
+  const definition = configOf(resolved.definition);
+  const fromAgent = (errors: FieldError[], fields: ReadonlySet<string>) => agentErrors(errors, fields, resolved.version);
+
+  const ceiling = resolveSessionLimits(actor.limits, definition.limits);
+  if (!ceiling.ok) throw new ApiError("validation_failed", undefined, { errors: fromAgent(ceiling.errors, new Set(["limits"])) });
+  // null asks for none at all; absent keeps the agent's.
+  const metadata = body.metadata === null ? null : definition.metadata || body.metadata ? { ...definition.metadata, ...body.metadata } : undefined;
+  if (metadata && Object.keys(metadata).length > MAX_METADATA_ENTRIES) {
+    throw new ApiError("validation_failed", undefined, { errors: [{ path: "body.metadata", message: `With the agent's, at most ${MAX_METADATA_ENTRIES} entries.` }] });
+  }
+  const merged: CreateSessionRequest = {
+    ...definition,
+    ...(body.input !== undefined ? { input: body.input } : {}),
+    limits: body.limits,
+    metadata,
+    notify_url: body.notify_url !== undefined ? body.notify_url : definition.notify_url,
+    output_schema: body.output_schema !== undefined ? body.output_schema : definition.output_schema,
+  };
+  // The fields whose values came from the definition rather than from the caller.
+  const agentFields = new Set<string>([...AGENT_OWNED_FIELDS, ...(["notify_url", "output_schema"] as const).filter((field) => body[field] === undefined)]);
+  let prepared: PreparedSession;
+  try {
+    prepared = prepareSession({ ...actor, limits: ceiling.limits }, merged, "agent's");
+  } catch (error) {
+    if (error instanceof ApiError && error.errors) throw new ApiError("validation_failed", undefined, { errors: fromAgent(error.errors, agentFields) });
+    throw error;
+  }
+  return { body: merged, prepared, agent: { id: resolved.agentId, version: resolved.version } };
+}
+
+/** Problems at fields the definition gave move to `body.agent`, naming the field in the message. */
+function agentErrors(errors: readonly FieldError[], fields: ReadonlySet<string>, version: number): FieldError[] {
+  return errors.map((error) => {
+    const [root, field, ...rest] = error.path.split(".");
+    if (root !== "body" || field === undefined || !fields.has(field)) return error;
+    return { path: "body.agent", message: `The agent's version ${version}, at ${[field, ...rest].join(".")}: ${error.message}` };
+  });
+}

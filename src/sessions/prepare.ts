@@ -1,0 +1,65 @@
+/**
+ * Every check a session's configuration must pass for its actor, with no I/O: limits within the
+ * ceiling (the tenant's, or an agent's), a model the platform and the tenant allow, tools and a
+ * notify URL the guards accept, an output schema the validator can run.
+ */
+import { ApiError, type FieldError } from "../problems";
+import type { Limits } from "../limits";
+import type { Actor } from "./actor";
+import { resolveSessionLimits } from "./limits";
+import { defaultModelFor, isModelAllowed, type ModelCatalog } from "./object/model/catalog";
+import { outputSchemaProblems } from "./output-schema";
+import type { CreateSessionRequest } from "./request-schemas";
+import { checkNotifyUrl, prepareSessionTools } from "./tool-specs";
+import type { ToolSpec } from "./types";
+
+/**
+ * Pure: the session's model, as asked (and echoed as given, prefix and all) when the platform's
+ * `MODELS` and the tenant's list allow it; without one, the default the tenant allows.
+ */
+export function chooseModel(
+  requested: string | undefined,
+  catalog: ModelCatalog,
+  tenantModels: readonly string[] | null,
+  defaultModel: string,
+): { ok: true; model: string } | { ok: false; error: FieldError } {
+  if (requested === undefined) {
+    const model = defaultModelFor(defaultModel, catalog, tenantModels);
+    return model ? { ok: true, model } : { ok: false, error: { path: "body.model", message: "Required: this tenant has no default model; name one it allows." } };
+  }
+  if (isModelAllowed(catalog, tenantModels, requested)) return { ok: true, model: requested };
+  return { ok: false, error: { path: "body.model", message: `The model "${requested}" is not available to this tenant.` } };
+}
+
+/** What a create body becomes once every check passed: the session's limits, model, tools and notify URL as stored. */
+export interface PreparedSession {
+  limits: Limits;
+  model: string;
+  tools: ToolSpec[];
+  /** The session's own notification URL, normalized; null when it has none. */
+  notify_url: string | null;
+}
+
+/**
+ * Every check a create body must pass for this actor before anything exists: limits within the
+ * tenant's, a model the platform and the tenant allow, tools and a notify URL the guards accept.
+ * One 400 lists every problem, each at its field (`body.tools.0.url`). No I/O: what the tenant
+ * allows came with the actor's admission.
+ */
+export function prepareSession(actor: Actor, body: CreateSessionRequest, ceiling: "tenant's" | "agent's" = "tenant's"): PreparedSession {
+  const { config } = actor;
+  const resolved = resolveSessionLimits(actor.limits, body.limits, ceiling);
+  const model = chooseModel(body.model, config.models, actor.models, config.model);
+  const urlOptions = { allowPrivateUrls: config.allowPrivateUrls, webhookOrigins: actor.settings.webhook_origins };
+  const tools = prepareSessionTools(body.tools ?? [], urlOptions);
+  const notifyUrl = body.notify_url == null ? null : checkNotifyUrl(body.notify_url, urlOptions);
+  const errors = [
+    ...tools.errors,
+    ...(notifyUrl?.ok === false ? [notifyUrl.error] : []),
+    ...(resolved.ok ? [] : resolved.errors),
+    ...(model.ok ? [] : [model.error]),
+    ...outputSchemaProblems(body.output_schema),
+  ];
+  if (errors.length > 0 || !resolved.ok || !model.ok) throw new ApiError("validation_failed", undefined, { errors });
+  return { limits: resolved.limits, model: model.model, tools: tools.tools, notify_url: notifyUrl?.ok ? notifyUrl.url : null };
+}
