@@ -24,6 +24,8 @@ const CURSORS: Record<CursorList, string> = {
   api_keys: encodeTimeIdCursor("api_keys", 1_700_000_000_000, "key_x"),
   tenants: encodeKeyCursor("tenants", "acme"),
   tool_calls: encodeIntPairCursor("tool_calls", 1, 0),
+  agents: encodeTimeIdCursor("agents", 1_700_000_000_000, "agt_x"),
+  agent_versions: encodeKeyCursor("agent_versions", "3"),
 };
 const GARBAGE = ["!!", "AAAA", "0x10", btoa(JSON.stringify({ a: 1 })).replace(/=+$/, ""), btoa(JSON.stringify([1, "x"])).replace(/=+$/, "")];
 
@@ -40,6 +42,8 @@ const OWN: Record<string, CursorList | null> = {
   "/v1/api-keys": "api_keys",
   "/v1/admin/tenants": "tenants",
   "/v1/admin/tenants/{tenant_id}/sessions": "sessions",
+  "/v1/agents": "agents",
+  "/v1/agents/{agent_id}/versions": "agent_versions",
 };
 
 describe("list cursors", () => {
@@ -52,6 +56,7 @@ describe("list cursors", () => {
 
     const tenantId = freshTenant();
     const who = await caller(tenantId, ["sessions:read", "sessions:write", "tenant:admin"]);
+    const agent = (await (await callJson("/v1/agents", "POST", { name: "paged" }, who.headers)).json()) as { id: string };
     const platform = { Authorization: (await bearer({ tenantId: "platform", subject: "ops-1", scopes: ["platform:admin"] })).Authorization! };
     const session = await createSession(who, { model: mockModel(uniqueKey("model")).key });
     const schedule = (await (await callJson("/v1/schedules", "POST", { cron: "0 0 1 1 *", session: { input: "x" } }, who.headers)).json()) as { id: string };
@@ -59,7 +64,7 @@ describe("list cursors", () => {
       id: string;
     };
     const concrete = (template: string) =>
-      template.replace("{tenant_id}", tenantId).replace("{id}", template.startsWith("/v1/sessions") ? session.id : template.startsWith("/v1/schedules") ? schedule.id : endpoint.id);
+      template.replace("{tenant_id}", tenantId).replace("{agent_id}", agent.id).replace("{id}", template.startsWith("/v1/sessions") ? session.id : template.startsWith("/v1/schedules") ? schedule.id : endpoint.id);
 
     for (const template of lists) {
       const own = OWN[template]!;
@@ -90,6 +95,7 @@ describe("integers in a query", () => {
     expect(lists.length).toBeGreaterThan(8);
     const tenantId = freshTenant();
     const who = await caller(tenantId, ["sessions:read", "sessions:write", "tenant:admin"]);
+    const agent = (await (await callJson("/v1/agents", "POST", { name: "paged" }, who.headers)).json()) as { id: string };
     const platform = { Authorization: (await bearer({ tenantId: "platform", subject: "ops-1", scopes: ["platform:admin"] })).Authorization! };
     const session = await createSession(who, { model: mockModel(uniqueKey("model")).key });
     const concrete = (template: string) => template.replace("{tenant_id}", tenantId).replace("{id}", session.id);

@@ -65,6 +65,12 @@ async function schedule(who: Caller): Promise<string> {
   return ((await res.json()) as { id: string }).id;
 }
 
+async function agent(who: Caller): Promise<string> {
+  const res = await callJson("/v1/agents", "POST", { name: "masked", tools: [mcpTool()] }, who.headers);
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
 /** Each operation answering tool specs, called so that its answer holds the MCP tool. */
 const EXERCISE: Record<string, (who: Caller) => Promise<Response>> = {
   createSession: async (who) => callJson("/v1/sessions", "POST", { input: "go", tools: [mcpTool()] }, who.headers),
@@ -92,6 +98,16 @@ const EXERCISE: Record<string, (who: Caller) => Promise<Response>> = {
     return call("/v1/schedules", { headers: who.headers });
   },
   updateSchedule: async (who) => callJson(`/v1/schedules/${await schedule(who)}`, "PATCH", { paused: true }, who.headers),
+  createAgent: async (who) => callJson("/v1/agents", "POST", { name: "masked", tools: [mcpTool()] }, who.headers),
+  getAgent: async (who) => call(`/v1/agents/${await agent(who)}`, { headers: who.headers }),
+  listAgents: async (who) => {
+    await agent(who);
+    return call("/v1/agents", { headers: who.headers });
+  },
+  updateAgent: async (who) => callJson(`/v1/agents/${await agent(who)}`, "PATCH", { system: "changed" }, who.headers),
+  listAgentVersions: async (who) => call(`/v1/agents/${await agent(who)}/versions`, { headers: who.headers }),
+  getAgentVersion: async (who) => call(`/v1/agents/${await agent(who)}/versions/1`, { headers: who.headers }),
+  setAgentAlias: async (who) => callJson(`/v1/agents/${await agent(who)}/aliases/production`, "PUT", { version: 1 }, who.headers),
 };
 
 describe("MCP header values in answers", () => {
@@ -109,7 +125,7 @@ describe("MCP header values in answers", () => {
   });
 
   it.each(Object.keys(EXERCISE))("%s shows each header masked", async (operationId) => {
-    const who = await caller();
+    const who = await caller(undefined, ["sessions:read", "sessions:write", "agents:write"]);
     const res = await EXERCISE[operationId]!(who);
     const body = await res.text();
     expect(res.status, body).toBeLessThan(300);

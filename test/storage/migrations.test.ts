@@ -98,7 +98,8 @@ describe("session object storage written by an earlier version", () => {
     await runInDurableObject(t.stub, async (_instance, state) => writeLegacySession(state.storage, t, AGENT_LAYOUT_V0));
     await abortAllDurableObjects(); // the next call wakes the object with the new code's constructor
     const session = unwrap(await t.stub.get());
-    expect(session).toMatchObject({ id: t.sessionId, status: "done", usage: { steps: 1 } });
+    // Sessions from before agents ran none.
+    expect(session).toMatchObject({ id: t.sessionId, status: "done", usage: { steps: 1 }, agent: null });
     await runInDurableObject(t.stub, async (_instance, state) => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS));
     });
@@ -345,6 +346,28 @@ describe("TenantIndex storage", () => {
     expect(noted).toEqual({ ok: true, expiresAt: deadline });
     const rows = await runInDurableObject(index, (_instance, state) => state.storage.sql.exec("SELECT stream_id FROM open_streams").toArray());
     expect(rows).toEqual([{ stream_id: "st_new" }]);
+  });
+
+  it("written by version 6 (before agents) keeps its sessions with no agent, and lists sessions by agent from then on", async () => {
+    const tenantId = freshTenant();
+    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => {
+      migrateIndexTo(state.storage, 6);
+      writeLegacyIndex(state.storage, tenantId, { statements: [] });
+    });
+    await abortAllDurableObjects();
+    const index = tenantIndexStub(env, tenantId);
+    expect((await index.getSessionSummary(tenantId, "ses_legacy"))?.agent).toBeNull();
+    const at = "2026-12-01T10:00:00.000Z";
+    const report = { created_by: "user-1", status: "done", stop_reason: "end_turn", usage: { steps: 1, input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0 }, created_at: at, updated_at: at, revision: 1 } as const;
+    await index.reportSession(tenantId, { ...report, id: "ses_from_agent", agent: { id: "agt_AAAAAAAAAAAAAAAAAAAAAAAA", version: 3 } });
+    // A report from a session object of the code before agents carries no `agent` at all.
+    await index.reportSession(tenantId, { ...report, id: "ses_older_code" });
+    const byAgent = await index.listSessions(tenantId, { limit: 10, agent_id: "agt_AAAAAAAAAAAAAAAAAAAAAAAA" });
+    expect(byAgent.data.map((s) => [s.id, s.agent])).toEqual([["ses_from_agent", { id: "agt_AAAAAAAAAAAAAAAAAAAAAAAA", version: 3 }]]);
+    expect((await index.listSessions(tenantId, { limit: 10 })).data.map((s) => s.id).sort()).toEqual(["ses_from_agent", "ses_legacy", "ses_older_code"]);
+    await runInDurableObject(index, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
+    });
   });
 
   it("of a tenant named only by an unverified API key is never created", async () => {
