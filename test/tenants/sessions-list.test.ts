@@ -106,6 +106,7 @@ describe("listSessions", () => {
       data: [
         {
           id: "ses_a",
+          agent: null,
           created_by: "user-1",
           status: "done",
           stop_reason: "end_turn",

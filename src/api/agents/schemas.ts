@@ -4,7 +4,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { AgentDefinitionSchema, AgentPatchSchema } from "../../agents/definition";
-import { AGENT_ID_PATTERN, ALIAS_PATTERN, MAX_ALIAS_CHARS, MAX_AGENT_NAME_CHARS, MAX_VERSION } from "../../agents/refs";
+import { AGENT_ID_PATTERN, AGENT_NAME_PATTERN, ALIAS_PATTERN, MAX_ALIAS_CHARS, MAX_AGENT_NAME_CHARS, MAX_VERSION } from "../../agents/refs";
 import { decodeKeyCursor, decodeTimeIdCursor } from "../../shared/cursor";
 import { pageQuerySchema, pageSchema, TimestampSchema } from "../schemas";
 
@@ -70,7 +70,12 @@ export const AliasParamsSchema = z.object({
 });
 
 export const AgentListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor("agents", cursor) !== null).extend({
-  name: z.string().min(1).max(MAX_AGENT_NAME_CHARS).optional().openapi({ param: { name: "name", in: "query" }, description: "Only agents of this name." }),
+  name: z
+    .string()
+    .max(MAX_AGENT_NAME_CHARS, { abort: true })
+    .regex(AGENT_NAME_PATTERN, "Not an agent name.")
+    .optional()
+    .openapi({ param: { name: "name", in: "query" }, description: "Only agents of this name." }),
   include_archived: z
     .enum(["true", "false"])
     .optional()

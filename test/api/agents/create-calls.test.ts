@@ -31,8 +31,8 @@ function recordingStore(calls: Calls): typeof env.AGENT_STORE {
         if (typeof value !== "function" || typeof method !== "string") return value;
         return async (...args: unknown[]) => {
           calls.store.push(method);
-          const answer = await Reflect.apply(value, target, args);
-          if (method === "resolve") calls.definitions.push(answer.ok && answer.value.definition !== undefined);
+          const answer = (await Reflect.apply(value, target, args)) as { ok: boolean; value?: { definition?: unknown } };
+          if (method === "resolve") calls.definitions.push(answer.ok && answer.value?.definition !== undefined);
           return answer;
         };
       },
