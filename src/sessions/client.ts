@@ -9,6 +9,7 @@ import { ApiError } from "../problems";
 import type { Env } from "../env";
 import { buildStreamRequest, type StreamRequest } from "./object/events/stream-request";
 import type { SessionRpc } from "./object/rpc";
+import type { ForkRows } from "./object/store/fork";
 import type { SessionFailure, SessionResult, RunInput, RunOptions, SessionInit } from "./types";
 import type { SessionViewer } from "./viewer";
 
@@ -56,7 +57,7 @@ export function sessionProblem(failure: SessionFailure): ApiError {
       });
     }
     case "invalid":
-      return new ApiError("validation_failed", sentence(failure.detail), { errors: [{ path: "body", message: failure.detail }] });
+      return new ApiError("validation_failed", sentence(failure.detail), { errors: [{ path: failure.field ?? "body", message: failure.detail }] });
     case "unavailable":
       return new ApiError("service_unavailable", `${sentence(failure.detail)} Try again shortly.`, { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS });
   }
@@ -98,6 +99,15 @@ export class SessionClient {
 
   create(init: SessionInit, input: RunInput | null) {
     return valueOf(this.#rpc.create(init, input));
+  }
+
+  /** What a fork at `atSeq` copies (null: all that is saved, up to the last whole exchange). */
+  forkCopy(atSeq: number | null) {
+    return valueOf(this.#rpc.forkCopy(atSeq));
+  }
+
+  createFork(init: SessionInit, rows: ForkRows, input: RunInput | null) {
+    return valueOf(this.#rpc.createFork(init, rows, input));
   }
 
   /**

@@ -390,5 +390,26 @@ export const AddMessageRequestSchema = z
   .strict()
   .openapi("AddMessageRequest");
 
+export const ForkSessionRequestSchema = z
+  .object({
+    at_seq: z
+      .number()
+      .int()
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .optional()
+      .openapi({
+        description:
+          "The last message copied: one that ends a whole exchange (not an answer that asks for tool calls). 0 copies none; absent copies " +
+          "every message saved, up to the last whole exchange.",
+        example: 4,
+      }),
+    input: RunInputSchema.optional().openapi({ description: "When given, the fork's first run starts at once with this message." }),
+    metadata: MetadataSchema.nullable().optional().openapi({ description: "The fork's metadata; the source's when absent." }),
+  })
+  .strict()
+  .openapi("ForkSessionRequest");
+
 export type CreateSessionRequest = z.infer<typeof CreateSessionRequestSchema>;
+export type ForkSessionRequest = z.infer<typeof ForkSessionRequestSchema>;
 export type AddMessageRequest = z.infer<typeof AddMessageRequestSchema>;

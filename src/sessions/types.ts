@@ -199,10 +199,18 @@ export interface SessionInit {
   notify_url?: string | null;
   /** The agent version the session was created from; absent in sessions created before agents existed: read as null. */
   agent?: AgentPin | null;
+  /** The session and the last message a fork copied; absent (null) for a session that is not a fork. */
+  forked_from?: ForkOrigin | null;
 }
 
-export interface Session extends Omit<SessionInit, "context" | "output_schema" | "notify_url" | "agent"> {
+export interface ForkOrigin {
+  session_id: string;
+  seq: number;
+}
+
+export interface Session extends Omit<SessionInit, "context" | "output_schema" | "notify_url" | "agent" | "forked_from"> {
   agent: AgentPin | null;
+  forked_from: ForkOrigin | null;
   context: ContextSettings;
   /** The current (or last) run's schema; before any run, the session's own. */
   output_schema: OutputSchema | null;
@@ -256,7 +264,7 @@ export type SessionFailure =
   /** `max` event streams are open on the session or across the tenant; `retryAfterSeconds` when a retry time is known. */
   | { reason: "stream_limit"; scope: "session" | "tenant"; max: number; retryAfterSeconds: number | null }
   /** Input or settings the gateway should have refused; `detail` is written for the caller. */
-  | { reason: "invalid"; detail: string }
+  | { reason: "invalid"; detail: string; field?: string }
   /** The tenant index could not be reached for something that must not be skipped (handing over owed notifications); try again. */
   | { reason: "unavailable"; detail: string };
 export type SessionResult<T> = { ok: true; value: T } | ({ ok: false } & SessionFailure);

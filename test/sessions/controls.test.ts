@@ -16,6 +16,7 @@ type Method = (this: SessionObject, ...args: never[]) => Promise<unknown>;
 /** Each control with arguments that make it answer early on an idle session (`create`: it exists). */
 const CONTROLS: Record<string, (t: TestSession) => unknown[]> = {
   create: (t) => [sessionInit(t), null],
+  createFork: (t) => [sessionInit(t), { messages: [], toolCalls: [], images: [] }, null],
   start: () => [[{ type: "image", source: { type: "url", url: "not a url" } }]],
   enqueue: () => ["more"],
   interrupt: () => ["instead"],
@@ -40,6 +41,7 @@ const READS: Record<string, unknown[]> = {
   listToolCalls: [],
   listSteps: [0, 10],
   openStreamIds: [],
+  forkCopy: [null],
 };
 
 /** Handlers of the runtime's that change no state: a closed or messaged socket. */

@@ -99,7 +99,7 @@ describe("session object storage written by an earlier version", () => {
     await abortAllDurableObjects(); // the next call wakes the object with the new code's constructor
     const session = unwrap(await t.stub.get());
     // Sessions from before agents ran none.
-    expect(session).toMatchObject({ id: t.sessionId, status: "done", usage: { steps: 1 }, agent: null });
+    expect(session).toMatchObject({ id: t.sessionId, status: "done", usage: { steps: 1 }, agent: null, forked_from: null });
     await runInDurableObject(t.stub, async (_instance, state) => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS));
     });

@@ -4,6 +4,7 @@ import * as addMessage from "./add-message";
 import * as approveToolCall from "./approve-tool-call";
 import * as cancel from "./cancel";
 import * as create from "./create";
+import * as fork from "./fork";
 import * as deleteSession from "./delete";
 import * as denyToolCall from "./deny-tool-call";
 import * as events from "./events";
@@ -23,6 +24,7 @@ export function registerSessionRoutes(app: App): void {
   app.openapi(deleteSession.route, deleteSession.handler);
   app.openapi(listMessages.route, listMessages.handler);
   app.openapi(addMessage.route, addMessage.handler);
+  app.openapi(fork.route, fork.handler);
   app.openapi(cancel.route, cancel.handler);
   app.openapi(pause.route, pause.handler);
   app.openapi(resume.route, resume.handler);

@@ -75,6 +75,10 @@ export const SessionSchema = z
     tenant_id: TenantIdSchema,
     created_by: z.string().openapi({ description: "The subject that created the session." }),
     agent: AgentPinSchema.nullable(),
+    forked_from: z
+      .object({ session_id: z.string(), seq: z.number().int().min(0) })
+      .nullable()
+      .openapi({ description: "For a fork: the session it was copied from and the last message copied; null otherwise." }),
     status: SessionStatusSchema,
     stop_reason: StopReasonSchema.nullable(),
     error: z.string().nullable().openapi({ description: "Why the session failed; null unless `failed`." }),

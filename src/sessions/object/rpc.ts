@@ -9,10 +9,15 @@ import type { SessionResult, Message, Page, RunInput, RunOptions, Session, Sessi
 import type { SessionViewer } from "../viewer";
 import type { StreamFilter } from "./events/streams";
 import type { RequestOutcome } from "./request-keys";
+import type { ForkCopy, ForkRows } from "./store/fork";
 
 export interface SessionRpc {
   /** Creates the session; with `input`, its first run starts (the caller holds the run slot). */
   create(init: SessionInit, input: RunInput | null): Promise<SessionResult<Session>>;
+  /** A fork: created with `init`, the rows `forkCopy` of its source answered, and, given input, a run. */
+  createFork(init: SessionInit, rows: ForkRows, input: RunInput | null): Promise<SessionResult<Session>>;
+  /** What a fork at `atSeq` copies; `invalid` (field `body.at_seq`) for a seq no fork may end at. */
+  forkCopy(atSeq: number | null): Promise<SessionResult<ForkCopy>>;
   get(): Promise<SessionResult<Session>>;
   /**
    * `cap`: the tenant's current limits, lowering the session's own. `requestKey` (here and on

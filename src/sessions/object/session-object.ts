@@ -18,6 +18,8 @@ import { applyDecision, type NextStatus } from "./control/decisions";
 import { eraseSession } from "./control/erase";
 import { takeSlot, wake } from "./control/wake";
 import { initialRun } from "./control/initial-run";
+import { createFork, forkCopy } from "./control/fork";
+import type { ForkCopy, ForkRows } from "./store/fork";
 import { applied, applyKeyed, prepareFirst, startRunWith, takeMessage } from "./control/messages";
 import { MAX_TOOL_CALL_PAGE, messagePage, stepPage, toolCallPage } from "./control/pages";
 import type { SessionRpc } from "./rpc";
@@ -70,6 +72,19 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
       if (prepared.input) startRunWith(engine, prepared.input, {});
       return SHOWN;
     }, false);
+  }
+
+  /**
+   * A fork of this session: a new session with its settings and its messages up to `atSeq`.
+   * The copy is made by `forkCopy` on the source and given here; nothing else writes first.
+   */
+  async createFork(init: SessionInit, rows: ForkRows, input: RunInput | null): Promise<SessionResult<Session>> {
+    return this.#change(() => createFork(this.#engine, init, rows, input), false);
+  }
+
+  /** What a fork of this session at `atSeq` copies (null: every message that ends a whole exchange). Changes nothing. */
+  async forkCopy(atSeq: number | null): Promise<SessionResult<ForkCopy>> {
+    return this.#query(() => forkCopy(this.#engine, atSeq));
   }
 
   async get(): Promise<SessionResult<Session>> {

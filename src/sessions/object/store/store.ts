@@ -10,6 +10,7 @@ import { KvStretchCache } from "../engine/kv-stretch";
 import type { DiscoveredTool } from "../tools/mcp/plan";
 import type { ContentBlock, Message, OutputSchema, RunOptions, Role, ToolCall, ToolCallDecision, ToolCallStatus } from "../../types";
 import * as events from "./events";
+import * as fork from "./fork";
 import * as images from "./images";
 import * as queue from "./message-queue";
 import * as messages from "./messages";
@@ -308,6 +309,17 @@ export class SessionStore {
   /** An image's bytes, or null when no image has this id (or its chunks do not add up). */
   imageData(id: string): Uint8Array | null {
     return images.imageData(this.storage.sql, id);
+  }
+
+  // ---- forks (fork.ts) ---------------------------------------------------------------------
+
+  forkRows(atSeq: number): fork.ForkRows {
+    return fork.readForkRows(this.storage.sql, atSeq);
+  }
+
+  /** Into a session just created, in the caller's transaction. */
+  writeForkRows(rows: fork.ForkRows, now: string): void {
+    fork.writeForkRows(this.storage.sql, rows, now);
   }
 
   // ---- the run's output (run-output.ts) --------------------------------------------------

@@ -1,0 +1,40 @@
+/**
+ * Forking a session, for the route: a new session with the source's settings (its agent version
+ * included) and a copy of its messages up to `at_seq`, made by the caller, who then owns it.
+ * The source is read, never changed. With `input` the fork's first run starts at once, so "edit
+ * message N and run again" is a fork at the seq before N with the edited text.
+ */
+import { capLimits } from "../limits";
+import type { Actor } from "./actor";
+import { loadOwnedSession } from "./access";
+import { SessionClient } from "./client";
+import { newSessionId } from "./ids";
+import { resolveRunInput } from "./images";
+import type { ForkSessionRequest } from "./request-schemas";
+import { admitRun, startWithSlot } from "./run-admission";
+import type { Session, SessionInit } from "./types";
+
+export async function forkSession(actor: Actor, sourceId: string, body: ForkSessionRequest, id: string = newSessionId()): Promise<Session> {
+  const { env, principal, config } = actor;
+  const { agent: source } = await loadOwnedSession(env, principal, sourceId);
+  const copy = await source.forkCopy(body.at_seq ?? null);
+  const { created_at: _createdAt, ...settings } = copy.session;
+  const init: SessionInit = {
+    ...settings,
+    id,
+    created_by: principal.subject,
+    // The tenant may have lowered its limits since the source was made.
+    limits: capLimits(settings.limits, actor.limits),
+    metadata: body.metadata !== undefined ? body.metadata : settings.metadata,
+    forked_from: { session_id: sourceId, seq: copy.at_seq },
+  };
+  const input =
+    body.input === undefined
+      ? null
+      : await resolveRunInput(body.input, { maxImageBytes: init.limits.max_image_bytes, model: init.model, catalog: config.models, allowPrivateUrls: config.allowPrivateUrls });
+  const fork = new SessionClient(env, principal.tenantId, id);
+  const create = () => fork.createFork(init, copy.rows, input);
+  if (input === null) return create();
+  await admitRun(env, principal.tenantId, id, actor.limits, Date.now());
+  return startWithSlot(env, principal.tenantId, id, create);
+}

@@ -1,0 +1,65 @@
+/**
+ * Forks: the source answers a copy of what it has saved up to a seq (`forkCopy`, a read that
+ * changes nothing), and the new session is created from it in one transaction (`createFork`),
+ * with an idle run or, given input, a run started at once. A seq between a `tool_use` and its
+ * `tool_result` is refused: the fork would hold a call no result answers.
+ */
+import { type ForkCopy, type ForkRows, forkRowsBytes } from "../store/fork";
+import type { SessionEngine } from "../engine/engine";
+import type { RunInput, SessionInit, SessionResult } from "../../types";
+import { checkToolSpecs } from "../tools/registry";
+import { type Answer, SHOWN } from "./answers";
+import { initialRun } from "./initial-run";
+import { prepareFirst, startRunWith } from "./messages";
+
+/** A copy crosses one RPC call (32 MiB at most) from the source to the gateway and on to the fork. */
+export const MAX_FORK_BYTES = 24 * 1024 * 1024;
+
+export type { ForkCopy };
+
+export function forkCopy(engine: SessionEngine, atSeq: number | null): SessionResult<ForkCopy> {
+  if (atSeq !== null && (!Number.isSafeInteger(atSeq) || atSeq < 0)) throw new TypeError("atSeq must be a non-negative integer or null");
+  const session = engine.requireSession();
+  const store = engine.store;
+  let last = 0;
+  let whole = 0;
+  for (const meta of store.metaNewestFirst(0)) {
+    if (last === 0) last = meta.seq;
+    if (meta.kind !== "tool_use") {
+      whole = meta.seq;
+      break;
+    }
+  }
+  const at = atSeq ?? whole;
+  if (at > last) return invalid(`at_seq ${at} is after the session's last message (${last}).`);
+  if (at > 0) {
+    const meta = store.messageMeta(at);
+    if (!meta) return invalid(`The session has no message ${at}.`);
+    if (meta.kind === "tool_use") return invalid(`Message ${at} asks for tool calls whose results come after it: fork at the result, or before the call.`);
+  }
+  const rows = store.forkRows(at);
+  const bytes = forkRowsBytes(rows);
+  if (bytes > MAX_FORK_BYTES) return invalid(`The history up to message ${at} holds ${bytes} bytes; a fork copies at most ${MAX_FORK_BYTES}.`);
+  return { ok: true, value: { session, at_seq: at, rows } };
+}
+
+function invalid(detail: string): SessionResult<never> {
+  return { ok: false, reason: "invalid", detail, field: "body.at_seq" };
+}
+
+/** The new session, with the copied rows, in one transaction; then, with input, its first run. */
+export async function createFork(engine: SessionEngine, init: SessionInit, rows: ForkRows, input: RunInput | null): Promise<Answer> {
+  if (engine.session()) return { ok: false, reason: "session_exists" };
+  const tools = checkToolSpecs(init.tools);
+  if (tools) return { ok: false, reason: "invalid", detail: tools };
+  const prepared = await prepareFirst(engine, input, init.model, init.limits);
+  if (!prepared.ok) return prepared;
+  if (engine.session()) return { ok: false, reason: "session_exists" };
+  const now = engine.nowIso();
+  engine.transaction(() => {
+    engine.store.create({ ...init, output_schema: init.output_schema ?? null, created_at: now }, initialRun(now));
+    engine.store.writeForkRows(rows, now);
+  });
+  if (prepared.input) startRunWith(engine, prepared.input, {});
+  return SHOWN;
+}
