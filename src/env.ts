@@ -5,6 +5,7 @@
  * reads the environment depends on an object's implementation.
  */
 import type { AgentStoreRpc } from "./agents/rpc";
+import type { MemoryStoreRpc } from "./memory/rpc";
 import type { SchedulerRpc } from "./schedules/rpc";
 import type { SessionRpc } from "./sessions/object/rpc";
 import type { TenantIndexRpc, TenantRegistryRpc } from "./tenants/rpc";
@@ -20,6 +21,8 @@ export interface Env {
   SCHEDULER: Namespace<SchedulerRpc>;
   /** One per tenant: its agents, their versions and aliases. */
   AGENT_STORE: Namespace<AgentStoreRpc>;
+  /** One per tenant: its memory items. */
+  MEMORY_STORE: Namespace<MemoryStoreRpc>;
   /** The Worker's static assets (wrangler.json `assets`): the API reference's script. */
   ASSETS: Fetcher;
   /** Counts failed authentications per client address across isolates (wrangler.json `ratelimits`). */

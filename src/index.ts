@@ -3,6 +3,7 @@ import { createApp } from "./api/app";
 import type { Env } from "./env";
 
 export { AgentStore } from "./agents/agent-store";
+export { MemoryStore } from "./memory/memory-store";
 export { SessionObject } from "./sessions/object/session-object";
 export { Scheduler } from "./schedules/scheduler";
 export { TenantIndex } from "./tenants/tenant-index";

@@ -70,6 +70,7 @@ export const LIMIT_NAMES = [
   "caller_share_percent",
   "max_streams_per_session",
   "max_streams_per_tenant",
+  "max_memory_items",
 ] as const;
 
 export const limitsSchema = z.object({
@@ -95,6 +96,8 @@ export const limitsSchema = z.object({
   max_streams_per_session: z.number().int().min(1).max(10_000),
   /** Event streams open at once across the tenant's sessions; one more is a 429. */
   max_streams_per_tenant: z.number().int().min(1).max(1_000_000),
+  /** Memory items a tenant may keep (expired ones do not count); one more is a 409 until one is deleted. */
+  max_memory_items: z.number().int().min(0).max(10_000_000),
 });
 export type Limits = z.infer<typeof limitsSchema>;
 export const partialLimitsSchema = limitsSchema.partial();
@@ -116,6 +119,7 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
   // runtime's memory, so a tenant's default is a few hundred MiB at most.
   max_streams_per_session: 20,
   max_streams_per_tenant: 500,
+  max_memory_items: 100_000,
 };
 
 /**

@@ -3,7 +3,7 @@
  * session id, so a session id guessed or leaked from another tenant names a different, empty
  * object; a tenant's index by its tenant id. The tenant always comes from the authenticated
  * principal (or the session's own record), never from a raw path segment. A tenant's scheduler,
- * like its index, is named by its tenant id, and so is its agent store.
+ * like its index, is named by its tenant id, and so are its agent store and its memory store.
  */
 
 /** The name of the one registry instance that lists every tenant. */
@@ -25,6 +25,10 @@ export function agentStoreName(tenantId: string): string {
   return `agents/${encodeURIComponent(tenantId)}`;
 }
 
+export function memoryStoreName(tenantId: string): string {
+  return `memory/${encodeURIComponent(tenantId)}`;
+}
+
 export function sessionStub(env: Cloudflare.Env, tenantId: string, sessionId: string) {
   return env.SESSION.get(env.SESSION.idFromName(sessionObjectName(tenantId, sessionId)));
 }
@@ -43,4 +47,8 @@ export function schedulerStub(env: Cloudflare.Env, tenantId: string) {
 
 export function agentStoreStub(env: Cloudflare.Env, tenantId: string) {
   return env.AGENT_STORE.get(env.AGENT_STORE.idFromName(agentStoreName(tenantId)));
+}
+
+export function memoryStoreStub(env: Cloudflare.Env, tenantId: string) {
+  return env.MEMORY_STORE.get(env.MEMORY_STORE.idFromName(memoryStoreName(tenantId)));
 }

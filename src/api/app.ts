@@ -22,6 +22,7 @@ import { validationHook } from "./middleware/validation";
 import { registerResponseHeaders } from "./openapi-headers";
 import { registerScheduleRoutes } from "./schedules";
 import { registerAgentRoutes } from "./agents";
+import { registerMemoryRoutes } from "./memory";
 import { registerSecuritySchemes } from "./security";
 import { registerSessionRoutes } from "./sessions";
 import { registerSystemRoutes } from "./system";
@@ -76,6 +77,7 @@ export function createApp(options: CreateAppOptions = {}): App {
   registerSessionRoutes(app);
   registerScheduleRoutes(app);
   registerAgentRoutes(app);
+  registerMemoryRoutes(app);
   registerOutgoingCalls(app);
   options.routes?.(app);
 

@@ -13,6 +13,7 @@ export const TAGS = [
   { name: "Auth", description: "Exchanging an API key for a short-lived access token." },
   { name: "Sessions", description: "Agent sessions: create, run, control and observe." },
   { name: "Agents", description: "Named, versioned session configurations: define once, start sessions from a version or an alias, roll back by moving the alias." },
+  { name: "Memory", description: "A tenant's long-term store: items in namespaces, searched by relevance, kept in versions, read and written by people and by sessions' memory tools." },
   { name: "Schedules", description: "Scheduled runs: a cron expression in a time zone that creates a session, or sends a message to one, at each slot." },
   { name: "Tenant", description: "The caller's own tenant: limits, usage and the webhook secret." },
   { name: "API keys", description: "Keys a tenant admin creates for backends." },

@@ -4,16 +4,16 @@
  * no clock.
  */
 
-export type Scope = "sessions:read" | "sessions:write" | "agents:write" | "tenant:admin" | "platform:admin";
+export type Scope = "sessions:read" | "sessions:write" | "agents:write" | "memory:read" | "memory:write" | "tenant:admin" | "platform:admin";
 
-export const ALL_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "tenant:admin", "platform:admin"];
+export const ALL_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "tenant:admin", "platform:admin"];
 
 /**
  * Scopes an API key may carry. `platform:admin` is left out on purpose: keys are minted by
  * tenant admins, and no tenant may mint a credential that reaches other tenants, even if a
  * route forgets to check. Platform admins authenticate with JWTs only.
  */
-export const API_KEY_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "tenant:admin"];
+export const API_KEY_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "tenant:admin"];
 
 export interface Principal {
   tenantId: string;
@@ -55,7 +55,10 @@ const GRANTS: Readonly<Record<Scope, readonly Scope[]>> = {
   "sessions:write": ["sessions:write"],
   // Changing an agent changes what every session of it runs: a grant of its own, not sessions:write.
   "agents:write": ["agents:write"],
-  "tenant:admin": ["tenant:admin", "sessions:read", "sessions:write", "agents:write"],
+  // Like sessions: a write-only grant is a legitimate, narrower one.
+  "memory:read": ["memory:read"],
+  "memory:write": ["memory:write"],
+  "tenant:admin": ["tenant:admin", "sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write"],
   "platform:admin": ALL_SCOPES,
 };
 

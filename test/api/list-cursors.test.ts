@@ -26,6 +26,7 @@ const CURSORS: Record<CursorList, string> = {
   tool_calls: encodeIntPairCursor("tool_calls", 1, 0),
   agents: encodeTimeIdCursor("agents", 1_700_000_000_000, "agt_x"),
   agent_versions: encodeKeyCursor("agent_versions", "3"),
+  memory_namespaces: encodeKeyCursor("memory_namespaces", "users.u_1"),
 };
 const GARBAGE = ["!!", "AAAA", "0x10", btoa(JSON.stringify({ a: 1 })).replace(/=+$/, ""), btoa(JSON.stringify([1, "x"])).replace(/=+$/, "")];
 

@@ -1,0 +1,29 @@
+/** `DELETE /v1/memory/items?namespace=…&key=…`: the item and its versions are gone. */
+import { createRoute, type RouteHandler } from "@hono/zod-openapi";
+import { MemoryClient } from "../../memory/client";
+import { ItemQuerySchema } from "../../memory/schemas";
+import type { AppEnv } from "../context";
+import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
+import { requireScope } from "../middleware/require-scope";
+import { bearerAuth } from "../security";
+
+export const route = createRoute({
+  method: "delete",
+  path: "/v1/memory/items",
+  operationId: "deleteMemoryItem",
+  summary: "Delete a memory item",
+  tags: ["Memory"],
+  security: bearerAuth("memory:write"),
+  middleware: [requireScope("memory:write")] as const,
+  request: { query: ItemQuerySchema },
+  responses: {
+    204: { description: "Deleted, with its versions." },
+    ...errorResponses(...AUTHENTICATED_ERRORS, 404),
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const { namespace, key } = c.req.valid("query");
+  await new MemoryClient(c.env, c.var.principal.tenantId).remove(namespace.split("."), key, Date.now());
+  return c.body(null, 204);
+};

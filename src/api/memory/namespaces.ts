@@ -1,0 +1,43 @@
+/** `POST /v1/memory/namespaces`: the namespaces holding items, within a prefix, cut to a depth, in order. */
+import { createRoute, type RouteHandler, z } from "@hono/zod-openapi";
+import { MemoryClient } from "../../memory/client";
+import { ListNamespacesSchema } from "../../memory/schemas";
+import { decodeKeyCursor } from "../../shared/cursor";
+import type { AppEnv } from "../context";
+import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
+import { requireScope } from "../middleware/require-scope";
+import { jsonBody, jsonContent } from "../schemas";
+import { bearerAuth } from "../security";
+
+export const route = createRoute({
+  method: "post",
+  path: "/v1/memory/namespaces",
+  operationId: "listMemoryNamespaces",
+  summary: "List memory namespaces",
+  tags: ["Memory"],
+  security: bearerAuth("memory:read"),
+  middleware: [requireScope("memory:read")] as const,
+  request: { body: jsonBody(ListNamespacesSchema, { prefix: ["users"], max_depth: 2 }) },
+  responses: {
+    200: jsonContent(
+      z.object({ data: z.array(z.array(z.string())), next_cursor: z.string().nullable() }).openapi("MemoryNamespacePage"),
+      "A page of namespaces.",
+    ),
+    ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS),
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const body = c.req.valid("json");
+  if (body.cursor !== undefined && decodeKeyCursor("memory_namespaces", body.cursor) === null) {
+    throw new ApiError("validation_failed", undefined, { errors: [{ path: "body.cursor", message: "Not a cursor returned by this list." }] });
+  }
+  const page = await new MemoryClient(c.env, c.var.principal.tenantId).namespaces({
+    prefix: body.prefix,
+    maxDepth: body.max_depth ?? null,
+    limit: body.limit,
+    cursor: body.cursor ?? null,
+    now: Date.now(),
+  });
+  return c.json(page, 200);
+};

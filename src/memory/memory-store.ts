@@ -1,0 +1,165 @@
+/**
+ * The MemoryStore Durable Object, one per tenant: its memory items (storage.md). An object of its
+ * own: memory is read and written by sessions' tools in the middle of runs, traffic the tenant
+ * index (on every request's path) should not carry. One object holds 10 GB, far above the
+ * default `max_memory_items` (100,000 items of at most 64 KiB); a tenant that outgrows one would
+ * be split by the first segment of its namespaces, which every query already carries.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { AlarmClock } from "../storage/alarm-clock";
+import { migrate } from "../storage/migrations";
+import { TenantBinding } from "../tenants/tenant-binding";
+import { optionalCursor, requireInt, requireNow, requirePageLimit, requireString } from "../tenants/validate";
+import { MEMORY_STORE_MIGRATIONS } from "./migrations";
+import { joinNamespace, namespaceProblem, MAX_NAMESPACE_SEGMENTS } from "./namespace";
+import type { MemoryStoreRpc } from "./rpc";
+import * as store from "./store";
+import type { MemoryItem, MemoryResult, MemoryVersion, NamespaceListInput, NamespacePage, PutItem, ScoredItem, SearchInput } from "./types";
+import { FILTER_FIELD_PATTERN, MAX_KEY_CHARS, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, MAX_SEARCH_OFFSET, MAX_TTL_SECONDS, MAX_VALUE_CHARS, MIN_TTL_SECONDS } from "./bounds";
+
+const NOT_FOUND = { ok: false, reason: "item_not_found" } as const;
+
+export class MemoryStore extends DurableObject<Cloudflare.Env> implements MemoryStoreRpc {
+  readonly #alarms: AlarmClock;
+  #binding: TenantBinding;
+  #migrated = false;
+
+  constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
+    super(ctx, env);
+    this.#alarms = new AlarmClock(ctx.storage);
+    this.#binding = new TenantBinding(ctx.storage.kv, async () => undefined);
+    if (this.#binding.bound) this.#migrate();
+  }
+
+  async put(tenantId: string, input: PutItem): Promise<MemoryResult<MemoryItem>> {
+    await this.#binding.enter(tenantId, Date.now());
+    if (!this.#migrated) this.#migrate();
+    const namespace = requireNamespace(input.namespace);
+    const key = requireKey(input.key);
+    const value = requireValue(input.value);
+    const now = requireNow(input.now);
+    const maxItems = requireInt("maxItems", input.maxItems, 0);
+    const ttlMs = input.ttlSeconds === null ? null : requireInt("ttlSeconds", input.ttlSeconds, MIN_TTL_SECONDS, MAX_TTL_SECONDS) * 1000;
+    const createdBy = requireString("createdBy", input.createdBy);
+    const result = this.ctx.storage.transactionSync((): MemoryResult<MemoryItem> => {
+      let previous = store.liveItem(this.#sql, namespace, key, now);
+      if (!previous) {
+        // An expired row the sweep has not reached yet is gone for good: the new item starts at version 1.
+        store.deleteItem(this.#sql, namespace, key);
+        if (store.countItems(this.#sql) >= maxItems) return { ok: false, reason: "limit_reached", max: maxItems };
+      }
+      store.writeItem(this.#sql, { namespace, key, value, createdBy, now, ttlMs, refreshTtl: input.refreshTtl === true }, previous);
+      previous = store.liveItem(this.#sql, namespace, key, now);
+      return { ok: true, value: store.toItem(previous!) };
+    });
+    if (ttlMs !== null) await this.#syncAlarm();
+    return result;
+  }
+
+  async get(tenantId: string, namespace: string[], key: string, now: number): Promise<MemoryResult<MemoryItem>> {
+    const checked = { namespace: requireNamespace(namespace), key: requireKey(key), now: requireNow(now) };
+    if (!this.#peek(tenantId)) return NOT_FOUND;
+    const row = store.liveItem(this.#sql, checked.namespace, checked.key, checked.now);
+    if (!row) return NOT_FOUND;
+    return { ok: true, value: store.toItem(store.refreshExpiry(this.#sql, row, checked.now)) };
+  }
+
+  async remove(tenantId: string, namespace: string[], key: string, now: number): Promise<MemoryResult<null>> {
+    const checked = { namespace: requireNamespace(namespace), key: requireKey(key), now: requireNow(now) };
+    if (!this.#peek(tenantId)) return NOT_FOUND;
+    const found = this.ctx.storage.transactionSync(() => {
+      if (!store.liveItem(this.#sql, checked.namespace, checked.key, checked.now)) return false;
+      return store.deleteItem(this.#sql, checked.namespace, checked.key);
+    });
+    return found ? { ok: true, value: null } : NOT_FOUND;
+  }
+
+  async versions(tenantId: string, namespace: string[], key: string, now: number): Promise<MemoryResult<MemoryVersion[]>> {
+    const checked = { namespace: requireNamespace(namespace), key: requireKey(key), now: requireNow(now) };
+    if (!this.#peek(tenantId)) return NOT_FOUND;
+    if (!store.liveItem(this.#sql, checked.namespace, checked.key, checked.now)) return NOT_FOUND;
+    return { ok: true, value: store.versionsOf(this.#sql, checked.namespace, checked.key) };
+  }
+
+  async search(tenantId: string, input: SearchInput): Promise<ScoredItem[]> {
+    const checked: SearchInput = {
+      prefix: requirePrefix(input.prefix),
+      query: input.query === null ? null : requireString("query", input.query, MAX_QUERY_CHARS),
+      filter: requireFilter(input.filter),
+      limit: requireInt("limit", input.limit, 1, MAX_SEARCH_LIMIT),
+      offset: requireInt("offset", input.offset, 0, MAX_SEARCH_OFFSET),
+      now: requireNow(input.now),
+    };
+    if (!this.#peek(tenantId)) return [];
+    return store.search(this.#sql, checked);
+  }
+
+  async namespaces(tenantId: string, input: NamespaceListInput): Promise<NamespacePage> {
+    const prefix = requirePrefix(input.prefix);
+    const maxDepth = input.maxDepth === null ? null : requireInt("maxDepth", input.maxDepth, 1, MAX_NAMESPACE_SEGMENTS);
+    const limit = requirePageLimit(input.limit);
+    const cursor = optionalCursor(input.cursor);
+    const now = requireNow(input.now);
+    if (!this.#peek(tenantId)) return { data: [], next_cursor: null };
+    return store.namespaces(this.#sql, prefix, maxDepth, limit, cursor, now);
+  }
+
+  override async alarm(): Promise<void> {
+    if (!this.#migrated) return;
+    const swept = store.sweepExpired(this.#sql, Date.now());
+    // A full batch may have left more: go on at once; else wait for the next expiry.
+    await this.#alarms.sync(swept >= store.SWEEP_BATCH ? Date.now() + 1 : store.firstExpiry(this.#sql));
+  }
+
+  // ---- private helpers (not reachable over RPC) ------------------------------------------
+
+  async #syncAlarm(): Promise<void> {
+    await this.#alarms.sync(store.firstExpiry(this.#sql));
+  }
+
+  get #sql(): SqlStorage {
+    return this.ctx.storage.sql;
+  }
+
+  #peek(tenantId: string): boolean {
+    return this.#binding.peek(tenantId) && this.#migrated;
+  }
+
+  #migrate(): void {
+    migrate(this.ctx.storage, MEMORY_STORE_MIGRATIONS);
+    this.#migrated = true;
+  }
+}
+
+// The gateway and the memory tools check every argument first (src/memory/bounds.ts); these
+// keep the tables' invariants and the SQL this object builds safe whatever a caller sends.
+
+function requireNamespace(value: unknown): string {
+  if (namespaceProblem(value) !== null) throw new TypeError("namespace is not a namespace");
+  return joinNamespace(value as string[]);
+}
+
+function requirePrefix(value: unknown): string[] {
+  if (namespaceProblem(value, 0) !== null) throw new TypeError("prefix is not a namespace prefix");
+  return value as string[];
+}
+
+function requireKey(value: unknown): string {
+  return requireString("key", value, MAX_KEY_CHARS);
+}
+
+function requireValue(value: unknown): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new TypeError("value must be an object");
+  if (JSON.stringify(value).length > MAX_VALUE_CHARS) throw new RangeError("value is too large");
+  return value as Record<string, unknown>;
+}
+
+function requireFilter(value: unknown): SearchInput["filter"] {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new TypeError("filter must be an object");
+  for (const [field, wanted] of Object.entries(value)) {
+    // The field is written into a JSON path of the query: only these characters ever reach it.
+    if (!FILTER_FIELD_PATTERN.test(field)) throw new TypeError("filter field is not a field name");
+    if (wanted !== null && !["string", "number", "boolean"].includes(typeof wanted)) throw new TypeError("filter values must be scalars");
+  }
+  return value as SearchInput["filter"];
+}

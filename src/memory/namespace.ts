@@ -1,0 +1,76 @@
+/**
+ * Memory namespaces: 1–4 segments of `[A-Za-z0-9_@:-]{1,64}`, joined by `.` in query strings and
+ * in storage. A segment cannot hold `.`, so the joined form is unambiguous and "within a prefix"
+ * is a comparison of parsed segments, never of text (`users.u_1` is not within `users.u`). Pure.
+ */
+
+export const MAX_NAMESPACE_SEGMENTS = 4;
+export const MAX_SEGMENT_CHARS = 64;
+export const SEGMENT_PATTERN = /^[A-Za-z0-9_@:-]{1,64}$/;
+/** The longest joined namespace: four segments and three dots. */
+export const MAX_NAMESPACE_CHARS = MAX_NAMESPACE_SEGMENTS * MAX_SEGMENT_CHARS + MAX_NAMESPACE_SEGMENTS - 1;
+/** A grant's segment filled from the session's metadata at creation: `{metadata.user_id}`. */
+export const TEMPLATE_PATTERN = /^\{metadata\.([A-Za-z0-9_-]{1,64})\}$/;
+
+export type Namespace = readonly string[];
+
+/** Why a namespace is not one, or null. `minSegments` 0 allows the empty prefix (all of the tenant's). */
+export function namespaceProblem(value: unknown, minSegments = 1): string | null {
+  if (!Array.isArray(value)) return "Must be a list of segments.";
+  if (value.length < minSegments || value.length > MAX_NAMESPACE_SEGMENTS) return `Must have ${minSegments}-${MAX_NAMESPACE_SEGMENTS} segments.`;
+  for (const segment of value) {
+    if (typeof segment !== "string" || !SEGMENT_PATTERN.test(segment)) return `Each segment must be 1-${MAX_SEGMENT_CHARS} letters, digits, \`_\`, \`@\`, \`:\` or \`-\`.`;
+  }
+  return null;
+}
+
+export function joinNamespace(namespace: Namespace): string {
+  return namespace.join(".");
+}
+
+/** A namespace as a query string gives it (`users.u_123`), or null when it is not one. */
+export function parseNamespace(text: string): string[] | null {
+  if (text.length > MAX_NAMESPACE_CHARS) return null;
+  const segments = text.split(".");
+  return namespaceProblem(segments) === null ? segments : null;
+}
+
+/** Whether `namespace` is `prefix` or below it, segment by segment. */
+export function isWithin(namespace: Namespace, prefix: Namespace): boolean {
+  if (prefix.length > namespace.length) return false;
+  return prefix.every((segment, i) => namespace[i] === segment);
+}
+
+/** A session's access to memory: the namespaces it reads, and the ones it writes (each within a read one). */
+export interface MemoryGrant {
+  namespaces: string[][];
+  write: string[][];
+}
+
+export type GrantResolution = { ok: true; grant: MemoryGrant } | { ok: false; errors: { path: string; message: string }[] };
+
+/**
+ * A grant as given (segments may be `{metadata.<field>}`) filled from the session's metadata.
+ * A field the metadata lacks, or whose value is not a segment, is an error at its place; so is a
+ * write namespace that no read namespace contains.
+ */
+export function resolveGrant(grant: { namespaces: string[][]; write?: string[][] }, metadata: Record<string, string> | null, path = "body.memory"): GrantResolution {
+  const errors: { path: string; message: string }[] = [];
+  const fill = (list: string[][], field: "namespaces" | "write") =>
+    list.map((namespace, i) =>
+      namespace.map((segment, j) => {
+        const template = TEMPLATE_PATTERN.exec(segment);
+        if (!template) return segment;
+        const value = metadata?.[template[1]!];
+        if (value === undefined) errors.push({ path: `${path}.${field}.${i}.${j}`, message: `The session's metadata has no "${template[1]}".` });
+        else if (!SEGMENT_PATTERN.test(value)) errors.push({ path: `${path}.${field}.${i}.${j}`, message: `metadata.${template[1]} is not a namespace segment.` });
+        return value ?? segment;
+      }),
+    );
+  const namespaces = fill(grant.namespaces, "namespaces");
+  const write = fill(grant.write ?? [], "write");
+  write.forEach((namespace, i) => {
+    if (!namespaces.some((read) => isWithin(namespace, read))) errors.push({ path: `${path}.write.${i}`, message: "Must be within one of the namespaces." });
+  });
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, grant: { namespaces, write } };
+}

@@ -1,0 +1,17 @@
+/**
+ * What a tenant's memory store answers over RPC: the interface its namespace is typed by
+ * (src/env.ts), called by the gateway's routes and by sessions' memory tools. A tenant that never
+ * stored an item is answered as empty, and such a lookup writes nothing.
+ */
+import type { MemoryItem, MemoryResult, MemoryVersion, NamespaceListInput, NamespacePage, PutItem, ScoredItem, SearchInput } from "./types";
+
+export interface MemoryStoreRpc {
+  /** Writes the item's next version; `limit_reached` for a new item past the tenant's `max_memory_items`. */
+  put(tenantId: string, input: PutItem): Promise<MemoryResult<MemoryItem>>;
+  /** The live item (its time to live restarted when it asks for that). */
+  get(tenantId: string, namespace: string[], key: string, now: number): Promise<MemoryResult<MemoryItem>>;
+  remove(tenantId: string, namespace: string[], key: string, now: number): Promise<MemoryResult<null>>;
+  versions(tenantId: string, namespace: string[], key: string, now: number): Promise<MemoryResult<MemoryVersion[]>>;
+  search(tenantId: string, input: SearchInput): Promise<ScoredItem[]>;
+  namespaces(tenantId: string, input: NamespaceListInput): Promise<NamespacePage>;
+}

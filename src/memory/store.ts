@@ -1,0 +1,245 @@
+/**
+ * The memory store's tables (storage.md): items, their last versions, and the full-text index.
+ * An expired item is never read: every query asks for `expires_at` after now, and the sweep
+ * deletes such rows later. Functions of the SQL handle; the object wraps changes in transactions.
+ */
+import { decodeKeyCursor, encodeKeyCursor } from "../shared/cursor";
+import { toIso } from "../tenants/validate";
+import { joinNamespace } from "./namespace";
+import type { MemoryItem, MemoryVersion, NamespacePage, ScoredItem, SearchInput } from "./types";
+
+/** Versions kept per item, the current one included. */
+export const KEPT_VERSIONS = 10;
+/** Words of a query that reach the index; the rest are dropped. */
+const MAX_QUERY_TERMS = 32;
+/** Expired rows deleted per sweep. */
+export const SWEEP_BATCH = 500;
+
+interface ItemRow extends Record<string, SqlStorageValue> {
+  id: number;
+  namespace: string;
+  key: string;
+  value: string;
+  version: number;
+  created_by: string;
+  created_at: number;
+  updated_at: number;
+  expires_at: number | null;
+  ttl_ms: number | null;
+  refresh_ttl: number;
+}
+
+const LIVE = "(expires_at IS NULL OR expires_at > ?)";
+
+export function liveItem(sql: SqlStorage, namespace: string, key: string, now: number): ItemRow | null {
+  return sql.exec<ItemRow>(`SELECT * FROM items WHERE namespace = ? AND key = ? AND ${LIVE}`, namespace, key, now).toArray()[0] ?? null;
+}
+
+export function countItems(sql: SqlStorage): number {
+  return sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM items`).one().n;
+}
+
+/** Removes an item, its versions and its text; true when there was a row. */
+export function deleteItem(sql: SqlStorage, namespace: string, key: string): boolean {
+  const row = sql.exec<{ id: number }>(`SELECT id FROM items WHERE namespace = ? AND key = ?`, namespace, key).toArray()[0];
+  if (!row) return false;
+  sql.exec(`DELETE FROM items WHERE id = ?`, row.id);
+  sql.exec(`DELETE FROM items_fts WHERE rowid = ?`, row.id);
+  sql.exec(`DELETE FROM item_versions WHERE namespace = ? AND key = ?`, namespace, key);
+  return true;
+}
+
+export interface WrittenItem {
+  namespace: string;
+  key: string;
+  value: Record<string, unknown>;
+  createdBy: string;
+  now: number;
+  ttlMs: number | null;
+  refreshTtl: boolean;
+}
+
+/** Writes the item's next version (the first when `previous` is null) and keeps the last `KEPT_VERSIONS`. */
+export function writeItem(sql: SqlStorage, item: WrittenItem, previous: ItemRow | null): void {
+  const version = (previous?.version ?? 0) + 1;
+  const text = JSON.stringify(item.value);
+  const expiresAt = item.ttlMs === null ? null : item.now + item.ttlMs;
+  let id: number;
+  if (previous) {
+    id = previous.id;
+    sql.exec(
+      `UPDATE items SET value = ?, version = ?, updated_at = ?, expires_at = ?, ttl_ms = ?, refresh_ttl = ? WHERE id = ?`,
+      text,
+      version,
+      item.now,
+      expiresAt,
+      item.ttlMs,
+      item.refreshTtl ? 1 : 0,
+      id,
+    );
+    sql.exec(`DELETE FROM items_fts WHERE rowid = ?`, id);
+  } else {
+    id = sql
+      .exec<{ id: number }>(
+        `INSERT INTO items (namespace, key, value, version, created_by, created_at, updated_at, expires_at, ttl_ms, refresh_ttl)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+        item.namespace,
+        item.key,
+        text,
+        version,
+        item.createdBy,
+        item.now,
+        item.now,
+        expiresAt,
+        item.ttlMs,
+        item.refreshTtl ? 1 : 0,
+      )
+      .one().id;
+  }
+  sql.exec(`INSERT INTO items_fts (rowid, body) VALUES (?, ?)`, id, searchText(item.key, item.value));
+  sql.exec(`INSERT INTO item_versions (namespace, key, version, value, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)`, item.namespace, item.key, version, text, item.createdBy, item.now);
+  sql.exec(`DELETE FROM item_versions WHERE namespace = ? AND key = ? AND version <= ?`, item.namespace, item.key, version - KEPT_VERSIONS);
+}
+
+/** A read of an item that asks for it restarts its time to live. */
+export function refreshExpiry(sql: SqlStorage, row: ItemRow, now: number): ItemRow {
+  if (row.refresh_ttl !== 1 || row.ttl_ms === null) return row;
+  const expiresAt = now + row.ttl_ms;
+  sql.exec(`UPDATE items SET expires_at = ? WHERE id = ?`, expiresAt, row.id);
+  return { ...row, expires_at: expiresAt };
+}
+
+export function versionsOf(sql: SqlStorage, namespace: string, key: string): MemoryVersion[] {
+  return sql
+    .exec<{ version: number; value: string; created_by: string; created_at: number }>(
+      `SELECT version, value, created_by, created_at FROM item_versions WHERE namespace = ? AND key = ? ORDER BY version DESC LIMIT ?`,
+      namespace,
+      key,
+      KEPT_VERSIONS,
+    )
+    .toArray()
+    .map((row) => ({ namespace: namespace.split("."), key, version: row.version, value: JSON.parse(row.value) as Record<string, unknown>, created_by: row.created_by, created_at: toIso(row.created_at) }));
+}
+
+/**
+ * Items within the prefix that match the filter, ranked by BM25 over their text when a query is
+ * given (best first; `score` higher is better), else newest first with a null score.
+ */
+export function search(sql: SqlStorage, input: SearchInput): ScoredItem[] {
+  const where: string[] = [LIVE.replaceAll("expires_at", "items.expires_at")];
+  const args: SqlStorageValue[] = [input.now];
+  if (input.prefix.length > 0) {
+    const prefix = joinNamespace(input.prefix);
+    // Below `prefix` is exactly the text from "prefix." up to "prefix/" ('/' follows '.').
+    where.push("(items.namespace = ? OR (items.namespace >= ? AND items.namespace < ?))");
+    args.push(prefix, `${prefix}.`, `${prefix}/`);
+  }
+  for (const [field, wanted] of Object.entries(input.filter)) {
+    const path = `$."${field}"`;
+    if (wanted === null) where.push(`json_type(items.value, '${path}') = 'null'`);
+    else if (typeof wanted === "boolean") where.push(`json_type(items.value, '${path}') = '${wanted ? "true" : "false"}'`);
+    else {
+      where.push(`json_type(items.value, '${path}') IN (${typeof wanted === "string" ? "'text'" : "'integer', 'real'"}) AND json_extract(items.value, '${path}') = ?`);
+      args.push(wanted);
+    }
+  }
+  const terms = input.query === null ? [] : queryTerms(input.query);
+  if (input.query !== null && terms.length === 0) return [];
+  if (terms.length === 0) {
+    const rows = sql.exec<ItemRow>(`SELECT items.* FROM items WHERE ${where.join(" AND ")} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`, ...args, input.limit, input.offset).toArray();
+    return rows.map((row) => ({ ...toItem(row), score: null }));
+  }
+  const match = terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(" OR ");
+  const rows = sql
+    .exec<ItemRow & { rank: number }>(
+      `SELECT items.*, bm25(items_fts) AS rank FROM items_fts JOIN items ON items.id = items_fts.rowid
+       WHERE items_fts MATCH ? AND ${where.join(" AND ")} ORDER BY rank LIMIT ? OFFSET ?`,
+      match,
+      ...args,
+      input.limit,
+      input.offset,
+    )
+    .toArray();
+  // bm25() is lower for a better match; the API's score is higher for one.
+  return rows.map((row) => ({ ...toItem(row), score: Math.round(-row.rank * 1e6) / 1e6 }));
+}
+
+/** The words of a query, each searched as a phrase of one token: no operator of FTS5's syntax reaches it. */
+export function queryTerms(query: string): string[] {
+  return [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, MAX_QUERY_TERMS);
+}
+
+/** The namespaces that hold live items within `prefix`, cut to `maxDepth` segments, in order, paged. */
+export function namespaces(sql: SqlStorage, prefix: string[], maxDepth: number | null, limit: number, cursor: string | null, now: number): NamespacePage {
+  const args: SqlStorageValue[] = [now];
+  let where = LIVE;
+  if (prefix.length > 0) {
+    const joined = joinNamespace(prefix);
+    where += " AND (namespace = ? OR (namespace >= ? AND namespace < ?))";
+    args.push(joined, `${joined}.`, `${joined}/`);
+  }
+  const after = cursor === null ? null : decodeKeyCursor("memory_namespaces", cursor);
+  if (cursor !== null && after === null) throw new RangeError("invalid cursor");
+  const seen = new Set<string>();
+  for (const row of sql.exec<{ namespace: string }>(`SELECT DISTINCT namespace FROM items WHERE ${where}`, ...args)) {
+    const segments = row.namespace.split(".");
+    seen.add(joinNamespace(maxDepth === null ? segments : segments.slice(0, Math.max(maxDepth, prefix.length))));
+  }
+  const ordered = [...seen].sort(compareNamespaces).filter((namespace) => after === null || compareNamespaces(namespace, after) > 0);
+  const page = ordered.slice(0, limit);
+  return {
+    data: page.map((namespace) => namespace.split(".")),
+    next_cursor: ordered.length > limit ? encodeKeyCursor("memory_namespaces", page[page.length - 1]!) : null,
+  };
+}
+
+/** Segment by segment, so a namespace sorts before those below it. */
+function compareNamespaces(a: string, b: string): number {
+  const left = a.split(".");
+  const right = b.split(".");
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    if (left[i] !== right[i]) return left[i]! < right[i]! ? -1 : 1;
+  }
+  return left.length - right.length;
+}
+
+export function firstExpiry(sql: SqlStorage): number | null {
+  return sql.exec<{ at: number | null }>(`SELECT MIN(expires_at) AS at FROM items WHERE expires_at IS NOT NULL`).one().at ?? null;
+}
+
+/** Deletes up to `SWEEP_BATCH` expired items; the count deleted. */
+export function sweepExpired(sql: SqlStorage, now: number): number {
+  const expired = sql.exec<{ namespace: string; key: string }>(`SELECT namespace, key FROM items WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?`, now, SWEEP_BATCH).toArray();
+  for (const row of expired) deleteItem(sql, row.namespace, row.key);
+  return expired.length;
+}
+
+export function toItem(row: ItemRow): MemoryItem {
+  return {
+    namespace: row.namespace.split("."),
+    key: row.key,
+    value: JSON.parse(row.value) as Record<string, unknown>,
+    version: row.version,
+    created_by: row.created_by,
+    created_at: toIso(row.created_at),
+    updated_at: toIso(row.updated_at),
+    expires_at: row.expires_at === null ? null : toIso(row.expires_at),
+  };
+}
+
+/** What the index reads of an item: its key and every string in its value (object keys included). */
+function searchText(key: string, value: unknown): string {
+  const parts: string[] = [key];
+  const walk = (node: unknown): void => {
+    if (typeof node === "string") parts.push(node);
+    else if (Array.isArray(node)) node.forEach(walk);
+    else if (node !== null && typeof node === "object") {
+      for (const [name, item] of Object.entries(node)) {
+        parts.push(name);
+        walk(item);
+      }
+    }
+  };
+  walk(value);
+  return parts.join(" ");
+}

@@ -1,0 +1,59 @@
+/** Memory: a tenant's long-term items, in namespaces, searched with BM25 and kept in versions. */
+import type { Page } from "../sessions/types";
+
+export interface MemoryItem {
+  namespace: string[];
+  key: string;
+  value: Record<string, unknown>;
+  version: number;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+  expires_at: string | null;
+}
+
+export interface MemoryVersion {
+  namespace: string[];
+  key: string;
+  version: number;
+  value: Record<string, unknown>;
+  created_by: string;
+  created_at: string;
+}
+
+export interface PutItem {
+  namespace: string[];
+  key: string;
+  value: Record<string, unknown>;
+  ttlSeconds: number | null;
+  refreshTtl: boolean;
+  createdBy: string;
+  /** The tenant's `max_memory_items`. */
+  maxItems: number;
+  now: number;
+}
+
+export interface SearchInput {
+  /** Empty: every namespace of the tenant. */
+  prefix: string[];
+  query: string | null;
+  filter: Record<string, string | number | boolean | null>;
+  limit: number;
+  offset: number;
+  now: number;
+}
+
+export type ScoredItem = MemoryItem & { score: number | null };
+
+export interface NamespaceListInput {
+  prefix: string[];
+  maxDepth: number | null;
+  limit: number;
+  cursor: string | null;
+  now: number;
+}
+
+export type MemoryFailure = { reason: "item_not_found" } | { reason: "limit_reached"; max: number };
+export type MemoryResult<T> = { ok: true; value: T } | ({ ok: false } & MemoryFailure);
+
+export type NamespacePage = Page<string[]>;
