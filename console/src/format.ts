@@ -92,4 +92,5 @@ export const LIMIT_LABELS: Record<keyof Limits, string> = {
   max_schedules: "Schedules",
   max_streams_per_session: "Event streams per session",
   max_streams_per_tenant: "Event streams per tenant",
+  max_memory_items: "Memory items",
 };

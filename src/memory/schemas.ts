@@ -3,6 +3,7 @@
  * memory tools check a model's input with the same field schemas.
  */
 import { z } from "@hono/zod-openapi";
+import { CURSOR_PATTERN, decodeKeyCursor, MAX_CURSOR_CHARS } from "../shared/cursor";
 import { jsonDepth, MAX_JSON_DEPTH } from "../shared/json-depth";
 import {
   DEFAULT_SEARCH_LIMIT,
@@ -72,7 +73,13 @@ export const ListNamespacesSchema = z
     prefix: NamespacePrefixSchema.default([]),
     max_depth: z.number().int().min(1).max(MAX_NAMESPACE_SEGMENTS).optional().openapi({ description: "Namespaces are cut to this many segments." }),
     limit: z.number().int().min(1).max(200).default(50),
-    cursor: z.string().max(1024).optional(),
+    cursor: z
+      .string()
+      .max(MAX_CURSOR_CHARS)
+      .regex(CURSOR_PATTERN, { message: "Not a cursor returned by this list.", abort: true })
+      .refine((cursor) => decodeKeyCursor("memory_namespaces", cursor) !== null, "Not a cursor returned by this list.")
+      .optional()
+      .openapi({ description: "The `next_cursor` of the previous page." }),
   })
   .strict()
   .openapi("ListMemoryNamespaces");

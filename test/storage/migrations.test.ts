@@ -226,6 +226,7 @@ describe("session object storage written by an earlier version", () => {
       caller_share_percent: cap.caller_share_percent,
       max_streams_per_session: BUILTIN_DEFAULT_LIMITS.max_streams_per_session,
       max_streams_per_tenant: BUILTIN_DEFAULT_LIMITS.max_streams_per_tenant,
+      max_memory_items: BUILTIN_DEFAULT_LIMITS.max_memory_items,
     });
     await waitForStatus(t, ["done"]);
     expect(unwrap((await t.stub.start("keyed once", cap, {}, "schedule:sch_x:1")) as SessionResult<Session>).status).toBe("done");

@@ -903,6 +903,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/memory/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a memory item */
+        get: operations["getMemoryItem"];
+        /**
+         * Write a memory item
+         * @description Each write is a new `version`; the last 10 stay readable. 409 for a new item past the tenant's `max_memory_items`.
+         */
+        put: operations["putMemoryItem"];
+        post?: never;
+        /** Delete a memory item */
+        delete: operations["deleteMemoryItem"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/memory/items/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a memory item's versions */
+        get: operations["listMemoryItemVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/memory/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search memory
+         * @description A query's words are matched as words (no operators); an item matching more of them, and rarer ones, ranks higher. Expired items never appear.
+         */
+        post: operations["searchMemory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/memory/namespaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** List memory namespaces */
+        post: operations["listMemoryNamespaces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     toolCall: {
@@ -1230,6 +1306,8 @@ export interface components {
             max_streams_per_session: number;
             /** Format: int32 */
             max_streams_per_tenant: number;
+            /** Format: int32 */
+            max_memory_items: number;
         };
         /** @description Sums over the last `window_days` UTC days, today included. */
         TenantUsage: components["schemas"]["UsageTotals"] & {
@@ -1438,7 +1516,7 @@ export interface components {
             key: string;
         };
         /** @enum {string} */
-        ApiKeyScope: "sessions:read" | "sessions:write" | "agents:write" | "tenant:admin";
+        ApiKeyScope: "sessions:read" | "sessions:write" | "agents:write" | "memory:read" | "memory:write" | "tenant:admin";
         ApiKey: {
             /** @example key_0123456789abcdef01234567 */
             key_id: string;
@@ -1534,6 +1612,8 @@ export interface components {
             max_streams_per_session?: number;
             /** Format: int32 */
             max_streams_per_tenant?: number;
+            /** Format: int32 */
+            max_memory_items?: number;
         };
         TenantConfig: {
             /**
@@ -1948,6 +2028,8 @@ export interface components {
             max_streams_per_session?: number;
             /** Format: int32 */
             max_streams_per_tenant?: number;
+            /** Format: int32 */
+            max_memory_items?: number;
         };
         MessagePage: {
             data: components["schemas"]["Message"][];
@@ -2647,6 +2729,123 @@ export interface components {
              * @example 3
              */
             version: number;
+        };
+        MemoryItem: {
+            namespace: string[];
+            key: string;
+            value: {
+                [key: string]: unknown;
+            };
+            /** Format: int64 */
+            version: number;
+            /** @description Who wrote the first version: a subject, or `session:<id>` for a session's memory tool. */
+            created_by: string;
+            created_at: string;
+            updated_at: string;
+            expires_at: string | null;
+        };
+        PutMemoryItem: {
+            namespace: components["schemas"]["MemoryNamespace"];
+            /** @example preferences */
+            key: string;
+            /**
+             * @description A JSON object; its strings are what search reads.
+             * @example {
+             *       "language": "French",
+             *       "tone": "formal"
+             *     }
+             */
+            value: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: int32
+             * @description Gone this long after the write; kept until deleted when absent or null.
+             */
+            ttl_seconds?: number | null;
+            /** @description Each read restarts the time to live. */
+            refresh_ttl?: boolean;
+        };
+        /**
+         * @description 1-4 segments; in a query string, joined by `.`.
+         * @example [
+         *       "users",
+         *       "u_123"
+         *     ]
+         */
+        MemoryNamespace: string[];
+        MemoryVersionList: {
+            data: components["schemas"]["MemoryVersion"][];
+        };
+        MemoryVersion: {
+            namespace: string[];
+            key: string;
+            /** Format: int64 */
+            version: number;
+            value: {
+                [key: string]: unknown;
+            };
+            created_by: string;
+            created_at: string;
+        };
+        MemorySearchResult: {
+            data: components["schemas"]["ScoredMemoryItem"][];
+        };
+        ScoredMemoryItem: components["schemas"]["MemoryItem"] & {
+            /** @description Higher is a better match; null without a query. */
+            score: number | null;
+        };
+        MemorySearch: {
+            /**
+             * @description Only items at or below this namespace; every item of the tenant when empty.
+             * @default []
+             */
+            namespace_prefix: string[];
+            /**
+             * @description Ranks by BM25 over the items' text (keys and string values); newest first without it.
+             * @example language preference
+             */
+            query?: string;
+            /**
+             * @description Top-level fields of the value and the scalar each must equal.
+             * @default {}
+             * @example {
+             *       "tone": "formal"
+             *     }
+             */
+            filter: {
+                [key: string]: string | number | boolean | null;
+            };
+            /**
+             * Format: int32
+             * @default 10
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @default 0
+             */
+            offset: number;
+        };
+        MemoryNamespacePage: {
+            data: string[][];
+            next_cursor: string | null;
+        };
+        ListMemoryNamespaces: {
+            /** @default [] */
+            prefix: string[];
+            /**
+             * Format: int32
+             * @description Namespaces are cut to this many segments.
+             */
+            max_depth?: number;
+            /**
+             * Format: int32
+             * @default 50
+             */
+            limit: number;
+            /** @description The `next_cursor` of the previous page. */
+            cursor?: string;
         };
     };
     responses: never;
@@ -9514,6 +9713,738 @@ export interface operations {
             };
         };
     };
+    getMemoryItem: {
+        parameters: {
+            query: {
+                namespace: string;
+                key: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryItem"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putMemoryItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "namespace": [
+                 *         "users",
+                 *         "u_123"
+                 *       ],
+                 *       "key": "preferences",
+                 *       "value": {
+                 *         "language": "French"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PutMemoryItem"];
+            };
+        };
+        responses: {
+            /** @description The item at its new version. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryItem"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteMemoryItem: {
+        parameters: {
+            query: {
+                namespace: string;
+                key: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted, with its versions. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMemoryItemVersions: {
+        parameters: {
+            query: {
+                namespace: string;
+                key: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its versions, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryVersionList"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    searchMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "namespace_prefix": [
+                 *         "users",
+                 *         "u_123"
+                 *       ],
+                 *       "query": "language preference"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemorySearch"];
+            };
+        };
+        responses: {
+            /** @description The best matches first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemorySearchResult"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMemoryNamespaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "prefix": [
+                 *         "users"
+                 *       ],
+                 *       "max_depth": 2
+                 *     }
+                 */
+                "application/json": components["schemas"]["ListMemoryNamespaces"];
+            };
+        };
+        responses: {
+            /** @description A page of namespaces. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryNamespacePage"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     receiveToolCall: {
         parameters: {
             query?: never;
@@ -9667,7 +10598,7 @@ export const jwkUseValues: ReadonlyArray<FlattenedDeepRequired<components>["sche
 export const accessTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AccessToken"]["token_type"]> = ["Bearer"];
 export const streamTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamToken"]["token_type"]> = ["Bearer"];
 export const webhookDeliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryStatus"]> = ["pending", "succeeded", "failed"];
-export const apiKeyScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyScope"]> = ["sessions:read", "sessions:write", "agents:write", "tenant:admin"];
+export const apiKeyScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyScope"]> = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "tenant:admin"];
 export const builtinToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BuiltinTool"]["type"]> = ["builtin"];
 export const webhookToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTool"]["type"]> = ["webhook"];
 export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClientTool"]["type"]> = ["client"];

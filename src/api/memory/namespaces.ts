@@ -2,9 +2,8 @@
 import { createRoute, type RouteHandler, z } from "@hono/zod-openapi";
 import { MemoryClient } from "../../memory/client";
 import { ListNamespacesSchema } from "../../memory/schemas";
-import { decodeKeyCursor } from "../../shared/cursor";
 import type { AppEnv } from "../context";
-import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { jsonBody, jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
@@ -29,9 +28,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const body = c.req.valid("json");
-  if (body.cursor !== undefined && decodeKeyCursor("memory_namespaces", body.cursor) === null) {
-    throw new ApiError("validation_failed", undefined, { errors: [{ path: "body.cursor", message: "Not a cursor returned by this list." }] });
-  }
   const page = await new MemoryClient(c.env, c.var.principal.tenantId).namespaces({
     prefix: body.prefix,
     maxDepth: body.max_depth ?? null,
