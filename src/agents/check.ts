@@ -15,7 +15,7 @@ export function checkDefinition(actor: Actor, input: AgentDefinitionInput, previ
   const definition = normalizeDefinition({ ...input, ...(restored.tools ? { tools: restored.tools as AgentDefinitionInput["tools"] } : {}) });
   const errors: FieldError[] = [...restored.errors];
   try {
-    prepareSession(actor, configOf(definition));
+    prepareSession(actor, configOf(definition), "definition");
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== "validation_failed") throw error;
     errors.push(...(error.errors ?? []));

@@ -15,7 +15,7 @@ import { joinNamespace, namespaceProblem, MAX_NAMESPACE_SEGMENTS } from "./names
 import type { MemoryStoreRpc } from "./rpc";
 import * as store from "./store";
 import type { MemoryItem, MemoryResult, MemoryVersion, NamespaceListInput, NamespacePage, PutItem, ScoredItem, SearchInput } from "./types";
-import { FILTER_FIELD_PATTERN, MAX_KEY_CHARS, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, MAX_SEARCH_OFFSET, MAX_TTL_SECONDS, MAX_VALUE_CHARS, MIN_TTL_SECONDS } from "./bounds";
+import { FILTER_FIELD_PATTERN, MAX_KEY_CHARS, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, MAX_SEARCH_PREFIXES, MAX_SEARCH_OFFSET, MAX_TTL_SECONDS, MAX_VALUE_CHARS, MIN_TTL_SECONDS } from "./bounds";
 
 const NOT_FOUND = { ok: false, reason: "item_not_found" } as const;
 
@@ -83,7 +83,7 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
 
   async search(tenantId: string, input: SearchInput): Promise<ScoredItem[]> {
     const checked: SearchInput = {
-      prefix: requirePrefix(input.prefix),
+      prefixes: requirePrefixes(input.prefixes),
       query: input.query === null ? null : requireString("query", input.query, MAX_QUERY_CHARS),
       filter: requireFilter(input.filter),
       limit: requireInt("limit", input.limit, 1, MAX_SEARCH_LIMIT),
@@ -142,6 +142,11 @@ function requireNamespace(value: unknown): string {
 function requirePrefix(value: unknown): string[] {
   if (namespaceProblem(value, 0) !== null) throw new TypeError("prefix is not a namespace prefix");
   return value as string[];
+}
+
+function requirePrefixes(value: unknown): string[][] {
+  if (!Array.isArray(value) || value.length > MAX_SEARCH_PREFIXES) throw new TypeError("prefixes is not a list of namespace prefixes");
+  return value.map(requirePrefix);
 }
 
 function requireKey(value: unknown): string {

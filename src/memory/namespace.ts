@@ -11,6 +11,8 @@ export const SEGMENT_PATTERN = /^[A-Za-z0-9_@:-]{1,64}$/;
 export const MAX_NAMESPACE_CHARS = MAX_NAMESPACE_SEGMENTS * MAX_SEGMENT_CHARS + MAX_NAMESPACE_SEGMENTS - 1;
 /** A grant's segment filled from the session's metadata at creation: `{metadata.user_id}`. */
 export const TEMPLATE_PATTERN = /^\{metadata\.([A-Za-z0-9_-]{1,64})\}$/;
+/** A grant's segment: a namespace segment, or a template. */
+export const GRANT_SEGMENT_PATTERN = new RegExp(`^(?:${SEGMENT_PATTERN.source.slice(1, -1)}|${TEMPLATE_PATTERN.source.slice(1, -1)})$`);
 
 export type Namespace = readonly string[];
 
@@ -50,20 +52,26 @@ export interface MemoryGrant {
 export type GrantResolution = { ok: true; grant: MemoryGrant } | { ok: false; errors: { path: string; message: string }[] };
 
 /**
- * A grant as given (segments may be `{metadata.<field>}`) filled from the session's metadata.
- * A field the metadata lacks, or whose value is not a segment, is an error at its place; so is a
- * write namespace that no read namespace contains.
+ * A grant as given (segments may be `{metadata.<field>}`) filled from the session's metadata; with
+ * `"keep"` (an agent's definition, whose sessions bring the metadata) its templates stay as they
+ * are. A field the metadata lacks is an error at `body.metadata`, one whose value is not a segment
+ * an error at the field; a write namespace that no read namespace contains is one at its place.
  */
-export function resolveGrant(grant: { namespaces: string[][]; write?: string[][] }, metadata: Record<string, string> | null, path = "body.memory"): GrantResolution {
+export function resolveGrant(
+  grant: { namespaces: string[][]; write?: string[][] },
+  metadata: Record<string, string> | null | "keep",
+  path = "body.memory",
+): GrantResolution {
   const errors: { path: string; message: string }[] = [];
   const fill = (list: string[][], field: "namespaces" | "write") =>
     list.map((namespace, i) =>
       namespace.map((segment, j) => {
         const template = TEMPLATE_PATTERN.exec(segment);
-        if (!template) return segment;
-        const value = metadata?.[template[1]!];
-        if (value === undefined) errors.push({ path: `${path}.${field}.${i}.${j}`, message: `The session's metadata has no "${template[1]}".` });
-        else if (!SEGMENT_PATTERN.test(value)) errors.push({ path: `${path}.${field}.${i}.${j}`, message: `metadata.${template[1]} is not a namespace segment.` });
+        if (!template || metadata === "keep") return segment;
+        const name = template[1]!;
+        const value = metadata === null || !Object.hasOwn(metadata, name) ? undefined : metadata[name];
+        if (value === undefined) errors.push({ path: "body.metadata", message: `Needs "${name}": the memory grant fills ${path.replace(/^body\./, "")}.${field}.${i}.${j} with it.` });
+        else if (!SEGMENT_PATTERN.test(value)) errors.push({ path: `body.metadata.${name}`, message: `Not a namespace segment (1-${MAX_SEGMENT_CHARS} letters, digits, \`_\`, \`@\`, \`:\` or \`-\`), which the memory grant needs.` });
         return value ?? segment;
       }),
     );
@@ -73,4 +81,9 @@ export function resolveGrant(grant: { namespaces: string[][]; write?: string[][]
     if (!namespaces.some((read) => isWithin(namespace, read))) errors.push({ path: `${path}.write.${i}`, message: "Must be within one of the namespaces." });
   });
   return errors.length > 0 ? { ok: false, errors } : { ok: true, grant: { namespaces, write } };
+}
+
+/** Whether a session granted `grant` may read (`"read"`) or write `namespace`: structurally within one of its namespaces. */
+export function grantAllows(grant: MemoryGrant, namespace: Namespace, access: "read" | "write"): boolean {
+  return (access === "read" ? grant.namespaces : grant.write).some((allowed) => isWithin(namespace, allowed));
 }

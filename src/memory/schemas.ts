@@ -9,6 +9,7 @@ import {
   DEFAULT_SEARCH_LIMIT,
   FILTER_FIELD_PATTERN,
   MAX_FILTER_FIELDS,
+  MAX_GRANT_NAMESPACES,
   MAX_KEY_CHARS,
   MAX_QUERY_CHARS,
   MAX_SEARCH_LIMIT,
@@ -17,7 +18,7 @@ import {
   MAX_VALUE_CHARS,
   MIN_TTL_SECONDS,
 } from "./bounds";
-import { MAX_NAMESPACE_CHARS, MAX_NAMESPACE_SEGMENTS, MAX_SEGMENT_CHARS, SEGMENT_PATTERN, TEMPLATE_PATTERN } from "./namespace";
+import { MAX_NAMESPACE_CHARS, MAX_NAMESPACE_SEGMENTS, MAX_SEGMENT_CHARS, GRANT_SEGMENT_PATTERN, SEGMENT_PATTERN } from "./namespace";
 
 const SegmentSchema = z
   .string()
@@ -109,12 +110,12 @@ export const MemoryVersionSchema = z
 const GrantSegmentSchema = z
   .string()
   .max(MAX_SEGMENT_CHARS + 12, { abort: true })
-  .refine((segment) => SEGMENT_PATTERN.test(segment) || TEMPLATE_PATTERN.test(segment), "Must be a namespace segment or {metadata.<field>}.");
+  .regex(GRANT_SEGMENT_PATTERN, "Must be a namespace segment or {metadata.<field>}.");
 
 export const MemoryGrantSchema = z
   .object({
-    namespaces: z.array(z.array(GrantSegmentSchema).min(1).max(MAX_NAMESPACE_SEGMENTS)).min(1).max(8),
-    write: z.array(z.array(GrantSegmentSchema).min(1).max(MAX_NAMESPACE_SEGMENTS)).max(8).optional(),
+    namespaces: z.array(z.array(GrantSegmentSchema).min(1).max(MAX_NAMESPACE_SEGMENTS)).min(1).max(MAX_GRANT_NAMESPACES),
+    write: z.array(z.array(GrantSegmentSchema).min(1).max(MAX_NAMESPACE_SEGMENTS)).max(MAX_GRANT_NAMESPACES).optional(),
   })
   .strict()
   .openapi("MemoryGrant", {

@@ -128,11 +128,15 @@ export function versionsOf(sql: SqlStorage, namespace: string, key: string): Mem
 export function search(sql: SqlStorage, input: SearchInput): ScoredItem[] {
   const where: string[] = [LIVE.replaceAll("expires_at", "items.expires_at")];
   const args: SqlStorageValue[] = [input.now];
-  if (input.prefix.length > 0) {
-    const prefix = joinNamespace(input.prefix);
-    // Below `prefix` is exactly the text from "prefix." up to "prefix/" ('/' follows '.').
-    where.push("(items.namespace = ? OR (items.namespace >= ? AND items.namespace < ?))");
-    args.push(prefix, `${prefix}.`, `${prefix}/`);
+  if (!input.prefixes.some((prefix) => prefix.length === 0)) {
+    const within: string[] = [];
+    for (const segments of input.prefixes) {
+      const prefix = joinNamespace(segments);
+      // Below `prefix` is exactly the text from "prefix." up to "prefix/" ('/' follows '.').
+      within.push("items.namespace = ? OR (items.namespace >= ? AND items.namespace < ?)");
+      args.push(prefix, `${prefix}.`, `${prefix}/`);
+    }
+    where.push(within.length > 0 ? `(${within.join(" OR ")})` : "0");
   }
   for (const [field, wanted] of Object.entries(input.filter)) {
     const path = `$."${field}"`;

@@ -34,8 +34,11 @@ export interface PutItem {
 }
 
 export interface SearchInput {
-  /** Empty: every namespace of the tenant. */
-  prefix: string[];
+  /**
+   * Items at or below any of these prefixes (at most `MAX_SEARCH_PREFIXES`); an empty prefix is
+   * every namespace of the tenant. The API searches one; a session's tool searches its grant's.
+   */
+  prefixes: string[][];
   query: string | null;
   filter: Record<string, string | number | boolean | null>;
   limit: number;

@@ -13,9 +13,18 @@ import type { CreateSessionRequest } from "./request-schemas";
 import { admitRun, startWithSlot } from "./run-admission";
 import { planSession } from "./plan";
 import type { AgentPin, ContextSettings, Session, SessionInit } from "./types";
+import type { MemoryGrant } from "../memory/namespace";
 
 /** Pure: what the session object is created with; `model` was chosen by `chooseModel`, every other absent field gets its documented default. */
-export function buildSessionInit(id: string, principal: Principal, body: CreateSessionRequest, limits: Limits, model: string, agent: AgentPin | null = null): SessionInit {
+export function buildSessionInit(
+  id: string,
+  principal: Principal,
+  body: CreateSessionRequest,
+  limits: Limits,
+  model: string,
+  agent: AgentPin | null = null,
+  memory: MemoryGrant | null = null,
+): SessionInit {
   return {
     id,
     agent,
@@ -29,6 +38,7 @@ export function buildSessionInit(id: string, principal: Principal, body: CreateS
     output_schema: body.output_schema ?? null,
     metadata: body.metadata ?? null,
     notify_url: body.notify_url ?? null,
+    memory,
   };
 }
 
@@ -59,7 +69,7 @@ export async function createSession(actor: Actor, request: CreateSessionRequest,
           catalog: config.models,
           allowPrivateUrls: config.allowPrivateUrls,
         });
-  const init = buildSessionInit(id, principal, { ...body, tools: prepared.tools, notify_url: prepared.notify_url }, prepared.limits, prepared.model, pin);
+  const init = buildSessionInit(id, principal, { ...body, tools: prepared.tools, notify_url: prepared.notify_url }, prepared.limits, prepared.model, pin, prepared.memory);
   const agent = new SessionClient(env, principal.tenantId, id);
   const create = () => agent.create(init, input);
   if (input === null) return create();

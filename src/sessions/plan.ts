@@ -63,7 +63,7 @@ async function planAgentSession(actor: Actor, body: CreateSessionRequest): Promi
   const agentFields = new Set<string>([...AGENT_OWNED_FIELDS, ...(["notify_url", "output_schema"] as const).filter((field) => body[field] === undefined)]);
   let prepared: PreparedSession;
   try {
-    prepared = prepareSession({ ...actor, limits: ceiling.limits }, merged, "agent's");
+    prepared = prepareSession({ ...actor, limits: ceiling.limits }, merged, "agent-session");
   } catch (error) {
     if (error instanceof ApiError && error.errors) throw new ApiError("validation_failed", undefined, { errors: fromAgent(error.errors, agentFields) });
     throw error;

@@ -3,6 +3,7 @@
  * ceiling (the tenant's, or an agent's), a model the platform and the tenant allow, tools and a
  * notify URL the guards accept, an output schema the validator can run.
  */
+import { hasScope, type Scope } from "../auth/principal";
 import { ApiError, type FieldError } from "../problems";
 import type { Limits } from "../limits";
 import type { Actor } from "./actor";
@@ -12,6 +13,8 @@ import { outputSchemaProblems } from "./output-schema";
 import type { CreateSessionRequest } from "./request-schemas";
 import { checkNotifyUrl, prepareSessionTools } from "./tool-specs";
 import type { ToolSpec } from "./types";
+import { type MemoryGrant, resolveGrant } from "../memory/namespace";
+import { MEMORY_TOOL_NAMES } from "./object/tools/builtin/memory";
 
 /**
  * Pure: the session's model, as asked (and echoed as given, prefix and all) when the platform's
@@ -38,7 +41,17 @@ export interface PreparedSession {
   tools: ToolSpec[];
   /** The session's own notification URL, normalized; null when it has none. */
   notify_url: string | null;
+  /** The memory the session's model may use, its templates filled (kept, for an agent's definition); null for none. */
+  memory: MemoryGrant | null;
 }
+
+/**
+ * Whose configuration is checked. `session`: a create body, under the tenant's limits. `agent-session`:
+ * an agent's definition with the caller's fields, under the agent's limits; its memory grant was
+ * the agent author's to give. `definition`: an agent's definition as stored, whose memory templates
+ * wait for each session's metadata.
+ */
+export type PrepareSource = "session" | "agent-session" | "definition";
 
 /**
  * Every check a create body must pass for this actor before anything exists: limits within the
@@ -46,20 +59,42 @@ export interface PreparedSession {
  * One 400 lists every problem, each at its field (`body.tools.0.url`). No I/O: what the tenant
  * allows came with the actor's admission.
  */
-export function prepareSession(actor: Actor, body: CreateSessionRequest, ceiling: "tenant's" | "agent's" = "tenant's"): PreparedSession {
+export function prepareSession(actor: Actor, body: CreateSessionRequest, source: PrepareSource = "session"): PreparedSession {
   const { config } = actor;
-  const resolved = resolveSessionLimits(actor.limits, body.limits, ceiling);
+  if (body.memory != null && source !== "agent-session") requireMemoryScopes(actor, body.memory);
+  const resolved = resolveSessionLimits(actor.limits, body.limits, source === "agent-session" ? "agent's" : "tenant's");
   const model = chooseModel(body.model, config.models, actor.models, config.model);
   const urlOptions = { allowPrivateUrls: config.allowPrivateUrls, webhookOrigins: actor.settings.webhook_origins };
   const tools = prepareSessionTools(body.tools ?? [], urlOptions);
   const notifyUrl = body.notify_url == null ? null : checkNotifyUrl(body.notify_url, urlOptions);
+  const memory = body.memory == null ? null : resolveGrant(body.memory, source === "definition" ? "keep" : (body.metadata ?? null));
   const errors = [
     ...tools.errors,
+    ...(memory?.ok === false ? memory.errors : []),
+    ...(memory ? memoryToolClashes(body.tools ?? []) : []),
     ...(notifyUrl?.ok === false ? [notifyUrl.error] : []),
     ...(resolved.ok ? [] : resolved.errors),
     ...(model.ok ? [] : [model.error]),
     ...outputSchemaProblems(body.output_schema),
   ];
   if (errors.length > 0 || !resolved.ok || !model.ok) throw new ApiError("validation_failed", undefined, { errors });
-  return { limits: resolved.limits, model: model.model, tools: tools.tools, notify_url: notifyUrl?.ok ? notifyUrl.url : null };
+  return { limits: resolved.limits, model: model.model, tools: tools.tools, notify_url: notifyUrl?.ok ? notifyUrl.url : null, memory: memory?.ok ? memory.grant : null };
+}
+
+/**
+ * A memory grant lets a model read (and write) what the grant names: whoever gives one must hold
+ * that access. A session from an agent is exempt: its grant is the agent author's, checked when
+ * the definition was stored.
+ */
+function requireMemoryScopes(actor: Actor, grant: { write?: string[][] }): void {
+  const needed: Scope[] = (grant.write?.length ?? 0) > 0 ? ["memory:read", "memory:write"] : ["memory:read"];
+  const missing = needed.filter((scope) => !hasScope(actor.principal, scope));
+  if (missing.length > 0) throw new ApiError("forbidden", `A memory grant requires the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}.`);
+}
+
+/** With a memory grant the memory tools are offered: no declared tool may take one of their names. */
+function memoryToolClashes(tools: readonly { name: string }[]): FieldError[] {
+  return tools.flatMap((tool, i) =>
+    MEMORY_TOOL_NAMES.includes(tool.name) ? [{ path: `body.tools.${i}.name`, message: `"${tool.name}" is the name of a memory tool, which \`memory\` offers.` }] : [],
+  );
 }

@@ -19,6 +19,7 @@ import { MAX_APPROVAL_TIMEOUT_SECONDS, MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN 
 import { MAX_TOOL_NAME_CHARS } from "./object/tools/tool-name";
 import { CONTEXT_STRATEGIES, IMAGE_MEDIA_TYPES } from "./types";
 import { AGENT_REF_PATTERN, MAX_AGENT_REF_CHARS } from "../agents/refs";
+import { MemoryGrantSchema } from "../memory/schemas";
 
 /** Blocks per input; each block is a separate part of one user message. */
 export const MAX_INPUT_BLOCKS = 100;
@@ -336,6 +337,7 @@ export const SESSION_CONFIG_FIELDS = {
     .optional()
     .openapi({ description: "The schema of the answer of every run of the session whose message names none (the first run's too)." }),
   metadata: MetadataSchema.nullable().optional(),
+  memory: MemoryGrantSchema.nullable().optional(),
   notify_url: z
     .string()
     .max(MAX_WEBHOOK_URL_CHARS)
@@ -351,7 +353,7 @@ export const SESSION_CONFIG_FIELDS = {
 };
 
 /** The configuration fields a session from an agent takes from the agent alone: giving one beside `agent` is a 400. */
-export const AGENT_OWNED_FIELDS = ["system", "model", "tools", "context"] as const;
+export const AGENT_OWNED_FIELDS = ["system", "model", "tools", "context", "memory"] as const;
 
 export const CreateSessionRequestSchema = z
   .object({

@@ -4,6 +4,7 @@
  * format, which is the platform's own storage format; other providers translate.
  */
 import type { Limits } from "../limits";
+import type { MemoryGrant } from "../memory/namespace";
 
 /** Every session status: the one list the types, the API schemas and the tenant index use. */
 export const SESSION_STATUSES = ["idle", "queued", "running", "waiting_approval", "waiting_tool_output", "paused", "done", "failed", "cancelled"] as const;
@@ -201,6 +202,8 @@ export interface SessionInit {
   agent?: AgentPin | null;
   /** The session and the last message a fork copied; absent (null) for a session that is not a fork. */
   forked_from?: ForkOrigin | null;
+  /** The memory namespaces its model may read and write, templates filled; absent in sessions created before memory existed: read as null. */
+  memory?: MemoryGrant | null;
 }
 
 export interface ForkOrigin {
@@ -208,8 +211,9 @@ export interface ForkOrigin {
   seq: number;
 }
 
-export interface Session extends Omit<SessionInit, "context" | "output_schema" | "notify_url" | "agent" | "forked_from"> {
+export interface Session extends Omit<SessionInit, "context" | "output_schema" | "notify_url" | "agent" | "forked_from" | "memory"> {
   agent: AgentPin | null;
+  memory: MemoryGrant | null;
   forked_from: ForkOrigin | null;
   context: ContextSettings;
   /** The current (or last) run's schema; before any run, the session's own. */

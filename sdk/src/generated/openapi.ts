@@ -1745,6 +1745,27 @@ export interface components {
             metadata: {
                 [key: string]: string;
             } | null;
+            /**
+             * @description The memory namespaces the session's model may read and write, with `{metadata.<field>}` filled in; null when it has no memory tools.
+             * @example {
+             *       "namespaces": [
+             *         [
+             *           "users",
+             *           "u_123"
+             *         ]
+             *       ],
+             *       "write": [
+             *         [
+             *           "users",
+             *           "u_123"
+             *         ]
+             *       ]
+             *     }
+             */
+            memory: {
+                namespaces: string[][];
+                write: string[][];
+            } | null;
             /** @description Where this session's status notifications also go; null when none. */
             notify_url: string | null;
             /**
@@ -1951,6 +1972,7 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             } | null;
+            memory?: components["schemas"]["MemoryGrant"];
             /**
              * Format: uri
              * @description An https URL that gets every status notification of this session (all five types), signed like webhook tools, besides the tenant's endpoints. Checked like a webhook tool's URL, and held to the tenant's `webhook_origins`.
@@ -2031,6 +2053,27 @@ export interface components {
             /** Format: int32 */
             max_memory_items?: number;
         };
+        /**
+         * @description The memory namespaces the session's model may read (`memory_search`, `memory_get`) and write (`memory_put`, `memory_delete`; each within a read one). A segment `{metadata.<field>}` is filled from the session's metadata at creation.
+         * @example {
+         *       "namespaces": [
+         *         [
+         *           "users",
+         *           "{metadata.user_id}"
+         *         ]
+         *       ],
+         *       "write": [
+         *         [
+         *           "users",
+         *           "{metadata.user_id}"
+         *         ]
+         *       ]
+         *     }
+         */
+        MemoryGrant: {
+            namespaces: string[][];
+            write?: string[][];
+        } | null;
         MessagePage: {
             data: components["schemas"]["Message"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
@@ -2658,6 +2701,7 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             } | null;
+            memory?: components["schemas"]["MemoryGrant"];
             /**
              * Format: uri
              * @description An https URL that gets every status notification of this session (all five types), signed like webhook tools, besides the tenant's endpoints. Checked like a webhook tool's URL, and held to the tenant's `webhook_origins`.
@@ -2699,6 +2743,7 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             } | null;
+            memory?: components["schemas"]["MemoryGrant"];
             /**
              * Format: uri
              * @description An https URL that gets every status notification of this session (all five types), signed like webhook tools, besides the tenant's endpoints. Checked like a webhook tool's URL, and held to the tenant's `webhook_origins`.

@@ -27,7 +27,7 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const body = c.req.valid("json");
   const data = await new MemoryClient(c.env, c.var.principal.tenantId).search({
-    prefix: body.namespace_prefix,
+    prefixes: [body.namespace_prefix],
     query: body.query ?? null,
     filter: body.filter,
     limit: body.limit,

@@ -97,6 +97,13 @@ export const SessionSchema = z
     queued_messages: z.number().int().openapi({ description: "Messages posted with `if_running: enqueue` that wait to start the next runs." }),
     usage: UsageSchema,
     metadata: z.record(z.string(), z.string()).nullable(),
+    memory: z
+      .object({ namespaces: z.array(z.array(z.string())), write: z.array(z.array(z.string())) })
+      .nullable()
+      .openapi({
+        description: "The memory namespaces the session's model may read and write, with `{metadata.<field>}` filled in; null when it has no memory tools.",
+        example: { namespaces: [["users", "u_123"]], write: [["users", "u_123"]] },
+      }),
     notify_url: z.string().nullable().openapi({ description: "Where this session's status notifications also go; null when none." }),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,

@@ -18,6 +18,9 @@ function context(): ToolContext {
     maxOutputChars: MAX_OUTPUT_CHARS,
     mcp: new McpConnections({ allowPrivateUrls: false, allowedOrigins: async () => null }),
     callSigning: () => Promise.reject(new Error("not used")),
+    memory: () => {
+      throw new Error("not used");
+    },
   };
 }
 

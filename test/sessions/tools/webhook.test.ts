@@ -22,6 +22,9 @@ function context(origins: string[] | null = null): ToolContext {
     maxOutputChars: 1000,
     mcp: new McpConnections({ allowPrivateUrls: false, allowedOrigins: async () => null }),
     callSigning: async () => ({ secrets: ["whsec_new", "whsec_old"], webhook_origins: origins }),
+    memory: () => {
+      throw new Error("not used");
+    },
   };
 }
 

@@ -85,7 +85,9 @@ export class SessionEngine {
 
   /** The run's tools: the declared ones and what its MCP servers offered when it started. */
   toolbox(): Toolbox {
-    this.#toolbox ??= buildToolbox(this.requireSession().tools, this.store.runTools());
+    if (this.#toolbox) return this.#toolbox;
+    const session = this.requireSession();
+    this.#toolbox = buildToolbox(session.tools, this.store.runTools(), session.memory ?? null);
     return this.#toolbox;
   }
 
@@ -120,6 +122,7 @@ export class SessionEngine {
       notify_url: session.notify_url ?? null,
       agent: session.agent ?? null,
       forked_from: session.forked_from ?? null,
+      memory: session.memory ?? null,
       // Before any run, the session's own schema; after, the one the run had.
       output_schema: runSchema === undefined ? (session.output_schema ?? null) : runSchema,
       output: run.status === "done" ? this.store.runOutput() : null,

@@ -6,6 +6,8 @@
 import type { ToolDefinition } from "../model/provider";
 import type { McpToolSpec, ToolSpec } from "../../types";
 import { getTimeTool } from "./builtin/get-time";
+import { memoryTools } from "./builtin/memory";
+import type { MemoryGrant } from "../../../memory/namespace";
 import { httpFetchTool } from "./builtin/http-fetch-tool";
 import { runCodeTool } from "./builtin/run-code";
 import type { Tool } from "./tool";
@@ -84,11 +86,12 @@ function approvalTimeoutMs(spec: ToolSpec): number | null {
 
 /**
  * The tools a run can use: the declared ones, and the tools its MCP servers offered when the run
- * started (`discovered`, saved in the session object's storage). An MCP entry is a source of tools, not a
+ * started (`discovered`, saved in the session object's storage), and with a `memory` grant the
+ * memory tools (no declared tool may take their names). An MCP entry is a source of tools, not a
  * tool itself.
  */
-export function buildToolbox(specs: readonly ToolSpec[], discovered: readonly DiscoveredTool[] = []): Toolbox {
-  const tools = new Map<string, Tool>();
+export function buildToolbox(specs: readonly ToolSpec[], discovered: readonly DiscoveredTool[] = [], memory: MemoryGrant | null = null): Toolbox {
+  const tools = new Map<string, Tool>(memory ? memoryTools(memory) : []);
   for (const spec of specs) {
     const tool = toTool(spec);
     if (tool) tools.set(spec.name, tool);

@@ -5,6 +5,7 @@
 import type { CallSigning } from "../../../tenants/types";
 import type { ToolDefinition } from "../model/provider";
 import type { McpConnections } from "./mcp/pool";
+import type { MemoryStoreRpc } from "../../../memory/rpc";
 
 export interface ToolContext {
   sessionId: string;
@@ -21,6 +22,13 @@ export interface ToolContext {
   callSigning: () => Promise<CallSigning>;
   /** The unit's connections to MCP servers, closed when the unit ends. */
   mcp: McpConnections;
+  /** The tenant's memory store and its `max_memory_items`, for the memory tools (made on first use). */
+  memory: () => MemoryTarget;
+}
+
+export interface MemoryTarget {
+  store: MemoryStoreRpc;
+  maxItems: number;
 }
 
 export interface ToolOutcome {

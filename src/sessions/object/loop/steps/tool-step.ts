@@ -4,8 +4,9 @@
  * reruns none that finished. The mark is made durable first only where a repeat would be wrong
  * (an at-most-once tool); an idempotent call cut off by a crash simply runs again.
  */
-import { UNIT_BUDGET_MS } from "../../../../limits";
-import { tenantIndexStub } from "../../../../objects";
+import { BUILTIN_DEFAULT_LIMITS, UNIT_BUDGET_MS } from "../../../../limits";
+import type { MemoryStoreRpc } from "../../../../memory/rpc";
+import { memoryStoreStub, tenantIndexStub } from "../../../../objects";
 import type { StepScope, UnitWriter } from "../../engine/unit-scope";
 import { McpConnections } from "../../tools/mcp/pool";
 import type { ToolContext, ToolOutcome } from "../../tools/tool";
@@ -81,6 +82,11 @@ async function runCalls(scope: StepScope, mcp: McpConnections, signing: ToolCont
       maxOutputChars: session.limits.max_tool_output_chars,
       callSigning: signing,
       mcp,
+      memory: () => ({
+        store: memoryStoreStub(scope.env, session.tenant_id) as unknown as MemoryStoreRpc,
+        // Sessions created before memory existed kept no such limit.
+        maxItems: session.limits.max_memory_items ?? BUILTIN_DEFAULT_LIMITS.max_memory_items,
+      }),
     };
     let outcome: ToolOutcome;
     try {
