@@ -102,7 +102,7 @@ function SetAlias(props: { agent: Agent; suggested: number; onDone(): void }) {
         </p>
       </div>
       <div class="field">
-        <VersionSelect id="alias-version" label="Version" agent={props.agent} value={chosen} onChange={setVersion} />
+        <VersionSelect id="alias-version" label="Version to name" agent={props.agent} value={chosen} onChange={setVersion} />
       </div>
       {error && (
         <p class="form-error" role="alert">

@@ -33,7 +33,7 @@ export function StartSession(props: { agent: Agent; suggested: number }) {
     <form class="panel start-session" onSubmit={submit} aria-labelledby="start-title">
       <h2 id="start-title">Start a session</h2>
       <div class="field">
-        <VersionSelect id="start-version" label="From version" agent={props.agent} value={chosen} onChange={setVersion} />
+        <VersionSelect id="start-version" label="Version to run" agent={props.agent} value={chosen} onChange={setVersion} />
       </div>
       <div class="field">
         <label for="start-input">First message</label>

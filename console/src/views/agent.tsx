@@ -82,11 +82,11 @@ export function AgentPage(props: { id: string } & VersionPair) {
       <div class="agent-grid">
         <div class="agent-main">
           <AgentCompare agent={data} from={from} to={to} />
+          <VersionList agent={data} to={to} />
         </div>
         <div class="agent-side">
           <AgentAliases agent={data} canChange={canChange} suggested={to} onChanged={agent.refresh} />
           {me.powers.write && !data.archived && <StartSession agent={data} suggested={to} />}
-          <VersionList agent={data} from={from} to={to} />
         </div>
       </div>
       {back}
@@ -95,7 +95,7 @@ export function AgentPage(props: { id: string } & VersionPair) {
 }
 
 /** The versions, newest first, each with its author, its time, the aliases naming it and a link comparing it with the one before. */
-function VersionList(props: { agent: Agent; from: number; to: number }) {
+function VersionList(props: { agent: Agent; to: number }) {
   const { api } = useConsole();
   const { agent } = props;
   const [pages, setPages] = useState(1);

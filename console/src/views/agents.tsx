@@ -156,7 +156,7 @@ function AgentFilterForm(props: { filter: AgentFilter }) {
   return (
     <form class="inline" role="search" onSubmit={submit}>
       <label for="agent-name">Name</label>
-      <input id="agent-name" type="search" value={name} placeholder="any name" onInput={(event) => setName((event.target as HTMLInputElement).value)} />
+      <input id="agent-name" type="search" value={name} placeholder="exact name, or empty for all" onInput={(event) => setName((event.target as HTMLInputElement).value)} />
       <label class="check">
         <input
           type="checkbox"
