@@ -359,6 +359,18 @@ describe("the console in Chromium", () => {
     for (const control of ["Set alias", "Archive agent…", "Start session", "Delete alias production…"]) {
       expect(await reader.page.getByRole("button", { name: control }).count(), control).toBe(0);
     }
+    // An agent of 21 versions shows the newest 20, and "More versions", pressed from the keyboard, reads the last one.
+    const long = await admin.expect<AgentAnswer>(201, "POST", "/v1/agents", { name: uniqueName("long"), system: "v1" });
+    for (let version = 2; version <= 21; version++) await admin.expect(200, "PATCH", `/v1/agents/${long.id}`, { system: `v${version}` });
+    await reader.page.goto(`${stack.platform.url}/console#/agents/${long.id}`);
+    const versionRows = reader.page.locator("table.versions tbody tr");
+    await versionRows.nth(19).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await versionRows.count()).toBe(20);
+    await reader.page.getByRole("button", { name: "More versions" }).focus();
+    await reader.page.keyboard.press("Enter");
+    await reader.page.locator('table.versions tbody tr[data-version="1"]').waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await versionRows.count()).toBe(21);
+    expect(await reader.page.getByRole("button", { name: /versions/ }).count()).toBe(0);
     expect(policyOrScriptProblems(reader)).toEqual([]);
 
     // Archival asks first; Escape keeps the agent as it is.

@@ -4,7 +4,7 @@
  * with agents:write (or tenant:admin), starting a session to those with sessions:write; the
  * platform judges every request either way.
  */
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { isNotFound } from "../api";
 import { useConsole } from "../context";
 import { formatNumber } from "../format";
@@ -119,15 +119,19 @@ function VersionList(props: { agent: Agent; to: number }) {
       ),
     null,
   );
+  // While more pages are read, the rows already shown stay, and so does the focus on "More versions".
+  const shownRef = useRef<{ key: string; list: { data: AgentVersion[]; more: boolean } } | null>(null);
+  if (versions.data) shownRef.current = { key: `${agent.id}|${agent.version}`, list: versions.data };
+  const shown = versions.data ?? (shownRef.current?.key === `${agent.id}|${agent.version}` ? shownRef.current.list : null);
   const named = namesByVersion(agent.aliases);
   return (
     <section class="panel agent-versions" aria-labelledby="versions-title">
       <h2 id="versions-title">Versions</h2>
-      {versions.loading && !versions.data ? (
-        <Loading what="the versions" />
-      ) : versions.error && !versions.data ? (
+      {versions.error && !versions.data ? (
         <ErrorNote message={versions.error} retry={versions.refresh} />
-      ) : versions.data ? (
+      ) : !shown ? (
+        <Loading what="the versions" />
+      ) : (
         <table class="versions">
           <caption class="visually-hidden">Versions of {agent.name}, newest first</caption>
           <thead>
@@ -143,7 +147,7 @@ function VersionList(props: { agent: Agent; to: number }) {
             </tr>
           </thead>
           <tbody>
-            {versions.data.data.map((version) => (
+            {shown.data.map((version) => (
               <tr key={version.version} data-version={version.version} aria-current={version.version === props.to ? "true" : undefined}>
                 <th scope="row" class="num">
                   {version.version}
@@ -163,10 +167,10 @@ function VersionList(props: { agent: Agent; to: number }) {
             ))}
           </tbody>
         </table>
-      ) : null}
-      {versions.data?.more && (
-        <button type="button" disabled={versions.loading} onClick={() => setPages((n) => n + 1)}>
-          More versions
+      )}
+      {shown?.more && (
+        <button type="button" onClick={() => setPages((n) => n + 1)}>
+          {versions.loading ? "Reading more versions…" : "More versions"}
         </button>
       )}
     </section>
