@@ -49,7 +49,9 @@ export const NO_STORE = { cache: "no-store" } as const;
 /** One line a person can act on, with the request id to quote when asking for help. */
 export function describeError(error: unknown): string {
   if (error instanceof PlatformError) {
-    const detail = error.problem?.detail ?? `The platform answered ${error.status}.`;
+    // A field's own message says what to change; the generic detail only says that something is wrong.
+    const fields = error.problem?.errors?.slice(0, 3).map((field) => `${field.path}: ${field.message}`);
+    const detail = fields?.length ? fields.join("; ") : (error.problem?.detail ?? `The platform answered ${error.status}.`);
     return error.requestId ? `${detail} (request ${error.requestId})` : detail;
   }
   if (error instanceof SignInNeeded) return "Sign in again.";

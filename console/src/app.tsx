@@ -10,6 +10,8 @@ import { powersOf } from "./auth/claims";
 import { Console, type ConsoleContext } from "./context";
 import { unconditional, usePoll, useThrottle } from "./hooks";
 import { HOME, parseRoute, type Route, routeHref } from "./route";
+import { AgentPage } from "./views/agent";
+import { AgentsPage } from "./views/agents";
 import { ErrorNote, Loading, Page } from "./views/common";
 import { SessionPage } from "./views/session";
 import { SessionsPage } from "./views/sessions";
@@ -66,6 +68,11 @@ function SignedIn(props: AppProps & { state: AuthState }) {
           <a href={routeHref(HOME)} aria-current={route.view === "sessions" || route.view === "session" ? "page" : undefined}>
             Sessions
           </a>
+          {powers.read && (
+            <a href={routeHref({ view: "agents", name: null, includeArchived: false, cursor: null })} aria-current={route.view === "agents" || route.view === "agent" ? "page" : undefined}>
+              Agents
+            </a>
+          )}
           {powers.platformAdmin && (
             <a href={routeHref({ view: "tenants", cursor: null })} aria-current={route.view === "tenants" || route.view === "tenant" ? "page" : undefined}>
               Tenants
@@ -95,6 +102,10 @@ function View(props: { route: Route }) {
       return <SessionsPage filter={route} />;
     case "session":
       return <SessionPage key={route.id} id={route.id} />;
+    case "agents":
+      return <AgentsPage filter={route} />;
+    case "agent":
+      return <AgentPage key={route.id} id={route.id} from={route.from} to={route.to} />;
     case "tenants":
       return <TenantsPage cursor={route.cursor} />;
     case "tenant":

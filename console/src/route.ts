@@ -1,7 +1,7 @@
 /**
  * The console's places, kept after `#` so the Worker serves one page and every view has a
- * link that survives a reload: `#/sessions?status=running`, `#/sessions/ses_…`, `#/tenants`,
- * `#/tenants/acme?status=…`. Pure.
+ * link that survives a reload: `#/sessions?status=running`, `#/sessions/ses_…`, `#/agents?name=…`,
+ * `#/agents/agt_…?from=1&to=2`, `#/tenants`, `#/tenants/acme?status=…`. Pure.
  */
 import { isSessionStatus, type SessionStatus } from "./types";
 
@@ -11,9 +11,24 @@ export interface SessionFilter {
   cursor: string | null;
 }
 
+export interface AgentFilter {
+  /** Only agents of exactly this name. */
+  name: string | null;
+  includeArchived: boolean;
+  cursor: string | null;
+}
+
+/** The two versions an agent's page compares; null: the latest, and the one before `to`. */
+export interface VersionPair {
+  from: number | null;
+  to: number | null;
+}
+
 export type Route =
   | ({ view: "sessions" } & SessionFilter)
   | { view: "session"; id: string }
+  | ({ view: "agents" } & AgentFilter)
+  | ({ view: "agent"; id: string } & VersionPair)
   | { view: "tenants"; cursor: string | null }
   | ({ view: "tenant"; tenantId: string } & SessionFilter)
   | { view: "not_found"; path: string };
@@ -31,6 +46,8 @@ export function parseRoute(hash: string): Route {
   if (first === undefined) return HOME;
   if (first === "sessions" && second === undefined) return { view: "sessions", ...filterOf(params) };
   if (first === "sessions" && second !== undefined) return { view: "session", id: second };
+  if (first === "agents" && second === undefined) return { view: "agents", ...agentFilterOf(params) };
+  if (first === "agents" && second !== undefined) return { view: "agent", id: second, from: versionOf(params.get("from")), to: versionOf(params.get("to")) };
   if (first === "tenants" && second === undefined) return { view: "tenants", cursor: params.get("cursor") || null };
   if (first === "tenants" && second !== undefined) return { view: "tenant", tenantId: second, ...filterOf(params) };
   return { view: "not_found", path };
@@ -42,6 +59,10 @@ export function routeHref(route: Route): string {
       return `#/sessions${filterQuery(route)}`;
     case "session":
       return `#/sessions/${encodeURIComponent(route.id)}`;
+    case "agents":
+      return `#/agents${agentFilterQuery(route)}`;
+    case "agent":
+      return `#/agents/${encodeURIComponent(route.id)}${versionQuery(route)}`;
     case "tenants":
       return `#/tenants${route.cursor ? `?${new URLSearchParams({ cursor: route.cursor })}` : ""}`;
     case "tenant":
@@ -65,6 +86,33 @@ function filterQuery(filter: SessionFilter): string {
   if (filter.status) params.set("status", filter.status);
   if (filter.createdBy) params.set("created_by", filter.createdBy);
   if (filter.cursor) params.set("cursor", filter.cursor);
+  const query = params.toString();
+  return query ? `?${query}` : "";
+}
+
+function agentFilterOf(params: URLSearchParams): AgentFilter {
+  return { name: params.get("name") || null, includeArchived: params.get("archived") === "1", cursor: params.get("cursor") || null };
+}
+
+function agentFilterQuery(filter: AgentFilter): string {
+  const params = new URLSearchParams();
+  if (filter.name) params.set("name", filter.name);
+  if (filter.includeArchived) params.set("archived", "1");
+  if (filter.cursor) params.set("cursor", filter.cursor);
+  const query = params.toString();
+  return query ? `?${query}` : "";
+}
+
+/** A version number in an address: a whole number from 1, else none (the page's default). */
+function versionOf(text: string | null): number | null {
+  if (text === null || !/^[1-9][0-9]{0,8}$/.test(text)) return null;
+  return Number(text);
+}
+
+function versionQuery(pair: VersionPair): string {
+  const params = new URLSearchParams();
+  if (pair.from !== null) params.set("from", String(pair.from));
+  if (pair.to !== null) params.set("to", String(pair.to));
   const query = params.toString();
   return query ? `?${query}` : "";
 }

@@ -18,6 +18,10 @@ export type LimitOverrides = Schemas["LimitOverrides"];
 export type Tenant = Schemas["Tenant"];
 export type TenantListItem = Schemas["TenantListItem"];
 export type AdminTenant = Schemas["AdminTenant"];
+export type Agent = Schemas["Agent"];
+export type AgentVersion = Schemas["AgentVersion"];
+/** The agent and version a session was created from; null for a session without one. */
+export type AgentPin = Schemas["AgentPin"];
 export type EventFrame = Schemas["EventFrame"];
 export type SnapshotData = Schemas["SnapshotEventData"];
 export type ToolCallEventData = Schemas["ToolCallEventData"];

@@ -2,7 +2,9 @@
  * The console in a real headless Chromium against a real platform (`wrangler dev`): signing in
  * with an API key and with a token, a session seen live from running to done with its text
  * streaming, an approval and a denial, cancels (one session, then in bulk), a tenant admin who
- * cannot see another tenant's sessions, an expired token, and a platform admin's tenant pages.
+ * cannot see another tenant's sessions, an expired token, a platform admin's tenant pages, and
+ * the agents: two versions compared, an alias set from the keyboard, a session started from a
+ * version, an archival, and a reader who is offered no changes.
  * Every page is checked for Content-Security-Policy violations and script errors; screenshots
  * of the main views go to test-results/console/.
  */
@@ -36,6 +38,15 @@ async function tabUntilFocused(page: Page, name: string): Promise<void> {
     if (focused === name) return;
   }
   throw new Error(`Tab never reached "${name}"`);
+}
+
+/** Presses Tab until the focused element has the id `id` (a field, which has no text to name it by). */
+async function tabUntilId(page: Page, id: string): Promise<void> {
+  for (let presses = 0; presses < 60; presses++) {
+    await page.keyboard.press("Tab");
+    if ((await page.evaluate(() => document.activeElement?.id ?? "")) === id) return;
+  }
+  throw new Error(`Tab never reached #${id}`);
 }
 
 /** What the browser must never report on a console page: the policy refusing something, or a script failing. */
@@ -266,6 +277,115 @@ describe("the console in Chromium", () => {
     await page.getByText("Your sign-in expired").waitFor({ timeout: UI_TIMEOUT_MS });
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     expect(policyOrScriptProblems(watched)).toEqual([]);
+  });
+
+  it("lists the agents, compares two versions, sets an alias from the keyboard, starts a session from a version and archives the agent", async () => {
+    const model = stack.mock.model(uniqueName("model"));
+    await model.script(say("Order 1042 ships on Monday."));
+    const name = uniqueName("triage");
+    type AgentAnswer = { id: string; version: number; aliases: Record<string, number>; archived: boolean };
+    const created = await admin.expect<AgentAnswer>(201, "POST", "/v1/agents", {
+      name,
+      description: "Answers order questions",
+      model: model.key,
+      system: "You are a support agent for Acme. Be brief.",
+      limits: { max_steps_per_run: 10 },
+    });
+    const agentId = created.id;
+    const changed = await admin.expect<AgentAnswer>(200, "PATCH", `/v1/agents/${agentId}`, { system: "You are a support agent for Acme. Be brief and kind." });
+    expect(changed.version).toBe(2);
+
+    const { page, ...watched } = await signIn(adminToken);
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Agents" }).click();
+    await page.getByRole("heading", { level: 1, name: "Agents" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    // The list: name, latest version, no aliases yet, live; the name filter finds it alone.
+    await page.getByLabel("Name", { exact: true }).fill(name);
+    await page.getByRole("button", { name: "Filter" }).click();
+    const row = page.locator(`[data-agent="${agentId}"]`);
+    await row.waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await page.locator("table.agents tbody tr").count()).toBe(1);
+    expect(await row.locator('[data-label="Latest version"]').textContent()).toBe("2");
+    expect(await row.locator('[data-label="Aliases"]').textContent()).toBe("—");
+    expect(await row.locator('[data-label="State"]').textContent()).toBe("live");
+    await screenshot(page, "agents");
+
+    await row.getByRole("link", { name }).click();
+    await page.getByRole("heading", { level: 1, name: `Agent ${name}` }).waitFor({ timeout: UI_TIMEOUT_MS });
+    // The same version twice shows it whole; then versions 1 and 2 show the changed line.
+    await page.getByLabel("From version").selectOption("2");
+    await page.getByText("Version 2, whole").waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.getByLabel("From version").selectOption("1");
+    await page.getByLabel("To version").selectOption("2");
+    await page.getByText("From version 1 to version 2: 1 line removed, 1 line added.").waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(page.url()).toContain(`#/agents/${agentId}?from=1&to=2`);
+    expect(await page.locator("table.diff .diff-removed .code").allTextContents()).toEqual(['  "system": "You are a support agent for Acme. Be brief."']);
+    expect(await page.locator("table.diff .diff-added .code").allTextContents()).toEqual(['  "system": "You are a support agent for Acme. Be brief and kind."']);
+    await screenshot(page, "agent");
+
+    // From the top of the page, the keyboard alone names the alias, picks version 1 and sets it.
+    await page.getByRole("heading", { level: 1 }).focus();
+    await tabUntilId(page, "alias-name");
+    await page.keyboard.type("production");
+    await tabUntilId(page, "alias-version");
+    expect(await page.locator("#alias-version").inputValue()).toBe("2");
+    await page.keyboard.press("ArrowDown");
+    expect(await page.locator("#alias-version").inputValue()).toBe("1");
+    await tabUntilFocused(page, "Set alias");
+    await page.keyboard.press("Enter");
+    await page.getByRole("status").filter({ hasText: "production now names version 1." }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.locator('[data-alias="production"]').waitFor({ timeout: UI_TIMEOUT_MS });
+    expect((await admin.expect<AgentAnswer>(200, "GET", `/v1/agents/${agentId}`)).aliases).toEqual({ production: 1 });
+
+    // A session from version 1: the console opens it, and it names the agent it came from.
+    await page.getByLabel("Version to run").selectOption("1");
+    await page.getByLabel("First message").fill("Where is order 1042?");
+    await page.getByRole("button", { name: "Start session" }).click();
+    await page.getByRole("heading", { level: 1, name: /^Session ses_/ }).waitFor({ timeout: UI_TIMEOUT_MS });
+    const sessionId = decodeURIComponent(new URL(page.url()).hash.replace("#/sessions/", ""));
+    const agentLink = page.locator(".page-head .subtitle").getByRole("link", { name: `${agentId}@1` });
+    await agentLink.waitFor({ timeout: UI_TIMEOUT_MS });
+    const session = await waitForFinal(admin, sessionId, RUN_TIMEOUT_MS);
+    expect(session).toMatchObject({ status: "done", agent: { id: agentId, version: 1 } });
+    await page.locator(".message-assistant .text", { hasText: "Order 1042 ships on Monday." }).waitFor({ timeout: UI_TIMEOUT_MS });
+    // The sessions list links the agent too.
+    await page.goto(`${stack.platform.url}/console#/sessions`);
+    await page.locator(`[data-session="${sessionId}"]`).getByRole("link", { name: `${agentId}@1` }).click({ timeout: UI_TIMEOUT_MS });
+    await page.getByRole("heading", { level: 1, name: `Agent ${name}` }).waitFor({ timeout: UI_TIMEOUT_MS });
+
+    // A reader sees the agent and is offered none of the changes.
+    const reader = await signIn(await mint({ tenantId: tenant, subject: "reader", scopes: ["sessions:read"] }), DESKTOP, `#/agents/${agentId}`);
+    await reader.page.getByRole("heading", { level: 1, name: `Agent ${name}` }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await reader.page.locator('[data-alias="production"]').waitFor({ timeout: UI_TIMEOUT_MS });
+    for (const control of ["Set alias", "Archive agent…", "Start session", "Delete alias production…"]) {
+      expect(await reader.page.getByRole("button", { name: control }).count(), control).toBe(0);
+    }
+    // An agent of 21 versions shows the newest 20, and "More versions", pressed from the keyboard, reads the last one.
+    const long = await admin.expect<AgentAnswer>(201, "POST", "/v1/agents", { name: uniqueName("long"), system: "v1" });
+    for (let version = 2; version <= 21; version++) await admin.expect(200, "PATCH", `/v1/agents/${long.id}`, { system: `v${version}` });
+    await reader.page.goto(`${stack.platform.url}/console#/agents/${long.id}`);
+    const versionRows = reader.page.locator("table.versions tbody tr");
+    await versionRows.nth(19).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await versionRows.count()).toBe(20);
+    await reader.page.getByRole("button", { name: "More versions" }).focus();
+    await reader.page.keyboard.press("Enter");
+    await reader.page.locator('table.versions tbody tr[data-version="1"]').waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await versionRows.count()).toBe(21);
+    expect(await reader.page.getByRole("button", { name: /versions/ }).count()).toBe(0);
+    expect(policyOrScriptProblems(reader)).toEqual([]);
+
+    // Archival asks first; Escape keeps the agent as it is.
+    await page.getByRole("button", { name: "Archive agent…" }).click();
+    await page.getByRole("dialog").waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog").waitFor({ state: "hidden", timeout: UI_TIMEOUT_MS });
+    expect((await admin.expect<AgentAnswer>(200, "GET", `/v1/agents/${agentId}`)).archived).toBe(false);
+    await page.getByRole("button", { name: "Archive agent…" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Archive the agent" }).click();
+    await page.locator(".page-head .subtitle .status", { hasText: "archived" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await page.getByRole("button", { name: "Set alias" }).count()).toBe(0);
+    expect((await admin.expect<AgentAnswer>(200, "GET", `/v1/agents/${agentId}`)).archived).toBe(true);
+    expect((await admin.request("POST", "/v1/sessions", { agent: `${agentId}@1`, input: "again" })).status).toBe(409);
+    expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
   });
 
   it("lets a platform admin edit a tenant's limits, and suspend and unsuspend it", async () => {

@@ -5,9 +5,9 @@
  */
 
 export type CredentialKind = "api_key" | "jwt";
-export type Scope = "sessions:read" | "sessions:write" | "tenant:admin" | "platform:admin";
+export type Scope = "sessions:read" | "sessions:write" | "agents:write" | "tenant:admin" | "platform:admin";
 
-const SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "tenant:admin", "platform:admin"];
+const SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "tenant:admin", "platform:admin"];
 /** The platform's API key shape: `ak_<tenant>.<key id>.<secret>.<tag>` (keys issued before tags existed have none). */
 const API_KEY_SHAPE = /^ak_[A-Za-z0-9_-]+\.key_[0-9a-f]+\.[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)?$/;
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -60,6 +60,8 @@ export function parseScopes(value: unknown): Scope[] {
 export interface Powers {
   read: boolean;
   write: boolean;
+  /** Changing agents: new versions, aliases, archival (reading them needs only `read`). */
+  agentsWrite: boolean;
   /** Every session of the tenant, and its bulk cancel. */
   tenantAdmin: boolean;
   /** Every tenant, their limits and suspension. */
@@ -72,6 +74,7 @@ export function powersOf(scopes: readonly Scope[]): Powers {
   return {
     read: tenantAdmin || scopes.includes("sessions:read"),
     write: tenantAdmin || scopes.includes("sessions:write"),
+    agentsWrite: tenantAdmin || scopes.includes("agents:write"),
     tenantAdmin,
     platformAdmin,
   };

@@ -1,8 +1,9 @@
 /** Small pieces every view uses: a page frame, states (loading, empty, error), status, times, dialogs. */
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useId, useRef } from "preact/hooks";
 import { formatAgo, statusLabel } from "../format";
-import type { SessionStatus } from "../types";
+import { routeHref } from "../route";
+import type { AgentPin, SessionStatus } from "../types";
 
 /** A view: its heading takes the focus when the view opens, so keyboard and reader users land on it. */
 export function Page(props: { title: string; subtitle?: ComponentChildren; actions?: ComponentChildren; children: ComponentChildren }) {
@@ -65,6 +66,17 @@ export function Ago(props: { iso: string | null | undefined }) {
   );
 }
 
+/** The agent and version a session came from, as `agt_…@3`: a link to that version's changes, or plain text where the agent is not the caller's to open. */
+export function AgentLink(props: { pin: NonNullable<AgentPin>; openable?: boolean }) {
+  const text = `${props.pin.id}@${props.pin.version}`;
+  if (props.openable === false) return <code>{text}</code>;
+  return (
+    <a class="agent-link" href={routeHref({ view: "agent", id: props.pin.id, from: null, to: props.pin.version })}>
+      {text}
+    </a>
+  );
+}
+
 /**
  * A modal question in a native `<dialog>`: it traps the focus, Escape closes it, and the focus
  * returns to the button that opened it.
@@ -81,6 +93,8 @@ export function ConfirmDialog(props: {
   onClose(): void;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
+  // A page may hold several questions (an alias's delete beside the archive): each names its own title.
+  const titleId = useId();
   useEffect(() => {
     const element = dialog.current;
     if (!element) return;
@@ -88,8 +102,8 @@ export function ConfirmDialog(props: {
     if (!props.open && element.open) element.close();
   }, [props.open]);
   return (
-    <dialog ref={dialog} class="confirm" aria-labelledby="confirm-title" onClose={props.onClose} onCancel={props.onClose}>
-      <h2 id="confirm-title">{props.title}</h2>
+    <dialog ref={dialog} class="confirm" aria-labelledby={titleId} onClose={props.onClose} onCancel={props.onClose}>
+      <h2 id={titleId}>{props.title}</h2>
       <div class="confirm-body">{props.children}</div>
       {props.error && (
         <p class="form-error" role="alert">

@@ -11,7 +11,7 @@ import { unconditional, usePoll } from "../hooks";
 import { routeHref, type SessionFilter } from "../route";
 import { ACTIVE_STATUSES, isFinal, SESSION_STATUSES, type SessionSummary, type SessionStatus } from "../types";
 import { BulkCancel } from "./bulk-cancel";
-import { Ago, Empty, ErrorNote, Loading, StatusBadge } from "./common";
+import { AgentLink, Ago, Empty, ErrorNote, Loading, StatusBadge } from "./common";
 
 /** How often a list is read again; a 304 is a few hundred bytes. */
 export const LIST_POLL_MS = 2_000;
@@ -145,6 +145,7 @@ function SessionTable(props: { rows: SessionSummary[]; openable: boolean }) {
           <th scope="col">Session</th>
           <th scope="col">Status</th>
           <th scope="col">Created by</th>
+          <th scope="col">Agent</th>
           <th scope="col" class="num">
             Steps
           </th>
@@ -166,6 +167,7 @@ function SessionTable(props: { rows: SessionSummary[]; openable: boolean }) {
               {isFinal(row.status) && row.stop_reason && row.stop_reason !== "cancelled" && <span class="muted"> {row.stop_reason}</span>}
             </td>
             <td data-label="Created by">{row.created_by}</td>
+            <td data-label="Agent">{row.agent ? <AgentLink pin={row.agent} openable={props.openable} /> : <span class="muted">—</span>}</td>
             <td data-label="Steps" class="num">
               {formatNumber(row.usage.steps)}
             </td>

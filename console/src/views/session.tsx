@@ -11,7 +11,7 @@ import { type Connection, watchSession } from "../live/session-socket";
 import { INITIAL_LIVE_STATE, type LiveToolCall, liveReducer, waitingCalls } from "../live/session-state";
 import { routeHref } from "../route";
 import { isFinal, type Session, type SessionStatus, type Step, type ToolCall } from "../types";
-import { Ago, ErrorNote, Loading, Page, StatusBadge } from "./common";
+import { AgentLink, Ago, ErrorNote, Loading, Page, StatusBadge } from "./common";
 import { Conversation } from "./conversation";
 import { SessionControls } from "./session-controls";
 import { Steps } from "./steps";
@@ -144,7 +144,14 @@ export function SessionPage(props: { id: string }) {
         <>
           <StatusBadge status={status} />
           {stopReason && <span class="muted"> {stopReason}</span>} · created by {data.created_by} <Ago iso={data.created_at} /> · model{" "}
-          <code>{data.model}</code> · <LiveIndicator connection={connection} />
+          <code>{data.model}</code>
+          {data.agent && (
+            <>
+              {" "}
+              · agent <AgentLink pin={data.agent} />
+            </>
+          )}{" "}
+          · <LiveIndicator connection={connection} />
         </>
       }
       actions={

@@ -20,9 +20,9 @@ describe("credentials", () => {
   });
 
   it("reads subject, scopes (scope or scp) and expiry of a JWT, and nothing of garbage", () => {
-    expect(readClaims(fakeJwt({ sub: "alice", scope: "sessions:read tenant:admin other:thing", exp: 1_900_000_000 }))).toEqual({
+    expect(readClaims(fakeJwt({ sub: "alice", scope: "sessions:read agents:write tenant:admin other:thing", exp: 1_900_000_000 }))).toEqual({
       subject: "alice",
-      scopes: ["sessions:read", "tenant:admin"],
+      scopes: ["sessions:read", "agents:write", "tenant:admin"],
       expiresAt: 1_900_000_000_000,
     });
     expect(readClaims(fakeJwt({ scp: ["platform:admin"] }))).toEqual({ subject: null, scopes: ["platform:admin"], expiresAt: null });
@@ -32,10 +32,11 @@ describe("credentials", () => {
   });
 
   it("grants what the platform's scope table grants", () => {
-    expect(powersOf(["sessions:read"])).toEqual({ read: true, write: false, tenantAdmin: false, platformAdmin: false });
-    expect(powersOf(["sessions:write"])).toEqual({ read: false, write: true, tenantAdmin: false, platformAdmin: false });
-    expect(powersOf(["tenant:admin"])).toEqual({ read: true, write: true, tenantAdmin: true, platformAdmin: false });
-    expect(powersOf(["platform:admin"])).toEqual({ read: true, write: true, tenantAdmin: true, platformAdmin: true });
+    expect(powersOf(["sessions:read"])).toEqual({ read: true, write: false, agentsWrite: false, tenantAdmin: false, platformAdmin: false });
+    expect(powersOf(["sessions:write"])).toEqual({ read: false, write: true, agentsWrite: false, tenantAdmin: false, platformAdmin: false });
+    expect(powersOf(["sessions:read", "agents:write"])).toEqual({ read: true, write: false, agentsWrite: true, tenantAdmin: false, platformAdmin: false });
+    expect(powersOf(["tenant:admin"])).toEqual({ read: true, write: true, agentsWrite: true, tenantAdmin: true, platformAdmin: false });
+    expect(powersOf(["platform:admin"])).toEqual({ read: true, write: true, agentsWrite: true, tenantAdmin: true, platformAdmin: true });
   });
 
   it("renews within the margin before expiry, never for a token without expiry", () => {
@@ -51,6 +52,10 @@ describe("routes", () => {
     ["", { view: "sessions", status: null, createdBy: null, cursor: null }],
     ["#/sessions?status=running&created_by=bob&cursor=abc", { view: "sessions", status: "running", createdBy: "bob", cursor: "abc" }],
     ["#/sessions/ses_123", { view: "session", id: "ses_123" }],
+    ["#/agents", { view: "agents", name: null, includeArchived: false, cursor: null }],
+    ["#/agents?name=triage&archived=1&cursor=c", { view: "agents", name: "triage", includeArchived: true, cursor: "c" }],
+    ["#/agents/agt_1", { view: "agent", id: "agt_1", from: null, to: null }],
+    ["#/agents/agt_1?from=1&to=12", { view: "agent", id: "agt_1", from: 1, to: 12 }],
     ["#/tenants?cursor=x", { view: "tenants", cursor: "x" }],
     ["#/tenants/acme.eu?status=paused", { view: "tenant", tenantId: "acme.eu", status: "paused", createdBy: null, cursor: null }],
   ];
@@ -64,6 +69,8 @@ describe("routes", () => {
     expect(parseRoute("#/nowhere")).toEqual({ view: "not_found", path: "/nowhere" });
     expect(parseRoute("#/sessions/a/b")).toMatchObject({ view: "not_found" });
     expect(parseRoute("#/sessions/%E0%A4%A")).toMatchObject({ view: "not_found" });
+    expect(parseRoute("#/agents/agt_1?from=0&to=x")).toEqual({ view: "agent", id: "agt_1", from: null, to: null });
+    expect(parseRoute("#/agents/agt_1?to=2.5")).toMatchObject({ to: null });
   });
 
   it("encodes ids and subjects, so no value can add a path segment or a parameter", () => {
