@@ -1,11 +1,13 @@
 /**
  * The agent platform's TypeScript SDK: the generated client and types, and one module per
- * helper (auth, paging, waiting, following the events stream).
+ * helper (auth, paging, waiting, following the events stream, agents, memory).
  */
+export { agentRef, exportAgent, importAgent, setAlias } from "./agents.ts";
 export { bearerAuth, createPlatformClient, type Credential, type PlatformClient, type PlatformClientOptions } from "./client.ts";
 export { type EventFrame, followEvents, type FollowEventsOptions } from "./events.ts";
 export { expectData, PlatformError, type Result } from "./errors.ts";
 export type { components, operations, paths, webhooks } from "./generated/openapi.ts";
+export { getMemoryItem, namespaceParam } from "./memory.ts";
 export { allPages, iteratePages, MAX_PAGES, type Page } from "./pages.ts";
 export type * from "./types.ts";
 export { FINAL_STATUSES, isFinal, waitForFinalStatus, waitForStatus, WaitTimeoutError, type WaitOptions } from "./wait.ts";

@@ -15,6 +15,13 @@ export type Problem = Schemas["Problem"];
 export type ProblemCode = Schemas["ProblemCode"];
 export type WebhookToolCall = Schemas["WebhookToolCall"];
 export type WebhookToolResult = Schemas["WebhookToolResult"];
+export type Agent = Schemas["Agent"];
+export type AgentDefinition = Schemas["AgentDefinition"];
+export type AgentPatch = Schemas["AgentPatch"];
+export type AgentVersion = Schemas["AgentVersion"];
+export type MemoryGrant = Schemas["MemoryGrant"];
+export type MemoryItem = Schemas["MemoryItem"];
+export type ScoredMemoryItem = Schemas["ScoredMemoryItem"];
 
 /** A session whose run has ended. */
 export type FinishedSession = Session & { status: FinalStatus };

@@ -3,7 +3,12 @@
  * only with the SDK, so a spec change that breaks clients breaks this test (and its type check).
  */
 import {
+  agentRef,
   allPages,
+  exportAgent,
+  getMemoryItem,
+  importAgent,
+  setAlias,
   createPlatformClient,
   expectData,
   iteratePages,
@@ -115,6 +120,52 @@ describe("the generated SDK", () => {
     await waitForStatus(admin, session.id, ["waiting_tool_output"], { timeoutMs: RUN_TIMEOUT_MS, intervalMs: 200 });
     await expectData(admin.POST("/v1/sessions/{id}/tool-calls/{call_id}/output", { params: { path }, body: { output: "yes" } }));
     expect(await waitForFinalStatus(admin, session.id, { timeoutMs: RUN_TIMEOUT_MS, intervalMs: 200 })).toMatchObject({ status: "done" });
+  });
+
+  it("runs an agent by alias, rolls it back, moves it to another tenant, forks a session, and remembers through memory", async () => {
+    const model = stack.mock.model(uniqueName("model"));
+    const agent = await expectData(
+      admin.POST("/v1/agents", {
+        body: {
+          name: uniqueName("concierge"),
+          model: model.key,
+          system: "version one",
+          memory: { namespaces: [["users", "{metadata.user_id}"]], write: [["users", "{metadata.user_id}"]] },
+        },
+      }),
+    );
+    const v2 = await expectData(admin.PATCH("/v1/agents/{agent_id}", { params: { path: { agent_id: agent.id } }, body: { system: "version two" } }));
+    expect(v2.version).toBe(2);
+    await setAlias(admin, agent.id, "production", 2);
+    expect((await setAlias(admin, agent.id, "production", 1)).aliases).toEqual({ production: 1 });
+
+    await model.script(
+      { reply: { content: [{ type: "tool_use", id: "toolu_put", name: "memory_put", input: { key: "prefs", value: { language: "French" } } }] } },
+      say("Noted."),
+      say("Forked answer."),
+    );
+    const session = await expectData(
+      admin.POST("/v1/sessions", { body: { agent: agentRef(agent.id, "production"), input: "I prefer French.", metadata: { user_id: "u_sdk" } } }),
+    );
+    const finished = await waitForFinalStatus(admin, session.id, { timeoutMs: RUN_TIMEOUT_MS, intervalMs: 200 });
+    expect(finished).toMatchObject({ status: "done", agent: { id: agent.id, version: 1 }, memory: { namespaces: [["users", "u_sdk"]] } });
+    expect(await getMemoryItem(admin, ["users", "u_sdk"], "prefs")).toMatchObject({ value: { language: "French" }, created_by: `session:${session.id}` });
+    expect(await getMemoryItem(admin, ["users", "u_sdk"], "missing")).toBeNull();
+
+    const fork = await expectData(admin.POST("/v1/sessions/{id}/fork", { params: { path: { id: session.id } }, body: { at_seq: 1, input: "Say it again." } }));
+    expect(fork.forked_from).toEqual({ session_id: session.id, seq: 1 });
+    expect(await waitForFinalStatus(admin, fork.id, { timeoutMs: RUN_TIMEOUT_MS, intervalMs: 200 })).toMatchObject({ status: "done" });
+
+    // The export is a create body as it stands, in another tenant too.
+    const exported = await exportAgent(admin, agent.id, 1);
+    expect(exported.system).toBe("version one");
+    const elsewhere = createPlatformClient({
+      baseUrl: stack.platform.url,
+      credential: await (await tokenMinter(stack.platform.signingKey))({ tenantId: uniqueName("sdk-other"), subject: "sdk-backend", scopes: ["tenant:admin"] }),
+    });
+    const imported = await importAgent(elsewhere, exported);
+    expect(imported).toMatchObject({ version: 1, definition: exported });
+    expect(imported.id).not.toBe(agent.id);
   });
 
   it("authenticates with an API key as well as a token", async () => {
