@@ -36,6 +36,9 @@ function workersProject(test: { name: string; isolate: boolean; include: string[
             ANTHROPIC_API_KEY: "test-key",
             OPENAI_BASE_URL: inject("mockUrl"),
             OPENAI_API_KEY: "test-openai-key",
+            // Memory's hybrid search, against the mock's deterministic embeddings; the
+            // end-to-end platform runs without it, so both rankings are tested.
+            EMBEDDINGS_MODEL: "mock-embeddings",
             ALLOW_PRIVATE_URLS: "true",
             // Short, so the timeout path is tested in seconds; production uses 110 s.
             MODEL_TIMEOUT_MS: "3000",

@@ -2,6 +2,7 @@
  * Parses the environment once into a typed `Config`. A value that is present but
  * malformed is a start-up error with a clear message, never a silent default.
  */
+import type { EmbeddingsConfig } from "./memory/embeddings";
 import type { Env } from "./env";
 import { ACCESS_TOKEN_TTL_SECONDS, BUILTIN_DEFAULT_LIMITS, type Limits, MODEL_CALL_TIMEOUT_MS, partialLimitsSchema } from "./limits";
 import { canonicalModel, isModelAllowed, type CatalogEntry, type ModelCatalog } from "./sessions/object/model/catalog";
@@ -39,6 +40,8 @@ export interface Config {
   models: ModelCatalog;
   anthropic: { baseUrl: string; apiKey: string | undefined };
   openai: { baseUrl: string; apiKey: string | undefined };
+  /** Memory's hybrid search; null without `EMBEDDINGS_MODEL`. */
+  embeddings: EmbeddingsConfig | null;
   defaultLimits: Limits;
   allowPrivateUrls: boolean;
   /** How long a model call may take before it is abandoned and retried. */
@@ -104,6 +107,14 @@ export function parseConfig(env: Env): Config {
       baseUrl: trimSlash(env.OPENAI_BASE_URL || "https://api.openai.com"),
       apiKey: env.OPENAI_API_KEY || undefined,
     },
+    embeddings: env.EMBEDDINGS_MODEL
+      ? {
+          model: env.EMBEDDINGS_MODEL,
+          baseUrl: trimSlash(env.EMBEDDINGS_BASE_URL || env.OPENAI_BASE_URL || "https://api.openai.com"),
+          apiKey: env.EMBEDDINGS_API_KEY || env.OPENAI_API_KEY || undefined,
+          minSimilarity: parseFraction("EMBEDDINGS_MIN_SIMILARITY", env.EMBEDDINGS_MIN_SIMILARITY, DEFAULT_MIN_SIMILARITY),
+        }
+      : null,
     defaultLimits: parseDefaultLimits(env.DEFAULT_LIMITS),
     allowPrivateUrls: parseBoolean("ALLOW_PRIVATE_URLS", env.ALLOW_PRIVATE_URLS),
     modelTimeoutMs: parseTimeout(env.MODEL_TIMEOUT_MS),
@@ -143,6 +154,17 @@ function isOrigin(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Below this cosine similarity an item is not found by its vector alone (see docs/memory.md). */
+const DEFAULT_MIN_SIMILARITY = 0.3;
+
+/** A number from 0 to 1. */
+function parseFraction(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === "") return fallback;
+  const fraction = Number(value);
+  if (!/^\d*\.?\d+$/.test(value) || !(fraction >= 0 && fraction <= 1)) throw new ConfigError(`${name} must be a number from 0 to 1`);
+  return fraction;
 }
 
 /** A factor in (0, 1]: a schedule may be shortened (tests), never lengthened or removed. */

@@ -54,6 +54,14 @@ export interface Env {
   OPENAI_API_KEY?: string;
   LLM_BASE_URL?: string;
   OPENAI_BASE_URL?: string;
+  /** The model of an OpenAI-compatible `/v1/embeddings` for memory's hybrid search; unset: BM25 alone. */
+  EMBEDDINGS_MODEL?: string;
+  /** Where the embeddings are asked; default `OPENAI_BASE_URL`. */
+  EMBEDDINGS_BASE_URL?: string;
+  /** Default `OPENAI_API_KEY`. A secret. */
+  EMBEDDINGS_API_KEY?: string;
+  /** The cosine similarity (0-1) an item must reach to be found by its vector alone; default 0.3. */
+  EMBEDDINGS_MIN_SIMILARITY?: string;
 
   /** JSON object of platform default limits. */
   DEFAULT_LIMITS?: string;

@@ -10,6 +10,9 @@ import { AlarmClock } from "../storage/alarm-clock";
 import { migrate } from "../storage/migrations";
 import { TenantBinding } from "../tenants/tenant-binding";
 import { optionalCursor, requireInt, requireNow, requirePageLimit, requireString } from "../tenants/validate";
+import { loadConfig } from "../config";
+import { log } from "../log";
+import { embed, EmbeddingError } from "./embeddings";
 import { MEMORY_STORE_MIGRATIONS } from "./migrations";
 import { joinNamespace, namespaceProblem, MAX_NAMESPACE_SEGMENTS } from "./namespace";
 import type { MemoryStoreRpc } from "./rpc";
@@ -41,6 +44,8 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
     const maxItems = requireInt("maxItems", input.maxItems, 0);
     const ttlMs = input.ttlSeconds === null ? null : requireInt("ttlSeconds", input.ttlSeconds, MIN_TTL_SECONDS, MAX_TTL_SECONDS) * 1000;
     const createdBy = requireString("createdBy", input.createdBy);
+    // Asked before the write, outside its transaction: the write never waits inside one.
+    const vector = await this.#embed(store.searchText(key, value), tenantId);
     const result = this.ctx.storage.transactionSync((): MemoryResult<MemoryItem> => {
       let previous = store.liveItem(this.#sql, namespace, key, now);
       if (!previous) {
@@ -49,8 +54,9 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
         if (store.countItems(this.#sql) >= maxItems) return { ok: false, reason: "limit_reached", max: maxItems };
       }
       store.writeItem(this.#sql, { namespace, key, value, createdBy, now, ttlMs, refreshTtl: input.refreshTtl === true }, previous);
-      previous = store.liveItem(this.#sql, namespace, key, now);
-      return { ok: true, value: store.toItem(previous!) };
+      const written = store.liveItem(this.#sql, namespace, key, now)!;
+      store.writeVector(this.#sql, written.id, vector);
+      return { ok: true, value: store.toItem(written) };
     });
     if (ttlMs !== null) await this.#syncAlarm();
     return result;
@@ -91,7 +97,9 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
       now: requireNow(input.now),
     };
     if (!this.#peek(tenantId)) return [];
-    return store.search(this.#sql, checked);
+    const embedded = checked.query === null ? null : await this.#embed(checked.query, tenantId);
+    const config = loadConfig(this.env).embeddings;
+    return store.search(this.#sql, checked, embedded && config ? { ...embedded, minSimilarity: config.minSimilarity } : null);
   }
 
   async namespaces(tenantId: string, input: NamespaceListInput): Promise<NamespacePage> {
@@ -112,6 +120,20 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
   }
 
   // ---- private helpers (not reachable over RPC) ------------------------------------------
+
+  /** The text's vector when the platform has an embeddings model; null without one, or when it fails (logged). */
+  async #embed(text: string, tenantId: string): Promise<{ model: string; values: Float32Array } | null> {
+    const config = loadConfig(this.env).embeddings;
+    if (!config) return null;
+    try {
+      const [values] = await embed(config, [text]);
+      return { model: config.model, values: values! };
+    } catch (error) {
+      if (!(error instanceof EmbeddingError)) throw error;
+      log("warn", "memory_embedding_failed", { tenant_id: tenantId, error: error.message });
+      return null;
+    }
+  }
 
   async #syncAlarm(): Promise<void> {
     await this.#alarms.sync(store.firstExpiry(this.#sql));

@@ -39,4 +39,16 @@ export const MEMORY_STORE_MIGRATIONS: readonly Migration[] = [
         `CREATE VIRTUAL TABLE IF NOT EXISTS items_fts USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')`,
       ]),
   },
+  {
+    version: 2,
+    description: "each item's vector for hybrid search, with the embeddings model that made it",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS item_vectors (
+          item_id INTEGER PRIMARY KEY,
+          model TEXT NOT NULL,
+          vector BLOB NOT NULL
+        )`,
+      ]),
+  },
 ];

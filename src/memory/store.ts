@@ -5,6 +5,7 @@
  */
 import { decodeKeyCursor, encodeKeyCursor } from "../shared/cursor";
 import { toIso } from "../tenants/validate";
+import { fromBlob, similarity, toBlob } from "./embeddings";
 import { joinNamespace } from "./namespace";
 import type { MemoryItem, MemoryVersion, NamespacePage, ScoredItem, SearchInput } from "./types";
 
@@ -45,8 +46,15 @@ export function deleteItem(sql: SqlStorage, namespace: string, key: string): boo
   if (!row) return false;
   sql.exec(`DELETE FROM items WHERE id = ?`, row.id);
   sql.exec(`DELETE FROM items_fts WHERE rowid = ?`, row.id);
+  sql.exec(`DELETE FROM item_vectors WHERE item_id = ?`, row.id);
   sql.exec(`DELETE FROM item_versions WHERE namespace = ? AND key = ?`, namespace, key);
   return true;
+}
+
+/** The item's vector for its current value, or none (an old one would describe an old value). */
+export function writeVector(sql: SqlStorage, itemId: number, vector: { model: string; values: Float32Array } | null): void {
+  if (vector === null) sql.exec(`DELETE FROM item_vectors WHERE item_id = ?`, itemId);
+  else sql.exec(`INSERT OR REPLACE INTO item_vectors (item_id, model, vector) VALUES (?, ?, ?)`, itemId, vector.model, toBlob(vector.values));
 }
 
 export interface WrittenItem {
@@ -125,7 +133,7 @@ export function versionsOf(sql: SqlStorage, namespace: string, key: string): Mem
  * Items within the prefix that match the filter, ranked by BM25 over their text when a query is
  * given (best first; `score` higher is better), else newest first with a null score.
  */
-export function search(sql: SqlStorage, input: SearchInput): ScoredItem[] {
+export function search(sql: SqlStorage, input: SearchInput, near: VectorQuery | null = null): ScoredItem[] {
   const where: string[] = [LIVE.replaceAll("expires_at", "items.expires_at")];
   const args: SqlStorageValue[] = [input.now];
   if (!input.prefixes.some((prefix) => prefix.length === 0)) {
@@ -154,18 +162,66 @@ export function search(sql: SqlStorage, input: SearchInput): ScoredItem[] {
     return rows.map((row) => ({ ...toItem(row), score: null }));
   }
   const match = terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(" OR ");
-  const rows = sql
-    .exec<ItemRow & { rank: number }>(
-      `SELECT items.*, bm25(items_fts) AS rank FROM items_fts JOIN items ON items.id = items_fts.rowid
-       WHERE items_fts MATCH ? AND ${where.join(" AND ")} ORDER BY rank LIMIT ? OFFSET ?`,
-      match,
+  const lexical = (limit: number, offset: number) =>
+    sql
+      .exec<ItemRow & { rank: number }>(
+        `SELECT items.*, bm25(items_fts) AS rank FROM items_fts JOIN items ON items.id = items_fts.rowid
+         WHERE items_fts MATCH ? AND ${where.join(" AND ")} ORDER BY rank LIMIT ? OFFSET ?`,
+        match,
+        ...args,
+        limit,
+        offset,
+      )
+      .toArray();
+  // bm25() is lower for a better match; the API's score is higher for one.
+  if (near === null) return lexical(input.limit, input.offset).map((row) => ({ ...toItem(row), score: rounded(-row.rank) }));
+
+  // Hybrid: the BM25 ranking and the vector ranking, fused by their ranks (reciprocal rank
+  // fusion), so neither scale has to be compared with the other.
+  const wanted = input.offset + input.limit;
+  const byWords = lexical(wanted, 0);
+  const scanned = sql
+    .exec<{ id: number; vector: ArrayBuffer }>(
+      `SELECT items.id AS id, item_vectors.vector AS vector FROM items JOIN item_vectors ON item_vectors.item_id = items.id
+       WHERE item_vectors.model = ? AND ${where.join(" AND ")} ORDER BY items.updated_at DESC LIMIT ?`,
+      near.model,
       ...args,
-      input.limit,
-      input.offset,
+      MAX_VECTOR_SCAN,
     )
     .toArray();
-  // bm25() is lower for a better match; the API's score is higher for one.
-  return rows.map((row) => ({ ...toItem(row), score: Math.round(-row.rank * 1e6) / 1e6 }));
+  const byMeaning = scanned
+    .map((row) => ({ id: row.id, similarity: similarity(near.values, fromBlob(row.vector)) }))
+    .filter((hit) => hit.similarity >= near.minSimilarity)
+    .sort((a, b) => b.similarity - a.similarity || b.id - a.id)
+    .slice(0, wanted);
+  const fused = new Map<number, number>();
+  const add = (id: number, rank: number) => fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + rank + 1));
+  byWords.forEach((row, rank) => add(row.id, rank));
+  byMeaning.forEach((hit, rank) => add(hit.id, rank));
+  const known = new Map(byWords.map((row) => [row.id, row]));
+  return [...fused.entries()]
+    .sort((a, b) => b[1] - a[1] || b[0] - a[0])
+    .slice(input.offset, wanted)
+    .map(([id, score]) => {
+      const row = known.get(id) ?? sql.exec<ItemRow>(`SELECT * FROM items WHERE id = ?`, id).one();
+      return { ...toItem(row), score: rounded(score) };
+    });
+}
+
+/** A query's vector, and what an item's must be to count (the same model, similar enough). */
+export interface VectorQuery {
+  model: string;
+  values: Float32Array;
+  minSimilarity: number;
+}
+
+/** The most recently updated items whose vectors one search compares; words reach every item. */
+export const MAX_VECTOR_SCAN = 2_000;
+/** Reciprocal rank fusion's constant: the usual 60, which keeps one list's top from dominating. */
+const RRF_K = 60;
+
+function rounded(score: number): number {
+  return Math.round(score * 1e6) / 1e6;
 }
 
 /** The words of a query, each searched as a phrase of one token: no operator of FTS5's syntax reaches it. */
@@ -231,8 +287,8 @@ export function toItem(row: ItemRow): MemoryItem {
   };
 }
 
-/** What the index reads of an item: its key and every string in its value (object keys included). */
-function searchText(key: string, value: unknown): string {
+/** What the index reads of an item, and what is embedded: its key and every string in its value (object keys included). */
+export function searchText(key: string, value: unknown): string {
   const parts: string[] = [key];
   const walk = (node: unknown): void => {
     if (typeof node === "string") parts.push(node);

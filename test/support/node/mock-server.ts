@@ -10,6 +10,7 @@
 // Node runs this directly by stripping types: relative imports name their `.ts` file.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
+import { embeddingsAnswer } from "./mock-embeddings.ts";
 import { openAiError, sendChatCompletion } from "./mock-openai.ts";
 import { defaultAnswer, requestProblem } from "./mock-requests.ts";
 import type {
@@ -526,6 +527,13 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
           : second === "chat" && third === "completions"
             ? "openai"
             : null;
+    if (method === "POST" && first === "v1" && second === "embeddings" && third === undefined) {
+      const record = recordOf(req, body.value, receivedAt);
+      const answer = embeddingsAnswer(record.body);
+      if (!answer) return sendJson(res, 400, openAiError(400));
+      stateOf(answer.model as string).model.requests.push(record);
+      return sendJson(res, 200, answer);
+    }
     if (dialect) {
       const record = recordOf(req, body.value, receivedAt);
       const model = isObject(record.body) ? record.body.model : undefined;
