@@ -13,6 +13,8 @@ import { HOME, parseRoute, type Route, routeHref } from "./route";
 import { AgentPage } from "./views/agent";
 import { AgentsPage } from "./views/agents";
 import { ErrorNote, Loading, Page } from "./views/common";
+import { MemoryPage } from "./views/memory";
+import { MemoryItemPage } from "./views/memory-item";
 import { SessionPage } from "./views/session";
 import { SessionsPage } from "./views/sessions";
 import { SignIn } from "./views/sign-in";
@@ -73,6 +75,11 @@ function SignedIn(props: AppProps & { state: AuthState }) {
               Agents
             </a>
           )}
+          {powers.memoryRead && (
+            <a href={routeHref({ view: "memory", namespace: [], query: null, key: null })} aria-current={route.view === "memory" ? "page" : undefined}>
+              Memory
+            </a>
+          )}
           {powers.platformAdmin && (
             <a href={routeHref({ view: "tenants", cursor: null })} aria-current={route.view === "tenants" || route.view === "tenant" ? "page" : undefined}>
               Tenants
@@ -106,6 +113,12 @@ function View(props: { route: Route }) {
       return <AgentsPage filter={route} />;
     case "agent":
       return <AgentPage key={route.id} id={route.id} from={route.from} to={route.to} />;
+    case "memory":
+      return route.key === null ? (
+        <MemoryPage namespace={route.namespace} query={route.query} />
+      ) : (
+        <MemoryItemPage key={`${route.namespace.join(".")}/${route.key}`} namespace={route.namespace} itemKey={route.key} />
+      );
     case "tenants":
       return <TenantsPage cursor={route.cursor} />;
     case "tenant":

@@ -154,3 +154,52 @@ export function useThrottle(fn: () => void, ms: number): () => void {
     }, ms);
   }, [ms]);
 }
+
+export interface Paged<T> {
+  /** Every row read so far, the pages in order. */
+  rows: T[];
+  loading: boolean;
+  error: string | null;
+  /** Reads the next page, keeping the rows (nothing while it is being read); null when there is none. */
+  more: (() => void) | null;
+  /** Reads the list again from its first page. */
+  reload(): void;
+}
+
+/**
+ * A list read page by page: the first at once, each next on `more` (a cursor or an offset, as the
+ * route pages), starting over when `key` changes. An answer to an older read is dropped.
+ */
+export function usePaged<T, C>(key: string, load: (cursor: C | null) => Promise<{ rows: T[]; next: C | null }>): Paged<T> {
+  const [state, setState] = useState<{ key: string; rows: T[]; next: C | null; loading: boolean; error: string | null }>({
+    key,
+    rows: [],
+    next: null,
+    loading: true,
+    error: null,
+  });
+  const loadRef = useRef(load);
+  loadRef.current = load;
+  const latest = useRef(0);
+  const read = useCallback(async (forKey: string, rows: T[], cursor: C | null) => {
+    const mine = ++latest.current;
+    setState({ key: forKey, rows, next: cursor, loading: true, error: null });
+    try {
+      const page = await loadRef.current(cursor);
+      if (mine === latest.current) setState({ key: forKey, rows: [...rows, ...page.rows], next: page.next, loading: false, error: null });
+    } catch (error) {
+      // A failed next page keeps its cursor, so "more" tries it again.
+      if (mine === latest.current) setState({ key: forKey, rows, next: cursor, loading: false, error: describeError(error) });
+    }
+  }, []);
+  useEffect(() => void read(key, [], null), [key, read]);
+  const current = state.key === key ? state : { key, rows: [], next: null, loading: true, error: null };
+  return {
+    rows: current.rows,
+    loading: current.loading,
+    error: current.error,
+    // Kept while the next page is read, so the button that asked for it keeps the focus.
+    more: current.next === null ? null : () => void (current.loading || read(key, current.rows, current.next)),
+    reload: () => void read(key, [], null),
+  };
+}

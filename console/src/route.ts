@@ -1,7 +1,7 @@
 /**
  * The console's places, kept after `#` so the Worker serves one page and every view has a
  * link that survives a reload: `#/sessions?status=running`, `#/sessions/ses_…`, `#/agents?name=…`,
- * `#/agents/agt_…?from=1&to=2`, `#/tenants`, `#/tenants/acme?status=…`. Pure.
+ * `#/agents/agt_…?from=1&to=2`, `#/memory/users.u_1?q=…&key=…`, `#/tenants`, `#/tenants/acme?status=…`. Pure.
  */
 import { isSessionStatus, type SessionStatus } from "./types";
 
@@ -24,11 +24,22 @@ export interface VersionPair {
   to: number | null;
 }
 
+/**
+ * A place in the tenant's memory: a namespace (none: the top), the words searched within it, and
+ * the key of the item open in it. The segments are not checked here: the platform judges them.
+ */
+export interface MemoryPlace {
+  namespace: string[];
+  query: string | null;
+  key: string | null;
+}
+
 export type Route =
   | ({ view: "sessions" } & SessionFilter)
   | { view: "session"; id: string }
   | ({ view: "agents" } & AgentFilter)
   | ({ view: "agent"; id: string } & VersionPair)
+  | ({ view: "memory" } & MemoryPlace)
   | { view: "tenants"; cursor: string | null }
   | ({ view: "tenant"; tenantId: string } & SessionFilter)
   | { view: "not_found"; path: string };
@@ -48,6 +59,7 @@ export function parseRoute(hash: string): Route {
   if (first === "sessions" && second !== undefined) return { view: "session", id: second };
   if (first === "agents" && second === undefined) return { view: "agents", ...agentFilterOf(params) };
   if (first === "agents" && second !== undefined) return { view: "agent", id: second, from: versionOf(params.get("from")), to: versionOf(params.get("to")) };
+  if (first === "memory") return { view: "memory", namespace: second ? second.split(".") : [], query: params.get("q") || null, key: params.get("key") || null };
   if (first === "tenants" && second === undefined) return { view: "tenants", cursor: params.get("cursor") || null };
   if (first === "tenants" && second !== undefined) return { view: "tenant", tenantId: second, ...filterOf(params) };
   return { view: "not_found", path };
@@ -63,6 +75,8 @@ export function routeHref(route: Route): string {
       return `#/agents${agentFilterQuery(route)}`;
     case "agent":
       return `#/agents/${encodeURIComponent(route.id)}${versionQuery(route)}`;
+    case "memory":
+      return `#/memory${memoryPath(route)}`;
     case "tenants":
       return `#/tenants${route.cursor ? `?${new URLSearchParams({ cursor: route.cursor })}` : ""}`;
     case "tenant":
@@ -115,6 +129,14 @@ function versionQuery(pair: VersionPair): string {
   if (pair.to !== null) params.set("to", String(pair.to));
   const query = params.toString();
   return query ? `?${query}` : "";
+}
+
+function memoryPath(place: MemoryPlace): string {
+  const params = new URLSearchParams();
+  if (place.query) params.set("q", place.query);
+  if (place.key) params.set("key", place.key);
+  const query = params.toString();
+  return `${place.namespace.length > 0 ? `/${encodeURIComponent(place.namespace.join("."))}` : ""}${query ? `?${query}` : ""}`;
 }
 
 function safeDecode(part: string): string | null {

@@ -20,6 +20,10 @@ export type TenantListItem = Schemas["TenantListItem"];
 export type AdminTenant = Schemas["AdminTenant"];
 export type Agent = Schemas["Agent"];
 export type AgentVersion = Schemas["AgentVersion"];
+export type MemoryItem = Schemas["MemoryItem"];
+/** A search's match: `score` higher for a better one, null when nothing was searched for. */
+export type ScoredMemoryItem = Schemas["ScoredMemoryItem"];
+export type MemoryVersion = Schemas["MemoryVersion"];
 /** The agent and version a session was created from; null for a session without one. */
 export type AgentPin = Schemas["AgentPin"];
 export type EventFrame = Schemas["EventFrame"];

@@ -4,7 +4,8 @@
  * streaming, an approval and a denial, cancels (one session, then in bulk), a tenant admin who
  * cannot see another tenant's sessions, an expired token, a platform admin's tenant pages, and
  * the agents: two versions compared, an alias set from the keyboard, a session started from a
- * version, an archival, and a reader who is offered no changes.
+ * version, an archival, and a reader who is offered no changes; the memory: namespaces drilled
+ * down, a search within one, an item's versions, a deletion from the keyboard, and a reader.
  * Every page is checked for Content-Security-Policy violations and script errors; screenshots
  * of the main views go to test-results/console/.
  */
@@ -386,6 +387,96 @@ describe("the console in Chromium", () => {
     expect((await admin.expect<AgentAnswer>(200, "GET", `/v1/agents/${agentId}`)).archived).toBe(true);
     expect((await admin.request("POST", "/v1/sessions", { agent: `${agentId}@1`, input: "again" })).status).toBe(409);
     expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
+  });
+
+  it("browses memory level by level, searches within a namespace, opens an item's versions and deletes it from the keyboard", async () => {
+    // A tenant of its own, so the top level holds exactly the namespaces written here.
+    const memoryTenant = uniqueName("memory");
+    const owner = await stack.client(memoryTenant, "ops-carol", ADMIN_SCOPES);
+    const put = (namespace: string[], key: string, value: Record<string, unknown>) =>
+      owner.expect<{ version: number }>(200, "PUT", "/v1/memory/items", { namespace, key, value });
+    await put(["users", "u_1"], "prefs", { language: "French", tone: "casual" });
+    expect((await put(["users", "u_1"], "prefs", { language: "French", tone: "formal", note: "Prefers a formal tone in every reply" })).version).toBe(2);
+    await put(["users", "u_1"], "history", { summary: "Asked about the tone of an invoice reminder" });
+    await put(["users", "u_1"], "address", { city: "Lyon" });
+    // Better matches than some of u_1's, but outside the namespace searched.
+    await put(["users", "u_2"], "prefs", { language: "German", tone: "formal", note: "A formal tone, always" });
+    await put(["shared"], "faq", { answer: "A formal tone for every customer" });
+
+    const { page, ...watched } = await signIn(await mint({ tenantId: memoryTenant, subject: "ops-carol", scopes: ADMIN_SCOPES }));
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Memory" }).click();
+    await page.getByRole("heading", { level: 1, name: "Memory", exact: true }).waitFor({ timeout: UI_TIMEOUT_MS });
+    const namespaces = page.locator("ul.namespaces li");
+    await namespaces.nth(1).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await namespaces.allTextContents()).toEqual(["shared", "users"]);
+    await screenshot(page, "memory");
+
+    // One level down from the keyboard, the next with a click; the breadcrumbs lead back up.
+    await page.locator("ul.namespaces").getByRole("link", { name: "users" }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { level: 1, name: "Memory: users" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await namespaces.filter({ hasText: "u_2" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await namespaces.allTextContents()).toEqual(["u_1", "u_2"]);
+    await page.locator("ul.namespaces").getByRole("link", { name: "u_1" }).click();
+    await page.getByRole("heading", { level: 1, name: "Memory: users.u_1" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await page.getByRole("navigation", { name: "Namespace" }).getByRole("link").allTextContents()).toEqual(["All namespaces", "users", "u_1"]);
+    const keys = page.locator("table.memory-items tbody th");
+    const keysAre = (wanted: string[], what: string) =>
+      waitFor(async () => ((await keys.allTextContents()).join() === wanted.join() ? true : undefined), { timeoutMs: UI_TIMEOUT_MS, what });
+    await keysAre(["address", "history", "prefs"], "u_1's items, newest first");
+
+    // A search ranks the item with more of the words first, and stays within users.u_1.
+    await page.getByLabel("Search", { exact: true }).fill("formal tone");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.getByRole("heading", { level: 2, name: "Best matches for “formal tone”" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await keysAre(["prefs", "history"], "the matches in u_1, best first");
+    const rows = page.locator("table.memory-items tbody tr");
+    expect(await rows.locator('[data-label="Namespace"]').allTextContents()).toEqual(["users.u_1", "users.u_1"]);
+    expect(await rows.first().locator('[data-label="Value"]').textContent()).toContain('"note":"Prefers a formal tone');
+    expect(await rows.first().locator('[data-label="Created by"]').textContent()).toBe("ops-carol");
+    // Few items make small scores (the platform rounds them to millionths), but never a worse one first.
+    const [best, next] = (await rows.locator('[data-label="Score"]').allTextContents()).map(Number);
+    expect(best).toBeGreaterThan(0);
+    expect(best).toBeGreaterThanOrEqual(next!);
+    await screenshot(page, "memory-search");
+
+    // The item: its value whole, its version, and both versions, the first one opened.
+    await rows.first().getByRole("link", { name: "prefs" }).click();
+    await page.getByRole("heading", { level: 1, name: "Item prefs" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.locator("pre.memory-value", { hasText: '"note": "Prefers a formal tone in every reply"' }).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await page.locator(".facts dd").first().textContent()).toBe("2");
+    const versions = page.locator(".memory-versions li");
+    await versions.nth(1).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await versions.evaluateAll((items) => items.map((item) => item.getAttribute("data-version")))).toEqual(["2", "1"]);
+    const first = versions.filter({ has: page.locator("summary", { hasText: "Version 1" }) });
+    await first.locator("summary").click();
+    await first.locator("pre", { hasText: '"tone": "casual"' }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await screenshot(page, "memory-item");
+
+    // Deleted from the keyboard alone: the question opens with its deletion focused.
+    await page.getByRole("heading", { level: 1 }).focus();
+    await tabUntilFocused(page, "Delete item…");
+    await page.keyboard.press("Enter");
+    await page.getByRole("dialog").waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe("Delete the item");
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { level: 1, name: "Memory: users.u_1" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await keysAre(["address", "history"], "u_1's items without the deleted one");
+    expect((await owner.request("GET", "/v1/memory/items?namespace=users.u_1&key=prefs")).status).toBe(404);
+    expect((await owner.request("GET", "/v1/memory/items?namespace=users.u_2&key=prefs")).status).toBe(200);
+    expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
+
+    // A reader of memory opens an item and is offered no deletion; a token without memory:read is offered no Memory page.
+    const reader = await signIn(await mint({ tenantId: memoryTenant, subject: "reader", scopes: ["sessions:read", "memory:read"] }), DESKTOP, "#/memory/users.u_1?key=history");
+    await reader.page.getByRole("heading", { level: 1, name: "Item history" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await reader.page.locator("pre.memory-value", { hasText: "invoice reminder" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await reader.page.getByRole("button", { name: /Delete/ }).count()).toBe(0);
+    await reader.page.getByRole("navigation", { name: "Namespace" }).getByRole("link", { name: "u_1" }).click();
+    await reader.page.getByText("read only (deleting needs memory:write)").waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(policyOrScriptProblems(reader)).toEqual([]);
+    const sessionsOnly = await signIn(await mint({ tenantId: memoryTenant, subject: "viewer", scopes: ["sessions:read"] }), DESKTOP, "#/memory");
+    await sessionsOnly.page.getByText("Reading memory needs the scope memory:read.").waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await sessionsOnly.page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Memory" }).count()).toBe(0);
   });
 
   it("lets a platform admin edit a tenant's limits, and suspend and unsuspend it", async () => {

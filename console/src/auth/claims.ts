@@ -5,9 +5,9 @@
  */
 
 export type CredentialKind = "api_key" | "jwt";
-export type Scope = "sessions:read" | "sessions:write" | "agents:write" | "tenant:admin" | "platform:admin";
+export type Scope = "sessions:read" | "sessions:write" | "agents:write" | "memory:read" | "memory:write" | "tenant:admin" | "platform:admin";
 
-const SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "tenant:admin", "platform:admin"];
+const SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "tenant:admin", "platform:admin"];
 /** The platform's API key shape: `ak_<tenant>.<key id>.<secret>.<tag>` (keys issued before tags existed have none). */
 const API_KEY_SHAPE = /^ak_[A-Za-z0-9_-]+\.key_[0-9a-f]+\.[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)?$/;
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -62,6 +62,9 @@ export interface Powers {
   write: boolean;
   /** Changing agents: new versions, aliases, archival (reading them needs only `read`). */
   agentsWrite: boolean;
+  /** The tenant's long-term memory: browsing and searching it, and (`memoryWrite`) deleting items. */
+  memoryRead: boolean;
+  memoryWrite: boolean;
   /** Every session of the tenant, and its bulk cancel. */
   tenantAdmin: boolean;
   /** Every tenant, their limits and suspension. */
@@ -75,6 +78,8 @@ export function powersOf(scopes: readonly Scope[]): Powers {
     read: tenantAdmin || scopes.includes("sessions:read"),
     write: tenantAdmin || scopes.includes("sessions:write"),
     agentsWrite: tenantAdmin || scopes.includes("agents:write"),
+    memoryRead: tenantAdmin || scopes.includes("memory:read"),
+    memoryWrite: tenantAdmin || scopes.includes("memory:write"),
     tenantAdmin,
     platformAdmin,
   };

@@ -20,9 +20,9 @@ describe("credentials", () => {
   });
 
   it("reads subject, scopes (scope or scp) and expiry of a JWT, and nothing of garbage", () => {
-    expect(readClaims(fakeJwt({ sub: "alice", scope: "sessions:read agents:write tenant:admin other:thing", exp: 1_900_000_000 }))).toEqual({
+    expect(readClaims(fakeJwt({ sub: "alice", scope: "sessions:read agents:write memory:read tenant:admin other:thing", exp: 1_900_000_000 }))).toEqual({
       subject: "alice",
-      scopes: ["sessions:read", "agents:write", "tenant:admin"],
+      scopes: ["sessions:read", "agents:write", "memory:read", "tenant:admin"],
       expiresAt: 1_900_000_000_000,
     });
     expect(readClaims(fakeJwt({ scp: ["platform:admin"] }))).toEqual({ subject: null, scopes: ["platform:admin"], expiresAt: null });
@@ -32,11 +32,16 @@ describe("credentials", () => {
   });
 
   it("grants what the platform's scope table grants", () => {
-    expect(powersOf(["sessions:read"])).toEqual({ read: true, write: false, agentsWrite: false, tenantAdmin: false, platformAdmin: false });
-    expect(powersOf(["sessions:write"])).toEqual({ read: false, write: true, agentsWrite: false, tenantAdmin: false, platformAdmin: false });
-    expect(powersOf(["sessions:read", "agents:write"])).toEqual({ read: true, write: false, agentsWrite: true, tenantAdmin: false, platformAdmin: false });
-    expect(powersOf(["tenant:admin"])).toEqual({ read: true, write: true, agentsWrite: true, tenantAdmin: true, platformAdmin: false });
-    expect(powersOf(["platform:admin"])).toEqual({ read: true, write: true, agentsWrite: true, tenantAdmin: true, platformAdmin: true });
+    const none = { read: false, write: false, agentsWrite: false, memoryRead: false, memoryWrite: false, tenantAdmin: false, platformAdmin: false };
+    const all = { read: true, write: true, agentsWrite: true, memoryRead: true, memoryWrite: true, tenantAdmin: true, platformAdmin: false };
+    expect(powersOf(["sessions:read"])).toEqual({ ...none, read: true });
+    expect(powersOf(["sessions:write"])).toEqual({ ...none, write: true });
+    expect(powersOf(["sessions:read", "agents:write"])).toEqual({ ...none, read: true, agentsWrite: true });
+    // Like sessions, writing memory does not imply reading it.
+    expect(powersOf(["memory:read"])).toEqual({ ...none, memoryRead: true });
+    expect(powersOf(["memory:write"])).toEqual({ ...none, memoryWrite: true });
+    expect(powersOf(["tenant:admin"])).toEqual(all);
+    expect(powersOf(["platform:admin"])).toEqual({ ...all, platformAdmin: true });
   });
 
   it("renews within the margin before expiry, never for a token without expiry", () => {
@@ -56,6 +61,9 @@ describe("routes", () => {
     ["#/agents?name=triage&archived=1&cursor=c", { view: "agents", name: "triage", includeArchived: true, cursor: "c" }],
     ["#/agents/agt_1", { view: "agent", id: "agt_1", from: null, to: null }],
     ["#/agents/agt_1?from=1&to=12", { view: "agent", id: "agt_1", from: 1, to: 12 }],
+    ["#/memory", { view: "memory", namespace: [], query: null, key: null }],
+    ["#/memory/users.u_1?q=formal+tone", { view: "memory", namespace: ["users", "u_1"], query: "formal tone", key: null }],
+    ["#/memory/team%40acme.a%3Ab?key=prefs%2Fv%3F1%26q%3Dx", { view: "memory", namespace: ["team@acme", "a:b"], query: null, key: "prefs/v?1&q=x" }],
     ["#/tenants?cursor=x", { view: "tenants", cursor: "x" }],
     ["#/tenants/acme.eu?status=paused", { view: "tenant", tenantId: "acme.eu", status: "paused", createdBy: null, cursor: null }],
   ];
@@ -76,6 +84,8 @@ describe("routes", () => {
   it("encodes ids and subjects, so no value can add a path segment or a parameter", () => {
     expect(routeHref({ view: "session", id: "ses_a/b?c" })).toBe("#/sessions/ses_a%2Fb%3Fc");
     expect(parseRoute(routeHref({ view: "sessions", status: null, createdBy: "a&status=done", cursor: null }))).toMatchObject({ createdBy: "a&status=done", status: null });
+    // A memory key may hold any character: it stays one parameter, and the namespace one segment of the path.
+    expect(routeHref({ view: "memory", namespace: ["users", "u/1"], query: null, key: "k&q=x/y" })).toBe("#/memory/users.u%2F1?key=k%26q%3Dx%2Fy");
   });
 });
 
