@@ -8,6 +8,7 @@ import * as fork from "./fork";
 import * as deleteSession from "./delete";
 import * as denyToolCall from "./deny-tool-call";
 import * as events from "./events";
+import * as exportSession from "./export";
 import * as get from "./get";
 import * as list from "./list";
 import * as listMessages from "./list-messages";
@@ -34,4 +35,5 @@ export function registerSessionRoutes(app: App): void {
   app.openapi(denyToolCall.route, denyToolCall.handler);
   app.openapi(submitToolOutput.route, submitToolOutput.handler);
   app.openapi(events.route, events.handler);
+  app.openapi(exportSession.route, exportSession.handler);
 }

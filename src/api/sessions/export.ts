@@ -1,0 +1,55 @@
+/** `GET /v1/sessions/{id}/export`: the session, every message, tool call and step, as one streamed JSON document. */
+import { createRoute, type RouteHandler, z } from "@hono/zod-openapi";
+import { loadOwnedSession } from "../../sessions/access";
+import { EXPORT_FORMAT, exportChunks, toByteStream } from "../../sessions/export";
+import type { AppEnv } from "../context";
+import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
+import { requireScope } from "../middleware/require-scope";
+import { bearerAuth } from "../security";
+import { StepSchema } from "./list-steps";
+import { MessageSchema, SessionIdParamsSchema, SessionSchema, ToolCallSchema } from "./schemas";
+
+export const SessionExportSchema = z
+  .object({
+    format: z.literal(EXPORT_FORMAT),
+    exported_at: z.string().openapi({ format: "date-time" }),
+    session: SessionSchema,
+    messages: z.array(MessageSchema),
+    tool_calls: z.array(ToolCallSchema).openapi({ description: "Every tool call, with its decision, oldest first." }),
+    steps: z.array(StepSchema).openapi({ description: "The session's kept steps (its newest 1,000), oldest first." }),
+  })
+  .openapi("SessionExport");
+
+export const route = createRoute({
+  method: "get",
+  path: "/v1/sessions/{id}/export",
+  operationId: "exportSession",
+  summary: "Export a session",
+  description:
+    "The whole session as one JSON document, however long: the session as `GET /v1/sessions/{id}` shows it, then every message, tool call " +
+    "(with its decision) and step. The body streams as the session object is read page by page; a running session is exported as saved " +
+    "at each page. A failure after the first bytes cuts the body off, so a document that parses is complete.",
+  tags: ["Sessions"],
+  security: bearerAuth("sessions:read"),
+  middleware: [requireScope("sessions:read")] as const,
+  request: { params: SessionIdParamsSchema },
+  responses: {
+    200: {
+      description: "The export.",
+      headers: z.object({ "Content-Disposition": z.string().openapi({ description: "`attachment`, named after the session." }) }),
+      content: { "application/json": { schema: SessionExportSchema } },
+    },
+    ...errorResponses(...AUTHENTICATED_ERRORS, 404),
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const { id } = c.req.valid("param");
+  const { session, agent } = await loadOwnedSession(c.env, c.var.principal, id);
+  const body = toByteStream(exportChunks(session, agent, new Date().toISOString()));
+  const response = new Response(body, {
+    status: 200,
+    headers: { "Content-Type": "application/json; charset=utf-8", "Content-Disposition": `attachment; filename="${session.id}.json"` },
+  });
+  return response as never;
+};
