@@ -111,7 +111,8 @@ export function parseConfig(env: Env): Config {
       ? {
           model: env.EMBEDDINGS_MODEL,
           baseUrl: trimSlash(env.EMBEDDINGS_BASE_URL || env.OPENAI_BASE_URL || "https://api.openai.com"),
-          apiKey: env.EMBEDDINGS_API_KEY || env.OPENAI_API_KEY || undefined,
+          // The OpenAI key goes only where OpenAI-compatible calls already go, never to another host.
+          apiKey: env.EMBEDDINGS_API_KEY || (env.EMBEDDINGS_BASE_URL ? undefined : env.OPENAI_API_KEY) || undefined,
           minSimilarity: parseFraction("EMBEDDINGS_MIN_SIMILARITY", env.EMBEDDINGS_MIN_SIMILARITY, DEFAULT_MIN_SIMILARITY),
         }
       : null,

@@ -58,7 +58,7 @@ export interface Env {
   EMBEDDINGS_MODEL?: string;
   /** Where the embeddings are asked; default `OPENAI_BASE_URL`. */
   EMBEDDINGS_BASE_URL?: string;
-  /** Default `OPENAI_API_KEY`. A secret. */
+  /** Default `OPENAI_API_KEY` when `EMBEDDINGS_BASE_URL` is unset (never sent to another host). A secret. */
   EMBEDDINGS_API_KEY?: string;
   /** The cosine similarity (0-1) an item must reach to be found by its vector alone; default 0.3. */
   EMBEDDINGS_MIN_SIMILARITY?: string;

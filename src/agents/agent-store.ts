@@ -146,7 +146,9 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
     const id = requireString("agentId", agentId);
     const name = requireAlias(alias);
     const at = requireNow(now);
-    if (!store.getAgent(this.#sql, id)) return NOT_FOUND;
+    const row = store.getAgent(this.#sql, id);
+    if (!row) return NOT_FOUND;
+    if (row.archived_at !== null) return { ok: false, reason: "archived" };
     if (!store.deleteAlias(this.#sql, id, name)) return { ok: false, reason: "alias_not_found", alias: name };
     store.touchAgent(this.#sql, id, at);
     return { ok: true, value: null };

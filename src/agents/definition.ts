@@ -66,21 +66,33 @@ export function configOf(definition: AgentDefinition): CreateSessionRequest {
 /**
  * Responses show MCP header values masked; a definition sent back as it was read carries the
  * mask. On a new version, a masked value of a server the latest version has (same name, same
- * header) keeps that stored value; anywhere else the mask is refused, so it is never stored as a
- * credential.
+ * URL, same header) keeps that stored value; anywhere else the mask is refused, so it is never
+ * stored as a credential and a stored credential never goes to a URL its author did not send it to.
  */
+/** The same server: equal URLs once parsed (so case in the host or a default port does not count as a change). */
+function sameServerUrl(a: string, b: string): boolean {
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return a === b;
+  }
+}
+
 export function restoreMaskedHeaders(tools: readonly ToolSpec[] | undefined, previous: readonly ToolSpec[] | undefined): { tools: ToolSpec[] | undefined; errors: FieldError[] } {
   if (!tools) return { tools, errors: [] };
   const errors: FieldError[] = [];
   const restored = tools.map((tool, i) => {
     if (tool.type !== "mcp" || !tool.headers) return tool;
     const before = previous?.find((old) => old.type === "mcp" && old.name === tool.name);
+    const sameUrl = before?.type === "mcp" && sameServerUrl(before.url, tool.url);
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(tool.headers)) {
-      const kept = before?.type === "mcp" ? before.headers?.[name] : undefined;
+      const kept = sameUrl && before?.type === "mcp" ? before.headers?.[name] : undefined;
       if (value !== MASKED_VALUE) headers[name] = value;
       else if (kept !== undefined) headers[name] = kept;
-      else errors.push({ path: `body.tools.${i}.headers.${name}`, message: `Give the header's value: ${MASKED_VALUE} is how answers mask it.` });
+      else if (before?.type === "mcp" && !sameUrl && before.headers?.[name] !== undefined) {
+        errors.push({ path: `body.tools.${i}.headers.${name}`, message: "Give the header's value again: the server's URL changed, and a stored value only goes to the URL it was given for." });
+      } else errors.push({ path: `body.tools.${i}.headers.${name}`, message: `Give the header's value: ${MASKED_VALUE} is how answers mask it.` });
     }
     return { ...tool, headers };
   });

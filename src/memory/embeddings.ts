@@ -85,6 +85,7 @@ export function toBlob(vector: Float32Array): ArrayBuffer {
   return vector.slice().buffer;
 }
 
+/** A stored vector, read in place (each blob SQLite answers is a buffer of its own). */
 export function fromBlob(blob: ArrayBuffer): Float32Array {
-  return new Float32Array(blob.slice(0));
+  return new Float32Array(blob, 0, Math.floor(blob.byteLength / 4));
 }

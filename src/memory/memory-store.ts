@@ -51,7 +51,7 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
       if (!previous) {
         // An expired row the sweep has not reached yet is gone for good: the new item starts at version 1.
         store.deleteItem(this.#sql, namespace, key);
-        if (store.countItems(this.#sql) >= maxItems) return { ok: false, reason: "limit_reached", max: maxItems };
+        if (store.countItems(this.#sql, now) >= maxItems) return { ok: false, reason: "limit_reached", max: maxItems };
       }
       store.writeItem(this.#sql, { namespace, key, value, createdBy, now, ttlMs, refreshTtl: input.refreshTtl === true }, previous);
       const written = store.liveItem(this.#sql, namespace, key, now)!;

@@ -11,6 +11,8 @@ export const SEGMENT_PATTERN = /^[A-Za-z0-9_@:-]{1,64}$/;
 export const MAX_NAMESPACE_CHARS = MAX_NAMESPACE_SEGMENTS * MAX_SEGMENT_CHARS + MAX_NAMESPACE_SEGMENTS - 1;
 /** A grant's segment filled from the session's metadata at creation: `{metadata.user_id}`. */
 export const TEMPLATE_PATTERN = /^\{metadata\.([A-Za-z0-9_-]{1,64})\}$/;
+/** A namespace as a query string spells it: 1-4 segments joined by `.`. */
+export const JOINED_NAMESPACE_PATTERN = new RegExp(`^${SEGMENT_PATTERN.source.slice(1, -1)}(?:\\.${SEGMENT_PATTERN.source.slice(1, -1)}){0,${MAX_NAMESPACE_SEGMENTS - 1}}$`);
 /** A grant's segment: a namespace segment, or a template. */
 export const GRANT_SEGMENT_PATTERN = new RegExp(`^(?:${SEGMENT_PATTERN.source.slice(1, -1)}|${TEMPLATE_PATTERN.source.slice(1, -1)})$`);
 
@@ -81,6 +83,18 @@ export function resolveGrant(
     if (!namespaces.some((read) => isWithin(namespace, read))) errors.push({ path: `${path}.write.${i}`, message: "Must be within one of the namespaces." });
   });
   return errors.length > 0 ? { ok: false, errors } : { ok: true, grant: { namespaces, write } };
+}
+
+/** The metadata fields a grant's templates name. */
+export function templateFields(grant: { namespaces: string[][]; write?: string[][] }): Set<string> {
+  const fields = new Set<string>();
+  for (const namespace of [...grant.namespaces, ...(grant.write ?? [])]) {
+    for (const segment of namespace) {
+      const template = TEMPLATE_PATTERN.exec(segment);
+      if (template) fields.add(template[1]!);
+    }
+  }
+  return fields;
 }
 
 /** Whether a session granted `grant` may read (`"read"`) or write `namespace`: structurally within one of its namespaces. */

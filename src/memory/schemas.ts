@@ -18,7 +18,7 @@ import {
   MAX_VALUE_CHARS,
   MIN_TTL_SECONDS,
 } from "./bounds";
-import { MAX_NAMESPACE_CHARS, MAX_NAMESPACE_SEGMENTS, MAX_SEGMENT_CHARS, GRANT_SEGMENT_PATTERN, SEGMENT_PATTERN } from "./namespace";
+import { GRANT_SEGMENT_PATTERN, JOINED_NAMESPACE_PATTERN, MAX_NAMESPACE_CHARS, MAX_NAMESPACE_SEGMENTS, MAX_SEGMENT_CHARS, SEGMENT_PATTERN } from "./namespace";
 
 const SegmentSchema = z
   .string()
@@ -35,8 +35,14 @@ export const NamespacePrefixSchema = z.array(SegmentSchema).max(MAX_NAMESPACE_SE
 
 export const MemoryKeySchema = z.string().min(1).max(MAX_KEY_CHARS).openapi({ example: "preferences" });
 
+// A top-level `__proto__` key would be dropped by the record, silently: it is refused instead.
+const NO_PROTO_KEY = (value: unknown, ctx: { addIssue: (issue: { code: "custom"; message: string }) => void }) => {
+  if (typeof value === "object" && value !== null && Object.hasOwn(value, "__proto__")) ctx.addIssue({ code: "custom", message: "`__proto__` is not a key a value may have." });
+  return value;
+};
+
 export const MemoryValueSchema = z
-  .record(z.string(), z.unknown())
+  .preprocess(NO_PROTO_KEY, z.record(z.string(), z.unknown()))
   .refine((value) => JSON.stringify(value).length <= MAX_VALUE_CHARS, `Must be at most ${MAX_VALUE_CHARS} characters as JSON.`)
   .refine((value) => jsonDepth(value) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
   .openapi({ "x-max-json-chars": MAX_VALUE_CHARS, description: "A JSON object; its strings are what search reads.", example: { language: "French", tone: "formal" } });
@@ -130,7 +136,7 @@ export const ItemQuerySchema = z.object({
   namespace: z
     .string()
     .max(MAX_NAMESPACE_CHARS)
-    .regex(/^[A-Za-z0-9_@:-]{1,64}(\.[A-Za-z0-9_@:-]{1,64}){0,3}$/, "Must be 1-4 segments joined by `.`.")
+    .regex(JOINED_NAMESPACE_PATTERN, `Must be 1-${MAX_NAMESPACE_SEGMENTS} segments joined by \`.\`.`)
     .openapi({ param: { name: "namespace", in: "query" }, example: "users.u_123" }),
   key: MemoryKeySchema.openapi({ param: { name: "key", in: "query" } }),
 });

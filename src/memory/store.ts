@@ -36,8 +36,9 @@ export function liveItem(sql: SqlStorage, namespace: string, key: string, now: n
   return sql.exec<ItemRow>(`SELECT * FROM items WHERE namespace = ? AND key = ? AND ${LIVE}`, namespace, key, now).toArray()[0] ?? null;
 }
 
-export function countItems(sql: SqlStorage): number {
-  return sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM items`).one().n;
+/** Live items: one that expired counts no more, even before the sweep reaches it. */
+export function countItems(sql: SqlStorage, now: number): number {
+  return sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM items WHERE ${LIVE}`, now).one().n;
 }
 
 /** Removes an item, its versions and its text; true when there was a row. */
@@ -177,35 +178,39 @@ export function search(sql: SqlStorage, input: SearchInput, near: VectorQuery | 
   if (near === null) return lexical(input.limit, input.offset).map((row) => ({ ...toItem(row), score: rounded(-row.rank) }));
 
   // Hybrid: the BM25 ranking and the vector ranking, fused by their ranks (reciprocal rank
-  // fusion), so neither scale has to be compared with the other.
-  const wanted = input.offset + input.limit;
-  const byWords = lexical(wanted, 0);
+  // fusion), so neither scale has to be compared with the other. Both lists are cut at the same
+  // depth whatever the page, so pages of one query never overlap or skip.
+  const byWords = sql
+    .exec<{ id: number }>(
+      `SELECT items.id AS id FROM items_fts JOIN items ON items.id = items_fts.rowid
+       WHERE items_fts MATCH ? AND ${where.join(" AND ")} ORDER BY bm25(items_fts) LIMIT ?`,
+      match,
+      ...args,
+      FUSION_DEPTH,
+    )
+    .toArray();
   const scanned = sql
     .exec<{ id: number; vector: ArrayBuffer }>(
       `SELECT items.id AS id, item_vectors.vector AS vector FROM items JOIN item_vectors ON item_vectors.item_id = items.id
        WHERE item_vectors.model = ? AND ${where.join(" AND ")} ORDER BY items.updated_at DESC LIMIT ?`,
       near.model,
       ...args,
-      MAX_VECTOR_SCAN,
+      vectorScanLimit(near.values.length),
     )
     .toArray();
   const byMeaning = scanned
     .map((row) => ({ id: row.id, similarity: similarity(near.values, fromBlob(row.vector)) }))
     .filter((hit) => hit.similarity >= near.minSimilarity)
     .sort((a, b) => b.similarity - a.similarity || b.id - a.id)
-    .slice(0, wanted);
+    .slice(0, FUSION_DEPTH);
   const fused = new Map<number, number>();
   const add = (id: number, rank: number) => fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + rank + 1));
   byWords.forEach((row, rank) => add(row.id, rank));
   byMeaning.forEach((hit, rank) => add(hit.id, rank));
-  const known = new Map(byWords.map((row) => [row.id, row]));
   return [...fused.entries()]
     .sort((a, b) => b[1] - a[1] || b[0] - a[0])
-    .slice(input.offset, wanted)
-    .map(([id, score]) => {
-      const row = known.get(id) ?? sql.exec<ItemRow>(`SELECT * FROM items WHERE id = ?`, id).one();
-      return { ...toItem(row), score: rounded(score) };
-    });
+    .slice(input.offset, input.offset + input.limit)
+    .map(([id, score]) => ({ ...toItem(sql.exec<ItemRow>(`SELECT * FROM items WHERE id = ?`, id).one()), score: rounded(score) }));
 }
 
 /** A query's vector, and what an item's must be to count (the same model, similar enough). */
@@ -217,6 +222,14 @@ export interface VectorQuery {
 
 /** The most recently updated items whose vectors one search compares; words reach every item. */
 export const MAX_VECTOR_SCAN = 2_000;
+/** The vector bytes one search reads at most: 2,000 vectors of 1,024 dimensions, fewer of larger ones. */
+export const MAX_VECTOR_SCAN_BYTES = 8 * 1024 * 1024;
+
+export function vectorScanLimit(dimensions: number): number {
+  return Math.max(1, Math.min(MAX_VECTOR_SCAN, Math.floor(MAX_VECTOR_SCAN_BYTES / (4 * dimensions))));
+}
+/** How deep each ranking goes into a hybrid search: its pages reach this many of each. */
+export const FUSION_DEPTH = 500;
 /** Reciprocal rank fusion's constant: the usual 60, which keeps one list's top from dominating. */
 const RRF_K = 60;
 

@@ -4,7 +4,11 @@
  * The source is read, never changed. With `input` the fork's first run starts at once, so "edit
  * message N and run again" is a fork at the seq before N with the edited text.
  */
+import { AgentClient } from "../agents/client";
 import { capLimits } from "../limits";
+import { ApiError } from "../problems";
+import { isModelAllowed } from "./object/model/catalog";
+import { requireMemoryScopes } from "./prepare";
 import type { Actor } from "./actor";
 import { loadOwnedSession } from "./access";
 import { SessionClient } from "./client";
@@ -13,6 +17,23 @@ import { resolveRunInput } from "./images";
 import type { ForkSessionRequest } from "./request-schemas";
 import { admitRun, startWithSlot } from "./run-admission";
 import type { Session, SessionInit } from "./types";
+
+/**
+ * A fork is a new session: what a creation would refuse now is refused here too, though the
+ * source was made when it was allowed. Its model must still be one the tenant allows; its agent
+ * must not be archived (the version it pinned is read, so an archived agent is a 409); a memory
+ * grant the caller gave (not an agent's) needs the caller's memory scopes.
+ */
+async function checkForkSettings(actor: Actor, init: SessionInit): Promise<void> {
+  if (!isModelAllowed(actor.config.models, actor.models, init.model)) {
+    throw new ApiError("validation_failed", undefined, { errors: [{ path: "body", message: `The source's model "${init.model}" is no longer available to this tenant.` }] });
+  }
+  if (init.agent) {
+    await new AgentClient(actor.env, actor.principal.tenantId).resolve({ agentId: init.agent.id, selector: { kind: "version", version: init.agent.version } });
+  } else if (init.memory) {
+    requireMemoryScopes(actor, init.memory);
+  }
+}
 
 export async function forkSession(actor: Actor, sourceId: string, body: ForkSessionRequest, id: string = newSessionId()): Promise<Session> {
   const { env, principal, config } = actor;
@@ -28,6 +49,7 @@ export async function forkSession(actor: Actor, sourceId: string, body: ForkSess
     metadata: body.metadata !== undefined ? body.metadata : settings.metadata,
     forked_from: { session_id: sourceId, seq: copy.at_seq },
   };
+  await checkForkSettings(actor, init);
   const input =
     body.input === undefined
       ? null

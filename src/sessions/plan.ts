@@ -10,7 +10,8 @@ import { configOf } from "../agents/definition";
 import { parseAgentRef } from "../agents/refs";
 import { ApiError, type FieldError } from "../problems";
 import type { Actor } from "./actor";
-import { type PreparedSession, prepareSession } from "./prepare";
+import { templateFields } from "../memory/namespace";
+import { type PreparedSession, prepareSession, requireMemoryScopes } from "./prepare";
 import { resolveSessionLimits } from "./limits";
 import { AGENT_OWNED_FIELDS, type CreateSessionRequest, MAX_METADATA_ENTRIES } from "./request-schemas";
 import type { AgentPin } from "./types";
@@ -51,6 +52,10 @@ async function planAgentSession(actor: Actor, body: CreateSessionRequest): Promi
   if (metadata && Object.keys(metadata).length > MAX_METADATA_ENTRIES) {
     throw new ApiError("validation_failed", undefined, { errors: [{ path: "body.metadata", message: `With the agent's, at most ${MAX_METADATA_ENTRIES} entries.` }] });
   }
+  // The agent's author gave the grant; a caller who fills its templates with metadata of its own
+  // chooses whose memory the session reads, and needs that access itself.
+  const grant = definition.memory;
+  if (grant && body.metadata && Object.keys(body.metadata).some((field) => templateFields(grant).has(field))) requireMemoryScopes(actor, grant);
   const merged: CreateSessionRequest = {
     ...definition,
     ...(body.input !== undefined ? { input: body.input } : {}),

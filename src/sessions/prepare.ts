@@ -84,9 +84,10 @@ export function prepareSession(actor: Actor, body: CreateSessionRequest, source:
 /**
  * A memory grant lets a model read (and write) what the grant names: whoever gives one must hold
  * that access. A session from an agent is exempt: its grant is the agent author's, checked when
- * the definition was stored.
+ * the definition was stored (but a caller who fills its templates chooses whose memory it is, so
+ * `planSession` asks the same of that caller).
  */
-function requireMemoryScopes(actor: Actor, grant: { write?: string[][] }): void {
+export function requireMemoryScopes(actor: Actor, grant: { write?: string[][] }): void {
   const needed: Scope[] = (grant.write?.length ?? 0) > 0 ? ["memory:read", "memory:write"] : ["memory:read"];
   const missing = needed.filter((scope) => !hasScope(actor.principal, scope));
   if (missing.length > 0) throw new ApiError("forbidden", `A memory grant requires the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}.`);

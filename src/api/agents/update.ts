@@ -5,7 +5,7 @@
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { checkDefinition } from "../../agents/check";
-import { AgentClient, maskedAgent } from "../../agents/client";
+import { AgentClient, agentProblem, maskedAgent } from "../../agents/client";
 import { applyPatch } from "../../agents/definition";
 import { actorOf } from "../actor";
 import type { AppEnv } from "../context";
@@ -45,7 +45,8 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const agents = new AgentClient(c.env, actor.principal.tenantId);
   for (let tries = 1; ; tries++) {
     const current = await agents.get(id);
-    if (current.archived) throw new ApiError("conflict", "The agent is archived: no new sessions or versions.");
+    // Before the definition is checked: an archived agent's PATCH is a 409 whatever it holds.
+    if (current.archived) throw agentProblem({ reason: "archived" });
     const definition = checkDefinition(actor, applyPatch(current.definition, patch), current.definition);
     const agent = await agents.addVersion(id, { definition, basedOn: current.version, createdBy: actor.principal.subject, now: Date.now() });
     if (agent !== "moved") return c.json(maskedAgent(agent), 200);

@@ -119,6 +119,7 @@ describe("agents: versions, aliases and sessions", () => {
     }
     expect((await patchAgent(who, agent.id, { system: "x" })).status).toBe(409);
     expect((await putAlias(who, agent.id, "production", 1)).status).toBe(409);
+    expect((await call(`/v1/agents/${agent.id}/aliases/stable`, { method: "DELETE", headers: who.headers })).status).toBe(409);
     expect(((await getJson<Agent>(who, `/v1/agents/${agent.id}`)) as Agent).archived).toBe(true);
 
     expect((await post(who, `/v1/sessions/${running.id}/tool-calls/toolu_b1/output`, { output: "yes" })).status).toBe(200);
@@ -313,5 +314,18 @@ describe("agents: MCP header values", () => {
     expect(((await unchanged.json()) as Agent).version).toBe(2);
     const rotated = await patchAgent(who, agent.id, { tools: [mcp("Bearer sk-rotated-0123456789")] });
     expect(((await rotated.json()) as Agent).version).toBe(3);
+  });
+
+  it("never sends a stored value to another URL: a masked value beside a changed URL is refused", async () => {
+    const who = await author();
+    const agent = await createAgent(who, { name: "mcp-moved", tools: [mcp("Bearer sk-stay-here-0123456789")] });
+    const moved = await patchAgent(who, agent.id, { tools: [{ ...mcp("********"), url: "https://attacker.example/mcp" }] });
+    expect(moved.status).toBe(400);
+    expect((await readProblem(moved)).errors).toEqual([
+      { path: "body.tools.0.headers.Authorization", message: "Give the header's value again: the server's URL changed, and a stored value only goes to the URL it was given for." },
+    ]);
+    // The same URL spelled with another case of host still is the same server.
+    const same = await patchAgent(who, agent.id, { system: "x", tools: [{ ...mcp("********"), url: "https://MCP.example.com/mcp" }] });
+    expect(same.status).toBe(200);
   });
 });

@@ -63,6 +63,17 @@ describe("hybrid memory search", () => {
     expect(await search(who, { namespace_prefix: ["users"], query: "languages", filter: { note: "x" } })).toEqual([]);
   });
 
+  it("pages a fused ranking without overlap or gaps", async () => {
+    const who = await caller(freshTenant(), RW);
+    const notes = ["language lessons", "languages spoken at home", "the language of contracts", "sign languages", "a language app", "travel plans", "languid summer"];
+    for (const [i, note] of notes.entries()) await put(who, ["n"], `k${i}`, { note });
+    const whole = await search(who, { namespace_prefix: ["n"], query: "language", limit: 100 });
+    expect(whole.length).toBeGreaterThanOrEqual(5);
+    const paged: ScoredItem[] = [];
+    for (let offset = 0; offset < whole.length + 2; offset++) paged.push(...(await search(who, { namespace_prefix: ["n"], query: "language", limit: 1, offset })));
+    expect(paged.map((item) => [item.key, item.score])).toEqual(whole.map((item) => [item.key, item.score]));
+  });
+
   it("keeps one vector per item, for its current value, and deletes it with the item", async () => {
     const who = await caller(freshTenant(), RW);
     await put(who, ["notes"], "a", { text: "the weather in Lisbon" });

@@ -127,6 +127,8 @@ describe("memory items", () => {
       [{ namespace: ["a"], key: "k".repeat(257), value: {} }, "body.key"],
       [{ namespace: ["a"], key: "k", value: [1] }, "body.value"],
       [{ namespace: ["a"], key: "k", value: "text" }, "body.value"],
+      // A key the record would drop without a word.
+      [{ namespace: ["a"], key: "k", value: JSON.parse('{"__proto__": {"admin": true}, "b": 2}') }, "body.value"],
       [{ namespace: ["a"], key: "k", value: { big: "x".repeat(70_000) } }, "body.value"],
       [{ namespace: ["a"], key: "k", value: {}, ttl_seconds: 59 }, "body.ttl_seconds"],
     ];

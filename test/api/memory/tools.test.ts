@@ -215,5 +215,13 @@ describe("a memory grant at creation", () => {
     const missing = await callJson("/v1/sessions", "POST", { agent: templated.id }, plain.headers);
     expect(missing.status).toBe(400);
     expect((await readProblem(missing)).errors?.map((e) => e.path)).toEqual(["body.metadata"]);
+    // Filling the templates chooses whose memory the session reads: the caller needs that access.
+    const chosen = await callJson("/v1/sessions", "POST", { agent: templated.id, metadata: { user_id: "victim" } }, plain.headers);
+    expect(chosen.status).toBe(403);
+    expect((await readProblem(chosen)).detail).toBe("A memory grant requires the memory:read scope.");
+    // Metadata no template names needs nothing more.
+    expect((await callJson("/v1/sessions", "POST", { agent: agent.id, metadata: { topic: "x" } }, plain.headers)).status).toBe(201);
+    const filled = await createSession(reader, { agent: templated.id, metadata: { user_id: "u_5" } });
+    expect(filled.memory).toEqual({ namespaces: [["users", "u_5"]], write: [] });
   });
 });

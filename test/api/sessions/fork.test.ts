@@ -3,7 +3,10 @@
  * messages and tool calls up to it; a seq between a call and its result refused; edit-and-rerun as
  * a fork with input; the source unchanged byte for byte; another tenant's or user's session 404.
  */
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { tenantIndexStub } from "../../../src/objects";
+import { freshTenant } from "../../support/tokens";
 import { call, callJson, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { author, createAgent } from "../agents/helpers";
@@ -104,6 +107,29 @@ describe("POST /v1/sessions/{id}/fork", () => {
     const res = await fork(who, session.id, { metadata: { branch: "b" } });
     expect(res.status).toBe(201);
     expect(await res.json()).toMatchObject({ agent: { id: agent.id, version: 1 }, system: "v1", metadata: { branch: "b" }, forked_from: { session_id: session.id, seq: 0 } });
+  });
+
+  it("refuses what a creation would refuse now: an archived agent's session, a model the tenant dropped, a memory grant without the scopes", async () => {
+    const who = await author();
+    const agent = await createAgent(who, { name: "soon-archived" });
+    const fromAgent = await createSession(who, { agent: agent.id });
+    expect((await call(`/v1/agents/${agent.id}`, { method: "DELETE", headers: who.headers })).status).toBe(204);
+    const archived = await fork(who, fromAgent.id, {});
+    expect(archived.status).toBe(409);
+    expect((await readProblem(archived)).detail).toContain("archived");
+
+    const plain = await createSession(who, { model: "claude-haiku-4-5" });
+    await tenantIndexStub(env, who.tenantId).setAllowedModels(who.tenantId, ["claude-sonnet-4-5"]);
+    const dropped = await fork(who, plain.id, {});
+    expect(dropped.status).toBe(400);
+    expect((await readProblem(dropped)).errors).toEqual([{ path: "body", message: 'The source\'s model "claude-haiku-4-5" is no longer available to this tenant.' }]);
+
+    const tenant = freshTenant();
+    const keeper = await caller(tenant, ["sessions:read", "sessions:write", "memory:read"], "keeper");
+    const withMemory = await createSession(keeper, { memory: { namespaces: [["team"]] } });
+    const narrowed = await caller(tenant, ["sessions:read", "sessions:write"], "keeper");
+    expect((await fork(narrowed, withMemory.id, {})).status).toBe(403);
+    expect((await fork(keeper, withMemory.id, {})).status).toBe(201);
   });
 
   it("answers 404 for another tenant's session and, without tenant:admin, for another user's", async () => {

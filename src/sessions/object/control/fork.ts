@@ -7,13 +7,18 @@
 import { type ForkCopy, type ForkRows, forkRowsBytes } from "../store/fork";
 import type { SessionEngine } from "../engine/engine";
 import type { RunInput, SessionInit, SessionResult } from "../../types";
+import { MAX_INPUT_IMAGE_BYTES } from "../../../limits";
 import { checkToolSpecs } from "../tools/registry";
 import { type Answer, SHOWN } from "./answers";
 import { initialRun } from "./initial-run";
 import { prepareFirst, startRunWith } from "./messages";
 
-/** A copy crosses one RPC call (32 MiB at most) from the source to the gateway and on to the fork. */
-export const MAX_FORK_BYTES = 24 * 1024 * 1024;
+/**
+ * A copy crosses one RPC call (32 MiB at most) from the source to the gateway, and on to the fork
+ * beside the fork's first input, whose images may be 16 MiB (`MAX_INPUT_IMAGE_BYTES`): the two
+ * together stay under the call's limit with room for its framing.
+ */
+export const MAX_FORK_BYTES = 32 * 1024 * 1024 - MAX_INPUT_IMAGE_BYTES - 2 * 1024 * 1024;
 
 export type { ForkCopy };
 

@@ -6,7 +6,7 @@
  * (`grantAllows`); anything else is an error result, and no store is asked. Keys and values are
  * checked with the routes' own field schemas.
  */
-import { MAX_QUERY_CHARS } from "../../../../memory/bounds";
+import { MAX_KEY_CHARS, MAX_QUERY_CHARS } from "../../../../memory/bounds";
 import { grantAllows, joinNamespace, MAX_NAMESPACE_SEGMENTS, type MemoryGrant, namespaceProblem } from "../../../../memory/namespace";
 import { MemoryKeySchema, MemoryValueSchema } from "../../../../memory/schemas";
 import type { MemoryItem, MemoryResult, ScoredItem } from "../../../../memory/types";
@@ -24,7 +24,7 @@ const NAMESPACE_INPUT = {
   maxItems: MAX_NAMESPACE_SEGMENTS,
 } as const;
 
-const KEY_INPUT = { type: "string", minLength: 1, maxLength: 256, description: "The item's key, e.g. `preferences`." } as const;
+const KEY_INPUT = { type: "string", minLength: 1, maxLength: MAX_KEY_CHARS, description: "The item's key, e.g. `preferences`." } as const;
 
 function listed(namespaces: readonly string[][]): string {
   return namespaces.map((namespace) => JSON.stringify(namespace)).join(", ");
