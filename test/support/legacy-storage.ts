@@ -3,6 +3,7 @@
  * written with the SQL and key-value shapes of its version, byte for byte as that code left it,
  * and never changed afterwards: a new version adds a new layout here.
  */
+import { MEMORY_STORE_MIGRATIONS } from "../../src/memory/migrations";
 import type { TestSession } from "./agent-session";
 import { SESSION_MIGRATIONS } from "../../src/sessions/object/store/migrations";
 import { migrate } from "../../src/storage/migrations";
@@ -254,6 +255,10 @@ export function migrateSessionTo(storage: DurableObjectStorage, version: number)
 
 export function migrateIndexTo(storage: DurableObjectStorage, version: number): void {
   migrate(storage, TENANT_INDEX_MIGRATIONS.slice(0, version));
+}
+
+export function migrateMemoryStoreTo(storage: DurableObjectStorage, version: number): void {
+  migrate(storage, MEMORY_STORE_MIGRATIONS.slice(0, version));
 }
 
 /**

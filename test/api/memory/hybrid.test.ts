@@ -7,11 +7,11 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { embed, EmbeddingError, embeddingsUrl } from "../../../src/memory/embeddings";
-import { MEMORY_STORE_MIGRATIONS } from "../../../src/memory/migrations";
 import * as store from "../../../src/memory/store";
 import type { ScoredItem } from "../../../src/memory/types";
 import { memoryStoreStub } from "../../../src/objects";
-import { migrate, SCHEMA_VERSION_KEY } from "../../../src/storage/migrations";
+import { SCHEMA_VERSION_KEY } from "../../../src/storage/migrations";
+import { migrateMemoryStoreTo } from "../../support/legacy-storage";
 import { callJson } from "../../support/api";
 import { mockModel } from "../../support/mock-client";
 import { freshTenant } from "../../support/tokens";
@@ -135,7 +135,7 @@ describe("memory store storage written by version 1 (before vectors)", () => {
       state.storage.sql.exec(`DROP TABLE IF EXISTS item_vectors`);
       state.storage.kv.put("tenant_id", who.tenantId);
       state.storage.kv.put("registered", true);
-      migrate(state.storage, MEMORY_STORE_MIGRATIONS.slice(0, 1));
+      migrateMemoryStoreTo(state.storage, 1);
       const sql = state.storage.sql;
       expect(state.storage.kv.get(SCHEMA_VERSION_KEY)).toBe(1);
       const now = Date.now();
