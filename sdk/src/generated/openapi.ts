@@ -1928,7 +1928,7 @@ export interface components {
              * @default auto
              * @enum {string}
              */
-            strategy: "auto" | "last_messages" | "summary";
+            strategy?: "auto" | "last_messages" | "summary";
             /**
              * Format: int32
              * @description The input budget of each model call; by default the model's context size less room for the answer.
@@ -2176,7 +2176,7 @@ export interface components {
              * @default reject
              * @enum {string}
              */
-            if_running: "reject" | "enqueue" | "interrupt";
+            if_running?: "reject" | "enqueue" | "interrupt";
             /** @description The schema of this run's answer; null asks for a free answer; absent takes the session's `output_schema`. */
             output_schema?: components["schemas"]["OutputSchema"] | null;
         };
@@ -2589,7 +2589,7 @@ export interface components {
              * @default reject
              * @enum {string}
              */
-            if_running: "reject" | "enqueue" | "interrupt";
+            if_running?: "reject" | "enqueue" | "interrupt";
         };
         CreateScheduleRequest: {
             /**
@@ -2877,7 +2877,7 @@ export interface components {
              * @description Only items at or below this namespace; every item of the tenant when empty.
              * @default []
              */
-            namespace_prefix: string[];
+            namespace_prefix?: string[];
             /**
              * @description Ranks by BM25 over the items' text (keys and string values); newest first without it.
              * @example language preference
@@ -2890,19 +2890,19 @@ export interface components {
              *       "tone": "formal"
              *     }
              */
-            filter: {
+            filter?: {
                 [key: string]: string | number | boolean | null;
             };
             /**
              * Format: int32
              * @default 10
              */
-            limit: number;
+            limit?: number;
             /**
              * Format: int32
              * @default 0
              */
-            offset: number;
+            offset?: number;
         };
         MemoryNamespacePage: {
             data: string[][];
@@ -2910,7 +2910,7 @@ export interface components {
         };
         ListMemoryNamespaces: {
             /** @default [] */
-            prefix: string[];
+            prefix?: string[];
             /**
              * Format: int32
              * @description Namespaces are cut to this many segments.
@@ -2920,7 +2920,7 @@ export interface components {
              * Format: int32
              * @default 50
              */
-            limit: number;
+            limit?: number;
             /** @description The `next_cursor` of the previous page. */
             cursor?: string;
         };
