@@ -63,6 +63,19 @@ describe("StreamAssembler", () => {
     expect(() => assemble([start(), { event: "content_block_delta", data: "{not json" }])).toThrow(expect.objectContaining({ retryable: true }));
   });
 
+  it("drops a tool call that max_tokens cut off mid-input, keeping the text, but fails on garbled input otherwise", () => {
+    const cut = (reason: string) =>
+      assemble([
+        start(),
+        ...textBlock(0, "Checking."),
+        ev("content_block_start", { index: 1, content_block: { type: "tool_use", id: "toolu_cut", name: "lookup", input: {} } }),
+        ev("content_block_delta", { index: 1, delta: { type: "input_json_delta", partial_json: '{"q": "tok' } }),
+        ...stop(reason, 50),
+      ]).result;
+    expect(cut("max_tokens")()).toMatchObject({ content: [{ type: "text", text: "Checking." }], stopReason: "max_tokens", usage: { output_tokens: 50 } });
+    expect(() => cut("tool_use")()).toThrow(expect.objectContaining({ retryable: true }));
+  });
+
   it("gives no text once stopped", () => {
     const deltas: TextDelta[] = [];
     let stopped = false;

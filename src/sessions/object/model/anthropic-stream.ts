@@ -100,9 +100,13 @@ export class StreamAssembler {
   result(): ModelResponse {
     if (!this.#complete) throw new ModelError("the model's stream ended before the message was complete", true, 200);
     const kept = [...this.#blocks.values()].filter((b) => b.position !== null).sort((a, b) => a.position! - b.position!);
-    const content: ContentBlock[] = kept.map((block) => {
-      if (block.kind === "text") return { type: "text", text: block.text };
-      return { type: "tool_use", id: block.id, name: block.name, input: toolInput(block) };
+    // An answer cut off at its cap can end inside a tool call, whose input is then not JSON:
+    // that call is dropped and the answer stands for what it is. Elsewhere such input is garbled.
+    const cutOff = this.#stopReason === "max_tokens";
+    const content: ContentBlock[] = kept.flatMap((block): ContentBlock[] => {
+      if (block.kind === "text") return [{ type: "text", text: block.text }];
+      const input = toolInput(block, cutOff);
+      return input === INCOMPLETE ? [] : [{ type: "tool_use", id: block.id, name: block.name, input }];
     });
     return {
       content,
@@ -152,11 +156,15 @@ function isCount(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value) && value >= 0;
 }
 
-function toolInput(block: Block): unknown {
+/** A tool input the answer's cut-off left half written. */
+const INCOMPLETE = Symbol("incomplete tool input");
+
+function toolInput(block: Block, cutOff: boolean): unknown {
   if (block.json.trim() === "") return block.initialInput ?? {};
   try {
     return JSON.parse(block.json);
   } catch {
+    if (cutOff) return INCOMPLETE;
     throw new ModelError(`the model's stream sent tool input that is not JSON for "${block.name}"`, true, 200);
   }
 }
