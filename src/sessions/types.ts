@@ -57,7 +57,28 @@ export interface ImageBlock {
   type: "image";
   source: { type: "stored"; image_id: string; media_type: ImageMediaType; size_bytes: number; width: number; height: number; url?: string };
 }
-export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock;
+/**
+ * The model's reasoning, as its provider gave it, on the assistant message it belongs to:
+ * Anthropic's `thinking` with its `signature` (sent back unchanged, as the API requires within a
+ * tool loop), or a Chat Completions server's `reasoning_content` / `reasoning` (no signature).
+ * Never answer text: no text of the answer is read from it.
+ */
+export interface ThinkingBlock {
+  type: "thinking";
+  thinking: string;
+  signature?: string;
+}
+/** Reasoning the provider encrypted (Anthropic's `redacted_thinking`): kept and sent back as given. */
+export interface RedactedThinkingBlock {
+  type: "redacted_thinking";
+  data: string;
+}
+export type ReasoningBlock = ThinkingBlock | RedactedThinkingBlock;
+export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock | ThinkingBlock | RedactedThinkingBlock;
+
+export function isReasoningBlock(block: { type: string }): block is ReasoningBlock {
+  return block.type === "thinking" || block.type === "redacted_thinking";
+}
 
 export type Role = "user" | "assistant";
 

@@ -26,11 +26,14 @@ async function failure(model: string, signal = new AbortController().signal): Pr
 describe("the Anthropic provider", () => {
   it("sends the key, the version and the system prompt, and reads usage", async () => {
     const model = mockModel(uniqueKey("anthropic"));
-    await model.script({ reply: { content: [{ type: "text", text: "yo" }, { type: "thinking", thinking: "hmm" }], usage: { input_tokens: 7, output_tokens: 3 } } });
+    await model.script({ reply: { content: [{ type: "text", text: "yo" }, { type: "thinking", thinking: "hmm", signature: "sig" }], usage: { input_tokens: 7, output_tokens: 3 } } });
     const provider = anthropicProvider({ baseUrl: mockUrl(), apiKey: "secret-key" });
     const response = await provider.complete(request(model.key), new AbortController().signal);
     expect(response).toEqual({
-      content: [{ type: "text", text: "yo" }],
+      content: [
+        { type: "text", text: "yo" },
+        { type: "thinking", thinking: "hmm", signature: "sig" },
+      ],
       stopReason: "end_turn",
       usage: { input_tokens: 7, output_tokens: 3, cache_read_tokens: 0, cache_write_tokens: 0 },
     });

@@ -262,6 +262,7 @@ function streamEvents(model: string, reply: ReplyStep["reply"], chunkChars: numb
     } else if (block.type === "thinking") {
       events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "thinking", thinking: "" } }]);
       events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: String(block.thinking ?? "") } }]);
+      if (typeof block.signature === "string") events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "signature_delta", signature: block.signature } }]);
     } else {
       events.push(["content_block_start", { type: "content_block_start", index, content_block: block }]);
     }

@@ -29,7 +29,8 @@ export function anthropicStopReason(value: unknown): ModelStopReason {
 const FATAL_STREAM_ERRORS = new Set(["invalid_request_error", "authentication_error", "permission_error", "not_found_error", "request_too_large"]);
 
 interface Block {
-  kind: "text" | "tool_use" | "other";
+  kind: "text" | "tool_use" | "thinking" | "redacted_thinking" | "other";
+  /** The text of a text block, or the reasoning of a thinking block. */
   text: string;
   id: string;
   name: string;
@@ -37,6 +38,8 @@ interface Block {
   json: string;
   /** The input the block started with, used when no delta follows. */
   initialInput: unknown;
+  /** A thinking block's signature (`signature_delta`), or a redacted block's `data`. */
+  signature: string;
   /** Position in the saved content; null for a block that is not kept (yet: a text block counts from its first text). */
   position: number | null;
 }
@@ -105,6 +108,8 @@ export class StreamAssembler {
     const cutOff = this.#stopReason === "max_tokens";
     const content: ContentBlock[] = kept.flatMap((block): ContentBlock[] => {
       if (block.kind === "text") return [{ type: "text", text: block.text }];
+      if (block.kind === "thinking") return [{ type: "thinking", thinking: block.text, ...(block.signature ? { signature: block.signature } : {}) }];
+      if (block.kind === "redacted_thinking") return [{ type: "redacted_thinking", data: block.signature }];
       const input = toolInput(block, cutOff);
       return input === INCOMPLETE ? [] : [{ type: "tool_use", id: block.id, name: block.name, input }];
     });
@@ -116,15 +121,21 @@ export class StreamAssembler {
   }
 
   #start(index: number, block: Record<string, unknown>): void {
-    const state: Block = { kind: "other", text: "", id: "", name: "", json: "", initialInput: block.input, position: null };
+    const state: Block = { kind: "other", text: "", id: "", name: "", json: "", initialInput: block.input, signature: "", position: null };
     this.#blocks.set(index, state);
     if (block.type === "tool_use" && typeof block.id === "string" && typeof block.name === "string") {
       Object.assign(state, { kind: "tool_use", id: block.id, name: block.name, position: this.#kept++ });
     } else if (block.type === "text") {
       state.kind = "text";
       if (typeof block.text === "string") this.#text(state, block.text);
+    } else if (block.type === "thinking") {
+      // Kept even when empty: its signature is what the API checks when it is sent back.
+      Object.assign(state, { kind: "thinking", position: this.#kept++, signature: typeof block.signature === "string" ? block.signature : "" });
+      if (typeof block.thinking === "string") this.#text(state, block.thinking);
+    } else if (block.type === "redacted_thinking" && typeof block.data === "string") {
+      Object.assign(state, { kind: "redacted_thinking", position: this.#kept++, signature: block.data });
     }
-    // Other kinds (thinking, server tools) are not part of the platform's history.
+    // Other kinds (server tools) are not part of the platform's history.
   }
 
   #delta(index: number, delta: Record<string, unknown>): void {
@@ -132,14 +143,16 @@ export class StreamAssembler {
     if (!state) throw new ModelError("the model's stream sent a delta for a block it never started", true, 200);
     if (delta.type === "text_delta" && state.kind === "text" && typeof delta.text === "string") this.#text(state, delta.text);
     else if (delta.type === "input_json_delta" && state.kind === "tool_use" && typeof delta.partial_json === "string") state.json += delta.partial_json;
+    else if (delta.type === "thinking_delta" && state.kind === "thinking" && typeof delta.thinking === "string") this.#text(state, delta.thinking);
+    else if (delta.type === "signature_delta" && state.kind === "thinking" && typeof delta.signature === "string") state.signature += delta.signature;
   }
 
-  /** Empty text takes no position: the saved answer leaves empty text blocks out. */
+  /** Empty text takes no position: the saved answer leaves empty text blocks out. A thinking block's text streams as reasoning. */
   #text(state: Block, text: string): void {
     if (text === "") return;
     state.position ??= this.#kept++;
     state.text += text;
-    if (!this.stopped()) this.onText?.({ index: state.position, text });
+    if (!this.stopped()) this.onText?.(state.kind === "thinking" ? { index: state.position, text, kind: "reasoning" } : { index: state.position, text });
   }
 
   /** Counts are cumulative in the stream: the latest one given stands. */

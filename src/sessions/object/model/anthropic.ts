@@ -95,10 +95,15 @@ function outputToolChoice(request: ModelRequest) {
   return request.tools.length > 0 ? { type: "any" } : { type: "tool", name: request.output!.tool.name };
 }
 
-/** The API refuses empty text blocks and turns without content; neither carries meaning. */
+/**
+ * The API refuses empty text blocks and turns without content; neither carries meaning. Thinking
+ * blocks go back exactly as they came (the API checks their signatures, and within a tool loop
+ * requires the last assistant turn's); one without a signature did not come from this API and
+ * would be refused.
+ */
 function withoutEmptyBlocks(messages: ModelRequest["messages"]): ModelRequest["messages"] {
   return messages
-    .map((m) => ({ ...m, content: m.content.filter((b) => b.type !== "text" || b.text.length > 0) }))
+    .map((m) => ({ ...m, content: m.content.filter((b) => (b.type === "text" ? b.text.length > 0 : b.type === "thinking" ? (b.signature ?? "") !== "" : true)) }))
     .filter((m) => m.content.length > 0);
 }
 
@@ -125,8 +130,12 @@ function fromWire(text: string): ModelResponse {
     }
     else if (block?.type === "tool_use" && typeof block.id === "string" && typeof block.name === "string") {
       content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input ?? {} });
+    } else if (block?.type === "thinking" && typeof block.thinking === "string") {
+      content.push({ type: "thinking", thinking: block.thinking, ...(typeof block.signature === "string" && block.signature !== "" ? { signature: block.signature } : {}) });
+    } else if (block?.type === "redacted_thinking" && typeof block.data === "string") {
+      content.push({ type: "redacted_thinking", data: block.data });
     }
-    // Other block kinds (thinking, server tools) are not part of the platform's history.
+    // Other block kinds (server tools) are not part of the platform's history.
   }
   return {
     content,

@@ -4,7 +4,7 @@
  * classifies every failure as retryable or fatal, so the loop's retry policy never looks at a
  * provider's status codes itself.
  */
-import type { ContentBlock, ImageMediaType, OutputSchema, Role, TextBlock, ToolResultBlock, ToolUseBlock, Usage } from "../../types";
+import type { ContentBlock, ImageMediaType, OutputSchema, RedactedThinkingBlock, Role, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock, Usage } from "../../types";
 
 export interface ToolDefinition {
   name: string;
@@ -26,7 +26,7 @@ export interface ModelImageBlock {
 }
 
 /** A content block of a request: the stored blocks, with every image's bytes in place of its reference. */
-export type ModelBlock = TextBlock | ToolUseBlock | ToolResultBlock | ModelImageBlock;
+export type ModelBlock = TextBlock | ToolUseBlock | ToolResultBlock | ModelImageBlock | ThinkingBlock | RedactedThinkingBlock;
 
 export interface ModelMessage {
   role: Role;
@@ -67,12 +67,14 @@ export interface ModelResponse {
 
 /**
  * A piece of text while the model writes it. `index` is the position, in the resolved
- * response's `content`, of the text block the piece belongs to (blocks the response leaves out,
- * such as thinking or empty text, take no position).
+ * response's `content`, of the block the piece belongs to (blocks the response leaves out, such
+ * as empty text, take no position). `kind: "reasoning"` marks the text of a thinking block,
+ * which is never answer text; answer text has no `kind`.
  */
 export interface TextDelta {
   index: number;
   text: string;
+  kind?: "reasoning";
 }
 
 export interface ModelProvider {

@@ -34,10 +34,10 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
   };
   const streamed = new Map<number, number>();
   // `offset` lets a watcher start a block over when a retry writes it again.
-  const onText = ({ index, text }: TextDelta) => {
+  const onText = ({ index, text, kind }: TextDelta) => {
     const offset = streamed.get(index) ?? 0;
     streamed.set(index, offset + text.length);
-    scope.streamText({ index, text, offset });
+    scope.streamText({ index, text, offset, ...(kind ? { kind } : {}) });
   };
   const called = await callModel(scope, (signal) => provider.complete(request, signal, onText));
   if (!called.ok) return called.outcome;
