@@ -26,6 +26,7 @@ export function buildSessionInit(id: string, principal: Principal, body: CreateS
     tools: body.tools ?? [],
     limits,
     context: contextSettings(body.context),
+    reasoning: body.reasoning ?? null,
     output_schema: body.output_schema ?? null,
     metadata: body.metadata ?? null,
     notify_url: body.notify_url ?? null,

@@ -126,6 +126,11 @@ export interface Usage {
   output_tokens: number;
   cache_read_tokens: number;
   cache_write_tokens: number;
+  /**
+   * Of `output_tokens`, those the model spent reasoning, where the provider reports them apart
+   * (Chat Completions' `completion_tokens_details.reasoning_tokens`); absent until one did.
+   */
+  reasoning_tokens?: number;
 }
 
 /** Every token a usage counts, as every token limit counts them. */
@@ -145,6 +150,19 @@ export interface ContextSettings {
   max_input_tokens?: number;
   /** `last_messages` only: how many of the newest messages are sent besides the task. */
   last_messages?: number;
+}
+
+/** How hard a reasoning model thinks; each provider maps it its own way (see object/model/reasoning.ts). */
+export const REASONING_EFFORTS = ["low", "medium", "high"] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
+/**
+ * A session's reasoning (`reasoning`): Anthropic's extended thinking with a token budget (given,
+ * or from the effort), Chat Completions' `reasoning_effort`. `{}` turns it on with the defaults.
+ */
+export interface ReasoningSettings {
+  effort?: ReasoningEffort;
+  budget_tokens?: number;
 }
 
 /** A JSON Schema a run's final answer must be valid for (`output_schema`); its top level is an object. */
@@ -222,6 +240,8 @@ export interface SessionInit {
   agent?: AgentPin | null;
   /** The session and the last message a fork copied; absent (null) for a session that is not a fork. */
   forked_from?: ForkOrigin | null;
+  /** The model's reasoning settings; absent in sessions created before they existed: read as null (none asked for). */
+  reasoning?: ReasoningSettings | null;
 }
 
 export interface ForkOrigin {
@@ -229,8 +249,9 @@ export interface ForkOrigin {
   seq: number;
 }
 
-export interface Session extends Omit<SessionInit, "context" | "output_schema" | "notify_url" | "agent" | "forked_from"> {
+export interface Session extends Omit<SessionInit, "context" | "output_schema" | "notify_url" | "agent" | "forked_from" | "reasoning"> {
   agent: AgentPin | null;
+  reasoning: ReasoningSettings | null;
   forked_from: ForkOrigin | null;
   context: ContextSettings;
   /** The current (or last) run's schema; before any run, the session's own. */

@@ -111,7 +111,7 @@ const CASES: CorpusCase[] = [
       ],
       deltas: [{ "0:reasoning": "The user asks for the time in Tokyo; I should call get_time." }, { "0": TOKYO }],
       // DeepSeek counts its cache hits inside prompt_tokens: they are cache reads here.
-      usage: { steps: 2, input_tokens: 215 - 128 + 48, cache_read_tokens: 128, output_tokens: 58 + 17 },
+      usage: { steps: 2, input_tokens: 215 - 128 + 48, cache_read_tokens: 128, output_tokens: 58 + 17, reasoning_tokens: 41 },
       requests: 2,
       next: (body) => {
         const turns = body.messages as Json[];

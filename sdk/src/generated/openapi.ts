@@ -903,6 +903,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/memory/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a memory item */
+        get: operations["getMemoryItem"];
+        /**
+         * Write a memory item
+         * @description Each write is a new `version`; the last 10 stay readable. 409 for a new item past the tenant's `max_memory_items`.
+         */
+        put: operations["putMemoryItem"];
+        post?: never;
+        /** Delete a memory item */
+        delete: operations["deleteMemoryItem"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/memory/items/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a memory item's versions */
+        get: operations["listMemoryItemVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/memory/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search memory
+         * @description A query's words are matched as words (no operators); an item matching more of them, and rarer ones, ranks higher. Expired items never appear.
+         */
+        post: operations["searchMemory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/memory/namespaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** List memory namespaces */
+        post: operations["listMemoryNamespaces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     toolCall: {
@@ -1069,7 +1145,7 @@ export interface components {
         FinalStatus: "done" | "failed" | "cancelled";
         /** @enum {string|null} */
         StopReason: "end_turn" | "max_tokens" | "refusal" | "step_limit" | "token_limit" | "invalid_output" | "model_error" | "tools_unavailable" | "cancelled" | null;
-        /** @description Every token limit counts all four token figures. */
+        /** @description Every token limit counts all four token figures (`reasoning_tokens` are part of `output_tokens`). */
         Usage: {
             /**
              * Format: int64
@@ -1093,6 +1169,11 @@ export interface components {
              * @description Input tokens written to the provider's prompt cache.
              */
             cache_write_tokens: number;
+            /**
+             * Format: int64
+             * @description Of `output_tokens`, those the model spent reasoning, where the provider reports them apart; absent until one did.
+             */
+            reasoning_tokens?: number;
         };
         WaitingToolCall: {
             /** @example toolu_01A09q90qw90lq917835lq9 */
@@ -1230,6 +1311,8 @@ export interface components {
             max_streams_per_session: number;
             /** Format: int32 */
             max_streams_per_tenant: number;
+            /** Format: int32 */
+            max_memory_items: number;
         };
         /** @description Sums over the last `window_days` UTC days, today included. */
         TenantUsage: components["schemas"]["UsageTotals"] & {
@@ -1438,7 +1521,7 @@ export interface components {
             key: string;
         };
         /** @enum {string} */
-        ApiKeyScope: "sessions:read" | "sessions:write" | "agents:write" | "tenant:admin";
+        ApiKeyScope: "sessions:read" | "sessions:write" | "agents:write" | "memory:read" | "memory:write" | "tenant:admin";
         ApiKey: {
             /** @example key_0123456789abcdef01234567 */
             key_id: string;
@@ -1534,6 +1617,8 @@ export interface components {
             max_streams_per_session?: number;
             /** Format: int32 */
             max_streams_per_tenant?: number;
+            /** Format: int32 */
+            max_memory_items?: number;
         };
         TenantConfig: {
             /**
@@ -1646,6 +1731,7 @@ export interface components {
             tools: components["schemas"]["Tool"][];
             limits: components["schemas"]["Limits"];
             context: components["schemas"]["ContextSettings"];
+            reasoning: components["schemas"]["ReasoningSettings"];
             /** @description The schema of the current (or last) run's answer; before any run, the session's own; null: a free answer. */
             output_schema: components["schemas"]["OutputSchema"] | null;
             /**
@@ -1820,6 +1906,24 @@ export interface components {
             last_messages?: number;
         };
         /**
+         * @description The model's reasoning settings; null: none asked for.
+         * @example {
+         *       "effort": "medium"
+         *     }
+         */
+        ReasoningSettings: {
+            /**
+             * @description How hard the model thinks. Chat Completions: `reasoning_effort`. Anthropic: a thinking budget of 1024, 4096 or 16384 tokens (`medium` when neither field is given).
+             * @enum {string}
+             */
+            effort?: "low" | "medium" | "high";
+            /**
+             * Format: int32
+             * @description Anthropic only: the thinking budget, which the answer's cap (`max_tokens_per_call`) includes, so it must be below it; it wins over `effort`. A call whose cap (what the session has left) is lower gets a budget one token below its cap, and none below 1025 tokens.
+             */
+            budget_tokens?: number;
+        } | null;
+        /**
          * @description A JSON Schema (2020-12) the run's final answer must be valid for; its top level is an object, at most 32768 characters as JSON and nested at most 32 levels deep. The answer is checked with the same validator as tool inputs (patterns on RE2); an invalid answer is told to the model, which answers again, and a run without a valid answer after 3 tries (or at the step limit) fails with `invalid_output`.
          * @example {
          *       "type": "object",
@@ -1860,6 +1964,7 @@ export interface components {
             tools?: components["schemas"]["Tool"][];
             limits?: components["schemas"]["SessionLimits"];
             context?: components["schemas"]["ContextSettings"];
+            reasoning?: components["schemas"]["ReasoningSettings"] & unknown;
             /** @description The schema of the answer of every run of the session whose message names none (the first run's too). */
             output_schema?: components["schemas"]["OutputSchema"] | null;
             /**
@@ -1948,6 +2053,8 @@ export interface components {
             max_streams_per_session?: number;
             /** Format: int32 */
             max_streams_per_tenant?: number;
+            /** Format: int32 */
+            max_memory_items?: number;
         };
         MessagePage: {
             data: components["schemas"]["Message"][];
@@ -1969,7 +2076,7 @@ export interface components {
              */
             created_at: string;
         };
-        ContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ToolResultBlock"] | components["schemas"]["StoredImageBlock"];
+        ContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ToolResultBlock"] | components["schemas"]["StoredImageBlock"] | components["schemas"]["ThinkingBlock"] | components["schemas"]["RedactedThinkingBlock"];
         TextBlock: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2023,6 +2130,27 @@ export interface components {
                 /** @description Where the platform fetched the image from, when it was given as a URL. */
                 url?: string;
             };
+        };
+        /** @description The model's reasoning before its answer, as the provider gave it (Anthropic `thinking`, Chat Completions `reasoning_content` or `reasoning`): never part of the answer's text, and sent back to the provider where it requires it. */
+        ThinkingBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "thinking";
+            thinking: string;
+            /** @description Anthropic's signature of the block; absent for a Chat Completions server's reasoning. */
+            signature?: string;
+        };
+        /** @description Reasoning the provider (Anthropic) encrypted. */
+        RedactedThinkingBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "redacted_thinking";
+            /** @description Encrypted by the provider; kept and sent back as given. */
+            data: string;
         };
         AddMessageRequest: {
             input: components["schemas"]["RunInput"] & unknown;
@@ -2312,7 +2440,7 @@ export interface components {
              */
             created_at: string;
         };
-        /** @description Streamed model text: not stored, not replayed. */
+        /** @description Streamed model text (and reasoning, with `kind: "reasoning"`): not stored, not replayed. */
         DeltaEvent: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2329,7 +2457,7 @@ export interface components {
         DeltaEventData: {
             /**
              * Format: int64
-             * @description The text block's position in the answer being written.
+             * @description The block's position in the answer being written.
              */
             index: number;
             text: string;
@@ -2338,6 +2466,11 @@ export interface components {
              * @description Where `text` starts in that block; 0 again when a retried call writes it anew.
              */
             offset: number;
+            /**
+             * @description `reasoning`: the model's reasoning (a `thinking` block of the answer), never answer text. Absent for the answer's text.
+             * @enum {string}
+             */
+            kind?: "reasoning";
         };
         /** @description The session reached a final status; the stream closes. */
         EndEvent: {
@@ -2565,6 +2698,7 @@ export interface components {
             tools?: components["schemas"]["Tool"][];
             limits?: components["schemas"]["SessionLimits"];
             context?: components["schemas"]["ContextSettings"];
+            reasoning?: components["schemas"]["ReasoningSettings"] & unknown;
             /** @description The schema of the answer of every run of the session whose message names none (the first run's too). */
             output_schema?: components["schemas"]["OutputSchema"] | null;
             /**
@@ -2606,6 +2740,7 @@ export interface components {
             tools?: components["schemas"]["Tool"][];
             limits?: components["schemas"]["SessionLimits"];
             context?: components["schemas"]["ContextSettings"];
+            reasoning?: components["schemas"]["ReasoningSettings"] & unknown;
             /** @description The schema of the answer of every run of the session whose message names none (the first run's too). */
             output_schema?: components["schemas"]["OutputSchema"] | null;
             /**
@@ -2647,6 +2782,122 @@ export interface components {
              * @example 3
              */
             version: number;
+        };
+        MemoryItem: {
+            namespace: string[];
+            key: string;
+            value: {
+                [key: string]: unknown;
+            };
+            /** Format: int64 */
+            version: number;
+            /** @description Who wrote the first version: a subject, or `session:<id>` for a session's memory tool. */
+            created_by: string;
+            created_at: string;
+            updated_at: string;
+            expires_at: string | null;
+        };
+        PutMemoryItem: {
+            namespace: components["schemas"]["MemoryNamespace"];
+            /** @example preferences */
+            key: string;
+            /**
+             * @description A JSON object; its strings are what search reads.
+             * @example {
+             *       "language": "French",
+             *       "tone": "formal"
+             *     }
+             */
+            value: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: int32
+             * @description Gone this long after the write; kept until deleted when absent or null.
+             */
+            ttl_seconds?: number | null;
+            /** @description Each read restarts the time to live. */
+            refresh_ttl?: boolean;
+        };
+        /**
+         * @description 1-4 segments; in a query string, joined by `.`.
+         * @example [
+         *       "users",
+         *       "u_123"
+         *     ]
+         */
+        MemoryNamespace: string[];
+        MemoryVersionList: {
+            data: components["schemas"]["MemoryVersion"][];
+        };
+        MemoryVersion: {
+            namespace: string[];
+            key: string;
+            /** Format: int64 */
+            version: number;
+            value: {
+                [key: string]: unknown;
+            };
+            created_by: string;
+            created_at: string;
+        };
+        MemorySearchResult: {
+            data: components["schemas"]["ScoredMemoryItem"][];
+        };
+        ScoredMemoryItem: components["schemas"]["MemoryItem"] & {
+            /** @description Higher is a better match; null without a query. */
+            score: number | null;
+        };
+        MemorySearch: {
+            /**
+             * @description Only items at or below this namespace; every item of the tenant when empty.
+             * @default []
+             */
+            namespace_prefix: string[];
+            /**
+             * @description Ranks by BM25 over the items' text (keys and string values); newest first without it.
+             * @example language preference
+             */
+            query?: string;
+            /**
+             * @description Top-level fields of the value and the scalar each must equal.
+             * @default {}
+             * @example {
+             *       "tone": "formal"
+             *     }
+             */
+            filter: {
+                [key: string]: string | number | boolean | null;
+            };
+            /**
+             * Format: int32
+             * @default 10
+             */
+            limit: number;
+            /**
+             * Format: int32
+             * @default 0
+             */
+            offset: number;
+        };
+        MemoryNamespacePage: {
+            data: string[][];
+            next_cursor: string | null;
+        };
+        ListMemoryNamespaces: {
+            /** @default [] */
+            prefix: string[];
+            /**
+             * Format: int32
+             * @description Namespaces are cut to this many segments.
+             */
+            max_depth?: number;
+            /**
+             * Format: int32
+             * @default 50
+             */
+            limit: number;
+            cursor?: string;
         };
     };
     responses: never;
@@ -9514,6 +9765,738 @@ export interface operations {
             };
         };
     };
+    getMemoryItem: {
+        parameters: {
+            query: {
+                namespace: string;
+                key: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryItem"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putMemoryItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "namespace": [
+                 *         "users",
+                 *         "u_123"
+                 *       ],
+                 *       "key": "preferences",
+                 *       "value": {
+                 *         "language": "French"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PutMemoryItem"];
+            };
+        };
+        responses: {
+            /** @description The item at its new version. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryItem"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteMemoryItem: {
+        parameters: {
+            query: {
+                namespace: string;
+                key: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted, with its versions. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMemoryItemVersions: {
+        parameters: {
+            query: {
+                namespace: string;
+                key: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its versions, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryVersionList"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    searchMemory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "namespace_prefix": [
+                 *         "users",
+                 *         "u_123"
+                 *       ],
+                 *       "query": "language preference"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemorySearch"];
+            };
+        };
+        responses: {
+            /** @description The best matches first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemorySearchResult"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMemoryNamespaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "prefix": [
+                 *         "users"
+                 *       ],
+                 *       "max_depth": 2
+                 *     }
+                 */
+                "application/json": components["schemas"]["ListMemoryNamespaces"];
+            };
+        };
+        responses: {
+            /** @description A page of namespaces. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryNamespacePage"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     receiveToolCall: {
         parameters: {
             query?: never;
@@ -9667,12 +10650,13 @@ export const jwkUseValues: ReadonlyArray<FlattenedDeepRequired<components>["sche
 export const accessTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AccessToken"]["token_type"]> = ["Bearer"];
 export const streamTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamToken"]["token_type"]> = ["Bearer"];
 export const webhookDeliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryStatus"]> = ["pending", "succeeded", "failed"];
-export const apiKeyScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyScope"]> = ["sessions:read", "sessions:write", "agents:write", "tenant:admin"];
+export const apiKeyScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyScope"]> = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "tenant:admin"];
 export const builtinToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BuiltinTool"]["type"]> = ["builtin"];
 export const webhookToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTool"]["type"]> = ["webhook"];
 export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClientTool"]["type"]> = ["client"];
 export const mcpToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["McpTool"]["type"]> = ["mcp"];
 export const contextSettingsStrategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ContextSettings"]["strategy"]> = ["auto", "last_messages", "summary"];
+export const reasoningSettingsEffortValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReasoningSettings"]["effort"]> = ["low", "medium", "high"];
 export const inputTextBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InputTextBlock"]["type"]> = ["text"];
 export const inputImageBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InputImageBlock"]["type"]> = ["image"];
 export const inputImageBlockSourceOneOf0TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["InputImageBlock"]["source"], {
@@ -9688,6 +10672,8 @@ export const toolUseBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<compone
 export const toolResultBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolResultBlock"]["type"]> = ["tool_result"];
 export const storedImageBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StoredImageBlock"]["type"]> = ["image"];
 export const storedImageBlockSourceTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StoredImageBlock"]["source"]["type"]> = ["stored"];
+export const thinkingBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ThinkingBlock"]["type"]> = ["thinking"];
+export const redactedThinkingBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RedactedThinkingBlock"]["type"]> = ["redacted_thinking"];
 export const addMessageRequestIf_runningValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AddMessageRequest"]["if_running"]> = ["reject", "enqueue", "interrupt"];
 export const stepKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["kind"]> = ["model", "tools", "summary", "discover"];
 export const stepOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["outcome"]> = ["ok", "retry", "failed", "discarded", "partial", "error"];
@@ -9700,6 +10686,7 @@ export const toolCallEventTypeValues: ReadonlyArray<FlattenedDeepRequired<compon
 export const toolResultEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolResultEvent"]["type"]> = ["tool_result"];
 export const usageEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UsageEvent"]["type"]> = ["usage"];
 export const deltaEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaEvent"]["type"]> = ["delta"];
+export const deltaEventDataKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaEventData"]["kind"]> = ["reasoning"];
 export const endEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndEvent"]["type"]> = ["end"];
 export const scheduleStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScheduleStatus"]> = ["active", "paused", "disabled"];
 export const scheduleMessageIf_runningValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScheduleMessage"]["if_running"]> = ["reject", "enqueue", "interrupt"];

@@ -12,6 +12,7 @@ import {
   CreateSessionRequestSchema,
   ImageMediaTypeSchema,
   OutputSchemaSchema,
+  ReasoningSettingsSchema,
   TextBlockSchema,
   ToolSchema,
 } from "../../sessions/request-schemas";
@@ -103,6 +104,7 @@ export const SessionSchema = z
     tools: z.array(ToolSchema),
     limits: LimitsSchema,
     context: ContextSettingsSchema,
+    reasoning: ReasoningSettingsSchema.nullable().openapi({ description: "The model's reasoning settings; null: none asked for." }),
     output_schema: z
       .union([OutputSchemaSchema, z.null()])
       .openapi({ description: "The schema of the current (or last) run's answer; before any run, the session's own; null: a free answer." }),

@@ -7,6 +7,7 @@ import type { ContentBlock } from "../../types";
 import { anthropicStopReason, readMessageStream } from "./anthropic-stream";
 import { mergeTurns, ModelError, type ModelProvider, type ModelRequest, type ModelResponse, type TextDelta, toCount } from "./provider";
 import { httpProviderError, networkProviderError, notConfiguredError } from "./provider-errors";
+import { anthropicThinking } from "./reasoning";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 /** The Messages API takes at most this many `cache_control` breakpoints in one request. */
@@ -76,22 +77,26 @@ export function toWire(request: ModelRequest) {
     content[content.length - 1] = { ...content[content.length - 1], cache_control: EPHEMERAL };
     return { role: message.role, content };
   });
+  const thinking = anthropicThinking(request.reasoning, request.maxTokens);
   return {
     model: request.model,
     max_tokens: request.maxTokens,
+    ...(thinking ? { thinking } : {}),
     ...(system ? { system } : {}),
     messages: mergeTurns(messages),
     ...(tools.length ? { tools } : {}),
-    ...(request.output ? { tool_choice: outputToolChoice(request) } : {}),
+    ...(request.output ? { tool_choice: outputToolChoice(request, thinking !== null) } : {}),
   };
 }
 
 /**
  * A run that owes a structured answer answers only through tools: with tools of its own the
  * model must call one (`any`), and calls the output tool once it is ready to answer; without,
- * it must call the output tool itself.
+ * it must call the output tool itself. With thinking on the API takes only `auto`: the model is
+ * then free to answer in text, which the judge tells it to give again through the tool.
  */
-function outputToolChoice(request: ModelRequest) {
+function outputToolChoice(request: ModelRequest, thinking: boolean) {
+  if (thinking) return { type: "auto" };
   return request.tools.length > 0 ? { type: "any" } : { type: "tool", name: request.output!.tool.name };
 }
 

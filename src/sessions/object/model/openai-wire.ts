@@ -6,6 +6,7 @@
 import { fitsStrictMode } from "../output/output-tool";
 import { type ContentBlock, type ThinkingBlock, type ToolUseBlock } from "../../types";
 import { mergeTurns, type CallUsage, type ModelBlock, type ModelRequest, type ModelStopReason, toCount } from "./provider";
+import { chatReasoningEffort } from "./reasoning";
 
 /** A part of a user message that holds an image: text parts and image parts in order. */
 export type ChatContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
@@ -32,10 +33,12 @@ export const TOOL_ERROR_PREFIX = "Error: ";
 const TOOL_CALL_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 export function toChatRequest(request: ModelRequest, stream: boolean) {
+  const effort = chatReasoningEffort(request.reasoning);
   return {
     model: request.model,
     messages: toChatMessages(request),
     max_completion_tokens: request.maxTokens,
+    ...(effort ? { reasoning_effort: effort } : {}),
     ...(request.tools.length
       ? { tools: request.tools.map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.input_schema } })) }
       : {}),
@@ -153,10 +156,26 @@ export function toStopReason(finishReason: string | null, refused: boolean): Mod
   return "other";
 }
 
-/** Chat Completions counts cached prompt tokens inside `prompt_tokens`; the platform counts them apart. */
+/**
+ * Chat Completions counts cached prompt tokens inside `prompt_tokens`; the platform counts them
+ * apart. Reasoning tokens are part of `completion_tokens`, reported apart where the server does.
+ */
 export function toUsage(usage: unknown): CallUsage {
-  const record = (usage ?? {}) as { prompt_tokens?: unknown; completion_tokens?: unknown; prompt_tokens_details?: { cached_tokens?: unknown } | null };
+  const record = (usage ?? {}) as {
+    prompt_tokens?: unknown;
+    completion_tokens?: unknown;
+    prompt_tokens_details?: { cached_tokens?: unknown } | null;
+    completion_tokens_details?: { reasoning_tokens?: unknown } | null;
+  };
   const prompt = toCount(record.prompt_tokens);
   const cached = Math.min(prompt, toCount(record.prompt_tokens_details?.cached_tokens));
-  return { input_tokens: prompt - cached, output_tokens: toCount(record.completion_tokens), cache_read_tokens: cached, cache_write_tokens: 0 };
+  const output = toCount(record.completion_tokens);
+  const reasoning = record.completion_tokens_details?.reasoning_tokens;
+  return {
+    input_tokens: prompt - cached,
+    output_tokens: output,
+    cache_read_tokens: cached,
+    cache_write_tokens: 0,
+    ...(typeof reasoning === "number" ? { reasoning_tokens: Math.min(output, toCount(reasoning)) } : {}),
+  };
 }

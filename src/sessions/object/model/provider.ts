@@ -4,7 +4,7 @@
  * classifies every failure as retryable or fatal, so the loop's retry policy never looks at a
  * provider's status codes itself.
  */
-import type { ContentBlock, ImageMediaType, OutputSchema, RedactedThinkingBlock, Role, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock, Usage } from "../../types";
+import type { ContentBlock, ImageMediaType, OutputSchema, ReasoningSettings, RedactedThinkingBlock, Role, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock, Usage } from "../../types";
 
 export interface ToolDefinition {
   name: string;
@@ -51,6 +51,8 @@ export interface ModelRequest {
    * forced output tool, `response_format`). The platform judges the answer either way.
    */
   output?: OutputRequest;
+  /** The session's reasoning settings (see reasoning.ts); absent: the model's default, no thinking on Anthropic. */
+  reasoning?: ReasoningSettings;
 }
 
 /** Why the model stopped, normalised across providers. */

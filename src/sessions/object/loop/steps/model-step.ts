@@ -31,6 +31,7 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
     tools,
     maxTokens,
     ...(output ? { output } : {}),
+    ...(session.reasoning ? { reasoning: session.reasoning } : {}),
   };
   const streamed = new Map<number, number>();
   // `offset` lets a watcher start a block over when a retry writes it again.
@@ -147,6 +148,8 @@ export function addUsage(usage: Usage, call: CallUsage, steps: number): Usage {
     output_tokens: usage.output_tokens + call.output_tokens,
     cache_read_tokens: (usage.cache_read_tokens ?? 0) + call.cache_read_tokens,
     cache_write_tokens: (usage.cache_write_tokens ?? 0) + call.cache_write_tokens,
+    // Present once a provider reported it apart, even as 0.
+    ...(usage.reasoning_tokens !== undefined || call.reasoning_tokens !== undefined ? { reasoning_tokens: (usage.reasoning_tokens ?? 0) + (call.reasoning_tokens ?? 0) } : {}),
   };
 }
 
