@@ -21,11 +21,23 @@ export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "canc
 /**
  * Why a run ended: the one list the types, the API schemas and the tenant index use.
  * `end_turn`, `max_tokens` (the answer was cut off at its token cap), `refusal` (the provider
- * declined to answer), `step_limit` and `token_limit` end `done`; `invalid_output` (no answer
+ * declined to answer), `context_window_exceeded` (the answer filled the model's context window),
+ * `step_limit` and `token_limit` end `done`; `invalid_output` (no answer
  * valid for the run's `output_schema`), `model_error` and `tools_unavailable` (the run's MCP
  * tool set could not be listed) end `failed`; `cancelled` ends `cancelled`.
  */
-export const STOP_REASONS = ["end_turn", "max_tokens", "refusal", "step_limit", "token_limit", "invalid_output", "model_error", "tools_unavailable", "cancelled"] as const;
+export const STOP_REASONS = [
+  "end_turn",
+  "max_tokens",
+  "refusal",
+  "context_window_exceeded",
+  "step_limit",
+  "token_limit",
+  "invalid_output",
+  "model_error",
+  "tools_unavailable",
+  "cancelled",
+] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 export interface TextBlock {

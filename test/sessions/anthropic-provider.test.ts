@@ -75,12 +75,14 @@ describe("the Anthropic provider", () => {
     expect(JSON.stringify(body).split('"cache_control"').length - 1).toBe(4);
   });
 
-  it("reports the stop reasons the loop acts on and calls any other one other", async () => {
+  it("reports the stop reasons the loop acts on and calls any other one unknown", async () => {
     for (const [given, expected] of [
       ["max_tokens", "max_tokens"],
       ["refusal", "refusal"],
       ["stop_sequence", "stop_sequence"],
-      ["pause_turn", "other"],
+      ["pause_turn", "pause_turn"],
+      ["model_context_window_exceeded", "context_window_exceeded"],
+      ["a_reason_from_the_future", "unknown"],
     ]) {
       const model = mockModel(uniqueKey("stop"));
       await model.script({ reply: { content: [{ type: "text", text: "x" }], stop_reason: given } });

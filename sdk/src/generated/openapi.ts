@@ -1144,7 +1144,7 @@ export interface components {
          */
         FinalStatus: "done" | "failed" | "cancelled";
         /** @enum {string|null} */
-        StopReason: "end_turn" | "max_tokens" | "refusal" | "step_limit" | "token_limit" | "invalid_output" | "model_error" | "tools_unavailable" | "cancelled" | null;
+        StopReason: "end_turn" | "max_tokens" | "refusal" | "context_window_exceeded" | "step_limit" | "token_limit" | "invalid_output" | "model_error" | "tools_unavailable" | "cancelled" | null;
         /** @description Every token limit counts all four token figures (`reasoning_tokens` are part of `output_tokens`). */
         Usage: {
             /**

@@ -6,7 +6,7 @@
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { ContentBlock } from "../../types";
-import { ModelError, type ModelResponse, type ModelStopReason, type TextDelta } from "./provider";
+import { ModelError, type ModelResponse, type ModelStopReason, stopFields, type TextDelta } from "./provider";
 import { errorTypeOf } from "./provider-errors";
 
 /** Far above any one event of a real stream; a line longer than this is not a model's answer. */
@@ -18,11 +18,13 @@ const STOP_REASONS: Record<string, ModelStopReason> = {
   max_tokens: "max_tokens",
   refusal: "refusal",
   stop_sequence: "stop_sequence",
+  pause_turn: "pause_turn",
+  model_context_window_exceeded: "context_window_exceeded",
 };
 
-/** The Messages API's `stop_reason`, normalised; anything unknown is `other`. */
+/** The Messages API's `stop_reason`, normalised; anything else (or none) is `unknown`. */
 export function anthropicStopReason(value: unknown): ModelStopReason {
-  return (typeof value === "string" && Object.hasOwn(STOP_REASONS, value) && STOP_REASONS[value]) || "other";
+  return (typeof value === "string" && Object.hasOwn(STOP_REASONS, value) && STOP_REASONS[value]) || "unknown";
 }
 
 /** Stream error types that repeating the call cannot fix. */
@@ -47,7 +49,8 @@ interface Block {
 export class StreamAssembler {
   readonly #blocks = new Map<number, Block>();
   #kept = 0;
-  #stopReason: ModelStopReason = "other";
+  #stopReason: ModelStopReason = "unknown";
+  #providerStopReason: unknown = null;
   #inputTokens = 0;
   #outputTokens = 0;
   #cacheReadTokens = 0;
@@ -82,7 +85,10 @@ export class StreamAssembler {
         return this.#delta(Number(data.index), (data.delta ?? {}) as Record<string, unknown>);
       case "message_delta": {
         const stop = (data.delta as { stop_reason?: unknown } | undefined)?.stop_reason;
-        if (typeof stop === "string") this.#stopReason = anthropicStopReason(stop);
+        if (typeof stop === "string") {
+          this.#stopReason = anthropicStopReason(stop);
+          this.#providerStopReason = stop;
+        }
         this.#usage(data.usage);
         return;
       }
@@ -105,7 +111,7 @@ export class StreamAssembler {
     const kept = [...this.#blocks.values()].filter((b) => b.position !== null).sort((a, b) => a.position! - b.position!);
     // An answer cut off at its cap can end inside a tool call, whose input is then not JSON:
     // that call is dropped and the answer stands for what it is. Elsewhere such input is garbled.
-    const cutOff = this.#stopReason === "max_tokens";
+    const cutOff = this.#stopReason === "max_tokens" || this.#stopReason === "context_window_exceeded";
     const content: ContentBlock[] = kept.flatMap((block): ContentBlock[] => {
       if (block.kind === "text") return [{ type: "text", text: block.text }];
       if (block.kind === "thinking") return [{ type: "thinking", thinking: block.text, ...(block.signature ? { signature: block.signature } : {}) }];
@@ -115,7 +121,7 @@ export class StreamAssembler {
     });
     return {
       content,
-      stopReason: this.#stopReason,
+      ...stopFields(this.#stopReason, this.#providerStopReason),
       usage: { input_tokens: this.#inputTokens, output_tokens: this.#outputTokens, cache_read_tokens: this.#cacheReadTokens, cache_write_tokens: this.#cacheWriteTokens },
     };
   }

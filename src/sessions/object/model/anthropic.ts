@@ -5,7 +5,7 @@
  */
 import type { ContentBlock } from "../../types";
 import { anthropicStopReason, readMessageStream } from "./anthropic-stream";
-import { mergeTurns, ModelError, type ModelProvider, type ModelRequest, type ModelResponse, type TextDelta, toCount } from "./provider";
+import { mergeTurns, ModelError, stopFields, type ModelProvider, type ModelRequest, type ModelResponse, type TextDelta, toCount } from "./provider";
 import { httpProviderError, networkProviderError, notConfiguredError } from "./provider-errors";
 import { anthropicThinking } from "./reasoning";
 
@@ -144,7 +144,7 @@ function fromWire(text: string): ModelResponse {
   }
   return {
     content,
-    stopReason: anthropicStopReason(record.stop_reason),
+    ...stopFields(anthropicStopReason(record.stop_reason), record.stop_reason),
     usage: {
       input_tokens: toCount(record.usage?.input_tokens),
       output_tokens: toCount(record.usage?.output_tokens),

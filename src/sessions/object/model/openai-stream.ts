@@ -5,7 +5,7 @@
  * A stream that ends without a finish reason was cut off and is retried like a network error.
  */
 import { createParser } from "eventsource-parser";
-import { ModelError, type ModelResponse } from "./provider";
+import { ModelError, type ModelResponse, stopFields } from "./provider";
 import { errorTypeOf } from "./provider-errors";
 import { type ChatCallParts, type ChatPart, reasoningOf, toContent, toStopReason, toUsage } from "./openai-wire";
 
@@ -80,7 +80,7 @@ export class ChatStream {
     if (this.#finishReason === null) throw new ModelError("the model's stream ended before the answer did", true, 200);
     const calls = [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
     const parts = { ...this.#parts, order: this.#order };
-    return { content: toContent(parts, calls, newId), stopReason: toStopReason(this.#finishReason, parts.refusal !== ""), usage: toUsage(this.#usage) };
+    return { content: toContent(parts, calls, newId), ...stopFields(toStopReason(this.#finishReason, parts.refusal !== ""), this.#finishReason), usage: toUsage(this.#usage) };
   }
 
   get done(): boolean {

@@ -148,12 +148,13 @@ function parseArguments(text: string): unknown {
   }
 }
 
+/** `finish_reason`, normalised; a refusal wins over any; anything this platform does not know is `unknown`. */
 export function toStopReason(finishReason: string | null, refused: boolean): ModelStopReason {
-  if (refused || finishReason === "content_filter") return "refusal";
+  if (refused || finishReason === "content_filter" || finishReason === "refusal") return "refusal";
   if (finishReason === "stop") return "end_turn";
   if (finishReason === "tool_calls" || finishReason === "function_call") return "tool_use";
   if (finishReason === "length") return "max_tokens";
-  return "other";
+  return "unknown";
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { ChatStream, readChatStream } from "./openai-stream";
 import { reasoningOf, toChatRequest, toContent, toStopReason, toUsage, wholeParts } from "./openai-wire";
-import { ModelError, type ModelProvider, type ModelResponse } from "./provider";
+import { ModelError, type ModelProvider, type ModelResponse, stopFields } from "./provider";
 import { httpProviderError, networkProviderError, notConfiguredError } from "./provider-errors";
 
 export interface OpenAiOptions {
@@ -92,7 +92,7 @@ function fromJson(raw: string): ModelResponse {
     arguments: typeof call?.function?.arguments === "string" ? call.function.arguments : "",
   }));
   const finish = typeof choice.finish_reason === "string" ? choice.finish_reason : null;
-  return { content: toContent(parts, calls, newToolCallId), stopReason: toStopReason(finish, parts.refusal !== ""), usage: toUsage(body.usage) };
+  return { content: toContent(parts, calls, newToolCallId), ...stopFields(toStopReason(finish, parts.refusal !== ""), finish), usage: toUsage(body.usage) };
 }
 
 /** Some servers send tool calls without ids; every tool_use needs one to be answered. */

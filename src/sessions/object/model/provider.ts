@@ -55,8 +55,23 @@ export interface ModelRequest {
   reasoning?: ReasoningSettings;
 }
 
-/** Why the model stopped, normalised across providers. */
-export type ModelStopReason = "end_turn" | "tool_use" | "max_tokens" | "refusal" | "stop_sequence" | "other";
+/**
+ * Why the model stopped, normalised across providers. `pause_turn`: the provider paused a long
+ * turn and continues it when the answer so far is sent back; `context_window_exceeded`: the
+ * answer filled the model's context window; `unknown`: a reason this platform does not know
+ * (`ModelResponse.providerStopReason` names it).
+ */
+export type ModelStopReason = "end_turn" | "tool_use" | "max_tokens" | "refusal" | "stop_sequence" | "pause_turn" | "context_window_exceeded" | "unknown";
+
+/** A provider's stop reason that may be shown: a plain identifier; anything else is not named. */
+export function stopReasonName(value: unknown): string | null {
+  return typeof value === "string" && /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(value) ? value : null;
+}
+
+/** A response's stop fields: an `unknown` one names the provider's own reason. */
+export function stopFields(stopReason: ModelStopReason, providerValue: unknown): Pick<ModelResponse, "stopReason" | "providerStopReason"> {
+  return stopReason === "unknown" ? { stopReason, providerStopReason: stopReasonName(providerValue) } : { stopReason };
+}
 
 /** A call's token counts; the cached parts apart from `input_tokens` (see `Usage`). */
 export type CallUsage = Omit<Usage, "steps">;
@@ -64,6 +79,8 @@ export type CallUsage = Omit<Usage, "steps">;
 export interface ModelResponse {
   content: ContentBlock[];
   stopReason: ModelStopReason;
+  /** The provider's own name of an `unknown` stop reason, when it is a plain identifier. */
+  providerStopReason?: string | null;
   usage: CallUsage;
 }
 

@@ -14,7 +14,7 @@ import { deadline } from "../../../../shared/deadline";
 import type { StepScope, UnitWriter } from "../../engine/unit-scope";
 import { providerFor } from "../../model";
 import { asModelError } from "../../model/provider-errors";
-import { type CallUsage, type ModelRequest, type ModelResponse, type TextDelta } from "../../model/provider";
+import { type CallUsage, type ModelRequest, type ModelResponse, type ModelStopReason, type TextDelta } from "../../model/provider";
 import { backoffDelay } from "../retry";
 import type { UnitOutcome } from "../next-unit";
 import { correctionText, judgeAnswer } from "../../output/judge";
@@ -44,23 +44,22 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
   if (!called.ok) return called.outcome;
   const response = called.response;
 
-  // An answer cut off at its cap may end in a half-written tool call, and a refusal is final:
-  // their tool calls are not run, and the run ends with the honest reason.
-  const stop: StopReason | null = response.stopReason === "max_tokens" ? "max_tokens" : response.stopReason === "refusal" ? "refusal" : null;
+  const ending = answerEnding(response.stopReason);
   const isOutputCall = (block: ContentBlock) => output !== null && block.type === "tool_use" && block.name === output.tool.name;
-  const kept = (stop ? response.content.filter((block) => block.type !== "tool_use") : response.content).filter((block) => !isOutputCall(block));
+  // A final answer's tool calls are not run (a cut-off one may be half written), so none is kept.
+  const kept = (ending.kind === "final" ? response.content.filter((block) => block.type !== "tool_use") : response.content).filter((block) => !isOutputCall(block));
   const toolUses = kept.filter((b): b is ToolUseBlock => b.type === "tool_use");
   // A run that owes a structured answer: an answer without tool calls to run is judged. The
   // output tool called beside other tools is premature and dropped; the model answers again
-  // once it has their results.
-  const verdict =
-    output && toolUses.length === 0 && stop !== "refusal"
-      ? judgeAnswer(response.content.filter((block) => block.type !== "tool_use" || isOutputCall(block)), response.stopReason, output.schema, output.tool.name)
-      : null;
+  // once it has their results. A refused or paused answer is not an answer to judge.
+  const judged = output !== null && toolUses.length === 0 && ending.kind !== "continue" && !(ending.kind === "final" && ending.stopReason === "refusal");
+  const verdict = judged
+    ? judgeAnswer(response.content.filter((block) => block.type !== "tool_use" || isOutputCall(block)), response.stopReason, output.schema, output.tool.name)
+    : null;
   const content = verdict ? verdict.content : kept;
   const step = run.steps + 1;
   const now = scope.nowIso();
-  const problem = toolUseProblem(scope, toolUses);
+  const problem = ending.kind === "fail" ? unknownStopError(response.providerStopReason ?? null) : toolUseProblem(scope, toolUses);
   let outcome: UnitOutcome = "ok";
   const saved = scope.commit((w) => {
     const usage = addUsage(w.store.run().usage, response.usage, 1);
@@ -82,19 +81,59 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
       for (const call of w.store.openToolCalls()) w.emit("tool_call", call);
     }
     w.updateRun({ steps: step, attempts: 0, next_attempt_at: 0, usage, token_ratio: tokenRatio });
+    if (ending.kind === "final" && ending.stopReason === "refusal") {
+      // Sent again, the refused exchange would draw the same refusal, merged into the next
+      // message: later runs go on without it, as the providers advise.
+      w.store.omitFrom(w.store.run().run_start_seq);
+    }
     if (verdict?.kind === "valid") {
       w.store.setRunOutput(verdict.output);
       w.finishRun("done", "end_turn", null);
     } else if (verdict?.kind === "invalid") {
       outcome = recordInvalidOutput(w, verdict.error, now);
-    } else if (toolUses.length === 0) {
-      w.finishRun("done", stop ?? "end_turn", null);
-    } else {
+    } else if (toolUses.length > 0 || ending.kind === "continue") {
+      // A paused turn goes on with the next model step, which sends the answer so far back.
       w.continueRun();
+    } else {
+      w.finishRun("done", ending.kind === "final" ? ending.stopReason : "end_turn", null);
     }
   });
   // A stale answer is discarded, never saved.
   return saved ? outcome : "discarded";
+}
+
+/** What an answer's stop reason makes of the run. */
+export type AnswerEnding =
+  /** An answer: its tool calls run, or without any the run ends `end_turn`. */
+  | { kind: "answer" }
+  /** The run ends `done` with this reason; the answer's tool calls are not run. */
+  | { kind: "final"; stopReason: Extract<StopReason, "max_tokens" | "refusal" | "context_window_exceeded"> }
+  /** The provider paused the turn: the answer so far is saved and the next model step continues it. */
+  | { kind: "continue" }
+  /** A stop reason the platform does not know: the run fails rather than guess. */
+  | { kind: "fail" };
+
+/** Pure: the one place each provider stop reason gets its meaning for the run. */
+export function answerEnding(stopReason: ModelStopReason): AnswerEnding {
+  switch (stopReason) {
+    case "end_turn":
+    case "tool_use":
+    case "stop_sequence":
+      return { kind: "answer" };
+    case "max_tokens":
+    case "refusal":
+    case "context_window_exceeded":
+      return { kind: "final", stopReason };
+    case "pause_turn":
+      return { kind: "continue" };
+    case "unknown":
+      return { kind: "fail" };
+  }
+}
+
+/** The run's error for a stop reason the platform does not know. */
+export function unknownStopError(name: string | null): string {
+  return name ? `the model stopped for a reason the platform does not know ("${name}")` : "the model stopped without a reason the platform knows";
 }
 
 /**
