@@ -361,7 +361,8 @@ export const SESSION_CONFIG_FIELDS = {
   tools: z.array(ToolSchema).max(MAX_TOOLS_PER_SESSION).optional(),
   limits: SessionLimitsSchema.optional(),
   context: ContextSettingsSchema.optional(),
-  reasoning: ReasoningSettingsSchema.nullable().optional(),
+  // A union rather than `.nullable()`, so the named schema itself stays an object (see output_schema).
+  reasoning: z.union([ReasoningSettingsSchema, z.null()]).optional().openapi({ description: "The model's reasoning before it answers; null or absent: none asked for." }),
   output_schema: z
     .union([OutputSchemaSchema, z.null()])
     .optional()

@@ -1731,7 +1731,8 @@ export interface components {
             tools: components["schemas"]["Tool"][];
             limits: components["schemas"]["Limits"];
             context: components["schemas"]["ContextSettings"];
-            reasoning: components["schemas"]["ReasoningSettings"];
+            /** @description The model's reasoning settings; null: none asked for. */
+            reasoning: components["schemas"]["ReasoningSettings"] | null;
             /** @description The schema of the current (or last) run's answer; before any run, the session's own; null: a free answer. */
             output_schema: components["schemas"]["OutputSchema"] | null;
             /**
@@ -1906,7 +1907,7 @@ export interface components {
             last_messages?: number;
         };
         /**
-         * @description The model's reasoning settings; null: none asked for.
+         * @description The model's reasoning before it answers: Anthropic's extended thinking, Chat Completions' `reasoning_effort`. Only for models the platform's catalog marks as reasoning models. The reasoning comes back as `thinking` blocks of the answer, and as `delta` events with `kind: "reasoning"` while it is written; its tokens count in `output_tokens`.
          * @example {
          *       "effort": "medium"
          *     }
@@ -1922,7 +1923,7 @@ export interface components {
              * @description Anthropic only: the thinking budget, which the answer's cap (`max_tokens_per_call`) includes, so it must be below it; it wins over `effort`. A call whose cap (what the session has left) is lower gets a budget one token below its cap, and none below 1025 tokens.
              */
             budget_tokens?: number;
-        } | null;
+        };
         /**
          * @description A JSON Schema (2020-12) the run's final answer must be valid for; its top level is an object, at most 32768 characters as JSON and nested at most 32 levels deep. The answer is checked with the same validator as tool inputs (patterns on RE2); an invalid answer is told to the model, which answers again, and a run without a valid answer after 3 tries (or at the step limit) fails with `invalid_output`.
          * @example {
@@ -1964,7 +1965,8 @@ export interface components {
             tools?: components["schemas"]["Tool"][];
             limits?: components["schemas"]["SessionLimits"];
             context?: components["schemas"]["ContextSettings"];
-            reasoning?: components["schemas"]["ReasoningSettings"] & unknown;
+            /** @description The model's reasoning before it answers; null or absent: none asked for. */
+            reasoning?: components["schemas"]["ReasoningSettings"] | null;
             /** @description The schema of the answer of every run of the session whose message names none (the first run's too). */
             output_schema?: components["schemas"]["OutputSchema"] | null;
             /**
@@ -2698,7 +2700,8 @@ export interface components {
             tools?: components["schemas"]["Tool"][];
             limits?: components["schemas"]["SessionLimits"];
             context?: components["schemas"]["ContextSettings"];
-            reasoning?: components["schemas"]["ReasoningSettings"] & unknown;
+            /** @description The model's reasoning before it answers; null or absent: none asked for. */
+            reasoning?: components["schemas"]["ReasoningSettings"] | null;
             /** @description The schema of the answer of every run of the session whose message names none (the first run's too). */
             output_schema?: components["schemas"]["OutputSchema"] | null;
             /**
@@ -2740,7 +2743,8 @@ export interface components {
             tools?: components["schemas"]["Tool"][];
             limits?: components["schemas"]["SessionLimits"];
             context?: components["schemas"]["ContextSettings"];
-            reasoning?: components["schemas"]["ReasoningSettings"] & unknown;
+            /** @description The model's reasoning before it answers; null or absent: none asked for. */
+            reasoning?: components["schemas"]["ReasoningSettings"] | null;
             /** @description The schema of the answer of every run of the session whose message names none (the first run's too). */
             output_schema?: components["schemas"]["OutputSchema"] | null;
             /**

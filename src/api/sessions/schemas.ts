@@ -104,7 +104,7 @@ export const SessionSchema = z
     tools: z.array(ToolSchema),
     limits: LimitsSchema,
     context: ContextSettingsSchema,
-    reasoning: ReasoningSettingsSchema.nullable().openapi({ description: "The model's reasoning settings; null: none asked for." }),
+    reasoning: z.union([ReasoningSettingsSchema, z.null()]).openapi({ description: "The model's reasoning settings; null: none asked for." }),
     output_schema: z
       .union([OutputSchemaSchema, z.null()])
       .openapi({ description: "The schema of the current (or last) run's answer; before any run, the session's own; null: a free answer." }),
