@@ -150,6 +150,19 @@ export function totalTokens(usage: Omit<Usage, "steps">): number {
   return usage.input_tokens + usage.output_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
 }
 
+/** Usage plus one call's, `steps` more model steps (0 for a summary or a discarded answer). */
+export function addUsage(usage: Usage, call: Omit<Usage, "steps">, steps: number): Usage {
+  return {
+    steps: usage.steps + steps,
+    input_tokens: usage.input_tokens + call.input_tokens,
+    output_tokens: usage.output_tokens + call.output_tokens,
+    cache_read_tokens: (usage.cache_read_tokens ?? 0) + call.cache_read_tokens,
+    cache_write_tokens: (usage.cache_write_tokens ?? 0) + call.cache_write_tokens,
+    // Present once a provider reported it apart, even as 0.
+    ...(usage.reasoning_tokens !== undefined || call.reasoning_tokens !== undefined ? { reasoning_tokens: (usage.reasoning_tokens ?? 0) + (call.reasoning_tokens ?? 0) } : {}),
+  };
+}
+
 export const EMPTY_USAGE: Usage = { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
 
 /** How the history is fitted to the model's input before each call (see src/sessions/object/context/). */

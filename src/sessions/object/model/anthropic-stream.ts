@@ -109,21 +109,29 @@ export class StreamAssembler {
   result(): ModelResponse {
     if (!this.#complete) throw new ModelError("the model's stream ended before the message was complete", true, 200);
     const kept = [...this.#blocks.values()].filter((b) => b.position !== null).sort((a, b) => a.position! - b.position!);
+    const usage = { input_tokens: this.#inputTokens, output_tokens: this.#outputTokens, cache_read_tokens: this.#cacheReadTokens, cache_write_tokens: this.#cacheWriteTokens };
+    let content: ContentBlock[];
+    try {
+      content = this.#content(kept);
+    } catch (err) {
+      // The whole answer came and was billed; it is refused, not unpaid.
+      if (err instanceof ModelError) err.served = usage;
+      throw err;
+    }
+    return { content, ...stopFields(this.#stopReason, this.#providerStopReason), usage };
+  }
+
+  #content(kept: Block[]): ContentBlock[] {
+    const cutOff = this.#stopReason === "max_tokens" || this.#stopReason === "context_window_exceeded";
     // An answer cut off at its cap can end inside a tool call, whose input is then not JSON:
     // that call is dropped and the answer stands for what it is. Elsewhere such input is garbled.
-    const cutOff = this.#stopReason === "max_tokens" || this.#stopReason === "context_window_exceeded";
-    const content: ContentBlock[] = kept.flatMap((block): ContentBlock[] => {
+    return kept.flatMap((block): ContentBlock[] => {
       if (block.kind === "text") return [{ type: "text", text: block.text }];
       if (block.kind === "thinking") return [{ type: "thinking", thinking: block.text, ...(block.signature ? { signature: block.signature } : {}) }];
       if (block.kind === "redacted_thinking") return [{ type: "redacted_thinking", data: block.signature }];
       const input = toolInput(block, cutOff);
       return input === INCOMPLETE ? [] : [{ type: "tool_use", id: block.id, name: block.name, input }];
     });
-    return {
-      content,
-      ...stopFields(this.#stopReason, this.#providerStopReason),
-      usage: { input_tokens: this.#inputTokens, output_tokens: this.#outputTokens, cache_read_tokens: this.#cacheReadTokens, cache_write_tokens: this.#cacheWriteTokens },
-    };
   }
 
   #start(index: number, block: Record<string, unknown>): void {

@@ -119,6 +119,11 @@ export interface ModelProvider {
  */
 export class ModelError extends Error {
   override name = "ModelError";
+  /**
+   * The usage of a whole answer that was served but refused (garbled): the provider bills it,
+   * so it is counted though the answer is not kept. Null when no whole answer came.
+   */
+  served: CallUsage | null = null;
   constructor(
     message: string,
     readonly retryable: boolean,

@@ -14,11 +14,12 @@ import { deadline } from "../../../../shared/deadline";
 import type { StepScope, UnitWriter } from "../../engine/unit-scope";
 import { providerFor } from "../../model";
 import { asModelError } from "../../model/provider-errors";
+import { ModelError } from "../../model/provider";
 import { type CallUsage, type ModelRequest, type ModelResponse, type ModelStopReason, type TextDelta } from "../../model/provider";
 import { backoffDelay } from "../retry";
 import type { UnitOutcome } from "../next-unit";
 import { correctionText, judgeAnswer } from "../../output/judge";
-import type { ContentBlock, StopReason, ToolCallStatus, ToolUseBlock, Usage } from "../../../types";
+import { addUsage, type ContentBlock, type StopReason, type ToolCallStatus, type ToolUseBlock } from "../../../types";
 
 export async function runModelStep(scope: StepScope, maxTokens: number): Promise<UnitOutcome> {
   const { decision, session, run, tools, output } = runContext(scope, maxTokens, false);
@@ -98,7 +99,8 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
       w.finishRun("done", ending.kind === "final" ? ending.stopReason : "end_turn", null);
     }
   });
-  // A stale answer is discarded, never saved.
+  // A stale answer is discarded, never saved; the provider served it all the same.
+  if (!saved) scope.countServed(response.usage);
   return saved ? outcome : "discarded";
 }
 
@@ -167,29 +169,18 @@ export async function callModel(
   try {
     return { ok: true, response: await call(AbortSignal.any([controller.signal, limit.signal])) };
   } catch (err) {
-    // Cancelled or paused meanwhile: nothing to record.
+    // Cancelled or paused meanwhile: nothing to record but what a whole answer cost.
     let outcome: UnitOutcome = "discarded";
-    scope.commit((w) => {
+    const recorded = scope.commit((w) => {
       outcome = recordFailure(w, err);
     });
+    const served = err instanceof ModelError ? err.served : null;
+    if (!recorded && served) scope.countServed(served);
     return { ok: false, outcome };
   } finally {
     limit.clear();
     scope.inflight.end(controller);
   }
-}
-
-/** Session usage plus one call's, `steps` more model steps. */
-export function addUsage(usage: Usage, call: CallUsage, steps: number): Usage {
-  return {
-    steps: usage.steps + steps,
-    input_tokens: usage.input_tokens + call.input_tokens,
-    output_tokens: usage.output_tokens + call.output_tokens,
-    cache_read_tokens: (usage.cache_read_tokens ?? 0) + call.cache_read_tokens,
-    cache_write_tokens: (usage.cache_write_tokens ?? 0) + call.cache_write_tokens,
-    // Present once a provider reported it apart, even as 0.
-    ...(usage.reasoning_tokens !== undefined || call.reasoning_tokens !== undefined ? { reasoning_tokens: (usage.reasoning_tokens ?? 0) + (call.reasoning_tokens ?? 0) } : {}),
-  };
 }
 
 /** The whole input the provider counted for a call, cached parts included. */
@@ -215,9 +206,13 @@ function initialStatus(reads: Pick<StepScope, "toolbox">, name: string): ToolCal
   return "pending";
 }
 
-/** A failed call: retried after a backoff while attempts remain and the failure may pass. */
+/**
+ * A failed call: retried after a backoff while attempts remain and the failure may pass. A
+ * whole answer that was refused as garbled was served and billed: its tokens count.
+ */
 export function recordFailure(w: UnitWriter, err: unknown): UnitOutcome {
   const error = asModelError(err);
+  if (error.served) w.updateRun({ usage: addUsage(w.store.run().usage, error.served, 0) });
   const attempts = w.store.run().attempts + 1;
   if (!error.retryable) {
     w.finishRun("failed", "model_error", error.message);
