@@ -40,12 +40,12 @@ export function toChatRequest(request: ModelRequest, stream: boolean) {
     max_completion_tokens: request.maxTokens,
     ...(effort ? { reasoning_effort: effort } : {}),
     ...(request.tools.length
-      ? { tools: request.tools.map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.input_schema } })) }
+      ? { tools: request.tools.map((tool) => ({ type: "function" as const, function: { name: tool.name, description: tool.description, parameters: tool.input_schema } })) }
       : {}),
     ...(request.output
-      ? { response_format: { type: "json_schema", json_schema: { name: RESPONSE_FORMAT_NAME, schema: request.output.schema, strict: fitsStrictMode(request.output.schema) } } }
+      ? { response_format: { type: "json_schema" as const, json_schema: { name: RESPONSE_FORMAT_NAME, schema: request.output.schema, strict: fitsStrictMode(request.output.schema) } } }
       : {}),
-    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+    ...(stream ? { stream: true as const, stream_options: { include_usage: true } } : {}),
   };
 }
 
