@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { ContentBlock } from "../../src/sessions/types";
 import { getSession, messages, newTestSession, waitForStatus } from "../support/agent-session";
 import { type CorpusCase, deltasPerAnswer, type Json, replay } from "../support/corpus";
+import { anthropicMessage, anthropicSse } from "../support/provider-streams";
 import anthropicText from "../fixtures/provider-streams/anthropic/text-pings.sse?raw";
 import anthropicThinkingTool from "../fixtures/provider-streams/anthropic/thinking-tool-use.sse?raw";
 import chatText from "../fixtures/provider-streams/chat/text-usage.sse?raw";
@@ -428,5 +429,44 @@ describe("the provider stream corpus", () => {
     const requests = await t.model.requests();
     expect(requests).toHaveLength(expected.requests);
     if (expected.next) expected.next(requests[1]!.body as Json);
+  });
+});
+
+describe("context windowing with reasoning", () => {
+  it("sends a thinking block with its turn or drops the whole turn, never the block alone", async () => {
+    const t = newTestSession();
+    const thinkingThenCall = (n: number) =>
+      anthropicSse(
+        anthropicMessage({
+          blocks: [
+            ["content_block_start", { index: 0, content_block: { type: "thinking", thinking: "", signature: "" } }],
+            ["content_block_delta", { index: 0, delta: { type: "thinking_delta", thinking: `Step ${n}: I need the time again.` } }],
+            ["content_block_delta", { index: 0, delta: { type: "signature_delta", signature: `sig-${n}` } }],
+            ["content_block_stop", { index: 0 }],
+            ["content_block_start", { index: 1, content_block: { type: "tool_use", id: `toolu_step_${n}`, name: "get_time", input: {} } }],
+            ["content_block_stop", { index: 1 }],
+          ],
+          stopReason: "tool_use",
+        }),
+      );
+    await t.model.script({ raw: { body: thinkingThenCall(1) } }, { raw: { body: thinkingThenCall(2) } }, { raw: { body: anthropicText } });
+    await replay(t, {
+      name: "",
+      provider: "anthropic",
+      calls: [],
+      session: { tools: GET_TIME, reasoning: { effort: "low" }, context: { strategy: "last_messages", last_messages: 2 } },
+      expected: { status: "done", stop_reason: "end_turn", answers: [], deltas: [], usage: {}, requests: 3 },
+    });
+    expect(await waitForStatus(t, ["done", "failed"])).toMatchObject({ status: "done", stop_reason: "end_turn" });
+    const third = (await t.model.requests())[2]!.body as Json;
+    const turns = turnsOf(third);
+    // The task, then the newest exchange whole: the second call's turn with its signed thinking, and its result.
+    expect(turns.map((turn) => turn.role)).toEqual(["user", "assistant", "user"]);
+    expect(turns[1]!.content).toEqual([
+      { type: "thinking", thinking: "Step 2: I need the time again.", signature: "sig-2" },
+      { type: "tool_use", id: "toolu_step_2", name: "get_time", input: {} },
+    ]);
+    expect(JSON.stringify(third)).not.toContain("Step 1");
+    expect(third).toMatchObject({ thinking: { type: "enabled", budget_tokens: 1_024 } });
   });
 });
