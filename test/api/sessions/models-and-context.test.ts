@@ -4,6 +4,7 @@ import { call, callJson, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { bearer } from "../../support/tokens";
 import { caller, createSession, text, waitForStatus } from "./helpers";
+import { author, createAgent } from "../agents/helpers";
 
 const platformAdmin = () => bearer({ tenantId: "platform", subject: "ops-1", scopes: ["platform:admin"] });
 
@@ -121,5 +122,25 @@ describe("reasoning", () => {
     const res = await callJson("/v1/sessions", "POST", body, who.headers);
     expect(res.status).toBe(400);
     expect((await readProblem(res)).errors?.map((e) => e.path)).toContain(path);
+  });
+});
+
+describe("reasoning in an agent's definition", () => {
+  it("is checked like a session's, goes to the agent's sessions, and is refused beside `agent`", async () => {
+    const who = await author();
+    const refused = await callJson("/v1/agents", "POST", { name: "plain", model: "claude-3-5-haiku-latest", reasoning: { effort: "low" } }, who.headers);
+    expect(refused.status).toBe(400);
+    expect((await readProblem(refused)).errors?.map((e) => e.path)).toContain("body.reasoning");
+
+    const claude = mockModel(uniqueKey("claude-opus-4-1"));
+    const agent = await createAgent(who, { name: "thinker", model: claude.key, reasoning: { effort: "low" } });
+    const session = await createSession(who, { agent: agent.id, input: "think" });
+    expect(session.reasoning).toEqual({ effort: "low" });
+    await waitForStatus(who, session.id, ["done", "failed"]);
+    expect((await claude.requests())[0]!.body).toMatchObject({ thinking: { type: "enabled", budget_tokens: 1_024 } });
+
+    const beside = await callJson("/v1/sessions", "POST", { agent: agent.id, reasoning: { effort: "high" } }, who.headers);
+    expect(beside.status).toBe(400);
+    expect((await readProblem(beside)).errors?.map((e) => e.path)).toContain("body.reasoning");
   });
 });
