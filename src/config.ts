@@ -203,7 +203,7 @@ export const MODEL_PATTERN = new RegExp(`^(\\*|[A-Za-z0-9][A-Za-z0-9._:/@-]{0,${
 /** The largest context size an entry may state. */
 const MAX_CONTEXT_TOKENS = 100_000_000;
 
-/** `MODELS`: a JSON list of ids or patterns, or of `{ id, context_tokens?, images? }`. */
+/** `MODELS`: a JSON list of ids or patterns, or of `{ id, context_tokens?, images?, reasoning? }`. */
 function parseModels(text: string | undefined): ModelCatalog {
   if (text === undefined || text.trim() === "") return null;
   let json: unknown;
@@ -225,7 +225,9 @@ function parseModels(text: string | undefined): ModelCatalog {
     }
     const images = (entry as { images?: unknown }).images;
     if (images !== undefined && typeof images !== "boolean") throw new ConfigError(`MODELS[${i}].images must be true or false`);
-    return { pattern: canonicalModel(id), contextTokens: (tokens as number | undefined) ?? null, images: images ?? null };
+    const reasoning = (entry as { reasoning?: unknown }).reasoning;
+    if (reasoning !== undefined && typeof reasoning !== "boolean") throw new ConfigError(`MODELS[${i}].reasoning must be true or false`);
+    return { pattern: canonicalModel(id), contextTokens: (tokens as number | undefined) ?? null, images: images ?? null, reasoning: reasoning ?? null };
   });
 }
 

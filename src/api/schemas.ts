@@ -87,8 +87,13 @@ export const UsageSchema = z
     input_tokens: z.number().int().openapi({ description: "Input tokens neither read from nor written to the prompt cache." }),
     output_tokens: z.number().int(),
     ...CacheTokenFields,
+    reasoning_tokens: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: "Of `output_tokens`, those the model spent reasoning, where the provider reports them apart; absent until one did." }),
   })
-  .openapi("Usage", { description: "Every token limit counts all four token figures." });
+  .openapi("Usage", { description: "Every token limit counts all four token figures (`reasoning_tokens` are part of `output_tokens`)." });
 
 export const AgentPinSchema = z
   .object({ id: z.string().openapi({ example: "agt_3kTq9vXbW2mYp7LsQa1Zc0Rd" }), version: z.number().int().min(1) })

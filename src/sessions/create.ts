@@ -35,6 +35,7 @@ export function buildSessionInit(
     tools: body.tools ?? [],
     limits,
     context: contextSettings(body.context),
+    reasoning: body.reasoning ?? null,
     output_schema: body.output_schema ?? null,
     metadata: body.metadata ?? null,
     notify_url: body.notify_url ?? null,

@@ -8,11 +8,11 @@ import { ApiError, type FieldError } from "../problems";
 import type { Limits } from "../limits";
 import type { Actor } from "./actor";
 import { resolveSessionLimits } from "./limits";
-import { defaultModelFor, isModelAllowed, type ModelCatalog } from "./object/model/catalog";
+import { acceptsReasoning, defaultModelFor, isModelAllowed, type ModelCatalog, parseModel } from "./object/model/catalog";
 import { outputSchemaProblems } from "./output-schema";
 import type { CreateSessionRequest } from "./request-schemas";
 import { checkNotifyUrl, prepareSessionTools } from "./tool-specs";
-import type { ToolSpec } from "./types";
+import type { ReasoningSettings, ToolSpec } from "./types";
 import { type MemoryGrant, resolveGrant } from "../memory/namespace";
 import { MEMORY_TOOL_NAMES } from "./object/tools/builtin/memory";
 
@@ -32,6 +32,22 @@ export function chooseModel(
   }
   if (isModelAllowed(catalog, tenantModels, requested)) return { ok: true, model: requested };
   return { ok: false, error: { path: "body.model", message: `The model "${requested}" is not available to this tenant.` } };
+}
+
+/**
+ * Pure: why `reasoning` does not fit the session's model and limits. The catalog says which models
+ * take it; a budget is Anthropic's alone, and is part of the answer's cap, so it must be below it.
+ */
+export function reasoningProblems(reasoning: ReasoningSettings | null | undefined, model: string, catalog: ModelCatalog, maxTokensPerCall: number): FieldError[] {
+  if (!reasoning) return [];
+  if (!acceptsReasoning(catalog, model)) {
+    return [{ path: "body.reasoning", message: `The model "${model}" is not a reasoning model in the platform's catalog: it takes no reasoning settings.` }];
+  }
+  const budget = reasoning.budget_tokens;
+  if (budget === undefined) return [];
+  if (parseModel(model).provider !== "anthropic") return [{ path: "body.reasoning.budget_tokens", message: "Only Anthropic models take a budget; give `effort`." }];
+  if (budget >= maxTokensPerCall) return [{ path: "body.reasoning.budget_tokens", message: `Must be below max_tokens_per_call (${maxTokensPerCall}), which counts thinking and answer together.` }];
+  return [];
 }
 
 /** What a create body becomes once every check passed: the session's limits, model, tools and notify URL as stored. */
@@ -76,6 +92,7 @@ export function prepareSession(actor: Actor, body: CreateSessionRequest, source:
     ...(resolved.ok ? [] : resolved.errors),
     ...(model.ok ? [] : [model.error]),
     ...outputSchemaProblems(body.output_schema),
+    ...(model.ok && resolved.ok ? reasoningProblems(body.reasoning, model.model, config.models, resolved.limits.max_tokens_per_call) : []),
   ];
   if (errors.length > 0 || !resolved.ok || !model.ok) throw new ApiError("validation_failed", undefined, { errors });
   return { limits: resolved.limits, model: model.model, tools: tools.tools, notify_url: notifyUrl?.ok ? notifyUrl.url : null, memory: memory?.ok ? memory.grant : null };

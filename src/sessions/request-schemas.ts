@@ -17,7 +17,8 @@ import { MAX_MCP_SERVER_NAME_CHARS, MCP_SERVER_NAME_PATTERN } from "./object/too
 import { MAX_RUN_TOOLS } from "./object/tools/mcp/plan";
 import { MAX_APPROVAL_TIMEOUT_SECONDS, MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "./object/tools/registry";
 import { MAX_TOOL_NAME_CHARS } from "./object/tools/tool-name";
-import { CONTEXT_STRATEGIES, IMAGE_MEDIA_TYPES } from "./types";
+import { CONTEXT_STRATEGIES, IMAGE_MEDIA_TYPES, REASONING_EFFORTS } from "./types";
+import { EFFORT_BUDGETS, MAX_THINKING_BUDGET, MIN_THINKING_BUDGET } from "./object/model/reasoning";
 import { AGENT_REF_PATTERN, MAX_AGENT_REF_CHARS } from "../agents/refs";
 import { MemoryGrantSchema } from "../memory/schemas";
 
@@ -301,6 +302,35 @@ export const ContextSettingsSchema = z
     description: "The session's context window. The session's first user message and the current run's are always sent; a tool_use is never sent without its result.",
   });
 
+export const ReasoningSettingsSchema = z
+  .object({
+    effort: z.enum(REASONING_EFFORTS).optional().openapi({
+      description:
+        "How hard the model thinks. Chat Completions: `reasoning_effort`. Anthropic: a thinking budget of " +
+        `${EFFORT_BUDGETS.low}, ${EFFORT_BUDGETS.medium} or ${EFFORT_BUDGETS.high} tokens (\`medium\` when neither field is given).`,
+    }),
+    budget_tokens: z
+      .number()
+      .int()
+      .min(MIN_THINKING_BUDGET)
+      .max(MAX_THINKING_BUDGET)
+      .optional()
+      .openapi({
+        description:
+          "Anthropic only: the thinking budget, which the answer's cap (`max_tokens_per_call`) includes, so it must be below it; it wins over `effort`. " +
+          "A call whose cap (what the session has left) is lower gets a budget one token below its cap, and none below " +
+          `${MIN_THINKING_BUDGET + 1} tokens.`,
+      }),
+  })
+  .strict()
+  .openapi("ReasoningSettings", {
+    description:
+      "The model's reasoning before it answers: Anthropic's extended thinking, Chat Completions' `reasoning_effort`. Only for models the " +
+      "platform's catalog marks as reasoning models. The reasoning comes back as `thinking` blocks of the answer, and as `delta` events " +
+      'with `kind: "reasoning"` while it is written; its tokens count in `output_tokens`.',
+    example: { effort: "medium" },
+  });
+
 export const MetadataSchema = boundedRecord(
   z.string().min(1).max(MAX_METADATA_KEY_CHARS),
   z.string().max(MAX_METADATA_VALUE_CHARS),
@@ -332,6 +362,8 @@ export const SESSION_CONFIG_FIELDS = {
   tools: z.array(ToolSchema).max(MAX_TOOLS_PER_SESSION).optional(),
   limits: SessionLimitsSchema.optional(),
   context: ContextSettingsSchema.optional(),
+  // A union rather than `.nullable()`, so the named schema itself stays an object (see output_schema).
+  reasoning: z.union([ReasoningSettingsSchema, z.null()]).optional().openapi({ description: "The model's reasoning before it answers; null or absent: none asked for." }),
   output_schema: z
     .union([OutputSchemaSchema, z.null()])
     .optional()
@@ -353,7 +385,7 @@ export const SESSION_CONFIG_FIELDS = {
 };
 
 /** The configuration fields a session from an agent takes from the agent alone: giving one beside `agent` is a 400. */
-export const AGENT_OWNED_FIELDS = ["system", "model", "tools", "context", "memory"] as const;
+export const AGENT_OWNED_FIELDS = ["system", "model", "tools", "context", "reasoning", "memory"] as const;
 
 export const CreateSessionRequestSchema = z
   .object({

@@ -22,11 +22,23 @@ export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "canc
 /**
  * Why a run ended: the one list the types, the API schemas and the tenant index use.
  * `end_turn`, `max_tokens` (the answer was cut off at its token cap), `refusal` (the provider
- * declined to answer), `step_limit` and `token_limit` end `done`; `invalid_output` (no answer
+ * declined to answer), `context_window_exceeded` (the answer filled the model's context window),
+ * `step_limit` and `token_limit` end `done`; `invalid_output` (no answer
  * valid for the run's `output_schema`), `model_error` and `tools_unavailable` (the run's MCP
  * tool set could not be listed) end `failed`; `cancelled` ends `cancelled`.
  */
-export const STOP_REASONS = ["end_turn", "max_tokens", "refusal", "step_limit", "token_limit", "invalid_output", "model_error", "tools_unavailable", "cancelled"] as const;
+export const STOP_REASONS = [
+  "end_turn",
+  "max_tokens",
+  "refusal",
+  "context_window_exceeded",
+  "step_limit",
+  "token_limit",
+  "invalid_output",
+  "model_error",
+  "tools_unavailable",
+  "cancelled",
+] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
 export interface TextBlock {
@@ -58,7 +70,28 @@ export interface ImageBlock {
   type: "image";
   source: { type: "stored"; image_id: string; media_type: ImageMediaType; size_bytes: number; width: number; height: number; url?: string };
 }
-export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock;
+/**
+ * The model's reasoning, as its provider gave it, on the assistant message it belongs to:
+ * Anthropic's `thinking` with its `signature` (sent back unchanged, as the API requires within a
+ * tool loop), or a Chat Completions server's `reasoning_content` / `reasoning` (no signature).
+ * Never answer text: no text of the answer is read from it.
+ */
+export interface ThinkingBlock {
+  type: "thinking";
+  thinking: string;
+  signature?: string;
+}
+/** Reasoning the provider encrypted (Anthropic's `redacted_thinking`): kept and sent back as given. */
+export interface RedactedThinkingBlock {
+  type: "redacted_thinking";
+  data: string;
+}
+export type ReasoningBlock = ThinkingBlock | RedactedThinkingBlock;
+export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock | ThinkingBlock | RedactedThinkingBlock;
+
+export function isReasoningBlock(block: { type: string }): block is ReasoningBlock {
+  return block.type === "thinking" || block.type === "redacted_thinking";
+}
 
 export type Role = "user" | "assistant";
 
@@ -106,11 +139,29 @@ export interface Usage {
   output_tokens: number;
   cache_read_tokens: number;
   cache_write_tokens: number;
+  /**
+   * Of `output_tokens`, those the model spent reasoning, where the provider reports them apart
+   * (Chat Completions' `completion_tokens_details.reasoning_tokens`); absent until one did.
+   */
+  reasoning_tokens?: number;
 }
 
 /** Every token a usage counts, as every token limit counts them. */
 export function totalTokens(usage: Omit<Usage, "steps">): number {
   return usage.input_tokens + usage.output_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
+}
+
+/** Usage plus one call's, `steps` more model steps (0 for a summary or a discarded answer). */
+export function addUsage(usage: Usage, call: Omit<Usage, "steps">, steps: number): Usage {
+  return {
+    steps: usage.steps + steps,
+    input_tokens: usage.input_tokens + call.input_tokens,
+    output_tokens: usage.output_tokens + call.output_tokens,
+    cache_read_tokens: (usage.cache_read_tokens ?? 0) + call.cache_read_tokens,
+    cache_write_tokens: (usage.cache_write_tokens ?? 0) + call.cache_write_tokens,
+    // Present once a provider reported it apart, even as 0.
+    ...(usage.reasoning_tokens !== undefined || call.reasoning_tokens !== undefined ? { reasoning_tokens: (usage.reasoning_tokens ?? 0) + (call.reasoning_tokens ?? 0) } : {}),
+  };
 }
 
 export const EMPTY_USAGE: Usage = { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
@@ -125,6 +176,19 @@ export interface ContextSettings {
   max_input_tokens?: number;
   /** `last_messages` only: how many of the newest messages are sent besides the task. */
   last_messages?: number;
+}
+
+/** How hard a reasoning model thinks; each provider maps it its own way (see object/model/reasoning.ts). */
+export const REASONING_EFFORTS = ["low", "medium", "high"] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
+/**
+ * A session's reasoning (`reasoning`): Anthropic's extended thinking with a token budget (given,
+ * or from the effort), Chat Completions' `reasoning_effort`. `{}` turns it on with the defaults.
+ */
+export interface ReasoningSettings {
+  effort?: ReasoningEffort;
+  budget_tokens?: number;
 }
 
 /** A JSON Schema a run's final answer must be valid for (`output_schema`); its top level is an object. */
@@ -204,6 +268,8 @@ export interface SessionInit {
   forked_from?: ForkOrigin | null;
   /** The memory namespaces its model may read and write, templates filled; absent in sessions created before memory existed: read as null. */
   memory?: MemoryGrant | null;
+  /** The model's reasoning settings; absent in sessions created before they existed: read as null (none asked for). */
+  reasoning?: ReasoningSettings | null;
 }
 
 export interface ForkOrigin {
@@ -211,9 +277,10 @@ export interface ForkOrigin {
   seq: number;
 }
 
-export interface Session extends Omit<SessionInit, "context" | "output_schema" | "notify_url" | "agent" | "forked_from" | "memory"> {
+export interface Session extends Omit<SessionInit, "context" | "output_schema" | "notify_url" | "agent" | "forked_from" | "memory" | "reasoning"> {
   agent: AgentPin | null;
   memory: MemoryGrant | null;
+  reasoning: ReasoningSettings | null;
   forked_from: ForkOrigin | null;
   context: ContextSettings;
   /** The current (or last) run's schema; before any run, the session's own. */

@@ -26,11 +26,14 @@ async function failure(model: string, signal = new AbortController().signal): Pr
 describe("the Anthropic provider", () => {
   it("sends the key, the version and the system prompt, and reads usage", async () => {
     const model = mockModel(uniqueKey("anthropic"));
-    await model.script({ reply: { content: [{ type: "text", text: "yo" }, { type: "thinking", thinking: "hmm" }], usage: { input_tokens: 7, output_tokens: 3 } } });
+    await model.script({ reply: { content: [{ type: "text", text: "yo" }, { type: "thinking", thinking: "hmm", signature: "sig" }], usage: { input_tokens: 7, output_tokens: 3 } } });
     const provider = anthropicProvider({ baseUrl: mockUrl(), apiKey: "secret-key" });
     const response = await provider.complete(request(model.key), new AbortController().signal);
     expect(response).toEqual({
-      content: [{ type: "text", text: "yo" }],
+      content: [
+        { type: "text", text: "yo" },
+        { type: "thinking", thinking: "hmm", signature: "sig" },
+      ],
       stopReason: "end_turn",
       usage: { input_tokens: 7, output_tokens: 3, cache_read_tokens: 0, cache_write_tokens: 0 },
     });
@@ -72,12 +75,14 @@ describe("the Anthropic provider", () => {
     expect(JSON.stringify(body).split('"cache_control"').length - 1).toBe(4);
   });
 
-  it("reports the stop reasons the loop acts on and calls any other one other", async () => {
+  it("reports the stop reasons the loop acts on and calls any other one unknown", async () => {
     for (const [given, expected] of [
       ["max_tokens", "max_tokens"],
       ["refusal", "refusal"],
       ["stop_sequence", "stop_sequence"],
-      ["pause_turn", "other"],
+      ["pause_turn", "pause_turn"],
+      ["model_context_window_exceeded", "context_window_exceeded"],
+      ["a_reason_from_the_future", "unknown"],
     ]) {
       const model = mockModel(uniqueKey("stop"));
       await model.script({ reply: { content: [{ type: "text", text: "x" }], stop_reason: given } });

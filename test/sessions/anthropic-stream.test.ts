@@ -20,11 +20,14 @@ function assemble(events: { event: string; data: string }[]) {
 }
 
 describe("StreamAssembler", () => {
-  it("assembles text and tool use, with usage from the stream and deltas at the saved positions", () => {
+  it("assembles thinking, text and tool use, with usage from the stream and deltas at the saved positions", () => {
     const { deltas, result } = assemble([
       start(),
       ev("content_block_start", { index: 0, content_block: { type: "thinking", thinking: "" } }),
-      ev("content_block_delta", { index: 0, delta: { type: "thinking_delta", thinking: "hmm" } }),
+      ev("content_block_delta", { index: 0, delta: { type: "thinking_delta", thinking: "hm" } }),
+      ev("content_block_delta", { index: 0, delta: { type: "thinking_delta", thinking: "m" } }),
+      ev("content_block_delta", { index: 0, delta: { type: "signature_delta", signature: "EqQBCgIYAhIM" } }),
+      ev("content_block_stop", { index: 0 }),
       ...textBlock(1),
       ...textBlock(2, "Let me ", "look."),
       ev("content_block_start", { index: 3, content_block: { type: "tool_use", id: "toolu_1", name: "lookup", input: {} } }),
@@ -34,6 +37,7 @@ describe("StreamAssembler", () => {
     ]);
     expect(result()).toEqual({
       content: [
+        { type: "thinking", thinking: "hmm", signature: "EqQBCgIYAhIM" },
         { type: "text", text: "Let me look." },
         { type: "tool_use", id: "toolu_1", name: "lookup", input: { q: "tokyo" } },
       ],
@@ -41,8 +45,10 @@ describe("StreamAssembler", () => {
       usage: { input_tokens: 12, output_tokens: 30, cache_read_tokens: 0, cache_write_tokens: 0 },
     });
     expect(deltas).toEqual([
-      { index: 0, text: "Let me " },
-      { index: 0, text: "look." },
+      { index: 0, text: "hm", kind: "reasoning" },
+      { index: 0, text: "m", kind: "reasoning" },
+      { index: 1, text: "Let me " },
+      { index: 1, text: "look." },
     ]);
   });
 
@@ -61,6 +67,19 @@ describe("StreamAssembler", () => {
       expect.objectContaining({ retryable: false }),
     );
     expect(() => assemble([start(), { event: "content_block_delta", data: "{not json" }])).toThrow(expect.objectContaining({ retryable: true }));
+  });
+
+  it("drops a tool call that max_tokens cut off mid-input, keeping the text, but fails on garbled input otherwise", () => {
+    const cut = (reason: string) =>
+      assemble([
+        start(),
+        ...textBlock(0, "Checking."),
+        ev("content_block_start", { index: 1, content_block: { type: "tool_use", id: "toolu_cut", name: "lookup", input: {} } }),
+        ev("content_block_delta", { index: 1, delta: { type: "input_json_delta", partial_json: '{"q": "tok' } }),
+        ...stop(reason, 50),
+      ]).result;
+    expect(cut("max_tokens")()).toMatchObject({ content: [{ type: "text", text: "Checking." }], stopReason: "max_tokens", usage: { output_tokens: 50 } });
+    expect(() => cut("tool_use")()).toThrow(expect.objectContaining({ retryable: true }));
   });
 
   it("gives no text once stopped", () => {

@@ -23,6 +23,7 @@ import {
   writeLegacySession,
   writeLegacyIndex,
   writeWaitingAgentV6,
+  writeRefusedSessionV8,
   writeSchedulerV1,
 } from "../support/legacy-storage";
 import { pngBytes } from "../support/images";
@@ -232,6 +233,35 @@ describe("session object storage written by an earlier version", () => {
     expect(unwrap((await t.stub.start("keyed once", cap, {}, "schedule:sch_x:1")) as SessionResult<Session>).status).toBe("done");
     expect(unwrap(await t.stub.requestOutcome("schedule:sch_x:1"))).toBe("started");
     expect(await messages(t)).toHaveLength(8);
+  });
+
+  it("at version 8 gets messages.omitted, its refused last run marked, and its next run is sent without the refused exchange", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => writeRefusedSessionV8(state.storage, t));
+    await abortAllDurableObjects();
+    await t.model.script({ reply: { content: [{ type: "text", text: "noon" }] } });
+    unwrap(await t.stub.start("what time is it?"));
+    expect(await waitForStatus(t, ["done", "failed"])).toMatchObject({ status: "done", stop_reason: "end_turn" });
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS));
+      expect(state.storage.sql.exec("SELECT seq, omitted FROM messages ORDER BY seq").toArray()).toEqual([
+        { seq: 1, omitted: 0 },
+        { seq: 2, omitted: 0 },
+        { seq: 3, omitted: 1 },
+        { seq: 4, omitted: 1 },
+        { seq: 5, omitted: 0 },
+        { seq: 6, omitted: 0 },
+      ]);
+    });
+    // The history keeps everything; the model is sent the earlier exchange and the new message only.
+    expect(await messages(t)).toHaveLength(6);
+    const [request] = await t.model.requests();
+    const turns = (request!.body as { messages: { role: string; content: { text: string }[] }[] }).messages;
+    expect(turns.map((turn) => [turn.role, turn.content.map((block) => block.text)])).toEqual([
+      ["user", ["hello"]],
+      ["assistant", ["hi there"]],
+      ["user", ["what time is it?"]],
+    ]);
   });
 
   it("a new session starts at the newest version", async () => {

@@ -425,3 +425,59 @@ export async function writeSchedulerV1(storage: DurableObjectStorage, tenantId: 
   storage.kv.put("registered", true);
   await storage.setAlarm(nextAt);
 }
+
+/**
+ * A session as version 8 (before messages.omitted) left it after a refused run: the refused
+ * prompt and the partial answer, the run state `done` with `refusal`, and an earlier exchange
+ * that ended well.
+ */
+export function writeRefusedSessionV8(storage: DurableObjectStorage, t: TestSession): void {
+  migrateSessionTo(storage, 8);
+  const at = new Date().toISOString();
+  const rows: [string, string, unknown[]][] = [
+    ["user", "input", [{ type: "text", text: "hello" }]],
+    ["assistant", "answer", [{ type: "text", text: "hi there" }]],
+    ["user", "input", [{ type: "text", text: "something refused" }]],
+    ["assistant", "answer", [{ type: "text", text: "I can't help with that." }]],
+  ];
+  for (const [role, kind, content] of rows) {
+    storage.sql.exec("INSERT INTO messages (role, content, created_at, tokens, kind) VALUES (?, ?, ?, 8, ?)", role, JSON.stringify(content), at, kind);
+  }
+  storage.kv.put("session", {
+    id: t.sessionId,
+    tenant_id: t.tenantId,
+    created_by: "user-1",
+    model: t.model.key,
+    system: null,
+    tools: [],
+    limits: { ...LIMITS_BEFORE_SCHEDULES, max_image_bytes: 3_932_160 },
+    context: { strategy: "auto" },
+    output_schema: null,
+    metadata: null,
+    notify_url: null,
+    created_at: at,
+  });
+  storage.kv.put("run", {
+    status: "done",
+    generation: 2,
+    steps: 1,
+    attempts: 0,
+    error: null,
+    stop_reason: "refusal",
+    usage: { steps: 2, input_tokens: 20, output_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0 },
+    revision: 6,
+    reported_revision: 6,
+    urgent_revision: 6,
+    last_report_at: Date.now(),
+    report_failures: 0,
+    report_retry_at: 0,
+    next_attempt_at: 0,
+    ready_at: 0,
+    run_started_at: 0,
+    run_start_seq: 3,
+    token_ratio: 1,
+    invalid_outputs: 0,
+    output_error: null,
+    updated_at: at,
+  });
+}

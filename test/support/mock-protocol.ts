@@ -77,6 +77,23 @@ export interface StreamShape {
   hang_after?: number;
 }
 
+/**
+ * A 200 whose body is exactly `body` (a recorded stream, say), written in pieces cut at the
+ * given byte offsets, each its own write a moment after the one before, so a reader meets the
+ * cuts where they fall: inside an event, a JSON string, a UTF-8 character.
+ */
+export interface RawStep extends StepTiming {
+  raw: {
+    body: string;
+    /** Default `text/event-stream; charset=utf-8`. */
+    content_type?: string;
+    /** Byte offsets into the UTF-8 body, increasing. */
+    split_at?: number[];
+    /** Wait between pieces (default 2). */
+    piece_delay_ms?: number;
+  };
+}
+
 /** A 200 with `content-type: application/json` whose body does not parse. */
 export interface InvalidJsonStep extends StepTiming {
   invalid_json: true;
@@ -88,7 +105,7 @@ export interface HoldStep extends StepTiming {
   then?: HookAnswerStep;
 }
 
-export type ModelStep = ReplyStep | StatusStep | HangStep | ResetStep | InvalidJsonStep | DelayStep;
+export type ModelStep = ReplyStep | RawStep | StatusStep | HangStep | ResetStep | InvalidJsonStep | DelayStep;
 /** What a held webhook call may be answered with once released. */
 export type HookAnswerStep = StatusStep | HangStep | ResetStep | DelayStep;
 export type HookStep = HookAnswerStep | HoldStep;

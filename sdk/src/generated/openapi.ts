@@ -1164,8 +1164,8 @@ export interface components {
          */
         FinalStatus: "done" | "failed" | "cancelled";
         /** @enum {string|null} */
-        StopReason: "end_turn" | "max_tokens" | "refusal" | "step_limit" | "token_limit" | "invalid_output" | "model_error" | "tools_unavailable" | "cancelled" | null;
-        /** @description Every token limit counts all four token figures. */
+        StopReason: "end_turn" | "max_tokens" | "refusal" | "context_window_exceeded" | "step_limit" | "token_limit" | "invalid_output" | "model_error" | "tools_unavailable" | "cancelled" | null;
+        /** @description Every token limit counts all four token figures (`reasoning_tokens` are part of `output_tokens`). */
         Usage: {
             /**
              * Format: int64
@@ -1189,6 +1189,11 @@ export interface components {
              * @description Input tokens written to the provider's prompt cache.
              */
             cache_write_tokens: number;
+            /**
+             * Format: int64
+             * @description Of `output_tokens`, those the model spent reasoning, where the provider reports them apart; absent until one did.
+             */
+            reasoning_tokens?: number;
         };
         WaitingToolCall: {
             /** @example toolu_01A09q90qw90lq917835lq9 */
@@ -1746,6 +1751,8 @@ export interface components {
             tools: components["schemas"]["Tool"][];
             limits: components["schemas"]["Limits"];
             context: components["schemas"]["ContextSettings"];
+            /** @description The model's reasoning settings; null: none asked for. */
+            reasoning: components["schemas"]["ReasoningSettings"] | null;
             /** @description The schema of the current (or last) run's answer; before any run, the session's own; null: a free answer. */
             output_schema: components["schemas"]["OutputSchema"] | null;
             /**
@@ -1941,6 +1948,24 @@ export interface components {
             last_messages?: number;
         };
         /**
+         * @description The model's reasoning before it answers: Anthropic's extended thinking, Chat Completions' `reasoning_effort`. Only for models the platform's catalog marks as reasoning models. The reasoning comes back as `thinking` blocks of the answer, and as `delta` events with `kind: "reasoning"` while it is written; its tokens count in `output_tokens`.
+         * @example {
+         *       "effort": "medium"
+         *     }
+         */
+        ReasoningSettings: {
+            /**
+             * @description How hard the model thinks. Chat Completions: `reasoning_effort`. Anthropic: a thinking budget of 1024, 4096 or 16384 tokens (`medium` when neither field is given).
+             * @enum {string}
+             */
+            effort?: "low" | "medium" | "high";
+            /**
+             * Format: int32
+             * @description Anthropic only: the thinking budget, which the answer's cap (`max_tokens_per_call`) includes, so it must be below it; it wins over `effort`. A call whose cap (what the session has left) is lower gets a budget one token below its cap, and none below 1025 tokens.
+             */
+            budget_tokens?: number;
+        };
+        /**
          * @description A JSON Schema (2020-12) the run's final answer must be valid for; its top level is an object, at most 32768 characters as JSON and nested at most 32 levels deep. The answer is checked with the same validator as tool inputs (patterns on RE2); an invalid answer is told to the model, which answers again, and a run without a valid answer after 3 tries (or at the step limit) fails with `invalid_output`.
          * @example {
          *       "type": "object",
@@ -1981,6 +2006,8 @@ export interface components {
             tools?: components["schemas"]["Tool"][];
             limits?: components["schemas"]["SessionLimits"];
             context?: components["schemas"]["ContextSettings"];
+            /** @description The model's reasoning before it answers; null or absent: none asked for. */
+            reasoning?: components["schemas"]["ReasoningSettings"] | null;
             /** @description The schema of the answer of every run of the session whose message names none (the first run's too). */
             output_schema?: components["schemas"]["OutputSchema"] | null;
             /**
@@ -2114,7 +2141,7 @@ export interface components {
              */
             created_at: string;
         };
-        ContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ToolResultBlock"] | components["schemas"]["StoredImageBlock"];
+        ContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ToolResultBlock"] | components["schemas"]["StoredImageBlock"] | components["schemas"]["ThinkingBlock"] | components["schemas"]["RedactedThinkingBlock"];
         TextBlock: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2168,6 +2195,27 @@ export interface components {
                 /** @description Where the platform fetched the image from, when it was given as a URL. */
                 url?: string;
             };
+        };
+        /** @description The model's reasoning before its answer, as the provider gave it (Anthropic `thinking`, Chat Completions `reasoning_content` or `reasoning`): never part of the answer's text, and sent back to the provider where it requires it. */
+        ThinkingBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "thinking";
+            thinking: string;
+            /** @description Anthropic's signature of the block; absent for a Chat Completions server's reasoning. */
+            signature?: string;
+        };
+        /** @description Reasoning the provider (Anthropic) encrypted. */
+        RedactedThinkingBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "redacted_thinking";
+            /** @description Encrypted by the provider; kept and sent back as given. */
+            data: string;
         };
         AddMessageRequest: {
             input: components["schemas"]["RunInput"] & unknown;
@@ -2457,7 +2505,7 @@ export interface components {
              */
             created_at: string;
         };
-        /** @description Streamed model text: not stored, not replayed. */
+        /** @description Streamed model text (and reasoning, with `kind: "reasoning"`): not stored, not replayed. */
         DeltaEvent: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2474,7 +2522,7 @@ export interface components {
         DeltaEventData: {
             /**
              * Format: int64
-             * @description The text block's position in the answer being written.
+             * @description The block's position in the answer being written.
              */
             index: number;
             text: string;
@@ -2483,6 +2531,11 @@ export interface components {
              * @description Where `text` starts in that block; 0 again when a retried call writes it anew.
              */
             offset: number;
+            /**
+             * @description `reasoning`: the model's reasoning (a `thinking` block of the answer), never answer text. Absent for the answer's text.
+             * @enum {string}
+             */
+            kind?: "reasoning";
         };
         /** @description The session reached a final status; the stream closes. */
         EndEvent: {
@@ -2722,6 +2775,8 @@ export interface components {
             tools?: components["schemas"]["Tool"][];
             limits?: components["schemas"]["SessionLimits"];
             context?: components["schemas"]["ContextSettings"];
+            /** @description The model's reasoning before it answers; null or absent: none asked for. */
+            reasoning?: components["schemas"]["ReasoningSettings"] | null;
             /** @description The schema of the answer of every run of the session whose message names none (the first run's too). */
             output_schema?: components["schemas"]["OutputSchema"] | null;
             /**
@@ -2764,6 +2819,8 @@ export interface components {
             tools?: components["schemas"]["Tool"][];
             limits?: components["schemas"]["SessionLimits"];
             context?: components["schemas"]["ContextSettings"];
+            /** @description The model's reasoning before it answers; null or absent: none asked for. */
+            reasoning?: components["schemas"]["ReasoningSettings"] | null;
             /** @description The schema of the answer of every run of the session whose message names none (the first run's too). */
             output_schema?: components["schemas"]["OutputSchema"] | null;
             /**
@@ -10791,6 +10848,7 @@ export const webhookToolTypeValues: ReadonlyArray<FlattenedDeepRequired<componen
 export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClientTool"]["type"]> = ["client"];
 export const mcpToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["McpTool"]["type"]> = ["mcp"];
 export const contextSettingsStrategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ContextSettings"]["strategy"]> = ["auto", "last_messages", "summary"];
+export const reasoningSettingsEffortValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReasoningSettings"]["effort"]> = ["low", "medium", "high"];
 export const inputTextBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InputTextBlock"]["type"]> = ["text"];
 export const inputImageBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InputImageBlock"]["type"]> = ["image"];
 export const inputImageBlockSourceOneOf0TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["InputImageBlock"]["source"], {
@@ -10806,6 +10864,8 @@ export const toolUseBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<compone
 export const toolResultBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolResultBlock"]["type"]> = ["tool_result"];
 export const storedImageBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StoredImageBlock"]["type"]> = ["image"];
 export const storedImageBlockSourceTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StoredImageBlock"]["source"]["type"]> = ["stored"];
+export const thinkingBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ThinkingBlock"]["type"]> = ["thinking"];
+export const redactedThinkingBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RedactedThinkingBlock"]["type"]> = ["redacted_thinking"];
 export const addMessageRequestIf_runningValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AddMessageRequest"]["if_running"]> = ["reject", "enqueue", "interrupt"];
 export const stepKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["kind"]> = ["model", "tools", "summary", "discover"];
 export const stepOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["outcome"]> = ["ok", "retry", "failed", "discarded", "partial", "error"];
@@ -10818,6 +10878,7 @@ export const toolCallEventTypeValues: ReadonlyArray<FlattenedDeepRequired<compon
 export const toolResultEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolResultEvent"]["type"]> = ["tool_result"];
 export const usageEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UsageEvent"]["type"]> = ["usage"];
 export const deltaEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaEvent"]["type"]> = ["delta"];
+export const deltaEventDataKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaEventData"]["kind"]> = ["reasoning"];
 export const endEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndEvent"]["type"]> = ["end"];
 export const sessionExportFormatValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionExport"]["format"]> = ["agent-platform.session-export/v1"];
 export const scheduleStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScheduleStatus"]> = ["active", "paused", "disabled"];

@@ -43,9 +43,12 @@ const SnapshotDataSchema = z
 
 const DeltaDataSchema = z
   .object({
-    index: z.number().int().openapi({ description: "The text block's position in the answer being written." }),
+    index: z.number().int().openapi({ description: "The block's position in the answer being written." }),
     text: z.string(),
     offset: z.number().int().openapi({ description: "Where `text` starts in that block; 0 again when a retried call writes it anew." }),
+    kind: z.literal("reasoning").optional().openapi({
+      description: "`reasoning`: the model's reasoning (a `thinking` block of the answer), never answer text. Absent for the answer's text.",
+    }),
   })
   .openapi("DeltaEventData");
 
@@ -60,7 +63,7 @@ export const EventFrameSchema = z
     z.object({ type: z.literal("tool_call"), data: ToolCallEventDataSchema, ...stored }).openapi("ToolCallEvent"),
     z.object({ type: z.literal("tool_result"), data: ToolCallEventDataSchema, ...stored }).openapi("ToolResultEvent"),
     z.object({ type: z.literal("usage"), data: UsageSchema, ...stored }).openapi("UsageEvent"),
-    z.object({ type: z.literal("delta"), data: DeltaDataSchema, ...transient }).openapi("DeltaEvent", { description: "Streamed model text: not stored, not replayed." }),
+    z.object({ type: z.literal("delta"), data: DeltaDataSchema, ...transient }).openapi("DeltaEvent", { description: "Streamed model text (and reasoning, with `kind: \"reasoning\"`): not stored, not replayed." }),
     z.object({ type: z.literal("end"), data: StatusDataSchema, ...transient }).openapi("EndEvent", { description: "The session reached a final status; the stream closes." }),
   ])
   .openapi("EventFrame", {

@@ -12,6 +12,7 @@ import {
   CreateSessionRequestSchema,
   ImageMediaTypeSchema,
   OutputSchemaSchema,
+  ReasoningSettingsSchema,
   TextBlockSchema,
   ToolSchema,
 } from "../../sessions/request-schemas";
@@ -63,8 +64,24 @@ export const StoredImageBlockSchema = z
   })
   .openapi("StoredImageBlock", { description: "An image of a user message, as the history shows it: what it is, not its bytes." });
 
+export const ThinkingBlockSchema = z
+  .object({
+    type: z.literal("thinking"),
+    thinking: z.string(),
+    signature: z.string().optional().openapi({ description: "Anthropic's signature of the block; absent for a Chat Completions server's reasoning." }),
+  })
+  .openapi("ThinkingBlock", {
+    description:
+      "The model's reasoning before its answer, as the provider gave it (Anthropic `thinking`, Chat Completions `reasoning_content` or " +
+      "`reasoning`): never part of the answer's text, and sent back to the provider where it requires it.",
+  });
+
+export const RedactedThinkingBlockSchema = z
+  .object({ type: z.literal("redacted_thinking"), data: z.string().openapi({ description: "Encrypted by the provider; kept and sent back as given." }) })
+  .openapi("RedactedThinkingBlock", { description: "Reasoning the provider (Anthropic) encrypted." });
+
 export const ContentBlockSchema = z
-  .discriminatedUnion("type", [TextBlockSchema, ToolUseBlockSchema, ToolResultBlockSchema, StoredImageBlockSchema])
+  .discriminatedUnion("type", [TextBlockSchema, ToolUseBlockSchema, ToolResultBlockSchema, StoredImageBlockSchema, ThinkingBlockSchema, RedactedThinkingBlockSchema])
   .openapi("ContentBlock");
 
 // ---- the session ---------------------------------------------------------------------------
@@ -87,6 +104,7 @@ export const SessionSchema = z
     tools: z.array(ToolSchema),
     limits: LimitsSchema,
     context: ContextSettingsSchema,
+    reasoning: z.union([ReasoningSettingsSchema, z.null()]).openapi({ description: "The model's reasoning settings; null: none asked for." }),
     output_schema: z
       .union([OutputSchemaSchema, z.null()])
       .openapi({ description: "The schema of the current (or last) run's answer; before any run, the session's own; null: a free answer." }),

@@ -4,6 +4,7 @@ import { call, callJson, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { bearer } from "../../support/tokens";
 import { caller, createSession, text, waitForStatus } from "./helpers";
+import { author, createAgent } from "../agents/helpers";
 
 const platformAdmin = () => bearer({ tenantId: "platform", subject: "ops-1", scopes: ["platform:admin"] });
 
@@ -84,5 +85,62 @@ describe("models", () => {
     await setModels(who.tenantId, ["openai:*"]);
     const res = await call(`/v1/admin/tenants/${who.tenantId}`, { headers: await platformAdmin() });
     expect(((await res.json()) as { models: string[] }).models).toEqual(["openai:*"]);
+  });
+});
+
+describe("reasoning", () => {
+  it("maps effort or a budget to each provider's request, and shows the settings on the session", async () => {
+    const who = await caller();
+    const claude = mockModel(uniqueKey("claude-sonnet-4-5"));
+    const session = await createSession(who, { input: "think first", model: claude.key, reasoning: { budget_tokens: 2_048 } });
+    expect(session.reasoning).toEqual({ budget_tokens: 2_048 });
+    expect((await waitForStatus(who, session.id, ["done", "failed"])).status).toBe("done");
+    expect((await claude.requests())[0]!.body).toMatchObject({ max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 2_048 } });
+
+    const o3 = mockModel(uniqueKey("o3"));
+    const chat = await createSession(who, { input: "think first", model: `openai:${o3.key}`, reasoning: { effort: "high" } });
+    expect((await waitForStatus(who, chat.id, ["done", "failed"])).status).toBe("done");
+    expect((await o3.requests())[0]!.body).toMatchObject({ reasoning_effort: "high" });
+
+    // Without settings, none are sent.
+    const plain = mockModel(uniqueKey("claude-sonnet-4-5"));
+    const none = await createSession(who, { input: "just answer", model: plain.key });
+    expect(none.reasoning).toBeNull();
+    await waitForStatus(who, none.id, ["done", "failed"]);
+    expect((await plain.requests())[0]!.body).not.toHaveProperty("thinking");
+  });
+
+  it.each([
+    ["a model the catalog does not mark as a reasoning model", { model: "claude-3-5-haiku-latest", reasoning: { effort: "low" } }, "body.reasoning"],
+    ["a budget on a Chat Completions model", { model: "openai:o4-mini", reasoning: { budget_tokens: 2_000 } }, "body.reasoning.budget_tokens"],
+    ["a budget that reaches the answer's cap", { model: "claude-opus-4-1", reasoning: { budget_tokens: 4_096 } }, "body.reasoning.budget_tokens"],
+    ["a budget below Anthropic's smallest", { model: "claude-opus-4-1", reasoning: { budget_tokens: 512 } }, "body.reasoning.budget_tokens"],
+    ["an effort it does not know", { model: "claude-opus-4-1", reasoning: { effort: "max" } }, "body.reasoning.effort"],
+    ["a field it does not know", { model: "claude-opus-4-1", reasoning: { effort: "low", tokens: 1 } }, "body.reasoning"],
+  ])("refuses %s with a 400 naming the field", async (_name, body, path) => {
+    const who = await caller();
+    const res = await callJson("/v1/sessions", "POST", body, who.headers);
+    expect(res.status).toBe(400);
+    expect((await readProblem(res)).errors?.map((e) => e.path)).toContain(path);
+  });
+});
+
+describe("reasoning in an agent's definition", () => {
+  it("is checked like a session's, goes to the agent's sessions, and is refused beside `agent`", async () => {
+    const who = await author();
+    const refused = await callJson("/v1/agents", "POST", { name: "plain", model: "claude-3-5-haiku-latest", reasoning: { effort: "low" } }, who.headers);
+    expect(refused.status).toBe(400);
+    expect((await readProblem(refused)).errors?.map((e) => e.path)).toContain("body.reasoning");
+
+    const claude = mockModel(uniqueKey("claude-opus-4-1"));
+    const agent = await createAgent(who, { name: "thinker", model: claude.key, reasoning: { effort: "low" } });
+    const session = await createSession(who, { agent: agent.id, input: "think" });
+    expect(session.reasoning).toEqual({ effort: "low" });
+    await waitForStatus(who, session.id, ["done", "failed"]);
+    expect((await claude.requests())[0]!.body).toMatchObject({ thinking: { type: "enabled", budget_tokens: 1_024 } });
+
+    const beside = await callJson("/v1/sessions", "POST", { agent: agent.id, reasoning: { effort: "high" } }, who.headers);
+    expect(beside.status).toBe(400);
+    expect((await readProblem(beside)).errors?.map((e) => e.path)).toContain("body.reasoning");
   });
 });

@@ -74,10 +74,10 @@ describe("MODELS", () => {
 
   it("parses ids, patterns, stated context sizes and image support", () => {
     expect(parseConfig(env('["claude-sonnet-4-5", {"id": "openai:llama3", "context_tokens": 8192}, "openai:gpt-4o*", {"id": "openai:llava", "images": true}]')).models).toEqual([
-      { pattern: "anthropic:claude-sonnet-4-5", contextTokens: null, images: null },
-      { pattern: "openai:llama3", contextTokens: 8192, images: null },
-      { pattern: "openai:gpt-4o*", contextTokens: null, images: null },
-      { pattern: "openai:llava", contextTokens: null, images: true },
+      { pattern: "anthropic:claude-sonnet-4-5", contextTokens: null, images: null, reasoning: null },
+      { pattern: "openai:llama3", contextTokens: 8192, images: null, reasoning: null },
+      { pattern: "openai:gpt-4o*", contextTokens: null, images: null, reasoning: null },
+      { pattern: "openai:llava", contextTokens: null, images: true, reasoning: null },
     ]);
     expect(parseConfig(env(undefined)).models).toBeNull();
   });

@@ -32,6 +32,8 @@ export function openAiError(status: number): unknown {
 let completionCounter = 0;
 
 interface Rendered {
+  /** Thinking blocks, sent as DeepSeek's `reasoning_content`. */
+  reasoning: string;
   text: string;
   calls: { id: string; name: string; arguments: string }[];
   finish: string;
@@ -40,6 +42,7 @@ interface Rendered {
 
 function render(reply: ReplyStep["reply"]): Rendered {
   const text = reply.content.flatMap((b) => (b.type === "text" && typeof b.text === "string" ? [b.text] : [])).join("");
+  const reasoning = reply.content.flatMap((b) => (b.type === "thinking" && typeof b.thinking === "string" ? [b.thinking] : [])).join("");
   const calls = reply.content.flatMap((b) =>
     b.type === "tool_use" ? [{ id: String(b.id), name: String(b.name), arguments: JSON.stringify(b.input ?? {}) }] : [],
   );
@@ -48,6 +51,7 @@ function render(reply: ReplyStep["reply"]): Rendered {
   // Chat Completions counts cached prompt tokens inside prompt_tokens.
   const prompt = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
   return {
+    reasoning,
     text,
     calls,
     finish: FINISH_REASONS[stop] ?? stop,
@@ -77,6 +81,7 @@ export function sendChatCompletion(res: ServerResponse, model: string, reply: Re
           message: {
             role: "assistant",
             content: rendered.text === "" ? null : rendered.text,
+            ...(rendered.reasoning !== "" ? { reasoning_content: rendered.reasoning } : {}),
             ...(rendered.calls.length
               ? { tool_calls: rendered.calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) }
               : {}),
@@ -95,6 +100,7 @@ export function sendChatCompletion(res: ServerResponse, model: string, reply: Re
     res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices, ...extra })}\n\n`);
   const delta = (d: Record<string, unknown>, finish: string | null = null) => send([{ index: 0, delta: d, finish_reason: finish }]);
   delta({ role: "assistant", content: "" });
+  for (const piece of halves(rendered.reasoning)) delta({ reasoning_content: piece });
   // Text and arguments arrive in pieces, as real streams send them.
   for (const piece of halves(rendered.text)) delta({ content: piece });
   rendered.calls.forEach((call, index) => {

@@ -17,6 +17,7 @@ import type {
   HookStep,
   ModelStep,
   RecordedRequest,
+  RawStep,
   ReplyStep,
   StatusStep,
   StreamShape,
@@ -71,10 +72,12 @@ export type ModelFallback = (requestBody: unknown, serverUrl: string) => ReplySt
 const SAY_OK: ReplyStep["reply"] = { content: [{ type: "text", text: "ok" }] };
 
 const STEP_KINDS: Record<Queue, readonly string[]> = {
-  model: ["reply", "status", "hang", "reset", "invalid_json"],
+  model: ["reply", "raw", "status", "hang", "reset", "invalid_json"],
   hook: ["status", "hang", "reset", "hold"],
 };
-const ALL_KINDS = ["reply", "status", "hang", "reset", "invalid_json", "hold"];
+const ALL_KINDS = ["reply", "raw", "status", "hang", "reset", "invalid_json", "hold"];
+const RAW_FIELDS = ["body", "content_type", "split_at", "piece_delay_ms"];
+const DEFAULT_PIECE_DELAY_MS = 2;
 const STREAM_FIELDS = ["chunk_chars", "event_delay_ms", "break_after", "hang_after"];
 const DEFAULT_CHUNK_CHARS = 4;
 const BREAK_FLUSH_MS = 50;
@@ -111,6 +114,19 @@ function checkStep(raw: unknown, kinds: readonly string[], where: string): strin
     if (body !== undefined && typeof body !== "string" && typeof body !== "object") {
       return `${where}: body must be a string or JSON object`;
     }
+  }
+  if (kind === "raw") {
+    const spec = raw.raw;
+    if (!isObject(spec) || typeof spec.body !== "string") return `${where}: raw.body must be a string`;
+    for (const name of Object.keys(spec)) if (!RAW_FIELDS.includes(name)) return `${where}: raw.${name} is not a raw field`;
+    if (spec.content_type !== undefined && typeof spec.content_type !== "string") return `${where}: raw.content_type must be a string`;
+    const size = Buffer.byteLength(spec.body);
+    const cuts = spec.split_at;
+    if (cuts !== undefined && !(Array.isArray(cuts) && cuts.every((c, i) => Number.isInteger(c) && c > 0 && c < size && (i === 0 || c > cuts[i - 1])))) {
+      return `${where}: raw.split_at must be increasing byte offsets inside the body`;
+    }
+    const pause = spec.piece_delay_ms;
+    if (pause !== undefined && !(typeof pause === "number" && pause >= 0 && pause <= MAX_DELAY_MS)) return `${where}: raw.piece_delay_ms must be a number from 0 to ${MAX_DELAY_MS}`;
   }
   if (kind === "reply") {
     const reply = raw.reply;
@@ -247,6 +263,7 @@ function streamEvents(model: string, reply: ReplyStep["reply"], chunkChars: numb
     } else if (block.type === "thinking") {
       events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "thinking", thinking: "" } }]);
       events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: String(block.thinking ?? "") } }]);
+      if (typeof block.signature === "string") events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "signature_delta", signature: block.signature } }]);
     } else {
       events.push(["content_block_start", { type: "content_block_start", index, content_block: block }]);
     }
@@ -278,6 +295,21 @@ async function sendStream(x: Exchange, model: string, reply: ReplyStep["reply"],
     }
     if (shape.hang_after !== undefined && n >= shape.hang_after) return;
     x.res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+  x.res.end();
+}
+
+/** A recorded body sent byte for byte, cut where the step says. */
+async function sendRaw(x: Exchange, spec: RawStep["raw"]): Promise<void> {
+  const bytes = Buffer.from(spec.body, "utf8");
+  x.res.writeHead(200, { "content-type": spec.content_type ?? "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
+  const cuts = [0, ...(spec.split_at ?? []), bytes.length];
+  for (let n = 0; n + 1 < cuts.length; n++) {
+    if (n > 0) {
+      const waited = await sleep(spec.piece_delay_ms ?? DEFAULT_PIECE_DELAY_MS, true, { signal: x.signal }).catch(() => false);
+      if (!waited) return;
+    }
+    x.res.write(bytes.subarray(cuts[n], cuts[n + 1]));
   }
   x.res.end();
 }
@@ -360,6 +392,7 @@ async function play(x: Exchange, step: AnyStep | undefined, queue: Queue): Promi
   }
   if ("status" in step) return sendStatusStep(x.res, step, x.dialect);
   if ("reply" in step) return sendReply(x, step.reply, step.stream);
+  if ("raw" in step) return sendRaw(x, step.raw);
   if ("invalid_json" in step) return sendBody(x.res, 200, NOT_JSON_BODY, { "content-type": "application/json" });
   return sendDefault(x, queue);
 }

@@ -84,13 +84,13 @@ export function decideContext({ store, session, run, catalog, tools }: PlanInput
   });
 
   if (settings.strategy !== "summary") {
-    const window = fitWindow(store.metaNewestFirst(), { budget: forMessages, pinned, ...(settings.lastMessages ? { maxCount: settings.lastMessages } : {}) });
+    const window = fitWindow(store.metaNewestFirst(0, { sentOnly: true }), { budget: forMessages, pinned, ...(settings.lastMessages ? { maxCount: settings.lastMessages } : {}) });
     return call(window.startSeq, window.tokens, null, window.overBudget);
   }
 
   const summary = store.latestSummary();
   const after = summary?.last_seq ?? task?.seq ?? 0;
-  const metas = [...store.metaNewestFirst(after)];
+  const metas = [...store.metaNewestFirst(after, { sentOnly: true })];
   const reserve = summaryMaxTokens(forMessages, maxTokens);
   const plan = planSummary(metas, {
     budget: forMessages,

@@ -33,7 +33,8 @@ export function transcript(messages: readonly { role: string; content: readonly 
       if (block.type === "text") lines.push(`[${message.role}] ${cut(block.text)}`);
       else if (block.type === "tool_use") lines.push(`[assistant called ${block.name} (${block.id})] ${cut(JSON.stringify(block.input))}`);
       else if (block.type === "image") lines.push(`[${message.role} sent an image: ${block.source.media_type}, ${block.source.width}×${block.source.height}]`);
-      else lines.push(`[${block.is_error ? "error from" : "result of"} ${block.tool_use_id}] ${cut(block.content)}`);
+      // Reasoning is not part of what was said: the summary keeps answers and results.
+      else if (block.type === "tool_result") lines.push(`[${block.is_error ? "error from" : "result of"} ${block.tool_use_id}] ${cut(block.content)}`);
     }
   }
   return lines.join("\n");

@@ -123,6 +123,7 @@ export class SessionEngine {
       agent: session.agent ?? null,
       forked_from: session.forked_from ?? null,
       memory: session.memory ?? null,
+      reasoning: session.reasoning ?? null,
       // Before any run, the session's own schema; after, the one the run had.
       output_schema: runSchema === undefined ? (session.output_schema ?? null) : runSchema,
       output: run.status === "done" ? this.store.runOutput() : null,

@@ -8,6 +8,7 @@ import type { StoredSession } from "../store/store";
 import type { SessionStore } from "../store/store";
 import type { Toolbox } from "../tools/registry";
 import type { DeltaData } from "../events/frames";
+import { addUsage, type Usage } from "../../types";
 import type { InflightCalls } from "./inflight";
 import type { SessionEngine } from "./engine";
 
@@ -49,6 +50,11 @@ export interface StepScope {
   persist(): Promise<boolean>;
   /** Runs `fn` in one transaction if the unit is still current; returns whether it ran. */
   commit(fn: (writer: UnitWriter) => void): boolean;
+  /**
+   * Adds a whole answer's tokens to the session's usage, current or not: a stale unit's answer is
+   * discarded, but the provider served (and bills) it. Counts no step. Nothing once erased.
+   */
+  countServed(usage: Omit<Usage, "steps">): void;
 }
 
 /**
@@ -112,5 +118,11 @@ export class UnitScope implements StepScope {
     if (!this.current) return false;
     this.#engine.transaction(() => fn(this.#engine));
     return true;
+  }
+
+  countServed(usage: Omit<Usage, "steps">): void {
+    const engine = this.#engine;
+    if (!engine.store.exists()) return;
+    engine.transaction(() => engine.updateRun({ usage: addUsage(engine.store.run().usage, usage, 0) }));
   }
 }

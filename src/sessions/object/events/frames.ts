@@ -32,11 +32,15 @@ export interface ToolCallEventData {
   decision: ToolCallDecision | null;
 }
 
-/** Text the model is writing: `text` goes at character `offset` of block `index` of the answer being written. */
+/**
+ * Text the model is writing: `text` goes at character `offset` of block `index` of the answer
+ * being written. `kind: "reasoning"` marks the model's reasoning (a thinking block), never answer text.
+ */
 export interface DeltaData {
   index: number;
   text: string;
   offset: number;
+  kind?: "reasoning";
 }
 
 export interface EventFrame {

@@ -6,7 +6,7 @@
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { ContentBlock } from "../../types";
-import { ModelError, type ModelResponse, type ModelStopReason, type TextDelta } from "./provider";
+import { ModelError, type ModelResponse, type ModelStopReason, stopFields, type TextDelta } from "./provider";
 import { errorTypeOf } from "./provider-errors";
 
 /** Far above any one event of a real stream; a line longer than this is not a model's answer. */
@@ -18,18 +18,21 @@ const STOP_REASONS: Record<string, ModelStopReason> = {
   max_tokens: "max_tokens",
   refusal: "refusal",
   stop_sequence: "stop_sequence",
+  pause_turn: "pause_turn",
+  model_context_window_exceeded: "context_window_exceeded",
 };
 
-/** The Messages API's `stop_reason`, normalised; anything unknown is `other`. */
+/** The Messages API's `stop_reason`, normalised; anything else (or none) is `unknown`. */
 export function anthropicStopReason(value: unknown): ModelStopReason {
-  return (typeof value === "string" && Object.hasOwn(STOP_REASONS, value) && STOP_REASONS[value]) || "other";
+  return (typeof value === "string" && Object.hasOwn(STOP_REASONS, value) && STOP_REASONS[value]) || "unknown";
 }
 
 /** Stream error types that repeating the call cannot fix. */
 const FATAL_STREAM_ERRORS = new Set(["invalid_request_error", "authentication_error", "permission_error", "not_found_error", "request_too_large"]);
 
 interface Block {
-  kind: "text" | "tool_use" | "other";
+  kind: "text" | "tool_use" | "thinking" | "redacted_thinking" | "other";
+  /** The text of a text block, or the reasoning of a thinking block. */
   text: string;
   id: string;
   name: string;
@@ -37,6 +40,8 @@ interface Block {
   json: string;
   /** The input the block started with, used when no delta follows. */
   initialInput: unknown;
+  /** A thinking block's signature (`signature_delta`), or a redacted block's `data`. */
+  signature: string;
   /** Position in the saved content; null for a block that is not kept (yet: a text block counts from its first text). */
   position: number | null;
 }
@@ -44,7 +49,8 @@ interface Block {
 export class StreamAssembler {
   readonly #blocks = new Map<number, Block>();
   #kept = 0;
-  #stopReason: ModelStopReason = "other";
+  #stopReason: ModelStopReason = "unknown";
+  #providerStopReason: unknown = null;
   #inputTokens = 0;
   #outputTokens = 0;
   #cacheReadTokens = 0;
@@ -79,7 +85,10 @@ export class StreamAssembler {
         return this.#delta(Number(data.index), (data.delta ?? {}) as Record<string, unknown>);
       case "message_delta": {
         const stop = (data.delta as { stop_reason?: unknown } | undefined)?.stop_reason;
-        if (typeof stop === "string") this.#stopReason = anthropicStopReason(stop);
+        if (typeof stop === "string") {
+          this.#stopReason = anthropicStopReason(stop);
+          this.#providerStopReason = stop;
+        }
         this.#usage(data.usage);
         return;
       }
@@ -100,27 +109,47 @@ export class StreamAssembler {
   result(): ModelResponse {
     if (!this.#complete) throw new ModelError("the model's stream ended before the message was complete", true, 200);
     const kept = [...this.#blocks.values()].filter((b) => b.position !== null).sort((a, b) => a.position! - b.position!);
-    const content: ContentBlock[] = kept.map((block) => {
-      if (block.kind === "text") return { type: "text", text: block.text };
-      return { type: "tool_use", id: block.id, name: block.name, input: toolInput(block) };
+    const usage = { input_tokens: this.#inputTokens, output_tokens: this.#outputTokens, cache_read_tokens: this.#cacheReadTokens, cache_write_tokens: this.#cacheWriteTokens };
+    let content: ContentBlock[];
+    try {
+      content = this.#content(kept);
+    } catch (err) {
+      // The whole answer came and was billed; it is refused, not unpaid.
+      if (err instanceof ModelError) err.served = usage;
+      throw err;
+    }
+    return { content, ...stopFields(this.#stopReason, this.#providerStopReason), usage };
+  }
+
+  #content(kept: Block[]): ContentBlock[] {
+    const cutOff = this.#stopReason === "max_tokens" || this.#stopReason === "context_window_exceeded";
+    // An answer cut off at its cap can end inside a tool call, whose input is then not JSON:
+    // that call is dropped and the answer stands for what it is. Elsewhere such input is garbled.
+    return kept.flatMap((block): ContentBlock[] => {
+      if (block.kind === "text") return [{ type: "text", text: block.text }];
+      if (block.kind === "thinking") return [{ type: "thinking", thinking: block.text, ...(block.signature ? { signature: block.signature } : {}) }];
+      if (block.kind === "redacted_thinking") return [{ type: "redacted_thinking", data: block.signature }];
+      const input = toolInput(block, cutOff);
+      return input === INCOMPLETE ? [] : [{ type: "tool_use", id: block.id, name: block.name, input }];
     });
-    return {
-      content,
-      stopReason: this.#stopReason,
-      usage: { input_tokens: this.#inputTokens, output_tokens: this.#outputTokens, cache_read_tokens: this.#cacheReadTokens, cache_write_tokens: this.#cacheWriteTokens },
-    };
   }
 
   #start(index: number, block: Record<string, unknown>): void {
-    const state: Block = { kind: "other", text: "", id: "", name: "", json: "", initialInput: block.input, position: null };
+    const state: Block = { kind: "other", text: "", id: "", name: "", json: "", initialInput: block.input, signature: "", position: null };
     this.#blocks.set(index, state);
     if (block.type === "tool_use" && typeof block.id === "string" && typeof block.name === "string") {
       Object.assign(state, { kind: "tool_use", id: block.id, name: block.name, position: this.#kept++ });
     } else if (block.type === "text") {
       state.kind = "text";
       if (typeof block.text === "string") this.#text(state, block.text);
+    } else if (block.type === "thinking") {
+      // Kept even when empty: its signature is what the API checks when it is sent back.
+      Object.assign(state, { kind: "thinking", position: this.#kept++, signature: typeof block.signature === "string" ? block.signature : "" });
+      if (typeof block.thinking === "string") this.#text(state, block.thinking);
+    } else if (block.type === "redacted_thinking" && typeof block.data === "string") {
+      Object.assign(state, { kind: "redacted_thinking", position: this.#kept++, signature: block.data });
     }
-    // Other kinds (thinking, server tools) are not part of the platform's history.
+    // Other kinds (server tools) are not part of the platform's history.
   }
 
   #delta(index: number, delta: Record<string, unknown>): void {
@@ -128,14 +157,16 @@ export class StreamAssembler {
     if (!state) throw new ModelError("the model's stream sent a delta for a block it never started", true, 200);
     if (delta.type === "text_delta" && state.kind === "text" && typeof delta.text === "string") this.#text(state, delta.text);
     else if (delta.type === "input_json_delta" && state.kind === "tool_use" && typeof delta.partial_json === "string") state.json += delta.partial_json;
+    else if (delta.type === "thinking_delta" && state.kind === "thinking" && typeof delta.thinking === "string") this.#text(state, delta.thinking);
+    else if (delta.type === "signature_delta" && state.kind === "thinking" && typeof delta.signature === "string") state.signature += delta.signature;
   }
 
-  /** Empty text takes no position: the saved answer leaves empty text blocks out. */
+  /** Empty text takes no position: the saved answer leaves empty text blocks out. A thinking block's text streams as reasoning. */
   #text(state: Block, text: string): void {
     if (text === "") return;
     state.position ??= this.#kept++;
     state.text += text;
-    if (!this.stopped()) this.onText?.({ index: state.position, text });
+    if (!this.stopped()) this.onText?.(state.kind === "thinking" ? { index: state.position, text, kind: "reasoning" } : { index: state.position, text });
   }
 
   /** Counts are cumulative in the stream: the latest one given stands. */
@@ -152,11 +183,15 @@ function isCount(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value) && value >= 0;
 }
 
-function toolInput(block: Block): unknown {
+/** A tool input the answer's cut-off left half written. */
+const INCOMPLETE = Symbol("incomplete tool input");
+
+function toolInput(block: Block, cutOff: boolean): unknown {
   if (block.json.trim() === "") return block.initialInput ?? {};
   try {
     return JSON.parse(block.json);
   } catch {
+    if (cutOff) return INCOMPLETE;
     throw new ModelError(`the model's stream sent tool input that is not JSON for "${block.name}"`, true, 200);
   }
 }

@@ -3,10 +3,11 @@
  * its failures become `ModelError`s through the one mapping in `provider-errors.ts`. It asks for a stream (`anthropic-stream.ts`
  * reads it) and still reads a whole JSON answer, as a proxy that does not stream may send.
  */
-import type { ContentBlock } from "../../types";
+import type { ContentBlock, Role, ThinkingBlock } from "../../types";
 import { anthropicStopReason, readMessageStream } from "./anthropic-stream";
-import { mergeTurns, ModelError, type ModelProvider, type ModelRequest, type ModelResponse, type TextDelta, toCount } from "./provider";
+import { mergeTurns, type ModelBlock, ModelError, stopFields, type ModelProvider, type ModelRequest, type ModelResponse, type TextDelta, toCount, type ToolDefinition } from "./provider";
 import { httpProviderError, networkProviderError, notConfiguredError } from "./provider-errors";
+import { anthropicThinking } from "./reasoning";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 /** The Messages API takes at most this many `cache_control` breakpoints in one request. */
@@ -59,6 +60,16 @@ function isEventStream(response: Response): boolean {
   return (response.headers.get("content-type") ?? "").toLowerCase().startsWith("text/event-stream");
 }
 
+type Cached = { cache_control?: typeof EPHEMERAL };
+/** A content block as the Messages API takes it back: a thinking block always with its signature. */
+type WireBlock = (Exclude<ModelBlock, ThinkingBlock> | (ThinkingBlock & { signature: string })) & Cached;
+interface WireMessage {
+  role: Role;
+  content: WireBlock[];
+}
+/** Tool input schemas are objects at the top (the request schemas and MCP both require it). */
+type WireTool = Omit<ToolDefinition, "input_schema"> & { input_schema: { type: "object"; [key: string]: unknown } } & Cached;
+
 /**
  * The request on the wire. Prompt caching marks the stable prefix: the tool definitions, the
  * system prompt and the messages flagged `cache` (the task, the summary), at most
@@ -67,39 +78,57 @@ function isEventStream(response: Response): boolean {
 export function toWire(request: ModelRequest) {
   let breakpoints = MAX_CACHE_BREAKPOINTS;
   const allTools = request.output ? [...request.tools, request.output.tool] : request.tools;
-  const tools = allTools.map((tool, i) => (i === allTools.length - 1 && breakpoints-- > 0 ? { ...tool, cache_control: EPHEMERAL } : tool));
-  const system = request.system ? [{ type: "text", text: request.system, ...(breakpoints-- > 0 ? { cache_control: EPHEMERAL } : {}) }] : null;
-  const messages = withoutEmptyBlocks(request.messages).map((message) => {
-    if (!message.cache || breakpoints <= 0) return { role: message.role, content: message.content as unknown as Record<string, unknown>[] };
+  const tools = allTools.map((tool, i): WireTool => {
+    const wire = { ...tool, input_schema: tool.input_schema as WireTool["input_schema"] };
+    return i === allTools.length - 1 && breakpoints-- > 0 ? { ...wire, cache_control: EPHEMERAL } : wire;
+  });
+  const system = request.system ? [{ type: "text" as const, text: request.system, ...(breakpoints-- > 0 ? { cache_control: EPHEMERAL } : {}) }] : null;
+  const messages = wireMessages(request.messages).map((message, i): WireMessage => {
+    if (!request.messages[i]?.cache || breakpoints <= 0 || message.content.length === 0) return message;
     breakpoints--;
-    const content: Record<string, unknown>[] = message.content.map((block) => ({ ...block }));
-    content[content.length - 1] = { ...content[content.length - 1], cache_control: EPHEMERAL };
+    const content = [...message.content];
+    content[content.length - 1] = { ...content[content.length - 1]!, cache_control: EPHEMERAL };
     return { role: message.role, content };
   });
+  const thinking = anthropicThinking(request.reasoning, request.maxTokens);
   return {
     model: request.model,
     max_tokens: request.maxTokens,
+    ...(thinking ? { thinking } : {}),
     ...(system ? { system } : {}),
-    messages: mergeTurns(messages),
+    messages: mergeTurns(messages.filter((message) => message.content.length > 0)),
     ...(tools.length ? { tools } : {}),
-    ...(request.output ? { tool_choice: outputToolChoice(request) } : {}),
+    ...(request.output ? { tool_choice: outputToolChoice(request, thinking !== null) } : {}),
   };
 }
 
 /**
  * A run that owes a structured answer answers only through tools: with tools of its own the
  * model must call one (`any`), and calls the output tool once it is ready to answer; without,
- * it must call the output tool itself.
+ * it must call the output tool itself. With thinking on the API takes only `auto`: the model is
+ * then free to answer in text, which the judge tells it to give again through the tool.
  */
-function outputToolChoice(request: ModelRequest) {
+function outputToolChoice(request: ModelRequest, thinking: boolean): { type: "auto" } | { type: "any" } | { type: "tool"; name: string } {
+  if (thinking) return { type: "auto" };
   return request.tools.length > 0 ? { type: "any" } : { type: "tool", name: request.output!.tool.name };
 }
 
-/** The API refuses empty text blocks and turns without content; neither carries meaning. */
-function withoutEmptyBlocks(messages: ModelRequest["messages"]): ModelRequest["messages"] {
-  return messages
-    .map((m) => ({ ...m, content: m.content.filter((b) => b.type !== "text" || b.text.length > 0) }))
-    .filter((m) => m.content.length > 0);
+/**
+ * The messages as the API takes them, one for one (an emptied message stays, empty, so its
+ * `cache` flag keeps its place; it is dropped after). The API refuses empty text blocks and turns
+ * without content; neither carries meaning. Thinking blocks go back exactly as they came (the
+ * API checks their signatures, and within a tool loop requires the last assistant turn's); one
+ * without a signature did not come from this API and would be refused.
+ */
+function wireMessages(messages: ModelRequest["messages"]): WireMessage[] {
+  return messages.map((m) => ({
+    role: m.role,
+    content: m.content.flatMap((b): WireBlock[] => {
+      if (b.type === "text") return b.text.length > 0 ? [b] : [];
+      if (b.type === "thinking") return b.signature ? [{ ...b, signature: b.signature }] : [];
+      return [b];
+    }),
+  }));
 }
 
 function fromWire(text: string): ModelResponse {
@@ -125,12 +154,16 @@ function fromWire(text: string): ModelResponse {
     }
     else if (block?.type === "tool_use" && typeof block.id === "string" && typeof block.name === "string") {
       content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input ?? {} });
+    } else if (block?.type === "thinking" && typeof block.thinking === "string") {
+      content.push({ type: "thinking", thinking: block.thinking, ...(typeof block.signature === "string" && block.signature !== "" ? { signature: block.signature } : {}) });
+    } else if (block?.type === "redacted_thinking" && typeof block.data === "string") {
+      content.push({ type: "redacted_thinking", data: block.data });
     }
-    // Other block kinds (thinking, server tools) are not part of the platform's history.
+    // Other block kinds (server tools) are not part of the platform's history.
   }
   return {
     content,
-    stopReason: anthropicStopReason(record.stop_reason),
+    ...stopFields(anthropicStopReason(record.stop_reason), record.stop_reason),
     usage: {
       input_tokens: toCount(record.usage?.input_tokens),
       output_tokens: toCount(record.usage?.output_tokens),

@@ -21,6 +21,8 @@ export interface CatalogEntry {
   contextTokens: number | null;
   /** Null: as its family is known to, else its provider's default. */
   images?: boolean | null;
+  /** Whether the model takes reasoning settings; null: as its family is known to, else no. */
+  reasoning?: boolean | null;
 }
 
 /** Null: `MODELS` is not set and any model id is accepted. */
@@ -64,6 +66,26 @@ const KNOWN_IMAGE_INPUT: readonly [provider: Provider, prefix: string, images: b
   ["openai", "o4", true],
 ];
 export const DEFAULT_IMAGE_INPUT: Record<Provider, boolean> = { anthropic: true, openai: false };
+
+/**
+ * Which known families take reasoning settings, by the start of the model name; the first match
+ * decides. Claude 3.7 and the Claude 4 families have extended thinking; OpenAI's o-series and
+ * gpt-5 take `reasoning_effort` (o1-mini, o1-preview and the chat gpt-5 do not). Any other model
+ * does not, unless `MODELS` says so (`{ "id": "openai:deepseek-reasoner", "reasoning": true }`).
+ */
+const KNOWN_REASONING: readonly [provider: Provider, prefix: string, reasoning: boolean][] = [
+  ["anthropic", "claude-3-7-sonnet", true],
+  ["anthropic", "claude-sonnet-4", true],
+  ["anthropic", "claude-opus-4", true],
+  ["anthropic", "claude-haiku-4", true],
+  ["openai", "o1-mini", false],
+  ["openai", "o1-preview", false],
+  ["openai", "gpt-5-chat", false],
+  ["openai", "o1", true],
+  ["openai", "o3", true],
+  ["openai", "o4", true],
+  ["openai", "gpt-5", true],
+];
 
 export function parseModel(id: string): ModelRef {
   const colon = id.indexOf(":");
@@ -131,4 +153,12 @@ export function acceptsImages(catalog: ModelCatalog, id: string): boolean {
   const { provider, name } = parseModel(id);
   const known = KNOWN_IMAGE_INPUT.find(([p, prefix]) => p === provider && name.startsWith(prefix));
   return known ? known[2] : DEFAULT_IMAGE_INPUT[provider];
+}
+
+/** Whether the model takes a session's `reasoning`: what `MODELS` says, else its family's, else no. */
+export function acceptsReasoning(catalog: ModelCatalog, id: string): boolean {
+  const stated = catalog?.find((entry) => typeof entry.reasoning === "boolean" && matches(entry.pattern, id));
+  if (stated) return stated.reasoning === true;
+  const { provider, name } = parseModel(id);
+  return KNOWN_REASONING.find(([p, prefix]) => p === provider && name.startsWith(prefix))?.[2] ?? false;
 }

@@ -5,26 +5,29 @@
  * A stream that ends without a finish reason was cut off and is retried like a network error.
  */
 import { createParser } from "eventsource-parser";
-import { ModelError, type ModelResponse } from "./provider";
+import { ModelError, type ModelResponse, stopFields } from "./provider";
 import { errorTypeOf } from "./provider-errors";
-import { type ChatCallParts, toContent, toStopReason, toUsage } from "./openai-wire";
+import { type ChatCallParts, type ChatPart, reasoningOf, toContent, toStopReason, toUsage } from "./openai-wire";
 
 /** An answer larger than this is not an answer; the parser also stops buffering past it. */
 export const MAX_STREAM_CHARS = 16 * 1024 * 1024;
 
 export interface StreamHandlers {
-  /** Text the model wrote, as it arrives; `index` is the content block it belongs to (text is block 0). */
-  onDelta?(index: number, text: string): void;
+  /**
+   * A piece of the answer's reasoning, text or refusal as it arrives; `index` is the content
+   * block it belongs to (each part's position is fixed by the order in which the parts started).
+   */
+  onDelta?(index: number, text: string, part: ChatPart): void;
 }
 
 interface ChunkChoice {
-  delta?: { content?: unknown; refusal?: unknown; tool_calls?: unknown };
+  delta?: { content?: unknown; refusal?: unknown; tool_calls?: unknown; reasoning_content?: unknown; reasoning?: unknown };
   finish_reason?: unknown;
 }
 
 export class ChatStream {
-  #text = "";
-  #refusal = "";
+  readonly #parts: Record<ChatPart, string> = { reasoning: "", text: "", refusal: "" };
+  readonly #order: ChatPart[] = [];
   #calls = new Map<number, ChatCallParts>();
   #finishReason: string | null = null;
   #usage: unknown = null;
@@ -49,13 +52,18 @@ export class ChatStream {
     const choice = (Array.isArray(chunk?.choices) ? chunk.choices[0] : undefined) as ChunkChoice | undefined;
     if (!choice) return;
     const delta = choice.delta ?? {};
-    if (typeof delta.content === "string" && delta.content !== "") {
-      this.#text += delta.content;
-      this.handlers.onDelta?.(0, delta.content);
-    }
-    if (typeof delta.refusal === "string") this.#refusal += delta.refusal;
+    this.#piece("reasoning", reasoningOf(delta));
+    if (typeof delta.content === "string") this.#piece("text", delta.content);
+    if (typeof delta.refusal === "string") this.#piece("refusal", delta.refusal);
     if (Array.isArray(delta.tool_calls)) for (const part of delta.tool_calls) this.#addCall(part);
     if (typeof choice.finish_reason === "string") this.#finishReason = choice.finish_reason;
+  }
+
+  #piece(part: ChatPart, text: string): void {
+    if (text === "") return;
+    if (!this.#order.includes(part)) this.#order.push(part);
+    this.#parts[part] += text;
+    this.handlers.onDelta?.(this.#order.indexOf(part), text, part);
   }
 
   /** Calls arrive in pieces keyed by `index`: the id and name first, the arguments in fragments. */
@@ -71,9 +79,8 @@ export class ChatStream {
   result(newId: () => string): ModelResponse {
     if (this.#finishReason === null) throw new ModelError("the model's stream ended before the answer did", true, 200);
     const calls = [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
-    const refused = this.#refusal !== "";
-    const text = refused && this.#text === "" ? this.#refusal : this.#text;
-    return { content: toContent(text, calls, newId), stopReason: toStopReason(this.#finishReason, refused), usage: toUsage(this.#usage) };
+    const parts = { ...this.#parts, order: this.#order };
+    return { content: toContent(parts, calls, newId), ...stopFields(toStopReason(this.#finishReason, parts.refusal !== ""), this.#finishReason), usage: toUsage(this.#usage) };
   }
 
   get done(): boolean {

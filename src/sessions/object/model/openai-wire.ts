@@ -4,8 +4,9 @@
  * provider ran. Pure.
  */
 import { fitsStrictMode } from "../output/output-tool";
-import type { ContentBlock, ToolUseBlock } from "../../types";
+import { type ContentBlock, type ThinkingBlock, type ToolUseBlock } from "../../types";
 import { mergeTurns, type CallUsage, type ModelBlock, type ModelRequest, type ModelStopReason, toCount } from "./provider";
+import { chatReasoningEffort } from "./reasoning";
 
 /** A part of a user message that holds an image: text parts and image parts in order. */
 export type ChatContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
@@ -16,7 +17,7 @@ export const RESPONSE_FORMAT_NAME = "output";
 export type ChatMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string | ChatContentPart[] }
-  | { role: "assistant"; content: string | null; tool_calls?: ChatToolCall[] }
+  | { role: "assistant"; content: string | null; tool_calls?: ChatToolCall[]; reasoning_content?: string }
   | { role: "tool"; tool_call_id: string; content: string };
 
 export interface ChatToolCall {
@@ -32,17 +33,19 @@ export const TOOL_ERROR_PREFIX = "Error: ";
 const TOOL_CALL_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 export function toChatRequest(request: ModelRequest, stream: boolean) {
+  const effort = chatReasoningEffort(request.reasoning);
   return {
     model: request.model,
     messages: toChatMessages(request),
     max_completion_tokens: request.maxTokens,
+    ...(effort ? { reasoning_effort: effort } : {}),
     ...(request.tools.length
-      ? { tools: request.tools.map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.input_schema } })) }
+      ? { tools: request.tools.map((tool) => ({ type: "function" as const, function: { name: tool.name, description: tool.description, parameters: tool.input_schema } })) }
       : {}),
     ...(request.output
-      ? { response_format: { type: "json_schema", json_schema: { name: RESPONSE_FORMAT_NAME, schema: request.output.schema, strict: fitsStrictMode(request.output.schema) } } }
+      ? { response_format: { type: "json_schema" as const, json_schema: { name: RESPONSE_FORMAT_NAME, schema: request.output.schema, strict: fitsStrictMode(request.output.schema) } } }
       : {}),
-    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+    ...(stream ? { stream: true as const, stream_options: { include_usage: true } } : {}),
   };
 }
 
@@ -54,7 +57,15 @@ export function toChatMessages(request: ModelRequest): ChatMessage[] {
     if (turn.role === "assistant") {
       const calls = turn.content.filter((block): block is ToolUseBlock => block.type === "tool_use").map(toChatToolCall);
       if (texts.length === 0 && calls.length === 0) continue;
-      out.push({ role: "assistant", content: texts.length ? texts.join("\n\n") : null, ...(calls.length ? { tool_calls: calls } : {}) });
+      // Reasoning models that think before tool calls (DeepSeek's thinking mode) refuse the next
+      // request unless each assistant message with calls carries its reasoning back.
+      const reasoning = calls.length ? turn.content.flatMap((block) => (block.type === "thinking" ? [block.thinking] : [])).join("") : "";
+      out.push({
+        role: "assistant",
+        content: texts.length ? texts.join("\n\n") : null,
+        ...(calls.length ? { tool_calls: calls } : {}),
+        ...(reasoning !== "" ? { reasoning_content: reasoning } : {}),
+      });
       continue;
     }
     // Tool results answer the assistant turn just before, so they come first.
@@ -90,9 +101,37 @@ export interface ChatCallParts {
   arguments: string;
 }
 
-/** The stored content of an answer: its text first, then one tool_use per call, in order. */
-export function toContent(text: string, calls: readonly ChatCallParts[], newId: () => string): ContentBlock[] {
-  const content: ContentBlock[] = text === "" ? [] : [{ type: "text", text }];
+/** The prose parts of an answer: its reasoning, its text, its refusal, and the order in which each first came. */
+export type ChatPart = "reasoning" | "text" | "refusal";
+export interface ChatParts {
+  reasoning: string;
+  text: string;
+  refusal: string;
+  /** Each part that is not empty, once, in the order it started; a part's position in the saved content. */
+  order: readonly ChatPart[];
+}
+
+/** Parts of a whole answer (not streamed), in the order a stream gives them. */
+export function wholeParts(reasoning: string, text: string, refusal: string): ChatParts {
+  const order = (["reasoning", "text", "refusal"] as const).filter((part) => ({ reasoning, text, refusal })[part] !== "");
+  return { reasoning, text, refusal, order };
+}
+
+/**
+ * The reasoning a server sends beside the answer: `reasoning_content` (DeepSeek, vLLM, xAI) or
+ * `reasoning` (Ollama, OpenRouter, newer vLLM); when both come, they are the same text.
+ */
+export function reasoningOf(message: { reasoning_content?: unknown; reasoning?: unknown }): string {
+  if (typeof message.reasoning_content === "string") return message.reasoning_content;
+  return typeof message.reasoning === "string" ? message.reasoning : "";
+}
+
+/**
+ * The stored content of an answer: its reasoning (a thinking block without a signature), text
+ * and refusal (a text block each) in the order they came, then one tool_use per call, in order.
+ */
+export function toContent(parts: ChatParts, calls: readonly ChatCallParts[], newId: () => string): ContentBlock[] {
+  const content: ContentBlock[] = parts.order.map((part): ContentBlock => (part === "reasoning" ? ({ type: "thinking", thinking: parts.reasoning } satisfies ThinkingBlock) : { type: "text", text: parts[part] }));
   for (const call of calls) {
     content.push({ type: "tool_use", id: call.id && TOOL_CALL_ID.test(call.id) ? call.id : newId(), name: call.name, input: parseArguments(call.arguments) });
   }
@@ -109,18 +148,35 @@ function parseArguments(text: string): unknown {
   }
 }
 
+/** `finish_reason`, normalised; a refusal wins over any; anything this platform does not know is `unknown`. */
 export function toStopReason(finishReason: string | null, refused: boolean): ModelStopReason {
-  if (refused || finishReason === "content_filter") return "refusal";
+  if (refused || finishReason === "content_filter" || finishReason === "refusal") return "refusal";
   if (finishReason === "stop") return "end_turn";
   if (finishReason === "tool_calls" || finishReason === "function_call") return "tool_use";
   if (finishReason === "length") return "max_tokens";
-  return "other";
+  return "unknown";
 }
 
-/** Chat Completions counts cached prompt tokens inside `prompt_tokens`; the platform counts them apart. */
+/**
+ * Chat Completions counts cached prompt tokens inside `prompt_tokens`; the platform counts them
+ * apart. Reasoning tokens are part of `completion_tokens`, reported apart where the server does.
+ */
 export function toUsage(usage: unknown): CallUsage {
-  const record = (usage ?? {}) as { prompt_tokens?: unknown; completion_tokens?: unknown; prompt_tokens_details?: { cached_tokens?: unknown } | null };
+  const record = (usage ?? {}) as {
+    prompt_tokens?: unknown;
+    completion_tokens?: unknown;
+    prompt_tokens_details?: { cached_tokens?: unknown } | null;
+    completion_tokens_details?: { reasoning_tokens?: unknown } | null;
+  };
   const prompt = toCount(record.prompt_tokens);
   const cached = Math.min(prompt, toCount(record.prompt_tokens_details?.cached_tokens));
-  return { input_tokens: prompt - cached, output_tokens: toCount(record.completion_tokens), cache_read_tokens: cached, cache_write_tokens: 0 };
+  const output = toCount(record.completion_tokens);
+  const reasoning = record.completion_tokens_details?.reasoning_tokens;
+  return {
+    input_tokens: prompt - cached,
+    output_tokens: output,
+    cache_read_tokens: cached,
+    cache_write_tokens: 0,
+    ...(typeof reasoning === "number" ? { reasoning_tokens: Math.min(output, toCount(reasoning)) } : {}),
+  };
 }

@@ -5,8 +5,8 @@
  * failure becomes a `ModelError` through the one mapping in `provider-errors.ts`.
  */
 import { ChatStream, readChatStream } from "./openai-stream";
-import { toChatRequest, toContent, toStopReason, toUsage } from "./openai-wire";
-import { ModelError, type ModelProvider, type ModelResponse } from "./provider";
+import { reasoningOf, toChatRequest, toContent, toStopReason, toUsage, wholeParts } from "./openai-wire";
+import { ModelError, type ModelProvider, type ModelResponse, stopFields } from "./provider";
 import { httpProviderError, networkProviderError, notConfiguredError } from "./provider-errors";
 
 export interface OpenAiOptions {
@@ -52,9 +52,14 @@ export function openAiProvider(options: OpenAiOptions): ModelProvider {
       try {
         if (type.includes("text/event-stream") && response.body) {
           // With `response_format` the text is the structured answer itself: JSON, judged whole
-          // once it has all arrived, so it is not streamed (see `ModelProvider.complete`).
-          const streamText = onText && !request.output;
-          const stream = new ChatStream(streamText ? { onDelta: (index, text) => onText({ index, text }) } : {});
+          // once it has all arrived, so it is not streamed (see `ModelProvider.complete`);
+          // reasoning and a refusal are prose either way.
+          const stream = new ChatStream({
+            onDelta: (index, text, part) => {
+              if (part === "reasoning") onText?.({ index, text, kind: "reasoning" });
+              else if (part === "refusal" || !request.output) onText?.({ index, text });
+            },
+          });
           await readChatStream(response.body, stream);
           return stream.result(newToolCallId);
         }
@@ -76,19 +81,18 @@ function fromJson(raw: string): ModelResponse {
     throw new ModelError("the model answered with a body that is not JSON", true, 200);
   }
   const choice = (Array.isArray(body?.choices) ? body.choices[0] : undefined) as
-    | { message?: { content?: unknown; refusal?: unknown; tool_calls?: unknown }; finish_reason?: unknown }
+    | { message?: { content?: unknown; refusal?: unknown; tool_calls?: unknown; reasoning_content?: unknown; reasoning?: unknown }; finish_reason?: unknown }
     | undefined;
   if (!choice?.message) throw new ModelError("the model answered without a message", true, 200);
   const message = choice.message;
-  const refusal = typeof message.refusal === "string" && message.refusal !== "" ? message.refusal : null;
-  const text = typeof message.content === "string" ? message.content : (refusal ?? "");
+  const parts = wholeParts(reasoningOf(message), typeof message.content === "string" ? message.content : "", typeof message.refusal === "string" ? message.refusal : "");
   const calls = (Array.isArray(message.tool_calls) ? message.tool_calls : []).map((call: { id?: unknown; function?: { name?: unknown; arguments?: unknown } }) => ({
     id: typeof call?.id === "string" ? call.id : null,
     name: typeof call?.function?.name === "string" ? call.function.name : "",
     arguments: typeof call?.function?.arguments === "string" ? call.function.arguments : "",
   }));
   const finish = typeof choice.finish_reason === "string" ? choice.finish_reason : null;
-  return { content: toContent(text, calls, newToolCallId), stopReason: toStopReason(finish, refusal !== null), usage: toUsage(body.usage) };
+  return { content: toContent(parts, calls, newToolCallId), ...stopFields(toStopReason(finish, parts.refusal !== ""), finish), usage: toUsage(body.usage) };
 }
 
 /** Some servers send tool calls without ids; every tool_use needs one to be answered. */

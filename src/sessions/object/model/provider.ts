@@ -4,7 +4,7 @@
  * classifies every failure as retryable or fatal, so the loop's retry policy never looks at a
  * provider's status codes itself.
  */
-import type { ContentBlock, ImageMediaType, OutputSchema, Role, TextBlock, ToolResultBlock, ToolUseBlock, Usage } from "../../types";
+import type { ContentBlock, ImageMediaType, OutputSchema, ReasoningSettings, RedactedThinkingBlock, Role, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock, Usage } from "../../types";
 
 export interface ToolDefinition {
   name: string;
@@ -26,7 +26,7 @@ export interface ModelImageBlock {
 }
 
 /** A content block of a request: the stored blocks, with every image's bytes in place of its reference. */
-export type ModelBlock = TextBlock | ToolUseBlock | ToolResultBlock | ModelImageBlock;
+export type ModelBlock = TextBlock | ToolUseBlock | ToolResultBlock | ModelImageBlock | ThinkingBlock | RedactedThinkingBlock;
 
 export interface ModelMessage {
   role: Role;
@@ -51,10 +51,27 @@ export interface ModelRequest {
    * forced output tool, `response_format`). The platform judges the answer either way.
    */
   output?: OutputRequest;
+  /** The session's reasoning settings (see reasoning.ts); absent: the model's default, no thinking on Anthropic. */
+  reasoning?: ReasoningSettings;
 }
 
-/** Why the model stopped, normalised across providers. */
-export type ModelStopReason = "end_turn" | "tool_use" | "max_tokens" | "refusal" | "stop_sequence" | "other";
+/**
+ * Why the model stopped, normalised across providers. `pause_turn`: the provider paused a long
+ * turn and continues it when the answer so far is sent back; `context_window_exceeded`: the
+ * answer filled the model's context window; `unknown`: a reason this platform does not know
+ * (`ModelResponse.providerStopReason` names it).
+ */
+export type ModelStopReason = "end_turn" | "tool_use" | "max_tokens" | "refusal" | "stop_sequence" | "pause_turn" | "context_window_exceeded" | "unknown";
+
+/** A provider's stop reason that may be shown: a plain identifier; anything else is not named. */
+export function stopReasonName(value: unknown): string | null {
+  return typeof value === "string" && /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(value) ? value : null;
+}
+
+/** A response's stop fields: an `unknown` one names the provider's own reason. */
+export function stopFields(stopReason: ModelStopReason, providerValue: unknown): Pick<ModelResponse, "stopReason" | "providerStopReason"> {
+  return stopReason === "unknown" ? { stopReason, providerStopReason: stopReasonName(providerValue) } : { stopReason };
+}
 
 /** A call's token counts; the cached parts apart from `input_tokens` (see `Usage`). */
 export type CallUsage = Omit<Usage, "steps">;
@@ -62,17 +79,21 @@ export type CallUsage = Omit<Usage, "steps">;
 export interface ModelResponse {
   content: ContentBlock[];
   stopReason: ModelStopReason;
+  /** The provider's own name of an `unknown` stop reason, when it is a plain identifier. */
+  providerStopReason?: string | null;
   usage: CallUsage;
 }
 
 /**
  * A piece of text while the model writes it. `index` is the position, in the resolved
- * response's `content`, of the text block the piece belongs to (blocks the response leaves out,
- * such as thinking or empty text, take no position).
+ * response's `content`, of the block the piece belongs to (blocks the response leaves out, such
+ * as empty text, take no position). `kind: "reasoning"` marks the text of a thinking block,
+ * which is never answer text; answer text has no `kind`.
  */
 export interface TextDelta {
   index: number;
   text: string;
+  kind?: "reasoning";
 }
 
 export interface ModelProvider {
@@ -98,6 +119,11 @@ export interface ModelProvider {
  */
 export class ModelError extends Error {
   override name = "ModelError";
+  /**
+   * The usage of a whole answer that was served but refused (garbled): the provider bills it,
+   * so it is counted though the answer is not kept. Null when no whole answer came.
+   */
+  served: CallUsage | null = null;
   constructor(
     message: string,
     readonly retryable: boolean,

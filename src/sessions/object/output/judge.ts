@@ -6,7 +6,7 @@
  */
 import { validateJson } from "../../../shared/json-schema/validator";
 import type { ModelStopReason } from "../model/provider";
-import type { ContentBlock, OutputSchema, TextBlock } from "../../types";
+import { type ContentBlock, isReasoningBlock, type OutputSchema, type TextBlock } from "../../types";
 
 export type Verdict =
   | { kind: "valid"; output: unknown; content: ContentBlock[] }
@@ -26,7 +26,9 @@ export const OUTPUT_CHECK_HEADING = "[Output check]";
 export function judgeAnswer(content: readonly ContentBlock[], stopReason: ModelStopReason, schema: OutputSchema, toolName: string): Verdict {
   const texts = content.filter((block): block is TextBlock => block.type === "text" && block.text !== "");
   const call = content.find((block) => block.type === "tool_use" && block.name === toolName);
-  const saved: ContentBlock[] = call?.type === "tool_use" ? [...texts, { type: "text", text: JSON.stringify(call.input) }] : texts;
+  // The reasoning before the answer is kept as it came, ahead of it.
+  const reasoning = content.filter(isReasoningBlock);
+  const saved: ContentBlock[] = [...reasoning, ...texts, ...(call?.type === "tool_use" ? [{ type: "text" as const, text: JSON.stringify(call.input) }] : [])];
   const cut = stopReason === "max_tokens" ? "the answer was cut off at its token cap; " : "";
   let candidate: unknown;
   if (call?.type === "tool_use") {

@@ -35,6 +35,8 @@ export interface ForkMessage {
   /** JSON content blocks, as stored. */
   content: string;
   created_at: string;
+  /** 1: not sent to the model (a refused exchange), in the fork as in its source. */
+  omitted: number;
 }
 
 export interface ForkRows {
@@ -54,9 +56,9 @@ export interface ForkCopy {
 /** The rows up to `atSeq` (inclusive). */
 export function readForkRows(sql: SqlStorage, atSeq: number): ForkRows {
   const messages = sql
-    .exec<{ seq: number; role: Role; content: string; created_at: string }>("SELECT seq, role, content, created_at FROM messages WHERE seq <= ? ORDER BY seq", atSeq)
+    .exec<{ seq: number; role: Role; content: string; created_at: string; omitted: number }>("SELECT seq, role, content, created_at, omitted FROM messages WHERE seq <= ? ORDER BY seq", atSeq)
     .toArray()
-    .map((row) => ({ seq: Number(row.seq), role: row.role, content: row.content, created_at: row.created_at }));
+    .map((row) => ({ seq: Number(row.seq), role: row.role, content: row.content, created_at: row.created_at, omitted: Number(row.omitted) }));
   const toolCalls = sql.exec(`SELECT ${TOOL_CALL_COLUMNS.join(", ")} FROM tool_calls WHERE message_seq <= ? ORDER BY message_seq, position`, atSeq).toArray();
   const ids = new Set<string>();
   for (const message of messages) {
@@ -85,13 +87,14 @@ export function writeForkRows(sql: SqlStorage, rows: ForkRows, now: string): voi
   for (const message of rows.messages) {
     const content = JSON.parse(message.content) as ContentBlock[];
     sql.exec(
-      "INSERT INTO messages (seq, role, content, created_at, tokens, kind) VALUES (?, ?, ?, ?, ?, ?)",
+      "INSERT INTO messages (seq, role, content, created_at, tokens, kind, omitted) VALUES (?, ?, ?, ?, ?, ?, ?)",
       message.seq,
       message.role,
       message.content,
       message.created_at,
       estimateMessageTokens(content),
       messageKind(message.role, content),
+      message.omitted ? 1 : 0,
     );
   }
   for (const call of rows.toolCalls) {

@@ -1,6 +1,8 @@
 /**
  * The `messages` table: the conversation, each message saved with its token estimate and kind,
- * computed once when it is saved, for every later fit of the context window.
+ * computed once when it is saved, for every later fit of the context window. A message marked
+ * `omitted` (a refused exchange) stays in the history but is never sent to the model again: the
+ * reads a model call makes (`…ForWindow`, `messageRange`, the task's meta, `sentOnly`) skip it.
  */
 import { estimateMessageTokens, type MessageKind, messageKind } from "../context/estimate";
 import type { MessageMeta } from "../context/window";
@@ -33,25 +35,25 @@ export function messagesForWindow(sql: SqlStorage, fromSeq: number | null, alsoS
   const start = fromSeq ?? Number.MAX_SAFE_INTEGER;
   const extra = alsoSeqs.length ? ` OR seq IN (${alsoSeqs.map(() => "?").join(", ")})` : "";
   return sql
-    .exec(`SELECT seq, role, content, created_at FROM messages WHERE seq >= ?${extra} ORDER BY seq`, start, ...alsoSeqs)
+    .exec(`SELECT seq, role, content, created_at FROM messages WHERE omitted = 0 AND (seq >= ?${extra}) ORDER BY seq`, start, ...alsoSeqs)
     .toArray()
     .map(toMessage);
 }
 
 export function messageRange(sql: SqlStorage, fromSeq: number, toSeq: number): Message[] {
   return sql
-    .exec("SELECT seq, role, content, created_at FROM messages WHERE seq >= ? AND seq <= ? ORDER BY seq", fromSeq, toSeq)
+    .exec("SELECT seq, role, content, created_at FROM messages WHERE seq >= ? AND seq <= ? AND omitted = 0 ORDER BY seq", fromSeq, toSeq)
     .toArray()
     .map(toMessage);
 }
 
-export function* metaNewestFirst(sql: SqlStorage, afterSeq: number): Generator<MessageMeta> {
-  const cursor = sql.exec("SELECT seq, kind, tokens FROM messages WHERE seq > ? ORDER BY seq DESC", afterSeq);
+export function* metaNewestFirst(sql: SqlStorage, afterSeq: number, sentOnly: boolean): Generator<MessageMeta> {
+  const cursor = sql.exec(`SELECT seq, kind, tokens FROM messages WHERE seq > ?${sentOnly ? " AND omitted = 0" : ""} ORDER BY seq DESC`, afterSeq);
   for (const row of cursor) yield toMeta(row);
 }
 
 export function firstMessageMeta(sql: SqlStorage): MessageMeta | null {
-  const row = sql.exec("SELECT seq, kind, tokens FROM messages ORDER BY seq LIMIT 1").toArray()[0];
+  const row = sql.exec("SELECT seq, kind, tokens FROM messages WHERE omitted = 0 ORDER BY seq LIMIT 1").toArray()[0];
   return row ? toMeta(row) : null;
 }
 
@@ -70,6 +72,11 @@ export function latestMessages(sql: SqlStorage, limit: number): Message[] {
     .exec("SELECT seq, role, content, created_at FROM messages ORDER BY seq DESC LIMIT ?", limit)
     .toArray()
     .map(toMessage);
+}
+
+/** Marks the messages from `fromSeq` on as never to be sent to the model again. */
+export function omitFrom(sql: SqlStorage, fromSeq: number): void {
+  sql.exec("UPDATE messages SET omitted = 1 WHERE seq >= ?", fromSeq);
 }
 
 export function hasMessagesBefore(sql: SqlStorage, seq: number): boolean {

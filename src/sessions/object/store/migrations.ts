@@ -201,4 +201,15 @@ export const SESSION_MIGRATIONS: readonly Migration[] = [
       if (session && limits && limits.max_image_bytes === undefined) storage.kv.put("session", { ...session, limits: { ...limits, max_image_bytes: 3_932_160 } });
     },
   },
+  {
+    version: 9,
+    description: "messages.omitted: a refused exchange stays in the history but is not sent to the model again; a last run that ended refused is marked",
+    up: (storage) => {
+      execAll(storage.sql, [`ALTER TABLE messages ADD COLUMN omitted INTEGER NOT NULL DEFAULT 0`]);
+      // Only the last run's ending is known; a refused one is marked as a refusal now would be.
+      const run = storage.kv.get<Record<string, unknown>>("run");
+      const start = Number(run?.run_start_seq ?? 0);
+      if (run?.stop_reason === "refusal" && start > 0) storage.sql.exec("UPDATE messages SET omitted = 1 WHERE seq >= ?", start);
+    },
+  },
 ];

@@ -129,14 +129,20 @@ export class SessionStore {
   }
 
   /**
-   * The stored estimates of the messages after `afterSeq`, newest first. Lazy: rows are read as
-   * the caller iterates, so a fit that stops early never reads the older history.
+   * The stored estimates of the messages after `afterSeq`, newest first; `sentOnly`: without the
+   * omitted ones, as a model call sees the history. Lazy: rows are read as the caller iterates,
+   * so a fit that stops early never reads the older history.
    */
-  metaNewestFirst(afterSeq = 0): Generator<MessageMeta> {
-    return messages.metaNewestFirst(this.storage.sql, afterSeq);
+  metaNewestFirst(afterSeq = 0, { sentOnly = false }: { sentOnly?: boolean } = {}): Generator<MessageMeta> {
+    return messages.metaNewestFirst(this.storage.sql, afterSeq, sentOnly);
   }
 
-  /** The session's first message: its task. */
+  /** Leaves the messages from `fromSeq` on out of every later model call (a refused exchange); they stay in the history. */
+  omitFrom(fromSeq: number): void {
+    messages.omitFrom(this.storage.sql, fromSeq);
+  }
+
+  /** The first message a model call is sent: the session's task. */
   firstMessageMeta(): MessageMeta | null {
     return messages.firstMessageMeta(this.storage.sql);
   }

@@ -14,11 +14,12 @@ import { deadline } from "../../../../shared/deadline";
 import type { StepScope, UnitWriter } from "../../engine/unit-scope";
 import { providerFor } from "../../model";
 import { asModelError } from "../../model/provider-errors";
-import { type CallUsage, type ModelRequest, type ModelResponse, type TextDelta } from "../../model/provider";
+import { ModelError } from "../../model/provider";
+import { type CallUsage, type ModelRequest, type ModelResponse, type ModelStopReason, type TextDelta } from "../../model/provider";
 import { backoffDelay } from "../retry";
 import type { UnitOutcome } from "../next-unit";
 import { correctionText, judgeAnswer } from "../../output/judge";
-import type { ContentBlock, StopReason, ToolCallStatus, ToolUseBlock, Usage } from "../../../types";
+import { addUsage, type ContentBlock, type StopReason, type ToolCallStatus, type ToolUseBlock } from "../../../types";
 
 export async function runModelStep(scope: StepScope, maxTokens: number): Promise<UnitOutcome> {
   const { decision, session, run, tools, output } = runContext(scope, maxTokens, false);
@@ -31,35 +32,35 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
     tools,
     maxTokens,
     ...(output ? { output } : {}),
+    ...(session.reasoning ? { reasoning: session.reasoning } : {}),
   };
   const streamed = new Map<number, number>();
   // `offset` lets a watcher start a block over when a retry writes it again.
-  const onText = ({ index, text }: TextDelta) => {
+  const onText = ({ index, text, kind }: TextDelta) => {
     const offset = streamed.get(index) ?? 0;
     streamed.set(index, offset + text.length);
-    scope.streamText({ index, text, offset });
+    scope.streamText({ index, text, offset, ...(kind ? { kind } : {}) });
   };
   const called = await callModel(scope, (signal) => provider.complete(request, signal, onText));
   if (!called.ok) return called.outcome;
   const response = called.response;
 
-  // An answer cut off at its cap may end in a half-written tool call, and a refusal is final:
-  // their tool calls are not run, and the run ends with the honest reason.
-  const stop: StopReason | null = response.stopReason === "max_tokens" ? "max_tokens" : response.stopReason === "refusal" ? "refusal" : null;
+  const ending = answerEnding(response.stopReason);
   const isOutputCall = (block: ContentBlock) => output !== null && block.type === "tool_use" && block.name === output.tool.name;
-  const kept = (stop ? response.content.filter((block) => block.type !== "tool_use") : response.content).filter((block) => !isOutputCall(block));
+  // A final answer's tool calls are not run (a cut-off one may be half written), so none is kept.
+  const kept = (ending.kind === "final" ? response.content.filter((block) => block.type !== "tool_use") : response.content).filter((block) => !isOutputCall(block));
   const toolUses = kept.filter((b): b is ToolUseBlock => b.type === "tool_use");
   // A run that owes a structured answer: an answer without tool calls to run is judged. The
   // output tool called beside other tools is premature and dropped; the model answers again
-  // once it has their results.
-  const verdict =
-    output && toolUses.length === 0 && stop !== "refusal"
-      ? judgeAnswer(response.content.filter((block) => block.type !== "tool_use" || isOutputCall(block)), response.stopReason, output.schema, output.tool.name)
-      : null;
+  // once it has their results. A refused or paused answer is not an answer to judge.
+  const judged = output !== null && toolUses.length === 0 && ending.kind !== "continue" && !(ending.kind === "final" && ending.stopReason === "refusal");
+  const verdict = judged
+    ? judgeAnswer(response.content.filter((block) => block.type !== "tool_use" || isOutputCall(block)), response.stopReason, output.schema, output.tool.name)
+    : null;
   const content = verdict ? verdict.content : kept;
   const step = run.steps + 1;
   const now = scope.nowIso();
-  const problem = toolUseProblem(scope, toolUses);
+  const problem = ending.kind === "fail" ? unknownStopError(response.providerStopReason ?? null) : toolUseProblem(scope, toolUses);
   let outcome: UnitOutcome = "ok";
   const saved = scope.commit((w) => {
     const usage = addUsage(w.store.run().usage, response.usage, 1);
@@ -81,19 +82,60 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
       for (const call of w.store.openToolCalls()) w.emit("tool_call", call);
     }
     w.updateRun({ steps: step, attempts: 0, next_attempt_at: 0, usage, token_ratio: tokenRatio });
+    if (ending.kind === "final" && ending.stopReason === "refusal") {
+      // Sent again, the refused exchange would draw the same refusal, merged into the next
+      // message: later runs go on without it, as the providers advise.
+      w.store.omitFrom(w.store.run().run_start_seq);
+    }
     if (verdict?.kind === "valid") {
       w.store.setRunOutput(verdict.output);
       w.finishRun("done", "end_turn", null);
     } else if (verdict?.kind === "invalid") {
       outcome = recordInvalidOutput(w, verdict.error, now);
-    } else if (toolUses.length === 0) {
-      w.finishRun("done", stop ?? "end_turn", null);
-    } else {
+    } else if (toolUses.length > 0 || ending.kind === "continue") {
+      // A paused turn goes on with the next model step, which sends the answer so far back.
       w.continueRun();
+    } else {
+      w.finishRun("done", ending.kind === "final" ? ending.stopReason : "end_turn", null);
     }
   });
-  // A stale answer is discarded, never saved.
+  // A stale answer is discarded, never saved; the provider served it all the same.
+  if (!saved) scope.countServed(response.usage);
   return saved ? outcome : "discarded";
+}
+
+/** What an answer's stop reason makes of the run. */
+export type AnswerEnding =
+  /** An answer: its tool calls run, or without any the run ends `end_turn`. */
+  | { kind: "answer" }
+  /** The run ends `done` with this reason; the answer's tool calls are not run. */
+  | { kind: "final"; stopReason: Extract<StopReason, "max_tokens" | "refusal" | "context_window_exceeded"> }
+  /** The provider paused the turn: the answer so far is saved and the next model step continues it. */
+  | { kind: "continue" }
+  /** A stop reason the platform does not know: the run fails rather than guess. */
+  | { kind: "fail" };
+
+/** Pure: the one place each provider stop reason gets its meaning for the run. */
+export function answerEnding(stopReason: ModelStopReason): AnswerEnding {
+  switch (stopReason) {
+    case "end_turn":
+    case "tool_use":
+    case "stop_sequence":
+      return { kind: "answer" };
+    case "max_tokens":
+    case "refusal":
+    case "context_window_exceeded":
+      return { kind: "final", stopReason };
+    case "pause_turn":
+      return { kind: "continue" };
+    case "unknown":
+      return { kind: "fail" };
+  }
+}
+
+/** The run's error for a stop reason the platform does not know. */
+export function unknownStopError(name: string | null): string {
+  return name ? `the model stopped for a reason the platform does not know ("${name}")` : "the model stopped without a reason the platform knows";
 }
 
 /**
@@ -127,27 +169,18 @@ export async function callModel(
   try {
     return { ok: true, response: await call(AbortSignal.any([controller.signal, limit.signal])) };
   } catch (err) {
-    // Cancelled or paused meanwhile: nothing to record.
+    // Cancelled or paused meanwhile: nothing to record but what a whole answer cost.
     let outcome: UnitOutcome = "discarded";
-    scope.commit((w) => {
+    const recorded = scope.commit((w) => {
       outcome = recordFailure(w, err);
     });
+    const served = err instanceof ModelError ? err.served : null;
+    if (!recorded && served) scope.countServed(served);
     return { ok: false, outcome };
   } finally {
     limit.clear();
     scope.inflight.end(controller);
   }
-}
-
-/** Session usage plus one call's, `steps` more model steps. */
-export function addUsage(usage: Usage, call: CallUsage, steps: number): Usage {
-  return {
-    steps: usage.steps + steps,
-    input_tokens: usage.input_tokens + call.input_tokens,
-    output_tokens: usage.output_tokens + call.output_tokens,
-    cache_read_tokens: (usage.cache_read_tokens ?? 0) + call.cache_read_tokens,
-    cache_write_tokens: (usage.cache_write_tokens ?? 0) + call.cache_write_tokens,
-  };
 }
 
 /** The whole input the provider counted for a call, cached parts included. */
@@ -173,9 +206,13 @@ function initialStatus(reads: Pick<StepScope, "toolbox">, name: string): ToolCal
   return "pending";
 }
 
-/** A failed call: retried after a backoff while attempts remain and the failure may pass. */
+/**
+ * A failed call: retried after a backoff while attempts remain and the failure may pass. A
+ * whole answer that was refused as garbled was served and billed: its tokens count.
+ */
 export function recordFailure(w: UnitWriter, err: unknown): UnitOutcome {
   const error = asModelError(err);
+  if (error.served) w.updateRun({ usage: addUsage(w.store.run().usage, error.served, 0) });
   const attempts = w.store.run().attempts + 1;
   if (!error.retryable) {
     w.finishRun("failed", "model_error", error.message);

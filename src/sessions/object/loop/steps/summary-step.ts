@@ -11,7 +11,8 @@ import { summaryBlock, summaryRequest, summaryText } from "../../context/summary
 import type { StepScope } from "../../engine/unit-scope";
 import { providerFor } from "../../model";
 import { ModelError } from "../../model/provider";
-import { addUsage, callModel, recordFailure } from "./model-step";
+import { callModel, recordFailure } from "./model-step";
+import { addUsage } from "../../../types";
 import type { UnitOutcome } from "../next-unit";
 
 export async function runSummaryStep(scope: StepScope, maxTokens: number): Promise<UnitOutcome> {
@@ -45,5 +46,6 @@ export async function runSummaryStep(scope: StepScope, maxTokens: number): Promi
     });
     w.updateRun({ usage, attempts: 0, next_attempt_at: 0 });
   });
+  if (!saved) scope.countServed(response.usage);
   return saved ? outcome : "discarded";
 }
