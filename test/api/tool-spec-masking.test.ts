@@ -99,6 +99,7 @@ const EXERCISE: Record<string, (who: Caller) => Promise<Response>> = {
   },
   updateSchedule: async (who) => callJson(`/v1/schedules/${await schedule(who)}`, "PATCH", { paused: true }, who.headers),
   forkSession: async (who) => post(who, `/v1/sessions/${(await createSession(who, { tools: [mcpTool()] })).id}/fork`, {}),
+  exportSession: async (who) => call(`/v1/sessions/${(await createSession(who, { tools: [mcpTool()] })).id}/export`, { headers: who.headers }),
   createAgent: async (who) => callJson("/v1/agents", "POST", { name: "masked", tools: [mcpTool()] }, who.headers),
   getAgent: async (who) => call(`/v1/agents/${await agent(who)}`, { headers: who.headers }),
   listAgents: async (who) => {

@@ -2,11 +2,13 @@
 import { describe, expect, it } from "vitest";
 import { call, callJson, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
-import { bearer } from "../../support/tokens";
+import { bearer, freshTenant } from "../../support/tokens";
 import { caller, createSession, text, waitForStatus } from "./helpers";
 import { author, createAgent } from "../agents/helpers";
 
-const platformAdmin = () => bearer({ tenantId: "platform", subject: "ops-1", scopes: ["platform:admin"] });
+// An operator of its own: the admin tests' operator shares one request window across files.
+const OPS_TENANT = freshTenant("ops");
+const platformAdmin = () => bearer({ tenantId: OPS_TENANT, subject: "ops-1", scopes: ["platform:admin"] });
 
 async function setModels(tenantId: string, models: string[] | null): Promise<Response> {
   return callJson(`/v1/admin/tenants/${tenantId}/models`, "PUT", { models }, await platformAdmin());
