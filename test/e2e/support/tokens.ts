@@ -5,9 +5,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { importJWK, type JWK, SignJWT } from "jose";
+import type { Scope } from "../../../src/auth/principal";
 import { PROJECT_ROOT } from "./environment";
 
-export type Scope = "sessions:read" | "sessions:write" | "tenant:admin" | "platform:admin";
+/** The platform's own scopes, so a token can carry any scope it grants. */
+export type { Scope };
 
 /** Long enough for the slowest scenario; tokens are minted per test anyway. */
 const TOKEN_TTL_SECONDS = 60 * 60;
