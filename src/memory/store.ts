@@ -4,8 +4,9 @@
  * deletes such rows later. Functions of the SQL handle; the object wraps changes in transactions.
  */
 import { decodeKeyCursor, encodeKeyCursor } from "../shared/cursor";
+import { toHex } from "../shared/hex";
 import { toIso } from "../tenants/validate";
-import { joinNamespace } from "./namespace";
+import { joinNamespace, MAX_NAMESPACE_SEGMENTS } from "./namespace";
 import type { MemoryItem, MemoryVersion, NamespacePage, ScoredItem, SearchInput } from "./types";
 
 /** Versions kept per item, the current one included. */
@@ -35,8 +36,9 @@ export function liveItem(sql: SqlStorage, namespace: string, key: string, now: n
   return sql.exec<ItemRow>(`SELECT * FROM items WHERE namespace = ? AND key = ? AND ${LIVE}`, namespace, key, now).toArray()[0] ?? null;
 }
 
+/** Every item, expired ones the sweep has not reached included; kept by triggers (migration 2), so no put counts the table. */
 export function countItems(sql: SqlStorage): number {
-  return sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM items`).one().n;
+  return sql.exec<{ n: number }>(`SELECT n FROM item_count`).one().n;
 }
 
 /** Removes an item, its versions and its text; true when there was a row. */
@@ -96,7 +98,7 @@ export function writeItem(sql: SqlStorage, item: WrittenItem, previous: ItemRow 
       )
       .one().id;
   }
-  sql.exec(`INSERT INTO items_fts (rowid, body) VALUES (?, ?)`, id, searchText(item.key, item.value));
+  sql.exec(`INSERT INTO items_fts (rowid, body, scope) VALUES (?, ?, ?)`, id, searchText(item.key, item.value), scopeText(item.namespace));
   sql.exec(`INSERT INTO item_versions (namespace, key, version, value, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)`, item.namespace, item.key, version, text, item.createdBy, item.now);
   sql.exec(`DELETE FROM item_versions WHERE namespace = ? AND key = ? AND version <= ?`, item.namespace, item.key, version - KEPT_VERSIONS);
 }
@@ -122,13 +124,14 @@ export function versionsOf(sql: SqlStorage, namespace: string, key: string): Mem
 }
 
 /**
- * Items within the prefix that match the filter, ranked by BM25 over their text when a query is
- * given (best first; `score` higher is better), else newest first with a null score.
+ * Items within the prefixes that match the filter, ranked by BM25 over their text when a query
+ * is given (best first; `score` higher is better), else newest first with a null score.
  */
 export function search(sql: SqlStorage, input: SearchInput): ScoredItem[] {
   const where: string[] = [LIVE.replaceAll("expires_at", "items.expires_at")];
   const args: SqlStorageValue[] = [input.now];
-  if (!input.prefixes.some((prefix) => prefix.length === 0)) {
+  const scoped = !input.prefixes.some((prefix) => prefix.length === 0);
+  if (scoped) {
     const within: string[] = [];
     for (const segments of input.prefixes) {
       const prefix = joinNamespace(segments);
@@ -153,10 +156,14 @@ export function search(sql: SqlStorage, input: SearchInput): ScoredItem[] {
     const rows = sql.exec<ItemRow>(`SELECT items.* FROM items WHERE ${where.join(" AND ")} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`, ...args, input.limit, input.offset).toArray();
     return rows.map((row) => ({ ...toItem(row), score: null }));
   }
-  const match = terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(" OR ");
+  // The index finds the prefixes' items itself (their scope tokens), so a search within a user's
+  // namespace reads that user's matches, not every item holding a query word; the namespace test
+  // on `items` above still decides what is returned.
+  const words = `body : (${terms.map(phrase).join(" OR ")})`;
+  const match = scoped && input.prefixes.length > 0 ? `scope : (${input.prefixes.map((prefix) => phrase(scopeToken(prefix))).join(" OR ")}) AND ${words}` : words;
   const rows = sql
     .exec<ItemRow & { rank: number }>(
-      `SELECT items.*, bm25(items_fts) AS rank FROM items_fts JOIN items ON items.id = items_fts.rowid
+      `SELECT items.*, bm25(items_fts, 1.0, 0.0) AS rank FROM items_fts JOIN items ON items.id = items_fts.rowid
        WHERE items_fts MATCH ? AND ${where.join(" AND ")} ORDER BY rank LIMIT ? OFFSET ?`,
       match,
       ...args,
@@ -166,6 +173,11 @@ export function search(sql: SqlStorage, input: SearchInput): ScoredItem[] {
     .toArray();
   // bm25() is lower for a better match; the API's score is higher for one.
   return rows.map((row) => ({ ...toItem(row), score: Math.round(-row.rank * 1e6) / 1e6 }));
+}
+
+/** One token as an FTS5 phrase: quoted, so no operator of its syntax reaches the index. */
+function phrase(token: string): string {
+  return `"${token.replaceAll('"', '""')}"`;
 }
 
 /** The words of a query, each searched as a phrase of one token: no operator of FTS5's syntax reaches it. */
@@ -229,6 +241,25 @@ export function toItem(row: ItemRow): MemoryItem {
     updated_at: toIso(row.updated_at),
     expires_at: row.expires_at === null ? null : toIso(row.expires_at),
   };
+}
+
+/**
+ * The index's `scope` column of an item in `namespace` (joined): one token for each of its
+ * prefixes, the whole namespace repeated up to `MAX_NAMESPACE_SEGMENTS`, so that every item's
+ * indexed length grows by the same four tokens and none ranks differently for its depth (BM25
+ * divides by the length of all columns; the column's own weight is 0). Migration 3 writes the
+ * same tokens in SQL for the items it found.
+ */
+export function scopeText(namespace: string): string {
+  const segments = namespace.split(".");
+  const tokens = segments.map((_, i) => scopeToken(segments.slice(0, i + 1)));
+  while (tokens.length < MAX_NAMESPACE_SEGMENTS) tokens.push(tokens[tokens.length - 1]!);
+  return tokens.join(" ");
+}
+
+/** A namespace prefix as one token of letters and digits: its joined text in hex. */
+function scopeToken(prefix: string[]): string {
+  return toHex(new TextEncoder().encode(joinNamespace(prefix)));
 }
 
 /** What the index reads of an item: its key and every string in its value (object keys included). */
