@@ -128,9 +128,52 @@ export function versionsOf(sql: SqlStorage, namespace: string, key: string): Mem
  * is given (best first; `score` higher is better), else newest first with a null score.
  */
 export function search(sql: SqlStorage, input: SearchInput): ScoredItem[] {
+  const terms = input.query === null ? [] : queryTerms(input.query);
+  if (input.prefixes.length === 0 || (input.query !== null && terms.length === 0)) return [];
+  const scoped = !input.prefixes.some((prefix) => prefix.length === 0);
+  const filtered = Object.keys(input.filter).length > 0;
+  let rows: (ItemRow & { rank?: number })[];
+  if (terms.length === 0) {
+    const where = itemConditions(input, scoped);
+    rows = sql.exec<ItemRow>(`SELECT items.* FROM items WHERE ${where.sql} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`, ...where.args, input.limit, input.offset).toArray();
+  } else if (!filtered) {
+    // The index decides alone: it finds the prefixes' items by their scope tokens, and only the
+    // page's rows are read, not the row of every item holding a query word. Expired rows the
+    // sweep has not reached yet (counted on their own index, usually none) may be among the best:
+    // the index is asked for that many more, and they are left out here.
+    const expired = sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM items WHERE expires_at IS NOT NULL AND expires_at <= ?`, input.now).one().n;
+    rows = sql
+      .exec<ItemRow & { rank: number }>(
+        `WITH ranked AS (SELECT rowid AS id, bm25(items_fts, 1.0, 0.0) AS rank FROM items_fts WHERE items_fts MATCH ? ORDER BY rank LIMIT ?)
+         SELECT items.*, ranked.rank FROM ranked JOIN items ON items.id = ranked.id WHERE ${LIVE.replaceAll("expires_at", "items.expires_at")} ORDER BY ranked.rank`,
+        matchExpression(terms, scoped ? input.prefixes : null),
+        input.offset + input.limit + expired,
+        input.now,
+      )
+      .toArray()
+      .slice(input.offset, input.offset + input.limit);
+  } else {
+    // A filter reads each match's value; the scope still keeps a namespace's search to its items.
+    const where = itemConditions(input, scoped);
+    rows = sql
+      .exec<ItemRow & { rank: number }>(
+        `SELECT items.*, bm25(items_fts, 1.0, 0.0) AS rank FROM items_fts JOIN items ON items.id = items_fts.rowid
+         WHERE items_fts MATCH ? AND ${where.sql} ORDER BY rank LIMIT ? OFFSET ?`,
+        matchExpression(terms, scoped ? input.prefixes : null),
+        ...where.args,
+        input.limit,
+        input.offset,
+      )
+      .toArray();
+  }
+  // bm25() is lower for a better match; the API's score is higher for one.
+  return rows.map((row) => ({ ...toItem(row), score: row.rank === undefined ? null : Math.round(-row.rank * 1e6) / 1e6 }));
+}
+
+/** The live items within the prefixes (unless `scoped` is false: all of them) that match the filter, as SQL on `items`. */
+function itemConditions(input: SearchInput, scoped: boolean): { sql: string; args: SqlStorageValue[] } {
   const where: string[] = [LIVE.replaceAll("expires_at", "items.expires_at")];
   const args: SqlStorageValue[] = [input.now];
-  const scoped = !input.prefixes.some((prefix) => prefix.length === 0);
   if (scoped) {
     const within: string[] = [];
     for (const segments of input.prefixes) {
@@ -139,7 +182,7 @@ export function search(sql: SqlStorage, input: SearchInput): ScoredItem[] {
       within.push("items.namespace = ? OR (items.namespace >= ? AND items.namespace < ?)");
       args.push(prefix, `${prefix}.`, `${prefix}/`);
     }
-    where.push(within.length > 0 ? `(${within.join(" OR ")})` : "0");
+    where.push(`(${within.join(" OR ")})`);
   }
   for (const [field, wanted] of Object.entries(input.filter)) {
     const path = `$."${field}"`;
@@ -150,29 +193,17 @@ export function search(sql: SqlStorage, input: SearchInput): ScoredItem[] {
       args.push(wanted);
     }
   }
-  const terms = input.query === null ? [] : queryTerms(input.query);
-  if (input.query !== null && terms.length === 0) return [];
-  if (terms.length === 0) {
-    const rows = sql.exec<ItemRow>(`SELECT items.* FROM items WHERE ${where.join(" AND ")} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`, ...args, input.limit, input.offset).toArray();
-    return rows.map((row) => ({ ...toItem(row), score: null }));
-  }
-  // The index finds the prefixes' items itself (their scope tokens), so a search within a user's
-  // namespace reads that user's matches, not every item holding a query word; the namespace test
-  // on `items` above still decides what is returned.
+  return { sql: where.join(" AND "), args };
+}
+
+/**
+ * The query's words, looked up in `body` only, and when `prefixes` is given, items whose `scope`
+ * holds one of them: a search within a user's namespace reads that user's matches, not every
+ * item holding a query word.
+ */
+function matchExpression(terms: string[], prefixes: string[][] | null): string {
   const words = `body : (${terms.map(phrase).join(" OR ")})`;
-  const match = scoped && input.prefixes.length > 0 ? `scope : (${input.prefixes.map((prefix) => phrase(scopeToken(prefix))).join(" OR ")}) AND ${words}` : words;
-  const rows = sql
-    .exec<ItemRow & { rank: number }>(
-      `SELECT items.*, bm25(items_fts, 1.0, 0.0) AS rank FROM items_fts JOIN items ON items.id = items_fts.rowid
-       WHERE items_fts MATCH ? AND ${where.join(" AND ")} ORDER BY rank LIMIT ? OFFSET ?`,
-      match,
-      ...args,
-      input.limit,
-      input.offset,
-    )
-    .toArray();
-  // bm25() is lower for a better match; the API's score is higher for one.
-  return rows.map((row) => ({ ...toItem(row), score: Math.round(-row.rank * 1e6) / 1e6 }));
+  return prefixes === null ? words : `scope : (${prefixes.map((prefix) => phrase(scopeToken(prefix))).join(" OR ")}) AND ${words}`;
 }
 
 /** One token as an FTS5 phrase: quoted, so no operator of its syntax reaches the index. */
