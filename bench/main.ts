@@ -1,11 +1,11 @@
 /**
  * `npm run bench`: step overhead, gateway, growth and index load of the platform against the
- * bare loop, each repeated; `-- --full` adds throughput; `-- --profile` records CPU profiles
+ * bare loop, each repeated; `-- --full` adds throughput and the memory store; `-- --profile` records CPU profiles
  * instead (see profile.ts). Rewrites its section of BENCHMARKS.md, and keeps the raw figures
  * in .tmp/bench/.
  *
  *   --reps N        repetitions of every measurement (defaults: per suite, below)
- *   --only a,b      only these suites (steps, gateway, growth, index, throughput)
+ *   --only a,b      only these suites (steps, gateway, growth, index, throughput, memory)
  *   --section NAME  the marked section of BENCHMARKS.md to rewrite (default: latest)
  *   --no-write      print the tables, leave BENCHMARKS.md alone
  *   --local-observability  keep wrangler dev's local trace store on (see world.ts)
@@ -18,6 +18,7 @@ import { PROJECT_ROOT } from "../test/e2e/support/environment";
 import { runProfile } from "./profile";
 import { gatewayTable, measureGateway } from "./suites/gateway";
 import { growthTables, measureGrowth } from "./suites/growth";
+import { measureMemory, memoryTables } from "./suites/memory";
 import { indexLoadTables, measureIndexLoad } from "./suites/index-load";
 import { measureStepOverhead, stepOverheadTable } from "./suites/step-overhead";
 import { measureThroughput, throughputTable } from "./suites/throughput";
@@ -39,6 +40,7 @@ const SUITES: Suite[] = [
   { name: "gateway", reps: 5, run: async (w, n) => withTables(await measureGateway(w, n), (r) => [gatewayTable(r)]) },
   { name: "growth", reps: 3, run: async (w, n) => withTables(await measureGrowth(w, n), growthTables) },
   { name: "throughput", reps: 2, full: true, run: async (w, n) => withTables(await measureThroughput(w, n), (r) => [throughputTable(r)]) },
+  { name: "memory", reps: 1, full: true, run: async (w, n) => withTables(await measureMemory(w, n), memoryTables) },
   // Last: its counting breakpoints slow the methods they sit in.
   { name: "index", reps: 3, run: async (w, n) => withTables(await measureIndexLoad(w, n), indexLoadTables) },
 ];

@@ -21,6 +21,8 @@ export const BENCH_LIMITS: PartialLimits = {
   max_tokens_per_session: 100_000_000,
   max_concurrent_runs: 100_000,
   requests_per_minute: 1_000_000_000,
+  // The memory suite writes past the default 100,000 items (its highest size, plus its puts).
+  max_memory_items: 10_000_000,
 };
 /** The subject of the benchmarks' tokens unless one is named. */
 export const BENCH_SUBJECT = "bench-user";

@@ -4,9 +4,10 @@
  * deletes such rows later. Functions of the SQL handle; the object wraps changes in transactions.
  */
 import { decodeKeyCursor, encodeKeyCursor } from "../shared/cursor";
+import { toHex } from "../shared/hex";
 import { toIso } from "../tenants/validate";
 import { fromBlob, similarity, toBlob } from "./embeddings";
-import { joinNamespace } from "./namespace";
+import { joinNamespace, MAX_NAMESPACE_SEGMENTS } from "./namespace";
 import type { MemoryItem, MemoryVersion, NamespacePage, ScoredItem, SearchInput } from "./types";
 
 /** Versions kept per item, the current one included. */
@@ -36,9 +37,18 @@ export function liveItem(sql: SqlStorage, namespace: string, key: string, now: n
   return sql.exec<ItemRow>(`SELECT * FROM items WHERE namespace = ? AND key = ? AND ${LIVE}`, namespace, key, now).toArray()[0] ?? null;
 }
 
-/** Live items: one that expired counts no more, even before the sweep reaches it. */
+/**
+ * Live items: the running count kept by triggers (migration 2), less the expired rows the sweep
+ * has not reached yet (found on the expiry index, usually none), so no put counts the table.
+ */
 export function countItems(sql: SqlStorage, now: number): number {
-  return sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM items WHERE ${LIVE}`, now).one().n;
+  const all = sql.exec<{ n: number }>(`SELECT n FROM item_count`).one().n;
+  return all - expiredUnswept(sql, now);
+}
+
+/** Rows past their expiry that the sweep has not deleted yet. */
+export function expiredUnswept(sql: SqlStorage, now: number): number {
+  return sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM items WHERE expires_at IS NOT NULL AND expires_at <= ?`, now).one().n;
 }
 
 /** Removes an item, its versions and its text; true when there was a row. */
@@ -105,7 +115,7 @@ export function writeItem(sql: SqlStorage, item: WrittenItem, previous: ItemRow 
       )
       .one().id;
   }
-  sql.exec(`INSERT INTO items_fts (rowid, body) VALUES (?, ?)`, id, searchText(item.key, item.value));
+  sql.exec(`INSERT INTO items_fts (rowid, body, scope) VALUES (?, ?, ?)`, id, searchText(item.key, item.value), scopeText(item.namespace));
   sql.exec(`INSERT INTO item_versions (namespace, key, version, value, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)`, item.namespace, item.key, version, text, item.createdBy, item.now);
   sql.exec(`DELETE FROM item_versions WHERE namespace = ? AND key = ? AND version <= ?`, item.namespace, item.key, version - KEPT_VERSIONS);
 }
@@ -131,74 +141,80 @@ export function versionsOf(sql: SqlStorage, namespace: string, key: string): Mem
 }
 
 /**
- * Items within the prefix that match the filter, ranked by BM25 over their text when a query is
- * given (best first; `score` higher is better), else newest first with a null score.
+ * Items within the prefixes that match the filter, ranked by BM25 over their text when a query
+ * is given (best first; `score` higher is better), else newest first with a null score. With
+ * `near` (the query's vector), the BM25 ranking is fused with a ranking by meaning.
  */
 export function search(sql: SqlStorage, input: SearchInput, near: VectorQuery | null = null): ScoredItem[] {
-  const where: string[] = [LIVE.replaceAll("expires_at", "items.expires_at")];
-  const args: SqlStorageValue[] = [input.now];
-  if (!input.prefixes.some((prefix) => prefix.length === 0)) {
-    const within: string[] = [];
-    for (const segments of input.prefixes) {
-      const prefix = joinNamespace(segments);
-      // Below `prefix` is exactly the text from "prefix." up to "prefix/" ('/' follows '.').
-      within.push("items.namespace = ? OR (items.namespace >= ? AND items.namespace < ?)");
-      args.push(prefix, `${prefix}.`, `${prefix}/`);
-    }
-    where.push(within.length > 0 ? `(${within.join(" OR ")})` : "0");
-  }
-  for (const [field, wanted] of Object.entries(input.filter)) {
-    const path = `$."${field}"`;
-    if (wanted === null) where.push(`json_type(items.value, '${path}') = 'null'`);
-    else if (typeof wanted === "boolean") where.push(`json_type(items.value, '${path}') = '${wanted ? "true" : "false"}'`);
-    else {
-      where.push(`json_type(items.value, '${path}') IN (${typeof wanted === "string" ? "'text'" : "'integer', 'real'"}) AND json_extract(items.value, '${path}') = ?`);
-      args.push(wanted);
-    }
-  }
   const terms = input.query === null ? [] : queryTerms(input.query);
-  if (input.query !== null && terms.length === 0) return [];
+  if (input.prefixes.length === 0 || (input.query !== null && terms.length === 0)) return [];
+  const scoped = !input.prefixes.some((prefix) => prefix.length === 0);
+  const filtered = Object.keys(input.filter).length > 0;
+  if (near !== null && terms.length > 0) return hybridSearch(sql, input, terms, scoped, near);
+  let rows: (ItemRow & { rank?: number })[];
   if (terms.length === 0) {
-    const rows = sql.exec<ItemRow>(`SELECT items.* FROM items WHERE ${where.join(" AND ")} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`, ...args, input.limit, input.offset).toArray();
-    return rows.map((row) => ({ ...toItem(row), score: null }));
-  }
-  const match = terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(" OR ");
-  const lexical = (limit: number, offset: number) =>
-    sql
+    const where = itemConditions(input, scoped);
+    rows = sql.exec<ItemRow>(`SELECT items.* FROM items WHERE ${where.sql} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`, ...where.args, input.limit, input.offset).toArray();
+  } else if (!filtered) {
+    // The index decides alone: it finds the prefixes' items by their scope tokens, and only the
+    // page's rows are read, not the row of every item holding a query word. Expired rows the
+    // sweep has not reached yet (counted on their own index, usually none) may be among the best:
+    // the index is asked for that many more, and they are left out here.
+    const expired = expiredUnswept(sql, input.now);
+    rows = sql
       .exec<ItemRow & { rank: number }>(
-        `SELECT items.*, bm25(items_fts) AS rank FROM items_fts JOIN items ON items.id = items_fts.rowid
-         WHERE items_fts MATCH ? AND ${where.join(" AND ")} ORDER BY rank LIMIT ? OFFSET ?`,
-        match,
-        ...args,
-        limit,
-        offset,
+        `WITH ranked AS (SELECT rowid AS id, bm25(items_fts, 1.0, 0.0) AS rank FROM items_fts WHERE items_fts MATCH ? ORDER BY rank LIMIT ?)
+         SELECT items.*, ranked.rank FROM ranked JOIN items ON items.id = ranked.id WHERE ${LIVE.replaceAll("expires_at", "items.expires_at")} ORDER BY ranked.rank`,
+        matchExpression(terms, scoped ? input.prefixes : null),
+        input.offset + input.limit + expired,
+        input.now,
+      )
+      .toArray()
+      .slice(input.offset, input.offset + input.limit);
+  } else {
+    // A filter reads each match's value; the scope still keeps a namespace's search to its items.
+    const where = itemConditions(input, scoped);
+    rows = sql
+      .exec<ItemRow & { rank: number }>(
+        `SELECT items.*, bm25(items_fts, 1.0, 0.0) AS rank FROM items_fts JOIN items ON items.id = items_fts.rowid
+         WHERE items_fts MATCH ? AND ${where.sql} ORDER BY rank LIMIT ? OFFSET ?`,
+        matchExpression(terms, scoped ? input.prefixes : null),
+        ...where.args,
+        input.limit,
+        input.offset,
       )
       .toArray();
+  }
   // bm25() is lower for a better match; the API's score is higher for one.
-  if (near === null) return lexical(input.limit, input.offset).map((row) => ({ ...toItem(row), score: rounded(-row.rank) }));
+  return rows.map((row) => ({ ...toItem(row), score: row.rank === undefined ? null : Math.round(-row.rank * 1e6) / 1e6 }));
+}
 
-  // Hybrid: the BM25 ranking and the vector ranking, fused by their ranks (reciprocal rank
-  // fusion), so neither scale has to be compared with the other. Both lists are cut at the same
-  // depth whatever the page, so pages of one query never overlap or skip.
+/**
+ * The BM25 ranking and the ranking by meaning, fused by their ranks (reciprocal rank fusion), so
+ * neither scale has to be compared with the other. Both lists are cut at the same depth whatever
+ * the page, so the pages of one query never overlap or skip. The vectors compared are those of
+ * the most recently updated items within the prefixes and filter.
+ */
+function hybridSearch(sql: SqlStorage, input: SearchInput, terms: string[], scoped: boolean, near: VectorQuery): ScoredItem[] {
+  const where = itemConditions(input, scoped);
   const byWords = sql
     .exec<{ id: number }>(
       `SELECT items.id AS id FROM items_fts JOIN items ON items.id = items_fts.rowid
-       WHERE items_fts MATCH ? AND ${where.join(" AND ")} ORDER BY bm25(items_fts) LIMIT ?`,
-      match,
-      ...args,
+       WHERE items_fts MATCH ? AND ${where.sql} ORDER BY bm25(items_fts, 1.0, 0.0) LIMIT ?`,
+      matchExpression(terms, scoped ? input.prefixes : null),
+      ...where.args,
       FUSION_DEPTH,
     )
     .toArray();
-  const scanned = sql
+  const byMeaning = sql
     .exec<{ id: number; vector: ArrayBuffer }>(
       `SELECT items.id AS id, item_vectors.vector AS vector FROM items JOIN item_vectors ON item_vectors.item_id = items.id
-       WHERE item_vectors.model = ? AND ${where.join(" AND ")} ORDER BY items.updated_at DESC LIMIT ?`,
+       WHERE item_vectors.model = ? AND ${where.sql} ORDER BY items.updated_at DESC LIMIT ?`,
       near.model,
-      ...args,
+      ...where.args,
       vectorScanLimit(near.values.length),
     )
-    .toArray();
-  const byMeaning = scanned
+    .toArray()
     .map((row) => ({ id: row.id, similarity: similarity(near.values, fromBlob(row.vector)) }))
     .filter((hit) => hit.similarity >= near.minSimilarity)
     .sort((a, b) => b.similarity - a.similarity || b.id - a.id)
@@ -210,7 +226,7 @@ export function search(sql: SqlStorage, input: SearchInput, near: VectorQuery | 
   return [...fused.entries()]
     .sort((a, b) => b[1] - a[1] || b[0] - a[0])
     .slice(input.offset, input.offset + input.limit)
-    .map(([id, score]) => ({ ...toItem(sql.exec<ItemRow>(`SELECT * FROM items WHERE id = ?`, id).one()), score: rounded(score) }));
+    .map(([id, score]) => ({ ...toItem(sql.exec<ItemRow>(`SELECT * FROM items WHERE id = ?`, id).one()), score: Math.round(score * 1e6) / 1e6 }));
 }
 
 /** A query's vector, and what an item's must be to count (the same model, similar enough). */
@@ -228,13 +244,51 @@ export const MAX_VECTOR_SCAN_BYTES = 8 * 1024 * 1024;
 export function vectorScanLimit(dimensions: number): number {
   return Math.max(1, Math.min(MAX_VECTOR_SCAN, Math.floor(MAX_VECTOR_SCAN_BYTES / (4 * dimensions))));
 }
+
 /** How deep each ranking goes into a hybrid search: its pages reach this many of each. */
 export const FUSION_DEPTH = 500;
 /** Reciprocal rank fusion's constant: the usual 60, which keeps one list's top from dominating. */
 const RRF_K = 60;
 
-function rounded(score: number): number {
-  return Math.round(score * 1e6) / 1e6;
+/** The live items within the prefixes (unless `scoped` is false: all of them) that match the filter, as SQL on `items`. */
+function itemConditions(input: SearchInput, scoped: boolean): { sql: string; args: SqlStorageValue[] } {
+  const where: string[] = [LIVE.replaceAll("expires_at", "items.expires_at")];
+  const args: SqlStorageValue[] = [input.now];
+  if (scoped) {
+    const within: string[] = [];
+    for (const segments of input.prefixes) {
+      const prefix = joinNamespace(segments);
+      // Below `prefix` is exactly the text from "prefix." up to "prefix/" ('/' follows '.').
+      within.push("items.namespace = ? OR (items.namespace >= ? AND items.namespace < ?)");
+      args.push(prefix, `${prefix}.`, `${prefix}/`);
+    }
+    where.push(`(${within.join(" OR ")})`);
+  }
+  for (const [field, wanted] of Object.entries(input.filter)) {
+    const path = `$."${field}"`;
+    if (wanted === null) where.push(`json_type(items.value, '${path}') = 'null'`);
+    else if (typeof wanted === "boolean") where.push(`json_type(items.value, '${path}') = '${wanted ? "true" : "false"}'`);
+    else {
+      where.push(`json_type(items.value, '${path}') IN (${typeof wanted === "string" ? "'text'" : "'integer', 'real'"}) AND json_extract(items.value, '${path}') = ?`);
+      args.push(wanted);
+    }
+  }
+  return { sql: where.join(" AND "), args };
+}
+
+/**
+ * The query's words, looked up in `body` only, and when `prefixes` is given, items whose `scope`
+ * holds one of them: a search within a user's namespace reads that user's matches, not every
+ * item holding a query word.
+ */
+function matchExpression(terms: string[], prefixes: string[][] | null): string {
+  const words = `body : (${terms.map(phrase).join(" OR ")})`;
+  return prefixes === null ? words : `scope : (${prefixes.map((prefix) => phrase(scopeToken(prefix))).join(" OR ")}) AND ${words}`;
+}
+
+/** One token as an FTS5 phrase: quoted, so no operator of its syntax reaches the index. */
+function phrase(token: string): string {
+  return `"${token.replaceAll('"', '""')}"`;
 }
 
 /** The words of a query, each searched as a phrase of one token: no operator of FTS5's syntax reaches it. */
@@ -298,6 +352,25 @@ export function toItem(row: ItemRow): MemoryItem {
     updated_at: toIso(row.updated_at),
     expires_at: row.expires_at === null ? null : toIso(row.expires_at),
   };
+}
+
+/**
+ * The index's `scope` column of an item in `namespace` (joined): one token for each of its
+ * prefixes, the whole namespace repeated up to `MAX_NAMESPACE_SEGMENTS`, so that every item's
+ * indexed length grows by the same four tokens and none ranks differently for its depth (BM25
+ * divides by the length of all columns; the column's own weight is 0). Migration 3 writes the
+ * same tokens in SQL for the items it found.
+ */
+export function scopeText(namespace: string): string {
+  const segments = namespace.split(".");
+  const tokens = segments.map((_, i) => scopeToken(segments.slice(0, i + 1)));
+  while (tokens.length < MAX_NAMESPACE_SEGMENTS) tokens.push(tokens[tokens.length - 1]!);
+  return tokens.join(" ");
+}
+
+/** A namespace prefix as one token of letters and digits: its joined text in hex. */
+function scopeToken(prefix: string[]): string {
+  return toHex(new TextEncoder().encode(joinNamespace(prefix)));
 }
 
 /** What the index reads of an item, and what is embedded: its key and every string in its value (object keys included). */

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { SESSION_MIGRATIONS } from "../../src/sessions/object/store/migrations";
 import type { SessionResult, Page, Session, Step } from "../../src/sessions/types";
 import { BUILTIN_DEFAULT_LIMITS, DEFAULT_MAX_IMAGE_BYTES } from "../../src/limits";
-import { schedulerStub, sessionStub, tenantIndexStub } from "../../src/objects";
+import { memoryStoreStub, schedulerStub, sessionStub, tenantIndexStub } from "../../src/objects";
 import { LEGACY_SCHEDULE_GRACE_MS, SCHEDULER_MIGRATIONS } from "../../src/schedules/migrations";
 import { openGate } from "../../src/schedules/fire";
 import { creatorOf, getSchedule } from "../../src/schedules/store";
@@ -25,7 +25,12 @@ import {
   writeWaitingAgentV6,
   writeRefusedSessionV8,
   writeSchedulerV1,
+  writeMemoryV1,
+  type LegacyMemoryItem,
 } from "../support/legacy-storage";
+import { MEMORY_STORE_MIGRATIONS } from "../../src/memory/migrations";
+import { scopeText } from "../../src/memory/store";
+import type { MemoryItem, MemoryResult, ScoredItem } from "../../src/memory/types";
 import { pngBytes } from "../support/images";
 import { estimateMessageTokens } from "../../src/sessions/object/context/estimate";
 import type { RunState } from "../../src/sessions/object/store/store";
@@ -443,6 +448,49 @@ describe("Scheduler storage written by version 1 (schedules bound to nothing but
       expect(schemaVersion(state.storage)).toBe(latestVersion(SCHEDULER_MIGRATIONS));
       const creator = creatorOf(getSchedule(state.storage.sql, "sch_user")!);
       expect(await openGate(env, tenantId, creator, userExpiry)).toEqual({ kind: "disable", reason: "creator_expired" });
+    });
+  });
+});
+
+describe("MemoryStore storage written by version 1 (before the item count and the index's scope)", () => {
+  const items: LegacyMemoryItem[] = [
+    { namespace: "users.u_1", key: "language", value: { note: "answers in French" }, body: "language note answers in French" },
+    { namespace: "users.u_1.episodes", key: "trip", value: { note: "French pastries in Lyon" }, body: "trip note French pastries in Lyon" },
+    { namespace: "users.u_10", key: "language", value: { note: "French only" }, body: "language note French only" },
+    { namespace: "teams.t_1.a.b", key: "deep", value: { note: "a deep French note" }, body: "deep note a deep French note" },
+    { namespace: "solo", key: "top", value: { note: "French at the top" }, body: "top note French at the top" },
+  ];
+
+  it("gets its count and its scoped index on wake, and searches, caps and writes as new storage does", async () => {
+    const tenantId = freshTenant();
+    await runInDurableObject(memoryStoreStub(env, tenantId), async (_instance, state) => writeMemoryV1(state.storage, tenantId, items));
+    await abortAllDurableObjects();
+    const stub = memoryStoreStub(env, tenantId);
+    const search = async (prefix: string[], query = "French") =>
+      ((await stub.search(tenantId, { prefixes: [prefix], query, filter: {}, limit: 10, offset: 0, now: Date.now() })) as ScoredItem[]).map((item) => `${item.namespace.join(".")}/${item.key}`).sort();
+    expect(await search(["users", "u_1"])).toEqual(["users.u_1.episodes/trip", "users.u_1/language"]);
+    expect(await search(["users", "u_1", "episodes"])).toEqual(["users.u_1.episodes/trip"]);
+    expect(await search(["teams", "t_1", "a"])).toEqual(["teams.t_1.a.b/deep"]);
+    expect(await search(["solo"])).toEqual(["solo/top"]);
+    expect(await search([])).toHaveLength(items.length);
+    expect(await search(["users"], "lyon pastries")).toEqual(["users.u_1.episodes/trip"]);
+
+    // The count carried over: a sixth item is past a cap of five, a new version is not.
+    const put = async (namespace: string[], key: string) =>
+      (await stub.put(tenantId, { namespace, key, value: { note: "later French" }, ttlSeconds: null, refreshTtl: false, createdBy: "user-2", maxItems: items.length, now: Date.now() })) as MemoryResult<MemoryItem>;
+    expect(await put(["solo"], "sixth")).toMatchObject({ ok: false, reason: "limit_reached" });
+    expect(await put(["solo"], "top")).toMatchObject({ ok: true, value: { version: 2 } });
+    expect((await stub.remove(tenantId, ["users", "u_10"], "language", Date.now())).ok).toBe(true);
+    expect(await put(["solo"], "sixth")).toMatchObject({ ok: true, value: { version: 1 } });
+    expect(await search(["solo"], "later")).toEqual(["solo/sixth", "solo/top"]);
+
+    await runInDurableObject(stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(MEMORY_STORE_MIGRATIONS));
+      expect(state.storage.sql.exec("SELECT n FROM item_count").one().n).toBe(items.length);
+      // The scope the migration wrote in SQL is the one a put writes.
+      const rows = state.storage.sql.exec<{ namespace: string; scope: string }>("SELECT items.namespace, items_fts.scope FROM items JOIN items_fts ON items_fts.rowid = items.id").toArray();
+      expect(rows).toHaveLength(items.length);
+      for (const row of rows) expect(row.scope.toLowerCase(), row.namespace).toBe(scopeText(row.namespace));
     });
   });
 });

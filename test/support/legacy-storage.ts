@@ -3,11 +3,11 @@
  * written with the SQL and key-value shapes of its version, byte for byte as that code left it,
  * and never changed afterwards: a new version adds a new layout here.
  */
-import { MEMORY_STORE_MIGRATIONS } from "../../src/memory/migrations";
 import type { TestSession } from "./agent-session";
 import { SESSION_MIGRATIONS } from "../../src/sessions/object/store/migrations";
 import { migrate } from "../../src/storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
+import { MEMORY_STORE_MIGRATIONS } from "../../src/memory/migrations";
 
 /** A session's limits as every version before `max_schedules` stored them: the limits of that time, written out. */
 export const LIMITS_BEFORE_SCHEDULES = {
@@ -480,4 +480,40 @@ export function writeRefusedSessionV8(storage: DurableObjectStorage, t: TestSess
     output_error: null,
     updated_at: at,
   });
+}
+
+export interface LegacyMemoryItem {
+  namespace: string;
+  key: string;
+  value: Record<string, unknown>;
+  /** The text version 1 indexed: the key and every string in the value, object keys included. */
+  body: string;
+}
+
+/**
+ * A bound tenant's memory store at version 1 (before the item count and the index's scope), its
+ * items written as that version's `put` wrote a first version: the row, its text in the one-column
+ * index, and the version row.
+ */
+export function writeMemoryV1(storage: DurableObjectStorage, tenantId: string, items: readonly LegacyMemoryItem[]): void {
+  migrate(storage, MEMORY_STORE_MIGRATIONS.slice(0, 1));
+  const at = Date.parse(AT);
+  for (const item of items) {
+    const value = JSON.stringify(item.value);
+    const { id } = storage.sql
+      .exec<{ id: number }>(
+        "INSERT INTO items (namespace, key, value, version, created_by, created_at, updated_at, expires_at, ttl_ms, refresh_ttl) VALUES (?, ?, ?, 1, 'user-1', ?, ?, NULL, NULL, 0) RETURNING id",
+        item.namespace,
+        item.key,
+        value,
+        at,
+        at,
+      )
+      .one();
+    storage.sql.exec("INSERT INTO items_fts (rowid, body) VALUES (?, ?)", id, item.body);
+    storage.sql.exec("INSERT INTO item_versions (namespace, key, version, value, created_by, created_at) VALUES (?, ?, 1, ?, 'user-1', ?)", item.namespace, item.key, value, at);
+  }
+  storage.kv.put("tenant_id", tenantId);
+  storage.kv.put("created_at", at);
+  storage.kv.put("registered", true);
 }

@@ -8,6 +8,7 @@ import { importJWK, type JWK, SignJWT } from "jose";
 import type { Scope } from "../../../src/auth/principal";
 import { PROJECT_ROOT } from "./environment";
 
+/** The platform's own scopes, so a token can carry any scope it grants. */
 export type { Scope };
 
 /** Long enough for the slowest scenario; tokens are minted per test anyway. */
