@@ -83,4 +83,9 @@ export const MEMORY_STORE_MIGRATIONS: readonly Migration[] = [
         )`,
       ]),
   },
+  {
+    version: 5,
+    description: "a view of the full-text index's words and how many items hold each, so a search can leave out words most items hold",
+    up: (storage) => execAll(storage.sql, [`CREATE VIRTUAL TABLE IF NOT EXISTS items_vocab USING fts5vocab(items_fts, 'row')`]),
+  },
 ];

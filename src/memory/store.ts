@@ -146,7 +146,7 @@ export function versionsOf(sql: SqlStorage, namespace: string, key: string): Mem
  * `near` (the query's vector), the BM25 ranking is fused with a ranking by meaning.
  */
 export function search(sql: SqlStorage, input: SearchInput, near: VectorQuery | null = null): ScoredItem[] {
-  const terms = input.query === null ? [] : queryTerms(input.query);
+  const terms = input.query === null ? [] : distinctiveTerms(sql, queryTerms(input.query));
   if (input.prefixes.length === 0 || (input.query !== null && terms.length === 0)) return [];
   const scoped = !input.prefixes.some((prefix) => prefix.length === 0);
   const filtered = Object.keys(input.filter).length > 0;
@@ -289,6 +289,28 @@ function matchExpression(terms: string[], prefixes: string[][] | null): string {
 /** One token as an FTS5 phrase: quoted, so no operator of its syntax reaches the index. */
 function phrase(token: string): string {
   return `"${token.replaceAll('"', '""')}"`;
+}
+
+/**
+ * The words worth looking up: a word more than half of the items hold says almost nothing of which
+ * item is meant (BM25 weighs it near zero) yet makes the index score every one of them, so it is
+ * left out when the query has a rarer word. A query of common words only keeps them all.
+ */
+export function distinctiveTerms(sql: SqlStorage, terms: string[]): string[] {
+  if (terms.length < 2) return terms;
+  const items = sql.exec<{ n: number }>(`SELECT n FROM item_count`).one().n;
+  const held = new Map(
+    sql
+      .exec<{ term: string; doc: number }>(`SELECT term, doc FROM items_vocab WHERE term IN (${terms.map(() => "?").join(", ")})`, ...terms)
+      .toArray()
+      .map((row) => [row.term, row.doc]),
+  );
+  // A word no item holds finds nothing either way; it must not stand in for the words that do.
+  const rarer = terms.filter((term) => {
+    const holding = held.get(term) ?? 0;
+    return holding > 0 && holding * 2 <= items;
+  });
+  return rarer.length > 0 ? rarer : terms;
 }
 
 /** The words of a query, each searched as a phrase of one token: no operator of FTS5's syntax reaches it. */

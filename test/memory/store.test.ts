@@ -116,6 +116,23 @@ describe("memory store at scale", () => {
     });
   });
 
+  it("leaves out a word most items hold when the query has a rarer one, and keeps it otherwise", async () => {
+    await withFilledStore((storage) => {
+      expect(store.distinctiveTerms(storage.sql, ["common", "rare"])).toEqual(["rare"]);
+      expect(store.distinctiveTerms(storage.sql, ["common", "plain"])).toEqual(["common", "plain"]);
+      expect(store.distinctiveTerms(storage.sql, ["common", "xyzzy"])).toEqual(["common", "xyzzy"]);
+      expect(store.distinctiveTerms(storage.sql, ["common"])).toEqual(["common"]);
+      const read = counting(storage.sql);
+      const found = store.search(read.sql, searchInput([[]], "common rare", 10));
+      expect(found).toHaveLength(10);
+      for (const item of found) expect(item.value.text).toContain("rare");
+      const rareOnly = read.rowsRead();
+      const again = counting(storage.sql);
+      store.search(again.sql, searchInput([[]], "common", 10));
+      expect(rareOnly).toBeLessThan(again.rowsRead());
+    });
+  });
+
   it("leaves out expired items the sweep has not reached, however many rank first, and pages past them", async () => {
     await withFilledStore((storage) => {
       // Thirty items whose scores all differ: the word once to thirty times among thirty words.
