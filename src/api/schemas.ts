@@ -104,6 +104,7 @@ export const SessionSummarySchema = z
     id: z.string().openapi({ example: "ses_01hx3v9k2m" }),
     created_by: z.string(),
     agent: AgentPinSchema.nullable(),
+    parent_session_id: z.string().nullable().openapi({ description: "For a child session: the session whose `agent` tool call started it; null otherwise." }),
     status: SessionStatusSchema,
     stop_reason: StopReasonSchema.nullable(),
     usage: UsageSchema,

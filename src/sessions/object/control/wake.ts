@@ -9,12 +9,15 @@ import type { SessionEngine } from "../engine/engine";
 import { nextUnit } from "../loop/next-unit";
 import { runUnit } from "../loop/units";
 import { expireApprovals } from "./decisions";
+import { pollChildren } from "../subagents/parent";
 
 export async function wake(engine: SessionEngine): Promise<void> {
   const stages = [
     async () => engine.events.streams.closeExpired(Date.now()),
     () => expireApprovals(engine),
     () => askForSlot(engine),
+    // A session that waits looks at its children now and then, in case a child's report was lost.
+    () => (engine.store.run().status === "running" ? Promise.resolve() : pollChildren(engine)),
     () => learnTokensToday(engine),
     () => runNextUnit(engine),
   ];

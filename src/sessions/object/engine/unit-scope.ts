@@ -26,6 +26,8 @@ export type StoreReads = Pick<
   | "latestSummary"
   | "messagesForWindow"
   | "imageData"
+  | "subagent"
+  | "subagentsInRun"
 >;
 
 /** The writes a unit makes, given only inside `StepScope.commit`. */
