@@ -10,6 +10,7 @@ import { nextUnit } from "../loop/next-unit";
 import { runUnit } from "../loop/units";
 import { expireApprovals } from "./decisions";
 import { pollChildren } from "../subagents/parent";
+import { totalTokens } from "../../types";
 
 export async function wake(engine: SessionEngine): Promise<void> {
   const stages = [
@@ -61,6 +62,7 @@ async function runNextUnit(engine: SessionEngine): Promise<void> {
     tenantTokensToday: engine.reporter.tenantTokensToday(),
     summaryDue: (maxTokens) => usesSummaries(engine.requireSession()) && runContext(engine, maxTokens).decision.kind === "summarize",
     toolsReady: engine.toolsReady(),
+    descendantTokens: totalTokens(engine.store.descendantUsage()),
     now: Date.now(),
   });
   if (unit.kind === "finish") engine.finishAtLimit(unit.stopReason);

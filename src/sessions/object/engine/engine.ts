@@ -28,7 +28,6 @@ import { maskToolSpecs } from "../tools/mcp/masking";
 import type { DiscoveredTool } from "../tools/mcp/plan";
 import { buildToolbox, type Toolbox } from "../tools/registry";
 import { log } from "../../../log";
-import { addUsage } from "../subagents/report";
 import {
   ACTIVE_STATUSES,
   type ContentBlock,
@@ -137,7 +136,7 @@ export class SessionEngine {
       status: run.status,
       stop_reason: run.stop_reason,
       error: run.error,
-      usage: { ...run.usage, subagents: this.store.subagents().reduce((sum, row) => addUsage(sum, row.usage), { ...EMPTY_USAGE }) },
+      usage: { ...run.usage, subagents: this.store.descendantUsage() },
       // Sessions created before context settings existed stored none: they use `auto`.
       context: session.context ?? { strategy: "auto" },
       queued_messages: this.store.queuedMessages(),

@@ -8,7 +8,7 @@ import type { IntPairCursor } from "../../../shared/cursor";
 import type { MessageMeta } from "../context/window";
 import { KvStretchCache } from "../engine/kv-stretch";
 import type { DiscoveredTool } from "../tools/mcp/plan";
-import type { ContentBlock, Message, OutputSchema, RunOptions, Role, ToolCall, ToolCallDecision, ToolCallStatus } from "../../types";
+import { type ContentBlock, EMPTY_USAGE, type Message, type OutputSchema, type RunOptions, type Role, type ToolCall, type ToolCallDecision, type ToolCallStatus, type Usage } from "../../types";
 import * as events from "./events";
 import * as fork from "./fork";
 import * as images from "./images";
@@ -366,6 +366,11 @@ export class SessionStore {
   /** The ids of the calls whose child session is started and has not ended: they wait for it. */
   callsWaitingOnChildren(): Set<string> {
     return new Set(this.subagents().filter(subagents.isLive).map((row) => row.tool_call_id));
+  }
+
+  /** The usage of every child this session started, and theirs, as last heard from each. */
+  descendantUsage(): Usage {
+    return this.subagents().reduce((sum, row) => subagents.addUsage(sum, row.usage), { ...EMPTY_USAGE });
   }
 
   subagentsInRun(runStartSeq: number): number {

@@ -84,6 +84,16 @@ export function markCancelSent(sql: SqlStorage, toolCallId: string): void {
   sql.exec("UPDATE subagents SET cancel_sent = 1 WHERE tool_call_id = ?", toolCallId);
 }
 
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    steps: a.steps + b.steps,
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cache_read_tokens: a.cache_read_tokens + b.cache_read_tokens,
+    cache_write_tokens: a.cache_write_tokens + b.cache_write_tokens,
+  };
+}
+
 export function isLive(row: SubagentRow): boolean {
   return row.started && (row.status === null || !FINAL_STATUSES.includes(row.status));
 }

@@ -7,16 +7,11 @@ import { log } from "../../../log";
 import { sessionStub } from "../../../objects";
 import type { SessionEngine } from "../engine/engine";
 import type { SessionRpc } from "../rpc";
-import { EMPTY_USAGE, type Usage } from "../../types";
 import { addUsage, type ChildReport, childResult, finalText } from "./report";
 
 /** A failed report to the parent is tried again after this long. */
 export const PARENT_RETRY_MS = 5_000;
 
-/** The usage of every child this session started, and theirs, as last heard. */
-export function descendantUsage(engine: Pick<SessionEngine, "store">): Usage {
-  return engine.store.subagents().reduce((sum, row) => addUsage(sum, row.usage), { ...EMPTY_USAGE });
-}
 
 /** This session's state as its parent's tool call sees it; null for a session no call started. */
 export function reportForParent(engine: SessionEngine): ChildReport | null {
@@ -34,7 +29,7 @@ export function reportForParent(engine: SessionEngine): ChildReport | null {
     status: run.status,
     stop_reason: run.stop_reason,
     revision: run.revision,
-    usage: addUsage(run.usage, descendantUsage(engine)),
+    usage: addUsage(run.usage, store.descendantUsage()),
     result,
   };
 }

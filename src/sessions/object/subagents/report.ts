@@ -46,11 +46,8 @@ export function finalText(messages: readonly Message[]): string {
   return "";
 }
 
+export { addUsage } from "../store/subagents";
 const USAGE_FIELDS = ["steps", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"] as const;
-
-export function addUsage(a: Usage, b: Usage): Usage {
-  return Object.fromEntries(USAGE_FIELDS.map((field) => [field, a[field] + b[field]])) as unknown as Usage;
-}
 
 /** A report as received over RPC: checked field by field, since the parent's surface must not trust its callers. */
 export function parseChildReport(value: unknown): ChildReport | null {
