@@ -97,7 +97,7 @@ describe("open calls that wait for children", () => {
     });
     const rows = [row({}), row({ tool_call_id: "b" }), row({ tool_call_id: "c", status: "done" }), row({ tool_call_id: "d", cancel_sent: true }), row({ tool_call_id: "e", started: false })];
     expect(watchedChildren(rows, new Set(["a"])).map((r) => r.tool_call_id)).toEqual(["a"]);
-    expect(orphanedChildren(rows, new Set(["a"])).map((r) => r.tool_call_id)).toEqual(["b"]);
+    expect(orphanedChildren(rows, new Set(["a"])).map((r) => r.tool_call_id)).toEqual(["b", "e"]);
   });
 });
 

@@ -28,6 +28,7 @@ export type StoreReads = Pick<
   | "imageData"
   | "subagent"
   | "subagentsInRun"
+  | "exists"
 >;
 
 /** The writes a unit makes, given only inside `StepScope.commit`. */

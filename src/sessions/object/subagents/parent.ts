@@ -62,9 +62,14 @@ export function watchedChildren(rows: readonly SubagentRow[], openCallIds: Reado
   return rows.filter((row) => row.started && openCallIds.has(row.tool_call_id) && (row.status === null || !FINAL_STATUSES.includes(row.status)));
 }
 
-/** Children still going whose call was closed without them (a cancel, an interrupt, a failed run): to be cancelled. */
+/**
+ * Children that may still be going whose call was closed without them (a cancel, an interrupt, a
+ * failed run): to be cancelled. A child not known to be started counts too: the start may have
+ * happened just before a crash lost its answer (a cancel of a session that never was is answered
+ * `session_not_found`, and that is the end of it).
+ */
 export function orphanedChildren(rows: readonly SubagentRow[], openCallIds: ReadonlySet<string>): SubagentRow[] {
-  return rows.filter((row) => row.started && !row.cancel_sent && !openCallIds.has(row.tool_call_id) && (row.status === null || !FINAL_STATUSES.includes(row.status)));
+  return rows.filter((row) => !row.cancel_sent && !openCallIds.has(row.tool_call_id) && (row.status === null || !FINAL_STATUSES.includes(row.status)));
 }
 
 function openCallIds(engine: SessionEngine): Set<string> {

@@ -12,6 +12,8 @@ import { planChild, startChild } from "../../../subagent-start";
 import type { AgentToolSpec, ToolCall } from "../../../types";
 import type { StepScope, UnitWriter } from "../../engine/unit-scope";
 import { agentCallInput } from "../../tools/agent-tool";
+import { sessionStub } from "../../../../objects";
+import type { SessionRpc } from "../../rpc";
 
 export type AgentCallProblem = { kind: "input"; error: string } | { kind: "depth"; max: number } | { kind: "count"; max: number };
 
@@ -84,7 +86,18 @@ export async function runAgentCall(scope: StepScope, call: ToolCall, finish: (w:
     const state = { status: child.status, stop_reason: child.stop_reason, revision: 0, usage: child.usage };
     if (w.store.recordChildState(call.id, state)) w.emit("subagent", { tool_call_id: call.id, session_id: child.id, status: child.status, stop_reason: child.stop_reason });
   });
-  return started ? "ok" : "discarded";
+  if (started) return "ok";
+  // A cancel came while the child was being made, and may have looked for it before it existed:
+  // a child whose call is closed is cancelled here. (After a pause the call stays open, and the
+  // child is found again on the resume.)
+  const after = scope.store.exists() ? scope.store.toolCall(call.id) : undefined;
+  if (!after || after.status === "done" || after.status === "error") await cancelQuietly(scope, session.tenant_id, child.id);
+  return "discarded";
+}
+
+async function cancelQuietly(scope: StepScope, tenantId: string, childId: string): Promise<void> {
+  const child: SessionRpc = sessionStub(scope.env, tenantId, childId);
+  await child.cancel().catch(() => {});
 }
 
 /** A call whose child was never made: its note goes (it does not count against the run), and its result is the error. */
