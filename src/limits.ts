@@ -101,9 +101,11 @@ export const limitsSchema = z.object({
   /** Memory items a tenant may keep (expired ones do not count); one more is a 409 until one is deleted. */
   max_memory_items: z.number().int().min(0).max(10_000_000),
   /** How deep sessions started by `agent` tools may nest: a top-level session is depth 0, its children 1. */
-  max_agent_depth: z.number().int().min(0).max(10),
+  max_agent_depth: z.number().int().min(0).max(10).openapi({
+    description: "How deep sub-agents nest: a session a caller creates is at depth 0, its `agent` tools' children at 1. A call that would go deeper gets an error result.",
+  }),
   /** Child sessions one run may start through `agent` tools; a call past it gets an error result. */
-  max_subagents_per_run: z.number().int().min(0).max(100),
+  max_subagents_per_run: z.number().int().min(0).max(100).openapi({ description: "Child sessions one run may start through `agent` tools; a call past it gets an error result." }),
 });
 export type Limits = z.infer<typeof limitsSchema>;
 export const partialLimitsSchema = limitsSchema.partial();
