@@ -75,6 +75,24 @@ describe.each(PROVIDERS)("sub-agents and the controls on the $name provider", (p
     }
   }, 40_000);
 
+  it("cancels the child of a call that a message with if_running: interrupt closed, and runs the new message", async () => {
+    const who = await author();
+    const clerk = await agentOn(who, provider, { tools: [APPROVED_TIME] });
+    await clerk.model.script({ reply: { content: [toolUse("call_time", "get_time")] } });
+    const parentModel = mockModel(uniqueKey("model"));
+    await parentModel.script({ reply: { content: [toolUse("call_clerk", "clerk", { input: "time?" })] } }, { reply: { content: [text("never mind then")] } });
+    const parent = await createSession(who, { input: "go", model: provider.id(parentModel.key), tools: [agentTool("clerk", clerk.id)] });
+    const [child] = await eventually(() => childrenOf(who, parent.id), (rows) => rows.length === 1);
+    await waitForStatus(who, child!.id, ["waiting_approval"], 10_000);
+    await waitForStatus(who, parent.id, ["waiting_subagents"], 10_000);
+    const res = await post(who, `/v1/sessions/${parent.id}/messages`, { input: "forget it", if_running: "interrupt" });
+    expect(res.status).toBe(202);
+    await waitForStatus(who, child!.id, ["cancelled"], 10_000);
+    const done = await waitForStatus(who, parent.id, ["done", "failed"], 10_000);
+    expect(done).toMatchObject({ status: "done" });
+    expect((await toolCallsOf(who, parent.id))[0]).toMatchObject({ id: "call_clerk", status: "error", is_error: true, output: "cancelled before it finished" });
+  }, 40_000);
+
   it("deletes a parent's children and theirs with it", async () => {
     const who = await author();
     const leaf = await agentOn(who, provider);
