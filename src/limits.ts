@@ -71,6 +71,8 @@ export const LIMIT_NAMES = [
   "max_streams_per_session",
   "max_streams_per_tenant",
   "max_memory_items",
+  "max_agent_depth",
+  "max_subagents_per_run",
 ] as const;
 
 export const limitsSchema = z.object({
@@ -98,6 +100,12 @@ export const limitsSchema = z.object({
   max_streams_per_tenant: z.number().int().min(1).max(1_000_000),
   /** Memory items a tenant may keep (expired ones do not count); one more is a 409 until one is deleted. */
   max_memory_items: z.number().int().min(0).max(10_000_000),
+  /** How deep sessions started by `agent` tools may nest: a top-level session is depth 0, its children 1. */
+  max_agent_depth: z.number().int().min(0).max(10).openapi({
+    description: "How deep sub-agents nest: a session a caller creates is at depth 0, its `agent` tools' children at 1. A call that would go deeper gets an error result.",
+  }),
+  /** Child sessions one run may start through `agent` tools; a call past it gets an error result. */
+  max_subagents_per_run: z.number().int().min(0).max(100).openapi({ description: "Child sessions one run may start through `agent` tools; a call past it gets an error result." }),
 });
 export type Limits = z.infer<typeof limitsSchema>;
 export const partialLimitsSchema = limitsSchema.partial();
@@ -120,6 +128,9 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
   max_streams_per_session: 20,
   max_streams_per_tenant: 500,
   max_memory_items: 100_000,
+  // A chain of hand-offs deeper than three is a loop more often than a design.
+  max_agent_depth: 3,
+  max_subagents_per_run: 10,
 };
 
 /**

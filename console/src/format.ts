@@ -7,6 +7,7 @@ const STATUS_LABELS: Record<SessionStatus, string> = {
   running: "running",
   waiting_approval: "waiting for approval",
   waiting_tool_output: "waiting for tool output",
+  waiting_subagents: "waiting for sub-agents",
   paused: "paused",
   done: "done",
   failed: "failed",
@@ -93,4 +94,6 @@ export const LIMIT_LABELS: Record<keyof Limits, string> = {
   max_streams_per_session: "Event streams per session",
   max_streams_per_tenant: "Event streams per tenant",
   max_memory_items: "Memory items",
+  max_agent_depth: "Sub-agent depth",
+  max_subagents_per_run: "Sub-agents per run",
 };

@@ -41,6 +41,7 @@ export const SESSION_STATUSES = [
   "running",
   "waiting_approval",
   "waiting_tool_output",
+  "waiting_subagents",
   "paused",
   "done",
   "failed",

@@ -70,7 +70,8 @@ export const FinalStatusSchema = z.enum(FINAL_STATUSES as StatusList).openapi("F
   description: "A status a session's run ends in: wait for one of these.",
 });
 export const OpenStatusSchema = z.enum(OPEN_STATUSES).openapi("OpenStatus", {
-  description: "A status a session is in before its run ends, or before it ever ran (`idle`).",
+  description:
+    "A status a session is in before its run ends, or before it ever ran (`idle`). `waiting_subagents`: the child sessions its `agent` tool calls started are running; like the other waiting statuses it holds no run slot.",
 });
 /** Two named parts, so that clients can tell the statuses to wait for from the ones to wait through. */
 export const SessionStatusSchema = z.union([OpenStatusSchema, FinalStatusSchema]).openapi("SessionStatus");
@@ -104,6 +105,7 @@ export const SessionSummarySchema = z
     id: z.string().openapi({ example: "ses_01hx3v9k2m" }),
     created_by: z.string(),
     agent: AgentPinSchema.nullable(),
+    parent_session_id: z.string().nullable().openapi({ description: "For a child session: the session whose `agent` tool call started it; null otherwise." }),
     status: SessionStatusSchema,
     stop_reason: StopReasonSchema.nullable(),
     usage: UsageSchema,

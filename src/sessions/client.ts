@@ -101,6 +101,11 @@ export class SessionClient {
     return valueOf(this.#rpc.create(init, input));
   }
 
+  /** A child session of an `agent` tool call: created with its run going (or queued), or found when it exists. */
+  createChild(init: SessionInit, input: string) {
+    return valueOf(this.#rpc.createChild(init, input));
+  }
+
   /** What a fork at `atSeq` copies (null: all that is saved, up to the last whole exchange). */
   forkCopy(atSeq: number | null) {
     return valueOf(this.#rpc.forkCopy(atSeq));

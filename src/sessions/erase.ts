@@ -8,6 +8,8 @@ import { ApiError } from "../problems";
 import type { Actor } from "./actor";
 import { canAccessSession, loadOwnedSession } from "./access";
 import { isSessionId } from "./ids";
+import { SessionClient } from "./client";
+import type { Env } from "../env";
 
 export async function eraseSession(actor: Actor, sessionId: string): Promise<void> {
   const { env, principal } = actor;
@@ -24,4 +26,31 @@ export async function eraseSession(actor: Actor, sessionId: string): Promise<voi
   }
   await owned.agent.erase();
   await index.removeSession(principal.tenantId, sessionId);
+  await eraseChildren(env, principal.tenantId, sessionId, 0);
 }
+
+/**
+ * The child sessions the erased session's `agent` calls started, and theirs, erased in turn: each
+ * found through the index by its parent, and its own children erased before its row goes, so a
+ * failure midway leaves rows a retry of the same delete still finds.
+ */
+async function eraseChildren(env: Env, tenantId: string, parentId: string, depth: number): Promise<void> {
+  // Deeper than any `max_agent_depth` allows: a loop in the data, not a tree.
+  if (depth > MAX_ERASE_DEPTH) return;
+  const index = tenantIndexStub(env, tenantId);
+  for (;;) {
+    const page = await index.listSessions(tenantId, { limit: CHILDREN_PAGE, parent_session_id: parentId });
+    if (page.data.length === 0) return;
+    for (const child of page.data) {
+      await eraseChildren(env, tenantId, child.id, depth + 1);
+      await new SessionClient(env, tenantId, child.id).erase().catch((error: unknown) => {
+        if (!(error instanceof ApiError && error.code === "not_found")) throw error;
+      });
+      await index.removeSession(tenantId, child.id);
+    }
+  }
+}
+
+const CHILDREN_PAGE = 100;
+/** Above the highest `max_agent_depth` a tenant can be given (10). */
+const MAX_ERASE_DEPTH = 11;

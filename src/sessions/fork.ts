@@ -48,6 +48,9 @@ export async function forkSession(actor: Actor, sourceId: string, body: ForkSess
     limits: capLimits(settings.limits, actor.limits),
     metadata: body.metadata !== undefined ? body.metadata : settings.metadata,
     forked_from: { session_id: sourceId, seq: copy.at_seq },
+    // A fork is nobody's child: its own agent calls start its own children.
+    parent: null,
+    depth: 0,
   };
   await checkForkSettings(actor, init);
   const input =

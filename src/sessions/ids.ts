@@ -26,3 +26,12 @@ export function isSessionId(value: string): boolean {
 export function isToolCallId(value: string): boolean {
   return TOOL_CALL_ID_PATTERN.test(value);
 }
+
+/**
+ * The id of the child session an `agent` tool call starts: derived from the parent's id and the
+ * call's, so a retry or a restart that starts it again names the same session and never makes two.
+ */
+export async function childSessionId(parentId: string, toolCallId: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`subagent:${parentId}:${toolCallId}`));
+  return SESSION_ID_PREFIX + base64url(new Uint8Array(digest)).slice(0, 32);
+}

@@ -13,6 +13,7 @@ import type { Actor } from "./actor";
 import { templateFields } from "../memory/namespace";
 import { type PreparedSession, prepareSession, requireMemoryScopes } from "./prepare";
 import { resolveSessionLimits } from "./limits";
+import { agentToolProblems, requireAgentTools } from "./agent-tools";
 import { AGENT_OWNED_FIELDS, type CreateSessionRequest, MAX_METADATA_ENTRIES } from "./request-schemas";
 import type { AgentPin } from "./types";
 
@@ -30,7 +31,11 @@ export interface SessionPlan {
  * fields. A schedule's creation asks it of its session body; each firing asks again.
  */
 export async function planSession(actor: Actor, body: CreateSessionRequest): Promise<SessionPlan> {
-  if (body.agent === undefined) return { body, prepared: prepareSession(actor, body), agent: null };
+  if (body.agent === undefined) {
+    const prepared = prepareSession(actor, body);
+    await requireAgentTools(actor.env, actor.principal.tenantId, prepared.tools);
+    return { body, prepared, agent: null };
+  }
   return planAgentSession(actor, body);
 }
 
@@ -73,6 +78,9 @@ async function planAgentSession(actor: Actor, body: CreateSessionRequest): Promi
     if (error instanceof ApiError && error.errors) throw new ApiError("validation_failed", undefined, { errors: fromAgent(error.errors, agentFields) });
     throw error;
   }
+  // The definition's agent tools were live when it was stored; one archived since is named here.
+  const stale = await agentToolProblems(actor.env, actor.principal.tenantId, prepared.tools);
+  if (stale.length > 0) throw new ApiError("validation_failed", undefined, { errors: fromAgent(stale, agentFields) });
   return { body: merged, prepared, agent: { id: resolved.agentId, version: resolved.version } };
 }
 

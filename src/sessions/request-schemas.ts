@@ -266,7 +266,33 @@ export const McpToolSchema = z
   .strict()
   .openapi("McpTool");
 
-export const ToolSchema = z.discriminatedUnion("type", [BuiltinToolSchema, WebhookToolSchema, ClientToolSchema, McpToolSchema]).openapi("Tool");
+export const AgentToolSchema = z
+  .object({
+    type: z.literal("agent"),
+    name: ToolNameSchema,
+    description: ToolDescriptionSchema,
+    agent: z
+      .string()
+      .max(MAX_AGENT_REF_CHARS)
+      .regex(AGENT_REF_PATTERN, "Must be an agent id, optionally followed by @<version> or @<alias>.")
+      .openapi({
+        description:
+          "The agent each call hands its input to: `agt_…` (its latest version), `agt_…@<version>` or `agt_…@<alias>`, resolved when the call is made. " +
+          "It must name a live agent of the tenant when the session is created.",
+        example: "agt_0123456789abcdefghijklmn@production",
+      }),
+    requires_approval: RequiresApprovalSchema,
+    approval_timeout_seconds: ApprovalTimeoutSchema,
+  })
+  .strict()
+  .openapi("AgentTool", {
+    description:
+      "A sub-agent. The model calls it with `{ \"input\": string }`; each call starts a child session of the agent (same tenant and `created_by`, " +
+      "`parent` naming this session and the call) and the session waits (`waiting_subagents`, holding no run slot) until the child ends. " +
+      "The child's `output` (as JSON text) when it has an output schema, else its final text, is the call's result; a failed or cancelled child gives an error result.",
+  });
+
+export const ToolSchema = z.discriminatedUnion("type", [BuiltinToolSchema, WebhookToolSchema, ClientToolSchema, McpToolSchema, AgentToolSchema]).openapi("Tool");
 
 // ---- the session's settings and the bodies -------------------------------------------------
 

@@ -7,17 +7,19 @@ import type { Limits } from "../limits";
 import type { MemoryGrant } from "../memory/namespace";
 
 /** Every session status: the one list the types, the API schemas and the tenant index use. */
-export const SESSION_STATUSES = ["idle", "queued", "running", "waiting_approval", "waiting_tool_output", "paused", "done", "failed", "cancelled"] as const;
+export const SESSION_STATUSES = ["idle", "queued", "running", "waiting_approval", "waiting_tool_output", "waiting_subagents", "paused", "done", "failed", "cancelled"] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
 /** A run is going: a new one cannot start, and it can be cancelled. */
-export const ACTIVE_STATUSES: readonly SessionStatus[] = ["queued", "running", "waiting_approval", "waiting_tool_output", "paused"];
+export const ACTIVE_STATUSES: readonly SessionStatus[] = ["queued", "running", "waiting_approval", "waiting_tool_output", "waiting_subagents", "paused"];
 /**
  * The statuses that hold one of the tenant's run slots. A session waiting for a person, a
  * client, a resume or a free slot holds none.
  */
 export const SLOT_STATUSES: readonly SessionStatus[] = ["running"];
 export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "cancelled"];
+/** A run waits for someone: a person (an approval), a client (a tool's output), or its child sessions. It holds no run slot. */
+export const WAITING_STATUSES: readonly SessionStatus[] = ["waiting_approval", "waiting_tool_output", "waiting_subagents"];
 
 /**
  * Why a run ended: the one list the types, the API schemas and the tenant index use.
@@ -218,7 +220,27 @@ export type ToolSpec =
       requires_approval?: boolean;
       approval_timeout_seconds?: number;
     }
-  | McpToolSpec;
+  | McpToolSpec
+  | AgentToolSpec;
+
+/**
+ * A tool that hands its input to another agent: each call starts a child session of `agent`
+ * (`agt_…`, `agt_…@7`, `agt_…@alias`, resolved when the call is made) and its end is the result.
+ */
+export interface AgentToolSpec {
+  type: "agent";
+  name: string;
+  description: string;
+  agent: string;
+  requires_approval?: boolean;
+  approval_timeout_seconds?: number;
+}
+
+/** The session and the tool call that started a child session. */
+export interface ParentLink {
+  session_id: string;
+  tool_call_id: string;
+}
 
 /**
  * A remote MCP server (Streamable HTTP): its tools are listed when a run starts and offered as
@@ -270,6 +292,10 @@ export interface SessionInit {
   memory?: MemoryGrant | null;
   /** The model's reasoning settings; absent in sessions created before they existed: read as null (none asked for). */
   reasoning?: ReasoningSettings | null;
+  /** The session whose `agent` tool call started this one; absent (null) for a session a caller created. */
+  parent?: ParentLink | null;
+  /** How many parents it has: 0 for a session a caller created. Kept, never shown. */
+  depth?: number;
 }
 
 export interface ForkOrigin {
@@ -277,8 +303,9 @@ export interface ForkOrigin {
   seq: number;
 }
 
-export interface Session extends Omit<SessionInit, "context" | "output_schema" | "notify_url" | "agent" | "forked_from" | "memory" | "reasoning"> {
+export interface Session extends Omit<SessionInit, "context" | "output_schema" | "notify_url" | "agent" | "forked_from" | "memory" | "reasoning" | "parent" | "depth"> {
   agent: AgentPin | null;
+  parent: ParentLink | null;
   memory: MemoryGrant | null;
   reasoning: ReasoningSettings | null;
   forked_from: ForkOrigin | null;
@@ -291,7 +318,8 @@ export interface Session extends Omit<SessionInit, "context" | "output_schema" |
   status: SessionStatus;
   stop_reason: StopReason | null;
   error: string | null;
-  usage: Usage;
+  /** `subagents`: the usage of every session its `agent` tools started, and theirs, summed. */
+  usage: Usage & { subagents: Usage };
   /** Messages posted with `if_running: enqueue` that wait to start the next runs. */
   queued_messages: number;
   created_at: string;
@@ -303,6 +331,8 @@ export interface SessionSummary {
   id: string;
   created_by: string;
   agent: AgentPin | null;
+  /** The session whose `agent` tool call started it; null for one a caller created. */
+  parent_session_id: string | null;
   status: SessionStatus;
   stop_reason: StopReason | null;
   usage: Usage;

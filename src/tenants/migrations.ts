@@ -178,6 +178,16 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
         `CREATE INDEX IF NOT EXISTS sessions_by_agent ON sessions (agent_id, created_at, id)`,
       ]),
   },
+  {
+    version: 8,
+    description: "the parent of each child session an agent tool call started, for listing a session's children",
+    up: (storage) =>
+      execAll(storage.sql, [
+        // Sessions from before sub-agents were all started by a caller: null.
+        `ALTER TABLE sessions ADD COLUMN parent_session_id TEXT`,
+        `CREATE INDEX IF NOT EXISTS sessions_by_parent ON sessions (parent_session_id, created_at, id)`,
+      ]),
+  },
 ];
 
 export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [

@@ -13,6 +13,7 @@ export interface ReportRow {
   created_by: string;
   agent_id: string | null;
   agent_version: number | null;
+  parent_session_id: string | null;
   status: SessionStatus;
   stop_reason: StopReason | null;
   input_tokens: number;
@@ -51,6 +52,7 @@ export function parseSessionReport(report: SessionReport): ReportRow {
     created_by: requireString("report.created_by", report.created_by),
     agent_id: pin === null ? null : requireString("report.agent.id", pin.id),
     agent_version: pin === null ? null : requireInt("report.agent.version", pin.version, 1),
+    parent_session_id: report.parent_session_id == null ? null : requireString("report.parent_session_id", report.parent_session_id),
     status: requireStatus(report.status),
     stop_reason: stopReason,
     input_tokens: requireInt("report.usage.input_tokens", input_tokens, 0),

@@ -27,6 +27,7 @@ export function parseSessionFilter(input: SessionFilter): SessionFilter {
     status: input.status == null ? null : requireStatus(input.status),
     created_by: optionalString("created_by", input.created_by),
     agent_id: optionalString("agent_id", input.agent_id),
+    parent_session_id: optionalString("parent_session_id", input.parent_session_id),
   };
 }
 
@@ -42,8 +43,8 @@ export function recordSessionReport(sql: SqlStorage, report: ReportRow): boolean
     .toArray()[0];
   if (previous && report.revision <= previous.revision) return false;
   sql.exec(
-    `INSERT INTO sessions (id, created_by, status, stop_reason, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, steps, created_at, updated_at, revision, agent_id, agent_version)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO sessions (id, created_by, status, stop_reason, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, steps, created_at, updated_at, revision, agent_id, agent_version, parent_session_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET
        status = excluded.status, stop_reason = excluded.stop_reason,
        input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
@@ -63,6 +64,7 @@ export function recordSessionReport(sql: SqlStorage, report: ReportRow): boolean
     report.revision,
     report.agent_id,
     report.agent_version,
+    report.parent_session_id,
   );
   // Totals never shrink; a lower figure in a newer report is not a refund.
   addUsage(sql, utcDay(report.updated_at), {
@@ -123,6 +125,10 @@ export function listSessions(sql: SqlStorage | null, filter: SessionFilter, limi
     where.push("agent_id = ?");
     args.push(filter.agent_id);
   }
+  if (filter.parent_session_id) {
+    where.push("parent_session_id = ?");
+    args.push(filter.parent_session_id);
+  }
   if (cursor !== null) {
     const after = decodeTimeIdCursor("sessions", cursor);
     if (!after) throw new RangeError("invalid cursor");
@@ -180,6 +186,7 @@ function toSummary(row: SessionRow): SessionSummary {
     id: row.id,
     created_by: row.created_by,
     agent: row.agent_id === null || row.agent_id === undefined ? null : { id: row.agent_id, version: Number(row.agent_version) },
+    parent_session_id: row.parent_session_id ?? null,
     status: row.status,
     stop_reason: row.stop_reason as StopReason | null,
     usage: {

@@ -75,9 +75,11 @@ export interface TenantConfig {
 }
 
 /** What the session object reports on every status or usage change; `revision` increases each time. */
-export type SessionReport = Omit<SessionSummary, "agent"> & {
+export type SessionReport = Omit<SessionSummary, "agent" | "parent_session_id"> & {
   /** Absent from session objects of code before agents existed: none. */
   agent?: AgentPin | null;
+  /** The session whose `agent` tool call started it; absent from session objects of code before sub-agents: none. */
+  parent_session_id?: string | null;
   revision: number;
 };
 
@@ -86,6 +88,8 @@ export interface SessionFilter {
   created_by?: string | null;
   /** Only sessions created from this agent (any version). */
   agent_id?: string | null;
+  /** Only the child sessions this session's `agent` tool calls started. */
+  parent_session_id?: string | null;
 }
 
 export interface ListSessionsInput extends SessionFilter {

@@ -134,7 +134,7 @@ describe("stop reasons", () => {
     await createAndStart(t, "go", { tools: GET_TIME, limits: { max_tokens_per_session: 1_000 } });
     const done = await waitForStatus(t, ["done", "failed"]);
     expect(done).toMatchObject({ status: "done", stop_reason: "token_limit" });
-    expect(done.usage).toEqual({ steps: 1, input_tokens: 10, output_tokens: 5, cache_read_tokens: 600, cache_write_tokens: 400 });
+    expect(done.usage).toEqual({ steps: 1, input_tokens: 10, output_tokens: 5, cache_read_tokens: 600, cache_write_tokens: 400, subagents: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 } });
     expect(await t.model.requests()).toHaveLength(1);
     expect((await getSession(t)).usage.cache_read_tokens).toBe(600);
   });

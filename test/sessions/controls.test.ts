@@ -17,6 +17,10 @@ type Method = (this: SessionObject, ...args: never[]) => Promise<unknown>;
 const CONTROLS: Record<string, (t: TestSession) => unknown[]> = {
   create: (t) => [sessionInit(t), null],
   createFork: (t) => [sessionInit(t), { messages: [], toolCalls: [], images: [] }, null],
+  createChild: (t) => [{ ...sessionInit(t), parent: { session_id: "ses_parent", tool_call_id: "toolu_x" } }, "a task"],
+  childReport: () => [
+    { tool_call_id: "toolu_missing", session_id: "ses_child", status: "done", stop_reason: "end_turn", revision: 3, usage: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 }, result: null },
+  ],
   start: () => [[{ type: "image", source: { type: "url", url: "not a url" } }]],
   enqueue: () => ["more"],
   interrupt: () => ["instead"],
@@ -42,6 +46,7 @@ const READS: Record<string, unknown[]> = {
   listSteps: [0, 10],
   openStreamIds: [],
   forkCopy: [null],
+  parentReport: [],
 };
 
 /** Handlers of the runtime's that change no state: a closed or messaged socket. */

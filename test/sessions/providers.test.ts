@@ -30,7 +30,7 @@ const webhook = (name: string, url: string, atMostOnce: boolean): ToolSpec => ({
 async function expectUsageOfAnsweredCalls(t: TestSession, steps: number): Promise<void> {
   const answered = (await t.model.requests()).filter((r) => r.answered_at !== undefined).length;
   const session = await getSession(t);
-  expect(session.usage).toEqual({ steps, input_tokens: 7 * answered, output_tokens: 3 * answered, cache_read_tokens: 20 * answered, cache_write_tokens: 0 });
+  expect(session.usage).toEqual({ steps, input_tokens: 7 * answered, output_tokens: 3 * answered, cache_read_tokens: 20 * answered, cache_write_tokens: 0, subagents: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 } });
 }
 
 

@@ -14,7 +14,7 @@ describe("a run", () => {
     await createAndStart(t, "what time is it?", { tools: [{ type: "builtin", name: "get_time" }] });
     const done = await waitForStatus(t, ["done", "failed"]);
     expect(done).toMatchObject({ status: "done", stop_reason: "end_turn", error: null });
-    expect(done.usage).toEqual({ steps: 2, input_tokens: 20, output_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0 });
+    expect(done.usage).toEqual({ steps: 2, input_tokens: 20, output_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0, subagents: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 } });
 
     const history = await messages(t);
     expect(history.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);

@@ -16,6 +16,7 @@ import {
   INDEX_LAYOUT_V1,
   LIMITS_BEFORE_SCHEDULES,
   migrateIndexTo,
+  migrateSessionTo,
   userTables,
   writeAgentV2,
   writeAgentV2WithEvents,
@@ -233,6 +234,8 @@ describe("session object storage written by an earlier version", () => {
       max_streams_per_session: BUILTIN_DEFAULT_LIMITS.max_streams_per_session,
       max_streams_per_tenant: BUILTIN_DEFAULT_LIMITS.max_streams_per_tenant,
       max_memory_items: BUILTIN_DEFAULT_LIMITS.max_memory_items,
+      max_agent_depth: BUILTIN_DEFAULT_LIMITS.max_agent_depth,
+      max_subagents_per_run: BUILTIN_DEFAULT_LIMITS.max_subagents_per_run,
     });
     await waitForStatus(t, ["done"]);
     expect(unwrap((await t.stub.start("keyed once", cap, {}, "schedule:sch_x:1")) as SessionResult<Session>).status).toBe("done");
@@ -267,6 +270,25 @@ describe("session object storage written by an earlier version", () => {
       ["assistant", ["hi there"]],
       ["user", ["what time is it?"]],
     ]);
+  });
+
+  it("at version 9 (before sub-agents) gets the subagents table, shows no parent and no children's usage, and runs on", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      migrateSessionTo(state.storage, 9);
+      writeLegacySession(state.storage, t, { version: 9, statements: [] });
+    });
+    await abortAllDurableObjects();
+    const session = unwrap(await t.stub.get());
+    expect(session).toMatchObject({ status: "done", parent: null, usage: { steps: 1, subagents: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 } } });
+    expect(session).not.toHaveProperty("depth");
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS));
+      expect(userTables(state.storage)).toContain("subagents");
+    });
+    await t.model.script({ reply: { content: [{ type: "text", text: "again" }] } });
+    unwrap(await t.stub.start("once more"));
+    expect(await waitForStatus(t, ["done"])).toMatchObject({ status: "done", usage: { steps: 2 } });
   });
 
   it("a new session starts at the newest version", async () => {
@@ -401,6 +423,28 @@ describe("TenantIndex storage", () => {
     const byAgent = await index.listSessions(tenantId, { limit: 10, agent_id: "agt_AAAAAAAAAAAAAAAAAAAAAAAA" });
     expect(byAgent.data.map((s) => [s.id, s.agent])).toEqual([["ses_from_agent", { id: "agt_AAAAAAAAAAAAAAAAAAAAAAAA", version: 3 }]]);
     expect((await index.listSessions(tenantId, { limit: 10 })).data.map((s) => s.id).sort()).toEqual(["ses_from_agent", "ses_legacy", "ses_older_code"]);
+    await runInDurableObject(index, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
+    });
+  });
+
+  it("written by version 7 (before sub-agents) keeps its sessions with no parent, and lists a session's children from then on", async () => {
+    const tenantId = freshTenant();
+    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => {
+      migrateIndexTo(state.storage, 7);
+      writeLegacyIndex(state.storage, tenantId, { statements: [] });
+    });
+    await abortAllDurableObjects();
+    const index = tenantIndexStub(env, tenantId);
+    expect((await index.getSessionSummary(tenantId, "ses_legacy"))?.parent_session_id).toBeNull();
+    const at = "2026-12-01T10:00:00.000Z";
+    const report = { created_by: "user-1", status: "done", stop_reason: "end_turn", usage: { steps: 1, input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0 }, created_at: at, updated_at: at, revision: 1 } as const;
+    await index.reportSession(tenantId, { ...report, id: "ses_child", parent_session_id: "ses_legacy" });
+    // A report from a session object of the code before sub-agents carries no parent at all.
+    await index.reportSession(tenantId, { ...report, id: "ses_older_code" });
+    const children = await index.listSessions(tenantId, { limit: 10, parent_session_id: "ses_legacy" });
+    expect(children.data.map((s) => [s.id, s.parent_session_id])).toEqual([["ses_child", "ses_legacy"]]);
+    expect((await index.getSessionSummary(tenantId, "ses_older_code"))?.parent_session_id).toBeNull();
     await runInDurableObject(index, async (_instance, state) => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
     });

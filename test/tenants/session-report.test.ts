@@ -118,6 +118,7 @@ describe("counts", () => {
       running: 2,
       waiting_approval: 0,
       waiting_tool_output: 0,
+      waiting_subagents: 0,
       paused: 0,
       done: 1,
       failed: 0,

@@ -107,6 +107,7 @@ describe("listSessions", () => {
         {
           id: "ses_a",
           agent: null,
+          parent_session_id: null,
           created_by: "user-1",
           status: "done",
           stop_reason: "end_turn",

@@ -1154,10 +1154,10 @@ export interface components {
         };
         SessionStatus: components["schemas"]["OpenStatus"] | components["schemas"]["FinalStatus"];
         /**
-         * @description A status a session is in before its run ends, or before it ever ran (`idle`).
+         * @description A status a session is in before its run ends, or before it ever ran (`idle`). `waiting_subagents`: the child sessions its `agent` tool calls started are running; like the other waiting statuses it holds no run slot.
          * @enum {string}
          */
-        OpenStatus: "idle" | "queued" | "running" | "waiting_approval" | "waiting_tool_output" | "paused";
+        OpenStatus: "idle" | "queued" | "running" | "waiting_approval" | "waiting_tool_output" | "waiting_subagents" | "paused";
         /**
          * @description A status a session's run ends in: wait for one of these.
          * @enum {string}
@@ -1333,6 +1333,16 @@ export interface components {
             max_streams_per_tenant: number;
             /** Format: int32 */
             max_memory_items: number;
+            /**
+             * Format: int32
+             * @description How deep sub-agents nest: a session a caller creates is at depth 0, its `agent` tools' children at 1. A call that would go deeper gets an error result.
+             */
+            max_agent_depth: number;
+            /**
+             * Format: int32
+             * @description Child sessions one run may start through `agent` tools; a call past it gets an error result.
+             */
+            max_subagents_per_run: number;
         };
         /** @description Sums over the last `window_days` UTC days, today included. */
         TenantUsage: components["schemas"]["UsageTotals"] & {
@@ -1394,6 +1404,8 @@ export interface components {
             waiting_approval?: number;
             /** Format: int64 */
             waiting_tool_output?: number;
+            /** Format: int64 */
+            waiting_subagents?: number;
             /** Format: int64 */
             paused?: number;
             /** Format: int64 */
@@ -1639,6 +1651,16 @@ export interface components {
             max_streams_per_tenant?: number;
             /** Format: int32 */
             max_memory_items?: number;
+            /**
+             * Format: int32
+             * @description How deep sub-agents nest: a session a caller creates is at depth 0, its `agent` tools' children at 1. A call that would go deeper gets an error result.
+             */
+            max_agent_depth?: number;
+            /**
+             * Format: int32
+             * @description Child sessions one run may start through `agent` tools; a call past it gets an error result.
+             */
+            max_subagents_per_run?: number;
         };
         TenantConfig: {
             /**
@@ -1691,6 +1713,8 @@ export interface components {
             id: string;
             created_by: string;
             agent: components["schemas"]["AgentPin"];
+            /** @description For a child session: the session whose `agent` tool call started it; null otherwise. */
+            parent_session_id: string | null;
             status: components["schemas"]["SessionStatus"];
             stop_reason: components["schemas"]["StopReason"];
             usage: components["schemas"]["Usage"];
@@ -1742,6 +1766,7 @@ export interface components {
                 /** Format: int64 */
                 seq: number;
             } | null;
+            parent: components["schemas"]["SessionParent"];
             status: components["schemas"]["SessionStatus"];
             stop_reason: components["schemas"]["StopReason"];
             /** @description Why the session failed; null unless `failed`. */
@@ -1768,7 +1793,7 @@ export interface components {
              * @description Messages posted with `if_running: enqueue` that wait to start the next runs.
              */
             queued_messages: number;
-            usage: components["schemas"]["Usage"];
+            usage: components["schemas"]["SessionUsage"];
             metadata: {
                 [key: string]: string;
             } | null;
@@ -1806,7 +1831,12 @@ export interface components {
              */
             updated_at: string;
         };
-        Tool: components["schemas"]["BuiltinTool"] | components["schemas"]["WebhookTool"] | components["schemas"]["ClientTool"] | components["schemas"]["McpTool"];
+        /** @description For a child session: the session and the `agent` tool call that started it; null for a session a caller created. */
+        SessionParent: {
+            session_id: string;
+            tool_call_id: string;
+        } | null;
+        Tool: components["schemas"]["BuiltinTool"] | components["schemas"]["WebhookTool"] | components["schemas"]["ClientTool"] | components["schemas"]["McpTool"] | components["schemas"]["AgentTool"];
         BuiltinTool: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1928,6 +1958,30 @@ export interface components {
              */
             approval_timeout_seconds?: number;
         };
+        /** @description A sub-agent. The model calls it with `{ "input": string }`; each call starts a child session of the agent (same tenant and `created_by`, `parent` naming this session and the call) and the session waits (`waiting_subagents`, holding no run slot) until the child ends. The child's `output` (as JSON text) when it has an output schema, else its final text, is the call's result; a failed or cancelled child gives an error result. */
+        AgentTool: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "agent";
+            /** @example lookup_order */
+            name: string;
+            description: string;
+            /**
+             * @description The agent each call hands its input to: `agt_…` (its latest version), `agt_…@<version>` or `agt_…@<alias>`, resolved when the call is made. It must name a live agent of the tenant when the session is created.
+             * @example agt_0123456789abcdefghijklmn@production
+             */
+            agent: string;
+            /** @description Each call waits for an approve or deny first. */
+            requires_approval?: boolean;
+            /**
+             * Format: int32
+             * @description Only with `requires_approval`: a call not approved or denied within this many seconds of its creation is denied with the reason "approval expired" (`decision: "expired"`, `decided_by: "system"`), and the run goes on as after any deny.
+             * @example 3600
+             */
+            approval_timeout_seconds?: number;
+        };
         /** @description The session's context window. The session's first user message and the current run's are always sent; a tool_use is never sent without its result. */
         ContextSettings: {
             /**
@@ -1989,6 +2043,10 @@ export interface components {
          */
         OutputSchema: {
             [key: string]: unknown;
+        };
+        /** @description Every token limit counts all four token figures (`reasoning_tokens` are part of `output_tokens`). */
+        SessionUsage: components["schemas"]["Usage"] & {
+            subagents: components["schemas"]["Usage"] & unknown;
         };
         CreateSessionRequest: {
             input?: components["schemas"]["RunInput"];
@@ -2099,6 +2157,16 @@ export interface components {
             max_streams_per_tenant?: number;
             /** Format: int32 */
             max_memory_items?: number;
+            /**
+             * Format: int32
+             * @description How deep sub-agents nest: a session a caller creates is at depth 0, its `agent` tools' children at 1. A call that would go deeper gets an error result.
+             */
+            max_agent_depth?: number;
+            /**
+             * Format: int32
+             * @description Child sessions one run may start through `agent` tools; a call past it gets an error result.
+             */
+            max_subagents_per_run?: number;
         };
         /**
          * @description The memory namespaces the session's model may read (`memory_search`, `memory_get`) and write (`memory_put`, `memory_delete`; each within a read one). A segment `{metadata.<field>}` is filled from the session's metadata at creation.
@@ -2356,7 +2424,7 @@ export interface components {
             is_error?: boolean;
         };
         /** @description One event. Over Server-Sent Events: `id:` is the event id (a snapshot carries its `last_event_id`), `event:` its type and `data:` this JSON; a comment line every 15 s keeps the stream alive. Over a WebSocket: one text frame each. */
-        EventFrame: components["schemas"]["SnapshotEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["DeltaEvent"] | components["schemas"]["EndEvent"];
+        EventFrame: components["schemas"]["SnapshotEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["SubagentEvent"] | components["schemas"]["DeltaEvent"] | components["schemas"]["EndEvent"];
         SnapshotEvent: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2504,6 +2572,33 @@ export interface components {
              * @example 2026-01-01T12:00:00.000Z
              */
             created_at: string;
+        };
+        /** @description A child session started by an `agent` tool call: sent when it starts and at each of its status changes. */
+        SubagentEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "subagent";
+            data: components["schemas"]["SubagentEventData"];
+            /**
+             * Format: int64
+             * @description The event id: increasing, the cursor to resume after.
+             */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        SubagentEventData: {
+            /** @description The `agent` tool call that started the child. */
+            tool_call_id: string;
+            /** @description The child session: read it, watch it, approve its calls with the usual routes. */
+            session_id: string;
+            status: components["schemas"]["SessionStatus"];
+            stop_reason: components["schemas"]["StopReason"];
         };
         /** @description Streamed model text (and reasoning, with `kind: "reasoning"`): not stored, not replayed. */
         DeltaEvent: {
@@ -5771,6 +5866,8 @@ export interface operations {
                 created_by?: string;
                 /** @description Only sessions created from this agent (any version). */
                 agent_id?: string;
+                /** @description Only the child sessions this session's `agent` tool calls started. */
+                parent_session_id?: string;
             };
             header?: {
                 /** @description The `ETag` of an earlier answer: when it is still current, the answer is 304 with no body. */
@@ -10833,7 +10930,7 @@ type ReadonlyArray<T> = [
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const pathsV1AgentsGetParametersQueryInclude_archivedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/agents"]["get"]["parameters"]["query"]["include_archived"]> = ["true", "false"];
 export const notificationTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationType"]> = ["session.done", "session.failed", "session.cancelled", "session.waiting_approval", "session.waiting_tool_output"];
-export const openStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OpenStatus"]> = ["idle", "queued", "running", "waiting_approval", "waiting_tool_output", "paused"];
+export const openStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OpenStatus"]> = ["idle", "queued", "running", "waiting_approval", "waiting_tool_output", "waiting_subagents", "paused"];
 export const finalStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinalStatus"]> = ["done", "failed", "cancelled"];
 export const waitingToolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WaitingToolCall"]["status"]> = ["waiting_approval", "waiting_tool_output"];
 export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Health"]["status"]> = ["ok"];
@@ -10847,6 +10944,7 @@ export const builtinToolTypeValues: ReadonlyArray<FlattenedDeepRequired<componen
 export const webhookToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTool"]["type"]> = ["webhook"];
 export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClientTool"]["type"]> = ["client"];
 export const mcpToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["McpTool"]["type"]> = ["mcp"];
+export const agentToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AgentTool"]["type"]> = ["agent"];
 export const contextSettingsStrategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ContextSettings"]["strategy"]> = ["auto", "last_messages", "summary"];
 export const reasoningSettingsEffortValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReasoningSettings"]["effort"]> = ["low", "medium", "high"];
 export const inputTextBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InputTextBlock"]["type"]> = ["text"];
@@ -10877,6 +10975,7 @@ export const messageEventTypeValues: ReadonlyArray<FlattenedDeepRequired<compone
 export const toolCallEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallEvent"]["type"]> = ["tool_call"];
 export const toolResultEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolResultEvent"]["type"]> = ["tool_result"];
 export const usageEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UsageEvent"]["type"]> = ["usage"];
+export const subagentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SubagentEvent"]["type"]> = ["subagent"];
 export const deltaEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaEvent"]["type"]> = ["delta"];
 export const deltaEventDataKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaEventData"]["kind"]> = ["reasoning"];
 export const endEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndEvent"]["type"]> = ["end"];

@@ -1,6 +1,8 @@
 /** `POST /v1/agents`: a definition becomes an agent at version 1. */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { checkDefinition } from "../../agents/check";
+import { requireAgentTools } from "../../sessions/agent-tools";
+import type { ToolSpec } from "../../sessions/types";
 import { AgentClient, maskedAgent } from "../../agents/client";
 import { actorOf } from "../actor";
 import type { AppEnv } from "../context";
@@ -37,6 +39,7 @@ export function agentPath(id: string): string {
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const actor = actorOf(c);
   const definition = checkDefinition(actor, c.req.valid("json"), null);
+  await requireAgentTools(c.env, actor.principal.tenantId, (definition.tools ?? []) as ToolSpec[]);
   const agent = await new AgentClient(c.env, actor.principal.tenantId).create({ definition, createdBy: actor.principal.subject, now: Date.now() });
   c.header("Location", agentPath(agent.id));
   return c.json(maskedAgent(agent), 201);

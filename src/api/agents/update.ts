@@ -6,6 +6,8 @@
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { checkDefinition } from "../../agents/check";
 import { AgentClient, agentProblem, maskedAgent } from "../../agents/client";
+import { requireAgentTools } from "../../sessions/agent-tools";
+import type { ToolSpec } from "../../sessions/types";
 import { applyPatch } from "../../agents/definition";
 import { actorOf } from "../actor";
 import type { AppEnv } from "../context";
@@ -48,6 +50,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     // Before the definition is checked: an archived agent's PATCH is a 409 whatever it holds.
     if (current.archived) throw agentProblem({ reason: "archived" });
     const definition = checkDefinition(actor, applyPatch(current.definition, patch), current.definition);
+    await requireAgentTools(c.env, actor.principal.tenantId, (definition.tools ?? []) as ToolSpec[]);
     const agent = await agents.addVersion(id, { definition, basedOn: current.version, createdBy: actor.principal.subject, now: Date.now() });
     if (agent !== "moved") return c.json(maskedAgent(agent), 200);
     if (tries >= MAX_PATCH_TRIES) throw new ApiError("conflict", "The agent kept changing while this request was made; read it and try again.");

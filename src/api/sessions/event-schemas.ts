@@ -27,6 +27,15 @@ export const ToolCallEventDataSchema = z
   })
   .openapi("ToolCallEventData", { description: "A tool call as of this event: `status` is its status then." });
 
+const SubagentDataSchema = z
+  .object({
+    tool_call_id: z.string().openapi({ description: "The `agent` tool call that started the child." }),
+    session_id: z.string().openapi({ description: "The child session: read it, watch it, approve its calls with the usual routes." }),
+    status: SessionStatusSchema,
+    stop_reason: StopReasonSchema.nullable(),
+  })
+  .openapi("SubagentEventData");
+
 const SnapshotDataSchema = z
   .object({
     status: SessionStatusSchema,
@@ -63,6 +72,9 @@ export const EventFrameSchema = z
     z.object({ type: z.literal("tool_call"), data: ToolCallEventDataSchema, ...stored }).openapi("ToolCallEvent"),
     z.object({ type: z.literal("tool_result"), data: ToolCallEventDataSchema, ...stored }).openapi("ToolResultEvent"),
     z.object({ type: z.literal("usage"), data: UsageSchema, ...stored }).openapi("UsageEvent"),
+    z.object({ type: z.literal("subagent"), data: SubagentDataSchema, ...stored }).openapi("SubagentEvent", {
+      description: "A child session started by an `agent` tool call: sent when it starts and at each of its status changes.",
+    }),
     z.object({ type: z.literal("delta"), data: DeltaDataSchema, ...transient }).openapi("DeltaEvent", { description: "Streamed model text (and reasoning, with `kind: \"reasoning\"`): not stored, not replayed." }),
     z.object({ type: z.literal("end"), data: StatusDataSchema, ...transient }).openapi("EndEvent", { description: "The session reached a final status; the stream closes." }),
   ])

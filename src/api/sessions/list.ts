@@ -31,7 +31,7 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const { limit, cursor, status, created_by, agent_id } = c.req.valid("query");
+  const { limit, cursor, status, created_by, agent_id, parent_session_id } = c.req.valid("query");
   const { tenantId } = c.var.principal;
   const filter = listFilterFor(c.var.principal, created_by);
   if (!filter.visible) return conditionalJson(c, { data: [], next_cursor: null });
@@ -41,6 +41,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     status: status ?? null,
     created_by: filter.createdBy,
     agent_id: agent_id ?? null,
+    parent_session_id: parent_session_id ?? null,
   });
   return conditionalJson(c, page);
 };

@@ -96,6 +96,10 @@ export const SessionSchema = z
       .object({ session_id: z.string(), seq: z.number().int().min(0) })
       .nullable()
       .openapi({ description: "For a fork: the session it was copied from and the last message copied; null otherwise." }),
+    parent: z
+      .object({ session_id: z.string(), tool_call_id: z.string() })
+      .nullable()
+      .openapi("SessionParent", { description: "For a child session: the session and the `agent` tool call that started it; null for a session a caller created." }),
     status: SessionStatusSchema,
     stop_reason: StopReasonSchema.nullable(),
     error: z.string().nullable().openapi({ description: "Why the session failed; null unless `failed`." }),
@@ -113,7 +117,9 @@ export const SessionSchema = z
       example: { total: 42.5, currency: "EUR" },
     }),
     queued_messages: z.number().int().openapi({ description: "Messages posted with `if_running: enqueue` that wait to start the next runs." }),
-    usage: UsageSchema,
+    usage: UsageSchema.extend({
+      subagents: UsageSchema.openapi({ description: "The usage of every child session its `agent` tools started, and of theirs, summed (as last reported by each child)." }),
+    }).openapi("SessionUsage"),
     metadata: z.record(z.string(), z.string()).nullable(),
     memory: z
       .object({ namespaces: z.array(z.array(z.string())), write: z.array(z.array(z.string())) })
@@ -236,6 +242,12 @@ export const SessionListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCu
     .regex(AGENT_ID_PATTERN, "Not an agent id.")
     .optional()
     .openapi({ param: { name: "agent_id", in: "query" }, description: "Only sessions created from this agent (any version)." }),
+  parent_session_id: z
+    .string()
+    .max(MAX_SESSION_ID_CHARS)
+    .regex(SESSION_ID_PATTERN, "Not a session id.")
+    .optional()
+    .openapi({ param: { name: "parent_session_id", in: "query" }, description: "Only the child sessions this session's `agent` tool calls started." }),
 });
 
 /** A tool-call cursor names the last call of the previous page (its message and place in it). */

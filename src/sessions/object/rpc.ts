@@ -10,12 +10,22 @@ import type { SessionViewer } from "../viewer";
 import type { StreamFilter } from "./events/streams";
 import type { RequestOutcome } from "./request-keys";
 import type { ForkCopy, ForkRows } from "./store/fork";
+import type { ChildReport } from "./subagents/report";
 
 export interface SessionRpc {
   /** Creates the session; with `input`, its first run starts (the caller holds the run slot). */
   create(init: SessionInit, input: RunInput | null): Promise<SessionResult<Session>>;
   /** A fork: created with `init`, the rows `forkCopy` of its source answered, and, given input, a run. */
   createFork(init: SessionInit, rows: ForkRows, input: RunInput | null): Promise<SessionResult<Session>>;
+  /**
+   * A child session of an `agent` tool call: created with `input` as its first run, `running` with
+   * a free run slot, else `queued`. Asked again for a session that exists, it answers the session.
+   */
+  createChild(init: SessionInit, input: string): Promise<SessionResult<Session>>;
+  /** What a child session tells its parent of its state (see `ChildReport`); applied once per revision. */
+  childReport(report: ChildReport): Promise<SessionResult<null>>;
+  /** This child's state as its parent's look at it sees it; `invalid` for a session no call started. */
+  parentReport(): Promise<SessionResult<ChildReport>>;
   /** What a fork at `atSeq` copies; `invalid` (field `body.at_seq`) for a seq no fork may end at. */
   forkCopy(atSeq: number | null): Promise<SessionResult<ForkCopy>>;
   get(): Promise<SessionResult<Session>>;

@@ -23,10 +23,16 @@ import type { ForkCopy, ForkRows } from "./store/fork";
 import { applied, applyKeyed, prepareFirst, startRunWith, takeMessage } from "./control/messages";
 import { MAX_TOOL_CALL_PAGE, messagePage, stepPage, toolCallPage } from "./control/pages";
 import type { SessionRpc } from "./rpc";
+import { familyHooks } from "./subagents/family";
+import { reportForParent } from "./subagents/child";
+import { applyChildReport } from "./subagents/parent";
+import { type ChildReport, parseChildReport } from "./subagents/report";
 import { mayAccess, type SessionViewer } from "../viewer";
 import {
   ACTIVE_STATUSES,
   SLOT_STATUSES,
+  WAITING_STATUSES,
+  type SessionStatus,
   type SessionResult,
   type Message,
   type Page,
@@ -54,6 +60,7 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
     // set for what is due (it may have been lost with a crash between a write and the alarm).
     void ctx.blockConcurrencyWhile(async () => {
       this.#engine.store.migrateIfCreated();
+      this.#engine.family = familyHooks(this.#engine);
       await this.#engine.syncAlarm();
     });
   }
@@ -72,6 +79,50 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
       if (prepared.input) startRunWith(engine, prepared.input, {});
       return SHOWN;
     }, false);
+  }
+
+  /**
+   * A child session of an `agent` tool call, asked by its parent's tool unit. Its run starts at
+   * once, `queued` when no run slot is free (the parent waits holding none, so a tenant with one
+   * slot still runs parent and children in turn). Asked again, it answers the session as it is:
+   * the parent may ask after a crash that lost the first answer.
+   */
+  async createChild(init: SessionInit, input: string): Promise<SessionResult<Session>> {
+    const engine = this.#engine;
+    return this.#change(async () => {
+      if (engine.session()) return SHOWN;
+      if (typeof input !== "string" || !init?.parent) return { ok: false, reason: "invalid", detail: "a child session needs its parent and a text input" };
+      const tools = checkToolSpecs(init.tools);
+      if (tools) return { ok: false, reason: "invalid", detail: tools };
+      const prepared = await prepareFirst(engine, input, init.model, init.limits);
+      if (!prepared.ok) return prepared;
+      if (engine.session()) return SHOWN;
+      const now = engine.nowIso();
+      engine.store.create({ ...init, output_schema: init.output_schema ?? null, created_at: now }, initialRun(now));
+      if (prepared.input) engine.transaction(() => engine.startRun(storeInput(engine.store, prepared.input!, engine.nowIso()), {}, "queued"));
+      const claim = await engine.slots.claimChecked(true, () => (engine.store.run().status === "queued" ? null : "moved_on"));
+      if (claim.ok && claim.slot === "ok") takeSlot(engine);
+      else if (claim.ok && claim.slot === "suspended") engine.cancelRun();
+      return SHOWN;
+    }, false);
+  }
+
+  /** A child's report (subagents/report.ts): recorded once per revision; at the child's end, its call's result. */
+  async childReport(report: ChildReport): Promise<SessionResult<null>> {
+    return this.#control(async () => {
+      if (!this.#engine.session()) return SESSION_NOT_FOUND;
+      const parsed = parseChildReport(report);
+      if (!parsed) return { ok: false, reason: "invalid", detail: "not a child report" };
+      return applyChildReport(this.#engine, parsed);
+    });
+  }
+
+  /** This session's state as the report its parent is owed (asked by the parent's own look at its children). */
+  async parentReport(): Promise<SessionResult<ChildReport>> {
+    return this.#query(() => {
+      const report = reportForParent(this.#engine);
+      return report ? { ok: true, value: report } : { ok: false, reason: "invalid", detail: "this session has no parent" };
+    });
   }
 
   /**
@@ -176,7 +227,7 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
     const { store } = engine;
     return this.#change(() => {
       const run = store.run();
-      if (run.status !== "running" && run.status !== "queued" && run.status !== "waiting_approval" && run.status !== "waiting_tool_output") {
+      if (run.status !== "running" && run.status !== "queued" && !WAITING_STATUSES.includes(run.status)) {
         return wrongStatus("pause", run.status);
       }
       engine.inflight.abortAll("paused");
@@ -202,7 +253,7 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
       if (status !== "paused") return wrongStatus("resume", status);
       if (cap) engine.capLimits(cap);
       // A paused session holds no run slot: it takes one again if it has work to run now.
-      const waits = ["waiting_approval", "waiting_tool_output"].includes(openCallsState(store.openToolCalls()));
+      const waits = WAITING_STATUSES.includes(openCallsState(store.openToolCalls(), store.callsWaitingOnChildren()) as SessionStatus);
       // Something else may have moved the session while the index was asked.
       const claim = await engine.slots.claimChecked(!waits, () => (store.run().status === "paused" ? null : wrongStatus("resume", store.run().status)));
       if (!claim.ok) return refusalOf(claim);

@@ -34,6 +34,12 @@ describe("nextUnit", () => {
       inputs({ run: { usage: { ...EMPTY_USAGE, steps: 3, input_tokens: 150_000, output_tokens: 50_000 } } }),
       { kind: "finish", stopReason: "token_limit" },
     ],
+    [
+      "the session's token budget, its sub-agents' tokens counted",
+      inputs({ run: { usage: { ...EMPTY_USAGE, input_tokens: 150_000 } }, descendantTokens: 50_000 }),
+      { kind: "finish", stopReason: "token_limit" },
+    ],
+    ["a call capped by what its sub-agents left", inputs({ run: { usage: { ...EMPTY_USAGE, input_tokens: 100_000 } }, descendantTokens: 99_000 }), { kind: "model", maxTokens: 1_000 }],
     ["the tenant's daily budget", inputs({ limits: { max_tokens_per_day: 100 }, tenantTokensToday: 100 }), { kind: "finish", stopReason: "token_limit" }],
     ["a daily budget not known yet", inputs({ limits: { max_tokens_per_day: 100 }, tenantTokensToday: null }), { kind: "model", maxTokens: 4096 }],
     [

@@ -7,7 +7,7 @@ import type { SessionEngine } from "../engine/engine";
 import { openCallsState } from "../engine/tool-results";
 import { APPROVAL_EXPIRED, APPROVAL_EXPIRED_OUTPUT, expiredApprovals } from "../loop/approval-expiry";
 import type { SessionStore } from "../store/store";
-import { type SessionResult, SYSTEM_DECIDER, type ToolCall, type ToolCallStatus } from "../../types";
+import { type SessionResult, SYSTEM_DECIDER, type ToolCall, type ToolCallStatus, WAITING_STATUSES } from "../../types";
 import { type Failure, refusalOf } from "./answers";
 
 /** The status a decision gives the call: fixed, or from the call (an approved client tool waits for its output). */
@@ -22,9 +22,12 @@ export async function applyDecision(engine: SessionEngine, callId: string, expec
   const found = waitingCall(store, callId, expected);
   if (!found.ok) return found;
   const after = typeof next === "function" ? next(found.call) : next;
-  const state = openCallsState(store.openToolCalls().map((c) => (c.id === callId ? { status: after } : c)));
+  const state = openCallsState(
+    store.openToolCalls().map((c) => (c.id === callId ? { id: c.id, status: after } : c)),
+    store.callsWaitingOnChildren(),
+  );
   const status = store.run().status;
-  const needsSlot = (state === "runnable" || state === "complete") && (status === "waiting_approval" || status === "waiting_tool_output");
+  const needsSlot = (state === "runnable" || state === "complete") && WAITING_STATUSES.includes(status);
   // Decided or cancelled by someone else while the index was asked.
   const claim = await engine.slots.claimChecked(needsSlot, () => {
     const again = waitingCall(store, callId, expected);

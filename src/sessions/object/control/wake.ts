@@ -9,12 +9,16 @@ import type { SessionEngine } from "../engine/engine";
 import { nextUnit } from "../loop/next-unit";
 import { runUnit } from "../loop/units";
 import { expireApprovals } from "./decisions";
+import { pollChildren } from "../subagents/parent";
+import { totalTokens } from "../../types";
 
 export async function wake(engine: SessionEngine): Promise<void> {
   const stages = [
     async () => engine.events.streams.closeExpired(Date.now()),
     () => expireApprovals(engine),
     () => askForSlot(engine),
+    // A session that waits looks at its children now and then, in case a child's report was lost.
+    () => (engine.store.run().status === "running" ? Promise.resolve() : pollChildren(engine)),
     () => learnTokensToday(engine),
     () => runNextUnit(engine),
   ];
@@ -58,6 +62,7 @@ async function runNextUnit(engine: SessionEngine): Promise<void> {
     tenantTokensToday: engine.reporter.tenantTokensToday(),
     summaryDue: (maxTokens) => usesSummaries(engine.requireSession()) && runContext(engine, maxTokens).decision.kind === "summarize",
     toolsReady: engine.toolsReady(),
+    descendantTokens: totalTokens(engine.store.descendantUsage()),
     now: Date.now(),
   });
   if (unit.kind === "finish") engine.finishAtLimit(unit.stopReason);

@@ -15,7 +15,7 @@ import type { EmittedEvent } from "../events/frames";
 import { CLOSE_CODES, StreamHub } from "../events/streams";
 import { forgetInIndex } from "../events/stream-index";
 import { InflightCalls } from "./inflight";
-import { reconcile, syncAlarm } from "./reconcile";
+import { type FamilyHooks, reconcile, syncAlarm } from "./reconcile";
 import { RunSlots } from "./slots";
 import { collectToolResults } from "./tool-results";
 import { Outbox } from "../../../notifications/outbox";
@@ -31,6 +31,7 @@ import { log } from "../../../log";
 import {
   ACTIVE_STATUSES,
   type ContentBlock,
+  EMPTY_USAGE,
   FINAL_STATUSES,
   type OutputSchema,
   type RunOptions,
@@ -51,6 +52,8 @@ export class SessionEngine {
   readonly slots: RunSlots;
   /** Every alarm is set through it, never at or before now (see storage/alarm-clock.ts). */
   readonly alarms: AlarmClock;
+  /** The session's ties to its parent and children, set by the session object (subagents/family.ts). */
+  family: FamilyHooks | null = null;
   #toolbox: Toolbox | undefined;
 
   constructor(
@@ -114,7 +117,8 @@ export class SessionEngine {
 
   /** The session as every response shows it: MCP header values masked. */
   view(): Session {
-    const session = this.requireSession();
+    // The depth is the loop's to know; no response shows it.
+    const { depth: _depth, ...session } = this.requireSession();
     const run = this.store.run();
     const runSchema = this.store.runOutputSchema();
     return {
@@ -122,6 +126,7 @@ export class SessionEngine {
       notify_url: session.notify_url ?? null,
       agent: session.agent ?? null,
       forked_from: session.forked_from ?? null,
+      parent: session.parent ?? null,
       memory: session.memory ?? null,
       reasoning: session.reasoning ?? null,
       // Before any run, the session's own schema; after, the one the run had.
@@ -131,7 +136,7 @@ export class SessionEngine {
       status: run.status,
       stop_reason: run.stop_reason,
       error: run.error,
-      usage: run.usage,
+      usage: { ...run.usage, subagents: this.store.descendantUsage() },
       // Sessions created before context settings existed stored none: they use `auto`.
       context: session.context ?? { strategy: "auto" },
       queued_messages: this.store.queuedMessages(),
@@ -354,7 +359,7 @@ export class SessionEngine {
     const state = collectToolResults(this);
     const run = this.store.run();
     if (run.status === "paused" || !ACTIVE_STATUSES.includes(run.status)) return;
-    const status: SessionStatus = state === "waiting_approval" || state === "waiting_tool_output" ? state : runnable;
+    const status: SessionStatus = state === "waiting_approval" || state === "waiting_tool_output" || state === "waiting_subagents" ? state : runnable;
     if (status !== run.status) this.updateRun({ status });
   }
 }

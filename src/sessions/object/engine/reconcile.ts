@@ -14,8 +14,16 @@ import type { Reporter } from "../report/reporter";
 import type { SessionStore } from "../store/store";
 import type { Toolbox } from "../tools/registry";
 
+/** A session's ties to its parent and children (subagents/family.ts): what they owe, and when next. */
+export interface FamilyHooks {
+  dueAt(now: number): number | null;
+  /** Settles what is owed now; true when it sent anything (the alarm is then synced again). */
+  settle(): Promise<boolean>;
+}
+
 /** What reconciling needs of the engine: the parts it reads to find what is due, and the run's cancel. */
 export interface ReconcileHost {
+  readonly family: FamilyHooks | null;
   readonly store: SessionStore;
   readonly events: EventLog;
   readonly reporter: Reporter;
@@ -49,6 +57,7 @@ export async function reconcile(engine: ReconcileHost): Promise<void> {
     }
   }
   if (store.exists() && (await outbox.handOff()) !== "nothing_owed") acted = true;
+  if (store.exists() && engine.family && (await engine.family.settle())) acted = true;
   if (acted) await syncAlarm(engine);
 }
 
@@ -61,6 +70,7 @@ export async function syncAlarm(engine: ReconcileHost): Promise<void> {
     socketDeadline: engine.events.streams.earliestSocketDeadline(),
     notificationsDueAt: engine.outbox.dueAt(now),
     approvalDeadline: earliestApprovalDeadline(store.openToolCalls(), engine.toolbox()),
+    familyDueAt: engine.family?.dueAt(now) ?? null,
   });
   // Erased while the alarm was read: no alarm for storage that is gone.
   await engine.alarms.sync(target, () => store.exists());

@@ -8,23 +8,25 @@ import type { SessionStore } from "../store/store";
 
 /** What collecting the results needs of the engine: its store, a transaction, the clock and the event log. */
 export interface ToolResultsHost {
-  readonly store: Pick<SessionStore, "openToolCalls" | "appendMessage" | "markToolCallsReported">;
+  readonly store: Pick<SessionStore, "openToolCalls" | "appendMessage" | "markToolCallsReported" | "callsWaitingOnChildren">;
   transaction<T>(fn: () => T): T;
   nowIso(): string;
   emit(type: "message", data: Extract<EmittedEvent, { type: "message" }>["data"]): void;
 }
 
-export type OpenCallsState = "none" | "runnable" | "complete" | "waiting_approval" | "waiting_tool_output";
+export type OpenCallsState = "none" | "runnable" | "complete" | "waiting_approval" | "waiting_tool_output" | "waiting_subagents";
 
 /**
  * Pure: where the open tool calls of a response stand. `runnable` and `complete` both mean the
- * run can go on (a tool unit, or the next model call); the others wait for someone.
+ * run can go on (a tool unit, or the next model call); the others wait for someone. A `running`
+ * call in `children` (an agent call whose child session runs) waits for the child, not a unit.
  */
-export function openCallsState(open: readonly Pick<ToolCall, "status">[]): OpenCallsState {
+export function openCallsState(open: readonly Pick<ToolCall, "id" | "status">[], children: ReadonlySet<string> = new Set()): OpenCallsState {
   if (open.length === 0) return "none";
-  if (open.some((c) => c.status === "pending" || c.status === "running")) return "runnable";
+  if (open.some((c) => c.status === "pending" || (c.status === "running" && !children.has(c.id)))) return "runnable";
   if (open.some((c) => c.status === "waiting_approval")) return "waiting_approval";
   if (open.some((c) => c.status === "waiting_tool_output")) return "waiting_tool_output";
+  if (open.some((c) => c.status === "running")) return "waiting_subagents";
   return "complete";
 }
 
@@ -32,7 +34,7 @@ export function openCallsState(open: readonly Pick<ToolCall, "status">[]): OpenC
 export function collectToolResults(engine: ToolResultsHost): OpenCallsState {
   const { store } = engine;
   const open = store.openToolCalls();
-  const state = openCallsState(open);
+  const state = openCallsState(open, store.callsWaitingOnChildren());
   if (state !== "complete") return state;
   const results: ToolResultBlock[] = open.map((c) => ({
     type: "tool_result",

@@ -26,6 +26,9 @@ export type StoreReads = Pick<
   | "latestSummary"
   | "messagesForWindow"
   | "imageData"
+  | "subagent"
+  | "subagentsInRun"
+  | "exists"
 >;
 
 /** The writes a unit makes, given only inside `StepScope.commit`. */

@@ -6,7 +6,15 @@
 import type { Message, SessionStatus, StopReason, ToolCall, ToolCallDecision, ToolCallStatus, Usage } from "../../types";
 
 /** Stored events have an id and are replayed; `snapshot`, `delta` and `end` are sent, never stored, and carry none. */
-export type EventType = "status" | "message" | "tool_call" | "tool_result" | "usage" | "snapshot" | "delta" | "end";
+export type EventType = "status" | "message" | "tool_call" | "tool_result" | "usage" | "subagent" | "snapshot" | "delta" | "end";
+
+/** A child session started by an `agent` tool call, as of one of its status changes. */
+export interface SubagentData {
+  tool_call_id: string;
+  session_id: string;
+  status: SessionStatus;
+  stop_reason: StopReason | null;
+}
 
 export interface StatusData {
   status: SessionStatus;
@@ -55,6 +63,7 @@ export interface EventFrame {
 export type StoredData =
   | { type: "status"; data: StatusData }
   | { type: "usage"; data: Usage }
+  | { type: "subagent"; data: SubagentData }
   | { type: "message"; data: { seq: number } }
   | { type: "tool_call" | "tool_result"; data: { id: string; status: ToolCallStatus } };
 
@@ -62,6 +71,7 @@ export type StoredData =
 export type EmittedEvent =
   | { type: "status"; data: StatusData }
   | { type: "usage"; data: Usage }
+  | { type: "subagent"; data: SubagentData }
   | { type: "message"; data: Message }
   | { type: "tool_call"; data: ToolCall }
   | { type: "tool_result"; data: ToolCall };
@@ -70,6 +80,7 @@ export function toStored(event: EmittedEvent): StoredData {
   switch (event.type) {
     case "status":
     case "usage":
+    case "subagent":
       return event;
     case "message":
       return { type: "message", data: { seq: event.data.seq } };
@@ -96,6 +107,7 @@ export function expand(stored: StoredData, rows: RowReader): unknown {
   switch (stored.type) {
     case "status":
     case "usage":
+    case "subagent":
       return stored.data;
     case "message":
       return rows.message(stored.data.seq) ?? null;

@@ -39,10 +39,12 @@ export interface UnitInputs {
   summaryDue: (maxTokens: number) => boolean;
   /** False while the run's MCP tools are not listed yet (true for a session without MCP servers). */
   toolsReady: boolean;
+  /** The tokens of the sessions its `agent` tools started, and theirs, as last reported: the session's token limit counts them too. */
+  descendantTokens?: number;
   now: number;
 }
 
-export function nextUnit({ run, openToolCalls, limits, tenantTokensToday, summaryDue, toolsReady, now }: UnitInputs): NextUnit {
+export function nextUnit({ run, openToolCalls, limits, tenantTokensToday, summaryDue, toolsReady, descendantTokens = 0, now }: UnitInputs): NextUnit {
   if (run.status !== "running") return { kind: "none" };
   if (run.next_attempt_at > now) return { kind: "wait", until: run.next_attempt_at };
   // The tool set is fixed for the run before the model sees it or any call runs.
@@ -51,7 +53,7 @@ export function nextUnit({ run, openToolCalls, limits, tenantTokensToday, summar
   if (openToolCalls > 0) return { kind: "tools" };
   if (run.steps >= limits.max_steps_per_run) return { kind: "finish", stopReason: "step_limit" };
   // Every token counts against the limits, prompt-cache reads and writes included.
-  const used = totalTokens(run.usage);
+  const used = totalTokens(run.usage) + descendantTokens;
   if (used >= limits.max_tokens_per_session) return { kind: "finish", stopReason: "token_limit" };
   // The daily budget is tenant-wide, so it is known from the index's last answer.
   if (limits.max_tokens_per_day !== null && (tenantTokensToday ?? 0) >= limits.max_tokens_per_day) {

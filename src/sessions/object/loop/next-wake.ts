@@ -22,6 +22,8 @@ export interface WakeInputs {
   notificationsDueAt?: number | null;
   /** The earliest time a call waiting for approval expires (epoch ms). */
   approvalDeadline?: number | null;
+  /** When a report owed to the parent, a cancel owed to a child, or the next look at waited-for children is due (epoch ms). */
+  familyDueAt?: number | null;
 }
 
 export function nextWakeAt(run: RunState, now: number, inputs: WakeInputs = {}): number | null {
@@ -35,5 +37,6 @@ export function nextWakeAt(run: RunState, now: number, inputs: WakeInputs = {}):
   if (inputs.notificationsDueAt != null) times.push(Math.max(now, inputs.notificationsDueAt));
   // An expiry survives restarts because it is a time the alarm is set for, not a timer.
   if (inputs.approvalDeadline != null) times.push(Math.max(now, inputs.approvalDeadline));
+  if (inputs.familyDueAt != null) times.push(Math.max(now, inputs.familyDueAt));
   return times.length === 0 ? null : Math.min(...times);
 }

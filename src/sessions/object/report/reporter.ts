@@ -40,6 +40,7 @@ export class Reporter {
       id: session.id,
       created_by: session.created_by,
       agent: session.agent ?? null,
+      parent_session_id: session.parent?.session_id ?? null,
       status: run.status,
       stop_reason: run.stop_reason,
       usage: run.usage,

@@ -212,4 +212,23 @@ export const SESSION_MIGRATIONS: readonly Migration[] = [
       if (run?.stop_reason === "refusal" && start > 0) storage.sql.exec("UPDATE messages SET omitted = 1 WHERE seq >= ?", start);
     },
   },
+  {
+    version: 10,
+    description: "subagents: the child sessions the session's agent tool calls started, and what it last heard of each",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS subagents (
+          tool_call_id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL,
+          run_start_seq INTEGER NOT NULL,
+          started INTEGER NOT NULL DEFAULT 0,
+          status TEXT,
+          stop_reason TEXT,
+          revision INTEGER NOT NULL DEFAULT -1,
+          usage TEXT,
+          cancel_sent INTEGER NOT NULL DEFAULT 0,
+          created_at TEXT NOT NULL
+        )`,
+      ]),
+  },
 ];

@@ -8,7 +8,7 @@ import type { IntPairCursor } from "../../../shared/cursor";
 import type { MessageMeta } from "../context/window";
 import { KvStretchCache } from "../engine/kv-stretch";
 import type { DiscoveredTool } from "../tools/mcp/plan";
-import type { ContentBlock, Message, OutputSchema, RunOptions, Role, ToolCall, ToolCallDecision, ToolCallStatus } from "../../types";
+import { type ContentBlock, EMPTY_USAGE, type Message, type OutputSchema, type RunOptions, type Role, type ToolCall, type ToolCallDecision, type ToolCallStatus, type Usage } from "../../types";
 import * as events from "./events";
 import * as fork from "./fork";
 import * as images from "./images";
@@ -21,6 +21,7 @@ import * as runTools from "./run-tools";
 import { type RunState, readRun, readSession, type StoredSession, writeRun, writeSession } from "./state";
 import * as steps from "./steps";
 import * as summaries from "./summaries";
+import * as subagents from "./subagents";
 import * as toolCalls from "./tool-calls";
 
 export type { StoredEventRow } from "./events";
@@ -30,6 +31,10 @@ export type { OutboxEntry, OutboxRetry } from "./outbox";
 export type { RunState, StoredSession } from "./state";
 export { MAX_STORED_STEPS, type StepRecord } from "./steps";
 export type { StoredSummary } from "./summaries";
+export type { SubagentRow } from "./subagents";
+
+/** A child session: the revision of its state its parent last acknowledged. */
+const PARENT_TOLD_KEY = "parent_told_revision";
 
 export class SessionStore {
   /** The KV entries below, read once per synchronous stretch (see kv-stretch.ts). */
@@ -346,6 +351,55 @@ export class SessionStore {
 
   setRunOutput(output: unknown): void {
     runOutput.setRunOutput(this.storage.kv, output);
+  }
+
+  // ---- child sessions (subagents) ----------------------------------------------------
+
+  subagent(toolCallId: string): subagents.SubagentRow | null {
+    return subagents.subagent(this.storage.sql, toolCallId);
+  }
+
+  subagents(): subagents.SubagentRow[] {
+    return subagents.subagents(this.storage.sql);
+  }
+
+  /** The ids of the calls whose child session is started and has not ended: they wait for it. */
+  callsWaitingOnChildren(): Set<string> {
+    return new Set(this.subagents().filter(subagents.isLive).map((row) => row.tool_call_id));
+  }
+
+  /** The usage of every child this session started, and theirs, as last heard from each. */
+  descendantUsage(): Usage {
+    return this.subagents().reduce((sum, row) => subagents.addUsage(sum, row.usage), { ...EMPTY_USAGE });
+  }
+
+  subagentsInRun(runStartSeq: number): number {
+    return subagents.countInRun(this.storage.sql, runStartSeq);
+  }
+
+  insertSubagent(toolCallId: string, sessionId: string, runStartSeq: number, now: string): void {
+    subagents.insertSubagent(this.storage.sql, toolCallId, sessionId, runStartSeq, now);
+  }
+
+  deleteSubagent(toolCallId: string): void {
+    subagents.deleteSubagent(this.storage.sql, toolCallId);
+  }
+
+  recordChildState(toolCallId: string, state: Parameters<typeof subagents.recordChildState>[2]): boolean {
+    return subagents.recordChildState(this.storage.sql, toolCallId, state);
+  }
+
+  markCancelSent(toolCallId: string): void {
+    subagents.markCancelSent(this.storage.sql, toolCallId);
+  }
+
+  /** The child's revision the parent last acknowledged (a child only; -1: none yet). */
+  parentToldRevision(): number {
+    return this.storage.kv.get<number>(PARENT_TOLD_KEY) ?? -1;
+  }
+
+  putParentToldRevision(revision: number): void {
+    this.storage.kv.put(PARENT_TOLD_KEY, revision);
   }
 
   // ---- the event log (events.ts; its rules live in events/event-log.ts) ------------------

@@ -16,6 +16,7 @@ import { isMcpServerName, MAX_MCP_SERVER_NAME_CHARS, mcpPrefix } from "./mcp/nam
 import { mcpTool } from "./mcp/mcp-tool";
 import type { DiscoveredTool } from "./mcp/plan";
 import { webhookTool } from "./webhook";
+import { agentTool } from "./agent-tool";
 
 export { TOOL_NAME_PATTERN };
 /** More tools than this make a prompt no model handles well. */
@@ -124,6 +125,8 @@ function baseTool(spec: ToolSpec): Tool | null {
     }
     case "webhook":
       return webhookTool(spec);
+    case "agent":
+      return agentTool(spec);
     case "client":
       return {
         kind: "client",

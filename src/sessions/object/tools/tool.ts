@@ -38,7 +38,8 @@ export interface ToolOutcome {
 
 export interface Tool {
   definition: ToolDefinition;
-  kind: "builtin" | "webhook" | "client" | "mcp";
+  /** `agent`: a call starts a child session; the loop runs it (loop/steps/subagents.ts), never `run`. */
+  kind: "builtin" | "webhook" | "client" | "mcp" | "agent";
   requiresApproval: boolean;
   /**
    * How long a call may wait for approval before it is denied as expired; null or absent: no

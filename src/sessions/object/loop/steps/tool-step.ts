@@ -11,6 +11,7 @@ import type { StepScope, UnitWriter } from "../../engine/unit-scope";
 import { McpConnections } from "../../tools/mcp/pool";
 import type { ToolContext, ToolOutcome } from "../../tools/tool";
 import { validateToolInput } from "../../tools/validate-input";
+import { runAgentCall } from "./agent-call";
 import type { UnitOutcome } from "../next-unit";
 import type { ToolCall } from "../../../types";
 
@@ -44,6 +45,11 @@ async function runCalls(scope: StepScope, mcp: McpConnections, signing: ToolCont
     // The handler would be cut off soon: the rest runs in the next alarm.
     if (Date.now() - started > UNIT_BUDGET_MS) return "partial";
     const tool = scope.toolbox().get(call.name);
+    if (tool?.kind === "agent") {
+      const outcome = await runAgentCall(scope, call, (w, c, output, isError) => finish(w, c, { output, isError }));
+      if (outcome === "discarded") return "discarded";
+      continue;
+    }
     if (call.status === "running") {
       // Found running on a fresh unit: the last try was cut off by a restart mid-call.
       if (!tool || tool.atMostOnce) {

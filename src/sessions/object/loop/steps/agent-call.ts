@@ -1,0 +1,107 @@
+/**
+ * An `agent` tool call in the tool unit: checked (its input, the depth and count limits), noted
+ * in `subagents` and made durable, then its child session started under the id derived from the
+ * call. Starting is idempotent, so a restart between the note and the child's answer starts the
+ * same child again and never a second one. The call then stays `running` until the child ends
+ * (subagents/parent.ts gives its result); the run waits `waiting_subagents`, holding no run slot.
+ */
+import { BUILTIN_DEFAULT_LIMITS } from "../../../../limits";
+import { ApiError } from "../../../../problems";
+import { childSessionId } from "../../../ids";
+import { planChild, startChild } from "../../../subagent-start";
+import type { AgentToolSpec, ToolCall } from "../../../types";
+import type { StepScope, UnitWriter } from "../../engine/unit-scope";
+import { agentCallInput } from "../../tools/agent-tool";
+import { sessionStub } from "../../../../objects";
+import type { SessionRpc } from "../../rpc";
+
+export type AgentCallProblem = { kind: "input"; error: string } | { kind: "depth"; max: number } | { kind: "count"; max: number };
+
+/** Pure: why a call may not start a child (its input, then the depth, then the run's count), or null. */
+export function agentCallProblem(input: unknown, depth: number, maxDepth: number, startedInRun: number, maxPerRun: number): AgentCallProblem | null {
+  const parsed = agentCallInput(input);
+  if (!parsed.ok) return { kind: "input", error: parsed.error };
+  if (depth + 1 > maxDepth) return { kind: "depth", max: maxDepth };
+  if (startedInRun >= maxPerRun) return { kind: "count", max: maxPerRun };
+  return null;
+}
+
+export function problemText(problem: AgentCallProblem): string {
+  switch (problem.kind) {
+    case "input":
+      return problem.error;
+    case "depth":
+      return `not started: agents may call agents at most ${problem.max} levels deep (max_agent_depth)`;
+    case "count":
+      return `not started: a run may start at most ${problem.max} agent sessions (max_subagents_per_run)`;
+  }
+}
+
+/** Runs (or goes on with) one agent call; "discarded" when the unit went stale meanwhile. */
+export async function runAgentCall(scope: StepScope, call: ToolCall, finish: (w: UnitWriter, call: ToolCall, output: string, isError: boolean) => void): Promise<"ok" | "discarded"> {
+  const session = scope.requireSession();
+  const spec = session.tools.find((tool): tool is AgentToolSpec => tool.type === "agent" && tool.name === call.name);
+  const fail = (output: string) => (scope.commit((w) => finish(w, call, output, true)) ? "ok" : "discarded");
+  if (!spec) return fail(`tool "${call.name}" cannot run`);
+  let row = scope.store.subagent(call.id);
+  if (!row) {
+    const run = scope.store.run();
+    // Sessions stored before these limits existed hold none: the defaults apply.
+    const problem = agentCallProblem(
+      call.input,
+      session.depth ?? 0,
+      session.limits.max_agent_depth ?? BUILTIN_DEFAULT_LIMITS.max_agent_depth,
+      scope.store.subagentsInRun(run.run_start_seq),
+      session.limits.max_subagents_per_run ?? BUILTIN_DEFAULT_LIMITS.max_subagents_per_run,
+    );
+    if (problem) return fail(problemText(problem));
+    const childId = await childSessionId(session.id, call.id);
+    const noted = scope.commit((w) => {
+      w.store.insertSubagent(call.id, childId, run.run_start_seq, w.nowIso());
+      w.store.setToolCallStatus(call.id, "running", w.nowIso());
+    });
+    // The note counts against the run's limit: it must outlive a crash before the child is asked.
+    if (!noted || !(await scope.persist())) return "discarded";
+    row = scope.store.subagent(call.id);
+    if (!row) return "discarded";
+  }
+  // Started: the call waits for the child's end.
+  if (row.started) return "ok";
+  const input = agentCallInput(call.input);
+  if (!input.ok) return fail(input.error);
+  const parent = { tenantId: session.tenant_id, sessionId: session.id, createdBy: session.created_by, toolCallId: call.id, depth: session.depth ?? 0 };
+  const plan = await planChild(scope.env, parent, spec, row.session_id, input.text);
+  if (!plan.ok) return scope.commit((w) => forget(w, call, plan.error, finish)) ? "ok" : "discarded";
+  let child;
+  try {
+    child = await startChild(scope.env, session.tenant_id, plan.init, input.text);
+  } catch (error) {
+    if (error instanceof ApiError && error.status < 500) {
+      return scope.commit((w) => forget(w, call, `the agent ${spec.agent} could not be started: ${error.detail}`, finish)) ? "ok" : "discarded";
+    }
+    throw error;
+  }
+  const started = scope.commit((w) => {
+    // Revision 0: any report the child sent meanwhile is newer and stands.
+    const state = { status: child.status, stop_reason: child.stop_reason, revision: 0, usage: child.usage };
+    if (w.store.recordChildState(call.id, state)) w.emit("subagent", { tool_call_id: call.id, session_id: child.id, status: child.status, stop_reason: child.stop_reason });
+  });
+  if (started) return "ok";
+  // A cancel came while the child was being made, and may have looked for it before it existed:
+  // a child whose call is closed is cancelled here. (After a pause the call stays open, and the
+  // child is found again on the resume.)
+  const after = scope.store.exists() ? scope.store.toolCall(call.id) : undefined;
+  if (!after || after.status === "done" || after.status === "error") await cancelQuietly(scope, session.tenant_id, child.id);
+  return "discarded";
+}
+
+async function cancelQuietly(scope: StepScope, tenantId: string, childId: string): Promise<void> {
+  const child: SessionRpc = sessionStub(scope.env, tenantId, childId);
+  await child.cancel().catch(() => {});
+}
+
+/** A call whose child was never made: its note goes (it does not count against the run), and its result is the error. */
+function forget(w: UnitWriter, call: ToolCall, error: string, finish: (w: UnitWriter, call: ToolCall, output: string, isError: boolean) => void): void {
+  w.store.deleteSubagent(call.id);
+  finish(w, call, error, true);
+}

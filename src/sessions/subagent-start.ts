@@ -1,0 +1,65 @@
+/**
+ * Starting the child session of an `agent` tool call, asked by the parent's tool step: the
+ * agent resolved now, its definition checked for the tenant as a create request would be, and
+ * the child created under the id derived from the call (`childSessionId`), so asking again after
+ * a crash names the same child and never makes a second. The child acts for the parent's
+ * `created_by`; its run starts at once, `queued` when the tenant has no free run slot.
+ */
+import { loadConfig } from "../config";
+import type { Env } from "../env";
+import { tenantIndexStub } from "../objects";
+import { ApiError } from "../problems";
+import type { Actor } from "./actor";
+import { SessionClient } from "./client";
+import { buildSessionInit } from "./create";
+import { planSession } from "./plan";
+import type { AgentToolSpec, Session, SessionInit } from "./types";
+
+export type ChildStart = { ok: true; session: Session } | { ok: false; error: string };
+
+export interface ChildOf {
+  tenantId: string;
+  sessionId: string;
+  createdBy: string;
+  toolCallId: string;
+  /** The parent's depth; the child's is one more. */
+  depth: number;
+}
+
+/**
+ * The child's settings as a create request would make them. A refusal a caller could have been
+ * told of (an archived agent, a model the tenant no longer allows) is an error result for the
+ * parent's model; anything else (an unreachable store) is thrown, for the unit to try again.
+ */
+export async function planChild(env: Env, parent: ChildOf, spec: AgentToolSpec, childId: string, input: string): Promise<{ ok: true; init: SessionInit } | { ok: false; error: string }> {
+  const index = tenantIndexStub(env, parent.tenantId);
+  const [config, settings] = await Promise.all([index.getConfig(parent.tenantId), index.getSettings(parent.tenantId)]);
+  if (config.suspended) return { ok: false, error: "the tenant is suspended" };
+  const actor: Actor = {
+    env,
+    config: loadConfig(env),
+    // The child acts for whoever the parent acts for; it reads and writes sessions only.
+    principal: { tenantId: parent.tenantId, subject: parent.createdBy, scopes: ["sessions:read", "sessions:write"], via: "jwt" },
+    limits: config.effective_limits,
+    settings,
+    models: config.models,
+  };
+  try {
+    const { body, prepared, agent } = await planSession(actor, { agent: spec.agent, input });
+    const init = buildSessionInit(childId, actor.principal, { ...body, tools: prepared.tools, notify_url: prepared.notify_url }, prepared.limits, prepared.model, agent, prepared.memory);
+    return { ok: true, init: { ...init, parent: { session_id: parent.sessionId, tool_call_id: parent.toolCallId }, depth: parent.depth + 1 } };
+  } catch (error) {
+    if (error instanceof ApiError && error.status < 500) return { ok: false, error: `the agent ${spec.agent} could not be started: ${refusalText(error)}` };
+    throw error;
+  }
+}
+
+/** Creates the child (or finds it, when an earlier try created it) with its first run going or queued. */
+export async function startChild(env: Env, tenantId: string, init: SessionInit, input: string): Promise<Session> {
+  return new SessionClient(env, tenantId, init.id).createChild(init, input);
+}
+
+function refusalText(error: ApiError): string {
+  const fields = (error.errors ?? []).map((problem) => `${problem.path}: ${problem.message}`);
+  return fields.length > 0 ? fields.join("; ") : error.detail;
+}
