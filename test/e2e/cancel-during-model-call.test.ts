@@ -48,7 +48,8 @@ describe("cancel during a model call", () => {
     expect(later.status, stack.logs()).toBe("cancelled");
     expect(later.stop_reason).toBe("cancelled");
     expect(later.error).toBeNull();
-    expect(later.usage).toEqual({ steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 });
+    const none = { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
+    expect(later.usage).toEqual({ ...none, subagents: none });
     const messages = await client.messages(session.id);
     expect(messages.map((m) => m.role)).toEqual(["user"]);
     expect(await model.requests(), "the cancelled call is not retried").toHaveLength(1);

@@ -389,6 +389,41 @@ describe("the console in Chromium", () => {
     expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
   });
 
+  it("shows a session's sub-agents as a tree, each child linked and linking back to its parent", async () => {
+    const childModel = stack.mock.model(uniqueName("child-model"));
+    await childModel.script(say("Refund for order 7 approved."));
+    const child = await admin.expect<{ id: string }>(201, "POST", "/v1/agents", { name: uniqueName("refunds"), model: childModel.key });
+    const parentModel = stack.mock.model(uniqueName("parent-model"));
+    await parentModel.script(
+      { reply: { content: [{ type: "tool_use", id: "toolu_refund", name: "refunds", input: { input: "Refund order 7" } }] } },
+      say("The refunds agent approved it."),
+    );
+    const parent = await admin.expect<{ id: string }>(201, "POST", "/v1/sessions", {
+      input: "Please refund order 7.",
+      model: parentModel.key,
+      tools: [{ type: "agent", name: "refunds", description: "Handles refunds.", agent: child.id }],
+    });
+    expect((await waitForFinal(admin, parent.id, RUN_TIMEOUT_MS)).status).toBe("done");
+    const children = await admin.expect<{ data: { id: string }[] }>(200, "GET", `/v1/sessions?parent_session_id=${parent.id}`);
+    expect(children.data).toHaveLength(1);
+    const childId = children.data[0]!.id;
+
+    const { page, ...watched } = await signIn(adminToken, DESKTOP, `#/sessions/${parent.id}`);
+    const tree = page.getByRole("region", { name: "Sub-agents" });
+    await tree.waitFor({ timeout: UI_TIMEOUT_MS });
+    const link = tree.getByRole("link", { name: childId });
+    await link.waitFor({ timeout: UI_TIMEOUT_MS });
+    await tree.locator("li", { hasText: childId }).locator(".status", { hasText: "done" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await tree.getByRole("link", { name: `${child.id}@1` }).count()).toBe(1);
+    await link.focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { level: 1, name: `Session ${childId}` }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.locator(".page-head .subtitle").getByRole("link", { name: parent.id }).click();
+    await page.getByRole("heading", { level: 1, name: `Session ${parent.id}` }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await screenshot(page, "subagents");
+    expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
+  });
+
   it("browses memory level by level, searches within a namespace, opens an item's versions and deletes it from the keyboard", async () => {
     // A tenant of its own, so the top level holds exactly the namespaces written here.
     const memoryTenant = uniqueName("memory");

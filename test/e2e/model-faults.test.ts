@@ -22,8 +22,10 @@ const MAX_ATTEMPTS = 5;
 /** Five attempts back off about 1 + 2 + 4 + 8 s at most. */
 const RUN_TIMEOUT_MS = 60_000;
 /** One successful call of the mock: its default usage. */
-const ONE_CALL_USAGE = { steps: 1, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 };
-const NO_USAGE = { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
+/** A session with no sub-agents still shows their (empty) sum. */
+const NO_SUBAGENTS = { subagents: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 } };
+const ONE_CALL_USAGE = { steps: 1, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0, ...NO_SUBAGENTS };
+const NO_USAGE = { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, ...NO_SUBAGENTS };
 
 const PROVIDER_MESSAGE = "max_tokens: 999999 > 8192, which is the maximum allowed";
 

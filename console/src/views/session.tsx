@@ -15,6 +15,7 @@ import { AgentLink, Ago, ErrorNote, Loading, Page, StatusBadge } from "./common"
 import { Conversation } from "./conversation";
 import { SessionControls } from "./session-controls";
 import { Steps } from "./steps";
+import { SubagentTree } from "./subagents";
 import { ToolCalls } from "./tool-calls";
 import { UsageMeters } from "./usage";
 
@@ -150,6 +151,12 @@ export function SessionPage(props: { id: string }) {
               {" "}
               · agent <AgentLink pin={data.agent} />
             </>
+          )}
+          {data.parent && (
+            <>
+              {" "}
+              · sub-agent of <a href={routeHref({ view: "session", id: data.parent.session_id })}>{data.parent.session_id}</a>
+            </>
           )}{" "}
           · <LiveIndicator connection={connection} />
         </>
@@ -193,6 +200,7 @@ export function SessionPage(props: { id: string }) {
           />
         </div>
         <aside class="session-side" aria-label="Tool calls, usage and steps">
+          <SubagentTree sessionId={data.id} live={!isFinal(status)} />
           <ToolCalls sessionId={data.id} calls={live.toolCalls} canWrite={me.powers.write} onDecided={sideReads} />
           <UsageMeters usage={usage} limits={data.limits} />
           <Steps steps={steps} />
