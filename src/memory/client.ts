@@ -34,11 +34,6 @@ export class MemoryClient {
     this.#tenantId = tenantId;
   }
 
-  /** The raw answers, for the memory tools, which turn a failure into a result for the model. */
-  get raw(): Stub {
-    return this.#stub;
-  }
-
   async put(input: PutItem): Promise<MemoryItem> {
     return value((await this.#stub.put(this.#tenantId, input)) as MemoryResult<MemoryItem>);
   }

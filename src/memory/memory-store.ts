@@ -97,9 +97,7 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
       now: requireNow(input.now),
     };
     if (!this.#peek(tenantId)) return [];
-    const embedded = checked.query === null ? null : await this.#embed(checked.query, tenantId);
-    const config = loadConfig(this.env).embeddings;
-    return store.search(this.#sql, checked, embedded && config ? { ...embedded, minSimilarity: config.minSimilarity } : null);
+    return store.search(this.#sql, checked, checked.query === null ? null : await this.#embed(checked.query, tenantId));
   }
 
   async namespaces(tenantId: string, input: NamespaceListInput): Promise<NamespacePage> {
@@ -121,13 +119,16 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
 
   // ---- private helpers (not reachable over RPC) ------------------------------------------
 
-  /** The text's vector when the platform has an embeddings model; null without one, or when it fails (logged). */
-  async #embed(text: string, tenantId: string): Promise<{ model: string; values: Float32Array } | null> {
+  /**
+   * The text's vector, with the model that made it and the similarity a match needs, when the
+   * platform has an embeddings model; null without one, or when it fails (logged).
+   */
+  async #embed(text: string, tenantId: string): Promise<store.VectorQuery | null> {
     const config = loadConfig(this.env).embeddings;
     if (!config) return null;
     try {
       const [values] = await embed(config, [text]);
-      return { model: config.model, values: values! };
+      return { model: config.model, values: values!, minSimilarity: config.minSimilarity };
     } catch (error) {
       if (!(error instanceof EmbeddingError)) throw error;
       log("warn", "memory_embedding_failed", { tenant_id: tenantId, error: error.message });

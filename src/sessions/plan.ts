@@ -60,7 +60,10 @@ async function planAgentSession(actor: Actor, body: CreateSessionRequest): Promi
   // The agent's author gave the grant; a caller who fills its templates with metadata of its own
   // chooses whose memory the session reads, and needs that access itself.
   const grant = definition.memory;
-  if (grant && body.metadata && Object.keys(body.metadata).some((field) => templateFields(grant).has(field))) requireMemoryScopes(actor, grant);
+  if (grant && body.metadata) {
+    const filled = templateFields(grant);
+    if (Object.keys(body.metadata).some((field) => filled.has(field))) requireMemoryScopes(actor, grant);
+  }
   const merged: CreateSessionRequest = {
     ...definition,
     ...(body.input !== undefined ? { input: body.input } : {}),

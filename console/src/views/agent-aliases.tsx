@@ -7,7 +7,7 @@ import { useState } from "preact/hooks";
 import { useConsole } from "../context";
 import { useAction } from "../hooks";
 import type { Agent } from "../types";
-import { ConfirmDialog } from "./common";
+import { ConfirmedButton } from "./common";
 import { VersionSelect } from "./version-select";
 
 export function AgentAliases(props: { agent: Agent; canChange: boolean; suggested: number; onChanged(): void }) {
@@ -125,46 +125,22 @@ function SetAlias(props: { agent: Agent; suggested: number; onDone(): void }) {
 
 function DeleteAlias(props: { agent: Agent; alias: string; onDone(): void }) {
   const { api } = useConsole();
-  const action = useAction();
-  const [open, setOpen] = useState(false);
-  const confirm = async () => {
-    const done = await action.run(() =>
-      api.call((client) => client.DELETE("/v1/agents/{agent_id}/aliases/{alias}", { params: { path: { agent_id: props.agent.id, alias: props.alias } } })),
-    );
-    if (done) {
-      setOpen(false);
-      props.onDone();
-    }
-  };
   const reference = `${props.agent.id}@${props.alias}`;
   return (
-    <>
-      <button
-        type="button"
-        class="danger"
-        aria-label={`Delete alias ${props.alias}…`}
-        onClick={() => {
-          action.clearError();
-          setOpen(true);
-        }}
-      >
-        Delete…
-      </button>
-      <ConfirmDialog
-        open={open}
-        title={`Delete alias ${props.alias}?`}
-        confirmLabel="Delete the alias"
-        danger
-        pending={action.pending}
-        error={action.error}
-        onConfirm={confirm}
-        onClose={() => setOpen(false)}
-      >
-        <p>
-          New sessions that name <code>{reference}</code> are refused (404), and schedules that name it fail at their next firing,
-          until the alias is set again. Sessions already created keep their version.
-        </p>
-      </ConfirmDialog>
-    </>
+    <ConfirmedButton
+      label="Delete…"
+      ariaLabel={`Delete alias ${props.alias}…`}
+      title={`Delete alias ${props.alias}?`}
+      confirmLabel="Delete the alias"
+      run={() =>
+        api.call((client) => client.DELETE("/v1/agents/{agent_id}/aliases/{alias}", { params: { path: { agent_id: props.agent.id, alias: props.alias } } }))
+      }
+      onDone={props.onDone}
+    >
+      <p>
+        New sessions that name <code>{reference}</code> are refused (404), and schedules that name it fail at their next firing,
+        until the alias is set again. Sessions already created keep their version.
+      </p>
+    </ConfirmedButton>
   );
 }

@@ -8,14 +8,14 @@ import { useRef, useState } from "preact/hooks";
 import { isNotFound } from "../api";
 import { useConsole } from "../context";
 import { formatNumber } from "../format";
-import { unconditional, useAction, usePoll } from "../hooks";
+import { unconditional, usePoll } from "../hooks";
 import { routeHref, type VersionPair } from "../route";
 import type { Agent, AgentVersion } from "../types";
 import { AgentAliases } from "./agent-aliases";
 import { AgentCompare } from "./agent-compare";
 import { StartSession } from "./agent-start";
 import { AliasList } from "./agents";
-import { Ago, ConfirmDialog, ErrorNote, Loading, Page } from "./common";
+import { Ago, ConfirmedButton, ErrorNote, Loading, Page } from "./common";
 import { namesByVersion } from "./version-select";
 
 const AGENT_POLL_MS = 10_000;
@@ -180,36 +180,14 @@ function VersionList(props: { agent: Agent; to: number }) {
 /** Archival asks first: it cannot be undone. */
 function Archive(props: { agent: Agent; onChanged(): void }) {
   const { api } = useConsole();
-  const action = useAction();
-  const [open, setOpen] = useState(false);
-  const confirm = async () => {
-    const done = await action.run(() => api.call((client) => client.DELETE("/v1/agents/{agent_id}", { params: { path: { agent_id: props.agent.id } } })));
-    if (done) {
-      setOpen(false);
-      props.onChanged();
-    }
-  };
   return (
     <div class="controls">
-      <button
-        type="button"
-        class="danger"
-        onClick={() => {
-          action.clearError();
-          setOpen(true);
-        }}
-      >
-        Archive agent…
-      </button>
-      <ConfirmDialog
-        open={open}
+      <ConfirmedButton
+        label="Archive agent…"
         title={`Archive agent ${props.agent.name}?`}
         confirmLabel="Archive the agent"
-        danger
-        pending={action.pending}
-        error={action.error}
-        onConfirm={confirm}
-        onClose={() => setOpen(false)}
+        run={() => api.call((client) => client.DELETE("/v1/agents/{agent_id}", { params: { path: { agent_id: props.agent.id } } }))}
+        onDone={props.onChanged}
       >
         <p>
           New sessions from it are refused, whichever version or alias they name, and schedules that name it fail at their next
@@ -221,7 +199,7 @@ function Archive(props: { agent: Agent; onChanged(): void }) {
             Its aliases, which then name a version no session can start from: <AliasList aliases={props.agent.aliases} />
           </div>
         )}
-      </ConfirmDialog>
+      </ConfirmedButton>
     </div>
   );
 }

@@ -1,7 +1,8 @@
 /** Small pieces every view uses: a page frame, states (loading, empty, error), status, times, dialogs. */
 import type { ComponentChildren } from "preact";
-import { useEffect, useId, useRef } from "preact/hooks";
+import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { formatAgo, statusLabel } from "../format";
+import { useAction } from "../hooks";
 import { routeHref } from "../route";
 import type { AgentPin, SessionStatus } from "../types";
 
@@ -119,5 +120,56 @@ export function ConfirmDialog(props: {
         </button>
       </div>
     </dialog>
+  );
+}
+
+/**
+ * A danger button that asks first: it opens a `ConfirmDialog`, `run` goes only once confirmed, and
+ * `onDone` follows when it succeeded (a failure stays in the dialog).
+ */
+export function ConfirmedButton(props: {
+  label: string;
+  /** The button's accessible name when `label` alone is too short to tell (`Delete…` beside each alias). */
+  ariaLabel?: string;
+  title: string;
+  confirmLabel: string;
+  run(): Promise<unknown>;
+  onDone(): void;
+  children: ComponentChildren;
+}) {
+  const action = useAction();
+  const [open, setOpen] = useState(false);
+  const confirm = async () => {
+    if (await action.run(props.run)) {
+      setOpen(false);
+      props.onDone();
+    }
+  };
+  return (
+    <>
+      <button
+        type="button"
+        class="danger"
+        aria-label={props.ariaLabel}
+        onClick={() => {
+          action.clearError();
+          setOpen(true);
+        }}
+      >
+        {props.label}
+      </button>
+      <ConfirmDialog
+        open={open}
+        title={props.title}
+        confirmLabel={props.confirmLabel}
+        danger
+        pending={action.pending}
+        error={action.error}
+        onConfirm={confirm}
+        onClose={() => setOpen(false)}
+      >
+        {props.children}
+      </ConfirmDialog>
+    </>
   );
 }

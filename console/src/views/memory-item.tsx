@@ -2,13 +2,12 @@
  * One memory item: its value pretty-printed, who wrote it and when it expires, its last versions
  * (each value behind a disclosure), and its deletion for callers with memory:write.
  */
-import { useState } from "preact/hooks";
 import { isNotFound } from "../api";
 import { useConsole } from "../context";
 import { formatJson, formatNumber } from "../format";
-import { unconditional, useAction, usePoll } from "../hooks";
+import { unconditional, usePoll } from "../hooks";
 import type { MemoryItem, MemoryVersion } from "../types";
-import { Ago, ConfirmDialog, ErrorNote, Loading, Page } from "./common";
+import { Ago, ConfirmedButton, ErrorNote, Loading, Page } from "./common";
 import { Crumbs, memoryHref, NoMemory } from "./memory";
 
 interface ItemAddress {
@@ -108,42 +107,23 @@ function Versions(props: ItemAddress & { latest: number }) {
 /** Deletion asks first: the item and its versions are gone for good. */
 function DeleteItem(props: ItemAddress) {
   const { api } = useConsole();
-  const action = useAction();
-  const [open, setOpen] = useState(false);
-  const confirm = async () => {
-    const query = { namespace: props.namespace.join("."), key: props.itemKey };
-    if (await action.run(() => api.call((client) => client.DELETE("/v1/memory/items", { params: { query } })))) {
-      setOpen(false);
-      window.location.hash = memoryHref(props.namespace);
-    }
-  };
+  const query = { namespace: props.namespace.join("."), key: props.itemKey };
   return (
     <div class="controls">
-      <button
-        type="button"
-        class="danger"
-        onClick={() => {
-          action.clearError();
-          setOpen(true);
-        }}
-      >
-        Delete item…
-      </button>
-      <ConfirmDialog
-        open={open}
+      <ConfirmedButton
+        label="Delete item…"
         title={`Delete item ${props.itemKey}?`}
         confirmLabel="Delete the item"
-        danger
-        pending={action.pending}
-        error={action.error}
-        onConfirm={confirm}
-        onClose={() => setOpen(false)}
+        run={() => api.call((client) => client.DELETE("/v1/memory/items", { params: { query } }))}
+        onDone={() => {
+          window.location.hash = memoryHref(props.namespace);
+        }}
       >
         <p>
           The item and its versions are gone for good: sessions' memory tools no longer find it, and writing the key again starts
           it over at version 1.
         </p>
-      </ConfirmDialog>
+      </ConfirmedButton>
     </div>
   );
 }
