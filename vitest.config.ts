@@ -40,6 +40,8 @@ function workersProject(test: { name: string; isolate: boolean; include: string[
             // end-to-end platform runs without it, so both rankings are tested.
             EMBEDDINGS_MODEL: "mock-embeddings",
             ALLOW_PRIVATE_URLS: "true",
+            // The local runtime enforces no CPU limit on a child isolate (docs/tools.md).
+            RUN_CODE_ISOLATE: "interpreter",
             // Short, so the timeout path is tested in seconds; production uses 110 s.
             MODEL_TIMEOUT_MS: "3000",
             // Status-webhook retries 1000 times sooner (30 s becomes 30 ms), so the schedule

@@ -102,6 +102,8 @@ async function providerMode() {
 async function wranglerArguments(mode) {
   const args = ["dev", "--show-interactive-dev-session=false"];
   if (argValue(wranglerArgs, "--persist-to") === undefined) args.push("--persist-to", join(root, ".wrangler", "state"));
+  // The local runtime enforces no CPU limit on a child isolate: run_code stays in the interpreter.
+  args.push("--var", "RUN_CODE_ISOLATE:interpreter");
   if (mode.kind === "mock") {
     args.push("--var", `LLM_BASE_URL:${mock.url}`, "--var", `${PROVIDER_KEY}:${MOCK_PROVIDER_KEY}`, "--var", "ALLOW_PRIVATE_URLS:true");
   } else if (mode.kind === "environment") {

@@ -44,6 +44,12 @@ export interface Config {
   embeddings: EmbeddingsConfig | null;
   defaultLimits: Limits;
   allowPrivateUrls: boolean;
+  /**
+   * Where `run_code` runs: `dynamic_worker`, a child isolate under a CPU limit of its own (needs
+   * the `LOADER` binding; it bounds the code in production only), or `interpreter`, in the
+   * session's object. docs/tools.md says what each bounds where.
+   */
+  runCodeIsolate: RunCodeIsolate;
   /** How long a model call may take before it is abandoned and retried. */
   modelTimeoutMs: number;
   /** Origins whose browser pages may call the API (CORS); empty: none. */
@@ -54,6 +60,8 @@ export interface Config {
    */
   notifyRetryScale: number;
 }
+
+export type RunCodeIsolate = "interpreter" | "dynamic_worker";
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -118,6 +126,7 @@ export function parseConfig(env: Env): Config {
       : null,
     defaultLimits: parseDefaultLimits(env.DEFAULT_LIMITS),
     allowPrivateUrls: parseBoolean("ALLOW_PRIVATE_URLS", env.ALLOW_PRIVATE_URLS),
+    runCodeIsolate: parseRunCodeIsolate(env),
     modelTimeoutMs: parseTimeout(env.MODEL_TIMEOUT_MS),
     corsOrigins: parseOrigins("CORS_ORIGINS", env.CORS_ORIGINS),
     notifyRetryScale: parseScale("NOTIFY_RETRY_SCALE", env.NOTIFY_RETRY_SCALE),
@@ -258,4 +267,11 @@ function parseTimeout(value: string | undefined): number {
 
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, "");
+}
+
+function parseRunCodeIsolate(env: Env): RunCodeIsolate {
+  const value = env.RUN_CODE_ISOLATE || "interpreter";
+  if (value !== "interpreter" && value !== "dynamic_worker") throw new ConfigError(`RUN_CODE_ISOLATE must be "interpreter" or "dynamic_worker", not "${value}"`);
+  if (value === "dynamic_worker" && !env.LOADER) throw new ConfigError('RUN_CODE_ISOLATE "dynamic_worker" needs the LOADER binding (worker_loaders in wrangler.json)');
+  return value;
 }

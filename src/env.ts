@@ -66,6 +66,10 @@ export interface Env {
   /** JSON object of platform default limits. */
   DEFAULT_LIMITS?: string;
   ALLOW_PRIVATE_URLS?: string;
+  /** Makes the Dynamic Workers `run_code` runs in (`RUN_CODE_ISOLATE=dynamic_worker`). */
+  LOADER?: WorkerLoader;
+  /** Where `run_code` runs: `dynamic_worker` (production) or `interpreter` (default; local runtimes). */
+  RUN_CODE_ISOLATE?: string;
   /** Model call timeout in ms; at most (and by default) 110000. */
   MODEL_TIMEOUT_MS?: string;
   /** JSON list of origins allowed to call the API from a browser; default none. */

@@ -65,6 +65,8 @@ export class Platform {
       OPENAI_BASE_URL: options.modelUrl,
       OPENAI_API_KEY: "e2e-test-openai-key",
       ALLOW_PRIVATE_URLS: "true",
+      // The local runtime enforces no CPU limit on a child isolate (docs/tools.md).
+      RUN_CODE_ISOLATE: "interpreter",
       AUTH_SIGNING_KEY: signingKey,
       AUTH_API_KEY_SECRET: generateApiKeySecret(),
       ...options.vars,

@@ -18,6 +18,11 @@ export interface ToolContext {
   signal: AbortSignal;
   allowPrivateUrls: boolean;
   maxOutputChars: number;
+  /**
+   * Where `run_code` runs: a Dynamic Worker made by this loader (production: the code's CPU is
+   * its own, under a limit the runtime enforces), or, when absent, the interpreter in this object.
+   */
+  codeLoader?: WorkerLoader | null;
   /** The tenant's signing secrets (newest first) and allowed origins, read when a webhook tool needs them. */
   callSigning: () => Promise<CallSigning>;
   /** The unit's connections to MCP servers, closed when the unit ends. */

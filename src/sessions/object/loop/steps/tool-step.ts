@@ -86,6 +86,7 @@ async function runCalls(scope: StepScope, mcp: McpConnections, signing: ToolCont
       signal: controller.signal,
       allowPrivateUrls: scope.config.allowPrivateUrls,
       maxOutputChars: session.limits.max_tool_output_chars,
+      codeLoader: scope.config.runCodeIsolate === "dynamic_worker" ? scope.env.LOADER : null,
       callSigning: signing,
       mcp,
       memory: () => ({

@@ -3,6 +3,7 @@
  * function in a sandboxed interpreter (../sandbox). The result is JSON: the returned value and
  * the console output, or the error and the console output so far.
  */
+import { type ChildLimits, runInChildIsolate } from "../sandbox/child-isolate";
 import { runJavaScript, type SandboxLimits, type SandboxOutcome } from "../sandbox/run-js";
 import type { Tool } from "../tool";
 
@@ -32,6 +33,14 @@ export const RUN_CODE_STACK_BYTES = 512 * 1024;
  * larger one runs a linear search the work limit counts (sandbox/string-search.ts).
  */
 export const RUN_CODE_NATIVE_SEARCH_WORK = 2_000_000;
+/**
+ * The CPU time of a run in a Dynamic Worker (production), enforced by the runtime inside any
+ * built-in call: the most another tenant's request can wait on one run if the child shares its
+ * thread. Far more computation than the interpreter's work limit allows, since V8 compiles it.
+ */
+export const RUN_CODE_CPU_MS = 300;
+/** A result's JSON text kept from a Dynamic Worker before the tenant's own output limit cuts it. */
+export const RUN_CODE_MAX_RESULT_CHARS = 1_000_000;
 /** Console characters kept before the tenant's own output limit cuts the whole result. */
 export const RUN_CODE_MAX_CONSOLE_CHARS = 64 * 1024;
 
@@ -62,6 +71,15 @@ export function runCodeLimits(maxOutputChars: number): SandboxLimits {
   };
 }
 
+export function runCodeChildLimits(maxOutputChars: number): ChildLimits {
+  return {
+    cpuMs: RUN_CODE_CPU_MS,
+    timeoutMs: RUN_CODE_TIMEOUT_MS,
+    outputChars: Math.min(maxOutputChars, RUN_CODE_MAX_CONSOLE_CHARS),
+    resultChars: RUN_CODE_MAX_RESULT_CHARS,
+  };
+}
+
 /** The text the model sees: one JSON object, with the console output always included. */
 export function formatOutcome(outcome: SandboxOutcome): { output: string; isError: boolean } {
   const consoleText = outcome.consoleCut ? `${outcome.console}\n[console output cut]` : outcome.console;
@@ -79,7 +97,9 @@ export const runCodeTool: Tool = {
   async run(input, ctx) {
     const code = (input as { code?: unknown } | null)?.code;
     if (typeof code !== "string") return { output: "invalid input: code must be a string", isError: true };
-    const outcome = await runJavaScript(code, runCodeLimits(ctx.maxOutputChars));
+    const outcome = ctx.codeLoader
+      ? await runInChildIsolate(ctx.codeLoader, code, runCodeChildLimits(ctx.maxOutputChars))
+      : await runJavaScript(code, runCodeLimits(ctx.maxOutputChars));
     // A run holds the isolate for as long as it computes: let other requests in before going on.
     await scheduler.wait(0);
     return formatOutcome(outcome);
