@@ -91,3 +91,18 @@ describe("parseConfig: embeddings", () => {
     for (const bad of ["1.5", "-0.1", "x", "0.5.5"]) expect(() => parseConfig({ ...base, EMBEDDINGS_MODEL: "e", EMBEDDINGS_MIN_SIMILARITY: bad }), bad).toThrow(ConfigError);
   });
 });
+
+describe("parseConfig: RUN_CODE_ISOLATE", () => {
+  const loader = {} as WorkerLoader;
+
+  it("runs code in the interpreter by default, and in a Dynamic Worker when asked and bound", () => {
+    expect(parseConfig(base).runCodeIsolate).toBe("interpreter");
+    expect(parseConfig({ ...base, RUN_CODE_ISOLATE: "interpreter" }).runCodeIsolate).toBe("interpreter");
+    expect(parseConfig({ ...base, RUN_CODE_ISOLATE: "dynamic_worker", LOADER: loader }).runCodeIsolate).toBe("dynamic_worker");
+  });
+
+  it("refuses a Dynamic Worker without the LOADER binding, and any other value", () => {
+    expect(() => parseConfig({ ...base, RUN_CODE_ISOLATE: "dynamic_worker" })).toThrow(/LOADER binding/);
+    expect(() => parseConfig({ ...base, RUN_CODE_ISOLATE: "child", LOADER: loader })).toThrow(ConfigError);
+  });
+});

@@ -11,6 +11,10 @@ import { McpConnections } from "../../../src/sessions/object/tools/mcp/pool";
 import type { ToolContext } from "../../../src/sessions/object/tools/tool";
 
 const MAX_OUTPUT_CHARS = 8_000;
+/** The runtime's own `fetch`, found past the shadowing global: it must still reach nothing. */
+const FETCH_ANYWAY =
+  "const f = Object.getPrototypeOf(globalThis).fetch; if (typeof f !== 'function') return 'no fetch'; " +
+  "try { return (await f.call(globalThis, 'https://example.com/')).status; } catch (e) { return 'failed: ' + e.message; }";
 const loader = env.LOADER!;
 
 function context(): ToolContext {
@@ -55,8 +59,8 @@ describe("run_code in a Dynamic Worker", () => {
     const probe = await run("return [typeof fetch, typeof setTimeout, typeof setInterval, typeof caches, typeof env];");
     expect(probe.output).toEqual({ result: Array(5).fill("undefined"), console: "" });
     // Even a fetch found another way has nowhere to go.
-    const fetched = await run("const f = Object.getPrototypeOf(globalThis).fetch ?? Response.prototype.constructor; return String(await Promise.resolve().then(() => f.call(globalThis, 'https://example.com/')).then((r) => r.status, (e) => 'failed: ' + e.message));");
-    expect(fetched.output).toMatchObject({ result: expect.stringMatching(/^failed|undefined|TypeError/) });
+    const fetched = await run(FETCH_ANYWAY);
+    expect(fetched.output).toEqual({ result: expect.stringMatching(/^failed: /), console: "" });
   });
 
   it("gives a thrown error and a syntax error as error results, with the console so far", async () => {
