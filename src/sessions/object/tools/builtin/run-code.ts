@@ -1,7 +1,8 @@
 /**
  * The built-in `run_code` tool: JavaScript the model writes, run as the body of an async
- * function in a sandboxed interpreter (../sandbox). The result is JSON: the returned value and
- * the console output, or the error and the console output so far.
+ * function, deployed in a Dynamic Worker under a CPU limit of its own (../sandbox/child-isolate.ts),
+ * locally in a sandboxed interpreter (../sandbox/run-js.ts). The result is JSON: the returned
+ * value and the console output, or the error and the console output so far.
  */
 import { type ChildLimits, runInChildIsolate } from "../sandbox/child-isolate";
 import { runJavaScript, type SandboxLimits, type SandboxOutcome } from "../sandbox/run-js";
@@ -50,8 +51,8 @@ export const RUN_CODE_DEFINITION = {
     "Run JavaScript and get back its console output and its return value as JSON. The code is the body of an async " +
     "function: use `return` for the result and `console.log` for output; `await` works on promises the code creates. " +
     "Only the language's built-ins exist: no network (no fetch), no timers, no modules, no files. Each call starts " +
-    `from nothing (no state is kept between calls) and is stopped after about ${RUN_CODE_TIMEOUT_MS / 1000} seconds ` +
-    `or ${RUN_CODE_HEAP_BYTES / (1024 * 1024)} MiB of memory.`,
+    `from nothing (no state is kept between calls) and is stopped when it computes too long (${RUN_CODE_TIMEOUT_MS / 1000} ` +
+    `seconds at most, less where CPU time is counted) or uses too much memory (${RUN_CODE_HEAP_BYTES / (1024 * 1024)} MiB at least).`,
   input_schema: {
     type: "object",
     properties: { code: { type: "string", minLength: 1, maxLength: RUN_CODE_MAX_CODE_CHARS, description: "JavaScript, the body of an async function." } },
