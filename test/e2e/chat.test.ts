@@ -4,7 +4,12 @@
  * runs) for the approval round trip and a client tool's output; a stream cut mid-answer resumed
  * with `reconnectToStream`.
  */
-import { AbstractChat, DefaultChatTransport, readUIMessageStream, type ChatState, type ChatStatus, type UIMessage, type UIMessageChunk } from "ai";
+import {
+  AbstractChat,
+  DefaultChatTransport,
+  lastAssistantMessageIsCompleteWithApprovalResponses,
+  lastAssistantMessageIsCompleteWithToolCalls,
+  readUIMessageStream, type ChatState, type ChatStatus, type UIMessage, type UIMessageChunk } from "ai";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ModelStep } from "../support/mock-protocol";
 import { say } from "./support/scenario";
@@ -102,14 +107,16 @@ describe("AI SDK chat", () => {
     const again = await lastMessage(await transport.sendMessages({ chatId, messages: [userMessage("what time is it?"), message!, userMessage("and now?")], trigger: "submit-message", messageId: undefined, abortSignal: undefined }));
     expect(text(again)).toBe("Still noon.");
     const sessions = await fetch(`${stack.platform.url}/v1/sessions`, { headers: { authorization: `Bearer ${token}` } });
-    const listed = ((await sessions.json()) as { data: { metadata: Record<string, unknown> | null }[] }).data;
-    expect(listed).toEqual([expect.objectContaining({ metadata: expect.objectContaining({ chat_id: chatId }) })]);
+    const listed = ((await sessions.json()) as { data: { id: string }[] }).data;
+    expect(listed).toHaveLength(1);
+    const session = await fetch(`${stack.platform.url}/v1/sessions/${listed[0]!.id}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(await session.json()).toMatchObject({ metadata: { chat_id: chatId }, status: "done" });
   });
 
   it("asks for approval, and the approval response in the next request lets the call run", async () => {
     const { transport } = await world([{ type: "builtin", name: "get_time", requires_approval: true }], [callTool("toolu_a", "get_time"), say("Approved and done.")]);
     const memory = new MemoryState();
-    const chat = new NodeChat({ id: uniqueName("chat"), transport, memory, sendAutomaticallyWhen: ({ messages }) => lastAssistantAnsweredApprovals(messages) });
+    const chat = new NodeChat({ id: uniqueName("chat"), transport, memory, sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
     await chat.sendMessage({ text: "what time is it?" });
     const asking = toolParts(memory.messages.at(-1));
     expect(asking).toEqual([expect.objectContaining({ state: "approval-requested", toolCallId: "toolu_a" })]);
@@ -133,7 +140,7 @@ describe("AI SDK chat", () => {
       onToolCall: ({ toolCall }) => {
         if (toolCall.toolName === "pick_color") void chat.addToolOutput({ tool: "pick_color", toolCallId: toolCall.toolCallId, output: "teal" });
       },
-      sendAutomaticallyWhen: ({ messages }) => allClientCallsAnswered(messages),
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls,
     });
     await chat.sendMessage({ text: "pick a color" });
     await waitUntil(() => memory.status === "ready" && text(memory.messages.at(-1)) === "You picked teal.");
@@ -165,20 +172,6 @@ describe("AI SDK chat", () => {
     expect(await transport.reconnectToStream({ chatId })).toBeNull();
   });
 });
-
-function lastAssistantAnsweredApprovals(messages: UIMessage[]): boolean {
-  const last = messages.at(-1);
-  if (last?.role !== "assistant") return false;
-  const tools = toolParts(last);
-  return tools.some((part) => part.state === "approval-responded") && !tools.some((part) => part.state === "approval-requested");
-}
-
-function allClientCallsAnswered(messages: UIMessage[]): boolean {
-  const last = messages.at(-1);
-  if (last?.role !== "assistant") return false;
-  const waiting = toolParts(last).filter((part) => part.providerExecuted !== true);
-  return waiting.length > 0 && waiting.every((part) => part.state === "output-available");
-}
 
 async function waitUntil(done: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
