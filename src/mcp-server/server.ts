@@ -77,18 +77,8 @@ export async function serveMcp(actor: Actor, request: Request, parsedBody: unkno
     }
   });
 
-  server.setNotificationHandler(sdk.CancelledNotificationSchema, async (notification) => {
-    const id = notification.params.requestId;
-    if (id === undefined) return;
-    const sessionId = await callSessionId(actor.principal, mcpSession, id);
-    if (sessionId === null) return;
-    try {
-      await new SessionClient(actor.env, actor.principal.tenantId, sessionId).cancel();
-    } catch (error) {
-      // Already ended, or never started: nothing to cancel.
-      if (!(error instanceof ApiError)) log("warn", "mcp_cancel_failed", { error: describeError(error) });
-    }
-  });
+  // Cancellations are applied before the transport answers 202: a Worker may stop work left after its response.
+  for (const requestId of cancelledRequests(parsedBody)) await cancelCall(actor, mcpSession, requestId);
 
   const transport = new sdk.WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   await server.connect(transport);
@@ -97,6 +87,27 @@ export async function serveMcp(actor: Actor, request: Request, parsedBody: unkno
   const headers = new Headers(response.headers);
   headers.set(MCP_SESSION_HEADER, mcpSession ?? newMcpSessionId());
   return new Response(response.body, { status: response.status, headers });
+}
+
+/** The request ids named by the `notifications/cancelled` messages of a body (one message or a batch). */
+export function cancelledRequests(body: unknown): (string | number)[] {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.flatMap((message) => {
+    if (typeof message !== "object" || message === null || (message as { method?: unknown }).method !== "notifications/cancelled") return [];
+    const id = (message as { params?: { requestId?: unknown } }).params?.requestId;
+    return typeof id === "string" || typeof id === "number" ? [id] : [];
+  });
+}
+
+async function cancelCall(actor: Actor, mcpSession: string | null, requestId: string | number): Promise<void> {
+  const sessionId = await callSessionId(actor.principal, mcpSession, requestId);
+  if (sessionId === null) return;
+  try {
+    await new SessionClient(actor.env, actor.principal.tenantId, sessionId).cancel();
+  } catch (error) {
+    // Already ended, or never started: nothing to cancel.
+    if (!(error instanceof ApiError)) log("warn", "mcp_cancel_failed", { error: describeError(error) });
+  }
 }
 
 function isInitialize(body: unknown): boolean {
