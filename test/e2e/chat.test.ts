@@ -35,9 +35,9 @@ class MemoryState implements ChatState<UIMessage> {
 
 class NodeChat extends AbstractChat<UIMessage> {
   readonly memory: MemoryState;
-  constructor(options: ConstructorParameters<typeof AbstractChat<UIMessage>>[0] & { memory: MemoryState }) {
-    super({ ...options, state: options.memory });
-    this.memory = options.memory;
+  constructor({ memory, ...options }: Omit<ConstructorParameters<typeof AbstractChat<UIMessage>>[0], "state"> & { memory: MemoryState }) {
+    super({ ...options, state: memory });
+    this.memory = memory;
   }
 }
 
@@ -92,7 +92,8 @@ describe("AI SDK chat", () => {
     const stream = await transport.sendMessages({ chatId, messages: [userMessage("what time is it?")], trigger: "submit-message", messageId: undefined, abortSignal: undefined });
     const [forParts, forMessage] = stream.tee();
     const collecting = (async () => {
-      for await (const chunk of forParts) chunks.push(chunk);
+      const reader = forParts.getReader();
+      for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
     })();
     const message = await lastMessage(forMessage);
     await collecting;
