@@ -4,6 +4,7 @@
  * responses (`addToolApprovalResponse`) and the client tools' outputs (`addToolOutput`). Pure.
  */
 import { z } from "@hono/zod-openapi";
+import { MAX_INPUT_CHARS } from "../sessions/object/input";
 
 /** The chat id the page chose (`useChat({ id })`); it names one session per caller and agent. */
 export const MAX_CHAT_ID_CHARS = 128;
@@ -11,24 +12,31 @@ export const MAX_CHAT_ID_CHARS = 128;
 export const MAX_CHAT_MESSAGES = 1_000;
 /** Parts of one message; a text-and-tools answer never comes near. */
 export const MAX_MESSAGE_PARTS = 1_000;
+/** Ids the AI SDK makes (message, tool call, approval ids) and the names and states it sends. */
+const MAX_ID_CHARS = 200;
+/** A part's text: the platform takes no longer input; earlier answers in the history are shorter. */
+const MAX_TEXT_CHARS = MAX_INPUT_CHARS;
 
 const PartSchema = z
   .object({
-    type: z.string().max(200),
-    text: z.string().optional(),
-    toolCallId: z.string().max(200).optional(),
-    toolName: z.string().max(200).optional(),
-    state: z.string().max(40).optional(),
+    type: z.string().max(MAX_ID_CHARS),
+    text: z.string().max(MAX_TEXT_CHARS).optional(),
+    toolCallId: z.string().max(MAX_ID_CHARS).optional(),
+    toolName: z.string().max(MAX_ID_CHARS).optional(),
+    state: z.string().max(MAX_ID_CHARS).optional(),
     output: z.unknown().optional(),
-    errorText: z.string().optional(),
+    errorText: z.string().max(MAX_TEXT_CHARS).optional(),
     providerExecuted: z.boolean().optional(),
-    approval: z.object({ id: z.string().max(200), approved: z.boolean().optional(), reason: z.string().optional() }).passthrough().optional(),
+    approval: z
+      .object({ id: z.string().max(MAX_ID_CHARS), approved: z.boolean().optional(), reason: z.string().max(MAX_TEXT_CHARS).optional() })
+      .passthrough()
+      .optional(),
   })
   .passthrough();
 
 const UiMessageSchema = z
   .object({
-    id: z.string().max(200),
+    id: z.string().max(MAX_ID_CHARS),
     role: z.enum(["system", "user", "assistant"]),
     parts: z.array(PartSchema).max(MAX_MESSAGE_PARTS),
   })
@@ -40,7 +48,7 @@ export const ChatRequestSchema = z
     id: z.string().min(1).max(MAX_CHAT_ID_CHARS).openapi({ description: "The chat id; the same id always reaches the caller's same session of this agent." }),
     messages: z.array(UiMessageSchema).min(1).max(MAX_CHAT_MESSAGES),
     trigger: z.enum(["submit-message", "regenerate-message"]),
-    messageId: z.string().max(200).optional(),
+    messageId: z.string().max(MAX_ID_CHARS).optional(),
   })
   .passthrough()
   .openapi("ChatRequest", { description: "The body `DefaultChatTransport` sends (`id`, `messages`, `trigger`, `messageId`)." });

@@ -30,7 +30,9 @@ export const route = createRoute({
   tags: ["MCP"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write")] as const,
-  request: { body: { required: true, content: { "application/json": { schema: JSON_RPC_MESSAGE } } } },
+  request: {
+    body: { required: true, content: { "application/json": { schema: JSON_RPC_MESSAGE, example: { jsonrpc: "2.0", id: 1, method: "tools/list" } } } },
+  },
   responses: {
     200: {
       description: "A JSON-RPC response, or a stream of them (with progress notifications) as Server-Sent Events.",
