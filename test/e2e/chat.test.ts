@@ -10,6 +10,7 @@ import {
   lastAssistantMessageIsCompleteWithApprovalResponses,
   lastAssistantMessageIsCompleteWithToolCalls,
   readUIMessageStream, type ChatState, type ChatStatus, type UIMessage, type UIMessageChunk } from "ai";
+import { chatEndpoint } from "@agent-platform/sdk";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ModelStep } from "../support/mock-protocol";
 import { say } from "./support/scenario";
@@ -76,7 +77,7 @@ describe("AI SDK chat", () => {
     });
     expect(created.status, await created.clone().text()).toBe(201);
     const agent = (await created.json()) as { id: string };
-    const api = `${stack.platform.url}/v1/agents/${agent.id}/chat`;
+    const api = chatEndpoint(`${stack.platform.url}/`, agent.id);
     const transport = new DefaultChatTransport({ api, headers: { authorization: `Bearer ${token}` } });
     return { tenant, token, agent, api, transport, model };
   }

@@ -6,6 +6,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { mcpEndpoint } from "@agent-platform/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ModelStep } from "../support/mock-protocol";
 import { say } from "./support/scenario";
@@ -55,7 +56,7 @@ describe("MCP server", () => {
       if (kind === "gone") expect((await api("DELETE", `/v1/agents/${created.body!.id as string}`)).status).toBe(204);
     }
     client = new Client({ name: "e2e", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.platform.url}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await client.connect(new StreamableHTTPClientTransport(mcpEndpoint(stack.platform.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
   });
   afterAll(async () => {
     await client?.close();
