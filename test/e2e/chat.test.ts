@@ -14,7 +14,9 @@ import { chatEndpoint } from "@agent-platform/sdk";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ModelStep } from "../support/mock-protocol";
 import { say } from "./support/scenario";
+import { launchChromium } from "./support/browser";
 import { type SharedStack, sharedStack, uniqueName } from "./support/stack";
+import { serveUseChatPage } from "./support/use-chat-server";
 import { tokenMinter } from "./support/tokens";
 
 const SCOPES = ["sessions:read", "sessions:write", "agents:write"] as const;
@@ -148,6 +150,26 @@ describe("AI SDK chat", () => {
     await waitUntil(() => memory.status === "ready" && text(memory.messages.at(-1)) === "You picked teal.");
     const second = (await model.requests())[1]?.body;
     expect(JSON.stringify(second)).toContain("teal");
+  });
+
+  it("runs a useChat page in Chromium through a tool call's approval to the answer", async () => {
+    const { token, agent } = await world([{ type: "builtin", name: "get_time", requires_approval: true }], [callTool("toolu_b", "get_time"), say("Noon, from the browser.")]);
+    const server = await serveUseChatPage(stack.platform.url);
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      const query = new URLSearchParams({ api: `/v1/agents/${agent.id}/chat`, token, chat: uniqueName("chat") });
+      await page.goto(`${server.url}/?${query}`);
+      await page.fill("input[name=draft]", "what time is it?");
+      await page.press("input[name=draft]", "Enter");
+      await page.click("button.approve", { timeout: 15_000 });
+      await page.waitForSelector("text=Noon, from the browser.", { timeout: 15_000 });
+      expect(await page.textContent(".assistant")).toContain("get_time: output-available");
+      expect(await page.locator("[role=alert]").count()).toBe(0);
+    } finally {
+      await browser.close();
+      await server.close();
+    }
   });
 
   it("resumes a stream cut mid-answer from the event log", async () => {
