@@ -1,8 +1,9 @@
 /**
  * The agent platform's TypeScript SDK: the generated client and types, and one module per
- * helper (auth, paging, waiting, following the events stream, agents, memory).
+ * helper (auth, paging, waiting, following the events stream, agents, memory, chat and MCP endpoints).
  */
 export { agentRef, exportAgent, importAgent, setAlias } from "./agents.ts";
+export { chatEndpoint, mcpEndpoint } from "./chat.ts";
 export { bearerAuth, createPlatformClient, type Credential, type PlatformClient, type PlatformClientOptions } from "./client.ts";
 export { type EventFrame, followEvents, type FollowEventsOptions } from "./events.ts";
 export { expectData, PlatformError, type Result } from "./errors.ts";

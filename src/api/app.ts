@@ -29,6 +29,8 @@ import { registerSystemRoutes } from "./system";
 import { registerTenantRoutes } from "./tenant";
 import { registerTokenRoutes } from "./tokens";
 import { registerOutgoingCalls } from "./outgoing";
+import { registerChatRoutes } from "./chat";
+import { registerMcpRoutes } from "./mcp";
 
 export interface CreateAppOptions {
   /** Registers more routes after the built-in ones, behind the same middleware. */
@@ -79,6 +81,8 @@ export function createApp(options: CreateAppOptions = {}): App {
   registerAgentRoutes(app);
   registerMemoryRoutes(app);
   registerOutgoingCalls(app);
+  registerChatRoutes(app);
+  registerMcpRoutes(app);
   options.routes?.(app);
 
   app.notFound((c) => problemJson(c, new ApiError("not_found", "No route matches this path.")));

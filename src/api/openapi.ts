@@ -13,6 +13,8 @@ export const TAGS = [
   { name: "Auth", description: "Exchanging an API key for a short-lived access token." },
   { name: "Sessions", description: "Agent sessions: create, run, control and observe." },
   { name: "Agents", description: "Named, versioned session configurations: define once, start sessions from a version or an alias, roll back by moving the alias." },
+  { name: "Chat", description: "An agent behind the AI SDK's chat transport (`useChat`): a chat id names the caller's session of the agent; turns stream as UI message parts." },
+  { name: "MCP", description: "The tenant's live agents as tools of an MCP server (Streamable HTTP)." },
   { name: "Memory", description: "A tenant's long-term store: items in namespaces, searched by relevance, kept in versions, read and written by people and by sessions' memory tools." },
   { name: "Schedules", description: "Scheduled runs: a cron expression in a time zone that creates a session, or sends a message to one, at each slot." },
   { name: "Tenant", description: "The caller's own tenant: limits, usage and the webhook secret." },

@@ -1,0 +1,17 @@
+/** Schemas of the chat routes (`POST /v1/agents/{agent_id}/chat`, `GET …/chat/{id}/stream`). */
+import { z } from "@hono/zod-openapi";
+import { MAX_CHAT_ID_CHARS } from "../../chat/request";
+import { AgentIdParamsSchema } from "../agents/schemas";
+
+export { ChatRequestSchema } from "../../chat/request";
+
+export const ChatStreamParamsSchema = AgentIdParamsSchema.extend({
+  id: z.string().min(1).max(MAX_CHAT_ID_CHARS).openapi({ param: { name: "id", in: "path" }, description: "The chat id.", example: "chat-1" }),
+});
+
+export const UiMessageStreamSchema = z.string().openapi("UIMessageStream", {
+  description:
+    "The AI SDK's UI message stream (`ai` v7, header `x-vercel-ai-ui-message-stream: v1`): `data:` events of the parts `start`, `start-step`, " +
+    "`text-start`/`text-delta`/`text-end`, `reasoning-start`/`reasoning-delta`/`reasoning-end`, `tool-input-start`/`tool-input-available`, " +
+    "`tool-approval-request`, `tool-output-available`/`tool-output-error`/`tool-output-denied`, `finish-step`, `finish`, `error`, `abort`, then `data: [DONE]`.",
+});

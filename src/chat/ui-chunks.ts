@@ -1,0 +1,184 @@
+/**
+ * Turns a session's event frames into the AI SDK's UI message stream (`ai` v7, protocol `v1`):
+ * one chat turn, from the run going to the first status that hands the turn back (an answer, a
+ * call waiting for a person or for the client, a failure). Pure: no I/O, no clock. Streamed
+ * deltas and the stored assistant message are merged, so a live turn and its replay from the
+ * event log (where deltas are not kept) end in the same UI message.
+ */
+import type { DeltaData, EventFrame, StatusData, ToolCallEventData } from "../sessions/object/events/frames";
+import type { ContentBlock, Message, SessionStatus, StopReason } from "../sessions/types";
+
+/** One part of the UI message stream, as `uiMessageChunkSchema` of the `ai` package reads it. */
+export type UiChunk = { type: string } & Record<string, unknown>;
+
+/** Statuses that give the turn back to the person or the client: the stream finishes there. */
+export const TURN_ENDING_STATUSES: readonly SessionStatus[] = ["idle", "waiting_approval", "waiting_tool_output", "paused", "done", "failed", "cancelled"];
+
+/** Statuses during which a run is under way (and the stream stays open). */
+export const TURN_GOING_STATUSES: readonly SessionStatus[] = ["queued", "running", "waiting_subagents"];
+
+/** The `finish` reason the AI SDK knows for a stop reason of a finished run. */
+export function finishReason(status: SessionStatus, stopReason: StopReason | null): string {
+  if (status === "waiting_approval" || status === "waiting_tool_output") return "tool-calls";
+  if (status === "failed") return "error";
+  switch (stopReason) {
+    case "end_turn":
+      return "stop";
+    case "max_tokens":
+      return "length";
+    case "refusal":
+      return "content-filter";
+    default:
+      return "other";
+  }
+}
+
+interface OpenPart {
+  id: string;
+  /** Characters of the block already streamed. */
+  sent: number;
+  text: string;
+}
+
+export class ChatTurn {
+  readonly #clientTools: ReadonlySet<string>;
+  #step = 0;
+  #inStep = false;
+  #text = new Map<number, OpenPart>();
+  #reasoning = new Map<number, OpenPart>();
+  #ended = false;
+
+  /** `clientTools`: names of the session's `client` tools, which the page runs (`addToolOutput`); the platform runs the rest. */
+  constructor(clientTools: ReadonlySet<string>) {
+    this.#clientTools = clientTools;
+  }
+
+  /** Whether the turn has finished: nothing more is to be sent but `[DONE]`. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  start(): UiChunk[] {
+    return [{ type: "start" }];
+  }
+
+  frame(frame: EventFrame): UiChunk[] {
+    if (this.#ended) return [];
+    switch (frame.type) {
+      case "delta":
+        return this.#delta(frame.data as DeltaData);
+      case "message": {
+        const message = frame.data as Message;
+        return message.role === "assistant" ? this.#assistant(message.content) : [];
+      }
+      case "tool_call":
+        return this.#toolCall(frame.data as ToolCallEventData);
+      case "tool_result":
+        return this.#toolResult(frame.data as ToolCallEventData);
+      case "status":
+      case "end":
+        return this.#status(frame.data as StatusData);
+      default:
+        return [];
+    }
+  }
+
+  /** Ends the turn early (an error of the gateway, not of the run). */
+  fail(errorText: string): UiChunk[] {
+    if (this.#ended) return [];
+    this.#ended = true;
+    return [...this.#closeStep(), { type: "error", errorText }, { type: "finish", finishReason: "error" }];
+  }
+
+  #openStep(): UiChunk[] {
+    if (this.#inStep) return [];
+    this.#inStep = true;
+    this.#step += 1;
+    return [{ type: "start-step" }];
+  }
+
+  #closeStep(): UiChunk[] {
+    if (!this.#inStep) return [];
+    const out: UiChunk[] = [];
+    for (const part of this.#text.values()) out.push({ type: "text-end", id: part.id });
+    for (const part of this.#reasoning.values()) out.push({ type: "reasoning-end", id: part.id });
+    this.#text.clear();
+    this.#reasoning.clear();
+    this.#inStep = false;
+    out.push({ type: "finish-step" });
+    return out;
+  }
+
+  #delta(delta: DeltaData): UiChunk[] {
+    const out = this.#openStep();
+    const reasoning = delta.kind === "reasoning";
+    const parts = reasoning ? this.#reasoning : this.#text;
+    const kind = reasoning ? "reasoning" : "text";
+    let part = parts.get(delta.index);
+    if (!part) {
+      part = { id: `${kind}-${this.#step}-${delta.index}`, sent: 0, text: "" };
+      parts.set(delta.index, part);
+      out.push({ type: `${kind}-start`, id: part.id });
+    }
+    // A retried call writes its block anew from 0: what was already shown stays, only new text is added.
+    const fresh = delta.offset + delta.text.length - part.sent;
+    if (delta.offset <= part.sent && fresh > 0) {
+      const text = delta.text.slice(delta.text.length - fresh);
+      part.sent += text.length;
+      part.text += text;
+      out.push({ type: `${kind}-delta`, id: part.id, delta: text });
+    }
+    return out;
+  }
+
+  /** The stored answer of a model step: the rest of its text, and its tool calls. */
+  #assistant(content: ContentBlock[]): UiChunk[] {
+    const out = this.#openStep();
+    content.forEach((block, index) => {
+      if (block.type === "text") out.push(...this.#finishBlock(this.#text, "text", index, block.text));
+      else if (block.type === "thinking") out.push(...this.#finishBlock(this.#reasoning, "reasoning", index, block.thinking));
+      else if (block.type === "tool_use") {
+        const common = { toolCallId: block.id, toolName: block.name, dynamic: true, ...(this.#clientTools.has(block.name) ? {} : { providerExecuted: true }) };
+        out.push({ type: "tool-input-start", ...common }, { type: "tool-input-available", ...common, input: block.input });
+      }
+    });
+    out.push(...this.#closeStep());
+    return out;
+  }
+
+  #finishBlock(parts: Map<number, OpenPart>, kind: "text" | "reasoning", index: number, text: string): UiChunk[] {
+    const out: UiChunk[] = [];
+    let part = parts.get(index);
+    if (!part) {
+      if (text === "") return out;
+      part = { id: `${kind}-${this.#step}-${index}`, sent: 0, text: "" };
+      out.push({ type: `${kind}-start`, id: part.id });
+    }
+    if (text.startsWith(part.text) && text.length > part.text.length) out.push({ type: `${kind}-delta`, id: part.id, delta: text.slice(part.text.length) });
+    out.push({ type: `${kind}-end`, id: part.id });
+    parts.delete(index);
+    return out;
+  }
+
+  #toolCall(call: ToolCallEventData): UiChunk[] {
+    if (call.status !== "waiting_approval") return [];
+    // The approval's id is the call's own, so the response in the next request names the call.
+    return [{ type: "tool-approval-request", approvalId: call.id, toolCallId: call.id }];
+  }
+
+  #toolResult(call: ToolCallEventData): UiChunk[] {
+    if (call.decision === "denied" || call.decision === "expired") return [{ type: "tool-output-denied", toolCallId: call.id }];
+    if (call.status === "error" || call.is_error) return [{ type: "tool-output-error", toolCallId: call.id, errorText: call.output ?? "the tool failed", dynamic: true }];
+    return [{ type: "tool-output-available", toolCallId: call.id, output: call.output, dynamic: true }];
+  }
+
+  #status(status: StatusData): UiChunk[] {
+    if (!TURN_ENDING_STATUSES.includes(status.status)) return [];
+    this.#ended = true;
+    const out = this.#closeStep();
+    if (status.status === "cancelled") return [...out, { type: "abort", reason: "cancelled" }];
+    if (status.status === "failed") out.push({ type: "error", errorText: status.error ?? "The run failed." });
+    out.push({ type: "finish", finishReason: finishReason(status.status, status.stop_reason) });
+    return out;
+  }
+}
