@@ -81,7 +81,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
       configChanged: () => void (this.#config = null),
       createdAt: () => this.#binding.createdAt,
       wakeSoon: () => this.#wakeSoon(),
-      wakeBy: (at) => this.#alarms.sync(at),
+      wakeBy: (at) => this.#wakeBy(at),
       retention: () => this.#retention(),
       schedulePump: () => this.#schedulePump(),
     };
@@ -447,6 +447,12 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     this.#migrated = false;
     this.#config = null;
     this.#gone = true;
+  }
+
+  /** The alarm fires by `at`: an alarm set sooner (even one due already) is never put off. */
+  async #wakeBy(at: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    await this.#alarms.sync(current === null ? at : Math.min(at, current));
   }
 
   /** The alarm fires now, unless it is set to fire sooner already. */
