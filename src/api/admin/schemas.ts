@@ -61,7 +61,8 @@ export const TenantDeletionSchema = z
 export const AdminTenantSchema = TenantConfigSchema.extend({
   usage: TenantUsageSchema,
   counts: StatusCountsSchema,
-  deletion: TenantDeletionSchema.nullable().openapi({ description: "Null: the tenant was never asked to be deleted." }),
+  // Null: the tenant was never asked to be deleted.
+  deletion: z.union([TenantDeletionSchema, z.null()]),
 }).openapi("AdminTenant");
 
 export const DeleteTenantResultSchema = z.object({ tenant_id: TenantIdSchema, deletion: TenantDeletionSchema }).openapi("DeleteTenantResult");
