@@ -29,7 +29,12 @@ export function storageFootprint(storage: DurableObjectStorage): StorageFootprin
   return { tables: tables.length, rows, kv_keys: kvKeys, bytes: storage.sql.databaseSize };
 }
 
-/** Everything the object stored, and its alarm: what remains is an object that was never used. */
+/**
+ * The alarm, then everything the object stored: what remains is an object that was never used
+ * (the alarm's removal writes the runtime's metadata, which `deleteAll` then takes too; the other
+ * order leaves a page of it). A crash in between leaves state without its alarm: an object whose
+ * work lives in that state sets the alarm again on its next wake.
+ */
 export async function purgeStorage(storage: DurableObjectStorage): Promise<void> {
   await storage.deleteAlarm();
   await storage.deleteAll();

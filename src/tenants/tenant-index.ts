@@ -87,7 +87,13 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     };
     // An index that was never entered (an unknown tenant named by an unverified key) stays empty:
     // looking it up costs a read and writes nothing.
-    if (this.#binding.bound) void ctx.blockConcurrencyWhile(async () => this.#migrate());
+    if (this.#binding.bound) {
+      void ctx.blockConcurrencyWhile(async () => {
+        this.#migrate();
+        // A deletion under way goes on from any wake, even if its alarm was lost (see purgeStorage).
+        if (deletion.readDeletion(ctx.storage.kv)) await this.#alarms.sync(Date.now());
+      });
+    }
   }
 
   async admitRequest(tenantId: string, input: T.AdmitRequestInput): Promise<T.Admission> {
@@ -276,8 +282,9 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     const started = deletion.readDeletion(this.ctx.storage.kv) === null;
     // The state, the suspension and the alarm that drives the deletion commit together.
     const state = host.transaction(() => deletion.startDeletion(this.ctx.storage.kv, at));
+    // Asked again, the deletion's alarm is set again too: a lost one never stops it for good.
+    await this.#alarms.wakeWithWrite();
     if (started) {
-      await this.#alarms.wakeWithWrite();
       // Listed as deleting at once; the last pass records it again, so a failure here loses nothing.
       await tenantRegistryStub(this.env)
         .beginDeletion(tenantId, state.started_at)
