@@ -47,6 +47,9 @@ function workersProject(test: { name: string; isolate: boolean; include: string[
             // Status-webhook retries 1000 times sooner (30 s becomes 30 ms), so the schedule
             // is seen whole in seconds; production and wrangler.json keep the full one.
             NOTIFY_RETRY_SCALE: "0.001",
+            // A retention day lasts 1.728 s (86400 s × 0.00002), so a 1-day retention is seen
+            // whole in seconds; only tenants that set a retention are swept.
+            SESSION_RETENTION_SCALE: "0.00002",
             AUTH_SIGNING_KEY: inject("signingKey"),
             AUTH_API_KEY_SECRET: inject("apiKeySecret"),
             // One origin the CORS tests may call from; every other stays foreign.

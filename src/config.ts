@@ -5,6 +5,7 @@
 import type { EmbeddingsConfig } from "./memory/embeddings";
 import type { Env } from "./env";
 import { ACCESS_TOKEN_TTL_SECONDS, BUILTIN_DEFAULT_LIMITS, type Limits, MODEL_CALL_TIMEOUT_MS, partialLimitsSchema } from "./limits";
+import { DAY_MS, MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "./lifecycle/retention";
 import { canonicalModel, isModelAllowed, type CatalogEntry, type ModelCatalog } from "./sessions/object/model/catalog";
 
 /** A day: long enough for any session-length access token, short enough that a leak expires. */
@@ -59,6 +60,10 @@ export interface Config {
    * 1 in production; tests set it lower to see hours of retries in seconds.
    */
   notifyRetryScale: number;
+  /** `DEFAULT_SESSION_RETENTION_DAYS`: the retention of tenants that set none; null keeps sessions. */
+  defaultSessionRetentionDays: number | null;
+  /** A retention day's length in ms: a day, shortened by `SESSION_RETENTION_SCALE` in tests only. */
+  retentionDayMs: number;
 }
 
 export type RunCodeIsolate = "interpreter" | "dynamic_worker";
@@ -130,6 +135,11 @@ export function parseConfig(env: Env): Config {
     modelTimeoutMs: parseTimeout(env.MODEL_TIMEOUT_MS),
     corsOrigins: parseOrigins("CORS_ORIGINS", env.CORS_ORIGINS),
     notifyRetryScale: parseScale("NOTIFY_RETRY_SCALE", env.NOTIFY_RETRY_SCALE),
+    defaultSessionRetentionDays:
+      env.DEFAULT_SESSION_RETENTION_DAYS === undefined || env.DEFAULT_SESSION_RETENTION_DAYS === ""
+        ? null
+        : parseInteger("DEFAULT_SESSION_RETENTION_DAYS", env.DEFAULT_SESSION_RETENTION_DAYS, { fallback: 0, min: MIN_SESSION_RETENTION_DAYS, max: MAX_SESSION_RETENTION_DAYS }),
+    retentionDayMs: DAY_MS * parseScale("SESSION_RETENTION_SCALE", env.SESSION_RETENTION_SCALE),
   };
 }
 

@@ -76,6 +76,10 @@ export interface Env {
   CORS_ORIGINS?: string;
   /** Factor (0 < x ≤ 1) on the status-webhook retry delays; 1 by default, lower in tests only. */
   NOTIFY_RETRY_SCALE?: string;
+  /** Days a session is kept after its last change when its tenant set no retention; unset: kept. */
+  DEFAULT_SESSION_RETENTION_DAYS?: string;
+  /** Factor (0 < x ≤ 1) on the length of a retention day; 1 by default, lower in tests only. */
+  SESSION_RETENTION_SCALE?: string;
 }
 
 type PlatformEnv = Env;

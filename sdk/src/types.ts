@@ -22,6 +22,10 @@ export type AgentVersion = Schemas["AgentVersion"];
 export type MemoryGrant = Schemas["MemoryGrant"];
 export type MemoryItem = Schemas["MemoryItem"];
 export type ScoredMemoryItem = Schemas["ScoredMemoryItem"];
+export type TenantSettings = Schemas["TenantSettings"];
+export type AdminTenant = Schemas["AdminTenant"];
+export type TenantDeletion = Schemas["TenantDeletion"];
+export type TenantStorage = Schemas["TenantStorage"];
 
 /** A session whose run has ended. */
 export type FinishedSession = Session & { status: FinalStatus };

@@ -60,7 +60,7 @@ export function waitForFinalStatus(client: PlatformClient, sessionId: string, op
   return waitForStatus(client, sessionId, FINAL_STATUSES, options);
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(done, ms);
     function done() {

@@ -4,6 +4,7 @@
  * request of the tenant already passes through: agent reads and writes, and the one `resolve`
  * a session's creation makes, land here instead. What each call answers: `AgentStoreRpc`.
  */
+import { purgeStorage, storageFootprint, type StorageFootprint } from "../lifecycle/object-storage";
 import { DurableObject } from "cloudflare:workers";
 import type { Page } from "../sessions/types";
 import { migrate } from "../storage/migrations";
@@ -37,6 +38,22 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
     this.#binding = new TenantBinding(ctx.storage.kv, async () => undefined);
     if (this.#binding.bound) this.#migrate();
   }
+  /**
+   * The tenant was deleted: every byte this object stored goes, and it forgets its tenant, as an
+   * object never used. Harmless when done already (src/lifecycle/tenant-deletion.ts).
+   */
+  async purge(tenantId: string): Promise<void> {
+    if (!this.#peek(tenantId)) return;
+    await purgeStorage(this.ctx.storage);
+    this.#binding = new TenantBinding(this.ctx.storage.kv, async () => undefined);
+    this.#migrated = false;
+  }
+
+  /** What this object's storage holds; reads only. */
+  async footprint(): Promise<StorageFootprint> {
+    return storageFootprint(this.ctx.storage);
+  }
+
 
   async create(tenantId: string, input: NewAgent): Promise<AgentResult<Agent>> {
     await this.#enter(tenantId);

@@ -4,10 +4,15 @@
  * writes nothing. Definitions cross this boundary in clear (MCP header values included): the
  * gateway masks them in every answer it gives.
  */
+import type { StorageFootprint } from "../lifecycle/object-storage";
 import type { Agent, AgentListInput, AgentPage, AgentResult, AgentVersion, NewAgent, NewVersion, ResolvedAgent, VersionSelector } from "./types";
 import type { Page } from "../sessions/types";
 
 export interface AgentStoreRpc {
+  /** The tenant was deleted: everything this object stored goes; harmless when done already. */
+  purge(tenantId: string): Promise<void>;
+  /** What this object's storage holds; reads only. */
+  footprint(): Promise<StorageFootprint>;
   create(tenantId: string, input: NewAgent): Promise<AgentResult<Agent>>;
   get(tenantId: string, agentId: string): Promise<AgentResult<Agent>>;
   list(tenantId: string, input: AgentListInput): Promise<AgentPage>;

@@ -5,6 +5,7 @@
  * default `max_memory_items` (100,000 items of at most 64 KiB); a tenant that outgrows one would
  * be split by the first segment of its namespaces, which every query already carries.
  */
+import { purgeStorage, storageFootprint, type StorageFootprint } from "../lifecycle/object-storage";
 import { DurableObject } from "cloudflare:workers";
 import { AlarmClock } from "../storage/alarm-clock";
 import { migrate } from "../storage/migrations";
@@ -33,6 +34,22 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
     this.#binding = new TenantBinding(ctx.storage.kv, async () => undefined);
     if (this.#binding.bound) this.#migrate();
   }
+  /**
+   * The tenant was deleted: every byte this object stored goes, and it forgets its tenant, as an
+   * object never used. Harmless when done already (src/lifecycle/tenant-deletion.ts).
+   */
+  async purge(tenantId: string): Promise<void> {
+    if (!this.#peek(tenantId)) return;
+    await purgeStorage(this.ctx.storage);
+    this.#binding = new TenantBinding(this.ctx.storage.kv, async () => undefined);
+    this.#migrated = false;
+  }
+
+  /** What this object's storage holds; reads only. */
+  async footprint(): Promise<StorageFootprint> {
+    return storageFootprint(this.ctx.storage);
+  }
+
 
   async put(tenantId: string, input: PutItem): Promise<MemoryResult<MemoryItem>> {
     await this.#binding.enter(tenantId, Date.now());

@@ -3,9 +3,14 @@
  * (src/env.ts), called by the gateway's routes and by sessions' memory tools. A tenant that never
  * stored an item is answered as empty, and such a lookup writes nothing.
  */
+import type { StorageFootprint } from "../lifecycle/object-storage";
 import type { MemoryItem, MemoryResult, MemoryVersion, NamespaceListInput, NamespacePage, PutItem, ScoredItem, SearchInput } from "./types";
 
 export interface MemoryStoreRpc {
+  /** The tenant was deleted: everything this object stored goes; harmless when done already. */
+  purge(tenantId: string): Promise<void>;
+  /** What this object's storage holds; reads only. */
+  footprint(): Promise<StorageFootprint>;
   /** Writes the item's next version; `limit_reached` for a new item past the tenant's `max_memory_items`. */
   put(tenantId: string, input: PutItem): Promise<MemoryResult<MemoryItem>>;
   /** The live item (its time to live restarted when it asks for that). */

@@ -3,10 +3,15 @@
  * (src/env.ts), so callers depend on this shape and never on the class. A tenant that never
  * created a schedule is answered as empty, and such a lookup writes nothing.
  */
+import type { StorageFootprint } from "../lifecycle/object-storage";
 import type { Page } from "../sessions/types";
 import type { Firing, ListSchedulesInput, NewSchedule, PageInput, Schedule, SchedulePatch, SchedulerResult } from "./types";
 
 export interface SchedulerRpc {
+  /** The tenant was deleted: everything this object stored goes; harmless when done already. */
+  purge(tenantId: string): Promise<void>;
+  /** What this object's storage holds; reads only. */
+  footprint(): Promise<StorageFootprint>;
   create(tenantId: string, input: NewSchedule): Promise<SchedulerResult<Schedule>>;
   get(tenantId: string, id: string): Promise<SchedulerResult<Schedule>>;
   list(tenantId: string, input: ListSchedulesInput): Promise<Page<Schedule>>;

@@ -8,6 +8,7 @@
  * so a firing found pending after a crash is finished (recorded if it had acted, else done now)
  * and never repeated. Slots missed while the platform was down fire once, as the first of them.
  */
+import { purgeStorage, storageFootprint, type StorageFootprint } from "../lifecycle/object-storage";
 import { DurableObject } from "cloudflare:workers";
 import type { Page } from "../sessions/types";
 import { describeError, log } from "../log";
@@ -60,6 +61,22 @@ export class Scheduler extends DurableObject<Cloudflare.Env> implements Schedule
       });
     }
   }
+  /**
+   * The tenant was deleted: every byte this object stored goes, and it forgets its tenant, as an
+   * object never used. Harmless when done already (src/lifecycle/tenant-deletion.ts).
+   */
+  async purge(tenantId: string): Promise<void> {
+    if (!this.#peek(tenantId)) return;
+    await purgeStorage(this.ctx.storage);
+    this.#binding = new TenantBinding(this.ctx.storage.kv, async () => undefined);
+    this.#migrated = false;
+  }
+
+  /** What this object's storage holds; reads only. */
+  async footprint(): Promise<StorageFootprint> {
+    return storageFootprint(this.ctx.storage);
+  }
+
 
   async create(tenantId: string, input: NewSchedule): Promise<SchedulerResult<Schedule>> {
     await this.#enter(tenantId);

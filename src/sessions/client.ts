@@ -176,6 +176,11 @@ export class SessionClient {
     return valueOf(this.#rpc.listSteps(after, limit));
   }
 
+  /** The retention sweep's erase: false when the session is kept (busy, or changed since `before`). */
+  eraseIfExpired(before: number): Promise<boolean> {
+    return valueOf(this.#rpc.eraseIfExpired(before));
+  }
+
   async erase(): Promise<void> {
     await valueOf(this.#rpc.erase());
   }

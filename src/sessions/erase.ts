@@ -1,7 +1,8 @@
 /**
  * Erasing a session: whatever runs is cancelled, then the session object's storage goes first and the
  * index row second, so a failure in between leaves a listed session that a retry can still find
- * and erase, never a hidden one that keeps running.
+ * and erase, never a hidden one that keeps running. `DELETE /v1/sessions/{id}` and the retention
+ * sweep (src/lifecycle/sweep.ts) both erase through `eraseSessionTree`.
  */
 import { tenantIndexStub } from "../objects";
 import { ApiError } from "../problems";
@@ -24,9 +25,26 @@ export async function eraseSession(actor: Actor, sessionId: string): Promise<voi
     await index.removeSession(principal.tenantId, sessionId);
     return;
   }
-  await owned.agent.erase();
-  await index.removeSession(principal.tenantId, sessionId);
-  await eraseChildren(env, principal.tenantId, sessionId, 0);
+  await eraseSessionTree(env, principal.tenantId, sessionId, null, owned.agent);
+}
+
+/**
+ * The session, its index row, then its children. `expiredBefore` (the retention sweep's, epoch
+ * ms): erased only while idle or final and unchanged since then; answers false, erasing nothing,
+ * when the session object keeps it.
+ */
+export async function eraseSessionTree(
+  env: Env,
+  tenantId: string,
+  sessionId: string,
+  expiredBefore: number | null,
+  session: SessionClient = new SessionClient(env, tenantId, sessionId),
+): Promise<boolean> {
+  if (expiredBefore === null) await session.erase();
+  else if (!(await session.eraseIfExpired(expiredBefore))) return false;
+  await tenantIndexStub(env, tenantId).removeSession(tenantId, sessionId);
+  await eraseChildren(env, tenantId, sessionId, 0);
+  return true;
 }
 
 /**

@@ -188,6 +188,11 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
         `CREATE INDEX IF NOT EXISTS sessions_by_parent ON sessions (parent_session_id, created_at, id)`,
       ]),
   },
+  {
+    version: 9,
+    description: "sessions by their last change, for the retention sweep's oldest-first walk",
+    up: (storage) => execAll(storage.sql, [`CREATE INDEX IF NOT EXISTS sessions_by_update ON sessions (updated_at, id)`]),
+  },
 ];
 
 export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [
@@ -195,5 +200,17 @@ export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [
     version: 1,
     description: "tenants",
     up: (storage) => execAll(storage.sql, [`CREATE TABLE IF NOT EXISTS tenants (tenant_id TEXT PRIMARY KEY, created_at INTEGER NOT NULL)`]),
+  },
+  {
+    version: 2,
+    description: "tenant deletions: when each began and ended, and a deleted tenant is never registered again",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS tenant_deletions (
+          tenant_id TEXT PRIMARY KEY,
+          started_at INTEGER NOT NULL,
+          finished_at INTEGER
+        )`,
+      ]),
   },
 ];

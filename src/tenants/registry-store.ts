@@ -1,6 +1,7 @@
 /**
  * The platform's list of tenants, so a platform admin can enumerate them (each tenant's data
- * lives in its own index object, which cannot be listed). One row per tenant, never updated.
+ * lives in its own index object, which cannot be listed). One row per tenant, never updated;
+ * a deleted tenant's row goes, and a row in `tenant_deletions` keeps it from coming back.
  */
 import type { Page } from "../sessions/types";
 import { decodeKeyCursor, encodeKeyCursor } from "../shared/cursor";
@@ -12,9 +13,41 @@ interface TenantRow extends Record<string, string | number> {
   created_at: number;
 }
 
-/** Idempotent: a tenant registered again keeps its first `created_at`. */
-export function registerTenant(sql: SqlStorage, tenantId: string, now: number): void {
+/** Idempotent: a tenant registered again keeps its first `created_at`. False: the tenant was deleted, and stays so. */
+export function registerTenant(sql: SqlStorage, tenantId: string, now: number): boolean {
+  if (readDeletion(sql, tenantId)) return false;
   sql.exec(`INSERT INTO tenants (tenant_id, created_at) VALUES (?, ?) ON CONFLICT (tenant_id) DO NOTHING`, tenantId, now);
+  return true;
+}
+
+/** A tenant's deletion as the registry keeps it; epoch ms, `finished_at` null while it runs. */
+export interface DeletionRecord {
+  started_at: number;
+  finished_at: number | null;
+}
+
+export function readDeletion(sql: SqlStorage, tenantId: string): DeletionRecord | null {
+  const row = sql.exec<{ started_at: number; finished_at: number | null }>(`SELECT started_at, finished_at FROM tenant_deletions WHERE tenant_id = ?`, tenantId).toArray()[0];
+  return row ? { started_at: row.started_at, finished_at: row.finished_at } : null;
+}
+
+/** Insert-if-absent: a deletion asked for again keeps its first start. */
+export function beginDeletion(sql: SqlStorage, tenantId: string, startedAt: number): DeletionRecord {
+  sql.exec(`INSERT INTO tenant_deletions (tenant_id, started_at, finished_at) VALUES (?, ?, NULL) ON CONFLICT (tenant_id) DO NOTHING`, tenantId, startedAt);
+  return readDeletion(sql, tenantId)!;
+}
+
+/** The last step of a deletion: the tenant leaves the list, and its record says when it went. Idempotent. */
+export function finishDeletion(sql: SqlStorage, tenantId: string, startedAt: number, finishedAt: number): DeletionRecord {
+  sql.exec(
+    `INSERT INTO tenant_deletions (tenant_id, started_at, finished_at) VALUES (?, ?, ?)
+     ON CONFLICT (tenant_id) DO UPDATE SET finished_at = COALESCE(finished_at, excluded.finished_at)`,
+    tenantId,
+    startedAt,
+    finishedAt,
+  );
+  sql.exec(`DELETE FROM tenants WHERE tenant_id = ?`, tenantId);
+  return readDeletion(sql, tenantId)!;
 }
 
 export function isRegistered(sql: SqlStorage, tenantId: string): boolean {

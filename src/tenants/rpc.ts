@@ -10,6 +10,9 @@ import type { CreateEndpointResult, NotificationEndpoint } from "../notification
 import type { NotificationAck } from "../notifications/types";
 import type { Page, SessionSummary } from "../sessions/types";
 import type { ApiKeyListing } from "./api-key-store";
+import type { DeletionRecord } from "./registry-store";
+import type { StorageFootprint } from "../lifecycle/object-storage";
+import type { DeletionProgress } from "../lifecycle/tenant-deletion";
 import type * as T from "./types";
 
 export interface TenantIndexRpc {
@@ -118,6 +121,15 @@ export interface TenantIndexRpc {
   /** Replaces the settings as a whole; the next admission carries them to the gateway. */
   putSettings(tenantId: string, settings: T.TenantSettings): Promise<T.TenantSettings>;
 
+  // --- tenant deletion (src/lifecycle/tenant-deletion.ts)
+
+  /** Suspends the tenant and starts erasing all of it in the background; asked again, answers the progress. */
+  deleteTenant(tenantId: string, now: number): Promise<DeletionProgress>;
+  /** The deletion under way, or null (none asked, or finished: the registry then keeps its record). */
+  deletionProgress(tenantId: string): Promise<DeletionProgress | null>;
+  /** What the index's storage holds; reads only. */
+  footprint(): Promise<StorageFootprint>;
+
   // --- idempotency
 
   beginIdempotent(tenantId: string, input: T.BeginIdempotentInput): Promise<T.IdempotencyBegin>;
@@ -129,8 +141,15 @@ export interface TenantIndexRpc {
 
 /** The single registry of every tenant, fed by each tenant's index on its first use. */
 export interface TenantRegistryRpc {
-  /** Insert-if-absent: the first time a tenant was seen stays. */
-  register(tenantId: string, now: number): Promise<void>;
+  /** Insert-if-absent: the first time a tenant was seen stays. False: a deleted tenant, refused. */
+  register(tenantId: string, now: number): Promise<boolean>;
+  /** Records that the tenant's deletion began (insert-if-absent); it is listed until it finishes. */
+  beginDeletion(tenantId: string, startedAt: number): Promise<DeletionRecord>;
+  /** The tenant leaves the list for good; its deletion record keeps when it began and ended. */
+  finishDeletion(tenantId: string, startedAt: number, finishedAt: number): Promise<DeletionRecord>;
+  deletion(tenantId: string): Promise<DeletionRecord | null>;
+  /** What the registry holds of the tenant: its row (0 after deletion) and its deletion record. */
+  entryFootprint(tenantId: string): Promise<{ tenant_rows: number; deletion_rows: number }>;
   /** Whether the tenant was ever registered; reads only. */
   knows(tenantId: string): Promise<boolean>;
   /** Tenants by id, ascending. */

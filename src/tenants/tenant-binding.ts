@@ -18,7 +18,13 @@ export function checkTenant(bound: string | undefined, given: string): TenantChe
   return bound === given ? { ok: true, firstUse: false } : { ok: false };
 }
 
-export type Register = (tenantId: string, createdAt: number) => Promise<void>;
+/** Registers the tenant; `false`: the registry refuses it (the tenant was deleted). */
+export type Register = (tenantId: string, createdAt: number) => Promise<boolean | void>;
+
+/** The tenant was deleted: its index must not be bound (and so the tenant created) again. */
+export class TenantGoneError extends Error {
+  override name = "TenantGoneError";
+}
 
 export class TenantBinding {
   #kv: SyncKvStorage;
@@ -41,9 +47,16 @@ export class TenantBinding {
     const check = checkTenant(this.#tenantId, tenantId);
     if (!check.ok) throw new Error("this tenant index belongs to a different tenant");
     if (check.firstUse) {
+      // The registry is asked before anything is written: a deleted tenant's index stays empty.
+      // A registry that cannot be reached fails this first call rather than binding blind.
+      if ((await this.#register(tenantId, now)) === false) throw new TenantGoneError("the tenant was deleted");
+      if (this.#tenantId !== undefined) return this.enter(tenantId, now); // bound by a concurrent first call meanwhile
       this.#kv.put(TENANT_ID_KEY, tenantId);
       this.#kv.put(CREATED_AT_KEY, now);
+      this.#kv.put(REGISTERED_KEY, true);
       this.#tenantId = tenantId;
+      this.#registered = true;
+      return;
     }
     if (!this.#registered) await this.#ensureRegistered(tenantId);
   }

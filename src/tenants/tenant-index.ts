@@ -2,7 +2,7 @@
  * The TenantIndex Durable Object, one per tenant: session index, usage, run slots, API keys,
  * limits and suspension, the tenant's settings, rate limiting, idempotency records, the
  * webhook secrets, and status webhooks (endpoints, the delivery log, and delivery itself, from
- * the alarm). A thin facade: it binds the tenant and admits requests, and each other call goes
+ * the alarm), the retention sweep and the tenant's deletion (src/lifecycle/). A thin facade: it binds the tenant and admits requests, and each other call goes
  * to its concern under tenant-index/; what each answers is documented on `TenantIndexRpc`
  * (rpc.ts). Storage: see storage.md.
  */
@@ -18,7 +18,14 @@ import * as idempotency from "./idempotency-store";
 import { RateLimiter } from "./rate-limit";
 import { grantedSessions, grantQueuedSlots, nextPumpAt, queueLength } from "./run-slots";
 import type { TenantIndexRpc } from "./rpc";
-import { TenantBinding } from "./tenant-binding";
+import { TenantBinding, TenantGoneError } from "./tenant-binding";
+import { purgeStorage, storageFootprint, type StorageFootprint } from "../lifecycle/object-storage";
+import { effectiveRetentionDays } from "../lifecycle/retention";
+import { nextExpiry, retryGapMs, sweepExpired, type RetentionRule } from "../lifecycle/sweep";
+import { recordLifecycle } from "../lifecycle/record";
+import * as deletion from "../lifecycle/tenant-deletion";
+import { describeError } from "../log";
+import * as sessionRows from "./sessions-store";
 import { type ConfigState, readConfigState, tenantConfigView } from "./tenant-config";
 import { sessionStub, tenantRegistryStub } from "../objects";
 import type * as T from "./types";
@@ -50,6 +57,10 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
 
   /** Whether the tables exist: only once a tenant was entered, never for a lookup alone. */
   #migrated = false;
+  /** The registry refused this tenant (deleted): admission answers "suspended" without asking again. */
+  #gone = false;
+  /** The retention sweep looks no sooner than this (it left rows that their objects kept). */
+  #sweepNotBefore = 0;
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
@@ -70,15 +81,31 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
       configChanged: () => void (this.#config = null),
       createdAt: () => this.#binding.createdAt,
       wakeSoon: () => this.#wakeSoon(),
+      wakeBy: (at) => this.#wakeBy(at),
+      retention: () => this.#retention(),
       schedulePump: () => this.#schedulePump(),
     };
     // An index that was never entered (an unknown tenant named by an unverified key) stays empty:
     // looking it up costs a read and writes nothing.
-    if (this.#binding.bound) void ctx.blockConcurrencyWhile(async () => this.#migrate());
+    if (this.#binding.bound) {
+      void ctx.blockConcurrencyWhile(async () => {
+        this.#migrate();
+        // A deletion under way goes on from any wake, even if its alarm was lost (see purgeStorage).
+        if (deletion.readDeletion(ctx.storage.kv)) await this.#alarms.sync(Date.now());
+      });
+    }
   }
 
   async admitRequest(tenantId: string, input: T.AdmitRequestInput): Promise<T.Admission> {
-    await this.#enter(tenantId);
+    // A deleted tenant's valid token is refused as a suspended tenant's is, and binds nothing.
+    if (this.#gone && !this.#binding.bound) return { ok: false, code: "suspended" };
+    try {
+      await this.#enter(tenantId);
+    } catch (error) {
+      if (!(error instanceof TenantGoneError)) throw error;
+      this.#gone = true;
+      return { ok: false, code: "suspended" };
+    }
     return admit(this.#readConfig(), this.#limiter, admitInput(input));
   }
 
@@ -247,6 +274,36 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return notificationCalls.redeliverWebhook(await this.#enter(tenantId), endpointId, deliveryId);
   }
 
+  // --- tenant deletion
+
+  async deleteTenant(tenantId: string, now: number): Promise<deletion.DeletionProgress> {
+    const host = await this.#enter(tenantId);
+    const at = requireNow(now);
+    const started = deletion.readDeletion(this.ctx.storage.kv) === null;
+    // The state, the suspension and the alarm that drives the deletion commit together.
+    const state = host.transaction(() => deletion.startDeletion(this.ctx.storage.kv, at));
+    // Asked again, the deletion's alarm is set again too: a lost one never stops it for good.
+    await this.#alarms.wakeWithWrite();
+    if (started) {
+      // Listed as deleting at once; the last pass records it again, so a failure here loses nothing.
+      await tenantRegistryStub(this.env)
+        .beginDeletion(tenantId, state.started_at)
+        .catch((error: unknown) => log("warn", "tenant_deletion_unrecorded", { tenant_id: tenantId, error: describeError(error) }));
+      await configCalls.suspend(host, tenantId);
+    }
+    return deletion.deletingProgress(state, deletion.sessionsLeft(this.#sql));
+  }
+
+  async deletionProgress(tenantId: string): Promise<deletion.DeletionProgress | null> {
+    if (!this.#read(tenantId)) return null;
+    const state = deletion.readDeletion(this.ctx.storage.kv);
+    return state ? deletion.deletingProgress(state, deletion.sessionsLeft(this.#sql)) : null;
+  }
+
+  async footprint(): Promise<StorageFootprint> {
+    return storageFootprint(this.ctx.storage);
+  }
+
   // --- idempotency
 
   async beginIdempotent(tenantId: string, input: T.BeginIdempotentInput): Promise<T.IdempotencyBegin> {
@@ -264,14 +321,18 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   }
 
   /**
-   * The alarm does two jobs: the run-slot pump, then a bounded pass of notification deliveries.
-   * It is then set again for the earlier of what each still has due.
+   * The alarm does three jobs: the run-slot pump, a bounded pass of notification deliveries, and
+   * a bounded pass of the retention sweep. It is then set again for the earliest of what each
+   * still has due. While the tenant is being deleted it does that alone.
    */
   override async alarm(): Promise<void> {
     const tenantId = this.#binding.tenantId;
     if (!tenantId || !this.#migrated) return;
+    const deleting = deletion.readDeletion(this.ctx.storage.kv);
+    if (deleting) return this.#deletionPass(tenantId, deleting);
     await this.#grantQueuedSlots(tenantId);
     await this.#deliverNotifications(tenantId);
+    await this.#sweepRetention(tenantId);
     await this.#armAlarm();
   }
 
@@ -340,8 +401,65 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
    */
   async #armAlarm(): Promise<void> {
     const now = Date.now();
-    const times = [this.#readConfig().suspended ? null : nextPumpAt(this.#sql, now), nextDueAt(this.#sql)].filter((at): at is number => at !== null);
+    const rule = this.#retention();
+    const sweepAt = rule ? nextExpiry(this.#sql, rule) : null;
+    const times = [this.#readConfig().suspended ? null : nextPumpAt(this.#sql, now), nextDueAt(this.#sql), sweepAt === null ? null : Math.max(sweepAt, this.#sweepNotBefore)].filter(
+      (at): at is number => at !== null,
+    );
     await this.#alarms.sync(times.length === 0 ? null : Math.min(...times));
+  }
+
+  /** The retention that applies to this tenant (its own, else the platform's), or null: sessions are kept. */
+  #retention(): RetentionRule | null {
+    const config = loadConfig(this.env);
+    const days = effectiveRetentionDays(this.#readConfig().settings.session_retention_days, config.defaultSessionRetentionDays);
+    return days === null ? null : { days, dayMs: config.retentionDayMs };
+  }
+
+  /** One bounded pass (src/lifecycle/sweep.ts); a pass that left kept rows waits `retryGapMs` before the next. */
+  async #sweepRetention(tenantId: string): Promise<void> {
+    const rule = this.#retention();
+    const now = Date.now();
+    if (!rule || now < this.#sweepNotBefore) return;
+    const pass = await sweepExpired(this.env, this.#sql, tenantId, rule, now, (id) => {
+      this.ctx.storage.transactionSync(() => sessionRows.removeSession(this.#sql, id, Date.now()));
+    });
+    this.#sweepNotBefore = pass.full ? 0 : Date.now() + retryGapMs(rule);
+  }
+
+  /**
+   * One bounded pass of the tenant's deletion, then the next one at once; the last empties this
+   * object. A failed pass is logged and tried again shortly, however often it fails.
+   */
+  async #deletionPass(tenantId: string, state: deletion.DeletionState): Promise<void> {
+    try {
+      if ((await deletion.deletionPass(this.env, this.ctx.storage.kv, this.#sql, tenantId, state)) === "more") {
+        await this.#alarms.sync(Date.now());
+        return;
+      }
+      const finishedAt = Date.now();
+      await tenantRegistryStub(this.env).finishDeletion(tenantId, state.started_at, finishedAt);
+      await purgeStorage(this.ctx.storage);
+      this.#forgetTenant();
+      recordLifecycle({ action: "tenant.deleted", tenant_id: tenantId, started_at: state.started_at, finished_at: finishedAt });
+    } catch (error) {
+      log("error", "tenant_deletion_pass_failed", { tenant_id: tenantId, error: describeError(error) });
+      await this.#alarms.sync(Date.now() + deletion.DELETION_RETRY_MS);
+    }
+  }
+
+  /** After the storage went: this instance holds nothing of the tenant either, and binds it never again. */
+  #forgetTenant(): void {
+    this.#binding = new TenantBinding(this.ctx.storage.kv, (id, createdAt) => tenantRegistryStub(this.env).register(id, createdAt));
+    this.#migrated = false;
+    this.#config = null;
+    this.#gone = true;
+  }
+
+  /** The alarm fires by `at`: an alarm set sooner (even one due already) is never put off. */
+  async #wakeBy(at: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    await this.#alarms.sync(current === null ? at : Math.min(at, current));
   }
 
   /** The alarm fires now, unless it is set to fire sooner already. */

@@ -7,7 +7,7 @@ import type { Page } from "../sessions/types";
 import { isValidTenantId } from "../auth/principal";
 import { migrate } from "../storage/migrations";
 import { TENANT_REGISTRY_MIGRATIONS } from "./migrations";
-import { isRegistered, listTenants, registerTenant } from "./registry-store";
+import { beginDeletion, type DeletionRecord, finishDeletion, isRegistered, listTenants, readDeletion, registerTenant } from "./registry-store";
 import type { TenantRegistryRpc } from "./rpc";
 import type { PageInput, TenantEntry } from "./types";
 import { requireNow, requirePageLimit, requireString } from "./validate";
@@ -18,9 +18,31 @@ export class TenantRegistry extends DurableObject<Cloudflare.Env> implements Ten
     void ctx.blockConcurrencyWhile(async () => void migrate(ctx.storage, TENANT_REGISTRY_MIGRATIONS));
   }
 
-  async register(tenantId: string, now: number): Promise<void> {
+  async register(tenantId: string, now: number): Promise<boolean> {
     if (!isValidTenantId(tenantId)) throw new TypeError("tenantId is not a valid tenant id");
-    registerTenant(this.ctx.storage.sql, tenantId, requireNow(now));
+    return registerTenant(this.ctx.storage.sql, tenantId, requireNow(now));
+  }
+
+  async beginDeletion(tenantId: string, startedAt: number): Promise<DeletionRecord> {
+    if (!isValidTenantId(tenantId)) throw new TypeError("tenantId is not a valid tenant id");
+    return beginDeletion(this.ctx.storage.sql, tenantId, requireNow(startedAt));
+  }
+
+  async finishDeletion(tenantId: string, startedAt: number, finishedAt: number): Promise<DeletionRecord> {
+    if (!isValidTenantId(tenantId)) throw new TypeError("tenantId is not a valid tenant id");
+    return this.ctx.storage.transactionSync(() => finishDeletion(this.ctx.storage.sql, tenantId, requireNow(startedAt), requireNow(finishedAt)));
+  }
+
+  async deletion(tenantId: string): Promise<DeletionRecord | null> {
+    return isValidTenantId(tenantId) ? readDeletion(this.ctx.storage.sql, tenantId) : null;
+  }
+
+  async entryFootprint(tenantId: string): Promise<{ tenant_rows: number; deletion_rows: number }> {
+    const sql = this.ctx.storage.sql;
+    return {
+      tenant_rows: isRegistered(sql, tenantId) ? 1 : 0,
+      deletion_rows: readDeletion(sql, tenantId) ? 1 : 0,
+    };
   }
 
   async knows(tenantId: string): Promise<boolean> {

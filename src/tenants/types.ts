@@ -163,6 +163,8 @@ export interface CallSigning {
 export interface TenantSettings {
   /** Normalized origins webhook tools may use; null: any origin the URL guard allows. */
   webhook_origins: string[] | null;
+  /** Days a session is kept after its last change (src/lifecycle/retention.ts); null: the platform default. */
+  session_retention_days: number | null;
 }
 
 export interface BeginIdempotentInput {

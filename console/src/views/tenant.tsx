@@ -1,4 +1,4 @@
-/** Platform admins: one tenant's usage, limits (edited here), suspension, and sessions. */
+/** Platform admins: one tenant's usage, limits (edited here), suspension, deletion, and sessions. */
 import { useState } from "preact/hooks";
 import { useConsole } from "../context";
 import { formatNumber, totalTokens } from "../format";
@@ -8,6 +8,7 @@ import type { AdminTenant } from "../types";
 import { ConfirmDialog, ErrorNote, Loading, Page } from "./common";
 import { LimitsForm } from "./limits-form";
 import { SessionList } from "./session-list";
+import { TenantDeletion } from "./tenant-deletion";
 
 const TENANT_POLL_MS = 10_000;
 const COUNTS_REFRESH_MS = 3_000;
@@ -41,7 +42,12 @@ export function TenantPage(props: { tenantId: string; filter: SessionFilter }) {
           {formatNumber(totalTokens(data.usage))} tokens in the last {data.usage.window_days} days
         </>
       }
-      actions={<Suspension tenantId={data.tenant_id} suspended={data.suspended} onChanged={tenant.refresh} />}
+      actions={
+        <>
+          {!data.deletion && <Suspension tenantId={data.tenant_id} suspended={data.suspended} onChanged={tenant.refresh} />}
+          <TenantDeletion tenantId={data.tenant_id} deletion={data.deletion} onChanged={tenant.refresh} />
+        </>
+      }
     >
       {tenant.error && <p class="stale" role="status">Could not refresh: {tenant.error}</p>}
       <div class="tenant-grid">

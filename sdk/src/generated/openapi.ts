@@ -178,7 +178,7 @@ export interface paths {
         get: operations["getTenantSettings"];
         /**
          * Set your tenant's settings
-         * @description `webhook_origins`: when set, webhook tools must use one of these origins (https unless the platform allows private URLs). Each is one origin, matched exactly: wildcards are refused.
+         * @description `webhook_origins`: when set, webhook tools must use one of these origins (https unless the platform allows private URLs). Each is one origin, matched exactly: wildcards are refused. `session_retention_days`: idle and finished sessions are erased this many days after their last change.
          */
         put: operations["putTenantSettings"];
         post?: never;
@@ -338,7 +338,11 @@ export interface paths {
         get: operations["getTenantAsAdmin"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a tenant
+         * @description Suspends the tenant, then erases every session, schedule, agent, memory item, API key, webhook endpoint and delivery, setting, its index and its registry entry, in the background; resumable after crashes. Follow `deletion` on `GET /v1/admin/tenants/{tenant_id}`. Asked again while it runs or once done, it answers the same progress.
+         */
+        delete: operations["deleteTenant"];
         options?: never;
         head?: never;
         patch?: never;
@@ -449,6 +453,26 @@ export interface paths {
          * @description Requires platform:admin, or tenant:admin of this tenant.
          */
         post: operations["cancelTenantSessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/tenants/{tenant_id}/storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count a tenant's storage
+         * @description Rows, key-value entries and bytes held by each of the tenant's objects (and the sessions named), to verify an erasure.
+         */
+        get: operations["getTenantStorage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1498,6 +1522,12 @@ export interface components {
              *     ]
              */
             webhook_origins: string[] | null;
+            /**
+             * Format: int32
+             * @description Days a session is kept after its last change, then erased as `DELETE /v1/sessions/{id}` erases it, once it is idle or finished (never while it runs, is queued or paused, or waits for an approval, a tool output or sub-agents). Null: the platform default (none unless the operator set one). Memory items keep their own TTLs.
+             * @example 90
+             */
+            session_retention_days: number | null;
         };
         PutTenantSettingsRequest: {
             /**
@@ -1507,6 +1537,12 @@ export interface components {
              *     ]
              */
             webhook_origins: string[] | null;
+            /**
+             * Format: int32
+             * @description Days a session is kept after its last change, then erased as `DELETE /v1/sessions/{id}` erases it, once it is idle or finished (never while it runs, is queued or paused, or waits for an approval, a tool output or sub-agents). Null: the platform default (none unless the operator set one). Memory items keep their own TTLs.
+             * @example 90
+             */
+            session_retention_days?: number | null;
         };
         WebhookEndpoint: {
             /** @example wh_Jq7mV2xkPz9w4LbNc8RtYd3F */
@@ -1680,6 +1716,7 @@ export interface components {
         AdminTenant: components["schemas"]["TenantConfig"] & {
             usage: components["schemas"]["TenantUsage"];
             counts: components["schemas"]["SessionCounts"];
+            deletion: components["schemas"]["TenantDeletion"] | null;
         };
         /** @description Limits that replace the platform defaults for one tenant; absent names keep the default. */
         LimitOverrides: {
@@ -1721,6 +1758,26 @@ export interface components {
              * @description Child sessions one run may start through `agent` tools; a call past it gets an error result.
              */
             max_subagents_per_run?: number;
+        };
+        /** @description A tenant's deletion: suspended at once, then everything of it erased in the background. */
+        TenantDeletion: {
+            /** @enum {string} */
+            status: "deleting" | "deleted";
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            started_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            finished_at: string | null;
+            /**
+             * Format: int64
+             * @description Sessions still to erase; 0 once deleted.
+             */
+            sessions_left: number;
         };
         TenantConfig: {
             /**
@@ -1808,6 +1865,50 @@ export interface components {
             status?: components["schemas"]["SessionStatus"];
             /** @description The subject that created the sessions. */
             created_by?: string;
+        };
+        DeleteTenantResult: {
+            /**
+             * @description 1-64 characters: a letter or digit, then letters, digits, `_`, `.`, `-`.
+             * @example acme
+             */
+            tenant_id: string;
+            deletion: components["schemas"]["TenantDeletion"];
+        };
+        TenantStorage: {
+            /**
+             * @description 1-64 characters: a letter or digit, then letters, digits, `_`, `.`, `-`.
+             * @example acme
+             */
+            tenant_id: string;
+            objects: components["schemas"]["ObjectStorage"][];
+            registry: {
+                /** @description The tenant's entry in the tenant list. */
+                listed: boolean;
+                /** @description The platform's record that the tenant was deleted (id and times only). */
+                deletion_recorded: boolean;
+            };
+            /**
+             * Format: int64
+             * @description Rows and key-value entries, every object counted.
+             */
+            rows: number;
+        };
+        ObjectStorage: {
+            /** @enum {string} */
+            object: "tenant_index" | "scheduler" | "agent_store" | "memory_store" | "session";
+            /** @description The session id, for a session object. */
+            id: string | null;
+            /** Format: int64 */
+            tables: number;
+            /** Format: int64 */
+            rows: number;
+            /** Format: int64 */
+            kv_keys: number;
+            /**
+             * Format: int64
+             * @description The SQLite database's size, including the runtime's own tables.
+             */
+            bytes: number;
         };
         Session: {
             /** @example ses_Jq7mV2xkPz9w4LbNc8RtYd3F */
@@ -5259,6 +5360,115 @@ export interface operations {
             };
         };
     };
+    deleteTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1-64 characters: a letter or digit, then letters, digits, `_`, `.`, `-`. */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleting (or deleted already). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteTenantResult"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     setTenantLimits: {
         parameters: {
             query?: never;
@@ -5906,6 +6116,106 @@ export interface operations {
             };
             /** @description The body is not `application/json` (`unsupported_media_type`). */
             415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTenantStorage: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated ids (at most 100) of session objects to count as well; the index lists none once the tenant is deleted. */
+                session_ids?: string;
+            };
+            header?: never;
+            path: {
+                /** @description 1-64 characters: a letter or digit, then letters, digits, `_`, `.`, `-`. */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The storage of each object. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantStorage"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -11470,6 +11780,8 @@ export const accessTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<co
 export const streamTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamToken"]["token_type"]> = ["Bearer"];
 export const webhookDeliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryStatus"]> = ["pending", "succeeded", "failed"];
 export const apiKeyScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyScope"]> = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "tenant:admin"];
+export const tenantDeletionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TenantDeletion"]["status"]> = ["deleting", "deleted"];
+export const objectStorageObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ObjectStorage"]["object"]> = ["tenant_index", "scheduler", "agent_store", "memory_store", "session"];
 export const builtinToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BuiltinTool"]["type"]> = ["builtin"];
 export const webhookToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTool"]["type"]> = ["webhook"];
 export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClientTool"]["type"]> = ["client"];

@@ -1,6 +1,7 @@
-/** `GET /v1/admin/tenants/{tenant_id}`: a tenant's config, limits, usage and session counts. */
+/** `GET /v1/admin/tenants/{tenant_id}`: a tenant's config, limits, usage, session counts and deletion. */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { tenantIndexStub } from "../../objects";
+import { recordedProgress } from "../../lifecycle/tenant-deletion";
+import { tenantIndexStub, tenantRegistryStub } from "../../objects";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
@@ -28,10 +29,16 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { tenant_id: tenantId } = c.req.valid("param");
   const index = tenantIndexStub(c.env, tenantId);
-  const [config, daily, counts] = await Promise.all([
+  const [config, daily, counts, progress, record] = await Promise.all([
     index.getConfig(tenantId),
     index.usage(tenantId, { days: USAGE_WINDOW_DAYS }),
     index.counts(tenantId),
+    index.deletionProgress(tenantId),
+    // Once the index is gone, the registry keeps when the deletion began and ended.
+    tenantRegistryStub(c.env).deletion(tenantId),
   ]);
-  return c.json({ ...config, usage: { ...usageTotals(daily, USAGE_WINDOW_DAYS), daily }, counts }, 200);
+  const deletion = progress ?? (record ? recordedProgress(record) : null);
+  // A deleted tenant's index reads as a new one's: shown suspended, as its requests are refused.
+  const suspended = config.suspended || deletion !== null;
+  return c.json({ ...config, suspended, usage: { ...usageTotals(daily, USAGE_WINDOW_DAYS), daily }, counts, deletion }, 200);
 };

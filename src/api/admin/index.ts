@@ -1,6 +1,8 @@
-/** Platform administration: tenants, their limits and suspension, and their sessions. */
+/** Platform administration: tenants, their limits, suspension and deletion, and their sessions. */
 import type { App } from "../context";
 import * as cancelSessions from "./cancel-sessions";
+import * as deleteTenant from "./delete-tenant";
+import * as tenantStorage from "./tenant-storage";
 import * as getTenant from "./get-tenant";
 import * as listSessions from "./list-sessions";
 import * as listTenants from "./list-tenants";
@@ -18,4 +20,6 @@ export function registerAdminRoutes(app: App): void {
   app.openapi(unsuspend.route, unsuspend.handler);
   app.openapi(listSessions.route, listSessions.handler);
   app.openapi(cancelSessions.route, cancelSessions.handler);
+  app.openapi(deleteTenant.route, deleteTenant.handler);
+  app.openapi(tenantStorage.route, tenantStorage.handler);
 }

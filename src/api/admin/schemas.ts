@@ -3,6 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { MAX_SUBJECT_LENGTH } from "../../auth/platform-keys";
 import { MAX_MODEL_PATTERN_CHARS, MAX_MODELS, MODEL_PATTERN } from "../../config";
 import { decodeKeyCursor, decodeTimeIdCursor } from "../../shared/cursor";
+import { MAX_SESSION_ID_CHARS } from "../../sessions/ids";
 import {
   LimitOverridesSchema,
   LimitsSchema,
@@ -48,10 +49,60 @@ export const TenantModelsSchema = z
   .strict()
   .openapi("TenantModels");
 
+export const TenantDeletionSchema = z
+  .object({
+    status: z.enum(["deleting", "deleted"]),
+    started_at: TimestampSchema,
+    finished_at: TimestampSchema.nullable(),
+    sessions_left: z.number().int().openapi({ description: "Sessions still to erase; 0 once deleted." }),
+  })
+  .openapi("TenantDeletion", { description: "A tenant's deletion: suspended at once, then everything of it erased in the background." });
+
 export const AdminTenantSchema = TenantConfigSchema.extend({
   usage: TenantUsageSchema,
   counts: StatusCountsSchema,
+  // Null: the tenant was never asked to be deleted.
+  deletion: z.union([TenantDeletionSchema, z.null()]),
 }).openapi("AdminTenant");
+
+export const DeleteTenantResultSchema = z.object({ tenant_id: TenantIdSchema, deletion: TenantDeletionSchema }).openapi("DeleteTenantResult");
+
+/** Session objects one storage report may count: a page of the tenant's sessions. */
+export const MAX_STORAGE_REPORT_SESSIONS = 100;
+
+export const TenantStorageQuerySchema = z.object({
+  session_ids: z
+    .string()
+    .max(MAX_STORAGE_REPORT_SESSIONS * (MAX_SESSION_ID_CHARS + 1))
+    .optional()
+    .openapi({
+      param: { name: "session_ids", in: "query" },
+      description: `Comma-separated ids (at most ${MAX_STORAGE_REPORT_SESSIONS}) of session objects to count as well; the index lists none once the tenant is deleted.`,
+    }),
+});
+
+const ObjectStorageSchema = z
+  .object({
+    object: z.enum(["tenant_index", "scheduler", "agent_store", "memory_store", "session"]),
+    id: z.string().nullable().openapi({ description: "The session id, for a session object." }),
+    tables: z.number().int(),
+    rows: z.number().int(),
+    kv_keys: z.number().int(),
+    bytes: z.number().int().openapi({ description: "The SQLite database's size, including the runtime's own tables." }),
+  })
+  .openapi("ObjectStorage");
+
+export const TenantStorageSchema = z
+  .object({
+    tenant_id: TenantIdSchema,
+    objects: z.array(ObjectStorageSchema),
+    registry: z.object({
+      listed: z.boolean().openapi({ description: "The tenant's entry in the tenant list." }),
+      deletion_recorded: z.boolean().openapi({ description: "The platform's record that the tenant was deleted (id and times only)." }),
+    }),
+    rows: z.number().int().openapi({ description: "Rows and key-value entries, every object counted." }),
+  })
+  .openapi("TenantStorage");
 
 export const TenantListItemSchema = z
   .object({

@@ -19,7 +19,7 @@ export const route = createRoute({
   path: "/v1/tenant/settings",
   operationId: "putTenantSettings",
   summary: "Set your tenant's settings",
-  description: "`webhook_origins`: when set, webhook tools must use one of these origins (https unless the platform allows private URLs). Each is one origin, matched exactly: wildcards are refused.",
+  description: "`webhook_origins`: when set, webhook tools must use one of these origins (https unless the platform allows private URLs). Each is one origin, matched exactly: wildcards are refused. `session_retention_days`: idle and finished sessions are erased this many days after their last change.",
   tags: ["Tenant"],
   security: bearerAuth("tenant:admin"),
   middleware: [requireScope("tenant:admin")] as const,
@@ -34,7 +34,8 @@ export type SettingsResult = { ok: true; settings: TenantSettings } | { ok: fals
 
 /** Pure: the settings as stored (origins normalized, repeats dropped), or every bad field. */
 export function normalizeSettings(body: z.infer<typeof PutTenantSettingsRequestSchema>, options: { allowPrivateUrls: boolean }): SettingsResult {
-  if (body.webhook_origins === null) return { ok: true, settings: { webhook_origins: null } };
+  const retention = body.session_retention_days ?? null;
+  if (body.webhook_origins === null) return { ok: true, settings: { webhook_origins: null, session_retention_days: retention } };
   const errors: FieldError[] = [];
   const origins: string[] = [];
   body.webhook_origins.forEach((raw, i) => {
@@ -42,7 +43,7 @@ export function normalizeSettings(body: z.infer<typeof PutTenantSettingsRequestS
     if (result.ok) origins.push(result.origin);
     else errors.push({ path: `body.webhook_origins.${i}`, message: result.message });
   });
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, settings: { webhook_origins: [...new Set(origins)] } };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, settings: { webhook_origins: [...new Set(origins)], session_retention_days: retention } };
 }
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {

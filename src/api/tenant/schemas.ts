@@ -1,6 +1,7 @@
 /** Schemas of the caller's own tenant. */
 import { z } from "@hono/zod-openapi";
 import { MAX_ALLOWED_ORIGINS, MAX_ORIGIN_CHARS } from "../../egress/allowed-origins";
+import { MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "../../lifecycle/retention";
 import { LimitsSchema, StatusCountsSchema, TenantIdSchema, TimestampSchema } from "../schemas";
 import { TenantUsageSchema } from "../usage";
 
@@ -36,6 +37,29 @@ const WebhookOriginsSchema = z
     example: ["https://hooks.example.com"],
   });
 
-export const TenantSettingsSchema = z.object({ webhook_origins: WebhookOriginsSchema }).openapi("TenantSettings");
+const RetentionDaysSchema = z
+  .number()
+  .int()
+  .min(MIN_SESSION_RETENTION_DAYS)
+  .max(MAX_SESSION_RETENTION_DAYS)
+  .nullable()
+  .openapi({
+    description:
+      "Days a session is kept after its last change, then erased as `DELETE /v1/sessions/{id}` erases it, once it is idle or " +
+      "finished (never while it runs, is queued or paused, or waits for an approval, a tool output or sub-agents). " +
+      "Null: the platform default (none unless the operator set one). Memory items keep their own TTLs.",
+    example: 90,
+  });
 
-export const PutTenantSettingsRequestSchema = z.object({ webhook_origins: WebhookOriginsSchema }).strict().openapi("PutTenantSettingsRequest");
+export const TenantSettingsSchema = z
+  .object({ webhook_origins: WebhookOriginsSchema, session_retention_days: RetentionDaysSchema })
+  .openapi("TenantSettings");
+
+export const PutTenantSettingsRequestSchema = z
+  .object({
+    webhook_origins: WebhookOriginsSchema,
+    // Optional so that a client written before retention existed still puts valid settings; omitted is null, as a PUT replaces the whole.
+    session_retention_days: RetentionDaysSchema.optional(),
+  })
+  .strict()
+  .openapi("PutTenantSettingsRequest");

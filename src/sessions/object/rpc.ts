@@ -4,6 +4,7 @@
  * machine reason, never a thrown error; the class implements this interface, so the two cannot
  * drift apart, and callers are typed by it rather than by the class.
  */
+import type { StorageFootprint } from "../../lifecycle/object-storage";
 import type { Limits } from "../../limits";
 import type { SessionResult, Message, Page, RunInput, RunOptions, Session, SessionInit, Step, ToolCall } from "../types";
 import type { SessionViewer } from "../viewer";
@@ -59,6 +60,12 @@ export interface SessionRpc {
   listSteps(after: number, limit: number): Promise<SessionResult<Page<Step>>>;
   /** Cancels whatever runs and deletes the session, once its owed notifications are handed off. */
   erase(): Promise<SessionResult<null>>;
+  /** The retention sweep's erase: only while idle or final and unchanged since `before` (epoch ms); `false`: kept. */
+  eraseIfExpired(before: number): Promise<SessionResult<boolean>>;
+  /** A deleted tenant's session: every byte deleted, nothing handed off; harmless when gone already. */
+  purge(): Promise<void>;
+  /** What the object's storage holds. */
+  footprint(): Promise<StorageFootprint>;
   /** Closes the event streams `filter` selects (a revoked key, a suspended tenant); returns how many. */
   closeStreams(filter: StreamFilter, why: "credentials" | "suspended"): Promise<number>;
   /** The ids of the open event streams (the tenant index recounts its live streams with them). */

@@ -15,7 +15,8 @@ import { checkToolSpecs } from "./tools/registry";
 import { storeInput } from "./input";
 import { type Answer, refusalOf, RUN_NOT_GOING, SESSION_NOT_FOUND, SHOWN, wrongStatus } from "./control/answers";
 import { applyDecision, type NextStatus } from "./control/decisions";
-import { eraseSession } from "./control/erase";
+import { eraseIfExpired, eraseSession } from "./control/erase";
+import { storageFootprint, type StorageFootprint } from "../../lifecycle/object-storage";
 import { takeSlot, wake } from "./control/wake";
 import { initialRun } from "./control/initial-run";
 import { createFork, forkCopy } from "./control/fork";
@@ -324,7 +325,30 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
    * (a bug, logged on both sides) is dropped alone and does not keep the session from going.
    */
   async erase(): Promise<SessionResult<null>> {
-    return this.#control(() => (this.#engine.session() ? eraseSession(this.#engine) : SESSION_NOT_FOUND));
+    const erased = await this.#control(() => (this.#engine.session() ? eraseSession(this.#engine) : SESSION_NOT_FOUND));
+    return erased.ok ? { ok: true, value: null } : erased;
+  }
+
+  /**
+   * The retention sweep's erase (src/lifecycle/sweep.ts): as `erase`, but only while the session
+   * is idle or final and its last change is before `before` (epoch ms); `false`: kept.
+   */
+  async eraseIfExpired(before: number): Promise<SessionResult<boolean>> {
+    if (!Number.isFinite(before)) throw new TypeError("before must be a time");
+    return this.#control(() => (this.#engine.session() ? eraseIfExpired(this.#engine, before) : SESSION_NOT_FOUND));
+  }
+
+  /**
+   * A deleted tenant's session: every byte deleted at once, with no notification handed off (the
+   * tenant and its webhooks go with it). Harmless on a session that is already gone.
+   */
+  async purge(): Promise<void> {
+    await this.#engine.eraseAll();
+  }
+
+  /** What the object's storage holds (the tenant-deletion proof counts it). */
+  async footprint(): Promise<StorageFootprint> {
+    return storageFootprint(this.ctx.storage);
   }
 
   /**

@@ -41,9 +41,12 @@ export async function unsuspend(host: IndexHost): Promise<void> {
   await host.schedulePump();
 }
 
-export function putSettings(host: IndexHost, settings: T.TenantSettings): T.TenantSettings {
+/** A retention set or changed takes effect at the next alarm, which sweeps and arms itself again. */
+export async function putSettings(host: IndexHost, settings: T.TenantSettings): Promise<T.TenantSettings> {
   const parsed = parseSettings(settings);
+  const before = host.config().settings.session_retention_days;
   writeSettings(host.kv, parsed);
   host.configChanged();
+  if (parsed.session_retention_days !== before) await host.wakeSoon();
   return parsed;
 }

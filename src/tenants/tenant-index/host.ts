@@ -2,6 +2,7 @@
  * What each concern of the tenant index needs of the object (its storage, its cached config,
  * its alarm), so the concerns depend on this narrow host and never on the class.
  */
+import type { RetentionRule } from "../../lifecycle/sweep";
 import type { ConfigState } from "../tenant-config";
 
 export interface IndexHost {
@@ -17,6 +18,10 @@ export interface IndexHost {
   createdAt(): number;
   /** The alarm fires now, unless it is set to fire sooner already. */
   wakeSoon(): Promise<void>;
+  /** The alarm fires by `at`, unless it is set to fire sooner already. */
+  wakeBy(at: number): Promise<void>;
+  /** The retention that applies to the tenant; null: its sessions are kept. */
+  retention(): RetentionRule | null;
   /** Runs the queue pump soon when anyone is queued (a slot may just have been freed). */
   schedulePump(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 /** The tenant index's session calls: the session objects' reports, the index's listing, run slots, bulk cancel and usage. */
+import { expiresAt, isRetentionErasable } from "../../lifecycle/retention";
 import { log } from "../../log";
 import type { Page, SessionSummary } from "../../sessions/types";
 import { sessionCanceller, cancelEach } from "../bulk-cancel";
@@ -16,6 +17,9 @@ export async function reportSession(host: IndexHost, tenantId: string, report: T
   const row = parseSessionReport(report);
   const applied = host.transaction(() => sessions.recordSessionReport(host.sql, row));
   if (applied) await host.schedulePump();
+  // A session that may now expire: the alarm fires by then (an earlier one set stays).
+  const rule = applied && isRetentionErasable(row.status) && row.parent_session_id === null ? host.retention() : null;
+  if (rule) await host.wakeBy(expiresAt(row.updated_at, rule.days, rule.dayMs));
   const ack: T.ReportAck = { applied, suspended: host.config().suspended, tokens_today: tokensOnDay(host.sql, Date.now()) };
   if (notifications === undefined) return ack;
   try {
