@@ -1,6 +1,7 @@
 /**
  * The agent platform's TypeScript SDK: the generated client and types, and one module per
- * helper (auth, paging, waiting, following the events stream, agents, memory).
+ * helper (auth, paging, waiting, following the events stream, running a session to its end,
+ * agents, memory).
  */
 export { agentRef, exportAgent, importAgent, setAlias } from "./agents.ts";
 export { bearerAuth, createPlatformClient, type Credential, type PlatformClient, type PlatformClientOptions } from "./client.ts";
@@ -8,6 +9,19 @@ export { type EventFrame, followEvents, type FollowEventsOptions } from "./event
 export { expectData, PlatformError, type Result } from "./errors.ts";
 export type { components, operations, paths, webhooks } from "./generated/openapi.ts";
 export { getMemoryItem, namespaceParam } from "./memory.ts";
+export {
+  type ApprovalDecision,
+  type ApprovalHandler,
+  runSession,
+  type RunSessionOptions,
+  type SessionRun,
+  type SessionUsage,
+  type ToolCallEventData,
+  type ToolHandler,
+  type ToolHandlers,
+  UnhandledToolError,
+} from "./run.ts";
+export type { FromSchema } from "./schema-types.ts";
 export { allPages, iteratePages, MAX_PAGES, type Page } from "./pages.ts";
 export type * from "./types.ts";
 export { FINAL_STATUSES, isFinal, waitForFinalStatus, waitForStatus, WaitTimeoutError, type WaitOptions } from "./wait.ts";
