@@ -115,26 +115,33 @@ describe("npm start", () => {
     expect(await step("curl -s $BASE/v1/admin/tenants")).toContain('"tenant_id":"dev"');
   });
 
-  /** The README's first `sh` block after `heading`, run by bash after the lines `npm start` printed. */
-  async function readmeBlock(heading: string): Promise<string> {
+  /**
+   * The README's first `sh` block after each heading, run by bash one after the other in one
+   * shell (as a reader pastes them into one terminal) after the lines `npm start` printed; the
+   * output of each.
+   */
+  async function readmeBlocks(headings: string[]): Promise<string[]> {
     const readme = await readFile(join(PROJECT_ROOT, "README.md"), "utf8");
-    const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf(heading)))?.[1];
-    expect(block, `a sh block after ${heading}`).toBeDefined();
-    const setup = guide.filter((l) => l.startsWith("export ") || l.startsWith("pick()"));
-    const script = ["set -eo pipefail", ...setup, block!].join("\n");
-    const { stdout } = await run("bash", ["-xc", script], { cwd: dir, env: { PATH: process.env.PATH ?? "" }, timeout: RUN_STEP_TIMEOUT_MS }).catch((error: { stdout?: string; stderr?: string }) => {
-      throw new Error(`the README's block after ${heading} failed:\n${error.stderr}\n${error.stdout}`);
+    const blocks = headings.map((heading) => {
+      const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf(heading)))?.[1];
+      expect(block, `a sh block after ${heading}`).toBeDefined();
+      return block!;
     });
-    return stdout;
+    const setup = guide.filter((l) => l.startsWith("export ") || l.startsWith("pick()"));
+    const SEPARATOR = "----8<----";
+    const script = ["set -eo pipefail", ...setup, blocks.join(`echo '${SEPARATOR}'\n`)].join("\n");
+    const { stdout } = await run("bash", ["-c", script], { cwd: dir, env: { PATH: process.env.PATH ?? "" }, timeout: RUN_STEP_TIMEOUT_MS }).catch((error: { stdout?: string; stderr?: string }) => {
+      throw new Error(`the README's blocks failed:\n${error.stderr}\n${error.stdout}`);
+    });
+    return stdout.split(`${SEPARATOR}\n`);
   }
 
   it("prints the platform's address on the port it was given, and the README's examples run with it, without jq", async () => {
     expect(baseUrl).not.toContain(":8787");
     expect(guide).toContain(`export BASE=${baseUrl}`);
-    const byHand = await readmeBlock("A session by hand");
+    const [byHand, remembers] = await readmeBlocks(["A session by hand", "### An agent that remembers"]);
     expect(byHand).toContain("event: end");
     expect(byHand).toMatch(/"name":"get_time"/);
-    const remembers = await readmeBlock("### An agent that remembers");
     expect(remembers).toMatch(/"id":"ses_[\w-]+","memory":\{"namespaces":\[\["users","u_123"\]\]/);
     expect(await readFile(join(PROJECT_ROOT, "README.md"), "utf8")).not.toMatch(/\| *jq /);
   });

@@ -1,0 +1,94 @@
+/**
+ * `/docs` in a real headless Chromium, clicked through as a reader would: the sidebar, an
+ * operation, the search, the request client, the download. Every request the page makes to
+ * another origin is blocked and recorded, and so is every Content-Security-Policy violation; the
+ * test fails on any of them, and on any control or link that offers another origin (Scalar's
+ * "Ask AI", MCP, deploy or share features, its proxy, its dashboard).
+ */
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium, openPage, screenshot, type WatchedPage } from "./support/browser";
+import { type SharedStack, sharedStack } from "./support/stack";
+
+const UI_TIMEOUT_MS = 20_000;
+
+describe("/docs in Chromium", () => {
+  let stack: SharedStack;
+  let browser: Browser;
+  let watched: WatchedPage;
+  let page: Page;
+  /** Every request to another origin, blocked before it leaves. */
+  const outside: string[] = [];
+
+  beforeAll(async () => {
+    stack = await sharedStack();
+    browser = await launchChromium();
+    watched = await openPage(browser);
+    page = watched.page;
+    const origin = new URL(stack.platform.url).origin;
+    await watched.context.route(
+      (url) => url.origin !== origin && url.protocol !== "data:" && url.protocol !== "blob:",
+      async (route) => {
+        outside.push(`${route.request().method()} ${route.request().url()}`);
+        await route.abort("blockedbyclient");
+      },
+    );
+    await page.goto(`${stack.platform.url}/docs`);
+    await page.getByText("Create a session", { exact: false }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+  });
+  afterAll(async () => {
+    await watched?.close();
+    await browser?.close();
+    await stack?.dispose();
+  });
+
+  /** What the page shows that names another origin: links, and controls of Scalar's hosted features. */
+  async function offers(): Promise<string[]> {
+    return page.evaluate((origin) => {
+      const found: string[] = [];
+      for (const link of document.querySelectorAll<HTMLAnchorElement>("a[href]")) {
+        const url = new URL(link.href, location.href);
+        if ((url.protocol === "http:" || url.protocol === "https:") && url.origin !== origin) found.push(`link ${link.textContent?.trim()} -> ${url.href}`);
+      }
+      for (const control of document.querySelectorAll<HTMLElement>("button, [role=button], a")) {
+        const label = `${control.textContent ?? ""} ${control.getAttribute("aria-label") ?? ""}`.trim();
+        if (/ask ai|\bmcp\b|deploy|share|scalar (cloud|registry|dashboard)|register|sign (in|up)/i.test(label)) found.push(`control ${label}`);
+      }
+      return found;
+    }, new URL(stack.platform.url).origin);
+  }
+
+  it("renders the reference from this origin alone", async () => {
+    expect(await offers()).toEqual([]);
+    await screenshot(page, "docs-reference");
+    expect(outside).toEqual([]);
+  });
+
+  it("opens operations and models from the sidebar, searches, and tries a request in its client, calling no other origin", async () => {
+    // An operation from the sidebar.
+    await page.getByRole("link", { name: /Create a session/i }).first().click();
+    await page.getByRole("button", { name: /test request/i }).first().click({ timeout: UI_TIMEOUT_MS });
+    await page.getByText(/send/i).first().waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await offers()).toEqual([]);
+    await screenshot(page, "docs-client");
+    await page.keyboard.press("Escape");
+
+    // The search, from the keyboard.
+    await page.keyboard.press("Control+k");
+    await page.keyboard.type("tool output");
+    await page.getByText(/Submit a client tool's output/i).first().waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("Escape");
+
+    // Every section of the sidebar, opened in turn.
+    for (const section of await page.locator("nav button[aria-expanded=false]").all()) {
+      await section.click().catch(() => undefined);
+    }
+    expect(await offers()).toEqual([]);
+    expect(outside).toEqual([]);
+  });
+
+  it("reports no Content-Security-Policy violation and no script error", () => {
+    expect(watched.problems.filter((line) => /content.security.policy|csp violation|page error/i.test(line))).toEqual([]);
+  });
+});
