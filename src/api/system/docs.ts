@@ -35,7 +35,8 @@ export const DOCS_CONTENT_SECURITY_POLICY = [
  * font CDN, no telemetry, and Scalar's hosted features off. On a local address the bundle turns
  * on by itself its "Ask AI" agent (api.scalar.com), "Generate MCP" and the developer toolbar
  * (its Share and Deploy upload the document to Scalar's dashboard); each is switched off here by
- * its own setting. The request client stays: it calls this origin, with no proxy.
+ * its own setting, and so is the "Open API Client" link to client.scalar.com. The in-page request
+ * client stays: it calls this origin, with no proxy.
  */
 const REFERENCE_CONFIGURATION = {
   withDefaultFonts: false,
@@ -43,6 +44,7 @@ const REFERENCE_CONFIGURATION = {
   showDeveloperTools: "never",
   agent: { disabled: true },
   mcp: { disabled: true },
+  hideClientButton: true,
 };
 
 export const route = createRoute({
