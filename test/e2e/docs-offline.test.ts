@@ -11,6 +11,8 @@ import { launchChromium, openPage, screenshot, type WatchedPage } from "./suppor
 import { type SharedStack, sharedStack } from "./support/stack";
 
 const UI_TIMEOUT_MS = 20_000;
+/** The first render parses a 4 MiB bundle and lays out the whole document: slow on a loaded machine. */
+const FIRST_RENDER_TIMEOUT_MS = 90_000;
 
 describe("/docs in Chromium", () => {
   let stack: SharedStack;
@@ -34,7 +36,7 @@ describe("/docs in Chromium", () => {
       },
     );
     await page.goto(`${stack.platform.url}/docs`);
-    await page.getByRole("link", { name: "Introduction" }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.getByRole("link", { name: "Introduction" }).first().waitFor({ timeout: FIRST_RENDER_TIMEOUT_MS });
   });
   afterAll(async () => {
     await watched?.close();
