@@ -1,4 +1,5 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
 import { buildAssets } from "./scripts/build-assets.mjs";
 
@@ -23,6 +24,9 @@ const OWN_RUNTIME = [
   "test/sessions/controls.test.ts",
   "test/sessions/run-slots.test.ts",
 ];
+
+/** The SDK from its source (sdk/package.json's exports), so no test needs an SDK build first. */
+const SDK_SOURCE = { conditions: [...defaultServerConditions, "@agent-platform/source"] };
 
 /** A project of tests in workerd (the Workers runtime) with the platform's test bindings. */
 function workersProject(test: { name: string; isolate: boolean; include: string[]; exclude: string[] }) {
@@ -91,6 +95,8 @@ export default defineConfig({
         exclude: NOT_WORKERS,
       }),
       {
+        resolve: SDK_SOURCE,
+        ssr: { resolve: SDK_SOURCE },
         test: {
           name: "node",
           include: ["test/node/**/*.test.ts"],
@@ -100,6 +106,8 @@ export default defineConfig({
       {
         // Real `wrangler dev` processes that are killed and restarted: one file at a time, since
         // each starts its own servers, and minutes rather than seconds per file.
+        resolve: SDK_SOURCE,
+        ssr: { resolve: SDK_SOURCE },
         test: {
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],

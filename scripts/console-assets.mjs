@@ -33,6 +33,8 @@ export function buildConsoleAssets(assetsDirectory = ASSETS_DIRECTORY) {
     target: TARGETS,
     jsx: "automatic",
     jsxImportSource: "preact",
+    // The SDK from its source (sdk/package.json's exports), so the console needs no SDK build.
+    conditions: ["@agent-platform/source"],
     tsconfig: join(root, "console", "tsconfig.json"),
     legalComments: "none",
     metafile: true,

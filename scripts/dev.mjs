@@ -20,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import { startMockServer } from "../test/support/node/mock-server.ts";
 import { toolUsingFallback } from "../test/support/node/tool-using-model.ts";
 import { quickStartGuide } from "./dev-guide.mjs";
+import { forgetDevServer, recordDevServer } from "./dev-server.mjs";
 import { DEV_TOKEN_TTL_SECONDS, ensureDevVars, mintDevToken, readDevVars, WRANGLER_JSON } from "./dev-vars.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -207,6 +208,8 @@ async function start() {
     return;
   }
 
+  // `npm run demo` finds the platform here, on whatever port it was given.
+  recordDevServer(configPath, baseUrl);
   // The guide again only when its tokens changed: a new signing key makes the old ones invalid.
   if (key === signingKey) return console.log(`The platform is ready again on ${baseUrl}; the tokens above still work.`);
   signingKey = key;
@@ -233,6 +236,7 @@ async function shutdown(code) {
   if (stopping) return;
   stopping = true;
   unwatchFile(devVarsPath);
+  forgetDevServer(configPath);
   await stopWrangler();
   await mock?.close();
   if (secretsDir) await rm(secretsDir, { recursive: true, force: true });

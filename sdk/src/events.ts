@@ -29,26 +29,46 @@ const DEFAULT_RECONNECT_DELAY_MS = 1_000;
 const DEFAULT_MAX_RECONNECTS = 10;
 
 /** Every event of the session from now (or from `after`) until its run ends. */
-export async function* followEvents(sessionId: string, options: FollowEventsOptions): AsyncGenerator<EventFrame> {
+export function followEvents(sessionId: string, options: FollowEventsOptions): AsyncGenerator<EventFrame> {
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const url = `${options.baseUrl.replace(/\/+$/, "")}/v1/sessions/${encodeURIComponent(sessionId)}/events`;
+  return followStream(
+    sessionId,
+    async (cursor) => {
+      const credential = typeof options.credential === "function" ? await options.credential() : options.credential;
+      const headers: Record<string, string> = { Accept: "text/event-stream", Authorization: `Bearer ${credential}` };
+      if (cursor !== null) headers["Last-Event-ID"] = String(cursor);
+      const response = await fetchImpl(url, { headers, signal: options.signal });
+      return { response, error: response.ok ? undefined : await response.json().catch(() => null) };
+    },
+    options,
+  );
+}
+
+/** Opens the stream after `cursor` (null: from a snapshot); `error` is a failed answer's parsed body. */
+export type OpenStream = (cursor: number | null) => Promise<{ response: Response; error?: unknown }>;
+
+/** The reconnecting reader behind `followEvents` and `runSession`, over any way to open the stream. */
+export async function* followStream(
+  sessionId: string,
+  open: OpenStream,
+  options: Pick<FollowEventsOptions, "after" | "signal" | "reconnectDelayMs" | "maxReconnects">,
+): AsyncGenerator<EventFrame> {
   let lastId: number | null = options.after ?? null;
   let failures = 0;
   for (;;) {
     options.signal?.throwIfAborted();
-    const credential = typeof options.credential === "function" ? await options.credential() : options.credential;
-    const headers: Record<string, string> = { Accept: "text/event-stream", Authorization: `Bearer ${credential}` };
-    if (lastId !== null) headers["Last-Event-ID"] = String(lastId);
-    let response: Response;
+    let opened: { response: Response; error?: unknown };
     try {
-      response = await fetchImpl(url, { headers, signal: options.signal });
+      opened = await open(lastId);
     } catch (error) {
       if (options.signal?.aborted || ++failures > (options.maxReconnects ?? DEFAULT_MAX_RECONNECTS)) throw error;
       await sleep(options.reconnectDelayMs ?? DEFAULT_RECONNECT_DELAY_MS, options.signal);
       continue;
     }
+    const { response } = opened;
     if (response.status === 204) return;
-    if (!response.ok || !response.body) throw new PlatformError(response, await response.json().catch(() => null));
+    if (!response.ok || !response.body) throw new PlatformError(response, opened.error ?? null);
 
     // The SSE `id:` is the cursor: stored events carry theirs, the snapshot the newest id it covers.
     const frames: { frame: EventFrame; id: string | undefined }[] = [];

@@ -1,6 +1,7 @@
 /**
  * The agent platform's TypeScript SDK: the generated client and types, and one module per
- * helper (auth, paging, waiting, following the events stream, agents, memory, chat and MCP endpoints, tenant deletion).
+ * helper (auth, paging, waiting, following the events stream, running a session to its end,
+ * agents, memory, chat and MCP endpoints, tenant deletion).
  */
 export { agentRef, exportAgent, importAgent, setAlias } from "./agents.ts";
 export { chatEndpoint, mcpEndpoint } from "./chat.ts";
@@ -9,6 +10,19 @@ export { type EventFrame, followEvents, type FollowEventsOptions } from "./event
 export { expectData, PlatformError, type Result } from "./errors.ts";
 export type { components, operations, paths, webhooks } from "./generated/openapi.ts";
 export { getMemoryItem, namespaceParam } from "./memory.ts";
+export {
+  type ApprovalDecision,
+  type ApprovalHandler,
+  runSession,
+  type RunSessionOptions,
+  type SessionRun,
+  type SessionUsage,
+  type ToolCallEventData,
+  type ToolHandler,
+  type ToolHandlers,
+  UnhandledToolError,
+} from "./run.ts";
+export type { FromSchema } from "./schema-types.ts";
 export { deleteTenant, TenantDeletionTimeoutError, tenantStorage, waitForTenantDeleted } from "./tenants.ts";
 export { allPages, iteratePages, MAX_PAGES, type Page } from "./pages.ts";
 export type * from "./types.ts";

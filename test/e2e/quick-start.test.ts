@@ -1,11 +1,12 @@
 /**
- * `npm start` as a newcomer uses it: one process brings up the mock model and the platform,
- * prints tokens and `curl` lines, and the printed lines, run by bash as printed, take a session
- * through a tool call, an approval and a client tool to its answer. Editing `.dev.vars`
+ * `npm start` as a newcomer uses it, on a port other than the default: one process brings up the
+ * mock model and the platform, prints tokens and `curl` lines, and the printed lines, run by bash
+ * as printed, take a session through a tool call, an approval and a client tool to its answer;
+ * the README's examples run with what it printed, and `npm run demo` finds the platform's port. Editing `.dev.vars`
  * restarts the platform.
  */
 import { execFile } from "node:child_process";
-import { appendFile, writeFile } from "node:fs/promises";
+import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -114,8 +115,50 @@ describe("npm start", () => {
     expect(await step("curl -s $BASE/v1/admin/tenants")).toContain('"tenant_id":"dev"');
   });
 
+  /**
+   * The README's first `sh` block after each heading, run by bash one after the other in one
+   * shell (as a reader pastes them into one terminal) after the lines `npm start` printed; the
+   * output of each.
+   */
+  async function readmeBlocks(headings: string[]): Promise<string[]> {
+    const readme = await readFile(join(PROJECT_ROOT, "README.md"), "utf8");
+    const blocks = headings.map((heading) => {
+      const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf(heading)))?.[1];
+      expect(block, `a sh block after ${heading}`).toBeDefined();
+      return block!;
+    });
+    const setup = guide.filter((l) => l.startsWith("export ") || l.startsWith("pick()"));
+    const SEPARATOR = "----8<----";
+    const script = ["set -eo pipefail", ...setup, blocks.join(`echo '${SEPARATOR}'\n`)].join("\n");
+    const { stdout } = await run("bash", ["-c", script], { cwd: dir, env: { PATH: process.env.PATH ?? "" }, timeout: RUN_STEP_TIMEOUT_MS }).catch((error: { stdout?: string; stderr?: string }) => {
+      throw new Error(`the README's blocks failed:\n${error.stderr}\n${error.stdout}`);
+    });
+    return stdout.split(`${SEPARATOR}\n`);
+  }
+
+  it("prints the platform's address on the port it was given, and the README's examples run with it, without jq", async () => {
+    expect(baseUrl).not.toContain(":8787");
+    expect(guide).toContain(`export BASE=${baseUrl}`);
+    const [byHand, remembers] = await readmeBlocks(["A session by hand", "### An agent that remembers"]);
+    expect(byHand).toContain("event: end");
+    expect(byHand).toMatch(/"name":"get_time"/);
+    expect(remembers).toMatch(/"id":"ses_[\w-]+","memory":\{"namespaces":\[\["users","u_123"\]\]/);
+    expect(await readFile(join(PROJECT_ROOT, "README.md"), "utf8")).not.toMatch(/\| *jq /);
+  });
+
+  it("npm run demo finds the platform on its port, or says that none is running", async () => {
+    const elsewhere = await makeTempDir("agent-platform-no-start");
+    const none = await run(nodeBinary(), ["scripts/demo.mjs", "--config", join(elsewhere, "wrangler.json")], { cwd: PROJECT_ROOT, timeout: RUN_STEP_TIMEOUT_MS }).catch(
+      (error: { code?: number; stdout?: string; stderr?: string }) => error,
+    );
+    await removeDir(elsewhere);
+    expect(none).toMatchObject({ code: 1, stderr: "No platform is running: start one with `npm start` in another terminal (or pass --url).\n" });
+  });
+
   it("npm run demo shows a session live from its events stream, through a tool call to its answer", async () => {
-    const { stdout } = await run(nodeBinary(), ["scripts/demo.mjs", "--config", join(dir, "wrangler.json"), "--url", baseUrl], { cwd: PROJECT_ROOT, timeout: RUN_STEP_TIMEOUT_MS });
+    // No --url: the demo reads where the running `npm start` (of this config) serves.
+    const { stdout } = await run(nodeBinary(), ["scripts/demo.mjs", "--config", join(dir, "wrangler.json")], { cwd: PROJECT_ROOT, timeout: RUN_STEP_TIMEOUT_MS });
+    expect(stdout).toContain(`platform ${baseUrl}`);
     const lines = stdout.split("\n");
     const at = (text: string) => lines.findIndex((line) => line.includes(text));
     expect(at("[running]")).toBeGreaterThan(at("> What time is it"));

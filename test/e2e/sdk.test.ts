@@ -13,10 +13,14 @@ import {
   expectData,
   iteratePages,
   type Message,
+  type EventFrame,
   PlatformError,
   type PlatformClient,
+  runSession,
   type Session,
   type ToolCall,
+  type ToolCallEventData,
+  UnhandledToolError,
   waitForFinalStatus,
   waitForStatus,
 } from "@agent-platform/sdk";
@@ -168,11 +172,185 @@ describe("the generated SDK", () => {
     expect(imported.id).not.toBe(agent.id);
   });
 
+  describe("runSession", () => {
+    const ORDER_TOOL = {
+      type: "client",
+      name: "lookup_order",
+      description: "Finds an order.",
+      input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+    } as const;
+
+    /** A client for this tenant whose fetch `wrap` can watch, delay or cut. */
+    async function clientWith(wrap: (request: Request, next: () => Promise<Response>) => Promise<Response>): Promise<PlatformClient> {
+      const token = await (await tokenMinter(stack.platform.signingKey))({ tenantId: tenant, subject: "sdk-backend", scopes: ["sessions:read", "sessions:write"] });
+      return createPlatformClient({ baseUrl: stack.platform.url, credential: token, fetch: (input, init) => {
+        const request = new Request(input, init);
+        return wrap(request, () => fetch(request));
+      } });
+    }
+
+    /** The stored events' ids are every id from the first, once each and in order. */
+    function expectEveryEventOnce(frames: EventFrame[]): void {
+      const ids = frames.flatMap((f) => ("id" in f && typeof f.id === "number" ? [f.id] : []));
+      expect(ids[0]).toBe(1);
+      expect(ids).toEqual(ids.map((_, n) => n + 1));
+      expect(frames.some((f) => f.type === "snapshot")).toBe(false);
+    }
+
+    it("answers a client tool with its typed handler and returns the answer, output and usage", async () => {
+      const model = stack.mock.model(uniqueName("model"));
+      await model.script(callTools([["toolu_order", "lookup_order"]]), say("Order 0 has shipped."));
+      const inputs: number[] = [];
+      const frames: EventFrame[] = [];
+      const run = await runSession(
+        admin,
+        { input: "Where is order 0?", model: model.key, metadata: { ticket: "T-1" }, tools: [ORDER_TOOL] },
+        {
+          tools: {
+            lookup_order: ({ n }) => {
+              inputs.push(n); // typed from the schema: a number
+              return { order: n, state: "shipped" };
+            },
+          },
+          onEvent: (frame) => void frames.push(frame),
+        },
+      );
+      expect(inputs).toEqual([0]);
+      expect(run).toMatchObject({ answer: "Order 0 has shipped.", output: null, session: { status: "done", stop_reason: "end_turn", metadata: { ticket: "T-1" } } });
+      expect(run.usage.steps).toBe(2);
+      expectEveryEventOnce(frames);
+      const calls = await allPages((cursor) => admin.GET("/v1/sessions/{id}/tool-calls", { params: { path: { id: run.session.id }, query: { cursor } } }));
+      expect(calls.map((c) => [c.name, c.status, c.output])).toEqual([["lookup_order", "done", '{"order":0,"state":"shipped"}']]);
+    });
+
+    it("asks the approval callback, approving one call and denying another with its reason", async () => {
+      const model = stack.mock.model(uniqueName("model"));
+      await model.script(callTools([["toolu_a", "lookup_order"], ["toolu_b", "get_time"]]), say("One looked up, one refused."));
+      const asked: string[] = [];
+      const run = await runSession(
+        admin,
+        {
+          input: "Look it up.",
+          model: model.key,
+          tools: [{ ...ORDER_TOOL, requires_approval: true }, { type: "builtin", name: "get_time", requires_approval: true }],
+        },
+        {
+          tools: { lookup_order: () => "found" },
+          approve: (call: ToolCallEventData) => {
+            asked.push(call.name);
+            return call.name === "lookup_order" ? true : { deny: "not during the test" };
+          },
+        },
+      );
+      expect(asked.sort()).toEqual(["get_time", "lookup_order"]);
+      expect(run.session.status).toBe("done");
+      const calls = await allPages((cursor) => admin.GET("/v1/sessions/{id}/tool-calls", { params: { path: { id: run.session.id }, query: { cursor } } }));
+      expect(Object.fromEntries(calls.map((c) => [c.name, [c.status, c.output]]))).toEqual({
+        lookup_order: ["done", "found"],
+        get_time: ["error", expect.stringContaining("not during the test")],
+      });
+    });
+
+    it("resumes a dropped stream from its last event, so each event is seen once", async () => {
+      const model = stack.mock.model(uniqueName("model"));
+      await model.script(callTools([["toolu_order", "lookup_order"]]), say("Shipped."));
+      const opened: (string | null)[] = [];
+      const client = await clientWith(async (request, next) => {
+        const response = await next();
+        if (!request.url.endsWith("/events")) return response;
+        opened.push(request.headers.get("Last-Event-ID"));
+        if (opened.length > 1) return response;
+        // The first connection breaks once it has carried the tool call's event.
+        const reader = response.body!.getReader();
+        let text = "";
+        const cut = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            const { done, value } = await reader.read();
+            if (done) return controller.close();
+            controller.enqueue(value);
+            text += new TextDecoder().decode(value);
+            if (text.includes("event: tool_call")) {
+              await reader.cancel();
+              controller.error(new TypeError("network connection lost"));
+            }
+          },
+        });
+        return new Response(cut, { status: response.status, headers: response.headers });
+      });
+      const frames: EventFrame[] = [];
+      const run = await runSession(
+        client,
+        { input: "Where is order 0?", model: model.key, tools: [ORDER_TOOL] },
+        { tools: { lookup_order: () => "shipped" }, onEvent: (frame) => void frames.push(frame), reconnectDelayMs: 50 },
+      );
+      expect(run).toMatchObject({ answer: "Shipped.", session: { status: "done" } });
+      expect(opened.length).toBeGreaterThanOrEqual(2);
+      // From before the first event, then after the last one the broken connection carried.
+      expect(opened[0]).toBe("0");
+      const resumedAfter = Number(opened[1]);
+      expect(resumedAfter).toBeGreaterThan(0);
+      const firstCall = frames.find((f) => f.type === "tool_call");
+      expect(resumedAfter).toBeGreaterThanOrEqual(firstCall && "id" in firstCall ? firstCall.id : Infinity);
+      expect(frames.at(-1)?.type).toBe("end");
+      expectEveryEventOnce(frames);
+    });
+
+    it("misses no event of a session that starts with its input, however late the stream opens", async () => {
+      const model = stack.mock.model(uniqueName("model"));
+      await model.script(callTools([["toolu_order", "lookup_order"]]), say("Late but whole."));
+      let sessionId = "";
+      const client = await clientWith(async (request, next) => {
+        if (request.method === "POST" && request.url.endsWith("/v1/sessions")) {
+          const response = await next();
+          sessionId = ((await response.clone().json()) as Session).id;
+          return response;
+        }
+        // The stream opens only once the run has asked for the tool: its first events are past.
+        if (request.url.endsWith("/events")) await waitForStatus(admin, sessionId, ["waiting_tool_output"], { timeoutMs: RUN_TIMEOUT_MS, intervalMs: 100 });
+        return next();
+      });
+      const frames: EventFrame[] = [];
+      const run = await runSession(
+        client,
+        { input: "Where is order 0?", model: model.key, tools: [ORDER_TOOL] },
+        { tools: { lookup_order: () => "shipped" }, onEvent: (frame) => void frames.push(frame) },
+      );
+      expect(run).toMatchObject({ answer: "Late but whole.", session: { status: "done" } });
+      expectEveryEventOnce(frames);
+      expect(frames.filter((f) => f.type === "tool_call").map((f) => f.data.status)).toContain("waiting_tool_output");
+    });
+
+    it("throws an UnhandledToolError when a client tool has no handler, and leaves the session waiting", async () => {
+      const model = stack.mock.model(uniqueName("model"));
+      await model.script(callTools([["toolu_order", "lookup_order"]]), say("unused"));
+      const error = await runSession(admin, { input: "Where?", model: model.key, tools: [ORDER_TOOL] }, { tools: {} as never }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UnhandledToolError);
+      expect(error).toMatchObject({ call: { name: "lookup_order" } });
+      const sessionId = (error as UnhandledToolError).sessionId;
+      expect((await expectData(admin.GET("/v1/sessions/{id}", { params: { path: { id: sessionId } } }))).status).toBe("waiting_tool_output");
+      await expectData(admin.POST("/v1/sessions/{id}/cancel", { params: { path: { id: sessionId } } }));
+    });
+  });
+
   it("authenticates with an API key as well as a token", async () => {
     const key = await expectData(admin.POST("/v1/api-keys", { body: { name: "sdk test", scopes: ["sessions:read"] } }));
     const backend = createPlatformClient({ baseUrl: stack.platform.url, credential: key.key });
     const tenantView = await expectData(backend.GET("/v1/tenant"));
     expect(tenantView.tenant_id).toBe(tenant);
+  });
+
+  it("types runSession's handlers from the tools' schemas", () => {
+    // Compiled, never run: `npm run typecheck` fails if a handler's input stops being typed.
+    const typed = (client: PlatformClient) => [
+      runSession(client, { input: "x", tools: [{ type: "client", name: "a", description: "d", input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] } }] }, {
+        tools: { a: ({ n }) => n.toFixed(0) },
+      }),
+      // @ts-expect-error: a handler for a tool the session does not have, and none for the one it has
+      runSession(client, { input: "x", tools: [{ type: "client", name: "a", description: "d", input_schema: { type: "object" } }] }, { tools: { b: () => "" } }),
+      // An agent's tools are not known here: any names, inputs unknown.
+      runSession(client, { agent: "agt_x", input: "x" }, { tools: { anything: (input: unknown) => String(input) } }),
+    ];
+    expect(typeof typed).toBe("function");
   });
 
   it("throws a PlatformError with the problem's code and the request id", async () => {

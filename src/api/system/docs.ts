@@ -30,8 +30,22 @@ export const DOCS_CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-/** Fonts from the page's own CSS instead of Scalar's font CDN, and no telemetry calls. */
-const REFERENCE_CONFIGURATION = { withDefaultFonts: false, telemetry: false };
+/**
+ * Nothing that calls or offers another origin: fonts from the page's own CSS instead of Scalar's
+ * font CDN, no telemetry, and Scalar's hosted features off. On a local address the bundle turns
+ * on by itself its "Ask AI" agent (api.scalar.com), "Generate MCP" and the developer toolbar
+ * (its Share and Deploy upload the document to Scalar's dashboard); each is switched off here by
+ * its own setting, and so is the "Open API Client" link to client.scalar.com. The in-page request
+ * client stays: it calls this origin, with no proxy.
+ */
+const REFERENCE_CONFIGURATION = {
+  withDefaultFonts: false,
+  telemetry: false,
+  showDeveloperTools: "never",
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  hideClientButton: true,
+};
 
 export const route = createRoute({
   method: "get",

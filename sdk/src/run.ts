@@ -1,0 +1,226 @@
+/**
+ * `runSession`: starts a session and takes it to its end as a backend would by hand. It follows
+ * the events stream from the session's first event (the cursor `after=0`, so nothing the run did
+ * before the stream opened is missed), answers client tools with the given handlers, decides
+ * approvals with the given callback, resumes a dropped stream from its last event id, and
+ * returns the finished session with its answer, structured output and usage.
+ */
+import type { PlatformClient } from "./client.ts";
+import { expectData, PlatformError } from "./errors.ts";
+import { type EventFrame, followStream } from "./events.ts";
+import type { components } from "./generated/openapi.ts";
+import type { FromSchema } from "./schema-types.ts";
+import type { CreateSessionRequest, FinishedSession, Message, SessionStatus } from "./types.ts";
+import { isFinal } from "./wait.ts";
+
+export type ToolCallEventData = components["schemas"]["ToolCallEventData"];
+export type SessionUsage = components["schemas"]["SessionUsage"];
+
+/**
+ * Answers one call of a client tool. What it returns is the output (a string as it is, anything
+ * else as JSON); what it throws is an error output (`is_error`) with the error's message, which
+ * the model reads, as it would a failed webhook tool.
+ */
+export type ToolHandler<Input = unknown> = (input: Input, call: ToolCallEventData) => unknown;
+
+/** Approve (`true`), deny (`false`), or deny with a reason the model reads. */
+export type ApprovalDecision = boolean | { deny: string };
+export type ApprovalHandler = (call: ToolCallEventData) => ApprovalDecision | Promise<ApprovalDecision>;
+
+type ClientToolOf<R> = R extends { tools?: readonly (infer T)[] | null } ? Extract<T, { type: "client"; name: string }> : never;
+
+/**
+ * One handler per client tool, its input typed from the tool's `input_schema` when the request is
+ * a literal; for an `agent` (whose tools the SDK cannot see) any names, inputs `unknown`.
+ */
+export type ToolHandlers<R> = [ClientToolOf<R>] extends [never]
+  ? Record<string, ToolHandler>
+  : { [T in ClientToolOf<R> as T["name"]]: ToolHandler<FromSchema<T extends { input_schema: infer S } ? S : never>> };
+
+export interface RunSessionOptions<R extends CreateSessionRequest> {
+  /** The client tools' handlers, by tool name. A call of a client tool without one fails the call (`UnhandledToolError`). */
+  tools?: ToolHandlers<R>;
+  /** Decides each call that waits for approval; without it the calls wait for someone else (the console, another service). */
+  approve?: ApprovalHandler;
+  /** Every event, in order, from the session's first: to show progress, log, or stream the text. */
+  onEvent?: (frame: EventFrame) => void | Promise<void>;
+  /** Sent as `Idempotency-Key`, so a retried call does not start a second session; a fresh one by default. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+  /** Wait before reconnecting a dropped stream; default 1 s. */
+  reconnectDelayMs?: number;
+  /** Reconnections in a row without a new event before giving up; default 10. */
+  maxReconnects?: number;
+}
+
+export interface SessionRun {
+  /** The session as read once its run ended. */
+  session: FinishedSession;
+  /** The text of the run's last answer; empty when the run ended without one. */
+  answer: string;
+  /** The answer parsed, when the session has an `output_schema` and the answer was valid for it; else null. */
+  output: unknown;
+  usage: SessionUsage;
+}
+
+/** A client tool was called that no handler answers: the session waits for its output. */
+export class UnhandledToolError extends Error {
+  override name = "UnhandledToolError";
+  readonly sessionId: string;
+  readonly call: ToolCallEventData;
+
+  constructor(sessionId: string, call: ToolCallEventData) {
+    super(`session ${sessionId} waits for client tool ${call.name} (call ${call.id}), which has no handler`);
+    this.sessionId = sessionId;
+    this.call = call;
+  }
+}
+
+/**
+ * Starts a session (`request` is what `POST /v1/sessions` takes: a configuration, or an `agent`
+ * with its `input`) and runs it to its end.
+ *
+ *     const { answer, usage } = await runSession(client, {
+ *       input: "Where is order 7?",
+ *       tools: [{ type: "client", name: "lookup_order", description: "Finds an order.",
+ *                 input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] } }],
+ *     }, { tools: { lookup_order: async ({ n }) => orders.find(n) } });
+ */
+export async function runSession<const R extends CreateSessionRequest>(
+  client: PlatformClient,
+  request: R,
+  options: RunSessionOptions<R> = {},
+): Promise<SessionRun> {
+  if (request.input === undefined) throw new TypeError("runSession needs a request with `input`: without it the session stays idle");
+  const created = await expectData(
+    client.POST("/v1/sessions", {
+      params: { header: { "idempotency-key": options.idempotencyKey ?? crypto.randomUUID() } },
+      body: request,
+      signal: options.signal,
+    }),
+  );
+  const id = created.id;
+  const handlers = (options.tools ?? {}) as Record<string, ToolHandler | undefined>;
+
+  let status: SessionStatus = created.status;
+  let answer = "";
+  /** The calls without a result, as of their latest event. */
+  const open = new Map<string, ToolCallEventData>();
+  /** `<call id>:<status>` already acted on: a call is answered or decided once, even if its event comes again in a snapshot. */
+  const acted = new Set<string>();
+
+  async function act(): Promise<void> {
+    if (status !== "waiting_approval" && status !== "waiting_tool_output") return;
+    for (const call of [...open.values()]) {
+      if (call.status !== status || acted.has(`${call.id}:${call.status}`)) continue;
+      if (call.status === "waiting_approval") {
+        if (!options.approve) continue;
+        acted.add(`${call.id}:${call.status}`);
+        await decide(call, await options.approve(call));
+      } else {
+        const handler = handlers[call.name];
+        if (!handler) throw new UnhandledToolError(id, call);
+        acted.add(`${call.id}:${call.status}`);
+        await answerCall(call, handler);
+      }
+    }
+  }
+
+  async function decide(call: ToolCallEventData, decision: ApprovalDecision): Promise<void> {
+    const path = { id, call_id: call.id };
+    await tolerateDecided(
+      decision === true
+        ? client.POST("/v1/sessions/{id}/tool-calls/{call_id}/approve", { params: { path }, signal: options.signal })
+        : client.POST("/v1/sessions/{id}/tool-calls/{call_id}/deny", {
+            params: { path },
+            body: decision === false ? {} : { reason: decision.deny },
+            signal: options.signal,
+          }),
+    );
+  }
+
+  async function answerCall(call: ToolCallEventData, handler: ToolHandler): Promise<void> {
+    let output: string;
+    let isError = false;
+    try {
+      const result = await handler(call.input, call);
+      output = typeof result === "string" ? result : (JSON.stringify(result) ?? "");
+    } catch (error) {
+      output = error instanceof Error ? error.message : String(error);
+      isError = true;
+    }
+    await tolerateDecided(
+      client.POST("/v1/sessions/{id}/tool-calls/{call_id}/output", {
+        params: { path: { id, call_id: call.id } },
+        body: { output, is_error: isError },
+        signal: options.signal,
+      }),
+    );
+  }
+
+  const frames = followStream(
+    id,
+    async (cursor) => {
+      // openapi-fetch's `stream` leaves the body unread; its `error` is a failure's parsed body.
+      const { response, error } = await client.GET("/v1/sessions/{id}/events", {
+        params: { path: { id }, header: cursor === null ? undefined : { "last-event-id": String(cursor) } },
+        headers: { Accept: "text/event-stream" },
+        parseAs: "stream",
+        signal: options.signal,
+      });
+      return { response, error };
+    },
+    // From before the first event: what the run did before the stream opened is replayed.
+    { after: 0, signal: options.signal, reconnectDelayMs: options.reconnectDelayMs, maxReconnects: options.maxReconnects },
+  );
+  for await (const frame of frames) {
+    await options.onEvent?.(frame);
+    switch (frame.type) {
+      case "snapshot": {
+        // Only after a cursor the platform no longer holds (`reset`): start over from its state.
+        status = frame.data.status;
+        open.clear();
+        for (const call of frame.data.open_tool_calls) open.set(call.id, call);
+        const last = frame.data.messages.at(-1);
+        if (last?.role === "assistant") answer = textOf(last);
+        break;
+      }
+      case "status":
+        status = frame.data.status;
+        break;
+      case "tool_call":
+        open.set(frame.data.id, frame.data);
+        break;
+      case "tool_result":
+        open.delete(frame.data.id);
+        break;
+      case "message":
+        if (frame.data.role === "assistant") answer = textOf(frame.data);
+        else if (frame.data.role === "user") answer = "";
+        break;
+      default:
+        break;
+    }
+    await act();
+  }
+
+  // The stream ended (its `end`, or a 204 when the run had ended with nothing newer): read the
+  // session for its final usage and output.
+  const session = await expectData(client.GET("/v1/sessions/{id}", { params: { path: { id } }, signal: options.signal }));
+  if (!isFinal(session.status)) throw new Error(`the events stream of ${id} ended while the session is ${session.status}`);
+  return { session: session as FinishedSession, answer, output: session.output ?? null, usage: session.usage };
+}
+
+function textOf(message: Message): string {
+  return message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+}
+
+/** A call already decided or answered by someone else (a 409) is not this run's failure. */
+async function tolerateDecided(call: Promise<{ error?: unknown; response: Response }>): Promise<void> {
+  try {
+    await expectData(call);
+  } catch (error) {
+    if (error instanceof PlatformError && error.status === 409) return;
+    throw error;
+  }
+}
