@@ -1,14 +1,15 @@
 /**
- * A tenant's own settings, set by its admins (`PUT /v1/tenant/settings`): today the allowed
- * origins of webhook tools. Kept as one key-value entry; absent means "nothing set", which is
+ * A tenant's own settings, set by its admins (`PUT /v1/tenant/settings`): the allowed origins
+ * of webhook tools and where traces go. Kept as one key-value entry; absent means "nothing set", which is
  * what storage written before settings existed reads as, so no migration is needed.
  */
 import { MAX_ALLOWED_ORIGINS, MAX_ORIGIN_CHARS } from "../egress/allowed-origins";
+import type { TracesSettings } from "../traces/types";
 import type { TenantSettings } from "./types";
 
 const SETTINGS_KEY = "settings";
 
-export const DEFAULT_SETTINGS: TenantSettings = { webhook_origins: null };
+export const DEFAULT_SETTINGS: TenantSettings = { webhook_origins: null, traces: null };
 
 export function readSettings(kv: SyncKvStorage): TenantSettings {
   return { ...DEFAULT_SETTINGS, ...kv.get<Partial<TenantSettings>>(SETTINGS_KEY) };
@@ -25,12 +26,26 @@ export function writeSettings(kv: SyncKvStorage, settings: TenantSettings): void
  */
 export function parseSettings(value: unknown): TenantSettings {
   if (typeof value !== "object" || value === null) throw new TypeError("settings must be an object");
+  const traces = parseTraces((value as { traces?: unknown }).traces ?? null);
   const origins = (value as { webhook_origins?: unknown }).webhook_origins;
-  if (origins === null) return { webhook_origins: null };
+  if (origins === null) return { webhook_origins: null, traces };
   if (!Array.isArray(origins) || origins.length > MAX_ALLOWED_ORIGINS) throw new TypeError(`webhook_origins must be null or a list of at most ${MAX_ALLOWED_ORIGINS}`);
   for (const origin of origins) {
     if (typeof origin !== "string" || origin.length === 0 || origin.length > MAX_ORIGIN_CHARS) throw new TypeError("webhook_origins must hold origins");
     if (new URL(origin).origin !== origin) throw new TypeError(`webhook_origins: ${origin} is not a normalized origin`);
   }
-  return { webhook_origins: [...new Set(origins as string[])] };
+  return { webhook_origins: [...new Set(origins as string[])], traces };
+}
+
+/** `traces` at the RPC boundary: the gateway checked the endpoint against the URL guard and the origins. */
+function parseTraces(value: unknown): TracesSettings | null {
+  if (value === null) return null;
+  if (typeof value !== "object") throw new TypeError("traces must be null or an object");
+  const { endpoint, headers, capture_content: capture } = value as Record<string, unknown>;
+  if (typeof endpoint !== "string" || !URL.canParse(endpoint)) throw new TypeError("traces.endpoint must be a URL");
+  if (headers !== undefined && (typeof headers !== "object" || headers === null || Object.values(headers).some((v) => typeof v !== "string"))) {
+    throw new TypeError("traces.headers must map names to strings");
+  }
+  if (capture !== undefined && typeof capture !== "boolean") throw new TypeError("traces.capture_content must be a boolean");
+  return { endpoint, ...(headers ? { headers: { ...(headers as Record<string, string>) } } : {}), capture_content: capture === true };
 }

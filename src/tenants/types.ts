@@ -5,6 +5,7 @@
 import type { AgentPin, SessionStatus, SessionSummary } from "../sessions/types";
 import type { ApiKeyRecord } from "../auth/api-keys";
 import type { Limits, PartialLimits } from "../limits";
+import type { TracesSettings } from "../traces/types";
 
 export type Admission =
   /**
@@ -163,6 +164,8 @@ export interface CallSigning {
 export interface TenantSettings {
   /** Normalized origins webhook tools may use; null: any origin the URL guard allows. */
   webhook_origins: string[] | null;
+  /** Where the runs' traces are exported; null: nowhere. Absent in settings stored before traces: read as null. */
+  traces: TracesSettings | null;
 }
 
 export interface BeginIdempotentInput {

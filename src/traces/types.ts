@@ -20,6 +20,11 @@ export interface RunTrace {
   capture_content: boolean;
   /** Epoch ms. */
   started_at: number;
+  /** The agent's name when the session runs a named agent, for the root span's name. */
+  agent_name: string | null;
+  /** The session's token counts when the run started, so the root span shows the run's own. */
+  input_tokens_at_start: number;
+  output_tokens_at_start: number;
 }
 
 /** A request's tracing, from the gateway to the run it starts. */
@@ -27,6 +32,8 @@ export interface TraceRequest {
   /** The caller's `traceparent`, already parsed; null: a new trace. */
   parent: { trace_id: string; span_id: string; sampled: boolean } | null;
   capture_content: boolean;
+  /** The name of the agent the session runs, when known. */
+  agent_name: string | null;
 }
 
 export type SpanAttribute = string | number | boolean | string[];

@@ -8,20 +8,20 @@ describe("tenant settings", () => {
   it("start empty, are replaced as a whole, and ride along with each admission", async () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);
-    expect(await index.getSettings(tenantId)).toEqual({ webhook_origins: null });
-    expect(await index.putSettings(tenantId, { webhook_origins: ["https://a.example.com", "https://a.example.com"] })).toEqual({ webhook_origins: ["https://a.example.com"] });
+    expect(await index.getSettings(tenantId)).toEqual({ webhook_origins: null, traces: null });
+    expect(await index.putSettings(tenantId, { webhook_origins: ["https://a.example.com", "https://a.example.com"], traces: null })).toEqual({ webhook_origins: ["https://a.example.com"], traces: null });
     const admission = await index.admitRequest(tenantId, { bucket: "sub:u", now: BASE_MS });
     expect(admission).toMatchObject({ ok: true, settings: { webhook_origins: ["https://a.example.com"] } });
     expect((await index.getCallSigning(tenantId)).webhook_origins).toEqual(["https://a.example.com"]);
-    await index.putSettings(tenantId, { webhook_origins: null });
-    expect(await index.getSettings(tenantId)).toEqual({ webhook_origins: null });
+    await index.putSettings(tenantId, { webhook_origins: null, traces: null });
+    expect(await index.getSettings(tenantId)).toEqual({ webhook_origins: null, traces: null });
   });
 
   it("read as unset on storage written before settings existed", async () => {
     const tenantId = freshTenant();
     await runInDurableObject(indexOf(tenantId), async (_instance, state) => writeLegacyIndex(state.storage, tenantId, INDEX_LAYOUT_V0));
     await abortAllDurableObjects();
-    expect(await indexOf(tenantId).getSettings(tenantId)).toEqual({ webhook_origins: null });
+    expect(await indexOf(tenantId).getSettings(tenantId)).toEqual({ webhook_origins: null, traces: null });
   });
 
   it.each([

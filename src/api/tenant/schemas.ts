@@ -1,6 +1,8 @@
 /** Schemas of the caller's own tenant. */
 import { z } from "@hono/zod-openapi";
 import { MAX_ALLOWED_ORIGINS, MAX_ORIGIN_CHARS } from "../../egress/allowed-origins";
+import { FRAMING_HEADERS } from "../../egress/framing-headers";
+import { credentialHeadersSchema, MAX_WEBHOOK_URL_CHARS } from "../../sessions/request-schemas";
 import { LimitsSchema, StatusCountsSchema, TenantIdSchema, TimestampSchema } from "../schemas";
 import { TenantUsageSchema } from "../usage";
 
@@ -36,6 +38,31 @@ const WebhookOriginsSchema = z
     example: ["https://hooks.example.com"],
   });
 
-export const TenantSettingsSchema = z.object({ webhook_origins: WebhookOriginsSchema }).openapi("TenantSettings");
+/** Headers the export sets itself; a tenant's value would break the request. */
+const FORBIDDEN_TRACES_HEADERS: ReadonlySet<string> = new Set([...FRAMING_HEADERS, "content-type", "traceparent", "tracestate"]);
 
-export const PutTenantSettingsRequestSchema = z.object({ webhook_origins: WebhookOriginsSchema }).strict().openapi("PutTenantSettingsRequest");
+export const TracesSettingsSchema = z
+  .object({
+    endpoint: z.string().min(1).max(MAX_WEBHOOK_URL_CHARS).openapi({
+      format: "uri",
+      description: "The collector's OTLP/HTTP base URL; spans are posted as JSON to `{endpoint}/v1/traces`. Checked like a webhook tool's URL (https, public) and held to `webhook_origins`.",
+      example: "https://otel.example.com",
+    }),
+    headers: credentialHeadersSchema(FORBIDDEN_TRACES_HEADERS)
+      .optional()
+      .openapi({ description: "Sent with every export, e.g. `Authorization`. Write-only: every response shows each value as `********`.", example: { Authorization: "Bearer <token>" } }),
+    capture_content: z.boolean().optional().openapi({ description: "Put message content (the run's input, answers, tool arguments and results) on the spans. Default false: none." }),
+  })
+  .strict()
+  .openapi("TracesSettings");
+
+const TracesFieldSchema = TracesSettingsSchema.nullable().openapi({
+  description: "Where each run's trace is exported (OpenTelemetry, GenAI semantic conventions); null: not exported. See docs/traces.md.",
+});
+
+export const TenantSettingsSchema = z.object({ webhook_origins: WebhookOriginsSchema, traces: TracesFieldSchema }).openapi("TenantSettings");
+
+export const PutTenantSettingsRequestSchema = z
+  .object({ webhook_origins: WebhookOriginsSchema, traces: TracesFieldSchema.optional().openapi({ description: "Absent: null (the request replaces every setting)." }) })
+  .strict()
+  .openapi("PutTenantSettingsRequest");

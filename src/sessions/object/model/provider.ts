@@ -53,6 +53,8 @@ export interface ModelRequest {
   output?: OutputRequest;
   /** The session's reasoning settings (see reasoning.ts); absent: the model's default, no thinking on Anthropic. */
   reasoning?: ReasoningSettings;
+  /** The W3C `traceparent` of the call's span when the run is traced; sent as a header, never in the body. */
+  traceparent?: string;
 }
 
 /**
