@@ -74,7 +74,7 @@ describe("tenant settings", () => {
     expect(await (await call("/v1/tenant/settings", { headers })).json()).toEqual({ webhook_origins: null, traces: null });
     const res = await put(headers, { webhook_origins: ["HTTPS://Hooks.Example.com:443", "https://hooks.example.com/", "https://other.example.com:8443"] });
     expect(res.status).toBe(200);
-    const expected = { webhook_origins: ["https://hooks.example.com", "https://other.example.com:8443"] };
+    const expected = { webhook_origins: ["https://hooks.example.com", "https://other.example.com:8443"], traces: null };
     expect(await res.json()).toEqual(expected);
     expect(await (await call("/v1/tenant/settings", { headers })).json()).toEqual(expected);
   });
