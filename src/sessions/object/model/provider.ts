@@ -84,6 +84,8 @@ export interface ModelResponse {
   /** The provider's own name of an `unknown` stop reason, when it is a plain identifier. */
   providerStopReason?: string | null;
   usage: CallUsage;
+  /** The model that answered, as the provider named it (a plain identifier), when it did. */
+  model?: string;
 }
 
 /**

@@ -197,6 +197,7 @@ export function withTraceparent(scope: StepScope): { traceparent?: string } {
 function noteResponse(scope: StepScope, response: ModelResponse): void {
   const note = scope.trace.note;
   note.finishReasons = [response.providerStopReason ?? response.stopReason];
+  if (response.model) note.responseModel = response.model;
   note.inputTokens = inputOf(response.usage);
   note.outputTokens = response.usage.output_tokens;
 }
