@@ -22,6 +22,8 @@ export type AgentVersion = Schemas["AgentVersion"];
 export type MemoryGrant = Schemas["MemoryGrant"];
 export type MemoryItem = Schemas["MemoryItem"];
 export type ScoredMemoryItem = Schemas["ScoredMemoryItem"];
+export type TenantSettings = Schemas["TenantSettings"];
+export type TracesSettings = Schemas["TracesSettings"];
 
 /** A session whose run has ended. */
 export type FinishedSession = Session & { status: FinalStatus };

@@ -11,6 +11,10 @@ import { type MockHook, mockHook, mockHookUrl, mockModel, type RecordedRequest, 
 import { decodeTraceExport, type DecodedSpan } from "../support/otlp-decode";
 import { caller, type Caller, createSession, text, toolUse, waitForStatus } from "../api/sessions/helpers";
 import { bearer } from "../support/tokens";
+import { createPlatformClient } from "../../sdk/src/client";
+import { expectData } from "../../sdk/src/errors";
+import type { TracesSettings } from "../../sdk/src/types";
+import { BASE_URL, call } from "../support/api";
 
 const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";
@@ -206,6 +210,19 @@ describe("the traces setting", () => {
     expect(await read.json()).toEqual(expected);
     // A setting without traces clears them.
     expect(await (await put(headers, { webhook_origins: null })).json()).toEqual({ webhook_origins: null, traces: null });
+  });
+
+  it("is set and read through the SDK, the header values never shown", async () => {
+    const who = await caller(undefined, ["tenant:admin"]);
+    const client = createPlatformClient({
+      baseUrl: BASE_URL,
+      credential: who.headers.Authorization!.slice("Bearer ".length),
+      fetch: (input, init) => call(new Request(input, init).url.slice(BASE_URL.length), new Request(input, init)),
+    });
+    const traces: TracesSettings = { endpoint: mockHookUrl(uniqueKey("otel")), headers: { Authorization: COLLECTOR_TOKEN }, capture_content: true };
+    const stored = await expectData(client.PUT("/v1/tenant/settings", { body: { webhook_origins: null, traces } }));
+    expect(stored.traces).toEqual({ ...traces, headers: { Authorization: "********" } });
+    expect((await expectData(client.GET("/v1/tenant/settings"))).traces).toEqual(stored.traces);
   });
 
   it.each([
