@@ -26,6 +26,7 @@ export type TenantSettings = Schemas["TenantSettings"];
 export type AdminTenant = Schemas["AdminTenant"];
 export type TenantDeletion = Schemas["TenantDeletion"];
 export type TenantStorage = Schemas["TenantStorage"];
+export type TracesSettings = Schemas["TracesSettings"];
 
 /** A session whose run has ended. */
 export type FinishedSession = Session & { status: FinalStatus };

@@ -3,5 +3,5 @@ import type { Actor } from "../sessions/actor";
 import type { AppContext } from "./context";
 
 export function actorOf(c: AppContext): Actor {
-  return { env: c.env, config: c.var.config, principal: c.var.principal, limits: c.var.limits, settings: c.var.settings, models: c.var.models };
+  return { env: c.env, config: c.var.config, principal: c.var.principal, limits: c.var.limits, settings: c.var.settings, models: c.var.models, traceparent: c.req.header("traceparent") ?? null };
 }

@@ -18,4 +18,6 @@ export interface Actor {
   settings: TenantSettings;
   /** The models the tenant's sessions may choose, from the same admission; null: not narrowed. */
   models: readonly string[] | null;
+  /** The request's W3C `traceparent`, when it sent one: a run it starts is traced as its child. */
+  traceparent?: string | null;
 }

@@ -14,6 +14,7 @@ import { resolveRunInput } from "./images";
 import { outputSchemaProblems } from "./output-schema";
 import type { AddMessageRequest, IF_RUNNING } from "./request-schemas";
 import { admitRun, startWithSlot } from "./run-admission";
+import { traceRequest } from "../traces/request";
 import { ACTIVE_STATUSES, type SessionResult, type RunInput, type RunOptions, type Session } from "./types";
 
 /** A run can end, or start, between reading the session and asking its session object: try again once. */
@@ -44,7 +45,8 @@ export async function addMessage(actor: Actor, sessionId: string, body: AddMessa
     catalog: config.models,
     allowPrivateUrls: config.allowPrivateUrls,
   });
-  const options: RunOptions = body.output_schema === undefined ? {} : { output_schema: body.output_schema };
+  const trace = traceRequest(actor.settings, actor.traceparent);
+  const options: RunOptions = { ...(body.output_schema === undefined ? {} : { output_schema: body.output_schema }), ...(trace ? { trace } : {}) };
   let going = ACTIVE_STATUSES.includes(session.status);
   for (let attempt = 1; ; attempt++) {
     const result = going

@@ -97,8 +97,8 @@ export class SessionClient {
     return sessionValue(result);
   }
 
-  create(init: SessionInit, input: RunInput | null) {
-    return valueOf(this.#rpc.create(init, input));
+  create(init: SessionInit, input: RunInput | null, options: RunOptions = {}) {
+    return valueOf(this.#rpc.create(init, input, options));
   }
 
   /** A child session of an `agent` tool call: created with its run going (or queued), or found when it exists. */

@@ -12,6 +12,7 @@ import { resolveRunInput } from "./images";
 import type { CreateSessionRequest } from "./request-schemas";
 import { admitRun, startWithSlot } from "./run-admission";
 import { planSession } from "./plan";
+import { traceRequest } from "../traces/request";
 import type { AgentPin, ContextSettings, Session, SessionInit } from "./types";
 import type { MemoryGrant } from "../memory/namespace";
 
@@ -72,7 +73,8 @@ export async function createSession(actor: Actor, request: CreateSessionRequest,
         });
   const init = buildSessionInit(id, principal, { ...body, tools: prepared.tools, notify_url: prepared.notify_url }, prepared.limits, prepared.model, pin, prepared.memory);
   const agent = new SessionClient(env, principal.tenantId, id);
-  const create = () => agent.create(init, input);
+  const trace = traceRequest(actor.settings, actor.traceparent);
+  const create = () => agent.create(init, input, trace ? { trace } : {});
   if (input === null) return create();
   await admitRun(env, principal.tenantId, id, actor.limits, Date.now());
   return startWithSlot(env, principal.tenantId, id, create);

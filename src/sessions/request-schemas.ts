@@ -55,6 +55,20 @@ const FORBIDDEN_MCP_HEADERS: ReadonlySet<string> = new Set([
   "last-event-id",
 ]);
 
+/**
+ * Credential headers a tenant gives for the platform to send (an MCP server's, a trace
+ * collector's): HTTP tokens for names, printable values, never one of `forbidden` (set by the
+ * platform). Every response shows the values masked.
+ */
+export function credentialHeadersSchema(forbidden: ReadonlySet<string>) {
+  return boundedRecord(
+    z.string().max(MAX_MCP_HEADER_NAME_CHARS, { abort: true }).regex(MCP_HEADER_NAME_PATTERN, "Not an HTTP header name.").refine((name) => !forbidden.has(name.toLowerCase()), "This header is set by the platform."),
+    z.string().max(MAX_MCP_HEADER_VALUE_CHARS).regex(MCP_HEADER_VALUE_PATTERN, "Must be printable, without line breaks."),
+    MAX_MCP_HEADERS,
+    `At most ${MAX_MCP_HEADERS} headers.`,
+  );
+}
+
 // ---- input ---------------------------------------------------------------------------------
 
 /** A text block as the history shows it; a model's answer is not held to an input's caps. */
@@ -249,12 +263,7 @@ export const McpToolSchema = z
       .max(MAX_RUN_TOOLS)
       .optional()
       .openapi({ description: "Only these of the server's tools are offered (its own names); all of them when absent." }),
-    headers: boundedRecord(
-      z.string().max(MAX_MCP_HEADER_NAME_CHARS, { abort: true }).regex(MCP_HEADER_NAME_PATTERN, "Not an HTTP header name.").refine((name) => !FORBIDDEN_MCP_HEADERS.has(name.toLowerCase()), "This header is set by the platform."),
-      z.string().max(MAX_MCP_HEADER_VALUE_CHARS).regex(MCP_HEADER_VALUE_PATTERN, "Must be printable, without line breaks."),
-      MAX_MCP_HEADERS,
-      `At most ${MAX_MCP_HEADERS} headers.`,
-    )
+    headers: credentialHeadersSchema(FORBIDDEN_MCP_HEADERS)
       .optional()
       .openapi({
         description: "Sent with every request to the server, e.g. `Authorization`. Write-only: every response shows each value as `********`.",

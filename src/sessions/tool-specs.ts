@@ -49,7 +49,12 @@ export type NotifyUrlCheck = { ok: true; url: string } | { ok: false; error: Fie
 
 /** A session's `notify_url`: the same guard and allowed origins as a webhook tool's URL, stored normalized. */
 export function checkNotifyUrl(raw: string, options: ToolCheckOptions): NotifyUrlCheck {
-  return callUrl("body.notify_url", checkTenantUrl(raw, options), options);
+  return checkCallUrl("body.notify_url", raw, options);
+}
+
+/** Any URL the platform calls for a tenant (its trace collector too): the webhook rule, reported at `path`. */
+export function checkCallUrl(path: string, raw: string, options: ToolCheckOptions): NotifyUrlCheck {
+  return callUrl(path, checkTenantUrl(raw, options), options);
 }
 
 /**

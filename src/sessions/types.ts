@@ -5,6 +5,7 @@
  */
 import type { Limits } from "../limits";
 import type { MemoryGrant } from "../memory/namespace";
+import type { TraceRequest } from "../traces/types";
 
 /** Every session status: the one list the types, the API schemas and the tenant index use. */
 export const SESSION_STATUSES = ["idle", "queued", "running", "waiting_approval", "waiting_tool_output", "waiting_subagents", "paused", "done", "failed", "cancelled"] as const;
@@ -391,6 +392,8 @@ export type RunInput = string | (TextBlock | ImageUpload)[];
  */
 export interface RunOptions {
   output_schema?: OutputSchema | null;
+  /** The run's tracing, set by the gateway when the tenant exports traces (src/traces/). */
+  trace?: TraceRequest;
 }
 
 /** The kinds of unit of work; each has its runner in object/loop/units.ts, chosen by object/loop/next-unit.ts. */

@@ -1,16 +1,17 @@
 /**
  * A tenant's own settings, set by its admins (`PUT /v1/tenant/settings`): the allowed origins of
- * webhook tools and the session retention. Kept as one key-value entry; absent means "nothing
+ * webhook tools, the session retention and where traces go. Kept as one key-value entry; absent means "nothing
  * set", which is what storage written before settings existed reads as, and a field absent from
  * an older entry reads as its default, so no migration is needed.
  */
 import { MAX_ALLOWED_ORIGINS, MAX_ORIGIN_CHARS } from "../egress/allowed-origins";
 import { isValidRetentionDays, MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "../lifecycle/retention";
+import type { TracesSettings } from "../traces/types";
 import type { TenantSettings } from "./types";
 
 const SETTINGS_KEY = "settings";
 
-export const DEFAULT_SETTINGS: TenantSettings = { webhook_origins: null, session_retention_days: null };
+export const DEFAULT_SETTINGS: TenantSettings = { webhook_origins: null, session_retention_days: null, traces: null };
 
 export function readSettings(kv: SyncKvStorage): TenantSettings {
   return { ...DEFAULT_SETTINGS, ...kv.get<Partial<TenantSettings>>(SETTINGS_KEY) };
@@ -31,7 +32,8 @@ export function parseSettings(value: unknown): TenantSettings {
   if (!isValidRetentionDays(retention)) {
     throw new TypeError(`session_retention_days must be null or an integer from ${MIN_SESSION_RETENTION_DAYS} to ${MAX_SESSION_RETENTION_DAYS}`);
   }
-  return { webhook_origins: parseOrigins((value as { webhook_origins?: unknown }).webhook_origins), session_retention_days: retention };
+  const traces = parseTraces((value as { traces?: unknown }).traces ?? null);
+  return { webhook_origins: parseOrigins((value as { webhook_origins?: unknown }).webhook_origins), session_retention_days: retention, traces };
 }
 
 function parseOrigins(origins: unknown): string[] | null {
@@ -42,4 +44,17 @@ function parseOrigins(origins: unknown): string[] | null {
     if (new URL(origin).origin !== origin) throw new TypeError(`webhook_origins: ${origin} is not a normalized origin`);
   }
   return [...new Set(origins as string[])];
+}
+
+/** `traces` at the RPC boundary: the gateway checked the endpoint against the URL guard and the origins. */
+function parseTraces(value: unknown): TracesSettings | null {
+  if (value === null) return null;
+  if (typeof value !== "object") throw new TypeError("traces must be null or an object");
+  const { endpoint, headers, capture_content: capture } = value as Record<string, unknown>;
+  if (typeof endpoint !== "string" || !URL.canParse(endpoint)) throw new TypeError("traces.endpoint must be a URL");
+  if (headers !== undefined && (typeof headers !== "object" || headers === null || Object.values(headers).some((v) => typeof v !== "string"))) {
+    throw new TypeError("traces.headers must map names to strings");
+  }
+  if (capture !== undefined && typeof capture !== "boolean") throw new TypeError("traces.capture_content must be a boolean");
+  return { endpoint, ...(headers ? { headers: { ...(headers as Record<string, string>) } } : {}), capture_content: capture === true };
 }

@@ -5,6 +5,7 @@
 import type { AgentPin, SessionStatus, SessionSummary } from "../sessions/types";
 import type { ApiKeyRecord } from "../auth/api-keys";
 import type { Limits, PartialLimits } from "../limits";
+import type { TracesSettings } from "../traces/types";
 
 export type Admission =
   /**
@@ -165,6 +166,8 @@ export interface TenantSettings {
   webhook_origins: string[] | null;
   /** Days a session is kept after its last change (src/lifecycle/retention.ts); null: the platform default. */
   session_retention_days: number | null;
+  /** Where the runs' traces are exported; null: nowhere. Absent in settings stored before traces: read as null. */
+  traces: TracesSettings | null;
 }
 
 export interface BeginIdempotentInput {

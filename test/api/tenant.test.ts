@@ -71,10 +71,10 @@ describe("tenant settings", () => {
 
   it("are read and replaced by a tenant admin, with origins normalized", async () => {
     const headers = await bearer({ tenantId: freshTenant(), scopes: ["tenant:admin"] });
-    expect(await (await call("/v1/tenant/settings", { headers })).json()).toEqual({ webhook_origins: null, session_retention_days: null });
+    expect(await (await call("/v1/tenant/settings", { headers })).json()).toEqual({ webhook_origins: null, session_retention_days: null, traces: null });
     const res = await put(headers, { webhook_origins: ["HTTPS://Hooks.Example.com:443", "https://hooks.example.com/", "https://other.example.com:8443"] });
     expect(res.status).toBe(200);
-    const expected = { webhook_origins: ["https://hooks.example.com", "https://other.example.com:8443"], session_retention_days: null };
+    const expected = { webhook_origins: ["https://hooks.example.com", "https://other.example.com:8443"], session_retention_days: null, traces: null };
     expect(await res.json()).toEqual(expected);
     expect(await (await call("/v1/tenant/settings", { headers })).json()).toEqual(expected);
   });

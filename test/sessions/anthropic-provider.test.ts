@@ -36,6 +36,8 @@ describe("the Anthropic provider", () => {
       ],
       stopReason: "end_turn",
       usage: { input_tokens: 7, output_tokens: 3, cache_read_tokens: 0, cache_write_tokens: 0 },
+      // The answering model, as message_start names it.
+      model: model.key,
     });
     const [seen] = await model.requests();
     expect(seen!.headers["x-api-key"]).toBe("secret-key");
@@ -220,7 +222,7 @@ describe("the Anthropic provider's stream", () => {
     const provider = anthropicProvider({ baseUrl: mockUrl(), apiKey: "k" });
     const response = await provider.complete(request(model.key), new AbortController().signal, (d) => pieces.push(d.text));
     expect(pieces).toEqual(["strea", "med w", "ords"]);
-    expect(response).toEqual({ content: [{ type: "text", text: "streamed words" }], stopReason: "end_turn", usage: { input_tokens: 3, output_tokens: 2, cache_read_tokens: 0, cache_write_tokens: 0 } });
+    expect(response).toEqual({ content: [{ type: "text", text: "streamed words" }], stopReason: "end_turn", usage: { input_tokens: 3, output_tokens: 2, cache_read_tokens: 0, cache_write_tokens: 0 }, model: model.key });
     expect((await model.requests())[0]!.body).toMatchObject({ stream: true });
   });
 

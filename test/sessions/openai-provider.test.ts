@@ -47,6 +47,8 @@ describe("the OpenAI-compatible provider", () => {
       content: [t("let me look that up"), { type: "tool_use", id: "call_1", name: "lookup", input: { q: "tokyo", n: 2 } }],
       stopReason: "tool_use",
       usage: { input_tokens: 30, output_tokens: 12, cache_read_tokens: 70, cache_write_tokens: 0 },
+      // The answering model, as the chunks name it.
+      model: model.key,
     });
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.map(([, text]) => text).join("")).toBe("let me look that up");

@@ -3,3 +3,9 @@ declare module "*.sse?raw" {
   const body: string;
   export default body;
 }
+
+/** Protocol Buffers definitions, imported as text (Vite's `?raw`). */
+declare module "*.proto?raw" {
+  const text: string;
+  export default text;
+}

@@ -178,7 +178,7 @@ export interface paths {
         get: operations["getTenantSettings"];
         /**
          * Set your tenant's settings
-         * @description `webhook_origins`: when set, webhook tools must use one of these origins (https unless the platform allows private URLs). Each is one origin, matched exactly: wildcards are refused. `session_retention_days`: idle and finished sessions are erased this many days after their last change.
+         * @description `webhook_origins`: when set, webhook tools must use one of these origins (https unless the platform allows private URLs). Each is one origin, matched exactly: wildcards are refused. `session_retention_days`: idle and finished sessions are erased this many days after their last change. `traces`: each run's trace is exported to this OpenTelemetry collector (OTLP/HTTP JSON); absent or null: none.
          */
         put: operations["putTenantSettings"];
         post?: never;
@@ -1528,7 +1528,28 @@ export interface components {
              * @example 90
              */
             session_retention_days: number | null;
+            traces: components["schemas"]["TracesSettings"];
         };
+        /** @description Where each run's trace is exported (OpenTelemetry, GenAI semantic conventions); null: not exported. See docs/traces.md. */
+        TracesSettings: {
+            /**
+             * Format: uri
+             * @description The collector's OTLP/HTTP base URL; spans are posted as JSON to `{endpoint}/v1/traces`. Checked like a webhook tool's URL (https, public) and held to `webhook_origins`.
+             * @example https://otel.example.com
+             */
+            endpoint: string;
+            /**
+             * @description Sent with every export, e.g. `Authorization`. Write-only: every response shows each value as `********`.
+             * @example {
+             *       "Authorization": "Bearer <token>"
+             *     }
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Put message content (the run's input, answers, tool arguments and results) on the spans. Default false: none. */
+            capture_content?: boolean;
+        } | null;
         PutTenantSettingsRequest: {
             /**
              * @description Origins (`https://host[:port]`) that webhook tools may use; a session declaring another is refused with 400, and a call to another is refused at call time. Stored normalized. Null: any origin the URL guard allows.
@@ -1543,6 +1564,7 @@ export interface components {
              * @example 90
              */
             session_retention_days?: number | null;
+            traces?: components["schemas"]["TracesSettings"] & unknown;
         };
         WebhookEndpoint: {
             /** @example wh_Jq7mV2xkPz9w4LbNc8RtYd3F */
@@ -4087,7 +4109,13 @@ export interface operations {
                  * @example {
                  *       "webhook_origins": [
                  *         "https://hooks.example.com"
-                 *       ]
+                 *       ],
+                 *       "traces": {
+                 *         "endpoint": "https://otel.example.com",
+                 *         "headers": {
+                 *           "Authorization": "Bearer <token>"
+                 *         }
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["PutTenantSettingsRequest"];

@@ -2,6 +2,8 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_ALLOWED_ORIGINS, MAX_ORIGIN_CHARS } from "../../egress/allowed-origins";
 import { MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "../../lifecycle/retention";
+import { FRAMING_HEADERS } from "../../egress/framing-headers";
+import { credentialHeadersSchema, MAX_WEBHOOK_URL_CHARS } from "../../sessions/request-schemas";
 import { LimitsSchema, StatusCountsSchema, TenantIdSchema, TimestampSchema } from "../schemas";
 import { TenantUsageSchema } from "../usage";
 
@@ -51,8 +53,30 @@ const RetentionDaysSchema = z
     example: 90,
   });
 
+/** Headers the export sets itself; a tenant's value would break the request. */
+const FORBIDDEN_TRACES_HEADERS: ReadonlySet<string> = new Set([...FRAMING_HEADERS, "content-type", "traceparent", "tracestate"]);
+
+export const TracesSettingsSchema = z
+  .object({
+    endpoint: z.string().min(1).max(MAX_WEBHOOK_URL_CHARS).openapi({
+      format: "uri",
+      description: "The collector's OTLP/HTTP base URL; spans are posted as JSON to `{endpoint}/v1/traces`. Checked like a webhook tool's URL (https, public) and held to `webhook_origins`.",
+      example: "https://otel.example.com",
+    }),
+    headers: credentialHeadersSchema(FORBIDDEN_TRACES_HEADERS)
+      .optional()
+      .openapi({ description: "Sent with every export, e.g. `Authorization`. Write-only: every response shows each value as `********`.", example: { Authorization: "Bearer <token>" } }),
+    capture_content: z.boolean().optional().openapi({ description: "Put message content (the run's input, answers, tool arguments and results) on the spans. Default false: none." }),
+  })
+  .strict()
+  .openapi("TracesSettings");
+
+const TracesFieldSchema = TracesSettingsSchema.nullable().openapi({
+  description: "Where each run's trace is exported (OpenTelemetry, GenAI semantic conventions); null: not exported. See docs/traces.md.",
+});
+
 export const TenantSettingsSchema = z
-  .object({ webhook_origins: WebhookOriginsSchema, session_retention_days: RetentionDaysSchema })
+  .object({ webhook_origins: WebhookOriginsSchema, session_retention_days: RetentionDaysSchema, traces: TracesFieldSchema })
   .openapi("TenantSettings");
 
 export const PutTenantSettingsRequestSchema = z
@@ -60,6 +84,7 @@ export const PutTenantSettingsRequestSchema = z
     webhook_origins: WebhookOriginsSchema,
     // Optional so that a client written before retention existed still puts valid settings; omitted is null, as a PUT replaces the whole.
     session_retention_days: RetentionDaysSchema.optional(),
+    traces: TracesFieldSchema.optional().openapi({ description: "Absent: null (the request replaces every setting)." }),
   })
   .strict()
   .openapi("PutTenantSettingsRequest");

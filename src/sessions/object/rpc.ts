@@ -15,7 +15,7 @@ import type { ChildReport } from "./subagents/report";
 
 export interface SessionRpc {
   /** Creates the session; with `input`, its first run starts (the caller holds the run slot). */
-  create(init: SessionInit, input: RunInput | null): Promise<SessionResult<Session>>;
+  create(init: SessionInit, input: RunInput | null, options?: RunOptions): Promise<SessionResult<Session>>;
   /** A fork: created with `init`, the rows `forkCopy` of its source answered, and, given input, a run. */
   createFork(init: SessionInit, rows: ForkRows, input: RunInput | null): Promise<SessionResult<Session>>;
   /**

@@ -66,7 +66,7 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
     });
   }
 
-  async create(init: SessionInit, input: RunInput | null): Promise<SessionResult<Session>> {
+  async create(init: SessionInit, input: RunInput | null, options: RunOptions = {}): Promise<SessionResult<Session>> {
     const engine = this.#engine;
     return this.#change(async () => {
       if (engine.session()) return { ok: false, reason: "session_exists" };
@@ -77,7 +77,7 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
       if (engine.session()) return { ok: false, reason: "session_exists" };
       const now = engine.nowIso();
       engine.store.create({ ...init, output_schema: init.output_schema ?? null, created_at: now }, initialRun(now));
-      if (prepared.input) startRunWith(engine, prepared.input, {});
+      if (prepared.input) startRunWith(engine, prepared.input, options);
       return SHOWN;
     }, false);
   }

@@ -38,7 +38,7 @@ describe("TenantIndex storage written before retention", () => {
       expect(indexNames(state.storage)).toContain("sessions_by_update");
     });
     // Its object is long gone (the row outlived an erase): the sweep drops the row.
-    await index.putSettings(tenantId, { webhook_origins: null, session_retention_days: 1 });
+    await index.putSettings(tenantId, { webhook_origins: null, session_retention_days: 1, traces: null });
     const deadline = Date.now() + 5_000;
     while ((await index.getSessionSummary(tenantId, "ses_legacy")) !== null) {
       if (Date.now() > deadline) throw new Error("the expired row was never swept");

@@ -51,8 +51,8 @@ describe("PUT /v1/tenant/settings: session_retention_days", () => {
       expect(await res.json()).toEqual({ webhook_origins: null, session_retention_days: days });
     }
     await putRetention(tenantId, 7);
-    expect(await (await callJson("/v1/tenant/settings", "PUT", { webhook_origins: null }, headers)).json()).toEqual({ webhook_origins: null, session_retention_days: null });
-    expect(await (await call("/v1/tenant/settings", { headers })).json()).toEqual({ webhook_origins: null, session_retention_days: null });
+    expect(await (await callJson("/v1/tenant/settings", "PUT", { webhook_origins: null }, headers)).json()).toEqual({ webhook_origins: null, session_retention_days: null, traces: null });
+    expect(await (await call("/v1/tenant/settings", { headers })).json()).toEqual({ webhook_origins: null, session_retention_days: null, traces: null });
   });
 });
 

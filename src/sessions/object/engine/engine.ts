@@ -22,6 +22,8 @@ import { Outbox } from "../../../notifications/outbox";
 import { notificationSession } from "../../../notifications/outbox-snapshot";
 import { notificationFor } from "../../../notifications/event-type";
 import { Reporter } from "../report/reporter";
+import { TraceExporter } from "../../../traces/exporter";
+import { closeRunTrace, newRunTrace, recordToolSpan } from "./tracing";
 import { SessionStore, type RunState, type StoredSession } from "../store/store";
 import { cutOutput } from "../tools/cut-output";
 import { maskToolSpecs } from "../tools/mcp/masking";
@@ -48,6 +50,7 @@ export class SessionEngine {
   readonly events: EventLog;
   readonly reporter: Reporter;
   readonly outbox: Outbox;
+  readonly traces: TraceExporter;
   readonly inflight = new InflightCalls();
   readonly slots: RunSlots;
   /** Every alarm is set through it, never at or before now (see storage/alarm-clock.ts). */
@@ -65,6 +68,7 @@ export class SessionEngine {
     this.events = new EventLog(this.store, new StreamHub(ctx, forgetInIndex(ctx, env)));
     this.reporter = new Reporter(this.store, env);
     this.outbox = new Outbox(this.store, env);
+    this.traces = new TraceExporter(this.store, env, () => void this.syncAlarm().catch(() => {}));
     this.slots = new RunSlots(this.store, env);
   }
 
@@ -168,6 +172,8 @@ export class SessionEngine {
       if (statusChanged) after.urgent_revision = after.revision;
       // The next unit's queue time counts from the moment the run could go on.
       if (after.status === "running" && before.status !== "running") after.ready_at = Date.now();
+      // A run's trace ends with the run (or when the next run replaces it): its root span is written now.
+      after.trace = closeRunTrace(this.store, before, after, Date.now());
       this.store.putRun(after);
       const notification = notificationFor(before.status, after.status);
       if (notification) this.outbox.record(notification, notificationSession(this.requireSession(), after, this.store.openToolCalls(), this.toolbox()));
@@ -215,6 +221,7 @@ export class SessionEngine {
         run_started_at: Date.now(),
         invalid_outputs: 0,
         output_error: null,
+        trace: options.trace ? newRunTrace(options.trace, run, Date.now()) : null,
       });
       this.emit("message", saved);
     });
@@ -339,7 +346,11 @@ export class SessionEngine {
 
   finishCall(call: ToolCall, output: string, isError: boolean): void {
     const max = this.requireSession().limits.max_tool_output_chars;
-    this.store.finishToolCall(call.id, cutOutput(output, max), isError, this.nowIso());
+    const cut = cutOutput(output, max);
+    this.transaction(() => {
+      this.store.finishToolCall(call.id, cut, isError, this.nowIso());
+      recordToolSpan(this.store, call, cut, isError, Date.now());
+    });
   }
 
   /** Gives every call that has no result an error result, so each tool_use keeps its tool_result. */

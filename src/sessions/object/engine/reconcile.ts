@@ -9,6 +9,7 @@ import type { ReportAck } from "../../../tenants/types";
 import { ACTIVE_STATUSES } from "../../types";
 import type { AlarmClock } from "../../../storage/alarm-clock";
 import type { Outbox } from "../../../notifications/outbox";
+import type { TraceExporter } from "../../../traces/exporter";
 import type { EventLog } from "../events/event-log";
 import type { Reporter } from "../report/reporter";
 import type { SessionStore } from "../store/store";
@@ -28,6 +29,7 @@ export interface ReconcileHost {
   readonly events: EventLog;
   readonly reporter: Reporter;
   readonly outbox: Outbox;
+  readonly traces: TraceExporter;
   readonly alarms: AlarmClock;
   toolbox(): Toolbox;
   cancelRun(): void;
@@ -42,6 +44,8 @@ export interface ReconcileHost {
 export async function reconcile(engine: ReconcileHost): Promise<void> {
   const { store, outbox } = engine;
   if (!store.exists()) return;
+  // Spans owed go to the collector beside the loop, never in its way.
+  engine.traces.kick();
   await syncAlarm(engine);
   // Each await lets other calls in: an erase among them leaves nothing to reconcile.
   if (!store.exists()) return;
@@ -71,6 +75,7 @@ export async function syncAlarm(engine: ReconcileHost): Promise<void> {
     notificationsDueAt: engine.outbox.dueAt(now),
     approvalDeadline: earliestApprovalDeadline(store.openToolCalls(), engine.toolbox()),
     familyDueAt: engine.family?.dueAt(now) ?? null,
+    tracesDueAt: engine.traces.dueAt(now),
   });
   // Erased while the alarm was read: no alarm for storage that is gone.
   await engine.alarms.sync(target, () => store.exists());

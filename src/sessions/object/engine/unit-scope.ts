@@ -11,6 +11,9 @@ import type { DeltaData } from "../events/frames";
 import { addUsage, type Usage } from "../../types";
 import type { InflightCalls } from "./inflight";
 import type { SessionEngine } from "./engine";
+import { newSpanId } from "../../../traces/trace-context";
+import type { RunTrace } from "../../../traces/types";
+import { toolSpanId, traceparentOf, type UnitTrace } from "./tracing";
 
 /** The store's reads a step makes; none of them writes. */
 export type StoreReads = Pick<
@@ -58,6 +61,12 @@ export interface StepScope {
    * discarded, but the provider served (and bills) it. Counts no step. Nothing once erased.
    */
   countServed(usage: Omit<Usage, "steps">): void;
+  /** The unit's span and what the unit learned for it (written with its step record). */
+  readonly trace: UnitTrace;
+  /** The `traceparent` of the unit's span for its outgoing requests; undefined when the run is not traced. */
+  traceparent(): string | undefined;
+  /** The `traceparent` of a tool call's span, for the requests the call makes. */
+  traceparentFor(callId: string): string | undefined;
 }
 
 /**
@@ -67,12 +76,23 @@ export interface StepScope {
  */
 export class UnitScope implements StepScope {
   readonly #engine: SessionEngine;
+  readonly trace: UnitTrace = { spanId: newSpanId(), note: {} };
 
   constructor(
     engine: SessionEngine,
     readonly generation: number,
+    /** The trace of the run the unit started in. */
+    readonly runTrace: RunTrace | null = null,
   ) {
     this.#engine = engine;
+  }
+
+  traceparent(): string | undefined {
+    return traceparentOf(this.runTrace, this.trace.spanId);
+  }
+
+  traceparentFor(callId: string): string | undefined {
+    return this.runTrace ? traceparentOf(this.runTrace, toolSpanId(this.runTrace, callId)) : undefined;
   }
 
   get store(): StoreReads {

@@ -24,6 +24,8 @@ export interface WakeInputs {
   approvalDeadline?: number | null;
   /** When a report owed to the parent, a cancel owed to a child, or the next look at waited-for children is due (epoch ms). */
   familyDueAt?: number | null;
+  /** When spans owed to the tenant's trace collector are next exported (epoch ms). */
+  tracesDueAt?: number | null;
 }
 
 export function nextWakeAt(run: RunState, now: number, inputs: WakeInputs = {}): number | null {
@@ -38,5 +40,6 @@ export function nextWakeAt(run: RunState, now: number, inputs: WakeInputs = {}):
   // An expiry survives restarts because it is a time the alarm is set for, not a timer.
   if (inputs.approvalDeadline != null) times.push(Math.max(now, inputs.approvalDeadline));
   if (inputs.familyDueAt != null) times.push(Math.max(now, inputs.familyDueAt));
+  if (inputs.tracesDueAt != null) times.push(Math.max(now, inputs.tracesDueAt));
   return times.length === 0 ? null : Math.min(...times);
 }

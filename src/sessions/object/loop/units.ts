@@ -8,6 +8,7 @@ import { log } from "../../../log";
 import type { SessionEngine } from "../engine/engine";
 import { type StepScope, UnitScope } from "../engine/unit-scope";
 import type { RunState } from "../store/store";
+import { recordUnitSpan, type UnitTrace } from "../engine/tracing";
 import { runModelStep } from "./steps/model-step";
 import { backoffDelay } from "./retry";
 import { runDiscoveryStep } from "./steps/discovery-step";
@@ -32,7 +33,7 @@ const RUNNERS: { [K in UnitKind]: (scope: StepScope, unit: Extract<Runnable, { k
  */
 export async function runUnit(host: SessionEngine, unit: Runnable): Promise<void> {
   const before = host.store.run();
-  const scope = new UnitScope(host, before.generation);
+  const scope = new UnitScope(host, before.generation, before.trace ?? null);
   const startedAt = Date.now();
   let outcome: UnitOutcome;
   try {
@@ -55,7 +56,7 @@ export async function runUnit(host: SessionEngine, unit: Runnable): Promise<void
       }
     });
   }
-  recordStep(host, unit.kind, before, startedAt, outcome);
+  recordStep(host, unit.kind, before, startedAt, outcome, scope.trace);
   if (outcome === "retry" || outcome === "error") logRetry(host, unit.kind, outcome, Date.now() - startedAt);
 }
 
@@ -80,7 +81,7 @@ function logRetry(host: SessionEngine, kind: UnitKind, outcome: UnitOutcome, dur
  * A unit's row in the steps table, stale or not (its outcome says so). The run's `ready_at`
  * moves to the unit's end for the next one, unless a start, cancel or pause moved the run on.
  */
-function recordStep(host: SessionEngine, kind: UnitKind, before: RunState, startedAt: number, outcome: UnitOutcome): void {
+function recordStep(host: SessionEngine, kind: UnitKind, before: RunState, startedAt: number, outcome: UnitOutcome, trace: UnitTrace): void {
   if (!host.store.exists()) return; // erased meanwhile
   const endedAt = Date.now();
   const after = host.store.run();
@@ -95,6 +96,7 @@ function recordStep(host: SessionEngine, kind: UnitKind, before: RunState, start
       output_tokens: spent ? after.usage.output_tokens - before.usage.output_tokens : null,
       outcome,
     });
+    recordUnitSpan(host.store, before.trace, kind, trace, startedAt, endedAt, outcome);
     if (after.generation === before.generation) host.store.putRun({ ...after, ready_at: endedAt });
   });
 }

@@ -6,7 +6,7 @@
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { ContentBlock } from "../../types";
-import { ModelError, type ModelResponse, type ModelStopReason, stopFields, type TextDelta } from "./provider";
+import { ModelError, type ModelResponse, type ModelStopReason, stopFields, stopReasonName, type TextDelta } from "./provider";
 import { errorTypeOf } from "./provider-errors";
 
 /** Far above any one event of a real stream; a line longer than this is not a model's answer. */
@@ -51,6 +51,8 @@ export class StreamAssembler {
   #kept = 0;
   #stopReason: ModelStopReason = "unknown";
   #providerStopReason: unknown = null;
+  /** The answering model as the provider named it; a plain identifier only (it goes on trace spans). */
+  #model: string | undefined;
   #inputTokens = 0;
   #outputTokens = 0;
   #cacheReadTokens = 0;
@@ -78,6 +80,7 @@ export class StreamAssembler {
     switch (event.event ?? data.type) {
       case "message_start":
         this.#usage((data.message as { usage?: unknown } | undefined)?.usage);
+        this.#model = stopReasonName((data.message as { model?: unknown } | undefined)?.model) ?? this.#model;
         return;
       case "content_block_start":
         return this.#start(Number(data.index), (data.content_block ?? {}) as Record<string, unknown>);
@@ -118,7 +121,7 @@ export class StreamAssembler {
       if (err instanceof ModelError) err.served = usage;
       throw err;
     }
-    return { content, ...stopFields(this.#stopReason, this.#providerStopReason), usage };
+    return { content, ...stopFields(this.#stopReason, this.#providerStopReason), usage, ...(this.#model ? { model: this.#model } : {}) };
   }
 
   #content(kept: Block[]): ContentBlock[] {

@@ -35,6 +35,7 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
             "content-type": "application/json",
             "x-api-key": options.apiKey,
             "anthropic-version": ANTHROPIC_VERSION,
+            ...(request.traceparent ? { traceparent: request.traceparent } : {}),
           },
           body: JSON.stringify({ ...toWire(request), stream: true }),
           signal,

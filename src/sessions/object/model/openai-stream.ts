@@ -5,7 +5,7 @@
  * A stream that ends without a finish reason was cut off and is retried like a network error.
  */
 import { createParser } from "eventsource-parser";
-import { ModelError, type ModelResponse, stopFields } from "./provider";
+import { ModelError, type ModelResponse, stopFields, stopReasonName } from "./provider";
 import { errorTypeOf } from "./provider-errors";
 import { type ChatCallParts, type ChatPart, reasoningOf, toContent, toStopReason, toUsage } from "./openai-wire";
 
@@ -31,6 +31,8 @@ export class ChatStream {
   #calls = new Map<number, ChatCallParts>();
   #finishReason: string | null = null;
   #usage: unknown = null;
+  /** The answering model as the provider named it; a plain identifier only (it goes on trace spans). */
+  #model: string | undefined;
   #done = false;
 
   constructor(private readonly handlers: StreamHandlers = {}) {}
@@ -41,7 +43,7 @@ export class ChatStream {
       this.#done = true;
       return;
     }
-    let chunk: { choices?: unknown; usage?: unknown; error?: { type?: unknown; message?: unknown } };
+    let chunk: { choices?: unknown; usage?: unknown; model?: unknown; error?: { type?: unknown; message?: unknown } };
     try {
       chunk = JSON.parse(data);
     } catch {
@@ -49,6 +51,7 @@ export class ChatStream {
     }
     if (chunk?.error) throw new ModelError(`the model's stream ended with an error (${errorTypeOf(chunk.error) ?? "error"})`, true, 200);
     if (chunk?.usage) this.#usage = chunk.usage;
+    this.#model ??= stopReasonName(chunk?.model) ?? undefined;
     const choice = (Array.isArray(chunk?.choices) ? chunk.choices[0] : undefined) as ChunkChoice | undefined;
     if (!choice) return;
     const delta = choice.delta ?? {};
@@ -80,7 +83,7 @@ export class ChatStream {
     if (this.#finishReason === null) throw new ModelError("the model's stream ended before the answer did", true, 200);
     const calls = [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
     const parts = { ...this.#parts, order: this.#order };
-    return { content: toContent(parts, calls, newId), ...stopFields(toStopReason(this.#finishReason, parts.refusal !== ""), this.#finishReason), usage: toUsage(this.#usage) };
+    return { content: toContent(parts, calls, newId), ...stopFields(toStopReason(this.#finishReason, parts.refusal !== ""), this.#finishReason), usage: toUsage(this.#usage), ...(this.#model ? { model: this.#model } : {}) };
   }
 
   get done(): boolean {

@@ -32,7 +32,7 @@ export function openAiProvider(options: OpenAiOptions): ModelProvider {
       try {
         response = await fetchImpl(chatCompletionsUrl(options.baseUrl), {
           method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${options.apiKey}` },
+          headers: { "content-type": "application/json", authorization: `Bearer ${options.apiKey}`, ...(request.traceparent ? { traceparent: request.traceparent } : {}) },
           body: JSON.stringify(toChatRequest(request, true)),
           signal,
         });

@@ -53,6 +53,8 @@ export interface ModelRequest {
   output?: OutputRequest;
   /** The session's reasoning settings (see reasoning.ts); absent: the model's default, no thinking on Anthropic. */
   reasoning?: ReasoningSettings;
+  /** The W3C `traceparent` of the call's span when the run is traced; sent as a header, never in the body. */
+  traceparent?: string;
 }
 
 /**
@@ -82,6 +84,8 @@ export interface ModelResponse {
   /** The provider's own name of an `unknown` stop reason, when it is a plain identifier. */
   providerStopReason?: string | null;
   usage: CallUsage;
+  /** The model that answered, as the provider named it (a plain identifier), when it did. */
+  model?: string;
 }
 
 /**

@@ -231,4 +231,16 @@ export const SESSION_MIGRATIONS: readonly Migration[] = [
         )`,
       ]),
   },
+  {
+    version: 11,
+    description: "trace_spans: finished spans owed to the tenant's trace collector",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS trace_spans (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          span TEXT NOT NULL,
+          created_at INTEGER NOT NULL
+        )`,
+      ]),
+  },
 ];

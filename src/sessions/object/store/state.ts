@@ -4,6 +4,7 @@
  */
 import type { KvStretchCache } from "../engine/kv-stretch";
 import type { SessionInit, SessionStatus, StopReason, Usage } from "../../types";
+import type { RunTrace } from "../../../traces/types";
 
 export interface RunState {
   status: SessionStatus;
@@ -47,6 +48,8 @@ export interface RunState {
   /** Why the last of them was not valid; the run's `error` if it fails with `invalid_output`. */
   output_error: string | null;
   updated_at: string;
+  /** The current run's trace, while it goes and the tenant exports traces; absent (or null) otherwise. */
+  trace?: RunTrace | null;
 }
 
 export interface StoredSession extends SessionInit {

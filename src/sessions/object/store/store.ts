@@ -9,6 +9,7 @@ import type { MessageMeta } from "../context/window";
 import { KvStretchCache } from "../engine/kv-stretch";
 import type { DiscoveredTool } from "../tools/mcp/plan";
 import { type ContentBlock, EMPTY_USAGE, type Message, type OutputSchema, type RunOptions, type Role, type ToolCall, type ToolCallDecision, type ToolCallStatus, type Usage } from "../../types";
+import type { SpanRecord } from "../../../traces/types";
 import * as events from "./events";
 import * as fork from "./fork";
 import * as images from "./images";
@@ -23,11 +24,13 @@ import * as steps from "./steps";
 import * as summaries from "./summaries";
 import * as subagents from "./subagents";
 import * as toolCalls from "./tool-calls";
+import * as traceSpans from "./trace-spans";
 
 export type { StoredEventRow } from "./events";
 export { IMAGE_CHUNK_BYTES, type StoredImage } from "./images";
 export type { QueuedMessage } from "./message-queue";
 export type { OutboxEntry, OutboxRetry } from "./outbox";
+export type { StoredSpan, TraceExportRetry } from "./trace-spans";
 export type { RunState, StoredSession } from "./state";
 export { MAX_STORED_STEPS, type StepRecord } from "./steps";
 export type { StoredSummary } from "./summaries";
@@ -308,6 +311,33 @@ export class SessionStore {
 
   putOutboxRetry(retry: outbox.OutboxRetry): void {
     outbox.putOutboxRetry(this.storage.kv, retry);
+  }
+
+  // ---- the trace outbox (trace-spans.ts; see traces/exporter.ts) -------------------------
+
+  appendSpan(span: SpanRecord, now: number): void {
+    traceSpans.appendSpan(this.storage.sql, span, now);
+  }
+
+  /** The oldest `limit` spans owed to the collector, oldest first. */
+  spans(limit: number): traceSpans.StoredSpan[] {
+    return traceSpans.spans(this.storage.sql, limit);
+  }
+
+  spanCount(): number {
+    return traceSpans.spanCount(this.storage.sql);
+  }
+
+  removeSpansThrough(seq: number): void {
+    traceSpans.removeSpansThrough(this.storage.sql, seq);
+  }
+
+  traceExportRetry(): traceSpans.TraceExportRetry {
+    return traceSpans.exportRetry(this.storage.kv);
+  }
+
+  putTraceExportRetry(retry: traceSpans.TraceExportRetry): void {
+    traceSpans.putExportRetry(this.storage.kv, retry);
   }
 
   // ---- images (images.ts) ----------------------------------------------------------------

@@ -15,6 +15,8 @@ export interface ToolContext {
   toolCallId: string;
   /** `<session_id>:<tool_call_id>`: the same on every retry and after a restart. */
   idempotencyKey: string;
+  /** The W3C `traceparent` of the call's span when the run is traced, for the requests it makes. */
+  traceparent?: string;
   signal: AbortSignal;
   allowPrivateUrls: boolean;
   maxOutputChars: number;

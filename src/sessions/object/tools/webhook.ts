@@ -69,6 +69,7 @@ async function callWebhook(spec: WebhookSpec, atMostOnce: boolean, input: unknow
         headers: {
           "content-type": "application/json",
           [IDEMPOTENCY_HEADER]: ctx.idempotencyKey,
+          ...(ctx.traceparent ? { traceparent: ctx.traceparent } : {}),
           [TIMESTAMP_HEADER]: String(timestamp),
           [SIGNATURE_HEADER]: await signCallBody(signing.secrets, timestamp, body),
         },

@@ -22,6 +22,7 @@ export async function runDiscoveryStep(scope: StepScope): Promise<UnitOutcome> {
   const pool = new McpConnections({
     allowPrivateUrls: scope.config.allowPrivateUrls,
     allowedOrigins: async () => (await tenantIndexStub(scope.env, session.tenant_id).getCallSigning(session.tenant_id)).webhook_origins,
+    traceparent: () => scope.traceparent(),
   });
   const controller = scope.inflight.begin();
   const limit = deadline(DISCOVERY_TIMEOUT_MS);

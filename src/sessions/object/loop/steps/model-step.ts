@@ -33,6 +33,7 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
     maxTokens,
     ...(output ? { output } : {}),
     ...(session.reasoning ? { reasoning: session.reasoning } : {}),
+    ...withTraceparent(scope),
   };
   const streamed = new Map<number, number>();
   // `offset` lets a watcher start a block over when a retry writes it again.
@@ -58,6 +59,7 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
     ? judgeAnswer(response.content.filter((block) => block.type !== "tool_use" || isOutputCall(block)), response.stopReason, output.schema, output.tool.name)
     : null;
   const content = verdict ? verdict.content : kept;
+  scope.trace.note.output = content;
   const step = run.steps + 1;
   const now = scope.nowIso();
   const problem = ending.kind === "fail" ? unknownStopError(response.providerStopReason ?? null) : toolUseProblem(scope, toolUses);
@@ -167,8 +169,11 @@ export async function callModel(
   const controller = scope.inflight.begin();
   const limit = deadline(scope.config.modelTimeoutMs);
   try {
-    return { ok: true, response: await call(AbortSignal.any([controller.signal, limit.signal])) };
+    const response = await call(AbortSignal.any([controller.signal, limit.signal]));
+    noteResponse(scope, response);
+    return { ok: true, response };
   } catch (err) {
+    noteFailure(scope, err);
     // Cancelled or paused meanwhile: nothing to record but what a whole answer cost.
     let outcome: UnitOutcome = "discarded";
     const recorded = scope.commit((w) => {
@@ -180,6 +185,31 @@ export async function callModel(
   } finally {
     limit.clear();
     scope.inflight.end(controller);
+  }
+}
+
+/** The request field that carries the unit's span to the provider, when the run is traced. */
+export function withTraceparent(scope: StepScope): { traceparent?: string } {
+  const traceparent = scope.traceparent();
+  return traceparent ? { traceparent } : {};
+}
+
+function noteResponse(scope: StepScope, response: ModelResponse): void {
+  const note = scope.trace.note;
+  note.finishReasons = [response.providerStopReason ?? response.stopReason];
+  if (response.model) note.responseModel = response.model;
+  note.inputTokens = inputOf(response.usage);
+  note.outputTokens = response.usage.output_tokens;
+}
+
+/** `error.type` of a failed call: the HTTP status when the provider answered one, else the kind of failure. */
+function noteFailure(scope: StepScope, err: unknown): void {
+  const note = scope.trace.note;
+  if (err instanceof ModelError) {
+    note.errorType = err.status !== null && err.status !== 200 ? String(err.status) : err.retryable ? "model_unavailable" : "model_error";
+    note.error = err.message;
+  } else {
+    note.errorType = err instanceof Error ? err.name : "error";
   }
 }
 

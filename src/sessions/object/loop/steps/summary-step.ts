@@ -11,7 +11,7 @@ import { summaryBlock, summaryRequest, summaryText } from "../../context/summary
 import type { StepScope } from "../../engine/unit-scope";
 import { providerFor } from "../../model";
 import { ModelError } from "../../model/provider";
-import { callModel, recordFailure } from "./model-step";
+import { callModel, recordFailure, withTraceparent } from "./model-step";
 import { addUsage } from "../../../types";
 import type { UnitOutcome } from "../next-unit";
 
@@ -21,7 +21,7 @@ export async function runSummaryStep(scope: StepScope, maxTokens: number): Promi
 
   const folded = scope.store.messageRange(decision.fromSeq, decision.throughSeq);
   const { provider, model } = providerFor(session.model, scope.config);
-  const request = summaryRequest(model, decision.previous?.content ?? null, folded, decision.maxTokens);
+  const request = { ...summaryRequest(model, decision.previous?.content ?? null, folded, decision.maxTokens), ...withTraceparent(scope) };
   const called = await callModel(scope, (signal) => provider.complete(request, signal));
   if (!called.ok) return called.outcome;
   const response = called.response;

@@ -28,15 +28,17 @@ export async function runToolStep(scope: StepScope): Promise<UnitOutcome> {
   const session = scope.requireSession();
   const signing = () => tenantIndexStub(scope.env, session.tenant_id).getCallSigning(session.tenant_id);
   // The unit's MCP connections: opened on first use, closed when the unit ends, never kept.
-  const mcp = new McpConnections({ allowPrivateUrls: scope.config.allowPrivateUrls, allowedOrigins: async () => (await signing()).webhook_origins });
+  // Calls run one at a time: a request made now belongs to the call going on.
+  const tracing = { current: undefined as string | undefined };
+  const mcp = new McpConnections({ allowPrivateUrls: scope.config.allowPrivateUrls, allowedOrigins: async () => (await signing()).webhook_origins, traceparent: () => tracing.current });
   try {
-    return await runCalls(scope, mcp, signing);
+    return await runCalls(scope, mcp, signing, tracing);
   } finally {
     await mcp.closeAll();
   }
 }
 
-async function runCalls(scope: StepScope, mcp: McpConnections, signing: ToolContext["callSigning"]): Promise<UnitOutcome> {
+async function runCalls(scope: StepScope, mcp: McpConnections, signing: ToolContext["callSigning"], tracing: { current: string | undefined }): Promise<UnitOutcome> {
   const session = scope.requireSession();
   const started = Date.now();
   // Every write goes through `commit`: one that finds the unit stale ends it, "discarded".
@@ -77,7 +79,9 @@ async function runCalls(scope: StepScope, mcp: McpConnections, signing: ToolCont
     }
 
     const controller = scope.inflight.begin();
+    tracing.current = scope.traceparentFor(call.id);
     const ctx: ToolContext = {
+      ...(tracing.current ? { traceparent: tracing.current } : {}),
       sessionId: session.id,
       tenantId: session.tenant_id,
       createdBy: session.created_by,

@@ -37,6 +37,8 @@ export interface McpTarget {
   allowPrivateUrls: boolean;
   allowedOrigins: readonly string[] | null;
   fetchImpl?: typeof fetch;
+  /** The `traceparent` to send with each request, as it is at the time of the request. */
+  traceparent?: () => string | undefined;
 }
 
 export class McpConnection {
@@ -53,7 +55,7 @@ export class McpConnection {
   static async open(target: McpTarget, signal: AbortSignal): Promise<McpConnection> {
     const { Client, StreamableHTTPClientTransport } = await loadMcpSdk();
     const transport = new StreamableHTTPClientTransport(target.url, {
-      fetch: mcpFetch({ server: target.url, allowPrivateUrls: target.allowPrivateUrls, allowedOrigins: target.allowedOrigins, fetchImpl: target.fetchImpl }),
+      fetch: mcpFetch({ server: target.url, allowPrivateUrls: target.allowPrivateUrls, allowedOrigins: target.allowedOrigins, fetchImpl: target.fetchImpl, traceparent: target.traceparent }),
       requestInit: { headers: { ...target.spec.headers } },
       // A broken answer stream is not resumed: the request fails and the unit's rules decide.
       reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1_000, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1 },

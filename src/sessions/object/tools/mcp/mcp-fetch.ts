@@ -23,6 +23,8 @@ export interface McpFetchOptions {
   allowedOrigins: readonly string[] | null;
   maxResponseBytes?: number;
   fetchImpl?: typeof fetch;
+  /** The `traceparent` of the span the request is made under, when the run is traced. */
+  traceparent?: () => string | undefined;
 }
 
 export class McpRefusal extends Error {
@@ -44,9 +46,17 @@ export function mcpFetch(options: McpFetchOptions): typeof fetch {
     }
     const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
     if (method === "GET") return new Response(null, { status: 405, statusText: "Method Not Allowed" });
-    const response = await fetchImpl(check.url.href, { ...init, redirect: "manual" });
+    const traceparent = options.traceparent?.();
+    const headers = traceparent ? withHeader(init?.headers, "traceparent", traceparent) : init?.headers;
+    const response = await fetchImpl(check.url.href, { ...init, ...(headers ? { headers } : {}), redirect: "manual" });
     return capped(response, maxBytes);
   };
+}
+
+function withHeader(headers: HeadersInit | undefined, name: string, value: string): Headers {
+  const out = new Headers(headers);
+  out.set(name, value);
+  return out;
 }
 
 /** The same answer, with a body that errors once more than `maxBytes` have come. */

@@ -14,6 +14,8 @@ export interface McpPoolOptions {
   /** The tenant's allowed origins, asked once per unit when a server is first used. */
   allowedOrigins: () => Promise<readonly string[] | null>;
   fetchImpl?: typeof fetch;
+  /** The `traceparent` of the span a request is made under (the unit's, or the tool call's going on). */
+  traceparent?: () => string | undefined;
 }
 
 export class McpConnections {
@@ -54,6 +56,6 @@ export class McpConnections {
     this.#origins ??= this.options.allowedOrigins();
     const allowedOrigins = await this.#origins;
     if (!isOriginAllowed(check.url, allowedOrigins)) throw new McpRefusal(`the origin ${check.url.origin} is not in the tenant's webhook_origins`);
-    return McpConnection.open({ spec, url: check.url, allowPrivateUrls: this.options.allowPrivateUrls, allowedOrigins, fetchImpl: this.options.fetchImpl }, signal);
+    return McpConnection.open({ spec, url: check.url, allowPrivateUrls: this.options.allowPrivateUrls, allowedOrigins, fetchImpl: this.options.fetchImpl, traceparent: this.options.traceparent }, signal);
   }
 }

@@ -1,0 +1,46 @@
+/**
+ * The session object's trace outbox on storage the previous version wrote: the table appears on
+ * the next wake, a run state without `trace` reads as an untraced run, and the next run on a
+ * tenant that exports traces is traced and exported.
+ */
+import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { SESSION_MIGRATIONS } from "../../src/sessions/object/store/migrations";
+import { latestVersion, schemaVersion } from "../../src/storage/migrations";
+import { tenantIndexStub } from "../../src/objects";
+import { migrateSessionTo, userTables, writeLegacySession } from "../support/legacy-storage";
+import { newTestSession, unwrap, waitForStatus } from "../support/agent-session";
+import { mockHook, uniqueKey } from "../support/mock-client";
+import { decodeTraceExport } from "../support/otlp-decode";
+
+/** The last session-object version before traces; renumbered at merge if other steps land first. */
+const BEFORE_TRACES = 10;
+
+describe("the trace outbox migration", () => {
+  it(`takes a session at version ${BEFORE_TRACES} to the newest, untraced until a run starts on a tenant that exports traces`, async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      migrateSessionTo(state.storage, BEFORE_TRACES);
+      writeLegacySession(state.storage, t, { version: BEFORE_TRACES, statements: [] });
+    });
+    await abortAllDurableObjects();
+    expect(unwrap(await t.stub.get())).toMatchObject({ status: "done" });
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS));
+      expect(userTables(state.storage)).toContain("trace_spans");
+      expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM trace_spans").one().n).toBe(0);
+    });
+
+    const collector = mockHook(uniqueKey("otel"));
+    await collector.script({ status: 200, body: {}, repeat: 5 });
+    await tenantIndexStub(env, t.tenantId).putSettings(t.tenantId, { webhook_origins: null, session_retention_days: null, traces: { endpoint: collector.url } });
+    await t.model.script({ reply: { content: [{ type: "text", text: "again" }] } });
+    unwrap(await t.stub.start("once more", null, { trace: { parent: null, capture_content: false, agent_name: null } }));
+    expect(await waitForStatus(t, ["done"])).toMatchObject({ status: "done" });
+    const [request] = await collector.waitForRequests(1);
+    let names = decodeTraceExport(request!.body_text).map((span) => span.name);
+    // The root span may come in a later batch than the model call's.
+    if (names.length < 2) names = [...names, ...decodeTraceExport((await collector.waitForRequests(2))[1]!.body_text).map((span) => span.name)];
+    expect(names.sort()).toEqual([`chat ${t.model.key}`, `invoke_agent ${t.sessionId}`]);
+  });
+});
