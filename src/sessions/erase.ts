@@ -3,6 +3,7 @@
  * index row second, so a failure in between leaves a listed session that a retry can still find
  * and erase, never a hidden one that keeps running.
  */
+import type { AuditContext } from "../audit/types";
 import { tenantIndexStub } from "../objects";
 import { ApiError } from "../problems";
 import type { Actor } from "./actor";
@@ -21,12 +22,12 @@ export async function eraseSession(actor: Actor, sessionId: string): Promise<voi
     // A retry after an erase whose index cleanup failed: the session object is gone, the row is not.
     const row = error instanceof ApiError && error.code === "not_found" && isSessionId(sessionId) ? await index.getSessionSummary(principal.tenantId, sessionId) : null;
     if (!row || !canAccessSession(principal, { tenant_id: principal.tenantId, created_by: row.created_by })) throw error;
-    await index.removeSession(principal.tenantId, sessionId);
+    await index.removeSession(principal.tenantId, sessionId, actor.audit);
     return;
   }
   await owned.agent.erase();
-  await index.removeSession(principal.tenantId, sessionId);
-  await eraseChildren(env, principal.tenantId, sessionId, 0);
+  await index.removeSession(principal.tenantId, sessionId, actor.audit);
+  await eraseChildren(env, principal.tenantId, sessionId, 0, actor.audit);
 }
 
 /**
@@ -34,7 +35,7 @@ export async function eraseSession(actor: Actor, sessionId: string): Promise<voi
  * found through the index by its parent, and its own children erased before its row goes, so a
  * failure midway leaves rows a retry of the same delete still finds.
  */
-async function eraseChildren(env: Env, tenantId: string, parentId: string, depth: number): Promise<void> {
+async function eraseChildren(env: Env, tenantId: string, parentId: string, depth: number, by: AuditContext | undefined): Promise<void> {
   // Deeper than any `max_agent_depth` allows: a loop in the data, not a tree.
   if (depth > MAX_ERASE_DEPTH) return;
   const index = tenantIndexStub(env, tenantId);
@@ -42,11 +43,11 @@ async function eraseChildren(env: Env, tenantId: string, parentId: string, depth
     const page = await index.listSessions(tenantId, { limit: CHILDREN_PAGE, parent_session_id: parentId });
     if (page.data.length === 0) return;
     for (const child of page.data) {
-      await eraseChildren(env, tenantId, child.id, depth + 1);
+      await eraseChildren(env, tenantId, child.id, depth + 1, by);
       await new SessionClient(env, tenantId, child.id).erase().catch((error: unknown) => {
         if (!(error instanceof ApiError && error.code === "not_found")) throw error;
       });
-      await index.removeSession(tenantId, child.id);
+      await index.removeSession(tenantId, child.id, by);
     }
   }
 }

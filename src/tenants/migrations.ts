@@ -3,6 +3,8 @@
  * layout: storage.md). Append a step for every change; never edit one. Times in SQL are integer
  * milliseconds since the epoch, so ordering and expiry are numeric comparisons.
  */
+import { AUDIT_LOG_TABLE_SQL } from "../audit/store";
+import { AUDIT_OUTBOX_TABLE_SQL } from "../audit/outbox";
 import { execAll, type Migration } from "../storage/migrations";
 
 export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
@@ -188,6 +190,12 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
         `CREATE INDEX IF NOT EXISTS sessions_by_parent ON sessions (parent_session_id, created_at, id)`,
       ]),
   },
+  {
+    version: 9,
+    description: "the tenant's audit log, and the outbox of platform actions owed to the platform's log",
+    // Storage from before kept no entries: the log starts empty.
+    up: (storage) => execAll(storage.sql, [...AUDIT_LOG_TABLE_SQL, ...AUDIT_OUTBOX_TABLE_SQL]),
+  },
 ];
 
 export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [
@@ -195,5 +203,10 @@ export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [
     version: 1,
     description: "tenants",
     up: (storage) => execAll(storage.sql, [`CREATE TABLE IF NOT EXISTS tenants (tenant_id TEXT PRIMARY KEY, created_at INTEGER NOT NULL)`]),
+  },
+  {
+    version: 2,
+    description: "the platform's audit log: every tenant's platform actions",
+    up: (storage) => execAll(storage.sql, [...AUDIT_LOG_TABLE_SQL]),
   },
 ];

@@ -13,6 +13,7 @@ import { requireScope } from "../middleware/require-scope";
 import { jsonBody, jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { PutTenantSettingsRequestSchema, TenantSettingsSchema } from "./schemas";
+import { auditContext } from "../audit-context";
 
 export const route = createRoute({
   method: "put",
@@ -49,5 +50,5 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { tenantId } = c.var.principal;
   const result = normalizeSettings(c.req.valid("json"), { allowPrivateUrls: c.var.config.allowPrivateUrls });
   if (!result.ok) throw new ApiError("validation_failed", undefined, { errors: result.errors });
-  return c.json(await tenantIndexStub(c.env, tenantId).putSettings(tenantId, result.settings), 200);
+  return c.json(await tenantIndexStub(c.env, tenantId).putSettings(tenantId, result.settings, auditContext(c)), 200);
 };

@@ -2,6 +2,7 @@
  * What each concern of the tenant index needs of the object (its storage, its cached config,
  * its alarm), so the concerns depend on this narrow host and never on the class.
  */
+import type { AuditChange, AuditContext } from "../../audit/types";
 import type { ConfigState } from "../tenant-config";
 
 export interface IndexHost {
@@ -19,4 +20,9 @@ export interface IndexHost {
   wakeSoon(): Promise<void>;
   /** Runs the queue pump soon when anyone is queued (a slot may just have been freed). */
   schedulePump(): Promise<void>;
+  /**
+   * Records a change in the tenant's audit log. Called inside the transaction of the change, so
+   * the two commit together; a platform action is also owed to the platform's log (the outbox).
+   */
+  audit(by: AuditContext | undefined, change: AuditChange): void;
 }
