@@ -3,6 +3,7 @@
  * layout: storage.md). Append a step for every change; never edit one. Times are integer
  * milliseconds since the epoch.
  */
+import { AUDIT_OUTBOX_TABLE_SQL } from "../audit/outbox";
 import { execAll, type Migration } from "../storage/migrations";
 
 export const AGENT_STORE_MIGRATIONS: readonly Migration[] = [
@@ -40,5 +41,10 @@ export const AGENT_STORE_MIGRATIONS: readonly Migration[] = [
           PRIMARY KEY (agent_id, alias)
         )`,
       ]),
+  },
+  {
+    version: 2,
+    description: "the audit outbox: entries of this store's changes owed to the tenant's log",
+    up: (storage) => execAll(storage.sql, [...AUDIT_OUTBOX_TABLE_SQL]),
   },
 ];

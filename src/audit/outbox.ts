@@ -7,6 +7,8 @@
  * until the receiver has it. The receiver ignores an id it already holds, so a repeat adds nothing.
  */
 import { log } from "../log";
+import { tenantIndexStub } from "../objects";
+import type { AlarmClock } from "../storage/alarm-clock";
 import { auditEntry, newAuditId } from "./entry";
 import type { AuditChange, AuditContext, AuditEntry } from "./types";
 
@@ -27,15 +29,18 @@ export const AUDIT_OUTBOX_TABLE_SQL: readonly string[] = [
 export type AuditSend = (entries: AuditEntry[]) => Promise<void>;
 
 export class AuditOutbox {
+  /** `alarms`: set to wake just after each `record`, in the same synchronous stretch as the change. */
   constructor(
     private readonly sql: () => SqlStorage,
     private readonly send: AuditSend,
+    private readonly alarms?: AlarmClock,
   ) {}
 
   /** Called inside the transaction of the change it records. */
   record(tenantId: string, context: AuditContext | undefined, change: AuditChange, now: number): AuditEntry {
     const entry = auditEntry(tenantId, context, change, newAuditId(), now);
     this.enqueue(entry, now);
+    if (this.alarms) void this.alarms.wakeWithWrite();
     return entry;
   }
 
@@ -71,4 +76,17 @@ export class AuditOutbox {
   retryAt(now: number): number | null {
     return this.size() === 0 ? null : now + AUDIT_HANDOFF_RETRY_MS;
   }
+}
+
+/** The outbox of a tenant's object whose entries go to the tenant's own log, in its index. */
+export function tenantAuditOutbox(storage: DurableObjectStorage, env: Cloudflare.Env, tenantId: () => string | null, alarms: AlarmClock): AuditOutbox {
+  return new AuditOutbox(
+    () => storage.sql,
+    async (entries) => {
+      const id = tenantId();
+      if (!id) throw new Error("audit hand-over before the tenant was bound");
+      await tenantIndexStub(env, id).recordAudit(id, entries);
+    },
+    alarms,
+  );
 }

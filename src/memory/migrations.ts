@@ -3,6 +3,7 @@
  * layout: storage.md). Append a step for every change; never edit one. Times are integer
  * milliseconds since the epoch.
  */
+import { AUDIT_OUTBOX_TABLE_SQL } from "../audit/outbox";
 import { execAll, type Migration } from "../storage/migrations";
 
 export const MEMORY_STORE_MIGRATIONS: readonly Migration[] = [
@@ -87,5 +88,10 @@ export const MEMORY_STORE_MIGRATIONS: readonly Migration[] = [
     version: 5,
     description: "a view of the full-text index's words and how many items hold each, so a search can leave out words most items hold",
     up: (storage) => execAll(storage.sql, [`CREATE VIRTUAL TABLE IF NOT EXISTS items_vocab USING fts5vocab(items_fts, 'row')`]),
+  },
+  {
+    version: 6,
+    description: "the audit outbox: entries of items a person deleted, owed to the tenant's log",
+    up: (storage) => execAll(storage.sql, [...AUDIT_OUTBOX_TABLE_SQL]),
   },
 ];

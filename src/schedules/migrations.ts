@@ -3,6 +3,7 @@
  * storage.md). Append a step for every change; never edit one. Times are integer milliseconds
  * since the epoch.
  */
+import { AUDIT_OUTBOX_TABLE_SQL } from "../audit/outbox";
 import { execAll, type Migration } from "../storage/migrations";
 
 export const SCHEDULER_MIGRATIONS: readonly Migration[] = [
@@ -62,6 +63,11 @@ export const SCHEDULER_MIGRATIONS: readonly Migration[] = [
         Date.now() + LEGACY_SCHEDULE_GRACE_MS,
       );
     },
+  },
+  {
+    version: 3,
+    description: "the audit outbox: entries of this object's schedule changes owed to the tenant's log",
+    up: (storage) => execAll(storage.sql, [...AUDIT_OUTBOX_TABLE_SQL]),
   },
 ];
 
