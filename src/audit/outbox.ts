@@ -40,7 +40,8 @@ export class AuditOutbox {
   record(tenantId: string, context: AuditContext | undefined, change: AuditChange, now: number): AuditEntry {
     const entry = auditEntry(tenantId, context, change, newAuditId(), now);
     this.enqueue(entry, now);
-    if (this.alarms) void this.alarms.wakeWithWrite();
+    // A failed set is not fatal: the next call or wake hands the entry over (the object syncs its alarm then).
+    if (this.alarms) this.alarms.wakeWithWrite().catch((error: unknown) => log("warn", "audit_wake_not_set", { error: String(error) }));
     return entry;
   }
 

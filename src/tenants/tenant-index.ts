@@ -419,7 +419,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
       appendAuditEntry(this.#sql, entry, now);
       if (PLATFORM_ACTIONS.has(entry.action)) this.#platformAudit.enqueue(entry, now);
     });
-    if (PLATFORM_ACTIONS.has(entry.action)) void this.#alarms.wakeWithWrite();
+    if (PLATFORM_ACTIONS.has(entry.action)) this.#alarms.wakeWithWrite().catch((error: unknown) => log("warn", "audit_wake_not_set", { error: String(error) }));
     return entry;
   }
 

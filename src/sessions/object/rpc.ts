@@ -4,6 +4,7 @@
  * machine reason, never a thrown error; the class implements this interface, so the two cannot
  * drift apart, and callers are typed by it rather than by the class.
  */
+import type { AuditContext } from "../../audit/types";
 import type { Limits } from "../../limits";
 import type { SessionResult, Message, Page, RunInput, RunOptions, Session, SessionInit, Step, ToolCall } from "../types";
 import type { SessionViewer } from "../viewer";
@@ -50,8 +51,8 @@ export interface SessionRpc {
    * on `deny` and on `submitToolOutput`): the caller, when the object is to apply the access rule
    * itself; one it may not see the session for is answered `session_not_found`.
    */
-  approve(callId: string, decidedBy?: string | null, viewer?: SessionViewer | null): Promise<SessionResult<Session>>;
-  deny(callId: string, reason: string | null, decidedBy?: string | null, viewer?: SessionViewer | null): Promise<SessionResult<Session>>;
+  approve(callId: string, decidedBy?: string | null, viewer?: SessionViewer | null, by?: AuditContext): Promise<SessionResult<Session>>;
+  deny(callId: string, reason: string | null, decidedBy?: string | null, viewer?: SessionViewer | null, by?: AuditContext): Promise<SessionResult<Session>>;
   submitToolOutput(callId: string, output: string, isError: boolean, viewer?: SessionViewer | null): Promise<SessionResult<Session>>;
   listMessages(after: number, limit: number): Promise<SessionResult<Page<Message>>>;
   /** `cursor`: the previous page's `next_cursor`. */

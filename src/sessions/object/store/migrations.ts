@@ -2,6 +2,7 @@
  * The session object's storage migrations, oldest first (the runner is src/storage/migrations.ts; the
  * layout they build is described in storage.md). Append a step for every change; never edit one.
  */
+import { AUDIT_OUTBOX_TABLE_SQL } from "../../../audit/outbox";
 import { execAll, type Migration } from "../../../storage/migrations";
 import { estimateMessageTokens, messageKind } from "../context/estimate";
 import type { ContentBlock, Role } from "../../types";
@@ -230,5 +231,10 @@ export const SESSION_MIGRATIONS: readonly Migration[] = [
           created_at TEXT NOT NULL
         )`,
       ]),
+  },
+  {
+    version: 11,
+    description: "the audit outbox: entries of decisions on the session's tool calls, owed to the tenant's log",
+    up: (storage) => execAll(storage.sql, [...AUDIT_OUTBOX_TABLE_SQL]),
   },
 ];
