@@ -38,7 +38,7 @@ import type { IndexHost } from "./tenant-index/host";
 import * as sessionCalls from "./tenant-index/sessions";
 import * as notificationCalls from "./tenant-index/notifications";
 import { PLATFORM_ACTIONS } from "../audit/actions";
-import { auditEntry, newAuditId, parseAuditContext, parseAuditEntry } from "../audit/entry";
+import { auditEntry, newAuditId, parseAuditChange, parseAuditContext, parseAuditEntry } from "../audit/entry";
 import { AuditOutbox } from "../audit/outbox";
 import { appendAuditEntry, listAuditEntries, parseAuditListInput } from "../audit/store";
 import type { AuditChange, AuditContext, AuditEntry, AuditListInput, AuditRecordInput } from "../audit/types";
@@ -276,7 +276,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   async recordAudit(tenantId: string, entries: readonly (AuditEntry | AuditRecordInput)[]): Promise<AuditEntry[]> {
     if (!Array.isArray(entries)) throw new TypeError("entries: not a list");
     const host = await this.#enter(tenantId);
-    const parsed = entries.map((item: AuditEntry | AuditRecordInput) => ("change" in item ? { by: parseAuditContext(item.by), change: item.change } : parseAuditEntry(item)));
+    const parsed = entries.map((item: AuditEntry | AuditRecordInput) => ("change" in item ? { by: parseAuditContext(item.by), change: parseAuditChange(item.change) } : parseAuditEntry(item)));
     for (const item of parsed) if ("id" in item && item.tenant_id !== tenantId) throw new TypeError("audit entry: another tenant's");
     const kept = host.transaction(() => parsed.map((item) => ("id" in item ? this.#keepAudit(item) : this.#audit(item.by, item.change))));
     await this.#platformAudit.flush();
