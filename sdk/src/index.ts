@@ -3,6 +3,7 @@
  * helper (auth, paging, waiting, following the events stream, agents, memory).
  */
 export { agentRef, exportAgent, importAgent, setAlias } from "./agents.ts";
+export { type AuditLogFilter, platformAuditLog, tenantAuditLog } from "./audit.ts";
 export { bearerAuth, createPlatformClient, type Credential, type PlatformClient, type PlatformClientOptions } from "./client.ts";
 export { type EventFrame, followEvents, type FollowEventsOptions } from "./events.ts";
 export { expectData, PlatformError, type Result } from "./errors.ts";

@@ -22,6 +22,8 @@ export type AgentVersion = Schemas["AgentVersion"];
 export type MemoryGrant = Schemas["MemoryGrant"];
 export type MemoryItem = Schemas["MemoryItem"];
 export type ScoredMemoryItem = Schemas["ScoredMemoryItem"];
+export type AuditEntry = Schemas["AuditEntry"];
+export type AuditAction = Schemas["AuditAction"];
 
 /** A session whose run has ended. */
 export type FinishedSession = Session & { status: FinalStatus };

@@ -39,7 +39,8 @@ const SESSION_BEFORE_AUDIT = 10;
 const BY: AuditContext = { actor: { sub: "admin-1", via: "jwt", key_id: null }, request_id: "req-1", client_ip: "203.0.113.9" };
 
 async function tenantLog(tenantId: string): Promise<AuditEntry[]> {
-  return (await tenantIndexStub(env, tenantId).listAuditLog(tenantId, { limit: 200, cursor: null })).data.reverse();
+  const page = (await tenantIndexStub(env, tenantId).listAuditLog(tenantId, { limit: 200, cursor: null })) as unknown as Page<AuditEntry>;
+  return page.data.reverse();
 }
 
 describe("audit storage written by the version before the audit log", () => {
@@ -75,7 +76,7 @@ describe("audit storage written by the version before the audit log", () => {
     expect((await scratch.list({ limit: 10, cursor: null })).data.map((t) => t.tenant_id)).toEqual(["acme"]);
     const entry = auditEntry("acme", BY, { action: "tenant.suspended", target: { type: "tenant", id: "acme" } }, newAuditId(), Date.now());
     await scratch.recordAudit([entry]);
-    expect((await scratch.listAuditLog({ limit: 10, cursor: null })).data).toEqual([entry]);
+    expect(((await scratch.listAuditLog({ limit: 10, cursor: null })) as unknown as Page<AuditEntry>).data).toEqual([entry]);
     await runInDurableObject(scratch, async (_instance, state) => expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_REGISTRY_MIGRATIONS)));
   });
 
@@ -160,7 +161,7 @@ describe("no change without its entry", () => {
       // Back, for the alarm the first change set.
       for (const statement of AUDIT_OUTBOX_TABLE_SQL) state.storage.sql.exec(statement);
     });
-    const names = (await store.list(tenantId, { limit: 10, cursor: null, name: null, includeArchived: true })).data.map((agent) => agent.name);
+    const names = ((await store.list(tenantId, { limit: 10, cursor: null, name: null, includeArchived: true })) as unknown as Page<{ name: string }>).data.map((agent) => agent.name);
     expect(names).toEqual(["first"]);
   });
 
@@ -191,10 +192,10 @@ describe("no change without its entry", () => {
 describe("recordAudit", () => {
   it("records a change made elsewhere (a tenant's deletion) in the tenant's log and, a platform action, in the platform's", async () => {
     const tenantId = freshTenant("deleted");
-    const [entry] = await tenantIndexStub(env, tenantId).recordAudit(tenantId, [{ change: { action: "tenant.deleted", target: { type: "tenant", id: tenantId } }, by: BY }]);
+    const [entry] = (await tenantIndexStub(env, tenantId).recordAudit(tenantId, [{ change: { action: "tenant.deleted", target: { type: "tenant", id: tenantId } }, by: BY }])) as unknown as AuditEntry[];
     expect(entry).toMatchObject({ tenant_id: tenantId, action: "tenant.deleted", actor: BY.actor, request_id: "req-1", client_ip: "203.0.113.9", details: {} });
     expect(await tenantLog(tenantId)).toEqual([entry]);
-    const platform = await tenantRegistryStub(env).listAuditLog({ limit: 10, cursor: null, tenant_id: tenantId });
+    const platform = (await tenantRegistryStub(env).listAuditLog({ limit: 10, cursor: null, tenant_id: tenantId })) as unknown as Page<AuditEntry>;
     expect(platform.data).toEqual([entry]);
   });
 

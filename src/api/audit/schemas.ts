@@ -10,19 +10,21 @@ const MAX_ACTOR_CHARS = 256;
 
 export const AuditActionSchema = z.enum(AUDIT_ACTIONS).openapi("AuditAction");
 
+export const AuditActorSchema = z
+  .object({
+    sub: z.string(),
+    via: z.enum(["jwt", "api_key"]),
+    key_id: z.string().nullable().openapi({ description: "The API key behind the request (or the token exchanged from one); null for a JWT." }),
+  })
+  .openapi("AuditActor");
+
 export const AuditEntrySchema = z
   .object({
     id: z.string().openapi({ example: "aud_3kTMd9wq0Zb1mJx7yQfR2sLp" }),
     at: TimestampSchema,
     tenant_id: z.string(),
-    actor: z
-      .object({
-        sub: z.string(),
-        via: z.enum(["jwt", "api_key"]),
-        key_id: z.string().nullable().openapi({ description: "The API key behind the request (or the token exchanged from one); null for a JWT." }),
-      })
-      .nullable()
-      .openapi({ description: "Who made the change; null for the platform's own (an approval that expired)." }),
+    // Null for the platform's own changes (an approval that expired); the description is on the entry.
+    actor: z.union([AuditActorSchema, z.null()]),
     action: AuditActionSchema,
     target: z.object({ type: z.string(), id: z.string() }),
     request_id: z.string().nullable(),
