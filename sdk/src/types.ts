@@ -27,6 +27,8 @@ export type AdminTenant = Schemas["AdminTenant"];
 export type TenantDeletion = Schemas["TenantDeletion"];
 export type TenantStorage = Schemas["TenantStorage"];
 export type TracesSettings = Schemas["TracesSettings"];
+export type AuditEntry = Schemas["AuditEntry"];
+export type AuditAction = Schemas["AuditAction"];
 
 /** A session whose run has ended. */
 export type FinishedSession = Session & { status: FinalStatus };

@@ -7,6 +7,10 @@
 import { purgeStorage, storageFootprint, type StorageFootprint } from "../lifecycle/object-storage";
 import { DurableObject } from "cloudflare:workers";
 import type { Page } from "../sessions/types";
+import { parseAuditContext } from "../audit/entry";
+import { type AuditOutbox, tenantAuditOutbox } from "../audit/outbox";
+import type { AuditChange, AuditContext } from "../audit/types";
+import { AlarmClock } from "../storage/alarm-clock";
 import { migrate } from "../storage/migrations";
 import { TenantBinding } from "../tenants/tenant-binding";
 import { optionalCursor, optionalString, requireInt, requireNow, requirePageLimit, requireString } from "../tenants/validate";
@@ -31,11 +35,16 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
   #binding: TenantBinding;
   /** Whether the tables exist: only once an agent was created, never for a lookup alone. */
   #migrated = false;
+  readonly #alarms: AlarmClock;
+  /** Entries owed to the tenant's log; the alarm hands over what a call could not. */
+  readonly #audit: AuditOutbox;
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     // The tenant registry is the tenant index's to feed; this object only binds its tenant.
     this.#binding = new TenantBinding(ctx.storage.kv, async () => undefined);
+    this.#alarms = new AlarmClock(ctx.storage);
+    this.#audit = tenantAuditOutbox(ctx.storage, env, () => this.#binding.tenantId ?? null, this.#alarms);
     if (this.#binding.bound) this.#migrate();
   }
   /**
@@ -55,19 +64,29 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
   }
 
 
-  async create(tenantId: string, input: NewAgent): Promise<AgentResult<Agent>> {
+  /** Its only job: handing over audit entries a call could not. */
+  override async alarm(): Promise<void> {
+    if (!this.#migrated) return;
+    await this.#audit.flush();
+    await this.#alarms.sync(this.#audit.retryAt(Date.now()));
+  }
+
+  async create(tenantId: string, input: NewAgent, by?: AuditContext): Promise<AgentResult<Agent>> {
     await this.#enter(tenantId);
     const definition = requireDefinition(input.definition);
     const createdBy = requireString("createdBy", input.createdBy);
     const now = requireNow(input.now);
+    const context = parseAuditContext(by);
     const id = newAgentId();
     const result = this.ctx.storage.transactionSync((): AgentResult<null> => {
       if (store.countAgents(this.#sql) >= MAX_AGENTS_PER_TENANT) return { ok: false, reason: "limit_reached", what: "agents", max: MAX_AGENTS_PER_TENANT };
       if (store.liveAgentNamed(this.#sql, definition.name) !== null) return { ok: false, reason: "name_taken", name: definition.name };
       store.insertAgent(this.#sql, { id, name: definition.name, latest_version: 1, archived_at: null, created_by: createdBy, created_at: now, updated_at: now });
       store.insertVersion(this.#sql, id, 1, definition, createdBy, now);
+      this.#record(context, { action: "agent.created", target: { type: "agent", id }, details: { name: definition.name, version: 1 } }, now);
       return { ok: true, value: null };
     });
+    await this.#audit.flush();
     return result.ok ? this.#view(id) : result;
   }
 
@@ -85,13 +104,14 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
     return { data: page.rows.map((row) => store.toAgent(this.#sql, row)), next_cursor: page.next_cursor };
   }
 
-  async addVersion(tenantId: string, agentId: string, input: NewVersion): Promise<AgentResult<Agent>> {
+  async addVersion(tenantId: string, agentId: string, input: NewVersion, by?: AuditContext): Promise<AgentResult<Agent>> {
     if (!this.#peek(tenantId)) return NOT_FOUND;
     const id = requireString("agentId", agentId);
     const definition = requireDefinition(input.definition);
     const basedOn = requireInt("basedOn", input.basedOn, 1, MAX_VERSION);
     const createdBy = requireString("createdBy", input.createdBy);
     const now = requireNow(input.now);
+    const context = parseAuditContext(by);
     const result = this.ctx.storage.transactionSync((): AgentResult<null> => {
       const row = store.getAgent(this.#sql, id);
       if (!row) return NOT_FOUND;
@@ -105,17 +125,24 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
       const version = row.latest_version + 1;
       store.insertVersion(this.#sql, id, version, definition, createdBy, now);
       store.advanceAgent(this.#sql, id, version, definition.name, now);
+      this.#record(context, { action: "agent.updated", target: { type: "agent", id }, details: { name: definition.name, version, previous_version: row.latest_version } }, now);
       return { ok: true, value: null };
     });
+    await this.#audit.flush();
     return result.ok ? this.#view(id) : result;
   }
 
-  async archive(tenantId: string, agentId: string, now: number): Promise<AgentResult<null>> {
+  async archive(tenantId: string, agentId: string, now: number, by?: AuditContext): Promise<AgentResult<null>> {
     if (!this.#peek(tenantId)) return NOT_FOUND;
     const id = requireString("agentId", agentId);
     const at = requireNow(now);
+    const context = parseAuditContext(by);
     if (!store.getAgent(this.#sql, id)) return NOT_FOUND;
-    store.archiveAgent(this.#sql, id, at);
+    this.ctx.storage.transactionSync(() => {
+      // Archiving an archived agent changes nothing, and records nothing.
+      if (store.archiveAgent(this.#sql, id, at)) this.#record(context, { action: "agent.archived", target: { type: "agent", id } }, at);
+    });
+    await this.#audit.flush();
     return { ok: true, value: null };
   }
 
@@ -137,38 +164,50 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
     return row ? { ok: true, value: store.toVersion(row) } : { ok: false, reason: "version_not_found", version: wanted };
   }
 
-  async setAlias(tenantId: string, agentId: string, alias: string, version: number, now: number): Promise<AgentResult<Agent>> {
+  async setAlias(tenantId: string, agentId: string, alias: string, version: number, now: number, by?: AuditContext): Promise<AgentResult<Agent>> {
     if (!this.#peek(tenantId)) return NOT_FOUND;
     const id = requireString("agentId", agentId);
     const name = requireAlias(alias);
     const wanted = requireInt("version", version, 1, MAX_VERSION);
     const at = requireNow(now);
+    const context = parseAuditContext(by);
     const result = this.ctx.storage.transactionSync((): AgentResult<null> => {
       const row = store.getAgent(this.#sql, id);
       if (!row) return NOT_FOUND;
       if (row.archived_at !== null) return { ok: false, reason: "archived" };
       if (!store.getVersionRow(this.#sql, id, wanted)) return { ok: false, reason: "version_not_found", version: wanted };
-      if (store.aliasVersion(this.#sql, id, name) === null && store.countAliases(this.#sql, id) >= MAX_ALIASES_PER_AGENT) {
+      const previous = store.aliasVersion(this.#sql, id, name);
+      if (previous === null && store.countAliases(this.#sql, id) >= MAX_ALIASES_PER_AGENT) {
         return { ok: false, reason: "limit_reached", what: "aliases", max: MAX_ALIASES_PER_AGENT };
       }
       store.setAlias(this.#sql, id, name, wanted, at);
       store.touchAgent(this.#sql, id, at);
+      // An alias set to the version it already names has not moved.
+      if (previous !== wanted) this.#record(context, { action: "agent.alias_set", target: { type: "agent", id }, details: { alias: name, version: wanted, previous_version: previous } }, at);
       return { ok: true, value: null };
     });
+    await this.#audit.flush();
     return result.ok ? this.#view(id) : result;
   }
 
-  async deleteAlias(tenantId: string, agentId: string, alias: string, now: number): Promise<AgentResult<null>> {
+  async deleteAlias(tenantId: string, agentId: string, alias: string, now: number, by?: AuditContext): Promise<AgentResult<null>> {
     if (!this.#peek(tenantId)) return NOT_FOUND;
     const id = requireString("agentId", agentId);
     const name = requireAlias(alias);
     const at = requireNow(now);
+    const context = parseAuditContext(by);
     const row = store.getAgent(this.#sql, id);
     if (!row) return NOT_FOUND;
     if (row.archived_at !== null) return { ok: false, reason: "archived" };
-    if (!store.deleteAlias(this.#sql, id, name)) return { ok: false, reason: "alias_not_found", alias: name };
-    store.touchAgent(this.#sql, id, at);
-    return { ok: true, value: null };
+    const result = this.ctx.storage.transactionSync((): AgentResult<null> => {
+      const version = store.aliasVersion(this.#sql, id, name);
+      if (!store.deleteAlias(this.#sql, id, name)) return { ok: false, reason: "alias_not_found", alias: name };
+      store.touchAgent(this.#sql, id, at);
+      this.#record(context, { action: "agent.alias_deleted", target: { type: "agent", id }, details: { alias: name, version } }, at);
+      return { ok: true, value: null };
+    });
+    await this.#audit.flush();
+    return result;
   }
 
   async resolve(tenantId: string, agentId: string, selector: VersionSelector, held: readonly number[]): Promise<AgentResult<ResolvedAgent>> {
@@ -202,6 +241,11 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
 
   get #sql(): SqlStorage {
     return this.ctx.storage.sql;
+  }
+
+  /** Inside the change's transaction: the entry is owed to the tenant's log from then on. */
+  #record(by: AuditContext | undefined, change: AuditChange, now: number): void {
+    this.#audit.record(this.#binding.tenantId!, by, change, now);
   }
 
   async #enter(tenantId: string): Promise<void> {

@@ -4,6 +4,7 @@
  * agent goes through the isolate's version cache (version-cache.ts): one call to the store,
  * which leaves out a definition the isolate already holds.
  */
+import type { AuditContext } from "../audit/types";
 import type { Env } from "../env";
 import { agentStoreStub } from "../objects";
 import { ApiError } from "../problems";
@@ -69,8 +70,8 @@ export class AgentClient {
     this.#tenantId = tenantId;
   }
 
-  async create(input: NewAgent): Promise<Agent> {
-    return value((await this.#stub.create(this.#tenantId, input)) as AgentResult<Agent>);
+  async create(input: NewAgent, by?: AuditContext): Promise<Agent> {
+    return value((await this.#stub.create(this.#tenantId, input, by)) as AgentResult<Agent>);
   }
 
   async get(agentId: string): Promise<Agent> {
@@ -82,13 +83,13 @@ export class AgentClient {
   }
 
   /** The agent at its new (or unchanged) version; `moved` when another version came since `basedOn`. */
-  async addVersion(agentId: string, input: NewVersion): Promise<Agent | "moved"> {
-    const result = (await this.#stub.addVersion(this.#tenantId, agentId, input)) as AgentResult<Agent>;
+  async addVersion(agentId: string, input: NewVersion, by?: AuditContext): Promise<Agent | "moved"> {
+    const result = (await this.#stub.addVersion(this.#tenantId, agentId, input, by)) as AgentResult<Agent>;
     return !result.ok && result.reason === "version_moved" ? "moved" : value(result);
   }
 
-  async archive(agentId: string, now: number): Promise<void> {
-    value(await this.#stub.archive(this.#tenantId, agentId, now));
+  async archive(agentId: string, now: number, by?: AuditContext): Promise<void> {
+    value(await this.#stub.archive(this.#tenantId, agentId, now, by));
   }
 
   async listVersions(agentId: string, input: { limit: number; cursor: string | null }): Promise<Page<AgentVersion>> {
@@ -99,12 +100,12 @@ export class AgentClient {
     return value((await this.#stub.getVersion(this.#tenantId, agentId, version)) as AgentResult<AgentVersion>);
   }
 
-  async setAlias(agentId: string, alias: string, version: number, now: number): Promise<Agent> {
-    return value((await this.#stub.setAlias(this.#tenantId, agentId, alias, version, now)) as AgentResult<Agent>);
+  async setAlias(agentId: string, alias: string, version: number, now: number, by?: AuditContext): Promise<Agent> {
+    return value((await this.#stub.setAlias(this.#tenantId, agentId, alias, version, now, by)) as AgentResult<Agent>);
   }
 
-  async deleteAlias(agentId: string, alias: string, now: number): Promise<void> {
-    value(await this.#stub.deleteAlias(this.#tenantId, agentId, alias, now));
+  async deleteAlias(agentId: string, alias: string, now: number, by?: AuditContext): Promise<void> {
+    value(await this.#stub.deleteAlias(this.#tenantId, agentId, alias, now, by));
   }
 
   /** The version a new session runs and its definition, in one call to the store; a cached version's definition is not sent again. */

@@ -41,4 +41,16 @@ export const AGENT_STORE_MIGRATIONS: readonly Migration[] = [
         )`,
       ]),
   },
+  {
+    version: 2,
+    description: "the audit outbox: entries of this store's changes owed to the tenant's log",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS audit_outbox (
+          id TEXT PRIMARY KEY,
+          created_at INTEGER NOT NULL,
+          entry TEXT NOT NULL
+        )`,
+      ]),
+  },
 ];

@@ -5,6 +5,7 @@
  * gateway masks them in every answer it gives.
  */
 import type { StorageFootprint } from "../lifecycle/object-storage";
+import type { AuditContext } from "../audit/types";
 import type { Agent, AgentListInput, AgentPage, AgentResult, AgentVersion, NewAgent, NewVersion, ResolvedAgent, VersionSelector } from "./types";
 import type { Page } from "../sessions/types";
 
@@ -13,17 +14,17 @@ export interface AgentStoreRpc {
   purge(tenantId: string): Promise<void>;
   /** What this object's storage holds; reads only. */
   footprint(): Promise<StorageFootprint>;
-  create(tenantId: string, input: NewAgent): Promise<AgentResult<Agent>>;
+  create(tenantId: string, input: NewAgent, by?: AuditContext): Promise<AgentResult<Agent>>;
   get(tenantId: string, agentId: string): Promise<AgentResult<Agent>>;
   list(tenantId: string, input: AgentListInput): Promise<AgentPage>;
   /** A new version from `basedOn`; the same version when the definition is unchanged. Refused for an archived agent. */
-  addVersion(tenantId: string, agentId: string, input: NewVersion): Promise<AgentResult<Agent>>;
+  addVersion(tenantId: string, agentId: string, input: NewVersion, by?: AuditContext): Promise<AgentResult<Agent>>;
   /** Archives (idempotent): no session may start from it any more. */
-  archive(tenantId: string, agentId: string, now: number): Promise<AgentResult<null>>;
+  archive(tenantId: string, agentId: string, now: number, by?: AuditContext): Promise<AgentResult<null>>;
   listVersions(tenantId: string, agentId: string, input: { limit: number; cursor: string | null }): Promise<AgentResult<Page<AgentVersion>>>;
   getVersion(tenantId: string, agentId: string, version: number): Promise<AgentResult<AgentVersion>>;
-  setAlias(tenantId: string, agentId: string, alias: string, version: number, now: number): Promise<AgentResult<Agent>>;
-  deleteAlias(tenantId: string, agentId: string, alias: string, now: number): Promise<AgentResult<null>>;
+  setAlias(tenantId: string, agentId: string, alias: string, version: number, now: number, by?: AuditContext): Promise<AgentResult<Agent>>;
+  deleteAlias(tenantId: string, agentId: string, alias: string, now: number, by?: AuditContext): Promise<AgentResult<null>>;
   /**
    * The version a new session runs, read fresh (aliases move, agents are archived). `held`: the
    * versions the caller has cached, whose definitions are left out of the answer.

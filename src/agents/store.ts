@@ -67,8 +67,9 @@ export function advanceAgent(sql: SqlStorage, id: string, version: number, name:
   sql.exec(`UPDATE agents SET latest_version = ?, name = ?, updated_at = ? WHERE id = ?`, version, name, now, id);
 }
 
-export function archiveAgent(sql: SqlStorage, id: string, now: number): void {
-  sql.exec(`UPDATE agents SET archived_at = ?, updated_at = ? WHERE id = ? AND archived_at IS NULL`, now, now, id);
+/** True when this call archived it (false: it was archived already). */
+export function archiveAgent(sql: SqlStorage, id: string, now: number): boolean {
+  return sql.exec(`UPDATE agents SET archived_at = ?, updated_at = ? WHERE id = ? AND archived_at IS NULL`, now, now, id).rowsWritten > 0;
 }
 
 export function touchAgent(sql: SqlStorage, id: string, now: number): void {

@@ -10,6 +10,7 @@ import { methodNotAllowed } from "hono/method-not-allowed";
 import { loadConfig } from "../config";
 import { registerAdminRoutes } from "./admin";
 import { registerApiKeyRoutes } from "./api-keys";
+import { registerAuditRoutes } from "./audit";
 import type { AuthGuard } from "./auth-guard";
 import type { App, AppEnv } from "./context";
 import { ApiError, apiErrorForStatus, problemJson } from "./errors";
@@ -80,6 +81,7 @@ export function createApp(options: CreateAppOptions = {}): App {
   registerScheduleRoutes(app);
   registerAgentRoutes(app);
   registerMemoryRoutes(app);
+  registerAuditRoutes(app);
   registerOutgoingCalls(app);
   registerChatRoutes(app);
   registerMcpRoutes(app);

@@ -20,6 +20,7 @@ export const TAGS = [
   { name: "Tenant", description: "The caller's own tenant: limits, usage and the webhook secret." },
   { name: "API keys", description: "Keys a tenant admin creates for backends." },
   { name: "Admin", description: "Platform administration: every tenant, its limits and suspension." },
+  { name: "Audit log", description: "Every administrative change, who made it and from where: the tenant's own log and the platform's." },
   { name: "Webhooks", description: "Requests the platform sends to tenants' URLs, signed with the tenant's webhook secret." },
 ] as const;
 

@@ -1,7 +1,8 @@
 /**
  * The lifecycle's one record point: every session the retention sweep erases and every tenant
- * deletion that finishes passes through `recordLifecycle`. Today it logs; the audit log
- * (`session.deleted` by retention, `tenant.deleted`) is to write its entries here.
+ * deletion that finishes passes through `recordLifecycle`, which logs it. Their audit entries are
+ * written with the changes themselves: `session.deleted` (no actor) by the index's `removeSession`,
+ * `tenant.deleted` (the platform admin who asked) by `deleteTenant` when the deletion begins.
  */
 import { log } from "../log";
 
@@ -10,6 +11,5 @@ export type LifecycleEvent =
   | { action: "tenant.deleted"; tenant_id: string; started_at: number; finished_at: number };
 
 export function recordLifecycle(event: LifecycleEvent): void {
-  // AUDIT: the audit log's entry for this event is written here (actor: the platform itself).
   log("info", event.action === "tenant.deleted" ? "tenant_deleted" : "session_expired", { ...event });
 }

@@ -2,6 +2,7 @@
  * The typed client of a tenant's memory store, for the gateway and for sessions' memory tools:
  * each answer becomes its value or its problem, in one switch (`memoryProblem`).
  */
+import type { AuditContext } from "../audit/types";
 import type { Env } from "../env";
 import { memoryStoreStub } from "../objects";
 import { ApiError } from "../problems";
@@ -42,8 +43,8 @@ export class MemoryClient {
     return value((await this.#stub.get(this.#tenantId, namespace, key, now)) as MemoryResult<MemoryItem>);
   }
 
-  async remove(namespace: string[], key: string, now: number): Promise<void> {
-    value(await this.#stub.remove(this.#tenantId, namespace, key, now));
+  async remove(namespace: string[], key: string, now: number, by?: AuditContext): Promise<void> {
+    value(await this.#stub.remove(this.#tenantId, namespace, key, now, by));
   }
 
   async versions(namespace: string[], key: string, now: number): Promise<MemoryVersion[]> {

@@ -20,6 +20,9 @@ import type { MemoryStoreRpc } from "./rpc";
 import * as store from "./store";
 import type { MemoryItem, MemoryResult, MemoryVersion, NamespaceListInput, NamespacePage, PutItem, ScoredItem, SearchInput } from "./types";
 import { FILTER_FIELD_PATTERN, MAX_KEY_CHARS, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, MAX_SEARCH_PREFIXES, MAX_SEARCH_OFFSET, MAX_TTL_SECONDS, MAX_VALUE_CHARS, MIN_TTL_SECONDS } from "./bounds";
+import { parseAuditContext } from "../audit/entry";
+import { type AuditOutbox, tenantAuditOutbox } from "../audit/outbox";
+import type { AuditContext } from "../audit/types";
 
 const NOT_FOUND = { ok: false, reason: "item_not_found" } as const;
 
@@ -27,11 +30,14 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
   readonly #alarms: AlarmClock;
   #binding: TenantBinding;
   #migrated = false;
+  /** Entries owed to the tenant's log; the alarm hands over what a call could not. */
+  readonly #audit: AuditOutbox;
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     this.#alarms = new AlarmClock(ctx.storage);
     this.#binding = new TenantBinding(ctx.storage.kv, async () => undefined);
+    this.#audit = tenantAuditOutbox(ctx.storage, env, () => this.#binding.tenantId ?? null, this.#alarms);
     if (this.#binding.bound) this.#migrate();
   }
   /**
@@ -87,13 +93,22 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
     return { ok: true, value: store.toItem(store.refreshExpiry(this.#sql, row, checked.now)) };
   }
 
-  async remove(tenantId: string, namespace: string[], key: string, now: number): Promise<MemoryResult<null>> {
+  /**
+   * `by`: the person who deleted the item, whose deletion the audit log records; absent for a
+   * session's memory tool (a model's own bookkeeping, not an administrative change).
+   */
+  async remove(tenantId: string, namespace: string[], key: string, now: number, by?: AuditContext): Promise<MemoryResult<null>> {
     const checked = { namespace: requireNamespace(namespace), key: requireKey(key), now: requireNow(now) };
+    const context = parseAuditContext(by);
     if (!this.#peek(tenantId)) return NOT_FOUND;
     const found = this.ctx.storage.transactionSync(() => {
       if (!store.liveItem(this.#sql, checked.namespace, checked.key, checked.now)) return false;
-      return store.deleteItem(this.#sql, checked.namespace, checked.key);
+      const deleted = store.deleteItem(this.#sql, checked.namespace, checked.key);
+      const target = { type: "memory_item", id: `${checked.namespace}/${checked.key}` };
+      if (deleted && context) this.#audit.record(tenantId, context, { action: "memory.deleted", target, details: { namespace: checked.namespace, key: checked.key } }, checked.now);
+      return deleted;
     });
+    if (found && context) await this.#audit.flush();
     return found ? { ok: true, value: null } : NOT_FOUND;
   }
 
@@ -129,9 +144,12 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
 
   override async alarm(): Promise<void> {
     if (!this.#migrated) return;
+    await this.#audit.flush();
     const swept = store.sweepExpired(this.#sql, Date.now());
     // A full batch may have left more: go on at once; else wait for the next expiry.
-    await this.#alarms.sync(swept >= store.SWEEP_BATCH ? Date.now() + 1 : store.firstExpiry(this.#sql));
+    const next = swept >= store.SWEEP_BATCH ? Date.now() + 1 : store.firstExpiry(this.#sql);
+    const retry = this.#audit.retryAt(Date.now());
+    await this.#alarms.sync(next === null ? retry : retry === null ? next : Math.min(next, retry));
   }
 
   // ---- private helpers (not reachable over RPC) ------------------------------------------

@@ -88,4 +88,16 @@ export const MEMORY_STORE_MIGRATIONS: readonly Migration[] = [
     description: "a view of the full-text index's words and how many items hold each, so a search can leave out words most items hold",
     up: (storage) => execAll(storage.sql, [`CREATE VIRTUAL TABLE IF NOT EXISTS items_vocab USING fts5vocab(items_fts, 'row')`]),
   },
+  {
+    version: 6,
+    description: "the audit outbox: entries of items a person deleted, owed to the tenant's log",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS audit_outbox (
+          id TEXT PRIMARY KEY,
+          created_at INTEGER NOT NULL,
+          entry TEXT NOT NULL
+        )`,
+      ]),
+  },
 ];

@@ -4,6 +4,7 @@
  * stored an item is answered as empty, and such a lookup writes nothing.
  */
 import type { StorageFootprint } from "../lifecycle/object-storage";
+import type { AuditContext } from "../audit/types";
 import type { MemoryItem, MemoryResult, MemoryVersion, NamespaceListInput, NamespacePage, PutItem, ScoredItem, SearchInput } from "./types";
 
 export interface MemoryStoreRpc {
@@ -15,7 +16,7 @@ export interface MemoryStoreRpc {
   put(tenantId: string, input: PutItem): Promise<MemoryResult<MemoryItem>>;
   /** The live item (its time to live restarted when it asks for that). */
   get(tenantId: string, namespace: string[], key: string, now: number): Promise<MemoryResult<MemoryItem>>;
-  remove(tenantId: string, namespace: string[], key: string, now: number): Promise<MemoryResult<null>>;
+  remove(tenantId: string, namespace: string[], key: string, now: number, by?: AuditContext): Promise<MemoryResult<null>>;
   versions(tenantId: string, namespace: string[], key: string, now: number): Promise<MemoryResult<MemoryVersion[]>>;
   search(tenantId: string, input: SearchInput): Promise<ScoredItem[]>;
   namespaces(tenantId: string, input: NamespaceListInput): Promise<NamespacePage>;

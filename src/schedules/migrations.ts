@@ -63,6 +63,18 @@ export const SCHEDULER_MIGRATIONS: readonly Migration[] = [
       );
     },
   },
+  {
+    version: 3,
+    description: "the audit outbox: entries of this object's schedule changes owed to the tenant's log",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS audit_outbox (
+          id TEXT PRIMARY KEY,
+          created_at INTEGER NOT NULL,
+          entry TEXT NOT NULL
+        )`,
+      ]),
+  },
 ];
 
 /** Frozen with step 2: the day that step gives the schedules it binds to their creator's lifetime. */

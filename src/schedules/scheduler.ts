@@ -12,6 +12,9 @@ import { purgeStorage, storageFootprint, type StorageFootprint } from "../lifecy
 import { DurableObject } from "cloudflare:workers";
 import type { Page } from "../sessions/types";
 import { describeError, log } from "../log";
+import { parseAuditContext } from "../audit/entry";
+import { type AuditOutbox, tenantAuditOutbox } from "../audit/outbox";
+import type { AuditContext } from "../audit/types";
 import { AlarmClock } from "../storage/alarm-clock";
 import { migrate } from "../storage/migrations";
 import { TenantBinding } from "../tenants/tenant-binding";
@@ -45,12 +48,15 @@ export class Scheduler extends DurableObject<Cloudflare.Env> implements Schedule
   #migrated = false;
   /** Set when a gate could not be asked, so a due slot does not spin the alarm. */
   #holdUntil = 0;
+  /** Entries owed to the tenant's log; the alarm hands over what a call could not. */
+  readonly #audit: AuditOutbox;
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     this.#alarms = new AlarmClock(ctx.storage);
     // The tenant registry is the tenant index's to feed; this object only binds its tenant.
     this.#binding = new TenantBinding(ctx.storage.kv, async () => undefined);
+    this.#audit = tenantAuditOutbox(ctx.storage, env, () => this.#binding.tenantId ?? null, this.#alarms);
     // On every wake the alarm is set for what is due: it may have been lost with a crash.
     if (this.#binding.bound) {
       void ctx.blockConcurrencyWhile(async () => {
@@ -78,16 +84,20 @@ export class Scheduler extends DurableObject<Cloudflare.Env> implements Schedule
   }
 
 
-  async create(tenantId: string, input: NewSchedule): Promise<SchedulerResult<Schedule>> {
+  async create(tenantId: string, input: NewSchedule, by?: AuditContext): Promise<SchedulerResult<Schedule>> {
     await this.#enter(tenantId);
     const schedule = checkNewSchedule(input);
+    const context = parseAuditContext(by);
     const nextAt = schedule.paused ? null : nextSlot(schedule.cron, schedule.timezone, schedule.now);
     const created = this.ctx.storage.transactionSync(() => {
       if (store.countSchedules(this.#sql) >= schedule.maxSchedules) return false;
       store.insertSchedule(this.#sql, schedule, nextAt);
+      const { cron, timezone, paused } = schedule;
+      this.#audit.record(tenantId, context, { action: "schedule.created", target: { type: "schedule", id: schedule.id }, details: { cron, timezone, paused } }, schedule.now);
       return true;
     });
     if (!created) return { ok: false, reason: "limit_reached", max: schedule.maxSchedules };
+    await this.#audit.flush();
     await this.#syncAlarm();
     return this.#view(tenantId, schedule.id);
   }
@@ -103,7 +113,7 @@ export class Scheduler extends DurableObject<Cloudflare.Env> implements Schedule
     return { data: page.rows.map((row) => store.toSchedule(tenantId, row)), next_cursor: page.next_cursor };
   }
 
-  async update(tenantId: string, id: string, patch: SchedulePatch): Promise<SchedulerResult<Schedule>> {
+  async update(tenantId: string, id: string, patch: SchedulePatch, by?: AuditContext): Promise<SchedulerResult<Schedule>> {
     if (!this.#peek(tenantId)) return NOT_FOUND;
     const row = store.getSchedule(this.#sql, requireString("id", id));
     if (!row) return NOT_FOUND;
@@ -114,14 +124,28 @@ export class Scheduler extends DurableObject<Cloudflare.Env> implements Schedule
     const paused = patch.paused === undefined ? row.paused === 1 : requireBoolean("paused", patch.paused);
     const changed = cron !== row.cron || timezone !== row.timezone || paused !== (row.paused === 1);
     const nextAt = paused ? null : changed ? nextSlot(cron, timezone, now) : row.next_at;
-    store.updateSchedule(this.#sql, row.id, { cron, timezone, paused, next_at: nextAt }, now);
+    const context = parseAuditContext(by);
+    this.ctx.storage.transactionSync(() => {
+      store.updateSchedule(this.#sql, row.id, { cron, timezone, paused, next_at: nextAt }, now);
+      const before = { cron: row.cron, timezone: row.timezone, paused: row.paused === 1 };
+      if (changed) this.#audit.record(tenantId, context, { action: "schedule.updated", target: { type: "schedule", id: row.id }, details: { before, after: { cron, timezone, paused } } }, now);
+    });
+    await this.#audit.flush();
     await this.#syncAlarm();
     return this.#view(tenantId, row.id);
   }
 
-  async remove(tenantId: string, id: string): Promise<SchedulerResult<null>> {
+  async remove(tenantId: string, id: string, by?: AuditContext): Promise<SchedulerResult<null>> {
     if (!this.#peek(tenantId)) return NOT_FOUND;
-    if (!store.deleteSchedule(this.#sql, requireString("id", id))) return NOT_FOUND;
+    const scheduleId = requireString("id", id);
+    const context = parseAuditContext(by);
+    const removed = this.ctx.storage.transactionSync(() => {
+      if (!store.deleteSchedule(this.#sql, scheduleId)) return false;
+      this.#audit.record(tenantId, context, { action: "schedule.deleted", target: { type: "schedule", id: scheduleId } }, Date.now());
+      return true;
+    });
+    if (!removed) return NOT_FOUND;
+    await this.#audit.flush();
     await this.#syncAlarm();
     return { ok: true, value: null };
   }
@@ -147,6 +171,7 @@ export class Scheduler extends DurableObject<Cloudflare.Env> implements Schedule
   override async alarm(): Promise<void> {
     const tenantId = this.#binding.tenantId;
     if (!tenantId || !this.#migrated) return;
+    await this.#audit.flush();
     const now = Date.now();
     // Firings a crash or a fault left pending first, then the slots that have come.
     const pending = store.retriesDue(this.#sql, now, MAX_FIRINGS_PER_ALARM).filter((firing) => store.claimRetry(this.#sql, firing));
@@ -250,7 +275,7 @@ export class Scheduler extends DurableObject<Cloudflare.Env> implements Schedule
 
   /** The alarm goes off at the earliest slot or retry; while a gate was unreachable, not before the hold. */
   async #syncAlarm(): Promise<void> {
-    const times = [store.firstSlot(this.#sql), store.firstRetry(this.#sql)].filter((at): at is number => at !== null);
+    const times = [store.firstSlot(this.#sql), store.firstRetry(this.#sql), this.#audit.retryAt(Date.now())].filter((at): at is number => at !== null);
     await this.#alarms.sync(times.length === 0 ? null : Math.max(Math.min(...times), this.#holdUntil));
   }
 

@@ -3,6 +3,7 @@
  * gathers this (authentication, then the tenant index's admission); a schedule's firing rebuilds
  * it from the schedule's creator and a fresh admission, so both run the same operations.
  */
+import type { AuditContext } from "../audit/types";
 import type { Principal } from "../auth/principal";
 import type { Config } from "../config";
 import type { Env } from "../env";
@@ -20,4 +21,6 @@ export interface Actor {
   models: readonly string[] | null;
   /** The request's W3C `traceparent`, when it sent one: a run it starts is traced as its child. */
   traceparent?: string | null;
+  /** Who the audit log names for a change this operation makes; absent for the platform's own (a schedule's firing). */
+  audit?: AuditContext;
 }

@@ -3,6 +3,7 @@
  * call's answer type is the one `SessionRpc` declares; an answer becomes its value, or the
  * problem its machine reason stands for, mapped to wire text in one switch (`sessionProblem`).
  */
+import type { AuditContext } from "../audit/types";
 import type { Limits } from "../limits";
 import { sessionStub } from "../objects";
 import { ApiError } from "../problems";
@@ -152,12 +153,12 @@ export class SessionClient {
   }
 
   /** `viewer` decides: the object records its subject, and answers `session_not_found` to one the access rule keeps out. */
-  approve(callId: string, viewer: SessionViewer) {
-    return valueOf(this.#rpc.approve(callId, viewer.subject, viewer));
+  approve(callId: string, viewer: SessionViewer, by?: AuditContext) {
+    return valueOf(this.#rpc.approve(callId, viewer.subject, viewer, by));
   }
 
-  deny(callId: string, reason: string | null, viewer: SessionViewer) {
-    return valueOf(this.#rpc.deny(callId, reason, viewer.subject, viewer));
+  deny(callId: string, reason: string | null, viewer: SessionViewer, by?: AuditContext) {
+    return valueOf(this.#rpc.deny(callId, reason, viewer.subject, viewer, by));
   }
 
   submitToolOutput(callId: string, output: string, isError: boolean, viewer: SessionViewer) {

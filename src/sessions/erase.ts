@@ -4,6 +4,7 @@
  * and erase, never a hidden one that keeps running. `DELETE /v1/sessions/{id}` and the retention
  * sweep (src/lifecycle/sweep.ts) both erase through `eraseSessionTree`.
  */
+import type { AuditContext } from "../audit/types";
 import { tenantIndexStub } from "../objects";
 import { ApiError } from "../problems";
 import type { Actor } from "./actor";
@@ -22,16 +23,16 @@ export async function eraseSession(actor: Actor, sessionId: string): Promise<voi
     // A retry after an erase whose index cleanup failed: the session object is gone, the row is not.
     const row = error instanceof ApiError && error.code === "not_found" && isSessionId(sessionId) ? await index.getSessionSummary(principal.tenantId, sessionId) : null;
     if (!row || !canAccessSession(principal, { tenant_id: principal.tenantId, created_by: row.created_by })) throw error;
-    await index.removeSession(principal.tenantId, sessionId);
+    await index.removeSession(principal.tenantId, sessionId, actor.audit);
     return;
   }
-  await eraseSessionTree(env, principal.tenantId, sessionId, null, owned.agent);
+  await eraseSessionTree(env, principal.tenantId, sessionId, null, owned.agent, actor.audit);
 }
 
 /**
  * The session, its index row, then its children. `expiredBefore` (the retention sweep's, epoch
  * ms): erased only while idle or final and unchanged since then; answers false, erasing nothing,
- * when the session object keeps it.
+ * when the session object keeps it. `by`: who the audit log names (none for the sweep).
  */
 export async function eraseSessionTree(
   env: Env,
@@ -39,11 +40,12 @@ export async function eraseSessionTree(
   sessionId: string,
   expiredBefore: number | null,
   session: SessionClient = new SessionClient(env, tenantId, sessionId),
+  by?: AuditContext,
 ): Promise<boolean> {
   if (expiredBefore === null) await session.erase();
   else if (!(await session.eraseIfExpired(expiredBefore))) return false;
-  await tenantIndexStub(env, tenantId).removeSession(tenantId, sessionId);
-  await eraseChildren(env, tenantId, sessionId, 0);
+  await tenantIndexStub(env, tenantId).removeSession(tenantId, sessionId, by);
+  await eraseChildren(env, tenantId, sessionId, 0, by);
   return true;
 }
 
@@ -52,7 +54,7 @@ export async function eraseSessionTree(
  * found through the index by its parent, and its own children erased before its row goes, so a
  * failure midway leaves rows a retry of the same delete still finds.
  */
-async function eraseChildren(env: Env, tenantId: string, parentId: string, depth: number): Promise<void> {
+async function eraseChildren(env: Env, tenantId: string, parentId: string, depth: number, by: AuditContext | undefined): Promise<void> {
   // Deeper than any `max_agent_depth` allows: a loop in the data, not a tree.
   if (depth > MAX_ERASE_DEPTH) return;
   const index = tenantIndexStub(env, tenantId);
@@ -60,11 +62,11 @@ async function eraseChildren(env: Env, tenantId: string, parentId: string, depth
     const page = await index.listSessions(tenantId, { limit: CHILDREN_PAGE, parent_session_id: parentId });
     if (page.data.length === 0) return;
     for (const child of page.data) {
-      await eraseChildren(env, tenantId, child.id, depth + 1);
+      await eraseChildren(env, tenantId, child.id, depth + 1, by);
       await new SessionClient(env, tenantId, child.id).erase().catch((error: unknown) => {
         if (!(error instanceof ApiError && error.code === "not_found")) throw error;
       });
-      await index.removeSession(tenantId, child.id);
+      await index.removeSession(tenantId, child.id, by);
     }
   }
 }

@@ -57,10 +57,11 @@ export function touchApiKey(sql: SqlStorage, keyId: string, now: number): boolea
 }
 
 /** True when the key exists; revoking twice keeps the first revocation time. */
-export function revokeApiKey(sql: SqlStorage, keyId: string, now: number): boolean {
+/** `found`: the key exists; `revoked`: this call revoked it (false when it already was). */
+export function revokeApiKey(sql: SqlStorage, keyId: string, now: number): { found: boolean; revoked: boolean } {
   const found = sql.exec(`SELECT 1 FROM api_keys WHERE key_id = ?`, keyId).toArray().length > 0;
-  if (found) sql.exec(`UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL`, now, keyId);
-  return found;
+  const revoked = found && sql.exec(`UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL`, now, keyId).rowsWritten > 0;
+  return { found, revoked };
 }
 
 /** Newest first by (created_at, key_id); throws a RangeError for a cursor not made here. */

@@ -193,6 +193,31 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
     description: "sessions by their last change, for the retention sweep's oldest-first walk",
     up: (storage) => execAll(storage.sql, [`CREATE INDEX IF NOT EXISTS sessions_by_update ON sessions (updated_at, id)`]),
   },
+  {
+    version: 10,
+    description: "the tenant's audit log, and the outbox of platform actions owed to the platform's log",
+    // Storage from before kept no entries: the log starts empty.
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS audit_log (
+          id TEXT PRIMARY KEY,
+          at INTEGER NOT NULL,
+          tenant_id TEXT NOT NULL,
+          action TEXT NOT NULL,
+          actor_sub TEXT,
+          entry TEXT NOT NULL
+        )`,
+        `CREATE INDEX IF NOT EXISTS audit_log_by_time ON audit_log (at, id)`,
+        `CREATE INDEX IF NOT EXISTS audit_log_by_action ON audit_log (action, at, id)`,
+        `CREATE INDEX IF NOT EXISTS audit_log_by_actor ON audit_log (actor_sub, at, id)`,
+        `CREATE INDEX IF NOT EXISTS audit_log_by_tenant ON audit_log (tenant_id, at, id)`,
+        `CREATE TABLE IF NOT EXISTS audit_outbox (
+          id TEXT PRIMARY KEY,
+          created_at INTEGER NOT NULL,
+          entry TEXT NOT NULL
+        )`,
+      ]),
+  },
 ];
 
 export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [
@@ -211,6 +236,25 @@ export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [
           started_at INTEGER NOT NULL,
           finished_at INTEGER
         )`,
+      ]),
+  },
+  {
+    version: 3,
+    description: "the platform's audit log: every tenant's platform actions",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS audit_log (
+          id TEXT PRIMARY KEY,
+          at INTEGER NOT NULL,
+          tenant_id TEXT NOT NULL,
+          action TEXT NOT NULL,
+          actor_sub TEXT,
+          entry TEXT NOT NULL
+        )`,
+        `CREATE INDEX IF NOT EXISTS audit_log_by_time ON audit_log (at, id)`,
+        `CREATE INDEX IF NOT EXISTS audit_log_by_action ON audit_log (action, at, id)`,
+        `CREATE INDEX IF NOT EXISTS audit_log_by_actor ON audit_log (actor_sub, at, id)`,
+        `CREATE INDEX IF NOT EXISTS audit_log_by_tenant ON audit_log (tenant_id, at, id)`,
       ]),
   },
 ];

@@ -3,6 +3,7 @@
  * (src/env.ts), so a caller depends on these shapes and never on the classes. Every index call
  * names its tenant first; an index bound to another tenant throws.
  */
+import type { AuditContext, AuditEntry, AuditListInput, AuditRecordInput } from "../audit/types";
 import type { ApiKeyRecord } from "../auth/api-keys";
 import type { PartialLimits } from "../limits";
 import type { RedeliverResult, NotificationDelivery } from "../notifications/delivery-store";
@@ -15,6 +16,11 @@ import type { StorageFootprint } from "../lifecycle/object-storage";
 import type { DeletionProgress } from "../lifecycle/tenant-deletion";
 import type * as T from "./types";
 
+/**
+ * Every call that makes an administrative change takes `by`, who made it (AuditContext): the
+ * change and its audit entry commit in one transaction. Without `by` the entry is still written,
+ * with a null actor.
+ */
 export interface TenantIndexRpc {
   /** Suspension and the rate limit for one request of `input.bucket`, with the tenant's limits and settings. */
   admitRequest(tenantId: string, input: T.AdmitRequestInput): Promise<T.Admission>;
@@ -37,10 +43,10 @@ export interface TenantIndexRpc {
    */
   admitExchangedToken(tenantId: string, keyId: string, input: T.AdmitRequestInput): Promise<T.ApiKeyAdmission>;
   touchApiKey(tenantId: string, keyId: string, now: number): Promise<boolean>;
-  createApiKey(tenantId: string, record: ApiKeyRecord): Promise<void>;
+  createApiKey(tenantId: string, record: ApiKeyRecord, by?: AuditContext): Promise<void>;
   listApiKeys(tenantId: string, input: T.PageInput): Promise<Page<ApiKeyListing>>;
   /** Revokes the key, then closes every event stream opened with it before answering. */
-  revokeApiKey(tenantId: string, keyId: string, now: number): Promise<boolean>;
+  revokeApiKey(tenantId: string, keyId: string, now: number, by?: AuditContext): Promise<boolean>;
 
   // --- event streams
 
@@ -64,7 +70,7 @@ export interface TenantIndexRpc {
    */
   reportSession(tenantId: string, report: T.SessionReport, notifications?: unknown): Promise<T.ReportAck>;
   getSessionSummary(tenantId: string, sessionId: string): Promise<SessionSummary | null>;
-  removeSession(tenantId: string, sessionId: string): Promise<boolean>;
+  removeSession(tenantId: string, sessionId: string, by?: AuditContext): Promise<boolean>;
   listSessions(tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>>;
   acquireRun(tenantId: string, sessionId: string, maxConcurrent: number, now: number): Promise<T.RunSlot>;
   /** A new run's admission in one round trip: the daily token budget first, then a slot as `acquireRun` takes it. */
@@ -82,19 +88,19 @@ export interface TenantIndexRpc {
 
   getLimitOverrides(tenantId: string): Promise<PartialLimits>;
   /** Replaces the overrides as a whole and returns the resulting config. */
-  setLimitOverrides(tenantId: string, overrides: PartialLimits): Promise<T.TenantConfig>;
+  setLimitOverrides(tenantId: string, overrides: PartialLimits, by?: AuditContext): Promise<T.TenantConfig>;
   getConfig(tenantId: string): Promise<T.TenantConfig>;
   /** Replaces the tenant's list of models as a whole (null: no narrowing); returns the config. */
-  setAllowedModels(tenantId: string, models: string[] | null): Promise<T.TenantConfig>;
+  setAllowedModels(tenantId: string, models: string[] | null, by?: AuditContext): Promise<T.TenantConfig>;
   /** Admits no new request, cancels the active sessions and closes every event stream. */
-  suspend(tenantId: string): Promise<T.CancelResult>;
-  unsuspend(tenantId: string): Promise<void>;
-  cancelSessions(tenantId: string, filter: T.SessionFilter): Promise<T.CancelResult>;
+  suspend(tenantId: string, by?: AuditContext): Promise<T.CancelResult>;
+  unsuspend(tenantId: string, by?: AuditContext): Promise<void>;
+  cancelSessions(tenantId: string, filter: T.SessionFilter, by?: AuditContext): Promise<T.CancelResult>;
 
   // --- webhook secret
 
   getWebhookSecret(tenantId: string): Promise<T.SigningSecret>;
-  rotateWebhookSecret(tenantId: string): Promise<T.SigningSecret>;
+  rotateWebhookSecret(tenantId: string, by?: AuditContext): Promise<T.SigningSecret>;
   /** For the session object, at each webhook call: the secrets to sign with and the allowed origins, in one call. */
   getCallSigning(tenantId: string): Promise<T.CallSigning>;
 
@@ -106,25 +112,37 @@ export interface TenantIndexRpc {
    * id seen before adds nothing, so the session may repeat a hand-off whose answer it lost.
    */
   acceptNotifications(tenantId: string, batch: unknown): Promise<NotificationAck>;
-  createWebhookEndpoint(tenantId: string, endpoint: T.NewNotificationEndpoint): Promise<CreateEndpointResult>;
+  createWebhookEndpoint(tenantId: string, endpoint: T.NewNotificationEndpoint, by?: AuditContext): Promise<CreateEndpointResult>;
   listWebhookEndpoints(tenantId: string, input: T.PageInput): Promise<Page<NotificationEndpoint>>;
   /** Removes the endpoint and its delivery log; false when there is none with this id. */
-  deleteWebhookEndpoint(tenantId: string, endpointId: string): Promise<boolean>;
+  deleteWebhookEndpoint(tenantId: string, endpointId: string, by?: AuditContext): Promise<boolean>;
   /** The endpoint's deliveries, newest first; null when the tenant has no such endpoint. */
   listWebhookDeliveries(tenantId: string, endpointId: string, input: T.DeliveryListInput): Promise<Page<NotificationDelivery> | null>;
   /** Sends one of the endpoint's deliveries again, as a new delivery of the same event. */
-  redeliverWebhook(tenantId: string, endpointId: string, deliveryId: string): Promise<RedeliverResult>;
+  redeliverWebhook(tenantId: string, endpointId: string, deliveryId: string, by?: AuditContext): Promise<RedeliverResult>;
 
   // --- the tenant's own settings
 
   getSettings(tenantId: string): Promise<T.TenantSettings>;
   /** Replaces the settings as a whole; the next admission carries them to the gateway. */
-  putSettings(tenantId: string, settings: T.TenantSettings): Promise<T.TenantSettings>;
+  putSettings(tenantId: string, settings: T.TenantSettings, by?: AuditContext): Promise<T.TenantSettings>;
+
+  // --- audit log
+
+  /**
+   * Records a change made elsewhere: an `AuditEntry` made with the change (its outbox), or a
+   * change with who made it (`session.exported`, `tenant.deleted`). An entry id kept already adds
+   * nothing, so a caller may repeat a call whose answer it lost. Platform actions are copied to
+   * the platform's log. Returns the entries as kept.
+   */
+  recordAudit(tenantId: string, entries: readonly (AuditEntry | AuditRecordInput)[]): Promise<AuditEntry[]>;
+  /** The tenant's entries, newest first. */
+  listAuditLog(tenantId: string, input: AuditListInput): Promise<Page<AuditEntry>>;
 
   // --- tenant deletion (src/lifecycle/tenant-deletion.ts)
 
   /** Suspends the tenant and starts erasing all of it in the background; asked again, answers the progress. */
-  deleteTenant(tenantId: string, now: number): Promise<DeletionProgress>;
+  deleteTenant(tenantId: string, now: number, by?: AuditContext): Promise<DeletionProgress>;
   /** The deletion under way, or null (none asked, or finished: the registry then keeps its record). */
   deletionProgress(tenantId: string): Promise<DeletionProgress | null>;
   /** What the index's storage holds; reads only. */
@@ -154,4 +172,8 @@ export interface TenantRegistryRpc {
   knows(tenantId: string): Promise<boolean>;
   /** Tenants by id, ascending. */
   list(input: T.PageInput): Promise<Page<T.TenantEntry>>;
+  /** The platform's copy of platform actions, handed over by each tenant's index; an id kept already adds nothing. */
+  recordAudit(entries: readonly AuditEntry[]): Promise<void>;
+  /** The platform's log, newest first (`tenant_id` narrows it to one tenant). */
+  listAuditLog(input: AuditListInput): Promise<Page<AuditEntry>>;
 }

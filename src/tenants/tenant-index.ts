@@ -44,6 +44,11 @@ import * as configCalls from "./tenant-index/config";
 import type { IndexHost } from "./tenant-index/host";
 import * as sessionCalls from "./tenant-index/sessions";
 import * as notificationCalls from "./tenant-index/notifications";
+import { PLATFORM_ACTIONS } from "../audit/actions";
+import { auditEntry, newAuditId, parseAuditChange, parseAuditContext, parseAuditEntry } from "../audit/entry";
+import { AuditOutbox } from "../audit/outbox";
+import { appendAuditEntry, listAuditEntries, parseAuditListInput } from "../audit/store";
+import type { AuditChange, AuditContext, AuditEntry, AuditListInput, AuditRecordInput } from "../audit/types";
 
 export class TenantIndex extends DurableObject<Cloudflare.Env> implements TenantIndexRpc {
   /** Every alarm is set through it, never at or before now (see storage/alarm-clock.ts). */
@@ -54,6 +59,8 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   #config: ConfigState | null = null;
   /** What the concerns under tenant-index/ are given of this object. */
   readonly #host: IndexHost;
+  /** Platform actions owed to the registry's log. */
+  readonly #platformAudit: AuditOutbox;
 
   /** Whether the tables exist: only once a tenant was entered, never for a lookup alone. */
   #migrated = false;
@@ -84,7 +91,12 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
       wakeBy: (at) => this.#wakeBy(at),
       retention: () => this.#retention(),
       schedulePump: () => this.#schedulePump(),
+      audit: (by, change) => void this.#audit(by, change),
     };
+    this.#platformAudit = new AuditOutbox(
+      () => ctx.storage.sql,
+      (entries) => tenantRegistryStub(env).recordAudit(entries),
+    );
     // An index that was never entered (an unknown tenant named by an unverified key) stays empty:
     // looking it up costs a read and writes nothing.
     if (this.#binding.bound) {
@@ -131,16 +143,16 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return keyCalls.touchApiKey(await this.#enter(tenantId), keyId, now);
   }
 
-  async createApiKey(tenantId: string, record: apiKeys.ApiKeyRecord): Promise<void> {
-    keyCalls.createApiKey(await this.#enter(tenantId), tenantId, record);
+  async createApiKey(tenantId: string, record: apiKeys.ApiKeyRecord, by?: AuditContext): Promise<void> {
+    keyCalls.createApiKey(await this.#enter(tenantId), tenantId, record, parseAuditContext(by));
   }
 
   async listApiKeys(tenantId: string, input: T.PageInput): Promise<Page<apiKeys.ApiKeyListing>> {
     return keyCalls.listApiKeys(await this.#enter(tenantId), tenantId, input);
   }
 
-  async revokeApiKey(tenantId: string, keyId: string, now: number): Promise<boolean> {
-    return keyCalls.revokeApiKey(await this.#enter(tenantId), tenantId, keyId, now);
+  async revokeApiKey(tenantId: string, keyId: string, now: number, by?: AuditContext): Promise<boolean> {
+    return keyCalls.revokeApiKey(await this.#enter(tenantId), tenantId, keyId, now, parseAuditContext(by));
   }
 
   async noteEventStream(tenantId: string, input: T.NoteStreamInput): Promise<T.StreamNote> {
@@ -161,8 +173,8 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return sessionCalls.getSessionSummary(await this.#enter(tenantId), sessionId);
   }
 
-  async removeSession(tenantId: string, sessionId: string): Promise<boolean> {
-    return sessionCalls.removeSession(await this.#enter(tenantId), sessionId);
+  async removeSession(tenantId: string, sessionId: string, by?: AuditContext): Promise<boolean> {
+    return sessionCalls.removeSession(await this.#enter(tenantId), sessionId, parseAuditContext(by));
   }
 
   async listSessions(tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>> {
@@ -185,8 +197,8 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return sessionCalls.counts(this.#read(tenantId));
   }
 
-  async cancelSessions(tenantId: string, filter: T.SessionFilter): Promise<T.CancelResult> {
-    return sessionCalls.cancelSessions(await this.#enter(tenantId), tenantId, filter);
+  async cancelSessions(tenantId: string, filter: T.SessionFilter, by?: AuditContext): Promise<T.CancelResult> {
+    return sessionCalls.cancelSessions(await this.#enter(tenantId), tenantId, filter, parseAuditContext(by));
   }
 
   async tokensToday(tenantId: string, now: number): Promise<number> {
@@ -204,8 +216,10 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return this.#readConfig().overrides;
   }
 
-  async setLimitOverrides(tenantId: string, overrides: PartialLimits): Promise<T.TenantConfig> {
-    return configCalls.setLimitOverrides(await this.#enter(tenantId), tenantId, overrides);
+  async setLimitOverrides(tenantId: string, overrides: PartialLimits, by?: AuditContext): Promise<T.TenantConfig> {
+    const config = await configCalls.setLimitOverrides(await this.#enter(tenantId), tenantId, overrides, parseAuditContext(by));
+    await this.#platformAudit.flush();
+    return config;
   }
 
   async getConfig(tenantId: string): Promise<T.TenantConfig> {
@@ -213,16 +227,21 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return host ? configCalls.tenantConfig(host, tenantId) : tenantConfigView(tenantId, this.#readConfig(), Date.now());
   }
 
-  async setAllowedModels(tenantId: string, models: string[] | null): Promise<T.TenantConfig> {
-    return configCalls.setAllowedModels(await this.#enter(tenantId), tenantId, models);
+  async setAllowedModels(tenantId: string, models: string[] | null, by?: AuditContext): Promise<T.TenantConfig> {
+    const config = configCalls.setAllowedModels(await this.#enter(tenantId), tenantId, models, parseAuditContext(by));
+    await this.#platformAudit.flush();
+    return config;
   }
 
-  async suspend(tenantId: string): Promise<T.CancelResult> {
-    return configCalls.suspend(await this.#enter(tenantId), tenantId);
+  async suspend(tenantId: string, by?: AuditContext): Promise<T.CancelResult> {
+    const result = await configCalls.suspend(await this.#enter(tenantId), tenantId, parseAuditContext(by));
+    await this.#platformAudit.flush();
+    return result;
   }
 
-  async unsuspend(tenantId: string): Promise<void> {
-    return configCalls.unsuspend(await this.#enter(tenantId));
+  async unsuspend(tenantId: string, by?: AuditContext): Promise<void> {
+    await configCalls.unsuspend(await this.#enter(tenantId), tenantId, parseAuditContext(by));
+    await this.#platformAudit.flush();
   }
 
   async getSettings(tenantId: string): Promise<T.TenantSettings> {
@@ -230,8 +249,8 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return this.#readConfig().settings;
   }
 
-  async putSettings(tenantId: string, settings: T.TenantSettings): Promise<T.TenantSettings> {
-    return configCalls.putSettings(await this.#enter(tenantId), settings);
+  async putSettings(tenantId: string, settings: T.TenantSettings, by?: AuditContext): Promise<T.TenantSettings> {
+    return configCalls.putSettings(await this.#enter(tenantId), tenantId, settings, parseAuditContext(by));
   }
 
   // --- webhook secret and status webhooks
@@ -241,9 +260,14 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return readSigningSecret(this.ctx.storage.kv, Date.now());
   }
 
-  async rotateWebhookSecret(tenantId: string): Promise<T.SigningSecret> {
-    await this.#enter(tenantId);
-    return rotateWebhookSecret(this.ctx.storage.kv, Date.now());
+  async rotateWebhookSecret(tenantId: string, by?: AuditContext): Promise<T.SigningSecret> {
+    const host = await this.#enter(tenantId);
+    const context = parseAuditContext(by);
+    return host.transaction(() => {
+      const rotated = rotateWebhookSecret(this.ctx.storage.kv, Date.now());
+      host.audit(context, { action: "webhook_secret.rotated", target: { type: "tenant", id: tenantId } });
+      return rotated;
+    });
   }
 
   async getCallSigning(tenantId: string): Promise<T.CallSigning> {
@@ -254,34 +278,58 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return notificationCalls.takeNotifications(await this.#enter(tenantId), tenantId, batch);
   }
 
-  async createWebhookEndpoint(tenantId: string, endpoint: T.NewNotificationEndpoint): Promise<CreateEndpointResult> {
-    return notificationCalls.createWebhookEndpoint(await this.#enter(tenantId), endpoint);
+  async createWebhookEndpoint(tenantId: string, endpoint: T.NewNotificationEndpoint, by?: AuditContext): Promise<CreateEndpointResult> {
+    return notificationCalls.createWebhookEndpoint(await this.#enter(tenantId), endpoint, parseAuditContext(by));
   }
 
   async listWebhookEndpoints(tenantId: string, input: T.PageInput): Promise<Page<NotificationEndpoint>> {
     return notificationCalls.listWebhookEndpoints(await this.#enter(tenantId), input);
   }
 
-  async deleteWebhookEndpoint(tenantId: string, endpointId: string): Promise<boolean> {
-    return notificationCalls.deleteWebhookEndpoint(await this.#enter(tenantId), endpointId);
+  async deleteWebhookEndpoint(tenantId: string, endpointId: string, by?: AuditContext): Promise<boolean> {
+    return notificationCalls.deleteWebhookEndpoint(await this.#enter(tenantId), endpointId, parseAuditContext(by));
   }
 
   async listWebhookDeliveries(tenantId: string, endpointId: string, input: T.DeliveryListInput): Promise<Page<NotificationDelivery> | null> {
     return notificationCalls.listWebhookDeliveries(await this.#enter(tenantId), endpointId, input);
   }
 
-  async redeliverWebhook(tenantId: string, endpointId: string, deliveryId: string): Promise<RedeliverResult> {
-    return notificationCalls.redeliverWebhook(await this.#enter(tenantId), endpointId, deliveryId);
+  async redeliverWebhook(tenantId: string, endpointId: string, deliveryId: string, by?: AuditContext): Promise<RedeliverResult> {
+    return notificationCalls.redeliverWebhook(await this.#enter(tenantId), endpointId, deliveryId, parseAuditContext(by));
+  }
+
+  // --- audit log
+
+  async recordAudit(tenantId: string, entries: readonly (AuditEntry | AuditRecordInput)[]): Promise<AuditEntry[]> {
+    if (!Array.isArray(entries)) throw new TypeError("entries: not a list");
+    const host = await this.#enter(tenantId);
+    const parsed = entries.map((item: AuditEntry | AuditRecordInput) => ("change" in item ? { by: parseAuditContext(item.by), change: parseAuditChange(item.change) } : parseAuditEntry(item)));
+    for (const item of parsed) if ("id" in item && item.tenant_id !== tenantId) throw new TypeError("audit entry: another tenant's");
+    const kept = host.transaction(() => parsed.map((item) => ("id" in item ? this.#keepAudit(item) : this.#audit(item.by, item.change))));
+    await this.#platformAudit.flush();
+    return kept;
+  }
+
+  async listAuditLog(tenantId: string, input: AuditListInput): Promise<Page<AuditEntry>> {
+    const checked = parseAuditListInput(input);
+    const host = this.#read(tenantId);
+    return host ? listAuditEntries(host.sql, { ...checked, tenant_id: null }) : { data: [], next_cursor: null };
   }
 
   // --- tenant deletion
 
-  async deleteTenant(tenantId: string, now: number): Promise<deletion.DeletionProgress> {
+  async deleteTenant(tenantId: string, now: number, by?: AuditContext): Promise<deletion.DeletionProgress> {
     const host = await this.#enter(tenantId);
     const at = requireNow(now);
+    const actor = parseAuditContext(by);
     const started = deletion.readDeletion(this.ctx.storage.kv) === null;
-    // The state, the suspension and the alarm that drives the deletion commit together.
-    const state = host.transaction(() => deletion.startDeletion(this.ctx.storage.kv, at));
+    // The state, its audit entry (copied to the platform's log, which outlives this object) and the
+    // alarm that drives the deletion commit together; each alarm hands the entry over before a pass.
+    const state = host.transaction(() => {
+      const begun = deletion.startDeletion(this.ctx.storage.kv, at);
+      if (started) host.audit(actor, { action: "tenant.deleted", target: { type: "tenant", id: tenantId }, details: { started_at: new Date(begun.started_at).toISOString() } });
+      return begun;
+    });
     // Asked again, the deletion's alarm is set again too: a lost one never stops it for good.
     await this.#alarms.wakeWithWrite();
     if (started) {
@@ -289,7 +337,8 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
       await tenantRegistryStub(this.env)
         .beginDeletion(tenantId, state.started_at)
         .catch((error: unknown) => log("warn", "tenant_deletion_unrecorded", { tenant_id: tenantId, error: describeError(error) }));
-      await configCalls.suspend(host, tenantId);
+      await configCalls.suspend(host, tenantId, actor);
+      await this.#platformAudit.flush();
     }
     return deletion.deletingProgress(state, deletion.sessionsLeft(this.#sql));
   }
@@ -328,6 +377,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   override async alarm(): Promise<void> {
     const tenantId = this.#binding.tenantId;
     if (!tenantId || !this.#migrated) return;
+    await this.#platformAudit.flush();
     const deleting = deletion.readDeletion(this.ctx.storage.kv);
     if (deleting) return this.#deletionPass(tenantId, deleting);
     await this.#grantQueuedSlots(tenantId);
@@ -403,7 +453,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     const now = Date.now();
     const rule = this.#retention();
     const sweepAt = rule ? nextExpiry(this.#sql, rule) : null;
-    const times = [this.#readConfig().suspended ? null : nextPumpAt(this.#sql, now), nextDueAt(this.#sql), sweepAt === null ? null : Math.max(sweepAt, this.#sweepNotBefore)].filter(
+    const times = [this.#readConfig().suspended ? null : nextPumpAt(this.#sql, now), nextDueAt(this.#sql), sweepAt === null ? null : Math.max(sweepAt, this.#sweepNotBefore), this.#platformAudit.retryAt(now)].filter(
       (at): at is number => at !== null,
     );
     await this.#alarms.sync(times.length === 0 ? null : Math.min(...times));
@@ -472,6 +522,28 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   async #schedulePump(): Promise<void> {
     if (queueLength(this.#sql) === 0) return;
     await this.#wakeSoon();
+  }
+
+  /**
+   * Writes the entry of a change made here, inside the change's transaction (nested ones are
+   * savepoints of it). A platform action is also owed to the registry, and the alarm is set in
+   * the same synchronous stretch, so a crash before the hand-over leaves a wake-up that makes it.
+   */
+  #audit(by: AuditContext | undefined, change: AuditChange): AuditEntry {
+    const tenantId = this.#binding.tenantId;
+    if (!tenantId) throw new Error("audit before the tenant was bound");
+    const now = Date.now();
+    return this.#keepAudit(auditEntry(tenantId, by, change, newAuditId(), now));
+  }
+
+  #keepAudit(entry: AuditEntry): AuditEntry {
+    const now = Date.now();
+    this.ctx.storage.transactionSync(() => {
+      appendAuditEntry(this.#sql, entry, now);
+      if (PLATFORM_ACTIONS.has(entry.action)) this.#platformAudit.enqueue(entry, now);
+    });
+    if (PLATFORM_ACTIONS.has(entry.action)) this.#alarms.wakeWithWrite().catch((error: unknown) => log("warn", "audit_wake_not_set", { error: String(error) }));
+    return entry;
   }
 
   get #sql(): SqlStorage {

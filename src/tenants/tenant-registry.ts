@@ -3,6 +3,10 @@
  * tenant once, when its index is first used. Storage: see storage.md.
  */
 import { DurableObject } from "cloudflare:workers";
+import { PLATFORM_ACTIONS } from "../audit/actions";
+import { parseAuditEntry } from "../audit/entry";
+import { appendAuditEntry, listAuditEntries, parseAuditListInput } from "../audit/store";
+import type { AuditEntry, AuditListInput } from "../audit/types";
 import type { Page } from "../sessions/types";
 import { isValidTenantId } from "../auth/principal";
 import { migrate } from "../storage/migrations";
@@ -52,5 +56,20 @@ export class TenantRegistry extends DurableObject<Cloudflare.Env> implements Ten
   async list(input: PageInput): Promise<Page<TenantEntry>> {
     const cursor = input.cursor == null ? null : requireString("cursor", input.cursor, Infinity);
     return listTenants(this.ctx.storage.sql, requirePageLimit(input.limit), cursor);
+  }
+
+  async recordAudit(entries: readonly AuditEntry[]): Promise<void> {
+    if (!Array.isArray(entries)) throw new TypeError("entries: not a list");
+    const parsed = entries.map((entry: AuditEntry) => parseAuditEntry(entry));
+    // Only platform actions belong here; a tenant's own changes stay in its own log.
+    if (parsed.some((entry) => !PLATFORM_ACTIONS.has(entry.action))) throw new TypeError("audit entry: not a platform action");
+    const now = Date.now();
+    this.ctx.storage.transactionSync(() => {
+      for (const entry of parsed) appendAuditEntry(this.ctx.storage.sql, entry, now);
+    });
+  }
+
+  async listAuditLog(input: AuditListInput): Promise<Page<AuditEntry>> {
+    return listAuditEntries(this.ctx.storage.sql, parseAuditListInput(input));
   }
 }

@@ -6,6 +6,7 @@
  */
 import { MAX_ALLOWED_ORIGINS, MAX_ORIGIN_CHARS } from "../egress/allowed-origins";
 import { isValidRetentionDays, MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "../lifecycle/retention";
+import { MASKED_VALUE } from "../shared/secret-mask";
 import type { TracesSettings } from "../traces/types";
 import type { TenantSettings } from "./types";
 
@@ -57,4 +58,10 @@ function parseTraces(value: unknown): TracesSettings | null {
   }
   if (capture !== undefined && typeof capture !== "boolean") throw new TypeError("traces.capture_content must be a boolean");
   return { endpoint, ...(headers ? { headers: { ...(headers as Record<string, string>) } } : {}), capture_content: capture === true };
+}
+
+/** The settings as every response and the audit log show them: the trace collector's header values masked. */
+export function maskSettings(settings: TenantSettings): TenantSettings {
+  if (!settings.traces?.headers) return { ...settings, traces: settings.traces ?? null };
+  return { ...settings, traces: { ...settings.traces, headers: Object.fromEntries(Object.keys(settings.traces.headers).map((name) => [name, MASKED_VALUE])) } };
 }

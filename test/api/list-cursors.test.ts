@@ -30,6 +30,7 @@ const CURSORS: Record<CursorList, string> = {
   agents: encodeTimeIdCursor("agents", 1_700_000_000_000, "agt_x"),
   agent_versions: encodeKeyCursor("agent_versions", "3"),
   memory_namespaces: encodeKeyCursor("memory_namespaces", "users.u_1"),
+  audit_log: encodeTimeIdCursor("audit_log", 1_700_000_000_000, "aud_x"),
 };
 const GARBAGE = ["!!", "AAAA", "0x10", btoa(JSON.stringify({ a: 1 })).replace(/=+$/, ""), btoa(JSON.stringify([1, "x"])).replace(/=+$/, "")];
 
@@ -48,6 +49,8 @@ const OWN: Record<string, CursorList | null> = {
   "/v1/admin/tenants/{tenant_id}/sessions": "sessions",
   "/v1/agents": "agents",
   "/v1/agents/{agent_id}/versions": "agent_versions",
+  "/v1/tenant/audit-log": "audit_log",
+  "/v1/admin/audit-log": "audit_log",
 };
 
 describe("list cursors", () => {
@@ -77,13 +80,13 @@ describe("list cursors", () => {
       if (own === "firings") foreign.push(encodeTimeIdCursor("firings", 1_700_000_000_000, "sch_another"));
       for (const cursor of [...foreign, ...GARBAGE]) {
         const path = `${concrete(template)}?cursor=${encodeURIComponent(cursor)}`;
-        const res = await call(path, { headers: template === "/v1/admin/tenants" ? platform : who.headers });
+        const res = await call(path, { headers: template === "/v1/admin/tenants" || template === "/v1/admin/audit-log" ? platform : who.headers });
         expect(res.status, `${path}: ${cursor}`).toBe(400);
         expect((await readProblem(res)).errors?.map((e) => e.path), path).toEqual(["query.cursor"]);
       }
       if (own !== null) {
         const mine = own === "firings" ? encodeTimeIdCursor("firings", 1_700_000_000_000, schedule.id) : CURSORS[own];
-        const res = await call(`${concrete(template)}?cursor=${mine}`, { headers: template === "/v1/admin/tenants" ? platform : who.headers });
+        const res = await call(`${concrete(template)}?cursor=${mine}`, { headers: template === "/v1/admin/tenants" || template === "/v1/admin/audit-log" ? platform : who.headers });
         expect(res.status, `${template} with its own cursor`).toBe(200);
       }
     }
@@ -103,7 +106,7 @@ describe("integers in a query", () => {
     const platform = { Authorization: (await bearer({ tenantId: OPS_TENANT, subject: "ops-1", scopes: ["platform:admin"] })).Authorization! };
     const session = await createSession(who, { model: mockModel(uniqueKey("model")).key });
     const concrete = (template: string) => template.replace("{tenant_id}", tenantId).replace("{id}", session.id);
-    const headersFor = (template: string) => (template === "/v1/admin/tenants" ? platform : who.headers);
+    const headersFor = (template: string) => (template === "/v1/admin/tenants" || template === "/v1/admin/audit-log" ? platform : who.headers);
     for (const template of lists) {
       for (const limit of ["0x10", "+5", "%202", "%20", "1e1", "5.0", "-1", "٣", "0b11", "Infinity"]) {
         const res = await call(`${concrete(template)}?limit=${limit}`, { headers: headersFor(template) });

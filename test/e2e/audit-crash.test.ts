@@ -1,9 +1,8 @@
 /**
  * The audit log across a kill -9: a burst of administrative changes (agents in the agent store,
- * whose entries go through its outbox; API keys and settings in the tenant index) is cut by a
- * SIGKILL of the platform. After the restart, every change that was made has exactly one entry
- * once the objects' alarms have handed over what they owed, and no entry names a change that
- * was not made.
+ * whose entries go through its outbox; API keys in the tenant index) is cut by a SIGKILL of the
+ * platform. After the restart, every change that was made has exactly one entry once the
+ * objects' alarms have handed over what they owed, and no entry names a change not made.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tenantAuditLog } from "../../sdk/src/audit.ts";
@@ -31,34 +30,34 @@ describe("audit log across a kill -9", () => {
     const burst = Array.from({ length: CHANGES }, (_, i) => {
       const change =
         i % 2 === 0
-          ? admin.request<{ id: string }>("POST", "/v1/agents", { name: `agent-${i}` })
-          : admin.request<{ key_id: string }>("POST", "/v1/api-keys", { name: `key-${i}`, scopes: ["sessions:read"] });
+          ? admin.request("POST", "/v1/agents", { name: `agent-${i}` })
+          : admin.request("POST", "/v1/api-keys", { name: `key-${i}`, scopes: ["sessions:read"] });
       return change.then(
         (res) => void answered.push(String(res.status)),
         () => void answered.push("cut"),
       );
     });
-    // Kill once a few changes have answered: the rest are in flight, some between their commit and the hand-over.
+    // Killed once a few changes have answered: the rest are in flight, some between commit and hand-over.
     const deadline = Date.now() + 10_000;
     while (answered.length < 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
     await stack.platform.restart("SIGKILL");
     await Promise.all(burst);
 
-    const agents = async () => ((await admin.expect<{ data: { id: string }[] }>(200, "GET", "/v1/agents?limit=200")).data ?? []).map((a) => a.id).sort();
-    const keys = async () => ((await admin.expect<{ data: { key_id: string }[] }>(200, "GET", "/v1/api-keys?limit=200")).data ?? []).map((k) => k.key_id).sort();
+    const agents = async () => (await admin.expect<{ data: { id: string }[] }>(200, "GET", "/v1/agents?limit=200")).data.map((a) => a.id).sort();
+    const keys = async () => (await admin.expect<{ data: { key_id: string }[] }>(200, "GET", "/v1/api-keys?limit=200")).data.map((k) => k.key_id).sort();
     const log = async () => {
       const entries: AuditEntry[] = [];
       for await (const entry of tenantAuditLog(admin.sdk())) entries.push(entry);
       return entries;
     };
     const targets = (entries: AuditEntry[], action: string) => entries.filter((e) => e.action === action).map((e) => e.target.id).sort();
+    const same = (a: string[], b: string[]) => JSON.stringify(a) === JSON.stringify(b);
 
     let entries: AuditEntry[] = [];
     const settleBy = Date.now() + SETTLE_MS;
     for (;;) {
       entries = await log();
-      const [a, k] = [await agents(), await keys()];
-      if ((JSON.stringify(targets(entries, "agent.created")) === JSON.stringify(a) && JSON.stringify(targets(entries, "api_key.created")) === JSON.stringify(k)) || Date.now() > settleBy) break;
+      if ((same(targets(entries, "agent.created"), await agents()) && same(targets(entries, "api_key.created"), await keys())) || Date.now() > settleBy) break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     const [made, madeKeys] = [await agents(), await keys()];

@@ -5,6 +5,7 @@
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { tenantIndexStub } from "../../objects";
+import { auditContext } from "../audit-context";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { requireTenantAdmin } from "../middleware/require-scope";
@@ -34,6 +35,6 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const result = await tenantIndexStub(c.env, tenantId).cancelSessions(tenantId, {
     status: filter.status ?? null,
     created_by: filter.created_by ?? null,
-  });
+  }, auditContext(c));
   return c.json({ cancelled: result.cancelled }, 200);
 };

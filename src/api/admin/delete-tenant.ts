@@ -3,6 +3,7 @@
  * is erased in the background (src/lifecycle/tenant-deletion.ts). Asked again, it answers the
  * progress; a tenant the platform never saw is 404.
  */
+import { auditContext } from "../audit-context";
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { recordedProgress } from "../../lifecycle/tenant-deletion";
 import { tenantIndexStub, tenantRegistryStub } from "../../objects";
@@ -39,6 +40,6 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   if (record?.finished_at != null) return c.json({ tenant_id: tenantId, deletion: recordedProgress(record) }, 202);
   // Deleting an id never used would first create its tenant.
   if (!known && !record) throw new ApiError("not_found");
-  const deletion = await tenantIndexStub(c.env, tenantId).deleteTenant(tenantId, Date.now());
+  const deletion = await tenantIndexStub(c.env, tenantId).deleteTenant(tenantId, Date.now(), auditContext(c));
   return c.json({ tenant_id: tenantId, deletion }, 202);
 };

@@ -10,6 +10,7 @@ import { requireScope } from "../middleware/require-scope";
 import { jsonBody, jsonContent, LimitOverridesSchema, TenantIdParamsSchema } from "../schemas";
 import { platformAdminAuth } from "../security";
 import { TenantConfigSchema } from "./schemas";
+import { auditContext } from "../audit-context";
 
 export const route = createRoute({
   method: "put",
@@ -29,6 +30,6 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { tenant_id: tenantId } = c.req.valid("param");
   const overrides = c.req.valid("json");
-  const config = await tenantIndexStub(c.env, tenantId).setLimitOverrides(tenantId, overrides);
+  const config = await tenantIndexStub(c.env, tenantId).setLimitOverrides(tenantId, overrides, auditContext(c));
   return c.json(config, 200);
 };

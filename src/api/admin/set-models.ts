@@ -12,6 +12,7 @@ import { requireScope } from "../middleware/require-scope";
 import { jsonBody, jsonContent, TenantIdParamsSchema } from "../schemas";
 import { platformAdminAuth } from "../security";
 import { TenantConfigSchema, TenantModelsSchema } from "./schemas";
+import { auditContext } from "../audit-context";
 
 export const route = createRoute({
   method: "put",
@@ -40,6 +41,6 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
       });
     }
   }
-  const config = await tenantIndexStub(c.env, tenantId).setAllowedModels(tenantId, models);
+  const config = await tenantIndexStub(c.env, tenantId).setAllowedModels(tenantId, models, auditContext(c));
   return c.json(config, 200);
 };

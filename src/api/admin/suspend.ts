@@ -10,6 +10,7 @@ import { requireScope } from "../middleware/require-scope";
 import { jsonContent, TenantIdParamsSchema } from "../schemas";
 import { platformAdminAuth } from "../security";
 import { SuspendResultSchema } from "./schemas";
+import { auditContext } from "../audit-context";
 
 export const route = createRoute({
   method: "post",
@@ -28,6 +29,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { tenant_id: tenantId } = c.req.valid("param");
-  const { cancelled } = await tenantIndexStub(c.env, tenantId).suspend(tenantId);
+  const { cancelled } = await tenantIndexStub(c.env, tenantId).suspend(tenantId, auditContext(c));
   return c.json({ tenant_id: tenantId, suspended: true as const, cancelled }, 200);
 };

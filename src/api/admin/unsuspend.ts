@@ -7,6 +7,7 @@ import { requireScope } from "../middleware/require-scope";
 import { jsonContent, TenantIdParamsSchema } from "../schemas";
 import { platformAdminAuth } from "../security";
 import { TenantConfigSchema } from "./schemas";
+import { auditContext } from "../audit-context";
 
 export const route = createRoute({
   method: "post",
@@ -26,6 +27,6 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { tenant_id: tenantId } = c.req.valid("param");
   const index = tenantIndexStub(c.env, tenantId);
-  await index.unsuspend(tenantId);
+  await index.unsuspend(tenantId, auditContext(c));
   return c.json(await index.getConfig(tenantId), 200);
 };

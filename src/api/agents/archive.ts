@@ -7,6 +7,7 @@ import { requireScope } from "../middleware/require-scope";
 import { bearerAuth } from "../security";
 import { knownAgentId } from "./ids";
 import { AgentIdParamsSchema } from "./schemas";
+import { auditContext } from "../audit-context";
 
 export const route = createRoute({
   method: "delete",
@@ -25,6 +26,6 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  await new AgentClient(c.env, c.var.principal.tenantId).archive(knownAgentId(c.req.valid("param").agent_id), Date.now());
+  await new AgentClient(c.env, c.var.principal.tenantId).archive(knownAgentId(c.req.valid("param").agent_id), Date.now(), auditContext(c));
   return c.body(null, 204);
 };

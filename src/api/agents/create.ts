@@ -13,6 +13,7 @@ import { headerRefs } from "../openapi-headers";
 import { jsonBody } from "../schemas";
 import { bearerAuth } from "../security";
 import { AgentDefinitionSchema, AgentSchema, CREATE_AGENT_EXAMPLE } from "./schemas";
+import { auditContext } from "../audit-context";
 
 export const route = createRoute({
   method: "post",
@@ -40,7 +41,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const actor = actorOf(c);
   const definition = checkDefinition(actor, c.req.valid("json"), null);
   await requireAgentTools(c.env, actor.principal.tenantId, (definition.tools ?? []) as ToolSpec[]);
-  const agent = await new AgentClient(c.env, actor.principal.tenantId).create({ definition, createdBy: actor.principal.subject, now: Date.now() });
+  const agent = await new AgentClient(c.env, actor.principal.tenantId).create({ definition, createdBy: actor.principal.subject, now: Date.now() }, auditContext(c));
   c.header("Location", agentPath(agent.id));
   return c.json(maskedAgent(agent), 201);
 };

@@ -7,6 +7,7 @@ import { requireScope } from "../middleware/require-scope";
 import { bearerAuth } from "../security";
 import { knownAgentId } from "./ids";
 import { AliasParamsSchema } from "./schemas";
+import { auditContext } from "../audit-context";
 
 export const route = createRoute({
   method: "delete",
@@ -25,6 +26,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { agent_id, alias } = c.req.valid("param");
-  await new AgentClient(c.env, c.var.principal.tenantId).deleteAlias(knownAgentId(agent_id), alias, Date.now());
+  await new AgentClient(c.env, c.var.principal.tenantId).deleteAlias(knownAgentId(agent_id), alias, Date.now(), auditContext(c));
   return c.body(null, 204);
 };

@@ -8,6 +8,7 @@ import { jsonBody, jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { knownAgentId } from "./ids";
 import { AgentSchema, AliasParamsSchema, SetAliasRequestSchema } from "./schemas";
+import { auditContext } from "../audit-context";
 
 export const route = createRoute({
   method: "put",
@@ -29,6 +30,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { agent_id, alias } = c.req.valid("param");
-  const agent = await new AgentClient(c.env, c.var.principal.tenantId).setAlias(knownAgentId(agent_id), alias, c.req.valid("json").version, Date.now());
+  const agent = await new AgentClient(c.env, c.var.principal.tenantId).setAlias(knownAgentId(agent_id), alias, c.req.valid("json").version, Date.now(), auditContext(c));
   return c.json(maskedAgent(agent), 200);
 };

@@ -17,6 +17,7 @@ import { jsonBody, jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { knownAgentId } from "./ids";
 import { AgentIdParamsSchema, AgentPatchSchema, AgentSchema } from "./schemas";
+import { auditContext } from "../audit-context";
 
 /** Tries when another version lands between the read and the write; then 409. */
 const MAX_PATCH_TRIES = 3;
@@ -51,7 +52,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     if (current.archived) throw agentProblem({ reason: "archived" });
     const definition = checkDefinition(actor, applyPatch(current.definition, patch), current.definition);
     await requireAgentTools(c.env, actor.principal.tenantId, (definition.tools ?? []) as ToolSpec[]);
-    const agent = await agents.addVersion(id, { definition, basedOn: current.version, createdBy: actor.principal.subject, now: Date.now() });
+    const agent = await agents.addVersion(id, { definition, basedOn: current.version, createdBy: actor.principal.subject, now: Date.now() }, auditContext(c));
     if (agent !== "moved") return c.json(maskedAgent(agent), 200);
     if (tries >= MAX_PATCH_TRIES) throw new ApiError("conflict", "The agent kept changing while this request was made; read it and try again.");
   }

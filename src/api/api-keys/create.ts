@@ -16,6 +16,7 @@ import { requireScope } from "../middleware/require-scope";
 import { jsonBody, jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { CreateApiKeyBodySchema, CreatedApiKeySchema, toApiKey } from "./schemas";
+import { auditContext } from "../audit-context";
 
 export const route = createRoute({
   method: "post",
@@ -64,7 +65,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     revoked_at: null,
     last_used_at: null,
   };
-  await tenantIndexStub(c.env, principal.tenantId).createApiKey(principal.tenantId, record);
+  await tenantIndexStub(c.env, principal.tenantId).createApiKey(principal.tenantId, record, auditContext(c));
   authGuard.forgetUnknownKey(principal.tenantId, record.key_id);
   c.header("Cache-Control", "no-store");
   return c.json({ ...toApiKey(record), key: generated.plaintext }, 201);

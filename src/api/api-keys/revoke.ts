@@ -11,6 +11,7 @@ import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { bearerAuth } from "../security";
 import { KeyIdParamsSchema } from "./schemas";
+import { auditContext } from "../audit-context";
 
 export const route = createRoute({
   method: "delete",
@@ -31,7 +32,7 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { key_id: keyId } = c.req.valid("param");
   const { tenantId } = c.var.principal;
-  const found = await tenantIndexStub(c.env, tenantId).revokeApiKey(tenantId, keyId, Date.now());
+  const found = await tenantIndexStub(c.env, tenantId).revokeApiKey(tenantId, keyId, Date.now(), auditContext(c));
   if (!found) throw new ApiError("not_found", "No such API key.");
   try {
     await new SchedulerClient(c.env, tenantId).disableForKey(keyId, Date.now());

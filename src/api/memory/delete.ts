@@ -6,6 +6,7 @@ import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { bearerAuth } from "../security";
+import { auditContext } from "../audit-context";
 
 export const route = createRoute({
   method: "delete",
@@ -24,6 +25,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { namespace, key } = c.req.valid("query");
-  await new MemoryClient(c.env, c.var.principal.tenantId).remove(namespace.split("."), key, Date.now());
+  await new MemoryClient(c.env, c.var.principal.tenantId).remove(namespace.split("."), key, Date.now(), auditContext(c));
   return c.body(null, 204);
 };

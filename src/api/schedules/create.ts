@@ -78,7 +78,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     action,
     maxSchedules: actor.limits.max_schedules,
     now,
-  });
+  }, actor.audit);
   c.header("Location", schedulePath(schedule.id));
   return c.json(schedule, 201);
 };

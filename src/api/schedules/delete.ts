@@ -6,6 +6,7 @@ import { requireScope } from "../middleware/require-scope";
 import { bearerAuth } from "../security";
 import { loadOwnedSchedule } from "./access";
 import { ScheduleIdParamsSchema } from "./schemas";
+import { auditContext } from "../audit-context";
 
 export const route = createRoute({
   method: "delete",
@@ -25,6 +26,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { schedule, scheduler } = await loadOwnedSchedule(c.env, c.var.principal, c.req.valid("param").id);
-  await scheduler.remove(schedule.id);
+  await scheduler.remove(schedule.id, auditContext(c));
   return c.body(null, 204);
 };

@@ -4,6 +4,7 @@
  * one switch (`schedulerProblem`). RPC typing cannot carry the `unknown` fields of a stored create
  * body (a tool's input schema), so the one cast of each answer lives here too.
  */
+import type { AuditContext } from "../../audit/types";
 import type { Page } from "../../sessions/types";
 import type { Env } from "../../env";
 import { schedulerStub } from "../../objects";
@@ -39,8 +40,8 @@ export class SchedulerClient {
     this.#tenantId = tenantId;
   }
 
-  async create(input: NewSchedule): Promise<Schedule> {
-    return value(await answer<Schedule>(this.#stub.create(this.#tenantId, input)));
+  async create(input: NewSchedule, by?: AuditContext): Promise<Schedule> {
+    return value(await answer<Schedule>(this.#stub.create(this.#tenantId, input, by)));
   }
 
   /** The schedule, or null when this tenant has none with this id. */
@@ -54,12 +55,12 @@ export class SchedulerClient {
     return (await this.#stub.list(this.#tenantId, input)) as Page<Schedule>;
   }
 
-  async update(id: string, patch: SchedulePatch): Promise<Schedule> {
-    return value(await answer<Schedule>(this.#stub.update(this.#tenantId, id, patch)));
+  async update(id: string, patch: SchedulePatch, by?: AuditContext): Promise<Schedule> {
+    return value(await answer<Schedule>(this.#stub.update(this.#tenantId, id, patch, by)));
   }
 
-  async remove(id: string): Promise<void> {
-    value(await answer<null>(this.#stub.remove(this.#tenantId, id)));
+  async remove(id: string, by?: AuditContext): Promise<void> {
+    value(await answer<null>(this.#stub.remove(this.#tenantId, id, by)));
   }
 
   async listFirings(id: string, page: PageInput): Promise<Page<Firing>> {

@@ -11,6 +11,7 @@ import { bearerAuth } from "../security";
 import { loadOwnedSchedule } from "./access";
 import { checkTiming } from "./create";
 import { ScheduleIdParamsSchema, ScheduleSchema, UpdateScheduleRequestSchema } from "./schemas";
+import { auditContext } from "../audit-context";
 
 export const route = createRoute({
   method: "patch",
@@ -38,6 +39,6 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     if (!timing.ok) throw new ApiError("validation_failed", undefined, { errors: [timing.error] });
     timezone = timing.timezone;
   }
-  const updated = await scheduler.update(schedule.id, { cron: body.cron, timezone, paused: body.paused, now });
+  const updated = await scheduler.update(schedule.id, { cron: body.cron, timezone, paused: body.paused, now }, auditContext(c));
   return c.json(updated, 200);
 };

@@ -7,6 +7,7 @@ import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { decidingClient, requireToolCallId, viewerOf } from "../../sessions/access";
 import { SessionSchema, ToolCallParamsSchema } from "./schemas";
+import { auditContext } from "../audit-context";
 
 export const route = createRoute({
   method: "post",
@@ -27,5 +28,5 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id, call_id } = c.req.valid("param");
   const callId = requireToolCallId(call_id);
-  return c.json(await decidingClient(c.env, c.var.principal, id).approve(callId, viewerOf(c.var.principal)), 200);
+  return c.json(await decidingClient(c.env, c.var.principal, id).approve(callId, viewerOf(c.var.principal), auditContext(c)), 200);
 };

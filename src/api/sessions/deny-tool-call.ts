@@ -10,6 +10,7 @@ import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { decidingClient, requireToolCallId, viewerOf } from "../../sessions/access";
 import { DenyToolCallRequestSchema, SessionSchema, ToolCallParamsSchema } from "./schemas";
+import { auditContext } from "../audit-context";
 
 export const route = createRoute({
   method: "post",
@@ -38,5 +39,5 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id, call_id } = c.req.valid("param");
   const { reason } = c.req.valid("json");
   const callId = requireToolCallId(call_id);
-  return c.json(await decidingClient(c.env, c.var.principal, id).deny(callId, reason?.trim() || null, viewerOf(c.var.principal)), 200);
+  return c.json(await decidingClient(c.env, c.var.principal, id).deny(callId, reason?.trim() || null, viewerOf(c.var.principal), auditContext(c)), 200);
 };

@@ -2,6 +2,8 @@
 import { createRoute, type RouteHandler, z } from "@hono/zod-openapi";
 import { loadOwnedSession } from "../../sessions/access";
 import { EXPORT_FORMAT, exportChunks, toByteStream } from "../../sessions/export";
+import { tenantIndexStub } from "../../objects";
+import { auditContext } from "../audit-context";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
@@ -46,6 +48,9 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
   const { session, agent } = await loadOwnedSession(c.env, c.var.principal, id);
+  // Recorded before the first byte: an export that began is one the log shows.
+  const { tenantId } = c.var.principal;
+  await tenantIndexStub(c.env, tenantId).recordAudit(tenantId, [{ change: { action: "session.exported", target: { type: "session", id: session.id } }, by: auditContext(c) }]);
   const body = toByteStream(exportChunks(session, agent, new Date().toISOString()));
   const response = new Response(body, {
     status: 200,

@@ -6,7 +6,7 @@ import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
-import { maskSettings } from "./put-settings";
+import { maskSettings } from "../../tenants/tenant-settings";
 import { TenantSettingsSchema } from "./schemas";
 
 export const route = createRoute({

@@ -10,6 +10,7 @@ import { MASKED_VALUE } from "../../shared/secret-mask";
 import { checkCallUrl, type ToolCheckOptions } from "../../sessions/tool-specs";
 import type { TracesSettings } from "../../traces/types";
 import { tenantIndexStub } from "../../objects";
+import { maskSettings } from "../../tenants/tenant-settings";
 import type { TenantSettings } from "../../tenants/types";
 import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses, type FieldError } from "../errors";
@@ -17,6 +18,7 @@ import { requireScope } from "../middleware/require-scope";
 import { jsonBody, jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { PutTenantSettingsRequestSchema, TenantSettingsSchema } from "./schemas";
+import { auditContext } from "../audit-context";
 
 export const route = createRoute({
   method: "put",
@@ -67,15 +69,10 @@ function normalizeTraces(traces: TracesSettings, options: ToolCheckOptions, erro
   return { endpoint: endpoint.url, ...(traces.headers ? { headers: traces.headers } : {}), capture_content: traces.capture_content === true };
 }
 
-/** The settings as every response shows them: the trace collector's header values masked. */
-export function maskSettings(settings: TenantSettings): TenantSettings {
-  if (!settings.traces?.headers) return { ...settings, traces: settings.traces ?? null };
-  return { ...settings, traces: { ...settings.traces, headers: Object.fromEntries(Object.keys(settings.traces.headers).map((name) => [name, MASKED_VALUE])) } };
-}
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { tenantId } = c.var.principal;
   const result = normalizeSettings(c.req.valid("json"), { allowPrivateUrls: c.var.config.allowPrivateUrls });
   if (!result.ok) throw new ApiError("validation_failed", undefined, { errors: result.errors });
-  return c.json(maskSettings(await tenantIndexStub(c.env, tenantId).putSettings(tenantId, result.settings)), 200);
+  return c.json(maskSettings(await tenantIndexStub(c.env, tenantId).putSettings(tenantId, result.settings, auditContext(c))), 200);
 };

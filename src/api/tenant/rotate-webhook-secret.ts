@@ -10,6 +10,7 @@ import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { WebhookSecretSchema } from "./schemas";
+import { auditContext } from "../audit-context";
 
 export const route = createRoute({
   method: "post",
@@ -30,7 +31,7 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { tenantId } = c.var.principal;
-  const secret = await tenantIndexStub(c.env, tenantId).rotateWebhookSecret(tenantId);
+  const secret = await tenantIndexStub(c.env, tenantId).rotateWebhookSecret(tenantId, auditContext(c));
   c.header("Cache-Control", "no-store");
   return c.json(secret, 200);
 };

@@ -5,6 +5,7 @@
  * drift apart, and callers are typed by it rather than by the class.
  */
 import type { StorageFootprint } from "../../lifecycle/object-storage";
+import type { AuditContext } from "../../audit/types";
 import type { Limits } from "../../limits";
 import type { SessionResult, Message, Page, RunInput, RunOptions, Session, SessionInit, Step, ToolCall } from "../types";
 import type { SessionViewer } from "../viewer";
@@ -51,8 +52,8 @@ export interface SessionRpc {
    * on `deny` and on `submitToolOutput`): the caller, when the object is to apply the access rule
    * itself; one it may not see the session for is answered `session_not_found`.
    */
-  approve(callId: string, decidedBy?: string | null, viewer?: SessionViewer | null): Promise<SessionResult<Session>>;
-  deny(callId: string, reason: string | null, decidedBy?: string | null, viewer?: SessionViewer | null): Promise<SessionResult<Session>>;
+  approve(callId: string, decidedBy?: string | null, viewer?: SessionViewer | null, by?: AuditContext): Promise<SessionResult<Session>>;
+  deny(callId: string, reason: string | null, decidedBy?: string | null, viewer?: SessionViewer | null, by?: AuditContext): Promise<SessionResult<Session>>;
   submitToolOutput(callId: string, output: string, isError: boolean, viewer?: SessionViewer | null): Promise<SessionResult<Session>>;
   listMessages(after: number, limit: number): Promise<SessionResult<Page<Message>>>;
   /** `cursor`: the previous page's `next_cursor`. */

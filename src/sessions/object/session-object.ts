@@ -14,7 +14,9 @@ import { appliedOutcome, checkRequestKey, type RequestOutcome } from "./request-
 import { checkToolSpecs } from "./tools/registry";
 import { storeInput } from "./input";
 import { type Answer, refusalOf, RUN_NOT_GOING, SESSION_NOT_FOUND, SHOWN, wrongStatus } from "./control/answers";
-import { applyDecision, type NextStatus } from "./control/decisions";
+import { applyDecision, type NextStatus, recordDecisionEntry } from "./control/decisions";
+import { parseAuditContext } from "../../audit/entry";
+import type { AuditContext } from "../../audit/types";
 import { eraseIfExpired, eraseSession } from "./control/erase";
 import { storageFootprint, type StorageFootprint } from "../../lifecycle/object-storage";
 import { takeSlot, wake } from "./control/wake";
@@ -280,22 +282,26 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
   }
 
   /** `decidedBy`: the subject of the principal who approved, recorded on the call. */
-  async approve(callId: string, decidedBy: string | null = null, viewer: SessionViewer | null = null): Promise<SessionResult<Session>> {
+  async approve(callId: string, decidedBy: string | null = null, viewer: SessionViewer | null = null, by?: AuditContext): Promise<SessionResult<Session>> {
     const engine = this.#engine;
+    const context = parseAuditContext(by);
     const approved = (call: ToolCall): ToolCallStatus => (engine.toolbox().get(call.name)?.kind === "client" ? "waiting_tool_output" : "pending");
     return this.#decide(viewer, callId, "waiting_approval", approved, (call) => {
       engine.store.setToolCallStatus(call.id, approved(call), engine.nowIso());
       engine.store.recordDecision(call.id, decidedBy, "approved", engine.nowIso());
+      recordDecisionEntry(engine, "tool_call.approved", call, context);
     });
   }
 
   /** `decidedBy`: the subject of the principal who denied, recorded on the call. */
-  async deny(callId: string, reason: string | null, decidedBy: string | null = null, viewer: SessionViewer | null = null): Promise<SessionResult<Session>> {
+  async deny(callId: string, reason: string | null, decidedBy: string | null = null, viewer: SessionViewer | null = null, by?: AuditContext): Promise<SessionResult<Session>> {
     const engine = this.#engine;
+    const context = parseAuditContext(by);
     return this.#decide(viewer, callId, "waiting_approval", "error", (call) => {
       const text = reason ? `denied by a reviewer: ${reason}` : "denied by a reviewer";
       engine.finishCall(call, text, true);
       engine.store.recordDecision(call.id, decidedBy, "denied", engine.nowIso());
+      recordDecisionEntry(engine, "tool_call.denied", call, context, reason);
     });
   }
 

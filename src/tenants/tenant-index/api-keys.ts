@@ -1,4 +1,5 @@
 /** The tenant index's API-key calls after admission: create, list, touch, revoke, and the streams a key opened. */
+import type { AuditContext } from "../../audit/types";
 import type { Page } from "../../sessions/types";
 import * as apiKeys from "../api-key-store";
 import {
@@ -20,8 +21,15 @@ export function touchApiKey(host: IndexHost, keyId: string, now: number): boolea
   return apiKeys.touchApiKey(host.sql, requireString("keyId", keyId), requireNow(now));
 }
 
-export function createApiKey(host: IndexHost, tenantId: string, record: apiKeys.ApiKeyRecord): void {
-  host.transaction(() => apiKeys.insertApiKey(host.sql, tenantId, record));
+export function createApiKey(host: IndexHost, tenantId: string, record: apiKeys.ApiKeyRecord, by?: AuditContext): void {
+  host.transaction(() => {
+    apiKeys.insertApiKey(host.sql, tenantId, record);
+    host.audit(by, {
+      action: "api_key.created",
+      target: { type: "api_key", id: record.key_id },
+      details: { name: record.name, scopes: record.scopes, expires_at: record.expires_at },
+    });
+  });
 }
 
 export function listApiKeys(host: IndexHost, tenantId: string, input: T.PageInput): Page<apiKeys.ApiKeyListing> {
@@ -29,9 +37,15 @@ export function listApiKeys(host: IndexHost, tenantId: string, input: T.PageInpu
 }
 
 /** The streams are closed before the answer, so a revoked key's watchers are gone when it returns. */
-export async function revokeApiKey(host: IndexHost, tenantId: string, keyId: string, now: number): Promise<boolean> {
+export async function revokeApiKey(host: IndexHost, tenantId: string, keyId: string, now: number, by?: AuditContext): Promise<boolean> {
   const id = requireString("keyId", keyId);
-  const found = apiKeys.revokeApiKey(host.sql, id, requireNow(now));
+  const at = requireNow(now);
+  const found = host.transaction(() => {
+    const result = apiKeys.revokeApiKey(host.sql, id, at);
+    // A second revocation changes nothing, and records nothing.
+    if (result.revoked) host.audit(by, { action: "api_key.revoked", target: { type: "api_key", id } });
+    return result.found;
+  });
   if (found) await closeStreamsOf(host.env, tenantId, sessionsStreamingWithKey(host.sql, id, now), { keyId: id }, "credentials");
   return found;
 }

@@ -1,9 +1,11 @@
 /** The tenant index's config calls: limit overrides, allowed models, suspension and the tenant's own settings. */
+import { sameJson } from "../../audit/entry";
+import type { AuditContext } from "../../audit/types";
 import type { PartialLimits } from "../../limits";
 import { closeStreamsOf, sessionsStreaming } from "../event-streams";
 import { parseOverrides, tenantConfigView, writeOverrides, writeSuspended } from "../tenant-config";
 import { parseAllowedModels, writeAllowedModels } from "../tenant-models";
-import { parseSettings, writeSettings } from "../tenant-settings";
+import { maskSettings, parseSettings, writeSettings } from "../tenant-settings";
 import type * as T from "../types";
 import type { IndexHost } from "./host";
 import { cancelActive } from "./sessions";
@@ -12,22 +14,38 @@ export function tenantConfig(host: IndexHost, tenantId: string): T.TenantConfig 
   return tenantConfigView(tenantId, host.config(), host.createdAt());
 }
 
-export async function setLimitOverrides(host: IndexHost, tenantId: string, overrides: PartialLimits): Promise<T.TenantConfig> {
-  writeOverrides(host.kv, parseOverrides(overrides));
+const tenantTarget = (tenantId: string) => ({ type: "tenant", id: tenantId });
+
+export async function setLimitOverrides(host: IndexHost, tenantId: string, overrides: PartialLimits, by?: AuditContext): Promise<T.TenantConfig> {
+  const after = parseOverrides(overrides);
+  const before = host.config().overrides;
+  host.transaction(() => {
+    writeOverrides(host.kv, after);
+    if (!sameJson(before, after)) host.audit(by, { action: "tenant.limits_updated", target: tenantTarget(tenantId), details: { before, after } });
+  });
   host.configChanged();
   await host.schedulePump(); // a higher max_concurrent_runs frees slots for the queue
   return tenantConfig(host, tenantId);
 }
 
-export function setAllowedModels(host: IndexHost, tenantId: string, models: string[] | null): T.TenantConfig {
-  writeAllowedModels(host.kv, parseAllowedModels(models));
+export function setAllowedModels(host: IndexHost, tenantId: string, models: string[] | null, by?: AuditContext): T.TenantConfig {
+  const after = parseAllowedModels(models);
+  const before = host.config().models;
+  host.transaction(() => {
+    writeAllowedModels(host.kv, after);
+    if (!sameJson(before, after)) host.audit(by, { action: "tenant.models_updated", target: tenantTarget(tenantId), details: { before, after } });
+  });
   host.configChanged();
   return tenantConfig(host, tenantId);
 }
 
 /** The flag is set before any session object is asked, so no new request is admitted meanwhile. */
-export async function suspend(host: IndexHost, tenantId: string): Promise<T.CancelResult> {
-  writeSuspended(host.kv, true);
+export async function suspend(host: IndexHost, tenantId: string, by?: AuditContext): Promise<T.CancelResult> {
+  const was = host.config().suspended;
+  host.transaction(() => {
+    writeSuspended(host.kv, true);
+    if (!was) host.audit(by, { action: "tenant.suspended", target: tenantTarget(tenantId) });
+  });
   host.configChanged();
   const result = await cancelActive(host, tenantId, {});
   // Cancelled runs end their streams; streams of idle sessions are closed here.
@@ -35,18 +53,28 @@ export async function suspend(host: IndexHost, tenantId: string): Promise<T.Canc
   return result;
 }
 
-export async function unsuspend(host: IndexHost): Promise<void> {
-  writeSuspended(host.kv, false);
+export async function unsuspend(host: IndexHost, tenantId: string, by?: AuditContext): Promise<void> {
+  const was = host.config().suspended;
+  host.transaction(() => {
+    writeSuspended(host.kv, false);
+    if (was) host.audit(by, { action: "tenant.unsuspended", target: tenantTarget(tenantId) });
+  });
   host.configChanged();
   await host.schedulePump();
 }
 
 /** A retention set or changed takes effect at the next alarm, which sweeps and arms itself again. */
-export async function putSettings(host: IndexHost, settings: T.TenantSettings): Promise<T.TenantSettings> {
+export async function putSettings(host: IndexHost, tenantId: string, settings: T.TenantSettings, by?: AuditContext): Promise<T.TenantSettings> {
   const parsed = parseSettings(settings);
-  const before = host.config().settings.session_retention_days;
-  writeSettings(host.kv, parsed);
+  const before = host.config().settings;
+  host.transaction(() => {
+    writeSettings(host.kv, parsed);
+    if (!sameJson(before, parsed)) {
+      host.audit(by, { action: "settings.updated", target: tenantTarget(tenantId), details: { before: maskSettings(before), after: maskSettings(parsed) } });
+    }
+  });
   host.configChanged();
-  if (parsed.session_retention_days !== before) await host.wakeSoon();
+  if (parsed.session_retention_days !== before.session_retention_days) await host.wakeSoon();
   return parsed;
 }
+

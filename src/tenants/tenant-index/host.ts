@@ -3,6 +3,7 @@
  * its alarm), so the concerns depend on this narrow host and never on the class.
  */
 import type { RetentionRule } from "../../lifecycle/sweep";
+import type { AuditChange, AuditContext } from "../../audit/types";
 import type { ConfigState } from "../tenant-config";
 
 export interface IndexHost {
@@ -24,4 +25,9 @@ export interface IndexHost {
   retention(): RetentionRule | null;
   /** Runs the queue pump soon when anyone is queued (a slot may just have been freed). */
   schedulePump(): Promise<void>;
+  /**
+   * Records a change in the tenant's audit log. Called inside the transaction of the change, so
+   * the two commit together; a platform action is also owed to the platform's log (the outbox).
+   */
+  audit(by: AuditContext | undefined, change: AuditChange): void;
 }

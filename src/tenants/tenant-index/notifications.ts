@@ -1,4 +1,5 @@
 /** The tenant index's status-webhook calls: the signing secrets, the notifications session objects hand over, endpoints and their delivery log. */
+import type { AuditContext } from "../../audit/types";
 import type { Page } from "../../sessions/types";
 import { listDeliveries, pruneDeliveries, redeliver, type RedeliverResult, requireDeliveryStatus, type NotificationDelivery } from "../../notifications/delivery-store";
 import { type CreateEndpointResult, createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, parseNewEndpoint, type NotificationEndpoint } from "../../notifications/endpoint-store";
@@ -26,18 +27,29 @@ export async function takeNotifications(host: IndexHost, tenantId: string, batch
   return { deliveries: intake.deliveries };
 }
 
-export function createWebhookEndpoint(host: IndexHost, endpoint: T.NewNotificationEndpoint): CreateEndpointResult {
+export function createWebhookEndpoint(host: IndexHost, endpoint: T.NewNotificationEndpoint, by?: AuditContext): CreateEndpointResult {
   const parsed = parseNewEndpoint(endpoint);
-  return host.transaction(() => createEndpoint(host.sql, parsed, Date.now()));
+  return host.transaction(() => {
+    const result = createEndpoint(host.sql, parsed, Date.now());
+    if (result.ok) {
+      const { id, url, event_types, description } = result.endpoint;
+      host.audit(by, { action: "webhook.created", target: { type: "webhook", id }, details: { url, event_types, description } });
+    }
+    return result;
+  });
 }
 
 export function listWebhookEndpoints(host: IndexHost, input: T.PageInput): Page<NotificationEndpoint> {
   return listEndpoints(host.sql, requirePageLimit(input.limit), optionalCursor(input.cursor));
 }
 
-export function deleteWebhookEndpoint(host: IndexHost, endpointId: string): boolean {
+export function deleteWebhookEndpoint(host: IndexHost, endpointId: string, by?: AuditContext): boolean {
   const id = requireString("endpointId", endpointId);
-  return host.transaction(() => deleteEndpoint(host.sql, id));
+  return host.transaction(() => {
+    const existed = deleteEndpoint(host.sql, id);
+    if (existed) host.audit(by, { action: "webhook.deleted", target: { type: "webhook", id } });
+    return existed;
+  });
 }
 
 export function listWebhookDeliveries(host: IndexHost, endpointId: string, input: T.DeliveryListInput): Page<NotificationDelivery> | null {
@@ -47,11 +59,15 @@ export function listWebhookDeliveries(host: IndexHost, endpointId: string, input
   return listDeliveries(host.sql, id, status, requirePageLimit(input.limit), optionalCursor(input.cursor));
 }
 
-export async function redeliverWebhook(host: IndexHost, endpointId: string, deliveryId: string): Promise<RedeliverResult> {
+export async function redeliverWebhook(host: IndexHost, endpointId: string, deliveryId: string, by?: AuditContext): Promise<RedeliverResult> {
   const id = requireString("endpointId", endpointId);
   const delivery = requireString("deliveryId", deliveryId);
   if (!getEndpoint(host.sql, id)) return { ok: false, reason: "not_found" };
-  const result = host.transaction(() => redeliver(host.sql, id, delivery, Date.now()));
+  const result = host.transaction(() => {
+    const made = redeliver(host.sql, id, delivery, Date.now());
+    if (made.ok) host.audit(by, { action: "delivery.redelivered", target: { type: "delivery", id: made.delivery.id }, details: { endpoint_id: id, redelivery_of: delivery } });
+    return made;
+  });
   if (result.ok) await host.wakeSoon();
   return result;
 }

@@ -1,5 +1,6 @@
 /** The tenant index's session calls: the session objects' reports, the index's listing, run slots, bulk cancel and usage. */
 import { expiresAt, isRetentionErasable } from "../../lifecycle/retention";
+import type { AuditContext } from "../../audit/types";
 import { log } from "../../log";
 import type { Page, SessionSummary } from "../../sessions/types";
 import { sessionCanceller, cancelEach } from "../bulk-cancel";
@@ -35,9 +36,14 @@ export function getSessionSummary(host: IndexHost, sessionId: string): SessionSu
   return sessions.getSession(host.sql, requireString("sessionId", sessionId));
 }
 
-export async function removeSession(host: IndexHost, sessionId: string): Promise<boolean> {
+/** The row goes last in an erase (src/sessions/erase.ts), so its removal is the change the log records. */
+export async function removeSession(host: IndexHost, sessionId: string, by?: AuditContext): Promise<boolean> {
   const id = requireString("sessionId", sessionId);
-  const removed = host.transaction(() => sessions.removeSession(host.sql, id, Date.now()));
+  const removed = host.transaction(() => {
+    const gone = sessions.removeSession(host.sql, id, Date.now());
+    if (gone) host.audit(by, { action: "session.deleted", target: { type: "session", id } });
+    return gone;
+  });
   await host.schedulePump();
   return removed;
 }
@@ -82,8 +88,17 @@ export async function cancelActive(host: IndexHost, tenantId: string, filter: T.
   return { cancelled: await cancelEach(ids, sessionCanceller(host.env, tenantId)) };
 }
 
-export function cancelSessions(host: IndexHost, tenantId: string, filter: T.SessionFilter): Promise<T.CancelResult> {
-  return cancelActive(host, tenantId, sessions.parseSessionFilter(filter ?? {}));
+/**
+ * The entry is written before the session objects are asked, with the sessions the filter
+ * matched: a crash midway leaves the entry of a cancel that began, never cancels without one.
+ * A filter that matches no active session changes nothing and records nothing.
+ */
+export async function cancelSessions(host: IndexHost, tenantId: string, filter: T.SessionFilter, by?: AuditContext): Promise<T.CancelResult> {
+  const parsed = sessions.parseSessionFilter(filter ?? {});
+  const ids = sessions.activeSessionIds(host.sql, parsed);
+  if (ids.length === 0) return { cancelled: 0 };
+  host.audit(by, { action: "sessions.cancelled_in_bulk", target: { type: "tenant", id: tenantId }, details: { filter: filter ?? {}, sessions_matched: ids.length } });
+  return { cancelled: await cancelEach(ids, sessionCanceller(host.env, tenantId)) };
 }
 
 export function tokensToday(host: IndexHost, now: number): number {

@@ -5,6 +5,7 @@
  */
 import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
 import { tenantIndexStub } from "../../../objects";
+import { auditContext } from "../../audit-context";
 import type { AppEnv } from "../../context";
 import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../../errors";
 import { IdempotencyHeadersSchema, idempotent } from "../../middleware/idempotency";
@@ -49,7 +50,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     event_types: body.event_types,
     description: body.description ?? null,
     created_by: principal.subject,
-  });
+  }, auditContext(c));
   if (!created.ok) throw new ApiError("conflict", `A tenant may have at most ${created.max} webhook endpoints; delete one first.`);
   return c.json(created.endpoint, 201);
 };

@@ -6,6 +6,7 @@ import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../../errors";
 import { requireScope } from "../../middleware/require-scope";
 import { bearerAuth } from "../../security";
 import { ENDPOINT_NOT_FOUND, EndpointParamsSchema, isEndpointId } from "./schemas";
+import { auditContext } from "../../audit-context";
 
 export const route = createRoute({
   method: "delete",
@@ -26,6 +27,6 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
   const { tenantId } = c.var.principal;
-  if (!isEndpointId(id) || !(await tenantIndexStub(c.env, tenantId).deleteWebhookEndpoint(tenantId, id))) throw new ApiError("not_found", ENDPOINT_NOT_FOUND);
+  if (!isEndpointId(id) || !(await tenantIndexStub(c.env, tenantId).deleteWebhookEndpoint(tenantId, id, auditContext(c)))) throw new ApiError("not_found", ENDPOINT_NOT_FOUND);
   return c.body(null, 204);
 };

@@ -13,6 +13,7 @@ import { requireScope } from "../../middleware/require-scope";
 import { jsonContent } from "../../schemas";
 import { bearerAuth } from "../../security";
 import { DELIVERY_NOT_FOUND, DeliveryParamsSchema, isDeliveryId, isEndpointId, WebhookDeliverySchema } from "./schemas";
+import { auditContext } from "../../audit-context";
 
 export const route = createRoute({
   method: "post",
@@ -37,7 +38,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id, delivery_id: deliveryId } = c.req.valid("param");
   const { tenantId } = c.var.principal;
   if (!isEndpointId(id) || !isDeliveryId(deliveryId)) throw new ApiError("not_found", DELIVERY_NOT_FOUND);
-  const result = await tenantIndexStub(c.env, tenantId).redeliverWebhook(tenantId, id, deliveryId);
+  const result = await tenantIndexStub(c.env, tenantId).redeliverWebhook(tenantId, id, deliveryId, auditContext(c));
   if (!result.ok) {
     if (result.reason === "pending") throw new ApiError("conflict", "The delivery is still pending: it is being tried on its schedule.");
     if (result.reason === "rate_limited") {

@@ -2,6 +2,7 @@
  * Decisions on a waiting tool call (an approval, a deny, a client's output, an expiry): each
  * checked, given a run slot when it lets the run go on, and applied in one transaction.
  */
+import type { AuditContext } from "../../../audit/types";
 import { log } from "../../../log";
 import type { SessionEngine } from "../engine/engine";
 import { openCallsState } from "../engine/tool-results";
@@ -53,6 +54,8 @@ export async function expireApprovals(engine: SessionEngine): Promise<void> {
     const result = await applyDecision(engine, call.id, "waiting_approval", "error", (waiting) => {
       engine.finishCall(waiting, APPROVAL_EXPIRED_OUTPUT, true);
       store.recordDecision(waiting.id, SYSTEM_DECIDER, "expired", engine.nowIso());
+      // Nobody decided: the entry names no actor.
+      recordDecisionEntry(engine, "tool_call.expired", waiting, undefined);
     });
     if (!result.ok && result.reason === "session_not_found") return;
     if (result.ok) {
@@ -67,4 +70,17 @@ function waitingCall(store: SessionStore, callId: string, expected: ToolCallStat
   if (!call) return { ok: false, reason: "tool_call_not_found" };
   if (call.status !== expected) return { ok: false, reason: "tool_call_not_waiting", status: call.status, expected };
   return { ok: true, call };
+}
+
+/** The audit entry of a decision, written inside the decision's transaction (the session's audit outbox). */
+export function recordDecisionEntry(
+  engine: SessionEngine,
+  action: "tool_call.approved" | "tool_call.denied" | "tool_call.expired",
+  call: ToolCall,
+  by: AuditContext | undefined,
+  reason: string | null = null,
+): void {
+  const session = engine.requireSession();
+  const details = { session_id: session.id, tool: call.name, ...(reason ? { reason } : {}) };
+  engine.audit.record(session.tenant_id, by, { action, target: { type: "tool_call", id: call.id }, details }, Date.now());
 }

@@ -19,6 +19,8 @@ import { type FamilyHooks, reconcile, syncAlarm } from "./reconcile";
 import { RunSlots } from "./slots";
 import { collectToolResults } from "./tool-results";
 import { Outbox } from "../../../notifications/outbox";
+import { AuditOutbox } from "../../../audit/outbox";
+import { tenantIndexStub } from "../../../objects";
 import { notificationSession } from "../../../notifications/outbox-snapshot";
 import { notificationFor } from "../../../notifications/event-type";
 import { Reporter } from "../report/reporter";
@@ -51,6 +53,8 @@ export class SessionEngine {
   readonly reporter: Reporter;
   readonly outbox: Outbox;
   readonly traces: TraceExporter;
+  /** Audit entries of decisions on the session's tool calls, owed to the tenant's log. */
+  readonly audit: AuditOutbox;
   readonly inflight = new InflightCalls();
   readonly slots: RunSlots;
   /** Every alarm is set through it, never at or before now (see storage/alarm-clock.ts). */
@@ -69,6 +73,14 @@ export class SessionEngine {
     this.reporter = new Reporter(this.store, env);
     this.outbox = new Outbox(this.store, env);
     this.traces = new TraceExporter(this.store, env, () => void this.syncAlarm().catch(() => {}));
+    this.audit = new AuditOutbox(
+      () => ctx.storage.sql,
+      async (entries) => {
+        const tenantId = entries[0]!.tenant_id;
+        await tenantIndexStub(env, tenantId).recordAudit(tenantId, entries);
+      },
+      this.alarms,
+    );
     this.slots = new RunSlots(this.store, env);
   }
 

@@ -10,6 +10,7 @@ import { ACTIVE_STATUSES } from "../../types";
 import type { AlarmClock } from "../../../storage/alarm-clock";
 import type { Outbox } from "../../../notifications/outbox";
 import type { TraceExporter } from "../../../traces/exporter";
+import type { AuditOutbox } from "../../../audit/outbox";
 import type { EventLog } from "../events/event-log";
 import type { Reporter } from "../report/reporter";
 import type { SessionStore } from "../store/store";
@@ -30,6 +31,7 @@ export interface ReconcileHost {
   readonly reporter: Reporter;
   readonly outbox: Outbox;
   readonly traces: TraceExporter;
+  readonly audit: AuditOutbox;
   readonly alarms: AlarmClock;
   toolbox(): Toolbox;
   cancelRun(): void;
@@ -61,6 +63,10 @@ export async function reconcile(engine: ReconcileHost): Promise<void> {
     }
   }
   if (store.exists() && (await outbox.handOff()) !== "nothing_owed") acted = true;
+  if (store.exists() && engine.audit.size() > 0) {
+    await engine.audit.flush();
+    acted = true;
+  }
   if (store.exists() && engine.family && (await engine.family.settle())) acted = true;
   if (acted) await syncAlarm(engine);
 }
@@ -73,6 +79,7 @@ export async function syncAlarm(engine: ReconcileHost): Promise<void> {
   const target = nextWakeAt(store.run(), now, {
     socketDeadline: engine.events.streams.earliestSocketDeadline(),
     notificationsDueAt: engine.outbox.dueAt(now),
+    auditDueAt: engine.audit.retryAt(now),
     approvalDeadline: earliestApprovalDeadline(store.openToolCalls(), engine.toolbox()),
     familyDueAt: engine.family?.dueAt(now) ?? null,
     tracesDueAt: engine.traces.dueAt(now),

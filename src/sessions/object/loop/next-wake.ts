@@ -20,6 +20,8 @@ export interface WakeInputs {
   socketDeadline?: number | null;
   /** When owed notifications are next handed to the tenant index (epoch ms). */
   notificationsDueAt?: number | null;
+  /** When audit entries owed to the tenant's log are next handed over (epoch ms). */
+  auditDueAt?: number | null;
   /** The earliest time a call waiting for approval expires (epoch ms). */
   approvalDeadline?: number | null;
   /** When a report owed to the parent, a cancel owed to a child, or the next look at waited-for children is due (epoch ms). */
@@ -37,6 +39,7 @@ export function nextWakeAt(run: RunState, now: number, inputs: WakeInputs = {}):
   // Hibernated sockets run no timers: the alarm wakes the object to close an expired one.
   if (inputs.socketDeadline != null) times.push(Math.max(now, inputs.socketDeadline));
   if (inputs.notificationsDueAt != null) times.push(Math.max(now, inputs.notificationsDueAt));
+  if (inputs.auditDueAt != null) times.push(Math.max(now, inputs.auditDueAt));
   // An expiry survives restarts because it is a time the alarm is set for, not a timer.
   if (inputs.approvalDeadline != null) times.push(Math.max(now, inputs.approvalDeadline));
   if (inputs.familyDueAt != null) times.push(Math.max(now, inputs.familyDueAt));

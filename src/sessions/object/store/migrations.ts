@@ -243,4 +243,16 @@ export const SESSION_MIGRATIONS: readonly Migration[] = [
         )`,
       ]),
   },
+  {
+    version: 12,
+    description: "the audit outbox: entries of decisions on the session's tool calls, owed to the tenant's log",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS audit_outbox (
+          id TEXT PRIMARY KEY,
+          created_at INTEGER NOT NULL,
+          entry TEXT NOT NULL
+        )`,
+      ]),
+  },
 ];
