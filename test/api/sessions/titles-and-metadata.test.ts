@@ -24,10 +24,10 @@ describe("sessionTitle", () => {
   });
 
   it(`cuts a long input to ${MAX_TITLE_CHARS} characters, the last an ellipsis, never inside a surrogate pair`, () => {
-    const long = sessionTitle([text("a".repeat(MAX_TITLE_CHARS - 2) + "😀😀😀😀")])!;
+    const long = sessionTitle([{ type: "text", text: "a".repeat(MAX_TITLE_CHARS - 2) + "😀😀😀😀" }])!;
     expect(Array.from(long)).toHaveLength(MAX_TITLE_CHARS);
     expect(long.endsWith("😀…")).toBe(true);
-    expect(sessionTitle([text("b".repeat(MAX_TITLE_CHARS))])).toBe("b".repeat(MAX_TITLE_CHARS));
+    expect(sessionTitle([{ type: "text", text: "b".repeat(MAX_TITLE_CHARS) }])).toBe("b".repeat(MAX_TITLE_CHARS));
   });
 });
 
