@@ -13,6 +13,10 @@ export interface Me {
   tenant: Tenant;
   /** Reads the tenant again (its counts move as sessions run). */
   refreshTenant(): void;
+  /** The tenant's API keys' names by id, for "created by"; empty for a caller who may not list keys. */
+  keyNames: ReadonlyMap<string, string>;
+  /** Reads the key names again (after a key is created). */
+  refreshKeyNames(): void;
 }
 
 export interface ConsoleContext {

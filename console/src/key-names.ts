@@ -1,0 +1,28 @@
+/**
+ * Who created a session, as a person reads it: an API key's subject (`key:key_…`) shown as the
+ * key's name. Tenant admins may list the keys; for anyone else the subject stays as it is.
+ */
+import type { Api } from "./api";
+
+/** A tenant rarely has more; past this, the rest show by id. */
+const MAX_KEY_PAGES = 5;
+const KEY_SUBJECT = /^key:(key_[A-Za-z0-9]+)$/;
+
+/** Every key's name by its id (revoked keys too: their sessions stay). */
+export async function readKeyNames(api: Api): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_KEY_PAGES; page++) {
+    const answer = await api.call((client) => client.GET("/v1/api-keys", { params: { query: { limit: 200, ...(cursor ? { cursor } : {}) } } }));
+    for (const key of answer.data) names.set(key.key_id, key.name);
+    if (!answer.next_cursor) break;
+    cursor = answer.next_cursor;
+  }
+  return names;
+}
+
+/** `subject`'s key name when it is a known key's subject; else null. Pure. */
+export function keyNameOf(subject: string, names: ReadonlyMap<string, string>): string | null {
+  const id = KEY_SUBJECT.exec(subject)?.[1];
+  return id === undefined ? null : (names.get(id) ?? null);
+}
