@@ -38,6 +38,7 @@ const COUNTS_REFRESH_MS = 3_000;
 /** Keys are named when they are made: a new one shows by name within this long (at once when made here). */
 const KEY_NAMES_POLL_MS = 60_000;
 const NO_NAMES: ReadonlyMap<string, string> = new Map();
+const UNKNOWN_KEY_REFRESH_MS = 5_000;
 
 interface AppProps {
   auth: Auth;
@@ -64,6 +65,7 @@ function SignedIn(props: AppProps & { state: AuthState }) {
     KEY_NAMES_POLL_MS,
   );
   const names = keyNames.data ?? NO_NAMES;
+  const noteUnknownKey = useThrottle(keyNames.refresh, UNKNOWN_KEY_REFRESH_MS);
   const context: ConsoleContext | null = useMemo(
     () =>
       tenant.data
@@ -71,10 +73,10 @@ function SignedIn(props: AppProps & { state: AuthState }) {
             auth: props.auth,
             api: props.api,
             baseUrl: props.baseUrl,
-            me: { subject: claims?.subject ?? null, powers, tenant: tenant.data, refreshTenant, keyNames: names, refreshKeyNames: keyNames.refresh },
+            me: { subject: claims?.subject ?? null, powers, tenant: tenant.data, refreshTenant, keyNames: names, refreshKeyNames: keyNames.refresh, noteUnknownKey },
           }
         : null,
-    [tenant.data, refreshTenant, claims, powers, names, keyNames.refresh, props.auth, props.api, props.baseUrl],
+    [tenant.data, refreshTenant, claims, powers, names, keyNames.refresh, noteUnknownKey, props.auth, props.api, props.baseUrl],
   );
 
   let main;

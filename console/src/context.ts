@@ -17,6 +17,8 @@ export interface Me {
   keyNames: ReadonlyMap<string, string>;
   /** Reads the key names again (after a key is created). */
   refreshKeyNames(): void;
+  /** A key's subject with no known name was shown: its key may be new, so the names are read again (at most every few seconds). */
+  noteUnknownKey(): void;
 }
 
 export interface ConsoleContext {

@@ -21,6 +21,11 @@ export async function readKeyNames(api: Api): Promise<Map<string, string>> {
   return names;
 }
 
+/** Whether `subject` is an API key's (`key:key_…`). Pure. */
+export function isKeySubject(subject: string): boolean {
+  return KEY_SUBJECT.test(subject);
+}
+
 /** `subject`'s key name when it is a known key's subject; else null. Pure. */
 export function keyNameOf(subject: string, names: ReadonlyMap<string, string>): string | null {
   const id = KEY_SUBJECT.exec(subject)?.[1];

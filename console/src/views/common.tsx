@@ -3,7 +3,7 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { useConsole } from "../context";
 import { formatAgo, statusLabel } from "../format";
-import { keyNameOf } from "../key-names";
+import { isKeySubject, keyNameOf } from "../key-names";
 import { useAction } from "../hooks";
 import { routeHref } from "../route";
 import type { AgentPin, SessionStatus } from "../types";
@@ -73,6 +73,10 @@ export function Ago(props: { iso: string | null | undefined }) {
 export function Creator(props: { subject: string }) {
   const { me } = useConsole();
   const name = keyNameOf(props.subject, me.keyNames);
+  const unknownKey = name === null && me.powers.tenantAdmin && isKeySubject(props.subject);
+  useEffect(() => {
+    if (unknownKey) me.noteUnknownKey();
+  }, [unknownKey, me]);
   if (name === null) return <span>{props.subject}</span>;
   return (
     <span class="creator" title={props.subject}>
