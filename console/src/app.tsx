@@ -9,7 +9,7 @@ import type { Auth, AuthState } from "./auth/auth";
 import { powersOf } from "./auth/claims";
 import { Console, type ConsoleContext } from "./context";
 import { unconditional, usePoll, useThrottle } from "./hooks";
-import { readKeyNames } from "./key-names";
+import { type KeyNames, readKeyNames } from "./key-names";
 import { lazyView } from "./lazy";
 import { HOME, parseRoute, type Route, routeHref } from "./route";
 import { ErrorNote, Loading, Page } from "./views/common";
@@ -37,7 +37,7 @@ const TENANT_POLL_MS = 15_000;
 const COUNTS_REFRESH_MS = 3_000;
 /** Keys are named when they are made: a new one shows by name within this long (at once when made here). */
 const KEY_NAMES_POLL_MS = 60_000;
-const NO_NAMES: ReadonlyMap<string, string> = new Map();
+const NO_NAMES: KeyNames = {};
 const UNKNOWN_KEY_REFRESH_MS = 5_000;
 
 interface AppProps {
@@ -61,7 +61,7 @@ function SignedIn(props: AppProps & { state: AuthState }) {
   const powers = useMemo(() => powersOf(claims?.scopes ?? []), [claims]);
   const keyNames = usePoll(
     `key-names|${powers.tenantAdmin}`,
-    () => unconditional(powers.tenantAdmin ? readKeyNames(props.api) : Promise.resolve(new Map<string, string>())),
+    () => unconditional(powers.tenantAdmin ? readKeyNames(props.api) : Promise.resolve(NO_NAMES)),
     KEY_NAMES_POLL_MS,
   );
   const names = keyNames.data ?? NO_NAMES;

@@ -16,6 +16,8 @@ import { tokenMinter } from "./support/tokens";
 import { waitFor } from "./support/wait";
 
 const UI_TIMEOUT_MS = 20_000;
+/** A run and its delivery on a loaded machine. */
+const RUN_TIMEOUT_MS = 40_000;
 
 interface Firing {
   session_id: string | null;
@@ -168,6 +170,11 @@ describe("the console's admin pages in Chromium", () => {
     const model = stack.mock.model(uniqueName("model"));
     await model.script({ reply: { content: [{ type: "text", text: "done" }] } });
     const session = await admin.createSession({ input: "hello", model: model.key });
+    await waitFor(async () => ((await admin.expect<{ status: string }>(200, "GET", `/v1/sessions/${session.id}`)).status === "done" ? true : undefined), {
+      timeoutMs: RUN_TIMEOUT_MS,
+      intervalMs: 250,
+      what: "the session done",
+    });
     await link.click();
     await page.getByRole("heading", { level: 1, name: "Webhook deliveries" }).waitFor({ timeout: UI_TIMEOUT_MS });
     const delivered = page.locator("tr", { hasText: session.id }).filter({ hasText: "succeeded" });
@@ -176,7 +183,7 @@ describe("the console's admin pages in Chromium", () => {
         await page.getByRole("button", { name: "Refresh" }).click();
         return (await delivered.count()) > 0 ? true : undefined;
       },
-      { timeoutMs: UI_TIMEOUT_MS, intervalMs: 1_000, what: "the session's delivery, succeeded" },
+      { timeoutMs: RUN_TIMEOUT_MS, intervalMs: 1_000, what: "the session's delivery, succeeded" },
     );
     await delivered.first().getByRole("button", { name: /^Redeliver session\.done/ }).click();
     await page.getByRole("status").getByText(/^Redelivery dlv_\S+ queued\.$/).waitFor({ timeout: UI_TIMEOUT_MS });

@@ -117,10 +117,11 @@ describe("the session search", () => {
 
 describe("created by", () => {
   it("names an API key's subject by the key's name, and leaves any other subject alone", () => {
-    const names = new Map([["key_0123456789abcdef01234567", "billing backend"]]);
+    const names = { key_0123456789abcdef01234567: "billing backend" };
     expect(keyNameOf("key:key_0123456789abcdef01234567", names)).toBe("billing backend");
     expect(keyNameOf("key:key_ffffffffffffffffffffffff", names)).toBeNull();
     expect(keyNameOf("alice", names)).toBeNull();
+    expect(keyNameOf("key:key_constructor", { ...names })).toBeNull();
   });
 });
 
