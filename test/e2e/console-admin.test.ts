@@ -86,7 +86,7 @@ describe("the console's admin pages in Chromium", () => {
     await page.locator(`[data-session="${other.id}"]`).waitFor({ state: "detached", timeout: UI_TIMEOUT_MS });
     await row.waitFor({ timeout: UI_TIMEOUT_MS });
     expect(await page.evaluate(() => decodeURIComponent(window.location.hash))).toContain("metadata[ticket]=T-77");
-    expect(watched.responses.some((line) => line.startsWith("GET /v1/sessions?") && line.includes("metadata%5Bticket%5D=T-77"))).toBe(true);
+    expect(watched.responses.some((line) => line.startsWith("GET /v1/sessions?") && decodeURIComponent(line).includes("metadata[ticket]=T-77"))).toBe(true);
     await screenshot(page, "sessions-search");
 
     // An id opens the session, with its setup beside the conversation.
@@ -178,13 +178,20 @@ describe("the console's admin pages in Chromium", () => {
     await link.click();
     await page.getByRole("heading", { level: 1, name: "Webhook deliveries" }).waitFor({ timeout: UI_TIMEOUT_MS });
     const delivered = page.locator("tr", { hasText: session.id }).filter({ hasText: "succeeded" });
+    const endpointId = (await page.evaluate(() => window.location.hash)).split("/").at(-1)!;
+    const log = () => admin.request("GET", `/v1/tenant/webhooks/${endpointId}/deliveries`).then((res) => res.text);
     await waitFor(
       async () => {
+        if ((await delivered.count()) > 0) return true;
+        // Not there yet: read the log again (the next look comes a second later, once it is read).
         await page.getByRole("button", { name: "Refresh" }).click();
-        return (await delivered.count()) > 0 ? true : undefined;
+        return undefined;
       },
       { timeoutMs: RUN_TIMEOUT_MS, intervalMs: 1_000, what: "the session's delivery, succeeded" },
-    );
+    ).catch(async (error: Error) => {
+      await screenshot(page, "webhook-deliveries-failed");
+      throw new Error(`${error.message}; the delivery log: ${await log()}; the page: ${await page.locator("main").innerText()}; ${watched.responses.slice(-5).join(" | ")}`);
+    });
     await delivered.first().getByRole("button", { name: /^Redeliver session\.done/ }).click();
     await page.getByRole("status").getByText(/^Redelivery dlv_\S+ queued\.$/).waitFor({ timeout: UI_TIMEOUT_MS });
     await page.locator("tr", { hasText: "redelivery of" }).waitFor({ timeout: UI_TIMEOUT_MS });
