@@ -5,6 +5,8 @@ export interface BuiltFile {
   file: string;
   bytes: number;
   gzipBytes: number;
+  /** The files it loads, each at once or on demand (`dynamic`: a lazily loaded page). */
+  imports: { file: string; dynamic: boolean }[];
 }
 /** Builds under `assetsDirectory`, the Worker's assets directory by default. */
 export declare function buildConsoleAssets(assetsDirectory?: string): BuiltFile[];

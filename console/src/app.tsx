@@ -9,21 +9,36 @@ import type { Auth, AuthState } from "./auth/auth";
 import { powersOf } from "./auth/claims";
 import { Console, type ConsoleContext } from "./context";
 import { unconditional, usePoll, useThrottle } from "./hooks";
+import { type KeyNames, readKeyNames } from "./key-names";
+import { lazyView } from "./lazy";
 import { HOME, parseRoute, type Route, routeHref } from "./route";
-import { AgentPage } from "./views/agent";
-import { AgentsPage } from "./views/agents";
 import { ErrorNote, Loading, Page } from "./views/common";
-import { MemoryPage } from "./views/memory";
-import { MemoryItemPage } from "./views/memory-item";
 import { SessionPage } from "./views/session";
 import { SessionsPage } from "./views/sessions";
 import { SignIn } from "./views/sign-in";
-import { TenantPage } from "./views/tenant";
-import { TenantsPage } from "./views/tenants";
+
+// The sessions are what a console opens on; every other page is a chunk loaded when first opened.
+const AgentsPage = lazyView("Agents", () => import("./views/agents").then((m) => m.AgentsPage));
+const AgentPage = lazyView("Agent", () => import("./views/agent").then((m) => m.AgentPage));
+const MemoryPage = lazyView("Memory", () => import("./views/memory").then((m) => m.MemoryPage));
+const MemoryItemPage = lazyView("Memory item", () => import("./views/memory-item").then((m) => m.MemoryItemPage));
+const TenantsPage = lazyView("Tenants", () => import("./views/tenants").then((m) => m.TenantsPage));
+const TenantPage = lazyView("Tenant", () => import("./views/tenant").then((m) => m.TenantPage));
+const NewSessionPage = lazyView("New session", () => import("./views/new-session").then((m) => m.NewSessionPage));
+const ApiKeysPage = lazyView("API keys", () => import("./views/api-keys").then((m) => m.ApiKeysPage));
+const WebhooksPage = lazyView("Webhooks", () => import("./views/webhooks").then((m) => m.WebhooksPage));
+const WebhookPage = lazyView("Webhook", () => import("./views/webhook").then((m) => m.WebhookPage));
+const SchedulesPage = lazyView("Schedules", () => import("./views/schedules").then((m) => m.SchedulesPage));
+const SchedulePage = lazyView("Schedule", () => import("./views/schedule").then((m) => m.SchedulePage));
+const SettingsPage = lazyView("Settings", () => import("./views/settings").then((m) => m.SettingsPage));
 
 /** The tenant's counts and usage move as sessions run; the lists poll faster on their own. */
 const TENANT_POLL_MS = 15_000;
 const COUNTS_REFRESH_MS = 3_000;
+/** Keys are named when they are made: a new one shows by name within this long (at once when made here). */
+const KEY_NAMES_POLL_MS = 60_000;
+const NO_NAMES: KeyNames = {};
+const UNKNOWN_KEY_REFRESH_MS = 5_000;
 
 interface AppProps {
   auth: Auth;
@@ -44,12 +59,24 @@ function SignedIn(props: AppProps & { state: AuthState }) {
   // Lists ask for fresh counts whenever their page changes; a busy tenant's then come every few seconds, not every poll.
   const refreshTenant = useThrottle(tenant.refresh, COUNTS_REFRESH_MS);
   const powers = useMemo(() => powersOf(claims?.scopes ?? []), [claims]);
+  const keyNames = usePoll(
+    `key-names|${powers.tenantAdmin}`,
+    () => unconditional(powers.tenantAdmin ? readKeyNames(props.api) : Promise.resolve(NO_NAMES)),
+    KEY_NAMES_POLL_MS,
+  );
+  const names = keyNames.data ?? NO_NAMES;
+  const noteUnknownKey = useThrottle(keyNames.refresh, UNKNOWN_KEY_REFRESH_MS);
   const context: ConsoleContext | null = useMemo(
     () =>
       tenant.data
-        ? { auth: props.auth, api: props.api, baseUrl: props.baseUrl, me: { subject: claims?.subject ?? null, powers, tenant: tenant.data, refreshTenant } }
+        ? {
+            auth: props.auth,
+            api: props.api,
+            baseUrl: props.baseUrl,
+            me: { subject: claims?.subject ?? null, powers, tenant: tenant.data, refreshTenant, keyNames: names, refreshKeyNames: keyNames.refresh, noteUnknownKey },
+          }
         : null,
-    [tenant.data, refreshTenant, claims, powers, props.auth, props.api, props.baseUrl],
+    [tenant.data, refreshTenant, claims, powers, names, keyNames.refresh, noteUnknownKey, props.auth, props.api, props.baseUrl],
   );
 
   let main;
@@ -67,7 +94,7 @@ function SignedIn(props: AppProps & { state: AuthState }) {
           Agent Platform
         </a>
         <nav aria-label="Main">
-          <a href={routeHref(HOME)} aria-current={route.view === "sessions" || route.view === "session" ? "page" : undefined}>
+          <a href={routeHref(HOME)} aria-current={route.view === "sessions" || route.view === "session" || route.view === "new_session" ? "page" : undefined}>
             Sessions
           </a>
           {powers.read && (
@@ -78,6 +105,26 @@ function SignedIn(props: AppProps & { state: AuthState }) {
           {powers.memoryRead && (
             <a href={routeHref({ view: "memory", namespace: [], query: null, key: null })} aria-current={route.view === "memory" ? "page" : undefined}>
               Memory
+            </a>
+          )}
+          {powers.read && (
+            <a href={routeHref({ view: "schedules" })} aria-current={route.view === "schedules" || route.view === "schedule" ? "page" : undefined}>
+              Schedules
+            </a>
+          )}
+          {powers.tenantAdmin && (
+            <a href={routeHref({ view: "webhooks" })} aria-current={route.view === "webhooks" || route.view === "webhook" ? "page" : undefined}>
+              Webhooks
+            </a>
+          )}
+          {powers.tenantAdmin && (
+            <a href={routeHref({ view: "api_keys" })} aria-current={route.view === "api_keys" ? "page" : undefined}>
+              API keys
+            </a>
+          )}
+          {powers.tenantAdmin && (
+            <a href={routeHref({ view: "settings" })} aria-current={route.view === "settings" ? "page" : undefined}>
+              Settings
             </a>
           )}
           {powers.platformAdmin && (
@@ -123,6 +170,20 @@ function View(props: { route: Route }) {
       return <TenantsPage cursor={route.cursor} />;
     case "tenant":
       return <TenantPage key={route.tenantId} tenantId={route.tenantId} filter={route} />;
+    case "new_session":
+      return <NewSessionPage />;
+    case "api_keys":
+      return <ApiKeysPage />;
+    case "webhooks":
+      return <WebhooksPage />;
+    case "webhook":
+      return <WebhookPage key={route.id} id={route.id} />;
+    case "schedules":
+      return <SchedulesPage />;
+    case "schedule":
+      return <SchedulePage key={route.id} id={route.id} />;
+    case "settings":
+      return <SettingsPage />;
     case "not_found":
       return (
         <Page title="Nothing here">

@@ -4,6 +4,7 @@ import { useContext } from "preact/hooks";
 import type { Api } from "./api";
 import type { Auth } from "./auth/auth";
 import type { Powers } from "./auth/claims";
+import type { KeyNames } from "./key-names";
 import type { Tenant } from "./types";
 
 export interface Me {
@@ -13,6 +14,12 @@ export interface Me {
   tenant: Tenant;
   /** Reads the tenant again (its counts move as sessions run). */
   refreshTenant(): void;
+  /** The tenant's API keys' names by id, for "created by"; empty for a caller who may not list keys. */
+  keyNames: KeyNames;
+  /** Reads the key names again (after a key is created). */
+  refreshKeyNames(): void;
+  /** A key's subject with no known name was shown: its key may be new, so the names are read again (at most every few seconds). */
+  noteUnknownKey(): void;
 }
 
 export interface ConsoleContext {

@@ -1,7 +1,9 @@
 /**
  * The console's places, kept after `#` so the Worker serves one page and every view has a
  * link that survives a reload: `#/sessions?status=running`, `#/sessions/ses_…`, `#/agents?name=…`,
- * `#/agents/agt_…?from=1&to=2`, `#/memory/users.u_1?q=…&key=…`, `#/tenants`, `#/tenants/acme?status=…`. Pure.
+ * `#/agents/agt_…?from=1&to=2`, `#/memory/users.u_1?q=…&key=…`, `#/tenants`, `#/tenants/acme?status=…`,
+ * `#/sessions?metadata[ticket]=T-1`, `#/sessions/new`, `#/api-keys`, `#/webhooks/wh_…`, `#/schedules/sch_…`,
+ * `#/settings`. Pure.
  */
 import { isSessionStatus, type SessionStatus } from "./types";
 
@@ -9,6 +11,28 @@ export interface SessionFilter {
   status: SessionStatus | null;
   createdBy: string | null;
   cursor: string | null;
+  /** Only sessions whose metadata holds every entry (`metadata[key]=value`, as the API takes it); absent: none. */
+  metadata?: Record<string, string> | null;
+}
+
+/** The metadata entries a search names: `key=value` words; null when a word is not one. */
+export function parseMetadataSearch(text: string): Record<string, string> | null {
+  const words = text.trim().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return null;
+  const entries: Record<string, string> = {};
+  for (const word of words) {
+    const at = word.indexOf("=");
+    if (at <= 0) return null;
+    entries[word.slice(0, at)] = word.slice(at + 1);
+  }
+  return entries;
+}
+
+/** The search box's text for a filter's metadata. */
+export function metadataSearchText(metadata: Record<string, string> | null | undefined): string {
+  return Object.entries(metadata ?? {})
+    .map(([key, value]) => `${key}=${value}`)
+    .join(" ");
 }
 
 export interface AgentFilter {
@@ -42,7 +66,17 @@ export type Route =
   | ({ view: "memory" } & MemoryPlace)
   | { view: "tenants"; cursor: string | null }
   | ({ view: "tenant"; tenantId: string } & SessionFilter)
+  | { view: "new_session" }
+  | { view: "api_keys" }
+  | { view: "webhooks" }
+  | { view: "webhook"; id: string }
+  | { view: "schedules" }
+  | { view: "schedule"; id: string }
+  | { view: "settings" }
   | { view: "not_found"; path: string };
+
+/** Views whose address is one fixed path. */
+const FIXED_PATHS = { new_session: "sessions/new", api_keys: "api-keys", webhooks: "webhooks", schedules: "schedules", settings: "settings" } as const;
 
 export const HOME: Route = { view: "sessions", status: null, createdBy: null, cursor: null };
 
@@ -55,6 +89,10 @@ export function parseRoute(hash: string): Route {
   const [first, second, ...rest] = parts as string[];
   if (rest.length > 0) return { view: "not_found", path };
   if (first === undefined) return HOME;
+  const fixed = (Object.keys(FIXED_PATHS) as (keyof typeof FIXED_PATHS)[]).find((view) => FIXED_PATHS[view] === parts.join("/"));
+  if (fixed) return { view: fixed };
+  if (first === "webhooks" && second !== undefined) return { view: "webhook", id: second };
+  if (first === "schedules" && second !== undefined) return { view: "schedule", id: second };
   if (first === "sessions" && second === undefined) return { view: "sessions", ...filterOf(params) };
   if (first === "sessions" && second !== undefined) return { view: "session", id: second };
   if (first === "agents" && second === undefined) return { view: "agents", ...agentFilterOf(params) };
@@ -81,6 +119,16 @@ export function routeHref(route: Route): string {
       return `#/tenants${route.cursor ? `?${new URLSearchParams({ cursor: route.cursor })}` : ""}`;
     case "tenant":
       return `#/tenants/${encodeURIComponent(route.tenantId)}${filterQuery(route)}`;
+    case "new_session":
+    case "api_keys":
+    case "webhooks":
+    case "schedules":
+    case "settings":
+      return `#/${FIXED_PATHS[route.view]}`;
+    case "webhook":
+      return `#/webhooks/${encodeURIComponent(route.id)}`;
+    case "schedule":
+      return `#/schedules/${encodeURIComponent(route.id)}`;
     case "not_found":
       return `#${route.path}`;
   }
@@ -88,10 +136,16 @@ export function routeHref(route: Route): string {
 
 function filterOf(params: URLSearchParams): SessionFilter {
   const status = params.get("status");
+  const metadata: Record<string, string> = {};
+  for (const [name, value] of params) {
+    const key = /^metadata\[(.+)\]$/.exec(name)?.[1];
+    if (key !== undefined) metadata[key] = value;
+  }
   return {
     status: status !== null && isSessionStatus(status) ? status : null,
     createdBy: params.get("created_by") || null,
     cursor: params.get("cursor") || null,
+    ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
   };
 }
 
@@ -99,6 +153,7 @@ function filterQuery(filter: SessionFilter): string {
   const params = new URLSearchParams();
   if (filter.status) params.set("status", filter.status);
   if (filter.createdBy) params.set("created_by", filter.createdBy);
+  for (const [key, value] of Object.entries(filter.metadata ?? {})) params.set(`metadata[${key}]`, value);
   if (filter.cursor) params.set("cursor", filter.cursor);
   const query = params.toString();
   return query ? `?${query}` : "";

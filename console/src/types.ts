@@ -65,3 +65,23 @@ export function isFinal(status: SessionStatus): boolean {
 export function isSessionStatus(value: string): value is SessionStatus {
   return (SESSION_STATUSES as readonly string[]).includes(value);
 }
+
+export type ApiKey = Schemas["ApiKey"];
+export type ApiKeyScope = Schemas["ApiKeyScope"];
+export type WebhookEndpoint = Schemas["WebhookEndpoint"];
+export type WebhookDelivery = Schemas["WebhookDelivery"];
+export type NotificationType = Schemas["NotificationType"];
+export type Schedule = Schemas["Schedule"];
+export type Firing = Schemas["Firing"];
+export type TenantSettings = Schemas["TenantSettings"];
+export type CreateSessionBody = Schemas["CreateSessionRequest"];
+
+/** The scopes a key may carry, in the order a form offers them; checked against the spec's union below. */
+export const API_KEY_SCOPES = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "tenant:admin"] as const satisfies readonly ApiKeyScope[];
+const allScopesListed: [Exclude<ApiKeyScope, (typeof API_KEY_SCOPES)[number]>] extends [never] ? true : false = true;
+void allScopesListed;
+
+/** The status notifications an endpoint may receive; checked against the spec's union below. */
+export const NOTIFICATION_TYPES = ["session.done", "session.failed", "session.cancelled", "session.waiting_approval", "session.waiting_tool_output"] as const satisfies readonly NotificationType[];
+const allTypesListed: [Exclude<NotificationType, (typeof NOTIFICATION_TYPES)[number]>] extends [never] ? true : false = true;
+void allTypesListed;

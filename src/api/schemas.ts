@@ -2,6 +2,7 @@
  * Schemas and OpenAPI helpers shared by several resources: pagination, tenant ids, limits,
  * usage and session summaries. Each named schema becomes a component of the document.
  */
+import { MAX_TITLE_CHARS } from "../sessions/title";
 import { FINAL_STATUSES, SESSION_STATUSES, type SessionStatus, STOP_REASONS } from "../sessions/types";
 import { z } from "@hono/zod-openapi";
 import { MAX_TENANT_ID_CHARS, TENANT_ID_PATTERN } from "../auth/principal";
@@ -100,10 +101,19 @@ export const AgentPinSchema = z
   .object({ id: z.string().openapi({ example: "agt_3kTq9vXbW2mYp7LsQa1Zc0Rd" }), version: z.number().int().min(1) })
   .openapi("AgentPin", { description: "The agent and the version a session was created from; null for a session not created from an agent." });
 
+export const SessionTitleSchema = z
+  .string()
+  .nullable()
+  .openapi({
+    description: `The session's first input as one line of text, cut to ${MAX_TITLE_CHARS} characters; null before any input (or for an input of images only).`,
+    example: "Where is order ord_123456, and can you move its delivery to Friday?",
+  });
+
 export const SessionSummarySchema = z
   .object({
     id: z.string().openapi({ example: "ses_01hx3v9k2m" }),
     created_by: z.string(),
+    title: SessionTitleSchema,
     agent: AgentPinSchema.nullable(),
     parent_session_id: z.string().nullable().openapi({ description: "For a child session: the session whose `agent` tool call started it; null otherwise." }),
     status: SessionStatusSchema,

@@ -21,6 +21,7 @@ import { CONTEXT_STRATEGIES, IMAGE_MEDIA_TYPES, REASONING_EFFORTS } from "./type
 import { EFFORT_BUDGETS, MAX_THINKING_BUDGET, MIN_THINKING_BUDGET } from "./object/model/reasoning";
 import { AGENT_REF_PATTERN, MAX_AGENT_REF_CHARS } from "../agents/refs";
 import { MemoryGrantSchema } from "../memory/schemas";
+import { MAX_METADATA_ENTRIES, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS } from "./metadata";
 
 /** Blocks per input; each block is a separate part of one user message. */
 export const MAX_INPUT_BLOCKS = 100;
@@ -31,9 +32,7 @@ export const MAX_TOOL_DESCRIPTION_CHARS = 4_000;
 /** A tool's JSON Schema, serialized; a larger one is a prompt, not a schema. */
 export const MAX_INPUT_SCHEMA_CHARS = 32 * 1024;
 export const MAX_WEBHOOK_URL_CHARS = 2_048;
-export const MAX_METADATA_ENTRIES = 32;
-export const MAX_METADATA_KEY_CHARS = 64;
-export const MAX_METADATA_VALUE_CHARS = 512;
+export { MAX_METADATA_ENTRIES, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS } from "./metadata";
 
 const MODEL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/;
 /** MCP tool names are at most 128 characters (the protocol's recommendation). */

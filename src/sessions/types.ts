@@ -323,6 +323,8 @@ export interface Session extends Omit<SessionInit, "context" | "output_schema" |
   usage: Usage & { subagents: Usage };
   /** Messages posted with `if_running: enqueue` that wait to start the next runs. */
   queued_messages: number;
+  /** Its first input's text, cut (`../title.ts`); null before any input. */
+  title: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -331,6 +333,8 @@ export interface Session extends Omit<SessionInit, "context" | "output_schema" |
 export interface SessionSummary {
   id: string;
   created_by: string;
+  /** Its first input's text, cut; null before any input, and for a session that has not reported since titles existed. */
+  title: string | null;
   agent: AgentPin | null;
   /** The session whose `agent` tool call started it; null for one a caller created. */
   parent_session_id: string | null;

@@ -218,6 +218,22 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
         )`,
       ]),
   },
+  {
+    version: 11,
+    description: "each session's title (its first input, cut) and its metadata entries, for lists that say what a session is and find it by a label",
+    up: (storage) =>
+      execAll(storage.sql, [
+        // Rows from before stay null until their session reports again (sessions-store.ts).
+        `ALTER TABLE sessions ADD COLUMN title TEXT`,
+        `CREATE TABLE IF NOT EXISTS session_metadata (
+          session_id TEXT NOT NULL,
+          key TEXT NOT NULL,
+          value TEXT NOT NULL,
+          PRIMARY KEY (session_id, key)
+        )`,
+        `CREATE INDEX IF NOT EXISTS session_metadata_by_entry ON session_metadata (key, value, session_id)`,
+      ]),
+  },
 ];
 
 export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [

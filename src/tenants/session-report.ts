@@ -2,9 +2,13 @@
  * Checks a session report from a session object and turns it into row values. Reports come from our own
  * code, so a malformed one is a bug and throws rather than being half-stored.
  */
+import { MAX_METADATA_ENTRIES, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS } from "../sessions/metadata";
+import { MAX_TITLE_CHARS } from "../sessions/title";
 import { SESSION_STATUSES, STOP_REASONS, type SessionStatus, type StopReason } from "../sessions/types";
 import type { SessionReport } from "./types";
-import { requireInt, requireIsoMs, requireString } from "./validate";
+import { optionalString, optionalStringRecord, requireInt, requireIsoMs, requireString } from "./validate";
+
+export const METADATA_BOUNDS = { maxEntries: MAX_METADATA_ENTRIES, maxKeyChars: MAX_METADATA_KEY_CHARS, maxValueChars: MAX_METADATA_VALUE_CHARS };
 
 
 /** A report in the form the sessions table stores it. */
@@ -14,6 +18,8 @@ export interface ReportRow {
   agent_id: string | null;
   agent_version: number | null;
   parent_session_id: string | null;
+  title: string | null;
+  metadata: Record<string, string> | null;
   status: SessionStatus;
   stop_reason: StopReason | null;
   input_tokens: number;
@@ -53,6 +59,9 @@ export function parseSessionReport(report: SessionReport): ReportRow {
     agent_id: pin === null ? null : requireString("report.agent.id", pin.id),
     agent_version: pin === null ? null : requireInt("report.agent.version", pin.version, 1),
     parent_session_id: report.parent_session_id == null ? null : requireString("report.parent_session_id", report.parent_session_id),
+    // A title is cut by code points: each may take two UTF-16 units.
+    title: optionalString("report.title", report.title, MAX_TITLE_CHARS * 2),
+    metadata: optionalStringRecord("report.metadata", report.metadata, METADATA_BOUNDS),
     status: requireStatus(report.status),
     stop_reason: stopReason,
     input_tokens: requireInt("report.usage.input_tokens", input_tokens, 0),

@@ -5,10 +5,11 @@
 import { ACTIVE_STATUSES, type Page, SESSION_STATUSES, type SessionStatus, type SessionSummary, type StopReason } from "../sessions/types";
 import { decodeTimeIdCursor, encodeTimeIdCursor } from "../shared/cursor";
 import { releaseRunSlot, trackQueue } from "./run-slots";
-import { type ReportRow, requireStatus } from "./session-report";
+import { MAX_METADATA_FILTERS } from "../sessions/metadata";
+import { METADATA_BOUNDS, type ReportRow, requireStatus } from "./session-report";
 import type { SessionFilter, StatusCounts } from "./types";
 import { addUsage, NO_USAGE } from "./usage";
-import { optionalString, toIso, utcDay } from "./validate";
+import { optionalString, optionalStringRecord, toIso, utcDay } from "./validate";
 
 /**
  * A removed session's id is remembered this long, so a report still in flight when it was erased
@@ -18,7 +19,7 @@ export const REMOVED_SESSION_MEMORY_MS = 24 * 60 * 60 * 1000;
 /** Forgotten tombstones deleted per removal, so the cleanup cost stays small and bounded. */
 const TOMBSTONE_PURGE_BATCH = 100;
 
-type SessionRow = ReportRow & Record<string, string | number | null>;
+type SessionRow = Omit<ReportRow, "metadata"> & Record<string, string | number | null>;
 
 const ACTIVE_PLACEHOLDERS = ACTIVE_STATUSES.map(() => "?").join(", ");
 
@@ -28,6 +29,7 @@ export function parseSessionFilter(input: SessionFilter): SessionFilter {
     created_by: optionalString("created_by", input.created_by),
     agent_id: optionalString("agent_id", input.agent_id),
     parent_session_id: optionalString("parent_session_id", input.parent_session_id),
+    metadata: optionalStringRecord("metadata", input.metadata, { ...METADATA_BOUNDS, maxEntries: MAX_METADATA_FILTERS }),
   };
 }
 
@@ -43,9 +45,10 @@ export function recordSessionReport(sql: SqlStorage, report: ReportRow): boolean
     .toArray()[0];
   if (previous && report.revision <= previous.revision) return false;
   sql.exec(
-    `INSERT INTO sessions (id, created_by, status, stop_reason, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, steps, created_at, updated_at, revision, agent_id, agent_version, parent_session_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO sessions (id, created_by, status, stop_reason, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, steps, created_at, updated_at, revision, agent_id, agent_version, parent_session_id, title)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET
+       title = COALESCE(sessions.title, excluded.title),
        status = excluded.status, stop_reason = excluded.stop_reason,
        input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
        cache_read_tokens = excluded.cache_read_tokens, cache_write_tokens = excluded.cache_write_tokens, steps = excluded.steps,
@@ -65,7 +68,15 @@ export function recordSessionReport(sql: SqlStorage, report: ReportRow): boolean
     report.agent_id,
     report.agent_version,
     report.parent_session_id,
+    report.title,
   );
+  // Metadata never changes after creation: written with the row, and again (a no-op for the
+  // entries held) while the row has no title, which also covers rows from before migration 9.
+  if (report.metadata && (!previous || previous.title === null || previous.title === undefined)) {
+    for (const [key, value] of Object.entries(report.metadata)) {
+      sql.exec(`INSERT OR IGNORE INTO session_metadata (session_id, key, value) VALUES (?, ?, ?)`, report.id, key, value);
+    }
+  }
   // Totals never shrink; a lower figure in a newer report is not a refund.
   addUsage(sql, utcDay(report.updated_at), {
     input_tokens: Math.max(0, report.input_tokens - (previous?.input_tokens ?? 0)),
@@ -89,6 +100,7 @@ export function getSession(sql: SqlStorage, id: string): SessionSummary | null {
 
 export function removeSession(sql: SqlStorage, id: string, now: number): boolean {
   const existed = sql.exec(`DELETE FROM sessions WHERE id = ?`, id).rowsWritten > 0;
+  sql.exec(`DELETE FROM session_metadata WHERE session_id = ?`, id);
   releaseRunSlot(sql, id);
   trackQueue(sql, id, false, now);
   sql.exec(
@@ -128,6 +140,10 @@ export function listSessions(sql: SqlStorage | null, filter: SessionFilter, limi
   if (filter.parent_session_id) {
     where.push("parent_session_id = ?");
     args.push(filter.parent_session_id);
+  }
+  for (const [key, value] of Object.entries(filter.metadata ?? {})) {
+    where.push("id IN (SELECT session_id FROM session_metadata WHERE key = ? AND value = ?)");
+    args.push(key, value);
   }
   if (cursor !== null) {
     const after = decodeTimeIdCursor("sessions", cursor);
@@ -185,6 +201,7 @@ function toSummary(row: SessionRow): SessionSummary {
   return {
     id: row.id,
     created_by: row.created_by,
+    title: row.title ?? null,
     agent: row.agent_id === null || row.agent_id === undefined ? null : { id: row.agent_id, version: Number(row.agent_version) },
     parent_session_id: row.parent_session_id ?? null,
     status: row.status,

@@ -76,7 +76,11 @@ export interface TenantConfig {
 }
 
 /** What the session object reports on every status or usage change; `revision` increases each time. */
-export type SessionReport = Omit<SessionSummary, "agent" | "parent_session_id"> & {
+export type SessionReport = Omit<SessionSummary, "agent" | "parent_session_id" | "title"> & {
+  /** Absent from session objects of code before titles existed: not known yet. */
+  title?: string | null;
+  /** The session's metadata, for listing by it; absent from session objects of code before that: none indexed. */
+  metadata?: Record<string, string> | null;
   /** Absent from session objects of code before agents existed: none. */
   agent?: AgentPin | null;
   /** The session whose `agent` tool call started it; absent from session objects of code before sub-agents: none. */
@@ -91,6 +95,8 @@ export interface SessionFilter {
   agent_id?: string | null;
   /** Only the child sessions this session's `agent` tool calls started. */
   parent_session_id?: string | null;
+  /** Only sessions whose metadata holds every one of these entries. */
+  metadata?: Record<string, string> | null;
 }
 
 export interface ListSessionsInput extends SessionFilter {

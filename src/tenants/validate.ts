@@ -36,6 +36,23 @@ export function optionalString(name: string, value: unknown, maxChars = MAX_ID_C
   return requireString(name, value, maxChars);
 }
 
+/** A record of strings (a session's metadata, a filter by it) within the given bounds, or null. */
+export function optionalStringRecord(
+  name: string,
+  value: unknown,
+  bounds: { maxEntries: number; maxKeyChars: number; maxValueChars: number },
+): Record<string, string> | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "object" || Array.isArray(value)) throw new TypeError(`${name} must be an object or null`);
+  const entries = Object.entries(value);
+  if (entries.length > bounds.maxEntries) throw new RangeError(`${name} has more than ${bounds.maxEntries} entries`);
+  for (const [key, entry] of entries) {
+    requireString(`${name} key`, key, bounds.maxKeyChars);
+    if (typeof entry !== "string" || entry.length > bounds.maxValueChars) throw new TypeError(`${name}.${key} must be a string of at most ${bounds.maxValueChars} characters`);
+  }
+  return Object.fromEntries(entries) as Record<string, string>;
+}
+
 /** A list's `cursor`: absent, or a string of at most a cursor's length (its form is the store's to check). */
 export function optionalCursor(value: unknown): string | null {
   return optionalString("cursor", value, MAX_CURSOR_CHARS);

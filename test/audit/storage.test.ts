@@ -148,7 +148,7 @@ describe("no change without its entry", () => {
       await expect(instance.putSettings(tenantId, { webhook_origins: ["https://x.example.com"], session_retention_days: null, traces: null }, BY)).rejects.toThrow(/audit_log/);
     });
     expect(await index.getLimitOverrides(tenantId)).toEqual({ max_steps_per_run: 3 });
-    expect(await index.getSettings(tenantId)).toEqual({ webhook_origins: null });
+    expect(await index.getSettings(tenantId)).toEqual({ webhook_origins: null, session_retention_days: null, traces: null });
   });
 
   it("AgentStore: an agent whose entry cannot be kept in the outbox is not created", async () => {

@@ -327,6 +327,9 @@ describe("session object storage written by version 6 (before notifications and 
   });
 });
 
+/** The TenantIndex's last version before session titles and metadata (renumber here only). */
+const INDEX_VERSION_BEFORE_TITLES = 10;
+
 describe("TenantIndex storage", () => {
   it("written by version 4 (before status webhooks) gets the endpoint and delivery tables and keeps its rows", async () => {
     const tenantId = freshTenant();
@@ -445,6 +448,29 @@ describe("TenantIndex storage", () => {
     const children = await index.listSessions(tenantId, { limit: 10, parent_session_id: "ses_legacy" });
     expect(children.data.map((s) => [s.id, s.parent_session_id])).toEqual([["ses_child", "ses_legacy"]]);
     expect((await index.getSessionSummary(tenantId, "ses_older_code"))?.parent_session_id).toBeNull();
+    await runInDurableObject(index, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
+    });
+  });
+
+  it("written by the version before titles keeps its sessions untitled until they report again, then titles and finds them by metadata", async () => {
+    const tenantId = freshTenant();
+    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => {
+      migrateIndexTo(state.storage, INDEX_VERSION_BEFORE_TITLES);
+      writeLegacyIndex(state.storage, tenantId, { statements: [] });
+    });
+    await abortAllDurableObjects();
+    const index = tenantIndexStub(env, tenantId);
+    expect((await index.getSessionSummary(tenantId, "ses_legacy"))?.title).toBeNull();
+    expect((await index.listSessions(tenantId, { limit: 10, metadata: { ticket: "T-1" } })).data).toEqual([]);
+    const at = "2026-12-01T10:00:00.000Z";
+    const report = { created_by: "user-1", status: "done", stop_reason: "end_turn", usage: { steps: 1, input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0 }, created_at: at, updated_at: at } as const;
+    // Its session object, now on the new code, reports its title and metadata with its next change.
+    await index.reportSession(tenantId, { ...report, id: "ses_legacy", revision: 9, title: "an old question", metadata: { ticket: "T-1" } });
+    // A report from a session object of the code before titles carries neither.
+    await index.reportSession(tenantId, { ...report, id: "ses_older_code", revision: 1 });
+    expect((await index.listSessions(tenantId, { limit: 10, metadata: { ticket: "T-1" } })).data.map((s) => [s.id, s.title])).toEqual([["ses_legacy", "an old question"]]);
+    expect((await index.getSessionSummary(tenantId, "ses_older_code"))?.title).toBeNull();
     await runInDurableObject(index, async (_instance, state) => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
     });

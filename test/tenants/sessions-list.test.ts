@@ -108,6 +108,7 @@ describe("listSessions", () => {
           id: "ses_a",
           agent: null,
           parent_session_id: null,
+          title: null,
           created_by: "user-1",
           status: "done",
           stop_reason: "end_turn",

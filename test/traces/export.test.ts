@@ -34,7 +34,7 @@ async function tracedTenant(collector: MockHook, capture = false): Promise<Calle
   const res = await callJson(
     "/v1/tenant/settings",
     "PUT",
-    { webhook_origins: null, traces: { endpoint: collector.url, headers: { Authorization: COLLECTOR_TOKEN }, capture_content: capture } },
+    { webhook_origins: null, session_retention_days: null, traces: { endpoint: collector.url, headers: { Authorization: COLLECTOR_TOKEN }, capture_content: capture } },
     who.headers,
   );
   expect(res.status).toBe(200);
@@ -204,12 +204,12 @@ describe("the traces setting", () => {
     const endpoint = mockHookUrl(uniqueKey("otel"));
     const res = await put(headers, { webhook_origins: null, traces: { endpoint, headers: { Authorization: COLLECTOR_TOKEN, "X-Team": "platform-team" } } });
     expect(res.status).toBe(200);
-    const expected = { webhook_origins: null, traces: { endpoint, headers: { Authorization: "********", "X-Team": "********" }, capture_content: false } };
+    const expected = { webhook_origins: null, session_retention_days: null, traces: { endpoint, headers: { Authorization: "********", "X-Team": "********" }, capture_content: false } };
     expect(await res.json()).toEqual(expected);
     const read = await callJson("/v1/tenant/settings", "GET", undefined, headers);
     expect(await read.json()).toEqual(expected);
     // A setting without traces clears them.
-    expect(await (await put(headers, { webhook_origins: null })).json()).toEqual({ webhook_origins: null, traces: null });
+    expect(await (await put(headers, { webhook_origins: null })).json()).toEqual({ webhook_origins: null, session_retention_days: null, traces: null });
   });
 
   it("is set and read through the SDK, the header values never shown", async () => {

@@ -1,7 +1,9 @@
 /** Small pieces every view uses: a page frame, states (loading, empty, error), status, times, dialogs. */
 import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
+import { useConsole } from "../context";
 import { formatAgo, statusLabel } from "../format";
+import { isKeySubject, keyNameOf } from "../key-names";
 import { useAction } from "../hooks";
 import { routeHref } from "../route";
 import type { AgentPin, SessionStatus } from "../types";
@@ -64,6 +66,22 @@ export function Ago(props: { iso: string | null | undefined }) {
     <time dateTime={props.iso} title={props.iso}>
       {formatAgo(props.iso, Date.now())}
     </time>
+  );
+}
+
+/** Who created something: an API key by its name (its subject on hover), anyone else by subject. */
+export function Creator(props: { subject: string }) {
+  const { me } = useConsole();
+  const name = keyNameOf(props.subject, me.keyNames);
+  const unknownKey = name === null && me.powers.tenantAdmin && isKeySubject(props.subject);
+  useEffect(() => {
+    if (unknownKey) me.noteUnknownKey();
+  }, [unknownKey, me]);
+  if (name === null) return <span>{props.subject}</span>;
+  return (
+    <span class="creator" title={props.subject}>
+      {name} <span class="muted">(API key)</span>
+    </span>
   );
 }
 

@@ -8,10 +8,10 @@ import { NO_STORE } from "../api";
 import { useConsole } from "../context";
 import { formatNumber, statusLabel, totalTokens } from "../format";
 import { unconditional, usePoll } from "../hooks";
-import { routeHref, type SessionFilter } from "../route";
+import { metadataSearchText, parseMetadataSearch, routeHref, type SessionFilter } from "../route";
 import { ACTIVE_STATUSES, isFinal, SESSION_STATUSES, type SessionSummary, type SessionStatus } from "../types";
 import { BulkCancel } from "./bulk-cancel";
-import { AgentLink, Ago, Empty, ErrorNote, Loading, StatusBadge } from "./common";
+import { AgentLink, Ago, Creator, Empty, ErrorNote, Loading, StatusBadge } from "./common";
 
 /** How often a list is read again; a 304 is a few hundred bytes. */
 export const LIST_POLL_MS = 2_000;
@@ -42,6 +42,7 @@ export function SessionList(props: SessionListProps) {
     limit: PAGE_SIZE,
     ...(filter.status ? { status: filter.status } : {}),
     ...(filter.createdBy ? { created_by: filter.createdBy } : {}),
+    ...(filter.metadata && props.own ? { metadata: filter.metadata } : {}),
     ...(filter.cursor ? { cursor: filter.cursor } : {}),
   };
   const key = `${props.own ? "own" : props.tenantId}|${JSON.stringify(query)}`;
@@ -81,6 +82,7 @@ export function SessionList(props: SessionListProps) {
       </nav>
 
       <div class="toolbar">
+        {props.own && <SessionSearch key={metadataSearchText(filter.metadata)} filter={filter} hrefFor={props.hrefFor} />}
         {me.powers.tenantAdmin && <CreatorFilter filter={filter} hrefFor={props.hrefFor} />}
         {canCancel && (
           <BulkCancel
@@ -131,7 +133,7 @@ export function SessionList(props: SessionListProps) {
 
 function emptyText(filter: SessionFilter, paged: boolean): string {
   if (paged) return "No more sessions.";
-  const who = filter.createdBy ? ` created by ${filter.createdBy}` : "";
+  const who = `${filter.createdBy ? ` created by ${filter.createdBy}` : ""}${filter.metadata ? ` with ${metadataSearchText(filter.metadata)}` : ""}`;
   if (filter.status) return `No ${statusLabel(filter.status)} sessions${who}.`;
   return `No sessions${who} yet. Sessions appear here as soon as a backend creates them (POST /v1/sessions).`;
 }
@@ -160,13 +162,23 @@ function SessionTable(props: { rows: SessionSummary[]; openable: boolean }) {
         {props.rows.map((row) => (
           <tr key={row.id} data-session={row.id}>
             <th scope="row" data-label="Session">
-              {props.openable ? <a href={routeHref({ view: "session", id: row.id })}>{row.id}</a> : <code>{row.id}</code>}
+              {props.openable ? (
+                <a class="session-name" href={routeHref({ view: "session", id: row.id })}>
+                  <SessionName row={row} />
+                </a>
+              ) : (
+                <span class="session-name">
+                  <SessionName row={row} />
+                </span>
+              )}
             </th>
             <td data-label="Status">
               <StatusBadge status={row.status} />
               {isFinal(row.status) && row.stop_reason && row.stop_reason !== "cancelled" && <span class="muted"> {row.stop_reason}</span>}
             </td>
-            <td data-label="Created by">{row.created_by}</td>
+            <td data-label="Created by">
+              <Creator subject={row.created_by} />
+            </td>
             <td data-label="Agent">{row.agent ? <AgentLink pin={row.agent} openable={props.openable} /> : <span class="muted">—</span>}</td>
             <td data-label="Steps" class="num">
               {formatNumber(row.usage.steps)}
@@ -184,6 +196,58 @@ function SessionTable(props: { rows: SessionSummary[]; openable: boolean }) {
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** A session as a list names it: its title (its first input) over its id. */
+function SessionName(props: { row: SessionSummary }) {
+  return (
+    <>
+      {props.row.title ? <span class="title">{props.row.title}</span> : <span class="title muted">No input yet</span>}
+      <code class="id">{props.row.id}</code>
+    </>
+  );
+}
+
+/**
+ * One box for both searches: a session id opens that session; `key=value` words list the sessions
+ * whose metadata holds them all (`?metadata[key]=value`).
+ */
+function SessionSearch(props: { filter: SessionFilter; hrefFor(filter: SessionFilter): string }) {
+  const [value, setValue] = useState(metadataSearchText(props.filter.metadata));
+  const [problem, setProblem] = useState<string | null>(null);
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const text = value.trim();
+    setProblem(null);
+    if (/^ses_[A-Za-z0-9_-]+$/.test(text)) {
+      window.location.hash = routeHref({ view: "session", id: text });
+      return;
+    }
+    const metadata = text === "" ? null : parseMetadataSearch(text);
+    if (text !== "" && metadata === null) {
+      setProblem("Type a session id (ses_…) or metadata as key=value words.");
+      return;
+    }
+    window.location.hash = props.hrefFor({ ...props.filter, metadata, cursor: null });
+  };
+  return (
+    <form class="inline" role="search" onSubmit={submit}>
+      <label for="session-search">Find</label>
+      <input
+        id="session-search"
+        type="search"
+        value={value}
+        placeholder="ses_… or ticket=T-1"
+        aria-describedby="session-search-help"
+        aria-invalid={problem ? "true" : undefined}
+        onInput={(event) => setValue((event.target as HTMLInputElement).value)}
+      />
+      <button type="submit">Find</button>
+      <span id="session-search-help" class={problem ? "form-error" : "visually-hidden"} role={problem ? "alert" : undefined}>
+        {problem ?? "A session id opens it; key=value words list the sessions with that metadata."}
+      </span>
+    </form>
   );
 }
 

@@ -9,10 +9,11 @@ import { useConsole } from "../context";
 import { usePoll, useThrottle } from "../hooks";
 import { type Connection, watchSession } from "../live/session-socket";
 import { INITIAL_LIVE_STATE, type LiveToolCall, liveReducer, waitingCalls } from "../live/session-state";
-import { routeHref } from "../route";
+import { HOME, routeHref } from "../route";
 import { isFinal, type Session, type SessionStatus, type Step, type ToolCall } from "../types";
-import { AgentLink, Ago, ErrorNote, Loading, Page, StatusBadge } from "./common";
+import { AgentLink, Ago, Creator, ErrorNote, Loading, Page, StatusBadge } from "./common";
 import { Conversation } from "./conversation";
+import { SessionSetup } from "./session-setup";
 import { SessionControls } from "./session-controls";
 import { Steps } from "./steps";
 import { SubagentTree } from "./subagents";
@@ -125,7 +126,7 @@ export function SessionPage(props: { id: string }) {
           <ErrorNote message={session.error ?? "The session could not be read."} retry={session.refresh} />
         )}
         <p>
-          <a href={routeHref({ view: "sessions", status: null, createdBy: null, cursor: null })}>Back to the sessions</a>
+          <a href={routeHref(HOME)}>Back to the sessions</a>
         </p>
       </Page>
     );
@@ -144,7 +145,7 @@ export function SessionPage(props: { id: string }) {
       subtitle={
         <>
           <StatusBadge status={status} />
-          {stopReason && <span class="muted"> {stopReason}</span>} · created by {data.created_by} <Ago iso={data.created_at} /> · model{" "}
+          {stopReason && <span class="muted"> {stopReason}</span>} · created by <Creator subject={data.created_by} /> <Ago iso={data.created_at} /> · model{" "}
           <code>{data.model}</code>
           {data.agent && (
             <>
@@ -173,6 +174,7 @@ export function SessionPage(props: { id: string }) {
         )
       }
     >
+      {data.title && <p class="session-title">{data.title}</p>}
       {error && (
         <p class="state error" role="alert">
           {error}
@@ -200,6 +202,7 @@ export function SessionPage(props: { id: string }) {
           />
         </div>
         <aside class="session-side" aria-label="Tool calls, usage and steps">
+          <SessionSetup session={data} />
           <SubagentTree sessionId={data.id} live={!isFinal(status)} />
           <ToolCalls sessionId={data.id} calls={live.toolCalls} canWrite={me.powers.write} onDecided={sideReads} />
           <UsageMeters usage={usage} limits={data.limits} />

@@ -16,7 +16,17 @@ export function SessionsPage(props: { filter: SessionFilter }) {
     </>
   );
   return (
-    <Page title="Sessions" subtitle={subtitle}>
+    <Page
+      title="Sessions"
+      subtitle={subtitle}
+      actions={
+        me.powers.write && (
+          <a class="button primary" href={routeHref({ view: "new_session" })}>
+            New session
+          </a>
+        )
+      }
+    >
       <SessionList
         tenantId={tenant.tenant_id}
         own

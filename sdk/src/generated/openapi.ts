@@ -488,7 +488,7 @@ export interface paths {
         };
         /**
          * List sessions
-         * @description Without tenant:admin, only the sessions you created are listed; `created_by` naming another subject gives an empty page. Each answer carries an `ETag`; poll with `If-None-Match` to get 304 with no body while the page is unchanged.
+         * @description Without tenant:admin, only the sessions you created are listed; `created_by` naming another subject gives an empty page. Each session carries its `title` (its first input, cut); `metadata[<key>]=<value>` lists the sessions with those labels. Each answer carries an `ETag`; poll with `If-None-Match` to get 304 with no body while the page is unchanged.
          */
         get: operations["listSessions"];
         put?: never;
@@ -1891,6 +1891,11 @@ export interface components {
             /** @example ses_01hx3v9k2m */
             id: string;
             created_by: string;
+            /**
+             * @description The session's first input as one line of text, cut to 120 characters; null before any input (or for an input of images only).
+             * @example Where is order ord_123456, and can you move its delivery to Friday?
+             */
+            title: string | null;
             agent: components["schemas"]["AgentPin"];
             /** @description For a child session: the session whose `agent` tool call started it; null otherwise. */
             parent_session_id: string | null;
@@ -1982,6 +1987,11 @@ export interface components {
             tenant_id: string;
             /** @description The subject that created the session. */
             created_by: string;
+            /**
+             * @description The session's first input as one line of text, cut to 120 characters; null before any input (or for an input of images only).
+             * @example Where is order ord_123456, and can you move its delivery to Friday?
+             */
+            title: string | null;
             agent: components["schemas"]["AgentPin"];
             /** @description For a fork: the session it was copied from and the last message copied; null otherwise. */
             forked_from: {
@@ -6382,6 +6392,10 @@ export interface operations {
                 agent_id?: string;
                 /** @description Only the child sessions this session's `agent` tool calls started. */
                 parent_session_id?: string;
+                /** @description Only sessions whose metadata holds each of these entries, exactly: `metadata[ticket]=T-1234`. At most 4 entries. */
+                metadata?: {
+                    [key: string]: string;
+                };
             };
             header?: {
                 /** @description The `ETag` of an earlier answer: when it is still current, the answer is 304 with no body. */

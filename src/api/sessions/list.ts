@@ -6,10 +6,11 @@ import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { tenantIndexStub } from "../../objects";
 import { ConditionalHeadersSchema, conditionalJson, conditionalResponses } from "../conditional";
 import type { AppEnv } from "../context";
-import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
+import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { bearerAuth } from "../security";
 import { listFilterFor } from "../../sessions/access";
+import { metadataFilterOf } from "./metadata-filter";
 import { SessionListQuerySchema, SessionSummaryPageSchema } from "./schemas";
 
 export const route = createRoute({
@@ -19,6 +20,7 @@ export const route = createRoute({
   summary: "List sessions",
   description:
     "Without tenant:admin, only the sessions you created are listed; `created_by` naming another subject gives an empty page. " +
+    "Each session carries its `title` (its first input, cut); `metadata[<key>]=<value>` lists the sessions with those labels. " +
     "Each answer carries an `ETag`; poll with `If-None-Match` to get 304 with no body while the page is unchanged.",
   tags: ["Sessions"],
   security: bearerAuth("sessions:read"),
@@ -32,6 +34,8 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { limit, cursor, status, created_by, agent_id, parent_session_id } = c.req.valid("query");
+  const metadata = metadataFilterOf(c.req.queries());
+  if (!metadata.ok) throw new ApiError("validation_failed", undefined, { errors: metadata.errors });
   const { tenantId } = c.var.principal;
   const filter = listFilterFor(c.var.principal, created_by);
   if (!filter.visible) return conditionalJson(c, { data: [], next_cursor: null });
@@ -42,6 +46,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     created_by: filter.createdBy,
     agent_id: agent_id ?? null,
     parent_session_id: parent_session_id ?? null,
+    metadata: metadata.entries,
   });
   return conditionalJson(c, page);
 };

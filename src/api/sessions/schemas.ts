@@ -6,6 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { AGENT_ID_PATTERN } from "../../agents/refs";
 import { MAX_SUBJECT_LENGTH } from "../../auth/platform-keys";
+import { MAX_METADATA_FILTERS, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS } from "../../sessions/metadata";
 import { MAX_SESSION_ID_CHARS, MAX_TOOL_CALL_ID_CHARS, SESSION_ID_PATTERN, TOOL_CALL_ID_PATTERN } from "../../sessions/ids";
 import {
   ContextSettingsSchema,
@@ -27,6 +28,7 @@ import {
   queryIntegerSchema,
   pageSchema,
   SessionStatusSchema,
+  SessionTitleSchema,
   StopReasonSchema,
   TenantIdSchema,
   TimestampSchema,
@@ -91,6 +93,7 @@ export const SessionSchema = z
     id: z.string().openapi({ example: "ses_Jq7mV2xkPz9w4LbNc8RtYd3F" }),
     tenant_id: TenantIdSchema,
     created_by: z.string().openapi({ description: "The subject that created the session." }),
+    title: SessionTitleSchema,
     agent: AgentPinSchema.nullable(),
     forked_from: z
       .object({ session_id: z.string(), seq: z.number().int().min(0) })
@@ -248,6 +251,16 @@ export const SessionListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCu
     .regex(SESSION_ID_PATTERN, "Not a session id.")
     .optional()
     .openapi({ param: { name: "parent_session_id", in: "query" }, description: "Only the child sessions this session's `agent` tool calls started." }),
+  // Documented here; read from the query's own names by metadata-filter.ts (the validator sees `metadata[ticket]` as one name).
+  metadata: z
+    .record(z.string().min(1).max(MAX_METADATA_KEY_CHARS), z.string().max(MAX_METADATA_VALUE_CHARS))
+    .optional()
+    .openapi({
+      param: { name: "metadata", in: "query", style: "deepObject", explode: true },
+      maxProperties: MAX_METADATA_FILTERS,
+      description: `Only sessions whose metadata holds each of these entries, exactly: \`metadata[ticket]=T-1234\`. At most ${MAX_METADATA_FILTERS} entries.`,
+      example: { ticket: "T-1234" },
+    }),
 });
 
 /** A tool-call cursor names the last call of the previous page (its message and place in it). */

@@ -48,8 +48,9 @@ describe("tenant audit log", () => {
       expect(entry.request_id).toEqual(expect.any(String));
     }
     expect(log[0]).toMatchObject({ target: { type: "api_key", id: key.key_id }, details: { name: "backend", scopes: ["sessions:read"], expires_at: null } });
-    expect(log[3]!.details).toEqual({ before: { webhook_origins: null }, after: settings });
-    expect(log[4]!.details).toEqual({ before: settings, after: { webhook_origins: null } });
+    const none = { session_retention_days: null, traces: null };
+    expect(log[3]!.details).toEqual({ before: { webhook_origins: null, ...none }, after: { ...settings, ...none } });
+    expect(log[4]!.details).toEqual({ before: { ...settings, ...none }, after: { webhook_origins: null, ...none } });
     expect(log[5]!.target).toEqual({ type: "webhook", id: endpoint.id });
     const text = JSON.stringify(log);
     expect(text).not.toContain(secret);

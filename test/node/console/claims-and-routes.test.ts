@@ -2,7 +2,9 @@
 import { describe, expect, it } from "vitest";
 import { credentialKind, powersOf, readClaims, renewDue, RENEW_MARGIN_MS } from "../../../console/src/auth/claims";
 import { fieldsToOverrides, overridesToFields } from "../../../console/src/limits";
-import { parseRoute, type Route, routeHref } from "../../../console/src/route";
+import { keyNameOf } from "../../../console/src/key-names";
+import { parseMetadataLines } from "../../../console/src/metadata";
+import { metadataSearchText, parseMetadataSearch, parseRoute, type Route, routeHref } from "../../../console/src/route";
 import { fakeJwt } from "./fake-jwt";
 
 describe("credentials", () => {
@@ -66,6 +68,14 @@ describe("routes", () => {
     ["#/memory/team%40acme.a%3Ab?key=prefs%2Fv%3F1%26q%3Dx", { view: "memory", namespace: ["team@acme", "a:b"], query: null, key: "prefs/v?1&q=x" }],
     ["#/tenants?cursor=x", { view: "tenants", cursor: "x" }],
     ["#/tenants/acme.eu?status=paused", { view: "tenant", tenantId: "acme.eu", status: "paused", createdBy: null, cursor: null }],
+    ["#/sessions?metadata%5Bticket%5D=T-1&metadata%5Bshop%5D=eu", { view: "sessions", status: null, createdBy: null, cursor: null, metadata: { ticket: "T-1", shop: "eu" } }],
+    ["#/sessions/new", { view: "new_session" }],
+    ["#/api-keys", { view: "api_keys" }],
+    ["#/webhooks", { view: "webhooks" }],
+    ["#/webhooks/wh_1", { view: "webhook", id: "wh_1" }],
+    ["#/schedules", { view: "schedules" }],
+    ["#/schedules/sch_1", { view: "schedule", id: "sch_1" }],
+    ["#/settings", { view: "settings" }],
   ];
   it.each(routes)("%j is %j and back", (hash, route) => {
     expect(parseRoute(hash)).toEqual(route);
@@ -86,6 +96,40 @@ describe("routes", () => {
     expect(parseRoute(routeHref({ view: "sessions", status: null, createdBy: "a&status=done", cursor: null }))).toMatchObject({ createdBy: "a&status=done", status: null });
     // A memory key may hold any character: it stays one parameter, and the namespace one segment of the path.
     expect(routeHref({ view: "memory", namespace: ["users", "u/1"], query: null, key: "k&q=x/y" })).toBe("#/memory/users.u%2F1?key=k%26q%3Dx%2Fy");
+  });
+});
+
+describe("the session search", () => {
+  it("reads key=value words as metadata, and nothing else", () => {
+    expect(parseMetadataSearch(" ticket=T-1  shop=eu ")).toEqual({ ticket: "T-1", shop: "eu" });
+    expect(parseMetadataSearch("note=a=b")).toEqual({ note: "a=b" });
+    expect(parseMetadataSearch("ticket")).toBeNull();
+    expect(parseMetadataSearch("=x")).toBeNull();
+    expect(parseMetadataSearch("")).toBeNull();
+    expect(metadataSearchText({ ticket: "T-1", shop: "eu" })).toBe("ticket=T-1 shop=eu");
+  });
+
+  it("keeps a metadata value with & and = one parameter of the address", () => {
+    const route: Route = { view: "sessions", status: null, createdBy: null, cursor: null, metadata: { q: "a&status=done" } };
+    expect(parseRoute(routeHref(route))).toEqual(route);
+  });
+});
+
+describe("created by", () => {
+  it("names an API key's subject by the key's name, and leaves any other subject alone", () => {
+    const names = { key_0123456789abcdef01234567: "billing backend" };
+    expect(keyNameOf("key:key_0123456789abcdef01234567", names)).toBe("billing backend");
+    expect(keyNameOf("key:key_ffffffffffffffffffffffff", names)).toBeNull();
+    expect(keyNameOf("alice", names)).toBeNull();
+    expect(keyNameOf("key:key_constructor", { ...names })).toBeNull();
+  });
+});
+
+describe("the new session form", () => {
+  it("reads key=value lines as metadata, or names the line that is not one", () => {
+    expect(parseMetadataLines("ticket = T-1\n\nshop=eu")).toEqual({ ok: true, metadata: { ticket: "T-1", shop: "eu" } });
+    expect(parseMetadataLines("  ")).toEqual({ ok: true, metadata: null });
+    expect(parseMetadataLines("ticket=T-1\noops")).toEqual({ ok: false, line: "oops" });
   });
 });
 

@@ -156,6 +156,7 @@ export class SessionEngine {
       // Sessions created before context settings existed stored none: they use `auto`.
       context: session.context ?? { strategy: "auto" },
       queued_messages: this.store.queuedMessages(),
+      title: this.store.title(),
       updated_at: run.updated_at,
     };
   }

@@ -17,6 +17,9 @@ export class Reporter {
   /** This session's own tokens when that report was sent. */
   #ownTokensAtAck = 0;
 
+  /** The title once known: the first input never changes, so it is read from storage until there is one. */
+  #title: string | null = null;
+
   constructor(
     private readonly store: SessionStore,
     private readonly env: Cloudflare.Env,
@@ -41,6 +44,8 @@ export class Reporter {
       created_by: session.created_by,
       agent: session.agent ?? null,
       parent_session_id: session.parent?.session_id ?? null,
+      title: this.title(),
+      metadata: session.metadata,
       status: run.status,
       stop_reason: run.stop_reason,
       usage: run.usage,
@@ -48,6 +53,11 @@ export class Reporter {
       updated_at: run.updated_at,
       revision: run.revision,
     };
+  }
+
+  title(): string | null {
+    this.#title ??= this.store.title();
+    return this.#title;
   }
 
   /**

@@ -52,6 +52,12 @@ export function* metaNewestFirst(sql: SqlStorage, afterSeq: number, sentOnly: bo
   for (const row of cursor) yield toMeta(row);
 }
 
+/** The first message a caller sent (a run's input, never a tool result), omitted or not: what the session's title is made from. */
+export function firstInput(sql: SqlStorage): Message | undefined {
+  const row = sql.exec("SELECT seq, role, content, created_at FROM messages WHERE kind = 'input' ORDER BY seq LIMIT 1").toArray()[0];
+  return row ? toMessage(row) : undefined;
+}
+
 export function firstMessageMeta(sql: SqlStorage): MessageMeta | null {
   const row = sql.exec("SELECT seq, kind, tokens FROM messages WHERE omitted = 0 ORDER BY seq LIMIT 1").toArray()[0];
   return row ? toMeta(row) : null;

@@ -8,6 +8,7 @@ import type { IntPairCursor } from "../../../shared/cursor";
 import type { MessageMeta } from "../context/window";
 import { KvStretchCache } from "../engine/kv-stretch";
 import type { DiscoveredTool } from "../tools/mcp/plan";
+import { sessionTitle } from "../../title";
 import { type ContentBlock, EMPTY_USAGE, type Message, type OutputSchema, type RunOptions, type Role, type ToolCall, type ToolCallDecision, type ToolCallStatus, type Usage } from "../../types";
 import type { SpanRecord } from "../../../traces/types";
 import * as events from "./events";
@@ -153,6 +154,12 @@ export class SessionStore {
   /** The first message a model call is sent: the session's task. */
   firstMessageMeta(): MessageMeta | null {
     return messages.firstMessageMeta(this.storage.sql);
+  }
+
+  /** The session's title: its first input, cut (null before any input, or for an input of images only). */
+  title(): string | null {
+    const first = messages.firstInput(this.storage.sql);
+    return first ? sessionTitle(first.content) : null;
   }
 
   messageMeta(seq: number): MessageMeta | null {
