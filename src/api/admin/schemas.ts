@@ -74,6 +74,7 @@ export const TenantStorageQuerySchema = z.object({
   session_ids: z
     .string()
     .max(MAX_STORAGE_REPORT_SESSIONS * (MAX_SESSION_ID_CHARS + 1))
+    .regex(/^ses_[A-Za-z0-9_-]+(,ses_[A-Za-z0-9_-]+)*$/)
     .optional()
     .openapi({
       param: { name: "session_ids", in: "query" },
