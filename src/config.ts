@@ -5,6 +5,7 @@
 import type { EmbeddingsConfig } from "./memory/embeddings";
 import type { Env } from "./env";
 import { ACCESS_TOKEN_TTL_SECONDS, BUILTIN_DEFAULT_LIMITS, type Limits, MODEL_CALL_TIMEOUT_MS, partialLimitsSchema } from "./limits";
+import { parsePrices, type PriceTable } from "./usage/prices";
 import { canonicalModel, isModelAllowed, type CatalogEntry, type ModelCatalog } from "./sessions/object/model/catalog";
 
 /** A day: long enough for any session-length access token, short enough that a leak expires. */
@@ -38,6 +39,8 @@ export interface Config {
   model: string;
   /** The models sessions may choose (`MODELS`); null when it is not set: any model id. */
   models: ModelCatalog;
+  /** `MODEL_PRICES`, canonical; the built-in table (usage/prices.ts) covers the models it does not name. */
+  prices: PriceTable;
   anthropic: { baseUrl: string; apiKey: string | undefined };
   openai: { baseUrl: string; apiKey: string | undefined };
   /** Memory's hybrid search; null without `EMBEDDINGS_MODEL`. */
@@ -99,6 +102,7 @@ export function parseConfig(env: Env): Config {
     },
     model,
     models,
+    prices: parseModelPrices(env.MODEL_PRICES),
     anthropic: {
       baseUrl: trimSlash(env.LLM_BASE_URL || "https://api.anthropic.com"),
       apiKey: env.ANTHROPIC_API_KEY || undefined,
@@ -122,6 +126,14 @@ export function parseConfig(env: Env): Config {
     corsOrigins: parseOrigins("CORS_ORIGINS", env.CORS_ORIGINS),
     notifyRetryScale: parseScale("NOTIFY_RETRY_SCALE", env.NOTIFY_RETRY_SCALE),
   };
+}
+
+function parseModelPrices(text: string | undefined): PriceTable {
+  try {
+    return parsePrices(text);
+  } catch (error) {
+    throw new ConfigError(String((error as Error).message));
+  }
 }
 
 /** Origins a list may name at most; an allow-list longer than this is a wildcard in disguise. */

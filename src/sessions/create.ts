@@ -74,6 +74,6 @@ export async function createSession(actor: Actor, request: CreateSessionRequest,
   const agent = new SessionClient(env, principal.tenantId, id);
   const create = () => agent.create(init, input);
   if (input === null) return create();
-  await admitRun(env, principal.tenantId, id, actor.limits, Date.now());
+  await admitRun(env, principal, id, actor.limits, Date.now());
   return startWithSlot(env, principal.tenantId, id, create);
 }

@@ -60,6 +60,6 @@ export async function forkSession(actor: Actor, sourceId: string, body: ForkSess
   const fork = new SessionClient(env, principal.tenantId, id);
   const create = () => fork.createFork(init, copy.rows, input);
   if (input === null) return create();
-  await admitRun(env, principal.tenantId, id, actor.limits, Date.now());
+  await admitRun(env, principal, id, actor.limits, Date.now());
   return startWithSlot(env, principal.tenantId, id, create);
 }

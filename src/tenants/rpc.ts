@@ -11,6 +11,7 @@ import type { NotificationAck } from "../notifications/types";
 import type { Page, SessionSummary } from "../sessions/types";
 import type { ApiKeyListing } from "./api-key-store";
 import type * as T from "./types";
+import type { RollupRow } from "./usage-rollup";
 
 export interface TenantIndexRpc {
   /** Suspension and the rate limit for one request of `input.bucket`, with the tenant's limits and settings. */
@@ -74,6 +75,8 @@ export interface TenantIndexRpc {
 
   tokensToday(tenantId: string, now: number): Promise<number>;
   usage(tenantId: string, input: T.UsageInput): Promise<T.UsageDay[]>;
+  /** Sums over a range of UTC days by the dimensions asked, always by model too (usage-rollup.ts). */
+  usageRollup(tenantId: string, input: T.UsageRollupInput): Promise<RollupRow[]>;
 
   // --- limits, models and suspension
 

@@ -14,6 +14,10 @@ export interface ReportRow {
   agent_id: string | null;
   agent_version: number | null;
   parent_session_id: string | null;
+  /** '' from session objects of code before usage rollups. */
+  model: string;
+  /** The API key that created the session; '' for none (a JWT) or not told. */
+  api_key_id: string;
   status: SessionStatus;
   stop_reason: StopReason | null;
   input_tokens: number;
@@ -21,6 +25,8 @@ export interface ReportRow {
   cache_read_tokens: number;
   cache_write_tokens: number;
   steps: number;
+  /** Runs started over the session's life. */
+  runs: number;
   created_at: number;
   updated_at: number;
   revision: number;
@@ -53,6 +59,8 @@ export function parseSessionReport(report: SessionReport): ReportRow {
     agent_id: pin === null ? null : requireString("report.agent.id", pin.id),
     agent_version: pin === null ? null : requireInt("report.agent.version", pin.version, 1),
     parent_session_id: report.parent_session_id == null ? null : requireString("report.parent_session_id", report.parent_session_id),
+    model: report.model == null ? "" : requireString("report.model", report.model),
+    api_key_id: report.api_key_id == null ? "" : requireString("report.api_key_id", report.api_key_id),
     status: requireStatus(report.status),
     stop_reason: stopReason,
     input_tokens: requireInt("report.usage.input_tokens", input_tokens, 0),
@@ -61,6 +69,7 @@ export function parseSessionReport(report: SessionReport): ReportRow {
     cache_read_tokens: requireInt("report.usage.cache_read_tokens", cache_read_tokens ?? 0, 0),
     cache_write_tokens: requireInt("report.usage.cache_write_tokens", cache_write_tokens ?? 0, 0),
     steps: requireInt("report.usage.steps", steps, 0),
+    runs: requireInt("report.runs", report.runs ?? 0, 0),
     created_at: requireIsoMs("report.created_at", report.created_at),
     updated_at: requireIsoMs("report.updated_at", report.updated_at),
     revision: requireInt("report.revision", report.revision, 0),
