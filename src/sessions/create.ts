@@ -30,6 +30,7 @@ export function buildSessionInit(
     agent,
     tenant_id: principal.tenantId,
     created_by: principal.subject,
+    api_key_id: principal.keyId ?? null,
     model,
     system: body.system ?? null,
     tools: body.tools ?? [],

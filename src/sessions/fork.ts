@@ -44,6 +44,7 @@ export async function forkSession(actor: Actor, sourceId: string, body: ForkSess
     ...settings,
     id,
     created_by: principal.subject,
+    api_key_id: principal.keyId ?? null,
     // The tenant may have lowered its limits since the source was made.
     limits: capLimits(settings.limits, actor.limits),
     metadata: body.metadata !== undefined ? body.metadata : settings.metadata,
