@@ -4,6 +4,7 @@
  */
 import { SESSION_STATUSES, STOP_REASONS, type SessionStatus, type StopReason } from "../sessions/types";
 import type { SessionReport } from "./types";
+import { canonicalModel } from "../sessions/object/model/catalog";
 import { requireInt, requireIsoMs, requireString } from "./validate";
 
 
@@ -59,7 +60,7 @@ export function parseSessionReport(report: SessionReport): ReportRow {
     agent_id: pin === null ? null : requireString("report.agent.id", pin.id),
     agent_version: pin === null ? null : requireInt("report.agent.version", pin.version, 1),
     parent_session_id: report.parent_session_id == null ? null : requireString("report.parent_session_id", report.parent_session_id),
-    model: report.model == null ? "" : requireString("report.model", report.model),
+    model: report.model == null ? "" : canonicalModel(requireString("report.model", report.model)),
     api_key_id: report.api_key_id == null ? "" : requireString("report.api_key_id", report.api_key_id),
     status: requireStatus(report.status),
     stop_reason: stopReason,

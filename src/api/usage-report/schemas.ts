@@ -15,7 +15,7 @@ const MAX_GROUP_BY_CHARS = 100;
 const DaySchema = z
   .string()
   .regex(DAY_PATTERN, "Must be a day, YYYY-MM-DD.")
-  .refine((day) => utcDay(Date.parse(`${day}T00:00:00Z`)) === day, "Not a calendar day.")
+  .refine((day) => !DAY_PATTERN.test(day) || new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) === day, "Not a calendar day.")
   .openapi({ example: "2026-11-01" });
 
 export function usageQuerySchema(dimensions: readonly Dimension[]) {
