@@ -6,7 +6,6 @@ import type { AgentPin, SessionStatus, SessionSummary } from "../sessions/types"
 import type { ApiKeyRecord } from "../auth/api-keys";
 import type { Limits, PartialLimits } from "../limits";
 import type { BudgetName, Spend } from "../usage/budgets";
-import type { UsageDimension } from "./usage-rollup";
 
 export type Admission =
   /**
@@ -148,7 +147,8 @@ export interface ReportAck {
 export interface UsageRollupInput {
   from: string;
   to: string;
-  group_by: readonly UsageDimension[];
+  /** Names of `USAGE_DIMENSIONS` (usage-rollup.ts), checked there. */
+  group_by: readonly string[];
 }
 
 export interface UsageDay {
