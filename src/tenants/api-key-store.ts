@@ -107,7 +107,8 @@ function toListing(tenantId: string, row: ApiKeyRow): ApiKeyListing {
     expires_at: optionalIso(row.expires_at),
     revoked_at: optionalIso(row.revoked_at),
     last_used_at: optionalIso(row.last_used_at),
-    max_tokens_per_day: row.max_tokens_per_day ?? null,
+    // Absent rather than null when there is none, as in records made before key budgets.
+    ...(row.max_tokens_per_day == null ? {} : { max_tokens_per_day: row.max_tokens_per_day }),
   };
 }
 
