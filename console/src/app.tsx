@@ -9,7 +9,7 @@ import type { Auth, AuthState } from "./auth/auth";
 import { powersOf } from "./auth/claims";
 import { Console, type ConsoleContext } from "./context";
 import { unconditional, usePoll, useThrottle } from "./hooks";
-import { HOME, parseRoute, type Route, routeHref } from "./route";
+import { HOME, parseRoute, type Route, routeHref, USAGE_DAYS } from "./route";
 import { AgentPage } from "./views/agent";
 import { AgentsPage } from "./views/agents";
 import { ErrorNote, Loading, Page } from "./views/common";
@@ -20,6 +20,7 @@ import { SessionsPage } from "./views/sessions";
 import { SignIn } from "./views/sign-in";
 import { TenantPage } from "./views/tenant";
 import { TenantsPage } from "./views/tenants";
+import { UsagePage } from "./views/usage";
 
 /** The tenant's counts and usage move as sessions run; the lists poll faster on their own. */
 const TENANT_POLL_MS = 15_000;
@@ -80,6 +81,11 @@ function SignedIn(props: AppProps & { state: AuthState }) {
               Memory
             </a>
           )}
+          {powers.tenantAdmin && (
+            <a href={routeHref({ view: "usage", days: USAGE_DAYS })} aria-current={route.view === "usage" ? "page" : undefined}>
+              Usage
+            </a>
+          )}
           {powers.platformAdmin && (
             <a href={routeHref({ view: "tenants", cursor: null })} aria-current={route.view === "tenants" || route.view === "tenant" ? "page" : undefined}>
               Tenants
@@ -119,6 +125,8 @@ function View(props: { route: Route }) {
       ) : (
         <MemoryItemPage key={`${route.namespace.join(".")}/${route.key}`} namespace={route.namespace} itemKey={route.key} />
       );
+    case "usage":
+      return <UsagePage key={route.days} days={route.days} />;
     case "tenants":
       return <TenantsPage cursor={route.cursor} />;
     case "tenant":
