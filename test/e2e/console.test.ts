@@ -516,11 +516,12 @@ describe("the console in Chromium", () => {
   });
 
   it("shows the tenant's tokens and cost per day stacked by model, and the usage by model, user, key and agent as tables", async () => {
-    const models = [stack.mock.model(uniqueName("usage-a")), stack.mock.model(uniqueName("usage-b"))];
+    // Named like catalog models, so the built-in prices cost them.
+    const models = [stack.mock.model(uniqueName("claude-sonnet-4-usage")), stack.mock.model(uniqueName("claude-haiku-4-usage"))];
     for (const [i, model] of models.entries()) {
       await model.script({ reply: { content: [{ type: "text", text: "counted" }], usage: { input_tokens: 100 * (i + 1), output_tokens: 40 } } });
       const session = await admin.createSession({ input: "count me", model: model.key });
-      await waitForStatus(admin, session.id, ["done"], RUN_TIMEOUT_MS);
+      await waitForStatus(admin, session.id, (x) => x.status === "done", RUN_TIMEOUT_MS);
     }
     const { page, ...watched } = await signIn(adminToken, DESKTOP, "#/usage?days=7");
     await page.getByRole("heading", { name: "Usage" }).waitFor({ timeout: UI_TIMEOUT_MS });
@@ -532,7 +533,8 @@ describe("the console in Chromium", () => {
     await page.getByRole("img", { name: "Cost per day (USD), stacked by model" }).waitFor({ timeout: UI_TIMEOUT_MS });
     const byModel = page.getByRole("table", { name: "By model" });
     await byModel.getByRole("row", { name: new RegExp(models[1]!.key) }).waitFor({ timeout: UI_TIMEOUT_MS });
-    expect(await byModel.getByRole("row", { name: new RegExp(models[1]!.key) }).innerText()).toMatch(/240/);
+    // 200 in and 40 out at the built-in haiku-4 price ($1 and $5 a million): $0.0004.
+    expect(await byModel.getByRole("row", { name: new RegExp(models[1]!.key) }).innerText()).toMatch(/240[\s\S]*\$0\.0004/);
     await page.getByRole("table", { name: "By user" }).getByRole("row", { name: /ops-alice/ }).waitFor({ timeout: UI_TIMEOUT_MS });
     await screenshot(page, "usage");
     expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);

@@ -110,12 +110,13 @@ function Chart(props: { rows: Row[]; days: number; to: number; label: string; va
   const byDay = new Map<string, Row[]>();
   for (const row of props.rows) byDay.set(row.day ?? "", [...(byDay.get(row.day ?? "") ?? []), row]);
   const totals = days.map((day) => (byDay.get(day) ?? []).reduce((sum, row) => sum + props.value(row), 0));
-  const top = Math.max(...totals) || 1;
+  const most = Math.max(...totals);
+  const top = most || 1;
   const step = W / days.length;
   return (
     <figure class="usage-chart">
       <figcaption>
-        {props.label}, at most {props.format(top)} a day
+        {props.label}, {most ? `at most ${props.format(most)} a day` : "none"}
       </figcaption>
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${props.label}, stacked by model`} preserveAspectRatio="none">
         {days.map((day, i) => {
