@@ -146,12 +146,15 @@ function Chart(props: { rows: Row[]; days: number; to: number; label: string; va
   );
 }
 
+/** "Model" → "model", "API key" stays. */
+const lower = (name: string) => name.replace(/^[A-Z][a-z]/, (first) => first.toLowerCase());
+
 function Breakdown(props: { by: string; column: "model" | "created_by" | "api_key_id" | "agent_id"; name: string; load: () => Promise<Conditional<Report>>; days: number }) {
   const report = usePoll<Report>(`usage|${props.days}|${props.by}`, props.load, USAGE_POLL_MS);
   return (
-    <section aria-label={`By ${props.name.toLowerCase()}`}>
+    <section aria-label={`By ${lower(props.name)}`}>
       <table>
-        <caption>By {props.name.toLowerCase()}</caption>
+        <caption>By {lower(props.name)}</caption>
         <thead>
           <tr>
             <th scope="col">{props.name}</th>
