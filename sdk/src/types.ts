@@ -22,6 +22,9 @@ export type AgentVersion = Schemas["AgentVersion"];
 export type MemoryGrant = Schemas["MemoryGrant"];
 export type MemoryItem = Schemas["MemoryItem"];
 export type ScoredMemoryItem = Schemas["ScoredMemoryItem"];
+/** `GET /v1/tenant/usage` and `GET /v1/admin/usage`: rows by the asked dimensions, and totals. */
+export type UsageReport = Schemas["UsageReport"];
+export type UsageRow = Schemas["UsageRow"];
 
 /** A session whose run has ended. */
 export type FinishedSession = Session & { status: FinalStatus };
