@@ -4,6 +4,7 @@ import { call, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { freshTenant, bearer } from "../../support/tokens";
 import { createAgent } from "../agents/helpers";
+import { agentOn, agentTool, childrenOf, PROVIDERS } from "../subagents/helpers";
 import { type Caller, caller, createSession, getJson, post, waitForStatus } from "../sessions/helpers";
 import type { Session } from "../../../src/sessions/types";
 import { admin, answer, GET_TIME, keyCaller, toolLoop, type UsageRow, usageOf, usageWhen } from "./helpers";
@@ -104,6 +105,33 @@ describe("GET /v1/tenant/usage", () => {
     const platform = { tenantId, subject: "ops", headers: await bearer({ tenantId: freshTenant("ops"), scopes: ["platform:admin"], subject: "ops" }) } as Caller;
     const overall = await getJson<{ data: UsageRow[] }>(platform, `/v1/admin/usage?tenant_id=${tenantId}&group_by=tenant,model`);
     expect(overall.data.map(({ tenant_id: t, ...rest }) => [t, rest])).toEqual(byModel.data.map((row) => [tenantId, row]));
+  });
+
+  it("counts a sub-agent under its own session, agent and model, and its parent's API key; the parent's row holds only its own calls", async () => {
+    const tenantId = freshTenant();
+    const boss = await admin(tenantId);
+    const key = await keyCaller(boss, { scopes: ["sessions:read", "sessions:write", "agents:write"] });
+    const clerk = await agentOn(boss, PROVIDERS[0]);
+    await clerk.model.script(answer({ input_tokens: 30, output_tokens: 9 }));
+    const parentModel = mockModel(uniqueKey("model"));
+    await parentModel.script(
+      { reply: { content: [{ type: "tool_use", id: "call_clerk", name: "clerk", input: { input: "help" } }], usage: { input_tokens: 10, output_tokens: 5 } } },
+      answer({ input_tokens: 12, output_tokens: 4 }),
+    );
+    const parent = await createSession(key, { input: "ask the clerk", model: parentModel.key, tools: [agentTool("clerk", clerk.id)] });
+    const done = await waitForStatus(key, parent.id, ["done"], 10_000);
+    const [child] = await childrenOf(key, parent.id);
+    const childDone = await waitForStatus(key, child!.id, ["done"]);
+    expect(done.usage.subagents).toMatchObject({ steps: 1, input_tokens: 30, output_tokens: 9 });
+    const report = await usageWhen(boss, (r) => r.totals.steps === 3, "group_by=agent,model,api_key");
+    const row = (u: Session["usage"]) => ({ runs: 1, steps: u.steps, input_tokens: u.input_tokens, output_tokens: u.output_tokens, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: null });
+    expect(report.data).toEqual(
+      [
+        { agent_id: clerk.id, model: `anthropic:${clerk.model.key}`, api_key_id: key.keyId, ...row(childDone.usage) },
+        { agent_id: null, model: `anthropic:${parentModel.key}`, api_key_id: key.keyId, ...row(done.usage) },
+      ].sort((a, b) => (JSON.stringify([a.agent_id]) < JSON.stringify([b.agent_id]) ? -1 : 1)),
+    );
+    expect(done.usage).toMatchObject({ steps: 2, input_tokens: 22, output_tokens: 9 });
   });
 
   it("answers 400 for from after to, a range over 400 days, an unknown dimension, and tenant outside the admin view", async () => {
