@@ -14,6 +14,7 @@ const MAX_GROUP_BY_CHARS = 100;
 
 const DaySchema = z
   .string()
+  .max(10)
   .regex(DAY_PATTERN, "Must be a day, YYYY-MM-DD.")
   .refine((day) => !DAY_PATTERN.test(day) || new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) === day, "Not a calendar day.")
   .openapi({ example: "2026-11-01" });
@@ -25,6 +26,7 @@ export function usageQuerySchema(dimensions: readonly Dimension[]) {
     group_by: z
       .string()
       .max(MAX_GROUP_BY_CHARS)
+      .regex(/^[a-z_, ]*$/, "Dimension names separated by commas.")
       .optional()
       .openapi({ description: `Comma-separated, any of: ${dimensions.join(", ")}; by default \`day\`. Empty: one row of totals.`, example: "day,model" }),
   });
