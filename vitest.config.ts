@@ -58,6 +58,8 @@ function workersProject(test: { name: string; isolate: boolean; include: string[
             AUTH_API_KEY_SECRET: inject("apiKeySecret"),
             // One origin the CORS tests may call from; every other stays foreign.
             CORS_ORIGINS: JSON.stringify(["https://console.example.com"]),
+            // Prices for the mock models named `priced-…`; every other mock model has none.
+            MODEL_PRICES: JSON.stringify({ "priced-*": { input: 1000, output: 2000, cache_read: 100, cache_write: 1250 } }),
           },
         },
       })),

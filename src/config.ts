@@ -6,6 +6,7 @@ import type { EmbeddingsConfig } from "./memory/embeddings";
 import type { Env } from "./env";
 import { ACCESS_TOKEN_TTL_SECONDS, BUILTIN_DEFAULT_LIMITS, type Limits, MODEL_CALL_TIMEOUT_MS, partialLimitsSchema } from "./limits";
 import { DAY_MS, MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "./lifecycle/retention";
+import { parsePrices, type PriceTable } from "./usage/prices";
 import { canonicalModel, isModelAllowed, type CatalogEntry, type ModelCatalog } from "./sessions/object/model/catalog";
 
 /** A day: long enough for any session-length access token, short enough that a leak expires. */
@@ -39,6 +40,8 @@ export interface Config {
   model: string;
   /** The models sessions may choose (`MODELS`); null when it is not set: any model id. */
   models: ModelCatalog;
+  /** `MODEL_PRICES`, canonical; the built-in table (usage/prices.ts) covers the models it does not name. */
+  prices: PriceTable;
   anthropic: { baseUrl: string; apiKey: string | undefined };
   openai: { baseUrl: string; apiKey: string | undefined };
   /** Memory's hybrid search; null without `EMBEDDINGS_MODEL`. */
@@ -112,6 +115,7 @@ export function parseConfig(env: Env): Config {
     },
     model,
     models,
+    prices: parseModelPrices(env.MODEL_PRICES),
     anthropic: {
       baseUrl: trimSlash(env.LLM_BASE_URL || "https://api.anthropic.com"),
       apiKey: env.ANTHROPIC_API_KEY || undefined,
@@ -141,6 +145,14 @@ export function parseConfig(env: Env): Config {
         : parseInteger("DEFAULT_SESSION_RETENTION_DAYS", env.DEFAULT_SESSION_RETENTION_DAYS, { fallback: 0, min: MIN_SESSION_RETENTION_DAYS, max: MAX_SESSION_RETENTION_DAYS }),
     retentionDayMs: DAY_MS * parseScale("SESSION_RETENTION_SCALE", env.SESSION_RETENTION_SCALE),
   };
+}
+
+function parseModelPrices(text: string | undefined): PriceTable {
+  try {
+    return parsePrices(text);
+  } catch (error) {
+    throw new ConfigError(String((error as Error).message));
+  }
 }
 
 /** Origins a list may name at most; an allow-list longer than this is a wildcard in disguise. */

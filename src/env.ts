@@ -50,6 +50,8 @@ export interface Env {
   MODEL?: string;
   /** JSON list of the models sessions may choose (ids or `prefix*` patterns); unset: any. */
   MODELS?: string;
+  /** JSON object: model id or `prefix*` → `{ input, output, cache_read, cache_write }` USD per million tokens; over a built-in table. */
+  MODEL_PRICES?: string;
   ANTHROPIC_API_KEY?: string;
   OPENAI_API_KEY?: string;
   LLM_BASE_URL?: string;

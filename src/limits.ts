@@ -55,6 +55,8 @@ export const MAX_MAX_REQUEST_BYTES = 100 * 1024 * 1024;
  * so the document and its clients know the bound the validator applies.
  */
 const UNCAPPED = Number.MAX_SAFE_INTEGER;
+/** A daily cost budget above this is no budget: a typo in the units. */
+export const MAX_COST_USD_PER_DAY = 10_000_000;
 
 export const LIMIT_NAMES = [
   "max_steps_per_run",
@@ -73,6 +75,8 @@ export const LIMIT_NAMES = [
   "max_memory_items",
   "max_agent_depth",
   "max_subagents_per_run",
+  "max_cost_usd_per_day",
+  "max_tokens_per_day_per_subject",
 ] as const;
 
 export const limitsSchema = z.object({
@@ -106,6 +110,14 @@ export const limitsSchema = z.object({
   }),
   /** Child sessions one run may start through `agent` tools; a call past it gets an error result. */
   max_subagents_per_run: z.number().int().min(0).max(100).openapi({ description: "Child sessions one run may start through `agent` tools; a call past it gets an error result." }),
+  max_cost_usd_per_day: z.number().min(0).max(MAX_COST_USD_PER_DAY).nullable().openapi({
+    description:
+      "USD the tenant's sessions may spend per UTC day, priced by `MODEL_PRICES` (tokens of a model without a price count nothing); null: unlimited. " +
+      "Past it a start is a 429 and a run going ends `done` with `budget_limit`.",
+  }),
+  max_tokens_per_day_per_subject: z.number().int().min(0).max(UNCAPPED).nullable().openapi({
+    description: "Tokens the sessions of each `created_by` may spend per UTC day; null: unlimited. Past it the same as `max_cost_usd_per_day`.",
+  }),
 });
 export type Limits = z.infer<typeof limitsSchema>;
 export const partialLimitsSchema = limitsSchema.partial();
@@ -131,6 +143,8 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
   // A chain of hand-offs deeper than three is a loop more often than a design.
   max_agent_depth: 3,
   max_subagents_per_run: 10,
+  max_cost_usd_per_day: null,
+  max_tokens_per_day_per_subject: null,
 };
 
 /**

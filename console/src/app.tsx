@@ -11,7 +11,7 @@ import { Console, type ConsoleContext } from "./context";
 import { unconditional, usePoll, useThrottle } from "./hooks";
 import { type KeyNames, readKeyNames } from "./key-names";
 import { lazyView } from "./lazy";
-import { HOME, parseRoute, type Route, routeHref } from "./route";
+import { HOME, parseRoute, type Route, routeHref, USAGE_DAYS } from "./route";
 import { ErrorNote, Loading, Page } from "./views/common";
 import { SessionPage } from "./views/session";
 import { SessionsPage } from "./views/sessions";
@@ -31,6 +31,7 @@ const WebhookPage = lazyView("Webhook", () => import("./views/webhook").then((m)
 const SchedulesPage = lazyView("Schedules", () => import("./views/schedules").then((m) => m.SchedulesPage));
 const SchedulePage = lazyView("Schedule", () => import("./views/schedule").then((m) => m.SchedulePage));
 const SettingsPage = lazyView("Settings", () => import("./views/settings").then((m) => m.SettingsPage));
+const UsagePage = lazyView("Usage", () => import("./views/usage").then((m) => m.UsagePage));
 
 /** The tenant's counts and usage move as sessions run; the lists poll faster on their own. */
 const TENANT_POLL_MS = 15_000;
@@ -127,6 +128,11 @@ function SignedIn(props: AppProps & { state: AuthState }) {
               Settings
             </a>
           )}
+          {powers.tenantAdmin && (
+            <a href={routeHref({ view: "usage", days: USAGE_DAYS })} aria-current={route.view === "usage" ? "page" : undefined}>
+              Usage
+            </a>
+          )}
           {powers.platformAdmin && (
             <a href={routeHref({ view: "tenants", cursor: null })} aria-current={route.view === "tenants" || route.view === "tenant" ? "page" : undefined}>
               Tenants
@@ -166,6 +172,8 @@ function View(props: { route: Route }) {
       ) : (
         <MemoryItemPage key={`${route.namespace.join(".")}/${route.key}`} namespace={route.namespace} itemKey={route.key} />
       );
+    case "usage":
+      return <UsagePage key={route.days} days={route.days} />;
     case "tenants":
       return <TenantsPage cursor={route.cursor} />;
     case "tenant":

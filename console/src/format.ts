@@ -96,4 +96,6 @@ export const LIMIT_LABELS: Record<keyof Limits, string> = {
   max_memory_items: "Memory items",
   max_agent_depth: "Sub-agent depth",
   max_subagents_per_run: "Sub-agents per run",
+  max_cost_usd_per_day: "Cost per day (USD)",
+  max_tokens_per_day_per_subject: "Tokens per day per user",
 };

@@ -65,6 +65,8 @@ export type Route =
   | ({ view: "agent"; id: string } & VersionPair)
   | ({ view: "memory" } & MemoryPlace)
   | { view: "tenants"; cursor: string | null }
+  /** The tenant's usage and cost over `days` UTC days ending today. */
+  | { view: "usage"; days: number }
   | ({ view: "tenant"; tenantId: string } & SessionFilter)
   | { view: "new_session" }
   | { view: "api_keys" }
@@ -98,6 +100,7 @@ export function parseRoute(hash: string): Route {
   if (first === "agents" && second === undefined) return { view: "agents", ...agentFilterOf(params) };
   if (first === "agents" && second !== undefined) return { view: "agent", id: second, from: versionOf(params.get("from")), to: versionOf(params.get("to")) };
   if (first === "memory") return { view: "memory", namespace: second ? second.split(".") : [], query: params.get("q") || null, key: params.get("key") || null };
+  if (first === "usage" && second === undefined) return { view: "usage", days: usageDays(params.get("days")) };
   if (first === "tenants" && second === undefined) return { view: "tenants", cursor: params.get("cursor") || null };
   if (first === "tenants" && second !== undefined) return { view: "tenant", tenantId: second, ...filterOf(params) };
   return { view: "not_found", path };
@@ -115,6 +118,8 @@ export function routeHref(route: Route): string {
       return `#/agents/${encodeURIComponent(route.id)}${versionQuery(route)}`;
     case "memory":
       return `#/memory${memoryPath(route)}`;
+    case "usage":
+      return `#/usage${route.days === USAGE_DAYS ? "" : `?days=${route.days}`}`;
     case "tenants":
       return `#/tenants${route.cursor ? `?${new URLSearchParams({ cursor: route.cursor })}` : ""}`;
     case "tenant":
@@ -170,6 +175,15 @@ function agentFilterQuery(filter: AgentFilter): string {
   if (filter.cursor) params.set("cursor", filter.cursor);
   const query = params.toString();
   return query ? `?${query}` : "";
+}
+
+/** The usage page's range when the address names none, in days. */
+export const USAGE_DAYS = 30;
+
+/** 1–400 days (the days the platform keeps), else the default. */
+function usageDays(text: string | null): number {
+  const days = Number(text);
+  return text !== null && /^[1-9][0-9]{0,2}$/.test(text) && days <= 400 ? days : USAGE_DAYS;
 }
 
 /** A version number in an address: a whole number from 1, else none (the page's default). */

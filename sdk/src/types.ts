@@ -29,6 +29,9 @@ export type TenantStorage = Schemas["TenantStorage"];
 export type TracesSettings = Schemas["TracesSettings"];
 export type AuditEntry = Schemas["AuditEntry"];
 export type AuditAction = Schemas["AuditAction"];
+/** `GET /v1/tenant/usage` and `GET /v1/admin/usage`: rows by the asked dimensions, and totals. */
+export type UsageReport = Schemas["UsageReport"];
+export type UsageRow = Schemas["UsageRow"];
 
 /** A session whose run has ended. */
 export type FinishedSession = Session & { status: FinalStatus };

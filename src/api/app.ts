@@ -28,6 +28,7 @@ import { registerSecuritySchemes } from "./security";
 import { registerSessionRoutes } from "./sessions";
 import { registerSystemRoutes } from "./system";
 import { registerTenantRoutes } from "./tenant";
+import { registerUsageRoutes } from "./usage-report";
 import { registerTokenRoutes } from "./tokens";
 import { registerOutgoingCalls } from "./outgoing";
 import { registerChatRoutes } from "./chat";
@@ -75,6 +76,7 @@ export function createApp(options: CreateAppOptions = {}): App {
   registerSystemRoutes(app);
   registerTokenRoutes(app);
   registerTenantRoutes(app);
+  registerUsageRoutes(app);
   registerApiKeyRoutes(app);
   registerAdminRoutes(app);
   registerSessionRoutes(app);

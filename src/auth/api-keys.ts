@@ -50,6 +50,8 @@ export interface ApiKeyRecord {
   expires_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
+  /** The tokens sessions this key creates may spend per UTC day; null or absent (keys made before budgets): none. */
+  max_tokens_per_day?: number | null;
 }
 
 export interface ParsedApiKey {

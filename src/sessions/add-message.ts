@@ -15,6 +15,7 @@ import { outputSchemaProblems } from "./output-schema";
 import type { AddMessageRequest, IF_RUNNING } from "./request-schemas";
 import { admitRun, startWithSlot } from "./run-admission";
 import { traceRequest } from "../traces/request";
+import type { Principal } from "../auth/principal";
 import { ACTIVE_STATUSES, type SessionResult, type RunInput, type RunOptions, type Session } from "./types";
 
 /** A run can end, or start, between reading the session and asking its session object: try again once. */
@@ -51,7 +52,7 @@ export async function addMessage(actor: Actor, sessionId: string, body: AddMessa
   for (let attempt = 1; ; attempt++) {
     const result = going
       ? await whileRunning(agent, ifRunning, input, limits, options, requestKey)
-      : await startRun(env, principal.tenantId, sessionId, agent, input, limits, options, requestKey);
+      : await startRun(env, principal, sessionId, agent, input, limits, options, requestKey);
     if (result.ok) return { session: result.value, outcome: going ? (ifRunning === "enqueue" ? "enqueued" : "interrupted") : "started" };
     const raced = (going && result.reason === "run_not_going") || (!going && result.reason === "run_going" && ifRunning !== "reject");
     if (!raced || attempt >= MAX_RACES) throw sessionProblem(result);
@@ -82,7 +83,7 @@ class RefusedStart extends Error {
 /** A new run: admitted by the tenant's index first (slot, daily budget), the slot given back if the session object refuses. */
 async function startRun(
   env: Env,
-  tenantId: string,
+  principal: Principal,
   id: string,
   agent: SessionClient,
   input: RunInput,
@@ -90,7 +91,8 @@ async function startRun(
   options: RunOptions,
   requestKey: string | null,
 ): Promise<SessionResult<Session>> {
-  await admitRun(env, tenantId, id, limits, Date.now());
+  const tenantId = principal.tenantId;
+  await admitRun(env, principal, id, limits, Date.now());
   try {
     // The tenant's current limits also cap a session created under looser ones.
     return await startWithSlot(env, tenantId, id, async () => {

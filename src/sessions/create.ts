@@ -31,6 +31,7 @@ export function buildSessionInit(
     agent,
     tenant_id: principal.tenantId,
     created_by: principal.subject,
+    api_key_id: principal.keyId ?? null,
     model,
     system: body.system ?? null,
     tools: body.tools ?? [],
@@ -76,6 +77,6 @@ export async function createSession(actor: Actor, request: CreateSessionRequest,
   const trace = traceRequest(actor.settings, actor.traceparent);
   const create = () => agent.create(init, input, trace ? { trace } : {});
   if (input === null) return create();
-  await admitRun(env, principal.tenantId, id, actor.limits, Date.now());
+  await admitRun(env, principal, id, actor.limits, Date.now());
   return startWithSlot(env, principal.tenantId, id, create);
 }

@@ -44,6 +44,7 @@ export async function forkSession(actor: Actor, sourceId: string, body: ForkSess
     ...settings,
     id,
     created_by: principal.subject,
+    api_key_id: principal.keyId ?? null,
     // The tenant may have lowered its limits since the source was made.
     limits: capLimits(settings.limits, actor.limits),
     metadata: body.metadata !== undefined ? body.metadata : settings.metadata,
@@ -60,6 +61,6 @@ export async function forkSession(actor: Actor, sourceId: string, body: ForkSess
   const fork = new SessionClient(env, principal.tenantId, id);
   const create = () => fork.createFork(init, copy.rows, input);
   if (input === null) return create();
-  await admitRun(env, principal.tenantId, id, actor.limits, Date.now());
+  await admitRun(env, principal, id, actor.limits, Date.now());
   return startWithSlot(env, principal.tenantId, id, create);
 }

@@ -8,6 +8,9 @@ import type { Env } from "../env";
 import type { Limits } from "../limits";
 import { dailyBudgetRetryAfter } from "../tenants/usage";
 import { ApiError } from "../problems";
+import type { Principal } from "../auth/principal";
+import type { AdmitRunInput } from "../tenants/types";
+import { BUDGET_TEXT } from "../usage/budgets";
 
 /** Throws a 429 with Retry-After when the tenant's daily token budget is used up. */
 export async function checkDailyBudget(env: Env, tenantId: string, limits: Limits, now: number): Promise<void> {
@@ -22,14 +25,27 @@ function budgetUsedUp(retryAfterSeconds: number): ApiError {
 }
 
 /**
- * Throws a 429 with Retry-After when a new run may not start: the daily budget and a slot, asked
+ * Throws a 429 with Retry-After when a new run may not start: the daily budgets (the tenant's tokens
+ * and cost, the caller's tokens, its API key's tokens) and a slot, asked
  * of the index in one call. The slot is a reservation the index holds until the session reports
  * itself running, or a short TTL if the start fails.
  */
-export async function admitRun(env: Env, tenantId: string, sessionId: string, limits: Limits, now: number): Promise<void> {
-  const input = { sessionId, maxConcurrent: limits.max_concurrent_runs, maxTokensPerDay: limits.max_tokens_per_day, now };
+export async function admitRun(env: Env, principal: Pick<Principal, "tenantId" | "subject" | "keyId">, sessionId: string, limits: Limits, now: number): Promise<void> {
+  const tenantId = principal.tenantId;
+  const input: AdmitRunInput = {
+    sessionId,
+    maxConcurrent: limits.max_concurrent_runs,
+    maxTokensPerDay: limits.max_tokens_per_day,
+    // Limits stored before these budgets existed have no value: none.
+    maxCostUsdPerDay: limits.max_cost_usd_per_day ?? null,
+    maxTokensPerDayPerSubject: limits.max_tokens_per_day_per_subject ?? null,
+    createdBy: principal.subject,
+    apiKeyId: principal.keyId ?? "",
+    now,
+  };
   const slot = await tenantIndexStub(env, tenantId).admitRun(tenantId, input);
   if (slot.ok) return;
+  if (slot.code === "budget_used" && slot.budget) throw new ApiError("rate_limited", BUDGET_TEXT[slot.budget], { retryAfterSeconds: slot.retryAfterSeconds });
   if (slot.code === "budget_used") throw budgetUsedUp(slot.retryAfterSeconds);
   // The tenant was suspended after this request was admitted.
   if (slot.code === "suspended") throw new ApiError("tenant_suspended");

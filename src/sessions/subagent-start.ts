@@ -21,6 +21,8 @@ export interface ChildOf {
   tenantId: string;
   sessionId: string;
   createdBy: string;
+  /** The API key the parent was created through, which its children's usage counts under too; null for none. */
+  keyId?: string | null;
   toolCallId: string;
   /** The parent's depth; the child's is one more. */
   depth: number;
@@ -39,7 +41,7 @@ export async function planChild(env: Env, parent: ChildOf, spec: AgentToolSpec, 
     env,
     config: loadConfig(env),
     // The child acts for whoever the parent acts for; it reads and writes sessions only.
-    principal: { tenantId: parent.tenantId, subject: parent.createdBy, scopes: ["sessions:read", "sessions:write"], via: "jwt" },
+    principal: { tenantId: parent.tenantId, subject: parent.createdBy, scopes: ["sessions:read", "sessions:write"], via: "jwt", ...(parent.keyId ? { keyId: parent.keyId } : {}) },
     limits: config.effective_limits,
     settings,
     models: config.models,

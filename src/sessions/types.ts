@@ -37,6 +37,7 @@ export const STOP_REASONS = [
   "context_window_exceeded",
   "step_limit",
   "token_limit",
+  "budget_limit",
   "invalid_output",
   "model_error",
   "tools_unavailable",
@@ -297,6 +298,8 @@ export interface SessionInit {
   parent?: ParentLink | null;
   /** How many parents it has: 0 for a session a caller created. Kept, never shown. */
   depth?: number;
+  /** The API key that created it (a child: its parent's); null for a JWT. Usage and key budgets count by it. Kept, never shown. */
+  api_key_id?: string | null;
 }
 
 export interface ForkOrigin {

@@ -6,7 +6,7 @@ import type { Page } from "../sessions/types";
 import type { ApiKeyRecord } from "../auth/api-keys";
 import { isScope, type Scope } from "../auth/principal";
 import { decodeTimeIdCursor, encodeTimeIdCursor } from "../shared/cursor";
-import { requireIsoMs, requireString, toIso } from "./validate";
+import { requireInt, requireIsoMs, requireString, toIso } from "./validate";
 
 export type { ApiKeyRecord };
 export type ApiKeyListing = Omit<ApiKeyRecord, "hash">;
@@ -21,6 +21,7 @@ interface ApiKeyRow extends Record<string, string | number | null> {
   expires_at: number | null;
   revoked_at: number | null;
   last_used_at: number | null;
+  max_tokens_per_day: number | null;
 }
 
 /** Throws on a malformed record or a key id already in use: both are bugs in the caller. */
@@ -32,8 +33,8 @@ export function insertApiKey(sql: SqlStorage, tenantId: string, record: ApiKeyRe
   const taken = sql.exec(`SELECT 1 FROM api_keys WHERE key_id = ?`, keyId).toArray();
   if (taken.length > 0) throw new Error("api key id already exists");
   sql.exec(
-    `INSERT INTO api_keys (key_id, name, scopes, hash, created_by, created_at, expires_at, revoked_at, last_used_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO api_keys (key_id, name, scopes, hash, created_by, created_at, expires_at, revoked_at, last_used_at, max_tokens_per_day)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     keyId,
     requireString("record.name", record.name),
     JSON.stringify(record.scopes),
@@ -43,6 +44,7 @@ export function insertApiKey(sql: SqlStorage, tenantId: string, record: ApiKeyRe
     optionalIsoMs("record.expires_at", record.expires_at),
     optionalIsoMs("record.revoked_at", record.revoked_at),
     optionalIsoMs("record.last_used_at", record.last_used_at),
+    record.max_tokens_per_day == null ? null : requireInt("record.max_tokens_per_day", record.max_tokens_per_day, 0),
   );
 }
 
@@ -54,6 +56,12 @@ export function findApiKey(sql: SqlStorage, tenantId: string, keyId: string): Ap
 
 export function touchApiKey(sql: SqlStorage, keyId: string, now: number): boolean {
   return sql.exec(`UPDATE api_keys SET last_used_at = ? WHERE key_id = ?`, now, keyId).rowsWritten > 0;
+}
+
+/** A key's daily token budget; null for none, or a key this tenant does not have. */
+export function keyTokenBudget(sql: SqlStorage, keyId: string): number | null {
+  if (keyId === "") return null;
+  return sql.exec<{ n: number | null }>(`SELECT max_tokens_per_day AS n FROM api_keys WHERE key_id = ?`, keyId).toArray()[0]?.n ?? null;
 }
 
 /** True when the key exists; revoking twice keeps the first revocation time. */
@@ -100,6 +108,8 @@ function toListing(tenantId: string, row: ApiKeyRow): ApiKeyListing {
     expires_at: optionalIso(row.expires_at),
     revoked_at: optionalIso(row.revoked_at),
     last_used_at: optionalIso(row.last_used_at),
+    // Absent rather than null when there is none, as in records made before key budgets.
+    ...(row.max_tokens_per_day == null ? {} : { max_tokens_per_day: row.max_tokens_per_day }),
   };
 }
 

@@ -234,6 +234,38 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
         `CREATE INDEX IF NOT EXISTS session_metadata_by_entry ON session_metadata (key, value, session_id)`,
       ]),
   },
+  {
+    version: 12,
+    description: "usage by day, model, API key, creator and agent; each session's model, key and runs; an API key's daily token budget",
+    up: (storage) =>
+      execAll(storage.sql, [
+        // Sessions from before: model and key unknown (''), no run counted yet.
+        `ALTER TABLE sessions ADD COLUMN model TEXT NOT NULL DEFAULT ''`,
+        `ALTER TABLE sessions ADD COLUMN api_key_id TEXT NOT NULL DEFAULT ''`,
+        `ALTER TABLE sessions ADD COLUMN runs INTEGER NOT NULL DEFAULT 0`,
+        `ALTER TABLE api_keys ADD COLUMN max_tokens_per_day INTEGER`,
+        `CREATE TABLE IF NOT EXISTS usage_rollup (
+          day TEXT NOT NULL,
+          model TEXT NOT NULL,
+          api_key_id TEXT NOT NULL,
+          created_by TEXT NOT NULL,
+          agent_id TEXT NOT NULL,
+          runs INTEGER NOT NULL DEFAULT 0,
+          steps INTEGER NOT NULL DEFAULT 0,
+          input_tokens INTEGER NOT NULL DEFAULT 0,
+          output_tokens INTEGER NOT NULL DEFAULT 0,
+          cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+          cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+          PRIMARY KEY (day, model, api_key_id, created_by, agent_id)
+        )`,
+        `CREATE INDEX IF NOT EXISTS usage_rollup_by_creator ON usage_rollup (created_by, day)`,
+        `CREATE INDEX IF NOT EXISTS usage_rollup_by_key ON usage_rollup (api_key_id, day)`,
+        // The days counted before keep their totals, attributed to nothing ('' in every dimension).
+        `INSERT OR IGNORE INTO usage_rollup (day, model, api_key_id, created_by, agent_id, steps, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
+          SELECT day, '', '', '', '', steps, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens FROM usage_daily
+          WHERE steps + input_tokens + output_tokens + cache_read_tokens + cache_write_tokens > 0`,
+      ]),
+  },
 ];
 
 export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [

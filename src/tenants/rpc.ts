@@ -15,6 +15,7 @@ import type { DeletionRecord } from "./registry-store";
 import type { StorageFootprint } from "../lifecycle/object-storage";
 import type { DeletionProgress } from "../lifecycle/tenant-deletion";
 import type * as T from "./types";
+import type { RollupRow } from "./usage-rollup";
 
 /**
  * Every call that makes an administrative change takes `by`, who made it (AuditContext): the
@@ -83,6 +84,8 @@ export interface TenantIndexRpc {
 
   tokensToday(tenantId: string, now: number): Promise<number>;
   usage(tenantId: string, input: T.UsageInput): Promise<T.UsageDay[]>;
+  /** Sums over a range of UTC days by the dimensions asked, always by model too (usage-rollup.ts). */
+  usageRollup(tenantId: string, input: T.UsageRollupInput): Promise<RollupRow[]>;
 
   // --- limits, models and suspension
 

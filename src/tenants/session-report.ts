@@ -6,6 +6,7 @@ import { MAX_METADATA_ENTRIES, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS 
 import { MAX_TITLE_CHARS } from "../sessions/title";
 import { SESSION_STATUSES, STOP_REASONS, type SessionStatus, type StopReason } from "../sessions/types";
 import type { SessionReport } from "./types";
+import { canonicalModel } from "../sessions/object/model/catalog";
 import { optionalString, optionalStringRecord, requireInt, requireIsoMs, requireString } from "./validate";
 
 export const METADATA_BOUNDS = { maxEntries: MAX_METADATA_ENTRIES, maxKeyChars: MAX_METADATA_KEY_CHARS, maxValueChars: MAX_METADATA_VALUE_CHARS };
@@ -20,6 +21,10 @@ export interface ReportRow {
   parent_session_id: string | null;
   title: string | null;
   metadata: Record<string, string> | null;
+  /** '' from session objects of code before usage rollups. */
+  model: string;
+  /** The API key that created the session; '' for none (a JWT) or not told. */
+  api_key_id: string;
   status: SessionStatus;
   stop_reason: StopReason | null;
   input_tokens: number;
@@ -27,6 +32,8 @@ export interface ReportRow {
   cache_read_tokens: number;
   cache_write_tokens: number;
   steps: number;
+  /** Runs started over the session's life. */
+  runs: number;
   created_at: number;
   updated_at: number;
   revision: number;
@@ -62,6 +69,8 @@ export function parseSessionReport(report: SessionReport): ReportRow {
     // A title is cut by code points: each may take two UTF-16 units.
     title: optionalString("report.title", report.title, MAX_TITLE_CHARS * 2),
     metadata: optionalStringRecord("report.metadata", report.metadata, METADATA_BOUNDS),
+    model: report.model == null ? "" : canonicalModel(requireString("report.model", report.model)),
+    api_key_id: report.api_key_id == null ? "" : requireString("report.api_key_id", report.api_key_id),
     status: requireStatus(report.status),
     stop_reason: stopReason,
     input_tokens: requireInt("report.usage.input_tokens", input_tokens, 0),
@@ -70,6 +79,7 @@ export function parseSessionReport(report: SessionReport): ReportRow {
     cache_read_tokens: requireInt("report.usage.cache_read_tokens", cache_read_tokens ?? 0, 0),
     cache_write_tokens: requireInt("report.usage.cache_write_tokens", cache_write_tokens ?? 0, 0),
     steps: requireInt("report.usage.steps", steps, 0),
+    runs: requireInt("report.runs", report.runs ?? 0, 0),
     created_at: requireIsoMs("report.created_at", report.created_at),
     updated_at: requireIsoMs("report.updated_at", report.updated_at),
     revision: requireInt("report.revision", report.revision, 0),

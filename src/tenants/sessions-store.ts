@@ -9,6 +9,7 @@ import { MAX_METADATA_FILTERS } from "../sessions/metadata";
 import { METADATA_BOUNDS, type ReportRow, requireStatus } from "./session-report";
 import type { SessionFilter, StatusCounts } from "./types";
 import { addUsage, NO_USAGE } from "./usage";
+import { addRollup } from "./usage-rollup";
 import { optionalString, optionalStringRecord, toIso, utcDay } from "./validate";
 
 /**
@@ -45,14 +46,17 @@ export function recordSessionReport(sql: SqlStorage, report: ReportRow): boolean
     .toArray()[0];
   if (previous && report.revision <= previous.revision) return false;
   sql.exec(
-    `INSERT INTO sessions (id, created_by, status, stop_reason, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, steps, created_at, updated_at, revision, agent_id, agent_version, parent_session_id, title)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO sessions (id, created_by, status, stop_reason, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, steps, created_at, updated_at, revision, agent_id, agent_version, parent_session_id, title, model, api_key_id, runs)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET
        title = COALESCE(sessions.title, excluded.title),
        status = excluded.status, stop_reason = excluded.stop_reason,
        input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
        cache_read_tokens = excluded.cache_read_tokens, cache_write_tokens = excluded.cache_write_tokens, steps = excluded.steps,
-       updated_at = excluded.updated_at, revision = excluded.revision`,
+       updated_at = excluded.updated_at, revision = excluded.revision,
+       model = CASE WHEN excluded.model = '' THEN model ELSE excluded.model END,
+       api_key_id = CASE WHEN excluded.api_key_id = '' THEN api_key_id ELSE excluded.api_key_id END,
+       runs = MAX(runs, excluded.runs)`,
     report.id,
     report.created_by,
     report.status,
@@ -69,23 +73,41 @@ export function recordSessionReport(sql: SqlStorage, report: ReportRow): boolean
     report.agent_version,
     report.parent_session_id,
     report.title,
+    report.model,
+    report.api_key_id,
+    report.runs,
   );
   // Metadata never changes after creation: written with the row, and again (a no-op for the
-  // entries held) while the row has no title, which also covers rows from before migration 9.
+  // entries held) while the row has no title, which also covers rows from before migration 11.
   if (report.metadata && (!previous || previous.title === null || previous.title === undefined)) {
     for (const [key, value] of Object.entries(report.metadata)) {
       sql.exec(`INSERT OR IGNORE INTO session_metadata (session_id, key, value) VALUES (?, ?, ?)`, report.id, key, value);
     }
   }
   // Totals never shrink; a lower figure in a newer report is not a refund.
-  addUsage(sql, utcDay(report.updated_at), {
-    input_tokens: Math.max(0, report.input_tokens - (previous?.input_tokens ?? 0)),
-    output_tokens: Math.max(0, report.output_tokens - (previous?.output_tokens ?? 0)),
-    cache_read_tokens: Math.max(0, report.cache_read_tokens - (previous?.cache_read_tokens ?? 0)),
-    cache_write_tokens: Math.max(0, report.cache_write_tokens - (previous?.cache_write_tokens ?? 0)),
-    steps: Math.max(0, report.steps - (previous?.steps ?? 0)),
-    sessions_created: 0,
-  });
+  const grown = (name: "input_tokens" | "output_tokens" | "cache_read_tokens" | "cache_write_tokens" | "steps" | "runs") =>
+    Math.max(0, report[name] - Number(previous?.[name] ?? 0));
+  const delta = {
+    input_tokens: grown("input_tokens"),
+    output_tokens: grown("output_tokens"),
+    cache_read_tokens: grown("cache_read_tokens"),
+    cache_write_tokens: grown("cache_write_tokens"),
+    steps: grown("steps"),
+  };
+  const day = utcDay(report.updated_at);
+  addUsage(sql, day, { ...delta, sessions_created: 0 });
+  // The same difference, by who and what spent it; a dimension the report does not tell keeps the stored one.
+  addRollup(
+    sql,
+    {
+      day,
+      model: report.model || String(previous?.model ?? ""),
+      api_key_id: report.api_key_id || String(previous?.api_key_id ?? ""),
+      created_by: report.created_by,
+      agent_id: report.agent_id ?? "",
+    },
+    { ...delta, runs: grown("runs") },
+  );
   if (!previous) addUsage(sql, utcDay(report.created_at), { ...NO_USAGE, sessions_created: 1 });
   // A queued session's report does not end a grant the index may have just made it.
   if (report.status !== "queued") releaseRunSlot(sql, report.id);

@@ -29,6 +29,7 @@ import * as sessionRows from "./sessions-store";
 import { type ConfigState, readConfigState, tenantConfigView } from "./tenant-config";
 import { sessionStub, tenantRegistryStub } from "../objects";
 import type * as T from "./types";
+import type { RollupRow } from "./usage-rollup";
 import { migrate } from "../storage/migrations";
 import { AlarmClock } from "../storage/alarm-clock";
 import { TENANT_INDEX_MIGRATIONS } from "./migrations";
@@ -207,6 +208,10 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
 
   async usage(tenantId: string, input: T.UsageInput): Promise<T.UsageDay[]> {
     return sessionCalls.usage(this.#read(tenantId), input);
+  }
+
+  async usageRollup(tenantId: string, input: T.UsageRollupInput): Promise<RollupRow[]> {
+    return sessionCalls.usageRollup(this.#read(tenantId), input);
   }
 
   // --- limits, models, suspension and settings

@@ -6,6 +6,7 @@ import type { AgentPin, SessionStatus, SessionSummary } from "../sessions/types"
 import type { ApiKeyRecord } from "../auth/api-keys";
 import type { Limits, PartialLimits } from "../limits";
 import type { TracesSettings } from "../traces/types";
+import type { BudgetName, Spend } from "../usage/budgets";
 
 export type Admission =
   /**
@@ -85,6 +86,12 @@ export type SessionReport = Omit<SessionSummary, "agent" | "parent_session_id" |
   agent?: AgentPin | null;
   /** The session whose `agent` tool call started it; absent from session objects of code before sub-agents: none. */
   parent_session_id?: string | null;
+  /** The session's model; absent from session objects of code before usage rollups: not known. */
+  model?: string;
+  /** The API key that created the session; null for a JWT, absent from code before usage rollups. */
+  api_key_id?: string | null;
+  /** Runs started over the session's life; absent from code before usage rollups. */
+  runs?: number;
   revision: number;
 };
 
@@ -116,11 +123,17 @@ export interface AdmitRunInput {
   maxConcurrent: number;
   /** The tenant's daily token budget; null for none. */
   maxTokensPerDay: number | null;
+  /** The budgets below it (usage/budgets.ts); absent from callers of code before them: none. */
+  maxCostUsdPerDay?: number | null;
+  maxTokensPerDayPerSubject?: number | null;
+  /** Whose run it is, for the per-subject budget, and the API key it comes through ('' or absent: none). */
+  createdBy?: string;
+  apiKeyId?: string;
   now: number;
 }
 
-/** A slot, or the daily budget used up until the next UTC midnight. */
-export type RunAdmission = RunSlot | { ok: false; code: "budget_used"; retryAfterSeconds: number };
+/** A slot, or a daily budget used up until the next UTC midnight (`budget`: which one; absent: the tenant's tokens). */
+export type RunAdmission = RunSlot | { ok: false; code: "budget_used"; retryAfterSeconds: number; budget?: BudgetName };
 
 /** The answer to a session's report: whether it was applied, and whether its tenant is suspended. */
 export interface ReportAck {
@@ -129,8 +142,20 @@ export interface ReportAck {
   suspended: boolean;
   /** The tenant's tokens today (UTC), so a run stops at the daily budget without asking again. */
   tokens_today: number;
+  /**
+   * Today's spending the session's other budgets count (its creator's and its key's tokens, the
+   * tenant's cost), and its key's daily budget; absent from an index of code before them.
+   */
+  spend?: Spend & { key_max_tokens_per_day: number | null };
   /** Whether the notifications sent with the report were taken; absent when none were sent. */
   notifications_taken?: boolean;
+}
+
+export interface UsageRollupInput {
+  from: string;
+  to: string;
+  /** Names of `USAGE_DIMENSIONS` (usage-rollup.ts), checked there. */
+  group_by: readonly string[];
 }
 
 export interface UsageDay {

@@ -5,7 +5,8 @@
  * cannot see another tenant's sessions, an expired token, a platform admin's tenant pages, and
  * the agents: two versions compared, an alias set from the keyboard, a session started from a
  * version, an archival, and a reader who is offered no changes; the memory: namespaces drilled
- * down, a search within one, an item's versions, a deletion from the keyboard, and a reader.
+ * down, a search within one, an item's versions, a deletion from the keyboard, and a reader; the
+ * tenant's usage charted per day by model, with its breakdown tables.
  * Every page is checked for Content-Security-Policy violations and script errors; screenshots
  * of the main views go to test-results/console/.
  */
@@ -512,6 +513,31 @@ describe("the console in Chromium", () => {
     const sessionsOnly = await signIn(await mint({ tenantId: memoryTenant, subject: "viewer", scopes: ["sessions:read"] }), DESKTOP, "#/memory");
     await sessionsOnly.page.getByText("Reading memory needs the scope memory:read.").waitFor({ timeout: UI_TIMEOUT_MS });
     expect(await sessionsOnly.page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Memory" }).count()).toBe(0);
+  });
+
+  it("shows the tenant's tokens and cost per day stacked by model, and the usage by model, user, key and agent as tables", async () => {
+    // Named like catalog models, so the built-in prices cost them.
+    const models = [stack.mock.model(uniqueName("claude-sonnet-4-usage")), stack.mock.model(uniqueName("claude-haiku-4-usage"))];
+    for (const [i, model] of models.entries()) {
+      await model.script({ reply: { content: [{ type: "text", text: "counted" }], usage: { input_tokens: 100 * (i + 1), output_tokens: 40 } } });
+      const session = await admin.createSession({ input: "count me", model: model.key });
+      await waitForStatus(admin, session.id, (x) => x.status === "done", RUN_TIMEOUT_MS);
+    }
+    const { page, ...watched } = await signIn(adminToken, DESKTOP, "#/usage?days=7");
+    await page.getByRole("heading", { name: "Usage" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    const chart = page.getByRole("img", { name: "Tokens per day, stacked by model" });
+    await chart.waitFor({ timeout: UI_TIMEOUT_MS });
+    // Today's bar holds a segment per model; the legend names both.
+    await waitFor(async () => ((await chart.locator("rect").count()) >= 2 ? true : undefined), { timeoutMs: UI_TIMEOUT_MS, what: "a segment per model" });
+    for (const model of models) await page.locator(".legend li", { hasText: model.key }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.getByRole("img", { name: "Cost per day (USD), stacked by model" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    const byModel = page.getByRole("table", { name: "By model" });
+    await byModel.getByRole("row", { name: new RegExp(models[1]!.key) }).waitFor({ timeout: UI_TIMEOUT_MS });
+    // 200 in and 40 out at the built-in haiku-4 price ($1 and $5 a million): $0.0004.
+    expect(await byModel.getByRole("row", { name: new RegExp(models[1]!.key) }).innerText()).toMatch(/240[\s\S]*\$0\.0004/);
+    await page.getByRole("table", { name: "By user" }).getByRole("row", { name: /ops-alice/ }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await screenshot(page, "usage");
+    expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
   });
 
   it("lets a platform admin edit a tenant's limits, and suspend and unsuspend it", async () => {

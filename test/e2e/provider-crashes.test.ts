@@ -2,7 +2,7 @@
  * Crashes against both providers' mock servers (the Anthropic Messages API and an
  * OpenAI-compatible Chat Completions server), with a real `wrangler dev` killed with -9: during
  * an at-most-once webhook call, and during a summary call. Each answer is counted once in usage,
- * and a call the kill cut off not at all.
+ * and a call the kill cut off not at all; the tenant's usage rollups say the same as the session.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ModelStep } from "../support/mock-protocol";
@@ -20,6 +20,23 @@ const isSummary = (r: RecordedRequest) => JSON.stringify(r.body).includes("runni
 
 let stack: Stack;
 
+interface Rollup {
+  data: { model: string; runs: number; steps: number; input_tokens: number; output_tokens: number }[];
+}
+
+/** The tenant's rollup by model, once it has heard of the session's end: one row, the session's own usage. */
+async function expectRollup(tenantId: string, model: string, usage: { steps: number; input_tokens: number; output_tokens: number }): Promise<void> {
+  const admin = await stack.client(tenantId, "e2e-admin", ["tenant:admin"]);
+  const report = await waitFor(
+    async () => {
+      const found = await admin.expect<Rollup>(200, "GET", "/v1/tenant/usage?group_by=model");
+      return found.data[0]?.steps === usage.steps ? found : undefined;
+    },
+    { timeoutMs: STEP_TIMEOUT_MS, what: "the rollup of the session's usage" },
+  );
+  expect(report.data).toEqual([expect.objectContaining({ model, runs: 1, ...usage })]);
+}
+
 beforeAll(async () => {
   stack = await startStack();
 });
@@ -32,7 +49,8 @@ describe.each([
   { name: "OpenAI-compatible", prefix: "openai:" },
 ])("kill -9 on the $name provider", ({ prefix }) => {
   it("during an at-most-once webhook call: not called again, the model told, usage once per answer", async () => {
-    const client = await stack.client(uniqueName("tenant"));
+    const tenantId = uniqueName("tenant");
+    const client = await stack.client(tenantId);
     const model = stack.mock.model(uniqueName("model"));
     const hook = stack.mock.hook(uniqueName("charge"));
     await model.script(callTools([["call_charge", "charge"]]), say("finished"));
@@ -51,10 +69,12 @@ describe.each([
     expect(JSON.stringify(requests[1]?.body)).toContain(INTERRUPTED_BY_RESTART);
     for (const request of requests) expect(requestProblems(requestTurns(request.path, request.body))).toEqual([]);
     expect(final.usage).toMatchObject({ steps: 2, input_tokens: 20, output_tokens: 10 });
+    await expectRollup(tenantId, `${prefix || "anthropic:"}${model.key}`, { steps: 2, input_tokens: 20, output_tokens: 10 });
   });
 
   it("during a summary call: the summary is asked again with the same input, saved once, counted once", async () => {
-    const client = await stack.client(uniqueName("tenant"));
+    const tenantId = uniqueName("tenant");
+    const client = await stack.client(tenantId);
     const model = stack.mock.model(uniqueName("model"));
     await model.script(
       ...Array.from({ length: 7 }, (_, i): ModelStep => ({ reply: { content: [{ type: "tool_use", id: `call_c${i}`, name: "get_time", input: {} }] } })),
@@ -81,5 +101,6 @@ describe.each([
     for (const request of all.filter((r) => !isSummary(r))) expect(requestProblems(requestTurns(request.path, request.body))).toEqual([]);
     const answered = all.filter((r) => r.answered_at !== undefined).length;
     expect(final.usage).toMatchObject({ steps: 8, input_tokens: 10 * answered, output_tokens: 5 * answered });
+    await expectRollup(tenantId, `${prefix || "anthropic:"}${model.key}`, { steps: 8, input_tokens: 10 * answered, output_tokens: 5 * answered });
   });
 });

@@ -23,6 +23,7 @@ import {
   UnhandledToolError,
   waitForFinalStatus,
   waitForStatus,
+  type UsageReport,
 } from "@agent-platform/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callTools, say } from "./support/scenario";
@@ -104,6 +105,14 @@ describe("the generated SDK", () => {
       ["toolu_order", "lookup_order", "done"],
     ]);
     expect(calls[1]?.output).toBe("order 7: shipped");
+
+    // The tenant's usage by model says the same as the session, once its index heard of the end.
+    let usage: UsageReport | undefined;
+    for (let tries = 0; tries < 50 && usage?.totals.steps !== 3; tries++) {
+      usage = await expectData(await admin.GET("/v1/tenant/usage", { params: { query: { group_by: "model" } } }));
+      if (usage.totals.steps !== 3) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(usage?.data).toEqual([expect.objectContaining({ model: `anthropic:${model.key}`, runs: 1, steps: 3, cost_usd: null })]);
   });
 
   it("waits through an approval and a client tool that the caller answers", async () => {

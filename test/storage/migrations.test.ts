@@ -42,6 +42,9 @@ import { call } from "../support/api";
 import { legacyKey } from "../support/api-keys";
 import { freshTenant } from "../support/tokens";
 
+/** The TenantIndex's last version before usage rollups (migration 9 added them). */
+const INDEX_VERSION_BEFORE_ROLLUPS = 11;
+
 /** Storage of a session object that was never created: an empty object to run migrations against. */
 function scratchObject() {
   return sessionStub(env, freshTenant("m"), `ses_${crypto.randomUUID().replaceAll("-", "")}`);
@@ -236,6 +239,8 @@ describe("session object storage written by an earlier version", () => {
       max_memory_items: BUILTIN_DEFAULT_LIMITS.max_memory_items,
       max_agent_depth: BUILTIN_DEFAULT_LIMITS.max_agent_depth,
       max_subagents_per_run: BUILTIN_DEFAULT_LIMITS.max_subagents_per_run,
+      max_cost_usd_per_day: null,
+      max_tokens_per_day_per_subject: null,
     });
     await waitForStatus(t, ["done"]);
     expect(unwrap((await t.stub.start("keyed once", cap, {}, "schedule:sch_x:1")) as SessionResult<Session>).status).toBe("done");
@@ -471,6 +476,37 @@ describe("TenantIndex storage", () => {
     await index.reportSession(tenantId, { ...report, id: "ses_older_code", revision: 1 });
     expect((await index.listSessions(tenantId, { limit: 10, metadata: { ticket: "T-1" } })).data.map((s) => [s.id, s.title])).toEqual([["ses_legacy", "an old question"]]);
     expect((await index.getSessionSummary(tenantId, "ses_older_code"))?.title).toBeNull();
+  });
+
+  it("written by the version before usage rollups keeps its daily totals, unattributed, and counts by model, key, creator and agent from then on", async () => {
+    const tenantId = freshTenant();
+    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => {
+      migrateIndexTo(state.storage, INDEX_VERSION_BEFORE_ROLLUPS);
+      writeLegacyIndex(state.storage, tenantId, { statements: [] });
+      state.storage.sql.exec(`INSERT INTO usage_daily (day, input_tokens, output_tokens, steps, sessions_created) VALUES ('2026-11-20', 10, 5, 1, 1), ('2026-11-19', 0, 0, 0, 1)`);
+      state.storage.sql.exec(
+        `INSERT INTO api_keys (key_id, name, scopes, hash, created_by, created_at) VALUES ('key_old', 'old', '["sessions:read"]', 'h', 'admin', ?)`,
+        Date.parse("2026-11-01T00:00:00Z"),
+      );
+    });
+    await abortAllDurableObjects();
+    const index = tenantIndexStub(env, tenantId);
+    const range = { from: "2026-11-01", to: "2026-11-30", group_by: ["day", "model", "api_key", "created_by", "agent"] };
+    const zero = { runs: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
+    const before = { day: "2026-11-20", model: "", api_key_id: "", created_by: "", agent_id: "", ...zero, steps: 1, input_tokens: 10, output_tokens: 5 };
+    expect(await index.usageRollup(tenantId, range)).toEqual([before]);
+    // The old session runs again under the new code: only what it spent since counts, under its model and key.
+    const at = "2026-11-21T10:00:00.000Z";
+    await index.reportSession(tenantId, {
+      id: "ses_legacy", created_by: "user-1", status: "done", stop_reason: "end_turn", created_at: "2026-11-20T10:00:00.000Z", updated_at: at, revision: 4,
+      usage: { steps: 2, input_tokens: 30, output_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0 }, model: "claude-sonnet-4-5", api_key_id: "key_old", runs: 1,
+    });
+    expect(await index.usageRollup(tenantId, range)).toEqual([
+      before,
+      { day: "2026-11-21", model: "anthropic:claude-sonnet-4-5", api_key_id: "key_old", created_by: "user-1", agent_id: "", ...zero, runs: 1, steps: 1, input_tokens: 20, output_tokens: 5 },
+    ]);
+    expect((await index.listApiKeys(tenantId, { limit: 10 })).data[0]).toMatchObject({ key_id: "key_old" });
+    expect((await index.listApiKeys(tenantId, { limit: 10 })).data[0]?.max_tokens_per_day).toBeUndefined();
     await runInDurableObject(index, async (_instance, state) => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
     });

@@ -269,6 +269,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenant/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get your tenant's usage and cost
+         * @description Runs, model calls, tokens and cost over a range of UTC days (at most 400, the days kept), grouped by any of the dimensions.
+         */
+        get: operations["getTenantUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get usage and cost across tenants */
+        get: operations["getPlatformUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -1288,7 +1325,7 @@ export interface components {
          */
         FinalStatus: "done" | "failed" | "cancelled";
         /** @enum {string|null} */
-        StopReason: "end_turn" | "max_tokens" | "refusal" | "context_window_exceeded" | "step_limit" | "token_limit" | "invalid_output" | "model_error" | "tools_unavailable" | "cancelled" | null;
+        StopReason: "end_turn" | "max_tokens" | "refusal" | "context_window_exceeded" | "step_limit" | "token_limit" | "budget_limit" | "invalid_output" | "model_error" | "tools_unavailable" | "cancelled" | null;
         /** @description Every token limit counts all four token figures (`reasoning_tokens` are part of `output_tokens`). */
         Usage: {
             /**
@@ -1467,6 +1504,13 @@ export interface components {
              * @description Child sessions one run may start through `agent` tools; a call past it gets an error result.
              */
             max_subagents_per_run: number;
+            /** @description USD the tenant's sessions may spend per UTC day, priced by `MODEL_PRICES` (tokens of a model without a price count nothing); null: unlimited. Past it a start is a 429 and a run going ends `done` with `budget_limit`. */
+            max_cost_usd_per_day: number | null;
+            /**
+             * Format: int64
+             * @description Tokens the sessions of each `created_by` may spend per UTC day; null: unlimited. Past it the same as `max_cost_usd_per_day`.
+             */
+            max_tokens_per_day_per_subject: number | null;
         };
         /** @description Sums over the last `window_days` UTC days, today included. */
         TenantUsage: components["schemas"]["UsageTotals"] & {
@@ -1703,6 +1747,69 @@ export interface components {
          * @enum {string}
          */
         WebhookDeliveryStatus: "pending" | "succeeded" | "failed";
+        UsageReport: {
+            from: string;
+            to: string;
+            group_by: string[];
+            data: components["schemas"]["UsageRow"][];
+            totals: components["schemas"]["UsageCounts"];
+        };
+        UsageRow: {
+            /** @description Grouped by `tenant` (admin only). */
+            tenant_id?: string | null;
+            /** @description Grouped by `day`: the UTC day. */
+            day?: string | null;
+            /** @description Grouped by `model`: the session's model, `provider:name`; null for usage counted before models were recorded. */
+            model?: string | null;
+            /** @description Grouped by `api_key`: the key that created the session (a sub-agent: its parent's); null for a JWT. */
+            api_key_id?: string | null;
+            /** @description Grouped by `created_by`: the session's creator. */
+            created_by?: string | null;
+            /** @description Grouped by `agent`: the agent the session runs; null for a session without one. */
+            agent_id?: string | null;
+            /**
+             * Format: int64
+             * @description Runs started.
+             */
+            runs: number;
+            /**
+             * Format: int64
+             * @description Model calls that answered.
+             */
+            steps: number;
+            /** Format: int64 */
+            input_tokens: number;
+            /** Format: int64 */
+            output_tokens: number;
+            /** Format: int64 */
+            cache_read_tokens: number;
+            /** Format: int64 */
+            cache_write_tokens: number;
+            /** @description USD at `MODEL_PRICES` (over the built-in prices); null when some of the tokens are of a model without a price. */
+            cost_usd: number | null;
+        };
+        UsageCounts: {
+            /**
+             * Format: int64
+             * @description Runs started.
+             */
+            runs: number;
+            /**
+             * Format: int64
+             * @description Model calls that answered.
+             */
+            steps: number;
+            /** Format: int64 */
+            input_tokens: number;
+            /** Format: int64 */
+            output_tokens: number;
+            /** Format: int64 */
+            cache_read_tokens: number;
+            /** Format: int64 */
+            cache_write_tokens: number;
+            /** @description USD at `MODEL_PRICES` (over the built-in prices); null when some of the tokens are of a model without a price. */
+            cost_usd: number | null;
+        };
         CreatedApiKey: components["schemas"]["ApiKey"] & {
             /**
              * @description The key itself, `ak_<tenant>.<key_id>.<secret>.<tag>` (the tag proves the platform issued it). Shown once: only its hash is stored.
@@ -1739,6 +1846,11 @@ export interface components {
              * @example 2026-01-01T12:00:00.000Z
              */
             last_used_at: string | null;
+            /**
+             * Format: int64
+             * @description Tokens the sessions this key creates may spend per UTC day; null: no budget of its own.
+             */
+            max_tokens_per_day: number | null;
         };
         CreateApiKey: {
             /** @example billing backend */
@@ -1750,6 +1862,11 @@ export interface components {
              * @description A future time after which the key stops working; null or absent: never.
              */
             expires_at?: string | null;
+            /**
+             * Format: int64
+             * @description Tokens the sessions this key creates (and their sub-agents) may spend per UTC day; past it a start through the key is a 429 and a run going ends `done` with `budget_limit`. Null or absent: none.
+             */
+            max_tokens_per_day?: number | null;
         };
         ApiKeyPage: {
             data: components["schemas"]["ApiKey"][];
@@ -1820,6 +1937,13 @@ export interface components {
              * @description Child sessions one run may start through `agent` tools; a call past it gets an error result.
              */
             max_subagents_per_run?: number;
+            /** @description USD the tenant's sessions may spend per UTC day, priced by `MODEL_PRICES` (tokens of a model without a price count nothing); null: unlimited. Past it a start is a 429 and a run going ends `done` with `budget_limit`. */
+            max_cost_usd_per_day?: number | null;
+            /**
+             * Format: int64
+             * @description Tokens the sessions of each `created_by` may spend per UTC day; null: unlimited. Past it the same as `max_cost_usd_per_day`.
+             */
+            max_tokens_per_day_per_subject?: number | null;
         };
         /** @description A tenant's deletion: suspended at once, then everything of it erased in the background. */
         TenantDeletion: {
@@ -2400,6 +2524,13 @@ export interface components {
              * @description Child sessions one run may start through `agent` tools; a call past it gets an error result.
              */
             max_subagents_per_run?: number;
+            /** @description USD the tenant's sessions may spend per UTC day, priced by `MODEL_PRICES` (tokens of a model without a price count nothing); null: unlimited. Past it a start is a 429 and a run going ends `done` with `budget_limit`. */
+            max_cost_usd_per_day?: number | null;
+            /**
+             * Format: int64
+             * @description Tokens the sessions of each `created_by` may spend per UTC day; null: unlimited. Past it the same as `max_cost_usd_per_day`.
+             */
+            max_tokens_per_day_per_subject?: number | null;
         };
         /**
          * @description The memory namespaces the session's model may read (`memory_search`, `memory_get`) and write (`memory_put`, `memory_delete`; each within a read one). A segment `{metadata.<field>}` is filled from the session's metadata at creation.
@@ -4895,6 +5026,210 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTenantUsage: {
+        parameters: {
+            query?: {
+                /** @description The first UTC day (inclusive); by default 29 days before `to`. */
+                from?: string;
+                /** @description The last UTC day (inclusive); by default today. */
+                to?: string;
+                /** @description Comma-separated, any of: day, model, api_key, created_by, agent; by default `day`. Empty: one row of totals. */
+                group_by?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPlatformUsage: {
+        parameters: {
+            query?: {
+                /** @description The first UTC day (inclusive); by default 29 days before `to`. */
+                from?: string;
+                /** @description The last UTC day (inclusive); by default today. */
+                to?: string;
+                /** @description Comma-separated, any of: tenant, day, model, api_key, created_by, agent; by default `day`. Empty: one row of totals. */
+                group_by?: string;
+                /** @description Only this tenant. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;

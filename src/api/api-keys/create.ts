@@ -64,6 +64,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(),
     revoked_at: null,
     last_used_at: null,
+    max_tokens_per_day: body.max_tokens_per_day ?? null,
   };
   await tenantIndexStub(c.env, principal.tenantId).createApiKey(principal.tenantId, record, auditContext(c));
   authGuard.forgetUnknownKey(principal.tenantId, record.key_id);

@@ -21,6 +21,7 @@ export const ApiKeySchema = z
     expires_at: TimestampSchema.nullable(),
     revoked_at: TimestampSchema.nullable(),
     last_used_at: TimestampSchema.nullable().openapi({ description: "When the key last let a request in, to the minute: a use within a minute of the recorded one is not recorded again." }),
+    max_tokens_per_day: z.number().int().nullable().openapi({ description: "Tokens the sessions this key creates may spend per UTC day; null: no budget of its own." }),
   })
   .openapi("ApiKey");
 
@@ -46,6 +47,17 @@ export const CreateApiKeyBodySchema = z
       .nullable()
       .optional()
       .openapi({ description: "A future time after which the key stops working; null or absent: never." }),
+    max_tokens_per_day: z
+      .number()
+      .int()
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "Tokens the sessions this key creates (and their sub-agents) may spend per UTC day; past it a start through the key is a 429 and a run going ends `done` with `budget_limit`. Null or absent: none.",
+      }),
   })
   .strict()
   .openapi("CreateApiKey");
@@ -74,5 +86,6 @@ export function toApiKey(record: Omit<ApiKeyRecord, "hash">): ApiKey {
     expires_at: record.expires_at,
     revoked_at: record.revoked_at,
     last_used_at: record.last_used_at,
+    max_tokens_per_day: record.max_tokens_per_day ?? null,
   };
 }

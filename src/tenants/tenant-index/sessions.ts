@@ -9,6 +9,10 @@ import { parseSessionReport } from "../session-report";
 import * as sessions from "../sessions-store";
 import type * as T from "../types";
 import { dailyBudgetRetryAfter, MAX_USAGE_DAYS, tokensOnDay, usageDays } from "../usage";
+import { loadConfig } from "../../config";
+import { budgetReached, type Budgets, hasBudget, secondsToNextUtcDay } from "../../usage/budgets";
+import { keyTokenBudget } from "../api-key-store";
+import { parseRollupQuery, queryRollup, type RollupRow, spendOnDay } from "../usage-rollup";
 import { optionalCursor, requireInt, requireNow, requirePageLimit, requireString } from "../validate";
 import type { IndexHost } from "./host";
 import { takeNotifications } from "./notifications";
@@ -21,7 +25,13 @@ export async function reportSession(host: IndexHost, tenantId: string, report: T
   // A session that may now expire: the alarm fires by then (an earlier one set stays).
   const rule = applied && isRetentionErasable(row.status) && row.parent_session_id === null ? host.retention() : null;
   if (rule) await host.wakeBy(expiresAt(row.updated_at, rule.days, rule.dayMs));
-  const ack: T.ReportAck = { applied, suspended: host.config().suspended, tokens_today: tokensOnDay(host.sql, Date.now()) };
+  const now = Date.now();
+  const ack: T.ReportAck = {
+    applied,
+    suspended: host.config().suspended,
+    tokens_today: tokensOnDay(host.sql, now),
+    spend: { ...spendOnDay(host.sql, now, row.created_by, row.api_key_id, loadConfig(host.env).prices), key_max_tokens_per_day: keyTokenBudget(host.sql, row.api_key_id) },
+  };
   if (notifications === undefined) return ack;
   try {
     await takeNotifications(host, tenantId, notifications);
@@ -70,6 +80,17 @@ export function admitRun(host: IndexHost, input: T.AdmitRunInput): T.RunAdmissio
     const retryAfterSeconds = dailyBudgetRetryAfter(tokensOnDay(host.sql, at), budget, at);
     if (retryAfterSeconds !== null) return { ok: false, code: "budget_used", retryAfterSeconds };
   }
+  const budgets: Budgets = {
+    max_cost_usd_per_day: optionalBudget("maxCostUsdPerDay", input.maxCostUsdPerDay),
+    max_tokens_per_day_per_subject: optionalBudget("maxTokensPerDayPerSubject", input.maxTokensPerDayPerSubject),
+    key_max_tokens_per_day: keyTokenBudget(host.sql, input.apiKeyId ?? ""),
+  };
+  if (hasBudget(budgets)) {
+    const createdBy = requireString("createdBy", input.createdBy);
+    const spend = spendOnDay(host.sql, at, createdBy, input.apiKeyId ?? "", loadConfig(host.env).prices);
+    const budget = budgetReached(spend, budgets);
+    if (budget !== null) return { ok: false, code: "budget_used", retryAfterSeconds: secondsToNextUtcDay(at), budget };
+  }
   return acquireRun(host, input.sessionId, input.maxConcurrent, at);
 }
 
@@ -103,6 +124,18 @@ export async function cancelSessions(host: IndexHost, tenantId: string, filter: 
 
 export function tokensToday(host: IndexHost, now: number): number {
   return tokensOnDay(host.sql, requireNow(now));
+}
+
+/** Usage over a range of UTC days, by the dimensions asked and by model (for pricing). */
+export function usageRollup(host: IndexHost | null, input: T.UsageRollupInput): RollupRow[] {
+  const query = parseRollupQuery(input);
+  return queryRollup(host?.sql ?? null, query);
+}
+
+function optionalBudget(name: string, value: unknown): number | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a number of at least 0`);
+  return value;
 }
 
 export function usage(host: IndexHost | null, input: T.UsageInput): T.UsageDay[] {

@@ -86,7 +86,7 @@ describe("starts that do not happen, and tenants that change", () => {
     const who = await caller();
     const index = tenantIndexStub(env, who.tenantId);
     await index.suspend(who.tenantId);
-    await expect(admitRun(env, who.tenantId, "ses_late", BUILTIN_DEFAULT_LIMITS, Date.now())).rejects.toMatchObject({ status: 403 });
+    await expect(admitRun(env, { tenantId: who.tenantId, subject: "user-1" }, "ses_late", BUILTIN_DEFAULT_LIMITS, Date.now())).rejects.toMatchObject({ status: 403 });
   });
 
   it("applies a tenant's lowered limits to its existing sessions at their next run", async () => {

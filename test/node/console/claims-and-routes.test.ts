@@ -67,6 +67,8 @@ describe("routes", () => {
     ["#/memory/users.u_1?q=formal+tone", { view: "memory", namespace: ["users", "u_1"], query: "formal tone", key: null }],
     ["#/memory/team%40acme.a%3Ab?key=prefs%2Fv%3F1%26q%3Dx", { view: "memory", namespace: ["team@acme", "a:b"], query: null, key: "prefs/v?1&q=x" }],
     ["#/tenants?cursor=x", { view: "tenants", cursor: "x" }],
+    ["#/usage", { view: "usage", days: 30 }],
+    ["#/usage?days=400", { view: "usage", days: 400 }],
     ["#/tenants/acme.eu?status=paused", { view: "tenant", tenantId: "acme.eu", status: "paused", createdBy: null, cursor: null }],
     ["#/sessions?metadata%5Bticket%5D=T-1&metadata%5Bshop%5D=eu", { view: "sessions", status: null, createdBy: null, cursor: null, metadata: { ticket: "T-1", shop: "eu" } }],
     ["#/sessions/new", { view: "new_session" }],
@@ -89,6 +91,7 @@ describe("routes", () => {
     expect(parseRoute("#/sessions/%E0%A4%A")).toMatchObject({ view: "not_found" });
     expect(parseRoute("#/agents/agt_1?from=0&to=x")).toEqual({ view: "agent", id: "agt_1", from: null, to: null });
     expect(parseRoute("#/agents/agt_1?to=2.5")).toMatchObject({ to: null });
+    for (const days of ["401", "0", "x", "7.5"]) expect(parseRoute(`#/usage?days=${days}`)).toEqual({ view: "usage", days: 30 });
   });
 
   it("encodes ids and subjects, so no value can add a path segment or a parameter", () => {
@@ -151,6 +154,13 @@ describe("the limits form", () => {
     expect(fieldsToOverrides({ max_concurrent_runs: "0" })).toMatchObject({ ok: false, field: "max_concurrent_runs" });
     expect(fieldsToOverrides({ max_concurrent_runs: "2.5" })).toMatchObject({ ok: false, field: "max_concurrent_runs" });
     expect(fieldsToOverrides({ max_schedules: "0" })).toEqual({ ok: true, overrides: { max_schedules: 0 } });
+    // The daily budgets: dollars with cents, "unlimited" for none, 0 for nothing at all.
+    expect(fieldsToOverrides({ max_cost_usd_per_day: "12.50", max_tokens_per_day_per_subject: "unlimited" })).toEqual({
+      ok: true,
+      overrides: { max_cost_usd_per_day: 12.5, max_tokens_per_day_per_subject: null },
+    });
+    expect(fieldsToOverrides({ max_tokens_per_day_per_subject: "0" })).toEqual({ ok: true, overrides: { max_tokens_per_day_per_subject: 0 } });
+    expect(fieldsToOverrides({ max_tokens_per_day_per_subject: "1.5" })).toMatchObject({ ok: false, field: "max_tokens_per_day_per_subject" });
     expect(fieldsToOverrides({})).toEqual({ ok: true, overrides: {} });
   });
 });

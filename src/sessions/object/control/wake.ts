@@ -50,7 +50,10 @@ async function askForSlot(engine: SessionEngine): Promise<void> {
  * restart, ask once before the first unit instead of running blind.
  */
 async function learnTokensToday(engine: SessionEngine): Promise<void> {
-  const budgeted = engine.requireSession().limits.max_tokens_per_day !== null;
+  const session = engine.requireSession();
+  const { limits } = session;
+  const budgeted =
+    limits.max_tokens_per_day !== null || (limits.max_cost_usd_per_day ?? null) !== null || (limits.max_tokens_per_day_per_subject ?? null) !== null || Boolean(session.api_key_id);
   if (budgeted && engine.reporter.tenantTokensToday() === null && engine.store.run().status === "running") await engine.reporter.send();
 }
 
@@ -63,6 +66,7 @@ async function runNextUnit(engine: SessionEngine): Promise<void> {
     summaryDue: (maxTokens) => usesSummaries(engine.requireSession()) && runContext(engine, maxTokens).decision.kind === "summarize",
     toolsReady: engine.toolsReady(),
     descendantTokens: totalTokens(engine.store.descendantUsage()),
+    budgetReached: engine.reporter.budgetReached(engine.requireSession().limits),
     now: Date.now(),
   });
   if (unit.kind === "finish") engine.finishAtLimit(unit.stopReason);

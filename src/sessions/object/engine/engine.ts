@@ -134,7 +134,7 @@ export class SessionEngine {
   /** The session as every response shows it: MCP header values masked. */
   view(): Session {
     // The depth is the loop's to know; no response shows it.
-    const { depth: _depth, ...session } = this.requireSession();
+    const { depth: _depth, api_key_id: _apiKeyId, ...session } = this.requireSession();
     const run = this.store.run();
     const runSchema = this.store.runOutputSchema();
     return {
@@ -225,6 +225,7 @@ export class SessionEngine {
       this.updateRun({
         status,
         generation: run.generation + 1,
+        runs: (run.runs ?? 0) + 1,
         steps: 0,
         attempts: 0,
         error: null,
@@ -258,7 +259,7 @@ export class SessionEngine {
    * Ends a run that reached a limit. A run that owes an answer valid for its `output_schema`
    * and reached its step limit without one fails with `invalid_output`; any other ends `done`.
    */
-  finishAtLimit(stopReason: "step_limit" | "token_limit"): void {
+  finishAtLimit(stopReason: "step_limit" | "token_limit" | "budget_limit"): void {
     if (stopReason === "step_limit" && this.store.runOutputSchema()) {
       const { output_error: last } = this.store.run();
       const steps = this.requireSession().limits.max_steps_per_run;

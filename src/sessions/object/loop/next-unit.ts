@@ -16,7 +16,7 @@ export type NextUnit =
   /** A retry's backoff is pending until `until` (epoch ms). */
   | { kind: "wait"; until: number }
   /** A limit is reached: the run ends `done` with this reason. */
-  | { kind: "finish"; stopReason: Extract<StopReason, "step_limit" | "token_limit"> }
+  | { kind: "finish"; stopReason: Extract<StopReason, "step_limit" | "token_limit" | "budget_limit"> }
   /** The run's MCP servers are listed and their tools saved, before anything uses the tool set. */
   | { kind: "discover" }
   | { kind: "tools" }
@@ -39,12 +39,14 @@ export interface UnitInputs {
   summaryDue: (maxTokens: number) => boolean;
   /** False while the run's MCP tools are not listed yet (true for a session without MCP servers). */
   toolsReady: boolean;
+  /** A daily budget below the tenant's token budget that is reached (usage/budgets.ts); null or absent: none. */
+  budgetReached?: string | null;
   /** The tokens of the sessions its `agent` tools started, and theirs, as last reported: the session's token limit counts them too. */
   descendantTokens?: number;
   now: number;
 }
 
-export function nextUnit({ run, openToolCalls, limits, tenantTokensToday, summaryDue, toolsReady, descendantTokens = 0, now }: UnitInputs): NextUnit {
+export function nextUnit({ run, openToolCalls, limits, tenantTokensToday, summaryDue, toolsReady, descendantTokens = 0, budgetReached = null, now }: UnitInputs): NextUnit {
   if (run.status !== "running") return { kind: "none" };
   if (run.next_attempt_at > now) return { kind: "wait", until: run.next_attempt_at };
   // The tool set is fixed for the run before the model sees it or any call runs.
@@ -59,6 +61,8 @@ export function nextUnit({ run, openToolCalls, limits, tenantTokensToday, summar
   if (limits.max_tokens_per_day !== null && (tenantTokensToday ?? 0) >= limits.max_tokens_per_day) {
     return { kind: "finish", stopReason: "token_limit" };
   }
+  // The tenant's cost, the creator's and the key's tokens: known the same way, from the index's last answer.
+  if (budgetReached !== null) return { kind: "finish", stopReason: "budget_limit" };
   const maxTokens = Math.min(limits.max_tokens_per_call, limits.max_tokens_per_session - used);
   if (summaryDue(maxTokens)) return { kind: "summary", maxTokens };
   return { kind: "model", maxTokens };

@@ -10,12 +10,22 @@ import type { ReportAck, SessionReport } from "../../../tenants/types";
 import type { SessionStore, RunState } from "../store/store";
 import { totalTokens } from "../../types";
 import { reportRetryDelay } from "./report-policy";
+import { loadConfig } from "../../../config";
+import type { Limits } from "../../../limits";
+import { budgetReached, type BudgetName } from "../../../usage/budgets";
+import { costOf, priceFor } from "../../../usage/prices";
+
+type ReportSpend = NonNullable<ReportAck["spend"]>;
 
 export class Reporter {
   /** The index's count of the tenant's tokens today at the last acknowledged report (null: none yet). */
   #tokensTodayAtAck: number | null = null;
   /** This session's own tokens when that report was sent. */
   #ownTokensAtAck = 0;
+  /** The index's figures for the session's other budgets at that report (null: none yet, or an index without them). */
+  #spendAtAck: ReportSpend | null = null;
+  /** This session's own cost when that report was sent. */
+  #ownCostAtAck = 0;
 
   /** The title once known: the first input never changes, so it is read from storage until there is one. */
   #title: string | null = null;
@@ -36,6 +46,38 @@ export class Reporter {
     return this.#tokensTodayAtAck + ownTokens(this.store.run()) - this.#ownTokensAtAck;
   }
 
+  /**
+   * The first daily budget below the tenant's token budget this session's run has reached, as far
+   * as it knows: the index's figures at the last report plus what this session spent since (so one
+   * session alone stops exactly; others' spending is seen at their next report). Null before the
+   * first report of this wake.
+   */
+  budgetReached(limits: Limits): BudgetName | null {
+    const spend = this.#spendAtAck;
+    if (spend === null) return null;
+    const run = this.store.run();
+    const tokens = ownTokens(run) - this.#ownTokensAtAck;
+    const cost = this.#ownCost(run) - this.#ownCostAtAck;
+    const keyed = Boolean(this.store.requireSession().api_key_id);
+    return budgetReached(
+      { cost_usd: spend.cost_usd + cost, subject_tokens: spend.subject_tokens + tokens, key_tokens: spend.key_tokens + (keyed ? tokens : 0) },
+      {
+        max_cost_usd_per_day: limits.max_cost_usd_per_day ?? null,
+        max_tokens_per_day_per_subject: limits.max_tokens_per_day_per_subject ?? null,
+        key_max_tokens_per_day: spend.key_max_tokens_per_day,
+      },
+    );
+  }
+
+  /** Whether the last report's figures are known in this wake. */
+  knowsSpend(): boolean {
+    return this.#spendAtAck !== null;
+  }
+
+  #ownCost(run: RunState): number {
+    return costOf(run.usage, priceFor(loadConfig(this.env).prices, this.store.requireSession().model)) ?? 0;
+  }
+
   summary(): SessionReport {
     const session = this.store.requireSession();
     const run = this.store.run();
@@ -46,6 +88,9 @@ export class Reporter {
       parent_session_id: session.parent?.session_id ?? null,
       title: this.title(),
       metadata: session.metadata,
+      model: session.model,
+      api_key_id: session.api_key_id ?? null,
+      runs: run.runs ?? 0,
       status: run.status,
       stop_reason: run.stop_reason,
       usage: run.usage,
@@ -84,6 +129,8 @@ export class Reporter {
     if (!this.store.exists()) return null;
     this.#tokensTodayAtAck = ack.tokens_today;
     this.#ownTokensAtAck = totalTokens(summary.usage);
+    this.#spendAtAck = ack.spend ?? null;
+    this.#ownCostAtAck = costOf(summary.usage, priceFor(loadConfig(this.env).prices, session.model)) ?? 0;
     const run = this.store.run();
     this.store.putRun({
       ...run,

@@ -18,6 +18,8 @@ export interface RunState {
   stop_reason: StopReason | null;
   /** Session totals; `steps` counts model calls over all runs. */
   usage: Usage;
+  /** Runs started over the session's life; absent in sessions stored before usage rollups: none counted yet. */
+  runs?: number;
   /** Bumped on every change the tenant index should hear of. */
   revision: number;
   /** The highest revision the tenant index has acknowledged. */

@@ -69,7 +69,7 @@ export async function runAgentCall(scope: StepScope, call: ToolCall, finish: (w:
   if (row.started) return "ok";
   const input = agentCallInput(call.input);
   if (!input.ok) return fail(input.error);
-  const parent = { tenantId: session.tenant_id, sessionId: session.id, createdBy: session.created_by, toolCallId: call.id, depth: session.depth ?? 0 };
+  const parent = { tenantId: session.tenant_id, sessionId: session.id, createdBy: session.created_by, keyId: session.api_key_id ?? null, toolCallId: call.id, depth: session.depth ?? 0 };
   const plan = await planChild(scope.env, parent, spec, row.session_id, input.text);
   if (!plan.ok) return scope.commit((w) => forget(w, call, plan.error, finish)) ? "ok" : "discarded";
   let child;

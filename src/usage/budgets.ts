@@ -1,0 +1,52 @@
+/**
+ * The daily budgets below the tenant's token budget: the tenant's cost, each creator's tokens and
+ * each API key's tokens, all per UTC day. One rule for both places that apply it: the index, when a
+ * run asks to start, and the session object, before each unit of a run going. Pure.
+ */
+
+export const BUDGET_NAMES = ["tenant_cost", "subject_tokens", "key_tokens"] as const;
+export type BudgetName = (typeof BUDGET_NAMES)[number];
+
+/** Today's spending a budget is compared with: the tenant's cost, and the tokens of one creator and one key. */
+export interface Spend {
+  /** Tokens of models without a price add nothing: a cost budget never guesses. */
+  cost_usd: number;
+  subject_tokens: number;
+  /** Zero for a session no API key created. */
+  key_tokens: number;
+}
+
+/** Null: no such budget. */
+export interface Budgets {
+  max_cost_usd_per_day: number | null;
+  max_tokens_per_day_per_subject: number | null;
+  /** The creating API key's `max_tokens_per_day`; null for none, or no key. */
+  key_max_tokens_per_day: number | null;
+}
+
+export const NO_SPEND: Spend = { cost_usd: 0, subject_tokens: 0, key_tokens: 0 };
+
+/** The first budget `spend` has reached, or null while all last. Reached means used up: a budget of 0 allows nothing. */
+export function budgetReached(spend: Spend, budgets: Budgets): BudgetName | null {
+  if (budgets.max_cost_usd_per_day !== null && spend.cost_usd >= budgets.max_cost_usd_per_day) return "tenant_cost";
+  if (budgets.max_tokens_per_day_per_subject !== null && spend.subject_tokens >= budgets.max_tokens_per_day_per_subject) return "subject_tokens";
+  if (budgets.key_max_tokens_per_day !== null && spend.key_tokens >= budgets.key_max_tokens_per_day) return "key_tokens";
+  return null;
+}
+
+export function hasBudget(budgets: Budgets): boolean {
+  return budgets.max_cost_usd_per_day !== null || budgets.max_tokens_per_day_per_subject !== null || budgets.key_max_tokens_per_day !== null;
+}
+
+/** Seconds until the next UTC midnight, when every daily budget renews; at least 1. */
+export function secondsToNextUtcDay(now: number): number {
+  const day = 24 * 60 * 60 * 1000;
+  const nextMidnight = (Math.floor(now / day) + 1) * day;
+  return Math.max(1, Math.ceil((nextMidnight - now) / 1000));
+}
+
+export const BUDGET_TEXT: Record<BudgetName, string> = {
+  tenant_cost: "The tenant's daily cost budget is used up.",
+  subject_tokens: "This user's daily token budget is used up.",
+  key_tokens: "This API key's daily token budget is used up.",
+};
