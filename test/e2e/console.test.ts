@@ -550,7 +550,7 @@ describe("the console in Chromium", () => {
     await screenshot(page, "tenant");
 
     await page.getByLabel("Concurrent runs").fill("7");
-    await page.getByLabel("Tokens per day").fill("unlimited");
+    await page.getByLabel("Tokens per day", { exact: true }).fill("unlimited");
     await page.getByRole("button", { name: "Save limits" }).click();
     await page.getByText("Saved.").waitFor({ timeout: UI_TIMEOUT_MS });
     const config = await admin.expect<{ limits: { max_concurrent_runs: number; max_tokens_per_day: number | null } }>(200, "GET", "/v1/tenant");
