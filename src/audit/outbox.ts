@@ -17,15 +17,6 @@ export const AUDIT_HANDOFF_BATCH = 50;
 /** How soon the alarm tries again after a failed hand-over. */
 export const AUDIT_HANDOFF_RETRY_MS = 5_000;
 
-/** The table, as a migration step creates it (frozen: a later change is a new step). */
-export const AUDIT_OUTBOX_TABLE_SQL: readonly string[] = [
-  `CREATE TABLE IF NOT EXISTS audit_outbox (
-    id TEXT PRIMARY KEY,
-    created_at INTEGER NOT NULL,
-    entry TEXT NOT NULL
-  )`,
-];
-
 export type AuditSend = (entries: AuditEntry[]) => Promise<void>;
 
 export class AuditOutbox {

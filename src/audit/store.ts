@@ -13,22 +13,6 @@ import type { AuditEntry, AuditListInput } from "./types";
 /** Expired entries deleted with each append: the log sheds its old entries as fast as it grows. */
 export const AUDIT_SWEEP_BATCH = 20;
 
-/** The table and its indexes, as a migration step creates them (frozen: a later change is a new step). */
-export const AUDIT_LOG_TABLE_SQL: readonly string[] = [
-  `CREATE TABLE IF NOT EXISTS audit_log (
-    id TEXT PRIMARY KEY,
-    at INTEGER NOT NULL,
-    tenant_id TEXT NOT NULL,
-    action TEXT NOT NULL,
-    actor_sub TEXT,
-    entry TEXT NOT NULL
-  )`,
-  `CREATE INDEX IF NOT EXISTS audit_log_by_time ON audit_log (at, id)`,
-  `CREATE INDEX IF NOT EXISTS audit_log_by_action ON audit_log (action, at, id)`,
-  `CREATE INDEX IF NOT EXISTS audit_log_by_actor ON audit_log (actor_sub, at, id)`,
-  `CREATE INDEX IF NOT EXISTS audit_log_by_tenant ON audit_log (tenant_id, at, id)`,
-];
-
 /**
  * Keeps `entry` unless its id is kept already: an outbox that hands the same entry over twice
  * (its acknowledgement lost) adds nothing. Returns whether it was new.

@@ -13,7 +13,6 @@ import type { TenantRegistry } from "../../src/tenants/tenant-registry";
 import { insertAgent } from "../../src/agents/store";
 import { auditEntry, newAuditId } from "../../src/audit/entry";
 import { AUDIT_RETENTION_MS, sameJson } from "../../src/audit/entry";
-import { AUDIT_OUTBOX_TABLE_SQL } from "../../src/audit/outbox";
 import { sweepAuditLog } from "../../src/audit/store";
 import type { AuditContext, AuditEntry } from "../../src/audit/types";
 import { agentStoreStub, memoryStoreStub, schedulerStub, tenantIndexStub, tenantRegistryStub } from "../../src/objects";
@@ -158,8 +157,8 @@ describe("no change without its entry", () => {
     await runInDurableObject(store, async (instance: AgentStore, state) => {
       state.storage.sql.exec("DROP TABLE audit_outbox");
       await expect(instance.create(tenantId, { definition: { name: "second" } as never, createdBy: "u", now: Date.now() }, BY)).rejects.toThrow(/audit_outbox/);
-      // Back, for the alarm the first change set.
-      for (const statement of AUDIT_OUTBOX_TABLE_SQL) state.storage.sql.exec(statement);
+      // Back, for the alarm the first change set: the step that made it, again.
+      AGENT_STORE_MIGRATIONS.find((step) => step.version === AGENT_STORE_BEFORE_AUDIT + 1)!.up(state.storage);
     });
     const names = ((await store.list(tenantId, { limit: 10, cursor: null, name: null, includeArchived: true })) as unknown as Page<{ name: string }>).data.map((agent) => agent.name);
     expect(names).toEqual(["first"]);
