@@ -1,11 +1,11 @@
-// `npm test`: the whole suite, as two Vitest runs side by side. In one run, Vitest puts a project
-// that keeps to one file at a time (the end-to-end one) in a group of its own and runs the groups
-// one after another, so the end-to-end files, which mostly wait on real processes, would leave
-// idle the cores that the workerd and Node projects could use. Here the `workers`,
-// `workers-isolated` and `node` projects run in one Vitest process and `e2e` in another, at the
-// same time; each line of output is marked with its run, and the exit status is that of the
-// worse run. With arguments (`npm test -- <files or options>`) it is one plain `vitest run` with
-// them, as before.
+// `npm test`: the whole suite, as three Vitest runs side by side. In one run, Vitest puts a
+// project that keeps to one file at a time (the end-to-end one) in a group of its own and runs
+// the groups one after another, so the end-to-end files, which mostly wait on real processes,
+// would leave idle the cores that the workerd and Node projects could use. Here the `workers`,
+// `workers-isolated` and `node` projects run in one Vitest process, and the `e2e` files in two
+// more, half each (Vitest's `--shard`), all at the same time; each line of output is marked with
+// its run, and the exit status is that of the worst run. With arguments (`npm test -- <files or
+// options>`) it is one plain `vitest run` with them, as before.
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -31,6 +31,7 @@ function run(args, label) {
   return { child, done };
 }
 
+const E2E_SHARDS = ["1/2", "2/2"];
 const extra = process.argv.slice(2);
 const runs =
   extra.length > 0
@@ -39,7 +40,9 @@ const runs =
         const started = Date.now();
         const all = [
           { label: "unit", ...run(["--project", "workers", "--project", "workers-isolated", "--project", "node"], "unit") },
-          { label: "e2e", ...run(["--project", "e2e"], "e2e") },
+          // The end-to-end files in two halves side by side: they mostly wait on the processes
+          // they start, and one after another they took longer than the rest of the suite.
+          ...E2E_SHARDS.map((shard) => ({ label: `e2e ${shard}`, ...run(["--project", "e2e", `--shard=${shard}`], `e2e ${shard}`) })),
         ];
         for (const { label, done } of all) {
           void done.then((code) => console.log(`[${label}] finished with exit code ${code} after ${((Date.now() - started) / 1000).toFixed(0)} s`));

@@ -15,7 +15,8 @@ const request = (model: string): ModelRequest => ({
 
 async function failure(model: string, signal = new AbortController().signal): Promise<ModelError> {
   const provider = anthropicProvider({ baseUrl: mockUrl(), apiKey: "k" });
-  const error = await provider.complete(request(model), signal).then(
+  // With a text callback, as a watched session's call: the stream's own failures are what is tested.
+  const error = await provider.complete(request(model), signal, () => {}).then(
     () => null,
     (e: unknown) => e,
   );
@@ -224,6 +225,15 @@ describe("the Anthropic provider's stream", () => {
     expect(pieces).toEqual(["strea", "med w", "ords"]);
     expect(response).toEqual({ content: [{ type: "text", text: "streamed words" }], stopReason: "end_turn", usage: { input_tokens: 3, output_tokens: 2, cache_read_tokens: 0, cache_write_tokens: 0 }, model: model.key });
     expect((await model.requests())[0]!.body).toMatchObject({ stream: true });
+  });
+
+  it("asks for the whole answer in one body when nobody takes the text", async () => {
+    const model = mockModel(uniqueKey("whole"));
+    await model.script({ reply: { content: [{ type: "text", text: "all at once" }], usage: { input_tokens: 3, output_tokens: 2 } } });
+    const provider = anthropicProvider({ baseUrl: mockUrl(), apiKey: "k" });
+    const response = await provider.complete(request(model.key), new AbortController().signal);
+    expect(response).toEqual({ content: [{ type: "text", text: "all at once" }], stopReason: "end_turn", usage: { input_tokens: 3, output_tokens: 2, cache_read_tokens: 0, cache_write_tokens: 0 }, model: model.key });
+    expect((await model.requests())[0]!.body).toMatchObject({ stream: false });
   });
 
   it("rejects retryably when the stream breaks or hangs past the deadline, and finally on an abort", async () => {

@@ -12,6 +12,7 @@ import type { SessionObject } from "../../src/sessions/object/session-object";
 import { newTestSession, sessionInit, type TestSession, unwrap } from "../support/agent-session";
 import { openSocket, openSse } from "../support/agent-stream";
 import type { Frame, Watch } from "../support/event-client";
+import { insertEvents } from "../support/event-rows";
 
 /** Messages of this many characters, each with its event: 200 of them are about 3 MiB of replay. */
 const MESSAGE_CHARS = 16 * 1024;
@@ -26,7 +27,7 @@ async function sessionWithBigLog(): Promise<TestSession> {
       const { seq } = state.storage.sql
         .exec("INSERT INTO messages (role, content, created_at) VALUES (?, ?, ?) RETURNING seq", "user", JSON.stringify([{ type: "text", text: `${n} ${"x".repeat(MESSAGE_CHARS)}` }]), at)
         .one();
-      state.storage.sql.exec("INSERT INTO events (type, data, created_at) VALUES ('message', ?, ?)", JSON.stringify({ seq }), at);
+      insertEvents(state.storage.sql, [["message", { seq }, at]]);
     }
   });
   return t;
@@ -69,7 +70,7 @@ describe("a replay of a log larger than one opening may queue", () => {
       const eventRows: number[] = [];
       vi.spyOn(state.storage.sql, "exec").mockImplementation((query: string, ...bindings: unknown[]) => {
         const cursor = exec(query, ...bindings);
-        if (!/FROM events WHERE id >/.test(query)) return cursor;
+        if (!/FROM event_batches WHERE last_id >/.test(query)) return cursor;
         const rows = cursor.toArray();
         eventRows.push(rows.length);
         return Object.assign(rows.values(), { toArray: () => rows }) as unknown as ReturnType<typeof exec>;

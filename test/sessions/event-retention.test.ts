@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { countPruneThrough, EVENT_PRUNE_BATCH, EVENT_RETENTION_COUNT, EVENT_RETENTION_MS, planReplay } from "../../src/sessions/object/events/retention";
 import { newTestSession, sessionInit, unwrap } from "../support/agent-session";
 import { openSse } from "../support/agent-stream";
+import { insertEvents, storedEvents } from "../support/event-rows";
 
 describe("planReplay", () => {
   it.each([
@@ -30,19 +31,19 @@ describe("countPruneThrough", () => {
   });
 });
 
-const statusRow = (at: string) => ["status", JSON.stringify({ status: "idle", stop_reason: null, error: null }), at] as const;
+const statusRow = (at: string) => ["status", { status: "idle", stop_reason: null, error: null }, at] as const;
 
 async function sessionWithEvents(count: number, at: string) {
   const t = newTestSession();
   unwrap(await t.stub.create(sessionInit(t), null));
   await runInDurableObject(t.stub, (_i, state) => {
-    for (let n = 0; n < count; n++) state.storage.sql.exec("INSERT INTO events (type, data, created_at) VALUES (?, ?, ?)", ...statusRow(at));
+    insertEvents(state.storage.sql, Array.from({ length: count }, () => statusRow(at)));
   });
   return t;
 }
 
 async function eventIds(t: ReturnType<typeof newTestSession>): Promise<number[]> {
-  return runInDurableObject(t.stub, (_i, state) => state.storage.sql.exec("SELECT id FROM events ORDER BY id").toArray().map((row) => Number(row.id)));
+  return runInDurableObject(t.stub, (_i, state) => storedEvents(state.storage.sql).map((row) => row.id));
 }
 
 describe("the event log", () => {

@@ -8,6 +8,7 @@ import type { RunState } from "../../src/sessions/object/store/store";
 import { createAndStart, getSession, messages, newTestSession, sessionInit, unwrap, waitForStatus } from "../support/agent-session";
 import { openSocket, openSse, streamResponse } from "../support/agent-stream";
 import { deltaText, storedTypes, type Watch } from "../support/event-client";
+import { storedEvents } from "../support/event-rows";
 
 const text = (t: string) => ({ type: "text", text: t });
 const toolUse = (id: string, name = "get_time", input: unknown = {}) => ({ type: "tool_use", id, name, input });
@@ -66,7 +67,7 @@ describe("a watcher of a session", () => {
     expect(replayed.stored()).toEqual(live.stored());
     expect(replayed.types().at(-1)).toBe("end");
 
-    const rows = await runInDurableObject(t.stub, (_i, state) => state.storage.sql.exec("SELECT type, data FROM events ORDER BY id").toArray());
+    const rows = await runInDurableObject(t.stub, (_i, state) => storedEvents(state.storage.sql));
     for (const row of rows) {
       const data = JSON.parse(String(row.data)) as Record<string, unknown>;
       if (row.type === "message") expect(Object.keys(data)).toEqual(["seq"]);

@@ -20,7 +20,8 @@ const request = (model: string, extra: Partial<ModelRequest> = {}): ModelRequest
 const provider = () => openAiProvider({ baseUrl: mockUrl(), apiKey: "openai-key" });
 
 async function failure(model: string, sig = signal()): Promise<ModelError> {
-  const error = await provider().complete(request(model), sig).then(
+  // With a text callback, as a watched session's call: the stream's own failures are what is tested.
+  const error = await provider().complete(request(model), sig, () => {}).then(
     () => null,
     (e: unknown) => e,
   );
@@ -68,6 +69,21 @@ describe("the OpenAI-compatible provider", () => {
       stream: true,
       stream_options: { include_usage: true },
     });
+  });
+
+  it("asks for one JSON body when nobody takes the text, and reads the same answer from it", async () => {
+    const model = mockModel(uniqueKey("whole"));
+    await model.script({ reply: { content: [t("all at once"), { type: "tool_use", id: "call_1", name: "lookup", input: { q: "tokyo" } }], usage: { input_tokens: 30, output_tokens: 12 } } });
+    const response = await provider().complete(request(model.key), signal());
+    expect(response).toEqual({
+      content: [t("all at once"), { type: "tool_use", id: "call_1", name: "lookup", input: { q: "tokyo" } }],
+      stopReason: "tool_use",
+      usage: { input_tokens: 30, output_tokens: 12, cache_read_tokens: 0, cache_write_tokens: 0 },
+      model: model.key,
+    });
+    const body = (await model.requests())[0]!.body as Record<string, unknown>;
+    expect(body).not.toHaveProperty("stream");
+    expect(body).not.toHaveProperty("stream_options");
   });
 
   it("maps the stored history to Chat Completions messages, tool results after their call", () => {

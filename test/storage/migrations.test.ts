@@ -41,6 +41,7 @@ import { mockHook, uniqueKey } from "../support/mock-client";
 import { call } from "../support/api";
 import { legacyKey } from "../support/api-keys";
 import { freshTenant } from "../support/tokens";
+import { storedEvents } from "../support/event-rows";
 
 /** The TenantIndex's last version before usage rollups (migration 9 added them). */
 const INDEX_VERSION_BEFORE_ROLLUPS = 11;
@@ -159,7 +160,7 @@ describe("session object storage written by an earlier version", () => {
     const replay = await openSse(t, { cursor: 0 });
     await replay.untilClosed();
     expect(replay.types()).toEqual(["status", "message", "message", "tool_call", "usage", "tool_result", "message", "message", "usage", "status", "end"]);
-    const after = await runInDurableObject(t.stub, (_i, state) => state.storage.sql.exec("SELECT id, type, data FROM events ORDER BY id").toArray());
+    const after = await runInDurableObject(t.stub, (_i, state) => storedEvents(state.storage.sql));
     expect(after.map((row) => row.id)).toEqual(before.map((row) => row.id));
     for (const [n, row] of after.entries()) {
       const old = JSON.parse(String(before[n]!.data)) as Record<string, unknown>;

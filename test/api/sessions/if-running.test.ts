@@ -8,6 +8,7 @@ import { sessionStub } from "../../../src/objects";
 import { readProblem } from "../../support/api";
 import { mockHook, mockModel, uniqueKey } from "../../support/mock-client";
 import { type Caller, caller, createSession, getJson, messagesOf, post, text, toolCallsOf, toolUse, waitForStatus } from "./helpers";
+import { storedEvents } from "../../support/event-rows";
 
 const textsOf = (messages: Message[]) =>
   messages.map((m) => `${m.role}:${m.content.map((b) => (b.type === "text" ? b.text : b.type === "tool_result" ? `result(${b.content})` : b.type === "tool_use" ? `use(${b.id})` : "image")).join("+")}`);
@@ -19,9 +20,8 @@ async function postMessage(who: Caller, id: string, input: string, ifRunning?: s
 /** Every status the session's event log recorded, in order. */
 async function statusesSeen(who: Caller, id: string): Promise<string[]> {
   return runInDurableObject(sessionStub(env, who.tenantId, id), (_instance, state) =>
-    state.storage.sql
-      .exec("SELECT data FROM events WHERE type = 'status' ORDER BY id")
-      .toArray()
+    storedEvents(state.storage.sql)
+      .filter((row) => row.type === "status")
       .map((row) => (JSON.parse(String(row.data)) as { status: string }).status),
   );
 }

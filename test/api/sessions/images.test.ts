@@ -12,6 +12,7 @@ import { callJson, readProblem } from "../../support/api";
 import { pngBase64, pngBlock, pngBytes, TINY_PNG_BASE64 } from "../../support/images";
 import { mockModel, mockUrl, uniqueKey } from "../../support/mock-client";
 import { type Caller, caller, createSession, messagesOf, post, waitForStatus } from "./helpers";
+import { storedEvents } from "../../support/event-rows";
 
 type AnthropicTurn = { role: string; content: { type: string; source?: { type: string; media_type: string; data: string }; text?: string }[] };
 type ChatTurn = { role: string; content: string | { type: string; text?: string; image_url?: { url: string } }[] };
@@ -28,7 +29,7 @@ async function storedImages(who: Caller, id: string) {
     images: state.storage.sql.exec("SELECT id, media_type, size_bytes, width, height FROM images").toArray(),
     chunks: state.storage.sql.exec("SELECT image_id, idx, length(data) AS bytes FROM image_chunks ORDER BY idx").toArray(),
     messageBytes: Number(state.storage.sql.exec("SELECT sum(length(content)) AS n FROM messages").one().n),
-    eventBytes: Number(state.storage.sql.exec("SELECT sum(length(data)) AS n FROM events").one().n),
+    eventBytes: storedEvents(state.storage.sql).reduce((sum, row) => sum + row.data.length, 0),
   }));
 }
 

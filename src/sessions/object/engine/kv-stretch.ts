@@ -18,6 +18,8 @@ const ABSENT = Symbol("absent");
 export class KvStretchCache {
   readonly #values = new Map<string, unknown>();
   #clearQueued = false;
+  /** Inside `batch`: the keys written so far, each stored once when the batch ends. */
+  #staged: Map<string, unknown> | null = null;
 
   constructor(private readonly kv: SyncKvStorage) {}
 
@@ -31,13 +33,43 @@ export class KvStretchCache {
   }
 
   put<T>(key: string, value: T): void {
-    this.kv.put(key, value);
+    if (this.#staged) this.#staged.set(key, value);
+    else this.kv.put(key, value);
     this.#remember(key, value);
   }
 
   delete(key: string): void {
-    this.kv.delete(key);
+    if (this.#staged) this.#staged.set(key, undefined);
+    else this.kv.delete(key);
     this.#remember(key, undefined);
+  }
+
+  /**
+   * Runs `fn` (synchronous, inside the caller's storage transaction) with its writes staged: a
+   * key written several times is stored once, with its last value, before `fn`'s transaction
+   * commits. A unit changes the run state several times in one commit; each put is a row written
+   * (and billed), the last one is the only one anybody can read. Reads inside see the staged
+   * values. Nested calls join the outer batch.
+   */
+  batch<T>(fn: () => T): T {
+    if (this.#staged) return fn();
+    const staged = new Map<string, unknown>();
+    this.#staged = staged;
+    try {
+      const result = fn();
+      this.#staged = null;
+      for (const [key, value] of staged) {
+        if (value === undefined) this.kv.delete(key);
+        else this.kv.put(key, value);
+      }
+      return result;
+    } catch (err) {
+      // The transaction rolls back: nothing staged was stored, and nothing remembered holds.
+      this.#values.clear();
+      throw err;
+    } finally {
+      this.#staged = null;
+    }
   }
 
   /** Drops every remembered value: storage changed behind the cache, or a transaction rolled back. */

@@ -8,7 +8,7 @@ import type { SessionStore } from "../store/store";
 
 /** What collecting the results needs of the engine: its store, a transaction, the clock and the event log. */
 export interface ToolResultsHost {
-  readonly store: Pick<SessionStore, "openToolCalls" | "appendMessage" | "markToolCallsReported" | "callsWaitingOnChildren">;
+  readonly store: Pick<SessionStore, "openToolCalls" | "appendMessage" | "callsWaitingOnChildren">;
   transaction<T>(fn: () => T): T;
   nowIso(): string;
   emit(type: "message", data: Extract<EmittedEvent, { type: "message" }>["data"]): void;
@@ -43,8 +43,8 @@ export function collectToolResults(engine: ToolResultsHost): OpenCallsState {
     ...(c.is_error ? { is_error: true } : {}),
   }));
   engine.transaction(() => {
+    // From now on these calls are closed: open calls are those after the newest tool_result message.
     const saved = store.appendMessage("user", results, engine.nowIso());
-    store.markToolCallsReported(open.map((c) => c.id));
     engine.emit("message", saved);
   });
   return "complete";

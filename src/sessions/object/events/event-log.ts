@@ -5,7 +5,7 @@
  * (retention.ts), replayed by id for a watcher that resumes, and ends every stream once the
  * session reaches a final status. Streamed model text goes out through here too, unstored.
  */
-import type { SessionStore } from "../store/store";
+import type { BatchedEvent, SessionStore } from "../store/store";
 import { FINAL_STATUSES } from "../../types";
 import {
   type DeltaData,
@@ -26,6 +26,8 @@ export type { EventFrame } from "./frames";
 export class EventLog {
   /** Frames stored in the open transaction, sent once it commits; null outside one. */
   #pending: EventFrame[] | null = null;
+  /** The open transaction's events, written as one row before it commits; null until its first. */
+  #batch: { firstId: number; events: BatchedEvent[] } | null = null;
 
   constructor(
     private readonly store: SessionStore,
@@ -39,24 +41,56 @@ export class EventLog {
     this.#pending = frames;
     let result: T;
     try {
-      result = this.store.transaction(fn);
+      result = this.store.transaction(() => {
+        const value = fn();
+        this.#writeBatch();
+        return value;
+      });
     } finally {
       this.#pending = null;
+      this.#batch = null;
     }
     this.#deliver(frames);
     return result;
   }
 
-  /** Stores an event and sends it to every active stream (after the commit, inside a transaction). */
+  /**
+   * Stores an event and sends it to every active stream (after the commit, inside a transaction).
+   * Inside a transaction the event joins the transaction's one row of events (see `#writeBatch`).
+   */
   append(event: EmittedEvent, now: string): EventFrame {
     const stored = toStored(event);
-    const id = this.store.appendEvent(stored.type, stored.data, now);
-    const through = countPruneThrough({ lastId: id, prunedThrough: this.store.eventsPrunedThrough() });
-    if (through !== null) this.store.pruneEventsThrough(through);
+    const row: BatchedEvent = [stored.type, stored.data, now];
+    let id: number;
+    if (this.#pending !== null) {
+      this.#batch ??= { firstId: this.#nextId(), events: [] };
+      id = this.#batch.firstId + this.#batch.events.length;
+      this.#batch.events.push(row);
+    } else {
+      id = this.#nextId();
+      this.#store([row], id);
+    }
     const frame: EventFrame = { id, type: event.type, data: frameData(event), created_at: now };
     if (this.#pending !== null) this.#pending.push(frame);
     else this.#deliver([frame]);
     return frame;
+  }
+
+  /** Ids follow the newest ever given out, even once its events were pruned. */
+  #nextId(): number {
+    return Math.max(this.store.newestEventId(), this.store.eventsPrunedThrough()) + 1;
+  }
+
+  #writeBatch(): void {
+    const batch = this.#batch;
+    this.#batch = null;
+    if (batch) this.#store(batch.events, batch.firstId);
+  }
+
+  #store(events: BatchedEvent[], firstId: number): void {
+    this.store.appendEvents(firstId, events);
+    const through = countPruneThrough({ lastId: firstId + events.length - 1, prunedThrough: this.store.eventsPrunedThrough() });
+    if (through !== null) this.store.pruneEventsThrough(through);
   }
 
   /**

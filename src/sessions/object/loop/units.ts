@@ -33,6 +33,7 @@ const RUNNERS: { [K in UnitKind]: (scope: StepScope, unit: Extract<Runnable, { k
  */
 export async function runUnit(host: SessionEngine, unit: Runnable): Promise<void> {
   const before = host.store.run();
+  const previousEnd = host.store.lastStepEnd();
   const scope = new UnitScope(host, before.generation, before.trace ?? null);
   const startedAt = Date.now();
   let outcome: UnitOutcome;
@@ -56,7 +57,7 @@ export async function runUnit(host: SessionEngine, unit: Runnable): Promise<void
       }
     });
   }
-  recordStep(host, unit.kind, before, startedAt, outcome, scope.trace);
+  recordStep(host, unit.kind, before, startedAt, outcome, scope.trace, previousEnd);
   if (outcome === "retry" || outcome === "error") logRetry(host, unit.kind, outcome, Date.now() - startedAt);
 }
 
@@ -78,25 +79,27 @@ function logRetry(host: SessionEngine, kind: UnitKind, outcome: UnitOutcome, dur
 }
 
 /**
- * A unit's row in the steps table, stale or not (its outcome says so). The run's `ready_at`
- * moves to the unit's end for the next one, unless a start, cancel or pause moved the run on.
+ * A unit's row in the steps table, stale or not (its outcome says so). Its queue time counts
+ * from when the run could go on: the later of the run's `ready_at` (a start, resume or retry
+ * made it runnable) and the end of the unit before it. That end is read from the steps table,
+ * not written into the run state: one row per unit, not a step row and a run-state write.
  */
-function recordStep(host: SessionEngine, kind: UnitKind, before: RunState, startedAt: number, outcome: UnitOutcome, trace: UnitTrace): void {
+function recordStep(host: SessionEngine, kind: UnitKind, before: RunState, startedAt: number, outcome: UnitOutcome, trace: UnitTrace, previousEnd: number): void {
   if (!host.store.exists()) return; // erased meanwhile
   const endedAt = Date.now();
   const after = host.store.run();
   const spent = kind === "model" || kind === "summary";
+  const readyAt = Math.max(before.ready_at, previousEnd);
   host.store.transaction(() => {
     host.store.appendStep({
       kind,
       started_at: startedAt,
       ended_at: endedAt,
-      queued_ms: Math.max(0, startedAt - (before.ready_at || startedAt)),
+      queued_ms: readyAt > 0 ? Math.max(0, startedAt - readyAt) : 0,
       input_tokens: spent ? after.usage.input_tokens - before.usage.input_tokens : null,
       output_tokens: spent ? after.usage.output_tokens - before.usage.output_tokens : null,
       outcome,
     });
     recordUnitSpan(host.store, before.trace, kind, trace, startedAt, endedAt, outcome);
-    if (after.generation === before.generation) host.store.putRun({ ...after, ready_at: endedAt });
   });
 }

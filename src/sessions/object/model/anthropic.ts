@@ -1,11 +1,12 @@
 /**
  * The Anthropic Messages API provider, over plain `fetch`. It owns the wire format, the headers;
- * its failures become `ModelError`s through the one mapping in `provider-errors.ts`. It asks for a stream (`anthropic-stream.ts`
- * reads it) and still reads a whole JSON answer, as a proxy that does not stream may send.
+ * its failures become `ModelError`s through the one mapping in `provider-errors.ts`. Given `onText`, it asks for a stream
+ * (`anthropic-stream.ts` reads it) and still reads a whole JSON answer, as a proxy that does not stream may send;
+ * without, it asks for the whole answer in one body.
  */
 import type { ContentBlock, Role, ThinkingBlock } from "../../types";
 import { anthropicStopReason, readMessageStream } from "./anthropic-stream";
-import { mergeTurns, type ModelBlock, ModelError, stopFields, type ModelProvider, type ModelRequest, type ModelResponse, type TextDelta, toCount, type ToolDefinition } from "./provider";
+import { answeringModel, mergeTurns, type ModelBlock, ModelError, stopFields, type ModelProvider, type ModelRequest, type ModelResponse, type TextDelta, toCount, type ToolDefinition } from "./provider";
 import { httpProviderError, networkProviderError, notConfiguredError } from "./provider-errors";
 import { anthropicThinking } from "./reasoning";
 
@@ -37,7 +38,7 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
             "anthropic-version": ANTHROPIC_VERSION,
             ...(request.traceparent ? { traceparent: request.traceparent } : {}),
           },
-          body: JSON.stringify({ ...toWire(request), stream: true }),
+          body: JSON.stringify({ ...toWire(request), stream: onText !== undefined }),
           signal,
         });
       } catch (err) {
@@ -140,6 +141,7 @@ function fromWire(text: string): ModelResponse {
     throw new ModelError("the model answered with a body that is not JSON", true, 200);
   }
   const record = body as {
+    model?: unknown;
     content?: unknown;
     stop_reason?: unknown;
     usage?: { input_tokens?: unknown; output_tokens?: unknown; cache_read_input_tokens?: unknown; cache_creation_input_tokens?: unknown };
@@ -171,5 +173,6 @@ function fromWire(text: string): ModelResponse {
       cache_read_tokens: toCount(record.usage?.cache_read_input_tokens),
       cache_write_tokens: toCount(record.usage?.cache_creation_input_tokens),
     },
+    ...answeringModel(record.model),
   };
 }

@@ -1,12 +1,13 @@
 /**
  * The OpenAI-compatible Chat Completions provider (OpenAI and the self-hosted and local
- * servers that speak the same API), over plain `fetch`. It always asks for a stream, with the
- * usage at its end; a server that answers with one JSON body instead is read as well. Every
+ * servers that speak the same API), over plain `fetch`. Given `onText`, it asks for a stream, with
+ * the usage at its end, else for one JSON body; a server that answers with one JSON body instead
+ * of a stream is read as well. Every
  * failure becomes a `ModelError` through the one mapping in `provider-errors.ts`.
  */
 import { ChatStream, readChatStream } from "./openai-stream";
 import { reasoningOf, toChatRequest, toContent, toStopReason, toUsage, wholeParts } from "./openai-wire";
-import { ModelError, type ModelProvider, type ModelResponse, stopFields } from "./provider";
+import { answeringModel, ModelError, type ModelProvider, type ModelResponse, stopFields } from "./provider";
 import { httpProviderError, networkProviderError, notConfiguredError } from "./provider-errors";
 
 export interface OpenAiOptions {
@@ -33,7 +34,7 @@ export function openAiProvider(options: OpenAiOptions): ModelProvider {
         response = await fetchImpl(chatCompletionsUrl(options.baseUrl), {
           method: "POST",
           headers: { "content-type": "application/json", authorization: `Bearer ${options.apiKey}`, ...(request.traceparent ? { traceparent: request.traceparent } : {}) },
-          body: JSON.stringify(toChatRequest(request, true)),
+          body: JSON.stringify(toChatRequest(request, onText !== undefined)),
           signal,
         });
       } catch (err) {
@@ -74,7 +75,7 @@ export function openAiProvider(options: OpenAiOptions): ModelProvider {
 
 /** A whole answer in one body: a server that does not stream, or ignores `stream`. */
 function fromJson(raw: string): ModelResponse {
-  let body: { choices?: unknown; usage?: unknown };
+  let body: { choices?: unknown; usage?: unknown; model?: unknown };
   try {
     body = JSON.parse(raw);
   } catch {
@@ -92,7 +93,7 @@ function fromJson(raw: string): ModelResponse {
     arguments: typeof call?.function?.arguments === "string" ? call.function.arguments : "",
   }));
   const finish = typeof choice.finish_reason === "string" ? choice.finish_reason : null;
-  return { content: toContent(parts, calls, newToolCallId), ...stopFields(toStopReason(finish, parts.refusal !== ""), finish), usage: toUsage(body.usage) };
+  return { content: toContent(parts, calls, newToolCallId), ...stopFields(toStopReason(finish, parts.refusal !== ""), finish), usage: toUsage(body.usage), ...answeringModel(body.model) };
 }
 
 /** Some servers send tool calls without ids; every tool_use needs one to be answered. */

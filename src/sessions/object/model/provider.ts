@@ -66,6 +66,12 @@ export interface ModelRequest {
 export type ModelStopReason = "end_turn" | "tool_use" | "max_tokens" | "refusal" | "stop_sequence" | "pause_turn" | "context_window_exceeded" | "unknown";
 
 /** A provider's stop reason that may be shown: a plain identifier; anything else is not named. */
+/** The answering model's name as a response field, when the provider gave a plain identifier. */
+export function answeringModel(value: unknown): { model?: string } {
+  const name = stopReasonName(value);
+  return name ? { model: name } : {};
+}
+
 export function stopReasonName(value: unknown): string | null {
   return typeof value === "string" && /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(value) ? value : null;
 }
@@ -104,14 +110,15 @@ export interface ModelProvider {
   /**
    * Calls the model and resolves with the complete response, or rejects with a `ModelError`.
    *
-   * Streaming: a provider that can stream asks its API to, and calls `onText` with each piece of
+   * Streaming: given `onText`, a provider that can stream asks its API to, and calls `onText` with each piece of
    * text as it arrives, in order, before the promise settles. For a resolved response, the
    * pieces given for `index` joined are exactly the text of `content[index]`. Usage comes from
    * the stream. The stream is read to its end-of-message marker: one that breaks off, or ends
    * without it, rejects with a retryable `ModelError` (status 200), and the pieces already given
    * are void (the caller keeps nothing of them). Aborting `signal` stops the call and its stream
    * at once; no `onText` call follows the abort. A provider that cannot stream resolves
-   * without calling `onText`. `onText` carries prose only: the answer to a request with
+   * without calling `onText`. Without `onText` the provider asks for the whole answer in one body,
+   * which costs less to receive than a stream. `onText` carries prose only: the answer to a request with
    * `output` (a forced tool's input, a `response_format` text) is never passed to it.
    */
   complete(request: ModelRequest, signal: AbortSignal, onText?: (delta: TextDelta) => void): Promise<ModelResponse>;

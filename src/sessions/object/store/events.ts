@@ -1,6 +1,8 @@
 /**
- * The `events` table and its `events_pruned_through` key: the event log, replayed by id (ids are
- * never reused, so a cursor stays meaningful after pruning). Its rules live in events/event-log.ts.
+ * The `event_batches` table and its `events_pruned_through` key: the event log, replayed by id
+ * (ids are never reused, so a cursor stays meaningful after pruning). The events of one
+ * transaction are one row, ids `first_id` … `last_id` in order, since each row written is paid
+ * for; its rules live in events/event-log.ts.
  */
 import type { KvStretchCache } from "../engine/kv-stretch";
 
@@ -11,30 +13,48 @@ export interface StoredEventRow {
   created_at: string;
 }
 
+/** An event as its batch holds it: type, stored data, creation time. */
+export type BatchedEvent = [type: string, data: unknown, createdAt: string];
+
 const EVENTS_PRUNED_THROUGH_KEY = "events_pruned_through";
 
-export function appendEvent(sql: SqlStorage, type: string, data: unknown, now: string): number {
-  const row = sql.exec("INSERT INTO events (type, data, created_at) VALUES (?, ?, ?) RETURNING id", type, JSON.stringify(data), now).one();
-  return Number(row.id);
+/** Stores the events with ids `firstId` … `firstId + events.length - 1` as one row. */
+export function appendEvents(sql: SqlStorage, firstId: number, events: readonly BatchedEvent[]): void {
+  if (events.length === 0) return;
+  const newest = events[events.length - 1]![2];
+  sql.exec("INSERT INTO event_batches (last_id, first_id, created_at, events) VALUES (?, ?, ?, ?)", firstId + events.length - 1, firstId, newest, JSON.stringify(events));
 }
 
+/** Up to `limit` stored events after `after`, oldest first. */
 export function eventsAfter(sql: SqlStorage, after: number, limit: number): StoredEventRow[] {
-  return sql
-    .exec("SELECT id, type, data, created_at FROM events WHERE id > ? ORDER BY id LIMIT ?", after, limit)
-    .toArray()
-    .map((row) => ({ id: Number(row.id), type: String(row.type), data: JSON.parse(String(row.data)), created_at: String(row.created_at) }));
+  const out: StoredEventRow[] = [];
+  // Batches are read as the page fills: a page of `limit` events never needs more than `limit` rows.
+  for (const row of sql.exec<{ first_id: number; events: string }>("SELECT first_id, events FROM event_batches WHERE last_id > ? ORDER BY last_id LIMIT ?", after, limit)) {
+    const events = JSON.parse(String(row.events)) as BatchedEvent[];
+    const first = Number(row.first_id);
+    for (let i = 0; i < events.length && out.length < limit; i++) {
+      const id = first + i;
+      if (id <= after) continue;
+      const [type, data, created_at] = events[i]!;
+      out.push({ id, type, data, created_at });
+    }
+    if (out.length >= limit) break;
+  }
+  return out;
 }
 
 export function newestEventId(sql: SqlStorage): number {
-  return Number(sql.exec("SELECT max(id) AS id FROM events").one().id ?? 0);
+  return Number(sql.exec("SELECT max(last_id) AS id FROM event_batches").one().id ?? 0);
 }
 
+/** The newest event id of a batch whose events were all created before `createdAt` (ISO), or 0. */
 export function newestEventIdBefore(sql: SqlStorage, createdAt: string): number {
-  return Number(sql.exec("SELECT max(id) AS id FROM events WHERE created_at < ?", createdAt).one().id ?? 0);
+  return Number(sql.exec("SELECT max(last_id) AS id FROM event_batches WHERE created_at < ?", createdAt).one().id ?? 0);
 }
 
+/** Deletes the batches whose events are all at or before `id`, and records that events through `id` are gone. */
 export function pruneEventsThrough(sql: SqlStorage, kv: KvStretchCache, id: number): void {
-  sql.exec("DELETE FROM events WHERE id <= ?", id);
+  sql.exec("DELETE FROM event_batches WHERE last_id <= ?", id);
   kv.put(EVENTS_PRUNED_THROUGH_KEY, Math.max(id, eventsPrunedThrough(kv)));
 }
 

@@ -19,7 +19,6 @@ const TOOL_CALL_COLUMNS = [
   "status",
   "output",
   "is_error",
-  "reported",
   "created_at",
   "started_at",
   "finished_at",

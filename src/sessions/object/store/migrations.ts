@@ -255,4 +255,75 @@ export const SESSION_MIGRATIONS: readonly Migration[] = [
         )`,
       ]),
   },
+  {
+    version: 13,
+    description:
+      "one row per fact: events stored as one row per transaction (event_batches); messages and steps without " +
+      "AUTOINCREMENT; tool_calls keyed by (message_seq, position) without its `reported` flag and index (a call is " +
+      "open until a tool_result message follows its message)",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE event_batches (
+          last_id INTEGER PRIMARY KEY,
+          first_id INTEGER NOT NULL,
+          created_at TEXT NOT NULL,
+          events TEXT NOT NULL
+        )`,
+        `INSERT INTO event_batches (last_id, first_id, created_at, events)
+         SELECT id, id, created_at, json_array(json_array(type, json(data), created_at)) FROM events`,
+        `DROP TABLE events`,
+        `CREATE TABLE messages_v13 (
+          seq INTEGER PRIMARY KEY,
+          role TEXT NOT NULL,
+          content TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          tokens INTEGER NOT NULL DEFAULT 0,
+          kind TEXT NOT NULL DEFAULT 'input',
+          omitted INTEGER NOT NULL DEFAULT 0
+        )`,
+        `INSERT INTO messages_v13 (seq, role, content, created_at, tokens, kind, omitted)
+         SELECT seq, role, content, created_at, tokens, kind, omitted FROM messages`,
+        `DROP TABLE messages`,
+        `ALTER TABLE messages_v13 RENAME TO messages`,
+        `CREATE TABLE steps_v13 (
+          seq INTEGER PRIMARY KEY,
+          kind TEXT NOT NULL,
+          started_at INTEGER NOT NULL,
+          ended_at INTEGER NOT NULL,
+          queued_ms INTEGER NOT NULL,
+          input_tokens INTEGER,
+          output_tokens INTEGER,
+          outcome TEXT NOT NULL
+        )`,
+        `INSERT INTO steps_v13 (seq, kind, started_at, ended_at, queued_ms, input_tokens, output_tokens, outcome)
+         SELECT seq, kind, started_at, ended_at, queued_ms, input_tokens, output_tokens, outcome FROM steps`,
+        `DROP TABLE steps`,
+        `ALTER TABLE steps_v13 RENAME TO steps`,
+        `CREATE TABLE tool_calls_v13 (
+          message_seq INTEGER NOT NULL,
+          position INTEGER NOT NULL,
+          id TEXT NOT NULL UNIQUE,
+          step INTEGER NOT NULL,
+          name TEXT NOT NULL,
+          input TEXT NOT NULL,
+          status TEXT NOT NULL,
+          output TEXT,
+          is_error INTEGER NOT NULL DEFAULT 0,
+          created_at TEXT NOT NULL,
+          started_at TEXT,
+          finished_at TEXT,
+          restarts INTEGER NOT NULL DEFAULT 0,
+          decided_by TEXT,
+          decided_at TEXT,
+          decision TEXT,
+          PRIMARY KEY (message_seq, position)
+        ) WITHOUT ROWID`,
+        `INSERT INTO tool_calls_v13 (message_seq, position, id, step, name, input, status, output, is_error, created_at,
+           started_at, finished_at, restarts, decided_by, decided_at, decision)
+         SELECT message_seq, position, id, step, name, input, status, output, is_error, created_at,
+           started_at, finished_at, restarts, decided_by, decided_at, decision FROM tool_calls`,
+        `DROP TABLE tool_calls`,
+        `ALTER TABLE tool_calls_v13 RENAME TO tool_calls`,
+      ]),
+  },
 ];

@@ -1,4 +1,8 @@
-/** The `steps` table: one row per unit of work, its timing and outcome; the newest `MAX_STORED_STEPS` kept. */
+/**
+ * The `steps` table: one row per unit of work, its timing and outcome; the newest `MAX_STORED_STEPS`
+ * kept. `seq` is the rowid (no AUTOINCREMENT and its counter row): pruning never removes the newest
+ * row, so a new row's seq is always past every one given out before.
+ */
 import type { UnitKind, UnitOutcome } from "../../types";
 
 /** Unit timings kept per session: enough to see where a long session's time went. */
@@ -32,6 +36,12 @@ export function appendStep(sql: SqlStorage, step: Omit<StepRecord, "seq">): void
     .one();
   // Pruned in batches, so most units write one row and delete none.
   if (seq % STEP_PRUNE_EVERY === 0) sql.exec("DELETE FROM steps WHERE seq <= ?", seq - MAX_STORED_STEPS);
+}
+
+/** When the newest unit ended (epoch ms), or 0 before the first. */
+export function lastStepEnd(sql: SqlStorage): number {
+  const row = sql.exec<{ ended_at: number }>("SELECT ended_at FROM steps ORDER BY seq DESC LIMIT 1").toArray()[0];
+  return row ? Number(row.ended_at) : 0;
 }
 
 export function steps(sql: SqlStorage, after: number, limit: number): StepRecord[] {

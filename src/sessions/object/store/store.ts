@@ -27,7 +27,7 @@ import * as subagents from "./subagents";
 import * as toolCalls from "./tool-calls";
 import * as traceSpans from "./trace-spans";
 
-export type { StoredEventRow } from "./events";
+export type { BatchedEvent, StoredEventRow } from "./events";
 export { IMAGE_CHUNK_BYTES, type StoredImage } from "./images";
 export type { QueuedMessage } from "./message-queue";
 export type { OutboxEntry, OutboxRetry } from "./outbox";
@@ -106,7 +106,7 @@ export class SessionStore {
     if (this.#inTransaction) return fn();
     this.#inTransaction = true;
     try {
-      return this.storage.transactionSync(fn);
+      return this.storage.transactionSync(() => this.#kv.batch(fn));
     } catch (err) {
       // Rolled back: what the cache remembers of its writes never happened.
       this.#kv.forget();
@@ -257,10 +257,6 @@ export class SessionStore {
     return toolCalls.countRestart(this.storage.sql, id);
   }
 
-  markToolCallsReported(ids: string[]): void {
-    toolCalls.markToolCallsReported(this.storage.sql, ids);
-  }
-
   // ---- the run's MCP tools (run-tools.ts) ------------------------------------------------
 
   /** Whether the current run's MCP tools were discovered and saved. */
@@ -287,6 +283,11 @@ export class SessionStore {
   /** Records a unit's timing; keeps the newest `MAX_STORED_STEPS` rows. */
   appendStep(step: Omit<steps.StepRecord, "seq">): void {
     steps.appendStep(this.storage.sql, step);
+  }
+
+  /** When the newest unit ended (epoch ms), or 0 before the first. */
+  lastStepEnd(): number {
+    return steps.lastStepEnd(this.storage.sql);
   }
 
   steps(after: number, limit: number): steps.StepRecord[] {
@@ -441,9 +442,9 @@ export class SessionStore {
 
   // ---- the event log (events.ts; its rules live in events/event-log.ts) ------------------
 
-  /** `data` is the stored form: the event's data, or a reference to the row that holds it. */
-  appendEvent(type: string, data: unknown, now: string): number {
-    return events.appendEvent(this.storage.sql, type, data, now);
+  /** Stores the events of one transaction as one row; each `data` is the stored form (see events/frames.ts). */
+  appendEvents(firstId: number, batch: readonly events.BatchedEvent[]): void {
+    events.appendEvents(this.storage.sql, firstId, batch);
   }
 
   /** Stored events after `after`, oldest first. */

@@ -1,5 +1,5 @@
 /**
- * The `tool_calls` table: every call the model asked for, in call order (message_seq, position),
+ * The `tool_calls` table: every call the model asked for, keyed in call order (message_seq, position),
  * with its status, output, restarts and, for a call that needed approval, the decision.
  */
 import type { IntPairCursor } from "../../../shared/cursor";
@@ -57,8 +57,21 @@ export function toolCalls(sql: SqlStorage): ToolCall[] {
   return sql.exec("SELECT * FROM tool_calls ORDER BY message_seq, position").toArray().map(toToolCall);
 }
 
+/**
+ * The calls of the messages after the newest tool_result message: that message is written, once
+ * every call of a response has its result, in the transaction of the last one (tool-results.ts),
+ * so it is the one record of which calls the model has seen the results of. Reads the newest
+ * message rows back to that message, and the open calls by key.
+ */
 export function openToolCalls(sql: SqlStorage): ToolCall[] {
-  return sql.exec("SELECT * FROM tool_calls WHERE reported = 0 ORDER BY message_seq, position").toArray().map(toToolCall);
+  return sql
+    .exec(
+      `SELECT * FROM tool_calls
+       WHERE message_seq > coalesce((SELECT seq FROM messages WHERE kind = 'tool_result' ORDER BY seq DESC LIMIT 1), 0)
+       ORDER BY message_seq, position`,
+    )
+    .toArray()
+    .map(toToolCall);
 }
 
 export function setToolCallStatus(sql: SqlStorage, id: string, status: ToolCallStatus, now: string): void {
@@ -83,11 +96,6 @@ export function recordDecision(sql: SqlStorage, id: string, decidedBy: string | 
 
 export function countRestart(sql: SqlStorage, id: string): number {
   return Number(sql.exec("UPDATE tool_calls SET restarts = restarts + 1 WHERE id = ? RETURNING restarts", id).one().restarts);
-}
-
-/** `reported` = 1 once the call's tool_result message is written. */
-export function markToolCallsReported(sql: SqlStorage, ids: string[]): void {
-  for (const id of ids) sql.exec("UPDATE tool_calls SET reported = 1 WHERE id = ?", id);
 }
 
 function toToolCall(row: Record<string, SqlStorageValue>): ToolCall {

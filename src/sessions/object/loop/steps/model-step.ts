@@ -42,7 +42,7 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
     streamed.set(index, offset + text.length);
     scope.streamText({ index, text, offset, ...(kind ? { kind } : {}) });
   };
-  const called = await callModel(scope, (signal) => provider.complete(request, signal, onText));
+  const called = await callModel(scope, (signal) => provider.complete(request, signal, streamAnswer(scope, maxTokens) ? onText : undefined));
   if (!called.ok) return called.outcome;
   const response = called.response;
 
@@ -104,6 +104,22 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
   // A stale answer is discarded, never saved; the provider served it all the same.
   if (!saved) scope.countServed(response.usage);
   return saved ? outcome : "discarded";
+}
+
+/**
+ * An answer longer than this is streamed even with nobody watching: a long answer sent in one body
+ * leaves the connection silent for minutes, which networks between may cut.
+ */
+export const STREAM_ALWAYS_ABOVE_TOKENS = 16_384;
+
+/**
+ * Whether to ask for a stream: while somebody watches the session when the call starts (the
+ * console shows the text as it is written), or for a long answer. Otherwise the whole answer in
+ * one body, which costs the object less to receive (BENCHMARKS.md). A watcher who comes while
+ * an unstreamed answer is being written gets it whole when it is saved, as a `message` event.
+ */
+export function streamAnswer(scope: Pick<StepScope, "watched">, maxTokens: number): boolean {
+  return scope.watched() || maxTokens > STREAM_ALWAYS_ABOVE_TOKENS;
 }
 
 /** What an answer's stop reason makes of the run. */

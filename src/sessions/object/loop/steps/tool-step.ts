@@ -42,8 +42,8 @@ async function runCalls(scope: StepScope, mcp: McpConnections, signing: ToolCont
   const session = scope.requireSession();
   const started = Date.now();
   // Every write goes through `commit`: one that finds the unit stale ends it, "discarded".
-  for (const call of scope.store.openToolCalls()) {
-    if (call.status !== "pending" && call.status !== "running") continue;
+  const calls = scope.store.openToolCalls().filter((call) => call.status === "pending" || call.status === "running");
+  for (const [index, call] of calls.entries()) {
     // The handler would be cut off soon: the rest runs in the next alarm.
     if (Date.now() - started > UNIT_BUDGET_MS) return "partial";
     const tool = scope.toolbox().get(call.name);
@@ -111,15 +111,23 @@ async function runCalls(scope: StepScope, mcp: McpConnections, signing: ToolCont
     } finally {
       scope.inflight.end(controller);
     }
+    // The last call's result and the unit's end are one commit (one row of events, one run-state write).
+    const last = index === calls.length - 1;
     // Cancelled meanwhile: the result is stale.
-    if (!scope.commit((w) => finish(w, call, outcome))) return "discarded";
+    const saved = scope.commit((w) => {
+      finish(w, call, outcome);
+      if (last) endUnit(w);
+    });
+    if (!saved) return "discarded";
+    if (last) return "ok";
   }
-  const ended = scope.commit((w) => {
-    // A unit that ran to its end clears the count of earlier faults.
-    if (w.store.run().attempts > 0) w.updateRun({ attempts: 0, next_attempt_at: 0 });
-    w.continueRun();
-  });
-  return ended ? "ok" : "discarded";
+  return scope.commit(endUnit) ? "ok" : "discarded";
+}
+
+/** A unit that ran to its end: the count of earlier faults cleared, and the run moved on. */
+function endUnit(w: UnitWriter): void {
+  if (w.store.run().attempts > 0) w.updateRun({ attempts: 0, next_attempt_at: 0 });
+  w.continueRun();
 }
 
 function finish(w: UnitWriter, call: ToolCall, outcome: ToolOutcome): void {
