@@ -23,6 +23,7 @@ const OWN_RUNTIME = [
   "test/**/validator.test.ts",
   "test/sessions/controls.test.ts",
   "test/sessions/run-slots.test.ts",
+  "test/sessions/billed-rows.test.ts",
 ];
 
 /** The SDK from its source (sdk/package.json's exports), so no test needs an SDK build first. */
