@@ -177,6 +177,24 @@ describe("streamed model text", () => {
     expect(replay.types()).not.toContain("delta");
   });
 
+  it("is asked for only while somebody watches: unwatched calls take the whole answer, and a watcher who comes mid-answer gets it whole", async () => {
+    const t = await idleSession();
+    await t.model.script(
+      { reply: { content: [text("nobody saw this being written"), toolUse("toolu_u")] } },
+      { reply: { content: [text("written slowly while a watcher came")] }, delay_ms: 400 },
+    );
+    unwrap(await t.stub.start("go"));
+    // The second call is under way with nobody watching; a watcher comes while it is written.
+    await t.model.waitForRequests(2);
+    const watch = await openSse(t);
+    await watch.until((w) => w.frames.some((f) => f.type === "message" && JSON.stringify(f.data).includes("written slowly")), "the answer saved");
+    expect(watch.frames.filter((f) => f.type === "delta")).toEqual([]);
+    expect(await waitForStatus(t, ["done"])).toMatchObject({ status: "done" });
+    watch.stop();
+    expect((await t.model.requests()).map((r) => (r.body as { stream?: boolean }).stream)).toEqual([false, false]);
+    // Watched from a call's start, the answer is streamed: the tests above and below.
+  });
+
   it("broken in the middle saves nothing partial, and the retry's text starts over at offset 0", async () => {
     const t = await idleSession();
     const watch = await openSse(t);
