@@ -35,7 +35,7 @@ describe("the trace outbox migration", () => {
     await collector.script({ status: 200, body: {}, repeat: 5 });
     await tenantIndexStub(env, t.tenantId).putSettings(t.tenantId, { webhook_origins: null, session_retention_days: null, traces: { endpoint: collector.url } });
     await t.model.script({ reply: { content: [{ type: "text", text: "again" }] } });
-    unwrap(await t.stub.start("once more", null, { trace: { parent: null, capture_content: false, agent_name: null } }));
+    unwrap(await t.stub.start("once more", null, { trace: { parent: null, capture_content: false } }));
     expect(await waitForStatus(t, ["done"])).toMatchObject({ status: "done" });
     const [request] = await collector.waitForRequests(1);
     let names = decodeTraceExport(request!.body_text).map((span) => span.name);
