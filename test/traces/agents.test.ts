@@ -4,13 +4,14 @@
  * the `execute_tool` span of the call that started it. Every export is decoded strictly against
  * the official OTLP definitions.
  */
+import { abortAllDurableObjects } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { callJson } from "../support/api";
 import { type MockHook, mockModel, mockHook, uniqueKey } from "../support/mock-client";
 import { decodeTraceExport, type DecodedSpan } from "../support/otlp-decode";
-import { caller, type Caller, createSession, text, toolUse, waitForStatus } from "../api/sessions/helpers";
+import { caller, type Caller, createSession, post, text, toolUse, waitForStatus } from "../api/sessions/helpers";
 import { createAgent } from "../api/agents/helpers";
-import { agentTool, childrenOf } from "../api/subagents/helpers";
+import { agentTool, childrenOf, eventually, session as sessionOf } from "../api/subagents/helpers";
 
 const CALLER_TRACE = "0af7651916cd43dd8448eb211c80319c";
 const CALLER_SPAN = "b7ad6b7169203331";
@@ -37,7 +38,7 @@ async function spansWhen(collector: MockHook, done: (spans: DecodedSpan[]) => bo
 const roots = (spans: DecodedSpan[]) => spans.filter((span) => span.attributes["gen_ai.operation.name"] === "invoke_agent");
 
 describe("traces of agents' sessions", () => {
-  it("name the run's root span after the agent the session was made from, with its id and name as attributes", async () => {
+  it("name the run's root span after the agent the session (or its fork) was made from, with its id and name as attributes", async () => {
     const collector = mockHook(uniqueKey("otel"));
     await collector.script({ status: 200, body: {}, repeat: 20 });
     const who = await tracedAuthor(collector);
@@ -54,6 +55,16 @@ describe("traces of agents' sessions", () => {
     // The name is the traces' alone: the session shows its agent as before.
     expect(session.agent).toEqual({ id: agent.id, version: 1 });
     expect(session).not.toHaveProperty("agent_name");
+
+    // A fork runs the same agent version, and its runs are named after it too.
+    await model.script({ reply: { content: [text("hello again")] } });
+    const forked = await post(who, `/v1/sessions/${session.id}/fork`, {});
+    expect(forked.status).toBe(201);
+    const fork = (await forked.json()) as { id: string };
+    expect((await post(who, `/v1/sessions/${fork.id}/messages`, { input: "once more" })).status).toBe(202);
+    expect((await waitForStatus(who, fork.id, ["done", "failed"])).status).toBe("done");
+    const forkRoot = roots(await spansWhen(collector, (all) => roots(all).length >= 2)).find((span) => span.attributes["gen_ai.conversation.id"] === fork.id);
+    expect(forkRoot?.name).toBe("invoke_agent support_triage");
   });
 
   it("export a sub-agent's run in its parent's trace, its root a child of the call's execute_tool span, every span once", async () => {
@@ -107,5 +118,43 @@ describe("traces of agents' sessions", () => {
 
     // The child's request to its model names its chat span, in the same trace.
     expect((await childModel.requests())[0]!.headers.traceparent).toBe(`00-${CALLER_TRACE}-${childChat.spanId}-01`);
+  }, 40_000);
+
+  it("keep a sub-agent's run in its parent's trace when the process dies during the child's model call", async () => {
+    const collector = mockHook(uniqueKey("otel"));
+    await collector.script({ status: 200, body: {}, repeat: 50 });
+    const who = await tracedAuthor(collector);
+    const childModel = mockModel(uniqueKey("model"));
+    // The child's first call never answers; the one made after the restart does.
+    await childModel.script({ hang: true }, { reply: { content: [text("found after the restart")] } });
+    const helper = await createAgent(who, { name: "helper", model: childModel.key });
+    const parentModel = mockModel(uniqueKey("model"));
+    await parentModel.script({ reply: { content: [toolUse("call_help", "help", { input: "look it up" })] } }, { reply: { content: [text("thanks")] } });
+    const parent = await createSession(who, { input: "ask the helper", model: parentModel.key, tools: [agentTool("help", helper.id)] });
+    await childModel.waitForRequests(1);
+    const [child] = await childrenOf(who, parent.id);
+
+    await abortAllDurableObjects(); // the process dies while the child's model call is on its way
+    await sessionOf(who, child!.id); // wakes the child, which calls its model again
+    await eventually(
+      () => sessionOf(who, parent.id),
+      (s) => s.status === "done",
+      20_000,
+    );
+
+    const spans = await spansWhen(collector, (all) => roots(all).length >= 2);
+    expect(new Set(spans.map((span) => span.spanId)).size).toBe(spans.length);
+    expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
+    const parentRoot = spans.find((span) => span.name === `invoke_agent ${parent.id}`)!;
+    const call = spans.find((span) => span.name === "execute_tool help")!;
+    const childRoot = spans.find((span) => span.name === "invoke_agent helper")!;
+    expect(call.parentSpanId).toBe(parentRoot.spanId);
+    expect(childRoot.parentSpanId).toBe(call.spanId);
+    expect(childRoot.attributes["gen_ai.conversation.id"]).toBe(child!.id);
+    // The call made after the restart names its span in the same trace.
+    const childChats = spans.filter((span) => span.name === `chat ${childModel.key}`);
+    expect(childChats.length).toBeGreaterThan(0);
+    for (const chat of childChats) expect(chat.parentSpanId).toBe(childRoot.spanId);
+    expect((await childModel.requests()).at(-1)!.headers.traceparent).toMatch(new RegExp(`^00-${parentRoot.traceId}-[0-9a-f]{16}-01$`));
   }, 40_000);
 });
