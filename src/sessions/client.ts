@@ -103,8 +103,8 @@ export class SessionClient {
   }
 
   /** A child session of an `agent` tool call: created with its run going (or queued), or found when it exists. */
-  createChild(init: SessionInit, input: string) {
-    return valueOf(this.#rpc.createChild(init, input));
+  createChild(init: SessionInit, input: string, options: RunOptions = {}) {
+    return valueOf(this.#rpc.createChild(init, input, options));
   }
 
   /** What a fork at `atSeq` copies (null: all that is saved, up to the last whole exchange). */

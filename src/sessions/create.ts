@@ -25,10 +25,12 @@ export function buildSessionInit(
   model: string,
   agent: AgentPin | null = null,
   memory: MemoryGrant | null = null,
+  agentName: string | null = null,
 ): SessionInit {
   return {
     id,
     agent,
+    agent_name: agent ? agentName : null,
     tenant_id: principal.tenantId,
     created_by: principal.subject,
     api_key_id: principal.keyId ?? null,
@@ -61,7 +63,7 @@ export function contextSettings(context: CreateSessionRequest["context"]): Conte
  */
 export async function createSession(actor: Actor, request: CreateSessionRequest, id: string = newSessionId()): Promise<Session> {
   const { env, principal, config } = actor;
-  const { body, prepared, agent: pin } = await planSession(actor, request);
+  const { body, prepared, agent: pin, agentName } = await planSession(actor, request);
   // Images last: a request that is wrong anyway fetches nothing.
   const input =
     body.input === undefined
@@ -72,7 +74,7 @@ export async function createSession(actor: Actor, request: CreateSessionRequest,
           catalog: config.models,
           allowPrivateUrls: config.allowPrivateUrls,
         });
-  const init = buildSessionInit(id, principal, { ...body, tools: prepared.tools, notify_url: prepared.notify_url }, prepared.limits, prepared.model, pin, prepared.memory);
+  const init = buildSessionInit(id, principal, { ...body, tools: prepared.tools, notify_url: prepared.notify_url }, prepared.limits, prepared.model, pin, prepared.memory, agentName);
   const agent = new SessionClient(env, principal.tenantId, id);
   const trace = traceRequest(actor.settings, actor.traceparent);
   const create = () => agent.create(init, input, trace ? { trace } : {});

@@ -22,17 +22,20 @@ import type { Session, SessionInit } from "./types";
  * A fork is a new session: what a creation would refuse now is refused here too, though the
  * source was made when it was allowed. Its model must still be one the tenant allows; its agent
  * must not be archived (the version it pinned is read, so an archived agent is a 409); a memory
- * grant the caller gave (not an agent's) needs the caller's memory scopes.
+ * grant the caller gave (not an agent's) needs the caller's memory scopes. Returns the name in
+ * the pinned version's definition (kept with the fork, a source made before names were kept
+ * included), or null without an agent.
  */
-async function checkForkSettings(actor: Actor, init: SessionInit): Promise<void> {
+async function checkForkSettings(actor: Actor, init: SessionInit): Promise<string | null> {
   if (!isModelAllowed(actor.config.models, actor.models, init.model)) {
     throw new ApiError("validation_failed", undefined, { errors: [{ path: "body", message: `The source's model "${init.model}" is no longer available to this tenant.` }] });
   }
   if (init.agent) {
-    await new AgentClient(actor.env, actor.principal.tenantId).resolve({ agentId: init.agent.id, selector: { kind: "version", version: init.agent.version } });
-  } else if (init.memory) {
-    requireMemoryScopes(actor, init.memory);
+    const resolved = await new AgentClient(actor.env, actor.principal.tenantId).resolve({ agentId: init.agent.id, selector: { kind: "version", version: init.agent.version } });
+    return resolved.definition.name;
   }
+  if (init.memory) requireMemoryScopes(actor, init.memory);
+  return null;
 }
 
 export async function forkSession(actor: Actor, sourceId: string, body: ForkSessionRequest, id: string = newSessionId()): Promise<Session> {
@@ -53,7 +56,7 @@ export async function forkSession(actor: Actor, sourceId: string, body: ForkSess
     parent: null,
     depth: 0,
   };
-  await checkForkSettings(actor, init);
+  init.agent_name = await checkForkSettings(actor, init);
   const input =
     body.input === undefined
       ? null

@@ -23,6 +23,8 @@ export interface SessionPlan {
   body: CreateSessionRequest;
   prepared: PreparedSession;
   agent: AgentPin | null;
+  /** The name in the resolved version's definition; null without an agent. */
+  agentName: string | null;
 }
 
 /**
@@ -34,7 +36,7 @@ export async function planSession(actor: Actor, body: CreateSessionRequest): Pro
   if (body.agent === undefined) {
     const prepared = prepareSession(actor, body);
     await requireAgentTools(actor.env, actor.principal.tenantId, prepared.tools);
-    return { body, prepared, agent: null };
+    return { body, prepared, agent: null, agentName: null };
   }
   return planAgentSession(actor, body);
 }
@@ -84,7 +86,7 @@ async function planAgentSession(actor: Actor, body: CreateSessionRequest): Promi
   // The definition's agent tools were live when it was stored; one archived since is named here.
   const stale = await agentToolProblems(actor.env, actor.principal.tenantId, prepared.tools);
   if (stale.length > 0) throw new ApiError("validation_failed", undefined, { errors: fromAgent(stale, agentFields) });
-  return { body: merged, prepared, agent: { id: resolved.agentId, version: resolved.version } };
+  return { body: merged, prepared, agent: { id: resolved.agentId, version: resolved.version }, agentName: resolved.definition.name };
 }
 
 /** Problems at fields the definition gave move to `body.agent`, naming the field in the message. */

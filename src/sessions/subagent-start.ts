@@ -3,7 +3,9 @@
  * agent resolved now, its definition checked for the tenant as a create request would be, and
  * the child created under the id derived from the call (`childSessionId`), so asking again after
  * a crash names the same child and never makes a second. The child acts for the parent's
- * `created_by`; its run starts at once, `queued` when the tenant has no free run slot.
+ * `created_by`; its run starts at once, `queued` when the tenant has no free run slot. On a
+ * tenant that exports traces, the child's run is traced as a child of the call's `execute_tool`
+ * span, in the parent's trace; the child keeps that in its run state from its creation on.
  */
 import { loadConfig } from "../config";
 import type { Env } from "../env";
@@ -13,7 +15,8 @@ import type { Actor } from "./actor";
 import { SessionClient } from "./client";
 import { buildSessionInit } from "./create";
 import { planSession } from "./plan";
-import type { AgentToolSpec, Session, SessionInit } from "./types";
+import { traceRequest } from "../traces/request";
+import type { AgentToolSpec, RunOptions, Session, SessionInit } from "./types";
 
 export type ChildStart = { ok: true; session: Session } | { ok: false; error: string };
 
@@ -26,6 +29,14 @@ export interface ChildOf {
   toolCallId: string;
   /** The parent's depth; the child's is one more. */
   depth: number;
+  /** The `traceparent` of the call's `execute_tool` span; absent when the parent's run is not traced. */
+  traceparent?: string;
+}
+
+/** What the child is created with, and the options of its first run. */
+export interface ChildPlan {
+  init: SessionInit;
+  options: RunOptions;
 }
 
 /**
@@ -33,7 +44,7 @@ export interface ChildOf {
  * told of (an archived agent, a model the tenant no longer allows) is an error result for the
  * parent's model; anything else (an unreachable store) is thrown, for the unit to try again.
  */
-export async function planChild(env: Env, parent: ChildOf, spec: AgentToolSpec, childId: string, input: string): Promise<{ ok: true; init: SessionInit } | { ok: false; error: string }> {
+export async function planChild(env: Env, parent: ChildOf, spec: AgentToolSpec, childId: string, input: string): Promise<({ ok: true } & ChildPlan) | { ok: false; error: string }> {
   const index = tenantIndexStub(env, parent.tenantId);
   const [config, settings] = await Promise.all([index.getConfig(parent.tenantId), index.getSettings(parent.tenantId)]);
   if (config.suspended) return { ok: false, error: "the tenant is suspended" };
@@ -47,9 +58,15 @@ export async function planChild(env: Env, parent: ChildOf, spec: AgentToolSpec, 
     models: config.models,
   };
   try {
-    const { body, prepared, agent } = await planSession(actor, { agent: spec.agent, input });
-    const init = buildSessionInit(childId, actor.principal, { ...body, tools: prepared.tools, notify_url: prepared.notify_url }, prepared.limits, prepared.model, agent, prepared.memory);
-    return { ok: true, init: { ...init, parent: { session_id: parent.sessionId, tool_call_id: parent.toolCallId }, depth: parent.depth + 1 } };
+    const { body, prepared, agent, agentName } = await planSession(actor, { agent: spec.agent, input });
+    const init = buildSessionInit(childId, actor.principal, { ...body, tools: prepared.tools, notify_url: prepared.notify_url }, prepared.limits, prepared.model, agent, prepared.memory, agentName);
+    // Traced by the tenant's own setting, as any run; in the parent's trace when the parent's run is traced.
+    const trace = traceRequest(settings, parent.traceparent);
+    return {
+      ok: true,
+      init: { ...init, parent: { session_id: parent.sessionId, tool_call_id: parent.toolCallId }, depth: parent.depth + 1 },
+      options: trace ? { trace } : {},
+    };
   } catch (error) {
     if (error instanceof ApiError && error.status < 500) return { ok: false, error: `the agent ${spec.agent} could not be started: ${refusalText(error)}` };
     throw error;
@@ -57,8 +74,8 @@ export async function planChild(env: Env, parent: ChildOf, spec: AgentToolSpec, 
 }
 
 /** Creates the child (or finds it, when an earlier try created it) with its first run going or queued. */
-export async function startChild(env: Env, tenantId: string, init: SessionInit, input: string): Promise<Session> {
-  return new SessionClient(env, tenantId, init.id).createChild(init, input);
+export async function startChild(env: Env, tenantId: string, plan: ChildPlan, input: string): Promise<Session> {
+  return new SessionClient(env, tenantId, plan.init.id).createChild(plan.init, input, plan.options);
 }
 
 function refusalText(error: ApiError): string {

@@ -288,6 +288,12 @@ export interface SessionInit {
   notify_url?: string | null;
   /** The agent version the session was created from; absent in sessions created before agents existed: read as null. */
   agent?: AgentPin | null;
+  /**
+   * The name in that version's definition, learned when the version was resolved, so a run's
+   * trace is named after the agent without asking the agent store. Absent in sessions created
+   * before it was kept (and null without an agent): unknown, and traces use the agent id. Kept, never shown.
+   */
+  agent_name?: string | null;
   /** The session and the last message a fork copied; absent (null) for a session that is not a fork. */
   forked_from?: ForkOrigin | null;
   /** The memory namespaces its model may read and write, templates filled; absent in sessions created before memory existed: read as null. */
@@ -307,7 +313,7 @@ export interface ForkOrigin {
   seq: number;
 }
 
-export interface Session extends Omit<SessionInit, "context" | "output_schema" | "notify_url" | "agent" | "forked_from" | "memory" | "reasoning" | "parent" | "depth"> {
+export interface Session extends Omit<SessionInit, "context" | "output_schema" | "notify_url" | "agent" | "agent_name" | "forked_from" | "memory" | "reasoning" | "parent" | "depth"> {
   agent: AgentPin | null;
   parent: ParentLink | null;
   memory: MemoryGrant | null;

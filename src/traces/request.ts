@@ -9,6 +9,5 @@ export function traceRequest(settings: Pick<TenantSettings, "traces">, tracepare
   return {
     parent: parent ? { trace_id: parent.traceId, span_id: parent.spanId, sampled: parent.sampled } : null,
     capture_content: settings.traces.capture_content === true,
-    agent_name: null,
   };
 }

@@ -20,7 +20,7 @@ export interface RunTrace {
   capture_content: boolean;
   /** Epoch ms. */
   started_at: number;
-  /** The agent's name when the session runs a named agent, for the root span's name. */
+  /** The name of the agent the session runs (kept with the session), for the root span's name; null: none, or not known. */
   agent_name: string | null;
   /** The session's token counts when the run started, so the root span shows the run's own. */
   input_tokens_at_start: number;
@@ -32,8 +32,6 @@ export interface TraceRequest {
   /** The caller's `traceparent`, already parsed; null: a new trace. */
   parent: { trace_id: string; span_id: string; sampled: boolean } | null;
   capture_content: boolean;
-  /** The name of the agent the session runs, when known. */
-  agent_name: string | null;
 }
 
 export type SpanAttribute = string | number | boolean | string[];

@@ -147,6 +147,15 @@ export function writeLegacySession(storage: DurableObjectStorage, t: TestSession
   });
 }
 
+/**
+ * `writeLegacySession`'s session as made from an agent by a version before the agent's name was
+ * kept with it: the pin alone (`agent: { id, version }`), no `agent_name`.
+ */
+export function writeLegacyAgentSession(storage: DurableObjectStorage, t: TestSession, layout: Layout, agent: { id: string; version: number }): void {
+  writeLegacySession(storage, t, layout);
+  storage.kv.put("session", { ...storage.kv.get<Record<string, unknown>>("session"), agent });
+}
+
 /** A bound, registered index with one session row. */
 export function writeLegacyIndex(storage: DurableObjectStorage, tenantId: string, layout: Layout): void {
   for (const statement of layout.statements) storage.sql.exec(statement);

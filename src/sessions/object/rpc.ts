@@ -22,8 +22,9 @@ export interface SessionRpc {
   /**
    * A child session of an `agent` tool call: created with `input` as its first run, `running` with
    * a free run slot, else `queued`. Asked again for a session that exists, it answers the session.
+   * `options`: the run's `trace` only (in the parent's trace); anything else is ignored.
    */
-  createChild(init: SessionInit, input: string): Promise<SessionResult<Session>>;
+  createChild(init: SessionInit, input: string, options?: RunOptions): Promise<SessionResult<Session>>;
   /** What a child session tells its parent of its state (see `ChildReport`); applied once per revision. */
   childReport(report: ChildReport): Promise<SessionResult<null>>;
   /** This child's state as its parent's look at it sees it; `invalid` for a session no call started. */

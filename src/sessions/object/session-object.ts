@@ -90,7 +90,7 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
    * slot still runs parent and children in turn). Asked again, it answers the session as it is:
    * the parent may ask after a crash that lost the first answer.
    */
-  async createChild(init: SessionInit, input: string): Promise<SessionResult<Session>> {
+  async createChild(init: SessionInit, input: string, options: RunOptions = {}): Promise<SessionResult<Session>> {
     const engine = this.#engine;
     return this.#change(async () => {
       if (engine.session()) return SHOWN;
@@ -102,7 +102,9 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
       if (engine.session()) return SHOWN;
       const now = engine.nowIso();
       engine.store.create({ ...init, output_schema: init.output_schema ?? null, created_at: now }, initialRun(now));
-      if (prepared.input) engine.transaction(() => engine.startRun(storeInput(engine.store, prepared.input!, engine.nowIso()), {}, "queued"));
+      // The run's trace (a child of the parent's `execute_tool` span) is kept in its run state from here on.
+      const trace = options?.trace;
+      if (prepared.input) engine.transaction(() => engine.startRun(storeInput(engine.store, prepared.input!, engine.nowIso()), trace ? { trace } : {}, "queued"));
       const claim = await engine.slots.claimChecked(true, () => (engine.store.run().status === "queued" ? null : "moved_on"));
       if (claim.ok && claim.slot === "ok") takeSlot(engine);
       else if (claim.ok && claim.slot === "suspended") engine.cancelRun();

@@ -133,8 +133,8 @@ export class SessionEngine {
 
   /** The session as every response shows it: MCP header values masked. */
   view(): Session {
-    // The depth is the loop's to know; no response shows it.
-    const { depth: _depth, api_key_id: _apiKeyId, ...session } = this.requireSession();
+    // The depth is the loop's to know, the agent's name the traces'; no response shows them.
+    const { depth: _depth, api_key_id: _apiKeyId, agent_name: _agentName, ...session } = this.requireSession();
     const run = this.store.run();
     const runSchema = this.store.runOutputSchema();
     return {
@@ -235,7 +235,7 @@ export class SessionEngine {
         run_started_at: Date.now(),
         invalid_outputs: 0,
         output_error: null,
-        trace: options.trace ? newRunTrace(options.trace, run, Date.now()) : null,
+        trace: options.trace ? newRunTrace(options.trace, run, Date.now(), this.requireSession().agent_name ?? null) : null,
       });
       this.emit("message", saved);
     });

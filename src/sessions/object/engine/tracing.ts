@@ -16,8 +16,11 @@ export function runFacts(session: StoredSession): RunFacts {
   return { sessionId: session.id, agentId: session.agent?.id ?? null, provider, model: name };
 }
 
-/** A new run's trace: a child of the caller's span when it sent one, else a trace of its own. */
-export function newRunTrace(request: TraceRequest, run: RunState, now: number): RunTrace {
+/**
+ * A new run's trace: a child of the caller's span when it sent one (for a child session, its
+ * parent's `execute_tool` span), else a trace of its own. `agentName`: the session's agent's, for the root span's name.
+ */
+export function newRunTrace(request: TraceRequest, run: RunState, now: number, agentName: string | null): RunTrace {
   // Checked again at the object's boundary: a malformed parent starts a trace of its own.
   const parent = request.parent && parseTraceparent(`00-${request.parent.trace_id}-${request.parent.span_id}-01`) ? request.parent : null;
   return {
@@ -27,7 +30,7 @@ export function newRunTrace(request: TraceRequest, run: RunState, now: number): 
     sampled: parent ? parent.sampled === true : true,
     capture_content: request.capture_content === true,
     started_at: now,
-    agent_name: typeof request.agent_name === "string" ? request.agent_name : null,
+    agent_name: agentName,
     input_tokens_at_start: run.usage.input_tokens,
     output_tokens_at_start: run.usage.output_tokens,
   };

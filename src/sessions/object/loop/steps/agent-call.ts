@@ -8,7 +8,8 @@
 import { BUILTIN_DEFAULT_LIMITS } from "../../../../limits";
 import { ApiError } from "../../../../problems";
 import { childSessionId } from "../../../ids";
-import { planChild, startChild } from "../../../subagent-start";
+import { type ChildOf, planChild, startChild } from "../../../subagent-start";
+import { toolSpanId, traceparentOf } from "../../engine/tracing";
 import type { AgentToolSpec, ToolCall } from "../../../types";
 import type { StepScope, UnitWriter } from "../../engine/unit-scope";
 import { agentCallInput } from "../../tools/agent-tool";
@@ -69,12 +70,23 @@ export async function runAgentCall(scope: StepScope, call: ToolCall, finish: (w:
   if (row.started) return "ok";
   const input = agentCallInput(call.input);
   if (!input.ok) return fail(input.error);
-  const parent = { tenantId: session.tenant_id, sessionId: session.id, createdBy: session.created_by, keyId: session.api_key_id ?? null, toolCallId: call.id, depth: session.depth ?? 0 };
+  // The child's run joins the parent's trace under this call's span; both ids are stored or derived, so a restart passes the same.
+  const runTrace = scope.store.run().trace;
+  const traceparent = runTrace ? traceparentOf(runTrace, toolSpanId(runTrace, call.id)) : undefined;
+  const parent: ChildOf = {
+    tenantId: session.tenant_id,
+    sessionId: session.id,
+    createdBy: session.created_by,
+    keyId: session.api_key_id ?? null,
+    toolCallId: call.id,
+    depth: session.depth ?? 0,
+    ...(traceparent ? { traceparent } : {}),
+  };
   const plan = await planChild(scope.env, parent, spec, row.session_id, input.text);
   if (!plan.ok) return scope.commit((w) => forget(w, call, plan.error, finish)) ? "ok" : "discarded";
   let child;
   try {
-    child = await startChild(scope.env, session.tenant_id, plan.init, input.text);
+    child = await startChild(scope.env, session.tenant_id, plan, input.text);
   } catch (error) {
     if (error instanceof ApiError && error.status < 500) {
       return scope.commit((w) => forget(w, call, `the agent ${spec.agent} could not be started: ${error.detail}`, finish)) ? "ok" : "discarded";
