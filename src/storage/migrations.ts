@@ -27,16 +27,25 @@ export function latestVersion(migrations: readonly Migration[]): number {
 }
 
 /**
- * Brings `storage` up to the newest version and returns it. Storage written before versions were
+ * Brings `storage` up to the newest version and returns it; storage that holds nothing yet starts
+ * from `baseline` when one is given, and takes only the steps after it. Storage written before versions were
  * recorded reads as version 0: the first step of every list creates the original schema with
  * `IF NOT EXISTS`, so on such storage it changes nothing and only records version 1.
  *
  * Storage at a version newer than the code (a rolled-back deploy) is left as it is: every step is
  * additive, so older code still reads what it knows.
  */
-export function migrate(storage: DurableObjectStorage, migrations: readonly Migration[]): number {
+export function migrate(storage: DurableObjectStorage, migrations: readonly Migration[], baseline?: Baseline): number {
   checkSequence(migrations);
   let version = schemaVersion(storage);
+  if (baseline && version === 0 && userTableCount(storage) === 0) {
+    // Nothing stored yet: the tables as they are at the baseline's version, in one step.
+    storage.transactionSync(() => {
+      execAll(storage.sql, baseline.statements);
+      storage.kv.put(SCHEMA_VERSION_KEY, baseline.version);
+    });
+    version = baseline.version;
+  }
   for (const migration of migrations) {
     if (migration.version <= version) continue;
     storage.transactionSync(() => {
@@ -46,6 +55,20 @@ export function migrate(storage: DurableObjectStorage, migrations: readonly Migr
     version = migration.version;
   }
   return version;
+}
+
+/**
+ * An object's tables as its migrations leave them at `version`, written out, for storage that
+ * holds nothing yet (see `migrate`); each object's test holds it to its migrations.
+ */
+export interface Baseline {
+  version: number;
+  statements: readonly string[];
+}
+
+/** Tables the object made (not SQLite's own, not the runtime's). */
+function userTableCount(storage: DurableObjectStorage): number {
+  return Number(storage.sql.exec("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'").one().n);
 }
 
 /** A list with gaps or repeats is a programming error that must fail every test, not one object. */

@@ -17,6 +17,7 @@ import * as images from "./images";
 import * as queue from "./message-queue";
 import * as messages from "./messages";
 import { SESSION_MIGRATIONS } from "./migrations";
+import { SESSION_BASELINE } from "./schema";
 import * as outbox from "./outbox";
 import * as runOutput from "./run-output";
 import * as runTools from "./run-tools";
@@ -95,7 +96,7 @@ export class SessionStore {
 
   /** Creates the tables and writes the settings; the one place that first writes storage. */
   create(session: StoredSession, run: RunState): void {
-    migrate(this.storage, SESSION_MIGRATIONS);
+    migrate(this.storage, SESSION_MIGRATIONS, SESSION_BASELINE);
     this.#kv.forget();
     writeSession(this.#kv, session);
     writeRun(this.#kv, run);
