@@ -4,7 +4,7 @@ import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { useConsole } from "../context";
 import { formatAgo, statusLabel } from "../format";
 import { isKeySubject, keyNameOf } from "../key-names";
-import { useAction } from "../hooks";
+import { type Paged, useAction } from "../hooks";
 import { routeHref } from "../route";
 import type { AgentPin, SessionStatus } from "../types";
 
@@ -66,6 +66,38 @@ export function Ago(props: { iso: string | null | undefined }) {
     <time dateTime={props.iso} title={props.iso}>
       {formatAgo(props.iso, Date.now())}
     </time>
+  );
+}
+
+/** A labelled form field: the label names the control (`id`) it sits above. */
+export function Field(props: { id: string; label: string; children: ComponentChildren }) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      {props.children}
+    </div>
+  );
+}
+
+/**
+ * Under a list read page by page: the button that reads the next page (kept while it is read, so
+ * it keeps the focus), and the failure of the last such read, with the rows read so far kept.
+ */
+export function MoreButton(props: { list: Pick<Paged<unknown>, "rows" | "loading" | "error" | "more">; label: string }) {
+  const { list } = props;
+  return (
+    <>
+      {list.rows.length > 0 && list.error && (
+        <p class="stale" role="alert">
+          Could not read more: {list.error}
+        </p>
+      )}
+      {list.more && (
+        <button type="button" onClick={list.more}>
+          {list.loading ? "Reading more…" : props.label}
+        </button>
+      )}
+    </>
   );
 }
 
