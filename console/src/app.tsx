@@ -140,13 +140,11 @@ function SignedIn(props: AppProps & { state: AuthState }) {
             </a>
           )}
           {powers.platformAdmin && (
-            <a href={routeHref({ view: "tenants", cursor: null })} aria-current={route.view === "tenants" || route.view === "tenant" ? "page" : undefined}>
+            <a
+              href={routeHref({ view: "tenants", cursor: null })}
+              aria-current={route.view === "tenants" || route.view === "tenant" || (route.view === "audit_log" && route.scope === "platform") ? "page" : undefined}
+            >
               Tenants
-            </a>
-          )}
-          {powers.platformAdmin && (
-            <a href={routeHref({ view: "audit_log", scope: "platform", ...NO_AUDIT_FILTER })} aria-current={route.view === "audit_log" && route.scope === "platform" ? "page" : undefined}>
-              Platform audit log
             </a>
           )}
         </nav>

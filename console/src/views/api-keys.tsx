@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { useConsole } from "../context";
 import { useAction, usePaged } from "../hooks";
 import { API_KEY_SCOPES, type ApiKey, type ApiKeyScope } from "../types";
-import { Ago, ConfirmedButton, Creator, Empty, ErrorNote, Loading, Page } from "./common";
+import { Ago, ConfirmedButton, Creator, Empty, ErrorNote, Loading, MoreButton, Page } from "./common";
 
 const PAGE_SIZE = 50;
 
@@ -46,11 +46,7 @@ export function ApiKeysPage() {
           ) : (
             <KeyTable rows={list.rows} onRevoked={changed} />
           )}
-          {list.more && (
-            <button type="button" onClick={list.more}>
-              {list.loading ? "Reading more…" : "More keys"}
-            </button>
-          )}
+          <MoreButton list={list} label="More keys" />
         </section>
       </div>
     </Page>

@@ -8,7 +8,7 @@ import { useConsole } from "../context";
 import { useAction, usePaged } from "../hooks";
 import { routeHref } from "../route";
 import { NOTIFICATION_TYPES, type NotificationType, type WebhookEndpoint } from "../types";
-import { Ago, ConfirmedButton, Creator, Empty, ErrorNote, Loading, Page } from "./common";
+import { Ago, ConfirmedButton, Creator, Empty, ErrorNote, Loading, MoreButton, Page } from "./common";
 
 const PAGE_SIZE = 50;
 
@@ -88,11 +88,7 @@ export function WebhooksPage() {
               </tbody>
             </table>
           )}
-          {list.more && (
-            <button type="button" onClick={list.more}>
-              {list.loading ? "Reading more…" : "More endpoints"}
-            </button>
-          )}
+          <MoreButton list={list} label="More endpoints" />
         </section>
       </div>
     </Page>
