@@ -144,16 +144,32 @@ export function ConfirmDialog(props: {
   onClose(): void;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
+  // Whether the dialog is shown as this component asked. A dialog's `close` event comes a task after
+  // it closed: by then the question may be open again (Escape, then Enter on its button at once),
+  // and that late event must not close it; a close this component made itself needs no answer either.
+  const shown = useRef(false);
   // A page may hold several questions (an alias's delete beside the archive): each names its own title.
   const titleId = useId();
   useEffect(() => {
     const element = dialog.current;
     if (!element) return;
-    if (props.open && !element.open) element.showModal();
-    if (!props.open && element.open) element.close();
+    if (props.open && !element.open) {
+      element.showModal();
+      shown.current = true;
+    }
+    if (!props.open && element.open) {
+      shown.current = false;
+      element.close();
+    }
   }, [props.open]);
+  const closed = () => {
+    // Escape: `cancel` while it is still open; without one (the browser may skip it), `close` once it is not.
+    if (!shown.current) return;
+    shown.current = false;
+    props.onClose();
+  };
   return (
-    <dialog ref={dialog} class="confirm" aria-labelledby={titleId} onClose={props.onClose} onCancel={props.onClose}>
+    <dialog ref={dialog} class="confirm" aria-labelledby={titleId} onClose={() => dialog.current?.open || closed()} onCancel={closed}>
       <h2 id={titleId}>{props.title}</h2>
       <div class="confirm-body">{props.children}</div>
       {props.error && (
