@@ -19,6 +19,8 @@ import { waitFor } from "./support/wait";
 const UI_TIMEOUT_MS = 20_000;
 /** A deletion of a few sessions on a loaded machine. */
 const DELETION_TIMEOUT_MS = 40_000;
+/** Sessions of the tenant deleted from the console: a few deletion passes (25 each), so its progress shows. */
+const DOOMED_SESSIONS = 60;
 
 function policyOrScriptProblems(watched: WatchedPage): string[] {
   return watched.problems.filter((line) => /content.security.policy|csp violation|trusted ?type|page error/i.test(line));
@@ -158,7 +160,12 @@ describe("the console's audit logs and tenant deletion in Chromium", () => {
     const doomed = uniqueName("0-doomed");
     const owner = await stack.client(doomed, "owner", ["tenant:admin"]);
     const { key } = await owner.expect<{ key: string }>(201, "POST", "/v1/api-keys", { name: "ci", scopes: ["sessions:read", "sessions:write"] });
-    for (let i = 0; i < 3; i++) expect((await fetch(`${stack.platform.url}/v1/sessions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: "{}" })).status).toBe(201);
+    const created = await Promise.all(
+      Array.from({ length: DOOMED_SESSIONS }, () =>
+        fetch(`${stack.platform.url}/v1/sessions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: "{}" }).then((res) => res.status),
+      ),
+    );
+    expect(created).toEqual(created.map(() => 201));
 
     const watched = await signIn(await mint({ tenantId: uniqueName("ops"), subject: "root-deleter", scopes: ["platform:admin"] }), "#/tenants");
     const { page } = watched;
@@ -173,6 +180,17 @@ describe("the console's audit logs and tenant deletion in Chromium", () => {
     await dialog.waitFor({ state: "hidden" });
     expect((await fetch(`${stack.platform.url}/v1/sessions`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
 
+    // Every text the deletion's status line shows, in order.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { deletionSeen: string[] }).deletionSeen = seen;
+      new MutationObserver(() => {
+        for (const status of Array.from(document.querySelectorAll(".page-head .result[role=status]"))) {
+          const text = status.textContent ?? "";
+          if (seen.at(-1) !== text) seen.push(text);
+        }
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
     await page.getByRole("button", { name: "Delete tenant…" }).click();
     await dialog.getByRole("button", { name: "Delete for good" }).click();
     await page
@@ -180,6 +198,10 @@ describe("the console's audit logs and tenant deletion in Chromium", () => {
       .filter({ hasText: /^Deleted .+: nothing of the tenant is left\.$/ })
       .waitFor({ timeout: DELETION_TIMEOUT_MS });
     expect(await page.getByRole("button", { name: "Delete tenant…" }).count()).toBe(0);
+    // Its progress first (sessions still to erase), then finished.
+    const seen = await page.evaluate(() => (window as unknown as { deletionSeen: string[] }).deletionSeen);
+    expect(seen[0], seen.join(" | ")).toMatch(/^Deleting since .+: \d+ sessions left\.$/);
+    expect(seen.at(-1)).toMatch(/^Deleted .+: nothing of the tenant is left\.$/);
     await screenshot(page, "tenant-deleted");
 
     // Gone from the list (read afresh), and its key refused.
