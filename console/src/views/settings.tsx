@@ -7,7 +7,7 @@ import { useState } from "preact/hooks";
 import { useConsole } from "../context";
 import { unconditional, useAction, usePoll } from "../hooks";
 import type { TenantSettings } from "../types";
-import { Ago, ConfirmedButton, ErrorNote, Loading, Page } from "./common";
+import { Ago, ConfirmedButton, ErrorNote, Field, Loading, Page } from "./common";
 
 export function SettingsPage() {
   const { api, me } = useConsole();
@@ -63,8 +63,7 @@ function OriginsForm(props: { settings: TenantSettings; saved: boolean; onEdited
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="origins-title">
       <h2 id="origins-title">Webhook origins</h2>
-      <div class="field">
-        <label for="webhook-origins">Allowed origins, one per line</label>
+      <Field id="webhook-origins" label="Allowed origins, one per line">
         <textarea
           id="webhook-origins"
           rows={4}
@@ -79,7 +78,7 @@ function OriginsForm(props: { settings: TenantSettings; saved: boolean; onEdited
         <p id="webhook-origins-help" class="muted">
           When set, webhook tools, status webhooks and notify URLs must use one of these. Empty: any public https origin.
         </p>
-      </div>
+      </Field>
       {action.error && (
         <p class="form-error" role="alert">
           {action.error}
