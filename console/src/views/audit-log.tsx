@@ -21,13 +21,14 @@ export function AuditLogPage(props: { scope: Scope; filter: AuditFilter }) {
   const { api, me } = useConsole();
   const { scope } = props;
   // An action the API does not list (an address typed by hand) is no filter.
-  const filter = { ...props.filter, action: props.filter.action && isAuditAction(props.filter.action) ? props.filter.action : null };
+  const action = props.filter.action !== null && isAuditAction(props.filter.action) ? props.filter.action : null;
+  const filter = { ...props.filter, action };
   const platform = scope === "platform";
   const [version, setVersion] = useState(0);
   const list = usePaged<AuditEntry, string>(`audit|${hrefOf(scope, filter)}|${version}`, async (cursor) => {
     const query = {
       limit: PAGE_SIZE,
-      ...(filter.action && isAuditAction(filter.action) ? { action: filter.action } : {}),
+      ...(action ? { action } : {}),
       ...(filter.actor ? { actor: filter.actor } : {}),
       ...(filter.since ? { since: filter.since } : {}),
       ...(filter.until ? { until: filter.until } : {}),
