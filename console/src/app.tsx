@@ -11,7 +11,7 @@ import { Console, type ConsoleContext } from "./context";
 import { unconditional, usePoll, useThrottle } from "./hooks";
 import { type KeyNames, readKeyNames } from "./key-names";
 import { lazyView } from "./lazy";
-import { HOME, parseRoute, type Route, routeHref, USAGE_DAYS } from "./route";
+import { HOME, NO_AUDIT_FILTER, parseRoute, type Route, routeHref, USAGE_DAYS } from "./route";
 import { ErrorNote, Loading, Page } from "./views/common";
 import { SessionPage } from "./views/session";
 import { SessionsPage } from "./views/sessions";
@@ -32,6 +32,7 @@ const SchedulesPage = lazyView("Schedules", () => import("./views/schedules").th
 const SchedulePage = lazyView("Schedule", () => import("./views/schedule").then((m) => m.SchedulePage));
 const SettingsPage = lazyView("Settings", () => import("./views/settings").then((m) => m.SettingsPage));
 const UsagePage = lazyView("Usage", () => import("./views/usage").then((m) => m.UsagePage));
+const AuditLogPage = lazyView("Audit log", () => import("./views/audit-log").then((m) => m.AuditLogPage));
 
 /** The tenant's counts and usage move as sessions run; the lists poll faster on their own. */
 const TENANT_POLL_MS = 15_000;
@@ -133,8 +134,16 @@ function SignedIn(props: AppProps & { state: AuthState }) {
               Usage
             </a>
           )}
+          {powers.tenantAdmin && (
+            <a href={routeHref({ view: "audit_log", scope: "tenant", ...NO_AUDIT_FILTER })} aria-current={route.view === "audit_log" && route.scope === "tenant" ? "page" : undefined}>
+              Audit log
+            </a>
+          )}
           {powers.platformAdmin && (
-            <a href={routeHref({ view: "tenants", cursor: null })} aria-current={route.view === "tenants" || route.view === "tenant" ? "page" : undefined}>
+            <a
+              href={routeHref({ view: "tenants", cursor: null })}
+              aria-current={route.view === "tenants" || route.view === "tenant" || (route.view === "audit_log" && route.scope === "platform") ? "page" : undefined}
+            >
               Tenants
             </a>
           )}
@@ -192,6 +201,10 @@ function View(props: { route: Route }) {
       return <SchedulePage key={route.id} id={route.id} />;
     case "settings":
       return <SettingsPage />;
+    case "audit_log": {
+      const { view: _, scope, ...filter } = route;
+      return <AuditLogPage scope={scope} filter={filter} />;
+    }
     case "not_found":
       return (
         <Page title="Nothing here">

@@ -3,7 +3,7 @@
  * link that survives a reload: `#/sessions?status=running`, `#/sessions/ses_…`, `#/agents?name=…`,
  * `#/agents/agt_…?from=1&to=2`, `#/memory/users.u_1?q=…&key=…`, `#/tenants`, `#/tenants/acme?status=…`,
  * `#/sessions?metadata[ticket]=T-1`, `#/sessions/new`, `#/api-keys`, `#/webhooks/wh_…`, `#/schedules/sch_…`,
- * `#/settings`. Pure.
+ * `#/settings`, `#/audit-log?action=…&actor=…&since=…&until=…`, `#/admin/audit-log?tenant=…`. Pure.
  */
 import { isSessionStatus, type SessionStatus } from "./types";
 
@@ -58,6 +58,21 @@ export interface MemoryPlace {
   key: string | null;
 }
 
+/**
+ * What an audit log shows: one action, one actor's entries, a time range (ISO 8601, as the API
+ * takes it: `since` inclusive, `until` exclusive), and on the platform's log one tenant. Null: any.
+ */
+export interface AuditFilter {
+  /** An action of the API's list; the page ignores any other (checked there, so the list stays out of the first view). */
+  action: string | null;
+  actor: string | null;
+  since: string | null;
+  until: string | null;
+  tenantId: string | null;
+}
+
+export const NO_AUDIT_FILTER: AuditFilter = { action: null, actor: null, since: null, until: null, tenantId: null };
+
 export type Route =
   | ({ view: "sessions" } & SessionFilter)
   | { view: "session"; id: string }
@@ -75,6 +90,8 @@ export type Route =
   | { view: "schedules" }
   | { view: "schedule"; id: string }
   | { view: "settings" }
+  /** The tenant's audit log (`tenant`), or the platform's, every tenant's (`platform`). */
+  | ({ view: "audit_log"; scope: "tenant" | "platform" } & AuditFilter)
   | { view: "not_found"; path: string };
 
 /** Views whose address is one fixed path. */
@@ -93,6 +110,8 @@ export function parseRoute(hash: string): Route {
   if (first === undefined) return HOME;
   const fixed = (Object.keys(FIXED_PATHS) as (keyof typeof FIXED_PATHS)[]).find((view) => FIXED_PATHS[view] === parts.join("/"));
   if (fixed) return { view: fixed };
+  if (first === "audit-log" && second === undefined) return { view: "audit_log", scope: "tenant", ...auditFilterOf(params), tenantId: null };
+  if (first === "admin" && second === "audit-log") return { view: "audit_log", scope: "platform", ...auditFilterOf(params) };
   if (first === "webhooks" && second !== undefined) return { view: "webhook", id: second };
   if (first === "schedules" && second !== undefined) return { view: "schedule", id: second };
   if (first === "sessions" && second === undefined) return { view: "sessions", ...filterOf(params) };
@@ -130,6 +149,8 @@ export function routeHref(route: Route): string {
     case "schedules":
     case "settings":
       return `#/${FIXED_PATHS[route.view]}`;
+    case "audit_log":
+      return `#/${route.scope === "tenant" ? "audit-log" : "admin/audit-log"}${auditFilterQuery(route.scope === "tenant" ? { ...route, tenantId: null } : route)}`;
     case "webhook":
       return `#/webhooks/${encodeURIComponent(route.id)}`;
     case "schedule":
@@ -173,6 +194,31 @@ function agentFilterQuery(filter: AgentFilter): string {
   if (filter.name) params.set("name", filter.name);
   if (filter.includeArchived) params.set("archived", "1");
   if (filter.cursor) params.set("cursor", filter.cursor);
+  const query = params.toString();
+  return query ? `?${query}` : "";
+}
+
+function auditFilterOf(params: URLSearchParams): AuditFilter {
+  const time = (name: string) => {
+    const text = params.get(name);
+    return text && !Number.isNaN(Date.parse(text)) ? text : null;
+  };
+  return {
+    action: params.get("action") || null,
+    actor: params.get("actor") || null,
+    since: time("since"),
+    until: time("until"),
+    tenantId: params.get("tenant") || null,
+  };
+}
+
+function auditFilterQuery(filter: AuditFilter): string {
+  const params = new URLSearchParams();
+  if (filter.tenantId) params.set("tenant", filter.tenantId);
+  if (filter.action) params.set("action", filter.action);
+  if (filter.actor) params.set("actor", filter.actor);
+  if (filter.since) params.set("since", filter.since);
+  if (filter.until) params.set("until", filter.until);
   const query = params.toString();
   return query ? `?${query}` : "";
 }

@@ -2,7 +2,7 @@
  * The API's types as the console uses them, all from the generated SDK, so a change to the
  * document that breaks the console breaks its type check.
  */
-import type { components } from "@agent-platform/sdk";
+import { AUDIT_ACTIONS, type components } from "@agent-platform/sdk";
 
 type Schemas = components["schemas"];
 
@@ -87,3 +87,12 @@ void allScopesListed;
 export const NOTIFICATION_TYPES = ["session.done", "session.failed", "session.cancelled", "session.waiting_approval", "session.waiting_tool_output"] as const satisfies readonly NotificationType[];
 const allTypesListed: [Exclude<NotificationType, (typeof NOTIFICATION_TYPES)[number]>] extends [never] ? true : false = true;
 void allTypesListed;
+
+export type AuditEntry = Schemas["AuditEntry"];
+export type AuditAction = Schemas["AuditAction"];
+/** Every action, as the generated document lists them (the API's closed enum). */
+export { AUDIT_ACTIONS };
+
+export function isAuditAction(value: string): value is AuditAction {
+  return (AUDIT_ACTIONS as readonly string[]).includes(value);
+}

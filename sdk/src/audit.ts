@@ -3,8 +3,12 @@
  * the caller iterates). The tenant's needs `tenant:admin`; the platform's, `platform:admin`.
  */
 import type { PlatformClient } from "./client.ts";
+import { auditActionValues } from "./generated/openapi.ts";
 import { iteratePages } from "./pages.ts";
 import type { AuditAction, AuditEntry } from "./types.ts";
+
+/** Every action an entry may record, in the document's order (the closed list the `action` filter takes). */
+export const AUDIT_ACTIONS: readonly AuditAction[] = auditActionValues;
 
 export interface AuditLogFilter {
   action?: AuditAction;

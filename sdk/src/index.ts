@@ -5,7 +5,7 @@
  */
 export { agentRef, exportAgent, importAgent, setAlias } from "./agents.ts";
 export { chatEndpoint, mcpEndpoint } from "./chat.ts";
-export { type AuditLogFilter, platformAuditLog, tenantAuditLog } from "./audit.ts";
+export { AUDIT_ACTIONS, type AuditLogFilter, platformAuditLog, tenantAuditLog } from "./audit.ts";
 export { bearerAuth, createPlatformClient, type Credential, type PlatformClient, type PlatformClientOptions } from "./client.ts";
 export { type EventFrame, followEvents, type FollowEventsOptions } from "./events.ts";
 export { expectData, PlatformError, type Result } from "./errors.ts";

@@ -7,7 +7,7 @@ import { useState } from "preact/hooks";
 import { useConsole } from "../context";
 import { useAction } from "../hooks";
 import type { Agent } from "../types";
-import { ConfirmedButton } from "./common";
+import { ConfirmedButton, Field } from "./common";
 import { VersionSelect } from "./version-select";
 
 export function AgentAliases(props: { agent: Agent; canChange: boolean; suggested: number; onChanged(): void }) {
@@ -86,8 +86,7 @@ function SetAlias(props: { agent: Agent; suggested: number; onDone(): void }) {
   return (
     <form class="alias-form" onSubmit={submit} aria-labelledby="set-alias-title">
       <h3 id="set-alias-title">Set an alias</h3>
-      <div class="field">
-        <label for="alias-name">Alias</label>
+      <Field id="alias-name" label="Alias">
         <input
           id="alias-name"
           value={alias}
@@ -100,7 +99,7 @@ function SetAlias(props: { agent: Agent; suggested: number; onDone(): void }) {
         <p id="alias-help" class="hint">
           Lowercase letters, digits, _ and -, not all digits. An existing alias moves to the version.
         </p>
-      </div>
+      </Field>
       <div class="field">
         <VersionSelect id="alias-version" label="Version to name" agent={props.agent} value={chosen} onChange={setVersion} />
       </div>

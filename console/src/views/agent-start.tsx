@@ -7,6 +7,7 @@ import { useConsole } from "../context";
 import { useAction } from "../hooks";
 import { routeHref } from "../route";
 import type { Agent } from "../types";
+import { Field } from "./common";
 import { VersionSelect } from "./version-select";
 
 export function StartSession(props: { agent: Agent; suggested: number }) {
@@ -35,8 +36,7 @@ export function StartSession(props: { agent: Agent; suggested: number }) {
       <div class="field">
         <VersionSelect id="start-version" label="Version to run" agent={props.agent} value={chosen} onChange={setVersion} />
       </div>
-      <div class="field">
-        <label for="start-input">First message</label>
+      <Field id="start-input" label="First message">
         <textarea
           id="start-input"
           rows={3}
@@ -44,7 +44,7 @@ export function StartSession(props: { agent: Agent; suggested: number }) {
           aria-invalid={error ? "true" : undefined}
           onInput={(event) => setInput((event.target as HTMLTextAreaElement).value)}
         />
-      </div>
+      </Field>
       {error && (
         <p class="form-error" role="alert">
           {error}

@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { useConsole } from "../context";
 import { useAction, usePaged } from "../hooks";
 import { API_KEY_SCOPES, type ApiKey, type ApiKeyScope } from "../types";
-import { Ago, ConfirmedButton, Creator, Empty, ErrorNote, Loading, Page } from "./common";
+import { Ago, ConfirmedButton, Creator, Empty, ErrorNote, Field, Loading, MoreButton, Page } from "./common";
 
 const PAGE_SIZE = 50;
 
@@ -46,11 +46,7 @@ export function ApiKeysPage() {
           ) : (
             <KeyTable rows={list.rows} onRevoked={changed} />
           )}
-          {list.more && (
-            <button type="button" onClick={list.more}>
-              {list.loading ? "Reading more…" : "More keys"}
-            </button>
-          )}
+          <MoreButton list={list} label="More keys" />
         </section>
       </div>
     </Page>
@@ -159,10 +155,9 @@ function CreateKey(props: { onCreated(): void }) {
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="new-key-title">
       <h2 id="new-key-title">New key</h2>
-      <div class="field">
-        <label for="key-name">Name</label>
+      <Field id="key-name" label="Name">
         <input id="key-name" value={name} maxLength={100} aria-invalid={problem && name.trim() === "" ? "true" : undefined} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-      </div>
+      </Field>
       <fieldset class="field">
         <legend>Scopes</legend>
         {API_KEY_SCOPES.map((scope) => (
@@ -171,10 +166,9 @@ function CreateKey(props: { onCreated(): void }) {
           </label>
         ))}
       </fieldset>
-      <div class="field">
-        <label for="key-expires">Expires (optional)</label>
+      <Field id="key-expires" label="Expires (optional)">
         <input id="key-expires" type="datetime-local" value={expires} onInput={(e) => setExpires((e.target as HTMLInputElement).value)} />
-      </div>
+      </Field>
       {error && (
         <p class="form-error" role="alert">
           {error}
@@ -209,10 +203,9 @@ function OneTimeSecret(props: { name: string; secret: string; onDone(): void }) 
     <section class="panel one-time" aria-labelledby="secret-title">
       <h2 id="secret-title">Key {props.name} made</h2>
       <p role="status">Copy it now: it is shown only this once, and only its hash is stored.</p>
-      <div class="field">
-        <label for="new-key-secret">Secret</label>
+      <Field id="new-key-secret" label="Secret">
         <input id="new-key-secret" ref={field} readOnly value={props.secret} class="secret" onKeyDown={(e) => e.key === "Escape" && props.onDone()} />
-      </div>
+      </Field>
       <div class="actions">
         <button type="button" onClick={copy}>
           {copied ? "Copied" : "Copy"}

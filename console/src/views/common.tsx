@@ -4,7 +4,7 @@ import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { useConsole } from "../context";
 import { formatAgo, statusLabel } from "../format";
 import { isKeySubject, keyNameOf } from "../key-names";
-import { useAction } from "../hooks";
+import { type Paged, useAction } from "../hooks";
 import { routeHref } from "../route";
 import type { AgentPin, SessionStatus } from "../types";
 
@@ -69,6 +69,38 @@ export function Ago(props: { iso: string | null | undefined }) {
   );
 }
 
+/** A labelled form field: the label names the control (`id`) it sits above. */
+export function Field(props: { id: string; label: string; children: ComponentChildren }) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      {props.children}
+    </div>
+  );
+}
+
+/**
+ * Under a list read page by page: the button that reads the next page (kept while it is read, so
+ * it keeps the focus), and the failure of the last such read, with the rows read so far kept.
+ */
+export function MoreButton(props: { list: Pick<Paged<unknown>, "rows" | "loading" | "error" | "more">; label: string }) {
+  const { list } = props;
+  return (
+    <>
+      {list.rows.length > 0 && list.error && (
+        <p class="stale" role="alert">
+          Could not read more: {list.error}
+        </p>
+      )}
+      {list.more && (
+        <button type="button" onClick={list.more}>
+          {list.loading ? "Reading more…" : props.label}
+        </button>
+      )}
+    </>
+  );
+}
+
 /** Who created something: an API key by its name (its subject on hover), anyone else by subject. */
 export function Creator(props: { subject: string }) {
   const { me } = useConsole();
@@ -112,16 +144,32 @@ export function ConfirmDialog(props: {
   onClose(): void;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
+  // Whether the dialog is shown as this component asked. A dialog's `close` event comes a task after
+  // it closed: by then the question may be open again (Escape, then Enter on its button at once),
+  // and that late event must not close it; a close this component made itself needs no answer either.
+  const shown = useRef(false);
   // A page may hold several questions (an alias's delete beside the archive): each names its own title.
   const titleId = useId();
   useEffect(() => {
     const element = dialog.current;
     if (!element) return;
-    if (props.open && !element.open) element.showModal();
-    if (!props.open && element.open) element.close();
+    if (props.open && !element.open) {
+      element.showModal();
+      shown.current = true;
+    }
+    if (!props.open && element.open) {
+      shown.current = false;
+      element.close();
+    }
   }, [props.open]);
+  const closed = () => {
+    // Escape: `cancel` while it is still open; without one (the browser may skip it), `close` once it is not.
+    if (!shown.current) return;
+    shown.current = false;
+    props.onClose();
+  };
   return (
-    <dialog ref={dialog} class="confirm" aria-labelledby={titleId} onClose={props.onClose} onCancel={props.onClose}>
+    <dialog ref={dialog} class="confirm" aria-labelledby={titleId} onClose={() => dialog.current?.open || closed()} onCancel={closed}>
       <h2 id={titleId}>{props.title}</h2>
       <div class="confirm-body">{props.children}</div>
       {props.error && (

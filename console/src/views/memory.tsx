@@ -8,7 +8,7 @@ import { useConsole } from "../context";
 import { usePaged } from "../hooks";
 import { routeHref } from "../route";
 import type { ScoredMemoryItem } from "../types";
-import { Ago, ErrorNote, Loading, Page } from "./common";
+import { Ago, ErrorNote, Loading, MoreButton, Page } from "./common";
 
 /** The platform's deepest namespace: nothing is listed below it. */
 const MAX_SEGMENTS = 4;
@@ -92,11 +92,7 @@ function Namespaces(props: { namespace: string[] }) {
           ))}
         </ul>
       </Listing>
-      {list.more && (
-        <button type="button" onClick={list.more}>
-          {list.loading ? "Reading more…" : "More namespaces"}
-        </button>
-      )}
+      <MoreButton list={list} label="More namespaces" />
     </section>
   );
 }
@@ -157,25 +153,16 @@ function Items(props: { namespace: string[]; query: string | null }) {
           </tbody>
         </table>
       </Listing>
-      {list.more && (
-        <button type="button" onClick={list.more}>
-          {list.loading ? "Reading more…" : "More items"}
-        </button>
-      )}
+      <MoreButton list={list} label="More items" />
     </section>
   );
 }
 
-/** A list's states: read first, failed with nothing to show, empty, or its rows (with a failed next page noted). */
+/** A list's states: read first, failed with nothing to show, empty, or its rows (a failed next page is noted by `MoreButton`). */
 function Listing(props: { what: string; loading: boolean; error: string | null; count: number; retry(): void; children: ComponentChildren }) {
   if (props.count === 0 && props.error) return <ErrorNote message={props.error} retry={props.retry} />;
   if (props.count === 0) return props.loading ? <Loading what={props.what} /> : <p class="muted">No {props.what} here.</p>;
-  return (
-    <>
-      {props.children}
-      {props.error && <p class="stale" role="alert">Could not read more: {props.error}</p>}
-    </>
-  );
+  return <>{props.children}</>;
 }
 
 function SearchForm(props: { namespace: string[]; query: string | null }) {

@@ -9,7 +9,7 @@ import { useAction } from "../hooks";
 import { parseMetadataLines } from "../metadata";
 import { routeHref } from "../route";
 import type { CreateSessionBody } from "../types";
-import { ErrorNote, Page } from "./common";
+import { ErrorNote, Field, Page } from "./common";
 
 /** The tools the platform itself runs; other kinds need a URL or a client and are set up by a backend. */
 const BUILTIN_TOOLS = ["get_time", "http_fetch", "run_code"] as const;
@@ -56,8 +56,7 @@ export function NewSessionPage() {
   return (
     <Page title="New session" subtitle="Runs at once with its first message; without one it waits, idle, for a message.">
       <form class="panel new-session" onSubmit={submit}>
-        <div class="field">
-          <label for="new-input">First message</label>
+        <Field id="new-input" label="First message">
           <textarea
             id="new-input"
             rows={4}
@@ -68,15 +67,13 @@ export function NewSessionPage() {
               if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) (e.currentTarget as HTMLTextAreaElement).form?.requestSubmit();
             }}
           />
-        </div>
-        <div class="field">
-          <label for="new-model">Model (optional)</label>
+        </Field>
+        <Field id="new-model" label="Model (optional)">
           <input id="new-model" value={model} placeholder="the platform's default" onInput={(e) => setModel((e.target as HTMLInputElement).value)} />
-        </div>
-        <div class="field">
-          <label for="new-system">System prompt (optional)</label>
+        </Field>
+        <Field id="new-system" label="System prompt (optional)">
           <textarea id="new-system" rows={3} value={system} onInput={(e) => setSystem((e.target as HTMLTextAreaElement).value)} />
-        </div>
+        </Field>
         <fieldset class="field">
           <legend>Built-in tools</legend>
           {BUILTIN_TOOLS.map((name) => (
@@ -85,10 +82,9 @@ export function NewSessionPage() {
             </label>
           ))}
         </fieldset>
-        <div class="field">
-          <label for="new-metadata">Metadata (optional), one key=value per line</label>
+        <Field id="new-metadata" label="Metadata (optional), one key=value per line">
           <textarea id="new-metadata" rows={2} value={metadataText} placeholder="ticket=T-1234" onInput={(e) => setMetadataText((e.target as HTMLTextAreaElement).value)} />
-        </div>
+        </Field>
         {error && (
           <p class="form-error" role="alert">
             {error}

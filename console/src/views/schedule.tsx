@@ -6,7 +6,7 @@ import { formatJson } from "../format";
 import { unconditional, usePaged, usePoll } from "../hooks";
 import { routeHref } from "../route";
 import type { Firing, Schedule } from "../types";
-import { Ago, Creator, Empty, ErrorNote, Loading, Page } from "./common";
+import { Ago, Creator, Empty, ErrorNote, Loading, MoreButton, Page } from "./common";
 import { ScheduleControls, ScheduleState, whatItRuns } from "./schedules";
 
 const PAGE_SIZE = 50;
@@ -127,11 +127,7 @@ export function SchedulePage(props: { id: string }) {
               </tbody>
             </table>
           )}
-          {firings.more && (
-            <button type="button" onClick={firings.more}>
-              {firings.loading ? "Reading more…" : "More firings"}
-            </button>
-          )}
+          <MoreButton list={firings} label="More firings" />
         </section>
       </div>
     </Page>

@@ -8,7 +8,7 @@ import { useConsole } from "../context";
 import { useAction, usePaged } from "../hooks";
 import { routeHref } from "../route";
 import type { Schedule } from "../types";
-import { Ago, ConfirmedButton, Creator, Empty, ErrorNote, Loading, Page } from "./common";
+import { Ago, ConfirmedButton, Creator, Empty, ErrorNote, Loading, MoreButton, Page } from "./common";
 
 const PAGE_SIZE = 50;
 
@@ -74,12 +74,7 @@ export function SchedulesPage() {
           </tbody>
         </table>
       )}
-      {list.rows.length > 0 && list.error && <p class="stale" role="alert">Could not read more: {list.error}</p>}
-      {list.more && (
-        <button type="button" onClick={list.more}>
-          {list.loading ? "Reading more…" : "More schedules"}
-        </button>
-      )}
+      <MoreButton list={list} label="More schedules" />
     </Page>
   );
 }

@@ -7,11 +7,13 @@ import { useState } from "preact/hooks";
 import { useConsole } from "../context";
 import { unconditional, useAction, usePoll } from "../hooks";
 import type { TenantSettings } from "../types";
-import { Ago, ConfirmedButton, ErrorNote, Loading, Page } from "./common";
+import { Ago, ConfirmedButton, ErrorNote, Field, Loading, Page } from "./common";
 
 export function SettingsPage() {
   const { api, me } = useConsole();
   const settings = usePoll<TenantSettings>("tenant-settings", () => unconditional(api.call((client) => client.GET("/v1/tenant/settings"))), null);
+  // Kept here: the form is made afresh from the settings read again after a save, and "Saved." outlives that.
+  const [saved, setSaved] = useState(false);
   if (!me.powers.tenantAdmin) {
     return (
       <Page title="Settings">
@@ -23,7 +25,16 @@ export function SettingsPage() {
     <Page title="Settings" subtitle={<>Tenant <strong>{me.tenant.tenant_id}</strong></>}>
       <div class="admin-grid">
         {settings.data ? (
-          <OriginsForm key={JSON.stringify(settings.data)} settings={settings.data} onSaved={settings.refresh} />
+          <OriginsForm
+            key={JSON.stringify(settings.data)}
+            settings={settings.data}
+            saved={saved}
+            onEdited={() => setSaved(false)}
+            onSaved={() => {
+              setSaved(true);
+              settings.refresh();
+            }}
+          />
         ) : settings.error ? (
           <ErrorNote message={settings.error} retry={settings.refresh} />
         ) : (
@@ -35,29 +46,24 @@ export function SettingsPage() {
   );
 }
 
-function OriginsForm(props: { settings: TenantSettings; onSaved(): void }) {
+function OriginsForm(props: { settings: TenantSettings; saved: boolean; onEdited(): void; onSaved(): void }) {
   const { api } = useConsole();
   const action = useAction();
   const [text, setText] = useState((props.settings.webhook_origins ?? []).join("\n"));
-  const [saved, setSaved] = useState(false);
   const submit = async (event: Event) => {
     event.preventDefault();
-    setSaved(false);
+    props.onEdited();
     const origins = text
       .split(/\s+/)
       .map((line) => line.trim())
       .filter(Boolean);
     const body = { ...props.settings, webhook_origins: origins.length > 0 ? origins : null };
-    if (await action.run(() => api.call((client) => client.PUT("/v1/tenant/settings", { body })))) {
-      setSaved(true);
-      props.onSaved();
-    }
+    if (await action.run(() => api.call((client) => client.PUT("/v1/tenant/settings", { body })))) props.onSaved();
   };
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="origins-title">
       <h2 id="origins-title">Webhook origins</h2>
-      <div class="field">
-        <label for="webhook-origins">Allowed origins, one per line</label>
+      <Field id="webhook-origins" label="Allowed origins, one per line">
         <textarea
           id="webhook-origins"
           rows={4}
@@ -65,20 +71,20 @@ function OriginsForm(props: { settings: TenantSettings; onSaved(): void }) {
           placeholder="https://hooks.example.com"
           aria-describedby="webhook-origins-help"
           onInput={(e) => {
-            setSaved(false);
+            props.onEdited();
             setText((e.target as HTMLTextAreaElement).value);
           }}
         />
         <p id="webhook-origins-help" class="muted">
           When set, webhook tools, status webhooks and notify URLs must use one of these. Empty: any public https origin.
         </p>
-      </div>
+      </Field>
       {action.error && (
         <p class="form-error" role="alert">
           {action.error}
         </p>
       )}
-      {saved && (
+      {props.saved && (
         <p class="result" role="status">
           Saved.
         </p>

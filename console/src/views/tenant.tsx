@@ -3,7 +3,7 @@ import { useState } from "preact/hooks";
 import { useConsole } from "../context";
 import { formatNumber, totalTokens } from "../format";
 import { unconditional, useAction, usePoll, useThrottle } from "../hooks";
-import { routeHref, type SessionFilter } from "../route";
+import { NO_AUDIT_FILTER, routeHref, type SessionFilter } from "../route";
 import type { AdminTenant } from "../types";
 import { ConfirmDialog, ErrorNote, Loading, Page } from "./common";
 import { LimitsForm } from "./limits-form";
@@ -44,6 +44,9 @@ export function TenantPage(props: { tenantId: string; filter: SessionFilter }) {
       }
       actions={
         <>
+          <a class="button" href={routeHref({ view: "audit_log", scope: "platform", ...NO_AUDIT_FILTER, tenantId: data.tenant_id })}>
+            Tenant's audit log
+          </a>
           {!data.deletion && <Suspension tenantId={data.tenant_id} suspended={data.suspended} onChanged={tenant.refresh} />}
           <TenantDeletion tenantId={data.tenant_id} deletion={data.deletion} onChanged={tenant.refresh} />
         </>

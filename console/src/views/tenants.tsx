@@ -2,7 +2,7 @@
 import { useConsole } from "../context";
 import { formatNumber, totalTokens } from "../format";
 import { unconditional, usePoll } from "../hooks";
-import { routeHref } from "../route";
+import { NO_AUDIT_FILTER, routeHref } from "../route";
 import type { TenantListItem } from "../types";
 import { Ago, Empty, ErrorNote, Loading, Page } from "./common";
 
@@ -26,7 +26,15 @@ export function TenantsPage(props: { cursor: string | null }) {
   }
   const rows = page.data?.data ?? [];
   return (
-    <Page title="Tenants" subtitle="Every tenant of the platform, with its usage over the last 30 days.">
+    <Page
+      title="Tenants"
+      subtitle="Every tenant of the platform, with its usage over the last 30 days."
+      actions={
+        <a class="button" href={routeHref({ view: "audit_log", scope: "platform", ...NO_AUDIT_FILTER })}>
+          Platform audit log
+        </a>
+      }
+    >
       {page.error && page.data && <p class="stale" role="status">Could not refresh: {page.error}</p>}
       {page.loading && !page.data ? (
         <Loading what="tenants" />

@@ -8,7 +8,7 @@ import { useConsole } from "../context";
 import { useAction, usePaged } from "../hooks";
 import { routeHref } from "../route";
 import type { WebhookDelivery } from "../types";
-import { Ago, Empty, ErrorNote, Loading, Page } from "./common";
+import { Ago, Empty, ErrorNote, Loading, MoreButton, Page } from "./common";
 
 const PAGE_SIZE = 50;
 const OUTCOMES = ["pending", "succeeded", "failed"] as const satisfies readonly WebhookDelivery["status"][];
@@ -131,12 +131,7 @@ export function WebhookPage(props: { id: string }) {
           </tbody>
         </table>
       )}
-      {list.rows.length > 0 && list.error && <p class="stale" role="alert">Could not read more: {list.error}</p>}
-      {list.more && (
-        <button type="button" onClick={list.more}>
-          {list.loading ? "Reading more…" : "More deliveries"}
-        </button>
-      )}
+      <MoreButton list={list} label="More deliveries" />
     </Page>
   );
 }

@@ -8,7 +8,7 @@ import { useConsole } from "../context";
 import { useAction, usePaged } from "../hooks";
 import { routeHref } from "../route";
 import { NOTIFICATION_TYPES, type NotificationType, type WebhookEndpoint } from "../types";
-import { Ago, ConfirmedButton, Creator, Empty, ErrorNote, Loading, Page } from "./common";
+import { Ago, ConfirmedButton, Creator, Empty, ErrorNote, Field, Loading, MoreButton, Page } from "./common";
 
 const PAGE_SIZE = 50;
 
@@ -88,11 +88,7 @@ export function WebhooksPage() {
               </tbody>
             </table>
           )}
-          {list.more && (
-            <button type="button" onClick={list.more}>
-              {list.loading ? "Reading more…" : "More endpoints"}
-            </button>
-          )}
+          <MoreButton list={list} label="More endpoints" />
         </section>
       </div>
     </Page>
@@ -125,14 +121,12 @@ function CreateEndpoint(props: { onCreated(): void }) {
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="new-endpoint-title">
       <h2 id="new-endpoint-title">New endpoint</h2>
-      <div class="field">
-        <label for="endpoint-url">URL</label>
+      <Field id="endpoint-url" label="URL">
         <input id="endpoint-url" type="url" value={url} placeholder="https://ops.example.com/agent-events" onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
-      </div>
-      <div class="field">
-        <label for="endpoint-description">Description (optional)</label>
+      </Field>
+      <Field id="endpoint-description" label="Description (optional)">
         <input id="endpoint-description" value={description} onInput={(e) => setDescription((e.target as HTMLInputElement).value)} />
-      </div>
+      </Field>
       <fieldset class="field">
         <legend>Events</legend>
         {NOTIFICATION_TYPES.map((type) => (

@@ -1089,7 +1089,7 @@ export interface paths {
         };
         /**
          * List the platform's audit log
-         * @description With `tenant_id`: every entry of that tenant. Without: the platform actions (limits, models, suspension, deletion) of every tenant. Newest first, kept 400 days.
+         * @description With `tenant_id`: every entry of that tenant (of a deleted tenant, its platform actions, its deletion among them). Without: the platform actions (limits, models, suspension, deletion) of every tenant. Newest first, kept 400 days.
          */
         get: operations["listPlatformAuditLog"];
         put?: never;

@@ -1,6 +1,8 @@
 /**
  * `GET /v1/admin/audit-log`: with `tenant_id`, that tenant's whole log (its own changes and the
  * platform's changes to it); without, the platform actions of every tenant, from the registry.
+ * A deleted tenant's own log went with its index: its platform actions (its deletion among them)
+ * are read from the registry's copy, which outlives it.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { tenantIndexStub, tenantRegistryStub } from "../../objects";
@@ -17,7 +19,7 @@ export const route = createRoute({
   operationId: "listPlatformAuditLog",
   summary: "List the platform's audit log",
   description:
-    "With `tenant_id`: every entry of that tenant. Without: the platform actions (limits, models, suspension, deletion) of every tenant. Newest first, kept 400 days.",
+    "With `tenant_id`: every entry of that tenant (of a deleted tenant, its platform actions, its deletion among them). Without: the platform actions (limits, models, suspension, deletion) of every tenant. Newest first, kept 400 days.",
   tags: ["Audit log"],
   security: platformAdminAuth(),
   middleware: [requireScope("platform:admin")] as const,
@@ -31,6 +33,10 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { tenant_id: tenantId, limit, cursor, action, actor, since, until } = c.req.valid("query");
   const input = { limit, cursor: cursor ?? null, action, actor, since, until };
-  const page = tenantId ? await tenantIndexStub(c.env, tenantId).listAuditLog(tenantId, input) : await tenantRegistryStub(c.env).listAuditLog(input);
+  const registry = tenantRegistryStub(c.env);
+  if (!tenantId) return c.json(await registry.listAuditLog(input), 200);
+  // Finished is recorded before the index empties itself, so no read falls between the two.
+  const deleted = (await registry.deletion(tenantId))?.finished_at != null;
+  const page = deleted ? await registry.listAuditLog({ ...input, tenant_id: tenantId }) : await tenantIndexStub(c.env, tenantId).listAuditLog(tenantId, input);
   return c.json(page, 200);
 };

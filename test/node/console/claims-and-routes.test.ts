@@ -78,6 +78,12 @@ describe("routes", () => {
     ["#/schedules", { view: "schedules" }],
     ["#/schedules/sch_1", { view: "schedule", id: "sch_1" }],
     ["#/settings", { view: "settings" }],
+    ["#/audit-log", { view: "audit_log", scope: "tenant", action: null, actor: null, since: null, until: null, tenantId: null }],
+    [
+      "#/audit-log?action=settings.updated&actor=ops-7&since=2026-12-01T00%3A00%3A00.000Z&until=2026-12-02T00%3A00%3A00.000Z",
+      { view: "audit_log", scope: "tenant", action: "settings.updated", actor: "ops-7", since: "2026-12-01T00:00:00.000Z", until: "2026-12-02T00:00:00.000Z", tenantId: null },
+    ],
+    ["#/admin/audit-log?tenant=acme.eu&action=tenant.deleted", { view: "audit_log", scope: "platform", action: "tenant.deleted", actor: null, since: null, until: null, tenantId: "acme.eu" }],
   ];
   it.each(routes)("%j is %j and back", (hash, route) => {
     expect(parseRoute(hash)).toEqual(route);
@@ -92,6 +98,9 @@ describe("routes", () => {
     expect(parseRoute("#/agents/agt_1?from=0&to=x")).toEqual({ view: "agent", id: "agt_1", from: null, to: null });
     expect(parseRoute("#/agents/agt_1?to=2.5")).toMatchObject({ to: null });
     for (const days of ["401", "0", "x", "7.5"]) expect(parseRoute(`#/usage?days=${days}`)).toEqual({ view: "usage", days: 30 });
+    // The tenant's own log names no other tenant; a time that is not one is no filter.
+    expect(parseRoute("#/audit-log?tenant=other&since=yesterday")).toMatchObject({ scope: "tenant", tenantId: null, since: null });
+    expect(parseRoute("#/admin/audit-log/x")).toMatchObject({ view: "not_found" });
   });
 
   it("encodes ids and subjects, so no value can add a path segment or a parameter", () => {
