@@ -112,8 +112,9 @@ describe("the console in Chromium", () => {
     const model = stack.mock.model(uniqueName("model"));
     const answer = "The time is noon, and every part of this answer was streamed to the console while it was written.";
     await model.script(
-      // A slow first answer, so the console sees the run before the tool call.
-      { ...askTime("toolu_time"), delay_ms: 1_500 },
+      // A slow first answer, so the console sees the run before the tool call, and its session
+      // page is open before the second call starts: an answer is streamed while someone watches.
+      { ...askTime("toolu_time"), delay_ms: 8_000 },
       // Written slowly, after a pause, so the session page is open before the first word.
       { reply: { content: [{ type: "text", text: answer }] }, delay_ms: 3_000, stream: { chunk_chars: 4, event_delay_ms: 120 } },
     );

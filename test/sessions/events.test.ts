@@ -9,6 +9,7 @@ import { createAndStart, getSession, messages, newTestSession, sessionInit, unwr
 import { openSocket, openSse, streamResponse } from "../support/agent-stream";
 import { deltaText, storedTypes, type Watch } from "../support/event-client";
 import { storedEvents } from "../support/event-rows";
+import { RECENT_WATCH_MS, STREAM_ALWAYS_ABOVE_TOKENS, streamAnswer } from "../../src/sessions/object/loop/steps/model-step";
 
 const text = (t: string) => ({ type: "text", text: t });
 const toolUse = (id: string, name = "get_time", input: unknown = {}) => ({ type: "tool_use", id, name, input });
@@ -193,6 +194,15 @@ describe("streamed model text", () => {
     watch.stop();
     expect((await t.model.requests()).map((r) => (r.body as { stream?: boolean }).stream)).toEqual([false, false]);
     // Watched from a call's start, the answer is streamed: the tests above and below.
+  });
+
+  it("is asked for unwatched for a chat and a long answer, and for a session watched a moment ago", () => {
+    const watchedAgo = (agoMs: number) => ({ watchedWithin: (ms: number) => agoMs < ms });
+    const plain = { metadata: null };
+    expect(streamAnswer(watchedAgo(Infinity), plain, 4096)).toBe(false);
+    expect(streamAnswer(watchedAgo(RECENT_WATCH_MS - 1), plain, 4096)).toBe(true);
+    expect(streamAnswer(watchedAgo(Infinity), { metadata: { chat_id: "c1" } }, 4096)).toBe(true);
+    expect(streamAnswer(watchedAgo(Infinity), plain, STREAM_ALWAYS_ABOVE_TOKENS + 1)).toBe(true);
   });
 
   it("broken in the middle saves nothing partial, and the retry's text starts over at offset 0", async () => {

@@ -8,6 +8,7 @@ import { SESSION_MIGRATIONS } from "../../src/sessions/object/store/migrations";
 import { migrate } from "../../src/storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
 import { MEMORY_STORE_MIGRATIONS } from "../../src/memory/migrations";
+import { insertEvents } from "./event-rows";
 
 /** A session's limits as every version before `max_schedules` stored them: the limits of that time, written out. */
 export const LIMITS_BEFORE_SCHEDULES = {
@@ -120,7 +121,10 @@ export function writeLegacySession(storage: DurableObjectStorage, t: TestSession
   for (const statement of layout.statements) storage.sql.exec(statement);
   storage.sql.exec("INSERT INTO messages (role, content, created_at) VALUES ('user', ?, ?)", JSON.stringify([{ type: "text", text: "hello" }]), AT);
   storage.sql.exec("INSERT INTO messages (role, content, created_at) VALUES ('assistant', ?, ?)", JSON.stringify([{ type: "text", text: "hi there" }]), AT);
-  storage.sql.exec("INSERT INTO events (type, data, created_at) VALUES ('status', ?, ?)", JSON.stringify({ status: "done", stop_reason: "end_turn", error: null }), AT);
+  const status = { status: "done", stop_reason: "end_turn", error: null };
+  // The event log's table as the layout has it: one row per event before migration 13, one per transaction after.
+  if (userTables(storage).includes("event_batches")) insertEvents(storage.sql, [["status", status, AT]]);
+  else storage.sql.exec("INSERT INTO events (type, data, created_at) VALUES ('status', ?, ?)", JSON.stringify(status), AT);
   storage.kv.put("session", {
     id: t.sessionId,
     tenant_id: t.tenantId,

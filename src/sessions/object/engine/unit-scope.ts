@@ -52,8 +52,8 @@ export interface StepScope {
   nowIso(): string;
   /** Sends streamed text to the watchers while the unit is current; a stale unit's goes nowhere. */
   streamText(delta: DeltaData): void;
-  /** Whether any stream of the session is open now. */
-  watched(): boolean;
+  /** Whether a stream of the session is open, or was within the last `ms`. */
+  watchedWithin(ms: number): boolean;
   /** Makes the writes so far durable; false when the unit went stale meanwhile. */
   persist(): Promise<boolean>;
   /** Runs `fn` in one transaction if the unit is still current; returns whether it ran. */
@@ -134,8 +134,8 @@ export class UnitScope implements StepScope {
     if (this.current) this.#engine.events.delta(delta, this.#engine.nowIso());
   }
 
-  watched(): boolean {
-    return this.#engine.events.streams.watched();
+  watchedWithin(ms: number): boolean {
+    return this.#engine.events.streams.watchedWithin(ms);
   }
 
   async persist(): Promise<boolean> {

@@ -190,6 +190,8 @@ export class StreamHub {
   /** Accepted, but their first frames are not sent yet. Memory only: acceptance and activation happen in one wake. */
   readonly #pending = new Set<WebSocket | SseWatcher>();
   #closedTags: StreamTag[] = [];
+  /** When a stream was last seen open (ms; memory only: an object woken afresh has seen none). */
+  #lastWatchedAt = 0;
   /** Streams refused before the tenant index noted them: their close is nothing to tell it. */
   readonly #unnoted = new Set<string>();
 
@@ -282,7 +284,14 @@ export class StreamHub {
 
   /** Whether any stream is open, pending ones included. */
   watched(): boolean {
-    return this.#sse.size > 0 || this.ctx.getWebSockets().length > 0;
+    const watched = this.#sse.size > 0 || this.ctx.getWebSockets().length > 0;
+    if (watched) this.#lastWatchedAt = Date.now();
+    return watched;
+  }
+
+  /** Whether a stream is open, or was seen open within the last `ms` (a page between two reconnects). */
+  watchedWithin(ms: number): boolean {
+    return this.watched() || Date.now() - this.#lastWatchedAt < ms;
   }
 
   /** Sends to every active stream. */

@@ -12,6 +12,7 @@ import { callMessages } from "../../context/plan";
 import { runContext } from "../../context/run-context";
 import { deadline } from "../../../../shared/deadline";
 import type { StepScope, UnitWriter } from "../../engine/unit-scope";
+import type { StoredSession } from "../../store/store";
 import { providerFor } from "../../model";
 import { asModelError } from "../../model/provider-errors";
 import { ModelError } from "../../model/provider";
@@ -42,7 +43,7 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
     streamed.set(index, offset + text.length);
     scope.streamText({ index, text, offset, ...(kind ? { kind } : {}) });
   };
-  const called = await callModel(scope, (signal) => provider.complete(request, signal, streamAnswer(scope, maxTokens) ? onText : undefined));
+  const called = await callModel(scope, (signal) => provider.complete(request, signal, streamAnswer(scope, session, maxTokens) ? onText : undefined));
   if (!called.ok) return called.outcome;
   const response = called.response;
 
@@ -112,14 +113,18 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
  */
 export const STREAM_ALWAYS_ABOVE_TOKENS = 16_384;
 
+/** A session watched this recently still streams: a page that reconnects, or comes back between turns. */
+export const RECENT_WATCH_MS = 60_000;
+
 /**
- * Whether to ask for a stream: while somebody watches the session when the call starts (the
- * console shows the text as it is written), or for a long answer. Otherwise the whole answer in
- * one body, which costs the object less to receive (BENCHMARKS.md). A watcher who comes while
+ * Whether to ask for a stream: while somebody watches the session when the call starts, or did a
+ * moment ago (the console shows the text as it is written); for a chat, whose page follows every
+ * turn it sends (src/chat/, `metadata.chat_id`); or for a long answer. Otherwise the whole answer
+ * in one body, which costs the object less to receive (BENCHMARKS.md). A watcher who comes while
  * an unstreamed answer is being written gets it whole when it is saved, as a `message` event.
  */
-export function streamAnswer(scope: Pick<StepScope, "watched">, maxTokens: number): boolean {
-  return scope.watched() || maxTokens > STREAM_ALWAYS_ABOVE_TOKENS;
+export function streamAnswer(scope: Pick<StepScope, "watchedWithin">, session: Pick<StoredSession, "metadata">, maxTokens: number): boolean {
+  return scope.watchedWithin(RECENT_WATCH_MS) || typeof session.metadata?.chat_id === "string" || maxTokens > STREAM_ALWAYS_ABOVE_TOKENS;
 }
 
 /** What an answer's stop reason makes of the run. */
