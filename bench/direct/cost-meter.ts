@@ -27,6 +27,8 @@ const classes = new Map<string, ClassTally>();
 const statements = new Map<string, Map<string, Tally>>();
 const methods = new Map<string, Map<string, number>>();
 let workerRequests = 0;
+/** Storage calls on a storage object no meter knows (a sign that a runtime hands out more than one). */
+let unattributed = 0;
 let inFlight = 0;
 let lastSettled = 0;
 
@@ -154,7 +156,9 @@ function patch(proto: object, names: readonly string[], count: (meter: ObjectMet
       value: function (this: object, ...args: unknown[]) {
         const result = original.apply(this, args);
         const meter = byStorage.get(this);
-        return meter ? count(meter, name, args, result) : result;
+        if (meter) return count(meter, name, args, result);
+        unattributed++;
+        return result;
       },
     });
   }
@@ -269,6 +273,7 @@ export function meterSnapshot(): MeterSnapshot {
   for (const [className, byName] of statements) byClass[className] = Object.fromEntries([...byName].map(([name, tally]) => [name, { ...tally }]));
   return {
     workerRequests,
+    unattributed,
     classes: Object.fromEntries([...classes].map(([name, tally]) => [name, { ...tally }])),
     statements: byClass,
     methods: Object.fromEntries([...methods].map(([className, byMethod]) => [className, Object.fromEntries(byMethod)])),

@@ -79,6 +79,8 @@ export interface ClassTally {
 export interface MeterSnapshot {
   /** Requests into the Worker itself, the benchmarks' own routes left out. */
   workerRequests: number;
+  /** Storage calls the meter could not charge to an object: 0, or the counts are short. */
+  unattributed: number;
   classes: Record<string, ClassTally>;
   /** By class, then by statement or key-value call: calls and rows. */
   statements: Record<string, Record<string, Tally>>;

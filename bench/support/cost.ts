@@ -52,6 +52,7 @@ export interface RunCost extends ClassCost {
 }
 
 export function costBetween(before: MeterSnapshot, after: MeterSnapshot): RunCost {
+  if (after.unattributed > before.unattributed) throw new Error(`the meter could not charge ${after.unattributed - before.unattributed} storage calls to an object`);
   const byClass: Record<string, ClassCost> = {};
   const total: ClassCost = { requests: 0, alarms: 0, activeMs: 0, rowsRead: 0, rowsWritten: 0 };
   for (const [name, a] of Object.entries(after.classes)) {

@@ -48,7 +48,7 @@ describe("the bill", () => {
   });
 });
 
-const snapshot = (over: Partial<MeterSnapshot> = {}): MeterSnapshot => ({ workerRequests: 0, classes: {}, statements: {}, methods: {}, inFlight: 0, quietMs: 1000, ...over });
+const snapshot = (over: Partial<MeterSnapshot> = {}): MeterSnapshot => ({ workerRequests: 0, unattributed: 0, classes: {}, statements: {}, methods: {}, inFlight: 0, quietMs: 1000, ...over });
 const tally = (requests: number, rowsWritten: number) => ({ objects: 1, requests, alarms: requests / 2, activeMs: requests * 10, rowsRead: rowsWritten * 2, rowsWritten });
 
 describe("a run's cost from two readings of the meter", () => {
@@ -73,6 +73,10 @@ describe("a run's cost from two readings of the meter", () => {
     expect(cost.workerRequests).toBe(1);
     expect(Object.keys(cost.byClass).sort()).toEqual(["A", "C"]);
     expect(cost.methods).toEqual({ A: { alarm: 10, get: 10 } });
+  });
+
+  it("refuses a run with storage calls it could not charge to an object", () => {
+    expect(() => costBetween(before, { ...after, unattributed: 1 })).toThrow(/could not charge 1 storage call/);
   });
 
   it("scales to 1,000 steps and breaks rows down per step", () => {
