@@ -21,7 +21,7 @@
  *   (`__miniflare_do_name`, which a deployed object does not have) are left out.
  */
 import { DurableObject } from "cloudflare:workers";
-import { type ClassTally, keyName, type KvCall, kvRows, type MeterSnapshot, statementName, type Tally } from "../support/cost-rules";
+import { type ClassTally, keyName, type KvCall, kvRows, type MeterSnapshot, statementKind, statementName, type Tally } from "../support/cost-rules";
 
 const classes = new Map<string, ClassTally>();
 const statements = new Map<string, Map<string, Tally>>();
@@ -89,10 +89,10 @@ class ObjectMeter {
     this.#pending = [];
   }
 
-  track(cursor: Pending["cursor"], sql: string): void {
+  track(cursor: Pending["cursor"], sql: string, firstBinding: unknown): void {
     // wrangler dev's own bookkeeping of an object's name, which a deployed object does not have.
     if (sql.includes(LOCAL_ONLY_TABLE)) return;
-    const entry = { cursor, name: nameOf(sql), read: 0, written: 0 };
+    const entry = { cursor, name: statementKind(nameOf(sql), firstBinding), read: 0, written: 0 };
     addRows(this.className, entry.name, 0, 0, true);
     this.#pending.push(entry);
     // A statement run outside any call (none here) is folded at once.
@@ -170,7 +170,7 @@ function attachStorage(ctx: DurableObjectState, meter: ObjectMeter): void {
   const kv = storage.kv;
   for (const target of [storage, sql, kv]) byStorage.set(target, meter);
   patch(Object.getPrototypeOf(sql), ["exec"], (m, _name, args, cursor) => {
-    m.track(cursor as Pending["cursor"], String(args[0]));
+    m.track(cursor as Pending["cursor"], String(args[0]), args[1]);
     return cursor;
   });
   patch(Object.getPrototypeOf(kv), KV_CALLS, (m, name, args, result) => {

@@ -143,6 +143,14 @@ export function statementName(sql: string): string {
 }
 
 /**
+ * An insert's name with its first bound value when that is a kind, a role or a type (a short
+ * lowercase word: `[assistant]`, `[tools]`), so the breakdown shows which rows a unit writes.
+ */
+export function statementKind(name: string, firstBinding: unknown): string {
+  return name.startsWith("INSERT") && typeof firstBinding === "string" && /^[a-z][a-z_.]{0,23}$/.test(firstBinding) ? `${name} [${firstBinding}]` : name;
+}
+
+/**
  * A key's name in the breakdown: digits and long hexadecimal or base-64-like runs folded, so a
  * key per event or per request is one entry.
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { costBetween, countsPer1000Steps, requestsPer1000Steps, statementsPerStep } from "../../../bench/support/cost";
-import { billOf, keyName, kvRows, type MeterSnapshot, PRICES, statementName } from "../../../bench/support/cost-rules";
+import { billOf, keyName, kvRows, type MeterSnapshot, PRICES, statementKind, statementName } from "../../../bench/support/cost-rules";
 import { costTargets, costTargetsTable, medianRatio } from "../../../bench/suites/cost-targets";
 
 describe("rows a key-value or alarm call is billed as", () => {
@@ -26,6 +26,13 @@ describe("names in the breakdown", () => {
   it("puts a statement on one line and folds its placeholders", () => {
     expect(statementName("INSERT INTO t (a, b, c)\n   VALUES (?, ?,?)")).toBe("INSERT INTO t (a, b, c) VALUES (?, …)");
     expect(statementName(`SELECT ${"x, ".repeat(100)}y FROM t`)).toHaveLength(158);
+  });
+
+  it("names an insert by its kind, role or type when its first value is one", () => {
+    expect(statementKind("INSERT INTO steps (kind) VALUES (?)", "tools")).toBe("INSERT INTO steps (kind) VALUES (?) [tools]");
+    expect(statementKind("INSERT INTO tool_calls (id) VALUES (?)", "toolu_bench_0")).toBe("INSERT INTO tool_calls (id) VALUES (?)");
+    expect(statementKind("UPDATE t SET a = ?", "done")).toBe("UPDATE t SET a = ?");
+    expect(statementKind("INSERT INTO t (n) VALUES (?)", 3)).toBe("INSERT INTO t (n) VALUES (?)");
   });
 
   it("folds numbers and ids in keys", () => {
