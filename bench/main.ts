@@ -10,6 +10,7 @@
  *   --section NAME  the marked section of BENCHMARKS.md to rewrite (default: latest)
  *   --no-write      print the tables, leave BENCHMARKS.md alone
  *   --local-observability  keep wrangler dev's local trace store on (see world.ts)
+ *   --no-meter      the builds' cost meter off (its counts all 0), to see what counting costs
  */
 import { execFileSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -64,9 +65,10 @@ const { values } = parseArgs({
     section: { type: "string", default: "latest" },
     "no-write": { type: "boolean", default: false },
     "local-observability": { type: "boolean", default: false },
+    "no-meter": { type: "boolean", default: false },
   },
 });
-const worldOptions = { localObservability: values["local-observability"] };
+const worldOptions = { localObservability: values["local-observability"], meter: !values["no-meter"] };
 const repsOverride = values.reps === undefined ? null : Number(values.reps);
 if (repsOverride !== null && !(Number.isInteger(repsOverride) && repsOverride >= 1)) throw new Error(`--reps must be a whole number of 1 or more, not ${values.reps}`);
 const only = values.only?.split(",");
@@ -125,7 +127,7 @@ function header(minutes: number, suites: string[]): string {
   return [
     `Run on ${startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC at commit \`${commitOf()}\`: ${suites.join(", ")}, in ${fmt(minutes, 1)} minutes.`,
     `Machine: ${machine.cores} cores (${machine.cpu}), ${machine.memoryGiB} GiB; Node ${machine.node}, wrangler ${machine.wrangler}, workerd ${machine.workerd}; 1-minute load average ${fmt(load1(), 2)} at the end.`,
-    `wrangler dev's local trace store: ${worldOptions.localObservability ? "on" : "off"}.`,
+    `wrangler dev's local trace store: ${worldOptions.localObservability ? "on" : "off"}.${worldOptions.meter ? "" : " Cost meter: off (its figures are 0)."}`,
     stallLine(),
     "",
   ].join("\n");

@@ -57,21 +57,24 @@ export interface WorldOptions {
    * invocations per unit, so the benchmarks turn it off unless asked.
    */
   localObservability?: boolean;
+  /** The builds' cost meter (`bench/direct/cost-meter.ts`); on unless asked, off only to see what it costs. */
+  meter?: boolean;
 }
 
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const mock = await MockServer.start();
   const started: Platform[] = [];
   const env = { X_LOCAL_OBSERVABILITY: String(options.localObservability ?? false) };
+  const meterVars: Record<string, string> = options.meter === false ? { BENCH_METER: "off" } : {};
   try {
     const platform = await Platform.create({
       modelUrl: mock.url,
-      vars: { DEFAULT_LIMITS: JSON.stringify(BENCH_LIMITS) },
+      vars: { DEFAULT_LIMITS: JSON.stringify(BENCH_LIMITS), ...meterVars },
       main: join(PROJECT_ROOT, "bench", "direct", "worker.ts"),
       env,
     });
     started.push(platform);
-    const baseline = await Platform.create({ modelUrl: mock.url, config: join(PROJECT_ROOT, "bench", "baseline", "wrangler.json"), env });
+    const baseline = await Platform.create({ modelUrl: mock.url, config: join(PROJECT_ROOT, "bench", "baseline", "wrangler.json"), env, vars: meterVars });
     started.push(baseline);
     // One after the other: two cold starts at once would only slow each other down.
     await platform.start();

@@ -90,9 +90,9 @@ class ObjectMeter {
   }
 
   track(cursor: Pending["cursor"], sql: string, firstBinding: unknown): void {
-    // wrangler dev's own bookkeeping of an object's name, which a deployed object does not have.
-    if (sql.includes(LOCAL_ONLY_TABLE)) return;
-    const entry = { cursor, name: statementKind(nameOf(sql), firstBinding), read: 0, written: 0 };
+    const name = nameOf(sql);
+    if (name === null) return;
+    const entry = { cursor, name: statementKind(name, firstBinding), read: 0, written: 0 };
     addRows(this.className, entry.name, 0, 0, true);
     this.#pending.push(entry);
     // A statement run outside any call (none here) is folded at once.
@@ -123,13 +123,14 @@ class ObjectMeter {
 const LOCAL_ONLY_TABLE = "__miniflare_do_name";
 
 /** Statement texts are few and repeated: each is named once. */
-const names = new Map<string, string>();
+const names = new Map<string, string | null>();
 const MAX_NAMES = 10_000;
 
-function nameOf(sql: string): string {
+/** A statement's name, or null for wrangler dev's own bookkeeping of an object's name, which a deployed object does not have. */
+function nameOf(sql: string): string | null {
   let name = names.get(sql);
   if (name === undefined) {
-    name = statementName(sql);
+    name = sql.includes(LOCAL_ONLY_TABLE) ? null : statementName(sql);
     if (names.size < MAX_NAMES) names.set(sql, name);
   }
   return name;
@@ -214,10 +215,11 @@ export function meterClass<T extends DurableObjectClass>(Base: T, className: str
     // A mixin's constructor takes `any[]`.
     constructor(...args: any[]) {
       const ctx = args[0] as DurableObjectState;
-      const meter = new ObjectMeter(className);
-      attachStorage(ctx, meter);
+      // `BENCH_METER=off` (`npm run bench -- --no-meter`): nothing counted, to see what counting costs.
+      const meter = (args[1] as { BENCH_METER?: unknown } | undefined)?.BENCH_METER === "off" ? null : new ObjectMeter(className);
+      if (meter) attachStorage(ctx, meter);
       super(ctx, args[1]);
-      byInstance.set(this, meter);
+      if (meter) byInstance.set(this, meter);
     }
   }
   const seen = new Set<string>(["constructor", ...internal]);
