@@ -28,7 +28,7 @@ export interface RunFigures {
   gapP99: number;
   /** From the first model call to the last, per step. */
   stepMs: number;
-  /** CPU time of the workerd processes, per step. */
+  /** CPU time of the workerd processes, per step: from the start request to the last model answer. */
   cpuPerStepMs: number;
   /** Queue time per unit from `GET …/steps`, when served. */
   queue: { median: number; p95: number; p99: number } | null;
@@ -47,15 +47,18 @@ async function measuredRun(world: World, target: Target, client: ApiClient): Pro
   const bytesBefore = sqliteBytes(state);
   let meterAfter: MeterSnapshot | null = null;
   let bytesAfter = 0;
+  let cpuAfter = 0;
   const cpuBefore = workerdCpuMs(proc.processGroup);
   const { timeline, sessionId } = await runSession(world, target, STEP_OVERHEAD_STEPS, client, {
-    // Before the run's status is asked for, which is the benchmark's request, not the run's.
+    // Before the run's status is asked for, which is the benchmark's request, not the run's; the
+    // CPU time before the meter is read, which takes a request or a few.
     whenAnswered: async () => {
+      cpuAfter = workerdCpuMs(proc.processGroup);
       meterAfter = await settledMeter(proc);
       bytesAfter = sqliteBytes(state);
     },
   });
-  const cpu = workerdCpuMs(proc.processGroup) - cpuBefore;
+  const cpu = cpuAfter - cpuBefore;
   if (meterAfter === null) throw new Error("the meter was not read after the run");
   const gaps = gapsBetweenModelCalls(timeline);
   const first = timeline.arrivals[0]!;
