@@ -1,14 +1,16 @@
 /**
- * `npm run bench`: step overhead, gateway, growth and index load of the platform against the
- * bare loop, each repeated; `-- --full` adds throughput and the memory store; `-- --profile` records CPU profiles
- * instead (see profile.ts). Rewrites its section of BENCHMARKS.md, and keeps the raw figures
- * in .tmp/bench/.
+ * `npm run bench`: step overhead (with what a step costs on Cloudflare's bill), gateway, growth
+ * and index load of the platform against the bare loops, each repeated, and the cost targets;
+ * `-- --full` adds throughput and the memory store; `-- --only steps,throughput100` is the
+ * cost measurement alone; `-- --profile` records CPU profiles instead (see profile.ts). Rewrites
+ * its section of BENCHMARKS.md, and keeps the raw figures in .tmp/bench/.
  *
  *   --reps N        repetitions of every measurement (defaults: per suite, below)
- *   --only a,b      only these suites (steps, gateway, growth, index, throughput, memory)
+ *   --only a,b      only these suites (steps, gateway, growth, throughput100, throughput, memory, index)
  *   --section NAME  the marked section of BENCHMARKS.md to rewrite (default: latest)
  *   --no-write      print the tables, leave BENCHMARKS.md alone
  *   --local-observability  keep wrangler dev's local trace store on (see world.ts)
+ *   --no-meter      the builds' cost meter off (its counts all 0), to see what counting costs
  */
 import { execFileSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -20,12 +22,13 @@ import { gatewayTable, measureGateway } from "./suites/gateway";
 import { growthTables, measureGrowth } from "./suites/growth";
 import { measureMemory, memoryTables } from "./suites/memory";
 import { indexLoadTables, measureIndexLoad } from "./suites/index-load";
-import { measureStepOverhead, stepOverheadTable } from "./suites/step-overhead";
-import { measureThroughput, throughputTable } from "./suites/throughput";
+import { measureStepOverhead, requestsTable, type StepOverheadResult, statementsTable, stepOverheadTable } from "./suites/step-overhead";
+import { costTargetsTable } from "./suites/cost-targets";
+import { measureThroughput, THROUGHPUT_LOADS, type ThroughputResult, throughputTable } from "./suites/throughput";
 import { describeMachine, load1 } from "./support/machine";
 import { renderTable, rewriteSection, type Table } from "./support/report";
 import { fmt } from "./support/stats";
-import { STALL_MS, stalls, type Target } from "./support/run-session";
+import { STALL_MS, stalls, TARGET_NAMES, type Target } from "./support/run-session";
 import { startWorld, type World } from "./world";
 
 interface Suite {
@@ -36,14 +39,18 @@ interface Suite {
 }
 
 const SUITES: Suite[] = [
-  { name: "steps", reps: 10, run: async (w, n) => withTables(await measureStepOverhead(w, n), (r) => [stepOverheadTable(r)]) },
+  { name: "steps", reps: 10, run: async (w, n) => withTables(await measureStepOverhead(w, n), (r) => [stepOverheadTable(r), requestsTable(r), statementsTable(r)]) },
   { name: "gateway", reps: 5, run: async (w, n) => withTables(await measureGateway(w, n), (r) => [gatewayTable(r)]) },
   { name: "growth", reps: 3, run: async (w, n) => withTables(await measureGrowth(w, n), growthTables) },
+  // 100 × 20 alone: with the steps, what the cost targets need (`--only steps,throughput100`).
+  { name: "throughput100", reps: 2, run: async (w, n) => withTables(await measureThroughput(w, n, ONE_HUNDRED), (r) => [throughputTable(r, ONE_HUNDRED)]) },
   { name: "throughput", reps: 2, full: true, run: async (w, n) => withTables(await measureThroughput(w, n), (r) => [throughputTable(r)]) },
   { name: "memory", reps: 1, full: true, run: async (w, n) => withTables(await measureMemory(w, n), memoryTables) },
   // Last: its counting breakpoints slow the methods they sit in.
   { name: "index", reps: 3, run: async (w, n) => withTables(await measureIndexLoad(w, n), indexLoadTables) },
 ];
+
+const ONE_HUNDRED = THROUGHPUT_LOADS.filter((load) => load.sessions === 100);
 
 function withTables<R>(raw: R, tables: (raw: R) => Table[]) {
   return { raw, tables: tables(raw) };
@@ -58,9 +65,10 @@ const { values } = parseArgs({
     section: { type: "string", default: "latest" },
     "no-write": { type: "boolean", default: false },
     "local-observability": { type: "boolean", default: false },
+    "no-meter": { type: "boolean", default: false },
   },
 });
-const worldOptions = { localObservability: values["local-observability"] };
+const worldOptions = { localObservability: values["local-observability"], meter: !values["no-meter"] };
 const repsOverride = values.reps === undefined ? null : Number(values.reps);
 if (repsOverride !== null && !(Number.isInteger(repsOverride) && repsOverride >= 1)) throw new Error(`--reps must be a whole number of 1 or more, not ${values.reps}`);
 const only = values.only?.split(",");
@@ -76,7 +84,8 @@ console.log(`${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.no
 if (values.profile) {
   await runProfile({ write: !values["no-write"], benchmarksFile: BENCHMARKS, outDir: RAW_DIR, world: worldOptions });
 } else {
-  const chosen = SUITES.filter((s) => (only ? only.includes(s.name) : !s.full || values.full));
+  // A full run has 100 × 20 in its throughput suite.
+  const chosen = SUITES.filter((s) => (only ? only.includes(s.name) : (!s.full || values.full) && !(values.full && s.name === "throughput100")));
   const world = await startWorld(worldOptions);
   const tables: Table[] = [];
   const raw: Record<string, unknown> = {};
@@ -96,6 +105,13 @@ if (values.profile) {
   } finally {
     await world.dispose();
   }
+  const steps = raw.steps as StepOverheadResult | undefined;
+  const throughput = (raw.throughput100 ?? raw.throughput) as ThroughputResult | undefined;
+  if (steps || throughput) {
+    const targets = costTargetsTable(steps ?? null, throughput ?? null);
+    tables.unshift(targets);
+    console.log(`\n${renderTable(targets)}`);
+  }
   const minutes = (Date.now() - startedAt.getTime()) / 60_000;
   console.log(`done in ${fmt(minutes, 1)} minutes`);
   raw.stalls = stalls;
@@ -111,7 +127,7 @@ function header(minutes: number, suites: string[]): string {
   return [
     `Run on ${startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC at commit \`${commitOf()}\`: ${suites.join(", ")}, in ${fmt(minutes, 1)} minutes.`,
     `Machine: ${machine.cores} cores (${machine.cpu}), ${machine.memoryGiB} GiB; Node ${machine.node}, wrangler ${machine.wrangler}, workerd ${machine.workerd}; 1-minute load average ${fmt(load1(), 2)} at the end.`,
-    `wrangler dev's local trace store: ${worldOptions.localObservability ? "on" : "off"}.`,
+    `wrangler dev's local trace store: ${worldOptions.localObservability ? "on" : "off"}.${worldOptions.meter ? "" : " Cost meter: off (its figures are 0)."}`,
     stallLine(),
     "",
   ].join("\n");
@@ -122,10 +138,10 @@ function header(minutes: number, suites: string[]): string {
  * handled, and what its process showed.
  */
 function stallLine(): string {
-  const name = (target: Target) => (target === "platform" ? "platform" : "bare loop");
   const count = (target: Target) => stalls.filter((s) => s.target === target).length;
-  const detail = stalls.map((s) => `${name(s.target)} after ${s.calls} model calls, ${s.handled} (${JSON.stringify(s.state)})`).join("; ");
-  return `Runs that stalled (no model call for ${STALL_MS / 1000} s): platform ${count("platform")}, bare loop ${count("baseline")}${detail ? `: ${detail}` : ""}.`;
+  const detail = stalls.map((s) => `${TARGET_NAMES[s.target]} after ${s.calls} model calls, ${s.handled} (${JSON.stringify(s.state)})`).join("; ");
+  const counts = (Object.keys(TARGET_NAMES) as Target[]).map((t) => `${TARGET_NAMES[t]} ${count(t)}`).join(", ");
+  return `Runs that stalled (no model call for ${STALL_MS / 1000} s): ${counts}${detail ? `: ${detail}` : ""}.`;
 }
 
 /** The commit measured, marked when the working tree's code differs from it. */

@@ -1,6 +1,6 @@
 /**
  * What every benchmark runs against: the mock model, the platform (its benchmark build, see
- * `bench/direct/`) and the bare loop (`bench/baseline/`), each a real `wrangler dev` on
+ * `bench/direct/`) and the bare loops (`bench/baseline/`, one process), each a real `wrangler dev` on
  * temporary storage, all started from the end-to-end suite's own pieces.
  */
 import { join } from "node:path";
@@ -41,8 +41,8 @@ export interface World {
   token(tenantId: string, scopes?: Scope[], subject?: string): Promise<string>;
   /** A client of the platform with such a token. */
   client(tenantId: string, scopes?: Scope[], subject?: string): Promise<ApiClient>;
-  /** Starts a run of the bare loop; returns its id. */
-  startBaseline(model: string, input: string): Promise<string>;
+  /** Starts a run of the bare loop, or of the one that streams its model answers; returns its id. */
+  startBaseline(model: string, input: string, stream?: boolean): Promise<string>;
   baselineStatuses(ids: readonly string[]): Promise<Record<string, BaselineStatus | null>>;
   /** For a bare-loop run found stalled: its state and alarm as stored, and the alarm set again. */
   reviveBaseline(id: string): Promise<unknown>;
@@ -57,21 +57,24 @@ export interface WorldOptions {
    * invocations per unit, so the benchmarks turn it off unless asked.
    */
   localObservability?: boolean;
+  /** The builds' cost meter (`bench/direct/cost-meter.ts`); on unless asked, off only to see what it costs. */
+  meter?: boolean;
 }
 
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const mock = await MockServer.start();
   const started: Platform[] = [];
   const env = { X_LOCAL_OBSERVABILITY: String(options.localObservability ?? false) };
+  const meterVars: Record<string, string> = options.meter === false ? { BENCH_METER: "off" } : {};
   try {
     const platform = await Platform.create({
       modelUrl: mock.url,
-      vars: { DEFAULT_LIMITS: JSON.stringify(BENCH_LIMITS) },
+      vars: { DEFAULT_LIMITS: JSON.stringify(BENCH_LIMITS), ...meterVars },
       main: join(PROJECT_ROOT, "bench", "direct", "worker.ts"),
       env,
     });
     started.push(platform);
-    const baseline = await Platform.create({ modelUrl: mock.url, config: join(PROJECT_ROOT, "bench", "baseline", "wrangler.json"), env });
+    const baseline = await Platform.create({ modelUrl: mock.url, config: join(PROJECT_ROOT, "bench", "baseline", "wrangler.json"), env, vars: meterVars });
     started.push(baseline);
     // One after the other: two cold starts at once would only slow each other down.
     await platform.start();
@@ -86,8 +89,8 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       async client(tenantId, scopes, subject) {
         return new ApiClient(() => platform.url, await token(tenantId, scopes, subject));
       },
-      async startBaseline(model, input) {
-        const res = await fetch(`${baseline.url}/runs`, { method: "POST", body: JSON.stringify({ model, input }), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      async startBaseline(model, input, stream = false) {
+        const res = await fetch(`${baseline.url}/runs`, { method: "POST", body: JSON.stringify({ model, input, stream }), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
         if (res.status !== 201) throw new Error(`bare loop: POST /runs answered ${res.status}: ${await res.text()}`);
         return ((await res.json()) as { id: string }).id;
       },

@@ -9,9 +9,11 @@
  * an alarm was kept in storage but never fired (the platform's `src/storage/alarm-clock.ts`).
  */
 import { DurableObject } from "cloudflare:workers";
+import { createParser } from "eventsource-parser";
 
 export interface BaselineEnv {
   LOOP: DurableObjectNamespace<BareLoop>;
+  STREAMING_LOOP: DurableObjectNamespace<StreamingBareLoop>;
   LLM_BASE_URL: string;
 }
 
@@ -30,6 +32,8 @@ interface Block {
   type: string;
   id?: string;
   name?: string;
+  text?: string;
+  input?: unknown;
 }
 
 /** Enough for the mock's short answers; the mock ignores it. */
@@ -43,6 +47,8 @@ const GET_TIME = {
   description: "Returns the current date and time as ISO 8601 (UTC).",
   input_schema: { type: "object", properties: {}, additionalProperties: false },
 };
+
+export type ModelAnswer = { ok: true; content: Block[] } | { ok: false; error: string };
 
 export class BareLoop extends DurableObject<BaselineEnv> {
   readonly #sql: SqlStorage;
@@ -95,18 +101,28 @@ export class BareLoop extends DurableObject<BaselineEnv> {
       .exec<{ role: string; content: string }>("SELECT role, content FROM messages ORDER BY seq")
       .toArray()
       .map((row) => ({ role: row.role, content: JSON.parse(row.content) as unknown }));
-    const response = await fetch(`${this.env.LLM_BASE_URL}/v1/messages`, {
+    const answer = await this.callModel(run.model, messages);
+    if (!answer.ok) return { ...run, status: "failed", error: answer.error };
+    this.#append("assistant", answer.content);
+    const wantsTools = answer.content.some((block) => block.type === "tool_use");
+    return { ...run, steps: run.steps + 1, next: "tools", status: wantsTools ? "running" : "done" };
+  }
+
+  /** One call of the Messages API, its whole answer read at once. */
+  protected async callModel(model: string, messages: unknown[]): Promise<ModelAnswer> {
+    const response = await this.postMessages({ model, max_tokens: MAX_TOKENS, messages, tools: [GET_TIME] });
+    const text = await response.text();
+    if (!response.ok) return { ok: false, error: `model answered ${response.status}` };
+    return { ok: true, content: (JSON.parse(text) as { content: Block[] }).content };
+  }
+
+  protected postMessages(body: Record<string, unknown>): Promise<Response> {
+    return fetch(`${this.env.LLM_BASE_URL}/v1/messages`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-api-key": "bench", "anthropic-version": "2023-06-01" },
-      body: JSON.stringify({ model: run.model, max_tokens: MAX_TOKENS, messages, tools: [GET_TIME] }),
+      body: JSON.stringify(body),
       signal: AbortSignal.timeout(MODEL_TIMEOUT_MS),
     });
-    const text = await response.text();
-    if (!response.ok) return { ...run, status: "failed", error: `model answered ${response.status}` };
-    const content = (JSON.parse(text) as { content: Block[] }).content;
-    this.#append("assistant", content);
-    const wantsTools = content.some((block) => block.type === "tool_use");
-    return { ...run, steps: run.steps + 1, next: "tools", status: wantsTools ? "running" : "done" };
   }
 
   #toolUnit(run: RunState): RunState {
@@ -121,4 +137,57 @@ export class BareLoop extends DurableObject<BaselineEnv> {
   #append(role: "user" | "assistant", content: unknown[]): void {
     this.#sql.exec("INSERT INTO messages (role, content) VALUES (?, ?)", role, JSON.stringify(content));
   }
+}
+
+/**
+ * The bare loop that asks for the answer as a stream (`"stream": true`) and reads it as it
+ * comes, as the platform's provider code does (`src/sessions/object/model/anthropic-stream.ts`):
+ * the body decoded as text, its Server-Sent Events parsed by `eventsource-parser`, the content
+ * blocks put together from their deltas, and the read stopped at `message_stop`. A stream that
+ * ends before it fails the unit, which is tried again. Everything else is the bare loop's.
+ */
+export class StreamingBareLoop extends BareLoop {
+  protected override async callModel(model: string, messages: unknown[]): Promise<ModelAnswer> {
+    const signal = AbortSignal.timeout(MODEL_TIMEOUT_MS);
+    const response = await this.postMessages({ model, max_tokens: MAX_TOKENS, messages, tools: [GET_TIME], stream: true });
+    if (!response.ok || !response.body) {
+      await response.body?.cancel();
+      return { ok: false, error: `model answered ${response.status}` };
+    }
+    const blocks: (Block & { json?: string })[] = [];
+    let stopped = false;
+    const parser = createParser({
+      onEvent: (event) => {
+        const data = JSON.parse(event.data) as StreamEvent;
+        if (data.type === "content_block_start" && data.content_block) blocks[data.index ?? 0] = { ...data.content_block };
+        else if (data.type === "content_block_delta" && data.delta) {
+          const block = blocks[data.index ?? 0];
+          if (!block) throw new Error("a delta before its block");
+          if (data.delta.type === "text_delta") block.text = (block.text ?? "") + (data.delta.text ?? "");
+          else if (data.delta.type === "input_json_delta") block.json = (block.json ?? "") + (data.delta.partial_json ?? "");
+        } else if (data.type === "message_stop") stopped = true;
+      },
+    });
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    try {
+      while (!stopped) {
+        const chunk = await reader.read();
+        if (signal.aborted) throw signal.reason;
+        if (chunk.done) break;
+        parser.feed(chunk.value);
+      }
+    } finally {
+      reader.cancel().catch(() => undefined);
+    }
+    if (!stopped) throw new Error("the stream ended before message_stop");
+    const content = blocks.map(({ json, ...block }) => (block.type === "tool_use" ? { ...block, input: json ? (JSON.parse(json) as unknown) : (block.input ?? {}) } : block));
+    return { ok: true, content };
+  }
+}
+
+interface StreamEvent {
+  type: string;
+  index?: number;
+  content_block?: Block;
+  delta?: { type: string; text?: string; partial_json?: string };
 }

@@ -1,11 +1,19 @@
 /**
- * The bare loop's Worker: starts runs and reports their state, with no authentication and no
- * index in front (`POST /runs`, `GET /runs/{id}`, `POST /runs/status` for many at once, and
- * `POST /runs/{id}/revive` for a run the benchmark found stalled).
+ * The bare loops' Worker: starts runs and reports their state, with no authentication and no
+ * index in front (`POST /runs` with `{ model, input, stream }`, `GET /runs/{id}`, `POST
+ * /runs/status` for many at once, and `POST /runs/{id}/revive` for a run the benchmark found
+ * stalled). A run that streams its model answers (`stream: true`) is a `StreamingBareLoop`, its id
+ * marked `s-`. Both classes are metered as the platform's are (`GET /__bench/cost`).
  */
-import { BareLoop, type BaselineEnv, type RunStatus } from "./bare-loop";
+import { countWorkerRequest, meterClass, meterResponse } from "../direct/cost-meter";
+import { BareLoop as Loop, type BaselineEnv, type RunStatus, StreamingBareLoop as StreamingLoop } from "./bare-loop";
 
-export { BareLoop };
+/** The loops' own steps, which they call on themselves. */
+const INTERNAL = ["callModel", "postMessages"];
+export const BareLoop = meterClass(Loop, "BareLoop", INTERNAL);
+export const StreamingBareLoop = meterClass(StreamingLoop, "StreamingBareLoop", INTERNAL);
+
+const STREAMING_PREFIX = "s-";
 
 /** Ids per status request; the bench asks in batches well below it. */
 const MAX_STATUS_IDS = 1000;
@@ -14,9 +22,11 @@ export default {
   async fetch(request, env) {
     const url = new URL(request.url);
     if (url.pathname === "/health") return new Response("ok");
+    if (url.pathname === "/__bench/cost") return meterResponse();
+    countWorkerRequest();
     if (request.method === "POST" && url.pathname === "/runs") {
-      const body = (await request.json()) as { model: string; input: string };
-      const id = crypto.randomUUID();
+      const body = (await request.json()) as { model: string; input: string; stream?: boolean };
+      const id = `${body.stream ? STREAMING_PREFIX : ""}${crypto.randomUUID()}`;
       await loop(env, id).start(body.model, body.input);
       return Response.json({ id }, { status: 201 });
     }
@@ -36,6 +46,7 @@ export default {
   },
 } satisfies ExportedHandler<BaselineEnv>;
 
-function loop(env: BaselineEnv, id: string) {
-  return env.LOOP.get(env.LOOP.idFromName(id));
+function loop(env: BaselineEnv, id: string): DurableObjectStub<Loop> {
+  const namespace = id.startsWith(STREAMING_PREFIX) ? env.STREAMING_LOOP : env.LOOP;
+  return namespace.get(namespace.idFromName(id)) as DurableObjectStub<Loop>;
 }

@@ -1,6 +1,8 @@
 /**
- * The platform's Worker as the benchmarks run it: the production entry, unchanged, behind three
- * routes of their own that no deployed Worker has (it exists only in the benchmarks' config):
+ * The platform's Worker as the benchmarks run it: the production entry, unchanged, behind four
+ * routes of their own that no deployed Worker has (it exists only in the benchmarks' config),
+ * with every Durable Object class exported metered (`cost-meter.ts`: requests, active time and
+ * storage rows, as Cloudflare bills them):
  *
  *   GET  /__bench/agents/{tenant}/{session}   reads a session straight from its session object, with no
  *                                             gateway in front, to measure what the gateway adds
@@ -10,17 +12,25 @@
  *   POST /__bench/memory/{tenant}/items       `{ items: [{ namespace, key, value }], created_by }`: the
  *                                             items written by the tenant's memory store's own `put`,
  *                                             all in one call of the object (see `MemoryStore` below)
+ *   GET  /__bench/cost                        what the meter counted so far (`MeterSnapshot`)
  */
 import { memoryStoreStub, sessionStub, tenantIndexStub } from "../../src/objects";
 import { EMPTY_USAGE, type SessionResult, type Session } from "../../src/sessions/types";
 import { newSessionId } from "../../src/sessions/ids";
 import type { Env } from "../../src/env";
-import platform from "../../src/index";
+import * as production from "../../src/index";
 import { MemoryStore as PlatformMemoryStore } from "../../src/memory/memory-store";
 import type { PutItem } from "../../src/memory/types";
+import { countWorkerRequest, meterClass, meterResponse } from "./cost-meter";
 
-// Every Durable Object class the production entry exports, so a new one needs no change here.
-export * from "../../src/index";
+const platform = production.default;
+
+// Every Durable Object class the production entry exports, metered under its own name.
+export const AgentStore = meterClass(production.AgentStore, "AgentStore");
+export const SessionObject = meterClass(production.SessionObject, "SessionObject");
+export const Scheduler = meterClass(production.Scheduler, "Scheduler");
+export const TenantIndex = meterClass(production.TenantIndex, "TenantIndex");
+export const TenantRegistry = meterClass(production.TenantRegistry, "TenantRegistry");
 
 const PREFIX = "/__bench/";
 /** Reports in flight at once while filling; the index takes them one at a time anyway. */
@@ -31,11 +41,20 @@ const MAX_MEMORY_FILL = 10_000;
 /** The fill is not bounded by the tenant's `max_memory_items`: the suite measures past the default. */
 const FILL_MAX_ITEMS = 10_000_000;
 
+/** A class the production entry exports that is not metered here would be missed by the bill: refuse to start. */
+const METERED = new Set(["AgentStore", "MemoryStore", "SessionObject", "Scheduler", "TenantIndex", "TenantRegistry"]);
+const unmetered = Object.entries(production).filter(([name, value]) => typeof value === "function" && !METERED.has(name));
+if (unmetered.length > 0) throw new Error(`bench build: meter the Durable Object classes ${unmetered.map(([name]) => name).join(", ")} in bench/direct/worker.ts`);
+
 export default {
   async fetch(request, env, ctx) {
     // A substring test first, so the gateway's own requests pay next to nothing for these routes.
-    if (!request.url.includes(PREFIX)) return platform.fetch(request, env, ctx);
+    if (!request.url.includes(PREFIX)) {
+      countWorkerRequest();
+      return platform.fetch(request, env, ctx);
+    }
     const [kind, tenantId, rest] = new URL(request.url).pathname.slice(PREFIX.length).split("/").map(decodeURIComponent);
+    if (kind === "cost" && request.method === "GET") return meterResponse();
     if (kind === "agents" && tenantId && rest && request.method === "GET") return readSession(env, tenantId, rest);
     if (kind === "index" && tenantId && rest === "sessions" && request.method === "POST") return fillIndex(env, tenantId, await request.json());
     if (kind === "memory" && tenantId && rest === "items" && request.method === "POST") return fillMemory(env, tenantId, await request.json());
@@ -77,7 +96,7 @@ async function fillIndex(env: Env, tenantId: string, body: { count?: unknown; cr
  * back. The production class keeps its RPC surface: only this build's entry exports the
  * subclass, under the name its binding uses.
  */
-export class MemoryStore extends PlatformMemoryStore {
+class BenchMemoryStore extends PlatformMemoryStore {
   async putMany(tenantId: string, inputs: PutItem[]): Promise<number> {
     for (const input of inputs) {
       const result = await this.put(tenantId, input);
@@ -86,6 +105,8 @@ export class MemoryStore extends PlatformMemoryStore {
     return inputs.length;
   }
 }
+
+export const MemoryStore = meterClass(BenchMemoryStore, "MemoryStore");
 
 interface FillItem {
   namespace: string[];
@@ -98,7 +119,7 @@ async function fillMemory(env: Env, tenantId: string, body: { items?: unknown; c
   if (!Array.isArray(items) || items.length < 1 || items.length > MAX_MEMORY_FILL || typeof body.created_by !== "string") {
     return new Response(`need { items: 1..${MAX_MEMORY_FILL} of { namespace, key, value }, created_by }`, { status: 400 });
   }
-  const stub = memoryStoreStub(env, tenantId) as unknown as DurableObjectStub<MemoryStore>;
+  const stub = memoryStoreStub(env, tenantId) as unknown as DurableObjectStub<BenchMemoryStore>;
   const now = Date.now();
   // The store checks every item as its `put` always does.
   const inputs = items.map((item): PutItem => ({ namespace: item.namespace, key: item.key, value: item.value, ttlSeconds: null, refreshTtl: false, createdBy: body.created_by as string, maxItems: FILL_MAX_ITEMS, now }));

@@ -31,9 +31,11 @@ const FILL_CONCURRENCY = 16;
 const PAGE_SAMPLES = 30;
 const PAGE_WARMUP = 3;
 
+type GrowthTarget = Exclude<Target, "streaming">;
+
 export interface GrowthResult {
   /** Per target, per repetition: the step time at each of GROWTH_STEPS. */
-  steps: Record<Target, number[][]>;
+  steps: Record<GrowthTarget, number[][]>;
   /** Per list size: page latencies (tenant admin, all sessions; and a member, own sessions), and the rate of real creates. */
   pages: { size: number; admin: number[]; own: number[]; createsPerSecond: number | null; load: number }[];
   loads: number[];
@@ -43,7 +45,7 @@ export async function measureGrowth(world: World, reps: number): Promise<GrowthR
   const result: GrowthResult = { steps: { platform: [], baseline: [] }, pages: [], loads: [] };
   const client = await world.client(uniqueName("bench-growth"));
   for (let rep = 0; rep < reps; rep++) {
-    const order: Target[] = rep % 2 === 0 ? ["platform", "baseline"] : ["baseline", "platform"];
+    const order: GrowthTarget[] = rep % 2 === 0 ? ["platform", "baseline"] : ["baseline", "platform"];
     for (const target of order) {
       result.loads.push(load1());
       const { timeline } = await runSession(world, target, LONG_RUN_STEPS, client, { watch: { via: "status", pollMs: LONG_RUN_POLL_MS }, keepRevived: true });
@@ -94,10 +96,10 @@ async function samplePage(read: () => Promise<unknown>): Promise<number[]> {
 }
 
 export function growthTables(result: GrowthResult): Table[] {
-  const runs = (target: Target, i: number) => result.steps[target].map((run) => run[i]!);
+  const runs = (target: GrowthTarget, i: number) => result.steps[target].map((run) => run[i]!);
   const stepRows = GROWTH_STEPS.map((k, i) => [`step ${k}`, fmtSpread(spread(runs("baseline", i))), fmtSpread(spread(runs("platform", i))), pairedRatio(runs("platform", i), runs("baseline", i))]);
   const last = GROWTH_STEPS.length - 1;
-  const growthOf = (target: Target) => pairedRatio(runs(target, last), runs(target, 0));
+  const growthOf = (target: GrowthTarget) => pairedRatio(runs(target, last), runs(target, 0));
   return [
     {
       title: "Growth of one session: time per step as its history grows",

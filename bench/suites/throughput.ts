@@ -1,15 +1,19 @@
 /**
- * Throughput (`--full`): many sessions started at once, on the bare loop and on the platform
- * (all in one tenant, and spread over ten), until every one is done: the time it takes,
- * failures and answers ≥ 500 (both must be 0), peak memory, CPU time and storage per step.
+ * Throughput: many sessions started at once, on the bare loops and on the platform (all in one
+ * tenant, and spread over ten), until every one is done: the time it takes, failures and answers
+ * ≥ 500 (both must be 0), peak memory, CPU time and storage per step; at 100 sessions also what
+ * the run cost on Cloudflare's bill (the builds' meter), the runs then being watched through the
+ * mock so that no status request is counted. 100 × 20 alone is the `throughput100` suite.
  */
 import { join } from "node:path";
 import type { ApiClient } from "../../test/e2e/support/api-client";
 import { mapLimit } from "../../test/e2e/support/pool";
 import { uniqueName } from "../../test/e2e/support/stack";
 import { load1, rssPeakSampler, sqliteBytes, workerdCpuMs } from "../support/machine";
+import { billPer1000Steps, costBetween, countsPer1000Steps, fmtDollars, type RunCost, settledMeter } from "../support/cost";
 import { GET_TIME_TOOL, toolSteps } from "../support/model-script";
 import type { Table } from "../support/report";
+import { TARGET_NAMES } from "../support/run-session";
 import { fmt, fmtSpread, ratio, spread } from "../support/stats";
 import { type BaselineStatus, pollUntil, retryClosedConnection, type World } from "../world";
 
@@ -17,7 +21,11 @@ export const THROUGHPUT_LOADS = [
   { sessions: 100, steps: 20 },
   { sessions: 1_000, steps: 10 },
 ] as const;
-type Load = (typeof THROUGHPUT_LOADS)[number];
+export type Load = (typeof THROUGHPUT_LOADS)[number];
+/** Up to this many sessions, a run is watched through the mock and its cost metered. */
+const METERED_SESSIONS = 100;
+/** How often the mock is asked how far each session got. */
+const MOCK_POLL_MS = 500;
 /** "At once", as a client can: this many requests in flight until every session is started. */
 const START_CONCURRENCY = 64;
 /** Scripting, checking and clean-up requests to the mock and the platform, after the clock stops. */
@@ -27,8 +35,12 @@ const RUN_TIMEOUT_MS = 30 * 60_000;
 const STATUS_BATCH = 500;
 const MIB = 2 ** 20;
 
-type Layout = { target: "baseline" } | { target: "platform"; tenants: number };
-const LAYOUTS: Layout[] = [{ target: "baseline" }, { target: "platform", tenants: 1 }, { target: "platform", tenants: 10 }];
+type Layout = { target: "baseline" | "streaming" } | { target: "platform"; tenants: number };
+const BARE: Layout = { target: "baseline" };
+const STREAMING: Layout = { target: "streaming" };
+/** The streaming bare loop runs where the cost is metered. */
+const layoutsOf = (load: Load): Layout[] => [BARE, ...(metered(load) ? [STREAMING] : []), { target: "platform", tenants: 1 }, { target: "platform", tenants: 10 }];
+const metered = (load: Load) => load.sessions <= METERED_SESSIONS;
 
 interface Figures {
   allDoneS: number;
@@ -40,21 +52,25 @@ interface Figures {
   peakRssMiB: number;
   cpuS: number;
   bytesPerStep: number;
+  /** What the run cost, when metered. */
+  cost: RunCost | null;
   load: number;
 }
 
 export type ThroughputResult = Record<string, Figures[]>;
-const keyOf = (load: Load, layout: Layout) => `${load.sessions}x${load.steps}:${layout.target === "baseline" ? "baseline" : layout.tenants}`;
+const keyOf = (load: Load, layout: Layout) => `${load.sessions}x${load.steps}:${layout.target === "platform" ? layout.tenants : layout.target}`;
 
-export async function measureThroughput(world: World, reps: number): Promise<ThroughputResult> {
+export async function measureThroughput(world: World, reps: number, loads: readonly Load[] = THROUGHPUT_LOADS): Promise<ThroughputResult> {
   const result: ThroughputResult = {};
-  for (const load of THROUGHPUT_LOADS) {
+  for (const load of loads) {
+    const layouts = layoutsOf(load);
     for (let rep = 0; rep < reps; rep++) {
-      const order = LAYOUTS.map((_, i) => LAYOUTS[(i + rep) % LAYOUTS.length]!);
+      const order = layouts.map((_, i) => layouts[(i + rep) % layouts.length]!);
       for (const layout of order) {
         const figures = await runOnce(world, load, layout);
         (result[keyOf(load, layout)] ??= []).push(figures);
-        console.log(`  ${keyOf(load, layout)} ${rep + 1}/${reps}: ${JSON.stringify(figures)}`);
+        const { cost, ...shown } = figures;
+        console.log(`  ${keyOf(load, layout)} ${rep + 1}/${reps}: ${JSON.stringify({ ...shown, rowsWritten: cost?.rowsWritten, doRequests: cost?.requests })}`);
       }
     }
   }
@@ -67,6 +83,7 @@ async function runOnce(world: World, load: Load, layout: Layout): Promise<Figure
   await mapLimit(models, SIDE_CONCURRENCY, (model) => retryClosedConnection(() => world.mock.model(model).script(...toolSteps(load.steps))));
   const clients = layout.target === "platform" ? await Promise.all(Array.from({ length: layout.tenants }, () => world.client(uniqueName("bench-tp")))) : [];
   const state = join(proc.root, "state");
+  const meterBefore = metered(load) ? await settledMeter(proc) : null;
   const bytesBefore = sqliteBytes(state);
   const cpuBefore = workerdCpuMs(proc.processGroup);
   const rss = rssPeakSampler(proc.processGroup);
@@ -88,7 +105,7 @@ async function runOnce(world: World, load: Load, layout: Layout): Promise<Figure
   const t0 = Date.now();
   const ids = await mapLimit(models, START_CONCURRENCY, async (model, i) => {
     const input = "What time is it, step after step?";
-    if (layout.target === "baseline") return answered(() => world.startBaseline(model, input));
+    if (layout.target !== "platform") return answered(() => world.startBaseline(model, input, layout.target === "streaming"));
     const res = await answered(() => clients[i % clients.length]!.request<{ id: string }>("POST", "/v1/sessions", { input, model, tools: [GET_TIME_TOOL] }));
     if (res && res.status >= 500) serverErrors++;
     return res?.status === 201 ? res.body.id : null;
@@ -96,7 +113,22 @@ async function runOnce(world: World, load: Load, layout: Layout): Promise<Figure
   const allStarted = Date.now();
   failures += ids.filter((id) => id === null).length;
 
-  if (layout.target === "platform") {
+  let cost: RunCost | null = null;
+  if (meterBefore) {
+    // Through the mock: a status request would be counted as the run's own.
+    let open = models.filter((_, i) => ids[i] !== null);
+    await pollUntil(
+      async () => {
+        const done = await mapLimit(open, SIDE_CONCURRENCY, async (model) => (await retryClosedConnection(() => world.mock.model(model).requests())).filter((r) => r.answered_at !== undefined).length > load.steps);
+        open = open.filter((_, i) => !done[i]);
+        return open.length === 0;
+      },
+      RUN_TIMEOUT_MS,
+      "every session's last model answer",
+      MOCK_POLL_MS,
+    );
+    cost = costBetween(meterBefore, await settledMeter(proc));
+  } else if (layout.target === "platform") {
     const expected = clients.map((_, c) => ids.filter((id, i) => id !== null && i % clients.length === c).length);
     await pollUntil(async () => (await Promise.all(clients.map(finished))).every((n, c) => n >= expected[c]!), RUN_TIMEOUT_MS, "every session to end", POLL_MS);
   } else {
@@ -118,7 +150,7 @@ async function runOnce(world: World, load: Load, layout: Layout): Promise<Figure
   });
   const verdicts = await mapLimit(ids, SIDE_CONCURRENCY, async (id, i) => {
     if (id === null) return true; // already counted
-    if (layout.target === "baseline") return (await answered(() => world.baselineStatuses([id])))?.[id] === "done";
+    if (layout.target !== "platform") return (await answered(() => world.baselineStatuses([id])))?.[id] === "done";
     const res = await answered(() => clients[i % clients.length]!.request<{ status: string; stop_reason: string; usage: { steps: number } }>("GET", `/v1/sessions/${id}`));
     if (res && res.status >= 500) serverErrors++;
     return res?.status === 200 && res.body.status === "done" && res.body.stop_reason === "end_turn" && res.body.usage.steps === load.steps + 1;
@@ -133,6 +165,7 @@ async function runOnce(world: World, load: Load, layout: Layout): Promise<Figure
     peakRssMiB: peakRss / MIB,
     cpuS: cpu / 1000,
     bytesPerStep: bytes / (load.sessions * load.steps),
+    cost,
     load: loadAvg,
   };
 }
@@ -154,18 +187,27 @@ async function stillRunning(world: World, ids: string[]): Promise<string[]> {
   return open;
 }
 
-export function throughputTable(result: ThroughputResult): Table {
+export function throughputTable(result: ThroughputResult, loads: readonly Load[] = THROUGHPUT_LOADS): Table {
   const rows: string[][] = [];
-  for (const load of THROUGHPUT_LOADS) {
-    const bare = spread(result[keyOf(load, { target: "baseline" })]!.map((f) => f.allDoneS)).median;
-    for (const layout of LAYOUTS) {
-      const runs = result[keyOf(load, layout)]!;
+  for (const load of loads) {
+    const medianDone = (layout: Layout) => (result[keyOf(load, layout)] ? spread(result[keyOf(load, layout)]!.map((f) => f.allDoneS)).median : Number.NaN);
+    const bare = medianDone(BARE);
+    const streaming = medianDone(STREAMING);
+    for (const layout of layoutsOf(load)) {
+      const runs = result[keyOf(load, layout)];
+      if (!runs) continue;
       const done = spread(runs.map((f) => f.allDoneS));
+      const steps = load.sessions * load.steps;
+      const costs = runs.map((f) => (f.cost ? { cost: f.cost, stored: f.bytesPerStep * steps } : null));
+      const costCell = (pick: (c: { cost: RunCost; stored: number }) => number, digits = 0) =>
+        costs.every((c) => c !== null) ? fmtSpread(spread(costs.map((c) => pick(c!))), digits) : "—";
+      const bill = costs.every((c) => c !== null) ? spread(costs.map((c) => billPer1000Steps(c!.cost, steps, c!.stored).total)) : null;
       rows.push([
         `${load.sessions.toLocaleString("en-US")} × ${load.steps}`,
-        layout.target === "baseline" ? "bare loop" : `platform, ${layout.tenants} tenant${layout.tenants > 1 ? "s" : ""}`,
+        layout.target === "platform" ? `platform, ${layout.tenants} tenant${layout.tenants > 1 ? "s" : ""}` : TARGET_NAMES[layout.target],
         fmtSpread(done),
         layout.target === "baseline" ? "—" : ratio(done.median, bare),
+        layout.target === "platform" && Number.isFinite(streaming) ? ratio(done.median, streaming) : "—",
         fmtSpread(spread(runs.map((f) => f.allStartedS))),
         String(runs.reduce((s, f) => s + f.failures, 0)),
         String(runs.reduce((s, f) => s + f.serverErrors, 0)),
@@ -173,19 +215,41 @@ export function throughputTable(result: ThroughputResult): Table {
         fmtSpread(spread(runs.map((f) => f.peakRssMiB)), 0),
         fmtSpread(spread(runs.map((f) => f.cpuS))),
         fmtSpread(spread(runs.map((f) => f.bytesPerStep)), 0),
+        costCell((c) => countsPer1000Steps(c.cost, steps, c.stored).doRequests),
+        costCell((c) => countsPer1000Steps(c.cost, steps, c.stored).rowsRead),
+        costCell((c) => countsPer1000Steps(c.cost, steps, c.stored).rowsWritten),
+        bill ? (bill.min === bill.max ? fmtDollars(bill.median) : `${fmtDollars(bill.median)} (${fmtDollars(bill.min)}–${fmtDollars(bill.max)})`) : "—",
       ]);
     }
   }
-  const loads = Object.values(result).flat().map((f) => f.load);
+  const loadAvgs = Object.values(result).flat().map((f) => f.load);
   const reps = Object.values(result)[0]?.length ?? 0;
   return {
     title: "Throughput: sessions started at once, until all are done",
-    columns: ["sessions × steps", "target", "all done (s)", "ratio", "all started (s)", "failures", "answers ≥ 500", "no answer in 30 s", "peak RSS (MiB)", "CPU (s)", "storage per step (bytes)"],
+    columns: [
+      "sessions × steps",
+      "target",
+      "all done (s)",
+      "ratio ÷ bare loop",
+      "ratio ÷ streaming bare loop",
+      "all started (s)",
+      "failures",
+      "answers ≥ 500",
+      "no answer in 30 s",
+      "peak RSS (MiB)",
+      "CPU (s)",
+      "storage per step (bytes)",
+      "DO requests per 1,000 steps",
+      "rows read per 1,000 steps",
+      "rows written per 1,000 steps",
+      "bill per 1,000 steps (US$)",
+    ],
     rows,
     notes: [
-      `${reps} runs of each, the three targets rotated; median with range. Sessions are started ${START_CONCURRENCY} requests at a time ("all started" is when the last start was answered); "all done" is the last model answer on the mock's clock.`,
-      "Failures: a start refused or unanswered, or a session that did not end `done`/`end_turn` with every step; answers ≥ 500 and requests without an answer in 30 s count every request of the run (starts, status polls, checks). Peak RSS and CPU: the workerd processes of `wrangler dev` (the runtime and the proxy in front of it). Storage per step: the growth of what the Durable Objects' SQLite databases hold (pages in use, as SQLite reports them), over the steps run; each session's own fixed share is included.",
-      `1-minute load average at the runs' starts: ${fmt(Math.min(...loads), 2)}–${fmt(Math.max(...loads), 2)}.`,
+      `${reps} runs of each, the targets rotated; median with range. Sessions are started ${START_CONCURRENCY} requests at a time ("all started" is when the last start was answered); "all done" is the last model answer on the mock's clock.`,
+      "Failures: a start refused or unanswered, or a session that did not end `done`/`end_turn` with every step; answers ≥ 500 and requests without an answer in 30 s count every request of the run (starts, status polls, checks). Peak RSS and CPU: the workerd processes of `wrangler dev` (the runtime and the proxy in front of it). Storage per step: the growth of what the Durable Objects' SQLite databases hold (pages in use), over the steps run; each session's own fixed share is included.",
+      `Requests, rows and the bill (${METERED_SESSIONS} sessions or fewer): the builds' meter over the run, watched through the mock (each session's model calls, every ${MOCK_POLL_MS} ms) until no object has had a call in flight for 300 ms, the starts included; the bill as in the step-overhead table. Larger runs are watched by status requests, which the meter would count, so they show "—".`,
+      `1-minute load average at the runs' starts: ${fmt(Math.min(...loadAvgs), 2)}–${fmt(Math.max(...loadAvgs), 2)}.`,
     ],
   };
 }

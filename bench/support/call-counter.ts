@@ -34,11 +34,14 @@ export function bundlePath(platform: Platform): string {
 
 /**
  * Pure: the 0-based line of each method of `className` in esbuild's output, which writes a
- * class as `var Name = class …{` with its methods two spaces in and `};` at the end.
+ * class as `var Name = class …{` (or `var Name2 = …` when renamed) with its methods two spaces
+ * in and `};` at the end.
  */
 export function methodLines(source: string, counted: CountedClass): Map<string, number> {
   const lines = source.split("\n");
-  const start = lines.findIndex((line) => line.startsWith(`var ${counted.name} = class `));
+  // esbuild renames a class whose name another module of the bundle also declares (`TenantIndex2`).
+  const declaration = new RegExp(`^var ${counted.name}\\d* = class `);
+  const start = lines.findIndex((line) => declaration.test(line));
   if (start < 0) throw new Error(`class ${counted.name} not found in the bundle`);
   const found = new Map<string, number>();
   for (let i = start + 1; i < lines.length && !lines[i]!.startsWith("};"); i++) {

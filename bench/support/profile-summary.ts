@@ -48,6 +48,8 @@ const RUNTIME_FRAMES: Record<string, string> = {
   "(garbage collector)": "runtime: garbage collection",
 };
 const BUILTINS = "runtime: built-ins, not called from the project";
+/** The benchmark builds' cost meter, whose wrappers a built-in's cost passes through. */
+const METER_FILE = "bench/direct/cost-meter.ts";
 /** Gaps between samples longer than this are idle time, when workerd takes no samples. */
 const BUSY_GAP_US = 1_000;
 
@@ -105,7 +107,9 @@ export function summarizeProfile(profile: CpuProfile, bundle: string, map: Sourc
       // A built-in: charged to the nearest caller in the project.
       let caller = parent.get(id);
       let callerWhere = null;
-      while (caller !== undefined && !(callerWhere = own(byId.get(caller)!.callFrame))) caller = parent.get(caller);
+      // The cost meter's wrappers stand between a project function and the storage call it made.
+      while (caller !== undefined && (!(callerWhere = own(byId.get(caller)!.callFrame)) || callerWhere.name.includes(METER_FILE))) caller = parent.get(caller);
+      if (caller === undefined) callerWhere = null;
       const fn = `${frame.functionName || "(anonymous)"} (${frame.url ? basename(frame.url) : "built-in"})`;
       where = callerWhere ? { name: `${fn} ← ${callerWhere.name}`, area: callerWhere.area } : { name: fn, area: BUILTINS };
     }

@@ -8,7 +8,10 @@ import { uniqueName } from "../../test/e2e/support/stack";
 import { pollUntil, retryClosedConnection, type World } from "../world";
 import { GET_TIME_TOOL, type ModelTimeline, timelineOf, toolSteps } from "./model-script";
 
-export type Target = "platform" | "baseline";
+/** The platform, the bare loop, or the bare loop that streams its model answers. */
+export type Target = "platform" | "baseline" | "streaming";
+
+export const TARGET_NAMES: Record<Target, string> = { platform: "platform", baseline: "bare loop", streaming: "streaming bare loop" };
 
 /** A run may take this long per step on a loaded machine, plus a minute to start and end. */
 const RUN_TIMEOUT_PER_STEP_MS = 1_000;
@@ -39,6 +42,11 @@ export interface RunOptions {
    * taken) instead of repeated. Only the bare loop can be revived from outside.
    */
   keepRevived?: boolean;
+  /**
+   * Called once the mock has answered every model call, before anything asks the process under
+   * test how the run ended (with `watch: mock`): where the cost meter is read.
+   */
+  whenAnswered?: () => Promise<void>;
 }
 
 /** A run that stopped making model calls before its end, and what its process showed then. */
@@ -88,13 +96,13 @@ async function runOnce(world: World, target: Target, steps: number, client: ApiC
   if (target === "platform") {
     sessionId = (await client.createSession({ input, model, tools: [GET_TIME_TOOL] })).id;
   } else {
-    sessionId = await world.startBaseline(model, input);
+    sessionId = await world.startBaseline(model, input, target === "streaming");
   }
   const progress = new Progress();
   // A probe that throws is tried again by `pollUntil`: a stall to give up on ends the wait, then is thrown.
   let givenUp: StalledRun | null = null;
   const onStall = async (calls: number): Promise<void> => {
-    if (target === "baseline") {
+    if (target !== "platform") {
       // The bare loop's alarm is set again (what storage held is reported); the run goes on.
       const state = await world.reviveBaseline(sessionId);
       if (options.keepRevived) {
@@ -123,6 +131,7 @@ async function runOnce(world: World, target: Target, steps: number, client: ApiC
       MOCK_POLL_MS,
     );
     if (givenUp) throw givenUp;
+    await options.whenAnswered?.();
   }
   const pollMs = watch.via === "mock" ? MOCK_POLL_MS : watch.pollMs;
   let checkedAt = Date.now();

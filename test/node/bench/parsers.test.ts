@@ -33,6 +33,11 @@ describe("finding methods in wrangler's bundle", () => {
     expect([...methodLines(bundle, { name: "TenantIndex", methods: ["counts"] })]).toEqual([["TenantIndex.counts", 8]]);
   });
 
+  it("finds a class esbuild renamed because another module declares its name", () => {
+    const renamed = bundle.replace("var TenantIndex = class", "var TenantIndex2 = class") + "\nvar TenantIndex = meterClass(TenantIndex2, \"TenantIndex\");";
+    expect([...methodLines(renamed, { name: "TenantIndex", methods: ["counts"] })]).toEqual([["TenantIndex.counts", 8]]);
+  });
+
   it("fails loudly when the class is not in the bundle", () => {
     expect(() => methodLines(bundle, { name: "SessionObject", methods: "all" })).toThrow(/SessionObject not found/);
   });

@@ -78,3 +78,24 @@ describe("CPU profile summary, callees included", () => {
     ]);
   });
 });
+
+describe("CPU profile summary, through the cost meter", () => {
+  it("charges a storage call to the project function beyond the meter's wrapper", () => {
+    const map = { ...MAP, sources: [...MAP.sources, "../../../bench/direct/cost-meter.ts"], mappings: "AAAA;ACAA;ACAA" };
+    const profile: CpuProfile = {
+      nodes: [
+        { id: 1, callFrame: frame("(root)"), children: [2] },
+        { id: 2, callFrame: frame("report", "worker.js", 0), children: [3] },
+        { id: 3, callFrame: frame("value", "worker.js", 2), children: [4] },
+        { id: 4, callFrame: frame("exec"), children: [] },
+      ],
+      startTime: 0,
+      endTime: 1_000,
+      samples: [4, 4, 3],
+      timeDeltas: [200, 200, 200],
+    };
+    const summary = summarizeProfile(profile, BUNDLE, map, ROOT);
+    expect(summary.functions.find((f) => f.name.startsWith("exec"))).toMatchObject({ name: "exec (built-in) ← report (src/sessions/object/engine/engine.ts:1)", samples: 2 });
+    expect(summary.functions.find((f) => f.name.startsWith("value"))).toMatchObject({ area: "benchmark build (bench)", samples: 1 });
+  });
+});
