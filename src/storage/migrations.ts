@@ -38,7 +38,7 @@ export function latestVersion(migrations: readonly Migration[]): number {
 export function migrate(storage: DurableObjectStorage, migrations: readonly Migration[], baseline?: Baseline): number {
   checkSequence(migrations);
   let version = schemaVersion(storage);
-  if (baseline && version === 0 && userTableCount(storage) === 0) {
+  if (baseline && version === 0 && !holdsAnyTable(storage, baseline)) {
     // Nothing stored yet: the tables as they are at the baseline's version, in one step.
     storage.transactionSync(() => {
       execAll(storage.sql, baseline.statements);
@@ -66,9 +66,14 @@ export interface Baseline {
   statements: readonly string[];
 }
 
-/** Tables the object made (not SQLite's own, not the runtime's). */
-function userTableCount(storage: DurableObjectStorage): number {
-  return Number(storage.sql.exec("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'").one().n);
+/**
+ * Whether the storage holds a table the baseline would create: storage written before versions
+ * were recorded reads as version 0 and must take every step. Tables of the runtime's own (wrangler
+ * dev keeps one in each object) do not count.
+ */
+function holdsAnyTable(storage: DurableObjectStorage, baseline: Baseline): boolean {
+  const names = baseline.statements.flatMap((statement) => /^\s*CREATE TABLE (?:IF NOT EXISTS )?"?(\w+)/i.exec(statement)?.[1] ?? []);
+  return storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN (SELECT value FROM json_each(?)) LIMIT 1", JSON.stringify(names)).toArray().length > 0;
 }
 
 /** A list with gaps or repeats is a programming error that must fail every test, not one object. */

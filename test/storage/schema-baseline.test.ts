@@ -49,6 +49,14 @@ describe("the session object's baseline", () => {
     expect(created).toEqual(migrated);
   });
 
+  it("is applied beside a table of the runtime's own, as wrangler dev keeps in each object", async () => {
+    await runInDurableObject(sessionStub(env, "t-baseline", "ses_runtime_table"), (_i, state) => {
+      state.storage.sql.exec("CREATE TABLE __runtime_own (name TEXT)");
+      migrate(state.storage, SESSION_MIGRATIONS, SESSION_BASELINE);
+      expect(state.storage.sql.exec("SELECT sql FROM sqlite_master WHERE name = 'messages'").one().sql).toMatch(/^CREATE TABLE messages/);
+    });
+  });
+
   it("is not applied to storage that already holds a table", async () => {
     await runInDurableObject(sessionStub(env, "t-baseline", "ses_legacy"), (_i, state) => {
       state.storage.sql.exec("CREATE TABLE messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, role TEXT NOT NULL, content TEXT NOT NULL, created_at TEXT NOT NULL)");

@@ -398,7 +398,12 @@ export class SessionStore {
     return subagents.subagent(this.storage.sql, toolCallId);
   }
 
+  /**
+   * Every child this session started. Only an `agent` tool starts one, and a session's tools are
+   * fixed when it is created, so a session without one has none and its table is not read.
+   */
   subagents(): subagents.SubagentRow[] {
+    if (!this.session()?.tools.some((tool) => tool.type === "agent")) return [];
     return subagents.subagents(this.storage.sql);
   }
 
