@@ -48,6 +48,11 @@ export async function applyDecision(engine: SessionEngine, callId: string, expec
  * Denies every call whose approval expired, each exactly as a reviewer's deny (which may take
  * a run slot, or make the session `queued`). The alarm that runs this was set for the deadline.
  */
+/** Whether a call waits for an approval past its deadline (`expireApprovals` has work). */
+export function hasExpiredApprovals(engine: SessionEngine): boolean {
+  return expiredApprovals(engine.store.openToolCalls(), engine.toolbox(), Date.now()).length > 0;
+}
+
 export async function expireApprovals(engine: SessionEngine): Promise<void> {
   const { store } = engine;
   for (const call of expiredApprovals(store.openToolCalls(), engine.toolbox(), Date.now())) {

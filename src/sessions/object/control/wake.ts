@@ -8,23 +8,30 @@ import { runContext } from "../context/run-context";
 import type { SessionEngine } from "../engine/engine";
 import { nextUnit } from "../loop/next-unit";
 import { runUnit } from "../loop/units";
-import { expireApprovals } from "./decisions";
+import { expireApprovals, hasExpiredApprovals } from "./decisions";
 import { pollChildren } from "../subagents/parent";
 import { totalTokens } from "../../types";
 
+/**
+ * A stage that has nothing to do returns at once, without a promise: awaiting one anyway would
+ * end the synchronous stretch, and the next one reads the session and its run state again.
+ */
+type Stage = () => void | Promise<void>;
+
 export async function wake(engine: SessionEngine): Promise<void> {
-  const stages = [
-    async () => engine.events.streams.closeExpired(Date.now()),
-    () => expireApprovals(engine),
-    () => askForSlot(engine),
+  const stages: Stage[] = [
+    () => void engine.events.streams.closeExpired(Date.now()),
+    () => (hasExpiredApprovals(engine) ? expireApprovals(engine) : undefined),
+    () => (engine.store.run().status === "queued" ? askForSlot(engine) : undefined),
     // A session that waits looks at its children now and then, in case a child's report was lost.
-    () => (engine.store.run().status === "running" ? Promise.resolve() : pollChildren(engine)),
-    () => learnTokensToday(engine),
+    () => (engine.store.run().status === "running" || engine.store.subagents().length === 0 ? undefined : pollChildren(engine)),
+    () => (needsTokensToday(engine) ? engine.reporter.send().then(() => undefined) : undefined),
     () => runNextUnit(engine),
   ];
   for (const stage of stages) {
     if (!engine.store.exists()) return;
-    await stage();
+    const pending = stage();
+    if (pending) await pending;
   }
 }
 
@@ -38,7 +45,6 @@ export function takeSlot(engine: SessionEngine): void {
 
 /** A queued session asks again now and then, in case the index's own word was lost. */
 async function askForSlot(engine: SessionEngine): Promise<void> {
-  if (engine.store.run().status !== "queued") return;
   const claim = await engine.slots.claimChecked(true, () => (engine.store.run().status === "queued" ? null : "moved_on"));
   if (!claim.ok) return;
   if (claim.slot === "ok") takeSlot(engine);
@@ -49,12 +55,12 @@ async function askForSlot(engine: SessionEngine): Promise<void> {
  * A daily budget is checked against the index's count, learned from a report: after a
  * restart, ask once before the first unit instead of running blind.
  */
-async function learnTokensToday(engine: SessionEngine): Promise<void> {
+function needsTokensToday(engine: SessionEngine): boolean {
   const session = engine.requireSession();
   const { limits } = session;
   const budgeted =
     limits.max_tokens_per_day !== null || (limits.max_cost_usd_per_day ?? null) !== null || (limits.max_tokens_per_day_per_subject ?? null) !== null || Boolean(session.api_key_id);
-  if (budgeted && engine.reporter.tenantTokensToday() === null && engine.store.run().status === "running") await engine.reporter.send();
+  return budgeted && engine.reporter.tenantTokensToday() === null && engine.store.run().status === "running";
 }
 
 async function runNextUnit(engine: SessionEngine): Promise<void> {

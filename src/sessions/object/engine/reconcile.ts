@@ -19,8 +19,8 @@ import type { Toolbox } from "../tools/registry";
 /** A session's ties to its parent and children (subagents/family.ts): what they owe, and when next. */
 export interface FamilyHooks {
   dueAt(now: number): number | null;
-  /** Settles what is owed now; true when it sent anything (the alarm is then synced again). */
-  settle(): Promise<boolean>;
+  /** Settles what is owed now; true when it sent anything (the alarm is then synced again); false at once when nothing is owed. */
+  settle(): Promise<boolean> | false;
 }
 
 /** What reconciling needs of the engine: the parts it reads to find what is due, and the run's cancel. */
@@ -62,12 +62,15 @@ export async function reconcile(engine: ReconcileHost): Promise<void> {
       await report(engine);
     }
   }
-  if (store.exists() && (await outbox.handOff()) !== "nothing_owed") acted = true;
+  // Each hand-over is awaited only when something is owed: an await of nothing would end the
+  // synchronous stretch all the same, and the reads after it would go to storage again.
+  if (store.exists() && outbox.dueAt(Date.now()) !== null && (await outbox.handOff()) !== "nothing_owed") acted = true;
   if (store.exists() && engine.audit.size() > 0) {
     await engine.audit.flush();
     acted = true;
   }
-  if (store.exists() && engine.family && (await engine.family.settle())) acted = true;
+  const settling = store.exists() ? engine.family?.settle() : false;
+  if (settling && (await settling)) acted = true;
   if (acted) await syncAlarm(engine);
 }
 

@@ -6,7 +6,7 @@
 import type { SessionEngine } from "../engine/engine";
 import type { FamilyHooks } from "../engine/reconcile";
 import { parentDueAt, parentOwed, tellParent } from "./child";
-import { cancelOrphans, childrenDueAt } from "./parent";
+import { cancelOrphans, childrenDueAt, hasOrphans } from "./parent";
 
 export function familyHooks(engine: SessionEngine): FamilyHooks {
   return {
@@ -14,13 +14,19 @@ export function familyHooks(engine: SessionEngine): FamilyHooks {
       const times = [parentDueAt(engine, now), childrenDueAt(engine, now)].filter((time): time is number => time !== null);
       return times.length === 0 ? null : Math.min(...times);
     },
-    async settle() {
+    settle() {
       const owed = parentOwed(engine);
-      if (owed) await tellParent(engine);
-      if (!engine.store.exists()) return owed;
-      const before = engine.store.subagents().filter((row) => !row.cancel_sent).length;
-      await cancelOrphans(engine);
-      return owed || (engine.store.exists() && engine.store.subagents().filter((row) => !row.cancel_sent).length !== before);
+      if (!owed && !hasOrphans(engine)) return false;
+      return settleOwed(engine, owed);
     },
   };
+}
+
+/** Tells the parent what it is owed and cancels orphaned children; true when anything was sent. */
+async function settleOwed(engine: SessionEngine, owed: boolean): Promise<boolean> {
+  if (owed) await tellParent(engine);
+  if (!engine.store.exists()) return owed;
+  const before = engine.store.subagents().filter((row) => !row.cancel_sent).length;
+  await cancelOrphans(engine);
+  return owed || (engine.store.exists() && engine.store.subagents().filter((row) => !row.cancel_sent).length !== before);
 }

@@ -72,6 +72,12 @@ export function orphanedChildren(rows: readonly SubagentRow[], openCallIds: Read
   return rows.filter((row) => !row.cancel_sent && !openCallIds.has(row.tool_call_id) && (row.status === null || !FINAL_STATUSES.includes(row.status)));
 }
 
+/** A child the session started whose call no longer waits for it (`cancelOrphans` has work). */
+export function hasOrphans(engine: SessionEngine): boolean {
+  const rows = engine.store.subagents();
+  return rows.length > 0 && orphanedChildren(rows, openCallIds(engine)).length > 0;
+}
+
 function openCallIds(engine: SessionEngine): Set<string> {
   return new Set(engine.store.openToolCalls().filter((c) => c.status === "running").map((c) => c.id));
 }
