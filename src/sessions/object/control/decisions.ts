@@ -6,7 +6,7 @@ import type { AuditContext } from "../../../audit/types";
 import { log } from "../../../log";
 import type { SessionEngine } from "../engine/engine";
 import { openCallsState } from "../engine/tool-results";
-import { APPROVAL_EXPIRED, APPROVAL_EXPIRED_OUTPUT, expiredApprovals } from "../loop/approval-expiry";
+import { APPROVAL_EXPIRED, APPROVAL_EXPIRED_OUTPUT, approvalsCanExpire, expiredApprovals } from "../loop/approval-expiry";
 import type { SessionStore } from "../store/store";
 import { type SessionResult, SYSTEM_DECIDER, type ToolCall, type ToolCallStatus, WAITING_STATUSES } from "../../types";
 import { type Failure, refusalOf } from "./answers";
@@ -50,7 +50,7 @@ export async function applyDecision(engine: SessionEngine, callId: string, expec
  */
 /** Whether a call waits for an approval past its deadline (`expireApprovals` has work). */
 export function hasExpiredApprovals(engine: SessionEngine): boolean {
-  return expiredApprovals(engine.store.openToolCalls(), engine.toolbox(), Date.now()).length > 0;
+  return approvalsCanExpire(engine.toolbox()) && expiredApprovals(engine.store.openToolCalls(), engine.toolbox(), Date.now()).length > 0;
 }
 
 export async function expireApprovals(engine: SessionEngine): Promise<void> {

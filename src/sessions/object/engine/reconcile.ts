@@ -2,7 +2,7 @@
  * The end of every control and unit: the alarm made to follow what is due next, and the report
  * and notifications the tenant index is owed, so neither ever depends on a caller remembering.
  */
-import { earliestApprovalDeadline } from "../loop/approval-expiry";
+import { approvalsCanExpire, earliestApprovalDeadline } from "../loop/approval-expiry";
 import { nextWakeAt } from "../loop/next-wake";
 import { shouldReport } from "../report/report-policy";
 import type { ReportAck } from "../../../tenants/types";
@@ -83,7 +83,7 @@ export async function syncAlarm(engine: ReconcileHost): Promise<void> {
     socketDeadline: engine.events.streams.earliestSocketDeadline(),
     notificationsDueAt: engine.outbox.dueAt(now),
     auditDueAt: engine.audit.retryAt(now),
-    approvalDeadline: earliestApprovalDeadline(store.openToolCalls(), engine.toolbox()),
+    approvalDeadline: approvalsCanExpire(engine.toolbox()) ? earliestApprovalDeadline(store.openToolCalls(), engine.toolbox()) : null,
     familyDueAt: engine.family?.dueAt(now) ?? null,
     tracesDueAt: engine.traces.dueAt(now),
   });

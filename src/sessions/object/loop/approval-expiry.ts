@@ -23,6 +23,12 @@ export function approvalDeadline(call: Waiting, toolbox: Toolbox): number | null
   return Number.isFinite(created) ? created + timeout : null;
 }
 
+/** Whether any tool of the toolbox has an approval timeout: without one no call's approval expires, and its calls need not be read. */
+export function approvalsCanExpire(toolbox: Toolbox): boolean {
+  for (const tool of toolbox.values()) if (tool.approvalTimeoutMs) return true;
+  return false;
+}
+
 /** The earliest deadline among `calls`, or null when none has one. */
 export function earliestApprovalDeadline(calls: readonly Waiting[], toolbox: Toolbox): number | null {
   let earliest: number | null = null;
