@@ -99,7 +99,9 @@ export function SessionPage(props: { id: string }) {
       lastEventId: () => liveRef.current.lastEventId,
       onFrame: (frame) => {
         dispatch({ kind: "frame", frame });
-        if (frame.type !== "delta" && frame.type !== "snapshot") sideReads();
+        // A snapshot too: the lists read when the page opened may be older than it (a call
+        // made between the two is in the snapshot, its timings only in the list).
+        if (frame.type !== "delta") sideReads();
       },
       onConnection: setConnection,
       stillWatchable: async () => {
