@@ -44,15 +44,15 @@ export async function applyDecision(engine: SessionEngine, callId: string, expec
   return { ok: true, value: null };
 }
 
-/**
- * Denies every call whose approval expired, each exactly as a reviewer's deny (which may take
- * a run slot, or make the session `queued`). The alarm that runs this was set for the deadline.
- */
 /** Whether a call waits for an approval past its deadline (`expireApprovals` has work). */
 export function hasExpiredApprovals(engine: SessionEngine): boolean {
   return approvalsCanExpire(engine.toolbox()) && expiredApprovals(engine.store.openToolCalls(), engine.toolbox(), Date.now()).length > 0;
 }
 
+/**
+ * Denies every call whose approval expired, each exactly as a reviewer's deny (which may take
+ * a run slot, or make the session `queued`). The alarm that runs this was set for the deadline.
+ */
 export async function expireApprovals(engine: SessionEngine): Promise<void> {
   const { store } = engine;
   for (const call of expiredApprovals(store.openToolCalls(), engine.toolbox(), Date.now())) {
