@@ -20,11 +20,16 @@ export const AUDIT_HANDOFF_RETRY_MS = 5_000;
 export type AuditSend = (entries: AuditEntry[]) => Promise<void>;
 
 export class AuditOutbox {
-  /** `alarms`: set to wake just after each `record`, in the same synchronous stretch as the change. */
+  /**
+   * `alarms`: set to wake just after each `record`, in the same synchronous stretch as the change.
+   * `table`: where the `audit_outbox` table is made on first write (storage/on-demand-tables.ts);
+   * absent, the object's migrations made it.
+   */
   constructor(
     private readonly sql: () => SqlStorage,
     private readonly send: AuditSend,
     private readonly alarms?: AlarmClock,
+    private readonly table?: { has(): boolean; ensure(): void },
   ) {}
 
   /** Called inside the transaction of the change it records. */
@@ -38,10 +43,12 @@ export class AuditOutbox {
 
   /** Keeps an entry made elsewhere (the same id twice is kept once). */
   enqueue(entry: AuditEntry, now: number): void {
+    this.table?.ensure();
     this.sql().exec(`INSERT OR IGNORE INTO audit_outbox (id, created_at, entry) VALUES (?, ?, ?)`, entry.id, now, JSON.stringify(entry));
   }
 
   size(): number {
+    if (this.table && !this.table.has()) return 0;
     return this.sql().exec<{ n: number }>(`SELECT COUNT(*) AS n FROM audit_outbox`).one().n;
   }
 
@@ -50,6 +57,7 @@ export class AuditOutbox {
    * and leaves the entries owed, for the alarm to try again.
    */
   async flush(): Promise<boolean> {
+    if (this.table && !this.table.has()) return true;
     for (;;) {
       const rows = this.sql().exec<{ id: string; entry: string }>(`SELECT id, entry FROM audit_outbox ORDER BY created_at, id LIMIT ?`, AUDIT_HANDOFF_BATCH).toArray();
       if (rows.length === 0) return true;

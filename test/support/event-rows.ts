@@ -14,10 +14,16 @@ export interface EventRow {
 
 export function storedEvents(sql: SqlStorage): EventRow[] {
   return sql
-    .exec("SELECT first_id, events FROM event_batches ORDER BY last_id")
+    .exec("SELECT first_id, created_at, events FROM event_batches ORDER BY last_id")
     .toArray()
     .flatMap((row) =>
-      (JSON.parse(String(row.events)) as [string, unknown, string][]).map(([type, data, created_at], n) => ({ id: Number(row.first_id) + n, type, data: JSON.stringify(data), created_at })),
+      // An event's own creation time is stored only when it differs from its batch's.
+      (JSON.parse(String(row.events)) as [string, unknown, string?][]).map(([type, data, createdAt], n) => ({
+        id: Number(row.first_id) + n,
+        type,
+        data: JSON.stringify(data),
+        created_at: createdAt ?? String(row.created_at),
+      })),
     );
 }
 

@@ -28,8 +28,8 @@ describe("the trace outbox migration", () => {
     expect(unwrap(await t.stub.get())).toMatchObject({ status: "done" });
     await runInDurableObject(t.stub, async (_instance, state) => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS));
-      expect(userTables(state.storage)).toContain("trace_spans");
-      expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM trace_spans").one().n).toBe(0);
+      // Version 11 made it; version 14 drops it while empty, to be made by the first traced run.
+      expect(userTables(state.storage)).not.toContain("trace_spans");
     });
 
     const collector = mockHook(uniqueKey("otel"));
@@ -43,6 +43,7 @@ describe("the trace outbox migration", () => {
     // The root span may come in a later batch than the model call's.
     if (names.length < 2) names = [...names, ...decodeTraceExport((await collector.waitForRequests(2))[1]!.body_text).map((span) => span.name)];
     expect(names.sort()).toEqual([`chat ${t.model.key}`, `invoke_agent ${t.sessionId}`]);
+    expect(await runInDurableObject(t.stub, async (_instance, state) => userTables(state.storage))).toContain("trace_spans");
   });
 });
 

@@ -130,6 +130,9 @@ describe("tenant audit log", () => {
     const first = await caller(tenantId, ["tenant:admin"], "admin-1");
     const second = await caller(tenantId, ["tenant:admin"], "admin-2");
     for (const origin of ["a", "b", "c"]) await callJson("/v1/tenant/settings", "PUT", { webhook_origins: [`https://${origin}.example.com`] }, first.headers);
+    // The instant between the two sets of changes: clear of both by a few ms, since an entry's
+    // time and this one can fall in the same millisecond.
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const between = new Date().toISOString();
     await new Promise((resolve) => setTimeout(resolve, 5));
     await post(second, "/v1/tenant/webhook-secret");

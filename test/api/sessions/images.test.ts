@@ -25,12 +25,16 @@ async function refused(who: Caller, body: Record<string, unknown>): Promise<{ pa
 
 /** Rows of the session's image tables, read in its Durable Object. */
 async function storedImages(who: Caller, id: string) {
-  return runInDurableObject(sessionStub(env, who.tenantId, id), async (_instance, state) => ({
-    images: state.storage.sql.exec("SELECT id, media_type, size_bytes, width, height FROM images").toArray(),
-    chunks: state.storage.sql.exec("SELECT image_id, idx, length(data) AS bytes FROM image_chunks ORDER BY idx").toArray(),
-    messageBytes: Number(state.storage.sql.exec("SELECT sum(length(content)) AS n FROM messages").one().n),
-    eventBytes: storedEvents(state.storage.sql).reduce((sum, row) => sum + row.data.length, 0),
-  }));
+  return runInDurableObject(sessionStub(env, who.tenantId, id), async (_instance, state) => {
+    // The image tables are made with a session's first image; a session never given one has none.
+    const made = state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'images'").toArray().length > 0;
+    return {
+      images: made ? state.storage.sql.exec("SELECT id, media_type, size_bytes, width, height FROM images").toArray() : [],
+      chunks: made ? state.storage.sql.exec("SELECT image_id, idx, length(data) AS bytes FROM image_chunks ORDER BY idx").toArray() : [],
+      messageBytes: Number(state.storage.sql.exec("SELECT sum(length(content)) AS n FROM messages").one().n),
+      eventBytes: storedEvents(state.storage.sql).reduce((sum, row) => sum + row.data.length, 0),
+    };
+  });
 }
 
 describe("image inputs", () => {

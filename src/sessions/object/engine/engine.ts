@@ -80,6 +80,7 @@ export class SessionEngine {
         await tenantIndexStub(env, tenantId).recordAudit(tenantId, entries);
       },
       this.alarms,
+      { has: () => this.store.tables.has("audit_outbox"), ensure: () => this.store.tables.ensure("audit_outbox") },
     );
     this.slots = new RunSlots(this.store, env);
   }
@@ -358,11 +359,12 @@ export class SessionEngine {
 
   // ---- tool calls ----------------------------------------------------------------------
 
-  finishCall(call: ToolCall, output: string, isError: boolean): void {
+  /** A call's result; `startedAt` for a call that ran without being marked running (an instant tool). */
+  finishCall(call: ToolCall, output: string, isError: boolean, startedAt: string | null = null): void {
     const max = this.requireSession().limits.max_tool_output_chars;
     const cut = cutOutput(output, max);
     this.transaction(() => {
-      this.store.finishToolCall(call.id, cut, isError, this.nowIso());
+      this.store.finishToolCall(call.id, cut, isError, this.nowIso(), startedAt);
       recordToolSpan(this.store, call, cut, isError, Date.now());
     });
   }

@@ -16,27 +16,35 @@ export interface StoredEventRow {
 /** An event as its batch holds it: type, stored data, creation time. */
 export type BatchedEvent = [type: string, data: unknown, createdAt: string];
 
+/**
+ * An event as its row stores it: the creation time only when it differs from the row's
+ * `created_at` (the newest event's), which in one transaction it almost never does. Rows written
+ * before version 14's code keep it on every event; both read the same.
+ */
+type StoredBatchedEvent = [type: string, data: unknown, createdAt?: string];
+
 const EVENTS_PRUNED_THROUGH_KEY = "events_pruned_through";
 
 /** Stores the events with ids `firstId` … `firstId + events.length - 1` as one row. */
 export function appendEvents(sql: SqlStorage, firstId: number, events: readonly BatchedEvent[]): void {
   if (events.length === 0) return;
   const newest = events[events.length - 1]![2];
-  sql.exec("INSERT INTO event_batches (last_id, first_id, created_at, events) VALUES (?, ?, ?, ?)", firstId + events.length - 1, firstId, newest, JSON.stringify(events));
+  const stored = events.map(([type, data, createdAt]): StoredBatchedEvent => (createdAt === newest ? [type, data] : [type, data, createdAt]));
+  sql.exec("INSERT INTO event_batches (last_id, first_id, created_at, events) VALUES (?, ?, ?, ?)", firstId + events.length - 1, firstId, newest, JSON.stringify(stored));
 }
 
 /** Up to `limit` stored events after `after`, oldest first. */
 export function eventsAfter(sql: SqlStorage, after: number, limit: number): StoredEventRow[] {
   const out: StoredEventRow[] = [];
   // Batches are read as the page fills: a page of `limit` events never needs more than `limit` rows.
-  for (const row of sql.exec<{ first_id: number; events: string }>("SELECT first_id, events FROM event_batches WHERE last_id > ? ORDER BY last_id LIMIT ?", after, limit)) {
-    const events = JSON.parse(String(row.events)) as BatchedEvent[];
+  for (const row of sql.exec<{ first_id: number; created_at: string; events: string }>("SELECT first_id, created_at, events FROM event_batches WHERE last_id > ? ORDER BY last_id LIMIT ?", after, limit)) {
+    const events = JSON.parse(String(row.events)) as StoredBatchedEvent[];
     const first = Number(row.first_id);
     for (let i = 0; i < events.length && out.length < limit; i++) {
       const id = first + i;
       if (id <= after) continue;
-      const [type, data, created_at] = events[i]!;
-      out.push({ id, type, data, created_at });
+      const [type, data, createdAt] = events[i]!;
+      out.push({ id, type, data, created_at: createdAt ?? String(row.created_at) });
     }
     if (out.length >= limit) break;
   }

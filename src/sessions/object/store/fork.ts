@@ -52,8 +52,8 @@ export interface ForkCopy {
   rows: ForkRows;
 }
 
-/** The rows up to `atSeq` (inclusive). */
-export function readForkRows(sql: SqlStorage, atSeq: number): ForkRows {
+/** The rows up to `atSeq` (inclusive); `withImages` false: the images table was never made. */
+export function readForkRows(sql: SqlStorage, atSeq: number, withImages: boolean): ForkRows {
   const messages = sql
     .exec<{ seq: number; role: Role; content: string; created_at: string; omitted: number }>("SELECT seq, role, content, created_at, omitted FROM messages WHERE seq <= ? ORDER BY seq", atSeq)
     .toArray()
@@ -64,7 +64,7 @@ export function readForkRows(sql: SqlStorage, atSeq: number): ForkRows {
     for (const block of JSON.parse(message.content) as ContentBlock[]) if (block.type === "image") ids.add(block.source.image_id);
   }
   const images: ForkRows["images"] = [];
-  for (const id of ids) {
+  for (const id of withImages ? ids : []) {
     const row = sql.exec<StoredImage & Record<string, SqlStorageValue>>("SELECT id, media_type, size_bytes, width, height FROM images WHERE id = ?", id).toArray()[0];
     const data = imageData(sql, id);
     if (row && data) images.push({ image: { id: row.id, media_type: row.media_type, size_bytes: Number(row.size_bytes), width: Number(row.width), height: Number(row.height) }, data });

@@ -326,4 +326,76 @@ export const SESSION_MIGRATIONS: readonly Migration[] = [
         `ALTER TABLE tool_calls_v13 RENAME TO tool_calls`,
       ]),
   },
+  {
+    version: 14,
+    description:
+      "tables a session may never use are made on first write: each left empty is dropped (a table is a page even " +
+      "empty); summaries, pending_messages, outbox and trace_spans keep their rows without AUTOINCREMENT, and outbox " +
+      "without its unique index on id",
+    up: (storage) => {
+      const sql = storage.sql;
+      const exists = (name: string) => sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name).toArray().length > 0;
+      const empty = (name: string) => sql.exec(`SELECT 1 FROM ${name} LIMIT 1`).toArray().length === 0;
+      /** The new shape of a rebuilt table, and the columns its rows keep. */
+      const rebuilt: Record<string, { create: string; columns: string }> = {
+        summaries: {
+          create: `CREATE TABLE summaries_v14 (
+            id INTEGER PRIMARY KEY,
+            first_seq INTEGER NOT NULL,
+            last_seq INTEGER NOT NULL,
+            content TEXT NOT NULL,
+            tokens INTEGER NOT NULL,
+            created_at TEXT NOT NULL
+          )`,
+          columns: "id, first_seq, last_seq, content, tokens, created_at",
+        },
+        pending_messages: {
+          create: `CREATE TABLE pending_messages_v14 (
+            id INTEGER PRIMARY KEY,
+            content TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            options TEXT
+          )`,
+          columns: "id, content, created_at, options",
+        },
+        outbox: {
+          create: `CREATE TABLE outbox_v14 (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL,
+            type TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            session TEXT NOT NULL
+          )`,
+          columns: "seq, id, type, created_at, session",
+        },
+        trace_spans: {
+          create: `CREATE TABLE trace_spans_v14 (
+            seq INTEGER PRIMARY KEY,
+            span TEXT NOT NULL,
+            created_at INTEGER NOT NULL
+          )`,
+          columns: "seq, span, created_at",
+        },
+      };
+      for (const name of ["summaries", "pending_messages", "run_tools", "outbox", "subagents", "trace_spans", "audit_outbox"]) {
+        if (!exists(name)) continue;
+        if (empty(name)) {
+          sql.exec(`DROP TABLE ${name}`);
+          continue;
+        }
+        const shape = rebuilt[name];
+        if (!shape) continue;
+        execAll(sql, [
+          shape.create,
+          `INSERT INTO ${name}_v14 (${shape.columns}) SELECT ${shape.columns} FROM ${name}`,
+          `DROP TABLE ${name}`,
+          `ALTER TABLE ${name}_v14 RENAME TO ${name}`,
+        ]);
+      }
+      // An image is its row and its chunks: the two go together.
+      if (exists("images") && exists("image_chunks") && empty("images") && empty("image_chunks")) {
+        execAll(sql, ["DROP TABLE images", "DROP TABLE image_chunks"]);
+      }
+    },
+  },
 ];

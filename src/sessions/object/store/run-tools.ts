@@ -42,7 +42,8 @@ export function saveRunTools(sql: SqlStorage, kv: KvStretchCache, tools: readonl
   kv.put(RUN_TOOLS_KEY, { discovered_at: now });
 }
 
-export function clearRunTools(sql: SqlStorage, kv: KvStretchCache): void {
-  sql.exec("DELETE FROM run_tools");
+/** `sql` null: the table was never made, so it holds nothing to clear. */
+export function clearRunTools(sql: SqlStorage | null, kv: KvStretchCache): void {
+  sql?.exec("DELETE FROM run_tools");
   kv.delete(RUN_TOOLS_KEY);
 }

@@ -5,11 +5,16 @@
  * otherwise pay for in rows written. Frozen like a migration: when a step is appended, this is
  * brought to its version too; `test/storage/schema-baseline.test.ts` holds that the two give the
  * same tables, columns, keys and indexes, and that the baseline is at the newest version.
+ *
+ * Only the tables every session writes are made with it. The others (`SESSION_ON_DEMAND_TABLES`)
+ * are made by the first write that needs them (storage/on-demand-tables.ts): a table is a page
+ * of its own even when empty, and most sessions never queue a message, summarise, store an
+ * image, call an MCP server or a sub-agent, or export a trace.
  */
 import type { Baseline } from "../../../storage/migrations";
 
 export const SESSION_BASELINE: Baseline = {
-  version: 13,
+  version: 14,
   statements: [
     `CREATE TABLE messages (
       seq INTEGER PRIMARY KEY,
@@ -45,20 +50,6 @@ export const SESSION_BASELINE: Baseline = {
       created_at TEXT NOT NULL,
       events TEXT NOT NULL
     )`,
-    `CREATE TABLE summaries (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
-      first_seq INTEGER NOT NULL,
-      last_seq INTEGER NOT NULL,
-      content TEXT NOT NULL,
-      tokens INTEGER NOT NULL,
-      created_at TEXT NOT NULL
-    )`,
-    `CREATE TABLE pending_messages (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
-      content TEXT NOT NULL,
-      created_at TEXT NOT NULL,
-      options TEXT
-    )`,
     `CREATE TABLE steps (
       seq INTEGER PRIMARY KEY,
       kind TEXT NOT NULL,
@@ -69,7 +60,38 @@ export const SESSION_BASELINE: Baseline = {
       output_tokens INTEGER,
       outcome TEXT NOT NULL
     )`,
-    `CREATE TABLE run_tools (
+  ],
+};
+
+export type SessionOnDemandTable = "summaries" | "pending_messages" | "run_tools" | "outbox" | "images" | "subagents" | "trace_spans" | "audit_outbox";
+
+/**
+ * The tables made on first write, as version 14 shapes them (each also the shape migration 14
+ * leaves a non-empty one in). None keeps an AUTOINCREMENT counter: each key only orders rows
+ * (a reused key of a deleted row is harmless), and the counter is a table and a row written of
+ * its own. `images` comes with `image_chunks`.
+ */
+export const SESSION_ON_DEMAND_TABLES: Readonly<Record<SessionOnDemandTable, readonly string[]>> = {
+  summaries: [
+    `CREATE TABLE IF NOT EXISTS summaries (
+      id INTEGER PRIMARY KEY,
+      first_seq INTEGER NOT NULL,
+      last_seq INTEGER NOT NULL,
+      content TEXT NOT NULL,
+      tokens INTEGER NOT NULL,
+      created_at TEXT NOT NULL
+    )`,
+  ],
+  pending_messages: [
+    `CREATE TABLE IF NOT EXISTS pending_messages (
+      id INTEGER PRIMARY KEY,
+      content TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      options TEXT
+    )`,
+  ],
+  run_tools: [
+    `CREATE TABLE IF NOT EXISTS run_tools (
       name TEXT PRIMARY KEY,
       position INTEGER NOT NULL,
       server TEXT NOT NULL,
@@ -78,14 +100,18 @@ export const SESSION_BASELINE: Baseline = {
       input_schema TEXT NOT NULL,
       at_most_once INTEGER NOT NULL
     )`,
-    `CREATE TABLE outbox (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT,
-      id TEXT NOT NULL UNIQUE,
+  ],
+  outbox: [
+    `CREATE TABLE IF NOT EXISTS outbox (
+      seq INTEGER PRIMARY KEY,
+      id TEXT NOT NULL,
       type TEXT NOT NULL,
       created_at TEXT NOT NULL,
       session TEXT NOT NULL
     )`,
-    `CREATE TABLE images (
+  ],
+  images: [
+    `CREATE TABLE IF NOT EXISTS images (
       id TEXT PRIMARY KEY,
       media_type TEXT NOT NULL,
       size_bytes INTEGER NOT NULL,
@@ -93,13 +119,15 @@ export const SESSION_BASELINE: Baseline = {
       height INTEGER NOT NULL,
       created_at TEXT NOT NULL
     )`,
-    `CREATE TABLE image_chunks (
+    `CREATE TABLE IF NOT EXISTS image_chunks (
       image_id TEXT NOT NULL,
       idx INTEGER NOT NULL,
       data BLOB NOT NULL,
       PRIMARY KEY (image_id, idx)
     )`,
-    `CREATE TABLE subagents (
+  ],
+  subagents: [
+    `CREATE TABLE IF NOT EXISTS subagents (
       tool_call_id TEXT PRIMARY KEY,
       session_id TEXT NOT NULL,
       run_start_seq INTEGER NOT NULL,
@@ -111,12 +139,16 @@ export const SESSION_BASELINE: Baseline = {
       cancel_sent INTEGER NOT NULL DEFAULT 0,
       created_at TEXT NOT NULL
     )`,
-    `CREATE TABLE trace_spans (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  ],
+  trace_spans: [
+    `CREATE TABLE IF NOT EXISTS trace_spans (
+      seq INTEGER PRIMARY KEY,
       span TEXT NOT NULL,
       created_at INTEGER NOT NULL
     )`,
-    `CREATE TABLE audit_outbox (
+  ],
+  audit_outbox: [
+    `CREATE TABLE IF NOT EXISTS audit_outbox (
       id TEXT PRIMARY KEY,
       created_at INTEGER NOT NULL,
       entry TEXT NOT NULL

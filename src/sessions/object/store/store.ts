@@ -4,6 +4,7 @@
  * created leaves no trace.
  */
 import { migrate } from "../../../storage/migrations";
+import { OnDemandTables } from "../../../storage/on-demand-tables";
 import type { IntPairCursor } from "../../../shared/cursor";
 import type { MessageMeta } from "../context/window";
 import { KvStretchCache } from "../engine/kv-stretch";
@@ -17,7 +18,7 @@ import * as images from "./images";
 import * as queue from "./message-queue";
 import * as messages from "./messages";
 import { SESSION_MIGRATIONS } from "./migrations";
-import { SESSION_BASELINE } from "./schema";
+import { SESSION_BASELINE, SESSION_ON_DEMAND_TABLES, type SessionOnDemandTable } from "./schema";
 import * as outbox from "./outbox";
 import * as runOutput from "./run-output";
 import * as runTools from "./run-tools";
@@ -44,10 +45,13 @@ const PARENT_TOLD_KEY = "parent_told_revision";
 export class SessionStore {
   /** The KV entries below, read once per synchronous stretch (see kv-stretch.ts). */
   readonly #kv: KvStretchCache;
+  /** The tables made on first write (schema.ts): a reader of one asks `has` first. */
+  readonly tables: OnDemandTables<SessionOnDemandTable>;
   #inTransaction = false;
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.#kv = new KvStretchCache(storage.kv);
+    this.tables = new OnDemandTables(() => storage.sql, SESSION_ON_DEMAND_TABLES);
   }
 
   // ---- the session and its run state (KV) ----------------------------------------------
@@ -65,6 +69,7 @@ export class SessionStore {
   /** Storage was changed or erased other than through this store. */
   forget(): void {
     this.#kv.forget();
+    this.tables.forget();
   }
 
   requireSession(): StoredSession {
@@ -77,7 +82,7 @@ export class SessionStore {
   migrateIfCreated(): void {
     if (!this.session()) return;
     migrate(this.storage, SESSION_MIGRATIONS);
-    this.#kv.forget(); // a migration may rewrite the stored run state
+    this.forget(); // a migration may rewrite the stored run state, and drop or make tables
   }
 
   putSession(session: StoredSession): void {
@@ -97,7 +102,7 @@ export class SessionStore {
   /** Creates the tables and writes the settings; the one place that first writes storage. */
   create(session: StoredSession, run: RunState): void {
     migrate(this.storage, SESSION_MIGRATIONS, SESSION_BASELINE);
-    this.#kv.forget();
+    this.forget();
     writeSession(this.#kv, session);
     writeRun(this.#kv, run);
   }
@@ -109,8 +114,8 @@ export class SessionStore {
     try {
       return this.storage.transactionSync(() => this.#kv.batch(fn));
     } catch (err) {
-      // Rolled back: what the cache remembers of its writes never happened.
-      this.#kv.forget();
+      // Rolled back: what the caches remember of its writes (a table made, too) never happened.
+      this.forget();
       throw err;
     } finally {
       this.#inTransaction = false;
@@ -183,34 +188,36 @@ export class SessionStore {
   // ---- summaries (summaries.ts) ----------------------------------------------------------
 
   latestSummary(): summaries.StoredSummary | null {
-    return summaries.latestSummary(this.storage.sql);
+    return this.tables.has("summaries") ? summaries.latestSummary(this.storage.sql) : null;
   }
 
   summaries(): summaries.StoredSummary[] {
-    return summaries.summaries(this.storage.sql);
+    return this.tables.has("summaries") ? summaries.summaries(this.storage.sql) : [];
   }
 
   saveSummary(summary: Omit<summaries.StoredSummary, "id">): void {
+    this.tables.ensure("summaries");
     summaries.saveSummary(this.storage.sql, summary);
   }
 
   // ---- messages waiting for the next run (message-queue.ts) ------------------------------
 
   enqueueMessage(content: ContentBlock[], options: RunOptions, now: string): void {
+    this.tables.ensure("pending_messages");
     queue.enqueueMessage(this.storage.sql, content, options, now);
   }
 
   queuedMessages(): number {
-    return queue.queuedMessages(this.storage.sql);
+    return this.tables.has("pending_messages") ? queue.queuedMessages(this.storage.sql) : 0;
   }
 
   /** Removes and returns the oldest waiting message, or null. */
   dequeueMessage(): queue.QueuedMessage | null {
-    return queue.dequeueMessage(this.storage.sql);
+    return this.tables.has("pending_messages") ? queue.dequeueMessage(this.storage.sql) : null;
   }
 
   clearQueue(): number {
-    return queue.clearQueue(this.storage.sql);
+    return this.tables.has("pending_messages") ? queue.clearQueue(this.storage.sql) : 0;
   }
 
   // ---- tool calls (tool-calls.ts) --------------------------------------------------------
@@ -244,8 +251,8 @@ export class SessionStore {
     toolCalls.setToolCallStatus(this.storage.sql, id, status, now);
   }
 
-  finishToolCall(id: string, output: string, isError: boolean, now: string): void {
-    toolCalls.finishToolCall(this.storage.sql, id, output, isError, now);
+  finishToolCall(id: string, output: string, isError: boolean, now: string, startedAt: string | null = null): void {
+    toolCalls.finishToolCall(this.storage.sql, id, output, isError, now, startedAt);
   }
 
   /** Records who decided a call that waited for approval, and how. */
@@ -266,17 +273,18 @@ export class SessionStore {
   }
 
   runTools(): DiscoveredTool[] {
-    return runTools.runTools(this.storage.sql);
+    return this.tables.has("run_tools") ? runTools.runTools(this.storage.sql) : [];
   }
 
   /** Saves the run's MCP tools (in one transaction with the caller's other writes). */
   saveRunTools(tools: readonly DiscoveredTool[], now: string): void {
+    this.tables.ensure("run_tools");
     runTools.saveRunTools(this.storage.sql, this.#kv, tools, now);
   }
 
   /** A new run lists its servers' tools again. */
   clearRunTools(): void {
-    runTools.clearRunTools(this.storage.sql, this.#kv);
+    runTools.clearRunTools(this.tables.has("run_tools") ? this.storage.sql : null, this.#kv);
   }
 
   // ---- unit timings (steps.ts) -----------------------------------------------------------
@@ -298,20 +306,21 @@ export class SessionStore {
   // ---- the notification outbox (outbox.ts; see notifications/outbox.ts) ------------------
 
   appendOutbox(entry: outbox.OutboxEntry): void {
+    this.tables.ensure("outbox");
     outbox.appendOutbox(this.storage.sql, entry);
   }
 
   /** The oldest `limit` owed notifications, oldest first. */
   outbox(limit: number): outbox.OutboxEntry[] {
-    return outbox.outbox(this.storage.sql, limit);
+    return this.tables.has("outbox") ? outbox.outbox(this.storage.sql, limit) : [];
   }
 
   outboxSize(): number {
-    return outbox.outboxSize(this.storage.sql);
+    return this.tables.has("outbox") ? outbox.outboxSize(this.storage.sql) : 0;
   }
 
   removeFromOutbox(ids: readonly string[]): void {
-    outbox.removeFromOutbox(this.storage.sql, ids);
+    if (this.tables.has("outbox")) outbox.removeFromOutbox(this.storage.sql, ids);
   }
 
   outboxRetry(): outbox.OutboxRetry {
@@ -325,20 +334,21 @@ export class SessionStore {
   // ---- the trace outbox (trace-spans.ts; see traces/exporter.ts) -------------------------
 
   appendSpan(span: SpanRecord, now: number): void {
+    this.tables.ensure("trace_spans");
     traceSpans.appendSpan(this.storage.sql, span, now);
   }
 
   /** The oldest `limit` spans owed to the collector, oldest first. */
   spans(limit: number): traceSpans.StoredSpan[] {
-    return traceSpans.spans(this.storage.sql, limit);
+    return this.tables.has("trace_spans") ? traceSpans.spans(this.storage.sql, limit) : [];
   }
 
   spanCount(): number {
-    return traceSpans.spanCount(this.storage.sql);
+    return this.tables.has("trace_spans") ? traceSpans.spanCount(this.storage.sql) : 0;
   }
 
   removeSpansThrough(seq: number): void {
-    traceSpans.removeSpansThrough(this.storage.sql, seq);
+    if (this.tables.has("trace_spans")) traceSpans.removeSpansThrough(this.storage.sql, seq);
   }
 
   traceExportRetry(): traceSpans.TraceExportRetry {
@@ -353,22 +363,24 @@ export class SessionStore {
 
   /** Stores an image under its content id; the same bytes stored again write nothing. */
   putImage(image: images.StoredImage, data: Uint8Array, now: string): void {
+    this.tables.ensure("images");
     images.putImage(this.storage.sql, image, data, now);
   }
 
   /** An image's bytes, or null when no image has this id (or its chunks do not add up). */
   imageData(id: string): Uint8Array | null {
-    return images.imageData(this.storage.sql, id);
+    return this.tables.has("images") ? images.imageData(this.storage.sql, id) : null;
   }
 
   // ---- forks (fork.ts) ---------------------------------------------------------------------
 
   forkRows(atSeq: number): fork.ForkRows {
-    return fork.readForkRows(this.storage.sql, atSeq);
+    return fork.readForkRows(this.storage.sql, atSeq, this.tables.has("images"));
   }
 
   /** Into a session just created, in the caller's transaction. */
   writeForkRows(rows: fork.ForkRows, now: string): void {
+    if (rows.images.length > 0) this.tables.ensure("images");
     fork.writeForkRows(this.storage.sql, rows, now);
   }
 
@@ -395,7 +407,7 @@ export class SessionStore {
   // ---- child sessions (subagents) ----------------------------------------------------
 
   subagent(toolCallId: string): subagents.SubagentRow | null {
-    return subagents.subagent(this.storage.sql, toolCallId);
+    return this.tables.has("subagents") ? subagents.subagent(this.storage.sql, toolCallId) : null;
   }
 
   /**
@@ -403,7 +415,7 @@ export class SessionStore {
    * fixed when it is created, so a session without one has none and its table is not read.
    */
   subagents(): subagents.SubagentRow[] {
-    if (!this.session()?.tools.some((tool) => tool.type === "agent")) return [];
+    if (!this.session()?.tools.some((tool) => tool.type === "agent") || !this.tables.has("subagents")) return [];
     return subagents.subagents(this.storage.sql);
   }
 
@@ -418,23 +430,24 @@ export class SessionStore {
   }
 
   subagentsInRun(runStartSeq: number): number {
-    return subagents.countInRun(this.storage.sql, runStartSeq);
+    return this.tables.has("subagents") ? subagents.countInRun(this.storage.sql, runStartSeq) : 0;
   }
 
   insertSubagent(toolCallId: string, sessionId: string, runStartSeq: number, now: string): void {
+    this.tables.ensure("subagents");
     subagents.insertSubagent(this.storage.sql, toolCallId, sessionId, runStartSeq, now);
   }
 
   deleteSubagent(toolCallId: string): void {
-    subagents.deleteSubagent(this.storage.sql, toolCallId);
+    if (this.tables.has("subagents")) subagents.deleteSubagent(this.storage.sql, toolCallId);
   }
 
   recordChildState(toolCallId: string, state: Parameters<typeof subagents.recordChildState>[2]): boolean {
-    return subagents.recordChildState(this.storage.sql, toolCallId, state);
+    return this.tables.has("subagents") && subagents.recordChildState(this.storage.sql, toolCallId, state);
   }
 
   markCancelSent(toolCallId: string): void {
-    subagents.markCancelSent(this.storage.sql, toolCallId);
+    if (this.tables.has("subagents")) subagents.markCancelSent(this.storage.sql, toolCallId);
   }
 
   /** The child's revision the parent last acknowledged (a child only; -1: none yet). */

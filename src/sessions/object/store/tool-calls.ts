@@ -79,12 +79,14 @@ export function setToolCallStatus(sql: SqlStorage, id: string, status: ToolCallS
   sql.exec("UPDATE tool_calls SET status = ?, started_at = COALESCE(?, started_at) WHERE id = ?", status, started, id);
 }
 
-export function finishToolCall(sql: SqlStorage, id: string, output: string, isError: boolean, now: string): void {
+/** A call's result; `startedAt` is when a call never marked running (an instant tool's) ran. */
+export function finishToolCall(sql: SqlStorage, id: string, output: string, isError: boolean, now: string, startedAt: string | null = null): void {
   sql.exec(
-    "UPDATE tool_calls SET status = ?, output = ?, is_error = ?, finished_at = ? WHERE id = ?",
+    "UPDATE tool_calls SET status = ?, output = ?, is_error = ?, started_at = COALESCE(started_at, ?), finished_at = ? WHERE id = ?",
     isError ? "error" : "done",
     output,
     isError ? 1 : 0,
+    startedAt,
     now,
     id,
   );

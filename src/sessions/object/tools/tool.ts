@@ -59,6 +59,12 @@ export interface Tool {
    * with the same idempotency key.
    */
   atMostOnce: boolean;
+  /**
+   * Runs in memory, with no I/O, and ends within milliseconds: nothing it does can bring the
+   * object down or be seen half done, so a call is not marked `running` before it runs (a row
+   * written for nothing); it goes from `pending` straight to its result, in one write.
+   */
+  instant?: boolean;
   /** Work before the call is marked running (opening a connection), which a crash may cut off harmlessly. */
   prepare?: (ctx: ToolContext) => Promise<void>;
   /** Absent for client tools. Resolves for expected failures (as `isError`); may reject for bugs. */

@@ -1,7 +1,7 @@
 /**
  * The tool calls of one model response: the other unit of work. Calls run in order, each
- * marked `running` before its side effect and saved as it finishes, so a crash in the middle
- * reruns none that finished. The mark is made durable first only where a repeat would be wrong
+ * marked `running` before its side effect (an instant tool, which has none, is not) and saved
+ * as it finishes, so a crash in the middle reruns none that finished. The mark is made durable first only where a repeat would be wrong
  * (an at-most-once tool); an idempotent call cut off by a crash simply runs again.
  */
 import { BUILTIN_DEFAULT_LIMITS, UNIT_BUDGET_MS } from "../../../../limits";
@@ -100,9 +100,11 @@ async function runCalls(scope: StepScope, mcp: McpConnections, signing: ToolCont
       }),
     };
     let outcome: ToolOutcome;
+    // An instant tool is not marked running first: its start is written with its result.
+    const ranAt = tool.instant ? scope.nowIso() : null;
     try {
       await tool.prepare?.(ctx);
-      if (!scope.commit((w) => w.store.setToolCallStatus(call.id, "running", w.nowIso()))) return "discarded";
+      if (!tool.instant && !scope.commit((w) => w.store.setToolCallStatus(call.id, "running", w.nowIso()))) return "discarded";
       // The mark must be durable before a side effect that must not happen twice.
       if (tool.atMostOnce && !(await scope.persist())) return "discarded";
       outcome = await tool.run(call.input, ctx);
@@ -115,7 +117,7 @@ async function runCalls(scope: StepScope, mcp: McpConnections, signing: ToolCont
     const last = index === calls.length - 1;
     // Cancelled meanwhile: the result is stale.
     const saved = scope.commit((w) => {
-      finish(w, call, outcome);
+      finish(w, call, outcome, ranAt);
       if (last) endUnit(w);
     });
     if (!saved) return "discarded";
@@ -130,7 +132,7 @@ function endUnit(w: UnitWriter): void {
   w.continueRun();
 }
 
-function finish(w: UnitWriter, call: ToolCall, outcome: ToolOutcome): void {
-  w.finishCall(call, outcome.output, outcome.isError);
+function finish(w: UnitWriter, call: ToolCall, outcome: ToolOutcome, startedAt: string | null = null): void {
+  w.finishCall(call, outcome.output, outcome.isError, startedAt);
   w.emit("tool_result", w.store.toolCall(call.id));
 }

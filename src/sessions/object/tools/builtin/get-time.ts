@@ -5,6 +5,7 @@ export const getTimeTool: Tool = {
   kind: "builtin",
   requiresApproval: false,
   atMostOnce: false,
+  instant: true,
   definition: {
     name: "get_time",
     description: "Returns the current date and time as ISO 8601 (UTC), and in the given IANA time zone when one is passed.",
