@@ -47,6 +47,12 @@ export class SessionStore {
   readonly #kv: KvStretchCache;
   /** The tables made on first write (schema.ts): a reader of one asks `has` first. */
   readonly tables: OnDemandTables<SessionOnDemandTable>;
+  /**
+   * The open tool calls, read once per synchronous stretch as the KV entries are (kv-stretch.ts
+   * says why that is safe), since a unit asks for them from several places between two awaits.
+   * Every write to the calls or the messages here drops them, and so does `forget`.
+   */
+  #openCalls: readonly ToolCall[] | null = null;
   #inTransaction = false;
 
   constructor(private readonly storage: DurableObjectStorage) {
@@ -70,6 +76,7 @@ export class SessionStore {
   forget(): void {
     this.#kv.forget();
     this.tables.forget();
+    this.#openCalls = null;
   }
 
   requireSession(): StoredSession {
@@ -126,6 +133,7 @@ export class SessionStore {
 
   /** Saves a message with its token estimate and kind, computed here once for every later fit. */
   appendMessage(role: Role, content: ContentBlock[], now: string): Message {
+    this.#openCalls = null;
     return messages.appendMessage(this.storage.sql, role, content, now);
   }
 
@@ -154,6 +162,7 @@ export class SessionStore {
 
   /** Leaves the messages from `fromSeq` on out of every later model call (a refused exchange); they stay in the history. */
   omitFrom(fromSeq: number): void {
+    this.#openCalls = null;
     messages.omitFrom(this.storage.sql, fromSeq);
   }
 
@@ -223,6 +232,7 @@ export class SessionStore {
   // ---- tool calls (tool-calls.ts) --------------------------------------------------------
 
   insertToolCall(call: toolCalls.NewToolCall): void {
+    this.#openCalls = null;
     toolCalls.insertToolCall(this.storage.sql, call);
   }
 
@@ -244,24 +254,36 @@ export class SessionStore {
 
   /** The calls of the latest model response whose results the model has not seen yet. */
   openToolCalls(): ToolCall[] {
-    return toolCalls.openToolCalls(this.storage.sql);
+    if (this.#openCalls === null) {
+      const read = toolCalls.openToolCalls(this.storage.sql);
+      this.#openCalls = read;
+      // Dropped before the continuation of any await, so the next stretch reads storage again.
+      queueMicrotask(() => {
+        if (this.#openCalls === read) this.#openCalls = null;
+      });
+    }
+    return this.#openCalls.map((call) => ({ ...call }));
   }
 
   setToolCallStatus(id: string, status: ToolCallStatus, now: string): void {
+    this.#openCalls = null;
     toolCalls.setToolCallStatus(this.storage.sql, id, status, now);
   }
 
   finishToolCall(id: string, output: string, isError: boolean, now: string, startedAt: string | null = null): void {
+    this.#openCalls = null;
     toolCalls.finishToolCall(this.storage.sql, id, output, isError, now, startedAt);
   }
 
   /** Records who decided a call that waited for approval, and how. */
   recordDecision(id: string, decidedBy: string | null, decision: ToolCallDecision, now: string): void {
+    this.#openCalls = null;
     toolCalls.recordDecision(this.storage.sql, id, decidedBy, decision, now);
   }
 
   /** Counts one more restart that cut the call off; returns the count. */
   countRestart(id: string): number {
+    this.#openCalls = null;
     return toolCalls.countRestart(this.storage.sql, id);
   }
 
@@ -381,6 +403,7 @@ export class SessionStore {
   /** Into a session just created, in the caller's transaction. */
   writeForkRows(rows: fork.ForkRows, now: string): void {
     if (rows.images.length > 0) this.tables.ensure("images");
+    this.#openCalls = null;
     fork.writeForkRows(this.storage.sql, rows, now);
   }
 
