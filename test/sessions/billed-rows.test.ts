@@ -59,5 +59,8 @@ describe("rows written by a run", () => {
     console.log(`rows written per step: ${(total / steps).toFixed(2)}\n${[...byKind].sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${(n / steps).toFixed(2)}  ${kind}`).join("\n")}`);
     expect(total).toBeGreaterThan(steps * 4); // the count works: each step writes its messages at least
     expect(total / steps).toBeLessThanOrEqual(MAX_ROWS_PER_STEP);
+    // get_time is instant: its calls go from pending to done in one write, never marked running.
+    expect([...byKind.keys()].filter((kind) => kind.startsWith("UPDATE tool_calls SET status = ?, started_at"))).toEqual([]);
+    expect(byKind.get("UPDATE tool_calls SET status = ?, output = ?, is_error = ?, ")).toBe(steps - 1);
   }, 60_000);
 });

@@ -104,6 +104,27 @@ describe("tool calls after a restart", () => {
 });
 
 describe("tool outputs and errors", () => {
+  it("saves an instant tool's start with its result, and an I/O tool's before its request", async () => {
+    const t = newTestSession();
+    const hook = mockHook(uniqueKey("lookup"));
+    await hook.script({ hold: true });
+    await t.model.script(
+      { reply: { content: [toolUse("toolu_time", "get_time"), toolUse("toolu_look", "lookup", { q: "x" })] } },
+      { reply: { content: [text("both")] } },
+    );
+    await createAndStart(t, "time and lookup", { tools: [{ type: "builtin", name: "get_time" }, webhook("lookup", hook.url)] });
+    await hook.waitForRequests(1);
+    const [time, look] = await toolCalls(t);
+    expect(time).toMatchObject({ id: "toolu_time", status: "done", is_error: false });
+    expect(time!.started_at).not.toBeNull();
+    expect(time!.started_at! <= time!.finished_at!).toBe(true);
+    // The webhook's call is marked running, durably, while its request is out.
+    expect(look).toMatchObject({ id: "toolu_look", status: "running", finished_at: null });
+    expect(look!.started_at).not.toBeNull();
+    await hook.release();
+    expect(await waitForStatus(t, ["done", "failed"])).toMatchObject({ status: "done" });
+  });
+
   it("cuts a long output to max_tool_output_chars before saving it", async () => {
     const t = newTestSession();
     const hook = mockHook(uniqueKey("big"));
