@@ -32,8 +32,9 @@ export function latestVersion(migrations: readonly Migration[]): number {
  * recorded reads as version 0: the first step of every list creates the original schema with
  * `IF NOT EXISTS`, so on such storage it changes nothing and only records version 1.
  *
- * Storage at a version newer than the code (a rolled-back deploy) is left as it is: every step is
- * additive, so older code still reads what it knows.
+ * Storage at a version newer than the code (a rolled-back deploy) is left as it is: a step that
+ * only adds lets older code read what it knows; one that rebuilds or drops tables (the session
+ * object's 13 to 15) does not, and its list says so (see docs/deploying.md).
  */
 export function migrate(storage: DurableObjectStorage, migrations: readonly Migration[], baseline?: Baseline): number {
   checkSequence(migrations);

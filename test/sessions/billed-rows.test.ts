@@ -12,7 +12,7 @@ const toolUse = (id: string) => ({ type: "tool_use", id, name: "get_time", input
 const text = (t: string) => ({ type: "text", text: t });
 
 /** Rows written per step at most: a model unit and a tool unit. */
-const MAX_ROWS_PER_STEP = 11;
+const MAX_ROWS_PER_STEP = 10;
 
 type Restore = () => void;
 const restores: Restore[] = [];

@@ -1,6 +1,8 @@
 /**
  * The session object's storage migrations, oldest first (the runner is src/storage/migrations.ts; the
  * layout they build is described in storage.md). Append a step for every change; never edit one.
+ * Steps 13 to 15 rebuild tables and drop empty ones: code from before them cannot read what they
+ * leave, so a deploy that reached them is rolled forward, not back (docs/deploying.md).
  */
 import { execAll, type Migration } from "../../../storage/migrations";
 import { estimateMessageTokens, messageKind } from "../context/estimate";
@@ -397,5 +399,39 @@ export const SESSION_MIGRATIONS: readonly Migration[] = [
         execAll(sql, ["DROP TABLE images", "DROP TABLE image_chunks"]);
       }
     },
+  },
+  {
+    version: 15,
+    description:
+      "tool_calls keyed by id alone, without a second index: a call is inserted and updated as one row; its order " +
+      "(message_seq, position) stays in its columns, and the open calls are found from the blocks of their message",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE tool_calls_v15 (
+          message_seq INTEGER NOT NULL,
+          position INTEGER NOT NULL,
+          id TEXT NOT NULL,
+          step INTEGER NOT NULL,
+          name TEXT NOT NULL,
+          input TEXT NOT NULL,
+          status TEXT NOT NULL,
+          output TEXT,
+          is_error INTEGER NOT NULL DEFAULT 0,
+          created_at TEXT NOT NULL,
+          started_at TEXT,
+          finished_at TEXT,
+          restarts INTEGER NOT NULL DEFAULT 0,
+          decided_by TEXT,
+          decided_at TEXT,
+          decision TEXT,
+          PRIMARY KEY (id)
+        ) WITHOUT ROWID`,
+        `INSERT INTO tool_calls_v15 (message_seq, position, id, step, name, input, status, output, is_error, created_at,
+           started_at, finished_at, restarts, decided_by, decided_at, decision)
+         SELECT message_seq, position, id, step, name, input, status, output, is_error, created_at,
+           started_at, finished_at, restarts, decided_by, decided_at, decision FROM tool_calls`,
+        `DROP TABLE tool_calls`,
+        `ALTER TABLE tool_calls_v15 RENAME TO tool_calls`,
+      ]),
   },
 ];

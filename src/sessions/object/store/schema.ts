@@ -14,7 +14,7 @@
 import type { Baseline } from "../../../storage/migrations";
 
 export const SESSION_BASELINE: Baseline = {
-  version: 14,
+  version: 15,
   statements: [
     `CREATE TABLE messages (
       seq INTEGER PRIMARY KEY,
@@ -28,7 +28,7 @@ export const SESSION_BASELINE: Baseline = {
     `CREATE TABLE tool_calls (
       message_seq INTEGER NOT NULL,
       position INTEGER NOT NULL,
-      id TEXT NOT NULL UNIQUE,
+      id TEXT NOT NULL,
       step INTEGER NOT NULL,
       name TEXT NOT NULL,
       input TEXT NOT NULL,
@@ -42,7 +42,7 @@ export const SESSION_BASELINE: Baseline = {
       decided_by TEXT,
       decided_at TEXT,
       decision TEXT,
-      PRIMARY KEY (message_seq, position)
+      PRIMARY KEY (id)
     ) WITHOUT ROWID`,
     `CREATE TABLE event_batches (
       last_id INTEGER PRIMARY KEY,

@@ -1,6 +1,10 @@
 /**
- * The `tool_calls` table: every call the model asked for, keyed in call order (message_seq, position),
- * with its status, output, restarts and, for a call that needed approval, the decision.
+ * The `tool_calls` table: every call the model asked for, keyed by its id (the model's `tool_use`
+ * id, unique in the session), with its place in call order (message_seq, position), its status,
+ * output, restarts and, for a call that needed approval, the decision. One key and no second
+ * index, since each index is a row written with every insert (migration 15): the loop finds a
+ * call by id, and the open calls through their message; only the pages of the tool-call list
+ * read the table in call order, and they sort it.
  */
 import type { IntPairCursor } from "../../../shared/cursor";
 import type { ToolCall, ToolCallDecision, ToolCallStatus } from "../../types";
@@ -61,18 +65,26 @@ export function toolCalls(sql: SqlStorage): ToolCall[] {
  * The calls of the messages after the newest tool_result message: that message is written, once
  * every call of a response has its result, in the transaction of the last one (tool-results.ts),
  * so it is the one record of which calls the model has seen the results of. Reads the newest
- * message rows back to that message, and the open calls by key.
+ * message rows back to that message, the `tool_use` blocks of the assistant's among them (a call
+ * is saved with the message that holds its block, model-step.ts), and those calls by id.
  */
 export function openToolCalls(sql: SqlStorage): ToolCall[] {
-  return sql
-    .exec(
-      `SELECT * FROM tool_calls
-       WHERE message_seq > coalesce((SELECT seq FROM messages WHERE kind = 'tool_result' ORDER BY seq DESC LIMIT 1), 0)
-       ORDER BY message_seq, position`,
-    )
-    .toArray()
-    .map(toToolCall);
+  return sql.exec(OPEN_TOOL_CALLS).toArray().map(toToolCall);
 }
+
+/**
+ * The query of `openToolCalls`, exported for the test of its plan. `CROSS JOIN` holds SQLite to
+ * this order (the newest messages, their blocks, then each call by key); left to choose, it scans
+ * the calls.
+ */
+export const OPEN_TOOL_CALLS = `SELECT tool_calls.*
+  FROM messages CROSS JOIN json_each(messages.content) AS block CROSS JOIN tool_calls
+  WHERE messages.seq > coalesce((SELECT seq FROM messages WHERE kind = 'tool_result' ORDER BY seq DESC LIMIT 1), 0)
+    AND messages.role = 'assistant'
+    AND json_extract(block.value, '$.type') = 'tool_use'
+    AND tool_calls.id = json_extract(block.value, '$.id')
+    AND tool_calls.message_seq = messages.seq
+  ORDER BY tool_calls.message_seq, tool_calls.position`;
 
 export function setToolCallStatus(sql: SqlStorage, id: string, status: ToolCallStatus, now: string): void {
   const started = status === "running" ? now : null;

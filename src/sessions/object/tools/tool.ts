@@ -62,7 +62,8 @@ export interface Tool {
   /**
    * Runs in memory, with no I/O, and ends within milliseconds: nothing it does can bring the
    * object down or be seen half done, so a call is not marked `running` before it runs (a row
-   * written for nothing); it goes from `pending` straight to its result, in one write.
+   * written for nothing); it goes from `pending` straight to its result, in one write. An
+   * at-most-once tool is marked whatever this says: the mark is what a restart finds.
    */
   instant?: boolean;
   /** Work before the call is marked running (opening a connection), which a crash may cut off harmlessly. */

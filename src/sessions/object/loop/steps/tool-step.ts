@@ -100,11 +100,13 @@ async function runCalls(scope: StepScope, mcp: McpConnections, signing: ToolCont
       }),
     };
     let outcome: ToolOutcome;
-    // An instant tool is not marked running first: its start is written with its result.
-    const ranAt = tool.instant ? scope.nowIso() : null;
+    // An instant tool is not marked running first: its start is written with its result. A tool
+    // that must run at most once always is: the mark is what a restart finds.
+    const instant = tool.instant === true && !tool.atMostOnce;
+    const ranAt = instant ? scope.nowIso() : null;
     try {
       await tool.prepare?.(ctx);
-      if (!tool.instant && !scope.commit((w) => w.store.setToolCallStatus(call.id, "running", w.nowIso()))) return "discarded";
+      if (!instant && !scope.commit((w) => w.store.setToolCallStatus(call.id, "running", w.nowIso()))) return "discarded";
       // The mark must be durable before a side effect that must not happen twice.
       if (tool.atMostOnce && !(await scope.persist())) return "discarded";
       outcome = await tool.run(call.input, ctx);
