@@ -39,6 +39,12 @@ export interface SessionSummary {
   tenant_id?: string;
 }
 
+/** Whether `err` is fetch's failure on a connection the other side closed before answering. */
+function closedConnection(err: unknown): boolean {
+  const cause = err instanceof Error ? (err.cause as { code?: string } | undefined) : undefined;
+  return err instanceof TypeError && (cause?.code === "UND_ERR_SOCKET" || cause?.code === "ECONNRESET");
+}
+
 export class ApiClient {
   /** The status of every response this client received, in order. */
   readonly statuses: number[] = [];
@@ -49,16 +55,28 @@ export class ApiClient {
   ) {}
 
   async request<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
-    const res = await fetch(`${this.baseUrl()}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${this.token}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-        ...headers,
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
+    const send = () =>
+      fetch(`${this.baseUrl()}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.token}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          ...headers,
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+    let res: Response;
+    try {
+      res = await send();
+    } catch (err) {
+      // A kept-alive connection the server closed as the request went out ("other side closed"):
+      // sent again once where that is safe, as any client would: a read, or a write with its
+      // idempotency key. Anything else fails the test.
+      const safe = method === "GET" || method === "HEAD" || Object.keys(headers).some((name) => name.toLowerCase() === "idempotency-key");
+      if (!safe || !closedConnection(err)) throw err;
+      res = await send();
+    }
     this.statuses.push(res.status);
     const text = await res.text();
     let parsed: unknown = null;

@@ -365,7 +365,7 @@ export class SessionEngine {
     const cut = cutOutput(output, max);
     this.transaction(() => {
       this.store.finishToolCall(call.id, cut, isError, this.nowIso(), startedAt);
-      recordToolSpan(this.store, call, cut, isError, Date.now());
+      recordToolSpan(this.store, startedAt && !call.started_at ? { ...call, started_at: startedAt } : call, cut, isError, Date.now());
     });
   }
 
