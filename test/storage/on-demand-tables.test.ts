@@ -12,7 +12,7 @@ import { SESSION_BASELINE, SESSION_ON_DEMAND_TABLES, type SessionOnDemandTable }
 import { SessionStore } from "../../src/sessions/object/store/store";
 import { latestVersion, migrate, schemaVersion } from "../../src/storage/migrations";
 import { LIMITS_BEFORE_SCHEDULES, migrateSessionTo, userTables } from "../support/legacy-storage";
-import { newTestSession, unwrap, waitForStatus, type TestSession } from "../support/agent-session";
+import { createAndStart, newTestSession, unwrap, waitForStatus, type TestSession } from "../support/agent-session";
 
 const BEFORE = 13;
 const ON_DEMAND = Object.keys(SESSION_ON_DEMAND_TABLES) as SessionOnDemandTable[];
@@ -149,6 +149,22 @@ describe("tables made on first write", () => {
       ).toThrow("rolled back");
       expect(store.tables.has("summaries")).toBe(false);
       expect(store.summaries()).toEqual([]);
+    });
+  });
+
+  it("are never made in storage that holds no session: a write after an erase leaves nothing behind", async () => {
+    const t = newTestSession();
+    await t.model.script({ reply: { content: [{ type: "text", text: "hi" }] } });
+    await createAndStart(t, "hello");
+    await waitForStatus(t, ["done"]);
+    unwrap(await t.stub.erase());
+    await runInDurableObject(t.stub, (_i, state) => {
+      const store = new SessionStore(state.storage);
+      for (const name of Object.keys(SESSION_ON_DEMAND_TABLES) as SessionOnDemandTable[]) {
+        expect(() => store.transaction(() => store.ensureTable(name))).toThrow(/holds no session/);
+      }
+      expect(userTables(state.storage)).toEqual([]);
+      expect(state.storage.sql.exec("SELECT name FROM sqlite_master").toArray()).toEqual([]);
     });
   });
 });

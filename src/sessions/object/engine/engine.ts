@@ -80,7 +80,7 @@ export class SessionEngine {
         await tenantIndexStub(env, tenantId).recordAudit(tenantId, entries);
       },
       this.alarms,
-      { has: () => this.store.tables.has("audit_outbox"), ensure: () => this.store.tables.ensure("audit_outbox") },
+      { has: () => this.store.tables.has("audit_outbox"), ensure: () => this.store.ensureTable("audit_outbox") },
     );
     this.slots = new RunSlots(this.store, env);
   }

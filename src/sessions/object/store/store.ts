@@ -72,6 +72,16 @@ export class SessionStore {
     return readRun(this.#kv) !== undefined;
   }
 
+  /**
+   * Makes an on-demand table for a write, in the write's transaction. Never in storage that holds
+   * no session (erased meanwhile, or never created): such a write fails, as it did when every
+   * table was made with the session, instead of leaving a table behind in an erased object.
+   */
+  ensureTable(name: SessionOnDemandTable): void {
+    if (!this.exists()) throw new Error(`a write to ${name} in storage that holds no session (erased, or never created)`);
+    this.tables.ensure(name);
+  }
+
   /** Storage was changed or erased other than through this store. */
   forget(): void {
     this.#kv.forget();
@@ -205,14 +215,14 @@ export class SessionStore {
   }
 
   saveSummary(summary: Omit<summaries.StoredSummary, "id">): void {
-    this.tables.ensure("summaries");
+    this.ensureTable("summaries");
     summaries.saveSummary(this.storage.sql, summary);
   }
 
   // ---- messages waiting for the next run (message-queue.ts) ------------------------------
 
   enqueueMessage(content: ContentBlock[], options: RunOptions, now: string): void {
-    this.tables.ensure("pending_messages");
+    this.ensureTable("pending_messages");
     queue.enqueueMessage(this.storage.sql, content, options, now);
   }
 
@@ -300,7 +310,7 @@ export class SessionStore {
 
   /** Saves the run's MCP tools (in one transaction with the caller's other writes). */
   saveRunTools(tools: readonly DiscoveredTool[], now: string): void {
-    this.tables.ensure("run_tools");
+    this.ensureTable("run_tools");
     runTools.saveRunTools(this.storage.sql, this.#kv, tools, now);
   }
 
@@ -328,7 +338,7 @@ export class SessionStore {
   // ---- the notification outbox (outbox.ts; see notifications/outbox.ts) ------------------
 
   appendOutbox(entry: outbox.OutboxEntry): void {
-    this.tables.ensure("outbox");
+    this.ensureTable("outbox");
     outbox.appendOutbox(this.storage.sql, entry);
   }
 
@@ -356,7 +366,7 @@ export class SessionStore {
   // ---- the trace outbox (trace-spans.ts; see traces/exporter.ts) -------------------------
 
   appendSpan(span: SpanRecord, now: number): void {
-    this.tables.ensure("trace_spans");
+    this.ensureTable("trace_spans");
     traceSpans.appendSpan(this.storage.sql, span, now);
   }
 
@@ -385,7 +395,7 @@ export class SessionStore {
 
   /** Stores an image under its content id; the same bytes stored again write nothing. */
   putImage(image: images.StoredImage, data: Uint8Array, now: string): void {
-    this.tables.ensure("images");
+    this.ensureTable("images");
     images.putImage(this.storage.sql, image, data, now);
   }
 
@@ -402,7 +412,7 @@ export class SessionStore {
 
   /** Into a session just created, in the caller's transaction. */
   writeForkRows(rows: fork.ForkRows, now: string): void {
-    if (rows.images.length > 0) this.tables.ensure("images");
+    if (rows.images.length > 0) this.ensureTable("images");
     this.#openCalls = null;
     fork.writeForkRows(this.storage.sql, rows, now);
   }
@@ -457,7 +467,7 @@ export class SessionStore {
   }
 
   insertSubagent(toolCallId: string, sessionId: string, runStartSeq: number, now: string): void {
-    this.tables.ensure("subagents");
+    this.ensureTable("subagents");
     subagents.insertSubagent(this.storage.sql, toolCallId, sessionId, runStartSeq, now);
   }
 
