@@ -22,15 +22,27 @@ const TEMPORARY_DIRECTORY = join(root, ".generated", "tmp");
  * Writes `target` whole or not at all: the content goes to a file of this process's own, then
  * takes its name in one rename (the same file system). A server reading the assets meanwhile
  * (the test suites build them while others run) sees the old file or the new one, never half.
+ * A target that already holds the same bytes is not touched: every `wrangler dev` watching the
+ * assets restarts its Worker on a change, cutting the requests it is answering, and another
+ * `wrangler dev` starting (its build command) would otherwise cause one for nothing.
  */
 export function replaceFile(target, write) {
   mkdirSync(TEMPORARY_DIRECTORY, { recursive: true });
   const temporary = join(TEMPORARY_DIRECTORY, `${process.pid}-${basename(target)}`);
   try {
     write(temporary);
+    if (sameBytes(temporary, target)) return;
     renameSync(temporary, target);
   } finally {
     rmSync(temporary, { force: true });
+  }
+}
+
+function sameBytes(a, b) {
+  try {
+    return readFileSync(a).equals(readFileSync(b));
+  } catch {
+    return false; // no target yet
   }
 }
 

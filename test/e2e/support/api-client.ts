@@ -39,12 +39,6 @@ export interface SessionSummary {
   tenant_id?: string;
 }
 
-/** Whether `err` is fetch's failure on a connection the other side closed, before its answer or within it. */
-function closedConnection(err: unknown): boolean {
-  const cause = err instanceof Error ? (err.cause as { code?: string } | undefined) : undefined;
-  return err instanceof TypeError && (cause?.code === "UND_ERR_SOCKET" || cause?.code === "ECONNRESET");
-}
-
 export class ApiClient {
   /** The status of every response this client received, in order. */
   readonly statuses: number[] = [];
@@ -55,34 +49,18 @@ export class ApiClient {
   ) {}
 
   async request<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
-    const send = async () => {
-      const res = await fetch(`${this.baseUrl()}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${this.token}`,
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-          ...headers,
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-      });
-      return { res, text: await res.text() };
-    };
-    let answer: { res: Response; text: string };
-    try {
-      answer = await send();
-    } catch (err) {
-      // The connection closed under the request, before its answer or in the middle of it (seen
-      // from `wrangler dev` under the whole suite's load): sent again once where that is safe, as
-      // any client would: a read, or a write with its idempotency key, which the platform answers
-      // with the first answer. Anything else fails the test.
-      const safe = method === "GET" || method === "HEAD" || Object.keys(headers).some((name) => name.toLowerCase() === "idempotency-key");
-      if (!safe || !closedConnection(err)) throw err;
-      console.log(`${method} ${path}: the connection closed (${String((err as Error).cause)}); sent again`);
-      answer = await send();
-    }
-    const { res, text } = answer;
+    const res = await fetch(`${this.baseUrl()}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${this.token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
     this.statuses.push(res.status);
+    const text = await res.text();
     let parsed: unknown = null;
     try {
       parsed = text ? JSON.parse(text) : null;

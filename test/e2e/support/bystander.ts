@@ -11,9 +11,6 @@ export const MAX_OTHER_TENANT_LATENCY_MS = 1_000;
 export async function timedWhile(bystander: ApiClient, work: () => Promise<void>): Promise<number[]> {
   const latencies: number[] = [];
   let over = false;
-  // Untimed, before the work starts: the first request of a fresh stack or tenant pays for cold
-  // starts (the Worker's modules, the tenant's objects), which are not the work's doing.
-  await bystander.request("GET", "/v1/tenant").catch(() => null);
   const asking = (async () => {
     while (!over) {
       const started = performance.now();
