@@ -11,7 +11,7 @@ import { SESSION_MIGRATIONS } from "../../src/sessions/object/store/migrations";
 import { SESSION_BASELINE, SESSION_ON_DEMAND_TABLES, type SessionOnDemandTable } from "../../src/sessions/object/store/schema";
 import { SessionStore } from "../../src/sessions/object/store/store";
 import { latestVersion, migrate, schemaVersion } from "../../src/storage/migrations";
-import { LIMITS_BEFORE_SCHEDULES, migrateSessionTo, userTables } from "../support/legacy-storage";
+import { migrateSessionTo, putSessionStateV12, userTables } from "../support/legacy-storage";
 import { createAndStart, newTestSession, unwrap, waitForStatus, type TestSession } from "../support/agent-session";
 
 const BEFORE = 13;
@@ -27,42 +27,7 @@ function writeV13(storage: DurableObjectStorage, t: TestSession): void {
   storage.sql.exec("INSERT INTO summaries (first_seq, last_seq, content, tokens, created_at) VALUES (1, 1, 'they said hello', 4, ?)", at);
   storage.sql.exec("INSERT INTO pending_messages (content, created_at, options) VALUES (?, ?, ?)", json([{ type: "text", text: "and again" }]), at, json({}));
   storage.sql.exec("INSERT INTO outbox (id, type, created_at, session) VALUES ('evt_owed', 'session.status_changed', ?, ?)", at, json({ id: t.sessionId, status: "done" }));
-  storage.kv.put("session", {
-    id: t.sessionId,
-    tenant_id: t.tenantId,
-    created_by: "user-1",
-    model: t.model.key,
-    system: null,
-    tools: [],
-    limits: LIMITS_BEFORE_SCHEDULES,
-    context: { strategy: "auto" },
-    metadata: null,
-    created_at: at,
-  });
-  storage.kv.put("run", {
-    status: "done",
-    generation: 1,
-    runs: 1,
-    steps: 1,
-    attempts: 0,
-    error: null,
-    stop_reason: "end_turn",
-    usage: { steps: 1, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 },
-    revision: 3,
-    reported_revision: 3,
-    urgent_revision: 3,
-    last_report_at: 0,
-    report_failures: 0,
-    report_retry_at: 0,
-    next_attempt_at: 0,
-    ready_at: 0,
-    run_started_at: 0,
-    run_start_seq: 1,
-    token_ratio: 1,
-    invalid_outputs: 0,
-    output_error: null,
-    updated_at: at,
-  });
+  putSessionStateV12(storage, t, at, { tools: [], status: "done", steps: 1, stopReason: "end_turn", revision: 3 });
 }
 
 /** Each on-demand table's columns, keys and indexes, as schema-baseline.test.ts compares them. */

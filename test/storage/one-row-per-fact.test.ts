@@ -8,7 +8,7 @@ import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SESSION_MIGRATIONS } from "../../src/sessions/object/store/migrations";
 import { latestVersion, schemaVersion } from "../../src/storage/migrations";
-import { LIMITS_BEFORE_SCHEDULES, migrateSessionTo, userTables } from "../support/legacy-storage";
+import { migrateSessionTo, putSessionStateV12, userTables } from "../support/legacy-storage";
 import { newTestSession, toolCalls, unwrap, waitForStatus, type TestSession } from "../support/agent-session";
 import { storedEvents } from "../support/event-rows";
 import { openSse } from "../support/agent-stream";
@@ -57,42 +57,7 @@ function writeV12(storage: DurableObjectStorage, t: TestSession): void {
   for (const kind of ["model", "tools", "model"]) {
     storage.sql.exec("INSERT INTO steps (kind, started_at, ended_at, queued_ms, input_tokens, output_tokens, outcome) VALUES (?, 1000, 1010, 1, NULL, NULL, 'ok')", kind);
   }
-  storage.kv.put("session", {
-    id: t.sessionId,
-    tenant_id: t.tenantId,
-    created_by: "user-1",
-    model: t.model.key,
-    system: null,
-    tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
-    limits: LIMITS_BEFORE_SCHEDULES,
-    context: { strategy: "auto" },
-    metadata: null,
-    created_at: at,
-  });
-  storage.kv.put("run", {
-    status: "waiting_approval",
-    generation: 1,
-    runs: 1,
-    steps: 2,
-    attempts: 0,
-    error: null,
-    stop_reason: null,
-    usage: { steps: 2, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 },
-    revision: 6,
-    reported_revision: 6,
-    urgent_revision: 6,
-    last_report_at: 0,
-    report_failures: 0,
-    report_retry_at: 0,
-    next_attempt_at: 0,
-    ready_at: 0,
-    run_started_at: 0,
-    run_start_seq: 1,
-    token_ratio: 1,
-    invalid_outputs: 0,
-    output_error: null,
-    updated_at: at,
-  });
+  putSessionStateV12(storage, t, at, { tools: [{ type: "builtin", name: "get_time", requires_approval: true }], status: "waiting_approval", steps: 2, stopReason: null, revision: 6 });
 }
 
 describe(`session storage at version ${BEFORE}`, () => {

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { SESSION_MIGRATIONS } from "../../src/sessions/object/store/migrations";
 import { OPEN_TOOL_CALLS } from "../../src/sessions/object/store/tool-calls";
 import { latestVersion, schemaVersion } from "../../src/storage/migrations";
-import { LIMITS_BEFORE_SCHEDULES, migrateSessionTo } from "../support/legacy-storage";
+import { migrateSessionTo, putSessionStateV12 } from "../support/legacy-storage";
 import { newTestSession, toolCalls, unwrap, waitForStatus, type TestSession } from "../support/agent-session";
 import type { Page, ToolCall } from "../../src/sessions/types";
 
@@ -42,42 +42,7 @@ function writeV14(storage: DurableObjectStorage, t: TestSession): void {
   call("toolu_b", 1, 2, 1, "done", "noon");
   call("toolu_c", 2, 4, 0, "done", "one");
   call("toolu_a", 1, 2, 0, "done", "noon");
-  storage.kv.put("session", {
-    id: t.sessionId,
-    tenant_id: t.tenantId,
-    created_by: "user-1",
-    model: t.model.key,
-    system: null,
-    tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
-    limits: LIMITS_BEFORE_SCHEDULES,
-    context: { strategy: "auto" },
-    metadata: null,
-    created_at: at,
-  });
-  storage.kv.put("run", {
-    status: "waiting_approval",
-    generation: 1,
-    runs: 1,
-    steps: 2,
-    attempts: 0,
-    error: null,
-    stop_reason: null,
-    usage: { steps: 2, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 },
-    revision: 6,
-    reported_revision: 6,
-    urgent_revision: 6,
-    last_report_at: 0,
-    report_failures: 0,
-    report_retry_at: 0,
-    next_attempt_at: 0,
-    ready_at: 0,
-    run_started_at: 0,
-    run_start_seq: 1,
-    token_ratio: 1,
-    invalid_outputs: 0,
-    output_error: null,
-    updated_at: at,
-  });
+  putSessionStateV12(storage, t, at, { tools: [{ type: "builtin", name: "get_time", requires_approval: true }], status: "waiting_approval", steps: 2, stopReason: null, revision: 6 });
 }
 
 describe(`session storage at version ${BEFORE}`, () => {

@@ -328,6 +328,55 @@ export function writeWaitingAgentV6(storage: DurableObjectStorage, t: TestSessio
 }
 
 /**
+ * A session's settings and run state as versions 12 to 15 stored them: the run state with every
+ * field of that time (`runs`, the output counters), usage of `steps` steps at 10 tokens in and 5
+ * out, and one revision, reported and urgent alike.
+ */
+export function putSessionStateV12(
+  storage: DurableObjectStorage,
+  t: TestSession,
+  at: string,
+  state: { tools: readonly unknown[]; status: string; steps: number; stopReason: string | null; revision: number },
+): void {
+  storage.kv.put("session", {
+    id: t.sessionId,
+    tenant_id: t.tenantId,
+    created_by: "user-1",
+    model: t.model.key,
+    system: null,
+    tools: state.tools,
+    limits: LIMITS_BEFORE_SCHEDULES,
+    context: { strategy: "auto" },
+    metadata: null,
+    created_at: at,
+  });
+  storage.kv.put("run", {
+    status: state.status,
+    generation: 1,
+    runs: 1,
+    steps: state.steps,
+    attempts: 0,
+    error: null,
+    stop_reason: state.stopReason,
+    usage: { steps: state.steps, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 },
+    revision: state.revision,
+    reported_revision: state.revision,
+    urgent_revision: state.revision,
+    last_report_at: 0,
+    report_failures: 0,
+    report_retry_at: 0,
+    next_attempt_at: 0,
+    ready_at: 0,
+    run_started_at: 0,
+    run_start_seq: 1,
+    token_ratio: 1,
+    invalid_outputs: 0,
+    output_error: null,
+    updated_at: at,
+  });
+}
+
+/**
  * The session object at migration 6, the last before structured output and images: every table as
  * versions 1 to 6 left them (no images, no queued message options).
  */
