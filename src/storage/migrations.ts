@@ -34,7 +34,7 @@ export function latestVersion(migrations: readonly Migration[]): number {
  *
  * Storage at a version newer than the code (a rolled-back deploy) is left as it is: a step that
  * only adds lets older code read what it knows; one that rebuilds or drops tables (the session
- * object's 13 to 15) does not, and its list says so (see docs/deploying.md).
+ * object's 13 to 16) does not, and its list says so (see docs/deploying.md).
  */
 export function migrate(storage: DurableObjectStorage, migrations: readonly Migration[], baseline?: Baseline): number {
   checkSequence(migrations);

@@ -8,7 +8,6 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import type { OutboxEntry, OutboxRetry } from "../../src/sessions/object/store/store";
-import { SESSION_ON_DEMAND_TABLES } from "../../src/sessions/object/store/schema";
 import { newEventId } from "../../src/notifications/ids";
 import type { NotificationType } from "../../src/notifications/types";
 import { HANDOFF_RETRY_MS } from "../../src/notifications/schedule";
@@ -25,26 +24,16 @@ import { eventually, registerEndpoint, tenant, typesFor } from "./helpers";
 /** Writes an owed notification straight into the outbox, as a status change leaves it when the process dies before the hand-off. */
 async function owe(t: Pick<TestSession, "stub">, entry: Partial<OutboxEntry> & { session: OutboxEntry["session"] }): Promise<string> {
   const id = entry.id ?? newEventId();
-  const made = await runInDurableObject(t.stub, (_instance, state) => {
-    const had = state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'outbox'").toArray().length > 0;
-    for (const statement of SESSION_ON_DEMAND_TABLES.outbox) state.storage.sql.exec(statement);
-    state.storage.sql.exec(
-      "INSERT INTO outbox (id, type, created_at, session) VALUES (?, ?, ?, ?)",
-      id,
-      entry.type ?? "session.done",
-      entry.created_at ?? entry.session.updated_at,
-      JSON.stringify(entry.session),
-    );
-    return !had;
+  await runInDurableObject(t.stub, (_instance, state) => {
+    const owed = state.storage.kv.get<OutboxEntry[]>("outbox") ?? [];
+    state.storage.kv.put("outbox", [...owed, { id, type: entry.type ?? "session.done", created_at: entry.created_at ?? entry.session.updated_at, session: entry.session }]);
   });
-  // The object keeps which of its on-demand tables exist: one made by hand is seen by the next instance.
-  if (made) await abortAllDurableObjects();
   return id;
 }
 
 async function outbox(t: Pick<TestSession, "stub">): Promise<{ rows: string[]; retry: OutboxRetry | undefined }> {
   return runInDurableObject(t.stub, (_instance, state) => ({
-    rows: state.storage.sql.exec<{ id: string }>("SELECT id FROM outbox ORDER BY seq").toArray().map((r) => r.id),
+    rows: (state.storage.kv.get<OutboxEntry[]>("outbox") ?? []).map((entry) => entry.id),
     retry: state.storage.kv.get<OutboxRetry>("outbox_retry"),
   }));
 }
@@ -107,7 +96,8 @@ describe("the outbox", () => {
     // The index can take it now: the next try, at the alarm, hands it over.
     const fixed = newEventId();
     await runInDurableObject(t.stub, async (_instance, state) => {
-      state.storage.sql.exec("UPDATE outbox SET id = ? WHERE id = 'evt_refused'", fixed);
+      const owed = state.storage.kv.get<OutboxEntry[]>("outbox")!;
+      state.storage.kv.put("outbox", owed.map((entry) => (entry.id === "evt_refused" ? { ...entry, id: fixed } : entry)));
       state.storage.kv.put("outbox_retry", { failures: 1, retry_at: Date.now() });
       await state.storage.setAlarm(Date.now());
     });

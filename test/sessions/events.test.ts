@@ -70,9 +70,9 @@ describe("a watcher of a session", () => {
 
     const rows = await runInDurableObject(t.stub, (_i, state) => storedEvents(state.storage.sql));
     for (const row of rows) {
-      const data = JSON.parse(String(row.data)) as Record<string, unknown>;
-      if (row.type === "message") expect(Object.keys(data)).toEqual(["seq"]);
-      if (row.type === "tool_call" || row.type === "tool_result") expect(Object.keys(data).sort()).toEqual(["id", "status"]);
+      const data = JSON.parse(String(row.data)) as unknown;
+      if (row.type === "message") expect(data).toEqual(expect.any(Number)); // its seq
+      if (row.type === "tool_call" || row.type === "tool_result") expect(data).toEqual([expect.any(String), expect.any(String)]); // id, status
     }
   });
 

@@ -50,13 +50,13 @@ describe(`session storage at version ${BEFORE}`, () => {
     await runInDurableObject(t.stub, (_i, state) => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS));
       const tables = userTables(state.storage);
-      for (const gone of ["run_tools", "images", "image_chunks", "subagents", "trace_spans", "audit_outbox"]) expect(tables).not.toContain(gone);
-      for (const kept of ["summaries", "pending_messages", "outbox"]) expect(tables).toContain(kept);
+      // The outbox keeps its row through version 14; version 16 moves it into a key (outbox-key.test.ts).
+      for (const gone of ["run_tools", "images", "image_chunks", "subagents", "trace_spans", "audit_outbox", "outbox"]) expect(tables).not.toContain(gone);
+      for (const kept of ["summaries", "pending_messages"]) expect(tables).toContain(kept);
       const sql = state.storage.sql;
       expect(sql.exec("SELECT id, first_seq, last_seq, content FROM summaries").toArray()).toEqual([{ id: 1, first_seq: 1, last_seq: 1, content: "they said hello" }]);
       expect(sql.exec("SELECT count(*) AS n FROM pending_messages").one().n).toBe(1);
       expect(sql.exec("SELECT name FROM sqlite_master WHERE sql LIKE '%AUTOINCREMENT%'").toArray()).toEqual([]);
-      expect(sql.exec("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'outbox'").toArray()).toEqual([]);
     });
 
     // The queued message starts the next run; the owed notification was handed over (or is still owed), never lost.

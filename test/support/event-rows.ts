@@ -3,7 +3,7 @@
  * the event log stores (src/sessions/object/store/events.ts): for tests that look at or fill the
  * log directly. `data` is the stored form as JSON text.
  */
-import { appendEvents } from "../../src/sessions/object/store/events";
+import { appendEvents, eventsAfter } from "../../src/sessions/object/store/events";
 
 export interface EventRow {
   id: number;
@@ -13,18 +13,7 @@ export interface EventRow {
 }
 
 export function storedEvents(sql: SqlStorage): EventRow[] {
-  return sql
-    .exec("SELECT first_id, created_at, events FROM event_batches ORDER BY last_id")
-    .toArray()
-    .flatMap((row) =>
-      // An event's own creation time is stored only when it differs from its batch's.
-      (JSON.parse(String(row.events)) as [string, unknown, string?][]).map(([type, data, createdAt], n) => ({
-        id: Number(row.first_id) + n,
-        type,
-        data: JSON.stringify(data),
-        created_at: createdAt ?? String(row.created_at),
-      })),
-    );
+  return eventsAfter(sql, 0, Number.MAX_SAFE_INTEGER).map((event) => ({ ...event, data: JSON.stringify(event.data) }));
 }
 
 /** Appends events one per row, as separate transactions would, after the newest id stored. */

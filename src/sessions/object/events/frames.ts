@@ -59,13 +59,23 @@ export interface EventFrame {
   created_at: string;
 }
 
-/** What an event holds in the `events` table: its data, or a reference to the row that holds it. */
+/**
+ * What an event holds in its batch (store/events.ts): its data, or a reference to the row that
+ * holds it, in the shortest form that reads back exactly; the batch holds about a hundred events
+ * per ten steps, and stored bytes are billed. A message is its `seq`; a call is `[id, status]`;
+ * usage is its counts in `USAGE_FIELDS` order (`reasoning_tokens` last, only when reported).
+ * Events stored before that form (`{ seq }`, `{ id, status }`, the usage object) read the same.
+ */
 export type StoredData =
   | { type: "status"; data: StatusData }
-  | { type: "usage"; data: Usage }
+  | { type: "usage"; data: StoredUsage | Usage }
   | { type: "subagent"; data: SubagentData }
-  | { type: "message"; data: { seq: number } }
-  | { type: "tool_call" | "tool_result"; data: { id: string; status: ToolCallStatus } };
+  | { type: "message"; data: number | { seq: number } }
+  | { type: "tool_call" | "tool_result"; data: [id: string, status: ToolCallStatus] | { id: string; status: ToolCallStatus } };
+
+const USAGE_FIELDS = ["steps", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"] as const;
+
+type StoredUsage = number[];
 
 /** The event as the emitter hands it over: the message or the call itself, which the frame shows. */
 export type EmittedEvent =
@@ -79,15 +89,26 @@ export type EmittedEvent =
 export function toStored(event: EmittedEvent): StoredData {
   switch (event.type) {
     case "status":
-    case "usage":
     case "subagent":
       return event;
+    case "usage": {
+      const counts = USAGE_FIELDS.map((field) => event.data[field]);
+      if (event.data.reasoning_tokens !== undefined) counts.push(event.data.reasoning_tokens);
+      return { type: "usage", data: counts };
+    }
     case "message":
-      return { type: "message", data: { seq: event.data.seq } };
+      return { type: "message", data: event.data.seq };
     case "tool_call":
     case "tool_result":
-      return { type: event.type, data: { id: event.data.id, status: event.data.status } };
+      return { type: event.type, data: [event.data.id, event.data.status] };
   }
+}
+
+function storedUsage(data: StoredUsage | Usage): Usage {
+  if (!Array.isArray(data)) return data;
+  const usage = Object.fromEntries(USAGE_FIELDS.map((field, i) => [field, data[i] ?? 0])) as unknown as Usage;
+  if (data.length > USAGE_FIELDS.length) usage.reasoning_tokens = data[USAGE_FIELDS.length]!;
+  return usage;
 }
 
 /** The frame data of an emitted event: the same projection `expand` applies on replay. */
@@ -106,15 +127,17 @@ export interface RowReader {
 export function expand(stored: StoredData, rows: RowReader): unknown {
   switch (stored.type) {
     case "status":
-    case "usage":
     case "subagent":
       return stored.data;
+    case "usage":
+      return storedUsage(stored.data);
     case "message":
-      return rows.message(stored.data.seq) ?? null;
+      return rows.message(typeof stored.data === "number" ? stored.data : stored.data.seq) ?? null;
     case "tool_call":
     case "tool_result": {
-      const call = rows.toolCall(stored.data.id);
-      return call ? toolCallEventData(call, stored.data.status) : null;
+      const [id, status] = Array.isArray(stored.data) ? stored.data : [stored.data.id, stored.data.status];
+      const call = rows.toolCall(id);
+      return call ? toolCallEventData(call, status) : null;
     }
   }
 }

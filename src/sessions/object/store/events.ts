@@ -18,10 +18,24 @@ export type BatchedEvent = [type: string, data: unknown, createdAt: string];
 
 /**
  * An event as its row stores it: the creation time only when it differs from the row's
- * `created_at` (the newest event's), which in one transaction it almost never does. Rows written
- * before version 14's code keep it on every event; both read the same.
+ * `created_at` (the newest event's), which in one transaction it seldom does, and then as the
+ * milliseconds from that time. Rows written before version 14's code keep
+ * an ISO time on every event, and later ones an ISO time where one differed; all read the same.
  */
-type StoredBatchedEvent = [type: string, data: unknown, createdAt?: string];
+type StoredBatchedEvent = [type: string, data: unknown, createdAt?: string | number];
+
+/** `createdAt` as its row stores it beside the row's own time `newest`. */
+function storedTime(createdAt: string, newest: string): string | number | undefined {
+  if (createdAt === newest) return undefined;
+  const offset = Date.parse(createdAt) - Date.parse(newest);
+  // Only a time that reads back exactly (an ISO time with milliseconds) is kept as an offset.
+  return Number.isFinite(offset) && new Date(Date.parse(newest) + offset).toISOString() === createdAt ? offset : createdAt;
+}
+
+function readTime(stored: string | number | undefined, rowCreatedAt: string): string {
+  if (stored === undefined) return rowCreatedAt;
+  return typeof stored === "number" ? new Date(Date.parse(rowCreatedAt) + stored).toISOString() : stored;
+}
 
 const EVENTS_PRUNED_THROUGH_KEY = "events_pruned_through";
 
@@ -29,7 +43,10 @@ const EVENTS_PRUNED_THROUGH_KEY = "events_pruned_through";
 export function appendEvents(sql: SqlStorage, firstId: number, events: readonly BatchedEvent[]): void {
   if (events.length === 0) return;
   const newest = events[events.length - 1]![2];
-  const stored = events.map(([type, data, createdAt]): StoredBatchedEvent => (createdAt === newest ? [type, data] : [type, data, createdAt]));
+  const stored = events.map(([type, data, createdAt]): StoredBatchedEvent => {
+    const time = storedTime(createdAt, newest);
+    return time === undefined ? [type, data] : [type, data, time];
+  });
   sql.exec("INSERT INTO event_batches (last_id, first_id, created_at, events) VALUES (?, ?, ?, ?)", firstId + events.length - 1, firstId, newest, JSON.stringify(stored));
 }
 
@@ -44,7 +61,7 @@ export function eventsAfter(sql: SqlStorage, after: number, limit: number): Stor
       const id = first + i;
       if (id <= after) continue;
       const [type, data, createdAt] = events[i]!;
-      out.push({ id, type, data, created_at: createdAt ?? String(row.created_at) });
+      out.push({ id, type, data, created_at: readTime(createdAt, String(row.created_at)) });
     }
     if (out.length >= limit) break;
   }

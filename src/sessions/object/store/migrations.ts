@@ -1,7 +1,7 @@
 /**
  * The session object's storage migrations, oldest first (the runner is src/storage/migrations.ts; the
  * layout they build is described in storage.md). Append a step for every change; never edit one.
- * Steps 13 to 15 rebuild tables and drop empty ones: code from before them cannot read what they
+ * Steps 13 to 16 rebuild tables, drop empty ones and move the outbox into a key: code from before them cannot read what they
  * leave, so a deploy that reached them is rolled forward, not back (docs/deploying.md).
  */
 import { execAll, type Migration } from "../../../storage/migrations";
@@ -433,5 +433,21 @@ export const SESSION_MIGRATIONS: readonly Migration[] = [
         `DROP TABLE tool_calls`,
         `ALTER TABLE tool_calls_v15 RENAME TO tool_calls`,
       ]),
+  },
+  {
+    version: 16,
+    description:
+      "the notification outbox kept as one key-value entry (`outbox`, its entries oldest first) instead of a table: it " +
+      "holds a notification or two for a moment per run, and a table keeps a page for the session's life, empty or not",
+    up: (storage) => {
+      const sql = storage.sql;
+      if (sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'outbox'").toArray().length === 0) return;
+      const owed = sql
+        .exec("SELECT id, type, created_at, session FROM outbox ORDER BY seq")
+        .toArray()
+        .map((row) => ({ id: String(row.id), type: String(row.type), created_at: String(row.created_at), session: JSON.parse(String(row.session)) as unknown }));
+      if (owed.length > 0) storage.kv.put("outbox", owed);
+      sql.exec("DROP TABLE outbox");
+    },
   },
 ];

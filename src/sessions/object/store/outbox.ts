@@ -1,9 +1,13 @@
 /**
- * The `outbox` table and its `outbox_retry` key: status notifications owed to the tenant index,
- * written in the transaction of the status change they report and deleted once the index has
- * them (../../../notifications/outbox.ts).
+ * The `outbox` and `outbox_retry` keys: status notifications owed to the tenant index, written
+ * in the transaction of the status change they report and deleted once the index has them
+ * (../../../notifications/outbox.ts). The outbox is one value, oldest first: it holds a
+ * notification or two for a moment per run (a hand-off follows each at once), and a table would
+ * keep a page of its own for the session's life, empty or not (migration 16 moved the table's
+ * rows here).
  */
 import type { Notification } from "../../../notifications/types";
+import type { KvStretchCache } from "../engine/kv-stretch";
 
 /** A notification owed to the tenant index: the notification without its tenant (the session's own). */
 export type OutboxEntry = Omit<Notification, "tenant_id">;
@@ -14,38 +18,34 @@ export interface OutboxRetry {
   retry_at: number;
 }
 
+const OUTBOX_KEY = "outbox";
 const OUTBOX_RETRY_KEY = "outbox_retry";
 
-export function appendOutbox(sql: SqlStorage, entry: OutboxEntry): void {
-  sql.exec(
-    "INSERT INTO outbox (id, type, created_at, session) VALUES (?, ?, ?, ?)",
-    entry.id,
-    entry.type,
-    entry.created_at,
-    JSON.stringify(entry.session),
-  );
+function owed(kv: KvStretchCache): readonly OutboxEntry[] {
+  return kv.get<OutboxEntry[]>(OUTBOX_KEY) ?? [];
 }
 
-export function outbox(sql: SqlStorage, limit: number): OutboxEntry[] {
-  return sql
-    .exec<Record<string, SqlStorageValue>>("SELECT id, type, created_at, session FROM outbox ORDER BY seq LIMIT ?", limit)
-    .toArray()
-    .map((row) => ({
-      id: String(row.id),
-      type: String(row.type) as OutboxEntry["type"],
-      created_at: String(row.created_at),
-      session: JSON.parse(String(row.session)) as OutboxEntry["session"],
-    }));
+export function appendOutbox(kv: KvStretchCache, entry: OutboxEntry): void {
+  kv.put(OUTBOX_KEY, [...owed(kv), entry]);
 }
 
-export function outboxSize(sql: SqlStorage): number {
-  return Number(sql.exec("SELECT COUNT(*) AS n FROM outbox").one().n);
+export function outbox(kv: KvStretchCache, limit: number): OutboxEntry[] {
+  return owed(kv).slice(0, limit);
 }
 
-/** One statement for the batch: `id` has no index (migration 14), and the outbox holds a few rows at most. */
-export function removeFromOutbox(sql: SqlStorage, ids: readonly string[]): void {
-  if (ids.length === 0) return;
-  sql.exec(`DELETE FROM outbox WHERE id IN (SELECT value FROM json_each(?))`, JSON.stringify(ids));
+export function outboxSize(kv: KvStretchCache): number {
+  return owed(kv).length;
+}
+
+/** The key goes with its last entry, so a session at rest stores none. */
+export function removeFromOutbox(kv: KvStretchCache, ids: readonly string[]): void {
+  const all = owed(kv);
+  if (ids.length === 0 || all.length === 0) return;
+  const gone = new Set(ids);
+  const left = all.filter((entry) => !gone.has(entry.id));
+  if (left.length === all.length) return;
+  if (left.length === 0) kv.delete(OUTBOX_KEY);
+  else kv.put(OUTBOX_KEY, left);
 }
 
 export function outboxRetry(kv: SyncKvStorage): OutboxRetry {

@@ -14,7 +14,7 @@
 import type { Baseline } from "../../../storage/migrations";
 
 export const SESSION_BASELINE: Baseline = {
-  version: 15,
+  version: 16,
   statements: [
     `CREATE TABLE messages (
       seq INTEGER PRIMARY KEY,
@@ -63,7 +63,7 @@ export const SESSION_BASELINE: Baseline = {
   ],
 };
 
-export type SessionOnDemandTable = "summaries" | "pending_messages" | "run_tools" | "outbox" | "images" | "subagents" | "trace_spans" | "audit_outbox";
+export type SessionOnDemandTable = "summaries" | "pending_messages" | "run_tools" | "images" | "subagents" | "trace_spans" | "audit_outbox";
 
 /**
  * The tables made on first write, as version 14 shapes them (each also the shape migration 14
@@ -99,15 +99,6 @@ export const SESSION_ON_DEMAND_TABLES: Readonly<Record<SessionOnDemandTable, rea
       description TEXT NOT NULL,
       input_schema TEXT NOT NULL,
       at_most_once INTEGER NOT NULL
-    )`,
-  ],
-  outbox: [
-    `CREATE TABLE IF NOT EXISTS outbox (
-      seq INTEGER PRIMARY KEY,
-      id TEXT NOT NULL,
-      type TEXT NOT NULL,
-      created_at TEXT NOT NULL,
-      session TEXT NOT NULL
     )`,
   ],
   images: [

@@ -338,21 +338,20 @@ export class SessionStore {
   // ---- the notification outbox (outbox.ts; see notifications/outbox.ts) ------------------
 
   appendOutbox(entry: outbox.OutboxEntry): void {
-    this.ensureTable("outbox");
-    outbox.appendOutbox(this.storage.sql, entry);
+    outbox.appendOutbox(this.#kv, entry);
   }
 
   /** The oldest `limit` owed notifications, oldest first. */
   outbox(limit: number): outbox.OutboxEntry[] {
-    return this.tables.has("outbox") ? outbox.outbox(this.storage.sql, limit) : [];
+    return outbox.outbox(this.#kv, limit);
   }
 
   outboxSize(): number {
-    return this.tables.has("outbox") ? outbox.outboxSize(this.storage.sql) : 0;
+    return outbox.outboxSize(this.#kv);
   }
 
   removeFromOutbox(ids: readonly string[]): void {
-    if (this.tables.has("outbox")) outbox.removeFromOutbox(this.storage.sql, ids);
+    outbox.removeFromOutbox(this.#kv, ids);
   }
 
   outboxRetry(): outbox.OutboxRetry {
