@@ -11,6 +11,15 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
+    {
+      name: "frozen-migrations",
+      severity: "error",
+      comment:
+        "A storage migration never calls live code, which may change after it: it imports the migration runner " +
+        "alone (and its own types), and keeps what else it needs as that version had it.",
+      from: { path: "^src/.+/migrations\\.ts$", pathNot: "^src/storage/migrations\\.ts$" },
+      to: { pathNot: "^src/storage/migrations\\.ts$", dependencyTypesNot: ["type-only"] },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },

@@ -1,12 +1,26 @@
 /**
  * The session object's storage migrations, oldest first (the runner is src/storage/migrations.ts; the
  * layout they build is described in storage.md). Append a step for every change; never edit one.
- * Steps 13 to 16 rebuild tables, drop empty ones and move the outbox into a key: code from before them cannot read what they
- * leave, so a deploy that reached them is rolled forward, not back (docs/deploying.md).
+ * Steps 13 to 16 rebuild tables, drop empty ones and move the outbox into a key: code from before
+ * them cannot read what they leave, so a deploy that reached them is rolled forward, not back
+ * (docs/deploying.md).
  */
 import { execAll, type Migration } from "../../../storage/migrations";
-import { estimateMessageTokens, messageKind } from "../context/estimate";
-import type { ContentBlock, Role } from "../../types";
+
+/**
+ * Version 3's token estimate and message kind, as that code computed them: a migration never
+ * calls live code, which may change after it. Stored messages then held text, tool_use and
+ * tool_result blocks only; the estimate is the UTF-8 bytes of the content's JSON over 3, plus 4
+ * for the role markers.
+ */
+function tokensV3(content: readonly { type: string }[]): number {
+  return Math.ceil(new TextEncoder().encode(JSON.stringify(content)).length / 3) + 4;
+}
+
+function kindV3(role: string, content: readonly { type: string }[]): string {
+  if (role === "user") return content.some((block) => block.type === "tool_result") ? "tool_result" : "input";
+  return content.some((block) => block.type === "tool_use") ? "tool_use" : "answer";
+}
 
 export const SESSION_MIGRATIONS: readonly Migration[] = [
   {
@@ -91,11 +105,10 @@ export const SESSION_MIGRATIONS: readonly Migration[] = [
       // Each stored message is read once here, so no fit ever has to parse it again.
       let lastInput = 0;
       for (const row of storage.sql.exec("SELECT seq, role, content FROM messages ORDER BY seq").toArray()) {
-        const role = String(row.role) as Role;
-        const content = JSON.parse(String(row.content)) as ContentBlock[];
-        const kind = messageKind(role, content);
+        const content = JSON.parse(String(row.content)) as { type: string }[];
+        const kind = kindV3(String(row.role), content);
         if (kind === "input") lastInput = Number(row.seq);
-        storage.sql.exec("UPDATE messages SET tokens = ?, kind = ? WHERE seq = ?", estimateMessageTokens(content), kind, row.seq);
+        storage.sql.exec("UPDATE messages SET tokens = ?, kind = ? WHERE seq = ?", tokensV3(content), kind, row.seq);
       }
       const run = storage.kv.get<Record<string, unknown>>("run");
       if (!run) return;
