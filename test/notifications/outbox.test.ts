@@ -28,6 +28,8 @@ async function owe(t: Pick<TestSession, "stub">, entry: Partial<OutboxEntry> & {
     const owed = state.storage.kv.get<OutboxEntry[]>("outbox") ?? [];
     state.storage.kv.put("outbox", [...owed, { id, type: entry.type ?? "session.done", created_at: entry.created_at ?? entry.session.updated_at, session: entry.session }]);
   });
+  // The object keeps what its outbox holds once read: one written by hand is seen by the next instance.
+  await abortAllDurableObjects();
   return id;
 }
 
@@ -99,8 +101,9 @@ describe("the outbox", () => {
       const owed = state.storage.kv.get<OutboxEntry[]>("outbox")!;
       state.storage.kv.put("outbox", owed.map((entry) => (entry.id === "evt_refused" ? { ...entry, id: fixed } : entry)));
       state.storage.kv.put("outbox_retry", { failures: 1, retry_at: Date.now() });
-      await state.storage.setAlarm(Date.now());
+      await state.storage.setAlarm(Date.now() + 100);
     });
+    await abortAllDurableObjects(); // a new instance reads the rewritten outbox; the alarm stays set
     const requests = await hook.waitForRequests(2);
     expect((requests[1]!.body as { id: string }).id).toBe(fixed);
     await eventually(async () => {

@@ -80,4 +80,44 @@ describe("the session object's key-value reads, kept for one synchronous stretch
       expect(storage.kv.get<RunState>("run")?.generation).toBe(1);
     });
   });
+
+});
+
+describe("the session's settings and its outbox", () => {
+  it("are read from storage once, kept across awaits, follow the store's own writes, and are read again after a rollback or forget", async () => {
+    await withStorage(async (storage, counted) => {
+      storage.kv.put("run", { generation: 1 });
+      storage.kv.put("session", { id: "ses_a", system: "first" });
+      const store = new SessionStore({ sql: storage.sql, kv: counted.kv, transactionSync: (fn: () => unknown) => storage.transactionSync(fn) } as unknown as DurableObjectStorage);
+      expect(store.session()).toMatchObject({ system: "first" });
+      await Promise.resolve();
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      expect(store.session()).toMatchObject({ system: "first" });
+      expect(counted.reads.filter((key) => key === "session")).toHaveLength(1);
+      // The outbox likewise: every unit asks whether anything is owed.
+      expect(store.outboxSize()).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      expect(store.outboxSize()).toBe(0);
+      expect(counted.reads.filter((key) => key === "outbox")).toHaveLength(1);
+
+      store.putSession({ ...store.session()!, system: "second" });
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      expect(store.session()).toMatchObject({ system: "second" });
+      expect(storage.kv.get("session")).toMatchObject({ system: "second" });
+
+      expect(() =>
+        store.transaction(() => {
+          store.putSession({ ...store.session()!, system: "rolled back" });
+          throw new Error("a write failed");
+        }),
+      ).toThrow("a write failed");
+      expect(store.session()).toMatchObject({ system: "second" });
+
+      // Storage changed behind the store (an erase, a migration): after `forget`, read again.
+      storage.kv.put("session", { id: "ses_a", system: "third" });
+      store.forget();
+      expect(store.session()).toMatchObject({ system: "third" });
+      expect(counted.reads.filter((key) => key === "session").length).toBeGreaterThan(1);
+    });
+  });
 });

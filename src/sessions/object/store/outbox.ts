@@ -21,31 +21,21 @@ export interface OutboxRetry {
 const OUTBOX_KEY = "outbox";
 const OUTBOX_RETRY_KEY = "outbox_retry";
 
-function owed(kv: KvStretchCache): readonly OutboxEntry[] {
+export function readOutbox(kv: KvStretchCache): readonly OutboxEntry[] {
   return kv.get<OutboxEntry[]>(OUTBOX_KEY) ?? [];
 }
 
-export function appendOutbox(kv: KvStretchCache, entry: OutboxEntry): void {
-  kv.put(OUTBOX_KEY, [...owed(kv), entry]);
-}
-
-export function outbox(kv: KvStretchCache, limit: number): OutboxEntry[] {
-  return owed(kv).slice(0, limit);
-}
-
-export function outboxSize(kv: KvStretchCache): number {
-  return owed(kv).length;
-}
-
 /** The key goes with its last entry, so a session at rest stores none. */
-export function removeFromOutbox(kv: KvStretchCache, ids: readonly string[]): void {
-  const all = owed(kv);
-  if (ids.length === 0 || all.length === 0) return;
+export function writeOutbox(kv: KvStretchCache, entries: readonly OutboxEntry[]): void {
+  if (entries.length === 0) kv.delete(OUTBOX_KEY);
+  else kv.put(OUTBOX_KEY, entries);
+}
+
+/** `entries` without those of `ids`; `entries` itself when none of them is there. */
+export function withoutIds(entries: readonly OutboxEntry[], ids: readonly string[]): readonly OutboxEntry[] {
   const gone = new Set(ids);
-  const left = all.filter((entry) => !gone.has(entry.id));
-  if (left.length === all.length) return;
-  if (left.length === 0) kv.delete(OUTBOX_KEY);
-  else kv.put(OUTBOX_KEY, left);
+  const left = entries.filter((entry) => !gone.has(entry.id));
+  return left.length === entries.length ? entries : left;
 }
 
 export function outboxRetry(kv: SyncKvStorage): OutboxRetry {

@@ -53,6 +53,16 @@ export class SessionStore {
    * Every write to the calls or the messages here drops them, and so does `forget`.
    */
   #openCalls: readonly ToolCall[] | null = null;
+  /**
+   * The session's settings, kept across awaits once read: unlike the run state they are written
+   * only here (at creation, and when an operator's cap lowers the limits), so what this instance
+   * last read or wrote is what storage holds, until `forget` (a rollback, a migration, an erase).
+   * A test that writes them behind the store starts a new instance to be seen.
+   * They are the largest value a unit reads (the system prompt, the tools), once per stretch before.
+   */
+  #session: StoredSession | null = null;
+  /** The owed notifications (outbox.ts), kept the same way: written only here. */
+  #outbox: readonly outbox.OutboxEntry[] | null = null;
   #inTransaction = false;
 
   constructor(private readonly storage: DurableObjectStorage) {
@@ -64,7 +74,10 @@ export class SessionStore {
 
   /** The session's settings, or undefined when it was never created. Reads only. */
   session(): StoredSession | undefined {
-    return readSession(this.#kv);
+    if (this.#session) return this.#session;
+    const session = readSession(this.#kv);
+    if (session) this.#session = session;
+    return session;
   }
 
   /** Whether the session exists (was created and not erased), without reading its settings. */
@@ -85,6 +98,8 @@ export class SessionStore {
   /** Storage was changed or erased other than through this store. */
   forget(): void {
     this.#kv.forget();
+    this.#session = null;
+    this.#outbox = null;
     this.tables.forget();
     this.#openCalls = null;
   }
@@ -104,6 +119,7 @@ export class SessionStore {
 
   putSession(session: StoredSession): void {
     writeSession(this.#kv, session);
+    this.#session = session;
   }
 
   run(): RunState {
@@ -338,20 +354,32 @@ export class SessionStore {
   // ---- the notification outbox (outbox.ts; see notifications/outbox.ts) ------------------
 
   appendOutbox(entry: outbox.OutboxEntry): void {
-    outbox.appendOutbox(this.#kv, entry);
+    this.#setOwed([...this.#owed(), entry]);
   }
 
   /** The oldest `limit` owed notifications, oldest first. */
   outbox(limit: number): outbox.OutboxEntry[] {
-    return outbox.outbox(this.#kv, limit);
+    return this.#owed().slice(0, limit);
   }
 
   outboxSize(): number {
-    return outbox.outboxSize(this.#kv);
+    return this.#owed().length;
   }
 
   removeFromOutbox(ids: readonly string[]): void {
-    outbox.removeFromOutbox(this.#kv, ids);
+    const owed = this.#owed();
+    const left = outbox.withoutIds(owed, ids);
+    if (left !== owed) this.#setOwed(left);
+  }
+
+  /** The outbox, kept across awaits as the settings are (`#session` says why that holds). */
+  #owed(): readonly outbox.OutboxEntry[] {
+    return (this.#outbox ??= outbox.readOutbox(this.#kv));
+  }
+
+  #setOwed(entries: readonly outbox.OutboxEntry[]): void {
+    outbox.writeOutbox(this.#kv, entries);
+    this.#outbox = entries;
   }
 
   outboxRetry(): outbox.OutboxRetry {
