@@ -22,7 +22,7 @@ import { gatewayTable, measureGateway } from "./suites/gateway";
 import { growthTables, measureGrowth } from "./suites/growth";
 import { measureMemory, memoryTables } from "./suites/memory";
 import { indexLoadTables, measureIndexLoad } from "./suites/index-load";
-import { measureStepOverhead, requestsTable, type StepOverheadResult, statementsTable, stepOverheadTable } from "./suites/step-overhead";
+import { measureStepOverhead, pagesTable, requestsTable, type StepOverheadResult, statementsTable, stepOverheadTable } from "./suites/step-overhead";
 import { costTargetsTable } from "./suites/cost-targets";
 import { measureThroughput, THROUGHPUT_LOADS, type ThroughputResult, throughputTable } from "./suites/throughput";
 import { describeMachine, load1 } from "./support/machine";
@@ -39,7 +39,7 @@ interface Suite {
 }
 
 const SUITES: Suite[] = [
-  { name: "steps", reps: 10, run: async (w, n) => withTables(await measureStepOverhead(w, n), (r) => [stepOverheadTable(r), requestsTable(r), statementsTable(r)]) },
+  { name: "steps", reps: 10, run: async (w, n) => withTables(await measureStepOverhead(w, n), (r) => [stepOverheadTable(r), requestsTable(r), statementsTable(r), pagesTable(r)]) },
   { name: "gateway", reps: 5, run: async (w, n) => withTables(await measureGateway(w, n), (r) => [gatewayTable(r)]) },
   { name: "growth", reps: 3, run: async (w, n) => withTables(await measureGrowth(w, n), growthTables) },
   // 100 × 20 alone: with the steps, what the cost targets need (`--only steps,throughput100`).

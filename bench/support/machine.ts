@@ -95,6 +95,30 @@ export function sqliteBytes(dir: string): number {
   return total;
 }
 
+/**
+ * The pages in use of each table and index (SQLite's `dbstat`), summed over the objects of each
+ * Durable Object class under `dir`: keyed `class` → `table` → pages. What `sqliteBytes` counts,
+ * told apart; the class is the last part of the object's directory name.
+ */
+export function sqlitePagesByTable(dir: string): Map<string, Map<string, number>> {
+  const out = new Map<string, Map<string, number>>();
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".sqlite")) continue;
+    const className = entry.parentPath.split("/").at(-1)!.split("-").at(-1)!;
+    const tables = out.get(className) ?? new Map<string, number>();
+    out.set(className, tables);
+    const db = new DatabaseSync(join(entry.parentPath, entry.name), { readOnly: true, timeout: BUSY_TIMEOUT_MS });
+    try {
+      for (const row of db.prepare("SELECT name, count(*) AS pages FROM dbstat GROUP BY name").all() as { name: string; pages: number }[]) {
+        tables.set(row.name, (tables.get(row.name) ?? 0) + Number(row.pages));
+      }
+    } finally {
+      db.close();
+    }
+  }
+  return out;
+}
+
 /** An object busy writing holds its database locked for a moment; a reader waits that long. */
 const BUSY_TIMEOUT_MS = 5_000;
 
