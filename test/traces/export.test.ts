@@ -5,7 +5,9 @@
  * collector that is down for minutes (the retry schedule scaled by NOTIFY_RETRY_SCALE) loses
  * nothing and receives each span once.
  */
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { sessionStub } from "../../src/objects";
 import { callJson } from "../support/api";
 import { type MockHook, mockHook, mockHookUrl, mockModel, type RecordedRequest, uniqueKey } from "../support/mock-client";
 import { decodeTraceExport, type DecodedSpan } from "../support/otlp-decode";
@@ -188,8 +190,16 @@ describe("traces", () => {
     expect(delivered.map((span) => span.spanId).sort()).toEqual([...new Set(delivered.map((span) => span.spanId))].sort());
     for (const spanId of refused) expect(delivered.some((span) => span.spanId === spanId)).toBe(true);
     expect(delivered.map((span) => span.name).sort()).toEqual(["chat", "chat", "execute_tool get_time", "execute_tool weather", `invoke_agent ${id}`].map((name) => (name === "chat" ? expect.stringMatching(/^chat /) : name)));
-    // Nothing more comes: each span once.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Nothing more comes: once the session owes no span (a span stays owed until its export is
+    // acknowledged), no export is left to make, and the collector has every one it will get.
+    await expect
+      .poll(() =>
+        runInDurableObject(sessionStub(env, who.tenantId, id), (_instance, state) => {
+          const made = state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'trace_spans'").toArray().length > 0;
+          return made ? Number(state.storage.sql.exec("SELECT count(*) AS n FROM trace_spans").one().n) : 0;
+        }),
+      )
+      .toBe(0);
     expect((await collector.requests()).length).toBe(requests.length);
   });
 });
