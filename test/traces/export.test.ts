@@ -11,7 +11,7 @@ import { sessionStub } from "../../src/objects";
 import { callJson } from "../support/api";
 import { type MockHook, mockHook, mockHookUrl, mockModel, type RecordedRequest, uniqueKey } from "../support/mock-client";
 import { decodeTraceExport, type DecodedSpan } from "../support/otlp-decode";
-import { caller, type Caller, createSession, text, toolUse, waitForStatus } from "../api/sessions/helpers";
+import { caller, type Caller, createSession, text, toolCallsOf, toolUse, waitForStatus } from "../api/sessions/helpers";
 import { bearer } from "../support/tokens";
 import { createPlatformClient } from "../../sdk/src/client";
 import { expectData } from "../../sdk/src/errors";
@@ -141,6 +141,12 @@ describe.each(PROVIDERS)("a traced run on the $name provider", ({ prefix, provid
       ["get_time", "call_t"],
       ["weather", "call_w"],
     ]);
+    // Each call's span starts when the call started (the webhook's mark, get_time's run), not when the model asked for it.
+    const calls = await toolCallsOf(who, id);
+    for (const tool of tools) {
+      const call = calls.find((c) => c.id === tool.attributes["gen_ai.tool.call.id"])!;
+      expect(BigInt(tool.startTimeUnixNano)).toBe(BigInt(Date.parse(call.started_at!)) * 1_000_000n);
+    }
     // No content unless the tenant asked for it.
     for (const span of spans) {
       for (const key of ["gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.tool.call.arguments", "gen_ai.tool.call.result"]) expect(span.attributes).not.toHaveProperty(key);

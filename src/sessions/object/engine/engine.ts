@@ -359,13 +359,16 @@ export class SessionEngine {
 
   // ---- tool calls ----------------------------------------------------------------------
 
-  /** A call's result; `startedAt` for a call that ran without being marked running (an instant tool). */
+  /**
+   * A call's result; `startedAt`, when the tool step ran it, is when this run of it started (its
+   * mark, or an instant tool's start, stored with the result): its span starts there.
+   */
   finishCall(call: ToolCall, output: string, isError: boolean, startedAt: string | null = null): void {
     const max = this.requireSession().limits.max_tool_output_chars;
     const cut = cutOutput(output, max);
     this.transaction(() => {
       this.store.finishToolCall(call.id, cut, isError, this.nowIso(), startedAt);
-      recordToolSpan(this.store, startedAt && !call.started_at ? { ...call, started_at: startedAt } : call, cut, isError, Date.now());
+      recordToolSpan(this.store, startedAt ? { ...call, started_at: startedAt } : call, cut, isError, Date.now());
     });
   }
 

@@ -103,10 +103,15 @@ async function runCalls(scope: StepScope, mcp: McpConnections, signing: ToolCont
     // An instant tool is not marked running first: its start is written with its result. A tool
     // that must run at most once always is: the mark is what a restart finds.
     const instant = tool.instant === true && !tool.atMostOnce;
-    const ranAt = instant ? scope.nowIso() : null;
+    // When the call started: its span starts there (the call in hand was read before its mark).
+    let startedAt = instant ? scope.nowIso() : null;
     try {
       await tool.prepare?.(ctx);
-      if (!instant && !scope.commit((w) => w.store.setToolCallStatus(call.id, "running", w.nowIso()))) return "discarded";
+      if (!instant) {
+        const markedAt = scope.nowIso();
+        if (!scope.commit((w) => w.store.setToolCallStatus(call.id, "running", markedAt))) return "discarded";
+        startedAt = markedAt;
+      }
       // The mark must be durable before a side effect that must not happen twice.
       if (tool.atMostOnce && !(await scope.persist())) return "discarded";
       outcome = await tool.run(call.input, ctx);
@@ -119,7 +124,7 @@ async function runCalls(scope: StepScope, mcp: McpConnections, signing: ToolCont
     const last = index === calls.length - 1;
     // Cancelled meanwhile: the result is stale.
     const saved = scope.commit((w) => {
-      finish(w, call, outcome, ranAt);
+      finish(w, call, outcome, startedAt);
       if (last) endUnit(w);
     });
     if (!saved) return "discarded";
