@@ -11,6 +11,8 @@ import { type SharedStack, sharedStack, uniqueName } from "./support/stack";
 /** The other tenant must never wait longer than this for an answer, the attack going on. */
 const MAX_OTHER_TENANT_LATENCY_MS = 1_000;
 const RUN_TIMEOUT_MS = 30_000;
+/** How long each of the attacker's model answers takes to come. */
+const ANSWER_DELAY_MS = 300;
 /** About 2^60 backtracking steps on the native engine. */
 const CRAFTED_INPUT = "a".repeat(60) + "!";
 
@@ -37,7 +39,9 @@ describe("one tenant's catastrophic pattern", () => {
       url: hook.url,
     };
     // The attacker's model calls the tool with the crafted input three times over, then stops.
-    const call = (id: string) => ({ reply: { content: [{ type: "tool_use", id, name: "evil", input: { q: CRAFTED_INPUT } }] } });
+    // Each answer takes a moment to come, so the attack lasts long enough for the bystander's
+    // requests to fall between its validations however fast the run's own steps are.
+    const call = (id: string) => ({ delay_ms: ANSWER_DELAY_MS, reply: { content: [{ type: "tool_use", id, name: "evil", input: { q: CRAFTED_INPUT } }] } });
     await attackerModel.script(call("toolu_1"), call("toolu_2"), call("toolu_3"), say("gave up"));
 
     const mine = await bystander.createSession({});
