@@ -80,7 +80,6 @@ describe("the session object's key-value reads, kept for one synchronous stretch
       expect(storage.kv.get<RunState>("run")?.generation).toBe(1);
     });
   });
-
 });
 
 describe("the session's settings and its outbox", () => {

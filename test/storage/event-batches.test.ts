@@ -7,8 +7,21 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { appendEvents, eventsAfter } from "../../src/sessions/object/store/events";
+import { expand, toStored } from "../../src/sessions/object/events/frames";
 import { createAndStart, newTestSession, sessionInit, unwrap, waitForStatus } from "../support/agent-session";
 import { openSse } from "../support/agent-stream";
+
+describe("a usage event's short form", () => {
+  it("reads back every count, with reasoning tokens only where they were reported", () => {
+    const base = { steps: 3, input_tokens: 30, output_tokens: 15, cache_read_tokens: 7, cache_write_tokens: 2 };
+    const rows = { message: () => undefined, toolCall: () => undefined };
+    for (const usage of [base, { ...base, reasoning_tokens: 0 }, { ...base, reasoning_tokens: 9 }]) {
+      const stored = toStored({ type: "usage", data: usage });
+      expect(stored.data).toEqual(expect.any(Array));
+      expect(expand(JSON.parse(JSON.stringify(stored)) as typeof stored, rows)).toEqual(usage);
+    }
+  });
+});
 
 describe("an event batch", () => {
   it("stores an event's time only when it differs from its batch's, and reads batches of either form alike", async () => {

@@ -1,7 +1,8 @@
 /**
  * Session-object migration 14 on storage version 13 wrote: the tables a session may never use
- * are dropped when empty and kept with their rows when not (without AUTOINCREMENT, the outbox
- * without its unique index), and the session goes on, making a table again on its first write.
+ * are dropped when empty and kept with their rows when not (without AUTOINCREMENT; the outbox's
+ * row then moves into a key with migration 16, outbox-key.test.ts), and the session goes on,
+ * making a table again on its first write.
  * A table made on first write has the shape the migration leaves a kept one in.
  */
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";

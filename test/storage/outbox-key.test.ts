@@ -98,6 +98,20 @@ describe(`session storage at version ${BEFORE}`, () => {
   });
 });
 
+describe("session storage at version 13", () => {
+  it("keeps an owed notification through migration 14's rebuild of the table, and 16 moves it into the key", async () => {
+    const t = newTestSession();
+    await runInDurableObject(t.stub, (_i, state) => {
+      migrateSessionTo(state.storage, 13);
+      const at = new Date().toISOString();
+      state.storage.sql.exec("INSERT INTO outbox (id, type, created_at, session) VALUES ('evt_owed', 'session.done', ?, ?)", at, JSON.stringify(notificationSession(t, at)));
+      migrate(state.storage, SESSION_MIGRATIONS);
+      expect(userTables(state.storage)).not.toContain("outbox");
+      expect(state.storage.kv.get<OutboxEntry[]>("outbox")).toEqual([{ id: "evt_owed", type: "session.done", created_at: at, session: notificationSession(t, at) }]);
+    });
+  });
+});
+
 describe("the outbox key", () => {
   it("keeps entries oldest first, goes with its last one, and rolls back with its transaction", async () => {
     const t = newTestSession();

@@ -1,7 +1,8 @@
 /**
  * The session object's key-value reads, kept for one synchronous stretch of JavaScript. A unit reads its
- * session and run state many times between two awaits, and each read used to deserialize the
- * stored value again; now the first read of a stretch does, and the rest share its result.
+ * run state many times between two awaits, and each read used to deserialize the stored value
+ * again; now the first read of a stretch does, and the rest share its result. (The store keeps
+ * the settings and the outbox, which only it writes, longer: see `SessionStore`.)
  *
  * Why this is safe without any invalidation by callers: nothing else runs inside a synchronous
  * stretch, so no other request, alarm or test can write storage there; the cache is dropped by

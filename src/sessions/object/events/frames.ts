@@ -74,6 +74,10 @@ export type StoredData =
   | { type: "tool_call" | "tool_result"; data: [id: string, status: ToolCallStatus] | { id: string; status: ToolCallStatus } };
 
 const USAGE_FIELDS = ["steps", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"] as const;
+/** A count added to `Usage` must get its place above (or after `reasoning_tokens`) before this compiles. */
+type UnplacedUsageField = Exclude<keyof Usage, (typeof USAGE_FIELDS)[number] | "reasoning_tokens">;
+const everyUsageFieldPlaced: [UnplacedUsageField] extends [never] ? true : UnplacedUsageField = true;
+void everyUsageFieldPlaced;
 
 type StoredUsage = number[];
 

@@ -43,7 +43,10 @@ export type { SubagentRow } from "./subagents";
 const PARENT_TOLD_KEY = "parent_told_revision";
 
 export class SessionStore {
-  /** The KV entries below, read once per synchronous stretch (see kv-stretch.ts). */
+  /**
+   * The KV entries below, read once per synchronous stretch (see kv-stretch.ts); the settings and
+   * the outbox are kept longer, in `#session` and `#outbox`.
+   */
   readonly #kv: KvStretchCache;
   /** The tables made on first write (schema.ts): a reader of one asks `has` first. */
   readonly tables: OnDemandTables<SessionOnDemandTable>;
@@ -73,7 +76,7 @@ export class SessionStore {
   // ---- the session and its run state (KV) ----------------------------------------------
 
   /** The session's settings, or undefined when it was never created. Reads only. */
-  session(): StoredSession | undefined {
+  session(): Readonly<StoredSession> | undefined {
     if (this.#session) return this.#session;
     const session = readSession(this.#kv);
     if (session) this.#session = session;
@@ -104,7 +107,7 @@ export class SessionStore {
     this.#openCalls = null;
   }
 
-  requireSession(): StoredSession {
+  requireSession(): Readonly<StoredSession> {
     const session = this.session();
     if (!session) throw new Error("session used before it was created");
     return session;
@@ -358,7 +361,7 @@ export class SessionStore {
   }
 
   /** The oldest `limit` owed notifications, oldest first. */
-  outbox(limit: number): outbox.OutboxEntry[] {
+  outbox(limit: number): readonly Readonly<outbox.OutboxEntry>[] {
     return this.#owed().slice(0, limit);
   }
 

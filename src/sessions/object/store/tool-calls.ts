@@ -91,7 +91,7 @@ export function setToolCallStatus(sql: SqlStorage, id: string, status: ToolCallS
   sql.exec("UPDATE tool_calls SET status = ?, started_at = COALESCE(?, started_at) WHERE id = ?", status, started, id);
 }
 
-/** A call's result; `startedAt` is when a call never marked running (an instant tool's) ran. */
+/** A call's result; `startedAt` is when this run of it started, kept only where no mark set one (an instant tool's). */
 export function finishToolCall(sql: SqlStorage, id: string, output: string, isError: boolean, now: string, startedAt: string | null = null): void {
   sql.exec(
     "UPDATE tool_calls SET status = ?, output = ?, is_error = ?, started_at = COALESCE(started_at, ?), finished_at = ? WHERE id = ?",
