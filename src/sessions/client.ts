@@ -112,8 +112,8 @@ export class SessionClient {
     return valueOf(this.#rpc.forkCopy(atSeq));
   }
 
-  createFork(init: SessionInit, rows: ForkRows, input: RunInput | null) {
-    return valueOf(this.#rpc.createFork(init, rows, input));
+  createFork(init: SessionInit, rows: ForkRows, input: RunInput | null, options: RunOptions = {}) {
+    return valueOf(this.#rpc.createFork(init, rows, input, options));
   }
 
   /**

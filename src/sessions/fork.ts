@@ -13,6 +13,7 @@ import type { Actor } from "./actor";
 import { loadOwnedSession } from "./access";
 import { SessionClient } from "./client";
 import { newSessionId } from "./ids";
+import { traceRequest } from "../traces/request";
 import { resolveRunInput } from "./images";
 import type { ForkSessionRequest } from "./request-schemas";
 import { admitRun, startWithSlot } from "./run-admission";
@@ -62,7 +63,9 @@ export async function forkSession(actor: Actor, sourceId: string, body: ForkSess
       ? null
       : await resolveRunInput(body.input, { maxImageBytes: init.limits.max_image_bytes, model: init.model, catalog: config.models, allowPrivateUrls: config.allowPrivateUrls });
   const fork = new SessionClient(env, principal.tenantId, id);
-  const create = () => fork.createFork(init, copy.rows, input);
+  // A fork's first run is traced as a created session's is.
+  const trace = traceRequest(actor.settings, actor.traceparent);
+  const create = () => fork.createFork(init, copy.rows, input, trace ? { trace } : {});
   if (input === null) return create();
   await admitRun(env, principal, id, actor.limits, Date.now());
   return startWithSlot(env, principal.tenantId, id, create);

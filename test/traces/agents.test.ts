@@ -65,6 +65,18 @@ describe("traces of agents' sessions", () => {
     expect((await waitForStatus(who, fork.id, ["done", "failed"])).status).toBe("done");
     const forkRoot = roots(await spansWhen(collector, (all) => roots(all).length >= 2)).find((span) => span.attributes["gen_ai.conversation.id"] === fork.id);
     expect(forkRoot?.name).toBe("invoke_agent support_triage");
+
+    // A fork given input starts its run at once, traced as a created session's first run is: under the caller's traceparent.
+    await model.script({ reply: { content: [text("and from the fork")] } });
+    const started = await callJson(`/v1/sessions/${session.id}/fork`, "POST", { input: "from here" }, { ...who.headers, traceparent: TRACEPARENT });
+    expect(started.status).toBe(201);
+    const running = (await started.json()) as { id: string };
+    expect((await waitForStatus(who, running.id, ["done", "failed"])).status).toBe("done");
+    const isRunningFork = (span: DecodedSpan) => span.attributes["gen_ai.conversation.id"] === running.id;
+    const runningRoot = roots(await spansWhen(collector, (all) => roots(all).some(isRunningFork), 10_000)).find(isRunningFork)!;
+    expect(runningRoot.name).toBe("invoke_agent support_triage");
+    expect(runningRoot.traceId).toBe(CALLER_TRACE);
+    expect(runningRoot.parentSpanId).toBe(CALLER_SPAN);
   });
 
   it("export a sub-agent's run in its parent's trace, its root a child of the call's execute_tool span, every span once", async () => {

@@ -17,8 +17,8 @@ import type { ChildReport } from "./subagents/report";
 export interface SessionRpc {
   /** Creates the session; with `input`, its first run starts (the caller holds the run slot). */
   create(init: SessionInit, input: RunInput | null, options?: RunOptions): Promise<SessionResult<Session>>;
-  /** A fork: created with `init`, the rows `forkCopy` of its source answered, and, given input, a run. */
-  createFork(init: SessionInit, rows: ForkRows, input: RunInput | null): Promise<SessionResult<Session>>;
+  /** A fork: created with `init`, the rows `forkCopy` of its source answered, and, given input, a run (traced as `options` say). */
+  createFork(init: SessionInit, rows: ForkRows, input: RunInput | null, options?: RunOptions): Promise<SessionResult<Session>>;
   /**
    * A child session of an `agent` tool call: created with `input` as its first run, `running` with
    * a free run slot, else `queued`. Asked again for a session that exists, it answers the session.

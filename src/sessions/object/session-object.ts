@@ -134,8 +134,8 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
    * A fork of this session: a new session with its settings and its messages up to `atSeq`.
    * The copy is made by `forkCopy` on the source and given here; nothing else writes first.
    */
-  async createFork(init: SessionInit, rows: ForkRows, input: RunInput | null): Promise<SessionResult<Session>> {
-    return this.#change(() => createFork(this.#engine, init, rows, input), false);
+  async createFork(init: SessionInit, rows: ForkRows, input: RunInput | null, options: RunOptions = {}): Promise<SessionResult<Session>> {
+    return this.#change(() => createFork(this.#engine, init, rows, input, options), false);
   }
 
   /** What a fork of this session at `atSeq` copies (null: every message that ends a whole exchange). Changes nothing. */

@@ -6,7 +6,7 @@
  */
 import { type ForkCopy, type ForkRows, forkRowsBytes } from "../store/fork";
 import type { SessionEngine } from "../engine/engine";
-import type { RunInput, SessionInit, SessionResult } from "../../types";
+import type { RunInput, RunOptions, SessionInit, SessionResult } from "../../types";
 import { MAX_INPUT_IMAGE_BYTES } from "../../../limits";
 import { checkToolSpecs } from "../tools/registry";
 import { type Answer, SHOWN } from "./answers";
@@ -53,7 +53,7 @@ function invalid(detail: string): SessionResult<never> {
 }
 
 /** The new session, with the copied rows, in one transaction; then, with input, its first run. */
-export async function createFork(engine: SessionEngine, init: SessionInit, rows: ForkRows, input: RunInput | null): Promise<Answer> {
+export async function createFork(engine: SessionEngine, init: SessionInit, rows: ForkRows, input: RunInput | null, options: RunOptions = {}): Promise<Answer> {
   if (engine.session()) return { ok: false, reason: "session_exists" };
   const tools = checkToolSpecs(init.tools);
   if (tools) return { ok: false, reason: "invalid", detail: tools };
@@ -65,6 +65,6 @@ export async function createFork(engine: SessionEngine, init: SessionInit, rows:
     engine.store.create({ ...init, output_schema: init.output_schema ?? null, created_at: now }, initialRun(now));
     engine.store.writeForkRows(rows, now);
   });
-  if (prepared.input) startRunWith(engine, prepared.input, {});
+  if (prepared.input) startRunWith(engine, prepared.input, options);
   return SHOWN;
 }
