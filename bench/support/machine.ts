@@ -88,47 +88,46 @@ export function workerdCpuMs(pgid: number): number {
  */
 export function sqliteBytes(dir: string): number {
   let total = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile() || !entry.name.endsWith(".sqlite")) continue;
-    total += databaseBytes(join(entry.parentPath, entry.name));
-  }
+  eachDatabase(dir, (db) => {
+    const pragma = (name: string) => Number(Object.values(db.prepare(`PRAGMA ${name}`).get() ?? {})[0] ?? 0);
+    total += (pragma("page_count") - pragma("freelist_count")) * pragma("page_size");
+  });
   return total;
 }
 
 /**
  * The pages in use of each table and index (SQLite's `dbstat`), summed over the objects of each
  * Durable Object class under `dir`: keyed `class` → `table` → pages. What `sqliteBytes` counts,
- * told apart; the class is the last part of the object's directory name.
+ * told apart.
  */
 export function sqlitePagesByTable(dir: string): Map<string, Map<string, number>> {
   const out = new Map<string, Map<string, number>>();
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile() || !entry.name.endsWith(".sqlite")) continue;
-    const className = entry.parentPath.split("/").at(-1)!.split("-").at(-1)!;
+  eachDatabase(dir, (db, className) => {
     const tables = out.get(className) ?? new Map<string, number>();
     out.set(className, tables);
-    const db = new DatabaseSync(join(entry.parentPath, entry.name), { readOnly: true, timeout: BUSY_TIMEOUT_MS });
-    try {
-      for (const row of db.prepare("SELECT name, count(*) AS pages FROM dbstat GROUP BY name").all() as { name: string; pages: number }[]) {
-        tables.set(row.name, (tables.get(row.name) ?? 0) + Number(row.pages));
-      }
-    } finally {
-      db.close();
+    for (const row of db.prepare("SELECT name, count(*) AS pages FROM dbstat GROUP BY name").all() as { name: string; pages: number }[]) {
+      tables.set(row.name, (tables.get(row.name) ?? 0) + Number(row.pages));
     }
-  }
+  });
   return out;
 }
 
 /** An object busy writing holds its database locked for a moment; a reader waits that long. */
 const BUSY_TIMEOUT_MS = 5_000;
 
-function databaseBytes(path: string): number {
-  const db = new DatabaseSync(path, { readOnly: true, timeout: BUSY_TIMEOUT_MS });
-  try {
-    const pragma = (name: string) => Number(Object.values(db.prepare(`PRAGMA ${name}`).get() ?? {})[0] ?? 0);
-    return (pragma("page_count") - pragma("freelist_count")) * pragma("page_size");
-  } finally {
-    db.close();
+/**
+ * Opens every Durable Object database under `dir` read-only, in turn, for `read`; its class is
+ * the last part of the object's directory name.
+ */
+function eachDatabase(dir: string, read: (db: DatabaseSync, className: string) => void): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".sqlite")) continue;
+    const db = new DatabaseSync(join(entry.parentPath, entry.name), { readOnly: true, timeout: BUSY_TIMEOUT_MS });
+    try {
+      read(db, entry.parentPath.split("/").at(-1)!.split("-").at(-1)!);
+    } finally {
+      db.close();
+    }
   }
 }
 
