@@ -40,6 +40,24 @@ describe("the session object's key-value reads, kept for one synchronous stretch
     });
   });
 
+  it("keeps a key named as written only through it past the stretch, until forget", async () => {
+    await withStorage(async (storage, counted) => {
+      storage.kv.put("run", { generation: 1 });
+      storage.kv.put("session", { id: "ses_a" });
+      const cache = new KvStretchCache(counted.kv, new Set(["session"]));
+      cache.get("run");
+      cache.get("session");
+      cache.get("missing");
+      await null;
+      cache.get("run");
+      cache.get("session");
+      expect(counted.reads).toEqual(["run", "session", "missing", "run"]);
+      cache.forget();
+      cache.get("session");
+      expect(counted.reads).toEqual(["run", "session", "missing", "run", "session"]);
+    });
+  });
+
   it("sees a write made behind its back once the stretch has ended", async () => {
     await withStorage(async (storage, counted) => {
       storage.kv.put("run", { generation: 1 });

@@ -1,8 +1,7 @@
 /**
  * The session object's key-value reads, kept for one synchronous stretch of JavaScript. A unit reads its
  * run state many times between two awaits, and each read used to deserialize the stored value
- * again; now the first read of a stretch does, and the rest share its result. (The store keeps
- * the settings and the outbox, which only it writes, longer: see `SessionStore`.)
+ * again; now the first read of a stretch does, and the rest share its result.
  *
  * Why this is safe without any invalidation by callers: nothing else runs inside a synchronous
  * stretch, so no other request, alarm or test can write storage there; the cache is dropped by
@@ -11,6 +10,12 @@
  * so a unit that resumes sees every write made meanwhile, however it was made; the generation
  * check (`SessionEngine.isCurrent`) reads the stored run. Writes made here are kept as written; a
  * transaction that throws (and so rolls back) must call `forget()`.
+ *
+ * A key the owner names as written only through this cache (`kept`) is kept past the stretch,
+ * until `forget()`: whatever this cache last read or wrote for it is what storage holds, however
+ * many awaits later. The session object keeps its settings (the largest value a unit reads: the
+ * system prompt, the tools) and its notification outbox so; the run state is written behind the
+ * object by tests of the generation rule, and stays per stretch.
  */
 
 /** What `get` remembered for a key that holds nothing. */
@@ -22,9 +27,13 @@ export class KvStretchCache {
   /** Inside `batch`: the keys written so far, each stored once when the batch ends. */
   #staged: Map<string, unknown> | null = null;
 
-  constructor(private readonly kv: SyncKvStorage) {}
+  /** `kept`: the keys nothing writes but this cache, kept until `forget()` rather than per stretch. */
+  constructor(
+    private readonly kv: SyncKvStorage,
+    private readonly kept: ReadonlySet<string> = new Set(),
+  ) {}
 
-  /** The stored value, read from storage once per stretch. Callers must not change it. */
+  /** The stored value, read from storage once per stretch (a kept key: once until `forget`). Callers must not change it. */
   get<T>(key: string): T | undefined {
     const known = this.#values.get(key);
     if (known !== undefined) return known === ABSENT ? undefined : (known as T);
@@ -80,11 +89,11 @@ export class KvStretchCache {
 
   #remember(key: string, value: unknown): void {
     this.#values.set(key, value === undefined ? ABSENT : value);
-    if (this.#clearQueued) return;
+    if (this.#clearQueued || this.kept.has(key)) return;
     this.#clearQueued = true;
     queueMicrotask(() => {
       this.#clearQueued = false;
-      this.#values.clear();
+      for (const remembered of this.#values.keys()) if (!this.kept.has(remembered)) this.#values.delete(remembered);
     });
   }
 }

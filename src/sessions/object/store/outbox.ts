@@ -18,7 +18,7 @@ export interface OutboxRetry {
   retry_at: number;
 }
 
-const OUTBOX_KEY = "outbox";
+export const OUTBOX_KEY = "outbox";
 const OUTBOX_RETRY_KEY = "outbox_retry";
 
 export function readOutbox(kv: KvStretchCache): readonly OutboxEntry[] {

@@ -58,7 +58,7 @@ export interface StoredSession extends SessionInit {
   created_at: string;
 }
 
-const SESSION_KEY = "session";
+export const SESSION_KEY = "session";
 const RUN_KEY = "run";
 
 export function readSession(kv: KvStretchCache): StoredSession | undefined {

@@ -22,7 +22,7 @@ import { SESSION_BASELINE, SESSION_ON_DEMAND_TABLES, type SessionOnDemandTable }
 import * as outbox from "./outbox";
 import * as runOutput from "./run-output";
 import * as runTools from "./run-tools";
-import { type RunState, readRun, readSession, type StoredSession, writeRun, writeSession } from "./state";
+import { type RunState, readRun, readSession, SESSION_KEY, type StoredSession, writeRun, writeSession } from "./state";
 import * as steps from "./steps";
 import * as summaries from "./summaries";
 import * as subagents from "./subagents";
@@ -45,7 +45,9 @@ const PARENT_TOLD_KEY = "parent_told_revision";
 export class SessionStore {
   /**
    * The KV entries below, read once per synchronous stretch (see kv-stretch.ts); the settings and
-   * the outbox are kept longer, in `#session` and `#outbox`.
+   * the outbox, which nothing writes but this store (the settings at creation, and when an
+   * operator's cap lowers the limits), are kept until `forget` (a rollback, a migration, an
+   * erase). A test that writes either behind the store starts a new instance to be seen.
    */
   readonly #kv: KvStretchCache;
   /** The tables made on first write (schema.ts): a reader of one asks `has` first. */
@@ -56,20 +58,10 @@ export class SessionStore {
    * Every write to the calls or the messages here drops them, and so does `forget`.
    */
   #openCalls: readonly ToolCall[] | null = null;
-  /**
-   * The session's settings, kept across awaits once read: unlike the run state they are written
-   * only here (at creation, and when an operator's cap lowers the limits), so what this instance
-   * last read or wrote is what storage holds, until `forget` (a rollback, a migration, an erase).
-   * A test that writes them behind the store starts a new instance to be seen.
-   * They are the largest value a unit reads (the system prompt, the tools), once per stretch before.
-   */
-  #session: StoredSession | null = null;
-  /** The owed notifications (outbox.ts), kept the same way: written only here. */
-  #outbox: readonly outbox.OutboxEntry[] | null = null;
   #inTransaction = false;
 
   constructor(private readonly storage: DurableObjectStorage) {
-    this.#kv = new KvStretchCache(storage.kv);
+    this.#kv = new KvStretchCache(storage.kv, new Set([SESSION_KEY, outbox.OUTBOX_KEY]));
     this.tables = new OnDemandTables(() => storage.sql, SESSION_ON_DEMAND_TABLES);
   }
 
@@ -77,10 +69,7 @@ export class SessionStore {
 
   /** The session's settings, or undefined when it was never created. Reads only. */
   session(): Readonly<StoredSession> | undefined {
-    if (this.#session) return this.#session;
-    const session = readSession(this.#kv);
-    if (session) this.#session = session;
-    return session;
+    return readSession(this.#kv);
   }
 
   /** Whether the session exists (was created and not erased), without reading its settings. */
@@ -101,8 +90,6 @@ export class SessionStore {
   /** Storage was changed or erased other than through this store. */
   forget(): void {
     this.#kv.forget();
-    this.#session = null;
-    this.#outbox = null;
     this.tables.forget();
     this.#openCalls = null;
   }
@@ -122,7 +109,6 @@ export class SessionStore {
 
   putSession(session: StoredSession): void {
     writeSession(this.#kv, session);
-    this.#session = session;
   }
 
   run(): RunState {
@@ -357,32 +343,22 @@ export class SessionStore {
   // ---- the notification outbox (outbox.ts; see notifications/outbox.ts) ------------------
 
   appendOutbox(entry: outbox.OutboxEntry): void {
-    this.#setOwed([...this.#owed(), entry]);
+    outbox.writeOutbox(this.#kv, [...outbox.readOutbox(this.#kv), entry]);
   }
 
   /** The oldest `limit` owed notifications, oldest first. */
   outbox(limit: number): readonly Readonly<outbox.OutboxEntry>[] {
-    return this.#owed().slice(0, limit);
+    return outbox.readOutbox(this.#kv).slice(0, limit);
   }
 
   outboxSize(): number {
-    return this.#owed().length;
+    return outbox.readOutbox(this.#kv).length;
   }
 
   removeFromOutbox(ids: readonly string[]): void {
-    const owed = this.#owed();
+    const owed = outbox.readOutbox(this.#kv);
     const left = outbox.withoutIds(owed, ids);
-    if (left !== owed) this.#setOwed(left);
-  }
-
-  /** The outbox, kept across awaits as the settings are (`#session` says why that holds). */
-  #owed(): readonly outbox.OutboxEntry[] {
-    return (this.#outbox ??= outbox.readOutbox(this.#kv));
-  }
-
-  #setOwed(entries: readonly outbox.OutboxEntry[]): void {
-    outbox.writeOutbox(this.#kv, entries);
-    this.#outbox = entries;
+    if (left !== owed) outbox.writeOutbox(this.#kv, left);
   }
 
   outboxRetry(): outbox.OutboxRetry {
