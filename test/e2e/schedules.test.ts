@@ -251,5 +251,5 @@ describe("scheduled runs on a real process", () => {
 
     expect(await firings(client, paused.id)).toEqual([]);
     expect((await client.expect<Schedule>(200, "GET", `/v1/schedules/${paused.id}`)).status).toBe("paused");
-  }, 300_000);
+  }, 420_000);
 });

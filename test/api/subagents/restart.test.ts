@@ -1,8 +1,9 @@
 /**
  * The process dies between the parent's note of a child and the child's start. The tool unit
- * makes the note durable before it asks for the child, so the parent, woken from storage, finds
- * the note with no child: it starts that child (its id derived from the call) once, counts it
- * once against the run's limit (a limit of one still lets it start), and gets its result once.
+ * makes the note durable before it asks for the child, so the next tool unit, run by a new
+ * instance from storage, finds the note with no child: it starts that child (its id derived from
+ * the call) once, counts it once against the run's limit (a limit of one still lets it start),
+ * and the call gets its result once.
  */
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -14,7 +15,7 @@ import { createSession, messagesOf, post, text, toolCallsOf, toolUse, waitForSta
 import { agentOn, agentTool, author, childrenOf, PROVIDERS, setLimits } from "./helpers";
 
 describe("a restart between the note of a child and its start", () => {
-  it("starts the noted child once, under the noted id, and gives its result once", async () => {
+  it("starts the noted child once and gives its result once", async () => {
     const who = await author();
     // The noted child is the one the run may start: counting it again would refuse it.
     await setLimits(who.tenantId, { max_subagents_per_run: 1 });
@@ -33,9 +34,11 @@ describe("a restart between the note of a child and its start", () => {
     });
     await waitForStatus(who, parent.id, ["waiting_approval"], 10_000);
 
-    // What is left when the agent call was approved and its tool unit died after the note of the
-    // child was durable, before the child was asked for: the decision, then in one commit the note
-    // (under the id derived from the call) and the call marked running; no child.
+    // What a death leaves of the agent call when its tool unit died after the note of the child was
+    // durable, before the child was asked for: the call approved, then in one commit the note (under
+    // the id derived from the call) and the call marked running; no child. The run is left waiting
+    // for the other call, so the unit runs again when that one is decided, not from the alarm a
+    // death leaves a running session: either way it goes through the agent call the same way.
     const childId = await childSessionId(parent.id, "call_help");
     const stub = () => sessionStub(env, who.tenantId, parent.id);
     const runStart = await runInDurableObject(stub(), (_instance, state) => {
@@ -52,7 +55,7 @@ describe("a restart between the note of a child and its start", () => {
     await abortAllDurableObjects(); // the process dies: the parent wakes from storage
     expect(await childrenOf(who, parent.id)).toEqual([]);
 
-    // Approving the other call runs the tool unit again, from storage: it finds the agent call noted.
+    // Approving the other call runs the tool unit again, in the new instance: it finds the agent call noted.
     expect((await post(who, `/v1/sessions/${parent.id}/tool-calls/call_time/approve`)).status).toBe(200);
     const done = await waitForStatus(who, parent.id, ["done", "failed", "cancelled"], 15_000);
     expect(done, done.error ?? "").toMatchObject({ status: "done", stop_reason: "end_turn" });
