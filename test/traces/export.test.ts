@@ -8,6 +8,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { sessionStub } from "../../src/objects";
+import { SessionStore } from "../../src/sessions/object/store/store";
 import { callJson } from "../support/api";
 import { type MockHook, mockHook, mockHookUrl, mockModel, type RecordedRequest, uniqueKey } from "../support/mock-client";
 import { decodeTraceExport, type DecodedSpan } from "../support/otlp-decode";
@@ -200,10 +201,7 @@ describe("traces", () => {
     // acknowledged), no export is left to make, and the collector has every one it will get.
     await expect
       .poll(() =>
-        runInDurableObject(sessionStub(env, who.tenantId, id), (_instance, state) => {
-          const made = state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'trace_spans'").toArray().length > 0;
-          return made ? Number(state.storage.sql.exec("SELECT count(*) AS n FROM trace_spans").one().n) : 0;
-        }),
+        runInDurableObject(sessionStub(env, who.tenantId, id), (_instance, state) => new SessionStore(state.storage).spanCount()),
       )
       .toBe(0);
     expect((await collector.requests()).length).toBe(requests.length);
