@@ -10,7 +10,7 @@ import type { ApiClient } from "../../test/e2e/support/api-client";
 import { uniqueName } from "../../test/e2e/support/stack";
 import { billPer1000Steps, costBetween, countsPer1000Steps, fmtDollars, type RunCost, requestsPer1000Steps, settledMeter, statementsPerStep } from "../support/cost";
 import type { MeterSnapshot } from "../support/cost-rules";
-import { load1, sqliteBytes, sqlitePagesByTable, workerdCpuMs } from "../support/machine";
+import { load1, sqliteBytes, sqlitePagesByTable, type TableSpace, workerdCpuMs } from "../support/machine";
 import { gapsBetweenModelCalls } from "../support/model-script";
 import type { Table } from "../support/report";
 import { runSession, TARGET_NAMES, type Target } from "../support/run-session";
@@ -36,8 +36,8 @@ export interface RunFigures {
   cost: RunCost;
   /** Growth of the objects' databases over the run (pages in use). */
   storedBytes: number;
-  /** The same growth in pages, by class and table (`class\ttable`), where it is not zero. */
-  pages: Record<string, number>;
+  /** The same growth by class and table (`class\ttable`), where it is not zero. */
+  pages: Record<string, TableSpace>;
   load: number;
 }
 
@@ -85,13 +85,15 @@ async function measuredRun(world: World, target: Target, client: ApiClient): Pro
   };
 }
 
-function pagesGrowth(before: Map<string, Map<string, number>>, after: Map<string, Map<string, number>>): Record<string, number> {
-  const growth: Record<string, number> = {};
+function pagesGrowth(before: Map<string, Map<string, TableSpace>>, after: Map<string, Map<string, TableSpace>>): Record<string, TableSpace> {
+  const growth: Record<string, TableSpace> = {};
   const keys = new Set([...before, ...after].flatMap(([className, tables]) => [...tables.keys()].map((table) => `${className}\t${table}`)));
   for (const key of keys) {
     const [className, table] = key.split("\t") as [string, string];
-    const added = (after.get(className)?.get(table) ?? 0) - (before.get(className)?.get(table) ?? 0);
-    if (added !== 0) growth[key] = added;
+    const was = before.get(className)?.get(table);
+    const now = after.get(className)?.get(table);
+    const pages = (now?.pages ?? 0) - (was?.pages ?? 0);
+    if (pages !== 0) growth[key] = { pages, bytes: (now?.bytes ?? 0) - (was?.bytes ?? 0) };
   }
   return growth;
 }
@@ -205,27 +207,24 @@ export function pagesTable(result: StepOverheadResult): Table {
   for (const target of ["baseline", "platform"] as const) {
     const runs = result[target];
     const keys = [...new Set(runs.flatMap((f) => Object.keys(f.pages)))].sort();
-    const perRun = (key: string) => spread(runs.map((f) => f.pages[key] ?? 0));
-    const byPages = keys.map((key) => ({ key, pages: perRun(key) })).sort((a, b) => b.pages.median - a.pages.median || a.key.localeCompare(b.key));
-    for (const { key, pages } of byPages) {
+    const perRun = (key: string, of: keyof TableSpace) => spread(runs.map((f) => f.pages[key]?.[of] ?? 0));
+    const byPages = keys.map((key) => ({ key, pages: perRun(key, "pages"), bytes: perRun(key, "bytes") })).sort((a, b) => b.pages.median - a.pages.median || a.key.localeCompare(b.key));
+    for (const { key, pages, bytes } of byPages) {
       const [className, table] = key.split("\t") as [string, string];
-      rows.push([TARGET_NAMES[target], className, `\`${table}\``, fmtSpread(pages, 1), fmt((pages.median * PAGE_BYTES) / STEP_OVERHEAD_STEPS, 0)]);
+      rows.push([TARGET_NAMES[target], className, `\`${table}\``, fmtSpread(pages, 1), fmt(bytes.median / STEP_OVERHEAD_STEPS, 0)]);
     }
-    const total = spread(runs.map((f) => Object.values(f.pages).reduce((sum, n) => sum + n, 0)));
-    rows.push([TARGET_NAMES[target], "**in all**", "", `**${fmtSpread(total, 1)}**`, `**${fmt((total.median * PAGE_BYTES) / STEP_OVERHEAD_STEPS, 0)}**`]);
+    const inAll = (of: keyof TableSpace) => spread(runs.map((f) => Object.values(f.pages).reduce((sum, space) => sum + space[of], 0)));
+    rows.push([TARGET_NAMES[target], "**in all**", "", `**${fmtSpread(inAll("pages"), 1)}**`, `**${fmt(inAll("bytes").median / STEP_OVERHEAD_STEPS, 0)}**`]);
   }
   return {
     title: "Stored pages per run by table",
     columns: ["target", "object", "table or index", "pages added per run", "bytes per step"],
     rows,
     notes: [
-      `The step-overhead runs above: the pages each table and index (SQLite's \`dbstat\`) gained over a run, as the stored bytes row counts them, median and range; bytes per step: the median's pages × ${PAGE_BYTES.toLocaleString("en-US")} ÷ ${STEP_OVERHEAD_STEPS}. A new object's first pages (its schema, the runtime's own tables) count here too; the tenant index's grow a page every few runs.`,
+      `The step-overhead runs above: the pages each table and index (SQLite's \`dbstat\`) gained over a run, as the stored bytes row counts them, median and range; bytes per step: the median of those pages' bytes ÷ ${STEP_OVERHEAD_STEPS}. A new object's first pages (its schema, the runtime's own tables) count here too; the tenant index's grow a page every few runs.`,
     ],
   };
 }
-
-/** SQLite's page size in the runtime's databases. */
-const PAGE_BYTES = 4096;
 
 /** Where each target's requests go: each object's public methods (and alarms), per 1,000 steps. */
 export function requestsTable(result: StepOverheadResult): Table {

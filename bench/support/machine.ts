@@ -95,18 +95,25 @@ export function sqliteBytes(dir: string): number {
   return total;
 }
 
+/** A table's or index's share of a database: its pages in use, and their bytes. */
+export interface TableSpace {
+  pages: number;
+  bytes: number;
+}
+
 /**
- * The pages in use of each table and index (SQLite's `dbstat`), summed over the objects of each
- * Durable Object class under `dir`: keyed `class` → `table` → pages. What `sqliteBytes` counts,
- * told apart.
+ * The pages in use of each table and index (SQLite's `dbstat`), with their bytes, summed over the
+ * objects of each Durable Object class under `dir`: keyed `class` → `table`. What `sqliteBytes`
+ * counts, told apart.
  */
-export function sqlitePagesByTable(dir: string): Map<string, Map<string, number>> {
-  const out = new Map<string, Map<string, number>>();
+export function sqlitePagesByTable(dir: string): Map<string, Map<string, TableSpace>> {
+  const out = new Map<string, Map<string, TableSpace>>();
   eachDatabase(dir, (db, className) => {
-    const tables = out.get(className) ?? new Map<string, number>();
+    const tables = out.get(className) ?? new Map<string, TableSpace>();
     out.set(className, tables);
-    for (const row of db.prepare("SELECT name, count(*) AS pages FROM dbstat GROUP BY name").all() as { name: string; pages: number }[]) {
-      tables.set(row.name, (tables.get(row.name) ?? 0) + Number(row.pages));
+    for (const row of db.prepare("SELECT name, count(*) AS pages, sum(pgsize) AS bytes FROM dbstat GROUP BY name").all() as { name: string; pages: number; bytes: number }[]) {
+      const known = tables.get(row.name) ?? { pages: 0, bytes: 0 };
+      tables.set(row.name, { pages: known.pages + Number(row.pages), bytes: known.bytes + Number(row.bytes) });
     }
   });
   return out;
