@@ -34,7 +34,7 @@ const PartSchema = z
   })
   .passthrough();
 
-const UiMessageSchema = z
+export const UiMessageSchema = z
   .object({
     id: z.string().max(MAX_ID_CHARS),
     role: z.enum(["system", "user", "assistant"]),

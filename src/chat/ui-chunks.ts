@@ -3,7 +3,8 @@
  * one chat turn, from the run going to the first status that hands the turn back (an answer, a
  * call waiting for a person or for the client, a failure). Pure: no I/O, no clock. Streamed
  * deltas and the stored assistant message are merged, so a live turn and its replay from the
- * event log (where deltas are not kept) end in the same UI message.
+ * event log (where deltas are not kept) end in the same UI message. The chat's history
+ * (`ui-history.ts`) is built by this same class, so a reloaded page sees what the stream showed.
  */
 import type { DeltaData, EventFrame, StatusData, ToolCallEventData } from "../sessions/object/events/frames";
 import type { ContentBlock, Message, SessionStatus, StopReason } from "../sessions/types";
@@ -16,6 +17,25 @@ export const TURN_ENDING_STATUSES: readonly SessionStatus[] = ["idle", "waiting_
 
 /** Statuses during which a run is under way (and the stream stays open). */
 export const TURN_GOING_STATUSES: readonly SessionStatus[] = ["queued", "running", "waiting_subagents"];
+
+/**
+ * The UI message ids of a chat, from the `seq` of the input that opened each turn: the answer's
+ * id is sent in the live stream's `start` and given again by the history, so a page that reloads
+ * holds the ids it streamed. The page's own user message ids are never stored: the history names
+ * those by `seq` too.
+ */
+export function inputMessageId(seq: number): string {
+  return `user-${seq}`;
+}
+
+export function answerMessageId(inputSeq: number): string {
+  return `answer-${inputSeq}`;
+}
+
+/** A message a person sent (text or images), as opposed to the tool results the loop writes. */
+export function isInputMessage(message: Pick<Message, "role" | "content">): boolean {
+  return message.role === "user" && message.content.some((block) => block.type === "text" || block.type === "image");
+}
 
 /** The `finish` reason the AI SDK knows for a stop reason of a finished run. */
 export function finishReason(status: SessionStatus, stopReason: StopReason | null): string {
@@ -47,6 +67,9 @@ export class ChatTurn {
   #text = new Map<number, OpenPart>();
   #reasoning = new Map<number, OpenPart>();
   #ended = false;
+  /** Whether `start` went out; until then it waits for the turn's input to name the answer. */
+  #started = false;
+  #messageId: string | null = null;
 
   /** `clientTools`: names of the session's `client` tools, which the page runs (`addToolOutput`); the platform runs the rest. */
   constructor(clientTools: ReadonlySet<string>) {
@@ -58,12 +81,40 @@ export class ChatTurn {
     return this.#ended;
   }
 
+  /**
+   * `start` at once, before any frame (a turn that answers calls: the page keeps its message's id).
+   * Without it, `start` goes out before the first part, named by the turn's input when one came.
+   */
   start(): UiChunk[] {
-    return [{ type: "start" }];
+    return this.#open([]);
   }
 
   frame(frame: EventFrame): UiChunk[] {
     if (this.#ended) return [];
+    if (frame.type === "message" && !this.#started && isInputMessage(frame.data as Message)) this.#messageId = answerMessageId((frame.data as Message).seq);
+    const out = this.#frame(frame);
+    return out.length === 0 ? out : this.#open(out);
+  }
+
+  /**
+   * The parts a call shows as it stands, for a turn rebuilt from storage: the approval asked and
+   * answered (which the page itself added live), then its result once it has one.
+   */
+  call(call: ToolCallEventData): UiChunk[] {
+    const out: UiChunk[] = [];
+    if (call.decision !== null || call.status === "waiting_approval") out.push(approvalRequest(call));
+    if (call.decision !== null) out.push({ type: "tool-approval-response", approvalId: call.id, approved: call.decision === "approved" });
+    if (call.status === "done" || call.status === "error") out.push(...outcome(call));
+    return this.#open(out);
+  }
+
+  #open(out: UiChunk[]): UiChunk[] {
+    if (this.#started) return out;
+    this.#started = true;
+    return [{ type: "start", ...(this.#messageId === null ? {} : { messageId: this.#messageId }) }, ...out];
+  }
+
+  #frame(frame: EventFrame): UiChunk[] {
     switch (frame.type) {
       case "delta":
         return this.#delta(frame.data as DeltaData);
@@ -87,7 +138,7 @@ export class ChatTurn {
   fail(errorText: string): UiChunk[] {
     if (this.#ended) return [];
     this.#ended = true;
-    return [...this.#closeStep(), { type: "error", errorText }, { type: "finish", finishReason: "error" }];
+    return this.#open([...this.#closeStep(), { type: "error", errorText }, { type: "finish", finishReason: "error" }]);
   }
 
   #openStep(): UiChunk[] {
@@ -161,15 +212,11 @@ export class ChatTurn {
   }
 
   #toolCall(call: ToolCallEventData): UiChunk[] {
-    if (call.status !== "waiting_approval") return [];
-    // The approval's id is the call's own, so the response in the next request names the call.
-    return [{ type: "tool-approval-request", approvalId: call.id, toolCallId: call.id }];
+    return call.status === "waiting_approval" ? [approvalRequest(call)] : [];
   }
 
   #toolResult(call: ToolCallEventData): UiChunk[] {
-    if (call.decision === "denied" || call.decision === "expired") return [{ type: "tool-output-denied", toolCallId: call.id }];
-    if (call.status === "error" || call.is_error) return [{ type: "tool-output-error", toolCallId: call.id, errorText: call.output ?? "the tool failed", dynamic: true }];
-    return [{ type: "tool-output-available", toolCallId: call.id, output: call.output, dynamic: true }];
+    return outcome(call);
   }
 
   #status(status: StatusData): UiChunk[] {
@@ -181,4 +228,16 @@ export class ChatTurn {
     out.push({ type: "finish", finishReason: finishReason(status.status, status.stop_reason) });
     return out;
   }
+}
+
+/** The approval's id is the call's own, so the response in the next request names the call. */
+function approvalRequest(call: ToolCallEventData): UiChunk {
+  return { type: "tool-approval-request", approvalId: call.id, toolCallId: call.id };
+}
+
+/** A finished call's result: denied (by a person or by its approval's expiry), failed, or its output. */
+function outcome(call: ToolCallEventData): UiChunk[] {
+  if (call.decision === "denied" || call.decision === "expired") return [{ type: "tool-output-denied", toolCallId: call.id }];
+  if (call.status === "error" || call.is_error) return [{ type: "tool-output-error", toolCallId: call.id, errorText: call.output ?? "the tool failed", dynamic: true }];
+  return [{ type: "tool-output-available", toolCallId: call.id, output: call.output, dynamic: true }];
 }

@@ -61,9 +61,10 @@ export function turnStream(follow: Follow, session: Pick<Session, "tools">, curs
   return new ReadableStream<Uint8Array>({
     async start(controller) {
       let turn = new ChatTurn(tools);
-      let held: UiChunk[] | null = options.replayUntil !== undefined && options.replayUntil > cursor ? [...turn.start()] : null;
+      let held: UiChunk[] | null = options.replayUntil !== undefined && options.replayUntil > cursor ? [] : null;
       let going = false;
-      if (held === null) controller.enqueue(sse([...turn.start(), ...(options.lead ?? [])]));
+      // Otherwise `start` waits for the turn's first part, so that it can carry the answer's id (ui-chunks.ts).
+      if (held === null && options.lead !== undefined && options.lead.length > 0) controller.enqueue(sse([...turn.start(), ...options.lead]));
       try {
         for await (const frame of followEvents(follow.client, { principal: follow.principal, limits: follow.limits, cursor, signal: abort.signal })) {
           if (held !== null) {
@@ -73,7 +74,7 @@ export function turnStream(follow: Follow, session: Pick<Session, "tools">, curs
             if (status !== null) going = TURN_GOING_STATUSES.includes(status);
             if (starts) {
               turn = new ChatTurn(tools);
-              held = [...turn.start()];
+              held = [];
             }
             held.push(...turn.frame(frame));
             if (reached(frame, options.replayUntil!)) {

@@ -1,6 +1,6 @@
-/** Schemas of the chat routes (`POST /v1/agents/{agent_id}/chat`, `GET …/chat/{id}/stream`). */
+/** Schemas of the chat routes (`POST /v1/agents/{agent_id}/chat`, `GET …/chat/{id}/stream`, `GET …/chat/{id}/messages`). */
 import { z } from "@hono/zod-openapi";
-import { MAX_CHAT_ID_CHARS } from "../../chat/request";
+import { MAX_CHAT_ID_CHARS, UiMessageSchema } from "../../chat/request";
 import { AgentIdParamsSchema } from "../agents/schemas";
 
 export { ChatRequestSchema } from "../../chat/request";
@@ -15,3 +15,14 @@ export const UiMessageStreamSchema = z.string().openapi("UIMessageStream", {
     "`text-start`/`text-delta`/`text-end`, `reasoning-start`/`reasoning-delta`/`reasoning-end`, `tool-input-start`/`tool-input-available`, " +
     "`tool-approval-request`, `tool-output-available`/`tool-output-error`/`tool-output-denied`, `finish-step`, `finish`, `error`, `abort`, then `data: [DONE]`.",
 });
+
+export const ChatHistorySchema = z
+  .object({
+    messages: z.array(UiMessageSchema).openapi({
+      description:
+        "Oldest first: each input a `user` message (`user-<seq>`), the answer to it one `assistant` message (`answer-<seq>`, the id its stream's `start` gave), " +
+        "with `step-start`, `text`, `reasoning` and `dynamic-tool` parts in the states the live stream left them (`input-available`, `approval-requested`, " +
+        "`approval-responded`, `output-available`, `output-error`, `output-denied`; an approval's id is the call's).",
+    }),
+  })
+  .openapi("ChatHistory", { description: "A chat's conversation as AI SDK `UIMessage`s, for `useChat({ messages })`." });

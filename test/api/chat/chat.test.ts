@@ -46,7 +46,7 @@ describe("POST /v1/agents/{agent_id}/chat", () => {
     expect(res.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
     expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const sent = await parts(res);
-    expect(sent[0]).toEqual({ type: "start" });
+    expect(sent[0]).toEqual({ type: "start", messageId: expect.stringMatching(/^answer-/) });
     expect(sent).toContainEqual(expect.objectContaining({ type: "text-delta" }));
     expect(sent.slice(-2)).toEqual([{ type: "finish", finishReason: "stop" }, "[DONE]"]);
   });
