@@ -2,7 +2,7 @@
  * The AI SDK chat transport end to end against `wrangler dev`, with the published `ai` package
  * unchanged: `DefaultChatTransport` with `readUIMessageStream`, and `AbstractChat` (what `useChat`
  * runs) for the approval round trip and a client tool's output; a stream cut mid-answer resumed
- * with `reconnectToStream`.
+ * with `reconnectToStream`; a `useChat` page in Chromium reloaded and restored from the history route.
  */
 import {
   AbstractChat,
@@ -165,6 +165,49 @@ describe("AI SDK chat", () => {
       await page.click("button.approve", { timeout: 15_000 });
       await page.waitForSelector("text=Noon, from the browser.", { timeout: 15_000 });
       expect(await page.textContent(".assistant")).toContain("get_time: output-available");
+      expect(await page.locator("[role=alert]").count()).toBe(0);
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  });
+
+  it("restores a reloaded useChat page in Chromium from the history route, its approval included, and goes on without duplicates", async () => {
+    const { token, agent } = await world(
+      [{ type: "builtin", name: "get_time", requires_approval: true }],
+      [callTool("toolu_h", "get_time"), say("Noon, before the reload."), say("Still noon, after it.")],
+    );
+    const server = await serveUseChatPage(stack.platform.url);
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      const historyCalls: number[] = [];
+      page.on("response", (response) => {
+        if (/\/chat\/[^/]+\/messages$/.test(new URL(response.url()).pathname)) historyCalls.push(response.status());
+      });
+      const query = new URLSearchParams({ api: `/v1/agents/${agent.id}/chat`, token, chat: uniqueName("chat") });
+      await page.goto(`${server.url}/?${query}`);
+      await page.fill("input[name=draft]", "what time is it?");
+      await page.press("input[name=draft]", "Enter");
+      await page.click("button.approve", { timeout: 15_000 });
+      await page.waitForSelector("text=Noon, before the reload.", { timeout: 15_000 });
+      const before = await page.locator("main > div").evaluateAll((nodes) => nodes.map((node) => [node.className, node.getAttribute("data-id"), node.textContent]));
+
+      await page.reload();
+      await page.waitForSelector("text=Noon, before the reload.", { timeout: 15_000 });
+      expect(historyCalls).toEqual([404, 200]);
+      const after = await page.locator("main > div").evaluateAll((nodes) => nodes.map((node) => [node.className, node.getAttribute("data-id"), node.textContent]));
+      expect(after.map(([role, , shown]) => [role, shown])).toEqual(before.map(([role, , shown]) => [role, shown]));
+      expect(after.map(([role]) => role)).toEqual(["user", "assistant"]);
+      expect(after[1]![2]).toContain("get_time: output-available (approved)");
+      // The answer keeps the id its stream gave; only the page's own user message id is the history's.
+      expect(after[1]![1]).toBe(before[1]![1]);
+
+      await page.fill("input[name=draft]", "and now?");
+      await page.press("input[name=draft]", "Enter");
+      await page.waitForSelector("text=Still noon, after it.", { timeout: 15_000 });
+      const roles = await page.locator("main > div").evaluateAll((nodes) => nodes.map((node) => node.className));
+      expect(roles).toEqual(["user", "assistant", "user", "assistant"]);
       expect(await page.locator("[role=alert]").count()).toBe(0);
     } finally {
       await browser.close();

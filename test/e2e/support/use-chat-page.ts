@@ -1,20 +1,32 @@
 /**
  * A `useChat` page (React and `@ai-sdk/react`, unchanged), bundled for Chromium by
  * `serveUseChatPage`: it sends what is typed, shows text and tool parts, and approves a call.
- * Its settings come from the URL: `?api=…&token=…&chat=…`.
+ * Opened (or reloaded), it first asks the chat's history route and hands the conversation to
+ * `useChat({ messages })`. Its settings come from the URL: `?api=…&token=…&chat=…`.
  */
 import { useChat } from "@ai-sdk/react";
-import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
+import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from "ai";
 import { createElement as h, useState } from "react";
 import { createRoot } from "react-dom/client";
 
 const query = new URLSearchParams(location.search);
+const chatId = query.get("chat") ?? "chat";
+const authorization = `Bearer ${query.get("token") ?? ""}`;
 
-function Page() {
+/** The chat so far, from `GET …/chat/{id}/messages`; a chat never used is 404, an empty one. */
+async function history(): Promise<UIMessage[]> {
+  const res = await fetch(`${query.get("api") ?? ""}/${encodeURIComponent(chatId)}/messages`, { headers: { Authorization: authorization } });
+  if (res.status === 404) return [];
+  if (!res.ok) throw new Error(`history: ${res.status}`);
+  return ((await res.json()) as { messages: UIMessage[] }).messages;
+}
+
+function Page({ restored }: { restored: UIMessage[] }) {
   const [draft, setDraft] = useState("");
   const { messages, sendMessage, addToolApprovalResponse, status, error } = useChat({
-    id: query.get("chat") ?? "chat",
-    transport: new DefaultChatTransport({ api: query.get("api") ?? "", headers: { Authorization: `Bearer ${query.get("token") ?? ""}` } }),
+    id: chatId,
+    messages: restored,
+    transport: new DefaultChatTransport({ api: query.get("api") ?? "", headers: { Authorization: authorization } }),
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
   });
   return h(
@@ -23,14 +35,15 @@ function Page() {
     messages.map((message) =>
       h(
         "div",
-        { key: message.id, className: message.role },
+        { key: message.id, className: message.role, "data-id": message.id },
         message.parts.map((part, i) => {
           if (part.type === "text") return h("p", { key: i, className: "text" }, part.text);
           if (part.type !== "dynamic-tool") return null;
           if (part.state === "approval-requested") {
             return h("button", { key: i, className: "approve", onClick: () => void addToolApprovalResponse({ id: part.approval.id, approved: true }) }, `Approve ${part.toolName}`);
           }
-          return h("p", { key: i, className: "tool" }, `${part.toolName}: ${part.state}`);
+          const approval = part.approval?.approved === undefined ? "" : part.approval.approved ? " (approved)" : " (denied)";
+          return h("p", { key: i, className: "tool" }, `${part.toolName}: ${part.state}${approval}`);
         }),
       ),
     ),
@@ -49,4 +62,4 @@ function Page() {
   );
 }
 
-createRoot(document.getElementById("root")!).render(h(Page));
+void history().then((restored) => createRoot(document.getElementById("root")!).render(h(Page, { restored })));

@@ -31,7 +31,8 @@ export async function serveUseChatPage(platformUrl: string): Promise<UseChatServ
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !["host", "connection", "content-length"].includes(name))) as Record<string, string>;
       const upstream = await fetch(`${platformUrl}${req.url}`, { method: req.method, headers, body: chunks.length > 0 ? Buffer.concat(chunks) : undefined });
       const answer: Record<string, string> = {};
-      upstream.headers.forEach((value, name) => void (answer[name] = value));
+      // fetch has already decoded the body: its encoding and length no longer describe what is sent on.
+      upstream.headers.forEach((value, name) => void (["content-encoding", "content-length"].includes(name) ? undefined : (answer[name] = value)));
       res.writeHead(upstream.status, answer);
       if (upstream.body) Readable.fromWeb(upstream.body as never).pipe(res);
       else res.end();
