@@ -2,7 +2,7 @@
  * The console in a real headless Chromium against a real platform (`wrangler dev`): signing in
  * with an API key and with a token, a session seen live from running to done with its text
  * streaming, an approval and a denial, cancels (one session, then in bulk), a tenant admin who
- * cannot see another tenant's sessions, an expired token, a platform admin's tenant pages, and
+ * cannot see another tenant's sessions, end users' sessions by subject and filtered by one, an expired token, a platform admin's tenant pages, and
  * the agents: two versions compared, an alias set from the keyboard, a session started from a
  * version, an archival, and a reader who is offered no changes; the memory: namespaces drilled
  * down, a search within one, an item's versions, a deletion from the keyboard, and a reader; the
@@ -262,6 +262,42 @@ describe("the console in Chromium", () => {
     const reads = watched.responses.filter((line) => line.includes(theirs.id));
     expect(reads.length).toBeGreaterThan(0);
     for (const line of reads) expect(line).toMatch(/ (401|404)$/);
+    expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
+  });
+
+  it("shows end users' sessions by subject, marked as end users, and lists one end user's sessions", async () => {
+    const endUsers = uniqueName("end-users");
+    const [alice, bob, backend] = await Promise.all([
+      stack.client(endUsers, "end_user:alice", ["sessions:read", "sessions:write"]),
+      stack.client(endUsers, "end_user:bob", ["sessions:read", "sessions:write"]),
+      stack.client(endUsers, "backend", ["sessions:read", "sessions:write"]),
+    ]);
+    const alices = await alice.createSession({});
+    const bobs = await bob.createSession({});
+    const backends = await backend.createSession({});
+
+    const { page, ...watched } = await signIn(await mint({ tenantId: endUsers, subject: "ops-dana", scopes: ADMIN_SCOPES }));
+    const row = (id: string) => page.locator(`tr[data-session="${id}"] [data-label="Created by"]`);
+    await row(alices.id).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await row(alices.id).textContent()).toBe("alice (end user)");
+    expect(await row(alices.id).locator(".end-user").getAttribute("title")).toBe("end_user:alice");
+    expect(await row(bobs.id).textContent()).toBe("bob (end user)");
+    expect(await row(backends.id).textContent()).toBe("backend");
+
+    // The filter asks for the end user's principal; the name in a row leads to the same list.
+    await page.getByLabel("Kind of creator").selectOption("end_user");
+    await page.locator("#created-by").fill("alice");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await waitFor(async () => ((await page.locator("tr[data-session]").count()) === 1 && (await row(alices.id).count()) === 1 ? true : undefined), { timeoutMs: UI_TIMEOUT_MS, what: "only alice's session" });
+    expect(page.url()).toContain("created_by=end_user%3Aalice");
+    expect(watched.responses.some((line) => /^GET \/v1\/sessions\?\S*created_by=end_user%3Aalice\S* (200|304)$/.test(line))).toBe(true);
+
+    await page.goto(`${stack.platform.url}/console#/sessions`);
+    await row(bobs.id).getByRole("link", { name: "bob" }).click();
+    await waitFor(async () => ((await page.locator("tr[data-session]").count()) === 1 && (await row(bobs.id).count()) === 1 ? true : undefined), { timeoutMs: UI_TIMEOUT_MS, what: "only bob's session" });
+    expect(await page.getByLabel("Kind of creator").inputValue()).toBe("end_user");
+    expect(await page.locator("#created-by").inputValue()).toBe("bob");
+    await screenshot(page, "sessions-end-user");
     expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
   });
 

@@ -3,7 +3,7 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { useConsole } from "../context";
 import { formatAgo, statusLabel } from "../format";
-import { isKeySubject, keyNameOf } from "../key-names";
+import { endUserOf, isKeySubject, keyNameOf } from "../key-names";
 import { type Paged, useAction } from "../hooks";
 import { routeHref } from "../route";
 import type { AgentPin, SessionStatus } from "../types";
@@ -101,14 +101,25 @@ export function MoreButton(props: { list: Pick<Paged<unknown>, "rows" | "loading
   );
 }
 
-/** Who created something: an API key by its name (its subject on hover), anyone else by subject. */
-export function Creator(props: { subject: string }) {
+/**
+ * Who created something: an API key by its name, an end user by its subject (each with the whole
+ * principal on hover), anyone else by subject. With `href`, an end user's name links there.
+ */
+export function Creator(props: { subject: string; href?: string }) {
   const { me } = useConsole();
   const name = keyNameOf(props.subject, me.keyNames);
+  const endUser = endUserOf(props.subject);
   const unknownKey = name === null && me.powers.tenantAdmin && isKeySubject(props.subject);
   useEffect(() => {
     if (unknownKey) me.noteUnknownKey();
   }, [unknownKey, me]);
+  if (endUser !== null) {
+    return (
+      <span class="creator end-user" title={props.subject}>
+        {props.href ? <a href={props.href}>{endUser}</a> : endUser} <span class="muted">(end user)</span>
+      </span>
+    );
+  }
   if (name === null) return <span>{props.subject}</span>;
   return (
     <span class="creator" title={props.subject}>

@@ -7,6 +7,7 @@ import { useEffect, useState } from "preact/hooks";
 import { NO_STORE } from "../api";
 import { useConsole } from "../context";
 import { formatNumber, statusLabel, totalTokens } from "../format";
+import { END_USER_PREFIX, endUserOf } from "../key-names";
 import { unconditional, usePoll } from "../hooks";
 import { metadataSearchText, parseMetadataSearch, routeHref, type SessionFilter } from "../route";
 import { ACTIVE_STATUSES, isFinal, SESSION_STATUSES, type SessionSummary, type SessionStatus } from "../types";
@@ -83,7 +84,7 @@ export function SessionList(props: SessionListProps) {
 
       <div class="toolbar">
         {props.own && <SessionSearch key={metadataSearchText(filter.metadata)} filter={filter} hrefFor={props.hrefFor} />}
-        {me.powers.tenantAdmin && <CreatorFilter filter={filter} hrefFor={props.hrefFor} />}
+        {me.powers.tenantAdmin && <CreatorFilter key={filter.createdBy ?? ""} filter={filter} hrefFor={props.hrefFor} />}
         {canCancel && (
           <BulkCancel
             tenantId={props.tenantId}
@@ -107,7 +108,11 @@ export function SessionList(props: SessionListProps) {
           <p>{emptyText(filter, earlier.length > 0 || filter.cursor !== null)}</p>
         </Empty>
       ) : page.data ? (
-        <SessionTable rows={page.data.data} openable={props.own || props.tenantId === me.tenant.tenant_id} />
+        <SessionTable
+          rows={page.data.data}
+          openable={props.own || props.tenantId === me.tenant.tenant_id}
+          creatorHref={me.powers.tenantAdmin ? (createdBy) => go({ ...filter, createdBy, cursor: null }) : undefined}
+        />
       ) : null}
 
       <nav class="pager" aria-label="Pages">
@@ -133,12 +138,14 @@ export function SessionList(props: SessionListProps) {
 
 function emptyText(filter: SessionFilter, paged: boolean): string {
   if (paged) return "No more sessions.";
-  const who = `${filter.createdBy ? ` created by ${filter.createdBy}` : ""}${filter.metadata ? ` with ${metadataSearchText(filter.metadata)}` : ""}`;
+  const endUser = filter.createdBy ? endUserOf(filter.createdBy) : null;
+  const who = `${filter.createdBy ? ` created by ${endUser !== null ? `end user ${endUser}` : filter.createdBy}` : ""}${filter.metadata ? ` with ${metadataSearchText(filter.metadata)}` : ""}`;
   if (filter.status) return `No ${statusLabel(filter.status)} sessions${who}.`;
   return `No sessions${who} yet. Sessions appear here as soon as a backend creates them (POST /v1/sessions).`;
 }
 
-function SessionTable(props: { rows: SessionSummary[]; openable: boolean }) {
+/** `creatorHref`: where an end user's name leads (the list filtered by that end user), for those who may filter. */
+function SessionTable(props: { rows: SessionSummary[]; openable: boolean; creatorHref?: ((createdBy: string) => string) | undefined }) {
   return (
     <table class="sessions responsive">
       <caption class="visually-hidden">Sessions, newest first</caption>
@@ -177,7 +184,7 @@ function SessionTable(props: { rows: SessionSummary[]; openable: boolean }) {
               {isFinal(row.status) && row.stop_reason && row.stop_reason !== "cancelled" && <span class="muted"> {row.stop_reason}</span>}
             </td>
             <td data-label="Created by">
-              <Creator subject={row.created_by} />
+              <Creator subject={row.created_by} href={props.creatorHref?.(row.created_by)} />
             </td>
             <td data-label="Agent">{row.agent ? <AgentLink pin={row.agent} openable={props.openable} /> : <span class="muted">—</span>}</td>
             <td data-label="Steps" class="num">
@@ -251,16 +258,25 @@ function SessionSearch(props: { filter: SessionFilter; hrefFor(filter: SessionFi
   );
 }
 
+/** A subject, or an end user's subject (the filter then asks for `end_user:<subject>`). */
 function CreatorFilter(props: { filter: SessionFilter; hrefFor(filter: SessionFilter): string }) {
-  const [value, setValue] = useState(props.filter.createdBy ?? "");
+  const current = props.filter.createdBy ?? "";
+  const [endUser, setEndUser] = useState(endUserOf(current) !== null);
+  const [value, setValue] = useState(endUserOf(current) ?? current);
   const submit = (event: Event) => {
     event.preventDefault();
-    window.location.hash = props.hrefFor({ ...props.filter, createdBy: value.trim() || null, cursor: null });
+    const subject = value.trim();
+    const createdBy = subject === "" ? null : endUser ? `${END_USER_PREFIX}${subject}` : subject;
+    window.location.hash = props.hrefFor({ ...props.filter, createdBy, cursor: null });
   };
   return (
     <form class="inline" role="search" onSubmit={submit}>
       <label for="created-by">Created by</label>
-      <input id="created-by" type="search" value={value} placeholder="any subject" onInput={(event) => setValue((event.target as HTMLInputElement).value)} />
+      <select id="created-by-kind" aria-label="Kind of creator" value={endUser ? "end_user" : "subject"} onChange={(event) => setEndUser((event.target as HTMLSelectElement).value === "end_user")}>
+        <option value="subject">subject</option>
+        <option value="end_user">end user</option>
+      </select>
+      <input id="created-by" type="search" value={value} placeholder={endUser ? "the end user's subject" : "any subject"} onInput={(event) => setValue((event.target as HTMLInputElement).value)} />
       <button type="submit">Filter</button>
     </form>
   );

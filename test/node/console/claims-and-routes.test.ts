@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { credentialKind, powersOf, readClaims, renewDue, RENEW_MARGIN_MS } from "../../../console/src/auth/claims";
 import { fieldsToOverrides, overridesToFields } from "../../../console/src/limits";
-import { keyNameOf } from "../../../console/src/key-names";
+import { endUserOf, keyNameOf } from "../../../console/src/key-names";
 import { parseMetadataLines } from "../../../console/src/metadata";
 import { metadataSearchText, parseMetadataSearch, parseRoute, type Route, routeHref } from "../../../console/src/route";
 import { fakeJwt } from "./fake-jwt";
@@ -134,6 +134,23 @@ describe("created by", () => {
     expect(keyNameOf("key:key_ffffffffffffffffffffffff", names)).toBeNull();
     expect(keyNameOf("alice", names)).toBeNull();
     expect(keyNameOf("key:key_constructor", { ...names })).toBeNull();
+  });
+
+  it.each([
+    ["end_user:alice", "alice"],
+    ["end_user:a@b.example:x", "a@b.example:x"],
+    ["end_user:", null],
+    ["alice", null],
+    ["key:key_0123456789abcdef01234567", null],
+    ["xend_user:alice", null],
+  ])("reads %j as the end user %j", (subject, endUser) => {
+    expect(endUserOf(subject)).toBe(endUser);
+  });
+
+  it("keeps an end user's filter in the address as its principal", () => {
+    const route: Route = { view: "sessions", status: null, createdBy: "end_user:alice@example.com", cursor: null };
+    expect(routeHref(route)).toContain("created_by=end_user%3Aalice%40example.com");
+    expect(parseRoute(routeHref(route))).toEqual(route);
   });
 });
 
