@@ -1,10 +1,10 @@
 /**
  * The agent platform's TypeScript SDK: the generated client and types, and one module per
  * helper (auth, paging, waiting, following the events stream, running a session to its end,
- * agents, memory, chat and MCP endpoints, tenant deletion).
+ * agents, memory, chat and MCP endpoints and a chat's history, tenant deletion).
  */
 export { agentRef, exportAgent, importAgent, setAlias } from "./agents.ts";
-export { chatEndpoint, mcpEndpoint } from "./chat.ts";
+export { chatEndpoint, chatMessages, mcpEndpoint } from "./chat.ts";
 export { AUDIT_ACTIONS, type AuditLogFilter, platformAuditLog, tenantAuditLog } from "./audit.ts";
 export { bearerAuth, createPlatformClient, type Credential, type PlatformClient, type PlatformClientOptions } from "./client.ts";
 export { type EventFrame, followEvents, type FollowEventsOptions } from "./events.ts";

@@ -32,6 +32,8 @@ export type AuditAction = Schemas["AuditAction"];
 /** `GET /v1/tenant/usage` and `GET /v1/admin/usage`: rows by the asked dimensions, and totals. */
 export type UsageReport = Schemas["UsageReport"];
 export type UsageRow = Schemas["UsageRow"];
+/** A chat message as `GET /v1/agents/{agent_id}/chat/{id}/messages` gives it: the AI SDK's `UIMessage`. */
+export type ChatUIMessage = Schemas["ChatUIMessage"];
 
 /** A session whose run has ended. */
 export type FinishedSession = Session & { status: FinalStatus };

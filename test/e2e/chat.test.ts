@@ -10,8 +10,8 @@ import {
   lastAssistantMessageIsCompleteWithApprovalResponses,
   lastAssistantMessageIsCompleteWithToolCalls,
   readUIMessageStream, type ChatState, type ChatStatus, type UIMessage, type UIMessageChunk } from "ai";
-import { chatEndpoint } from "@agent-platform/sdk";
-import { beforeAll, describe, expect, it } from "vitest";
+import { chatEndpoint, chatMessages, createPlatformClient, type ChatUIMessage } from "@agent-platform/sdk";
+import { beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import type { ModelStep } from "../support/mock-protocol";
 import { say } from "./support/scenario";
 import { launchChromium } from "./support/browser";
@@ -185,7 +185,8 @@ describe("AI SDK chat", () => {
       page.on("response", (response) => {
         if (/\/chat\/[^/]+\/messages$/.test(new URL(response.url()).pathname)) historyCalls.push(response.status());
       });
-      const query = new URLSearchParams({ api: `/v1/agents/${agent.id}/chat`, token, chat: uniqueName("chat") });
+      const chatId = uniqueName("chat");
+      const query = new URLSearchParams({ api: `/v1/agents/${agent.id}/chat`, token, chat: chatId });
       await page.goto(`${server.url}/?${query}`);
       await page.fill("input[name=draft]", "what time is it?");
       await page.press("input[name=draft]", "Enter");
@@ -202,6 +203,14 @@ describe("AI SDK chat", () => {
       expect(after[1]![2]).toContain("get_time: output-available (approved)");
       // The answer keeps the id its stream gave; only the page's own user message id is the history's.
       expect(after[1]![1]).toBe(before[1]![1]);
+      // The SDK reads the same history, typed as the `ai` package's messages when asked.
+      const client = createPlatformClient({ baseUrl: stack.platform.url, credential: token });
+      const restored = await chatMessages<UIMessage>(client, agent.id, chatId);
+      expectTypeOf(restored).toEqualTypeOf<UIMessage[]>();
+      expect(restored.map((message) => message.id)).toEqual(after.map(([, id]) => id));
+      const none = await chatMessages(client, agent.id, "never-used");
+      expectTypeOf(none).toEqualTypeOf<ChatUIMessage[]>();
+      expect(none).toEqual([]);
 
       await page.fill("input[name=draft]", "and now?");
       await page.press("input[name=draft]", "Enter");
