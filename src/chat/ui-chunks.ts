@@ -15,9 +15,6 @@ export type UiChunk = { type: string } & Record<string, unknown>;
 /** Statuses that give the turn back to the person or the client: the stream finishes there. */
 export const TURN_ENDING_STATUSES: readonly SessionStatus[] = ["idle", "waiting_approval", "waiting_tool_output", "paused", "done", "failed", "cancelled"];
 
-/** Statuses during which a run is under way (and the stream stays open). */
-export const TURN_GOING_STATUSES: readonly SessionStatus[] = ["queued", "running", "waiting_subagents"];
-
 /**
  * The UI message ids of a chat, from the `seq` of the input that opened each turn: the answer's
  * id is sent in the live stream's `start` and given again by the history, so a page that reloads
@@ -103,7 +100,7 @@ export class ChatTurn {
   call(call: ToolCallEventData): UiChunk[] {
     const out: UiChunk[] = [];
     if (call.decision !== null || call.status === "waiting_approval") out.push(approvalRequest(call));
-    if (call.decision !== null) out.push({ type: "tool-approval-response", approvalId: call.id, approved: call.decision === "approved" });
+    if (call.decision !== null) out.push(approvalResponse(call));
     if (call.status === "done" || call.status === "error") out.push(...outcome(call));
     return this.#open(out);
   }
@@ -211,8 +208,11 @@ export class ChatTurn {
     return out;
   }
 
+  /** A call asks for approval; once approved and still going, the answer shows (the page added it live, a replay has not). */
   #toolCall(call: ToolCallEventData): UiChunk[] {
-    return call.status === "waiting_approval" ? [approvalRequest(call)] : [];
+    if (call.status === "waiting_approval") return [approvalRequest(call)];
+    if (call.decision === "approved" && call.status !== "done" && call.status !== "error") return [approvalResponse(call)];
+    return [];
   }
 
   #toolResult(call: ToolCallEventData): UiChunk[] {
@@ -233,6 +233,11 @@ export class ChatTurn {
 /** The approval's id is the call's own, so the response in the next request names the call. */
 function approvalRequest(call: ToolCallEventData): UiChunk {
   return { type: "tool-approval-request", approvalId: call.id, toolCallId: call.id };
+}
+
+/** The answer to a call's approval: a denied or expired one is not approved. */
+function approvalResponse(call: ToolCallEventData): UiChunk {
+  return { type: "tool-approval-response", approvalId: call.id, approved: call.decision === "approved" };
 }
 
 /** A finished call's result: denied (by a person or by its approval's expiry), failed, or its output. */

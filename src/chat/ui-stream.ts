@@ -2,16 +2,16 @@
  * The UI message stream of a chat turn as a response body: `data: <chunk JSON>` events, then
  * `data: [DONE]`. A new turn follows the session's events after the cursor taken before the
  * turn's message was applied; a resumed one replays the event log to the start of the turn going
- * on (`DefaultChatTransport` treats a resumed stream as a replay of the whole answer).
+ * on, from its input (`DefaultChatTransport` treats a resumed stream as a replay of the whole answer).
  */
 import type { Principal } from "../auth/principal";
 import type { Limits } from "../limits";
 import { describeError, log } from "../log";
 import type { SessionClient } from "../sessions/client";
 import { followEvents } from "../sessions/follow";
-import type { EventFrame, StatusData } from "../sessions/object/events/frames";
-import type { Session } from "../sessions/types";
-import { ChatTurn, TURN_GOING_STATUSES, type UiChunk } from "./ui-chunks";
+import type { EventFrame } from "../sessions/object/events/frames";
+import type { Message, Session } from "../sessions/types";
+import { ChatTurn, isInputMessage, type UiChunk } from "./ui-chunks";
 
 /** The headers `createUIMessageStreamResponse` of the `ai` package sets. */
 export const UI_MESSAGE_STREAM_HEADERS = {
@@ -62,19 +62,19 @@ export function turnStream(follow: Follow, session: Pick<Session, "tools">, curs
     async start(controller) {
       let turn = new ChatTurn(tools);
       let held: UiChunk[] | null = options.replayUntil !== undefined && options.replayUntil > cursor ? [] : null;
-      let going = false;
       // Otherwise `start` waits for the turn's first part, so that it can carry the answer's id (ui-chunks.ts).
       if (held === null && options.lead !== undefined && options.lead.length > 0) controller.enqueue(sse([...turn.start(), ...options.lead]));
       try {
         for await (const frame of followEvents(follow.client, { principal: follow.principal, limits: follow.limits, cursor, signal: abort.signal })) {
           if (held !== null) {
-            // Replaying: a run that starts again after a hand-back begins the turn anew.
-            const status = frame.type === "status" ? (frame.data as StatusData).status : null;
-            const starts = status !== null && TURN_GOING_STATUSES.includes(status) && !going;
-            if (status !== null) going = TURN_GOING_STATUSES.includes(status);
-            if (starts) {
+            // Replaying the whole answer under way, as the transport expects of a resume: an input
+            // begins a new answer; what follows a hand-back (the decision on a call, the run going
+            // again) goes on in the same one.
+            if (frame.type === "message" && isInputMessage(frame.data as Message)) {
               turn = new ChatTurn(tools);
               held = [];
+            } else if (turn.ended) {
+              turn = new ChatTurn(tools);
             }
             held.push(...turn.frame(frame));
             if (reached(frame, options.replayUntil!)) {
@@ -85,7 +85,7 @@ export function turnStream(follow: Follow, session: Pick<Session, "tools">, curs
             const chunks = turn.frame(frame);
             if (chunks.length > 0) controller.enqueue(sse(chunks));
           }
-          if (turn.ended) break;
+          if (held === null && turn.ended) break;
         }
         if (held !== null) controller.enqueue(sse(held));
         if (!turn.ended) controller.enqueue(sse(turn.fail("The session's event stream ended before the turn did.")));

@@ -111,6 +111,20 @@ describe("ChatTurn", () => {
     expect((await message(chunks))?.parts.at(-1)).toMatchObject({ state: "approval-requested", approval: { id: "toolu_a" } });
   });
 
+  it("shows an approved call still going as answered, and never a finished one again", () => {
+    const chunks = translate([
+      status("running"),
+      assistant({ type: "tool_use", id: "toolu_p", name: "wire", input: {} }),
+      stored("tool_call", call("toolu_p", "wire", { status: "running", decision: "approved" })),
+      stored("tool_call", call("toolu_p", "wire", { status: "done", output: "ok", decision: "approved" })),
+      stored("tool_result", call("toolu_p", "wire", { status: "done", output: "ok", decision: "approved" })),
+    ]);
+    expect(chunks.filter((chunk) => chunk.type.startsWith("tool-approval") || chunk.type.startsWith("tool-output"))).toEqual([
+      { type: "tool-approval-response", approvalId: "toolu_p", approved: true },
+      { type: "tool-output-available", toolCallId: "toolu_p", output: "ok", dynamic: true },
+    ]);
+  });
+
   it("leaves a client tool's call to the page (not provider-executed) and shows denied and failed calls", async () => {
     const client = translate([status("running"), assistant({ type: "tool_use", id: "toolu_c", name: "pick", input: {} }), status("waiting_tool_output")], ["pick"]);
     expect(client.find((chunk) => chunk.type === "tool-input-available")).not.toHaveProperty("providerExecuted");

@@ -11,9 +11,9 @@ export const ChatStreamParamsSchema = AgentIdParamsSchema.extend({
 
 export const UiMessageStreamSchema = z.string().openapi("UIMessageStream", {
   description:
-    "The AI SDK's UI message stream (`ai` v7, header `x-vercel-ai-ui-message-stream: v1`): `data:` events of the parts `start`, `start-step`, " +
+    "The AI SDK's UI message stream (`ai` v7, header `x-vercel-ai-ui-message-stream: v1`): `data:` events of the parts `start` (with the answer's `messageId` when a new message began the turn), `start-step`, " +
     "`text-start`/`text-delta`/`text-end`, `reasoning-start`/`reasoning-delta`/`reasoning-end`, `tool-input-start`/`tool-input-available`, " +
-    "`tool-approval-request`, `tool-output-available`/`tool-output-error`/`tool-output-denied`, `finish-step`, `finish`, `error`, `abort`, then `data: [DONE]`.",
+    "`tool-approval-request`, `tool-approval-response`, `tool-output-available`/`tool-output-error`/`tool-output-denied`, `finish-step`, `finish`, `error`, `abort`, then `data: [DONE]`.",
 });
 
 export const ChatHistorySchema = z

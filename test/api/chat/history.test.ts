@@ -4,6 +4,7 @@
  * `UIMessage`s with the ids its streams gave; another caller's chat, an unknown one and a deleted
  * session are all 404.
  */
+import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { call, callJson } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
@@ -78,6 +79,57 @@ describe("GET /v1/agents/{agent_id}/chat/{id}/messages", () => {
       { type: "step-start" },
       { type: "text", text: "Sent.", state: "done" },
     ]);
+  });
+
+  it("resumes, after a reload, the turn under way of a chat with earlier turns, under the answer id the history will give", async () => {
+    const who = await author();
+    const model = mockModel(uniqueKey("model"));
+    await model.script({ reply: { content: [text("First answer.")] } }, { reply: { content: [text("Second answer.")] }, delay_ms: 1_500 });
+    const agent = await createAgent(who, { name: uniqueKey("slow"), model: model.key });
+    await chat(who, agent.id, { id: "c2", messages: [user("one")], trigger: "submit-message" });
+    const turn = await callJson(`/v1/agents/${agent.id}/chat`, "POST", { id: "c2", messages: [user("two")], trigger: "submit-message" }, who.headers);
+    await turn.body?.cancel();
+
+    // The page reloads while the model writes: the history has the new input, then the stream replays the answer.
+    const restored = await messages(who, agent.id, "c2");
+    expect(restored.map((message) => message.id)).toEqual(["user-1", "answer-1", "user-3"]);
+    const res = await call(`/v1/agents/${agent.id}/chat/c2/stream`, { headers: who.headers });
+    expect(res.status).toBe(200);
+    const resumed = (await res.text()).split("\n\n").filter((event) => event.startsWith("data: {")).map((event) => JSON.parse(event.slice(6)) as Part);
+    expect(resumed[0]).toEqual({ type: "start", messageId: "answer-3" });
+    expect(resumed.filter((part) => part.type === "text-delta").map((part) => part.delta).join("")).toBe("Second answer.");
+    expect(resumed.at(-1)).toEqual({ type: "finish", finishReason: "stop" });
+    expect((await messages(who, agent.id, "c2")).at(-1)).toMatchObject({ id: "answer-3", parts: [{ type: "step-start" }, { type: "text", text: "Second answer." }] });
+  });
+
+  it("resumes an answer that went on after its approval as the whole answer, the message the history then gives", async () => {
+    const who = await author();
+    const model = mockModel(uniqueKey("model"));
+    await model.script({ reply: { content: [text("Wiring."), toolUse("toolu_r", "get_time", {})] } }, { reply: { content: [text("Sent.")] }, delay_ms: 1_500 });
+    const agent = await createAgent(who, { name: uniqueKey("wirer"), model: model.key, tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
+    await chat(who, agent.id, { id: "c3", messages: [user("wire")], trigger: "submit-message" });
+    const waiting = await messages(who, agent.id, "c3");
+    const answered = { ...waiting[1]!, parts: waiting[1]!.parts.map((part) => (part.type === "dynamic-tool" ? { ...part, state: "approval-responded", approval: { id: "toolu_r", approved: true } } : part)) };
+    const turn = await callJson(`/v1/agents/${agent.id}/chat`, "POST", { id: "c3", messages: [waiting[0], answered], trigger: "submit-message" }, who.headers);
+    await turn.body?.cancel();
+
+    // Reloaded while the model writes the last step: the replay is the whole answer, approval included.
+    const res = await call(`/v1/agents/${agent.id}/chat/c3/stream`, { headers: who.headers });
+    expect(res.status).toBe(200);
+    const chunks = (await res.text()).split("\n\n").filter((event) => event.startsWith("data: {")).map((event) => JSON.parse(event.slice(6)) as UIMessageChunk);
+    expect(chunks[0]).toEqual({ type: "start", messageId: "answer-1" });
+    const stream = new ReadableStream<UIMessageChunk>({
+      start(controller) {
+        chunks.forEach((chunk) => controller.enqueue(chunk));
+        controller.close();
+      },
+    });
+    let resumed: UIMessage | undefined;
+    for await (const message of readUIMessageStream({ stream, onError: (error) => expect.fail(String(error)) })) resumed = message;
+    const history = await messages(who, agent.id, "c3");
+    expect(JSON.parse(JSON.stringify(resumed))).toEqual({ ...history[1], metadata: undefined });
+    expect(history[1]!.parts.at(-1)).toMatchObject({ type: "text", text: "Sent." });
+    expect(history[1]!.parts.find((part) => part.type === "dynamic-tool")).toMatchObject({ state: "output-available", approval: { id: "toolu_r", approved: true } });
   });
 
   it("answers 404 for another caller's chat id, another tenant's, and one never used", async () => {
