@@ -14,7 +14,7 @@ import { SESSION_NOT_FOUND, SessionClient } from "../sessions/client";
 import { createSession } from "../sessions/create";
 import { SESSION_ID_PREFIX } from "../sessions/ids";
 import type { Session } from "../sessions/types";
-import { viewerOf } from "../sessions/access";
+import { canAccessSession, viewerOf } from "../sessions/access";
 import type { ApprovalAnswer, ToolOutputAnswer } from "./request";
 
 /** The session of `chatId` for this caller and agent: tenant and subject are part of the name, so no other caller's id derives it. */
@@ -34,7 +34,8 @@ export async function findChatSession(actor: Actor, agentId: string, chatId: str
   const { env, principal } = actor;
   const client = new SessionClient(env, principal.tenantId, await chatSessionId(principal, agentId, chatId));
   const session = await client.find();
-  if (session && (session.created_by !== principal.subject || session.agent?.id !== agentId)) throw new ApiError("not_found", SESSION_NOT_FOUND);
+  // The access rule every session route applies, then what makes it this caller's chat of this agent.
+  if (session && (!canAccessSession(principal, session) || session.created_by !== principal.subject || session.agent?.id !== agentId)) throw new ApiError("not_found", SESSION_NOT_FOUND);
   return { client, session };
 }
 

@@ -57,21 +57,44 @@ export function chatHistory(messages: Message[], calls: ReadonlyMap<string, Tool
   return out.slice(-MAX_CHAT_MESSAGES);
 }
 
-/** Every item of a paged list, in order. */
-async function readAll<T>(read: (cursor: string | null) => Promise<Page<T>>): Promise<T[]> {
+/** The items of a paged list that `keep` wants, in order. */
+async function readKept<T>(read: (cursor: string | null) => Promise<Page<T>>, keep: (item: T) => boolean): Promise<T[]> {
   const items: T[] = [];
   let cursor: string | null = null;
   for (;;) {
     const page: Page<T> = await read(cursor);
-    items.push(...page.data);
+    items.push(...page.data.filter(keep));
     if (page.next_cursor === null || page.next_cursor === cursor) return items;
     cursor = page.next_cursor;
   }
 }
 
-/** The session's messages and calls, read page by page, as the conversation. */
+/**
+ * The session's messages and calls, read page by page, as the conversation. Only the stored
+ * messages from the `MAX_CHAT_MESSAGES`-th newest input on are kept while reading (each input
+ * is at least one UI message), and only their calls, so memory follows what is answered.
+ */
 export async function readChatHistory(client: Pick<SessionClient, "listMessages" | "listToolCalls">, clientTools: ReadonlySet<string>): Promise<ChatUiMessage[]> {
-  const messages = await readAll((cursor) => client.listMessages(cursor === null ? 0 : Number(cursor), HISTORY_PAGE));
-  const calls = await readAll((cursor) => client.listToolCalls(cursor, HISTORY_PAGE));
+  let messages: Message[] = [];
+  const inputs: number[] = [];
+  let after = 0;
+  for (;;) {
+    const page = await client.listMessages(after, HISTORY_PAGE);
+    for (const message of page.data) {
+      messages.push(message);
+      if (isInputMessage(message)) inputs.push(messages.length - 1);
+    }
+    if (inputs.length > MAX_CHAT_MESSAGES) {
+      const from = inputs[inputs.length - MAX_CHAT_MESSAGES]!;
+      messages = messages.slice(from);
+      inputs.splice(0, inputs.length);
+      messages.forEach((message, index) => isInputMessage(message) && inputs.push(index));
+    }
+    const last = page.data.at(-1);
+    if (page.next_cursor === null || last === undefined) break;
+    after = last.seq;
+  }
+  const wanted = new Set(messages.flatMap((message) => message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : []))));
+  const calls = await readKept((cursor) => client.listToolCalls(cursor, HISTORY_PAGE), (call) => wanted.has(call.id));
   return chatHistory(messages, new Map(calls.map((call) => [call.id, call])), clientTools);
 }

@@ -7,7 +7,7 @@
 import { readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { ChatTurn, answerMessageId, type UiChunk } from "../../src/chat/ui-chunks";
-import { chatHistory } from "../../src/chat/ui-history";
+import { chatHistory, readChatHistory } from "../../src/chat/ui-history";
 import { UiPartsFold } from "../../src/chat/ui-parts";
 import type { EventFrame } from "../../src/sessions/object/events/frames";
 import type { ContentBlock, Message, ToolCall } from "../../src/sessions/types";
@@ -254,6 +254,31 @@ describe("chatHistory", () => {
     const history = chatHistory(chat.messages, chat.calls, new Set());
     expect(history).toHaveLength(1_000);
     expect(history.at(-1)).toMatchObject({ id: `answer-${chat.messages.at(-2)!.seq}` });
+  });
+});
+
+describe("readChatHistory", () => {
+  it("reads every page, keeps only what the newest messages need, and gives what chatHistory gives of the whole", async () => {
+    const chat = new Conversation();
+    for (let i = 0; i < 1_100; i++) chat.input(`q${i}`).answer(TOOL_USE(`toolu_${i}`, "get_time")).call(`toolu_${i}`, { status: "done", output: `t${i}` }).results().answer({ type: "text", text: `a${i}` });
+    const calls = [...chat.calls.values()];
+    let pages = 0;
+    const client = {
+      listMessages: async (after: number, limit: number) => {
+        pages++;
+        const rest = chat.messages.filter((message) => message.seq > after);
+        return { data: rest.slice(0, limit), next_cursor: rest.length > limit ? String(rest[limit - 1]!.seq) : null };
+      },
+      listToolCalls: async (cursor: string | null, limit: number) => {
+        const from = cursor === null ? 0 : Number(cursor);
+        return { data: calls.slice(from, from + limit), next_cursor: from + limit < calls.length ? String(from + limit) : null };
+      },
+    };
+    const read = await readChatHistory(client, new Set());
+    expect(pages).toBe(Math.ceil(chat.messages.length / 200));
+    expect(read).toEqual(chatHistory(chat.messages, chat.calls, new Set()));
+    expect(read).toHaveLength(1_000);
+    expect(read.at(-1)!.parts.find((part) => part.type === "dynamic-tool")).toMatchObject({ toolCallId: "toolu_1099", output: "t1099" });
   });
 });
 
