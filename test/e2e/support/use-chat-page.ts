@@ -26,6 +26,8 @@ function Page({ restored }: { restored: UIMessage[] }) {
   const { messages, sendMessage, addToolApprovalResponse, status, error } = useChat({
     id: chatId,
     messages: restored,
+    // A turn still under way after a reload is replayed whole and followed (`…/chat/{id}/stream`).
+    resume: true,
     transport: new DefaultChatTransport({ api: query.get("api") ?? "", headers: { Authorization: authorization } }),
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
   });
