@@ -224,6 +224,36 @@ describe("AI SDK chat", () => {
     }
   });
 
+  it("restores a useChat page reloaded while a call waits for approval, and the approval given after the reload finishes that answer", async () => {
+    const { token, agent } = await world([{ type: "builtin", name: "get_time", requires_approval: true }], [callTool("toolu_w", "get_time"), say("Approved after the reload.")]);
+    const server = await serveUseChatPage(stack.platform.url);
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      const query = new URLSearchParams({ api: `/v1/agents/${agent.id}/chat`, token, chat: uniqueName("chat") });
+      await page.goto(`${server.url}/?${query}`);
+      await page.fill("input[name=draft]", "what time is it?");
+      await page.press("input[name=draft]", "Enter");
+      await page.waitForSelector("button.approve", { timeout: 15_000 });
+      const answerId = await page.locator("main > div.assistant").getAttribute("data-id");
+
+      await page.reload();
+      await page.click("button.approve", { timeout: 15_000 });
+      await page.waitForSelector("text=Approved after the reload.", { timeout: 15_000 });
+      await page.waitForSelector("main[data-status=ready]", { timeout: 15_000 });
+      const shown = await page.locator("main > div").evaluateAll((nodes) => nodes.map((node) => [node.className, node.getAttribute("data-id")]));
+      expect(shown).toEqual([
+        ["user", expect.any(String)],
+        ["assistant", answerId],
+      ]);
+      expect(await page.locator(".assistant p.tool").allTextContents()).toEqual(["get_time: output-available (approved)"]);
+      expect(await page.locator("[role=alert]").count()).toBe(0);
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  });
+
   it("restores a useChat page reloaded while the answer after an approval is written, and finishes that answer once", async () => {
     const slow: ModelStep = { reply: { content: [{ type: "text", text: "Written slowly, after the approval." }] }, delay_ms: 2_000, stream: { chunk_chars: 4, event_delay_ms: 150 } };
     const { token, agent } = await world([{ type: "builtin", name: "get_time", requires_approval: true }], [callTool("toolu_s", "get_time"), slow]);
