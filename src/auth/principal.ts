@@ -4,16 +4,30 @@
  * no clock.
  */
 
-export type Scope = "sessions:read" | "sessions:write" | "agents:write" | "memory:read" | "memory:write" | "tenant:admin" | "platform:admin";
+export type Scope = "sessions:read" | "sessions:write" | "agents:write" | "memory:read" | "memory:write" | "end_users:issue" | "tenant:admin" | "platform:admin";
 
-export const ALL_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "tenant:admin", "platform:admin"];
+export const ALL_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "end_users:issue", "tenant:admin", "platform:admin"];
 
 /**
  * Scopes an API key may carry. `platform:admin` is left out on purpose: keys are minted by
  * tenant admins, and no tenant may mint a credential that reaches other tenants, even if a
  * route forgets to check. Platform admins authenticate with JWTs only.
  */
-export const API_KEY_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "tenant:admin"];
+export const API_KEY_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "end_users:issue", "tenant:admin"];
+
+/** The scopes an end-user token may carry: its own sessions, chats and memory, nothing of the tenant's. */
+export const END_USER_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "memory:read", "memory:write"];
+
+/**
+ * Subjects with this prefix are end users (`POST /v1/auth/end-user-token`): only the platform's
+ * issuer names them, so an identity provider's token can never pass for one, nor one for it.
+ */
+export const END_USER_SUBJECT_PREFIX = "end_user:";
+/** An end user's subject as its backend names it (the part after the prefix). */
+export const END_USER_SUBJECT_PATTERN = /^[A-Za-z0-9_@.:-]{1,128}$/;
+
+/** What kind of credential a principal stands for, as `GET /v1/me` names it. */
+export type PrincipalKind = "user" | "api_key" | "end_user" | "platform";
 
 export interface Principal {
   tenantId: string;
@@ -30,6 +44,22 @@ export interface Principal {
    * for `GET /v1/sessions/{id}/events` only, the one route that takes a token in its URL.
    */
   streamOnly?: true;
+  /**
+   * An end user's subject as its backend named it (without the `end_user:` prefix of `subject`):
+   * set only for the platform's end-user tokens, which every end-user rule keys on.
+   */
+  endUser?: string;
+  /** The metadata its backend gave an end user's token, for `GET /v1/me`. */
+  endUserMetadata?: Record<string, string>;
+  /** When the credential was issued, epoch ms: what an end user's revocation cut-off is compared with. */
+  issuedAt?: number;
+}
+
+/** Pure: the kind of credential behind `principal`. */
+export function principalKind(principal: Principal): PrincipalKind {
+  if (principal.endUser !== undefined) return "end_user";
+  if (principal.keyId !== undefined) return "api_key";
+  return principal.scopes.includes("platform:admin") ? "platform" : "user";
 }
 
 /**
@@ -58,7 +88,9 @@ const GRANTS: Readonly<Record<Scope, readonly Scope[]>> = {
   // Like sessions: a write-only grant is a legitimate, narrower one.
   "memory:read": ["memory:read"],
   "memory:write": ["memory:write"],
-  "tenant:admin": ["tenant:admin", "sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write"],
+  // Minting tokens for the tenant's own users: a backend's grant, narrower than tenant:admin.
+  "end_users:issue": ["end_users:issue"],
+  "tenant:admin": ["tenant:admin", "sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "end_users:issue"],
   "platform:admin": ALL_SCOPES,
 };
 
