@@ -168,8 +168,8 @@ function principalFromClaims(payload: JWTPayload, route: Route, config: Config["
   const scopes = grantableScopes(parseScopes(payload.scope !== undefined ? payload.scope : payload.scp), route, config);
   const principal: Principal = { tenantId, subject, scopes, via: "jwt" };
   if (typeof payload.exp === "number") principal.expiresAt = payload.exp * 1000;
-  if (typeof payload.iat === "number") principal.issuedAt = issuedAtMs(payload.iat, payload[ISSUED_AT_MS_CLAIM]);
   if (route === "platform" && subject.startsWith(END_USER_SUBJECT_PREFIX)) {
+    if (typeof payload.iat === "number") principal.issuedAt = issuedAtMs(payload.iat, payload[ISSUED_AT_MS_CLAIM]);
     const endUser = subject.slice(END_USER_SUBJECT_PREFIX.length);
     // An end user's token never carries more than an end user may hold, whatever it says, and
     // always says when it was issued: revocation compares that instant.

@@ -24,7 +24,8 @@ export const END_USER_SCOPES: readonly Scope[] = ["sessions:read", "sessions:wri
  */
 export const END_USER_SUBJECT_PREFIX = "end_user:";
 /** An end user's subject as its backend names it (the part after the prefix). */
-export const END_USER_SUBJECT_PATTERN = /^[A-Za-z0-9_@.:-]{1,128}$/;
+export const MAX_END_USER_SUBJECT_CHARS = 128;
+export const END_USER_SUBJECT_PATTERN = new RegExp(`^[A-Za-z0-9_@.:-]{1,${MAX_END_USER_SUBJECT_CHARS}}$`);
 
 /** What kind of credential a principal stands for, as `GET /v1/me` names it. */
 export type PrincipalKind = "user" | "api_key" | "end_user" | "platform";
@@ -51,7 +52,7 @@ export interface Principal {
   endUser?: string;
   /** The metadata its backend gave an end user's token, for `GET /v1/me`. */
   endUserMetadata?: Record<string, string>;
-  /** When the credential was issued, epoch ms: what an end user's revocation cut-off is compared with. */
+  /** When an end user's token was issued, epoch ms: what its revocation cut-off is compared with. */
   issuedAt?: number;
 }
 

@@ -1,11 +1,13 @@
 /** Schemas of the end-user routes: minting a token, and a subject in a path. */
 import { z } from "@hono/zod-openapi";
 import { DEFAULT_END_USER_TOKEN_TTL_SECONDS, MAX_END_USER_TOKEN_TTL_SECONDS, MIN_END_USER_TOKEN_TTL_SECONDS } from "../../auth/end-user-token";
-import { END_USER_SCOPES, END_USER_SUBJECT_PATTERN, type Scope } from "../../auth/principal";
+import { END_USER_SCOPES, END_USER_SUBJECT_PATTERN, MAX_END_USER_SUBJECT_CHARS, type Scope } from "../../auth/principal";
 import { MetadataSchema } from "../../sessions/request-schemas";
 
 export const EndUserSubjectSchema = z
   .string()
+  .min(1)
+  .max(MAX_END_USER_SUBJECT_CHARS)
   .regex(END_USER_SUBJECT_PATTERN, "Must be 1-128 letters, digits, `_`, `@`, `.`, `:` or `-`.")
   .openapi({ description: "The end user as the tenant's backend names it: 1-128 letters, digits, `_`, `@`, `.`, `:` or `-`.", example: "user_42" });
 

@@ -7,20 +7,21 @@ import type * as T from "../types";
 import { requireNow, requireString } from "../validate";
 import type { IndexHost } from "./host";
 
-/** Tokens of `subject` issued at or before `now` are refused from now on; a later cut-off never moves back. */
+/** Tokens of `subject` issued at or before `now` are refused from now on; a cut-off never moves back. Answers the cut-off. */
 export function revokeEndUserTokens(host: IndexHost, subject: string, now: number, by?: AuditContext): number {
   const name = requireString("subject", subject);
   const at = requireNow(now);
-  host.transaction(() => {
+  return host.transaction(() => {
     host.sql.exec(
       `INSERT INTO end_user_revocations (subject, revoked_before) VALUES (?, ?)
        ON CONFLICT (subject) DO UPDATE SET revoked_before = MAX(revoked_before, excluded.revoked_before)`,
       name,
       at,
     );
-    host.audit(by, { action: "end_user.tokens_revoked", target: { type: "end_user", id: name }, details: { revoked_before: new Date(at).toISOString() } });
+    const cutOff = host.sql.exec<{ revoked_before: number }>(`SELECT revoked_before FROM end_user_revocations WHERE subject = ?`, name).one().revoked_before;
+    host.audit(by, { action: "end_user.tokens_revoked", target: { type: "end_user", id: name }, details: { revoked_before: new Date(cutOff).toISOString() } });
+    return cutOff;
   });
-  return at;
 }
 
 /** `admission` with the end user's cut-off, when it has one. */
