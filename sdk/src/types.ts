@@ -32,6 +32,11 @@ export type AuditAction = Schemas["AuditAction"];
 /** `GET /v1/tenant/usage` and `GET /v1/admin/usage`: rows by the asked dimensions, and totals. */
 export type UsageReport = Schemas["UsageReport"];
 export type UsageRow = Schemas["UsageRow"];
+export type EndUserTokenRequest = Schemas["EndUserTokenRequest"];
+export type EndUserToken = Schemas["EndUserToken"];
+export type EndUserScope = Schemas["EndUserScope"];
+/** `GET /v1/me`: who a credential is. */
+export type Me = Schemas["Me"];
 
 /** A session whose run has ended. */
 export type FinishedSession = Session & { status: FinalStatus };
