@@ -61,7 +61,15 @@ export async function issueEndUserToken(
   const scopes = END_USER_SCOPES.filter((scope) => asked.includes(scope));
   const token = await signAccessToken(
     keys,
-    { tenantId: caller.tenantId, subject: END_USER_SUBJECT_PREFIX + request.subject, scopes, ttlSeconds: ttl, ...(request.metadata ? { endUserMetadata: request.metadata } : {}) },
+    {
+      tenantId: caller.tenantId,
+      subject: END_USER_SUBJECT_PREFIX + request.subject,
+      scopes,
+      ttlSeconds: ttl,
+      ...(request.metadata ? { endUserMetadata: request.metadata } : {}),
+      // Minted by a key (or a token exchanged from one): the token ends with the key.
+      ...(caller.keyId !== undefined ? { sourceKeyId: caller.keyId } : {}),
+    },
     config,
     now,
   );

@@ -6,7 +6,7 @@ import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, t
 import type { Config } from "../config";
 import { KEY_ID_PATTERN } from "./api-keys";
 import { authFail, authOk, type AuthFailure, type AuthResult } from "./failure";
-import { END_USER_METADATA_CLAIM, ISSUED_AT_MS_CLAIM, KEY_ID_CLAIM, MAX_SUBJECT_LENGTH, type PlatformPublicKey, streamAudience } from "./platform-keys";
+import { END_USER_METADATA_CLAIM, ISSUED_AT_MS_CLAIM, KEY_ID_CLAIM, SOURCE_KEY_CLAIM, MAX_SUBJECT_LENGTH, type PlatformPublicKey, streamAudience } from "./platform-keys";
 import { END_USER_SCOPES, END_USER_SUBJECT_PATTERN, END_USER_SUBJECT_PREFIX, isValidTenantId, parseScopes, type Principal, type Scope } from "./principal";
 import { VerifiedTokens } from "./verified-tokens";
 
@@ -176,6 +176,11 @@ function principalFromClaims(payload: JWTPayload, route: Route, config: Config["
     if (!END_USER_SUBJECT_PATTERN.test(endUser) || payload[KEY_ID_CLAIM] !== undefined || principal.issuedAt === undefined) return authFail("claim_invalid");
     principal.endUser = endUser;
     principal.scopes = scopes.filter((scope) => END_USER_SCOPES.includes(scope));
+    const sourceKey = payload[SOURCE_KEY_CLAIM];
+    if (sourceKey !== undefined) {
+      if (typeof sourceKey !== "string" || !KEY_ID_PATTERN.test(sourceKey)) return authFail("claim_invalid");
+      principal.sourceKeyId = sourceKey;
+    }
     const metadata = payload[END_USER_METADATA_CLAIM];
     if (metadata !== undefined) {
       if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata) || !Object.values(metadata).every((v) => typeof v === "string")) return authFail("claim_invalid");

@@ -37,6 +37,8 @@ export const KEY_ID_CLAIM = "key_id";
 export const ISSUED_AT_MS_CLAIM = "iat_ms";
 /** The `metadata` a backend gave an end-user token, kept for `GET /v1/me`. */
 export const END_USER_METADATA_CLAIM = "end_user_metadata";
+/** The API key that minted an end user's token, whose revocation ends the token too. */
+export const SOURCE_KEY_CLAIM = "source_key_id";
 
 /**
  * The audience of stream tokens: the platform's own with `:events`. A token of this audience is
@@ -112,6 +114,8 @@ export interface AccessTokenClaims {
   streamOnly?: boolean;
   /** An end-user token's metadata, as its backend gave it. */
   endUserMetadata?: Record<string, string>;
+  /** The API key that minted an end-user token. */
+  sourceKeyId?: string;
 }
 
 /**
@@ -133,6 +137,7 @@ export async function signAccessToken(
   const payload: Record<string, unknown> = { [config.tenantClaim]: claims.tenantId, scope: claims.scopes.join(" ") };
   if (claims.keyId !== undefined) payload[KEY_ID_CLAIM] = claims.keyId;
   if (claims.endUserMetadata !== undefined) payload[END_USER_METADATA_CLAIM] = claims.endUserMetadata;
+  if (claims.sourceKeyId !== undefined) payload[SOURCE_KEY_CLAIM] = claims.sourceKeyId;
   payload[ISSUED_AT_MS_CLAIM] = now;
   return new SignJWT(payload)
     .setProtectedHeader({ alg: keys.alg, kid: keys.kid, typ: "JWT" })

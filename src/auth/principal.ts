@@ -50,6 +50,12 @@ export interface Principal {
    * set only for the platform's end-user tokens, which every end-user rule keys on.
    */
   endUser?: string;
+  /**
+   * The API key that minted an end user's token, when a key did: the token stops working when
+   * the key does, as a token exchanged from the key does (`keyId` stays unset: the end user is
+   * not the key, and is counted in a rate bucket of its own).
+   */
+  sourceKeyId?: string;
   /** The metadata its backend gave an end user's token, for `GET /v1/me`. */
   endUserMetadata?: Record<string, string>;
   /** When an end user's token was issued, epoch ms: what its revocation cut-off is compared with. */

@@ -415,7 +415,8 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     const record = this.#findApiKey(tenantId, id);
     if (!record || !stands(record, id, request.now)) return { record, admission: null };
     await this.#enter(tenantId);
-    return { record, admission: admit(this.#readConfig(), this.#limiter, scopes ? { ...request, scopes: scopes(record) } : request) };
+    const admission = admit(this.#readConfig(), this.#limiter, scopes ? { ...request, scopes: scopes(record) } : request);
+    return { record, admission: endUserCalls.withRevocation(this.#host, admission, input.endUser) };
   }
 
   /**

@@ -73,9 +73,11 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     const admitInput = { bucket: rateBucket(principal), now, kind, scopes: principal.scopes, ...(principal.endUser !== undefined ? { endUser: principal.endUser } : {}) };
 
     // A token exchanged from an API key lives on after the key is revoked unless we look: the
-    // key's record is read, and the request admitted, in one call to the index.
-    if (principal.via === "jwt" && principal.keyId !== undefined) {
-      const keyId = principal.keyId;
+    // key's record is read, and the request admitted, in one call to the index. So is the key
+    // that minted an end user's token.
+    const standingKey = principal.keyId ?? principal.sourceKeyId;
+    if (principal.via === "jwt" && standingKey !== undefined) {
+      const keyId = standingKey;
       const exchanged = await reachIndex(c, () => index.admitExchangedToken(principal.tenantId, keyId, admitInput));
       if (!exchanged.admission) {
         log("info", "auth_failed", { request_id: c.var.requestId, reason: "source_key_invalid" });
@@ -86,7 +88,7 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     }
     if (principal.via === "api_key" && principal.keyId !== undefined) guard.noteVerifiedKey(principal.tenantId, principal.keyId, now);
 
-    const admitted = principal.keyId !== undefined && keyAdmission.keyId === principal.keyId ? keyAdmission.admission : null;
+    const admitted = standingKey !== undefined && keyAdmission.keyId === standingKey ? keyAdmission.admission : null;
     const admission: Admission = admitted ?? (await reachIndex(c, async (): Promise<Admission> => index.admitRequest(principal.tenantId, admitInput)));
     if (!admission.ok && admission.code === "suspended") throw new ApiError("tenant_suspended");
     // An end user's cut-off came with the admission: no lookup of its own (src/auth/end-user-token.ts).

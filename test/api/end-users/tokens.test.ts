@@ -165,6 +165,26 @@ describe("POST /v1/end-users/{subject}/revoke-tokens", () => {
     expect(log.data).toEqual([expect.objectContaining({ action: "end_user.tokens_revoked", target: { type: "end_user", id: "alice" }, actor: expect.objectContaining({ sub: "backend" }) })]);
   });
 
+  it("ends with the API key that minted it, as a token exchanged from the key does", async () => {
+    const tenantId = freshTenant();
+    const admin = await caller(tenantId, ["tenant:admin"], "admin");
+    const created = (await (await callJson("/v1/api-keys", "POST", { name: "backend", scopes: ["sessions:read", "sessions:write", "end_users:issue"] }, admin.headers)).json()) as { key: string; key_id: string };
+    const key = { tenantId, subject: `key:${created.key_id}`, headers: { Authorization: `Bearer ${created.key}` } };
+    const alice = await endUser(key, "alice");
+    // Through a token exchanged from the key, too.
+    const exchanged = (await (await call("/v1/auth/token", { method: "POST", headers: key.headers })).json()) as { access_token: string };
+    const bob = await endUser({ tenantId, subject: key.subject, headers: { Authorization: `Bearer ${exchanged.access_token}` } }, "bob");
+    expect(decodeJwt(alice.token).source_key_id).toBe(created.key_id);
+    for (const user of [alice, bob]) expect(await me(user.headers)).toMatchObject({ kind: "end_user", sub: user.subject });
+
+    expect((await call(`/v1/api-keys/${created.key_id}`, { method: "DELETE", headers: admin.headers })).status).toBe(204);
+    for (const user of [alice, bob]) expect((await call("/v1/me", { headers: user.headers })).status).toBe(401);
+    // A token minted by a JWT has no key to end with.
+    const fromJwt = await endUser(await backend(tenantId), "carol");
+    expect(decodeJwt(fromJwt.token).source_key_id).toBeUndefined();
+    expect((await call("/v1/me", { headers: fromJwt.headers })).status).toBe(200);
+  });
+
   it("refuses a bad subject with 400, and asks for end_users:issue", async () => {
     const who = await backend();
     const bad = await call("/v1/end-users/a%20b/revoke-tokens", { method: "POST", headers: who.headers });
