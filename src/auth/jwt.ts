@@ -169,23 +169,8 @@ function principalFromClaims(payload: JWTPayload, route: Route, config: Config["
   const principal: Principal = { tenantId, subject, scopes, via: "jwt" };
   if (typeof payload.exp === "number") principal.expiresAt = payload.exp * 1000;
   if (route === "platform" && subject.startsWith(END_USER_SUBJECT_PREFIX)) {
-    if (typeof payload.iat === "number") principal.issuedAt = issuedAtMs(payload.iat, payload[ISSUED_AT_MS_CLAIM]);
-    const endUser = subject.slice(END_USER_SUBJECT_PREFIX.length);
-    // An end user's token never carries more than an end user may hold, whatever it says, and
-    // always says when it was issued: revocation compares that instant.
-    if (!END_USER_SUBJECT_PATTERN.test(endUser) || payload[KEY_ID_CLAIM] !== undefined || principal.issuedAt === undefined) return authFail("claim_invalid");
-    principal.endUser = endUser;
-    principal.scopes = scopes.filter((scope) => END_USER_SCOPES.includes(scope));
-    const sourceKey = payload[SOURCE_KEY_CLAIM];
-    if (sourceKey !== undefined) {
-      if (typeof sourceKey !== "string" || !KEY_ID_PATTERN.test(sourceKey)) return authFail("claim_invalid");
-      principal.sourceKeyId = sourceKey;
-    }
-    const metadata = payload[END_USER_METADATA_CLAIM];
-    if (metadata !== undefined) {
-      if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata) || !Object.values(metadata).every((v) => typeof v === "string")) return authFail("claim_invalid");
-      principal.endUserMetadata = metadata as Record<string, string>;
-    }
+    const refused = asEndUser(principal, payload);
+    if (refused !== null) return authFail(refused);
   }
   if (route === "platform") {
     // Narrower wins: a token that names the stream audience at all is a stream token.
@@ -203,6 +188,31 @@ function principalFromClaims(payload: JWTPayload, route: Route, config: Config["
     }
   }
   return authOk(principal);
+}
+
+/**
+ * Makes `principal` the end user its platform token names, or says why the token cannot be one.
+ * An end user's token never carries more than an end user may hold, whatever it says, names no
+ * key it stands for (only the key that minted it), and always says when it was issued: its
+ * revocation compares that instant.
+ */
+function asEndUser(principal: Principal, payload: JWTPayload): AuthFailure | null {
+  const endUser = principal.subject.slice(END_USER_SUBJECT_PREFIX.length);
+  if (!END_USER_SUBJECT_PATTERN.test(endUser) || payload[KEY_ID_CLAIM] !== undefined || typeof payload.iat !== "number") return "claim_invalid";
+  principal.endUser = endUser;
+  principal.issuedAt = issuedAtMs(payload.iat, payload[ISSUED_AT_MS_CLAIM]);
+  principal.scopes = principal.scopes.filter((scope) => END_USER_SCOPES.includes(scope));
+  const sourceKey = payload[SOURCE_KEY_CLAIM];
+  if (sourceKey !== undefined) {
+    if (typeof sourceKey !== "string" || !KEY_ID_PATTERN.test(sourceKey)) return "claim_invalid";
+    principal.sourceKeyId = sourceKey;
+  }
+  const metadata = payload[END_USER_METADATA_CLAIM];
+  if (metadata !== undefined) {
+    if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata) || !Object.values(metadata).every((value) => typeof value === "string")) return "claim_invalid";
+    principal.endUserMetadata = metadata as Record<string, string>;
+  }
+  return null;
 }
 
 /**

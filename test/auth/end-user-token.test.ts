@@ -1,5 +1,10 @@
 /** The pure rules of end users: which scopes a caller may give, revocation, the kind of a principal, the routes, memory's reach. */
-import { describe, expect, it } from "vitest";
+import type { JWTPayload } from "jose";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { AuthFailure } from "../../src/auth/failure";
+import { type JwtDeps, verifyJwt } from "../../src/auth/jwt";
+import { type PlatformKeys, signAccessToken } from "../../src/auth/platform-keys";
+import { AUTH_CONFIG, type ExternalIdp, makeExternalIdp, makePlatformKeys, NOW, NOW_S, signToken } from "./fixtures";
 import { endUserMayCall, withoutDefinition } from "../../src/api/middleware/end-user-gate";
 import { END_USER_ROUTES } from "../../src/api/end-users/allowed-routes";
 import { endUserTokenRevoked, ungrantableScopes } from "../../src/auth/end-user-token";
@@ -102,5 +107,46 @@ describe("an end user's memory", () => {
   it("is what a session shown to an end user says, with no prompt and only client tools", () => {
     const session = { id: "ses_1", system: "secret", tools: [{ type: "webhook", name: "w", url: "https://x" }, { type: "client", name: "c" }], memory: { namespaces: [["users"]], write: [["users"]] } };
     expect(withoutDefinition(session, "end_user:u_1")).toEqual({ id: "ses_1", system: null, tools: [{ type: "client", name: "c" }], memory: { namespaces: [["users", "u_1"]], write: [["users", "u_1"]] } });
+  });
+});
+
+describe("an end user's token as verifyJwt reads it", () => {
+  let keys: PlatformKeys;
+  let idp: ExternalIdp;
+  let deps: JwtDeps;
+  beforeAll(async () => {
+    keys = await makePlatformKeys();
+    idp = await makeExternalIdp("ES384");
+    deps = { config: { ...AUTH_CONFIG }, platformKey: keys, externalJwks: idp.jwks };
+  });
+  const platform = (claims: JWTPayload, omit: string[] = []) => signToken(keys.privateKey, "ES256", { claims, omit, header: { kid: keys.kid } });
+
+  it("is the end user, with its issue instant, minting key and metadata, from signAccessToken", async () => {
+    const token = await signAccessToken(keys, { tenantId: "acme", subject: "end_user:u_1", scopes: ["sessions:read"], ttlSeconds: 600, sourceKeyId: "key_0123456789abcdef01234567", endUserMetadata: { plan: "pro" } }, AUTH_CONFIG, NOW + 250);
+    expect(await verifyJwt(token, deps, NOW + 300)).toEqual({
+      ok: true,
+      principal: { tenantId: "acme", subject: "end_user:u_1", scopes: ["sessions:read"], via: "jwt", expiresAt: (NOW_S + 600) * 1000, endUser: "u_1", issuedAt: NOW + 250, sourceKeyId: "key_0123456789abcdef01234567", endUserMetadata: { plan: "pro" } },
+    });
+  });
+
+  it.each<[string, JWTPayload, string[], AuthFailure]>([
+    ["a subject outside the pattern", { sub: "end_user:a b" }, [], "claim_invalid"],
+    ["an empty subject", { sub: "end_user:" }, [], "claim_invalid"],
+    ["no iat", { sub: "end_user:u_1" }, ["iat"], "claim_invalid"],
+    ["a key_id, as if it were the key", { sub: "end_user:u_1", key_id: "key_0123456789abcdef01234567" }, [], "claim_invalid"],
+    ["a malformed minting key", { sub: "end_user:u_1", source_key_id: "nope" }, [], "claim_invalid"],
+    ["metadata that is not a string map", { sub: "end_user:u_1", end_user_metadata: { n: 1 } }, [], "claim_invalid"],
+  ])("refuses %s", async (_name, claims, omit, reason) => {
+    expect(await verifyJwt(await platform(claims, omit), deps, NOW)).toEqual({ ok: false, reason });
+  });
+
+  it("keeps only an end user's scopes, and an iat_ms outside iat's second is not believed", async () => {
+    const result = await verifyJwt(await platform({ sub: "end_user:u_1", scope: "tenant:admin memory:read platform:admin", iat_ms: NOW + 5_000 }), deps, NOW);
+    expect(result).toMatchObject({ ok: true, principal: { endUser: "u_1", scopes: ["memory:read"], issuedAt: NOW_S * 1000 } });
+  });
+
+  it("cannot come from an external identity provider", async () => {
+    const token = await signToken(idp.privateKey, "ES384", { header: { kid: idp.kid }, claims: { iss: AUTH_CONFIG.externalIssuer, aud: AUTH_CONFIG.externalAudience, sub: "end_user:u_1" } });
+    expect(await verifyJwt(token, deps, NOW)).toEqual({ ok: false, reason: "subject_reserved" });
   });
 });
