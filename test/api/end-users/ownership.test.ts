@@ -83,6 +83,26 @@ describe("an end user's sessions", () => {
     expect((await call(`/v1/sessions/${forked.id}`, { headers: bob.headers })).status).toBe(404);
   });
 
+  it("are watched from a URL with the end user's own stream token, which another's session refuses and a revocation ends", async () => {
+    const { who, alice, bob } = await twoUsers();
+    const model = mockModel(uniqueKey("eu-stream"));
+    await model.script({ reply: { content: [text("hi")] } });
+    const agent = await createAgent(who, { name: "helper", model: model.key });
+    const session = await runToEnd(alice, { agent: agent.id, input: "hello" });
+    const streamToken = async (user: Caller) => ((await (await call("/v1/auth/stream-token", { method: "POST", headers: user.headers })).json()) as { access_token: string }).access_token;
+    const aliceStream = await streamToken(alice);
+    const own = await call(`/v1/sessions/${session.id}/events?access_token=${aliceStream}`, { headers: { Accept: "text/event-stream" } });
+    expect(own.status).toBe(200);
+    await own.body?.cancel();
+    const other = await call(`/v1/sessions/${session.id}/events?access_token=${await streamToken(bob)}`, { headers: { Accept: "text/event-stream" } });
+    expect(other.status).toBe(404);
+    await other.body?.cancel();
+    expect((await call(`/v1/end-users/alice/revoke-tokens`, { method: "POST", headers: who.headers })).status).toBe(204);
+    const revoked = await call(`/v1/sessions/${session.id}/events?access_token=${aliceStream}`, { headers: { Accept: "text/event-stream" } });
+    expect(revoked.status).toBe(401);
+    await revoked.body?.cancel();
+  });
+
   it("start from an agent by id, version or alias, and never from a configuration of the end user's own", async () => {
     const { who, alice } = await twoUsers();
     const model = mockModel(uniqueKey("eu"));
