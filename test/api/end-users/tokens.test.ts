@@ -129,7 +129,7 @@ describe("POST /v1/auth/end-user-token", () => {
     expect(Number(res.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
     expect(res.headers.get("RateLimit")).toMatch(/end-user-tokens/);
     expect((await readProblem(res)).detail).toMatch(/end_user_tokens_per_minute/);
-    // The tenant's other requests go on, and so does another backend of the tenant... which is refused minting too: the window is the tenant's.
+    // The tenant's other requests go on; another backend of the tenant is refused minting too: the window is the tenant's.
     expect((await call("/v1/me", { headers: who.headers })).status).toBe(200);
     const other = await caller(who.tenantId, ["sessions:read", "sessions:write", "end_users:issue"], "other-backend");
     expect((await mint(other, { subject: "u_4" })).status).toBe(429);
