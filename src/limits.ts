@@ -77,6 +77,7 @@ export const LIMIT_NAMES = [
   "max_subagents_per_run",
   "max_cost_usd_per_day",
   "max_tokens_per_day_per_subject",
+  "end_user_tokens_per_minute",
 ] as const;
 
 export const limitsSchema = z.object({
@@ -118,6 +119,9 @@ export const limitsSchema = z.object({
   max_tokens_per_day_per_subject: z.number().int().min(0).max(UNCAPPED).nullable().openapi({
     description: "Tokens the sessions of each `created_by` may spend per UTC day; null: unlimited. Past it the same as `max_cost_usd_per_day`.",
   }),
+  end_user_tokens_per_minute: z.number().int().min(1).max(UNCAPPED).openapi({
+    description: "End-user tokens the tenant may mint per minute (`POST /v1/auth/end-user-token`), all its backends together; one more is a 429 with `Retry-After`.",
+  }),
 });
 export type Limits = z.infer<typeof limitsSchema>;
 export const partialLimitsSchema = limitsSchema.partial();
@@ -145,6 +149,9 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
   max_subagents_per_run: 10,
   max_cost_usd_per_day: null,
   max_tokens_per_day_per_subject: null,
+  // A backend mints one token per sign-in or refresh of a user: 120 a minute is a busy product's
+  // peak, and bounds what a leaked minting key hands out before it is revoked.
+  end_user_tokens_per_minute: 120,
 };
 
 /**

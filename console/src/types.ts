@@ -79,7 +79,7 @@ export type TenantSettings = Schemas["TenantSettings"];
 export type CreateSessionBody = Schemas["CreateSessionRequest"];
 
 /** The scopes a key may carry, in the order a form offers them; checked against the spec's union below. */
-export const API_KEY_SCOPES = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "tenant:admin"] as const satisfies readonly ApiKeyScope[];
+export const API_KEY_SCOPES = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "end_users:issue", "tenant:admin"] as const satisfies readonly ApiKeyScope[];
 const allScopesListed: [Exclude<ApiKeyScope, (typeof API_KEY_SCOPES)[number]>] extends [never] ? true : false = true;
 void allScopesListed;
 

@@ -34,6 +34,11 @@ export type UsageReport = Schemas["UsageReport"];
 export type UsageRow = Schemas["UsageRow"];
 /** A chat message as `GET /v1/agents/{agent_id}/chat/{id}/messages` gives it: the AI SDK's `UIMessage`. */
 export type ChatUIMessage = Schemas["ChatUIMessage"];
+export type EndUserTokenRequest = Schemas["EndUserTokenRequest"];
+export type EndUserToken = Schemas["EndUserToken"];
+export type EndUserScope = Schemas["EndUserScope"];
+/** `GET /v1/me`: who a credential is. */
+export type Me = Schemas["Me"];
 
 /** A session whose run has ended. */
 export type FinishedSession = Session & { status: FinalStatus };

@@ -33,6 +33,9 @@ import { registerTokenRoutes } from "./tokens";
 import { registerOutgoingCalls } from "./outgoing";
 import { registerChatRoutes } from "./chat";
 import { registerMcpRoutes } from "./mcp";
+import { registerEndUserRoutes } from "./end-users";
+import { registerMeRoutes } from "./me";
+import { endUserGate } from "./middleware/end-user-gate";
 
 export interface CreateAppOptions {
   /** Registers more routes after the built-in ones, behind the same middleware. */
@@ -70,11 +73,15 @@ export function createApp(options: CreateAppOptions = {}): App {
   app.use("*", bodyLimit());
   // Every versioned route is behind authentication: a route cannot forget it.
   app.use("/v1/*", authenticate(options.authGuard));
+  // An end user's token reaches only its allowed routes, before any route can act on it.
+  app.use("/v1/*", endUserGate());
 
   registerSecuritySchemes(app);
   registerResponseHeaders(app);
   registerSystemRoutes(app);
   registerTokenRoutes(app);
+  registerEndUserRoutes(app);
+  registerMeRoutes(app);
   registerTenantRoutes(app);
   registerUsageRoutes(app);
   registerApiKeyRoutes(app);

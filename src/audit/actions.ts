@@ -30,6 +30,7 @@ export const AUDIT_ACTIONS = [
   "tenant.suspended",
   "tenant.unsuspended",
   "tenant.deleted",
+  "end_user.tokens_revoked",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

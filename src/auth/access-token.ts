@@ -63,7 +63,15 @@ export async function issueStreamToken(
   const ttl = lifetimeWithin(principal, ttlSeconds, now);
   if (ttl < 1) return { ok: false, reason: "expiring" };
   const scopes: Scope[] = seesAllTenantSessions(principal) ? ["sessions:read", "tenant:admin"] : ["sessions:read"];
-  const claims = { tenantId: principal.tenantId, subject: principal.subject, scopes, ttlSeconds: ttl, streamOnly: true, ...(principal.keyId !== undefined ? { keyId: principal.keyId } : {}) };
+  const claims = {
+    tenantId: principal.tenantId,
+    subject: principal.subject,
+    scopes,
+    ttlSeconds: ttl,
+    streamOnly: true,
+    ...(principal.keyId !== undefined ? { keyId: principal.keyId } : {}),
+    ...(principal.sourceKeyId !== undefined ? { sourceKeyId: principal.sourceKeyId } : {}),
+  };
   const token = await signAccessToken(keys, claims, config, now);
   return { ok: true, token: { access_token: token, token_type: "Bearer", expires_in: ttl } };
 }

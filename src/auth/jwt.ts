@@ -6,8 +6,8 @@ import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, t
 import type { Config } from "../config";
 import { KEY_ID_PATTERN } from "./api-keys";
 import { authFail, authOk, type AuthFailure, type AuthResult } from "./failure";
-import { KEY_ID_CLAIM, MAX_SUBJECT_LENGTH, type PlatformPublicKey, streamAudience } from "./platform-keys";
-import { isValidTenantId, parseScopes, type Principal, type Scope } from "./principal";
+import { END_USER_METADATA_CLAIM, ISSUED_AT_MS_CLAIM, KEY_ID_CLAIM, SOURCE_KEY_CLAIM, MAX_SUBJECT_LENGTH, type PlatformPublicKey, streamAudience } from "./platform-keys";
+import { END_USER_SCOPES, END_USER_SUBJECT_PATTERN, END_USER_SUBJECT_PREFIX, isValidTenantId, parseScopes, type Principal, type Scope } from "./principal";
 import { VerifiedTokens } from "./verified-tokens";
 
 /**
@@ -158,6 +158,8 @@ function principalFromClaims(payload: JWTPayload, route: Route, config: Config["
   }
   // An external provider must not be able to act as one of the tenant's API keys.
   if (route === "external" && subject.startsWith(API_KEY_SUBJECT_PREFIX)) return authFail("subject_reserved");
+  // Nor as one of its end users, whose rules key on the prefix.
+  if (route === "external" && subject.startsWith(END_USER_SUBJECT_PREFIX)) return authFail("subject_reserved");
 
   const tenantId = payload[config.tenantClaim];
   if (tenantId === undefined || tenantId === null || tenantId === "") return authFail("no_tenant_claim");
@@ -166,6 +168,10 @@ function principalFromClaims(payload: JWTPayload, route: Route, config: Config["
   const scopes = grantableScopes(parseScopes(payload.scope !== undefined ? payload.scope : payload.scp), route, config);
   const principal: Principal = { tenantId, subject, scopes, via: "jwt" };
   if (typeof payload.exp === "number") principal.expiresAt = payload.exp * 1000;
+  if (route === "platform" && subject.startsWith(END_USER_SUBJECT_PREFIX)) {
+    const refused = asEndUser(principal, payload);
+    if (refused !== null) return authFail(refused);
+  }
   if (route === "platform") {
     // Narrower wins: a token that names the stream audience at all is a stream token.
     const audiences = typeof payload.aud === "string" ? [payload.aud] : (payload.aud ?? []);
@@ -182,6 +188,40 @@ function principalFromClaims(payload: JWTPayload, route: Route, config: Config["
     }
   }
   return authOk(principal);
+}
+
+/**
+ * Makes `principal` the end user its platform token names, or says why the token cannot be one.
+ * An end user's token never carries more than an end user may hold, whatever it says, names no
+ * key it stands for (only the key that minted it), and always says when it was issued: its
+ * revocation compares that instant.
+ */
+function asEndUser(principal: Principal, payload: JWTPayload): AuthFailure | null {
+  const endUser = principal.subject.slice(END_USER_SUBJECT_PREFIX.length);
+  if (!END_USER_SUBJECT_PATTERN.test(endUser) || payload[KEY_ID_CLAIM] !== undefined || typeof payload.iat !== "number") return "claim_invalid";
+  principal.endUser = endUser;
+  principal.issuedAt = issuedAtMs(payload.iat, payload[ISSUED_AT_MS_CLAIM]);
+  principal.scopes = principal.scopes.filter((scope) => END_USER_SCOPES.includes(scope));
+  const sourceKey = payload[SOURCE_KEY_CLAIM];
+  if (sourceKey !== undefined) {
+    if (typeof sourceKey !== "string" || !KEY_ID_PATTERN.test(sourceKey)) return "claim_invalid";
+    principal.sourceKeyId = sourceKey;
+  }
+  const metadata = payload[END_USER_METADATA_CLAIM];
+  if (metadata !== undefined) {
+    if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata) || !Object.values(metadata).every((value) => typeof value === "string")) return "claim_invalid";
+    principal.endUserMetadata = metadata as Record<string, string>;
+  }
+  return null;
+}
+
+/**
+ * The issue instant in ms: the platform's own millisecond claim when it is within the second
+ * `iat` names (a revocation in the same second as an issue tells them apart), else `iat` itself.
+ */
+function issuedAtMs(iat: number, ms: unknown): number {
+  const floor = iat * 1000;
+  return typeof ms === "number" && Number.isInteger(ms) && ms >= floor && ms < floor + 1000 ? ms : floor;
 }
 
 /**

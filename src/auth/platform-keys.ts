@@ -33,6 +33,12 @@ export const MAX_SUBJECT_LENGTH = 256;
 export const MAX_ACCESS_TOKEN_TTL_SECONDS = 24 * 60 * 60;
 /** Claim carrying the API key an exchanged token came from, so callers may re-check revocation. */
 export const KEY_ID_CLAIM = "key_id";
+/** The issue instant in milliseconds (`iat` has whole seconds), so a revocation cut-off is exact. */
+export const ISSUED_AT_MS_CLAIM = "iat_ms";
+/** The `metadata` a backend gave an end-user token, kept for `GET /v1/me`. */
+export const END_USER_METADATA_CLAIM = "end_user_metadata";
+/** The API key that minted an end user's token, whose revocation ends the token too. */
+export const SOURCE_KEY_CLAIM = "source_key_id";
 
 /**
  * The audience of stream tokens: the platform's own with `:events`. A token of this audience is
@@ -106,6 +112,10 @@ export interface AccessTokenClaims {
   keyId?: string;
   /** A stream token: the stream audience instead of the platform's. */
   streamOnly?: boolean;
+  /** An end-user token's metadata, as its backend gave it. */
+  endUserMetadata?: Record<string, string>;
+  /** The API key that minted an end-user token. */
+  sourceKeyId?: string;
 }
 
 /**
@@ -126,6 +136,9 @@ export async function signAccessToken(
   const issuedAt = Math.floor(now / 1000);
   const payload: Record<string, unknown> = { [config.tenantClaim]: claims.tenantId, scope: claims.scopes.join(" ") };
   if (claims.keyId !== undefined) payload[KEY_ID_CLAIM] = claims.keyId;
+  if (claims.endUserMetadata !== undefined) payload[END_USER_METADATA_CLAIM] = claims.endUserMetadata;
+  if (claims.sourceKeyId !== undefined) payload[SOURCE_KEY_CLAIM] = claims.sourceKeyId;
+  payload[ISSUED_AT_MS_CLAIM] = now;
   return new SignJWT(payload)
     .setProtectedHeader({ alg: keys.alg, kid: keys.kid, typ: "JWT" })
     .setIssuer(config.issuer)

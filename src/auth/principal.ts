@@ -4,16 +4,31 @@
  * no clock.
  */
 
-export type Scope = "sessions:read" | "sessions:write" | "agents:write" | "memory:read" | "memory:write" | "tenant:admin" | "platform:admin";
+export type Scope = "sessions:read" | "sessions:write" | "agents:write" | "memory:read" | "memory:write" | "end_users:issue" | "tenant:admin" | "platform:admin";
 
-export const ALL_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "tenant:admin", "platform:admin"];
+export const ALL_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "end_users:issue", "tenant:admin", "platform:admin"];
 
 /**
  * Scopes an API key may carry. `platform:admin` is left out on purpose: keys are minted by
  * tenant admins, and no tenant may mint a credential that reaches other tenants, even if a
  * route forgets to check. Platform admins authenticate with JWTs only.
  */
-export const API_KEY_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "tenant:admin"];
+export const API_KEY_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "end_users:issue", "tenant:admin"];
+
+/** The scopes an end-user token may carry: its own sessions, chats and memory, nothing of the tenant's. */
+export const END_USER_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "memory:read", "memory:write"];
+
+/**
+ * Subjects with this prefix are end users (`POST /v1/auth/end-user-token`): only the platform's
+ * issuer names them, so an identity provider's token can never pass for one, nor one for it.
+ */
+export const END_USER_SUBJECT_PREFIX = "end_user:";
+/** An end user's subject as its backend names it (the part after the prefix). */
+export const MAX_END_USER_SUBJECT_CHARS = 128;
+export const END_USER_SUBJECT_PATTERN = new RegExp(`^[A-Za-z0-9_@.:-]{1,${MAX_END_USER_SUBJECT_CHARS}}$`);
+
+/** What kind of credential a principal stands for, as `GET /v1/me` names it. */
+export type PrincipalKind = "user" | "api_key" | "end_user" | "platform";
 
 export interface Principal {
   tenantId: string;
@@ -30,6 +45,28 @@ export interface Principal {
    * for `GET /v1/sessions/{id}/events` only, the one route that takes a token in its URL.
    */
   streamOnly?: true;
+  /**
+   * An end user's subject as its backend named it (without the `end_user:` prefix of `subject`):
+   * set only for the platform's end-user tokens, which every end-user rule keys on.
+   */
+  endUser?: string;
+  /**
+   * The API key that minted an end user's token, when a key did: the token stops working when
+   * the key does, as a token exchanged from the key does (`keyId` stays unset: the end user is
+   * not the key, and is counted in a rate bucket of its own).
+   */
+  sourceKeyId?: string;
+  /** The metadata its backend gave an end user's token, for `GET /v1/me`. */
+  endUserMetadata?: Record<string, string>;
+  /** When an end user's token was issued, epoch ms: what its revocation cut-off is compared with. */
+  issuedAt?: number;
+}
+
+/** Pure: the kind of credential behind `principal`. */
+export function principalKind(principal: Principal): PrincipalKind {
+  if (principal.endUser !== undefined) return "end_user";
+  if (principal.keyId !== undefined) return "api_key";
+  return principal.scopes.includes("platform:admin") ? "platform" : "user";
 }
 
 /**
@@ -58,7 +95,9 @@ const GRANTS: Readonly<Record<Scope, readonly Scope[]>> = {
   // Like sessions: a write-only grant is a legitimate, narrower one.
   "memory:read": ["memory:read"],
   "memory:write": ["memory:write"],
-  "tenant:admin": ["tenant:admin", "sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write"],
+  // Minting tokens for the tenant's own users: a backend's grant, narrower than tenant:admin.
+  "end_users:issue": ["end_users:issue"],
+  "tenant:admin": ["tenant:admin", "sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "end_users:issue"],
   "platform:admin": ALL_SCOPES,
 };
 

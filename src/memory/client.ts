@@ -6,9 +6,12 @@ import type { AuditContext } from "../audit/types";
 import type { Env } from "../env";
 import { memoryStoreStub } from "../objects";
 import { ApiError } from "../problems";
+import { reachAllows } from "./end-user";
+import { isWithin } from "./namespace";
 import type { MemoryFailure, MemoryItem, MemoryResult, MemoryVersion, NamespaceListInput, NamespacePage, PutItem, ScoredItem, SearchInput } from "./types";
 
 export const ITEM_NOT_FOUND = "No such memory item.";
+export const OUTSIDE_REACH = "An end user's memory is users.<subject> and below; this namespace is outside it.";
 
 export function memoryProblem(failure: MemoryFailure): ApiError {
   switch (failure.reason) {
@@ -29,33 +32,52 @@ type Stub = ReturnType<typeof memoryStoreStub>;
 export class MemoryClient {
   readonly #stub: Stub;
   readonly #tenantId: string;
+  /** Where the caller may reach (`memoryReachOf`): undefined for anywhere in the tenant. */
+  readonly #reach: string[] | null | undefined;
 
-  constructor(env: Env, tenantId: string) {
+  constructor(env: Env, tenantId: string, reach?: string[] | null) {
     this.#stub = memoryStoreStub(env, tenantId);
     this.#tenantId = tenantId;
+    this.#reach = reach;
   }
 
   async put(input: PutItem): Promise<MemoryItem> {
+    this.#within(input.namespace);
     return value((await this.#stub.put(this.#tenantId, input)) as MemoryResult<MemoryItem>);
   }
 
   async get(namespace: string[], key: string, now: number): Promise<MemoryItem> {
+    this.#within(namespace);
     return value((await this.#stub.get(this.#tenantId, namespace, key, now)) as MemoryResult<MemoryItem>);
   }
 
   async remove(namespace: string[], key: string, now: number, by?: AuditContext): Promise<void> {
+    this.#within(namespace);
     value(await this.#stub.remove(this.#tenantId, namespace, key, now, by));
   }
 
   async versions(namespace: string[], key: string, now: number): Promise<MemoryVersion[]> {
+    this.#within(namespace);
     return value((await this.#stub.versions(this.#tenantId, namespace, key, now)) as MemoryResult<MemoryVersion[]>);
   }
 
+  /** A prefix above the caller's reach searches the reach only; one beside it is refused. */
   async search(input: SearchInput): Promise<ScoredItem[]> {
-    return (await this.#stub.search(this.#tenantId, input)) as ScoredItem[];
+    return (await this.#stub.search(this.#tenantId, { ...input, prefixes: input.prefixes.map((prefix) => this.#narrowed(prefix)) })) as ScoredItem[];
   }
 
   async namespaces(input: NamespaceListInput): Promise<NamespacePage> {
-    return (await this.#stub.namespaces(this.#tenantId, input)) as NamespacePage;
+    return (await this.#stub.namespaces(this.#tenantId, { ...input, prefix: this.#narrowed(input.prefix) })) as NamespacePage;
+  }
+
+  #within(namespace: readonly string[]): void {
+    if (!reachAllows(this.#reach, namespace)) throw new ApiError("forbidden", OUTSIDE_REACH);
+  }
+
+  #narrowed(prefix: string[]): string[] {
+    const reach = this.#reach;
+    if (reach && isWithin(reach, prefix)) return reach;
+    this.#within(prefix);
+    return prefix;
   }
 }

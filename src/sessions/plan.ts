@@ -33,12 +33,23 @@ export interface SessionPlan {
  * fields. A schedule's creation asks it of its session body; each firing asks again.
  */
 export async function planSession(actor: Actor, body: CreateSessionRequest): Promise<SessionPlan> {
+  if (actor.principal.endUser !== undefined) requireEndUserBody(body);
   if (body.agent === undefined) {
     const prepared = prepareSession(actor, body);
     await requireAgentTools(actor.env, actor.principal.tenantId, prepared.tools);
     return { body, prepared, agent: null, agentName: null };
   }
   return planAgentSession(actor, body);
+}
+
+/**
+ * An end user runs the tenant's agents, never a configuration of its own: its browser would
+ * otherwise choose the prompt, the tools the tenant's secret signs calls to, and where the
+ * platform sends notifications.
+ */
+function requireEndUserBody(body: CreateSessionRequest): void {
+  if (body.agent === undefined) throw new ApiError("forbidden", "An end user starts sessions from an agent: name one in `agent`.");
+  if (body.notify_url !== undefined) throw new ApiError("validation_failed", undefined, { errors: [{ path: "body.notify_url", message: "An end user cannot choose where notifications go." }] });
 }
 
 const BESIDE_AGENT = "Not allowed beside `agent`: the agent's definition sets it.";

@@ -9,6 +9,8 @@
  * - admin: an admin's key management (create, list, revoke) and a platform admin's suspension
  *   requests, `ADMIN_REQUESTS_PER_MINUTE` a minute per admin (or the caller's share when that
  *   is larger) whatever the interactive windows hold, so a flooding key can always be revoked;
+ * - end-user tokens: a mint of an end user's token is interactive, and also counted in the
+ *   tenant's `end_user_tokens_per_minute`;
  * - firing: a schedule's firings, with windows of the same sizes as the interactive ones but
  *   their own counts, so schedules cannot eat the window of interactive requests, nor one
  *   creator's schedules those of another.
@@ -39,7 +41,7 @@ export interface AdmitInput {
   scopes: readonly string[];
 }
 
-const REQUEST_KINDS: readonly RequestKind[] = ["key_management", "suspension", "firing"];
+const REQUEST_KINDS: readonly RequestKind[] = ["key_management", "suspension", "firing", "end_user_token"];
 
 /** The checked form of an RPC's admission input. */
 export function admitInput(input: AdmitRequestInput): AdmitInput {
@@ -70,10 +72,14 @@ function windowsFor(limits: Limits, input: Pick<AdmitInput, "bucket" | "kind" | 
   if (isAdminRequest(input.kind, input.scopes)) {
     return [{ name: "admin", key: `admin:${input.bucket}`, limit: Math.max(ADMIN_REQUESTS_PER_MINUTE, share) }];
   }
-  return [
+  const interactive = [
     { name: "tenant", key: "tenant", limit: limits.requests_per_minute },
     { name: "caller", key: `bucket:${input.bucket}`, limit: share },
   ];
+  // Minting end-user tokens is counted in the interactive windows and in one of its own for the
+  // whole tenant, so a leaked minting key cannot hand out tokens at the full request rate.
+  if (input.kind === "end_user_token") return [...interactive, { name: "end-user-tokens", key: "end_user_tokens", limit: limits.end_user_tokens_per_minute }];
+  return interactive;
 }
 
 function isAdminRequest(kind: RequestKind | undefined, scopes: readonly string[]): boolean {

@@ -266,6 +266,18 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
           WHERE steps + input_tokens + output_tokens + cache_read_tokens + cache_write_tokens > 0`,
       ]),
   },
+  {
+    version: 13,
+    description: "each end user's token revocation cut-off",
+    // Storage from before revoked nothing: every end user's tokens stand.
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS end_user_revocations (
+          subject TEXT PRIMARY KEY,
+          revoked_before INTEGER NOT NULL
+        )`,
+      ]),
+  },
 ];
 
 export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [

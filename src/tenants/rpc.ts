@@ -25,6 +25,11 @@ import type { RollupRow } from "./usage-rollup";
 export interface TenantIndexRpc {
   /** Suspension and the rate limit for one request of `input.bucket`, with the tenant's limits and settings. */
   admitRequest(tenantId: string, input: T.AdmitRequestInput): Promise<T.Admission>;
+  /**
+   * Refuses every token of the end user `subject` issued at or before `now` (the cut-off that
+   * `admitRequest` returns for it); audit-logged. Answers the cut-off.
+   */
+  revokeEndUserTokens(tenantId: string, subject: string, now: number, by?: AuditContext): Promise<number>;
 
   // --- API keys
 

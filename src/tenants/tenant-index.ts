@@ -41,6 +41,7 @@ import { nextDueAt, pruneDeliveries, type RedeliverResult, type NotificationDeli
 import { deliverDue } from "../notifications/dispatcher";
 import type { CreateEndpointResult, NotificationEndpoint } from "../notifications/endpoint-store";
 import * as keyCalls from "./tenant-index/api-keys";
+import * as endUserCalls from "./tenant-index/end-users";
 import * as configCalls from "./tenant-index/config";
 import type { IndexHost } from "./tenant-index/host";
 import * as sessionCalls from "./tenant-index/sessions";
@@ -119,7 +120,11 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
       this.#gone = true;
       return { ok: false, code: "suspended" };
     }
-    return admit(this.#readConfig(), this.#limiter, admitInput(input));
+    return endUserCalls.withRevocation(this.#host, admit(this.#readConfig(), this.#limiter, admitInput(input)), input.endUser);
+  }
+
+  async revokeEndUserTokens(tenantId: string, subject: string, now: number, by?: AuditContext): Promise<number> {
+    return endUserCalls.revokeEndUserTokens(await this.#enter(tenantId), subject, now, by);
   }
 
   // --- API keys
@@ -410,7 +415,8 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     const record = this.#findApiKey(tenantId, id);
     if (!record || !stands(record, id, request.now)) return { record, admission: null };
     await this.#enter(tenantId);
-    return { record, admission: admit(this.#readConfig(), this.#limiter, scopes ? { ...request, scopes: scopes(record) } : request) };
+    const admission = admit(this.#readConfig(), this.#limiter, scopes ? { ...request, scopes: scopes(record) } : request);
+    return { record, admission: endUserCalls.withRevocation(this.#host, admission, input.endUser) };
   }
 
   /**

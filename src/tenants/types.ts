@@ -13,7 +13,16 @@ export type Admission =
    * `settings` and `models` ride along so the gateway has them without asking again. `models`:
    * the models the tenant narrowed its sessions to; absent when it did not narrow them.
    */
-  | { ok: true; limits: Limits; suspended: false; settings: TenantSettings; models?: string[]; rate: RateReport }
+  | {
+      ok: true;
+      limits: Limits;
+      suspended: false;
+      settings: TenantSettings;
+      models?: string[];
+      rate: RateReport;
+      /** For an end user's request: when its tokens were last revoked (epoch ms); absent when never. */
+      endUserRevokedBefore?: number;
+    }
   | { ok: false; code: "suspended" }
   | { ok: false; code: "rate_limited"; retryAfterSeconds: number; rate: RateReport };
 
@@ -37,7 +46,7 @@ export interface RateReport {
  * (`key_management`: API keys create, list, revoke; `suspension`: suspend, unsuspend), or a
  * schedule's firing, counted apart from interactive requests.
  */
-export type RequestKind = "key_management" | "suspension" | "firing";
+export type RequestKind = "key_management" | "suspension" | "firing" | "end_user_token";
 
 export interface AdmitRequestInput {
   /** Who is counted: the API key id or the JWT subject. */
@@ -49,6 +58,8 @@ export interface AdmitRequestInput {
    * admin's. Not needed by `admitApiKey`, which reads them from the key's record.
    */
   scopes?: string[];
+  /** An end user's subject: the answer then carries its revocation cut-off, so no second call is needed. */
+  endUser?: string;
 }
 
 export interface AdmitApiKeyInput extends AdmitRequestInput {

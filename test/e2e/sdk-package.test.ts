@@ -82,6 +82,23 @@ const run = await runSession(
 console.log(JSON.stringify({ node: process.version, status: run.session.status, answer: run.answer, steps: run.usage.steps, asked }));
 `;
 
+/** A backend mints its user's token, the user's client asks who it is, the backend revokes it. */
+const END_USER_SCRIPT = `import { createPlatformClient, endUsers, me, PlatformError } from "@agent-platform/sdk";
+
+const backend = createPlatformClient({ baseUrl: process.env.PLATFORM_URL, credential: process.env.PLATFORM_TOKEN });
+const issued = await endUsers.issueToken(backend, { subject: "user_42", ttl_seconds: 600 });
+const user = createPlatformClient({ baseUrl: process.env.PLATFORM_URL, credential: issued.access_token });
+const seen = await me(user);
+await endUsers.revokeTokens(backend, "user_42");
+let after = 0;
+try {
+  await me(user);
+} catch (error) {
+  after = error instanceof PlatformError ? error.status : -1;
+}
+console.log(JSON.stringify({ node: process.version, expires_in: issued.expires_in, seen, after }));
+`;
+
 const CONSUMER_TS = `import { createPlatformClient, runSession, type SessionRun } from "@agent-platform/sdk";
 
 export async function lookUp(token: string): Promise<string> {
@@ -147,6 +164,19 @@ describe("the packed SDK in a fresh project", () => {
     expect(result).toMatchObject({ status: "done", answer: "Order 0 has shipped.", steps: 2, asked: [0] });
     expect(Number(result.node.slice(1).split(".")[0])).toBeGreaterThanOrEqual(20);
     console.log(`the packed SDK ran on the machine's Node ${result.node}`);
+  });
+
+  it("mints an end user's token, reads who it is and revokes it, from a script on the machine's Node", async () => {
+    const tenantId = uniqueName("sdk-eu");
+    const token = await (await tokenMinter(stack.platform.signingKey))({ tenantId, subject: "backend", scopes: ["sessions:read", "sessions:write", "end_users:issue"] });
+    await writeFile(join(project, "end-user.mjs"), END_USER_SCRIPT);
+    const node = machineNode();
+    const { stdout } = await run(node, ["end-user.mjs"], { cwd: project, env: { PATH: dirname(node), PLATFORM_URL: stack.platform.url, PLATFORM_TOKEN: token }, timeout: STEP_TIMEOUT_MS });
+    const result = JSON.parse(stdout) as { node: string; expires_in: number; seen: Record<string, unknown>; after: number };
+    expect(result.seen).toMatchObject({ tenant_id: tenantId, sub: "end_user:user_42", kind: "end_user", scopes: ["sessions:read", "sessions:write"] });
+    expect(result.expires_in).toBeLessThanOrEqual(600);
+    expect(result.after).toBe(401);
+    expect(Number(result.node.slice(1).split(".")[0])).toBeGreaterThanOrEqual(20);
   });
 
   it("type-checks as a strict TypeScript consumer resolves it (nodenext)", async () => {

@@ -1,6 +1,6 @@
 /** `DELETE /v1/memory/items?namespace=…&key=…`: the item and its versions are gone. */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { MemoryClient } from "../../memory/client";
+import { memoryOf } from "./client";
 import { ItemQuerySchema } from "../../memory/schemas";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
@@ -25,6 +25,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { namespace, key } = c.req.valid("query");
-  await new MemoryClient(c.env, c.var.principal.tenantId).remove(namespace.split("."), key, Date.now(), auditContext(c));
+  await memoryOf(c).remove(namespace.split("."), key, Date.now(), auditContext(c));
   return c.body(null, 204);
 };

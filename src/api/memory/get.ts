@@ -1,6 +1,6 @@
 /** `GET /v1/memory/items?namespace=…&key=…`: one live item (a read restarts its time to live when it asks for that). */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { MemoryClient } from "../../memory/client";
+import { memoryOf } from "./client";
 import { ItemQuerySchema, MemoryItemSchema } from "../../memory/schemas";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
@@ -25,5 +25,5 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { namespace, key } = c.req.valid("query");
-  return c.json(await new MemoryClient(c.env, c.var.principal.tenantId).get(namespace.split("."), key, Date.now()), 200);
+  return c.json(await memoryOf(c).get(namespace.split("."), key, Date.now()), 200);
 };

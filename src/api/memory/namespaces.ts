@@ -1,6 +1,6 @@
 /** `POST /v1/memory/namespaces`: the namespaces holding items, within a prefix, cut to a depth, in order. */
 import { createRoute, type RouteHandler, z } from "@hono/zod-openapi";
-import { MemoryClient } from "../../memory/client";
+import { memoryOf } from "./client";
 import { ListNamespacesSchema } from "../../memory/schemas";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
@@ -28,7 +28,7 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const body = c.req.valid("json");
-  const page = await new MemoryClient(c.env, c.var.principal.tenantId).namespaces({
+  const page = await memoryOf(c).namespaces({
     prefix: body.prefix,
     maxDepth: body.max_depth ?? null,
     limit: body.limit,

@@ -1,6 +1,6 @@
 /** `PUT /v1/memory/items`: writes an item's next version (the first creates it). */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { MemoryClient } from "../../memory/client";
+import { memoryOf } from "./client";
 import { MemoryItemSchema, PutMemoryItemSchema } from "../../memory/schemas";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
@@ -26,7 +26,7 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const body = c.req.valid("json");
-  const item = await new MemoryClient(c.env, c.var.principal.tenantId).put({
+  const item = await memoryOf(c).put({
     namespace: body.namespace,
     key: body.key,
     value: body.value,

@@ -1,6 +1,6 @@
 /** `POST /v1/memory/search`: items within a namespace prefix, ranked by BM25 over their text, filtered exactly. */
 import { createRoute, type RouteHandler, z } from "@hono/zod-openapi";
-import { MemoryClient } from "../../memory/client";
+import { memoryOf } from "./client";
 import { MemorySearchSchema, ScoredMemoryItemSchema } from "../../memory/schemas";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
@@ -26,7 +26,7 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const body = c.req.valid("json");
-  const data = await new MemoryClient(c.env, c.var.principal.tenantId).search({
+  const data = await memoryOf(c).search({
     prefixes: [body.namespace_prefix],
     query: body.query ?? null,
     filter: body.filter,

@@ -1,6 +1,6 @@
 /** `GET /v1/memory/items/versions?namespace=…&key=…`: the item's last 10 versions, newest first. */
 import { createRoute, type RouteHandler, z } from "@hono/zod-openapi";
-import { MemoryClient } from "../../memory/client";
+import { memoryOf } from "./client";
 import { ItemQuerySchema, MemoryVersionSchema } from "../../memory/schemas";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
@@ -25,5 +25,5 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { namespace, key } = c.req.valid("query");
-  return c.json({ data: await new MemoryClient(c.env, c.var.principal.tenantId).versions(namespace.split("."), key, Date.now()) }, 200);
+  return c.json({ data: await memoryOf(c).versions(namespace.split("."), key, Date.now()) }, 200);
 };

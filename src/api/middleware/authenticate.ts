@@ -22,6 +22,7 @@ import type { AuthFailure } from "../../auth/failure";
 import type { Env } from "../../env";
 import type { Admission, RequestKind } from "../../tenants/types";
 import { keyBucket, type Principal, rateBucket } from "../../auth/principal";
+import { endUserTokenRevoked } from "../../auth/end-user-token";
 import { authGuard, type AuthGuard } from "../auth-guard";
 import { clientAddressKey } from "../client-address";
 import type { AppContext, AppEnv } from "../context";
@@ -69,12 +70,14 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
       return refuse(c, guard, address, now);
     }
     const index = tenantIndexStub(c.env, principal.tenantId);
-    const admitInput = { bucket: rateBucket(principal), now, kind, scopes: principal.scopes };
+    const admitInput = { bucket: rateBucket(principal), now, kind, scopes: principal.scopes, ...(principal.endUser !== undefined ? { endUser: principal.endUser } : {}) };
 
     // A token exchanged from an API key lives on after the key is revoked unless we look: the
-    // key's record is read, and the request admitted, in one call to the index.
-    if (principal.via === "jwt" && principal.keyId !== undefined) {
-      const keyId = principal.keyId;
+    // key's record is read, and the request admitted, in one call to the index. So is the key
+    // that minted an end user's token.
+    const standingKey = principal.keyId ?? principal.sourceKeyId;
+    if (principal.via === "jwt" && standingKey !== undefined) {
+      const keyId = standingKey;
       const exchanged = await reachIndex(c, () => index.admitExchangedToken(principal.tenantId, keyId, admitInput));
       if (!exchanged.admission) {
         log("info", "auth_failed", { request_id: c.var.requestId, reason: "source_key_invalid" });
@@ -85,9 +88,14 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     }
     if (principal.via === "api_key" && principal.keyId !== undefined) guard.noteVerifiedKey(principal.tenantId, principal.keyId, now);
 
-    const admitted = principal.keyId !== undefined && keyAdmission.keyId === principal.keyId ? keyAdmission.admission : null;
+    const admitted = standingKey !== undefined && keyAdmission.keyId === standingKey ? keyAdmission.admission : null;
     const admission: Admission = admitted ?? (await reachIndex(c, async (): Promise<Admission> => index.admitRequest(principal.tenantId, admitInput)));
     if (!admission.ok && admission.code === "suspended") throw new ApiError("tenant_suspended");
+    // An end user's cut-off came with the admission: no lookup of its own (src/auth/end-user-token.ts).
+    if (admission.ok && endUserTokenRevoked(principal, admission.endUserRevokedBefore)) {
+      log("info", "auth_failed", { request_id: c.var.requestId, reason: "end_user_revoked" });
+      return refuse(c, guard, address, now);
+    }
     // Every answer from here on, a 429 included, tells the caller where it stands.
     const rateHeaders = rateLimitFields(admission.rate);
     prepareHeaders(c, rateHeaders);
@@ -181,6 +189,7 @@ const RATE_LIMITED_DETAIL: Readonly<Record<string, string>> = {
   tenant: "Too many requests for this tenant; retry later.",
   caller: "Too many requests from this API key or user: its share of the tenant's requests_per_minute is used up; retry later.",
   admin: "Too many key-management or suspension requests from this admin; retry later.",
+  "end-user-tokens": "Too many end-user tokens minted for this tenant: its end_user_tokens_per_minute is used up; retry later.",
 };
 
 /** Failures that say nothing about the credentials: the store or the key set was unreachable. */

@@ -1,6 +1,7 @@
 /**
  * Which routes are counted in the admin lane of the rate limit (see src/tenants/admission.ts):
- * the ones that stop abuse, so they keep working while another key of the tenant floods. Named
+ * the ones that stop abuse, so they keep working while another key of the tenant floods; and
+ * the minting of end-user tokens, counted in a window of its own besides the interactive ones. Named
  * by their route definitions, so a route that moves takes its lane with it. Whether the caller
  * is an admin is the tenant index's to judge (an API key's scopes are read there).
  */
@@ -10,6 +11,7 @@ import * as listKeys from "../api-keys/list";
 import * as revokeKey from "../api-keys/revoke";
 import * as suspend from "../admin/suspend";
 import * as unsuspend from "../admin/unsuspend";
+import * as issueEndUserToken from "../end-users/issue-token";
 
 interface RouteRef {
   method: string;
@@ -19,10 +21,12 @@ interface RouteRef {
 const ADMIN_ROUTES: readonly [RequestKind, readonly RouteRef[]][] = [
   ["key_management", [createKey.route, listKeys.route, revokeKey.route]],
   ["suspension", [suspend.route, unsuspend.route]],
+  // Not an admin lane: minting has a window of its own on top of the interactive ones.
+  ["end_user_token", [issueEndUserToken.route]],
 ];
 
 /** `/v1/api-keys/{key_id}` → a pattern for one path segment in place of each parameter. */
-function pathPattern(path: string): RegExp {
+export function pathPattern(path: string): RegExp {
   const escaped = path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, "\\$&"));
   return new RegExp(`^${escaped.join("[^/]+")}$`);
 }

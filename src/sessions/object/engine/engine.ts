@@ -7,6 +7,7 @@
  * Every control and unit ends with `reconcile()` (reconcile.ts); a unit writes only through
  * its scope (unit-scope.ts), whose commit refuses once the run's generation moved on.
  */
+import { confineGrant, memoryReachOf } from "../../../memory/end-user";
 import { type Config, loadConfig } from "../../../config";
 import { AlarmClock } from "../../../storage/alarm-clock";
 import { capLimits, type Limits } from "../../../limits";
@@ -107,7 +108,9 @@ export class SessionEngine {
   toolbox(): Toolbox {
     if (this.#toolbox) return this.#toolbox;
     const session = this.requireSession();
-    this.#toolbox = buildToolbox(session.tools, this.store.runTools(), session.memory ?? null);
+    // An end user's session reaches its own memory only, whatever its agent granted: the
+    // restriction rides on `created_by`, which the session keeps for its life (memory/end-user.ts).
+    this.#toolbox = buildToolbox(session.tools, this.store.runTools(), confineGrant(session.memory ?? null, memoryReachOf(session.created_by)));
     return this.#toolbox;
   }
 

@@ -1,0 +1,76 @@
+/**
+ * Every operation of the served OpenAPI document called with an end user's token holding every
+ * scope an end user may hold: a route off the allowed list (src/api/end-users/allowed-routes.ts)
+ * answers 403 or 404, so a new route is closed to end users the day it is added; a route on it
+ * is never refused by the gate; and every entry of the list names a served route.
+ */
+import { describe, expect, it } from "vitest";
+import { END_USER_ROUTES } from "../../../src/api/end-users/allowed-routes";
+import { call } from "../../support/api";
+import { backend, endUser } from "./helpers";
+
+interface Operation {
+  security: Record<string, string[]>[];
+  requestBody?: unknown;
+}
+
+const SAMPLE_PARAMS: Record<string, string> = {
+  tenant_id: "acme",
+  key_id: "key_0123456789abcdef01234567",
+  id: "ses_sample",
+  session_id: "ses_sample",
+  call_id: "toolu_sample",
+  agent_id: "agt_sample0123456789abcdefgh",
+  subject: "someone",
+};
+const GATE_DETAIL = "An end user's token cannot call this route.";
+
+async function operations(): Promise<{ name: string; method: string; path: string; op: Operation }[]> {
+  const doc = (await (await call("/openapi.json")).json()) as { paths: Record<string, Record<string, Operation>> };
+  return Object.entries(doc.paths).flatMap(([template, item]) =>
+    Object.entries(item)
+      .filter(([, op]) => op.security.length > 0)
+      .map(([method, op]) => ({
+        name: `${method.toUpperCase()} ${template}`,
+        method: method.toUpperCase(),
+        path: template.replace(/\{(\w+)\}/g, (_, param: string) => SAMPLE_PARAMS[param] ?? "sample") + (template === "/v1/memory/items" || template === "/v1/memory/items/versions" ? "?namespace=shared&key=k" : ""),
+        op,
+      })),
+  );
+}
+
+describe("an end user's token on every route", () => {
+  it("is refused (403 or 404) everywhere but the allowed list, and never by the gate on it", async () => {
+    const who = await backend();
+    const user = await endUser(who, "alice", { scopes: ["sessions:read", "sessions:write", "memory:read", "memory:write"] });
+    const all = await operations();
+    expect(all.length).toBeGreaterThan(50);
+    const allowed = new Set(END_USER_ROUTES);
+    const results: string[] = [];
+    for (const { name, method, path, op } of all) {
+      const init: RequestInit = op.requestBody ? { method, headers: { ...user.headers, "Content-Type": "application/json" }, body: "{}" } : { method, headers: user.headers };
+      const res = await call(path, init);
+      const body = await res.text();
+      if (allowed.has(name)) {
+        expect(body.includes(GATE_DETAIL), `${name} is allowed but the gate refused it`).toBe(false);
+        expect(res.status, name).not.toBe(401);
+      } else {
+        expect([403, 404], `${name} answered ${res.status}: ${body.slice(0, 200)}`).toContain(res.status);
+      }
+      results.push(`${name} ${res.status}`);
+    }
+    // The allowed list names only routes that exist, and the table saw each of them.
+    const served = new Set(all.map((operation) => operation.name));
+    expect(END_USER_ROUTES.filter((route) => !served.has(route))).toEqual([]);
+    expect(results.length).toBe(all.length);
+  }, 60_000);
+
+  it("cannot be put in a URL except as a stream token on the events route", async () => {
+    const who = await backend();
+    const user = await endUser(who, "alice");
+    const res = await call(`/v1/sessions?access_token=${user.token}`);
+    expect(res.status).toBe(401);
+    const stream = await call("/v1/auth/stream-token", { method: "POST", headers: user.headers });
+    expect(stream.status).toBe(200);
+  });
+});
