@@ -200,10 +200,12 @@ export const STRING_CHARS_PER_WORK = 256;
 /** JSON characters of an `enum` or `const`, compared and written into errors, per unit. */
 export const LITERAL_CHARS_PER_WORK = 128;
 /**
- * Characters of the `patternProperties` keys compiled, per unit, each time their schema applies:
- * the keys list the input's property names that matched (json-schema/validator.ts), so 6,000
- * objects each with a name of its own once compiled a 6,000-name regex 6,000 times (4.9 s).
- * Measured: about 3 ns a character, so 128 of them cost about one unit's 0.5 µs.
+ * Characters of a `patternProperties` key, per unit, each time the validator compiles it (once per
+ * application of its schema) or writes it into a location (once per property it matches). The
+ * keys list the input's property names that matched (json-schema/validator.ts), so 6,000 objects
+ * each with a name of its own once compiled a 6,000-name regex 6,000 times: 2.2 s on an idle core,
+ * 4.9 s with the cores loaded. Measured: about 3 to 6 ns a character, so 128 of them cost about
+ * one unit's 0.5 µs.
  */
 export const PATTERN_KEY_CHARS_PER_WORK = 128;
 /**
