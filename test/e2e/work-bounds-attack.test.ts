@@ -68,8 +68,9 @@ describe("tenant-supplied work", () => {
     const attacker = await stack.client(uniqueName("attacker"));
     const bystander = await stack.client(uniqueName("bystander"));
     const model = stack.mock.model(uniqueName("model"));
-    // Unguarded, each was one native call of 10 to 22 s that no interrupt check could stop.
-    const setup = `const s = "a".repeat(300000); const n = "a".repeat(29999) + "b";`;
+    // Unguarded, each was one native call of 1 to 3 s that no interrupt check could stop (10 to
+    // 22 s at three times the length, past what the interpreter's 300 ms allow the linear search).
+    const setup = `const s = "a".repeat(100000); const n = "a".repeat(9999) + "b";`;
     const attacks = ["s.indexOf(n)", "s.lastIndexOf(n)", "s.split(n).length", "s.replaceAll(n, 'x').length"];
     await model.script(...attacks.map((expr, i) => toolUse(`toolu_${i}`, "run_code", { code: `${setup} return ${expr};` })), say("done"));
 
@@ -82,7 +83,7 @@ describe("tenant-supplied work", () => {
     });
 
     expect(status, stack.logs()).toBe("done");
-    expect(outputs).toEqual([-1, -1, 1, 300000].map((result) => ({ result, console: "" })));
+    expect(outputs).toEqual([-1, -1, 1, 100000].map((result) => ({ result, console: "" })));
     expectPrompt(latencies);
   });
 });
