@@ -215,6 +215,14 @@ export const PATTERN_KEY_CHARS_PER_WORK = 128;
 export const MAX_EXAMINED_ERRORS = 100;
 
 /**
+ * The wall-clock limit of a `run_code` run in the interpreter, where the clock moves while code
+ * runs (wrangler dev, tests): the deployed CPU limit, since a run holds the one thread that every
+ * tenant's objects share there until it ends. At 2 s, three sessions running code at once kept
+ * another tenant's requests waiting 2 to 4 s.
+ */
+export const RUN_CODE_INTERPRETER_TIMEOUT_MS = 300;
+
+/**
  * Messages in one JSON-RPC batch on `/v1/mcp`; a larger batch is a 413. MCP clients send one
  * message a request (the 2025-06-18 revision dropped batches), and each message is work done
  * while the request is open, paid for by one request of the tenant's rate.

@@ -4,7 +4,7 @@
  * code loops, other sessions' steps and another tenant's requests keep being answered.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RUN_CODE_INTERPRETER_TIMEOUT_MS } from "../../src/sessions/object/tools/builtin/run-code";
+import { RUN_CODE_INTERPRETER_TIMEOUT_MS } from "../../src/limits";
 import type { ModelStep } from "../support/mock-protocol";
 import { say, waitForFinal } from "./support/scenario";
 import { type SharedStack, sharedStack, uniqueName } from "./support/stack";

@@ -7,18 +7,15 @@
 import { type ChildLimits, runInChildIsolate } from "../sandbox/child-isolate";
 import { runJavaScript, type SandboxLimits, type SandboxOutcome } from "../sandbox/run-js";
 import type { Tool } from "../tool";
+import { RUN_CODE_INTERPRETER_TIMEOUT_MS } from "../../../../limits";
+
+export { RUN_CODE_INTERPRETER_TIMEOUT_MS };
 
 /** Longer code is a program to deploy, not a calculation to run. */
 export const RUN_CODE_MAX_CODE_CHARS = 100_000;
 /** The wall-clock limit of a run in a Dynamic Worker, which the CPU limit below normally ends first. */
 export const RUN_CODE_TIMEOUT_MS = 2_000;
-/**
- * The wall-clock limit of a run in the interpreter, where the clock moves while code runs
- * (wrangler dev, tests): the deployed CPU limit, since a run holds the one thread that every
- * tenant's objects share there until it ends. At 2 s, three sessions running code at once kept
- * another tenant's requests waiting 2 to 4 s.
- */
-export const RUN_CODE_INTERPRETER_TIMEOUT_MS = 300;
+
 /**
  * The work limit, which holds everywhere, production included, where the clock does not move
  * while code runs: interrupt checks, each about 10,000 interpreter operations. Measured on the
