@@ -223,6 +223,15 @@ export const MAX_EXAMINED_ERRORS = 100;
 export const RUN_CODE_INTERPRETER_TIMEOUT_MS = 300;
 
 /**
+ * Sub-agent sessions one tenant may be starting at once in an isolate (src/sessions/child-starts.ts):
+ * each start makes a session object and its storage, tens of milliseconds of the thread every
+ * tenant shares, and a tree's hundred starts at once kept another tenant waiting 11 s.
+ */
+export const MAX_CHILD_STARTS_IN_FLIGHT = 2;
+/** How often a start waiting its turn looks again. */
+export const CHILD_START_POLL_MS = 25;
+
+/**
  * Messages in one JSON-RPC batch on `/v1/mcp`; a larger batch is a 413. MCP clients send one
  * message a request (the 2025-06-18 revision dropped batches), and each message is work done
  * while the request is open, paid for by one request of the tenant's rate.
