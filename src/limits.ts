@@ -207,7 +207,40 @@ export const STRING_CHARS_PER_WORK = 256;
 /** JSON characters of an `enum` or `const`, compared and written into errors, per unit. */
 export const LITERAL_CHARS_PER_WORK = 128;
 /**
+ * Characters of a `patternProperties` key, per unit, each time the validator compiles it (once per
+ * application of its schema) or writes it into a location (once per property it matches). The
+ * keys list the input's property names that matched (json-schema/validator.ts), so 6,000 objects
+ * each with a name of its own once compiled a 6,000-name regex 6,000 times: 2.2 s on an idle core,
+ * 4.9 s with the cores loaded. Measured: about 3 to 6 ns a character, so 128 of them cost about
+ * one unit's 0.5 µs.
+ */
+export const PATTERN_KEY_CHARS_PER_WORK = 128;
+/**
  * Validation errors looked at to pick the ones reported: finding the leaves among them is
  * quadratic, and the first hundred say what is wrong.
  */
 export const MAX_EXAMINED_ERRORS = 100;
+
+/**
+ * The wall-clock limit of a `run_code` run in the interpreter, where the clock moves while code
+ * runs (wrangler dev, tests): the deployed CPU limit, since a run holds the one thread that every
+ * tenant's objects share there until it ends. At 2 s, three sessions running code at once kept
+ * another tenant's requests waiting 2 to 4 s.
+ */
+export const RUN_CODE_INTERPRETER_TIMEOUT_MS = 300;
+
+/**
+ * Sub-agent sessions one tenant may be starting at once in an isolate (src/sessions/child-starts.ts):
+ * each start makes a session object and its storage, tens of milliseconds of the thread every
+ * tenant shares, and a tree's hundred starts at once kept another tenant waiting 11 s.
+ */
+export const MAX_CHILD_STARTS_IN_FLIGHT = 2;
+/** How often a start waiting its turn looks again. */
+export const CHILD_START_POLL_MS = 25;
+
+/**
+ * Messages in one JSON-RPC batch on `/v1/mcp`; a larger batch is a 413. MCP clients send one
+ * message a request (the 2025-06-18 revision dropped batches), and each message is work done
+ * while the request is open, paid for by one request of the tenant's rate.
+ */
+export const MAX_MCP_BATCH_MESSAGES = 32;

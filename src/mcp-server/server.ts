@@ -6,6 +6,8 @@
  */
 import { AgentClient } from "../agents/client";
 import type { Agent } from "../agents/types";
+import { MAX_MCP_BATCH_MESSAGES } from "../limits";
+import { tenantIndexStub } from "../objects";
 import { ApiError } from "../problems";
 import type { Actor } from "../sessions/actor";
 import { SessionClient } from "../sessions/client";
@@ -77,8 +79,11 @@ export async function serveMcp(actor: Actor, request: Request, parsedBody: unkno
     }
   });
 
+  if (Array.isArray(parsedBody) && parsedBody.length > MAX_MCP_BATCH_MESSAGES) {
+    throw new ApiError("payload_too_large", `A JSON-RPC batch holds at most ${MAX_MCP_BATCH_MESSAGES} messages; this one holds ${parsedBody.length}.`);
+  }
   // Cancellations are applied before the transport answers 202: a Worker may stop work left after its response.
-  for (const requestId of cancelledRequests(parsedBody)) await cancelCall(actor, mcpSession, requestId);
+  await cancelCalls(actor, mcpSession, cancelledRequests(parsedBody));
 
   const transport = new sdk.WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   await server.connect(transport);
@@ -99,14 +104,22 @@ export function cancelledRequests(body: unknown): (string | number)[] {
   });
 }
 
-async function cancelCall(actor: Actor, mcpSession: string | null, requestId: string | number): Promise<void> {
-  const sessionId = await callSessionId(actor.principal, mcpSession, requestId);
-  if (sessionId === null) return;
-  try {
-    await new SessionClient(actor.env, actor.principal.tenantId, sessionId).cancel();
-  } catch (error) {
-    // Already ended, or never started: nothing to cancel.
-    if (!(error instanceof ApiError)) log("warn", "mcp_cancel_failed", { error: describeError(error) });
+/**
+ * Cancels the calls' sessions that still run. The tenant's index says which in one lookup for the
+ * whole batch, so a request id that names no session wakes no session object.
+ */
+async function cancelCalls(actor: Actor, mcpSession: string | null, requestIds: (string | number)[]): Promise<void> {
+  if (mcpSession === null || requestIds.length === 0) return;
+  const named = new Set<string>();
+  for (const requestId of requestIds) named.add((await callSessionId(actor.principal, mcpSession, requestId))!);
+  const { tenantId } = actor.principal;
+  for (const sessionId of await tenantIndexStub(actor.env, tenantId).cancellableSessions(tenantId, [...named])) {
+    try {
+      await new SessionClient(actor.env, tenantId, sessionId).cancel();
+    } catch (error) {
+      // Ended meanwhile: nothing to cancel.
+      if (!(error instanceof ApiError)) log("warn", "mcp_cancel_failed", { error: describeError(error) });
+    }
   }
 }
 

@@ -76,6 +76,8 @@ export interface TenantIndexRpc {
    */
   reportSession(tenantId: string, report: T.SessionReport, notifications?: unknown): Promise<T.ReportAck>;
   getSessionSummary(tenantId: string, sessionId: string): Promise<SessionSummary | null>;
+  /** Of some session ids (at most `MAX_MCP_BATCH_MESSAGES`), those with a run going or admitted: what a cancellation can reach. */
+  cancellableSessions(tenantId: string, sessionIds: string[]): Promise<string[]>;
   removeSession(tenantId: string, sessionId: string, by?: AuditContext): Promise<boolean>;
   listSessions(tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>>;
   acquireRun(tenantId: string, sessionId: string, maxConcurrent: number, now: number): Promise<T.RunSlot>;

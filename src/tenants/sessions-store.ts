@@ -120,6 +120,27 @@ export function getSession(sql: SqlStorage, id: string): SessionSummary | null {
   return row ? toSummary(row) : null;
 }
 
+/**
+ * Of `ids`, the sessions a cancellation can still reach: listed with a run going, or admitted to a
+ * run whose first report has not come yet (its reservation stands for it until then).
+ */
+export function cancellableSessionIds(sql: SqlStorage, ids: readonly string[]): string[] {
+  if (ids.length === 0) return [];
+  const marks = ids.map(() => "?").join(", ");
+  const active = ACTIVE_STATUSES.map(() => "?").join(", ");
+  return sql
+    .exec<{ id: string }>(
+      `SELECT id FROM sessions WHERE id IN (${marks}) AND status IN (${active})
+       UNION
+       SELECT session_id AS id FROM run_reservations WHERE session_id IN (${marks})`,
+      ...ids,
+      ...ACTIVE_STATUSES,
+      ...ids,
+    )
+    .toArray()
+    .map((row) => row.id);
+}
+
 export function removeSession(sql: SqlStorage, id: string, now: number): boolean {
   const existed = sql.exec(`DELETE FROM sessions WHERE id = ?`, id).rowsWritten > 0;
   sql.exec(`DELETE FROM session_metadata WHERE session_id = ?`, id);

@@ -179,6 +179,10 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return sessionCalls.getSessionSummary(await this.#enter(tenantId), sessionId);
   }
 
+  async cancellableSessions(tenantId: string, sessionIds: string[]): Promise<string[]> {
+    return sessionCalls.cancellableSessions(await this.#enter(tenantId), sessionIds);
+  }
+
   async removeSession(tenantId: string, sessionId: string, by?: AuditContext): Promise<boolean> {
     return sessionCalls.removeSession(await this.#enter(tenantId), sessionId, parseAuditContext(by));
   }

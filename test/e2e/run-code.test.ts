@@ -4,6 +4,7 @@
  * code loops, other sessions' steps and another tenant's requests keep being answered.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RUN_CODE_INTERPRETER_TIMEOUT_MS } from "../../src/limits";
 import type { ModelStep } from "../support/mock-protocol";
 import { say, waitForFinal } from "./support/scenario";
 import { type SharedStack, sharedStack, uniqueName } from "./support/stack";
@@ -13,7 +14,7 @@ const RUN_CODE = { type: "builtin" as const, name: "run_code" };
 const LOOP = "while (true) {}";
 /** Slower per interrupt check than an empty loop: it runs into the wall-clock limit instead. */
 const ALLOCATING_LOOP = "const kept = []; for (;;) { kept.push({ at: kept.length }); if (kept.length > 1000) kept.length = 0; }";
-/** The code tool stops a run after about 2 s; a request waiting on a stalled isolate would wait longer than this. */
+/** The code tool stops a run after about 0.3 s; a request waiting on a stalled isolate would wait longer than this. */
 const MAX_LATENCY_MS = 6_000;
 
 function runCode(id: string, code: string): ModelStep {
@@ -95,7 +96,7 @@ describe("run_code", () => {
     expect(busyFinal.status).toBe("done");
     const loopCalls = await looper.toolCalls(looping.id);
     expect(loopCalls.map((call) => [call.is_error, JSON.parse(call.output ?? "{}").error])).toEqual(
-      Array(3).fill([true, "stopped: the code ran past its time limit (2000 ms)"]),
+      Array(3).fill([true, `stopped: the code ran past its time limit (${RUN_CODE_INTERPRETER_TIMEOUT_MS} ms)`]),
     );
     expect((await other.toolCalls(busy.id)).every((call) => call.status === "done")).toBe(true);
     const codeMs = loopCalls.map((call) => Date.parse(call.finished_at ?? "") - Date.parse(call.started_at ?? ""));

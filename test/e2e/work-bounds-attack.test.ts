@@ -68,8 +68,10 @@ describe("tenant-supplied work", () => {
     const attacker = await stack.client(uniqueName("attacker"));
     const bystander = await stack.client(uniqueName("bystander"));
     const model = stack.mock.model(uniqueName("model"));
-    // Unguarded, each was one native call of 10 to 22 s that no interrupt check could stop.
-    const setup = `const s = "a".repeat(300000); const n = "a".repeat(29999) + "b";`;
+    // Each is past the native threshold: 90 million character pairs natively, one call no interrupt
+    // check could stop (10 to 22 s at ten times the length, which the interpreter's 300 ms no
+    // longer let the linear search finish; those stop at the limit: tool-input-attack.test.ts).
+    const setup = `const s = "a".repeat(30000); const n = "a".repeat(2999) + "b";`;
     const attacks = ["s.indexOf(n)", "s.lastIndexOf(n)", "s.split(n).length", "s.replaceAll(n, 'x').length"];
     await model.script(...attacks.map((expr, i) => toolUse(`toolu_${i}`, "run_code", { code: `${setup} return ${expr};` })), say("done"));
 
@@ -82,7 +84,7 @@ describe("tenant-supplied work", () => {
     });
 
     expect(status, stack.logs()).toBe("done");
-    expect(outputs).toEqual([-1, -1, 1, 300000].map((result) => ({ result, console: "" })));
+    expect(outputs).toEqual([-1, -1, 1, 30000].map((result) => ({ result, console: "" })));
     expectPrompt(latencies);
   });
 });

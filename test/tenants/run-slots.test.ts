@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RUN_RESERVATION_TTL_MS, RUN_SLOT_RETRY_AFTER_SECONDS, runSlotRetryAfter } from "../../src/tenants/run-slots";
-import { BASE_MS, DAY_MS, freshTenant, indexOf, report } from "./helpers";
+import { MAX_MCP_BATCH_MESSAGES } from "../../src/limits";
+import { BASE_MS, DAY_MS, expectIndexRejects, freshTenant, indexOf, report } from "./helpers";
 
 const MAX = 10;
 
@@ -114,5 +115,26 @@ describe("admitRun", () => {
     const secondsToMidnight = Math.ceil((Math.floor(now / DAY_MS + 1) * DAY_MS - now) / 1000);
     expect(await index.admitRun(tenantId, input("ses_a", 100, now))).toEqual({ ok: false, code: "budget_used", retryAfterSeconds: secondsToMidnight });
     await acquireMany(tenantId, MAX, now);
+  });
+});
+
+describe("cancellableSessions", () => {
+  it("answers the ids with a run going or a start admitted, in one call", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    await index.reportSession(tenantId, report("ses_running", { status: "running" }));
+    await index.reportSession(tenantId, report("ses_waiting", { status: "waiting_approval" }));
+    await index.reportSession(tenantId, report("ses_done", { status: "done" }));
+    // Admitted, its first report not come yet: only its reservation stands for it.
+    expect(await index.acquireRun(tenantId, "ses_admitted", MAX, Date.now())).toEqual({ ok: true });
+    const named = ["ses_running", "ses_waiting", "ses_done", "ses_admitted", "ses_never"];
+    expect((await index.cancellableSessions(tenantId, named)).sort()).toEqual(["ses_admitted", "ses_running", "ses_waiting"]);
+    expect(await index.cancellableSessions(tenantId, [])).toEqual([]);
+  });
+
+  it("refuses more ids than a batch may hold", async () => {
+    const tenantId = freshTenant();
+    const ids = Array.from({ length: MAX_MCP_BATCH_MESSAGES + 1 }, (_, i) => `ses_${i}`);
+    await expectIndexRejects(tenantId, (index) => index.cancellableSessions(tenantId, ids), /at most 32 ids/);
   });
 });

@@ -14,7 +14,14 @@
  * failing closed, at `MAX_VALIDATION_WORK`.
  */
 import { format as formatTable, Validator } from "@cfworker/json-schema";
-import { LITERAL_CHARS_PER_WORK, MAX_EXAMINED_ERRORS, MAX_VALIDATION_WORK, SCHEMA_APPLICATION_WORK, STRING_CHARS_PER_WORK } from "../../limits";
+import {
+  LITERAL_CHARS_PER_WORK,
+  MAX_EXAMINED_ERRORS,
+  MAX_VALIDATION_WORK,
+  PATTERN_KEY_CHARS_PER_WORK,
+  SCHEMA_APPLICATION_WORK,
+  STRING_CHARS_PER_WORK,
+} from "../../limits";
 import { complexityProblem } from "./complexity";
 import { FORMATS } from "./formats";
 import {
@@ -103,6 +110,7 @@ export function validateJson(schema: Record<string, unknown>, value: unknown): J
   const meter = new WorkMeter(MAX_VALIDATION_WORK);
   const run = new PatternRun(propertyNames(value), (units) => meter.charge(units));
   const prepared = mapSchema(schema, (node) => meter.meterSchema(run.rewrite(node))) as Record<string, unknown>;
+  meter.keyWork = run.keyWork;
   let result: ReturnType<Validator["validate"]>;
   run.install();
   try {
@@ -144,6 +152,8 @@ class WorkMeter {
   readonly exhausted = new Error("validation work budget exhausted");
   readonly #proxies = new WeakMap<object, object>();
   #left: number;
+  /** Extra units for a property name the validator will write a long `patternProperties` key for (`PatternRun.keyWork`). */
+  keyWork: ReadonlyMap<string, number> = new Map();
 
   constructor(budget: number) {
     this.#left = budget;
@@ -158,7 +168,7 @@ class WorkMeter {
     let resolved: unknown = node.__absolute_ref__;
     // `true` and `false` are subschemas with no field to read: each is counted with the schema
     // that applies it in place (allOf and the like; elsewhere the value's reads count).
-    const units = SCHEMA_APPLICATION_WORK * (1 + inPlaceBooleans(node)) + literalWork(node);
+    const units = SCHEMA_APPLICATION_WORK * (1 + inPlaceBooleans(node)) + literalWork(node) + patternKeyWork(node);
     Object.defineProperty(node, "__absolute_ref__", {
       get: () => {
         this.charge(units);
@@ -192,7 +202,9 @@ class WorkMeter {
       },
       ownKeys: (target) => {
         const keys = Reflect.ownKeys(target);
-        this.charge(1 + keys.length);
+        let units = 1 + keys.length;
+        if (this.keyWork.size > 0) for (const key of keys) if (typeof key === "string") units += this.keyWork.get(key) ?? 0;
+        this.charge(units);
         return keys;
       },
     });
@@ -209,6 +221,18 @@ function literalWork(node: Record<string, unknown>): number {
   let chars = 0;
   for (const key of ["enum", "const"]) if (node[key] !== undefined) chars += JSON.stringify(node[key])?.length ?? 0;
   return Math.ceil(chars / LITERAL_CHARS_PER_WORK);
+}
+
+/**
+ * The validator compiles every `patternProperties` key each time it applies the schema, and the
+ * rewritten keys list the input's property names: work in the input's size per application
+ * (and per matching name, `PatternRun.keyWork`).
+ */
+function patternKeyWork(node: Record<string, unknown>): number {
+  if (!isObject(node.patternProperties)) return 0;
+  let chars = 0;
+  for (const key of Object.keys(node.patternProperties)) chars += key.length;
+  return Math.ceil(chars / PATTERN_KEY_CHARS_PER_WORK);
 }
 
 function inPlaceBooleans(node: Record<string, unknown>): number {
@@ -253,6 +277,11 @@ class PatternRun {
   readonly #names: Set<string>;
   readonly #markers: Marker[] = [];
   readonly #rewrittenKeys = new Map<string, string>();
+  /**
+   * Per property name of the input, the work its matches cost: for each name a pattern matched the
+   * validator writes that pattern's key (all the names it matched) into a location string.
+   */
+  readonly keyWork = new Map<string, number>();
   #work = 0;
   #exhausted = false;
   #longNames = false;
@@ -365,10 +394,13 @@ class PatternRun {
     const matched: string[] = [];
     for (const name of this.#names) {
       if (name.length > MAX_PATTERN_SUBJECT_CHARS) this.#longNames = true;
-      else if (this.#test(pattern, name)) matched.push(literal(name));
+      else if (this.#test(pattern, name)) matched.push(name);
     }
-    const body = matched.length > 0 ? `^(?:${matched.join("|")})$` : "[]";
-    return `${body}(?<p${index}>)`;
+    const body = matched.length > 0 ? `^(?:${matched.map(literal).join("|")})$` : "[]";
+    const key = `${body}(?<p${index}>)`;
+    const units = Math.ceil(key.length / PATTERN_KEY_CHARS_PER_WORK);
+    for (const name of matched) this.keyWork.set(name, (this.keyWork.get(name) ?? 0) + units);
+    return key;
   }
 }
 

@@ -10,6 +10,7 @@ import * as sessions from "../sessions-store";
 import type * as T from "../types";
 import { dailyBudgetRetryAfter, MAX_USAGE_DAYS, tokensOnDay, usageDays } from "../usage";
 import { loadConfig } from "../../config";
+import { MAX_MCP_BATCH_MESSAGES } from "../../limits";
 import { budgetReached, type Budgets, hasBudget, secondsToNextUtcDay } from "../../usage/budgets";
 import { keyTokenBudget } from "../api-key-store";
 import { parseRollupQuery, queryRollup, type RollupRow, spendOnDay } from "../usage-rollup";
@@ -44,6 +45,12 @@ export async function reportSession(host: IndexHost, tenantId: string, report: T
 
 export function getSessionSummary(host: IndexHost, sessionId: string): SessionSummary | null {
   return sessions.getSession(host.sql, requireString("sessionId", sessionId));
+}
+
+/** Of at most `MAX_MCP_BATCH_MESSAGES` session ids, those a cancellation can still reach: one lookup for a whole batch. */
+export function cancellableSessions(host: IndexHost, sessionIds: unknown): string[] {
+  if (!Array.isArray(sessionIds) || sessionIds.length > MAX_MCP_BATCH_MESSAGES) throw new TypeError(`sessionIds must be an array of at most ${MAX_MCP_BATCH_MESSAGES} ids`);
+  return sessions.cancellableSessionIds(host.sql, sessionIds.map((id, i) => requireString(`sessionIds[${i}]`, id)));
 }
 
 /** The row goes last in an erase (src/sessions/erase.ts), so its removal is the change the log records. */

@@ -34,3 +34,31 @@ export function expectPrompt(latencies: number[]): void {
   expect(latencies.length).toBeGreaterThan(5);
   expect(Math.max(...latencies), `other tenant's latencies (ms): ${latencies.map((l) => l.toFixed(0)).join(", ")}`).toBeLessThan(MAX_OTHER_TENANT_LATENCY_MS);
 }
+
+/** How long the bystander is timed alone, before an attack, for its calibration. */
+export const CALIBRATION_MS = 3_000;
+
+/** The bystander's latencies with nothing else asked of the platform: what an attack is measured against. */
+export async function calibrate(bystander: ApiClient, ms = CALIBRATION_MS): Promise<number[]> {
+  // The tenant's first request creates its records: not its pace.
+  await bystander.request("GET", "/v1/tenant");
+  return timedWhile(bystander, () => new Promise((resolve) => setTimeout(resolve, ms)));
+}
+
+/** The 99th percentile (nearest rank) of some latencies. */
+export function p99(latencies: number[]): number {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(sorted.length * 0.99) - 1)] ?? Number.POSITIVE_INFINITY;
+}
+
+/**
+ * The goal of the attack tests: the bystander's p99 during the attack is within
+ * `MAX_OTHER_TENANT_LATENCY_MS` of its p99 alone, measured in the same run on the same machine.
+ */
+export function expectWithinCalibration(latencies: number[], calibration: number[]): void {
+  const alone = p99(calibration);
+  const attacked = p99(latencies);
+  console.log(`${latencies.length} requests of another tenant: p99 ${attacked.toFixed(0)} ms (alone ${alone.toFixed(0)} ms), slowest ${Math.max(...latencies).toFixed(0)} ms`);
+  expect(latencies.length).toBeGreaterThan(5);
+  expect(attacked, `other tenant's latencies (ms): ${latencies.map((l) => l.toFixed(0)).join(", ")}`).toBeLessThan(alone + MAX_OTHER_TENANT_LATENCY_MS);
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatOutcome, RUN_CODE_TIMEOUT_MS, runCodeLimits, runCodeTool } from "../../../src/sessions/object/tools/builtin/run-code";
+import { formatOutcome, RUN_CODE_INTERPRETER_TIMEOUT_MS, RUN_CODE_TIMEOUT_MS, runCodeLimits, runCodeTool } from "../../../src/sessions/object/tools/builtin/run-code";
 import { runJavaScript } from "../../../src/sessions/object/tools/sandbox/run-js";
 import type { ToolContext } from "../../../src/sessions/object/tools/tool";
 import { McpConnections } from "../../../src/sessions/object/tools/mcp/pool";
@@ -64,7 +64,7 @@ describe("run_code", () => {
   it("stops an endless loop at the time limit, even one that catches errors", async () => {
     const started = Date.now();
     const result = await run("while (true) { try { while (true) {} } catch (e) {} }");
-    expect(result).toMatchObject({ isError: true, output: { error: `stopped: the code ran past its time limit (${RUN_CODE_TIMEOUT_MS} ms)` } });
+    expect(result).toMatchObject({ isError: true, output: { error: `stopped: the code ran past its time limit (${RUN_CODE_INTERPRETER_TIMEOUT_MS} ms)` } });
     expect(Date.now() - started).toBeLessThan(RUN_CODE_TIMEOUT_MS * 4);
   });
 

@@ -8,6 +8,7 @@
 import { BUILTIN_DEFAULT_LIMITS } from "../../../../limits";
 import { ApiError } from "../../../../problems";
 import { childSessionId } from "../../../ids";
+import { inStartTurn } from "../../../child-starts";
 import { type ChildOf, planChild, startChild } from "../../../subagent-start";
 import { toolSpanId, traceparentOf } from "../../engine/tracing";
 import type { AgentToolSpec, ToolCall } from "../../../types";
@@ -82,17 +83,19 @@ export async function runAgentCall(scope: StepScope, call: ToolCall, finish: (w:
     depth: session.depth ?? 0,
     ...(traceparent ? { traceparent } : {}),
   };
-  const plan = await planChild(scope.env, parent, spec, row.session_id, input.text);
-  if (!plan.ok) return scope.commit((w) => forget(w, call, plan.error, finish)) ? "ok" : "discarded";
-  let child;
-  try {
-    child = await startChild(scope.env, session.tenant_id, plan, input.text);
-  } catch (error) {
-    if (error instanceof ApiError && error.status < 500) {
-      return scope.commit((w) => forget(w, call, `the agent ${spec.agent} could not be started: ${error.detail}`, finish)) ? "ok" : "discarded";
+  // The tenant's starts take their turn on the isolate (child-starts.ts).
+  const outcome = await inStartTurn(session.tenant_id, async () => {
+    const plan = await planChild(scope.env, parent, spec, row.session_id, input.text);
+    if (!plan.ok) return { ok: false as const, error: plan.error };
+    try {
+      return { ok: true as const, child: await startChild(scope.env, session.tenant_id, plan, input.text) };
+    } catch (error) {
+      if (error instanceof ApiError && error.status < 500) return { ok: false as const, error: `the agent ${spec.agent} could not be started: ${error.detail}` };
+      throw error;
     }
-    throw error;
-  }
+  });
+  if (!outcome.ok) return scope.commit((w) => forget(w, call, outcome.error, finish)) ? "ok" : "discarded";
+  const child = outcome.child;
   const started = scope.commit((w) => {
     // Revision 0: any report the child sent meanwhile is newer and stands.
     const state = { status: child.status, stop_reason: child.stop_reason, revision: 0, usage: child.usage };

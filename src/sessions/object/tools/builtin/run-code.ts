@@ -7,11 +7,15 @@
 import { type ChildLimits, runInChildIsolate } from "../sandbox/child-isolate";
 import { runJavaScript, type SandboxLimits, type SandboxOutcome } from "../sandbox/run-js";
 import type { Tool } from "../tool";
+import { RUN_CODE_INTERPRETER_TIMEOUT_MS } from "../../../../limits";
+
+export { RUN_CODE_INTERPRETER_TIMEOUT_MS };
 
 /** Longer code is a program to deploy, not a calculation to run. */
 export const RUN_CODE_MAX_CODE_CHARS = 100_000;
-/** The wall-clock limit, where the clock moves while code runs (wrangler dev, tests). */
+/** The wall-clock limit of a run in a Dynamic Worker, which the CPU limit below normally ends first. */
 export const RUN_CODE_TIMEOUT_MS = 2_000;
+
 /**
  * The work limit, which holds everywhere, production included, where the clock does not move
  * while code runs: interrupt checks, each about 10,000 interpreter operations. Measured on the
@@ -34,6 +38,15 @@ export const RUN_CODE_STACK_BYTES = 512 * 1024;
  * larger one runs a linear search the work limit counts (sandbox/string-search.ts).
  */
 export const RUN_CODE_NATIVE_SEARCH_WORK = 2_000_000;
+/**
+ * Native work inside built-ins that counts as one interrupt check of `RUN_CODE_MAX_WORK`: an array
+ * built-in visiting a missing element takes about 60 ns (the worst case; a present one about
+ * 2 ns), so 4,000 of them are about the 0.2 ms of a check and a run's native work stays within
+ * what its interpreted work may take. Measured on the development machine.
+ */
+export const RUN_CODE_NATIVE_UNITS_PER_CHECK = 4_000;
+/** Character comparisons of a native string search per unit: about 2 ns each, 32 of them are one missing element's 60 ns. */
+export const RUN_CODE_SEARCH_COMPARISONS_PER_UNIT = 32;
 /**
  * The CPU time of a run in a Dynamic Worker (production), enforced by the runtime inside any
  * built-in call: the most another tenant's request can wait on one run if the child shares its
@@ -63,12 +76,14 @@ export const RUN_CODE_DEFINITION = {
 
 export function runCodeLimits(maxOutputChars: number): SandboxLimits {
   return {
-    timeoutMs: RUN_CODE_TIMEOUT_MS,
+    timeoutMs: RUN_CODE_INTERPRETER_TIMEOUT_MS,
     maxWork: RUN_CODE_MAX_WORK,
     heapBytes: RUN_CODE_HEAP_BYTES,
     stackBytes: RUN_CODE_STACK_BYTES,
     outputChars: Math.min(maxOutputChars, RUN_CODE_MAX_CONSOLE_CHARS),
     nativeSearchWork: RUN_CODE_NATIVE_SEARCH_WORK,
+    nativeUnitsPerCheck: RUN_CODE_NATIVE_UNITS_PER_CHECK,
+    searchComparisonsPerUnit: RUN_CODE_SEARCH_COMPARISONS_PER_UNIT,
   };
 }
 

@@ -12,7 +12,9 @@
  */
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
 import { newInterpreter } from "./quickjs";
+import { ARRAY_GUARD } from "./array-guard";
 import { STRING_SEARCH_GUARD } from "./string-search";
+import { awaitTurn, noteRun } from "./turns";
 
 export interface SandboxLimits {
   /** Wall-clock limit, where the clock moves while code runs. */
@@ -26,6 +28,13 @@ export interface SandboxLimits {
   outputChars: number;
   /** Character comparisons a string search may make natively, where no interrupt check reaches (string-search.ts). */
   nativeSearchWork: number;
+  /**
+   * Work done natively inside built-ins, where no interrupt check reaches, counted as one
+   * interrupt check per this many units: an element an array built-in visits is a unit
+   * (array-guard.ts), and `searchComparisonsPerUnit` character comparisons of a string search.
+   */
+  nativeUnitsPerCheck: number;
+  searchComparisonsPerUnit: number;
 }
 
 export type SandboxStop = "exception" | "time_limit" | "memory_limit" | "never_settled" | "interpreter_failed";
@@ -70,6 +79,16 @@ const PRELUDE = `(emit, room) => {
 const INTERRUPTED = "interrupted";
 
 export async function runJavaScript(code: string, limits: SandboxLimits): Promise<SandboxOutcome> {
+  await awaitTurn();
+  const startedAt = Date.now();
+  try {
+    return await runNow(code, limits);
+  } finally {
+    noteRun(startedAt, Date.now());
+  }
+}
+
+async function runNow(code: string, limits: SandboxLimits): Promise<SandboxOutcome> {
   const output = new ConsoleBuffer(limits.outputChars);
   let interpreter;
   try {
@@ -81,18 +100,28 @@ export async function runJavaScript(code: string, limits: SandboxLimits): Promis
   runtime.setMemoryLimit(limits.heapBytes);
   runtime.setMaxStackSize(limits.stackBytes);
   let work = 0;
+  let nativeUnits = 0;
   let outOfTime = false;
   const deadline = Date.now() + limits.timeoutMs;
+  const over = () => work + nativeUnits / limits.nativeUnitsPerCheck > limits.maxWork || Date.now() > deadline;
   runtime.setInterruptHandler(() => {
     work++;
-    if (work > limits.maxWork || Date.now() > deadline) outOfTime = true;
+    if (over()) outOfTime = true;
     return outOfTime;
   });
+  // Built-ins pay for their native work before they do it (array-guard.ts); one that does not fit is not made.
+  const spend = (units: number): boolean => {
+    if (!outOfTime) {
+      nativeUnits += units;
+      if (over()) outOfTime = true;
+    }
+    return outOfTime;
+  };
   const context = runtime.newContext();
   // The instance is dropped whole after the run: handles are not freed one by one, since a run
   // cut off by a limit leaves objects behind that the runtime would refuse to free.
   try {
-    const describe = setUp(context, output, limits.nativeSearchWork);
+    const describe = setUp(context, output, limits, spend);
     const evaluated = context.evalCode(`(async () => {\n${code}\n})()`, "code.js");
     if (evaluated.error) return failure(context, evaluated.error, output, outOfTime);
     const promise = evaluated.value;
@@ -133,11 +162,10 @@ export function timeLimitText(limits: Pick<SandboxLimits, "timeoutMs">): string 
   return `stopped: the code ran past its time limit (${limits.timeoutMs} ms)`;
 }
 
-function setUp(context: QuickJSContext, output: ConsoleBuffer, nativeSearchWork: number): QuickJSHandle {
-  const guard = context.evalCode(STRING_SEARCH_GUARD, "string-search.js");
-  if (guard.error) throw new Error(`the string search guard failed: ${errorText(context, guard.error)}`);
-  const guarded = context.callFunction(guard.value, context.undefined, context.newNumber(nativeSearchWork));
-  if (guarded.error) throw new Error(`the string search guard failed: ${errorText(context, guarded.error)}`);
+function setUp(context: QuickJSContext, output: ConsoleBuffer, limits: SandboxLimits, spend: (units: number) => boolean): QuickJSHandle {
+  const paying = context.newFunction("spend", (units) => (spend(context.getNumber(units)) ? context.true : context.false));
+  install(context, STRING_SEARCH_GUARD, "string-search.js", [context.newNumber(limits.nativeSearchWork), paying, context.newNumber(limits.searchComparisonsPerUnit)]);
+  install(context, ARRAY_GUARD, "array-guard.js", [paying]);
   const emit = context.newFunction("emit", (line) => {
     output.add(context.getString(line));
   });
@@ -147,6 +175,14 @@ function setUp(context: QuickJSContext, output: ConsoleBuffer, nativeSearchWork:
   const installed = context.callFunction(prelude.value, context.undefined, emit, room);
   if (installed.error) throw new Error(`the prelude failed: ${errorText(context, installed.error)}`);
   return installed.value;
+}
+
+/** Evaluates a guard's source (a function) and calls it with its arguments, before any of the code runs. */
+function install(context: QuickJSContext, source: string, name: string, args: QuickJSHandle[]): void {
+  const guard = context.evalCode(source, name);
+  if (guard.error) throw new Error(`${name} failed: ${errorText(context, guard.error)}`);
+  const installed = context.callFunction(guard.value, context.undefined, ...args);
+  if (installed.error) throw new Error(`${name} failed: ${errorText(context, installed.error)}`);
 }
 
 /** `Name: message` of a thrown value, read without running any of the code's own getters twice. */

@@ -5,25 +5,33 @@
  * code runs, this source (evaluated inside the interpreter) replaces `indexOf`, `lastIndexOf`,
  * `includes`, `split`, `replace` and `replaceAll` of strings: a search whose worst case fits
  * `nativeWork` comparisons runs natively as before; a larger one runs a linear-time search
- * (Knuth–Morris–Pratt) written in JavaScript, which the work limit counts and stops. (It reads
+ * (Knuth–Morris–Pratt) written in JavaScript, which the work limit counts and stops; the native
+ * ones are counted too, through the host (`spend`). (It reads
  * characters with `charCodeAt`: code that replaces that method changes only its own answers.)
  *
  * Regular expressions are left to the native methods: the regex engine checks for interrupts.
  */
-export const STRING_SEARCH_GUARD = `(nativeWork) => {
+export const STRING_SEARCH_GUARD = `(nativeWork, spend, comparisonsPerUnit) => {
   "use strict";
   const proto = String.prototype;
   const apply = Reflect.apply;
   const defineProperty = Object.defineProperty;
   const toText = String;
-  const { floor, min, max: most } = Math;
+  const { floor, min, max: most, ceil } = Math;
   const Table = Int32Array, Codes = Uint16Array;
   const join = Array.prototype.join;
   const slice = proto.slice;
   const matchSymbol = Symbol.match, splitSymbol = Symbol.split, replaceSymbol = Symbol.replace;
   const native = { indexOf: proto.indexOf, lastIndexOf: proto.lastIndexOf, includes: proto.includes, split: proto.split, replace: proto.replace, replaceAll: proto.replaceAll };
   const isObject = (v) => v !== null && (typeof v === "object" || typeof v === "function");
-  const cheap = (s, t) => s.length * t.length <= nativeWork;
+  // A native search fits nativeWork, and is paid for with the host first (array-guard.ts says why):
+  // many small ones in a loop went as long between two interrupt checks as one large one.
+  const cheap = (s, t) => {
+    const pairs = s.length * t.length;
+    if (pairs > nativeWork) return false;
+    if (spend(ceil(pairs / comparisonsPerUnit))) throw new RangeError("stopped: a string search past the code's work limit");
+    return true;
+  };
   const integer = (v) => { const n = +v; return n !== n ? 0 : n === Infinity || n === -Infinity ? n : n < 0 ? -floor(-n) : floor(n); };
   const clamp = (n, high) => min(most(n, 0), high);
 
