@@ -33,6 +33,7 @@ import { registerTokenRoutes } from "./tokens";
 import { registerOutgoingCalls } from "./outgoing";
 import { registerChatRoutes } from "./chat";
 import { registerMcpRoutes } from "./mcp";
+import { isTenantGone } from "../tenants/tenant-binding";
 
 export interface CreateAppOptions {
   /** Registers more routes after the built-in ones, behind the same middleware. */
@@ -99,6 +100,8 @@ function renderError(error: Error, c: Context<AppEnv>): Response {
   if (bodyLimitExceeded(c)) return problemJson(c, payloadTooLarge(c));
   if (error instanceof ApiError) return problemJson(c, error);
   if (error instanceof HTTPException && error.status < 500) return problemJson(c, apiErrorForStatus(error.status, error.message));
+  // A deleted tenant's index refuses to be bound again; a write that reached it past the routes' own check is refused the same way.
+  if (isTenantGone(error)) return problemJson(c, new ApiError("conflict", "This tenant was deleted."));
   log("error", "unhandled_error", {
     request_id: c.get("requestId"),
     method: c.req.method,
