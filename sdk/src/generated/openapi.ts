@@ -12538,8 +12538,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
                     "application/json": components["schemas"]["JsonRpcError"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
@@ -12574,8 +12574,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
                     "application/json": components["schemas"]["JsonRpcError"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
@@ -12599,8 +12599,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
                     "application/json": components["schemas"]["JsonRpcError"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */

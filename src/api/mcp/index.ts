@@ -42,7 +42,8 @@ function jsonRpcOrProblem<S extends 400 | 406 | 415>(status: S, when: string) {
   return {
     ...problem,
     description: `${when} as a JSON-RPC error (\`application/json\`), as MCP clients expect; a refusal of the gateway's as a problem.`,
-    content: { ...problem.content, "application/json": { schema: JSON_RPC_ERROR } },
+    // JSON-RPC first: a validator that matches `application/json` against `+json` types takes the first that fits.
+    content: { "application/json": { schema: JSON_RPC_ERROR }, ...problem.content },
   };
 }
 

@@ -4,6 +4,7 @@
  * operation's own schemas (json-schema-faker, seeded) or one of them bent into something the
  * schema refuses. The same seed makes the same requests, so a failure is replayed by its seed.
  */
+import { Validator } from "@cfworker/json-schema";
 import { generateSync, type JsonSchema } from "json-schema-faker";
 import type { Random } from "./random";
 
@@ -106,6 +107,21 @@ function generated(document: ApiDocument, schema: Schema | undefined, random: Ra
   }
 }
 
+/** Tries at making a value its schema accepts: the generator's choices among `oneOf` branches can miss. */
+const VALID_TRIES = 20;
+
+/** Generated from `schema` and accepted by it (a 2020-12 validator over the document), or the last try. */
+function generatedValid(document: ApiDocument, schema: Schema | undefined, random: Random): unknown {
+  if (!schema) return undefined;
+  const validator = new Validator({ ...schema, components: document.components } as never, "2020-12", false);
+  let value: unknown;
+  for (let attempt = 0; attempt < VALID_TRIES; attempt++) {
+    value = generated(document, schema, random);
+    if (validator.validate(value).valid) return value;
+  }
+  return value;
+}
+
 /** One field of an object (or the value itself) replaced by a hostile value. */
 function bent(value: unknown, random: Random): unknown {
   if (value && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length > 0 && random.next() < 0.8) {
@@ -115,19 +131,20 @@ function bent(value: unknown, random: Random): unknown {
   return pick(random, HOSTILE);
 }
 
+/** A parameter's text; a lone surrogate becomes U+FFFD, as any HTTP client would send it. */
 function asParameter(value: unknown): string {
-  if (typeof value === "string") return value;
   if (value === undefined) return "x";
-  return JSON.stringify(value);
+  return (typeof value === "string" ? value : (JSON.stringify(value) ?? "null")).replace(/[\ud800-\udfff]/gu, "\ufffd");
 }
 
-/** The request for `op`, made from `random` alone. */
-export function fuzzRequest(document: ApiDocument, op: FuzzOperation, random: Random): FuzzRequest {
+/** The request for `op`, made from `random` alone; `validOnly` makes every part from its schema. */
+export function fuzzRequest(document: ApiDocument, op: FuzzOperation, random: Random, validOnly = false): FuzzRequest {
   const roll = random.next();
-  const kind = roll < 0.35 ? "valid" : roll < 0.6 ? "bent-body" : roll < 0.8 ? "bent-parameter" : roll < 0.9 ? "raw-body" : "no-body";
+  const kind = validOnly || roll < 0.35 ? "valid" : roll < 0.6 ? "bent-body" : roll < 0.8 ? "bent-parameter" : roll < 0.9 ? "raw-body" : "no-body";
   const parameters = op.operation.parameters ?? [];
   const bentParameter = kind === "bent-parameter" && parameters.length > 0 ? pick(random, parameters).name : null;
-  const valueOf = (parameter: Parameter) => (parameter.name === bentParameter ? bent(undefined, random) : generated(document, parameter.schema, random));
+  const make = validOnly ? generatedValid : generated;
+  const valueOf = (parameter: Parameter) => (parameter.name === bentParameter ? bent(undefined, random) : make(document, parameter.schema, random));
 
   let path = op.template;
   const query = new URLSearchParams();
@@ -143,14 +160,15 @@ export function fuzzRequest(document: ApiDocument, op: FuzzOperation, random: Ra
   let body: string | undefined;
   if (kind === "raw-body") body = pick(random, RAW_BODIES);
   else if (kind !== "no-body" && media) {
-    const value = generated(document, media.schema, random);
+    const value = make(document, media.schema, random);
     body = JSON.stringify(kind === "bent-body" ? bent(value, random) : value) ?? "null";
   }
   if (body !== undefined) {
     if (op.method === "GET" || op.method === "DELETE") body = undefined;
-    else headers["Content-Type"] = random.next() < 0.9 ? "application/json" : pick(random, ["text/plain", "application/xml", "application/json; charset=latin1"]);
+    else headers["Content-Type"] = validOnly || random.next() < 0.9 ? "application/json" : pick(random, ["text/plain", "application/xml", "application/json; charset=latin1"]);
   }
-  headers["Accept"] = op.template.endsWith("/events") || op.template === "/v1/mcp" ? "application/json, text/event-stream" : random.next() < 0.9 ? "application/json" : pick(random, ["*/*", "text/html", "image/png"]);
+  const streams = op.template.endsWith("/events") || op.template === "/v1/mcp";
+  headers["Accept"] = streams ? "application/json, text/event-stream" : validOnly ? "*/*" : random.next() < 0.9 ? "application/json" : pick(random, ["*/*", "text/html", "image/png"]);
   return { method: op.method, template: op.template, path: search ? `${path}?${search}` : path, headers, body, kind };
 }
 
