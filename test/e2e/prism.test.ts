@@ -19,7 +19,7 @@ const PRISM = join(PROJECT_ROOT, "node_modules", "@stoplight", "prism-cli", "dis
 const DOCUMENT = join(PROJECT_ROOT, "openapi", "openapi.json");
 const STARTUP_TIMEOUT_MS = 60_000;
 /** Requests made from each operation's schemas; the seed keeps them the same from run to run. */
-const REQUESTS_PER_OPERATION = 2;
+const REQUESTS_PER_OPERATION = 1;
 const SEED = 75;
 const EVERY_SCOPE = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "tenant:admin", "platform:admin"] as const;
 
