@@ -5,5 +5,5 @@ export declare function readDocument(): Promise<OpenApiDocumentJson>;
 export declare function requestComponents(document: OpenApiDocumentJson): Set<string>;
 /** Every request-side schema that lacks a bound: `<JSON pointer>: <what it lacks>`. */
 export declare function requestSchemaProblems(document: OpenApiDocumentJson): string[];
-/** Spectral's findings with `.spectral.yaml`: the request side's, and the count of the rest. */
-export declare function spectralFindings(document: OpenApiDocumentJson): Promise<{ request: string[]; others: number }>;
+/** Spectral's findings with `.spectral.yaml`: the request side's, the rest's, and their count. */
+export declare function spectralFindings(document: OpenApiDocumentJson): Promise<{ request: string[]; responses: string[]; others: number }>;

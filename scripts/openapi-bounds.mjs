@@ -100,7 +100,7 @@ function isRequestPath(path, components) {
   return path[0] === "components" && path[1] === "schemas" && components.has(path[2]);
 }
 
-/** Spectral's findings with `.spectral.yaml`, split into the request side (`request`) and the count of the rest. */
+/** Spectral's findings with `.spectral.yaml`, split into the request side (`request`) and the rest (`responses`, and their count). */
 export async function spectralFindings(document) {
   const run = promisify(execFile)(process.execPath, [SPECTRAL, "lint", DOCUMENT, "--ruleset", ".spectral.yaml", "--format", "json", "--quiet"], {
     cwd: ROOT,
@@ -113,8 +113,10 @@ export async function spectralFindings(document) {
   });
   const findings = JSON.parse(stdout);
   const components = requestComponents(document);
-  const request = findings.filter((finding) => isRequestPath(finding.path, components)).map((finding) => `${finding.code} ${finding.path.join("/")}`);
-  return { request, others: findings.length - request.length };
+  const named = (finding) => `${finding.code} ${finding.path.join("/")}`;
+  const request = findings.filter((finding) => isRequestPath(finding.path, components)).map(named);
+  const responses = findings.filter((finding) => !isRequestPath(finding.path, components)).map(named);
+  return { request, responses, others: responses.length };
 }
 
 if (import.meta.url === new URL(process.argv[1] ?? "", "file:").href) {

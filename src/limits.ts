@@ -48,6 +48,12 @@ export const DEFAULT_MAX_IMAGE_BYTES = (5 * 1024 * 1024 * 3) / 4;
 /** The highest `max_image_bytes` a tenant can be given: OpenAI's limit per image. */
 export const MAX_MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 
+/**
+ * The most one Durable Object SQLite value holds (2 MB). A message's content is saved as one
+ * value, so no text in a session's history is longer, in UTF-16 units (each at least a byte).
+ */
+export const MAX_STORED_VALUE_BYTES = 2_000_000;
+
 /** The highest `max_request_bytes` a tenant can be given; so no string in a request body is longer. */
 export const MAX_MAX_REQUEST_BYTES = 100 * 1024 * 1024;
 /**

@@ -36,6 +36,7 @@ import { registerMcpRoutes } from "./mcp";
 import { registerEndUserRoutes } from "./end-users";
 import { registerMeRoutes } from "./me";
 import { endUserGate } from "./middleware/end-user-gate";
+import { isTenantGone } from "../tenants/tenant-binding";
 
 export interface CreateAppOptions {
   /** Registers more routes after the built-in ones, behind the same middleware. */
@@ -106,6 +107,8 @@ function renderError(error: Error, c: Context<AppEnv>): Response {
   if (bodyLimitExceeded(c)) return problemJson(c, payloadTooLarge(c));
   if (error instanceof ApiError) return problemJson(c, error);
   if (error instanceof HTTPException && error.status < 500) return problemJson(c, apiErrorForStatus(error.status, error.message));
+  // A deleted tenant's index refuses to be bound again; a write that reached it past the routes' own check is refused the same way.
+  if (isTenantGone(error)) return problemJson(c, new ApiError("conflict", "This tenant was deleted."));
   log("error", "unhandled_error", {
     request_id: c.get("requestId"),
     method: c.req.method,

@@ -108,12 +108,20 @@ export interface ProblemResponse {
   headers?: Record<string, { $ref: string }>;
 }
 
+/**
+ * A documented problem response in the document's own JSON form, for passes over the finished
+ * document (src/api/openapi.ts) that add a response every operation of a kind can answer.
+ */
+export function problemResponseRef(status: ErrorStatus): { description: string; content: Record<string, { schema: { $ref: string } }> } {
+  return { description: RESPONSE_DESCRIPTIONS[status], content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: "#/components/schemas/Problem" } } } };
+}
+
 /** The errors any route behind authentication can answer with. */
 export const AUTHENTICATED_ERRORS = [400, 401, 403, 429, 500, 503] as const;
 /** Further errors of a route that reads a JSON body. */
 export const BODY_ERRORS = [413, 415] as const;
-/** The errors of a public route: a declared body over the platform's cap is refused on any route. */
-export const PUBLIC_ERRORS = [413, 500] as const;
+/** The errors of a public route: a body on a GET is refused, and a declared body over the platform's cap on any route. */
+export const PUBLIC_ERRORS = [400, 413, 500] as const;
 
 /**
  * The documented error responses of a route, to spread into its `responses`:

@@ -6,6 +6,7 @@
  */
 import type { App } from "./context";
 import { IDEMPOTENCY_KEY_PARAM, isReplayable } from "./middleware/idempotency";
+import { problemResponseRef } from "./errors";
 import { headerRefs } from "./openapi-headers";
 
 export const TAGS = [
@@ -48,7 +49,7 @@ const documents = new WeakMap<App, OpenApiDocument>();
 export function openApiDocument(app: App): OpenApiDocument {
   let document = documents.get(app);
   if (!document) {
-    document = withIntegerFormats(withCommonResponseHeaders(app.getOpenAPI31Document(OPENAPI_OBJECT_CONFIG)));
+    document = withIntegerFormats(withCommonResponseHeaders(withBodyCapErrors(app.getOpenAPI31Document(OPENAPI_OBJECT_CONFIG))));
     documents.set(app, document);
   }
   return document;
@@ -96,6 +97,25 @@ export function withCommonResponseHeaders(document: OpenApiDocument): OpenApiDoc
         const rate = authenticated && carriesRateLimit(Number(status)) ? headerRefs("RateLimitPolicy", "RateLimit") : {};
         response.headers = { ...common, ...rate, ...response.headers };
       }
+    }
+  }
+  return document;
+}
+
+/** The methods whose requests may carry a body, and so meet the body cap. */
+const METHODS_WITH_BODY = new Set(["post", "put", "patch"]);
+
+/**
+ * Pure: a 413 on every operation whose method may carry a body, whether or not the route takes
+ * one. The cap is the body-limit middleware's, for every route alike: a declared length over it
+ * is refused before the route runs (a route that takes no body never reads one sent without a
+ * length, so it is ignored there).
+ */
+export function withBodyCapErrors(document: OpenApiDocument): OpenApiDocument {
+  const paths = (document.paths ?? {}) as Record<string, Record<string, Operation>>;
+  for (const item of Object.values(paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (METHODS_WITH_BODY.has(method) && operation.responses && !operation.responses["413"]) operation.responses["413"] = problemResponseRef(413) as Record<string, unknown>;
     }
   }
   return document;

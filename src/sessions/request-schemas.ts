@@ -6,7 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { FRAMING_HEADERS } from "../egress/framing-headers";
-import { MAX_IMAGES_PER_INPUT, MAX_INPUT_IMAGE_BYTES, MAX_MAX_IMAGE_BYTES, partialLimitsSchema } from "../limits";
+import { MAX_IMAGES_PER_INPUT, MAX_INPUT_IMAGE_BYTES, MAX_MAX_IMAGE_BYTES, MAX_STORED_VALUE_BYTES, partialLimitsSchema } from "../limits";
 import { base64Length } from "../shared/base64";
 import { boundedRecord } from "../shared/bounded-record";
 import { jsonDepth, MAX_JSON_DEPTH } from "../shared/json-depth";
@@ -70,8 +70,14 @@ export function credentialHeadersSchema(forbidden: ReadonlySet<string>) {
 
 // ---- input ---------------------------------------------------------------------------------
 
-/** A text block as the history shows it; a model's answer is not held to an input's caps. */
-export const TextBlockSchema = z.object({ type: z.literal("text"), text: z.string() }).strict().openapi("TextBlock");
+/**
+ * A text block as the history shows it; a model's answer is not held to an input's caps, only to
+ * what one saved message can hold (stated for clients, not checked).
+ */
+export const TextBlockSchema = z
+  .object({ type: z.literal("text"), text: z.string().openapi({ maxLength: MAX_STORED_VALUE_BYTES }) })
+  .strict()
+  .openapi("TextBlock");
 
 /** Blank input is refused: a user message says something, or shows an image. */
 const SOME_TEXT = /\S/;

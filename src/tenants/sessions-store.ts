@@ -35,12 +35,17 @@ export function parseSessionFilter(input: SessionFilter): SessionFilter {
 }
 
 /**
- * Applies a report unless it is stale (revision not newer) or the session was removed. Usage is
+ * Applies a report unless it is stale (revision not newer) or of a removed session. Usage is
  * counted as the difference from the totals already held, which makes a repeated report harmless.
  */
 export function recordSessionReport(sql: SqlStorage, report: ReportRow): boolean {
-  const removed = sql.exec(`SELECT 1 FROM removed_sessions WHERE id = ?`, report.id).toArray();
-  if (removed.length > 0) return false;
+  const removed = sql.exec<{ removed_at: number }>(`SELECT removed_at FROM removed_sessions WHERE id = ?`, report.id).toArray()[0];
+  if (removed) {
+    // A session created before the removal is the one erased; one created after it reuses the id
+    // (a chat's id names its session, and a deleted chat may be started again) and is a new session.
+    if (report.created_at <= removed.removed_at) return false;
+    sql.exec(`DELETE FROM removed_sessions WHERE id = ?`, report.id);
+  }
   const previous = sql
     .exec<SessionRow>(`SELECT * FROM sessions WHERE id = ?`, report.id)
     .toArray()[0];

@@ -26,6 +26,11 @@ export class TenantGoneError extends Error {
   override name = "TenantGoneError";
 }
 
+/** Whether `error` is a TenantGoneError, thrown here or in an index called over RPC (which keeps an error's name, not its class). */
+export function isTenantGone(error: unknown): boolean {
+  return error instanceof Error && error.name === "TenantGoneError";
+}
+
 export class TenantBinding {
   #kv: SyncKvStorage;
   #register: Register;

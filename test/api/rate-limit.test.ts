@@ -89,6 +89,8 @@ describe("the admin floor", () => {
     // A platform admin whose own tenant is this one; the suspension it makes is of another tenant.
     const root = await bearer({ tenantId, subject: "root", scopes: ["platform:admin"] });
     const other = freshTenant();
+    // A tenant that exists (its first request made it): suspending an id never seen is a 404.
+    expect((await call("/v1/tenant", { headers: await bearer({ tenantId: other, scopes: ["sessions:read"] }) })).status).toBe(200);
     expect((await call(`/v1/admin/tenants/${other}/suspend`, { method: "POST", headers: root })).status).toBe(200);
     expect((await call(`/v1/admin/tenants/${other}/unsuspend`, { method: "POST", headers: root })).status).toBe(200);
   });

@@ -1,12 +1,13 @@
 /**
  * What only a real `wrangler dev` shows about the gateway's edge: a GET with a body arriving
- * over HTTP, the API reference served from the Worker's static assets, failed
+ * over HTTP (with a length, or in chunks), the API reference served from the Worker's static assets, failed
  * authentications counted by the Rate Limiting binding as wrangler runs it locally, and forged
  * API keys leaving no file in the platform's storage.
  */
 import { createHmac, randomBytes } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, startStack } from "./support/stack";
@@ -22,9 +23,9 @@ interface RawResponse {
 }
 
 /** A request written on a socket as given: Node's fetch will not send a GET with a body. */
-function rawRequest(base: string, method: string, path: string, body: string, headers: Record<string, string> = {}): Promise<RawResponse> {
+function rawRequest(base: string, method: string, path: string, body: string, headers: Record<string, string> = { "Content-Length": String(Buffer.byteLength(body)) }): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${base}${path}`, { method, headers: { "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(body)), ...headers } }, (res) => {
+    const req = httpRequest(`${base}${path}`, { method, headers: { "Content-Type": "application/json", ...headers } }, (res) => {
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (chunk: string) => (text += chunk));
@@ -67,6 +68,29 @@ describe("the gateway behind a real wrangler dev", () => {
       const res = await rawRequest(stack.platform.url, "GET", path, '{"a":1}');
       expect(res.status, `GET ${path}: ${res.body}`).toBe(400);
       expect(res.headers["content-type"], path).toMatch(/^application\/problem\+json/);
+    }
+  });
+
+  it("drops a GET's chunked body before the Worker, and never reads its bytes as another request", async () => {
+    // The runtime takes the chunks off the connection and hands the Worker a GET with neither a
+    // body nor a Transfer-Encoding (so the no-body rule has nothing to see): it is served as the
+    // bodiless GET it has become. What matters is that the chunks are not left on the connection.
+    const url = new URL(stack.platform.url);
+    for (const path of ["/health", "/v1/sessions"]) {
+      const hidden = `GET /v1/smuggled HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`;
+      const wire =
+        `GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nTransfer-Encoding: chunked\r\n\r\n${hidden.length.toString(16)}\r\n${hidden}\r\n0\r\n\r\n` +
+        `GET /health HTTP/1.1\r\nHost: ${url.host}\r\nConnection: close\r\n\r\n`;
+      const answered = await new Promise<string>((resolve, reject) => {
+        let text = "";
+        const socket = connect(Number(url.port), url.hostname, () => socket.write(wire));
+        socket.setEncoding("utf8");
+        socket.on("data", (chunk: string) => (text += chunk));
+        socket.on("end", () => resolve(text));
+        socket.on("error", reject);
+      });
+      // The GET's own answer (401 without credentials on /v1) and the closing /health: no third for the hidden request.
+      expect(answered.match(/HTTP\/1\.1 \d{3}/g), path).toEqual([path === "/health" ? "HTTP/1.1 200" : "HTTP/1.1 401", "HTTP/1.1 200"]);
     }
   });
 

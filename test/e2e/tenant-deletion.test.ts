@@ -87,5 +87,11 @@ describe("tenant deletion killed midway", () => {
     expect(list.data.map((t) => t.tenant_id)).not.toContain(doomedId);
     expect(list.data.map((t) => t.tenant_id)).toContain(other.tenantId);
     expect((await other.owner.getSession(other.sessions[1]!)).status).toBe("waiting_approval");
+
+    // Restarted once more: the runtime writes a table of its own into each object it wakes, which is not the tenant's.
+    await stack.platform.stop("SIGKILL");
+    await stack.platform.start();
+    const afterRestart = await storageOf(ops, doomedId, doomed.sessions);
+    expect(afterRestart.map((o) => [o.object, o.id, o.tables, o.rows, o.kv_keys])).toEqual(before.map((o) => [o.object, o.id, 0, 0, 0]));
   });
 });

@@ -94,14 +94,26 @@ describe("removeSession", () => {
   it("deletes the row but keeps the usage history, and ignores later reports for it", async () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);
-    await index.reportSession(tenantId, report("ses_1", { revision: 1, usage: usage(100, 10, 1) }));
+    // Created before its removal, as every report of the removed session is.
+    const createdMs = Date.now() - 60_000;
+    await index.reportSession(tenantId, report("ses_1", { revision: 1, usage: usage(100, 10, 1), createdMs, updatedMs: BASE_MS }));
     expect(await index.removeSession(tenantId, "ses_1")).toBe(true);
     expect(await index.removeSession(tenantId, "ses_1")).toBe(false);
     expect(await index.getSessionSummary(tenantId, "ses_1")).toBeNull();
-    expect(await index.reportSession(tenantId, report("ses_1", { revision: 2, usage: usage(500, 50, 3) }))).toMatchObject({ applied: false });
+    expect(await index.reportSession(tenantId, report("ses_1", { revision: 2, usage: usage(500, 50, 3), createdMs, updatedMs: BASE_MS }))).toMatchObject({ applied: false });
     expect(await index.getSessionSummary(tenantId, "ses_1")).toBeNull();
     expect(await index.tokensToday(tenantId, BASE_MS)).toBe(110);
     expect((await index.listSessions(tenantId, { limit: 10 })).data).toEqual([]);
+  });
+
+  it("takes a session created under the id after the removal as a new one", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    await index.reportSession(tenantId, report("ses_1", { revision: 5, createdMs: Date.now() - 60_000 }));
+    expect(await index.removeSession(tenantId, "ses_1")).toBe(true);
+    // A chat started again after its session was deleted: the same id, a later creation, revisions from 1.
+    expect(await index.reportSession(tenantId, report("ses_1", { revision: 1, createdMs: Date.now() + 1_000 }))).toMatchObject({ applied: true });
+    expect((await index.listSessions(tenantId, { limit: 10 })).data.map((session) => session.id)).toEqual(["ses_1"]);
   });
 });
 

@@ -427,7 +427,7 @@ export interface paths {
         };
         /**
          * Get a tenant
-         * @description Tenants exist implicitly: an id never seen before shows the platform defaults, and reading it creates nothing (it is not listed until it is used).
+         * @description Tenants exist implicitly, from their first request or from a platform admin setting their limits or models: an id never seen before shows the platform defaults, and reading it creates nothing (it is not listed until then).
          */
         get: operations["getTenantAsAdmin"];
         put?: never;
@@ -450,7 +450,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Set a tenant's limits */
+        /**
+         * Set a tenant's limits
+         * @description A tenant id never seen is provisioned by this call (listed from then on, and deletable), so its limits hold from its first request. A deleted tenant, or one being deleted, is 409.
+         */
         put: operations["setTenantLimits"];
         post?: never;
         delete?: never;
@@ -469,7 +472,7 @@ export interface paths {
         get?: never;
         /**
          * Narrow a tenant's models
-         * @description Each entry must be allowed by the platform's `MODELS`; a session that names another model is refused with 400.
+         * @description Each entry must be allowed by the platform's `MODELS`; a session that names another model is refused with 400. Like setting limits, it provisions a tenant id never seen; a deleted tenant, or one being deleted, is 409.
          */
         put: operations["setTenantModels"];
         post?: never;
@@ -488,7 +491,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Suspend a tenant */
+        /**
+         * Suspend a tenant
+         * @description A tenant id never seen is 404 (nothing is created); a deleted tenant, or one being deleted, is 409.
+         */
         post: operations["suspendTenant"];
         delete?: never;
         options?: never;
@@ -505,7 +511,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Lift a tenant's suspension */
+        /**
+         * Lift a tenant's suspension
+         * @description A tenant id never seen is 404 (nothing is created); a deleted tenant, or one being deleted, is 409.
+         */
         post: operations["unsuspendTenant"];
         delete?: never;
         options?: never;
@@ -544,7 +553,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a tenant's sessions by filter
-         * @description Requires platform:admin, or tenant:admin of this tenant.
+         * @description Requires platform:admin, or tenant:admin of this tenant. A tenant id never seen is 404; a deleted tenant, or one being deleted, is 409.
          */
         post: operations["cancelTenantSessions"];
         delete?: never;
@@ -1228,7 +1237,7 @@ export interface paths {
         put?: never;
         /**
          * MCP server (Streamable HTTP)
-         * @description The tenant's live agents as MCP tools: `tools/list` offers each (input `{ input: string }`, its output schema as `outputSchema`); `tools/call` runs a session of the agent's `production` alias (else its latest version) to its end and answers with the result (`structuredContent` with an output schema). Progress notifications follow the call's steps when the request has a progress token; `notifications/cancelled` cancels the call's session; a session that stops to wait for a person answers `isError` with the session id and what it waits for (`_meta.session_id`, `_meta.waiting_for`). Accept must allow both `application/json` and `text/event-stream`. Bad JSON-RPC gets a JSON-RPC error.
+         * @description The tenant's live agents as MCP tools: `tools/list` offers each (input `{ input: string }`, its output schema as `outputSchema`); `tools/call` runs a session of the agent's `production` alias (else its latest version) to its end and answers with the result (`structuredContent` with an output schema). Progress notifications follow the call's steps when the request has a progress token; `notifications/cancelled` cancels the call's session; a session that stops to wait for a person answers `isError` with the session id and what it waits for (`_meta.session_id`, `_meta.waiting_for`). Accept must allow both `application/json` and `text/event-stream`. What is not JSON-RPC (an empty batch included) gets a JSON-RPC error, as do an `Accept` or `Content-Type` the transport cannot serve.
          */
         post: operations["mcpMessage"];
         delete?: never;
@@ -1446,6 +1455,327 @@ export interface components {
              * @example 2026-01-01T12:00:00.000Z
              */
             approval_expires_at: string | null;
+        };
+        /** @description One event. Over Server-Sent Events: `id:` is the event id (a snapshot carries its `last_event_id`), `event:` its type and `data:` this JSON; a comment line every 15 s keeps the stream alive. Over a WebSocket: one text frame each. */
+        EventFrame: components["schemas"]["SnapshotEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["SubagentEvent"] | components["schemas"]["DeltaEvent"] | components["schemas"]["EndEvent"];
+        SnapshotEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "snapshot";
+            data: components["schemas"]["SnapshotEventData"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        SnapshotEventData: {
+            status: components["schemas"]["SessionStatus"];
+            stop_reason: components["schemas"]["StopReason"];
+            error: string | null;
+            usage: components["schemas"]["Usage"];
+            /**
+             * Format: int64
+             * @description The newest event the snapshot includes; resume after it.
+             */
+            last_event_id: number;
+            /** @description The cursor given was older than the retention: start over from this snapshot. */
+            reset: boolean;
+            /** @description The newest messages (at most 20), oldest first. */
+            messages: components["schemas"]["Message"][];
+            /** @description Older messages exist: read them with GET …/messages. */
+            has_earlier_messages: boolean;
+            /** @description Calls of the last model response without a result yet. */
+            open_tool_calls: components["schemas"]["ToolCallEventData"][];
+        };
+        Message: {
+            /**
+             * Format: int64
+             * @description Position in the history, from 1.
+             */
+            seq: number;
+            /** @enum {string} */
+            role: "user" | "assistant";
+            content: components["schemas"]["ContentBlock"][];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        ContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ToolResultBlock"] | components["schemas"]["StoredImageBlock"] | components["schemas"]["ThinkingBlock"] | components["schemas"]["RedactedThinkingBlock"];
+        TextBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "text";
+            text: string;
+        };
+        ToolUseBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_use";
+            id: string;
+            name: string;
+            input?: unknown;
+        };
+        ToolResultBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_result";
+            tool_use_id: string;
+            content: string;
+            is_error?: boolean;
+        };
+        /** @description An image of a user message, as the history shows it: what it is, not its bytes. */
+        StoredImageBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "image";
+            source: {
+                /** @enum {string} */
+                type: "stored";
+                /**
+                 * @description The session keeps each image once, under this id.
+                 * @example img_3f5c0e9a1b2d4c6e8f7a9b0c1d2e3f4a
+                 */
+                image_id: string;
+                media_type: components["schemas"]["ImageMediaType"];
+                /** Format: int64 */
+                size_bytes: number;
+                /** Format: int64 */
+                width: number;
+                /** Format: int64 */
+                height: number;
+                /** @description Where the platform fetched the image from, when it was given as a URL. */
+                url?: string;
+            };
+        };
+        /** @enum {string} */
+        ImageMediaType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+        /** @description The model's reasoning before its answer, as the provider gave it (Anthropic `thinking`, Chat Completions `reasoning_content` or `reasoning`): never part of the answer's text, and sent back to the provider where it requires it. */
+        ThinkingBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "thinking";
+            thinking: string;
+            /** @description Anthropic's signature of the block; absent for a Chat Completions server's reasoning. */
+            signature?: string;
+        };
+        /** @description Reasoning the provider (Anthropic) encrypted. */
+        RedactedThinkingBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "redacted_thinking";
+            /** @description Encrypted by the provider; kept and sent back as given. */
+            data: string;
+        };
+        /** @description A tool call as of this event: `status` is its status then. */
+        ToolCallEventData: {
+            id: string;
+            name: string;
+            /** Format: int64 */
+            step: number;
+            input?: unknown;
+            /** @enum {string} */
+            status: "pending" | "waiting_approval" | "waiting_tool_output" | "running" | "done" | "error";
+            /** @description Set once the call is finished (`done` or `error`). */
+            output: string | null;
+            is_error: boolean;
+            /** @description Who approved or denied the call (`"system"` when its approval expired); null while it waits or when it needed no decision. */
+            decided_by: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            decided_at: string | null;
+            decision: components["schemas"]["ToolCallDecision"];
+        };
+        /**
+         * @description `approved`, `denied` (by a principal), `expired` (no decision within the tool's `approval_timeout_seconds`); null if never decided.
+         * @enum {string|null}
+         */
+        ToolCallDecision: "approved" | "denied" | "expired" | null;
+        StatusEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "status";
+            data: components["schemas"]["StatusEventData"];
+            /**
+             * Format: int64
+             * @description The event id: increasing, the cursor to resume after.
+             */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        StatusEventData: {
+            status: components["schemas"]["SessionStatus"];
+            stop_reason: components["schemas"]["StopReason"];
+            error: string | null;
+        };
+        MessageEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message";
+            data: components["schemas"]["Message"];
+            /**
+             * Format: int64
+             * @description The event id: increasing, the cursor to resume after.
+             */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        ToolCallEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_call";
+            data: components["schemas"]["ToolCallEventData"];
+            /**
+             * Format: int64
+             * @description The event id: increasing, the cursor to resume after.
+             */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        ToolResultEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool_result";
+            data: components["schemas"]["ToolCallEventData"];
+            /**
+             * Format: int64
+             * @description The event id: increasing, the cursor to resume after.
+             */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        UsageEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "usage";
+            data: components["schemas"]["Usage"];
+            /**
+             * Format: int64
+             * @description The event id: increasing, the cursor to resume after.
+             */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        /** @description A child session started by an `agent` tool call: sent when it starts and at each of its status changes. */
+        SubagentEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "subagent";
+            data: components["schemas"]["SubagentEventData"];
+            /**
+             * Format: int64
+             * @description The event id: increasing, the cursor to resume after.
+             */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        SubagentEventData: {
+            /** @description The `agent` tool call that started the child. */
+            tool_call_id: string;
+            /** @description The child session: read it, watch it, approve its calls with the usual routes. */
+            session_id: string;
+            status: components["schemas"]["SessionStatus"];
+            stop_reason: components["schemas"]["StopReason"];
+        };
+        /** @description Streamed model text (and reasoning, with `kind: "reasoning"`): not stored, not replayed. */
+        DeltaEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "delta";
+            data: components["schemas"]["DeltaEventData"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        DeltaEventData: {
+            /**
+             * Format: int64
+             * @description The block's position in the answer being written.
+             */
+            index: number;
+            text: string;
+            /**
+             * Format: int64
+             * @description Where `text` starts in that block; 0 again when a retried call writes it anew.
+             */
+            offset: number;
+            /**
+             * @description `reasoning`: the model's reasoning (a `thinking` block of the answer), never answer text. Absent for the answer's text.
+             * @enum {string}
+             */
+            kind?: "reasoning";
+        };
+        /** @description The session reached a final status; the stream closes. */
+        EndEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "end";
+            data: components["schemas"]["StatusEventData"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
         };
         Health: {
             /** @enum {string} */
@@ -2233,9 +2563,15 @@ export interface components {
             object: "tenant_index" | "scheduler" | "agent_store" | "memory_store" | "session";
             /** @description The session id, for a session object. */
             id: string | null;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description The platform's tables; not SQLite's or the runtime's own (`sqlite_*`, `_cf_*`, `__miniflare_*`).
+             */
             tables: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Rows in those tables.
+             */
             rows: number;
             /** Format: int64 */
             kv_keys: number;
@@ -2626,8 +2962,6 @@ export interface components {
                 url: string;
             };
         };
-        /** @enum {string} */
-        ImageMediaType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
         /** @description Limits for this session; each may only be lower than the tenant's. */
         SessionLimits: {
             /** Format: int32 */
@@ -2706,97 +3040,6 @@ export interface components {
             data: components["schemas"]["Message"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             next_cursor: string | null;
-        };
-        Message: {
-            /**
-             * Format: int64
-             * @description Position in the history, from 1.
-             */
-            seq: number;
-            /** @enum {string} */
-            role: "user" | "assistant";
-            content: components["schemas"]["ContentBlock"][];
-            /**
-             * Format: date-time
-             * @example 2026-01-01T12:00:00.000Z
-             */
-            created_at: string;
-        };
-        ContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ToolResultBlock"] | components["schemas"]["StoredImageBlock"] | components["schemas"]["ThinkingBlock"] | components["schemas"]["RedactedThinkingBlock"];
-        TextBlock: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "text";
-            text: string;
-        };
-        ToolUseBlock: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "tool_use";
-            id: string;
-            name: string;
-            input?: unknown;
-        };
-        ToolResultBlock: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "tool_result";
-            tool_use_id: string;
-            content: string;
-            is_error?: boolean;
-        };
-        /** @description An image of a user message, as the history shows it: what it is, not its bytes. */
-        StoredImageBlock: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "image";
-            source: {
-                /** @enum {string} */
-                type: "stored";
-                /**
-                 * @description The session keeps each image once, under this id.
-                 * @example img_3f5c0e9a1b2d4c6e8f7a9b0c1d2e3f4a
-                 */
-                image_id: string;
-                media_type: components["schemas"]["ImageMediaType"];
-                /** Format: int64 */
-                size_bytes: number;
-                /** Format: int64 */
-                width: number;
-                /** Format: int64 */
-                height: number;
-                /** @description Where the platform fetched the image from, when it was given as a URL. */
-                url?: string;
-            };
-        };
-        /** @description The model's reasoning before its answer, as the provider gave it (Anthropic `thinking`, Chat Completions `reasoning_content` or `reasoning`): never part of the answer's text, and sent back to the provider where it requires it. */
-        ThinkingBlock: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "thinking";
-            thinking: string;
-            /** @description Anthropic's signature of the block; absent for a Chat Completions server's reasoning. */
-            signature?: string;
-        };
-        /** @description Reasoning the provider (Anthropic) encrypted. */
-        RedactedThinkingBlock: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "redacted_thinking";
-            /** @description Encrypted by the provider; kept and sent back as given. */
-            data: string;
         };
         AddMessageRequest: {
             input: components["schemas"]["RunInput"] & unknown;
@@ -2921,11 +3164,6 @@ export interface components {
         };
         /** @enum {string} */
         ToolCallStatus: "pending" | "waiting_approval" | "waiting_tool_output" | "running" | "done" | "error";
-        /**
-         * @description `approved`, `denied` (by a principal), `expired` (no decision within the tool's `approval_timeout_seconds`); null if never decided.
-         * @enum {string|null}
-         */
-        ToolCallDecision: "approved" | "denied" | "expired" | null;
         DenyToolCallRequest: {
             /** @description Told to the model with the refusal. */
             reason?: string;
@@ -2936,229 +3174,13 @@ export interface components {
             /** @description The tool failed; the output says why. */
             is_error?: boolean;
         };
-        /** @description One event. Over Server-Sent Events: `id:` is the event id (a snapshot carries its `last_event_id`), `event:` its type and `data:` this JSON; a comment line every 15 s keeps the stream alive. Over a WebSocket: one text frame each. */
-        EventFrame: components["schemas"]["SnapshotEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["SubagentEvent"] | components["schemas"]["DeltaEvent"] | components["schemas"]["EndEvent"];
-        SnapshotEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "snapshot";
-            data: components["schemas"]["SnapshotEventData"];
-            /**
-             * Format: date-time
-             * @example 2026-01-01T12:00:00.000Z
-             */
-            created_at: string;
-        };
-        SnapshotEventData: {
-            status: components["schemas"]["SessionStatus"];
-            stop_reason: components["schemas"]["StopReason"];
-            error: string | null;
-            usage: components["schemas"]["Usage"];
-            /**
-             * Format: int64
-             * @description The newest event the snapshot includes; resume after it.
-             */
-            last_event_id: number;
-            /** @description The cursor given was older than the retention: start over from this snapshot. */
-            reset: boolean;
-            /** @description The newest messages (at most 20), oldest first. */
-            messages: components["schemas"]["Message"][];
-            /** @description Older messages exist: read them with GET …/messages. */
-            has_earlier_messages: boolean;
-            /** @description Calls of the last model response without a result yet. */
-            open_tool_calls: components["schemas"]["ToolCallEventData"][];
-        };
-        /** @description A tool call as of this event: `status` is its status then. */
-        ToolCallEventData: {
-            id: string;
-            name: string;
-            /** Format: int64 */
-            step: number;
-            input?: unknown;
-            /** @enum {string} */
-            status: "pending" | "waiting_approval" | "waiting_tool_output" | "running" | "done" | "error";
-            /** @description Set once the call is finished (`done` or `error`). */
-            output: string | null;
-            is_error: boolean;
-            /** @description Who approved or denied the call (`"system"` when its approval expired); null while it waits or when it needed no decision. */
-            decided_by: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T12:00:00.000Z
-             */
-            decided_at: string | null;
-            decision: components["schemas"]["ToolCallDecision"];
-        };
-        StatusEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "status";
-            data: components["schemas"]["StatusEventData"];
-            /**
-             * Format: int64
-             * @description The event id: increasing, the cursor to resume after.
-             */
-            id: number;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T12:00:00.000Z
-             */
-            created_at: string;
-        };
-        StatusEventData: {
-            status: components["schemas"]["SessionStatus"];
-            stop_reason: components["schemas"]["StopReason"];
-            error: string | null;
-        };
-        MessageEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "message";
-            data: components["schemas"]["Message"];
-            /**
-             * Format: int64
-             * @description The event id: increasing, the cursor to resume after.
-             */
-            id: number;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T12:00:00.000Z
-             */
-            created_at: string;
-        };
-        ToolCallEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "tool_call";
-            data: components["schemas"]["ToolCallEventData"];
-            /**
-             * Format: int64
-             * @description The event id: increasing, the cursor to resume after.
-             */
-            id: number;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T12:00:00.000Z
-             */
-            created_at: string;
-        };
-        ToolResultEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "tool_result";
-            data: components["schemas"]["ToolCallEventData"];
-            /**
-             * Format: int64
-             * @description The event id: increasing, the cursor to resume after.
-             */
-            id: number;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T12:00:00.000Z
-             */
-            created_at: string;
-        };
-        UsageEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "usage";
-            data: components["schemas"]["Usage"];
-            /**
-             * Format: int64
-             * @description The event id: increasing, the cursor to resume after.
-             */
-            id: number;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T12:00:00.000Z
-             */
-            created_at: string;
-        };
-        /** @description A child session started by an `agent` tool call: sent when it starts and at each of its status changes. */
-        SubagentEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "subagent";
-            data: components["schemas"]["SubagentEventData"];
-            /**
-             * Format: int64
-             * @description The event id: increasing, the cursor to resume after.
-             */
-            id: number;
-            /**
-             * Format: date-time
-             * @example 2026-01-01T12:00:00.000Z
-             */
-            created_at: string;
-        };
-        SubagentEventData: {
-            /** @description The `agent` tool call that started the child. */
-            tool_call_id: string;
-            /** @description The child session: read it, watch it, approve its calls with the usual routes. */
-            session_id: string;
-            status: components["schemas"]["SessionStatus"];
-            stop_reason: components["schemas"]["StopReason"];
-        };
-        /** @description Streamed model text (and reasoning, with `kind: "reasoning"`): not stored, not replayed. */
-        DeltaEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "delta";
-            data: components["schemas"]["DeltaEventData"];
-            /**
-             * Format: date-time
-             * @example 2026-01-01T12:00:00.000Z
-             */
-            created_at: string;
-        };
-        DeltaEventData: {
-            /**
-             * Format: int64
-             * @description The block's position in the answer being written.
-             */
-            index: number;
-            text: string;
-            /**
-             * Format: int64
-             * @description Where `text` starts in that block; 0 again when a retried call writes it anew.
-             */
-            offset: number;
-            /**
-             * @description `reasoning`: the model's reasoning (a `thinking` block of the answer), never answer text. Absent for the answer's text.
-             * @enum {string}
-             */
-            kind?: "reasoning";
-        };
-        /** @description The session reached a final status; the stream closes. */
-        EndEvent: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "end";
-            data: components["schemas"]["StatusEventData"];
-            /**
-             * Format: date-time
-             * @example 2026-01-01T12:00:00.000Z
-             */
-            created_at: string;
-        };
+        /**
+         * @description Server-Sent Events: per event, `id:` the event id (a snapshot's is its `last_event_id`), `event:` the frame's `type` and `data:` one `EventFrame` as JSON; a comment line every 15 s keeps the stream alive. The stream ends after an `end` frame.
+         * @example id: 7
+         *     event: status
+         *     data: {"type":"status","id":7,"data":{"status":"done","stop_reason":"end_turn"}}
+         */
+        SessionEventStream: string;
         SessionExport: {
             /** @enum {string} */
             format: "agent-platform.session-export/v1";
@@ -3271,10 +3293,10 @@ export interface components {
             session: {
                 input: unknown;
             };
-            message?: never;
+            message?: unknown;
         } | {
             message: unknown;
-            session?: never;
+            session?: unknown;
         });
         SchedulePage: {
             data: components["schemas"]["Schedule"][];
@@ -3670,6 +3692,18 @@ export interface components {
             /** @description Oldest first: each input a `user` message (`user-<seq>`), the answer to it one `assistant` message (`answer-<seq>`, the id its stream's `start` gave), with `step-start`, `text`, `reasoning` and `dynamic-tool` parts in the states the live stream left them (`input-available`, `approval-requested`, `approval-responded`, `output-available`, `output-error`, `output-denied`; an approval's id is the call's). */
             messages: components["schemas"]["ChatUIMessage"][];
         };
+        /** @description A JSON-RPC 2.0 error response. */
+        JsonRpcError: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            id: string | number | null;
+            error: {
+                /** Format: int64 */
+                code: number;
+                message: string;
+                data?: unknown;
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -3717,6 +3751,16 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
             413: {
                 headers: {
@@ -3756,6 +3800,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
@@ -3799,6 +3853,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
             413: {
                 headers: {
@@ -3840,6 +3904,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
             413: {
                 headers: {
@@ -3879,6 +3953,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Jwks"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
@@ -3949,6 +4033,18 @@ export interface operations {
             };
             /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4043,6 +4139,18 @@ export interface operations {
             };
             /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4270,6 +4378,18 @@ export interface operations {
             };
             /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4646,6 +4766,18 @@ export interface operations {
             };
             /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -5488,6 +5620,19 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -6463,6 +6608,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
             413: {
                 headers: {
@@ -6596,6 +6753,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
             413: {
                 headers: {
@@ -6717,6 +6886,42 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
             429: {
                 headers: {
@@ -6804,6 +7009,42 @@ export interface operations {
             };
             /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -7016,6 +7257,30 @@ export interface operations {
             };
             /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -7429,6 +7694,19 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -8304,6 +8582,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
             429: {
                 headers: {
@@ -8414,6 +8704,18 @@ export interface operations {
             };
             /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -8542,6 +8844,19 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -8900,6 +9215,18 @@ export interface operations {
             };
             /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -9293,7 +9620,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["EventFrame"];
+                    "text/event-stream": components["schemas"]["SessionEventStream"];
                 };
             };
             /** @description The session has ended and nothing is newer than the cursor: stop reconnecting. */
@@ -11354,6 +11681,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
             429: {
                 headers: {
@@ -12754,7 +13093,9 @@ export interface operations {
                  */
                 "application/json": {
                     [key: string]: unknown;
-                };
+                } | {
+                    [key: string]: unknown;
+                }[];
             };
         };
         responses: {
@@ -12769,7 +13110,9 @@ export interface operations {
                 content: {
                     "application/json": {
                         [key: string]: unknown;
-                    };
+                    } | {
+                        [key: string]: unknown;
+                    }[];
                     "text/event-stream": string;
                 };
             };
@@ -12783,7 +13126,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            /** @description A body that is not JSON-RPC (or an empty batch); a batch of more than 32 messages is a 413 problem as a JSON-RPC error (`application/json`), as MCP clients expect; a refusal of the gateway's as a problem. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12792,6 +13135,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["JsonRpcError"];
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -12818,8 +13162,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The `Accept` header allows none of the route's media types (`not_acceptable`). */
+            /** @description An `Accept` without `application/json` and `text/event-stream` as a JSON-RPC error (`application/json`), as MCP clients expect; a refusal of the gateway's as a problem. */
             406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcError"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -12830,7 +13187,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            /** @description A body that is not `application/json` as a JSON-RPC error (`application/json`), as MCP clients expect; a refusal of the gateway's as a problem. */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12839,6 +13196,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["JsonRpcError"];
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -13027,6 +13385,26 @@ export const notificationTypeValues: ReadonlyArray<FlattenedDeepRequired<compone
 export const openStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OpenStatus"]> = ["idle", "queued", "running", "waiting_approval", "waiting_tool_output", "waiting_subagents", "paused"];
 export const finalStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinalStatus"]> = ["done", "failed", "cancelled"];
 export const waitingToolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WaitingToolCall"]["status"]> = ["waiting_approval", "waiting_tool_output"];
+export const snapshotEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SnapshotEvent"]["type"]> = ["snapshot"];
+export const messageRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Message"]["role"]> = ["user", "assistant"];
+export const textBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TextBlock"]["type"]> = ["text"];
+export const toolUseBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolUseBlock"]["type"]> = ["tool_use"];
+export const toolResultBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolResultBlock"]["type"]> = ["tool_result"];
+export const storedImageBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StoredImageBlock"]["type"]> = ["image"];
+export const storedImageBlockSourceTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StoredImageBlock"]["source"]["type"]> = ["stored"];
+export const imageMediaTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImageMediaType"]> = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+export const thinkingBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ThinkingBlock"]["type"]> = ["thinking"];
+export const redactedThinkingBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RedactedThinkingBlock"]["type"]> = ["redacted_thinking"];
+export const toolCallEventDataStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallEventData"]["status"]> = ["pending", "waiting_approval", "waiting_tool_output", "running", "done", "error"];
+export const statusEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StatusEvent"]["type"]> = ["status"];
+export const messageEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MessageEvent"]["type"]> = ["message"];
+export const toolCallEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallEvent"]["type"]> = ["tool_call"];
+export const toolResultEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolResultEvent"]["type"]> = ["tool_result"];
+export const usageEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UsageEvent"]["type"]> = ["usage"];
+export const subagentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SubagentEvent"]["type"]> = ["subagent"];
+export const deltaEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaEvent"]["type"]> = ["delta"];
+export const deltaEventDataKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaEventData"]["kind"]> = ["reasoning"];
+export const endEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndEvent"]["type"]> = ["end"];
 export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Health"]["status"]> = ["ok"];
 export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["bad_request", "validation_failed", "unauthorized", "forbidden", "tenant_suspended", "not_found", "method_not_allowed", "not_acceptable", "conflict", "idempotency_in_progress", "payload_too_large", "unsupported_media_type", "idempotency_conflict", "rate_limited", "internal", "service_unavailable"];
 export const jwkUseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Jwk"]["use"]> = ["sig"];
@@ -13054,30 +13432,10 @@ export const inputImageBlockSourceOneOf0TypeValues: ReadonlyArray<Extract<Flatte
 export const inputImageBlockSourceOneOf1TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["InputImageBlock"]["source"], {
     type: unknown;
 }>["type"]> = ["url"];
-export const imageMediaTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ImageMediaType"]> = ["image/png", "image/jpeg", "image/gif", "image/webp"];
-export const messageRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Message"]["role"]> = ["user", "assistant"];
-export const textBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TextBlock"]["type"]> = ["text"];
-export const toolUseBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolUseBlock"]["type"]> = ["tool_use"];
-export const toolResultBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolResultBlock"]["type"]> = ["tool_result"];
-export const storedImageBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StoredImageBlock"]["type"]> = ["image"];
-export const storedImageBlockSourceTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StoredImageBlock"]["source"]["type"]> = ["stored"];
-export const thinkingBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ThinkingBlock"]["type"]> = ["thinking"];
-export const redactedThinkingBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RedactedThinkingBlock"]["type"]> = ["redacted_thinking"];
 export const addMessageRequestIf_runningValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AddMessageRequest"]["if_running"]> = ["reject", "enqueue", "interrupt"];
 export const stepKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["kind"]> = ["model", "tools", "summary", "discover"];
 export const stepOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Step"]["outcome"]> = ["ok", "retry", "failed", "discarded", "partial", "error"];
 export const toolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallStatus"]> = ["pending", "waiting_approval", "waiting_tool_output", "running", "done", "error"];
-export const snapshotEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SnapshotEvent"]["type"]> = ["snapshot"];
-export const toolCallEventDataStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallEventData"]["status"]> = ["pending", "waiting_approval", "waiting_tool_output", "running", "done", "error"];
-export const statusEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StatusEvent"]["type"]> = ["status"];
-export const messageEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MessageEvent"]["type"]> = ["message"];
-export const toolCallEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolCallEvent"]["type"]> = ["tool_call"];
-export const toolResultEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolResultEvent"]["type"]> = ["tool_result"];
-export const usageEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UsageEvent"]["type"]> = ["usage"];
-export const subagentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SubagentEvent"]["type"]> = ["subagent"];
-export const deltaEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaEvent"]["type"]> = ["delta"];
-export const deltaEventDataKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaEventData"]["kind"]> = ["reasoning"];
-export const endEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndEvent"]["type"]> = ["end"];
 export const sessionExportFormatValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SessionExport"]["format"]> = ["agent-platform.session-export/v1"];
 export const scheduleStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScheduleStatus"]> = ["active", "paused", "disabled"];
 export const scheduleMessageIf_runningValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScheduleMessage"]["if_running"]> = ["reject", "enqueue", "interrupt"];
@@ -13086,4 +13444,5 @@ export const auditActorViaValues: ReadonlyArray<FlattenedDeepRequired<components
 export const auditActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditAction"]> = ["api_key.created", "api_key.revoked", "webhook_secret.rotated", "settings.updated", "webhook.created", "webhook.deleted", "delivery.redelivered", "tool_call.approved", "tool_call.denied", "tool_call.expired", "session.deleted", "session.exported", "sessions.cancelled_in_bulk", "schedule.created", "schedule.updated", "schedule.deleted", "agent.created", "agent.updated", "agent.archived", "agent.alias_set", "agent.alias_deleted", "memory.deleted", "tenant.limits_updated", "tenant.models_updated", "tenant.suspended", "tenant.unsuspended", "tenant.deleted", "end_user.tokens_revoked"];
 export const chatRequestTriggerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatRequest"]["trigger"]> = ["submit-message", "regenerate-message"];
 export const chatUIMessageRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatUIMessage"]["role"]> = ["system", "user", "assistant"];
+export const jsonRpcErrorJsonrpcValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JsonRpcError"]["jsonrpc"]> = ["2.0"];
 export const componentsHeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["IdempotentReplayed"]> = ["true"];

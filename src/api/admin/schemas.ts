@@ -86,8 +86,8 @@ const ObjectStorageSchema = z
   .object({
     object: z.enum(["tenant_index", "scheduler", "agent_store", "memory_store", "session"]),
     id: z.string().nullable().openapi({ description: "The session id, for a session object." }),
-    tables: z.number().int(),
-    rows: z.number().int(),
+    tables: z.number().int().openapi({ description: "The platform's tables; not SQLite's or the runtime's own (`sqlite_*`, `_cf_*`, `__miniflare_*`)." }),
+    rows: z.number().int().openapi({ description: "Rows in those tables." }),
     kv_keys: z.number().int(),
     bytes: z.number().int().openapi({ description: "The SQLite database's size, including the runtime's own tables." }),
   })

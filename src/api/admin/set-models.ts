@@ -13,25 +13,28 @@ import { jsonBody, jsonContent, TenantIdParamsSchema } from "../schemas";
 import { platformAdminAuth } from "../security";
 import { TenantConfigSchema, TenantModelsSchema } from "./schemas";
 import { auditContext } from "../audit-context";
+import { requireLiveTenant } from "./live-tenant";
 
 export const route = createRoute({
   method: "put",
   path: "/v1/admin/tenants/{tenant_id}/models",
   operationId: "setTenantModels",
   summary: "Narrow a tenant's models",
-  description: "Each entry must be allowed by the platform's `MODELS`; a session that names another model is refused with 400.",
+  description: "Each entry must be allowed by the platform's `MODELS`; a session that names another model is refused with 400. " +
+    "Like setting limits, it provisions a tenant id never seen; a deleted tenant, or one being deleted, is 409.",
   tags: ["Admin"],
   security: platformAdminAuth(),
   middleware: [requireScope("platform:admin")] as const,
   request: { params: TenantIdParamsSchema, body: jsonBody(TenantModelsSchema, { models: ["anthropic:claude-sonnet-4-5", "openai:gpt-4.1-mini"] }) },
   responses: {
     200: jsonContent(TenantConfigSchema, "The tenant's config with its models."),
-    ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS),
+    ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 409),
   },
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { tenant_id: tenantId } = c.req.valid("param");
+  await requireLiveTenant(c.env, tenantId, "provision");
   const { models } = c.req.valid("json");
   if (models !== null) {
     const uncovered = uncoveredModels(c.var.config.models, models);

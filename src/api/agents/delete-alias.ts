@@ -20,7 +20,7 @@ export const route = createRoute({
   request: { params: AliasParamsSchema },
   responses: {
     204: { description: "Deleted." },
-    ...errorResponses(...AUTHENTICATED_ERRORS, 400, 404),
+    ...errorResponses(...AUTHENTICATED_ERRORS, 400, 404, 409),
   },
 });
 

@@ -60,6 +60,8 @@ export function enforceDeclaredLength(c: AppContext, maxBytes: number): void {
 /**
  * Pure: whether a request has or declares content. A declaration counts whatever the stream
  * shows: a chunked body can reach the Worker with no stream to see. `Content-Length: 0` is none.
+ * Over HTTP the runtime drains a GET's chunks itself and passes neither them nor their
+ * Transfer-Encoding, so such a GET is the bodiless one it became (test/e2e/edge.test.ts).
  */
 export function hasBody(body: ReadableStream | null, contentLength: string | undefined, transferEncoding: string | undefined = undefined): boolean {
   if (transferEncoding !== undefined) return true;

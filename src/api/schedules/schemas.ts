@@ -73,13 +73,16 @@ export const ScheduleSchema = z
 
 /**
  * The create body's rules that no field states, for validators and generated clients: exactly one
- * action (`false`: the other is absent), and a session's input. The refinement below checks the
- * same. `true` and `false` schemas are OpenAPI 3.1's; the generator's metadata type predates them.
+ * action (`{ not: {} }`: the other is absent), and a session's input. The refinement below checks
+ * the same. Written as objects, not the boolean schemas `true` and `false` they equal: some
+ * generators (orval's zod output) fail on a boolean schema.
  */
+const ANY = {};
+const ABSENT = { not: {} };
 const ONE_ACTION = {
   oneOf: [
-    { required: ["session"], properties: { session: { required: ["input"], properties: { input: true } }, message: false } },
-    { required: ["message"], properties: { message: true, session: false } },
+    { required: ["session"], properties: { session: { required: ["input"], properties: { input: ANY } }, message: ABSENT } },
+    { required: ["message"], properties: { message: ANY, session: ABSENT } },
   ],
 } as { description?: string };
 

@@ -34,7 +34,7 @@ export const route = createRoute({
       headers: headerRefs("Location"),
       content: { "application/json": { schema: SessionSchema } },
     },
-    ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 409, 422),
+    ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 404, 409, 422),
   },
 });
 

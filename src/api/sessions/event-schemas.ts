@@ -83,6 +83,22 @@ export const EventFrameSchema = z
       "One event. Over Server-Sent Events: `id:` is the event id (a snapshot carries its `last_event_id`), `event:` its type and `data:` this JSON; a comment line every 15 s keeps the stream alive. Over a WebSocket: one text frame each.",
   });
 
+/**
+ * The body of an events answer: the stream itself, as text, which a validating proxy reads as
+ * such. `contentSchema` names what its events carry (OpenAPI 3.1 has no `itemSchema` yet);
+ * validators take it as an annotation, and clients as the type of each event's `data`.
+ */
+/** JSON Schema 2020-12's content keywords, which the generator's metadata type does not list. */
+const EVENT_STREAM_CONTENT = { contentMediaType: "text/event-stream", contentSchema: { $ref: "#/components/schemas/EventFrame" } } as { description?: string };
+
+export const EventStreamSchema = z.string().openapi("SessionEventStream", {
+  ...EVENT_STREAM_CONTENT,
+  description:
+    "Server-Sent Events: per event, `id:` the event id (a snapshot's is its `last_event_id`), `event:` the frame's `type` and `data:` one `EventFrame` as JSON; " +
+    "a comment line every 15 s keeps the stream alive. The stream ends after an `end` frame.",
+  example: 'id: 7\nevent: status\ndata: {"type":"status","id":7,"data":{"status":"done","stop_reason":"end_turn"}}\n\n',
+});
+
 /** A cursor is an event id: a sequence number (ids stay below 2^53); the patterns bound the length. */
 const MAX_EVENT_ID_DIGITS = MAX_SEQUENCE_DIGITS;
 

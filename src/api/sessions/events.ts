@@ -12,7 +12,7 @@ import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { bearerOrUrlTokenAuth } from "../security";
 import { loadOwnedSession } from "../../sessions/access";
-import { EventFrameSchema, EventsHeadersSchema, EventsQuerySchema } from "./event-schemas";
+import { EventStreamSchema, EventsHeadersSchema, EventsQuerySchema } from "./event-schemas";
 import { SessionIdParamsSchema } from "./schemas";
 
 export const route = createRoute({
@@ -35,7 +35,11 @@ export const route = createRoute({
   request: { params: SessionIdParamsSchema, query: EventsQuerySchema, headers: EventsHeadersSchema },
   responses: {
     101: { description: "A WebSocket: one JSON `EventFrame` per text frame. Sending `ping` gets `pong` without waking the session." },
-    200: { description: "Server-Sent Events, one `EventFrame` each.", content: { "text/event-stream": { schema: EventFrameSchema } } },
+    200: {
+      description: "Server-Sent Events, one `EventFrame` each.",
+      // The body is the stream, not one frame (see EventStreamSchema).
+      content: { "text/event-stream": { schema: EventStreamSchema } },
+    },
     204: { description: "The session has ended and nothing is newer than the cursor: stop reconnecting." },
     ...errorResponses(...AUTHENTICATED_ERRORS, 404, 406),
   },

@@ -8,6 +8,7 @@ import * as fork from "./fork";
 import * as deleteSession from "./delete";
 import * as denyToolCall from "./deny-tool-call";
 import * as events from "./events";
+import { EventFrameSchema } from "./event-schemas";
 import * as exportSession from "./export";
 import * as get from "./get";
 import * as list from "./list";
@@ -34,6 +35,8 @@ export function registerSessionRoutes(app: App): void {
   app.openapi(approveToolCall.route, approveToolCall.handler);
   app.openapi(denyToolCall.route, denyToolCall.handler);
   app.openapi(submitToolOutput.route, submitToolOutput.handler);
+  // Named by the events stream's content schema, a reference no zod schema follows.
+  app.openAPIRegistry.register("EventFrame", EventFrameSchema);
   app.openapi(events.route, events.handler);
   app.openapi(exportSession.route, exportSession.handler);
 }

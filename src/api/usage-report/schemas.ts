@@ -8,16 +8,11 @@ import { ApiError } from "../errors";
 
 /** The range when none is asked: the last 30 UTC days, today included. */
 export const DEFAULT_RANGE_DAYS = 30;
-const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 /** Longer than any list of the dimensions, each once. */
 const MAX_GROUP_BY_CHARS = 100;
 
-const DaySchema = z
-  .string()
-  .max(10)
-  .regex(DAY_PATTERN, "Must be a day, YYYY-MM-DD.")
-  .refine((day) => !DAY_PATTERN.test(day) || new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) === day, "Not a calendar day.")
-  .openapi({ example: "2026-11-01" });
+// zod's calendar-day check: a month 13 or a 30 February is a 400 here, never a Date that cannot be printed.
+const DaySchema = z.iso.date("Must be a calendar day, YYYY-MM-DD.").max(10).openapi({ example: "2026-11-01" });
 
 export function usageQuerySchema(dimensions: readonly Dimension[]) {
   return z.object({
@@ -80,7 +75,9 @@ export function usageRange(query: { from?: string; to?: string; group_by?: strin
   const from = query.from ?? utcDay(Date.parse(`${to}T00:00:00Z`) - (DEFAULT_RANGE_DAYS - 1) * DAY_MS);
   const problems: { path: string; message: string }[] = [];
   const days = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS + 1;
-  if (days < 1) problems.push({ path: "query.from", message: "Must not be after to." });
+  // A `to` in the first days of year 0 puts the default `from` before it, where days have no YYYY-MM-DD.
+  if (!DaySchema.safeParse(from).success) problems.push({ path: "query.to", message: "Too early for a range of days." });
+  else if (days < 1) problems.push({ path: "query.from", message: "Must not be after to." });
   else if (days > USAGE_RETENTION_DAYS) problems.push({ path: "query.from", message: `The range is at most ${USAGE_RETENTION_DAYS} days.` });
   const names = query.group_by === undefined ? ["day"] : query.group_by.split(",").map((name) => name.trim()).filter((name) => name !== "");
   const unknown = names.filter((name) => !(dimensions as readonly string[]).includes(name));

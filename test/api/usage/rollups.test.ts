@@ -144,6 +144,26 @@ describe("GET /v1/tenant/usage", () => {
     expect((await usageOf(boss, "from=2025-01-01&to=2026-02-04")).data).toEqual([]);
   });
 
+  it("answers 400 naming the parameter for days no calendar has, on the tenant's and the platform's report", async () => {
+    const boss = await admin(freshTenant());
+    const ops = await bearer({ tenantId: freshTenant("ops"), scopes: ["platform:admin"], subject: "ops" });
+    const cases: [string, string][] = [
+      ["from=2026-13-01", "query.from"],
+      ["from=0000-00-00", "query.from"],
+      ["to=2026-00-10", "query.to"],
+      ["to=2025-02-29", "query.to"],
+      // A valid day whose default range would start before year 0.
+      ["to=0000-01-01", "query.to"],
+    ];
+    for (const [query, path] of cases) {
+      for (const [route, headers] of [["/v1/tenant/usage", boss.headers], ["/v1/admin/usage", ops]] as const) {
+        const res = await call(`${route}?${query}`, { headers });
+        expect(res.status, `${route}?${query}`).toBe(400);
+        expect((await readProblem(res)).errors?.map((error) => error.path), `${route}?${query}`).toEqual([path]);
+      }
+    }
+  });
+
   it("is for tenant admins only", async () => {
     const alice = await caller(freshTenant(), ["sessions:read", "sessions:write"], "alice");
     expect((await call("/v1/tenant/usage", { headers: alice.headers })).status).toBe(403);
