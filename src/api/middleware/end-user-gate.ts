@@ -1,9 +1,9 @@
 /**
  * What an end user's token may reach, in one place: only the routes of `END_USER_ROUTES` (403
- * elsewhere), and a session shown without its definition: no system prompt, and of its tools
- * only the client tools the page itself answers (the prompt and the webhook tools are the
- * tenant's), and its memory grant as narrowed to the end user's own. Ownership itself is the
- * sessions' own rule (`src/sessions/access.ts`).
+ * elsewhere), and a session shown without its definition: no system prompt, no notification
+ * URL, and of its tools only the client tools the page itself answers (the prompt, the webhook
+ * tools and where notifications go are the tenant's), and its memory grant as narrowed to the
+ * end user's own. Ownership itself is the sessions' own rule (`src/sessions/access.ts`).
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppContext, AppEnv } from "../context";
@@ -40,7 +40,8 @@ export function endUserGate(): MiddlewareHandler<AppEnv> {
 export function withoutDefinition(body: Record<string, unknown>, subject: string): Record<string, unknown> {
   const tools = Array.isArray(body.tools) ? body.tools.filter((tool: unknown) => (tool as { type?: unknown } | null)?.type === "client") : [];
   const memory = isGrant(body.memory) ? confineGrant(body.memory, memoryReachOf(subject)) : null;
-  return { ...body, system: null, tools, memory };
+  // An end user cannot set `notify_url` itself (src/sessions/plan.ts): any it has is the agent's.
+  return { ...body, system: null, tools, memory, ...("notify_url" in body ? { notify_url: null } : {}) };
 }
 
 function isGrant(value: unknown): value is MemoryGrant {
