@@ -84,7 +84,7 @@ function windowsFor(limits: Limits, input: Pick<AdmitInput, "bucket" | "kind" | 
   }
   const interactive = [
     { name: "tenant", key: "tenant", limit: limits.requests_per_minute },
-    { name: "caller", key: `bucket:${input.bucket}`, limit: share },
+    { name: input.endUser ? "end-user" : "caller", key: `bucket:${input.bucket}`, limit: share },
   ];
   // Minting end-user tokens is counted in the interactive windows and in one of its own for the
   // whole tenant, so a leaked minting key cannot hand out tokens at the full request rate.

@@ -58,7 +58,7 @@ describe("an end user's share", () => {
     const admit = async (input: Omit<AdmitRequestInput, "now">) => (await index.admitRequest(tenantId, { ...input, now: WINDOW })).ok;
     expect(await admitted(20, () => admit({ bucket: "sub:end_user:mallory", endUser: "mallory" }))).toBe(3);
     const refused = await index.admitRequest(tenantId, { bucket: "sub:end_user:mallory", endUser: "mallory", now: WINDOW });
-    expect(refused).toMatchObject({ ok: false, code: "rate_limited", rate: { current: { name: "caller", remaining: 0 } } });
+    expect(refused).toMatchObject({ ok: false, code: "rate_limited", rate: { current: { name: "end-user", remaining: 0 } } });
     expect(await admitted(20, () => admit({ bucket: "sub:end_user:eve", endUser: "eve" }))).toBe(3);
     // The backend keeps its own share (half of 20), not what two end users left of it.
     expect(await admitted(20, () => admit({ bucket: "key:backend" }))).toBe(10);

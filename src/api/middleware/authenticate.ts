@@ -189,6 +189,7 @@ const RATE_LIMITED_DETAIL: Readonly<Record<string, string>> = {
   tenant: "Too many requests for this tenant; retry later.",
   caller: "Too many requests from this API key or user: its share of the tenant's requests_per_minute is used up; retry later.",
   admin: "Too many key-management or suspension requests from this admin; retry later.",
+  "end-user": "Too many requests from this end user: its end_user_requests_per_minute is used up; retry later.",
   "end-user-tokens": "Too many end-user tokens minted for this tenant: its end_user_tokens_per_minute is used up; retry later.",
 };
 
