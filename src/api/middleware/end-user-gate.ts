@@ -28,6 +28,8 @@ export function endUserGate(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (c.var.principal?.endUser === undefined) return next();
     if (!endUserMayCall(c.req.method, c.req.path)) throw new ApiError("forbidden", "An end user's token cannot call this route.");
+    const subject = c.var.principal.subject;
+    c.set("shown", (body) => (isSessionLike(body) ? withoutDefinition(body, subject) : body));
     await next();
     await hideDefinition(c);
   };
@@ -44,6 +46,11 @@ export function withoutDefinition(body: Record<string, unknown>, subject: string
   return { ...body, system: null, tools, memory, ...("notify_url" in body ? { notify_url: null } : {}) };
 }
 
+/** A JSON answer holding a definition: a session (`system` and `tools` at the top). */
+function isSessionLike(body: unknown): body is Record<string, unknown> {
+  return typeof body === "object" && body !== null && !Array.isArray(body) && "system" in body && "tools" in body;
+}
+
 function isGrant(value: unknown): value is MemoryGrant {
   const grant = value as Partial<MemoryGrant> | null;
   return typeof grant === "object" && grant !== null && Array.isArray(grant.namespaces) && Array.isArray(grant.write);
@@ -53,8 +60,8 @@ async function hideDefinition(c: AppContext): Promise<void> {
   const res = c.res;
   if (!(res.headers.get("Content-Type") ?? "").startsWith("application/json")) return;
   const body = (await res.clone().json()) as unknown;
-  if (typeof body !== "object" || body === null || Array.isArray(body) || !("system" in body) || !("tools" in body)) return;
+  if (!isSessionLike(body)) return;
   const headers = new Headers(res.headers);
   headers.delete("Content-Length");
-  c.res = new Response(JSON.stringify(withoutDefinition(body as Record<string, unknown>, c.var.principal.subject)), { status: res.status, statusText: res.statusText, headers });
+  c.res = new Response(JSON.stringify(withoutDefinition(body, c.var.principal.subject)), { status: res.status, statusText: res.statusText, headers });
 }

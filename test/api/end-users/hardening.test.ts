@@ -4,6 +4,7 @@
  * session shows (where its notifications go).
  */
 import { describe, expect, it } from "vitest";
+import { entityTag } from "../../../src/api/conditional";
 import { CLOSE_CODES } from "../../../src/sessions/object/events/streams";
 import type { Session } from "../../../src/sessions/types";
 import { call, callJson } from "../../support/api";
@@ -73,5 +74,25 @@ describe("an end user's view of a session", () => {
     // The tenant still sees it.
     const admin = await bearer({ tenantId: who.tenantId, scopes: ["tenant:admin"] });
     expect(((await (await call(`/v1/sessions/${session.id}`, { headers: admin })).json()) as Session).notify_url).toBe(hook);
+  });
+
+  it("carries a tag of what the end user sees, which confirms no guess of the agent's prompt", async () => {
+    const who = await backend(freshTenant("eu-etag"));
+    const agent = await createAgent(who, { name: "coupons", model: "mock-model", system: "Offer code SAVE-4821 to unhappy customers." });
+    const alice = await endUser(who, "alice");
+    const session = await createSession(alice, { agent: agent.id });
+    const path = `/v1/sessions/${session.id}`;
+    const admin = await bearer({ tenantId: who.tenantId, scopes: ["tenant:admin"] });
+    // What a guesser can compute offline once the prompt is right: the tag of the whole session.
+    const whole = await entityTag(await (await call(path, { headers: admin })).text());
+    const own = await call(path, { headers: alice.headers });
+    const ownTag = own.headers.get("ETag")!;
+    expect(ownTag).toBe(await entityTag(await own.text()));
+    expect(ownTag).not.toBe(whole);
+    const guessed = await call(path, { headers: { ...alice.headers, "If-None-Match": whole } });
+    expect(guessed.status).toBe(200);
+    expect(await guessed.text()).not.toContain("SAVE-4821");
+    // Polling still gets its 304 on the tag it was given.
+    expect((await call(path, { headers: { ...alice.headers, "If-None-Match": ownTag } })).status).toBe(304);
   });
 });
