@@ -3,15 +3,19 @@
  * open after the key behind its token is revoked, and parts of an agent's definition the
  * session shows (where its notifications go).
  */
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { entityTag } from "../../../src/api/conditional";
+import { MAX_END_USER_MEMORY_ITEMS } from "../../../src/memory/end-user";
+import { memoryStoreStub } from "../../../src/objects";
 import { CLOSE_CODES } from "../../../src/sessions/object/events/streams";
 import type { Session } from "../../../src/sessions/types";
 import { call, callJson } from "../../support/api";
 import { watchSocket, watchSse, type Watch } from "../../support/event-client";
 import { bearer, freshTenant } from "../../support/tokens";
 import { createAgent } from "../agents/helpers";
-import { type Caller, createSession } from "../sessions/helpers";
+import { mockModel, uniqueKey } from "../../support/mock-client";
+import { type Caller, createSession, toolCallsOf, toolUse, text, waitForStatus } from "../sessions/helpers";
 import { backend, endUser } from "./helpers";
 
 async function keyCaller(tenantId: string): Promise<Caller & { keyId: string; admin: Record<string, string> }> {
@@ -95,4 +99,38 @@ describe("an end user's view of a session", () => {
     // Polling still gets its 304 on the tag it was given.
     expect((await call(path, { headers: { ...alice.headers, "If-None-Match": ownTag } })).status).toBe(304);
   });
+});
+
+describe("an end user's memory", () => {
+  it("holds at most MAX_END_USER_MEMORY_ITEMS items, through the API and a session's tools, and leaves the others' room alone", async () => {
+    const who = await backend(freshTenant("eu-memfull"));
+    const scopes = { scopes: ["sessions:read", "sessions:write", "memory:read", "memory:write"] };
+    const alice = await endUser(who, "alice", scopes);
+    const bob = await endUser(who, "bob", scopes);
+    const put = (user: Caller, namespace: string[], key: string) => callJson("/v1/memory/items", "PUT", { namespace, key, value: { n: 1 } }, user.headers);
+    expect((await put(alice, ["users", "alice"], "first")).status).toBe(200);
+    // Her page has written all but one of her items (rows written directly: a thousand puts take minutes).
+    await runInDurableObject(memoryStoreStub(env, who.tenantId), async (_instance, state) => {
+      for (let i = 1; i < MAX_END_USER_MEMORY_ITEMS; i++) {
+        state.storage.sql.exec(
+          `INSERT INTO items (namespace, key, value, version, created_by, created_at, updated_at) VALUES ('users.alice.notes', ?, '{}', 1, 'end_user:alice', 0, 0)`,
+          `k${i}`,
+        );
+      }
+    });
+    const refused = await put(alice, ["users", "alice"], "one-more");
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(new RegExp(`end user keeps at most ${MAX_END_USER_MEMORY_ITEMS}`));
+    // A new version of an item she has is no new item; bob and the tenant's backend still write.
+    expect((await put(alice, ["users", "alice"], "first")).status).toBe(200);
+    expect((await put(bob, ["users", "bob"], "first")).status).toBe(200);
+    expect((await put(who, ["users", "alice"], "from-backend")).status).toBe(200);
+
+    const model = mockModel(uniqueKey("eu-memfull"));
+    await model.script({ reply: { content: [toolUse("c1", "memory_put", { key: "via-tool", value: { a: 1 } })] } }, { reply: { content: [text("done")] } });
+    const agent = await createAgent(who, { name: "keeper", model: model.key, memory: { namespaces: [["users"]], write: [["users"]] } });
+    const session = await createSession(alice, { agent: agent.id, input: "remember" });
+    await waitForStatus(alice, session.id, ["done", "failed"], 15_000);
+    expect((await toolCallsOf(alice, session.id)).find((c) => c.id === "c1")).toMatchObject({ is_error: true, output: expect.stringMatching(/Memory is full/) });
+  }, 30_000);
 });
