@@ -84,6 +84,7 @@ export const LIMIT_NAMES = [
   "max_cost_usd_per_day",
   "max_tokens_per_day_per_subject",
   "end_user_tokens_per_minute",
+  "end_user_requests_per_minute",
 ] as const;
 
 export const limitsSchema = z.object({
@@ -128,6 +129,9 @@ export const limitsSchema = z.object({
   end_user_tokens_per_minute: z.number().int().min(1).max(UNCAPPED).openapi({
     description: "End-user tokens the tenant may mint per minute (`POST /v1/auth/end-user-token`), all its backends together; one more is a 429 with `Retry-After`.",
   }),
+  end_user_requests_per_minute: z.number().int().min(1).max(UNCAPPED).openapi({
+    description: "Requests each end user's token may make per minute (at most the caller share of `requests_per_minute`); one more is a 429 with `Retry-After`.",
+  }),
 });
 export type Limits = z.infer<typeof limitsSchema>;
 export const partialLimitsSchema = limitsSchema.partial();
@@ -158,6 +162,10 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
   // A backend mints one token per sign-in or refresh of a user: 120 a minute is a busy product's
   // peak, and bounds what a leaked minting key hands out before it is revoked.
   end_user_tokens_per_minute: 120,
+  // An end user's token lives in a browser anyone may drive: with a key's half of the tenant's
+  // window, two of them would lock out the backend and every other user. A person's chat page
+  // makes a few requests a message; 60 a minute is a busy one.
+  end_user_requests_per_minute: 60,
 };
 
 /**

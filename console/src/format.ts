@@ -99,4 +99,5 @@ export const LIMIT_LABELS: Record<keyof Limits, string> = {
   max_cost_usd_per_day: "Cost per day (USD)",
   max_tokens_per_day_per_subject: "Tokens per day per user",
   end_user_tokens_per_minute: "End-user tokens per minute",
+  end_user_requests_per_minute: "Requests per minute per end user",
 };

@@ -76,7 +76,7 @@ function opaque(tag: string): string {
  * with the JSON and its tag. Either way with `Cache-Control: private, no-cache`.
  */
 export async function conditionalJson<T>(c: AppContext, body: T): Promise<Response> {
-  const json = JSON.stringify(body);
+  const json = JSON.stringify(c.var.shown ? c.var.shown(body) : body);
   const tag = await entityTag(json);
   c.header("ETag", tag);
   c.header("Cache-Control", CONDITIONAL_CACHE_CONTROL);

@@ -29,6 +29,11 @@ export interface AppVariables {
   settings: TenantSettings;
   /** The models the tenant's sessions may choose, from the same answer; null: not narrowed. */
   models: readonly string[] | null;
+  /**
+   * A JSON answer as the caller will be shown it, when that is less than the route gives (an end
+   * user's: end-user-gate.ts). A conditional answer's tag hashes this, so it confirms no guess of the rest.
+   */
+  shown?: (body: unknown) => unknown;
 }
 
 export interface AppEnv {

@@ -62,6 +62,14 @@ export interface Principal {
   issuedAt?: number;
 }
 
+/**
+ * The API key a credential stands on: its own (a key, or a token exchanged from one), or the key
+ * that minted an end user's token. Its revocation ends the credential and the streams it opened.
+ */
+export function standingKeyOf(principal: Pick<Principal, "keyId" | "sourceKeyId">): string | undefined {
+  return principal.keyId ?? principal.sourceKeyId;
+}
+
 /** Pure: the kind of credential behind `principal`. */
 export function principalKind(principal: Principal): PrincipalKind {
   if (principal.endUser !== undefined) return "end_user";

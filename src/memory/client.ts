@@ -6,7 +6,7 @@ import type { AuditContext } from "../audit/types";
 import type { Env } from "../env";
 import { memoryStoreStub } from "../objects";
 import { ApiError } from "../problems";
-import { reachAllows } from "./end-user";
+import { endUserWrites, reachAllows } from "./end-user";
 import { isWithin } from "./namespace";
 import type { MemoryFailure, MemoryItem, MemoryResult, MemoryVersion, NamespaceListInput, NamespacePage, PutItem, ScoredItem, SearchInput } from "./types";
 
@@ -18,6 +18,7 @@ export function memoryProblem(failure: MemoryFailure): ApiError {
     case "item_not_found":
       return new ApiError("not_found", ITEM_NOT_FOUND);
     case "limit_reached":
+      if (failure.of === "end_user") return new ApiError("conflict", `An end user keeps at most ${failure.max} memory items; delete some first.`);
       return new ApiError("conflict", `The tenant already keeps ${failure.max} memory items, its max_memory_items; delete some first.`);
   }
 }
@@ -43,7 +44,8 @@ export class MemoryClient {
 
   async put(input: PutItem): Promise<MemoryItem> {
     this.#within(input.namespace);
-    return value((await this.#stub.put(this.#tenantId, input)) as MemoryResult<MemoryItem>);
+    const within = endUserWrites(this.#reach);
+    return value((await this.#stub.put(this.#tenantId, within ? { ...input, within } : input)) as MemoryResult<MemoryItem>);
   }
 
   async get(namespace: string[], key: string, now: number): Promise<MemoryItem> {

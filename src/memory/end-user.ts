@@ -41,6 +41,17 @@ export function confineGrant(grant: MemoryGrant | null, reach: string[] | null |
   return { namespaces, write: narrow(grant.write) };
 }
 
+/**
+ * Items one end user may keep under `users.<subject>`: without it one user's page could fill the
+ * tenant's `max_memory_items` (100,000 by default) and leave every other user's memory unwritable.
+ */
+export const MAX_END_USER_MEMORY_ITEMS = 1_000;
+
+/** What a write within `reach` is held to: an end user's count, or nothing (`undefined`) for anyone else. */
+export function endUserWrites(reach: string[] | null | undefined): { prefix: string[]; max: number } | undefined {
+  return reach ? { prefix: reach, max: MAX_END_USER_MEMORY_ITEMS } : undefined;
+}
+
 /** Whether a namespace (or a search prefix) lies within `reach` (`undefined`: anywhere). */
 export function reachAllows(reach: string[] | null | undefined, namespace: Namespace): boolean {
   if (reach === undefined) return true;

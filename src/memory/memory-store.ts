@@ -65,6 +65,7 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
     const value = requireValue(input.value);
     const now = requireNow(input.now);
     const maxItems = requireInt("maxItems", input.maxItems, 0);
+    const within = input.within === undefined ? undefined : { prefix: requireNamespace(input.within.prefix), max: requireInt("within.max", input.within.max, 0) };
     const ttlMs = input.ttlSeconds === null ? null : requireInt("ttlSeconds", input.ttlSeconds, MIN_TTL_SECONDS, MAX_TTL_SECONDS) * 1000;
     const createdBy = requireString("createdBy", input.createdBy);
     // Asked before the write, outside its transaction: the write never waits inside one.
@@ -75,6 +76,7 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
         // An expired row the sweep has not reached yet is gone for good: the new item starts at version 1.
         store.deleteItem(this.#sql, namespace, key);
         if (store.countItems(this.#sql, now) >= maxItems) return { ok: false, reason: "limit_reached", max: maxItems };
+        if (within && store.countItemsWithin(this.#sql, within.prefix, now) >= within.max) return { ok: false, reason: "limit_reached", max: within.max, of: "end_user" };
       }
       store.writeItem(this.#sql, { namespace, key, value, createdBy, now, ttlMs, refreshTtl: input.refreshTtl === true }, previous);
       const written = store.liveItem(this.#sql, namespace, key, now)!;

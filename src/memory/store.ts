@@ -46,6 +46,12 @@ export function countItems(sql: SqlStorage, now: number): number {
   return all - expiredUnswept(sql, now);
 }
 
+/** Live items at or below the (joined) namespace `prefix`: a range of the `(namespace, key)` index, as a search scopes one. */
+export function countItemsWithin(sql: SqlStorage, prefix: string, now: number): number {
+  const where = `(namespace = ? OR (namespace >= ? AND namespace < ?)) AND (expires_at IS NULL OR expires_at > ?)`;
+  return sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM items WHERE ${where}`, prefix, `${prefix}.`, `${prefix}/`, now).one().n;
+}
+
 /** Rows past their expiry that the sweep has not deleted yet. */
 export function expiredUnswept(sql: SqlStorage, now: number): number {
   return sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM items WHERE expires_at IS NOT NULL AND expires_at <= ?`, now).one().n;

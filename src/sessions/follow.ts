@@ -5,7 +5,7 @@
  * platform's event log exactly as every other watcher does.
  */
 import { createParser } from "eventsource-parser";
-import type { Principal } from "../auth/principal";
+import { type Principal, standingKeyOf } from "../auth/principal";
 import type { Limits } from "../limits";
 import { streamDeadline } from "./object/events/streams";
 import type { EventFrame } from "./object/events/frames";
@@ -30,7 +30,7 @@ export async function* followEvents(client: SessionClient, options: FollowOption
     const response = await client.openStream({
       mode: "sse",
       cursor,
-      grant: { keyId: options.principal.keyId ?? null, expiresAt: streamDeadline(options.principal.expiresAt ?? null, Date.now()) },
+      grant: { keyId: standingKeyOf(options.principal) ?? null, expiresAt: streamDeadline(options.principal.expiresAt ?? null, Date.now()) },
       caps: { perSession: options.limits.max_streams_per_session },
     });
     if (response.status === 204 || !response.body) return;

@@ -5,7 +5,8 @@
  * The lanes, each counted apart so that none can starve another:
  * - interactive (every request but those below): the tenant's `requests_per_minute`, and the
  *   caller's share of it (`callerRequestsPerMinute`: one API key, or one JWT subject), so one
- *   caller cannot take the whole window from its colleagues;
+ *   caller cannot take the whole window from its colleagues; an end user's share is at most
+ *   `end_user_requests_per_minute`, so a few hostile pages cannot take it either;
  * - admin: an admin's key management (create, list, revoke) and a platform admin's suspension
  *   requests, `ADMIN_REQUESTS_PER_MINUTE` a minute per admin (or the caller's share when that
  *   is larger) whatever the interactive windows hold, so a flooding key can always be revoked;
@@ -39,6 +40,8 @@ export interface AdmitInput {
   kind?: RequestKind | undefined;
   /** The caller's scopes, as stored or granted; unknown ones are ignored. */
   scopes: readonly string[];
+  /** The caller is an end user: its own window is `end_user_requests_per_minute` at most. */
+  endUser?: boolean;
 }
 
 const REQUEST_KINDS: readonly RequestKind[] = ["key_management", "suspension", "firing", "end_user_token"];
@@ -48,7 +51,13 @@ export function admitInput(input: AdmitRequestInput): AdmitInput {
   const { kind, scopes = [] } = input;
   if (kind !== undefined && !REQUEST_KINDS.includes(kind)) throw new TypeError("kind is not a request kind");
   if (!Array.isArray(scopes)) throw new TypeError("scopes must be an array");
-  return { bucket: requireString("bucket", input.bucket), now: requireNow(input.now), kind, scopes: scopes.filter((scope) => typeof scope === "string") };
+  return {
+    bucket: requireString("bucket", input.bucket),
+    now: requireNow(input.now),
+    kind,
+    scopes: scopes.filter((scope) => typeof scope === "string"),
+    ...(typeof input.endUser === "string" ? { endUser: true } : {}),
+  };
 }
 
 export function admit(config: ConfigState, limiter: RateLimiter, input: AdmitInput): Admission {
@@ -61,8 +70,9 @@ export function admit(config: ConfigState, limiter: RateLimiter, input: AdmitInp
 }
 
 /** Pure: the windows a request is counted in, by its lane. */
-function windowsFor(limits: Limits, input: Pick<AdmitInput, "bucket" | "kind" | "scopes">): NamedWindow[] {
-  const share = callerRequestsPerMinute(limits);
+function windowsFor(limits: Limits, input: Pick<AdmitInput, "bucket" | "kind" | "scopes" | "endUser">): NamedWindow[] {
+  const keyShare = callerRequestsPerMinute(limits);
+  const share = input.endUser ? Math.min(keyShare, limits.end_user_requests_per_minute) : keyShare;
   if (input.kind === "firing") {
     return [
       { name: "schedules", key: "firing", limit: limits.requests_per_minute },
@@ -74,7 +84,7 @@ function windowsFor(limits: Limits, input: Pick<AdmitInput, "bucket" | "kind" | 
   }
   const interactive = [
     { name: "tenant", key: "tenant", limit: limits.requests_per_minute },
-    { name: "caller", key: `bucket:${input.bucket}`, limit: share },
+    { name: input.endUser ? "end-user" : "caller", key: `bucket:${input.bucket}`, limit: share },
   ];
   // Minting end-user tokens is counted in the interactive windows and in one of its own for the
   // whole tenant, so a leaked minting key cannot hand out tokens at the full request rate.

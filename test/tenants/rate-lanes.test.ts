@@ -50,6 +50,28 @@ describe("a caller's share of the tenant's window", () => {
   });
 });
 
+describe("an end user's share", () => {
+  it("is end_user_requests_per_minute at most, so a few end users cannot take the window from the backend and the others", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    await index.setLimitOverrides(tenantId, { requests_per_minute: 20, end_user_requests_per_minute: 3 });
+    const admit = async (input: Omit<AdmitRequestInput, "now">) => (await index.admitRequest(tenantId, { ...input, now: WINDOW })).ok;
+    expect(await admitted(20, () => admit({ bucket: "sub:end_user:mallory", endUser: "mallory" }))).toBe(3);
+    const refused = await index.admitRequest(tenantId, { bucket: "sub:end_user:mallory", endUser: "mallory", now: WINDOW });
+    expect(refused).toMatchObject({ ok: false, code: "rate_limited", rate: { current: { name: "end-user", remaining: 0 } } });
+    expect(await admitted(20, () => admit({ bucket: "sub:end_user:eve", endUser: "eve" }))).toBe(3);
+    // The backend keeps its own share (half of 20), not what two end users left of it.
+    expect(await admitted(20, () => admit({ bucket: "key:backend" }))).toBe(10);
+  });
+
+  it("is never more than the caller share a key gets", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    await index.setLimitOverrides(tenantId, { requests_per_minute: 10, end_user_requests_per_minute: 1_000 });
+    expect(await admitted(20, async () => (await index.admitRequest(tenantId, { bucket: "sub:end_user:a", endUser: "a", now: WINDOW })).ok)).toBe(5);
+  });
+});
+
 describe("the admin lane", () => {
   it("admits an admin's key management and a platform admin's suspension while the tenant's window is full", async () => {
     const { admit } = await tenantOfTen();

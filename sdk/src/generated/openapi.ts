@@ -1980,6 +1980,11 @@ export interface components {
              * @description End-user tokens the tenant may mint per minute (`POST /v1/auth/end-user-token`), all its backends together; one more is a 429 with `Retry-After`.
              */
             end_user_tokens_per_minute: number;
+            /**
+             * Format: int64
+             * @description Requests each end user's token may make per minute (at most the caller share of `requests_per_minute`); one more is a 429 with `Retry-After`.
+             */
+            end_user_requests_per_minute: number;
         };
         /** @description Sums over the last `window_days` UTC days, today included. */
         TenantUsage: components["schemas"]["UsageTotals"] & {
@@ -2418,6 +2423,11 @@ export interface components {
              * @description End-user tokens the tenant may mint per minute (`POST /v1/auth/end-user-token`), all its backends together; one more is a 429 with `Retry-After`.
              */
             end_user_tokens_per_minute?: number;
+            /**
+             * Format: int64
+             * @description Requests each end user's token may make per minute (at most the caller share of `requests_per_minute`); one more is a 429 with `Retry-After`.
+             */
+            end_user_requests_per_minute?: number;
         };
         /** @description A tenant's deletion: suspended at once, then everything of it erased in the background. */
         TenantDeletion: {
@@ -3014,6 +3024,11 @@ export interface components {
              * @description End-user tokens the tenant may mint per minute (`POST /v1/auth/end-user-token`), all its backends together; one more is a 429 with `Retry-After`.
              */
             end_user_tokens_per_minute?: number;
+            /**
+             * Format: int64
+             * @description Requests each end user's token may make per minute (at most the caller share of `requests_per_minute`); one more is a 429 with `Retry-After`.
+             */
+            end_user_requests_per_minute?: number;
         };
         /**
          * @description The memory namespaces the session's model may read (`memory_search`, `memory_get`) and write (`memory_put`, `memory_delete`; each within a read one). A segment `{metadata.<field>}` is filled from the session's metadata at creation.

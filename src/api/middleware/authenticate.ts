@@ -21,7 +21,7 @@ import { authenticate as authenticateCredential, type AuthenticateDeps } from ".
 import type { AuthFailure } from "../../auth/failure";
 import type { Env } from "../../env";
 import type { Admission, RequestKind } from "../../tenants/types";
-import { keyBucket, type Principal, rateBucket } from "../../auth/principal";
+import { keyBucket, type Principal, rateBucket, standingKeyOf } from "../../auth/principal";
 import { endUserTokenRevoked } from "../../auth/end-user-token";
 import { authGuard, type AuthGuard } from "../auth-guard";
 import { clientAddressKey } from "../client-address";
@@ -75,7 +75,7 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     // A token exchanged from an API key lives on after the key is revoked unless we look: the
     // key's record is read, and the request admitted, in one call to the index. So is the key
     // that minted an end user's token.
-    const standingKey = principal.keyId ?? principal.sourceKeyId;
+    const standingKey = standingKeyOf(principal);
     if (principal.via === "jwt" && standingKey !== undefined) {
       const keyId = standingKey;
       const exchanged = await reachIndex(c, () => index.admitExchangedToken(principal.tenantId, keyId, admitInput));
@@ -189,6 +189,7 @@ const RATE_LIMITED_DETAIL: Readonly<Record<string, string>> = {
   tenant: "Too many requests for this tenant; retry later.",
   caller: "Too many requests from this API key or user: its share of the tenant's requests_per_minute is used up; retry later.",
   admin: "Too many key-management or suspension requests from this admin; retry later.",
+  "end-user": "Too many requests from this end user: its end_user_requests_per_minute is used up; retry later.",
   "end-user-tokens": "Too many end-user tokens minted for this tenant: its end_user_tokens_per_minute is used up; retry later.",
 };
 

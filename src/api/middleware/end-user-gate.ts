@@ -1,9 +1,9 @@
 /**
  * What an end user's token may reach, in one place: only the routes of `END_USER_ROUTES` (403
- * elsewhere), and a session shown without its definition: no system prompt, and of its tools
- * only the client tools the page itself answers (the prompt and the webhook tools are the
- * tenant's), and its memory grant as narrowed to the end user's own. Ownership itself is the
- * sessions' own rule (`src/sessions/access.ts`).
+ * elsewhere), and a session shown without its definition: no system prompt, no notification
+ * URL, and of its tools only the client tools the page itself answers (the prompt, the webhook
+ * tools and where notifications go are the tenant's), and its memory grant as narrowed to the
+ * end user's own. Ownership itself is the sessions' own rule (`src/sessions/access.ts`).
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppContext, AppEnv } from "../context";
@@ -28,6 +28,8 @@ export function endUserGate(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (c.var.principal?.endUser === undefined) return next();
     if (!endUserMayCall(c.req.method, c.req.path)) throw new ApiError("forbidden", "An end user's token cannot call this route.");
+    const subject = c.var.principal.subject;
+    c.set("shown", (body) => (isSessionLike(body) ? withoutDefinition(body, subject) : body));
     await next();
     await hideDefinition(c);
   };
@@ -40,7 +42,13 @@ export function endUserGate(): MiddlewareHandler<AppEnv> {
 export function withoutDefinition(body: Record<string, unknown>, subject: string): Record<string, unknown> {
   const tools = Array.isArray(body.tools) ? body.tools.filter((tool: unknown) => (tool as { type?: unknown } | null)?.type === "client") : [];
   const memory = isGrant(body.memory) ? confineGrant(body.memory, memoryReachOf(subject)) : null;
-  return { ...body, system: null, tools, memory };
+  // An end user cannot set `notify_url` itself (src/sessions/plan.ts): any it has is the agent's.
+  return { ...body, system: null, tools, memory, ...("notify_url" in body ? { notify_url: null } : {}) };
+}
+
+/** A JSON answer holding a definition: a session (`system` and `tools` at the top). */
+function isSessionLike(body: unknown): body is Record<string, unknown> {
+  return typeof body === "object" && body !== null && !Array.isArray(body) && "system" in body && "tools" in body;
 }
 
 function isGrant(value: unknown): value is MemoryGrant {
@@ -52,8 +60,8 @@ async function hideDefinition(c: AppContext): Promise<void> {
   const res = c.res;
   if (!(res.headers.get("Content-Type") ?? "").startsWith("application/json")) return;
   const body = (await res.clone().json()) as unknown;
-  if (typeof body !== "object" || body === null || Array.isArray(body) || !("system" in body) || !("tools" in body)) return;
+  if (!isSessionLike(body)) return;
   const headers = new Headers(res.headers);
   headers.delete("Content-Length");
-  c.res = new Response(JSON.stringify(withoutDefinition(body as Record<string, unknown>, c.var.principal.subject)), { status: res.status, statusText: res.statusText, headers });
+  c.res = new Response(JSON.stringify(withoutDefinition(body, c.var.principal.subject)), { status: res.status, statusText: res.statusText, headers });
 }

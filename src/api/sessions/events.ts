@@ -12,6 +12,7 @@ import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { bearerOrUrlTokenAuth } from "../security";
 import { loadOwnedSession } from "../../sessions/access";
+import { standingKeyOf } from "../../auth/principal";
 import { EventStreamSchema, EventsHeadersSchema, EventsQuerySchema } from "./event-schemas";
 import { SessionIdParamsSchema } from "./schemas";
 
@@ -74,7 +75,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const response = await agent.openStream({
     mode: websocket ? "websocket" : "sse",
     cursor: eventCursor(headers["last-event-id"], after),
-    grant: { keyId: principal.keyId ?? null, expiresAt: streamDeadline(principal.expiresAt ?? null, Date.now()) },
+    grant: { keyId: standingKeyOf(principal) ?? null, expiresAt: streamDeadline(principal.expiresAt ?? null, Date.now()) },
     caps: { perSession: c.var.limits.max_streams_per_session },
   });
   // A streamed or upgraded response, which the route's typed JSON helpers cannot describe.

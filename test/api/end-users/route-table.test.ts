@@ -4,8 +4,10 @@
  * answers 403 or 404, so a new route is closed to end users the day it is added; a route on it
  * is never refused by the gate; and every entry of the list names a served route.
  */
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { END_USER_ROUTES } from "../../../src/api/end-users/allowed-routes";
+import { tenantIndexStub } from "../../../src/objects";
 import { call } from "../../support/api";
 import { backend, endUser } from "./helpers";
 
@@ -42,6 +44,8 @@ async function operations(): Promise<{ name: string; method: string; path: strin
 describe("an end user's token on every route", () => {
   it("is refused (403 or 404) everywhere but the allowed list, and never by the gate on it", async () => {
     const who = await backend();
+    // A request for each route: more in a minute than an end user's window (end_user_requests_per_minute) takes.
+    await tenantIndexStub(env, who.tenantId).setLimitOverrides(who.tenantId, { end_user_requests_per_minute: 1_000 });
     const user = await endUser(who, "alice", { scopes: ["sessions:read", "sessions:write", "memory:read", "memory:write"] });
     const all = await operations();
     expect(all.length).toBeGreaterThan(50);

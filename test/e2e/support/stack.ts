@@ -16,6 +16,7 @@ import { type Identity, type Scope, tokenMinter } from "./tokens";
 
 const GENEROUS_LIMITS: PartialLimits = {
   requests_per_minute: 1_000_000,
+  end_user_requests_per_minute: 1_000_000,
   max_concurrent_runs: 1_000,
 };
 

@@ -9,6 +9,7 @@
 import { MAX_KEY_CHARS, MAX_QUERY_CHARS } from "../../../../memory/bounds";
 import { grantAllows, joinNamespace, MAX_NAMESPACE_SEGMENTS, type MemoryGrant, namespaceProblem } from "../../../../memory/namespace";
 import { MemoryKeySchema, MemoryValueSchema } from "../../../../memory/schemas";
+import { endUserWrites, memoryReachOf } from "../../../../memory/end-user";
 import type { MemoryItem, MemoryResult, ScoredItem } from "../../../../memory/types";
 import type { Tool, ToolContext, ToolOutcome } from "../tool";
 
@@ -211,6 +212,7 @@ async function put(grant: MemoryGrant, args: PutArgs, ctx: ToolContext): Promise
     refreshTtl: false,
     createdBy: `session:${ctx.sessionId}`,
     maxItems: memory.maxItems,
+    within: endUserWrites(memoryReachOf(ctx.createdBy)),
     now: Date.now(),
   })) as MemoryResult<MemoryItem>;
   if (!result.ok) return fail(result.reason === "limit_reached" ? `Memory is full (${result.max} items); nothing was saved.` : "Nothing was saved.");
