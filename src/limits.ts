@@ -238,7 +238,7 @@ export const MAX_CHILD_STARTS_IN_FLIGHT = 1;
 /**
  * The part of an isolate's time one tenant's sub-agent starts may hold: after a start, its next
  * one waits long enough for the rest to go to other work. Half: with two starts at once and no
- * gap, another tenant's requests still waited 1 to 1.6 s at p99 behind a tree's starts.
+ * gap, another tenant's requests still waited 0.9 to 1.6 s at p99 behind a tree's starts.
  */
 export const CHILD_START_SHARE = 0.5;
 /** How often a start waiting its turn looks again. */
