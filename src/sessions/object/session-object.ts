@@ -26,7 +26,7 @@ import type { ForkCopy, ForkRows } from "./store/fork";
 import { applied, applyKeyed, prepareFirst, startRunWith, takeMessage } from "./control/messages";
 import { MAX_TOOL_CALL_PAGE, messagePage, stepPage, toolCallPage } from "./control/pages";
 import type { SessionRpc } from "./rpc";
-import { familyHooks } from "./subagents/family";
+import { asAlarm, familyHooks } from "./subagents/family";
 import { reportForParent } from "./subagents/child";
 import { applyChildReport } from "./subagents/parent";
 import { type ChildReport, parseChildReport } from "./subagents/report";
@@ -397,7 +397,7 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
   }
 
   override async alarm(): Promise<void> {
-    await this.#control(() => wake(this.#engine));
+    await asAlarm(this.#engine, () => this.#control(() => wake(this.#engine)));
   }
 
   // ---- private ---------------------------------------------------------------------------

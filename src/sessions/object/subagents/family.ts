@@ -16,16 +16,33 @@ export function familyHooks(engine: SessionEngine): FamilyHooks {
     },
     settle() {
       const owed = parentOwed(engine);
-      if (!owed && !hasOrphans(engine)) return false;
-      return settleOwed(engine, owed);
+      // Orphans are cancelled from the alarm (due at once), never within the request that
+      // orphaned them: each child cancels its own in turn, and a tree's cancel request waited
+      // for every level of it (over 30 s for a few hundred sessions).
+      const orphans = alarming.has(engine) && hasOrphans(engine);
+      if (!owed && !orphans) return false;
+      return settleOwed(engine, owed, orphans);
     },
   };
 }
 
+/** Engines whose alarm is running now. */
+const alarming = new WeakSet<SessionEngine>();
+
+/** Runs the alarm's work, and its reconcile, as the alarm: orphaned children are cancelled there. */
+export async function asAlarm<T>(engine: SessionEngine, fn: () => Promise<T>): Promise<T> {
+  alarming.add(engine);
+  try {
+    return await fn();
+  } finally {
+    alarming.delete(engine);
+  }
+}
+
 /** Tells the parent what it is owed and cancels orphaned children; true when anything was sent. */
-async function settleOwed(engine: SessionEngine, owed: boolean): Promise<boolean> {
+async function settleOwed(engine: SessionEngine, owed: boolean, orphans: boolean): Promise<boolean> {
   if (owed) await tellParent(engine);
-  if (!engine.store.exists()) return owed;
+  if (!orphans || !engine.store.exists()) return owed;
   const before = engine.store.subagents().filter((row) => !row.cancel_sent).length;
   await cancelOrphans(engine);
   return owed || (engine.store.exists() && engine.store.subagents().filter((row) => !row.cancel_sent).length !== before);

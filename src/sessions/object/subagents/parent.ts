@@ -118,20 +118,26 @@ function goneChild(row: SubagentRow): ChildReport {
 /** When a failed cancel of a child is tried again, per session object (memory only: after a restart, every orphan is due at once). */
 const cancelRetryAt = new WeakMap<SessionEngine, number>();
 
-/** Cancels the children whose call was closed without them; each once (`cancel_sent`), retried while one fails. */
+/**
+ * Cancels the children whose call was closed without them; each once (`cancel_sent`), retried
+ * while one fails. All at once: each child cancels its own in turn, so one after another a
+ * cancel of a tree's root waited for every session of the tree (24 s for a few hundred).
+ */
 export async function cancelOrphans(engine: SessionEngine): Promise<void> {
-  for (const row of orphanedChildren(engine.store.subagents(), openCallIds(engine))) {
-    try {
-      const answer = await childStub(engine, row.session_id).cancel();
-      if (!answer.ok && answer.reason !== "wrong_status" && answer.reason !== "session_not_found") throw new Error(answer.reason);
-    } catch (error) {
-      log("warn", "child_cancel_failed", { session_id: engine.session()?.id, child_id: row.session_id, error: String(error) });
-      cancelRetryAt.set(engine, Date.now() + CHILD_CANCEL_RETRY_MS);
-      continue;
-    }
-    if (!engine.store.exists()) return;
-    engine.store.markCancelSent(row.tool_call_id);
+  const rows = orphanedChildren(engine.store.subagents(), openCallIds(engine));
+  await Promise.all(rows.map((row) => cancelOrphan(engine, row)));
+}
+
+async function cancelOrphan(engine: SessionEngine, row: SubagentRow): Promise<void> {
+  try {
+    const answer = await childStub(engine, row.session_id).cancel();
+    if (!answer.ok && answer.reason !== "wrong_status" && answer.reason !== "session_not_found") throw new Error(answer.reason);
+  } catch (error) {
+    log("warn", "child_cancel_failed", { session_id: engine.session()?.id, child_id: row.session_id, error: String(error) });
+    cancelRetryAt.set(engine, Date.now() + CHILD_CANCEL_RETRY_MS);
+    return;
   }
+  if (engine.store.exists()) engine.store.markCancelSent(row.tool_call_id);
 }
 
 /** When the alarm must next look at the children: a cancel owed (now, or after a failure), or the next poll of running ones. */
