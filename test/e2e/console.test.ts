@@ -270,10 +270,12 @@ describe("the console in Chromium", () => {
     const [alice, bob, backend] = await Promise.all([
       stack.client(endUsers, "end_user:alice", ["sessions:read", "sessions:write"]),
       stack.client(endUsers, "end_user:bob", ["sessions:read", "sessions:write"]),
-      stack.client(endUsers, "backend", ["sessions:read", "sessions:write"]),
+      stack.client(endUsers, "backend", ["sessions:read", "sessions:write", "agents:write"]),
     ]);
-    const alices = await alice.createSession({});
-    const bobs = await bob.createSession({});
+    // An end user starts sessions from the tenant's agents only.
+    const agent = await backend.expect<{ id: string }>(201, "POST", "/v1/agents", { name: uniqueName("concierge") });
+    const alices = await alice.createSession({ agent: agent.id });
+    const bobs = await bob.createSession({ agent: agent.id });
     const backends = await backend.createSession({});
 
     const { page, ...watched } = await signIn(await mint({ tenantId: endUsers, subject: "ops-dana", scopes: ADMIN_SCOPES }));

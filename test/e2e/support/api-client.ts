@@ -24,6 +24,8 @@ export interface ApiResponse<T> {
 
 export interface CreateSessionBody {
   input?: string;
+  /** An agent by id, `agt_…@version` or `agt_…@alias`. */
+  agent?: string;
   system?: string;
   model?: string;
   tools?: ToolSpec[];
