@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUILTIN_DEFAULT_LIMITS } from "../../src/limits";
+import { ACTIVE_STATUSES } from "../../src/sessions/types";
 import type { ModelStep } from "../support/mock-protocol";
 import { calibrate, expectWithinCalibration, timedWhile } from "./support/bystander";
 import { say, waitForFinal } from "./support/scenario";
@@ -70,6 +71,17 @@ describe("a self-recursive agent", () => {
     const final = await waitForFinal(attacker, rootId, TREE_TIMEOUT_MS);
 
     expect(final.status, stack.logs()).toBe("cancelled");
+    // ...every level of it, from each session's alarm: in the end no session of the tenant is active.
+    const activeLeft = async () => {
+      let left = 0;
+      for (const status of ACTIVE_STATUSES) left += (await attacker.expect<{ data: unknown[] }>(200, "GET", `/v1/sessions?status=${status}&limit=100`)).data.length;
+      return left;
+    };
+    let left = await activeLeft();
+    for (const until = Date.now() + TREE_TIMEOUT_MS; left > 0 && Date.now() < until; left = await activeLeft()) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(left, stack.logs()).toBe(0);
     // The tree grew past the slots it may use, and never ran more sessions at once than them.
     expect(listed.data.length).toBeGreaterThan(max_concurrent_runs);
     expect(Math.max(...running)).toBeLessThanOrEqual(max_concurrent_runs);

@@ -2,13 +2,13 @@
  * Tenant-supplied work that once held the isolate for seconds, run on `wrangler dev` while
  * another tenant's requests are timed: a JSON Schema whose validation is exponential (refused at
  * creation), a validation whose work is quadratic (stopped by its budget in the session), and
- * `run_code` string searches the interpreter could not interrupt (run as a linear search). Every
- * request of the other tenant must be answered within a second.
+ * `run_code` string searches the interpreter could not interrupt (run as a linear search). The
+ * other tenant's p99 must stay within a second of its own, timed alone just before in the same run.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { doublingChain } from "../support/hostile-schemas";
 import type { ModelStep } from "../support/mock-protocol";
-import { expectPrompt, timedWhile } from "./support/bystander";
+import { calibrate, expectWithinCalibration, timedWhile } from "./support/bystander";
 import { say, waitForFinal } from "./support/scenario";
 import { type Stack, startStack, uniqueName } from "./support/stack";
 
@@ -42,6 +42,7 @@ describe("tenant-supplied work", () => {
       url: hook.url,
     };
 
+    const calibration = await calibrate(bystander);
     let final: Awaited<ReturnType<typeof waitForFinal>> | undefined;
     const refusals: { status: number; body: unknown }[] = [];
     const latencies = await timedWhile(bystander, async () => {
@@ -61,20 +62,22 @@ describe("tenant-supplied work", () => {
     }
     expect(final?.status, stack.logs()).toBe("done");
     expect(await hook.requests()).toHaveLength(0);
-    expectPrompt(latencies);
+    expectWithinCalibration(latencies, calibration);
   });
 
   it("run_code string searches over large strings end without stalling another tenant", async () => {
     const attacker = await stack.client(uniqueName("attacker"));
     const bystander = await stack.client(uniqueName("bystander"));
     const model = stack.mock.model(uniqueName("model"));
-    // Each is past the native threshold: 90 million character pairs natively, one call no interrupt
-    // check could stop (10 to 22 s at ten times the length, which the interpreter's 300 ms no
-    // longer let the linear search finish; those stop at the limit: tool-input-attack.test.ts).
-    const setup = `const s = "a".repeat(30000); const n = "a".repeat(2999) + "b";`;
+    // Each is past the native threshold (RUN_CODE_NATIVE_SEARCH_WORK): 10 million character pairs
+    // natively, one call no interrupt check could stop; the linear search that runs instead ends
+    // well within the interpreter's 300 ms on a busy machine (thirty times the length stops at
+    // the limit: tool-input-attack.test.ts).
+    const setup = `const s = "a".repeat(10000); const n = "a".repeat(999) + "b";`;
     const attacks = ["s.indexOf(n)", "s.lastIndexOf(n)", "s.split(n).length", "s.replaceAll(n, 'x').length"];
     await model.script(...attacks.map((expr, i) => toolUse(`toolu_${i}`, "run_code", { code: `${setup} return ${expr};` })), say("done"));
 
+    const calibration = await calibrate(bystander);
     let outputs: unknown[] = [];
     let status: string | undefined;
     const latencies = await timedWhile(bystander, async () => {
@@ -84,7 +87,7 @@ describe("tenant-supplied work", () => {
     });
 
     expect(status, stack.logs()).toBe("done");
-    expect(outputs).toEqual([-1, -1, 1, 30000].map((result) => ({ result, console: "" })));
-    expectPrompt(latencies);
+    expect(outputs).toEqual([-1, -1, 1, 10000].map((result) => ({ result, console: "" })));
+    expectWithinCalibration(latencies, calibration);
   });
 });

@@ -26,7 +26,7 @@ import type { ForkCopy, ForkRows } from "./store/fork";
 import { applied, applyKeyed, prepareFirst, startRunWith, takeMessage } from "./control/messages";
 import { MAX_TOOL_CALL_PAGE, messagePage, stepPage, toolCallPage } from "./control/pages";
 import type { SessionRpc } from "./rpc";
-import { asAlarm, familyHooks } from "./subagents/family";
+import { familyHooks } from "./subagents/family";
 import { reportForParent } from "./subagents/child";
 import { applyChildReport } from "./subagents/parent";
 import { type ChildReport, parseChildReport } from "./subagents/report";
@@ -397,7 +397,7 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
   }
 
   override async alarm(): Promise<void> {
-    await asAlarm(this.#engine, () => this.#control(() => wake(this.#engine)));
+    await this.#control(() => wake(this.#engine), true);
   }
 
   // ---- private ---------------------------------------------------------------------------
@@ -405,12 +405,13 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
   /**
    * The one wrapper of every control: `fn` changes state, and `reconcile` follows in `finally`,
    * whatever it answered or threw, so no early answer leaves the alarm or the report behind.
+   * `fromAlarm`: the alarm's own, the one reconcile that cancels orphaned children.
    */
-  async #control<T>(fn: () => T | Promise<T>): Promise<T> {
+  async #control<T>(fn: () => T | Promise<T>, fromAlarm = false): Promise<T> {
     try {
       return await fn();
     } finally {
-      await this.#engine.reconcile();
+      await this.#engine.reconcile(fromAlarm);
     }
   }
 

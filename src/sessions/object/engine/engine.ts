@@ -338,8 +338,8 @@ export class SessionEngine {
   // ---- the end of every control and unit ---------------------------------------------
 
   /** The alarm and the report the index is owed, after any change (see reconcile.ts). */
-  reconcile(): Promise<void> {
-    return reconcile(this);
+  reconcile(fromAlarm = false): Promise<void> {
+    return reconcile(this, fromAlarm);
   }
 
   /** The alarm alone, for a change that owes the index nothing (see reconcile.ts). */

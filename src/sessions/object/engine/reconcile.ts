@@ -19,8 +19,12 @@ import type { Toolbox } from "../tools/registry";
 /** A session's ties to its parent and children (subagents/family.ts): what they owe, and when next. */
 export interface FamilyHooks {
   dueAt(now: number): number | null;
-  /** Settles what is owed now; true when it sent anything (the alarm is then synced again); false at once when nothing is owed. */
-  settle(): Promise<boolean> | false;
+  /**
+   * Settles what is owed now; `fromAlarm`: this is the alarm's reconcile, the one that cancels
+   * orphaned children. True when it sent anything (the alarm is then synced again); false at once
+   * when nothing is owed now.
+   */
+  settle(fromAlarm: boolean): Promise<boolean> | false;
 }
 
 /** What reconciling needs of the engine: the parts it reads to find what is due, and the run's cancel. */
@@ -43,7 +47,7 @@ export interface ReconcileHost {
  * (a retry). The alarm comes first, so a slow or failing report never delays (or, with a crash,
  * loses) the next step; again after, since both changed what is due.
  */
-export async function reconcile(engine: ReconcileHost): Promise<void> {
+export async function reconcile(engine: ReconcileHost, fromAlarm = false): Promise<void> {
   const { store, outbox } = engine;
   if (!store.exists()) return;
   // Spans owed go to the collector beside the loop, never in its way.
@@ -69,7 +73,7 @@ export async function reconcile(engine: ReconcileHost): Promise<void> {
     await engine.audit.flush();
     acted = true;
   }
-  const settling = store.exists() ? engine.family?.settle() : false;
+  const settling = store.exists() ? engine.family?.settle(fromAlarm) : false;
   if (settling && (await settling)) acted = true;
   if (acted) await syncAlarm(engine);
 }

@@ -1,7 +1,8 @@
 /**
- * A session's ties to its parent and its children as `reconcile` keeps them: what is owed (a
- * report to the parent, a cancel to an orphaned child) is settled at the end of every control and
- * unit, and the alarm is set for what is due next (a retry, the next look at running children).
+ * A session's ties to its parent and its children as `reconcile` keeps them: a report owed to the
+ * parent is settled at the end of every control and unit, a cancel owed to an orphaned child by
+ * the alarm's reconcile only, and the alarm is set for what is due next (at once for an orphan, a
+ * retry, the next look at running children).
  */
 import type { SessionEngine } from "../engine/engine";
 import type { FamilyHooks } from "../engine/reconcile";
@@ -14,29 +15,16 @@ export function familyHooks(engine: SessionEngine): FamilyHooks {
       const times = [parentDueAt(engine, now), childrenDueAt(engine, now)].filter((time): time is number => time !== null);
       return times.length === 0 ? null : Math.min(...times);
     },
-    settle() {
+    settle(fromAlarm) {
       const owed = parentOwed(engine);
-      // Orphans are cancelled from the alarm (due at once), never within the request that
-      // orphaned them: each child cancels its own in turn, and a tree's cancel request waited
-      // for every level of it (over 30 s for a few hundred sessions).
-      const orphans = alarming.has(engine) && hasOrphans(engine);
+      // Orphans are cancelled by the alarm's reconcile (due at once), never by a request's, even
+      // one that comes while the alarm runs: each child cancels its own in turn, and a tree's
+      // cancel request waited for every level of it (over 30 s for a few hundred sessions).
+      const orphans = fromAlarm && hasOrphans(engine);
       if (!owed && !orphans) return false;
       return settleOwed(engine, owed, orphans);
     },
   };
-}
-
-/** Engines whose alarm is running now. */
-const alarming = new WeakSet<SessionEngine>();
-
-/** Runs the alarm's work, and its reconcile, as the alarm: orphaned children are cancelled there. */
-export async function asAlarm<T>(engine: SessionEngine, fn: () => Promise<T>): Promise<T> {
-  alarming.add(engine);
-  try {
-    return await fn();
-  } finally {
-    alarming.delete(engine);
-  }
 }
 
 /** Tells the parent what it is owed and cancels orphaned children; true when anything was sent. */
