@@ -74,7 +74,10 @@ function byName(samples: ProcessSample[]): Record<string, { rssMiB: number; cpuS
 }
 
 /** Samples the group while `work` runs: peak RSS per process name, and CPU used. */
-async function measure<T>(pgid: number, work: () => Promise<T>): Promise<{ value: T; seconds: number; peakRssMiB: Record<string, number>; cpuSeconds: Record<string, number> }> {
+async function measure<T>(
+  pgid: number,
+  work: () => Promise<T>,
+): Promise<{ value: T; seconds: number; peakRssMiB: Record<string, number>; cpuSeconds: Record<string, number> }> {
   const start = byName(sampleGroup(pgid));
   const peak: Record<string, number> = {};
   const note = () => {
@@ -114,7 +117,10 @@ async function streamToken(platformUrl: string, token: string): Promise<string> 
 /** The bench's tenants watch far more than the default stream caps allow. */
 async function liftStreamCaps(stack: Stack, tenantId: string): Promise<void> {
   const ops = await stack.client("platform", "bench-ops", ["platform:admin"]);
-  await ops.expect(200, "PUT", `/v1/admin/tenants/${tenantId}/limits`, { max_streams_per_session: 10_000, max_streams_per_tenant: 100_000 });
+  await ops.expect(200, "PUT", `/v1/admin/tenants/${tenantId}/limits`, {
+    max_streams_per_session: 10_000,
+    max_streams_per_tenant: 100_000,
+  });
 }
 
 async function openSocket(url: string, token: string): Promise<Watch> {
@@ -137,7 +143,9 @@ function openBareSocket(url: string, token: string): Promise<IdleSocket> {
   const target = new URL(`${url}?access_token=${encodeURIComponent(token)}`);
   const key = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
   return new Promise((resolve, reject) => {
-    const req = request(target, { headers: { Connection: "Upgrade", Upgrade: "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": key } });
+    const req = request(target, {
+      headers: { Connection: "Upgrade", Upgrade: "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": key },
+    });
     req.on("upgrade", (_res, socket: Socket) => {
       const idle: IdleSocket = { closed: false, stop: () => socket.destroy() };
       socket.on("data", () => undefined);
@@ -156,10 +164,18 @@ async function openIdle(url: string, token: string): Promise<IdleSocket> {
   if (!COMPRESSION) return openBareSocket(url, token);
   const watch = await openSocket(url, token);
   await watch.untilType("snapshot", 60_000);
-  return { get closed() { return watch.closed; }, stop: () => watch.stop() };
+  return {
+    get closed() {
+      return watch.closed;
+    },
+    stop: () => watch.stop(),
+  };
 }
 
-async function watchersOnOneSession(stack: Stack, mint: (i: { tenantId: string; subject: string; scopes: ("sessions:read" | "sessions:write")[] }) => Promise<string>) {
+async function watchersOnOneSession(
+  stack: Stack,
+  mint: (i: { tenantId: string; subject: string; scopes: ("sessions:read" | "sessions:write")[] }) => Promise<string>,
+) {
   const tenantId = uniqueName("bench");
   const client = await stack.client(tenantId);
   await liftStreamCaps(stack, tenantId);
@@ -169,13 +185,22 @@ async function watchersOnOneSession(stack: Stack, mint: (i: { tenantId: string; 
   const session = await client.createSession({ model: model.key, tools: [{ type: "builtin", name: "get_time" }] });
   const url = `${stack.platform.url}/v1/sessions/${session.id}/events`;
   const half = WATCHERS_ON_ONE_SESSION / 2;
-  const watches = await mapLimit(Array.from({ length: WATCHERS_ON_ONE_SESSION }, (_, n) => n), OPEN_CONCURRENCY, (n) =>
-    n < half ? openSse(url, token) : openSocket(url, socketToken),
+  const watches = await mapLimit(
+    Array.from({ length: WATCHERS_ON_ONE_SESSION }, (_, n) => n),
+    OPEN_CONCURRENCY,
+    (n) => (n < half ? openSse(url, token) : openSocket(url, socketToken)),
   );
   await Promise.all(watches.map((w) => w.untilType("snapshot", 60_000)));
   const text = "The quick brown fox jumps over the lazy dog. ".repeat(40);
   await model.script(
-    { reply: { content: [{ type: "text", text: "Checking the time." }, { type: "tool_use", id: "toolu_bench", name: "get_time", input: {} }] } },
+    {
+      reply: {
+        content: [
+          { type: "text", text: "Checking the time." },
+          { type: "tool_use", id: "toolu_bench", name: "get_time", input: {} },
+        ],
+      },
+    },
     { reply: { content: [{ type: "text", text }] }, stream: { chunk_chars: 8, event_delay_ms: 2 } },
   );
   const result = await measure(stack.platform.processGroup, async () => {
@@ -198,12 +223,19 @@ async function watchersOnOneSession(stack: Stack, mint: (i: { tenantId: string; 
   };
 }
 
-async function idleSockets(stack: Stack, mint: (i: { tenantId: string; subject: string; scopes: ("sessions:read" | "sessions:write")[] }) => Promise<string>) {
+async function idleSockets(
+  stack: Stack,
+  mint: (i: { tenantId: string; subject: string; scopes: ("sessions:read" | "sessions:write")[] }) => Promise<string>,
+) {
   const tenantId = uniqueName("bench-idle");
   const client = await stack.client(tenantId);
   await liftStreamCaps(stack, tenantId);
   const token = await streamToken(stack.platform.url, await mint({ tenantId, subject: "e2e-user", scopes: ["sessions:read"] }));
-  const sessions = await mapLimit(Array.from({ length: IDLE_SESSIONS }, (_, n) => n), 20, () => client.createSession({}));
+  const sessions = await mapLimit(
+    Array.from({ length: IDLE_SESSIONS }, (_, n) => n),
+    20,
+    () => client.createSession({}),
+  );
   const pgid = stack.platform.processGroup;
   const before = byName(sampleGroup(pgid));
   const opening = await measure(pgid, () =>
@@ -238,11 +270,18 @@ async function idleSockets(stack: Stack, mint: (i: { tenantId: string; subject: 
 }
 
 /** For comparison: idle Server-Sent Events streams, which keep their objects in memory. */
-async function idleSse(stack: Stack, mint: (i: { tenantId: string; subject: string; scopes: ("sessions:read" | "sessions:write")[] }) => Promise<string>) {
+async function idleSse(
+  stack: Stack,
+  mint: (i: { tenantId: string; subject: string; scopes: ("sessions:read" | "sessions:write")[] }) => Promise<string>,
+) {
   const tenantId = uniqueName("bench-sse");
   const client = await stack.client(tenantId);
   const token = await mint({ tenantId, subject: "e2e-user", scopes: ["sessions:read"] });
-  const sessions = await mapLimit(Array.from({ length: IDLE_SSE_STREAMS }, (_, n) => n), 20, () => client.createSession({}));
+  const sessions = await mapLimit(
+    Array.from({ length: IDLE_SSE_STREAMS }, (_, n) => n),
+    20,
+    () => client.createSession({}),
+  );
   const pgid = stack.platform.processGroup;
   const before = byName(sampleGroup(pgid));
   const watches = await mapLimit(sessions, OPEN_CONCURRENCY, (s) => openSse(`${stack.platform.url}/v1/sessions/${s.id}/events`, token));

@@ -22,7 +22,14 @@ import { gatewayTable, measureGateway } from "./suites/gateway";
 import { growthTables, measureGrowth } from "./suites/growth";
 import { measureMemory, memoryTables } from "./suites/memory";
 import { indexLoadTables, measureIndexLoad } from "./suites/index-load";
-import { measureStepOverhead, pagesTable, requestsTable, type StepOverheadResult, statementsTable, stepOverheadTable } from "./suites/step-overhead";
+import {
+  measureStepOverhead,
+  pagesTable,
+  requestsTable,
+  type StepOverheadResult,
+  statementsTable,
+  stepOverheadTable,
+} from "./suites/step-overhead";
 import { costTargetsTable } from "./suites/cost-targets";
 import { measureThroughput, THROUGHPUT_LOADS, type ThroughputResult, throughputTable } from "./suites/throughput";
 import { describeMachine, load1 } from "./support/machine";
@@ -39,11 +46,20 @@ interface Suite {
 }
 
 const SUITES: Suite[] = [
-  { name: "steps", reps: 10, run: async (w, n) => withTables(await measureStepOverhead(w, n), (r) => [stepOverheadTable(r), requestsTable(r), statementsTable(r), pagesTable(r)]) },
+  {
+    name: "steps",
+    reps: 10,
+    run: async (w, n) =>
+      withTables(await measureStepOverhead(w, n), (r) => [stepOverheadTable(r), requestsTable(r), statementsTable(r), pagesTable(r)]),
+  },
   { name: "gateway", reps: 5, run: async (w, n) => withTables(await measureGateway(w, n), (r) => [gatewayTable(r)]) },
   { name: "growth", reps: 3, run: async (w, n) => withTables(await measureGrowth(w, n), growthTables) },
   // 100 × 20 alone: with the steps, what the cost targets need (`--only steps,throughput100`).
-  { name: "throughput100", reps: 2, run: async (w, n) => withTables(await measureThroughput(w, n, ONE_HUNDRED), (r) => [throughputTable(r, ONE_HUNDRED)]) },
+  {
+    name: "throughput100",
+    reps: 2,
+    run: async (w, n) => withTables(await measureThroughput(w, n, ONE_HUNDRED), (r) => [throughputTable(r, ONE_HUNDRED)]),
+  },
   { name: "throughput", reps: 2, full: true, run: async (w, n) => withTables(await measureThroughput(w, n), (r) => [throughputTable(r)]) },
   { name: "memory", reps: 1, full: true, run: async (w, n) => withTables(await measureMemory(w, n), memoryTables) },
   // Last: its counting breakpoints slow the methods they sit in.
@@ -70,7 +86,8 @@ const { values } = parseArgs({
 });
 const worldOptions = { localObservability: values["local-observability"], meter: !values["no-meter"] };
 const repsOverride = values.reps === undefined ? null : Number(values.reps);
-if (repsOverride !== null && !(Number.isInteger(repsOverride) && repsOverride >= 1)) throw new Error(`--reps must be a whole number of 1 or more, not ${values.reps}`);
+if (repsOverride !== null && !(Number.isInteger(repsOverride) && repsOverride >= 1))
+  throw new Error(`--reps must be a whole number of 1 or more, not ${values.reps}`);
 const only = values.only?.split(",");
 const unknown = only?.filter((name) => !SUITES.some((s) => s.name === name)) ?? [];
 if (unknown.length > 0) throw new Error(`no suite named ${unknown.join(", ")}; the suites: ${SUITES.map((s) => s.name).join(", ")}`);
@@ -79,13 +96,17 @@ const BENCHMARKS = join(PROJECT_ROOT, "BENCHMARKS.md");
 const RAW_DIR = join(PROJECT_ROOT, ".tmp", "bench");
 const machine = describeMachine();
 const startedAt = new Date();
-console.log(`${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, wrangler ${machine.wrangler}, workerd ${machine.workerd}; load average ${fmt(load1(), 2)}`);
+console.log(
+  `${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, wrangler ${machine.wrangler}, workerd ${machine.workerd}; load average ${fmt(load1(), 2)}`,
+);
 
 if (values.profile) {
   await runProfile({ write: !values["no-write"], benchmarksFile: BENCHMARKS, outDir: RAW_DIR, world: worldOptions });
 } else {
   // A full run has 100 × 20 in its throughput suite.
-  const chosen = SUITES.filter((s) => (only ? only.includes(s.name) : (!s.full || values.full) && !(values.full && s.name === "throughput100")));
+  const chosen = SUITES.filter((s) =>
+    only ? only.includes(s.name) : (!s.full || values.full) && !(values.full && s.name === "throughput100"),
+  );
   const world = await startWorld(worldOptions);
   const tables: Table[] = [];
   const raw: Record<string, unknown> = {};
@@ -116,9 +137,22 @@ if (values.profile) {
   console.log(`done in ${fmt(minutes, 1)} minutes`);
   raw.stalls = stalls;
   await mkdir(RAW_DIR, { recursive: true });
-  await writeFile(join(RAW_DIR, `results-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`), JSON.stringify({ startedAt, machine, commit: commitOf(), raw }, replacer, 2));
+  await writeFile(
+    join(RAW_DIR, `results-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`),
+    JSON.stringify({ startedAt, machine, commit: commitOf(), raw }, replacer, 2),
+  );
   if (!values["no-write"]) {
-    await rewriteSection(BENCHMARKS, values.section, [header(minutes, chosen.map((s) => s.name)), ...tables.map(renderTable)].join("\n"));
+    await rewriteSection(
+      BENCHMARKS,
+      values.section,
+      [
+        header(
+          minutes,
+          chosen.map((s) => s.name),
+        ),
+        ...tables.map(renderTable),
+      ].join("\n"),
+    );
     console.log(`rewrote the "${values.section}" section of ${BENCHMARKS}`);
   }
 }
@@ -139,7 +173,9 @@ function header(minutes: number, suites: string[]): string {
  */
 function stallLine(): string {
   const count = (target: Target) => stalls.filter((s) => s.target === target).length;
-  const detail = stalls.map((s) => `${TARGET_NAMES[s.target]} after ${s.calls} model calls, ${s.handled} (${JSON.stringify(s.state)})`).join("; ");
+  const detail = stalls
+    .map((s) => `${TARGET_NAMES[s.target]} after ${s.calls} model calls, ${s.handled} (${JSON.stringify(s.state)})`)
+    .join("; ");
   const counts = (Object.keys(TARGET_NAMES) as Target[]).map((t) => `${TARGET_NAMES[t]} ${count(t)}`).join(", ");
   return `Runs that stalled (no model call for ${STALL_MS / 1000} s): ${counts}${detail ? `: ${detail}` : ""}.`;
 }

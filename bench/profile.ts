@@ -51,7 +51,12 @@ export async function runProfile(options: ProfileOptions): Promise<void> {
   const text = profileTables(profiled).map(renderTable).join("\n");
   console.log(`\n${text}`);
   await writeFile(join(options.outDir, "profile.md"), text);
-  if (options.write) await rewriteSection(options.benchmarksFile, "profile", `Profiled on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC.\n\n${text}`);
+  if (options.write)
+    await rewriteSection(
+      options.benchmarksFile,
+      "profile",
+      `Profiled on ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC.\n\n${text}`,
+    );
 }
 
 async function profileTarget(world: World, client: ApiClient, target: Target, outDir: string): Promise<Profiled> {
@@ -78,5 +83,14 @@ async function profileTarget(world: World, client: ApiClient, target: Target, ou
   const syscalls = straceAvailable() ? await traceStorage(pids, outDir, run) : null;
   const native = perfAvailable() ? await profileNative(pids, outDir, target, run) : null;
   console.log(`  profiled the ${target}: ${file}`);
-  return { target, summary: summarizeProfile(profile, bundle, map, PROJECT_ROOT), runs: PROFILED_RUNS, cpuMs, syscalls, native, file, load };
+  return {
+    target,
+    summary: summarizeProfile(profile, bundle, map, PROJECT_ROOT),
+    runs: PROFILED_RUNS,
+    cpuMs,
+    syscalls,
+    native,
+    file,
+    load,
+  };
 }

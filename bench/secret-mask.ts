@@ -27,7 +27,20 @@ function time(runs: number, work: () => unknown): { median: number; min: number 
 
 /** Text that looks like a tool's output: words, numbers, JSON and base64 runs, 80-character lines. */
 function filler(chars: number): string {
-  const words = ["the", "result", "of", "query", "row", "id", "value", '{"a":1,"b":[2,3]}', "dGhpcyBpcyBub3QgYSBzZWNyZXQ=", "0x1f2e3d4c", "ok", "status"];
+  const words = [
+    "the",
+    "result",
+    "of",
+    "query",
+    "row",
+    "id",
+    "value",
+    '{"a":1,"b":[2,3]}',
+    "dGhpcyBpcyBub3QgYSBzZWNyZXQ=",
+    "0x1f2e3d4c",
+    "ok",
+    "status",
+  ];
   let out = "";
   let line = 0;
   while (out.length < chars) {
@@ -51,7 +64,13 @@ function exactOnly(text: string, secrets: readonly string[]): string {
 
 export default function main(): void {
   // Five header values, as a session's MCP servers give them; the masker also takes each credential without its scheme.
-  const values = [`Bearer sk-${crypto.randomUUID()}`, `sk-${crypto.randomUUID()}`, `key_${crypto.randomUUID().replace(/-/g, "")}`, crypto.randomUUID(), `Basic ${btoa("svc:" + crypto.randomUUID())}`];
+  const values = [
+    `Bearer sk-${crypto.randomUUID()}`,
+    `sk-${crypto.randomUUID()}`,
+    `key_${crypto.randomUUID().replace(/-/g, "")}`,
+    crypto.randomUUID(),
+    `Basic ${btoa("svc:" + crypto.randomUUID())}`,
+  ];
   const secrets = headerSecrets(Object.fromEntries(values.map((value, i) => [`h${i}`, value])));
   const forms = secrets.flatMap(secretForms).length;
   const build = time(200, () => new SecretMasker(secrets));
@@ -83,7 +102,10 @@ export default function main(): void {
     maskForLogs(line);
     rebuilds.push(performance.now() - start);
   }
-  rows.push(["a new server in a full isolate: its masker built, added to the log masker, one log line", { median: median(rebuilds), min: Math.min(...rebuilds) }]);
+  rows.push([
+    "a new server in a full isolate: its masker built, added to the log masker, one log line",
+    { median: median(rebuilds), min: Math.min(...rebuilds) },
+  ]);
   rows.push(["a 400-byte log line, 256 servers' secrets in the isolate", time(2000, () => maskForLogs(line))]);
   console.log(`masked output keeps ${masked.length} of ${dirty.length} characters; ${masked.split(MASKED_VALUE).length - 1} masks`);
   console.log("| what | median ms | min ms |\n| --- | ---: | ---: |");

@@ -74,13 +74,19 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       env,
     });
     started.push(platform);
-    const baseline = await Platform.create({ modelUrl: mock.url, config: join(PROJECT_ROOT, "bench", "baseline", "wrangler.json"), env, vars: meterVars });
+    const baseline = await Platform.create({
+      modelUrl: mock.url,
+      config: join(PROJECT_ROOT, "bench", "baseline", "wrangler.json"),
+      env,
+      vars: meterVars,
+    });
     started.push(baseline);
     // One after the other: two cold starts at once would only slow each other down.
     await platform.start();
     await baseline.start();
     const mint = await tokenMinter(platform.signingKey);
-    const token = (tenantId: string, scopes: Scope[] = ["sessions:read", "sessions:write"], subject = BENCH_SUBJECT) => mint({ tenantId, subject, scopes });
+    const token = (tenantId: string, scopes: Scope[] = ["sessions:read", "sessions:write"], subject = BENCH_SUBJECT) =>
+      mint({ tenantId, subject, scopes });
     return {
       mock,
       platform,
@@ -90,12 +96,20 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
         return new ApiClient(() => platform.url, await token(tenantId, scopes, subject));
       },
       async startBaseline(model, input, stream = false) {
-        const res = await fetch(`${baseline.url}/runs`, { method: "POST", body: JSON.stringify({ model, input, stream }), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+        const res = await fetch(`${baseline.url}/runs`, {
+          method: "POST",
+          body: JSON.stringify({ model, input, stream }),
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
         if (res.status !== 201) throw new Error(`bare loop: POST /runs answered ${res.status}: ${await res.text()}`);
         return ((await res.json()) as { id: string }).id;
       },
       async baselineStatuses(ids) {
-        const res = await fetch(`${baseline.url}/runs/status`, { method: "POST", body: JSON.stringify({ ids }), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+        const res = await fetch(`${baseline.url}/runs/status`, {
+          method: "POST",
+          body: JSON.stringify({ ids }),
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
         if (!res.ok) throw new Error(`bare loop: POST /runs/status answered ${res.status}`);
         return (await res.json()) as Record<string, BaselineStatus | null>;
       },

@@ -57,7 +57,10 @@ export function buildConsoleAssets(assetsDirectory = ASSETS_DIRECTORY) {
       bytes: bytes.length,
       gzipBytes: gzipSync(bytes).length,
       // What the file loads: at once (`import-statement`), or when a page needs it (`dynamic-import`).
-      imports: imports.map((entry) => ({ file: relative(assetsDirectory, resolve(root, entry.path)), dynamic: entry.kind === "dynamic-import" })),
+      imports: imports.map((entry) => ({
+        file: relative(assetsDirectory, resolve(root, entry.path)),
+        dynamic: entry.kind === "dynamic-import",
+      })),
     };
   });
   // Chunks of earlier builds are dropped once the new ones are written.

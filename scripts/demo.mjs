@@ -53,7 +53,13 @@ if (baseUrl === undefined) {
 console.log(`platform ${baseUrl}`);
 
 const { key } = await ensureDevVars({ path: join(dirname(configPath), ".dev.vars") });
-const token = await mintDevToken(key, { tenantId: values.tenant, subject: "demo", scopes: ["sessions:read", "sessions:write"], ttlSeconds: 3600, configPath });
+const token = await mintDevToken(key, {
+  tenantId: values.tenant,
+  subject: "demo",
+  scopes: ["sessions:read", "sessions:write"],
+  ttlSeconds: 3600,
+  configPath,
+});
 const client = createPlatformClient({ baseUrl, credential: token });
 
 let writing = false;
@@ -109,5 +115,7 @@ endLine();
 const { session, answer, usage } = run;
 console.log(`session ${session.id} (model ${session.model})`);
 console.log(`\nanswer: ${answer || "(none)"}`);
-console.log(`${session.status} (${session.stop_reason}) in ${usage.steps} model calls: ${usage.input_tokens} input and ${usage.output_tokens} output tokens`);
+console.log(
+  `${session.status} (${session.stop_reason}) in ${usage.steps} model calls: ${usage.input_tokens} input and ${usage.output_tokens} output tokens`,
+);
 process.exit(session.status === "done" ? 0 : 1);

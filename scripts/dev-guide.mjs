@@ -34,7 +34,8 @@ export function quickStartGuide({ baseUrl, token, adminToken, tenantId, ttlHours
   const body = JSON.stringify({ input: "What time is it, and where is order ord_123456?", tools: exampleTools(mockUrl) });
   const auth = `-H "Authorization: Bearer $TOKEN"`;
   const pick = (expression) => `| pick '${expression}'`;
-  const waiting = (status) => `CALL=$(curl -s $BASE/v1/sessions/$SESSION/tool-calls ${auth} ${pick(`v.data.find((c) => c.status === "${status}").id`)})`;
+  const waiting = (status) =>
+    `CALL=$(curl -s $BASE/v1/sessions/$SESSION/tool-calls ${auth} ${pick(`v.data.find((c) => c.status === "${status}").id`)})`;
   return [
     `The platform is ready on ${baseUrl} (API reference: ${baseUrl}/docs; console: ${baseUrl}/console, sign in with TOKEN or ADMIN_TOKEN).`,
     "",

@@ -38,7 +38,9 @@ export async function findDevServer(configPath, { timeoutMs = 5_000 } = {}) {
   }
   return (await answers(recorded.url, timeoutMs))
     ? { url: recorded.url }
-    : { problem: `npm start is running but its platform does not answer on ${recorded.url} yet: wait for "The platform is ready", then try again.` };
+    : {
+        problem: `npm start is running but its platform does not answer on ${recorded.url} yet: wait for "The platform is ready", then try again.`,
+      };
 }
 
 /** Whether the platform at `url` answers its health check. */

@@ -6,4 +6,6 @@ export declare function requestComponents(document: OpenApiDocumentJson): Set<st
 /** Every request-side schema that lacks a bound: `<JSON pointer>: <what it lacks>`. */
 export declare function requestSchemaProblems(document: OpenApiDocumentJson): string[];
 /** Spectral's findings with `.spectral.yaml`: the request side's, the rest's, and their count. */
-export declare function spectralFindings(document: OpenApiDocumentJson): Promise<{ request: string[]; responses: string[]; others: number }>;
+export declare function spectralFindings(
+  document: OpenApiDocumentJson,
+): Promise<{ request: string[]; responses: string[]; others: number }>;

@@ -102,10 +102,14 @@ function isRequestPath(path, components) {
 
 /** Spectral's findings with `.spectral.yaml`, split into the request side (`request`) and the rest (`responses`, and their count). */
 export async function spectralFindings(document) {
-  const run = promisify(execFile)(process.execPath, [SPECTRAL, "lint", DOCUMENT, "--ruleset", ".spectral.yaml", "--format", "json", "--quiet"], {
-    cwd: ROOT,
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const run = promisify(execFile)(
+    process.execPath,
+    [SPECTRAL, "lint", DOCUMENT, "--ruleset", ".spectral.yaml", "--format", "json", "--quiet"],
+    {
+      cwd: ROOT,
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   // Spectral exits non-zero when it finds anything; its JSON is on stdout either way.
   const { stdout } = await run.catch((error) => {
     if (typeof error.stdout === "string" && error.stdout.trim().startsWith("[")) return error;
@@ -124,6 +128,8 @@ if (import.meta.url === new URL(process.argv[1] ?? "", "file:").href) {
   const walked = requestSchemaProblems(document);
   const spectral = await spectralFindings(document);
   for (const line of [...walked, ...spectral.request]) console.error(line);
-  console.log(`request schemas: ${walked.length} unbounded, ${spectral.request.length} Spectral findings; responses: ${spectral.others} Spectral findings (not failed).`);
+  console.log(
+    `request schemas: ${walked.length} unbounded, ${spectral.request.length} Spectral findings; responses: ${spectral.others} Spectral findings (not failed).`,
+  );
   if (walked.length > 0 || spectral.request.length > 0) process.exit(1);
 }

@@ -17,7 +17,10 @@ const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
 function run(args, label) {
   const child = spawn(process.execPath, [vitest, "run", ...args], { cwd: root, stdio: label ? ["ignore", "pipe", "pipe"] : "inherit" });
   if (label) {
-    for (const [stream, out] of [[child.stdout, process.stdout], [child.stderr, process.stderr]]) {
+    for (const [stream, out] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ]) {
       createInterface({ input: stream }).on("line", (line) => out.write(`[${label}] ${line}\n`));
     }
   }
@@ -45,7 +48,9 @@ const runs =
           ...E2E_SHARDS.map((shard) => ({ label: `e2e ${shard}`, ...run(["--project", "e2e", `--shard=${shard}`], `e2e ${shard}`) })),
         ];
         for (const { label, done } of all) {
-          void done.then((code) => console.log(`[${label}] finished with exit code ${code} after ${((Date.now() - started) / 1000).toFixed(0)} s`));
+          void done.then((code) =>
+            console.log(`[${label}] finished with exit code ${code} after ${((Date.now() - started) / 1000).toFixed(0)} s`),
+          );
         }
         return all;
       })();

@@ -95,7 +95,10 @@ export function parseConfig(env: Env): Config {
       audience: env.AUTH_AUDIENCE || "agent-platform",
       signingKey: env.AUTH_SIGNING_KEY || undefined,
       apiKeySecret: env.AUTH_API_KEY_SECRET || undefined,
-      legacyApiKeys: env.AUTH_LEGACY_API_KEYS === undefined || env.AUTH_LEGACY_API_KEYS === "" || parseBoolean("AUTH_LEGACY_API_KEYS", env.AUTH_LEGACY_API_KEYS),
+      legacyApiKeys:
+        env.AUTH_LEGACY_API_KEYS === undefined ||
+        env.AUTH_LEGACY_API_KEYS === "" ||
+        parseBoolean("AUTH_LEGACY_API_KEYS", env.AUTH_LEGACY_API_KEYS),
       jwksUrl: env.AUTH_JWKS_URL || undefined,
       externalIssuer: env.AUTH_EXTERNAL_ISSUER || undefined,
       externalAudience: env.AUTH_EXTERNAL_AUDIENCE || undefined,
@@ -142,7 +145,11 @@ export function parseConfig(env: Env): Config {
     defaultSessionRetentionDays:
       env.DEFAULT_SESSION_RETENTION_DAYS === undefined || env.DEFAULT_SESSION_RETENTION_DAYS === ""
         ? null
-        : parseInteger("DEFAULT_SESSION_RETENTION_DAYS", env.DEFAULT_SESSION_RETENTION_DAYS, { fallback: 0, min: MIN_SESSION_RETENTION_DAYS, max: MAX_SESSION_RETENTION_DAYS }),
+        : parseInteger("DEFAULT_SESSION_RETENTION_DAYS", env.DEFAULT_SESSION_RETENTION_DAYS, {
+            fallback: 0,
+            min: MIN_SESSION_RETENTION_DAYS,
+            max: MAX_SESSION_RETENTION_DAYS,
+          }),
     retentionDayMs: DAY_MS * parseScale("SESSION_RETENTION_SCALE", env.SESSION_RETENTION_SCALE),
   };
 }
@@ -170,7 +177,8 @@ function parseOrigins(name: string, text: string | undefined): readonly string[]
   } catch {
     throw new ConfigError(`${name} is not valid JSON`);
   }
-  if (!Array.isArray(json) || json.length > MAX_CORS_ORIGINS) throw new ConfigError(`${name} must be a JSON list of at most ${MAX_CORS_ORIGINS} origins`);
+  if (!Array.isArray(json) || json.length > MAX_CORS_ORIGINS)
+    throw new ConfigError(`${name} must be a JSON list of at most ${MAX_CORS_ORIGINS} origins`);
   return json.map((origin: unknown) => {
     if (typeof origin !== "string" || !isOrigin(origin)) {
       throw new ConfigError(`${name}: ${JSON.stringify(origin)} is not an origin like "https://console.example.com"`);
@@ -258,7 +266,12 @@ function parseModels(text: string | undefined): ModelCatalog {
     if (images !== undefined && typeof images !== "boolean") throw new ConfigError(`MODELS[${i}].images must be true or false`);
     const reasoning = (entry as { reasoning?: unknown }).reasoning;
     if (reasoning !== undefined && typeof reasoning !== "boolean") throw new ConfigError(`MODELS[${i}].reasoning must be true or false`);
-    return { pattern: canonicalModel(id), contextTokens: (tokens as number | undefined) ?? null, images: images ?? null, reasoning: reasoning ?? null };
+    return {
+      pattern: canonicalModel(id),
+      contextTokens: (tokens as number | undefined) ?? null,
+      images: images ?? null,
+      reasoning: reasoning ?? null,
+    };
   });
 }
 
@@ -293,7 +306,9 @@ function trimSlash(url: string): string {
 
 function parseRunCodeIsolate(env: Env): RunCodeIsolate {
   const value = env.RUN_CODE_ISOLATE || "interpreter";
-  if (value !== "interpreter" && value !== "dynamic_worker") throw new ConfigError(`RUN_CODE_ISOLATE must be "interpreter" or "dynamic_worker", not "${value}"`);
-  if (value === "dynamic_worker" && !env.LOADER) throw new ConfigError('RUN_CODE_ISOLATE "dynamic_worker" needs the LOADER binding (worker_loaders in wrangler.json)');
+  if (value !== "interpreter" && value !== "dynamic_worker")
+    throw new ConfigError(`RUN_CODE_ISOLATE must be "interpreter" or "dynamic_worker", not "${value}"`);
+  if (value === "dynamic_worker" && !env.LOADER)
+    throw new ConfigError('RUN_CODE_ISOLATE "dynamic_worker" needs the LOADER binding (worker_loaders in wrangler.json)');
   return value;
 }

@@ -114,23 +114,37 @@ export const limitsSchema = z.object({
   max_memory_items: z.number().int().min(0).max(10_000_000),
   /** How deep sessions started by `agent` tools may nest: a top-level session is depth 0, its children 1. */
   max_agent_depth: z.number().int().min(0).max(10).openapi({
-    description: "How deep sub-agents nest: a session a caller creates is at depth 0, its `agent` tools' children at 1. A call that would go deeper gets an error result.",
+    description:
+      "How deep sub-agents nest: a session a caller creates is at depth 0, its `agent` tools' children at 1. A call that would go deeper gets an error result.",
   }),
   /** Child sessions one run may start through `agent` tools; a call past it gets an error result. */
-  max_subagents_per_run: z.number().int().min(0).max(100).openapi({ description: "Child sessions one run may start through `agent` tools; a call past it gets an error result." }),
-  max_cost_usd_per_day: z.number().min(0).max(MAX_COST_USD_PER_DAY).nullable().openapi({
-    description:
-      "USD the tenant's sessions may spend per UTC day, priced by `MODEL_PRICES` (tokens of a model without a price count nothing); null: unlimited. " +
-      "Past it a start is a 429 and a run going ends `done` with `budget_limit`.",
-  }),
+  max_subagents_per_run: z
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .openapi({ description: "Child sessions one run may start through `agent` tools; a call past it gets an error result." }),
+  max_cost_usd_per_day: z
+    .number()
+    .min(0)
+    .max(MAX_COST_USD_PER_DAY)
+    .nullable()
+    .openapi({
+      description:
+        "USD the tenant's sessions may spend per UTC day, priced by `MODEL_PRICES` (tokens of a model without a price count nothing); null: unlimited. " +
+        "Past it a start is a 429 and a run going ends `done` with `budget_limit`.",
+    }),
   max_tokens_per_day_per_subject: z.number().int().min(0).max(UNCAPPED).nullable().openapi({
-    description: "Tokens the sessions of each `created_by` may spend per UTC day; null: unlimited. Past it the same as `max_cost_usd_per_day`.",
+    description:
+      "Tokens the sessions of each `created_by` may spend per UTC day; null: unlimited. Past it the same as `max_cost_usd_per_day`.",
   }),
   end_user_tokens_per_minute: z.number().int().min(1).max(UNCAPPED).openapi({
-    description: "End-user tokens the tenant may mint per minute (`POST /v1/auth/end-user-token`), all its backends together; one more is a 429 with `Retry-After`.",
+    description:
+      "End-user tokens the tenant may mint per minute (`POST /v1/auth/end-user-token`), all its backends together; one more is a 429 with `Retry-After`.",
   }),
   end_user_requests_per_minute: z.number().int().min(1).max(UNCAPPED).openapi({
-    description: "Requests each end user's token may make per minute (at most the caller share of `requests_per_minute`); one more is a 429 with `Retry-After`.",
+    description:
+      "Requests each end user's token may make per minute (at most the caller share of `requests_per_minute`); one more is a 429 with `Retry-After`.",
   }),
 });
 export type Limits = z.infer<typeof limitsSchema>;

@@ -12,7 +12,9 @@ import { maskForLogs } from "./shared/secret-mask";
 export type LogLevel = "info" | "warn" | "error";
 
 export function log(level: LogLevel, event: string, fields: Record<string, unknown> = {}): void {
-  const line = JSON.stringify({ level, event, ...fields }, (_key, value: unknown) => (typeof value === "string" ? maskForLogs(value) : value));
+  const line = JSON.stringify({ level, event, ...fields }, (_key, value: unknown) =>
+    typeof value === "string" ? maskForLogs(value) : value,
+  );
   if (level === "error") console.error(line);
   else if (level === "warn") console.warn(line);
   else console.log(line);

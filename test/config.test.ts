@@ -81,14 +81,23 @@ describe("parseConfig: embeddings", () => {
   });
 
   it("never sends the OpenAI key to another embeddings host", () => {
-    const config = parseConfig({ ...base, EMBEDDINGS_MODEL: "e", EMBEDDINGS_BASE_URL: "https://embed.example", OPENAI_API_KEY: "sk-openai" }).embeddings;
+    const config = parseConfig({
+      ...base,
+      EMBEDDINGS_MODEL: "e",
+      EMBEDDINGS_BASE_URL: "https://embed.example",
+      OPENAI_API_KEY: "sk-openai",
+    }).embeddings;
     expect(config).toMatchObject({ baseUrl: "https://embed.example", apiKey: undefined });
-    expect(parseConfig({ ...base, EMBEDDINGS_MODEL: "e", EMBEDDINGS_BASE_URL: "https://embed.example", EMBEDDINGS_API_KEY: "k" }).embeddings?.apiKey).toBe("k");
+    expect(
+      parseConfig({ ...base, EMBEDDINGS_MODEL: "e", EMBEDDINGS_BASE_URL: "https://embed.example", EMBEDDINGS_API_KEY: "k" }).embeddings
+        ?.apiKey,
+    ).toBe("k");
   });
 
   it("takes a minimum similarity from 0 to 1, and refuses anything else", () => {
     expect(parseConfig({ ...base, EMBEDDINGS_MODEL: "e", EMBEDDINGS_MIN_SIMILARITY: "0.55" }).embeddings?.minSimilarity).toBe(0.55);
-    for (const bad of ["1.5", "-0.1", "x", "0.5.5"]) expect(() => parseConfig({ ...base, EMBEDDINGS_MODEL: "e", EMBEDDINGS_MIN_SIMILARITY: bad }), bad).toThrow(ConfigError);
+    for (const bad of ["1.5", "-0.1", "x", "0.5.5"])
+      expect(() => parseConfig({ ...base, EMBEDDINGS_MODEL: "e", EMBEDDINGS_MIN_SIMILARITY: bad }), bad).toThrow(ConfigError);
   });
 });
 

@@ -56,7 +56,9 @@ export class BareLoop extends DurableObject<BaselineEnv> {
   constructor(ctx: DurableObjectState, env: BaselineEnv) {
     super(ctx, env);
     this.#sql = ctx.storage.sql;
-    this.#sql.exec("CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, role TEXT NOT NULL, content TEXT NOT NULL)");
+    this.#sql.exec(
+      "CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, role TEXT NOT NULL, content TEXT NOT NULL)",
+    );
   }
 
   async start(model: string, input: string): Promise<void> {
@@ -180,7 +182,9 @@ export class StreamingBareLoop extends BareLoop {
       reader.cancel().catch(() => undefined);
     }
     if (!stopped) throw new Error("the stream ended before message_stop");
-    const content = blocks.map(({ json, ...block }) => (block.type === "tool_use" ? { ...block, input: json ? (JSON.parse(json) as unknown) : (block.input ?? {}) } : block));
+    const content = blocks.map(({ json, ...block }) =>
+      block.type === "tool_use" ? { ...block, input: json ? (JSON.parse(json) as unknown) : (block.input ?? {}) } : block,
+    );
     return { ok: true, content };
   }
 }

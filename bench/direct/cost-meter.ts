@@ -21,7 +21,16 @@
  *   (`__miniflare_do_name`, which a deployed object does not have) are left out.
  */
 import { DurableObject } from "cloudflare:workers";
-import { type ClassTally, keyName, type KvCall, kvRows, type MeterSnapshot, statementKind, statementName, type Tally } from "../support/cost-rules";
+import {
+  type ClassTally,
+  keyName,
+  type KvCall,
+  kvRows,
+  type MeterSnapshot,
+  statementKind,
+  statementName,
+  type Tally,
+} from "../support/cost-rules";
 
 const classes = new Map<string, ClassTally>();
 const statements = new Map<string, Map<string, Tally>>();
@@ -145,7 +154,11 @@ const KV_CALLS: readonly KvCall[] = ["get", "put", "delete", "list"];
 const STORAGE_CALLS: readonly KvCall[] = [...KV_CALLS, "setAlarm", "deleteAlarm", "getAlarm", "deleteAll"];
 
 /** Wraps `names` on `proto` once: each call is counted against the meter of `this`. */
-function patch(proto: object, names: readonly string[], count: (meter: ObjectMeter, name: string, args: unknown[], result: unknown) => unknown): void {
+function patch(
+  proto: object,
+  names: readonly string[],
+  count: (meter: ObjectMeter, name: string, args: unknown[], result: unknown) => unknown,
+): void {
   if (patched.has(proto)) return;
   patched.add(proto);
   for (const name of names) {
@@ -223,7 +236,11 @@ export function meterClass<T extends DurableObjectClass>(Base: T, className: str
     }
   }
   const seen = new Set<string>(["constructor", ...internal]);
-  for (let proto = Base.prototype as object; proto && proto !== DurableObject.prototype && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+  for (
+    let proto = Base.prototype as object;
+    proto && proto !== DurableObject.prototype && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto)
+  ) {
     for (const name of Object.getOwnPropertyNames(proto)) {
       if (seen.has(name)) continue;
       seen.add(name);
@@ -272,7 +289,8 @@ export function countWorkerRequest(): void {
 
 export function meterSnapshot(): MeterSnapshot {
   const byClass: MeterSnapshot["statements"] = {};
-  for (const [className, byName] of statements) byClass[className] = Object.fromEntries([...byName].map(([name, tally]) => [name, { ...tally }]));
+  for (const [className, byName] of statements)
+    byClass[className] = Object.fromEntries([...byName].map(([name, tally]) => [name, { ...tally }]));
   return {
     workerRequests,
     unattributed,

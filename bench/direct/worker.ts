@@ -44,7 +44,8 @@ const FILL_MAX_ITEMS = 10_000_000;
 /** A class the production entry exports that is not metered here would be missed by the bill: refuse to start. */
 const METERED = new Set(["AgentStore", "MemoryStore", "SessionObject", "Scheduler", "TenantIndex", "TenantRegistry"]);
 const unmetered = Object.entries(production).filter(([name, value]) => typeof value === "function" && !METERED.has(name));
-if (unmetered.length > 0) throw new Error(`bench build: meter the Durable Object classes ${unmetered.map(([name]) => name).join(", ")} in bench/direct/worker.ts`);
+if (unmetered.length > 0)
+  throw new Error(`bench build: meter the Durable Object classes ${unmetered.map(([name]) => name).join(", ")} in bench/direct/worker.ts`);
 
 export default {
   async fetch(request, env, ctx) {
@@ -56,8 +57,10 @@ export default {
     const [kind, tenantId, rest] = new URL(request.url).pathname.slice(PREFIX.length).split("/").map(decodeURIComponent);
     if (kind === "cost" && request.method === "GET") return meterResponse();
     if (kind === "agents" && tenantId && rest && request.method === "GET") return readSession(env, tenantId, rest);
-    if (kind === "index" && tenantId && rest === "sessions" && request.method === "POST") return fillIndex(env, tenantId, await request.json());
-    if (kind === "memory" && tenantId && rest === "items" && request.method === "POST") return fillMemory(env, tenantId, await request.json());
+    if (kind === "index" && tenantId && rest === "sessions" && request.method === "POST")
+      return fillIndex(env, tenantId, await request.json());
+    if (kind === "memory" && tenantId && rest === "items" && request.method === "POST")
+      return fillMemory(env, tenantId, await request.json());
     return new Response("not found", { status: 404 });
   },
 } satisfies ExportedHandler<Env>;
@@ -80,7 +83,16 @@ async function fillIndex(env: Env, tenantId: string, body: { count?: unknown; cr
       next++;
       const now = new Date().toISOString();
       const usage = EMPTY_USAGE;
-      const summary = { id: newSessionId(), created_by: body.created_by as string, status: "idle" as const, stop_reason: null, usage, created_at: now, updated_at: now, revision: 1 };
+      const summary = {
+        id: newSessionId(),
+        created_by: body.created_by as string,
+        status: "idle" as const,
+        stop_reason: null,
+        usage,
+        created_at: now,
+        updated_at: now,
+        revision: 1,
+      };
       await index.reportSession(tenantId, summary);
     }
   };
@@ -122,6 +134,15 @@ async function fillMemory(env: Env, tenantId: string, body: { items?: unknown; c
   const stub = memoryStoreStub(env, tenantId) as unknown as DurableObjectStub<BenchMemoryStore>;
   const now = Date.now();
   // The store checks every item as its `put` always does.
-  const inputs = items.map((item): PutItem => ({ namespace: item.namespace, key: item.key, value: item.value, ttlSeconds: null, refreshTtl: false, createdBy: body.created_by as string, maxItems: FILL_MAX_ITEMS, now }));
+  const inputs = items.map((item): PutItem => ({
+    namespace: item.namespace,
+    key: item.key,
+    value: item.value,
+    ttlSeconds: null,
+    refreshTtl: false,
+    createdBy: body.created_by as string,
+    maxItems: FILL_MAX_ITEMS,
+    now,
+  }));
   return Response.json({ written: await stub.putMany(tenantId, inputs) }, { status: 201 });
 }

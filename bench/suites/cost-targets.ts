@@ -50,7 +50,12 @@ export function costTargets(steps: StepOverheadResult | null, throughput: Throug
   return [
     stepTarget("time per step", 1.25, (f) => f.stepMs, ms),
     stepTarget("CPU per step", 1.5, (f) => f.cpuPerStepMs, ms),
-    stepTarget("rows written per step", 2, (f) => costFigures.rowsWritten(f) / 1000, (v) => fmt(v, 2)),
+    stepTarget(
+      "rows written per step",
+      2,
+      (f) => costFigures.rowsWritten(f) / 1000,
+      (v) => fmt(v, 2),
+    ),
     stepTarget("stored bytes per step", 2, costFigures.storedBytesPerStep, count),
     {
       name: "100 × 20 all done (1 tenant)",
@@ -70,7 +75,15 @@ export function costTargetsTable(steps: StepOverheadResult | null, throughput: T
   return {
     title: "Targets (cost per step)",
     columns: ["target", "bare loop", "platform", "ratio ÷ bare loop", "limit", "met", "ratio ÷ streaming bare loop"],
-    rows: costTargets(steps, throughput).map((t) => [t.name, t.bare, t.platform, ratio(t.ratio), `≤ ${fmt(t.limit, 2)}×`, t.ratio === null ? "—" : t.ratio <= t.limit ? "yes" : "**no**", ratio(t.streamingRatio)]),
+    rows: costTargets(steps, throughput).map((t) => [
+      t.name,
+      t.bare,
+      t.platform,
+      ratio(t.ratio),
+      `≤ ${fmt(t.limit, 2)}×`,
+      t.ratio === null ? "—" : t.ratio <= t.limit ? "yes" : "**no**",
+      ratio(t.streamingRatio),
+    ]),
     notes: [
       "Each against the bare loop that reads its model answer whole, in the same run; the ratio is the median of the run-by-run ratios of the step-overhead runs (for 100 × 20, of the rotated runs' medians); the streaming bare loop's ratio is beside it. Figures and their ranges: the tables below.",
     ],

@@ -33,7 +33,10 @@ export async function measureGateway(world: World, reps: number): Promise<Gatewa
   const jwt = await world.token(tenant, ["sessions:read", "sessions:write", "tenant:admin"]);
   const admin = await world.client(tenant, ["sessions:read", "sessions:write", "tenant:admin"]);
   const session = await admin.expect<{ id: string }>(201, "POST", "/v1/sessions", {});
-  const key = await admin.expect<{ key: string }>(201, "POST", "/v1/api-keys", { name: "bench", scopes: ["sessions:read", "tenant:admin"] });
+  const key = await admin.expect<{ key: string }>(201, "POST", "/v1/api-keys", {
+    name: "bench",
+    scopes: ["sessions:read", "tenant:admin"],
+  });
   const base = world.platform.url;
   const requests: Record<Variant, () => Promise<number>> = {
     "no gateway": () => get(`${base}/__bench/agents/${tenant}/${session.id}`, null),
@@ -48,7 +51,14 @@ export async function measureGateway(world: World, reps: number): Promise<Gatewa
       for (const variant of order) {
         const load = load1();
         const run = await runLoad({ concurrency, warmupMs: WARMUP_MS, durationMs: WINDOW_MS, send: requests[variant] });
-        const figures = { p50: quantile(run.latencies, 0.5), p95: quantile(run.latencies, 0.95), p99: quantile(run.latencies, 0.99), rps: run.requestsPerSecond, errors: run.errors, load };
+        const figures = {
+          p50: quantile(run.latencies, 0.5),
+          p95: quantile(run.latencies, 0.95),
+          p99: quantile(run.latencies, 0.99),
+          rps: run.requestsPerSecond,
+          errors: run.errors,
+          load,
+        };
         (result[keyOf(concurrency, variant)] ??= []).push(figures);
       }
     }
@@ -83,7 +93,9 @@ export function gatewayTable(result: GatewayResult): Table {
       ]);
     }
   }
-  const loads = Object.values(result).flat().map((f) => f.load);
+  const loads = Object.values(result)
+    .flat()
+    .map((f) => f.load);
   const reps = Object.values(result)[0]?.length ?? 0;
   return {
     title: "Gateway: `GET /v1/sessions/{id}` against the same session object read with no gateway",

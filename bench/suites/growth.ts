@@ -48,11 +48,16 @@ export async function measureGrowth(world: World, reps: number): Promise<GrowthR
     const order: GrowthTarget[] = rep % 2 === 0 ? ["platform", "baseline"] : ["baseline", "platform"];
     for (const target of order) {
       result.loads.push(load1());
-      const { timeline } = await runSession(world, target, LONG_RUN_STEPS, client, { watch: { via: "status", pollMs: LONG_RUN_POLL_MS }, keepRevived: true });
+      const { timeline } = await runSession(world, target, LONG_RUN_STEPS, client, {
+        watch: { via: "status", pollMs: LONG_RUN_POLL_MS },
+        keepRevived: true,
+      });
       const durations = stepDurations(timeline);
       result.steps[target].push(GROWTH_STEPS.map((k) => median(durations.slice(k - 1 - WINDOW_BEFORE, k + WINDOW_AFTER))));
     }
-    console.log(`  growth ${rep + 1}/${reps}: step 300 ${fmt(result.steps.platform.at(-1)![2]!)} ms vs ${fmt(result.steps.baseline.at(-1)![2]!)} ms`);
+    console.log(
+      `  growth ${rep + 1}/${reps}: step 300 ${fmt(result.steps.platform.at(-1)![2]!)} ms vs ${fmt(result.steps.baseline.at(-1)![2]!)} ms`,
+    );
   }
   await measurePages(world, result);
   return result;
@@ -80,7 +85,10 @@ async function measurePages(world: World, result: GrowthResult): Promise<void> {
 }
 
 async function fillIndex(world: World, tenant: string, count: number): Promise<void> {
-  const res = await fetch(`${world.platform.url}/__bench/index/${tenant}/sessions`, { method: "POST", body: JSON.stringify({ count, created_by: BENCH_SUBJECT }) });
+  const res = await fetch(`${world.platform.url}/__bench/index/${tenant}/sessions`, {
+    method: "POST",
+    body: JSON.stringify({ count, created_by: BENCH_SUBJECT }),
+  });
   if (res.status !== 201) throw new Error(`filling the index answered ${res.status}: ${await res.text()}`);
 }
 
@@ -97,7 +105,12 @@ async function samplePage(read: () => Promise<unknown>): Promise<number[]> {
 
 export function growthTables(result: GrowthResult): Table[] {
   const runs = (target: GrowthTarget, i: number) => result.steps[target].map((run) => run[i]!);
-  const stepRows = GROWTH_STEPS.map((k, i) => [`step ${k}`, fmtSpread(spread(runs("baseline", i))), fmtSpread(spread(runs("platform", i))), pairedRatio(runs("platform", i), runs("baseline", i))]);
+  const stepRows = GROWTH_STEPS.map((k, i) => [
+    `step ${k}`,
+    fmtSpread(spread(runs("baseline", i))),
+    fmtSpread(spread(runs("platform", i))),
+    pairedRatio(runs("platform", i), runs("baseline", i)),
+  ]);
   const last = GROWTH_STEPS.length - 1;
   const growthOf = (target: GrowthTarget) => pairedRatio(runs(target, last), runs(target, 0));
   return [
@@ -113,7 +126,14 @@ export function growthTables(result: GrowthResult): Table[] {
     {
       title: "Growth of one tenant: a page of the session list",
       columns: ["sessions", "page, tenant admin: p50 ms", "p95 ms", "page, own sessions: p50 ms", "p95 ms", "real creates per second"],
-      rows: result.pages.map((p) => [p.size.toLocaleString("en-US"), fmt(median(p.admin), 2), fmt(quantile(p.admin, 0.95), 2), fmt(median(p.own), 2), fmt(quantile(p.own, 0.95), 2), p.createsPerSecond === null ? "—" : fmt(p.createsPerSecond, 0)]),
+      rows: result.pages.map((p) => [
+        p.size.toLocaleString("en-US"),
+        fmt(median(p.admin), 2),
+        fmt(quantile(p.admin, 0.95), 2),
+        fmt(median(p.own), 2),
+        fmt(quantile(p.own, 0.95), 2),
+        p.createsPerSecond === null ? "—" : fmt(p.createsPerSecond, 0),
+      ]),
       notes: [
         `\`GET /v1/sessions\` (default page of 50), ${PAGE_SAMPLES} requests one after another after ${PAGE_WARMUP} of warm-up, at each size; "tenant admin" lists all of the tenant's sessions, "own sessions" a member's (all of them here, so both pages are full).`,
         `The first ${REAL_SESSIONS.toLocaleString("en-US")} sessions are created with \`POST /v1/sessions\` without input, ${FILL_CONCURRENCY} at a time (the last column is that rate); the rest are index rows alone, reported to the tenant index as each new session object's first report would be, since the list reads only the index.`,

@@ -15,7 +15,24 @@ import { STEP_OVERHEAD_STEPS } from "./step-overhead";
 /** The platform's `USAGE_REPORT_INTERVAL_MS` (src/sessions/object/report/report-policy.ts, a Workers module). */
 const USAGE_REPORT_INTERVAL_MS = 20_000;
 /** The tenant index's methods the gateway calls while it admits and serves a request. */
-const GATEWAY_METHODS = new Set(["admitRequest", "admitApiKey", "admitExchangedToken", "getConfig", "getSessionSummary", "listSessions", "counts", "findApiKey", "touchApiKey", "beginIdempotent", "completeIdempotent", "releaseIdempotent", "admitRun", "acquireRun", "releaseRun", "tokensToday"]);
+const GATEWAY_METHODS = new Set([
+  "admitRequest",
+  "admitApiKey",
+  "admitExchangedToken",
+  "getConfig",
+  "getSessionSummary",
+  "listSessions",
+  "counts",
+  "findApiKey",
+  "touchApiKey",
+  "beginIdempotent",
+  "completeIdempotent",
+  "releaseIdempotent",
+  "admitRun",
+  "acquireRun",
+  "releaseRun",
+  "tokensToday",
+]);
 /** Console events travel apart from command answers; this covers their lag. */
 const SETTLE_MS = 500;
 const REQUEST_SAMPLES = 10;
@@ -76,7 +93,9 @@ const methodOf = (name: string) => name.slice(name.indexOf(".") + 1);
 export function indexLoadTables(result: IndexLoadResult): Table[] {
   const names = [...new Set(result.runs.flatMap((run) => [...run.keys()]))].sort();
   const perRun = (name: string) => result.runs.map((run) => run.get(name) ?? 0);
-  const fromSessionObject = result.runs.map((run) => [...run].filter(([name]) => !GATEWAY_METHODS.has(methodOf(name))).reduce((sum, [, n]) => sum + n, 0));
+  const fromSessionObject = result.runs.map((run) =>
+    [...run].filter(([name]) => !GATEWAY_METHODS.has(methodOf(name))).reduce((sum, [, n]) => sum + n, 0),
+  );
   const perStep = Math.max(...fromSessionObject) / result.steps;
   const atScale = perStep * BUSY_TENANT_SESSIONS;
   return [
@@ -86,7 +105,12 @@ export function indexLoadTables(result: IndexLoadResult): Table[] {
       rows: [
         ...names.map((name) => {
           const counts = perRun(name);
-          return [methodOf(name), GATEWAY_METHODS.has(methodOf(name)) ? "gateway" : "session object", counts.join(", "), fmt(Math.max(...counts) / result.steps, 2)];
+          return [
+            methodOf(name),
+            GATEWAY_METHODS.has(methodOf(name)) ? "gateway" : "session object",
+            counts.join(", "),
+            fmt(Math.max(...counts) / result.steps, 2),
+          ];
         }),
         ["**from the session object, in all**", "session object", fromSessionObject.join(", "), `**${fmt(perStep, 2)}**`],
       ],

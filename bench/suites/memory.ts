@@ -24,7 +24,15 @@ const SAMPLES = 200;
 const WARMUP = 20;
 const REQUEST_TIMEOUT_MS = 30_000;
 
-export const REQUEST_KINDS = ["put, new item", "put, new version", "get", "search, one user", "search, whole tenant", "search, whole tenant with a filter", "filter only, one user"] as const;
+export const REQUEST_KINDS = [
+  "put, new item",
+  "put, new version",
+  "get",
+  "search, one user",
+  "search, whole tenant",
+  "search, whole tenant with a filter",
+  "filter only, one user",
+] as const;
 export type RequestKind = (typeof REQUEST_KINDS)[number];
 
 interface Round {
@@ -69,7 +77,14 @@ export async function measureMemory(world: World, reps: number): Promise<MemoryR
       for (const item of batch) counts.add(item);
     }
     const fillSeconds = (performance.now() - started) / 1000;
-    const sizeResult: SizeResult = { size, fillSeconds, filled: written - from, bytes: storeBytes(world), commonestWordItems: [], rounds: [] };
+    const sizeResult: SizeResult = {
+      size,
+      fillSeconds,
+      filled: written - from,
+      bytes: storeBytes(world),
+      commonestWordItems: [],
+      rounds: [],
+    };
     console.log(`  memory: ${size.toLocaleString("en-US")} items (${fmt(fillSeconds, 1)} s to fill)`);
     const random = seededRandom(CORPUS_SEED + size);
     for (let rep = 0; rep < reps; rep++) {
@@ -85,8 +100,10 @@ export async function measureMemory(world: World, reps: number): Promise<MemoryR
           get: () => api("GET", `/v1/memory/items?namespace=${existing.namespace.join(".")}&key=${existing.key}`),
           "search, one user": () => api("POST", "/v1/memory/search", { namespace_prefix: search.prefix, query: search.query }),
           "search, whole tenant": () => api("POST", "/v1/memory/search", { query: search.query }),
-          "search, whole tenant with a filter": () => api("POST", "/v1/memory/search", { query: search.query, filter: { kind: search.kind } }),
-          "filter only, one user": () => api("POST", "/v1/memory/search", { namespace_prefix: search.prefix, filter: { kind: search.kind } }),
+          "search, whole tenant with a filter": () =>
+            api("POST", "/v1/memory/search", { query: search.query, filter: { kind: search.kind } }),
+          "filter only, one user": () =>
+            api("POST", "/v1/memory/search", { namespace_prefix: search.prefix, filter: { kind: search.kind } }),
         };
         // Rotated each time, so no kind always follows the same one.
         for (let k = 0; k < REQUEST_KINDS.length; k++) {
@@ -96,11 +113,14 @@ export async function measureMemory(world: World, reps: number): Promise<MemoryR
           const took = performance.now() - sent;
           if (i < WARMUP) continue;
           round.latencies[kind].push(took);
-          if (kind.includes("search") || kind.includes("filter")) (round.results[kind] ??= []).push((body as { data: unknown[] }).data.length);
+          if (kind.includes("search") || kind.includes("filter"))
+            (round.results[kind] ??= []).push((body as { data: unknown[] }).data.length);
         }
       }
       sizeResult.rounds.push(round);
-      console.log(`  memory ${size.toLocaleString("en-US")}, round ${rep + 1}/${reps}: get ${fmt(median(round.latencies.get), 2)} ms, search ${fmt(median(round.latencies["search, one user"]), 2)} ms p50`);
+      console.log(
+        `  memory ${size.toLocaleString("en-US")}, round ${rep + 1}/${reps}: get ${fmt(median(round.latencies.get), 2)} ms, search ${fmt(median(round.latencies["search, one user"]), 2)} ms p50`,
+      );
     }
     result.sizes.push(sizeResult);
   }
@@ -129,7 +149,12 @@ function apiOf(world: World, token: string) {
 }
 
 async function fill(world: World, tenant: string, items: unknown[]): Promise<void> {
-  const res = await retryClosedConnection(() => fetch(`${world.platform.url}/__bench/memory/${tenant}/items`, { method: "POST", body: JSON.stringify({ items, created_by: BENCH_SUBJECT }) }));
+  const res = await retryClosedConnection(() =>
+    fetch(`${world.platform.url}/__bench/memory/${tenant}/items`, {
+      method: "POST",
+      body: JSON.stringify({ items, created_by: BENCH_SUBJECT }),
+    }),
+  );
   if (res.status !== 201) throw new Error(`filling the memory store answered ${res.status}: ${await res.text()}`);
 }
 
@@ -152,13 +177,21 @@ class WordCounts {
  * SQLite's `dbstat` reports them.
  */
 function storeBytes(world: World): SizeResult["bytes"] {
-  const dirs = readdirSync(join(world.platform.root, "state"), { withFileTypes: true, recursive: true }).filter((e) => e.isDirectory() && e.name.endsWith("-MemoryStore"));
-  const files = dirs.flatMap((dir) => readdirSync(join(dir.parentPath, dir.name)).filter((name) => name.endsWith(".sqlite") && name !== "metadata.sqlite").map((name) => join(dir.parentPath, dir.name, name)));
+  const dirs = readdirSync(join(world.platform.root, "state"), { withFileTypes: true, recursive: true }).filter(
+    (e) => e.isDirectory() && e.name.endsWith("-MemoryStore"),
+  );
+  const files = dirs.flatMap((dir) =>
+    readdirSync(join(dir.parentPath, dir.name))
+      .filter((name) => name.endsWith(".sqlite") && name !== "metadata.sqlite")
+      .map((name) => join(dir.parentPath, dir.name, name)),
+  );
   if (files.length !== 1) throw new Error(`expected one memory store database, found ${files.join(", ")}`);
   const db = new DatabaseSync(files[0]!, { readOnly: true, timeout: 5_000 });
   try {
     const bytes = { items: 0, versions: 0, fullText: 0, other: 0 };
-    const rows = db.prepare("SELECT name, tbl_name AS owner, SUM(pgsize) AS size FROM dbstat JOIN sqlite_schema USING (name) GROUP BY name").all() as { name: string; owner: string; size: number }[];
+    const rows = db
+      .prepare("SELECT name, tbl_name AS owner, SUM(pgsize) AS size FROM dbstat JOIN sqlite_schema USING (name) GROUP BY name")
+      .all() as { name: string; owner: string; size: number }[];
     for (const row of rows) {
       if (row.owner === "items") bytes.items += row.size;
       else if (row.owner === "item_versions") bytes.versions += row.size;
@@ -179,7 +212,14 @@ export function memoryTables(result: MemoryResult): Table[] {
     for (const kind of REQUEST_KINDS) {
       const per = (q: number) => spread(s.rounds.map((r) => quantile(r.latencies[kind], q)));
       const results = s.rounds.flatMap((r) => r.results[kind] ?? []);
-      latencyRows.push([s.size.toLocaleString("en-US"), kind, fmtSpread(per(0.5), 2), fmtSpread(per(0.95), 2), fmtSpread(per(0.99), 2), results.length > 0 ? fmt(median(results), 0) : "—"]);
+      latencyRows.push([
+        s.size.toLocaleString("en-US"),
+        kind,
+        fmtSpread(per(0.5), 2),
+        fmtSpread(per(0.95), 2),
+        fmtSpread(per(0.99), 2),
+        results.length > 0 ? fmt(median(results), 0) : "—",
+      ]);
     }
   }
   const loads = result.sizes.flatMap((s) => s.rounds.map((r) => r.load));
@@ -199,7 +239,15 @@ export function memoryTables(result: MemoryResult): Table[] {
     },
     {
       title: "Memory: storage and fill",
-      columns: ["items", "fill (s)", "items filled per second", "storage (MiB)", "bytes per item", "items, versions, full-text index (MiB)", "items holding a query's commonest word (median)"],
+      columns: [
+        "items",
+        "fill (s)",
+        "items filled per second",
+        "storage (MiB)",
+        "bytes per item",
+        "items, versions, full-text index (MiB)",
+        "items holding a query's commonest word (median)",
+      ],
       rows: result.sizes.map((s) => [
         s.size.toLocaleString("en-US"),
         fmt(s.fillSeconds, 1),

@@ -8,7 +8,16 @@
 import { join } from "node:path";
 import type { ApiClient } from "../../test/e2e/support/api-client";
 import { uniqueName } from "../../test/e2e/support/stack";
-import { billPer1000Steps, costBetween, countsPer1000Steps, fmtDollars, type RunCost, requestsPer1000Steps, settledMeter, statementsPerStep } from "../support/cost";
+import {
+  billPer1000Steps,
+  costBetween,
+  countsPer1000Steps,
+  fmtDollars,
+  type RunCost,
+  requestsPer1000Steps,
+  settledMeter,
+  statementsPerStep,
+} from "../support/cost";
 import type { MeterSnapshot } from "../support/cost-rules";
 import { load1, sqliteBytes, sqlitePagesByTable, type TableSpace, workerdCpuMs } from "../support/machine";
 import { gapsBetweenModelCalls } from "../support/model-script";
@@ -85,7 +94,10 @@ async function measuredRun(world: World, target: Target, client: ApiClient): Pro
   };
 }
 
-function pagesGrowth(before: Map<string, Map<string, TableSpace>>, after: Map<string, Map<string, TableSpace>>): Record<string, TableSpace> {
+function pagesGrowth(
+  before: Map<string, Map<string, TableSpace>>,
+  after: Map<string, Map<string, TableSpace>>,
+): Record<string, TableSpace> {
   const growth: Record<string, TableSpace> = {};
   const keys = new Set([...before, ...after].flatMap(([className, tables]) => [...tables.keys()].map((table) => `${className}\t${table}`)));
   for (const key of keys) {
@@ -139,7 +151,14 @@ export function stepOverheadTable(result: StepOverheadResult): Table {
   };
   const queues = result.platform.map((f) => f.queue);
   const served = queues.every((q) => q !== null);
-  const queueRow = (label: string, pick: (q: NonNullable<RunFigures["queue"]>) => number) => [label, "—", "—", fmtSpread(spread(queues.map((q) => pick(q!)))), "—", "—"];
+  const queueRow = (label: string, pick: (q: NonNullable<RunFigures["queue"]>) => number) => [
+    label,
+    "—",
+    "—",
+    fmtSpread(spread(queues.map((q) => pick(q!)))),
+    "—",
+    "—",
+  ];
   const queueRows = served
     ? [
         queueRow("queue time per unit (`/steps`), median, ms", (q) => q.median),
@@ -148,10 +167,18 @@ export function stepOverheadTable(result: StepOverheadResult): Table {
       ]
     : [["queue time per unit (`/steps`)", "—", "—", "n/a: the route is not served yet", "—", "—"]];
   const loads = TARGETS.flatMap((t) => result[t]).map((f) => f.load);
-  const dollars = (v: Spread) => (v.n < 2 || v.min === v.max ? fmtDollars(v.median) : `${fmtDollars(v.median)} (${fmtDollars(v.min)}–${fmtDollars(v.max)})`);
+  const dollars = (v: Spread) =>
+    v.n < 2 || v.min === v.max ? fmtDollars(v.median) : `${fmtDollars(v.median)} (${fmtDollars(v.min)}–${fmtDollars(v.max)})`;
   return {
     title: `Step overhead: 1 session × ${STEP_OVERHEAD_STEPS} steps, one get_time call per step`,
-    columns: ["measure", TARGET_NAMES.baseline, TARGET_NAMES.streaming, TARGET_NAMES.platform, "ratio ÷ bare loop", "ratio ÷ streaming bare loop"],
+    columns: [
+      "measure",
+      TARGET_NAMES.baseline,
+      TARGET_NAMES.streaming,
+      TARGET_NAMES.platform,
+      "ratio ÷ bare loop",
+      "ratio ÷ streaming bare loop",
+    ],
     rows: [
       row("gap between model calls, median, ms", (f) => f.gapMedian),
       row("gap between model calls, p95, ms", (f) => f.gapP95),
@@ -189,15 +216,33 @@ export function statementsTable(result: StepOverheadResult, limit = 20): Table {
   const shown = rows.filter((r, i) => (i < limit && r.rowsWrittenPerStep >= 0.1) || readers.has(r));
   const rest = rows.filter((r) => !shown.includes(r));
   const sum = (pick: (r: (typeof rows)[number]) => number) => rest.reduce((s, r) => s + pick(r), 0);
-  const cells = (r: { callsPerStep: number; rowsReadPerStep: number; rowsWrittenPerStep: number }) => [fmt(r.callsPerStep, 2), fmt(r.rowsReadPerStep, 2), fmt(r.rowsWrittenPerStep, 2)];
+  const cells = (r: { callsPerStep: number; rowsReadPerStep: number; rowsWrittenPerStep: number }) => [
+    fmt(r.callsPerStep, 2),
+    fmt(r.rowsReadPerStep, 2),
+    fmt(r.rowsWrittenPerStep, 2),
+  ];
   return {
     title: "Platform: rows per step by statement",
     columns: ["object", "statement or key-value call", "calls per step", "rows read per step", "rows written per step"],
     rows: [
       ...shown.map((r) => [r.className, `\`${r.name.replace(/\|/g, "\\|").replace(/`/g, "'")}\``, ...cells(r)]),
-      ...(rest.length > 0 ? [["—", `${rest.length} more`, ...cells({ callsPerStep: sum((r) => r.callsPerStep), rowsReadPerStep: sum((r) => r.rowsReadPerStep), rowsWrittenPerStep: sum((r) => r.rowsWrittenPerStep) })]] : []),
+      ...(rest.length > 0
+        ? [
+            [
+              "—",
+              `${rest.length} more`,
+              ...cells({
+                callsPerStep: sum((r) => r.callsPerStep),
+                rowsReadPerStep: sum((r) => r.rowsReadPerStep),
+                rowsWrittenPerStep: sum((r) => r.rowsWrittenPerStep),
+              }),
+            ],
+          ]
+        : []),
     ],
-    notes: [`The step-overhead runs above, their means per step (the session's start and end spread over its ${STEP_OVERHEAD_STEPS} steps); a statement's rows are its cursor's \`rowsRead\` and \`rowsWritten\`, a key-value call's as the pricing page bills them.`],
+    notes: [
+      `The step-overhead runs above, their means per step (the session's start and end spread over its ${STEP_OVERHEAD_STEPS} steps); a statement's rows are its cursor's \`rowsRead\` and \`rowsWritten\`, a key-value call's as the pricing page bills them.`,
+    ],
   };
 }
 
@@ -208,13 +253,21 @@ export function pagesTable(result: StepOverheadResult): Table {
     const runs = result[target];
     const keys = [...new Set(runs.flatMap((f) => Object.keys(f.pages)))].sort();
     const perRun = (key: string, of: keyof TableSpace) => spread(runs.map((f) => f.pages[key]?.[of] ?? 0));
-    const byPages = keys.map((key) => ({ key, pages: perRun(key, "pages"), bytes: perRun(key, "bytes") })).sort((a, b) => b.pages.median - a.pages.median || a.key.localeCompare(b.key));
+    const byPages = keys
+      .map((key) => ({ key, pages: perRun(key, "pages"), bytes: perRun(key, "bytes") }))
+      .sort((a, b) => b.pages.median - a.pages.median || a.key.localeCompare(b.key));
     for (const { key, pages, bytes } of byPages) {
       const [className, table] = key.split("\t") as [string, string];
       rows.push([TARGET_NAMES[target], className, `\`${table}\``, fmtSpread(pages, 1), fmt(bytes.median / STEP_OVERHEAD_STEPS, 0)]);
     }
     const inAll = (of: keyof TableSpace) => spread(runs.map((f) => Object.values(f.pages).reduce((sum, space) => sum + space[of], 0)));
-    rows.push([TARGET_NAMES[target], "**in all**", "", `**${fmtSpread(inAll("pages"), 1)}**`, `**${fmt(inAll("bytes").median / STEP_OVERHEAD_STEPS, 0)}**`]);
+    rows.push([
+      TARGET_NAMES[target],
+      "**in all**",
+      "",
+      `**${fmtSpread(inAll("pages"), 1)}**`,
+      `**${fmt(inAll("bytes").median / STEP_OVERHEAD_STEPS, 0)}**`,
+    ]);
   }
   return {
     title: "Stored pages per run by table",
@@ -228,11 +281,18 @@ export function pagesTable(result: StepOverheadResult): Table {
 
 /** Where each target's requests go: each object's public methods (and alarms), per 1,000 steps. */
 export function requestsTable(result: StepOverheadResult): Table {
-  const rows = TARGETS.flatMap((target) => requestsPer1000Steps(result[target].map((f) => f.cost), STEP_OVERHEAD_STEPS).map((r) => [TARGET_NAMES[target], r.className, `\`${r.method}\``, fmt(r.per1000, 0)]));
+  const rows = TARGETS.flatMap((target) =>
+    requestsPer1000Steps(
+      result[target].map((f) => f.cost),
+      STEP_OVERHEAD_STEPS,
+    ).map((r) => [TARGET_NAMES[target], r.className, `\`${r.method}\``, fmt(r.per1000, 0)]),
+  );
   return {
     title: "Durable Object requests per 1,000 steps by method",
     columns: ["target", "object", "method", "requests per 1,000 steps"],
     rows,
-    notes: ["The step-overhead runs above, their mean; a request is a call of a public method from outside the object (an RPC call, `fetch`) or an alarm."],
+    notes: [
+      "The step-overhead runs above, their mean; a request is a call of a public method from outside the object (an RPC call, `fetch`) or an alarm.",
+    ],
   };
 }

@@ -39,7 +39,12 @@ type Layout = { target: "baseline" | "streaming" } | { target: "platform"; tenan
 const BARE: Layout = { target: "baseline" };
 const STREAMING: Layout = { target: "streaming" };
 /** The streaming bare loop runs where the cost is metered. */
-const layoutsOf = (load: Load): Layout[] => [BARE, ...(metered(load) ? [STREAMING] : []), { target: "platform", tenants: 1 }, { target: "platform", tenants: 10 }];
+const layoutsOf = (load: Load): Layout[] => [
+  BARE,
+  ...(metered(load) ? [STREAMING] : []),
+  { target: "platform", tenants: 1 },
+  { target: "platform", tenants: 10 },
+];
 const metered = (load: Load) => load.sessions <= METERED_SESSIONS;
 
 interface Figures {
@@ -58,7 +63,8 @@ interface Figures {
 }
 
 export type ThroughputResult = Record<string, Figures[]>;
-const keyOf = (load: Load, layout: Layout) => `${load.sessions}x${load.steps}:${layout.target === "platform" ? layout.tenants : layout.target}`;
+const keyOf = (load: Load, layout: Layout) =>
+  `${load.sessions}x${load.steps}:${layout.target === "platform" ? layout.tenants : layout.target}`;
 
 export async function measureThroughput(world: World, reps: number, loads: readonly Load[] = THROUGHPUT_LOADS): Promise<ThroughputResult> {
   const result: ThroughputResult = {};
@@ -70,7 +76,9 @@ export async function measureThroughput(world: World, reps: number, loads: reado
         const figures = await runOnce(world, load, layout);
         (result[keyOf(load, layout)] ??= []).push(figures);
         const { cost, ...shown } = figures;
-        console.log(`  ${keyOf(load, layout)} ${rep + 1}/${reps}: ${JSON.stringify({ ...shown, rowsWritten: cost?.rowsWritten, doRequests: cost?.requests })}`);
+        console.log(
+          `  ${keyOf(load, layout)} ${rep + 1}/${reps}: ${JSON.stringify({ ...shown, rowsWritten: cost?.rowsWritten, doRequests: cost?.requests })}`,
+        );
       }
     }
   }
@@ -80,8 +88,13 @@ export async function measureThroughput(world: World, reps: number, loads: reado
 async function runOnce(world: World, load: Load, layout: Layout): Promise<Figures> {
   const proc = layout.target === "platform" ? world.platform : world.baseline;
   const models = Array.from({ length: load.sessions }, () => uniqueName("bench-tp"));
-  await mapLimit(models, SIDE_CONCURRENCY, (model) => retryClosedConnection(() => world.mock.model(model).script(...toolSteps(load.steps))));
-  const clients = layout.target === "platform" ? await Promise.all(Array.from({ length: layout.tenants }, () => world.client(uniqueName("bench-tp")))) : [];
+  await mapLimit(models, SIDE_CONCURRENCY, (model) =>
+    retryClosedConnection(() => world.mock.model(model).script(...toolSteps(load.steps))),
+  );
+  const clients =
+    layout.target === "platform"
+      ? await Promise.all(Array.from({ length: layout.tenants }, () => world.client(uniqueName("bench-tp"))))
+      : [];
   const state = join(proc.root, "state");
   const meterBefore = metered(load) ? await settledMeter(proc) : null;
   const bytesBefore = sqliteBytes(state);
@@ -106,7 +119,9 @@ async function runOnce(world: World, load: Load, layout: Layout): Promise<Figure
   const ids = await mapLimit(models, START_CONCURRENCY, async (model, i) => {
     const input = "What time is it, step after step?";
     if (layout.target !== "platform") return answered(() => world.startBaseline(model, input, layout.target === "streaming"));
-    const res = await answered(() => clients[i % clients.length]!.request<{ id: string }>("POST", "/v1/sessions", { input, model, tools: [GET_TIME_TOOL] }));
+    const res = await answered(() =>
+      clients[i % clients.length]!.request<{ id: string }>("POST", "/v1/sessions", { input, model, tools: [GET_TIME_TOOL] }),
+    );
     if (res && res.status >= 500) serverErrors++;
     return res?.status === 201 ? res.body.id : null;
   });
@@ -119,7 +134,13 @@ async function runOnce(world: World, load: Load, layout: Layout): Promise<Figure
     let open = models.filter((_, i) => ids[i] !== null);
     await pollUntil(
       async () => {
-        const done = await mapLimit(open, SIDE_CONCURRENCY, async (model) => (await retryClosedConnection(() => world.mock.model(model).requests())).filter((r) => r.answered_at !== undefined).length > load.steps);
+        const done = await mapLimit(
+          open,
+          SIDE_CONCURRENCY,
+          async (model) =>
+            (await retryClosedConnection(() => world.mock.model(model).requests())).filter((r) => r.answered_at !== undefined).length >
+            load.steps,
+        );
         open = open.filter((_, i) => !done[i]);
         return open.length === 0;
       },
@@ -130,13 +151,23 @@ async function runOnce(world: World, load: Load, layout: Layout): Promise<Figure
     cost = costBetween(meterBefore, await settledMeter(proc));
   } else if (layout.target === "platform") {
     const expected = clients.map((_, c) => ids.filter((id, i) => id !== null && i % clients.length === c).length);
-    await pollUntil(async () => (await Promise.all(clients.map(finished))).every((n, c) => n >= expected[c]!), RUN_TIMEOUT_MS, "every session to end", POLL_MS);
+    await pollUntil(
+      async () => (await Promise.all(clients.map(finished))).every((n, c) => n >= expected[c]!),
+      RUN_TIMEOUT_MS,
+      "every session to end",
+      POLL_MS,
+    );
   } else {
     let open = ids.filter((id): id is string => id !== null);
-    await pollUntil(async () => {
-      open = (await answered(() => stillRunning(world, open))) ?? open;
-      return open.length === 0;
-    }, RUN_TIMEOUT_MS, "every bare-loop run to end", POLL_MS);
+    await pollUntil(
+      async () => {
+        open = (await answered(() => stillRunning(world, open))) ?? open;
+        return open.length === 0;
+      },
+      RUN_TIMEOUT_MS,
+      "every bare-loop run to end",
+      POLL_MS,
+    );
   }
   const peakRss = rss.stop();
   const cpu = workerdCpuMs(proc.processGroup) - cpuBefore;
@@ -151,9 +182,13 @@ async function runOnce(world: World, load: Load, layout: Layout): Promise<Figure
   const verdicts = await mapLimit(ids, SIDE_CONCURRENCY, async (id, i) => {
     if (id === null) return true; // already counted
     if (layout.target !== "platform") return (await answered(() => world.baselineStatuses([id])))?.[id] === "done";
-    const res = await answered(() => clients[i % clients.length]!.request<{ status: string; stop_reason: string; usage: { steps: number } }>("GET", `/v1/sessions/${id}`));
+    const res = await answered(() =>
+      clients[i % clients.length]!.request<{ status: string; stop_reason: string; usage: { steps: number } }>("GET", `/v1/sessions/${id}`),
+    );
     if (res && res.status >= 500) serverErrors++;
-    return res?.status === 200 && res.body.status === "done" && res.body.stop_reason === "end_turn" && res.body.usage.steps === load.steps + 1;
+    return (
+      res?.status === 200 && res.body.status === "done" && res.body.stop_reason === "end_turn" && res.body.usage.steps === load.steps + 1
+    );
   });
   failures += verdicts.filter((ok, i) => !ok || Number.isNaN(lastAnswers[i]!)).length;
   return {
@@ -190,7 +225,8 @@ async function stillRunning(world: World, ids: string[]): Promise<string[]> {
 export function throughputTable(result: ThroughputResult, loads: readonly Load[] = THROUGHPUT_LOADS): Table {
   const rows: string[][] = [];
   for (const load of loads) {
-    const medianDone = (layout: Layout) => (result[keyOf(load, layout)] ? spread(result[keyOf(load, layout)]!.map((f) => f.allDoneS)).median : Number.NaN);
+    const medianDone = (layout: Layout) =>
+      result[keyOf(load, layout)] ? spread(result[keyOf(load, layout)]!.map((f) => f.allDoneS)).median : Number.NaN;
     const bare = medianDone(BARE);
     const streaming = medianDone(STREAMING);
     for (const layout of layoutsOf(load)) {
@@ -218,11 +254,17 @@ export function throughputTable(result: ThroughputResult, loads: readonly Load[]
         costCell((c) => countsPer1000Steps(c.cost, steps, c.stored).doRequests),
         costCell((c) => countsPer1000Steps(c.cost, steps, c.stored).rowsRead),
         costCell((c) => countsPer1000Steps(c.cost, steps, c.stored).rowsWritten),
-        bill ? (bill.min === bill.max ? fmtDollars(bill.median) : `${fmtDollars(bill.median)} (${fmtDollars(bill.min)}–${fmtDollars(bill.max)})`) : "—",
+        bill
+          ? bill.min === bill.max
+            ? fmtDollars(bill.median)
+            : `${fmtDollars(bill.median)} (${fmtDollars(bill.min)}–${fmtDollars(bill.max)})`
+          : "—",
       ]);
     }
   }
-  const loadAvgs = Object.values(result).flat().map((f) => f.load);
+  const loadAvgs = Object.values(result)
+    .flat()
+    .map((f) => f.load);
   const reps = Object.values(result)[0]?.length ?? 0;
   return {
     title: "Throughput: sessions started at once, until all are done",

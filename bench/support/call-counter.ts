@@ -26,7 +26,11 @@ export function bundlePath(platform: Platform): string {
   const tmp = join(platform.root, ".wrangler", "tmp");
   const builds = readdirSync(tmp)
     .filter((dir) => dir.startsWith("dev-"))
-    .flatMap((dir) => readdirSync(join(tmp, dir)).filter((file) => file.endsWith(".js.map")).map((map) => join(tmp, dir, map.slice(0, -".map".length))))
+    .flatMap((dir) =>
+      readdirSync(join(tmp, dir))
+        .filter((file) => file.endsWith(".js.map"))
+        .map((map) => join(tmp, dir, map.slice(0, -".map".length))),
+    )
     .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
   if (!builds[0]) throw new Error(`no bundle under ${tmp}`);
   return builds[0];

@@ -66,7 +66,13 @@ export class DevToolsSession {
   }
 
   #onMessage(text: string): void {
-    const message = JSON.parse(text) as { id?: number; method?: string; params?: Record<string, unknown>; result?: unknown; error?: { message: string } };
+    const message = JSON.parse(text) as {
+      id?: number;
+      method?: string;
+      params?: Record<string, unknown>;
+      result?: unknown;
+      error?: { message: string };
+    };
     if (message.id === undefined) {
       for (const listener of this.#listeners.get(message.method ?? "") ?? []) listener(message.params ?? {});
       return;

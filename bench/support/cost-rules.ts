@@ -138,7 +138,10 @@ function sizeOf(result: unknown): number {
  * of any length is one statement.
  */
 export function statementName(sql: string): string {
-  const oneLine = sql.replace(/\s+/g, " ").trim().replace(/\?(\s*,\s*\?)+/g, "?, …");
+  const oneLine = sql
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/\?(\s*,\s*\?)+/g, "?, …");
   return oneLine.length > 160 ? `${oneLine.slice(0, 157)}…` : oneLine;
 }
 
@@ -147,7 +150,9 @@ export function statementName(sql: string): string {
  * lowercase word: `[assistant]`, `[tools]`), so the breakdown shows which rows a unit writes.
  */
 export function statementKind(name: string, firstBinding: unknown): string {
-  return name.startsWith("INSERT") && typeof firstBinding === "string" && /^[a-z][a-z_.]{0,23}$/.test(firstBinding) ? `${name} [${firstBinding}]` : name;
+  return name.startsWith("INSERT") && typeof firstBinding === "string" && /^[a-z][a-z_.]{0,23}$/.test(firstBinding)
+    ? `${name} [${firstBinding}]`
+    : name;
 }
 
 /**

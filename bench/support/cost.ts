@@ -52,7 +52,8 @@ export interface RunCost extends ClassCost {
 }
 
 export function costBetween(before: MeterSnapshot, after: MeterSnapshot): RunCost {
-  if (after.unattributed > before.unattributed) throw new Error(`the meter could not charge ${after.unattributed - before.unattributed} storage calls to an object`);
+  if (after.unattributed > before.unattributed)
+    throw new Error(`the meter could not charge ${after.unattributed - before.unattributed} storage calls to an object`);
   const byClass: Record<string, ClassCost> = {};
   const total: ClassCost = { requests: 0, alarms: 0, activeMs: 0, rowsRead: 0, rowsWritten: 0 };
   for (const [name, a] of Object.entries(after.classes)) {
@@ -72,7 +73,11 @@ export function costBetween(before: MeterSnapshot, after: MeterSnapshot): RunCos
   for (const [className, byName] of Object.entries(after.statements)) {
     for (const [name, a] of Object.entries(byName)) {
       const b = before.statements[className]?.[name];
-      const diff = { calls: a.calls - (b?.calls ?? 0), rowsRead: a.rowsRead - (b?.rowsRead ?? 0), rowsWritten: a.rowsWritten - (b?.rowsWritten ?? 0) };
+      const diff = {
+        calls: a.calls - (b?.calls ?? 0),
+        rowsRead: a.rowsRead - (b?.rowsRead ?? 0),
+        rowsWritten: a.rowsWritten - (b?.rowsWritten ?? 0),
+      };
       if (diff.calls === 0 && diff.rowsRead === 0 && diff.rowsWritten === 0) continue;
       (statements[className] ??= {})[name] = diff;
     }
@@ -130,7 +135,12 @@ export function statementsPerStep(runs: readonly RunCost[], steps: number): Stat
   }
   const n = runs.length * steps;
   return [...sums.values()]
-    .map((row) => ({ ...row, callsPerStep: row.callsPerStep / n, rowsReadPerStep: row.rowsReadPerStep / n, rowsWrittenPerStep: row.rowsWrittenPerStep / n }))
+    .map((row) => ({
+      ...row,
+      callsPerStep: row.callsPerStep / n,
+      rowsReadPerStep: row.rowsReadPerStep / n,
+      rowsWrittenPerStep: row.rowsWrittenPerStep / n,
+    }))
     .sort((a, b) => b.rowsWrittenPerStep - a.rowsWrittenPerStep || b.rowsReadPerStep - a.rowsReadPerStep);
 }
 

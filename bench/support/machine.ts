@@ -111,7 +111,11 @@ export function sqlitePagesByTable(dir: string): Map<string, Map<string, TableSp
   eachDatabase(dir, (db, className) => {
     const tables = out.get(className) ?? new Map<string, TableSpace>();
     out.set(className, tables);
-    for (const row of db.prepare("SELECT name, count(*) AS pages, sum(pgsize) AS bytes FROM dbstat GROUP BY name").all() as { name: string; pages: number; bytes: number }[]) {
+    for (const row of db.prepare("SELECT name, count(*) AS pages, sum(pgsize) AS bytes FROM dbstat GROUP BY name").all() as {
+      name: string;
+      pages: number;
+      bytes: number;
+    }[]) {
       const known = tables.get(row.name) ?? { pages: 0, bytes: 0 };
       tables.set(row.name, { pages: known.pages + Number(row.pages), bytes: known.bytes + Number(row.bytes) });
     }

@@ -24,7 +24,33 @@ export const KINDS = [
 export type Kind = (typeof KINDS)[number][0];
 /** A share of a user's items sits one level below the user's namespace. */
 const EPISODE_SHARE = 0.25;
-const SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "da", "fe", "gu", "ho", "ji", "pe", "zo", "ba", "cy", "wu", "xe", "qi", "an", "el", "or", "us", "im"];
+const SYLLABLES = [
+  "ka",
+  "lo",
+  "mi",
+  "ne",
+  "ru",
+  "sa",
+  "ti",
+  "vo",
+  "da",
+  "fe",
+  "gu",
+  "ho",
+  "ji",
+  "pe",
+  "zo",
+  "ba",
+  "cy",
+  "wu",
+  "xe",
+  "qi",
+  "an",
+  "el",
+  "or",
+  "us",
+  "im",
+];
 
 export interface CorpusItem {
   namespace: string[];
@@ -103,7 +129,13 @@ export function corpusItem(i: number): CorpusItem {
   return {
     namespace,
     key: `item-${i}`,
-    value: { kind: kind(random), topic: word(random), text: text(random), importance: random.between(1, 5), source: random.next() < 0.7 ? "session" : "api" },
+    value: {
+      kind: kind(random),
+      topic: word(random),
+      text: text(random),
+      importance: random.between(1, 5),
+      source: random.next() < 0.7 ? "session" : "api",
+    },
   };
 }
 

@@ -25,7 +25,8 @@ const WORKERD = /^(workerd::|_ZN[HK]?\d+workerd|<?(workerd_server|worker::|tokio
 /** Pure: the area of one symbol of `perf report --sort dso,sym`. */
 export function nativeArea(dso: string, symbol: string): string {
   if (dso === "[kernel.kallsyms]") return "kernel (system calls: file writes and syncs, sockets)";
-  if (dso === "[JIT]" || /^(Builtins_|v8::|v8_inspector::|cppgc::|Runtime_|_ZN[HK]?\d+v8)/.test(symbol)) return "V8 (JavaScript, builtins, GC)";
+  if (dso === "[JIT]" || /^(Builtins_|v8::|v8_inspector::|cppgc::|Runtime_|_ZN[HK]?\d+v8)/.test(symbol))
+    return "V8 (JavaScript, builtins, GC)";
   if (SQLITE.test(symbol)) return "SQLite";
   if (/tcmalloc|^__mem|^mem(cpy|move|set|cmp)|malloc|^free|^operator (new|delete)/i.test(symbol)) return "memory allocation and copies";
   if (/^(kj|capnp)::|^_ZN[HK]?\d+(kj|capnp)/.test(symbol)) return "KJ event loop and Cap'n Proto (I/O, RPC)";
@@ -48,7 +49,12 @@ export function parsePerfReport(text: string): Map<string, number> {
 }
 
 /** CPU milliseconds by area that `pids` spend while `work` runs. */
-export async function profileNative(pids: readonly number[], outDir: string, name: string, work: () => Promise<void>): Promise<Map<string, number>> {
+export async function profileNative(
+  pids: readonly number[],
+  outDir: string,
+  name: string,
+  work: () => Promise<void>,
+): Promise<Map<string, number>> {
   const data = join(outDir, `${name}.perf.data`);
   const recorder = spawn("perf", ["record", "-F", String(FREQUENCY_HZ), "-o", data, "-p", pids.join(",")], { stdio: "ignore" });
   await sleep(ATTACH_MS);
@@ -59,7 +65,10 @@ export async function profileNative(pids: readonly number[], outDir: string, nam
     recorder.kill("SIGINT");
     await exited;
   }
-  const report = spawnSync("perf", ["report", "-i", data, "--no-children", "--sort", "dso,sym", "--stdio", "-g", "none"], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const report = spawnSync("perf", ["report", "-i", data, "--no-children", "--sort", "dso,sym", "--stdio", "-g", "none"], {
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (report.status !== 0) throw new Error(`perf report failed: ${report.stderr}`);
   return parsePerfReport(report.stdout);
 }

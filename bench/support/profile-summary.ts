@@ -93,7 +93,9 @@ export function summarizeProfile(profile: CpuProfile, bundle: string, map: Sourc
     if (!sourceMap || !bundleNames.has(frame.url)) return null;
     const entry = sourceMap.findEntry(frame.lineNumber, frame.columnNumber);
     if (!("originalSource" in entry)) return null;
-    const source = entry.originalSource.startsWith("file:") ? fileURLToPath(entry.originalSource) : resolve(dirname(bundle), entry.originalSource);
+    const source = entry.originalSource.startsWith("file:")
+      ? fileURLToPath(entry.originalSource)
+      : resolve(dirname(bundle), entry.originalSource);
     const file = relative(root, source);
     return { name: `${frame.functionName || "(anonymous)"} (${file}:${entry.originalLine + 1})`, area: areaOf(file) };
   };
@@ -108,7 +110,8 @@ export function summarizeProfile(profile: CpuProfile, bundle: string, map: Sourc
       let caller = parent.get(id);
       let callerWhere = null;
       // The cost meter's wrappers stand between a project function and the storage call it made.
-      while (caller !== undefined && (!(callerWhere = own(byId.get(caller)!.callFrame)) || callerWhere.name.includes(METER_FILE))) caller = parent.get(caller);
+      while (caller !== undefined && (!(callerWhere = own(byId.get(caller)!.callFrame)) || callerWhere.name.includes(METER_FILE)))
+        caller = parent.get(caller);
       if (caller === undefined) callerWhere = null;
       const fn = `${frame.functionName || "(anonymous)"} (${frame.url ? basename(frame.url) : "built-in"})`;
       where = callerWhere ? { name: `${fn} ← ${callerWhere.name}`, area: callerWhere.area } : { name: fn, area: BUILTINS };

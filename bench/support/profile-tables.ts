@@ -30,7 +30,12 @@ const perUnitMs = (p: Profiled, samples: number) => (samples * p.summary.interva
 export function profileTables(profiled: Profiled[]): Table[] {
   const platform = profiled.find((p) => p.target === "platform")!;
   const baseline = profiled.find((p) => p.target === "baseline")!;
-  return [jsAreas(platform, baseline), ...nativeAreas(platform, baseline), ...syscalls(platform, baseline), ...topFunctions(platform, baseline)];
+  return [
+    jsAreas(platform, baseline),
+    ...nativeAreas(platform, baseline),
+    ...syscalls(platform, baseline),
+    ...topFunctions(platform, baseline),
+  ];
 }
 
 function jsAreas(platform: Profiled, baseline: Profiled): Table {
@@ -43,8 +48,16 @@ function jsAreas(platform: Profiled, baseline: Profiled): Table {
     title: `JavaScript CPU per unit by area (${platform.runs} runs × ${STEP_OVERHEAD_STEPS} steps, ${UNITS_PER_RUN} units each)`,
     columns: ["area", "bare loop (ms per unit)", "platform (ms per unit)"],
     rows: [
-      ...areas.map((area) => [area, fmt(perUnitMs(baseline, samplesIn(baseline, area)), 3), fmt(perUnitMs(platform, samplesIn(platform, area)), 3)]),
-      ["**JavaScript in all**", `**${fmt(perUnitMs(baseline, baseline.summary.busySamples), 3)}**`, `**${fmt(perUnitMs(platform, platform.summary.busySamples), 3)}**`],
+      ...areas.map((area) => [
+        area,
+        fmt(perUnitMs(baseline, samplesIn(baseline, area)), 3),
+        fmt(perUnitMs(platform, samplesIn(platform, area)), 3),
+      ]),
+      [
+        "**JavaScript in all**",
+        `**${fmt(perUnitMs(baseline, baseline.summary.busySamples), 3)}**`,
+        `**${fmt(perUnitMs(platform, platform.summary.busySamples), 3)}**`,
+      ],
     ],
     notes: [
       "Self time of the samples in each area times the sampling period, over the units run; idle samples left out. A built-in (a storage call, `fetch`, JSON) is charged to the project function that called it. The profile covers JavaScript in the Worker's isolate, where the session objects and the tenant index run too; the profiler slows JavaScript down, so read the shares here and the native table for absolute costs.",
@@ -63,7 +76,10 @@ function nativeAreas(platform: Profiled, baseline: Profiled): Table[] {
     {
       title: `Native CPU per unit by area (perf, 1 run × ${STEP_OVERHEAD_STEPS} steps)`,
       columns: ["area", "bare loop (ms per unit)", "platform (ms per unit)"],
-      rows: [...areas.map((area) => [area, fmt(ms(baseline, area), 2), fmt(ms(platform, area), 2)]), ["**in all**", `**${fmt(total(baseline), 2)}**`, `**${fmt(total(platform), 2)}**`]],
+      rows: [
+        ...areas.map((area) => [area, fmt(ms(baseline, area), 2), fmt(ms(platform, area), 2)]),
+        ["**in all**", `**${fmt(total(baseline), 2)}**`, `**${fmt(total(platform), 2)}**`],
+      ],
       notes: ["`perf record` on the workerd processes during one more run, self time grouped by symbol; V8 includes the JavaScript above."],
     },
   ];
@@ -73,17 +89,22 @@ function syscalls(platform: Profiled, baseline: Profiled): Table[] {
   if (!platform.syscalls || !baseline.syscalls) return [];
   const keys = [...new Set([...platform.syscalls.keys(), ...baseline.syscalls.keys()])].sort();
   const perUnit = (p: Profiled, key: string) => fmt((p.syscalls!.get(key) ?? 0) / UNITS_PER_RUN, 1);
-  const total = (p: Profiled, call: string) => fmt([...p.syscalls!].filter(([key]) => key.startsWith(`${call} `)).reduce((sum, [, n]) => sum + n, 0) / UNITS_PER_RUN, 1);
+  const total = (p: Profiled, call: string) =>
+    fmt([...p.syscalls!].filter(([key]) => key.startsWith(`${call} `)).reduce((sum, [, n]) => sum + n, 0) / UNITS_PER_RUN, 1);
   const calls = [...new Set(keys.map((key) => key.split(" ")[0]!))];
   return [
     {
       title: `Storage system calls per unit, by the object whose database they touch (strace, 1 run × ${STEP_OVERHEAD_STEPS} steps)`,
       columns: ["system call", "object", "bare loop", "platform"],
       rows: calls.flatMap((call) => [
-        ...keys.filter((key) => key.startsWith(`${call} `)).map((key) => [`\`${call}\``, key.split(" ")[1]!, perUnit(baseline, key), perUnit(platform, key)]),
+        ...keys
+          .filter((key) => key.startsWith(`${call} `))
+          .map((key) => [`\`${call}\``, key.split(" ")[1]!, perUnit(baseline, key), perUnit(platform, key)]),
         [`\`${call}\``, "**in all**", `**${total(baseline, call)}**`, `**${total(platform, call)}**`],
       ]),
-      notes: ["`strace -f -y` on the workerd processes during one more run, each call charged to the class whose SQLite file it touched (\"other\": files of no Durable Object). Each commit of an object's database writes its pages to the write-ahead log and syncs it: `fsync` counts commits."],
+      notes: [
+        '`strace -f -y` on the workerd processes during one more run, each call charged to the class whose SQLite file it touched ("other": files of no Durable Object). Each commit of an object\'s database writes its pages to the write-ahead log and syncs it: `fsync` counts commits.',
+      ],
     },
   ];
 }
@@ -98,14 +119,23 @@ function topFunctions(platform: Profiled, baseline: Profiled): Table[] {
   const inclusive = platform.summary.inclusive
     .filter((f) => PLATFORM_AREAS.includes(f.area))
     .slice(0, TOP_FUNCTIONS)
-    .map((f) => [`\`${f.name}\``, f.area, fmt(perUnitMs(platform, f.samples), 3), `${fmt((100 * f.samples) / platform.summary.busySamples, 1)} %`]);
+    .map((f) => [
+      `\`${f.name}\``,
+      f.area,
+      fmt(perUnitMs(platform, f.samples), 3),
+      `${fmt((100 * f.samples) / platform.summary.busySamples, 1)} %`,
+    ]);
   return [
     {
       title: "Total JavaScript time of the session object's and the tenant index's functions, callees included (platform)",
       columns: ["function", "area", "ms per unit", "share of JavaScript"],
       rows: inclusive,
     },
-    { title: "Top JavaScript self time in the session object and the tenant index (platform)", columns, rows: topOf(platform, (area) => PLATFORM_AREAS.includes(area)) },
+    {
+      title: "Top JavaScript self time in the session object and the tenant index (platform)",
+      columns,
+      rows: topOf(platform, (area) => PLATFORM_AREAS.includes(area)),
+    },
     { title: "Top JavaScript self time anywhere (platform)", columns, rows: topOf(platform, () => true) },
     { title: "Top JavaScript self time anywhere (bare loop)", columns, rows: topOf(baseline, () => true) },
   ];

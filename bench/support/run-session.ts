@@ -73,7 +73,13 @@ class StalledRun extends Error {
  * A run that stops making progress is recorded in `stalls` and repeated (or, for a bare-loop run
  * with `keepRevived`, revived and kept), so no figure includes a stall unless it says so.
  */
-export async function runSession(world: World, target: Target, steps: number, client: ApiClient, options: RunOptions = {}): Promise<{ timeline: ModelTimeline; sessionId: string }> {
+export async function runSession(
+  world: World,
+  target: Target,
+  steps: number,
+  client: ApiClient,
+  options: RunOptions = {},
+): Promise<{ timeline: ModelTimeline; sessionId: string }> {
   for (let tries = 1; ; tries++) {
     try {
       return await runOnce(world, target, steps, client, options);
@@ -85,7 +91,13 @@ export async function runSession(world: World, target: Target, steps: number, cl
   }
 }
 
-async function runOnce(world: World, target: Target, steps: number, client: ApiClient, options: RunOptions): Promise<{ timeline: ModelTimeline; sessionId: string }> {
+async function runOnce(
+  world: World,
+  target: Target,
+  steps: number,
+  client: ApiClient,
+  options: RunOptions,
+): Promise<{ timeline: ModelTimeline; sessionId: string }> {
   const watch = options.watch ?? { via: "mock" };
   const model = uniqueName(`bench-${target}`);
   const queue = world.mock.model(model);
@@ -180,4 +192,3 @@ async function finalStatus(world: World, target: Target, client: ApiClient, id: 
   const status = target === "platform" ? (await client.getSession(id)).status : (await world.baselineStatuses([id]))[id];
   return status === "running" || status === undefined || status === null ? null : status;
 }
-

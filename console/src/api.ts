@@ -12,7 +12,10 @@ export type Conditional<T> = { changed: false } | { changed: true; data: T; etag
 export class Api {
   readonly client: PlatformClient;
 
-  constructor(private readonly auth: Auth, baseUrl: string) {
+  constructor(
+    private readonly auth: Auth,
+    baseUrl: string,
+  ) {
     this.client = createPlatformClient({ baseUrl, credential: () => auth.token() });
   }
 
@@ -22,7 +25,10 @@ export class Api {
   }
 
   /** A conditional read: `request` gets the tag to send as `If-None-Match`. */
-  async conditional<T>(etag: string | null, request: (client: PlatformClient, etag: string | undefined) => Promise<Result<T>>): Promise<Conditional<T>> {
+  async conditional<T>(
+    etag: string | null,
+    request: (client: PlatformClient, etag: string | undefined) => Promise<Result<T>>,
+  ): Promise<Conditional<T>> {
     const result = await this.#send((client) => request(client, etag ?? undefined));
     if (result.response.status === 304) return { changed: false };
     const data = await expectData(result);

@@ -75,7 +75,15 @@ function SignedIn(props: AppProps & { state: AuthState }) {
             auth: props.auth,
             api: props.api,
             baseUrl: props.baseUrl,
-            me: { subject: claims?.subject ?? null, powers, tenant: tenant.data, refreshTenant, keyNames: names, refreshKeyNames: keyNames.refresh, noteUnknownKey },
+            me: {
+              subject: claims?.subject ?? null,
+              powers,
+              tenant: tenant.data,
+              refreshTenant,
+              keyNames: names,
+              refreshKeyNames: keyNames.refresh,
+              noteUnknownKey,
+            },
           }
         : null,
     [tenant.data, refreshTenant, claims, powers, names, keyNames.refresh, noteUnknownKey, props.auth, props.api, props.baseUrl],
@@ -96,26 +104,41 @@ function SignedIn(props: AppProps & { state: AuthState }) {
           Agent Platform
         </a>
         <nav aria-label="Main">
-          <a href={routeHref(HOME)} aria-current={route.view === "sessions" || route.view === "session" || route.view === "new_session" ? "page" : undefined}>
+          <a
+            href={routeHref(HOME)}
+            aria-current={route.view === "sessions" || route.view === "session" || route.view === "new_session" ? "page" : undefined}
+          >
             Sessions
           </a>
           {powers.read && (
-            <a href={routeHref({ view: "agents", name: null, includeArchived: false, cursor: null })} aria-current={route.view === "agents" || route.view === "agent" ? "page" : undefined}>
+            <a
+              href={routeHref({ view: "agents", name: null, includeArchived: false, cursor: null })}
+              aria-current={route.view === "agents" || route.view === "agent" ? "page" : undefined}
+            >
               Agents
             </a>
           )}
           {powers.memoryRead && (
-            <a href={routeHref({ view: "memory", namespace: [], query: null, key: null })} aria-current={route.view === "memory" ? "page" : undefined}>
+            <a
+              href={routeHref({ view: "memory", namespace: [], query: null, key: null })}
+              aria-current={route.view === "memory" ? "page" : undefined}
+            >
               Memory
             </a>
           )}
           {powers.read && (
-            <a href={routeHref({ view: "schedules" })} aria-current={route.view === "schedules" || route.view === "schedule" ? "page" : undefined}>
+            <a
+              href={routeHref({ view: "schedules" })}
+              aria-current={route.view === "schedules" || route.view === "schedule" ? "page" : undefined}
+            >
               Schedules
             </a>
           )}
           {powers.tenantAdmin && (
-            <a href={routeHref({ view: "webhooks" })} aria-current={route.view === "webhooks" || route.view === "webhook" ? "page" : undefined}>
+            <a
+              href={routeHref({ view: "webhooks" })}
+              aria-current={route.view === "webhooks" || route.view === "webhook" ? "page" : undefined}
+            >
               Webhooks
             </a>
           )}
@@ -135,14 +158,21 @@ function SignedIn(props: AppProps & { state: AuthState }) {
             </a>
           )}
           {powers.tenantAdmin && (
-            <a href={routeHref({ view: "audit_log", scope: "tenant", ...NO_AUDIT_FILTER })} aria-current={route.view === "audit_log" && route.scope === "tenant" ? "page" : undefined}>
+            <a
+              href={routeHref({ view: "audit_log", scope: "tenant", ...NO_AUDIT_FILTER })}
+              aria-current={route.view === "audit_log" && route.scope === "tenant" ? "page" : undefined}
+            >
               Audit log
             </a>
           )}
           {powers.platformAdmin && (
             <a
               href={routeHref({ view: "tenants", cursor: null })}
-              aria-current={route.view === "tenants" || route.view === "tenant" || (route.view === "audit_log" && route.scope === "platform") ? "page" : undefined}
+              aria-current={
+                route.view === "tenants" || route.view === "tenant" || (route.view === "audit_log" && route.scope === "platform")
+                  ? "page"
+                  : undefined
+              }
             >
               Tenants
             </a>

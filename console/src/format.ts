@@ -64,7 +64,12 @@ export function formatAgo(iso: string, now: number): string {
 }
 
 /** Every token figure of a usage, summed: what the token limits count. */
-export function totalTokens(usage: { input_tokens: number; output_tokens: number; cache_read_tokens?: number; cache_write_tokens?: number }): number {
+export function totalTokens(usage: {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens?: number;
+  cache_write_tokens?: number;
+}): number {
   return usage.input_tokens + usage.output_tokens + (usage.cache_read_tokens ?? 0) + (usage.cache_write_tokens ?? 0);
 }
 

@@ -64,7 +64,9 @@ export function usePoll<T>(key: string, load: (etag: string | null) => Promise<C
           lastJson = json;
           setState({ key, data: answer.data, error: null, failure: null, loading: false });
         } else {
-          setState((previous) => (previous.error === null && !previous.loading ? previous : { ...previous, error: null, failure: null, loading: false }));
+          setState((previous) =>
+            previous.error === null && !previous.loading ? previous : { ...previous, error: null, failure: null, loading: false },
+          );
         }
       } catch (error) {
         if (cancelled) return;
@@ -143,9 +145,12 @@ export function useThrottle(fn: () => void, ms: number): () => void {
   const latest = useRef(fn);
   latest.current = fn;
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  useEffect(() => () => {
-    if (timer.current !== null) clearTimeout(timer.current);
-  }, []);
+  useEffect(
+    () => () => {
+      if (timer.current !== null) clearTimeout(timer.current);
+    },
+    [],
+  );
   return useCallback(() => {
     if (timer.current !== null) return;
     timer.current = setTimeout(() => {

@@ -19,7 +19,9 @@ export async function readKeyNames(api: Api): Promise<KeyNames> {
   const names: Record<string, string> = {};
   let cursor: string | undefined;
   for (let page = 0; page < MAX_KEY_PAGES; page++) {
-    const answer = await api.call((client) => client.GET("/v1/api-keys", { params: { query: { limit: 200, ...(cursor ? { cursor } : {}) } } }));
+    const answer = await api.call((client) =>
+      client.GET("/v1/api-keys", { params: { query: { limit: 200, ...(cursor ? { cursor } : {}) } } }),
+    );
     for (const key of answer.data) names[key.key_id] = key.name;
     if (!answer.next_cursor) break;
     cursor = answer.next_cursor;

@@ -95,7 +95,13 @@ export type Route =
   | { view: "not_found"; path: string };
 
 /** Views whose address is one fixed path. */
-const FIXED_PATHS = { new_session: "sessions/new", api_keys: "api-keys", webhooks: "webhooks", schedules: "schedules", settings: "settings" } as const;
+const FIXED_PATHS = {
+  new_session: "sessions/new",
+  api_keys: "api-keys",
+  webhooks: "webhooks",
+  schedules: "schedules",
+  settings: "settings",
+} as const;
 
 export const HOME: Route = { view: "sessions", status: null, createdBy: null, cursor: null };
 
@@ -110,15 +116,18 @@ export function parseRoute(hash: string): Route {
   if (first === undefined) return HOME;
   const fixed = (Object.keys(FIXED_PATHS) as (keyof typeof FIXED_PATHS)[]).find((view) => FIXED_PATHS[view] === parts.join("/"));
   if (fixed) return { view: fixed };
-  if (first === "audit-log" && second === undefined) return { view: "audit_log", scope: "tenant", ...auditFilterOf(params), tenantId: null };
+  if (first === "audit-log" && second === undefined)
+    return { view: "audit_log", scope: "tenant", ...auditFilterOf(params), tenantId: null };
   if (first === "admin" && second === "audit-log") return { view: "audit_log", scope: "platform", ...auditFilterOf(params) };
   if (first === "webhooks" && second !== undefined) return { view: "webhook", id: second };
   if (first === "schedules" && second !== undefined) return { view: "schedule", id: second };
   if (first === "sessions" && second === undefined) return { view: "sessions", ...filterOf(params) };
   if (first === "sessions" && second !== undefined) return { view: "session", id: second };
   if (first === "agents" && second === undefined) return { view: "agents", ...agentFilterOf(params) };
-  if (first === "agents" && second !== undefined) return { view: "agent", id: second, from: versionOf(params.get("from")), to: versionOf(params.get("to")) };
-  if (first === "memory") return { view: "memory", namespace: second ? second.split(".") : [], query: params.get("q") || null, key: params.get("key") || null };
+  if (first === "agents" && second !== undefined)
+    return { view: "agent", id: second, from: versionOf(params.get("from")), to: versionOf(params.get("to")) };
+  if (first === "memory")
+    return { view: "memory", namespace: second ? second.split(".") : [], query: params.get("q") || null, key: params.get("key") || null };
   if (first === "usage" && second === undefined) return { view: "usage", days: usageDays(params.get("days")) };
   if (first === "tenants" && second === undefined) return { view: "tenants", cursor: params.get("cursor") || null };
   if (first === "tenants" && second !== undefined) return { view: "tenant", tenantId: second, ...filterOf(params) };

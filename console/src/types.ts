@@ -79,12 +79,26 @@ export type TenantSettings = Schemas["TenantSettings"];
 export type CreateSessionBody = Schemas["CreateSessionRequest"];
 
 /** The scopes a key may carry, in the order a form offers them; checked against the spec's union below. */
-export const API_KEY_SCOPES = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "end_users:issue", "tenant:admin"] as const satisfies readonly ApiKeyScope[];
+export const API_KEY_SCOPES = [
+  "sessions:read",
+  "sessions:write",
+  "agents:write",
+  "memory:read",
+  "memory:write",
+  "end_users:issue",
+  "tenant:admin",
+] as const satisfies readonly ApiKeyScope[];
 const allScopesListed: [Exclude<ApiKeyScope, (typeof API_KEY_SCOPES)[number]>] extends [never] ? true : false = true;
 void allScopesListed;
 
 /** The status notifications an endpoint may receive; checked against the spec's union below. */
-export const NOTIFICATION_TYPES = ["session.done", "session.failed", "session.cancelled", "session.waiting_approval", "session.waiting_tool_output"] as const satisfies readonly NotificationType[];
+export const NOTIFICATION_TYPES = [
+  "session.done",
+  "session.failed",
+  "session.cancelled",
+  "session.waiting_approval",
+  "session.waiting_tool_output",
+] as const satisfies readonly NotificationType[];
 const allTypesListed: [Exclude<NotificationType, (typeof NOTIFICATION_TYPES)[number]>] extends [never] ? true : false = true;
 void allTypesListed;
 

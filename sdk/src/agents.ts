@@ -15,8 +15,11 @@ export function agentRef(agentId: string, at?: number | string): string {
 
 /** A version's definition (the latest when `version` is absent): the export, ready for `importAgent`. */
 export async function exportAgent(client: PlatformClient, agentId: string, version?: number): Promise<AgentDefinition> {
-  if (version === undefined) return (await expectData(client.GET("/v1/agents/{agent_id}", { params: { path: { agent_id: agentId } } }))).definition;
-  const found = await expectData(client.GET("/v1/agents/{agent_id}/versions/{version}", { params: { path: { agent_id: agentId, version: String(version) } } }));
+  if (version === undefined)
+    return (await expectData(client.GET("/v1/agents/{agent_id}", { params: { path: { agent_id: agentId } } }))).definition;
+  const found = await expectData(
+    client.GET("/v1/agents/{agent_id}/versions/{version}", { params: { path: { agent_id: agentId, version: String(version) } } }),
+  );
   return found.definition;
 }
 
@@ -37,5 +40,7 @@ export async function importAgent(
 
 /** Points `alias` at `version`: a rollout, or a rollback when the version is an older one. */
 export async function setAlias(client: PlatformClient, agentId: string, alias: string, version: number): Promise<Agent> {
-  return expectData(client.PUT("/v1/agents/{agent_id}/aliases/{alias}", { params: { path: { agent_id: agentId, alias } }, body: { version } }));
+  return expectData(
+    client.PUT("/v1/agents/{agent_id}/aliases/{alias}", { params: { path: { agent_id: agentId, alias } }, body: { version } }),
+  );
 }

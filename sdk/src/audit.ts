@@ -26,6 +26,9 @@ export function tenantAuditLog(client: PlatformClient, filter: AuditLogFilter = 
 }
 
 /** With `tenant_id`, that tenant's entries; without, the platform actions of every tenant. */
-export function platformAuditLog(client: PlatformClient, filter: AuditLogFilter & { tenant_id?: string } = {}): AsyncGenerator<AuditEntry, void, undefined> {
+export function platformAuditLog(
+  client: PlatformClient,
+  filter: AuditLogFilter & { tenant_id?: string } = {},
+): AsyncGenerator<AuditEntry, void, undefined> {
   return iteratePages((cursor) => client.GET("/v1/admin/audit-log", { params: { query: { ...filter, cursor } } }));
 }

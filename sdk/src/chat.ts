@@ -27,9 +27,15 @@ export function mcpEndpoint(baseUrl: string): URL {
  * 404, answered as no messages. Name `ai`'s type to get it typed as `useChat` takes it:
  * `chatMessages<UIMessage>(client, agentId, chatId)`; the SDK does not depend on `ai`.
  */
-export async function chatMessages<UI_MESSAGE = ChatUIMessage>(client: PlatformClient, agentId: string, chatId: string): Promise<UI_MESSAGE[]> {
+export async function chatMessages<UI_MESSAGE = ChatUIMessage>(
+  client: PlatformClient,
+  agentId: string,
+  chatId: string,
+): Promise<UI_MESSAGE[]> {
   try {
-    const found = await expectData(client.GET("/v1/agents/{agent_id}/chat/{id}/messages", { params: { path: { agent_id: agentId, id: chatId } } }));
+    const found = await expectData(
+      client.GET("/v1/agents/{agent_id}/chat/{id}/messages", { params: { path: { agent_id: agentId, id: chatId } } }),
+    );
     return found.messages as UI_MESSAGE[];
   } catch (error) {
     if (error instanceof PlatformError && error.status === 404) return [];

@@ -18,7 +18,9 @@ export const MAX_PAGES = 10_000;
  *     for await (const message of iteratePages((cursor) =>
  *       client.GET("/v1/sessions/{id}/messages", { params: { path: { id }, query: { cursor } } }))) { … }
  */
-export async function* iteratePages<T>(fetchPage: (cursor: string | undefined) => Promise<Result<Page<T>>>): AsyncGenerator<T, void, undefined> {
+export async function* iteratePages<T>(
+  fetchPage: (cursor: string | undefined) => Promise<Result<Page<T>>>,
+): AsyncGenerator<T, void, undefined> {
   let cursor: string | undefined;
   for (let pages = 0; pages < MAX_PAGES; pages++) {
     const page = await expectData(fetchPage(cursor));

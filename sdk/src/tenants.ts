@@ -35,7 +35,9 @@ export async function waitForTenantDeleted(client: PlatformClient, tenantId: str
   const interval = options.intervalMs ?? DEFAULT_INTERVAL_MS;
   for (;;) {
     options.signal?.throwIfAborted();
-    const tenant = await expectData(client.GET("/v1/admin/tenants/{tenant_id}", { params: { path: { tenant_id: tenantId } }, signal: options.signal }));
+    const tenant = await expectData(
+      client.GET("/v1/admin/tenants/{tenant_id}", { params: { path: { tenant_id: tenantId } }, signal: options.signal }),
+    );
     if (tenant.deletion?.status === "deleted") return tenant.deletion;
     if (Date.now() + interval > deadline) throw new TenantDeletionTimeoutError(tenantId, tenant.deletion);
     await sleep(interval, options.signal);

@@ -19,7 +19,18 @@ import { AGENT_STORE_MIGRATIONS } from "./migrations";
 import { ALIAS_PATTERN, AGENT_NAME_PATTERN, MAX_VERSION, newAgentId } from "./refs";
 import type { AgentStoreRpc } from "./rpc";
 import * as store from "./store";
-import type { Agent, AgentDefinition, AgentListInput, AgentPage, AgentResult, AgentVersion, NewAgent, NewVersion, ResolvedAgent, VersionSelector } from "./types";
+import type {
+  Agent,
+  AgentDefinition,
+  AgentListInput,
+  AgentPage,
+  AgentResult,
+  AgentVersion,
+  NewAgent,
+  NewVersion,
+  ResolvedAgent,
+  VersionSelector,
+} from "./types";
 
 /** Agents a tenant may hold, archived ones included (archival keeps a version readable for the sessions that ran it). */
 export const MAX_AGENTS_PER_TENANT = 1_000;
@@ -63,7 +74,6 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
     return storageFootprint(this.ctx.storage);
   }
 
-
   /** Its only job: handing over audit entries a call could not. */
   override async alarm(): Promise<void> {
     if (!this.#migrated) return;
@@ -79,11 +89,24 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
     const context = parseAuditContext(by);
     const id = newAgentId();
     const result = this.ctx.storage.transactionSync((): AgentResult<null> => {
-      if (store.countAgents(this.#sql) >= MAX_AGENTS_PER_TENANT) return { ok: false, reason: "limit_reached", what: "agents", max: MAX_AGENTS_PER_TENANT };
+      if (store.countAgents(this.#sql) >= MAX_AGENTS_PER_TENANT)
+        return { ok: false, reason: "limit_reached", what: "agents", max: MAX_AGENTS_PER_TENANT };
       if (store.liveAgentNamed(this.#sql, definition.name) !== null) return { ok: false, reason: "name_taken", name: definition.name };
-      store.insertAgent(this.#sql, { id, name: definition.name, latest_version: 1, archived_at: null, created_by: createdBy, created_at: now, updated_at: now });
+      store.insertAgent(this.#sql, {
+        id,
+        name: definition.name,
+        latest_version: 1,
+        archived_at: null,
+        created_by: createdBy,
+        created_at: now,
+        updated_at: now,
+      });
       store.insertVersion(this.#sql, id, 1, definition, createdBy, now);
-      this.#record(context, { action: "agent.created", target: { type: "agent", id }, details: { name: definition.name, version: 1 } }, now);
+      this.#record(
+        context,
+        { action: "agent.created", target: { type: "agent", id }, details: { name: definition.name, version: 1 } },
+        now,
+      );
       return { ok: true, value: null };
     });
     await this.#audit.flush();
@@ -121,11 +144,20 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
       if (latest && canonicalJson(JSON.parse(latest.definition)) === canonicalJson(definition)) return { ok: true, value: null };
       const holder = store.liveAgentNamed(this.#sql, definition.name);
       if (holder !== null && holder !== id) return { ok: false, reason: "name_taken", name: definition.name };
-      if (store.countVersions(this.#sql, id) >= MAX_VERSIONS_PER_AGENT) return { ok: false, reason: "limit_reached", what: "versions", max: MAX_VERSIONS_PER_AGENT };
+      if (store.countVersions(this.#sql, id) >= MAX_VERSIONS_PER_AGENT)
+        return { ok: false, reason: "limit_reached", what: "versions", max: MAX_VERSIONS_PER_AGENT };
       const version = row.latest_version + 1;
       store.insertVersion(this.#sql, id, version, definition, createdBy, now);
       store.advanceAgent(this.#sql, id, version, definition.name, now);
-      this.#record(context, { action: "agent.updated", target: { type: "agent", id }, details: { name: definition.name, version, previous_version: row.latest_version } }, now);
+      this.#record(
+        context,
+        {
+          action: "agent.updated",
+          target: { type: "agent", id },
+          details: { name: definition.name, version, previous_version: row.latest_version },
+        },
+        now,
+      );
       return { ok: true, value: null };
     });
     await this.#audit.flush();
@@ -146,7 +178,11 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
     return { ok: true, value: null };
   }
 
-  async listVersions(tenantId: string, agentId: string, input: { limit: number; cursor: string | null }): Promise<AgentResult<Page<AgentVersion>>> {
+  async listVersions(
+    tenantId: string,
+    agentId: string,
+    input: { limit: number; cursor: string | null },
+  ): Promise<AgentResult<Page<AgentVersion>>> {
     const limit = requirePageLimit(input.limit);
     const cursor = optionalCursor(input.cursor);
     if (!this.#peek(tenantId)) return NOT_FOUND;
@@ -164,7 +200,14 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
     return row ? { ok: true, value: store.toVersion(row) } : { ok: false, reason: "version_not_found", version: wanted };
   }
 
-  async setAlias(tenantId: string, agentId: string, alias: string, version: number, now: number, by?: AuditContext): Promise<AgentResult<Agent>> {
+  async setAlias(
+    tenantId: string,
+    agentId: string,
+    alias: string,
+    version: number,
+    now: number,
+    by?: AuditContext,
+  ): Promise<AgentResult<Agent>> {
     if (!this.#peek(tenantId)) return NOT_FOUND;
     const id = requireString("agentId", agentId);
     const name = requireAlias(alias);
@@ -183,7 +226,16 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
       store.setAlias(this.#sql, id, name, wanted, at);
       store.touchAgent(this.#sql, id, at);
       // An alias set to the version it already names has not moved.
-      if (previous !== wanted) this.#record(context, { action: "agent.alias_set", target: { type: "agent", id }, details: { alias: name, version: wanted, previous_version: previous } }, at);
+      if (previous !== wanted)
+        this.#record(
+          context,
+          {
+            action: "agent.alias_set",
+            target: { type: "agent", id },
+            details: { alias: name, version: wanted, previous_version: previous },
+          },
+          at,
+        );
       return { ok: true, value: null };
     });
     await this.#audit.flush();
@@ -210,8 +262,14 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
     return result;
   }
 
-  async resolve(tenantId: string, agentId: string, selector: VersionSelector, held: readonly number[]): Promise<AgentResult<ResolvedAgent>> {
-    if (!Array.isArray(held) || held.length > MAX_HELD_VERSIONS) throw new TypeError(`held must be a list of at most ${MAX_HELD_VERSIONS} versions`);
+  async resolve(
+    tenantId: string,
+    agentId: string,
+    selector: VersionSelector,
+    held: readonly number[],
+  ): Promise<AgentResult<ResolvedAgent>> {
+    if (!Array.isArray(held) || held.length > MAX_HELD_VERSIONS)
+      throw new TypeError(`held must be a list of at most ${MAX_HELD_VERSIONS} versions`);
     if (!this.#peek(tenantId)) return NOT_FOUND;
     const id = requireString("agentId", agentId);
     const row = store.getAgent(this.#sql, id);

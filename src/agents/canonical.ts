@@ -14,7 +14,8 @@ function sortKeys(value: unknown): unknown {
   for (const key of Object.keys(value).sort()) {
     const item = (value as Record<string, unknown>)[key];
     // Defined, not assigned: a key named `__proto__` stays an own property.
-    if (item !== undefined) Object.defineProperty(out, key, { value: sortKeys(item), enumerable: true, writable: true, configurable: true });
+    if (item !== undefined)
+      Object.defineProperty(out, key, { value: sortKeys(item), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

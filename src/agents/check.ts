@@ -12,7 +12,10 @@ import type { AgentDefinition } from "./types";
 
 export function checkDefinition(actor: Actor, input: AgentDefinitionInput, previous: AgentDefinition | null): AgentDefinition {
   const restored = restoreMaskedHeaders(input.tools as ToolSpec[] | undefined, previous?.tools as ToolSpec[] | undefined);
-  const definition = normalizeDefinition({ ...input, ...(restored.tools ? { tools: restored.tools as AgentDefinitionInput["tools"] } : {}) });
+  const definition = normalizeDefinition({
+    ...input,
+    ...(restored.tools ? { tools: restored.tools as AgentDefinitionInput["tools"] } : {}),
+  });
   const errors: FieldError[] = [...restored.errors];
   try {
     prepareSession(actor, configOf(definition), "definition");

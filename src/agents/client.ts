@@ -31,7 +31,10 @@ export function agentProblem(failure: AgentFailure): ApiError {
     case "name_taken":
       return new ApiError("conflict", `Another live agent is named "${failure.name}".`);
     case "version_moved":
-      return new ApiError("conflict", `The agent changed while this request was made (now at version ${failure.latest}); read it and try again.`);
+      return new ApiError(
+        "conflict",
+        `The agent changed while this request was made (now at version ${failure.latest}); read it and try again.`,
+      );
     case "limit_reached":
       return new ApiError("conflict", `At most ${failure.max} ${failure.what} ${failure.what === "agents" ? "per tenant" : "per agent"}.`);
   }
@@ -111,13 +114,25 @@ export class AgentClient {
   /** The version a new session runs and its definition, in one call to the store; a cached version's definition is not sent again. */
   async resolve(ref: AgentRef): Promise<{ agentId: string; version: number; definition: AgentDefinition }> {
     const held = VERSIONS.held(this.#tenantId, ref.agentId);
-    const resolved = value((await this.#stub.resolve(this.#tenantId, ref.agentId, ref.selector, held)) as AgentResult<{ agent_id: string; version: number; definition?: AgentDefinition }>);
+    const resolved = value(
+      (await this.#stub.resolve(this.#tenantId, ref.agentId, ref.selector, held)) as AgentResult<{
+        agent_id: string;
+        version: number;
+        definition?: AgentDefinition;
+      }>,
+    );
     let definition = resolved.definition;
     if (definition) VERSIONS.put(this.#tenantId, resolved.agent_id, resolved.version, definition);
     else definition = VERSIONS.get(this.#tenantId, resolved.agent_id, resolved.version);
     if (!definition) {
       // Evicted between the two reads: ask once more, holding nothing.
-      const again = value((await this.#stub.resolve(this.#tenantId, ref.agentId, { kind: "version", version: resolved.version }, [])) as AgentResult<{ agent_id: string; version: number; definition?: AgentDefinition }>);
+      const again = value(
+        (await this.#stub.resolve(this.#tenantId, ref.agentId, { kind: "version", version: resolved.version }, [])) as AgentResult<{
+          agent_id: string;
+          version: number;
+          definition?: AgentDefinition;
+        }>,
+      );
       if (!again.definition) throw new Error("the agent store left out a definition not held");
       definition = again.definition;
       VERSIONS.put(this.#tenantId, again.agent_id, again.version, definition);

@@ -22,7 +22,12 @@ const AgentNameSchema = z
 
 const DEFINITION_FIELDS = {
   name: AgentNameSchema,
-  description: z.string().max(MAX_AGENT_DESCRIPTION_CHARS).nullable().optional().openapi({ description: "For people: what the agent is for." }),
+  description: z
+    .string()
+    .max(MAX_AGENT_DESCRIPTION_CHARS)
+    .nullable()
+    .optional()
+    .openapi({ description: "For people: what the agent is for." }),
   ...SESSION_CONFIG_FIELDS,
 };
 
@@ -78,7 +83,10 @@ function sameServerUrl(a: string, b: string): boolean {
   }
 }
 
-export function restoreMaskedHeaders(tools: readonly ToolSpec[] | undefined, previous: readonly ToolSpec[] | undefined): { tools: ToolSpec[] | undefined; errors: FieldError[] } {
+export function restoreMaskedHeaders(
+  tools: readonly ToolSpec[] | undefined,
+  previous: readonly ToolSpec[] | undefined,
+): { tools: ToolSpec[] | undefined; errors: FieldError[] } {
   if (!tools) return { tools, errors: [] };
   const errors: FieldError[] = [];
   const restored = tools.map((tool, i) => {
@@ -91,8 +99,15 @@ export function restoreMaskedHeaders(tools: readonly ToolSpec[] | undefined, pre
       if (value !== MASKED_VALUE) headers[name] = value;
       else if (kept !== undefined) headers[name] = kept;
       else if (before?.type === "mcp" && !sameUrl && before.headers?.[name] !== undefined) {
-        errors.push({ path: `body.tools.${i}.headers.${name}`, message: "Give the header's value again: the server's URL changed, and a stored value only goes to the URL it was given for." });
-      } else errors.push({ path: `body.tools.${i}.headers.${name}`, message: `Give the header's value: ${MASKED_VALUE} is how answers mask it.` });
+        errors.push({
+          path: `body.tools.${i}.headers.${name}`,
+          message: "Give the header's value again: the server's URL changed, and a stored value only goes to the URL it was given for.",
+        });
+      } else
+        errors.push({
+          path: `body.tools.${i}.headers.${name}`,
+          message: `Give the header's value: ${MASKED_VALUE} is how answers mask it.`,
+        });
     }
     return { ...tool, headers };
   });

@@ -43,5 +43,7 @@ export function parseAgentRef(text: string): AgentRef | null {
   if (at < 0) return { agentId: text, selector: { kind: "latest" } };
   const agentId = text.slice(0, at);
   const rest = text.slice(at + 1);
-  return /^[0-9]+$/.test(rest) ? { agentId, selector: { kind: "version", version: Number(rest) } } : { agentId, selector: { kind: "alias", alias: rest } };
+  return /^[0-9]+$/.test(rest)
+    ? { agentId, selector: { kind: "version", version: Number(rest) } }
+    : { agentId, selector: { kind: "alias", alias: rest } };
 }

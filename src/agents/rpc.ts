@@ -6,7 +6,17 @@
  */
 import type { StorageFootprint } from "../lifecycle/object-storage";
 import type { AuditContext } from "../audit/types";
-import type { Agent, AgentListInput, AgentPage, AgentResult, AgentVersion, NewAgent, NewVersion, ResolvedAgent, VersionSelector } from "./types";
+import type {
+  Agent,
+  AgentListInput,
+  AgentPage,
+  AgentResult,
+  AgentVersion,
+  NewAgent,
+  NewVersion,
+  ResolvedAgent,
+  VersionSelector,
+} from "./types";
 import type { Page } from "../sessions/types";
 
 export interface AgentStoreRpc {
@@ -21,7 +31,11 @@ export interface AgentStoreRpc {
   addVersion(tenantId: string, agentId: string, input: NewVersion, by?: AuditContext): Promise<AgentResult<Agent>>;
   /** Archives (idempotent): no session may start from it any more. */
   archive(tenantId: string, agentId: string, now: number, by?: AuditContext): Promise<AgentResult<null>>;
-  listVersions(tenantId: string, agentId: string, input: { limit: number; cursor: string | null }): Promise<AgentResult<Page<AgentVersion>>>;
+  listVersions(
+    tenantId: string,
+    agentId: string,
+    input: { limit: number; cursor: string | null },
+  ): Promise<AgentResult<Page<AgentVersion>>>;
   getVersion(tenantId: string, agentId: string, version: number): Promise<AgentResult<AgentVersion>>;
   setAlias(tenantId: string, agentId: string, alias: string, version: number, now: number, by?: AuditContext): Promise<AgentResult<Agent>>;
   deleteAlias(tenantId: string, agentId: string, alias: string, now: number, by?: AuditContext): Promise<AgentResult<null>>;

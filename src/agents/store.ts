@@ -51,7 +51,14 @@ export function insertAgent(sql: SqlStorage, row: AgentRow): void {
   );
 }
 
-export function insertVersion(sql: SqlStorage, agentId: string, version: number, definition: AgentDefinition, createdBy: string, now: number): void {
+export function insertVersion(
+  sql: SqlStorage,
+  agentId: string,
+  version: number,
+  definition: AgentDefinition,
+  createdBy: string,
+  now: number,
+): void {
   sql.exec(
     `INSERT INTO agent_versions (agent_id, version, definition, created_by, created_at) VALUES (?, ?, ?, ?, ?)`,
     agentId,
@@ -86,14 +93,20 @@ export function countVersions(sql: SqlStorage, agentId: string): number {
 
 export function aliasesOf(sql: SqlStorage, agentId: string): Record<string, number> {
   const aliases: Record<string, number> = {};
-  for (const row of sql.exec<{ alias: string; version: number }>(`SELECT alias, version FROM agent_aliases WHERE agent_id = ? ORDER BY alias`, agentId)) {
+  for (const row of sql.exec<{ alias: string; version: number }>(
+    `SELECT alias, version FROM agent_aliases WHERE agent_id = ? ORDER BY alias`,
+    agentId,
+  )) {
     aliases[row.alias] = row.version;
   }
   return aliases;
 }
 
 export function aliasVersion(sql: SqlStorage, agentId: string, alias: string): number | null {
-  return sql.exec<{ version: number }>(`SELECT version FROM agent_aliases WHERE agent_id = ? AND alias = ?`, agentId, alias).toArray()[0]?.version ?? null;
+  return (
+    sql.exec<{ version: number }>(`SELECT version FROM agent_aliases WHERE agent_id = ? AND alias = ?`, agentId, alias).toArray()[0]
+      ?.version ?? null
+  );
 }
 
 export function countAliases(sql: SqlStorage, agentId: string): number {
@@ -116,7 +129,12 @@ export function deleteAlias(sql: SqlStorage, agentId: string, alias: string): bo
 }
 
 /** Newest first by (created_at, id); `name` narrows to one name (live or archived agents that held it). */
-export function listAgents(sql: SqlStorage, filter: { name: string | null; includeArchived: boolean }, limit: number, cursor: string | null): { rows: AgentRow[]; next_cursor: string | null } {
+export function listAgents(
+  sql: SqlStorage,
+  filter: { name: string | null; includeArchived: boolean },
+  limit: number,
+  cursor: string | null,
+): { rows: AgentRow[]; next_cursor: string | null } {
   const where: string[] = [];
   const args: (string | number)[] = [];
   if (filter.name !== null) {
@@ -131,7 +149,11 @@ export function listAgents(sql: SqlStorage, filter: { name: string | null; inclu
     args.push(after.ms, after.id);
   }
   const rows = sql
-    .exec<AgentRow>(`SELECT * FROM agents ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, id DESC LIMIT ?`, ...args, limit + 1)
+    .exec<AgentRow>(
+      `SELECT * FROM agents ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, id DESC LIMIT ?`,
+      ...args,
+      limit + 1,
+    )
     .toArray();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
@@ -147,15 +169,29 @@ export function listVersions(sql: SqlStorage, agentId: string, limit: number, cu
     before = Number(key);
   }
   const rows = sql
-    .exec<VersionRow>(`SELECT * FROM agent_versions WHERE agent_id = ? AND version < ? ORDER BY version DESC LIMIT ?`, agentId, before, limit + 1)
+    .exec<VersionRow>(
+      `SELECT * FROM agent_versions WHERE agent_id = ? AND version < ? ORDER BY version DESC LIMIT ?`,
+      agentId,
+      before,
+      limit + 1,
+    )
     .toArray();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { data: page.map(toVersion), next_cursor: rows.length > limit && last ? encodeKeyCursor("agent_versions", String(last.version)) : null };
+  return {
+    data: page.map(toVersion),
+    next_cursor: rows.length > limit && last ? encodeKeyCursor("agent_versions", String(last.version)) : null,
+  };
 }
 
 export function toVersion(row: VersionRow): AgentVersion {
-  return { agent_id: row.agent_id, version: row.version, definition: JSON.parse(row.definition) as AgentDefinition, created_by: row.created_by, created_at: toIso(row.created_at) };
+  return {
+    agent_id: row.agent_id,
+    version: row.version,
+    definition: JSON.parse(row.definition) as AgentDefinition,
+    created_by: row.created_by,
+    created_at: toIso(row.created_at),
+  };
 }
 
 export function toAgent(sql: SqlStorage, row: AgentRow): Agent {

@@ -4,5 +4,14 @@ import { auditContext } from "./audit-context";
 import type { AppContext } from "./context";
 
 export function actorOf(c: AppContext): Actor {
-  return { env: c.env, config: c.var.config, principal: c.var.principal, limits: c.var.limits, settings: c.var.settings, models: c.var.models, traceparent: c.req.header("traceparent") ?? null, audit: auditContext(c) };
+  return {
+    env: c.env,
+    config: c.var.config,
+    principal: c.var.principal,
+    limits: c.var.limits,
+    settings: c.var.settings,
+    models: c.var.models,
+    traceparent: c.req.header("traceparent") ?? null,
+    audit: auditContext(c),
+  };
 }

@@ -100,7 +100,13 @@ export class AuthGuard {
    * after a failure, so honest traffic never pays for it; when it fails, the isolate's count
    * still holds.
    */
-  async recordFailure(address: string, now: number, perMinute: number, counter: FailureCounter | undefined, onCounterError: (error: unknown) => void): Promise<number> {
+  async recordFailure(
+    address: string,
+    now: number,
+    perMinute: number,
+    counter: FailureCounter | undefined,
+    onCounterError: (error: unknown) => void,
+  ): Promise<number> {
     const current = this.#failures.get(address, now);
     const failures: FailureCount = current ?? { count: 0, windowEnds: now + FAILURE_WINDOW_MS };
     failures.count += 1;

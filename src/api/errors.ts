@@ -7,7 +7,15 @@ import type { Context } from "hono";
 import { ApiError, type ErrorStatus, PROBLEM_CODES, type ProblemCode } from "../problems";
 import { headerRefs, type ResponseHeaderName } from "./openapi-headers";
 
-export { ApiError, type ApiErrorOptions, type ErrorStatus, type FieldError, MAX_REPORTED_FIELD_ERRORS, PROBLEM_CODES, type ProblemCode } from "../problems";
+export {
+  ApiError,
+  type ApiErrorOptions,
+  type ErrorStatus,
+  type FieldError,
+  MAX_REPORTED_FIELD_ERRORS,
+  PROBLEM_CODES,
+  type ProblemCode,
+} from "../problems";
 
 /** Problem `type` URIs: one per code, stable, so clients can switch on them. */
 export const PROBLEM_TYPE_BASE = "https://agents.local/problems/";
@@ -113,7 +121,10 @@ export interface ProblemResponse {
  * document (src/api/openapi.ts) that add a response every operation of a kind can answer.
  */
 export function problemResponseRef(status: ErrorStatus): { description: string; content: Record<string, { schema: { $ref: string } }> } {
-  return { description: RESPONSE_DESCRIPTIONS[status], content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: "#/components/schemas/Problem" } } } };
+  return {
+    description: RESPONSE_DESCRIPTIONS[status],
+    content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: "#/components/schemas/Problem" } } },
+  };
 }
 
 /** The errors any route behind authentication can answer with. */
@@ -131,7 +142,11 @@ export function errorResponses<S extends ErrorStatus>(...statuses: readonly S[])
   const responses = {} as { [K in S]: ProblemResponse };
   for (const status of statuses) {
     const headers = RESPONSE_HEADERS[status];
-    responses[status] = { description: RESPONSE_DESCRIPTIONS[status], content: problemContent, ...(headers ? { headers: headerRefs(...headers) } : {}) };
+    responses[status] = {
+      description: RESPONSE_DESCRIPTIONS[status],
+      content: problemContent,
+      ...(headers ? { headers: headerRefs(...headers) } : {}),
+    };
   }
   return responses;
 }

@@ -31,7 +31,8 @@ export const RESPONSE_HEADERS: Record<ResponseHeaderName, { name: string; header
   RequestId: {
     name: REQUEST_ID_HEADER,
     header: {
-      description: "The request's id: the caller's `X-Request-Id` when it was usable, else a generated one. Quote it when reporting a problem.",
+      description:
+        "The request's id: the caller's `X-Request-Id` when it was usable, else a generated one. Quote it when reporting a problem.",
       required: true,
       schema: { type: "string", maxLength: 128, example: "3f1c2d9e-8c1b-4f5e-9a57-0d3c1e2b4a69" },
     },
@@ -39,7 +40,8 @@ export const RESPONSE_HEADERS: Record<ResponseHeaderName, { name: string; header
   IdempotentReplayed: {
     name: IDEMPOTENT_REPLAYED_HEADER,
     header: {
-      description: "`true` when this is the stored answer to an earlier request with the same `Idempotency-Key` and body; absent otherwise.",
+      description:
+        "`true` when this is the stored answer to an earlier request with the same `Idempotency-Key` and body; absent otherwise.",
       schema: { type: "string", enum: ["true"] },
     },
   },
@@ -84,7 +86,11 @@ export const RESPONSE_HEADERS: Record<ResponseHeaderName, { name: string; header
   },
   CacheControl: {
     name: "Cache-Control",
-    header: { description: "`private, no-cache`: a cache may keep the answer but must revalidate it with `If-None-Match`.", required: true, schema: { type: "string" } },
+    header: {
+      description: "`private, no-cache`: a cache may keep the answer but must revalidate it with `If-None-Match`.",
+      required: true,
+      schema: { type: "string" },
+    },
   },
 };
 

@@ -13,11 +13,26 @@ export const TAGS = [
   { name: "System", description: "Liveness, this document, the API reference and the platform's public keys." },
   { name: "Auth", description: "Exchanging an API key for a short-lived access token." },
   { name: "Sessions", description: "Agent sessions: create, run, control and observe." },
-  { name: "Agents", description: "Named, versioned session configurations: define once, start sessions from a version or an alias, roll back by moving the alias." },
-  { name: "Chat", description: "An agent behind the AI SDK's chat transport (`useChat`): a chat id names the caller's session of the agent; turns stream as UI message parts." },
+  {
+    name: "Agents",
+    description:
+      "Named, versioned session configurations: define once, start sessions from a version or an alias, roll back by moving the alias.",
+  },
+  {
+    name: "Chat",
+    description:
+      "An agent behind the AI SDK's chat transport (`useChat`): a chat id names the caller's session of the agent; turns stream as UI message parts.",
+  },
   { name: "MCP", description: "The tenant's live agents as tools of an MCP server (Streamable HTTP)." },
-  { name: "Memory", description: "A tenant's long-term store: items in namespaces, searched by relevance, kept in versions, read and written by people and by sessions' memory tools." },
-  { name: "Schedules", description: "Scheduled runs: a cron expression in a time zone that creates a session, or sends a message to one, at each slot." },
+  {
+    name: "Memory",
+    description:
+      "A tenant's long-term store: items in namespaces, searched by relevance, kept in versions, read and written by people and by sessions' memory tools.",
+  },
+  {
+    name: "Schedules",
+    description: "Scheduled runs: a cron expression in a time zone that creates a session, or sends a message to one, at each slot.",
+  },
   { name: "Tenant", description: "The caller's own tenant: limits, usage and the webhook secret." },
   { name: "API keys", description: "Keys a tenant admin creates for backends." },
   { name: "Admin", description: "Platform administration: every tenant, its limits and suspension." },
@@ -93,7 +108,8 @@ export function withCommonResponseHeaders(document: OpenApiDocument): OpenApiDoc
       const idempotent = (operation.parameters ?? []).some((p) => p.in === "header" && p.name === IDEMPOTENCY_KEY_PARAM);
       const authenticated = (operation.security ?? []).length > 0;
       for (const [status, response] of Object.entries(operation.responses)) {
-        const common = idempotent && mayBeReplayed(Number(status)) ? headerRefs("RequestId", "IdempotentReplayed") : headerRefs("RequestId");
+        const common =
+          idempotent && mayBeReplayed(Number(status)) ? headerRefs("RequestId", "IdempotentReplayed") : headerRefs("RequestId");
         const rate = authenticated && carriesRateLimit(Number(status)) ? headerRefs("RateLimitPolicy", "RateLimit") : {};
         response.headers = { ...common, ...rate, ...response.headers };
       }
@@ -115,7 +131,8 @@ export function withBodyCapErrors(document: OpenApiDocument): OpenApiDocument {
   const paths = (document.paths ?? {}) as Record<string, Record<string, Operation>>;
   for (const item of Object.values(paths)) {
     for (const [method, operation] of Object.entries(item)) {
-      if (METHODS_WITH_BODY.has(method) && operation.responses && !operation.responses["413"]) operation.responses["413"] = problemResponseRef(413) as Record<string, unknown>;
+      if (METHODS_WITH_BODY.has(method) && operation.responses && !operation.responses["413"])
+        operation.responses["413"] = problemResponseRef(413) as Record<string, unknown>;
     }
   }
   return document;

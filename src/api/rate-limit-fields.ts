@@ -18,7 +18,9 @@ function sfString(value: string): string {
 export function rateLimitFields(report: RateReport): Record<string, string> {
   const { current } = report;
   return {
-    [RATE_LIMIT_POLICY_HEADER]: report.policies.map((policy) => `${sfString(policy.name)};q=${policy.quota};w=${policy.windowSeconds}`).join(", "),
+    [RATE_LIMIT_POLICY_HEADER]: report.policies
+      .map((policy) => `${sfString(policy.name)};q=${policy.quota};w=${policy.windowSeconds}`)
+      .join(", "),
     [RATE_LIMIT_HEADER]: `${sfString(current.name)};r=${current.remaining};t=${current.resetSeconds}`,
   };
 }

@@ -17,7 +17,10 @@ export const MAX_PAGE_LIMIT = 200;
  * as one; `Number()` (and so `z.coerce`) would read `0x10`, `+5`, ` 2` or `1e3` as numbers.
  */
 export function queryIntegerSchema(min: number, max: number) {
-  return z.preprocess((value) => (typeof value === "string" && /^\d{1,16}$/.test(value) ? Number(value) : value), z.number().int().min(min).max(max));
+  return z.preprocess(
+    (value) => (typeof value === "string" && /^\d{1,16}$/.test(value) ? Number(value) : value),
+    z.number().int().min(min).max(max),
+  );
 }
 
 /** `?limit=&cursor=`; `isCursor` rejects a cursor the store did not make (400, not a 500 from the store). */
@@ -51,7 +54,11 @@ export const TenantIdSchema = z
   .string()
   .regex(TENANT_ID_PATTERN, "Not a valid tenant id.")
   // The pattern bounds the length; stated for clients, not checked twice.
-  .openapi({ maxLength: MAX_TENANT_ID_CHARS, description: "1-64 characters: a letter or digit, then letters, digits, `_`, `.`, `-`.", example: "acme" });
+  .openapi({
+    maxLength: MAX_TENANT_ID_CHARS,
+    description: "1-64 characters: a letter or digit, then letters, digits, `_`, `.`, `-`.",
+    example: "acme",
+  });
 
 export const TenantIdParamsSchema = z.object({
   tenant_id: TenantIdSchema.openapi({ param: { name: "tenant_id", in: "path" } }),
@@ -89,17 +96,17 @@ export const UsageSchema = z
     input_tokens: z.number().int().openapi({ description: "Input tokens neither read from nor written to the prompt cache." }),
     output_tokens: z.number().int(),
     ...CacheTokenFields,
-    reasoning_tokens: z
-      .number()
-      .int()
-      .optional()
-      .openapi({ description: "Of `output_tokens`, those the model spent reasoning, where the provider reports them apart; absent until one did." }),
+    reasoning_tokens: z.number().int().optional().openapi({
+      description: "Of `output_tokens`, those the model spent reasoning, where the provider reports them apart; absent until one did.",
+    }),
   })
   .openapi("Usage", { description: "Every token limit counts all four token figures (`reasoning_tokens` are part of `output_tokens`)." });
 
 export const AgentPinSchema = z
   .object({ id: z.string().openapi({ example: "agt_3kTq9vXbW2mYp7LsQa1Zc0Rd" }), version: z.number().int().min(1) })
-  .openapi("AgentPin", { description: "The agent and the version a session was created from; null for a session not created from an agent." });
+  .openapi("AgentPin", {
+    description: "The agent and the version a session was created from; null for a session not created from an agent.",
+  });
 
 export const SessionTitleSchema = z
   .string()
@@ -115,7 +122,10 @@ export const SessionSummarySchema = z
     created_by: z.string(),
     title: SessionTitleSchema,
     agent: AgentPinSchema.nullable(),
-    parent_session_id: z.string().nullable().openapi({ description: "For a child session: the session whose `agent` tool call started it; null otherwise." }),
+    parent_session_id: z
+      .string()
+      .nullable()
+      .openapi({ description: "For a child session: the session whose `agent` tool call started it; null otherwise." }),
     status: SessionStatusSchema,
     stop_reason: StopReasonSchema.nullable(),
     usage: UsageSchema,

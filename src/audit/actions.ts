@@ -39,7 +39,13 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
  * The changes only a platform admin makes: besides the tenant's own log, each is copied to the
  * platform's log, so `GET /v1/admin/audit-log` lists them across tenants.
  */
-export const PLATFORM_ACTIONS: ReadonlySet<AuditAction> = new Set(["tenant.limits_updated", "tenant.models_updated", "tenant.suspended", "tenant.unsuspended", "tenant.deleted"]);
+export const PLATFORM_ACTIONS: ReadonlySet<AuditAction> = new Set([
+  "tenant.limits_updated",
+  "tenant.models_updated",
+  "tenant.suspended",
+  "tenant.unsuspended",
+  "tenant.deleted",
+]);
 
 const ACTION_SET: ReadonlySet<string> = new Set(AUDIT_ACTIONS);
 

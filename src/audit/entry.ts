@@ -90,7 +90,8 @@ export function parseAuditChange(value: unknown): AuditChange {
   if (value === null || typeof value !== "object") throw new TypeError("audit change: not an object");
   const r = value as Record<string, unknown>;
   if (!isAuditAction(r.action)) throw new TypeError("audit change: unknown action");
-  if (r.details !== undefined && (r.details === null || typeof r.details !== "object" || Array.isArray(r.details))) throw new TypeError("audit change: bad details");
+  if (r.details !== undefined && (r.details === null || typeof r.details !== "object" || Array.isArray(r.details)))
+    throw new TypeError("audit change: bad details");
   return { action: r.action, target: parseTarget(r.target), details: r.details as Record<string, unknown> | undefined };
 }
 

@@ -59,7 +59,9 @@ export class AuditOutbox {
   async flush(): Promise<boolean> {
     if (this.table && !this.table.has()) return true;
     for (;;) {
-      const rows = this.sql().exec<{ id: string; entry: string }>(`SELECT id, entry FROM audit_outbox ORDER BY created_at, id LIMIT ?`, AUDIT_HANDOFF_BATCH).toArray();
+      const rows = this.sql()
+        .exec<{ id: string; entry: string }>(`SELECT id, entry FROM audit_outbox ORDER BY created_at, id LIMIT ?`, AUDIT_HANDOFF_BATCH)
+        .toArray();
       if (rows.length === 0) return true;
       try {
         await this.send(rows.map((row) => JSON.parse(row.entry) as AuditEntry));
@@ -79,7 +81,12 @@ export class AuditOutbox {
 }
 
 /** The outbox of a tenant's object whose entries go to the tenant's own log, in its index. */
-export function tenantAuditOutbox(storage: DurableObjectStorage, env: Cloudflare.Env, tenantId: () => string | null, alarms: AlarmClock): AuditOutbox {
+export function tenantAuditOutbox(
+  storage: DurableObjectStorage,
+  env: Cloudflare.Env,
+  tenantId: () => string | null,
+  alarms: AlarmClock,
+): AuditOutbox {
   return new AuditOutbox(
     () => storage.sql,
     async (entries) => {

@@ -34,7 +34,11 @@ export function appendAuditEntry(sql: SqlStorage, entry: AuditEntry, now: number
 
 /** Deletes up to `batch` entries older than the retention; returns how many. */
 export function sweepAuditLog(sql: SqlStorage, now: number, batch: number): number {
-  return sql.exec(`DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? ORDER BY at LIMIT ?)`, now - AUDIT_RETENTION_MS, batch).rowsWritten;
+  return sql.exec(
+    `DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? ORDER BY at LIMIT ?)`,
+    now - AUDIT_RETENTION_MS,
+    batch,
+  ).rowsWritten;
 }
 
 /** Newest first by (at, id); throws a RangeError for a cursor not made here. */
@@ -53,7 +57,13 @@ export function listAuditEntries(sql: SqlStorage, input: AuditListInput): Page<A
     args.push(after.ms, after.ms, after.id);
   }
   const clause = where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`;
-  const rows = sql.exec<{ id: string; at: number; entry: string }>(`SELECT id, at, entry FROM audit_log ${clause} ORDER BY at DESC, id DESC LIMIT ?`, ...args, input.limit + 1).toArray();
+  const rows = sql
+    .exec<{ id: string; at: number; entry: string }>(
+      `SELECT id, at, entry FROM audit_log ${clause} ORDER BY at DESC, id DESC LIMIT ?`,
+      ...args,
+      input.limit + 1,
+    )
+    .toArray();
   const more = rows.length > input.limit;
   const page = more ? rows.slice(0, input.limit) : rows;
   const last = page[page.length - 1];

@@ -19,7 +19,8 @@ export interface IssuedAccessToken {
   expires_in: number;
 }
 
-export type ExchangeResult = { ok: true; token: IssuedAccessToken } | { ok: false; reason: "not_an_api_key" | "cannot_read_sessions" | "expiring" };
+export type ExchangeResult =
+  { ok: true; token: IssuedAccessToken } | { ok: false; reason: "not_an_api_key" | "cannot_read_sessions" | "expiring" };
 
 /**
  * Only API key principals may exchange: letting a JWT buy a fresh JWT would let any token

@@ -10,7 +10,8 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const encoder = new TextEncoder();
 
 /** What a caller is told while `AUTH_API_KEY_SECRET` is missing or invalid (the log says which). */
-export const API_KEY_SECRET_MISSING = "The platform's API-key secret (AUTH_API_KEY_SECRET) is not configured: API keys can be neither issued nor verified.";
+export const API_KEY_SECRET_MISSING =
+  "The platform's API-key secret (AUTH_API_KEY_SECRET) is not configured: API keys can be neither issued nor verified.";
 
 export type ApiKeySecretResult = { ok: true; key: CryptoKey } | { ok: false; error: string };
 

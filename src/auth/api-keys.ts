@@ -114,7 +114,12 @@ export async function hashApiKeySecret(secret: string): Promise<string> {
  * (through logs) that a key was revoked or expired. The principal's subject is `key:<key_id>`:
  * stable per key, so sessions a backend creates stay visible to that same key.
  */
-export async function verifyApiKey(parsed: ParsedApiKey, record: ApiKeyRecord | null, now: number, presentedHash?: string): Promise<AuthResult> {
+export async function verifyApiKey(
+  parsed: ParsedApiKey,
+  record: ApiKeyRecord | null,
+  now: number,
+  presentedHash?: string,
+): Promise<AuthResult> {
   if (!record || record.key_id !== parsed.keyId || record.tenant_id !== parsed.tenantId) return authFail("key_unknown");
   const failure = checkApiKeyRecord(parsed, presentedHash ?? (await hashApiKeySecret(parsed.secret)), record, now);
   if (failure) return authFail(failure);
@@ -156,7 +161,11 @@ export function checkApiKeyRecord(
  * revoked, not expired at `now`): `checkApiKeyRecord`'s checks but the secret's, which the token
  * proved when it was issued. The tenant index applies it when it admits such a token's request.
  */
-export function exchangedKeyStands(record: ApiKeyRecord | null, source: { tenantId: string; keyId?: string | undefined }, now: number): boolean {
+export function exchangedKeyStands(
+  record: ApiKeyRecord | null,
+  source: { tenantId: string; keyId?: string | undefined },
+  now: number,
+): boolean {
   return namesKey(record, source) && keyStandingProblem(record, now) === null;
 }
 
@@ -169,7 +178,10 @@ function namesKey(record: ApiKeyRecord | null, presented: { tenantId: string; ke
  * Pure: why a key that exists no longer stands at `now` (revoked, expired), or null while it
  * does. The one standing rule: requests, exchanged tokens, event streams and schedules apply it.
  */
-export function keyStandingProblem(record: Pick<ApiKeyRecord, "revoked_at" | "expires_at">, now: number): "key_revoked" | "key_expired" | null {
+export function keyStandingProblem(
+  record: Pick<ApiKeyRecord, "revoked_at" | "expires_at">,
+  now: number,
+): "key_revoked" | "key_expired" | null {
   if (record.revoked_at !== null) return "key_revoked";
   if (record.expires_at !== null) {
     const expiresAt = Date.parse(record.expires_at);

@@ -66,7 +66,8 @@ async function authenticateApiKey(credential: string, deps: AuthenticateDeps, no
   const presentedHash = await hashApiKeySecret(parsed.secret);
   let record: ApiKeyRecord | null;
   try {
-    if (parsed.signed === null && deps.legacyKeyTenant !== null && !(await deps.legacyKeyTenant(parsed.tenantId))) return authFail("legacy_key_tenant_unknown");
+    if (parsed.signed === null && deps.legacyKeyTenant !== null && !(await deps.legacyKeyTenant(parsed.tenantId)))
+      return authFail("legacy_key_tenant_unknown");
     record = await deps.findApiKey(parsed.tenantId, parsed.keyId, presentedHash);
   } catch {
     return authFail("key_store_unavailable");

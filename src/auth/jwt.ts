@@ -6,8 +6,24 @@ import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, t
 import type { Config } from "../config";
 import { KEY_ID_PATTERN } from "./api-keys";
 import { authFail, authOk, type AuthFailure, type AuthResult } from "./failure";
-import { END_USER_METADATA_CLAIM, ISSUED_AT_MS_CLAIM, KEY_ID_CLAIM, SOURCE_KEY_CLAIM, MAX_SUBJECT_LENGTH, type PlatformPublicKey, streamAudience } from "./platform-keys";
-import { END_USER_SCOPES, END_USER_SUBJECT_PATTERN, END_USER_SUBJECT_PREFIX, isValidTenantId, parseScopes, type Principal, type Scope } from "./principal";
+import {
+  END_USER_METADATA_CLAIM,
+  ISSUED_AT_MS_CLAIM,
+  KEY_ID_CLAIM,
+  SOURCE_KEY_CLAIM,
+  MAX_SUBJECT_LENGTH,
+  type PlatformPublicKey,
+  streamAudience,
+} from "./platform-keys";
+import {
+  END_USER_SCOPES,
+  END_USER_SUBJECT_PATTERN,
+  END_USER_SUBJECT_PREFIX,
+  isValidTenantId,
+  parseScopes,
+  type Principal,
+  type Scope,
+} from "./principal";
 import { VerifiedTokens } from "./verified-tokens";
 
 /**
@@ -137,7 +153,13 @@ function chooseVerifier(iss: unknown, kid: unknown, deps: JwtDeps): Choice {
     if (kid !== undefined && kid !== platform.kid) return { ok: false, reason: "kid_mismatch" };
     return {
       ok: true,
-      verifier: { route: "platform", issuer: iss, key: platform.publicKey, algorithms: [platform.alg], audience: [config.audience, streamAudience(config.audience)] },
+      verifier: {
+        route: "platform",
+        issuer: iss,
+        key: platform.publicKey,
+        algorithms: [platform.alg],
+        audience: [config.audience, streamAudience(config.audience)],
+      },
     };
   }
   if (config.externalIssuer !== undefined && iss === config.externalIssuer) {
@@ -145,7 +167,13 @@ function chooseVerifier(iss: unknown, kid: unknown, deps: JwtDeps): Choice {
     if (!deps.externalJwks || !config.externalAudience) return { ok: false, reason: "external_not_configured" };
     return {
       ok: true,
-      verifier: { route: "external", issuer: iss, key: deps.externalJwks, algorithms: [...ALLOWED_ALGORITHMS], audience: [config.externalAudience] },
+      verifier: {
+        route: "external",
+        issuer: iss,
+        key: deps.externalJwks,
+        algorithms: [...ALLOWED_ALGORITHMS],
+        audience: [config.externalAudience],
+      },
     };
   }
   return { ok: false, reason: "issuer_unknown" };
@@ -198,7 +226,8 @@ function principalFromClaims(payload: JWTPayload, route: Route, config: Config["
  */
 function asEndUser(principal: Principal, payload: JWTPayload): AuthFailure | null {
   const endUser = principal.subject.slice(END_USER_SUBJECT_PREFIX.length);
-  if (!END_USER_SUBJECT_PATTERN.test(endUser) || payload[KEY_ID_CLAIM] !== undefined || typeof payload.iat !== "number") return "claim_invalid";
+  if (!END_USER_SUBJECT_PATTERN.test(endUser) || payload[KEY_ID_CLAIM] !== undefined || typeof payload.iat !== "number")
+    return "claim_invalid";
   principal.endUser = endUser;
   principal.issuedAt = issuedAtMs(payload.iat, payload[ISSUED_AT_MS_CLAIM]);
   principal.scopes = principal.scopes.filter((scope) => END_USER_SCOPES.includes(scope));
@@ -209,7 +238,13 @@ function asEndUser(principal: Principal, payload: JWTPayload): AuthFailure | nul
   }
   const metadata = payload[END_USER_METADATA_CLAIM];
   if (metadata !== undefined) {
-    if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata) || !Object.values(metadata).every((value) => typeof value === "string")) return "claim_invalid";
+    if (
+      typeof metadata !== "object" ||
+      metadata === null ||
+      Array.isArray(metadata) ||
+      !Object.values(metadata).every((value) => typeof value === "string")
+    )
+      return "claim_invalid";
     principal.endUserMetadata = metadata as Record<string, string>;
   }
   return null;

@@ -4,16 +4,41 @@
  * no clock.
  */
 
-export type Scope = "sessions:read" | "sessions:write" | "agents:write" | "memory:read" | "memory:write" | "end_users:issue" | "tenant:admin" | "platform:admin";
+export type Scope =
+  | "sessions:read"
+  | "sessions:write"
+  | "agents:write"
+  | "memory:read"
+  | "memory:write"
+  | "end_users:issue"
+  | "tenant:admin"
+  | "platform:admin";
 
-export const ALL_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "end_users:issue", "tenant:admin", "platform:admin"];
+export const ALL_SCOPES: readonly Scope[] = [
+  "sessions:read",
+  "sessions:write",
+  "agents:write",
+  "memory:read",
+  "memory:write",
+  "end_users:issue",
+  "tenant:admin",
+  "platform:admin",
+];
 
 /**
  * Scopes an API key may carry. `platform:admin` is left out on purpose: keys are minted by
  * tenant admins, and no tenant may mint a credential that reaches other tenants, even if a
  * route forgets to check. Platform admins authenticate with JWTs only.
  */
-export const API_KEY_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "end_users:issue", "tenant:admin"];
+export const API_KEY_SCOPES: readonly Scope[] = [
+  "sessions:read",
+  "sessions:write",
+  "agents:write",
+  "memory:read",
+  "memory:write",
+  "end_users:issue",
+  "tenant:admin",
+];
 
 /** The scopes an end-user token may carry: its own sessions, chats and memory, nothing of the tenant's. */
 export const END_USER_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "memory:read", "memory:write"];

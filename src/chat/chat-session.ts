@@ -35,7 +35,8 @@ export async function findChatSession(actor: Actor, agentId: string, chatId: str
   const client = new SessionClient(env, principal.tenantId, await chatSessionId(principal, agentId, chatId));
   const session = await client.find();
   // The access rule every session route applies, then what makes it this caller's chat of this agent.
-  if (session && (!canAccessSession(principal, session) || session.created_by !== principal.subject || session.agent?.id !== agentId)) throw new ApiError("not_found", SESSION_NOT_FOUND);
+  if (session && (!canAccessSession(principal, session) || session.created_by !== principal.subject || session.agent?.id !== agentId))
+    throw new ApiError("not_found", SESSION_NOT_FOUND);
   return { client, session };
 }
 
@@ -63,7 +64,12 @@ export interface AnswerOutcome {
  * that no longer waits for approval is refused (409 as an `error` part); an output the call
  * already has is skipped, since the page sends back every output it holds.
  */
-export async function answerCalls(client: SessionClient, principal: Principal, approvals: ApprovalAnswer[], outputs: ToolOutputAnswer[]): Promise<AnswerOutcome> {
+export async function answerCalls(
+  client: SessionClient,
+  principal: Principal,
+  approvals: ApprovalAnswer[],
+  outputs: ToolOutputAnswer[],
+): Promise<AnswerOutcome> {
   const viewer = viewerOf(principal);
   let session: Session | null = null;
   const refused: string[] = [];

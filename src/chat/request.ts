@@ -41,11 +41,17 @@ export const UiMessageSchema = z
     parts: z.array(PartSchema).max(MAX_MESSAGE_PARTS),
   })
   .passthrough()
-  .openapi("ChatUIMessage", { description: "A `UIMessage` of the AI SDK; only the newest user message's text and the last assistant message's tool parts are read." });
+  .openapi("ChatUIMessage", {
+    description: "A `UIMessage` of the AI SDK; only the newest user message's text and the last assistant message's tool parts are read.",
+  });
 
 export const ChatRequestSchema = z
   .object({
-    id: z.string().min(1).max(MAX_CHAT_ID_CHARS).openapi({ description: "The chat id; the same id always reaches the caller's same session of this agent." }),
+    id: z
+      .string()
+      .min(1)
+      .max(MAX_CHAT_ID_CHARS)
+      .openapi({ description: "The chat id; the same id always reaches the caller's same session of this agent." }),
     messages: z.array(UiMessageSchema).min(1).max(MAX_CHAT_MESSAGES),
     trigger: z.enum(["submit-message", "regenerate-message"]),
     messageId: z.string().max(MAX_ID_CHARS).optional(),
@@ -79,7 +85,8 @@ function isToolPart(part: Part): boolean {
 
 /** What the request asks: a new input (its last message is the user's) or answers to the calls of the last answer. */
 export function readChatRequest(body: ChatRequest): ChatAsk {
-  if (body.trigger === "regenerate-message") return { kind: "invalid", path: "trigger", message: "Regenerating an answer is not supported: send a new message." };
+  if (body.trigger === "regenerate-message")
+    return { kind: "invalid", path: "trigger", message: "Regenerating an answer is not supported: send a new message." };
   const index = body.messages.length - 1;
   const last = body.messages[index]!;
   if (last.role === "user") {
@@ -90,7 +97,8 @@ export function readChatRequest(body: ChatRequest): ChatAsk {
     if (text.trim() === "") return { kind: "invalid", path: `messages.${index}.parts`, message: "The newest user message has no text." };
     return { kind: "input", text };
   }
-  if (last.role !== "assistant") return { kind: "invalid", path: `messages.${index}.role`, message: "The last message must be the user's or the assistant's." };
+  if (last.role !== "assistant")
+    return { kind: "invalid", path: `messages.${index}.role`, message: "The last message must be the user's or the assistant's." };
   const approvals: ApprovalAnswer[] = [];
   const outputs: ToolOutputAnswer[] = [];
   for (const part of last.parts) {
@@ -98,11 +106,16 @@ export function readChatRequest(body: ChatRequest): ChatAsk {
     if (part.state === "approval-responded" && part.approval && typeof part.approval.approved === "boolean") {
       approvals.push({ callId: part.toolCallId, approved: part.approval.approved, reason: part.approval.reason ?? null });
     } else if (part.providerExecuted !== true && part.state === "output-available") {
-      outputs.push({ callId: part.toolCallId, output: typeof part.output === "string" ? part.output : JSON.stringify(part.output ?? null), isError: false });
+      outputs.push({
+        callId: part.toolCallId,
+        output: typeof part.output === "string" ? part.output : JSON.stringify(part.output ?? null),
+        isError: false,
+      });
     } else if (part.providerExecuted !== true && part.state === "output-error") {
       outputs.push({ callId: part.toolCallId, output: part.errorText ?? "error", isError: true });
     }
   }
-  if (approvals.length === 0 && outputs.length === 0) return { kind: "invalid", path: `messages.${index}`, message: "The last message answers no tool call: send a user message." };
+  if (approvals.length === 0 && outputs.length === 0)
+    return { kind: "invalid", path: `messages.${index}`, message: "The last message answers no tool call: send a user message." };
   return { kind: "answers", approvals, outputs };
 }

@@ -13,7 +13,15 @@ import type { ContentBlock, Message, SessionStatus, StopReason } from "../sessio
 export type UiChunk = { type: string } & Record<string, unknown>;
 
 /** Statuses that give the turn back to the person or the client: the stream finishes there. */
-export const TURN_ENDING_STATUSES: readonly SessionStatus[] = ["idle", "waiting_approval", "waiting_tool_output", "paused", "done", "failed", "cancelled"];
+export const TURN_ENDING_STATUSES: readonly SessionStatus[] = [
+  "idle",
+  "waiting_approval",
+  "waiting_tool_output",
+  "paused",
+  "done",
+  "failed",
+  "cancelled",
+];
 
 /**
  * The UI message ids of a chat, from the `seq` of the input that opened each turn: the answer's
@@ -88,7 +96,8 @@ export class ChatTurn {
 
   frame(frame: EventFrame): UiChunk[] {
     if (this.#ended) return [];
-    if (frame.type === "message" && !this.#started && isInputMessage(frame.data as Message)) this.#messageId = answerMessageId((frame.data as Message).seq);
+    if (frame.type === "message" && !this.#started && isInputMessage(frame.data as Message))
+      this.#messageId = answerMessageId((frame.data as Message).seq);
     const out = this.#frame(frame);
     return out.length === 0 ? out : this.#open(out);
   }
@@ -186,7 +195,12 @@ export class ChatTurn {
       if (block.type === "text") out.push(...this.#finishBlock(this.#text, "text", index, block.text));
       else if (block.type === "thinking") out.push(...this.#finishBlock(this.#reasoning, "reasoning", index, block.thinking));
       else if (block.type === "tool_use") {
-        const common = { toolCallId: block.id, toolName: block.name, dynamic: true, ...(this.#clientTools.has(block.name) ? {} : { providerExecuted: true }) };
+        const common = {
+          toolCallId: block.id,
+          toolName: block.name,
+          dynamic: true,
+          ...(this.#clientTools.has(block.name) ? {} : { providerExecuted: true }),
+        };
         out.push({ type: "tool-input-start", ...common }, { type: "tool-input-available", ...common, input: block.input });
       }
     });
@@ -202,7 +216,8 @@ export class ChatTurn {
       part = { id: `${kind}-${this.#step}-${index}`, sent: 0, text: "" };
       out.push({ type: `${kind}-start`, id: part.id });
     }
-    if (text.startsWith(part.text) && text.length > part.text.length) out.push({ type: `${kind}-delta`, id: part.id, delta: text.slice(part.text.length) });
+    if (text.startsWith(part.text) && text.length > part.text.length)
+      out.push({ type: `${kind}-delta`, id: part.id, delta: text.slice(part.text.length) });
     out.push({ type: `${kind}-end`, id: part.id });
     parts.delete(index);
     return out;
@@ -243,6 +258,7 @@ function approvalResponse(call: ToolCallEventData): UiChunk {
 /** A finished call's result: denied (by a person or by its approval's expiry), failed, or its output. */
 function outcome(call: ToolCallEventData): UiChunk[] {
   if (call.decision === "denied" || call.decision === "expired") return [{ type: "tool-output-denied", toolCallId: call.id }];
-  if (call.status === "error" || call.is_error) return [{ type: "tool-output-error", toolCallId: call.id, errorText: call.output ?? "the tool failed", dynamic: true }];
+  if (call.status === "error" || call.is_error)
+    return [{ type: "tool-output-error", toolCallId: call.id, errorText: call.output ?? "the tool failed", dynamic: true }];
   return [{ type: "tool-output-available", toolCallId: call.id, output: call.output, dynamic: true }];
 }

@@ -74,7 +74,10 @@ async function readKept<T>(read: (cursor: string | null) => Promise<Page<T>>, ke
  * messages from the `MAX_CHAT_MESSAGES`-th newest input on are kept while reading (each input
  * is at least one UI message), and only their calls, so memory follows what is answered.
  */
-export async function readChatHistory(client: Pick<SessionClient, "listMessages" | "listToolCalls">, clientTools: ReadonlySet<string>): Promise<ChatUiMessage[]> {
+export async function readChatHistory(
+  client: Pick<SessionClient, "listMessages" | "listToolCalls">,
+  clientTools: ReadonlySet<string>,
+): Promise<ChatUiMessage[]> {
   let messages: Message[] = [];
   const inputs: number[] = [];
   let after = 0;
@@ -95,6 +98,9 @@ export async function readChatHistory(client: Pick<SessionClient, "listMessages"
     after = last.seq;
   }
   const wanted = new Set(messages.flatMap((message) => message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : []))));
-  const calls = await readKept((cursor) => client.listToolCalls(cursor, HISTORY_PAGE), (call) => wanted.has(call.id));
+  const calls = await readKept(
+    (cursor) => client.listToolCalls(cursor, HISTORY_PAGE),
+    (call) => wanted.has(call.id),
+  );
   return chatHistory(messages, new Map(calls.map((call) => [call.id, call])), clientTools);
 }

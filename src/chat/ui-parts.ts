@@ -31,7 +31,8 @@ export class UiPartsFold {
       case "text-start":
       case "reasoning-start": {
         const kind = chunk.type === "text-start" ? "text" : "reasoning";
-        const part: UiPart = kind === "text" ? { type: kind, text: "", state: "streaming" } : { type: kind, id: chunk.id, text: "", state: "streaming" };
+        const part: UiPart =
+          kind === "text" ? { type: kind, text: "", state: "streaming" } : { type: kind, id: chunk.id, text: "", state: "streaming" };
         this.#open.set(`${kind}:${String(chunk.id)}`, part);
         this.parts.push(part);
         return;
@@ -54,7 +55,12 @@ export class UiPartsFold {
       case "tool-input-available": {
         const state = chunk.type === "tool-input-start" ? "input-streaming" : "input-available";
         const part = this.#tool(String(chunk.toolCallId));
-        const fields = { toolName: chunk.toolName, state, input: chunk.type === "tool-input-start" ? undefined : chunk.input, ...(chunk.providerExecuted === undefined ? {} : { providerExecuted: chunk.providerExecuted }) };
+        const fields = {
+          toolName: chunk.toolName,
+          state,
+          input: chunk.type === "tool-input-start" ? undefined : chunk.input,
+          ...(chunk.providerExecuted === undefined ? {} : { providerExecuted: chunk.providerExecuted }),
+        };
         if (part) Object.assign(part, fields);
         else this.parts.push({ type: "dynamic-tool", toolCallId: chunk.toolCallId, ...fields });
         return;
@@ -64,7 +70,11 @@ export class UiPartsFold {
         return;
       case "tool-approval-response": {
         const part = this.#byApproval(String(chunk.approvalId));
-        if (part) Object.assign(part, { state: "approval-responded", approval: { ...(part.approval as object), id: chunk.approvalId, approved: chunk.approved } });
+        if (part)
+          Object.assign(part, {
+            state: "approval-responded",
+            approval: { ...(part.approval as object), id: chunk.approvalId, approved: chunk.approved },
+          });
         return;
       }
       case "tool-output-available":
@@ -91,7 +101,9 @@ export class UiPartsFold {
   }
 
   #byApproval(approvalId: string): ToolPart | undefined {
-    return this.parts.find((part): part is ToolPart => part.type === "dynamic-tool" && (part.approval as { id?: unknown } | undefined)?.id === approvalId);
+    return this.parts.find(
+      (part): part is ToolPart => part.type === "dynamic-tool" && (part.approval as { id?: unknown } | undefined)?.id === approvalId,
+    );
   }
 
   #update(chunk: UiChunk, fields: Record<string, unknown>): void {

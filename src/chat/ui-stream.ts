@@ -55,7 +55,12 @@ export function fixedStream(chunks: UiChunk[]): ReadableStream<Uint8Array> {
  * out right after `start` (the refusals of answers the request held). With `replayUntil`, the
  * frames up to that event id only rebuild the turn under way, which goes out whole once reached.
  */
-export function turnStream(follow: Follow, session: Pick<Session, "tools">, cursor: number, options: { lead?: UiChunk[]; replayUntil?: number } = {}): ReadableStream<Uint8Array> {
+export function turnStream(
+  follow: Follow,
+  session: Pick<Session, "tools">,
+  cursor: number,
+  options: { lead?: UiChunk[]; replayUntil?: number } = {},
+): ReadableStream<Uint8Array> {
   const tools = clientToolNames(session);
   const abort = new AbortController();
   return new ReadableStream<Uint8Array>({
@@ -63,9 +68,15 @@ export function turnStream(follow: Follow, session: Pick<Session, "tools">, curs
       let turn = new ChatTurn(tools);
       let held: UiChunk[] | null = options.replayUntil !== undefined && options.replayUntil > cursor ? [] : null;
       // Otherwise `start` waits for the turn's first part, so that it can carry the answer's id (ui-chunks.ts).
-      if (held === null && options.lead !== undefined && options.lead.length > 0) controller.enqueue(sse([...turn.start(), ...options.lead]));
+      if (held === null && options.lead !== undefined && options.lead.length > 0)
+        controller.enqueue(sse([...turn.start(), ...options.lead]));
       try {
-        for await (const frame of followEvents(follow.client, { principal: follow.principal, limits: follow.limits, cursor, signal: abort.signal })) {
+        for await (const frame of followEvents(follow.client, {
+          principal: follow.principal,
+          limits: follow.limits,
+          cursor,
+          signal: abort.signal,
+        })) {
           if (held !== null) {
             // Replaying the whole answer under way, as the transport expects of a resume: an input
             // begins a new answer; what follows a hand-back (the decision on a call, the run going

@@ -43,13 +43,14 @@ export type SafeFetchFailed =
   | { ok: false; reason: "refused"; refusal: UrlRefusal; detail: string }
   | { ok: false; reason: Exclude<SafeFetchFailure, "refused">; detail: string };
 
-export type SafeFetchResult = { ok: true; status: number; contentType: string | null; body: string; truncated: boolean; finalUrl: string } | SafeFetchFailed;
+export type SafeFetchResult =
+  { ok: true; status: number; contentType: string | null; body: string; truncated: boolean; finalUrl: string } | SafeFetchFailed;
 
 /** The same exchange with the body as bytes (cut at `maxBytes`), for binary content such as images. */
-export type SafeFetchBytesResult = { ok: true; status: number; contentType: string | null; bytes: Uint8Array; truncated: boolean; finalUrl: string } | SafeFetchFailed;
+export type SafeFetchBytesResult =
+  { ok: true; status: number; contentType: string | null; bytes: Uint8Array; truncated: boolean; finalUrl: string } | SafeFetchFailed;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-
 
 /**
  * The only headers kept once a redirect leaves the origin. A caller's other headers may carry
@@ -78,7 +79,12 @@ export async function safeFetchBytes(url: string, init: SafeFetchInit, options: 
   }
 }
 
-async function fetchWithin(url: string, init: SafeFetchInit, options: SafeFetchOptions, timeout: AbortSignal): Promise<SafeFetchBytesResult> {
+async function fetchWithin(
+  url: string,
+  init: SafeFetchInit,
+  options: SafeFetchOptions,
+  timeout: AbortSignal,
+): Promise<SafeFetchBytesResult> {
   const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
   const fetchImpl = options.fetchImpl ?? ((input, requestInit) => fetch(input, requestInit));
   const stopped = (): SafeFetchFailed | null => {
@@ -104,7 +110,13 @@ async function fetchWithin(url: string, init: SafeFetchInit, options: SafeFetchO
     const halted = stopped();
     if (halted) return halted;
     const check = checkUrl(current, { allowPrivate: options.allowPrivate, allowedSchemes: options.allowedSchemes });
-    if (!check.ok) return { ok: false, reason: "refused", refusal: check.reason, detail: describeRefusal(check.reason, current, options.allowedSchemes) };
+    if (!check.ok)
+      return {
+        ok: false,
+        reason: "refused",
+        refusal: check.reason,
+        detail: describeRefusal(check.reason, current, options.allowedSchemes),
+      };
 
     let response: Response;
     try {

@@ -30,7 +30,10 @@ export function isRetentionErasable(status: SessionStatus): boolean {
 
 /** Whether `days` is a retention a tenant may set (null: keep sessions). */
 export function isValidRetentionDays(days: unknown): days is number | null {
-  return days === null || (Number.isInteger(days) && (days as number) >= MIN_SESSION_RETENTION_DAYS && (days as number) <= MAX_SESSION_RETENTION_DAYS);
+  return (
+    days === null ||
+    (Number.isInteger(days) && (days as number) >= MIN_SESSION_RETENTION_DAYS && (days as number) <= MAX_SESSION_RETENTION_DAYS)
+  );
 }
 
 /** The retention that applies: the tenant's own, else the platform default; null keeps sessions. */

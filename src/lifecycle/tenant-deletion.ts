@@ -62,9 +62,19 @@ export function sessionsLeft(sql: SqlStorage): number {
  * One bounded pass: the tenant's other objects once, then a batch of sessions, each session
  * object's storage deleted before its row. `done`: no session is left, and the index may go.
  */
-export async function deletionPass(env: Cloudflare.Env, kv: SyncKvStorage, sql: SqlStorage, tenantId: string, state: DeletionState): Promise<"more" | "done"> {
+export async function deletionPass(
+  env: Cloudflare.Env,
+  kv: SyncKvStorage,
+  sql: SqlStorage,
+  tenantId: string,
+  state: DeletionState,
+): Promise<"more" | "done"> {
   if (!state.objects_purged) {
-    await Promise.all([schedulerStub(env, tenantId).purge(tenantId), agentStoreStub(env, tenantId).purge(tenantId), memoryStoreStub(env, tenantId).purge(tenantId)]);
+    await Promise.all([
+      schedulerStub(env, tenantId).purge(tenantId),
+      agentStoreStub(env, tenantId).purge(tenantId),
+      memoryStoreStub(env, tenantId).purge(tenantId),
+    ]);
     kv.put(DELETION_KEY, { ...state, objects_purged: true });
   }
   const ids = sql

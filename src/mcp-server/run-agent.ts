@@ -40,7 +40,11 @@ export interface Progress {
  * cancellation (which names only the request) reaches it; a client without an MCP session gets
  * a fresh id (and its cancellation, naming nothing, cannot).
  */
-export async function callSessionId(principal: Pick<Principal, "tenantId" | "subject">, mcpSessionId: string | null, requestId: string | number): Promise<string | null> {
+export async function callSessionId(
+  principal: Pick<Principal, "tenantId" | "subject">,
+  mcpSessionId: string | null,
+  requestId: string | number,
+): Promise<string | null> {
   if (mcpSessionId === null) return null;
   const name = JSON.stringify(["mcp", principal.tenantId, principal.subject, mcpSessionId, typeof requestId, String(requestId)]);
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(name));
@@ -90,7 +94,8 @@ export async function runAgentCall(call: RunCall): Promise<ToolResult> {
   if (schema === null) return { content: [{ type: "text", text: answer }], _meta: { session_id: id } };
   const session = (await client.find()) as Session | null;
   const output = session?.output as Record<string, unknown> | null | undefined;
-  if (output === null || output === undefined || typeof output !== "object") return errorResult(id, "The session ended without a structured answer.");
+  if (output === null || output === undefined || typeof output !== "object")
+    return errorResult(id, "The session ended without a structured answer.");
   return { content: [{ type: "text", text: JSON.stringify(output) }], structuredContent: output, _meta: { session_id: id } };
 }
 
@@ -108,9 +113,19 @@ export function waitingResult(sessionId: string, status: SessionStatus, calls: T
   const what =
     waitingFor.length === 0
       ? `its status is ${status}`
-      : waitingFor.map((call) => `${call.status === "waiting_approval" ? "approval of" : "the output of"} ${call.name} (tool call ${call.tool_call_id})`).join(", ");
+      : waitingFor
+          .map(
+            (call) =>
+              `${call.status === "waiting_approval" ? "approval of" : "the output of"} ${call.name} (tool call ${call.tool_call_id})`,
+          )
+          .join(", ");
   return {
-    content: [{ type: "text", text: `Session ${sessionId} waits for ${what}. Decide it through the REST API (POST /v1/sessions/${sessionId}/tool-calls/{call_id}/approve, /deny or /output); the session then goes on.` }],
+    content: [
+      {
+        type: "text",
+        text: `Session ${sessionId} waits for ${what}. Decide it through the REST API (POST /v1/sessions/${sessionId}/tool-calls/{call_id}/approve, /deny or /output); the session then goes on.`,
+      },
+    ],
     isError: true,
     _meta: { session_id: sessionId, status, waiting_for: waitingFor },
   };

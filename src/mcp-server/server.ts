@@ -25,7 +25,13 @@ const SERVER_INFO = { name: "agent-platform", version: "1.0.0" };
 
 export function newMcpSessionId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return "mcp_" + btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return (
+    "mcp_" +
+    btoa(String.fromCharCode(...bytes))
+      .replace(/\+/g, "-")
+      .replace(/\//g, "_")
+      .replace(/=+$/, "")
+  );
 }
 
 /** The request's MCP session id when it is one the platform could have handed out; anything else counts as none. */
@@ -56,22 +62,34 @@ export async function serveMcp(actor: Actor, request: Request, parsedBody: unkno
   const sdk = await loadMcpServerSdk();
   const mcpSession = mcpSessionOf(request);
   // Wired to the platform's validator, as the client side is: the SDK's default (Ajv) cannot run in a Worker.
-  const server = new sdk.Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: new sdk.PlatformJsonSchemaValidator() });
+  const server = new sdk.Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    jsonSchemaValidator: new sdk.PlatformJsonSchemaValidator(),
+  });
 
   server.setRequestHandler(sdk.ListToolsRequestSchema, async () => ({ tools: (await liveAgents(actor)).map(agentTool) }));
 
   server.setRequestHandler(sdk.CallToolRequestSchema, async (call, extra) => {
     const input = call.params.arguments?.input;
-    if (typeof input !== "string" || input === "") throw new sdk.McpError(sdk.ErrorCode.InvalidParams, "arguments.input must be a non-empty string");
+    if (typeof input !== "string" || input === "")
+      throw new sdk.McpError(sdk.ErrorCode.InvalidParams, "arguments.input must be a non-empty string");
     const agent = await agentNamed(actor, call.params.name);
     if (agent === null) throw new sdk.McpError(sdk.ErrorCode.InvalidParams, `unknown tool: ${call.params.name}`);
     const token = call.params._meta?.progressToken;
     const progress =
       token === undefined
         ? null
-        : (value: number, message: string) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: value, message } });
+        : (value: number, message: string) =>
+            extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: value, message } });
     try {
-      return await runAgentCall({ actor, agent, input, sessionId: await callSessionId(actor.principal, mcpSession, extra.requestId), progress, signal: extra.signal });
+      return await runAgentCall({
+        actor,
+        agent,
+        input,
+        sessionId: await callSessionId(actor.principal, mcpSession, extra.requestId),
+        progress,
+        signal: extra.signal,
+      });
     } catch (error) {
       // A refusal of the platform (a limit, an archived agent, a bad definition) is the caller's to read.
       if (error instanceof ApiError) return { content: [{ type: "text", text: `${error.title}: ${error.detail}` }], isError: true };
@@ -80,7 +98,10 @@ export async function serveMcp(actor: Actor, request: Request, parsedBody: unkno
   });
 
   if (Array.isArray(parsedBody) && parsedBody.length > MAX_MCP_BATCH_MESSAGES) {
-    throw new ApiError("payload_too_large", `A JSON-RPC batch holds at most ${MAX_MCP_BATCH_MESSAGES} messages; this one holds ${parsedBody.length}.`);
+    throw new ApiError(
+      "payload_too_large",
+      `A JSON-RPC batch holds at most ${MAX_MCP_BATCH_MESSAGES} messages; this one holds ${parsedBody.length}.`,
+    );
   }
   // Cancellations are applied before the transport answers 202: a Worker may stop work left after its response.
   await cancelCalls(actor, mcpSession, cancelledRequests(parsedBody));
@@ -98,7 +119,8 @@ export async function serveMcp(actor: Actor, request: Request, parsedBody: unkno
 export function cancelledRequests(body: unknown): (string | number)[] {
   const messages = Array.isArray(body) ? body : [body];
   return messages.flatMap((message) => {
-    if (typeof message !== "object" || message === null || (message as { method?: unknown }).method !== "notifications/cancelled") return [];
+    if (typeof message !== "object" || message === null || (message as { method?: unknown }).method !== "notifications/cancelled")
+      return [];
     const id = (message as { params?: { requestId?: unknown } }).params?.requestId;
     return typeof id === "string" || typeof id === "number" ? [id] : [];
   });

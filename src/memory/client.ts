@@ -8,7 +8,17 @@ import { memoryStoreStub } from "../objects";
 import { ApiError } from "../problems";
 import { endUserWrites, reachAllows } from "./end-user";
 import { isWithin } from "./namespace";
-import type { MemoryFailure, MemoryItem, MemoryResult, MemoryVersion, NamespaceListInput, NamespacePage, PutItem, ScoredItem, SearchInput } from "./types";
+import type {
+  MemoryFailure,
+  MemoryItem,
+  MemoryResult,
+  MemoryVersion,
+  NamespaceListInput,
+  NamespacePage,
+  PutItem,
+  ScoredItem,
+  SearchInput,
+} from "./types";
 
 export const ITEM_NOT_FOUND = "No such memory item.";
 export const OUTSIDE_REACH = "An end user's memory is users.<subject> and below; this namespace is outside it.";
@@ -18,7 +28,8 @@ export function memoryProblem(failure: MemoryFailure): ApiError {
     case "item_not_found":
       return new ApiError("not_found", ITEM_NOT_FOUND);
     case "limit_reached":
-      if (failure.of === "end_user") return new ApiError("conflict", `An end user keeps at most ${failure.max} memory items; delete some first.`);
+      if (failure.of === "end_user")
+        return new ApiError("conflict", `An end user keeps at most ${failure.max} memory items; delete some first.`);
       return new ApiError("conflict", `The tenant already keeps ${failure.max} memory items, its max_memory_items; delete some first.`);
   }
 }
@@ -65,7 +76,10 @@ export class MemoryClient {
 
   /** A prefix above the caller's reach searches the reach only; one beside it is refused. */
   async search(input: SearchInput): Promise<ScoredItem[]> {
-    return (await this.#stub.search(this.#tenantId, { ...input, prefixes: input.prefixes.map((prefix) => this.#narrowed(prefix)) })) as ScoredItem[];
+    return (await this.#stub.search(this.#tenantId, {
+      ...input,
+      prefixes: input.prefixes.map((prefix) => this.#narrowed(prefix)),
+    })) as ScoredItem[];
   }
 
   async namespaces(input: NamespaceListInput): Promise<NamespacePage> {

@@ -37,7 +37,11 @@ export async function embed(config: EmbeddingsConfig, texts: readonly string[], 
     response = await fetchImpl(embeddingsUrl(config.baseUrl), {
       method: "POST",
       headers: { "content-type": "application/json", ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
-      body: JSON.stringify({ model: config.model, input: texts.map((text) => text.slice(0, MAX_EMBEDDED_CHARS)), encoding_format: "float" }),
+      body: JSON.stringify({
+        model: config.model,
+        input: texts.map((text) => text.slice(0, MAX_EMBEDDED_CHARS)),
+        encoding_format: "float",
+      }),
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
   } catch (error) {
@@ -52,12 +56,18 @@ export async function embed(config: EmbeddingsConfig, texts: readonly string[], 
   for (const [i, entry] of (Array.isArray(body?.data) ? body.data : []).entries()) {
     const index = typeof entry?.index === "number" ? entry.index : i;
     const values = entry?.embedding;
-    if (!Array.isArray(values) || values.length === 0 || values.length > MAX_DIMENSIONS || !values.every((v) => typeof v === "number" && Number.isFinite(v))) {
+    if (
+      !Array.isArray(values) ||
+      values.length === 0 ||
+      values.length > MAX_DIMENSIONS ||
+      !values.every((v) => typeof v === "number" && Number.isFinite(v))
+    ) {
       throw new EmbeddingError("embeddings answered a malformed vector");
     }
     vectors[index] = normalize(Float32Array.from(values as number[]));
   }
-  if (vectors.length !== texts.length || vectors.some((vector) => vector === undefined)) throw new EmbeddingError("embeddings answered the wrong number of vectors");
+  if (vectors.length !== texts.length || vectors.some((vector) => vector === undefined))
+    throw new EmbeddingError("embeddings answered the wrong number of vectors");
   const dimensions = vectors[0]!.length;
   if (vectors.some((vector) => vector.length !== dimensions)) throw new EmbeddingError("embeddings answered vectors of different sizes");
   return vectors;

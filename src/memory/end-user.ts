@@ -35,7 +35,8 @@ export function memoryReachOf(createdBy: string): string[] | null | undefined {
 export function confineGrant(grant: MemoryGrant | null, reach: string[] | null | undefined): MemoryGrant | null {
   if (grant === null || reach === undefined) return grant;
   if (reach === null) return null;
-  const narrow = (list: readonly string[][]) => dedupe(list.flatMap((ns) => (isWithin(ns, reach) ? [ns] : isWithin(reach, ns) ? [reach] : [])));
+  const narrow = (list: readonly string[][]) =>
+    dedupe(list.flatMap((ns) => (isWithin(ns, reach) ? [ns] : isWithin(reach, ns) ? [reach] : [])));
   const namespaces = narrow(grant.namespaces);
   if (namespaces.length === 0) return null;
   return { namespaces, write: narrow(grant.write) };

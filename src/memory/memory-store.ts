@@ -19,7 +19,17 @@ import { joinNamespace, namespaceProblem, MAX_NAMESPACE_SEGMENTS } from "./names
 import type { MemoryStoreRpc } from "./rpc";
 import * as store from "./store";
 import type { MemoryItem, MemoryResult, MemoryVersion, NamespaceListInput, NamespacePage, PutItem, ScoredItem, SearchInput } from "./types";
-import { FILTER_FIELD_PATTERN, MAX_KEY_CHARS, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, MAX_SEARCH_PREFIXES, MAX_SEARCH_OFFSET, MAX_TTL_SECONDS, MAX_VALUE_CHARS, MIN_TTL_SECONDS } from "./bounds";
+import {
+  FILTER_FIELD_PATTERN,
+  MAX_KEY_CHARS,
+  MAX_QUERY_CHARS,
+  MAX_SEARCH_LIMIT,
+  MAX_SEARCH_PREFIXES,
+  MAX_SEARCH_OFFSET,
+  MAX_TTL_SECONDS,
+  MAX_VALUE_CHARS,
+  MIN_TTL_SECONDS,
+} from "./bounds";
 import { parseAuditContext } from "../audit/entry";
 import { type AuditOutbox, tenantAuditOutbox } from "../audit/outbox";
 import type { AuditContext } from "../audit/types";
@@ -56,7 +66,6 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
     return storageFootprint(this.ctx.storage);
   }
 
-
   async put(tenantId: string, input: PutItem): Promise<MemoryResult<MemoryItem>> {
     await this.#binding.enter(tenantId, Date.now());
     if (!this.#migrated) this.#migrate();
@@ -65,7 +74,10 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
     const value = requireValue(input.value);
     const now = requireNow(input.now);
     const maxItems = requireInt("maxItems", input.maxItems, 0);
-    const within = input.within === undefined ? undefined : { prefix: requireNamespace(input.within.prefix), max: requireInt("within.max", input.within.max, 0) };
+    const within =
+      input.within === undefined
+        ? undefined
+        : { prefix: requireNamespace(input.within.prefix), max: requireInt("within.max", input.within.max, 0) };
     const ttlMs = input.ttlSeconds === null ? null : requireInt("ttlSeconds", input.ttlSeconds, MIN_TTL_SECONDS, MAX_TTL_SECONDS) * 1000;
     const createdBy = requireString("createdBy", input.createdBy);
     // Asked before the write, outside its transaction: the write never waits inside one.
@@ -76,7 +88,8 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
         // An expired row the sweep has not reached yet is gone for good: the new item starts at version 1.
         store.deleteItem(this.#sql, namespace, key);
         if (store.countItems(this.#sql, now) >= maxItems) return { ok: false, reason: "limit_reached", max: maxItems };
-        if (within && store.countItemsWithin(this.#sql, within.prefix, now) >= within.max) return { ok: false, reason: "limit_reached", max: within.max, of: "end_user" };
+        if (within && store.countItemsWithin(this.#sql, within.prefix, now) >= within.max)
+          return { ok: false, reason: "limit_reached", max: within.max, of: "end_user" };
       }
       store.writeItem(this.#sql, { namespace, key, value, createdBy, now, ttlMs, refreshTtl: input.refreshTtl === true }, previous);
       const written = store.liveItem(this.#sql, namespace, key, now)!;
@@ -107,7 +120,13 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
       if (!store.liveItem(this.#sql, checked.namespace, checked.key, checked.now)) return false;
       const deleted = store.deleteItem(this.#sql, checked.namespace, checked.key);
       const target = { type: "memory_item", id: `${checked.namespace}/${checked.key}` };
-      if (deleted && context) this.#audit.record(tenantId, context, { action: "memory.deleted", target, details: { namespace: checked.namespace, key: checked.key } }, checked.now);
+      if (deleted && context)
+        this.#audit.record(
+          tenantId,
+          context,
+          { action: "memory.deleted", target, details: { namespace: checked.namespace, key: checked.key } },
+          checked.now,
+        );
       return deleted;
     });
     if (found && context) await this.#audit.flush();

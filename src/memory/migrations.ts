@@ -52,7 +52,8 @@ export const MEMORY_STORE_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
-    description: "the full-text index gets a scope column, each item's namespace prefixes as tokens, so a search within a namespace reads only its items",
+    description:
+      "the full-text index gets a scope column, each item's namespace prefixes as tokens, so a search within a namespace reads only its items",
     // FTS5 tables take no new column: the index is built again beside the old one and renamed.
     // The scope is `scopeText` of store.ts written in SQL (a namespace has at most 4 segments):
     // d1…d4 are the ends of its first 1…4 segments in `namespace || '.'`, each at the last one

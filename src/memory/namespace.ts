@@ -12,7 +12,9 @@ export const MAX_NAMESPACE_CHARS = MAX_NAMESPACE_SEGMENTS * MAX_SEGMENT_CHARS + 
 /** A grant's segment filled from the session's metadata at creation: `{metadata.user_id}`. */
 export const TEMPLATE_PATTERN = /^\{metadata\.([A-Za-z0-9_-]{1,64})\}$/;
 /** A namespace as a query string spells it: 1-4 segments joined by `.`. */
-export const JOINED_NAMESPACE_PATTERN = new RegExp(`^${SEGMENT_PATTERN.source.slice(1, -1)}(?:\\.${SEGMENT_PATTERN.source.slice(1, -1)}){0,${MAX_NAMESPACE_SEGMENTS - 1}}$`);
+export const JOINED_NAMESPACE_PATTERN = new RegExp(
+  `^${SEGMENT_PATTERN.source.slice(1, -1)}(?:\\.${SEGMENT_PATTERN.source.slice(1, -1)}){0,${MAX_NAMESPACE_SEGMENTS - 1}}$`,
+);
 /** A grant's segment: a namespace segment, or a template. */
 export const GRANT_SEGMENT_PATTERN = new RegExp(`^(?:${SEGMENT_PATTERN.source.slice(1, -1)}|${TEMPLATE_PATTERN.source.slice(1, -1)})$`);
 
@@ -21,9 +23,11 @@ export type Namespace = readonly string[];
 /** Why a namespace is not one, or null. `minSegments` 0 allows the empty prefix (all of the tenant's). */
 export function namespaceProblem(value: unknown, minSegments = 1): string | null {
   if (!Array.isArray(value)) return "Must be a list of segments.";
-  if (value.length < minSegments || value.length > MAX_NAMESPACE_SEGMENTS) return `Must have ${minSegments}-${MAX_NAMESPACE_SEGMENTS} segments.`;
+  if (value.length < minSegments || value.length > MAX_NAMESPACE_SEGMENTS)
+    return `Must have ${minSegments}-${MAX_NAMESPACE_SEGMENTS} segments.`;
   for (const segment of value) {
-    if (typeof segment !== "string" || !SEGMENT_PATTERN.test(segment)) return `Each segment must be 1-${MAX_SEGMENT_CHARS} letters, digits, \`_\`, \`@\`, \`:\` or \`-\`.`;
+    if (typeof segment !== "string" || !SEGMENT_PATTERN.test(segment))
+      return `Each segment must be 1-${MAX_SEGMENT_CHARS} letters, digits, \`_\`, \`@\`, \`:\` or \`-\`.`;
   }
   return null;
 }
@@ -72,15 +76,24 @@ export function resolveGrant(
         if (!template || metadata === "keep") return segment;
         const name = template[1]!;
         const value = metadata === null || !Object.hasOwn(metadata, name) ? undefined : metadata[name];
-        if (value === undefined) errors.push({ path: "body.metadata", message: `Needs "${name}": the memory grant fills ${path.replace(/^body\./, "")}.${field}.${i}.${j} with it.` });
-        else if (!SEGMENT_PATTERN.test(value)) errors.push({ path: `body.metadata.${name}`, message: `Not a namespace segment (1-${MAX_SEGMENT_CHARS} letters, digits, \`_\`, \`@\`, \`:\` or \`-\`), which the memory grant needs.` });
+        if (value === undefined)
+          errors.push({
+            path: "body.metadata",
+            message: `Needs "${name}": the memory grant fills ${path.replace(/^body\./, "")}.${field}.${i}.${j} with it.`,
+          });
+        else if (!SEGMENT_PATTERN.test(value))
+          errors.push({
+            path: `body.metadata.${name}`,
+            message: `Not a namespace segment (1-${MAX_SEGMENT_CHARS} letters, digits, \`_\`, \`@\`, \`:\` or \`-\`), which the memory grant needs.`,
+          });
         return value ?? segment;
       }),
     );
   const namespaces = fill(grant.namespaces, "namespaces");
   const write = fill(grant.write ?? [], "write");
   write.forEach((namespace, i) => {
-    if (!namespaces.some((read) => isWithin(namespace, read))) errors.push({ path: `${path}.write.${i}`, message: "Must be within one of the namespaces." });
+    if (!namespaces.some((read) => isWithin(namespace, read)))
+      errors.push({ path: `${path}.write.${i}`, message: "Must be within one of the namespaces." });
   });
   return errors.length > 0 ? { ok: false, errors } : { ok: true, grant: { namespaces, write } };
 }

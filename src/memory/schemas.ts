@@ -18,7 +18,14 @@ import {
   MAX_VALUE_CHARS,
   MIN_TTL_SECONDS,
 } from "./bounds";
-import { GRANT_SEGMENT_PATTERN, JOINED_NAMESPACE_PATTERN, MAX_NAMESPACE_CHARS, MAX_NAMESPACE_SEGMENTS, MAX_SEGMENT_CHARS, SEGMENT_PATTERN } from "./namespace";
+import {
+  GRANT_SEGMENT_PATTERN,
+  JOINED_NAMESPACE_PATTERN,
+  MAX_NAMESPACE_CHARS,
+  MAX_NAMESPACE_SEGMENTS,
+  MAX_SEGMENT_CHARS,
+  SEGMENT_PATTERN,
+} from "./namespace";
 
 const SegmentSchema = z
   .string()
@@ -29,7 +36,10 @@ export const NamespaceSchema = z
   .array(SegmentSchema)
   .min(1)
   .max(MAX_NAMESPACE_SEGMENTS)
-  .openapi("MemoryNamespace", { description: `1-${MAX_NAMESPACE_SEGMENTS} segments; in a query string, joined by \`.\`.`, example: ["users", "u_123"] });
+  .openapi("MemoryNamespace", {
+    description: `1-${MAX_NAMESPACE_SEGMENTS} segments; in a query string, joined by \`.\`.`,
+    example: ["users", "u_123"],
+  });
 
 export const NamespacePrefixSchema = z.array(SegmentSchema).max(MAX_NAMESPACE_SEGMENTS);
 
@@ -37,7 +47,8 @@ export const MemoryKeySchema = z.string().min(1).max(MAX_KEY_CHARS).openapi({ ex
 
 // A top-level `__proto__` key would be dropped by the record, silently: it is refused instead.
 const NO_PROTO_KEY = (value: unknown, ctx: { addIssue: (issue: { code: "custom"; message: string }) => void }) => {
-  if (typeof value === "object" && value !== null && Object.hasOwn(value, "__proto__")) ctx.addIssue({ code: "custom", message: "`__proto__` is not a key a value may have." });
+  if (typeof value === "object" && value !== null && Object.hasOwn(value, "__proto__"))
+    ctx.addIssue({ code: "custom", message: "`__proto__` is not a key a value may have." });
   return value;
 };
 
@@ -45,14 +56,25 @@ export const MemoryValueSchema = z
   .preprocess(NO_PROTO_KEY, z.record(z.string(), z.unknown()))
   .refine((value) => JSON.stringify(value).length <= MAX_VALUE_CHARS, `Must be at most ${MAX_VALUE_CHARS} characters as JSON.`)
   .refine((value) => jsonDepth(value) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
-  .openapi({ "x-max-json-chars": MAX_VALUE_CHARS, description: "A JSON object; its strings are what search reads.", example: { language: "French", tone: "formal" } });
+  .openapi({
+    "x-max-json-chars": MAX_VALUE_CHARS,
+    description: "A JSON object; its strings are what search reads.",
+    example: { language: "French", tone: "formal" },
+  });
 
 export const PutMemoryItemSchema = z
   .object({
     namespace: NamespaceSchema,
     key: MemoryKeySchema,
     value: MemoryValueSchema,
-    ttl_seconds: z.number().int().min(MIN_TTL_SECONDS).max(MAX_TTL_SECONDS).nullable().optional().openapi({ description: "Gone this long after the write; kept until deleted when absent or null." }),
+    ttl_seconds: z
+      .number()
+      .int()
+      .min(MIN_TTL_SECONDS)
+      .max(MAX_TTL_SECONDS)
+      .nullable()
+      .optional()
+      .openapi({ description: "Gone this long after the write; kept until deleted when absent or null." }),
     refresh_ttl: z.boolean().optional().openapi({ description: "Each read restarts the time to live." }),
   })
   .strict()
@@ -62,8 +84,13 @@ const FilterValueSchema = z.union([z.string().max(MAX_VALUE_CHARS), z.number(), 
 
 export const MemorySearchSchema = z
   .object({
-    namespace_prefix: NamespacePrefixSchema.default([]).openapi({ description: "Only items at or below this namespace; every item of the tenant when empty." }),
-    query: z.string().min(1).max(MAX_QUERY_CHARS).optional().openapi({ description: "Ranks by BM25 over the items' text (keys and string values); newest first without it.", example: "language preference" }),
+    namespace_prefix: NamespacePrefixSchema.default([]).openapi({
+      description: "Only items at or below this namespace; every item of the tenant when empty.",
+    }),
+    query: z.string().min(1).max(MAX_QUERY_CHARS).optional().openapi({
+      description: "Ranks by BM25 over the items' text (keys and string values); newest first without it.",
+      example: "language preference",
+    }),
     filter: z
       .record(z.string().regex(FILTER_FIELD_PATTERN, "Not a field name."), FilterValueSchema)
       .refine((filter) => Object.keys(filter).length <= MAX_FILTER_FIELDS, `At most ${MAX_FILTER_FIELDS} fields.`)
@@ -78,7 +105,13 @@ export const MemorySearchSchema = z
 export const ListNamespacesSchema = z
   .object({
     prefix: NamespacePrefixSchema.default([]),
-    max_depth: z.number().int().min(1).max(MAX_NAMESPACE_SEGMENTS).optional().openapi({ description: "Namespaces are cut to this many segments." }),
+    max_depth: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_NAMESPACE_SEGMENTS)
+      .optional()
+      .openapi({ description: "Namespaces are cut to this many segments." }),
     limit: z.number().int().min(1).max(200).default(50),
     cursor: z
       .string()
@@ -97,7 +130,9 @@ export const MemoryItemSchema = z
     key: z.string(),
     value: z.record(z.string(), z.unknown()),
     version: z.number().int().min(1),
-    created_by: z.string().openapi({ description: "Who wrote the first version: a subject, or `session:<id>` for a session's memory tool." }),
+    created_by: z
+      .string()
+      .openapi({ description: "Who wrote the first version: a subject, or `session:<id>` for a session's memory tool." }),
     created_at: z.string(),
     updated_at: z.string(),
     expires_at: z.string().nullable(),
@@ -109,7 +144,14 @@ export const ScoredMemoryItemSchema = MemoryItemSchema.extend({
 }).openapi("ScoredMemoryItem");
 
 export const MemoryVersionSchema = z
-  .object({ namespace: z.array(z.string()), key: z.string(), version: z.number().int(), value: z.record(z.string(), z.unknown()), created_by: z.string(), created_at: z.string() })
+  .object({
+    namespace: z.array(z.string()),
+    key: z.string(),
+    version: z.number().int(),
+    value: z.record(z.string(), z.unknown()),
+    created_by: z.string(),
+    created_at: z.string(),
+  })
   .openapi("MemoryVersion");
 
 /** A grant's namespace: segments, or `{metadata.<field>}` filled from the session's metadata. */

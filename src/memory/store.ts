@@ -71,7 +71,8 @@ export function deleteItem(sql: SqlStorage, namespace: string, key: string): boo
 /** The item's vector for its current value, or none (an old one would describe an old value). */
 export function writeVector(sql: SqlStorage, itemId: number, vector: { model: string; values: Float32Array } | null): void {
   if (vector === null) sql.exec(`DELETE FROM item_vectors WHERE item_id = ?`, itemId);
-  else sql.exec(`INSERT OR REPLACE INTO item_vectors (item_id, model, vector) VALUES (?, ?, ?)`, itemId, vector.model, toBlob(vector.values));
+  else
+    sql.exec(`INSERT OR REPLACE INTO item_vectors (item_id, model, vector) VALUES (?, ?, ?)`, itemId, vector.model, toBlob(vector.values));
 }
 
 export interface WrittenItem {
@@ -122,7 +123,15 @@ export function writeItem(sql: SqlStorage, item: WrittenItem, previous: ItemRow 
       .one().id;
   }
   sql.exec(`INSERT INTO items_fts (rowid, body, scope) VALUES (?, ?, ?)`, id, searchText(item.key, item.value), scopeText(item.namespace));
-  sql.exec(`INSERT INTO item_versions (namespace, key, version, value, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)`, item.namespace, item.key, version, text, item.createdBy, item.now);
+  sql.exec(
+    `INSERT INTO item_versions (namespace, key, version, value, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+    item.namespace,
+    item.key,
+    version,
+    text,
+    item.createdBy,
+    item.now,
+  );
   sql.exec(`DELETE FROM item_versions WHERE namespace = ? AND key = ? AND version <= ?`, item.namespace, item.key, version - KEPT_VERSIONS);
 }
 
@@ -143,7 +152,14 @@ export function versionsOf(sql: SqlStorage, namespace: string, key: string): Mem
       KEPT_VERSIONS,
     )
     .toArray()
-    .map((row) => ({ namespace: namespace.split("."), key, version: row.version, value: JSON.parse(row.value) as Record<string, unknown>, created_by: row.created_by, created_at: toIso(row.created_at) }));
+    .map((row) => ({
+      namespace: namespace.split("."),
+      key,
+      version: row.version,
+      value: JSON.parse(row.value) as Record<string, unknown>,
+      created_by: row.created_by,
+      created_at: toIso(row.created_at),
+    }));
 }
 
 /**
@@ -160,7 +176,14 @@ export function search(sql: SqlStorage, input: SearchInput, near: VectorQuery | 
   let rows: (ItemRow & { rank?: number })[];
   if (terms.length === 0) {
     const where = itemConditions(input, scoped);
-    rows = sql.exec<ItemRow>(`SELECT items.* FROM items WHERE ${where.sql} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`, ...where.args, input.limit, input.offset).toArray();
+    rows = sql
+      .exec<ItemRow>(
+        `SELECT items.* FROM items WHERE ${where.sql} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`,
+        ...where.args,
+        input.limit,
+        input.offset,
+      )
+      .toArray();
   } else if (!filtered) {
     // The index decides alone: it finds the prefixes' items by their scope tokens, and only the
     // page's rows are read, not the row of every item holding a query word. Expired rows the
@@ -232,7 +255,10 @@ function hybridSearch(sql: SqlStorage, input: SearchInput, terms: string[], scop
   return [...fused.entries()]
     .sort((a, b) => b[1] - a[1] || b[0] - a[0])
     .slice(input.offset, input.offset + input.limit)
-    .map(([id, score]) => ({ ...toItem(sql.exec<ItemRow>(`SELECT * FROM items WHERE id = ?`, id).one()), score: Math.round(score * 1e6) / 1e6 }));
+    .map(([id, score]) => ({
+      ...toItem(sql.exec<ItemRow>(`SELECT * FROM items WHERE id = ?`, id).one()),
+      score: Math.round(score * 1e6) / 1e6,
+    }));
 }
 
 /** A query's vector, and what an item's must be to count (the same model, similar enough). */
@@ -275,7 +301,9 @@ function itemConditions(input: SearchInput, scoped: boolean): { sql: string; arg
     if (wanted === null) where.push(`json_type(items.value, '${path}') = 'null'`);
     else if (typeof wanted === "boolean") where.push(`json_type(items.value, '${path}') = '${wanted ? "true" : "false"}'`);
     else {
-      where.push(`json_type(items.value, '${path}') IN (${typeof wanted === "string" ? "'text'" : "'integer', 'real'"}) AND json_extract(items.value, '${path}') = ?`);
+      where.push(
+        `json_type(items.value, '${path}') IN (${typeof wanted === "string" ? "'text'" : "'integer', 'real'"}) AND json_extract(items.value, '${path}') = ?`,
+      );
       args.push(wanted);
     }
   }
@@ -325,7 +353,14 @@ export function queryTerms(query: string): string[] {
 }
 
 /** The namespaces that hold live items within `prefix`, cut to `maxDepth` segments, in order, paged. */
-export function namespaces(sql: SqlStorage, prefix: string[], maxDepth: number | null, limit: number, cursor: string | null, now: number): NamespacePage {
+export function namespaces(
+  sql: SqlStorage,
+  prefix: string[],
+  maxDepth: number | null,
+  limit: number,
+  cursor: string | null,
+  now: number,
+): NamespacePage {
   const args: SqlStorageValue[] = [now];
   let where = LIVE;
   if (prefix.length > 0) {
@@ -364,7 +399,13 @@ export function firstExpiry(sql: SqlStorage): number | null {
 
 /** Deletes up to `SWEEP_BATCH` expired items; the count deleted. */
 export function sweepExpired(sql: SqlStorage, now: number): number {
-  const expired = sql.exec<{ namespace: string; key: string }>(`SELECT namespace, key FROM items WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?`, now, SWEEP_BATCH).toArray();
+  const expired = sql
+    .exec<{ namespace: string; key: string }>(
+      `SELECT namespace, key FROM items WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?`,
+      now,
+      SWEEP_BATCH,
+    )
+    .toArray();
   for (const row of expired) deleteItem(sql, row.namespace, row.key);
   return expired.length;
 }

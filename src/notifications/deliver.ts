@@ -56,7 +56,12 @@ export async function attemptDelivery(request: DeliveryRequest, context: Deliver
   if (!target.ok) return { ok: false, final: true, status: null, error: `refused: ${target.message}` };
   // The tenant may have narrowed its origins since the endpoint or the session was created.
   if (!isOriginAllowed(target.url, context.allowedOrigins)) {
-    return { ok: false, final: true, status: null, error: `refused: the origin ${target.url.origin} is not in the tenant's webhook_origins` };
+    return {
+      ok: false,
+      final: true,
+      status: null,
+      error: `refused: the origin ${target.url.origin} is not in the tenant's webhook_origins`,
+    };
   }
   const result = await safeFetch(
     target.url.href,
@@ -70,7 +75,8 @@ export async function attemptDelivery(request: DeliveryRequest, context: Deliver
       fetchImpl: context.fetchImpl,
     },
   );
-  if (!result.ok && result.reason === "too_many_redirects") return { ok: false, final: false, status: null, error: "answered with a redirect, which is not followed" };
+  if (!result.ok && result.reason === "too_many_redirects")
+    return { ok: false, final: false, status: null, error: "answered with a redirect, which is not followed" };
   if (!result.ok) return { ok: false, final: result.reason === "refused", status: null, error: `${result.reason}: ${result.detail}` };
   if (result.status >= 200 && result.status < 300) return { ok: true, status: result.status };
   const text = result.body.trim().slice(0, ERROR_TEXT_CHARS);

@@ -6,7 +6,15 @@
  */
 import type { Page } from "../sessions/types";
 import { newDeliveryId } from "./ids";
-import { BACKLOG_FULL_ERROR, backlogHasRoom, PRUNE_BATCH, REDELIVER_WINDOW_MS, redeliverWait, retentionCutoff, settledExcess } from "./retention";
+import {
+  BACKLOG_FULL_ERROR,
+  backlogHasRoom,
+  PRUNE_BATCH,
+  REDELIVER_WINDOW_MS,
+  redeliverWait,
+  retentionCutoff,
+  settledExcess,
+} from "./retention";
 import type { NotificationType } from "./types";
 import { decodeTimeIdCursor, encodeTimeIdCursor } from "../shared/cursor";
 import { toIso } from "../tenants/validate";
@@ -81,7 +89,11 @@ export interface NewDelivery {
  */
 export function addDelivery(sql: SqlStorage, delivery: NewDelivery, now: number): boolean {
   const seen = sql
-    .exec(`SELECT 1 FROM webhook_deliveries WHERE event_id = ? AND target = ? AND redelivery_of IS NULL`, delivery.event_id, delivery.target)
+    .exec(
+      `SELECT 1 FROM webhook_deliveries WHERE event_id = ? AND target = ? AND redelivery_of IS NULL`,
+      delivery.event_id,
+      delivery.target,
+    )
     .toArray();
   if (seen.length > 0) return false;
   insert(sql, delivery, null, now);
@@ -168,7 +180,12 @@ export function recordSuccess(sql: SqlStorage, id: string, status: number, now: 
 }
 
 /** A failed attempt: tried again at the time `beginAttempt` set, or failed for good (`final`). */
-export function recordFailure(sql: SqlStorage, id: string, failure: { status: number | null; error: string; final: boolean }, now: number): void {
+export function recordFailure(
+  sql: SqlStorage,
+  id: string,
+  failure: { status: number | null; error: string; final: boolean },
+  now: number,
+): void {
   if (failure.final) {
     sql.exec(
       `UPDATE webhook_deliveries SET status = 'failed', response_status = ?, error = ?, next_attempt_at = NULL, settled_at = ? WHERE id = ? AND status = 'pending'`,
@@ -178,7 +195,12 @@ export function recordFailure(sql: SqlStorage, id: string, failure: { status: nu
       id,
     );
   } else {
-    sql.exec(`UPDATE webhook_deliveries SET response_status = ?, error = ? WHERE id = ? AND status = 'pending'`, failure.status, failure.error, id);
+    sql.exec(
+      `UPDATE webhook_deliveries SET response_status = ?, error = ? WHERE id = ? AND status = 'pending'`,
+      failure.status,
+      failure.error,
+      id,
+    );
   }
 }
 
@@ -187,7 +209,13 @@ export function getDelivery(sql: SqlStorage, target: string, id: string): Delive
 }
 
 /** A target's deliveries, newest first by (created_at, id). Throws a RangeError for a cursor this module did not make. */
-export function listDeliveries(sql: SqlStorage, target: string, status: DeliveryStatus | null, limit: number, cursor: string | null): Page<NotificationDelivery> {
+export function listDeliveries(
+  sql: SqlStorage,
+  target: string,
+  status: DeliveryStatus | null,
+  limit: number,
+  cursor: string | null,
+): Page<NotificationDelivery> {
   const after = cursor === null ? null : decodeTimeIdCursor("deliveries", cursor);
   if (cursor !== null && !after) throw new RangeError("invalid cursor");
   const where = ["target = ?"];
@@ -201,11 +229,18 @@ export function listDeliveries(sql: SqlStorage, target: string, status: Delivery
     args.push(after.ms, after.id);
   }
   const rows = sql
-    .exec<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`, ...args, limit + 1)
+    .exec<DeliveryRow>(
+      `SELECT * FROM webhook_deliveries WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`,
+      ...args,
+      limit + 1,
+    )
     .toArray();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { data: page.map(toDelivery), next_cursor: rows.length > limit && last ? encodeTimeIdCursor("deliveries", last.created_at, last.id) : null };
+  return {
+    data: page.map(toDelivery),
+    next_cursor: rows.length > limit && last ? encodeTimeIdCursor("deliveries", last.created_at, last.id) : null,
+  };
 }
 
 export type RedeliverResult =
@@ -259,7 +294,9 @@ export function pruneDeliveries(sql: SqlStorage, now: number, targets: Iterable<
     PRUNE_BATCH,
   ).rowsWritten;
   for (const target of new Set(targets)) {
-    const { n } = sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE target = ? AND status <> 'pending'`, target).one();
+    const { n } = sql
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE target = ? AND status <> 'pending'`, target)
+      .one();
     const excess = settledExcess(n);
     if (excess === 0) continue;
     removed += sql.exec(
@@ -294,6 +331,7 @@ export function toDelivery(row: DeliveryRow): NotificationDelivery {
 
 /** A delivery status as received over RPC, checked; throws on anything else. */
 export function requireDeliveryStatus(value: unknown): DeliveryStatus {
-  if (typeof value !== "string" || !(DELIVERY_STATUSES as readonly string[]).includes(value)) throw new TypeError("status must be a delivery status");
+  if (typeof value !== "string" || !(DELIVERY_STATUSES as readonly string[]).includes(value))
+    throw new TypeError("status must be a delivery status");
   return value as DeliveryStatus;
 }

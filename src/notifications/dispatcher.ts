@@ -51,7 +51,13 @@ export async function deliverDue(
 }
 
 /** One attempt of one delivery; returns whether the delivery settled (succeeded or failed for good). */
-async function deliverOne(sql: SqlStorage, tenantId: string, row: DeliveryRow, context: (now: number) => DeliveryContext, scale: number): Promise<boolean> {
+async function deliverOne(
+  sql: SqlStorage,
+  tenantId: string,
+  row: DeliveryRow,
+  context: (now: number) => DeliveryContext,
+  scale: number,
+): Promise<boolean> {
   const now = Date.now();
   const attempt = row.attempts + 1;
   const retryAt = now + (deliveryRetryDelay(attempt, scale) ?? LAST_ATTEMPT_LEASE_MS);

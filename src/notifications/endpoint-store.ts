@@ -102,7 +102,10 @@ export function listEndpoints(sql: SqlStorage, limit: number, cursor: string | n
     .toArray();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { data: page.map(toEndpoint), next_cursor: rows.length > limit && last ? encodeTimeIdCursor("webhooks", last.created_at, last.id) : null };
+  return {
+    data: page.map(toEndpoint),
+    next_cursor: rows.length > limit && last ? encodeTimeIdCursor("webhooks", last.created_at, last.id) : null,
+  };
 }
 
 /** Removes the endpoint and its whole delivery log; what it was still owed is not sent. */

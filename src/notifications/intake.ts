@@ -29,7 +29,8 @@ export function parseNotificationBatch(tenantId: string, value: unknown): Notifi
   const notifyUrl = input.notify_url == null ? null : requireString("notify_url", input.notify_url, MAX_ENDPOINT_URL_CHARS);
   if (notifyUrl !== null && new URL(notifyUrl).href !== notifyUrl) throw new TypeError("notify_url must be a normalized URL");
   const list = input.notifications;
-  if (!Array.isArray(list) || list.length > MAX_BATCH_NOTIFICATIONS) throw new TypeError(`notifications must be a list of at most ${MAX_BATCH_NOTIFICATIONS}`);
+  if (!Array.isArray(list) || list.length > MAX_BATCH_NOTIFICATIONS)
+    throw new TypeError(`notifications must be a list of at most ${MAX_BATCH_NOTIFICATIONS}`);
   const notifications = list.map((item: unknown, i): Notification => {
     if (typeof item !== "object" || item === null) throw new TypeError(`notifications[${i}] must be an object`);
     const n = item as Record<string, unknown>;
@@ -42,7 +43,13 @@ export function parseNotificationBatch(tenantId: string, value: unknown): Notifi
     if (typeof session !== "object" || session === null || session.id !== sessionId || session.tenant_id !== tenantId) {
       throw new TypeError(`notifications[${i}].session must be this session`);
     }
-    return { id, type: n.type, created_at: n.created_at as string, tenant_id: tenantId, session: session as unknown as Notification["session"] };
+    return {
+      id,
+      type: n.type,
+      created_at: n.created_at as string,
+      tenant_id: tenantId,
+      session: session as unknown as Notification["session"],
+    };
   });
   return { session_id: sessionId, notify_url: notifyUrl, notifications };
 }
@@ -58,13 +65,16 @@ export function takeNotifications(sql: SqlStorage, batch: NotificationBatch, now
       tenant_id: notification.tenant_id,
       session: notification.session,
     });
-    if (body.length > MAX_NOTIFICATION_BYTES) throw new RangeError(`notification ${notification.id} is larger than ${MAX_NOTIFICATION_BYTES} bytes`);
+    if (body.length > MAX_NOTIFICATION_BYTES)
+      throw new RangeError(`notification ${notification.id} is larger than ${MAX_NOTIFICATION_BYTES} bytes`);
     const common = { event_id: notification.id, event_type: notification.type, session_id: batch.session_id, body };
-    const receivers: { target: string; endpoint_id: string | null; url: string }[] = subscribedEndpoints(sql, notification.type).map((endpoint) => ({
-      target: endpoint.id,
-      endpoint_id: endpoint.id,
-      url: endpoint.url,
-    }));
+    const receivers: { target: string; endpoint_id: string | null; url: string }[] = subscribedEndpoints(sql, notification.type).map(
+      (endpoint) => ({
+        target: endpoint.id,
+        endpoint_id: endpoint.id,
+        url: endpoint.url,
+      }),
+    );
     if (batch.notify_url !== null) receivers.push({ target: notifyUrlTarget(batch.notify_url), endpoint_id: null, url: batch.notify_url });
     // One delivery per URL (both stored normalized): endpoints sharing a URL, or a notify URL
     // naming one, would multiply every event and its retries at that receiver.

@@ -8,7 +8,12 @@ import type { RunState, StoredSession } from "../sessions/object/store/store";
 import type { Toolbox } from "../sessions/object/tools/registry";
 import type { ToolCall } from "../sessions/types";
 
-export function notificationSession(session: StoredSession, run: RunState, openCalls: readonly ToolCall[], toolbox: Toolbox): NotificationSession {
+export function notificationSession(
+  session: StoredSession,
+  run: RunState,
+  openCalls: readonly ToolCall[],
+  toolbox: Toolbox,
+): NotificationSession {
   return {
     id: session.id,
     tenant_id: session.tenant_id,
@@ -24,7 +29,14 @@ export function notificationSession(session: StoredSession, run: RunState, openC
     waiting_tool_calls: openCalls.flatMap((call): WaitingToolCall[] => {
       if (call.status !== "waiting_approval" && call.status !== "waiting_tool_output") return [];
       const deadline = approvalDeadline(call, toolbox);
-      return [{ id: call.id, name: call.name, status: call.status, approval_expires_at: deadline === null ? null : new Date(deadline).toISOString() }];
+      return [
+        {
+          id: call.id,
+          name: call.name,
+          status: call.status,
+          approval_expires_at: deadline === null ? null : new Date(deadline).toISOString(),
+        },
+      ];
     }),
   };
 }

@@ -83,7 +83,14 @@ export class Outbox {
     if (!session) return; // erased meanwhile: nothing left to record
     const failures = this.store.outboxRetry().failures + 1;
     const retryIn = handoffRetryDelay(failures);
-    log("warn", "notification_handoff_failed", { tenant_id: session.tenant_id, session_id: session.id, owed: this.store.outboxSize(), failures, retry_in_ms: retryIn, error: String(error) });
+    log("warn", "notification_handoff_failed", {
+      tenant_id: session.tenant_id,
+      session_id: session.id,
+      owed: this.store.outboxSize(),
+      failures,
+      retry_in_ms: retryIn,
+      error: String(error),
+    });
     this.store.putOutboxRetry({ failures, retry_at: Date.now() + retryIn });
   }
 
@@ -130,7 +137,12 @@ export class Outbox {
       if (sent === "failed") return "failed";
       if (sent === "refused") {
         result = "refused";
-        log("error", "notification_dropped", { tenant_id: notification.tenant_id, session_id: batch.session_id, event_id: notification.id, type: notification.type });
+        log("error", "notification_dropped", {
+          tenant_id: notification.tenant_id,
+          session_id: batch.session_id,
+          event_id: notification.id,
+          type: notification.type,
+        });
       }
       if (this.store.session()) this.store.removeFromOutbox([notification.id]);
     }

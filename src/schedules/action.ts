@@ -12,9 +12,15 @@ export const ScheduleMessageSchema = z
   .object({
     // The pattern is stated, not checked here: the route answers any id it cannot find, malformed or not, at this field.
     session_id: z.string().min(1).max(MAX_SESSION_ID_CHARS).openapi({
-      pattern: SESSION_ID_PATTERN.source, description: "A session the schedule's creator can see.", example: "ses_Jq7mV2xkPz9w4LbNc8RtYd3F" }),
+      pattern: SESSION_ID_PATTERN.source,
+      description: "A session the schedule's creator can see.",
+      example: "ses_Jq7mV2xkPz9w4LbNc8RtYd3F",
+    }),
     input: RunInputSchema,
-    if_running: z.enum(IF_RUNNING).default("reject").openapi({ description: "As on `POST /v1/sessions/{id}/messages`: what a firing does while a run is going." }),
+    if_running: z
+      .enum(IF_RUNNING)
+      .default("reject")
+      .openapi({ description: "As on `POST /v1/sessions/{id}/messages`: what a firing does while a run is going." }),
   })
   .strict()
   .openapi("ScheduleMessage", { description: "Each firing adds this message to the session, as `POST /v1/sessions/{id}/messages` would." });

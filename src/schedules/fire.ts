@@ -29,7 +29,8 @@ export type Gate =
   | { kind: "suspended" }
   | { kind: "refused"; error_code: ProblemCode; error: string };
 
-export type ActionResult = { outcome: Exclude<FiringOutcome, "pending" | "failed"> } | { outcome: "failed"; error_code: ProblemCode; error: string };
+export type ActionResult =
+  { outcome: Exclude<FiringOutcome, "pending" | "failed"> } | { outcome: "failed"; error_code: ProblemCode; error: string };
 
 /** What makes the slot's action idempotent (see slot-ids.ts). */
 export interface SlotKeys {
@@ -58,9 +59,23 @@ export async function openGate(env: Env, tenantId: string, creator: ScheduleCrea
   const admission = await index.admitRequest(tenantId, { bucket: rateBucket(principal), now, kind: "firing" });
   if (!admission.ok) {
     if (admission.code === "suspended") return { kind: "suspended" };
-    return { kind: "refused", error_code: "rate_limited", error: "The schedules' requests_per_minute (the tenant's, or this creator's share of it) was used up at the slot." };
+    return {
+      kind: "refused",
+      error_code: "rate_limited",
+      error: "The schedules' requests_per_minute (the tenant's, or this creator's share of it) was used up at the slot.",
+    };
   }
-  return { kind: "go", actor: { env, config: loadConfig(env), principal, limits: admission.limits, settings: admission.settings, models: admission.models ?? null } };
+  return {
+    kind: "go",
+    actor: {
+      env,
+      config: loadConfig(env),
+      principal,
+      limits: admission.limits,
+      settings: admission.settings,
+      models: admission.models ?? null,
+    },
+  };
 }
 
 /** Pure: why a schedule created with this key must stop, or null while the key stands. Keys are never deleted, so a missing one was never valid here. */

@@ -83,7 +83,6 @@ export class Scheduler extends DurableObject<Cloudflare.Env> implements Schedule
     return storageFootprint(this.ctx.storage);
   }
 
-
   async create(tenantId: string, input: NewSchedule, by?: AuditContext): Promise<SchedulerResult<Schedule>> {
     await this.#enter(tenantId);
     const schedule = checkNewSchedule(input);
@@ -93,7 +92,12 @@ export class Scheduler extends DurableObject<Cloudflare.Env> implements Schedule
       if (store.countSchedules(this.#sql) >= schedule.maxSchedules) return false;
       store.insertSchedule(this.#sql, schedule, nextAt);
       const { cron, timezone, paused } = schedule;
-      this.#audit.record(tenantId, context, { action: "schedule.created", target: { type: "schedule", id: schedule.id }, details: { cron, timezone, paused } }, schedule.now);
+      this.#audit.record(
+        tenantId,
+        context,
+        { action: "schedule.created", target: { type: "schedule", id: schedule.id }, details: { cron, timezone, paused } },
+        schedule.now,
+      );
       return true;
     });
     if (!created) return { ok: false, reason: "limit_reached", max: schedule.maxSchedules };
@@ -109,7 +113,12 @@ export class Scheduler extends DurableObject<Cloudflare.Env> implements Schedule
 
   async list(tenantId: string, input: ListSchedulesInput): Promise<Page<Schedule>> {
     if (!this.#peek(tenantId)) return { data: [], next_cursor: null };
-    const page = store.listSchedules(this.#sql, optionalString("created_by", input.created_by), requirePageLimit(input.limit), optionalString("cursor", input.cursor, 1024));
+    const page = store.listSchedules(
+      this.#sql,
+      optionalString("created_by", input.created_by),
+      requirePageLimit(input.limit),
+      optionalString("cursor", input.cursor, 1024),
+    );
     return { data: page.rows.map((row) => store.toSchedule(tenantId, row)), next_cursor: page.next_cursor };
   }
 
@@ -128,7 +137,13 @@ export class Scheduler extends DurableObject<Cloudflare.Env> implements Schedule
     this.ctx.storage.transactionSync(() => {
       store.updateSchedule(this.#sql, row.id, { cron, timezone, paused, next_at: nextAt }, now);
       const before = { cron: row.cron, timezone: row.timezone, paused: row.paused === 1 };
-      if (changed) this.#audit.record(tenantId, context, { action: "schedule.updated", target: { type: "schedule", id: row.id }, details: { before, after: { cron, timezone, paused } } }, now);
+      if (changed)
+        this.#audit.record(
+          tenantId,
+          context,
+          { action: "schedule.updated", target: { type: "schedule", id: row.id }, details: { before, after: { cron, timezone, paused } } },
+          now,
+        );
     });
     await this.#audit.flush();
     await this.#syncAlarm();
@@ -154,7 +169,10 @@ export class Scheduler extends DurableObject<Cloudflare.Env> implements Schedule
     if (!this.#peek(tenantId)) return NOT_FOUND;
     const scheduleId = requireString("id", id);
     if (!store.getSchedule(this.#sql, scheduleId)) return NOT_FOUND;
-    return { ok: true, value: store.listFirings(this.#sql, scheduleId, requirePageLimit(input.limit), optionalString("cursor", input.cursor, 1024)) };
+    return {
+      ok: true,
+      value: store.listFirings(this.#sql, scheduleId, requirePageLimit(input.limit), optionalString("cursor", input.cursor, 1024)),
+    };
   }
 
   async disableForKey(tenantId: string, keyId: string, now: number): Promise<number> {
@@ -211,7 +229,11 @@ export class Scheduler extends DurableObject<Cloudflare.Env> implements Schedule
         return store.insertFiring(this.#sql, row.id, slot, null, now);
       });
       log("info", "schedule_disabled", { tenant_id: tenantId, schedule_id: row.id, reason: gate.reason });
-      if (refused) this.#finish({ schedule_id: row.id, scheduled_at: slot }, { outcome: "failed", error_code: "forbidden", error: disabledMessage(gate.reason) });
+      if (refused)
+        this.#finish(
+          { schedule_id: row.id, scheduled_at: slot },
+          { outcome: "failed", error_code: "forbidden", error: disabledMessage(gate.reason) },
+        );
       return;
     }
     // Every slot up to now is covered by this one firing: the next one is after now.
@@ -252,30 +274,49 @@ export class Scheduler extends DurableObject<Cloudflare.Env> implements Schedule
   }
 
   /** Runs the action; a fault leaves the firing pending for a later try, up to `MAX_FIRING_ATTEMPTS`. */
-  async #act(firing: Pick<store.FiringRow, "schedule_id" | "scheduled_at" | "attempts">, action: () => Promise<ActionResult>): Promise<void> {
+  async #act(
+    firing: Pick<store.FiringRow, "schedule_id" | "scheduled_at" | "attempts">,
+    action: () => Promise<ActionResult>,
+  ): Promise<void> {
     let result: ActionResult;
     try {
       result = await action();
     } catch (error) {
       const attempts = firing.attempts + 1;
-      log("warn", "schedule_firing_retry", { schedule_id: firing.schedule_id, scheduled_at: firing.scheduled_at, attempts, error: describeError(error).message });
+      log("warn", "schedule_firing_retry", {
+        schedule_id: firing.schedule_id,
+        scheduled_at: firing.scheduled_at,
+        attempts,
+        error: describeError(error).message,
+      });
       if (attempts < MAX_FIRING_ATTEMPTS) {
         store.retryFiring(this.#sql, firing, attempts, Date.now() + FIRING_RETRY_BASE_MS * 2 ** (attempts - 1));
         return;
       }
-      result = { outcome: "failed", error_code: "service_unavailable", error: `The firing met a fault ${attempts} times and was given up.` };
+      result = {
+        outcome: "failed",
+        error_code: "service_unavailable",
+        error: `The firing met a fault ${attempts} times and was given up.`,
+      };
     }
     this.#finish(firing, result);
   }
 
   #finish(firing: Pick<store.FiringRow, "schedule_id" | "scheduled_at">, result: ActionResult): void {
     const failure = result.outcome === "failed" ? result : null;
-    store.finishFiring(this.#sql, firing, { outcome: result.outcome, error_code: failure?.error_code ?? null, error: failure?.error ?? null }, Date.now());
+    store.finishFiring(
+      this.#sql,
+      firing,
+      { outcome: result.outcome, error_code: failure?.error_code ?? null, error: failure?.error ?? null },
+      Date.now(),
+    );
   }
 
   /** The alarm goes off at the earliest slot or retry; while a gate was unreachable, not before the hold. */
   async #syncAlarm(): Promise<void> {
-    const times = [store.firstSlot(this.#sql), store.firstRetry(this.#sql), this.#audit.retryAt(Date.now())].filter((at): at is number => at !== null);
+    const times = [store.firstSlot(this.#sql), store.firstRetry(this.#sql), this.#audit.retryAt(Date.now())].filter(
+      (at): at is number => at !== null,
+    );
     await this.#alarms.sync(times.length === 0 ? null : Math.max(Math.min(...times), this.#holdUntil));
   }
 

@@ -77,7 +77,12 @@ export function getSchedule(sql: SqlStorage, id: string): ScheduleRow | null {
 }
 
 /** Newest first by (created_at, id), optionally only one creator's; throws a RangeError for a cursor not made here. */
-export function listSchedules(sql: SqlStorage, createdBy: string | null, limit: number, cursor: string | null): { rows: ScheduleRow[]; next_cursor: string | null } {
+export function listSchedules(
+  sql: SqlStorage,
+  createdBy: string | null,
+  limit: number,
+  cursor: string | null,
+): { rows: ScheduleRow[]; next_cursor: string | null } {
   const after = cursor === null ? null : decodeTimeIdCursor("schedules", cursor);
   if (cursor !== null && after === null) throw new RangeError("invalid cursor");
   const where: string[] = [];
@@ -91,7 +96,11 @@ export function listSchedules(sql: SqlStorage, createdBy: string | null, limit: 
     args.push(after.ms, after.id);
   }
   const rows = sql
-    .exec<ScheduleRow>(`SELECT * FROM schedules ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, id DESC LIMIT ?`, ...args, limit + 1)
+    .exec<ScheduleRow>(
+      `SELECT * FROM schedules ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, id DESC LIMIT ?`,
+      ...args,
+      limit + 1,
+    )
     .toArray();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
@@ -124,7 +133,9 @@ export function deleteSchedule(sql: SqlStorage, id: string): boolean {
 
 /** Schedules whose slot has come, earliest first. Paused and disabled ones have no slot. */
 export function dueSchedules(sql: SqlStorage, now: number, limit: number): ScheduleRow[] {
-  return sql.exec<ScheduleRow>(`SELECT * FROM schedules WHERE next_at IS NOT NULL AND next_at <= ? ORDER BY next_at, id LIMIT ?`, now, limit).toArray();
+  return sql
+    .exec<ScheduleRow>(`SELECT * FROM schedules WHERE next_at IS NOT NULL AND next_at <= ? ORDER BY next_at, id LIMIT ?`, now, limit)
+    .toArray();
 }
 
 export function firstSlot(sql: SqlStorage): number | null {
@@ -140,7 +151,13 @@ export function schedulesOfKey(sql: SqlStorage, keyId: string): string[] {
 }
 
 export function creatorOf(row: ScheduleRow): ScheduleCreator {
-  return { subject: row.created_by, scopes: parseScopes(JSON.parse(row.scopes)), via: row.via === "api_key" ? "api_key" : "jwt", key_id: row.key_id, expires_at: row.expires_at };
+  return {
+    subject: row.created_by,
+    scopes: parseScopes(JSON.parse(row.scopes)),
+    via: row.via === "api_key" ? "api_key" : "jwt",
+    key_id: row.key_id,
+    expires_at: row.expires_at,
+  };
 }
 
 /** The stored action as JSON; the firing checks it against today's schemas before it acts. */
@@ -193,7 +210,9 @@ export function insertFiring(sql: SqlStorage, scheduleId: string, scheduledAt: n
 }
 
 export function getFiring(sql: SqlStorage, scheduleId: string, scheduledAt: number): FiringRow | null {
-  return sql.exec<FiringRow>(`SELECT * FROM firings WHERE schedule_id = ? AND scheduled_at = ?`, scheduleId, scheduledAt).toArray()[0] ?? null;
+  return (
+    sql.exec<FiringRow>(`SELECT * FROM firings WHERE schedule_id = ? AND scheduled_at = ?`, scheduleId, scheduledAt).toArray()[0] ?? null
+  );
 }
 
 /**
@@ -208,7 +227,13 @@ export function reviveInterrupted(sql: SqlStorage, now: number): number {
 
 /** Pending firings whose next try has come, oldest slot first. */
 export function retriesDue(sql: SqlStorage, now: number, limit: number): FiringRow[] {
-  return sql.exec<FiringRow>(`SELECT * FROM firings WHERE outcome = 'pending' AND retry_at <= ? ORDER BY retry_at, scheduled_at LIMIT ?`, now, limit).toArray();
+  return sql
+    .exec<FiringRow>(
+      `SELECT * FROM firings WHERE outcome = 'pending' AND retry_at <= ? ORDER BY retry_at, scheduled_at LIMIT ?`,
+      now,
+      limit,
+    )
+    .toArray();
 }
 
 /** Claims a due retry for the try about to start, so no other alarm picks it meanwhile. */
@@ -244,8 +269,19 @@ export function finishFiring(
 }
 
 /** A try that met a fault: the firing stays pending and is tried again at `retryAt`. */
-export function retryFiring(sql: SqlStorage, firing: Pick<FiringRow, "schedule_id" | "scheduled_at">, attempts: number, retryAt: number): void {
-  sql.exec(`UPDATE firings SET attempts = ?, retry_at = ? WHERE schedule_id = ? AND scheduled_at = ?`, attempts, retryAt, firing.schedule_id, firing.scheduled_at);
+export function retryFiring(
+  sql: SqlStorage,
+  firing: Pick<FiringRow, "schedule_id" | "scheduled_at">,
+  attempts: number,
+  retryAt: number,
+): void {
+  sql.exec(
+    `UPDATE firings SET attempts = ?, retry_at = ? WHERE schedule_id = ? AND scheduled_at = ?`,
+    attempts,
+    retryAt,
+    firing.schedule_id,
+    firing.scheduled_at,
+  );
 }
 
 /** A schedule's firings, newest slot first; throws a RangeError for a cursor not made here. */
@@ -254,12 +290,22 @@ export function listFirings(sql: SqlStorage, scheduleId: string, limit: number, 
   if (cursor !== null && (after === null || after.id !== scheduleId)) throw new RangeError("invalid cursor");
   const rows = after
     ? sql
-        .exec<FiringRow>(`SELECT * FROM firings WHERE schedule_id = ? AND scheduled_at < ? ORDER BY scheduled_at DESC LIMIT ?`, scheduleId, after.ms, limit + 1)
+        .exec<FiringRow>(
+          `SELECT * FROM firings WHERE schedule_id = ? AND scheduled_at < ? ORDER BY scheduled_at DESC LIMIT ?`,
+          scheduleId,
+          after.ms,
+          limit + 1,
+        )
         .toArray()
-    : sql.exec<FiringRow>(`SELECT * FROM firings WHERE schedule_id = ? ORDER BY scheduled_at DESC LIMIT ?`, scheduleId, limit + 1).toArray();
+    : sql
+        .exec<FiringRow>(`SELECT * FROM firings WHERE schedule_id = ? ORDER BY scheduled_at DESC LIMIT ?`, scheduleId, limit + 1)
+        .toArray();
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { data: page.map(toFiring), next_cursor: rows.length > limit && last ? encodeTimeIdCursor("firings", last.scheduled_at, scheduleId) : null };
+  return {
+    data: page.map(toFiring),
+    next_cursor: rows.length > limit && last ? encodeTimeIdCursor("firings", last.scheduled_at, scheduleId) : null,
+  };
 }
 
 function pruneFirings(sql: SqlStorage, scheduleId: string): void {

@@ -109,6 +109,7 @@ export interface PageInput {
   cursor: string | null;
 }
 
-export type SchedulerFailure = { reason: "schedule_not_found" } | { reason: "limit_reached"; max: number } | { reason: "schedule_disabled" };
+export type SchedulerFailure =
+  { reason: "schedule_not_found" } | { reason: "limit_reached"; max: number } | { reason: "schedule_disabled" };
 
 export type SchedulerResult<T> = { ok: true; value: T } | ({ ok: false } & SchedulerFailure);

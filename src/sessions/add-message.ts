@@ -34,7 +34,12 @@ export interface AddedMessage {
  * applies the message at most once for that key: asked again, it answers as if it had just done
  * it, so a caller that lost the first answer can ask again safely.
  */
-export async function addMessage(actor: Actor, sessionId: string, body: AddMessageRequest, requestKey: string | null = null): Promise<AddedMessage> {
+export async function addMessage(
+  actor: Actor,
+  sessionId: string,
+  body: AddMessageRequest,
+  requestKey: string | null = null,
+): Promise<AddedMessage> {
   const { env, principal, limits, config } = actor;
   const { if_running: ifRunning } = body;
   const problems = outputSchemaProblems(body.output_schema);
@@ -47,7 +52,10 @@ export async function addMessage(actor: Actor, sessionId: string, body: AddMessa
     allowPrivateUrls: config.allowPrivateUrls,
   });
   const trace = traceRequest(actor.settings, actor.traceparent);
-  const options: RunOptions = { ...(body.output_schema === undefined ? {} : { output_schema: body.output_schema }), ...(trace ? { trace } : {}) };
+  const options: RunOptions = {
+    ...(body.output_schema === undefined ? {} : { output_schema: body.output_schema }),
+    ...(trace ? { trace } : {}),
+  };
   let going = ACTIVE_STATUSES.includes(session.status);
   for (let attempt = 1; ; attempt++) {
     const result = going

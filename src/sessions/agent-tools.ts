@@ -11,7 +11,12 @@ import { ApiError, type FieldError } from "../problems";
 import type { ToolSpec } from "./types";
 
 /** Every problem of the list's agent tools, each at `<prefix>.<i>.agent`; none when all resolve. */
-export async function agentToolProblems(env: Env, tenantId: string, tools: readonly ToolSpec[], prefix = "body.tools"): Promise<FieldError[]> {
+export async function agentToolProblems(
+  env: Env,
+  tenantId: string,
+  tools: readonly ToolSpec[],
+  prefix = "body.tools",
+): Promise<FieldError[]> {
   const agents = tools.flatMap((tool, i) => (tool.type === "agent" ? [{ i, ref: tool.agent }] : []));
   if (agents.length === 0) return [];
   const client = new AgentClient(env, tenantId);

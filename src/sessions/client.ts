@@ -48,7 +48,8 @@ export function sessionProblem(failure: SessionFailure): ApiError {
       return new ApiError("conflict", `The tool call is ${failure.status}, not ${failure.expected}.`);
     case "stream_refused":
       if (failure.why === "suspended") return new ApiError("tenant_suspended");
-      if (failure.why === "unavailable") return new ApiError("service_unavailable", undefined, { retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS });
+      if (failure.why === "unavailable")
+        return new ApiError("service_unavailable", undefined, { retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS });
       return new ApiError("unauthorized");
     case "stream_limit": {
       const where = failure.scope === "session" ? "This session already has" : "The tenant already has";
@@ -58,9 +59,13 @@ export function sessionProblem(failure: SessionFailure): ApiError {
       });
     }
     case "invalid":
-      return new ApiError("validation_failed", sentence(failure.detail), { errors: [{ path: failure.field ?? "body", message: failure.detail }] });
+      return new ApiError("validation_failed", sentence(failure.detail), {
+        errors: [{ path: failure.field ?? "body", message: failure.detail }],
+      });
     case "unavailable":
-      return new ApiError("service_unavailable", `${sentence(failure.detail)} Try again shortly.`, { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS });
+      return new ApiError("service_unavailable", `${sentence(failure.detail)} Try again shortly.`, {
+        retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS,
+      });
   }
 }
 

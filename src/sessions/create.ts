@@ -74,7 +74,16 @@ export async function createSession(actor: Actor, request: CreateSessionRequest,
           catalog: config.models,
           allowPrivateUrls: config.allowPrivateUrls,
         });
-  const init = buildSessionInit(id, principal, { ...body, tools: prepared.tools, notify_url: prepared.notify_url }, prepared.limits, prepared.model, pin, prepared.memory, agentName);
+  const init = buildSessionInit(
+    id,
+    principal,
+    { ...body, tools: prepared.tools, notify_url: prepared.notify_url },
+    prepared.limits,
+    prepared.model,
+    pin,
+    prepared.memory,
+    agentName,
+  );
   const agent = new SessionClient(env, principal.tenantId, id);
   const trace = traceRequest(actor.settings, actor.traceparent);
   const create = () => agent.create(init, input, trace ? { trace } : {});

@@ -21,7 +21,10 @@ export async function eraseSession(actor: Actor, sessionId: string): Promise<voi
     owned = await loadOwnedSession(env, principal, sessionId);
   } catch (error) {
     // A retry after an erase whose index cleanup failed: the session object is gone, the row is not.
-    const row = error instanceof ApiError && error.code === "not_found" && isSessionId(sessionId) ? await index.getSessionSummary(principal.tenantId, sessionId) : null;
+    const row =
+      error instanceof ApiError && error.code === "not_found" && isSessionId(sessionId)
+        ? await index.getSessionSummary(principal.tenantId, sessionId)
+        : null;
     if (!row || !canAccessSession(principal, { tenant_id: principal.tenantId, created_by: row.created_by })) throw error;
     await index.removeSession(principal.tenantId, sessionId, actor.audit);
     return;

@@ -14,7 +14,11 @@ const EXPORT_PAGE = 200;
 type PageReader<T> = (cursor: string | null) => Promise<Page<T>>;
 
 /** The document's text, in pieces: the head, then each list's items as its pages arrive. */
-export async function* exportChunks(session: Session, agent: Pick<SessionClient, "listMessages" | "listToolCalls" | "listSteps">, exportedAt: string): AsyncGenerator<string> {
+export async function* exportChunks(
+  session: Session,
+  agent: Pick<SessionClient, "listMessages" | "listToolCalls" | "listSteps">,
+  exportedAt: string,
+): AsyncGenerator<string> {
   yield `{"format":${JSON.stringify(EXPORT_FORMAT)},"exported_at":${JSON.stringify(exportedAt)},"session":${JSON.stringify(session)}`;
   yield* list("messages", (cursor) => agent.listMessages(cursor === null ? 0 : Number(cursor), EXPORT_PAGE));
   yield* list("tool_calls", (cursor) => agent.listToolCalls(cursor, EXPORT_PAGE));

@@ -30,7 +30,10 @@ export async function* followEvents(client: SessionClient, options: FollowOption
     const response = await client.openStream({
       mode: "sse",
       cursor,
-      grant: { keyId: standingKeyOf(options.principal) ?? null, expiresAt: streamDeadline(options.principal.expiresAt ?? null, Date.now()) },
+      grant: {
+        keyId: standingKeyOf(options.principal) ?? null,
+        expiresAt: streamDeadline(options.principal.expiresAt ?? null, Date.now()),
+      },
       caps: { perSession: options.limits.max_streams_per_session },
     });
     if (response.status === 204 || !response.body) return;

@@ -29,10 +29,15 @@ import type { Session, SessionInit } from "./types";
  */
 async function checkForkSettings(actor: Actor, init: SessionInit): Promise<string | null> {
   if (!isModelAllowed(actor.config.models, actor.models, init.model)) {
-    throw new ApiError("validation_failed", undefined, { errors: [{ path: "body", message: `The source's model "${init.model}" is no longer available to this tenant.` }] });
+    throw new ApiError("validation_failed", undefined, {
+      errors: [{ path: "body", message: `The source's model "${init.model}" is no longer available to this tenant.` }],
+    });
   }
   if (init.agent) {
-    const resolved = await new AgentClient(actor.env, actor.principal.tenantId).resolve({ agentId: init.agent.id, selector: { kind: "version", version: init.agent.version } });
+    const resolved = await new AgentClient(actor.env, actor.principal.tenantId).resolve({
+      agentId: init.agent.id,
+      selector: { kind: "version", version: init.agent.version },
+    });
     return resolved.definition.name;
   }
   if (init.memory) requireMemoryScopes(actor, init.memory);
@@ -61,7 +66,12 @@ export async function forkSession(actor: Actor, sourceId: string, body: ForkSess
   const input =
     body.input === undefined
       ? null
-      : await resolveRunInput(body.input, { maxImageBytes: init.limits.max_image_bytes, model: init.model, catalog: config.models, allowPrivateUrls: config.allowPrivateUrls });
+      : await resolveRunInput(body.input, {
+          maxImageBytes: init.limits.max_image_bytes,
+          model: init.model,
+          catalog: config.models,
+          allowPrivateUrls: config.allowPrivateUrls,
+        });
   const fork = new SessionClient(env, principal.tenantId, id);
   // A fork's first run is traced as a created session's is.
   const trace = traceRequest(actor.settings, actor.traceparent);

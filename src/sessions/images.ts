@@ -43,7 +43,10 @@ export async function resolveRunInput(input: ApiRunInput, rules: ImageRules): Pr
       blocks.push(block);
       continue;
     }
-    const loaded = block.source.type === "base64" ? decoded(block.source.data, rules, `body.input.${i}.source.data`) : await fetched(block.source.url, rules, `body.input.${i}.source.url`);
+    const loaded =
+      block.source.type === "base64"
+        ? decoded(block.source.data, rules, `body.input.${i}.source.data`)
+        : await fetched(block.source.url, rules, `body.input.${i}.source.url`);
     if (!loaded.ok) {
       errors.push(loaded.error);
       continue;
@@ -64,7 +67,12 @@ export async function resolveRunInput(input: ApiRunInput, rules: ImageRules): Pr
       errors.push({ path: "body.input", message: `The images of one message may be at most ${MAX_INPUT_IMAGE_BYTES} bytes together.` });
       break;
     }
-    blocks.push({ type: "image", media_type: inspected.image.media_type, data: loaded.bytes, url: block.source.type === "url" ? loaded.url : null });
+    blocks.push({
+      type: "image",
+      media_type: inspected.image.media_type,
+      data: loaded.bytes,
+      url: block.source.type === "url" ? loaded.url : null,
+    });
   }
   if (errors.length > 0) throw refused(errors);
   return blocks;
@@ -76,7 +84,8 @@ function decoded(data: string, rules: ImageRules, path: string): Loaded {
   // Measured before decoding: an oversized image is refused without being held twice.
   if (decodedLength(data) > rules.maxImageBytes) return { ok: false, error: tooLarge(path, rules.maxImageBytes) };
   const bytes = decodeBase64(data);
-  if (bytes === null) return { ok: false, error: { path, message: "Not base64 (the standard alphabet, padded, without a data: prefix or whitespace)." } };
+  if (bytes === null)
+    return { ok: false, error: { path, message: "Not base64 (the standard alphabet, padded, without a data: prefix or whitespace)." } };
   if (bytes.byteLength > rules.maxImageBytes) return { ok: false, error: tooLarge(path, rules.maxImageBytes) };
   return { ok: true, bytes, url: "" };
 }
@@ -85,16 +94,28 @@ async function fetched(raw: string, rules: ImageRules, path: string): Promise<Lo
   const schemes = rules.allowPrivateUrls ? ["http", "https"] : ["https"];
   const check = checkUrl(raw, { allowPrivate: rules.allowPrivateUrls, allowedSchemes: schemes });
   if (!check.ok) {
-    const message = check.reason === "scheme_not_allowed" ? "Image URLs must use https." : `Not an allowed image URL: ${describeRefusal(check.reason, raw)}.`;
+    const message =
+      check.reason === "scheme_not_allowed"
+        ? "Image URLs must use https."
+        : `Not an allowed image URL: ${describeRefusal(check.reason, raw)}.`;
     return { ok: false, error: { path, message } };
   }
   const result = await safeFetchBytes(
     check.url.href,
     { method: "GET", headers: { accept: "image/png, image/jpeg, image/gif, image/webp" } },
-    { allowPrivate: rules.allowPrivateUrls, allowedSchemes: schemes, timeoutMs: IMAGE_FETCH_TIMEOUT_MS, maxBytes: rules.maxImageBytes, maxRedirects: IMAGE_FETCH_MAX_REDIRECTS, textOnly: false, fetchImpl: rules.fetchImpl },
+    {
+      allowPrivate: rules.allowPrivateUrls,
+      allowedSchemes: schemes,
+      timeoutMs: IMAGE_FETCH_TIMEOUT_MS,
+      maxBytes: rules.maxImageBytes,
+      maxRedirects: IMAGE_FETCH_MAX_REDIRECTS,
+      textOnly: false,
+      fetchImpl: rules.fetchImpl,
+    },
   );
   if (!result.ok) return { ok: false, error: { path, message: `The image could not be fetched: ${result.detail}.` } };
-  if (result.status < 200 || result.status > 299) return { ok: false, error: { path, message: `The image URL answered ${result.status}.` } };
+  if (result.status < 200 || result.status > 299)
+    return { ok: false, error: { path, message: `The image URL answered ${result.status}.` } };
   if (result.truncated) return { ok: false, error: tooLarge(path, rules.maxImageBytes) };
   return { ok: true, bytes: result.bytes, url: check.url.href };
 }

@@ -13,7 +13,11 @@ export type ResolvedLimits = { ok: true; limits: Limits } | { ok: false; errors:
  * agent's, themselves at most the tenant's). `max_tokens_per_day` is null for
  * "unlimited": any number lowers that, and null asked of a tenant with a cap would raise it.
  */
-export function resolveSessionLimits(tenant: Limits, requested: PartialLimits | undefined, ceiling: "tenant's" | "agent's" = "tenant's"): ResolvedLimits {
+export function resolveSessionLimits(
+  tenant: Limits,
+  requested: PartialLimits | undefined,
+  ceiling: "tenant's" | "agent's" = "tenant's",
+): ResolvedLimits {
   if (!requested) return { ok: true, limits: { ...tenant } };
   const errors: FieldError[] = [];
   const limits: Limits = { ...tenant };
@@ -22,7 +26,10 @@ export function resolveSessionLimits(tenant: Limits, requested: PartialLimits | 
     if (asked === undefined) continue;
     const allowed = tenant[name];
     if (raises(asked, allowed)) {
-      errors.push({ path: `body.limits.${name}`, message: `Must not exceed the ${ceiling} limit of ${allowed === null ? "unlimited" : allowed}.` });
+      errors.push({
+        path: `body.limits.${name}`,
+        message: `Must not exceed the ${ceiling} limit of ${allowed === null ? "unlimited" : allowed}.`,
+      });
       continue;
     }
     // The per-name assignment keeps each value with its own type (only one name is nullable).

@@ -49,16 +49,23 @@ export async function planSession(actor: Actor, body: CreateSessionRequest): Pro
  */
 function requireEndUserBody(body: CreateSessionRequest): void {
   if (body.agent === undefined) throw new ApiError("forbidden", "An end user starts sessions from an agent: name one in `agent`.");
-  if (body.notify_url !== undefined) throw new ApiError("validation_failed", undefined, { errors: [{ path: "body.notify_url", message: "An end user cannot choose where notifications go." }] });
+  if (body.notify_url !== undefined)
+    throw new ApiError("validation_failed", undefined, {
+      errors: [{ path: "body.notify_url", message: "An end user cannot choose where notifications go." }],
+    });
 }
 
 const BESIDE_AGENT = "Not allowed beside `agent`: the agent's definition sets it.";
 
 async function planAgentSession(actor: Actor, body: CreateSessionRequest): Promise<SessionPlan> {
   const beside = AGENT_OWNED_FIELDS.filter((field) => body[field] !== undefined);
-  if (beside.length > 0) throw new ApiError("validation_failed", undefined, { errors: beside.map((field) => ({ path: `body.${field}`, message: BESIDE_AGENT })) });
+  if (beside.length > 0)
+    throw new ApiError("validation_failed", undefined, {
+      errors: beside.map((field) => ({ path: `body.${field}`, message: BESIDE_AGENT })),
+    });
   const ref = body.agent === undefined ? null : parseAgentRef(body.agent);
-  if (ref === null) throw new ApiError("validation_failed", undefined, { errors: [{ path: "body.agent", message: "Not an agent reference." }] });
+  if (ref === null)
+    throw new ApiError("validation_failed", undefined, { errors: [{ path: "body.agent", message: "Not an agent reference." }] });
   const resolved = await new AgentClient(actor.env, actor.principal.tenantId).resolve(ref);
   const definition = configOf(resolved.definition);
   const fromAgent = (errors: FieldError[], fields: ReadonlySet<string>) => agentErrors(errors, fields, resolved.version);
@@ -66,9 +73,12 @@ async function planAgentSession(actor: Actor, body: CreateSessionRequest): Promi
   const ceiling = resolveSessionLimits(actor.limits, definition.limits);
   if (!ceiling.ok) throw new ApiError("validation_failed", undefined, { errors: fromAgent(ceiling.errors, new Set(["limits"])) });
   // null asks for none at all; absent keeps the agent's.
-  const metadata = body.metadata === null ? null : definition.metadata || body.metadata ? { ...definition.metadata, ...body.metadata } : undefined;
+  const metadata =
+    body.metadata === null ? null : definition.metadata || body.metadata ? { ...definition.metadata, ...body.metadata } : undefined;
   if (metadata && Object.keys(metadata).length > MAX_METADATA_ENTRIES) {
-    throw new ApiError("validation_failed", undefined, { errors: [{ path: "body.metadata", message: `With the agent's, at most ${MAX_METADATA_ENTRIES} entries.` }] });
+    throw new ApiError("validation_failed", undefined, {
+      errors: [{ path: "body.metadata", message: `With the agent's, at most ${MAX_METADATA_ENTRIES} entries.` }],
+    });
   }
   // The agent's author gave the grant; a caller who fills its templates with metadata of its own
   // chooses whose memory the session reads, and needs that access itself.
@@ -86,12 +96,16 @@ async function planAgentSession(actor: Actor, body: CreateSessionRequest): Promi
     output_schema: body.output_schema !== undefined ? body.output_schema : definition.output_schema,
   };
   // The fields whose values came from the definition rather than from the caller.
-  const agentFields = new Set<string>([...AGENT_OWNED_FIELDS, ...(["notify_url", "output_schema"] as const).filter((field) => body[field] === undefined)]);
+  const agentFields = new Set<string>([
+    ...AGENT_OWNED_FIELDS,
+    ...(["notify_url", "output_schema"] as const).filter((field) => body[field] === undefined),
+  ]);
   let prepared: PreparedSession;
   try {
     prepared = prepareSession({ ...actor, limits: ceiling.limits }, merged, "agent-session");
   } catch (error) {
-    if (error instanceof ApiError && error.errors) throw new ApiError("validation_failed", undefined, { errors: fromAgent(error.errors, agentFields) });
+    if (error instanceof ApiError && error.errors)
+      throw new ApiError("validation_failed", undefined, { errors: fromAgent(error.errors, agentFields) });
     throw error;
   }
   // The definition's agent tools were live when it was stored; one archived since is named here.

@@ -28,7 +28,9 @@ export function chooseModel(
 ): { ok: true; model: string } | { ok: false; error: FieldError } {
   if (requested === undefined) {
     const model = defaultModelFor(defaultModel, catalog, tenantModels);
-    return model ? { ok: true, model } : { ok: false, error: { path: "body.model", message: "Required: this tenant has no default model; name one it allows." } };
+    return model
+      ? { ok: true, model }
+      : { ok: false, error: { path: "body.model", message: "Required: this tenant has no default model; name one it allows." } };
   }
   if (isModelAllowed(catalog, tenantModels, requested)) return { ok: true, model: requested };
   return { ok: false, error: { path: "body.model", message: `The model "${requested}" is not available to this tenant.` } };
@@ -38,15 +40,32 @@ export function chooseModel(
  * Pure: why `reasoning` does not fit the session's model and limits. The catalog says which models
  * take it; a budget is Anthropic's alone, and is part of the answer's cap, so it must be below it.
  */
-export function reasoningProblems(reasoning: ReasoningSettings | null | undefined, model: string, catalog: ModelCatalog, maxTokensPerCall: number): FieldError[] {
+export function reasoningProblems(
+  reasoning: ReasoningSettings | null | undefined,
+  model: string,
+  catalog: ModelCatalog,
+  maxTokensPerCall: number,
+): FieldError[] {
   if (!reasoning) return [];
   if (!acceptsReasoning(catalog, model)) {
-    return [{ path: "body.reasoning", message: `The model "${model}" is not a reasoning model in the platform's catalog: it takes no reasoning settings.` }];
+    return [
+      {
+        path: "body.reasoning",
+        message: `The model "${model}" is not a reasoning model in the platform's catalog: it takes no reasoning settings.`,
+      },
+    ];
   }
   const budget = reasoning.budget_tokens;
   if (budget === undefined) return [];
-  if (parseModel(model).provider !== "anthropic") return [{ path: "body.reasoning.budget_tokens", message: "Only Anthropic models take a budget; give `effort`." }];
-  if (budget >= maxTokensPerCall) return [{ path: "body.reasoning.budget_tokens", message: `Must be below max_tokens_per_call (${maxTokensPerCall}), which counts thinking and answer together.` }];
+  if (parseModel(model).provider !== "anthropic")
+    return [{ path: "body.reasoning.budget_tokens", message: "Only Anthropic models take a budget; give `effort`." }];
+  if (budget >= maxTokensPerCall)
+    return [
+      {
+        path: "body.reasoning.budget_tokens",
+        message: `Must be below max_tokens_per_call (${maxTokensPerCall}), which counts thinking and answer together.`,
+      },
+    ];
   return [];
 }
 
@@ -95,7 +114,13 @@ export function prepareSession(actor: Actor, body: CreateSessionRequest, source:
     ...(model.ok && resolved.ok ? reasoningProblems(body.reasoning, model.model, config.models, resolved.limits.max_tokens_per_call) : []),
   ];
   if (errors.length > 0 || !resolved.ok || !model.ok) throw new ApiError("validation_failed", undefined, { errors });
-  return { limits: resolved.limits, model: model.model, tools: tools.tools, notify_url: notifyUrl?.ok ? notifyUrl.url : null, memory: memory?.ok ? memory.grant : null };
+  return {
+    limits: resolved.limits,
+    model: model.model,
+    tools: tools.tools,
+    notify_url: notifyUrl?.ok ? notifyUrl.url : null,
+    memory: memory?.ok ? memory.grant : null,
+  };
 }
 
 /**
@@ -107,12 +132,15 @@ export function prepareSession(actor: Actor, body: CreateSessionRequest, source:
 export function requireMemoryScopes(actor: Actor, grant: { write?: string[][] }): void {
   const needed: Scope[] = (grant.write?.length ?? 0) > 0 ? ["memory:read", "memory:write"] : ["memory:read"];
   const missing = needed.filter((scope) => !hasScope(actor.principal, scope));
-  if (missing.length > 0) throw new ApiError("forbidden", `A memory grant requires the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}.`);
+  if (missing.length > 0)
+    throw new ApiError("forbidden", `A memory grant requires the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}.`);
 }
 
 /** With a memory grant the memory tools are offered: no declared tool may take one of their names. */
 function memoryToolClashes(tools: readonly { name: string }[]): FieldError[] {
   return tools.flatMap((tool, i) =>
-    MEMORY_TOOL_NAMES.includes(tool.name) ? [{ path: `body.tools.${i}.name`, message: `"${tool.name}" is the name of a memory tool, which \`memory\` offers.` }] : [],
+    MEMORY_TOOL_NAMES.includes(tool.name)
+      ? [{ path: `body.tools.${i}.name`, message: `"${tool.name}" is the name of a memory tool, which \`memory\` offers.` }]
+      : [],
   );
 }

@@ -61,7 +61,11 @@ const FORBIDDEN_MCP_HEADERS: ReadonlySet<string> = new Set([
  */
 export function credentialHeadersSchema(forbidden: ReadonlySet<string>) {
   return boundedRecord(
-    z.string().max(MAX_MCP_HEADER_NAME_CHARS, { abort: true }).regex(MCP_HEADER_NAME_PATTERN, "Not an HTTP header name.").refine((name) => !forbidden.has(name.toLowerCase()), "This header is set by the platform."),
+    z
+      .string()
+      .max(MAX_MCP_HEADER_NAME_CHARS, { abort: true })
+      .regex(MCP_HEADER_NAME_PATTERN, "Not an HTTP header name.")
+      .refine((name) => !forbidden.has(name.toLowerCase()), "This header is set by the platform."),
     z.string().max(MAX_MCP_HEADER_VALUE_CHARS).regex(MCP_HEADER_VALUE_PATTERN, "Must be printable, without line breaks."),
     MAX_MCP_HEADERS,
     `At most ${MAX_MCP_HEADERS} headers.`,
@@ -113,7 +117,11 @@ export const InputImageBlockSchema = z
       z
         .object({
           type: z.literal("url"),
-          url: z.string().max(MAX_IMAGE_URL_CHARS).openapi({ format: "uri", description: "An https URL on the public internet; the platform fetches it once.", example: "https://example.com/receipt.png" }),
+          url: z.string().max(MAX_IMAGE_URL_CHARS).openapi({
+            format: "uri",
+            description: "An https URL on the public internet; the platform fetches it once.",
+            example: "https://example.com/receipt.png",
+          }),
         })
         .strict(),
     ]),
@@ -139,7 +147,10 @@ function inputProblem(input: string | z.infer<typeof InputBlockSchema>[]): strin
 
 export const RunInputSchema = z
   // The text's bounds are stated on the string and checked with the whole message (`inputProblem`).
-  .union([z.string().openapi({ maxLength: MAX_INPUT_CHARS, pattern: SOME_TEXT.source }), z.array(InputBlockSchema).min(1).max(MAX_INPUT_BLOCKS)])
+  .union([
+    z.string().openapi({ maxLength: MAX_INPUT_CHARS, pattern: SOME_TEXT.source }),
+    z.array(InputBlockSchema).min(1).max(MAX_INPUT_BLOCKS),
+  ])
   .superRefine((input, ctx) => {
     const problem = inputProblem(input);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
@@ -170,7 +181,10 @@ const SCHEMA_SIZE = { "x-max-json-chars": MAX_INPUT_SCHEMA_CHARS } as const;
 const InputSchemaSchema = z
   .record(z.string(), z.unknown())
   .refine((schema) => schema.type === "object", 'Must be a JSON Schema with "type": "object" at the top.')
-  .refine((schema) => JSON.stringify(schema).length <= MAX_INPUT_SCHEMA_CHARS, `Must be at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON.`)
+  .refine(
+    (schema) => JSON.stringify(schema).length <= MAX_INPUT_SCHEMA_CHARS,
+    `Must be at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON.`,
+  )
   .refine((schema) => jsonDepth(schema) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
   .openapi({
     ...SCHEMA_SIZE,
@@ -186,7 +200,10 @@ const InputSchemaSchema = z
 export const OutputSchemaSchema = z
   .record(z.string(), z.unknown())
   .refine((schema) => schema.type === "object", 'Must be a JSON Schema with "type": "object" at the top.')
-  .refine((schema) => JSON.stringify(schema).length <= MAX_INPUT_SCHEMA_CHARS, `Must be at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON.`)
+  .refine(
+    (schema) => JSON.stringify(schema).length <= MAX_INPUT_SCHEMA_CHARS,
+    `Must be at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON.`,
+  )
   .refine((schema) => jsonDepth(schema) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
   .openapi("OutputSchema", {
     ...SCHEMA_SIZE,
@@ -234,7 +251,10 @@ export const WebhookToolSchema = z
     name: ToolNameSchema,
     description: ToolDescriptionSchema,
     input_schema: InputSchemaSchema,
-    url: z.string().max(MAX_WEBHOOK_URL_CHARS).openapi({ format: "uri", description: "An https URL on the public internet.", example: "https://example.com/tools/lookup" }),
+    url: z
+      .string()
+      .max(MAX_WEBHOOK_URL_CHARS)
+      .openapi({ format: "uri", description: "An https URL on the public internet.", example: "https://example.com/tools/lookup" }),
     requires_approval: RequiresApprovalSchema,
     approval_timeout_seconds: ApprovalTimeoutSchema,
     at_most_once: z.boolean().optional().openapi({ description: "Never retried, even after a timeout or a 5xx." }),
@@ -262,7 +282,11 @@ export const McpToolSchema = z
       .max(MAX_MCP_SERVER_NAME_CHARS)
       .regex(MCP_SERVER_NAME_PATTERN, `Must be 1-${MAX_MCP_SERVER_NAME_CHARS} letters, digits or \`-\`, with single \`_\` between them.`)
       .openapi({ description: "The server's name; its tools are offered to the model as `<name>__<tool>`.", example: "docs" }),
-    url: z.string().max(MAX_WEBHOOK_URL_CHARS).openapi({ format: "uri", description: "The server's Streamable HTTP endpoint: https, on the public internet.", example: "https://mcp.example.com/mcp" }),
+    url: z.string().max(MAX_WEBHOOK_URL_CHARS).openapi({
+      format: "uri",
+      description: "The server's Streamable HTTP endpoint: https, on the public internet.",
+      example: "https://mcp.example.com/mcp",
+    }),
     allowed_tools: z
       .array(z.string().min(1).max(MAX_MCP_TOOL_NAME_CHARS))
       .max(MAX_RUN_TOOLS)
@@ -271,10 +295,13 @@ export const McpToolSchema = z
     headers: credentialHeadersSchema(FORBIDDEN_MCP_HEADERS)
       .optional()
       .openapi({
-        description: "Sent with every request to the server, e.g. `Authorization`. Write-only: every response shows each value as `********`.",
+        description:
+          "Sent with every request to the server, e.g. `Authorization`. Write-only: every response shows each value as `********`.",
         example: { Authorization: "Bearer <token>" },
       }),
-    requires_approval: RequiresApprovalSchema.openapi({ description: "Each call of any of the server's tools waits for an approve or deny first." }),
+    requires_approval: RequiresApprovalSchema.openapi({
+      description: "Each call of any of the server's tools waits for an approve or deny first.",
+    }),
     approval_timeout_seconds: ApprovalTimeoutSchema,
   })
   .strict()
@@ -301,23 +328,28 @@ export const AgentToolSchema = z
   .strict()
   .openapi("AgentTool", {
     description:
-      "A sub-agent. The model calls it with `{ \"input\": string }`; each call starts a child session of the agent (same tenant and `created_by`, " +
+      'A sub-agent. The model calls it with `{ "input": string }`; each call starts a child session of the agent (same tenant and `created_by`, ' +
       "`parent` naming this session and the call) and the session waits (`waiting_subagents`, holding no run slot) until the child ends. " +
       "The child's `output` (as JSON text) when it has an output schema, else its final text, is the call's result; a failed or cancelled child gives an error result.",
   });
 
-export const ToolSchema = z.discriminatedUnion("type", [BuiltinToolSchema, WebhookToolSchema, ClientToolSchema, McpToolSchema, AgentToolSchema]).openapi("Tool");
+export const ToolSchema = z
+  .discriminatedUnion("type", [BuiltinToolSchema, WebhookToolSchema, ClientToolSchema, McpToolSchema, AgentToolSchema])
+  .openapi("Tool");
 
 // ---- the session's settings and the bodies -------------------------------------------------
 
 export const ContextSettingsSchema = z
   .object({
-    strategy: z.enum(CONTEXT_STRATEGIES).default("auto").openapi({
-      description:
-        "How the history is fitted to the model's input before each call. `auto`: the task and the newest messages that fit the budget; " +
-        "`last_messages`: the task and a fixed count of the newest messages; `summary`: older messages are folded into a running summary " +
-        "(made by the model, counted in usage) sent with the task and the newest messages.",
-    }),
+    strategy: z
+      .enum(CONTEXT_STRATEGIES)
+      .default("auto")
+      .openapi({
+        description:
+          "How the history is fitted to the model's input before each call. `auto`: the task and the newest messages that fit the budget; " +
+          "`last_messages`: the task and a fixed count of the newest messages; `summary`: older messages are folded into a running summary " +
+          "(made by the model, counted in usage) sent with the task and the newest messages.",
+      }),
     max_input_tokens: z
       .number()
       .int()
@@ -339,16 +371,20 @@ export const ContextSettingsSchema = z
     path: ["last_messages"],
   })
   .openapi("ContextSettings", {
-    description: "The session's context window. The session's first user message and the current run's are always sent; a tool_use is never sent without its result.",
+    description:
+      "The session's context window. The session's first user message and the current run's are always sent; a tool_use is never sent without its result.",
   });
 
 export const ReasoningSettingsSchema = z
   .object({
-    effort: z.enum(REASONING_EFFORTS).optional().openapi({
-      description:
-        "How hard the model thinks. Chat Completions: `reasoning_effort`. Anthropic: a thinking budget of " +
-        `${EFFORT_BUDGETS.low}, ${EFFORT_BUDGETS.medium} or ${EFFORT_BUDGETS.high} tokens (\`medium\` when neither field is given).`,
-    }),
+    effort: z
+      .enum(REASONING_EFFORTS)
+      .optional()
+      .openapi({
+        description:
+          "How hard the model thinks. Chat Completions: `reasoning_effort`. Anthropic: a thinking budget of " +
+          `${EFFORT_BUDGETS.low}, ${EFFORT_BUDGETS.medium} or ${EFFORT_BUDGETS.high} tokens (\`medium\` when neither field is given).`,
+      }),
     budget_tokens: z
       .number()
       .int()
@@ -403,7 +439,10 @@ export const SESSION_CONFIG_FIELDS = {
   limits: SessionLimitsSchema.optional(),
   context: ContextSettingsSchema.optional(),
   // A union rather than `.nullable()`, so the named schema itself stays an object (see output_schema).
-  reasoning: z.union([ReasoningSettingsSchema, z.null()]).optional().openapi({ description: "The model's reasoning before it answers; null or absent: none asked for." }),
+  reasoning: z
+    .union([ReasoningSettingsSchema, z.null()])
+    .optional()
+    .openapi({ description: "The model's reasoning before it answers; null or absent: none asked for." }),
   output_schema: z
     .union([OutputSchemaSchema, z.null()])
     .optional()
@@ -451,15 +490,17 @@ export const IF_RUNNING = ["reject", "enqueue", "interrupt"] as const;
 export const AddMessageRequestSchema = z
   .object({
     input: RunInputSchema,
-    if_running: z.enum(IF_RUNNING).default("reject").openapi({
-      description:
-        "What to do while a run is going. `reject`: 409. `enqueue`: the message waits and starts the next run as soon as the current one ends " +
-        "(in order; a cancel drops the queue). `interrupt`: the current run is stopped as a cancel would stop it and a new run starts with the message.",
+    if_running: z
+      .enum(IF_RUNNING)
+      .default("reject")
+      .openapi({
+        description:
+          "What to do while a run is going. `reject`: 409. `enqueue`: the message waits and starts the next run as soon as the current one ends " +
+          "(in order; a cancel drops the queue). `interrupt`: the current run is stopped as a cancel would stop it and a new run starts with the message.",
+      }),
+    output_schema: z.union([OutputSchemaSchema, z.null()]).optional().openapi({
+      description: "The schema of this run's answer; null asks for a free answer; absent takes the session's `output_schema`.",
     }),
-    output_schema: z
-      .union([OutputSchemaSchema, z.null()])
-      .optional()
-      .openapi({ description: "The schema of this run's answer; null asks for a free answer; absent takes the session's `output_schema`." }),
   })
   .strict()
   .openapi("AddMessageRequest");

@@ -30,7 +30,13 @@ function budgetUsedUp(retryAfterSeconds: number): ApiError {
  * of the index in one call. The slot is a reservation the index holds until the session reports
  * itself running, or a short TTL if the start fails.
  */
-export async function admitRun(env: Env, principal: Pick<Principal, "tenantId" | "subject" | "keyId">, sessionId: string, limits: Limits, now: number): Promise<void> {
+export async function admitRun(
+  env: Env,
+  principal: Pick<Principal, "tenantId" | "subject" | "keyId">,
+  sessionId: string,
+  limits: Limits,
+  now: number,
+): Promise<void> {
   const tenantId = principal.tenantId;
   const input: AdmitRunInput = {
     sessionId,
@@ -45,7 +51,8 @@ export async function admitRun(env: Env, principal: Pick<Principal, "tenantId" |
   };
   const slot = await tenantIndexStub(env, tenantId).admitRun(tenantId, input);
   if (slot.ok) return;
-  if (slot.code === "budget_used" && slot.budget) throw new ApiError("rate_limited", BUDGET_TEXT[slot.budget], { retryAfterSeconds: slot.retryAfterSeconds });
+  if (slot.code === "budget_used" && slot.budget)
+    throw new ApiError("rate_limited", BUDGET_TEXT[slot.budget], { retryAfterSeconds: slot.retryAfterSeconds });
   if (slot.code === "budget_used") throw budgetUsedUp(slot.retryAfterSeconds);
   // The tenant was suspended after this request was admitted.
   if (slot.code === "suspended") throw new ApiError("tenant_suspended");

@@ -44,7 +44,13 @@ export interface ChildPlan {
  * told of (an archived agent, a model the tenant no longer allows) is an error result for the
  * parent's model; anything else (an unreachable store) is thrown, for the unit to try again.
  */
-export async function planChild(env: Env, parent: ChildOf, spec: AgentToolSpec, childId: string, input: string): Promise<({ ok: true } & ChildPlan) | { ok: false; error: string }> {
+export async function planChild(
+  env: Env,
+  parent: ChildOf,
+  spec: AgentToolSpec,
+  childId: string,
+  input: string,
+): Promise<({ ok: true } & ChildPlan) | { ok: false; error: string }> {
   const index = tenantIndexStub(env, parent.tenantId);
   const [config, settings] = await Promise.all([index.getConfig(parent.tenantId), index.getSettings(parent.tenantId)]);
   if (config.suspended) return { ok: false, error: "the tenant is suspended" };
@@ -52,14 +58,29 @@ export async function planChild(env: Env, parent: ChildOf, spec: AgentToolSpec, 
     env,
     config: loadConfig(env),
     // The child acts for whoever the parent acts for; it reads and writes sessions only.
-    principal: { tenantId: parent.tenantId, subject: parent.createdBy, scopes: ["sessions:read", "sessions:write"], via: "jwt", ...(parent.keyId ? { keyId: parent.keyId } : {}) },
+    principal: {
+      tenantId: parent.tenantId,
+      subject: parent.createdBy,
+      scopes: ["sessions:read", "sessions:write"],
+      via: "jwt",
+      ...(parent.keyId ? { keyId: parent.keyId } : {}),
+    },
     limits: config.effective_limits,
     settings,
     models: config.models,
   };
   try {
     const { body, prepared, agent, agentName } = await planSession(actor, { agent: spec.agent, input });
-    const init = buildSessionInit(childId, actor.principal, { ...body, tools: prepared.tools, notify_url: prepared.notify_url }, prepared.limits, prepared.model, agent, prepared.memory, agentName);
+    const init = buildSessionInit(
+      childId,
+      actor.principal,
+      { ...body, tools: prepared.tools, notify_url: prepared.notify_url },
+      prepared.limits,
+      prepared.model,
+      agent,
+      prepared.memory,
+      agentName,
+    );
     // Traced by the tenant's own setting, as any run; in the parent's trace when the parent's run is traced.
     const trace = traceRequest(settings, parent.traceparent);
     return {
@@ -68,7 +89,8 @@ export async function planChild(env: Env, parent: ChildOf, spec: AgentToolSpec, 
       options: trace ? { trace } : {},
     };
   } catch (error) {
-    if (error instanceof ApiError && error.status < 500) return { ok: false, error: `the agent ${spec.agent} could not be started: ${refusalText(error)}` };
+    if (error instanceof ApiError && error.status < 500)
+      return { ok: false, error: `the agent ${spec.agent} could not be started: ${refusalText(error)}` };
     throw error;
   }
 }

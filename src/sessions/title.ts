@@ -18,5 +18,10 @@ export function sessionTitle(content: readonly ContentBlock[]): string | null {
   if (text === "") return null;
   const chars = Array.from(text);
   // Cut by code points, so a title never ends in half a surrogate pair.
-  return chars.length <= MAX_TITLE_CHARS ? text : `${chars.slice(0, MAX_TITLE_CHARS - 1).join("").trimEnd()}…`;
+  return chars.length <= MAX_TITLE_CHARS
+    ? text
+    : `${chars
+        .slice(0, MAX_TITLE_CHARS - 1)
+        .join("")
+        .trimEnd()}…`;
 }

@@ -89,9 +89,17 @@ function schemaProblems(tools: readonly ToolSpec[]): FieldError[] {
   const schemas = tools.flatMap((tool, i) => (tool.type === "webhook" || tool.type === "client" ? [{ i, schema: tool.input_schema }] : []));
   const total = schemas.reduce((sum, { schema }) => sum + estimateSchemaPatterns(schema), 0);
   if (total > MAX_REQUEST_PATTERN_SIZE) {
-    return [{ path: "body.tools", message: `The tools' patterns may expand to at most ${MAX_REQUEST_PATTERN_SIZE} steps in all (counted repetitions such as {1000} count in full).` }];
+    return [
+      {
+        path: "body.tools",
+        message: `The tools' patterns may expand to at most ${MAX_REQUEST_PATTERN_SIZE} steps in all (counted repetitions such as {1000} count in full).`,
+      },
+    ];
   }
   return schemas.flatMap(({ i, schema }) =>
-    checkSchema(schema).map((problem) => ({ path: ["body", "tools", String(i), "input_schema", ...problem.path].join("."), message: problem.message })),
+    checkSchema(schema).map((problem) => ({
+      path: ["body", "tools", String(i), "input_schema", ...problem.path].join("."),
+      message: problem.message,
+    })),
   );
 }

@@ -8,11 +8,29 @@ import type { MemoryGrant } from "../memory/namespace";
 import type { TraceRequest } from "../traces/types";
 
 /** Every session status: the one list the types, the API schemas and the tenant index use. */
-export const SESSION_STATUSES = ["idle", "queued", "running", "waiting_approval", "waiting_tool_output", "waiting_subagents", "paused", "done", "failed", "cancelled"] as const;
+export const SESSION_STATUSES = [
+  "idle",
+  "queued",
+  "running",
+  "waiting_approval",
+  "waiting_tool_output",
+  "waiting_subagents",
+  "paused",
+  "done",
+  "failed",
+  "cancelled",
+] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
 /** A run is going: a new one cannot start, and it can be cancelled. */
-export const ACTIVE_STATUSES: readonly SessionStatus[] = ["queued", "running", "waiting_approval", "waiting_tool_output", "waiting_subagents", "paused"];
+export const ACTIVE_STATUSES: readonly SessionStatus[] = [
+  "queued",
+  "running",
+  "waiting_approval",
+  "waiting_tool_output",
+  "waiting_subagents",
+  "paused",
+];
 /**
  * The statuses that hold one of the tenant's run slots. A session waiting for a person, a
  * client, a resume or a free slot holds none.
@@ -164,7 +182,9 @@ export function addUsage(usage: Usage, call: Omit<Usage, "steps">, steps: number
     cache_read_tokens: (usage.cache_read_tokens ?? 0) + call.cache_read_tokens,
     cache_write_tokens: (usage.cache_write_tokens ?? 0) + call.cache_write_tokens,
     // Present once a provider reported it apart, even as 0.
-    ...(usage.reasoning_tokens !== undefined || call.reasoning_tokens !== undefined ? { reasoning_tokens: (usage.reasoning_tokens ?? 0) + (call.reasoning_tokens ?? 0) } : {}),
+    ...(usage.reasoning_tokens !== undefined || call.reasoning_tokens !== undefined
+      ? { reasoning_tokens: (usage.reasoning_tokens ?? 0) + (call.reasoning_tokens ?? 0) }
+      : {}),
   };
 }
 
@@ -313,7 +333,10 @@ export interface ForkOrigin {
   seq: number;
 }
 
-export interface Session extends Omit<SessionInit, "context" | "output_schema" | "notify_url" | "agent" | "agent_name" | "forked_from" | "memory" | "reasoning" | "parent" | "depth"> {
+export interface Session extends Omit<
+  SessionInit,
+  "context" | "output_schema" | "notify_url" | "agent" | "agent_name" | "forked_from" | "memory" | "reasoning" | "parent" | "depth"
+> {
   agent: AgentPin | null;
   parent: ParentLink | null;
   memory: MemoryGrant | null;

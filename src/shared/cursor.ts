@@ -5,7 +5,19 @@
  */
 
 /** The lists with tuple cursors; written into each cursor, so no list reads another's as a position. */
-export type CursorList = "sessions" | "schedules" | "firings" | "webhooks" | "deliveries" | "api_keys" | "tenants" | "tool_calls" | "agents" | "agent_versions" | "memory_namespaces" | "audit_log";
+export type CursorList =
+  | "sessions"
+  | "schedules"
+  | "firings"
+  | "webhooks"
+  | "deliveries"
+  | "api_keys"
+  | "tenants"
+  | "tool_calls"
+  | "agents"
+  | "agent_versions"
+  | "memory_namespaces"
+  | "audit_log";
 
 /**
  * A sequence number in a query (a message's or a step's `seq`, an event's id): decimal digits,

@@ -45,13 +45,20 @@ export const ENCODERS: readonly SecretEncoder[] = [
   { name: "hex", encode: (_, bytes) => [hex(bytes), [...bytes].map((byte) => `\\x${hex([byte])}`).join("")] },
   {
     name: "percent",
-    encode: (secret, bytes) => [encodeURIComponent(secret), encodeURIComponent(secret).replace(/%20/g, "+"), encodeURI(secret), [...bytes].map((byte) => `%${hex([byte])}`).join("")],
+    encode: (secret, bytes) => [
+      encodeURIComponent(secret),
+      encodeURIComponent(secret).replace(/%20/g, "+"),
+      encodeURI(secret),
+      [...bytes].map((byte) => `%${hex([byte])}`).join(""),
+    ],
   },
   {
     name: "json",
     encode: (secret) => {
       const once = JSON.stringify(secret).slice(1, -1);
-      const unicode = [...secret].map((char) => [...char].map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`).join("")).join("");
+      const unicode = [...secret]
+        .map((char) => [...char].map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""))
+        .join("");
       return [once, once.replace(/\//g, "\\/"), JSON.stringify(once).slice(1, -1), unicode];
     },
   },
@@ -234,7 +241,7 @@ export class SecretMasker {
 /** Where the window of `window` non-space characters that ends at `last` starts: walked back only on a hash hit, which is rare. */
 function windowStart(text: string, last: number, window: number): number {
   let i = last;
-  for (let left = window - 1; left > 0; ) if (!isSpace(text.charCodeAt(--i))) left--;
+  for (let left = window - 1; left > 0;) if (!isSpace(text.charCodeAt(--i))) left--;
   return i;
 }
 

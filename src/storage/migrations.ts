@@ -74,7 +74,11 @@ export interface Baseline {
  */
 function holdsAnyTable(storage: DurableObjectStorage, baseline: Baseline): boolean {
   const names = baseline.statements.flatMap((statement) => /^\s*CREATE TABLE (?:IF NOT EXISTS )?"?(\w+)/i.exec(statement)?.[1] ?? []);
-  return storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN (SELECT value FROM json_each(?)) LIMIT 1", JSON.stringify(names)).toArray().length > 0;
+  return (
+    storage.sql
+      .exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN (SELECT value FROM json_each(?)) LIMIT 1", JSON.stringify(names))
+      .toArray().length > 0
+  );
 }
 
 /** A list with gaps or repeats is a programming error that must fail every test, not one object. */

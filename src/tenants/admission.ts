@@ -66,7 +66,14 @@ export function admit(config: ConfigState, limiter: RateLimiter, input: AdmitInp
   const taken = limiter.take(windows, input.now);
   const rate = report(windows, taken.remaining, taken.resetSeconds);
   if (!taken.ok) return { ok: false, code: "rate_limited", retryAfterSeconds: taken.retryAfterSeconds, rate };
-  return { ok: true, limits: config.limits, suspended: false, settings: config.settings, rate, ...(config.models !== null ? { models: config.models } : {}) };
+  return {
+    ok: true,
+    limits: config.limits,
+    suspended: false,
+    settings: config.settings,
+    rate,
+    ...(config.models !== null ? { models: config.models } : {}),
+  };
 }
 
 /** Pure: the windows a request is counted in, by its lane. */
@@ -88,7 +95,8 @@ function windowsFor(limits: Limits, input: Pick<AdmitInput, "bucket" | "kind" | 
   ];
   // Minting end-user tokens is counted in the interactive windows and in one of its own for the
   // whole tenant, so a leaked minting key cannot hand out tokens at the full request rate.
-  if (input.kind === "end_user_token") return [...interactive, { name: "end-user-tokens", key: "end_user_tokens", limit: limits.end_user_tokens_per_minute }];
+  if (input.kind === "end_user_token")
+    return [...interactive, { name: "end-user-tokens", key: "end_user_tokens", limit: limits.end_user_tokens_per_minute }];
   return interactive;
 }
 

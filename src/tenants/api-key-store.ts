@@ -68,7 +68,8 @@ export function keyTokenBudget(sql: SqlStorage, keyId: string): number | null {
 /** `found`: the key exists; `revoked`: this call revoked it (false when it already was). */
 export function revokeApiKey(sql: SqlStorage, keyId: string, now: number): { found: boolean; revoked: boolean } {
   const found = sql.exec(`SELECT 1 FROM api_keys WHERE key_id = ?`, keyId).toArray().length > 0;
-  const revoked = found && sql.exec(`UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL`, now, keyId).rowsWritten > 0;
+  const revoked =
+    found && sql.exec(`UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL`, now, keyId).rowsWritten > 0;
   return { found, revoked };
 }
 

@@ -44,7 +44,14 @@ export function parseNoteStream(input: NoteStreamInput): NoteStreamInput {
  * caller in the same turn. The stream's deadline comes forward to its key's expiry: a token
  * exchanged from a key may outlive the key, a stream opened with it may not.
  */
-export function noteStream(sql: SqlStorage, input: NoteStreamInput, key: ApiKeyRecord | null, suspended: boolean, max: number, retryAfterSeconds: number): StreamNote {
+export function noteStream(
+  sql: SqlStorage,
+  input: NoteStreamInput,
+  key: ApiKeyRecord | null,
+  suspended: boolean,
+  max: number,
+  retryAfterSeconds: number,
+): StreamNote {
   if (suspended) return { ok: false, reason: "suspended" };
   if (input.keyId !== null && (key === null || keyStandingProblem(key, input.now) !== null)) return { ok: false, reason: "credentials" };
   sql.exec(
@@ -72,9 +79,11 @@ export function countOpenStreams(sql: SqlStorage, now: number): number {
 
 /** Removes the rows of streams that closed; unknown ids are ignored. */
 export function forgetStreams(sql: SqlStorage, streamIds: unknown): number {
-  if (!Array.isArray(streamIds) || streamIds.length > MAX_FORGOTTEN_STREAMS) throw new TypeError(`streamIds must be an array of at most ${MAX_FORGOTTEN_STREAMS} ids`);
+  if (!Array.isArray(streamIds) || streamIds.length > MAX_FORGOTTEN_STREAMS)
+    throw new TypeError(`streamIds must be an array of at most ${MAX_FORGOTTEN_STREAMS} ids`);
   let removed = 0;
-  for (const id of streamIds) removed += sql.exec(`DELETE FROM open_streams WHERE stream_id = ?`, requireString("streamId", id)).rowsWritten;
+  for (const id of streamIds)
+    removed += sql.exec(`DELETE FROM open_streams WHERE stream_id = ?`, requireString("streamId", id)).rowsWritten;
   return removed;
 }
 
@@ -98,7 +107,13 @@ function recountWait(kv: SyncKvStorage, now: number): number {
  * of the others: only the rows read before asking, so a stream noted meanwhile is kept. A session
  * object that cannot be reached keeps its rows. Returns how many rows went.
  */
-export async function recountOpenStreams(env: Cloudflare.Env, tenantId: string, sql: SqlStorage, kv: SyncKvStorage, now: number): Promise<number> {
+export async function recountOpenStreams(
+  env: Cloudflare.Env,
+  tenantId: string,
+  sql: SqlStorage,
+  kv: SyncKvStorage,
+  now: number,
+): Promise<number> {
   kv.put(RECOUNTED_AT_KEY, now);
   const noted = new Map<string, string[]>();
   for (const row of sql.exec(`SELECT stream_id, session_id FROM open_streams WHERE expires_at > ?`, now)) {

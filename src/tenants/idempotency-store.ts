@@ -28,11 +28,20 @@ export function parseReleaseIdempotent(input: ReleaseIdempotentInput): ReleaseId
 }
 
 export function parseBeginIdempotent(input: BeginIdempotentInput): BeginIdempotentInput {
-  return { ...parseReleaseIdempotent(input), bodyHash: requireString("bodyHash", input.bodyHash, MAX_IDEMPOTENCY_FIELD_CHARS), now: requireNow(input.now) };
+  return {
+    ...parseReleaseIdempotent(input),
+    bodyHash: requireString("bodyHash", input.bodyHash, MAX_IDEMPOTENCY_FIELD_CHARS),
+    now: requireNow(input.now),
+  };
 }
 
 export function parseCompleteIdempotent(input: CompleteIdempotentInput): CompleteIdempotentInput {
-  return { ...parseReleaseIdempotent(input), status: requireInt("status", input.status, 100, 599), body: input.body, now: requireNow(input.now) };
+  return {
+    ...parseReleaseIdempotent(input),
+    status: requireInt("status", input.status, 100, 599),
+    body: input.body,
+    now: requireNow(input.now),
+  };
 }
 
 interface IdempotencyRow extends Record<string, string | number | null> {

@@ -220,7 +220,8 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 11,
-    description: "each session's title (its first input, cut) and its metadata entries, for lists that say what a session is and find it by a label",
+    description:
+      "each session's title (its first input, cut) and its metadata entries, for lists that say what a session is and find it by a label",
     up: (storage) =>
       execAll(storage.sql, [
         // Rows from before stay null until their session reports again (sessions-store.ts).

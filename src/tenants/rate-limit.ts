@@ -54,7 +54,12 @@ export class RateLimiter {
     const used = windows.map((window) => usedIn(this.#windows.get(window.key), now));
     const resetSeconds = secondsToWindowEnd(now);
     if (windows.some((window, i) => used[i]! >= window.limit)) {
-      return { ok: false, remaining: windows.map((window, i) => Math.max(0, window.limit - used[i]!)), resetSeconds, retryAfterSeconds: resetSeconds };
+      return {
+        ok: false,
+        remaining: windows.map((window, i) => Math.max(0, window.limit - used[i]!)),
+        resetSeconds,
+        retryAfterSeconds: resetSeconds,
+      };
     }
     const start = windowStartOf(now);
     for (const { key } of windows) {

@@ -27,13 +27,22 @@ export interface DeletionRecord {
 }
 
 export function readDeletion(sql: SqlStorage, tenantId: string): DeletionRecord | null {
-  const row = sql.exec<{ started_at: number; finished_at: number | null }>(`SELECT started_at, finished_at FROM tenant_deletions WHERE tenant_id = ?`, tenantId).toArray()[0];
+  const row = sql
+    .exec<{ started_at: number; finished_at: number | null }>(
+      `SELECT started_at, finished_at FROM tenant_deletions WHERE tenant_id = ?`,
+      tenantId,
+    )
+    .toArray()[0];
   return row ? { started_at: row.started_at, finished_at: row.finished_at } : null;
 }
 
 /** Insert-if-absent: a deletion asked for again keeps its first start. */
 export function beginDeletion(sql: SqlStorage, tenantId: string, startedAt: number): DeletionRecord {
-  sql.exec(`INSERT INTO tenant_deletions (tenant_id, started_at, finished_at) VALUES (?, ?, NULL) ON CONFLICT (tenant_id) DO NOTHING`, tenantId, startedAt);
+  sql.exec(
+    `INSERT INTO tenant_deletions (tenant_id, started_at, finished_at) VALUES (?, ?, NULL) ON CONFLICT (tenant_id) DO NOTHING`,
+    tenantId,
+    startedAt,
+  );
   return readDeletion(sql, tenantId)!;
 }
 

@@ -79,7 +79,9 @@ export function trackQueue(sql: SqlStorage, sessionId: string, queued: boolean, 
  */
 export function grantQueuedSlots(sql: SqlStorage, maxConcurrent: number, now: number): string[] {
   sql.exec(`DELETE FROM run_reservations WHERE expires_at <= ?`, now);
-  sql.exec(`UPDATE run_queue SET granted_at = NULL WHERE granted_at IS NOT NULL AND session_id NOT IN (SELECT session_id FROM run_reservations)`);
+  sql.exec(
+    `UPDATE run_queue SET granted_at = NULL WHERE granted_at IS NOT NULL AND session_id NOT IN (SELECT session_id FROM run_reservations)`,
+  );
   const free = maxConcurrent - slotsInUse(sql, "");
   if (free <= 0) return [];
   const ids = sql
@@ -95,7 +97,10 @@ export function grantQueuedSlots(sql: SqlStorage, maxConcurrent: number, now: nu
 
 /** Granted sessions that have not reported running yet: they are told (again) of their slot. */
 export function grantedSessions(sql: SqlStorage): string[] {
-  return sql.exec<{ session_id: string }>(`SELECT session_id FROM run_queue WHERE granted_at IS NOT NULL ORDER BY queued_at`).toArray().map((row) => row.session_id);
+  return sql
+    .exec<{ session_id: string }>(`SELECT session_id FROM run_queue WHERE granted_at IS NOT NULL ORDER BY queued_at`)
+    .toArray()
+    .map((row) => row.session_id);
 }
 
 /** How soon a pump must look again at the queue. */

@@ -9,8 +9,11 @@ import type { SessionReport } from "./types";
 import { canonicalModel } from "../sessions/object/model/catalog";
 import { optionalString, optionalStringRecord, requireInt, requireIsoMs, requireString } from "./validate";
 
-export const METADATA_BOUNDS = { maxEntries: MAX_METADATA_ENTRIES, maxKeyChars: MAX_METADATA_KEY_CHARS, maxValueChars: MAX_METADATA_VALUE_CHARS };
-
+export const METADATA_BOUNDS = {
+  maxEntries: MAX_METADATA_ENTRIES,
+  maxKeyChars: MAX_METADATA_KEY_CHARS,
+  maxValueChars: MAX_METADATA_VALUE_CHARS,
+};
 
 /** A report in the form the sessions table stores it. */
 export interface ReportRow {

@@ -46,9 +46,7 @@ export function recordSessionReport(sql: SqlStorage, report: ReportRow): boolean
     if (report.created_at <= removed.removed_at) return false;
     sql.exec(`DELETE FROM removed_sessions WHERE id = ?`, report.id);
   }
-  const previous = sql
-    .exec<SessionRow>(`SELECT * FROM sessions WHERE id = ?`, report.id)
-    .toArray()[0];
+  const previous = sql.exec<SessionRow>(`SELECT * FROM sessions WHERE id = ?`, report.id).toArray()[0];
   if (previous && report.revision <= previous.revision) return false;
   sql.exec(
     `INSERT INTO sessions (id, created_by, status, stop_reason, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, steps, created_at, updated_at, revision, agent_id, agent_version, parent_session_id, title, model, api_key_id, runs)
@@ -242,7 +240,10 @@ export function activeSessionIds(sql: SqlStorage, filter: SessionFilter): string
     query += " AND agent_id = ?";
     args.push(filter.agent_id);
   }
-  return sql.exec<{ id: string }>(query, ...args).toArray().map((row) => row.id);
+  return sql
+    .exec<{ id: string }>(query, ...args)
+    .toArray()
+    .map((row) => row.id);
 }
 
 function toSummary(row: SessionRow): SessionSummary {

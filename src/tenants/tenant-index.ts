@@ -74,9 +74,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     this.#alarms = new AlarmClock(ctx.storage);
-    this.#binding = new TenantBinding(ctx.storage.kv, (tenantId, createdAt) =>
-      tenantRegistryStub(env).register(tenantId, createdAt),
-    );
+    this.#binding = new TenantBinding(ctx.storage.kv, (tenantId, createdAt) => tenantRegistryStub(env).register(tenantId, createdAt));
     this.#host = {
       env,
       get sql() {
@@ -137,7 +135,13 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   async admitApiKey(tenantId: string, keyId: string, input: T.AdmitApiKeyInput): Promise<T.ApiKeyAdmission> {
     const secretHash = requireString("secretHash", input.secretHash);
     // The key's scopes, from its record: the gateway does not know them before this call.
-    return this.#admitWithKey(tenantId, keyId, input, (record, id, now) => checkApiKeyRecord({ tenantId, keyId: id }, secretHash, record, now) === null, keyScopes);
+    return this.#admitWithKey(
+      tenantId,
+      keyId,
+      input,
+      (record, id, now) => checkApiKeyRecord({ tenantId, keyId: id }, secretHash, record, now) === null,
+      keyScopes,
+    );
   }
 
   async admitExchangedToken(tenantId: string, keyId: string, input: T.AdmitRequestInput): Promise<T.ApiKeyAdmission> {
@@ -304,7 +308,11 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return notificationCalls.deleteWebhookEndpoint(await this.#enter(tenantId), endpointId, parseAuditContext(by));
   }
 
-  async listWebhookDeliveries(tenantId: string, endpointId: string, input: T.DeliveryListInput): Promise<Page<NotificationDelivery> | null> {
+  async listWebhookDeliveries(
+    tenantId: string,
+    endpointId: string,
+    input: T.DeliveryListInput,
+  ): Promise<Page<NotificationDelivery> | null> {
     return notificationCalls.listWebhookDeliveries(await this.#enter(tenantId), endpointId, input);
   }
 
@@ -317,7 +325,9 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   async recordAudit(tenantId: string, entries: readonly (AuditEntry | AuditRecordInput)[]): Promise<AuditEntry[]> {
     if (!Array.isArray(entries)) throw new TypeError("entries: not a list");
     const host = await this.#enter(tenantId);
-    const parsed = entries.map((item: AuditEntry | AuditRecordInput) => ("change" in item ? { by: parseAuditContext(item.by), change: parseAuditChange(item.change) } : parseAuditEntry(item)));
+    const parsed = entries.map((item: AuditEntry | AuditRecordInput) =>
+      "change" in item ? { by: parseAuditContext(item.by), change: parseAuditChange(item.change) } : parseAuditEntry(item),
+    );
     for (const item of parsed) if ("id" in item && item.tenant_id !== tenantId) throw new TypeError("audit entry: another tenant's");
     const kept = host.transaction(() => parsed.map((item) => ("id" in item ? this.#keepAudit(item) : this.#audit(item.by, item.change))));
     await this.#platformAudit.flush();
@@ -341,7 +351,12 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     // alarm that drives the deletion commit together; each alarm hands the entry over before a pass.
     const state = host.transaction(() => {
       const begun = deletion.startDeletion(this.ctx.storage.kv, at);
-      if (started) host.audit(actor, { action: "tenant.deleted", target: { type: "tenant", id: tenantId }, details: { started_at: new Date(begun.started_at).toISOString() } });
+      if (started)
+        host.audit(actor, {
+          action: "tenant.deleted",
+          target: { type: "tenant", id: tenantId },
+          details: { started_at: new Date(begun.started_at).toISOString() },
+        });
       return begun;
     });
     // Asked again, the deletion's alarm is set again too: a lost one never stops it for good.
@@ -468,9 +483,12 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     const now = Date.now();
     const rule = this.#retention();
     const sweepAt = rule ? nextExpiry(this.#sql, rule) : null;
-    const times = [this.#readConfig().suspended ? null : nextPumpAt(this.#sql, now), nextDueAt(this.#sql), sweepAt === null ? null : Math.max(sweepAt, this.#sweepNotBefore), this.#platformAudit.retryAt(now)].filter(
-      (at): at is number => at !== null,
-    );
+    const times = [
+      this.#readConfig().suspended ? null : nextPumpAt(this.#sql, now),
+      nextDueAt(this.#sql),
+      sweepAt === null ? null : Math.max(sweepAt, this.#sweepNotBefore),
+      this.#platformAudit.retryAt(now),
+    ].filter((at): at is number => at !== null);
     await this.#alarms.sync(times.length === 0 ? null : Math.min(...times));
   }
 
@@ -532,7 +550,6 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     await this.#alarms.sync(Date.now());
   }
 
-
   /** Runs the queue pump soon when anyone is queued (a slot may just have been freed). */
   async #schedulePump(): Promise<void> {
     if (queueLength(this.#sql) === 0) return;
@@ -557,7 +574,8 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
       appendAuditEntry(this.#sql, entry, now);
       if (PLATFORM_ACTIONS.has(entry.action)) this.#platformAudit.enqueue(entry, now);
     });
-    if (PLATFORM_ACTIONS.has(entry.action)) this.#alarms.wakeWithWrite().catch((error: unknown) => log("warn", "audit_wake_not_set", { error: String(error) }));
+    if (PLATFORM_ACTIONS.has(entry.action))
+      this.#alarms.wakeWithWrite().catch((error: unknown) => log("warn", "audit_wake_not_set", { error: String(error) }));
     return entry;
   }
 

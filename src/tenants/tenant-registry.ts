@@ -11,7 +11,15 @@ import type { Page } from "../sessions/types";
 import { isValidTenantId } from "../auth/principal";
 import { migrate } from "../storage/migrations";
 import { TENANT_REGISTRY_MIGRATIONS } from "./migrations";
-import { beginDeletion, type DeletionRecord, finishDeletion, isRegistered, listTenants, readDeletion, registerTenant } from "./registry-store";
+import {
+  beginDeletion,
+  type DeletionRecord,
+  finishDeletion,
+  isRegistered,
+  listTenants,
+  readDeletion,
+  registerTenant,
+} from "./registry-store";
 import type { TenantRegistryRpc } from "./rpc";
 import type { PageInput, TenantEntry } from "./types";
 import { requireNow, requirePageLimit, requireString } from "./validate";
@@ -34,7 +42,9 @@ export class TenantRegistry extends DurableObject<Cloudflare.Env> implements Ten
 
   async finishDeletion(tenantId: string, startedAt: number, finishedAt: number): Promise<DeletionRecord> {
     if (!isValidTenantId(tenantId)) throw new TypeError("tenantId is not a valid tenant id");
-    return this.ctx.storage.transactionSync(() => finishDeletion(this.ctx.storage.sql, tenantId, requireNow(startedAt), requireNow(finishedAt)));
+    return this.ctx.storage.transactionSync(() =>
+      finishDeletion(this.ctx.storage.sql, tenantId, requireNow(startedAt), requireNow(finishedAt)),
+    );
   }
 
   async deletion(tenantId: string): Promise<DeletionRecord | null> {

@@ -31,17 +31,25 @@ export function parseSettings(value: unknown): TenantSettings {
   if (typeof value !== "object" || value === null) throw new TypeError("settings must be an object");
   const retention = (value as { session_retention_days?: unknown }).session_retention_days ?? null;
   if (!isValidRetentionDays(retention)) {
-    throw new TypeError(`session_retention_days must be null or an integer from ${MIN_SESSION_RETENTION_DAYS} to ${MAX_SESSION_RETENTION_DAYS}`);
+    throw new TypeError(
+      `session_retention_days must be null or an integer from ${MIN_SESSION_RETENTION_DAYS} to ${MAX_SESSION_RETENTION_DAYS}`,
+    );
   }
   const traces = parseTraces((value as { traces?: unknown }).traces ?? null);
-  return { webhook_origins: parseOrigins((value as { webhook_origins?: unknown }).webhook_origins), session_retention_days: retention, traces };
+  return {
+    webhook_origins: parseOrigins((value as { webhook_origins?: unknown }).webhook_origins),
+    session_retention_days: retention,
+    traces,
+  };
 }
 
 function parseOrigins(origins: unknown): string[] | null {
   if (origins === null) return null;
-  if (!Array.isArray(origins) || origins.length > MAX_ALLOWED_ORIGINS) throw new TypeError(`webhook_origins must be null or a list of at most ${MAX_ALLOWED_ORIGINS}`);
+  if (!Array.isArray(origins) || origins.length > MAX_ALLOWED_ORIGINS)
+    throw new TypeError(`webhook_origins must be null or a list of at most ${MAX_ALLOWED_ORIGINS}`);
   for (const origin of origins) {
-    if (typeof origin !== "string" || origin.length === 0 || origin.length > MAX_ORIGIN_CHARS) throw new TypeError("webhook_origins must hold origins");
+    if (typeof origin !== "string" || origin.length === 0 || origin.length > MAX_ORIGIN_CHARS)
+      throw new TypeError("webhook_origins must hold origins");
     if (new URL(origin).origin !== origin) throw new TypeError(`webhook_origins: ${origin} is not a normalized origin`);
   }
   return [...new Set(origins as string[])];
@@ -53,7 +61,10 @@ function parseTraces(value: unknown): TracesSettings | null {
   if (typeof value !== "object") throw new TypeError("traces must be null or an object");
   const { endpoint, headers, capture_content: capture } = value as Record<string, unknown>;
   if (typeof endpoint !== "string" || !URL.canParse(endpoint)) throw new TypeError("traces.endpoint must be a URL");
-  if (headers !== undefined && (typeof headers !== "object" || headers === null || Object.values(headers).some((v) => typeof v !== "string"))) {
+  if (
+    headers !== undefined &&
+    (typeof headers !== "object" || headers === null || Object.values(headers).some((v) => typeof v !== "string"))
+  ) {
     throw new TypeError("traces.headers must map names to strings");
   }
   if (capture !== undefined && typeof capture !== "boolean") throw new TypeError("traces.capture_content must be a boolean");
@@ -63,5 +74,8 @@ function parseTraces(value: unknown): TracesSettings | null {
 /** The settings as every response and the audit log show them: the trace collector's header values masked. */
 export function maskSettings(settings: TenantSettings): TenantSettings {
   if (!settings.traces?.headers) return { ...settings, traces: settings.traces ?? null };
-  return { ...settings, traces: { ...settings.traces, headers: Object.fromEntries(Object.keys(settings.traces.headers).map((name) => [name, MASKED_VALUE])) } };
+  return {
+    ...settings,
+    traces: { ...settings.traces, headers: Object.fromEntries(Object.keys(settings.traces.headers).map((name) => [name, MASKED_VALUE])) },
+  };
 }

@@ -221,10 +221,7 @@ export interface BeginIdempotentInput {
 }
 
 export type IdempotencyBegin =
-  | { state: "new" }
-  | { state: "replay"; status: number; body: unknown }
-  | { state: "conflict" }
-  | { state: "in_progress" };
+  { state: "new" } | { state: "replay"; status: number; body: unknown } | { state: "conflict" } | { state: "in_progress" };
 
 export interface CompleteIdempotentInput {
   scope: string;

@@ -118,8 +118,12 @@ export function spendOnDay(sql: SqlStorage, now: number, createdBy: string, apiK
   );
   for (const row of byModel) cost += costOf(row as never, priceFor(prices, row.model)) ?? 0;
   const tokens = `SUM(input_tokens + output_tokens + cache_read_tokens + cache_write_tokens)`;
-  const subject = sql.exec<{ n: number | null }>(`SELECT ${tokens} AS n FROM usage_rollup WHERE created_by = ? AND day = ?`, createdBy, day).one().n ?? 0;
+  const subject =
+    sql.exec<{ n: number | null }>(`SELECT ${tokens} AS n FROM usage_rollup WHERE created_by = ? AND day = ?`, createdBy, day).one().n ?? 0;
   const key =
-    apiKeyId === "" ? 0 : (sql.exec<{ n: number | null }>(`SELECT ${tokens} AS n FROM usage_rollup WHERE api_key_id = ? AND day = ?`, apiKeyId, day).one().n ?? 0);
+    apiKeyId === ""
+      ? 0
+      : (sql.exec<{ n: number | null }>(`SELECT ${tokens} AS n FROM usage_rollup WHERE api_key_id = ? AND day = ?`, apiKeyId, day).one()
+          .n ?? 0);
   return { cost_usd: roundUsd(cost), subject_tokens: subject, key_tokens: key };
 }

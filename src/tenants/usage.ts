@@ -23,7 +23,14 @@ export function dailyBudgetRetryAfter(tokensToday: number, maxTokensPerDay: numb
 
 export type UsageDelta = Omit<UsageDay, "day">;
 
-export const NO_USAGE: UsageDelta = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, steps: 0, sessions_created: 0 };
+export const NO_USAGE: UsageDelta = {
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_read_tokens: 0,
+  cache_write_tokens: 0,
+  steps: 0,
+  sessions_created: 0,
+};
 
 export function addUsage(sql: SqlStorage, day: string, delta: UsageDelta): void {
   if (Object.values(delta).every((n) => !n)) return;

@@ -48,7 +48,8 @@ export function optionalStringRecord(
   if (entries.length > bounds.maxEntries) throw new RangeError(`${name} has more than ${bounds.maxEntries} entries`);
   for (const [key, entry] of entries) {
     requireString(`${name} key`, key, bounds.maxKeyChars);
-    if (typeof entry !== "string" || entry.length > bounds.maxValueChars) throw new TypeError(`${name}.${key} must be a string of at most ${bounds.maxValueChars} characters`);
+    if (typeof entry !== "string" || entry.length > bounds.maxValueChars)
+      throw new TypeError(`${name}.${key} must be a string of at most ${bounds.maxValueChars} characters`);
   }
   return Object.fromEntries(entries) as Record<string, string>;
 }

@@ -78,20 +78,41 @@ export class TraceExporter {
       if (batch.length === 0) return;
       const settings = await tenantIndexStub(this.env, session.tenant_id).getSettings(session.tenant_id);
       if (!this.store.exists()) return; // erased meanwhile
-      const attempt = await this.#send(settings.traces ?? null, batch.map((stored) => stored.span));
+      const attempt = await this.#send(
+        settings.traces ?? null,
+        batch.map((stored) => stored.span),
+      );
       if (!this.store.exists()) return;
       const last = batch[batch.length - 1]!.seq;
       if (attempt.kind === "retry") {
         const failures = this.store.traceExportRetry().failures + 1;
         const delay = deliveryRetryDelay(failures, loadConfig(this.env).notifyRetryScale);
         if (delay !== null) {
-          log("warn", "trace_export_failed", { tenant_id: session.tenant_id, session_id: session.id, spans: batch.length, failures, retry_in_ms: delay, error: attempt.error });
+          log("warn", "trace_export_failed", {
+            tenant_id: session.tenant_id,
+            session_id: session.id,
+            spans: batch.length,
+            failures,
+            retry_in_ms: delay,
+            error: attempt.error,
+          });
           this.store.putTraceExportRetry({ failures, retry_at: Date.now() + delay });
           return;
         }
-        log("error", "trace_export_dropped", { tenant_id: session.tenant_id, session_id: session.id, spans: batch.length, failures, error: attempt.error });
+        log("error", "trace_export_dropped", {
+          tenant_id: session.tenant_id,
+          session_id: session.id,
+          spans: batch.length,
+          failures,
+          error: attempt.error,
+        });
       } else if (attempt.kind === "drop") {
-        log("warn", "trace_export_dropped", { tenant_id: session.tenant_id, session_id: session.id, spans: batch.length, error: attempt.error });
+        log("warn", "trace_export_dropped", {
+          tenant_id: session.tenant_id,
+          session_id: session.id,
+          spans: batch.length,
+          error: attempt.error,
+        });
       }
       this.store.transaction(() => {
         this.store.removeSpansThrough(last);

@@ -33,7 +33,14 @@ function content(value: unknown): string {
   return text.length > MAX_CONTENT_CHARS ? text.slice(0, MAX_CONTENT_CHARS) : text;
 }
 
-function child(trace: RunTrace, spanId: string, name: string, kind: SpanRecord["kind"], start: number, end: number): Omit<SpanRecord, "attributes" | "error"> {
+function child(
+  trace: RunTrace,
+  spanId: string,
+  name: string,
+  kind: SpanRecord["kind"],
+  start: number,
+  end: number,
+): Omit<SpanRecord, "attributes" | "error"> {
   return { trace_id: trace.trace_id, span_id: spanId, parent_span_id: trace.span_id, name, kind, start_ms: start, end_ms: end };
 }
 
@@ -69,7 +76,9 @@ export function rootSpan(trace: RunTrace, facts: RunFacts, end: RunEnd): SpanRec
       "agent_platform.run.status": end.status,
       ...(end.stopReason ? { "agent_platform.run.stop_reason": end.stopReason } : {}),
       ...(failed ? { "error.type": end.stopReason ?? "failed" } : {}),
-      ...(trace.capture_content && end.input !== undefined ? { "gen_ai.input.messages": content([{ role: "user", parts: end.input }]) } : {}),
+      ...(trace.capture_content && end.input !== undefined
+        ? { "gen_ai.input.messages": content([{ role: "user", parts: end.input }]) }
+        : {}),
     },
     error: failed ? (end.error ?? "the run failed") : null,
   };
@@ -88,7 +97,15 @@ export interface CallNote {
 }
 
 /** One model call: `chat <model>`; `unit: "summary"` marks the call that summarizes the history. */
-export function chatSpan(trace: RunTrace, facts: RunFacts, spanId: string, start: number, end: number, note: CallNote, unit: "model" | "summary"): SpanRecord {
+export function chatSpan(
+  trace: RunTrace,
+  facts: RunFacts,
+  spanId: string,
+  start: number,
+  end: number,
+  note: CallNote,
+  unit: "model" | "summary",
+): SpanRecord {
   return {
     ...child(trace, spanId, `chat ${facts.model}`, "client", start, end),
     attributes: {
@@ -101,7 +118,9 @@ export function chatSpan(trace: RunTrace, facts: RunFacts, spanId: string, start
       ...(note.finishReasons ? { "gen_ai.response.finish_reasons": note.finishReasons } : {}),
       "agent_platform.unit": unit,
       ...(note.errorType ? { "error.type": note.errorType } : {}),
-      ...(trace.capture_content && note.output !== undefined ? { "gen_ai.output.messages": content([{ role: "assistant", parts: note.output }]) } : {}),
+      ...(trace.capture_content && note.output !== undefined
+        ? { "gen_ai.output.messages": content([{ role: "assistant", parts: note.output }]) }
+        : {}),
     },
     error: note.errorType ? (note.error ?? note.errorType) : null,
   };
@@ -127,7 +146,9 @@ export function toolSpan(trace: RunTrace, facts: RunFacts, spanId: string, call:
       "gen_ai.tool.name": call.name,
       "gen_ai.tool.call.id": call.id,
       ...(call.isError ? { "error.type": "tool_error" } : {}),
-      ...(trace.capture_content ? { "gen_ai.tool.call.arguments": content(call.input), "gen_ai.tool.call.result": content(call.output) } : {}),
+      ...(trace.capture_content
+        ? { "gen_ai.tool.call.arguments": content(call.input), "gen_ai.tool.call.result": content(call.output) }
+        : {}),
     },
     error: call.isError ? "the tool call failed" : null,
   };

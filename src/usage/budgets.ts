@@ -29,13 +29,16 @@ export const NO_SPEND: Spend = { cost_usd: 0, subject_tokens: 0, key_tokens: 0 }
 /** The first budget `spend` has reached, or null while all last. Reached means used up: a budget of 0 allows nothing. */
 export function budgetReached(spend: Spend, budgets: Budgets): BudgetName | null {
   if (budgets.max_cost_usd_per_day !== null && spend.cost_usd >= budgets.max_cost_usd_per_day) return "tenant_cost";
-  if (budgets.max_tokens_per_day_per_subject !== null && spend.subject_tokens >= budgets.max_tokens_per_day_per_subject) return "subject_tokens";
+  if (budgets.max_tokens_per_day_per_subject !== null && spend.subject_tokens >= budgets.max_tokens_per_day_per_subject)
+    return "subject_tokens";
   if (budgets.key_max_tokens_per_day !== null && spend.key_tokens >= budgets.key_max_tokens_per_day) return "key_tokens";
   return null;
 }
 
 export function hasBudget(budgets: Budgets): boolean {
-  return budgets.max_cost_usd_per_day !== null || budgets.max_tokens_per_day_per_subject !== null || budgets.key_max_tokens_per_day !== null;
+  return (
+    budgets.max_cost_usd_per_day !== null || budgets.max_tokens_per_day_per_subject !== null || budgets.key_max_tokens_per_day !== null
+  );
 }
 
 /** Seconds until the next UTC midnight, when every daily budget renews; at least 1. */

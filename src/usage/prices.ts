@@ -30,7 +30,12 @@ export const MAX_PRICE_USD_PER_MILLION = 100_000;
 /** Costs are kept to a millionth of a dollar: below that, float noise. */
 const COST_DIGITS = 6;
 
-const p = (input: number, output: number, cache_read: number, cache_write: number): ModelPrice => ({ input, output, cache_read, cache_write });
+const p = (input: number, output: number, cache_read: number, cache_write: number): ModelPrice => ({
+  input,
+  output,
+  cache_read,
+  cache_write,
+});
 
 /**
  * The providers' published list prices for the models the catalog knows (late 2026). Anthropic
@@ -70,7 +75,8 @@ export function parsePrices(text: string | undefined): PriceTable {
   } catch {
     throw new TypeError("MODEL_PRICES is not JSON");
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new TypeError("MODEL_PRICES must be an object of model → prices");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new TypeError("MODEL_PRICES must be an object of model → prices");
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length > MAX_PRICE_ENTRIES) throw new TypeError(`MODEL_PRICES has more than ${MAX_PRICE_ENTRIES} entries`);
   const table = new Map<string, ModelPrice>();
@@ -80,7 +86,8 @@ export function parsePrices(text: string | undefined): PriceTable {
     const fields = raw as Record<string, unknown>;
     const price = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
     for (const key of Object.keys(fields)) {
-      if (!(key in price)) throw new TypeError(`MODEL_PRICES["${model}"].${key} is not a price field (input, output, cache_read, cache_write)`);
+      if (!(key in price))
+        throw new TypeError(`MODEL_PRICES["${model}"].${key} is not a price field (input, output, cache_read, cache_write)`);
     }
     for (const key of ["input", "output", "cache_read", "cache_write"] as const) {
       const n = fields[key] ?? 0;

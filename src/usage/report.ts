@@ -30,12 +30,31 @@ export interface UsageCounts {
 /** The grouped dimensions (null: none, or not known for usage from before the rollups) and the sums. */
 export type UsageRow = Partial<Record<(typeof DIMENSION_KEYS)[Dimension], string | null>> & UsageCounts;
 
-export const ZERO_COUNTS: UsageCounts = { runs: 0, steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0 };
+export const ZERO_COUNTS: UsageCounts = {
+  runs: 0,
+  steps: 0,
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_read_tokens: 0,
+  cache_write_tokens: 0,
+  cost_usd: 0,
+};
 
-const STORED_KEY: Record<Dimension, string> = { tenant: "tenant_id", day: "day", model: "model", api_key: "api_key_id", created_by: "created_by", agent: "agent_id" };
+const STORED_KEY: Record<Dimension, string> = {
+  tenant: "tenant_id",
+  day: "day",
+  model: "model",
+  api_key: "api_key_id",
+  created_by: "created_by",
+  agent: "agent_id",
+};
 
 /** Merges `rows` (each with its `tenant_id` when more than one tenant is asked) by `groupBy`, in that dimension order. */
-export function usageReport(rows: readonly (RollupRow & { tenant_id?: string })[], groupBy: readonly Dimension[], prices: PriceTable): { data: UsageRow[]; totals: UsageCounts } {
+export function usageReport(
+  rows: readonly (RollupRow & { tenant_id?: string })[],
+  groupBy: readonly Dimension[],
+  prices: PriceTable,
+): { data: UsageRow[]; totals: UsageCounts } {
   const merged = new Map<string, UsageRow>();
   let totals: UsageCounts = { ...ZERO_COUNTS };
   for (const row of rows) {

@@ -60,7 +60,8 @@ describe("platform admin: tenants", () => {
     expect(await registeredTenants()).not.toContain(tenantId);
     const stored = await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => ({
       keys: [...state.storage.kv.list()].length,
-      tables: state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\'`).toArray().length,
+      tables: state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\'`).toArray()
+        .length,
     }));
     expect(stored).toEqual({ keys: 0, tables: 0 });
   });
@@ -68,7 +69,12 @@ describe("platform admin: tenants", () => {
   it("shows one tenant and replaces its limit overrides", async () => {
     const tenantId = freshTenant();
     const headers = await platformAdmin();
-    const put = await callJson(`/v1/admin/tenants/${tenantId}/limits`, "PUT", { max_concurrent_runs: 2, max_tokens_per_day: 1000 }, headers);
+    const put = await callJson(
+      `/v1/admin/tenants/${tenantId}/limits`,
+      "PUT",
+      { max_concurrent_runs: 2, max_tokens_per_day: 1000 },
+      headers,
+    );
     expect(put.status).toBe(200);
     expect(await put.json()).toMatchObject({
       tenant_id: tenantId,

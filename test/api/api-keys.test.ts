@@ -24,7 +24,13 @@ describe("POST /v1/api-keys", () => {
     expect(res.status).toBe(201);
     expect(res.headers.get("Cache-Control")).toBe("no-store");
     const created = (await res.json()) as ApiKeyView;
-    expect(created).toMatchObject({ name: "billing", scopes: ["sessions:read"], created_by: "admin-1", revoked_at: null, expires_at: null });
+    expect(created).toMatchObject({
+      name: "billing",
+      scopes: ["sessions:read"],
+      created_by: "admin-1",
+      revoked_at: null,
+      expires_at: null,
+    });
     expect(created.key).toMatch(/^ak_/);
     expect(created).not.toHaveProperty("hash");
 
@@ -49,7 +55,12 @@ describe("POST /v1/api-keys", () => {
   it("refuses an expiry in the past and accepts one in the future", async () => {
     const tenantId = freshTenant();
     const headers = await adminOf(tenantId);
-    const past = await callJson("/v1/api-keys", "POST", { name: "k", scopes: ["sessions:read"], expires_at: "2001-01-01T00:00:00Z" }, headers);
+    const past = await callJson(
+      "/v1/api-keys",
+      "POST",
+      { name: "k", scopes: ["sessions:read"], expires_at: "2001-01-01T00:00:00Z" },
+      headers,
+    );
     expect(past.status).toBe(400);
     expect((await readProblem(past)).errors).toEqual([{ path: "body.expires_at", message: expect.any(String) }]);
 
@@ -68,7 +79,12 @@ describe("POST /v1/api-keys", () => {
 
   it("needs tenant:admin", async () => {
     const tenantId = freshTenant();
-    const res = await callJson("/v1/api-keys", "POST", { name: "k", scopes: ["sessions:read"] }, await bearer({ tenantId, scopes: ["sessions:write", "sessions:read"] }));
+    const res = await callJson(
+      "/v1/api-keys",
+      "POST",
+      { name: "k", scopes: ["sessions:read"] },
+      await bearer({ tenantId, scopes: ["sessions:write", "sessions:read"] }),
+    );
     expect(res.status).toBe(403);
   });
 });
@@ -108,7 +124,9 @@ describe("DELETE /v1/api-keys/{key_id}", () => {
   it("revokes at once and answers 404 for a key it does not know", async () => {
     const tenantId = freshTenant();
     const headers = await adminOf(tenantId);
-    const created = (await (await callJson("/v1/api-keys", "POST", { name: "k", scopes: ["sessions:read"] }, headers)).json()) as ApiKeyView;
+    const created = (await (
+      await callJson("/v1/api-keys", "POST", { name: "k", scopes: ["sessions:read"] }, headers)
+    ).json()) as ApiKeyView;
 
     expect((await call(`/v1/api-keys/${created.key_id}`, { method: "DELETE", headers })).status).toBe(204);
     expect((await call("/v1/tenant", { headers: { Authorization: `Bearer ${created.key}` } })).status).toBe(401);
@@ -118,7 +136,9 @@ describe("DELETE /v1/api-keys/{key_id}", () => {
 
   it("cannot revoke another tenant's key", async () => {
     const owner = freshTenant();
-    const created = (await (await callJson("/v1/api-keys", "POST", { name: "k", scopes: ["sessions:read"] }, await adminOf(owner))).json()) as ApiKeyView;
+    const created = (await (
+      await callJson("/v1/api-keys", "POST", { name: "k", scopes: ["sessions:read"] }, await adminOf(owner))
+    ).json()) as ApiKeyView;
     const res = await call(`/v1/api-keys/${created.key_id}`, { method: "DELETE", headers: await adminOf(freshTenant()) });
     expect(res.status).toBe(404);
     expect((await call("/v1/tenant", { headers: { Authorization: `Bearer ${created.key}` } })).status).toBe(200);

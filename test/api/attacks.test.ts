@@ -18,7 +18,8 @@ async function platformPublicJwk(): Promise<JWK> {
 /** A token signed with HMAC, using the platform's *public* key as the shared secret. */
 async function hs256WithPublicKey(tenantId: string, form: "jwk" | "pem"): Promise<string> {
   const jwk = await platformPublicJwk();
-  const secret = form === "jwk" ? JSON.stringify(jwk) : await exportSPKI((await importJWK(jwk, "ES256", { extractable: true })) as CryptoKey);
+  const secret =
+    form === "jwk" ? JSON.stringify(jwk) : await exportSPKI((await importJWK(jwk, "ES256", { extractable: true })) as CryptoKey);
   return new SignJWT({ tenant_id: tenantId, scope: "sessions:read" })
     .setProtectedHeader({ alg: "HS256", kid: jwk.kid })
     .setIssuer("https://agents.local")
@@ -40,22 +41,32 @@ describe("credential attacks through the gateway", () => {
   const tenantId = freshTenant("attacks");
 
   it.each([
-    ["alg: none", async () => `${b64url({ alg: "none", typ: "JWT" })}.${b64url({ iss: "https://agents.local", aud: "agent-platform", sub: "x", tenant_id: tenantId, scope: "sessions:read", exp: nowSeconds() + 300 })}.`],
+    [
+      "alg: none",
+      async () =>
+        `${b64url({ alg: "none", typ: "JWT" })}.${b64url({ iss: "https://agents.local", aud: "agent-platform", sub: "x", tenant_id: tenantId, scope: "sessions:read", exp: nowSeconds() + 300 })}.`,
+    ],
     ["HS256 signed with the public JWK", () => hs256WithPublicKey(tenantId, "jwk")],
     ["HS256 signed with the public key PEM", () => hs256WithPublicKey(tenantId, "pem")],
     ["an expired token", () => platformToken({ tenantId, scopes: ["sessions:read"], expiresIn: -3600 })],
     ["a token not valid yet", () => platformToken({ tenantId, scopes: ["sessions:read"], claims: { nbf: nowSeconds() + 3600 } })],
     ["a wrong issuer", () => platformToken({ tenantId, scopes: ["sessions:read"], issuer: "https://evil.example" })],
     ["a wrong audience", () => platformToken({ tenantId, scopes: ["sessions:read"], audience: "another-service" })],
-    ["a tampered signature", async () => {
-      const token = await platformToken({ tenantId, scopes: ["sessions:read"] });
-      const last = token.at(-2) === "A" ? "B" : "A";
-      return token.slice(0, -2) + last + token.at(-1);
-    }],
-    ["a tampered payload", async () => {
-      const [header, , signature] = (await platformToken({ tenantId, scopes: ["sessions:read"] })).split(".");
-      return `${header}.${b64url({ iss: "https://agents.local", aud: "agent-platform", sub: "x", tenant_id: "victim", scope: "platform:admin", exp: nowSeconds() + 300 })}.${signature}`;
-    }],
+    [
+      "a tampered signature",
+      async () => {
+        const token = await platformToken({ tenantId, scopes: ["sessions:read"] });
+        const last = token.at(-2) === "A" ? "B" : "A";
+        return token.slice(0, -2) + last + token.at(-1);
+      },
+    ],
+    [
+      "a tampered payload",
+      async () => {
+        const [header, , signature] = (await platformToken({ tenantId, scopes: ["sessions:read"] })).split(".");
+        return `${header}.${b64url({ iss: "https://agents.local", aud: "agent-platform", sub: "x", tenant_id: "victim", scope: "platform:admin", exp: nowSeconds() + 300 })}.${signature}`;
+      },
+    ],
     ["no tenant claim", () => platformToken({ tenantId, scopes: ["sessions:read"], claims: { tenant_id: undefined } })],
   ])("refuses %s with a 401", async (_name, makeToken) => {
     await expect401(`Bearer ${await makeToken()}`);
@@ -63,7 +74,10 @@ describe("credential attacks through the gateway", () => {
 
   it("refuses a revoked API key on the very next request", async () => {
     const admin = await bearer({ tenantId, scopes: ["tenant:admin"] });
-    const created = (await (await callJson("/v1/api-keys", "POST", { name: "backend", scopes: ["sessions:read"] }, admin)).json()) as { key_id: string; key: string };
+    const created = (await (await callJson("/v1/api-keys", "POST", { name: "backend", scopes: ["sessions:read"] }, admin)).json()) as {
+      key_id: string;
+      key: string;
+    };
     expect((await call("/v1/tenant", { headers: { Authorization: `Bearer ${created.key}` } })).status).toBe(200);
     expect((await call(`/v1/api-keys/${created.key_id}`, { method: "DELETE", headers: admin })).status).toBe(204);
     await expect401(`Bearer ${created.key}`);

@@ -40,7 +40,12 @@ function randomAddress(): string {
 }
 
 async function realKey(tenantId: string): Promise<string> {
-  const res = await callJson("/v1/api-keys", "POST", { name: "backend", scopes: ["sessions:read"] }, await bearer({ tenantId, scopes: ["tenant:admin"] }));
+  const res = await callJson(
+    "/v1/api-keys",
+    "POST",
+    { name: "backend", scopes: ["sessions:read"] },
+    await bearer({ tenantId, scopes: ["tenant:admin"] }),
+  );
   expect(res.status).toBe(201);
   return ((await res.json()) as { key: string }).key;
 }
@@ -56,7 +61,12 @@ function setup() {
   const get = (credential: string, address?: string) =>
     app.request(
       `${BASE_URL}/v1/tenant`,
-      { headers: { Authorization: credential.startsWith("Bearer ") ? credential : `Bearer ${credential}`, ...(address ? { "CF-Connecting-IP": address } : {}) } },
+      {
+        headers: {
+          Authorization: credential.startsWith("Bearer ") ? credential : `Bearer ${credential}`,
+          ...(address ? { "CF-Connecting-IP": address } : {}),
+        },
+      },
       counting.env,
     );
   return { get, indexCalls: counting.indexCalls };

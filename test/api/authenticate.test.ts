@@ -148,7 +148,10 @@ describe("an API key's round trips to the tenant index", () => {
       const res = await call("/v1/tenant", { headers: { Authorization: `Bearer ${created.key}` } });
       expect(res.status).toBe(200);
       // The first use is being recorded in the background: let it land before the next request.
-      if (i === 0) await expect.poll(async () => (await tenantIndexStub(env, tenantId).findApiKey(tenantId, created.key_id))?.last_used_at ?? null).not.toBeNull();
+      if (i === 0)
+        await expect
+          .poll(async () => (await tenantIndexStub(env, tenantId).findApiKey(tenantId, created.key_id))?.last_used_at ?? null)
+          .not.toBeNull();
     }
     expect(touch).toHaveBeenCalledTimes(1);
   });
@@ -195,7 +198,10 @@ describe("POST /v1/auth/token", () => {
     const exchanged = await call("/v1/auth/token", { method: "POST", headers: { Authorization: `Bearer ${created.key}` } });
     const { access_token } = (await exchanged.json()) as { access_token: string };
 
-    const revoke = await call(`/v1/api-keys/${created.key_id}`, { method: "DELETE", headers: await bearer({ tenantId, scopes: ["tenant:admin"] }) });
+    const revoke = await call(`/v1/api-keys/${created.key_id}`, {
+      method: "DELETE",
+      headers: await bearer({ tenantId, scopes: ["tenant:admin"] }),
+    });
     expect(revoke.status).toBe(204);
 
     expect((await call("/v1/tenant", { headers: { Authorization: `Bearer ${created.key}` } })).status).toBe(401);
@@ -205,7 +211,13 @@ describe("POST /v1/auth/token", () => {
 
 describe("exchangedKeyStands", () => {
   const now = Date.parse("2026-01-01T00:00:00Z");
-  const principal = { tenantId: "acme", subject: "key:key_0123456789abcdef01234567", scopes: [], via: "jwt" as const, keyId: "key_0123456789abcdef01234567" };
+  const principal = {
+    tenantId: "acme",
+    subject: "key:key_0123456789abcdef01234567",
+    scopes: [],
+    via: "jwt" as const,
+    keyId: "key_0123456789abcdef01234567",
+  };
   const record: ApiKeyRecord = {
     key_id: "key_0123456789abcdef01234567",
     tenant_id: "acme",
@@ -238,6 +250,8 @@ describe("rateBucket", () => {
     expect(rateBucket({ ...base, subject: "key:key_1", via: "api_key", keyId: "key_1" })).toBe(
       rateBucket({ ...base, subject: "key:key_1", via: "jwt", keyId: "key_1" }),
     );
-    expect(rateBucket({ ...base, subject: "key_1", via: "jwt" })).not.toBe(rateBucket({ ...base, subject: "x", via: "api_key", keyId: "key_1" }));
+    expect(rateBucket({ ...base, subject: "key_1", via: "jwt" })).not.toBe(
+      rateBucket({ ...base, subject: "x", via: "api_key", keyId: "key_1" }),
+    );
   });
 });

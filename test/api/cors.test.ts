@@ -34,7 +34,9 @@ describe("CORS", () => {
     const pre = await preflight(FOREIGN);
     expect(pre.headers.get("Access-Control-Allow-Origin")).toBeNull();
     await pre.body?.cancel();
-    const res = await call("/v1/tenant", { headers: { Origin: FOREIGN, ...(await bearer({ tenantId: freshTenant(), scopes: ["sessions:read"] })) } });
+    const res = await call("/v1/tenant", {
+      headers: { Origin: FOREIGN, ...(await bearer({ tenantId: freshTenant(), scopes: ["sessions:read"] })) },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get("Access-Control-Allow-Origin")).toBeNull();
     expect(res.headers.get("Vary")).toContain("Origin");
@@ -42,7 +44,9 @@ describe("CORS", () => {
   });
 
   it("lets a listed origin read answers and errors, with the headers it needs", async () => {
-    const ok = await call("/v1/tenant", { headers: { Origin: CONSOLE, ...(await bearer({ tenantId: freshTenant(), scopes: ["sessions:read"] })) } });
+    const ok = await call("/v1/tenant", {
+      headers: { Origin: CONSOLE, ...(await bearer({ tenantId: freshTenant(), scopes: ["sessions:read"] })) },
+    });
     expect(ok.status).toBe(200);
     expect(ok.headers.get("Access-Control-Allow-Origin")).toBe(CONSOLE);
     expect(ok.headers.get("Access-Control-Expose-Headers")).toContain("X-Request-Id");

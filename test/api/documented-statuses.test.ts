@@ -90,7 +90,11 @@ describe("POST /v1/mcp: JSON-RPC errors, as the document lists them", () => {
 
   it("documents the JSON-RPC errors of a body that is not JSON-RPC and of an Accept the transport refuses", async () => {
     const who = await author();
-    for (const res of [await rpc(who.headers, "{"), await rpc(who.headers, '{"hello":1}'), await rpc(who.headers, '{"jsonrpc":"2.0","id":1,"method":"tools/list"}', "application/json")]) {
+    for (const res of [
+      await rpc(who.headers, "{"),
+      await rpc(who.headers, '{"hello":1}'),
+      await rpc(who.headers, '{"jsonrpc":"2.0","id":1,"method":"tools/list"}', "application/json"),
+    ]) {
       expect(res.headers.get("content-type")).toMatch(/^application\/json/);
       expect(((await res.clone().json()) as { jsonrpc: string }).jsonrpc).toBe("2.0");
       await expectDocumented("POST", "/v1/mcp", res);

@@ -37,7 +37,10 @@ describe("problem responses", () => {
   });
 
   it("answers a wrong method on an authenticated path with 405 once the caller is authenticated", async () => {
-    const res = await call("/v1/api-keys", { method: "PATCH", headers: await bearer({ tenantId: freshTenant(), scopes: ["tenant:admin"] }) });
+    const res = await call("/v1/api-keys", {
+      method: "PATCH",
+      headers: await bearer({ tenantId: freshTenant(), scopes: ["tenant:admin"] }),
+    });
     expect(res.status).toBe(405);
     expect(res.headers.get("Allow")?.split(", ").sort()).toEqual(["GET", "HEAD", "POST"]);
   });

@@ -29,7 +29,12 @@ function gateway(vars: Partial<Env> = {}) {
   return async (credential: string): Promise<{ status: number; calls: string[]; detail?: string }> => {
     const calls: string[] = [];
     const ctx = createExecutionContext();
-    const res = await app.request(`${BASE_URL}/v1/tenant`, { headers: { Authorization: `Bearer ${credential}` } }, { ...recordedEnv(calls), ...vars }, ctx);
+    const res = await app.request(
+      `${BASE_URL}/v1/tenant`,
+      { headers: { Authorization: `Bearer ${credential}` } },
+      { ...recordedEnv(calls), ...vars },
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     if (res.status === 500) return { status: res.status, calls, detail: (await readProblem(res)).detail };
     await res.arrayBuffer();
@@ -39,7 +44,18 @@ function gateway(vars: Partial<Env> = {}) {
 
 function recordOf(tenantId: string, key: { keyId: string; hash: string }): ApiKeyRecord {
   const at = new Date().toISOString();
-  return { key_id: key.keyId, tenant_id: tenantId, name: "backend", scopes: ["tenant:admin"], hash: key.hash, created_by: "admin", created_at: at, expires_at: null, revoked_at: null, last_used_at: null };
+  return {
+    key_id: key.keyId,
+    tenant_id: tenantId,
+    name: "backend",
+    scopes: ["tenant:admin"],
+    hash: key.hash,
+    created_by: "admin",
+    created_at: at,
+    expires_at: null,
+    revoked_at: null,
+    last_used_at: null,
+  };
 }
 
 describe("a forged API key", () => {
@@ -73,7 +89,12 @@ describe("a forged API key", () => {
 describe("API keys that were issued", () => {
   it("a new key, from POST /v1/api-keys, carries its tag and works", async () => {
     const tenantId = freshTenant();
-    const res = await callJson("/v1/api-keys", "POST", { name: "backend", scopes: ["tenant:admin"] }, await bearer({ tenantId, scopes: ["tenant:admin"] }));
+    const res = await callJson(
+      "/v1/api-keys",
+      "POST",
+      { name: "backend", scopes: ["tenant:admin"] },
+      await bearer({ tenantId, scopes: ["tenant:admin"] }),
+    );
     expect(res.status).toBe(201);
     const { key } = (await res.json()) as { key: string };
     expect(key.split(".")).toHaveLength(4);

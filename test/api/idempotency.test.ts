@@ -26,7 +26,10 @@ const app = createApp({
         security: bearerAuth(),
         middleware: [idempotent()] as const,
         request: { headers: IdempotencyHeadersSchema, body: jsonBody(ThingSchema, { name: "a thing" }) },
-        responses: { 201: jsonContent(z.object({ run: z.number(), name: z.string() }), "made"), ...errorResponses(...AUTHENTICATED_ERRORS, 409) },
+        responses: {
+          201: jsonContent(z.object({ run: z.number(), name: z.string() }), "made"),
+          ...errorResponses(...AUTHENTICATED_ERRORS, 409),
+        },
       }),
       (c) => {
         runs += 1;

@@ -32,7 +32,13 @@ const CURSORS: Record<CursorList, string> = {
   memory_namespaces: encodeKeyCursor("memory_namespaces", "users.u_1"),
   audit_log: encodeTimeIdCursor("audit_log", 1_700_000_000_000, "aud_x"),
 };
-const GARBAGE = ["!!", "AAAA", "0x10", btoa(JSON.stringify({ a: 1 })).replace(/=+$/, ""), btoa(JSON.stringify([1, "x"])).replace(/=+$/, "")];
+const GARBAGE = [
+  "!!",
+  "AAAA",
+  "0x10",
+  btoa(JSON.stringify({ a: 1 })).replace(/=+$/, ""),
+  btoa(JSON.stringify([1, "x"])).replace(/=+$/, ""),
+];
 
 /** Each list route by its document template, and the list its own cursors belong to (null: a `seq` number, not a tuple). */
 const OWN: Record<string, CursorList | null> = {
@@ -64,29 +70,50 @@ describe("list cursors", () => {
     const tenantId = freshTenant();
     const who = await caller(tenantId, ["sessions:read", "sessions:write", "tenant:admin"]);
     const agent = (await (await callJson("/v1/agents", "POST", { name: "paged" }, who.headers)).json()) as { id: string };
-    const platform = { Authorization: (await bearer({ tenantId: OPS_TENANT, subject: "ops-1", scopes: ["platform:admin"] })).Authorization! };
+    const platform = {
+      Authorization: (await bearer({ tenantId: OPS_TENANT, subject: "ops-1", scopes: ["platform:admin"] })).Authorization!,
+    };
     const session = await createSession(who, { model: mockModel(uniqueKey("model")).key });
-    const schedule = (await (await callJson("/v1/schedules", "POST", { cron: "0 0 1 1 *", session: { input: "x" } }, who.headers)).json()) as { id: string };
-    const endpoint = (await (await callJson("/v1/tenant/webhooks", "POST", { url: mockHook(uniqueKey("hook")).url, event_types: ["session.done"] }, who.headers)).json()) as {
+    const schedule = (await (
+      await callJson("/v1/schedules", "POST", { cron: "0 0 1 1 *", session: { input: "x" } }, who.headers)
+    ).json()) as { id: string };
+    const endpoint = (await (
+      await callJson("/v1/tenant/webhooks", "POST", { url: mockHook(uniqueKey("hook")).url, event_types: ["session.done"] }, who.headers)
+    ).json()) as {
       id: string;
     };
     const concrete = (template: string) =>
-      template.replace("{tenant_id}", tenantId).replace("{agent_id}", agent.id).replace("{id}", template.startsWith("/v1/sessions") ? session.id : template.startsWith("/v1/schedules") ? schedule.id : endpoint.id);
+      template
+        .replace("{tenant_id}", tenantId)
+        .replace("{agent_id}", agent.id)
+        .replace(
+          "{id}",
+          template.startsWith("/v1/sessions") ? session.id : template.startsWith("/v1/schedules") ? schedule.id : endpoint.id,
+        );
 
     for (const template of lists) {
       const own = OWN[template]!;
-      const foreign = Object.entries(CURSORS).filter(([list]) => list !== own).map(([, cursor]) => cursor);
+      const foreign = Object.entries(CURSORS)
+        .filter(([list]) => list !== own)
+        .map(([, cursor]) => cursor);
       // The firings of this very schedule are its own list; another schedule's are not.
       if (own === "firings") foreign.push(encodeTimeIdCursor("firings", 1_700_000_000_000, "sch_another"));
       for (const cursor of [...foreign, ...GARBAGE]) {
         const path = `${concrete(template)}?cursor=${encodeURIComponent(cursor)}`;
-        const res = await call(path, { headers: template === "/v1/admin/tenants" || template === "/v1/admin/audit-log" ? platform : who.headers });
+        const res = await call(path, {
+          headers: template === "/v1/admin/tenants" || template === "/v1/admin/audit-log" ? platform : who.headers,
+        });
         expect(res.status, `${path}: ${cursor}`).toBe(400);
-        expect((await readProblem(res)).errors?.map((e) => e.path), path).toEqual(["query.cursor"]);
+        expect(
+          (await readProblem(res)).errors?.map((e) => e.path),
+          path,
+        ).toEqual(["query.cursor"]);
       }
       if (own !== null) {
         const mine = own === "firings" ? encodeTimeIdCursor("firings", 1_700_000_000_000, schedule.id) : CURSORS[own];
-        const res = await call(`${concrete(template)}?cursor=${mine}`, { headers: template === "/v1/admin/tenants" || template === "/v1/admin/audit-log" ? platform : who.headers });
+        const res = await call(`${concrete(template)}?cursor=${mine}`, {
+          headers: template === "/v1/admin/tenants" || template === "/v1/admin/audit-log" ? platform : who.headers,
+        });
         expect(res.status, `${template} with its own cursor`).toBe(200);
       }
     }
@@ -103,10 +130,13 @@ describe("integers in a query", () => {
     const tenantId = freshTenant();
     const who = await caller(tenantId, ["sessions:read", "sessions:write", "tenant:admin"]);
     const agent = (await (await callJson("/v1/agents", "POST", { name: "paged" }, who.headers)).json()) as { id: string };
-    const platform = { Authorization: (await bearer({ tenantId: OPS_TENANT, subject: "ops-1", scopes: ["platform:admin"] })).Authorization! };
+    const platform = {
+      Authorization: (await bearer({ tenantId: OPS_TENANT, subject: "ops-1", scopes: ["platform:admin"] })).Authorization!,
+    };
     const session = await createSession(who, { model: mockModel(uniqueKey("model")).key });
     const concrete = (template: string) => template.replace("{tenant_id}", tenantId).replace("{id}", session.id);
-    const headersFor = (template: string) => (template === "/v1/admin/tenants" || template === "/v1/admin/audit-log" ? platform : who.headers);
+    const headersFor = (template: string) =>
+      template === "/v1/admin/tenants" || template === "/v1/admin/audit-log" ? platform : who.headers;
     for (const template of lists) {
       for (const limit of ["0x10", "+5", "%202", "%20", "1e1", "5.0", "-1", "٣", "0b11", "Infinity"]) {
         const res = await call(`${concrete(template)}?limit=${limit}`, { headers: headersFor(template) });
@@ -115,7 +145,8 @@ describe("integers in a query", () => {
       }
     }
     const messages = `/v1/sessions/${session.id}/messages`;
-    for (const after of ["0x10", "+5", "%202"]) expect((await call(`${messages}?after=${after}`, { headers: who.headers })).status, after).toBe(400);
+    for (const after of ["0x10", "+5", "%202"])
+      expect((await call(`${messages}?after=${after}`, { headers: who.headers })).status, after).toBe(400);
     expect((await call(`${messages}?after=0&limit=5`, { headers: who.headers })).status).toBe(200);
     expect((await call(`/v1/sessions?limit=200`, { headers: who.headers })).status).toBe(200);
   });

@@ -11,7 +11,11 @@ import type { Caller } from "./sessions/helpers";
 const ACCEPT = "application/json, text/event-stream";
 
 async function rpc(who: Caller, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return call("/v1/mcp", { method: "POST", headers: { ...who.headers, "content-type": "application/json", accept: ACCEPT, ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  return call("/v1/mcp", {
+    method: "POST",
+    headers: { ...who.headers, "content-type": "application/json", accept: ACCEPT, ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
 }
 
 /** The JSON-RPC message of a response: its JSON body, or the first `data:` of its event stream. */
@@ -28,7 +32,12 @@ describe("POST /v1/mcp", () => {
   it("initializes with an MCP session id and lists the tenant's live agents as tools", async () => {
     const who = await author();
     await createAgent(who, { name: "triage", description: "Sorts tickets" });
-    const init = await rpc(who, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    const init = await rpc(who, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
     expect(init.status).toBe(200);
     expect(init.headers.get("mcp-session-id")).toMatch(/^mcp_[A-Za-z0-9_-]{22}$/);
     expect(await message(init)).toMatchObject({ id: 1, result: { capabilities: { tools: {} }, serverInfo: { name: "agent-platform" } } });
@@ -36,7 +45,10 @@ describe("POST /v1/mcp", () => {
     const other = await author();
     await createAgent(other, { name: "someone-elses" });
     const listed = await message(await rpc(who, { jsonrpc: "2.0", id: 2, method: "tools/list" }));
-    expect(listed).toMatchObject({ id: 2, result: { tools: [{ name: "triage", description: "Sorts tickets", inputSchema: { type: "object", required: ["input"] } }] } });
+    expect(listed).toMatchObject({
+      id: 2,
+      result: { tools: [{ name: "triage", description: "Sorts tickets", inputSchema: { type: "object", required: ["input"] } }] },
+    });
   });
 
   it("answers what is not JSON-RPC with a JSON-RPC error, and an unknown tool with invalid params", async () => {
@@ -47,9 +59,13 @@ describe("POST /v1/mcp", () => {
     const shapeless = await rpc(who, { hello: 1 });
     expect(shapeless.status).toBe(400);
     expect(await shapeless.json()).toMatchObject({ jsonrpc: "2.0", error: { code: expect.any(Number) } });
-    const unknown = await message(await rpc(who, { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "nobody", arguments: { input: "hi" } } }));
+    const unknown = await message(
+      await rpc(who, { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "nobody", arguments: { input: "hi" } } }),
+    );
     expect(unknown).toMatchObject({ id: 3, error: { code: -32602 } });
-    const noInput = await message(await rpc(who, { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "nobody", arguments: {} } }));
+    const noInput = await message(
+      await rpc(who, { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "nobody", arguments: {} } }),
+    );
     expect(noInput).toMatchObject({ id: 4, error: { code: -32602 } });
   });
 

@@ -98,7 +98,9 @@ describe("the document's request bounds are the server's", () => {
     const max = document.components.schemas.ClientTool!.properties!.input_schema!["x-max-json-chars"] as number;
     expect(max).toBeGreaterThan(0);
     const who = await caller();
-    const tool = (chars: number) => ({ tools: [{ type: "client", name: "lookup", description: "Looks up.", input_schema: schemaOfLength(chars) }] });
+    const tool = (chars: number) => ({
+      tools: [{ type: "client", name: "lookup", description: "Looks up.", input_schema: schemaOfLength(chars) }],
+    });
 
     expect(await send(who, "/v1/sessions", "POST", tool(max))).toEqual({ status: 201, fields: [] });
     expect(await send(who, "/v1/sessions", "POST", tool(max + 1))).toEqual({ status: 400, fields: ["body.tools.0.input_schema"] });
@@ -127,7 +129,9 @@ describe("the document's request bounds are the server's", () => {
   it("a schedule update: at least one field, as the document's minProperties says", async () => {
     const document = await servedDocument();
     const who = await caller();
-    const created = (await (await callJson("/v1/schedules", "POST", { cron: "0 9 * * *", session: { input: "job" } }, who.headers)).json()) as { id: string };
+    const created = (await (
+      await callJson("/v1/schedules", "POST", { cron: "0 9 * * *", session: { input: "job" } }, who.headers)
+    ).json()) as { id: string };
 
     expect(await send(who, `/v1/schedules/${created.id}`, "PATCH", {})).toEqual({ status: 400, fields: ["body"] });
     expect(documentAccepts(document, "UpdateScheduleRequest", {})).toBe(false);

@@ -26,7 +26,9 @@ async function servedDocument(): Promise<Document> {
 }
 
 function operations(doc: Document): [string, Operation][] {
-  return Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]): [string, Operation] => [`${method.toUpperCase()} ${path}`, op]));
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]): [string, Operation] => [`${method.toUpperCase()} ${path}`, op]),
+  );
 }
 
 describe("openapi/openapi.json", () => {
@@ -62,14 +64,18 @@ describe("OpenAPI hygiene", () => {
   });
 
   it("documents RateLimit-Policy and RateLimit on every answer of an authenticated route but 401 and 503, 429 included, and on no public route", async () => {
-    const rateRefs = { "RateLimit-Policy": { $ref: "#/components/headers/RateLimitPolicy" }, RateLimit: { $ref: "#/components/headers/RateLimit" } };
+    const rateRefs = {
+      "RateLimit-Policy": { $ref: "#/components/headers/RateLimitPolicy" },
+      RateLimit: { $ref: "#/components/headers/RateLimit" },
+    };
     for (const [name, op] of operations(await servedDocument())) {
       for (const [status, response] of Object.entries(op.responses)) {
         const documented = op.security!.length > 0 && status !== "401" && status !== "503";
         if (documented) expect(response.headers, `${name} ${status}`).toMatchObject(rateRefs);
         else expect(Object.keys(response.headers ?? {}), `${name} ${status}`).not.toContain("RateLimit");
       }
-      if (op.security!.length > 0) expect(op.responses["429"]?.headers, name).toMatchObject({ "Retry-After": expect.anything(), ...rateRefs });
+      if (op.security!.length > 0)
+        expect(op.responses["429"]?.headers, name).toMatchObject({ "Retry-After": expect.anything(), ...rateRefs });
     }
   });
 
@@ -102,7 +108,9 @@ describe("what generated clients rely on", () => {
   });
 
   it("declares Idempotent-Replayed on the success answers of every route that takes an Idempotency-Key", async () => {
-    const idempotent = operations(await servedDocument()).filter(([, op]) => op.parameters?.some((p) => p.in === "header" && p.name === "idempotency-key"));
+    const idempotent = operations(await servedDocument()).filter(([, op]) =>
+      op.parameters?.some((p) => p.in === "header" && p.name === "idempotency-key"),
+    );
     expect(idempotent.map(([name]) => name)).toEqual(expect.arrayContaining(["POST /v1/sessions", "POST /v1/sessions/{id}/messages"]));
     for (const [name, op] of idempotent) {
       for (const [status, response] of Object.entries(op.responses)) {
@@ -123,7 +131,10 @@ describe("what generated clients rely on", () => {
 
   it("gives every request body an example", async () => {
     const doc = await servedDocument();
-    const all = [...operations(doc), ...Object.entries(doc.webhooks).flatMap(([name, item]) => Object.values(item).map((op): [string, Operation] => [name, op]))];
+    const all = [
+      ...operations(doc),
+      ...Object.entries(doc.webhooks).flatMap(([name, item]) => Object.values(item).map((op): [string, Operation] => [name, op])),
+    ];
     for (const [name, op] of all) {
       for (const media of Object.values(op.requestBody?.content ?? {})) expect(media.example, name).toBeDefined();
     }
@@ -155,7 +166,11 @@ describe("what generated clients rely on", () => {
 
   it("describes the signed webhook-tool request under webhooks", async () => {
     const call = (await servedDocument()).webhooks.toolCall?.post;
-    expect(call?.parameters?.filter((p) => p.in === "header").map((p) => p.name)).toEqual(["Idempotency-Key", "X-Webhook-Timestamp", "X-Webhook-Signature"]);
+    expect(call?.parameters?.filter((p) => p.in === "header").map((p) => p.name)).toEqual([
+      "Idempotency-Key",
+      "X-Webhook-Timestamp",
+      "X-Webhook-Signature",
+    ]);
     expect(call?.requestBody?.required).toBe(true);
     const body = (await servedDocument()).components.schemas.WebhookToolCall;
     expect(body?.required).toEqual(["tenant_id", "session_id", "created_by", "tool_call_id", "name", "url", "input"]);

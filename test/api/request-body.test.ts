@@ -45,7 +45,11 @@ describe("malformed and invalid bodies", () => {
   });
 
   it("answers a body that is not JSON with 415", async () => {
-    const res = await call("/v1/api-keys", { method: "POST", headers: { ...(await admin()), "Content-Type": "text/plain" }, body: "name=k" });
+    const res = await call("/v1/api-keys", {
+      method: "POST",
+      headers: { ...(await admin()), "Content-Type": "text/plain" },
+      body: "name=k",
+    });
     expect(res.status).toBe(415);
     expect(await readProblem(res)).toMatchObject({ type: `${PROBLEM_TYPE_BASE}unsupported_media_type` });
   });
@@ -65,7 +69,12 @@ describe("body size", () => {
   it("answers a declared length over the tenant's max_request_bytes with 413", async () => {
     const tenantId = freshTenant();
     await tenantIndexStub(env, tenantId).setLimitOverrides(tenantId, { max_request_bytes: 1024 });
-    const res = await callJson("/v1/api-keys", "POST", { name: "k", scopes: ["sessions:read"], pad: "x".repeat(2000) }, await admin(tenantId));
+    const res = await callJson(
+      "/v1/api-keys",
+      "POST",
+      { name: "k", scopes: ["sessions:read"], pad: "x".repeat(2000) },
+      await admin(tenantId),
+    );
     expect(res.status).toBe(413);
     expect(await readProblem(res)).toMatchObject({ type: `${PROBLEM_TYPE_BASE}payload_too_large`, status: 413 });
   });

@@ -36,9 +36,7 @@ async function securedOperations(): Promise<{ name: string; method: string; path
 }
 
 function init(method: string, op: Operation, headers: Record<string, string> = {}): RequestInit {
-  return op.requestBody
-    ? { method, headers: { ...headers, "Content-Type": "application/json" }, body: "{}" }
-    : { method, headers };
+  return op.requestBody ? { method, headers: { ...headers, "Content-Type": "application/json" }, body: "{}" } : { method, headers };
 }
 
 describe("every secured operation", () => {

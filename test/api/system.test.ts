@@ -52,10 +52,12 @@ describe("GET /docs", () => {
   it("allows scripts from its own origin only, and runs no inline script", async () => {
     const res = await call("/docs");
     const policy = res.headers.get("Content-Security-Policy") ?? "";
-    const directives = new Map(policy.split(";").map((part) => {
-      const [name = "", ...values] = part.trim().split(/\s+/);
-      return [name, values] as const;
-    }));
+    const directives = new Map(
+      policy.split(";").map((part) => {
+        const [name = "", ...values] = part.trim().split(/\s+/);
+        return [name, values] as const;
+      }),
+    );
     expect(directives.get("default-src")).toEqual(["'none'"]);
     expect(directives.get("script-src")).toEqual(["'self'"]);
     expect(directives.get("connect-src")).toEqual(["'self'"]);

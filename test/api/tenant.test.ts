@@ -50,7 +50,15 @@ describe("webhook secret", () => {
 
 describe("usageTotals", () => {
   it("sums the days it is given and reports the window", () => {
-    const day = (d: string, n: number) => ({ day: d, input_tokens: n, output_tokens: 2 * n, cache_read_tokens: 3 * n, cache_write_tokens: n, steps: 1, sessions_created: 1 });
+    const day = (d: string, n: number) => ({
+      day: d,
+      input_tokens: n,
+      output_tokens: 2 * n,
+      cache_read_tokens: 3 * n,
+      cache_write_tokens: n,
+      steps: 1,
+      sessions_created: 1,
+    });
     expect(usageTotals([day("2026-01-01", 10), day("2026-01-02", 5)], 30)).toEqual({
       window_days: 30,
       input_tokens: 15,
@@ -66,15 +74,29 @@ describe("usageTotals", () => {
 
 describe("tenant settings", () => {
   async function put(headers: Record<string, string>, body: unknown) {
-    return call("/v1/tenant/settings", { method: "PUT", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    return call("/v1/tenant/settings", {
+      method: "PUT",
+      headers: { ...headers, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
   }
 
   it("are read and replaced by a tenant admin, with origins normalized", async () => {
     const headers = await bearer({ tenantId: freshTenant(), scopes: ["tenant:admin"] });
-    expect(await (await call("/v1/tenant/settings", { headers })).json()).toEqual({ webhook_origins: null, session_retention_days: null, traces: null });
-    const res = await put(headers, { webhook_origins: ["HTTPS://Hooks.Example.com:443", "https://hooks.example.com/", "https://other.example.com:8443"] });
+    expect(await (await call("/v1/tenant/settings", { headers })).json()).toEqual({
+      webhook_origins: null,
+      session_retention_days: null,
+      traces: null,
+    });
+    const res = await put(headers, {
+      webhook_origins: ["HTTPS://Hooks.Example.com:443", "https://hooks.example.com/", "https://other.example.com:8443"],
+    });
     expect(res.status).toBe(200);
-    const expected = { webhook_origins: ["https://hooks.example.com", "https://other.example.com:8443"], session_retention_days: null, traces: null };
+    const expected = {
+      webhook_origins: ["https://hooks.example.com", "https://other.example.com:8443"],
+      session_retention_days: null,
+      traces: null,
+    };
     expect(await res.json()).toEqual(expected);
     expect(await (await call("/v1/tenant/settings", { headers })).json()).toEqual(expected);
   });

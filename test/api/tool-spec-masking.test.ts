@@ -40,7 +40,11 @@ function mcpTool() {
 }
 
 /** A session with the MCP tool whose run waits on `tool` (called by the model as `toolu_w`). */
-async function waitingOn(who: Caller, tool: Record<string, unknown>, status: "waiting_approval" | "waiting_tool_output" = "waiting_approval") {
+async function waitingOn(
+  who: Caller,
+  tool: Record<string, unknown>,
+  status: "waiting_approval" | "waiting_tool_output" = "waiting_approval",
+) {
   const model = mockModel(uniqueKey("model"));
   await model.script({ reply: { content: [toolUse("toolu_w", tool.name as string, {})] } }, { hang: true });
   const session = await createSession(who, { input: "go", model: model.key, tools: [mcpTool(), tool] });
@@ -90,8 +94,10 @@ const EXERCISE: Record<string, (who: Caller) => Promise<Response>> = {
   },
   approveToolCall: async (who) => post(who, `/v1/sessions/${(await waitingOn(who, APPROVED)).id}/tool-calls/toolu_w/approve`),
   denyToolCall: async (who) => post(who, `/v1/sessions/${(await waitingOn(who, APPROVED)).id}/tool-calls/toolu_w/deny`, { reason: "no" }),
-  submitToolOutput: async (who) => post(who, `/v1/sessions/${(await waitingOn(who, CLIENT, "waiting_tool_output")).id}/tool-calls/toolu_w/output`, { output: "x" }),
-  createSchedule: async (who) => callJson("/v1/schedules", "POST", { cron: YEARLY, session: { input: "later", tools: [mcpTool()] } }, who.headers),
+  submitToolOutput: async (who) =>
+    post(who, `/v1/sessions/${(await waitingOn(who, CLIENT, "waiting_tool_output")).id}/tool-calls/toolu_w/output`, { output: "x" }),
+  createSchedule: async (who) =>
+    callJson("/v1/schedules", "POST", { cron: YEARLY, session: { input: "later", tools: [mcpTool()] } }, who.headers),
   getSchedule: async (who) => call(`/v1/schedules/${await schedule(who)}`, { headers: who.headers }),
   listSchedules: async (who) => {
     await schedule(who);
@@ -99,7 +105,8 @@ const EXERCISE: Record<string, (who: Caller) => Promise<Response>> = {
   },
   updateSchedule: async (who) => callJson(`/v1/schedules/${await schedule(who)}`, "PATCH", { paused: true }, who.headers),
   forkSession: async (who) => post(who, `/v1/sessions/${(await createSession(who, { tools: [mcpTool()] })).id}/fork`, {}),
-  exportSession: async (who) => call(`/v1/sessions/${(await createSession(who, { tools: [mcpTool()] })).id}/export`, { headers: who.headers }),
+  exportSession: async (who) =>
+    call(`/v1/sessions/${(await createSession(who, { tools: [mcpTool()] })).id}/export`, { headers: who.headers }),
   createAgent: async (who) => callJson("/v1/agents", "POST", { name: "masked", tools: [mcpTool()] }, who.headers),
   getAgent: async (who) => call(`/v1/agents/${await agent(who)}`, { headers: who.headers }),
   listAgents: async (who) => {
@@ -123,7 +130,8 @@ describe("MCP header values in answers", () => {
     }
     expect(answering.sort()).toEqual(Object.keys(EXERCISE).sort());
     // What the platform sends out (webhook tools, notifications) carries no tool spec at all.
-    for (const [name, webhook] of Object.entries(document.webhooks)) expect(reachable(webhook, document.components.schemas).has("McpTool"), name).toBe(false);
+    for (const [name, webhook] of Object.entries(document.webhooks))
+      expect(reachable(webhook, document.components.schemas).has("McpTool"), name).toBe(false);
   });
 
   it.each(Object.keys(EXERCISE))("%s shows each header masked", async (operationId) => {

@@ -12,7 +12,10 @@ import { issuedKey } from "../support/api-keys";
 import { bearer, freshTenant } from "../support/tokens";
 
 async function breakIndexOf(tenantId: string): Promise<void> {
-  await env.TENANT_INDEX.get(env.TENANT_INDEX.idFromName(tenantIndexName(tenantId))).admitRequest(freshTenant("squatter"), { bucket: "k", now: Date.now() });
+  await env.TENANT_INDEX.get(env.TENANT_INDEX.idFromName(tenantIndexName(tenantId))).admitRequest(freshTenant("squatter"), {
+    bucket: "k",
+    now: Date.now(),
+  });
 }
 
 async function expect503(headers: Record<string, string>) {

@@ -24,7 +24,16 @@ import { TENANT_INDEX_MIGRATIONS, TENANT_REGISTRY_MIGRATIONS } from "../../src/t
 import { SESSION_MIGRATIONS } from "../../src/sessions/object/store/migrations";
 import { MEMORY_STORE_MIGRATIONS } from "../../src/memory/migrations";
 import { newTestSession, unwrap, toolCalls } from "../support/agent-session";
-import { migrateIndexTo, migrateMemoryStoreTo, migrateSessionTo, userTables, writeLegacyIndex, writeMemoryV1, writeSchedulerV1, writeWaitingAgentV6 } from "../support/legacy-storage";
+import {
+  migrateIndexTo,
+  migrateMemoryStoreTo,
+  migrateSessionTo,
+  userTables,
+  writeLegacyIndex,
+  writeMemoryV1,
+  writeSchedulerV1,
+  writeWaitingAgentV6,
+} from "../support/legacy-storage";
 import { freshTenant } from "../support/tokens";
 
 /** The versions each object's storage was at before the audit log (renumbered at a merge, here only). */
@@ -76,7 +85,9 @@ describe("audit storage written by the version before the audit log", () => {
     const entry = auditEntry("acme", BY, { action: "tenant.suspended", target: { type: "tenant", id: "acme" } }, newAuditId(), Date.now());
     await scratch.recordAudit([entry]);
     expect(((await scratch.listAuditLog({ limit: 10, cursor: null })) as unknown as Page<AuditEntry>).data).toEqual([entry]);
-    await runInDurableObject(scratch, async (_instance, state) => expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_REGISTRY_MIGRATIONS)));
+    await runInDurableObject(scratch, async (_instance, state) =>
+      expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_REGISTRY_MIGRATIONS)),
+    );
   });
 
   it("AgentStore: keeps its agents and records their changes from then on", async () => {
@@ -84,19 +95,33 @@ describe("audit storage written by the version before the audit log", () => {
     await runInDurableObject(agentStoreStub(env, tenantId), async (_instance, state) => {
       migrate(state.storage, AGENT_STORE_MIGRATIONS.slice(0, AGENT_STORE_BEFORE_AUDIT));
       state.storage.kv.put("tenant_id", tenantId);
-      insertAgent(state.storage.sql, { id: "agt_AAAAAAAAAAAAAAAAAAAAAAAA", name: "legacy", latest_version: 1, archived_at: null, created_by: "u", created_at: 1, updated_at: 1 });
+      insertAgent(state.storage.sql, {
+        id: "agt_AAAAAAAAAAAAAAAAAAAAAAAA",
+        name: "legacy",
+        latest_version: 1,
+        archived_at: null,
+        created_by: "u",
+        created_at: 1,
+        updated_at: 1,
+      });
     });
     await abortAllDurableObjects();
     const store = agentStoreStub(env, tenantId);
     expect((await store.archive(tenantId, "agt_AAAAAAAAAAAAAAAAAAAAAAAA", Date.now(), BY)).ok).toBe(true);
-    expect((await tenantLog(tenantId)).map((entry) => [entry.action, entry.target.id])).toEqual([["agent.archived", "agt_AAAAAAAAAAAAAAAAAAAAAAAA"]]);
-    await runInDurableObject(store, async (_instance, state) => expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_STORE_MIGRATIONS)));
+    expect((await tenantLog(tenantId)).map((entry) => [entry.action, entry.target.id])).toEqual([
+      ["agent.archived", "agt_AAAAAAAAAAAAAAAAAAAAAAAA"],
+    ]);
+    await runInDurableObject(store, async (_instance, state) =>
+      expect(schemaVersion(state.storage)).toBe(latestVersion(AGENT_STORE_MIGRATIONS)),
+    );
   });
 
   it("Scheduler: keeps its schedules and records their deletion from then on", async () => {
     const tenantId = freshTenant("mig-sched");
     await runInDurableObject(schedulerStub(env, tenantId), async (_instance, state) => {
-      await writeSchedulerV1(state.storage, tenantId, [{ id: "sch_old", created_by: "admin", scopes: ["tenant:admin"], via: "jwt", key_id: null, cron: "0 * * * *" }]);
+      await writeSchedulerV1(state.storage, tenantId, [
+        { id: "sch_old", created_by: "admin", scopes: ["tenant:admin"], via: "jwt", key_id: null, cron: "0 * * * *" },
+      ]);
       migrate(state.storage, SCHEDULER_MIGRATIONS.slice(0, SCHEDULER_BEFORE_AUDIT));
     });
     await abortAllDurableObjects();
@@ -105,7 +130,9 @@ describe("audit storage written by the version before the audit log", () => {
     expect(page.data.map((s) => s.id)).toEqual(["sch_old"]);
     expect((await scheduler.remove(tenantId, "sch_old", BY)).ok).toBe(true);
     expect((await tenantLog(tenantId)).map((entry) => [entry.action, entry.target.id])).toEqual([["schedule.deleted", "sch_old"]]);
-    await runInDurableObject(scheduler, async (_instance, state) => expect(schemaVersion(state.storage)).toBe(latestVersion(SCHEDULER_MIGRATIONS)));
+    await runInDurableObject(scheduler, async (_instance, state) =>
+      expect(schemaVersion(state.storage)).toBe(latestVersion(SCHEDULER_MIGRATIONS)),
+    );
   });
 
   it("MemoryStore: keeps its items and records a person's deletion from then on", async () => {
@@ -118,7 +145,9 @@ describe("audit storage written by the version before the audit log", () => {
     const memory = memoryStoreStub(env, tenantId);
     expect((await memory.remove(tenantId, ["notes"], "a", Date.now(), BY)).ok).toBe(true);
     expect((await tenantLog(tenantId)).map((entry) => [entry.action, entry.target.id])).toEqual([["memory.deleted", "notes/a"]]);
-    await runInDurableObject(memory, async (_instance, state) => expect(schemaVersion(state.storage)).toBe(latestVersion(MEMORY_STORE_MIGRATIONS)));
+    await runInDurableObject(memory, async (_instance, state) =>
+      expect(schemaVersion(state.storage)).toBe(latestVersion(MEMORY_STORE_MIGRATIONS)),
+    );
   });
 
   it("session object: its waiting call, approved after the migration, is recorded", async () => {
@@ -132,7 +161,9 @@ describe("audit storage written by the version before the audit log", () => {
     unwrap(await t.stub.approve("toolu_legacy", "carol", null, BY));
     expect((await toolCalls(t))[0]).toMatchObject({ decision: "approved" });
     expect((await tenantLog(t.tenantId)).map((entry) => [entry.action, entry.target.id])).toEqual([["tool_call.approved", "toolu_legacy"]]);
-    await runInDurableObject(t.stub, async (_instance, state) => expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS)));
+    await runInDurableObject(t.stub, async (_instance, state) =>
+      expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS)),
+    );
   });
 });
 
@@ -144,7 +175,9 @@ describe("no change without its entry", () => {
     await runInDurableObject(index, async (instance: TenantIndex, state) => {
       state.storage.sql.exec("DROP TABLE audit_log");
       await expect(instance.setLimitOverrides(tenantId, { max_steps_per_run: 9 }, BY)).rejects.toThrow(/audit_log/);
-      await expect(instance.putSettings(tenantId, { webhook_origins: ["https://x.example.com"], session_retention_days: null, traces: null }, BY)).rejects.toThrow(/audit_log/);
+      await expect(
+        instance.putSettings(tenantId, { webhook_origins: ["https://x.example.com"], session_retention_days: null, traces: null }, BY),
+      ).rejects.toThrow(/audit_log/);
     });
     expect(await index.getLimitOverrides(tenantId)).toEqual({ max_steps_per_run: 3 });
     expect(await index.getSettings(tenantId)).toEqual({ webhook_origins: null, session_retention_days: null, traces: null });
@@ -156,11 +189,15 @@ describe("no change without its entry", () => {
     expect((await store.create(tenantId, { definition: { name: "first" } as never, createdBy: "u", now: Date.now() }, BY)).ok).toBe(true);
     await runInDurableObject(store, async (instance: AgentStore, state) => {
       state.storage.sql.exec("DROP TABLE audit_outbox");
-      await expect(instance.create(tenantId, { definition: { name: "second" } as never, createdBy: "u", now: Date.now() }, BY)).rejects.toThrow(/audit_outbox/);
+      await expect(
+        instance.create(tenantId, { definition: { name: "second" } as never, createdBy: "u", now: Date.now() }, BY),
+      ).rejects.toThrow(/audit_outbox/);
       // Back, for the alarm the first change set: the step that made it, again.
       AGENT_STORE_MIGRATIONS.find((step) => step.version === AGENT_STORE_BEFORE_AUDIT + 1)!.up(state.storage);
     });
-    const names = ((await store.list(tenantId, { limit: 10, cursor: null, name: null, includeArchived: true })) as unknown as Page<{ name: string }>).data.map((agent) => agent.name);
+    const names = (
+      (await store.list(tenantId, { limit: 10, cursor: null, name: null, includeArchived: true })) as unknown as Page<{ name: string }>
+    ).data.map((agent) => agent.name);
     expect(names).toEqual(["first"]);
   });
 
@@ -169,9 +206,20 @@ describe("no change without its entry", () => {
     const store = agentStoreStub(env, tenantId);
     expect((await store.create(tenantId, { definition: { name: "first" } as never, createdBy: "u", now: Date.now() }, BY)).ok).toBe(true);
     // What a crash right after the commit leaves: the row owed in the outbox, and the alarm set with it.
-    const owed = auditEntry(tenantId, BY, { action: "agent.archived", target: { type: "agent", id: "agt_owed" } }, newAuditId(), Date.now());
+    const owed = auditEntry(
+      tenantId,
+      BY,
+      { action: "agent.archived", target: { type: "agent", id: "agt_owed" } },
+      newAuditId(),
+      Date.now(),
+    );
     await runInDurableObject(store, async (_instance, state) => {
-      state.storage.sql.exec("INSERT INTO audit_outbox (id, created_at, entry) VALUES (?, ?, ?)", owed.id, Date.now(), JSON.stringify(owed));
+      state.storage.sql.exec(
+        "INSERT INTO audit_outbox (id, created_at, entry) VALUES (?, ?, ?)",
+        owed.id,
+        Date.now(),
+        JSON.stringify(owed),
+      );
       await state.storage.setAlarm(Date.now() + 1);
     });
     await abortAllDurableObjects();
@@ -191,18 +239,39 @@ describe("no change without its entry", () => {
 describe("recordAudit", () => {
   it("records a change made elsewhere (a tenant's deletion) in the tenant's log and, a platform action, in the platform's", async () => {
     const tenantId = freshTenant("deleted");
-    const [entry] = (await tenantIndexStub(env, tenantId).recordAudit(tenantId, [{ change: { action: "tenant.deleted", target: { type: "tenant", id: tenantId } }, by: BY }])) as unknown as AuditEntry[];
-    expect(entry).toMatchObject({ tenant_id: tenantId, action: "tenant.deleted", actor: BY.actor, request_id: "req-1", client_ip: "203.0.113.9", details: {} });
+    const [entry] = (await tenantIndexStub(env, tenantId).recordAudit(tenantId, [
+      { change: { action: "tenant.deleted", target: { type: "tenant", id: tenantId } }, by: BY },
+    ])) as unknown as AuditEntry[];
+    expect(entry).toMatchObject({
+      tenant_id: tenantId,
+      action: "tenant.deleted",
+      actor: BY.actor,
+      request_id: "req-1",
+      client_ip: "203.0.113.9",
+      details: {},
+    });
     expect(await tenantLog(tenantId)).toEqual([entry]);
-    const platform = (await tenantRegistryStub(env).listAuditLog({ limit: 10, cursor: null, tenant_id: tenantId })) as unknown as Page<AuditEntry>;
+    const platform = (await tenantRegistryStub(env).listAuditLog({
+      limit: 10,
+      cursor: null,
+      tenant_id: tenantId,
+    })) as unknown as Page<AuditEntry>;
     expect(platform.data).toEqual([entry]);
   });
 
   it("refuses an unknown action, another tenant's entry, and a tenant's own action in the platform's log", async () => {
     const tenantId = freshTenant("refuse");
-    const foreign = auditEntry("someone-else", BY, { action: "settings.updated", target: { type: "tenant", id: "x" } }, newAuditId(), Date.now());
+    const foreign = auditEntry(
+      "someone-else",
+      BY,
+      { action: "settings.updated", target: { type: "tenant", id: "x" } },
+      newAuditId(),
+      Date.now(),
+    );
     await runInDurableObject(tenantIndexStub(env, tenantId), async (index: TenantIndex) => {
-      await expect(index.recordAudit(tenantId, [{ change: { action: "tenant.eaten" as never, target: { type: "tenant", id: tenantId } } }])).rejects.toThrow(/unknown action/);
+      await expect(
+        index.recordAudit(tenantId, [{ change: { action: "tenant.eaten" as never, target: { type: "tenant", id: tenantId } } }]),
+      ).rejects.toThrow(/unknown action/);
       await expect(index.recordAudit(tenantId, [foreign])).rejects.toThrow(/another tenant/);
     });
     await runInDurableObject(tenantRegistryStub(env), async (registry: TenantRegistry) => {
@@ -219,8 +288,22 @@ describe("retention", () => {
     await index.setAllowedModels(tenantId, ["a"], BY);
     await runInDurableObject(index, async (_instance, state) => {
       const now = Date.now();
-      const old = auditEntry(tenantId, BY, { action: "settings.updated", target: { type: "tenant", id: tenantId } }, newAuditId(), now - AUDIT_RETENTION_MS - 1);
-      state.storage.sql.exec("INSERT INTO audit_log (id, at, tenant_id, action, actor_sub, entry) VALUES (?, ?, ?, ?, ?, ?)", old.id, Date.parse(old.at), tenantId, old.action, "admin-1", JSON.stringify(old));
+      const old = auditEntry(
+        tenantId,
+        BY,
+        { action: "settings.updated", target: { type: "tenant", id: tenantId } },
+        newAuditId(),
+        now - AUDIT_RETENTION_MS - 1,
+      );
+      state.storage.sql.exec(
+        "INSERT INTO audit_log (id, at, tenant_id, action, actor_sub, entry) VALUES (?, ?, ?, ?, ?, ?)",
+        old.id,
+        Date.parse(old.at),
+        tenantId,
+        old.action,
+        "admin-1",
+        JSON.stringify(old),
+      );
       expect(sweepAuditLog(state.storage.sql, now, 100)).toBe(1);
       expect(sweepAuditLog(state.storage.sql, now, 100)).toBe(0);
     });

@@ -111,7 +111,13 @@ describe("verifyApiKey", () => {
     const result = await verifyApiKey(parseApiKey(key.plaintext)!, record, NOW);
     expect(result).toEqual({
       ok: true,
-      principal: { tenantId: "acme", subject: `key:${key.keyId}`, scopes: ["sessions:read", "sessions:write"], via: "api_key", keyId: key.keyId },
+      principal: {
+        tenantId: "acme",
+        subject: `key:${key.keyId}`,
+        scopes: ["sessions:read", "sessions:write"],
+        via: "api_key",
+        keyId: key.keyId,
+      },
     });
   });
 
@@ -147,7 +153,10 @@ describe("verifyApiKey", () => {
   it("refuses a record with another key id", async () => {
     const { key, record } = await issued();
     const other = await issued();
-    expect(await verifyApiKey(parseApiKey(key.plaintext)!, { ...record, key_id: other.key.keyId }, NOW)).toEqual({ ok: false, reason: "key_unknown" });
+    expect(await verifyApiKey(parseApiKey(key.plaintext)!, { ...record, key_id: other.key.keyId }, NOW)).toEqual({
+      ok: false,
+      reason: "key_unknown",
+    });
   });
 
   it("refuses a revoked key", async () => {
@@ -170,7 +179,11 @@ describe("verifyApiKey", () => {
     expect(await verifyApiKey(parseApiKey(key.plaintext)!, record, NOW)).toEqual({ ok: false, reason: "key_expired" });
   });
 
-  it.each([["an empty", ""], ["an upper-case", "A".repeat(64)], ["a short", "a".repeat(63)]])("refuses a record with %s hash", async (_name, hash) => {
+  it.each([
+    ["an empty", ""],
+    ["an upper-case", "A".repeat(64)],
+    ["a short", "a".repeat(63)],
+  ])("refuses a record with %s hash", async (_name, hash) => {
     const { key, record } = await issued("acme", { hash });
     expect(await verifyApiKey(parseApiKey(key.plaintext)!, record, NOW)).toEqual({ ok: false, reason: "key_secret_mismatch" });
   });

@@ -25,7 +25,11 @@ class KeyStore {
     if (this.failing) throw new Error("store down");
     return this.records.get(`${tenantId}/${keyId}`) ?? null;
   }
-  async add(tenantId: string, overrides: Partial<ApiKeyRecord> = {}, make: (tenantId: string) => Promise<GeneratedApiKey> = issuedKey): Promise<string> {
+  async add(
+    tenantId: string,
+    overrides: Partial<ApiKeyRecord> = {},
+    make: (tenantId: string) => Promise<GeneratedApiKey> = issuedKey,
+  ): Promise<string> {
     const key = await make(tenantId);
     this.knownTenants.add(tenantId);
     this.records.set(`${tenantId}/${key.keyId}`, {
@@ -52,7 +56,12 @@ let apiKeySecret: CryptoKey;
 beforeAll(async () => {
   keys = await makePlatformKeys();
   apiKeySecret = await platformApiKeySecret();
-  token = await signAccessToken(keys, { tenantId: "acme", subject: "user-1", scopes: ["sessions:read"], ttlSeconds: 600 }, AUTH_CONFIG, NOW);
+  token = await signAccessToken(
+    keys,
+    { tenantId: "acme", subject: "user-1", scopes: ["sessions:read"], ttlSeconds: 600 },
+    AUTH_CONFIG,
+    NOW,
+  );
 });
 
 function depsWith(store: KeyStore, overrides: Partial<AuthenticateDeps> = {}): AuthenticateDeps {
@@ -91,7 +100,10 @@ describe("authenticate reads the Authorization header", () => {
 
   it.each(["Bearer", "bearer", "BEARER", "bEaReR"])("accepts the scheme spelled %s", async (scheme) => {
     const result = await authenticate(`${scheme} ${token}`, depsWith(new KeyStore()), NOW);
-    expect(result).toEqual({ ok: true, principal: { tenantId: "acme", subject: "user-1", scopes: ["sessions:read"], via: "jwt", expiresAt: expect.any(Number) } });
+    expect(result).toEqual({
+      ok: true,
+      principal: { tenantId: "acme", subject: "user-1", scopes: ["sessions:read"], via: "jwt", expiresAt: expect.any(Number) },
+    });
   });
 });
 
@@ -136,7 +148,10 @@ describe("authenticate with API keys", () => {
   it("fails closed, with no I/O, when the platform's API-key secret is not configured", async () => {
     const store = new KeyStore();
     const plaintext = await store.add("acme");
-    expect(await authenticate(`Bearer ${plaintext}`, depsWith(store, { apiKeySecret: null }), NOW)).toEqual({ ok: false, reason: "api_key_secret_unavailable" });
+    expect(await authenticate(`Bearer ${plaintext}`, depsWith(store, { apiKeySecret: null }), NOW)).toEqual({
+      ok: false,
+      reason: "api_key_secret_unavailable",
+    });
     expect(store.lookups).toEqual([]);
   });
 
@@ -148,14 +163,20 @@ describe("authenticate with API keys", () => {
     expect(store.registryAsks).toEqual(["acme"]);
 
     const stranger = await legacyKey("nobody");
-    expect(await authenticate(`Bearer ${stranger.plaintext}`, depsWith(store), NOW)).toEqual({ ok: false, reason: "legacy_key_tenant_unknown" });
+    expect(await authenticate(`Bearer ${stranger.plaintext}`, depsWith(store), NOW)).toEqual({
+      ok: false,
+      reason: "legacy_key_tenant_unknown",
+    });
     expect(store.lookups).toHaveLength(1);
   });
 
   it("refuses every legacy key, with no I/O, once legacy keys are turned off", async () => {
     const store = new KeyStore();
     const plaintext = await store.add("acme", {}, legacyKey);
-    expect(await authenticate(`Bearer ${plaintext}`, depsWith(store, { legacyKeyTenant: null }), NOW)).toEqual({ ok: false, reason: "legacy_keys_off" });
+    expect(await authenticate(`Bearer ${plaintext}`, depsWith(store, { legacyKeyTenant: null }), NOW)).toEqual({
+      ok: false,
+      reason: "legacy_keys_off",
+    });
     expect(store.lookups).toEqual([]);
     expect(store.registryAsks).toEqual([]);
   });
@@ -180,10 +201,16 @@ describe("exchangeApiKeyForToken", () => {
     expect(exchanged.token).toMatchObject({ token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_SECONDS });
 
     const viaJwt = await authenticate(`Bearer ${exchanged.token.access_token}`, depsWith(store), NOW);
-    expect(viaJwt).toEqual({ ok: true, principal: { ...viaKey.principal, via: "jwt", expiresAt: (Math.floor(NOW / 1000) + ACCESS_TOKEN_TTL_SECONDS) * 1000 } });
+    expect(viaJwt).toEqual({
+      ok: true,
+      principal: { ...viaKey.principal, via: "jwt", expiresAt: (Math.floor(NOW / 1000) + ACCESS_TOKEN_TTL_SECONDS) * 1000 },
+    });
 
     const afterExpiry = NOW + (ACCESS_TOKEN_TTL_SECONDS + CLOCK_TOLERANCE_SECONDS + 1) * 1000;
-    expect(await authenticate(`Bearer ${exchanged.token.access_token}`, depsWith(store), afterExpiry)).toEqual({ ok: false, reason: "expired" });
+    expect(await authenticate(`Bearer ${exchanged.token.access_token}`, depsWith(store), afterExpiry)).toEqual({
+      ok: false,
+      reason: "expired",
+    });
   });
 
   it("refuses to exchange a JWT principal", async () => {

@@ -87,7 +87,13 @@ describe("an end user's memory", () => {
   it("narrows a grant to the reach: inside stays, above becomes the reach, beside goes", () => {
     const reach = ["users", "u_1"];
     const grant = { namespaces: [["users"], ["users", "u_1", "notes"], ["users", "u_2"], ["shared"]], write: [["users"], ["shared"]] };
-    expect(confineGrant(grant, reach)).toEqual({ namespaces: [["users", "u_1"], ["users", "u_1", "notes"]], write: [["users", "u_1"]] });
+    expect(confineGrant(grant, reach)).toEqual({
+      namespaces: [
+        ["users", "u_1"],
+        ["users", "u_1", "notes"],
+      ],
+      write: [["users", "u_1"]],
+    });
     expect(confineGrant({ namespaces: [["shared"]], write: [] }, reach)).toBeNull();
     expect(confineGrant(grant, null)).toBeNull();
     expect(confineGrant(grant, undefined)).toBe(grant);
@@ -105,8 +111,21 @@ describe("an end user's memory", () => {
   });
 
   it("is what a session shown to an end user says, with no prompt and only client tools", () => {
-    const session = { id: "ses_1", system: "secret", tools: [{ type: "webhook", name: "w", url: "https://x" }, { type: "client", name: "c" }], memory: { namespaces: [["users"]], write: [["users"]] } };
-    expect(withoutDefinition(session, "end_user:u_1")).toEqual({ id: "ses_1", system: null, tools: [{ type: "client", name: "c" }], memory: { namespaces: [["users", "u_1"]], write: [["users", "u_1"]] } });
+    const session = {
+      id: "ses_1",
+      system: "secret",
+      tools: [
+        { type: "webhook", name: "w", url: "https://x" },
+        { type: "client", name: "c" },
+      ],
+      memory: { namespaces: [["users"]], write: [["users"]] },
+    };
+    expect(withoutDefinition(session, "end_user:u_1")).toEqual({
+      id: "ses_1",
+      system: null,
+      tools: [{ type: "client", name: "c" }],
+      memory: { namespaces: [["users", "u_1"]], write: [["users", "u_1"]] },
+    });
   });
 });
 
@@ -119,13 +138,36 @@ describe("an end user's token as verifyJwt reads it", () => {
     idp = await makeExternalIdp("ES384");
     deps = { config: { ...AUTH_CONFIG }, platformKey: keys, externalJwks: idp.jwks };
   });
-  const platform = (claims: JWTPayload, omit: string[] = []) => signToken(keys.privateKey, "ES256", { claims, omit, header: { kid: keys.kid } });
+  const platform = (claims: JWTPayload, omit: string[] = []) =>
+    signToken(keys.privateKey, "ES256", { claims, omit, header: { kid: keys.kid } });
 
   it("is the end user, with its issue instant, minting key and metadata, from signAccessToken", async () => {
-    const token = await signAccessToken(keys, { tenantId: "acme", subject: "end_user:u_1", scopes: ["sessions:read"], ttlSeconds: 600, sourceKeyId: "key_0123456789abcdef01234567", endUserMetadata: { plan: "pro" } }, AUTH_CONFIG, NOW + 250);
+    const token = await signAccessToken(
+      keys,
+      {
+        tenantId: "acme",
+        subject: "end_user:u_1",
+        scopes: ["sessions:read"],
+        ttlSeconds: 600,
+        sourceKeyId: "key_0123456789abcdef01234567",
+        endUserMetadata: { plan: "pro" },
+      },
+      AUTH_CONFIG,
+      NOW + 250,
+    );
     expect(await verifyJwt(token, deps, NOW + 300)).toEqual({
       ok: true,
-      principal: { tenantId: "acme", subject: "end_user:u_1", scopes: ["sessions:read"], via: "jwt", expiresAt: (NOW_S + 600) * 1000, endUser: "u_1", issuedAt: NOW + 250, sourceKeyId: "key_0123456789abcdef01234567", endUserMetadata: { plan: "pro" } },
+      principal: {
+        tenantId: "acme",
+        subject: "end_user:u_1",
+        scopes: ["sessions:read"],
+        via: "jwt",
+        expiresAt: (NOW_S + 600) * 1000,
+        endUser: "u_1",
+        issuedAt: NOW + 250,
+        sourceKeyId: "key_0123456789abcdef01234567",
+        endUserMetadata: { plan: "pro" },
+      },
     });
   });
 
@@ -141,12 +183,19 @@ describe("an end user's token as verifyJwt reads it", () => {
   });
 
   it("keeps only an end user's scopes, and an iat_ms outside iat's second is not believed", async () => {
-    const result = await verifyJwt(await platform({ sub: "end_user:u_1", scope: "tenant:admin memory:read platform:admin", iat_ms: NOW + 5_000 }), deps, NOW);
+    const result = await verifyJwt(
+      await platform({ sub: "end_user:u_1", scope: "tenant:admin memory:read platform:admin", iat_ms: NOW + 5_000 }),
+      deps,
+      NOW,
+    );
     expect(result).toMatchObject({ ok: true, principal: { endUser: "u_1", scopes: ["memory:read"], issuedAt: NOW_S * 1000 } });
   });
 
   it("cannot come from an external identity provider", async () => {
-    const token = await signToken(idp.privateKey, "ES384", { header: { kid: idp.kid }, claims: { iss: AUTH_CONFIG.externalIssuer, aud: AUTH_CONFIG.externalAudience, sub: "end_user:u_1" } });
+    const token = await signToken(idp.privateKey, "ES384", {
+      header: { kid: idp.kid },
+      claims: { iss: AUTH_CONFIG.externalIssuer, aud: AUTH_CONFIG.externalAudience, sub: "end_user:u_1" },
+    });
     expect(await verifyJwt(token, deps, NOW)).toEqual({ ok: false, reason: "subject_reserved" });
   });
 });

@@ -47,7 +47,9 @@ describe("whether an API key stands", () => {
 
   it("does not stand when its record is missing", () => {
     expect(exchangedKeyStands(null, { tenantId: "t1", keyId: "k1" }, NOW)).toBe(false);
-    expect(noteStream(sql, { sessionId: "s1", streamId: "st1", keyId: "k1", now: NOW, expiresAt: NOW + 60_000 }, null, false, 10, 1).ok).toBe(false);
+    expect(
+      noteStream(sql, { sessionId: "s1", streamId: "st1", keyId: "k1", now: NOW, expiresAt: NOW + 60_000 }, null, false, 10, 1).ok,
+    ).toBe(false);
     expect(keyProblem(null, NOW)).toBe("api_key_revoked");
   });
 });

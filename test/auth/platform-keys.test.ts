@@ -43,7 +43,9 @@ describe("loadPlatformKeys", () => {
     const keys = await makePlatformKeys(JSON.stringify(input));
     const published = publicJwks(keys).keys[0] ?? {};
     for (const member of PRIVATE_MEMBERS) expect(published).not.toHaveProperty(member);
-    expect(Object.keys(published).sort()).toEqual(alg === "ES256" ? ["alg", "crv", "kid", "kty", "use", "x", "y"] : ["alg", "crv", "kid", "kty", "use", "x"]);
+    expect(Object.keys(published).sort()).toEqual(
+      alg === "ES256" ? ["alg", "crv", "kid", "kty", "use", "x", "y"] : ["alg", "crv", "kid", "kty", "use", "x"],
+    );
     expect(JSON.stringify(publicJwks(keys))).not.toContain(input.d as string);
   });
 
@@ -55,13 +57,32 @@ describe("loadPlatformKeys", () => {
     ["an RSA key", async () => JSON.stringify(await privateJwk("RS256")), /ES256.*EdDSA/],
     ["a P-384 key", async () => JSON.stringify({ ...(await privateJwk("ES256")), crv: "P-384" }), /ES256.*EdDSA/],
     ["a symmetric key", async () => JSON.stringify({ kty: "oct", k: "c2VjcmV0" }), /ES256.*EdDSA/],
-    ["a public key", async () => { const { d: _d, ...pub } = await privateJwk("ES256"); return JSON.stringify(pub); }, /not a private key/],
-    ["a key whose alg contradicts its type", async () => JSON.stringify({ ...(await privateJwk("ES256")), alg: "HS256" }), /does not match/],
+    [
+      "a public key",
+      async () => {
+        const { d: _d, ...pub } = await privateJwk("ES256");
+        return JSON.stringify(pub);
+      },
+      /not a private key/,
+    ],
+    [
+      "a key whose alg contradicts its type",
+      async () => JSON.stringify({ ...(await privateJwk("ES256")), alg: "HS256" }),
+      /does not match/,
+    ],
     ["a kid with unsafe characters", async () => JSON.stringify({ ...(await privateJwk("ES256")), kid: "a b/c" }), /kid/],
     ["a key with a bad coordinate", async () => JSON.stringify({ ...(await privateJwk("ES256")), x: "AAAA" }), /imported|does not match/],
     // workerd refuses a mismatched EC pair at import; the sign-and-verify self-test catches the rest.
-    ["an ES256 private part from another key", async () => JSON.stringify({ ...(await privateJwk("ES256")), d: (await privateJwk("ES256")).d }), /imported|does not match/],
-    ["an EdDSA private part from another key", async () => JSON.stringify({ ...(await privateJwk("EdDSA")), d: (await privateJwk("EdDSA")).d }), /does not match/],
+    [
+      "an ES256 private part from another key",
+      async () => JSON.stringify({ ...(await privateJwk("ES256")), d: (await privateJwk("ES256")).d }),
+      /imported|does not match/,
+    ],
+    [
+      "an EdDSA private part from another key",
+      async () => JSON.stringify({ ...(await privateJwk("EdDSA")), d: (await privateJwk("EdDSA")).d }),
+      /does not match/,
+    ],
   ];
   it.each(refusals)("refuses %s with a message naming the variable", async (_name, text, message) => {
     const input = await text();
@@ -78,10 +99,23 @@ describe("loadPlatformKeys", () => {
 describe("signAccessToken", () => {
   it("sets issuer, audience, subject, tenant, scope, times and a jti", async () => {
     const keys = await makePlatformKeys();
-    const token = await signAccessToken(keys, { tenantId: "acme", subject: "user-1", scopes: ["sessions:read", "tenant:admin"], ttlSeconds: 300 }, AUTH_CONFIG, NOW);
+    const token = await signAccessToken(
+      keys,
+      { tenantId: "acme", subject: "user-1", scopes: ["sessions:read", "tenant:admin"], ttlSeconds: 300 },
+      AUTH_CONFIG,
+      NOW,
+    );
     expect(decodeProtectedHeader(token)).toEqual({ alg: "ES256", kid: keys.kid, typ: "JWT" });
     const claims = decodeJwt(token);
-    expect(claims).toMatchObject({ iss: AUTH_CONFIG.issuer, aud: AUTH_CONFIG.audience, sub: "user-1", tenant_id: "acme", scope: "sessions:read tenant:admin", iat: NOW_S, exp: NOW_S + 300 });
+    expect(claims).toMatchObject({
+      iss: AUTH_CONFIG.issuer,
+      aud: AUTH_CONFIG.audience,
+      sub: "user-1",
+      tenant_id: "acme",
+      scope: "sessions:read tenant:admin",
+      iat: NOW_S,
+      exp: NOW_S + 300,
+    });
     expect(claims.jti).toMatch(/^[0-9a-f-]{36}$/);
     const again = await signAccessToken(keys, { tenantId: "acme", subject: "user-1", scopes: [], ttlSeconds: 300 }, AUTH_CONFIG, NOW);
     expect(decodeJwt(again).jti).not.toBe(claims.jti);
@@ -89,7 +123,12 @@ describe("signAccessToken", () => {
 
   it("names the tenant claim from the config", async () => {
     const keys = await makePlatformKeys();
-    const token = await signAccessToken(keys, { tenantId: "acme", subject: "u", scopes: [], ttlSeconds: 60 }, { ...AUTH_CONFIG, tenantClaim: "org" }, NOW);
+    const token = await signAccessToken(
+      keys,
+      { tenantId: "acme", subject: "u", scopes: [], ttlSeconds: 60 },
+      { ...AUTH_CONFIG, tenantClaim: "org" },
+      NOW,
+    );
     const claims = decodeJwt(token);
     expect(claims.org).toBe("acme");
     expect(claims).not.toHaveProperty("tenant_id");

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { ALL_SCOPES, TENANT_ID_PATTERN, canAdministerTenant, hasScope, parseScopes, type Principal, type Scope } from "../../src/auth/principal";
+import {
+  ALL_SCOPES,
+  TENANT_ID_PATTERN,
+  canAdministerTenant,
+  hasScope,
+  parseScopes,
+  type Principal,
+  type Scope,
+} from "../../src/auth/principal";
 
 const principal = (scopes: Scope[], tenantId = "acme"): Principal => ({ tenantId, subject: "u", scopes, via: "jwt" });
 

@@ -3,7 +3,13 @@ import type { Principal } from "../../src/auth/principal";
 import { MAX_KEPT_MS, MAX_TOKENS, VerifiedTokens } from "../../src/auth/verified-tokens";
 
 const NOW = 1_000_000;
-const principal = (expiresAt?: number): Principal => ({ tenantId: "acme", subject: "u", scopes: ["sessions:read"], via: "jwt", ...(expiresAt === undefined ? {} : { expiresAt }) });
+const principal = (expiresAt?: number): Principal => ({
+  tenantId: "acme",
+  subject: "u",
+  scopes: ["sessions:read"],
+  via: "jwt",
+  ...(expiresAt === undefined ? {} : { expiresAt }),
+});
 
 describe("VerifiedTokens", () => {
   it("keeps a token until its expiry, and five minutes at most", () => {

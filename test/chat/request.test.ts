@@ -8,7 +8,9 @@ const user = (text: string) => ({ id: crypto.randomUUID(), role: "user", parts: 
 
 describe("readChatRequest", () => {
   it("reads only the newest user message as input, never the history", () => {
-    const ask = readChatRequest(body([user("old"), { id: "a", role: "assistant", parts: [{ type: "text", text: "forged history" }] }, user("new")]));
+    const ask = readChatRequest(
+      body([user("old"), { id: "a", role: "assistant", parts: [{ type: "text", text: "forged history" }] }, user("new")]),
+    );
     expect(ask).toEqual({ kind: "input", text: "new" });
   });
 
@@ -20,20 +22,43 @@ describe("readChatRequest", () => {
           id: "a",
           role: "assistant",
           parts: [
-            { type: "dynamic-tool", toolName: "wire", toolCallId: "t1", state: "approval-responded", input: {}, approval: { id: "t1", approved: false, reason: "no" }, providerExecuted: true },
+            {
+              type: "dynamic-tool",
+              toolName: "wire",
+              toolCallId: "t1",
+              state: "approval-responded",
+              input: {},
+              approval: { id: "t1", approved: false, reason: "no" },
+              providerExecuted: true,
+            },
             { type: "dynamic-tool", toolName: "pick", toolCallId: "t2", state: "output-available", input: {}, output: { color: "teal" } },
-            { type: "dynamic-tool", toolName: "get_time", toolCallId: "t3", state: "output-available", input: {}, output: "12:00", providerExecuted: true },
+            {
+              type: "dynamic-tool",
+              toolName: "get_time",
+              toolCallId: "t3",
+              state: "output-available",
+              input: {},
+              output: "12:00",
+              providerExecuted: true,
+            },
           ],
         },
       ]),
     );
-    expect(ask).toEqual({ kind: "answers", approvals: [{ callId: "t1", approved: false, reason: "no" }], outputs: [{ callId: "t2", output: '{"color":"teal"}', isError: false }] });
+    expect(ask).toEqual({
+      kind: "answers",
+      approvals: [{ callId: "t1", approved: false, reason: "no" }],
+      outputs: [{ callId: "t2", output: '{"color":"teal"}', isError: false }],
+    });
   });
 
   it("refuses regenerate, an empty user message and an assistant message that answers nothing", () => {
     expect(readChatRequest(body([user("x")], "regenerate-message"))).toMatchObject({ kind: "invalid", path: "trigger" });
     expect(readChatRequest(body([user("  ")]))).toMatchObject({ kind: "invalid", path: "messages.0.parts" });
-    expect(readChatRequest(body([user("x"), { id: "a", role: "assistant", parts: [{ type: "text", text: "hi" }] }]))).toMatchObject({ kind: "invalid", path: "messages.1" });
+    expect(readChatRequest(body([user("x"), { id: "a", role: "assistant", parts: [{ type: "text", text: "hi" }] }]))).toMatchObject({
+      kind: "invalid",
+      path: "messages.1",
+    });
   });
 
   it("derives one session per tenant, caller, agent and chat id", async () => {

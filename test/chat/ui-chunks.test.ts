@@ -11,8 +11,13 @@ import type { EventFrame, ToolCallEventData } from "../../src/sessions/object/ev
 const AT = "2026-01-01T00:00:00.000Z";
 let nextId = 1;
 const stored = (type: EventFrame["type"], data: unknown): EventFrame => ({ id: nextId++, type, data, created_at: AT });
-const delta = (index: number, text: string, offset: number): EventFrame => ({ type: "delta", data: { index, text, offset }, created_at: AT });
-const status = (value: string, stop_reason: string | null = null, error: string | null = null) => stored("status", { status: value, stop_reason, error });
+const delta = (index: number, text: string, offset: number): EventFrame => ({
+  type: "delta",
+  data: { index, text, offset },
+  created_at: AT,
+});
+const status = (value: string, stop_reason: string | null = null, error: string | null = null) =>
+  stored("status", { status: value, stop_reason, error });
 const assistant = (...content: unknown[]) => stored("message", { seq: 1, role: "assistant", content, created_at: AT });
 const call = (id: string, name: string, fields: Partial<ToolCallEventData>): ToolCallEventData => ({
   id,
@@ -66,7 +71,13 @@ const TOOL_RUN = [
 
 describe("ChatTurn", () => {
   it("streams deltas, then closes the text with the stored answer: the same message as a replay without deltas", async () => {
-    const live = translate([...TOOL_RUN, delta(0, "It is ", 0), delta(0, "noon.", 6), assistant({ type: "text", text: "It is noon." }), status("done", "end_turn")]);
+    const live = translate([
+      ...TOOL_RUN,
+      delta(0, "It is ", 0),
+      delta(0, "noon.", 6),
+      assistant({ type: "text", text: "It is noon." }),
+      status("done", "end_turn"),
+    ]);
     const replay = translate([...TOOL_RUN, assistant({ type: "text", text: "It is noon." }), status("done", "end_turn")]);
     expect(live.map((chunk) => chunk.type)).toEqual([
       "start",
@@ -88,14 +99,28 @@ describe("ChatTurn", () => {
     expect(fromLive?.parts).toEqual(fromReplay?.parts);
     expect(fromLive?.parts).toEqual([
       { type: "step-start" },
-      expect.objectContaining({ type: "dynamic-tool", toolName: "get_time", toolCallId: "toolu_1", state: "output-available", output: "12:00", providerExecuted: true }),
+      expect.objectContaining({
+        type: "dynamic-tool",
+        toolName: "get_time",
+        toolCallId: "toolu_1",
+        state: "output-available",
+        output: "12:00",
+        providerExecuted: true,
+      }),
       { type: "step-start" },
       expect.objectContaining({ type: "text", text: "It is noon.", state: "done" }),
     ]);
   });
 
   it("adds only new text when a retried call writes its block again from 0", async () => {
-    const chunks = translate([status("running"), delta(0, "Hel", 0), delta(0, "Hello", 0), delta(0, " there", 5), assistant({ type: "text", text: "Hello there" }), status("done", "end_turn")]);
+    const chunks = translate([
+      status("running"),
+      delta(0, "Hel", 0),
+      delta(0, "Hello", 0),
+      delta(0, " there", 5),
+      assistant({ type: "text", text: "Hello there" }),
+      status("done", "end_turn"),
+    ]);
     expect((await message(chunks))?.parts.at(-1)).toMatchObject({ type: "text", text: "Hello there" });
   });
 
@@ -103,7 +128,12 @@ describe("ChatTurn", () => {
     const turn = new ChatTurn(new Set());
     const chunks = [
       ...turn.start(),
-      ...[status("running"), assistant({ type: "tool_use", id: "toolu_a", name: "wire", input: { n: 1 } }), stored("tool_call", call("toolu_a", "wire", { status: "waiting_approval" })), status("waiting_approval")].flatMap((f) => turn.frame(f)),
+      ...[
+        status("running"),
+        assistant({ type: "tool_use", id: "toolu_a", name: "wire", input: { n: 1 } }),
+        stored("tool_call", call("toolu_a", "wire", { status: "waiting_approval" })),
+        status("waiting_approval"),
+      ].flatMap((f) => turn.frame(f)),
     ];
     expect(turn.ended).toBe(true);
     expect(chunks).toContainEqual({ type: "tool-approval-request", approvalId: "toolu_a", toolCallId: "toolu_a" });
@@ -126,18 +156,32 @@ describe("ChatTurn", () => {
   });
 
   it("leaves a client tool's call to the page (not provider-executed) and shows denied and failed calls", async () => {
-    const client = translate([status("running"), assistant({ type: "tool_use", id: "toolu_c", name: "pick", input: {} }), status("waiting_tool_output")], ["pick"]);
+    const client = translate(
+      [status("running"), assistant({ type: "tool_use", id: "toolu_c", name: "pick", input: {} }), status("waiting_tool_output")],
+      ["pick"],
+    );
     expect(client.find((chunk) => chunk.type === "tool-input-available")).not.toHaveProperty("providerExecuted");
-    const denied = translate([...TOOL_RUN.slice(0, 2), stored("tool_result", call("toolu_1", "get_time", { status: "error", is_error: true, output: "denied", decision: "denied" }))]);
+    const denied = translate([
+      ...TOOL_RUN.slice(0, 2),
+      stored("tool_result", call("toolu_1", "get_time", { status: "error", is_error: true, output: "denied", decision: "denied" })),
+    ]);
     expect(denied.at(-1)).toEqual({ type: "tool-output-denied", toolCallId: "toolu_1" });
-    const failed = translate([...TOOL_RUN.slice(0, 2), stored("tool_result", call("toolu_1", "get_time", { status: "error", is_error: true, output: "boom" }))]);
+    const failed = translate([
+      ...TOOL_RUN.slice(0, 2),
+      stored("tool_result", call("toolu_1", "get_time", { status: "error", is_error: true, output: "boom" })),
+    ]);
     expect(failed.at(-1)).toMatchObject({ type: "tool-output-error", errorText: "boom" });
     await accepted([...client, ...denied, ...failed]);
   });
 
   it("ends a failed run with an error part, and a cancelled one with abort", async () => {
     const failed = translate([status("running"), delta(0, "Par", 0), status("failed", "model_error", "The model provider answered 500.")]);
-    expect(failed.slice(-4)).toEqual([{ type: "text-end", id: "text-1-0" }, { type: "finish-step" }, { type: "error", errorText: "The model provider answered 500." }, { type: "finish", finishReason: "error" }]);
+    expect(failed.slice(-4)).toEqual([
+      { type: "text-end", id: "text-1-0" },
+      { type: "finish-step" },
+      { type: "error", errorText: "The model provider answered 500." },
+      { type: "finish", finishReason: "error" },
+    ]);
     expect(translate([status("running"), status("cancelled", "cancelled")]).at(-1)).toEqual({ type: "abort", reason: "cancelled" });
     await accepted(failed);
   });

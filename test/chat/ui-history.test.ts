@@ -54,12 +54,27 @@ class Conversation {
   answer(...content: ContentBlock[]): this {
     content.forEach((block, index) => {
       if (block.type === "text") this.#live({ type: "delta", data: { index, text: block.text, offset: 0 }, created_at: AT });
-      if (block.type === "thinking") this.#live({ type: "delta", data: { index, text: block.thinking, offset: 0, kind: "reasoning" }, created_at: AT });
+      if (block.type === "thinking")
+        this.#live({ type: "delta", data: { index, text: block.thinking, offset: 0, kind: "reasoning" }, created_at: AT });
     });
     this.#live(this.#frame("message", this.#message("assistant", content)));
     for (const block of content) {
       if (block.type !== "tool_use") continue;
-      const call: ToolCall = { id: block.id, step: 1, name: block.name, input: block.input, status: "running", output: null, is_error: false, created_at: AT, started_at: null, finished_at: null, decided_by: null, decided_at: null, decision: null };
+      const call: ToolCall = {
+        id: block.id,
+        step: 1,
+        name: block.name,
+        input: block.input,
+        status: "running",
+        output: null,
+        is_error: false,
+        created_at: AT,
+        started_at: null,
+        finished_at: null,
+        decided_by: null,
+        decided_at: null,
+        decision: null,
+      };
       this.calls.set(call.id, call);
     }
     return this;
@@ -75,7 +90,12 @@ class Conversation {
 
   /** The calls' results as the loop stores them (no part of their own). */
   results(): this {
-    this.#message("user", [...this.calls.values()].filter((c) => c.output !== null).map((c) => ({ type: "tool_result" as const, tool_use_id: c.id, content: c.output ?? "" })));
+    this.#message(
+      "user",
+      [...this.calls.values()]
+        .filter((c) => c.output !== null)
+        .map((c) => ({ type: "tool_result" as const, tool_use_id: c.id, content: c.output ?? "" })),
+    );
     return this;
   }
 
@@ -124,7 +144,9 @@ async function lived(conversation: Conversation, decisions: Decision[][] = [], c
     const chunks = frames.flatMap((frame) => turn.frame(frame));
     const input = frames.find((frame) => frame.type === "message" && (frame.data as Message).role === "user");
     if (input) {
-      const text = (input.data as Message).content.flatMap((block) => (block.type === "text" ? [{ type: "text" as const, text: block.text }] : []));
+      const text = (input.data as Message).content.flatMap((block) =>
+        block.type === "text" ? [{ type: "text" as const, text: block.text }] : [],
+      );
       page.push({ id: `user-${(input.data as Message).seq}`, role: "user", parts: text });
       page.push(await read(chunks));
       continue;
@@ -168,7 +190,14 @@ describe("chatHistory", () => {
         parts: [
           { type: "step-start" },
           { type: "reasoning", text: "The clock tool knows.", state: "done" },
-          { type: "dynamic-tool", toolName: "get_time", toolCallId: "toolu_1", state: "output-available", output: "12:00", providerExecuted: true },
+          {
+            type: "dynamic-tool",
+            toolName: "get_time",
+            toolCallId: "toolu_1",
+            state: "output-available",
+            output: "12:00",
+            providerExecuted: true,
+          },
           { type: "step-start" },
           { type: "text", text: "It is noon.", state: "done" },
         ],
@@ -194,7 +223,12 @@ describe("chatHistory", () => {
       .status("waiting_approval");
     const waiting = stored(chat) as UIMessage[];
     expect(waiting).toEqual(await lived(chat));
-    expect(waiting[1]!.parts.at(-1)).toMatchObject({ type: "dynamic-tool", state: "approval-requested", approval: { id: "toolu_a" }, input: { amount: 5 } });
+    expect(waiting[1]!.parts.at(-1)).toMatchObject({
+      type: "dynamic-tool",
+      state: "approval-requested",
+      approval: { id: "toolu_a" },
+      input: { amount: 5 },
+    });
 
     chat.answering().call("toolu_a", { status: "running", decision: "approved", decided_by: "alice" });
     const approved = stored(chat) as UIMessage[];
@@ -205,7 +239,9 @@ describe("chatHistory", () => {
     const done = stored(chat) as UIMessage[];
     expect(done).toEqual(await lived(chat, [[{ approvalId: "toolu_a", approved: true }]]));
     expect(done).toHaveLength(2);
-    expect(done[1]!.parts.filter((part) => part.type === "dynamic-tool")).toEqual([expect.objectContaining({ state: "output-available", output: "sent", approval: { id: "toolu_a", approved: true } })]);
+    expect(done[1]!.parts.filter((part) => part.type === "dynamic-tool")).toEqual([
+      expect.objectContaining({ state: "output-available", output: "sent", approval: { id: "toolu_a", approved: true } }),
+    ]);
   });
 
   it("shows a denied call and an expired approval as output-denied with a refused approval", async () => {
@@ -260,7 +296,13 @@ describe("chatHistory", () => {
 describe("readChatHistory", () => {
   it("reads every page, keeps only what the newest messages need, and gives what chatHistory gives of the whole", async () => {
     const chat = new Conversation();
-    for (let i = 0; i < 1_100; i++) chat.input(`q${i}`).answer(TOOL_USE(`toolu_${i}`, "get_time")).call(`toolu_${i}`, { status: "done", output: `t${i}` }).results().answer({ type: "text", text: `a${i}` });
+    for (let i = 0; i < 1_100; i++)
+      chat
+        .input(`q${i}`)
+        .answer(TOOL_USE(`toolu_${i}`, "get_time"))
+        .call(`toolu_${i}`, { status: "done", output: `t${i}` })
+        .results()
+        .answer({ type: "text", text: `a${i}` });
     const calls = [...chat.calls.values()];
     let pages = 0;
     const client = {
@@ -312,6 +354,8 @@ describe("UiPartsFold", () => {
     fold.add(chunks);
     const expected = await read(chunks);
     expect(JSON.parse(JSON.stringify(fold.parts))).toEqual(JSON.parse(JSON.stringify(expected.parts)));
-    expect(new Set(fold.parts.map((part) => part.state))).toEqual(new Set([undefined, "done", "output-available", "output-error", "approval-requested", "output-denied", "approval-responded"]));
+    expect(new Set(fold.parts.map((part) => part.state))).toEqual(
+      new Set([undefined, "done", "output-available", "output-error", "approval-requested", "output-denied", "approval-responded"]),
+    );
   });
 });

@@ -43,21 +43,31 @@ describe("audit log across a kill -9", () => {
     await stack.platform.restart("SIGKILL");
     await Promise.all(burst);
 
-    const agents = async () => (await admin.expect<{ data: { id: string }[] }>(200, "GET", "/v1/agents?limit=200")).data.map((a) => a.id).sort();
-    const keys = async () => (await admin.expect<{ data: { key_id: string }[] }>(200, "GET", "/v1/api-keys?limit=200")).data.map((k) => k.key_id).sort();
+    const agents = async () =>
+      (await admin.expect<{ data: { id: string }[] }>(200, "GET", "/v1/agents?limit=200")).data.map((a) => a.id).sort();
+    const keys = async () =>
+      (await admin.expect<{ data: { key_id: string }[] }>(200, "GET", "/v1/api-keys?limit=200")).data.map((k) => k.key_id).sort();
     const log = async () => {
       const entries: AuditEntry[] = [];
       for await (const entry of tenantAuditLog(admin.sdk())) entries.push(entry);
       return entries;
     };
-    const targets = (entries: AuditEntry[], action: string) => entries.filter((e) => e.action === action).map((e) => e.target.id).sort();
+    const targets = (entries: AuditEntry[], action: string) =>
+      entries
+        .filter((e) => e.action === action)
+        .map((e) => e.target.id)
+        .sort();
     const same = (a: string[], b: string[]) => JSON.stringify(a) === JSON.stringify(b);
 
     let entries: AuditEntry[] = [];
     const settleBy = Date.now() + SETTLE_MS;
     for (;;) {
       entries = await log();
-      if ((same(targets(entries, "agent.created"), await agents()) && same(targets(entries, "api_key.created"), await keys())) || Date.now() > settleBy) break;
+      if (
+        (same(targets(entries, "agent.created"), await agents()) && same(targets(entries, "api_key.created"), await keys())) ||
+        Date.now() > settleBy
+      )
+        break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     const [made, madeKeys] = [await agents(), await keys()];

@@ -9,7 +9,12 @@ import {
   DefaultChatTransport,
   lastAssistantMessageIsCompleteWithApprovalResponses,
   lastAssistantMessageIsCompleteWithToolCalls,
-  readUIMessageStream, type ChatState, type ChatStatus, type UIMessage, type UIMessageChunk } from "ai";
+  readUIMessageStream,
+  type ChatState,
+  type ChatStatus,
+  type UIMessage,
+  type UIMessageChunk,
+} from "ai";
 import { chatEndpoint, chatMessages, createPlatformClient, type ChatUIMessage } from "@agent-platform/sdk";
 import { beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import type { ModelStep } from "../support/mock-protocol";
@@ -51,7 +56,10 @@ async function lastMessage(stream: ReadableStream<UIMessageChunk>): Promise<UIMe
 }
 
 function toolParts(message: UIMessage | undefined) {
-  return (message?.parts ?? []).filter((part) => part.type === "dynamic-tool") as Extract<UIMessage["parts"][number], { type: "dynamic-tool" }>[];
+  return (message?.parts ?? []).filter((part) => part.type === "dynamic-tool") as Extract<
+    UIMessage["parts"][number],
+    { type: "dynamic-tool" }
+  >[];
 }
 
 function text(message: UIMessage | undefined): string {
@@ -89,10 +97,19 @@ describe("AI SDK chat", () => {
   }
 
   it("streams a tool-using run as UI message parts, and the same chat id continues the session", async () => {
-    const { transport, token } = await world([{ type: "builtin", name: "get_time" }], [callTool("toolu_t", "get_time"), say("It is noon."), say("Still noon.")]);
+    const { transport, token } = await world(
+      [{ type: "builtin", name: "get_time" }],
+      [callTool("toolu_t", "get_time"), say("It is noon."), say("Still noon.")],
+    );
     const chatId = uniqueName("chat");
     const chunks: UIMessageChunk[] = [];
-    const stream = await transport.sendMessages({ chatId, messages: [userMessage("what time is it?")], trigger: "submit-message", messageId: undefined, abortSignal: undefined });
+    const stream = await transport.sendMessages({
+      chatId,
+      messages: [userMessage("what time is it?")],
+      trigger: "submit-message",
+      messageId: undefined,
+      abortSignal: undefined,
+    });
     const [forParts, forMessage] = stream.tee();
     const collecting = (async () => {
       const reader = forParts.getReader();
@@ -102,13 +119,34 @@ describe("AI SDK chat", () => {
     await collecting;
 
     expect(chunks.map((chunk) => chunk.type)).toEqual(
-      expect.arrayContaining(["start", "start-step", "tool-input-start", "tool-input-available", "finish-step", "tool-output-available", "text-start", "text-delta", "text-end", "finish"]),
+      expect.arrayContaining([
+        "start",
+        "start-step",
+        "tool-input-start",
+        "tool-input-available",
+        "finish-step",
+        "tool-output-available",
+        "text-start",
+        "text-delta",
+        "text-end",
+        "finish",
+      ]),
     );
     expect(chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "stop" });
-    expect(toolParts(message)).toEqual([expect.objectContaining({ toolName: "get_time", state: "output-available", toolCallId: "toolu_t" })]);
+    expect(toolParts(message)).toEqual([
+      expect.objectContaining({ toolName: "get_time", state: "output-available", toolCallId: "toolu_t" }),
+    ]);
     expect(text(message)).toBe("It is noon.");
 
-    const again = await lastMessage(await transport.sendMessages({ chatId, messages: [userMessage("what time is it?"), message!, userMessage("and now?")], trigger: "submit-message", messageId: undefined, abortSignal: undefined }));
+    const again = await lastMessage(
+      await transport.sendMessages({
+        chatId,
+        messages: [userMessage("what time is it?"), message!, userMessage("and now?")],
+        trigger: "submit-message",
+        messageId: undefined,
+        abortSignal: undefined,
+      }),
+    );
     expect(text(again)).toBe("Still noon.");
     const sessions = await fetch(`${stack.platform.url}/v1/sessions`, { headers: { authorization: `Bearer ${token}` } });
     const listed = ((await sessions.json()) as { data: { id: string }[] }).data;
@@ -118,9 +156,17 @@ describe("AI SDK chat", () => {
   });
 
   it("asks for approval, and the approval response in the next request lets the call run", async () => {
-    const { transport } = await world([{ type: "builtin", name: "get_time", requires_approval: true }], [callTool("toolu_a", "get_time"), say("Approved and done.")]);
+    const { transport } = await world(
+      [{ type: "builtin", name: "get_time", requires_approval: true }],
+      [callTool("toolu_a", "get_time"), say("Approved and done.")],
+    );
     const memory = new MemoryState();
-    const chat = new NodeChat({ id: uniqueName("chat"), transport, memory, sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
+    const chat = new NodeChat({
+      id: uniqueName("chat"),
+      transport,
+      memory,
+      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    });
     await chat.sendMessage({ text: "what time is it?" });
     const asking = toolParts(memory.messages.at(-1));
     expect(asking).toEqual([expect.objectContaining({ state: "approval-requested", toolCallId: "toolu_a" })]);
@@ -133,7 +179,12 @@ describe("AI SDK chat", () => {
   });
 
   it("takes a client tool's output from addToolOutput as the call's output", async () => {
-    const pick = { type: "client", name: "pick_color", description: "asks the page for a color", input_schema: { type: "object", properties: {} } };
+    const pick = {
+      type: "client",
+      name: "pick_color",
+      description: "asks the page for a color",
+      input_schema: { type: "object", properties: {} },
+    };
     const { transport, model } = await world([pick], [callTool("toolu_c", "pick_color"), say("You picked teal.")]);
     const memory = new MemoryState();
     let chat: NodeChat;
@@ -142,7 +193,8 @@ describe("AI SDK chat", () => {
       transport,
       memory,
       onToolCall: ({ toolCall }) => {
-        if (toolCall.toolName === "pick_color") void chat.addToolOutput({ tool: "pick_color", toolCallId: toolCall.toolCallId, output: "teal" });
+        if (toolCall.toolName === "pick_color")
+          void chat.addToolOutput({ tool: "pick_color", toolCallId: toolCall.toolCallId, output: "teal" });
       },
       sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls,
     });
@@ -153,7 +205,10 @@ describe("AI SDK chat", () => {
   });
 
   it("runs a useChat page in Chromium through a tool call's approval to the answer", async () => {
-    const { token, agent } = await world([{ type: "builtin", name: "get_time", requires_approval: true }], [callTool("toolu_b", "get_time"), say("Noon, from the browser.")]);
+    const { token, agent } = await world(
+      [{ type: "builtin", name: "get_time", requires_approval: true }],
+      [callTool("toolu_b", "get_time"), say("Noon, from the browser.")],
+    );
     const server = await serveUseChatPage(stack.platform.url);
     const browser = await launchChromium();
     try {
@@ -192,12 +247,16 @@ describe("AI SDK chat", () => {
       await page.press("input[name=draft]", "Enter");
       await page.click("button.approve", { timeout: 15_000 });
       await page.waitForSelector("text=Noon, before the reload.", { timeout: 15_000 });
-      const before = await page.locator("main > div").evaluateAll((nodes) => nodes.map((node) => [node.className, node.getAttribute("data-id"), node.textContent]));
+      const before = await page
+        .locator("main > div")
+        .evaluateAll((nodes) => nodes.map((node) => [node.className, node.getAttribute("data-id"), node.textContent]));
 
       await page.reload();
       await page.waitForSelector("text=Noon, before the reload.", { timeout: 15_000 });
       expect(historyCalls).toEqual([404, 200]);
-      const after = await page.locator("main > div").evaluateAll((nodes) => nodes.map((node) => [node.className, node.getAttribute("data-id"), node.textContent]));
+      const after = await page
+        .locator("main > div")
+        .evaluateAll((nodes) => nodes.map((node) => [node.className, node.getAttribute("data-id"), node.textContent]));
       expect(after.map(([role, , shown]) => [role, shown])).toEqual(before.map(([role, , shown]) => [role, shown]));
       expect(after.map(([role]) => role)).toEqual(["user", "assistant"]);
       expect(after[1]![2]).toContain("get_time: output-available (approved)");
@@ -225,7 +284,10 @@ describe("AI SDK chat", () => {
   });
 
   it("restores a useChat page reloaded while a call waits for approval, and the approval given after the reload finishes that answer", async () => {
-    const { token, agent } = await world([{ type: "builtin", name: "get_time", requires_approval: true }], [callTool("toolu_w", "get_time"), say("Approved after the reload.")]);
+    const { token, agent } = await world(
+      [{ type: "builtin", name: "get_time", requires_approval: true }],
+      [callTool("toolu_w", "get_time"), say("Approved after the reload.")],
+    );
     const server = await serveUseChatPage(stack.platform.url);
     const browser = await launchChromium();
     try {
@@ -241,7 +303,9 @@ describe("AI SDK chat", () => {
       await page.click("button.approve", { timeout: 15_000 });
       await page.waitForSelector("text=Approved after the reload.", { timeout: 15_000 });
       await page.waitForSelector("main[data-status=ready]", { timeout: 15_000 });
-      const shown = await page.locator("main > div").evaluateAll((nodes) => nodes.map((node) => [node.className, node.getAttribute("data-id")]));
+      const shown = await page
+        .locator("main > div")
+        .evaluateAll((nodes) => nodes.map((node) => [node.className, node.getAttribute("data-id")]));
       expect(shown).toEqual([
         ["user", expect.any(String)],
         ["assistant", answerId],
@@ -255,8 +319,15 @@ describe("AI SDK chat", () => {
   });
 
   it("restores a useChat page reloaded while the answer after an approval is written, and finishes that answer once", async () => {
-    const slow: ModelStep = { reply: { content: [{ type: "text", text: "Written slowly, after the approval." }] }, delay_ms: 2_000, stream: { chunk_chars: 4, event_delay_ms: 150 } };
-    const { token, agent } = await world([{ type: "builtin", name: "get_time", requires_approval: true }], [callTool("toolu_s", "get_time"), slow]);
+    const slow: ModelStep = {
+      reply: { content: [{ type: "text", text: "Written slowly, after the approval." }] },
+      delay_ms: 2_000,
+      stream: { chunk_chars: 4, event_delay_ms: 150 },
+    };
+    const { token, agent } = await world(
+      [{ type: "builtin", name: "get_time", requires_approval: true }],
+      [callTool("toolu_s", "get_time"), slow],
+    );
     const server = await serveUseChatPage(stack.platform.url);
     const browser = await launchChromium();
     try {
@@ -273,7 +344,9 @@ describe("AI SDK chat", () => {
       await page.reload();
       await page.waitForSelector("text=Written slowly, after the approval.", { timeout: 20_000 });
       await page.waitForSelector("main[data-status=ready]", { timeout: 15_000 });
-      const shown = await page.locator("main > div").evaluateAll((nodes) => nodes.map((node) => [node.className, node.getAttribute("data-id")]));
+      const shown = await page
+        .locator("main > div")
+        .evaluateAll((nodes) => nodes.map((node) => [node.className, node.getAttribute("data-id")]));
       expect(shown).toEqual([
         ["user", expect.any(String)],
         ["assistant", answerId],
@@ -288,11 +361,20 @@ describe("AI SDK chat", () => {
   });
 
   it("resumes a stream cut mid-answer from the event log", async () => {
-    const slow: ModelStep = { reply: { content: [{ type: "text", text: "A long answer, told slowly, word by word." }] }, stream: { chunk_chars: 4, event_delay_ms: 150 } };
+    const slow: ModelStep = {
+      reply: { content: [{ type: "text", text: "A long answer, told slowly, word by word." }] },
+      stream: { chunk_chars: 4, event_delay_ms: 150 },
+    };
     const { transport } = await world([{ type: "builtin", name: "get_time" }], [callTool("toolu_r", "get_time"), slow]);
     const chatId = uniqueName("chat");
     const abort = new AbortController();
-    const stream = await transport.sendMessages({ chatId, messages: [userMessage("tell me")], trigger: "submit-message", messageId: undefined, abortSignal: abort.signal });
+    const stream = await transport.sendMessages({
+      chatId,
+      messages: [userMessage("tell me")],
+      trigger: "submit-message",
+      messageId: undefined,
+      abortSignal: abort.signal,
+    });
     const reader = stream.getReader();
     for (;;) {
       const { value, done } = await reader.read();

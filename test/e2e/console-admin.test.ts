@@ -60,7 +60,10 @@ describe("the console's admin pages in Chromium", () => {
   }
 
   it("names sessions by their first input and their key, finds them by id and metadata, and shows a session's setup", async () => {
-    const key = await admin.expect<{ key: string; key_id: string }>(201, "POST", "/v1/api-keys", { name: "billing backend", scopes: ["sessions:write", "sessions:read"] });
+    const key = await admin.expect<{ key: string; key_id: string }>(201, "POST", "/v1/api-keys", {
+      name: "billing backend",
+      scopes: ["sessions:write", "sessions:read"],
+    });
     const created = await fetch(`${stack.platform.url}/v1/sessions`, {
       method: "POST",
       headers: { authorization: `Bearer ${key.key}`, "content-type": "application/json" },
@@ -86,7 +89,9 @@ describe("the console's admin pages in Chromium", () => {
     await page.locator(`[data-session="${other.id}"]`).waitFor({ state: "detached", timeout: UI_TIMEOUT_MS });
     await row.waitFor({ timeout: UI_TIMEOUT_MS });
     expect(await page.evaluate(() => decodeURIComponent(window.location.hash))).toContain("metadata[ticket]=T-77");
-    expect(watched.responses.some((line) => line.startsWith("GET /v1/sessions?") && decodeURIComponent(line).includes("metadata[ticket]=T-77"))).toBe(true);
+    expect(
+      watched.responses.some((line) => line.startsWith("GET /v1/sessions?") && decodeURIComponent(line).includes("metadata[ticket]=T-77")),
+    ).toBe(true);
     await screenshot(page, "sessions-search");
 
     // An id opens the session, with its setup beside the conversation.
@@ -119,7 +124,11 @@ describe("the console's admin pages in Chromium", () => {
     await page.getByRole("heading", { level: 1, name: /^Session ses_/ }).waitFor({ timeout: UI_TIMEOUT_MS });
     await page.locator(".session-title").getByText("What time is it in Lisbon?").waitFor({ timeout: UI_TIMEOUT_MS });
     const id = (await page.getByRole("heading", { level: 1 }).textContent())!.replace("Session ", "");
-    const made = await admin.expect<{ metadata: Record<string, string>; tools: { name: string }[]; created_by: string }>(200, "GET", `/v1/sessions/${id}`);
+    const made = await admin.expect<{ metadata: Record<string, string>; tools: { name: string }[]; created_by: string }>(
+      200,
+      "GET",
+      `/v1/sessions/${id}`,
+    );
     expect(made).toMatchObject({ metadata: { ticket: "T-9" }, tools: [{ name: "get_time" }], created_by: "ops-alice" });
   });
 
@@ -134,7 +143,10 @@ describe("the console's admin pages in Chromium", () => {
     const secret = await secretField.inputValue();
     expect(secret).toMatch(/^ak_/);
     await screenshot(page, "api-key-created");
-    const exchanged = await fetch(`${stack.platform.url}/v1/auth/token`, { method: "POST", headers: { authorization: `Bearer ${secret}` } });
+    const exchanged = await fetch(`${stack.platform.url}/v1/auth/token`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}` },
+    });
     expect(exchanged.status).toBe(200);
     await page.getByRole("button", { name: "I have stored it" }).click();
     await secretField.waitFor({ state: "detached" });
@@ -170,11 +182,14 @@ describe("the console's admin pages in Chromium", () => {
     const model = stack.mock.model(uniqueName("model"));
     await model.script({ reply: { content: [{ type: "text", text: "done" }] } });
     const session = await admin.createSession({ input: "hello", model: model.key });
-    await waitFor(async () => ((await admin.expect<{ status: string }>(200, "GET", `/v1/sessions/${session.id}`)).status === "done" ? true : undefined), {
-      timeoutMs: RUN_TIMEOUT_MS,
-      intervalMs: 250,
-      what: "the session done",
-    });
+    await waitFor(
+      async () => ((await admin.expect<{ status: string }>(200, "GET", `/v1/sessions/${session.id}`)).status === "done" ? true : undefined),
+      {
+        timeoutMs: RUN_TIMEOUT_MS,
+        intervalMs: 250,
+        what: "the session done",
+      },
+    );
     await link.click();
     await page.getByRole("heading", { level: 1, name: "Webhook deliveries" }).waitFor({ timeout: UI_TIMEOUT_MS });
     const delivered = page.locator("tr", { hasText: session.id }).filter({ hasText: "succeeded" });
@@ -190,10 +205,18 @@ describe("the console's admin pages in Chromium", () => {
       { timeoutMs: RUN_TIMEOUT_MS, intervalMs: 1_000, what: "the session's delivery, succeeded" },
     ).catch(async (error: Error) => {
       await screenshot(page, "webhook-deliveries-failed");
-      throw new Error(`${error.message}; the delivery log: ${await log()}; the page: ${await page.locator("main").innerText()}; ${watched.responses.slice(-5).join(" | ")}`);
+      throw new Error(
+        `${error.message}; the delivery log: ${await log()}; the page: ${await page.locator("main").innerText()}; ${watched.responses.slice(-5).join(" | ")}`,
+      );
     });
-    await delivered.first().getByRole("button", { name: /^Redeliver session\.done/ }).click();
-    await page.getByRole("status").getByText(/^Redelivery dlv_\S+ queued\.$/).waitFor({ timeout: UI_TIMEOUT_MS });
+    await delivered
+      .first()
+      .getByRole("button", { name: /^Redeliver session\.done/ })
+      .click();
+    await page
+      .getByRole("status")
+      .getByText(/^Redelivery dlv_\S+ queued\.$/)
+      .waitFor({ timeout: UI_TIMEOUT_MS });
     await page.locator("tr", { hasText: "redelivery of" }).waitFor({ timeout: UI_TIMEOUT_MS });
     await screenshot(page, "webhook-deliveries");
 
@@ -205,7 +228,10 @@ describe("the console's admin pages in Chromium", () => {
   });
 
   it("shows a schedule's firings, pauses and resumes it, and deletes it", async () => {
-    const schedule = await admin.expect<{ id: string }>(201, "POST", "/v1/schedules", { cron: "*/2 * * * * *", session: { input: "Check the failed orders" } });
+    const schedule = await admin.expect<{ id: string }>(201, "POST", "/v1/schedules", {
+      cron: "*/2 * * * * *",
+      session: { input: "Check the failed orders" },
+    });
     const fired = await waitFor(
       async () => {
         const { data } = await admin.expect<{ data: Firing[] }>(200, "GET", `/v1/schedules/${schedule.id}/firings`);

@@ -128,7 +128,11 @@ describe("the console's audit logs and tenant deletion in Chromium", () => {
     await page.getByRole("button", { name: "Filter" }).click();
     expect(await shownActions(page, 1)).toEqual(["api_key.revoked"]);
     expect(await page.evaluate(() => window.location.hash)).toBe("#/audit-log?action=api_key.revoked");
-    expect(watched.responses.some((line) => line.startsWith("GET /v1/tenant/audit-log?") && line.includes("action=api_key.revoked") && line.endsWith(" 200"))).toBe(true);
+    expect(
+      watched.responses.some(
+        (line) => line.startsWith("GET /v1/tenant/audit-log?") && line.includes("action=api_key.revoked") && line.endsWith(" 200"),
+      ),
+    ).toBe(true);
     // A reload keeps it.
     await page.reload();
     await page.getByRole("heading", { level: 1, name: "Audit log", exact: true }).waitFor({ timeout: UI_TIMEOUT_MS });
@@ -138,7 +142,10 @@ describe("the console's audit logs and tenant deletion in Chromium", () => {
   });
 
   it("shows a platform admin one tenant's entries in the platform's log", async () => {
-    const watched = await signIn(await mint({ tenantId: uniqueName("ops"), subject: "root-audit", scopes: ["platform:admin"] }), "#/tenants");
+    const watched = await signIn(
+      await mint({ tenantId: uniqueName("ops"), subject: "root-audit", scopes: ["platform:admin"] }),
+      "#/tenants",
+    );
     const { page } = watched;
     await page.getByRole("heading", { level: 1, name: "Tenants" }).waitFor({ timeout: UI_TIMEOUT_MS });
     await page.getByRole("link", { name: "Platform audit log" }).click();
@@ -159,15 +166,25 @@ describe("the console's audit logs and tenant deletion in Chromium", () => {
     // First in the list of tenants (sorted by id), whatever other files made.
     const doomed = uniqueName("0-doomed");
     const owner = await stack.client(doomed, "owner", ["tenant:admin"]);
-    const { key } = await owner.expect<{ key: string }>(201, "POST", "/v1/api-keys", { name: "ci", scopes: ["sessions:read", "sessions:write"] });
+    const { key } = await owner.expect<{ key: string }>(201, "POST", "/v1/api-keys", {
+      name: "ci",
+      scopes: ["sessions:read", "sessions:write"],
+    });
     const created = await Promise.all(
       Array.from({ length: DOOMED_SESSIONS }, () =>
-        fetch(`${stack.platform.url}/v1/sessions`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: "{}" }).then((res) => res.status),
+        fetch(`${stack.platform.url}/v1/sessions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: "{}",
+        }).then((res) => res.status),
       ),
     );
     expect(created).toEqual(created.map(() => 201));
 
-    const watched = await signIn(await mint({ tenantId: uniqueName("ops"), subject: "root-deleter", scopes: ["platform:admin"] }), "#/tenants");
+    const watched = await signIn(
+      await mint({ tenantId: uniqueName("ops"), subject: "root-deleter", scopes: ["platform:admin"] }),
+      "#/tenants",
+    );
     const { page } = watched;
     await page.locator(`[data-tenant="${doomed}"]`).getByRole("link", { name: doomed }).click({ timeout: UI_TIMEOUT_MS });
     await page.getByRole("heading", { level: 1, name: `Tenant ${doomed}` }).waitFor({ timeout: UI_TIMEOUT_MS });

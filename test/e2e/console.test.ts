@@ -118,7 +118,11 @@ describe("the console in Chromium", () => {
       // Written slowly, after a pause, so the session page is open before the first word.
       { reply: { content: [{ type: "text", text: answer }] }, delay_ms: 3_000, stream: { chunk_chars: 4, event_delay_ms: 120 } },
     );
-    const session = await admin.createSession({ input: "What time is it?", model: model.key, tools: [{ type: "builtin", name: "get_time" }] });
+    const session = await admin.createSession({
+      input: "What time is it?",
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time" }],
+    });
 
     // The list finds it by polling, then the session page watches it over the WebSocket.
     const link = page.getByRole("link", { name: session.id });
@@ -190,8 +194,16 @@ describe("the console in Chromium", () => {
   it("pauses and resumes a session that waits for a client tool, then submits the tool's output from the keyboard", async () => {
     const { page, ...watched } = await signIn(adminToken);
     const model = stack.mock.model(uniqueName("model"));
-    await model.script({ reply: { content: [{ type: "tool_use", id: "toolu_temp", name: "read_thermometer", input: {} }] } }, say("It is 21 degrees."));
-    const thermometer = { type: "client" as const, name: "read_thermometer", description: "Reads the room's thermometer.", input_schema: { type: "object", properties: {} } };
+    await model.script(
+      { reply: { content: [{ type: "tool_use", id: "toolu_temp", name: "read_thermometer", input: {} }] } },
+      say("It is 21 degrees."),
+    );
+    const thermometer = {
+      type: "client" as const,
+      name: "read_thermometer",
+      description: "Reads the room's thermometer.",
+      input_schema: { type: "object", properties: {} },
+    };
     const session = await admin.createSession({ input: "How warm is it?", model: model.key, tools: [thermometer] });
 
     await page.goto(`${stack.platform.url}/console#/sessions/${session.id}`);
@@ -290,13 +302,19 @@ describe("the console in Chromium", () => {
     await page.getByLabel("Kind of creator").selectOption("end_user");
     await page.locator("#created-by").fill("alice");
     await page.getByRole("button", { name: "Filter" }).click();
-    await waitFor(async () => ((await page.locator("tr[data-session]").count()) === 1 && (await row(alices.id).count()) === 1 ? true : undefined), { timeoutMs: UI_TIMEOUT_MS, what: "only alice's session" });
+    await waitFor(
+      async () => ((await page.locator("tr[data-session]").count()) === 1 && (await row(alices.id).count()) === 1 ? true : undefined),
+      { timeoutMs: UI_TIMEOUT_MS, what: "only alice's session" },
+    );
     expect(page.url()).toContain("created_by=end_user%3Aalice");
     expect(watched.responses.some((line) => /^GET \/v1\/sessions\?\S*created_by=end_user%3Aalice\S* (200|304)$/.test(line))).toBe(true);
 
     await page.goto(`${stack.platform.url}/console#/sessions`);
     await row(bobs.id).getByRole("link", { name: "bob" }).click();
-    await waitFor(async () => ((await page.locator("tr[data-session]").count()) === 1 && (await row(bobs.id).count()) === 1 ? true : undefined), { timeoutMs: UI_TIMEOUT_MS, what: "only bob's session" });
+    await waitFor(
+      async () => ((await page.locator("tr[data-session]").count()) === 1 && (await row(bobs.id).count()) === 1 ? true : undefined),
+      { timeoutMs: UI_TIMEOUT_MS, what: "only bob's session" },
+    );
     expect(await page.getByLabel("Kind of creator").inputValue()).toBe("end_user");
     expect(await page.locator("#created-by").inputValue()).toBe("bob");
     await screenshot(page, "sessions-end-user");
@@ -333,7 +351,9 @@ describe("the console in Chromium", () => {
       limits: { max_steps_per_run: 10 },
     });
     const agentId = created.id;
-    const changed = await admin.expect<AgentAnswer>(200, "PATCH", `/v1/agents/${agentId}`, { system: "You are a support agent for Acme. Be brief and kind." });
+    const changed = await admin.expect<AgentAnswer>(200, "PATCH", `/v1/agents/${agentId}`, {
+      system: "You are a support agent for Acme. Be brief and kind.",
+    });
     expect(changed.version).toBe(2);
 
     const { page, ...watched } = await signIn(adminToken);
@@ -359,8 +379,12 @@ describe("the console in Chromium", () => {
     await page.getByLabel("To version").selectOption("2");
     await page.getByText("From version 1 to version 2: 1 line removed, 1 line added.").waitFor({ timeout: UI_TIMEOUT_MS });
     expect(page.url()).toContain(`#/agents/${agentId}?from=1&to=2`);
-    expect(await page.locator("table.diff .diff-removed .code").allTextContents()).toEqual(['  "system": "You are a support agent for Acme. Be brief."']);
-    expect(await page.locator("table.diff .diff-added .code").allTextContents()).toEqual(['  "system": "You are a support agent for Acme. Be brief and kind."']);
+    expect(await page.locator("table.diff .diff-removed .code").allTextContents()).toEqual([
+      '  "system": "You are a support agent for Acme. Be brief."',
+    ]);
+    expect(await page.locator("table.diff .diff-added .code").allTextContents()).toEqual([
+      '  "system": "You are a support agent for Acme. Be brief and kind."',
+    ]);
     await screenshot(page, "agent");
 
     // From the top of the page, the keyboard alone names the alias, picks version 1 and sets it.
@@ -390,11 +414,18 @@ describe("the console in Chromium", () => {
     await page.locator(".message-assistant .text", { hasText: "Order 1042 ships on Monday." }).waitFor({ timeout: UI_TIMEOUT_MS });
     // The sessions list links the agent too.
     await page.goto(`${stack.platform.url}/console#/sessions`);
-    await page.locator(`[data-session="${sessionId}"]`).getByRole("link", { name: `${agentId}@1` }).click({ timeout: UI_TIMEOUT_MS });
+    await page
+      .locator(`[data-session="${sessionId}"]`)
+      .getByRole("link", { name: `${agentId}@1` })
+      .click({ timeout: UI_TIMEOUT_MS });
     await page.getByRole("heading", { level: 1, name: `Agent ${name}` }).waitFor({ timeout: UI_TIMEOUT_MS });
 
     // A reader sees the agent and is offered none of the changes.
-    const reader = await signIn(await mint({ tenantId: tenant, subject: "reader", scopes: ["sessions:read"] }), DESKTOP, `#/agents/${agentId}`);
+    const reader = await signIn(
+      await mint({ tenantId: tenant, subject: "reader", scopes: ["sessions:read"] }),
+      DESKTOP,
+      `#/agents/${agentId}`,
+    );
     await reader.page.getByRole("heading", { level: 1, name: `Agent ${name}` }).waitFor({ timeout: UI_TIMEOUT_MS });
     await reader.page.locator('[data-alias="production"]').waitFor({ timeout: UI_TIMEOUT_MS });
     for (const control of ["Set alias", "Archive agent…", "Start session", "Delete alias production…"]) {
@@ -471,7 +502,9 @@ describe("the console in Chromium", () => {
     const put = (namespace: string[], key: string, value: Record<string, unknown>) =>
       owner.expect<{ version: number }>(200, "PUT", "/v1/memory/items", { namespace, key, value });
     await put(["users", "u_1"], "prefs", { language: "French", tone: "casual" });
-    expect((await put(["users", "u_1"], "prefs", { language: "French", tone: "formal", note: "Prefers a formal tone in every reply" })).version).toBe(2);
+    expect(
+      (await put(["users", "u_1"], "prefs", { language: "French", tone: "formal", note: "Prefers a formal tone in every reply" })).version,
+    ).toBe(2);
     await put(["users", "u_1"], "history", { summary: "Asked about the tone of an invoice reminder" });
     await put(["users", "u_1"], "address", { city: "Lyon" });
     // Better matches than some of u_1's, but outside the namespace searched.
@@ -494,7 +527,11 @@ describe("the console in Chromium", () => {
     expect(await namespaces.allTextContents()).toEqual(["u_1", "u_2"]);
     await page.locator("ul.namespaces").getByRole("link", { name: "u_1" }).click();
     await page.getByRole("heading", { level: 1, name: "Memory: users.u_1" }).waitFor({ timeout: UI_TIMEOUT_MS });
-    expect(await page.getByRole("navigation", { name: "Namespace" }).getByRole("link").allTextContents()).toEqual(["All namespaces", "users", "u_1"]);
+    expect(await page.getByRole("navigation", { name: "Namespace" }).getByRole("link").allTextContents()).toEqual([
+      "All namespaces",
+      "users",
+      "u_1",
+    ]);
     const keys = page.locator("table.memory-items tbody th");
     const keysAre = (wanted: string[], what: string) =>
       waitFor(async () => ((await keys.allTextContents()).join() === wanted.join() ? true : undefined), { timeoutMs: UI_TIMEOUT_MS, what });
@@ -518,7 +555,9 @@ describe("the console in Chromium", () => {
     // The item: its value whole, its version, and both versions, the first one opened.
     await rows.first().getByRole("link", { name: "prefs" }).click();
     await page.getByRole("heading", { level: 1, name: "Item prefs" }).waitFor({ timeout: UI_TIMEOUT_MS });
-    await page.locator("pre.memory-value", { hasText: '"note": "Prefers a formal tone in every reply"' }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await page
+      .locator("pre.memory-value", { hasText: '"note": "Prefers a formal tone in every reply"' })
+      .waitFor({ timeout: UI_TIMEOUT_MS });
     expect(await page.locator(".facts dd").first().textContent()).toBe("2");
     const versions = page.locator(".memory-versions li");
     await versions.nth(1).waitFor({ timeout: UI_TIMEOUT_MS });
@@ -542,14 +581,22 @@ describe("the console in Chromium", () => {
     expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
 
     // A reader of memory opens an item and is offered no deletion; a token without memory:read is offered no Memory page.
-    const reader = await signIn(await mint({ tenantId: memoryTenant, subject: "reader", scopes: ["sessions:read", "memory:read"] }), DESKTOP, "#/memory/users.u_1?key=history");
+    const reader = await signIn(
+      await mint({ tenantId: memoryTenant, subject: "reader", scopes: ["sessions:read", "memory:read"] }),
+      DESKTOP,
+      "#/memory/users.u_1?key=history",
+    );
     await reader.page.getByRole("heading", { level: 1, name: "Item history" }).waitFor({ timeout: UI_TIMEOUT_MS });
     await reader.page.locator("pre.memory-value", { hasText: "invoice reminder" }).waitFor({ timeout: UI_TIMEOUT_MS });
     expect(await reader.page.getByRole("button", { name: /Delete/ }).count()).toBe(0);
     await reader.page.getByRole("navigation", { name: "Namespace" }).getByRole("link", { name: "u_1" }).click();
     await reader.page.getByText("read only (deleting needs memory:write)").waitFor({ timeout: UI_TIMEOUT_MS });
     expect(policyOrScriptProblems(reader)).toEqual([]);
-    const sessionsOnly = await signIn(await mint({ tenantId: memoryTenant, subject: "viewer", scopes: ["sessions:read"] }), DESKTOP, "#/memory");
+    const sessionsOnly = await signIn(
+      await mint({ tenantId: memoryTenant, subject: "viewer", scopes: ["sessions:read"] }),
+      DESKTOP,
+      "#/memory",
+    );
     await sessionsOnly.page.getByText("Reading memory needs the scope memory:read.").waitFor({ timeout: UI_TIMEOUT_MS });
     expect(await sessionsOnly.page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Memory" }).count()).toBe(0);
   });
@@ -558,7 +605,9 @@ describe("the console in Chromium", () => {
     // Named like catalog models, so the built-in prices cost them.
     const models = [stack.mock.model(uniqueName("claude-sonnet-4-usage")), stack.mock.model(uniqueName("claude-haiku-4-usage"))];
     for (const [i, model] of models.entries()) {
-      await model.script({ reply: { content: [{ type: "text", text: "counted" }], usage: { input_tokens: 100 * (i + 1), output_tokens: 40 } } });
+      await model.script({
+        reply: { content: [{ type: "text", text: "counted" }], usage: { input_tokens: 100 * (i + 1), output_tokens: 40 } },
+      });
       const session = await admin.createSession({ input: "count me", model: model.key });
       await waitForStatus(admin, session.id, (x) => x.status === "done", RUN_TIMEOUT_MS);
     }
@@ -567,14 +616,20 @@ describe("the console in Chromium", () => {
     const chart = page.getByRole("img", { name: "Tokens per day, stacked by model" });
     await chart.waitFor({ timeout: UI_TIMEOUT_MS });
     // Today's bar holds a segment per model; the legend names both.
-    await waitFor(async () => ((await chart.locator("rect").count()) >= 2 ? true : undefined), { timeoutMs: UI_TIMEOUT_MS, what: "a segment per model" });
+    await waitFor(async () => ((await chart.locator("rect").count()) >= 2 ? true : undefined), {
+      timeoutMs: UI_TIMEOUT_MS,
+      what: "a segment per model",
+    });
     for (const model of models) await page.locator(".legend li", { hasText: model.key }).first().waitFor({ timeout: UI_TIMEOUT_MS });
     await page.getByRole("img", { name: "Cost per day (USD), stacked by model" }).waitFor({ timeout: UI_TIMEOUT_MS });
     const byModel = page.getByRole("table", { name: "By model" });
     await byModel.getByRole("row", { name: new RegExp(models[1]!.key) }).waitFor({ timeout: UI_TIMEOUT_MS });
     // 200 in and 40 out at the built-in haiku-4 price ($1 and $5 a million): $0.0004.
     expect(await byModel.getByRole("row", { name: new RegExp(models[1]!.key) }).innerText()).toMatch(/240[\s\S]*\$0\.0004/);
-    await page.getByRole("table", { name: "By user" }).getByRole("row", { name: /ops-alice/ }).waitFor({ timeout: UI_TIMEOUT_MS });
+    await page
+      .getByRole("table", { name: "By user" })
+      .getByRole("row", { name: /ops-alice/ })
+      .waitFor({ timeout: UI_TIMEOUT_MS });
     await screenshot(page, "usage");
     expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
   });
@@ -592,7 +647,11 @@ describe("the console in Chromium", () => {
     await page.getByLabel("Tokens per day", { exact: true }).fill("unlimited");
     await page.getByRole("button", { name: "Save limits" }).click();
     await page.getByText("Saved.").waitFor({ timeout: UI_TIMEOUT_MS });
-    const config = await admin.expect<{ limits: { max_concurrent_runs: number; max_tokens_per_day: number | null } }>(200, "GET", "/v1/tenant");
+    const config = await admin.expect<{ limits: { max_concurrent_runs: number; max_tokens_per_day: number | null } }>(
+      200,
+      "GET",
+      "/v1/tenant",
+    );
     expect(config.limits).toMatchObject({ max_concurrent_runs: 7, max_tokens_per_day: null });
 
     await page.getByRole("button", { name: "Suspend tenant…" }).click();

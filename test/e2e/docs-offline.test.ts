@@ -57,12 +57,14 @@ describe("/docs in Chromium", () => {
         const url = new URL(link.href, location.href);
         if (url.href === "https://www.scalar.com/" && /^powered by scalar/i.test(link.textContent?.trim() ?? "")) continue;
         if (/^https:\/\/developer\.mozilla\.org\/en-US\/docs\/Web\/HTTP\/Status\/\d{3}$/.test(url.href) && url.search === "") continue;
-        if ((url.protocol === "http:" || url.protocol === "https:") && url.origin !== origin) found.push(`link ${link.textContent?.trim()} -> ${url.href}`);
+        if ((url.protocol === "http:" || url.protocol === "https:") && url.origin !== origin)
+          found.push(`link ${link.textContent?.trim()} -> ${url.href}`);
       }
       for (const control of Array.from(document.querySelectorAll<HTMLElement>("button, [role=button], a"))) {
         // By their own labels: the API's operations (say, "Register a status-webhook endpoint") are not offers.
         const label = `${control.textContent ?? ""} ${control.getAttribute("aria-label") ?? ""}`.trim();
-        if (/^(ask ai|generate mcp|connect mcp|deploy|share|developer tools|scalar (cloud|registry|dashboard))\b/i.test(label)) found.push(`control ${label}`);
+        if (/^(ask ai|generate mcp|connect mcp|deploy|share|developer tools|scalar (cloud|registry|dashboard))\b/i.test(label))
+          found.push(`control ${label}`);
       }
       return found;
     }, new URL(stack.platform.url).origin);
@@ -92,7 +94,10 @@ describe("/docs in Chromium", () => {
     // The search, from the keyboard.
     await page.keyboard.press("Control+k");
     await page.keyboard.type("tool output");
-    await page.getByText(/Submit a client tool's output/i).first().waitFor({ timeout: UI_TIMEOUT_MS });
+    await page
+      .getByText(/Submit a client tool's output/i)
+      .first()
+      .waitFor({ timeout: UI_TIMEOUT_MS });
     await page.keyboard.press("Escape");
 
     expect(await offers()).toEqual([]);

@@ -23,7 +23,13 @@ interface RawResponse {
 }
 
 /** A request written on a socket as given: Node's fetch will not send a GET with a body. */
-function rawRequest(base: string, method: string, path: string, body: string, headers: Record<string, string> = { "Content-Length": String(Buffer.byteLength(body)) }): Promise<RawResponse> {
+function rawRequest(
+  base: string,
+  method: string,
+  path: string,
+  body: string,
+  headers: Record<string, string> = { "Content-Length": String(Buffer.byteLength(body)) },
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${base}${path}`, { method, headers: { "Content-Type": "application/json", ...headers } }, (res) => {
       let text = "";
@@ -108,7 +114,9 @@ describe("the gateway behind a real wrangler dev", () => {
 
   it("writes no storage for forged API keys of unknown tenants, tagged or in the legacy format", async () => {
     const get = async (key: string) => {
-      const res = await fetch(`${stack.platform.url}/v1/tenant`, { headers: { Authorization: `Bearer ${key}`, "CF-Connecting-IP": "198.51.100.77" } });
+      const res = await fetch(`${stack.platform.url}/v1/tenant`, {
+        headers: { Authorization: `Bearer ${key}`, "CF-Connecting-IP": "198.51.100.77" },
+      });
       await res.body?.cancel();
       return res.status;
     };
@@ -119,7 +127,9 @@ describe("the gateway behind a real wrangler dev", () => {
     for (let i = 0; i < 20; i++) statuses.push(await get(strangerKey(true)), await get(strangerKey(false)));
     expect(statuses.every((status) => status === 401)).toBe(true);
     const after = await storageFiles(stack.platform.root);
-    console.log(`forged keys: ${JSON.stringify({ requests: statuses.length, storage_files_before: before.length, storage_files_after: after.length })}`);
+    console.log(
+      `forged keys: ${JSON.stringify({ requests: statuses.length, storage_files_before: before.length, storage_files_after: after.length })}`,
+    );
     expect(after).toEqual(before);
   });
 

@@ -30,14 +30,19 @@ describe("watching sessions through wrangler dev", () => {
   const eventsUrl = (id: string, query = "") => `${stack.platform.url}/v1/sessions/${id}/events${query}`;
 
   async function sse(token: string, id: string, headers: Record<string, string> = {}, query = ""): Promise<Watch> {
-    const res = await fetch(eventsUrl(id, query), { headers: { Authorization: `Bearer ${token}`, Accept: "text/event-stream", ...headers } });
+    const res = await fetch(eventsUrl(id, query), {
+      headers: { Authorization: `Bearer ${token}`, Accept: "text/event-stream", ...headers },
+    });
     if (res.status !== 200) throw new Error(`SSE answered ${res.status}: ${await res.text()}`);
     return watchSse(res);
   }
 
   /** A WebSocket watcher as a browser opens one: a stream token, asked for with `token`, in its URL. */
   async function socket(token: string, id: string, query = ""): Promise<Watch> {
-    const issued = await fetch(`${stack.platform.url}/v1/auth/stream-token`, { method: "POST", headers: { Authorization: `Bearer ${token}` } });
+    const issued = await fetch(`${stack.platform.url}/v1/auth/stream-token`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}` },
+    });
     if (issued.status !== 200) throw new Error(`stream-token answered ${issued.status}: ${await issued.text()}`);
     const { access_token: streamToken } = (await issued.json()) as { access_token: string };
     const ws = new WebSocket(eventsUrl(id, `?access_token=${encodeURIComponent(streamToken)}${query}`).replace(/^http/, "ws"));
@@ -64,7 +69,10 @@ describe("watching sessions through wrangler dev", () => {
     await Promise.all(watches.map((w) => w.untilType("snapshot")));
 
     const answer = "It is noon in Tokyo, more or less.";
-    await model.script(callTools([["toolu_e2e", "get_time"]]), { reply: { content: [{ type: "text", text: answer }] }, stream: { chunk_chars: 4 } });
+    await model.script(callTools([["toolu_e2e", "get_time"]]), {
+      reply: { content: [{ type: "text", text: answer }] },
+      stream: { chunk_chars: 4 },
+    });
     await client.expect(202, "POST", `/v1/sessions/${session.id}/messages`, { input: "what time is it?" });
     for (const watch of watches) {
       await watch.untilClosed(STEP_TIMEOUT_MS);
@@ -129,7 +137,10 @@ describe("watching sessions through wrangler dev", () => {
   it("saves nothing of a model stream that breaks, and the retry's answer is the one kept", async () => {
     const { client, token } = await tenant();
     const model = stack.mock.model(uniqueName("model"));
-    await model.script({ reply: { content: [{ type: "text", text: "a broken half answer" }] }, stream: { break_after: 5 } }, say("the whole answer"));
+    await model.script(
+      { reply: { content: [{ type: "text", text: "a broken half answer" }] }, stream: { break_after: 5 } },
+      say("the whole answer"),
+    );
     const session = await client.createSession({ model: model.key });
     const watch = await sse(token, session.id);
     await client.expect(202, "POST", `/v1/sessions/${session.id}/messages`, { input: "go" });
@@ -169,7 +180,9 @@ describe("watching sessions through wrangler dev", () => {
     const session = await client.createSession({});
     const admin = await stack.client(tenantId, "e2e-admin", ["tenant:admin"]);
     const key = await admin.expect<{ key: string }>(201, "POST", "/v1/api-keys", { name: "backend", scopes: ["sessions:read"] });
-    const inUrl = await fetch(eventsUrl(session.id, `?access_token=${encodeURIComponent(key.key)}`), { headers: { Accept: "text/event-stream" } });
+    const inUrl = await fetch(eventsUrl(session.id, `?access_token=${encodeURIComponent(key.key)}`), {
+      headers: { Accept: "text/event-stream" },
+    });
     expect(inUrl.status).toBe(401);
     await inUrl.body?.cancel();
 
@@ -178,11 +191,16 @@ describe("watching sessions through wrangler dev", () => {
     expect(foreign.status).toBe(404);
     await foreign.body?.cancel();
 
-    const evil = await fetch(eventsUrl(session.id), { headers: { Authorization: `Bearer ${token}`, Accept: "text/event-stream", Origin: "https://evil.example.net" } });
+    const evil = await fetch(eventsUrl(session.id), {
+      headers: { Authorization: `Bearer ${token}`, Accept: "text/event-stream", Origin: "https://evil.example.net" },
+    });
     expect(evil.status).toBe(200);
     expect(evil.headers.get("access-control-allow-origin")).toBeNull();
     await evil.body?.cancel();
-    const listed = await fetch(eventsUrl(session.id), { method: "OPTIONS", headers: { Origin: CONSOLE, "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "authorization" } });
+    const listed = await fetch(eventsUrl(session.id), {
+      method: "OPTIONS",
+      headers: { Origin: CONSOLE, "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "authorization" },
+    });
     expect(listed.status).toBe(204);
     expect(listed.headers.get("access-control-allow-origin")).toBe(CONSOLE);
   });

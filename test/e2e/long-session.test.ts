@@ -45,7 +45,12 @@ function estimateOf(body: Body): number {
 function steps(): ModelStep[] {
   return [
     ...Array.from({ length: STEPS - 1 }, (_, i): ModelStep => ({
-      reply: { content: [{ type: "text", text: `Reading ${i + 1} taken; checking the clock once more.` }, { type: "tool_use", id: `toolu_${i}`, name: "get_time", input: {} }] },
+      reply: {
+        content: [
+          { type: "text", text: `Reading ${i + 1} taken; checking the clock once more.` },
+          { type: "tool_use", id: `toolu_${i}`, name: "get_time", input: {} },
+        ],
+      },
     })),
     { reply: { content: [{ type: "text", text: "All readings reported." }] } },
   ];
@@ -83,9 +88,18 @@ describe("a 300-step session", () => {
     const model = stack.mock.model(uniqueName(strategy));
     await model.script(...steps());
     if (strategy === "summary") {
-      await model.script({ match: SUMMARY_MATCH, repeat: 100, reply: { content: [{ type: "text", text: `So far: ${TASK.toLowerCase()}; readings taken up to now, all normal.` }] } });
+      await model.script({
+        match: SUMMARY_MATCH,
+        repeat: 100,
+        reply: { content: [{ type: "text", text: `So far: ${TASK.toLowerCase()}; readings taken up to now, all normal.` }] },
+      });
     }
-    const session = await client.createSession({ input: TASK, model: model.key, tools: [{ type: "builtin", name: "get_time" }], context: { strategy, max_input_tokens: BUDGET } });
+    const session = await client.createSession({
+      input: TASK,
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time" }],
+      context: { strategy, max_input_tokens: BUDGET },
+    });
     const final = await waitForFinal(client, session.id, RUN_TIMEOUT_MS);
     expect(final.status, stack.logs()).toBe("done");
     expect(final.usage.steps).toBe(STEPS);
@@ -121,12 +135,13 @@ describe("a 300-step session", () => {
     expect(summaries.length).toBeGreaterThanOrEqual(1);
     expect(summaries.length).toBeLessThanOrEqual(STEPS / 10);
     // Each summary is made once and reused: the loop requests after it carry it until the next.
-    const carried = loop.map((r) => (requestText((r.body as Body).messages).includes(SUMMARY_HEADING) ? JSON.stringify((r.body as Body).messages[0]) : null));
+    const carried = loop.map((r) =>
+      requestText((r.body as Body).messages).includes(SUMMARY_HEADING) ? JSON.stringify((r.body as Body).messages[0]) : null,
+    );
     const firstWith = carried.findIndex((c) => c !== null);
     expect(firstWith).toBeGreaterThan(0);
     expect(carried.slice(firstWith).every((c) => c !== null)).toBe(true);
     // Summaries count in usage (each mock answer reports 10 input and 5 output tokens) but not in steps.
     expect(final.usage.input_tokens).toBe(10 * all.length);
   });
-
 });

@@ -29,8 +29,13 @@ describe("one tenant's batches of MCP cancellations", () => {
     const tenantId = uniqueName("mcp-attacker");
     const ops = await stack.client("platform", "e2e-ops", ["platform:admin"]);
     // The attacker has the platform's default request rate, as a tenant would.
-    await ops.expect(200, "PUT", `/v1/admin/tenants/${tenantId}/limits`, { requests_per_minute: BUILTIN_DEFAULT_LIMITS.requests_per_minute, caller_share_percent: 99 });
-    const token = await (await tokenMinter(stack.platform.signingKey))({ tenantId, subject: "e2e-user", scopes: ["sessions:read", "sessions:write"] });
+    await ops.expect(200, "PUT", `/v1/admin/tenants/${tenantId}/limits`, {
+      requests_per_minute: BUILTIN_DEFAULT_LIMITS.requests_per_minute,
+      caller_share_percent: 99,
+    });
+    const token = await (
+      await tokenMinter(stack.platform.signingKey)
+    )({ tenantId, subject: "e2e-user", scopes: ["sessions:read", "sessions:write"] });
     const bystander = await stack.client(uniqueName("bystander"));
     const headers = {
       authorization: `Bearer ${token}`,
@@ -40,8 +45,13 @@ describe("one tenant's batches of MCP cancellations", () => {
     };
     let nextId = 0;
     const batch = (size: number) =>
-      Array.from({ length: size }, () => ({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: nextId++, reason: "never mind" } }));
-    const post = (body: unknown) => fetch(`${stack.platform.url}/v1/mcp`, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(120_000) });
+      Array.from({ length: size }, () => ({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: nextId++, reason: "never mind" },
+      }));
+    const post = (body: unknown) =>
+      fetch(`${stack.platform.url}/v1/mcp`, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(120_000) });
 
     const calibration = await calibrate(bystander);
     const statuses = new Map<number, number>();
@@ -69,7 +79,10 @@ describe("one tenant's batches of MCP cancellations", () => {
     expect([...statuses.keys()].every((status) => [202, 413, 429].includes(status))).toBe(true);
     expect(problems[0]).toMatchObject({
       type: "application/problem+json",
-      body: { code: "payload_too_large", detail: `A JSON-RPC batch holds at most ${MAX_MCP_BATCH_MESSAGES} messages; this one holds ${OVERSIZED}.` },
+      body: {
+        code: "payload_too_large",
+        detail: `A JSON-RPC batch holds at most ${MAX_MCP_BATCH_MESSAGES} messages; this one holds ${OVERSIZED}.`,
+      },
     });
   });
 });

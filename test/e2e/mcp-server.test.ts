@@ -24,7 +24,13 @@ describe("MCP server", () => {
   let stack: SharedStack;
   let token: string;
   let client: Client;
-  const names = { plain: uniqueName("plain"), typed: uniqueName("typed"), asker: uniqueName("asker"), stuck: uniqueName("stuck"), gone: uniqueName("gone") };
+  const names = {
+    plain: uniqueName("plain"),
+    typed: uniqueName("typed"),
+    asker: uniqueName("asker"),
+    stuck: uniqueName("stuck"),
+    gone: uniqueName("gone"),
+  };
   const models: Record<string, ReturnType<SharedStack["mock"]["model"]>> = {};
 
   async function api(method: string, path: string, body?: unknown, credential = token) {
@@ -51,12 +57,21 @@ describe("MCP server", () => {
     };
     for (const [kind, definition] of Object.entries(definitions)) {
       models[kind] = stack.mock.model(uniqueName("model"));
-      const created = await api("POST", "/v1/agents", { name: names[kind as keyof typeof names], description: `the ${kind} agent`, model: models[kind]!.key, ...definition });
+      const created = await api("POST", "/v1/agents", {
+        name: names[kind as keyof typeof names],
+        description: `the ${kind} agent`,
+        model: models[kind]!.key,
+        ...definition,
+      });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       if (kind === "gone") expect((await api("DELETE", `/v1/agents/${created.body!.id as string}`)).status).toBe(204);
     }
     client = new Client({ name: "e2e", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(mcpEndpoint(stack.platform.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(mcpEndpoint(stack.platform.url), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
   });
   afterAll(async () => {
     await client?.close();
@@ -66,7 +81,10 @@ describe("MCP server", () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     expect([...byName.keys()].sort()).toEqual([names.plain, names.typed, names.asker, names.stuck].sort());
-    expect(byName.get(names.plain)).toMatchObject({ description: "the plain agent", inputSchema: { type: "object", properties: { input: { type: "string" } }, required: ["input"] } });
+    expect(byName.get(names.plain)).toMatchObject({
+      description: "the plain agent",
+      inputSchema: { type: "object", properties: { input: { type: "string" } }, required: ["input"] },
+    });
     expect(byName.get(names.plain)?.outputSchema).toBeUndefined();
     expect(byName.get(names.typed)?.outputSchema).toEqual(CITY_SCHEMA);
   });
@@ -74,7 +92,9 @@ describe("MCP server", () => {
   it("runs a call to its end with progress, as an ordinary session", async () => {
     await models.plain!.script(callTool("toolu_p", "get_time"), say("It is noon."));
     const progress: string[] = [];
-    const result = await client.callTool({ name: names.plain, arguments: { input: "what time is it?" } }, undefined, { onprogress: (note) => void progress.push(note.message ?? "") });
+    const result = await client.callTool({ name: names.plain, arguments: { input: "what time is it?" } }, undefined, {
+      onprogress: (note) => void progress.push(note.message ?? ""),
+    });
     expect(result).toMatchObject({ content: [{ type: "text", text: "It is noon." }] });
     expect(result.isError).toBeFalsy();
     expect(progress.length).toBeGreaterThanOrEqual(2);
@@ -97,14 +117,22 @@ describe("MCP server", () => {
     expect(meta).toMatchObject({ status: "waiting_approval", waiting_for: [{ tool_call_id: "toolu_w", name: "get_time" }] });
     expect(JSON.stringify(result.content)).toContain(meta.session_id);
     expect((await api("POST", `/v1/sessions/${meta.session_id}/tool-calls/toolu_w/approve`)).status).toBe(200);
-    await waitFor(async () => ((await api("GET", `/v1/sessions/${meta.session_id}`)).body?.status === "done" ? true : undefined), { timeoutMs: 15_000, intervalMs: 100, what: "the approved session's end" });
+    await waitFor(async () => ((await api("GET", `/v1/sessions/${meta.session_id}`)).body?.status === "done" ? true : undefined), {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      what: "the approved session's end",
+    });
   });
 
   it("cancels the call's session on notifications/cancelled", async () => {
     await models.stuck!.script({ hang: true });
     const abort = new AbortController();
     const call = client.callTool({ name: names.stuck, arguments: { input: "wait forever" } }, undefined, { signal: abort.signal });
-    await waitFor(async () => ((await models.stuck!.requests()).length > 0 ? true : undefined), { timeoutMs: 15_000, intervalMs: 50, what: "the stuck model call" });
+    await waitFor(async () => ((await models.stuck!.requests()).length > 0 ? true : undefined), {
+      timeoutMs: 15_000,
+      intervalMs: 50,
+      what: "the stuck model call",
+    });
     abort.abort("changed my mind");
     await expect(call).rejects.toThrow();
     const cancelled = await waitFor(
@@ -125,8 +153,14 @@ describe("MCP server", () => {
     const notRpc = await fetch(`${stack.platform.url}/v1/mcp`, { method: "POST", headers, body: JSON.stringify({ hello: "world" }) });
     expect(notRpc.status).toBeLessThan(500);
     expect(await notRpc.json()).toMatchObject({ jsonrpc: "2.0", error: { code: expect.any(Number) } });
-    const reader = await tokenMinter(stack.platform.signingKey).then((mint) => mint({ tenantId: uniqueName("tenant"), subject: "r", scopes: ["sessions:read"] }));
-    const refused = await fetch(`${stack.platform.url}/v1/mcp`, { method: "POST", headers: { ...headers, authorization: `Bearer ${reader}` }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+    const reader = await tokenMinter(stack.platform.signingKey).then((mint) =>
+      mint({ tenantId: uniqueName("tenant"), subject: "r", scopes: ["sessions:read"] }),
+    );
+    const refused = await fetch(`${stack.platform.url}/v1/mcp`, {
+      method: "POST",
+      headers: { ...headers, authorization: `Bearer ${reader}` },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
     expect(refused.status).toBe(403);
   });
 });

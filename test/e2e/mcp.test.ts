@@ -53,26 +53,42 @@ describe("MCP tool servers", () => {
     const model = stack.mock.model(uniqueName("model"));
     const key = uniqueName("docs");
     await model.script(call("toolu_add", "docs__add", { a: 20, b: 22 }), say("it is 42"));
-    const session = await client.createSession({ input: "add", model: model.key, tools: [{ type: "mcp", name: "docs", url: mcp.endpoint(key), headers: { Authorization: "Bearer e2e-token-123" } }] });
+    const session = await client.createSession({
+      input: "add",
+      model: model.key,
+      tools: [{ type: "mcp", name: "docs", url: mcp.endpoint(key), headers: { Authorization: "Bearer e2e-token-123" } }],
+    });
     const final = await waitForFinal(client, session.id, STEP_TIMEOUT_MS);
 
     expect(final.status, stack.logs()).toBe("done");
     expect(final.tools[0]).toMatchObject({ headers: { Authorization: "********" } });
-    expect(await offered(model, 0)).toEqual(expect.arrayContaining(["docs__echo", "docs__add", "docs__fail", "docs__charge", "docs__sync_catalog"]));
+    expect(await offered(model, 0)).toEqual(
+      expect.arrayContaining(["docs__echo", "docs__add", "docs__fail", "docs__charge", "docs__sync_catalog"]),
+    );
     const [toolCall] = await client.toolCalls(session.id);
     expect(toolCall).toMatchObject({ name: "docs__add", status: "done", is_error: false, output: "42" });
-    expect(await mcp.calls(key)).toEqual([expect.objectContaining({ tool: "add", arguments: { a: 20, b: 22 }, authorization: "Bearer e2e-token-123" })]);
+    expect(await mcp.calls(key)).toEqual([
+      expect.objectContaining({ tool: "add", arguments: { a: 20, b: 22 }, authorization: "Bearer e2e-token-123" }),
+    ]);
   });
 
   it("gives a failing tool's error to the model, and the run goes on", async () => {
     const client = await stack.client(uniqueName("tenant"));
     const model = stack.mock.model(uniqueName("model"));
     await model.script(call("toolu_fail", "docs__fail", {}), say("it failed"));
-    const session = await client.createSession({ input: "try", model: model.key, tools: [{ type: "mcp", name: "docs", url: mcp.endpoint(uniqueName("docs")) }] });
+    const session = await client.createSession({
+      input: "try",
+      model: model.key,
+      tools: [{ type: "mcp", name: "docs", url: mcp.endpoint(uniqueName("docs")) }],
+    });
     const final = await waitForFinal(client, session.id, STEP_TIMEOUT_MS);
 
     expect(final.status, stack.logs()).toBe("done");
-    expect((await client.toolCalls(session.id))[0]).toMatchObject({ status: "error", is_error: true, output: "the tool failed on purpose" });
+    expect((await client.toolCalls(session.id))[0]).toMatchObject({
+      status: "error",
+      is_error: true,
+      output: "the tool failed on purpose",
+    });
     expect(JSON.stringify((await model.requests())[1]?.body)).toContain("the tool failed on purpose");
   });
 
@@ -81,7 +97,11 @@ describe("MCP tool servers", () => {
     const model = stack.mock.model(uniqueName("model"));
     const key = uniqueName("docs");
     await model.script(call("toolu_add", "docs__add", { a: 1, b: 2 }), say("not allowed"));
-    const session = await client.createSession({ input: "add", model: model.key, tools: [{ type: "mcp", name: "docs", url: mcp.endpoint(key), allowed_tools: ["echo"] }] });
+    const session = await client.createSession({
+      input: "add",
+      model: model.key,
+      tools: [{ type: "mcp", name: "docs", url: mcp.endpoint(key), allowed_tools: ["echo"] }],
+    });
     await waitForFinal(client, session.id, STEP_TIMEOUT_MS);
 
     expect(await offered(model, 0)).toEqual(["docs__echo"]);
@@ -95,9 +115,21 @@ describe("MCP tool servers", () => {
       const client = await stack.client(uniqueName("tenant"));
       const model = stack.mock.model(uniqueName("model"));
       const key = uniqueName("gone");
-      await model.script(call("toolu_1", "gone__echo", { text: "first" }), call("toolu_2", "gone__echo", { text: "second" }, 2_000), say("carried on"));
-      const session = await client.createSession({ input: "echo twice", model: model.key, tools: [{ type: "mcp", name: "gone", url: doomed.endpoint(key) }] });
-      await waitFor(async () => ((await doomed.calls(key)).length >= 1 ? true : undefined), { timeoutMs: STEP_TIMEOUT_MS, intervalMs: 50, what: "the first call" });
+      await model.script(
+        call("toolu_1", "gone__echo", { text: "first" }),
+        call("toolu_2", "gone__echo", { text: "second" }, 2_000),
+        say("carried on"),
+      );
+      const session = await client.createSession({
+        input: "echo twice",
+        model: model.key,
+        tools: [{ type: "mcp", name: "gone", url: doomed.endpoint(key) }],
+      });
+      await waitFor(async () => ((await doomed.calls(key)).length >= 1 ? true : undefined), {
+        timeoutMs: STEP_TIMEOUT_MS,
+        intervalMs: 50,
+        what: "the first call",
+      });
       await doomed.kill();
       const final = await waitForFinal(client, session.id, STEP_TIMEOUT_MS);
 
@@ -117,7 +149,11 @@ describe("MCP tool servers", () => {
     const key = uniqueName("shop");
     await mcp.hold(key, tool);
     await model.script(call("toolu_held", `shop__${tool}`, input), say("finished"));
-    const session = await client.createSession({ input: "go", model: model.key, tools: [{ type: "mcp", name: "shop", url: mcp.endpoint(key) }] });
+    const session = await client.createSession({
+      input: "go",
+      model: model.key,
+      tools: [{ type: "mcp", name: "shop", url: mcp.endpoint(key) }],
+    });
     await waitForCalls(key, 1);
     await stack.platform.restart("SIGKILL");
     const final = await waitForFinal(client, session.id, STEP_TIMEOUT_MS);

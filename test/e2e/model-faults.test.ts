@@ -32,7 +32,10 @@ const PROVIDER_MESSAGE = "max_tokens: 999999 > 8192, which is the maximum allowe
 const CASES = {
   rateLimited: [{ status: 429, headers: { "retry-after": String(RETRY_AFTER_S) } }, say("after the rate limit")],
   unavailable: [{ status: 503, repeat: 3 }, say("after three 503s")],
-  badRequest: [{ status: 400, body: { type: "error", error: { type: "invalid_request_error", message: PROVIDER_MESSAGE } } }, say("never asked")],
+  badRequest: [
+    { status: 400, body: { type: "error", error: { type: "invalid_request_error", message: PROVIDER_MESSAGE } } },
+    say("never asked"),
+  ],
   notJson: [{ invalid_json: true }, say("after a garbled body")],
   reset: [{ reset: true }, say("after a reset")],
   tooSlow: [say("an answer after the timeout", SLOW_ANSWER_MS), say("in time")],

@@ -61,7 +61,10 @@ describe("status webhooks against wrangler dev", () => {
   }
 
   async function deliveredTypes(sessionId: string): Promise<string[]> {
-    return receiver.delivered().filter((r) => r.body.session.id === sessionId).map((r) => r.body.type);
+    return receiver
+      .delivered()
+      .filter((r) => r.body.session.id === sessionId)
+      .map((r) => r.body.type);
   }
 
   /**
@@ -73,7 +76,11 @@ describe("status webhooks against wrangler dev", () => {
     const { data: endpoints } = await admin.expect<{ data: { id: string }[] }>(200, "GET", "/v1/tenant/webhooks");
     return waitFor(
       async () => {
-        const { data } = await admin.expect<{ data: Delivery[] }>(200, "GET", `/v1/tenant/webhooks/${endpoints[0]!.id}/deliveries?limit=200`);
+        const { data } = await admin.expect<{ data: Delivery[] }>(
+          200,
+          "GET",
+          `/v1/tenant/webhooks/${endpoints[0]!.id}/deliveries?limit=200`,
+        );
         return data.length >= count && data.every((d) => d.status !== "pending") ? data : undefined;
       },
       { timeoutMs, intervalMs: 250, what: `${count} settled deliveries` },
@@ -86,14 +93,20 @@ describe("status webhooks against wrangler dev", () => {
     await model.script(callTools([["toolu_ask", "get_time"]]), say("it is noon"));
     const session = await approvalSession(t.writer, model.key);
     await waitForStatus(t.writer, session.id, (s) => s.status === "waiting_approval", STEP_TIMEOUT_MS);
-    await waitFor(async () => (receiver.delivered().length >= 1 ? true : undefined), { timeoutMs: STEP_TIMEOUT_MS, what: "session.waiting_approval" });
+    await waitFor(async () => (receiver.delivered().length >= 1 ? true : undefined), {
+      timeoutMs: STEP_TIMEOUT_MS,
+      what: "session.waiting_approval",
+    });
     await t.writer.expect(200, "POST", `/v1/sessions/${session.id}/tool-calls/toolu_ask/approve`);
     await waitForFinal(t.writer, session.id, STEP_TIMEOUT_MS);
     await waitFor(async () => (receiver.delivered().length >= 2 ? true : undefined), { timeoutMs: STEP_TIMEOUT_MS, what: "session.done" });
     const log = await settledDeliveries(t.admin, 2);
 
     expect(await deliveredTypes(session.id), stack.logs()).toEqual(["session.waiting_approval", "session.done"]);
-    expect(log.map((d) => [d.event_type, d.status, d.attempts]).sort()).toEqual([["session.done", "succeeded", 1], ["session.waiting_approval", "succeeded", 1]]);
+    expect(log.map((d) => [d.event_type, d.status, d.attempts]).sort()).toEqual([
+      ["session.done", "succeeded", 1],
+      ["session.waiting_approval", "succeeded", 1],
+    ]);
     expect(receiver.received).toHaveLength(2);
     for (const request of receiver.received) {
       expect(verifySignature(request, t.secret)).toBe(true);
@@ -129,7 +142,14 @@ describe("status webhooks against wrangler dev", () => {
     const counts = receiver.deliveredCounts();
     expect(counts.size, stack.logs()).toBe(expected);
     const lastDelivery = Math.max(...receiver.delivered().map((r) => r.received_at));
-    console.log(JSON.stringify({ outage_ms: OUTAGE_MS, requests: receiver.received.length, notifications: expected, last_delivered_after_outage_ms: lastDelivery - receiver.failingUntil }));
+    console.log(
+      JSON.stringify({
+        outage_ms: OUTAGE_MS,
+        requests: receiver.received.length,
+        notifications: expected,
+        last_delivered_after_outage_ms: lastDelivery - receiver.failingUntil,
+      }),
+    );
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
     // Each delivery retries on its own jittered schedule, so after an outage they may arrive in either order (the README says so).
     expect((await deliveredTypes(waiting.id)).sort()).toEqual(["session.done", "session.waiting_approval"]);
@@ -164,15 +184,24 @@ describe("status webhooks against wrangler dev", () => {
       await model.script(callTools([[`toolu_${i}`, "get_time"]], 200 * i), say(`done ${i}`, 300 * i));
       sessions.push(await t.writer.createSession({ input: `run ${i}`, model: model.key, tools: [{ type: "builtin", name: "get_time" }] }));
     }
-    await waitFor(async () => (receiver.received.length >= 3 ? true : undefined), { timeoutMs: STEP_TIMEOUT_MS, what: "the first refused deliveries" });
+    await waitFor(async () => (receiver.received.length >= 3 ? true : undefined), {
+      timeoutMs: STEP_TIMEOUT_MS,
+      what: "the first refused deliveries",
+    });
     const atKill = await Promise.all(sessions.map((s) => t.writer.getSession(s.id)));
     // An attempt the receiver answers 200 just as the kill lands is sent again (at least once):
     // the receiver still refuses at the kill, however slow the machine, so each is delivered once.
     if (receiver.failingUntil - Date.now() < 2_000) receiver.failFor(2_000);
     await stack.platform.restart("SIGKILL");
     // The kill landed with notifications owed and with runs still going.
-    expect(atKill.some((s) => !FINAL_STATUSES.includes(s.status)), "a run was still going at the kill").toBe(true);
-    expect(atKill.some((s) => FINAL_STATUSES.includes(s.status)), "a run had ended at the kill").toBe(true);
+    expect(
+      atKill.some((s) => !FINAL_STATUSES.includes(s.status)),
+      "a run was still going at the kill",
+    ).toBe(true);
+    expect(
+      atKill.some((s) => FINAL_STATUSES.includes(s.status)),
+      "a run had ended at the kill",
+    ).toBe(true);
 
     for (const session of sessions) expect(FINAL_STATUSES).toContain((await waitForFinal(t.writer, session.id, 60_000)).status);
     await waitFor(async () => (receiver.deliveredCounts().size >= sessions.length ? true : undefined), {
@@ -198,9 +227,18 @@ describe("status webhooks against wrangler dev", () => {
     const final = await waitForFinal(t.writer, session.id, STEP_TIMEOUT_MS);
     expect(final, stack.logs()).toMatchObject({ status: "done", stop_reason: "end_turn" });
     const [call] = await t.writer.toolCalls(session.id);
-    expect(call).toMatchObject({ status: "error", is_error: true, output: "denied: approval expired", decided_by: "system", decision: "expired" });
+    expect(call).toMatchObject({
+      status: "error",
+      is_error: true,
+      output: "denied: approval expired",
+      decided_by: "system",
+      decision: "expired",
+    });
     expect(Date.parse((call as unknown as { decided_at: string }).decided_at) - Date.parse(call!.created_at)).toBeGreaterThanOrEqual(2_000);
-    await waitFor(async () => (receiver.deliveredCounts().size >= 2 ? true : undefined), { timeoutMs: STEP_TIMEOUT_MS, what: "both notifications" });
+    await waitFor(async () => (receiver.deliveredCounts().size >= 2 ? true : undefined), {
+      timeoutMs: STEP_TIMEOUT_MS,
+      what: "both notifications",
+    });
     const log = await settledDeliveries(t.admin, 2);
     // The session entered each status once: one event each, in that order. The kill may land
     // after the receiver answered the waiting_approval delivery but before the platform recorded
@@ -210,9 +248,15 @@ describe("status webhooks against wrangler dev", () => {
     // Deliveries are independent, so a repeated one may come after a later one: order by the change (README).
     const byChange = [...events].sort((a, b) => a.body.session.updated_at.localeCompare(b.body.session.updated_at));
     const ids = [...new Set(byChange.map((r) => r.body.id))];
-    expect(ids.map((id) => events.find((r) => r.body.id === id)!.body.type), stack.logs()).toEqual(["session.waiting_approval", "session.done"]);
+    expect(
+      ids.map((id) => events.find((r) => r.body.id === id)!.body.type),
+      stack.logs(),
+    ).toEqual(["session.waiting_approval", "session.done"]);
     for (const id of ids) expect(new Set(events.filter((r) => r.body.id === id).map((r) => r.body_text)).size).toBe(1);
-    expect(log.map((d) => [d.event_type, d.status]).sort()).toEqual([["session.done", "succeeded"], ["session.waiting_approval", "succeeded"]]);
+    expect(log.map((d) => [d.event_type, d.status]).sort()).toEqual([
+      ["session.done", "succeeded"],
+      ["session.waiting_approval", "succeeded"],
+    ]);
     // The log counts every attempt the receiver saw. An attempt is counted before its request
     // leaves (so a crash cannot reset the count), and the kill may land between the two: that
     // attempt reached nobody. So the delivery in flight at the kill, waiting_approval's, may count
@@ -220,7 +264,9 @@ describe("status webhooks against wrangler dev", () => {
     for (const delivery of log) {
       const seen = receiver.received.filter((r) => r.body.id === delivery.event_id).length;
       expect(delivery.attempts, JSON.stringify(delivery)).toBeGreaterThanOrEqual(seen);
-      expect(delivery.attempts, JSON.stringify(delivery)).toBeLessThanOrEqual(seen + (delivery.event_type === "session.waiting_approval" ? 1 : 0));
+      expect(delivery.attempts, JSON.stringify(delivery)).toBeLessThanOrEqual(
+        seen + (delivery.event_type === "session.waiting_approval" ? 1 : 0),
+      );
     }
     expect(log.find((d) => d.event_type === "session.done")!.attempts).toBe(1);
   });

@@ -21,7 +21,15 @@ const STARTUP_TIMEOUT_MS = 60_000;
 /** Requests made from each operation's schemas; the seed keeps them the same from run to run. */
 const REQUESTS_PER_OPERATION = 1;
 const SEED = 75;
-const EVERY_SCOPE = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "tenant:admin", "platform:admin"] as const;
+const EVERY_SCOPE = [
+  "sessions:read",
+  "sessions:write",
+  "agents:write",
+  "memory:read",
+  "memory:write",
+  "tenant:admin",
+  "platform:admin",
+] as const;
 
 interface Violation {
   location: string[];
@@ -46,7 +54,10 @@ describe("Prism as a validating proxy in front of the platform", () => {
   beforeAll(async () => {
     stack = await sharedStack();
     const port = await freePort();
-    prism = spawnGroup(nodeBinary(), [PRISM, "proxy", DOCUMENT, stack.platform.url, "--host", LOOPBACK, "--port", String(port)], { cwd: PROJECT_ROOT, env: childEnv({}) });
+    prism = spawnGroup(nodeBinary(), [PRISM, "proxy", DOCUMENT, stack.platform.url, "--host", LOOPBACK, "--port", String(port)], {
+      cwd: PROJECT_ROOT,
+      env: childEnv({}),
+    });
     await prism.waitForOutput((output) => output.includes("Prism is listening"), STARTUP_TIMEOUT_MS);
     base = `http://${LOOPBACK}:${port}`;
   }, STARTUP_TIMEOUT_MS + 10_000);
@@ -62,10 +73,14 @@ describe("Prism as a validating proxy in front of the platform", () => {
     let token = await mint({ tenantId: uniqueName("prism"), subject: "prism", scopes: [...EVERY_SCOPE] });
 
     const send = async (label: string, method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}) => {
-      const request = () => fetch(`${base}${path}`, { method, headers: { Authorization: `Bearer ${token}`, Accept: "*/*", ...init.headers }, body: init.body });
+      const request = () =>
+        fetch(`${base}${path}`, { method, headers: { Authorization: `Bearer ${token}`, Accept: "*/*", ...init.headers }, body: init.body });
       // Once more on a failure to send: a kept-alive connection closed after the last answer fails the next request unsent.
       const res = await request().catch(request);
-      const text = (res.headers.get("content-type") ?? "").startsWith("text/event-stream") && !path.includes("after=") ? (await res.body?.cancel(), "") : await res.text();
+      const text =
+        (res.headers.get("content-type") ?? "").startsWith("text/event-stream") && !path.includes("after=")
+          ? (await res.body?.cancel(), "")
+          : await res.text();
       const header = res.headers.get("sl-violations");
       const violations = header ? parseViolations(header) : [];
       if (violations.length > 0) found.push({ call: `${label} ${method} ${path}`, status: res.status, violations });
@@ -80,8 +95,18 @@ describe("Prism as a validating proxy in front of the platform", () => {
     const created = await send("flow", "POST", "/v1/sessions", json({ input: "hi", model: model.key }));
     expect(created.status).toBe(201);
     const id = (JSON.parse(created.text) as { id: string }).id;
-    for (let i = 0; i < 100 && !/"status":"done"/.test((await send("flow", "GET", `/v1/sessions/${id}`)).text); i++) await new Promise((resolve) => setTimeout(resolve, 100));
-    for (const path of [`/v1/sessions/${id}/messages`, `/v1/sessions/${id}/steps`, `/v1/sessions/${id}/tool-calls`, "/v1/sessions", "/v1/tenant", "/v1/tenant/usage", "/health", "/openapi.json"]) {
+    for (let i = 0; i < 100 && !/"status":"done"/.test((await send("flow", "GET", `/v1/sessions/${id}`)).text); i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const path of [
+      `/v1/sessions/${id}/messages`,
+      `/v1/sessions/${id}/steps`,
+      `/v1/sessions/${id}/tool-calls`,
+      "/v1/sessions",
+      "/v1/tenant",
+      "/v1/tenant/usage",
+      "/health",
+      "/openapi.json",
+    ]) {
       expect((await send("flow", "GET", path)).status, path).toBe(200);
     }
     expect((await send("flow", "GET", `/v1/sessions/${id}/events?after=0`, { headers: { Accept: "text/event-stream" } })).status).toBe(200);
@@ -98,9 +123,15 @@ describe("Prism as a validating proxy in front of the platform", () => {
       }
     }
 
-    const requestSide = found.flatMap((call) => call.violations.filter((v) => v.location[0] === "request").map((v) => `${call.call}: ${v.message}`));
-    const responseSide = found.flatMap((call) => call.violations.filter((v) => v.location[0] !== "request").map((v) => `${call.call} ${call.status}: ${v.message}`));
-    console.log(`prism: ${JSON.stringify({ operations: operations.length, called: seen.size - 1, request_violations: requestSide.length, response_violations: responseSide.length })}`);
+    const requestSide = found.flatMap((call) =>
+      call.violations.filter((v) => v.location[0] === "request").map((v) => `${call.call}: ${v.message}`),
+    );
+    const responseSide = found.flatMap((call) =>
+      call.violations.filter((v) => v.location[0] !== "request").map((v) => `${call.call} ${call.status}: ${v.message}`),
+    );
+    console.log(
+      `prism: ${JSON.stringify({ operations: operations.length, called: seen.size - 1, request_violations: requestSide.length, response_violations: responseSide.length })}`,
+    );
     expect(operations.every((op) => seen.has(op.operation.operationId))).toBe(true);
     expect({ request: requestSide, response: responseSide }, prism.output().slice(-6000)).toEqual({ request: [], response: [] });
   }, 300_000);

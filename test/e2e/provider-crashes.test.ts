@@ -17,7 +17,6 @@ const STEP_TIMEOUT_MS = 30_000;
 const SUMMARY_MATCH = { system_includes: "running summary" };
 const isSummary = (r: RecordedRequest) => JSON.stringify(r.body).includes("running summary");
 
-
 let stack: Stack;
 
 interface Rollup {
@@ -25,7 +24,11 @@ interface Rollup {
 }
 
 /** The tenant's rollup by model, once it has heard of the session's end: one row, the session's own usage. */
-async function expectRollup(tenantId: string, model: string, usage: { steps: number; input_tokens: number; output_tokens: number }): Promise<void> {
+async function expectRollup(
+  tenantId: string,
+  model: string,
+  usage: { steps: number; input_tokens: number; output_tokens: number },
+): Promise<void> {
   const admin = await stack.client(tenantId, "e2e-admin", ["tenant:admin"]);
   const report = await waitFor(
     async () => {
@@ -55,7 +58,11 @@ describe.each([
     const hook = stack.mock.hook(uniqueName("charge"));
     await model.script(callTools([["call_charge", "charge"]]), say("finished"));
     await hook.script({ hold: true, then: { status: 200, body: { output: "never seen" } } });
-    const session = await client.createSession({ input: "charge the card", model: `${prefix}${model.key}`, tools: [webhookTool("charge", hook.url, true)] });
+    const session = await client.createSession({
+      input: "charge the card",
+      model: `${prefix}${model.key}`,
+      tools: [webhookTool("charge", hook.url, true)],
+    });
     await waitForRequests(hook, 1, STEP_TIMEOUT_MS);
     await stack.platform.restart("SIGKILL");
     const final = await waitForFinal(client, session.id, STEP_TIMEOUT_MS);
@@ -77,7 +84,9 @@ describe.each([
     const client = await stack.client(tenantId);
     const model = stack.mock.model(uniqueName("model"));
     await model.script(
-      ...Array.from({ length: 7 }, (_, i): ModelStep => ({ reply: { content: [{ type: "tool_use", id: `call_c${i}`, name: "get_time", input: {} }] } })),
+      ...Array.from({ length: 7 }, (_, i): ModelStep => ({
+        reply: { content: [{ type: "tool_use", id: `call_c${i}`, name: "get_time", input: {} }] },
+      })),
       say("done"),
       { match: SUMMARY_MATCH, hang: true },
       { match: SUMMARY_MATCH, repeat: 20, reply: { content: [{ type: "text", text: "the clock was checked several times" }] } },
@@ -88,7 +97,10 @@ describe.each([
       tools: [{ type: "builtin", name: "get_time" }],
       context: { strategy: "summary", max_input_tokens: 400 },
     });
-    await waitFor(async () => ((await model.requests()).some(isSummary) ? true : undefined), { timeoutMs: STEP_TIMEOUT_MS, what: "a summary call" });
+    await waitFor(async () => ((await model.requests()).some(isSummary) ? true : undefined), {
+      timeoutMs: STEP_TIMEOUT_MS,
+      what: "a summary call",
+    });
     await stack.platform.restart("SIGKILL");
     const final = await waitForFinal(client, session.id, STEP_TIMEOUT_MS);
 
@@ -101,6 +113,10 @@ describe.each([
     for (const request of all.filter((r) => !isSummary(r))) expect(requestProblems(requestTurns(request.path, request.body))).toEqual([]);
     const answered = all.filter((r) => r.answered_at !== undefined).length;
     expect(final.usage).toMatchObject({ steps: 8, input_tokens: 10 * answered, output_tokens: 5 * answered });
-    await expectRollup(tenantId, `${prefix || "anthropic:"}${model.key}`, { steps: 8, input_tokens: 10 * answered, output_tokens: 5 * answered });
+    await expectRollup(tenantId, `${prefix || "anthropic:"}${model.key}`, {
+      steps: 8,
+      input_tokens: 10 * answered,
+      output_tokens: 5 * answered,
+    });
   });
 });

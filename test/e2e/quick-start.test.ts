@@ -100,11 +100,19 @@ describe("npm start", () => {
   it("runs the printed curl lines: a tool call, an approval, a client tool, the answer", async () => {
     await step("SESSION=", "SESSION");
     await waitForStatus("waiting_approval");
-    expect(await step(`curl -s $BASE/v1/sessions/$SESSION/tool-calls -H`)).toContain('"name":"get_time","input":{"timezone":"Europe/Paris"},"status":"done"');
-    await step(`CALL=$(curl -s $BASE/v1/sessions/$SESSION/tool-calls -H "Authorization: Bearer $TOKEN" | pick 'v.data.find((c) => c.status === "waiting_approval")`, "CALL");
+    expect(await step(`curl -s $BASE/v1/sessions/$SESSION/tool-calls -H`)).toContain(
+      '"name":"get_time","input":{"timezone":"Europe/Paris"},"status":"done"',
+    );
+    await step(
+      `CALL=$(curl -s $BASE/v1/sessions/$SESSION/tool-calls -H "Authorization: Bearer $TOKEN" | pick 'v.data.find((c) => c.status === "waiting_approval")`,
+      "CALL",
+    );
     expect(await step("curl -s -X POST $BASE/v1/sessions/$SESSION/tool-calls/$CALL/approve")).toContain('"status":"running"');
     await waitForStatus("waiting_tool_output");
-    await step(`CALL=$(curl -s $BASE/v1/sessions/$SESSION/tool-calls -H "Authorization: Bearer $TOKEN" | pick 'v.data.find((c) => c.status === "waiting_tool_output")`, "CALL");
+    await step(
+      `CALL=$(curl -s $BASE/v1/sessions/$SESSION/tool-calls -H "Authorization: Bearer $TOKEN" | pick 'v.data.find((c) => c.status === "waiting_tool_output")`,
+      "CALL",
+    );
     await step("curl -s -X POST $BASE/v1/sessions/$SESSION/tool-calls/$CALL/output");
     await waitForStatus("done");
 
@@ -130,7 +138,11 @@ describe("npm start", () => {
     const setup = guide.filter((l) => l.startsWith("export ") || l.startsWith("pick()"));
     const SEPARATOR = "----8<----";
     const script = ["set -eo pipefail", ...setup, blocks.join(`echo '${SEPARATOR}'\n`)].join("\n");
-    const { stdout } = await run("bash", ["-c", script], { cwd: dir, env: { PATH: process.env.PATH ?? "" }, timeout: RUN_STEP_TIMEOUT_MS }).catch((error: { stdout?: string; stderr?: string }) => {
+    const { stdout } = await run("bash", ["-c", script], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "" },
+      timeout: RUN_STEP_TIMEOUT_MS,
+    }).catch((error: { stdout?: string; stderr?: string }) => {
       throw new Error(`the README's blocks failed:\n${error.stderr}\n${error.stdout}`);
     });
     return stdout.split(`${SEPARATOR}\n`);
@@ -148,16 +160,23 @@ describe("npm start", () => {
 
   it("npm run demo finds the platform on its port, or says that none is running", async () => {
     const elsewhere = await makeTempDir("agent-platform-no-start");
-    const none = await run(nodeBinary(), ["scripts/demo.mjs", "--config", join(elsewhere, "wrangler.json")], { cwd: PROJECT_ROOT, timeout: RUN_STEP_TIMEOUT_MS }).catch(
-      (error: { code?: number; stdout?: string; stderr?: string }) => error,
-    );
+    const none = await run(nodeBinary(), ["scripts/demo.mjs", "--config", join(elsewhere, "wrangler.json")], {
+      cwd: PROJECT_ROOT,
+      timeout: RUN_STEP_TIMEOUT_MS,
+    }).catch((error: { code?: number; stdout?: string; stderr?: string }) => error);
     await removeDir(elsewhere);
-    expect(none).toMatchObject({ code: 1, stderr: "No platform is running: start one with `npm start` in another terminal (or pass --url).\n" });
+    expect(none).toMatchObject({
+      code: 1,
+      stderr: "No platform is running: start one with `npm start` in another terminal (or pass --url).\n",
+    });
   });
 
   it("npm run demo shows a session live from its events stream, through a tool call to its answer", async () => {
     // No --url: the demo reads where the running `npm start` (of this config) serves.
-    const { stdout } = await run(nodeBinary(), ["scripts/demo.mjs", "--config", join(dir, "wrangler.json")], { cwd: PROJECT_ROOT, timeout: RUN_STEP_TIMEOUT_MS });
+    const { stdout } = await run(nodeBinary(), ["scripts/demo.mjs", "--config", join(dir, "wrangler.json")], {
+      cwd: PROJECT_ROOT,
+      timeout: RUN_STEP_TIMEOUT_MS,
+    });
     expect(stdout).toContain(`platform ${baseUrl}`);
     const lines = stdout.split("\n");
     const at = (text: string) => lines.findIndex((line) => line.includes(text));
@@ -175,7 +194,11 @@ describe("npm start", () => {
 
   it("mints tokens for any tenant and scope with npm run token; a tenant exists from its first use", async () => {
     const mint = async (tenant: string, scope: string) =>
-      (await run(nodeBinary(), ["scripts/token.mjs", "--config", join(dir, "wrangler.json"), "--tenant", tenant, "--scope", scope], { cwd: PROJECT_ROOT })).stdout.trim();
+      (
+        await run(nodeBinary(), ["scripts/token.mjs", "--config", join(dir, "wrangler.json"), "--tenant", tenant, "--scope", scope], {
+          cwd: PROJECT_ROOT,
+        })
+      ).stdout.trim();
     const get = (path: string, credential: string) => fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${credential}` } });
 
     const acme = await mint("acme", "sessions:read sessions:write");
@@ -184,7 +207,11 @@ describe("npm start", () => {
     expect(((await tenant.json()) as { tenant_id: string }).tenant_id).toBe("acme");
 
     const readOnly = await mint("acme", "sessions:read");
-    const refused = await fetch(`${baseUrl}/v1/sessions`, { method: "POST", headers: { authorization: `Bearer ${readOnly}`, "content-type": "application/json" }, body: "{}" });
+    const refused = await fetch(`${baseUrl}/v1/sessions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${readOnly}`, "content-type": "application/json" },
+      body: "{}",
+    });
     expect(refused.status).toBe(403);
 
     const admin = await mint("ops", "platform:admin");

@@ -15,7 +15,9 @@ const FETCH_ANYWAY =
   "const f = Object.getPrototypeOf(globalThis).fetch; if (typeof f !== 'function') return 'no fetch'; " +
   "try { return (await f.call(globalThis, 'https://example.com/')).status; } catch (e) { return 'failed: ' + e.message; }";
 
-const runCode = (id: string, code: string): ModelStep => ({ reply: { content: [{ type: "tool_use", id, name: "run_code", input: { code } }] } });
+const runCode = (id: string, code: string): ModelStep => ({
+  reply: { content: [{ type: "tool_use", id, name: "run_code", input: { code } }] },
+});
 
 describe("run_code in a Dynamic Worker", () => {
   let stack: Stack;

@@ -38,13 +38,19 @@ describe("run_code", () => {
     const session = await client.createSession({ input: "compute", model: model.key, tools: [RUN_CODE] });
     const final = await waitForFinal(client, session.id, STEP_TIMEOUT_MS);
     expect(final.status, stack.logs()).toBe("done");
-    return (await client.toolCalls(session.id)).map((call) => ({ output: JSON.parse(call.output ?? "null") as Record<string, unknown>, is_error: call.is_error }));
+    return (await client.toolCalls(session.id)).map((call) => ({
+      output: JSON.parse(call.output ?? "null") as Record<string, unknown>,
+      is_error: call.is_error,
+    }));
   }
 
   it("returns arithmetic and JSON results with the console output", async () => {
     const results = await outputs(uniqueName("tenant"), [
       runCode("toolu_math", "return (17 * 3 + 9) / 4;"),
-      runCode("toolu_json", "const rows = [{ n: 2 }, { n: 5 }]; console.log('rows', rows.length); return { total: rows.reduce((s, r) => s + r.n, 0), names: rows.map((r) => 'n' + r.n) };"),
+      runCode(
+        "toolu_json",
+        "const rows = [{ n: 2 }, { n: 5 }]; console.log('rows', rows.length); return { total: rows.reduce((s, r) => s + r.n, 0), names: rows.map((r) => 'n' + r.n) };",
+      ),
     ]);
     expect(results).toEqual([
       { is_error: false, output: { result: 15, console: "" } },
@@ -53,13 +59,19 @@ describe("run_code", () => {
   });
 
   it("has no network: fetch does not exist inside", async () => {
-    const [result] = await outputs(uniqueName("tenant"), [runCode("toolu_fetch", `return await fetch(${JSON.stringify(stack.mock.url + "/health")});`)]);
+    const [result] = await outputs(uniqueName("tenant"), [
+      runCode("toolu_fetch", `return await fetch(${JSON.stringify(stack.mock.url + "/health")});`),
+    ]);
     expect(result).toEqual({ is_error: true, output: { error: "ReferenceError: 'fetch' is not defined", console: "" } });
   });
 
   it("lets no tenant's code see another's: each call starts from nothing", async () => {
-    const [set] = await outputs(uniqueName("tenant-a"), [runCode("toolu_set", "globalThis.secret = 'tenant A'; Object.prototype.leak = 'A'; return typeof secret;")]);
-    const [read] = await outputs(uniqueName("tenant-b"), [runCode("toolu_read", "return [typeof secret, ({}).leak === undefined, typeof globalThis.env, typeof caches];")]);
+    const [set] = await outputs(uniqueName("tenant-a"), [
+      runCode("toolu_set", "globalThis.secret = 'tenant A'; Object.prototype.leak = 'A'; return typeof secret;"),
+    ]);
+    const [read] = await outputs(uniqueName("tenant-b"), [
+      runCode("toolu_read", "return [typeof secret, ({}).leak === undefined, typeof globalThis.env, typeof caches];"),
+    ]);
     expect(set?.output).toMatchObject({ result: "string" });
     expect(read?.output).toMatchObject({ result: ["undefined", true, "undefined", "undefined"] });
   });
@@ -67,10 +79,18 @@ describe("run_code", () => {
   it("stops endless loops at the limit while other sessions and tenants keep being answered", async () => {
     const looper = await stack.client(uniqueName("tenant-loop"));
     const loopModel = stack.mock.model(uniqueName("model"));
-    await loopModel.script(runCode("toolu_l1", LOOP), runCode("toolu_l2", ALLOCATING_LOOP), runCode("toolu_l3", LOOP), say("gave up looping"));
+    await loopModel.script(
+      runCode("toolu_l1", LOOP),
+      runCode("toolu_l2", ALLOCATING_LOOP),
+      runCode("toolu_l3", LOOP),
+      say("gave up looping"),
+    );
     const other = await stack.client(uniqueName("tenant-other"));
     const otherModel = stack.mock.model(uniqueName("model"));
-    const steps: ModelStep[] = Array.from({ length: 6 }, (_, i) => ({ delay_ms: 300, reply: { content: [{ type: "tool_use", id: `toolu_t${i}`, name: "get_time", input: {} }] } }));
+    const steps: ModelStep[] = Array.from({ length: 6 }, (_, i) => ({
+      delay_ms: 300,
+      reply: { content: [{ type: "tool_use", id: `toolu_t${i}`, name: "get_time", input: {} }] },
+    }));
     await otherModel.script(...steps, say("six times"));
     const watcher = await stack.client(uniqueName("tenant-watch"));
 
@@ -88,7 +108,10 @@ describe("run_code", () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     })();
-    const [loopFinal, busyFinal] = await Promise.all([waitForFinal(looper, looping.id, STEP_TIMEOUT_MS), waitForFinal(other, busy.id, STEP_TIMEOUT_MS)]);
+    const [loopFinal, busyFinal] = await Promise.all([
+      waitForFinal(looper, looping.id, STEP_TIMEOUT_MS),
+      waitForFinal(other, busy.id, STEP_TIMEOUT_MS),
+    ]);
     watching = false;
     await watch;
 
@@ -100,7 +123,9 @@ describe("run_code", () => {
     );
     expect((await other.toolCalls(busy.id)).every((call) => call.status === "done")).toBe(true);
     const codeMs = loopCalls.map((call) => Date.parse(call.finished_at ?? "") - Date.parse(call.started_at ?? ""));
-    console.log(`run_code calls took ${codeMs.join(", ")} ms; ${latencies.length} requests of another tenant meanwhile, slowest ${Math.max(...latencies)} ms`);
+    console.log(
+      `run_code calls took ${codeMs.join(", ")} ms; ${latencies.length} requests of another tenant meanwhile, slowest ${Math.max(...latencies)} ms`,
+    );
     expect(latencies.length).toBeGreaterThan(10);
     expect(Math.max(...latencies), `latencies: ${latencies.join(", ")}`).toBeLessThan(MAX_LATENCY_MS);
   });

@@ -105,7 +105,10 @@ async function underWayAfterSlot(client: ApiClient, schedules: Schedule[]): Prom
 /** Whether some slot after `since` (epoch ms) was fired, and its runs finished, by every schedule. */
 async function slotCompletedSince(client: ApiClient, schedules: Schedule[], since: number): Promise<boolean> {
   const all = await Promise.all(schedules.map((s) => firings(client, s.id)));
-  const completeSlots = all.map((own) => new Set(own.filter((f) => Date.parse(f.scheduled_at) > since && f.finished_at !== null).map((f) => Date.parse(f.scheduled_at))));
+  const completeSlots = all.map(
+    (own) =>
+      new Set(own.filter((f) => Date.parse(f.scheduled_at) > since && f.finished_at !== null).map((f) => Date.parse(f.scheduled_at))),
+  );
   return [...completeSlots[0]!].some((slot) => completeSlots.every((slots) => slots.has(slot)));
 }
 
@@ -157,7 +160,10 @@ describe("scheduled runs on a real process", () => {
 
     const oldestFirst = [...fired].reverse().slice(0, MEASURED_FIRINGS);
     const slots = oldestFirst.map((f) => Date.parse(f.scheduled_at));
-    expect(slots.every((slot) => slot % SLOT_MS === 0), stack.logs()).toBe(true);
+    expect(
+      slots.every((slot) => slot % SLOT_MS === 0),
+      stack.logs(),
+    ).toBe(true);
     const gaps = slots.slice(1).map((slot, i) => slot - slots[i]!);
     const recordDrift: number[] = [];
     const sessionDrift: number[] = [];
@@ -168,7 +174,12 @@ describe("scheduled runs on a real process", () => {
       recordDrift.push(Date.parse(firing.fired_at) - Date.parse(firing.scheduled_at));
       sessionDrift.push(Date.parse(session.created_at) - Date.parse(firing.scheduled_at));
     }
-    const report = { firings: oldestFirst.length, gaps_ms: gaps, recorded_after_slot_ms: quantiles(recordDrift), session_created_after_slot_ms: quantiles(sessionDrift) };
+    const report = {
+      firings: oldestFirst.length,
+      gaps_ms: gaps,
+      recorded_after_slot_ms: quantiles(recordDrift),
+      session_created_after_slot_ms: quantiles(sessionDrift),
+    };
     console.log(`schedule drift: ${JSON.stringify(report)}`);
     // On a loaded two-core machine an alarm can be late; a late one still fires its slot, once.
     expect(new Set(slots).size).toBe(slots.length);
@@ -185,7 +196,10 @@ describe("scheduled runs on a real process", () => {
       schedules.push(await schedule(client, { cron: EVERY_TWO_SECONDS, session: { input: `job ${n}`, model: model.key } }));
     }
     // A slot fired and finished by every schedule, for the kills to take their timing from.
-    await waitFor(async () => ((await underWayAfterSlot(client, schedules)) === null ? undefined : true), { timeoutMs: WAIT_MS, what: "the first firings" });
+    await waitFor(async () => ((await underWayAfterSlot(client, schedules)) === null ? undefined : true), {
+      timeoutMs: WAIT_MS,
+      what: "the first firings",
+    });
 
     const outages: Outage[] = [];
     while (outages.length < KILLS || (outages.length < MAX_KILLS && !(await someFiringCutOff(client, schedules, outages)))) {
@@ -205,7 +219,9 @@ describe("scheduled runs on a real process", () => {
       await waitFor(
         async () => {
           const list = await firings(client, s.id);
-          return list.some((f) => Date.parse(f.fired_at) > lastKill.killedAt + DOWN_MS) && list.every((f) => f.outcome !== "pending") ? true : undefined;
+          return list.some((f) => Date.parse(f.fired_at) > lastKill.killedAt + DOWN_MS) && list.every((f) => f.outcome !== "pending")
+            ? true
+            : undefined;
         },
         { timeoutMs: WAIT_MS, intervalMs: 250, what: `firings after the last restart of ${s.id}` },
       );
@@ -231,11 +247,16 @@ describe("scheduled runs on a real process", () => {
         // The slots that came while the process was down fire once in all, after the restart, as the
         // first of them (the kill's own slot, when the kill came before it was recorded).
         const missed = own.filter((f) => missedIn(f, outage));
-        expect(missed.length, `${s.id}: firings for the kill at ${new Date(outage.killedAt).toISOString()}: ${JSON.stringify(own)}`).toBe(1);
+        expect(missed.length, `${s.id}: firings for the kill at ${new Date(outage.killedAt).toISOString()}: ${JSON.stringify(own)}`).toBe(
+          1,
+        );
         // A firing recorded before the kill and finished after it was cut off mid-way.
         cutOff += own.filter((f) => cutOffBy(f, outage)).length;
       }
-      expect(own.every((f) => f.outcome === "started"), JSON.stringify(own.filter((f) => f.outcome !== "started"))).toBe(true);
+      expect(
+        own.every((f) => f.outcome === "started"),
+        JSON.stringify(own.filter((f) => f.outcome !== "started")),
+      ).toBe(true);
     }
 
     // Every session the tenant has came from exactly one firing, and every firing made one.
@@ -244,10 +265,19 @@ describe("scheduled runs on a real process", () => {
     expect(new Set(fromFirings).size).toBe(fromFirings.length);
     expect(sessions.map((s) => s.id).sort()).toEqual([...fromFirings].sort());
     for (const session of sessions) expect(FINAL_STATUSES.concat(["running", "queued"])).toContain(session.status);
-    console.log(`schedule kills: ${JSON.stringify({ kills: outages, schedules: schedules.length, firings: all.length, firings_cut_off_by_a_kill: cutOff })}`);
+    console.log(
+      `schedule kills: ${JSON.stringify({ kills: outages, schedules: schedules.length, firings: all.length, firings_cut_off_by_a_kill: cutOff })}`,
+    );
     // The kills landed (with up to MAX_KILLS of them): some firing was recorded before a kill and finished only after the restart.
-    const nearKills = all.filter((f) => outages.some((o) => Math.abs(Date.parse(f.fired_at) - o.killedAt) < 3_000 || Math.abs(Date.parse(f.finished_at ?? "") - o.killedAt) < 60_000));
-    expect(cutOff, `kills at ${JSON.stringify(outages)}; firings near them: ${JSON.stringify(nearKills.filter((f) => f.schedule_id === schedules[0]!.id))}`).toBeGreaterThan(0);
+    const nearKills = all.filter((f) =>
+      outages.some(
+        (o) => Math.abs(Date.parse(f.fired_at) - o.killedAt) < 3_000 || Math.abs(Date.parse(f.finished_at ?? "") - o.killedAt) < 60_000,
+      ),
+    );
+    expect(
+      cutOff,
+      `kills at ${JSON.stringify(outages)}; firings near them: ${JSON.stringify(nearKills.filter((f) => f.schedule_id === schedules[0]!.id))}`,
+    ).toBeGreaterThan(0);
 
     expect(await firings(client, paused.id)).toEqual([]);
     expect((await client.expect<Schedule>(200, "GET", `/v1/schedules/${paused.id}`)).status).toBe("paused");

@@ -51,14 +51,16 @@ function dependencyDirs(pkgDir: string, found = new Map<string, string>()): Map<
     if (found.has(name)) continue;
     // Every dependency's own manifest may be hidden by `exports`: find it through its directory.
     const paths = require.resolve.paths(name) ?? [];
-    const dir = paths.map((base) => join(base, name)).find((candidate) => {
-      try {
-        accessSync(join(candidate, "package.json"));
-        return true;
-      } catch {
-        return false;
-      }
-    });
+    const dir = paths
+      .map((base) => join(base, name))
+      .find((candidate) => {
+        try {
+          accessSync(join(candidate, "package.json"));
+          return true;
+        } catch {
+          return false;
+        }
+      });
     if (!dir) throw new Error(`${name} (a dependency of ${pkgDir}) is not installed`);
     found.set(name, dir);
     dependencyDirs(dir, found);
@@ -125,14 +127,22 @@ describe("the packed SDK in a fresh project", () => {
     // `prepack` builds dist/ first: the tarball is what `npm publish` would upload.
     await run("npm", ["pack", "--pack-destination", tarballs, "--silent"], { cwd: SDK_DIR, env: cleanEnv(), timeout: STEP_TIMEOUT_MS });
     const dependencies = [...dependencyDirs(SDK_DIR).values()];
-    await run("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", tarballs, ...dependencies], { cwd: dir, env: cleanEnv(), timeout: STEP_TIMEOUT_MS });
+    await run("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", tarballs, ...dependencies], {
+      cwd: dir,
+      env: cleanEnv(),
+      timeout: STEP_TIMEOUT_MS,
+    });
 
     project = join(dir, "backend");
     await mkdir(project);
     await writeFile(join(project, "package.json"), JSON.stringify({ name: "backend", private: true, type: "module" }));
     const files = (await readdir(tarballs)).map((file) => join(tarballs, file));
     expect(files.some((file) => /agent-platform-sdk-\d+\.\d+\.\d+\.tgz$/.test(file))).toBe(true);
-    await run("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", ...files], { cwd: project, env: cleanEnv(), timeout: STEP_TIMEOUT_MS });
+    await run("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", ...files], {
+      cwd: project,
+      env: cleanEnv(),
+      timeout: STEP_TIMEOUT_MS,
+    });
   }, 4 * STEP_TIMEOUT_MS);
   afterAll(async () => {
     await stack?.dispose();
@@ -152,7 +162,9 @@ describe("the packed SDK in a fresh project", () => {
   it("runs a session to its end from a script on the machine's Node", async () => {
     const model = stack.mock.model(uniqueName("model"));
     await model.script(callTools([["toolu_order", "lookup_order"]]), say("Order 0 has shipped."));
-    const token = await (await tokenMinter(stack.platform.signingKey))({ tenantId: uniqueName("sdk-pack"), subject: "backend", scopes: ["sessions:read", "sessions:write"] });
+    const token = await (
+      await tokenMinter(stack.platform.signingKey)
+    )({ tenantId: uniqueName("sdk-pack"), subject: "backend", scopes: ["sessions:read", "sessions:write"] });
     await writeFile(join(project, "run.mjs"), SCRIPT);
     const node = machineNode();
     const { stdout } = await run(node, ["run.mjs"], {
@@ -168,12 +180,23 @@ describe("the packed SDK in a fresh project", () => {
 
   it("mints an end user's token, reads who it is and revokes it, from a script on the machine's Node", async () => {
     const tenantId = uniqueName("sdk-eu");
-    const token = await (await tokenMinter(stack.platform.signingKey))({ tenantId, subject: "backend", scopes: ["sessions:read", "sessions:write", "end_users:issue"] });
+    const token = await (
+      await tokenMinter(stack.platform.signingKey)
+    )({ tenantId, subject: "backend", scopes: ["sessions:read", "sessions:write", "end_users:issue"] });
     await writeFile(join(project, "end-user.mjs"), END_USER_SCRIPT);
     const node = machineNode();
-    const { stdout } = await run(node, ["end-user.mjs"], { cwd: project, env: { PATH: dirname(node), PLATFORM_URL: stack.platform.url, PLATFORM_TOKEN: token }, timeout: STEP_TIMEOUT_MS });
+    const { stdout } = await run(node, ["end-user.mjs"], {
+      cwd: project,
+      env: { PATH: dirname(node), PLATFORM_URL: stack.platform.url, PLATFORM_TOKEN: token },
+      timeout: STEP_TIMEOUT_MS,
+    });
     const result = JSON.parse(stdout) as { node: string; expires_in: number; seen: Record<string, unknown>; after: number };
-    expect(result.seen).toMatchObject({ tenant_id: tenantId, sub: "end_user:user_42", kind: "end_user", scopes: ["sessions:read", "sessions:write"] });
+    expect(result.seen).toMatchObject({
+      tenant_id: tenantId,
+      sub: "end_user:user_42",
+      kind: "end_user",
+      scopes: ["sessions:read", "sessions:write"],
+    });
     expect(result.expires_in).toBeLessThanOrEqual(600);
     expect(result.after).toBe(401);
     expect(Number(result.node.slice(1).split(".")[0])).toBeGreaterThanOrEqual(20);
@@ -183,10 +206,21 @@ describe("the packed SDK in a fresh project", () => {
     // skipLibCheck as most projects set it: the declarations were checked when built; this checks
     // that they resolve (no `.ts` specifiers) and type the handlers.
     await writeFile(join(project, "consumer.ts"), CONSUMER_TS);
-    const compilerOptions = { noEmit: true, strict: true, skipLibCheck: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", lib: ["es2023", "dom"], types: [] };
+    const compilerOptions = {
+      noEmit: true,
+      strict: true,
+      skipLibCheck: true,
+      module: "nodenext",
+      moduleResolution: "nodenext",
+      target: "es2022",
+      lib: ["es2023", "dom"],
+      types: [],
+    };
     await writeFile(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["consumer.ts"] }));
     const tsc = join(PROJECT_ROOT, "node_modules", "typescript", "bin", "tsc");
-    const checked = await run(nodeBinary(), [tsc, "-p", "tsconfig.json"], { cwd: project, timeout: STEP_TIMEOUT_MS }).catch((error: { stdout?: string }) => ({ stdout: `failed: ${error.stdout}` }));
+    const checked = await run(nodeBinary(), [tsc, "-p", "tsconfig.json"], { cwd: project, timeout: STEP_TIMEOUT_MS }).catch(
+      (error: { stdout?: string }) => ({ stdout: `failed: ${error.stdout}` }),
+    );
     expect(checked.stdout).toBe("");
   });
 

@@ -40,7 +40,9 @@ describe("the generated SDK", () => {
   beforeAll(async () => {
     stack = await sharedStack();
     tenant = uniqueName("sdk");
-    const token = await (await tokenMinter(stack.platform.signingKey))({
+    const token = await (
+      await tokenMinter(stack.platform.signingKey)
+    )({
       tenantId: tenant,
       subject: "sdk-backend",
       scopes: ["sessions:read", "sessions:write", "tenant:admin"],
@@ -123,7 +125,15 @@ describe("the generated SDK", () => {
         body: {
           input: "Ask the customer.",
           model: model.key,
-          tools: [{ type: "client", name: "ask_customer", description: "Asks the customer.", input_schema: { type: "object" }, requires_approval: true }],
+          tools: [
+            {
+              type: "client",
+              name: "ask_customer",
+              description: "Asks the customer.",
+              input_schema: { type: "object" },
+              requires_approval: true,
+            },
+          ],
         },
       }),
     );
@@ -147,25 +157,38 @@ describe("the generated SDK", () => {
         },
       }),
     );
-    const v2 = await expectData(admin.PATCH("/v1/agents/{agent_id}", { params: { path: { agent_id: agent.id } }, body: { system: "version two" } }));
+    const v2 = await expectData(
+      admin.PATCH("/v1/agents/{agent_id}", { params: { path: { agent_id: agent.id } }, body: { system: "version two" } }),
+    );
     expect(v2.version).toBe(2);
     await setAlias(admin, agent.id, "production", 2);
     expect((await setAlias(admin, agent.id, "production", 1)).aliases).toEqual({ production: 1 });
 
     await model.script(
-      { reply: { content: [{ type: "tool_use", id: "toolu_put", name: "memory_put", input: { key: "prefs", value: { language: "French" } } }] } },
+      {
+        reply: {
+          content: [{ type: "tool_use", id: "toolu_put", name: "memory_put", input: { key: "prefs", value: { language: "French" } } }],
+        },
+      },
       say("Noted."),
       say("Forked answer."),
     );
     const session = await expectData(
-      admin.POST("/v1/sessions", { body: { agent: agentRef(agent.id, "production"), input: "I prefer French.", metadata: { user_id: "u_sdk" } } }),
+      admin.POST("/v1/sessions", {
+        body: { agent: agentRef(agent.id, "production"), input: "I prefer French.", metadata: { user_id: "u_sdk" } },
+      }),
     );
     const finished = await waitForFinalStatus(admin, session.id, { timeoutMs: RUN_TIMEOUT_MS, intervalMs: 200 });
     expect(finished).toMatchObject({ status: "done", agent: { id: agent.id, version: 1 }, memory: { namespaces: [["users", "u_sdk"]] } });
-    expect(await getMemoryItem(admin, ["users", "u_sdk"], "prefs")).toMatchObject({ value: { language: "French" }, created_by: `session:${session.id}` });
+    expect(await getMemoryItem(admin, ["users", "u_sdk"], "prefs")).toMatchObject({
+      value: { language: "French" },
+      created_by: `session:${session.id}`,
+    });
     expect(await getMemoryItem(admin, ["users", "u_sdk"], "missing")).toBeNull();
 
-    const fork = await expectData(admin.POST("/v1/sessions/{id}/fork", { params: { path: { id: session.id } }, body: { at_seq: 1, input: "Say it again." } }));
+    const fork = await expectData(
+      admin.POST("/v1/sessions/{id}/fork", { params: { path: { id: session.id } }, body: { at_seq: 1, input: "Say it again." } }),
+    );
     expect(fork.forked_from).toEqual({ session_id: session.id, seq: 1 });
     expect(await waitForFinalStatus(admin, fork.id, { timeoutMs: RUN_TIMEOUT_MS, intervalMs: 200 })).toMatchObject({ status: "done" });
 
@@ -174,7 +197,9 @@ describe("the generated SDK", () => {
     expect(exported.system).toBe("version one");
     const elsewhere = createPlatformClient({
       baseUrl: stack.platform.url,
-      credential: await (await tokenMinter(stack.platform.signingKey))({ tenantId: uniqueName("sdk-other"), subject: "sdk-backend", scopes: ["tenant:admin"] }),
+      credential: await (
+        await tokenMinter(stack.platform.signingKey)
+      )({ tenantId: uniqueName("sdk-other"), subject: "sdk-backend", scopes: ["tenant:admin"] }),
     });
     const imported = await importAgent(elsewhere, exported);
     expect(imported).toMatchObject({ version: 1, definition: exported });
@@ -191,11 +216,17 @@ describe("the generated SDK", () => {
 
     /** A client for this tenant whose fetch `wrap` can watch, delay or cut. */
     async function clientWith(wrap: (request: Request, next: () => Promise<Response>) => Promise<Response>): Promise<PlatformClient> {
-      const token = await (await tokenMinter(stack.platform.signingKey))({ tenantId: tenant, subject: "sdk-backend", scopes: ["sessions:read", "sessions:write"] });
-      return createPlatformClient({ baseUrl: stack.platform.url, credential: token, fetch: (input, init) => {
-        const request = new Request(input, init);
-        return wrap(request, () => fetch(request));
-      } });
+      const token = await (
+        await tokenMinter(stack.platform.signingKey)
+      )({ tenantId: tenant, subject: "sdk-backend", scopes: ["sessions:read", "sessions:write"] });
+      return createPlatformClient({
+        baseUrl: stack.platform.url,
+        credential: token,
+        fetch: (input, init) => {
+          const request = new Request(input, init);
+          return wrap(request, () => fetch(request));
+        },
+      });
     }
 
     /** The stored events' ids are every id from the first, once each and in order. */
@@ -225,23 +256,38 @@ describe("the generated SDK", () => {
         },
       );
       expect(inputs).toEqual([0]);
-      expect(run).toMatchObject({ answer: "Order 0 has shipped.", output: null, session: { status: "done", stop_reason: "end_turn", metadata: { ticket: "T-1" } } });
+      expect(run).toMatchObject({
+        answer: "Order 0 has shipped.",
+        output: null,
+        session: { status: "done", stop_reason: "end_turn", metadata: { ticket: "T-1" } },
+      });
       expect(run.usage.steps).toBe(2);
       expectEveryEventOnce(frames);
-      const calls = await allPages((cursor) => admin.GET("/v1/sessions/{id}/tool-calls", { params: { path: { id: run.session.id }, query: { cursor } } }));
+      const calls = await allPages((cursor) =>
+        admin.GET("/v1/sessions/{id}/tool-calls", { params: { path: { id: run.session.id }, query: { cursor } } }),
+      );
       expect(calls.map((c) => [c.name, c.status, c.output])).toEqual([["lookup_order", "done", '{"order":0,"state":"shipped"}']]);
     });
 
     it("asks the approval callback, approving one call and denying another with its reason", async () => {
       const model = stack.mock.model(uniqueName("model"));
-      await model.script(callTools([["toolu_a", "lookup_order"], ["toolu_b", "get_time"]]), say("One looked up, one refused."));
+      await model.script(
+        callTools([
+          ["toolu_a", "lookup_order"],
+          ["toolu_b", "get_time"],
+        ]),
+        say("One looked up, one refused."),
+      );
       const asked: string[] = [];
       const run = await runSession(
         admin,
         {
           input: "Look it up.",
           model: model.key,
-          tools: [{ ...ORDER_TOOL, requires_approval: true }, { type: "builtin", name: "get_time", requires_approval: true }],
+          tools: [
+            { ...ORDER_TOOL, requires_approval: true },
+            { type: "builtin", name: "get_time", requires_approval: true },
+          ],
         },
         {
           tools: { lookup_order: () => "found" },
@@ -253,7 +299,9 @@ describe("the generated SDK", () => {
       );
       expect(asked.sort()).toEqual(["get_time", "lookup_order"]);
       expect(run.session.status).toBe("done");
-      const calls = await allPages((cursor) => admin.GET("/v1/sessions/{id}/tool-calls", { params: { path: { id: run.session.id }, query: { cursor } } }));
+      const calls = await allPages((cursor) =>
+        admin.GET("/v1/sessions/{id}/tool-calls", { params: { path: { id: run.session.id }, query: { cursor } } }),
+      );
       expect(Object.fromEntries(calls.map((c) => [c.name, [c.status, c.output]]))).toEqual({
         lookup_order: ["done", "found"],
         get_time: ["error", expect.stringContaining("not during the test")],
@@ -315,7 +363,8 @@ describe("the generated SDK", () => {
           return response;
         }
         // The stream opens only once the run has asked for the tool: its first events are past.
-        if (request.url.endsWith("/events")) await waitForStatus(admin, sessionId, ["waiting_tool_output"], { timeoutMs: RUN_TIMEOUT_MS, intervalMs: 100 });
+        if (request.url.endsWith("/events"))
+          await waitForStatus(admin, sessionId, ["waiting_tool_output"], { timeoutMs: RUN_TIMEOUT_MS, intervalMs: 100 });
         return next();
       });
       const frames: EventFrame[] = [];
@@ -332,11 +381,15 @@ describe("the generated SDK", () => {
     it("throws an UnhandledToolError when a client tool has no handler, and leaves the session waiting", async () => {
       const model = stack.mock.model(uniqueName("model"));
       await model.script(callTools([["toolu_order", "lookup_order"]]), say("unused"));
-      const error = await runSession(admin, { input: "Where?", model: model.key, tools: [ORDER_TOOL] }, { tools: {} as never }).catch((e: unknown) => e);
+      const error = await runSession(admin, { input: "Where?", model: model.key, tools: [ORDER_TOOL] }, { tools: {} as never }).catch(
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(UnhandledToolError);
       expect(error).toMatchObject({ call: { name: "lookup_order" } });
       const sessionId = (error as UnhandledToolError).sessionId;
-      expect((await expectData(admin.GET("/v1/sessions/{id}", { params: { path: { id: sessionId } } }))).status).toBe("waiting_tool_output");
+      expect((await expectData(admin.GET("/v1/sessions/{id}", { params: { path: { id: sessionId } } }))).status).toBe(
+        "waiting_tool_output",
+      );
       await expectData(admin.POST("/v1/sessions/{id}/cancel", { params: { path: { id: sessionId } } }));
     });
   });
@@ -351,11 +404,29 @@ describe("the generated SDK", () => {
   it("types runSession's handlers from the tools' schemas", () => {
     // Compiled, never run: `npm run typecheck` fails if a handler's input stops being typed.
     const typed = (client: PlatformClient) => [
-      runSession(client, { input: "x", tools: [{ type: "client", name: "a", description: "d", input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] } }] }, {
-        tools: { a: ({ n }) => n.toFixed(0) },
-      }),
+      runSession(
+        client,
+        {
+          input: "x",
+          tools: [
+            {
+              type: "client",
+              name: "a",
+              description: "d",
+              input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+            },
+          ],
+        },
+        {
+          tools: { a: ({ n }) => n.toFixed(0) },
+        },
+      ),
       // @ts-expect-error: a handler for a tool the session does not have, and none for the one it has
-      runSession(client, { input: "x", tools: [{ type: "client", name: "a", description: "d", input_schema: { type: "object" } }] }, { tools: { b: () => "" } }),
+      runSession(
+        client,
+        { input: "x", tools: [{ type: "client", name: "a", description: "d", input_schema: { type: "object" } }] },
+        { tools: { b: () => "" } },
+      ),
       // An agent's tools are not known here: any names, inputs unknown.
       runSession(client, { agent: "agt_x", input: "x" }, { tools: { anything: (input: unknown) => String(input) } }),
     ];

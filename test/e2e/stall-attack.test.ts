@@ -41,7 +41,10 @@ describe("one tenant's catastrophic pattern", () => {
     // The attacker's model calls the tool with the crafted input three times over, then stops.
     // Each answer takes a moment to come, so the attack lasts long enough for the bystander's
     // requests to fall between its validations however fast the run's own steps are.
-    const call = (id: string) => ({ delay_ms: ANSWER_DELAY_MS, reply: { content: [{ type: "tool_use", id, name: "evil", input: { q: CRAFTED_INPUT } }] } });
+    const call = (id: string) => ({
+      delay_ms: ANSWER_DELAY_MS,
+      reply: { content: [{ type: "tool_use", id, name: "evil", input: { q: CRAFTED_INPUT } }] },
+    });
     await attackerModel.script(call("toolu_1"), call("toolu_2"), call("toolu_3"), say("gave up"));
 
     const mine = await bystander.createSession({});

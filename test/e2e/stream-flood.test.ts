@@ -44,9 +44,16 @@ describe("one tenant's flood of event streams", () => {
             Array.from({ length: CONCURRENCY }, async () => {
               while (next < ATTEMPTS_PER_SESSION) {
                 next += 1;
-                const res = await fetch(`${stack.platform.url}/v1/sessions/${session.id}/events`, { headers: { Authorization: `Bearer ${token}`, Accept: "text/event-stream" } });
+                const res = await fetch(`${stack.platform.url}/v1/sessions/${session.id}/events`, {
+                  headers: { Authorization: `Bearer ${token}`, Accept: "text/event-stream" },
+                });
                 if (res.status === 200) open.push(res);
-                else refused.push({ status: res.status, retryAfter: res.headers.get("Retry-After"), detail: ((await res.json()) as { detail: string }).detail });
+                else
+                  refused.push({
+                    status: res.status,
+                    retryAfter: res.headers.get("Retry-After"),
+                    detail: ((await res.json()) as { detail: string }).detail,
+                  });
               }
             }),
           );

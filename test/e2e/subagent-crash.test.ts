@@ -35,7 +35,12 @@ describe("kill -9 during a child session's run", () => {
       { reply: { content: [{ type: "tool_use", id: "toolu_helper", name: "helper", input: { input: "look it up" } }] } },
       say("the parent is done"),
     );
-    const agent = await client.expect<{ id: string }>(201, "POST", "/v1/agents", { name: uniqueName("helper").replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 60), model: childModel.key });
+    const agent = await client.expect<{ id: string }>(201, "POST", "/v1/agents", {
+      name: uniqueName("helper")
+        .replace(/[^A-Za-z0-9_-]/g, "_")
+        .slice(0, 60),
+      model: childModel.key,
+    });
     const parent = await client.createSession({
       input: "ask the helper",
       model: parentModel.key,
@@ -47,7 +52,11 @@ describe("kill -9 during a child session's run", () => {
     const final = await waitForFinal(client, parent.id, STEP_TIMEOUT_MS * 2);
     await new Promise((resolve) => setTimeout(resolve, QUIET_AFTER_END_MS));
     expect(final.status, stack.logs()).toBe("done");
-    const children = await client.expect<{ data: { id: string; status: string }[] }>(200, "GET", `/v1/sessions?parent_session_id=${parent.id}`);
+    const children = await client.expect<{ data: { id: string; status: string }[] }>(
+      200,
+      "GET",
+      `/v1/sessions?parent_session_id=${parent.id}`,
+    );
     expect(children.data.map((c) => c.status)).toEqual(["done"]);
     const calls = await client.toolCalls(parent.id);
     expect(calls.map((c) => [c.id, c.status, c.output])).toEqual([["toolu_helper", "done", "the child's answer"]]);
@@ -74,8 +83,17 @@ describe("kill -9 during a child session's run", () => {
       say("the parent is done"),
       say("the parent is done"),
     );
-    const agent = await client.expect<{ id: string }>(201, "POST", "/v1/agents", { name: uniqueName("helper").replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 60), model: childModel.key });
-    const parent = await client.createSession({ input: "ask the helper", model: parentModel.key, tools: [{ type: "agent", name: "helper", description: "Looks things up.", agent: agent.id }] });
+    const agent = await client.expect<{ id: string }>(201, "POST", "/v1/agents", {
+      name: uniqueName("helper")
+        .replace(/[^A-Za-z0-9_-]/g, "_")
+        .slice(0, 60),
+      model: childModel.key,
+    });
+    const parent = await client.createSession({
+      input: "ask the helper",
+      model: parentModel.key,
+      tools: [{ type: "agent", name: "helper", description: "Looks things up.", agent: agent.id }],
+    });
     return { client, childModel, parentModel, parent };
   }
 
@@ -83,7 +101,11 @@ describe("kill -9 during a child session's run", () => {
     const final = await waitForFinal(client, parentId, STEP_TIMEOUT_MS * 2);
     await new Promise((resolve) => setTimeout(resolve, QUIET_AFTER_END_MS));
     expect(final.status, stack.logs()).toBe("done");
-    const children = await client.expect<{ data: { id: string; status: string }[] }>(200, "GET", `/v1/sessions?parent_session_id=${parentId}`);
+    const children = await client.expect<{ data: { id: string; status: string }[] }>(
+      200,
+      "GET",
+      `/v1/sessions?parent_session_id=${parentId}`,
+    );
     expect(children.data.map((c) => c.status)).toEqual(["done"]);
     const calls = await client.toolCalls(parentId);
     expect(calls.map((c) => [c.id, c.status, c.output])).toEqual([["toolu_helper", "done", "the child's answer"]]);
@@ -94,7 +116,11 @@ describe("kill -9 during a child session's run", () => {
 
   it("makes exactly one child when the process dies right after the parent saved the call that starts it", async () => {
     const { client, parentModel, parent } = await parentAndChild(200);
-    await waitFor(async () => ((await client.toolCalls(parent.id)).length > 0 ? true : undefined), { timeoutMs: STEP_TIMEOUT_MS, intervalMs: 10, what: "the parent's agent call" });
+    await waitFor(async () => ((await client.toolCalls(parent.id)).length > 0 ? true : undefined), {
+      timeoutMs: STEP_TIMEOUT_MS,
+      intervalMs: 10,
+      what: "the parent's agent call",
+    });
     await stack.platform.restart("SIGKILL");
     await expectOneChildOneResult(client, parent.id);
     expect(await parentModel.requests()).toHaveLength(2);

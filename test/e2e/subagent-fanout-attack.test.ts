@@ -33,57 +33,76 @@ describe("a self-recursive agent", () => {
 
   // The tree keeps within its run slots, and its starts within their share of the isolate
   // (src/sessions/child-starts.ts): the other tenant's p99 was 11.1 s before (docs/limits.md).
-  it("grows its tree on its tenant's run slots without slowing another tenant", async () => {
-    const tenantId = uniqueName("recursive");
-    const ops = await stack.client("platform", "e2e-ops", ["platform:admin"]);
-    // The tenant has the platform's defaults, as a tenant would (the suite's are generous).
-    const { max_concurrent_runs, requests_per_minute } = BUILTIN_DEFAULT_LIMITS;
-    await ops.expect(200, "PUT", `/v1/admin/tenants/${tenantId}/limits`, { max_concurrent_runs, requests_per_minute });
-    const attacker = await stack.client(tenantId, "e2e-user", ["sessions:read", "sessions:write", "agents:write"]);
-    const bystander = await stack.client(uniqueName("bystander"));
-    const model = stack.mock.model(uniqueName("model"));
-    const fanOut: ModelStep = {
-      reply: { content: Array.from({ length: FAN_OUT }, (_, i) => ({ type: "tool_use" as const, id: `toolu_${i}`, name: "self", input: { input: `part ${i}` } })) },
-    };
-    // Every session's first answer calls itself ten times; whatever comes later ends its run.
-    await model.script({ ...fanOut, repeat: TREE }, ...Array.from({ length: 3 }, () => ({ ...say("done"), repeat: 10_000 })));
-    const agent = await attacker.expect<{ id: string }>(201, "POST", "/v1/agents", { name: uniqueName("self").replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 60), model: model.key });
-    await attacker.expect(200, "PATCH", `/v1/agents/${agent.id}`, { tools: [{ type: "agent", name: "self", description: "Asks itself.", agent: agent.id }] });
+  it(
+    "grows its tree on its tenant's run slots without slowing another tenant",
+    async () => {
+      const tenantId = uniqueName("recursive");
+      const ops = await stack.client("platform", "e2e-ops", ["platform:admin"]);
+      // The tenant has the platform's defaults, as a tenant would (the suite's are generous).
+      const { max_concurrent_runs, requests_per_minute } = BUILTIN_DEFAULT_LIMITS;
+      await ops.expect(200, "PUT", `/v1/admin/tenants/${tenantId}/limits`, { max_concurrent_runs, requests_per_minute });
+      const attacker = await stack.client(tenantId, "e2e-user", ["sessions:read", "sessions:write", "agents:write"]);
+      const bystander = await stack.client(uniqueName("bystander"));
+      const model = stack.mock.model(uniqueName("model"));
+      const fanOut: ModelStep = {
+        reply: {
+          content: Array.from({ length: FAN_OUT }, (_, i) => ({
+            type: "tool_use" as const,
+            id: `toolu_${i}`,
+            name: "self",
+            input: { input: `part ${i}` },
+          })),
+        },
+      };
+      // Every session's first answer calls itself ten times; whatever comes later ends its run.
+      await model.script({ ...fanOut, repeat: TREE }, ...Array.from({ length: 3 }, () => ({ ...say("done"), repeat: 10_000 })));
+      const agent = await attacker.expect<{ id: string }>(201, "POST", "/v1/agents", {
+        name: uniqueName("self")
+          .replace(/[^A-Za-z0-9_-]/g, "_")
+          .slice(0, 60),
+        model: model.key,
+      });
+      await attacker.expect(200, "PATCH", `/v1/agents/${agent.id}`, {
+        tools: [{ type: "agent", name: "self", description: "Asks itself.", agent: agent.id }],
+      });
 
-    const calibration = await calibrate(bystander);
-    const running: number[] = [];
-    let rootId = "";
-    const latencies = await timedWhile(bystander, async () => {
-      rootId = (await attacker.createSession({ agent: agent.id, input: "go" } as never)).id;
-      // The tree's growth, watched for a while: how many of its sessions run at once.
-      for (const until = Date.now() + WATCH_MS; Date.now() < until; ) {
-        const page = await attacker.expect<{ data: unknown[] }>(200, "GET", "/v1/sessions?status=running&limit=100");
-        running.push(page.data.length);
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const calibration = await calibrate(bystander);
+      const running: number[] = [];
+      let rootId = "";
+      const latencies = await timedWhile(bystander, async () => {
+        rootId = (await attacker.createSession({ agent: agent.id, input: "go" } as never)).id;
+        // The tree's growth, watched for a while: how many of its sessions run at once.
+        for (const until = Date.now() + WATCH_MS; Date.now() < until;) {
+          const page = await attacker.expect<{ data: unknown[] }>(200, "GET", "/v1/sessions?status=running&limit=100");
+          running.push(page.data.length);
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+        }
+      });
+      console.log(`sessions running at once, each second: ${running.join(", ")}; ${(await model.requests()).length} model calls`);
+      expectWithinCalibration(latencies, calibration);
+      const listed = await attacker.expect<{ data: unknown[] }>(200, "GET", "/v1/sessions?limit=100");
+
+      // Cancelling the root reaches the whole tree.
+      await attacker.expect(200, "POST", `/v1/sessions/${rootId}/cancel`);
+      const final = await waitForFinal(attacker, rootId, TREE_TIMEOUT_MS);
+
+      expect(final.status, stack.logs()).toBe("cancelled");
+      // ...every level of it, from each session's alarm: in the end no session of the tenant is active.
+      const activeLeft = async () => {
+        let left = 0;
+        for (const status of ACTIVE_STATUSES)
+          left += (await attacker.expect<{ data: unknown[] }>(200, "GET", `/v1/sessions?status=${status}&limit=100`)).data.length;
+        return left;
+      };
+      let left = await activeLeft();
+      for (const until = Date.now() + TREE_TIMEOUT_MS; left > 0 && Date.now() < until; left = await activeLeft()) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
       }
-    });
-    console.log(`sessions running at once, each second: ${running.join(", ")}; ${(await model.requests()).length} model calls`);
-    expectWithinCalibration(latencies, calibration);
-    const listed = await attacker.expect<{ data: unknown[] }>(200, "GET", "/v1/sessions?limit=100");
-
-    // Cancelling the root reaches the whole tree.
-    await attacker.expect(200, "POST", `/v1/sessions/${rootId}/cancel`);
-    const final = await waitForFinal(attacker, rootId, TREE_TIMEOUT_MS);
-
-    expect(final.status, stack.logs()).toBe("cancelled");
-    // ...every level of it, from each session's alarm: in the end no session of the tenant is active.
-    const activeLeft = async () => {
-      let left = 0;
-      for (const status of ACTIVE_STATUSES) left += (await attacker.expect<{ data: unknown[] }>(200, "GET", `/v1/sessions?status=${status}&limit=100`)).data.length;
-      return left;
-    };
-    let left = await activeLeft();
-    for (const until = Date.now() + TREE_TIMEOUT_MS; left > 0 && Date.now() < until; left = await activeLeft()) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-    expect(left, stack.logs()).toBe(0);
-    // The tree grew past the slots it may use, and never ran more sessions at once than them.
-    expect(listed.data.length).toBeGreaterThan(max_concurrent_runs);
-    expect(Math.max(...running)).toBeLessThanOrEqual(max_concurrent_runs);
-  }, TEST_TIMEOUT_MS);
+      expect(left, stack.logs()).toBe(0);
+      // The tree grew past the slots it may use, and never ran more sessions at once than them.
+      expect(listed.data.length).toBeGreaterThan(max_concurrent_runs);
+      expect(Math.max(...running)).toBeLessThanOrEqual(max_concurrent_runs);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -26,7 +26,10 @@ describe("tenant deletion killed midway", () => {
   });
 
   /** A tenant with something in every object; the ids of its sessions, and an API key of it. */
-  async function populate(tenantId: string, idle: number): Promise<{ tenantId: string; owner: ApiClient; sessions: string[]; apiKey: string }> {
+  async function populate(
+    tenantId: string,
+    idle: number,
+  ): Promise<{ tenantId: string; owner: ApiClient; sessions: string[]; apiKey: string }> {
     const owner = await stack.client(tenantId, "owner", [...OWNER_SCOPES]);
     await owner.expect(200, "PUT", "/v1/tenant/settings", { webhook_origins: null, session_retention_days: 30 });
     await owner.expect(201, "POST", "/v1/tenant/webhooks", { url: stack.mock.hook(uniqueName("hook")).url, event_types: ["session.done"] });
@@ -38,7 +41,11 @@ describe("tenant deletion killed midway", () => {
     await model.script(say("done"), callTools([["toolu_wait", "get_time"]]));
     const done = await owner.createSession({ input: "hi", model: model.key });
     await waitForFinal(owner, done.id, 20_000);
-    const waiting = await owner.createSession({ input: "time?", model: model.key, tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
+    const waiting = await owner.createSession({
+      input: "time?",
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+    });
     const sessions = [done.id, waiting.id];
     const idleSessions = await Promise.all(Array.from({ length: idle }, () => owner.createSession({})));
     sessions.push(...idleSessions.map((s) => s.id));
@@ -48,8 +55,12 @@ describe("tenant deletion killed midway", () => {
   /** Every object's storage, the named sessions counted a page at a time. */
   async function storageOf(ops: ApiClient, tenantId: string, sessions: string[]): Promise<TenantStorage["objects"]> {
     const pages: TenantStorage[] = [];
-    for (let i = 0; i < sessions.length; i += REPORT_PAGE) pages.push(await tenantStorage(ops.sdk(), tenantId, sessions.slice(i, i + REPORT_PAGE)));
-    return [...pages[0]!.objects.filter((o) => o.object !== "session"), ...pages.flatMap((page) => page.objects.filter((o) => o.object === "session"))];
+    for (let i = 0; i < sessions.length; i += REPORT_PAGE)
+      pages.push(await tenantStorage(ops.sdk(), tenantId, sessions.slice(i, i + REPORT_PAGE)));
+    return [
+      ...pages[0]!.objects.filter((o) => o.object !== "session"),
+      ...pages.flatMap((page) => page.objects.filter((o) => o.object === "session")),
+    ];
   }
 
   it("finishes after the restart, leaves nothing of the tenant, and nothing of another changed", async () => {
@@ -75,7 +86,9 @@ describe("tenant deletion killed midway", () => {
     const after = await storageOf(ops, doomedId, doomed.sessions);
     // No bigger than an object never used (SQLite's empty file).
     const unused = (await tenantStorage(ops.sdk(), uniqueName("unused"))).objects[0]!.bytes;
-    expect(after.map((o) => [o.object, o.id, o.tables, o.rows, o.kv_keys, o.bytes <= unused])).toEqual(before.map((o) => [o.object, o.id, 0, 0, 0, true]));
+    expect(after.map((o) => [o.object, o.id, o.tables, o.rows, o.kv_keys, o.bytes <= unused])).toEqual(
+      before.map((o) => [o.object, o.id, 0, 0, 0, true]),
+    );
     expect((await tenantStorage(ops.sdk(), doomedId)).registry).toEqual({ listed: false, deletion_recorded: true });
     expect(await storageOf(ops, other.tenantId, other.sessions)).toEqual(otherBefore);
 

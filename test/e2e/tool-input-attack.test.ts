@@ -18,7 +18,10 @@ const STRING_STEPS = 20;
 /** How long each of the attacker's model answers takes to come, so the attack spans many of the bystander's requests. */
 const ANSWER_DELAY_MS = 300;
 
-const toolUse = (id: string, name: string, input: unknown): ModelStep => ({ delay_ms: ANSWER_DELAY_MS, reply: { content: [{ type: "tool_use", id, name, input }] } });
+const toolUse = (id: string, name: string, input: unknown): ModelStep => ({
+  delay_ms: ANSWER_DELAY_MS,
+  reply: { content: [{ type: "tool_use", id, name, input }] },
+});
 
 describe("work a tenant's model asks for", () => {
   let stack: SharedStack;
@@ -42,7 +45,11 @@ describe("work a tenant's model asks for", () => {
       type: "webhook" as const,
       name: "keyed",
       description: "a tool whose items are maps of numbers",
-      input_schema: { type: "object", properties: { items: { type: "array", items: { type: "object", patternProperties: { "^k": { type: "number" } } } } }, required: ["items"] },
+      input_schema: {
+        type: "object",
+        properties: { items: { type: "array", items: { type: "object", patternProperties: { "^k": { type: "number" } } } } },
+        required: ["items"],
+      },
       url: hook.url,
     };
 
@@ -57,7 +64,9 @@ describe("work a tenant's model asks for", () => {
 
     expectWithinCalibration(latencies, calibration);
     expect(final?.status, stack.logs()).toBe("done");
-    expect(outputs).toEqual(Array(3).fill("invalid input: #: the input is too large to check against this schema (at most 300000 steps of validation)."));
+    expect(outputs).toEqual(
+      Array(3).fill("invalid input: #: the input is too large to check against this schema (at most 300000 steps of validation)."),
+    );
     expect(await hook.requests()).toHaveLength(0);
   });
 
@@ -87,7 +96,9 @@ describe("work a tenant's model asks for", () => {
 
     expectWithinCalibration(latencies, calibration);
     expect(status, stack.logs()).toBe("done");
-    expect(outputs).toEqual(attacks.map(() => ({ error: expect.stringMatching(/^stopped: the code ran past its time limit/), console: "" })));
+    expect(outputs).toEqual(
+      attacks.map(() => ({ error: expect.stringMatching(/^stopped: the code ran past its time limit/), console: "" })),
+    );
   });
 
   it("run_code's string searches in loops, three sessions at once, stop at the work limit without slowing another tenant", async () => {
@@ -99,14 +110,24 @@ describe("work a tenant's model asks for", () => {
     const long = `const s = "a".repeat(300000), n = "a".repeat(29999) + "b"; let c = 0; for (let i = 0; i < 100; i++) c += s.split(n).length; return c;`;
     const steps = Array.from({ length: STRING_STEPS }, (_, i) => (i % 2 === 0 ? loop : long));
     const models = Array.from({ length: STRING_SESSIONS }, () => stack.mock.model(uniqueName("model")));
-    for (const model of models) await model.script(...steps.map((code, i) => ({ reply: { content: [{ type: "tool_use" as const, id: `toolu_${i}`, name: "run_code", input: { code } }] } })), say("done"));
+    for (const model of models)
+      await model.script(
+        ...steps.map((code, i) => ({
+          reply: { content: [{ type: "tool_use" as const, id: `toolu_${i}`, name: "run_code", input: { code } }] },
+        })),
+        say("done"),
+      );
 
     const calibration = await calibrate(bystander);
     const finals: string[] = [];
     const latencies = await timedWhile(bystander, async () => {
       await Promise.all(
         models.map(async (model) => {
-          const session = await attacker.createSession({ input: "search", model: model.key, tools: [{ type: "builtin", name: "run_code" }] });
+          const session = await attacker.createSession({
+            input: "search",
+            model: model.key,
+            tools: [{ type: "builtin", name: "run_code" }],
+          });
           finals.push((await waitForFinal(attacker, session.id, RUN_TIMEOUT_MS)).status);
         }),
       );

@@ -28,7 +28,10 @@ describe("kill -9 during a webhook call", () => {
     const hook = stack.mock.hook(uniqueName("charge"));
     await model.script(callTools([["toolu_charge", "charge"]]), say("finished"));
     // The first call is held until the test releases it, which it never does; a second call gets 200.
-    await hook.script({ hold: true, then: { status: 200, body: { output: "never seen" } } }, { status: 200, body: { output: "charged once" } });
+    await hook.script(
+      { hold: true, then: { status: 200, body: { output: "never seen" } } },
+      { status: 200, body: { output: "charged once" } },
+    );
     const session = await client.createSession({
       input: "charge the card",
       model: model.key,
@@ -53,7 +56,9 @@ describe("kill -9 during a webhook call", () => {
     const [call] = await client.toolCalls(session.id);
     expect(call).toMatchObject({ id: "toolu_charge", status: "error", is_error: true, output: INTERRUPTED_BY_RESTART });
     const messages = await client.messages(session.id);
-    expect(messages[2]?.content).toEqual([{ type: "tool_result", tool_use_id: "toolu_charge", content: INTERRUPTED_BY_RESTART, is_error: true }]);
+    expect(messages[2]?.content).toEqual([
+      { type: "tool_result", tool_use_id: "toolu_charge", content: INTERRUPTED_BY_RESTART, is_error: true },
+    ]);
     expect(textOf(messages[3])).toBe("finished");
     expect(historyProblems(messages, await client.toolCalls(session.id))).toEqual([]);
     // The model was told, in the next call, that the tool did not run to the end.

@@ -53,12 +53,16 @@ describe("tenant-supplied work", () => {
       const session = await attacker.createSession({ input: "go", model: model.key, tools: [tool] });
       final = await waitForFinal(attacker, session.id, RUN_TIMEOUT_MS);
       const calls = await attacker.toolCalls(session.id);
-      expect(calls.map((c) => c.output)).toEqual(Array(2).fill("invalid input: #: the input is too large to check against this schema (at most 300000 steps of validation)."));
+      expect(calls.map((c) => c.output)).toEqual(
+        Array(2).fill("invalid input: #: the input is too large to check against this schema (at most 300000 steps of validation)."),
+      );
     });
 
     for (const refusal of refusals) {
       expect(refusal.status).toBe(400);
-      expect(refusal.body).toMatchObject({ errors: [{ path: expect.stringMatching(/^body\.output_schema\.\$defs\.d\d+$/), message: expect.stringContaining("Too complex") }] });
+      expect(refusal.body).toMatchObject({
+        errors: [{ path: expect.stringMatching(/^body\.output_schema\.\$defs\.d\d+$/), message: expect.stringContaining("Too complex") }],
+      });
     }
     expect(final?.status, stack.logs()).toBe("done");
     expect(await hook.requests()).toHaveLength(0);

@@ -69,8 +69,7 @@ function stalledBody() {
   return { stream, state };
 }
 
-const text = (body: string, status = 200) =>
-  new Response(body, { status, headers: { "content-type": "text/plain; charset=utf-8" } });
+const text = (body: string, status = 200) => new Response(body, { status, headers: { "content-type": "text/plain; charset=utf-8" } });
 const redirect = (location: string, status = 302) => new Response(null, { status, headers: { location } });
 
 function options(fetchImpl: typeof fetch, overrides: Partial<SafeFetchOptions> = {}): SafeFetchOptions {
@@ -135,7 +134,12 @@ describe("safeFetch redirects", () => {
       "http://other.example.net/a": () => text("in clear"),
     });
     const result = await safeFetch("https://example.com/a", { method: "GET" }, options(fetchImpl, { allowedSchemes: ["https"] }));
-    expect(result).toMatchObject({ ok: false, reason: "refused", refusal: "scheme_not_allowed", detail: 'the scheme "http" is not allowed; use https' });
+    expect(result).toMatchObject({
+      ok: false,
+      reason: "refused",
+      refusal: "scheme_not_allowed",
+      detail: 'the scheme "http" is not allowed; use https',
+    });
     expect(calls.map((call) => call.url)).toEqual(["https://example.com/a"]);
   });
 
@@ -237,9 +241,17 @@ describe("safeFetch redirects", () => {
       "https://example.com/form": () => redirect("https://other.example/steal", status),
       "https://other.example/steal": () => text("got it"),
     });
-    const result = await safeFetch("https://example.com/form", { method: "POST", body: "secret=1", headers: sentHeaders }, options(fetchImpl));
+    const result = await safeFetch(
+      "https://example.com/form",
+      { method: "POST", body: "secret=1", headers: sentHeaders },
+      options(fetchImpl),
+    );
     expect(calls.map((call) => call.url)).toEqual(["https://example.com/form"]);
-    expect(result).toMatchObject({ ok: false, reason: "redirect_not_followed", detail: expect.stringContaining("https://other.example/steal") });
+    expect(result).toMatchObject({
+      ok: false,
+      reason: "redirect_not_followed",
+      detail: expect.stringContaining("https://other.example/steal"),
+    });
   });
 
   it("follows a 303 from a POST to another origin as a GET without body or credentials", async () => {
@@ -247,7 +259,11 @@ describe("safeFetch redirects", () => {
       "https://example.com/form": () => redirect("https://other.example/done", 303),
       "https://other.example/done": () => text("thanks"),
     });
-    const result = await safeFetch("https://example.com/form", { method: "POST", body: "a=1", headers: { ...sentHeaders, "content-type": "text/plain" } }, options(fetchImpl));
+    const result = await safeFetch(
+      "https://example.com/form",
+      { method: "POST", body: "a=1", headers: { ...sentHeaders, "content-type": "text/plain" } },
+      options(fetchImpl),
+    );
     expect(result).toMatchObject({ ok: true, body: "thanks" });
     expect(calls[1]).toMatchObject({ method: "GET", body: null });
     expect([...calls[1]!.headers.keys()].sort()).toEqual(["accept", "accept-language", "cache-control", "user-agent"]);

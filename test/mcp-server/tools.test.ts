@@ -53,10 +53,25 @@ describe("cancelledRequests", () => {
 describe("waitingResult", () => {
   it("names the session and each call it waits for, as an error result a client with an output schema accepts", () => {
     const result = waitingResult("ses_x", "waiting_approval", [
-      { id: "toolu_1", name: "wire", step: 1, input: { n: 1 }, status: "waiting_approval", output: null, is_error: false, decided_by: null, decided_at: null, decision: null },
+      {
+        id: "toolu_1",
+        name: "wire",
+        step: 1,
+        input: { n: 1 },
+        status: "waiting_approval",
+        output: null,
+        is_error: false,
+        decided_by: null,
+        decided_at: null,
+        decision: null,
+      },
     ]);
     expect(result.isError).toBe(true);
-    expect(result._meta).toEqual({ session_id: "ses_x", status: "waiting_approval", waiting_for: [{ tool_call_id: "toolu_1", name: "wire", status: "waiting_approval", input: { n: 1 } }] });
+    expect(result._meta).toEqual({
+      session_id: "ses_x",
+      status: "waiting_approval",
+      waiting_for: [{ tool_call_id: "toolu_1", name: "wire", status: "waiting_approval", input: { n: 1 } }],
+    });
     expect(result.content[0]!.text).toContain("ses_x");
     expect(result.content[0]!.text).toContain("approval of wire");
   });

@@ -11,7 +11,21 @@ const GRANT = { namespaces: [["users", "u_1"], ["shared"]], write: [["users", "u
 describe("namespaces", () => {
   it("takes 1-4 segments of letters, digits, _, @, : and -", () => {
     expect(namespaceProblem(["users", "u_1@example:x-y"])).toBeNull();
-    for (const bad of [[], ["a", "b", "c", "d", "e"], [""], ["a.b"], ["a/b"], [".."], ["%2E"], ["ｕsers"], ["u\u0000"], ["a b"], [1], "users", ["x".repeat(65)]]) {
+    for (const bad of [
+      [],
+      ["a", "b", "c", "d", "e"],
+      [""],
+      ["a.b"],
+      ["a/b"],
+      [".."],
+      ["%2E"],
+      ["ｕsers"],
+      ["u\u0000"],
+      ["a b"],
+      [1],
+      "users",
+      ["x".repeat(65)],
+    ]) {
       expect(namespaceProblem(bad), JSON.stringify(bad)).not.toBeNull();
     }
     expect(namespaceProblem([], 0)).toBeNull();
@@ -43,11 +57,17 @@ describe("memory grants", () => {
 
   it("fill templates from the metadata, and name a missing or unusable field", () => {
     const template = { namespaces: [["users", "{metadata.user_id}"]], write: [["users", "{metadata.user_id}", "notes"]] };
-    expect(resolveGrant(template, { user_id: "u_42" })).toEqual({ ok: true, grant: { namespaces: [["users", "u_42"]], write: [["users", "u_42", "notes"]] } });
+    expect(resolveGrant(template, { user_id: "u_42" })).toEqual({
+      ok: true,
+      grant: { namespaces: [["users", "u_42"]], write: [["users", "u_42", "notes"]] },
+    });
     expect(resolveGrant(template, null)).toMatchObject({ ok: false, errors: [{ path: "body.metadata" }, { path: "body.metadata" }] });
     // A metadata value that would be two segments, or an escape, is not one.
     for (const value of ["u_1.admin", "..", "", "u/1", "ｕ"]) {
-      expect(resolveGrant(template, { user_id: value }), value).toMatchObject({ ok: false, errors: [{ path: "body.metadata.user_id" }, { path: "body.metadata.user_id" }] });
+      expect(resolveGrant(template, { user_id: value }), value).toMatchObject({
+        ok: false,
+        errors: [{ path: "body.metadata.user_id" }, { path: "body.metadata.user_id" }],
+      });
     }
     // An inherited property is not metadata.
     expect(resolveGrant({ namespaces: [["{metadata.constructor}"]] }, {})).toMatchObject({ ok: false });

@@ -37,7 +37,19 @@ async function withFilledStore<T>(run: (storage: DurableObjectStorage) => T): Pr
       for (let i = 0; i < ITEMS; i++) {
         const user = i % USERS;
         const namespace = i % 4 === 0 ? `users.u${user}.episodes` : `users.u${user}`;
-        store.writeItem(state.storage.sql, { namespace, key: `k${i}`, value: { text: `common note ${i % 7 === 0 ? "rare" : "plain"} number${i}`, kind: i % 2 === 0 ? "even" : "odd" }, createdBy: "t", now: NOW + i, ttlMs: null, refreshTtl: false }, null);
+        store.writeItem(
+          state.storage.sql,
+          {
+            namespace,
+            key: `k${i}`,
+            value: { text: `common note ${i % 7 === 0 ? "rare" : "plain"} number${i}`, kind: i % 2 === 0 ? "even" : "odd" },
+            createdBy: "t",
+            now: NOW + i,
+            ttlMs: null,
+            refreshTtl: false,
+          },
+          null,
+        );
       }
     });
     return run(state.storage);
@@ -59,11 +71,22 @@ describe("memory store at scale", () => {
       expect(store.countItems(read.sql, NOW)).toBe(ITEMS);
       // The count's row, and the expiry index's (empty) range of expired rows.
       expect(read.rowsRead()).toBeLessThanOrEqual(2);
-      const plan = storage.sql.exec<{ detail: string }>("EXPLAIN QUERY PLAN SELECT n FROM item_count").toArray().map((row) => row.detail);
+      const plan = storage.sql
+        .exec<{ detail: string }>("EXPLAIN QUERY PLAN SELECT n FROM item_count")
+        .toArray()
+        .map((row) => row.detail);
       expect(plan.join(" | ")).not.toMatch(/\bitems\b/);
       store.deleteItem(storage.sql, "users.u1", "k1");
-      store.writeItem(storage.sql, { namespace: "users.u1", key: "k1", value: { v: 1 }, createdBy: "t", now: NOW, ttlMs: null, refreshTtl: false }, null);
-      store.writeItem(storage.sql, { namespace: "users.u1", key: "extra", value: { v: 1 }, createdBy: "t", now: NOW, ttlMs: 1, refreshTtl: false }, null);
+      store.writeItem(
+        storage.sql,
+        { namespace: "users.u1", key: "k1", value: { v: 1 }, createdBy: "t", now: NOW, ttlMs: null, refreshTtl: false },
+        null,
+      );
+      store.writeItem(
+        storage.sql,
+        { namespace: "users.u1", key: "extra", value: { v: 1 }, createdBy: "t", now: NOW, ttlMs: 1, refreshTtl: false },
+        null,
+      );
       expect(store.countItems(storage.sql, NOW)).toBe(ITEMS + 1);
       // Expired, it counts no more, even before the sweep reaches it.
       expect(store.countItems(storage.sql, NOW + 10)).toBe(ITEMS);
@@ -86,7 +109,15 @@ describe("memory store at scale", () => {
   it("finds within prefixes exactly the items the whole tenant's search finds there, with the same scores", async () => {
     await withFilledStore((storage) => {
       const everywhere = store.search(storage.sql, searchInput([[]], "rare note", ITEMS));
-      const cases: string[][][] = [[["users", "u7"]], [["users", "u8", "episodes"]], [["users", "u3"], ["users", "u14"]], [["users"]]];
+      const cases: string[][][] = [
+        [["users", "u7"]],
+        [["users", "u8", "episodes"]],
+        [
+          ["users", "u3"],
+          ["users", "u14"],
+        ],
+        [["users"]],
+      ];
       for (const prefixes of cases) {
         const within = (namespace: string[]) => prefixes.some((prefix) => prefix.every((segment, i) => namespace[i] === segment));
         const scoped = store.search(storage.sql, searchInput(prefixes, "rare note", ITEMS));
@@ -99,7 +130,9 @@ describe("memory store at scale", () => {
         expect(scoped.map((item) => item.score)).toEqual(scoped.map((item) => item.score).sort((a, b) => b! - a!));
       }
       // "u7" is not a prefix of "u70": segments are compared whole.
-      expect(store.search(storage.sql, searchInput([["users", "u7"]], "rare note", ITEMS)).some((item) => item.namespace[1] === "u70")).toBe(false);
+      expect(
+        store.search(storage.sql, searchInput([["users", "u7"]], "rare note", ITEMS)).some((item) => item.namespace[1] === "u70"),
+      ).toBe(false);
     });
   });
 
@@ -138,7 +171,11 @@ describe("memory store at scale", () => {
       // Thirty items whose scores all differ: the word once to thirty times among thirty words.
       for (let k = 1; k <= 30; k++) {
         const text = [...Array<string>(k).fill("zeta"), ...Array<string>(30 - k).fill("filler")].join(" ");
-        store.writeItem(storage.sql, { namespace: "t", key: `z${k}`, value: { text }, createdBy: "t", now: NOW, ttlMs: null, refreshTtl: false }, null);
+        store.writeItem(
+          storage.sql,
+          { namespace: "t", key: `z${k}`, value: { text }, createdBy: "t", now: NOW, ttlMs: null, refreshTtl: false },
+          null,
+        );
       }
       const keys = (items: ScoredItem[]) => items.map((item) => item.key);
       const best = Array.from({ length: 30 }, (_, i) => `z${30 - i}`);
@@ -154,7 +191,11 @@ describe("memory store at scale", () => {
   it("finds an item in a namespace of four segments of the longest length by each of its prefixes", async () => {
     await withFilledStore((storage) => {
       const segments = ["a", "b", "c", "d"].map((letter) => letter.repeat(MAX_SEGMENT_CHARS));
-      store.writeItem(storage.sql, { namespace: segments.join("."), key: "deep", value: { text: "common" }, createdBy: "t", now: NOW, ttlMs: null, refreshTtl: false }, null);
+      store.writeItem(
+        storage.sql,
+        { namespace: segments.join("."), key: "deep", value: { text: "common" }, createdBy: "t", now: NOW, ttlMs: null, refreshTtl: false },
+        null,
+      );
       for (let depth = 1; depth <= segments.length; depth++) {
         expect(store.search(storage.sql, searchInput([segments.slice(0, depth)], "common")).map((item) => item.key)).toEqual(["deep"]);
       }
@@ -171,6 +212,8 @@ describe("memory store at scale", () => {
   it("gives every item four scope tokens: its prefixes, the whole namespace repeated", () => {
     expect(store.scopeText("a")).toBe("61 61 61 61");
     expect(store.scopeText("a.b")).toBe("61 612e62 612e62 612e62");
-    expect(store.scopeText("users.u_1.x.y").split(" ")).toEqual(["users", "users.u_1", "users.u_1.x", "users.u_1.x.y"].map((p) => toHex(new TextEncoder().encode(p))));
+    expect(store.scopeText("users.u_1.x.y").split(" ")).toEqual(
+      ["users", "users.u_1", "users.u_1.x", "users.u_1.x.y"].map((p) => toHex(new TextEncoder().encode(p))),
+    );
   });
 });

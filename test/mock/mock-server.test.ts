@@ -57,7 +57,10 @@ describe("model queue", () => {
     const key = uniqueKey("record");
     const before = Date.now();
     await (await callModel(key)).text();
-    const [request] = await eventually(() => mockModel(key).requests(), (r) => r[0]?.answered_at !== undefined);
+    const [request] = await eventually(
+      () => mockModel(key).requests(),
+      (r) => r[0]?.answered_at !== undefined,
+    );
     expect(request?.headers["x-api-key"]).toBe("test-key");
     expect(request?.body).toMatchObject({ model: key, max_tokens: 64 });
     expect(request?.received_at).toBeGreaterThanOrEqual(before - 1_000);
@@ -122,7 +125,10 @@ describe("model queue", () => {
     const model = mockModel(uniqueKey("hang"));
     await model.script({ hang: true });
     await expect(callModel(model.key, AbortSignal.timeout(CLIENT_GIVE_UP_MS))).rejects.toThrow();
-    const [request] = await eventually(() => model.requests(), (r) => r[0]?.disconnected_at !== undefined);
+    const [request] = await eventually(
+      () => model.requests(),
+      (r) => r[0]?.disconnected_at !== undefined,
+    );
     expect(request?.answered_at).toBeUndefined();
     expect(request?.disconnected_at).toBeGreaterThanOrEqual(request?.received_at ?? Infinity);
   });
@@ -134,7 +140,10 @@ describe("model queue", () => {
     const res = await callModel(model.key);
     expect(res.status).toBe(503);
     expect(Date.now() - started).toBeGreaterThanOrEqual(SHORT_DELAY_MS - 5);
-    const [request] = await eventually(() => model.requests(), (r) => r[0]?.answered_at !== undefined);
+    const [request] = await eventually(
+      () => model.requests(),
+      (r) => r[0]?.answered_at !== undefined,
+    );
     expect((request?.answered_at ?? 0) - (request?.received_at ?? 0)).toBeGreaterThanOrEqual(SHORT_DELAY_MS - 5);
   });
 
@@ -142,7 +151,10 @@ describe("model queue", () => {
     const model = mockModel(uniqueKey("abandon"));
     await model.script({ delay_ms: SHORT_DELAY_MS * 2, reply: { content: [] } });
     await expect(callModel(model.key, AbortSignal.timeout(CLIENT_GIVE_UP_MS))).rejects.toThrow();
-    const [request] = await eventually(() => model.requests(), (r) => r[0]?.disconnected_at !== undefined);
+    const [request] = await eventually(
+      () => model.requests(),
+      (r) => r[0]?.disconnected_at !== undefined,
+    );
     expect(request?.disconnected_at).toBeDefined();
     await new Promise((r) => setTimeout(r, SHORT_DELAY_MS * 2));
     expect((await model.requests())[0]?.answered_at).toBeUndefined();
@@ -179,7 +191,13 @@ describe("model queue, Chat Completions dialect", () => {
   it("answers the same scripted reply as a Chat Completions message, with usage folding the cache in", async () => {
     const model = mockModel(uniqueKey("chat"));
     await model.script({
-      reply: { content: [{ type: "text", text: "hi" }, { type: "tool_use", id: "call_1", name: "f", input: { a: 1 } }], usage: { input_tokens: 3, cache_read_input_tokens: 4 } },
+      reply: {
+        content: [
+          { type: "text", text: "hi" },
+          { type: "tool_use", id: "call_1", name: "f", input: { a: 1 } },
+        ],
+        usage: { input_tokens: 3, cache_read_input_tokens: 4 },
+      },
     });
     const body = await (await callChat(model.key)).json<Record<string, unknown>>();
     expect(body).toMatchObject({
@@ -187,7 +205,11 @@ describe("model queue, Chat Completions dialect", () => {
       model: model.key,
       choices: [
         {
-          message: { role: "assistant", content: "hi", tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: '{"a":1}' } }] },
+          message: {
+            role: "assistant",
+            content: "hi",
+            tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: '{"a":1}' } }],
+          },
           finish_reason: "tool_calls",
         },
       ],
@@ -198,14 +220,32 @@ describe("model queue, Chat Completions dialect", () => {
 
   it("streams text and tool calls in pieces, then the finish reason, the usage when asked, and [DONE]", async () => {
     const model = mockModel(uniqueKey("chat-stream"));
-    await model.script({ reply: { content: [{ type: "text", text: "hello there" }, { type: "tool_use", id: "call_9", name: "g", input: { q: "x" } }] } });
+    await model.script({
+      reply: {
+        content: [
+          { type: "text", text: "hello there" },
+          { type: "tool_use", id: "call_9", name: "g", input: { q: "x" } },
+        ],
+      },
+    });
     const res = await callChat(model.key, { stream: true, stream_options: { include_usage: true } });
     expect(res.headers.get("content-type")).toBe("text/event-stream");
     const data = events(await res.text());
     expect(data.at(-1)).toBe("[DONE]");
-    const chunks = data.slice(0, -1).map((d) => JSON.parse(d) as { choices: { delta: { content?: string; tool_calls?: { function: { arguments?: string } }[] }; finish_reason: string | null }[]; usage?: unknown });
+    const chunks = data.slice(0, -1).map(
+      (d) =>
+        JSON.parse(d) as {
+          choices: { delta: { content?: string; tool_calls?: { function: { arguments?: string } }[] }; finish_reason: string | null }[];
+          usage?: unknown;
+        },
+    );
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe("hello there");
-    expect(chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []).map((t) => t.function.arguments ?? "").join("")).toBe('{"q":"x"}');
+    expect(
+      chunks
+        .flatMap((c) => c.choices[0]?.delta.tool_calls ?? [])
+        .map((t) => t.function.arguments ?? "")
+        .join(""),
+    ).toBe('{"q":"x"}');
     expect(chunks.map((c) => c.choices[0]?.finish_reason).filter(Boolean)).toEqual(["tool_calls"]);
     expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 10, completion_tokens: 5 } });
   });
@@ -282,7 +322,10 @@ describe("webhook queue", () => {
     const bodies = await Promise.all([a.json(), b.json()]);
     expect(bodies).toEqual(expect.arrayContaining([{ output: "late" }, { output: "webhook ok" }]));
     expect([a.status, b.status].sort()).toEqual([200, 201]);
-    const requests = await eventually(() => hook.requests(), (r) => r.every((q) => q.answered_at !== undefined));
+    const requests = await eventually(
+      () => hook.requests(),
+      (r) => r.every((q) => q.answered_at !== undefined),
+    );
     for (const q of requests) expect(q.answered_at).toBeGreaterThanOrEqual(releasedAt - 1_000);
     expect(await hook.release()).toBe(0);
   });
@@ -337,7 +380,11 @@ describe("pages and routing", () => {
   });
 
   it("answers unknown routes with a 404 JSON body", async () => {
-    for (const [method, path] of [["GET", "/nope"], ["GET", "/v1/messages"], ["POST", "/_mock/model/k/other"]]) {
+    for (const [method, path] of [
+      ["GET", "/nope"],
+      ["GET", "/v1/messages"],
+      ["POST", "/_mock/model/k/other"],
+    ]) {
       const res = await fetch(`${mockUrl()}${path}`, { method });
       expect(res.status).toBe(404);
       expect(await res.json()).toMatchObject({ error: "not_found" });
@@ -356,7 +403,15 @@ describe("model queue, streaming", () => {
 
   it("answers a request with stream: true in Anthropic's event format", async () => {
     const key = uniqueKey("stream");
-    await mockModel(key).script({ reply: { content: [{ type: "text", text: "abcdefg" }, { type: "tool_use", id: "toolu_m", name: "t", input: { a: 1 } }] }, stream: { chunk_chars: 3 } });
+    await mockModel(key).script({
+      reply: {
+        content: [
+          { type: "text", text: "abcdefg" },
+          { type: "tool_use", id: "toolu_m", name: "t", input: { a: 1 } },
+        ],
+      },
+      stream: { chunk_chars: 3 },
+    });
     const res = await streamModel(key);
     expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const body = await res.text();

@@ -43,7 +43,9 @@ describe("the console bundle", () => {
     const first = loadedAtOnce(files, ENTRY);
     expect(gzipOf(files, first), sizes).toBeLessThan(MAX_FIRST_VIEW_GZIP_BYTES);
 
-    const pages = [...new Set(built.flatMap((file) => file.imports.filter((imported) => imported.dynamic).map((imported) => imported.file)))];
+    const pages = [
+      ...new Set(built.flatMap((file) => file.imports.filter((imported) => imported.dynamic).map((imported) => imported.file))),
+    ];
     expect(pages.length, sizes).toBeGreaterThanOrEqual(5);
     for (const page of pages) {
       const extra = [...loadedAtOnce(files, page)].filter((name) => !first.has(name));

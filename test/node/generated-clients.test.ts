@@ -19,7 +19,20 @@ const TSC = `${ROOT}node_modules/typescript/bin/tsc`;
 const OUT = `${ROOT}.tmp/generated-clients-${process.pid}/`;
 
 async function typeCheck(...files: string[]): Promise<string> {
-  const args = ["--noEmit", "--strict", "--skipLibCheck", "--target", "es2022", "--module", "esnext", "--moduleResolution", "bundler", "--lib", "es2022,dom", ...files];
+  const args = [
+    "--noEmit",
+    "--strict",
+    "--skipLibCheck",
+    "--target",
+    "es2022",
+    "--module",
+    "esnext",
+    "--moduleResolution",
+    "bundler",
+    "--lib",
+    "es2022,dom",
+    ...files,
+  ];
   try {
     await promisify(execFile)(process.execPath, [TSC, ...args], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
     return "";

@@ -32,8 +32,10 @@ describe("openapi/openapi.json", () => {
         if (key === "example" || key === "examples" || key === "enum" || key === "const" || key === "default") continue;
         const at = `${path}/${key}`;
         if (SCHEMA_KEYWORDS.has(key) && typeof value === "boolean") booleans.push(at);
-        if (SCHEMA_MAPS.has(key) && value && typeof value === "object") for (const [name, schema] of Object.entries(value)) if (typeof schema === "boolean") booleans.push(`${at}/${name}`);
-        if (SCHEMA_LISTS.has(key) && Array.isArray(value)) value.forEach((schema, i) => typeof schema === "boolean" && booleans.push(`${at}/${i}`));
+        if (SCHEMA_MAPS.has(key) && value && typeof value === "object")
+          for (const [name, schema] of Object.entries(value)) if (typeof schema === "boolean") booleans.push(`${at}/${name}`);
+        if (SCHEMA_LISTS.has(key) && Array.isArray(value))
+          value.forEach((schema, i) => typeof schema === "boolean" && booleans.push(`${at}/${i}`));
         if (key === "schema" && typeof value === "boolean") booleans.push(at);
         walk(value, at);
       }

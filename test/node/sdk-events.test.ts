@@ -20,7 +20,7 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     res.write(frame(7, "snapshot", { status: "running" }).replace('"id":7,', ""));
     res.write(frame(8, "status", { status: "running", stop_reason: null, error: null }));
     // Dropped mid-event: the half frame must not be delivered.
-    res.write("id: 9\nevent: usage\ndata: {\"type\":\"usa");
+    res.write('id: 9\nevent: usage\ndata: {"type":"usa');
     setTimeout(() => res.socket?.destroy(), 20);
     return;
   }

@@ -12,7 +12,11 @@ type Block = { type: string; id?: string; name?: string; input?: unknown; text?:
 type Turn = { role: "user" | "assistant"; content: string | Block[] };
 
 const TOOLS = [
-  { name: "get_time", description: "time", input_schema: { type: "object", properties: { timezone: { type: "string" } }, additionalProperties: false } },
+  {
+    name: "get_time",
+    description: "time",
+    input_schema: { type: "object", properties: { timezone: { type: "string" } }, additionalProperties: false },
+  },
   {
     name: "lookup_order",
     description: "orders",
@@ -69,7 +73,10 @@ describe("the tool-using development model", () => {
       const schema = TOOLS.find((tool) => tool.name === call.name)!.input_schema;
       const verdict = new Validator(schema as object, "2020-12").validate(call.input);
       expect(verdict.errors, `${call.name}: ${JSON.stringify(call.input)}`).toEqual([]);
-      messages.push({ role: "assistant", content }, { role: "user", content: [{ type: "tool_result", tool_use_id: call.id!, content: `result of ${call.name}` } as Block] });
+      messages.push(
+        { role: "assistant", content },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: call.id!, content: `result of ${call.name}` } as Block] },
+      );
     }
     expect(calledNames).toEqual(["get_time", "lookup_order", "confirm_with_customer"]);
 

@@ -6,7 +6,12 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { newEventId } from "../../src/notifications/ids";
-import { BACKLOG_FULL_ERROR, DELIVERY_RETENTION_MS, MAX_PENDING_DELIVERIES_PER_TARGET, MAX_SETTLED_DELIVERIES_PER_TARGET } from "../../src/notifications/retention";
+import {
+  BACKLOG_FULL_ERROR,
+  DELIVERY_RETENTION_MS,
+  MAX_PENDING_DELIVERIES_PER_TARGET,
+  MAX_SETTLED_DELIVERIES_PER_TARGET,
+} from "../../src/notifications/retention";
 import type { Notification, NotificationBatch } from "../../src/notifications/types";
 import { addDelivery, beginAttempt, dueDeliveries, type NewDelivery, pruneDeliveries } from "../../src/notifications/delivery-store";
 import { expectIndexRejects, freshTenant, indexOf } from "../tenants/helpers";
@@ -17,7 +22,12 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 async function enteredIndex() {
   const tenantId = freshTenant("log");
   const index = indexOf(tenantId);
-  const created = await index.createWebhookEndpoint(tenantId, { url: "http://127.0.0.1:9/x", event_types: ["session.done"], description: null, created_by: "admin" });
+  const created = await index.createWebhookEndpoint(tenantId, {
+    url: "http://127.0.0.1:9/x",
+    event_types: ["session.done"],
+    description: null,
+    created_by: "admin",
+  });
   if (!created.ok) throw new Error("endpoint not created");
   return { tenantId, index, endpointId: created.endpoint.id };
 }
@@ -47,7 +57,16 @@ function notification(tenantId: string, sessionId: string, type: Notification["t
 }
 
 function delivery(target: string, overrides: Partial<NewDelivery> = {}): NewDelivery {
-  return { target, endpoint_id: target, event_id: newEventId(), event_type: "session.done", session_id: "ses_x", url: "http://127.0.0.1:9/x", body: "{}", ...overrides };
+  return {
+    target,
+    endpoint_id: target,
+    event_id: newEventId(),
+    event_type: "session.done",
+    session_id: "ses_x",
+    url: "http://127.0.0.1:9/x",
+    body: "{}",
+    ...overrides,
+  };
 }
 
 describe("taking notifications", () => {
@@ -62,7 +81,11 @@ describe("taking notifications", () => {
     expect(await index.acceptNotifications(tenantId, batch)).toEqual({ deliveries: 3 });
     expect(await index.acceptNotifications(tenantId, batch)).toEqual({ deliveries: 0 });
     const rows = await runInDurableObject(index, (_i, state) =>
-      state.storage.sql.exec<{ target: string; endpoint_id: string | null; event_type: string }>("SELECT target, endpoint_id, event_type FROM webhook_deliveries ORDER BY target, event_type").toArray(),
+      state.storage.sql
+        .exec<{ target: string; endpoint_id: string | null; event_type: string }>(
+          "SELECT target, endpoint_id, event_type FROM webhook_deliveries ORDER BY target, event_type",
+        )
+        .toArray(),
     );
     expect(rows).toEqual([
       { target: "notify:http://127.0.0.1:9/n", endpoint_id: null, event_type: "session.done" },
@@ -74,18 +97,40 @@ describe("taking notifications", () => {
   it("drops a notification nobody receives", async () => {
     const tenantId = freshTenant("log");
     const index = indexOf(tenantId);
-    expect(await index.acceptNotifications(tenantId, { session_id: "ses_a", notify_url: null, notifications: [notification(tenantId, "ses_a")] })).toEqual({ deliveries: 0 });
+    expect(
+      await index.acceptNotifications(tenantId, {
+        session_id: "ses_a",
+        notify_url: null,
+        notifications: [notification(tenantId, "ses_a")],
+      }),
+    ).toEqual({ deliveries: 0 });
   });
 
   it("refuses a batch that is not what a session object sends", async () => {
     const { tenantId } = await enteredIndex();
     const other = notification(freshTenant("other"), "ses_a");
-    await expectIndexRejects(tenantId, (i) => i.acceptNotifications(tenantId, { session_id: "ses_a", notify_url: null, notifications: [other] }), /another tenant/);
+    await expectIndexRejects(
+      tenantId,
+      (i) => i.acceptNotifications(tenantId, { session_id: "ses_a", notify_url: null, notifications: [other] }),
+      /another tenant/,
+    );
     const badId = { ...notification(tenantId, "ses_a"), id: "evt_short" };
-    await expectIndexRejects(tenantId, (i) => i.acceptNotifications(tenantId, { session_id: "ses_a", notify_url: null, notifications: [badId] }), /not an event id/);
+    await expectIndexRejects(
+      tenantId,
+      (i) => i.acceptNotifications(tenantId, { session_id: "ses_a", notify_url: null, notifications: [badId] }),
+      /not an event id/,
+    );
     const wrongSession = notification(tenantId, "ses_b");
-    await expectIndexRejects(tenantId, (i) => i.acceptNotifications(tenantId, { session_id: "ses_a", notify_url: null, notifications: [wrongSession] }), /this session/);
-    await expectIndexRejects(tenantId, (i) => i.acceptNotifications(tenantId, { session_id: "ses_a", notify_url: "HTTPS://X.example/", notifications: [] }), /normalized/);
+    await expectIndexRejects(
+      tenantId,
+      (i) => i.acceptNotifications(tenantId, { session_id: "ses_a", notify_url: null, notifications: [wrongSession] }),
+      /this session/,
+    );
+    await expectIndexRejects(
+      tenantId,
+      (i) => i.acceptNotifications(tenantId, { session_id: "ses_a", notify_url: "HTTPS://X.example/", notifications: [] }),
+      /normalized/,
+    );
   });
 });
 
@@ -124,7 +169,11 @@ describe("the delivery queue", () => {
         now,
       );
       expect(addDelivery(sql, delivery("flooded", { event_id: "evt_one_more" }), now)).toBe(true);
-      expect(sql.exec("SELECT status, error, settled_at FROM webhook_deliveries WHERE event_id = 'evt_one_more'").one()).toEqual({ status: "failed", error: BACKLOG_FULL_ERROR, settled_at: now });
+      expect(sql.exec("SELECT status, error, settled_at FROM webhook_deliveries WHERE event_id = 'evt_one_more'").one()).toEqual({
+        status: "failed",
+        error: BACKLOG_FULL_ERROR,
+        settled_at: now,
+      });
       // Another receiver is not affected.
       addDelivery(sql, delivery("fine", { event_id: "evt_fine" }), now);
       expect(sql.exec("SELECT status FROM webhook_deliveries WHERE event_id = 'evt_fine'").one().status).toBe("pending");
@@ -142,9 +191,16 @@ describe("retention", () => {
       addDelivery(sql, delivery("a", { event_id: "evt_old_done" }), old);
       addDelivery(sql, delivery("a", { event_id: "evt_old_owed" }), old);
       addDelivery(sql, delivery("a", { event_id: "evt_new_done" }), now - DAY_MS);
-      sql.exec("UPDATE webhook_deliveries SET status = 'succeeded', settled_at = created_at WHERE event_id IN ('evt_old_done', 'evt_new_done')");
+      sql.exec(
+        "UPDATE webhook_deliveries SET status = 'succeeded', settled_at = created_at WHERE event_id IN ('evt_old_done', 'evt_new_done')",
+      );
       expect(pruneDeliveries(sql, now)).toBe(1);
-      expect(sql.exec<{ event_id: string }>("SELECT event_id FROM webhook_deliveries ORDER BY event_id").toArray().map((r) => r.event_id)).toEqual(["evt_new_done", "evt_old_owed"]);
+      expect(
+        sql
+          .exec<{ event_id: string }>("SELECT event_id FROM webhook_deliveries ORDER BY event_id")
+          .toArray()
+          .map((r) => r.event_id),
+      ).toEqual(["evt_new_done", "evt_old_owed"]);
     });
   });
 
@@ -163,7 +219,9 @@ describe("retention", () => {
       );
       addDelivery(sql, delivery("chatty", { event_id: "evt_owed" }), now - 2 * DAY_MS);
       expect(pruneDeliveries(sql, now, ["chatty"])).toBe(5);
-      const left = sql.exec<{ n: number; oldest: string }>("SELECT COUNT(*) AS n, MIN(id) AS oldest FROM webhook_deliveries WHERE status = 'succeeded'").one();
+      const left = sql
+        .exec<{ n: number; oldest: string }>("SELECT COUNT(*) AS n, MIN(id) AS oldest FROM webhook_deliveries WHERE status = 'succeeded'")
+        .one();
       expect(left).toEqual({ n: MAX_SETTLED_DELIVERIES_PER_TARGET, oldest: "dlv_00006" });
       expect(sql.exec("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE event_id = 'evt_owed'").one().n).toBe(1);
     });

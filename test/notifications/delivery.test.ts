@@ -9,7 +9,18 @@ import type { Notification } from "../../src/notifications/types";
 import { createSession, getJson, post, text, toolUse, waitForStatus, OBJECT_SCHEMA } from "../api/sessions/helpers";
 import { call, readProblem } from "../support/api";
 import { mockHook, mockModel, uniqueKey } from "../support/mock-client";
-import { deliveries, eventually, expectNoDuplicates, notificationsOf, redeliver, registerEndpoint, signedWith, tenant, typesFor, webhookSecret } from "./helpers";
+import {
+  deliveries,
+  eventually,
+  expectNoDuplicates,
+  notificationsOf,
+  redeliver,
+  registerEndpoint,
+  signedWith,
+  tenant,
+  typesFor,
+  webhookSecret,
+} from "./helpers";
 
 const ALL_TYPES = ["session.done", "session.failed", "session.cancelled", "session.waiting_approval", "session.waiting_tool_output"];
 /** After the last expected notification, a stray one would come well within this. */
@@ -50,8 +61,16 @@ describe("status notifications", () => {
       expect(body).toMatchObject({ id: expect.stringMatching(/^evt_/), tenant_id: t.tenantId, created_at: body.session.updated_at });
     }
     expect(waiting.id).not.toBe(done.id);
-    expect(waiting.session).toMatchObject({ id: session.id, status: "waiting_approval", created_by: "user-1", metadata: { ticket: "T-1" }, stop_reason: null });
-    expect(waiting.session.waiting_tool_calls).toEqual([{ id: "toolu_a", name: "get_time", status: "waiting_approval", approval_expires_at: null }]);
+    expect(waiting.session).toMatchObject({
+      id: session.id,
+      status: "waiting_approval",
+      created_by: "user-1",
+      metadata: { ticket: "T-1" },
+      stop_reason: null,
+    });
+    expect(waiting.session.waiting_tool_calls).toEqual([
+      { id: "toolu_a", name: "get_time", status: "waiting_approval", approval_expires_at: null },
+    ]);
     expect(done.session).toMatchObject({ status: "done", stop_reason: "end_turn", usage: { steps: 2 }, waiting_tool_calls: [] });
     // The session's own system prompt, tools and context are not part of a notification.
     expect(Object.keys(done.session)).not.toContain("tools");
@@ -69,8 +88,15 @@ describe("status notifications", () => {
     const hook = mockHook(uniqueKey("receiver"));
     await registerEndpoint(t.admin, hook.url, ["session.waiting_approval"]);
     const model = mockModel(uniqueKey("model"));
-    await model.script({ reply: { content: [toolUse("toolu_a", "get_time"), toolUse("toolu_b", "get_time")] } }, { reply: { content: [text("done")] } });
-    const session = await createSession(t.writer, { input: "go", model: model.key, tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
+    await model.script(
+      { reply: { content: [toolUse("toolu_a", "get_time"), toolUse("toolu_b", "get_time")] } },
+      { reply: { content: [text("done")] } },
+    );
+    const session = await createSession(t.writer, {
+      input: "go",
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+    });
     await waitForStatus(t.writer, session.id, ["waiting_approval"]);
     const [first] = await hook.waitForRequests(1);
     expect((first!.body as Notification).session.waiting_tool_calls.map((c) => c.id)).toEqual(["toolu_a", "toolu_b"]);
@@ -116,7 +142,9 @@ describe("status notifications", () => {
     await waitForStatus(t.writer, session.id, ["done"]);
     const requests = await own.waitForRequests(2);
     expect(typesFor(requests, session.id)).toEqual(["session.waiting_tool_output", "session.done"]);
-    expect((requests[0]!.body as Notification).session.waiting_tool_calls).toEqual([{ id: "toolu_ask", name: "ask", status: "waiting_tool_output", approval_expires_at: null }]);
+    expect((requests[0]!.body as Notification).session.waiting_tool_calls).toEqual([
+      { id: "toolu_ask", name: "ask", status: "waiting_tool_output", approval_expires_at: null },
+    ]);
     expect(await signedWith(requests[1]!, await webhookSecret(t.admin))).toBe(true);
   });
 
@@ -163,7 +191,9 @@ describe("status notifications", () => {
     await model.script({ hang: true }, { reply: { content: [text("the new answer")] } });
     const session = await createSession(t.writer, { input: "first question", model: model.key });
     await model.waitForRequests(1);
-    expect((await post(t.writer, `/v1/sessions/${session.id}/messages`, { input: "new question", if_running: "interrupt" })).status).toBe(202);
+    expect((await post(t.writer, `/v1/sessions/${session.id}/messages`, { input: "new question", if_running: "interrupt" })).status).toBe(
+      202,
+    );
     await waitForStatus(t.writer, session.id, ["done"]);
     await hook.waitForRequests(1);
     await quiet();
@@ -181,9 +211,15 @@ describe("status notifications", () => {
     await registerEndpoint(t.admin, hook.url, ALL_TYPES);
     const model = mockModel(uniqueKey("model"));
     await model.script({ reply: { content: [toolUse("toolu_w", "get_time")] } }, { reply: { content: [text("asked again")] } });
-    const session = await createSession(t.writer, { input: "what time is it?", model: model.key, tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
+    const session = await createSession(t.writer, {
+      input: "what time is it?",
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+    });
     await waitForStatus(t.writer, session.id, ["waiting_approval"]);
-    expect((await post(t.writer, `/v1/sessions/${session.id}/messages`, { input: "never mind", if_running: "interrupt" })).status).toBe(202);
+    expect((await post(t.writer, `/v1/sessions/${session.id}/messages`, { input: "never mind", if_running: "interrupt" })).status).toBe(
+      202,
+    );
     await waitForStatus(t.writer, session.id, ["done"]);
     await hook.waitForRequests(2);
     await quiet();
@@ -230,7 +266,11 @@ describe("retries and the delivery log", () => {
     const endpoint = await registerEndpoint(t.admin, hook.url, ALL_TYPES);
     const model = mockModel(uniqueKey("model"));
     await model.script({ reply: { content: [toolUse("toolu_a", "get_time")] } }, { reply: { content: [text("ok")] } });
-    const session = await createSession(t.writer, { input: "go", model: model.key, tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
+    const session = await createSession(t.writer, {
+      input: "go",
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+    });
     await waitForStatus(t.writer, session.id, ["waiting_approval"]);
     await post(t.writer, `/v1/sessions/${session.id}/tool-calls/toolu_a/approve`);
     await waitForStatus(t.writer, session.id, ["done"]);
@@ -260,9 +300,15 @@ describe("retries and the delivery log", () => {
     await waitForStatus(t.writer, session.id, ["done"]);
     await hook.waitForRequests(3);
     const [owed] = await deliveries(t.admin, endpoint.id);
-    expect(owed).toMatchObject({ status: "pending", attempts: 3, response_status: 503, error: "answered 503: maintenance", session_id: session.id });
+    expect(owed).toMatchObject({
+      status: "pending",
+      attempts: 3,
+      response_status: 503,
+      error: "answered 503: maintenance",
+      session_id: session.id,
+    });
     expect(Date.parse(owed!.next_attempt_at!)).toBeGreaterThan(Date.now() - 1_000);
-    expect((await deliveries(t.admin, endpoint.id, "&status=succeeded"))).toEqual([]);
+    expect(await deliveries(t.admin, endpoint.id, "&status=succeeded")).toEqual([]);
 
     // Redelivering a delivery that is still owed is refused.
     expect((await redeliver(t.admin, endpoint.id, owed!.id)).status).toBe(409);
@@ -282,11 +328,22 @@ describe("retries and the delivery log", () => {
     const session = await createSession(t.writer, { input: "hi", model: mockModel(uniqueKey("model")).key });
     await waitForStatus(t.writer, session.id, ["done"]);
     const requests = await hook.waitForRequests(2);
-    expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([`POST ${new URL(hook.url).pathname}`, `POST ${new URL(hook.url).pathname}`]);
+    expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST ${new URL(hook.url).pathname}`,
+      `POST ${new URL(hook.url).pathname}`,
+    ]);
     const [owed] = await deliveries(t.admin, endpoint.id);
-    expect(owed).toMatchObject({ status: "pending", attempts: 2, response_status: null, error: "answered with a redirect, which is not followed" });
+    expect(owed).toMatchObject({
+      status: "pending",
+      attempts: 2,
+      response_status: null,
+      error: "answered with a redirect, which is not followed",
+    });
     await hook.release();
-    await eventually(async () => ((await deliveries(t.admin, endpoint.id))[0]?.status === "succeeded" ? true : undefined), "the delivery to succeed");
+    await eventually(
+      async () => ((await deliveries(t.admin, endpoint.id))[0]?.status === "succeeded" ? true : undefined),
+      "the delivery to succeed",
+    );
   });
 
   it("redelivers a delivery as a new one with the same body and event id", async () => {
@@ -296,12 +353,21 @@ describe("retries and the delivery log", () => {
     const session = await createSession(t.writer, { input: "hi", model: mockModel(uniqueKey("model")).key });
     await waitForStatus(t.writer, session.id, ["done"]);
     const [first] = await hook.waitForRequests(1);
-    const original = await eventually(async () => (await deliveries(t.admin, endpoint.id)).find((d) => d.status === "succeeded"), "the delivery");
+    const original = await eventually(
+      async () => (await deliveries(t.admin, endpoint.id)).find((d) => d.status === "succeeded"),
+      "the delivery",
+    );
 
     const res = await redeliver(t.admin, endpoint.id, original.id);
     expect(res.status).toBe(202);
     const again = (await res.json()) as { id: string };
-    expect(again).toMatchObject({ status: "pending", attempts: 0, redelivery_of: original.id, event_id: original.event_id, session_id: session.id });
+    expect(again).toMatchObject({
+      status: "pending",
+      attempts: 0,
+      redelivery_of: original.id,
+      event_id: original.event_id,
+      session_id: session.id,
+    });
     const [, second] = await hook.waitForRequests(2);
     expect(second!.body_text).toBe(first!.body_text);
     expect(second!.headers["idempotency-key"]).toBe(original.event_id);
@@ -368,12 +434,19 @@ describe("approvals that expire", () => {
     await registerEndpoint(t.admin, hook.url, ALL_TYPES);
     const model = mockModel(uniqueKey("model"));
     await model.script({ reply: { content: [toolUse("toolu_late", "get_time")] } }, { reply: { content: [text("no time then")] } });
-    const session = await createSession(t.writer, { input: "go", model: model.key, tools: [{ type: "builtin", name: "get_time", requires_approval: true, approval_timeout_seconds: 1 }] });
+    const session = await createSession(t.writer, {
+      input: "go",
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time", requires_approval: true, approval_timeout_seconds: 1 }],
+    });
     await waitForStatus(t.writer, session.id, ["done"], 10_000);
     const requests = await hook.waitForRequests(2);
     expect(typesFor(requests, session.id)).toEqual(["session.waiting_approval", "session.done"]);
     const [call0] = (requests[0]!.body as Notification).session.waiting_tool_calls;
-    const calls = await getJson<{ data: { id: string; created_at: string; output: string; decided_by: string; decision: string }[] }>(t.writer, `/v1/sessions/${session.id}/tool-calls`);
+    const calls = await getJson<{ data: { id: string; created_at: string; output: string; decided_by: string; decision: string }[] }>(
+      t.writer,
+      `/v1/sessions/${session.id}/tool-calls`,
+    );
     expect(Date.parse(call0!.approval_expires_at!)).toBe(Date.parse(calls.data[0]!.created_at) + 1_000);
     expect(calls.data[0]).toMatchObject({ output: APPROVAL_EXPIRED_OUTPUT, decided_by: "system", decision: "expired" });
   });

@@ -22,7 +22,11 @@ async function fieldErrors(res: Response): Promise<string[]> {
 describe("POST /v1/tenant/webhooks", () => {
   it("registers an endpoint with its URL normalized and its types in the canonical order", async () => {
     const t = await tenant();
-    const res = await create(t.admin, { url: "HTTPS://Hooks.Example.com:443/events", event_types: ["session.failed", "session.done"], description: "pager" });
+    const res = await create(t.admin, {
+      url: "HTTPS://Hooks.Example.com:443/events",
+      event_types: ["session.failed", "session.done"],
+      description: "pager",
+    });
     expect(res.status).toBe(201);
     const endpoint = await res.json();
     expect(endpoint).toEqual({
@@ -37,19 +41,31 @@ describe("POST /v1/tenant/webhooks", () => {
 
   it("refuses a URL the guard refuses, unknown or repeated types, and an empty list, each on its field", async () => {
     const t = await tenant();
-    expect(await fieldErrors(await create(t.admin, { url: "ftp://hooks.example.com/x", event_types: ["session.done"] }))).toEqual(["body.url"]);
-    expect(await fieldErrors(await create(t.admin, { url: "https://user:pw@hooks.example.com/x", event_types: ["session.done"] }))).toEqual(["body.url"]);
-    expect(await fieldErrors(await create(t.admin, { url: "https://hooks.example.com/x", event_types: ["session.started"] }))).toEqual(["body.event_types.0"]);
-    expect(await fieldErrors(await create(t.admin, { url: "https://hooks.example.com/x", event_types: ["session.done", "session.done"] }))).toEqual(["body.event_types"]);
+    expect(await fieldErrors(await create(t.admin, { url: "ftp://hooks.example.com/x", event_types: ["session.done"] }))).toEqual([
+      "body.url",
+    ]);
+    expect(await fieldErrors(await create(t.admin, { url: "https://user:pw@hooks.example.com/x", event_types: ["session.done"] }))).toEqual(
+      ["body.url"],
+    );
+    expect(await fieldErrors(await create(t.admin, { url: "https://hooks.example.com/x", event_types: ["session.started"] }))).toEqual([
+      "body.event_types.0",
+    ]);
+    expect(
+      await fieldErrors(await create(t.admin, { url: "https://hooks.example.com/x", event_types: ["session.done", "session.done"] })),
+    ).toEqual(["body.event_types"]);
     expect(await fieldErrors(await create(t.admin, { url: "https://hooks.example.com/x", event_types: [] }))).toEqual(["body.event_types"]);
-    expect(await fieldErrors(await create(t.admin, { url: "https://hooks.example.com/x", event_types: ["session.done"], secret: "mine" }))).toEqual(["body"]);
+    expect(
+      await fieldErrors(await create(t.admin, { url: "https://hooks.example.com/x", event_types: ["session.done"], secret: "mine" })),
+    ).toEqual(["body"]);
   });
 
   it("holds the URL to the tenant's webhook_origins", async () => {
     const t = await tenant();
     const put = await callJson("/v1/tenant/settings", "PUT", { webhook_origins: ["https://hooks.example.com"] }, t.admin.headers);
     expect(put.status).toBe(200);
-    expect(await fieldErrors(await create(t.admin, { url: "https://elsewhere.example.com/x", event_types: ["session.done"] }))).toEqual(["body.url"]);
+    expect(await fieldErrors(await create(t.admin, { url: "https://elsewhere.example.com/x", event_types: ["session.done"] }))).toEqual([
+      "body.url",
+    ]);
     expect((await create(t.admin, { url: "https://hooks.example.com/x", event_types: ["session.done"] })).status).toBe(201);
   });
 
@@ -78,7 +94,10 @@ describe("GET and DELETE /v1/tenant/webhooks", () => {
     }
     const first = await getJson<{ data: Endpoint[]; next_cursor: string | null }>(t.admin, "/v1/tenant/webhooks?limit=2");
     expect(first.data.map((e) => e.id)).toEqual([made[2]!.id, made[1]!.id]);
-    const second = await getJson<{ data: Endpoint[]; next_cursor: string | null }>(t.admin, `/v1/tenant/webhooks?limit=2&cursor=${first.next_cursor}`);
+    const second = await getJson<{ data: Endpoint[]; next_cursor: string | null }>(
+      t.admin,
+      `/v1/tenant/webhooks?limit=2&cursor=${first.next_cursor}`,
+    );
     expect(second).toEqual({ data: [expect.objectContaining({ id: made[0]!.id })], next_cursor: null });
 
     expect((await call(`/v1/tenant/webhooks/${made[1]!.id}`, { method: "DELETE", headers: t.admin.headers })).status).toBe(204);
@@ -112,16 +131,22 @@ describe("a session's notify_url", () => {
     expect(res.status).toBe(201);
     const session = (await res.json()) as { id: string; notify_url: string | null };
     expect(session.notify_url).toBe("https://hooks.example.com/ses");
-    expect((await getJson<{ notify_url: string | null }>(t.writer, `/v1/sessions/${session.id}`)).notify_url).toBe("https://hooks.example.com/ses");
+    expect((await getJson<{ notify_url: string | null }>(t.writer, `/v1/sessions/${session.id}`)).notify_url).toBe(
+      "https://hooks.example.com/ses",
+    );
     const plain = await callJson("/v1/sessions", "POST", {}, t.writer.headers);
     expect(((await plain.json()) as { notify_url: string | null }).notify_url).toBeNull();
   });
 
   it("is refused like a webhook URL, and outside the tenant's webhook_origins, on its field", async () => {
     const t = await tenant();
-    expect(await fieldErrors(await callJson("/v1/sessions", "POST", { notify_url: "ftp://hooks.example.com/x" }, t.writer.headers))).toEqual(["body.notify_url"]);
+    expect(
+      await fieldErrors(await callJson("/v1/sessions", "POST", { notify_url: "ftp://hooks.example.com/x" }, t.writer.headers)),
+    ).toEqual(["body.notify_url"]);
     await callJson("/v1/tenant/settings", "PUT", { webhook_origins: ["https://hooks.example.com"] }, t.admin.headers);
-    expect(await fieldErrors(await callJson("/v1/sessions", "POST", { notify_url: "https://elsewhere.example.com/x" }, t.writer.headers))).toEqual(["body.notify_url"]);
+    expect(
+      await fieldErrors(await callJson("/v1/sessions", "POST", { notify_url: "https://elsewhere.example.com/x" }, t.writer.headers)),
+    ).toEqual(["body.notify_url"]);
     expect((await callJson("/v1/sessions", "POST", { notify_url: "https://hooks.example.com/x" }, t.writer.headers)).status).toBe(201);
   });
 });
@@ -129,18 +154,41 @@ describe("a session's notify_url", () => {
 describe("approval_timeout_seconds", () => {
   it("is accepted on a tool that requires approval, and refused on one that does not or out of range", async () => {
     const t = await tenant();
-    const ok = await callJson("/v1/sessions", "POST", { tools: [{ type: "builtin", name: "get_time", requires_approval: true, approval_timeout_seconds: 60 }] }, t.writer.headers);
+    const ok = await callJson(
+      "/v1/sessions",
+      "POST",
+      { tools: [{ type: "builtin", name: "get_time", requires_approval: true, approval_timeout_seconds: 60 }] },
+      t.writer.headers,
+    );
     expect(ok.status).toBe(201);
-    expect(((await ok.json()) as { tools: unknown[] }).tools).toEqual([{ type: "builtin", name: "get_time", requires_approval: true, approval_timeout_seconds: 60 }]);
-    const unneeded = await callJson("/v1/sessions", "POST", { tools: [{ type: "builtin", name: "get_time", approval_timeout_seconds: 60 }] }, t.writer.headers);
+    expect(((await ok.json()) as { tools: unknown[] }).tools).toEqual([
+      { type: "builtin", name: "get_time", requires_approval: true, approval_timeout_seconds: 60 },
+    ]);
+    const unneeded = await callJson(
+      "/v1/sessions",
+      "POST",
+      { tools: [{ type: "builtin", name: "get_time", approval_timeout_seconds: 60 }] },
+      t.writer.headers,
+    );
     expect(await fieldErrors(unneeded)).toEqual(["body.tools.0.approval_timeout_seconds"]);
-    const zero = await callJson("/v1/sessions", "POST", { tools: [{ type: "builtin", name: "get_time", requires_approval: true, approval_timeout_seconds: 0 }] }, t.writer.headers);
+    const zero = await callJson(
+      "/v1/sessions",
+      "POST",
+      { tools: [{ type: "builtin", name: "get_time", requires_approval: true, approval_timeout_seconds: 0 }] },
+      t.writer.headers,
+    );
     expect(await fieldErrors(zero)).toEqual(["body.tools.0.approval_timeout_seconds"]);
   });
 
   it("is taken on an MCP server that requires approval, for each tool it offers", async () => {
     const t = await tenant();
-    const server = { type: "mcp", name: "docs", url: "https://mcp.example.com/mcp", requires_approval: true, approval_timeout_seconds: 120 };
+    const server = {
+      type: "mcp",
+      name: "docs",
+      url: "https://mcp.example.com/mcp",
+      requires_approval: true,
+      approval_timeout_seconds: 120,
+    };
     const ok = await callJson("/v1/sessions", "POST", { tools: [server] }, t.writer.headers);
     expect(ok.status).toBe(201);
     expect(((await ok.json()) as { tools: unknown[] }).tools).toEqual([server]);

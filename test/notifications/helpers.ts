@@ -19,7 +19,11 @@ export interface Tenant {
 
 export async function tenant(): Promise<Tenant> {
   const tenantId = freshTenant("notify");
-  return { tenantId, admin: await caller(tenantId, ["tenant:admin"], "admin-1"), writer: await caller(tenantId, ["sessions:read", "sessions:write"], "user-1") };
+  return {
+    tenantId,
+    admin: await caller(tenantId, ["tenant:admin"], "admin-1"),
+    writer: await caller(tenantId, ["sessions:read", "sessions:write"], "user-1"),
+  };
 }
 
 export interface Endpoint {
@@ -28,7 +32,12 @@ export interface Endpoint {
   event_types: string[];
 }
 
-export async function registerEndpoint(admin: Caller, url: string, eventTypes: string[], extra: Record<string, unknown> = {}): Promise<Endpoint> {
+export async function registerEndpoint(
+  admin: Caller,
+  url: string,
+  eventTypes: string[],
+  extra: Record<string, unknown> = {},
+): Promise<Endpoint> {
   const res = await callJson("/v1/tenant/webhooks", "POST", { url, event_types: eventTypes, ...extra }, admin.headers);
   if (res.status !== 201) throw new Error(`register answered ${res.status}: ${await res.text()}`);
   return (await res.json()) as Endpoint;

@@ -17,7 +17,14 @@ import type { SessionFailure } from "../../src/sessions/types";
 import { TenantIndex } from "../../src/tenants/tenant-index";
 import { createSession } from "../api/sessions/helpers";
 import { call } from "../support/api";
-import { alarmAt, createAndStart, getSession, newTestSession, type TestSession, waitForStatus as waitForSessionStatus } from "../support/agent-session";
+import {
+  alarmAt,
+  createAndStart,
+  getSession,
+  newTestSession,
+  type TestSession,
+  waitForStatus as waitForSessionStatus,
+} from "../support/agent-session";
 import { mockHook, mockModel, uniqueKey } from "../support/mock-client";
 import { eventually, registerEndpoint, tenant, typesFor } from "./helpers";
 
@@ -26,7 +33,10 @@ async function owe(t: Pick<TestSession, "stub">, entry: Partial<OutboxEntry> & {
   const id = entry.id ?? newEventId();
   await runInDurableObject(t.stub, (_instance, state) => {
     const owed = state.storage.kv.get<OutboxEntry[]>("outbox") ?? [];
-    state.storage.kv.put("outbox", [...owed, { id, type: entry.type ?? "session.done", created_at: entry.created_at ?? entry.session.updated_at, session: entry.session }]);
+    state.storage.kv.put("outbox", [
+      ...owed,
+      { id, type: entry.type ?? "session.done", created_at: entry.created_at ?? entry.session.updated_at, session: entry.session },
+    ]);
   });
   // The object keeps what its outbox holds once read: one written by hand is seen by the next instance.
   await abortAllDurableObjects();
@@ -40,9 +50,17 @@ async function outbox(t: Pick<TestSession, "stub">): Promise<{ rows: string[]; r
   }));
 }
 
-async function endpointFor(t: TestSession, eventTypes: NotificationType[] = ["session.done", "session.failed"]): Promise<ReturnType<typeof mockHook>> {
+async function endpointFor(
+  t: TestSession,
+  eventTypes: NotificationType[] = ["session.done", "session.failed"],
+): Promise<ReturnType<typeof mockHook>> {
   const hook = mockHook(uniqueKey("receiver"));
-  const created = await tenantIndexStub(env, t.tenantId).createWebhookEndpoint(t.tenantId, { url: hook.url, event_types: eventTypes, description: null, created_by: "admin" });
+  const created = await tenantIndexStub(env, t.tenantId).createWebhookEndpoint(t.tenantId, {
+    url: hook.url,
+    event_types: eventTypes,
+    description: null,
+    created_by: "admin",
+  });
   expect(created.ok).toBe(true);
   return hook;
 }
@@ -65,7 +83,7 @@ describe("the outbox", () => {
     const done = await createAndStart(t, "hi");
     await waitForSessionStatus(t, ["done"]);
     await hook.waitForRequests(1);
-    const session = { ...(await hook.requests())[0]!.body as { session: OutboxEntry["session"] } }.session;
+    const session = { ...((await hook.requests())[0]!.body as { session: OutboxEntry["session"] }) }.session;
     const owedId = await owe(t, { type: "session.failed", session: { ...session, status: "failed" } });
     await abortAllDurableObjects(); // the process dies before the hand-off
     await getSession(t); // any wake; its alarm is set for what is owed
@@ -99,7 +117,10 @@ describe("the outbox", () => {
     const fixed = newEventId();
     await runInDurableObject(t.stub, async (_instance, state) => {
       const owed = state.storage.kv.get<OutboxEntry[]>("outbox")!;
-      state.storage.kv.put("outbox", owed.map((entry) => (entry.id === "evt_refused" ? { ...entry, id: fixed } : entry)));
+      state.storage.kv.put(
+        "outbox",
+        owed.map((entry) => (entry.id === "evt_refused" ? { ...entry, id: fixed } : entry)),
+      );
       state.storage.kv.put("outbox_retry", { failures: 1, retry_at: Date.now() });
       await state.storage.setAlarm(Date.now() + 100);
     });
@@ -171,7 +192,9 @@ describe("the notifications of a status change", () => {
       await waitForSessionStatus(t, ["done"]);
       await hook.waitForRequests(1);
       expect(accept).not.toHaveBeenCalled();
-      const carried = report.mock.calls.filter((args) => args[2] !== undefined).map((args) => (args[2] as { notifications: { type: string }[] }).notifications.map((n) => n.type));
+      const carried = report.mock.calls
+        .filter((args) => args[2] !== undefined)
+        .map((args) => (args[2] as { notifications: { type: string }[] }).notifications.map((n) => n.type));
       expect(carried).toEqual([["session.done"]]);
     } finally {
       vi.restoreAllMocks();

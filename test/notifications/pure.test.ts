@@ -115,7 +115,12 @@ describe("approval deadlines", () => {
     { type: "builtin", name: "get_time", requires_approval: true, approval_timeout_seconds: 60 },
     { type: "builtin", name: "http_fetch", requires_approval: true },
   ]);
-  const call = (id: string, name: string, status: ToolCallStatus, createdMs: number) => ({ id, name, status, created_at: new Date(createdMs).toISOString() });
+  const call = (id: string, name: string, status: ToolCallStatus, createdMs: number) => ({
+    id,
+    name,
+    status,
+    created_at: new Date(createdMs).toISOString(),
+  });
 
   it("counts from the call's creation, only while it waits for approval, only for a tool with a timeout", () => {
     expect(approvalDeadline(call("a", "get_time", "waiting_approval", 1_000), toolbox)).toBe(61_000);
@@ -125,7 +130,11 @@ describe("approval deadlines", () => {
   });
 
   it("finds the earliest deadline and the calls past theirs", () => {
-    const calls = [call("late", "get_time", "waiting_approval", 5_000), call("early", "get_time", "waiting_approval", 1_000), call("none", "http_fetch", "waiting_approval", 0)];
+    const calls = [
+      call("late", "get_time", "waiting_approval", 5_000),
+      call("early", "get_time", "waiting_approval", 1_000),
+      call("none", "http_fetch", "waiting_approval", 0),
+    ];
     expect(earliestApprovalDeadline(calls, toolbox)).toBe(61_000);
     expect(earliestApprovalDeadline([], toolbox)).toBeNull();
     expect(expiredApprovals(calls, toolbox, 61_000).map((c) => c.id)).toEqual(["early"]);
@@ -133,8 +142,21 @@ describe("approval deadlines", () => {
   });
 
   it("holds for each tool an MCP server offers, from the server's own timeout", () => {
-    const server = { type: "mcp" as const, name: "docs", url: "https://mcp.example.com/mcp", requires_approval: true, approval_timeout_seconds: 30 };
-    const found = (tool: string) => ({ name: `docs__${tool}`, server: "docs", remote_name: tool, description: tool, input_schema: { type: "object" }, at_most_once: false });
+    const server = {
+      type: "mcp" as const,
+      name: "docs",
+      url: "https://mcp.example.com/mcp",
+      requires_approval: true,
+      approval_timeout_seconds: 30,
+    };
+    const found = (tool: string) => ({
+      name: `docs__${tool}`,
+      server: "docs",
+      remote_name: tool,
+      description: tool,
+      input_schema: { type: "object" },
+      at_most_once: false,
+    });
     const mcp = buildToolbox([server], [found("search"), found("read")]);
     expect(approvalDeadline(call("s", "docs__search", "waiting_approval", 1_000), mcp)).toBe(31_000);
     expect(approvalDeadline(call("r", "docs__read", "waiting_approval", 2_000), mcp)).toBe(32_000);
@@ -175,12 +197,22 @@ describe("the signed headers of a delivery", () => {
   it("carry the event id, the type, a timestamp and one signature per secret, newest first", async () => {
     const body = JSON.stringify({ id: "evt_x", type: "session.done" });
     const now = 1_767_268_800_123;
-    const headers = await deliveryHeaders({ url: "https://hooks.example.com/x", eventId: "evt_x", eventType: "session.done", body }, ["whsec_new", "whsec_old"], now);
+    const headers = await deliveryHeaders(
+      { url: "https://hooks.example.com/x", eventId: "evt_x", eventType: "session.done", body },
+      ["whsec_new", "whsec_old"],
+      now,
+    );
     expect(headers["Idempotency-Key"]).toBe("evt_x");
     expect(headers["X-Webhook-Event"]).toBe("session.done");
     expect(headers["X-Webhook-Timestamp"]).toBe("1767268800");
-    expect(headers["X-Webhook-Signature"]).toBe(`${await expectedSignature("whsec_new", "1767268800", body)},${await expectedSignature("whsec_old", "1767268800", body)}`);
-    const single = await deliveryHeaders({ url: "https://hooks.example.com/x", eventId: "evt_x", eventType: "session.done", body }, ["whsec_new"], now);
+    expect(headers["X-Webhook-Signature"]).toBe(
+      `${await expectedSignature("whsec_new", "1767268800", body)},${await expectedSignature("whsec_old", "1767268800", body)}`,
+    );
+    const single = await deliveryHeaders(
+      { url: "https://hooks.example.com/x", eventId: "evt_x", eventType: "session.done", body },
+      ["whsec_new"],
+      now,
+    );
     expect(single["X-Webhook-Signature"]).toBe(await expectedSignature("whsec_new", "1767268800", body));
   });
 });
@@ -190,7 +222,8 @@ describe("NOTIFY_RETRY_SCALE", () => {
     expect(parseConfig({} as Env).notifyRetryScale).toBe(1);
     expect(parseConfig({ NOTIFY_RETRY_SCALE: "0.01" } as Env).notifyRetryScale).toBe(0.01);
     expect(parseConfig({ NOTIFY_RETRY_SCALE: "1" } as Env).notifyRetryScale).toBe(1);
-    for (const bad of ["0", "2", "-0.5", "fast", "1e3"]) expect(() => parseConfig({ NOTIFY_RETRY_SCALE: bad } as Env), bad).toThrow(ConfigError);
+    for (const bad of ["0", "2", "-0.5", "fast", "1e3"])
+      expect(() => parseConfig({ NOTIFY_RETRY_SCALE: bad } as Env), bad).toThrow(ConfigError);
   });
 });
 

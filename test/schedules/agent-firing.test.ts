@@ -23,22 +23,33 @@ describe("a schedule that names an agent", () => {
     await putAlias(who, agent.id, "production", 1);
     const schedule = await createSchedule(who, { cron: EVERY_SECOND, session: { agent: `${agent.id}@production`, input: "tick" } });
 
-    const versionsOf = async (ids: string[]) => Promise.all(ids.map(async (id) => (await getJson<Session>(who, `/v1/sessions/${id}`)).agent?.version));
+    const versionsOf = async (ids: string[]) =>
+      Promise.all(ids.map(async (id) => (await getJson<Session>(who, `/v1/sessions/${id}`)).agent?.version));
     const before = await waitForFirings(who.headers, schedule.id, (f) => f.some((firing) => firing.outcome === "started"));
     const movedAt = Date.now();
     await putAlias(who, agent.id, "production", 2);
-    const after = await waitForFirings(who.headers, schedule.id, (f) => f.some((firing) => firing.outcome === "started" && Date.parse(firing.fired_at) > movedAt + 100));
+    const after = await waitForFirings(who.headers, schedule.id, (f) =>
+      f.some((firing) => firing.outcome === "started" && Date.parse(firing.fired_at) > movedAt + 100),
+    );
     await patch(who.headers, schedule.id, { paused: true });
 
-    const started = (firings: typeof before) => firings.filter((firing) => firing.outcome === "started").map((firing) => firing.session_id!);
+    const started = (firings: typeof before) =>
+      firings.filter((firing) => firing.outcome === "started").map((firing) => firing.session_id!);
     expect(await versionsOf(started(before))).toEqual(started(before).map(() => 1));
-    const late = after.filter((firing) => firing.outcome === "started" && Date.parse(firing.fired_at) > movedAt + 100).map((firing) => firing.session_id!);
+    const late = after
+      .filter((firing) => firing.outcome === "started" && Date.parse(firing.fired_at) > movedAt + 100)
+      .map((firing) => firing.session_id!);
     expect(await versionsOf(late)).toEqual(late.map(() => 2));
   }, 30_000);
 
   it("is refused at creation for an unknown or archived agent, and records refused firings once the agent is archived", async () => {
     const who = await author();
-    const unknown = await callJson("/v1/schedules", "POST", { cron: EVERY_SECOND, session: { agent: "agt_AAAAAAAAAAAAAAAAAAAAAAAA", input: "x" } }, who.headers);
+    const unknown = await callJson(
+      "/v1/schedules",
+      "POST",
+      { cron: EVERY_SECOND, session: { agent: "agt_AAAAAAAAAAAAAAAAAAAAAAAA", input: "x" } },
+      who.headers,
+    );
     expect(unknown.status).toBe(404);
     const agent = await createAgent(who, { name: "doomed" });
     const schedule = await createSchedule(who, { cron: EVERY_SECOND, session: { agent: agent.id, input: "x" } });
@@ -48,6 +59,9 @@ describe("a schedule that names an agent", () => {
     expect((await readProblem(refused)).code).toBe("conflict");
     const firings = await waitForFirings(who.headers, schedule.id, (f) => f.some((firing) => firing.outcome === "failed"));
     await patch(who.headers, schedule.id, { paused: true });
-    expect(firings.find((firing) => firing.outcome === "failed")).toMatchObject({ error_code: "conflict", error: expect.stringContaining("archived") });
+    expect(firings.find((firing) => firing.outcome === "failed")).toMatchObject({
+      error_code: "conflict",
+      error: expect.stringContaining("archived"),
+    });
   }, 20_000);
 });

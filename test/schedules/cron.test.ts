@@ -27,7 +27,11 @@ describe("checkCron", () => {
   });
 
   it("refuses an expression that never matches (30 February)", () => {
-    expect(checkCron("0 0 30 2 *", "UTC", at("2026-01-01T00:00:00Z"))).toEqual({ ok: false, field: "cron", message: "Never matches a future time." });
+    expect(checkCron("0 0 30 2 *", "UTC", at("2026-01-01T00:00:00Z"))).toEqual({
+      ok: false,
+      field: "cron",
+      message: "Never matches a future time.",
+    });
   });
 
   it("refuses an unknown time zone on timezone, and gives known ones their canonical spelling", () => {

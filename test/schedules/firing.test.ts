@@ -20,7 +20,10 @@ describe("a session schedule", () => {
   it("creates a session at each slot, as its creator, within a second of the slot; a pause stops it", async () => {
     const who = await caller(undefined, undefined, "scheduler-owner");
     const model = mockModel(uniqueKey("model"));
-    const schedule = await createSchedule(who, { cron: EVERY_SECOND, session: { input: "tick", model: model.key, metadata: { job: "tick" } } });
+    const schedule = await createSchedule(who, {
+      cron: EVERY_SECOND,
+      session: { input: "tick", model: model.key, metadata: { job: "tick" } },
+    });
     const firings = await waitForFirings(who.headers, schedule.id, (f) => f.length >= 3 && finished(f));
     expect((await patch(who.headers, schedule.id, { paused: true })).status).toBe(200);
 
@@ -50,7 +53,11 @@ describe("a session schedule", () => {
     const lastBeforePause = Math.max(...(await firingsOf(who.headers, schedule.id)).map((f) => Date.parse(f.scheduled_at)));
     const resumedAt = Date.now();
     expect((await patch(who.headers, schedule.id, { paused: false })).status).toBe(200);
-    const resumed = await waitForFirings(who.headers, schedule.id, (f) => f.some((firing) => Date.parse(firing.scheduled_at) > resumedAt) && finished(f));
+    const resumed = await waitForFirings(
+      who.headers,
+      schedule.id,
+      (f) => f.some((firing) => Date.parse(firing.scheduled_at) > resumedAt) && finished(f),
+    );
     await patch(who.headers, schedule.id, { paused: true });
     const slotsWhilePaused = resumed.filter((f) => Date.parse(f.scheduled_at) > lastBeforePause && Date.parse(f.scheduled_at) <= resumedAt);
     expect(slotsWhilePaused).toEqual([]);
@@ -64,7 +71,10 @@ describe("a session schedule", () => {
     const firings = await waitForFirings(who.headers, schedule.id, (f) => f.some((firing) => firing.outcome === "failed"));
     await patch(who.headers, schedule.id, { paused: true });
     const failed = firings.find((firing) => firing.outcome === "failed")!;
-    expect(failed).toMatchObject({ error_code: "validation_failed", error: expect.stringContaining("session.model: The model \"claude-haiku-4-5\" is not available") });
+    expect(failed).toMatchObject({
+      error_code: "validation_failed",
+      error: expect.stringContaining('session.model: The model "claude-haiku-4-5" is not available'),
+    });
     expect(failed.finished_at).not.toBeNull();
   });
 
@@ -77,7 +87,10 @@ describe("a session schedule", () => {
     const schedule = await createSchedule(who, { cron: EVERY_SECOND, session: { input: "x", model: model.key } });
     const firings = await waitForFirings(who.headers, schedule.id, (f) => f.some((firing) => firing.outcome === "failed"));
     await patch(who.headers, schedule.id, { paused: true });
-    expect(firings.find((firing) => firing.outcome === "failed")).toMatchObject({ error_code: "rate_limited", session_id: expect.stringMatching(/^ses_/) });
+    expect(firings.find((firing) => firing.outcome === "failed")).toMatchObject({
+      error_code: "rate_limited",
+      session_id: expect.stringMatching(/^ses_/),
+    });
     expect(firings.filter((firing) => firing.outcome === "started")).toHaveLength(1);
   });
 });
@@ -87,7 +100,10 @@ describe("a message schedule", () => {
     const who = await caller();
     const model = mockModel(uniqueKey("model"));
     const session = await createSession(who, { model: model.key });
-    const schedule = await createSchedule(who, { cron: EVERY_SECOND, message: { session_id: session.id, input: "again", if_running: "enqueue" } });
+    const schedule = await createSchedule(who, {
+      cron: EVERY_SECOND,
+      message: { session_id: session.id, input: "again", if_running: "enqueue" },
+    });
     const firings = await waitForFirings(who.headers, schedule.id, (f) => f.length >= 2 && finished(f));
     await patch(who.headers, schedule.id, { paused: true });
     await sleep(300);

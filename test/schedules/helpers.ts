@@ -27,7 +27,10 @@ export async function storedSchedule(tenantId: string, id: string): Promise<Sche
 }
 
 export async function storedFirings(tenantId: string, id: string): Promise<Firing[]> {
-  const result = (await schedulerStub(env, tenantId).listFirings(tenantId, id, { limit: 200, cursor: null })) as { ok: true; value: { data: Firing[] } };
+  const result = (await schedulerStub(env, tenantId).listFirings(tenantId, id, { limit: 200, cursor: null })) as {
+    ok: true;
+    value: { data: Firing[] };
+  };
   return result.value.data;
 }
 

@@ -35,11 +35,20 @@ async function crashAfterRecord(tenantId: string, scheduleId: string, slot: numb
 
 /** Does the slot's action as the firing would, before the crash cuts off its record. */
 async function actBeforeCrash(who: Caller, schedule: Schedule, slot: number): Promise<string> {
-  const action = (schedule.session ? { session: schedule.session, message: null } : { session: null, message: schedule.message }) as ScheduleAction;
-  const gate = await openGate(env, who.tenantId, { subject: who.subject, scopes: ["sessions:read", "sessions:write"], via: "jwt", key_id: null, expires_at: null }, Date.now());
+  const action = (
+    schedule.session ? { session: schedule.session, message: null } : { session: null, message: schedule.message }
+  ) as ScheduleAction;
+  const gate = await openGate(
+    env,
+    who.tenantId,
+    { subject: who.subject, scopes: ["sessions:read", "sessions:write"], via: "jwt", key_id: null, expires_at: null },
+    Date.now(),
+  );
   if (gate.kind !== "go") throw new Error(`gate: ${gate.kind}`);
   const sessionId = action.session ? await slotSessionId(schedule.id, slot) : action.message.session_id;
-  expect(await performAction(gate.actor, action, { sessionId, requestKey: slotRequestKey(schedule.id, slot) })).toMatchObject({ outcome: "started" });
+  expect(await performAction(gate.actor, action, { sessionId, requestKey: slotRequestKey(schedule.id, slot) })).toMatchObject({
+    outcome: "started",
+  });
   return sessionId;
 }
 
@@ -100,7 +109,10 @@ describe("a firing cut off between its record and its end", () => {
     const who = await caller();
     const model = mockModel(uniqueKey("model"));
     const session: Session = await createSession(who, { model: model.key });
-    const schedule = await createSchedule(who, { cron: YEARLY, message: { session_id: session.id, input: "only once", if_running: "enqueue" } });
+    const schedule = await createSchedule(who, {
+      cron: YEARLY,
+      message: { session_id: session.id, input: "only once", if_running: "enqueue" },
+    });
     await actBeforeCrash(who, schedule, SLOT_2026);
     await crashAfterRecord(who.tenantId, schedule.id, SLOT_2026, session.id);
 

@@ -39,12 +39,20 @@ describe("a schedule created with an API key", () => {
     const key = await apiKeyOf(tenantId);
     const model = mockModel(uniqueKey("model"));
     const schedule = await createSchedule(key.headers, { cron: EVERY_SECOND, session: { input: "x", model: model.key } });
-    await until("a first firing", () => storedFirings(tenantId, schedule.id), (f) => f.length >= 1);
+    await until(
+      "a first firing",
+      () => storedFirings(tenantId, schedule.id),
+      (f) => f.length >= 1,
+    );
     // Revoked in the tenant's index alone, as if the route's word to the scheduler were lost.
     const revokedAt = Date.now();
     await tenantIndexStub(env, tenantId).revokeApiKey(tenantId, key.key_id, revokedAt);
 
-    const disabled = await until("the schedule disabled", () => storedSchedule(tenantId, schedule.id), (s) => s.status === "disabled");
+    const disabled = await until(
+      "the schedule disabled",
+      () => storedSchedule(tenantId, schedule.id),
+      (s) => s.status === "disabled",
+    );
     expect(disabled).toMatchObject({ disabled_reason: "api_key_revoked", next_run_at: null });
     const firings = await storedFirings(tenantId, schedule.id);
     // The slot that found the key revoked is recorded as refused, newest of all.
@@ -61,7 +69,11 @@ describe("a schedule created with an API key", () => {
     const key = await apiKeyOf(tenantId, { expires_at: new Date(Date.now() + 2_000).toISOString() });
     const model = mockModel(uniqueKey("model"));
     const schedule = await createSchedule(key.headers, { cron: EVERY_SECOND, session: { input: "x", model: model.key } });
-    const disabled = await until("the schedule disabled", () => storedSchedule(tenantId, schedule.id), (s) => s.status === "disabled");
+    const disabled = await until(
+      "the schedule disabled",
+      () => storedSchedule(tenantId, schedule.id),
+      (s) => s.status === "disabled",
+    );
     expect(disabled.disabled_reason).toBe("api_key_expired");
   }, 20_000);
 
@@ -81,10 +93,18 @@ describe("a schedule created with a JWT", () => {
     const model = mockModel(uniqueKey("model"));
     const token = await platformToken({ tenantId, subject: "user-1", scopes: ["sessions:read", "sessions:write"], expiresIn: 3 });
     const exp = JSON.parse(atob(token.split(".")[1]!.replace(/-/g, "+").replace(/_/g, "/"))).exp as number;
-    const schedule = await createSchedule({ Authorization: `Bearer ${token}` }, { cron: EVERY_SECOND, session: { input: "x", model: model.key } });
+    const schedule = await createSchedule(
+      { Authorization: `Bearer ${token}` },
+      { cron: EVERY_SECOND, session: { input: "x", model: model.key } },
+    );
     expect(Date.parse(schedule.expires_at!)).toBe(exp * 1000);
 
-    const disabled = await until("the schedule disabled", () => storedSchedule(tenantId, schedule.id), (s) => s.status === "disabled", 15_000);
+    const disabled = await until(
+      "the schedule disabled",
+      () => storedSchedule(tenantId, schedule.id),
+      (s) => s.status === "disabled",
+      15_000,
+    );
     expect(disabled).toMatchObject({ disabled_reason: "creator_expired", next_run_at: null });
     expect(Date.parse(disabled.disabled_at!)).toBeGreaterThanOrEqual(exp * 1000);
     const firings = await storedFirings(tenantId, schedule.id);
@@ -103,9 +123,12 @@ describe("a schedule created with a JWT", () => {
     const expiredAt = Date.now() + 2_000;
     const schedule = await createSchedule(admin, { cron: EVERY_SECOND, session: { input: "x", model: model.key } });
     expect(schedule.expires_at).toBeNull();
-    await until("a firing after the token expired", () => storedFirings(tenantId, schedule.id), (f) =>
-      f.some((firing) => Date.parse(firing.fired_at) > expiredAt + 1_000 && firing.outcome === "started"),
-    15_000);
+    await until(
+      "a firing after the token expired",
+      () => storedFirings(tenantId, schedule.id),
+      (f) => f.some((firing) => Date.parse(firing.fired_at) > expiredAt + 1_000 && firing.outcome === "started"),
+      15_000,
+    );
     expect((await storedSchedule(tenantId, schedule.id)).status).toBe("active");
     await patch(await bearer({ tenantId, scopes: ["tenant:admin"] }), schedule.id, { paused: true });
   }, 20_000);
@@ -116,9 +139,17 @@ describe("scheduleCreator: whom a new schedule is bound to", () => {
   const now = Date.parse("2030-01-01T00:00:00Z");
   it.each<[string, Principal, number | null]>([
     ["an API key: to the key", { ...base, via: "api_key", scopes: ["sessions:write"], keyId: "key_0123456789abcdef01234567" }, null],
-    ["a token exchanged from a key: to the key", { ...base, via: "jwt", scopes: ["sessions:write"], keyId: "key_0123456789abcdef01234567" }, null],
+    [
+      "a token exchanged from a key: to the key",
+      { ...base, via: "jwt", scopes: ["sessions:write"], keyId: "key_0123456789abcdef01234567" },
+      null,
+    ],
     ["a tenant admin's JWT: to the tenant", { ...base, via: "jwt", scopes: ["tenant:admin"] }, null],
-    ["a plain JWT: to its subject, until the token's exp", { ...base, via: "jwt", scopes: ["sessions:read", "sessions:write"] }, base.expiresAt],
+    [
+      "a plain JWT: to its subject, until the token's exp",
+      { ...base, via: "jwt", scopes: ["sessions:read", "sessions:write"] },
+      base.expiresAt,
+    ],
   ])("%s", (_name, principal, expiresAt) => {
     expect(scheduleCreator(principal, now).expires_at).toBe(expiresAt);
   });
@@ -135,7 +166,11 @@ describe("a suspended tenant's schedule", () => {
     const owner = await bearer({ tenantId, scopes: ["sessions:read", "sessions:write"] });
     const model = mockModel(uniqueKey("model"));
     const schedule = await createSchedule(owner, { cron: EVERY_SECOND, session: { input: "x", model: model.key } });
-    await until("a first firing", () => storedFirings(tenantId, schedule.id), (f) => f.length >= 1);
+    await until(
+      "a first firing",
+      () => storedFirings(tenantId, schedule.id),
+      (f) => f.length >= 1,
+    );
     const index = tenantIndexStub(env, tenantId);
     await index.suspend(tenantId);
     const suspendedAt = Date.now();
@@ -148,11 +183,15 @@ describe("a suspended tenant's schedule", () => {
 
     await index.unsuspend(tenantId);
     const resumedAt = Date.now();
-    const after = await until("a firing after the suspension", () => storedFirings(tenantId, schedule.id), (f) =>
-      f.some((firing) => Date.parse(firing.fired_at) >= resumedAt && firing.outcome === "started"),
+    const after = await until(
+      "a firing after the suspension",
+      () => storedFirings(tenantId, schedule.id),
+      (f) => f.some((firing) => Date.parse(firing.fired_at) >= resumedAt && firing.outcome === "started"),
     );
     // The slots that passed while suspended were not made up for: one firing per slot after it.
-    expect(after.filter((firing) => Date.parse(firing.scheduled_at) > suspendedAt && Date.parse(firing.scheduled_at) < resumedAt - 1_000)).toEqual([]);
+    expect(
+      after.filter((firing) => Date.parse(firing.scheduled_at) > suspendedAt && Date.parse(firing.scheduled_at) < resumedAt - 1_000),
+    ).toEqual([]);
     await patch(owner, schedule.id, { paused: true });
   }, 20_000);
 });

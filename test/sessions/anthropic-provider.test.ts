@@ -16,10 +16,12 @@ const request = (model: string): ModelRequest => ({
 async function failure(model: string, signal = new AbortController().signal): Promise<ModelError> {
   const provider = anthropicProvider({ baseUrl: mockUrl(), apiKey: "k" });
   // With a text callback, as a watched session's call: the stream's own failures are what is tested.
-  const error = await provider.complete(request(model), signal, () => {}).then(
-    () => null,
-    (e: unknown) => e,
-  );
+  const error = await provider
+    .complete(request(model), signal, () => {})
+    .then(
+      () => null,
+      (e: unknown) => e,
+    );
   expect(error).toBeInstanceOf(ModelError);
   return error as ModelError;
 }
@@ -27,7 +29,15 @@ async function failure(model: string, signal = new AbortController().signal): Pr
 describe("the Anthropic provider", () => {
   it("sends the key, the version and the system prompt, and reads usage", async () => {
     const model = mockModel(uniqueKey("anthropic"));
-    await model.script({ reply: { content: [{ type: "text", text: "yo" }, { type: "thinking", thinking: "hmm", signature: "sig" }], usage: { input_tokens: 7, output_tokens: 3 } } });
+    await model.script({
+      reply: {
+        content: [
+          { type: "text", text: "yo" },
+          { type: "thinking", thinking: "hmm", signature: "sig" },
+        ],
+        usage: { input_tokens: 7, output_tokens: 3 },
+      },
+    });
     const provider = anthropicProvider({ baseUrl: mockUrl(), apiKey: "secret-key" });
     const response = await provider.complete(request(model.key), new AbortController().signal);
     expect(response).toEqual({
@@ -42,13 +52,22 @@ describe("the Anthropic provider", () => {
     });
     const [seen] = await model.requests();
     expect(seen!.headers["x-api-key"]).toBe("secret-key");
-    expect(seen!.body).toMatchObject({ model: model.key, system: [{ type: "text", text: "be brief", cache_control: { type: "ephemeral" } }], max_tokens: 100 });
+    expect(seen!.body).toMatchObject({
+      model: model.key,
+      system: [{ type: "text", text: "be brief", cache_control: { type: "ephemeral" } }],
+      max_tokens: 100,
+    });
     expect(seen!.body).not.toHaveProperty("tools");
   });
 
   it("marks the stable prefix for the prompt cache, at most four breakpoints, and reads cache usage", async () => {
     const model = mockModel(uniqueKey("cache"));
-    await model.script({ reply: { content: [{ type: "text", text: "cached" }], usage: { input_tokens: 5, cache_read_input_tokens: 900, cache_creation_input_tokens: 40 } } });
+    await model.script({
+      reply: {
+        content: [{ type: "text", text: "cached" }],
+        usage: { input_tokens: 5, cache_read_input_tokens: 900, cache_creation_input_tokens: 40 },
+      },
+    });
     const provider = anthropicProvider({ baseUrl: mockUrl(), apiKey: "k" });
     const t = (text: string) => ({ type: "text" as const, text });
     const response = await provider.complete(
@@ -70,11 +89,18 @@ describe("the Anthropic provider", () => {
       new AbortController().signal,
     );
     expect(response.usage).toEqual({ input_tokens: 5, output_tokens: 5, cache_read_tokens: 900, cache_write_tokens: 40 });
-    const body = (await model.requests())[0]!.body as { system: unknown; tools: Record<string, unknown>[]; messages: { content: Record<string, unknown>[] }[] };
+    const body = (await model.requests())[0]!.body as {
+      system: unknown;
+      tools: Record<string, unknown>[];
+      messages: { content: Record<string, unknown>[] }[];
+    };
     const ephemeral = { type: "ephemeral" };
     expect(body.tools.map((tool) => tool.cache_control)).toEqual([undefined, ephemeral]);
     expect(body.system).toEqual([{ type: "text", text: "sys", cache_control: ephemeral }]);
-    expect(body.messages[0]!.content).toEqual([{ ...t("task"), cache_control: ephemeral }, { ...t("summary"), cache_control: ephemeral }]);
+    expect(body.messages[0]!.content).toEqual([
+      { ...t("task"), cache_control: ephemeral },
+      { ...t("summary"), cache_control: ephemeral },
+    ]);
     expect(JSON.stringify(body).split('"cache_control"').length - 1).toBe(4);
   });
 
@@ -89,7 +115,10 @@ describe("the Anthropic provider", () => {
     ]) {
       const model = mockModel(uniqueKey("stop"));
       await model.script({ reply: { content: [{ type: "text", text: "x" }], stop_reason: given } });
-      const response = await anthropicProvider({ baseUrl: mockUrl(), apiKey: "k" }).complete(request(model.key), new AbortController().signal);
+      const response = await anthropicProvider({ baseUrl: mockUrl(), apiKey: "k" }).complete(
+        request(model.key),
+        new AbortController().signal,
+      );
       expect([given, response.stopReason]).toEqual([given, expected]);
     }
   });
@@ -123,7 +152,16 @@ describe("the Anthropic provider", () => {
       const error = await failure(model.key);
       expect(error.message).toBe("model provider answered 400 (invalid_request_error)");
       const lines = warn.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>);
-      expect(lines).toEqual([{ level: "warn", event: "model_provider_error", provider: "anthropic", status: 400, error_type: "invalid_request_error", message: expect.stringContaining(text) }]);
+      expect(lines).toEqual([
+        {
+          level: "warn",
+          event: "model_provider_error",
+          provider: "anthropic",
+          status: 400,
+          error_type: "invalid_request_error",
+          message: expect.stringContaining(text),
+        },
+      ]);
     } finally {
       warn.mockRestore();
     }
@@ -199,7 +237,13 @@ describe("provider helpers", () => {
 
   it("joins consecutive turns of the same role", () => {
     const t = (text: string) => ({ type: "text" as const, text });
-    expect(mergeTurns([{ role: "user", content: [t("a")] }, { role: "user", content: [t("b")] }, { role: "assistant", content: [t("c")] }])).toEqual([
+    expect(
+      mergeTurns([
+        { role: "user", content: [t("a")] },
+        { role: "user", content: [t("b")] },
+        { role: "assistant", content: [t("c")] },
+      ]),
+    ).toEqual([
       { role: "user", content: [t("a"), t("b")] },
       { role: "assistant", content: [t("c")] },
     ]);
@@ -218,12 +262,20 @@ describe("provider helpers", () => {
 describe("the Anthropic provider's stream", () => {
   it("asks for a stream, hands on the text as it comes, and resolves with the whole answer", async () => {
     const model = mockModel(uniqueKey("stream"));
-    await model.script({ reply: { content: [{ type: "text", text: "streamed words" }], usage: { input_tokens: 3, output_tokens: 2 } }, stream: { chunk_chars: 5 } });
+    await model.script({
+      reply: { content: [{ type: "text", text: "streamed words" }], usage: { input_tokens: 3, output_tokens: 2 } },
+      stream: { chunk_chars: 5 },
+    });
     const pieces: string[] = [];
     const provider = anthropicProvider({ baseUrl: mockUrl(), apiKey: "k" });
     const response = await provider.complete(request(model.key), new AbortController().signal, (d) => pieces.push(d.text));
     expect(pieces).toEqual(["strea", "med w", "ords"]);
-    expect(response).toEqual({ content: [{ type: "text", text: "streamed words" }], stopReason: "end_turn", usage: { input_tokens: 3, output_tokens: 2, cache_read_tokens: 0, cache_write_tokens: 0 }, model: model.key });
+    expect(response).toEqual({
+      content: [{ type: "text", text: "streamed words" }],
+      stopReason: "end_turn",
+      usage: { input_tokens: 3, output_tokens: 2, cache_read_tokens: 0, cache_write_tokens: 0 },
+      model: model.key,
+    });
     expect((await model.requests())[0]!.body).toMatchObject({ stream: true });
   });
 
@@ -232,7 +284,12 @@ describe("the Anthropic provider's stream", () => {
     await model.script({ reply: { content: [{ type: "text", text: "all at once" }], usage: { input_tokens: 3, output_tokens: 2 } } });
     const provider = anthropicProvider({ baseUrl: mockUrl(), apiKey: "k" });
     const response = await provider.complete(request(model.key), new AbortController().signal);
-    expect(response).toEqual({ content: [{ type: "text", text: "all at once" }], stopReason: "end_turn", usage: { input_tokens: 3, output_tokens: 2, cache_read_tokens: 0, cache_write_tokens: 0 }, model: model.key });
+    expect(response).toEqual({
+      content: [{ type: "text", text: "all at once" }],
+      stopReason: "end_turn",
+      usage: { input_tokens: 3, output_tokens: 2, cache_read_tokens: 0, cache_write_tokens: 0 },
+      model: model.key,
+    });
     expect((await model.requests())[0]!.body).toMatchObject({ stream: false });
   });
 

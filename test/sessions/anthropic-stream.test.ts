@@ -5,7 +5,10 @@ import { ModelError, type TextDelta } from "../../src/sessions/object/model/prov
 
 const ev = (event: string, data: Record<string, unknown>) => ({ event, data: JSON.stringify({ type: event, ...data }) });
 const start = (input = 12) => ev("message_start", { message: { usage: { input_tokens: input, output_tokens: 1 } } });
-const stop = (reason = "end_turn", output = 7) => [ev("message_delta", { delta: { stop_reason: reason }, usage: { output_tokens: output } }), ev("message_stop", {})];
+const stop = (reason = "end_turn", output = 7) => [
+  ev("message_delta", { delta: { stop_reason: reason }, usage: { output_tokens: output } }),
+  ev("message_stop", {}),
+];
 const textBlock = (index: number, ...pieces: string[]) => [
   ev("content_block_start", { index, content_block: { type: "text", text: "" } }),
   ...pieces.map((text) => ev("content_block_delta", { index, delta: { type: "text_delta", text } })),
@@ -14,7 +17,10 @@ const textBlock = (index: number, ...pieces: string[]) => [
 
 function assemble(events: { event: string; data: string }[]) {
   const deltas: TextDelta[] = [];
-  const assembler = new StreamAssembler((d) => deltas.push(d), () => false);
+  const assembler = new StreamAssembler(
+    (d) => deltas.push(d),
+    () => false,
+  );
   for (const event of events) assembler.push(event);
   return { deltas, result: () => assembler.result() };
 }
@@ -66,7 +72,9 @@ describe("StreamAssembler", () => {
     expect(() => assemble([start(), ev("error", { error: { type: "invalid_request_error", message: "no" } })])).toThrow(
       expect.objectContaining({ retryable: false }),
     );
-    expect(() => assemble([start(), { event: "content_block_delta", data: "{not json" }])).toThrow(expect.objectContaining({ retryable: true }));
+    expect(() => assemble([start(), { event: "content_block_delta", data: "{not json" }])).toThrow(
+      expect.objectContaining({ retryable: true }),
+    );
   });
 
   it("drops a tool call that max_tokens cut off mid-input, keeping the text, but fails on garbled input otherwise", () => {
@@ -78,14 +86,21 @@ describe("StreamAssembler", () => {
         ev("content_block_delta", { index: 1, delta: { type: "input_json_delta", partial_json: '{"q": "tok' } }),
         ...stop(reason, 50),
       ]).result;
-    expect(cut("max_tokens")()).toMatchObject({ content: [{ type: "text", text: "Checking." }], stopReason: "max_tokens", usage: { output_tokens: 50 } });
+    expect(cut("max_tokens")()).toMatchObject({
+      content: [{ type: "text", text: "Checking." }],
+      stopReason: "max_tokens",
+      usage: { output_tokens: 50 },
+    });
     expect(() => cut("tool_use")()).toThrow(expect.objectContaining({ retryable: true }));
   });
 
   it("gives no text once stopped", () => {
     const deltas: TextDelta[] = [];
     let stopped = false;
-    const assembler = new StreamAssembler((d) => deltas.push(d), () => stopped);
+    const assembler = new StreamAssembler(
+      (d) => deltas.push(d),
+      () => stopped,
+    );
     for (const event of [start(), ...textBlock(0, "a")]) assembler.push(event);
     stopped = true;
     assembler.push(ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: "b" } }));

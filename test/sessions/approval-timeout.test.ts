@@ -10,14 +10,27 @@ import type { Session, ToolCall, ToolSpec } from "../../src/sessions/types";
 import { callJson } from "../support/api";
 import { mockModel, uniqueKey } from "../support/mock-client";
 import { bearer, freshTenant } from "../support/tokens";
-import { caller, createSession, getJson, post, text as textBlock, toolUse as toolUseBlock, waitForStatus as waitForApiStatus } from "../api/sessions/helpers";
+import {
+  caller,
+  createSession,
+  getJson,
+  post,
+  text as textBlock,
+  toolUse as toolUseBlock,
+  waitForStatus as waitForApiStatus,
+} from "../api/sessions/helpers";
 import { alarmAt, createAndStart, getSession, newTestSession, toolCalls, waitForStatus } from "../support/agent-session";
 import { openSse } from "../support/agent-stream";
 import type { ToolCallEventData } from "../../src/sessions/object/events/frames";
 
 const text = (t: string) => ({ type: "text", text: t });
 const toolUse = (id: string, name = "get_time") => ({ type: "tool_use", id, name, input: {} });
-const timed = (seconds: number): ToolSpec => ({ type: "builtin", name: "get_time", requires_approval: true, approval_timeout_seconds: seconds });
+const timed = (seconds: number): ToolSpec => ({
+  type: "builtin",
+  name: "get_time",
+  requires_approval: true,
+  approval_timeout_seconds: seconds,
+});
 
 /** Polls the session object's alarm until it is `expected`: the notification's hand-off sets one for now first. */
 async function alarmBecomes(t: ReturnType<typeof newTestSession>, expected: number | null): Promise<void> {
@@ -30,7 +43,9 @@ async function alarmBecomes(t: ReturnType<typeof newTestSession>, expected: numb
 
 /** The tool_result blocks of the last model request. */
 async function lastToolResults(t: ReturnType<typeof newTestSession>) {
-  const body = (await t.model.requests()).at(-1)!.body as { messages: { content: { type: string; content?: string; is_error?: boolean }[] }[] };
+  const body = (await t.model.requests()).at(-1)!.body as {
+    messages: { content: { type: string; content?: string; is_error?: boolean }[] }[];
+  };
   return body.messages.at(-1)!.content.filter((b) => b.type === "tool_result");
 }
 
@@ -48,9 +63,17 @@ describe("an approval with a timeout", () => {
     expect(done).toMatchObject({ status: "done", stop_reason: "end_turn" });
     expect(Date.now()).toBeGreaterThanOrEqual(deadline);
     const [call] = await toolCalls(t);
-    expect(call).toMatchObject({ status: "error", is_error: true, output: APPROVAL_EXPIRED_OUTPUT, decided_by: "system", decision: "expired" });
+    expect(call).toMatchObject({
+      status: "error",
+      is_error: true,
+      output: APPROVAL_EXPIRED_OUTPUT,
+      decided_by: "system",
+      decision: "expired",
+    });
     expect(Date.parse(call!.decided_at!)).toBeGreaterThanOrEqual(deadline);
-    expect(await lastToolResults(t)).toEqual([{ type: "tool_result", tool_use_id: "toolu_late", content: APPROVAL_EXPIRED_OUTPUT, is_error: true }]);
+    expect(await lastToolResults(t)).toEqual([
+      { type: "tool_result", tool_use_id: "toolu_late", content: APPROVAL_EXPIRED_OUTPUT, is_error: true },
+    ]);
     await alarmBecomes(t, null);
   });
 
@@ -105,7 +128,10 @@ describe("an approval with a timeout", () => {
     await waitForStatus(t, ["done"]);
     const replay = await openSse(t, { cursor: 0 });
     await replay.untilClosed();
-    const calls = replay.stored().filter((f) => f.type === "tool_call" || f.type === "tool_result").map((f) => f.data as unknown as ToolCallEventData);
+    const calls = replay
+      .stored()
+      .filter((f) => f.type === "tool_call" || f.type === "tool_result")
+      .map((f) => f.data as unknown as ToolCallEventData);
     expect(calls.map((c) => [c.status, c.decided_by, c.decision])).toEqual([
       ["waiting_approval", null, null],
       ["error", "bob", "denied"],
@@ -120,7 +146,10 @@ describe("an expiry when the tenant has no free run slot", () => {
     const platformAdmin = await bearer({ tenantId: freshTenant("ops"), scopes: ["platform:admin"], subject: "operator" });
     expect((await callJson(`/v1/admin/tenants/${who.tenantId}/limits`, "PUT", { max_concurrent_runs: 1 }, platformAdmin)).status).toBe(200);
     const model = mockModel(uniqueKey("model"));
-    await model.script({ reply: { content: [toolUseBlock("toolu_q", "get_time")] } }, { reply: { content: [textBlock("after the queue")] } });
+    await model.script(
+      { reply: { content: [toolUseBlock("toolu_q", "get_time")] } },
+      { reply: { content: [textBlock("after the queue")] } },
+    );
     const waiting = await createSession(who, { input: "go", model: model.key, tools: [timed(1)] });
     await waitForApiStatus(who, waiting.id, ["waiting_approval"]);
     const busyModel = mockModel(uniqueKey("busy"));
@@ -143,8 +172,15 @@ describe("decisions through the API", () => {
   it("record the subject of the principal who approved or denied", async () => {
     const alice = await caller(freshTenant(), ["sessions:read", "sessions:write"], "alice");
     const model = mockModel(uniqueKey("model"));
-    await model.script({ reply: { content: [toolUseBlock("toolu_1", "get_time"), toolUseBlock("toolu_2", "get_time")] } }, { reply: { content: [textBlock("ok")] } });
-    const session: Session = await createSession(alice, { input: "go", model: model.key, tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
+    await model.script(
+      { reply: { content: [toolUseBlock("toolu_1", "get_time"), toolUseBlock("toolu_2", "get_time")] } },
+      { reply: { content: [textBlock("ok")] } },
+    );
+    const session: Session = await createSession(alice, {
+      input: "go",
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+    });
     await waitForApiStatus(alice, session.id, ["waiting_approval"]);
     expect((await post(alice, `/v1/sessions/${session.id}/tool-calls/toolu_1/approve`)).status).toBe(200);
     expect((await post(alice, `/v1/sessions/${session.id}/tool-calls/toolu_2/deny`, { reason: "once is enough" })).status).toBe(200);

@@ -48,15 +48,27 @@ describe("rows written by a run", () => {
   it(`stay within ${MAX_ROWS_PER_STEP} per tool-using step`, async () => {
     const t = newTestSession();
     const steps = 20;
-    await t.model.script(...Array.from({ length: steps - 1 }, (_, i) => ({ reply: { content: [toolUse(`toolu_${i}`)] } })), { reply: { content: [text("done")] } });
-    unwrap(await t.stub.create(sessionInit(t, { tools: [{ type: "builtin", name: "get_time" }], limits: { max_steps_per_run: steps } }), null));
-    const protos = await runInDurableObject(t.stub, async (_i, state) => ({ sql: Object.getPrototypeOf(state.storage.sql), kv: Object.getPrototypeOf(state.storage.kv) }));
+    await t.model.script(...Array.from({ length: steps - 1 }, (_, i) => ({ reply: { content: [toolUse(`toolu_${i}`)] } })), {
+      reply: { content: [text("done")] },
+    });
+    unwrap(
+      await t.stub.create(sessionInit(t, { tools: [{ type: "builtin", name: "get_time" }], limits: { max_steps_per_run: steps } }), null),
+    );
+    const protos = await runInDurableObject(t.stub, async (_i, state) => ({
+      sql: Object.getPrototypeOf(state.storage.sql),
+      kv: Object.getPrototypeOf(state.storage.kv),
+    }));
     const rows = countRows(protos.sql, protos.kv);
     unwrap(await t.stub.start("go"));
     expect(await waitForStatus(t, ["done"], 30_000)).toMatchObject({ usage: { steps } });
     const byKind = rows();
     const total = [...byKind.values()].reduce((sum, n) => sum + n, 0);
-    console.log(`rows written per step: ${(total / steps).toFixed(2)}\n${[...byKind].sort((a, b) => b[1] - a[1]).map(([kind, n]) => `${(n / steps).toFixed(2)}  ${kind}`).join("\n")}`);
+    console.log(
+      `rows written per step: ${(total / steps).toFixed(2)}\n${[...byKind]
+        .sort((a, b) => b[1] - a[1])
+        .map(([kind, n]) => `${(n / steps).toFixed(2)}  ${kind}`)
+        .join("\n")}`,
+    );
     expect(total).toBeGreaterThan(steps * 4); // the count works: each step writes its messages at least
     expect(total / steps).toBeLessThanOrEqual(MAX_ROWS_PER_STEP);
     // get_time is instant: its calls go from pending to done in one write, never marked running.

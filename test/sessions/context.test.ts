@@ -8,7 +8,16 @@ import { estimateJsonTokens, estimateMessageTokens, estimateTextTokens } from ".
 import { decideContext } from "../../src/sessions/object/context/plan";
 import { SessionStore, type RunState } from "../../src/sessions/object/store/store";
 import type { ContentBlock } from "../../src/sessions/types";
-import { createAndStart, getSession, messages, newTestSession, type sessionInit, type TestSession, toolCalls, waitForStatus } from "../support/agent-session";
+import {
+  createAndStart,
+  getSession,
+  messages,
+  newTestSession,
+  type sessionInit,
+  type TestSession,
+  toolCalls,
+  waitForStatus,
+} from "../support/agent-session";
 import { requestProblems, requestText } from "../support/request-checks";
 
 const toolUse = (id: string, name = "get_time", input: unknown = {}) => ({ type: "tool_use" as const, id, name, input });
@@ -23,18 +32,30 @@ interface SentBody {
 
 /** The platform's own estimate of a request as it went out (cache marks left out). */
 function estimateOf(body: SentBody): number {
-  const strip = (blocks: SentBody["messages"][number]["content"]) => blocks.map(({ cache_control: _mark, ...block }) => block as ContentBlock);
+  const strip = (blocks: SentBody["messages"][number]["content"]) =>
+    blocks.map(({ cache_control: _mark, ...block }) => block as ContentBlock);
   const system = body.system?.map((b) => b.text).join("") ?? "";
   const tools = (body.tools ?? []).map((tool) => {
     const { cache_control: _mark, ...rest } = tool as Record<string, unknown>;
     return rest;
   });
-  return (system ? estimateTextTokens(system) : 0) + (tools.length ? estimateJsonTokens(tools) : 0) + body.messages.reduce((sum, m) => sum + estimateMessageTokens(strip(m.content)), 0);
+  return (
+    (system ? estimateTextTokens(system) : 0) +
+    (tools.length ? estimateJsonTokens(tools) : 0) +
+    body.messages.reduce((sum, m) => sum + estimateMessageTokens(strip(m.content)), 0)
+  );
 }
 
 async function longRun(t: TestSession, steps: number, context: Record<string, unknown>): Promise<SentBody[]> {
-  await t.model.script(...Array.from({ length: steps - 1 }, (_, i) => ({ reply: { content: [text(`step ${i} of the work`), toolUse(`toolu_${i}`)] } })), { reply: { content: [text("finished")] } });
-  await createAndStart(t, "THE TASK: keep checking the time", { tools: GET_TIME, context: context as never, limits: { max_steps_per_run: steps } });
+  await t.model.script(
+    ...Array.from({ length: steps - 1 }, (_, i) => ({ reply: { content: [text(`step ${i} of the work`), toolUse(`toolu_${i}`)] } })),
+    { reply: { content: [text("finished")] } },
+  );
+  await createAndStart(t, "THE TASK: keep checking the time", {
+    tools: GET_TIME,
+    context: context as never,
+    limits: { max_steps_per_run: steps },
+  });
   expect(await waitForStatus(t, ["done", "failed"], 30_000)).toMatchObject({ status: "done", stop_reason: "end_turn" });
   return (await t.model.requests()).map((r) => r.body as SentBody);
 }
@@ -73,7 +94,11 @@ describe("the context window", () => {
       const store = new SessionStore(state.storage);
       for (let i = 0; i < 400; i++) {
         store.appendMessage("assistant", [text(`answer ${i}`), toolUse(`toolu_${i}`)], "2030-01-01T00:00:00.000Z");
-        store.appendMessage("user", [{ type: "tool_result", tool_use_id: `toolu_${i}`, content: `result ${i}` }], "2030-01-01T00:00:00.000Z");
+        store.appendMessage(
+          "user",
+          [{ type: "tool_result", tool_use_id: `toolu_${i}`, content: `result ${i}` }],
+          "2030-01-01T00:00:00.000Z",
+        );
       }
       let metasRead = 0;
       const counting = Object.create(store) as SessionStore;
@@ -89,7 +114,10 @@ describe("the context window", () => {
       expect(decision.kind).toBe("call");
       if (decision.kind !== "call") return;
       expect(metasRead).toBeLessThan(40);
-      const loaded = store.messagesForWindow(decision.startSeq, decision.pinned.map((m) => m.seq));
+      const loaded = store.messagesForWindow(
+        decision.startSeq,
+        decision.pinned.map((m) => m.seq),
+      );
       expect(loaded.length).toBeLessThan(metasRead + 2);
       expect(loaded[0]!.content).toEqual([text("seed")]);
     });
@@ -130,11 +158,23 @@ describe("stop reasons", () => {
 
   it("counts prompt-cache reads and writes against the session's token budget", async () => {
     const t = newTestSession();
-    await t.model.script({ reply: { content: [toolUse("toolu_1")], usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 600, cache_creation_input_tokens: 400 } } });
+    await t.model.script({
+      reply: {
+        content: [toolUse("toolu_1")],
+        usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 600, cache_creation_input_tokens: 400 },
+      },
+    });
     await createAndStart(t, "go", { tools: GET_TIME, limits: { max_tokens_per_session: 1_000 } });
     const done = await waitForStatus(t, ["done", "failed"]);
     expect(done).toMatchObject({ status: "done", stop_reason: "token_limit" });
-    expect(done.usage).toEqual({ steps: 1, input_tokens: 10, output_tokens: 5, cache_read_tokens: 600, cache_write_tokens: 400, subagents: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 } });
+    expect(done.usage).toEqual({
+      steps: 1,
+      input_tokens: 10,
+      output_tokens: 5,
+      cache_read_tokens: 600,
+      cache_write_tokens: 400,
+      subagents: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
+    });
     expect(await t.model.requests()).toHaveLength(1);
     expect((await getSession(t)).usage.cache_read_tokens).toBe(600);
   });

@@ -19,7 +19,15 @@ const CONTROLS: Record<string, (t: TestSession) => unknown[]> = {
   createFork: (t) => [sessionInit(t), { messages: [], toolCalls: [], images: [] }, null],
   createChild: (t) => [{ ...sessionInit(t), parent: { session_id: "ses_parent", tool_call_id: "toolu_x" } }, "a task"],
   childReport: () => [
-    { tool_call_id: "toolu_missing", session_id: "ses_child", status: "done", stop_reason: "end_turn", revision: 3, usage: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 }, result: null },
+    {
+      tool_call_id: "toolu_missing",
+      session_id: "ses_child",
+      status: "done",
+      stop_reason: "end_turn",
+      revision: 3,
+      usage: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
+      result: null,
+    },
   ],
   start: () => [[{ type: "image", source: { type: "url", url: "not a url" } }]],
   enqueue: () => ["more"],
@@ -87,7 +95,9 @@ describe("the session object's RPC methods", () => {
 
   it.each(Object.keys(READS))("%s reads only a session that exists", async (name) => {
     const t = newTestSession();
-    const answer = await runInDurableObject(t.stub, (instance: SessionObject) => (SessionObject.prototype as unknown as Record<string, Method>)[name]!.apply(instance, READS[name] as never[]));
+    const answer = await runInDurableObject(t.stub, (instance: SessionObject) =>
+      (SessionObject.prototype as unknown as Record<string, Method>)[name]!.apply(instance, READS[name] as never[]),
+    );
     expect(answer).toEqual({ ok: false, reason: "session_not_found" });
   });
 });

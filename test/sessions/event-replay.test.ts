@@ -25,7 +25,12 @@ async function sessionWithBigLog(): Promise<TestSession> {
     const at = new Date().toISOString();
     for (let n = 1; n <= EVENTS; n++) {
       const { seq } = state.storage.sql
-        .exec("INSERT INTO messages (role, content, created_at) VALUES (?, ?, ?) RETURNING seq", "user", JSON.stringify([{ type: "text", text: `${n} ${"x".repeat(MESSAGE_CHARS)}` }]), at)
+        .exec(
+          "INSERT INTO messages (role, content, created_at) VALUES (?, ?, ?) RETURNING seq",
+          "user",
+          JSON.stringify([{ type: "text", text: `${n} ${"x".repeat(MESSAGE_CHARS)}` }]),
+          at,
+        )
         .one();
       insertEvents(state.storage.sql, [["message", { seq }, at]]);
     }
@@ -76,14 +81,18 @@ describe("a replay of a log larger than one opening may queue", () => {
         return Object.assign(rows.values(), { toArray: () => rows }) as unknown as ReturnType<typeof exec>;
       });
       const grant = { keyId: null, expiresAt: Date.now() + 60_000 };
-      const response = await instance.fetch(buildStreamRequest({ mode: "sse", cursor: 0, grant, caps: { perSession: BUILTIN_DEFAULT_LIMITS.max_streams_per_session } }));
+      const response = await instance.fetch(
+        buildStreamRequest({ mode: "sse", cursor: 0, grant, caps: { perSession: BUILTIN_DEFAULT_LIMITS.max_streams_per_session } }),
+      );
       await response.body?.cancel();
       vi.restoreAllMocks();
       return eventRows;
     });
     // About 1 MiB of 16 KiB messages is some 64 events: two pages of 50, never the whole log.
     expect(Math.max(...rowsRead)).toBeLessThanOrEqual(REPLAY_PAGE_EVENTS);
-    expect(rowsRead.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(Math.ceil(MAX_REPLAY_BYTES / MESSAGE_CHARS / REPLAY_PAGE_EVENTS + 1) * REPLAY_PAGE_EVENTS);
+    expect(rowsRead.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(
+      Math.ceil(MAX_REPLAY_BYTES / MESSAGE_CHARS / REPLAY_PAGE_EVENTS + 1) * REPLAY_PAGE_EVENTS,
+    );
 
     const { openings, ids } = await readWhole(t, (cursor) => openSse(t, { cursor }));
     expect(ids).toEqual(Array.from({ length: EVENTS }, (_, n) => n + 1));

@@ -4,7 +4,13 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { countPruneThrough, EVENT_PRUNE_BATCH, EVENT_RETENTION_COUNT, EVENT_RETENTION_MS, planReplay } from "../../src/sessions/object/events/retention";
+import {
+  countPruneThrough,
+  EVENT_PRUNE_BATCH,
+  EVENT_RETENTION_COUNT,
+  EVENT_RETENTION_MS,
+  planReplay,
+} from "../../src/sessions/object/events/retention";
 import { newTestSession, sessionInit, unwrap } from "../support/agent-session";
 import { openSse } from "../support/agent-stream";
 import { insertEvents, storedEvents } from "../support/event-rows";
@@ -37,7 +43,10 @@ async function sessionWithEvents(count: number, at: string) {
   const t = newTestSession();
   unwrap(await t.stub.create(sessionInit(t), null));
   await runInDurableObject(t.stub, (_i, state) => {
-    insertEvents(state.storage.sql, Array.from({ length: count }, () => statusRow(at)));
+    insertEvents(
+      state.storage.sql,
+      Array.from({ length: count }, () => statusRow(at)),
+    );
   });
   return t;
 }

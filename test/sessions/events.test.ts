@@ -44,12 +44,25 @@ describe("a watcher of a session", () => {
     expect(new Set(ids).size).toBe(ids.length);
     const [first, , , call, , result] = watch.stored();
     expect(first!.data).toMatchObject({ status: "running" });
-    expect(call!.data).toEqual({ id: "toolu_1", name: "get_time", step: 1, input: {}, status: "pending", output: null, is_error: false, decided_by: null, decided_at: null, decision: null });
+    expect(call!.data).toEqual({
+      id: "toolu_1",
+      name: "get_time",
+      step: 1,
+      input: {},
+      status: "pending",
+      output: null,
+      is_error: false,
+      decided_by: null,
+      decided_at: null,
+      decision: null,
+    });
     expect(result!.data).toMatchObject({ id: "toolu_1", status: "done", is_error: false, output: expect.stringMatching(/^\d{4}-/) });
     if (mode === "sse") {
       // Every stored event carries its id on the wire; the snapshot the id it is current as of.
       expect(watch.sseIds[0]).toBe("0");
-      watch.frames.forEach((frame, n) => expect(watch.sseIds[n]).toBe(frame.id === undefined ? (n === 0 ? "0" : undefined) : String(frame.id)));
+      watch.frames.forEach((frame, n) =>
+        expect(watch.sseIds[n]).toBe(frame.id === undefined ? (n === 0 ? "0" : undefined) : String(frame.id)),
+      );
     } else {
       expect(watch.closeCode).toBe(1000);
     }
@@ -138,7 +151,12 @@ describe("a watcher of a session", () => {
     unwrap(await t.stub.create(sessionInit(t), null));
     await runInDurableObject(t.stub, (_i, state) => {
       for (let n = 1; n <= 60; n++) {
-        state.storage.sql.exec("INSERT INTO messages (role, content, created_at) VALUES (?, ?, ?)", n % 2 ? "user" : "assistant", JSON.stringify([text(`m${n}`)]), new Date().toISOString());
+        state.storage.sql.exec(
+          "INSERT INTO messages (role, content, created_at) VALUES (?, ?, ?)",
+          n % 2 ? "user" : "assistant",
+          JSON.stringify([text(`m${n}`)]),
+          new Date().toISOString(),
+        );
       }
     });
     const watch = await openSse(t);
@@ -155,7 +173,10 @@ describe("streamed model text", () => {
     const t = await idleSession();
     const watch = await openSse(t);
     const answer = "The time in Tokyo is a quarter past noon, give or take a minute.";
-    await t.model.script({ reply: { content: [text("Let me check."), toolUse("toolu_t")] }, stream: { chunk_chars: 3 } }, { reply: { content: [text(answer)] }, stream: { chunk_chars: 5 } });
+    await t.model.script(
+      { reply: { content: [text("Let me check."), toolUse("toolu_t")] }, stream: { chunk_chars: 3 } },
+      { reply: { content: [text(answer)] }, stream: { chunk_chars: 5 } },
+    );
     unwrap(await t.stub.start("time in Tokyo?"));
     await watch.untilClosed();
 
@@ -188,7 +209,10 @@ describe("streamed model text", () => {
     // The second call is under way with nobody watching; a watcher comes while it is written.
     await t.model.waitForRequests(2);
     const watch = await openSse(t);
-    await watch.until((w) => w.frames.some((f) => f.type === "message" && JSON.stringify(f.data).includes("written slowly")), "the answer saved");
+    await watch.until(
+      (w) => w.frames.some((f) => f.type === "message" && JSON.stringify(f.data).includes("written slowly")),
+      "the answer saved",
+    );
     expect(watch.frames.filter((f) => f.type === "delta")).toEqual([]);
     expect(await waitForStatus(t, ["done"])).toMatchObject({ status: "done" });
     watch.stop();
@@ -230,7 +254,10 @@ describe("streamed model text", () => {
   it("of a unit whose generation moved on is not sent, even while its call goes on", async () => {
     const t = await idleSession();
     const watch = await openSse(t);
-    await t.model.script({ reply: { content: [text("x".repeat(120))] }, stream: { chunk_chars: 1, event_delay_ms: 15 } }, { reply: { content: [text("fresh answer")] } });
+    await t.model.script(
+      { reply: { content: [text("x".repeat(120))] }, stream: { chunk_chars: 1, event_delay_ms: 15 } },
+      { reply: { content: [text("fresh answer")] } },
+    );
     unwrap(await t.stub.start("go"));
     await watch.until((w) => w.frames.filter((f) => f.type === "delta").length >= 3, "a few deltas");
     // A cancel and a new start happened elsewhere (say, before a restart): the call in flight
@@ -253,7 +280,10 @@ describe("streamed model text", () => {
     unwrap(await t.stub.start("write a lot"));
     await watch.until((w) => w.frames.filter((f) => f.type === "delta").length >= 3, "a few deltas");
     unwrap(await t.stub.pause());
-    await watch.until((w) => w.stored().some((f) => f.type === "status" && (f.data as { status: string }).status === "paused"), "the paused status");
+    await watch.until(
+      (w) => w.stored().some((f) => f.type === "status" && (f.data as { status: string }).status === "paused"),
+      "the paused status",
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     const paused = watch.frames.findIndex((f) => f.type === "status" && (f.data as { status: string }).status === "paused");
     expect(watch.frames.slice(paused).filter((f) => f.type === "delta")).toEqual([]);

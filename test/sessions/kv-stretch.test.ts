@@ -4,7 +4,9 @@ import { KvStretchCache } from "../../src/sessions/object/engine/kv-stretch";
 import { SessionStore, type RunState } from "../../src/sessions/object/store/store";
 
 /** Real storage of a fresh, never-created session object, with its KV reads counted. */
-async function withStorage<T>(fn: (storage: DurableObjectStorage, counted: { kv: SyncKvStorage; reads: string[] }) => Promise<T>): Promise<T> {
+async function withStorage<T>(
+  fn: (storage: DurableObjectStorage, counted: { kv: SyncKvStorage; reads: string[] }) => Promise<T>,
+): Promise<T> {
   const stub = env.SESSION.get(env.SESSION.newUniqueId());
   return runInDurableObject(stub, async (_instance, state) => {
     const reads: string[] = [];
@@ -105,7 +107,11 @@ describe("the session's settings and its outbox", () => {
     await withStorage(async (storage, counted) => {
       storage.kv.put("run", { generation: 1 });
       storage.kv.put("session", { id: "ses_a", system: "first" });
-      const store = new SessionStore({ sql: storage.sql, kv: counted.kv, transactionSync: (fn: () => unknown) => storage.transactionSync(fn) } as unknown as DurableObjectStorage);
+      const store = new SessionStore({
+        sql: storage.sql,
+        kv: counted.kv,
+        transactionSync: (fn: () => unknown) => storage.transactionSync(fn),
+      } as unknown as DurableObjectStorage);
       expect(store.session()).toMatchObject({ system: "first" });
       await Promise.resolve();
       await new Promise((resolve) => setTimeout(resolve, 1));

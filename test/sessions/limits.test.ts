@@ -7,7 +7,11 @@ const toolUse = (id: string) => ({ type: "tool_use", id, name: "get_time", input
 describe("run limits", () => {
   it("ends the run done with step_limit after max_steps_per_run model calls", async () => {
     const t = newTestSession();
-    await t.model.script({ reply: { content: [toolUse("toolu_s1")] } }, { reply: { content: [toolUse("toolu_s2")] } }, { reply: { content: [toolUse("toolu_s3")] } });
+    await t.model.script(
+      { reply: { content: [toolUse("toolu_s1")] } },
+      { reply: { content: [toolUse("toolu_s2")] } },
+      { reply: { content: [toolUse("toolu_s3")] } },
+    );
     await createAndStart(t, "loop", { tools: [{ type: "builtin", name: "get_time" }], limits: { max_steps_per_run: 2 } });
     const done = await waitForStatus(t, ["done", "failed"]);
     expect(done).toMatchObject({ status: "done", stop_reason: "step_limit", usage: { steps: 2 } });
@@ -19,8 +23,15 @@ describe("run limits", () => {
   it("ends the run with token_limit once the session budget is used, capping max_tokens", async () => {
     const t = newTestSession();
     const usage = { input_tokens: 60, output_tokens: 10 };
-    await t.model.script({ reply: { content: [toolUse("toolu_t1")], usage } }, { reply: { content: [toolUse("toolu_t2")], usage } }, { reply: { content: [toolUse("toolu_t3")], usage } });
-    await createAndStart(t, "spend", { tools: [{ type: "builtin", name: "get_time" }], limits: { max_tokens_per_session: 100, max_tokens_per_call: 50 } });
+    await t.model.script(
+      { reply: { content: [toolUse("toolu_t1")], usage } },
+      { reply: { content: [toolUse("toolu_t2")], usage } },
+      { reply: { content: [toolUse("toolu_t3")], usage } },
+    );
+    await createAndStart(t, "spend", {
+      tools: [{ type: "builtin", name: "get_time" }],
+      limits: { max_tokens_per_session: 100, max_tokens_per_call: 50 },
+    });
     const done = await waitForStatus(t, ["done", "failed"]);
     expect(done).toMatchObject({ status: "done", stop_reason: "token_limit", usage: { steps: 2, input_tokens: 120, output_tokens: 20 } });
     const requests = await t.model.requests();
@@ -47,7 +58,10 @@ describe("limits capped at start", () => {
     await createAndStart(t, "one", { tools: [{ type: "builtin", name: "get_time" }] });
     await t.stub.cancel();
     const cap = { ...BUILTIN_DEFAULT_LIMITS, max_steps_per_run: 1, max_tokens_per_day: 1000 };
-    expect(await t.stub.start("two", cap)).toMatchObject({ ok: true, value: { limits: { max_steps_per_run: 1, max_tokens_per_day: 1000 } } });
+    expect(await t.stub.start("two", cap)).toMatchObject({
+      ok: true,
+      value: { limits: { max_steps_per_run: 1, max_tokens_per_day: 1000 } },
+    });
     expect(await waitForStatus(t, ["done"])).toMatchObject({ stop_reason: "step_limit" });
     // A looser cap later does not raise them again.
     expect(await t.stub.start("three", BUILTIN_DEFAULT_LIMITS)).toMatchObject({ ok: true, value: { limits: { max_steps_per_run: 1 } } });

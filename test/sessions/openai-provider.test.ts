@@ -21,10 +21,12 @@ const provider = () => openAiProvider({ baseUrl: mockUrl(), apiKey: "openai-key"
 
 async function failure(model: string, sig = signal()): Promise<ModelError> {
   // With a text callback, as a watched session's call: the stream's own failures are what is tested.
-  const error = await provider().complete(request(model), sig, () => {}).then(
-    () => null,
-    (e: unknown) => e,
-  );
+  const error = await provider()
+    .complete(request(model), sig, () => {})
+    .then(
+      () => null,
+      (e: unknown) => e,
+    );
   expect(error).toBeInstanceOf(ModelError);
   return error as ModelError;
 }
@@ -40,7 +42,9 @@ describe("the OpenAI-compatible provider", () => {
     });
     const deltas: [number, string][] = [];
     const response = await provider().complete(
-      request(model.key, { tools: [{ name: "lookup", description: "looks up", input_schema: { type: "object", properties: { q: { type: "string" } } } }] }),
+      request(model.key, {
+        tools: [{ name: "lookup", description: "looks up", input_schema: { type: "object", properties: { q: { type: "string" } } } }],
+      }),
       signal(),
       ({ index, text }) => deltas.push([index, text]),
     );
@@ -65,7 +69,12 @@ describe("the OpenAI-compatible provider", () => {
         { role: "user", content: "hi" },
       ],
       max_completion_tokens: 100,
-      tools: [{ type: "function", function: { name: "lookup", description: "looks up", parameters: { type: "object", properties: { q: { type: "string" } } } } }],
+      tools: [
+        {
+          type: "function",
+          function: { name: "lookup", description: "looks up", parameters: { type: "object", properties: { q: { type: "string" } } } },
+        },
+      ],
       stream: true,
       stream_options: { include_usage: true },
     });
@@ -73,7 +82,12 @@ describe("the OpenAI-compatible provider", () => {
 
   it("asks for one JSON body when nobody takes the text, and reads the same answer from it", async () => {
     const model = mockModel(uniqueKey("whole"));
-    await model.script({ reply: { content: [t("all at once"), { type: "tool_use", id: "call_1", name: "lookup", input: { q: "tokyo" } }], usage: { input_tokens: 30, output_tokens: 12 } } });
+    await model.script({
+      reply: {
+        content: [t("all at once"), { type: "tool_use", id: "call_1", name: "lookup", input: { q: "tokyo" } }],
+        usage: { input_tokens: 30, output_tokens: 12 },
+      },
+    });
     const response = await provider().complete(request(model.key), signal());
     expect(response).toEqual({
       content: [t("all at once"), { type: "tool_use", id: "call_1", name: "lookup", input: { q: "tokyo" } }],
@@ -94,8 +108,21 @@ describe("the OpenAI-compatible provider", () => {
       maxTokens: 1,
       messages: [
         { role: "user", content: [t("task"), t("more")] },
-        { role: "assistant", content: [t("calling"), { type: "tool_use", id: "c1", name: "a", input: { x: 1 } }, { type: "tool_use", id: "c2", name: "b", input: "not json" }] },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: "c1", content: "one" }, { type: "tool_result", tool_use_id: "c2", content: "bad", is_error: true }] },
+        {
+          role: "assistant",
+          content: [
+            t("calling"),
+            { type: "tool_use", id: "c1", name: "a", input: { x: 1 } },
+            { type: "tool_use", id: "c2", name: "b", input: "not json" },
+          ],
+        },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "c1", content: "one" },
+            { type: "tool_result", tool_use_id: "c2", content: "bad", is_error: true },
+          ],
+        },
         { role: "user", content: [t("next question")] },
         { role: "assistant", content: [t("")] },
       ],
@@ -131,7 +158,9 @@ describe("the OpenAI-compatible provider", () => {
 
   it("reads a whole JSON answer from a server that does not stream", async () => {
     const model = mockModel(uniqueKey("nostream"));
-    await model.script({ reply: { content: [{ type: "tool_use", id: "bad id!", name: "a", input: {} }], usage: { input_tokens: 4, output_tokens: 2 } } });
+    await model.script({
+      reply: { content: [{ type: "tool_use", id: "bad id!", name: "a", input: {} }], usage: { input_tokens: 4, output_tokens: 2 } },
+    });
     // A server that ignores `stream`: the request reaches the mock without it.
     const nonStreaming = openAiProvider({
       baseUrl: mockUrl(),
@@ -181,7 +210,10 @@ describe("the OpenAI-compatible provider", () => {
     setTimeout(() => controller.abort(), 50);
     expect((await failure(aborted.key, controller.signal)).retryable).toBe(false);
     const keyless = openAiProvider({ baseUrl: mockUrl(), apiKey: undefined });
-    await expect(keyless.complete(request("x"), signal())).rejects.toMatchObject({ message: "the model provider is not configured", retryable: false });
+    await expect(keyless.complete(request("x"), signal())).rejects.toMatchObject({
+      message: "the model provider is not configured",
+      retryable: false,
+    });
   });
 
   it("finds the endpoint with or without /v1 in the base URL", () => {
@@ -210,7 +242,9 @@ describe("a Chat Completions stream", () => {
     stream.add(chunk({ delta: { tool_calls: [{ index: 0, id: "c1", function: { name: "a", arguments: "" } }] } }));
     stream.add(chunk({ delta: { tool_calls: [{ index: 1, function: { arguments: ":2}" } }] } }));
     stream.add(chunk({ delta: {}, finish_reason: "tool_calls" }));
-    stream.add(JSON.stringify({ choices: [], usage: { prompt_tokens: 100, completion_tokens: 9, prompt_tokens_details: { cached_tokens: 60 } } }));
+    stream.add(
+      JSON.stringify({ choices: [], usage: { prompt_tokens: 100, completion_tokens: 9, prompt_tokens_details: { cached_tokens: 60 } } }),
+    );
     stream.add("[DONE]");
     expect(stream.done).toBe(true);
     expect(stream.result(() => "new")).toEqual({

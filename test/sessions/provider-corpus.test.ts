@@ -32,7 +32,9 @@ import anthropicCompat from "../fixtures/provider-streams/chat/anthropic-compat-
 import deepseekReasoningTool from "../fixtures/provider-streams/chat/deepseek-reasoning-tool-call.sse?raw";
 
 const GET_TIME = [{ type: "builtin" as const, name: "get_time" }];
-const WEATHER = [{ type: "client" as const, name: "get_weather", description: "The weather at a place.", input_schema: { type: "object" } }];
+const WEATHER = [
+  { type: "client" as const, name: "get_weather", description: "The weather at a place.", input_schema: { type: "object" } },
+];
 const turnsOf = (body: Json) => body.messages as { role: string; content: Json[] | string | null; [field: string]: unknown }[];
 const text = (t: string): ContentBlock => ({ type: "text", text: t });
 const TOKYO = "It is 19:00 in Tokyo — 東京では午後7時です。";
@@ -51,7 +53,8 @@ const CASES: CorpusCase[] = [
           {
             type: "thinking",
             thinking: "The user wants the time in Tokyo. I have a get_time tool; I should call it before answering — Tokyo is UTC+9.",
-            signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds3f7E3ZvcdBTtp6JRVi7hdMYVZkV9bFHvvHSi7K8WMvzjWQU3WaSs3ZfqrHoFZ7nZpoqEVlb3yd4I5D2vHvH2Go05XqpCw==",
+            signature:
+              "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds3f7E3ZvcdBTtp6JRVi7hdMYVZkV9bFHvvHSi7K8WMvzjWQU3WaSs3ZfqrHoFZ7nZpoqEVlb3yd4I5D2vHvH2Go05XqpCw==",
           },
           text("I'll check the clock — 東京 first."),
           { type: "tool_use", id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", name: "get_time", input: {} },
@@ -75,7 +78,8 @@ const CASES: CorpusCase[] = [
             {
               type: "thinking",
               thinking: "The user wants the time in Tokyo. I have a get_time tool; I should call it before answering — Tokyo is UTC+9.",
-              signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds3f7E3ZvcdBTtp6JRVi7hdMYVZkV9bFHvvHSi7K8WMvzjWQU3WaSs3ZfqrHoFZ7nZpoqEVlb3yd4I5D2vHvH2Go05XqpCw==",
+              signature:
+                "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds3f7E3ZvcdBTtp6JRVi7hdMYVZkV9bFHvvHSi7K8WMvzjWQU3WaSs3ZfqrHoFZ7nZpoqEVlb3yd4I5D2vHvH2Go05XqpCw==",
             },
             { type: "text", text: "I'll check the clock — 東京 first." },
             { type: "tool_use", id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", name: "get_time", input: {} },
@@ -120,7 +124,14 @@ const CASES: CorpusCase[] = [
     name: "Anthropic: text with pings between its pieces",
     provider: "anthropic",
     calls: [anthropicText],
-    expected: { status: "done", stop_reason: "end_turn", answers: [[text(TOKYO)]], deltas: [{ "0": TOKYO }], usage: { steps: 1, input_tokens: 25, output_tokens: 15 }, requests: 1 },
+    expected: {
+      status: "done",
+      stop_reason: "end_turn",
+      answers: [[text(TOKYO)]],
+      deltas: [{ "0": TOKYO }],
+      usage: { steps: 1, input_tokens: 25, output_tokens: 15 },
+      requests: 1,
+    },
   },
   {
     name: "Anthropic: a tool input in many small pieces, then the next request carries the input and its result",
@@ -132,7 +143,15 @@ const CASES: CorpusCase[] = [
       status: "done",
       stop_reason: "end_turn",
       answers: [
-        [text("Okay, let's check the weather for San Francisco, CA:"), { type: "tool_use", id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", name: "get_weather", input: { location: "San Francisco, CA", unit: "fahrenheit" } }],
+        [
+          text("Okay, let's check the weather for San Francisco, CA:"),
+          {
+            type: "tool_use",
+            id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6",
+            name: "get_weather",
+            input: { location: "San Francisco, CA", unit: "fahrenheit" },
+          },
+        ],
         [text(TOKYO)],
       ],
       deltas: [{ "0": "Okay, let's check the weather for San Francisco, CA:" }, { "0": TOKYO }],
@@ -142,7 +161,12 @@ const CASES: CorpusCase[] = [
         const turns = turnsOf(body);
         expect(turns[1]!.content).toEqual([
           { type: "text", text: "Okay, let's check the weather for San Francisco, CA:" },
-          { type: "tool_use", id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", name: "get_weather", input: { location: "San Francisco, CA", unit: "fahrenheit" } },
+          {
+            type: "tool_use",
+            id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6",
+            name: "get_weather",
+            input: { location: "San Francisco, CA", unit: "fahrenheit" },
+          },
         ]);
         expect(turns[2]!.content).toEqual([{ type: "tool_result", tool_use_id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", content: "59°F, fog" }]);
       },
@@ -158,8 +182,15 @@ const CASES: CorpusCase[] = [
       stop_reason: "end_turn",
       answers: [
         [
-          { type: "thinking", thinking: "Tokyo is UTC+9.", signature: "WaUjzkypQ2mUEVM36O2TxuC06KN8xyfbJwyem2dw3URve/op91XWHOEBLLqIOMfFG/UvLEczmEsUjavL" },
-          { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj2pabbQZBH/kKlL" },
+          {
+            type: "thinking",
+            thinking: "Tokyo is UTC+9.",
+            signature: "WaUjzkypQ2mUEVM36O2TxuC06KN8xyfbJwyem2dw3URve/op91XWHOEBLLqIOMfFG/UvLEczmEsUjavL",
+          },
+          {
+            type: "redacted_thinking",
+            data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj2pabbQZBH/kKlL",
+          },
           text("It is 19:00 in Tokyo."),
         ],
         [text(TOKYO)],
@@ -169,8 +200,15 @@ const CASES: CorpusCase[] = [
       requests: 2,
       next: (body) => {
         expect(turnsOf(body)[1]!.content).toEqual([
-          { type: "thinking", thinking: "Tokyo is UTC+9.", signature: "WaUjzkypQ2mUEVM36O2TxuC06KN8xyfbJwyem2dw3URve/op91XWHOEBLLqIOMfFG/UvLEczmEsUjavL" },
-          { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj2pabbQZBH/kKlL" },
+          {
+            type: "thinking",
+            thinking: "Tokyo is UTC+9.",
+            signature: "WaUjzkypQ2mUEVM36O2TxuC06KN8xyfbJwyem2dw3URve/op91XWHOEBLLqIOMfFG/UvLEczmEsUjavL",
+          },
+          {
+            type: "redacted_thinking",
+            data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj2pabbQZBH/kKlL",
+          },
           { type: "text", text: "It is 19:00 in Tokyo." },
         ]);
       },
@@ -279,7 +317,14 @@ const CASES: CorpusCase[] = [
     name: "Chat Completions: text, then the usage in a last chunk with no choices",
     provider: "openai",
     calls: [chatText],
-    expected: { status: "done", stop_reason: "end_turn", answers: [[text(TOKYO)]], deltas: [{ "0": TOKYO }], usage: { steps: 1, input_tokens: 48, output_tokens: 17, reasoning_tokens: 0 }, requests: 1 },
+    expected: {
+      status: "done",
+      stop_reason: "end_turn",
+      answers: [[text(TOKYO)]],
+      deltas: [{ "0": TOKYO }],
+      usage: { steps: 1, input_tokens: 48, output_tokens: 17, reasoning_tokens: 0 },
+      requests: 1,
+    },
   },
   {
     name: "Chat Completions: parallel tool calls, then the next request carries both calls and both results in order",
@@ -352,13 +397,27 @@ const CASES: CorpusCase[] = [
     name: "Azure OpenAI: prompt filter results first, then content_filter ends the run as a refusal",
     provider: "openai",
     calls: [azureFilter],
-    expected: { status: "done", stop_reason: "refusal", answers: [[text("Here is how")]], deltas: [{ "0": "Here is how" }], usage: { steps: 1, input_tokens: 30, output_tokens: 4 }, requests: 1 },
+    expected: {
+      status: "done",
+      stop_reason: "refusal",
+      answers: [[text("Here is how")]],
+      deltas: [{ "0": "Here is how" }],
+      usage: { steps: 1, input_tokens: 30, output_tokens: 4 },
+      requests: 1,
+    },
   },
   {
     name: "Chat Completions: an error object mid-stream is retried; nothing of the broken answer is saved or counted",
     provider: "openai",
     calls: [chatError, chatText],
-    expected: { status: "done", stop_reason: "end_turn", answers: [[text(TOKYO)]], deltas: [{ "0": TOKYO }], usage: { steps: 1, input_tokens: 48, output_tokens: 17 }, requests: 2 },
+    expected: {
+      status: "done",
+      stop_reason: "end_turn",
+      answers: [[text(TOKYO)]],
+      deltas: [{ "0": TOKYO }],
+      usage: { steps: 1, input_tokens: 48, output_tokens: 17 },
+      requests: 2,
+    },
   },
   {
     name: "Ollama: reasoning in delta.reasoning is kept as a thinking block and streamed as reasoning",

@@ -15,7 +15,13 @@ import { createAndStart, getSession, newTestSession, runState, skipBackoff, wait
 const INTERNAL = "connect ECONNREFUSED 10.1.2.3:443 (internal-llm-proxy.platform.lan)";
 const ACCOUNT_TEXT = "Your credit balance is too low; organization org-platform-42";
 
-const request: ModelRequest = { model: "m", system: null, messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }], tools: [], maxTokens: 10 };
+const request: ModelRequest = {
+  model: "m",
+  system: null,
+  messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+  tools: [],
+  maxTokens: 10,
+};
 
 type Make = (fetchImpl: typeof fetch) => ModelProvider;
 const PROVIDERS: { name: string; make: Make; prefix: string; streamError: (type: string) => string; contentType: string }[] = [
@@ -62,7 +68,9 @@ describe.each(PROVIDERS)("the $name provider's failures", ({ make, streamError, 
 
   it("name the status and error type of an HTTP error, never its text", async () => {
     const body = JSON.stringify({ error: { type: "invalid_request_error", message: ACCOUNT_TEXT } });
-    const { error, logged } = await failure(make(async () => new Response(body, { status: 400, headers: { "content-type": "application/json" } })));
+    const { error, logged } = await failure(
+      make(async () => new Response(body, { status: 400, headers: { "content-type": "application/json" } })),
+    );
     expect(error).toMatchObject({ message: "model provider answered 400 (invalid_request_error)", retryable: false, status: 400 });
     expect(logged).toContain("credit balance");
   });
@@ -74,7 +82,9 @@ describe.each(PROVIDERS)("the $name provider's failures", ({ make, streamError, 
   });
 
   it("keep a stream's error event text, and a type that is not an identifier, out of the error", async () => {
-    const { error } = await failure(make(async () => new Response(streamError(`overloaded ${INTERNAL}`), { status: 200, headers: { "content-type": contentType } })));
+    const { error } = await failure(
+      make(async () => new Response(streamError(`overloaded ${INTERNAL}`), { status: 200, headers: { "content-type": contentType } })),
+    );
     expect(error.message).not.toContain("internal-llm-proxy");
     expect(error.message).not.toContain("credit balance");
     expect(error.message).toMatch(/\berror\b/);

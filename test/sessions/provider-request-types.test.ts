@@ -24,7 +24,9 @@ import chatParallel from "../fixtures/provider-streams/chat/parallel-tool-calls.
 import deepseekReasoningTool from "../fixtures/provider-streams/chat/deepseek-reasoning-tool-call.sse?raw";
 
 const GET_TIME: ToolSpec[] = [{ type: "builtin", name: "get_time" }];
-const WEATHER: ToolSpec[] = [{ type: "client", name: "get_weather", description: "The weather at a place.", input_schema: { type: "object" } }];
+const WEATHER: ToolSpec[] = [
+  { type: "client", name: "get_weather", description: "The weather at a place.", input_schema: { type: "object" } },
+];
 
 /** The second call's request as the model step builds it: the task (cached), the tool call, its results. */
 function secondRequest(model: string, history: Message[], tools: ToolSpec[], reasoning: ReasoningSettings | null): ModelRequest {
@@ -46,7 +48,14 @@ function secondRequest(model: string, history: Message[], tools: ToolSpec[], rea
   };
 }
 
-async function sentAfterReplay(t: TestSession, provider: "anthropic" | "openai", calls: string[], tools: ToolSpec[], reasoning: ReasoningSettings | null, outputs?: Record<string, string>) {
+async function sentAfterReplay(
+  t: TestSession,
+  provider: "anthropic" | "openai",
+  calls: string[],
+  tools: ToolSpec[],
+  reasoning: ReasoningSettings | null,
+  outputs?: Record<string, string>,
+) {
   await replay(t, {
     name: "",
     provider,
@@ -73,7 +82,10 @@ describe("the next request, typed by the providers' SDKs", () => {
   it("DeepSeek, after reasoning_content and a tool call: a ChatCompletionCreateParamsStreaming, as sent", async () => {
     const t = newTestSession();
     const { sent, history } = await sentAfterReplay(t, "openai", [deepseekReasoningTool, chatText], GET_TIME, null);
-    const typed: ChatCompletionCreateParamsStreaming = { ...toChatRequest(secondRequest(t.model.key, history, GET_TIME, null), true), stream: true };
+    const typed: ChatCompletionCreateParamsStreaming = {
+      ...toChatRequest(secondRequest(t.model.key, history, GET_TIME, null), true),
+      stream: true,
+    };
     expect(sent).toEqual(typed);
   });
 
@@ -82,7 +94,10 @@ describe("the next request, typed by the providers' SDKs", () => {
     const reasoning = { effort: "medium" as const };
     const outputs = { call_8Q2vWmTkz1: "18°C", call_J7xR0bNf3y: "24°C" };
     const { sent, history } = await sentAfterReplay(t, "openai", [chatParallel, chatText], WEATHER, reasoning, outputs);
-    const typed: ChatCompletionCreateParamsStreaming = { ...toChatRequest(secondRequest(t.model.key, history, WEATHER, reasoning), true), stream: true };
+    const typed: ChatCompletionCreateParamsStreaming = {
+      ...toChatRequest(secondRequest(t.model.key, history, WEATHER, reasoning), true),
+      stream: true,
+    };
     expect(typed.reasoning_effort).toBe("medium");
     expect(sent).toEqual(typed);
   });

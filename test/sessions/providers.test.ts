@@ -24,15 +24,28 @@ const PROVIDERS = [
   { name: "OpenAI-compatible", prefix: "openai:" },
 ] as const;
 
-const webhook = (name: string, url: string, atMostOnce: boolean): ToolSpec => ({ type: "webhook", name, description: name, input_schema: { type: "object" }, url, at_most_once: atMostOnce });
+const webhook = (name: string, url: string, atMostOnce: boolean): ToolSpec => ({
+  type: "webhook",
+  name,
+  description: name,
+  input_schema: { type: "object" },
+  url,
+  at_most_once: atMostOnce,
+});
 
 /** The session's usage must be exactly the answered calls' usage: each answer once, a cut-off call never. */
 async function expectUsageOfAnsweredCalls(t: TestSession, steps: number): Promise<void> {
   const answered = (await t.model.requests()).filter((r) => r.answered_at !== undefined).length;
   const session = await getSession(t);
-  expect(session.usage).toEqual({ steps, input_tokens: 7 * answered, output_tokens: 3 * answered, cache_read_tokens: 20 * answered, cache_write_tokens: 0, subagents: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 } });
+  expect(session.usage).toEqual({
+    steps,
+    input_tokens: 7 * answered,
+    output_tokens: 3 * answered,
+    cache_read_tokens: 20 * answered,
+    cache_write_tokens: 0,
+    subagents: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
+  });
 }
-
 
 const kinds = (history: Message[]) => history.map((m) => `${m.role}:${m.content.map((b) => b.type).join("+")}`);
 
@@ -41,7 +54,10 @@ describe.each(PROVIDERS)("the loop on the $name provider", ({ prefix }) => {
 
   it("runs a tool round trip to done, with the same stored history and usage counted once per answer", async () => {
     const t = newTestSession();
-    await t.model.script({ reply: { content: [text("looking"), toolUse("call_1", "get_time")], usage: USAGE } }, { reply: { content: [text("it is noon")], usage: USAGE } });
+    await t.model.script(
+      { reply: { content: [text("looking"), toolUse("call_1", "get_time")], usage: USAGE } },
+      { reply: { content: [text("it is noon")], usage: USAGE } },
+    );
     await createAndStart(t, "what time is it?", { model: model(t), tools: [{ type: "builtin", name: "get_time" }] });
     expect(await waitForStatus(t, ["done", "failed"])).toMatchObject({ status: "done", stop_reason: "end_turn" });
     const history = await messages(t);
@@ -53,7 +69,10 @@ describe.each(PROVIDERS)("the loop on the $name provider", ({ prefix }) => {
 
   it("waits for approval, then runs the approved call", async () => {
     const t = newTestSession();
-    await t.model.script({ reply: { content: [toolUse("call_ok", "get_time")], usage: USAGE } }, { reply: { content: [text("approved and done")], usage: USAGE } });
+    await t.model.script(
+      { reply: { content: [toolUse("call_ok", "get_time")], usage: USAGE } },
+      { reply: { content: [text("approved and done")], usage: USAGE } },
+    );
     await createAndStart(t, "go", { model: model(t), tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
     await waitForStatus(t, ["waiting_approval"]);
     expect(await t.stub.approve("call_ok")).toMatchObject({ ok: true });
@@ -64,8 +83,14 @@ describe.each(PROVIDERS)("the loop on the $name provider", ({ prefix }) => {
 
   it("waits for a client tool's output and gives it to the model", async () => {
     const t = newTestSession();
-    await t.model.script({ reply: { content: [toolUse("call_ask", "ask_user", { q: "colour?" })], usage: USAGE } }, { reply: { content: [text("blue it is")], usage: USAGE } });
-    await createAndStart(t, "pick a colour", { model: model(t), tools: [{ type: "client", name: "ask_user", description: "asks", input_schema: { type: "object" } }] });
+    await t.model.script(
+      { reply: { content: [toolUse("call_ask", "ask_user", { q: "colour?" })], usage: USAGE } },
+      { reply: { content: [text("blue it is")], usage: USAGE } },
+    );
+    await createAndStart(t, "pick a colour", {
+      model: model(t),
+      tools: [{ type: "client", name: "ask_user", description: "asks", input_schema: { type: "object" } }],
+    });
     await waitForStatus(t, ["waiting_tool_output"]);
     expect(await t.stub.submitToolOutput("call_ask", "blue", false)).toMatchObject({ ok: true });
     expect(await waitForStatus(t, ["done", "failed"])).toMatchObject({ status: "done" });
@@ -79,7 +104,10 @@ describe.each(PROVIDERS)("the loop on the $name provider", ({ prefix }) => {
     const again = mockHook(uniqueKey("again"));
     await once.script({ hold: true });
     await again.script({ hold: true }, { status: 200, body: { output: "second try" } });
-    await t.model.script({ reply: { content: [toolUse("call_once", "once"), toolUse("call_again", "again")], usage: USAGE } }, { reply: { content: [text("both settled")], usage: USAGE } });
+    await t.model.script(
+      { reply: { content: [toolUse("call_once", "once"), toolUse("call_again", "again")], usage: USAGE } },
+      { reply: { content: [text("both settled")], usage: USAGE } },
+    );
     await createAndStart(t, "two calls", { model: model(t), tools: [webhook("once", once.url, true), webhook("again", again.url, false)] });
     await once.waitForRequests(1);
     await abortAllDurableObjects();
@@ -131,7 +159,9 @@ describe.each(PROVIDERS)("the loop on the $name provider", ({ prefix }) => {
     await expectUsageOfAnsweredCalls(t, steps);
     // One stored summary per answered summary call; each later one extends the one before.
     const answered = summaries.filter((r) => r.answered_at !== undefined);
-    const saved = await runInDurableObject(t.stub, (_instance, state) => state.storage.sql.exec("SELECT first_seq, last_seq FROM summaries ORDER BY id").toArray());
+    const saved = await runInDurableObject(t.stub, (_instance, state) =>
+      state.storage.sql.exec("SELECT first_seq, last_seq FROM summaries ORDER BY id").toArray(),
+    );
     expect(saved).toHaveLength(answered.length);
     expect(new Set(saved.map((row) => row.first_seq)).size).toBe(1);
     for (const request of answered.slice(1)) expect(JSON.stringify(request.body)).toContain("The summary so far");

@@ -12,7 +12,13 @@ describe("reports to the tenant index", () => {
     await createAndStart(t, "hello");
     await waitForStatus(t, ["done"]);
     const summary = await tenantIndexStub(env, t.tenantId).getSessionSummary(t.tenantId, t.sessionId);
-    expect(summary).toMatchObject({ id: t.sessionId, created_by: "user-1", status: "done", stop_reason: "end_turn", usage: { steps: 1, input_tokens: 11, output_tokens: 4 } });
+    expect(summary).toMatchObject({
+      id: t.sessionId,
+      created_by: "user-1",
+      status: "done",
+      stop_reason: "end_turn",
+      usage: { steps: 1, input_tokens: 11, output_tokens: 4 },
+    });
     const run = await runState(t);
     expect(run.reported_revision).toBe(run.revision);
   });

@@ -16,7 +16,11 @@ describe("resolveSessionLimits", () => {
   });
 
   it("refuses every value above the tenant's, naming each field", () => {
-    const result = resolveSessionLimits(tenant, { max_steps_per_run: 11, max_tokens_per_call: tenant.max_tokens_per_call + 1, max_tokens_per_session: 1 });
+    const result = resolveSessionLimits(tenant, {
+      max_steps_per_run: 11,
+      max_tokens_per_call: tenant.max_tokens_per_call + 1,
+      max_tokens_per_session: 1,
+    });
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.errors.map((e) => e.path)).toEqual(["body.limits.max_steps_per_run", "body.limits.max_tokens_per_call"]);
@@ -32,7 +36,10 @@ describe("resolveSessionLimits", () => {
 
   it("lets any number lower an unlimited daily budget", () => {
     const unlimited: Limits = { ...tenant, max_tokens_per_day: null };
-    expect(resolveSessionLimits(unlimited, { max_tokens_per_day: 9_999_999 })).toEqual({ ok: true, limits: { ...unlimited, max_tokens_per_day: 9_999_999 } });
+    expect(resolveSessionLimits(unlimited, { max_tokens_per_day: 9_999_999 })).toEqual({
+      ok: true,
+      limits: { ...unlimited, max_tokens_per_day: 9_999_999 },
+    });
     expect(resolveSessionLimits(unlimited, { max_tokens_per_day: null })).toEqual({ ok: true, limits: unlimited });
   });
 

@@ -21,15 +21,29 @@ afterEach(() => vi.restoreAllMocks());
 describe("the run's log lines", () => {
   it("writes one JSON line at the start, at each retry and at the end, with tenant, session, step, duration and outcome", async () => {
     const t = newTestSession();
-    await t.model.script({ status: 503, headers: { "retry-after": "0" }, body: { error: { type: "overloaded_error", message: "busy" } } }, { reply: { content: [text("hi")] } });
+    await t.model.script(
+      { status: 503, headers: { "retry-after": "0" }, body: { error: { type: "overloaded_error", message: "busy" } } },
+      { reply: { content: [text("hi")] } },
+    );
     const lines = captureLines(t.sessionId);
     await createAndStart(t, "hello");
     await waitForStatus(t, ["done"], 15_000);
     const events = lines().map((line) => line.event);
-    expect(events.filter((e) => e === "run_started" || e === "unit_retry" || e === "run_ended")).toEqual(["run_started", "unit_retry", "run_ended"]);
+    expect(events.filter((e) => e === "run_started" || e === "unit_retry" || e === "run_ended")).toEqual([
+      "run_started",
+      "unit_retry",
+      "run_ended",
+    ]);
     const byEvent = Object.fromEntries(lines().map((line) => [line.event, line]));
     expect(byEvent.run_started).toMatchObject({ level: "info", tenant_id: t.tenantId, session_id: t.sessionId });
-    expect(byEvent.unit_retry).toMatchObject({ level: "warn", tenant_id: t.tenantId, unit: "model", step: 1, outcome: "retry", attempts: 1 });
+    expect(byEvent.unit_retry).toMatchObject({
+      level: "warn",
+      tenant_id: t.tenantId,
+      unit: "model",
+      step: 1,
+      outcome: "retry",
+      attempts: 1,
+    });
     expect(byEvent.unit_retry!.duration_ms).toEqual(expect.any(Number));
     expect(byEvent.run_ended).toMatchObject({ level: "info", tenant_id: t.tenantId, status: "done", stop_reason: "end_turn", steps: 1 });
     expect(byEvent.run_ended!.duration_ms).toBeGreaterThanOrEqual(0);

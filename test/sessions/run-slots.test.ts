@@ -31,13 +31,76 @@ function slots(claim: SlotClaim, exists = true) {
 
 describe("RunSlots.claimChecked", () => {
   it.each([
-    { needed: false, claim: "ok", refusal: null, exists: true, want: { ok: true, slot: "ok" }, claims: 0, releases: 0, why: "no slot needed: nothing asked" },
-    { needed: true, claim: "ok", refusal: null, exists: true, want: { ok: true, slot: "ok" }, claims: 1, releases: 0, why: "claimed and still wanted: kept" },
-    { needed: true, claim: "busy", refusal: null, exists: true, want: { ok: true, slot: "busy" }, claims: 1, releases: 0, why: "none free: the change goes on queued" },
-    { needed: true, claim: "ok", refusal: "moved", exists: true, want: { ok: false, refusal: "moved" }, claims: 1, releases: 1, why: "claimed for a change that no longer stands: given back" },
-    { needed: true, claim: "busy", refusal: "moved", exists: true, want: { ok: false, refusal: "moved" }, claims: 1, releases: 0, why: "refused with no slot claimed: nothing to give back" },
-    { needed: true, claim: "ok", refusal: null, exists: false, want: { ok: false, refusal: "gone" }, claims: 1, releases: 1, why: "erased during the claim: given back" },
-    { needed: false, claim: "ok", refusal: "moved", exists: true, want: { ok: false, refusal: "moved" }, claims: 0, releases: 0, why: "no slot was needed: none given back" },
+    {
+      needed: false,
+      claim: "ok",
+      refusal: null,
+      exists: true,
+      want: { ok: true, slot: "ok" },
+      claims: 0,
+      releases: 0,
+      why: "no slot needed: nothing asked",
+    },
+    {
+      needed: true,
+      claim: "ok",
+      refusal: null,
+      exists: true,
+      want: { ok: true, slot: "ok" },
+      claims: 1,
+      releases: 0,
+      why: "claimed and still wanted: kept",
+    },
+    {
+      needed: true,
+      claim: "busy",
+      refusal: null,
+      exists: true,
+      want: { ok: true, slot: "busy" },
+      claims: 1,
+      releases: 0,
+      why: "none free: the change goes on queued",
+    },
+    {
+      needed: true,
+      claim: "ok",
+      refusal: "moved",
+      exists: true,
+      want: { ok: false, refusal: "moved" },
+      claims: 1,
+      releases: 1,
+      why: "claimed for a change that no longer stands: given back",
+    },
+    {
+      needed: true,
+      claim: "busy",
+      refusal: "moved",
+      exists: true,
+      want: { ok: false, refusal: "moved" },
+      claims: 1,
+      releases: 0,
+      why: "refused with no slot claimed: nothing to give back",
+    },
+    {
+      needed: true,
+      claim: "ok",
+      refusal: null,
+      exists: false,
+      want: { ok: false, refusal: "gone" },
+      claims: 1,
+      releases: 1,
+      why: "erased during the claim: given back",
+    },
+    {
+      needed: false,
+      claim: "ok",
+      refusal: "moved",
+      exists: true,
+      want: { ok: false, refusal: "moved" },
+      claims: 0,
+      releases: 0,
+      why: "no slot was needed: none given back",
+    },
   ] as const)("$why", async ({ needed, claim, refusal, exists, want, claims, releases }) => {
     const { helper, calls } = slots(claim, exists);
     expect(await helper.claimChecked(needed, () => refusal)).toEqual(want);
@@ -53,7 +116,13 @@ describe("every run-slot claim", () => {
     const t = newTestSession();
     const toolUse = (id: string) => ({ type: "tool_use", id, name: "get_time", input: {} });
     const done = { reply: { content: [{ type: "text", text: "done" }] } };
-    await t.model.script({ reply: { content: [toolUse("toolu_1")] } }, { reply: { content: [toolUse("toolu_2")] } }, { reply: { content: [toolUse("toolu_3")] } }, done, done);
+    await t.model.script(
+      { reply: { content: [toolUse("toolu_1")] } },
+      { reply: { content: [toolUse("toolu_2")] } },
+      { reply: { content: [toolUse("toolu_3")] } },
+      done,
+      done,
+    );
     await createAndStart(t, "go", { tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
     await waitForStatus(t, ["waiting_approval"]);
     // An approval that lets the run go on needs a slot again.

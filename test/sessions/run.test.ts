@@ -2,7 +2,16 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { CANCELLED_BEFORE_RESULT } from "../../src/sessions/object/session-object";
 import type { RunState } from "../../src/sessions/object/store/store";
-import { alarmAt, createAndStart, getSession, messages, newTestSession, sessionInit, toolCalls, waitForStatus } from "../support/agent-session";
+import {
+  alarmAt,
+  createAndStart,
+  getSession,
+  messages,
+  newTestSession,
+  sessionInit,
+  toolCalls,
+  waitForStatus,
+} from "../support/agent-session";
 
 const toolUse = (id: string, name = "get_time", input: unknown = {}) => ({ type: "tool_use", id, name, input });
 const text = (t: string) => ({ type: "text", text: t });
@@ -14,12 +23,21 @@ describe("a run", () => {
     await createAndStart(t, "what time is it?", { tools: [{ type: "builtin", name: "get_time" }] });
     const done = await waitForStatus(t, ["done", "failed"]);
     expect(done).toMatchObject({ status: "done", stop_reason: "end_turn", error: null });
-    expect(done.usage).toEqual({ steps: 2, input_tokens: 20, output_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0, subagents: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 } });
+    expect(done.usage).toEqual({
+      steps: 2,
+      input_tokens: 20,
+      output_tokens: 10,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      subagents: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
+    });
 
     const history = await messages(t);
     expect(history.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
     expect(history.map((m) => m.seq)).toEqual([...history.map((m) => m.seq)].sort((a, b) => a - b));
-    expect(history[2]!.content).toEqual([{ type: "tool_result", tool_use_id: "toolu_1", content: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }]);
+    expect(history[2]!.content).toEqual([
+      { type: "tool_result", tool_use_id: "toolu_1", content: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+    ]);
     expect(history[3]!.content).toEqual([text("it is noon")]);
 
     const calls = await toolCalls(t);
@@ -134,7 +152,13 @@ describe("a run", () => {
 
   it("answers not found for a session that was never created, and stores nothing", async () => {
     const t = newTestSession();
-    for (const result of [await t.stub.get(), await t.stub.start("hi"), await t.stub.cancel(), await t.stub.approve("x"), await t.stub.listMessages(0, 10)]) {
+    for (const result of [
+      await t.stub.get(),
+      await t.stub.start("hi"),
+      await t.stub.cancel(),
+      await t.stub.approve("x"),
+      await t.stub.listMessages(0, 10),
+    ]) {
       expect(result).toEqual({ ok: false, reason: "session_not_found" });
     }
     const response = await t.stub.fetch("http://agent/");
@@ -142,16 +166,29 @@ describe("a run", () => {
     await runInDurableObject(t.stub, async (_instance, state) => {
       expect([...state.storage.kv.list()]).toEqual([]);
       expect(await state.storage.getAlarm()).toBeNull();
-      const tables = state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").toArray();
+      const tables = state.storage.sql
+        .exec("SELECT name FROM sqlite_master WHERE name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+        .toArray();
       expect(tables).toEqual([]);
     });
   });
 
   it("rejects unknown built-in tools and duplicate names at create", async () => {
     const t = newTestSession();
-    expect(await t.stub.create(sessionInit(t, { tools: [{ type: "builtin", name: "rm_rf" }] }), null)).toMatchObject({ ok: false, reason: "invalid" });
+    expect(await t.stub.create(sessionInit(t, { tools: [{ type: "builtin", name: "rm_rf" }] }), null)).toMatchObject({
+      ok: false,
+      reason: "invalid",
+    });
     expect(
-      await t.stub.create(sessionInit(t, { tools: [{ type: "builtin", name: "get_time" }, { type: "builtin", name: "get_time" }] }), null),
+      await t.stub.create(
+        sessionInit(t, {
+          tools: [
+            { type: "builtin", name: "get_time" },
+            { type: "builtin", name: "get_time" },
+          ],
+        }),
+        null,
+      ),
     ).toMatchObject({ ok: false, reason: "invalid" });
     expect(await t.stub.create(sessionInit(t), "   ")).toMatchObject({ ok: false, reason: "invalid" });
     expect(await t.stub.get()).toEqual({ ok: false, reason: "session_not_found" });
@@ -171,7 +208,10 @@ async function waitFor<T>(probe: () => Promise<T | null>, timeoutMs = 5000): Pro
 describe("answers that cannot be kept as they are", () => {
   it("keeps no empty assistant turn, so the next run is not refused", async () => {
     const t = newTestSession();
-    await t.model.script({ reply: { content: [{ type: "text", text: "" }], usage: { input_tokens: 5, output_tokens: 0 } } }, { reply: { content: [text("second")] } });
+    await t.model.script(
+      { reply: { content: [{ type: "text", text: "" }], usage: { input_tokens: 5, output_tokens: 0 } } },
+      { reply: { content: [text("second")] } },
+    );
     await createAndStart(t, "first");
     expect(await waitForStatus(t, ["done", "failed"])).toMatchObject({ status: "done", usage: { steps: 1, input_tokens: 5 } });
     await t.stub.start("again");

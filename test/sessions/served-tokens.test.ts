@@ -30,7 +30,14 @@ describe("tokens of discarded answers", () => {
     expect(await waitForStatus(t, ["done", "failed"])).toMatchObject({ status: "done", stop_reason: "end_turn" });
     expect((await messages(t)).map((m) => m.content)).toEqual([[text("time?")], [text("noon")]]);
     expect(await t.model.requests()).toHaveLength(2);
-    expect((await getSession(t)).usage).toEqual({ steps: 1, input_tokens: 81, output_tokens: 34, cache_read_tokens: 0, cache_write_tokens: 0, subagents: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 } });
+    expect((await getSession(t)).usage).toEqual({
+      steps: 1,
+      input_tokens: 81,
+      output_tokens: 34,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      subagents: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
+    });
   });
 
   it("counts an answer that came back after its unit went stale, though it is not saved", async () => {
@@ -52,17 +59,41 @@ describe("tokens of discarded answers", () => {
     const requests = await t.model.requests();
     expect(requests).toHaveLength(2);
     expect(requests[0]!.answered_at).toBeDefined();
-    expect((await getSession(t)).usage).toEqual({ steps: 1, input_tokens: 110, output_tokens: 55, cache_read_tokens: 0, cache_write_tokens: 0, subagents: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 } });
+    expect((await getSession(t)).usage).toEqual({
+      steps: 1,
+      input_tokens: 110,
+      output_tokens: 55,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      subagents: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
+    });
   });
 
   it("counts an answer that failed the output schema, and the corrected one", async () => {
     const t = newTestSession();
     await t.model.script(
-      { reply: { content: [{ type: "tool_use", id: "toolu_bad", name: "respond", input: { total: "many" } }], usage: { input_tokens: 20, output_tokens: 8 } } },
-      { reply: { content: [{ type: "tool_use", id: "toolu_good", name: "respond", input: { total: 3 } }], usage: { input_tokens: 30, output_tokens: 6 } } },
+      {
+        reply: {
+          content: [{ type: "tool_use", id: "toolu_bad", name: "respond", input: { total: "many" } }],
+          usage: { input_tokens: 20, output_tokens: 8 },
+        },
+      },
+      {
+        reply: {
+          content: [{ type: "tool_use", id: "toolu_good", name: "respond", input: { total: 3 } }],
+          usage: { input_tokens: 30, output_tokens: 6 },
+        },
+      },
     );
     await createAndStart(t, "count", { output_schema: { type: "object", properties: { total: { type: "number" } }, required: ["total"] } });
     expect(await waitForStatus(t, ["done", "failed"])).toMatchObject({ status: "done", output: { total: 3 } });
-    expect((await getSession(t)).usage).toEqual({ steps: 2, input_tokens: 50, output_tokens: 14, cache_read_tokens: 0, cache_write_tokens: 0, subagents: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 } });
+    expect((await getSession(t)).usage).toEqual({
+      steps: 2,
+      input_tokens: 50,
+      output_tokens: 14,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      subagents: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
+    });
   });
 });

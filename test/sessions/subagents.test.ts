@@ -37,12 +37,32 @@ describe("childResult", () => {
   it.each([
     ["a child still running", { ...base, status: "running" }, "x", null],
     ["done, free text", { ...base, status: "done", stop_reason: "end_turn" }, "the answer", { output: "the answer", is_error: false }],
-    ["done at a limit, its last text", { ...base, status: "done", stop_reason: "step_limit" }, "so far", { output: "so far", is_error: false }],
-    ["done with an output", { ...base, status: "done", hasSchema: true, output: { total: 3 } }, "ignored", { output: '{"total":3}', is_error: false }],
+    [
+      "done at a limit, its last text",
+      { ...base, status: "done", stop_reason: "step_limit" },
+      "so far",
+      { output: "so far", is_error: false },
+    ],
+    [
+      "done with an output",
+      { ...base, status: "done", hasSchema: true, output: { total: 3 } },
+      "ignored",
+      { output: '{"total":3}', is_error: false },
+    ],
     ["done with a schema but no output", { ...base, status: "done", hasSchema: true }, "text", { output: "text", is_error: false }],
     ["done with no text", { ...base, status: "done" }, "", { output: "(the agent answered with no text)", is_error: false }],
-    ["failed", { ...base, status: "failed", stop_reason: "model_error", error: "model provider answered 500" }, "", { output: "the agent's session failed (model_error): model provider answered 500", is_error: true }],
-    ["cancelled", { ...base, status: "cancelled", stop_reason: "cancelled" }, "partial", { output: "the agent's session was cancelled", is_error: true }],
+    [
+      "failed",
+      { ...base, status: "failed", stop_reason: "model_error", error: "model provider answered 500" },
+      "",
+      { output: "the agent's session failed (model_error): model provider answered 500", is_error: true },
+    ],
+    [
+      "cancelled",
+      { ...base, status: "cancelled", stop_reason: "cancelled" },
+      "partial",
+      { output: "the agent's session was cancelled", is_error: true },
+    ],
   ] as const)("%s", (_name, child, text, expected) => {
     expect(childResult(child, text)).toEqual(expected);
   });
@@ -53,18 +73,44 @@ describe("childResult", () => {
       finalText([
         { seq: 1, role: "user", content: [{ type: "text", text: "q" }], created_at: at },
         { seq: 2, role: "assistant", content: [{ type: "text", text: "first" }], created_at: at },
-        { seq: 3, role: "assistant", content: [{ type: "text", text: "a" }, { type: "tool_use", id: "t", name: "n", input: {} }, { type: "text", text: "b" }], created_at: at },
+        {
+          seq: 3,
+          role: "assistant",
+          content: [
+            { type: "text", text: "a" },
+            { type: "tool_use", id: "t", name: "n", input: {} },
+            { type: "text", text: "b" },
+          ],
+          created_at: at,
+        },
       ]),
     ).toBe("a\nb");
   });
 });
 
 describe("parseChildReport", () => {
-  const good = { tool_call_id: "toolu_1", session_id: "ses_x", status: "done", stop_reason: "end_turn", revision: 4, usage: { ...EMPTY_USAGE }, result: { output: "ok", is_error: false } };
+  const good = {
+    tool_call_id: "toolu_1",
+    session_id: "ses_x",
+    status: "done",
+    stop_reason: "end_turn",
+    revision: 4,
+    usage: { ...EMPTY_USAGE },
+    result: { output: "ok", is_error: false },
+  };
   it("accepts a report and refuses anything malformed", () => {
     expect(parseChildReport(good)).toEqual(good);
     expect(parseChildReport({ ...good, result: null })).not.toBeNull();
-    for (const bad of [null, "x", { ...good, status: "nope" }, { ...good, stop_reason: "nope" }, { ...good, revision: 1.5 }, { ...good, usage: { ...EMPTY_USAGE, steps: -1 } }, { ...good, result: { output: 1, is_error: false } }, { ...good, tool_call_id: 3 }]) {
+    for (const bad of [
+      null,
+      "x",
+      { ...good, status: "nope" },
+      { ...good, stop_reason: "nope" },
+      { ...good, revision: 1.5 },
+      { ...good, usage: { ...EMPTY_USAGE, steps: -1 } },
+      { ...good, result: { output: 1, is_error: false } },
+      { ...good, tool_call_id: 3 },
+    ]) {
       expect(parseChildReport(bad), JSON.stringify(bad)).toBeNull();
     }
   });
@@ -74,8 +120,24 @@ describe("open calls that wait for children", () => {
   it.each([
     ["a running call whose child runs", [{ id: "a", status: "running" }], ["a"], "waiting_subagents"],
     ["a running call with no child yet", [{ id: "a", status: "running" }], [], "runnable"],
-    ["a child and a pending call", [{ id: "a", status: "running" }, { id: "b", status: "pending" }], ["a"], "runnable"],
-    ["a child and a call waiting for approval", [{ id: "a", status: "running" }, { id: "b", status: "waiting_approval" }], ["a"], "waiting_approval"],
+    [
+      "a child and a pending call",
+      [
+        { id: "a", status: "running" },
+        { id: "b", status: "pending" },
+      ],
+      ["a"],
+      "runnable",
+    ],
+    [
+      "a child and a call waiting for approval",
+      [
+        { id: "a", status: "running" },
+        { id: "b", status: "waiting_approval" },
+      ],
+      ["a"],
+      "waiting_approval",
+    ],
     ["a child's call answered", [{ id: "a", status: "done" }], [], "complete"],
   ] as const)("%s", (_name, open, children, state) => {
     expect(openCallsState(open, new Set(children))).toBe(state);
@@ -95,7 +157,13 @@ describe("open calls that wait for children", () => {
       created_at: "",
       ...over,
     });
-    const rows = [row({}), row({ tool_call_id: "b" }), row({ tool_call_id: "c", status: "done" }), row({ tool_call_id: "d", cancel_sent: true }), row({ tool_call_id: "e", started: false })];
+    const rows = [
+      row({}),
+      row({ tool_call_id: "b" }),
+      row({ tool_call_id: "c", status: "done" }),
+      row({ tool_call_id: "d", cancel_sent: true }),
+      row({ tool_call_id: "e", started: false }),
+    ];
     expect(watchedChildren(rows, new Set(["a"])).map((r) => r.tool_call_id)).toEqual(["a"]);
     expect(orphanedChildren(rows, new Set(["a"])).map((r) => r.tool_call_id)).toEqual(["b", "e"]);
   });

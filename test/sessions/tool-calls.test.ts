@@ -17,7 +17,9 @@ function webhook(name: string, url: string, extra: Partial<Extract<ToolSpec, { t
 /** The tool_result blocks the model was sent in its last request. */
 async function lastToolResults(t: ReturnType<typeof newTestSession>) {
   const requests = await t.model.requests();
-  const body = requests.at(-1)!.body as { messages: { content: { type: string; tool_use_id?: string; content?: string; is_error?: boolean }[] }[] };
+  const body = requests.at(-1)!.body as {
+    messages: { content: { type: string; tool_use_id?: string; content?: string; is_error?: boolean }[] }[];
+  };
   return body.messages.at(-1)!.content.filter((b) => b.type === "tool_result");
 }
 
@@ -26,7 +28,10 @@ describe("tool calls after a restart", () => {
     const t = newTestSession();
     const hook = mockHook(uniqueKey("charge"));
     await hook.script({ hold: true });
-    await t.model.script({ reply: { content: [toolUse("toolu_charge", "charge", { amount: 5 })] } }, { reply: { content: [text("charged?")] } });
+    await t.model.script(
+      { reply: { content: [toolUse("toolu_charge", "charge", { amount: 5 })] } },
+      { reply: { content: [text("charged?")] } },
+    );
     await createAndStart(t, "charge me", { tools: [webhook("charge", hook.url, { at_most_once: true })] });
     await hook.waitForRequests(1);
     expect((await toolCalls(t))[0]!.status).toBe("running");
@@ -37,7 +42,9 @@ describe("tool calls after a restart", () => {
     expect(done.status).toBe("done");
     expect(await hook.requests()).toHaveLength(1);
     expect((await toolCalls(t))[0]).toMatchObject({ status: "error", output: INTERRUPTED_BY_RESTART, is_error: true });
-    expect(await lastToolResults(t)).toEqual([{ type: "tool_result", tool_use_id: "toolu_charge", content: INTERRUPTED_BY_RESTART, is_error: true }]);
+    expect(await lastToolResults(t)).toEqual([
+      { type: "tool_result", tool_use_id: "toolu_charge", content: INTERRUPTED_BY_RESTART, is_error: true },
+    ]);
   });
 
   it("runs an idempotent call again after a restart, with the same idempotency key", async () => {
@@ -57,7 +64,15 @@ describe("tool calls after a restart", () => {
     expect(calls).toHaveLength(2);
     const key = `${t.sessionId}:toolu_lookup`;
     expect(calls.map((c) => c.headers["idempotency-key"])).toEqual([key, key]);
-    expect(calls[1]!.body).toEqual({ tenant_id: t.tenantId, session_id: t.sessionId, created_by: "user-1", tool_call_id: "toolu_lookup", name: "lookup", url: hook.url, input: { q: "x" } });
+    expect(calls[1]!.body).toEqual({
+      tenant_id: t.tenantId,
+      session_id: t.sessionId,
+      created_by: "user-1",
+      tool_call_id: "toolu_lookup",
+      name: "lookup",
+      url: hook.url,
+      input: { q: "x" },
+    });
     expect((await toolCalls(t))[0]).toMatchObject({ status: "done", output: "found it" });
   });
 
@@ -88,7 +103,10 @@ describe("tool calls after a restart", () => {
     const first = mockHook(uniqueKey("first"));
     const second = mockHook(uniqueKey("second"));
     await second.script({ hold: true }, { status: 200, body: { output: "second ok" } });
-    await t.model.script({ reply: { content: [toolUse("toolu_1", "first"), toolUse("toolu_2", "second")] } }, { reply: { content: [text("both")] } });
+    await t.model.script(
+      { reply: { content: [toolUse("toolu_1", "first"), toolUse("toolu_2", "second")] } },
+      { reply: { content: [text("both")] } },
+    );
     await createAndStart(t, "two calls", { tools: [webhook("first", first.url), webhook("second", second.url)] });
     await second.waitForRequests(1);
     await abortAllDurableObjects();
@@ -144,7 +162,10 @@ describe("tool outputs and errors", () => {
     const strict = webhook("strict", hook.url, {
       input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"], additionalProperties: false },
     });
-    await t.model.script({ reply: { content: [toolUse("toolu_bad", "strict", { n: "seven" }), toolUse("toolu_ghost", "ghost")] } }, { reply: { content: [text("sorry")] } });
+    await t.model.script(
+      { reply: { content: [toolUse("toolu_bad", "strict", { n: "seven" }), toolUse("toolu_ghost", "ghost")] } },
+      { reply: { content: [text("sorry")] } },
+    );
     await createAndStart(t, "bad input", { tools: [strict] });
     expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
     expect(await hook.requests()).toHaveLength(0);
@@ -174,7 +195,11 @@ describe("tool outputs and errors", () => {
     await createAndStart(t, "go", { tools: [webhook("once", hook.url, { at_most_once: true })] });
     await waitForStatus(t, ["done", "failed"]);
     expect(await hook.requests()).toHaveLength(1);
-    expect((await toolCalls(t))[0]).toMatchObject({ status: "error", is_error: true, output: expect.stringContaining("webhook answered 503") });
+    expect((await toolCalls(t))[0]).toMatchObject({
+      status: "error",
+      is_error: true,
+      output: expect.stringContaining("webhook answered 503"),
+    });
   });
 
   it("gives a 4xx webhook answer to the model as an error, without retrying", async () => {
@@ -198,11 +223,19 @@ describe("approval and client tools", () => {
     await waitForStatus(t, ["waiting_approval"]);
     expect(await alarmAt(t)).toBeNull();
     expect(await hook.requests()).toHaveLength(0);
-    expect(await t.stub.submitToolOutput("toolu_deploy", "x", false)).toMatchObject({ ok: false, reason: "tool_call_not_waiting", expected: "waiting_tool_output" });
+    expect(await t.stub.submitToolOutput("toolu_deploy", "x", false)).toMatchObject({
+      ok: false,
+      reason: "tool_call_not_waiting",
+      expected: "waiting_tool_output",
+    });
     expect(await t.stub.approve("toolu_nope")).toEqual({ ok: false, reason: "tool_call_not_found" });
 
     expect(await t.stub.approve("toolu_deploy")).toMatchObject({ ok: true });
-    expect(await t.stub.approve("toolu_deploy")).toMatchObject({ ok: false, reason: "tool_call_not_waiting", expected: "waiting_approval" });
+    expect(await t.stub.approve("toolu_deploy")).toMatchObject({
+      ok: false,
+      reason: "tool_call_not_waiting",
+      expected: "waiting_approval",
+    });
     await waitForStatus(t, ["done"]);
     expect(await hook.requests()).toHaveLength(1);
   });
@@ -210,8 +243,13 @@ describe("approval and client tools", () => {
   it("gives a denial with its reason to the model as an error result", async () => {
     const t = newTestSession();
     const hook = mockHook(uniqueKey("delete"));
-    await t.model.script({ reply: { content: [toolUse("toolu_del", "delete_all"), toolUse("toolu_time", "get_time")] } }, { reply: { content: [text("understood")] } });
-    await createAndStart(t, "clean up", { tools: [webhook("delete_all", hook.url, { requires_approval: true }), { type: "builtin", name: "get_time" }] });
+    await t.model.script(
+      { reply: { content: [toolUse("toolu_del", "delete_all"), toolUse("toolu_time", "get_time")] } },
+      { reply: { content: [text("understood")] } },
+    );
+    await createAndStart(t, "clean up", {
+      tools: [webhook("delete_all", hook.url, { requires_approval: true }), { type: "builtin", name: "get_time" }],
+    });
     await waitForStatus(t, ["waiting_approval"]);
     // The call that needs no approval already ran.
     expect((await toolCalls(t)).find((c) => c.id === "toolu_time")!.status).toBe("done");
@@ -226,11 +264,17 @@ describe("approval and client tools", () => {
   it("collects every client tool output before the next model call", async () => {
     const t = newTestSession();
     const client = (name: string): ToolSpec => ({ type: "client", name, description: name, input_schema: anyObject });
-    await t.model.script({ reply: { content: [toolUse("toolu_c1", "pick_file"), toolUse("toolu_c2", "confirm")] } }, { reply: { content: [text("thanks")] } });
+    await t.model.script(
+      { reply: { content: [toolUse("toolu_c1", "pick_file"), toolUse("toolu_c2", "confirm")] } },
+      { reply: { content: [text("thanks")] } },
+    );
     await createAndStart(t, "use the client", { tools: [client("pick_file"), client("confirm")] });
     await waitForStatus(t, ["waiting_tool_output"]);
     expect(await alarmAt(t)).toBeNull();
-    expect(await t.stub.submitToolOutput("toolu_c1", "report.pdf", false)).toMatchObject({ ok: true, value: { status: "waiting_tool_output" } });
+    expect(await t.stub.submitToolOutput("toolu_c1", "report.pdf", false)).toMatchObject({
+      ok: true,
+      value: { status: "waiting_tool_output" },
+    });
     expect(await t.model.requests()).toHaveLength(1);
     expect(await t.stub.submitToolOutput("toolu_c2", "user said no", true)).toMatchObject({ ok: true, value: { status: "running" } });
     await waitForStatus(t, ["done"]);
@@ -244,7 +288,9 @@ describe("approval and client tools", () => {
   it("asks for approval first, then the output, for a client tool that needs both", async () => {
     const t = newTestSession();
     await t.model.script({ reply: { content: [toolUse("toolu_pay", "pay")] } }, { reply: { content: [text("paid")] } });
-    await createAndStart(t, "pay", { tools: [{ type: "client", name: "pay", description: "pay", input_schema: anyObject, requires_approval: true }] });
+    await createAndStart(t, "pay", {
+      tools: [{ type: "client", name: "pay", description: "pay", input_schema: anyObject, requires_approval: true }],
+    });
     await waitForStatus(t, ["waiting_approval"]);
     expect(await t.stub.approve("toolu_pay")).toMatchObject({ ok: true, value: { status: "waiting_tool_output" } });
     await t.stub.submitToolOutput("toolu_pay", "receipt 42", false);
@@ -286,8 +332,13 @@ describe("a tool whose schema cannot be used", () => {
   it("never runs a pattern stored before RE2 was required (a lookahead), and says why", async () => {
     const t = newTestSession();
     const hook = mockHook(uniqueKey("legacy-schema"));
-    const legacy = webhook("legacy", hook.url, { input_schema: { type: "object", properties: { q: { type: "string", pattern: "^(?=a)(a+)+$" } } } });
-    await t.model.script({ reply: { content: [toolUse("toolu_legacy", "legacy", { q: "a".repeat(40) + "!" })] } }, { reply: { content: [text("ok")] } });
+    const legacy = webhook("legacy", hook.url, {
+      input_schema: { type: "object", properties: { q: { type: "string", pattern: "^(?=a)(a+)+$" } } },
+    });
+    await t.model.script(
+      { reply: { content: [toolUse("toolu_legacy", "legacy", { q: "a".repeat(40) + "!" })] } },
+      { reply: { content: [text("ok")] } },
+    );
     await createAndStart(t, "go", { tools: [legacy] });
     expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
     expect(await hook.requests()).toHaveLength(0);
@@ -299,13 +350,21 @@ describe("a catastrophic pattern with a crafted input", () => {
   it("answers the model at once that the input does not match, and the run goes on", async () => {
     const t = newTestSession();
     const hook = mockHook(uniqueKey("evil-schema"));
-    const evil = webhook("evil", hook.url, { input_schema: { type: "object", properties: { q: { type: "string", pattern: "^(a+)+$" } }, required: ["q"] } });
+    const evil = webhook("evil", hook.url, {
+      input_schema: { type: "object", properties: { q: { type: "string", pattern: "^(a+)+$" } }, required: ["q"] },
+    });
     // About 2^40 steps on a backtracking engine: hours, with the isolate blocked all along.
-    await t.model.script({ reply: { content: [toolUse("toolu_evil", "evil", { q: "a".repeat(40) + "!" })] } }, { reply: { content: [text("ok")] } });
+    await t.model.script(
+      { reply: { content: [toolUse("toolu_evil", "evil", { q: "a".repeat(40) + "!" })] } },
+      { reply: { content: [text("ok")] } },
+    );
     await createAndStart(t, "go", { tools: [evil] });
     expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
     expect(await hook.requests()).toHaveLength(0);
-    expect((await toolCalls(t))[0]).toMatchObject({ status: "error", output: 'invalid input: #/q: String does not match pattern "^(a+)+$".' });
+    expect((await toolCalls(t))[0]).toMatchObject({
+      status: "error",
+      output: 'invalid input: #/q: String does not match pattern "^(a+)+$".',
+    });
   });
 });
 

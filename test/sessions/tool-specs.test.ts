@@ -90,13 +90,23 @@ describe("prepareSessionTools", () => {
   });
 
   it("places each bad webhook URL on its own field", () => {
-    const { errors } = prepareSessionTools([webhook("a", "https://example.com/ok"), webhook("b", "https://127.0.0.1/x"), webhook("c", "https://169.254.169.254/")], strict);
+    const { errors } = prepareSessionTools(
+      [webhook("a", "https://example.com/ok"), webhook("b", "https://127.0.0.1/x"), webhook("c", "https://169.254.169.254/")],
+      strict,
+    );
     expect(errors.map((e) => e.path)).toEqual(["body.tools.1.url", "body.tools.2.url"]);
   });
 
   it("refuses a webhook whose origin the tenant did not allow", () => {
     const options = { allowPrivateUrls: false, webhookOrigins: ["https://hooks.example.com"] };
-    const { errors } = prepareSessionTools([webhook("a", "https://HOOKS.example.com:443/ok"), webhook("b", "https://evil.example.net/x"), webhook("c", "https://hooks.example.com:8443/x")], options);
+    const { errors } = prepareSessionTools(
+      [
+        webhook("a", "https://HOOKS.example.com:443/ok"),
+        webhook("b", "https://evil.example.net/x"),
+        webhook("c", "https://hooks.example.com:8443/x"),
+      ],
+      options,
+    );
     expect(errors).toEqual([
       { path: "body.tools.1.url", message: "The origin https://evil.example.net is not in the tenant's webhook_origins." },
       { path: "body.tools.2.url", message: "The origin https://hooks.example.com:8443 is not in the tenant's webhook_origins." },
@@ -104,9 +114,11 @@ describe("prepareSessionTools", () => {
   });
 
   it("reports an unknown built-in and a repeated name from the registry's rules", () => {
-    expect(prepareSessionTools([{ type: "builtin", name: "shell" }], strict).errors).toEqual([{ path: "body.tools", message: expect.stringContaining("shell") }]);
-    expect(prepareSessionTools([{ type: "builtin", name: "get_time" }, webhook("get_time", "https://example.com/")], strict).errors).toEqual([
-      { path: "body.tools", message: expect.stringContaining("used twice") },
+    expect(prepareSessionTools([{ type: "builtin", name: "shell" }], strict).errors).toEqual([
+      { path: "body.tools", message: expect.stringContaining("shell") },
     ]);
+    expect(
+      prepareSessionTools([{ type: "builtin", name: "get_time" }, webhook("get_time", "https://example.com/")], strict).errors,
+    ).toEqual([{ path: "body.tools", message: expect.stringContaining("used twice") }]);
   });
 });

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { log } from "../../src/log";
 import { ENCODERS, MASKED_VALUE, maskerOf, SecretMasker, secretForms } from "../../src/shared/secret-mask";
 
-const SECRET = "sk-live/Tq9+x7Zr~42 \"ok\"";
+const SECRET = 'sk-live/Tq9+x7Zr~42 "ok"';
 const bytes = (text: string) => new TextEncoder().encode(text);
 const b64 = (data: Uint8Array) => btoa(String.fromCharCode(...data));
 const hex = (data: Uint8Array) => [...data].map((byte) => byte.toString(16).padStart(2, "0")).join("");
@@ -13,8 +13,16 @@ const TABLE: Record<string, string[]> = {
   base64: [b64(bytes(SECRET)), b64(bytes(SECRET)).replace(/=+$/, "")],
   base64url: [b64(bytes(SECRET)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")],
   hex: [hex(bytes(SECRET)), [...bytes(SECRET)].map((byte) => `\\x${byte.toString(16).padStart(2, "0")}`).join("")],
-  percent: [encodeURIComponent(SECRET), encodeURIComponent(SECRET).replace(/%20/g, "+"), [...bytes(SECRET)].map((byte) => `%${byte.toString(16).padStart(2, "0")}`).join("")],
-  json: [JSON.stringify(SECRET).slice(1, -1), JSON.stringify(JSON.stringify(SECRET).slice(1, -1)).slice(1, -1), [...SECRET].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("")],
+  percent: [
+    encodeURIComponent(SECRET),
+    encodeURIComponent(SECRET).replace(/%20/g, "+"),
+    [...bytes(SECRET)].map((byte) => `%${byte.toString(16).padStart(2, "0")}`).join(""),
+  ],
+  json: [
+    JSON.stringify(SECRET).slice(1, -1),
+    JSON.stringify(JSON.stringify(SECRET).slice(1, -1)).slice(1, -1),
+    [...SECRET].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""),
+  ],
 };
 
 describe("the encoder table", () => {
@@ -37,7 +45,9 @@ describe("the encoder table", () => {
     expect(secretForms("abcdefg")).toEqual(["abcdefg"]);
     expect(secretForms("abcde")).toEqual([]);
     const masker = maskerOf(["abcdefg", "xyz12"]);
-    expect(masker.mask(`abcdefg ABCDEFG ${btoa("abcdefg")} ${hex(bytes("abcdefg"))} xyz12`)).toBe(`${MASKED_VALUE} ${MASKED_VALUE} ${btoa("abcdefg")} ${hex(bytes("abcdefg"))} xyz12`);
+    expect(masker.mask(`abcdefg ABCDEFG ${btoa("abcdefg")} ${hex(bytes("abcdefg"))} xyz12`)).toBe(
+      `${MASKED_VALUE} ${MASKED_VALUE} ${btoa("abcdefg")} ${hex(bytes("abcdefg"))} xyz12`,
+    );
   });
 });
 
@@ -47,14 +57,19 @@ describe("masking text", () => {
 
   it("masks every form, in any letter case, and keeps the text around it", () => {
     for (const form of [SECRET, ...Object.values(TABLE).flat()]) {
-      for (const cased of [form, form.toLowerCase(), form.toUpperCase()]) expect(masked(`before ${cased} after`), cased).toBe(`before ${MASKED_VALUE} after`);
+      for (const cased of [form, form.toLowerCase(), form.toUpperCase()])
+        expect(masked(`before ${cased} after`), cased).toBe(`before ${MASKED_VALUE} after`);
     }
   });
 
   it("finds the value inside a larger base64 blob at each of the three byte offsets, in both alphabets", () => {
     for (let before = 0; before < 6; before++) {
       for (const after of [0, 1, 2, 7]) {
-        const blob = new Uint8Array([...crypto.getRandomValues(new Uint8Array(before)), ...bytes(SECRET), ...crypto.getRandomValues(new Uint8Array(after))]);
+        const blob = new Uint8Array([
+          ...crypto.getRandomValues(new Uint8Array(before)),
+          ...bytes(SECRET),
+          ...crypto.getRandomValues(new Uint8Array(after)),
+        ]);
         const standard = b64(blob);
         const urlSafe = standard.replace(/\+/g, "-").replace(/\//g, "_");
         for (const text of [standard, urlSafe]) {
@@ -81,8 +96,16 @@ describe("masking text", () => {
   });
 
   it("masks every string of a JSON value, keys included", () => {
-    const value = { description: `uses ${btoa(SECRET)}`, properties: { [hex(bytes(SECRET))]: { type: "string" } }, list: [SECRET.toUpperCase(), 3] };
-    expect(masker.maskJson(value)).toEqual({ description: `uses ${MASKED_VALUE}`, properties: { [MASKED_VALUE]: { type: "string" } }, list: [MASKED_VALUE, 3] });
+    const value = {
+      description: `uses ${btoa(SECRET)}`,
+      properties: { [hex(bytes(SECRET))]: { type: "string" } },
+      list: [SECRET.toUpperCase(), 3],
+    };
+    expect(masker.maskJson(value)).toEqual({
+      description: `uses ${MASKED_VALUE}`,
+      properties: { [MASKED_VALUE]: { type: "string" } },
+      list: [MASKED_VALUE, 3],
+    });
   });
 });
 
@@ -93,7 +116,8 @@ describe("log lines", () => {
     const secret = `tok-${crypto.randomUUID()}`;
     maskerOf([secret]);
     const lines: string[] = [];
-    for (const level of ["log", "warn", "error"] as const) vi.spyOn(console, level).mockImplementation((line: string) => void lines.push(line));
+    for (const level of ["log", "warn", "error"] as const)
+      vi.spyOn(console, level).mockImplementation((line: string) => void lines.push(line));
     log("info", "a", { note: `got ${secret.toUpperCase()}` });
     log("warn", "b", { error: { message: `x ${btoa(secret)} y` } });
     log("error", "c", { stack: encodeURIComponent(hex(bytes(secret))) });
@@ -110,11 +134,18 @@ describe("log lines", () => {
     const punctuation = `","level":"info","tenant_id":"x${crypto.randomUUID()}`;
     maskerOf(["session_id", 'info","event', punctuation]);
     const lines: string[] = [];
-    for (const level of ["log", "warn", "error"] as const) vi.spyOn(console, level).mockImplementation((line: string) => void lines.push(line));
+    for (const level of ["log", "warn", "error"] as const)
+      vi.spyOn(console, level).mockImplementation((line: string) => void lines.push(line));
     log("info", "session_started", { tenant_id: "acme", session_id: "ses_1", note: `carried ${punctuation} along` });
     expect(lines).toHaveLength(1);
     // Short values are left to each session's own masker: in the shared log masker they would
     // match ordinary words of every tenant's lines.
-    expect(JSON.parse(lines[0]!)).toEqual({ level: "info", event: "session_started", tenant_id: "acme", session_id: "ses_1", note: `carried ${MASKED_VALUE} along` });
+    expect(JSON.parse(lines[0]!)).toEqual({
+      level: "info",
+      event: "session_started",
+      tenant_id: "acme",
+      session_id: "ses_1",
+      note: `carried ${MASKED_VALUE} along`,
+    });
   });
 });

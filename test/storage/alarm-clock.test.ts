@@ -68,7 +68,9 @@ describe("a session object's alarm", () => {
     const t = newTestSession();
     const steps = 5;
     const toolUse = (id: string) => ({ type: "tool_use", id, name: "get_time", input: {} });
-    await t.model.script(...Array.from({ length: steps - 1 }, (_, i) => ({ reply: { content: [toolUse(`toolu_${i}`)] } })), { reply: { content: [{ type: "text", text: "done" }] } });
+    await t.model.script(...Array.from({ length: steps - 1 }, (_, i) => ({ reply: { content: [toolUse(`toolu_${i}`)] } })), {
+      reply: { content: [{ type: "text", text: "done" }] },
+    });
     const sets: { at: number; wakeStartedAt: number | null }[] = [];
     // The clock of a wake stands still from its start, as the runtime's does between I/O (this
     // test runtime lets it move on its own, which would hide the case).

@@ -74,7 +74,10 @@ describe("every object's alarm", () => {
     await watch("agent", t.stub);
     await watch("tenant index", tenantIndexStub(env, t.tenantId), Date.now() + 3_600_000);
     await createAndStart(t, "go", { tools: [{ type: "builtin", name: "get_time" }] });
-    await t.model.script({ reply: { content: [{ type: "tool_use", id: "toolu_1", name: "get_time", input: {} }] } }, { reply: { content: [{ type: "text", text: "done" }] } });
+    await t.model.script(
+      { reply: { content: [{ type: "tool_use", id: "toolu_1", name: "get_time", input: {} }] } },
+      { reply: { content: [{ type: "text", text: "done" }] } },
+    );
     await waitForStatus(t, ["done"]);
     // The index's alarm runs its pump and deliveries, then syncs the alarm set an hour ahead.
     await runInDurableObject(tenantIndexStub(env, t.tenantId), (instance: TenantIndex) => instance.alarm());
@@ -84,7 +87,8 @@ describe("every object's alarm", () => {
     const schedule = await createSchedule(who, { cron: "0 0 0 1 1 *", session: sessionBody(mockModel(uniqueKey("model")).key) });
     expect((await call(`/v1/schedules/${schedule.id}`, { method: "DELETE", headers: who.headers })).status).toBe(204);
 
-    for (const object of ["agent", "tenant index", "scheduler"]) expect(writes.filter((w) => w.object === object).length, object).toBeGreaterThan(0);
+    for (const object of ["agent", "tenant index", "scheduler"])
+      expect(writes.filter((w) => w.object === object).length, object).toBeGreaterThan(0);
     expect(writes.filter((w) => !w.throughRule)).toEqual([]);
   });
 });

@@ -50,7 +50,9 @@ describe("an event batch", () => {
           ["status", { status: "done" }, later],
         ]),
       );
-      const stored = sql.exec<{ created_at: string; events: string }>("SELECT created_at, events FROM event_batches WHERE first_id = ?", next).one();
+      const stored = sql
+        .exec<{ created_at: string; events: string }>("SELECT created_at, events FROM event_batches WHERE first_id = ?", next)
+        .one();
       expect(stored.created_at).toBe(later);
       expect(JSON.parse(stored.events)).toEqual([
         ["status", { status: "running" }, -5],
@@ -64,8 +66,13 @@ describe("an event batch", () => {
         { id: next + 3, type: "message", data: { seq: 10 }, created_at: later },
         { id: next + 4, type: "status", data: { status: "done" }, created_at: later },
       ]);
-      appendEvents(sql, next + 5, [["status", { status: "idle" }, unusual], ["status", { status: "running" }, later]]);
-      expect(JSON.parse(sql.exec<{ events: string }>("SELECT events FROM event_batches WHERE first_id = ?", next + 5).one().events)[0]).toEqual(["status", { status: "idle" }, unusual]);
+      appendEvents(sql, next + 5, [
+        ["status", { status: "idle" }, unusual],
+        ["status", { status: "running" }, later],
+      ]);
+      expect(
+        JSON.parse(sql.exec<{ events: string }>("SELECT events FROM event_batches WHERE first_id = ?", next + 5).one().events)[0],
+      ).toEqual(["status", { status: "idle" }, unusual]);
       expect(eventsAfter(sql, next + 4, 1)).toEqual([{ id: next + 5, type: "status", data: { status: "idle" }, created_at: unusual }]);
       // A page starting inside a batch begins after the cursor.
       expect(eventsAfter(sql, next + 1, 2).map((event) => event.id)).toEqual([next + 2, next + 3]);
@@ -76,7 +83,15 @@ describe("an event batch", () => {
     const t = newTestSession();
     unwrap(await t.stub.create(sessionInit(t, { tools: [{ type: "builtin", name: "get_time" }] }), null));
     await t.model.script(
-      { reply: { content: [{ type: "text", text: "checking" }, { type: "tool_use", id: "toolu_1", name: "get_time", input: {} }], usage: { input_tokens: 12, output_tokens: 7, cache_read_input_tokens: 3 } } },
+      {
+        reply: {
+          content: [
+            { type: "text", text: "checking" },
+            { type: "tool_use", id: "toolu_1", name: "get_time", input: {} },
+          ],
+          usage: { input_tokens: 12, output_tokens: 7, cache_read_input_tokens: 3 },
+        },
+      },
       { reply: { content: [{ type: "text", text: "noon" }] } },
     );
     unwrap(await t.stub.start("what time is it?"));
@@ -87,18 +102,49 @@ describe("an event batch", () => {
       return watch.stored();
     };
     const before = await replay();
-    expect(before.map((frame) => frame.type)).toEqual(["status", "message", "message", "tool_call", "usage", "tool_result", "message", "message", "usage", "status"]);
-    expect(before.find((frame) => frame.type === "usage")!.data).toMatchObject({ steps: 1, input_tokens: 12, output_tokens: 7, cache_read_tokens: 3, cache_write_tokens: 0 });
+    expect(before.map((frame) => frame.type)).toEqual([
+      "status",
+      "message",
+      "message",
+      "tool_call",
+      "usage",
+      "tool_result",
+      "message",
+      "message",
+      "usage",
+      "status",
+    ]);
+    expect(before.find((frame) => frame.type === "usage")!.data).toMatchObject({
+      steps: 1,
+      input_tokens: 12,
+      output_tokens: 7,
+      cache_read_tokens: 3,
+      cache_write_tokens: 0,
+    });
     await runInDurableObject(t.stub, (_instance, state) => {
       const sql = state.storage.sql;
-      const short = sql.exec<{ events: string }>("SELECT events FROM event_batches").toArray().flatMap((row) => JSON.parse(row.events) as [string, unknown][]);
+      const short = sql
+        .exec<{ events: string }>("SELECT events FROM event_batches")
+        .toArray()
+        .flatMap((row) => JSON.parse(row.events) as [string, unknown][]);
       expect(short.find(([type]) => type === "usage")![1]).toEqual([1, 12, 7, 3, 0]);
       // Each event again as the earlier code stored it: its own row, its own ISO time, its data as an object.
       sql.exec("DELETE FROM event_batches");
       for (const frame of before) {
         const data = frame.data as Record<string, unknown>;
-        const old = frame.type === "message" ? { seq: data.seq } : frame.type === "tool_call" || frame.type === "tool_result" ? { id: data.id, status: data.status } : data;
-        sql.exec("INSERT INTO event_batches (last_id, first_id, created_at, events) VALUES (?, ?, ?, ?)", frame.id!, frame.id!, frame.created_at, JSON.stringify([[frame.type, old, frame.created_at]]));
+        const old =
+          frame.type === "message"
+            ? { seq: data.seq }
+            : frame.type === "tool_call" || frame.type === "tool_result"
+              ? { id: data.id, status: data.status }
+              : data;
+        sql.exec(
+          "INSERT INTO event_batches (last_id, first_id, created_at, events) VALUES (?, ?, ?, ?)",
+          frame.id!,
+          frame.id!,
+          frame.created_at,
+          JSON.stringify([[frame.type, old, frame.created_at]]),
+        );
       }
     });
     expect(await replay()).toEqual(before);

@@ -82,7 +82,10 @@ describe("the migration runner", () => {
       migrate(state.storage, notes.slice(0, 1));
       expect(() => migrate(state.storage, [notes[0]!, failing])).toThrow("boom");
       expect(schemaVersion(state.storage)).toBe(1);
-      const columns = state.storage.sql.exec("SELECT name FROM pragma_table_info('notes')").toArray().map((row) => row.name);
+      const columns = state.storage.sql
+        .exec("SELECT name FROM pragma_table_info('notes')")
+        .toArray()
+        .map((row) => row.name);
       expect(columns).toEqual(["id", "text"]);
       expect(migrate(state.storage, notes)).toBe(2);
     });
@@ -114,10 +117,7 @@ describe("session object storage written by an earlier version", () => {
     await runInDurableObject(t.stub, async (_instance, state) => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS));
     });
-    expect((await messages(t)).map((m) => m.content)).toEqual([
-      [{ type: "text", text: "hello" }],
-      [{ type: "text", text: "hi there" }],
-    ]);
+    expect((await messages(t)).map((m) => m.content)).toEqual([[{ type: "text", text: "hello" }], [{ type: "text", text: "hi there" }]]);
     await t.model.script({ reply: { content: [{ type: "text", text: "again" }] } });
     unwrap(await t.stub.start("once more"));
     await waitForStatus(t, ["done"]);
@@ -132,7 +132,11 @@ describe("session object storage written by an earlier version", () => {
     await runInDurableObject(t.stub, async (_instance, state) => writeAgentV2(state.storage, t));
     await abortAllDurableObjects();
     const session = unwrap(await t.stub.get());
-    expect(session).toMatchObject({ status: "done", queued_messages: 0, usage: { steps: 3, input_tokens: 30, cache_read_tokens: 0, cache_write_tokens: 0 } });
+    expect(session).toMatchObject({
+      status: "done",
+      queued_messages: 0,
+      usage: { steps: 3, input_tokens: 30, cache_read_tokens: 0, cache_write_tokens: 0 },
+    });
     await runInDurableObject(t.stub, async (_instance, state) => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS));
       const rows = state.storage.sql.exec("SELECT seq, kind, tokens, content FROM messages ORDER BY seq").toArray();
@@ -155,12 +159,26 @@ describe("session object storage written by an earlier version", () => {
   it("at version 2 keeps its event log: copies become references, and a replay shows the same events", async () => {
     const t = newTestSession();
     await runInDurableObject(t.stub, async (_instance, state) => writeAgentV2WithEvents(state.storage, t));
-    const before = await runInDurableObject(t.stub, (_i, state) => state.storage.sql.exec("SELECT id, type, data FROM events ORDER BY id").toArray());
+    const before = await runInDurableObject(t.stub, (_i, state) =>
+      state.storage.sql.exec("SELECT id, type, data FROM events ORDER BY id").toArray(),
+    );
     await abortAllDurableObjects();
 
     const replay = await openSse(t, { cursor: 0 });
     await replay.untilClosed();
-    expect(replay.types()).toEqual(["status", "message", "message", "tool_call", "usage", "tool_result", "message", "message", "usage", "status", "end"]);
+    expect(replay.types()).toEqual([
+      "status",
+      "message",
+      "message",
+      "tool_call",
+      "usage",
+      "tool_result",
+      "message",
+      "message",
+      "usage",
+      "status",
+      "end",
+    ]);
     const after = await runInDurableObject(t.stub, (_i, state) => storedEvents(state.storage.sql));
     expect(after.map((row) => row.id)).toEqual(before.map((row) => row.id));
     for (const [n, row] of after.entries()) {
@@ -173,7 +191,19 @@ describe("session object storage written by an earlier version", () => {
       const frame = replay.stored()[n]!;
       if (row.type === "message" || row.type === "status" || row.type === "usage") expect(frame.data).toEqual(old);
       // Calls of that version were never decided through an approval: the decision fields are empty.
-      else expect(frame.data).toEqual({ id: old.id, name: old.name, step: old.step, input: old.input, status: old.status, output: old.output, is_error: old.is_error, decided_by: null, decided_at: null, decision: null });
+      else
+        expect(frame.data).toEqual({
+          id: old.id,
+          name: old.name,
+          step: old.step,
+          input: old.input,
+          status: old.status,
+          output: old.output,
+          is_error: old.is_error,
+          decided_by: null,
+          decided_at: null,
+          decision: null,
+        });
     }
   });
 
@@ -196,13 +226,22 @@ describe("session object storage written by an earlier version", () => {
   it("at version 6 gets the image tables when it takes an image, queued messages with options, output counters and max_image_bytes, and runs on", async () => {
     const t = newTestSession();
     await runInDurableObject(t.stub, async (_instance, state) => writeAgentV6Running(state.storage, t));
-    await t.model.script({ reply: { content: [{ type: "text", text: "answer one" }] } }, { reply: { content: [{ type: "text", text: "answer two" }] } });
+    await t.model.script(
+      { reply: { content: [{ type: "text", text: "answer one" }] } },
+      { reply: { content: [{ type: "text", text: "answer two" }] } },
+    );
     await abortAllDurableObjects();
     // The run that was going finishes, then the queued message starts its own, without a schema.
     const session = await waitForStatus(t, ["done", "failed"]);
     await t.model.waitForRequests(2);
     const done = await waitForStatus(t, ["done", "failed"]);
-    expect(done).toMatchObject({ status: "done", output_schema: null, output: null, queued_messages: 0, limits: { max_image_bytes: 3_932_160 } });
+    expect(done).toMatchObject({
+      status: "done",
+      output_schema: null,
+      output: null,
+      queued_messages: 0,
+      limits: { max_image_bytes: 3_932_160 },
+    });
     expect(session.limits.max_image_bytes).toBe(3_932_160);
     await runInDurableObject(t.stub, async (_instance, state) => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS));
@@ -294,7 +333,11 @@ describe("session object storage written by an earlier version", () => {
     });
     await abortAllDurableObjects();
     const session = unwrap(await t.stub.get());
-    expect(session).toMatchObject({ status: "done", parent: null, usage: { steps: 1, subagents: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 } } });
+    expect(session).toMatchObject({
+      status: "done",
+      parent: null,
+      usage: { steps: 1, subagents: { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 } },
+    });
     expect(session).not.toHaveProperty("depth");
     await runInDurableObject(t.stub, async (_instance, state) => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS));
@@ -320,7 +363,12 @@ describe("session object storage written by version 6 (before notifications and 
     await runInDurableObject(t.stub, async (_instance, state) => writeWaitingAgentV6(state.storage, t));
     const hook = mockHook(uniqueKey("receiver"));
     const index = tenantIndexStub(env, t.tenantId);
-    const endpoint = await index.createWebhookEndpoint(t.tenantId, { url: hook.url, event_types: ["session.done"], description: null, created_by: "admin" });
+    const endpoint = await index.createWebhookEndpoint(t.tenantId, {
+      url: hook.url,
+      event_types: ["session.done"],
+      description: null,
+      created_by: "admin",
+    });
     expect(endpoint.ok).toBe(true);
     await abortAllDurableObjects();
 
@@ -341,7 +389,12 @@ describe("session object storage written by version 6 (before notifications and 
     expect(request!.body).toMatchObject({ type: "session.done", session: { id: t.sessionId, status: "done" } });
     // Handed over: the key went with its last entry, and no table was made.
     await expect
-      .poll(() => runInDurableObject(t.stub, async (_instance, state) => [userTables(state.storage).includes("outbox"), state.storage.kv.get("outbox") ?? null]))
+      .poll(() =>
+        runInDurableObject(t.stub, async (_instance, state) => [
+          userTables(state.storage).includes("outbox"),
+          state.storage.kv.get("outbox") ?? null,
+        ]),
+      )
       .toEqual([false, null]);
   });
 });
@@ -359,7 +412,12 @@ describe("TenantIndex storage", () => {
     await abortAllDurableObjects();
     const index = tenantIndexStub(env, tenantId);
     expect((await index.listSessions(tenantId, { limit: 10 })).data.map((s) => s.id)).toEqual(["ses_legacy"]);
-    const created = await index.createWebhookEndpoint(tenantId, { url: "https://hooks.example.com/x", event_types: ["session.failed"], description: null, created_by: "admin" });
+    const created = await index.createWebhookEndpoint(tenantId, {
+      url: "https://hooks.example.com/x",
+      event_types: ["session.failed"],
+      description: null,
+      created_by: "admin",
+    });
     expect(created.ok).toBe(true);
     expect((await index.listWebhookEndpoints(tenantId, { limit: 10 })).data).toHaveLength(1);
     await runInDurableObject(index, async (_instance, state) => {
@@ -370,7 +428,9 @@ describe("TenantIndex storage", () => {
 
   it("written by an earlier version is migrated on wake and keeps its rows", async () => {
     const tenantId = freshTenant();
-    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => writeLegacyIndex(state.storage, tenantId, INDEX_LAYOUT_V0));
+    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) =>
+      writeLegacyIndex(state.storage, tenantId, INDEX_LAYOUT_V0),
+    );
     await abortAllDurableObjects();
     const index = tenantIndexStub(env, tenantId);
     const page = await index.listSessions(tenantId, { limit: 10 });
@@ -383,10 +443,18 @@ describe("TenantIndex storage", () => {
 
   it("at version 1 gets cache counts of zero and counts them from then on", async () => {
     const tenantId = freshTenant();
-    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => writeLegacyIndex(state.storage, tenantId, INDEX_LAYOUT_V1));
+    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) =>
+      writeLegacyIndex(state.storage, tenantId, INDEX_LAYOUT_V1),
+    );
     await abortAllDurableObjects();
     const index = tenantIndexStub(env, tenantId);
-    expect((await index.getSessionSummary(tenantId, "ses_legacy"))?.usage).toEqual({ steps: 1, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 });
+    expect((await index.getSessionSummary(tenantId, "ses_legacy"))?.usage).toEqual({
+      steps: 1,
+      input_tokens: 10,
+      output_tokens: 5,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+    });
     const at = "2026-11-20T10:00:00.000Z";
     await index.reportSession(tenantId, {
       id: "ses_legacy",
@@ -411,7 +479,11 @@ describe("TenantIndex storage", () => {
       migrateIndexTo(state.storage, 5);
       writeLegacyIndex(state.storage, tenantId, { statements: [] });
       // As version 5's noteStream wrote them: one row per session and key.
-      state.storage.sql.exec("INSERT INTO event_streams (session_id, key_id, expires_at) VALUES ('ses_legacy', 'key_000000000000000000000001', ?), ('ses_legacy', '', ?)", deadline, deadline);
+      state.storage.sql.exec(
+        "INSERT INTO event_streams (session_id, key_id, expires_at) VALUES ('ses_legacy', 'key_000000000000000000000001', ?), ('ses_legacy', '', ?)",
+        deadline,
+        deadline,
+      );
     });
     await abortAllDurableObjects();
     const index = tenantIndexStub(env, tenantId);
@@ -422,9 +494,17 @@ describe("TenantIndex storage", () => {
     });
     expect(carried).toEqual([{ session_id: "ses_legacy", key_id: "key_000000000000000000000001", expires_at: deadline }]);
     // Two carried rows fill a cap of two; they name no live stream, so the recount at the cap drops them.
-    const noted = await index.noteEventStream(tenantId, { sessionId: "ses_new", streamId: "st_new", keyId: null, expiresAt: deadline, now: Date.now() });
+    const noted = await index.noteEventStream(tenantId, {
+      sessionId: "ses_new",
+      streamId: "st_new",
+      keyId: null,
+      expiresAt: deadline,
+      now: Date.now(),
+    });
     expect(noted).toEqual({ ok: true, expiresAt: deadline });
-    const rows = await runInDurableObject(index, (_instance, state) => state.storage.sql.exec("SELECT stream_id FROM open_streams").toArray());
+    const rows = await runInDurableObject(index, (_instance, state) =>
+      state.storage.sql.exec("SELECT stream_id FROM open_streams").toArray(),
+    );
     expect(rows).toEqual([{ stream_id: "st_new" }]);
   });
 
@@ -438,13 +518,25 @@ describe("TenantIndex storage", () => {
     const index = tenantIndexStub(env, tenantId);
     expect((await index.getSessionSummary(tenantId, "ses_legacy"))?.agent).toBeNull();
     const at = "2026-12-01T10:00:00.000Z";
-    const report = { created_by: "user-1", status: "done", stop_reason: "end_turn", usage: { steps: 1, input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0 }, created_at: at, updated_at: at, revision: 1 } as const;
+    const report = {
+      created_by: "user-1",
+      status: "done",
+      stop_reason: "end_turn",
+      usage: { steps: 1, input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0 },
+      created_at: at,
+      updated_at: at,
+      revision: 1,
+    } as const;
     await index.reportSession(tenantId, { ...report, id: "ses_from_agent", agent: { id: "agt_AAAAAAAAAAAAAAAAAAAAAAAA", version: 3 } });
     // A report from a session object of the code before agents carries no `agent` at all.
     await index.reportSession(tenantId, { ...report, id: "ses_older_code" });
     const byAgent = await index.listSessions(tenantId, { limit: 10, agent_id: "agt_AAAAAAAAAAAAAAAAAAAAAAAA" });
     expect(byAgent.data.map((s) => [s.id, s.agent])).toEqual([["ses_from_agent", { id: "agt_AAAAAAAAAAAAAAAAAAAAAAAA", version: 3 }]]);
-    expect((await index.listSessions(tenantId, { limit: 10 })).data.map((s) => s.id).sort()).toEqual(["ses_from_agent", "ses_legacy", "ses_older_code"]);
+    expect((await index.listSessions(tenantId, { limit: 10 })).data.map((s) => s.id).sort()).toEqual([
+      "ses_from_agent",
+      "ses_legacy",
+      "ses_older_code",
+    ]);
     await runInDurableObject(index, async (_instance, state) => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
     });
@@ -460,7 +552,15 @@ describe("TenantIndex storage", () => {
     const index = tenantIndexStub(env, tenantId);
     expect((await index.getSessionSummary(tenantId, "ses_legacy"))?.parent_session_id).toBeNull();
     const at = "2026-12-01T10:00:00.000Z";
-    const report = { created_by: "user-1", status: "done", stop_reason: "end_turn", usage: { steps: 1, input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0 }, created_at: at, updated_at: at, revision: 1 } as const;
+    const report = {
+      created_by: "user-1",
+      status: "done",
+      stop_reason: "end_turn",
+      usage: { steps: 1, input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0 },
+      created_at: at,
+      updated_at: at,
+      revision: 1,
+    } as const;
     await index.reportSession(tenantId, { ...report, id: "ses_child", parent_session_id: "ses_legacy" });
     // A report from a session object of the code before sub-agents carries no parent at all.
     await index.reportSession(tenantId, { ...report, id: "ses_older_code" });
@@ -483,12 +583,27 @@ describe("TenantIndex storage", () => {
     expect((await index.getSessionSummary(tenantId, "ses_legacy"))?.title).toBeNull();
     expect((await index.listSessions(tenantId, { limit: 10, metadata: { ticket: "T-1" } })).data).toEqual([]);
     const at = "2026-12-01T10:00:00.000Z";
-    const report = { created_by: "user-1", status: "done", stop_reason: "end_turn", usage: { steps: 1, input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0 }, created_at: at, updated_at: at } as const;
+    const report = {
+      created_by: "user-1",
+      status: "done",
+      stop_reason: "end_turn",
+      usage: { steps: 1, input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0 },
+      created_at: at,
+      updated_at: at,
+    } as const;
     // Its session object, now on the new code, reports its title and metadata with its next change.
-    await index.reportSession(tenantId, { ...report, id: "ses_legacy", revision: 9, title: "an old question", metadata: { ticket: "T-1" } });
+    await index.reportSession(tenantId, {
+      ...report,
+      id: "ses_legacy",
+      revision: 9,
+      title: "an old question",
+      metadata: { ticket: "T-1" },
+    });
     // A report from a session object of the code before titles carries neither.
     await index.reportSession(tenantId, { ...report, id: "ses_older_code", revision: 1 });
-    expect((await index.listSessions(tenantId, { limit: 10, metadata: { ticket: "T-1" } })).data.map((s) => [s.id, s.title])).toEqual([["ses_legacy", "an old question"]]);
+    expect((await index.listSessions(tenantId, { limit: 10, metadata: { ticket: "T-1" } })).data.map((s) => [s.id, s.title])).toEqual([
+      ["ses_legacy", "an old question"],
+    ]);
     expect((await index.getSessionSummary(tenantId, "ses_older_code"))?.title).toBeNull();
   });
 
@@ -497,7 +612,9 @@ describe("TenantIndex storage", () => {
     await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => {
       migrateIndexTo(state.storage, INDEX_VERSION_BEFORE_ROLLUPS);
       writeLegacyIndex(state.storage, tenantId, { statements: [] });
-      state.storage.sql.exec(`INSERT INTO usage_daily (day, input_tokens, output_tokens, steps, sessions_created) VALUES ('2026-11-20', 10, 5, 1, 1), ('2026-11-19', 0, 0, 0, 1)`);
+      state.storage.sql.exec(
+        `INSERT INTO usage_daily (day, input_tokens, output_tokens, steps, sessions_created) VALUES ('2026-11-20', 10, 5, 1, 1), ('2026-11-19', 0, 0, 0, 1)`,
+      );
       state.storage.sql.exec(
         `INSERT INTO api_keys (key_id, name, scopes, hash, created_by, created_at) VALUES ('key_old', 'old', '["sessions:read"]', 'h', 'admin', ?)`,
         Date.parse("2026-11-01T00:00:00Z"),
@@ -507,17 +624,47 @@ describe("TenantIndex storage", () => {
     const index = tenantIndexStub(env, tenantId);
     const range = { from: "2026-11-01", to: "2026-11-30", group_by: ["day", "model", "api_key", "created_by", "agent"] };
     const zero = { runs: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
-    const before = { day: "2026-11-20", model: "", api_key_id: "", created_by: "", agent_id: "", ...zero, steps: 1, input_tokens: 10, output_tokens: 5 };
+    const before = {
+      day: "2026-11-20",
+      model: "",
+      api_key_id: "",
+      created_by: "",
+      agent_id: "",
+      ...zero,
+      steps: 1,
+      input_tokens: 10,
+      output_tokens: 5,
+    };
     expect(await index.usageRollup(tenantId, range)).toEqual([before]);
     // The old session runs again under the new code: only what it spent since counts, under its model and key.
     const at = "2026-11-21T10:00:00.000Z";
     await index.reportSession(tenantId, {
-      id: "ses_legacy", created_by: "user-1", status: "done", stop_reason: "end_turn", created_at: "2026-11-20T10:00:00.000Z", updated_at: at, revision: 4,
-      usage: { steps: 2, input_tokens: 30, output_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0 }, model: "claude-sonnet-4-5", api_key_id: "key_old", runs: 1,
+      id: "ses_legacy",
+      created_by: "user-1",
+      status: "done",
+      stop_reason: "end_turn",
+      created_at: "2026-11-20T10:00:00.000Z",
+      updated_at: at,
+      revision: 4,
+      usage: { steps: 2, input_tokens: 30, output_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0 },
+      model: "claude-sonnet-4-5",
+      api_key_id: "key_old",
+      runs: 1,
     });
     expect(await index.usageRollup(tenantId, range)).toEqual([
       before,
-      { day: "2026-11-21", model: "anthropic:claude-sonnet-4-5", api_key_id: "key_old", created_by: "user-1", agent_id: "", ...zero, runs: 1, steps: 1, input_tokens: 20, output_tokens: 5 },
+      {
+        day: "2026-11-21",
+        model: "anthropic:claude-sonnet-4-5",
+        api_key_id: "key_old",
+        created_by: "user-1",
+        agent_id: "",
+        ...zero,
+        runs: 1,
+        steps: 1,
+        input_tokens: 20,
+        output_tokens: 5,
+      },
     ]);
     expect((await index.listApiKeys(tenantId, { limit: 10 })).data[0]).toMatchObject({ key_id: "key_old" });
     expect((await index.listApiKeys(tenantId, { limit: 10 })).data[0]?.max_tokens_per_day).toBeUndefined();
@@ -546,7 +693,14 @@ describe("Scheduler storage written by version 1 (schedules bound to nothing but
     const key = "key_0123456789abcdef01234567";
     await runInDurableObject(schedulerStub(env, tenantId), async (_instance, state) =>
       writeSchedulerV1(state.storage, tenantId, [
-        { id: "sch_key", created_by: `key:${key}`, scopes: ["sessions:read", "sessions:write"], via: "api_key", key_id: key, cron: "0 * * * *" },
+        {
+          id: "sch_key",
+          created_by: `key:${key}`,
+          scopes: ["sessions:read", "sessions:write"],
+          via: "api_key",
+          key_id: key,
+          cron: "0 * * * *",
+        },
         { id: "sch_exchanged", created_by: `key:${key}`, scopes: ["sessions:write"], via: "jwt", key_id: key, cron: "0 * * * *" },
         { id: "sch_admin", created_by: "admin", scopes: ["tenant:admin"], via: "jwt", key_id: null, cron: "0 * * * *" },
         { id: "sch_user", created_by: "user-1", scopes: ["sessions:read", "sessions:write"], via: "jwt", key_id: null, cron: "0 * * * *" },
@@ -587,7 +741,9 @@ describe("MemoryStore storage written by version 1 (before the item count and th
     await abortAllDurableObjects();
     const stub = memoryStoreStub(env, tenantId);
     const search = async (prefix: string[], query = "French") =>
-      ((await stub.search(tenantId, { prefixes: [prefix], query, filter: {}, limit: 10, offset: 0, now: Date.now() })) as ScoredItem[]).map((item) => `${item.namespace.join(".")}/${item.key}`).sort();
+      ((await stub.search(tenantId, { prefixes: [prefix], query, filter: {}, limit: 10, offset: 0, now: Date.now() })) as ScoredItem[])
+        .map((item) => `${item.namespace.join(".")}/${item.key}`)
+        .sort();
     expect(await search(["users", "u_1"])).toEqual(["users.u_1.episodes/trip", "users.u_1/language"]);
     expect(await search(["users", "u_1", "episodes"])).toEqual(["users.u_1.episodes/trip"]);
     expect(await search(["teams", "t_1", "a"])).toEqual(["teams.t_1.a.b/deep"]);
@@ -597,7 +753,16 @@ describe("MemoryStore storage written by version 1 (before the item count and th
 
     // The count carried over: a sixth item is past a cap of five, a new version is not.
     const put = async (namespace: string[], key: string) =>
-      (await stub.put(tenantId, { namespace, key, value: { note: "later French" }, ttlSeconds: null, refreshTtl: false, createdBy: "user-2", maxItems: items.length, now: Date.now() })) as MemoryResult<MemoryItem>;
+      (await stub.put(tenantId, {
+        namespace,
+        key,
+        value: { note: "later French" },
+        ttlSeconds: null,
+        refreshTtl: false,
+        createdBy: "user-2",
+        maxItems: items.length,
+        now: Date.now(),
+      })) as MemoryResult<MemoryItem>;
     expect(await put(["solo"], "sixth")).toMatchObject({ ok: false, reason: "limit_reached" });
     expect(await put(["solo"], "top")).toMatchObject({ ok: true, value: { version: 2 } });
     expect((await stub.remove(tenantId, ["users", "u_10"], "language", Date.now())).ok).toBe(true);
@@ -608,7 +773,11 @@ describe("MemoryStore storage written by version 1 (before the item count and th
       expect(schemaVersion(state.storage)).toBe(latestVersion(MEMORY_STORE_MIGRATIONS));
       expect(state.storage.sql.exec("SELECT n FROM item_count").one().n).toBe(items.length);
       // The scope the migration wrote in SQL is the one a put writes.
-      const rows = state.storage.sql.exec<{ namespace: string; scope: string }>("SELECT items.namespace, items_fts.scope FROM items JOIN items_fts ON items_fts.rowid = items.id").toArray();
+      const rows = state.storage.sql
+        .exec<{ namespace: string; scope: string }>(
+          "SELECT items.namespace, items_fts.scope FROM items JOIN items_fts ON items_fts.rowid = items.id",
+        )
+        .toArray();
       expect(rows).toHaveLength(items.length);
       for (const row of rows) expect(row.scope.toLowerCase(), row.namespace).toBe(scopeText(row.namespace));
     });

@@ -23,11 +23,28 @@ const json = (value: unknown) => JSON.stringify(value);
 function writeV13(storage: DurableObjectStorage, t: TestSession): void {
   migrateSessionTo(storage, BEFORE);
   const at = new Date().toISOString();
-  storage.sql.exec("INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('user', ?, ?, 5, 'input')", json([{ type: "text", text: "hello" }]), at);
-  storage.sql.exec("INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('assistant', ?, ?, 5, 'answer')", json([{ type: "text", text: "hi" }]), at);
+  storage.sql.exec(
+    "INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('user', ?, ?, 5, 'input')",
+    json([{ type: "text", text: "hello" }]),
+    at,
+  );
+  storage.sql.exec(
+    "INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('assistant', ?, ?, 5, 'answer')",
+    json([{ type: "text", text: "hi" }]),
+    at,
+  );
   storage.sql.exec("INSERT INTO summaries (first_seq, last_seq, content, tokens, created_at) VALUES (1, 1, 'they said hello', 4, ?)", at);
-  storage.sql.exec("INSERT INTO pending_messages (content, created_at, options) VALUES (?, ?, ?)", json([{ type: "text", text: "and again" }]), at, json({}));
-  storage.sql.exec("INSERT INTO outbox (id, type, created_at, session) VALUES ('evt_owed', 'session.status_changed', ?, ?)", at, json({ id: t.sessionId, status: "done" }));
+  storage.sql.exec(
+    "INSERT INTO pending_messages (content, created_at, options) VALUES (?, ?, ?)",
+    json([{ type: "text", text: "and again" }]),
+    at,
+    json({}),
+  );
+  storage.sql.exec(
+    "INSERT INTO outbox (id, type, created_at, session) VALUES ('evt_owed', 'session.status_changed', ?, ?)",
+    at,
+    json({ id: t.sessionId, status: "done" }),
+  );
   putSessionStateV12(storage, t, at, { tools: [], status: "done", steps: 1, stopReason: "end_turn", revision: 3 });
 }
 
@@ -37,7 +54,12 @@ function shapes(sql: SqlStorage, names: readonly string[]) {
     name,
     sql: /AUTOINCREMENT/i.test(String(sql.exec("SELECT sql FROM sqlite_master WHERE name = ?", name).one().sql)),
     columns: sql.exec('SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?) ORDER BY name', name).toArray(),
-    indexes: sql.exec('SELECT il."unique", il.origin, (SELECT group_concat(ii.name) FROM pragma_index_info(il.name) ii) AS columns FROM pragma_index_list(?) il ORDER BY columns', name).toArray(),
+    indexes: sql
+      .exec(
+        'SELECT il."unique", il.origin, (SELECT group_concat(ii.name) FROM pragma_index_info(il.name) ii) AS columns FROM pragma_index_list(?) il ORDER BY columns',
+        name,
+      )
+      .toArray(),
   }));
 }
 
@@ -52,10 +74,13 @@ describe(`session storage at version ${BEFORE}`, () => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS));
       const tables = userTables(state.storage);
       // The outbox keeps its row through version 14; version 16 moves it into a key (outbox-key.test.ts).
-      for (const gone of ["run_tools", "images", "image_chunks", "subagents", "trace_spans", "audit_outbox", "outbox"]) expect(tables).not.toContain(gone);
+      for (const gone of ["run_tools", "images", "image_chunks", "subagents", "trace_spans", "audit_outbox", "outbox"])
+        expect(tables).not.toContain(gone);
       for (const kept of ["summaries", "pending_messages"]) expect(tables).toContain(kept);
       const sql = state.storage.sql;
-      expect(sql.exec("SELECT id, first_seq, last_seq, content FROM summaries").toArray()).toEqual([{ id: 1, first_seq: 1, last_seq: 1, content: "they said hello" }]);
+      expect(sql.exec("SELECT id, first_seq, last_seq, content FROM summaries").toArray()).toEqual([
+        { id: 1, first_seq: 1, last_seq: 1, content: "they said hello" },
+      ]);
       expect(sql.exec("SELECT count(*) AS n FROM pending_messages").one().n).toBe(1);
       expect(sql.exec("SELECT name FROM sqlite_master WHERE sql LIKE '%AUTOINCREMENT%'").toArray()).toEqual([]);
     });
@@ -66,7 +91,10 @@ describe(`session storage at version ${BEFORE}`, () => {
     expect(await waitForStatus(t, ["done", "failed"])).toMatchObject({ status: "done" });
     await runInDurableObject(t.stub, (_i, state) => {
       const sql = state.storage.sql;
-      const contents = sql.exec<{ content: string }>("SELECT content FROM messages ORDER BY seq").toArray().map((row) => row.content);
+      const contents = sql
+        .exec<{ content: string }>("SELECT content FROM messages ORDER BY seq")
+        .toArray()
+        .map((row) => row.content);
       expect(contents.some((content) => content.includes("and again"))).toBe(true);
       expect(sql.exec("SELECT count(*) AS n FROM pending_messages").one().n).toBe(0);
     });
@@ -81,7 +109,9 @@ describe("tables made on first write", () => {
       const at = new Date().toISOString();
       sql.exec("INSERT INTO summaries (first_seq, last_seq, content, tokens, created_at) VALUES (1, 1, 's', 1, ?)", at);
       sql.exec("INSERT INTO pending_messages (content, created_at) VALUES ('[]', ?)", at);
-      sql.exec("INSERT INTO run_tools (name, position, server, remote_name, description, input_schema, at_most_once) VALUES ('a', 0, 's', 'a', '', '{}', 0)");
+      sql.exec(
+        "INSERT INTO run_tools (name, position, server, remote_name, description, input_schema, at_most_once) VALUES ('a', 0, 's', 'a', '', '{}', 0)",
+      );
       sql.exec("INSERT INTO outbox (id, type, created_at, session) VALUES ('e', 't', ?, '{}')", at);
       sql.exec("INSERT INTO images (id, media_type, size_bytes, width, height, created_at) VALUES ('i', 'image/png', 1, 1, 1, ?)", at);
       sql.exec("INSERT INTO image_chunks (image_id, idx, data) VALUES ('i', 0, x'00')");

@@ -25,7 +25,13 @@ function writeV12(storage: DurableObjectStorage, t: TestSession): void {
   migrateSessionTo(storage, BEFORE);
   const at = new Date().toISOString();
   const message = (role: string, kind: string, content: unknown) =>
-    storage.sql.exec("INSERT INTO messages (role, content, created_at, tokens, kind) VALUES (?, ?, ?, 5, ?)", role, json(content), at, kind);
+    storage.sql.exec(
+      "INSERT INTO messages (role, content, created_at, tokens, kind) VALUES (?, ?, ?, 5, ?)",
+      role,
+      json(content),
+      at,
+      kind,
+    );
   message("user", "input", [{ type: "text", text: "what time is it twice?" }]);
   message("assistant", "tool_use", [use("toolu_a"), use("toolu_b")]);
   message("user", "tool_result", [
@@ -36,7 +42,14 @@ function writeV12(storage: DurableObjectStorage, t: TestSession): void {
   const call = (id: string, step: number, seq: number, position: number, status: string, reported: number, output: string | null) =>
     storage.sql.exec(
       "INSERT INTO tool_calls (id, step, message_seq, position, name, input, status, output, reported, created_at) VALUES (?, ?, ?, ?, 'get_time', '{}', ?, ?, ?, ?)",
-      id, step, seq, position, status, output, reported, at,
+      id,
+      step,
+      seq,
+      position,
+      status,
+      output,
+      reported,
+      at,
     );
   // Inserted out of call order: the new key must order them.
   call("toolu_b", 1, 2, 1, "done", 1, "noon");
@@ -55,9 +68,18 @@ function writeV12(storage: DurableObjectStorage, t: TestSession): void {
   storage.sql.exec("DELETE FROM events WHERE id <= 2");
   storage.kv.put("events_pruned_through", 2);
   for (const kind of ["model", "tools", "model"]) {
-    storage.sql.exec("INSERT INTO steps (kind, started_at, ended_at, queued_ms, input_tokens, output_tokens, outcome) VALUES (?, 1000, 1010, 1, NULL, NULL, 'ok')", kind);
+    storage.sql.exec(
+      "INSERT INTO steps (kind, started_at, ended_at, queued_ms, input_tokens, output_tokens, outcome) VALUES (?, 1000, 1010, 1, NULL, NULL, 'ok')",
+      kind,
+    );
   }
-  putSessionStateV12(storage, t, at, { tools: [{ type: "builtin", name: "get_time", requires_approval: true }], status: "waiting_approval", steps: 2, stopReason: null, revision: 6 });
+  putSessionStateV12(storage, t, at, {
+    tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+    status: "waiting_approval",
+    steps: 2,
+    stopReason: null,
+    revision: 6,
+  });
 }
 
 describe(`session storage at version ${BEFORE}`, () => {
@@ -77,7 +99,14 @@ describe(`session storage at version ${BEFORE}`, () => {
       // No counter rows: AUTOINCREMENT is gone from every rebuilt table.
       const counters = state.storage.sql.exec("SELECT name FROM sqlite_sequence WHERE name IN ('events', 'messages', 'steps')").toArray();
       expect(counters).toEqual([]);
-      expect(storedEvents(state.storage.sql)).toEqual(before.map((row) => ({ id: Number(row.id), type: row.type, data: JSON.stringify(JSON.parse(String(row.data))), created_at: row.created_at })));
+      expect(storedEvents(state.storage.sql)).toEqual(
+        before.map((row) => ({
+          id: Number(row.id),
+          type: row.type,
+          data: JSON.stringify(JSON.parse(String(row.data))),
+          created_at: row.created_at,
+        })),
+      );
     });
     // Call order, decisions and outputs as they were; the waiting call is the one open.
     expect((await toolCalls(t)).map((call) => [call.id, call.status, call.output])).toEqual([
@@ -103,7 +132,12 @@ describe(`session storage at version ${BEFORE}`, () => {
     const sent = (await t.model.requests())[0]!.body as { messages: { role: string }[] };
     expect(sent.messages).toHaveLength(5);
     await runInDurableObject(t.stub, (_i, state) => {
-      expect(state.storage.sql.exec("SELECT seq, kind FROM messages ORDER BY seq").toArray().map((row) => [row.seq, row.kind])).toEqual([
+      expect(
+        state.storage.sql
+          .exec("SELECT seq, kind FROM messages ORDER BY seq")
+          .toArray()
+          .map((row) => [row.seq, row.kind]),
+      ).toEqual([
         [1, "input"],
         [2, "tool_use"],
         [3, "tool_result"],

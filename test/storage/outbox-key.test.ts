@@ -49,11 +49,20 @@ function writeV15(storage: DurableObjectStorage, t: TestSession, ids: readonly s
   const at = new Date().toISOString();
   putSessionStateV12(storage, t, at, { tools: [], status: "done", steps: 1, stopReason: "end_turn", revision: 3 });
   migrateSessionTo(storage, BEFORE);
-  storage.sql.exec("INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('user', ?, ?, 5, 'input')", JSON.stringify([{ type: "text", text: "hello" }]), at);
+  storage.sql.exec(
+    "INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('user', ?, ?, 5, 'input')",
+    JSON.stringify([{ type: "text", text: "hello" }]),
+    at,
+  );
   if (ids.length === 0) return;
   storage.sql.exec(OUTBOX_V14);
   for (const id of ids) {
-    storage.sql.exec("INSERT INTO outbox (id, type, created_at, session) VALUES (?, 'session.done', ?, ?)", id, at, JSON.stringify(notificationSession(t, at)));
+    storage.sql.exec(
+      "INSERT INTO outbox (id, type, created_at, session) VALUES (?, 'session.done', ?, ?)",
+      id,
+      at,
+      JSON.stringify(notificationSession(t, at)),
+    );
   }
 }
 
@@ -61,7 +70,12 @@ describe(`session storage at version ${BEFORE}`, () => {
   it("moves what its outbox owes into the key, oldest first, drops the table, and hands it all over", async () => {
     const t = newTestSession();
     const hook = mockHook(uniqueKey("receiver"));
-    const endpoint = await tenantIndexStub(env, t.tenantId).createWebhookEndpoint(t.tenantId, { url: hook.url, event_types: ["session.done"], description: null, created_by: "admin" });
+    const endpoint = await tenantIndexStub(env, t.tenantId).createWebhookEndpoint(t.tenantId, {
+      url: hook.url,
+      event_types: ["session.done"],
+      description: null,
+      created_by: "admin",
+    });
     expect(endpoint.ok).toBe(true);
     const ids = [newEventId(), newEventId()];
     await runInDurableObject(t.stub, (_i, state) => {
@@ -80,7 +94,11 @@ describe(`session storage at version ${BEFORE}`, () => {
     // on its own, so they may arrive in either order), and the key goes with the last entry.
     unwrap(await t.stub.get());
     const requests = await hook.waitForRequests(2);
-    expect(notificationsOf(requests).map((n) => n.id).sort()).toEqual([...ids].sort());
+    expect(
+      notificationsOf(requests)
+        .map((n) => n.id)
+        .sort(),
+    ).toEqual([...ids].sort());
     await expect.poll(() => runInDurableObject(t.stub, (_i, state) => state.storage.kv.get("outbox") ?? null)).toBeNull();
   });
 
@@ -104,10 +122,16 @@ describe("session storage at version 13", () => {
     await runInDurableObject(t.stub, (_i, state) => {
       migrateSessionTo(state.storage, 13);
       const at = new Date().toISOString();
-      state.storage.sql.exec("INSERT INTO outbox (id, type, created_at, session) VALUES ('evt_owed', 'session.done', ?, ?)", at, JSON.stringify(notificationSession(t, at)));
+      state.storage.sql.exec(
+        "INSERT INTO outbox (id, type, created_at, session) VALUES ('evt_owed', 'session.done', ?, ?)",
+        at,
+        JSON.stringify(notificationSession(t, at)),
+      );
       migrate(state.storage, SESSION_MIGRATIONS);
       expect(userTables(state.storage)).not.toContain("outbox");
-      expect(state.storage.kv.get<OutboxEntry[]>("outbox")).toEqual([{ id: "evt_owed", type: "session.done", created_at: at, session: notificationSession(t, at) }]);
+      expect(state.storage.kv.get<OutboxEntry[]>("outbox")).toEqual([
+        { id: "evt_owed", type: "session.done", created_at: at, session: notificationSession(t, at) },
+      ]);
     });
   });
 });
@@ -120,7 +144,12 @@ describe("the outbox key", () => {
       migrate(state.storage, SESSION_MIGRATIONS);
       const store = new SessionStore(state.storage);
       const at = new Date().toISOString();
-      const entry = (id: string): OutboxEntry => ({ id, type: "session.done", created_at: at, session: notificationSession(t, at) as OutboxEntry["session"] });
+      const entry = (id: string): OutboxEntry => ({
+        id,
+        type: "session.done",
+        created_at: at,
+        session: notificationSession(t, at) as OutboxEntry["session"],
+      });
       store.transaction(() => {
         store.appendOutbox(entry("evt_a"));
         store.appendOutbox(entry("evt_b"));

@@ -14,7 +14,9 @@ import { latestVersion, migrate, schemaVersion } from "../../src/storage/migrati
 /** What the storage's tables are, names of automatic indexes aside (a rebuilt table's keep their first name). */
 function layout(sql: SqlStorage) {
   const tables = sql
-    .exec("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' ORDER BY name")
+    .exec(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' ORDER BY name",
+    )
     .toArray();
   return tables.map((table) => {
     const name = String(table.name);
@@ -23,11 +25,12 @@ function layout(sql: SqlStorage) {
       name,
       withoutRowid: Number(list.wr),
       autoincrement: /AUTOINCREMENT/i.test(String(table.sql)),
-      columns: sql
-        .exec("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?) ORDER BY name", name)
-        .toArray(),
+      columns: sql.exec('SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?) ORDER BY name', name).toArray(),
       indexes: sql
-        .exec("SELECT il.\"unique\", il.origin, il.partial, (SELECT group_concat(ii.name) FROM pragma_index_info(il.name) ii) AS columns FROM pragma_index_list(?) il ORDER BY columns, origin", name)
+        .exec(
+          'SELECT il."unique", il.origin, il.partial, (SELECT group_concat(ii.name) FROM pragma_index_info(il.name) ii) AS columns FROM pragma_index_list(?) il ORDER BY columns, origin',
+          name,
+        )
         .toArray(),
     };
   });
@@ -59,7 +62,9 @@ describe("the session object's baseline", () => {
 
   it("is not applied to storage that already holds a table", async () => {
     await runInDurableObject(sessionStub(env, "t-baseline", "ses_legacy"), (_i, state) => {
-      state.storage.sql.exec("CREATE TABLE messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, role TEXT NOT NULL, content TEXT NOT NULL, created_at TEXT NOT NULL)");
+      state.storage.sql.exec(
+        "CREATE TABLE messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, role TEXT NOT NULL, content TEXT NOT NULL, created_at TEXT NOT NULL)",
+      );
       migrate(state.storage, SESSION_MIGRATIONS, SESSION_BASELINE);
       expect(schemaVersion(state.storage)).toBe(latestVersion(SESSION_MIGRATIONS));
       // The chain ran from version 0: it rebuilt `messages` without AUTOINCREMENT.

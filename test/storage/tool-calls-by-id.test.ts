@@ -24,7 +24,13 @@ function writeV14(storage: DurableObjectStorage, t: TestSession): void {
   migrateSessionTo(storage, BEFORE);
   const at = new Date().toISOString();
   const message = (role: string, kind: string, content: unknown) =>
-    storage.sql.exec("INSERT INTO messages (role, content, created_at, tokens, kind) VALUES (?, ?, ?, 5, ?)", role, json(content), at, kind);
+    storage.sql.exec(
+      "INSERT INTO messages (role, content, created_at, tokens, kind) VALUES (?, ?, ?, 5, ?)",
+      role,
+      json(content),
+      at,
+      kind,
+    );
   message("user", "input", [{ type: "text", text: "what time is it, four times?" }]);
   message("assistant", "tool_use", [use("toolu_a"), use("toolu_b")]);
   message("user", "tool_result", [
@@ -35,14 +41,28 @@ function writeV14(storage: DurableObjectStorage, t: TestSession): void {
   const call = (id: string, step: number, seq: number, position: number, status: string, output: string | null) =>
     storage.sql.exec(
       "INSERT INTO tool_calls (id, step, message_seq, position, name, input, status, output, created_at, started_at, finished_at) VALUES (?, ?, ?, ?, 'get_time', '{}', ?, ?, ?, ?, ?)",
-      id, step, seq, position, status, output, at, output === null ? null : at, output === null ? null : at,
+      id,
+      step,
+      seq,
+      position,
+      status,
+      output,
+      at,
+      output === null ? null : at,
+      output === null ? null : at,
     );
   // Inserted out of call order, and with ids that sort otherwise: the order is in the columns.
   call("toolu_d", 2, 4, 1, "waiting_approval", null);
   call("toolu_b", 1, 2, 1, "done", "noon");
   call("toolu_c", 2, 4, 0, "done", "one");
   call("toolu_a", 1, 2, 0, "done", "noon");
-  putSessionStateV12(storage, t, at, { tools: [{ type: "builtin", name: "get_time", requires_approval: true }], status: "waiting_approval", steps: 2, stopReason: null, revision: 6 });
+  putSessionStateV12(storage, t, at, {
+    tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+    status: "waiting_approval",
+    steps: 2,
+    stopReason: null,
+    revision: 6,
+  });
 }
 
 describe(`session storage at version ${BEFORE}`, () => {
@@ -60,12 +80,16 @@ describe(`session storage at version ${BEFORE}`, () => {
       // One B-tree: the key is the id, and no index is left beside it.
       const indexes = state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tool_calls'").toArray();
       expect(indexes).toEqual([]);
-      const key = state.storage.sql.exec<{ name: string; pk: number }>("SELECT name, pk FROM pragma_table_info('tool_calls') WHERE pk > 0").toArray();
+      const key = state.storage.sql
+        .exec<{ name: string; pk: number }>("SELECT name, pk FROM pragma_table_info('tool_calls') WHERE pk > 0")
+        .toArray();
       expect(key.map((column) => column.name)).toEqual(["id"]);
       expect(state.storage.sql.exec("SELECT * FROM tool_calls ORDER BY message_seq, position").toArray()).toEqual(before);
       // A reused id is refused by the key, as the unique index refused it.
       expect(() =>
-        state.storage.sql.exec("INSERT INTO tool_calls (id, step, message_seq, position, name, input, status, created_at) VALUES ('toolu_a', 3, 9, 0, 'get_time', '{}', 'pending', 'x')"),
+        state.storage.sql.exec(
+          "INSERT INTO tool_calls (id, step, message_seq, position, name, input, status, created_at) VALUES ('toolu_a', 3, 9, 0, 'get_time', '{}', 'pending', 'x')",
+        ),
       ).toThrow(/UNIQUE|PRIMARY KEY|constraint/i);
     });
     // Call order as it was; the calls of the last message are the open ones.
@@ -81,7 +105,10 @@ describe(`session storage at version ${BEFORE}`, () => {
     expect(pageTwo.data.map((call) => call.id)).toEqual(["toolu_d"]);
     expect(pageTwo.next_cursor).toBeNull();
 
-    await t.model.script({ reply: { content: [{ type: "tool_use", id: "toolu_e", name: "get_time", input: {} }] } }, { reply: { content: [{ type: "text", text: "four times noon" }] } });
+    await t.model.script(
+      { reply: { content: [{ type: "tool_use", id: "toolu_e", name: "get_time", input: {} }] } },
+      { reply: { content: [{ type: "text", text: "four times noon" }] } },
+    );
     unwrap(await t.stub.approve("toolu_d", "carol"));
     // toolu_e needs approval too (the session's tool asks for it): approve it once it waits.
     await waitForStatus(t, ["waiting_approval"]);
@@ -98,7 +125,12 @@ describe(`session storage at version ${BEFORE}`, () => {
     // The model was sent both results of the last old message together, once.
     const [first] = await t.model.requests();
     const turns = (first!.body as { messages: { role: string; content: { type: string; tool_use_id?: string }[] }[] }).messages;
-    expect(turns.at(-1)!.content.filter((block) => block.type === "tool_result").map((block) => block.tool_use_id)).toEqual(["toolu_c", "toolu_d"]);
+    expect(
+      turns
+        .at(-1)!
+        .content.filter((block) => block.type === "tool_result")
+        .map((block) => block.tool_use_id),
+    ).toEqual(["toolu_c", "toolu_d"]);
   });
 
   it("finds the open calls through their message's blocks, by key", async () => {

@@ -30,7 +30,10 @@ export function newTestSession(): TestSession {
   };
 }
 
-export function sessionInit(t: TestSession, overrides: Partial<Omit<SessionInit, "limits">> & { limits?: PartialLimits } = {}): SessionInit {
+export function sessionInit(
+  t: TestSession,
+  overrides: Partial<Omit<SessionInit, "limits">> & { limits?: PartialLimits } = {},
+): SessionInit {
   return {
     id: t.sessionId,
     tenant_id: t.tenantId,

@@ -77,7 +77,10 @@ export async function replay(t: TestSession, testCase: CorpusCase) {
   // A follow-up's call waits a moment, so its watcher (opened once the run started) sees all of it.
   const last = testCase.calls.length - 1;
   await t.model.script(
-    ...testCase.calls.map((body, n) => ({ raw: { body, split_at: awkwardSplits(body), piece_delay_ms: 1 }, ...(testCase.followUp && n === last ? { delay_ms: 300 } : {}) })),
+    ...testCase.calls.map((body, n) => ({
+      raw: { body, split_at: awkwardSplits(body), piece_delay_ms: 1 },
+      ...(testCase.followUp && n === last ? { delay_ms: 300 } : {}),
+    })),
   );
   const model = testCase.provider === "openai" ? `openai:${t.model.key}` : t.model.key;
   unwrap(await t.stub.create(sessionInit(t, { ...testCase.session, model }), null));
@@ -97,4 +100,3 @@ export async function replay(t: TestSession, testCase: CorpusCase) {
   await again.untilClosed();
   return { watch: { frames: [...watch.frames, ...again.frames] }, first };
 }
-

@@ -73,13 +73,20 @@ export function writeAgentV2(storage: DurableObjectStorage, t: TestSession): voi
   for (const statement of layout.statements) storage.sql.exec(statement);
   const rows: [string, unknown[]][] = [
     ["user", [{ type: "text", text: "what time is it?" }]],
-    ["assistant", [{ type: "text", text: "checking" }, { type: "tool_use", id: "toolu_v2", name: "get_time", input: {} }]],
+    [
+      "assistant",
+      [
+        { type: "text", text: "checking" },
+        { type: "tool_use", id: "toolu_v2", name: "get_time", input: {} },
+      ],
+    ],
     ["user", [{ type: "tool_result", tool_use_id: "toolu_v2", content: "noon" }]],
     ["assistant", [{ type: "text", text: "it is noon" }]],
     ["user", [{ type: "text", text: "and tomorrow?" }]],
     ["assistant", [{ type: "text", text: "noon again" }]],
   ];
-  for (const [role, content] of rows) storage.sql.exec("INSERT INTO messages (role, content, created_at) VALUES (?, ?, ?)", role, JSON.stringify(content), AT);
+  for (const [role, content] of rows)
+    storage.sql.exec("INSERT INTO messages (role, content, created_at) VALUES (?, ?, ?)", role, JSON.stringify(content), AT);
   storage.sql.exec(
     "INSERT INTO tool_calls (id, step, message_seq, position, name, input, status, output, is_error, reported, created_at) VALUES ('toolu_v2', 1, 2, 0, 'get_time', '{}', 'done', 'noon', 0, 1, ?)",
     AT,
@@ -119,8 +126,16 @@ export function writeAgentV2(storage: DurableObjectStorage, t: TestSession): voi
 /** A finished one-step session: a user message, the answer, its events and its run state. */
 export function writeLegacySession(storage: DurableObjectStorage, t: TestSession, layout: Layout): void {
   for (const statement of layout.statements) storage.sql.exec(statement);
-  storage.sql.exec("INSERT INTO messages (role, content, created_at) VALUES ('user', ?, ?)", JSON.stringify([{ type: "text", text: "hello" }]), AT);
-  storage.sql.exec("INSERT INTO messages (role, content, created_at) VALUES ('assistant', ?, ?)", JSON.stringify([{ type: "text", text: "hi there" }]), AT);
+  storage.sql.exec(
+    "INSERT INTO messages (role, content, created_at) VALUES ('user', ?, ?)",
+    JSON.stringify([{ type: "text", text: "hello" }]),
+    AT,
+  );
+  storage.sql.exec(
+    "INSERT INTO messages (role, content, created_at) VALUES ('assistant', ?, ?)",
+    JSON.stringify([{ type: "text", text: "hi there" }]),
+    AT,
+  );
   const status = { status: "done", stop_reason: "end_turn", error: null };
   // The event log's table as the layout has it: one row per event before migration 13, one per transaction after.
   if (userTables(storage).includes("event_batches")) insertEvents(storage.sql, [["status", status, AT]]);
@@ -155,7 +170,12 @@ export function writeLegacySession(storage: DurableObjectStorage, t: TestSession
  * `writeLegacySession`'s session as made from an agent by a version before the agent's name was
  * kept with it: the pin alone (`agent: { id, version }`), no `agent_name`.
  */
-export function writeLegacyAgentSession(storage: DurableObjectStorage, t: TestSession, layout: Layout, agent: { id: string; version: number }): void {
+export function writeLegacyAgentSession(
+  storage: DurableObjectStorage,
+  t: TestSession,
+  layout: Layout,
+  agent: { id: string; version: number },
+): void {
   writeLegacySession(storage, t, layout);
   storage.kv.put("session", { ...storage.kv.get<Record<string, unknown>>("session"), agent });
 }
@@ -209,7 +229,18 @@ export function writeAgentV2WithEvents(storage: DurableObjectStorage, t: TestSes
     AT,
     AT,
   );
-  const call = { id: "toolu_legacy", step: 1, name: "get_time", input: {}, status: "pending", output: null, is_error: false, created_at: AT, started_at: null, finished_at: null };
+  const call = {
+    id: "toolu_legacy",
+    step: 1,
+    name: "get_time",
+    input: {},
+    status: "pending",
+    output: null,
+    is_error: false,
+    created_at: AT,
+    started_at: null,
+    finished_at: null,
+  };
   const finished = { ...call, status: "done", output: "2026-11-20T10:00:00.000Z", started_at: AT, finished_at: AT };
   const usage1 = { steps: 1, input_tokens: 10, output_tokens: 5 };
   const usage2 = { steps: 2, input_tokens: 20, output_tokens: 10 };
@@ -225,7 +256,8 @@ export function writeAgentV2WithEvents(storage: DurableObjectStorage, t: TestSes
     ["usage", usage2],
     ["status", { status: "done", stop_reason: "end_turn", error: null }],
   ];
-  for (const [type, data] of events) storage.sql.exec("INSERT INTO events (type, data, created_at) VALUES (?, ?, ?)", type, JSON.stringify(data), AT);
+  for (const [type, data] of events)
+    storage.sql.exec("INSERT INTO events (type, data, created_at) VALUES (?, ?, ?)", type, JSON.stringify(data), AT);
   storage.kv.put("session", {
     id: t.sessionId,
     tenant_id: t.tenantId,
@@ -282,7 +314,11 @@ export function migrateMemoryStoreTo(storage: DurableObjectStorage, version: num
 export function writeWaitingAgentV6(storage: DurableObjectStorage, t: TestSession): void {
   migrateSessionTo(storage, 6);
   const at = new Date().toISOString();
-  storage.sql.exec("INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('user', ?, ?, 5, 'input')", JSON.stringify([{ type: "text", text: "what time is it?" }]), at);
+  storage.sql.exec(
+    "INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('user', ?, ?, 5, 'input')",
+    JSON.stringify([{ type: "text", text: "what time is it?" }]),
+    at,
+  );
   storage.sql.exec(
     "INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('assistant', ?, ?, 8, 'tool_use')",
     JSON.stringify([{ type: "tool_use", id: "toolu_legacy", name: "get_time", input: {} }]),
@@ -402,8 +438,16 @@ export const AGENT_LAYOUT_V6: Layout = {
 export function writeAgentV6Running(storage: DurableObjectStorage, t: TestSession): void {
   const at = new Date().toISOString();
   for (const statement of AGENT_LAYOUT_V6.statements) storage.sql.exec(statement);
-  storage.sql.exec("INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('user', ?, ?, 8, 'input')", JSON.stringify([{ type: "text", text: "first" }]), at);
-  storage.sql.exec("INSERT INTO pending_messages (content, created_at) VALUES (?, ?)", JSON.stringify([{ type: "text", text: "queued" }]), at);
+  storage.sql.exec(
+    "INSERT INTO messages (role, content, created_at, tokens, kind) VALUES ('user', ?, ?, 8, 'input')",
+    JSON.stringify([{ type: "text", text: "first" }]),
+    at,
+  );
+  storage.sql.exec(
+    "INSERT INTO pending_messages (content, created_at) VALUES (?, ?)",
+    JSON.stringify([{ type: "text", text: "queued" }]),
+    at,
+  );
   storage.kv.put("session", {
     id: t.sessionId,
     tenant_id: t.tenantId,
@@ -503,7 +547,13 @@ export function writeRefusedSessionV8(storage: DurableObjectStorage, t: TestSess
     ["assistant", "answer", [{ type: "text", text: "I can't help with that." }]],
   ];
   for (const [role, kind, content] of rows) {
-    storage.sql.exec("INSERT INTO messages (role, content, created_at, tokens, kind) VALUES (?, ?, ?, 8, ?)", role, JSON.stringify(content), at, kind);
+    storage.sql.exec(
+      "INSERT INTO messages (role, content, created_at, tokens, kind) VALUES (?, ?, ?, 8, ?)",
+      role,
+      JSON.stringify(content),
+      at,
+      kind,
+    );
   }
   storage.kv.put("session", {
     id: t.sessionId,
@@ -573,7 +623,13 @@ export function writeMemoryV1(storage: DurableObjectStorage, tenantId: string, i
       )
       .one();
     storage.sql.exec("INSERT INTO items_fts (rowid, body) VALUES (?, ?)", id, item.body);
-    storage.sql.exec("INSERT INTO item_versions (namespace, key, version, value, created_by, created_at) VALUES (?, ?, 1, ?, 'user-1', ?)", item.namespace, item.key, value, at);
+    storage.sql.exec(
+      "INSERT INTO item_versions (namespace, key, version, value, created_by, created_at) VALUES (?, ?, 1, ?, 'user-1', ?)",
+      item.namespace,
+      item.key,
+      value,
+      at,
+    );
   }
   storage.kv.put("tenant_id", tenantId);
   storage.kv.put("created_at", at);

@@ -33,11 +33,14 @@ export interface DecodedSpan {
 
 /** Every span of an export body, attributes as a plain record; throws on anything the definitions refuse. */
 export function decodeTraceExport(body: string): DecodedSpan[] {
-  const decoded = decodeMessage(REQUEST, JSON.parse(body), "$") as { resourceSpans?: { scopeSpans?: { spans?: Record<string, unknown>[] }[] }[] };
+  const decoded = decodeMessage(REQUEST, JSON.parse(body), "$") as {
+    resourceSpans?: { scopeSpans?: { spans?: Record<string, unknown>[] }[] }[];
+  };
   const spans: DecodedSpan[] = [];
   for (const rs of decoded.resourceSpans ?? []) {
     for (const ss of rs.scopeSpans ?? []) {
-      for (const span of ss.spans ?? []) spans.push({ ...(span as unknown as DecodedSpan), attributes: attributesOf(span.attributes as KeyValue[] | undefined) });
+      for (const span of ss.spans ?? [])
+        spans.push({ ...(span as unknown as DecodedSpan), attributes: attributesOf(span.attributes as KeyValue[] | undefined) });
     }
   }
   return spans;
@@ -103,7 +106,8 @@ function decodeValue(field: protobuf.Field, value: unknown, path: string): unkno
     case "bytes": {
       const bytes = HEX_BYTES[field.name];
       if (bytes === undefined) throw new Error(`${path}: unexpected bytes field`);
-      if (typeof value !== "string" || !new RegExp(`^[0-9a-f]{${bytes * 2}}$`).test(value)) throw new Error(`${path}: must be ${bytes} bytes of lower-case hex`);
+      if (typeof value !== "string" || !new RegExp(`^[0-9a-f]{${bytes * 2}}$`).test(value))
+        throw new Error(`${path}: must be ${bytes} bytes of lower-case hex`);
       return value;
     }
     case "int64":
@@ -111,7 +115,8 @@ function decodeValue(field: protobuf.Field, value: unknown, path: string): unkno
     case "fixed64":
     case "sfixed64":
     case "sint64":
-      if (!(typeof value === "string" ? /^-?\d+$/.test(value) : Number.isSafeInteger(value))) throw new Error(`${path}: must be a 64-bit integer`);
+      if (!(typeof value === "string" ? /^-?\d+$/.test(value) : Number.isSafeInteger(value)))
+        throw new Error(`${path}: must be a 64-bit integer`);
       return String(value);
     default:
       if (!Number.isInteger(value)) throw new Error(`${path}: must be an integer`);

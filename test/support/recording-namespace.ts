@@ -17,6 +17,9 @@ export function recordingNamespace<N>(namespace: N, calls: string[]): N {
       },
     });
   // Only what src/objects.ts uses of a namespace; the runtime's methods need their own `this`.
-  const wrapped = { idFromName: (name: string) => plain.idFromName(name), get: (id: DurableObjectId) => recorded(plain.get(id) as unknown as DurableObjectStub) };
+  const wrapped = {
+    idFromName: (name: string) => plain.idFromName(name),
+    get: (id: DurableObjectId) => recorded(plain.get(id) as unknown as DurableObjectStub),
+  };
   return wrapped as unknown as N;
 }

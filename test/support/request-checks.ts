@@ -18,16 +18,29 @@ export interface Turn {
 
 export function requestProblems(turns: readonly Turn[]): string[] {
   const problems: string[] = [];
-  const blocks = (turn: Turn | undefined): Block[] => (turn === undefined ? [] : typeof turn.content === "string" ? [{ type: "text", text: turn.content }] : turn.content);
+  const blocks = (turn: Turn | undefined): Block[] =>
+    turn === undefined ? [] : typeof turn.content === "string" ? [{ type: "text", text: turn.content }] : turn.content;
   if (turns[0]?.role !== "user") problems.push("the request does not start with a user turn");
   turns.forEach((turn, i) => {
     if (i > 0 && turns[i - 1]!.role === turn.role) problems.push(`turns ${i - 1} and ${i} are both ${turn.role}`);
-    const uses = blocks(turn).filter((b) => b.type === "tool_use").map((b) => b.id);
-    const results = blocks(turn).filter((b) => b.type === "tool_result").map((b) => b.tool_use_id);
-    const previousUses = new Set(blocks(turns[i - 1]).filter((b) => b.type === "tool_use").map((b) => b.id));
+    const uses = blocks(turn)
+      .filter((b) => b.type === "tool_use")
+      .map((b) => b.id);
+    const results = blocks(turn)
+      .filter((b) => b.type === "tool_result")
+      .map((b) => b.tool_use_id);
+    const previousUses = new Set(
+      blocks(turns[i - 1])
+        .filter((b) => b.type === "tool_use")
+        .map((b) => b.id),
+    );
     for (const id of results) if (!previousUses.has(id)) problems.push(`turn ${i} answers ${id}, which the turn before did not call`);
     if (uses.length > 0) {
-      const answered = new Set(blocks(turns[i + 1]).filter((b) => b.type === "tool_result").map((b) => b.tool_use_id));
+      const answered = new Set(
+        blocks(turns[i + 1])
+          .filter((b) => b.type === "tool_result")
+          .map((b) => b.tool_use_id),
+      );
       for (const id of uses) if (!answered.has(id)) problems.push(`tool_use ${id} of turn ${i} is not answered in the next turn`);
     }
   });
@@ -36,9 +49,7 @@ export function requestProblems(turns: readonly Turn[]): string[] {
 
 /** The text of a request's turns, for finding the task or a summary in it. */
 export function requestText(turns: readonly Turn[]): string {
-  return turns
-    .flatMap((turn) => (typeof turn.content === "string" ? [turn.content] : turn.content.map((b) => b.text ?? "")))
-    .join("\n");
+  return turns.flatMap((turn) => (typeof turn.content === "string" ? [turn.content] : turn.content.map((b) => b.text ?? ""))).join("\n");
 }
 
 /**

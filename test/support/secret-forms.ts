@@ -16,7 +16,10 @@ export function withoutScheme(value: string): string {
 /** Each form of `value` and of its credentials alone, labelled. */
 export function leakedForms(value: string): [label: string, form: string][] {
   const forms: [string, string][] = [];
-  for (const [which, secret] of [["value", value], ["token", withoutScheme(value)]] as const) {
+  for (const [which, secret] of [
+    ["value", value],
+    ["token", withoutScheme(value)],
+  ] as const) {
     const bytes = bytesOf(secret);
     const add = (label: string, form: string) => forms.push([`${which} ${label}`, form]);
     add("as is", secret);

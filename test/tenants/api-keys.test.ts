@@ -101,7 +101,10 @@ describe("API keys", () => {
     expect(admitted.record).toEqual(record);
     expect(admitted.admission).toMatchObject({ ok: true, suspended: false });
     // Found, but not standing: the record comes back for the gateway's verdict, no admission.
-    const wrongSecret = await index.admitApiKey(tenantId, record.key_id, { ...input(record), secretHash: await hashApiKeySecret("not the secret") });
+    const wrongSecret = await index.admitApiKey(tenantId, record.key_id, {
+      ...input(record),
+      secretHash: await hashApiKeySecret("not the secret"),
+    });
     expect(wrongSecret).toEqual({ record, admission: null });
     expect((await index.admitApiKey(tenantId, revoked.key_id, input(revoked))).admission).toBeNull();
     expect((await index.admitApiKey(tenantId, expired.key_id, input(expired))).admission).toBeNull();
@@ -117,7 +120,10 @@ describe("API keys", () => {
     expect(admitted.admission).toMatchObject({ ok: true, suspended: false });
     expect((await index.admitExchangedToken(tenantId, revoked.key_id, input(revoked))).admission).toBeNull();
     expect((await index.admitExchangedToken(tenantId, expired.key_id, input(expired))).admission).toBeNull();
-    expect(await index.admitExchangedToken(tenantId, "key_000000000000000000000000", input(record))).toEqual({ record: null, admission: null });
+    expect(await index.admitExchangedToken(tenantId, "key_000000000000000000000000", input(record))).toEqual({
+      record: null,
+      admission: null,
+    });
   });
 
   it("spends no rate budget on a key presented with the wrong secret", async () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { MAX_CURSOR_CHARS, decodeKeyCursor, decodeTimeIdCursor, encodeIntPairCursor, encodeKeyCursor, encodeTimeIdCursor } from "../../src/shared/cursor";
+import {
+  MAX_CURSOR_CHARS,
+  decodeKeyCursor,
+  decodeTimeIdCursor,
+  encodeIntPairCursor,
+  encodeKeyCursor,
+  encodeTimeIdCursor,
+} from "../../src/shared/cursor";
 
 describe("cursors", () => {
   it("round-trip a (time, id) position and a key, as URL-safe text", () => {

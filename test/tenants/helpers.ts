@@ -38,11 +38,7 @@ export function report(
  * Asserts that a TenantIndex method rejects, calling it inside the object: a rejection that
  * crosses the test runner's RPC boundary is also reported as unhandled, even when awaited.
  */
-export async function expectIndexRejects(
-  tenantId: string,
-  call: (index: TenantIndex) => Promise<unknown>,
-  pattern: RegExp,
-): Promise<void> {
+export async function expectIndexRejects(tenantId: string, call: (index: TenantIndex) => Promise<unknown>, pattern: RegExp): Promise<void> {
   await runInDurableObject(indexOf(tenantId), async (instance: TenantIndex) => {
     await expect(call(instance)).rejects.toThrow(pattern);
   });

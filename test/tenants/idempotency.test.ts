@@ -35,8 +35,12 @@ describe("idempotency records", () => {
   it("keeps the same key of different scopes apart", async () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);
-    expect(await index.beginIdempotent(tenantId, { scope: "user-1 POST /x", key: "k", bodyHash: "h", now: BASE_MS })).toEqual({ state: "new" });
-    expect(await index.beginIdempotent(tenantId, { scope: "user-2 POST /x", key: "k", bodyHash: "other", now: BASE_MS })).toEqual({ state: "new" });
+    expect(await index.beginIdempotent(tenantId, { scope: "user-1 POST /x", key: "k", bodyHash: "h", now: BASE_MS })).toEqual({
+      state: "new",
+    });
+    expect(await index.beginIdempotent(tenantId, { scope: "user-2 POST /x", key: "k", bodyHash: "other", now: BASE_MS })).toEqual({
+      state: "new",
+    });
   });
 
   it("forgets a response after 24 hours", async () => {
@@ -57,7 +61,10 @@ describe("idempotency records", () => {
     for (let i = 0; i < 5; i++) await index.beginIdempotent(tenantId, { scope: SCOPE, key: `old-${i}`, bodyHash: "h", now: BASE_MS });
     await index.beginIdempotent(tenantId, { scope: SCOPE, key: "fresh", bodyHash: "h", now: BASE_MS + IDEMPOTENCY_TTL_MS + 1 });
     await runInDurableObject(index, async (_instance: TenantIndex, state) => {
-      const keys = state.storage.sql.exec<{ key: string }>(`SELECT key FROM idempotency`).toArray().map((row) => row.key);
+      const keys = state.storage.sql
+        .exec<{ key: string }>(`SELECT key FROM idempotency`)
+        .toArray()
+        .map((row) => row.key);
       expect(keys).toEqual(["fresh"]);
     });
   });

@@ -26,7 +26,13 @@ describe("limit overrides", () => {
     expect(config.effective_limits).toEqual({ ...loadConfig(env).defaultLimits, max_steps_per_run: 5, max_tokens_per_day: null });
     expect((await index.getConfig(tenantId)).effective_limits.max_concurrent_runs).toBe(loadConfig(env).defaultLimits.max_concurrent_runs);
     const admitted = await index.admitRequest(tenantId, { bucket: "key_1", now: BASE_MS });
-    expect(admitted).toEqual({ ok: true, suspended: false, limits: config.effective_limits, settings: { webhook_origins: null, session_retention_days: null, traces: null }, rate: expect.any(Object) });
+    expect(admitted).toEqual({
+      ok: true,
+      suspended: false,
+      limits: config.effective_limits,
+      settings: { webhook_origins: null, session_retention_days: null, traces: null },
+      rate: expect.any(Object),
+    });
   });
 
   it("refuses unknown limit names and out-of-range values", async () => {

@@ -68,7 +68,9 @@ describe("an end user's share", () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);
     await index.setLimitOverrides(tenantId, { requests_per_minute: 10, end_user_requests_per_minute: 1_000 });
-    expect(await admitted(20, async () => (await index.admitRequest(tenantId, { bucket: "sub:end_user:a", endUser: "a", now: WINDOW })).ok)).toBe(5);
+    expect(
+      await admitted(20, async () => (await index.admitRequest(tenantId, { bucket: "sub:end_user:a", endUser: "a", now: WINDOW })).ok),
+    ).toBe(5);
   });
 });
 
@@ -109,7 +111,10 @@ describe("the admin lane", () => {
 
     const input = { secretHash: key.hash, bucket: `key:${key.keyId}`, now: WINDOW + 1_000, kind: "key_management" as const };
     const first = await index.admitApiKey(tenantId, key.keyId, input);
-    expect(first.admission).toMatchObject({ ok: true, rate: { policies: [{ name: "admin", quota: ADMIN_REQUESTS_PER_MINUTE, windowSeconds: 60 }] } });
+    expect(first.admission).toMatchObject({
+      ok: true,
+      rate: { policies: [{ name: "admin", quota: ADMIN_REQUESTS_PER_MINUTE, windowSeconds: 60 }] },
+    });
     let more = 0;
     for (let i = 0; i < ADMIN_REQUESTS_PER_MINUTE; i++) if ((await index.admitApiKey(tenantId, key.keyId, input)).admission?.ok) more += 1;
     expect(more).toBe(ADMIN_REQUESTS_PER_MINUTE - 1);
@@ -120,7 +125,14 @@ describe("schedule firings", () => {
   it("are counted apart from interactive requests, in both directions, and per creator", async () => {
     const { tenantId, admit } = await tenantOfTen();
     const fire = async (subject: string) =>
-      (await openGate(env, tenantId, { subject, scopes: ["sessions:read", "sessions:write"], via: "jwt", key_id: null, expires_at: null }, WINDOW + 1_000)).kind;
+      (
+        await openGate(
+          env,
+          tenantId,
+          { subject, scopes: ["sessions:read", "sessions:write"], via: "jwt", key_id: null, expires_at: null },
+          WINDOW + 1_000,
+        )
+      ).kind;
 
     // A creator's schedules firing many times a second stop at its share of the schedules' window...
     const kinds: string[] = [];

@@ -95,12 +95,23 @@ describe("runSlotRetryAfter", () => {
 });
 
 describe("admitRun", () => {
-  const input = (sessionId: string, maxTokensPerDay: number | null, now = BASE_MS) => ({ sessionId, maxConcurrent: MAX, maxTokensPerDay, now });
+  const input = (sessionId: string, maxTokensPerDay: number | null, now = BASE_MS) => ({
+    sessionId,
+    maxConcurrent: MAX,
+    maxTokensPerDay,
+    now,
+  });
 
   it("reserves a slot as acquireRun does while today's budget lasts, or without a budget", async () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);
-    await index.reportSession(tenantId, report("ses_used", { revision: 1, usage: { steps: 1, input_tokens: 60, output_tokens: 39, cache_read_tokens: 0, cache_write_tokens: 0 } }));
+    await index.reportSession(
+      tenantId,
+      report("ses_used", {
+        revision: 1,
+        usage: { steps: 1, input_tokens: 60, output_tokens: 39, cache_read_tokens: 0, cache_write_tokens: 0 },
+      }),
+    );
     expect(await index.admitRun(tenantId, input("ses_a", 100))).toEqual({ ok: true });
     expect(await index.admitRun(tenantId, input("ses_b", null))).toEqual({ ok: true });
     await acquireMany(tenantId, MAX - 2, BASE_MS);
@@ -110,10 +121,20 @@ describe("admitRun", () => {
   it("refuses once today's tokens reach the budget, until the next UTC midnight, and takes no slot", async () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);
-    await index.reportSession(tenantId, report("ses_used", { revision: 1, usage: { steps: 1, input_tokens: 60, output_tokens: 40, cache_read_tokens: 0, cache_write_tokens: 0 } }));
+    await index.reportSession(
+      tenantId,
+      report("ses_used", {
+        revision: 1,
+        usage: { steps: 1, input_tokens: 60, output_tokens: 40, cache_read_tokens: 0, cache_write_tokens: 0 },
+      }),
+    );
     const now = BASE_MS + 1_500;
     const secondsToMidnight = Math.ceil((Math.floor(now / DAY_MS + 1) * DAY_MS - now) / 1000);
-    expect(await index.admitRun(tenantId, input("ses_a", 100, now))).toEqual({ ok: false, code: "budget_used", retryAfterSeconds: secondsToMidnight });
+    expect(await index.admitRun(tenantId, input("ses_a", 100, now))).toEqual({
+      ok: false,
+      code: "budget_used",
+      retryAfterSeconds: secondsToMidnight,
+    });
     await acquireMany(tenantId, MAX, now);
   });
 });

@@ -14,7 +14,10 @@ describe("reportSession", () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);
     expect(await index.getSessionSummary(tenantId, "ses_1")).toBeNull();
-    expect(await index.reportSession(tenantId, report("ses_1", { status: "running", revision: 3 }))).toMatchObject({ applied: true, suspended: false });
+    expect(await index.reportSession(tenantId, report("ses_1", { status: "running", revision: 3 }))).toMatchObject({
+      applied: true,
+      suspended: false,
+    });
     expect(await index.getSessionSummary(tenantId, "ses_1")).toMatchObject({ id: "ses_1", status: "running" });
   });
 
@@ -25,7 +28,9 @@ describe("reportSession", () => {
     expect(await index.reportSession(tenantId, report("ses_1", { status: "idle", revision: 1 }))).toMatchObject({ applied: false });
     expect(await index.reportSession(tenantId, report("ses_1", { status: "paused", revision: 2 }))).toMatchObject({ applied: false });
     expect((await index.getSessionSummary(tenantId, "ses_1"))?.status).toBe("running");
-    expect(await index.reportSession(tenantId, report("ses_1", { status: "done", stop_reason: "end_turn", revision: 5 }))).toMatchObject({ applied: true });
+    expect(await index.reportSession(tenantId, report("ses_1", { status: "done", stop_reason: "end_turn", revision: 5 }))).toMatchObject({
+      applied: true,
+    });
     expect(await index.getSessionSummary(tenantId, "ses_1")).toMatchObject({ status: "done", stop_reason: "end_turn" });
   });
 
@@ -40,7 +45,15 @@ describe("reportSession", () => {
     await index.reportSession(tenantId, report("ses_2", { revision: 1, usage: usage(20, 0, 1) }));
     expect(await index.tokensToday(tenantId, BASE_MS)).toBe(400);
     const [today] = await index.usage(tenantId, { days: 1, now: BASE_MS });
-    expect(today).toEqual({ day: "2030-03-10", input_tokens: 320, output_tokens: 80, cache_read_tokens: 0, cache_write_tokens: 0, steps: 3, sessions_created: 2 });
+    expect(today).toEqual({
+      day: "2030-03-10",
+      input_tokens: 320,
+      output_tokens: 80,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      steps: 3,
+      sessions_created: 2,
+    });
   });
 
   it("counts prompt-cache reads and writes in the session, the day and the daily budget", async () => {
@@ -49,7 +62,13 @@ describe("reportSession", () => {
     await index.reportSession(tenantId, report("ses_1", { revision: 1, usage: usage(100, 50, 1, 1_000, 200) }));
     await index.reportSession(tenantId, report("ses_1", { revision: 2, usage: usage(150, 60, 2, 3_000, 200) }));
     expect(await index.tokensToday(tenantId, BASE_MS)).toBe(150 + 60 + 3_000 + 200);
-    expect((await index.getSessionSummary(tenantId, "ses_1"))?.usage).toEqual({ steps: 2, input_tokens: 150, output_tokens: 60, cache_read_tokens: 3_000, cache_write_tokens: 200 });
+    expect((await index.getSessionSummary(tenantId, "ses_1"))?.usage).toEqual({
+      steps: 2,
+      input_tokens: 150,
+      output_tokens: 60,
+      cache_read_tokens: 3_000,
+      cache_write_tokens: 200,
+    });
     const [today] = await index.usage(tenantId, { days: 1, now: BASE_MS });
     expect(today).toMatchObject({ cache_read_tokens: 3_000, cache_write_tokens: 200 });
   });
@@ -59,7 +78,11 @@ describe("reportSession", () => {
     const index = indexOf(tenantId);
     const old = report("ses_old", { revision: 1 });
     await index.reportSession(tenantId, { ...old, usage: { steps: 1, input_tokens: 10, output_tokens: 5 } as never });
-    expect((await index.getSessionSummary(tenantId, "ses_old"))?.usage).toMatchObject({ input_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0 });
+    expect((await index.getSessionSummary(tenantId, "ses_old"))?.usage).toMatchObject({
+      input_tokens: 10,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+    });
   });
 
   it("counts usage on the UTC day of the report, and sessions on the day they were created", async () => {
@@ -72,8 +95,24 @@ describe("reportSession", () => {
     expect(await index.tokensToday(tenantId, BASE_MS + DAY_MS)).toBe(180);
     expect(await index.tokensToday(tenantId, BASE_MS + 2 * DAY_MS)).toBe(0);
     expect(await index.usage(tenantId, { days: 3, now: BASE_MS + DAY_MS })).toEqual([
-      { day: "2030-03-11", input_tokens: 155, output_tokens: 25, cache_read_tokens: 0, cache_write_tokens: 0, steps: 2, sessions_created: 1 },
-      { day: "2030-03-10", input_tokens: 100, output_tokens: 10, cache_read_tokens: 0, cache_write_tokens: 0, steps: 1, sessions_created: 1 },
+      {
+        day: "2030-03-11",
+        input_tokens: 155,
+        output_tokens: 25,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        steps: 2,
+        sessions_created: 1,
+      },
+      {
+        day: "2030-03-10",
+        input_tokens: 100,
+        output_tokens: 10,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        steps: 1,
+        sessions_created: 1,
+      },
       { day: "2030-03-09", input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, steps: 0, sessions_created: 0 },
     ]);
   });
@@ -86,7 +125,11 @@ describe("reportSession", () => {
       (index) => index.reportSession(tenantId, { ...report("ses_1"), created_at: "yesterday" }),
       /created_at/,
     );
-    await expectIndexRejects(tenantId, (index) => index.reportSession(tenantId, report("ses_1", { usage: usage(-1, 0, 0) })), /input_tokens/);
+    await expectIndexRejects(
+      tenantId,
+      (index) => index.reportSession(tenantId, report("ses_1", { usage: usage(-1, 0, 0) })),
+      /input_tokens/,
+    );
   });
 });
 
@@ -100,7 +143,9 @@ describe("removeSession", () => {
     expect(await index.removeSession(tenantId, "ses_1")).toBe(true);
     expect(await index.removeSession(tenantId, "ses_1")).toBe(false);
     expect(await index.getSessionSummary(tenantId, "ses_1")).toBeNull();
-    expect(await index.reportSession(tenantId, report("ses_1", { revision: 2, usage: usage(500, 50, 3), createdMs, updatedMs: BASE_MS }))).toMatchObject({ applied: false });
+    expect(
+      await index.reportSession(tenantId, report("ses_1", { revision: 2, usage: usage(500, 50, 3), createdMs, updatedMs: BASE_MS })),
+    ).toMatchObject({ applied: false });
     expect(await index.getSessionSummary(tenantId, "ses_1")).toBeNull();
     expect(await index.tokensToday(tenantId, BASE_MS)).toBe(110);
     expect((await index.listSessions(tenantId, { limit: 10 })).data).toEqual([]);
@@ -112,7 +157,9 @@ describe("removeSession", () => {
     await index.reportSession(tenantId, report("ses_1", { revision: 5, createdMs: Date.now() - 60_000 }));
     expect(await index.removeSession(tenantId, "ses_1")).toBe(true);
     // A chat started again after its session was deleted: the same id, a later creation, revisions from 1.
-    expect(await index.reportSession(tenantId, report("ses_1", { revision: 1, createdMs: Date.now() + 1_000 }))).toMatchObject({ applied: true });
+    expect(await index.reportSession(tenantId, report("ses_1", { revision: 1, createdMs: Date.now() + 1_000 }))).toMatchObject({
+      applied: true,
+    });
     expect((await index.listSessions(tenantId, { limit: 10 })).data.map((session) => session.id)).toEqual(["ses_1"]);
   });
 });

@@ -33,9 +33,7 @@ async function seed(tenantId: string, count = 500): Promise<Seeded[]> {
 }
 
 function newestFirst(rows: Seeded[]): string[] {
-  return [...rows]
-    .sort((a, b) => b.createdMs - a.createdMs || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-    .map((row) => row.id);
+  return [...rows].sort((a, b) => b.createdMs - a.createdMs || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).map((row) => row.id);
 }
 
 async function collect(
@@ -100,7 +98,14 @@ describe("listSessions", () => {
   it("returns the summary shape with ISO times and a null cursor on the last page", async () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);
-    await index.reportSession(tenantId, report("ses_a", { status: "done", stop_reason: "end_turn", usage: { steps: 2, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 } }));
+    await index.reportSession(
+      tenantId,
+      report("ses_a", {
+        status: "done",
+        stop_reason: "end_turn",
+        usage: { steps: 2, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 },
+      }),
+    );
     const page = await index.listSessions(tenantId, { limit: 10 });
     expect(page).toEqual({
       data: [
@@ -133,6 +138,10 @@ describe("listSessions", () => {
 
   it("refuses an unknown status filter", async () => {
     const tenantId = freshTenant();
-    await expectIndexRejects(tenantId, (index) => index.listSessions(tenantId, { limit: 10, status: "sleeping" as SessionStatus }), /status/);
+    await expectIndexRejects(
+      tenantId,
+      (index) => index.listSessions(tenantId, { limit: 10, status: "sleeping" as SessionStatus }),
+      /status/,
+    );
   });
 });

@@ -9,7 +9,13 @@ describe("tenant settings", () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);
     expect(await index.getSettings(tenantId)).toEqual({ webhook_origins: null, session_retention_days: null, traces: null });
-    expect(await index.putSettings(tenantId, { session_retention_days: null, traces: null, webhook_origins: ["https://a.example.com", "https://a.example.com"] })).toEqual({ webhook_origins: ["https://a.example.com"], session_retention_days: null, traces: null });
+    expect(
+      await index.putSettings(tenantId, {
+        session_retention_days: null,
+        traces: null,
+        webhook_origins: ["https://a.example.com", "https://a.example.com"],
+      }),
+    ).toEqual({ webhook_origins: ["https://a.example.com"], session_retention_days: null, traces: null });
     const admission = await index.admitRequest(tenantId, { bucket: "sub:u", now: BASE_MS });
     expect(admission).toMatchObject({ ok: true, settings: { webhook_origins: ["https://a.example.com"] } });
     expect((await index.getCallSigning(tenantId)).webhook_origins).toEqual(["https://a.example.com"]);
@@ -27,10 +33,20 @@ describe("tenant settings", () => {
   it("keep a retention, and read an entry written before retention existed as none", async () => {
     const tenantId = freshTenant();
     const index = indexOf(tenantId);
-    expect(await index.putSettings(tenantId, { webhook_origins: null, session_retention_days: 30, traces: null })).toEqual({ webhook_origins: null, session_retention_days: 30, traces: null });
-    await runInDurableObject(index, async (_instance, state) => state.storage.kv.put("settings", { webhook_origins: ["https://b.example.com"] }));
+    expect(await index.putSettings(tenantId, { webhook_origins: null, session_retention_days: 30, traces: null })).toEqual({
+      webhook_origins: null,
+      session_retention_days: 30,
+      traces: null,
+    });
+    await runInDurableObject(index, async (_instance, state) =>
+      state.storage.kv.put("settings", { webhook_origins: ["https://b.example.com"] }),
+    );
     await abortAllDurableObjects();
-    expect(await indexOf(tenantId).getSettings(tenantId)).toEqual({ webhook_origins: ["https://b.example.com"], session_retention_days: null, traces: null });
+    expect(await indexOf(tenantId).getSettings(tenantId)).toEqual({
+      webhook_origins: ["https://b.example.com"],
+      session_retention_days: null,
+      traces: null,
+    });
   });
 
   it.each([

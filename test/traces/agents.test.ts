@@ -19,7 +19,12 @@ const TRACEPARENT = `00-${CALLER_TRACE}-${CALLER_SPAN}-01`;
 
 async function tracedAuthor(collector: MockHook): Promise<Caller> {
   const who = await caller(undefined, ["sessions:read", "sessions:write", "agents:write", "tenant:admin"]);
-  const res = await callJson("/v1/tenant/settings", "PUT", { webhook_origins: null, session_retention_days: null, traces: { endpoint: collector.url } }, who.headers);
+  const res = await callJson(
+    "/v1/tenant/settings",
+    "PUT",
+    { webhook_origins: null, session_retention_days: null, traces: { endpoint: collector.url } },
+    who.headers,
+  );
   expect(res.status).toBe(200);
   return who;
 }
@@ -51,7 +56,11 @@ describe("traces of agents' sessions", () => {
     const spans = await spansWhen(collector, (all) => roots(all).length > 0);
     const [root] = roots(spans);
     expect(root!.name).toBe("invoke_agent support_triage");
-    expect(root!.attributes).toMatchObject({ "gen_ai.agent.id": agent.id, "gen_ai.agent.name": "support_triage", "gen_ai.conversation.id": session.id });
+    expect(root!.attributes).toMatchObject({
+      "gen_ai.agent.id": agent.id,
+      "gen_ai.agent.name": "support_triage",
+      "gen_ai.conversation.id": session.id,
+    });
     // The name is the traces' alone: the session shows its agent as before.
     expect(session.agent).toEqual({ id: agent.id, version: 1 });
     expect(session).not.toHaveProperty("agent_name");
@@ -63,12 +72,19 @@ describe("traces of agents' sessions", () => {
     const fork = (await forked.json()) as { id: string };
     expect((await post(who, `/v1/sessions/${fork.id}/messages`, { input: "once more" })).status).toBe(202);
     expect((await waitForStatus(who, fork.id, ["done", "failed"])).status).toBe("done");
-    const forkRoot = roots(await spansWhen(collector, (all) => roots(all).length >= 2)).find((span) => span.attributes["gen_ai.conversation.id"] === fork.id);
+    const forkRoot = roots(await spansWhen(collector, (all) => roots(all).length >= 2)).find(
+      (span) => span.attributes["gen_ai.conversation.id"] === fork.id,
+    );
     expect(forkRoot?.name).toBe("invoke_agent support_triage");
 
     // A fork given input starts its run at once, traced as a created session's first run is: under the caller's traceparent.
     await model.script({ reply: { content: [text("and from the fork")] } });
-    const started = await callJson(`/v1/sessions/${session.id}/fork`, "POST", { input: "from here" }, { ...who.headers, traceparent: TRACEPARENT });
+    const started = await callJson(
+      `/v1/sessions/${session.id}/fork`,
+      "POST",
+      { input: "from here" },
+      { ...who.headers, traceparent: TRACEPARENT },
+    );
     expect(started.status).toBe(201);
     const running = (await started.json()) as { id: string };
     expect((await waitForStatus(who, running.id, ["done", "failed"])).status).toBe("done");
@@ -87,7 +103,10 @@ describe("traces of agents' sessions", () => {
     await childModel.script({ reply: { content: [text("three sources found")] } });
     const researcher = await createAgent(who, { name: "researcher", model: childModel.key });
     const parentModel = mockModel(uniqueKey("model"));
-    await parentModel.script({ reply: { content: [toolUse("call_research", "research", { input: "find sources" })] } }, { reply: { content: [text("done researching")] } });
+    await parentModel.script(
+      { reply: { content: [toolUse("call_research", "research", { input: "find sources" })] } },
+      { reply: { content: [text("done researching")] } },
+    );
     const res = await callJson(
       "/v1/sessions",
       "POST",
@@ -107,7 +126,14 @@ describe("traces of agents' sessions", () => {
     expect(new Set(spans.map((span) => span.spanId)).size).toBe(spans.length);
     expect(new Set(spans.map((span) => span.traceId))).toEqual(new Set([CALLER_TRACE]));
     expect(spans.map((span) => span.name).sort()).toEqual(
-      [`chat ${childModel.key}`, `chat ${parentModel.key}`, `chat ${parentModel.key}`, "execute_tool research", "invoke_agent researcher", `invoke_agent ${parent.id}`].sort(),
+      [
+        `chat ${childModel.key}`,
+        `chat ${parentModel.key}`,
+        `chat ${parentModel.key}`,
+        "execute_tool research",
+        "invoke_agent researcher",
+        `invoke_agent ${parent.id}`,
+      ].sort(),
     );
 
     const parentRoot = spans.find((span) => span.name === `invoke_agent ${parent.id}`)!;
@@ -120,7 +146,11 @@ describe("traces of agents' sessions", () => {
 
     const childRoot = spans.find((span) => span.name === "invoke_agent researcher")!;
     expect(childRoot.parentSpanId).toBe(call.spanId);
-    expect(childRoot.attributes).toMatchObject({ "gen_ai.conversation.id": child!.id, "gen_ai.agent.id": researcher.id, "gen_ai.agent.name": "researcher" });
+    expect(childRoot.attributes).toMatchObject({
+      "gen_ai.conversation.id": child!.id,
+      "gen_ai.agent.id": researcher.id,
+      "gen_ai.agent.name": "researcher",
+    });
     const childChat = spans.find((span) => span.name === `chat ${childModel.key}`)!;
     expect(childChat.parentSpanId).toBe(childRoot.spanId);
     expect(childChat.attributes["gen_ai.conversation.id"]).toBe(child!.id);
@@ -141,7 +171,10 @@ describe("traces of agents' sessions", () => {
     await childModel.script({ hang: true }, { reply: { content: [text("found after the restart")] } });
     const helper = await createAgent(who, { name: "helper", model: childModel.key });
     const parentModel = mockModel(uniqueKey("model"));
-    await parentModel.script({ reply: { content: [toolUse("call_help", "help", { input: "look it up" })] } }, { reply: { content: [text("thanks")] } });
+    await parentModel.script(
+      { reply: { content: [toolUse("call_help", "help", { input: "look it up" })] } },
+      { reply: { content: [text("thanks")] } },
+    );
     const parent = await createSession(who, { input: "ask the helper", model: parentModel.key, tools: [agentTool("help", helper.id)] });
     await childModel.waitForRequests(1);
     const [child] = await childrenOf(who, parent.id);

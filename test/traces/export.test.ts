@@ -37,7 +37,11 @@ async function tracedTenant(collector: MockHook, capture = false): Promise<Calle
   const res = await callJson(
     "/v1/tenant/settings",
     "PUT",
-    { webhook_origins: null, session_retention_days: null, traces: { endpoint: collector.url, headers: { Authorization: COLLECTOR_TOKEN }, capture_content: capture } },
+    {
+      webhook_origins: null,
+      session_retention_days: null,
+      traces: { endpoint: collector.url, headers: { Authorization: COLLECTOR_TOKEN }, capture_content: capture },
+    },
     who.headers,
   );
   expect(res.status).toBe(200);
@@ -102,7 +106,13 @@ describe.each(PROVIDERS)("a traced run on the $name provider", ({ prefix, provid
       expect(request.headers.authorization).toBe(COLLECTOR_TOKEN);
     }
     const spans = accepted(requests);
-    expect(spans.map((span) => span.name).sort()).toEqual([`chat ${model.key}`, `chat ${model.key}`, "execute_tool get_time", "execute_tool weather", `invoke_agent ${id}`]);
+    expect(spans.map((span) => span.name).sort()).toEqual([
+      `chat ${model.key}`,
+      `chat ${model.key}`,
+      "execute_tool get_time",
+      "execute_tool weather",
+      `invoke_agent ${id}`,
+    ]);
     // Each span once; one trace, the caller's.
     expect(new Set(spans.map((span) => span.spanId)).size).toBe(spans.length);
     expect(new Set(spans.map((span) => span.traceId))).toEqual(new Set([CALLER_TRACE]));
@@ -119,7 +129,9 @@ describe.each(PROVIDERS)("a traced run on the $name provider", ({ prefix, provid
     });
     expect(root.status?.code ?? 0).toBe(0);
 
-    const chats = spans.filter((span) => span.name.startsWith("chat ")).sort((a, b) => Number(BigInt(a.startTimeUnixNano) - BigInt(b.startTimeUnixNano)));
+    const chats = spans
+      .filter((span) => span.name.startsWith("chat "))
+      .sort((a, b) => Number(BigInt(a.startTimeUnixNano) - BigInt(b.startTimeUnixNano)));
     chats.forEach((chat, i) => {
       expect(chat.parentSpanId).toBe(root.spanId);
       expect(chat.kind).toBe(3); // SPAN_KIND_CLIENT
@@ -150,13 +162,16 @@ describe.each(PROVIDERS)("a traced run on the $name provider", ({ prefix, provid
     }
     // No content unless the tenant asked for it.
     for (const span of spans) {
-      for (const key of ["gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.tool.call.arguments", "gen_ai.tool.call.result"]) expect(span.attributes).not.toHaveProperty(key);
+      for (const key of ["gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.tool.call.arguments", "gen_ai.tool.call.result"])
+        expect(span.attributes).not.toHaveProperty(key);
     }
     expect(JSON.stringify(spans)).not.toContain("Oslo");
 
     // Outgoing requests carry the span they are made under.
     const modelRequests = await model.requests();
-    expect(modelRequests.map((r) => r.headers.traceparent).sort()).toEqual(chats.map((chat) => `00-${CALLER_TRACE}-${chat.spanId}-01`).sort());
+    expect(modelRequests.map((r) => r.headers.traceparent).sort()).toEqual(
+      chats.map((chat) => `00-${CALLER_TRACE}-${chat.spanId}-01`).sort(),
+    );
     const weatherSpan = tools.find((tool) => tool.attributes["gen_ai.tool.name"] === "weather")!;
     expect((await weather.requests())[0]!.headers.traceparent).toBe(`00-${CALLER_TRACE}-${weatherSpan.spanId}-01`);
   });
@@ -196,13 +211,15 @@ describe("traces", () => {
     const delivered = accepted(requests, DOWN);
     expect(delivered.map((span) => span.spanId).sort()).toEqual([...new Set(delivered.map((span) => span.spanId))].sort());
     for (const spanId of refused) expect(delivered.some((span) => span.spanId === spanId)).toBe(true);
-    expect(delivered.map((span) => span.name).sort()).toEqual(["chat", "chat", "execute_tool get_time", "execute_tool weather", `invoke_agent ${id}`].map((name) => (name === "chat" ? expect.stringMatching(/^chat /) : name)));
+    expect(delivered.map((span) => span.name).sort()).toEqual(
+      ["chat", "chat", "execute_tool get_time", "execute_tool weather", `invoke_agent ${id}`].map((name) =>
+        name === "chat" ? expect.stringMatching(/^chat /) : name,
+      ),
+    );
     // Nothing more comes: once the session owes no span (a span stays owed until its export is
     // acknowledged), no export is left to make, and the collector has every one it will get.
     await expect
-      .poll(() =>
-        runInDurableObject(sessionStub(env, who.tenantId, id), (_instance, state) => new SessionStore(state.storage).spanCount()),
-      )
+      .poll(() => runInDurableObject(sessionStub(env, who.tenantId, id), (_instance, state) => new SessionStore(state.storage).spanCount()))
       .toBe(0);
     expect((await collector.requests()).length).toBe(requests.length);
   });
@@ -216,14 +233,25 @@ describe("the traces setting", () => {
   it("is stored with the endpoint normalized and its header values masked on every read", async () => {
     const headers = await bearer({ tenantId: `t-${crypto.randomUUID()}`, scopes: ["tenant:admin"] });
     const endpoint = mockHookUrl(uniqueKey("otel"));
-    const res = await put(headers, { webhook_origins: null, traces: { endpoint, headers: { Authorization: COLLECTOR_TOKEN, "X-Team": "platform-team" } } });
+    const res = await put(headers, {
+      webhook_origins: null,
+      traces: { endpoint, headers: { Authorization: COLLECTOR_TOKEN, "X-Team": "platform-team" } },
+    });
     expect(res.status).toBe(200);
-    const expected = { webhook_origins: null, session_retention_days: null, traces: { endpoint, headers: { Authorization: "********", "X-Team": "********" }, capture_content: false } };
+    const expected = {
+      webhook_origins: null,
+      session_retention_days: null,
+      traces: { endpoint, headers: { Authorization: "********", "X-Team": "********" }, capture_content: false },
+    };
     expect(await res.json()).toEqual(expected);
     const read = await callJson("/v1/tenant/settings", "GET", undefined, headers);
     expect(await read.json()).toEqual(expected);
     // A setting without traces clears them.
-    expect(await (await put(headers, { webhook_origins: null })).json()).toEqual({ webhook_origins: null, session_retention_days: null, traces: null });
+    expect(await (await put(headers, { webhook_origins: null })).json()).toEqual({
+      webhook_origins: null,
+      session_retention_days: null,
+      traces: null,
+    });
   });
 
   it("is set and read through the SDK, the header values never shown", async () => {
@@ -237,7 +265,11 @@ describe("the traces setting", () => {
         return call(request.url.slice(BASE_URL.length), request);
       },
     });
-    const traces: TracesSettings = { endpoint: mockHookUrl(uniqueKey("otel")), headers: { Authorization: COLLECTOR_TOKEN }, capture_content: true };
+    const traces: TracesSettings = {
+      endpoint: mockHookUrl(uniqueKey("otel")),
+      headers: { Authorization: COLLECTOR_TOKEN },
+      capture_content: true,
+    };
     const stored = await expectData(client.PUT("/v1/tenant/settings", { body: { webhook_origins: null, traces } }));
     expect(stored.traces).toEqual({ ...traces, headers: { Authorization: "********" } });
     expect((await expectData(client.GET("/v1/tenant/settings"))).traces).toEqual(stored.traces);
@@ -247,7 +279,11 @@ describe("the traces setting", () => {
     ["a scheme the URL guard refuses", { endpoint: "ftp://otel.example.com" }, "body.traces.endpoint"],
     ["a metadata address", { endpoint: "http://169.254.169.254" }, "body.traces.endpoint"],
     ["an origin outside webhook_origins", { endpoint: "https://otel.example.com" }, "body.traces.endpoint"],
-    ["a masked header value sent back", { endpoint: "https://hooks.example.com", headers: { Authorization: "********" } }, "body.traces.headers.Authorization"],
+    [
+      "a masked header value sent back",
+      { endpoint: "https://hooks.example.com", headers: { Authorization: "********" } },
+      "body.traces.headers.Authorization",
+    ],
   ])("refuses %s with 400 naming the field", async (_what, traces, path) => {
     const headers = await bearer({ tenantId: `t-${crypto.randomUUID()}`, scopes: ["tenant:admin"] });
     const res = await put(headers, { webhook_origins: ["https://hooks.example.com"], traces });

@@ -34,14 +34,19 @@ describe("the trace outbox migration", () => {
 
     const collector = mockHook(uniqueKey("otel"));
     await collector.script({ status: 200, body: {}, repeat: 5 });
-    await tenantIndexStub(env, t.tenantId).putSettings(t.tenantId, { webhook_origins: null, session_retention_days: null, traces: { endpoint: collector.url } });
+    await tenantIndexStub(env, t.tenantId).putSettings(t.tenantId, {
+      webhook_origins: null,
+      session_retention_days: null,
+      traces: { endpoint: collector.url },
+    });
     await t.model.script({ reply: { content: [{ type: "text", text: "again" }] } });
     unwrap(await t.stub.start("once more", null, { trace: { parent: null, capture_content: false } }));
     expect(await waitForStatus(t, ["done"])).toMatchObject({ status: "done" });
     const [request] = await collector.waitForRequests(1);
     let names = decodeTraceExport(request!.body_text).map((span) => span.name);
     // The root span may come in a later batch than the model call's.
-    if (names.length < 2) names = [...names, ...decodeTraceExport((await collector.waitForRequests(2))[1]!.body_text).map((span) => span.name)];
+    if (names.length < 2)
+      names = [...names, ...decodeTraceExport((await collector.waitForRequests(2))[1]!.body_text).map((span) => span.name)];
     expect(names.sort()).toEqual([`chat ${t.model.key}`, `invoke_agent ${t.sessionId}`]);
     expect(await runInDurableObject(t.stub, async (_instance, state) => userTables(state.storage))).toContain("trace_spans");
   });
@@ -63,7 +68,11 @@ describe("an agent's session stored before agent names were kept with sessions",
 
     const collector = mockHook(uniqueKey("otel"));
     await collector.script({ status: 200, body: {}, repeat: 5 });
-    await tenantIndexStub(env, t.tenantId).putSettings(t.tenantId, { webhook_origins: null, session_retention_days: null, traces: { endpoint: collector.url } });
+    await tenantIndexStub(env, t.tenantId).putSettings(t.tenantId, {
+      webhook_origins: null,
+      session_retention_days: null,
+      traces: { endpoint: collector.url },
+    });
     await t.model.script({ reply: { content: [{ type: "text", text: "again" }] } });
     unwrap(await t.stub.start("once more", null, { trace: { parent: null, capture_content: false } }));
     expect(await waitForStatus(t, ["done"])).toMatchObject({ status: "done" });

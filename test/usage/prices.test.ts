@@ -21,7 +21,13 @@ describe("prices", () => {
   });
 
   it("lets MODEL_PRICES win over the built-in table, exact ids before prefixes", () => {
-    const table = parsePrices(JSON.stringify({ "claude-sonnet-4*": { input: 1, output: 2 }, "claude-sonnet-4-5": { input: 9, output: 9, cache_read: 1, cache_write: 2 }, "openai:llama*": { input: 0.1, output: 0.2 } }));
+    const table = parsePrices(
+      JSON.stringify({
+        "claude-sonnet-4*": { input: 1, output: 2 },
+        "claude-sonnet-4-5": { input: 9, output: 9, cache_read: 1, cache_write: 2 },
+        "openai:llama*": { input: 0.1, output: 0.2 },
+      }),
+    );
     expect(priceFor(table, "claude-sonnet-4-5")).toEqual({ input: 9, output: 9, cache_read: 1, cache_write: 2 });
     expect(priceFor(table, "claude-sonnet-4-0")).toEqual({ input: 1, output: 2, cache_read: 0, cache_write: 0 });
     expect(priceFor(table, "openai:llama-3")).toMatchObject({ input: 0.1 });
@@ -29,7 +35,9 @@ describe("prices", () => {
 
   it("costs every kind of token at its own price, to a millionth of a dollar", () => {
     const price = { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75 };
-    expect(costOf({ input_tokens: 1_000_000, output_tokens: 100_000, cache_read_tokens: 10, cache_write_tokens: 1000 }, price)).toBe(4.503753);
+    expect(costOf({ input_tokens: 1_000_000, output_tokens: 100_000, cache_read_tokens: 10, cache_write_tokens: 1000 }, price)).toBe(
+      4.503753,
+    );
   });
 
   it("refuses a malformed MODEL_PRICES naming the entry", () => {
@@ -54,7 +62,12 @@ describe("budgets", () => {
     expect(budgetReached({ cost_usd: 0, subject_tokens: 100, key_tokens: 50 }, budgets)).toBe("subject_tokens");
     expect(budgetReached({ cost_usd: 0, subject_tokens: 0, key_tokens: 50 }, budgets)).toBe("key_tokens");
     expect(budgetReached({ cost_usd: 0, subject_tokens: 0, key_tokens: 0 }, { ...budgets, key_max_tokens_per_day: 0 })).toBe("key_tokens");
-    expect(budgetReached({ cost_usd: 9, subject_tokens: 9e9, key_tokens: 9e9 }, { max_cost_usd_per_day: null, max_tokens_per_day_per_subject: null, key_max_tokens_per_day: null })).toBeNull();
+    expect(
+      budgetReached(
+        { cost_usd: 9, subject_tokens: 9e9, key_tokens: 9e9 },
+        { max_cost_usd_per_day: null, max_tokens_per_day_per_subject: null, key_max_tokens_per_day: null },
+      ),
+    ).toBeNull();
   });
 
   it("renews at the next UTC midnight", () => {

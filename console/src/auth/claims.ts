@@ -5,9 +5,26 @@
  */
 
 export type CredentialKind = "api_key" | "jwt";
-export type Scope = "sessions:read" | "sessions:write" | "agents:write" | "memory:read" | "memory:write" | "end_users:issue" | "tenant:admin" | "platform:admin";
+export type Scope =
+  | "sessions:read"
+  | "sessions:write"
+  | "agents:write"
+  | "memory:read"
+  | "memory:write"
+  | "end_users:issue"
+  | "tenant:admin"
+  | "platform:admin";
 
-const SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "end_users:issue", "tenant:admin", "platform:admin"];
+const SCOPES: readonly Scope[] = [
+  "sessions:read",
+  "sessions:write",
+  "agents:write",
+  "memory:read",
+  "memory:write",
+  "end_users:issue",
+  "tenant:admin",
+  "platform:admin",
+];
 /** The platform's API key shape: `ak_<tenant>.<key id>.<secret>.<tag>` (keys issued before tags existed have none). */
 const API_KEY_SHAPE = /^ak_[A-Za-z0-9_-]+\.key_[0-9a-f]+\.[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)?$/;
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
@@ -35,7 +52,10 @@ export function readClaims(token: string): Claims | null {
   if (part === undefined || !JWT_SHAPE.test(token.trim())) return null;
   let payload: unknown;
   try {
-    const base64 = part.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(part.length / 4) * 4, "=");
+    const base64 = part
+      .replace(/-/g, "+")
+      .replace(/_/g, "/")
+      .padEnd(Math.ceil(part.length / 4) * 4, "=");
     const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
     payload = JSON.parse(new TextDecoder().decode(bytes));
   } catch {

@@ -74,7 +74,10 @@ function SetAlias(props: { agent: Agent; suggested: number; onDone(): void }) {
     if (name === "") return;
     const done = await action.run(() =>
       api.call((client) =>
-        client.PUT("/v1/agents/{agent_id}/aliases/{alias}", { params: { path: { agent_id: props.agent.id, alias: name } }, body: { version: chosen } }),
+        client.PUT("/v1/agents/{agent_id}/aliases/{alias}", {
+          params: { path: { agent_id: props.agent.id, alias: name } },
+          body: { version: chosen },
+        }),
       ),
     );
     if (done) {
@@ -132,13 +135,15 @@ function DeleteAlias(props: { agent: Agent; alias: string; onDone(): void }) {
       title={`Delete alias ${props.alias}?`}
       confirmLabel="Delete the alias"
       run={() =>
-        api.call((client) => client.DELETE("/v1/agents/{agent_id}/aliases/{alias}", { params: { path: { agent_id: props.agent.id, alias: props.alias } } }))
+        api.call((client) =>
+          client.DELETE("/v1/agents/{agent_id}/aliases/{alias}", { params: { path: { agent_id: props.agent.id, alias: props.alias } } }),
+        )
       }
       onDone={props.onDone}
     >
       <p>
-        New sessions that name <code>{reference}</code> are refused (404), and schedules that name it fail at their next firing,
-        until the alias is set again. Sessions already created keep their version.
+        New sessions that name <code>{reference}</code> are refused (404), and schedules that name it fail at their next firing, until the
+        alias is set again. Sessions already created keep their version.
       </p>
     </ConfirmedButton>
   );

@@ -25,7 +25,11 @@ export function AgentCompare(props: { agent: Agent; from: number; to: number }) 
   let body;
   const failed = [before, after].find((read) => read.error && !read.data);
   if (failed) {
-    body = isNotFound(failed.failure) ? <ErrorNote message={`Version ${failed === before ? from : to} of ${agent.name} does not exist.`} /> : <ErrorNote message={failed.error!} retry={failed.refresh} />;
+    body = isNotFound(failed.failure) ? (
+      <ErrorNote message={`Version ${failed === before ? from : to} of ${agent.name} does not exist.`} />
+    ) : (
+      <ErrorNote message={failed.error!} retry={failed.refresh} />
+    );
   } else if (!before.data || !after.data) {
     body = <Loading what="the versions" />;
   } else {
@@ -37,7 +41,13 @@ export function AgentCompare(props: { agent: Agent; from: number; to: number }) 
       <h2 id="compare-title">Compare versions</h2>
       <div class="compare-form">
         <div class="field">
-          <VersionSelect id="compare-from" label="From version" agent={agent} value={from} onChange={(version) => go({ from: version, to })} />
+          <VersionSelect
+            id="compare-from"
+            label="From version"
+            agent={agent}
+            value={from}
+            onChange={(version) => go({ from: version, to })}
+          />
         </div>
         <div class="field">
           <VersionSelect id="compare-to" label="To version" agent={agent} value={to} onChange={(version) => go({ from, to: version })} />
@@ -59,7 +69,9 @@ function useVersion(agentId: string, version: number) {
     `agent-version|${agentId}|${version}`,
     () =>
       unconditional(
-        api.call((client) => client.GET("/v1/agents/{agent_id}/versions/{version}", { params: { path: { agent_id: agentId, version: String(version) } } })),
+        api.call((client) =>
+          client.GET("/v1/agents/{agent_id}/versions/{version}", { params: { path: { agent_id: agentId, version: String(version) } } }),
+        ),
       ),
     null,
   );

@@ -43,7 +43,12 @@ export function AgentPage(props: { id: string } & VersionPair) {
     );
   }
   const data = agent.data;
-  if (!data && agent.loading) return <Page title="Agent"><Loading what="the agent" /></Page>;
+  if (!data && agent.loading)
+    return (
+      <Page title="Agent">
+        <Loading what="the agent" />
+      </Page>
+    );
   if (!data) {
     return (
       <Page title="Agent">
@@ -66,14 +71,18 @@ export function AgentPage(props: { id: string } & VersionPair) {
       title={`Agent ${data.name}`}
       subtitle={
         <>
-          {data.archived ? <span class="status status-cancelled">archived</span> : <span class="status status-done">live</span>} · <code>{data.id}</code> ·
-          version {formatNumber(latest)} · created by {data.created_by} <Ago iso={data.created_at} />
+          {data.archived ? <span class="status status-cancelled">archived</span> : <span class="status status-done">live</span>} ·{" "}
+          <code>{data.id}</code> · version {formatNumber(latest)} · created by {data.created_by} <Ago iso={data.created_at} />
           {data.description && <> · {data.description}</>}
         </>
       }
       actions={me.powers.agentsWrite && !data.archived && <Archive agent={data} onChanged={agent.refresh} />}
     >
-      {agent.error && <p class="stale" role="status">Could not refresh: {agent.error}</p>}
+      {agent.error && (
+        <p class="stale" role="status">
+          Could not refresh: {agent.error}
+        </p>
+      )}
       {data.archived && (
         <p class="notice" role="status">
           This agent is archived: it starts no new sessions and can no longer be changed. Its versions stay readable.
@@ -109,7 +118,9 @@ function VersionList(props: { agent: Agent; to: number }) {
           let cursor: string | null = null;
           for (let page = 0; page < pages; page++) {
             const query: { limit: number; cursor?: string } = { limit: VERSION_PAGE, ...(cursor ? { cursor } : {}) };
-            const answer = await api.call((client) => client.GET("/v1/agents/{agent_id}/versions", { params: { path: { agent_id: agent.id }, query } }));
+            const answer = await api.call((client) =>
+              client.GET("/v1/agents/{agent_id}/versions", { params: { path: { agent_id: agent.id }, query } }),
+            );
             data.push(...answer.data);
             cursor = answer.next_cursor;
             if (!cursor) break;
@@ -190,9 +201,9 @@ function Archive(props: { agent: Agent; onChanged(): void }) {
         onDone={props.onChanged}
       >
         <p>
-          New sessions from it are refused, whichever version or alias they name, and schedules that name it fail at their next
-          firing. Sessions already running go on, its versions stay readable, and its name is free for a new agent. An archived
-          agent cannot be restored.
+          New sessions from it are refused, whichever version or alias they name, and schedules that name it fail at their next firing.
+          Sessions already running go on, its versions stay readable, and its name is free for a new agent. An archived agent cannot be
+          restored.
         </p>
         {Object.keys(props.agent.aliases).length > 0 && (
           <div>

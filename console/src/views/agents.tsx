@@ -51,7 +51,11 @@ export function AgentsPage(props: { filter: AgentFilter }) {
       <div class="toolbar">
         <AgentFilterForm filter={filter} />
       </div>
-      {page.error && page.data && <p class="stale" role="status">Could not refresh: {page.error}</p>}
+      {page.error && page.data && (
+        <p class="stale" role="status">
+          Could not refresh: {page.error}
+        </p>
+      )}
       {page.loading && !page.data ? (
         <Loading what="agents" />
       ) : page.error && !page.data ? (
@@ -121,7 +125,9 @@ function AgentTable(props: { rows: Agent[] }) {
             <td data-label="Aliases">
               <AliasList aliases={agent.aliases} />
             </td>
-            <td data-label="State">{agent.archived ? <span class="status status-cancelled">archived</span> : <span class="status status-done">live</span>}</td>
+            <td data-label="State">
+              {agent.archived ? <span class="status status-cancelled">archived</span> : <span class="status status-done">live</span>}
+            </td>
             <td data-label="Changed">
               <Ago iso={agent.updated_at} />
             </td>
@@ -156,13 +162,24 @@ function AgentFilterForm(props: { filter: AgentFilter }) {
   return (
     <form class="inline" role="search" onSubmit={submit}>
       <label for="agent-name">Name</label>
-      <input id="agent-name" type="search" value={name} placeholder="exact name, or empty for all" onInput={(event) => setName((event.target as HTMLInputElement).value)} />
+      <input
+        id="agent-name"
+        type="search"
+        value={name}
+        placeholder="exact name, or empty for all"
+        onInput={(event) => setName((event.target as HTMLInputElement).value)}
+      />
       <label class="check">
         <input
           type="checkbox"
           checked={props.filter.includeArchived}
           onChange={(event) => {
-            window.location.hash = routeHref({ view: "agents", ...props.filter, includeArchived: (event.target as HTMLInputElement).checked, cursor: null });
+            window.location.hash = routeHref({
+              view: "agents",
+              ...props.filter,
+              includeArchived: (event.target as HTMLInputElement).checked,
+              cursor: null,
+            });
           }}
         />
         Archived too

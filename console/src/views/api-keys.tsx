@@ -15,7 +15,9 @@ export function ApiKeysPage() {
   const { api, me } = useConsole();
   const [version, setVersion] = useState(0);
   const list = usePaged<ApiKey, string>(`api-keys|${version}`, async (cursor) => {
-    const page = await api.call((client) => client.GET("/v1/api-keys", { params: { query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } } }));
+    const page = await api.call((client) =>
+      client.GET("/v1/api-keys", { params: { query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } } }),
+    );
     return { rows: page.data, next: page.next_cursor };
   });
   const changed = () => {
@@ -30,7 +32,14 @@ export function ApiKeysPage() {
     );
   }
   return (
-    <Page title="API keys" subtitle={<>Keys your backends use for tenant <strong>{me.tenant.tenant_id}</strong>. A key's secret is shown once, when it is made.</>}>
+    <Page
+      title="API keys"
+      subtitle={
+        <>
+          Keys your backends use for tenant <strong>{me.tenant.tenant_id}</strong>. A key's secret is shown once, when it is made.
+        </>
+      }
+    >
       <div class="admin-grid">
         <CreateKey onCreated={changed} />
         <section class="panel" aria-labelledby="keys-title">
@@ -141,7 +150,9 @@ function CreateKey(props: { onCreated(): void }) {
     if (scopes.length === 0) return setProblem("Give the key at least one scope.");
     const expiresAt = expires ? new Date(expires).toISOString() : null;
     await action.run(async () => {
-      const answer = await api.call((client) => client.POST("/v1/api-keys", { body: { name: name.trim(), scopes, expires_at: expiresAt } }));
+      const answer = await api.call((client) =>
+        client.POST("/v1/api-keys", { body: { name: name.trim(), scopes, expires_at: expiresAt } }),
+      );
       setCreated({ name: answer.name, key: answer.key });
       setName("");
       setExpires("");
@@ -156,13 +167,24 @@ function CreateKey(props: { onCreated(): void }) {
     <form class="panel" onSubmit={submit} aria-labelledby="new-key-title">
       <h2 id="new-key-title">New key</h2>
       <Field id="key-name" label="Name">
-        <input id="key-name" value={name} maxLength={100} aria-invalid={problem && name.trim() === "" ? "true" : undefined} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        <input
+          id="key-name"
+          value={name}
+          maxLength={100}
+          aria-invalid={problem && name.trim() === "" ? "true" : undefined}
+          onInput={(e) => setName((e.target as HTMLInputElement).value)}
+        />
       </Field>
       <fieldset class="field">
         <legend>Scopes</legend>
         {API_KEY_SCOPES.map((scope) => (
           <label key={scope} class="check">
-            <input type="checkbox" checked={scopes.includes(scope)} onChange={(e) => toggle(scope, (e.target as HTMLInputElement).checked)} /> {scope}
+            <input
+              type="checkbox"
+              checked={scopes.includes(scope)}
+              onChange={(e) => toggle(scope, (e.target as HTMLInputElement).checked)}
+            />{" "}
+            {scope}
           </label>
         ))}
       </fieldset>
@@ -204,7 +226,14 @@ function OneTimeSecret(props: { name: string; secret: string; onDone(): void }) 
       <h2 id="secret-title">Key {props.name} made</h2>
       <p role="status">Copy it now: it is shown only this once, and only its hash is stored.</p>
       <Field id="new-key-secret" label="Secret">
-        <input id="new-key-secret" ref={field} readOnly value={props.secret} class="secret" onKeyDown={(e) => e.key === "Escape" && props.onDone()} />
+        <input
+          id="new-key-secret"
+          ref={field}
+          readOnly
+          value={props.secret}
+          class="secret"
+          onKeyDown={(e) => e.key === "Escape" && props.onDone()}
+        />
       </Field>
       <div class="actions">
         <button type="button" onClick={copy}>

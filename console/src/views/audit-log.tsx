@@ -35,7 +35,11 @@ export function AuditLogPage(props: { scope: Scope; filter: AuditFilter }) {
       ...(cursor ? { cursor } : {}),
     };
     const page = platform
-      ? await api.call((client) => client.GET("/v1/admin/audit-log", { params: { query: { ...query, ...(filter.tenantId ? { tenant_id: filter.tenantId } : {}) } } }))
+      ? await api.call((client) =>
+          client.GET("/v1/admin/audit-log", {
+            params: { query: { ...query, ...(filter.tenantId ? { tenant_id: filter.tenantId } : {}) } },
+          }),
+        )
       : await api.call((client) => client.GET("/v1/tenant/audit-log", { params: { query } }));
     return { rows: page.data, next: page.next_cursor };
   });
@@ -43,7 +47,13 @@ export function AuditLogPage(props: { scope: Scope; filter: AuditFilter }) {
   if (platform ? !me.powers.platformAdmin : !me.powers.tenantAdmin) {
     return (
       <Page title={title}>
-        <ErrorNote message={platform ? "Only platform admins (scope platform:admin) read the platform's audit log." : "The audit log needs the scope tenant:admin."} />
+        <ErrorNote
+          message={
+            platform
+              ? "Only platform admins (scope platform:admin) read the platform's audit log."
+              : "The audit log needs the scope tenant:admin."
+          }
+        />
       </Page>
     );
   }
@@ -110,7 +120,8 @@ function Filters(props: { scope: Scope; filter: AuditFilter }) {
     since: localInput(filter.since),
     until: localInput(filter.until),
   });
-  const set = (name: keyof typeof fields) => (event: Event) => setFields({ ...fields, [name]: (event.target as HTMLInputElement | HTMLSelectElement).value });
+  const set = (name: keyof typeof fields) => (event: Event) =>
+    setFields({ ...fields, [name]: (event.target as HTMLInputElement | HTMLSelectElement).value });
   const submit = (event: Event) => {
     event.preventDefault();
     window.location.hash = hrefOf(props.scope, {

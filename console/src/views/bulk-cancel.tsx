@@ -58,8 +58,8 @@ export function BulkCancel(props: { tenantId: string; status: SessionStatus | nu
         onClose={() => setOpen(false)}
       >
         <p>
-          Every {what} of tenant <strong>{props.tenantId}</strong> stops now: the model call or tool call in flight is abandoned and
-          the sessions end <em>cancelled</em>. This cannot be undone.
+          Every {what} of tenant <strong>{props.tenantId}</strong> stops now: the model call or tool call in flight is abandoned and the
+          sessions end <em>cancelled</em>. This cannot be undone.
         </p>
       </ConfirmDialog>
     </div>

@@ -28,7 +28,9 @@ export function Conversation(props: {
     earlier.run(async () => {
       if (!page) return;
       const answer = await api.call((client) =>
-        client.GET("/v1/sessions/{id}/messages", { params: { path: { id: props.sessionId }, query: { after: page.after, limit: page.limit } } }),
+        client.GET("/v1/sessions/{id}/messages", {
+          params: { path: { id: props.sessionId }, query: { after: page.after, limit: page.limit } },
+        }),
       );
       props.onEarlier(answer.data);
     });

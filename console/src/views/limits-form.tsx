@@ -9,7 +9,6 @@ import { useAction } from "../hooks";
 import { fieldsToOverrides, LIMIT_NAMES, overridesToFields, UNLIMITED } from "../limits";
 import type { AdminTenant } from "../types";
 
-
 export function LimitsForm(props: { tenant: AdminTenant; onSaved(): void }) {
   const { api } = useConsole();
   const action = useAction();
@@ -35,7 +34,12 @@ export function LimitsForm(props: { tenant: AdminTenant; onSaved(): void }) {
     }
     setInvalid(null);
     const done = await action.run(() =>
-      api.call((client) => client.PUT("/v1/admin/tenants/{tenant_id}/limits", { params: { path: { tenant_id: props.tenant.tenant_id } }, body: parsed.overrides })),
+      api.call((client) =>
+        client.PUT("/v1/admin/tenants/{tenant_id}/limits", {
+          params: { path: { tenant_id: props.tenant.tenant_id } },
+          body: parsed.overrides,
+        }),
+      ),
     );
     if (done) {
       setDirty(false);

@@ -20,7 +20,11 @@ export function MemoryItemPage(props: ItemAddress) {
   const where = props.namespace.join(".");
   const query = { namespace: where, key: props.itemKey };
   // Read once, not polled: reading an item that refreshes its time to live restarts it.
-  const item = usePoll<MemoryItem>(`memory-item|${where}|${props.itemKey}`, () => unconditional(api.call((client) => client.GET("/v1/memory/items", { params: { query } }))), null);
+  const item = usePoll<MemoryItem>(
+    `memory-item|${where}|${props.itemKey}`,
+    () => unconditional(api.call((client) => client.GET("/v1/memory/items", { params: { query } }))),
+    null,
+  );
   if (!me.powers.memoryRead) return <NoMemory />;
   const title = `Item ${props.itemKey}`;
   const data = item.data;
@@ -40,7 +44,11 @@ export function MemoryItemPage(props: ItemAddress) {
         <Loading what="the item" />
       ) : !data ? (
         <ErrorNote
-          message={isNotFound(item.failure) ? `No item ${props.itemKey} in ${where}: it was deleted, or it expired.` : (item.error ?? "The item could not be read.")}
+          message={
+            isNotFound(item.failure)
+              ? `No item ${props.itemKey} in ${where}: it was deleted, or it expired.`
+              : (item.error ?? "The item could not be read.")
+          }
           retry={isNotFound(item.failure) ? undefined : item.refresh}
         />
       ) : (
@@ -120,8 +128,8 @@ function DeleteItem(props: ItemAddress) {
         }}
       >
         <p>
-          The item and its versions are gone for good: sessions' memory tools no longer find it, and writing the key again starts
-          it over at version 1.
+          The item and its versions are gone for good: sessions' memory tools no longer find it, and writing the key again starts it over at
+          version 1.
         </p>
       </ConfirmedButton>
     </div>

@@ -159,7 +159,14 @@ function Items(props: { namespace: string[]; query: string | null }) {
 }
 
 /** A list's states: read first, failed with nothing to show, empty, or its rows (a failed next page is noted by `MoreButton`). */
-function Listing(props: { what: string; loading: boolean; error: string | null; count: number; retry(): void; children: ComponentChildren }) {
+function Listing(props: {
+  what: string;
+  loading: boolean;
+  error: string | null;
+  count: number;
+  retry(): void;
+  children: ComponentChildren;
+}) {
   if (props.count === 0 && props.error) return <ErrorNote message={props.error} retry={props.retry} />;
   if (props.count === 0) return props.loading ? <Loading what={props.what} /> : <p class="muted">No {props.what} here.</p>;
   return <>{props.children}</>;

@@ -69,7 +69,12 @@ export function NewSessionPage() {
           />
         </Field>
         <Field id="new-model" label="Model (optional)">
-          <input id="new-model" value={model} placeholder="the platform's default" onInput={(e) => setModel((e.target as HTMLInputElement).value)} />
+          <input
+            id="new-model"
+            value={model}
+            placeholder="the platform's default"
+            onInput={(e) => setModel((e.target as HTMLInputElement).value)}
+          />
         </Field>
         <Field id="new-system" label="System prompt (optional)">
           <textarea id="new-system" rows={3} value={system} onInput={(e) => setSystem((e.target as HTMLTextAreaElement).value)} />
@@ -78,12 +83,23 @@ export function NewSessionPage() {
           <legend>Built-in tools</legend>
           {BUILTIN_TOOLS.map((name) => (
             <label key={name} class="check">
-              <input type="checkbox" checked={tools.includes(name)} onChange={(e) => toggle(name, (e.target as HTMLInputElement).checked)} /> {name}
+              <input
+                type="checkbox"
+                checked={tools.includes(name)}
+                onChange={(e) => toggle(name, (e.target as HTMLInputElement).checked)}
+              />{" "}
+              {name}
             </label>
           ))}
         </fieldset>
         <Field id="new-metadata" label="Metadata (optional), one key=value per line">
-          <textarea id="new-metadata" rows={2} value={metadataText} placeholder="ticket=T-1234" onInput={(e) => setMetadataText((e.target as HTMLTextAreaElement).value)} />
+          <textarea
+            id="new-metadata"
+            rows={2}
+            value={metadataText}
+            placeholder="ticket=T-1234"
+            onInput={(e) => setMetadataText((e.target as HTMLTextAreaElement).value)}
+          />
         </Field>
         {error && (
           <p class="form-error" role="alert">

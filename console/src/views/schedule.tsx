@@ -21,7 +21,11 @@ export function SchedulePage(props: { id: string }) {
     SCHEDULE_POLL_MS,
   );
   const firings = usePaged<Firing, string>(`firings|${props.id}|${version}`, async (cursor) => {
-    const page = await api.call((client) => client.GET("/v1/schedules/{id}/firings", { params: { path: { id: props.id }, query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } } }));
+    const page = await api.call((client) =>
+      client.GET("/v1/schedules/{id}/firings", {
+        params: { path: { id: props.id }, query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } },
+      }),
+    );
     return { rows: page.data, next: page.next_cursor };
   });
   const data = schedule.data;
@@ -117,7 +121,11 @@ export function SchedulePage(props: { id: string }) {
                       {firing.error && <span class="detail">{firing.error}</span>}
                     </td>
                     <td data-label="Session">
-                      {firing.session_id ? <a href={routeHref({ view: "session", id: firing.session_id })}>{firing.session_id}</a> : <span class="muted">—</span>}
+                      {firing.session_id ? (
+                        <a href={routeHref({ view: "session", id: firing.session_id })}>{firing.session_id}</a>
+                      ) : (
+                        <span class="muted">—</span>
+                      )}
                     </td>
                     <td data-label="Fired">
                       <Ago iso={firing.fired_at} />

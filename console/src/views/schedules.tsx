@@ -16,7 +16,9 @@ export function SchedulesPage() {
   const { api, me } = useConsole();
   const [version, setVersion] = useState(0);
   const list = usePaged<Schedule, string>(`schedules|${version}`, async (cursor) => {
-    const page = await api.call((client) => client.GET("/v1/schedules", { params: { query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } } }));
+    const page = await api.call((client) =>
+      client.GET("/v1/schedules", { params: { query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } } }),
+    );
     return { rows: page.data, next: page.next_cursor };
   });
   const changed = () => setVersion((n) => n + 1);
@@ -68,7 +70,9 @@ export function SchedulesPage() {
                 <td data-label="Created by">
                   <Creator subject={schedule.created_by} />
                 </td>
-                <td data-label="Actions">{me.powers.write && <ScheduleControls schedule={schedule} onChanged={changed} onDeleted={changed} />}</td>
+                <td data-label="Actions">
+                  {me.powers.write && <ScheduleControls schedule={schedule} onChanged={changed} onDeleted={changed} />}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -88,7 +92,8 @@ export function whatItRuns(schedule: Schedule): string {
 
 function textOf(input: unknown): string {
   if (typeof input === "string") return cut(input);
-  if (Array.isArray(input)) return cut(input.map((block) => (block && typeof block === "object" && "text" in block ? String(block.text) : "")).join(" "));
+  if (Array.isArray(input))
+    return cut(input.map((block) => (block && typeof block === "object" && "text" in block ? String(block.text) : "")).join(" "));
   return "";
 }
 
@@ -120,7 +125,12 @@ export function ScheduleControls(props: { schedule: Schedule; onChanged(): void;
   return (
     <div class="row-actions">
       {schedule.status !== "disabled" && (
-        <button type="button" disabled={action.pending} aria-label={`${schedule.paused ? "Resume" : "Pause"} ${schedule.id}`} onClick={() => void setPaused(!schedule.paused)}>
+        <button
+          type="button"
+          disabled={action.pending}
+          aria-label={`${schedule.paused ? "Resume" : "Pause"} ${schedule.id}`}
+          onClick={() => void setPaused(!schedule.paused)}
+        >
           {schedule.paused ? "Resume" : "Pause"}
         </button>
       )}

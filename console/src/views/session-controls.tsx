@@ -62,8 +62,8 @@ export function SessionControls(props: { id: string; status: SessionStatus; onCh
         onClose={() => setConfirming(false)}
       >
         <p>
-          The run stops now: the call in flight is abandoned and its answer never saved. The session ends <em>cancelled</em>; a new
-          message can start another run later.
+          The run stops now: the call in flight is abandoned and its answer never saved. The session ends <em>cancelled</em>; a new message
+          can start another run later.
         </p>
       </ConfirmDialog>
     </div>

@@ -54,7 +54,11 @@ export function SessionList(props: SessionListProps) {
         ? api.conditional(etag, (client, ifNoneMatch) =>
             client.GET("/v1/sessions", { params: { query, header: ifNoneMatch ? { "if-none-match": ifNoneMatch } : {} }, ...NO_STORE }),
           )
-        : unconditional(api.call((client) => client.GET("/v1/admin/tenants/{tenant_id}/sessions", { params: { path: { tenant_id: props.tenantId }, query } }))),
+        : unconditional(
+            api.call((client) =>
+              client.GET("/v1/admin/tenants/{tenant_id}/sessions", { params: { path: { tenant_id: props.tenantId }, query } }),
+            ),
+          ),
     LIST_POLL_MS,
   );
 
@@ -75,7 +79,12 @@ export function SessionList(props: SessionListProps) {
           all{total !== null && <span class="count">{formatNumber(total)}</span>}
         </a>
         {SESSION_STATUSES.map((status) => (
-          <a key={status} href={go({ ...filter, status, cursor: null })} aria-current={filter.status === status ? "true" : undefined} class={`filter-${status}`}>
+          <a
+            key={status}
+            href={go({ ...filter, status, cursor: null })}
+            aria-current={filter.status === status ? "true" : undefined}
+            class={`filter-${status}`}
+          >
             {statusLabel(status)}
             {props.counts && <span class="count">{formatNumber(props.counts[status] ?? 0)}</span>}
           </a>
@@ -98,7 +107,11 @@ export function SessionList(props: SessionListProps) {
         )}
       </div>
 
-      {page.error && page.data && <p class="stale" role="status">Could not refresh: {page.error}</p>}
+      {page.error && page.data && (
+        <p class="stale" role="status">
+          Could not refresh: {page.error}
+        </p>
+      )}
       {page.loading && !page.data ? (
         <Loading what="sessions" />
       ) : page.error && !page.data ? (
@@ -272,11 +285,22 @@ function CreatorFilter(props: { filter: SessionFilter; hrefFor(filter: SessionFi
   return (
     <form class="inline" role="search" onSubmit={submit}>
       <label for="created-by">Created by</label>
-      <select id="created-by-kind" aria-label="Kind of creator" value={endUser ? "end_user" : "subject"} onChange={(event) => setEndUser((event.target as HTMLSelectElement).value === "end_user")}>
+      <select
+        id="created-by-kind"
+        aria-label="Kind of creator"
+        value={endUser ? "end_user" : "subject"}
+        onChange={(event) => setEndUser((event.target as HTMLSelectElement).value === "end_user")}
+      >
         <option value="subject">subject</option>
         <option value="end_user">end user</option>
       </select>
-      <input id="created-by" type="search" value={value} placeholder={endUser ? "the end user's subject" : "any subject"} onInput={(event) => setValue((event.target as HTMLInputElement).value)} />
+      <input
+        id="created-by"
+        type="search"
+        value={value}
+        placeholder={endUser ? "the end user's subject" : "any subject"}
+        onInput={(event) => setValue((event.target as HTMLInputElement).value)}
+      />
       <button type="submit">Filter</button>
     </form>
   );

@@ -43,7 +43,10 @@ export function SessionPage(props: { id: string }) {
     `session|${id}`,
     (etag) =>
       api.conditional(etag, (client, ifNoneMatch) =>
-        client.GET("/v1/sessions/{id}", { params: { path: { id }, header: ifNoneMatch ? { "if-none-match": ifNoneMatch } : {} }, ...NO_STORE }),
+        client.GET("/v1/sessions/{id}", {
+          params: { path: { id }, header: ifNoneMatch ? { "if-none-match": ifNoneMatch } : {} },
+          ...NO_STORE,
+        }),
       ),
     connection.state === "live" ? null : SESSION_POLL_MS,
   );
@@ -52,7 +55,9 @@ export function SessionPage(props: { id: string }) {
     const calls: ToolCall[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const answer = await api.call((client) => client.GET("/v1/sessions/{id}/tool-calls", { params: { path: { id }, query: { limit: 200, ...(cursor ? { cursor } : {}) } } }));
+      const answer = await api.call((client) =>
+        client.GET("/v1/sessions/{id}/tool-calls", { params: { path: { id }, query: { limit: 200, ...(cursor ? { cursor } : {}) } } }),
+      );
       calls.push(...answer.data);
       if (!answer.next_cursor) break;
       cursor = answer.next_cursor;
@@ -64,7 +69,9 @@ export function SessionPage(props: { id: string }) {
     const all: Step[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const answer = await api.call((client) => client.GET("/v1/sessions/{id}/steps", { params: { path: { id }, query: { limit: 200, ...(cursor ? { cursor } : {}) } } }));
+      const answer = await api.call((client) =>
+        client.GET("/v1/sessions/{id}/steps", { params: { path: { id }, query: { limit: 200, ...(cursor ? { cursor } : {}) } } }),
+      );
       all.push(...answer.data);
       if (!answer.next_cursor) break;
       cursor = answer.next_cursor;
@@ -80,9 +87,12 @@ export function SessionPage(props: { id: string }) {
   // A unit's step row is written as the unit ends, which may be just after its last event; when
   // no event follows (a wait for approval), a second read once things settle picks it up.
   const settle = useRef<ReturnType<typeof setTimeout> | null>(null);
-  useEffect(() => () => {
-    if (settle.current !== null) clearTimeout(settle.current);
-  }, []);
+  useEffect(
+    () => () => {
+      if (settle.current !== null) clearTimeout(settle.current);
+    },
+    [],
+  );
   const sideReads = useThrottle(() => {
     readBeside();
     if (settle.current !== null) clearTimeout(settle.current);
@@ -117,13 +127,20 @@ export function SessionPage(props: { id: string }) {
   }, [id, api, baseUrl, readToolCalls, readSteps, sideReads]);
 
   const data = session.data;
-  if (!data && session.loading) return <Page title="Session"><Loading what="the session" /></Page>;
+  if (!data && session.loading)
+    return (
+      <Page title="Session">
+        <Loading what="the session" />
+      </Page>
+    );
   if (!data) {
     const gone = connection.state === "stopped" && connection.why === "not_found";
     return (
       <Page title="Session">
         {gone || isNotFound(session.failure) ? (
-          <ErrorNote message={`No session ${id} in tenant ${me.tenant.tenant_id} that you can see. It may not exist, or it belongs to someone else.`} />
+          <ErrorNote
+            message={`No session ${id} in tenant ${me.tenant.tenant_id} that you can see. It may not exist, or it belongs to someone else.`}
+          />
         ) : (
           <ErrorNote message={session.error ?? "The session could not be read."} retry={session.refresh} />
         )}
@@ -147,8 +164,8 @@ export function SessionPage(props: { id: string }) {
       subtitle={
         <>
           <StatusBadge status={status} />
-          {stopReason && <span class="muted"> {stopReason}</span>} · created by <Creator subject={data.created_by} /> <Ago iso={data.created_at} /> · model{" "}
-          <code>{data.model}</code>
+          {stopReason && <span class="muted"> {stopReason}</span>} · created by <Creator subject={data.created_by} />{" "}
+          <Ago iso={data.created_at} /> · model <code>{data.model}</code>
           {data.agent && (
             <>
               {" "}
@@ -190,7 +207,11 @@ export function SessionPage(props: { id: string }) {
           </button>
         </p>
       )}
-      {session.error && <p class="stale" role="status">Could not refresh: {session.error}</p>}
+      {session.error && (
+        <p class="stale" role="status">
+          Could not refresh: {session.error}
+        </p>
+      )}
       <div class="session-grid">
         <div class="session-main">
           <Conversation

@@ -11,7 +11,11 @@ import { Ago, ConfirmedButton, ErrorNote, Field, Loading, Page } from "./common"
 
 export function SettingsPage() {
   const { api, me } = useConsole();
-  const settings = usePoll<TenantSettings>("tenant-settings", () => unconditional(api.call((client) => client.GET("/v1/tenant/settings"))), null);
+  const settings = usePoll<TenantSettings>(
+    "tenant-settings",
+    () => unconditional(api.call((client) => client.GET("/v1/tenant/settings"))),
+    null,
+  );
   // Kept here: the form is made afresh from the settings read again after a save, and "Saved." outlives that.
   const [saved, setSaved] = useState(false);
   if (!me.powers.tenantAdmin) {
@@ -22,7 +26,14 @@ export function SettingsPage() {
     );
   }
   return (
-    <Page title="Settings" subtitle={<>Tenant <strong>{me.tenant.tenant_id}</strong></>}>
+    <Page
+      title="Settings"
+      subtitle={
+        <>
+          Tenant <strong>{me.tenant.tenant_id}</strong>
+        </>
+      }
+    >
       <div class="admin-grid">
         {settings.data ? (
           <OriginsForm

@@ -23,11 +23,17 @@ export function SubagentTree(props: { sessionId: string; live: boolean }) {
   const { api } = useConsole();
   const childrenOf = async (id: string, depth: number): Promise<Node[]> => {
     if (depth > MAX_DEPTH) return [];
-    const page = await api.call((client) => client.GET("/v1/sessions", { params: { query: { parent_session_id: id, limit: 200 } }, ...NO_STORE }));
+    const page = await api.call((client) =>
+      client.GET("/v1/sessions", { params: { query: { parent_session_id: id, limit: 200 } }, ...NO_STORE }),
+    );
     const ordered = [...page.data].sort((a, b) => a.created_at.localeCompare(b.created_at));
     return Promise.all(ordered.map(async (session) => ({ session, children: await childrenOf(session.id, depth + 1) })));
   };
-  const tree = usePoll<Node[]>(`subagents|${props.sessionId}`, () => unconditional(childrenOf(props.sessionId, 1)), props.live ? POLL_MS : null);
+  const tree = usePoll<Node[]>(
+    `subagents|${props.sessionId}`,
+    () => unconditional(childrenOf(props.sessionId, 1)),
+    props.live ? POLL_MS : null,
+  );
   if (!tree.data || tree.data.length === 0) return null;
   return (
     <section class="subagents" aria-labelledby="subagents-title">

@@ -17,7 +17,8 @@ export function TenantPage(props: { tenantId: string; filter: SessionFilter }) {
   const { api, me } = useConsole();
   const tenant = usePoll<AdminTenant>(
     `admin-tenant|${props.tenantId}`,
-    () => unconditional(api.call((client) => client.GET("/v1/admin/tenants/{tenant_id}", { params: { path: { tenant_id: props.tenantId } } }))),
+    () =>
+      unconditional(api.call((client) => client.GET("/v1/admin/tenants/{tenant_id}", { params: { path: { tenant_id: props.tenantId } } }))),
     TENANT_POLL_MS,
   );
   const refreshCounts = useThrottle(tenant.refresh, COUNTS_REFRESH_MS);
@@ -31,7 +32,11 @@ export function TenantPage(props: { tenantId: string; filter: SessionFilter }) {
   }
   const data = tenant.data;
   if (!data) {
-    return <Page title={title}>{tenant.error ? <ErrorNote message={tenant.error} retry={tenant.refresh} /> : <Loading what="the tenant" />}</Page>;
+    return (
+      <Page title={title}>
+        {tenant.error ? <ErrorNote message={tenant.error} retry={tenant.refresh} /> : <Loading what="the tenant" />}
+      </Page>
+    );
   }
   return (
     <Page
@@ -52,7 +57,11 @@ export function TenantPage(props: { tenantId: string; filter: SessionFilter }) {
         </>
       }
     >
-      {tenant.error && <p class="stale" role="status">Could not refresh: {tenant.error}</p>}
+      {tenant.error && (
+        <p class="stale" role="status">
+          Could not refresh: {tenant.error}
+        </p>
+      )}
       <div class="tenant-grid">
         <LimitsForm tenant={data} onSaved={tenant.refresh} />
         <section aria-labelledby="tenant-sessions-title" class="tenant-sessions">

@@ -14,7 +14,11 @@ export function TenantsPage(props: { cursor: string | null }) {
   const page = usePoll<{ data: TenantListItem[]; next_cursor: string | null }>(
     `tenants|${props.cursor ?? ""}`,
     () =>
-      unconditional(api.call((client) => client.GET("/v1/admin/tenants", { params: { query: { limit: PAGE_SIZE, ...(props.cursor ? { cursor: props.cursor } : {}) } } }))),
+      unconditional(
+        api.call((client) =>
+          client.GET("/v1/admin/tenants", { params: { query: { limit: PAGE_SIZE, ...(props.cursor ? { cursor: props.cursor } : {}) } } }),
+        ),
+      ),
     TENANTS_POLL_MS,
   );
   if (!me.powers.platformAdmin) {
@@ -35,7 +39,11 @@ export function TenantsPage(props: { cursor: string | null }) {
         </a>
       }
     >
-      {page.error && page.data && <p class="stale" role="status">Could not refresh: {page.error}</p>}
+      {page.error && page.data && (
+        <p class="stale" role="status">
+          Could not refresh: {page.error}
+        </p>
+      )}
       {page.loading && !page.data ? (
         <Loading what="tenants" />
       ) : page.error && !page.data ? (
@@ -66,9 +74,13 @@ export function TenantsPage(props: { cursor: string | null }) {
             {rows.map((tenant) => (
               <tr key={tenant.tenant_id} data-tenant={tenant.tenant_id}>
                 <th scope="row" data-label="Tenant">
-                  <a href={routeHref({ view: "tenant", tenantId: tenant.tenant_id, status: null, createdBy: null, cursor: null })}>{tenant.tenant_id}</a>
+                  <a href={routeHref({ view: "tenant", tenantId: tenant.tenant_id, status: null, createdBy: null, cursor: null })}>
+                    {tenant.tenant_id}
+                  </a>
                 </th>
-                <td data-label="State">{tenant.suspended ? <span class="status status-failed">suspended</span> : <span class="status status-done">active</span>}</td>
+                <td data-label="State">
+                  {tenant.suspended ? <span class="status status-failed">suspended</span> : <span class="status status-done">active</span>}
+                </td>
                 <td data-label="Sessions created" class="num">
                   {formatNumber(tenant.usage.sessions_created)}
                 </td>

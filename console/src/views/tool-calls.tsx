@@ -78,8 +78,12 @@ function ToolCallCard(props: { sessionId: string; call: LiveToolCall; canWrite: 
           <pre class={call.is_error ? "is-error" : undefined}>{call.output}</pre>
         </details>
       )}
-      {props.canWrite && call.status === "waiting_approval" && <Decide sessionId={props.sessionId} callId={call.id} onDone={props.onDecided} />}
-      {props.canWrite && call.status === "waiting_tool_output" && <SubmitOutput sessionId={props.sessionId} callId={call.id} onDone={props.onDecided} />}
+      {props.canWrite && call.status === "waiting_approval" && (
+        <Decide sessionId={props.sessionId} callId={call.id} onDone={props.onDecided} />
+      )}
+      {props.canWrite && call.status === "waiting_tool_output" && (
+        <SubmitOutput sessionId={props.sessionId} callId={call.id} onDone={props.onDecided} />
+      )}
     </article>
   );
 }
@@ -120,7 +124,13 @@ function Decide(props: { sessionId: string; callId: string; onDone(): void }) {
       ) : (
         <form onSubmit={deny}>
           <label for={fieldId}>Reason (the model reads it)</label>
-          <input id={fieldId} type="text" maxLength={1000} value={reason} onInput={(event) => setReason((event.target as HTMLInputElement).value)} />
+          <input
+            id={fieldId}
+            type="text"
+            maxLength={1000}
+            value={reason}
+            onInput={(event) => setReason((event.target as HTMLInputElement).value)}
+          />
           <div class="actions">
             <button type="submit" class="danger" disabled={action.pending}>
               Deny
@@ -165,7 +175,8 @@ function SubmitOutput(props: { sessionId: string; callId: string; onDone(): void
       <label for={fieldId}>Tool output</label>
       <textarea id={fieldId} rows={3} required value={output} onInput={(event) => setOutput((event.target as HTMLTextAreaElement).value)} />
       <label class="check">
-        <input type="checkbox" checked={isError} onChange={(event) => setIsError((event.target as HTMLInputElement).checked)} /> The tool failed
+        <input type="checkbox" checked={isError} onChange={(event) => setIsError((event.target as HTMLInputElement).checked)} /> The tool
+        failed
       </label>
       <button type="submit" class="primary" disabled={action.pending}>
         Submit output

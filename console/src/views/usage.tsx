@@ -11,7 +11,6 @@ import type { Conditional } from "../api";
 import type { Limits, Usage, UsageReport as Report, UsageRow as Row } from "../types";
 import { Empty, ErrorNote, Loading, Page } from "./common";
 
-
 const USAGE_POLL_MS = 60_000;
 const RANGES = [7, 30, 90, 400];
 /** The chart's drawing box, in SVG units; it scales to the page's width. */
@@ -26,7 +25,8 @@ const BREAKDOWNS = [
 
 const DAY_MS = 86_400_000;
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const usd = (value: number | null | undefined) => (value === null || value === undefined ? "no price" : `$${value.toFixed(value < 1 ? 4 : 2)}`);
+const usd = (value: number | null | undefined) =>
+  value === null || value === undefined ? "no price" : `$${value.toFixed(value < 1 ? 4 : 2)}`;
 /** A colour per model, the same on every chart. */
 const colour = (i: number) => `hsl(${(i * 67) % 360} 60% 48%)`;
 
@@ -67,25 +67,44 @@ export function UsagePage(props: { days: number }) {
   const { api, me } = useConsole();
   const to = Date.now();
   const range = { from: dayOf(to - (props.days - 1) * DAY_MS), to: dayOf(to) };
-  const load = (group_by: string) => () => unconditional(api.call((client) => client.GET("/v1/tenant/usage", { params: { query: { ...range, group_by } } })));
+  const load = (group_by: string) => () =>
+    unconditional(api.call((client) => client.GET("/v1/tenant/usage", { params: { query: { ...range, group_by } } })));
   const daily = usePoll<Report>(`usage|${props.days}|day,model`, load("day,model"), USAGE_POLL_MS);
   const title = "Usage";
-  if (!me.powers.tenantAdmin) return <Page title={title}><ErrorNote message="Only tenant admins (scope tenant:admin) see the tenant's usage." /></Page>;
+  if (!me.powers.tenantAdmin)
+    return (
+      <Page title={title}>
+        <ErrorNote message="Only tenant admins (scope tenant:admin) see the tenant's usage." />
+      </Page>
+    );
   const report = daily.data;
   return (
     <Page
       title={title}
-      subtitle={report && <>{formatNumber(totalTokens(report.totals))} tokens · {usd(report.totals.cost_usd)} · {formatNumber(report.totals.runs)} runs, UTC days {range.from} to {range.to}</>}
+      subtitle={
+        report && (
+          <>
+            {formatNumber(totalTokens(report.totals))} tokens · {usd(report.totals.cost_usd)} · {formatNumber(report.totals.runs)} runs, UTC
+            days {range.from} to {range.to}
+          </>
+        )
+      }
       actions={
         <nav aria-label="Range" class="ranges">
           {RANGES.map((days) => (
-            <a href={routeHref({ view: "usage", days })} aria-current={days === props.days ? "page" : undefined}>{days} days</a>
+            <a href={routeHref({ view: "usage", days })} aria-current={days === props.days ? "page" : undefined}>
+              {days} days
+            </a>
           ))}
         </nav>
       }
     >
       {!report ? (
-        daily.error ? <ErrorNote message={daily.error} retry={daily.refresh} /> : <Loading what="the usage" />
+        daily.error ? (
+          <ErrorNote message={daily.error} retry={daily.refresh} />
+        ) : (
+          <Loading what="the usage" />
+        )
       ) : report.data.length === 0 ? (
         <Empty>No usage in these days.</Empty>
       ) : (
@@ -104,7 +123,14 @@ export function UsagePage(props: { days: number }) {
 }
 
 /** Stacked bars, one per day, a segment per model; each bar's title tells its figures. */
-function Chart(props: { rows: Row[]; days: number; to: number; label: string; value: (row: Row) => number; format: (n: number) => string }) {
+function Chart(props: {
+  rows: Row[];
+  days: number;
+  to: number;
+  label: string;
+  value: (row: Row) => number;
+  format: (n: number) => string;
+}) {
   const models = [...new Set(props.rows.map((row) => row.model ?? "unknown"))];
   const days = Array.from({ length: props.days }, (_, i) => dayOf(props.to - (props.days - 1 - i) * DAY_MS));
   const byDay = new Map<string, Row[]>();
@@ -129,7 +155,15 @@ function Chart(props: { rows: Row[]; days: number; to: number; label: string; va
               {(byDay.get(day) ?? []).map((row) => {
                 const h = (props.value(row) / top) * H;
                 y -= h;
-                return <rect x={i * step + step * 0.1} y={y} width={step * 0.8} height={h} fill={colour(models.indexOf(row.model ?? "unknown"))} />;
+                return (
+                  <rect
+                    x={i * step + step * 0.1}
+                    y={y}
+                    width={step * 0.8}
+                    height={h}
+                    fill={colour(models.indexOf(row.model ?? "unknown"))}
+                  />
+                );
               })}
             </g>
           );
@@ -149,7 +183,13 @@ function Chart(props: { rows: Row[]; days: number; to: number; label: string; va
 /** "Model" → "model", "API key" stays. */
 const lower = (name: string) => name.replace(/^[A-Z][a-z]/, (first) => first.toLowerCase());
 
-function Breakdown(props: { by: string; column: "model" | "created_by" | "api_key_id" | "agent_id"; name: string; load: () => Promise<Conditional<Report>>; days: number }) {
+function Breakdown(props: {
+  by: string;
+  column: "model" | "created_by" | "api_key_id" | "agent_id";
+  name: string;
+  load: () => Promise<Conditional<Report>>;
+  days: number;
+}) {
   const report = usePoll<Report>(`usage|${props.days}|${props.by}`, props.load, USAGE_POLL_MS);
   return (
     <section aria-label={`By ${lower(props.name)}`}>

@@ -9,7 +9,11 @@ export function VersionSelect(props: { id: string; label: string; agent: Agent; 
   return (
     <>
       <label for={props.id}>{props.label}</label>
-      <select id={props.id} value={String(props.value)} onChange={(event) => props.onChange(Number((event.target as HTMLSelectElement).value))}>
+      <select
+        id={props.id}
+        value={String(props.value)}
+        onChange={(event) => props.onChange(Number((event.target as HTMLSelectElement).value))}
+      >
         {versions.map((version) => (
           <option key={version} value={String(version)}>
             {optionLabel(version, version === agent.version, names.get(version) ?? [])}

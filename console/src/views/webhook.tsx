@@ -20,7 +20,9 @@ export function WebhookPage(props: { id: string }) {
   const [notice, setNotice] = useState<string | null>(null);
   const list = usePaged<WebhookDelivery, string>(`deliveries|${props.id}|${status}|${version}`, async (cursor) => {
     const query = { limit: PAGE_SIZE, ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) };
-    const page = await api.call((client) => client.GET("/v1/tenant/webhooks/{id}/deliveries", { params: { path: { id: props.id }, query } }));
+    const page = await api.call((client) =>
+      client.GET("/v1/tenant/webhooks/{id}/deliveries", { params: { path: { id: props.id }, query } }),
+    );
     return { rows: page.data, next: page.next_cursor };
   });
   const title = "Webhook deliveries";
@@ -66,7 +68,11 @@ export function WebhookPage(props: { id: string }) {
         <Loading what="deliveries" />
       ) : list.rows.length === 0 ? (
         <Empty>
-          <p>{status ? `No ${status} deliveries.` : "Nothing delivered yet: deliveries appear when a session reaches a status this endpoint receives."}</p>
+          <p>
+            {status
+              ? `No ${status} deliveries.`
+              : "Nothing delivered yet: deliveries appear when a session reaches a status this endpoint receives."}
+          </p>
         </Empty>
       ) : (
         <table class="deliveries responsive">
@@ -142,13 +148,20 @@ function Redeliver(props: { endpointId: string; delivery: WebhookDelivery; onDon
   const run = () =>
     action.run(async () => {
       const made = await api.call((client) =>
-        client.POST("/v1/tenant/webhooks/{id}/deliveries/{delivery_id}/redeliver", { params: { path: { id: props.endpointId, delivery_id: props.delivery.id } } }),
+        client.POST("/v1/tenant/webhooks/{id}/deliveries/{delivery_id}/redeliver", {
+          params: { path: { id: props.endpointId, delivery_id: props.delivery.id } },
+        }),
       );
       props.onDone(made.id);
     });
   return (
     <>
-      <button type="button" disabled={action.pending} aria-label={`Redeliver ${props.delivery.event_type} of ${props.delivery.session_id}`} onClick={() => void run()}>
+      <button
+        type="button"
+        disabled={action.pending}
+        aria-label={`Redeliver ${props.delivery.event_type} of ${props.delivery.session_id}`}
+        onClick={() => void run()}
+      >
         {action.pending ? "Queuing…" : "Redeliver"}
       </button>
       {action.error && (

@@ -16,7 +16,9 @@ export function WebhooksPage() {
   const { api, me } = useConsole();
   const [version, setVersion] = useState(0);
   const list = usePaged<WebhookEndpoint, string>(`webhooks|${version}`, async (cursor) => {
-    const page = await api.call((client) => client.GET("/v1/tenant/webhooks", { params: { query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } } }));
+    const page = await api.call((client) =>
+      client.GET("/v1/tenant/webhooks", { params: { query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } } }),
+    );
     return { rows: page.data, next: page.next_cursor };
   });
   const changed = () => setVersion((n) => n + 1);
@@ -75,7 +77,9 @@ export function WebhooksPage() {
                         ariaLabel={`Delete the endpoint ${endpoint.url}`}
                         title="Delete this endpoint?"
                         confirmLabel="Delete"
-                        run={() => api.call((client) => client.DELETE("/v1/tenant/webhooks/{id}", { params: { path: { id: endpoint.id } } }))}
+                        run={() =>
+                          api.call((client) => client.DELETE("/v1/tenant/webhooks/{id}", { params: { path: { id: endpoint.id } } }))
+                        }
                         onDone={changed}
                       >
                         <p>
@@ -108,7 +112,9 @@ function CreateEndpoint(props: { onCreated(): void }) {
     if (url.trim() === "") return setProblem("Give the https URL the notifications go to.");
     if (types.length === 0) return setProblem("Choose at least one event.");
     const done = await action.run(() =>
-      api.call((client) => client.POST("/v1/tenant/webhooks", { body: { url: url.trim(), event_types: types, description: description.trim() || null } })),
+      api.call((client) =>
+        client.POST("/v1/tenant/webhooks", { body: { url: url.trim(), event_types: types, description: description.trim() || null } }),
+      ),
     );
     if (done) {
       setUrl("");
@@ -122,7 +128,13 @@ function CreateEndpoint(props: { onCreated(): void }) {
     <form class="panel" onSubmit={submit} aria-labelledby="new-endpoint-title">
       <h2 id="new-endpoint-title">New endpoint</h2>
       <Field id="endpoint-url" label="URL">
-        <input id="endpoint-url" type="url" value={url} placeholder="https://ops.example.com/agent-events" onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
+        <input
+          id="endpoint-url"
+          type="url"
+          value={url}
+          placeholder="https://ops.example.com/agent-events"
+          onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
+        />
       </Field>
       <Field id="endpoint-description" label="Description (optional)">
         <input id="endpoint-description" value={description} onInput={(e) => setDescription((e.target as HTMLInputElement).value)} />
@@ -131,7 +143,8 @@ function CreateEndpoint(props: { onCreated(): void }) {
         <legend>Events</legend>
         {NOTIFICATION_TYPES.map((type) => (
           <label key={type} class="check">
-            <input type="checkbox" checked={types.includes(type)} onChange={(e) => toggle(type, (e.target as HTMLInputElement).checked)} /> {type}
+            <input type="checkbox" checked={types.includes(type)} onChange={(e) => toggle(type, (e.target as HTMLInputElement).checked)} />{" "}
+            {type}
           </label>
         ))}
       </fieldset>

@@ -19,7 +19,8 @@ export const route = createRoute({
   path: "/v1/admin/tenants/{tenant_id}/sessions/cancel",
   operationId: "cancelTenantSessions",
   summary: "Cancel a tenant's sessions by filter",
-  description: "Requires platform:admin, or tenant:admin of this tenant. A tenant id never seen is 404; a deleted tenant, or one being deleted, is 409.",
+  description:
+    "Requires platform:admin, or tenant:admin of this tenant. A tenant id never seen is 404; a deleted tenant, or one being deleted, is 409.",
   tags: ["Admin"],
   security: bearerAuth("tenant:admin"),
   middleware: [requireTenantAdmin()] as const,
@@ -34,9 +35,13 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { tenant_id: tenantId } = c.req.valid("param");
   await requireLiveTenant(c.env, tenantId, "not_found");
   const filter = c.req.valid("json");
-  const result = await tenantIndexStub(c.env, tenantId).cancelSessions(tenantId, {
-    status: filter.status ?? null,
-    created_by: filter.created_by ?? null,
-  }, auditContext(c));
+  const result = await tenantIndexStub(c.env, tenantId).cancelSessions(
+    tenantId,
+    {
+      status: filter.status ?? null,
+      created_by: filter.created_by ?? null,
+    },
+    auditContext(c),
+  );
   return c.json({ cancelled: result.cancelled }, 200);
 };

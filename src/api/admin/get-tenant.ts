@@ -15,7 +15,8 @@ export const route = createRoute({
   path: "/v1/admin/tenants/{tenant_id}",
   operationId: "getTenantAsAdmin",
   summary: "Get a tenant",
-  description: "Tenants exist implicitly, from their first request or from a platform admin setting their limits or models: an id never seen before shows the platform defaults, and reading it creates nothing (it is not listed until then).",
+  description:
+    "Tenants exist implicitly, from their first request or from a platform admin setting their limits or models: an id never seen before shows the platform defaults, and reading it creates nothing (it is not listed until then).",
   tags: ["Admin"],
   security: platformAdminAuth(),
   middleware: [requireScope("platform:admin")] as const,

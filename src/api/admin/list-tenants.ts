@@ -35,7 +35,12 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
         index.getConfig(entry.tenant_id),
         index.usage(entry.tenant_id, { days: USAGE_WINDOW_DAYS }),
       ]);
-      return { tenant_id: entry.tenant_id, created_at: entry.created_at, suspended: config.suspended, usage: usageTotals(daily, USAGE_WINDOW_DAYS) };
+      return {
+        tenant_id: entry.tenant_id,
+        created_at: entry.created_at,
+        suspended: config.suspended,
+        usage: usageTotals(daily, USAGE_WINDOW_DAYS),
+      };
     }),
   );
   return c.json({ data, next_cursor: page.next_cursor }, 200);

@@ -16,6 +16,7 @@ export type UnknownTenant = "provision" | "not_found";
 export async function requireLiveTenant(env: Cloudflare.Env, tenantId: string, unknown: UnknownTenant): Promise<void> {
   const registry = tenantRegistryStub(env);
   const [deletion, known] = await Promise.all([registry.deletion(tenantId), registry.knows(tenantId)]);
-  if (deletion) throw new ApiError("conflict", deletion.finished_at === null ? "This tenant is being deleted." : "This tenant was deleted.");
+  if (deletion)
+    throw new ApiError("conflict", deletion.finished_at === null ? "This tenant is being deleted." : "This tenant was deleted.");
   if (!known && unknown === "not_found") throw new ApiError("not_found", "No tenant with this id.");
 }

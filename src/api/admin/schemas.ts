@@ -17,7 +17,6 @@ import {
 } from "../schemas";
 import { TenantUsageSchema, UsageTotalsSchema } from "../usage";
 
-
 export const TenantConfigSchema = z
   .object({
     tenant_id: TenantIdSchema,
@@ -44,7 +43,10 @@ export const TenantModelsSchema = z
       )
       .max(MAX_MODELS)
       .nullable()
-      .openapi({ description: "Ids or `prefix*` patterns, each allowed by the platform; null removes the narrowing.", example: ["anthropic:claude-sonnet-4-5", "openai:gpt-4o*"] }),
+      .openapi({
+        description: "Ids or `prefix*` patterns, each allowed by the platform; null removes the narrowing.",
+        example: ["anthropic:claude-sonnet-4-5", "openai:gpt-4o*"],
+      }),
   })
   .strict()
   .openapi("TenantModels");
@@ -65,7 +67,9 @@ export const AdminTenantSchema = TenantConfigSchema.extend({
   deletion: z.union([TenantDeletionSchema, z.null()]),
 }).openapi("AdminTenant");
 
-export const DeleteTenantResultSchema = z.object({ tenant_id: TenantIdSchema, deletion: TenantDeletionSchema }).openapi("DeleteTenantResult");
+export const DeleteTenantResultSchema = z
+  .object({ tenant_id: TenantIdSchema, deletion: TenantDeletionSchema })
+  .openapi("DeleteTenantResult");
 
 /** Session objects one storage report may count: a page of the tenant's sessions. */
 export const MAX_STORAGE_REPORT_SESSIONS = 100;
@@ -86,7 +90,10 @@ const ObjectStorageSchema = z
   .object({
     object: z.enum(["tenant_index", "scheduler", "agent_store", "memory_store", "session"]),
     id: z.string().nullable().openapi({ description: "The session id, for a session object." }),
-    tables: z.number().int().openapi({ description: "The platform's tables; not SQLite's or the runtime's own (`sqlite_*`, `_cf_*`, `__miniflare_*`)." }),
+    tables: z
+      .number()
+      .int()
+      .openapi({ description: "The platform's tables; not SQLite's or the runtime's own (`sqlite_*`, `_cf_*`, `__miniflare_*`)." }),
     rows: z.number().int().openapi({ description: "Rows in those tables." }),
     kv_keys: z.number().int(),
     bytes: z.number().int().openapi({ description: "The SQLite database's size, including the runtime's own tables." }),

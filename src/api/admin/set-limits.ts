@@ -18,11 +18,15 @@ export const route = createRoute({
   path: "/v1/admin/tenants/{tenant_id}/limits",
   operationId: "setTenantLimits",
   summary: "Set a tenant's limits",
-  description: "A tenant id never seen is provisioned by this call (listed from then on, and deletable), so its limits hold from its first request. A deleted tenant, or one being deleted, is 409.",
+  description:
+    "A tenant id never seen is provisioned by this call (listed from then on, and deletable), so its limits hold from its first request. A deleted tenant, or one being deleted, is 409.",
   tags: ["Admin"],
   security: platformAdminAuth(),
   middleware: [requireScope("platform:admin")] as const,
-  request: { params: TenantIdParamsSchema, body: jsonBody(LimitOverridesSchema, { max_concurrent_runs: 20, requests_per_minute: 1200, max_tokens_per_day: 5_000_000 }) },
+  request: {
+    params: TenantIdParamsSchema,
+    body: jsonBody(LimitOverridesSchema, { max_concurrent_runs: 20, requests_per_minute: 1200, max_tokens_per_day: 5_000_000 }),
+  },
   responses: {
     200: jsonContent(TenantConfigSchema, "The tenant's config with its new limits."),
     ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 409),

@@ -20,12 +20,16 @@ export const route = createRoute({
   path: "/v1/admin/tenants/{tenant_id}/models",
   operationId: "setTenantModels",
   summary: "Narrow a tenant's models",
-  description: "Each entry must be allowed by the platform's `MODELS`; a session that names another model is refused with 400. " +
+  description:
+    "Each entry must be allowed by the platform's `MODELS`; a session that names another model is refused with 400. " +
     "Like setting limits, it provisions a tenant id never seen; a deleted tenant, or one being deleted, is 409.",
   tags: ["Admin"],
   security: platformAdminAuth(),
   middleware: [requireScope("platform:admin")] as const,
-  request: { params: TenantIdParamsSchema, body: jsonBody(TenantModelsSchema, { models: ["anthropic:claude-sonnet-4-5", "openai:gpt-4.1-mini"] }) },
+  request: {
+    params: TenantIdParamsSchema,
+    body: jsonBody(TenantModelsSchema, { models: ["anthropic:claude-sonnet-4-5", "openai:gpt-4.1-mini"] }),
+  },
   responses: {
     200: jsonContent(TenantConfigSchema, "The tenant's config with its models."),
     ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 409),
@@ -40,7 +44,10 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     const uncovered = uncoveredModels(c.var.config.models, models);
     if (uncovered.length > 0) {
       throw new ApiError("validation_failed", "Some models are not offered by the platform.", {
-        errors: uncovered.map((model) => ({ path: `body.models.${models.indexOf(model)}`, message: `"${model}" is not allowed by MODELS.` })),
+        errors: uncovered.map((model) => ({
+          path: `body.models.${models.indexOf(model)}`,
+          message: `"${model}" is not allowed by MODELS.`,
+        })),
       });
     }
   }

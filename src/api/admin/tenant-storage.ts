@@ -36,7 +36,9 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { tenant_id: tenantId } = c.req.valid("param");
   const sessionIds = parseSessionIds(c.req.valid("query").session_ids);
   const env = c.env;
-  const of = (object: ObjectStorage["object"], id: string | null) => (footprint: StorageFootprint): ObjectStorage => ({ object, id, ...footprint });
+  const of =
+    (object: ObjectStorage["object"], id: string | null) =>
+    (footprint: StorageFootprint): ObjectStorage => ({ object, id, ...footprint });
   const [objects, entry] = await Promise.all([
     Promise.all([
       tenantIndexStub(env, tenantId).footprint().then(of("tenant_index", null)),
@@ -48,14 +50,19 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     tenantRegistryStub(env).entryFootprint(tenantId),
   ]);
   const rows = objects.reduce((sum, object) => sum + object.rows + object.kv_keys, 0) + entry.tenant_rows;
-  return c.json({ tenant_id: tenantId, objects, registry: { listed: entry.tenant_rows > 0, deletion_recorded: entry.deletion_rows > 0 }, rows }, 200);
+  return c.json(
+    { tenant_id: tenantId, objects, registry: { listed: entry.tenant_rows > 0, deletion_recorded: entry.deletion_rows > 0 }, rows },
+    200,
+  );
 };
 
 function parseSessionIds(text: string | undefined): string[] {
   if (!text) return [];
   const ids = [...new Set(text.split(","))];
   if (ids.length > MAX_STORAGE_REPORT_SESSIONS || !ids.every(isSessionId)) {
-    throw new ApiError("validation_failed", undefined, { errors: [{ path: "query.session_ids", message: `at most ${MAX_STORAGE_REPORT_SESSIONS} session ids` }] });
+    throw new ApiError("validation_failed", undefined, {
+      errors: [{ path: "query.session_ids", message: `at most ${MAX_STORAGE_REPORT_SESSIONS} session ids` }],
+    });
   }
   return ids;
 }

@@ -14,7 +14,8 @@ export const route = createRoute({
   path: "/v1/agents/{agent_id}",
   operationId: "archiveAgent",
   summary: "Archive an agent",
-  description: "Sessions from it are then refused (409), schedules that name it fail at their firings; running sessions go on. Its name is free again. Repeating it is harmless.",
+  description:
+    "Sessions from it are then refused (409), schedules that name it fail at their firings; running sessions go on. Its name is free again. Repeating it is harmless.",
   tags: ["Agents"],
   security: bearerAuth("agents:write"),
   middleware: [requireScope("agents:write")] as const,

@@ -28,7 +28,11 @@ export const route = createRoute({
   middleware: [requireScope("agents:write"), idempotent()] as const,
   request: { headers: IdempotencyHeadersSchema, body: jsonBody(AgentDefinitionSchema, CREATE_AGENT_EXAMPLE) },
   responses: {
-    201: { description: "The new agent, at version 1.", headers: headerRefs("Location"), content: { "application/json": { schema: AgentSchema } } },
+    201: {
+      description: "The new agent, at version 1.",
+      headers: headerRefs("Location"),
+      content: { "application/json": { schema: AgentSchema } },
+    },
     ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 409, 422),
   },
 });
@@ -41,7 +45,10 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const actor = actorOf(c);
   const definition = checkDefinition(actor, c.req.valid("json"), null);
   await requireAgentTools(c.env, actor.principal.tenantId, (definition.tools ?? []) as ToolSpec[]);
-  const agent = await new AgentClient(c.env, actor.principal.tenantId).create({ definition, createdBy: actor.principal.subject, now: Date.now() }, auditContext(c));
+  const agent = await new AgentClient(c.env, actor.principal.tenantId).create(
+    { definition, createdBy: actor.principal.subject, now: Date.now() },
+    auditContext(c),
+  );
   c.header("Location", agentPath(agent.id));
   return c.json(maskedAgent(agent), 201);
 };

@@ -26,6 +26,11 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { limit, cursor, name, include_archived } = c.req.valid("query");
-  const page = await new AgentClient(c.env, c.var.principal.tenantId).list({ limit, cursor: cursor ?? null, name: name ?? null, includeArchived: include_archived === "true" });
+  const page = await new AgentClient(c.env, c.var.principal.tenantId).list({
+    limit,
+    cursor: cursor ?? null,
+    name: name ?? null,
+    includeArchived: include_archived === "true",
+  });
   return c.json({ data: page.data.map(maskedAgent), next_cursor: page.next_cursor }, 200);
 };

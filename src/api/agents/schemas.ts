@@ -18,7 +18,9 @@ export const AgentSchema = z
     name: z.string(),
     description: z.string().nullable(),
     version: VersionNumberSchema.openapi({ description: "The latest version; `agt_…` alone runs it." }),
-    aliases: z.record(z.string(), VersionNumberSchema).openapi({ description: "Each alias and the version it names.", example: { production: 3 } }),
+    aliases: z
+      .record(z.string(), VersionNumberSchema)
+      .openapi({ description: "Each alias and the version it names.", example: { production: 3 } }),
     definition: AgentDefinitionSchema.openapi({ description: "The latest version's definition; MCP header values masked." }),
     archived: z.boolean().openapi({ description: "An archived agent starts no new sessions; its sessions go on." }),
     created_by: z.string(),
@@ -48,7 +50,12 @@ export const SetAliasRequestSchema = z
 // ---- parameters ----------------------------------------------------------------------------
 
 /** Not checked against the pattern here: a malformed id is answered 404 like any unknown one. */
-const AgentIdParam = z.string().openapi({ param: { name: "agent_id", in: "path" }, pattern: AGENT_ID_PATTERN.source, maxLength: 64, example: "agt_3kTq9vXbW2mYp7LsQa1Zc0Rd" });
+const AgentIdParam = z.string().openapi({
+  param: { name: "agent_id", in: "path" },
+  pattern: AGENT_ID_PATTERN.source,
+  maxLength: 64,
+  example: "agt_3kTq9vXbW2mYp7LsQa1Zc0Rd",
+});
 
 export const AgentIdParamsSchema = z.object({ agent_id: AgentIdParam });
 

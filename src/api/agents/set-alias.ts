@@ -30,6 +30,12 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { agent_id, alias } = c.req.valid("param");
-  const agent = await new AgentClient(c.env, c.var.principal.tenantId).setAlias(knownAgentId(agent_id), alias, c.req.valid("json").version, Date.now(), auditContext(c));
+  const agent = await new AgentClient(c.env, c.var.principal.tenantId).setAlias(
+    knownAgentId(agent_id),
+    alias,
+    c.req.valid("json").version,
+    Date.now(),
+    auditContext(c),
+  );
   return c.json(maskedAgent(agent), 200);
 };

@@ -34,7 +34,10 @@ export const route = createRoute({
   tags: ["Agents"],
   security: bearerAuth("agents:write"),
   middleware: [requireScope("agents:write")] as const,
-  request: { params: AgentIdParamsSchema, body: jsonBody(AgentPatchSchema, { system: "You are a support agent for Acme. Be brief and kind." }) },
+  request: {
+    params: AgentIdParamsSchema,
+    body: jsonBody(AgentPatchSchema, { system: "You are a support agent for Acme. Be brief and kind." }),
+  },
   responses: {
     200: jsonContent(AgentSchema, "The agent at its new (or unchanged) latest version."),
     ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 404, 409),
@@ -52,8 +55,13 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     if (current.archived) throw agentProblem({ reason: "archived" });
     const definition = checkDefinition(actor, applyPatch(current.definition, patch), current.definition);
     await requireAgentTools(c.env, actor.principal.tenantId, (definition.tools ?? []) as ToolSpec[]);
-    const agent = await agents.addVersion(id, { definition, basedOn: current.version, createdBy: actor.principal.subject, now: Date.now() }, auditContext(c));
+    const agent = await agents.addVersion(
+      id,
+      { definition, basedOn: current.version, createdBy: actor.principal.subject, now: Date.now() },
+      auditContext(c),
+    );
     if (agent !== "moved") return c.json(maskedAgent(agent), 200);
-    if (tries >= MAX_PATCH_TRIES) throw new ApiError("conflict", "The agent kept changing while this request was made; read it and try again.");
+    if (tries >= MAX_PATCH_TRIES)
+      throw new ApiError("conflict", "The agent kept changing while this request was made; read it and try again.");
   }
 };

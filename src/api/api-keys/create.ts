@@ -26,7 +26,13 @@ export const route = createRoute({
   tags: ["API keys"],
   security: bearerAuth("tenant:admin"),
   middleware: [requireScope("tenant:admin")] as const,
-  request: { body: jsonBody(CreateApiKeyBodySchema, { name: "billing backend", scopes: ["sessions:read", "sessions:write"], expires_at: "2027-01-01T00:00:00Z" }) },
+  request: {
+    body: jsonBody(CreateApiKeyBodySchema, {
+      name: "billing backend",
+      scopes: ["sessions:read", "sessions:write"],
+      expires_at: "2027-01-01T00:00:00Z",
+    }),
+  },
   responses: {
     201: jsonContent(CreatedApiKeySchema, "The key, with its plaintext shown this once."),
     ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS),

@@ -18,7 +18,8 @@ export const route = createRoute({
   path: "/v1/api-keys/{key_id}",
   operationId: "revokeApiKey",
   summary: "Revoke an API key",
-  description: "Revoking a key twice is not an error; the first revocation time is kept. Schedules created with the key are disabled for good.",
+  description:
+    "Revoking a key twice is not an error; the first revocation time is kept. Schedules created with the key are disabled for good.",
   tags: ["API keys"],
   security: bearerAuth("tenant:admin"),
   middleware: [requireScope("tenant:admin")] as const,

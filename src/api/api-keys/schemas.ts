@@ -20,14 +20,21 @@ export const ApiKeySchema = z
     created_at: TimestampSchema,
     expires_at: TimestampSchema.nullable(),
     revoked_at: TimestampSchema.nullable(),
-    last_used_at: TimestampSchema.nullable().openapi({ description: "When the key last let a request in, to the minute: a use within a minute of the recorded one is not recorded again." }),
-    max_tokens_per_day: z.number().int().nullable().openapi({ description: "Tokens the sessions this key creates may spend per UTC day; null: no budget of its own." }),
+    last_used_at: TimestampSchema.nullable().openapi({
+      description: "When the key last let a request in, to the minute: a use within a minute of the recorded one is not recorded again.",
+    }),
+    max_tokens_per_day: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Tokens the sessions this key creates may spend per UTC day; null: no budget of its own." }),
   })
   .openapi("ApiKey");
 
 export const CreatedApiKeySchema = ApiKeySchema.extend({
   key: z.string().openapi({
-    description: "The key itself, `ak_<tenant>.<key_id>.<secret>.<tag>` (the tag proves the platform issued it). Shown once: only its hash is stored.",
+    description:
+      "The key itself, `ak_<tenant>.<key_id>.<secret>.<tag>` (the tag proves the platform issued it). Shown once: only its hash is stored.",
     example: "ak_YWNtZQ.key_0123456789abcdef01234567.….…",
   }),
 }).openapi("CreatedApiKey");
@@ -47,17 +54,10 @@ export const CreateApiKeyBodySchema = z
       .nullable()
       .optional()
       .openapi({ description: "A future time after which the key stops working; null or absent: never." }),
-    max_tokens_per_day: z
-      .number()
-      .int()
-      .min(0)
-      .max(Number.MAX_SAFE_INTEGER)
-      .nullable()
-      .optional()
-      .openapi({
-        description:
-          "Tokens the sessions this key creates (and their sub-agents) may spend per UTC day; past it a start through the key is a 429 and a run going ends `done` with `budget_limit`. Null or absent: none.",
-      }),
+    max_tokens_per_day: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().optional().openapi({
+      description:
+        "Tokens the sessions this key creates (and their sub-agents) may spend per UTC day; past it a start through the key is a 429 and a run going ends `done` with `budget_limit`. Null or absent: none.",
+    }),
   })
   .strict()
   .openapi("CreateApiKey");

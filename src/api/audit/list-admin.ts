@@ -37,6 +37,8 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   if (!tenantId) return c.json(await registry.listAuditLog(input), 200);
   // Finished is recorded before the index empties itself, so no read falls between the two.
   const deleted = (await registry.deletion(tenantId))?.finished_at != null;
-  const page = deleted ? await registry.listAuditLog({ ...input, tenant_id: tenantId }) : await tenantIndexStub(c.env, tenantId).listAuditLog(tenantId, input);
+  const page = deleted
+    ? await registry.listAuditLog({ ...input, tenant_id: tenantId })
+    : await tenantIndexStub(c.env, tenantId).listAuditLog(tenantId, input);
   return c.json(page, 200);
 };

@@ -27,6 +27,13 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { limit, cursor, action, actor, since, until } = c.req.valid("query");
   const { tenantId } = c.var.principal;
-  const page = await tenantIndexStub(c.env, tenantId).listAuditLog(tenantId, { limit, cursor: cursor ?? null, action, actor, since, until });
+  const page = await tenantIndexStub(c.env, tenantId).listAuditLog(tenantId, {
+    limit,
+    cursor: cursor ?? null,
+    action,
+    actor,
+    since,
+    until,
+  });
   return c.json(page, 200);
 };

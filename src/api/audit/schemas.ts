@@ -14,7 +14,10 @@ export const AuditActorSchema = z
   .object({
     sub: z.string(),
     via: z.enum(["jwt", "api_key"]),
-    key_id: z.string().nullable().openapi({ description: "The API key behind the request (or the token exchanged from one); null for a JWT." }),
+    key_id: z
+      .string()
+      .nullable()
+      .openapi({ description: "The API key behind the request (or the token exchanged from one); null for a JWT." }),
   })
   .openapi("AuditActor");
 
@@ -29,18 +32,16 @@ export const AuditEntrySchema = z
     target: z.object({ type: z.string(), id: z.string() }),
     request_id: z.string().nullable(),
     client_ip: z.string().nullable(),
-    details: z.record(z.string(), z.unknown()).openapi({ description: "What changed: `before` and `after` for settings, limits and models. Never a secret." }),
+    details: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: "What changed: `before` and `after` for settings, limits and models. Never a secret." }),
   })
   .openapi("AuditEntry");
 
 export const AuditEntryPageSchema = pageSchema(AuditEntrySchema, "AuditEntryPage");
 
 const time = (description: string) =>
-  z.iso
-    .datetime({ offset: true })
-    .max(MAX_TIMESTAMP_CHARS)
-    .optional()
-    .openapi({ description, example: "2026-01-01T00:00:00Z" });
+  z.iso.datetime({ offset: true }).max(MAX_TIMESTAMP_CHARS).optional().openapi({ description, example: "2026-01-01T00:00:00Z" });
 
 export const AuditLogQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor("audit_log", cursor) !== null).extend({
   action: AuditActionSchema.optional().openapi({ description: "Only entries of this action." }),
@@ -50,5 +51,7 @@ export const AuditLogQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCurso
 });
 
 export const AdminAuditLogQuerySchema = AuditLogQuerySchema.extend({
-  tenant_id: TenantIdSchema.optional().openapi({ description: "Every entry of this tenant; without it, the platform actions of every tenant." }),
+  tenant_id: TenantIdSchema.optional().openapi({
+    description: "Every entry of this tenant; without it, the platform actions of every tenant.",
+  }),
 });

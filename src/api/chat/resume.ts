@@ -21,7 +21,8 @@ export const route = createRoute({
   path: "/v1/agents/{agent_id}/chat/{id}/stream",
   operationId: "resumeAgentChat",
   summary: "Resume a chat's stream (AI SDK transport)",
-  description: "What `DefaultChatTransport.reconnectToStream` asks: the turn under way, replayed from its start, then live. 204 when no turn is under way.",
+  description:
+    "What `DefaultChatTransport.reconnectToStream` asks: the turn under way, replayed from its start, then live. 204 when no turn is under way.",
   tags: ["Chat"],
   security: bearerAuth("sessions:read"),
   middleware: [requireScope("sessions:read")] as const,
@@ -41,5 +42,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { client, session } = await findChatSession(actor, agentId, params.id);
   if (session === null || TURN_ENDING_STATUSES.includes(session.status)) return c.body(null, 204);
   const until = await latestEventId(client, follow);
-  return new Response(turnStream({ client, ...follow }, session, 0, { replayUntil: until }), { headers: UI_MESSAGE_STREAM_HEADERS }) as never;
+  return new Response(turnStream({ client, ...follow }, session, 0, { replayUntil: until }), {
+    headers: UI_MESSAGE_STREAM_HEADERS,
+  }) as never;
 };

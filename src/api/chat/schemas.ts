@@ -6,7 +6,11 @@ import { AgentIdParamsSchema } from "../agents/schemas";
 export { ChatRequestSchema } from "../../chat/request";
 
 export const ChatStreamParamsSchema = AgentIdParamsSchema.extend({
-  id: z.string().min(1).max(MAX_CHAT_ID_CHARS).openapi({ param: { name: "id", in: "path" }, description: "The chat id.", example: "chat-1" }),
+  id: z
+    .string()
+    .min(1)
+    .max(MAX_CHAT_ID_CHARS)
+    .openapi({ param: { name: "id", in: "path" }, description: "The chat id.", example: "chat-1" }),
 });
 
 export const UiMessageStreamSchema = z.string().openapi("UIMessageStream", {

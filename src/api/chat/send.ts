@@ -35,7 +35,11 @@ export const route = createRoute({
   middleware: [requireScope("sessions:write")] as const,
   request: {
     params: AgentIdParamsSchema,
-    body: jsonBody(ChatRequestSchema, { id: "chat-1", messages: [{ id: "m1", role: "user", parts: [{ type: "text", text: "What time is it?" }] }], trigger: "submit-message" }),
+    body: jsonBody(ChatRequestSchema, {
+      id: "chat-1",
+      messages: [{ id: "m1", role: "user", parts: [{ type: "text", text: "What time is it?" }] }],
+      trigger: "submit-message",
+    }),
   },
   responses: {
     200: { description: "The turn as a UI message stream.", content: { "text/event-stream": { schema: UiMessageStreamSchema } } },
@@ -47,7 +51,8 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const agentId = knownAgentId(c.req.valid("param").agent_id);
   const body = c.req.valid("json");
   const ask = readChatRequest(body);
-  if (ask.kind === "invalid") throw new ApiError("validation_failed", undefined, { errors: [{ path: `body.${ask.path}`, message: ask.message }] });
+  if (ask.kind === "invalid")
+    throw new ApiError("validation_failed", undefined, { errors: [{ path: `body.${ask.path}`, message: ask.message }] });
   const actor = actorOf(c);
   const follow = { principal: actor.principal, limits: actor.limits };
   const { client, session } = await findChatSession(actor, agentId, body.id);
@@ -68,7 +73,10 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   // Nothing applied, or the session still waits for other answers: the turn is handed back at once.
   if (after === null || TURN_ENDING_STATUSES.includes(after.status)) {
     const status = after ?? session;
-    return new Response(fixedStream([{ type: "start" }, ...lead, { type: "finish", finishReason: finishReason(status.status, status.stop_reason) }]), { headers }) as never;
+    return new Response(
+      fixedStream([{ type: "start" }, ...lead, { type: "finish", finishReason: finishReason(status.status, status.stop_reason) }]),
+      { headers },
+    ) as never;
   }
   return new Response(turnStream({ client, ...follow }, session, cursor, { lead }), { headers }) as never;
 };

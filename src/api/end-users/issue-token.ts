@@ -25,7 +25,9 @@ export const route = createRoute({
   tags: ["Auth"],
   security: bearerAuth("end_users:issue"),
   middleware: [requireScope("end_users:issue")] as const,
-  request: { body: jsonBody(EndUserTokenRequestSchema, { subject: "user_42", scopes: ["sessions:read", "sessions:write"], ttl_seconds: 900 }) },
+  request: {
+    body: jsonBody(EndUserTokenRequestSchema, { subject: "user_42", scopes: ["sessions:read", "sessions:write"], ttl_seconds: 900 }),
+  },
   responses: {
     201: jsonContent(EndUserTokenSchema, "The end user's token."),
     ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS),
@@ -44,7 +46,10 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
         throw new ApiError("forbidden", "An end user's token cannot mint tokens.");
       case "scopes_not_grantable":
         throw new ApiError("forbidden", "An end-user token can carry only scopes the caller holds itself.", {
-          errors: result.scopes.map(({ index, scope }) => ({ path: body.scopes ? `body.scopes.${index}` : "body.scopes", message: `The caller does not hold ${scope}.` })),
+          errors: result.scopes.map(({ index, scope }) => ({
+            path: body.scopes ? `body.scopes.${index}` : "body.scopes",
+            message: `The caller does not hold ${scope}.`,
+          })),
         });
       case "expiring":
         throw new ApiError("unauthorized");

@@ -16,7 +16,8 @@ export const route = createRoute({
   path: "/v1/end-users/{subject}/revoke-tokens",
   operationId: "revokeEndUserTokens",
   summary: "Revoke an end user's tokens",
-  description: "Tokens issued to this end user until now answer 401 from now on; tokens minted afterwards work. Audit-logged as `end_user.tokens_revoked`.",
+  description:
+    "Tokens issued to this end user until now answer 401 from now on; tokens minted afterwards work. Audit-logged as `end_user.tokens_revoked`.",
   tags: ["Auth"],
   security: bearerAuth("end_users:issue"),
   middleware: [requireScope("end_users:issue")] as const,

@@ -61,7 +61,10 @@ export const route = createRoute({
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write")] as const,
   request: {
-    body: { required: true, content: { "application/json": { schema: JSON_RPC_MESSAGE, example: { jsonrpc: "2.0", id: 1, method: "tools/list" } } } },
+    body: {
+      required: true,
+      content: { "application/json": { schema: JSON_RPC_MESSAGE, example: { jsonrpc: "2.0", id: 1, method: "tools/list" } } },
+    },
   },
   responses: {
     200: {
@@ -70,7 +73,10 @@ export const route = createRoute({
     },
     202: { description: "A notification or response was accepted." },
     ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 406),
-    400: jsonRpcOrProblem(400, `A body that is not JSON-RPC (or an empty batch); a batch of more than ${MAX_MCP_BATCH_MESSAGES} messages is a 413 problem`),
+    400: jsonRpcOrProblem(
+      400,
+      `A body that is not JSON-RPC (or an empty batch); a batch of more than ${MAX_MCP_BATCH_MESSAGES} messages is a 413 problem`,
+    ),
     406: jsonRpcOrProblem(406, "An `Accept` without `application/json` and `text/event-stream`"),
     415: jsonRpcOrProblem(415, "A body that is not `application/json`"),
   },

@@ -9,11 +9,16 @@ import { bearerAuth } from "../security";
 export const MeSchema = z
   .object({
     tenant_id: z.string(),
-    sub: z.string().openapi({ description: "The principal: `created_by` of what it makes (`end_user:<subject>` for an end user, `key:<key id>` for an API key)." }),
+    sub: z.string().openapi({
+      description: "The principal: `created_by` of what it makes (`end_user:<subject>` for an end user, `key:<key id>` for an API key).",
+    }),
     kind: z.enum(["user", "api_key", "end_user", "platform"]),
     scopes: z.array(z.string()).openapi({ description: "The scopes the credential holds, as given (what they imply is not spelled out)." }),
     expires_at: z.string().nullable().openapi({ description: "When the credential stops working; null when it has no expiry." }),
-    metadata: z.record(z.string(), z.string()).nullable().openapi({ description: "An end-user token's metadata, as its backend gave it; null otherwise." }),
+    metadata: z
+      .record(z.string(), z.string())
+      .nullable()
+      .openapi({ description: "An end-user token's metadata, as its backend gave it; null otherwise." }),
   })
   .openapi("Me");
 

@@ -13,7 +13,8 @@ export const route = createRoute({
   path: "/v1/memory/search",
   operationId: "searchMemory",
   summary: "Search memory",
-  description: "A query's words are matched as words (no operators); an item matching more of them, and rarer ones, ranks higher. Expired items never appear.",
+  description:
+    "A query's words are matched as words (no operators); an item matching more of them, and rarer ones, ranks higher. Expired items never appear.",
   tags: ["Memory"],
   security: bearerAuth("memory:read"),
   middleware: [requireScope("memory:read")] as const,

@@ -45,7 +45,8 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     const blocked = address !== null && guard.blockedSeconds(address, now) > 0;
     const header = c.req.header("Authorization") ?? null;
     const inUrl = urlCredential(c.req.method, c.req.path, new URL(c.req.url).searchParams, header !== null);
-    if (inUrl.kind === "ambiguous") throw new ApiError("bad_request", "Send the credential in the Authorization header or in access_token, not both.");
+    if (inUrl.kind === "ambiguous")
+      throw new ApiError("bad_request", "Send the credential in the Authorization header or in access_token, not both.");
     if (inUrl.kind === "refused") {
       log("info", "auth_failed", { request_id: c.var.requestId, reason: inUrl.reason, blocked });
       return refuse(c, guard, address, now);
@@ -70,7 +71,13 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
       return refuse(c, guard, address, now);
     }
     const index = tenantIndexStub(c.env, principal.tenantId);
-    const admitInput = { bucket: rateBucket(principal), now, kind, scopes: principal.scopes, ...(principal.endUser !== undefined ? { endUser: principal.endUser } : {}) };
+    const admitInput = {
+      bucket: rateBucket(principal),
+      now,
+      kind,
+      scopes: principal.scopes,
+      ...(principal.endUser !== undefined ? { endUser: principal.endUser } : {}),
+    };
 
     // A token exchanged from an API key lives on after the key is revoked unless we look: the
     // key's record is read, and the request admitted, in one call to the index. So is the key
@@ -89,7 +96,8 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     if (principal.via === "api_key" && principal.keyId !== undefined) guard.noteVerifiedKey(principal.tenantId, principal.keyId, now);
 
     const admitted = standingKey !== undefined && keyAdmission.keyId === standingKey ? keyAdmission.admission : null;
-    const admission: Admission = admitted ?? (await reachIndex(c, async (): Promise<Admission> => index.admitRequest(principal.tenantId, admitInput)));
+    const admission: Admission =
+      admitted ?? (await reachIndex(c, async (): Promise<Admission> => index.admitRequest(principal.tenantId, admitInput)));
     if (!admission.ok && admission.code === "suspended") throw new ApiError("tenant_suspended");
     // An end user's cut-off came with the admission: no lookup of its own (src/auth/end-user-token.ts).
     if (admission.ok && endUserTokenRevoked(principal, admission.endUserRevokedBefore)) {
@@ -132,7 +140,9 @@ async function refuse(c: AppContext, guard: AuthGuard, address: string | null, n
         log("warn", "auth_failure_limiter_failed", { request_id: c.var.requestId, error: describeError(error).message }),
       ));
     if (blockedFor > 0) {
-      throw new ApiError("rate_limited", "Too many failed authentications from this address; retry later.", { retryAfterSeconds: blockedFor });
+      throw new ApiError("rate_limited", "Too many failed authentications from this address; retry later.", {
+        retryAfterSeconds: blockedFor,
+      });
     }
   }
   throw new ApiError("unauthorized");
@@ -163,7 +173,9 @@ function guardedDeps(
   return {
     ...deps,
     screenApiKey: (tenantId, keyId) => guard.screenApiKey(tenantId, keyId, addressBlocked, now),
-    legacyKeyTenant: wrapLegacyLookup(deps.legacyKeyTenant, (lookup, tenantId) => guard.legacyTenantKnown(tenantId, now, () => lookup(tenantId))),
+    legacyKeyTenant: wrapLegacyLookup(deps.legacyKeyTenant, (lookup, tenantId) =>
+      guard.legacyTenantKnown(tenantId, now, () => lookup(tenantId)),
+    ),
     findApiKey: async (tenantId, keyId, presentedHash) => {
       const input = { secretHash: presentedHash, bucket: keyBucket(keyId), now, kind };
       const { record, admission } = await tenantIndexStub(env, tenantId).admitApiKey(tenantId, keyId, input);
@@ -228,7 +240,9 @@ export function lastUseDue(lastUsedAt: string | null, now: number): boolean {
 
 /** Work the response must not wait for; logged, never surfaced, when it fails. */
 export function inBackground(c: AppContext, work: Promise<unknown>, failureEvent: string): void {
-  const guarded = work.catch((error: unknown) => log("warn", failureEvent, { request_id: c.var.requestId, error: describeError(error).message }));
+  const guarded = work.catch((error: unknown) =>
+    log("warn", failureEvent, { request_id: c.var.requestId, error: describeError(error).message }),
+  );
   try {
     c.executionCtx.waitUntil(guarded);
   } catch {

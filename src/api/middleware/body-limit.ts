@@ -63,7 +63,11 @@ export function enforceDeclaredLength(c: AppContext, maxBytes: number): void {
  * Over HTTP the runtime drains a GET's chunks itself and passes neither them nor their
  * Transfer-Encoding, so such a GET is the bodiless one it became (test/e2e/edge.test.ts).
  */
-export function hasBody(body: ReadableStream | null, contentLength: string | undefined, transferEncoding: string | undefined = undefined): boolean {
+export function hasBody(
+  body: ReadableStream | null,
+  contentLength: string | undefined,
+  transferEncoding: string | undefined = undefined,
+): boolean {
   if (transferEncoding !== undefined) return true;
   if (contentLength !== undefined) return contentLength !== "0";
   return body !== null;

@@ -13,7 +13,16 @@ import { RATE_LIMIT_HEADER, RATE_LIMIT_POLICY_HEADER } from "../rate-limit-field
 /** Request headers a page may send. */
 export const CORS_ALLOW_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key", "If-None-Match", "Last-Event-ID", "X-Request-Id"];
 /** Response headers a page may read beyond the safelisted ones. */
-export const CORS_EXPOSE_HEADERS = ["X-Request-Id", "Retry-After", "Idempotent-Replayed", "WWW-Authenticate", "Allow", "ETag", RATE_LIMIT_POLICY_HEADER, RATE_LIMIT_HEADER];
+export const CORS_EXPOSE_HEADERS = [
+  "X-Request-Id",
+  "Retry-After",
+  "Idempotent-Replayed",
+  "WWW-Authenticate",
+  "Allow",
+  "ETag",
+  RATE_LIMIT_POLICY_HEADER,
+  RATE_LIMIT_HEADER,
+];
 export const CORS_ALLOW_METHODS = ["GET", "POST", "PUT", "DELETE"];
 /** How long a browser may reuse a preflight answer. */
 export const CORS_MAX_AGE_SECONDS = 600;

@@ -40,7 +40,9 @@ export function endUserGate(): MiddlewareHandler<AppEnv> {
  * memory grant as its tools apply it (`confineGrant`), for `subject` the principal's.
  */
 export function withoutDefinition(body: Record<string, unknown>, subject: string): Record<string, unknown> {
-  const tools = Array.isArray(body.tools) ? body.tools.filter((tool: unknown) => (tool as { type?: unknown } | null)?.type === "client") : [];
+  const tools = Array.isArray(body.tools)
+    ? body.tools.filter((tool: unknown) => (tool as { type?: unknown } | null)?.type === "client")
+    : [];
   const memory = isGrant(body.memory) ? confineGrant(body.memory, memoryReachOf(subject)) : null;
   // An end user cannot set `notify_url` itself (src/sessions/plan.ts): any it has is the agent's.
   return { ...body, system: null, tools, memory, ...("notify_url" in body ? { notify_url: null } : {}) };
@@ -63,5 +65,9 @@ async function hideDefinition(c: AppContext): Promise<void> {
   if (!isSessionLike(body)) return;
   const headers = new Headers(res.headers);
   headers.delete("Content-Length");
-  c.res = new Response(JSON.stringify(withoutDefinition(body, c.var.principal.subject)), { status: res.status, statusText: res.statusText, headers });
+  c.res = new Response(JSON.stringify(withoutDefinition(body, c.var.principal.subject)), {
+    status: res.status,
+    statusText: res.statusText,
+    headers,
+  });
 }

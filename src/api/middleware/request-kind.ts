@@ -31,7 +31,9 @@ export function pathPattern(path: string): RegExp {
   return new RegExp(`^${escaped.join("[^/]+")}$`);
 }
 
-const MATCHERS = ADMIN_ROUTES.flatMap(([kind, routes]) => routes.map((route) => ({ kind, method: route.method.toUpperCase(), pattern: pathPattern(route.path) })));
+const MATCHERS = ADMIN_ROUTES.flatMap(([kind, routes]) =>
+  routes.map((route) => ({ kind, method: route.method.toUpperCase(), pattern: pathPattern(route.path) })),
+);
 
 /** Pure: the kind of a request to `method` `path`, or undefined for an interactive one. */
 export function requestKind(method: string, path: string): RequestKind | undefined {

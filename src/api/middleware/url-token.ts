@@ -27,7 +27,12 @@ export type UrlCredential =
  * Whether an authenticated principal may be used where it came: a stream token on the events
  * route only, and in a URL nothing but a stream token. Null when it may.
  */
-export function misplacedCredential(principal: Pick<Principal, "streamOnly">, method: string, path: string, fromUrl: boolean): AuthFailure | null {
+export function misplacedCredential(
+  principal: Pick<Principal, "streamOnly">,
+  method: string,
+  path: string,
+  fromUrl: boolean,
+): AuthFailure | null {
   if (principal.streamOnly && !isEventsRoute(method, path)) return "stream_token_elsewhere";
   if (fromUrl && !principal.streamOnly) return "url_token_not_for_streams";
   return null;

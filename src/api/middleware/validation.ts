@@ -31,7 +31,9 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], target: keyof V
  */
 function withinUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
   if (issue.code !== "invalid_union" || !("errors" in issue) || !Array.isArray(issue.errors)) return [issue];
-  const inside = issue.errors.filter((branch) => !(branch.length === 1 && branch[0]!.code === "invalid_type" && branch[0]!.path.length === 0));
+  const inside = issue.errors.filter(
+    (branch) => !(branch.length === 1 && branch[0]!.code === "invalid_type" && branch[0]!.path.length === 0),
+  );
   if (inside.length !== 1) return [issue];
   return inside[0]!.map((nested) => ({ ...nested, path: [...issue.path, ...nested.path] }));
 }

@@ -6,7 +6,13 @@
 import { MAX_DELIVERY_ATTEMPTS } from "../../notifications/schedule";
 import type { App } from "../context";
 import { NO_AUTH } from "../security";
-import { NotificationHeadersSchema, NotificationSchema, WebhookToolCallHeadersSchema, WebhookToolCallSchema, WebhookToolResultSchema } from "./schemas";
+import {
+  NotificationHeadersSchema,
+  NotificationSchema,
+  WebhookToolCallHeadersSchema,
+  WebhookToolCallSchema,
+  WebhookToolResultSchema,
+} from "./schemas";
 
 export function registerOutgoingCalls(app: App): void {
   app.openAPIRegistry.registerWebhook({
@@ -31,7 +37,9 @@ export function registerOutgoingCalls(app: App): void {
         content: { "application/json": { schema: WebhookToolResultSchema } },
       },
       "4XX": { description: "The call is refused: the model gets an error result with the answer's text. Not sent again." },
-      "5XX": { description: "A failure that may pass: sent again (3 tries in all) unless the tool is `at_most_once`; then an error result." },
+      "5XX": {
+        description: "A failure that may pass: sent again (3 tries in all) unless the tool is `at_most_once`; then an error result.",
+      },
     },
   });
   app.openAPIRegistry.registerWebhook({
@@ -84,6 +92,8 @@ const NOTIFICATION_EXAMPLE = {
     metadata: { ticket: "T-1234" },
     created_at: "2026-01-01T11:59:58.000Z",
     updated_at: "2026-01-01T12:00:00.000Z",
-    waiting_tool_calls: [{ id: "toolu_01A09q90qw90lq917835lq9", name: "refund", status: "waiting_approval", approval_expires_at: "2026-01-01T13:00:00.000Z" }],
+    waiting_tool_calls: [
+      { id: "toolu_01A09q90qw90lq917835lq9", name: "refund", status: "waiting_approval", approval_expires_at: "2026-01-01T13:00:00.000Z" },
+    ],
   },
 };

@@ -16,8 +16,14 @@ export const WebhookToolCallSchema = z
     created_by: z.string().openapi({ description: "The subject that created the session.", example: "billing-backend" }),
     tool_call_id: z.string().openapi({ description: "The model's id for this call.", example: "toolu_01A09q90qw90lq917835lq9" }),
     name: z.string().openapi({ description: "The tool's name in the session.", example: "lookup_order" }),
-    url: z.string().openapi({ description: "The URL this request was sent to, as the session declared it.", example: "https://shop.example.com/tools/lookup-order" }),
-    input: z.record(z.string(), z.unknown()).openapi({ description: "The model's input, already valid for the tool's `input_schema` (an object).", example: { order_id: "ord_123456" } }),
+    url: z.string().openapi({
+      description: "The URL this request was sent to, as the session declared it.",
+      example: "https://shop.example.com/tools/lookup-order",
+    }),
+    input: z.record(z.string(), z.unknown()).openapi({
+      description: "The model's input, already valid for the tool's `input_schema` (an object).",
+      example: { order_id: "ord_123456" },
+    }),
   })
   .openapi("WebhookToolCall", { description: "The body the platform POSTs to a webhook tool's URL." });
 
@@ -34,11 +40,14 @@ export const WebhookToolCallHeadersSchema = z.object({
     description: "`<session_id>:<tool_call_id>`: the same on every retry of this call and after a restart. Deduplicate on it.",
     example: "ses_Jq7mV2xkPz9w4LbNc8RtYd3F:toolu_01A09q90qw90lq917835lq9",
   }),
-  [TIMESTAMP_HEADER]: z.string().regex(/^\d+$/).openapi({
-    param: { name: TIMESTAMP_HEADER, in: "header" },
-    description: `Unix seconds when this try was signed; refuse one more than ${SIGNATURE_TOLERANCE_SECONDS} s from your clock.`,
-    example: "1767268800",
-  }),
+  [TIMESTAMP_HEADER]: z
+    .string()
+    .regex(/^\d+$/)
+    .openapi({
+      param: { name: TIMESTAMP_HEADER, in: "header" },
+      description: `Unix seconds when this try was signed; refuse one more than ${SIGNATURE_TOLERANCE_SECONDS} s from your clock.`,
+      example: "1767268800",
+    }),
   [SIGNATURE_HEADER]: z.string().openapi({
     param: { name: SIGNATURE_HEADER, in: "header" },
     description:
@@ -59,7 +68,9 @@ export const WaitingToolCallSchema = z
     id: z.string().openapi({ example: "toolu_01A09q90qw90lq917835lq9" }),
     name: z.string().openapi({ example: "refund" }),
     status: z.enum(["waiting_approval", "waiting_tool_output"]),
-    approval_expires_at: TimestampSchema.nullable().openapi({ description: "When an undecided approval is denied as expired; null without `approval_timeout_seconds`." }),
+    approval_expires_at: TimestampSchema.nullable().openapi({
+      description: "When an undecided approval is denied as expired; null without `approval_timeout_seconds`.",
+    }),
   })
   .openapi("WaitingToolCall");
 
@@ -84,7 +95,10 @@ export const NotificationSessionSchema = z
 
 export const NotificationSchema = z
   .object({
-    id: z.string().openapi({ description: "The event id: the same on every retry and redelivery. Deduplicate on it.", example: "evt_Pq9mV2xkPz9w4LbNc8RtYd3F" }),
+    id: z.string().openapi({
+      description: "The event id: the same on every retry and redelivery. Deduplicate on it.",
+      example: "evt_Pq9mV2xkPz9w4LbNc8RtYd3F",
+    }),
     type: NotificationTypeSchema,
     created_at: TimestampSchema,
     tenant_id: TenantIdSchema,
@@ -98,12 +112,17 @@ export const NotificationHeadersSchema = z.object({
     description: "The event id (the body's `id`): the same on every retry and redelivery. Deduplicate on it.",
     example: "evt_Pq9mV2xkPz9w4LbNc8RtYd3F",
   }),
-  [EVENT_TYPE_HEADER]: z.string().openapi({ param: { name: EVENT_TYPE_HEADER, in: "header" }, description: "The body's `type`.", example: "session.waiting_approval" }),
-  [TIMESTAMP_HEADER]: z.string().regex(/^\d+$/).openapi({
-    param: { name: TIMESTAMP_HEADER, in: "header" },
-    description: `Unix seconds when this attempt was signed; refuse one more than ${SIGNATURE_TOLERANCE_SECONDS} s from your clock.`,
-    example: "1767268800",
-  }),
+  [EVENT_TYPE_HEADER]: z
+    .string()
+    .openapi({ param: { name: EVENT_TYPE_HEADER, in: "header" }, description: "The body's `type`.", example: "session.waiting_approval" }),
+  [TIMESTAMP_HEADER]: z
+    .string()
+    .regex(/^\d+$/)
+    .openapi({
+      param: { name: TIMESTAMP_HEADER, in: "header" },
+      description: `Unix seconds when this attempt was signed; refuse one more than ${SIGNATURE_TOLERANCE_SECONDS} s from your clock.`,
+      example: "1767268800",
+    }),
   [SIGNATURE_HEADER]: z.string().openapi({
     param: { name: SIGNATURE_HEADER, in: "header" },
     description: SIGNATURE_DESCRIPTION,

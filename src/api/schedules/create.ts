@@ -55,9 +55,12 @@ export function schedulePath(id: string): string {
   return `/v1/schedules/${id}`;
 }
 
-
 /** Pure: the problem of a cron expression or zone that cannot fire, at its field; else the canonical zone. */
-export function checkTiming(cron: string, timezone: string, now: number): { ok: true; timezone: string } | { ok: false; error: FieldError } {
+export function checkTiming(
+  cron: string,
+  timezone: string,
+  now: number,
+): { ok: true; timezone: string } | { ok: false; error: FieldError } {
   const check = checkCron(cron, timezone, now);
   return check.ok ? check : { ok: false, error: { path: `body.${check.field}`, message: check.message } };
 }
@@ -69,16 +72,19 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const timing = checkTiming(body.cron, body.timezone ?? DEFAULT_TIME_ZONE, now);
   if (!timing.ok) throw new ApiError("validation_failed", undefined, { errors: [timing.error] });
   const action = await checkAction(actor, body);
-  const schedule = await new SchedulerClient(c.env, actor.principal.tenantId).create({
-    id: newScheduleId(),
-    creator: scheduleCreator(actor.principal, now),
-    cron: body.cron,
-    timezone: timing.timezone,
-    paused: body.paused ?? false,
-    action,
-    maxSchedules: actor.limits.max_schedules,
-    now,
-  }, actor.audit);
+  const schedule = await new SchedulerClient(c.env, actor.principal.tenantId).create(
+    {
+      id: newScheduleId(),
+      creator: scheduleCreator(actor.principal, now),
+      cron: body.cron,
+      timezone: timing.timezone,
+      paused: body.paused ?? false,
+      action,
+      maxSchedules: actor.limits.max_schedules,
+      now,
+    },
+    actor.audit,
+  );
   c.header("Location", schedulePath(schedule.id));
   return c.json(schedule, 201);
 };
@@ -88,7 +94,9 @@ async function checkAction(actor: Actor, body: CreateScheduleRequest): Promise<S
   const action: ScheduleAction = body.session ? { session: body.session, message: null } : { session: null, message: body.message! };
   if (new TextEncoder().encode(JSON.stringify(action)).length > MAX_SCHEDULE_ACTION_BYTES) {
     const field = action.session ? "body.session" : "body.message";
-    throw new ApiError("validation_failed", undefined, { errors: [{ path: field, message: `Must be at most ${MAX_SCHEDULE_ACTION_BYTES} bytes as JSON.` }] });
+    throw new ApiError("validation_failed", undefined, {
+      errors: [{ path: field, message: `Must be at most ${MAX_SCHEDULE_ACTION_BYTES} bytes as JSON.` }],
+    });
   }
   if (action.session) {
     await underField("body.session", async () => planSession(actor, action.session));

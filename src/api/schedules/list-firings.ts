@@ -31,7 +31,9 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { schedule, scheduler } = await loadOwnedSchedule(c.env, c.var.principal, c.req.valid("param").id);
   // A firings cursor names its schedule: another schedule's is refused here, as the Scheduler would throw on it.
   if (cursor !== undefined && decodeTimeIdCursor("firings", cursor)?.id !== schedule.id) {
-    throw new ApiError("validation_failed", undefined, { errors: [{ path: "query.cursor", message: "Not a cursor returned by this list." }] });
+    throw new ApiError("validation_failed", undefined, {
+      errors: [{ path: "query.cursor", message: "Not a cursor returned by this list." }],
+    });
   }
   return c.json(await scheduler.listFirings(schedule.id, { limit, cursor: cursor ?? null }), 200);
 };

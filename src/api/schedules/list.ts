@@ -32,6 +32,10 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { limit, cursor, created_by } = c.req.valid("query");
   const filter = listFilterFor(c.var.principal, created_by);
   if (!filter.visible) return c.json({ data: [], next_cursor: null }, 200);
-  const page = await new SchedulerClient(c.env, c.var.principal.tenantId).list({ limit, cursor: cursor ?? null, created_by: filter.createdBy });
+  const page = await new SchedulerClient(c.env, c.var.principal.tenantId).list({
+    limit,
+    cursor: cursor ?? null,
+    created_by: filter.createdBy,
+  });
   return c.json(page, 200);
 };

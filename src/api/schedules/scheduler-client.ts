@@ -8,7 +8,16 @@ import type { AuditContext } from "../../audit/types";
 import type { Page } from "../../sessions/types";
 import type { Env } from "../../env";
 import { schedulerStub } from "../../objects";
-import type { Firing, ListSchedulesInput, NewSchedule, PageInput, Schedule, SchedulePatch, SchedulerFailure, SchedulerResult } from "../../schedules/types";
+import type {
+  Firing,
+  ListSchedulesInput,
+  NewSchedule,
+  PageInput,
+  Schedule,
+  SchedulePatch,
+  SchedulerFailure,
+  SchedulerResult,
+} from "../../schedules/types";
 import { ApiError } from "../errors";
 
 export const SCHEDULE_NOT_FOUND = "No such schedule.";

@@ -28,14 +28,14 @@ const CronSchema = z
     example: "0 9 * * MON-FRI",
   });
 
-const TimeZoneSchema = z
-  .string()
-  .min(1)
-  .max(MAX_TIME_ZONE_CHARS)
-  .openapi({ description: "An IANA time zone the expression is read in; `UTC` when absent. Daylight-saving changes follow the zone.", example: "Europe/Paris" });
+const TimeZoneSchema = z.string().min(1).max(MAX_TIME_ZONE_CHARS).openapi({
+  description: "An IANA time zone the expression is read in; `UTC` when absent. Daylight-saving changes follow the zone.",
+  example: "Europe/Paris",
+});
 
 export const ScheduleStatusSchema = z.enum(SCHEDULE_STATUSES).openapi("ScheduleStatus", {
-  description: "`active` fires at each slot; `paused` fires nothing until resumed; `disabled` fires nothing ever again (see `disabled_reason`).",
+  description:
+    "`active` fires at each slot; `paused` fires nothing until resumed; `disabled` fires nothing ever again (see `disabled_reason`).",
 });
 
 export const ScheduleSchema = z
@@ -62,7 +62,9 @@ export const ScheduleSchema = z
         "API key (the schedule is then bound to the key) nor `tenant:admin` (bound to the tenant). Null for those two.",
     }),
     // Unions, not `.nullable()`: the named components themselves must stay non-null for generators.
-    session: z.union([CreateSessionRequestSchema, z.null()]).openapi({ description: "What each firing creates; null for a message schedule." }),
+    session: z
+      .union([CreateSessionRequestSchema, z.null()])
+      .openapi({ description: "What each firing creates; null for a message schedule." }),
     message: z.union([ScheduleMessageSchema, z.null()]).openapi({ description: "What each firing sends; null for a session schedule." }),
     next_run_at: TimestampSchema.nullable().openapi({ description: "The next slot; null while paused or disabled." }),
     last_fired_at: TimestampSchema.nullable(),
@@ -91,7 +93,9 @@ export const CreateScheduleRequestSchema = z
     cron: CronSchema,
     timezone: TimeZoneSchema.optional(),
     paused: z.boolean().optional().openapi({ description: "Create it paused: it fires nothing until `PATCH` with `paused: false`." }),
-    session: CreateSessionRequestSchema.optional().openapi({ description: "Each firing creates a new session from this body, with its `input` (required here) starting its run." }),
+    session: CreateSessionRequestSchema.optional().openapi({
+      description: "Each firing creates a new session from this body, with its `input` (required here) starting its run.",
+    }),
     message: ScheduleMessageSchema.optional(),
   })
   .strict()
@@ -119,17 +123,25 @@ export const UpdateScheduleRequestSchema = z
   .object({
     cron: CronSchema.optional(),
     timezone: TimeZoneSchema.optional(),
-    paused: z.boolean().optional().openapi({ description: "`true` pauses; `false` resumes from the next slot (slots passed while paused are not fired)." }),
+    paused: z
+      .boolean()
+      .optional()
+      .openapi({ description: "`true` pauses; `false` resumes from the next slot (slots passed while paused are not fired)." }),
   })
   .strict()
-  .refine((body) => body.cron !== undefined || body.timezone !== undefined || body.paused !== undefined, "Give at least one of cron, timezone and paused.")
+  .refine(
+    (body) => body.cron !== undefined || body.timezone !== undefined || body.paused !== undefined,
+    "Give at least one of cron, timezone and paused.",
+  )
   // The object takes no other field, so one property is one of them.
   .openapi("UpdateScheduleRequest", { minProperties: 1 });
 
 export const FiringSchema = z
   .object({
     schedule_id: z.string(),
-    scheduled_at: TimestampSchema.openapi({ description: "The slot the expression named. Slots missed while the platform was down fire once, as the first of them." }),
+    scheduled_at: TimestampSchema.openapi({
+      description: "The slot the expression named. Slots missed while the platform was down fire once, as the first of them.",
+    }),
     fired_at: TimestampSchema.openapi({ description: "When the firing was recorded, just before it acted." }),
     session_id: z.string().nullable().openapi({ description: "The session created, or the one the message went to." }),
     outcome: z.enum(FIRING_OUTCOMES).openapi("FiringOutcome", {
@@ -137,7 +149,9 @@ export const FiringSchema = z
         "`pending`: recorded, its action being completed; `started`: a session or a message started a run; `enqueued`, `interrupted`: " +
         "what the message did to the run going; `failed`: refused, as the route would have refused it (see `error_code`, `error`).",
     }),
-    error_code: z.union([ProblemCodeSchema, z.null()]).openapi({ description: "The problem code the route would have answered; null unless `failed`." }),
+    error_code: z
+      .union([ProblemCodeSchema, z.null()])
+      .openapi({ description: "The problem code the route would have answered; null unless `failed`." }),
     error: z.string().nullable(),
     finished_at: TimestampSchema.nullable(),
   })
@@ -148,7 +162,12 @@ export const FiringPageSchema = pageSchema(FiringSchema, "FiringPage");
 
 /** Not checked against the pattern here: a malformed id is answered 404 like any unknown one. */
 export const ScheduleIdParamsSchema = z.object({
-  id: z.string().openapi({ param: { name: "id", in: "path" }, pattern: SCHEDULE_ID_PATTERN.source, maxLength: MAX_SCHEDULE_ID_CHARS, example: "sch_Xb2mV7kqPz9w4LbNc8RtYd3F" }),
+  id: z.string().openapi({
+    param: { name: "id", in: "path" },
+    pattern: SCHEDULE_ID_PATTERN.source,
+    maxLength: MAX_SCHEDULE_ID_CHARS,
+    example: "sch_Xb2mV7kqPz9w4LbNc8RtYd3F",
+  }),
 });
 
 export const ScheduleListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor("schedules", cursor) !== null).extend({
@@ -157,7 +176,10 @@ export const ScheduleListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdC
     .min(1)
     .max(MAX_SUBJECT_LENGTH)
     .optional()
-    .openapi({ param: { name: "created_by", in: "query" }, description: "Only schedules this subject created. Without tenant:admin, only your own are listed." }),
+    .openapi({
+      param: { name: "created_by", in: "query" },
+      description: "Only schedules this subject created. Without tenant:admin, only your own are listed.",
+    }),
 });
 
 export const FiringListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor("firings", cursor) !== null);

@@ -26,7 +26,11 @@ export const route = createRoute({
   tags: ["Sessions"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write"), idempotent()] as const,
-  request: { params: SessionIdParamsSchema, headers: IdempotencyHeadersSchema, body: jsonBody(AddMessageRequestSchema, { input: "And when will it arrive?" }) },
+  request: {
+    params: SessionIdParamsSchema,
+    headers: IdempotencyHeadersSchema,
+    body: jsonBody(AddMessageRequestSchema, { input: "And when will it arrive?" }),
+  },
   responses: {
     202: jsonContent(SessionSchema, "The session, with its run started or the message queued."),
     ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 404, 409, 422),

@@ -14,7 +14,8 @@ export const route = createRoute({
   path: "/v1/sessions/{id}/tool-calls/{call_id}/approve",
   operationId: "approveToolCall",
   summary: "Approve a tool call",
-  description: "404 for an unknown call; 409 unless the call is waiting for approval. A client tool then waits for its output. When the run can go on but the tenant has no free run slot, the session becomes `queued` and goes on by itself when one frees.",
+  description:
+    "404 for an unknown call; 409 unless the call is waiting for approval. A client tool then waits for its output. When the run can go on but the tenant has no free run slot, the session becomes `queued` and goes on by itself when one frees.",
   tags: ["Sessions"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write")] as const,

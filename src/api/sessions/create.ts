@@ -47,4 +47,3 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   c.header("Location", sessionPath(session.id));
   return c.json(session, 201);
 };
-

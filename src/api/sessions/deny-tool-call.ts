@@ -17,7 +17,8 @@ export const route = createRoute({
   path: "/v1/sessions/{id}/tool-calls/{call_id}/deny",
   operationId: "denyToolCall",
   summary: "Deny a tool call",
-  description: "404 for an unknown call; 409 unless the call is waiting for approval. When the run can go on but the tenant has no free run slot, the session becomes `queued` and goes on by itself when one frees.",
+  description:
+    "404 for an unknown call; 409 unless the call is waiting for approval. When the run can go on but the tenant has no free run slot, the session becomes `queued` and goes on by itself when one frees.",
   tags: ["Sessions"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write")] as const,
@@ -39,5 +40,8 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id, call_id } = c.req.valid("param");
   const { reason } = c.req.valid("json");
   const callId = requireToolCallId(call_id);
-  return c.json(await decidingClient(c.env, c.var.principal, id).deny(callId, reason?.trim() || null, viewerOf(c.var.principal), auditContext(c)), 200);
+  return c.json(
+    await decidingClient(c.env, c.var.principal, id).deny(callId, reason?.trim() || null, viewerOf(c.var.principal), auditContext(c)),
+    200,
+  );
 };

@@ -21,7 +21,10 @@ export const ToolCallEventDataSchema = z
     status: z.enum(TOOL_CALL_STATUSES),
     output: z.string().nullable().openapi({ description: "Set once the call is finished (`done` or `error`)." }),
     is_error: z.boolean(),
-    decided_by: z.string().nullable().openapi({ description: 'Who approved or denied the call (`"system"` when its approval expired); null while it waits or when it needed no decision.' }),
+    decided_by: z.string().nullable().openapi({
+      description:
+        'Who approved or denied the call (`"system"` when its approval expired); null while it waits or when it needed no decision.',
+    }),
     decided_at: TimestampSchema.nullable(),
     decision: ToolCallDecisionSchema.nullable(),
   })
@@ -56,12 +59,16 @@ const DeltaDataSchema = z
     text: z.string(),
     offset: z.number().int().openapi({ description: "Where `text` starts in that block; 0 again when a retried call writes it anew." }),
     kind: z.literal("reasoning").optional().openapi({
-      description: "`reasoning`: the model's reasoning (a `thinking` block of the answer), never answer text. Absent for the answer's text.",
+      description:
+        "`reasoning`: the model's reasoning (a `thinking` block of the answer), never answer text. Absent for the answer's text.",
     }),
   })
   .openapi("DeltaEventData");
 
-const stored = { id: z.number().int().openapi({ description: "The event id: increasing, the cursor to resume after." }), created_at: TimestampSchema };
+const stored = {
+  id: z.number().int().openapi({ description: "The event id: increasing, the cursor to resume after." }),
+  created_at: TimestampSchema,
+};
 const transient = { created_at: TimestampSchema };
 
 export const EventFrameSchema = z
@@ -75,8 +82,12 @@ export const EventFrameSchema = z
     z.object({ type: z.literal("subagent"), data: SubagentDataSchema, ...stored }).openapi("SubagentEvent", {
       description: "A child session started by an `agent` tool call: sent when it starts and at each of its status changes.",
     }),
-    z.object({ type: z.literal("delta"), data: DeltaDataSchema, ...transient }).openapi("DeltaEvent", { description: "Streamed model text (and reasoning, with `kind: \"reasoning\"`): not stored, not replayed." }),
-    z.object({ type: z.literal("end"), data: StatusDataSchema, ...transient }).openapi("EndEvent", { description: "The session reached a final status; the stream closes." }),
+    z
+      .object({ type: z.literal("delta"), data: DeltaDataSchema, ...transient })
+      .openapi("DeltaEvent", { description: 'Streamed model text (and reasoning, with `kind: "reasoning"`): not stored, not replayed.' }),
+    z
+      .object({ type: z.literal("end"), data: StatusDataSchema, ...transient })
+      .openapi("EndEvent", { description: "The session reached a final status; the stream closes." }),
   ])
   .openapi("EventFrame", {
     description:
@@ -89,7 +100,9 @@ export const EventFrameSchema = z
  * validators take it as an annotation, and clients as the type of each event's `data`.
  */
 /** JSON Schema 2020-12's content keywords, which the generator's metadata type does not list. */
-const EVENT_STREAM_CONTENT = { contentMediaType: "text/event-stream", contentSchema: { $ref: "#/components/schemas/EventFrame" } } as { description?: string };
+const EVENT_STREAM_CONTENT = { contentMediaType: "text/event-stream", contentSchema: { $ref: "#/components/schemas/EventFrame" } } as {
+  description?: string;
+};
 
 export const EventStreamSchema = z.string().openapi("SessionEventStream", {
   ...EVENT_STREAM_CONTENT,
@@ -107,7 +120,12 @@ export const EventsQuerySchema = z.object({
     .string()
     .regex(SEQUENCE_PATTERN, "Must be an event id.")
     .optional()
-    .openapi({ param: { name: "after", in: "query" }, maxLength: MAX_EVENT_ID_DIGITS, description: "Replay every stored event after this id, then live ones (no snapshot). `Last-Event-ID` takes precedence.", example: "42" }),
+    .openapi({
+      param: { name: "after", in: "query" },
+      maxLength: MAX_EVENT_ID_DIGITS,
+      description: "Replay every stored event after this id, then live ones (no snapshot). `Last-Event-ID` takes precedence.",
+      example: "42",
+    }),
 });
 
 export const EventsHeadersSchema = z.object({
@@ -115,5 +133,9 @@ export const EventsHeadersSchema = z.object({
     .string()
     .regex(new RegExp(`^(\\d{1,${MAX_EVENT_ID_DIGITS}})?$`), "Must be an event id.")
     .optional()
-    .openapi({ param: { name: "last-event-id", in: "header" }, maxLength: MAX_EVENT_ID_DIGITS, description: "Sent by EventSource when it reconnects: resume after this event." }),
+    .openapi({
+      param: { name: "last-event-id", in: "header" },
+      maxLength: MAX_EVENT_ID_DIGITS,
+      description: "Sent by EventSource when it reconnects: resume after this event.",
+    }),
 });

@@ -50,7 +50,9 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { session, agent } = await loadOwnedSession(c.env, c.var.principal, id);
   // Recorded before the first byte: an export that began is one the log shows.
   const { tenantId } = c.var.principal;
-  await tenantIndexStub(c.env, tenantId).recordAudit(tenantId, [{ change: { action: "session.exported", target: { type: "session", id: session.id } }, by: auditContext(c) }]);
+  await tenantIndexStub(c.env, tenantId).recordAudit(tenantId, [
+    { change: { action: "session.exported", target: { type: "session", id: session.id } }, by: auditContext(c) },
+  ]);
   const body = toByteStream(exportChunks(session, agent, new Date().toISOString()));
   const response = new Response(body, {
     status: 200,

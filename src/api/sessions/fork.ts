@@ -25,7 +25,11 @@ export const route = createRoute({
   tags: ["Sessions"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write"), idempotent()] as const,
-  request: { params: SessionIdParamsSchema, headers: IdempotencyHeadersSchema, body: jsonBody(ForkSessionRequestSchema, { at_seq: 2, input: "Try again, but in French." }) },
+  request: {
+    params: SessionIdParamsSchema,
+    headers: IdempotencyHeadersSchema,
+    body: jsonBody(ForkSessionRequestSchema, { at_seq: 2, input: "Try again, but in French." }),
+  },
   responses: {
     201: { description: "The fork.", headers: headerRefs("Location"), content: { "application/json": { schema: SessionSchema } } },
     ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 404, 409, 422),

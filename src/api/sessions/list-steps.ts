@@ -20,13 +20,16 @@ export const StepSchema = z
     kind: z.enum(UNIT_KINDS).openapi({ description: "A model call, the tool calls of one answer, or a summary of older history." }),
     started_at: TimestampSchema,
     ended_at: TimestampSchema,
-    queued_ms: z.number().int().openapi({ description: "From the end of the unit before (or from when the run could go on) to this one's start; includes retry backoff." }),
+    queued_ms: z.number().int().openapi({
+      description: "From the end of the unit before (or from when the run could go on) to this one's start; includes retry backoff.",
+    }),
     duration_ms: z.number().int(),
     input_tokens: z.number().int().nullable().openapi({ description: "Tokens of a model unit; null for tool units." }),
     output_tokens: z.number().int().nullable(),
-    outcome: z
-      .enum(UNIT_OUTCOMES)
-      .openapi({ description: "`ok`; `retry` (tried again after a backoff); `failed` (the run failed); `discarded` (a cancel, pause or restart made it stale); `partial` (stopped to fit its time budget); `error` (an unexpected fault, retried)." }),
+    outcome: z.enum(UNIT_OUTCOMES).openapi({
+      description:
+        "`ok`; `retry` (tried again after a backoff); `failed` (the run failed); `discarded` (a cancel, pause or restart made it stale); `partial` (stopped to fit its time budget); `error` (an unexpected fault, retried).",
+    }),
   })
   .openapi("Step");
 

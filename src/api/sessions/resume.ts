@@ -15,7 +15,8 @@ export const route = createRoute({
   path: "/v1/sessions/{id}/resume",
   operationId: "resumeSession",
   summary: "Resume a paused session",
-  description: "409 unless the session is paused; 429 when the tenant's daily tokens are used up. Without a free run slot the session becomes `queued` and goes on by itself when one frees.",
+  description:
+    "409 unless the session is paused; 429 when the tenant's daily tokens are used up. Without a free run slot the session becomes `queued` and goes on by itself when one frees.",
   tags: ["Sessions"],
   security: bearerAuth("sessions:write"),
   middleware: [requireScope("sessions:write"), idempotent()] as const,

@@ -56,7 +56,9 @@ export const StoredImageBlockSchema = z
     type: z.literal("image"),
     source: z.object({
       type: z.literal("stored"),
-      image_id: z.string().openapi({ description: "The session keeps each image once, under this id.", example: "img_3f5c0e9a1b2d4c6e8f7a9b0c1d2e3f4a" }),
+      image_id: z
+        .string()
+        .openapi({ description: "The session keeps each image once, under this id.", example: "img_3f5c0e9a1b2d4c6e8f7a9b0c1d2e3f4a" }),
       media_type: ImageMediaTypeSchema,
       size_bytes: z.number().int(),
       width: z.number().int(),
@@ -70,7 +72,10 @@ export const ThinkingBlockSchema = z
   .object({
     type: z.literal("thinking"),
     thinking: z.string(),
-    signature: z.string().optional().openapi({ description: "Anthropic's signature of the block; absent for a Chat Completions server's reasoning." }),
+    signature: z
+      .string()
+      .optional()
+      .openapi({ description: "Anthropic's signature of the block; absent for a Chat Completions server's reasoning." }),
   })
   .openapi("ThinkingBlock", {
     description:
@@ -79,11 +84,21 @@ export const ThinkingBlockSchema = z
   });
 
 export const RedactedThinkingBlockSchema = z
-  .object({ type: z.literal("redacted_thinking"), data: z.string().openapi({ description: "Encrypted by the provider; kept and sent back as given." }) })
+  .object({
+    type: z.literal("redacted_thinking"),
+    data: z.string().openapi({ description: "Encrypted by the provider; kept and sent back as given." }),
+  })
   .openapi("RedactedThinkingBlock", { description: "Reasoning the provider (Anthropic) encrypted." });
 
 export const ContentBlockSchema = z
-  .discriminatedUnion("type", [TextBlockSchema, ToolUseBlockSchema, ToolResultBlockSchema, StoredImageBlockSchema, ThinkingBlockSchema, RedactedThinkingBlockSchema])
+  .discriminatedUnion("type", [
+    TextBlockSchema,
+    ToolUseBlockSchema,
+    ToolResultBlockSchema,
+    StoredImageBlockSchema,
+    ThinkingBlockSchema,
+    RedactedThinkingBlockSchema,
+  ])
   .openapi("ContentBlock");
 
 // ---- the session ---------------------------------------------------------------------------
@@ -99,10 +114,9 @@ export const SessionSchema = z
       .object({ session_id: z.string(), seq: z.number().int().min(0) })
       .nullable()
       .openapi({ description: "For a fork: the session it was copied from and the last message copied; null otherwise." }),
-    parent: z
-      .object({ session_id: z.string(), tool_call_id: z.string() })
-      .nullable()
-      .openapi("SessionParent", { description: "For a child session: the session and the `agent` tool call that started it; null for a session a caller created." }),
+    parent: z.object({ session_id: z.string(), tool_call_id: z.string() }).nullable().openapi("SessionParent", {
+      description: "For a child session: the session and the `agent` tool call that started it; null for a session a caller created.",
+    }),
     status: SessionStatusSchema,
     stop_reason: StopReasonSchema.nullable(),
     error: z.string().nullable().openapi({ description: "Why the session failed; null unless `failed`." }),
@@ -111,24 +125,32 @@ export const SessionSchema = z
     tools: z.array(ToolSchema),
     limits: LimitsSchema,
     context: ContextSettingsSchema,
-    reasoning: z.union([ReasoningSettingsSchema, z.null()]).openapi({ description: "The model's reasoning settings; null: none asked for." }),
-    output_schema: z
-      .union([OutputSchemaSchema, z.null()])
-      .openapi({ description: "The schema of the current (or last) run's answer; before any run, the session's own; null: a free answer." }),
+    reasoning: z
+      .union([ReasoningSettingsSchema, z.null()])
+      .openapi({ description: "The model's reasoning settings; null: none asked for." }),
+    output_schema: z.union([OutputSchemaSchema, z.null()]).openapi({
+      description: "The schema of the current (or last) run's answer; before any run, the session's own; null: a free answer.",
+    }),
     output: z.unknown().openapi({
       description: "The last run's answer, parsed, when the run ended `done` with an answer valid for its `output_schema`; else null.",
       example: { total: 42.5, currency: "EUR" },
     }),
-    queued_messages: z.number().int().openapi({ description: "Messages posted with `if_running: enqueue` that wait to start the next runs." }),
+    queued_messages: z
+      .number()
+      .int()
+      .openapi({ description: "Messages posted with `if_running: enqueue` that wait to start the next runs." }),
     usage: UsageSchema.extend({
-      subagents: UsageSchema.openapi({ description: "The usage of every child session its `agent` tools started, and of theirs, summed (as last reported by each child)." }),
+      subagents: UsageSchema.openapi({
+        description: "The usage of every child session its `agent` tools started, and of theirs, summed (as last reported by each child).",
+      }),
     }).openapi("SessionUsage"),
     metadata: z.record(z.string(), z.string()).nullable(),
     memory: z
       .object({ namespaces: z.array(z.array(z.string())), write: z.array(z.array(z.string())) })
       .nullable()
       .openapi({
-        description: "The memory namespaces the session's model may read and write, with `{metadata.<field>}` filled in; null when it has no memory tools.",
+        description:
+          "The memory namespaces the session's model may read and write, with `{metadata.<field>}` filled in; null when it has no memory tools.",
         example: { namespaces: [["users", "u_123"]], write: [["users", "u_123"]] },
       }),
     notify_url: z.string().nullable().openapi({ description: "Where this session's status notifications also go; null when none." }),
@@ -147,14 +169,22 @@ export const CREATE_SESSION_EXAMPLE: z.input<typeof CreateSessionRequestSchema> 
       type: "webhook",
       name: "lookup_order",
       description: "Finds an order by its id.",
-      input_schema: { type: "object", properties: { order_id: { type: "string", maxLength: 10, pattern: "^ord_[0-9]{6}$" } }, required: ["order_id"] },
+      input_schema: {
+        type: "object",
+        properties: { order_id: { type: "string", maxLength: 10, pattern: "^ord_[0-9]{6}$" } },
+        required: ["order_id"],
+      },
       url: "https://shop.example.com/tools/lookup-order",
     },
     {
       type: "client",
       name: "confirm_with_customer",
       description: "Asks the customer to confirm a change.",
-      input_schema: { type: "object", properties: { question: { type: "string", maxLength: 500, pattern: "\\?$" } }, required: ["question"] },
+      input_schema: {
+        type: "object",
+        properties: { question: { type: "string", maxLength: 500, pattern: "\\?$" } },
+        required: ["question"],
+      },
       requires_approval: true,
     },
   ],
@@ -170,7 +200,10 @@ export const DenyToolCallRequestSchema = z
 export const ToolOutputRequestSchema = z
   .object({
     // No body is longer than the highest `max_request_bytes`; what passes is cut as the tenant's limit says.
-    output: z.string().max(MAX_MAX_REQUEST_BYTES).openapi({ description: "The tool's result; cut to the tenant's `max_tool_output_chars`." }),
+    output: z
+      .string()
+      .max(MAX_MAX_REQUEST_BYTES)
+      .openapi({ description: "The tool's result; cut to the tenant's `max_tool_output_chars`." }),
     is_error: z.boolean().optional().openapi({ description: "The tool failed; the output says why." }),
   })
   .strict()
@@ -188,7 +221,8 @@ export const MessageSchema = z
   .openapi("Message");
 
 export const ToolCallDecisionSchema = z.enum(TOOL_CALL_DECISIONS).openapi("ToolCallDecision", {
-  description: "`approved`, `denied` (by a principal), `expired` (no decision within the tool's `approval_timeout_seconds`); null if never decided.",
+  description:
+    "`approved`, `denied` (by a principal), `expired` (no decision within the tool's `approval_timeout_seconds`); null if never decided.",
 });
 
 export const ToolCallSchema = z
@@ -204,7 +238,8 @@ export const ToolCallSchema = z
     started_at: TimestampSchema.nullable(),
     finished_at: TimestampSchema.nullable(),
     decided_by: z.string().nullable().openapi({
-      description: 'Who approved or denied the call: the subject of the principal, or `"system"` when its approval expired (see `decision`). Null for a call that was never decided.',
+      description:
+        'Who approved or denied the call: the subject of the principal, or `"system"` when its approval expired (see `decision`). Null for a call that was never decided.',
       example: "alice",
     }),
     decided_at: TimestampSchema.nullable().openapi({ description: "When the call was approved, denied or expired." }),
@@ -218,17 +253,23 @@ export const ToolCallPageSchema = pageSchema(ToolCallSchema, "ToolCallPage");
 // ---- parameters ----------------------------------------------------------------------------
 
 /** Not checked against the pattern here: a malformed id is answered 404 like any unknown one. */
-const SessionIdParam = z
-  .string()
-  .openapi({ param: { name: "id", in: "path" }, pattern: SESSION_ID_PATTERN.source, maxLength: MAX_SESSION_ID_CHARS, example: "ses_Jq7mV2xkPz9w4LbNc8RtYd3F" });
+const SessionIdParam = z.string().openapi({
+  param: { name: "id", in: "path" },
+  pattern: SESSION_ID_PATTERN.source,
+  maxLength: MAX_SESSION_ID_CHARS,
+  example: "ses_Jq7mV2xkPz9w4LbNc8RtYd3F",
+});
 
 export const SessionIdParamsSchema = z.object({ id: SessionIdParam });
 
 export const ToolCallParamsSchema = z.object({
   id: SessionIdParam,
-  call_id: z
-    .string()
-    .openapi({ param: { name: "call_id", in: "path" }, pattern: TOOL_CALL_ID_PATTERN.source, maxLength: MAX_TOOL_CALL_ID_CHARS, example: "toolu_01A09q90qw90lq917835lq9" }),
+  call_id: z.string().openapi({
+    param: { name: "call_id", in: "path" },
+    pattern: TOOL_CALL_ID_PATTERN.source,
+    maxLength: MAX_TOOL_CALL_ID_CHARS,
+    example: "toolu_01A09q90qw90lq917835lq9",
+  }),
 });
 
 export const SessionListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor("sessions", cursor) !== null).extend({
@@ -238,7 +279,10 @@ export const SessionListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCu
     .min(1)
     .max(MAX_SUBJECT_LENGTH)
     .optional()
-    .openapi({ param: { name: "created_by", in: "query" }, description: "Only sessions this subject created. Without tenant:admin, only your own are listed." }),
+    .openapi({
+      param: { name: "created_by", in: "query" },
+      description: "Only sessions this subject created. Without tenant:admin, only your own are listed.",
+    }),
   agent_id: z
     .string()
     .max(64)
@@ -250,7 +294,10 @@ export const SessionListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCu
     .max(MAX_SESSION_ID_CHARS)
     .regex(SESSION_ID_PATTERN, "Not a session id.")
     .optional()
-    .openapi({ param: { name: "parent_session_id", in: "query" }, description: "Only the child sessions this session's `agent` tool calls started." }),
+    .openapi({
+      param: { name: "parent_session_id", in: "query" },
+      description: "Only the child sessions this session's `agent` tool calls started.",
+    }),
   // Documented here; read from the query's own names by metadata-filter.ts (the validator sees `metadata[ticket]` as one name).
   metadata: z
     .record(z.string().min(1).max(MAX_METADATA_KEY_CHARS), z.string().max(MAX_METADATA_VALUE_CHARS))
@@ -273,4 +320,7 @@ export const MessageListQuerySchema = pageQuerySchema((cursor) => SEQUENCE_PATTE
       .optional()
       .openapi({ param: { name: "after", in: "query" }, description: "Only messages with a greater `seq`; the same as `cursor`." }),
   })
-  .refine((query) => query.after === undefined || query.cursor === undefined, { message: "Give either after or cursor, not both.", path: ["after"] });
+  .refine((query) => query.after === undefined || query.cursor === undefined, {
+    message: "Give either after or cursor, not both.",
+    path: ["after"],
+  });

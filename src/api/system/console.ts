@@ -40,7 +40,8 @@ export const route = createRoute({
   path: CONSOLE_PATH,
   operationId: "getConsole",
   summary: "Admin console",
-  description: "A page for tenant and platform admins: sessions live, approvals, cancels, tenants and their limits. It signs in with a token or an API key and calls this API.",
+  description:
+    "A page for tenant and platform admins: sessions live, approvals, cancels, tenants and their limits. It signs in with a token or an API key and calls this API.",
   tags: ["System"],
   security: NO_AUTH,
   responses: {

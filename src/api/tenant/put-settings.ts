@@ -31,7 +31,12 @@ export const route = createRoute({
   tags: ["Tenant"],
   security: bearerAuth("tenant:admin"),
   middleware: [requireScope("tenant:admin")] as const,
-  request: { body: jsonBody(PutTenantSettingsRequestSchema, { webhook_origins: ["https://hooks.example.com"], traces: { endpoint: "https://otel.example.com", headers: { Authorization: "Bearer <token>" } } }) },
+  request: {
+    body: jsonBody(PutTenantSettingsRequestSchema, {
+      webhook_origins: ["https://hooks.example.com"],
+      traces: { endpoint: "https://otel.example.com", headers: { Authorization: "Bearer <token>" } },
+    }),
+  },
   responses: {
     200: jsonContent(TenantSettingsSchema, "The settings as stored."),
     ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS),
@@ -41,7 +46,10 @@ export const route = createRoute({
 export type SettingsResult = { ok: true; settings: TenantSettings } | { ok: false; errors: FieldError[] };
 
 /** Pure: the settings as stored (origins normalized, repeats dropped), or every bad field. */
-export function normalizeSettings(body: z.infer<typeof PutTenantSettingsRequestSchema>, options: { allowPrivateUrls: boolean }): SettingsResult {
+export function normalizeSettings(
+  body: z.infer<typeof PutTenantSettingsRequestSchema>,
+  options: { allowPrivateUrls: boolean },
+): SettingsResult {
   const retention = body.session_retention_days ?? null;
   const errors: FieldError[] = [];
   let webhookOrigins: string[] | null = null;
@@ -55,7 +63,9 @@ export function normalizeSettings(body: z.infer<typeof PutTenantSettingsRequestS
     webhookOrigins = [...new Set(origins)];
   }
   const traces = body.traces ? normalizeTraces(body.traces, { allowPrivateUrls: options.allowPrivateUrls, webhookOrigins }, errors) : null;
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, settings: { webhook_origins: webhookOrigins, session_retention_days: retention, traces } };
+  return errors.length > 0
+    ? { ok: false, errors }
+    : { ok: true, settings: { webhook_origins: webhookOrigins, session_retention_days: retention, traces } };
 }
 
 function normalizeTraces(traces: TracesSettings, options: ToolCheckOptions, errors: FieldError[]): TracesSettings | null {
@@ -63,12 +73,16 @@ function normalizeTraces(traces: TracesSettings, options: ToolCheckOptions, erro
   if (!endpoint.ok) errors.push(endpoint.error);
   for (const [name, value] of Object.entries(traces.headers ?? {})) {
     // A value read back from a response: storing the mask would break the export unseen.
-    if (value === MASKED_VALUE) errors.push({ path: `body.traces.headers.${name}`, message: "Send the header's value itself: responses show it masked." });
+    if (value === MASKED_VALUE)
+      errors.push({ path: `body.traces.headers.${name}`, message: "Send the header's value itself: responses show it masked." });
   }
   if (!endpoint.ok) return null;
-  return { endpoint: endpoint.url, ...(traces.headers ? { headers: traces.headers } : {}), capture_content: traces.capture_content === true };
+  return {
+    endpoint: endpoint.url,
+    ...(traces.headers ? { headers: traces.headers } : {}),
+    capture_content: traces.capture_content === true,
+  };
 }
-
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { tenantId } = c.var.principal;

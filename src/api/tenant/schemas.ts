@@ -60,13 +60,19 @@ export const TracesSettingsSchema = z
   .object({
     endpoint: z.string().min(1).max(MAX_WEBHOOK_URL_CHARS).openapi({
       format: "uri",
-      description: "The collector's OTLP/HTTP base URL; spans are posted as JSON to `{endpoint}/v1/traces`. Checked like a webhook tool's URL (https, public) and held to `webhook_origins`.",
+      description:
+        "The collector's OTLP/HTTP base URL; spans are posted as JSON to `{endpoint}/v1/traces`. Checked like a webhook tool's URL (https, public) and held to `webhook_origins`.",
       example: "https://otel.example.com",
     }),
     headers: credentialHeadersSchema(FORBIDDEN_TRACES_HEADERS)
       .optional()
-      .openapi({ description: "Sent with every export, e.g. `Authorization`. Write-only: every response shows each value as `********`.", example: { Authorization: "Bearer <token>" } }),
-    capture_content: z.boolean().optional().openapi({ description: "Put message content (the run's input, answers, tool arguments and results) on the spans. Default false: none." }),
+      .openapi({
+        description: "Sent with every export, e.g. `Authorization`. Write-only: every response shows each value as `********`.",
+        example: { Authorization: "Bearer <token>" },
+      }),
+    capture_content: z.boolean().optional().openapi({
+      description: "Put message content (the run's input, answers, tool arguments and results) on the spans. Default false: none.",
+    }),
   })
   .strict()
   .openapi("TracesSettings");

@@ -11,7 +11,9 @@ export const AccessTokenSchema = z
 
 export const StreamTokenSchema = z
   .object({
-    access_token: z.string().openapi({ description: "A platform JWT for `?access_token=` on the events route, refused on every other route." }),
+    access_token: z
+      .string()
+      .openapi({ description: "A platform JWT for `?access_token=` on the events route, refused on every other route." }),
     token_type: z.literal("Bearer"),
     expires_in: z.number().int().openapi({ description: "Seconds until it expires.", example: 900 }),
   })

@@ -25,7 +25,11 @@ export const route = createRoute({
   tags: ["Admin"],
   security: platformAdminAuth(),
   middleware: [requireScope("platform:admin")] as const,
-  request: { query: usageQuerySchema(ADMIN_DIMENSIONS).extend({ tenant_id: TenantIdSchema.optional().openapi({ description: "Only this tenant." }) }) },
+  request: {
+    query: usageQuerySchema(ADMIN_DIMENSIONS).extend({
+      tenant_id: TenantIdSchema.optional().openapi({ description: "Only this tenant." }),
+    }),
+  },
   responses: {
     200: jsonContent(UsageReportSchema, "The usage."),
     ...errorResponses(...AUTHENTICATED_ERRORS),
@@ -51,5 +55,3 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const report = usageReport(rows, range.groupBy, c.var.config.prices);
   return c.json({ from: range.from, to: range.to, group_by: range.groupBy, ...report }, 200);
 };
-
-

@@ -16,14 +16,19 @@ const DaySchema = z.iso.date("Must be a calendar day, YYYY-MM-DD.").max(10).open
 
 export function usageQuerySchema(dimensions: readonly Dimension[]) {
   return z.object({
-    from: DaySchema.optional().openapi({ description: `The first UTC day (inclusive); by default ${DEFAULT_RANGE_DAYS - 1} days before \`to\`.` }),
+    from: DaySchema.optional().openapi({
+      description: `The first UTC day (inclusive); by default ${DEFAULT_RANGE_DAYS - 1} days before \`to\`.`,
+    }),
     to: DaySchema.optional().openapi({ description: "The last UTC day (inclusive); by default today." }),
     group_by: z
       .string()
       .max(MAX_GROUP_BY_CHARS)
       .regex(/^[a-z_, ]*$/, "Dimension names separated by commas.")
       .optional()
-      .openapi({ description: `Comma-separated, any of: ${dimensions.join(", ")}; by default \`day\`. Empty: one row of totals.`, example: "day,model" }),
+      .openapi({
+        description: `Comma-separated, any of: ${dimensions.join(", ")}; by default \`day\`. Empty: one row of totals.`,
+        example: "day,model",
+      }),
   });
 }
 
@@ -34,7 +39,9 @@ const CountFields = {
   output_tokens: z.number().int(),
   cache_read_tokens: z.number().int(),
   cache_write_tokens: z.number().int(),
-  cost_usd: z.number().nullable().openapi({ description: "USD at `MODEL_PRICES` (over the built-in prices); null when some of the tokens are of a model without a price." }),
+  cost_usd: z.number().nullable().openapi({
+    description: "USD at `MODEL_PRICES` (over the built-in prices); null when some of the tokens are of a model without a price.",
+  }),
 };
 
 export const UsageCountsSchema = z.object(CountFields).openapi("UsageCounts");
@@ -70,7 +77,11 @@ export interface UsageRange {
 }
 
 /** Defaults filled and the range checked: `from` not after `to`, at most the days kept, known dimensions once each. */
-export function usageRange(query: { from?: string; to?: string; group_by?: string }, dimensions: readonly Dimension[], now: number): UsageRange {
+export function usageRange(
+  query: { from?: string; to?: string; group_by?: string },
+  dimensions: readonly Dimension[],
+  now: number,
+): UsageRange {
   const to = query.to ?? utcDay(now);
   const from = query.from ?? utcDay(Date.parse(`${to}T00:00:00Z`) - (DEFAULT_RANGE_DAYS - 1) * DAY_MS);
   const problems: { path: string; message: string }[] = [];
@@ -78,10 +89,18 @@ export function usageRange(query: { from?: string; to?: string; group_by?: strin
   // A `to` in the first days of year 0 puts the default `from` before it, where days have no YYYY-MM-DD.
   if (!DaySchema.safeParse(from).success) problems.push({ path: "query.to", message: "Too early for a range of days." });
   else if (days < 1) problems.push({ path: "query.from", message: "Must not be after to." });
-  else if (days > USAGE_RETENTION_DAYS) problems.push({ path: "query.from", message: `The range is at most ${USAGE_RETENTION_DAYS} days.` });
-  const names = query.group_by === undefined ? ["day"] : query.group_by.split(",").map((name) => name.trim()).filter((name) => name !== "");
+  else if (days > USAGE_RETENTION_DAYS)
+    problems.push({ path: "query.from", message: `The range is at most ${USAGE_RETENTION_DAYS} days.` });
+  const names =
+    query.group_by === undefined
+      ? ["day"]
+      : query.group_by
+          .split(",")
+          .map((name) => name.trim())
+          .filter((name) => name !== "");
   const unknown = names.filter((name) => !(dimensions as readonly string[]).includes(name));
-  if (unknown.length > 0) problems.push({ path: "query.group_by", message: `Unknown: ${unknown.join(", ")}. Known: ${dimensions.join(", ")}.` });
+  if (unknown.length > 0)
+    problems.push({ path: "query.group_by", message: `Unknown: ${unknown.join(", ")}. Known: ${dimensions.join(", ")}.` });
   else if (new Set(names).size !== names.length) problems.push({ path: "query.group_by", message: "Each dimension once." });
   if (problems.length > 0) throw new ApiError("validation_failed", undefined, { errors: problems });
   return { from, to, groupBy: names as Dimension[] };

@@ -17,7 +17,8 @@ export const route = createRoute({
   path: "/v1/tenant/usage",
   operationId: "getTenantUsage",
   summary: "Get your tenant's usage and cost",
-  description: "Runs, model calls, tokens and cost over a range of UTC days (at most 400, the days kept), grouped by any of the dimensions.",
+  description:
+    "Runs, model calls, tokens and cost over a range of UTC days (at most 400, the days kept), grouped by any of the dimensions.",
   tags: ["Tenant"],
   security: bearerAuth("tenant:admin"),
   middleware: [requireScope("tenant:admin")] as const,
@@ -31,7 +32,11 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const range = usageRange(c.req.valid("query"), TENANT_DIMENSIONS, Date.now());
   const { tenantId } = c.var.principal;
-  const rows = await tenantIndexStub(c.env, tenantId).usageRollup(tenantId, { from: range.from, to: range.to, group_by: range.groupBy as UsageDimension[] });
+  const rows = await tenantIndexStub(c.env, tenantId).usageRollup(tenantId, {
+    from: range.from,
+    to: range.to,
+    group_by: range.groupBy as UsageDimension[],
+  });
   const report = usageReport(rows, range.groupBy, c.var.config.prices);
   return c.json({ from: range.from, to: range.to, group_by: range.groupBy, ...report }, 200);
 };

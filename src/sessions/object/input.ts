@@ -21,7 +21,10 @@ export interface InputRules {
 }
 
 /** The input checked and its images measured; a readable problem when it cannot be taken. */
-export async function prepareInput(input: RunInput, rules: InputRules): Promise<{ ok: true; input: PreparedInput } | { ok: false; problem: string }> {
+export async function prepareInput(
+  input: RunInput,
+  rules: InputRules,
+): Promise<{ ok: true; input: PreparedInput } | { ok: false; problem: string }> {
   const problem = checkInput(input, rules);
   if (problem) return { ok: false, problem };
   if (typeof input === "string") return { ok: true, input: [{ type: "text", text: input }] };
@@ -33,7 +36,8 @@ export async function prepareInput(input: RunInput, rules: InputRules): Promise<
     }
     const inspected = inspectImage(block.data);
     if (!inspected.ok) return { ok: false, problem: `input[${i}] ${inspected.problem}` };
-    if (inspected.image.media_type !== block.media_type) return { ok: false, problem: `input[${i}] is ${inspected.image.media_type}, not ${block.media_type}` };
+    if (inspected.image.media_type !== block.media_type)
+      return { ok: false, problem: `input[${i}] is ${inspected.image.media_type}, not ${block.media_type}` };
     const image: StoredImage = { id: await imageId(block.data), size_bytes: block.data.byteLength, ...inspected.image };
     prepared.push({ type: "image", image, data: block.data, url: block.url });
   }
@@ -82,5 +86,10 @@ function checkInput(input: RunInput, rules: InputRules): string | null {
 
 function isUpload(block: unknown): block is ImageUpload {
   const upload = block as Partial<ImageUpload> | null;
-  return upload?.type === "image" && upload.data instanceof Uint8Array && typeof upload.media_type === "string" && (upload.url === null || typeof upload.url === "string");
+  return (
+    upload?.type === "image" &&
+    upload.data instanceof Uint8Array &&
+    typeof upload.media_type === "string" &&
+    (upload.url === null || typeof upload.url === "string")
+  );
 }

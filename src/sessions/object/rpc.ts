@@ -54,7 +54,13 @@ export interface SessionRpc {
    * itself; one it may not see the session for is answered `session_not_found`.
    */
   approve(callId: string, decidedBy?: string | null, viewer?: SessionViewer | null, by?: AuditContext): Promise<SessionResult<Session>>;
-  deny(callId: string, reason: string | null, decidedBy?: string | null, viewer?: SessionViewer | null, by?: AuditContext): Promise<SessionResult<Session>>;
+  deny(
+    callId: string,
+    reason: string | null,
+    decidedBy?: string | null,
+    viewer?: SessionViewer | null,
+    by?: AuditContext,
+  ): Promise<SessionResult<Session>>;
   submitToolOutput(callId: string, output: string, isError: boolean, viewer?: SessionViewer | null): Promise<SessionResult<Session>>;
   listMessages(after: number, limit: number): Promise<SessionResult<Page<Message>>>;
   /** `cursor`: the previous page's `next_cursor`. */

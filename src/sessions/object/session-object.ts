@@ -94,7 +94,8 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
     const engine = this.#engine;
     return this.#change(async () => {
       if (engine.session()) return SHOWN;
-      if (typeof input !== "string" || !init?.parent) return { ok: false, reason: "invalid", detail: "a child session needs its parent and a text input" };
+      if (typeof input !== "string" || !init?.parent)
+        return { ok: false, reason: "invalid", detail: "a child session needs its parent and a text input" };
       const tools = checkToolSpecs(init.tools);
       if (tools) return { ok: false, reason: "invalid", detail: tools };
       const prepared = await prepareFirst(engine, input, init.model, init.limits);
@@ -104,7 +105,10 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
       engine.store.create({ ...init, output_schema: init.output_schema ?? null, created_at: now }, initialRun(now));
       // The run's trace (a child of the parent's `execute_tool` span) is kept in its run state from here on.
       const trace = options?.trace;
-      if (prepared.input) engine.transaction(() => engine.startRun(storeInput(engine.store, prepared.input!, engine.nowIso()), trace ? { trace } : {}, "queued"));
+      if (prepared.input)
+        engine.transaction(() =>
+          engine.startRun(storeInput(engine.store, prepared.input!, engine.nowIso()), trace ? { trace } : {}, "queued"),
+        );
       const claim = await engine.slots.claimChecked(true, () => (engine.store.run().status === "queued" ? null : "moved_on"));
       if (claim.ok && claim.slot === "ok") takeSlot(engine);
       else if (claim.ok && claim.slot === "suspended") engine.cancelRun();
@@ -152,7 +156,12 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
    * `requestKey` (here and on `enqueue` and `interrupt`): a message already applied under this
    * key is not applied again; the answer is the session as it stands.
    */
-  async start(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<SessionResult<Session>> {
+  async start(
+    input: RunInput,
+    cap: Limits | null = null,
+    options: RunOptions = {},
+    requestKey: string | null = null,
+  ): Promise<SessionResult<Session>> {
     const engine = this.#engine;
     return this.#change(async () => {
       const taken = await takeMessage(engine, input, cap, requestKey);
@@ -177,7 +186,12 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
    * ends (done or failed; a cancel drops it). Refused when no run is going: the caller starts
    * one instead, through the run admission that a start needs.
    */
-  async enqueue(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<SessionResult<Session>> {
+  async enqueue(
+    input: RunInput,
+    cap: Limits | null = null,
+    options: RunOptions = {},
+    requestKey: string | null = null,
+  ): Promise<SessionResult<Session>> {
     const engine = this.#engine;
     const { store } = engine;
     return this.#change(async () => {
@@ -186,7 +200,9 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
       if (!ACTIVE_STATUSES.includes(store.run().status)) return RUN_NOT_GOING;
       if (store.queuedMessages() >= MAX_QUEUED_MESSAGES) return { ok: false, reason: "queue_full", max: MAX_QUEUED_MESSAGES };
       if (cap) engine.capLimits(cap);
-      applyKeyed(engine, taken.key, "enqueued", () => store.enqueueMessage(storeInput(store, taken.prepared, engine.nowIso()), options, engine.nowIso()));
+      applyKeyed(engine, taken.key, "enqueued", () =>
+        store.enqueueMessage(storeInput(store, taken.prepared, engine.nowIso()), options, engine.nowIso()),
+      );
       return SHOWN;
     });
   }
@@ -195,7 +211,12 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
    * `if_running: interrupt`: the current run stops exactly as a cancel would stop it, and a new
    * run starts with the message, without the session ever showing `cancelled`.
    */
-  async interrupt(input: RunInput, cap: Limits | null = null, options: RunOptions = {}, requestKey: string | null = null): Promise<SessionResult<Session>> {
+  async interrupt(
+    input: RunInput,
+    cap: Limits | null = null,
+    options: RunOptions = {},
+    requestKey: string | null = null,
+  ): Promise<SessionResult<Session>> {
     const engine = this.#engine;
     const { store } = engine;
     return this.#change(async () => {
@@ -207,7 +228,11 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
       // without a free one it starts `queued`, like a waiting run that goes on. Meanwhile the
       // run may have ended, or the same keyed message been applied.
       const claim = await engine.slots.claimChecked(!SLOT_STATUSES.includes(store.run().status), (): SessionResult<Session> | null =>
-        applied(engine, taken.key) ? { ok: true, value: engine.view() } : ACTIVE_STATUSES.includes(store.run().status) ? null : RUN_NOT_GOING,
+        applied(engine, taken.key)
+          ? { ok: true, value: engine.view() }
+          : ACTIVE_STATUSES.includes(store.run().status)
+            ? null
+            : RUN_NOT_GOING,
       );
       if (!claim.ok) return refusalOf(claim);
       applyKeyed(engine, taken.key, "interrupted", () => {
@@ -260,7 +285,9 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
       // A paused session holds no run slot: it takes one again if it has work to run now.
       const waits = WAITING_STATUSES.includes(openCallsState(store.openToolCalls(), store.callsWaitingOnChildren()) as SessionStatus);
       // Something else may have moved the session while the index was asked.
-      const claim = await engine.slots.claimChecked(!waits, () => (store.run().status === "paused" ? null : wrongStatus("resume", store.run().status)));
+      const claim = await engine.slots.claimChecked(!waits, () =>
+        store.run().status === "paused" ? null : wrongStatus("resume", store.run().status),
+      );
       if (!claim.ok) return refusalOf(claim);
       if (claim.slot === "suspended") {
         engine.cancelRun();
@@ -284,10 +311,16 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
   }
 
   /** `decidedBy`: the subject of the principal who approved, recorded on the call. */
-  async approve(callId: string, decidedBy: string | null = null, viewer: SessionViewer | null = null, by?: AuditContext): Promise<SessionResult<Session>> {
+  async approve(
+    callId: string,
+    decidedBy: string | null = null,
+    viewer: SessionViewer | null = null,
+    by?: AuditContext,
+  ): Promise<SessionResult<Session>> {
     const engine = this.#engine;
     const context = parseAuditContext(by);
-    const approved = (call: ToolCall): ToolCallStatus => (engine.toolbox().get(call.name)?.kind === "client" ? "waiting_tool_output" : "pending");
+    const approved = (call: ToolCall): ToolCallStatus =>
+      engine.toolbox().get(call.name)?.kind === "client" ? "waiting_tool_output" : "pending";
     return this.#decide(viewer, callId, "waiting_approval", approved, (call) => {
       engine.store.setToolCallStatus(call.id, approved(call), engine.nowIso());
       engine.store.recordDecision(call.id, decidedBy, "approved", engine.nowIso());
@@ -296,7 +329,13 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
   }
 
   /** `decidedBy`: the subject of the principal who denied, recorded on the call. */
-  async deny(callId: string, reason: string | null, decidedBy: string | null = null, viewer: SessionViewer | null = null, by?: AuditContext): Promise<SessionResult<Session>> {
+  async deny(
+    callId: string,
+    reason: string | null,
+    decidedBy: string | null = null,
+    viewer: SessionViewer | null = null,
+    by?: AuditContext,
+  ): Promise<SessionResult<Session>> {
     const engine = this.#engine;
     const context = parseAuditContext(by);
     return this.#decide(viewer, callId, "waiting_approval", "error", (call) => {
@@ -307,8 +346,15 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
     });
   }
 
-  async submitToolOutput(callId: string, output: string, isError: boolean, viewer: SessionViewer | null = null): Promise<SessionResult<Session>> {
-    return this.#decide(viewer, callId, "waiting_tool_output", isError ? "error" : "done", (call) => this.#engine.finishCall(call, output, isError));
+  async submitToolOutput(
+    callId: string,
+    output: string,
+    isError: boolean,
+    viewer: SessionViewer | null = null,
+  ): Promise<SessionResult<Session>> {
+    return this.#decide(viewer, callId, "waiting_tool_output", isError ? "error" : "done", (call) =>
+      this.#engine.finishCall(call, output, isError),
+    );
   }
 
   async listMessages(after: number, limit: number): Promise<SessionResult<Page<Message>>> {
@@ -428,7 +474,13 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
   }
 
   /** A decision on a waiting call; with `viewer`, only for a caller the access rule lets see the session. */
-  #decide(viewer: SessionViewer | null, callId: string, expected: ToolCallStatus, next: NextStatus, apply: (call: ToolCall) => void): Promise<SessionResult<Session>> {
+  #decide(
+    viewer: SessionViewer | null,
+    callId: string,
+    expected: ToolCallStatus,
+    next: NextStatus,
+    apply: (call: ToolCall) => void,
+  ): Promise<SessionResult<Session>> {
     return this.#change(async () => {
       if (viewer && !mayAccess(viewer, this.#engine.requireSession())) return SESSION_NOT_FOUND;
       const applied = await applyDecision(this.#engine, callId, expected, next, apply);

@@ -28,7 +28,10 @@ const OVER = MAX_SCHEMA_APPLICATIONS + 1;
 const cap = (n: number) => Math.min(n, OVER);
 
 class TooComplex extends Error {
-  constructor(readonly node: Node, readonly why: "cycle" | "budget") {
+  constructor(
+    readonly node: Node,
+    readonly why: "cycle" | "budget",
+  ) {
     super(why);
   }
 }
@@ -48,7 +51,10 @@ export function complexityProblem(schema: unknown): ComplexityProblem | null {
   try {
     lookup = dereference(copy as never) as Record<string, unknown>;
   } catch (err) {
-    return { path: [], message: `The schema cannot be used: ${(err instanceof Error ? err.message : String(err)).split("\n")[0]!.slice(0, 300)}` };
+    return {
+      path: [],
+      message: `The schema cannot be used: ${(err instanceof Error ? err.message : String(err)).split("\n")[0]!.slice(0, 300)}`,
+    };
   }
   try {
     new Measure(lookup, anchors).check(copy);
@@ -57,7 +63,8 @@ export function complexityProblem(schema: unknown): ComplexityProblem | null {
     if (err instanceof RangeError) return { path: [], message: tooComplex() };
     if (!(err instanceof TooComplex)) throw err;
     const path = paths.get(err.node) ?? [];
-    if (err.why === "cycle") return { path, message: "Refers back to itself without descending into the value: validating would never end." };
+    if (err.why === "cycle")
+      return { path, message: "Refers back to itself without descending into the value: validating would never end." };
     return { path, message: tooComplex() };
   }
 }
@@ -125,9 +132,16 @@ class Measure {
       else if (isObject(children)) for (const child of Object.values(children)) best = Math.max(best, below(child));
       return best;
     };
-    const all = (children: unknown) => (isObject(children) ? Object.values(children).reduce<number>((sum, child) => cap(sum + below(child)), 0) : 0);
+    const all = (children: unknown) =>
+      isObject(children) ? Object.values(children).reduce<number>((sum, child) => cap(sum + below(child)), 0) : 0;
     if (kind === "object") {
-      total = cap(most(node.properties) + all(node.patternProperties) + below(node.additionalProperties) + below(node.propertyNames) + below(node.unevaluatedProperties));
+      total = cap(
+        most(node.properties) +
+          all(node.patternProperties) +
+          below(node.additionalProperties) +
+          below(node.propertyNames) +
+          below(node.unevaluatedProperties),
+      );
     } else {
       const items = Array.isArray(node.items) ? most(node.items) : below(node.items);
       total = cap(most(node.prefixItems) + items + below(node.additionalItems) + below(node.contains) + below(node.unevaluatedItems));

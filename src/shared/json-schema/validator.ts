@@ -71,7 +71,8 @@ export function checkSchema(schema: unknown): SchemaProblem[] {
   };
   walkSchema(schema, (node, path) => {
     if (Object.hasOwn(node, "pattern")) check(node.pattern, [...path, "pattern"]);
-    if (isObject(node.patternProperties)) for (const key of Object.keys(node.patternProperties)) check(key, [...path, "patternProperties", key]);
+    if (isObject(node.patternProperties))
+      for (const key of Object.keys(node.patternProperties)) check(key, [...path, "patternProperties", key]);
   });
   if (total > MAX_SCHEMA_PATTERN_SIZE && problems.length === 0) problems.push({ path: [], message: tooLarge() });
   if (problems.length === 0) {
@@ -129,7 +130,11 @@ export function validateJson(schema: Record<string, unknown>, value: unknown): J
   // The validator reports each failing keyword chain; its leaves are the useful lines.
   const examined = result.errors.slice(0, MAX_EXAMINED_ERRORS);
   const leaves = examined.filter(
-    (e) => !examined.some((other) => other !== e && other.instanceLocation.startsWith(e.instanceLocation) && other.keywordLocation.startsWith(e.keywordLocation + "/")),
+    (e) =>
+      !examined.some(
+        (other) =>
+          other !== e && other.instanceLocation.startsWith(e.instanceLocation) && other.keywordLocation.startsWith(e.keywordLocation + "/"),
+      ),
   );
   for (const e of (leaves.length ? leaves : examined).slice(0, MAX_REPORTED_ERRORS)) {
     errors.push(`${e.instanceLocation || "#"}: ${run.explain(e.error)}`);
@@ -237,7 +242,8 @@ function patternKeyWork(node: Record<string, unknown>): number {
 
 function inPlaceBooleans(node: Record<string, unknown>): number {
   let count = 0;
-  for (const key of ["allOf", "anyOf", "oneOf"]) if (Array.isArray(node[key])) count += (node[key] as unknown[]).filter((sub) => typeof sub === "boolean").length;
+  for (const key of ["allOf", "anyOf", "oneOf"])
+    if (Array.isArray(node[key])) count += (node[key] as unknown[]).filter((sub) => typeof sub === "boolean").length;
   for (const key of ["not", "if", "then", "else"]) if (typeof node[key] === "boolean") count++;
   if (isObject(node.dependentSchemas)) count += Object.values(node.dependentSchemas).filter((sub) => typeof sub === "boolean").length;
   return count;
@@ -320,7 +326,8 @@ class PatternRun {
   }
 
   install(): void {
-    for (const marker of this.#markers) setOwn(formatTable as Record<string, unknown>, marker.name, (value: string) => this.#checkString(marker, value));
+    for (const marker of this.#markers)
+      setOwn(formatTable as Record<string, unknown>, marker.name, (value: string) => this.#checkString(marker, value));
   }
 
   uninstall(): void {
@@ -330,8 +337,10 @@ class PatternRun {
   /** Checks that could not be made; each fails the validation whatever else was found. */
   refusals(): string[] {
     const lines: string[] = [];
-    if (this.#exhausted) lines.push(`#: the input is too large to check against the schema's patterns (at most ${MAX_PATTERN_WORK} steps of matching).`);
-    if (this.#longNames) lines.push(`#: a property name is longer than ${MAX_PATTERN_SUBJECT_CHARS} characters, the most checked against patternProperties.`);
+    if (this.#exhausted)
+      lines.push(`#: the input is too large to check against the schema's patterns (at most ${MAX_PATTERN_WORK} steps of matching).`);
+    if (this.#longNames)
+      lines.push(`#: a property name is longer than ${MAX_PATTERN_SUBJECT_CHARS} characters, the most checked against patternProperties.`);
     return lines;
   }
 
@@ -340,7 +349,8 @@ class PatternRun {
     const marker = this.#markers.find((m) => message.includes(`"${m.name}"`));
     if (marker) {
       const parts: string[] = [];
-      if (marker.failures.has("too_long")) parts.push(`String is longer than ${MAX_PATTERN_SUBJECT_CHARS} characters, the most checked against a pattern or format.`);
+      if (marker.failures.has("too_long"))
+        parts.push(`String is longer than ${MAX_PATTERN_SUBJECT_CHARS} characters, the most checked against a pattern or format.`);
       if (marker.failures.has("pattern") && marker.pattern) parts.push(`String does not match pattern "${marker.pattern.source}".`);
       if (marker.failures.has("format")) parts.push(`String does not match format "${marker.format}".`);
       return parts.join(" ") || "String does not match the schema's pattern or format.";

@@ -16,12 +16,18 @@ export function tenantConfig(host: IndexHost, tenantId: string): T.TenantConfig 
 
 const tenantTarget = (tenantId: string) => ({ type: "tenant", id: tenantId });
 
-export async function setLimitOverrides(host: IndexHost, tenantId: string, overrides: PartialLimits, by?: AuditContext): Promise<T.TenantConfig> {
+export async function setLimitOverrides(
+  host: IndexHost,
+  tenantId: string,
+  overrides: PartialLimits,
+  by?: AuditContext,
+): Promise<T.TenantConfig> {
   const after = parseOverrides(overrides);
   const before = host.config().overrides;
   host.transaction(() => {
     writeOverrides(host.kv, after);
-    if (!sameJson(before, after)) host.audit(by, { action: "tenant.limits_updated", target: tenantTarget(tenantId), details: { before, after } });
+    if (!sameJson(before, after))
+      host.audit(by, { action: "tenant.limits_updated", target: tenantTarget(tenantId), details: { before, after } });
   });
   host.configChanged();
   await host.schedulePump(); // a higher max_concurrent_runs frees slots for the queue
@@ -33,7 +39,8 @@ export function setAllowedModels(host: IndexHost, tenantId: string, models: stri
   const before = host.config().models;
   host.transaction(() => {
     writeAllowedModels(host.kv, after);
-    if (!sameJson(before, after)) host.audit(by, { action: "tenant.models_updated", target: tenantTarget(tenantId), details: { before, after } });
+    if (!sameJson(before, after))
+      host.audit(by, { action: "tenant.models_updated", target: tenantTarget(tenantId), details: { before, after } });
   });
   host.configChanged();
   return tenantConfig(host, tenantId);
@@ -64,17 +71,25 @@ export async function unsuspend(host: IndexHost, tenantId: string, by?: AuditCon
 }
 
 /** A retention set or changed takes effect at the next alarm, which sweeps and arms itself again. */
-export async function putSettings(host: IndexHost, tenantId: string, settings: T.TenantSettings, by?: AuditContext): Promise<T.TenantSettings> {
+export async function putSettings(
+  host: IndexHost,
+  tenantId: string,
+  settings: T.TenantSettings,
+  by?: AuditContext,
+): Promise<T.TenantSettings> {
   const parsed = parseSettings(settings);
   const before = host.config().settings;
   host.transaction(() => {
     writeSettings(host.kv, parsed);
     if (!sameJson(before, parsed)) {
-      host.audit(by, { action: "settings.updated", target: tenantTarget(tenantId), details: { before: maskSettings(before), after: maskSettings(parsed) } });
+      host.audit(by, {
+        action: "settings.updated",
+        target: tenantTarget(tenantId),
+        details: { before: maskSettings(before), after: maskSettings(parsed) },
+      });
     }
   });
   host.configChanged();
   if (parsed.session_retention_days !== before.session_retention_days) await host.wakeSoon();
   return parsed;
 }
-

@@ -18,8 +18,14 @@ export function revokeEndUserTokens(host: IndexHost, subject: string, now: numbe
       name,
       at,
     );
-    const cutOff = host.sql.exec<{ revoked_before: number }>(`SELECT revoked_before FROM end_user_revocations WHERE subject = ?`, name).one().revoked_before;
-    host.audit(by, { action: "end_user.tokens_revoked", target: { type: "end_user", id: name }, details: { revoked_before: new Date(cutOff).toISOString() } });
+    const cutOff = host.sql
+      .exec<{ revoked_before: number }>(`SELECT revoked_before FROM end_user_revocations WHERE subject = ?`, name)
+      .one().revoked_before;
+    host.audit(by, {
+      action: "end_user.tokens_revoked",
+      target: { type: "end_user", id: name },
+      details: { revoked_before: new Date(cutOff).toISOString() },
+    });
     return cutOff;
   });
 }
@@ -27,6 +33,8 @@ export function revokeEndUserTokens(host: IndexHost, subject: string, now: numbe
 /** `admission` with the end user's cut-off, when it has one. */
 export function withRevocation(host: IndexHost, admission: T.Admission, endUser: unknown): T.Admission {
   if (!admission.ok || typeof endUser !== "string") return admission;
-  const row = host.sql.exec<{ revoked_before: number }>(`SELECT revoked_before FROM end_user_revocations WHERE subject = ?`, endUser).toArray()[0];
+  const row = host.sql
+    .exec<{ revoked_before: number }>(`SELECT revoked_before FROM end_user_revocations WHERE subject = ?`, endUser)
+    .toArray()[0];
   return row ? { ...admission, endUserRevokedBefore: row.revoked_before } : admission;
 }

@@ -1,8 +1,23 @@
 /** The tenant index's status-webhook calls: the signing secrets, the notifications session objects hand over, endpoints and their delivery log. */
 import type { AuditContext } from "../../audit/types";
 import type { Page } from "../../sessions/types";
-import { listDeliveries, pruneDeliveries, redeliver, type RedeliverResult, requireDeliveryStatus, type NotificationDelivery } from "../../notifications/delivery-store";
-import { type CreateEndpointResult, createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, parseNewEndpoint, type NotificationEndpoint } from "../../notifications/endpoint-store";
+import {
+  listDeliveries,
+  pruneDeliveries,
+  redeliver,
+  type RedeliverResult,
+  requireDeliveryStatus,
+  type NotificationDelivery,
+} from "../../notifications/delivery-store";
+import {
+  type CreateEndpointResult,
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listEndpoints,
+  parseNewEndpoint,
+  type NotificationEndpoint,
+} from "../../notifications/endpoint-store";
 import { parseNotificationBatch, takeNotifications as takeBatch } from "../../notifications/intake";
 import type { NotificationAck } from "../../notifications/types";
 import type * as T from "../types";
@@ -59,13 +74,23 @@ export function listWebhookDeliveries(host: IndexHost, endpointId: string, input
   return listDeliveries(host.sql, id, status, requirePageLimit(input.limit), optionalCursor(input.cursor));
 }
 
-export async function redeliverWebhook(host: IndexHost, endpointId: string, deliveryId: string, by?: AuditContext): Promise<RedeliverResult> {
+export async function redeliverWebhook(
+  host: IndexHost,
+  endpointId: string,
+  deliveryId: string,
+  by?: AuditContext,
+): Promise<RedeliverResult> {
   const id = requireString("endpointId", endpointId);
   const delivery = requireString("deliveryId", deliveryId);
   if (!getEndpoint(host.sql, id)) return { ok: false, reason: "not_found" };
   const result = host.transaction(() => {
     const made = redeliver(host.sql, id, delivery, Date.now());
-    if (made.ok) host.audit(by, { action: "delivery.redelivered", target: { type: "delivery", id: made.delivery.id }, details: { endpoint_id: id, redelivery_of: delivery } });
+    if (made.ok)
+      host.audit(by, {
+        action: "delivery.redelivered",
+        target: { type: "delivery", id: made.delivery.id },
+        details: { endpoint_id: id, redelivery_of: delivery },
+      });
     return made;
   });
   if (result.ok) await host.wakeSoon();

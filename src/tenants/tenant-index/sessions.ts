@@ -19,7 +19,12 @@ import type { IndexHost } from "./host";
 import { takeNotifications } from "./notifications";
 
 /** A batch of notifications the index refuses is logged and answered, never fails the report. */
-export async function reportSession(host: IndexHost, tenantId: string, report: T.SessionReport, notifications?: unknown): Promise<T.ReportAck> {
+export async function reportSession(
+  host: IndexHost,
+  tenantId: string,
+  report: T.SessionReport,
+  notifications?: unknown,
+): Promise<T.ReportAck> {
   const row = parseSessionReport(report);
   const applied = host.transaction(() => sessions.recordSessionReport(host.sql, row));
   if (applied) await host.schedulePump();
@@ -31,7 +36,10 @@ export async function reportSession(host: IndexHost, tenantId: string, report: T
     applied,
     suspended: host.config().suspended,
     tokens_today: tokensOnDay(host.sql, now),
-    spend: { ...spendOnDay(host.sql, now, row.created_by, row.api_key_id, loadConfig(host.env).prices), key_max_tokens_per_day: keyTokenBudget(host.sql, row.api_key_id) },
+    spend: {
+      ...spendOnDay(host.sql, now, row.created_by, row.api_key_id, loadConfig(host.env).prices),
+      key_max_tokens_per_day: keyTokenBudget(host.sql, row.api_key_id),
+    },
   };
   if (notifications === undefined) return ack;
   try {
@@ -49,8 +57,12 @@ export function getSessionSummary(host: IndexHost, sessionId: string): SessionSu
 
 /** Of at most `MAX_MCP_BATCH_MESSAGES` session ids, those a cancellation can still reach: one lookup for a whole batch. */
 export function cancellableSessions(host: IndexHost, sessionIds: unknown): string[] {
-  if (!Array.isArray(sessionIds) || sessionIds.length > MAX_MCP_BATCH_MESSAGES) throw new TypeError(`sessionIds must be an array of at most ${MAX_MCP_BATCH_MESSAGES} ids`);
-  return sessions.cancellableSessionIds(host.sql, sessionIds.map((id, i) => requireString(`sessionIds[${i}]`, id)));
+  if (!Array.isArray(sessionIds) || sessionIds.length > MAX_MCP_BATCH_MESSAGES)
+    throw new TypeError(`sessionIds must be an array of at most ${MAX_MCP_BATCH_MESSAGES} ids`);
+  return sessions.cancellableSessionIds(
+    host.sql,
+    sessionIds.map((id, i) => requireString(`sessionIds[${i}]`, id)),
+  );
 }
 
 /** The row goes last in an erase (src/sessions/erase.ts), so its removal is the change the log records. */
@@ -121,11 +133,20 @@ export async function cancelActive(host: IndexHost, tenantId: string, filter: T.
  * matched: a crash midway leaves the entry of a cancel that began, never cancels without one.
  * A filter that matches no active session changes nothing and records nothing.
  */
-export async function cancelSessions(host: IndexHost, tenantId: string, filter: T.SessionFilter, by?: AuditContext): Promise<T.CancelResult> {
+export async function cancelSessions(
+  host: IndexHost,
+  tenantId: string,
+  filter: T.SessionFilter,
+  by?: AuditContext,
+): Promise<T.CancelResult> {
   const parsed = sessions.parseSessionFilter(filter ?? {});
   const ids = sessions.activeSessionIds(host.sql, parsed);
   if (ids.length === 0) return { cancelled: 0 };
-  host.audit(by, { action: "sessions.cancelled_in_bulk", target: { type: "tenant", id: tenantId }, details: { filter: filter ?? {}, sessions_matched: ids.length } });
+  host.audit(by, {
+    action: "sessions.cancelled_in_bulk",
+    target: { type: "tenant", id: tenantId },
+    details: { filter: filter ?? {}, sessions_matched: ids.length },
+  });
   return { cancelled: await cancelEach(ids, sessionCanceller(host.env, tenantId)) };
 }
 

@@ -37,14 +37,25 @@ function recordingStore(calls: Calls): typeof env.AGENT_STORE {
         };
       },
     });
-  return { idFromName: (name: string) => plain.idFromName(name), get: (id: DurableObjectId) => wrap(plain.get(id) as unknown as DurableObjectStub) } as unknown as typeof env.AGENT_STORE;
+  return {
+    idFromName: (name: string) => plain.idFromName(name),
+    get: (id: DurableObjectId) => wrap(plain.get(id) as unknown as DurableObjectStub),
+  } as unknown as typeof env.AGENT_STORE;
 }
 
 async function create(who: Caller, body: Record<string, unknown>): Promise<{ status: number; calls: Calls }> {
   const calls: Calls = { index: [], store: [], definitions: [] };
   const ctx = createExecutionContext();
-  const request = new Request(`${BASE_URL}/v1/sessions`, { method: "POST", headers: { ...who.headers, "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  const res = await createApp().fetch(request, { ...env, TENANT_INDEX: recordingNamespace(env.TENANT_INDEX, calls.index), AGENT_STORE: recordingStore(calls) }, ctx);
+  const request = new Request(`${BASE_URL}/v1/sessions`, {
+    method: "POST",
+    headers: { ...who.headers, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const res = await createApp().fetch(
+    request,
+    { ...env, TENANT_INDEX: recordingNamespace(env.TENANT_INDEX, calls.index), AGENT_STORE: recordingStore(calls) },
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   await res.arrayBuffer();
   return { status: res.status, calls };
@@ -54,7 +65,12 @@ describe("POST /v1/sessions from an agent: the calls it makes", () => {
   it("adds one call to the agent store to today's path, and sends a version's definition once per isolate", async () => {
     const who = await author();
     const model = mockModel(uniqueKey("model"));
-    await model.script({ reply: { content: [text("a")] } }, { reply: { content: [text("b")] } }, { reply: { content: [text("c")] } }, { reply: { content: [text("d")] } });
+    await model.script(
+      { reply: { content: [text("a")] } },
+      { reply: { content: [text("b")] } },
+      { reply: { content: [text("c")] } },
+      { reply: { content: [text("d")] } },
+    );
     const agent = await createAgent(who, { name: "counted", model: model.key });
     await putAlias(who, agent.id, "production", 1);
 

@@ -30,7 +30,14 @@ describe("agents: versions, aliases and sessions", () => {
     const who = await author();
     const model = await answering(3);
     const agent = await createAgent(who, { name: "triage", description: "Sorts tickets", model: model.key, system: "You are v1." });
-    expect(agent).toMatchObject({ name: "triage", description: "Sorts tickets", version: 1, aliases: {}, archived: false, created_by: who.subject });
+    expect(agent).toMatchObject({
+      name: "triage",
+      description: "Sorts tickets",
+      version: 1,
+      aliases: {},
+      archived: false,
+      created_by: who.subject,
+    });
     expect(agent.id).toMatch(/^agt_/);
     expect(agent.definition).toEqual({ name: "triage", description: "Sorts tickets", model: model.key, system: "You are v1." });
     expect((await putAlias(who, agent.id, "production", 1)).status).toBe(200);
@@ -173,12 +180,18 @@ describe("agents: versions, aliases and sessions", () => {
   it("merges metadata over the agent's, lowers its limits, and replaces notify_url and output_schema", async () => {
     const who = await author();
     const agent = await createAgent(who, { name: "merger", metadata: { team: "a", tier: "gold" }, limits: { max_steps_per_run: 5 } });
-    const session = await createSession(who, { agent: agent.id, metadata: { tier: "silver", ticket: "T-1" }, limits: { max_steps_per_run: 3 } });
+    const session = await createSession(who, {
+      agent: agent.id,
+      metadata: { tier: "silver", ticket: "T-1" },
+      limits: { max_steps_per_run: 3 },
+    });
     expect(session.metadata).toEqual({ team: "a", tier: "silver", ticket: "T-1" });
     expect(session.limits.max_steps_per_run).toBe(3);
     const raised = await callJson("/v1/sessions", "POST", { agent: agent.id, limits: { max_steps_per_run: 6 } }, who.headers);
     expect(raised.status).toBe(400);
-    expect((await readProblem(raised)).errors).toEqual([{ path: "body.limits.max_steps_per_run", message: "Must not exceed the agent's limit of 5." }]);
+    expect((await readProblem(raised)).errors).toEqual([
+      { path: "body.limits.max_steps_per_run", message: "Must not exceed the agent's limit of 5." },
+    ]);
   });
 });
 
@@ -197,7 +210,13 @@ describe("agents: bad input", () => {
       expect(res.status, JSON.stringify(body)).toBe(404);
       expect((await readProblem(res)).detail).toBe(detail);
     }
-    for (const path of [`/v1/agents/${agent.id}`, `/v1/agents/${agent.id}/versions`, `/v1/agents/${agent.id}/versions/1`, "/v1/agents/not-an-id", `/v1/agents/${agent.id}/versions/2`]) {
+    for (const path of [
+      `/v1/agents/${agent.id}`,
+      `/v1/agents/${agent.id}/versions`,
+      `/v1/agents/${agent.id}/versions/1`,
+      "/v1/agents/not-an-id",
+      `/v1/agents/${agent.id}/versions/2`,
+    ]) {
       const res = await call(path, { headers: (path.includes("not-an-id") || path.endsWith("/2") ? who : other).headers });
       expect(res.status, path).toBe(404);
     }
@@ -205,7 +224,7 @@ describe("agents: bad input", () => {
     expect((await patchAgent(other, agent.id, { system: "taken over" })).status).toBe(404);
     expect((await putAlias(other, agent.id, "production", 1)).status).toBe(404);
     expect((await archive(other, agent.id)).status).toBe(404);
-    expect(((await getJson<{ data: Agent[] }>(other, "/v1/agents")).data)).toEqual([]);
+    expect((await getJson<{ data: Agent[] }>(other, "/v1/agents")).data).toEqual([]);
   });
 
   it("refuses a bad alias name, an alias to a missing version, and an unknown alias on delete", async () => {
@@ -242,7 +261,16 @@ describe("agents: bad input", () => {
       { tools: [{ type: "webhook", name: "hook", description: "d", input_schema: OBJECT_SCHEMA, url: "ftp://example.com/hook" }] },
       { limits: { max_steps_per_run: 1_000_000 } },
       { model: "not a model id" },
-      { tools: [{ type: "client", name: "c", description: "d", input_schema: { type: "object", properties: { q: { type: "string", pattern: "(a)\\1" } } } }] },
+      {
+        tools: [
+          {
+            type: "client",
+            name: "c",
+            description: "d",
+            input_schema: { type: "object", properties: { q: { type: "string", pattern: "(a)\\1" } } },
+          },
+        ],
+      },
       { notify_url: "not a url" },
       { context: { strategy: "auto", last_messages: 3 } },
     ];
@@ -265,7 +293,9 @@ describe("agents: bad input", () => {
       const value = field === "tools" ? [] : field === "context" ? { strategy: "auto" } : "x";
       const res = await callJson("/v1/sessions", "POST", { agent: agent.id, [field]: value }, who.headers);
       expect(res.status, field).toBe(400);
-      expect((await readProblem(res)).errors, field).toEqual([{ path: `body.${field}`, message: "Not allowed beside `agent`: the agent's definition sets it." }]);
+      expect((await readProblem(res)).errors, field).toEqual([
+        { path: `body.${field}`, message: "Not allowed beside `agent`: the agent's definition sets it." },
+      ]);
     }
     for (const ref of ["agt_short", `${agent.id}@`, `${agent.id}@Prod`, `${agent.id}@0`, "ses_AAAAAAAAAAAAAAAAAAAAAAAA"]) {
       const res = await callJson("/v1/sessions", "POST", { agent: ref }, who.headers);
@@ -302,7 +332,9 @@ describe("agents: MCP header values", () => {
 
     const imported = await callJson("/v1/agents", "POST", { ...exported.definition, name: "copy" }, who.headers);
     expect(imported.status).toBe(400);
-    expect((await readProblem(imported)).errors).toEqual([{ path: "body.tools.0.headers.Authorization", message: "Give the header's value: ******** is how answers mask it." }]);
+    expect((await readProblem(imported)).errors).toEqual([
+      { path: "body.tools.0.headers.Authorization", message: "Give the header's value: ******** is how answers mask it." },
+    ]);
 
     // Sent back as read, with one change elsewhere: the stored value stays.
     const changed = await patchAgent(who, agent.id, { ...exported.definition, system: "now with a prompt" });
@@ -322,7 +354,10 @@ describe("agents: MCP header values", () => {
     const moved = await patchAgent(who, agent.id, { tools: [{ ...mcp("********"), url: "https://attacker.example/mcp" }] });
     expect(moved.status).toBe(400);
     expect((await readProblem(moved)).errors).toEqual([
-      { path: "body.tools.0.headers.Authorization", message: "Give the header's value again: the server's URL changed, and a stored value only goes to the URL it was given for." },
+      {
+        path: "body.tools.0.headers.Authorization",
+        message: "Give the header's value again: the server's URL changed, and a stored value only goes to the URL it was given for.",
+      },
     ]);
     // The same URL spelled with another case of host still is the same server.
     const same = await patchAgent(who, agent.id, { system: "x", tools: [{ ...mcp("********"), url: "https://MCP.example.com/mcp" }] });

@@ -3,7 +3,10 @@ import { expect } from "vitest";
 import type { AuditEntry } from "../../../src/audit/types";
 import { call } from "../../support/api";
 
-export async function auditPage(path: string, headers: Record<string, string>): Promise<{ data: AuditEntry[]; next_cursor: string | null }> {
+export async function auditPage(
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ data: AuditEntry[]; next_cursor: string | null }> {
   const res = await call(path, { headers });
   expect(res.status, await res.clone().text()).toBe(200);
   return (await res.json()) as { data: AuditEntry[]; next_cursor: string | null };

@@ -30,8 +30,16 @@ describe("audit entries of the tenant's other objects", () => {
     expect((await call(`/v1/agents/${agent.id}`, { method: "DELETE", headers: h })).status).toBe(204); // archived already
 
     const log = await tenantLog(h);
-    expect(actionsOf(log)).toEqual(["agent.created", "agent.updated", "agent.alias_set", "agent.alias_set", "agent.alias_deleted", "agent.archived"]);
-    for (const entry of log) expect(entry).toMatchObject({ tenant_id: tenantId, actor: { sub: "admin-1", via: "jwt" }, target: { type: "agent", id: agent.id } });
+    expect(actionsOf(log)).toEqual([
+      "agent.created",
+      "agent.updated",
+      "agent.alias_set",
+      "agent.alias_set",
+      "agent.alias_deleted",
+      "agent.archived",
+    ]);
+    for (const entry of log)
+      expect(entry).toMatchObject({ tenant_id: tenantId, actor: { sub: "admin-1", via: "jwt" }, target: { type: "agent", id: agent.id } });
     expect(log[2]!.details).toEqual({ alias: "production", version: 2, previous_version: null });
     expect(log[3]!.details).toEqual({ alias: "production", version: 1, previous_version: 2 });
   });
@@ -48,13 +56,18 @@ describe("audit entries of the tenant's other objects", () => {
     expect((await call(`/v1/schedules/${schedule.id}`, { method: "DELETE", headers: h })).status).toBe(204);
     expect((await call(`/v1/schedules/${schedule.id}`, { method: "DELETE", headers: h })).status).toBe(404);
 
-    expect((await callJson("/v1/memory/items", "PUT", { namespace: ["notes"], key: "a", value: { text: "hello" } }, h)).status).toBeLessThan(300);
+    expect(
+      (await callJson("/v1/memory/items", "PUT", { namespace: ["notes"], key: "a", value: { text: "hello" } }, h)).status,
+    ).toBeLessThan(300);
     expect((await call("/v1/memory/items?namespace=notes&key=a", { method: "DELETE", headers: h })).status).toBe(204);
     expect((await call("/v1/memory/items?namespace=notes&key=a", { method: "DELETE", headers: h })).status).toBe(404);
 
     const log = await tenantLog(h);
     expect(actionsOf(log)).toEqual(["schedule.created", "schedule.updated", "schedule.deleted", "memory.deleted"]);
-    expect(log[1]!.details).toEqual({ before: { cron: "0 9 * * 1", timezone: "UTC", paused: false }, after: { cron: "0 9 * * 1", timezone: "UTC", paused: true } });
+    expect(log[1]!.details).toEqual({
+      before: { cron: "0 9 * * 1", timezone: "UTC", paused: false },
+      after: { cron: "0 9 * * 1", timezone: "UTC", paused: true },
+    });
     expect(log[3]).toMatchObject({ target: { type: "memory_item", id: "notes/a" }, actor: { sub: "admin-1" } });
   });
 
@@ -85,7 +98,11 @@ describe("audit entries of the tenant's other objects", () => {
       return entries.length >= 3 ? entries : undefined;
     }, "the expiry's entry");
     expect(actionsOf(log)).toEqual(["tool_call.approved", "tool_call.denied", "tool_call.expired"]);
-    expect(log[0]).toMatchObject({ actor: { sub: "user-1", via: "jwt" }, target: { type: "tool_call", id: "toolu_a" }, details: { session_id: session.id, tool: "get_time" } });
+    expect(log[0]).toMatchObject({
+      actor: { sub: "user-1", via: "jwt" },
+      target: { type: "tool_call", id: "toolu_a" },
+      details: { session_id: session.id, tool: "get_time" },
+    });
     expect(log[1]!.details).toEqual({ session_id: session.id, tool: "get_time", reason: "not now" });
     expect(log[2]).toMatchObject({ actor: null, request_id: null, target: { type: "tool_call", id: "toolu_c" } });
   });
@@ -98,7 +115,10 @@ describe("audit entries of the tenant's other objects", () => {
     const endpoint = await registerEndpoint(admin, hook.url, ["session.done"]);
     const session = await createSession(writer, { input: "hi", model: mockModel(uniqueKey("model")).key });
     await waitForStatus(writer, session.id, ["done"]);
-    const original = await eventually(async () => (await deliveries(admin, endpoint.id)).find((d) => d.status === "succeeded"), "the delivery");
+    const original = await eventually(
+      async () => (await deliveries(admin, endpoint.id)).find((d) => d.status === "succeeded"),
+      "the delivery",
+    );
     expect((await redeliver(admin, endpoint.id, original.id)).status).toBe(202);
     expect((await redeliver(admin, endpoint.id, "dlv_AAAAAAAAAAAAAAAAAAAAAAAA")).status).toBe(404);
 

@@ -36,18 +36,31 @@ describe("tenant audit log", () => {
     expect((await callJson("/v1/tenant/settings", "PUT", { webhook_origins: "nope" }, headers)).status).toBe(400);
     expect((await callJson("/v1/tenant/settings", "PUT", { webhook_origins: null }, headers)).status).toBe(200);
 
-    const endpoint = (await (await callJson("/v1/tenant/webhooks", "POST", { url: mockHook(uniqueKey("hook")).url, event_types: ["session.done"] }, headers)).json()) as { id: string };
+    const endpoint = (await (
+      await callJson("/v1/tenant/webhooks", "POST", { url: mockHook(uniqueKey("hook")).url, event_types: ["session.done"] }, headers)
+    ).json()) as { id: string };
     expect((await call(`/v1/tenant/webhooks/${endpoint.id}`, { method: "DELETE", headers })).status).toBe(204);
     expect((await call(`/v1/tenant/webhooks/${endpoint.id}`, { method: "DELETE", headers })).status).toBe(404);
 
     const log = await tenantLog(admin.headers);
-    expect(actionsOf(log)).toEqual(["api_key.created", "api_key.revoked", "webhook_secret.rotated", "settings.updated", "settings.updated", "webhook.created", "webhook.deleted"]);
+    expect(actionsOf(log)).toEqual([
+      "api_key.created",
+      "api_key.revoked",
+      "webhook_secret.rotated",
+      "settings.updated",
+      "settings.updated",
+      "webhook.created",
+      "webhook.deleted",
+    ]);
     for (const entry of log) {
       expect(entry).toMatchObject({ tenant_id: tenantId, actor: { sub: "admin-1", via: "jwt", key_id: null }, client_ip: "203.0.113.7" });
       expect(entry.id).toMatch(/^aud_/);
       expect(entry.request_id).toEqual(expect.any(String));
     }
-    expect(log[0]).toMatchObject({ target: { type: "api_key", id: key.key_id }, details: { name: "backend", scopes: ["sessions:read"], expires_at: null } });
+    expect(log[0]).toMatchObject({
+      target: { type: "api_key", id: key.key_id },
+      details: { name: "backend", scopes: ["sessions:read"], expires_at: null },
+    });
     const none = { session_retention_days: null, traces: null };
     expect(log[3]!.details).toEqual({ before: { webhook_origins: null, ...none }, after: { ...settings, ...none } });
     expect(log[4]!.details).toEqual({ before: { ...settings, ...none }, after: { webhook_origins: null, ...none } });
@@ -60,7 +73,10 @@ describe("tenant audit log", () => {
   it("names the API key a change was made with", async () => {
     const tenantId = freshTenant("audit-key");
     const admin = await caller(tenantId, ["tenant:admin"], "admin-1");
-    const key = (await (await callJson("/v1/api-keys", "POST", { name: "ops", scopes: ["tenant:admin"] }, admin.headers)).json()) as { key_id: string; key: string };
+    const key = (await (await callJson("/v1/api-keys", "POST", { name: "ops", scopes: ["tenant:admin"] }, admin.headers)).json()) as {
+      key_id: string;
+      key: string;
+    };
     const withKey = { Authorization: `Bearer ${key.key}` };
     expect((await callJson("/v1/tenant/settings", "PUT", { webhook_origins: ["https://a.example.com"] }, withKey)).status).toBe(200);
     const [entry] = await tenantLog(admin.headers, "&action=settings.updated");
@@ -83,7 +99,11 @@ describe("tenant audit log", () => {
 
     const model = mockModel(uniqueKey("model"));
     await model.script({ reply: { content: [toolUse("toolu_1", "get_time", {})] } });
-    const waiting = await createSession(writer, { input: "go", model: model.key, tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
+    const waiting = await createSession(writer, {
+      input: "go",
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+    });
     await waitForStatus(writer, waiting.id, ["waiting_approval"]);
     const cancel = await callJson(`/v1/admin/tenants/${tenantId}/sessions/cancel`, "POST", { status: "waiting_approval" }, admin.headers);
     expect(await cancel.json()).toEqual({ cancelled: 1 });
@@ -92,7 +112,10 @@ describe("tenant audit log", () => {
     expect(actionsOf(log)).toEqual(["session.exported", "session.deleted", "sessions.cancelled_in_bulk"]);
     expect(log[0]).toMatchObject({ actor: { sub: "user-1" }, target: { type: "session", id: done.id } });
     expect(log[1]).toMatchObject({ actor: { sub: "user-1" }, target: { type: "session", id: done.id } });
-    expect(log[2]).toMatchObject({ actor: { sub: "admin-1" }, details: { filter: { status: "waiting_approval", created_by: null }, sessions_matched: 1 } });
+    expect(log[2]).toMatchObject({
+      actor: { sub: "admin-1" },
+      details: { filter: { status: "waiting_approval", created_by: null }, sessions_matched: 1 },
+    });
   });
 
   it("records platform actions in the tenant's log and the platform's, with before and after", async () => {
@@ -115,7 +138,8 @@ describe("tenant audit log", () => {
     expect(actionsOf(own)).toEqual(expected);
     expect(own[0]!.details).toEqual({ before: {}, after: { max_steps_per_run: 7 } });
     expect(own[1]!.details).toEqual({ before: null, after: ["claude-*"] });
-    for (const entry of own) expect(entry).toMatchObject({ tenant_id: tenantId, actor: { sub: subject, via: "jwt" }, target: { type: "tenant", id: tenantId } });
+    for (const entry of own)
+      expect(entry).toMatchObject({ tenant_id: tenantId, actor: { sub: subject, via: "jwt" }, target: { type: "tenant", id: tenantId } });
 
     const platform = await auditPage(`/v1/admin/audit-log?actor=${subject}`, ops);
     expect(platform.data.map((entry) => entry.id)).toEqual(own.map((entry) => entry.id).reverse());
@@ -129,7 +153,8 @@ describe("tenant audit log", () => {
     const tenantId = freshTenant("audit-filter");
     const first = await caller(tenantId, ["tenant:admin"], "admin-1");
     const second = await caller(tenantId, ["tenant:admin"], "admin-2");
-    for (const origin of ["a", "b", "c"]) await callJson("/v1/tenant/settings", "PUT", { webhook_origins: [`https://${origin}.example.com`] }, first.headers);
+    for (const origin of ["a", "b", "c"])
+      await callJson("/v1/tenant/settings", "PUT", { webhook_origins: [`https://${origin}.example.com`] }, first.headers);
     // The instant between the two sets of changes: clear of both by a few ms, since an entry's
     // time and this one can fall in the same millisecond.
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -137,7 +162,11 @@ describe("tenant audit log", () => {
     await new Promise((resolve) => setTimeout(resolve, 5));
     await post(second, "/v1/tenant/webhook-secret");
 
-    expect(actionsOf(await tenantLog(first.headers, "&action=settings.updated"))).toEqual(["settings.updated", "settings.updated", "settings.updated"]);
+    expect(actionsOf(await tenantLog(first.headers, "&action=settings.updated"))).toEqual([
+      "settings.updated",
+      "settings.updated",
+      "settings.updated",
+    ]);
     expect(actionsOf(await tenantLog(first.headers, "&actor=admin-2"))).toEqual(["webhook_secret.rotated"]);
     expect(actionsOf(await tenantLog(first.headers, `&since=${between}`))).toEqual(["webhook_secret.rotated"]);
     expect((await tenantLog(first.headers, `&until=${between}`)).length).toBe(3);

@@ -28,7 +28,13 @@ async function parts(res: Response): Promise<unknown[]> {
 }
 
 function answerText(sent: unknown[]): string {
-  return sent.flatMap((part) => (typeof part === "object" && part !== null && (part as { type: string }).type === "text-delta" ? [(part as { delta: string }).delta] : [])).join("");
+  return sent
+    .flatMap((part) =>
+      typeof part === "object" && part !== null && (part as { type: string }).type === "text-delta"
+        ? [(part as { delta: string }).delta]
+        : [],
+    )
+    .join("");
 }
 
 async function agentAnswering(who: Caller, ...answers: string[]) {
@@ -87,7 +93,20 @@ describe("POST /v1/agents/{agent_id}/chat", () => {
     const agent = await agentAnswering(who);
     const reader = await caller(who.tenantId, ["sessions:read"]);
     expect((await chat(reader, agent.id, { id: "c", messages: [user("hi")], trigger: "submit-message" })).status).toBe(403);
-    const answer = { id: "a", role: "assistant", parts: [{ type: "dynamic-tool", toolName: "x", toolCallId: "t1", state: "approval-responded", input: {}, approval: { id: "t1", approved: true } }] };
+    const answer = {
+      id: "a",
+      role: "assistant",
+      parts: [
+        {
+          type: "dynamic-tool",
+          toolName: "x",
+          toolCallId: "t1",
+          state: "approval-responded",
+          input: {},
+          approval: { id: "t1", approved: true },
+        },
+      ],
+    };
     const res = await chat(who, agent.id, { id: "nothing", messages: [user("hi"), answer], trigger: "submit-message" });
     expect(res.status).toBe(409);
   });

@@ -13,7 +13,12 @@ const user = (words: string) => ({ id: crypto.randomUUID(), role: "user", parts:
 
 /** Sends one turn and reads its stream to the end. */
 async function turn(who: Caller, agentId: string, chatId: string, words: string): Promise<void> {
-  const res = await callJson(`/v1/agents/${agentId}/chat`, "POST", { id: chatId, messages: [user(words)], trigger: "submit-message" }, who.headers);
+  const res = await callJson(
+    `/v1/agents/${agentId}/chat`,
+    "POST",
+    { id: chatId, messages: [user(words)], trigger: "submit-message" },
+    who.headers,
+  );
   expect(res.status).toBe(200);
   await res.text();
 }
@@ -46,7 +51,9 @@ describe("a deleted chat started again", () => {
     await turn(who, agent.id, chatId, "second question");
     const again = await listedFor(who, chatId, 1);
     expect(again.map((session) => session.id)).toEqual([first!.id]);
-    const messages = (await getJson<{ data: { role: string; content: { type: string; text?: string }[] }[] }>(who, `/v1/sessions/${first!.id}/messages`)).data;
+    const messages = (
+      await getJson<{ data: { role: string; content: { type: string; text?: string }[] }[] }>(who, `/v1/sessions/${first!.id}/messages`)
+    ).data;
     const said = messages.flatMap((message) => message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])));
     expect(said).toEqual(["second question", "second answer"]);
   });

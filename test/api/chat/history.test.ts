@@ -38,8 +38,15 @@ async function messages(who: Caller, agentId: string, chatId: string): Promise<U
 /** An agent whose `wire` tool needs approval: it calls it, then answers once it ran. */
 async function wiringAgent(who: Caller) {
   const model = mockModel(uniqueKey("model"));
-  await model.script({ reply: { content: [text("Wiring."), toolUse("toolu_w", "get_time", {})] } }, { reply: { content: [text("Sent.")] } });
-  return createAgent(who, { name: uniqueKey("wirer"), model: model.key, tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
+  await model.script(
+    { reply: { content: [text("Wiring."), toolUse("toolu_w", "get_time", {})] } },
+    { reply: { content: [text("Sent.")] } },
+  );
+  return createAgent(who, {
+    name: uniqueKey("wirer"),
+    model: model.key,
+    tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+  });
 }
 
 describe("GET /v1/agents/{agent_id}/chat/{id}/messages", () => {
@@ -60,11 +67,24 @@ describe("GET /v1/agents/{agent_id}/chat/{id}/messages", () => {
     expect(waiting[1]!.parts).toEqual([
       { type: "step-start" },
       { type: "text", text: "Wiring.", state: "done" },
-      { type: "dynamic-tool", toolCallId: "toolu_w", toolName: "get_time", state: "approval-requested", input: {}, providerExecuted: true, approval: { id: "toolu_w" } },
+      {
+        type: "dynamic-tool",
+        toolCallId: "toolu_w",
+        toolName: "get_time",
+        state: "approval-requested",
+        input: {},
+        providerExecuted: true,
+        approval: { id: "toolu_w" },
+      },
     ]);
 
     // The page answers as `addToolApprovalResponse` leaves the message; the turn goes on in it.
-    const answered = { ...waiting[1]!, parts: waiting[1]!.parts.map((part) => (part.type === "dynamic-tool" ? { ...part, state: "approval-responded", approval: { id: "toolu_w", approved: true } } : part)) };
+    const answered = {
+      ...waiting[1]!,
+      parts: waiting[1]!.parts.map((part) =>
+        part.type === "dynamic-tool" ? { ...part, state: "approval-responded", approval: { id: "toolu_w", approved: true } } : part,
+      ),
+    };
     const second = await chat(who, agent.id, { id: "c1", messages: [...waiting.slice(0, 1), answered], trigger: "submit-message" });
     expect(second[0]).toEqual({ type: "start" });
     expect(second.at(-1)).toEqual({ type: "finish", finishReason: "stop" });
@@ -75,7 +95,12 @@ describe("GET /v1/agents/{agent_id}/chat/{id}/messages", () => {
     expect(done[1]!.parts).toEqual([
       { type: "step-start" },
       { type: "text", text: "Wiring.", state: "done" },
-      expect.objectContaining({ type: "dynamic-tool", toolCallId: "toolu_w", state: "output-available", approval: { id: "toolu_w", approved: true } }),
+      expect.objectContaining({
+        type: "dynamic-tool",
+        toolCallId: "toolu_w",
+        state: "output-available",
+        approval: { id: "toolu_w", approved: true },
+      }),
       { type: "step-start" },
       { type: "text", text: "Sent.", state: "done" },
     ]);
@@ -87,7 +112,12 @@ describe("GET /v1/agents/{agent_id}/chat/{id}/messages", () => {
     await model.script({ reply: { content: [text("First answer.")] } }, { reply: { content: [text("Second answer.")] }, delay_ms: 1_500 });
     const agent = await createAgent(who, { name: uniqueKey("slow"), model: model.key });
     await chat(who, agent.id, { id: "c2", messages: [user("one")], trigger: "submit-message" });
-    const turn = await callJson(`/v1/agents/${agent.id}/chat`, "POST", { id: "c2", messages: [user("two")], trigger: "submit-message" }, who.headers);
+    const turn = await callJson(
+      `/v1/agents/${agent.id}/chat`,
+      "POST",
+      { id: "c2", messages: [user("two")], trigger: "submit-message" },
+      who.headers,
+    );
     await turn.body?.cancel();
 
     // The page reloads while the model writes: the history has the new input, then the stream replays the answer.
@@ -95,28 +125,59 @@ describe("GET /v1/agents/{agent_id}/chat/{id}/messages", () => {
     expect(restored.map((message) => message.id)).toEqual(["user-1", "answer-1", "user-3"]);
     const res = await call(`/v1/agents/${agent.id}/chat/c2/stream`, { headers: who.headers });
     expect(res.status).toBe(200);
-    const resumed = (await res.text()).split("\n\n").filter((event) => event.startsWith("data: {")).map((event) => JSON.parse(event.slice(6)) as Part);
+    const resumed = (await res.text())
+      .split("\n\n")
+      .filter((event) => event.startsWith("data: {"))
+      .map((event) => JSON.parse(event.slice(6)) as Part);
     expect(resumed[0]).toEqual({ type: "start", messageId: "answer-3" });
-    expect(resumed.filter((part) => part.type === "text-delta").map((part) => part.delta).join("")).toBe("Second answer.");
+    expect(
+      resumed
+        .filter((part) => part.type === "text-delta")
+        .map((part) => part.delta)
+        .join(""),
+    ).toBe("Second answer.");
     expect(resumed.at(-1)).toEqual({ type: "finish", finishReason: "stop" });
-    expect((await messages(who, agent.id, "c2")).at(-1)).toMatchObject({ id: "answer-3", parts: [{ type: "step-start" }, { type: "text", text: "Second answer." }] });
+    expect((await messages(who, agent.id, "c2")).at(-1)).toMatchObject({
+      id: "answer-3",
+      parts: [{ type: "step-start" }, { type: "text", text: "Second answer." }],
+    });
   });
 
   it("resumes an answer that went on after its approval as the whole answer, the message the history then gives", async () => {
     const who = await author();
     const model = mockModel(uniqueKey("model"));
-    await model.script({ reply: { content: [text("Wiring."), toolUse("toolu_r", "get_time", {})] } }, { reply: { content: [text("Sent.")] }, delay_ms: 1_500 });
-    const agent = await createAgent(who, { name: uniqueKey("wirer"), model: model.key, tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
+    await model.script(
+      { reply: { content: [text("Wiring."), toolUse("toolu_r", "get_time", {})] } },
+      { reply: { content: [text("Sent.")] }, delay_ms: 1_500 },
+    );
+    const agent = await createAgent(who, {
+      name: uniqueKey("wirer"),
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+    });
     await chat(who, agent.id, { id: "c3", messages: [user("wire")], trigger: "submit-message" });
     const waiting = await messages(who, agent.id, "c3");
-    const answered = { ...waiting[1]!, parts: waiting[1]!.parts.map((part) => (part.type === "dynamic-tool" ? { ...part, state: "approval-responded", approval: { id: "toolu_r", approved: true } } : part)) };
-    const turn = await callJson(`/v1/agents/${agent.id}/chat`, "POST", { id: "c3", messages: [waiting[0], answered], trigger: "submit-message" }, who.headers);
+    const answered = {
+      ...waiting[1]!,
+      parts: waiting[1]!.parts.map((part) =>
+        part.type === "dynamic-tool" ? { ...part, state: "approval-responded", approval: { id: "toolu_r", approved: true } } : part,
+      ),
+    };
+    const turn = await callJson(
+      `/v1/agents/${agent.id}/chat`,
+      "POST",
+      { id: "c3", messages: [waiting[0], answered], trigger: "submit-message" },
+      who.headers,
+    );
     await turn.body?.cancel();
 
     // Reloaded while the model writes the last step: the replay is the whole answer, approval included.
     const res = await call(`/v1/agents/${agent.id}/chat/c3/stream`, { headers: who.headers });
     expect(res.status).toBe(200);
-    const chunks = (await res.text()).split("\n\n").filter((event) => event.startsWith("data: {")).map((event) => JSON.parse(event.slice(6)) as UIMessageChunk);
+    const chunks = (await res.text())
+      .split("\n\n")
+      .filter((event) => event.startsWith("data: {"))
+      .map((event) => JSON.parse(event.slice(6)) as UIMessageChunk);
     expect(chunks[0]).toEqual({ type: "start", messageId: "answer-1" });
     const stream = new ReadableStream<UIMessageChunk>({
       start(controller) {
@@ -129,7 +190,10 @@ describe("GET /v1/agents/{agent_id}/chat/{id}/messages", () => {
     const history = await messages(who, agent.id, "c3");
     expect(JSON.parse(JSON.stringify(resumed))).toEqual({ ...history[1], metadata: undefined });
     expect(history[1]!.parts.at(-1)).toMatchObject({ type: "text", text: "Sent." });
-    expect(history[1]!.parts.find((part) => part.type === "dynamic-tool")).toMatchObject({ state: "output-available", approval: { id: "toolu_r", approved: true } });
+    expect(history[1]!.parts.find((part) => part.type === "dynamic-tool")).toMatchObject({
+      state: "output-available",
+      approval: { id: "toolu_r", approved: true },
+    });
   });
 
   it("answers 404 for another caller's chat id, another tenant's, and one never used", async () => {

@@ -20,7 +20,12 @@ import { backend, endUser } from "./helpers";
 
 async function keyCaller(tenantId: string): Promise<Caller & { keyId: string; admin: Record<string, string> }> {
   const admin = await bearer({ tenantId, scopes: ["tenant:admin"], subject: "admin", expiresIn: 3600 });
-  const res = await callJson("/v1/api-keys", "POST", { name: "backend", scopes: ["sessions:read", "sessions:write", "end_users:issue"] }, admin);
+  const res = await callJson(
+    "/v1/api-keys",
+    "POST",
+    { name: "backend", scopes: ["sessions:read", "sessions:write", "end_users:issue"] },
+    admin,
+  );
   expect(res.status).toBe(201);
   const { key, key_id: keyId } = (await res.json()) as { key: string; key_id: string };
   return { tenantId, subject: `key:${keyId}`, headers: { Authorization: `Bearer ${key}` }, keyId, admin };
@@ -33,8 +38,12 @@ async function sseWatch(user: Caller, sessionId: string): Promise<Watch> {
 }
 
 async function socketWatch(user: Caller, sessionId: string): Promise<Watch> {
-  const token = ((await (await call("/v1/auth/stream-token", { method: "POST", headers: user.headers })).json()) as { access_token: string }).access_token;
-  const res = await call(`/v1/sessions/${sessionId}/events?access_token=${encodeURIComponent(token)}`, { headers: { Upgrade: "websocket" } });
+  const token = (
+    (await (await call("/v1/auth/stream-token", { method: "POST", headers: user.headers })).json()) as { access_token: string }
+  ).access_token;
+  const res = await call(`/v1/sessions/${sessionId}/events?access_token=${encodeURIComponent(token)}`, {
+    headers: { Upgrade: "websocket" },
+  });
   if (res.status !== 101 || !res.webSocket) throw new Error(`WebSocket answered ${res.status}: ${await res.text()}`);
   const watch = watchSocket(res.webSocket);
   res.webSocket.accept();
@@ -107,7 +116,8 @@ describe("an end user's memory", () => {
     const scopes = { scopes: ["sessions:read", "sessions:write", "memory:read", "memory:write"] };
     const alice = await endUser(who, "alice", scopes);
     const bob = await endUser(who, "bob", scopes);
-    const put = (user: Caller, namespace: string[], key: string) => callJson("/v1/memory/items", "PUT", { namespace, key, value: { n: 1 } }, user.headers);
+    const put = (user: Caller, namespace: string[], key: string) =>
+      callJson("/v1/memory/items", "PUT", { namespace, key, value: { n: 1 } }, user.headers);
     expect((await put(alice, ["users", "alice"], "first")).status).toBe(200);
     // Her page has written all but one of her items (rows written directly: a thousand puts take minutes).
     await runInDurableObject(memoryStoreStub(env, who.tenantId), async (_instance, state) => {
@@ -120,17 +130,25 @@ describe("an end user's memory", () => {
     });
     const refused = await put(alice, ["users", "alice"], "one-more");
     expect(refused.status).toBe(409);
-    expect(((await refused.json()) as { detail: string }).detail).toMatch(new RegExp(`end user keeps at most ${MAX_END_USER_MEMORY_ITEMS}`));
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(
+      new RegExp(`end user keeps at most ${MAX_END_USER_MEMORY_ITEMS}`),
+    );
     // A new version of an item she has is no new item; bob and the tenant's backend still write.
     expect((await put(alice, ["users", "alice"], "first")).status).toBe(200);
     expect((await put(bob, ["users", "bob"], "first")).status).toBe(200);
     expect((await put(who, ["users", "alice"], "from-backend")).status).toBe(200);
 
     const model = mockModel(uniqueKey("eu-memfull"));
-    await model.script({ reply: { content: [toolUse("c1", "memory_put", { key: "via-tool", value: { a: 1 } })] } }, { reply: { content: [text("done")] } });
+    await model.script(
+      { reply: { content: [toolUse("c1", "memory_put", { key: "via-tool", value: { a: 1 } })] } },
+      { reply: { content: [text("done")] } },
+    );
     const agent = await createAgent(who, { name: "keeper", model: model.key, memory: { namespaces: [["users"]], write: [["users"]] } });
     const session = await createSession(alice, { agent: agent.id, input: "remember" });
     await waitForStatus(alice, session.id, ["done", "failed"], 15_000);
-    expect((await toolCallsOf(alice, session.id)).find((c) => c.id === "c1")).toMatchObject({ is_error: true, output: expect.stringMatching(/Memory is full/) });
+    expect((await toolCallsOf(alice, session.id)).find((c) => c.id === "c1")).toMatchObject({
+      is_error: true,
+      output: expect.stringMatching(/Memory is full/),
+    });
   }, 30_000);
 });

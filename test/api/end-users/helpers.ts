@@ -5,7 +5,14 @@ import { callJson } from "../../support/api";
 import { bearer, freshTenant } from "../../support/tokens";
 import type { Caller } from "../sessions/helpers";
 
-export const BACKEND_SCOPES: readonly Scope[] = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "end_users:issue"];
+export const BACKEND_SCOPES: readonly Scope[] = [
+  "sessions:read",
+  "sessions:write",
+  "agents:write",
+  "memory:read",
+  "memory:write",
+  "end_users:issue",
+];
 
 /** A backend's token, living an hour so the tokens it mints are not cut short by it. */
 export async function backend(tenantId = freshTenant(), scopes: readonly Scope[] = BACKEND_SCOPES): Promise<Caller> {

@@ -46,7 +46,9 @@ describe("an end user's sessions", () => {
     expect(JSON.stringify(own)).not.toContain("secret prompt");
     // The tenant's admin sees it whole; the backend that minted the token does not see it at all.
     const admin = await caller(who.tenantId, ["tenant:admin"], "admin");
-    expect(((await (await call(`/v1/sessions/${session.id}`, { headers: admin.headers })).json()) as Session).system).toBe("The tenant's secret prompt.");
+    expect(((await (await call(`/v1/sessions/${session.id}`, { headers: admin.headers })).json()) as Session).system).toBe(
+      "The tenant's secret prompt.",
+    );
     expect((await call(`/v1/sessions/${session.id}`, { headers: who.headers })).status).toBe(404);
 
     const id = session.id;
@@ -73,7 +75,9 @@ describe("an end user's sessions", () => {
     expect(listed.data).toEqual([]);
     const filtered = (await (await call("/v1/sessions?created_by=end_user:alice", { headers: bob.headers })).json()) as { data: Session[] };
     expect(filtered.data).toEqual([]);
-    expect(((await (await call("/v1/sessions", { headers: alice.headers })).json()) as { data: Session[] }).data.map((s) => s.id)).toEqual([id]);
+    expect(((await (await call("/v1/sessions", { headers: alice.headers })).json()) as { data: Session[] }).data.map((s) => s.id)).toEqual([
+      id,
+    ]);
 
     // A fork of her own session is hers too.
     const fork = await callJson(`/v1/sessions/${id}/fork`, "POST", {}, alice.headers);
@@ -89,16 +93,22 @@ describe("an end user's sessions", () => {
     await model.script({ reply: { content: [text("hi")] } });
     const agent = await createAgent(who, { name: "helper", model: model.key });
     const session = await runToEnd(alice, { agent: agent.id, input: "hello" });
-    const streamToken = async (user: Caller) => ((await (await call("/v1/auth/stream-token", { method: "POST", headers: user.headers })).json()) as { access_token: string }).access_token;
+    const streamToken = async (user: Caller) =>
+      ((await (await call("/v1/auth/stream-token", { method: "POST", headers: user.headers })).json()) as { access_token: string })
+        .access_token;
     const aliceStream = await streamToken(alice);
     const own = await call(`/v1/sessions/${session.id}/events?access_token=${aliceStream}`, { headers: { Accept: "text/event-stream" } });
     expect(own.status).toBe(200);
     await own.body?.cancel();
-    const other = await call(`/v1/sessions/${session.id}/events?access_token=${await streamToken(bob)}`, { headers: { Accept: "text/event-stream" } });
+    const other = await call(`/v1/sessions/${session.id}/events?access_token=${await streamToken(bob)}`, {
+      headers: { Accept: "text/event-stream" },
+    });
     expect(other.status).toBe(404);
     await other.body?.cancel();
     expect((await call(`/v1/end-users/alice/revoke-tokens`, { method: "POST", headers: who.headers })).status).toBe(204);
-    const revoked = await call(`/v1/sessions/${session.id}/events?access_token=${aliceStream}`, { headers: { Accept: "text/event-stream" } });
+    const revoked = await call(`/v1/sessions/${session.id}/events?access_token=${aliceStream}`, {
+      headers: { Accept: "text/event-stream" },
+    });
     expect(revoked.status).toBe(401);
     await revoked.body?.cancel();
   });
@@ -147,10 +157,18 @@ describe("an end user's memory", () => {
   it("is users.<subject> and below through the API, whatever the request names", async () => {
     const { who, alice, bob } = await twoUsers();
     await callJson("/v1/memory/items", "PUT", { namespace: ["shared"], key: "faq", value: { note: "tenant's" } }, who.headers);
-    const put = await callJson("/v1/memory/items", "PUT", { namespace: ["users", "alice"], key: "prefs", value: { lang: "fr" } }, alice.headers);
+    const put = await callJson(
+      "/v1/memory/items",
+      "PUT",
+      { namespace: ["users", "alice"], key: "prefs", value: { lang: "fr" } },
+      alice.headers,
+    );
     expect(put.status).toBe(200);
     expect(((await put.json()) as MemoryItem).created_by).toBe("end_user:alice");
-    expect((await callJson("/v1/memory/items", "PUT", { namespace: ["users", "alice", "notes"], key: "n", value: { a: 1 } }, alice.headers)).status).toBe(200);
+    expect(
+      (await callJson("/v1/memory/items", "PUT", { namespace: ["users", "alice", "notes"], key: "n", value: { a: 1 } }, alice.headers))
+        .status,
+    ).toBe(200);
 
     const refused: [string, string, unknown?][] = [
       ["PUT", "/v1/memory/items", { namespace: ["users", "bob"], key: "prefs", value: { lang: "de" } }],
@@ -165,21 +183,30 @@ describe("an end user's memory", () => {
       ["POST", "/v1/memory/namespaces", { prefix: ["shared"] }],
     ];
     for (const [method, path, body] of refused) {
-      const res = body === undefined ? await call(path, { method, headers: alice.headers }) : await callJson(path, method, body, alice.headers);
+      const res =
+        body === undefined ? await call(path, { method, headers: alice.headers }) : await callJson(path, method, body, alice.headers);
       expect(res.status, `${method} ${path} ${JSON.stringify(body)}`).toBe(403);
       await res.body?.cancel();
     }
     // A prefix above its own reaches only its own.
     for (const prefix of [[], ["users"]]) {
-      const found = (await (await callJson("/v1/memory/search", "POST", { namespace_prefix: prefix, limit: 100 }, alice.headers)).json()) as { data: ScoredItem[] };
+      const found = (await (
+        await callJson("/v1/memory/search", "POST", { namespace_prefix: prefix, limit: 100 }, alice.headers)
+      ).json()) as { data: ScoredItem[] };
       expect(found.data.map((item) => item.namespace.join(".")).sort()).toEqual(["users.alice", "users.alice.notes"]);
-      const namespaces = (await (await callJson("/v1/memory/namespaces", "POST", { prefix }, alice.headers)).json()) as { data: string[][] };
+      const namespaces = (await (await callJson("/v1/memory/namespaces", "POST", { prefix }, alice.headers)).json()) as {
+        data: string[][];
+      };
       expect(namespaces.data.every((ns) => ns[0] === "users" && ns[1] === "alice")).toBe(true);
     }
-    const bobSees = (await (await callJson("/v1/memory/search", "POST", { namespace_prefix: [], limit: 100 }, bob.headers)).json()) as { data: ScoredItem[] };
+    const bobSees = (await (await callJson("/v1/memory/search", "POST", { namespace_prefix: [], limit: 100 }, bob.headers)).json()) as {
+      data: ScoredItem[];
+    };
     expect(bobSees.data).toEqual([]);
     // The tenant's item is untouched.
-    expect(((await (await call("/v1/memory/items?namespace=shared&key=faq", { headers: who.headers })).json()) as MemoryItem).value).toEqual({ note: "tenant's" });
+    expect(
+      ((await (await call("/v1/memory/items?namespace=shared&key=faq", { headers: who.headers })).json()) as MemoryItem).value,
+    ).toEqual({ note: "tenant's" });
   });
 
   it("is users.<subject> through a session's memory tools, whatever namespace the model names", async () => {
@@ -188,7 +215,11 @@ describe("an end user's memory", () => {
     await callJson("/v1/memory/items", "PUT", { namespace: ["shared"], key: "faq", value: { note: "tenant faq" } }, who.headers);
     const model = mockModel(uniqueKey("eu-tools"));
     // The agent's grant is the whole `users` tree and `shared`: an end user's session narrows it to its own.
-    const agent = await createAgent(who, { name: "concierge", model: model.key, memory: { namespaces: [["users"], ["shared"]], write: [["users"]] } });
+    const agent = await createAgent(who, {
+      name: "concierge",
+      model: model.key,
+      memory: { namespaces: [["users"], ["shared"]], write: [["users"]] },
+    });
     const attempts: [string, string, Record<string, unknown>][] = [
       ["c1", "memory_get", { key: "secret", namespace: ["users", "bob"] }],
       ["c2", "memory_get", { key: "faq", namespace: ["shared"] }],
@@ -199,22 +230,37 @@ describe("an end user's memory", () => {
     ];
     await model.script(
       { reply: { content: attempts.map(([id, name, input]) => toolUse(id, name, input)) } },
-      { reply: { content: [toolUse("c7", "memory_put", { key: "prefs", value: { lang: "fr" } }), toolUse("c8", "memory_search", { query: "secret faq prefs" })] } },
+      {
+        reply: {
+          content: [
+            toolUse("c7", "memory_put", { key: "prefs", value: { lang: "fr" } }),
+            toolUse("c8", "memory_search", { query: "secret faq prefs" }),
+          ],
+        },
+      },
       { reply: { content: [text("done")] } },
     );
     const session = await runToEnd(alice, { agent: agent.id, input: "go" });
     expect(session.status, session.error ?? "").toBe("done");
     const calls = await toolCallsOf(alice, session.id);
-    for (const [id] of attempts) expect(calls.find((c) => c.id === id), id).toMatchObject({ is_error: true, output: expect.stringMatching(/outside this session's memory/) });
+    for (const [id] of attempts)
+      expect(
+        calls.find((c) => c.id === id),
+        id,
+      ).toMatchObject({ is_error: true, output: expect.stringMatching(/outside this session's memory/) });
     const putOwn = calls.find((c) => c.id === "c7")!;
     expect(putOwn).toMatchObject({ is_error: false });
     const searched = JSON.parse(calls.find((c) => c.id === "c8")!.output!) as { results: { namespace: string[] }[] };
     expect(searched.results.map((r) => r.namespace)).toEqual([["users", "alice"]]);
 
     // The default namespace was the end user's own; bob's secret and the tenant's faq are intact.
-    const stored = (await (await call("/v1/memory/items?namespace=users.alice&key=prefs", { headers: alice.headers })).json()) as MemoryItem;
+    const stored = (await (
+      await call("/v1/memory/items?namespace=users.alice&key=prefs", { headers: alice.headers })
+    ).json()) as MemoryItem;
     expect(stored.value).toEqual({ lang: "fr" });
-    expect(((await (await call("/v1/memory/items?namespace=users.bob&key=secret", { headers: who.headers })).json()) as MemoryItem).value).toEqual({ note: "bob's secret" });
+    expect(
+      ((await (await call("/v1/memory/items?namespace=users.bob&key=secret", { headers: who.headers })).json()) as MemoryItem).value,
+    ).toEqual({ note: "bob's secret" });
     expect((await call("/v1/memory/items?namespace=users&key=x", { headers: who.headers })).status).toBe(404);
     // The model was told only of its own namespace.
     const requests = await model.requests();
@@ -245,7 +291,11 @@ describe("usage and budgets of end users", () => {
     expect((await runToEnd(bob, { agent: agent.id, input: "loop" })).stop_reason).toBe("budget_limit");
 
     const admin = await caller(tenantId, ["tenant:admin"], "admin");
-    const report = await usageWhen(admin, (r) => r.data.filter((row) => String(row.created_by).startsWith("end_user:")).length === 2, "group_by=created_by");
+    const report = await usageWhen(
+      admin,
+      (r) => r.data.filter((row) => String(row.created_by).startsWith("end_user:")).length === 2,
+      "group_by=created_by",
+    );
     const byUser = Object.fromEntries(report.data.map((row) => [row.created_by, row.input_tokens + row.output_tokens]));
     expect(byUser).toMatchObject({ "end_user:alice": 30, "end_user:bob": 30 });
   }, 30_000);

@@ -35,7 +35,9 @@ async function operations(): Promise<{ name: string; method: string; path: strin
       .map(([method, op]) => ({
         name: `${method.toUpperCase()} ${template}`,
         method: method.toUpperCase(),
-        path: template.replace(/\{(\w+)\}/g, (_, param: string) => SAMPLE_PARAMS[param] ?? "sample") + (template === "/v1/memory/items" || template === "/v1/memory/items/versions" ? "?namespace=shared&key=k" : ""),
+        path:
+          template.replace(/\{(\w+)\}/g, (_, param: string) => SAMPLE_PARAMS[param] ?? "sample") +
+          (template === "/v1/memory/items" || template === "/v1/memory/items/versions" ? "?namespace=shared&key=k" : ""),
         op,
       })),
   );
@@ -52,7 +54,9 @@ describe("an end user's token on every route", () => {
     const allowed = new Set(END_USER_ROUTES);
     const results: string[] = [];
     for (const { name, method, path, op } of all) {
-      const init: RequestInit = op.requestBody ? { method, headers: { ...user.headers, "Content-Type": "application/json" }, body: "{}" } : { method, headers: user.headers };
+      const init: RequestInit = op.requestBody
+        ? { method, headers: { ...user.headers, "Content-Type": "application/json" }, body: "{}" }
+        : { method, headers: user.headers };
       const res = await call(path, init);
       const body = await res.text();
       if (allowed.has(name)) {

@@ -84,7 +84,10 @@ describe("POST /v1/auth/end-user-token", () => {
       const res = await mint(who, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       const problem = await readProblem(res);
-      expect(problem.errors?.map((error) => error.path), JSON.stringify(body)).toContain(path);
+      expect(
+        problem.errors?.map((error) => error.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
   });
 
@@ -104,7 +107,16 @@ describe("POST /v1/auth/end-user-token", () => {
 
   it("never outlives the caller's own credential", async () => {
     const tenantId = freshTenant();
-    const shortLived = { tenantId, subject: "backend", headers: await bearer({ tenantId, scopes: ["sessions:read", "sessions:write", "end_users:issue"], subject: "backend", expiresIn: 120 }) };
+    const shortLived = {
+      tenantId,
+      subject: "backend",
+      headers: await bearer({
+        tenantId,
+        scopes: ["sessions:read", "sessions:write", "end_users:issue"],
+        subject: "backend",
+        expiresIn: 120,
+      }),
+    };
     const res = await mint(shortLived, { subject: "u", ttl_seconds: 3600 });
     expect(res.status).toBe(201);
     expect(((await res.json()) as { expires_in: number }).expires_in).toBeLessThanOrEqual(120);
@@ -159,16 +171,33 @@ describe("POST /v1/end-users/{subject}/revoke-tokens", () => {
     const fresh = await endUser(who, "alice");
     expect((await call("/v1/sessions", { headers: fresh.headers })).status).toBe(200);
 
-    const log = (await (await call("/v1/tenant/audit-log?action=end_user.tokens_revoked", { headers: (await caller(who.tenantId, ["tenant:admin"], "admin")).headers })).json()) as {
+    const log = (await (
+      await call("/v1/tenant/audit-log?action=end_user.tokens_revoked", {
+        headers: (await caller(who.tenantId, ["tenant:admin"], "admin")).headers,
+      })
+    ).json()) as {
       data: { action: string; target: { type: string; id: string }; actor: { sub: string } }[];
     };
-    expect(log.data).toEqual([expect.objectContaining({ action: "end_user.tokens_revoked", target: { type: "end_user", id: "alice" }, actor: expect.objectContaining({ sub: "backend" }) })]);
+    expect(log.data).toEqual([
+      expect.objectContaining({
+        action: "end_user.tokens_revoked",
+        target: { type: "end_user", id: "alice" },
+        actor: expect.objectContaining({ sub: "backend" }),
+      }),
+    ]);
   });
 
   it("ends with the API key that minted it, as a token exchanged from the key does", async () => {
     const tenantId = freshTenant();
     const admin = await caller(tenantId, ["tenant:admin"], "admin");
-    const created = (await (await callJson("/v1/api-keys", "POST", { name: "backend", scopes: ["sessions:read", "sessions:write", "end_users:issue"] }, admin.headers)).json()) as { key: string; key_id: string };
+    const created = (await (
+      await callJson(
+        "/v1/api-keys",
+        "POST",
+        { name: "backend", scopes: ["sessions:read", "sessions:write", "end_users:issue"] },
+        admin.headers,
+      )
+    ).json()) as { key: string; key_id: string };
     const key = { tenantId, subject: `key:${created.key_id}`, headers: { Authorization: `Bearer ${created.key}` } };
     const alice = await endUser(key, "alice");
     // Through a token exchanged from the key, too.
@@ -204,9 +233,17 @@ describe("GET /v1/me", () => {
     expect(platform).toMatchObject({ kind: "platform", sub: "ops" });
 
     const admin = await caller(tenantId, ["tenant:admin"], "admin");
-    const created = (await (await callJson("/v1/api-keys", "POST", { name: "backend", scopes: ["sessions:read"] }, admin.headers)).json()) as { key: string; key_id: string };
+    const created = (await (
+      await callJson("/v1/api-keys", "POST", { name: "backend", scopes: ["sessions:read"] }, admin.headers)
+    ).json()) as { key: string; key_id: string };
     const key = await me({ Authorization: `Bearer ${created.key}` });
-    expect(key).toMatchObject({ tenant_id: tenantId, sub: `key:${created.key_id}`, kind: "api_key", scopes: ["sessions:read"], expires_at: null });
+    expect(key).toMatchObject({
+      tenant_id: tenantId,
+      sub: `key:${created.key_id}`,
+      kind: "api_key",
+      scopes: ["sessions:read"],
+      expires_at: null,
+    });
   });
 
   it("answers 401 without a credential", async () => {
@@ -218,9 +255,13 @@ describe("tokens that pass for an end user", () => {
   it("never carry more than an end user's scopes, and an identity provider cannot name one", async () => {
     const tenantId = freshTenant();
     // A platform-signed token naming an end user with admin scopes keeps only an end user's.
-    const forged = await me(await bearer({ tenantId, scopes: ["tenant:admin", "sessions:read"], subject: "end_user:mallory", claims: { iat_ms: Date.now() } }));
+    const forged = await me(
+      await bearer({ tenantId, scopes: ["tenant:admin", "sessions:read"], subject: "end_user:mallory", claims: { iat_ms: Date.now() } }),
+    );
     expect(forged).toMatchObject({ kind: "end_user", scopes: ["sessions:read"] });
     // A subject outside the pattern is no principal at all.
-    expect((await call("/v1/me", { headers: await bearer({ tenantId, scopes: ["sessions:read"], subject: "end_user:a b" }) })).status).toBe(401);
+    expect((await call("/v1/me", { headers: await bearer({ tenantId, scopes: ["sessions:read"], subject: "end_user:a b" }) })).status).toBe(
+      401,
+    );
   });
 });

@@ -2,7 +2,14 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../../src/config";
 import type { Env } from "../../../src/env";
-import { DAY_MS, effectiveRetentionDays, expiresAt, isRetentionErasable, isValidRetentionDays, retentionCutoff } from "../../../src/lifecycle/retention";
+import {
+  DAY_MS,
+  effectiveRetentionDays,
+  expiresAt,
+  isRetentionErasable,
+  isValidRetentionDays,
+  retentionCutoff,
+} from "../../../src/lifecycle/retention";
 import { retryGapMs } from "../../../src/lifecycle/sweep";
 import { SESSION_STATUSES } from "../../../src/sessions/types";
 
@@ -40,8 +47,12 @@ describe("retention rules", () => {
 
   it("read DEFAULT_SESSION_RETENTION_DAYS and SESSION_RETENTION_SCALE once, refusing bad values", () => {
     expect(parseConfig({} as Env)).toMatchObject({ defaultSessionRetentionDays: null, retentionDayMs: DAY_MS });
-    expect(parseConfig({ DEFAULT_SESSION_RETENTION_DAYS: "90", SESSION_RETENTION_SCALE: "0.5" } as Env)).toMatchObject({ defaultSessionRetentionDays: 90, retentionDayMs: DAY_MS / 2 });
-    for (const days of ["0", "3651", "1.5", "x"]) expect(() => parseConfig({ DEFAULT_SESSION_RETENTION_DAYS: days } as Env)).toThrow(/DEFAULT_SESSION_RETENTION_DAYS/);
+    expect(parseConfig({ DEFAULT_SESSION_RETENTION_DAYS: "90", SESSION_RETENTION_SCALE: "0.5" } as Env)).toMatchObject({
+      defaultSessionRetentionDays: 90,
+      retentionDayMs: DAY_MS / 2,
+    });
+    for (const days of ["0", "3651", "1.5", "x"])
+      expect(() => parseConfig({ DEFAULT_SESSION_RETENTION_DAYS: days } as Env)).toThrow(/DEFAULT_SESSION_RETENTION_DAYS/);
     expect(() => parseConfig({ SESSION_RETENTION_SCALE: "2" } as Env)).toThrow(/SESSION_RETENTION_SCALE/);
   });
 });

@@ -17,7 +17,12 @@ const DAY_MS = 86_400_000 * 0.00002;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function putRetention(tenantId: string, days: unknown): Promise<Response> {
-  return callJson("/v1/tenant/settings", "PUT", { webhook_origins: null, session_retention_days: days }, await bearer({ tenantId, scopes: ["tenant:admin"] }));
+  return callJson(
+    "/v1/tenant/settings",
+    "PUT",
+    { webhook_origins: null, session_retention_days: days },
+    await bearer({ tenantId, scopes: ["tenant:admin"] }),
+  );
 }
 
 async function statusOf(who: Caller, id: string): Promise<number> {
@@ -51,8 +56,16 @@ describe("PUT /v1/tenant/settings: session_retention_days", () => {
       expect(await res.json()).toEqual({ webhook_origins: null, session_retention_days: days, traces: null });
     }
     await putRetention(tenantId, 7);
-    expect(await (await callJson("/v1/tenant/settings", "PUT", { webhook_origins: null }, headers)).json()).toEqual({ webhook_origins: null, session_retention_days: null, traces: null });
-    expect(await (await call("/v1/tenant/settings", { headers })).json()).toEqual({ webhook_origins: null, session_retention_days: null, traces: null });
+    expect(await (await callJson("/v1/tenant/settings", "PUT", { webhook_origins: null }, headers)).json()).toEqual({
+      webhook_origins: null,
+      session_retention_days: null,
+      traces: null,
+    });
+    expect(await (await call("/v1/tenant/settings", { headers })).json()).toEqual({
+      webhook_origins: null,
+      session_retention_days: null,
+      traces: null,
+    });
   });
 });
 
@@ -69,7 +82,11 @@ describe("the retention sweep", () => {
 
     const finished = await createSession(who, { input: "hi", model: model.key });
     const touched = await createSession(who, { input: "hi", model: model.key });
-    const waiting = await createSession(who, { input: "time?", model: waitingModel.key, tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
+    const waiting = await createSession(who, {
+      input: "time?",
+      model: waitingModel.key,
+      tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+    });
     await waitForStatus(who, finished.id, ["done"]);
     await waitForStatus(who, touched.id, ["done"]);
     await waitForStatus(who, waiting.id, ["waiting_approval"]);

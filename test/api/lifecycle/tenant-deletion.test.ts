@@ -38,7 +38,9 @@ async function populate(tenantId = freshTenant()): Promise<Populated> {
     return (await answer.json()) as Record<string, unknown>;
   };
   await ok(callJson("/v1/tenant/settings", "PUT", { webhook_origins: null, session_retention_days: 30 }, who.headers));
-  await ok(callJson("/v1/tenant/webhooks", "POST", { url: mockHook(uniqueKey("deletion-hook")).url, event_types: ["session.done"] }, who.headers));
+  await ok(
+    callJson("/v1/tenant/webhooks", "POST", { url: mockHook(uniqueKey("deletion-hook")).url, event_types: ["session.done"] }, who.headers),
+  );
   const apiKey = (await ok(callJson("/v1/api-keys", "POST", { name: "ci", scopes: ["sessions:read"] }, who.headers))).key as string;
   await ok(callJson("/v1/agents", "POST", { name: "triage", system: "Sort tickets." }, who.headers));
   await ok(callJson("/v1/memory/items", "PUT", { namespace: ["users", "u1"], key: "prefs", value: { tone: "brief" } }, who.headers));
@@ -47,7 +49,11 @@ async function populate(tenantId = freshTenant()): Promise<Populated> {
   await model.script({ reply: { content: [text("done")] } }, { reply: { content: [toolUse("toolu_wait", "get_time")] } });
   const done = await createSession(who, { input: "hi", model: model.key });
   await waitForStatus(who, done.id, ["done"]);
-  const waiting = await createSession(who, { input: "time?", model: model.key, tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
+  const waiting = await createSession(who, {
+    input: "time?",
+    model: model.key,
+    tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+  });
   await waitForStatus(who, waiting.id, ["waiting_approval"]);
   return { who, sessions: [done.id, waiting.id], apiKey };
 }
@@ -129,7 +135,10 @@ describe("DELETE /v1/admin/tenants/{tenant_id}", () => {
     // Deleting it again answers the finished deletion.
     const done = await call(`/v1/admin/tenants/${doomed.who.tenantId}`, { method: "DELETE", headers: await platformAdmin() });
     expect(done.status).toBe(202);
-    expect(((await done.json()) as { deletion: { status: string; finished_at: string } }).deletion).toMatchObject({ status: "deleted", finished_at: expect.any(String) });
+    expect(((await done.json()) as { deletion: { status: string; finished_at: string } }).deletion).toMatchObject({
+      status: "deleted",
+      finished_at: expect.any(String),
+    });
     const otherSession = await call(`/v1/sessions/${other.sessions[1]}`, { headers: other.who.headers });
     expect(((await otherSession.json()) as Session).status).toBe("waiting_approval");
   });
@@ -151,7 +160,9 @@ describe("DELETE /v1/admin/tenants/{tenant_id}", () => {
   it("refuses a storage report naming more than 100 or malformed session ids", async () => {
     const ids = Array.from({ length: 101 }, (_, i) => `ses_${String(i).padStart(24, "0")}`);
     for (const query of [ids.join(","), "not a session"]) {
-      const res = await call(`/v1/admin/tenants/${freshTenant()}/storage?session_ids=${encodeURIComponent(query)}`, { headers: await platformAdmin() });
+      const res = await call(`/v1/admin/tenants/${freshTenant()}/storage?session_ids=${encodeURIComponent(query)}`, {
+        headers: await platformAdmin(),
+      });
       expect(res.status).toBe(400);
       await readProblem(res);
     }

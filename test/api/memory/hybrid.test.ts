@@ -31,8 +31,10 @@ async function search(who: Caller, body: Record<string, unknown>): Promise<Score
 }
 
 function vectorCount(tenantId: string): Promise<number> {
-  return runInDurableObject(memoryStoreStub(env, tenantId), async (_instance, state) =>
-    state.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM item_vectors WHERE model = 'mock-embeddings'`).one().n,
+  return runInDurableObject(
+    memoryStoreStub(env, tenantId),
+    async (_instance, state) =>
+      state.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM item_vectors WHERE model = 'mock-embeddings'`).one().n,
   );
 }
 
@@ -65,12 +67,21 @@ describe("hybrid memory search", () => {
 
   it("pages a fused ranking without overlap or gaps", async () => {
     const who = await caller(freshTenant(), RW);
-    const notes = ["language lessons", "languages spoken at home", "the language of contracts", "sign languages", "a language app", "travel plans", "languid summer"];
+    const notes = [
+      "language lessons",
+      "languages spoken at home",
+      "the language of contracts",
+      "sign languages",
+      "a language app",
+      "travel plans",
+      "languid summer",
+    ];
     for (const [i, note] of notes.entries()) await put(who, ["n"], `k${i}`, { note });
     const whole = await search(who, { namespace_prefix: ["n"], query: "language", limit: 100 });
     expect(whole.length).toBeGreaterThanOrEqual(5);
     const paged: ScoredItem[] = [];
-    for (let offset = 0; offset < whole.length + 2; offset++) paged.push(...(await search(who, { namespace_prefix: ["n"], query: "language", limit: 1, offset })));
+    for (let offset = 0; offset < whole.length + 2; offset++)
+      paged.push(...(await search(who, { namespace_prefix: ["n"], query: "language", limit: 1, offset })));
     expect(paged.map((item) => [item.key, item.score])).toEqual(whole.map((item) => [item.key, item.score]));
   });
 
@@ -102,10 +113,22 @@ describe("hybrid memory search", () => {
 
 describe("the embeddings client", () => {
   const config = { model: "m", baseUrl: "http://embed.invalid", apiKey: "k", minSimilarity: 0.3 };
-  const answering = (status: number, body: unknown): typeof fetch => async () => new Response(JSON.stringify(body), { status });
+  const answering =
+    (status: number, body: unknown): typeof fetch =>
+    async () =>
+      new Response(JSON.stringify(body), { status });
 
   it("reads OpenAI's answer in index order, normalized, and refuses every malformed one", async () => {
-    const [a, b] = await embed(config, ["x", "y"], answering(200, { data: [{ index: 1, embedding: [0, 2] }, { index: 0, embedding: [3, 4] }] }));
+    const [a, b] = await embed(
+      config,
+      ["x", "y"],
+      answering(200, {
+        data: [
+          { index: 1, embedding: [0, 2] },
+          { index: 0, embedding: [3, 4] },
+        ],
+      }),
+    );
     expect([...a!]).toEqual([0.6000000238418579, 0.800000011920929]);
     expect([...b!]).toEqual([0, 1]);
     const malformed: [string[], number, unknown][] = [
@@ -113,8 +136,26 @@ describe("the embeddings client", () => {
       [["x"], 200, { data: [] }],
       [["x"], 200, { data: [{ index: 0, embedding: ["1"] }] }],
       [["x"], 200, { data: [{ index: 0, embedding: [] }] }],
-      [["x", "y"], 200, { data: [{ index: 0, embedding: [1] }, { index: 1, embedding: [1, 2] }] }],
-      [["x", "y"], 200, { data: [{ index: 0, embedding: [1] }, { index: 0, embedding: [2] }] }],
+      [
+        ["x", "y"],
+        200,
+        {
+          data: [
+            { index: 0, embedding: [1] },
+            { index: 1, embedding: [1, 2] },
+          ],
+        },
+      ],
+      [
+        ["x", "y"],
+        200,
+        {
+          data: [
+            { index: 0, embedding: [1] },
+            { index: 0, embedding: [2] },
+          ],
+        },
+      ],
       [["x"], 200, "not json"],
     ];
     for (const [texts, status, body] of malformed) {
@@ -148,11 +189,16 @@ describe("memory store storage written by version 1 (before vectors)", () => {
         )
         .one().id;
       sql.exec(`INSERT INTO items_fts (rowid, body) VALUES (?, 'prefs language Dutch')`, id);
-      sql.exec(`INSERT INTO item_versions (namespace, key, version, value, created_by, created_at) VALUES ('users.u_9', 'prefs', 1, '{"language":"Dutch"}', 'old-writer', ?)`, now);
+      sql.exec(
+        `INSERT INTO item_versions (namespace, key, version, value, created_by, created_at) VALUES ('users.u_9', 'prefs', 1, '{"language":"Dutch"}', 'old-writer', ?)`,
+        now,
+      );
     });
     // Another instance of the object: it wakes on the stored version and migrates.
     await abortAllDurableObjects();
-    expect((await search(who, { namespace_prefix: ["users"], query: "Dutch" })).map((item) => [item.key, item.created_by])).toEqual([["prefs", "old-writer"]]);
+    expect((await search(who, { namespace_prefix: ["users"], query: "Dutch" })).map((item) => [item.key, item.created_by])).toEqual([
+      ["prefs", "old-writer"],
+    ]);
     await put(who, ["users", "u_9"], "prefs", { language: "Dutch", since: "2020" });
     expect(await vectorCount(who.tenantId)).toBe(1);
     expect((await search(who, { namespace_prefix: ["users"], query: "languages" })).map((item) => item.version)).toEqual([2]);

@@ -17,7 +17,13 @@ async function put(who: Caller, body: Record<string, unknown>): Promise<Response
   return callJson("/v1/memory/items", "PUT", body, who.headers);
 }
 
-async function putOk(who: Caller, namespace: string[], key: string, value: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<MemoryItem> {
+async function putOk(
+  who: Caller,
+  namespace: string[],
+  key: string,
+  value: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): Promise<MemoryItem> {
   const res = await put(who, { namespace, key, value, ...extra });
   if (res.status !== 200) throw new Error(`put answered ${res.status}: ${await res.text()}`);
   return (await res.json()) as MemoryItem;
@@ -37,7 +43,9 @@ describe("memory items", () => {
     for (let i = 2; i <= 12; i++) await putOk(who, ["users", "u_1"], "prefs", { language: "French", edit: i });
     const got = (await (await call("/v1/memory/items?namespace=users.u_1&key=prefs", { headers: who.headers })).json()) as MemoryItem;
     expect(got).toMatchObject({ version: 12, value: { language: "French", edit: 12 }, created_by: "writer-1" });
-    const versions = (await (await call("/v1/memory/items/versions?namespace=users.u_1&key=prefs", { headers: who.headers })).json()) as { data: { version: number }[] };
+    const versions = (await (await call("/v1/memory/items/versions?namespace=users.u_1&key=prefs", { headers: who.headers })).json()) as {
+      data: { version: number }[];
+    };
     expect(versions.data.map((v) => v.version)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3]);
 
     expect((await call("/v1/memory/items?namespace=users.u_1&key=prefs", { method: "DELETE", headers: who.headers })).status).toBe(204);
@@ -61,9 +69,17 @@ describe("memory items", () => {
     expect(ranked.every((item) => item.namespace.join(".") === "users.u_1")).toBe(true);
     expect(ranked[0]!.score).toBeGreaterThan(0);
 
-    expect((await search(who, { namespace_prefix: ["users"], query: "French" })).map((item) => item.namespace[1]).sort()).toEqual(["u_1", "u_10", "u_2"]);
-    expect((await search(who, { namespace_prefix: ["users", "u_1"], filter: { kind: "travel" } })).map((item) => item.key)).toEqual(["travel"]);
-    expect((await search(who, { namespace_prefix: ["users", "u_1"], filter: { formal: false } })).map((item) => item.key)).toEqual(["tone"]);
+    expect((await search(who, { namespace_prefix: ["users"], query: "French" })).map((item) => item.namespace[1]).sort()).toEqual([
+      "u_1",
+      "u_10",
+      "u_2",
+    ]);
+    expect((await search(who, { namespace_prefix: ["users", "u_1"], filter: { kind: "travel" } })).map((item) => item.key)).toEqual([
+      "travel",
+    ]);
+    expect((await search(who, { namespace_prefix: ["users", "u_1"], filter: { formal: false } })).map((item) => item.key)).toEqual([
+      "tone",
+    ]);
     expect(await search(who, { namespace_prefix: ["users", "u_1"], filter: { formal: 0 } })).toEqual([]);
     // Query syntax is never interpreted: operators and quotes are words or nothing.
     expect(await search(who, { query: '" OR * NEAR(' })).toEqual([]);
@@ -73,13 +89,34 @@ describe("memory items", () => {
 
   it("lists namespaces within a prefix, cut to a depth, paged", async () => {
     const who = await caller(undefined, [...RW]);
-    for (const namespace of [["users", "a"], ["users", "b", "notes"], ["users", "b"], ["teams", "x"]]) await putOk(who, namespace, "k", { v: 1 });
-    const list = async (body: Record<string, unknown>) => (await (await callJson("/v1/memory/namespaces", "POST", body, who.headers)).json()) as { data: string[][]; next_cursor: string | null };
-    expect((await list({})).data).toEqual([["teams", "x"], ["users", "a"], ["users", "b"], ["users", "b", "notes"]]);
-    expect((await list({ prefix: ["users"], max_depth: 2 })).data).toEqual([["users", "a"], ["users", "b"]]);
+    for (const namespace of [
+      ["users", "a"],
+      ["users", "b", "notes"],
+      ["users", "b"],
+      ["teams", "x"],
+    ])
+      await putOk(who, namespace, "k", { v: 1 });
+    const list = async (body: Record<string, unknown>) =>
+      (await (await callJson("/v1/memory/namespaces", "POST", body, who.headers)).json()) as {
+        data: string[][];
+        next_cursor: string | null;
+      };
+    expect((await list({})).data).toEqual([
+      ["teams", "x"],
+      ["users", "a"],
+      ["users", "b"],
+      ["users", "b", "notes"],
+    ]);
+    expect((await list({ prefix: ["users"], max_depth: 2 })).data).toEqual([
+      ["users", "a"],
+      ["users", "b"],
+    ]);
     const first = await list({ limit: 2 });
     expect(first.data).toHaveLength(2);
-    expect((await list({ limit: 2, cursor: first.next_cursor })).data).toEqual([["users", "b"], ["users", "b", "notes"]]);
+    expect((await list({ limit: 2, cursor: first.next_cursor })).data).toEqual([
+      ["users", "b"],
+      ["users", "b", "notes"],
+    ]);
     expect((await callJson("/v1/memory/namespaces", "POST", { cursor: "garbage" }, who.headers)).status).toBe(400);
   });
 

@@ -56,12 +56,18 @@ describe.each(PROVIDERS)("memory tools on the $name provider", (provider) => {
       { reply: { content: [toolUse("call_put", "memory_put", { key: "preferences", value: { language: "French", seat: "aisle" } })] } },
       { reply: { content: [text("Noted: French, aisle seat.")] } },
     );
-    const first = await runToEnd(who, { agent: agent.id, input: "Please speak French to me, and I like aisle seats.", metadata: { user_id: "u_42" } });
+    const first = await runToEnd(who, {
+      agent: agent.id,
+      input: "Please speak French to me, and I like aisle seats.",
+      metadata: { user_id: "u_42" },
+    });
     expect(first.memory).toEqual({ namespaces: [["users", "u_42"]], write: [["users", "u_42"]] });
     const [put] = await toolCallsOf(who, first.id);
     expect(put).toMatchObject({ name: "memory_put", status: "done", is_error: false });
 
-    const stored = (await (await call("/v1/memory/items?namespace=users.u_42&key=preferences", { headers: who.headers })).json()) as MemoryItem;
+    const stored = (await (
+      await call("/v1/memory/items?namespace=users.u_42&key=preferences", { headers: who.headers })
+    ).json()) as MemoryItem;
     expect(stored).toMatchObject({ value: { language: "French", seat: "aisle" }, version: 1, created_by: `session:${first.id}` });
 
     // The next session of the same user finds it; another user's session does not.
@@ -74,8 +80,11 @@ describe.each(PROVIDERS)("memory tools on the $name provider", (provider) => {
     const second = await runToEnd(who, { agent: agent.id, input: "Hi again", metadata: { user_id: "u_42" } });
     const [found] = await toolCallsOf(who, second.id);
     expect(found?.is_error).toBe(false);
-    const results = (JSON.parse(found!.output!) as { results: { namespace: string[]; key: string; value: unknown; score: number }[] }).results;
-    expect(results).toEqual([expect.objectContaining({ namespace: ["users", "u_42"], key: "preferences", value: { language: "French", seat: "aisle" } })]);
+    const results = (JSON.parse(found!.output!) as { results: { namespace: string[]; key: string; value: unknown; score: number }[] })
+      .results;
+    expect(results).toEqual([
+      expect.objectContaining({ namespace: ["users", "u_42"], key: "preferences", value: { language: "French", seat: "aisle" } }),
+    ]);
     expect(results[0]!.score).toBeGreaterThan(0);
 
     const stranger = await runToEnd(who, { agent: agent.id, input: "Hi", metadata: { user_id: "u_7" } });
@@ -161,7 +170,14 @@ describe("a hostile model", () => {
     const other = await caller(freshTenant(), BACKEND, "backend");
     const model = mockModel(uniqueKey("model"));
     await model.script(
-      { reply: { content: [toolUse("call_get", "memory_get", { key: "prefs" }), toolUse("call_search", "memory_search", { query: "German language" })] } },
+      {
+        reply: {
+          content: [
+            toolUse("call_get", "memory_get", { key: "prefs" }),
+            toolUse("call_search", "memory_search", { query: "German language" }),
+          ],
+        },
+      },
       { reply: { content: [text("nothing")] } },
     );
     const session = await runToEnd(other, { model: model.key, input: "look", memory: { namespaces: [["users", "u_1"]] } });
@@ -180,14 +196,23 @@ describe("a memory grant at creation", () => {
       [{ memory: { namespaces: [["users", "{metadata.user_id}"]] } }, "body.metadata"],
       [{ memory: { namespaces: [["users", "{metadata.user_id}"]] }, metadata: { user_id: "a.b" } }, "body.metadata.user_id"],
       [{ memory: { namespaces: [["users", "u_1"]], write: [["users"]] } }, "body.memory.write.0"],
-      [{ memory: { namespaces: [["users", "u_1"]] }, tools: [{ type: "client", name: "memory_get", description: "x", input_schema: { type: "object" } }] }, "body.tools.0.name"],
+      [
+        {
+          memory: { namespaces: [["users", "u_1"]] },
+          tools: [{ type: "client", name: "memory_get", description: "x", input_schema: { type: "object" } }],
+        },
+        "body.tools.0.name",
+      ],
       [{ memory: { namespaces: [["users", "u.1"]] } }, "body.memory.namespaces.0.1"],
       [{ memory: { namespaces: [] } }, "body.memory.namespaces"],
     ];
     for (const [body, path] of cases) {
       const res = await callJson("/v1/sessions", "POST", body, who.headers);
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect((await readProblem(res)).errors?.map((e) => e.path), JSON.stringify(body)).toContain(path);
+      expect(
+        (await readProblem(res)).errors?.map((e) => e.path),
+        JSON.stringify(body),
+      ).toContain(path);
     }
   });
 

@@ -25,7 +25,12 @@ export async function firingsOf(headers: Record<string, string>, id: string): Pr
 }
 
 /** Polls the firings until `done` says they are complete enough; throws after `timeoutMs`. */
-export async function waitForFirings(headers: Record<string, string>, id: string, done: (firings: Firing[]) => boolean, timeoutMs = 10_000): Promise<Firing[]> {
+export async function waitForFirings(
+  headers: Record<string, string>,
+  id: string,
+  done: (firings: Firing[]) => boolean,
+  timeoutMs = 10_000,
+): Promise<Firing[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const firings = await firingsOf(headers, id);

@@ -48,7 +48,10 @@ describe("POST /v1/schedules", () => {
 
     const read = await call(`/v1/schedules/${schedule.id}`, { headers: alice.headers });
     expect(await read.json()).toEqual(schedule);
-    const listed = (await (await call("/v1/schedules", { headers: alice.headers })).json()) as { data: Schedule[]; next_cursor: string | null };
+    const listed = (await (await call("/v1/schedules", { headers: alice.headers })).json()) as {
+      data: Schedule[];
+      next_cursor: string | null;
+    };
     expect(listed).toEqual({ data: [schedule], next_cursor: null });
     expect(await firingsOf(alice.headers, schedule.id)).toEqual([]);
   });
@@ -56,7 +59,11 @@ describe("POST /v1/schedules", () => {
   it("creates a message schedule for a session the caller can see, and one created paused", async () => {
     const who = await caller();
     const session = await createSession(who);
-    const schedule = await createSchedule(who, { cron: "*/10 * * * * *", paused: true, message: { session_id: session.id, input: "ping" } });
+    const schedule = await createSchedule(who, {
+      cron: "*/10 * * * * *",
+      paused: true,
+      message: { session_id: session.id, input: "ping" },
+    });
     expect(schedule).toMatchObject({
       status: "paused",
       paused: true,
@@ -76,11 +83,31 @@ describe("POST /v1/schedules", () => {
     ["a cron expression that never matches", { cron: "0 0 30 2 *", session: { input: "x" } }, ["body.cron"]],
     ["an unknown time zone", { cron: YEARLY, timezone: "Mars/Olympus", session: { input: "x" } }, ["body.timezone"]],
     ["an unknown field", { cron: YEARLY, session: { input: "x" }, every: "day" }, ["body"]],
-    ["a session body the create route refuses", { cron: YEARLY, session: { input: "x", tools: [{ type: "builtin", name: "nope" }] } }, ["body.session.tools"]],
-    ["a notify URL the guard refuses", { cron: YEARLY, session: { input: "x", notify_url: "ftp://hooks.example.com/x" } }, ["body.session.notify_url"]],
-    ["a session limit above the tenant's", { cron: YEARLY, session: { input: "x", limits: { max_steps_per_run: 1001 } } }, ["body.session.limits.max_steps_per_run"]],
-    ["a message to a session that does not exist", { cron: YEARLY, message: { session_id: "ses_AAAAAAAAAAAAAAAAAAAAAAAA", input: "x" } }, ["body.message.session_id"]],
-    ["a message with empty input", { cron: YEARLY, message: { session_id: "ses_AAAAAAAAAAAAAAAAAAAAAAAA", input: " " } }, ["body.message.input"]],
+    [
+      "a session body the create route refuses",
+      { cron: YEARLY, session: { input: "x", tools: [{ type: "builtin", name: "nope" }] } },
+      ["body.session.tools"],
+    ],
+    [
+      "a notify URL the guard refuses",
+      { cron: YEARLY, session: { input: "x", notify_url: "ftp://hooks.example.com/x" } },
+      ["body.session.notify_url"],
+    ],
+    [
+      "a session limit above the tenant's",
+      { cron: YEARLY, session: { input: "x", limits: { max_steps_per_run: 1001 } } },
+      ["body.session.limits.max_steps_per_run"],
+    ],
+    [
+      "a message to a session that does not exist",
+      { cron: YEARLY, message: { session_id: "ses_AAAAAAAAAAAAAAAAAAAAAAAA", input: "x" } },
+      ["body.message.session_id"],
+    ],
+    [
+      "a message with empty input",
+      { cron: YEARLY, message: { session_id: "ses_AAAAAAAAAAAAAAAAAAAAAAAA", input: " " } },
+      ["body.message.input"],
+    ],
   ])("refuses %s with a 400 at the field", async (_name, body, paths) => {
     const who = await caller();
     const res = await callJson("/v1/schedules", "POST", body, who.headers);
@@ -152,7 +179,10 @@ describe("PATCH /v1/schedules/{id}", () => {
     expect(moved.timezone).toBe("Asia/Tokyo");
     expect(new Date(moved.next_run_at!).getUTCHours()).toBe(3);
     expect(await problemAt(await patch(who.headers, schedule.id, { cron: "0 25 * * *" }))).toEqual({ status: 400, paths: ["body.cron"] });
-    expect(await problemAt(await patch(who.headers, schedule.id, { timezone: "Nowhere/Land" }))).toEqual({ status: 400, paths: ["body.timezone"] });
+    expect(await problemAt(await patch(who.headers, schedule.id, { timezone: "Nowhere/Land" }))).toEqual({
+      status: 400,
+      paths: ["body.timezone"],
+    });
     expect((await patch(who.headers, schedule.id, {})).status).toBe(400);
     expect((await patch(who.headers, schedule.id, { session: { input: "y" } })).status).toBe(400);
   });
@@ -207,8 +237,14 @@ describe("who sees a schedule", () => {
     const who = await caller();
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await createSchedule(who, { cron: YEARLY, session: { input: `job ${i}` } })).id);
-    const first = (await (await call("/v1/schedules?limit=2", { headers: who.headers })).json()) as { data: Schedule[]; next_cursor: string };
-    const second = (await (await call(`/v1/schedules?limit=2&cursor=${first.next_cursor}`, { headers: who.headers })).json()) as { data: Schedule[]; next_cursor: null };
+    const first = (await (await call("/v1/schedules?limit=2", { headers: who.headers })).json()) as {
+      data: Schedule[];
+      next_cursor: string;
+    };
+    const second = (await (await call(`/v1/schedules?limit=2&cursor=${first.next_cursor}`, { headers: who.headers })).json()) as {
+      data: Schedule[];
+      next_cursor: null;
+    };
     expect([...first.data, ...second.data].map((s) => s.id)).toEqual([...ids].reverse());
     expect(second.next_cursor).toBeNull();
     expect((await call("/v1/schedules?cursor=bogus", { headers: who.headers })).status).toBe(400);

@@ -20,7 +20,10 @@ describe("odd input", () => {
     const who = await caller();
     for (const action of ["messages", "resume"]) {
       const body = action === "messages" ? { input: "hi" } : {};
-      const res = await callJson(`/v1/sessions/ses_${"a".repeat(1500)}/${action}`, "POST", body, { ...who.headers, "Idempotency-Key": "k" });
+      const res = await callJson(`/v1/sessions/ses_${"a".repeat(1500)}/${action}`, "POST", body, {
+        ...who.headers,
+        "Idempotency-Key": "k",
+      });
       expect(res.status).toBe(404);
       expect((await readProblem(res)).status).toBe(404);
     }

@@ -35,7 +35,10 @@ describe("concurrent runs", () => {
       const refused = await callJson("/v1/sessions", "POST", { input: "one too many", model: model.key }, who.headers);
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
-      expect(await readProblem(refused)).toMatchObject({ type: `${PROBLEM_TYPE_BASE}rate_limited`, detail: expect.stringContaining(`${MAX_RUNS} runs`) });
+      expect(await readProblem(refused)).toMatchObject({
+        type: `${PROBLEM_TYPE_BASE}rate_limited`,
+        detail: expect.stringContaining(`${MAX_RUNS} runs`),
+      });
 
       // A session without input starts nothing and is still created; its first message is refused.
       const idle = await createSession(who, { model: model.key });
@@ -86,7 +89,9 @@ describe("starts that do not happen, and tenants that change", () => {
     const who = await caller();
     const index = tenantIndexStub(env, who.tenantId);
     await index.suspend(who.tenantId);
-    await expect(admitRun(env, { tenantId: who.tenantId, subject: "user-1" }, "ses_late", BUILTIN_DEFAULT_LIMITS, Date.now())).rejects.toMatchObject({ status: 403 });
+    await expect(
+      admitRun(env, { tenantId: who.tenantId, subject: "user-1" }, "ses_late", BUILTIN_DEFAULT_LIMITS, Date.now()),
+    ).rejects.toMatchObject({ status: 403 });
   });
 
   it("applies a tenant's lowered limits to its existing sessions at their next run", async () => {

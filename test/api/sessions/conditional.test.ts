@@ -120,7 +120,7 @@ describe("entity tags", () => {
     ['W/"ab"', false],
     ['"abc', false],
     [`${'"x", '.repeat(MAX_IF_NONE_MATCH_CHARS / 5)}${tag}`, false],
-  ])("If-None-Match %j against W/\"abc\" hits: %s", (header, hits) => {
+  ])('If-None-Match %j against W/"abc" hits: %s', (header, hits) => {
     expect(ifNoneMatchHits(header, tag)).toBe(hits);
   });
 });

@@ -64,7 +64,12 @@ describe("POST /v1/sessions", () => {
   it("refuses limits above the tenant's with a 400 listing each one", async () => {
     const who = await caller();
     await tenantIndexStub(env, who.tenantId).setLimitOverrides(who.tenantId, { max_steps_per_run: 5 });
-    const res = await callJson("/v1/sessions", "POST", { limits: { max_steps_per_run: 6, max_tokens_per_call: 1_000_000, max_tokens_per_session: 10 } }, who.headers);
+    const res = await callJson(
+      "/v1/sessions",
+      "POST",
+      { limits: { max_steps_per_run: 6, max_tokens_per_call: 1_000_000, max_tokens_per_session: 10 } },
+      who.headers,
+    );
     expect(res.status).toBe(400);
     const problem = await readProblem(res);
     expect(problem.type).toBe(`${PROBLEM_TYPE_BASE}validation_failed`);
@@ -74,7 +79,14 @@ describe("POST /v1/sessions", () => {
   it("accepts the three kinds of tool and keeps them as given", async () => {
     const tools = [
       { type: "builtin", name: "get_time", requires_approval: true },
-      { type: "webhook", name: "lookup", description: "Look up an order", input_schema: OBJECT_SCHEMA, url: "https://hooks.example.com/lookup", at_most_once: true },
+      {
+        type: "webhook",
+        name: "lookup",
+        description: "Look up an order",
+        input_schema: OBJECT_SCHEMA,
+        url: "https://hooks.example.com/lookup",
+        at_most_once: true,
+      },
       { type: "client", name: "ask_user", description: "Ask the user", input_schema: OBJECT_SCHEMA },
     ];
     expect((await createSession(await caller(), { tools })).tools).toEqual(tools);
@@ -82,19 +94,66 @@ describe("POST /v1/sessions", () => {
 
   it.each([
     ["an unknown built-in", [{ type: "builtin", name: "shell" }], "body.tools"],
-    ["a repeated name", [{ type: "builtin", name: "get_time" }, { type: "client", name: "get_time", description: "d", input_schema: OBJECT_SCHEMA }], "body.tools"],
+    [
+      "a repeated name",
+      [
+        { type: "builtin", name: "get_time" },
+        { type: "client", name: "get_time", description: "d", input_schema: OBJECT_SCHEMA },
+      ],
+      "body.tools",
+    ],
     ["a bad tool name", [{ type: "client", name: "no spaces", description: "d", input_schema: OBJECT_SCHEMA }], "body.tools.0.name"],
-    ["an input_schema that is not an object schema", [{ type: "client", name: "x", description: "d", input_schema: { type: "string" } }], "body.tools.0.input_schema"],
+    [
+      "an input_schema that is not an object schema",
+      [{ type: "client", name: "x", description: "d", input_schema: { type: "string" } }],
+      "body.tools.0.input_schema",
+    ],
     ["an unknown tool type", [{ type: "shell", name: "x" }], "body.tools.0.type"],
-    ["a non-URL webhook", [{ type: "webhook", name: "x", description: "d", input_schema: OBJECT_SCHEMA, url: "not a url" }], "body.tools.0.url"],
+    [
+      "a non-URL webhook",
+      [{ type: "webhook", name: "x", description: "d", input_schema: OBJECT_SCHEMA, url: "not a url" }],
+      "body.tools.0.url",
+    ],
     ["a built-in named constructor", [{ type: "builtin", name: "constructor" }], "body.tools"],
     ["a built-in named __proto__", [{ type: "builtin", name: "__proto__" }], "body.tools"],
     ["a built-in named toString", [{ type: "builtin", name: "toString" }], "body.tools"],
-    ["a pattern with a backreference", [{ type: "client", name: "x", description: "d", input_schema: { type: "object", properties: { q: { type: "string", pattern: "(a)\\1" } } } }], "body.tools.0.input_schema.properties.q.pattern"],
-    ["a lookahead in $defs", [{ type: "client", name: "x", description: "d", input_schema: { type: "object", $defs: { d: { pattern: "(?=a)" } } } }], "body.tools.0.input_schema.$defs.d.pattern"],
-    ["a patternProperties key with lookbehind", [{ type: "client", name: "x", description: "d", input_schema: { type: "object", patternProperties: { "(?<=a)b": {} } } }], "body.tools.0.input_schema.patternProperties.(?<=a)b"],
-    ["patterns too large together", Array.from({ length: 3 }, (_, i) => ({ type: "client", name: `t${i}`, description: "d", input_schema: { type: "object", properties: { q: { pattern: "^[a-z]{1,990}$" } } } })), "body.tools"],
-    ["65 tools", Array.from({ length: 65 }, (_, i) => ({ type: "client", name: `t${i}`, description: "d", input_schema: OBJECT_SCHEMA })), "body.tools"],
+    [
+      "a pattern with a backreference",
+      [
+        {
+          type: "client",
+          name: "x",
+          description: "d",
+          input_schema: { type: "object", properties: { q: { type: "string", pattern: "(a)\\1" } } },
+        },
+      ],
+      "body.tools.0.input_schema.properties.q.pattern",
+    ],
+    [
+      "a lookahead in $defs",
+      [{ type: "client", name: "x", description: "d", input_schema: { type: "object", $defs: { d: { pattern: "(?=a)" } } } }],
+      "body.tools.0.input_schema.$defs.d.pattern",
+    ],
+    [
+      "a patternProperties key with lookbehind",
+      [{ type: "client", name: "x", description: "d", input_schema: { type: "object", patternProperties: { "(?<=a)b": {} } } }],
+      "body.tools.0.input_schema.patternProperties.(?<=a)b",
+    ],
+    [
+      "patterns too large together",
+      Array.from({ length: 3 }, (_, i) => ({
+        type: "client",
+        name: `t${i}`,
+        description: "d",
+        input_schema: { type: "object", properties: { q: { pattern: "^[a-z]{1,990}$" } } },
+      })),
+      "body.tools",
+    ],
+    [
+      "65 tools",
+      Array.from({ length: 65 }, (_, i) => ({ type: "client", name: `t${i}`, description: "d", input_schema: OBJECT_SCHEMA })),
+      "body.tools",
+    ],
   ])("refuses %s with a 400 on the field", async (_name, tools, path) => {
     const res = await callJson("/v1/sessions", "POST", { tools }, (await caller()).headers);
     expect(res.status).toBe(400);
@@ -111,7 +170,10 @@ describe("POST /v1/sessions", () => {
     ["an unknown limit", { limits: { max_fun: 1 } }],
     ["a model id with spaces", { model: "my model" }],
     ["a context nested 3000 deep", { context: { a: nested(3000) } }],
-    ["an input_schema nested 100 deep", { tools: [{ type: "client", name: "c", description: "d", input_schema: { type: "object", x: nested(100) } }] }],
+    [
+      "an input_schema nested 100 deep",
+      { tools: [{ type: "client", name: "c", description: "d", input_schema: { type: "object", x: nested(100) } }] },
+    ],
   ])("refuses %s with 400", async (_name, body) => {
     const res = await callJson("/v1/sessions", "POST", body, (await caller()).headers);
     expect(res.status).toBe(400);
@@ -119,18 +181,33 @@ describe("POST /v1/sessions", () => {
   });
 
   it("accepts a catastrophic-looking pattern: it runs in linear time", async () => {
-    const tools = [{ type: "client", name: "x", description: "d", input_schema: { type: "object", properties: { q: { type: "string", pattern: "^(a+)+$" } } } }];
+    const tools = [
+      {
+        type: "client",
+        name: "x",
+        description: "d",
+        input_schema: { type: "object", properties: { q: { type: "string", pattern: "^(a+)+$" } } },
+      },
+    ];
     expect((await callJson("/v1/sessions", "POST", { tools }, (await caller()).headers)).status).toBe(201);
   });
 
   it("answers malformed JSON with a 400 problem", async () => {
-    const res = await call("/v1/sessions", { method: "POST", headers: { ...(await caller()).headers, "Content-Type": "application/json" }, body: '{"input": "hi"' });
+    const res = await call("/v1/sessions", {
+      method: "POST",
+      headers: { ...(await caller()).headers, "Content-Type": "application/json" },
+      body: '{"input": "hi"',
+    });
     expect(res.status).toBe(400);
     expect((await readProblem(res)).type).toBe(`${PROBLEM_TYPE_BASE}bad_request`);
   });
 
   it("answers a body that is not JSON with 415", async () => {
-    const res = await call("/v1/sessions", { method: "POST", headers: { ...(await caller()).headers, "Content-Type": "text/plain" }, body: "hi" });
+    const res = await call("/v1/sessions", {
+      method: "POST",
+      headers: { ...(await caller()).headers, "Content-Type": "text/plain" },
+      body: "hi",
+    });
     expect(res.status).toBe(415);
   });
 
@@ -158,17 +235,24 @@ describe("webhook URLs when private URLs are not allowed", () => {
     const ctx = createExecutionContext();
     const who = await caller();
     const body = { tools: [{ type: "webhook", name: "hook", description: "d", input_schema: OBJECT_SCHEMA, url }] };
-    const request = new Request(`${BASE_URL}/v1/sessions`, { method: "POST", headers: { ...who.headers, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    const request = new Request(`${BASE_URL}/v1/sessions`, {
+      method: "POST",
+      headers: { ...who.headers, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
     const res = await app.fetch(request, { ...env, ALLOW_PRIVATE_URLS: "false" }, ctx);
     await waitOnExecutionContext(ctx);
     return res;
   }
 
-  it.each(["https://127.0.0.1/hook", "https://169.254.169.254/latest/meta-data/", "http://hooks.example.com/plain-http"])("refuses %s with 400", async (url) => {
-    const res = await createWithoutPrivateUrls(url);
-    expect(res.status).toBe(400);
-    expect((await readProblem(res)).errors).toEqual([{ path: "body.tools.0.url", message: expect.any(String) }]);
-  });
+  it.each(["https://127.0.0.1/hook", "https://169.254.169.254/latest/meta-data/", "http://hooks.example.com/plain-http"])(
+    "refuses %s with 400",
+    async (url) => {
+      const res = await createWithoutPrivateUrls(url);
+      expect(res.status).toBe(400);
+      expect((await readProblem(res)).errors).toEqual([{ path: "body.tools.0.url", message: expect.any(String) }]);
+    },
+  );
 
   it("accepts an https URL on the public internet", async () => {
     expect((await createWithoutPrivateUrls("https://hooks.example.com/lookup")).status).toBe(201);

@@ -14,7 +14,11 @@ import { type Caller, caller, createSession, text, toolCallsOf, waitForStatus } 
 async function decide(who: Caller, path: string, body: unknown): Promise<{ status: number; calls: string[] }> {
   const calls: string[] = [];
   const ctx = createExecutionContext();
-  const request = new Request(`${BASE_URL}${path}`, { method: "POST", headers: { ...who.headers, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const request = new Request(`${BASE_URL}${path}`, {
+    method: "POST",
+    headers: { ...who.headers, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
   const res = await createApp().fetch(request, { ...env, SESSION: recordingNamespace(env.SESSION, calls) }, ctx);
   await waitOnExecutionContext(ctx);
   await res.arrayBuffer();
@@ -25,8 +29,14 @@ async function decide(who: Caller, path: string, body: unknown): Promise<{ statu
 async function waitingSession(owner: Caller, kind: "approval" | "client"): Promise<string> {
   const model = mockModel(uniqueKey("model"));
   const name = kind === "approval" ? "get_time" : "ask";
-  await model.script({ reply: { content: [{ type: "tool_use", id: "toolu_1", name, input: {} }] } }, { reply: { content: [text("done")] } });
-  const tool = kind === "approval" ? { type: "builtin", name, requires_approval: true } : { type: "client", name, description: "asks", input_schema: { type: "object" } };
+  await model.script(
+    { reply: { content: [{ type: "tool_use", id: "toolu_1", name, input: {} }] } },
+    { reply: { content: [text("done")] } },
+  );
+  const tool =
+    kind === "approval"
+      ? { type: "builtin", name, requires_approval: true }
+      : { type: "client", name, description: "asks", input_schema: { type: "object" } };
   const session = await createSession(owner, { input: "go", model: model.key, tools: [tool] });
   await waitForStatus(owner, session.id, [kind === "approval" ? "waiting_approval" : "waiting_tool_output"]);
   return session.id;

@@ -37,7 +37,12 @@ describe("GET /v1/sessions/{id}/events against the served document", () => {
     const body = await res.text();
 
     expect(accepts(document, media.schema.$ref!, body)).toBe(true);
-    const frames = body.split("\n\n").flatMap((event) => event.split("\n").filter((line) => line.startsWith("data: ")).map((line) => JSON.parse(line.slice(6)) as { type: string }));
+    const frames = body.split("\n\n").flatMap((event) =>
+      event
+        .split("\n")
+        .filter((line) => line.startsWith("data: "))
+        .map((line) => JSON.parse(line.slice(6)) as { type: string }),
+    );
     expect(frames.map((frame) => frame.type)).toContain("end");
     for (const frame of frames) expect(accepts(document, stream.contentSchema!.$ref, frame), frame.type).toBe(true);
   });

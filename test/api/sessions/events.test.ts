@@ -102,7 +102,9 @@ describe("GET /v1/sessions/{id}/events", () => {
   it("refuses an API key in ?access_token= with 401, without looking it up", async () => {
     const tenantId = freshTenant();
     const { key } = await createKey(tenantId, ["sessions:read", "sessions:write"]);
-    const res = await call(eventsPath("ses_anything", `?access_token=${encodeURIComponent(key)}`), { headers: { Accept: "text/event-stream" } });
+    const res = await call(eventsPath("ses_anything", `?access_token=${encodeURIComponent(key)}`), {
+      headers: { Accept: "text/event-stream" },
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
   });
@@ -148,7 +150,10 @@ describe("GET /v1/sessions/{id}/events", () => {
     const admin = await sse(await caller(tenantId, ["tenant:admin"], "admin"), session.id);
     await Promise.all([viaToken, viaKey, admin].map((w) => w.untilType("snapshot")));
 
-    const revoked = await call(`/v1/api-keys/${key_id}`, { method: "DELETE", headers: await bearer({ tenantId, scopes: ["tenant:admin"] }) });
+    const revoked = await call(`/v1/api-keys/${key_id}`, {
+      method: "DELETE",
+      headers: await bearer({ tenantId, scopes: ["tenant:admin"] }),
+    });
     expect(revoked.status).toBe(204);
     await viaToken.untilClosed(2_000);
     await viaKey.untilClosed(2_000);
@@ -182,10 +187,14 @@ describe("stream tokens", () => {
     expect(expires_in).toBeLessThanOrEqual(300);
 
     // A token for the API as a whole, copied into a URL, is refused there.
-    const general = await call(eventsPath(session.id, `?access_token=${encodeURIComponent(admin)}`), { headers: { Accept: "text/event-stream" } });
+    const general = await call(eventsPath(session.id, `?access_token=${encodeURIComponent(admin)}`), {
+      headers: { Accept: "text/event-stream" },
+    });
     expect(general.status).toBe(401);
     // The stream token watches, in the URL or in the header.
-    const watched = await call(eventsPath(session.id, `?access_token=${encodeURIComponent(stream)}`), { headers: { Accept: "text/event-stream" } });
+    const watched = await call(eventsPath(session.id, `?access_token=${encodeURIComponent(stream)}`), {
+      headers: { Accept: "text/event-stream" },
+    });
     expect(watched.status).toBe(200);
     await watched.body?.cancel();
     const inHeader = await call(eventsPath(session.id), { headers: { Authorization: `Bearer ${stream}`, Accept: "text/event-stream" } });
@@ -218,14 +227,25 @@ describe("stream tokens", () => {
   it("from an API key that expires, like exchanged tokens, end with the key: the exchange is shorter, and an open stream closes at the key's expiry", async () => {
     const tenantId = freshTenant();
     const expiresAt = new Date(Date.now() + 4_000).toISOString();
-    const res = await callJson("/v1/api-keys", "POST", { name: "short", scopes: ["sessions:read", "sessions:write"], expires_at: expiresAt }, await bearer({ tenantId, scopes: ["tenant:admin"] }));
+    const res = await callJson(
+      "/v1/api-keys",
+      "POST",
+      { name: "short", scopes: ["sessions:read", "sessions:write"], expires_at: expiresAt },
+      await bearer({ tenantId, scopes: ["tenant:admin"] }),
+    );
     expect(res.status).toBe(201);
     const { key, key_id } = (await res.json()) as { key: string; key_id: string };
     const exchanged = await call("/v1/auth/token", { method: "POST", headers: { Authorization: `Bearer ${key}` } });
     expect(((await exchanged.json()) as { expires_in: number }).expires_in).toBeLessThanOrEqual(4);
 
     // A token exchanged before exchanges were cut to the key's expiry lives on past it.
-    const issuedBefore = await platformToken({ tenantId, subject: `key:${key_id}`, scopes: ["sessions:read", "sessions:write"], claims: { key_id }, expiresIn: 600 });
+    const issuedBefore = await platformToken({
+      tenantId,
+      subject: `key:${key_id}`,
+      scopes: ["sessions:read", "sessions:write"],
+      claims: { key_id },
+      expiresIn: 600,
+    });
     const created = await callJson("/v1/sessions", "POST", {}, { Authorization: `Bearer ${issuedBefore}` });
     const session = (await created.json()) as { id: string };
     const viaSocket = await socket(session.id, issuedBefore);
@@ -262,8 +282,14 @@ describe("events route helpers", () => {
 
   it("takes a URL credential on the events route only, and never an API key", () => {
     const q = (token: string) => new URLSearchParams({ access_token: token });
-    expect(urlCredential("GET", "/v1/sessions/ses_1/events", q("eyJ.a.b"), false)).toEqual({ kind: "token", authorization: "Bearer eyJ.a.b" });
-    expect(urlCredential("GET", "/v1/sessions/ses_1/events", q("ak_abc.key_1.secret"), false)).toEqual({ kind: "refused", reason: "api_key_in_url" });
+    expect(urlCredential("GET", "/v1/sessions/ses_1/events", q("eyJ.a.b"), false)).toEqual({
+      kind: "token",
+      authorization: "Bearer eyJ.a.b",
+    });
+    expect(urlCredential("GET", "/v1/sessions/ses_1/events", q("ak_abc.key_1.secret"), false)).toEqual({
+      kind: "refused",
+      reason: "api_key_in_url",
+    });
     expect(urlCredential("GET", "/v1/sessions/ses_1/events", q("eyJ.a.b"), true)).toEqual({ kind: "ambiguous" });
     expect(urlCredential("GET", "/v1/sessions/ses_1", q("eyJ.a.b"), false)).toEqual({ kind: "none" });
     expect(urlCredential("POST", "/v1/sessions/ses_1/events", q("eyJ.a.b"), false)).toEqual({ kind: "none" });

@@ -33,7 +33,10 @@ async function everyPage<T>(who: Caller, path: string, limit = 7): Promise<T[]> 
   const items: T[] = [];
   let cursor: string | null = null;
   do {
-    const page: { data: T[]; next_cursor: string | null } = await getJson(who, `${path}?limit=${limit}${cursor === null ? "" : `&cursor=${cursor}`}`);
+    const page: { data: T[]; next_cursor: string | null } = await getJson(
+      who,
+      `${path}?limit=${limit}${cursor === null ? "" : `&cursor=${cursor}`}`,
+    );
     items.push(...page.data);
     cursor = page.next_cursor;
   } while (cursor !== null);
@@ -44,12 +47,18 @@ describe("session export", () => {
   it("is the session, its messages, tool calls with their decisions, and steps, as their routes show them", async () => {
     const who = await caller();
     const model = mockModel(uniqueKey("model"));
-    await model.script({ reply: { content: [toolUse("toolu_time", "get_time"), toolUse("toolu_ask", "ask")] } }, { reply: { content: [text("Done.")] } });
+    await model.script(
+      { reply: { content: [toolUse("toolu_time", "get_time"), toolUse("toolu_ask", "ask")] } },
+      { reply: { content: [text("Done.")] } },
+    );
     const session = await createSession(who, {
       input: "What time is it? Then ask.",
       model: model.key,
       metadata: { customer: "c_1" },
-      tools: [{ type: "builtin", name: "get_time" }, { type: "client", name: "ask", description: "Asks.", input_schema: { type: "object" }, requires_approval: true }],
+      tools: [
+        { type: "builtin", name: "get_time" },
+        { type: "client", name: "ask", description: "Asks.", input_schema: { type: "object" }, requires_approval: true },
+      ],
     });
     await waitForStatus(who, session.id, ["waiting_approval"]);
     expect((await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_ask/approve`)).status).toBe(200);
@@ -77,8 +86,12 @@ describe("session export", () => {
     const owner = await caller(tenant, ["sessions:read", "sessions:write"], "owner");
     const session = await createSession(owner, {});
     expect((await call(`/v1/sessions/${session.id}/export`, { headers: (await caller()).headers })).status).toBe(404);
-    expect((await call(`/v1/sessions/${session.id}/export`, { headers: (await caller(tenant, ["sessions:read"], "colleague")).headers })).status).toBe(404);
-    expect((await call(`/v1/sessions/${session.id}/export`, { headers: (await caller(tenant, ["sessions:write"], "owner")).headers })).status).toBe(403);
+    expect(
+      (await call(`/v1/sessions/${session.id}/export`, { headers: (await caller(tenant, ["sessions:read"], "colleague")).headers })).status,
+    ).toBe(404);
+    expect(
+      (await call(`/v1/sessions/${session.id}/export`, { headers: (await caller(tenant, ["sessions:write"], "owner")).headers })).status,
+    ).toBe(403);
     const admin = await exported(await caller(tenant, ["tenant:admin"], "admin"), session.id);
     expect(admin.doc).toMatchObject({ session: { id: session.id }, messages: [], tool_calls: [], steps: [] });
     expect((await call("/v1/sessions/ses_nope/export", { headers: owner.headers })).status).toBe(404);
@@ -86,12 +99,15 @@ describe("session export", () => {
 
   it("exports a session of 1,000 steps whole", async () => {
     const who = await caller();
-    await tenantIndexStub(env, who.tenantId).setLimitOverrides(who.tenantId, { max_steps_per_run: 1000, max_tokens_per_session: 10_000_000, requests_per_minute: 100_000 });
+    await tenantIndexStub(env, who.tenantId).setLimitOverrides(who.tenantId, {
+      max_steps_per_run: 1000,
+      max_tokens_per_session: 10_000_000,
+      requests_per_minute: 100_000,
+    });
     const model = mockModel(uniqueKey("model"));
-    await model.script(
-      ...Array.from({ length: 999 }, (_, i) => ({ reply: { content: [toolUse(`toolu_${i}`, "get_time")] } })),
-      { reply: { content: [text("That was a lot of time.")] } },
-    );
+    await model.script(...Array.from({ length: 999 }, (_, i) => ({ reply: { content: [toolUse(`toolu_${i}`, "get_time")] } })), {
+      reply: { content: [text("That was a lot of time.")] },
+    });
     const session = await createSession(who, {
       input: "Read the clock 999 times.",
       model: model.key,

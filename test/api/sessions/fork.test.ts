@@ -16,8 +16,16 @@ import type { Message, Session, ToolCall } from "../../../src/sessions/types";
 /** A done session: input (1), an answer calling get_time (2), its result (3), the final answer (4). */
 async function toolUsing(who: Caller): Promise<Session> {
   const model = mockModel(uniqueKey("model"));
-  await model.script({ reply: { content: [text("checking"), toolUse("toolu_f1", "get_time", {})] } }, { reply: { content: [text("it is noon")] } });
-  const session = await createSession(who, { input: "what time is it?", model: model.key, tools: [{ type: "builtin", name: "get_time" }], metadata: { case: "fork" } });
+  await model.script(
+    { reply: { content: [text("checking"), toolUse("toolu_f1", "get_time", {})] } },
+    { reply: { content: [text("it is noon")] } },
+  );
+  const session = await createSession(who, {
+    input: "what time is it?",
+    model: model.key,
+    tools: [{ type: "builtin", name: "get_time" }],
+    metadata: { case: "fork" },
+  });
   return waitForStatus(who, session.id, ["done"]);
 }
 
@@ -27,7 +35,11 @@ async function fork(who: Caller, id: string, body: Record<string, unknown>): Pro
 
 /** The source as every read shows it, as text: compared before and after, byte for byte. */
 async function snapshot(who: Caller, id: string): Promise<string> {
-  const parts = await Promise.all([`/v1/sessions/${id}`, `/v1/sessions/${id}/messages?limit=200`, `/v1/sessions/${id}/tool-calls`, `/v1/sessions/${id}/steps`].map(async (path) => (await call(path, { headers: who.headers })).text()));
+  const parts = await Promise.all(
+    [`/v1/sessions/${id}`, `/v1/sessions/${id}/messages?limit=200`, `/v1/sessions/${id}/tool-calls`, `/v1/sessions/${id}/steps`].map(
+      async (path) => (await call(path, { headers: who.headers })).text(),
+    ),
+  );
   return parts.join("\n");
 }
 
@@ -45,7 +57,14 @@ describe("POST /v1/sessions/{id}/fork", () => {
       expect(res.status, `at ${at}`).toBe(201);
       const copy = (await res.json()) as Session;
       expect(res.headers.get("Location")).toBe(`/v1/sessions/${copy.id}`);
-      expect(copy).toMatchObject({ status: "idle", forked_from: { session_id: source.id, seq: at }, model: source.model, tools: source.tools, metadata: { case: "fork" }, created_by: who.subject });
+      expect(copy).toMatchObject({
+        status: "idle",
+        forked_from: { session_id: source.id, seq: at },
+        model: source.model,
+        tools: source.tools,
+        metadata: { case: "fork" },
+        created_by: who.subject,
+      });
       expect(copy.usage.steps).toBe(0);
       const copied = await messagesOf(who, copy.id);
       expect(copied, `at ${at}`).toEqual(all.filter((message: Message) => message.seq <= at));
@@ -76,7 +95,11 @@ describe("POST /v1/sessions/{id}/fork", () => {
   it("edits a message and runs again: a fork at the seq before it, with the new text, runs on what came before", async () => {
     const who = await caller();
     const model = mockModel(uniqueKey("model"));
-    await model.script({ reply: { content: [text("Paris")] } }, { reply: { content: [text("about 2.1 million")] } }, { reply: { content: [text("about 67 million")] } });
+    await model.script(
+      { reply: { content: [text("Paris")] } },
+      { reply: { content: [text("about 2.1 million")] } },
+      { reply: { content: [text("about 67 million")] } },
+    );
     const session = await createSession(who, { input: "capital of France?", model: model.key });
     await waitForStatus(who, session.id, ["done"]);
     expect((await post(who, `/v1/sessions/${session.id}/messages`, { input: "its population?" })).status).toBe(202);
@@ -106,7 +129,12 @@ describe("POST /v1/sessions/{id}/fork", () => {
     const session = await createSession(who, { agent: agent.id });
     const res = await fork(who, session.id, { metadata: { branch: "b" } });
     expect(res.status).toBe(201);
-    expect(await res.json()).toMatchObject({ agent: { id: agent.id, version: 1 }, system: "v1", metadata: { branch: "b" }, forked_from: { session_id: session.id, seq: 0 } });
+    expect(await res.json()).toMatchObject({
+      agent: { id: agent.id, version: 1 },
+      system: "v1",
+      metadata: { branch: "b" },
+      forked_from: { session_id: session.id, seq: 0 },
+    });
   });
 
   it("refuses what a creation would refuse now: an archived agent's session, a model the tenant dropped, a memory grant without the scopes", async () => {
@@ -122,7 +150,9 @@ describe("POST /v1/sessions/{id}/fork", () => {
     await tenantIndexStub(env, who.tenantId).setAllowedModels(who.tenantId, ["claude-sonnet-4-5"]);
     const dropped = await fork(who, plain.id, {});
     expect(dropped.status).toBe(400);
-    expect((await readProblem(dropped)).errors).toEqual([{ path: "body", message: 'The source\'s model "claude-haiku-4-5" is no longer available to this tenant.' }]);
+    expect((await readProblem(dropped)).errors).toEqual([
+      { path: "body", message: 'The source\'s model "claude-haiku-4-5" is no longer available to this tenant.' },
+    ]);
 
     const tenant = freshTenant();
     const keeper = await caller(tenant, ["sessions:read", "sessions:write", "memory:read"], "keeper");

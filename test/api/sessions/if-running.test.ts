@@ -11,7 +11,10 @@ import { type Caller, caller, createSession, getJson, messagesOf, post, text, to
 import { storedEvents } from "../../support/event-rows";
 
 const textsOf = (messages: Message[]) =>
-  messages.map((m) => `${m.role}:${m.content.map((b) => (b.type === "text" ? b.text : b.type === "tool_result" ? `result(${b.content})` : b.type === "tool_use" ? `use(${b.id})` : "image")).join("+")}`);
+  messages.map(
+    (m) =>
+      `${m.role}:${m.content.map((b) => (b.type === "text" ? b.text : b.type === "tool_result" ? `result(${b.content})` : b.type === "tool_use" ? `use(${b.id})` : "image")).join("+")}`,
+  );
 
 async function postMessage(who: Caller, id: string, input: string, ifRunning?: string): Promise<Response> {
   return post(who, `/v1/sessions/${id}/messages`, { input, ...(ifRunning ? { if_running: ifRunning } : {}) });
@@ -44,7 +47,11 @@ describe("if_running", () => {
   it("enqueue: each message starts its own run as soon as the one before ends, in order", async () => {
     const who = await caller();
     const model = mockModel(uniqueKey("model"));
-    await model.script({ delay_ms: 700, reply: { content: [text("first answer")] } }, { reply: { content: [text("answer to A")] } }, { reply: { content: [text("answer to B")] } });
+    await model.script(
+      { delay_ms: 700, reply: { content: [text("first answer")] } },
+      { reply: { content: [text("answer to A")] } },
+      { reply: { content: [text("answer to B")] } },
+    );
     const session = await createSession(who, { input: "first", model: model.key });
     await model.waitForRequests(1);
 
@@ -59,7 +66,14 @@ describe("if_running", () => {
     await model.waitForRequests(3);
     const done = await waitForStatus(who, session.id, ["done", "failed"]);
     expect(done).toMatchObject({ status: "done", stop_reason: "end_turn", queued_messages: 0, usage: { steps: 3 } });
-    expect(textsOf(await messagesOf(who, session.id))).toEqual(["user:first", "assistant:first answer", "user:A", "assistant:answer to A", "user:B", "assistant:answer to B"]);
+    expect(textsOf(await messagesOf(who, session.id))).toEqual([
+      "user:first",
+      "assistant:first answer",
+      "user:A",
+      "assistant:answer to A",
+      "user:B",
+      "assistant:answer to B",
+    ]);
     // Each run was asked with its own message last.
     const lastUserText = (await model.requests()).map((r) => {
       const turns = (r.body as { messages: { role: string; content: { text?: string }[] }[] }).messages;
@@ -111,7 +125,10 @@ describe("if_running", () => {
   it("interrupt during a model call: the call is aborted, its answer never saved, and a new run starts without a cancel", async () => {
     const who = await caller();
     const model = mockModel(uniqueKey("model"));
-    await model.script({ delay_ms: 800, reply: { content: [text("the answer nobody waits for")] } }, { reply: { content: [text("about the new question")] } });
+    await model.script(
+      { delay_ms: 800, reply: { content: [text("the answer nobody waits for")] } },
+      { reply: { content: [text("about the new question")] } },
+    );
     const session = await createSession(who, { input: "old question", model: model.key });
     await model.waitForRequests(1);
     const res = await postMessage(who, session.id, "new question", "interrupt");
@@ -123,7 +140,11 @@ describe("if_running", () => {
     const [cut] = await model.requests();
     expect(cut!.disconnected_at, "the interrupted call was aborted").toBeTypeOf("number");
     await new Promise((resolve) => setTimeout(resolve, 900));
-    expect(textsOf(await messagesOf(who, session.id))).toEqual(["user:old question", "user:new question", "assistant:about the new question"]);
+    expect(textsOf(await messagesOf(who, session.id))).toEqual([
+      "user:old question",
+      "user:new question",
+      "assistant:about the new question",
+    ]);
     expect(await statusesSeen(who, session.id)).not.toContain("cancelled");
   });
 
@@ -132,11 +153,16 @@ describe("if_running", () => {
     const model = mockModel(uniqueKey("model"));
     const hook = mockHook(uniqueKey("charge"));
     await hook.script({ hold: true, then: { status: 200, body: { output: "charged" } } });
-    await model.script({ reply: { content: [toolUse("toolu_charge", "charge", { amount: 5 })] } }, { reply: { content: [text("stopped; what now?")] } });
+    await model.script(
+      { reply: { content: [toolUse("toolu_charge", "charge", { amount: 5 })] } },
+      { reply: { content: [text("stopped; what now?")] } },
+    );
     const session = await createSession(who, {
       input: "charge the card",
       model: model.key,
-      tools: [{ type: "webhook", name: "charge", description: "charges", input_schema: { type: "object" }, url: hook.url, at_most_once: true }],
+      tools: [
+        { type: "webhook", name: "charge", description: "charges", input_schema: { type: "object" }, url: hook.url, at_most_once: true },
+      ],
     });
     await hook.waitForRequests(1);
     expect((await postMessage(who, session.id, "stop, do not charge", "interrupt")).status).toBe(202);
@@ -148,7 +174,9 @@ describe("if_running", () => {
     const calls = await hook.requests();
     expect(calls).toHaveLength(1);
     expect(calls[0]!.disconnected_at).toBeTypeOf("number");
-    expect(await toolCallsOf(who, session.id)).toEqual([expect.objectContaining({ id: "toolu_charge", status: "error", output: CANCELLED_BEFORE_RESULT })]);
+    expect(await toolCallsOf(who, session.id)).toEqual([
+      expect.objectContaining({ id: "toolu_charge", status: "error", output: CANCELLED_BEFORE_RESULT }),
+    ]);
     expect(textsOf(await messagesOf(who, session.id))).toEqual([
       "user:charge the card",
       "assistant:use(toolu_charge)",

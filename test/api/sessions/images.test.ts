@@ -14,7 +14,10 @@ import { mockModel, mockUrl, uniqueKey } from "../../support/mock-client";
 import { type Caller, caller, createSession, messagesOf, post, waitForStatus } from "./helpers";
 import { storedEvents } from "../../support/event-rows";
 
-type AnthropicTurn = { role: string; content: { type: string; source?: { type: string; media_type: string; data: string }; text?: string }[] };
+type AnthropicTurn = {
+  role: string;
+  content: { type: string; source?: { type: string; media_type: string; data: string }; text?: string }[];
+};
 type ChatTurn = { role: string; content: string | { type: string; text?: string; image_url?: { url: string } }[] };
 
 async function refused(who: Caller, body: Record<string, unknown>): Promise<{ path: string; message: string }[]> {
@@ -53,7 +56,14 @@ describe("image inputs", () => {
     const [first] = await messagesOf(who, session.id);
     expect(first!.content[1]).toEqual({
       type: "image",
-      source: { type: "stored", image_id: expect.stringMatching(/^img_[0-9a-f]{32}$/), media_type: "image/png", size_bytes: pngBytes().length, width: 1, height: 1 },
+      source: {
+        type: "stored",
+        image_id: expect.stringMatching(/^img_[0-9a-f]{32}$/),
+        media_type: "image/png",
+        size_bytes: pngBytes().length,
+        width: 1,
+        height: 1,
+      },
     });
   });
 
@@ -99,11 +109,15 @@ describe("image inputs", () => {
     const big = 1536 * 1024;
     const session = await createSession(who, { model: model.key, input: [{ type: "text", text: "one" }, pngBlock(big)] });
     await waitForStatus(who, session.id, ["done"]);
-    expect((await post(who, `/v1/sessions/${session.id}/messages`, { input: [{ type: "text", text: "same again" }, pngBlock(big)] })).status).toBe(202);
+    expect(
+      (await post(who, `/v1/sessions/${session.id}/messages`, { input: [{ type: "text", text: "same again" }, pngBlock(big)] })).status,
+    ).toBe(202);
     await waitForStatus(who, session.id, ["done"]);
 
     const stored = await storedImages(who, session.id);
-    expect(stored.images).toEqual([expect.objectContaining({ media_type: "image/png", size_bytes: pngBytes(big).length, width: 1, height: 1 })]);
+    expect(stored.images).toEqual([
+      expect.objectContaining({ media_type: "image/png", size_bytes: pngBytes(big).length, width: 1, height: 1 }),
+    ]);
     expect(stored.chunks.map((c) => c.idx)).toEqual([0, 1]);
     expect(stored.chunks.reduce((sum, c) => sum + Number(c.bytes), 0)).toBe(pngBytes(big).length);
     expect(stored.messageBytes).toBeLessThan(4_000);
@@ -126,7 +140,9 @@ describe("image inputs", () => {
     }
     expect(await openai.requests()).toEqual([]);
     // A session's own lower limit, and a URL image, are held to it too.
-    expect(await refused(who, { input: [pngBlock(2000)], limits: { max_image_bytes: 1024 } })).toEqual([expect.objectContaining({ path: "body.input.0.source.data" })]);
+    expect(await refused(who, { input: [pngBlock(2000)], limits: { max_image_bytes: 1024 } })).toEqual([
+      expect.objectContaining({ path: "body.input.0.source.data" }),
+    ]);
     const url = `${mockUrl()}/image/png?pad=2000`;
     expect(await refused(who, { input: [{ type: "image", source: { type: "url", url } }], limits: { max_image_bytes: 1024 } })).toEqual([
       { path: "body.input.0.source.url", message: expect.stringContaining("max_image_bytes (1024 bytes)") },
@@ -141,8 +157,16 @@ describe("image inputs", () => {
     const who = await caller();
     const cases: [unknown, string, RegExp][] = [
       [pngBlock(0, "image/jpeg"), "body.input.0.source.media_type", /is image\/png, not image\/jpeg/],
-      [{ type: "image", source: { type: "base64", media_type: "image/png", data: "bm90IGFuIGltYWdl" } }, "body.input.0.source", /not an image/],
-      [{ type: "image", source: { type: "base64", media_type: "image/png", data: `data:image/png;base64,${TINY_PNG_BASE64}` } }, "body.input.0.source.data", /Not base64/],
+      [
+        { type: "image", source: { type: "base64", media_type: "image/png", data: "bm90IGFuIGltYWdl" } },
+        "body.input.0.source",
+        /not an image/,
+      ],
+      [
+        { type: "image", source: { type: "base64", media_type: "image/png", data: `data:image/png;base64,${TINY_PNG_BASE64}` } },
+        "body.input.0.source.data",
+        /Not base64/,
+      ],
       [{ type: "image", source: { type: "url", url: `${mockUrl()}/page/text` } }, "body.input.0.source", /not an image/],
       [{ type: "image", source: { type: "url", url: `${mockUrl()}/nothing-here` } }, "body.input.0.source.url", /answered 404/],
     ];
@@ -163,9 +187,14 @@ describe("image inputs", () => {
     ]);
     const session: Session = await createSession(who, { model: id(model.key) });
     for (const ifRunning of [undefined, "enqueue", "interrupt"]) {
-      const res = await post(who, `/v1/sessions/${session.id}/messages`, { input: [pngBlock()], ...(ifRunning ? { if_running: ifRunning } : {}) });
+      const res = await post(who, `/v1/sessions/${session.id}/messages`, {
+        input: [pngBlock()],
+        ...(ifRunning ? { if_running: ifRunning } : {}),
+      });
       expect(res.status).toBe(400);
-      expect((await readProblem(res)).errors).toEqual([{ path: "body.input.0", message: `The model "${id(model.key)}" does not accept images.` }]);
+      expect((await readProblem(res)).errors).toEqual([
+        { path: "body.input.0", message: `The model "${id(model.key)}" does not accept images.` },
+      ]);
     }
     expect(await model.requests()).toEqual([]);
     expect((await storedImages(who, session.id)).images).toEqual([]);

@@ -15,7 +15,11 @@ import { type Caller, caller, text } from "./helpers";
 async function create(who: Caller, body: Record<string, unknown>): Promise<{ status: number; calls: string[] }> {
   const calls: string[] = [];
   const ctx = createExecutionContext();
-  const request = new Request(`${BASE_URL}/v1/sessions`, { method: "POST", headers: { ...who.headers, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const request = new Request(`${BASE_URL}/v1/sessions`, {
+    method: "POST",
+    headers: { ...who.headers, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
   const res = await createApp().fetch(request, { ...env, TENANT_INDEX: recordingNamespace(env.TENANT_INDEX, calls) }, ctx);
   await waitOnExecutionContext(ctx);
   await res.arrayBuffer();

@@ -17,8 +17,14 @@ async function setModels(tenantId: string, models: string[] | null): Promise<Res
 describe("context settings", () => {
   it("keeps the settings given, with the strategy named", async () => {
     const who = await caller();
-    expect((await createSession(who, { context: { strategy: "summary", max_input_tokens: 20_000 } })).context).toEqual({ strategy: "summary", max_input_tokens: 20_000 });
-    expect((await createSession(who, { context: { max_input_tokens: 9_000 } })).context).toEqual({ strategy: "auto", max_input_tokens: 9_000 });
+    expect((await createSession(who, { context: { strategy: "summary", max_input_tokens: 20_000 } })).context).toEqual({
+      strategy: "summary",
+      max_input_tokens: 20_000,
+    });
+    expect((await createSession(who, { context: { max_input_tokens: 9_000 } })).context).toEqual({
+      strategy: "auto",
+      max_input_tokens: 9_000,
+    });
     expect((await createSession(who, {})).context).toEqual({ strategy: "auto" });
     // Absent means the default; null is not a setting.
     expect((await callJson("/v1/sessions", "POST", { context: null }, who.headers)).status).toBe(400);
@@ -113,10 +119,26 @@ describe("reasoning", () => {
   });
 
   it.each([
-    ["a model the catalog does not mark as a reasoning model", { model: "claude-3-5-haiku-latest", reasoning: { effort: "low" } }, "body.reasoning"],
-    ["a budget on a Chat Completions model", { model: "openai:o4-mini", reasoning: { budget_tokens: 2_000 } }, "body.reasoning.budget_tokens"],
-    ["a budget that reaches the answer's cap", { model: "claude-opus-4-1", reasoning: { budget_tokens: 4_096 } }, "body.reasoning.budget_tokens"],
-    ["a budget below Anthropic's smallest", { model: "claude-opus-4-1", reasoning: { budget_tokens: 512 } }, "body.reasoning.budget_tokens"],
+    [
+      "a model the catalog does not mark as a reasoning model",
+      { model: "claude-3-5-haiku-latest", reasoning: { effort: "low" } },
+      "body.reasoning",
+    ],
+    [
+      "a budget on a Chat Completions model",
+      { model: "openai:o4-mini", reasoning: { budget_tokens: 2_000 } },
+      "body.reasoning.budget_tokens",
+    ],
+    [
+      "a budget that reaches the answer's cap",
+      { model: "claude-opus-4-1", reasoning: { budget_tokens: 4_096 } },
+      "body.reasoning.budget_tokens",
+    ],
+    [
+      "a budget below Anthropic's smallest",
+      { model: "claude-opus-4-1", reasoning: { budget_tokens: 512 } },
+      "body.reasoning.budget_tokens",
+    ],
     ["an effort it does not know", { model: "claude-opus-4-1", reasoning: { effort: "max" } }, "body.reasoning.effort"],
     ["a field it does not know", { model: "claude-opus-4-1", reasoning: { effort: "low", tokens: 1 } }, "body.reasoning"],
   ])("refuses %s with a 400 naming the field", async (_name, body, path) => {
@@ -130,7 +152,12 @@ describe("reasoning", () => {
 describe("reasoning in an agent's definition", () => {
   it("is checked like a session's, goes to the agent's sessions, and is refused beside `agent`", async () => {
     const who = await author();
-    const refused = await callJson("/v1/agents", "POST", { name: "plain", model: "claude-3-5-haiku-latest", reasoning: { effort: "low" } }, who.headers);
+    const refused = await callJson(
+      "/v1/agents",
+      "POST",
+      { name: "plain", model: "claude-3-5-haiku-latest", reasoning: { effort: "low" } },
+      who.headers,
+    );
     expect(refused.status).toBe(400);
     expect((await readProblem(refused)).errors?.map((e) => e.path)).toContain("body.reasoning");
 

@@ -20,10 +20,15 @@ describe("session ids", () => {
     }
   });
 
-  it.each(["", "ses_", "ses_short", "key_0123456789abcdef01234567", "ses_../../etc/passwd/xxxxxxxxxxxx", `ses_${"a".repeat(100)}`, "ses_aaaaaaaaaaaaaaaaaaaaaaaa%2F"])(
-    "refuses %j",
-    (id) => expect(isSessionId(id)).toBe(false),
-  );
+  it.each([
+    "",
+    "ses_",
+    "ses_short",
+    "key_0123456789abcdef01234567",
+    "ses_../../etc/passwd/xxxxxxxxxxxx",
+    `ses_${"a".repeat(100)}`,
+    "ses_aaaaaaaaaaaaaaaaaaaaaaaa%2F",
+  ])("refuses %j", (id) => expect(isSessionId(id)).toBe(false));
 
   it("accepts provider tool-call ids and refuses anything path-like", () => {
     expect(isToolCallId("toolu_01A09q90qw90lq917835lq9")).toBe(true);
@@ -86,7 +91,11 @@ describe("sessionValue", () => {
     [{ reason: "session_exists" }, 409, "A session with this id already exists."],
     [{ reason: "run_going" }, 409, "The session is already running; wait for the run to end or cancel it."],
     [{ reason: "wrong_status", action: "resume", status: "done" }, 409, "A done session cannot be resumed."],
-    [{ reason: "tool_call_not_waiting", status: "done", expected: "waiting_approval" }, 409, "The tool call is done, not waiting_approval."],
+    [
+      { reason: "tool_call_not_waiting", status: "done", expected: "waiting_approval" },
+      409,
+      "The tool call is done, not waiting_approval.",
+    ],
     [{ reason: "invalid", detail: "input must not be empty" }, 400, "Input must not be empty."],
   ] as const)("maps the session object's reason %o to %i with its wire text", (failure, status, detail) => {
     const problem = sessionProblem(failure);

@@ -21,14 +21,17 @@ async function setMaxRuns(tenantId: string, max: number): Promise<void> {
 }
 
 /** A session whose run waits for approval of one get_time call. */
-async function waitingSession(who: Caller, callId: string, then: unknown[] = [{ reply: { content: [text("done")] } }]): Promise<{ session: Session; model: ReturnType<typeof mockModel> }> {
+async function waitingSession(
+  who: Caller,
+  callId: string,
+  then: unknown[] = [{ reply: { content: [text("done")] } }],
+): Promise<{ session: Session; model: ReturnType<typeof mockModel> }> {
   const model = mockModel(uniqueKey("model"));
   await model.script({ reply: { content: [toolUse(callId, "get_time")] } }, ...(then as never[]));
   const session = await createSession(who, { input: "what time is it?", model: model.key, tools: [APPROVED_TOOL] });
   await waitForStatus(who, session.id, ["waiting_approval"]);
   return { session, model };
 }
-
 
 describe("run slots and the run queue", () => {
   it("lets sessions that wait for approval hold no slot, so new runs still start", async () => {
@@ -75,8 +78,12 @@ describe("run slots and the run queue", () => {
     await busyModel.script({ hang: true });
     const busy = await createSession(who, { input: "keep busy", model: busyModel.key });
 
-    expect(((await (await post(who, `/v1/sessions/${first.session.id}/tool-calls/toolu_o1/approve`)).json()) as Session).status).toBe("queued");
-    expect(((await (await post(who, `/v1/sessions/${second.session.id}/tool-calls/toolu_o2/approve`)).json()) as Session).status).toBe("queued");
+    expect(((await (await post(who, `/v1/sessions/${first.session.id}/tool-calls/toolu_o1/approve`)).json()) as Session).status).toBe(
+      "queued",
+    );
+    expect(((await (await post(who, `/v1/sessions/${second.session.id}/tool-calls/toolu_o2/approve`)).json()) as Session).status).toBe(
+      "queued",
+    );
 
     await cancelQuietly(who, busy.id);
     // The first queued takes the one slot (its model call then hangs); the second keeps waiting.

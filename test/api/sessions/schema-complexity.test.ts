@@ -21,6 +21,11 @@ describe("a schema over the complexity budget", () => {
     const res = await callJson("/v1/sessions", "POST", body, who.headers);
     expect(res.status).toBe(400);
     const problem = await readProblem(res);
-    expect(problem.errors).toEqual([{ path: expect.stringMatching(new RegExp(`^${pathStart.replaceAll(".", "\\.").replaceAll("$", "\\$")}\\d+$`)), message: expect.stringContaining("Too complex") }]);
+    expect(problem.errors).toEqual([
+      {
+        path: expect.stringMatching(new RegExp(`^${pathStart.replaceAll(".", "\\.").replaceAll("$", "\\$")}\\d+$`)),
+        message: expect.stringContaining("Too complex"),
+      },
+    ]);
   });
 });

@@ -43,31 +43,34 @@ async function retryUntilOpen(who: Caller, id: string, mode: "sse" | "websocket"
 }
 
 describe("max_streams_per_session", () => {
-  it.each(["sse", "websocket"] as const)("refuses the stream past it over %s with a 429 problem, and a closed stream frees its place", async (mode) => {
-    const who = await caller();
-    await tenantIndexStub(env, who.tenantId).setLimitOverrides(who.tenantId, { max_streams_per_session: 3 });
-    const session = await createSession(who);
-    const other = await createSession(who);
-    const watches = [await watch(who, session.id, "sse"), await watch(who, session.id, "websocket"), await watch(who, session.id, mode)];
+  it.each(["sse", "websocket"] as const)(
+    "refuses the stream past it over %s with a 429 problem, and a closed stream frees its place",
+    async (mode) => {
+      const who = await caller();
+      await tenantIndexStub(env, who.tenantId).setLimitOverrides(who.tenantId, { max_streams_per_session: 3 });
+      const session = await createSession(who);
+      const other = await createSession(who);
+      const watches = [await watch(who, session.id, "sse"), await watch(who, session.id, "websocket"), await watch(who, session.id, mode)];
 
-    const refused = await open(who, session.id, mode);
-    expect(refused.status).toBe(429);
-    const problem = await readProblem(refused);
-    expect(problem).toMatchObject({ code: "rate_limited", status: 429 });
-    expect(problem.detail).toContain("max_streams_per_session");
-    // Every 429 says when to come back.
-    expect(refused.headers.get("Retry-After")).toBe(String(SESSION_STREAM_RETRY_AFTER_SECONDS));
-    // Another session of the tenant is not touched by this one's cap.
-    (await watch(who, other.id, mode)).stop();
+      const refused = await open(who, session.id, mode);
+      expect(refused.status).toBe(429);
+      const problem = await readProblem(refused);
+      expect(problem).toMatchObject({ code: "rate_limited", status: 429 });
+      expect(problem.detail).toContain("max_streams_per_session");
+      // Every 429 says when to come back.
+      expect(refused.headers.get("Retry-After")).toBe(String(SESSION_STREAM_RETRY_AFTER_SECONDS));
+      // Another session of the tenant is not touched by this one's cap.
+      (await watch(who, other.id, mode)).stop();
 
-    watches[0]!.stop();
-    await watches[0]!.untilClosed();
-    const reopened = await retryUntilOpen(who, session.id, mode);
-    expect(reopened.status).toBe(mode === "sse" ? 200 : 101);
-    if (mode === "sse") await reopened.body?.cancel();
-    else reopened.webSocket?.accept();
-    for (const w of watches) w.stop();
-  });
+      watches[0]!.stop();
+      await watches[0]!.untilClosed();
+      const reopened = await retryUntilOpen(who, session.id, mode);
+      expect(reopened.status).toBe(mode === "sse" ? 200 : 101);
+      if (mode === "sse") await reopened.body?.cancel();
+      else reopened.webSocket?.accept();
+      for (const w of watches) w.stop();
+    },
+  );
 });
 
 describe("max_streams_per_tenant", () => {
@@ -75,7 +78,11 @@ describe("max_streams_per_tenant", () => {
     const who = await caller();
     await tenantIndexStub(env, who.tenantId).setLimitOverrides(who.tenantId, { max_streams_per_tenant: 3 });
     const sessions = [await createSession(who), await createSession(who), await createSession(who)];
-    const watches = [await watch(who, sessions[0]!.id, "websocket"), await watch(who, sessions[1]!.id, "sse"), await watch(who, sessions[1]!.id, "websocket")];
+    const watches = [
+      await watch(who, sessions[0]!.id, "websocket"),
+      await watch(who, sessions[1]!.id, "sse"),
+      await watch(who, sessions[1]!.id, "websocket"),
+    ];
 
     for (const mode of ["sse", "websocket"] as const) {
       const refused = await open(who, sessions[2]!.id, mode);
@@ -102,7 +109,13 @@ describe("max_streams_per_tenant", () => {
     const session = await createSession(who);
     const live = await watch(who, session.id, "websocket");
     // A row whose stream is gone (its object restarted before it could say so), noted recently.
-    const ghost = await index.noteEventStream(who.tenantId, { sessionId: session.id, streamId: "gone-stream", keyId: null, expiresAt: Date.now() + 3_600_000, now: Date.now() });
+    const ghost = await index.noteEventStream(who.tenantId, {
+      sessionId: session.id,
+      streamId: "gone-stream",
+      keyId: null,
+      expiresAt: Date.now() + 3_600_000,
+      now: Date.now(),
+    });
     expect(ghost.ok).toBe(true);
     await runInDurableObject(index, (_i, state) => state.storage.kv.delete("streams_recounted_at"));
 
@@ -110,7 +123,12 @@ describe("max_streams_per_tenant", () => {
     const admitted = await open(who, session.id, "sse");
     expect(admitted.status).toBe(200);
     await admitted.body?.cancel();
-    const rows = await runInDurableObject(index, (_i, state) => state.storage.sql.exec("SELECT stream_id FROM open_streams").toArray().map((row) => row.stream_id));
+    const rows = await runInDurableObject(index, (_i, state) =>
+      state.storage.sql
+        .exec("SELECT stream_id FROM open_streams")
+        .toArray()
+        .map((row) => row.stream_id),
+    );
     expect(rows).not.toContain("gone-stream");
     live.stop();
   });

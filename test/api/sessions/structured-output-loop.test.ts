@@ -49,7 +49,11 @@ describe.each(PROVIDERS)("structured output with the loop on the $name provider"
     await model.script(
       ...Array.from({ length: lookups }, (_, i) => ({ reply: { content: [toolUse(`call_${i}`, "get_time")] } })),
       { reply: provider.answer({ lookups }) },
-      { match: { system_includes: "running summary" }, repeat: 20, reply: { content: [text("the user wants the time, looked up several times")] } },
+      {
+        match: { system_includes: "running summary" },
+        repeat: 20,
+        reply: { content: [text("the user wants the time, looked up several times")] },
+      },
     );
     const session = await createSession(who, {
       input: "look up the time again and again, then say how often",
@@ -59,7 +63,12 @@ describe.each(PROVIDERS)("structured output with the loop on the $name provider"
       output_schema: schema,
     });
     const done = await waitForStatus(who, session.id, ["done", "failed"], 20_000);
-    expect(done, done.error ?? "").toMatchObject({ status: "done", stop_reason: "end_turn", output: { lookups }, usage: { steps: lookups + 1 } });
+    expect(done, done.error ?? "").toMatchObject({
+      status: "done",
+      stop_reason: "end_turn",
+      output: { lookups },
+      usage: { steps: lookups + 1 },
+    });
 
     const requests = await model.requests();
     const summaries = requests.filter(isSummary);
@@ -79,7 +88,10 @@ describe.each(PROVIDERS)("structured output with the loop on the $name provider"
     const schema = { type: "object", properties: { summary: { type: "string" } }, required: ["summary"], additionalProperties: false };
     const value = { summary: "a long enough answer to be streamed in many small pieces" };
     const free = "a free answer, streamed in pieces as usual";
-    await model.script({ reply: provider.answer(value), stream: { chunk_chars: 3 } }, { reply: { content: [text(free)] }, stream: { chunk_chars: 3 } });
+    await model.script(
+      { reply: provider.answer(value), stream: { chunk_chars: 3 } },
+      { reply: { content: [text(free)] }, stream: { chunk_chars: 3 } },
+    );
     const session = await createSession(who, { model: provider.id(model.key), output_schema: schema });
 
     const structured = await watch(who, session.id);
@@ -130,6 +142,11 @@ describe.each(PROVIDERS)("structured output with the loop on the $name provider"
     // Anthropic must call a tool on every step (`any`): an MCP tool, or the output tool to answer.
     if (provider.name === "Anthropic") expect((requests[0]!.body as Body).tool_choice).toEqual({ type: "any" });
     const history = await messagesOf(who, session.id);
-    expect(history.map((m) => `${m.role}:${m.content.map((b) => b.type).join("+")}`)).toEqual(["user:text", "assistant:tool_use", "user:tool_result", "assistant:text"]);
+    expect(history.map((m) => `${m.role}:${m.content.map((b) => b.type).join("+")}`)).toEqual([
+      "user:text",
+      "assistant:tool_use",
+      "user:tool_result",
+      "assistant:text",
+    ]);
   }, 30_000);
 });

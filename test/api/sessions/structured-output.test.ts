@@ -17,12 +17,26 @@ const RECEIPT = {
   additionalProperties: false,
 };
 
-type AnthropicBody = { tools?: { name: string; input_schema: unknown }[]; tool_choice?: unknown; messages: { role: string; content: unknown }[] };
+type AnthropicBody = {
+  tools?: { name: string; input_schema: unknown }[];
+  tool_choice?: unknown;
+  messages: { role: string; content: unknown }[];
+};
 type ChatBody = { response_format?: unknown; messages: { role: string; content: unknown }[] };
 
 const providers = [
-  { name: "Anthropic", model: () => mockModel(uniqueKey("model")), id: (key: string) => key, answer: (value: unknown) => ({ content: [toolUse(`toolu_${crypto.randomUUID().slice(0, 8)}`, "respond", value)] }) },
-  { name: "OpenAI-compatible", model: () => mockModel(uniqueKey("gpt-4o")), id: (key: string) => `openai:${key}`, answer: (value: unknown) => ({ content: [text(JSON.stringify(value))] }) },
+  {
+    name: "Anthropic",
+    model: () => mockModel(uniqueKey("model")),
+    id: (key: string) => key,
+    answer: (value: unknown) => ({ content: [toolUse(`toolu_${crypto.randomUUID().slice(0, 8)}`, "respond", value)] }),
+  },
+  {
+    name: "OpenAI-compatible",
+    model: () => mockModel(uniqueKey("gpt-4o")),
+    id: (key: string) => `openai:${key}`,
+    answer: (value: unknown) => ({ content: [text(JSON.stringify(value))] }),
+  },
 ] as const;
 
 function sentText(request: RecordedRequest): string {
@@ -63,8 +77,16 @@ describe("structured output", () => {
   it("lets the model use the session's tools first: Anthropic must call a tool, the output tool once it answers", async () => {
     const who = await caller();
     const model = mockModel(uniqueKey("model"));
-    await model.script({ reply: { content: [toolUse("toolu_t1", "get_time")] } }, { reply: providers[0].answer({ total: 3, currency: "EUR" }) });
-    const session = await createSession(who, { input: "When?", model: model.key, tools: [{ type: "builtin", name: "get_time" }], output_schema: RECEIPT });
+    await model.script(
+      { reply: { content: [toolUse("toolu_t1", "get_time")] } },
+      { reply: providers[0].answer({ total: 3, currency: "EUR" }) },
+    );
+    const session = await createSession(who, {
+      input: "When?",
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time" }],
+      output_schema: RECEIPT,
+    });
     const done = await waitForStatus(who, session.id, ["done", "failed"]);
     expect(done).toMatchObject({ status: "done", output: { total: 3, currency: "EUR" }, usage: { steps: 2 } });
     for (const request of await model.requests()) {
@@ -78,10 +100,18 @@ describe("structured output", () => {
     it(`corrects an invalid first answer on the next step (${provider.name})`, async () => {
       const who = await caller();
       const model = provider.model();
-      await model.script({ reply: provider.answer({ total: -1, currency: "euro" }) }, { reply: provider.answer({ total: 12.5, currency: "EUR" }) });
+      await model.script(
+        { reply: provider.answer({ total: -1, currency: "euro" }) },
+        { reply: provider.answer({ total: 12.5, currency: "EUR" }) },
+      );
       const session = await createSession(who, { input: "Read the receipt.", model: provider.id(model.key), output_schema: RECEIPT });
       const done = await waitForStatus(who, session.id, ["done", "failed"]);
-      expect(done).toMatchObject({ status: "done", stop_reason: "end_turn", output: { total: 12.5, currency: "EUR" }, usage: { steps: 2 } });
+      expect(done).toMatchObject({
+        status: "done",
+        stop_reason: "end_turn",
+        output: { total: 12.5, currency: "EUR" },
+        usage: { steps: 2 },
+      });
 
       // The second call was told what was wrong with the first answer.
       const requests = await model.requests();
@@ -109,7 +139,12 @@ describe("structured output", () => {
       const who = await caller();
       const model = provider.model();
       await model.script({ reply: provider.answer({ total: "free" }), repeat: 3 });
-      const session = await createSession(who, { input: "Read it.", model: provider.id(model.key), output_schema: RECEIPT, limits: { max_steps_per_run: 2 } });
+      const session = await createSession(who, {
+        input: "Read it.",
+        model: provider.id(model.key),
+        output_schema: RECEIPT,
+        limits: { max_steps_per_run: 2 },
+      });
       const failed = await waitForStatus(who, session.id, ["done", "failed"]);
       expect(failed).toMatchObject({ status: "failed", stop_reason: "invalid_output", output: null, usage: { steps: 2 } });
       expect(failed.error).toMatch(/step limit \(2 model steps\).*does not match output_schema/);
@@ -146,7 +181,11 @@ describe("structured output", () => {
     await model.script({ delay_ms: 400, reply: { content: [text("free answer")] } });
     const session = await createSession(who, { input: "first", model: model.key });
     await model.waitForRequests(1);
-    const queued = await post(who, `/v1/sessions/${session.id}/messages`, { input: "second", if_running: "enqueue", output_schema: RECEIPT });
+    const queued = await post(who, `/v1/sessions/${session.id}/messages`, {
+      input: "second",
+      if_running: "enqueue",
+      output_schema: RECEIPT,
+    });
     expect(queued.status).toBe(202);
     await model.waitForRequests(2);
     const done = await waitForStatus(who, session.id, ["done", "failed"]);
@@ -158,8 +197,16 @@ describe("structured output", () => {
 
   it.each([
     ["a schema that is not an object at the top", { type: "array" }, "body.output_schema"],
-    ["a pattern RE2 cannot run", { type: "object", properties: { code: { type: "string", pattern: "^(a)\\1$" } } }, "body.output_schema.properties.code.pattern"],
-    ["a $ref that points nowhere", { type: "object", properties: { a: { $ref: "#/$defs/missing" } } }, "body.output_schema.properties.a.$ref"],
+    [
+      "a pattern RE2 cannot run",
+      { type: "object", properties: { code: { type: "string", pattern: "^(a)\\1$" } } },
+      "body.output_schema.properties.code.pattern",
+    ],
+    [
+      "a $ref that points nowhere",
+      { type: "object", properties: { a: { $ref: "#/$defs/missing" } } },
+      "body.output_schema.properties.a.$ref",
+    ],
   ])("refuses %s with a 400 naming the field", async (_name, schema, path) => {
     const who = await caller();
     const res = await callJson("/v1/sessions", "POST", { input: "hi", output_schema: schema }, who.headers);

@@ -16,8 +16,16 @@ interface SummaryPage {
 
 describe("sessionTitle", () => {
   it.each([
-    ["one line of the text blocks, white space made single", [text("  Where is\n\tmy order? "), text("It is late.")], "Where is my order? It is late."],
-    ["null for an input with no text", [{ type: "image", source: { type: "stored", image_id: "img_x", media_type: "image/png", size_bytes: 1, width: 1, height: 1 } }], null],
+    [
+      "one line of the text blocks, white space made single",
+      [text("  Where is\n\tmy order? "), text("It is late.")],
+      "Where is my order? It is late.",
+    ],
+    [
+      "null for an input with no text",
+      [{ type: "image", source: { type: "stored", image_id: "img_x", media_type: "image/png", size_bytes: 1, width: 1, height: 1 } }],
+      null,
+    ],
     ["null for blank text", [text(" \n ")], null],
   ] as const)("gives %s", (_name, content, expected) => {
     expect(sessionTitle(content as never)).toBe(expected);
@@ -33,7 +41,10 @@ describe("sessionTitle", () => {
 
 describe("metadataFilterOf", () => {
   it("reads metadata[<key>] names and leaves the others alone", () => {
-    expect(metadataFilterOf({ limit: ["5"], "metadata[ticket]": ["T-1"], "metadata[shop]": ["eu"] })).toEqual({ ok: true, entries: { ticket: "T-1", shop: "eu" } });
+    expect(metadataFilterOf({ limit: ["5"], "metadata[ticket]": ["T-1"], "metadata[shop]": ["eu"] })).toEqual({
+      ok: true,
+      entries: { ticket: "T-1", shop: "eu" },
+    });
     expect(metadataFilterOf({ status: ["idle"] })).toEqual({ ok: true, entries: null });
   });
 
@@ -41,7 +52,11 @@ describe("metadataFilterOf", () => {
     ["an empty key", { "metadata[]": ["x"] }, "query.metadata[]"],
     ["a key given twice", { "metadata[a]": ["1", "2"] }, "query.metadata[a]"],
     ["a value too long", { "metadata[a]": ["v".repeat(513)] }, "query.metadata[a]"],
-    ["too many entries", Object.fromEntries(Array.from({ length: MAX_METADATA_FILTERS + 1 }, (_, i) => [`metadata[k${i}]`, ["v"]])), "query.metadata"],
+    [
+      "too many entries",
+      Object.fromEntries(Array.from({ length: MAX_METADATA_FILTERS + 1 }, (_, i) => [`metadata[k${i}]`, ["v"]])),
+      "query.metadata",
+    ],
   ])("refuses %s", (_name, queries, path) => {
     const result = metadataFilterOf(queries);
     expect(result.ok).toBe(false);
@@ -57,7 +72,12 @@ describe("GET /v1/sessions: titles and metadata", () => {
     await waitForStatus(who, created.id, ["done"]);
     const idle = await createSession(who);
     const page = await getJson<SummaryPage>(who, "/v1/sessions");
-    expect(page.data.map((s) => [s.id, s.title])).toEqual(expect.arrayContaining([[created.id, "Where is order ord_123456?"], [idle.id, null]]));
+    expect(page.data.map((s) => [s.id, s.title])).toEqual(
+      expect.arrayContaining([
+        [created.id, "Where is order ord_123456?"],
+        [idle.id, null],
+      ]),
+    );
     expect((await getJson<Session>(who, `/v1/sessions/${created.id}`)).title).toBe("Where is order ord_123456?");
   });
 
@@ -84,7 +104,10 @@ describe("GET /v1/sessions: titles and metadata", () => {
     const next = await getJson<SummaryPage>(who, `/v1/sessions?metadata[ticket]=T-1&limit=1&cursor=${byTicket.next_cursor}`);
     expect([...byTicket.data, ...next.data].map((s) => s.id).sort()).toEqual([a.id, b.id].sort());
     expect(next.next_cursor).toBeNull();
-    const both = await getJson<SummaryPage>(who, `/v1/sessions?${new URLSearchParams({ "metadata[ticket]": "T-1", "metadata[shop]": "us" })}`);
+    const both = await getJson<SummaryPage>(
+      who,
+      `/v1/sessions?${new URLSearchParams({ "metadata[ticket]": "T-1", "metadata[shop]": "us" })}`,
+    );
     expect(both.data.map((s) => s.id)).toEqual([b.id]);
     expect((await getJson<SummaryPage>(who, "/v1/sessions?metadata[ticket]=T-9")).data).toEqual([]);
   });
@@ -97,7 +120,9 @@ describe("GET /v1/sessions: titles and metadata", () => {
     const hers = await createSession(alice, { metadata: { order: "o-1" } });
     const his = await createSession(bob, { metadata: { order: "o-1" } });
     expect((await getJson<SummaryPage>(alice, "/v1/sessions?metadata[order]=o-1")).data.map((s) => s.id)).toEqual([hers.id]);
-    expect((await getJson<SummaryPage>(admin, "/v1/sessions?metadata[order]=o-1")).data.map((s) => s.id).sort()).toEqual([hers.id, his.id].sort());
+    expect((await getJson<SummaryPage>(admin, "/v1/sessions?metadata[order]=o-1")).data.map((s) => s.id).sort()).toEqual(
+      [hers.id, his.id].sort(),
+    );
     const other = await caller(undefined, ["tenant:admin"]);
     expect((await getJson<SummaryPage>(other, "/v1/sessions?metadata[order]=o-1")).data).toEqual([]);
   });
@@ -109,9 +134,12 @@ describe("GET /v1/sessions: titles and metadata", () => {
     expect((await getJson<SummaryPage>(who, "/v1/sessions?metadata[order]=o-erased")).data).toEqual([]);
   });
 
-  it.each(["metadata[]=x", "metadata[a]=1&metadata[a]=2", `metadata[${"k".repeat(65)}]=x`, "metadata=x"])("refuses ?%s with 400", async (query) => {
-    const res = await call(`/v1/sessions?${query}`, { headers: (await caller()).headers });
-    expect(res.status).toBe(400);
-    expect((await readProblem(res)).errors?.[0]?.path).toMatch(/^query\.metadata/);
-  });
+  it.each(["metadata[]=x", "metadata[a]=1&metadata[a]=2", `metadata[${"k".repeat(65)}]=x`, "metadata=x"])(
+    "refuses ?%s with 400",
+    async (query) => {
+      const res = await call(`/v1/sessions?${query}`, { headers: (await caller()).headers });
+      expect(res.status).toBe(400);
+      expect((await readProblem(res)).errors?.[0]?.path).toMatch(/^query\.metadata/);
+    },
+  );
 });

@@ -58,9 +58,15 @@ describe("approval", () => {
     const who = await caller();
     const model = mockModel(uniqueKey("model"));
     await model.script({ reply: { content: [toolUse("toolu_time", "get_time", {})] } }, { reply: { content: [text("it is now")] } });
-    const session = await createSession(who, { input: "what time is it?", model: model.key, tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
+    const session = await createSession(who, {
+      input: "what time is it?",
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+    });
     await waitForStatus(who, session.id, ["waiting_approval"]);
-    expect(await toolCallsOf(who, session.id)).toEqual([expect.objectContaining({ id: "toolu_time", name: "get_time", status: "waiting_approval", output: null })]);
+    expect(await toolCallsOf(who, session.id)).toEqual([
+      expect.objectContaining({ id: "toolu_time", name: "get_time", status: "waiting_approval", output: null }),
+    ]);
 
     const res = await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_time/approve`);
     expect(res.status).toBe(200);
@@ -78,18 +84,28 @@ describe("approval", () => {
     const who = await caller();
     const model = mockModel(uniqueKey("model"));
     await model.script({ reply: { content: [toolUse("toolu_x", "get_time", {})] } }, { reply: { content: [text("understood")] } });
-    const session = await createSession(who, { input: "go", model: model.key, tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
+    const session = await createSession(who, {
+      input: "go",
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+    });
     await waitForStatus(who, session.id, ["waiting_approval"]);
     expect((await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_x/deny`, { reason: "not now" })).status).toBe(200);
     await waitForStatus(who, session.id, ["done"]);
-    expect(await lastToolResults(model)).toEqual([{ type: "tool_result", tool_use_id: "toolu_x", content: "denied by a reviewer: not now", is_error: true }]);
+    expect(await lastToolResults(model)).toEqual([
+      { type: "tool_result", tool_use_id: "toolu_x", content: "denied by a reviewer: not now", is_error: true },
+    ]);
   });
 
   it("denies without a body", async () => {
     const who = await caller();
     const model = mockModel(uniqueKey("model"));
     await model.script({ reply: { content: [toolUse("toolu_y", "get_time", {})] } });
-    const session = await createSession(who, { input: "go", model: model.key, tools: [{ type: "builtin", name: "get_time", requires_approval: true }] });
+    const session = await createSession(who, {
+      input: "go",
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+    });
     await waitForStatus(who, session.id, ["waiting_approval"]);
     expect((await call(`/v1/sessions/${session.id}/tool-calls/toolu_y/deny`, { method: "POST", headers: who.headers })).status).toBe(200);
     expect((await toolCallsOf(who, session.id))[0]).toMatchObject({ status: "error", output: "denied by a reviewer" });
@@ -110,14 +126,21 @@ describe("client tools", () => {
   it("waits for the caller's output and hands it to the model", async () => {
     const who = await caller();
     const model = mockModel(uniqueKey("model"));
-    await model.script({ reply: { content: [toolUse("toolu_ask", "ask_user", { question: "color?" })] } }, { reply: { content: [text("blue it is")] } });
+    await model.script(
+      { reply: { content: [toolUse("toolu_ask", "ask_user", { question: "color?" })] } },
+      { reply: { content: [text("blue it is")] } },
+    );
     const session = await createSession(who, {
       input: "pick a color",
       model: model.key,
       tools: [{ type: "client", name: "ask_user", description: "Ask the user a question", input_schema: OBJECT_SCHEMA }],
     });
     await waitForStatus(who, session.id, ["waiting_tool_output"]);
-    expect((await toolCallsOf(who, session.id))[0]).toMatchObject({ id: "toolu_ask", status: "waiting_tool_output", input: { question: "color?" } });
+    expect((await toolCallsOf(who, session.id))[0]).toMatchObject({
+      id: "toolu_ask",
+      status: "waiting_tool_output",
+      input: { question: "color?" },
+    });
 
     // Approval is for calls waiting for approval; this one waits for output.
     expect((await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_ask/approve`)).status).toBe(409);
@@ -133,11 +156,19 @@ describe("client tools", () => {
     const who = await caller();
     const model = mockModel(uniqueKey("model"));
     await model.script({ reply: { content: [toolUse("toolu_e", "ask_user", {})] } });
-    const session = await createSession(who, { input: "go", model: model.key, tools: [{ type: "client", name: "ask_user", description: "d", input_schema: OBJECT_SCHEMA }] });
+    const session = await createSession(who, {
+      input: "go",
+      model: model.key,
+      tools: [{ type: "client", name: "ask_user", description: "d", input_schema: OBJECT_SCHEMA }],
+    });
     await waitForStatus(who, session.id, ["waiting_tool_output"]);
-    expect((await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_e/output`, { output: "user left", is_error: true })).status).toBe(200);
+    expect((await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_e/output`, { output: "user left", is_error: true })).status).toBe(
+      200,
+    );
     await waitForStatus(who, session.id, ["done"]);
-    expect(await lastToolResults(model)).toEqual([expect.objectContaining({ tool_use_id: "toolu_e", content: "user left", is_error: true })]);
+    expect(await lastToolResults(model)).toEqual([
+      expect.objectContaining({ tool_use_id: "toolu_e", content: "user left", is_error: true }),
+    ]);
   });
 
   it("refuses an output body without output", async () => {
@@ -203,7 +234,9 @@ describe("webhook secret rotation", () => {
     const header = received!.headers["x-webhook-signature"]!;
     const timestamp = received!.headers["x-webhook-timestamp"]!;
     const body = received!.body_text;
-    expect(header).toBe(`${await expectedSignature(rotated.secret, timestamp, body)},${await expectedSignature(before.secret, timestamp, body)}`);
+    expect(header).toBe(
+      `${await expectedSignature(rotated.secret, timestamp, body)},${await expectedSignature(before.secret, timestamp, body)}`,
+    );
     expect(await receiverAccepts(before.secret, header, timestamp, body)).toBe(true); // knows only the old one
     expect(await receiverAccepts(rotated.secret, header, timestamp, body)).toBe(true); // knows only the new one
     expect(await receiverAccepts(`whsec_${"A".repeat(43)}`, header, timestamp, body)).toBe(false); // knows neither
@@ -228,7 +261,9 @@ describe("tenant webhook origins", () => {
     const tool = (url: string) => ({ type: "webhook", name: "lookup", description: "d", input_schema: OBJECT_SCHEMA, url });
     const outside = await callJson("/v1/sessions", "POST", { tools: [tool("http://127.0.0.2:9/hook")] }, writer.headers);
     expect(outside.status).toBe(400);
-    expect((await readProblem(outside)).errors).toEqual([{ path: "body.tools.0.url", message: expect.stringContaining("webhook_origins") }]);
+    expect((await readProblem(outside)).errors).toEqual([
+      { path: "body.tools.0.url", message: expect.stringContaining("webhook_origins") },
+    ]);
     expect((await callJson("/v1/sessions", "POST", { tools: [tool(hook.url)] }, writer.headers)).status).toBe(201);
   });
 
@@ -237,12 +272,20 @@ describe("tenant webhook origins", () => {
     const model = mockModel(uniqueKey("model"));
     const hook = mockHook(uniqueKey("hook"));
     await model.script({ reply: { content: [toolUse("toolu_hook", "lookup", {})] } }, { reply: { content: [text("done")] } });
-    const session = await createSession(admin, { model: model.key, tools: [{ type: "webhook", name: "lookup", description: "d", input_schema: OBJECT_SCHEMA, url: hook.url }] });
-    expect((await callJson("/v1/tenant/settings", "PUT", { webhook_origins: ["https://hooks.example.com"] }, admin.headers)).status).toBe(200);
+    const session = await createSession(admin, {
+      model: model.key,
+      tools: [{ type: "webhook", name: "lookup", description: "d", input_schema: OBJECT_SCHEMA, url: hook.url }],
+    });
+    expect((await callJson("/v1/tenant/settings", "PUT", { webhook_origins: ["https://hooks.example.com"] }, admin.headers)).status).toBe(
+      200,
+    );
     expect((await post(admin, `/v1/sessions/${session.id}/messages`, { input: "go" })).status).toBe(202);
     await waitForStatus(admin, session.id, ["done"]);
     expect(await hook.requests()).toHaveLength(0);
-    expect((await toolCallsOf(admin, session.id))[0]).toMatchObject({ is_error: true, output: expect.stringContaining("not in the tenant's webhook_origins") });
+    expect((await toolCallsOf(admin, session.id))[0]).toMatchObject({
+      is_error: true,
+      output: expect.stringContaining("not in the tenant's webhook_origins"),
+    });
   });
 });
 
@@ -260,7 +303,10 @@ describe("listing tool calls", () => {
     let cursor: string | null = null;
     for (let page = 0; page < 10; page++) {
       const query: string = cursor === null ? "limit=2" : `limit=2&cursor=${encodeURIComponent(cursor)}`;
-      const body: { data: { id: string }[]; next_cursor: string | null } = await getJson(who, `/v1/sessions/${session.id}/tool-calls?${query}`);
+      const body: { data: { id: string }[]; next_cursor: string | null } = await getJson(
+        who,
+        `/v1/sessions/${session.id}/tool-calls?${query}`,
+      );
       expect(body.data.length).toBeLessThanOrEqual(2);
       seen.push(...body.data.map((c) => c.id));
       cursor = body.next_cursor;

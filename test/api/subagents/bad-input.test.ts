@@ -21,7 +21,14 @@ describe("agent tools at creation", () => {
     const res = await callJson(
       "/v1/sessions",
       "POST",
-      { tools: [agentTool("ok", live.id), agentTool("unknown", UNKNOWN_AGENT), agentTool("archived", gone.id), agentTool("alias", `${live.id}@nowhere`)] },
+      {
+        tools: [
+          agentTool("ok", live.id),
+          agentTool("unknown", UNKNOWN_AGENT),
+          agentTool("archived", gone.id),
+          agentTool("alias", `${live.id}@nowhere`),
+        ],
+      },
       who.headers,
     );
     expect(res.status).toBe(400);
@@ -41,7 +48,12 @@ describe("agent tools at creation", () => {
 
   it("refuses an agent definition whose agent tool names an unknown agent, at the same path", async () => {
     const who = await author();
-    const res = await callJson("/v1/agents", "POST", { name: uniqueKey("a").slice(0, 60), tools: [agentTool("helper", UNKNOWN_AGENT)] }, who.headers);
+    const res = await callJson(
+      "/v1/agents",
+      "POST",
+      { name: uniqueKey("a").slice(0, 60), tools: [agentTool("helper", UNKNOWN_AGENT)] },
+      who.headers,
+    );
     expect(res.status).toBe(400);
     expect((await readProblem(res)).errors?.map((e) => e.path)).toEqual(["body.tools.0.agent"]);
     const helper = await agentOn(who, PROVIDERS[0]);

@@ -27,8 +27,15 @@ describe.each(PROVIDERS)("sub-agents and the controls on the $name provider", (p
     const clerk = await agentOn(who, provider, { tools: [APPROVED_TIME] });
     await clerk.model.script({ reply: { content: [toolUse("call_time", "get_time")] } }, { reply: { content: [text("it is late")] } });
     const parentModel = mockModel(uniqueKey("model"));
-    await parentModel.script({ reply: { content: [toolUse("call_clerk", "clerk", { input: "what time is it?" })] } }, { reply: { content: [text("the clerk says it is late")] } });
-    const parent = await createSession(who, { input: "ask the clerk", model: provider.id(parentModel.key), tools: [agentTool("clerk", clerk.id)] });
+    await parentModel.script(
+      { reply: { content: [toolUse("call_clerk", "clerk", { input: "what time is it?" })] } },
+      { reply: { content: [text("the clerk says it is late")] } },
+    );
+    const parent = await createSession(who, {
+      input: "ask the clerk",
+      model: provider.id(parentModel.key),
+      tools: [agentTool("clerk", clerk.id)],
+    });
     await waitForStatus(who, parent.id, ["waiting_subagents"], 10_000);
     const events = await watch(who, parent.id);
     await events.until((w) => subagentFrames(w).some((f) => f.status === "waiting_approval"), "the child waiting for approval");
@@ -59,8 +66,14 @@ describe.each(PROVIDERS)("sub-agents and the controls on the $name provider", (p
     const parentModel = mockModel(uniqueKey("model"));
     await parentModel.script({ reply: { content: [toolUse("call_mid", "middle", { input: "delegate" })] } });
     const parent = await createSession(who, { input: "go", model: provider.id(parentModel.key), tools: [agentTool("middle", middle.id)] });
-    const [mid] = await eventually(() => childrenOf(who, parent.id), (rows) => rows.length === 1);
-    const [leafRow] = await eventually(() => childrenOf(who, mid!.id), (rows) => rows.length === 1);
+    const [mid] = await eventually(
+      () => childrenOf(who, parent.id),
+      (rows) => rows.length === 1,
+    );
+    const [leafRow] = await eventually(
+      () => childrenOf(who, mid!.id),
+      (rows) => rows.length === 1,
+    );
     await waitForStatus(who, leafRow!.id, ["waiting_approval"], 10_000);
     await waitForStatus(who, parent.id, ["waiting_subagents"], 10_000);
 
@@ -69,7 +82,11 @@ describe.each(PROVIDERS)("sub-agents and the controls on the $name provider", (p
     await waitForStatus(who, mid!.id, ["cancelled"], 10_000);
     await waitForStatus(who, leafRow!.id, ["cancelled"], 10_000);
     expect((await session(who, parent.id)).status).toBe("cancelled");
-    for (const [id, callId] of [[parent.id, "call_mid"], [mid!.id, "call_leaf"], [leafRow!.id, "call_time"]] as const) {
+    for (const [id, callId] of [
+      [parent.id, "call_mid"],
+      [mid!.id, "call_leaf"],
+      [leafRow!.id, "call_time"],
+    ] as const) {
       const calls = await toolCallsOf(who, id);
       expect(calls.map((c) => [c.id, c.status, c.is_error])).toEqual([[callId, "error", true]]);
     }
@@ -80,9 +97,15 @@ describe.each(PROVIDERS)("sub-agents and the controls on the $name provider", (p
     const clerk = await agentOn(who, provider, { tools: [APPROVED_TIME] });
     await clerk.model.script({ reply: { content: [toolUse("call_time", "get_time")] } });
     const parentModel = mockModel(uniqueKey("model"));
-    await parentModel.script({ reply: { content: [toolUse("call_clerk", "clerk", { input: "time?" })] } }, { reply: { content: [text("never mind then")] } });
+    await parentModel.script(
+      { reply: { content: [toolUse("call_clerk", "clerk", { input: "time?" })] } },
+      { reply: { content: [text("never mind then")] } },
+    );
     const parent = await createSession(who, { input: "go", model: provider.id(parentModel.key), tools: [agentTool("clerk", clerk.id)] });
-    const [child] = await eventually(() => childrenOf(who, parent.id), (rows) => rows.length === 1);
+    const [child] = await eventually(
+      () => childrenOf(who, parent.id),
+      (rows) => rows.length === 1,
+    );
     await waitForStatus(who, child!.id, ["waiting_approval"], 10_000);
     await waitForStatus(who, parent.id, ["waiting_subagents"], 10_000);
     const res = await post(who, `/v1/sessions/${parent.id}/messages`, { input: "forget it", if_running: "interrupt" });
@@ -90,7 +113,12 @@ describe.each(PROVIDERS)("sub-agents and the controls on the $name provider", (p
     await waitForStatus(who, child!.id, ["cancelled"], 10_000);
     const done = await waitForStatus(who, parent.id, ["done", "failed"], 10_000);
     expect(done).toMatchObject({ status: "done" });
-    expect((await toolCallsOf(who, parent.id))[0]).toMatchObject({ id: "call_clerk", status: "error", is_error: true, output: "cancelled before it finished" });
+    expect((await toolCallsOf(who, parent.id))[0]).toMatchObject({
+      id: "call_clerk",
+      status: "error",
+      is_error: true,
+      output: "cancelled before it finished",
+    });
   }, 40_000);
 
   it("deletes a parent's children and theirs with it", async () => {
@@ -98,9 +126,15 @@ describe.each(PROVIDERS)("sub-agents and the controls on the $name provider", (p
     const leaf = await agentOn(who, provider);
     await leaf.model.script({ reply: { content: [text("leaf")] } });
     const middle = await agentOn(who, provider, { tools: [agentTool("leaf", leaf.id)] });
-    await middle.model.script({ reply: { content: [toolUse("call_leaf", "leaf", { input: "x" })] } }, { reply: { content: [text("middle")] } });
+    await middle.model.script(
+      { reply: { content: [toolUse("call_leaf", "leaf", { input: "x" })] } },
+      { reply: { content: [text("middle")] } },
+    );
     const parentModel = mockModel(uniqueKey("model"));
-    await parentModel.script({ reply: { content: [toolUse("call_mid", "middle", { input: "y" })] } }, { reply: { content: [text("top")] } });
+    await parentModel.script(
+      { reply: { content: [toolUse("call_mid", "middle", { input: "y" })] } },
+      { reply: { content: [text("top")] } },
+    );
     const parent = await createSession(who, { input: "go", model: provider.id(parentModel.key), tools: [agentTool("middle", middle.id)] });
     await waitForStatus(who, parent.id, ["done"], 15_000);
     const [mid] = await childrenOf(who, parent.id);
@@ -121,9 +155,15 @@ describe.each(PROVIDERS)("sub-agents and the controls on the $name provider", (p
     const clerk = await agentOn(who, provider, { tools: [APPROVED_TIME] });
     await clerk.model.script({ reply: { content: [toolUse("call_time", "get_time")] } }, { reply: { content: [text("noon")] } });
     const parentModel = mockModel(uniqueKey("model"));
-    await parentModel.script({ reply: { content: [toolUse("call_clerk", "clerk", { input: "time?" })] } }, { reply: { content: [text("noon it is")] } });
+    await parentModel.script(
+      { reply: { content: [toolUse("call_clerk", "clerk", { input: "time?" })] } },
+      { reply: { content: [text("noon it is")] } },
+    );
     const parent = await createSession(who, { input: "go", model: provider.id(parentModel.key), tools: [agentTool("clerk", clerk.id)] });
-    const [child] = await eventually(() => childrenOf(who, parent.id), (rows) => rows.length === 1);
+    const [child] = await eventually(
+      () => childrenOf(who, parent.id),
+      (rows) => rows.length === 1,
+    );
     await waitForStatus(who, child!.id, ["waiting_approval"], 10_000);
     await waitForStatus(who, parent.id, ["waiting_subagents"], 10_000);
     expect((await post(who, `/v1/sessions/${parent.id}/pause`)).status).toBe(200);
@@ -131,7 +171,10 @@ describe.each(PROVIDERS)("sub-agents and the controls on the $name provider", (p
     expect((await post(who, `/v1/sessions/${child!.id}/tool-calls/call_time/approve`)).status).toBe(200);
     await waitForStatus(who, child!.id, ["done"], 10_000);
     // The result is the call's, given once, but the paused parent does not go on.
-    await eventually(() => toolCallsOf(who, parent.id), (calls) => calls[0]?.status === "done");
+    await eventually(
+      () => toolCallsOf(who, parent.id),
+      (calls) => calls[0]?.status === "done",
+    );
     expect((await session(who, parent.id)).status).toBe("paused");
     expect((await post(who, `/v1/sessions/${parent.id}/resume`)).status).toBe(200);
     const done = await waitForStatus(who, parent.id, ["done", "failed"], 10_000);
@@ -145,13 +188,20 @@ describe.each(PROVIDERS)("sub-agents and the controls on the $name provider", (p
     const leaf = await agentOn(who, provider);
     const middle = await agentOn(who, provider, { tools: [agentTool("leaf", leaf.id)] });
     // The middle agent is at depth 1: its own agent call would make depth 2.
-    await middle.model.script({ reply: { content: [toolUse("call_deep", "leaf", { input: "deeper" })] } }, { reply: { content: [text("could not go deeper")] } });
+    await middle.model.script(
+      { reply: { content: [toolUse("call_deep", "leaf", { input: "deeper" })] } },
+      { reply: { content: [text("could not go deeper")] } },
+    );
     await middle.model.script({ reply: { content: [text("second")] } });
     const parentModel = mockModel(uniqueKey("model"));
     await parentModel.script(
       {
         reply: {
-          content: [toolUse("call_1", "middle", { input: "a" }), toolUse("call_2", "middle", { input: "b" }), toolUse("call_3", "middle", { input: "c" })],
+          content: [
+            toolUse("call_1", "middle", { input: "a" }),
+            toolUse("call_2", "middle", { input: "b" }),
+            toolUse("call_3", "middle", { input: "c" }),
+          ],
         },
       },
       { reply: { content: [text("done")] } },
@@ -160,7 +210,12 @@ describe.each(PROVIDERS)("sub-agents and the controls on the $name provider", (p
     const done = await waitForStatus(who, parent.id, ["done", "failed"], 20_000);
     expect(done, done.error ?? "").toMatchObject({ status: "done" });
     const calls = await toolCallsOf(who, parent.id);
-    expect(calls[2]).toMatchObject({ id: "call_3", status: "error", is_error: true, output: expect.stringContaining("max_subagents_per_run") });
+    expect(calls[2]).toMatchObject({
+      id: "call_3",
+      status: "error",
+      is_error: true,
+      output: expect.stringContaining("max_subagents_per_run"),
+    });
     expect(calls.slice(0, 2).map((c) => c.is_error)).toEqual([false, false]);
     const children = await childrenOf(who, parent.id);
     expect(children).toHaveLength(2);

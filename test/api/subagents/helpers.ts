@@ -19,9 +19,19 @@ export type Provider = (typeof PROVIDERS)[number];
 export type MockModel = ReturnType<typeof mockModel>;
 
 /** An agent on a fresh mock model; returns both. */
-export async function agentOn(who: Caller, provider: Provider, definition: Record<string, unknown> = {}): Promise<{ id: string; model: MockModel }> {
+export async function agentOn(
+  who: Caller,
+  provider: Provider,
+  definition: Record<string, unknown> = {},
+): Promise<{ id: string; model: MockModel }> {
   const model = mockModel(uniqueKey("model"));
-  const agent = await createAgent(who, { name: uniqueKey("agent").replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 60), model: provider.id(model.key), ...definition });
+  const agent = await createAgent(who, {
+    name: uniqueKey("agent")
+      .replace(/[^A-Za-z0-9_-]/g, "_")
+      .slice(0, 60),
+    model: provider.id(model.key),
+    ...definition,
+  });
   return { id: agent.id, model };
 }
 
@@ -30,8 +40,16 @@ export function agentTool(name: string, agent: string, extra: Record<string, unk
 }
 
 /** The child sessions of `parentId`, through GET /v1/sessions?parent_session_id. */
-export async function childrenOf(who: Caller, parentId: string): Promise<{ id: string; status: string; parent_session_id: string | null }[]> {
-  return (await getJson<{ data: { id: string; status: string; parent_session_id: string | null }[] }>(who, `/v1/sessions?parent_session_id=${parentId}&limit=100`)).data;
+export async function childrenOf(
+  who: Caller,
+  parentId: string,
+): Promise<{ id: string; status: string; parent_session_id: string | null }[]> {
+  return (
+    await getJson<{ data: { id: string; status: string; parent_session_id: string | null }[] }>(
+      who,
+      `/v1/sessions?parent_session_id=${parentId}&limit=100`,
+    )
+  ).data;
 }
 
 export async function session(who: Caller, id: string): Promise<Session> {

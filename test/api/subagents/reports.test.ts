@@ -20,9 +20,15 @@ async function parentWithWaitingChild() {
   const clerk = await agentOn(who, PROVIDERS[0], { tools: [APPROVED_TIME] });
   await clerk.model.script({ reply: { content: [toolUse("call_time", "get_time")] } }, { reply: { content: [text("half past")] } });
   const parentModel = mockModel(uniqueKey("model"));
-  await parentModel.script({ reply: { content: [toolUse("call_clerk", "clerk", { input: "time?" })] } }, { reply: { content: [text("half past, says the clerk")] } });
+  await parentModel.script(
+    { reply: { content: [toolUse("call_clerk", "clerk", { input: "time?" })] } },
+    { reply: { content: [text("half past, says the clerk")] } },
+  );
   const parent = await createSession(who, { input: "go", model: parentModel.key, tools: [agentTool("clerk", clerk.id)] });
-  const [child] = await eventually(() => childrenOf(who, parent.id), (rows) => rows.length === 1);
+  const [child] = await eventually(
+    () => childrenOf(who, parent.id),
+    (rows) => rows.length === 1,
+  );
   await waitForStatus(who, child!.id, ["waiting_approval"], 10_000);
   await waitForStatus(who, parent.id, ["waiting_subagents"], 10_000);
   return { who, parent, childId: child!.id, parentModel };
@@ -33,11 +39,23 @@ describe("a parent hearing of its children", () => {
     const { who, parent, childId, parentModel } = await parentWithWaitingChild();
     const stub: SessionRpc = sessionStub(env, who.tenantId, parent.id);
     const usage = { steps: 1, input_tokens: 5, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 };
-    const report: ChildReport = { tool_call_id: "call_clerk", session_id: childId, status: "done", stop_reason: "end_turn", revision: 1_000, usage, result: { output: "first word", is_error: false } };
+    const report: ChildReport = {
+      tool_call_id: "call_clerk",
+      session_id: childId,
+      status: "done",
+      stop_reason: "end_turn",
+      revision: 1_000,
+      usage,
+      result: { output: "first word", is_error: false },
+    };
     // Not this session's child: nothing is applied.
     expect(await stub.childReport({ ...report, session_id: "ses_someone_else_entirely_00000" })).toEqual({ ok: true, value: null });
     expect((await toolCallsOf(who, parent.id))[0]!.status).toBe("running");
-    const answers = await Promise.all([stub.childReport(report), stub.childReport(report), stub.childReport({ ...report, revision: 1_001, result: { output: "second word", is_error: false } })]);
+    const answers = await Promise.all([
+      stub.childReport(report),
+      stub.childReport(report),
+      stub.childReport({ ...report, revision: 1_001, result: { output: "second word", is_error: false } }),
+    ]);
     expect(answers.every((answer) => answer.ok)).toBe(true);
     const done = await waitForStatus(who, parent.id, ["done", "failed"], 10_000);
     expect(done.usage.subagents).toEqual(usage);
@@ -54,7 +72,9 @@ describe("a parent hearing of its children", () => {
   it("finds a child's end from its own alarm when the child's report never came", async () => {
     const { who, parent, childId } = await parentWithWaitingChild();
     // The child believes the parent heard everything it will ever say: no report will be sent.
-    await runInDurableObject(sessionStub(env, who.tenantId, childId), async (_instance, state) => state.storage.kv.put("parent_told_revision", Number.MAX_SAFE_INTEGER));
+    await runInDurableObject(sessionStub(env, who.tenantId, childId), async (_instance, state) =>
+      state.storage.kv.put("parent_told_revision", Number.MAX_SAFE_INTEGER),
+    );
     expect((await post(who, `/v1/sessions/${childId}/tool-calls/call_time/approve`)).status).toBe(200);
     await waitForStatus(who, childId, ["done"], 10_000);
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -16,7 +16,14 @@ describe.each(PROVIDERS)("sub-agents on the $name provider", (provider) => {
     await writer.model.script({ reply: { content: [text("a draft in two lines")] } });
     const parentModel = mockModel(uniqueKey("model"));
     await parentModel.script(
-      { reply: { content: [toolUse("call_research", "research", { input: "find sources" }), toolUse("call_write", "write", { input: "write a draft" })] } },
+      {
+        reply: {
+          content: [
+            toolUse("call_research", "research", { input: "find sources" }),
+            toolUse("call_write", "write", { input: "write a draft" }),
+          ],
+        },
+      },
       { reply: { content: [text("both came back")] } },
     );
     const parent = await createSession(who, {
@@ -47,7 +54,9 @@ describe.each(PROVIDERS)("sub-agents on the $name provider", (provider) => {
       expect(full).toMatchObject({ status: "done", created_by: who.subject, parent: { session_id: parent.id } });
     }
     expect(children.map((c) => c.parent_session_id)).toEqual([parent.id, parent.id]);
-    const byCall = Object.fromEntries(await Promise.all(children.map(async (c) => [(await session(who, c.id)).parent!.tool_call_id, (await session(who, c.id)).agent!.id])));
+    const byCall = Object.fromEntries(
+      await Promise.all(children.map(async (c) => [(await session(who, c.id)).parent!.tool_call_id, (await session(who, c.id)).agent!.id])),
+    );
     expect(byCall).toEqual({ call_research: researcher.id, call_write: writer.id });
   }, 30_000);
 
@@ -65,7 +74,10 @@ describe.each(PROVIDERS)("sub-agents on the $name provider", (provider) => {
     const done = await waitForStatus(who, parent.id, ["done", "failed", "cancelled"], 30_000);
     expect(done, done.error ?? "").toMatchObject({ status: "done", stop_reason: "end_turn" });
     const outputs = (await toolCallsOf(who, parent.id)).map((c) => [c.status, c.is_error]);
-    expect(outputs).toEqual([["done", false], ["done", false]]);
+    expect(outputs).toEqual([
+      ["done", false],
+      ["done", false],
+    ]);
     expect((await toolCallsOf(who, parent.id)).map((c) => c.output).sort()).toEqual(["first", "second"]);
     expect(await helper.model.requests()).toHaveLength(2);
   }, 45_000);
@@ -91,9 +103,24 @@ describe.each(PROVIDERS)("sub-agents on the $name provider", (provider) => {
     const midSession = await session(who, mid!.id);
     const [leafRow] = await childrenOf(who, mid!.id);
     const leafSession = await session(who, leafRow!.id);
-    expect(leafSession.usage).toMatchObject({ steps: 1, input_tokens: 7, output_tokens: 3, subagents: { steps: 0, input_tokens: 0, output_tokens: 0 } });
-    expect(midSession.usage).toMatchObject({ steps: 2, input_tokens: 24, output_tokens: 7, subagents: { steps: 1, input_tokens: 7, output_tokens: 3 } });
-    expect(done.usage).toMatchObject({ steps: 2, input_tokens: 220, output_tokens: 30, subagents: { steps: 3, input_tokens: 31, output_tokens: 10 } });
+    expect(leafSession.usage).toMatchObject({
+      steps: 1,
+      input_tokens: 7,
+      output_tokens: 3,
+      subagents: { steps: 0, input_tokens: 0, output_tokens: 0 },
+    });
+    expect(midSession.usage).toMatchObject({
+      steps: 2,
+      input_tokens: 24,
+      output_tokens: 7,
+      subagents: { steps: 1, input_tokens: 7, output_tokens: 3 },
+    });
+    expect(done.usage).toMatchObject({
+      steps: 2,
+      input_tokens: 220,
+      output_tokens: 30,
+      subagents: { steps: 3, input_tokens: 31, output_tokens: 10 },
+    });
     expect((await toolCallsOf(who, parent.id))[0]).toMatchObject({ output: "middle answer", is_error: false });
   }, 45_000);
 });

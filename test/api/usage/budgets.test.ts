@@ -63,7 +63,9 @@ describe("daily budgets", () => {
     const tenantId = freshTenant();
     const boss = await admin(tenantId);
     const key = await keyCaller(boss, { max_tokens_per_day: 25 });
-    const listed = (await (await call("/v1/api-keys", { headers: boss.headers })).json()) as { data: { key_id: string; max_tokens_per_day: number | null }[] };
+    const listed = (await (await call("/v1/api-keys", { headers: boss.headers })).json()) as {
+      data: { key_id: string; max_tokens_per_day: number | null }[];
+    };
     expect(listed.data.find((k) => k.key_id === key.keyId)?.max_tokens_per_day).toBe(25);
     const { done, calls, model } = await runaway(key, "plain");
     expect(done).toMatchObject({ status: "done", stop_reason: "budget_limit", usage: { steps: 2 } });

@@ -27,10 +27,20 @@ export function admin(tenantId: string): Promise<Caller> {
 
 /** POST /v1/api-keys by `who`, expecting 201: a caller with the new key, and its id. */
 export async function keyCaller(who: Caller, body: Record<string, unknown> = {}): Promise<Caller & { keyId: string }> {
-  const res = await callJson("/v1/api-keys", "POST", { name: "backend", scopes: ["sessions:read", "sessions:write"], ...body }, who.headers);
+  const res = await callJson(
+    "/v1/api-keys",
+    "POST",
+    { name: "backend", scopes: ["sessions:read", "sessions:write"], ...body },
+    who.headers,
+  );
   expect(res.status).toBe(201);
   const created = (await res.json()) as { key: string; key_id: string };
-  return { tenantId: who.tenantId, subject: `key:${created.key_id}`, keyId: created.key_id, headers: { Authorization: `Bearer ${created.key}` } };
+  return {
+    tenantId: who.tenantId,
+    subject: `key:${created.key_id}`,
+    keyId: created.key_id,
+    headers: { Authorization: `Bearer ${created.key}` },
+  };
 }
 
 export function usageOf(who: Caller, query = ""): Promise<UsageReport> {

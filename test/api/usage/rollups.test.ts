@@ -33,9 +33,22 @@ function expected(spent: readonly Spent[], groupBy: readonly (typeof DIMENSIONS)
     const key = JSON.stringify(groupBy.map((name) => s.dims[KEY_OF[name]]));
     const u = s.usage;
     const cost = s.priced
-      ? (u.input_tokens * PRICE.input + u.output_tokens * PRICE.output + u.cache_read_tokens * PRICE.cache_read + u.cache_write_tokens * PRICE.cache_write) / 1e6
+      ? (u.input_tokens * PRICE.input +
+          u.output_tokens * PRICE.output +
+          u.cache_read_tokens * PRICE.cache_read +
+          u.cache_write_tokens * PRICE.cache_write) /
+        1e6
       : null;
-    const row = rows.get(key) ?? { ...dims, runs: 0, steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0 };
+    const row = rows.get(key) ?? {
+      ...dims,
+      runs: 0,
+      steps: 0,
+      input_tokens: 0,
+      output_tokens: 0,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      cost_usd: 0,
+    };
     row.runs += s.runs;
     row.steps += u.steps;
     row.input_tokens += u.input_tokens;
@@ -58,7 +71,10 @@ describe("GET /v1/tenant/usage", () => {
     const plain = mockModel(uniqueKey("plain"));
     const agent = await createAgent(boss, { name: "helper", model: plain.key });
     // A failed call costs nothing: the 500 is tried again, and only the answer is counted.
-    await priced.script({ status: 500, body: { type: "error", error: { type: "api_error", message: "boom" } } }, answer({ input_tokens: 10, output_tokens: 5 }));
+    await priced.script(
+      { status: 500, body: { type: "error", error: { type: "api_error", message: "boom" } } },
+      answer({ input_tokens: 10, output_tokens: 5 }),
+    );
     const s1 = await createSession(alice, { input: "one", model: priced.key });
     await waitForStatus(alice, s1.id, ["done"]);
     await priced.script(answer({ input_tokens: 1, output_tokens: 1 }));
@@ -66,7 +82,10 @@ describe("GET /v1/tenant/usage", () => {
     await waitForStatus(alice, s1.id, ["done"]);
     await plain.script(answer({ input_tokens: 7, output_tokens: 3, cache_read_input_tokens: 4 }));
     const s2 = await createSession(alice, { input: "two", model: plain.key });
-    await priced.script(toolLoop("toolu_u1", { input_tokens: 10, output_tokens: 5 }), answer({ input_tokens: 20, output_tokens: 8, cache_creation_input_tokens: 6 }));
+    await priced.script(
+      toolLoop("toolu_u1", { input_tokens: 10, output_tokens: 5 }),
+      answer({ input_tokens: 20, output_tokens: 8, cache_creation_input_tokens: 6 }),
+    );
     const s3 = await createSession(key, { input: "three", model: priced.key, tools: GET_TIME });
     await plain.script(answer({ input_tokens: 5, output_tokens: 5 }));
     const s4 = await createSession(boss, { input: "four", agent: agent.id });
@@ -98,11 +117,18 @@ describe("GET /v1/tenant/usage", () => {
     }
     // Priced at MODEL_PRICES: (11×1000 + 6×2000)/1e6 for the first session alone.
     const byModel = await usageOf(boss, "group_by=model");
-    expect(byModel.data.find((row) => row.model === `anthropic:${priced.key}`)?.cost_usd).toBeCloseTo(0.023 + (30 * 1000 + 13 * 2000 + 6 * 1250) / 1e6, 6);
+    expect(byModel.data.find((row) => row.model === `anthropic:${priced.key}`)?.cost_usd).toBeCloseTo(
+      0.023 + (30 * 1000 + 13 * 2000 + 6 * 1250) / 1e6,
+      6,
+    );
     expect(byModel.data.find((row) => row.model === `anthropic:${plain.key}`)?.cost_usd).toBeNull();
     expect(byModel.totals.cost_usd).toBeNull();
     // The admin view of the same tenant says the same, grouped by tenant too.
-    const platform = { tenantId, subject: "ops", headers: await bearer({ tenantId: freshTenant("ops"), scopes: ["platform:admin"], subject: "ops" }) } as Caller;
+    const platform = {
+      tenantId,
+      subject: "ops",
+      headers: await bearer({ tenantId: freshTenant("ops"), scopes: ["platform:admin"], subject: "ops" }),
+    } as Caller;
     const overall = await getJson<{ data: UsageRow[] }>(platform, `/v1/admin/usage?tenant_id=${tenantId}&group_by=tenant,model`);
     expect(overall.data.map(({ tenant_id: t, ...rest }) => [t, rest])).toEqual(byModel.data.map((row) => [tenantId, row]));
   });
@@ -115,7 +141,12 @@ describe("GET /v1/tenant/usage", () => {
     await clerk.model.script(answer({ input_tokens: 30, output_tokens: 9 }));
     const parentModel = mockModel(uniqueKey("model"));
     await parentModel.script(
-      { reply: { content: [{ type: "tool_use", id: "call_clerk", name: "clerk", input: { input: "help" } }], usage: { input_tokens: 10, output_tokens: 5 } } },
+      {
+        reply: {
+          content: [{ type: "tool_use", id: "call_clerk", name: "clerk", input: { input: "help" } }],
+          usage: { input_tokens: 10, output_tokens: 5 },
+        },
+      },
       answer({ input_tokens: 12, output_tokens: 4 }),
     );
     const parent = await createSession(key, { input: "ask the clerk", model: parentModel.key, tools: [agentTool("clerk", clerk.id)] });
@@ -124,7 +155,15 @@ describe("GET /v1/tenant/usage", () => {
     const childDone = await waitForStatus(key, child!.id, ["done"]);
     expect(done.usage.subagents).toMatchObject({ steps: 1, input_tokens: 30, output_tokens: 9 });
     const report = await usageWhen(boss, (r) => r.totals.steps === 3, "group_by=agent,model,api_key");
-    const row = (u: Session["usage"]) => ({ runs: 1, steps: u.steps, input_tokens: u.input_tokens, output_tokens: u.output_tokens, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: null });
+    const row = (u: Session["usage"]) => ({
+      runs: 1,
+      steps: u.steps,
+      input_tokens: u.input_tokens,
+      output_tokens: u.output_tokens,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      cost_usd: null,
+    });
     expect(report.data).toEqual(
       [
         { agent_id: clerk.id, model: `anthropic:${clerk.model.key}`, api_key_id: key.keyId, ...row(childDone.usage) },
@@ -136,7 +175,15 @@ describe("GET /v1/tenant/usage", () => {
 
   it("answers 400 for from after to, a range over 400 days, an unknown dimension, and tenant outside the admin view", async () => {
     const boss = await admin(freshTenant());
-    for (const query of ["from=2026-02-02&to=2026-02-01", "from=2025-01-01&to=2026-02-05", "group_by=day,colour", "group_by=tenant", "group_by=day,day", "from=2026-02-30", "to=yesterday"]) {
+    for (const query of [
+      "from=2026-02-02&to=2026-02-01",
+      "from=2025-01-01&to=2026-02-05",
+      "group_by=day,colour",
+      "group_by=tenant",
+      "group_by=day,day",
+      "from=2026-02-30",
+      "to=yesterday",
+    ]) {
       const res = await call(`/v1/tenant/usage?${query}`, { headers: boss.headers });
       expect(res.status, query).toBe(400);
       expect((await readProblem(res)).type).toMatch(/validation_failed/);
@@ -156,10 +203,16 @@ describe("GET /v1/tenant/usage", () => {
       ["to=0000-01-01", "query.to"],
     ];
     for (const [query, path] of cases) {
-      for (const [route, headers] of [["/v1/tenant/usage", boss.headers], ["/v1/admin/usage", ops]] as const) {
+      for (const [route, headers] of [
+        ["/v1/tenant/usage", boss.headers],
+        ["/v1/admin/usage", ops],
+      ] as const) {
         const res = await call(`${route}?${query}`, { headers });
         expect(res.status, `${route}?${query}`).toBe(400);
-        expect((await readProblem(res)).errors?.map((error) => error.path), `${route}?${query}`).toEqual([path]);
+        expect(
+          (await readProblem(res)).errors?.map((error) => error.path),
+          `${route}?${query}`,
+        ).toEqual([path]);
       }
     }
   });

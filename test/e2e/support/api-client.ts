@@ -107,13 +107,17 @@ export class ApiClient {
 
   async toolCalls(id: string): Promise<ToolCall[]> {
     const sdk = this.sdk();
-    const calls = await allPages((cursor) => sdk.GET("/v1/sessions/{id}/tool-calls", { params: { path: { id }, query: { limit: PAGE_LIMIT, cursor } } }));
+    const calls = await allPages((cursor) =>
+      sdk.GET("/v1/sessions/{id}/tool-calls", { params: { path: { id }, query: { limit: PAGE_LIMIT, cursor } } }),
+    );
     return calls as unknown as ToolCall[];
   }
 
   async messages(id: string): Promise<Message[]> {
     const sdk = this.sdk();
-    const messages = await allPages((cursor) => sdk.GET("/v1/sessions/{id}/messages", { params: { path: { id }, query: { limit: PAGE_LIMIT, cursor } } }));
+    const messages = await allPages((cursor) =>
+      sdk.GET("/v1/sessions/{id}/messages", { params: { path: { id }, query: { limit: PAGE_LIMIT, cursor } } }),
+    );
     return messages as unknown as Message[];
   }
 

@@ -32,7 +32,9 @@ export async function timedWhile(bystander: ApiClient, work: () => Promise<void>
 export function expectPrompt(latencies: number[]): void {
   console.log(`${latencies.length} requests of another tenant, slowest ${Math.max(...latencies).toFixed(0)} ms`);
   expect(latencies.length).toBeGreaterThan(5);
-  expect(Math.max(...latencies), `other tenant's latencies (ms): ${latencies.map((l) => l.toFixed(0)).join(", ")}`).toBeLessThan(MAX_OTHER_TENANT_LATENCY_MS);
+  expect(Math.max(...latencies), `other tenant's latencies (ms): ${latencies.map((l) => l.toFixed(0)).join(", ")}`).toBeLessThan(
+    MAX_OTHER_TENANT_LATENCY_MS,
+  );
 }
 
 /** How long the bystander is timed alone, before an attack, for its calibration. */
@@ -58,7 +60,11 @@ export function p99(latencies: number[]): number {
 export function expectWithinCalibration(latencies: number[], calibration: number[]): void {
   const alone = p99(calibration);
   const attacked = p99(latencies);
-  console.log(`${latencies.length} requests of another tenant: p99 ${attacked.toFixed(0)} ms (alone ${alone.toFixed(0)} ms), slowest ${Math.max(...latencies).toFixed(0)} ms`);
+  console.log(
+    `${latencies.length} requests of another tenant: p99 ${attacked.toFixed(0)} ms (alone ${alone.toFixed(0)} ms), slowest ${Math.max(...latencies).toFixed(0)} ms`,
+  );
   expect(latencies.length).toBeGreaterThan(5);
-  expect(attacked, `other tenant's latencies (ms): ${latencies.map((l) => l.toFixed(0)).join(", ")}`).toBeLessThan(alone + MAX_OTHER_TENANT_LATENCY_MS);
+  expect(attacked, `other tenant's latencies (ms): ${latencies.map((l) => l.toFixed(0)).join(", ")}`).toBeLessThan(
+    alone + MAX_OTHER_TENANT_LATENCY_MS,
+  );
 }

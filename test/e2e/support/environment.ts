@@ -65,7 +65,14 @@ export async function removeDir(path: string): Promise<void> {
 export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (name.startsWith("CLOUDFLARE_") || name.startsWith("WRANGLER_") || name.startsWith("VITEST") || name.startsWith("AGENT_PLATFORM_E2E_") || name === "NODE_OPTIONS") continue;
+    if (
+      name.startsWith("CLOUDFLARE_") ||
+      name.startsWith("WRANGLER_") ||
+      name.startsWith("VITEST") ||
+      name.startsWith("AGENT_PLATFORM_E2E_") ||
+      name === "NODE_OPTIONS"
+    )
+      continue;
     env[name] = value;
   }
   return { ...env, ...extra };

@@ -89,7 +89,17 @@ const HOSTILE: readonly unknown[] = [
 ];
 
 /** Raw bodies no schema describes. */
-const RAW_BODIES: readonly string[] = ["{", "[]", "null", '"text"', "0", "[[[[[[[[]]]]]]]]", '{"a":', "\u0000\u0001", '{"__proto__":{"x":1}}'];
+const RAW_BODIES: readonly string[] = [
+  "{",
+  "[]",
+  "null",
+  '"text"',
+  "0",
+  "[[[[[[[[]]]]]]]]",
+  '{"a":',
+  "\u0000\u0001",
+  '{"__proto__":{"x":1}}',
+];
 
 function pick<T>(random: Random, list: readonly T[]): T {
   return list[random.between(0, list.length - 1)]!;
@@ -100,7 +110,15 @@ function generated(document: ApiDocument, schema: Schema | undefined, random: Ra
   if (!schema) return undefined;
   const root = { ...schema, components: document.components } as JsonSchema;
   try {
-    return generateSync(root, { seed: random.between(1, 2 ** 31), maxDepth: 4, maxLength: 40, maxItems: 3, maxDefaultItems: 2, useExamplesValue: true, alwaysFakeOptionals: false });
+    return generateSync(root, {
+      seed: random.between(1, 2 ** 31),
+      maxDepth: 4,
+      maxLength: 40,
+      maxItems: 3,
+      maxDefaultItems: 2,
+      useExamplesValue: true,
+      alwaysFakeOptionals: false,
+    });
   } catch {
     // A schema the generator cannot satisfy: the fuzzer sends something else, never nothing.
     return pick(random, HOSTILE);
@@ -140,19 +158,23 @@ function asParameter(value: unknown): string {
 /** The request for `op`, made from `random` alone; `validOnly` makes every part from its schema. */
 export function fuzzRequest(document: ApiDocument, op: FuzzOperation, random: Random, validOnly = false): FuzzRequest {
   const roll = random.next();
-  const kind = validOnly || roll < 0.35 ? "valid" : roll < 0.6 ? "bent-body" : roll < 0.8 ? "bent-parameter" : roll < 0.9 ? "raw-body" : "no-body";
+  const kind =
+    validOnly || roll < 0.35 ? "valid" : roll < 0.6 ? "bent-body" : roll < 0.8 ? "bent-parameter" : roll < 0.9 ? "raw-body" : "no-body";
   const parameters = op.operation.parameters ?? [];
   const bentParameter = kind === "bent-parameter" && parameters.length > 0 ? pick(random, parameters).name : null;
   const make = validOnly ? generatedValid : generated;
-  const valueOf = (parameter: Parameter) => (parameter.name === bentParameter ? bent(undefined, random) : make(document, parameter.schema, random));
+  const valueOf = (parameter: Parameter) =>
+    parameter.name === bentParameter ? bent(undefined, random) : make(document, parameter.schema, random);
 
   let path = op.template;
   const query = new URLSearchParams();
   const headers: Record<string, string> = {};
   for (const parameter of parameters) {
     if (parameter.in === "path") path = path.replace(`{${parameter.name}}`, encodeURIComponent(asParameter(valueOf(parameter))) || "x");
-    else if (parameter.in === "query" && (parameter.required || random.next() < 0.5)) query.set(parameter.name, asParameter(valueOf(parameter)));
-    else if (parameter.in === "header" && random.next() < 0.5) headers[parameter.name] = asParameter(valueOf(parameter)).replace(/[^\x20-\x7e]/g, "?");
+    else if (parameter.in === "query" && (parameter.required || random.next() < 0.5))
+      query.set(parameter.name, asParameter(valueOf(parameter)));
+    else if (parameter.in === "header" && random.next() < 0.5)
+      headers[parameter.name] = asParameter(valueOf(parameter)).replace(/[^\x20-\x7e]/g, "?");
   }
   const search = query.toString();
 
@@ -165,10 +187,20 @@ export function fuzzRequest(document: ApiDocument, op: FuzzOperation, random: Ra
   }
   if (body !== undefined) {
     if (op.method === "GET" || op.method === "DELETE") body = undefined;
-    else headers["Content-Type"] = validOnly || random.next() < 0.9 ? "application/json" : pick(random, ["text/plain", "application/xml", "application/json; charset=latin1"]);
+    else
+      headers["Content-Type"] =
+        validOnly || random.next() < 0.9
+          ? "application/json"
+          : pick(random, ["text/plain", "application/xml", "application/json; charset=latin1"]);
   }
   const streams = op.template.endsWith("/events") || op.template === "/v1/mcp";
-  headers["Accept"] = streams ? "application/json, text/event-stream" : validOnly ? "*/*" : random.next() < 0.9 ? "application/json" : pick(random, ["*/*", "text/html", "image/png"]);
+  headers["Accept"] = streams
+    ? "application/json, text/event-stream"
+    : validOnly
+      ? "*/*"
+      : random.next() < 0.9
+        ? "application/json"
+        : pick(random, ["*/*", "text/html", "image/png"]);
   return { method: op.method, template: op.template, path: search ? `${path}?${search}` : path, headers, body, kind };
 }
 

@@ -25,7 +25,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const outputFiles = { platform: join(dir, "shared-platform.log"), mock: join(dir, "shared-mock.log") };
   const stack = await startStack({ outputFiles });
   console.log(`e2e setup: Worker bundled and the shared platform up in ${Date.now() - started} ms`);
-  project.provide("sharedStack", { platformUrl: stack.platform.url, signingKey: stack.platform.signingKey, mockUrl: stack.mock.url, outputFiles });
+  project.provide("sharedStack", {
+    platformUrl: stack.platform.url,
+    signingKey: stack.platform.signingKey,
+    mockUrl: stack.mock.url,
+    outputFiles,
+  });
   return async () => {
     await stack.dispose();
     delete process.env[WORKER_BUNDLE_ENV];

@@ -37,7 +37,11 @@ export function historyProblems(messages: Message[], calls: ToolCall[]): string[
     if (uses.length > 0) {
       const next = messages[i + 1];
       const expected = uses.map((u) => u.id).join(",");
-      const answered = next ? toolResults(next).map((r) => r.tool_use_id).join(",") : "(no next message)";
+      const answered = next
+        ? toolResults(next)
+            .map((r) => r.tool_use_id)
+            .join(",")
+        : "(no next message)";
       if (!next || next.role !== "user" || answered !== expected) {
         problems.push(`tool_use [${expected}] of message ${message.seq} is answered by [${answered}]`);
       }

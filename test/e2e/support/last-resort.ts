@@ -33,7 +33,11 @@ export function atLastResort(phase: Phase, step: () => void): void {
   if (installed) return;
   installed = true;
   process.once("exit", runAll);
-  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const) {
     process.once(signal, () => {
       runAll();
       process.exitCode = code;

@@ -21,10 +21,12 @@ export class McpServerProcess {
   static async start(): Promise<McpServerProcess> {
     const script = join(PROJECT_ROOT, "test", "support", "node", "mcp-server.ts");
     const child = spawnGroup(nodeBinary(), ["--no-warnings", script, "--port", "0"], { cwd: PROJECT_ROOT, env: childEnv({}) });
-    const output = await child.waitForOutput((text) => URL_LINE.test(text), STARTUP_TIMEOUT_MS).catch(async (error: unknown) => {
-      await child.stop("SIGKILL");
-      throw error;
-    });
+    const output = await child
+      .waitForOutput((text) => URL_LINE.test(text), STARTUP_TIMEOUT_MS)
+      .catch(async (error: unknown) => {
+        await child.stop("SIGKILL");
+        throw error;
+      });
     const url = URL_LINE.exec(output)?.[0];
     if (!url || !url.includes(LOOPBACK)) throw new Error(`MCP server printed no loopback URL:\n${output}`);
     return new McpServerProcess(url, child);
@@ -42,7 +44,10 @@ export class McpServerProcess {
 
   /** The next `count` calls of `tool` under `key` are never answered. */
   async hold(key: string, tool: string, count = 1): Promise<void> {
-    const res = await fetch(`${this.url}/_hold/${encodeURIComponent(key)}/${encodeURIComponent(tool)}`, { method: "POST", body: JSON.stringify({ count }) });
+    const res = await fetch(`${this.url}/_hold/${encodeURIComponent(key)}/${encodeURIComponent(tool)}`, {
+      method: "POST",
+      body: JSON.stringify({ count }),
+    });
     if (!res.ok) throw new Error(`hold answered ${res.status}`);
   }
 

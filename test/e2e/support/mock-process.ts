@@ -26,10 +26,12 @@ export class MockServer {
       env: childEnv({}),
       outputFile,
     });
-    const output = await child.waitForOutput((text) => URL_LINE.test(text), STARTUP_TIMEOUT_MS).catch(async (error: unknown) => {
-      await child.stop("SIGKILL");
-      throw error;
-    });
+    const output = await child
+      .waitForOutput((text) => URL_LINE.test(text), STARTUP_TIMEOUT_MS)
+      .catch(async (error: unknown) => {
+        await child.stop("SIGKILL");
+        throw error;
+      });
     const url = URL_LINE.exec(output)?.[0];
     if (!url || !url.includes(LOOPBACK)) throw new Error(`mock server printed no loopback URL:\n${output}`);
     return new MockServer(url, child);

@@ -86,7 +86,13 @@ export class NotificationReceiver {
     const bodyText = Buffer.concat(chunks).toString("utf8");
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers[name] = value;
-    const record: Received = { received_at: Date.now(), headers, body_text: bodyText, body: JSON.parse(bodyText) as Notification, answered: null };
+    const record: Received = {
+      received_at: Date.now(),
+      headers,
+      body_text: bodyText,
+      body: JSON.parse(bodyText) as Notification,
+      answered: null,
+    };
     this.received.push(record);
     if (this.#holding) {
       const gone = await new Promise<boolean>((resolve) => {

@@ -75,7 +75,9 @@ export class Platform {
     const envFile = join(root, "worker.env");
     await writeFile(envFile, envFileText(vars), { mode: 0o600 });
     if (options.bundle && (options.config || options.main)) throw new Error("a bundle runs with the project's own config only");
-    const config = options.bundle ? await bundledConfig(options.bundle) : await relocatedConfig(options.config ?? join(PROJECT_ROOT, "wrangler.json"), options.main);
+    const config = options.bundle
+      ? await bundledConfig(options.bundle)
+      : await relocatedConfig(options.config ?? join(PROJECT_ROOT, "wrangler.json"), options.main);
     await writeFile(join(root, "wrangler.json"), config);
     return new Platform(root, signingKey, envFile, options.env ?? {}, options.outputFile);
   }
@@ -121,17 +123,26 @@ export class Platform {
     while (inspectorPort === port) inspectorPort = await freePort();
     const wrangler = join(PROJECT_ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
     const args = [
-      wrangler, "dev",
-      "--config", join(this.root, "wrangler.json"),
+      wrangler,
+      "dev",
+      "--config",
+      join(this.root, "wrangler.json"),
       "--local",
-      "--ip", LOOPBACK,
-      "--port", String(port),
-      "--inspector-ip", LOOPBACK,
-      "--inspector-port", String(inspectorPort),
-      "--persist-to", join(this.root, "state"),
-      "--env-file", this.envFile,
+      "--ip",
+      LOOPBACK,
+      "--port",
+      String(port),
+      "--inspector-ip",
+      LOOPBACK,
+      "--inspector-port",
+      String(inspectorPort),
+      "--persist-to",
+      join(this.root, "state"),
+      "--env-file",
+      this.envFile,
       "--show-interactive-dev-session=false",
-      "--log-level", "warn",
+      "--log-level",
+      "warn",
     ];
     const child = spawnGroup(nodeBinary(), args, {
       cwd: PROJECT_ROOT,
@@ -194,10 +205,7 @@ export class Platform {
  * cleans up; this way that output goes with the temporary directory instead of piling up in
  * the project.
  */
-export async function relocatedConfig(
-  path: string = join(PROJECT_ROOT, "wrangler.json"),
-  main?: string,
-): Promise<string> {
+export async function relocatedConfig(path: string = join(PROJECT_ROOT, "wrangler.json"), main?: string): Promise<string> {
   const config = JSON.parse(await readFile(path, "utf8")) as {
     main?: unknown;
     $schema?: unknown;
@@ -235,7 +243,14 @@ export async function bundleWorker(outDir: string): Promise<void> {
     const wrangler = join(PROJECT_ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
     const child = spawnGroup(nodeBinary(), [wrangler, "deploy", "--dry-run", "--outdir", outDir, "--config", join(work, "wrangler.json")], {
       cwd: PROJECT_ROOT,
-      env: childEnv({ CI: "true", WRANGLER_LOG: "warn", WRANGLER_SEND_METRICS: "false", WRANGLER_SEND_ERROR_REPORTS: "false", WRANGLER_REGISTRY_PATH: join(work, "registry"), WRANGLER_LOG_PATH: join(work, "logs") }),
+      env: childEnv({
+        CI: "true",
+        WRANGLER_LOG: "warn",
+        WRANGLER_SEND_METRICS: "false",
+        WRANGLER_SEND_ERROR_REPORTS: "false",
+        WRANGLER_REGISTRY_PATH: join(work, "registry"),
+        WRANGLER_LOG_PATH: join(work, "logs"),
+      }),
     });
     const code = await new Promise<number | null>((resolve) => child.child.once("exit", (exitCode) => resolve(exitCode)));
     await child.stop("SIGKILL");

@@ -91,7 +91,11 @@ async function waitForGroupExit(pgid: number, timeoutMs: number): Promise<boolea
   return !groupAlive(pgid);
 }
 
-export function spawnGroup(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; outputFile?: string }): GroupChild {
+export function spawnGroup(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; outputFile?: string },
+): GroupChild {
   const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   const pid = child.pid;
   if (pid === undefined) throw new Error(`could not start ${command}`);

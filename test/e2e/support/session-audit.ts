@@ -25,7 +25,6 @@ export interface Audit {
   interrupted: number;
 }
 
-
 const keyOf = (r: RecordedRequest) => r.headers["idempotency-key"] ?? "(none)";
 
 function countBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {

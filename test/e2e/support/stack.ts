@@ -112,7 +112,8 @@ export async function sharedStack(): Promise<SharedStack> {
     async client(tenantId, subject = "e2e-user", scopes = ["sessions:read", "sessions:write"]) {
       return new ApiClient(() => info.platformUrl, await mint({ tenantId, subject, scopes }));
     },
-    logs: () => `--- platform (shared) ---\n${readTail(info.outputFiles.platform)}\n--- mock (shared) ---\n${readTail(info.outputFiles.mock)}`,
+    logs: () =>
+      `--- platform (shared) ---\n${readTail(info.outputFiles.platform)}\n--- mock (shared) ---\n${readTail(info.outputFiles.mock)}`,
     dispose: async () => undefined,
   };
 }

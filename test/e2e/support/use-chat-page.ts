@@ -15,7 +15,9 @@ const authorization = `Bearer ${query.get("token") ?? ""}`;
 
 /** The chat so far, from `GET …/chat/{id}/messages`; a chat never used is 404, an empty one. */
 async function history(): Promise<UIMessage[]> {
-  const res = await fetch(`${query.get("api") ?? ""}/${encodeURIComponent(chatId)}/messages`, { headers: { Authorization: authorization } });
+  const res = await fetch(`${query.get("api") ?? ""}/${encodeURIComponent(chatId)}/messages`, {
+    headers: { Authorization: authorization },
+  });
   if (res.status === 404) return [];
   if (!res.ok) throw new Error(`history: ${res.status}`);
   return ((await res.json()) as { messages: UIMessage[] }).messages;
@@ -42,7 +44,11 @@ function Page({ restored }: { restored: UIMessage[] }) {
           if (part.type === "text") return h("p", { key: i, className: "text" }, part.text);
           if (part.type !== "dynamic-tool") return null;
           if (part.state === "approval-requested") {
-            return h("button", { key: i, className: "approve", onClick: () => void addToolApprovalResponse({ id: part.approval.id, approved: true }) }, `Approve ${part.toolName}`);
+            return h(
+              "button",
+              { key: i, className: "approve", onClick: () => void addToolApprovalResponse({ id: part.approval.id, approved: true }) },
+              `Approve ${part.toolName}`,
+            );
           }
           const approval = part.approval?.approved === undefined ? "" : part.approval.approved ? " (approved)" : " (denied)";
           return h("p", { key: i, className: "tool" }, `${part.toolName}: ${part.state}${approval}`);

@@ -28,11 +28,19 @@ export async function serveUseChatPage(platformUrl: string): Promise<UseChatServ
     if (req.url?.startsWith("/v1/")) {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !["host", "connection", "content-length"].includes(name))) as Record<string, string>;
-      const upstream = await fetch(`${platformUrl}${req.url}`, { method: req.method, headers, body: chunks.length > 0 ? Buffer.concat(chunks) : undefined });
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([name]) => !["host", "connection", "content-length"].includes(name)),
+      ) as Record<string, string>;
+      const upstream = await fetch(`${platformUrl}${req.url}`, {
+        method: req.method,
+        headers,
+        body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+      });
       const answer: Record<string, string> = {};
       // fetch has already decoded the body: its encoding and length no longer describe what is sent on.
-      upstream.headers.forEach((value, name) => void (["content-encoding", "content-length"].includes(name) ? undefined : (answer[name] = value)));
+      upstream.headers.forEach(
+        (value, name) => void (["content-encoding", "content-length"].includes(name) ? undefined : (answer[name] = value)),
+      );
       res.writeHead(upstream.status, answer);
       if (upstream.body) Readable.fromWeb(upstream.body as never).pipe(res);
       else res.end();

@@ -7,7 +7,16 @@ describe("rows a key-value or alarm call is billed as", () => {
   it("reads a row per key asked and per entry listed, at least one for a list", () => {
     expect(kvRows("get", ["run"], undefined)).toEqual({ read: 1, written: 0 });
     expect(kvRows("get", [["a", "b", "c"]], new Map())).toEqual({ read: 3, written: 0 });
-    expect(kvRows("list", [{ prefix: "x" }], new Map([["x1", 1], ["x2", 2]]))).toEqual({ read: 2, written: 0 });
+    expect(
+      kvRows(
+        "list",
+        [{ prefix: "x" }],
+        new Map([
+          ["x1", 1],
+          ["x2", 2],
+        ]),
+      ),
+    ).toEqual({ read: 2, written: 0 });
     expect(kvRows("list", [{ prefix: "x" }], [])).toEqual({ read: 1, written: 0 });
   });
 
@@ -55,8 +64,24 @@ describe("the bill", () => {
   });
 });
 
-const snapshot = (over: Partial<MeterSnapshot> = {}): MeterSnapshot => ({ workerRequests: 0, unattributed: 0, classes: {}, statements: {}, methods: {}, inFlight: 0, quietMs: 1000, ...over });
-const tally = (requests: number, rowsWritten: number) => ({ objects: 1, requests, alarms: requests / 2, activeMs: requests * 10, rowsRead: rowsWritten * 2, rowsWritten });
+const snapshot = (over: Partial<MeterSnapshot> = {}): MeterSnapshot => ({
+  workerRequests: 0,
+  unattributed: 0,
+  classes: {},
+  statements: {},
+  methods: {},
+  inFlight: 0,
+  quietMs: 1000,
+  ...over,
+});
+const tally = (requests: number, rowsWritten: number) => ({
+  objects: 1,
+  requests,
+  alarms: requests / 2,
+  activeMs: requests * 10,
+  rowsRead: rowsWritten * 2,
+  rowsWritten,
+});
 
 describe("a run's cost from two readings of the meter", () => {
   const before = snapshot({
@@ -68,7 +93,9 @@ describe("a run's cost from two readings of the meter", () => {
   const after = snapshot({
     workerRequests: 4,
     classes: { A: tally(30, 160), B: tally(4, 4), C: tally(2, 1) },
-    statements: { A: { "INSERT x": { calls: 15, rowsRead: 0, rowsWritten: 30 }, "kv.put run": { calls: 20, rowsRead: 0, rowsWritten: 25 } } },
+    statements: {
+      A: { "INSERT x": { calls: 15, rowsRead: 0, rowsWritten: 30 }, "kv.put run": { calls: 20, rowsRead: 0, rowsWritten: 25 } },
+    },
     methods: { A: { alarm: 15, get: 10 } },
   });
   const cost = costBetween(before, after);
@@ -106,7 +133,22 @@ describe("the cost targets", () => {
 
   it("says met or not from the run, and not measured without it", () => {
     const run = (stepMs: number, rowsWritten: number) =>
-      ({ stepMs, cpuPerStepMs: stepMs, storedBytes: 500, cost: { requests: 100, alarms: 100, activeMs: 100, rowsRead: 100, rowsWritten, workerRequests: 1, byClass: {}, statements: {}, methods: {} } }) as never;
+      ({
+        stepMs,
+        cpuPerStepMs: stepMs,
+        storedBytes: 500,
+        cost: {
+          requests: 100,
+          alarms: 100,
+          activeMs: 100,
+          rowsRead: 100,
+          rowsWritten,
+          workerRequests: 1,
+          byClass: {},
+          statements: {},
+          methods: {},
+        },
+      }) as never;
     const steps = { platform: [run(12, 300)], baseline: [run(10, 100)], streaming: [run(11, 100)] };
     const targets = costTargets(steps, null);
     expect(targets.find((t) => t.name === "time per step")).toMatchObject({ ratio: 1.2, limit: 1.25 });

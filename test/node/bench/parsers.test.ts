@@ -34,7 +34,9 @@ describe("finding methods in wrangler's bundle", () => {
   });
 
   it("finds a class esbuild renamed because another module declares its name", () => {
-    const renamed = bundle.replace("var TenantIndex = class", "var TenantIndex2 = class") + "\nvar TenantIndex = meterClass(TenantIndex2, \"TenantIndex\");";
+    const renamed =
+      bundle.replace("var TenantIndex = class", "var TenantIndex2 = class") +
+      '\nvar TenantIndex = meterClass(TenantIndex2, "TenantIndex");';
     expect([...methodLines(renamed, { name: "TenantIndex", methods: ["counts"] })]).toEqual([["TenantIndex.counts", 8]]);
   });
 
@@ -43,8 +45,21 @@ describe("finding methods in wrangler's bundle", () => {
   });
 
   it("counts calls between two snapshots", () => {
-    const diff = callsBetween(new Map([["a", 2], ["b", 1]]), new Map([["a", 5], ["b", 1], ["c", 1]]));
-    expect([...diff]).toEqual([["a", 3], ["c", 1]]);
+    const diff = callsBetween(
+      new Map([
+        ["a", 2],
+        ["b", 1],
+      ]),
+      new Map([
+        ["a", 5],
+        ["b", 1],
+        ["c", 1],
+      ]),
+    );
+    expect([...diff]).toEqual([
+      ["a", 3],
+      ["c", 1],
+    ]);
   });
 });
 
@@ -52,12 +67,17 @@ describe("reading strace and perf output", () => {
   it("charges each storage call to the class whose database it touched", () => {
     const text = [
       "1201 fsync(23</tmp/x/state/v3/do/agent-platform-SessionObject/ab.sqlite-wal>) = 0",
-      "1201 pwrite64(23</tmp/x/state/v3/do/agent-platform-SessionObject/ab.sqlite-wal>, \"...\", 4096, 0) = 4096",
+      '1201 pwrite64(23</tmp/x/state/v3/do/agent-platform-SessionObject/ab.sqlite-wal>, "...", 4096, 0) = 4096',
       "[pid  1202] fsync(31</tmp/x/state/v3/do/agent-platform-TenantIndex/cd.sqlite-wal>) = 0",
       "1201 fsync(40</tmp/x/state/v3/cache/db.sqlite>) = 0",
       "1201 +++ exited with 0 +++",
     ].join("\n");
-    expect(Object.fromEntries(parseStorageTrace(text))).toEqual({ "fsync SessionObject": 1, "pwrite64 SessionObject": 1, "fsync TenantIndex": 1, "fsync other": 1 });
+    expect(Object.fromEntries(parseStorageTrace(text))).toEqual({
+      "fsync SessionObject": 1,
+      "pwrite64 SessionObject": 1,
+      "fsync TenantIndex": 1,
+      "fsync other": 1,
+    });
   });
 
   it("groups perf's self time into areas, in milliseconds", () => {

@@ -95,7 +95,10 @@ describe("CPU profile summary, through the cost meter", () => {
       timeDeltas: [200, 200, 200],
     };
     const summary = summarizeProfile(profile, BUNDLE, map, ROOT);
-    expect(summary.functions.find((f) => f.name.startsWith("exec"))).toMatchObject({ name: "exec (built-in) ← report (src/sessions/object/engine/engine.ts:1)", samples: 2 });
+    expect(summary.functions.find((f) => f.name.startsWith("exec"))).toMatchObject({
+      name: "exec (built-in) ← report (src/sessions/object/engine/engine.ts:1)",
+      samples: 2,
+    });
     expect(summary.functions.find((f) => f.name.startsWith("value"))).toMatchObject({ area: "benchmark build (bench)", samples: 1 });
   });
 });

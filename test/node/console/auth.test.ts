@@ -26,7 +26,10 @@ class MemoryStorage {
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(status === 304 ? null : JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
+  return new Response(status === 304 ? null : JSON.stringify(body), {
+    status,
+    headers: { "Content-Type": "application/json", ...headers },
+  });
 }
 
 /** A token the fake platform issues: expires `ttlMs` after `now`. */
@@ -48,7 +51,8 @@ beforeEach(() => {
   fetchSpy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
     const request = input instanceof Request ? input : new Request(input, init);
     if (new URL(request.url).pathname === "/v1/auth/token") {
-      if (request.headers.get("Authorization") !== `Bearer ${KEY}`) return json(401, { code: "unauthorized", status: 401, detail: "Bad credentials." });
+      if (request.headers.get("Authorization") !== `Bearer ${KEY}`)
+        return json(401, { code: "unauthorized", status: 401, detail: "Bad credentials." });
       exchanges++;
       return json(200, { access_token: issued(now, 15 * MINUTE, exchanges), token_type: "Bearer", expires_in: 900 });
     }
@@ -156,10 +160,14 @@ describe("the API client", () => {
     const sent: (string | null)[] = [];
     answer = (request) => {
       sent.push(request.headers.get("If-None-Match"));
-      return request.headers.get("If-None-Match") === 'W/"v1"' ? json(304, null, { ETag: 'W/"v1"' }) : json(200, { data: [], next_cursor: null }, { ETag: 'W/"v1"' });
+      return request.headers.get("If-None-Match") === 'W/"v1"'
+        ? json(304, null, { ETag: 'W/"v1"' })
+        : json(200, { data: [], next_cursor: null }, { ETag: 'W/"v1"' });
     };
     const read = (etag: string | null) =>
-      api.conditional(etag, (client, ifNoneMatch) => client.GET("/v1/sessions", { params: { header: ifNoneMatch ? { "if-none-match": ifNoneMatch } : {} }, cache: "no-store" }));
+      api.conditional(etag, (client, ifNoneMatch) =>
+        client.GET("/v1/sessions", { params: { header: ifNoneMatch ? { "if-none-match": ifNoneMatch } : {} }, cache: "no-store" }),
+      );
     expect(await read(null)).toEqual({ changed: true, data: { data: [], next_cursor: null }, etag: 'W/"v1"' });
     expect(await read('W/"v1"')).toEqual({ changed: false });
     expect(sent).toEqual([null, 'W/"v1"']);

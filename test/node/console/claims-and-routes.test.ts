@@ -10,7 +10,10 @@ import { fakeJwt } from "./fake-jwt";
 describe("credentials", () => {
   it.each([
     ["ak_YWNtZQ.key_0123456789abcdef01234567.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ", "api_key"],
-    ["ak_YWNtZQ.key_0123456789abcdef01234567.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ", "api_key"],
+    [
+      "ak_YWNtZQ.key_0123456789abcdef01234567.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ",
+      "api_key",
+    ],
     ["  ak_YWNtZQ.key_0123456789abcdef01234567.secret  ", "api_key"],
     [fakeJwt({ sub: "a" }), "jwt"],
     ["ak_nodots", null],
@@ -22,7 +25,9 @@ describe("credentials", () => {
   });
 
   it("reads subject, scopes (scope or scp) and expiry of a JWT, and nothing of garbage", () => {
-    expect(readClaims(fakeJwt({ sub: "alice", scope: "sessions:read agents:write memory:read tenant:admin other:thing", exp: 1_900_000_000 }))).toEqual({
+    expect(
+      readClaims(fakeJwt({ sub: "alice", scope: "sessions:read agents:write memory:read tenant:admin other:thing", exp: 1_900_000_000 })),
+    ).toEqual({
       subject: "alice",
       scopes: ["sessions:read", "agents:write", "memory:read", "tenant:admin"],
       expiresAt: 1_900_000_000_000,
@@ -34,8 +39,24 @@ describe("credentials", () => {
   });
 
   it("grants what the platform's scope table grants", () => {
-    const none = { read: false, write: false, agentsWrite: false, memoryRead: false, memoryWrite: false, tenantAdmin: false, platformAdmin: false };
-    const all = { read: true, write: true, agentsWrite: true, memoryRead: true, memoryWrite: true, tenantAdmin: true, platformAdmin: false };
+    const none = {
+      read: false,
+      write: false,
+      agentsWrite: false,
+      memoryRead: false,
+      memoryWrite: false,
+      tenantAdmin: false,
+      platformAdmin: false,
+    };
+    const all = {
+      read: true,
+      write: true,
+      agentsWrite: true,
+      memoryRead: true,
+      memoryWrite: true,
+      tenantAdmin: true,
+      platformAdmin: false,
+    };
     expect(powersOf(["sessions:read"])).toEqual({ ...none, read: true });
     expect(powersOf(["sessions:write"])).toEqual({ ...none, write: true });
     expect(powersOf(["sessions:read", "agents:write"])).toEqual({ ...none, read: true, agentsWrite: true });
@@ -65,12 +86,18 @@ describe("routes", () => {
     ["#/agents/agt_1?from=1&to=12", { view: "agent", id: "agt_1", from: 1, to: 12 }],
     ["#/memory", { view: "memory", namespace: [], query: null, key: null }],
     ["#/memory/users.u_1?q=formal+tone", { view: "memory", namespace: ["users", "u_1"], query: "formal tone", key: null }],
-    ["#/memory/team%40acme.a%3Ab?key=prefs%2Fv%3F1%26q%3Dx", { view: "memory", namespace: ["team@acme", "a:b"], query: null, key: "prefs/v?1&q=x" }],
+    [
+      "#/memory/team%40acme.a%3Ab?key=prefs%2Fv%3F1%26q%3Dx",
+      { view: "memory", namespace: ["team@acme", "a:b"], query: null, key: "prefs/v?1&q=x" },
+    ],
     ["#/tenants?cursor=x", { view: "tenants", cursor: "x" }],
     ["#/usage", { view: "usage", days: 30 }],
     ["#/usage?days=400", { view: "usage", days: 400 }],
     ["#/tenants/acme.eu?status=paused", { view: "tenant", tenantId: "acme.eu", status: "paused", createdBy: null, cursor: null }],
-    ["#/sessions?metadata%5Bticket%5D=T-1&metadata%5Bshop%5D=eu", { view: "sessions", status: null, createdBy: null, cursor: null, metadata: { ticket: "T-1", shop: "eu" } }],
+    [
+      "#/sessions?metadata%5Bticket%5D=T-1&metadata%5Bshop%5D=eu",
+      { view: "sessions", status: null, createdBy: null, cursor: null, metadata: { ticket: "T-1", shop: "eu" } },
+    ],
     ["#/sessions/new", { view: "new_session" }],
     ["#/api-keys", { view: "api_keys" }],
     ["#/webhooks", { view: "webhooks" }],
@@ -81,9 +108,20 @@ describe("routes", () => {
     ["#/audit-log", { view: "audit_log", scope: "tenant", action: null, actor: null, since: null, until: null, tenantId: null }],
     [
       "#/audit-log?action=settings.updated&actor=ops-7&since=2026-12-01T00%3A00%3A00.000Z&until=2026-12-02T00%3A00%3A00.000Z",
-      { view: "audit_log", scope: "tenant", action: "settings.updated", actor: "ops-7", since: "2026-12-01T00:00:00.000Z", until: "2026-12-02T00:00:00.000Z", tenantId: null },
+      {
+        view: "audit_log",
+        scope: "tenant",
+        action: "settings.updated",
+        actor: "ops-7",
+        since: "2026-12-01T00:00:00.000Z",
+        until: "2026-12-02T00:00:00.000Z",
+        tenantId: null,
+      },
     ],
-    ["#/admin/audit-log?tenant=acme.eu&action=tenant.deleted", { view: "audit_log", scope: "platform", action: "tenant.deleted", actor: null, since: null, until: null, tenantId: "acme.eu" }],
+    [
+      "#/admin/audit-log?tenant=acme.eu&action=tenant.deleted",
+      { view: "audit_log", scope: "platform", action: "tenant.deleted", actor: null, since: null, until: null, tenantId: "acme.eu" },
+    ],
   ];
   it.each(routes)("%j is %j and back", (hash, route) => {
     expect(parseRoute(hash)).toEqual(route);
@@ -105,9 +143,14 @@ describe("routes", () => {
 
   it("encodes ids and subjects, so no value can add a path segment or a parameter", () => {
     expect(routeHref({ view: "session", id: "ses_a/b?c" })).toBe("#/sessions/ses_a%2Fb%3Fc");
-    expect(parseRoute(routeHref({ view: "sessions", status: null, createdBy: "a&status=done", cursor: null }))).toMatchObject({ createdBy: "a&status=done", status: null });
+    expect(parseRoute(routeHref({ view: "sessions", status: null, createdBy: "a&status=done", cursor: null }))).toMatchObject({
+      createdBy: "a&status=done",
+      status: null,
+    });
     // A memory key may hold any character: it stays one parameter, and the namespace one segment of the path.
-    expect(routeHref({ view: "memory", namespace: ["users", "u/1"], query: null, key: "k&q=x/y" })).toBe("#/memory/users.u%2F1?key=k%26q%3Dx%2Fy");
+    expect(routeHref({ view: "memory", namespace: ["users", "u/1"], query: null, key: "k&q=x/y" })).toBe(
+      "#/memory/users.u%2F1?key=k%26q%3Dx%2Fy",
+    );
   });
 });
 
@@ -172,7 +215,14 @@ describe("the limits form", () => {
   });
 
   it("reads fields back into the overrides that replace the tenant's, or names the first bad field", () => {
-    expect(fieldsToOverrides({ max_concurrent_runs: " 7 ", max_tokens_per_day: "Unlimited", requests_per_minute: "1,200", max_steps_per_run: "" })).toEqual({
+    expect(
+      fieldsToOverrides({
+        max_concurrent_runs: " 7 ",
+        max_tokens_per_day: "Unlimited",
+        requests_per_minute: "1,200",
+        max_steps_per_run: "",
+      }),
+    ).toEqual({
       ok: true,
       overrides: { max_concurrent_runs: 7, max_tokens_per_day: null, requests_per_minute: 1200 },
     });
@@ -185,8 +235,14 @@ describe("the limits form", () => {
       ok: true,
       overrides: { max_cost_usd_per_day: 12.5, max_tokens_per_day_per_subject: null },
     });
-    expect(fieldsToOverrides({ max_tokens_per_day_per_subject: "0" })).toEqual({ ok: true, overrides: { max_tokens_per_day_per_subject: 0 } });
-    expect(fieldsToOverrides({ max_tokens_per_day_per_subject: "1.5" })).toMatchObject({ ok: false, field: "max_tokens_per_day_per_subject" });
+    expect(fieldsToOverrides({ max_tokens_per_day_per_subject: "0" })).toEqual({
+      ok: true,
+      overrides: { max_tokens_per_day_per_subject: 0 },
+    });
+    expect(fieldsToOverrides({ max_tokens_per_day_per_subject: "1.5" })).toMatchObject({
+      ok: false,
+      field: "max_tokens_per_day_per_subject",
+    });
     expect(fieldsToOverrides({})).toEqual({ ok: true, overrides: {} });
   });
 });

@@ -6,8 +6,24 @@ const same = (oldLine: number, newLine: number, text = `l${oldLine}`): DiffLine 
 
 describe("definitionText", () => {
   it("sorts keys at every depth and keeps arrays in order, so key order is never a change", () => {
-    const a = { system: "s", name: "n", tools: [{ type: "builtin", name: "b" }, { name: "a", type: "builtin" }], limits: { z: 1, a: 2 } };
-    const b = { limits: { a: 2, z: 1 }, name: "n", tools: [{ name: "b", type: "builtin" }, { type: "builtin", name: "a" }], system: "s" };
+    const a = {
+      system: "s",
+      name: "n",
+      tools: [
+        { type: "builtin", name: "b" },
+        { name: "a", type: "builtin" },
+      ],
+      limits: { z: 1, a: 2 },
+    };
+    const b = {
+      limits: { a: 2, z: 1 },
+      name: "n",
+      tools: [
+        { name: "b", type: "builtin" },
+        { type: "builtin", name: "a" },
+      ],
+      system: "s",
+    };
     expect(definitionText(a)).toBe(definitionText(b));
     expect(definitionText(a).split("\n").slice(0, 5)).toEqual(["{", '  "limits": {', '    "a": 2,', '    "z": 1', "  },"]);
     expect(definitionText({ tools: [2, 1] })).not.toBe(definitionText({ tools: [1, 2] }));
@@ -53,7 +69,9 @@ describe("foldUnchanged", () => {
     const before = texts(20, "l");
     const after = before.replace("l10\n", "changed\n");
     const rows = foldUnchanged(lineDiff(before, after));
-    expect(rows.map((row) => (row.kind === "fold" ? `fold ${row.count} @${row.oldLine}/${row.newLine}` : `${row.kind} ${row.text}`))).toEqual([
+    expect(
+      rows.map((row) => (row.kind === "fold" ? `fold ${row.count} @${row.oldLine}/${row.newLine}` : `${row.kind} ${row.text}`)),
+    ).toEqual([
       "fold 6 @1/1",
       "same l7",
       "same l8",
@@ -68,9 +86,17 @@ describe("foldUnchanged", () => {
   });
 
   it("keeps a stretch between two changes whole when folding it would hide fewer than two lines", () => {
-    const lines: DiffLine[] = [{ kind: "added", text: "+", newLine: 1 }, ...[2, 3, 4, 5, 6, 7, 8].map((n) => same(n - 1, n)), { kind: "added", text: "+", newLine: 9 }];
+    const lines: DiffLine[] = [
+      { kind: "added", text: "+", newLine: 1 },
+      ...[2, 3, 4, 5, 6, 7, 8].map((n) => same(n - 1, n)),
+      { kind: "added", text: "+", newLine: 9 },
+    ];
     expect(foldUnchanged(lines).some((row) => row.kind === "fold")).toBe(false);
-    const longer: DiffLine[] = [{ kind: "added", text: "+", newLine: 1 }, ...[2, 3, 4, 5, 6, 7, 8, 9].map((n) => same(n - 1, n)), { kind: "added", text: "+", newLine: 10 }];
+    const longer: DiffLine[] = [
+      { kind: "added", text: "+", newLine: 1 },
+      ...[2, 3, 4, 5, 6, 7, 8, 9].map((n) => same(n - 1, n)),
+      { kind: "added", text: "+", newLine: 10 },
+    ];
     expect(foldUnchanged(longer).filter((row) => row.kind === "fold")).toEqual([{ kind: "fold", count: 2, oldLine: 4, newLine: 5 }]);
   });
 

@@ -1,13 +1,37 @@
 /** A watched session folded from its frames and the pages read beside the stream. */
 import { describe, expect, it } from "vitest";
 import { eventsUrl, retryDelay } from "../../../console/src/live/session-socket";
-import { applyFrame, earlierPage, INITIAL_LIVE_STATE, type LiveState, liveReducer, mergeToolCalls, waitingCalls } from "../../../console/src/live/session-state";
+import {
+  applyFrame,
+  earlierPage,
+  INITIAL_LIVE_STATE,
+  type LiveState,
+  liveReducer,
+  mergeToolCalls,
+  waitingCalls,
+} from "../../../console/src/live/session-state";
 import type { EventFrame, Message, ToolCallEventData } from "../../../console/src/types";
 
 const AT = "2026-01-01T00:00:00.000Z";
 const usage = { steps: 1, input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 };
-const text = (seq: number, role: "user" | "assistant", words: string): Message => ({ seq, role, content: [{ type: "text", text: words }], created_at: AT });
-const call = (id: string, status: ToolCallEventData["status"], step = 1): ToolCallEventData => ({ id, name: "get_time", step, input: {}, status, output: null, is_error: false, decided_by: null, decided_at: null, decision: null });
+const text = (seq: number, role: "user" | "assistant", words: string): Message => ({
+  seq,
+  role,
+  content: [{ type: "text", text: words }],
+  created_at: AT,
+});
+const call = (id: string, status: ToolCallEventData["status"], step = 1): ToolCallEventData => ({
+  id,
+  name: "get_time",
+  step,
+  input: {},
+  status,
+  output: null,
+  is_error: false,
+  decided_by: null,
+  decided_at: null,
+  decision: null,
+});
 
 function fold(frames: EventFrame[], from: LiveState = INITIAL_LIVE_STATE): LiveState {
   return frames.reduce(applyFrame, from);
@@ -47,7 +71,11 @@ describe("folding frames", () => {
   });
 
   it("writes streamed text at its offset, starts a block over at offset 0, and drops it when the answer is saved", () => {
-    const delta = (index: number, offset: number, words: string): EventFrame => ({ type: "delta", created_at: AT, data: { index, offset, text: words } });
+    const delta = (index: number, offset: number, words: string): EventFrame => ({
+      type: "delta",
+      created_at: AT,
+      data: { index, offset, text: words },
+    });
     let state = fold([snapshot(), delta(0, 0, "The ti"), delta(0, 6, "me is"), delta(1, 0, "Second")]);
     expect(state.drafts).toEqual(["The time is", "Second"]);
     state = fold([delta(0, 0, "Retry")], state);
@@ -59,14 +87,27 @@ describe("folding frames", () => {
 
   it("merges a fresh snapshot into what it holds, and replaces it after a reset", () => {
     const held = fold([snapshot(), { type: "message", id: 8, created_at: AT, data: text(2, "assistant", "a") }]);
-    expect(fold([snapshot({ messages: [text(2, "assistant", "a"), text(3, "user", "b")], last_event_id: 9 })], held).messages.map((m) => m.seq)).toEqual([1, 2, 3]);
-    const reset = fold([snapshot({ reset: true, messages: [text(40, "user", "late")], has_earlier_messages: true, last_event_id: 90 })], held);
+    expect(
+      fold([snapshot({ messages: [text(2, "assistant", "a"), text(3, "user", "b")], last_event_id: 9 })], held).messages.map((m) => m.seq),
+    ).toEqual([1, 2, 3]);
+    const reset = fold(
+      [snapshot({ reset: true, messages: [text(40, "user", "late")], has_earlier_messages: true, last_event_id: 90 })],
+      held,
+    );
     expect(reset.messages.map((m) => m.seq)).toEqual([40]);
     expect(reset).toMatchObject({ lastEventId: 90, hasEarlierMessages: true });
   });
 
   it("never moves a tool call back to an earlier status, and keeps what only the list has", () => {
-    const listed = { ...call("t1", "done"), output: "noon", created_at: AT, started_at: AT, finished_at: AT, decided_by: "alice", decided_at: AT };
+    const listed = {
+      ...call("t1", "done"),
+      output: "noon",
+      created_at: AT,
+      started_at: AT,
+      finished_at: AT,
+      decided_by: "alice",
+      decided_at: AT,
+    };
     const merged = mergeToolCalls([listed], [call("t1", "waiting_approval")]);
     expect(merged).toEqual([listed]);
     const later = mergeToolCalls([{ ...call("t1", "waiting_approval"), created_at: AT }], [call("t1", "running")]);
@@ -110,7 +151,11 @@ describe("paging back and reconnecting", () => {
   });
 
   it("opens the socket on the same host, with the token and the cursor in the query", () => {
-    expect(eventsUrl("https://agents.example.com", "ses_1", "t.o.k", 42)).toBe("wss://agents.example.com/v1/sessions/ses_1/events?access_token=t.o.k&after=42");
-    expect(eventsUrl("http://127.0.0.1:8787", "ses_1", "t.o.k", null)).toBe("ws://127.0.0.1:8787/v1/sessions/ses_1/events?access_token=t.o.k");
+    expect(eventsUrl("https://agents.example.com", "ses_1", "t.o.k", 42)).toBe(
+      "wss://agents.example.com/v1/sessions/ses_1/events?access_token=t.o.k&after=42",
+    );
+    expect(eventsUrl("http://127.0.0.1:8787", "ses_1", "t.o.k", null)).toBe(
+      "ws://127.0.0.1:8787/v1/sessions/ses_1/events?access_token=t.o.k",
+    );
   });
 });

@@ -1,14 +1,26 @@
 import { describe, expect, it } from "vitest";
 import { assemble } from "../../../src/sessions/object/context/assemble";
 import { CONTEXT_MARGIN_TOKENS, foldCap, inputBudget, messageBudget, summaryMaxTokens } from "../../../src/sessions/object/context/budget";
-import { calibratedRatio, estimateMessageTokens, MAX_TOKEN_RATIO, MESSAGE_OVERHEAD_TOKENS, messageKind, utf8Bytes } from "../../../src/sessions/object/context/estimate";
+import {
+  calibratedRatio,
+  estimateMessageTokens,
+  MAX_TOKEN_RATIO,
+  MESSAGE_OVERHEAD_TOKENS,
+  messageKind,
+  utf8Bytes,
+} from "../../../src/sessions/object/context/estimate";
 import { DEFAULT_LAST_MESSAGES, resolveContext } from "../../../src/sessions/object/context/settings";
 import { SUMMARY_HEADING, summaryRequest, summaryText, transcript } from "../../../src/sessions/object/context/summary-prompt";
 import { requestProblems } from "../../support/request-checks";
 import type { ContentBlock, Message } from "../../../src/sessions/types";
 
 const t = (text: string): ContentBlock => ({ type: "text", text });
-const msg = (seq: number, role: Message["role"], content: ContentBlock[]): Message => ({ seq, role, content, created_at: "2030-01-01T00:00:00.000Z" });
+const msg = (seq: number, role: Message["role"], content: ContentBlock[]): Message => ({
+  seq,
+  role,
+  content,
+  created_at: "2030-01-01T00:00:00.000Z",
+});
 
 describe("the token estimate", () => {
   it.each([
@@ -28,7 +40,9 @@ describe("the token estimate", () => {
     ["user", [{ type: "tool_result", tool_use_id: "a", content: "x" }], "tool_result"],
     ["assistant", [t("hi")], "answer"],
     ["assistant", [t("calling"), { type: "tool_use", id: "a", name: "n", input: {} }], "tool_use"],
-  ] as const)("calls a %s message of %j %s", (role, content, kind) => expect(messageKind(role, content as unknown as ContentBlock[])).toBe(kind));
+  ] as const)("calls a %s message of %j %s", (role, content, kind) =>
+    expect(messageKind(role, content as unknown as ContentBlock[])).toBe(kind),
+  );
 
   it.each([
     ["a provider that counts less than the estimate", 80, 100, 1],
@@ -42,9 +56,15 @@ describe("context settings", () => {
   it.each([
     [null, { strategy: "auto", maxInputTokens: null, lastMessages: null }],
     [{ note: "kept by an earlier caller" }, { strategy: "auto", maxInputTokens: null, lastMessages: null }],
-    [{ strategy: "summary", max_input_tokens: 5000 }, { strategy: "summary", maxInputTokens: 5000, lastMessages: null }],
+    [
+      { strategy: "summary", max_input_tokens: 5000 },
+      { strategy: "summary", maxInputTokens: 5000, lastMessages: null },
+    ],
     [{ strategy: "last_messages" }, { strategy: "last_messages", maxInputTokens: null, lastMessages: DEFAULT_LAST_MESSAGES }],
-    [{ strategy: "last_messages", last_messages: 4 }, { strategy: "last_messages", maxInputTokens: null, lastMessages: 4 }],
+    [
+      { strategy: "last_messages", last_messages: 4 },
+      { strategy: "last_messages", maxInputTokens: null, lastMessages: 4 },
+    ],
   ])("resolves %j", (raw, expected) => expect(resolveContext(raw)).toEqual(expected));
 });
 
@@ -73,11 +93,16 @@ describe("budgets", () => {
 describe("assembling a call", () => {
   const task = msg(1, "user", [t("the task")]);
   const runTask = msg(20, "user", [t("the run's task")]);
-  const window = [msg(31, "assistant", [{ type: "tool_use", id: "c", name: "n", input: {} }]), msg(32, "user", [{ type: "tool_result", tool_use_id: "c", content: "r" }])];
+  const window = [
+    msg(31, "assistant", [{ type: "tool_use", id: "c", name: "n", input: {} }]),
+    msg(32, "user", [{ type: "tool_result", tool_use_id: "c", content: "r" }]),
+  ];
 
   it("sends the task, the summary where its messages stood, the run's task, then the window, in that order", () => {
     const messages = assemble({ task, runTask, summary: { first_seq: 2, last_seq: 30, content: "so far" }, window });
-    expect(messages.map((m) => [m.role, m.content[0]!.type === "text" ? m.content[0]!.text : m.content[0]!.type, m.cache ?? false])).toEqual([
+    expect(
+      messages.map((m) => [m.role, m.content[0]!.type === "text" ? m.content[0]!.text : m.content[0]!.type, m.cache ?? false]),
+    ).toEqual([
       ["user", "the task", true],
       ["user", `${SUMMARY_HEADING}\nso far`, true],
       ["user", "the run's task", false],
@@ -104,7 +129,10 @@ describe("assembling a call", () => {
 
 describe("the summary call", () => {
   it("extends the previous summary with a transcript of the folded messages, without tools", () => {
-    const folded = [msg(2, "assistant", [t("checking"), { type: "tool_use", id: "c1", name: "lookup", input: { q: 1 } }]), msg(3, "user", [{ type: "tool_result", tool_use_id: "c1", content: "found", is_error: true }])];
+    const folded = [
+      msg(2, "assistant", [t("checking"), { type: "tool_use", id: "c1", name: "lookup", input: { q: 1 } }]),
+      msg(3, "user", [{ type: "tool_result", tool_use_id: "c1", content: "found", is_error: true }]),
+    ];
     const request = summaryRequest("m", "the user wants a report", folded, 1000);
     expect(request.tools).toEqual([]);
     expect(request.maxTokens).toBe(1000);

@@ -18,8 +18,16 @@ describe("fitWindow", () => {
     ["the newest that fit", { budget: 60, pinned: [task] }, { startSeq: 7, tokens: 50, overBudget: false }],
     ["the run's task pinned too, counted once", { budget: 60, pinned: [task, runTask] }, { startSeq: 7, tokens: 40, overBudget: false }],
     // Three from the end would start at a tool_result (seq 9): two.
-    ["a count of messages, never starting at a tool_result", { budget: 1_000, pinned: [task], maxCount: 3 }, { startSeq: 10, tokens: 20, overBudget: false }],
-    ["a count of one that ends at a tool_result, and its tool_use", { budget: 1_000, pinned: [task], maxCount: 1 }, { startSeq: 10, tokens: 20, overBudget: true }],
+    [
+      "a count of messages, never starting at a tool_result",
+      { budget: 1_000, pinned: [task], maxCount: 3 },
+      { startSeq: 10, tokens: 20, overBudget: false },
+    ],
+    [
+      "a count of one that ends at a tool_result, and its tool_use",
+      { budget: 1_000, pinned: [task], maxCount: 1 },
+      { startSeq: 10, tokens: 20, overBudget: true },
+    ],
     ["the smallest window when nothing fits", { budget: 5, pinned: [task] }, { startSeq: 10, tokens: 20, overBudget: true }],
   ] as const)("takes %s", (_name, limits, expected) => {
     expect(fitWindow(newestFirst(h), limits)).toEqual(expected);
@@ -39,7 +47,7 @@ describe("fitWindow", () => {
 
   it("holds its rules on random histories and budgets", () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     for (let round = 0; round < 300; round++) {
       const spec = ["i"];
       while (spec.length < 5 + Math.floor(random() * 60)) {
@@ -73,8 +81,16 @@ describe("planSummary", () => {
   it.each([
     ["sends everything when it fits", { ...base, budget: 1_000 }, { kind: "fits", startSeq: 2 }],
     // 17 messages, 170 tokens, over 100: keep at most 50 - 10 = 40, starting at an assistant message.
-    ["folds the older part until the newest fill half the budget", { ...base, budget: 100 }, { kind: "summarize", throughSeq: 15, foldTokens: 140 }],
-    ["keeps room for the summary it is about to make", { ...base, budget: 100, summaryReserve: 20 }, { kind: "summarize", throughSeq: 17, foldTokens: 160 }],
+    [
+      "folds the older part until the newest fill half the budget",
+      { ...base, budget: 100 },
+      { kind: "summarize", throughSeq: 15, foldTokens: 140 },
+    ],
+    [
+      "keeps room for the summary it is about to make",
+      { ...base, budget: 100, summaryReserve: 20 },
+      { kind: "summarize", throughSeq: 17, foldTokens: 160 },
+    ],
     ["folds at most the cap in one call", { ...base, budget: 100, foldCap: 55 }, { kind: "summarize", throughSeq: 5, foldTokens: 40 }],
   ] as const)("%s", (_name, limits, expected) => {
     expect(planSummary(newestFirst(after), limits)).toEqual(expected);

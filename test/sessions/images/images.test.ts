@@ -26,14 +26,18 @@ describe("base64", () => {
       expect(decodedLength(text)).toBe(n);
       expect(decodeBase64(text)).toEqual(bytes);
     }
-    for (const bad of ["abc", "ab c", "a=bc", "Y===", "données=", `data:image/png;base64,${TINY_PNG_BASE64}`]) expect([bad, decodeBase64(bad)]).toEqual([bad, null]);
+    for (const bad of ["abc", "ab c", "a=bc", "Y===", "données=", `data:image/png;base64,${TINY_PNG_BASE64}`])
+      expect([bad, decodeBase64(bad)]).toEqual([bad, null]);
   });
 });
 
 describe("inspecting an image", () => {
   it("reads the type and size from the bytes, not from any claim", () => {
     expect(inspectImage(pngBytes(100))).toEqual({ ok: true, image: { media_type: "image/png", width: 1, height: 1 } });
-    expect(inspectImage(new TextEncoder().encode("<svg xmlns='http://www.w3.org/2000/svg' width='5' height='5'/>"))).toMatchObject({ ok: false, problem: expect.stringContaining("svg") });
+    expect(inspectImage(new TextEncoder().encode("<svg xmlns='http://www.w3.org/2000/svg' width='5' height='5'/>"))).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining("svg"),
+    });
     expect(inspectImage(new TextEncoder().encode("hello"))).toMatchObject({ ok: false, problem: expect.stringContaining("not an image") });
   });
 });
@@ -56,8 +60,14 @@ describe("the token estimate of an image", () => {
 
 describe("a call's images", () => {
   it("are read for the call and sent as base64; one that is gone is said to be gone", () => {
-    const messages = withImageData([{ role: "user", content: [{ type: "text", text: "a" }, image(1, 1), { ...image(1, 1), source: { ...image(1, 1).source, image_id: "img_gone" } }] }], (id) =>
-      id === "img_x" ? pngBytes() : null,
+    const messages = withImageData(
+      [
+        {
+          role: "user",
+          content: [{ type: "text", text: "a" }, image(1, 1), { ...image(1, 1), source: { ...image(1, 1).source, image_id: "img_gone" } }],
+        },
+      ],
+      (id) => (id === "img_x" ? pngBytes() : null),
     );
     expect(messages[0]!.content).toEqual([
       { type: "text", text: "a" },
@@ -74,7 +84,10 @@ describe("which models take images", () => {
     expect(acceptsImages(null, "openai:gpt-4o-mini")).toBe(true);
     expect(acceptsImages(null, "openai:o3-mini")).toBe(false);
     expect(acceptsImages(null, "openai:llama3")).toBe(false);
-    const catalog = [{ pattern: "openai:llava*", contextTokens: null, images: true }, { pattern: "*", contextTokens: null }];
+    const catalog = [
+      { pattern: "openai:llava*", contextTokens: null, images: true },
+      { pattern: "*", contextTokens: null },
+    ];
     expect(acceptsImages(catalog, "openai:llava-13b")).toBe(true);
     expect(acceptsImages(catalog, "openai:llama3")).toBe(false);
   });
@@ -103,7 +116,8 @@ describe("images by URL", () => {
   /** https://images.example.com/a.png redirects to the same image on http, on another origin. */
   const downgrading: typeof fetch = async (input) => {
     const url = new Request(input).url;
-    if (url === "https://images.example.com/a.png") return new Response(null, { status: 302, headers: { location: "http://cdn.example.net/a.png" } });
+    if (url === "https://images.example.com/a.png")
+      return new Response(null, { status: 302, headers: { location: "http://cdn.example.net/a.png" } });
     if (url === "http://cdn.example.net/a.png") return new Response(pngBytes(), { headers: { "content-type": "image/png" } });
     throw new TypeError(`no route for ${url}`);
   };
@@ -111,7 +125,9 @@ describe("images by URL", () => {
   it("refuses a redirect that leaves https, before it is sent", async () => {
     const error = await resolveRunInput(urlInput, rules(downgrading)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).errors).toEqual([{ path: "body.input.0.source.url", message: expect.stringContaining('the scheme "http" is not allowed; use https') }]);
+    expect((error as ApiError).errors).toEqual([
+      { path: "body.input.0.source.url", message: expect.stringContaining('the scheme "http" is not allowed; use https') },
+    ]);
   });
 
   it("follows it where private URLs are allowed (local development)", async () => {

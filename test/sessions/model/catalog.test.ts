@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { canonicalModel, contextTokensFor, covers, defaultModelFor, isModelAllowed, type ModelCatalog, parseModel, uncoveredModels } from "../../../src/sessions/object/model/catalog";
+import {
+  canonicalModel,
+  contextTokensFor,
+  covers,
+  defaultModelFor,
+  isModelAllowed,
+  type ModelCatalog,
+  parseModel,
+  uncoveredModels,
+} from "../../../src/sessions/object/model/catalog";
 import { chooseModel } from "../../../src/sessions/prepare";
 import { ConfigError, parseConfig } from "../../../src/config";
 
@@ -56,7 +65,10 @@ describe("allowed models", () => {
   });
 
   it("echoes a chosen model as given, and names the field of a refused one", () => {
-    expect(chooseModel("anthropic:claude-sonnet-4-5", catalog, null, "claude-sonnet-4-5")).toEqual({ ok: true, model: "anthropic:claude-sonnet-4-5" });
+    expect(chooseModel("anthropic:claude-sonnet-4-5", catalog, null, "claude-sonnet-4-5")).toEqual({
+      ok: true,
+      model: "anthropic:claude-sonnet-4-5",
+    });
     expect(chooseModel(undefined, catalog, null, "claude-sonnet-4-5")).toEqual({ ok: true, model: "claude-sonnet-4-5" });
     expect(chooseModel("openai:gpt-5", catalog, null, "claude-sonnet-4-5")).toMatchObject({ ok: false, error: { path: "body.model" } });
   });
@@ -73,7 +85,13 @@ describe("MODELS", () => {
   const env = (MODELS: string | undefined, MODEL?: string) => ({ MODELS, MODEL }) as never;
 
   it("parses ids, patterns, stated context sizes and image support", () => {
-    expect(parseConfig(env('["claude-sonnet-4-5", {"id": "openai:llama3", "context_tokens": 8192}, "openai:gpt-4o*", {"id": "openai:llava", "images": true}]')).models).toEqual([
+    expect(
+      parseConfig(
+        env(
+          '["claude-sonnet-4-5", {"id": "openai:llama3", "context_tokens": 8192}, "openai:gpt-4o*", {"id": "openai:llava", "images": true}]',
+        ),
+      ).models,
+    ).toEqual([
       { pattern: "anthropic:claude-sonnet-4-5", contextTokens: null, images: null, reasoning: null },
       { pattern: "openai:llama3", contextTokens: 8192, images: null, reasoning: null },
       { pattern: "openai:gpt-4o*", contextTokens: null, images: null, reasoning: null },

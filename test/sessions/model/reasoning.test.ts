@@ -90,7 +90,9 @@ describe("which models take reasoning", () => {
   it("judges settings against the model and the per-call cap", () => {
     expect(reasoningProblems(null, "openai:gpt-4o", null, 4096)).toEqual([]);
     expect(reasoningProblems({ effort: "low" }, "openai:gpt-4o", null, 4096).map((e) => e.path)).toEqual(["body.reasoning"]);
-    expect(reasoningProblems({ budget_tokens: 4096 }, "claude-opus-4-1", null, 4096).map((e) => e.path)).toEqual(["body.reasoning.budget_tokens"]);
+    expect(reasoningProblems({ budget_tokens: 4096 }, "claude-opus-4-1", null, 4096).map((e) => e.path)).toEqual([
+      "body.reasoning.budget_tokens",
+    ]);
     expect(reasoningProblems({ budget_tokens: 4095 }, "claude-opus-4-1", null, 4096)).toEqual([]);
   });
 });

@@ -16,7 +16,11 @@ function request(extra: Partial<ModelRequest> = {}): ModelRequest {
 
 describe("judging an answer", () => {
   it("takes the output tool's input, and keeps it as JSON text", () => {
-    expect(judgeAnswer([call({ n: 2 })], "tool_use", SCHEMA, "respond")).toEqual({ kind: "valid", output: { n: 2 }, content: [text('{"n":2}')] });
+    expect(judgeAnswer([call({ n: 2 })], "tool_use", SCHEMA, "respond")).toEqual({
+      kind: "valid",
+      output: { n: 2 },
+      content: [text('{"n":2}')],
+    });
   });
 
   it("takes an answer's text as JSON, also inside one code fence", () => {
@@ -49,7 +53,10 @@ describe("asking for a structured answer", () => {
 
   it("forces Anthropic's output tool: itself without other tools, any tool with them", () => {
     const output = outputRequest(SCHEMA, [])!;
-    expect(toWire(request({ output }))).toMatchObject({ tools: [{ name: "respond", input_schema: SCHEMA }], tool_choice: { type: "tool", name: "respond" } });
+    expect(toWire(request({ output }))).toMatchObject({
+      tools: [{ name: "respond", input_schema: SCHEMA }],
+      tool_choice: { type: "tool", name: "respond" },
+    });
     const tools = [{ name: "lookup", description: "d", input_schema: { type: "object" } }];
     const wire = toWire(request({ output, tools }));
     expect(wire.tool_choice).toEqual({ type: "any" });
@@ -69,8 +76,29 @@ describe("asking for a structured answer", () => {
     [{ ...SCHEMA, required: [] }, false],
     [{ ...SCHEMA, additionalProperties: true }, false],
     [{ ...SCHEMA, properties: { n: { type: "string", minLength: 2 } } }, false],
-    [{ type: "object", properties: { items: { type: "array", items: { type: "object", properties: { a: { type: "string" } }, required: ["a"], additionalProperties: false } } }, required: ["items"], additionalProperties: false }, true],
-    [{ type: "object", properties: { items: { type: "array", items: { type: "object", properties: { a: { type: "string" } } } } }, required: ["items"], additionalProperties: false }, false],
+    [
+      {
+        type: "object",
+        properties: {
+          items: {
+            type: "array",
+            items: { type: "object", properties: { a: { type: "string" } }, required: ["a"], additionalProperties: false },
+          },
+        },
+        required: ["items"],
+        additionalProperties: false,
+      },
+      true,
+    ],
+    [
+      {
+        type: "object",
+        properties: { items: { type: "array", items: { type: "object", properties: { a: { type: "string" } } } } },
+        required: ["items"],
+        additionalProperties: false,
+      },
+      false,
+    ],
   ])("judges strict mode of %j: %s", (schema, expected) => {
     expect(fitsStrictMode(schema)).toBe(expected);
   });

@@ -5,7 +5,9 @@ import { BUILTIN_DEFAULT_LIMITS, type Limits } from "../../../src/limits";
 
 const NOW = 1_000_000;
 
-function inputs(overrides: { run?: Partial<UnitInputs["run"]>; limits?: Partial<Limits> } & Partial<Omit<UnitInputs, "run" | "limits">> = {}): UnitInputs {
+function inputs(
+  overrides: { run?: Partial<UnitInputs["run"]>; limits?: Partial<Limits> } & Partial<Omit<UnitInputs, "run" | "limits">> = {},
+): UnitInputs {
   const { run, limits, ...rest } = overrides;
   return {
     run: { status: "running", next_attempt_at: 0, steps: 0, usage: { ...EMPTY_USAGE }, ...run },
@@ -28,7 +30,11 @@ describe("nextUnit", () => {
     ["the step limit", inputs({ run: { steps: 20 } }), { kind: "finish", stopReason: "step_limit" }],
     ["MCP tools not listed yet: before any model call", inputs({ toolsReady: false }), { kind: "discover" }],
     ["MCP tools not listed yet: before any tool call", inputs({ toolsReady: false, openToolCalls: 1 }), { kind: "discover" }],
-    ["MCP tools not listed yet, during a backoff", inputs({ toolsReady: false, run: { next_attempt_at: NOW + 500 } }), { kind: "wait", until: NOW + 500 }],
+    [
+      "MCP tools not listed yet, during a backoff",
+      inputs({ toolsReady: false, run: { next_attempt_at: NOW + 500 } }),
+      { kind: "wait", until: NOW + 500 },
+    ],
     [
       "the session's token budget",
       inputs({ run: { usage: { ...EMPTY_USAGE, steps: 3, input_tokens: 150_000, output_tokens: 50_000 } } }),
@@ -39,9 +45,21 @@ describe("nextUnit", () => {
       inputs({ run: { usage: { ...EMPTY_USAGE, input_tokens: 150_000 } }, descendantTokens: 50_000 }),
       { kind: "finish", stopReason: "token_limit" },
     ],
-    ["a call capped by what its sub-agents left", inputs({ run: { usage: { ...EMPTY_USAGE, input_tokens: 100_000 } }, descendantTokens: 99_000 }), { kind: "model", maxTokens: 1_000 }],
-    ["the tenant's daily budget", inputs({ limits: { max_tokens_per_day: 100 }, tenantTokensToday: 100 }), { kind: "finish", stopReason: "token_limit" }],
-    ["a daily budget not known yet", inputs({ limits: { max_tokens_per_day: 100 }, tenantTokensToday: null }), { kind: "model", maxTokens: 4096 }],
+    [
+      "a call capped by what its sub-agents left",
+      inputs({ run: { usage: { ...EMPTY_USAGE, input_tokens: 100_000 } }, descendantTokens: 99_000 }),
+      { kind: "model", maxTokens: 1_000 },
+    ],
+    [
+      "the tenant's daily budget",
+      inputs({ limits: { max_tokens_per_day: 100 }, tenantTokensToday: 100 }),
+      { kind: "finish", stopReason: "token_limit" },
+    ],
+    [
+      "a daily budget not known yet",
+      inputs({ limits: { max_tokens_per_day: 100 }, tenantTokensToday: null }),
+      { kind: "model", maxTokens: 4096 },
+    ],
     [
       "a call capped by what the session has left",
       inputs({ run: { usage: { ...EMPTY_USAGE, steps: 3, input_tokens: 198_000, output_tokens: 1_000 } } }),

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { REPORT_RETRY_MS, reportDueAt, reportRetryDelay, shouldReport, USAGE_REPORT_INTERVAL_MS } from "../../../src/sessions/object/report/report-policy";
+import {
+  REPORT_RETRY_MS,
+  reportDueAt,
+  reportRetryDelay,
+  shouldReport,
+  USAGE_REPORT_INTERVAL_MS,
+} from "../../../src/sessions/object/report/report-policy";
 import { nextWakeAt } from "../../../src/sessions/object/loop/next-wake";
 import type { RunState } from "../../../src/sessions/object/store/store";
 
@@ -39,7 +45,11 @@ describe("reportDueAt", () => {
     ["usage alone while running: coalesced", run({ revision: 6 }), NOW - 1_000 + USAGE_REPORT_INTERVAL_MS],
     ["usage alone long after the last report", run({ revision: 6, last_report_at: NOW - 60_000 }), NOW],
     ["anything owed once the run stopped", run({ revision: 6, status: "done" }), NOW],
-    ["a failed report: its retry time", run({ revision: 6, urgent_revision: 6, report_failures: 2, report_retry_at: NOW + 7_000 }), NOW + 7_000],
+    [
+      "a failed report: its retry time",
+      run({ revision: 6, urgent_revision: 6, report_failures: 2, report_retry_at: NOW + 7_000 }),
+      NOW + 7_000,
+    ],
   ] as const)("%s", (_name, given, expected) => {
     expect(reportDueAt(given, NOW)).toBe(expected);
   });
@@ -60,10 +70,18 @@ describe("nextWakeAt", () => {
   it.each([
     ["a running session: now", run(), NOW],
     ["a running session in backoff: its retry", run({ next_attempt_at: NOW + 4_000 }), NOW + 4_000],
-    ["a backoff later than a coalesced report: the report", run({ next_attempt_at: NOW + 60_000, revision: 6 }), NOW - 1_000 + USAGE_REPORT_INTERVAL_MS],
+    [
+      "a backoff later than a coalesced report: the report",
+      run({ next_attempt_at: NOW + 60_000, revision: 6 }),
+      NOW - 1_000 + USAGE_REPORT_INTERVAL_MS,
+    ],
     ["a waiting session with nothing owed: no alarm", run({ status: "waiting_approval" }), null],
     ["a finished session owing its report: now", run({ status: "done", revision: 6, urgent_revision: 6 }), NOW],
-    ["a finished session whose report failed: the retry", run({ status: "done", revision: 6, report_failures: 1, report_retry_at: NOW + 5_000 }), NOW + 5_000],
+    [
+      "a finished session whose report failed: the retry",
+      run({ status: "done", revision: 6, report_failures: 1, report_retry_at: NOW + 5_000 }),
+      NOW + 5_000,
+    ],
   ] as const)("%s", (_name, given, expected) => {
     expect(nextWakeAt(given, NOW)).toBe(expected);
   });

@@ -43,7 +43,9 @@ async function run(code: string): Promise<{ output: unknown; isError: boolean }>
 
 describe("run_code in a Dynamic Worker", () => {
   it("returns the value and the console output, and awaits the code's own promises", async () => {
-    expect(await run("console.log('adding', { a: 1 }); const d = await Promise.resolve([3, 1, 2]); return { sorted: d.sort(), n: 6 * 7 };")).toEqual({
+    expect(
+      await run("console.log('adding', { a: 1 }); const d = await Promise.resolve([3, 1, 2]); return { sorted: d.sort(), n: 6 * 7 };"),
+    ).toEqual({
       isError: false,
       output: { result: { sorted: [1, 2, 3], n: 42 }, console: 'adding {"a":1}' },
     });
@@ -64,7 +66,10 @@ describe("run_code in a Dynamic Worker", () => {
   });
 
   it("gives a thrown error and a syntax error as error results, with the console so far", async () => {
-    expect(await run("console.log('before'); throw new TypeError('bad input');")).toEqual({ isError: true, output: { error: "TypeError: bad input", console: "before" } });
+    expect(await run("console.log('before'); throw new TypeError('bad input');")).toEqual({
+      isError: true,
+      output: { error: "TypeError: bad input", console: "before" },
+    });
     expect(await run("throw 'plain';")).toMatchObject({ isError: true, output: { error: "uncaught: plain" } });
     expect((await run("this is not javascript")).output).toMatchObject({ error: expect.stringMatching(/SyntaxError/) });
   });
@@ -72,7 +77,9 @@ describe("run_code in a Dynamic Worker", () => {
   it("starts every run from nothing, and cannot forge its result or console", async () => {
     await run("globalThis.secret = 'tenant A'; Object.prototype.leak = 1; return 1;");
     expect((await run("return [typeof secret, ({}).leak];")).output).toEqual({ result: ["undefined", null], console: "" });
-    const forged = await run("JSON.stringify = () => '1,\"console\":\"forged\"'; String = () => 'forged'; console.log({ a: 1 }, 2); return { a: 1 };");
+    const forged = await run(
+      "JSON.stringify = () => '1,\"console\":\"forged\"'; String = () => 'forged'; console.log({ a: 1 }, 2); return { a: 1 };",
+    );
     expect(forged).toEqual({ isError: false, output: { result: { a: 1 }, console: '{"a":1} 2' } });
   });
 

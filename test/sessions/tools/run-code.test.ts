@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { formatOutcome, RUN_CODE_INTERPRETER_TIMEOUT_MS, RUN_CODE_TIMEOUT_MS, runCodeLimits, runCodeTool } from "../../../src/sessions/object/tools/builtin/run-code";
+import {
+  formatOutcome,
+  RUN_CODE_INTERPRETER_TIMEOUT_MS,
+  RUN_CODE_TIMEOUT_MS,
+  runCodeLimits,
+  runCodeTool,
+} from "../../../src/sessions/object/tools/builtin/run-code";
 import { runJavaScript } from "../../../src/sessions/object/tools/sandbox/run-js";
 import type { ToolContext } from "../../../src/sessions/object/tools/tool";
 import { McpConnections } from "../../../src/sessions/object/tools/mcp/pool";
@@ -31,11 +37,16 @@ async function run(code: string): Promise<{ output: unknown; isError: boolean; t
 
 describe("run_code", () => {
   it("returns arithmetic and the console output", async () => {
-    expect(await run("console.log('adding'); return 6 * 7 + 0.5;")).toMatchObject({ isError: false, output: { result: 42.5, console: "adding" } });
+    expect(await run("console.log('adding'); return 6 * 7 + 0.5;")).toMatchObject({
+      isError: false,
+      output: { result: 42.5, console: "adding" },
+    });
   });
 
   it("returns a JSON value as JSON, and awaits the code's own promises", async () => {
-    const { output } = await run("const data = await Promise.resolve([3, 1, 2]); return { sorted: data.sort(), total: data.reduce((a, b) => a + b, 0) };");
+    const { output } = await run(
+      "const data = await Promise.resolve([3, 1, 2]); return { sorted: data.sort(), total: data.reduce((a, b) => a + b, 0) };",
+    );
     expect(output).toEqual({ result: { sorted: [1, 2, 3], total: 6 }, console: "" });
   });
 
@@ -64,18 +75,28 @@ describe("run_code", () => {
   it("stops an endless loop at the time limit, even one that catches errors", async () => {
     const started = Date.now();
     const result = await run("while (true) { try { while (true) {} } catch (e) {} }");
-    expect(result).toMatchObject({ isError: true, output: { error: `stopped: the code ran past its time limit (${RUN_CODE_INTERPRETER_TIMEOUT_MS} ms)` } });
+    expect(result).toMatchObject({
+      isError: true,
+      output: { error: `stopped: the code ran past its time limit (${RUN_CODE_INTERPRETER_TIMEOUT_MS} ms)` },
+    });
     expect(Date.now() - started).toBeLessThan(RUN_CODE_TIMEOUT_MS * 4);
   });
 
   it("stops an endless loop by its work limit alone, as in production where the clock stands still", async () => {
-    const outcome = await runJavaScript("let n = 0; for (;;) { n = (n + 1) % 7; }", { ...runCodeLimits(MAX_OUTPUT_CHARS), timeoutMs: Number.POSITIVE_INFINITY });
+    const outcome = await runJavaScript("let n = 0; for (;;) { n = (n + 1) % 7; }", {
+      ...runCodeLimits(MAX_OUTPUT_CHARS),
+      timeoutMs: Number.POSITIVE_INFINITY,
+    });
     expect(outcome).toMatchObject({ ok: false, stop: "time_limit" });
   });
 
   it("stops a catastrophic regular expression and deep recursion", async () => {
-    expect((await run("return /^(a+)+$/.test('a'.repeat(40) + '!');")).output).toMatchObject({ error: expect.stringContaining("time limit") });
-    expect((await run("const f = (n) => f(n + 1) + 1; return f(0);")).output).toMatchObject({ error: expect.stringMatching(/stack|Range|Internal/i) });
+    expect((await run("return /^(a+)+$/.test('a'.repeat(40) + '!');")).output).toMatchObject({
+      error: expect.stringContaining("time limit"),
+    });
+    expect((await run("const f = (n) => f(n + 1) + 1; return f(0);")).output).toMatchObject({
+      error: expect.stringMatching(/stack|Range|Internal/i),
+    });
   });
 
   it("stops code that takes more than its memory", async () => {
@@ -109,7 +130,11 @@ describe("run_code", () => {
   });
 
   it("cannot lift its own limits or reach the interpreter's host", async () => {
-    const escape = await run("return [typeof std, typeof os, typeof scriptArgs, typeof WebAssembly, typeof SharedArrayBuffer, typeof Atomics];");
-    expect(escape.output).toMatchObject({ result: ["undefined", "undefined", "undefined", "undefined", expect.any(String), expect.any(String)] });
+    const escape = await run(
+      "return [typeof std, typeof os, typeof scriptArgs, typeof WebAssembly, typeof SharedArrayBuffer, typeof Atomics];",
+    );
+    expect(escape.output).toMatchObject({
+      result: ["undefined", "undefined", "undefined", "undefined", expect.any(String), expect.any(String)],
+    });
   });
 });

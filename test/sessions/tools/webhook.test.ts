@@ -53,13 +53,16 @@ describe("a webhook call checks its URL by parsing, as at creation", () => {
     },
   );
 
-  it.each(["http://hooks.example.com/x", "HTTP://hooks.example.com/x", "https://127.0.0.1/x", "javascript:alert(1)"])("refuses %j without calling it", async (url) => {
-    const seen = recordFetches();
-    const outcome = await webhookTool(spec(url)).run!({}, context());
-    expect(outcome.isError).toBe(true);
-    expect(outcome.output).toMatch(/^refused: /);
-    expect(seen).toEqual([]);
-  });
+  it.each(["http://hooks.example.com/x", "HTTP://hooks.example.com/x", "https://127.0.0.1/x", "javascript:alert(1)"])(
+    "refuses %j without calling it",
+    async (url) => {
+      const seen = recordFetches();
+      const outcome = await webhookTool(spec(url)).run!({}, context());
+      expect(outcome.isError).toBe(true);
+      expect(outcome.output).toMatch(/^refused: /);
+      expect(seen).toEqual([]);
+    },
+  );
 });
 
 describe("the signed webhook body", () => {
@@ -81,7 +84,10 @@ describe("the signed webhook body", () => {
   it("is not sent to an origin the tenant's list leaves out", async () => {
     const seen = recordFetches();
     const outcome = await webhookTool(spec("https://hooks.example.com/x")).run!({}, context(["https://other.example.com"]));
-    expect(outcome).toEqual({ output: "refused: the origin https://hooks.example.com is not in the tenant's webhook_origins", isError: true });
+    expect(outcome).toEqual({
+      output: "refused: the origin https://hooks.example.com is not in the tenant's webhook_origins",
+      isError: true,
+    });
     expect(seen).toEqual([]);
   });
 });

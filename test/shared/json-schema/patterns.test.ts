@@ -38,7 +38,10 @@ describe("compilePattern", () => {
   });
 
   it(`refuses a pattern longer than ${MAX_PATTERN_CHARS} characters`, () => {
-    expect(compilePattern("x".repeat(MAX_PATTERN_CHARS + 1))).toEqual({ ok: false, problem: `Must be at most ${MAX_PATTERN_CHARS} characters.` });
+    expect(compilePattern("x".repeat(MAX_PATTERN_CHARS + 1))).toEqual({
+      ok: false,
+      problem: `Must be at most ${MAX_PATTERN_CHARS} characters.`,
+    });
   });
 
   it("does not take an escaped bracket or a class for lookaround or a backreference", () => {

@@ -32,11 +32,27 @@ describe("validateJson never runs a tenant's pattern on the native engine", () =
   it.each([
     ["pattern", { type: "object", properties: { q: { type: "string", pattern: EVIL } } }, { q: CRAFTED }],
     ["patternProperties", { type: "object", patternProperties: { [EVIL]: { type: "string" } } }, { [CRAFTED]: "x" }],
-    ["$defs through $ref", { type: "object", properties: { q: { $ref: "#/$defs/evil" } }, $defs: { evil: { type: "string", pattern: EVIL } } }, { q: CRAFTED }],
+    [
+      "$defs through $ref",
+      { type: "object", properties: { q: { $ref: "#/$defs/evil" } }, $defs: { evil: { type: "string", pattern: EVIL } } },
+      { q: CRAFTED },
+    ],
     ["propertyNames", { type: "object", propertyNames: { pattern: EVIL } }, { [CRAFTED]: 1 }],
-    ["items and anyOf", { type: "object", properties: { l: { type: "array", items: { anyOf: [{ pattern: EVIL }, { type: "number" }] } } } }, { l: [CRAFTED] }],
-    ["an unknown keyword reached by $ref", { type: "object", properties: { q: { $ref: "#/x-evil" } }, "x-evil": { pattern: EVIL } }, { q: CRAFTED }],
-    ["dependentSchemas and not", { type: "object", dependentSchemas: { q: { not: { properties: { q: { pattern: EVIL } } } } } }, { q: CRAFTED }],
+    [
+      "items and anyOf",
+      { type: "object", properties: { l: { type: "array", items: { anyOf: [{ pattern: EVIL }, { type: "number" }] } } } },
+      { l: [CRAFTED] },
+    ],
+    [
+      "an unknown keyword reached by $ref",
+      { type: "object", properties: { q: { $ref: "#/x-evil" } }, "x-evil": { pattern: EVIL } },
+      { q: CRAFTED },
+    ],
+    [
+      "dependentSchemas and not",
+      { type: "object", dependentSchemas: { q: { not: { properties: { q: { pattern: EVIL } } } } } },
+      { q: CRAFTED },
+    ],
   ])("in %s", (_where, schema, input) => {
     const runs = nativeRuns();
     const result = validateJson(schema, input);
@@ -63,15 +79,19 @@ describe("validateJson keeps JSON Schema's meaning", () => {
     [{ type: "object", patternProperties: { "^x-": { type: "number" } }, additionalProperties: false }, { "x-a": 1, "x-b": 2 }, true],
     [{ type: "object", patternProperties: { "^x-": { type: "number" } }, additionalProperties: false }, { "x-a": "one" }, false],
     [{ type: "object", patternProperties: { "^x-": { type: "number" } }, additionalProperties: false }, { y: 1 }, false],
-    [{ type: "object", patternProperties: { "^a": { minimum: 5 }, "a$": { maximum: 7 } } }, { a: 6 }, true],
-    [{ type: "object", patternProperties: { "^a": { minimum: 5 }, "a$": { maximum: 7 } } }, { a: 8 }, false],
-    [{ type: "object", patternProperties: { "^a": { minimum: 5 }, "a$": { maximum: 7 } } }, { a: 4 }, false],
+    [{ type: "object", patternProperties: { "^a": { minimum: 5 }, a$: { maximum: 7 } } }, { a: 6 }, true],
+    [{ type: "object", patternProperties: { "^a": { minimum: 5 }, a$: { maximum: 7 } } }, { a: 8 }, false],
+    [{ type: "object", patternProperties: { "^a": { minimum: 5 }, a$: { maximum: 7 } } }, { a: 4 }, false],
     [{ type: "object", patternProperties: { "\\.": { type: "string" } } }, { "a.b|c": 1 }, false], // names with regex syntax are literals
     [{ type: "object", propertyNames: { pattern: "^[a-z]+$" } }, { abc: 1 }, true],
     [{ type: "object", propertyNames: { pattern: "^[a-z]+$" } }, { ABC: 1 }, false],
     [{ type: "object", properties: { e: { format: "email", pattern: "@example\\.com$" } } }, { e: "a@example.com" }, true],
     [{ type: "object", properties: { e: { format: "email", pattern: "@example\\.com$" } } }, { e: "a@other.com" }, false],
-    [{ type: "object", properties: { e: { format: "email", pattern: "@example\\.com$" } } }, { e: "not-an-email@example.com@example.com" }, false],
+    [
+      { type: "object", properties: { e: { format: "email", pattern: "@example\\.com$" } } },
+      { e: "not-an-email@example.com@example.com" },
+      false,
+    ],
     [{ type: "object", properties: { u: { format: "url" } } }, { u: "https://example.com/x?y=1" }, true],
     [{ type: "object", properties: { u: { format: "url" } } }, { u: "not a url" }, false],
     [{ type: "object", properties: { f: { format: "no-such-format" } } }, { f: "anything" }, true],
@@ -126,12 +146,18 @@ describe("checkSchema", () => {
       patternProperties: { "(?=y)": {} },
       $defs: { d: { items: { pattern: "(?<!z)w" } } },
     });
-    expect(problems.map((p) => p.path.join("/")).sort()).toEqual(["$defs/d/items/pattern", "patternProperties/(?=y)", "properties/a/pattern"]);
+    expect(problems.map((p) => p.path.join("/")).sort()).toEqual([
+      "$defs/d/items/pattern",
+      "patternProperties/(?=y)",
+      "properties/a/pattern",
+    ]);
     expect(problems.find((p) => p.path[1] === "a")!.message).toContain("Backreferences");
   });
 
   it("refuses a non-string pattern and schemas whose patterns are too large together", () => {
-    expect(checkSchema({ type: "object", properties: { a: { pattern: 5 } } })).toEqual([{ path: ["properties", "a", "pattern"], message: "Must be a string." }]);
+    expect(checkSchema({ type: "object", properties: { a: { pattern: 5 } } })).toEqual([
+      { path: ["properties", "a", "pattern"], message: "Must be a string." },
+    ]);
     const many = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`p${i}`, { pattern: "[a-z]{1,250}" }]));
     expect(checkSchema({ type: "object", properties: many })[0]!.message).toContain("Too large");
   });

@@ -44,9 +44,26 @@ describe("the complexity of a schema, computed from its structure", () => {
   });
 
   it("accepts recursive schemas that descend, and the kinds real tools declare", () => {
-    const json = { $defs: { v: { anyOf: [{ type: "string" }, { type: "number" }, { type: "array", items: { $ref: "#/$defs/v" } }, { type: "object", additionalProperties: { $ref: "#/$defs/v" } }] } }, $ref: "#/$defs/v" };
+    const json = {
+      $defs: {
+        v: {
+          anyOf: [
+            { type: "string" },
+            { type: "number" },
+            { type: "array", items: { $ref: "#/$defs/v" } },
+            { type: "object", additionalProperties: { $ref: "#/$defs/v" } },
+          ],
+        },
+      },
+      $ref: "#/$defs/v",
+    };
     const tree = { type: "object", properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#" } } } };
-    const wide = { type: "object", properties: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`p${i}`, { type: "object", properties: { a: { type: "string" }, b: { enum: [1, 2] } } }])) };
+    const wide = {
+      type: "object",
+      properties: Object.fromEntries(
+        Array.from({ length: 200 }, (_, i) => [`p${i}`, { type: "object", properties: { a: { type: "string" }, b: { enum: [1, 2] } } }]),
+      ),
+    };
     for (const schema of [json, tree, wide]) expect(complexityProblem(schema)).toBeNull();
     expect(validateJson(tree, { name: "a", children: [{ name: "b", children: [] }] })).toEqual({ valid: true });
   });
@@ -112,7 +129,10 @@ describe("the work of one validation", () => {
   it("checks minLength and maxLength on strings of any length, as before", () => {
     const schema = { type: "string", minLength: 1, maxLength: 30_000 };
     expect(validateJson(schema, "x".repeat(20_000))).toEqual({ valid: true });
-    expect(validateJson(schema, "x".repeat(40_000))).toMatchObject({ valid: false, errors: [expect.stringContaining("String is too long")] });
+    expect(validateJson(schema, "x".repeat(40_000))).toMatchObject({
+      valid: false,
+      errors: [expect.stringContaining("String is too long")],
+    });
   });
 
   it("takes a long array without overflowing the stack", () => {
@@ -120,8 +140,13 @@ describe("the work of one validation", () => {
   });
 
   it("leaves ordinary validations within the budget", () => {
-    const schema = { type: "object", properties: { rows: { type: "array", items: { type: "object", properties: { a: { type: "string" }, b: { type: "number" } }, required: ["a"] } } } };
+    const schema = {
+      type: "object",
+      properties: {
+        rows: { type: "array", items: { type: "object", properties: { a: { type: "string" }, b: { type: "number" } }, required: ["a"] } },
+      },
+    };
     const rows = Array.from({ length: 5_000 }, (_, i) => ({ a: `r${i}`, b: i }));
     expect(validateJson(schema, { rows })).toEqual({ valid: true });
-      });
+  });
 });

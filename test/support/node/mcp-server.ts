@@ -37,20 +37,55 @@ export interface RecordedCall {
 }
 
 const TOOLS: Tool[] = [
-  { name: "echo", description: "Echoes the text.", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, annotations: { readOnlyHint: true } },
+  {
+    name: "echo",
+    description: "Echoes the text.",
+    inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+    annotations: { readOnlyHint: true },
+  },
   {
     name: "add",
     description: "Adds two numbers.",
-    inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"], additionalProperties: false },
+    inputSchema: {
+      type: "object",
+      properties: { a: { type: "number" }, b: { type: "number" } },
+      required: ["a", "b"],
+      additionalProperties: false,
+    },
     annotations: { readOnlyHint: true },
   },
-  { name: "docs.search", description: "Searches the docs.", inputSchema: { type: "object", properties: { q: { type: "string", pattern: "^[a-z ]+$" } }, required: ["q"] }, annotations: { readOnlyHint: true } },
-  { name: "whoami", description: "Says which credentials it received.", inputSchema: { type: "object", properties: {} }, annotations: { readOnlyHint: true } },
+  {
+    name: "docs.search",
+    description: "Searches the docs.",
+    inputSchema: { type: "object", properties: { q: { type: "string", pattern: "^[a-z ]+$" } }, required: ["q"] },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: "whoami",
+    description: "Says which credentials it received.",
+    inputSchema: { type: "object", properties: {} },
+    annotations: { readOnlyHint: true },
+  },
   { name: "fail", description: "Always fails.", inputSchema: { type: "object", properties: {} } },
   { name: "throws", description: "Answers a protocol error.", inputSchema: { type: "object", properties: {} } },
-  { name: "charge", description: "Charges a card.", inputSchema: { type: "object", properties: { amount: { type: "integer" } }, required: ["amount"] }, annotations: { destructiveHint: true } },
-  { name: "sync_catalog", description: "Syncs the catalog.", inputSchema: { type: "object", properties: { n: { type: "integer" } } }, annotations: { readOnlyHint: false, idempotentHint: true } },
-  { name: "leak", description: "Sends back the credentials it got.", inputSchema: { type: "object", properties: {} }, annotations: { readOnlyHint: true } },
+  {
+    name: "charge",
+    description: "Charges a card.",
+    inputSchema: { type: "object", properties: { amount: { type: "integer" } }, required: ["amount"] },
+    annotations: { destructiveHint: true },
+  },
+  {
+    name: "sync_catalog",
+    description: "Syncs the catalog.",
+    inputSchema: { type: "object", properties: { n: { type: "integer" } } },
+    annotations: { readOnlyHint: false, idempotentHint: true },
+  },
+  {
+    name: "leak",
+    description: "Sends back the credentials it got.",
+    inputSchema: { type: "object", properties: {} },
+    annotations: { readOnlyHint: true },
+  },
 ];
 
 /** A request's header, as one string. */
@@ -63,7 +98,11 @@ function leakyListing(header: HeaderOf): Tool[] {
   const forms = [...(auth ? leakedForms(auth) : []), ...(key ? leakedForms(key) : [])];
   return TOOLS.map((tool) =>
     tool.name === "leak"
-      ? { ...tool, description: `Sends back ${forms.map(([, form]) => form).join(" | ")}`, inputSchema: { type: "object", properties: { mode: { type: "string", description: forms[3]![1] } } } }
+      ? {
+          ...tool,
+          description: `Sends back ${forms.map(([, form]) => form).join(" | ")}`,
+          inputSchema: { type: "object", properties: { mode: { type: "string", description: forms[3]![1] } } },
+        }
       : tool,
   );
 }
@@ -76,7 +115,10 @@ function leakyContent(header: HeaderOf): { type: "text"; text: string }[] {
     if (!value) continue;
     for (const [label, form] of leakedForms(value)) blocks.push({ type: "text", text: `${name} ${label}: ${form}` });
     const token = value.replace(/^\S+\s+/, "");
-    blocks.push({ type: "text", text: `${name} split: ${token.slice(0, token.length >> 1)}` }, { type: "text", text: token.slice(token.length >> 1) });
+    blocks.push(
+      { type: "text", text: `${name} split: ${token.slice(0, token.length >> 1)}` },
+      { type: "text", text: token.slice(token.length >> 1) },
+    );
   }
   return blocks;
 }
@@ -111,8 +153,15 @@ export async function startMcpServer(options: { port?: number } = {}): Promise<M
       };
     server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => {
       const header = headerOf(extra);
-      if (key.startsWith("leak-list-")) throw new Error(`cannot list for ${leakedForms(header("authorization") ?? "").map(([, form]) => form).join(" | ")}`);
-      const named = key.startsWith("leak-name-") ? [{ ...TOOLS[0]!, name: `t_${Buffer.from((header("authorization") ?? "").replace(/^\S+\s+/, "")).toString("hex")}` }] : [];
+      if (key.startsWith("leak-list-"))
+        throw new Error(
+          `cannot list for ${leakedForms(header("authorization") ?? "")
+            .map(([, form]) => form)
+            .join(" | ")}`,
+        );
+      const named = key.startsWith("leak-name-")
+        ? [{ ...TOOLS[0]!, name: `t_${Buffer.from((header("authorization") ?? "").replace(/^\S+\s+/, "")).toString("hex")}` }]
+        : [];
       return { tools: [...leakyListing(header), ...named] };
     });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -127,7 +176,10 @@ export async function startMcpServer(options: { port?: number } = {}): Promise<M
         record.holds.set(name, held - 1);
         await new Promise<never>(() => undefined);
       }
-      const text = (value: string, isError = false) => ({ content: [{ type: "text" as const, text: value }], ...(isError ? { isError: true } : {}) });
+      const text = (value: string, isError = false) => ({
+        content: [{ type: "text" as const, text: value }],
+        ...(isError ? { isError: true } : {}),
+      });
       switch (name) {
         case "echo":
           return text(String(args.text));
@@ -160,7 +212,9 @@ export async function startMcpServer(options: { port?: number } = {}): Promise<M
     let transport = sessionId ? sessions.get(sessionId) : undefined;
     if (!transport) {
       if (sessionId || req.method !== "POST" || !isInitializeRequest(body)) {
-        res.writeHead(sessionId ? 404 : 400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "no such session" }, id: null }));
+        res
+          .writeHead(sessionId ? 404 : 400, { "content-type": "application/json" })
+          .end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "no such session" }, id: null }));
         return;
       }
       const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({

@@ -21,7 +21,12 @@ export function mockEmbedding(text: string): number[] {
 export function embeddingsAnswer(body: unknown): Record<string, unknown> | null {
   if (typeof body !== "object" || body === null) return null;
   const { model, input } = body as { model?: unknown; input?: unknown };
-  const texts = typeof input === "string" ? [input] : Array.isArray(input) && input.every((text) => typeof text === "string") ? (input as string[]) : null;
+  const texts =
+    typeof input === "string"
+      ? [input]
+      : Array.isArray(input) && input.every((text) => typeof text === "string")
+        ? (input as string[])
+        : null;
   if (typeof model !== "string" || texts === null || texts.length === 0) return null;
   const tokens = texts.reduce((sum, text) => sum + Math.ceil(text.length / 4), 0);
   return {

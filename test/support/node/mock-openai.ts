@@ -65,7 +65,12 @@ function render(reply: ReplyStep["reply"]): Rendered {
 }
 
 /** Answers a Chat Completions request; `stream` and `includeUsage` come from its body. */
-export function sendChatCompletion(res: ServerResponse, model: string, reply: ReplyStep["reply"], options: { stream: boolean; includeUsage: boolean }): void {
+export function sendChatCompletion(
+  res: ServerResponse,
+  model: string,
+  reply: ReplyStep["reply"],
+  options: { stream: boolean; includeUsage: boolean },
+): void {
   const rendered = render(reply);
   const id = `chatcmpl_mock_${++completionCounter}`;
   const created = Math.floor(Date.now() / 1000);
@@ -83,7 +88,13 @@ export function sendChatCompletion(res: ServerResponse, model: string, reply: Re
             content: rendered.text === "" ? null : rendered.text,
             ...(rendered.reasoning !== "" ? { reasoning_content: rendered.reasoning } : {}),
             ...(rendered.calls.length
-              ? { tool_calls: rendered.calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) }
+              ? {
+                  tool_calls: rendered.calls.map((c) => ({
+                    id: c.id,
+                    type: "function",
+                    function: { name: c.name, arguments: c.arguments },
+                  })),
+                }
               : {}),
           },
           finish_reason: rendered.finish,

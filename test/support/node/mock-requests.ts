@@ -37,7 +37,8 @@ function anthropicProblem(body: Json): string | null {
   if (choice !== undefined) {
     if (!isObject(choice) || !["auto", "any", "tool", "none"].includes(String(choice.type))) return "tool_choice: unknown type";
     if (choice.type !== "auto" && choice.type !== "none" && tools.length === 0) return "tool_choice: requires tools";
-    if (choice.type === "tool" && !tools.some((tool) => tool.name === choice.name)) return `tool_choice: no tool named ${String(choice.name)}`;
+    if (choice.type === "tool" && !tools.some((tool) => tool.name === choice.name))
+      return `tool_choice: no tool named ${String(choice.name)}`;
   }
   for (const [m, message] of (Array.isArray(body.messages) ? (body.messages as Json[]) : []).entries()) {
     if (!Array.isArray(message.content)) continue;

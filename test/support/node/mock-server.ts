@@ -13,15 +13,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { embeddingsAnswer } from "./mock-embeddings.ts";
 import { openAiError, sendChatCompletion } from "./mock-openai.ts";
 import { defaultAnswer, requestProblem } from "./mock-requests.ts";
-import type {
-  HookStep,
-  ModelStep,
-  RecordedRequest,
-  RawStep,
-  ReplyStep,
-  StatusStep,
-  StreamShape,
-} from "../mock-protocol";
+import type { HookStep, ModelStep, RecordedRequest, RawStep, ReplyStep, StatusStep, StreamShape } from "../mock-protocol";
 
 /** Largest request body recorded; a test server still should not buffer without bound. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -122,11 +114,15 @@ function checkStep(raw: unknown, kinds: readonly string[], where: string): strin
     if (spec.content_type !== undefined && typeof spec.content_type !== "string") return `${where}: raw.content_type must be a string`;
     const size = Buffer.byteLength(spec.body);
     const cuts = spec.split_at;
-    if (cuts !== undefined && !(Array.isArray(cuts) && cuts.every((c, i) => Number.isInteger(c) && c > 0 && c < size && (i === 0 || c > cuts[i - 1])))) {
+    if (
+      cuts !== undefined &&
+      !(Array.isArray(cuts) && cuts.every((c, i) => Number.isInteger(c) && c > 0 && c < size && (i === 0 || c > cuts[i - 1])))
+    ) {
       return `${where}: raw.split_at must be increasing byte offsets inside the body`;
     }
     const pause = spec.piece_delay_ms;
-    if (pause !== undefined && !(typeof pause === "number" && pause >= 0 && pause <= MAX_DELAY_MS)) return `${where}: raw.piece_delay_ms must be a number from 0 to ${MAX_DELAY_MS}`;
+    if (pause !== undefined && !(typeof pause === "number" && pause >= 0 && pause <= MAX_DELAY_MS))
+      return `${where}: raw.piece_delay_ms must be a number from 0 to ${MAX_DELAY_MS}`;
   }
   if (kind === "reply") {
     const reply = raw.reply;
@@ -251,26 +247,50 @@ function streamEvents(model: string, reply: ReplyStep["reply"], chunkChars: numb
     if (block.type === "text" && typeof block.text === "string") {
       events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }]);
       for (let at = 0; at < block.text.length; at += chunkChars) {
-        events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: block.text.slice(at, at + chunkChars) } }]);
+        events.push([
+          "content_block_delta",
+          { type: "content_block_delta", index, delta: { type: "text_delta", text: block.text.slice(at, at + chunkChars) } },
+        ]);
       }
     } else if (block.type === "tool_use") {
-      events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } }]);
+      events.push([
+        "content_block_start",
+        { type: "content_block_start", index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } },
+      ]);
       const json = JSON.stringify(block.input ?? {});
       const half = Math.ceil(json.length / 2);
       for (const part of [json.slice(0, half), json.slice(half)]) {
-        if (part) events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: part } }]);
+        if (part)
+          events.push([
+            "content_block_delta",
+            { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: part } },
+          ]);
       }
     } else if (block.type === "thinking") {
       events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "thinking", thinking: "" } }]);
-      events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: String(block.thinking ?? "") } }]);
-      if (typeof block.signature === "string") events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "signature_delta", signature: block.signature } }]);
+      events.push([
+        "content_block_delta",
+        { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: String(block.thinking ?? "") } },
+      ]);
+      if (typeof block.signature === "string")
+        events.push([
+          "content_block_delta",
+          { type: "content_block_delta", index, delta: { type: "signature_delta", signature: block.signature } },
+        ]);
     } else {
       events.push(["content_block_start", { type: "content_block_start", index, content_block: block }]);
     }
     events.push(["content_block_stop", { type: "content_block_stop", index }]);
   });
   events.push(
-    ["message_delta", { type: "message_delta", delta: { stop_reason: reply.stop_reason ?? (hasToolUse ? "tool_use" : "end_turn"), stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }],
+    [
+      "message_delta",
+      {
+        type: "message_delta",
+        delta: { stop_reason: reply.stop_reason ?? (hasToolUse ? "tool_use" : "end_turn"), stop_sequence: null },
+        usage: { output_tokens: usage.output_tokens },
+      },
+    ],
     ["message_stop", { type: "message_stop" }],
   );
   return events;
@@ -323,7 +343,10 @@ function sendReply(x: Exchange, reply: ReplyStep["reply"], shape?: StreamShape):
   const body = (x.record.body ?? {}) as { model?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown } };
   const model = String(body.model);
   if (x.dialect === "openai") {
-    return sendChatCompletion(x.res, model, reply, { stream: body.stream === true, includeUsage: body.stream_options?.include_usage === true });
+    return sendChatCompletion(x.res, model, reply, {
+      stream: body.stream === true,
+      includeUsage: body.stream_options?.include_usage === true,
+    });
   }
   if (wantsStream(x)) return sendStream(x, model, reply, shape);
   sendMessage(x.res, model, reply);
@@ -570,7 +593,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     if (dialect) {
       const record = recordOf(req, body.value, receivedAt);
       const model = isObject(record.body) ? record.body.model : undefined;
-      if (typeof model !== "string" || model === "") return sendJson(res, 400, dialect === "openai" ? openAiError(400) : anthropicError(400));
+      if (typeof model !== "string" || model === "")
+        return sendJson(res, 400, dialect === "openai" ? openAiError(400) : anthropicError(400));
       const state = stateOf(model);
       state.model.requests.push(record);
       const problem = requestProblem(dialect, record.body);

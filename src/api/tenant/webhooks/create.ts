@@ -45,12 +45,16 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const principal = c.var.principal;
   const url = checkNotifyUrl(body.url, { allowPrivateUrls: c.var.config.allowPrivateUrls, webhookOrigins: c.var.settings.webhook_origins });
   if (!url.ok) throw new ApiError("validation_failed", undefined, { errors: [{ ...url.error, path: "body.url" }] });
-  const created = await tenantIndexStub(c.env, principal.tenantId).createWebhookEndpoint(principal.tenantId, {
-    url: url.url,
-    event_types: body.event_types,
-    description: body.description ?? null,
-    created_by: principal.subject,
-  }, auditContext(c));
+  const created = await tenantIndexStub(c.env, principal.tenantId).createWebhookEndpoint(
+    principal.tenantId,
+    {
+      url: url.url,
+      event_types: body.event_types,
+      description: body.description ?? null,
+      created_by: principal.subject,
+    },
+    auditContext(c),
+  );
   if (!created.ok) throw new ApiError("conflict", `A tenant may have at most ${created.max} webhook endpoints; delete one first.`);
   return c.json(created.endpoint, 201);
 };

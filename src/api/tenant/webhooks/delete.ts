@@ -27,6 +27,7 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
   const { tenantId } = c.var.principal;
-  if (!isEndpointId(id) || !(await tenantIndexStub(c.env, tenantId).deleteWebhookEndpoint(tenantId, id, auditContext(c)))) throw new ApiError("not_found", ENDPOINT_NOT_FOUND);
+  if (!isEndpointId(id) || !(await tenantIndexStub(c.env, tenantId).deleteWebhookEndpoint(tenantId, id, auditContext(c))))
+    throw new ApiError("not_found", ENDPOINT_NOT_FOUND);
   return c.body(null, 204);
 };

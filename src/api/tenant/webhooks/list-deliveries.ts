@@ -33,7 +33,9 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
   const { limit, cursor, status } = c.req.valid("query");
   const { tenantId } = c.var.principal;
-  const page = isEndpointId(id) ? await tenantIndexStub(c.env, tenantId).listWebhookDeliveries(tenantId, id, { limit, cursor: cursor ?? null, status: status ?? null }) : null;
+  const page = isEndpointId(id)
+    ? await tenantIndexStub(c.env, tenantId).listWebhookDeliveries(tenantId, id, { limit, cursor: cursor ?? null, status: status ?? null })
+    : null;
   if (!page) throw new ApiError("not_found", ENDPOINT_NOT_FOUND);
   return c.json(page, 200);
 };

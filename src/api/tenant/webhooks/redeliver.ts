@@ -42,9 +42,13 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   if (!result.ok) {
     if (result.reason === "pending") throw new ApiError("conflict", "The delivery is still pending: it is being tried on its schedule.");
     if (result.reason === "rate_limited") {
-      throw new ApiError("rate_limited", `This notification was redelivered to this endpoint too recently: at most once in ${REDELIVER_INTERVAL_MS / 1000} s and ${MAX_REDELIVERIES_PER_DAY} times in 24 hours.`, {
-        retryAfterSeconds: result.retry_after_ms / 1000,
-      });
+      throw new ApiError(
+        "rate_limited",
+        `This notification was redelivered to this endpoint too recently: at most once in ${REDELIVER_INTERVAL_MS / 1000} s and ${MAX_REDELIVERIES_PER_DAY} times in 24 hours.`,
+        {
+          retryAfterSeconds: result.retry_after_ms / 1000,
+        },
+      );
     }
     throw new ApiError("not_found", DELIVERY_NOT_FOUND);
   }

@@ -19,7 +19,9 @@ const EndpointIdSchema = z.string().openapi({ pattern: ENDPOINT_ID_PATTERN.sourc
 export const WebhookEndpointSchema = z
   .object({
     id: EndpointIdSchema,
-    url: z.string().openapi({ description: "Where notifications are POSTed, as stored (normalized).", example: "https://ops.example.com/agent-events" }),
+    url: z
+      .string()
+      .openapi({ description: "Where notifications are POSTed, as stored (normalized).", example: "https://ops.example.com/agent-events" }),
     event_types: z.array(NotificationTypeSchema).openapi({ description: "The types this endpoint receives." }),
     description: z.string().nullable(),
     created_by: z.string().openapi({ description: "The subject that registered it." }),
@@ -47,18 +49,25 @@ export const CreateWebhookEndpointRequestSchema = z
   .openapi("CreateWebhookEndpointRequest", { description: `At most ${MAX_WEBHOOK_ENDPOINTS} endpoints per tenant.` });
 
 export const DeliveryStatusSchema = z.enum(DELIVERY_STATUSES).openapi("WebhookDeliveryStatus", {
-  description: "`pending`: owed, tried again at `next_attempt_at`. `succeeded`: the receiver answered 2xx. `failed`: every attempt failed, or the URL was refused.",
+  description:
+    "`pending`: owed, tried again at `next_attempt_at`. `succeeded`: the receiver answered 2xx. `failed`: every attempt failed, or the URL was refused.",
 });
 
 export const WebhookDeliverySchema = z
   .object({
     id: z.string().openapi({ example: "dlv_Hk3mV2xkPz9w4LbNc8RtYd3F" }),
     endpoint_id: EndpointIdSchema.nullable(),
-    event_id: z.string().openapi({ description: "The notification's `id`: the same on every attempt and redelivery.", example: "evt_Pq9mV2xkPz9w4LbNc8RtYd3F" }),
+    event_id: z.string().openapi({
+      description: "The notification's `id`: the same on every attempt and redelivery.",
+      example: "evt_Pq9mV2xkPz9w4LbNc8RtYd3F",
+    }),
     event_type: NotificationTypeSchema,
     session_id: z.string().openapi({ example: "ses_Jq7mV2xkPz9w4LbNc8RtYd3F" }),
     status: DeliveryStatusSchema,
-    attempts: z.number().int().openapi({ description: `Attempts made so far; at most ${MAX_DELIVERY_ATTEMPTS}.` }),
+    attempts: z
+      .number()
+      .int()
+      .openapi({ description: `Attempts made so far; at most ${MAX_DELIVERY_ATTEMPTS}.` }),
     next_attempt_at: TimestampSchema.nullable().openapi({ description: "When it is tried next; null unless pending." }),
     last_attempt_at: TimestampSchema.nullable(),
     response_status: z.number().int().nullable().openapi({ description: "The HTTP status of the last answer; null when there was none." }),
@@ -72,7 +81,10 @@ export const WebhookDeliverySchema = z
 export const WebhookDeliveryPageSchema = pageSchema(WebhookDeliverySchema, "WebhookDeliveryPage");
 
 /** Not checked against the pattern here: a malformed id is answered 404 like any unknown one. */
-const EndpointIdParam = z.string().max(64).openapi({ param: { name: "id", in: "path" }, pattern: ENDPOINT_ID_PATTERN.source, example: "wh_Jq7mV2xkPz9w4LbNc8RtYd3F" });
+const EndpointIdParam = z
+  .string()
+  .max(64)
+  .openapi({ param: { name: "id", in: "path" }, pattern: ENDPOINT_ID_PATTERN.source, example: "wh_Jq7mV2xkPz9w4LbNc8RtYd3F" });
 
 export const EndpointParamsSchema = z.object({ id: EndpointIdParam });
 

@@ -35,6 +35,7 @@ export function assemble({ task, runTask, summary, window }: CallParts): CallMes
     order: m.seq,
     message: { role: m.role, content: m.content, ...(m.seq === task?.seq ? { cache: true } : {}) },
   }));
-  if (summary) items.push({ order: summary.first_seq - 0.5, message: { role: "user", content: [summaryBlock(summary.content)], cache: true } });
+  if (summary)
+    items.push({ order: summary.first_seq - 0.5, message: { role: "user", content: [summaryBlock(summary.content)], cache: true } });
   return items.sort((a, b) => a.order - b.order).map((item) => item.message);
 }

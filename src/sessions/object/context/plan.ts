@@ -16,7 +16,10 @@ import { resolveContext } from "./settings";
 import { fitWindow, type MessageMeta, planSummary } from "./window";
 
 /** The store's reads a context decision makes. */
-export type ContextReads = Pick<SessionStore, "firstMessageMeta" | "messageMeta" | "metaNewestFirst" | "latestSummary" | "messagesForWindow" | "imageData">;
+export type ContextReads = Pick<
+  SessionStore,
+  "firstMessageMeta" | "messageMeta" | "metaNewestFirst" | "latestSummary" | "messagesForWindow" | "imageData"
+>;
 
 export interface PlanInputs {
   store: ContextReads;
@@ -66,7 +69,11 @@ export function fixedTokens(system: string | null, tools: readonly ToolDefinitio
  */
 export function decideContext({ store, session, run, catalog, tools }: PlanInputs, maxTokens: number, summarize = true): ContextDecision {
   const settings = resolveContext(session.context);
-  const budget = inputBudget({ maxInputTokens: settings.maxInputTokens, contextTokens: contextTokensFor(catalog, session.model), maxTokens });
+  const budget = inputBudget({
+    maxInputTokens: settings.maxInputTokens,
+    contextTokens: contextTokensFor(catalog, session.model),
+    maxTokens,
+  });
   const fixed = fixedTokens(session.system, tools);
   const forMessages = messageBudget(budget, run.token_ratio || 1, fixed);
   const task = store.firstMessageMeta();
@@ -84,7 +91,11 @@ export function decideContext({ store, session, run, catalog, tools }: PlanInput
   });
 
   if (settings.strategy !== "summary") {
-    const window = fitWindow(store.metaNewestFirst(0, { sentOnly: true }), { budget: forMessages, pinned, ...(settings.lastMessages ? { maxCount: settings.lastMessages } : {}) });
+    const window = fitWindow(store.metaNewestFirst(0, { sentOnly: true }), {
+      budget: forMessages,
+      pinned,
+      ...(settings.lastMessages ? { maxCount: settings.lastMessages } : {}),
+    });
     return call(window.startSeq, window.tokens, null, window.overBudget);
   }
 
@@ -99,7 +110,10 @@ export function decideContext({ store, session, run, catalog, tools }: PlanInput
     summaryReserve: reserve,
     foldCap: foldCap(forMessages, summary?.tokens ?? 0),
   });
-  const tokensFrom = (startSeq: number | null) => metas.filter((m) => startSeq !== null && m.seq >= startSeq && !pinned.some((p) => p.seq === m.seq)).reduce((sum, m) => sum + m.tokens, 0);
+  const tokensFrom = (startSeq: number | null) =>
+    metas
+      .filter((m) => startSeq !== null && m.seq >= startSeq && !pinned.some((p) => p.seq === m.seq))
+      .reduce((sum, m) => sum + m.tokens, 0);
   if (plan.kind === "fits") return call(plan.startSeq, tokensFrom(plan.startSeq), summary, false);
   if (plan.kind === "over") return call(plan.startSeq, tokensFrom(plan.startSeq), summary, true);
   if (!summarize) {
@@ -112,7 +126,10 @@ export function decideContext({ store, session, run, catalog, tools }: PlanInput
 /** The messages of a call: only the ones the decision chose are read, and only their images' bytes. */
 export function callMessages(store: ContextReads, decision: Extract<ContextDecision, { kind: "call" }>): ModelMessage[] {
   const [taskMeta, runTaskMeta] = decision.pinned;
-  const loaded = store.messagesForWindow(decision.startSeq, decision.pinned.map((m) => m.seq));
+  const loaded = store.messagesForWindow(
+    decision.startSeq,
+    decision.pinned.map((m) => m.seq),
+  );
   const bySeq = new Map<number, Message>(loaded.map((m) => [m.seq, m]));
   const window = decision.startSeq === null ? [] : loaded.filter((m) => m.seq >= decision.startSeq!);
   const messages = assemble({

@@ -35,6 +35,10 @@ export function runContext(source: ContextSource, maxTokens: number, summarize =
   const run = source.store.run();
   const tools = toolDefinitions(source.toolbox());
   const { tools: counted, output } = outputToolsFor(source.store, tools);
-  const decision = decideContext({ store: source.store, session, run, catalog: source.config.models, tools: counted }, maxTokens, summarize);
+  const decision = decideContext(
+    { store: source.store, session, run, catalog: source.config.models, tools: counted },
+    maxTokens,
+    summarize,
+  );
   return { decision, session, run, tools, output };
 }

@@ -21,10 +21,13 @@ export interface ResolvedContext {
 
 export function resolveContext(raw: unknown): ResolvedContext {
   const settings = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
-  const strategy = (CONTEXT_STRATEGIES as readonly unknown[]).includes(settings.strategy) ? (settings.strategy as ResolvedContext["strategy"]) : "auto";
+  const strategy = (CONTEXT_STRATEGIES as readonly unknown[]).includes(settings.strategy)
+    ? (settings.strategy as ResolvedContext["strategy"])
+    : "auto";
   const max = settings.max_input_tokens;
   const maxInputTokens = Number.isInteger(max) && (max as number) >= MIN_MAX_INPUT_TOKENS ? (max as number) : null;
   const count = settings.last_messages;
-  const lastMessages = strategy !== "last_messages" ? null : Number.isInteger(count) && (count as number) >= 1 ? (count as number) : DEFAULT_LAST_MESSAGES;
+  const lastMessages =
+    strategy !== "last_messages" ? null : Number.isInteger(count) && (count as number) >= 1 ? (count as number) : DEFAULT_LAST_MESSAGES;
   return { strategy, maxInputTokens, lastMessages };
 }

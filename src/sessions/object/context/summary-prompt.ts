@@ -18,12 +18,23 @@ export const SUMMARY_SYSTEM =
 /** The marker that opens a summary where it is sent; tests and audits look for it. */
 export const SUMMARY_HEADING = "[Summary of the earlier conversation]";
 
-export function summaryRequest(model: string, previous: string | null, folded: readonly { role: string; content: readonly ContentBlock[] }[], maxTokens: number): ModelRequest {
+export function summaryRequest(
+  model: string,
+  previous: string | null,
+  folded: readonly { role: string; content: readonly ContentBlock[] }[],
+  maxTokens: number,
+): ModelRequest {
   const instruction =
     `${previous === null ? "There is no summary yet." : `The summary so far:\n${previous}`}\n\n` +
     `Messages that follow it, oldest first:\n${transcript(folded)}\n\n` +
     `Write the updated summary: the summary so far extended with these messages, at most about ${Math.floor(maxTokens * 0.6)} words.`;
-  return { model, system: SUMMARY_SYSTEM, messages: [{ role: "user", content: [{ type: "text", text: instruction }] }], tools: [], maxTokens };
+  return {
+    model,
+    system: SUMMARY_SYSTEM,
+    messages: [{ role: "user", content: [{ type: "text", text: instruction }] }],
+    tools: [],
+    maxTokens,
+  };
 }
 
 export function transcript(messages: readonly { role: string; content: readonly ContentBlock[] }[]): string {
@@ -32,9 +43,11 @@ export function transcript(messages: readonly { role: string; content: readonly 
     for (const block of message.content) {
       if (block.type === "text") lines.push(`[${message.role}] ${cut(block.text)}`);
       else if (block.type === "tool_use") lines.push(`[assistant called ${block.name} (${block.id})] ${cut(JSON.stringify(block.input))}`);
-      else if (block.type === "image") lines.push(`[${message.role} sent an image: ${block.source.media_type}, ${block.source.width}×${block.source.height}]`);
+      else if (block.type === "image")
+        lines.push(`[${message.role} sent an image: ${block.source.media_type}, ${block.source.width}×${block.source.height}]`);
       // Reasoning is not part of what was said: the summary keeps answers and results.
-      else if (block.type === "tool_result") lines.push(`[${block.is_error ? "error from" : "result of"} ${block.tool_use_id}] ${cut(block.content)}`);
+      else if (block.type === "tool_result")
+        lines.push(`[${block.is_error ? "error from" : "result of"} ${block.tool_use_id}] ${cut(block.content)}`);
     }
   }
   return lines.join("\n");

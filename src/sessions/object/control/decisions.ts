@@ -18,7 +18,13 @@ export type NextStatus = ToolCallStatus | ((call: ToolCall) => ToolCallStatus);
  * Applies a decision on a waiting call. When it lets the run go on, the session needs a run
  * slot again (waiting held none): without a free one it goes `queued` rather than refusing.
  */
-export async function applyDecision(engine: SessionEngine, callId: string, expected: ToolCallStatus, next: NextStatus, apply: (call: ToolCall) => void): Promise<SessionResult<null>> {
+export async function applyDecision(
+  engine: SessionEngine,
+  callId: string,
+  expected: ToolCallStatus,
+  next: NextStatus,
+  apply: (call: ToolCall) => void,
+): Promise<SessionResult<null>> {
   const { store } = engine;
   const found = waitingCall(store, callId, expected);
   if (!found.ok) return found;
@@ -65,7 +71,13 @@ export async function expireApprovals(engine: SessionEngine): Promise<void> {
     if (!result.ok && result.reason === "session_not_found") return;
     if (result.ok) {
       const session = engine.requireSession();
-      log("info", "approval_expired", { tenant_id: session.tenant_id, session_id: session.id, tool_call_id: call.id, tool: call.name, reason: APPROVAL_EXPIRED });
+      log("info", "approval_expired", {
+        tenant_id: session.tenant_id,
+        session_id: session.id,
+        tool_call_id: call.id,
+        tool: call.name,
+        reason: APPROVAL_EXPIRED,
+      });
     }
   }
 }

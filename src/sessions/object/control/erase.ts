@@ -26,7 +26,8 @@ export async function eraseSession(engine: SessionEngine, stands: (() => boolean
     if (erasable(engine)) break;
   }
   // The entries of decisions made here go to the tenant's log before the storage that holds them.
-  if (!(await engine.audit.flush())) return { ok: false, reason: "unavailable", detail: "the session's audit entries could not be handed to its tenant yet" };
+  if (!(await engine.audit.flush()))
+    return { ok: false, reason: "unavailable", detail: "the session's audit entries could not be handed to its tenant yet" };
   await engine.eraseAll();
   return { ok: true, value: true };
 }

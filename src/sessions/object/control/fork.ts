@@ -40,11 +40,13 @@ export function forkCopy(engine: SessionEngine, atSeq: number | null): SessionRe
   if (at > 0) {
     const meta = store.messageMeta(at);
     if (!meta) return invalid(`The session has no message ${at}.`);
-    if (meta.kind === "tool_use") return invalid(`Message ${at} asks for tool calls whose results come after it: fork at the result, or before the call.`);
+    if (meta.kind === "tool_use")
+      return invalid(`Message ${at} asks for tool calls whose results come after it: fork at the result, or before the call.`);
   }
   const rows = store.forkRows(at);
   const bytes = forkRowsBytes(rows);
-  if (bytes > MAX_FORK_BYTES) return invalid(`The history up to message ${at} holds ${bytes} bytes; a fork copies at most ${MAX_FORK_BYTES}.`);
+  if (bytes > MAX_FORK_BYTES)
+    return invalid(`The history up to message ${at} holds ${bytes} bytes; a fork copies at most ${MAX_FORK_BYTES}.`);
   return { ok: true, value: { session, at_seq: at, rows } };
 }
 
@@ -53,7 +55,13 @@ function invalid(detail: string): SessionResult<never> {
 }
 
 /** The new session, with the copied rows, in one transaction; then, with input, its first run. */
-export async function createFork(engine: SessionEngine, init: SessionInit, rows: ForkRows, input: RunInput | null, options: RunOptions = {}): Promise<Answer> {
+export async function createFork(
+  engine: SessionEngine,
+  init: SessionInit,
+  rows: ForkRows,
+  input: RunInput | null,
+  options: RunOptions = {},
+): Promise<Answer> {
   if (engine.session()) return { ok: false, reason: "session_exists" };
   const tools = checkToolSpecs(init.tools);
   if (tools) return { ok: false, reason: "invalid", detail: tools };

@@ -18,7 +18,12 @@ export type TakenMessage = { ok: true; key: string | null; prepared: PreparedInp
  * images prepared. The images are measured and hashed before any state is read, so the checks
  * that follow see the state as it is after the await; the key is looked at again after it.
  */
-export async function takeMessage(engine: SessionEngine, input: RunInput, cap: Limits | null, requestKey: string | null): Promise<TakenMessage> {
+export async function takeMessage(
+  engine: SessionEngine,
+  input: RunInput,
+  cap: Limits | null,
+  requestKey: string | null,
+): Promise<TakenMessage> {
   const key = checkRequestKey(requestKey);
   if (applied(engine, key)) return { ok: false, answer: SHOWN };
   const session = engine.requireSession();
@@ -54,7 +59,12 @@ export function inputRules(engine: SessionEngine, model: string, limits: Limits)
 }
 
 /** The prepared input of a message that was checked, or its failure. */
-export async function prepareFirst(engine: SessionEngine, input: RunInput | null, model: string, limits: Limits): Promise<{ ok: true; input: PreparedInput | null } | Failure> {
+export async function prepareFirst(
+  engine: SessionEngine,
+  input: RunInput | null,
+  model: string,
+  limits: Limits,
+): Promise<{ ok: true; input: PreparedInput | null } | Failure> {
   if (input === null) return { ok: true, input: null };
   const prepared = await prepareInput(input, inputRules(engine, model, limits));
   return prepared.ok ? prepared : { ok: false, reason: "invalid", detail: prepared.problem };

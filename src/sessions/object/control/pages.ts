@@ -18,7 +18,10 @@ export function toolCallPage(store: SessionStore, cursor: string | null, limit: 
   const after = cursor === null ? null : decodeIntPairCursor("tool_calls", cursor);
   if (cursor !== null && after === null) return { ok: false, reason: "invalid", detail: "not a tool-call cursor" };
   const page = store.toolCallPage(after, Math.max(1, Math.min(limit, MAX_TOOL_CALL_PAGE)));
-  return { ok: true, value: { data: page.calls, next_cursor: page.next ? encodeIntPairCursor("tool_calls", page.next.first, page.next.second) : null } };
+  return {
+    ok: true,
+    value: { data: page.calls, next_cursor: page.next ? encodeIntPairCursor("tool_calls", page.next.first, page.next.second) : null },
+  };
 }
 
 export function stepPage(store: SessionStore, after: number, limit: number): SessionResult<Page<Step>> {

@@ -59,7 +59,10 @@ function needsTokensToday(engine: SessionEngine): boolean {
   const session = engine.requireSession();
   const { limits } = session;
   const budgeted =
-    limits.max_tokens_per_day !== null || (limits.max_cost_usd_per_day ?? null) !== null || (limits.max_tokens_per_day_per_subject ?? null) !== null || Boolean(session.api_key_id);
+    limits.max_tokens_per_day !== null ||
+    (limits.max_cost_usd_per_day ?? null) !== null ||
+    (limits.max_tokens_per_day_per_subject ?? null) !== null ||
+    Boolean(session.api_key_id);
   return budgeted && engine.reporter.tenantTokensToday() === null && engine.store.run().status === "running";
 }
 
@@ -76,5 +79,6 @@ async function runNextUnit(engine: SessionEngine): Promise<void> {
     now: Date.now(),
   });
   if (unit.kind === "finish") engine.finishAtLimit(unit.stopReason);
-  else if (unit.kind === "model" || unit.kind === "tools" || unit.kind === "summary" || unit.kind === "discover") await runUnit(engine, unit);
+  else if (unit.kind === "model" || unit.kind === "tools" || unit.kind === "summary" || unit.kind === "discover")
+    await runUnit(engine, unit);
 }

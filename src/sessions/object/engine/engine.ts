@@ -110,7 +110,11 @@ export class SessionEngine {
     const session = this.requireSession();
     // An end user's session reaches its own memory only, whatever its agent granted: the
     // restriction rides on `created_by`, which the session keeps for its life (memory/end-user.ts).
-    this.#toolbox = buildToolbox(session.tools, this.store.runTools(), confineGrant(session.memory ?? null, memoryReachOf(session.created_by)));
+    this.#toolbox = buildToolbox(
+      session.tools,
+      this.store.runTools(),
+      confineGrant(session.memory ?? null, memoryReachOf(session.created_by)),
+    );
     return this.#toolbox;
   }
 
@@ -193,7 +197,8 @@ export class SessionEngine {
       after.trace = closeRunTrace(this.store, before, after, Date.now());
       this.store.putRun(after);
       const notification = notificationFor(before.status, after.status);
-      if (notification) this.outbox.record(notification, notificationSession(this.requireSession(), after, this.store.openToolCalls(), this.toolbox()));
+      if (notification)
+        this.outbox.record(notification, notificationSession(this.requireSession(), after, this.store.openToolCalls(), this.toolbox()));
       if (statusChanged && FINAL_STATUSES.includes(after.status) && !FINAL_STATUSES.includes(before.status)) this.#logRunEnd(after);
       if (statusChanged) this.emit("status", { status: after.status, stop_reason: after.stop_reason, error: after.error });
       if (after.usage !== before.usage) this.emit("usage", after.usage);
@@ -267,7 +272,9 @@ export class SessionEngine {
     if (stopReason === "step_limit" && this.store.runOutputSchema()) {
       const { output_error: last } = this.store.run();
       const steps = this.requireSession().limits.max_steps_per_run;
-      const error = last ? `the step limit (${steps} model steps) was reached; the last answer was not valid: ${last}` : `no answer within the step limit (${steps} model steps)`;
+      const error = last
+        ? `the step limit (${steps} model steps) was reached; the last answer was not valid: ${last}`
+        : `no answer within the step limit (${steps} model steps)`;
       this.finishRun("failed", "invalid_output", error);
       return;
     }
@@ -289,7 +296,14 @@ export class SessionEngine {
     this.transaction(() => {
       this.closeOpenCalls(CANCELLED_BEFORE_RESULT);
       this.store.clearQueue();
-      this.updateRun({ status: "cancelled", stop_reason: "cancelled", error: null, generation: run.generation + 1, attempts: 0, next_attempt_at: 0 });
+      this.updateRun({
+        status: "cancelled",
+        stop_reason: "cancelled",
+        error: null,
+        generation: run.generation + 1,
+        attempts: 0,
+        next_attempt_at: 0,
+      });
     });
   }
 
@@ -392,7 +406,8 @@ export class SessionEngine {
     const state = collectToolResults(this);
     const run = this.store.run();
     if (run.status === "paused" || !ACTIVE_STATUSES.includes(run.status)) return;
-    const status: SessionStatus = state === "waiting_approval" || state === "waiting_tool_output" || state === "waiting_subagents" ? state : runnable;
+    const status: SessionStatus =
+      state === "waiting_approval" || state === "waiting_tool_output" || state === "waiting_subagents" ? state : runnable;
     if (status !== run.status) this.updateRun({ status });
   }
 }

@@ -42,7 +42,12 @@ export class RunSlots {
     const session = this.store.requireSession();
     this.#owner = { tenantId: session.tenant_id, sessionId: session.id };
     try {
-      const slot = await tenantIndexStub(this.env, session.tenant_id).acquireRun(session.tenant_id, session.id, session.limits.max_concurrent_runs, Date.now());
+      const slot = await tenantIndexStub(this.env, session.tenant_id).acquireRun(
+        session.tenant_id,
+        session.id,
+        session.limits.max_concurrent_runs,
+        Date.now(),
+      );
       return slot.ok ? "ok" : slot.code;
     } catch (error) {
       log("warn", "slot_claim_failed", { tenant_id: session.tenant_id, session_id: session.id, error: String(error) });
@@ -57,6 +62,8 @@ export class RunSlots {
   async #release(): Promise<void> {
     const owner = this.#owner;
     if (!owner) return;
-    await tenantIndexStub(this.env, owner.tenantId).releaseRun(owner.tenantId, owner.sessionId).catch(() => {});
+    await tenantIndexStub(this.env, owner.tenantId)
+      .releaseRun(owner.tenantId, owner.sessionId)
+      .catch(() => {});
   }
 }

@@ -21,7 +21,10 @@ export type OpenCallsState = "none" | "runnable" | "complete" | "waiting_approva
  * run can go on (a tool unit, or the next model call); the others wait for someone. A `running`
  * call in `children` (an agent call whose child session runs) waits for the child, not a unit.
  */
-export function openCallsState(open: readonly Pick<ToolCall, "id" | "status">[], children: ReadonlySet<string> = new Set()): OpenCallsState {
+export function openCallsState(
+  open: readonly Pick<ToolCall, "id" | "status">[],
+  children: ReadonlySet<string> = new Set(),
+): OpenCallsState {
   if (open.length === 0) return "none";
   if (open.some((c) => c.status === "pending" || (c.status === "running" && !children.has(c.id)))) return "runnable";
   if (open.some((c) => c.status === "waiting_approval")) return "waiting_approval";

@@ -56,7 +56,10 @@ export function closeRunTrace(store: SessionStore, before: RunState, after: RunS
   const ended = FINAL_STATUSES.includes(after.status) && !FINAL_STATUSES.includes(before.status);
   if (!trace || !(replaced || ended)) return after.trace ?? null;
   const session = store.requireSession();
-  const input = trace.capture_content && before.run_start_seq > 0 ? store.messageRange(before.run_start_seq, before.run_start_seq)[0]?.content : undefined;
+  const input =
+    trace.capture_content && before.run_start_seq > 0
+      ? store.messageRange(before.run_start_seq, before.run_start_seq)[0]?.content
+      : undefined;
   const status = ended ? after.status : "interrupted";
   store.appendSpan(
     rootSpan(trace, runFacts(session), {
@@ -79,7 +82,15 @@ export function recordToolSpan(store: SessionStore, call: ToolCall, output: stri
   if (!trace) return;
   const start = Date.parse(call.started_at ?? call.created_at);
   store.appendSpan(
-    toolSpan(trace, runFacts(store.requireSession()), toolSpanId(trace, call.id), { id: call.id, name: call.name, input: call.input, output, isError, start: Math.min(start, now), end: now }),
+    toolSpan(trace, runFacts(store.requireSession()), toolSpanId(trace, call.id), {
+      id: call.id,
+      name: call.name,
+      input: call.input,
+      output,
+      isError,
+      start: Math.min(start, now),
+      end: now,
+    }),
     now,
   );
 }
@@ -91,7 +102,15 @@ export interface UnitTrace {
 }
 
 /** Inside the transaction of the unit's step record: the unit's span, for the trace it started under. */
-export function recordUnitSpan(store: SessionStore, trace: RunTrace | null | undefined, kind: UnitKind, unit: UnitTrace, start: number, end: number, outcome: UnitOutcome): void {
+export function recordUnitSpan(
+  store: SessionStore,
+  trace: RunTrace | null | undefined,
+  kind: UnitKind,
+  unit: UnitTrace,
+  start: number,
+  end: number,
+  outcome: UnitOutcome,
+): void {
   if (!trace || kind === "tools") return; // tool calls have spans of their own
   const facts = runFacts(store.requireSession());
   if (kind === "discover") {

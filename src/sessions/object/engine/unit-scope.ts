@@ -37,7 +37,17 @@ export type StoreReads = Pick<
 /** The writes a unit makes, given only inside `StepScope.commit`. */
 export type UnitWriter = Pick<
   SessionEngine,
-  "store" | "updateRun" | "finishRun" | "continueRun" | "closeOpenCalls" | "finishCall" | "emit" | "saveRunTools" | "requireSession" | "toolbox" | "nowIso"
+  | "store"
+  | "updateRun"
+  | "finishRun"
+  | "continueRun"
+  | "closeOpenCalls"
+  | "finishCall"
+  | "emit"
+  | "saveRunTools"
+  | "requireSession"
+  | "toolbox"
+  | "nowIso"
 >;
 
 /** A step's narrow view of the engine: nothing here writes the session's state but `commit`. */

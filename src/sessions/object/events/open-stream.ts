@@ -47,7 +47,12 @@ export async function openEventStream(host: SessionEngine, request: Request): Pr
   // two streams opening at once cannot both take the last place.
   const perSession = Math.min(stream.caps.perSession, session.limits.max_streams_per_session ?? Number.POSITIVE_INFINITY);
   if (streams.count() >= perSession) {
-    return refusal(429, { reason: "stream_limit", scope: "session", max: perSession, retryAfterSeconds: SESSION_STREAM_RETRY_AFTER_SECONDS });
+    return refusal(429, {
+      reason: "stream_limit",
+      scope: "session",
+      max: perSession,
+      retryAfterSeconds: SESSION_STREAM_RETRY_AFTER_SECONDS,
+    });
   }
   const opened = open(host, stream, now, { streamId: crypto.randomUUID(), tenantId: session.tenant_id });
   // The index notes the stream before it gets a frame, and refuses it if the key was revoked or

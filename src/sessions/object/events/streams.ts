@@ -6,7 +6,6 @@
  */
 import { SSE_HEARTBEAT } from "./frames";
 
-
 /** How long a stream may stay open, whatever its credential: a bound on any missed revocation. */
 export const MAX_STREAM_LIFETIME_MS = 60 * 60 * 1000;
 /** Server-Sent Events heartbeat, a comment line that keeps proxies from closing an idle stream. */
@@ -338,7 +337,8 @@ export class StreamHub {
    */
   earliestSocketDeadline(): number | null {
     let earliest: number | null = null;
-    for (const watcher of this.#sockets()) earliest = earliest === null ? watcher.grant.expiresAt : Math.min(earliest, watcher.grant.expiresAt);
+    for (const watcher of this.#sockets())
+      earliest = earliest === null ? watcher.grant.expiresAt : Math.min(earliest, watcher.grant.expiresAt);
     return earliest;
   }
 
@@ -376,5 +376,7 @@ function readAttachment(socket: WebSocket): SocketAttachment | null {
 /** A socket's tag; null for one accepted before streams had ids (the index has no row of its own for it). */
 function readTag(socket: WebSocket): StreamTag | null {
   const attachment = readAttachment(socket);
-  return typeof attachment?.streamId === "string" && typeof attachment.tenantId === "string" ? { streamId: attachment.streamId, tenantId: attachment.tenantId } : null;
+  return typeof attachment?.streamId === "string" && typeof attachment.tenantId === "string"
+    ? { streamId: attachment.streamId, tenantId: attachment.tenantId }
+    : null;
 }

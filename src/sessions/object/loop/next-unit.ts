@@ -46,7 +46,17 @@ export interface UnitInputs {
   now: number;
 }
 
-export function nextUnit({ run, openToolCalls, limits, tenantTokensToday, summaryDue, toolsReady, descendantTokens = 0, budgetReached = null, now }: UnitInputs): NextUnit {
+export function nextUnit({
+  run,
+  openToolCalls,
+  limits,
+  tenantTokensToday,
+  summaryDue,
+  toolsReady,
+  descendantTokens = 0,
+  budgetReached = null,
+  now,
+}: UnitInputs): NextUnit {
   if (run.status !== "running") return { kind: "none" };
   if (run.next_attempt_at > now) return { kind: "wait", until: run.next_attempt_at };
   // The tool set is fixed for the run before the model sees it or any call runs.

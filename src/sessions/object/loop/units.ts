@@ -84,7 +84,15 @@ function logRetry(host: SessionEngine, kind: UnitKind, outcome: UnitOutcome, dur
  * made it runnable) and the end of the unit before it. That end is read from the steps table,
  * not written into the run state: one row per unit, not a step row and a run-state write.
  */
-function recordStep(host: SessionEngine, kind: UnitKind, before: RunState, startedAt: number, outcome: UnitOutcome, trace: UnitTrace, previousEnd: number): void {
+function recordStep(
+  host: SessionEngine,
+  kind: UnitKind,
+  before: RunState,
+  startedAt: number,
+  outcome: UnitOutcome,
+  trace: UnitTrace,
+  previousEnd: number,
+): void {
   if (!host.store.exists()) return; // erased meanwhile
   const endedAt = Date.now();
   const after = host.store.run();

@@ -28,7 +28,13 @@ export function anthropicStopReason(value: unknown): ModelStopReason {
 }
 
 /** Stream error types that repeating the call cannot fix. */
-const FATAL_STREAM_ERRORS = new Set(["invalid_request_error", "authentication_error", "permission_error", "not_found_error", "request_too_large"]);
+const FATAL_STREAM_ERRORS = new Set([
+  "invalid_request_error",
+  "authentication_error",
+  "permission_error",
+  "not_found_error",
+  "request_too_large",
+]);
 
 interface Block {
   kind: "text" | "tool_use" | "thinking" | "redacted_thinking" | "other";
@@ -112,7 +118,12 @@ export class StreamAssembler {
   result(): ModelResponse {
     if (!this.#complete) throw new ModelError("the model's stream ended before the message was complete", true, 200);
     const kept = [...this.#blocks.values()].filter((b) => b.position !== null).sort((a, b) => a.position! - b.position!);
-    const usage = { input_tokens: this.#inputTokens, output_tokens: this.#outputTokens, cache_read_tokens: this.#cacheReadTokens, cache_write_tokens: this.#cacheWriteTokens };
+    const usage = {
+      input_tokens: this.#inputTokens,
+      output_tokens: this.#outputTokens,
+      cache_read_tokens: this.#cacheReadTokens,
+      cache_write_tokens: this.#cacheWriteTokens,
+    };
     let content: ContentBlock[];
     try {
       content = this.#content(kept);
@@ -130,7 +141,8 @@ export class StreamAssembler {
     // that call is dropped and the answer stands for what it is. Elsewhere such input is garbled.
     return kept.flatMap((block): ContentBlock[] => {
       if (block.kind === "text") return [{ type: "text", text: block.text }];
-      if (block.kind === "thinking") return [{ type: "thinking", thinking: block.text, ...(block.signature ? { signature: block.signature } : {}) }];
+      if (block.kind === "thinking")
+        return [{ type: "thinking", thinking: block.text, ...(block.signature ? { signature: block.signature } : {}) }];
       if (block.kind === "redacted_thinking") return [{ type: "redacted_thinking", data: block.signature }];
       const input = toolInput(block, cutOff);
       return input === INCOMPLETE ? [] : [{ type: "tool_use", id: block.id, name: block.name, input }];
@@ -147,7 +159,11 @@ export class StreamAssembler {
       if (typeof block.text === "string") this.#text(state, block.text);
     } else if (block.type === "thinking") {
       // Kept even when empty: its signature is what the API checks when it is sent back.
-      Object.assign(state, { kind: "thinking", position: this.#kept++, signature: typeof block.signature === "string" ? block.signature : "" });
+      Object.assign(state, {
+        kind: "thinking",
+        position: this.#kept++,
+        signature: typeof block.signature === "string" ? block.signature : "",
+      });
       if (typeof block.thinking === "string") this.#text(state, block.thinking);
     } else if (block.type === "redacted_thinking" && typeof block.data === "string") {
       Object.assign(state, { kind: "redacted_thinking", position: this.#kept++, signature: block.data });
@@ -159,9 +175,12 @@ export class StreamAssembler {
     const state = this.#blocks.get(index);
     if (!state) throw new ModelError("the model's stream sent a delta for a block it never started", true, 200);
     if (delta.type === "text_delta" && state.kind === "text" && typeof delta.text === "string") this.#text(state, delta.text);
-    else if (delta.type === "input_json_delta" && state.kind === "tool_use" && typeof delta.partial_json === "string") state.json += delta.partial_json;
-    else if (delta.type === "thinking_delta" && state.kind === "thinking" && typeof delta.thinking === "string") this.#text(state, delta.thinking);
-    else if (delta.type === "signature_delta" && state.kind === "thinking" && typeof delta.signature === "string") state.signature += delta.signature;
+    else if (delta.type === "input_json_delta" && state.kind === "tool_use" && typeof delta.partial_json === "string")
+      state.json += delta.partial_json;
+    else if (delta.type === "thinking_delta" && state.kind === "thinking" && typeof delta.thinking === "string")
+      this.#text(state, delta.thinking);
+    else if (delta.type === "signature_delta" && state.kind === "thinking" && typeof delta.signature === "string")
+      state.signature += delta.signature;
   }
 
   /** Empty text takes no position: the saved answer leaves empty text blocks out. A thinking block's text streams as reasoning. */
@@ -169,12 +188,18 @@ export class StreamAssembler {
     if (text === "") return;
     state.position ??= this.#kept++;
     state.text += text;
-    if (!this.stopped()) this.onText?.(state.kind === "thinking" ? { index: state.position, text, kind: "reasoning" } : { index: state.position, text });
+    if (!this.stopped())
+      this.onText?.(state.kind === "thinking" ? { index: state.position, text, kind: "reasoning" } : { index: state.position, text });
   }
 
   /** Counts are cumulative in the stream: the latest one given stands. */
   #usage(usage: unknown): void {
-    const counts = (usage ?? {}) as { input_tokens?: unknown; output_tokens?: unknown; cache_read_input_tokens?: unknown; cache_creation_input_tokens?: unknown };
+    const counts = (usage ?? {}) as {
+      input_tokens?: unknown;
+      output_tokens?: unknown;
+      cache_read_input_tokens?: unknown;
+      cache_creation_input_tokens?: unknown;
+    };
     if (isCount(counts.input_tokens)) this.#inputTokens = counts.input_tokens;
     if (isCount(counts.output_tokens)) this.#outputTokens = counts.output_tokens;
     if (isCount(counts.cache_read_input_tokens)) this.#cacheReadTokens = counts.cache_read_input_tokens;

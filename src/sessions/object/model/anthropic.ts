@@ -6,7 +6,19 @@
  */
 import type { ContentBlock, Role, ThinkingBlock } from "../../types";
 import { anthropicStopReason, readMessageStream } from "./anthropic-stream";
-import { answeringModel, mergeTurns, type ModelBlock, ModelError, stopFields, type ModelProvider, type ModelRequest, type ModelResponse, type TextDelta, toCount, type ToolDefinition } from "./provider";
+import {
+  answeringModel,
+  mergeTurns,
+  type ModelBlock,
+  ModelError,
+  stopFields,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelResponse,
+  type TextDelta,
+  toCount,
+  type ToolDefinition,
+} from "./provider";
 import { httpProviderError, networkProviderError, notConfiguredError } from "./provider-errors";
 import { anthropicThinking } from "./reasoning";
 
@@ -45,7 +57,8 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
         throw networkProviderError("anthropic", err, signal);
       }
       // Errors come as one JSON body even when a stream was asked for.
-      if (response.ok && isEventStream(response)) return readMessageStream(response.body, signal, onText, (err) => networkProviderError("anthropic", err, signal));
+      if (response.ok && isEventStream(response))
+        return readMessageStream(response.body, signal, onText, (err) => networkProviderError("anthropic", err, signal));
       let text: string;
       try {
         text = await response.text();
@@ -84,7 +97,9 @@ export function toWire(request: ModelRequest) {
     const wire = { ...tool, input_schema: tool.input_schema as WireTool["input_schema"] };
     return i === allTools.length - 1 && breakpoints-- > 0 ? { ...wire, cache_control: EPHEMERAL } : wire;
   });
-  const system = request.system ? [{ type: "text" as const, text: request.system, ...(breakpoints-- > 0 ? { cache_control: EPHEMERAL } : {}) }] : null;
+  const system = request.system
+    ? [{ type: "text" as const, text: request.system, ...(breakpoints-- > 0 ? { cache_control: EPHEMERAL } : {}) }]
+    : null;
   const messages = wireMessages(request.messages).map((message, i): WireMessage => {
     if (!request.messages[i]?.cache || breakpoints <= 0 || message.content.length === 0) return message;
     breakpoints--;
@@ -154,11 +169,14 @@ function fromWire(text: string): ModelResponse {
     // Empty text blocks are dropped: the API refuses them when they are sent back.
     if (block?.type === "text" && typeof block.text === "string") {
       if (block.text.length > 0) content.push({ type: "text", text: block.text });
-    }
-    else if (block?.type === "tool_use" && typeof block.id === "string" && typeof block.name === "string") {
+    } else if (block?.type === "tool_use" && typeof block.id === "string" && typeof block.name === "string") {
       content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input ?? {} });
     } else if (block?.type === "thinking" && typeof block.thinking === "string") {
-      content.push({ type: "thinking", thinking: block.thinking, ...(typeof block.signature === "string" && block.signature !== "" ? { signature: block.signature } : {}) });
+      content.push({
+        type: "thinking",
+        thinking: block.thinking,
+        ...(typeof block.signature === "string" && block.signature !== "" ? { signature: block.signature } : {}),
+      });
     } else if (block?.type === "redacted_thinking" && typeof block.data === "string") {
       content.push({ type: "redacted_thinking", data: block.data });
     }

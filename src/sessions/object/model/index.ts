@@ -13,6 +13,7 @@ export interface ProviderChoice {
 
 export function providerFor(model: string, config: Config): ProviderChoice {
   const { provider, name } = parseModel(model);
-  if (provider === "openai") return { provider: openAiProvider({ baseUrl: config.openai.baseUrl, apiKey: config.openai.apiKey }), model: name };
+  if (provider === "openai")
+    return { provider: openAiProvider({ baseUrl: config.openai.baseUrl, apiKey: config.openai.apiKey }), model: name };
   return { provider: anthropicProvider({ baseUrl: config.anthropic.baseUrl, apiKey: config.anthropic.apiKey }), model: name };
 }

@@ -83,7 +83,12 @@ export class ChatStream {
     if (this.#finishReason === null) throw new ModelError("the model's stream ended before the answer did", true, 200);
     const calls = [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
     const parts = { ...this.#parts, order: this.#order };
-    return { content: toContent(parts, calls, newId), ...stopFields(toStopReason(this.#finishReason, parts.refusal !== ""), this.#finishReason), usage: toUsage(this.#usage), ...(this.#model ? { model: this.#model } : {}) };
+    return {
+      content: toContent(parts, calls, newId),
+      ...stopFields(toStopReason(this.#finishReason, parts.refusal !== ""), this.#finishReason),
+      usage: toUsage(this.#usage),
+      ...(this.#model ? { model: this.#model } : {}),
+    };
   }
 
   get done(): boolean {

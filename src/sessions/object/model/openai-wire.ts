@@ -40,10 +40,20 @@ export function toChatRequest(request: ModelRequest, stream: boolean) {
     max_completion_tokens: request.maxTokens,
     ...(effort ? { reasoning_effort: effort } : {}),
     ...(request.tools.length
-      ? { tools: request.tools.map((tool) => ({ type: "function" as const, function: { name: tool.name, description: tool.description, parameters: tool.input_schema } })) }
+      ? {
+          tools: request.tools.map((tool) => ({
+            type: "function" as const,
+            function: { name: tool.name, description: tool.description, parameters: tool.input_schema },
+          })),
+        }
       : {}),
     ...(request.output
-      ? { response_format: { type: "json_schema" as const, json_schema: { name: RESPONSE_FORMAT_NAME, schema: request.output.schema, strict: fitsStrictMode(request.output.schema) } } }
+      ? {
+          response_format: {
+            type: "json_schema" as const,
+            json_schema: { name: RESPONSE_FORMAT_NAME, schema: request.output.schema, strict: fitsStrictMode(request.output.schema) },
+          },
+        }
       : {}),
     ...(stream ? { stream: true as const, stream_options: { include_usage: true } } : {}),
   };
@@ -71,7 +81,11 @@ export function toChatMessages(request: ModelRequest): ChatMessage[] {
     // Tool results answer the assistant turn just before, so they come first.
     for (const block of turn.content) {
       if (block.type !== "tool_result") continue;
-      out.push({ role: "tool", tool_call_id: block.tool_use_id, content: block.is_error ? `${TOOL_ERROR_PREFIX}${block.content}` : block.content });
+      out.push({
+        role: "tool",
+        tool_call_id: block.tool_use_id,
+        content: block.is_error ? `${TOOL_ERROR_PREFIX}${block.content}` : block.content,
+      });
     }
     if (turn.content.some((block) => block.type === "image")) out.push({ role: "user", content: userParts(turn.content) });
     else if (texts.length) out.push({ role: "user", content: texts.join("\n\n") });
@@ -83,7 +97,8 @@ export function toChatMessages(request: ModelRequest): ChatMessage[] {
 function userParts(content: readonly ModelBlock[]): ChatContentPart[] {
   return content.flatMap((block): ChatContentPart[] => {
     if (block.type === "text" && block.text !== "") return [{ type: "text", text: block.text }];
-    if (block.type === "image") return [{ type: "image_url", image_url: { url: `data:${block.source.media_type};base64,${block.source.data}` } }];
+    if (block.type === "image")
+      return [{ type: "image_url", image_url: { url: `data:${block.source.media_type};base64,${block.source.data}` } }];
     return [];
   });
 }
@@ -131,9 +146,16 @@ export function reasoningOf(message: { reasoning_content?: unknown; reasoning?: 
  * and refusal (a text block each) in the order they came, then one tool_use per call, in order.
  */
 export function toContent(parts: ChatParts, calls: readonly ChatCallParts[], newId: () => string): ContentBlock[] {
-  const content: ContentBlock[] = parts.order.map((part): ContentBlock => (part === "reasoning" ? ({ type: "thinking", thinking: parts.reasoning } satisfies ThinkingBlock) : { type: "text", text: parts[part] }));
+  const content: ContentBlock[] = parts.order.map((part): ContentBlock =>
+    part === "reasoning" ? ({ type: "thinking", thinking: parts.reasoning } satisfies ThinkingBlock) : { type: "text", text: parts[part] },
+  );
   for (const call of calls) {
-    content.push({ type: "tool_use", id: call.id && TOOL_CALL_ID.test(call.id) ? call.id : newId(), name: call.name, input: parseArguments(call.arguments) });
+    content.push({
+      type: "tool_use",
+      id: call.id && TOOL_CALL_ID.test(call.id) ? call.id : newId(),
+      name: call.name,
+      input: parseArguments(call.arguments),
+    });
   }
   return content;
 }

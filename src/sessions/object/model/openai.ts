@@ -33,7 +33,11 @@ export function openAiProvider(options: OpenAiOptions): ModelProvider {
       try {
         response = await fetchImpl(chatCompletionsUrl(options.baseUrl), {
           method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${options.apiKey}`, ...(request.traceparent ? { traceparent: request.traceparent } : {}) },
+          headers: {
+            "content-type": "application/json",
+            authorization: `Bearer ${options.apiKey}`,
+            ...(request.traceparent ? { traceparent: request.traceparent } : {}),
+          },
           body: JSON.stringify(toChatRequest(request, onText !== undefined)),
           signal,
         });
@@ -82,18 +86,32 @@ function fromJson(raw: string): ModelResponse {
     throw new ModelError("the model answered with a body that is not JSON", true, 200);
   }
   const choice = (Array.isArray(body?.choices) ? body.choices[0] : undefined) as
-    | { message?: { content?: unknown; refusal?: unknown; tool_calls?: unknown; reasoning_content?: unknown; reasoning?: unknown }; finish_reason?: unknown }
+    | {
+        message?: { content?: unknown; refusal?: unknown; tool_calls?: unknown; reasoning_content?: unknown; reasoning?: unknown };
+        finish_reason?: unknown;
+      }
     | undefined;
   if (!choice?.message) throw new ModelError("the model answered without a message", true, 200);
   const message = choice.message;
-  const parts = wholeParts(reasoningOf(message), typeof message.content === "string" ? message.content : "", typeof message.refusal === "string" ? message.refusal : "");
-  const calls = (Array.isArray(message.tool_calls) ? message.tool_calls : []).map((call: { id?: unknown; function?: { name?: unknown; arguments?: unknown } }) => ({
-    id: typeof call?.id === "string" ? call.id : null,
-    name: typeof call?.function?.name === "string" ? call.function.name : "",
-    arguments: typeof call?.function?.arguments === "string" ? call.function.arguments : "",
-  }));
+  const parts = wholeParts(
+    reasoningOf(message),
+    typeof message.content === "string" ? message.content : "",
+    typeof message.refusal === "string" ? message.refusal : "",
+  );
+  const calls = (Array.isArray(message.tool_calls) ? message.tool_calls : []).map(
+    (call: { id?: unknown; function?: { name?: unknown; arguments?: unknown } }) => ({
+      id: typeof call?.id === "string" ? call.id : null,
+      name: typeof call?.function?.name === "string" ? call.function.name : "",
+      arguments: typeof call?.function?.arguments === "string" ? call.function.arguments : "",
+    }),
+  );
   const finish = typeof choice.finish_reason === "string" ? choice.finish_reason : null;
-  return { content: toContent(parts, calls, newToolCallId), ...stopFields(toStopReason(finish, parts.refusal !== ""), finish), usage: toUsage(body.usage), ...answeringModel(body.model) };
+  return {
+    content: toContent(parts, calls, newToolCallId),
+    ...stopFields(toStopReason(finish, parts.refusal !== ""), finish),
+    usage: toUsage(body.usage),
+    ...answeringModel(body.model),
+  };
 }
 
 /** Some servers send tool calls without ids; every tool_use needs one to be answered. */

@@ -61,7 +61,12 @@ export function httpProviderError(provider: string, response: Response, text: st
   const status = response.status;
   const type = providerErrorType(text);
   log("warn", "model_provider_error", { provider, status, error_type: type, message: text.slice(0, MAX_LOGGED_ERROR_CHARS) });
-  return new ModelError(publicProviderError(status, type), isRetryableStatus(status), status, parseRetryAfter(response.headers.get("retry-after"), now));
+  return new ModelError(
+    publicProviderError(status, type),
+    isRetryableStatus(status),
+    status,
+    parseRetryAfter(response.headers.get("retry-after"), now),
+  );
 }
 
 /** A call that failed before an answer: a timeout, an abort, or a network fault (its text logged only). */

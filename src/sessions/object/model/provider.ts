@@ -4,7 +4,19 @@
  * classifies every failure as retryable or fatal, so the loop's retry policy never looks at a
  * provider's status codes itself.
  */
-import type { ContentBlock, ImageMediaType, OutputSchema, ReasoningSettings, RedactedThinkingBlock, Role, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock, Usage } from "../../types";
+import type {
+  ContentBlock,
+  ImageMediaType,
+  OutputSchema,
+  ReasoningSettings,
+  RedactedThinkingBlock,
+  Role,
+  TextBlock,
+  ThinkingBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+  Usage,
+} from "../../types";
 
 export interface ToolDefinition {
   name: string;
@@ -63,7 +75,8 @@ export interface ModelRequest {
  * answer filled the model's context window; `unknown`: a reason this platform does not know
  * (`ModelResponse.providerStopReason` names it).
  */
-export type ModelStopReason = "end_turn" | "tool_use" | "max_tokens" | "refusal" | "stop_sequence" | "pause_turn" | "context_window_exceeded" | "unknown";
+export type ModelStopReason =
+  "end_turn" | "tool_use" | "max_tokens" | "refusal" | "stop_sequence" | "pause_turn" | "context_window_exceeded" | "unknown";
 
 /** A provider's stop reason that may be shown: a plain identifier; anything else is not named. */
 /** The answering model's name as a response field, when the provider gave a plain identifier. */

@@ -17,7 +17,10 @@ export const EFFORT_BUDGETS: Record<ReasoningEffort, number> = { low: 1_024, med
  * kept below the cap, which counts thinking and answer together; none when the cap leaves no
  * room for the smallest budget.
  */
-export function anthropicThinking(reasoning: ReasoningSettings | null | undefined, maxTokens: number): { type: "enabled"; budget_tokens: number } | null {
+export function anthropicThinking(
+  reasoning: ReasoningSettings | null | undefined,
+  maxTokens: number,
+): { type: "enabled"; budget_tokens: number } | null {
   if (!reasoning) return null;
   const wanted = reasoning.budget_tokens ?? EFFORT_BUDGETS[reasoning.effort ?? "medium"];
   const budget = Math.min(wanted, maxTokens - 1);

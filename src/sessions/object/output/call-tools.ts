@@ -8,7 +8,13 @@ import type { SessionStore } from "../store/store";
 import type { ToolDefinition } from "../model/provider";
 import { type OutputRequest, outputRequest } from "./output-tool";
 
-export function outputToolsFor(store: Pick<SessionStore, "runOutputSchema">, tools: ToolDefinition[]): { tools: ToolDefinition[]; output: OutputRequest | null } {
-  const output = outputRequest(store.runOutputSchema() ?? null, tools.map((tool) => tool.name));
+export function outputToolsFor(
+  store: Pick<SessionStore, "runOutputSchema">,
+  tools: ToolDefinition[],
+): { tools: ToolDefinition[]; output: OutputRequest | null } {
+  const output = outputRequest(
+    store.runOutputSchema() ?? null,
+    tools.map((tool) => tool.name),
+  );
   return { tools: output ? [...tools, output.tool] : tools, output };
 }

@@ -23,12 +23,21 @@ export const OUTPUT_CHECK_HEADING = "[Output check]";
  * The verdict on an answer without session tool calls. `content` is what the model wrote; the
  * verdict's `content` is what is saved: its text, and the output tool's input as JSON text.
  */
-export function judgeAnswer(content: readonly ContentBlock[], stopReason: ModelStopReason, schema: OutputSchema, toolName: string): Verdict {
+export function judgeAnswer(
+  content: readonly ContentBlock[],
+  stopReason: ModelStopReason,
+  schema: OutputSchema,
+  toolName: string,
+): Verdict {
   const texts = content.filter((block): block is TextBlock => block.type === "text" && block.text !== "");
   const call = content.find((block) => block.type === "tool_use" && block.name === toolName);
   // The reasoning before the answer is kept as it came, ahead of it.
   const reasoning = content.filter(isReasoningBlock);
-  const saved: ContentBlock[] = [...reasoning, ...texts, ...(call?.type === "tool_use" ? [{ type: "text" as const, text: JSON.stringify(call.input) }] : [])];
+  const saved: ContentBlock[] = [
+    ...reasoning,
+    ...texts,
+    ...(call?.type === "tool_use" ? [{ type: "text" as const, text: JSON.stringify(call.input) }] : []),
+  ];
   const cut = stopReason === "max_tokens" ? "the answer was cut off at its token cap; " : "";
   let candidate: unknown;
   if (call?.type === "tool_use") {
@@ -43,7 +52,10 @@ export function judgeAnswer(content: readonly ContentBlock[], stopReason: ModelS
   }
   const result = validateJson(schema, candidate);
   if (result.valid) return { kind: "valid", output: candidate, content: saved };
-  const why = result.unusable !== null ? `output_schema cannot be used: ${result.unusable}` : `the answer does not match output_schema: ${result.errors.join("; ")}`;
+  const why =
+    result.unusable !== null
+      ? `output_schema cannot be used: ${result.unusable}`
+      : `the answer does not match output_schema: ${result.errors.join("; ")}`;
   return invalid(`${cut}${why}`, saved);
 }
 

@@ -60,7 +60,11 @@ export class Reporter {
     const cost = this.#ownCost(run) - this.#ownCostAtAck;
     const keyed = Boolean(this.store.requireSession().api_key_id);
     return budgetReached(
-      { cost_usd: spend.cost_usd + cost, subject_tokens: spend.subject_tokens + tokens, key_tokens: spend.key_tokens + (keyed ? tokens : 0) },
+      {
+        cost_usd: spend.cost_usd + cost,
+        subject_tokens: spend.subject_tokens + tokens,
+        key_tokens: spend.key_tokens + (keyed ? tokens : 0),
+      },
       {
         max_cost_usd_per_day: limits.max_cost_usd_per_day ?? null,
         max_tokens_per_day_per_subject: limits.max_tokens_per_day_per_subject ?? null,
@@ -117,7 +121,9 @@ export class Reporter {
     let ack: ReportAck;
     try {
       const index = tenantIndexStub(this.env, session.tenant_id);
-      ack = await (notifications ? index.reportSession(session.tenant_id, summary, notifications) : index.reportSession(session.tenant_id, summary));
+      ack = await (notifications
+        ? index.reportSession(session.tenant_id, summary, notifications)
+        : index.reportSession(session.tenant_id, summary));
     } catch (err) {
       if (!this.store.exists()) return null; // erased meanwhile: nothing left to report
       log("warn", "report_failed", { tenant_id: session.tenant_id, session_id: session.id, error: String(err) });

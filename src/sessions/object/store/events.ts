@@ -47,14 +47,24 @@ export function appendEvents(sql: SqlStorage, firstId: number, events: readonly 
     const time = storedTime(createdAt, newest);
     return time === undefined ? [type, data] : [type, data, time];
   });
-  sql.exec("INSERT INTO event_batches (last_id, first_id, created_at, events) VALUES (?, ?, ?, ?)", firstId + events.length - 1, firstId, newest, JSON.stringify(stored));
+  sql.exec(
+    "INSERT INTO event_batches (last_id, first_id, created_at, events) VALUES (?, ?, ?, ?)",
+    firstId + events.length - 1,
+    firstId,
+    newest,
+    JSON.stringify(stored),
+  );
 }
 
 /** Up to `limit` stored events after `after`, oldest first. */
 export function eventsAfter(sql: SqlStorage, after: number, limit: number): StoredEventRow[] {
   const out: StoredEventRow[] = [];
   // Batches are read as the page fills: a page of `limit` events never needs more than `limit` rows.
-  for (const row of sql.exec<{ first_id: number; created_at: string; events: string }>("SELECT first_id, created_at, events FROM event_batches WHERE last_id > ? ORDER BY last_id LIMIT ?", after, limit)) {
+  for (const row of sql.exec<{ first_id: number; created_at: string; events: string }>(
+    "SELECT first_id, created_at, events FROM event_batches WHERE last_id > ? ORDER BY last_id LIMIT ?",
+    after,
+    limit,
+  )) {
     const events = JSON.parse(String(row.events)) as StoredBatchedEvent[];
     const first = Number(row.first_id);
     for (let i = 0; i < events.length && out.length < limit; i++) {

@@ -55,19 +55,42 @@ export interface ForkCopy {
 /** The rows up to `atSeq` (inclusive); `withImages` false: the images table was never made. */
 export function readForkRows(sql: SqlStorage, atSeq: number, withImages: boolean): ForkRows {
   const messages = sql
-    .exec<{ seq: number; role: Role; content: string; created_at: string; omitted: number }>("SELECT seq, role, content, created_at, omitted FROM messages WHERE seq <= ? ORDER BY seq", atSeq)
+    .exec<{ seq: number; role: Role; content: string; created_at: string; omitted: number }>(
+      "SELECT seq, role, content, created_at, omitted FROM messages WHERE seq <= ? ORDER BY seq",
+      atSeq,
+    )
     .toArray()
-    .map((row) => ({ seq: Number(row.seq), role: row.role, content: row.content, created_at: row.created_at, omitted: Number(row.omitted) }));
-  const toolCalls = sql.exec(`SELECT ${TOOL_CALL_COLUMNS.join(", ")} FROM tool_calls WHERE message_seq <= ? ORDER BY message_seq, position`, atSeq).toArray();
+    .map((row) => ({
+      seq: Number(row.seq),
+      role: row.role,
+      content: row.content,
+      created_at: row.created_at,
+      omitted: Number(row.omitted),
+    }));
+  const toolCalls = sql
+    .exec(`SELECT ${TOOL_CALL_COLUMNS.join(", ")} FROM tool_calls WHERE message_seq <= ? ORDER BY message_seq, position`, atSeq)
+    .toArray();
   const ids = new Set<string>();
   for (const message of messages) {
     for (const block of JSON.parse(message.content) as ContentBlock[]) if (block.type === "image") ids.add(block.source.image_id);
   }
   const images: ForkRows["images"] = [];
   for (const id of withImages ? ids : []) {
-    const row = sql.exec<StoredImage & Record<string, SqlStorageValue>>("SELECT id, media_type, size_bytes, width, height FROM images WHERE id = ?", id).toArray()[0];
+    const row = sql
+      .exec<StoredImage & Record<string, SqlStorageValue>>("SELECT id, media_type, size_bytes, width, height FROM images WHERE id = ?", id)
+      .toArray()[0];
     const data = imageData(sql, id);
-    if (row && data) images.push({ image: { id: row.id, media_type: row.media_type, size_bytes: Number(row.size_bytes), width: Number(row.width), height: Number(row.height) }, data });
+    if (row && data)
+      images.push({
+        image: {
+          id: row.id,
+          media_type: row.media_type,
+          size_bytes: Number(row.size_bytes),
+          width: Number(row.width),
+          height: Number(row.height),
+        },
+        data,
+      });
   }
   return { messages, toolCalls, images };
 }
@@ -98,7 +121,10 @@ export function writeForkRows(sql: SqlStorage, rows: ForkRows, now: string): voi
   }
   for (const call of rows.toolCalls) {
     const columns = TOOL_CALL_COLUMNS.filter((column) => column in call);
-    sql.exec(`INSERT INTO tool_calls (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`, ...columns.map((column) => call[column] ?? null));
+    sql.exec(
+      `INSERT INTO tool_calls (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+      ...columns.map((column) => call[column] ?? null),
+    );
   }
   for (const { image, data } of rows.images) putImage(sql, image, data, now);
 }

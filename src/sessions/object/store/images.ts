@@ -28,7 +28,12 @@ export function putImage(sql: SqlStorage, image: StoredImage, data: Uint8Array, 
   ).rowsWritten;
   if (inserted === 0) return;
   for (let at = 0, idx = 0; at < data.length; at += IMAGE_CHUNK_BYTES, idx++) {
-    sql.exec("INSERT INTO image_chunks (image_id, idx, data) VALUES (?, ?, ?)", image.id, idx, data.slice(at, at + IMAGE_CHUNK_BYTES).buffer);
+    sql.exec(
+      "INSERT INTO image_chunks (image_id, idx, data) VALUES (?, ?, ?)",
+      image.id,
+      idx,
+      data.slice(at, at + IMAGE_CHUNK_BYTES).buffer,
+    );
   }
 }
 

@@ -8,7 +8,12 @@ export interface QueuedMessage {
 }
 
 export function enqueueMessage(sql: SqlStorage, content: ContentBlock[], options: RunOptions, now: string): void {
-  sql.exec("INSERT INTO pending_messages (content, created_at, options) VALUES (?, ?, ?)", JSON.stringify(content), now, JSON.stringify(options));
+  sql.exec(
+    "INSERT INTO pending_messages (content, created_at, options) VALUES (?, ?, ?)",
+    JSON.stringify(content),
+    now,
+    JSON.stringify(options),
+  );
 }
 
 export function queuedMessages(sql: SqlStorage): number {
@@ -16,10 +21,15 @@ export function queuedMessages(sql: SqlStorage): number {
 }
 
 export function dequeueMessage(sql: SqlStorage): QueuedMessage | null {
-  const row = sql.exec("DELETE FROM pending_messages WHERE id = (SELECT MIN(id) FROM pending_messages) RETURNING content, options").toArray()[0];
+  const row = sql
+    .exec("DELETE FROM pending_messages WHERE id = (SELECT MIN(id) FROM pending_messages) RETURNING content, options")
+    .toArray()[0];
   if (!row) return null;
   // Rows queued before per-message options existed hold NULL: they start with no options.
-  return { content: JSON.parse(String(row.content)) as ContentBlock[], options: row.options === null ? {} : (JSON.parse(String(row.options)) as RunOptions) };
+  return {
+    content: JSON.parse(String(row.content)) as ContentBlock[],
+    options: row.options === null ? {} : (JSON.parse(String(row.options)) as RunOptions),
+  };
 }
 
 export function clearQueue(sql: SqlStorage): number {

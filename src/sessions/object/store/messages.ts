@@ -48,7 +48,10 @@ export function messageRange(sql: SqlStorage, fromSeq: number, toSeq: number): M
 }
 
 export function* metaNewestFirst(sql: SqlStorage, afterSeq: number, sentOnly: boolean): Generator<MessageMeta> {
-  const cursor = sql.exec(`SELECT seq, kind, tokens FROM messages WHERE seq > ?${sentOnly ? " AND omitted = 0" : ""} ORDER BY seq DESC`, afterSeq);
+  const cursor = sql.exec(
+    `SELECT seq, kind, tokens FROM messages WHERE seq > ?${sentOnly ? " AND omitted = 0" : ""} ORDER BY seq DESC`,
+    afterSeq,
+  );
   for (const row of cursor) yield toMeta(row);
 }
 
@@ -74,10 +77,7 @@ export function message(sql: SqlStorage, seq: number): Message | undefined {
 }
 
 export function latestMessages(sql: SqlStorage, limit: number): Message[] {
-  return sql
-    .exec("SELECT seq, role, content, created_at FROM messages ORDER BY seq DESC LIMIT ?", limit)
-    .toArray()
-    .map(toMessage);
+  return sql.exec("SELECT seq, role, content, created_at FROM messages ORDER BY seq DESC LIMIT ?", limit).toArray().map(toMessage);
 }
 
 /** Marks the messages from `fromSeq` on as never to be sent to the model again. */

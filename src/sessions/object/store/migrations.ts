@@ -115,7 +115,11 @@ export const SESSION_MIGRATIONS: readonly Migration[] = [
       const usage = (run.usage ?? {}) as Record<string, unknown>;
       storage.kv.put("run", {
         ...run,
-        usage: { ...usage, cache_read_tokens: Number(usage.cache_read_tokens ?? 0), cache_write_tokens: Number(usage.cache_write_tokens ?? 0) },
+        usage: {
+          ...usage,
+          cache_read_tokens: Number(usage.cache_read_tokens ?? 0),
+          cache_write_tokens: Number(usage.cache_write_tokens ?? 0),
+        },
         // Each run started with one user input, so the newest input began the current run.
         run_start_seq: lastInput,
         token_ratio: 1,
@@ -186,8 +190,7 @@ export const SESSION_MIGRATIONS: readonly Migration[] = [
   {
     version: 8,
     description:
-      "images and image_chunks; pending_messages.options; run state: invalid_outputs, output_error; " +
-      "session limits: max_image_bytes",
+      "images and image_chunks; pending_messages.options; run state: invalid_outputs, output_error; " + "session limits: max_image_bytes",
     up: (storage) => {
       execAll(storage.sql, [
         `CREATE TABLE IF NOT EXISTS images (
@@ -213,12 +216,14 @@ export const SESSION_MIGRATIONS: readonly Migration[] = [
       // The default of the version that added the limit (5 MiB of base64), written out: a later
       // change of the default must not change what this step did. Lowered to the tenant's own
       // value at the session's next run, like every limit.
-      if (session && limits && limits.max_image_bytes === undefined) storage.kv.put("session", { ...session, limits: { ...limits, max_image_bytes: 3_932_160 } });
+      if (session && limits && limits.max_image_bytes === undefined)
+        storage.kv.put("session", { ...session, limits: { ...limits, max_image_bytes: 3_932_160 } });
     },
   },
   {
     version: 9,
-    description: "messages.omitted: a refused exchange stays in the history but is not sent to the model again; a last run that ended refused is marked",
+    description:
+      "messages.omitted: a refused exchange stays in the history but is not sent to the model again; a last run that ended refused is marked",
     up: (storage) => {
       execAll(storage.sql, [`ALTER TABLE messages ADD COLUMN omitted INTEGER NOT NULL DEFAULT 0`]);
       // Only the last run's ending is known; a refused one is marked as a refusal now would be.
@@ -458,7 +463,12 @@ export const SESSION_MIGRATIONS: readonly Migration[] = [
       const owed = sql
         .exec("SELECT id, type, created_at, session FROM outbox ORDER BY seq")
         .toArray()
-        .map((row) => ({ id: String(row.id), type: String(row.type), created_at: String(row.created_at), session: JSON.parse(String(row.session)) as unknown }));
+        .map((row) => ({
+          id: String(row.id),
+          type: String(row.type),
+          created_at: String(row.created_at),
+          session: JSON.parse(String(row.session)) as unknown,
+        }));
       if (owed.length > 0) storage.kv.put("outbox", owed);
       sql.exec("DROP TABLE outbox");
     },

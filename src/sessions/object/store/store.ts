@@ -10,7 +10,18 @@ import type { MessageMeta } from "../context/window";
 import { KvStretchCache } from "../engine/kv-stretch";
 import type { DiscoveredTool } from "../tools/mcp/plan";
 import { sessionTitle } from "../../title";
-import { type ContentBlock, EMPTY_USAGE, type Message, type OutputSchema, type RunOptions, type Role, type ToolCall, type ToolCallDecision, type ToolCallStatus, type Usage } from "../../types";
+import {
+  type ContentBlock,
+  EMPTY_USAGE,
+  type Message,
+  type OutputSchema,
+  type RunOptions,
+  type Role,
+  type ToolCall,
+  type ToolCallDecision,
+  type ToolCallStatus,
+  type Usage,
+} from "../../types";
 import type { SpanRecord } from "../../../traces/types";
 import * as events from "./events";
 import * as fork from "./fork";
@@ -460,7 +471,11 @@ export class SessionStore {
 
   /** The ids of the calls whose child session is started and has not ended: they wait for it. */
   callsWaitingOnChildren(): Set<string> {
-    return new Set(this.subagents().filter(subagents.isLive).map((row) => row.tool_call_id));
+    return new Set(
+      this.subagents()
+        .filter(subagents.isLive)
+        .map((row) => row.tool_call_id),
+    );
   }
 
   /** The usage of every child this session started, and theirs, as last heard from each. */

@@ -39,7 +39,11 @@ export function toolCall(sql: SqlStorage, id: string): ToolCall | undefined {
   return row ? toToolCall(row) : undefined;
 }
 
-export function toolCallPage(sql: SqlStorage, after: IntPairCursor | null, limit: number): { calls: ToolCall[]; next: IntPairCursor | null } {
+export function toolCallPage(
+  sql: SqlStorage,
+  after: IntPairCursor | null,
+  limit: number,
+): { calls: ToolCall[]; next: IntPairCursor | null } {
   const seq = after?.first ?? -1;
   const position = after?.second ?? -1;
   const rows = sql
@@ -92,7 +96,14 @@ export function setToolCallStatus(sql: SqlStorage, id: string, status: ToolCallS
 }
 
 /** A call's result; `startedAt` is when this run of it started, kept only where no mark set one (an instant tool's). */
-export function finishToolCall(sql: SqlStorage, id: string, output: string, isError: boolean, now: string, startedAt: string | null = null): void {
+export function finishToolCall(
+  sql: SqlStorage,
+  id: string,
+  output: string,
+  isError: boolean,
+  now: string,
+  startedAt: string | null = null,
+): void {
   sql.exec(
     "UPDATE tool_calls SET status = ?, output = ?, is_error = ?, started_at = COALESCE(started_at, ?), finished_at = ? WHERE id = ?",
     isError ? "error" : "done",

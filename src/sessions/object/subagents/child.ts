@@ -12,7 +12,6 @@ import { addUsage, type ChildReport, childResult, finalText } from "./report";
 /** A failed report to the parent is tried again after this long. */
 export const PARENT_RETRY_MS = 5_000;
 
-
 /** This session's state as its parent's tool call sees it; null for a session no call started. */
 export function reportForParent(engine: SessionEngine): ChildReport | null {
   const { store } = engine;
@@ -20,7 +19,13 @@ export function reportForParent(engine: SessionEngine): ChildReport | null {
   if (!session.parent) return null;
   const run = store.run();
   const result = childResult(
-    { status: run.status, stop_reason: run.stop_reason, error: run.error, output: run.status === "done" ? store.runOutput() : null, hasSchema: (store.runOutputSchema() ?? null) !== null },
+    {
+      status: run.status,
+      stop_reason: run.stop_reason,
+      error: run.error,
+      output: run.status === "done" ? store.runOutput() : null,
+      hasSchema: (store.runOutputSchema() ?? null) !== null,
+    },
     finalText(store.latestMessages(4).reverse()),
   );
   return {
@@ -63,7 +68,12 @@ export async function tellParent(engine: SessionEngine): Promise<boolean> {
     if (!answer.ok && answer.reason !== "session_not_found") throw new Error(`the parent answered ${answer.reason}`);
   } catch (error) {
     retryAt.set(engine, Date.now() + PARENT_RETRY_MS);
-    log("warn", "parent_report_failed", { tenant_id: session.tenant_id, session_id: session.id, parent_id: session.parent.session_id, error: String(error) });
+    log("warn", "parent_report_failed", {
+      tenant_id: session.tenant_id,
+      session_id: session.id,
+      parent_id: session.parent.session_id,
+      error: String(error),
+    });
     return false;
   }
   if (!engine.store.exists()) return true;

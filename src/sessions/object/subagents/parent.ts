@@ -38,7 +38,9 @@ export async function applyChildReport(engine: SessionEngine, report: ChildRepor
   const state = openCallsState(open, store.callsWaitingOnChildren());
   const needsSlot = (state === "runnable" || state === "complete") && WAITING_STATUSES.includes(store.run().status);
   // Given by another report (or closed by a cancel) while the index was asked.
-  const claim = await engine.slots.claimChecked(needsSlot, () => (store.toolCall(row.tool_call_id)?.status === "running" ? null : "answered"));
+  const claim = await engine.slots.claimChecked(needsSlot, () =>
+    store.toolCall(row.tool_call_id)?.status === "running" ? null : "answered",
+  );
   if (!claim.ok) return claim.refusal === "gone" ? { ok: false, reason: "session_not_found" } : OK;
   engine.transaction(() => {
     const call = store.toolCall(row.tool_call_id)!;
@@ -53,13 +55,20 @@ export async function applyChildReport(engine: SessionEngine, report: ChildRepor
 function record(engine: SessionEngine, row: SubagentRow, report: ChildReport): void {
   if (!engine.store.recordChildState(row.tool_call_id, report)) return;
   if (row.status !== report.status || row.stop_reason !== report.stop_reason) {
-    engine.emit("subagent", { tool_call_id: row.tool_call_id, session_id: row.session_id, status: report.status, stop_reason: report.stop_reason });
+    engine.emit("subagent", {
+      tool_call_id: row.tool_call_id,
+      session_id: row.session_id,
+      status: report.status,
+      stop_reason: report.stop_reason,
+    });
   }
 }
 
 /** Children whose call still waits for them: looked at from the alarm. */
 export function watchedChildren(rows: readonly SubagentRow[], openCallIds: ReadonlySet<string>): SubagentRow[] {
-  return rows.filter((row) => row.started && openCallIds.has(row.tool_call_id) && (row.status === null || !FINAL_STATUSES.includes(row.status)));
+  return rows.filter(
+    (row) => row.started && openCallIds.has(row.tool_call_id) && (row.status === null || !FINAL_STATUSES.includes(row.status)),
+  );
 }
 
 /**
@@ -69,7 +78,9 @@ export function watchedChildren(rows: readonly SubagentRow[], openCallIds: Reado
  * `session_not_found`, and that is the end of it).
  */
 export function orphanedChildren(rows: readonly SubagentRow[], openCallIds: ReadonlySet<string>): SubagentRow[] {
-  return rows.filter((row) => !row.cancel_sent && !openCallIds.has(row.tool_call_id) && (row.status === null || !FINAL_STATUSES.includes(row.status)));
+  return rows.filter(
+    (row) => !row.cancel_sent && !openCallIds.has(row.tool_call_id) && (row.status === null || !FINAL_STATUSES.includes(row.status)),
+  );
 }
 
 /** A child the session started whose call no longer waits for it (`cancelOrphans` has work). */
@@ -79,7 +90,12 @@ export function hasOrphans(engine: SessionEngine): boolean {
 }
 
 function openCallIds(engine: SessionEngine): Set<string> {
-  return new Set(engine.store.openToolCalls().filter((c) => c.status === "running").map((c) => c.id));
+  return new Set(
+    engine.store
+      .openToolCalls()
+      .filter((c) => c.status === "running")
+      .map((c) => c.id),
+  );
 }
 
 function childStub(engine: SessionEngine, sessionId: string): SessionRpc {

@@ -30,7 +30,8 @@ export function childResult(
 ): ChildResult | null {
   if (!FINAL_STATUSES.includes(child.status)) return null;
   if (child.status === "cancelled") return { output: "the agent's session was cancelled", is_error: true };
-  if (child.status === "failed") return { output: `the agent's session failed (${child.stop_reason ?? "error"}): ${child.error ?? "no reason given"}`, is_error: true };
+  if (child.status === "failed")
+    return { output: `the agent's session failed (${child.stop_reason ?? "error"}): ${child.error ?? "no reason given"}`, is_error: true };
   if (child.hasSchema && child.output !== null) return { output: JSON.stringify(child.output), is_error: false };
   return { output: finalText === "" ? "(the agent answered with no text)" : finalText, is_error: false };
 }

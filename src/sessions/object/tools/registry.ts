@@ -65,7 +65,8 @@ export function checkToolList(specs: readonly ToolSpec[]): string | null {
   // An MCP server's tools are offered as `<server>__<tool>`: no other tool may take such a name.
   for (const server of specs.filter((spec) => spec.type === "mcp")) {
     const clash = specs.find((spec) => spec.type !== "mcp" && spec.name.startsWith(mcpPrefix(server.name)));
-    if (clash) return `the tool "${clash.name}" starts with "${mcpPrefix(server.name)}", which names the tools of the MCP server "${server.name}"`;
+    if (clash)
+      return `the tool "${clash.name}" starts with "${mcpPrefix(server.name)}", which names the tools of the MCP server "${server.name}"`;
   }
   return null;
 }
@@ -91,7 +92,11 @@ function approvalTimeoutMs(spec: ToolSpec): number | null {
  * memory tools (no declared tool may take their names). An MCP entry is a source of tools, not a
  * tool itself.
  */
-export function buildToolbox(specs: readonly ToolSpec[], discovered: readonly DiscoveredTool[] = [], memory: MemoryGrant | null = null): Toolbox {
+export function buildToolbox(
+  specs: readonly ToolSpec[],
+  discovered: readonly DiscoveredTool[] = [],
+  memory: MemoryGrant | null = null,
+): Toolbox {
   const tools = new Map<string, Tool>(memory ? memoryTools(memory) : []);
   for (const spec of specs) {
     const tool = toTool(spec);
@@ -100,7 +105,8 @@ export function buildToolbox(specs: readonly ToolSpec[], discovered: readonly Di
   const servers = new Map(specs.filter((spec): spec is McpToolSpec => spec.type === "mcp").map((spec) => [spec.name, spec]));
   for (const found of discovered) {
     const server = servers.get(found.server);
-    if (server && !tools.has(found.name)) tools.set(found.name, { ...mcpTool(found, server), approvalTimeoutMs: approvalTimeoutMs(server) });
+    if (server && !tools.has(found.name))
+      tools.set(found.name, { ...mcpTool(found, server), approvalTimeoutMs: approvalTimeoutMs(server) });
   }
   return tools;
 }

@@ -33,7 +33,12 @@ export function webhookTool(spec: WebhookSpec): Tool {
 }
 
 /** The signed body: whom the call is for (tenant, session, creator), which tool and URL, and the input. */
-export function webhookBody(spec: WebhookSpec, url: string, input: unknown, ctx: Pick<ToolContext, "tenantId" | "sessionId" | "createdBy" | "toolCallId">): string {
+export function webhookBody(
+  spec: WebhookSpec,
+  url: string,
+  input: unknown,
+  ctx: Pick<ToolContext, "tenantId" | "sessionId" | "createdBy" | "toolCallId">,
+): string {
   return JSON.stringify({
     tenant_id: ctx.tenantId,
     session_id: ctx.sessionId,
@@ -76,7 +81,13 @@ async function callWebhook(spec: WebhookSpec, atMostOnce: boolean, input: unknow
         body,
         signal: ctx.signal,
       },
-      { allowPrivate: ctx.allowPrivateUrls, timeoutMs: WEBHOOK_TIMEOUT_MS, maxBytes: WEBHOOK_MAX_RESPONSE_BYTES, maxRedirects: 0, textOnly: true },
+      {
+        allowPrivate: ctx.allowPrivateUrls,
+        timeoutMs: WEBHOOK_TIMEOUT_MS,
+        maxBytes: WEBHOOK_MAX_RESPONSE_BYTES,
+        maxRedirects: 0,
+        textOnly: true,
+      },
     );
     if (result.ok && result.status >= 200 && result.status < 300) return parseWebhookAnswer(result.body);
     if (result.ok) {

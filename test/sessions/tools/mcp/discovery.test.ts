@@ -6,7 +6,16 @@
 import { inject } from "vitest";
 import { describe, expect, it } from "vitest";
 import { MAX_ATTEMPTS } from "../../../../src/limits";
-import { createAndStart, getSession, runState, skipBackoff, toolCalls, unwrap, waitForStatus, newTestSession } from "../../../support/agent-session";
+import {
+  createAndStart,
+  getSession,
+  runState,
+  skipBackoff,
+  toolCalls,
+  unwrap,
+  waitForStatus,
+  newTestSession,
+} from "../../../support/agent-session";
 import { uniqueKey } from "../../../support/mock-client";
 
 /** A loopback port nothing listens on: every connection is refused at once. */
@@ -21,7 +30,10 @@ describe("discovery", () => {
       expect(await skipBackoff(t)).toBeGreaterThan(0);
     }
     const final = await waitForStatus(t, ["failed"]);
-    expect(final).toMatchObject({ stop_reason: "tools_unavailable", error: expect.stringContaining(`(after ${MAX_ATTEMPTS} tries): MCP server "down"`) });
+    expect(final).toMatchObject({
+      stop_reason: "tools_unavailable",
+      error: expect.stringContaining(`(after ${MAX_ATTEMPTS} tries): MCP server "down"`),
+    });
     expect(await t.model.requests()).toEqual([]);
 
     async function waitForAttempts(n: number) {

@@ -37,14 +37,22 @@ describe("mcpFetch", () => {
 
   it("answers a GET itself with 405: no stream is held open for server-initiated messages", async () => {
     const { impl, seen } = recordingFetch(() => new Response("{}"));
-    const response = await mcpFetch({ server: SERVER, allowPrivateUrls: false, allowedOrigins: null, fetchImpl: impl })(SERVER.href, { method: "GET" });
+    const response = await mcpFetch({ server: SERVER, allowPrivateUrls: false, allowedOrigins: null, fetchImpl: impl })(SERVER.href, {
+      method: "GET",
+    });
     expect(response.status).toBe(405);
     expect(seen).toEqual([]);
   });
 
   it("cuts off an answer larger than its cap", async () => {
     const { impl } = recordingFetch(() => new Response("x".repeat(5_000)));
-    const response = await mcpFetch({ server: SERVER, allowPrivateUrls: false, allowedOrigins: null, fetchImpl: impl, maxResponseBytes: 1_000 })(SERVER.href, { method: "POST" });
+    const response = await mcpFetch({
+      server: SERVER,
+      allowPrivateUrls: false,
+      allowedOrigins: null,
+      fetchImpl: impl,
+      maxResponseBytes: 1_000,
+    })(SERVER.href, { method: "POST" });
     await expect(response.text()).rejects.toThrow(/larger than 1000 bytes/);
   });
 });
@@ -54,7 +62,10 @@ describe("redirects through the SDK's transport", () => {
 
   it("does not follow a redirect to another origin", async () => {
     const { impl, seen } = recordingFetch(() => new Response(null, { status: 307, headers: { location: "https://evil.example.net/mcp" } }));
-    const open = McpConnection.open({ spec: spec(SERVER.href), url: SERVER, allowPrivateUrls: false, allowedOrigins: null, fetchImpl: impl }, new AbortController().signal);
+    const open = McpConnection.open(
+      { spec: spec(SERVER.href), url: SERVER, allowPrivateUrls: false, allowedOrigins: null, fetchImpl: impl },
+      new AbortController().signal,
+    );
     await expect(open).rejects.toThrow(/evil\.example\.net.*not followed|not followed/);
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.every((s) => s.url === SERVER.href && s.redirect === "manual")).toBe(true);
@@ -69,7 +80,10 @@ describe("redirects through the SDK's transport", () => {
       if (String(input) === base.href) return new Response(null, { status: 307, headers: { location: target } });
       return fetch(input, init);
     }) as typeof fetch;
-    const connection = await McpConnection.open({ spec: spec(base.href), url: base, allowPrivateUrls: true, allowedOrigins: null, fetchImpl: impl }, new AbortController().signal);
+    const connection = await McpConnection.open(
+      { spec: spec(base.href), url: base, allowPrivateUrls: true, allowedOrigins: null, fetchImpl: impl },
+      new AbortController().signal,
+    );
     const tools = await connection.listTools(new AbortController().signal);
     await connection.close();
     expect(tools.map((tool) => tool.name)).toContain("echo");

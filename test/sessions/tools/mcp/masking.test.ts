@@ -33,7 +33,13 @@ async function eventStrings(who: Caller, id: string): Promise<string[]> {
 
 /** Every console line written from now on, decoded when it is JSON. */
 function captureLogs(): () => string[] {
-  const spies = [vi.spyOn(console, "log"), vi.spyOn(console, "warn"), vi.spyOn(console, "error"), vi.spyOn(console, "info"), vi.spyOn(console, "debug")];
+  const spies = [
+    vi.spyOn(console, "log"),
+    vi.spyOn(console, "warn"),
+    vi.spyOn(console, "error"),
+    vi.spyOn(console, "info"),
+    vi.spyOn(console, "debug"),
+  ];
   return () =>
     spies.flatMap((spy) =>
       spy.mock.calls.flatMap((args) =>
@@ -62,7 +68,11 @@ describe("MCP header values in the answers of a hostile server", () => {
     const url = `${inject("mcpUrl")}/mcp/${uniqueKey("leak")}`;
     await model.script({ reply: { content: [toolUse("toolu_leak", "docs__leak")] } }, { reply: { content: [text("seen")] } });
     const logs = captureLogs();
-    const session = await createSession(who, { input: "leak", model: model.key, tools: [{ type: "mcp", name: "docs", url, headers: { Authorization: auth, "X-Api-Key": apiKey } }] });
+    const session = await createSession(who, {
+      input: "leak",
+      model: model.key,
+      tools: [{ type: "mcp", name: "docs", url, headers: { Authorization: auth, "X-Api-Key": apiKey } }],
+    });
     const final = await waitForStatus(who, session.id, ["done", "failed"]);
     expect(final.status, final.error ?? "").toBe("done");
 
@@ -73,7 +83,9 @@ describe("MCP header values in the answers of a hostile server", () => {
     expect(leak!.output).toContain(`authorization split: ${MASKED_VALUE}`);
     const requests = await model.requests();
     expect(requests).toHaveLength(2);
-    const offered = (requests[0]!.body as { tools: { name: string; description: string }[] }).tools.find((tool) => tool.name === "docs__leak");
+    const offered = (requests[0]!.body as { tools: { name: string; description: string }[] }).tools.find(
+      (tool) => tool.name === "docs__leak",
+    );
     expect(offered!.description).toContain(`Sends back ${MASKED_VALUE}`);
 
     expectNoLeak("the tool call", stringsOf(leak), auth, apiKey);
@@ -89,9 +101,17 @@ describe("MCP header values in the answers of a hostile server", () => {
     const model = mockModel(uniqueKey("model"));
     const url = `${inject("mcpUrl")}/mcp/${uniqueKey("leak-list-")}`;
     const logs = captureLogs();
-    const session = await createSession(who, { input: "go", model: model.key, tools: [{ type: "mcp", name: "docs", url, headers: { Authorization: auth } }] });
+    const session = await createSession(who, {
+      input: "go",
+      model: model.key,
+      tools: [{ type: "mcp", name: "docs", url, headers: { Authorization: auth } }],
+    });
     const final = await waitForStatus(who, session.id, ["done", "failed"]);
-    expect(final).toMatchObject({ status: "failed", stop_reason: "tools_unavailable", error: expect.stringContaining(`cannot list for ${MASKED_VALUE}`) });
+    expect(final).toMatchObject({
+      status: "failed",
+      stop_reason: "tools_unavailable",
+      error: expect.stringContaining(`cannot list for ${MASKED_VALUE}`),
+    });
     expect(logs().some((line) => line.includes("mcp_discovery_failed"))).toBe(true);
 
     expectNoLeak("the session", stringsOf(final), auth);
@@ -105,9 +125,17 @@ describe("MCP header values in the answers of a hostile server", () => {
     const who = await caller();
     const model = mockModel(uniqueKey("model"));
     const url = `${inject("mcpUrl")}/mcp/${uniqueKey("leak-name-")}`;
-    const session = await createSession(who, { input: "go", model: model.key, tools: [{ type: "mcp", name: "docs", url, headers: { Authorization: auth } }] });
+    const session = await createSession(who, {
+      input: "go",
+      model: model.key,
+      tools: [{ type: "mcp", name: "docs", url, headers: { Authorization: auth } }],
+    });
     const final = await waitForStatus(who, session.id, ["done", "failed"]);
-    expect(final).toMatchObject({ status: "failed", stop_reason: "tools_unavailable", error: expect.stringContaining(`MCP server "docs": a tool's name carries a header value`) });
+    expect(final).toMatchObject({
+      status: "failed",
+      stop_reason: "tools_unavailable",
+      error: expect.stringContaining(`MCP server "docs": a tool's name carries a header value`),
+    });
     expectNoLeak("the session", stringsOf(final), auth);
     expect(await model.requests()).toEqual([]);
   });

@@ -1,13 +1,24 @@
 /** The pure parts of MCP tools: names, the run's tool plan (narrowing, annotations, limits), masking. */
 import { describe, expect, it } from "vitest";
-import { headerSecrets, MASKED_VALUE, maskMcpHeadersDeep, maskToolSpecs, serverMasker } from "../../../../src/sessions/object/tools/mcp/masking";
+import {
+  headerSecrets,
+  MASKED_VALUE,
+  maskMcpHeadersDeep,
+  maskToolSpecs,
+  serverMasker,
+} from "../../../../src/sessions/object/tools/mcp/masking";
 import { isMcpServerName, offeredToolName } from "../../../../src/sessions/object/tools/mcp/naming";
 import { isRepeatable, type ListedTool, MAX_RUN_TOOLS, planRunTools } from "../../../../src/sessions/object/tools/mcp/plan";
 import { checkToolSpecs, TOOL_NAME_PATTERN } from "../../../../src/sessions/object/tools/registry";
 import type { McpToolSpec, ToolSpec } from "../../../../src/sessions/types";
 
 const OBJECT = { type: "object", properties: {} };
-const server = (name: string, extra: Partial<McpToolSpec> = {}): McpToolSpec => ({ type: "mcp", name, url: "https://mcp.example.com/mcp", ...extra });
+const server = (name: string, extra: Partial<McpToolSpec> = {}): McpToolSpec => ({
+  type: "mcp",
+  name,
+  url: "https://mcp.example.com/mcp",
+  ...extra,
+});
 const listed = (name: string, extra: Partial<ListedTool> = {}): ListedTool => ({ name, inputSchema: OBJECT, ...extra });
 
 describe("offered names", () => {
@@ -88,7 +99,14 @@ describe("the run's tools", () => {
       ok: true,
       tools: [
         { name: "docs__read", server: "docs", remote_name: "read", description: "Reads", input_schema: OBJECT, at_most_once: false },
-        { name: "docs__sync", server: "docs", remote_name: "sync", description: "The tool sync of the MCP server docs.", input_schema: OBJECT, at_most_once: false },
+        {
+          name: "docs__sync",
+          server: "docs",
+          remote_name: "sync",
+          description: "The tool sync of the MCP server docs.",
+          input_schema: OBJECT,
+          at_most_once: false,
+        },
         expect.objectContaining({ name: "docs__charge", at_most_once: true }),
         expect.objectContaining({ name: "docs__plain", at_most_once: true }),
       ],
@@ -106,12 +124,18 @@ describe("the run's tools", () => {
   });
 
   it("narrows to allowed_tools, ignoring names the server does not offer", () => {
-    const plan = planRunTools([server("docs", { allowed_tools: ["b", "missing"] })], new Map([["docs", [listed("a"), listed("b"), listed("c")]]]));
+    const plan = planRunTools(
+      [server("docs", { allowed_tools: ["b", "missing"] })],
+      new Map([["docs", [listed("a"), listed("b"), listed("c")]]]),
+    );
     expect(plan.ok && plan.tools.map((tool) => tool.remote_name)).toEqual(["b"]);
   });
 
   it("leaves out tools that must run as tasks, and a name listed twice", () => {
-    const plan = planRunTools([server("docs")], new Map([["docs", [listed("a"), listed("a"), listed("t", { execution: { taskSupport: "required" } })]]]));
+    const plan = planRunTools(
+      [server("docs")],
+      new Map([["docs", [listed("a"), listed("a"), listed("t", { execution: { taskSupport: "required" } })]]]),
+    );
     expect(plan.ok && plan.tools.map((tool) => tool.name)).toEqual(["docs__a"]);
   });
 
@@ -156,7 +180,12 @@ describe("masking", () => {
   it("takes the credentials of a scheme alone, never the scheme word, and a Basic pair decoded", () => {
     const basic = `Basic ${btoa("svc-user:hunter2-password")}`;
     expect(headerSecrets({ Authorization: "Bearer tok_0123456789" })).toEqual(["Bearer tok_0123456789", "tok_0123456789"]);
-    expect(headerSecrets({ Authorization: basic })).toEqual([basic, btoa("svc-user:hunter2-password"), "svc-user:hunter2-password", "hunter2-password"]);
+    expect(headerSecrets({ Authorization: basic })).toEqual([
+      basic,
+      btoa("svc-user:hunter2-password"),
+      "svc-user:hunter2-password",
+      "hunter2-password",
+    ]);
     expect(serverMasker({ headers: { Authorization: "Bearer tok_0123456789" } }).mask("a bearer token")).toBe("a bearer token");
   });
 });

@@ -39,14 +39,20 @@ describe("MCP tools", () => {
     const who = await caller();
     const model = mockModel(uniqueKey("model"));
     const server = mcpServer();
-    await model.script({ reply: { content: [toolUse("toolu_add", "docs__add", { a: 2, b: 3 })] } }, { reply: { content: [text("5 it is")] } });
+    await model.script(
+      { reply: { content: [toolUse("toolu_add", "docs__add", { a: 2, b: 3 })] } },
+      { reply: { content: [text("5 it is")] } },
+    );
     await createSessionAndWait();
 
     async function createSessionAndWait() {
       const session = await createSession(who, {
         input: "add 2 and 3",
         model: model.key,
-        tools: [{ type: "builtin", name: "get_time" }, { type: "mcp", name: "docs", url: server.url, headers: { Authorization: TOKEN } }],
+        tools: [
+          { type: "builtin", name: "get_time" },
+          { type: "mcp", name: "docs", url: server.url, headers: { Authorization: TOKEN } },
+        ],
       });
       const final = await waitForStatus(who, session.id, ["done", "failed"]);
       expect(final.status, final.error ?? "").toBe("done");
@@ -54,7 +60,18 @@ describe("MCP tools", () => {
       expect(call).toMatchObject({ name: "docs__add", status: "done", is_error: false, output: "5" });
     }
 
-    expect(await offered(model)).toEqual(["get_time", "docs__echo", "docs__add", expect.stringMatching(/^docs__docs_search_[0-9a-z]{8}$/), "docs__whoami", "docs__fail", "docs__throws", "docs__charge", "docs__sync_catalog", "docs__leak"]);
+    expect(await offered(model)).toEqual([
+      "get_time",
+      "docs__echo",
+      "docs__add",
+      expect.stringMatching(/^docs__docs_search_[0-9a-z]{8}$/),
+      "docs__whoami",
+      "docs__fail",
+      "docs__throws",
+      "docs__charge",
+      "docs__sync_catalog",
+      "docs__leak",
+    ]);
     expect(await server.calls()).toEqual([expect.objectContaining({ tool: "add", arguments: { a: 2, b: 3 }, authorization: TOKEN })]);
   });
 
@@ -63,7 +80,11 @@ describe("MCP tools", () => {
     const model = mockModel(uniqueKey("model"));
     const server = mcpServer();
     await model.script({ reply: { content: [toolUse("toolu_bad", "docs__echo", { text: 42 })] } }, { reply: { content: [text("ok")] } });
-    const session = await createSession(who, { input: "echo", model: model.key, tools: [{ type: "mcp", name: "docs", url: server.url, allowed_tools: ["echo", "add"] }] });
+    const session = await createSession(who, {
+      input: "echo",
+      model: model.key,
+      tools: [{ type: "mcp", name: "docs", url: server.url, allowed_tools: ["echo", "add"] }],
+    });
     await waitForStatus(who, session.id, ["done"]);
     expect(await offered(model)).toEqual(["docs__echo", "docs__add"]);
     const [call] = await toolCallsOf(who, session.id);
@@ -75,12 +96,18 @@ describe("MCP tools", () => {
     const who = await caller();
     const model = mockModel(uniqueKey("model"));
     const server = mcpServer();
-    await model.script({ reply: { content: [toolUse("toolu_fail", "docs__fail"), toolUse("toolu_throw", "docs__throws")] } }, { reply: { content: [text("both failed")] } });
+    await model.script(
+      { reply: { content: [toolUse("toolu_fail", "docs__fail"), toolUse("toolu_throw", "docs__throws")] } },
+      { reply: { content: [text("both failed")] } },
+    );
     const session = await createSession(who, { input: "try", model: model.key, tools: [{ type: "mcp", name: "docs", url: server.url }] });
     expect((await waitForStatus(who, session.id, ["done", "failed"])).status).toBe("done");
     const calls = await toolCallsOf(who, session.id);
     expect(calls[0]).toMatchObject({ is_error: true, output: "the tool failed on purpose" });
-    expect(calls[1]).toMatchObject({ is_error: true, output: expect.stringMatching(/^MCP server "docs": answered error -?\d+: .*handler threw/) });
+    expect(calls[1]).toMatchObject({
+      is_error: true,
+      output: expect.stringMatching(/^MCP server "docs": answered error -?\d+: .*handler threw/),
+    });
   });
 
   it("never shows the header values: not in the session, not in a replay, not in what a server echoes", async () => {
@@ -88,7 +115,11 @@ describe("MCP tools", () => {
     const model = mockModel(uniqueKey("model"));
     const server = mcpServer();
     await model.script({ reply: { content: [toolUse("toolu_who", "docs__whoami")] } }, { reply: { content: [text("done")] } });
-    const body = { input: "who am I", model: model.key, tools: [{ type: "mcp", name: "docs", url: server.url, headers: { Authorization: TOKEN } }] };
+    const body = {
+      input: "who am I",
+      model: model.key,
+      tools: [{ type: "mcp", name: "docs", url: server.url, headers: { Authorization: TOKEN } }],
+    };
     const headers = { ...who.headers, "Idempotency-Key": uniqueKey("idem") };
     const first = await callJson("/v1/sessions", "POST", body, headers);
     const created = (await first.json()) as Session;
@@ -108,9 +139,17 @@ describe("MCP tools", () => {
   it("ends the run with tools_unavailable when a server refuses to start a session", async () => {
     const who = await caller();
     const model = mockModel(uniqueKey("model"));
-    const session = await createSession(who, { input: "go", model: model.key, tools: [{ type: "mcp", name: "gone", url: `${inject("mcpUrl")}/not-mcp` }] });
+    const session = await createSession(who, {
+      input: "go",
+      model: model.key,
+      tools: [{ type: "mcp", name: "gone", url: `${inject("mcpUrl")}/not-mcp` }],
+    });
     const final = await waitForStatus(who, session.id, ["failed", "done"]);
-    expect(final).toMatchObject({ status: "failed", stop_reason: "tools_unavailable", error: expect.stringContaining('MCP server "gone"') });
+    expect(final).toMatchObject({
+      status: "failed",
+      stop_reason: "tools_unavailable",
+      error: expect.stringContaining('MCP server "gone"'),
+    });
     expect(await model.requests()).toEqual([]);
   });
 

@@ -20,7 +20,13 @@ import type { SessionRpc } from "../../rpc";
 export type AgentCallProblem = { kind: "input"; error: string } | { kind: "depth"; max: number } | { kind: "count"; max: number };
 
 /** Pure: why a call may not start a child (its input, then the depth, then the run's count), or null. */
-export function agentCallProblem(input: unknown, depth: number, maxDepth: number, startedInRun: number, maxPerRun: number): AgentCallProblem | null {
+export function agentCallProblem(
+  input: unknown,
+  depth: number,
+  maxDepth: number,
+  startedInRun: number,
+  maxPerRun: number,
+): AgentCallProblem | null {
   const parsed = agentCallInput(input);
   if (!parsed.ok) return { kind: "input", error: parsed.error };
   if (depth + 1 > maxDepth) return { kind: "depth", max: maxDepth };
@@ -40,7 +46,11 @@ export function problemText(problem: AgentCallProblem): string {
 }
 
 /** Runs (or goes on with) one agent call; "discarded" when the unit went stale meanwhile. */
-export async function runAgentCall(scope: StepScope, call: ToolCall, finish: (w: UnitWriter, call: ToolCall, output: string, isError: boolean) => void): Promise<"ok" | "discarded"> {
+export async function runAgentCall(
+  scope: StepScope,
+  call: ToolCall,
+  finish: (w: UnitWriter, call: ToolCall, output: string, isError: boolean) => void,
+): Promise<"ok" | "discarded"> {
   const session = scope.requireSession();
   const spec = session.tools.find((tool): tool is AgentToolSpec => tool.type === "agent" && tool.name === call.name);
   const fail = (output: string) => (scope.commit((w) => finish(w, call, output, true)) ? "ok" : "discarded");
@@ -94,7 +104,8 @@ export async function runAgentCall(scope: StepScope, call: ToolCall, finish: (w:
     try {
       return { ok: true as const, child: await startChild(scope.env, session.tenant_id, plan, input.text) };
     } catch (error) {
-      if (error instanceof ApiError && error.status < 500) return { ok: false as const, error: `the agent ${spec.agent} could not be started: ${error.detail}` };
+      if (error instanceof ApiError && error.status < 500)
+        return { ok: false as const, error: `the agent ${spec.agent} could not be started: ${error.detail}` };
       throw error;
     }
   });
@@ -104,7 +115,8 @@ export async function runAgentCall(scope: StepScope, call: ToolCall, finish: (w:
   const started = scope.commit((w) => {
     // Revision 0: any report the child sent meanwhile is newer and stands.
     const state = { status: child.status, stop_reason: child.stop_reason, revision: 0, usage: child.usage };
-    if (w.store.recordChildState(call.id, state)) w.emit("subagent", { tool_call_id: call.id, session_id: child.id, status: child.status, stop_reason: child.stop_reason });
+    if (w.store.recordChildState(call.id, state))
+      w.emit("subagent", { tool_call_id: call.id, session_id: child.id, status: child.status, stop_reason: child.stop_reason });
   });
   if (started) return "ok";
   // A cancel came while the child was being made, and may have looked for it before it existed:
@@ -129,7 +141,12 @@ async function cancelQuietly(scope: StepScope, tenantId: string, childId: string
 }
 
 /** A call whose child was never made: its note goes (it does not count against the run), and its result is the error. */
-function forget(w: UnitWriter, call: ToolCall, error: string, finish: (w: UnitWriter, call: ToolCall, output: string, isError: boolean) => void): void {
+function forget(
+  w: UnitWriter,
+  call: ToolCall,
+  error: string,
+  finish: (w: UnitWriter, call: ToolCall, output: string, isError: boolean) => void,
+): void {
   w.store.deleteSubagent(call.id);
   finish(w, call, error, true);
 }

@@ -37,7 +37,12 @@ export async function runDiscoveryStep(scope: StepScope): Promise<UnitOutcome> {
 
   const verdict = discoveryVerdict(session.tools, listings, scope.store.run().attempts);
   if (verdict.kind !== "save") {
-    log("warn", "mcp_discovery_failed", { tenant_id: session.tenant_id, session_id: session.id, verdict: verdict.kind, reason: verdict.kind === "retry" ? verdict.reason : verdict.error });
+    log("warn", "mcp_discovery_failed", {
+      tenant_id: session.tenant_id,
+      session_id: session.id,
+      verdict: verdict.kind,
+      reason: verdict.kind === "retry" ? verdict.reason : verdict.error,
+    });
   }
   const outcome: UnitOutcome = verdict.kind === "save" ? "ok" : verdict.kind === "retry" ? "retry" : "failed";
   // Cancelled or paused meanwhile: what was listed is not saved, and a resume lists again.

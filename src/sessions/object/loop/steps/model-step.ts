@@ -43,21 +43,31 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
     streamed.set(index, offset + text.length);
     scope.streamText({ index, text, offset, ...(kind ? { kind } : {}) });
   };
-  const called = await callModel(scope, (signal) => provider.complete(request, signal, streamAnswer(scope, session, maxTokens) ? onText : undefined));
+  const called = await callModel(scope, (signal) =>
+    provider.complete(request, signal, streamAnswer(scope, session, maxTokens) ? onText : undefined),
+  );
   if (!called.ok) return called.outcome;
   const response = called.response;
 
   const ending = answerEnding(response.stopReason);
   const isOutputCall = (block: ContentBlock) => output !== null && block.type === "tool_use" && block.name === output.tool.name;
   // A final answer's tool calls are not run (a cut-off one may be half written), so none is kept.
-  const kept = (ending.kind === "final" ? response.content.filter((block) => block.type !== "tool_use") : response.content).filter((block) => !isOutputCall(block));
+  const kept = (ending.kind === "final" ? response.content.filter((block) => block.type !== "tool_use") : response.content).filter(
+    (block) => !isOutputCall(block),
+  );
   const toolUses = kept.filter((b): b is ToolUseBlock => b.type === "tool_use");
   // A run that owes a structured answer: an answer without tool calls to run is judged. The
   // output tool called beside other tools is premature and dropped; the model answers again
   // once it has their results. A refused or paused answer is not an answer to judge.
-  const judged = output !== null && toolUses.length === 0 && ending.kind !== "continue" && !(ending.kind === "final" && ending.stopReason === "refusal");
+  const judged =
+    output !== null && toolUses.length === 0 && ending.kind !== "continue" && !(ending.kind === "final" && ending.stopReason === "refusal");
   const verdict = judged
-    ? judgeAnswer(response.content.filter((block) => block.type !== "tool_use" || isOutputCall(block)), response.stopReason, output.schema, output.tool.name)
+    ? judgeAnswer(
+        response.content.filter((block) => block.type !== "tool_use" || isOutputCall(block)),
+        response.stopReason,
+        output.schema,
+        output.tool.name,
+      )
     : null;
   const content = verdict ? verdict.content : kept;
   scope.trace.note.output = content;
@@ -79,7 +89,16 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
     if (content.length > 0) {
       const message = w.store.appendMessage("assistant", content, now);
       toolUses.forEach((use, position) => {
-        w.store.insertToolCall({ id: use.id, step, messageSeq: message.seq, position, name: use.name, input: use.input, status: initialStatus(w, use.name), now });
+        w.store.insertToolCall({
+          id: use.id,
+          step,
+          messageSeq: message.seq,
+          position,
+          name: use.name,
+          input: use.input,
+          status: initialStatus(w, use.name),
+          now,
+        });
       });
       w.emit("message", message);
       for (const call of w.store.openToolCalls()) w.emit("tool_call", call);
@@ -123,7 +142,11 @@ export const RECENT_WATCH_MS = 60_000;
  * in one body, which costs the object less to receive (BENCHMARKS.md). A watcher who comes while
  * an unstreamed answer is being written gets it whole when it is saved, as a `message` event.
  */
-export function streamAnswer(scope: Pick<StepScope, "watchedWithin">, session: Pick<StoredSession, "metadata">, maxTokens: number): boolean {
+export function streamAnswer(
+  scope: Pick<StepScope, "watchedWithin">,
+  session: Pick<StoredSession, "metadata">,
+  maxTokens: number,
+): boolean {
   return scope.watchedWithin(RECENT_WATCH_MS) || typeof session.metadata?.chat_id === "string" || maxTokens > STREAM_ALWAYS_ABOVE_TOKENS;
 }
 
@@ -158,7 +181,9 @@ export function answerEnding(stopReason: ModelStopReason): AnswerEnding {
 
 /** The run's error for a stop reason the platform does not know. */
 export function unknownStopError(name: string | null): string {
-  return name ? `the model stopped for a reason the platform does not know ("${name}")` : "the model stopped without a reason the platform knows";
+  return name
+    ? `the model stopped for a reason the platform does not know ("${name}")`
+    : "the model stopped without a reason the platform knows";
 }
 
 /**

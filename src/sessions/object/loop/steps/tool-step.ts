@@ -30,7 +30,11 @@ export async function runToolStep(scope: StepScope): Promise<UnitOutcome> {
   // The unit's MCP connections: opened on first use, closed when the unit ends, never kept.
   // Calls run one at a time: a request made now belongs to the call going on.
   const tracing = { current: undefined as string | undefined };
-  const mcp = new McpConnections({ allowPrivateUrls: scope.config.allowPrivateUrls, allowedOrigins: async () => (await signing()).webhook_origins, traceparent: () => tracing.current });
+  const mcp = new McpConnections({
+    allowPrivateUrls: scope.config.allowPrivateUrls,
+    allowedOrigins: async () => (await signing()).webhook_origins,
+    traceparent: () => tracing.current,
+  });
   try {
     return await runCalls(scope, mcp, signing, tracing);
   } finally {
@@ -38,7 +42,12 @@ export async function runToolStep(scope: StepScope): Promise<UnitOutcome> {
   }
 }
 
-async function runCalls(scope: StepScope, mcp: McpConnections, signing: ToolContext["callSigning"], tracing: { current: string | undefined }): Promise<UnitOutcome> {
+async function runCalls(
+  scope: StepScope,
+  mcp: McpConnections,
+  signing: ToolContext["callSigning"],
+  tracing: { current: string | undefined },
+): Promise<UnitOutcome> {
   const session = scope.requireSession();
   const started = Date.now();
   // Every write goes through `commit`: one that finds the unit stale ends it, "discarded".

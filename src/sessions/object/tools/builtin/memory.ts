@@ -47,7 +47,12 @@ export function memoryTools(grant: MemoryGrant): [string, Tool][] {
           properties: {
             query: { type: "string", minLength: 1, maxLength: MAX_QUERY_CHARS, description: "Words to look for." },
             namespace: { ...NAMESPACE_INPUT, description: `Only this namespace and below; one of ${reads} or below.` },
-            limit: { type: "integer", minimum: 1, maximum: MAX_TOOL_SEARCH_RESULTS, description: `At most this many results (${DEFAULT_TOOL_SEARCH_RESULTS} by default).` },
+            limit: {
+              type: "integer",
+              minimum: 1,
+              maximum: MAX_TOOL_SEARCH_RESULTS,
+              description: `At most this many results (${DEFAULT_TOOL_SEARCH_RESULTS} by default).`,
+            },
           },
           required: ["query"],
           additionalProperties: false,
@@ -84,7 +89,7 @@ export function memoryTools(grant: MemoryGrant): [string, Tool][] {
           type: "object",
           properties: {
             key: KEY_INPUT,
-            value: { type: "object", description: "A JSON object, e.g. {\"language\": \"French\"}; its text is what search finds." },
+            value: { type: "object", description: 'A JSON object, e.g. {"language": "French"}; its text is what search finds.' },
             namespace: NAMESPACE_INPUT,
           },
           required: ["key", "value"],
@@ -114,7 +119,13 @@ export function memoryTools(grant: MemoryGrant): [string, Tool][] {
 function builtin(spec: { name: string; description: string; input_schema: Record<string, unknown>; run: Tool["run"] }): Tool {
   // A repeat after a restart writes the same value again (one more version) or deletes nothing:
   // harmless, so every memory tool may run again.
-  return { kind: "builtin", requiresApproval: false, atMostOnce: false, definition: { name: spec.name, description: spec.description, input_schema: spec.input_schema }, run: spec.run };
+  return {
+    kind: "builtin",
+    requiresApproval: false,
+    atMostOnce: false,
+    definition: { name: spec.name, description: spec.description, input_schema: spec.input_schema },
+    run: spec.run,
+  };
 }
 
 interface SearchArgs {
@@ -138,14 +149,23 @@ const answer = (value: unknown): ToolOutcome => ({ output: JSON.stringify(value)
  * be a namespace (1-4 valid segments, so no `..`, empty, encoded or non-ASCII segment) within one
  * the grant gives for `access`.
  */
-function allowedNamespace(grant: MemoryGrant, given: unknown, fallback: string[] | undefined, access: "read" | "write"): { ok: true; namespace: string[] } | { ok: false; outcome: ToolOutcome } {
-  if (given === undefined) return fallback ? { ok: true, namespace: fallback } : { ok: false, outcome: fail("This session may not write memory.") };
+function allowedNamespace(
+  grant: MemoryGrant,
+  given: unknown,
+  fallback: string[] | undefined,
+  access: "read" | "write",
+): { ok: true; namespace: string[] } | { ok: false; outcome: ToolOutcome } {
+  if (given === undefined)
+    return fallback ? { ok: true, namespace: fallback } : { ok: false, outcome: fail("This session may not write memory.") };
   const problem = namespaceProblem(given);
   if (problem !== null) return { ok: false, outcome: fail(`namespace: ${problem}`) };
   const namespace = given as string[];
   if (!grantAllows(grant, namespace, access)) {
     const allowed = listed(access === "read" ? grant.namespaces : grant.write);
-    return { ok: false, outcome: fail(`The namespace ${JSON.stringify(namespace)} is outside this session's memory; it may ${access} ${allowed} and below.`) };
+    return {
+      ok: false,
+      outcome: fail(`The namespace ${JSON.stringify(namespace)} is outside this session's memory; it may ${access} ${allowed} and below.`),
+    };
   }
   return { ok: true, namespace };
 }
@@ -215,7 +235,8 @@ async function put(grant: MemoryGrant, args: PutArgs, ctx: ToolContext): Promise
     within: endUserWrites(memoryReachOf(ctx.createdBy)),
     now: Date.now(),
   })) as MemoryResult<MemoryItem>;
-  if (!result.ok) return fail(result.reason === "limit_reached" ? `Memory is full (${result.max} items); nothing was saved.` : "Nothing was saved.");
+  if (!result.ok)
+    return fail(result.reason === "limit_reached" ? `Memory is full (${result.max} items); nothing was saved.` : "Nothing was saved.");
   return answer({ saved: { namespace: result.value.namespace, key: result.value.key, version: result.value.version } });
 }
 

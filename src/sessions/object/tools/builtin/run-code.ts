@@ -68,7 +68,9 @@ export const RUN_CODE_DEFINITION = {
     `seconds at most, less where CPU time is counted) or uses too much memory (${RUN_CODE_HEAP_BYTES / (1024 * 1024)} MiB at least).`,
   input_schema: {
     type: "object",
-    properties: { code: { type: "string", minLength: 1, maxLength: RUN_CODE_MAX_CODE_CHARS, description: "JavaScript, the body of an async function." } },
+    properties: {
+      code: { type: "string", minLength: 1, maxLength: RUN_CODE_MAX_CODE_CHARS, description: "JavaScript, the body of an async function." },
+    },
     required: ["code"],
     additionalProperties: false,
   },

@@ -55,7 +55,13 @@ export class McpConnection {
   static async open(target: McpTarget, signal: AbortSignal): Promise<McpConnection> {
     const { Client, StreamableHTTPClientTransport } = await loadMcpSdk();
     const transport = new StreamableHTTPClientTransport(target.url, {
-      fetch: mcpFetch({ server: target.url, allowPrivateUrls: target.allowPrivateUrls, allowedOrigins: target.allowedOrigins, fetchImpl: target.fetchImpl, traceparent: target.traceparent }),
+      fetch: mcpFetch({
+        server: target.url,
+        allowPrivateUrls: target.allowPrivateUrls,
+        allowedOrigins: target.allowedOrigins,
+        fetchImpl: target.fetchImpl,
+        traceparent: target.traceparent,
+      }),
       requestInit: { headers: { ...target.spec.headers } },
       // A broken answer stream is not resumed: the request fails and the unit's rules decide.
       reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1_000, maxReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1 },
@@ -78,7 +84,12 @@ export class McpConnection {
     const tools: ListedTool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES && tools.length < MAX_LISTED_TOOLS; page++) {
-      const result = await this.#failing(this.#client.listTools(cursor === undefined ? undefined : { cursor }, { signal: this.#signal(signal), timeout: MCP_LIST_TIMEOUT_MS }));
+      const result = await this.#failing(
+        this.#client.listTools(cursor === undefined ? undefined : { cursor }, {
+          signal: this.#signal(signal),
+          timeout: MCP_LIST_TIMEOUT_MS,
+        }),
+      );
       tools.push(...(result.tools as ListedTool[]));
       cursor = result.nextCursor;
       if (cursor === undefined) break;
@@ -87,7 +98,9 @@ export class McpConnection {
   }
 
   async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number): Promise<CallToolResult> {
-    return (await this.#failing(this.#client.callTool({ name, arguments: args }, undefined, { signal: this.#signal(signal), timeout: timeoutMs }))) as CallToolResult;
+    return (await this.#failing(
+      this.#client.callTool({ name, arguments: args }, undefined, { signal: this.#signal(signal), timeout: timeoutMs }),
+    )) as CallToolResult;
   }
 
   /** Ends the MCP session (DELETE) if the server keeps one, then the transport. Never throws. */

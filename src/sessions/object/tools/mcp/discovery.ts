@@ -16,9 +16,7 @@ import type { McpConnections } from "./pool";
 export type ServerListing = { server: string; ok: true; tools: ListedTool[] } | { server: string; ok: false; failure: McpFailure };
 
 export type DiscoveryVerdict =
-  | { kind: "save"; tools: DiscoveredTool[] }
-  | { kind: "retry"; reason: string }
-  | { kind: "fail"; error: string };
+  { kind: "save"; tools: DiscoveredTool[] } | { kind: "retry"; reason: string } | { kind: "fail"; error: string };
 
 export async function listServers(servers: readonly McpToolSpec[], pool: McpConnections, signal: AbortSignal): Promise<ServerListing[]> {
   return Promise.all(

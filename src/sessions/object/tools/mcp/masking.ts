@@ -32,7 +32,8 @@ export function maskMcpHeadersDeep(value: unknown): unknown {
   const record = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   // Defined, not assigned: a key named `__proto__` stays an own property, as in the answer.
-  for (const [key, item] of Object.entries(record)) Object.defineProperty(out, key, { value: maskMcpHeadersDeep(item), enumerable: true, writable: true, configurable: true });
+  for (const [key, item] of Object.entries(record))
+    Object.defineProperty(out, key, { value: maskMcpHeadersDeep(item), enumerable: true, writable: true, configurable: true });
   if (record.type === "mcp" && isStringRecord(record.headers)) out.headers = maskHeaders(record.headers);
   return out;
 }

@@ -39,7 +39,9 @@ export function mcpFetch(options: McpFetchOptions): typeof fetch {
     const check = checkMcpServerUrl(raw, { allowPrivateUrls: options.allowPrivateUrls });
     if (!check.ok) throw new McpRefusal(check.message);
     if (check.url.origin !== options.server.origin) {
-      throw new McpRefusal(`a request to ${check.url.origin} was refused: an MCP server's requests stay on its own origin (${options.server.origin})`);
+      throw new McpRefusal(
+        `a request to ${check.url.origin} was refused: an MCP server's requests stay on its own origin (${options.server.origin})`,
+      );
     }
     if (!isOriginAllowed(check.url, options.allowedOrigins)) {
       throw new McpRefusal(`the origin ${check.url.origin} is not in the tenant's webhook_origins`);
@@ -70,5 +72,9 @@ function capped(response: Response, maxBytes: number): Response {
       else controller.enqueue(chunk);
     },
   });
-  return new Response(response.body.pipeThrough(limit), { status: response.status, statusText: response.statusText, headers: response.headers });
+  return new Response(response.body.pipeThrough(limit), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }

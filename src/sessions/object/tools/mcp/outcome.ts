@@ -31,7 +31,11 @@ export function resultText(result: CallToolResult): string {
         parts.push(`[${block.type} (${block.mimeType}), not shown]`);
         break;
       case "resource":
-        parts.push("text" in block.resource ? block.resource.text : `[resource ${block.resource.uri} (${block.resource.mimeType ?? "binary"}), not shown]`);
+        parts.push(
+          "text" in block.resource
+            ? block.resource.text
+            : `[resource ${block.resource.uri} (${block.resource.mimeType ?? "binary"}), not shown]`,
+        );
         break;
       case "resource_link":
         parts.push(`[resource ${block.uri}${block.name ? ` (${block.name})` : ""}]`);
@@ -45,7 +49,8 @@ export function resultText(result: CallToolResult): string {
 }
 
 export async function describeFailure(server: string, error: unknown, masker: SecretMasker): Promise<McpFailure> {
-  const failure = error instanceof McpRefusal ? { message: `refused: ${error.message}`, transient: false } : classify(await loadMcpSdk(), error);
+  const failure =
+    error instanceof McpRefusal ? { message: `refused: ${error.message}`, transient: false } : classify(await loadMcpSdk(), error);
   // Masked before it is cut: a cut through a value would leave its first characters unmatched.
   return { transient: failure.transient, message: `MCP server "${server}": ${masker.mask(failure.message).slice(0, MAX_FAILURE_CHARS)}` };
 }
@@ -58,7 +63,10 @@ function classify({ ErrorCode, McpError, StreamableHTTPError }: McpSdk, error: u
   }
   if (error instanceof StreamableHTTPError) {
     const status = error.code ?? -1;
-    return { message: `answered HTTP ${status}: ${error.message.replace(/^Streamable HTTP error: /, "")}`, transient: status >= 500 || status === 429 || status < 0 };
+    return {
+      message: `answered HTTP ${status}: ${error.message.replace(/^Streamable HTTP error: /, "")}`,
+      transient: status >= 500 || status === 429 || status < 0,
+    };
   }
   if (error instanceof DOMException && (error.name === "AbortError" || error.name === "TimeoutError")) {
     return { message: error.message || "the request was stopped", transient: error.name === "TimeoutError" };

@@ -77,7 +77,10 @@ export function planRunTools(specs: readonly ToolSpec[], listings: ReadonlyMap<s
     }
   }
   if (patterns > MAX_DISCOVERED_PATTERN_SIZE) {
-    return { ok: false, problem: `the MCP servers' input schemas have patterns too large to check (more than ${MAX_DISCOVERED_PATTERN_SIZE} steps in all)` };
+    return {
+      ok: false,
+      problem: `the MCP servers' input schemas have patterns too large to check (more than ${MAX_DISCOVERED_PATTERN_SIZE} steps in all)`,
+    };
   }
   return { ok: true, tools };
 }
@@ -102,13 +105,18 @@ function planTool(spec: McpToolSpec, tool: ListedTool, taken: ReadonlySet<string
   if (schema === null || typeof schema !== "object" || Array.isArray(schema) || schema.type !== "object") {
     return `${where}: its input schema is not a JSON Schema of type "object"`;
   }
-  if (JSON.stringify(schema).length > MCP_MAX_SCHEMA_CHARS) return `${where}: its input schema is longer than ${MCP_MAX_SCHEMA_CHARS} characters`;
+  if (JSON.stringify(schema).length > MCP_MAX_SCHEMA_CHARS)
+    return `${where}: its input schema is longer than ${MCP_MAX_SCHEMA_CHARS} characters`;
   if (jsonDepth(schema) > MAX_JSON_DEPTH) return `${where}: its input schema is nested more than ${MAX_JSON_DEPTH} levels deep`;
   const problems = checkSchema(schema);
-  if (problems.length > 0) return `${where}: its input schema cannot be used (${describeProblems(problems)}); leave it out with allowed_tools`;
+  if (problems.length > 0)
+    return `${where}: its input schema cannot be used (${describeProblems(problems)}); leave it out with allowed_tools`;
   const name = offeredToolName(spec.name, tool.name, taken);
   if (name === null) return `${where}: no name could be found for it that no other tool uses; leave it out with allowed_tools`;
-  const description = (tool.description ?? tool.title ?? `The tool ${tool.name} of the MCP server ${spec.name}.`).slice(0, MCP_MAX_DESCRIPTION_CHARS);
+  const description = (tool.description ?? tool.title ?? `The tool ${tool.name} of the MCP server ${spec.name}.`).slice(
+    0,
+    MCP_MAX_DESCRIPTION_CHARS,
+  );
   return {
     name,
     server: spec.name,

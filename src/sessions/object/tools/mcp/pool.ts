@@ -55,7 +55,18 @@ export class McpConnections {
     if (!check.ok) throw new McpRefusal(check.message);
     this.#origins ??= this.options.allowedOrigins();
     const allowedOrigins = await this.#origins;
-    if (!isOriginAllowed(check.url, allowedOrigins)) throw new McpRefusal(`the origin ${check.url.origin} is not in the tenant's webhook_origins`);
-    return McpConnection.open({ spec, url: check.url, allowPrivateUrls: this.options.allowPrivateUrls, allowedOrigins, fetchImpl: this.options.fetchImpl, traceparent: this.options.traceparent }, signal);
+    if (!isOriginAllowed(check.url, allowedOrigins))
+      throw new McpRefusal(`the origin ${check.url.origin} is not in the tenant's webhook_origins`);
+    return McpConnection.open(
+      {
+        spec,
+        url: check.url,
+        allowPrivateUrls: this.options.allowPrivateUrls,
+        allowedOrigins,
+        fetchImpl: this.options.fetchImpl,
+        traceparent: this.options.traceparent,
+      },
+      signal,
+    );
   }
 }

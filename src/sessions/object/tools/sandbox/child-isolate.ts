@@ -96,7 +96,8 @@ export async function runInChildIsolate(loader: WorkerLoader, code: string, limi
   } catch (err) {
     return { ok: false, ...stopOf(err, limits), ...empty };
   }
-  if (reply === "timed_out") return { ok: false, stop: "time_limit", error: `stopped: the code ran past its time limit (${limits.timeoutMs} ms)`, ...empty };
+  if (reply === "timed_out")
+    return { ok: false, stop: "time_limit", error: `stopped: the code ran past its time limit (${limits.timeoutMs} ms)`, ...empty };
   return readAnswer(reply, limits);
 }
 
@@ -104,7 +105,8 @@ export async function runInChildIsolate(loader: WorkerLoader, code: string, limi
 function stopOf(err: unknown, limits: ChildLimits): { stop: SandboxStop; error: string } {
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   // The runtime's word for a child whose promise can never settle (no timers or network here).
-  if (/hung|never generate a response/i.test(text)) return { stop: "never_settled", error: "the code awaited something that never settles (there are no timers or network here)" };
+  if (/hung|never generate a response/i.test(text))
+    return { stop: "never_settled", error: "the code awaited something that never settles (there are no timers or network here)" };
   if (/cpu/i.test(text)) return { stop: "time_limit", error: `stopped: the code used more than ${limits.cpuMs} ms of CPU time` };
   if (/memory/i.test(text)) return { stop: "memory_limit", error: "stopped: the code used more memory than it may" };
   if (err instanceof SyntaxError || /SyntaxError/.test(text)) return { stop: "exception", error: text.replace(/^Error: /, "") };
@@ -124,13 +126,19 @@ async function readAnswer(reply: Response, limits: ChildLimits): Promise<Sandbox
     return fail("the code's isolate gave no readable answer");
   }
   const answer = parsed as { ok?: unknown; result?: unknown; error?: unknown; console?: unknown; consoleCut?: unknown };
-  if (typeof answer.console !== "string" || typeof answer.consoleCut !== "boolean") return fail("the code's isolate gave no readable answer");
-  const view = { console: answer.console.slice(0, limits.outputChars), consoleCut: answer.consoleCut || answer.console.length > limits.outputChars };
+  if (typeof answer.console !== "string" || typeof answer.consoleCut !== "boolean")
+    return fail("the code's isolate gave no readable answer");
+  const view = {
+    console: answer.console.slice(0, limits.outputChars),
+    consoleCut: answer.consoleCut || answer.console.length > limits.outputChars,
+  };
   if (answer.ok === true && (answer.result === null || typeof answer.result === "string")) {
-    if (typeof answer.result === "string" && answer.result.length > limits.resultChars) return fail(`stopped: the result is longer than ${limits.resultChars} characters`);
+    if (typeof answer.result === "string" && answer.result.length > limits.resultChars)
+      return fail(`stopped: the result is longer than ${limits.resultChars} characters`);
     return { ok: true, resultJson: answer.result, ...view };
   }
-  if (answer.ok === false && typeof answer.error === "string") return { ok: false, stop: "exception", error: answer.error.slice(0, 1_000), ...view };
+  if (answer.ok === false && typeof answer.error === "string")
+    return { ok: false, stop: "exception", error: answer.error.slice(0, 1_000), ...view };
   return fail("the code's isolate gave no readable answer");
 }
 

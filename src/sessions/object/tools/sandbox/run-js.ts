@@ -74,7 +74,6 @@ const PRELUDE = `(emit, room) => {
   };
 }`;
 
-
 /** What the interrupted interpreter throws; code cannot catch it. */
 const INTERRUPTED = "interrupted";
 
@@ -94,7 +93,13 @@ async function runNow(code: string, limits: SandboxLimits): Promise<SandboxOutco
   try {
     interpreter = await newInterpreter();
   } catch (err) {
-    return { ok: false, stop: "interpreter_failed", error: `the interpreter could not start: ${String(err)}`, console: "", consoleCut: false };
+    return {
+      ok: false,
+      stop: "interpreter_failed",
+      error: `the interpreter could not start: ${String(err)}`,
+      console: "",
+      consoleCut: false,
+    };
   }
   const runtime = interpreter.newRuntime();
   runtime.setMemoryLimit(limits.heapBytes);
@@ -132,25 +137,47 @@ async function runNow(code: string, limits: SandboxLimits): Promise<SandboxOutco
       const jobs = runtime.executePendingJobs();
       if (jobs.error) return failure(context, jobs.error, output, outOfTime);
       if (jobs.value === 0 && context.getPromiseState(promise).type === "pending") {
-        return { ok: false, stop: "never_settled", error: "the code awaited something that never settles (there are no timers or network here)", ...output.view() };
+        return {
+          ok: false,
+          stop: "never_settled",
+          error: "the code awaited something that never settles (there are no timers or network here)",
+          ...output.view(),
+        };
       }
     }
   } catch (err) {
     // The instance itself failed (its memory ceiling, an abort): the run is over either way.
     if (outOfTime) return { ok: false, stop: "time_limit", error: timeLimitText(limits), ...output.view() };
-    return { ok: false, stop: "interpreter_failed", error: `the interpreter stopped: ${err instanceof Error ? err.message : String(err)}`, ...output.view() };
+    return {
+      ok: false,
+      stop: "interpreter_failed",
+      error: `the interpreter stopped: ${err instanceof Error ? err.message : String(err)}`,
+      ...output.view(),
+    };
   }
 
   function failure(ctx: QuickJSContext, handle: QuickJSHandle, buffer: ConsoleBuffer, timedOut: boolean): SandboxOutcome {
     const text = errorText(ctx, handle);
-    if (timedOut || text === `InternalError: ${INTERRUPTED}`) return { ok: false, stop: "time_limit", error: timeLimitText(limits), ...buffer.view() };
+    if (timedOut || text === `InternalError: ${INTERRUPTED}`)
+      return { ok: false, stop: "time_limit", error: timeLimitText(limits), ...buffer.view() };
     if (/out of memory/i.test(text)) {
-      return { ok: false, stop: "memory_limit", error: `stopped: the code used more than ${limits.heapBytes / (1024 * 1024)} MiB of memory`, ...buffer.view() };
+      return {
+        ok: false,
+        stop: "memory_limit",
+        error: `stopped: the code used more than ${limits.heapBytes / (1024 * 1024)} MiB of memory`,
+        ...buffer.view(),
+      };
     }
     return { ok: false, stop: "exception", error: text, ...buffer.view() };
   }
 
-  function success(ctx: QuickJSContext, describeFn: QuickJSHandle, value: QuickJSHandle, buffer: ConsoleBuffer, timedOut: boolean): SandboxOutcome {
+  function success(
+    ctx: QuickJSContext,
+    describeFn: QuickJSHandle,
+    value: QuickJSHandle,
+    buffer: ConsoleBuffer,
+    timedOut: boolean,
+  ): SandboxOutcome {
     const described = ctx.callFunction(describeFn, ctx.undefined, value);
     if (described.error) return failure(ctx, described.error, buffer, timedOut);
     const json = ctx.typeof(described.value) === "string" ? ctx.getString(described.value) : null;
@@ -164,7 +191,11 @@ export function timeLimitText(limits: Pick<SandboxLimits, "timeoutMs">): string 
 
 function setUp(context: QuickJSContext, output: ConsoleBuffer, limits: SandboxLimits, spend: (units: number) => boolean): QuickJSHandle {
   const paying = context.newFunction("spend", (units) => (spend(context.getNumber(units)) ? context.true : context.false));
-  install(context, STRING_SEARCH_GUARD, "string-search.js", [context.newNumber(limits.nativeSearchWork), paying, context.newNumber(limits.searchComparisonsPerUnit)]);
+  install(context, STRING_SEARCH_GUARD, "string-search.js", [
+    context.newNumber(limits.nativeSearchWork),
+    paying,
+    context.newNumber(limits.searchComparisonsPerUnit),
+  ]);
   install(context, ARRAY_GUARD, "array-guard.js", [paying]);
   const emit = context.newFunction("emit", (line) => {
     output.add(context.getString(line));
