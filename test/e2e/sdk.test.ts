@@ -421,10 +421,10 @@ describe("the generated SDK", () => {
           tools: { a: ({ n }) => n.toFixed(0) },
         },
       ),
-      // @ts-expect-error: a handler for a tool the session does not have, and none for the one it has
       runSession(
         client,
         { input: "x", tools: [{ type: "client", name: "a", description: "d", input_schema: { type: "object" } }] },
+        // @ts-expect-error: a handler for a tool the session does not have, and none for the one it has
         { tools: { b: () => "" } },
       ),
       // An agent's tools are not known here: any names, inputs unknown.
