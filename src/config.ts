@@ -7,7 +7,7 @@ import type { Env } from "./env";
 import { ACCESS_TOKEN_TTL_SECONDS, BUILTIN_DEFAULT_LIMITS, type Limits, MODEL_CALL_TIMEOUT_MS, partialLimitsSchema } from "./limits";
 import { DAY_MS, MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "./lifecycle/retention";
 import { parsePrices, type PriceTable } from "./usage/prices";
-import { canonicalModel, isModelAllowed, type CatalogEntry, type ModelCatalog } from "./sessions/object/model/catalog";
+import { canonicalModel, isModelAllowed, type CatalogEntry, type ModelCatalog } from "./models/catalog";
 
 /** A day: long enough for any session-length access token, short enough that a leak expires. */
 export const DEFAULT_MAX_TOKEN_AGE_SECONDS = 24 * 60 * 60;

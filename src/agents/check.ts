@@ -6,7 +6,7 @@
 import { ApiError, type FieldError } from "../problems";
 import type { Actor } from "../sessions/actor";
 import { prepareSession } from "../sessions/prepare";
-import type { ToolSpec } from "../sessions/types";
+import type { ToolSpec } from "../session-config/types";
 import { type AgentDefinitionInput, configOf, normalizeDefinition, restoreMaskedHeaders } from "./definition";
 import type { AgentDefinition } from "./types";
 

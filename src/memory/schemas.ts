@@ -25,7 +25,7 @@ import {
   MAX_NAMESPACE_SEGMENTS,
   MAX_SEGMENT_CHARS,
   SEGMENT_PATTERN,
-} from "./namespace";
+} from "../session-config/memory-namespace";
 
 const SegmentSchema = z
   .string()

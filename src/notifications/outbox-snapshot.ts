@@ -6,7 +6,7 @@ import type { NotificationSession, WaitingToolCall } from "./types";
 import { approvalDeadline } from "../sessions/object/loop/approval-expiry";
 import type { RunState, StoredSession } from "../sessions/object/store/store";
 import type { Toolbox } from "../sessions/object/tools/registry";
-import type { ToolCall } from "../sessions/types";
+import type { ToolCall } from "../session-config/types";
 
 export function notificationSession(
   session: StoredSession,

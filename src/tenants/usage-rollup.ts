@@ -6,7 +6,7 @@
 import type { Spend } from "../usage/budgets";
 import { costOf, priceFor, roundUsd, type PriceTable } from "../usage/prices";
 import { DAY_MS } from "./usage";
-import { utcDay } from "./validate";
+import { utcDay } from "../shared/validate";
 
 /** Days of rollups kept, today included; a range may reach back this far. */
 export const USAGE_RETENTION_DAYS = 400;

@@ -15,7 +15,7 @@ import { deliveryRetryDelay } from "../notifications/schedule";
 import { tenantIndexStub } from "../objects";
 import type { SessionStore } from "../sessions/object/store/store";
 import { exportBody } from "./otlp";
-import type { TracesSettings } from "./types";
+import type { TracesSettings } from "../session-config/trace-types";
 
 /** Spans per request: OTLP collectors take far more; this keeps one body well under a megabyte. */
 export const EXPORT_BATCH_SPANS = 200;

@@ -11,7 +11,7 @@ import {
   retentionCutoff,
 } from "../../../src/lifecycle/retention";
 import { retryGapMs } from "../../../src/lifecycle/sweep";
-import { SESSION_STATUSES } from "../../../src/sessions/types";
+import { SESSION_STATUSES } from "../../../src/session-config/types";
 
 describe("retention rules", () => {
   it("expire only sessions where nothing runs and nobody is asked for anything", () => {

@@ -8,7 +8,7 @@ import { tenantIndexStub } from "../../../objects";
 import type { NotificationBatch } from "../../../notifications/types";
 import type { ReportAck, SessionReport } from "../../../tenants/types";
 import type { SessionStore, RunState } from "../store/store";
-import { totalTokens } from "../../types";
+import { totalTokens } from "../../../session-config/types";
 import { reportRetryDelay } from "./report-policy";
 import { loadConfig } from "../../../config";
 import type { Limits } from "../../../limits";

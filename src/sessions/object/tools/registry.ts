@@ -4,15 +4,15 @@
  * and what the loop runs can never drift apart.
  */
 import type { ToolDefinition } from "../model/provider";
-import type { McpToolSpec, ToolSpec } from "../../types";
+import type { McpToolSpec, ToolSpec } from "../../../session-config/types";
 import { getTimeTool } from "./builtin/get-time";
 import { memoryTools } from "./builtin/memory";
-import type { MemoryGrant } from "../../../memory/namespace";
+import type { MemoryGrant } from "../../../session-config/memory-namespace";
 import { httpFetchTool } from "./builtin/http-fetch-tool";
 import { runCodeTool } from "./builtin/run-code";
 import type { Tool } from "./tool";
-import { TOOL_NAME_PATTERN } from "./tool-name";
-import { isMcpServerName, MAX_MCP_SERVER_NAME_CHARS, mcpPrefix } from "./mcp/naming";
+import { TOOL_NAME_PATTERN } from "../../../session-config/tool-name";
+import { isMcpServerName, MAX_MCP_SERVER_NAME_CHARS, mcpPrefix } from "../../../session-config/mcp-naming";
 import { mcpTool } from "./mcp/mcp-tool";
 import type { DiscoveredTool } from "./mcp/plan";
 import { webhookTool } from "./webhook";

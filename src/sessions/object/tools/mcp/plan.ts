@@ -7,8 +7,8 @@
 import { jsonDepth, MAX_JSON_DEPTH } from "../../../../shared/json-depth";
 import { MAX_REQUEST_PATTERN_SIZE } from "../../../../shared/json-schema/patterns";
 import { checkSchema, describeProblems, estimateSchemaPatterns } from "../../../../shared/json-schema/validator";
-import type { McpToolSpec, ToolSpec } from "../../../types";
-import { offeredToolName } from "./naming";
+import type { McpToolSpec, ToolSpec } from "../../../../session-config/types";
+import { offeredToolName } from "../../../../session-config/mcp-naming";
 
 /**
  * Tools offered in one run, all kinds together: the most that OpenAI's API takes, and more than

@@ -4,8 +4,8 @@
  * format, which is the platform's own storage format; other providers translate.
  */
 import type { Limits } from "../limits";
-import type { MemoryGrant } from "../memory/namespace";
-import type { TraceRequest } from "../traces/types";
+import type { MemoryGrant } from "./memory-namespace";
+import type { TraceRequest } from "./trace-types";
 
 /** Every session status: the one list the types, the API schemas and the tenant index use. */
 export const SESSION_STATUSES = [
