@@ -17,12 +17,10 @@ import { mcpTool } from "./mcp/mcp-tool";
 import type { DiscoveredTool } from "./mcp/plan";
 import { webhookTool } from "./webhook";
 import { agentTool } from "./agent-tool";
+import { MAX_APPROVAL_TIMEOUT_SECONDS, MAX_TOOLS_PER_SESSION } from "../../../session-config/bounds";
 
 export { TOOL_NAME_PATTERN };
-/** More tools than this make a prompt no model handles well. */
-export const MAX_TOOLS_PER_SESSION = 64;
-/** The longest an approval may be waited for: a month, far past any review process. */
-export const MAX_APPROVAL_TIMEOUT_SECONDS = 30 * 24 * 60 * 60;
+export { MAX_APPROVAL_TIMEOUT_SECONDS, MAX_TOOLS_PER_SESSION };
 
 /**
  * A Map, not an object literal: a tenant names the tool, and on a plain object `constructor`,
