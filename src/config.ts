@@ -5,8 +5,8 @@
 import type { EmbeddingsConfig } from "./memory/embeddings";
 import type { Env } from "./env";
 import { ACCESS_TOKEN_TTL_SECONDS, BUILTIN_DEFAULT_LIMITS, type Limits, MODEL_CALL_TIMEOUT_MS, partialLimitsSchema } from "./limits";
-import { DAY_MS, MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "./lifecycle/retention";
-import { parsePrices, type PriceTable } from "./usage/prices";
+import { DAY_MS, MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "./session-config/retention";
+import { parsePrices, type PriceTable } from "./models/prices";
 import { canonicalModel, isModelAllowed, type CatalogEntry, type ModelCatalog } from "./models/catalog";
 
 /** A day: long enough for any session-length access token, short enough that a leak expires. */

@@ -20,7 +20,7 @@ import { grantedSessions, grantQueuedSlots, nextPumpAt, queueLength } from "./ru
 import type { TenantIndexRpc } from "./rpc";
 import { TenantBinding, TenantGoneError } from "./tenant-binding";
 import { purgeStorage, storageFootprint, type StorageFootprint } from "../storage/object-storage";
-import { effectiveRetentionDays } from "../lifecycle/retention";
+import { effectiveRetentionDays } from "../session-config/retention";
 import { nextExpiry, retryGapMs, sweepExpired, type RetentionRule } from "../lifecycle/sweep";
 import { recordLifecycle } from "../lifecycle/record";
 import * as deletion from "../lifecycle/tenant-deletion";

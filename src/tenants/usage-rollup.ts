@@ -4,7 +4,7 @@
  * report adds nothing. Rows older than `USAGE_RETENTION_DAYS` are dropped as reports arrive.
  */
 import type { Spend } from "../usage/budgets";
-import { costOf, priceFor, roundUsd, type PriceTable } from "../usage/prices";
+import { costOf, priceFor, roundUsd, type PriceTable } from "../models/prices";
 import { DAY_MS } from "./usage";
 import { utcDay } from "../shared/validate";
 

@@ -1,5 +1,5 @@
 /** The tenant index's session calls: the session objects' reports, the index's listing, run slots, bulk cancel and usage. */
-import { expiresAt, isRetentionErasable } from "../../lifecycle/retention";
+import { expiresAt, isRetentionErasable } from "../../session-config/retention";
 import type { AuditContext } from "../../audit/types";
 import { log } from "../../log";
 import type { Page, SessionSummary } from "../../session-config/types";

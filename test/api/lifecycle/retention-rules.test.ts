@@ -9,7 +9,7 @@ import {
   isRetentionErasable,
   isValidRetentionDays,
   retentionCutoff,
-} from "../../../src/lifecycle/retention";
+} from "../../../src/session-config/retention";
 import { retryGapMs } from "../../../src/lifecycle/sweep";
 import { SESSION_STATUSES } from "../../../src/session-config/types";
 

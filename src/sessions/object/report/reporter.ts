@@ -13,7 +13,7 @@ import { reportRetryDelay } from "./report-policy";
 import { loadConfig } from "../../../config";
 import type { Limits } from "../../../limits";
 import { budgetReached, type BudgetName } from "../../../usage/budgets";
-import { costOf, priceFor } from "../../../usage/prices";
+import { costOf, priceFor } from "../../../models/prices";
 
 type ReportSpend = NonNullable<ReportAck["spend"]>;
 
