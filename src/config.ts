@@ -2,7 +2,6 @@
  * Parses the environment once into a typed `Config`. A value that is present but
  * malformed is a start-up error with a clear message, never a silent default.
  */
-import type { EmbeddingsConfig } from "./memory/embeddings";
 import type { Env } from "./env";
 import { ACCESS_TOKEN_TTL_SECONDS, BUILTIN_DEFAULT_LIMITS, type Limits, MODEL_CALL_TIMEOUT_MS, partialLimitsSchema } from "./limits";
 import { DAY_MS, MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "./session-config/retention";
@@ -16,6 +15,17 @@ export const MAX_MAX_TOKEN_AGE_SECONDS = 30 * 24 * 60 * 60;
 export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 60;
 /** Far above any honest client's mistakes; a higher ceiling would not limit anything. */
 export const MAX_AUTH_FAILURES_PER_MINUTE = 10_000;
+
+/** Memory's embeddings (src/memory/embeddings.ts): an OpenAI-compatible `/v1/embeddings`. */
+export interface EmbeddingsConfig {
+  /** Sent as `model`. */
+  model: string;
+  /** With or without a trailing `/v1`, like the OpenAI-compatible model provider's. */
+  baseUrl: string;
+  apiKey: string | undefined;
+  /** The cosine similarity an item must reach to be found by its vector alone. */
+  minSimilarity: number;
+}
 
 export interface Config {
   auth: {

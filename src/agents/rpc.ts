@@ -45,3 +45,10 @@ export interface AgentStoreRpc {
    */
   resolve(tenantId: string, agentId: string, selector: VersionSelector, held: readonly number[]): Promise<AgentResult<ResolvedAgent>>;
 }
+
+/** The binding whose stubs offer this interface (src/env.ts). */
+declare module "../env" {
+  interface ObjectRpcs {
+    AGENT_STORE: AgentStoreRpc;
+  }
+}

@@ -21,3 +21,10 @@ export interface MemoryStoreRpc {
   search(tenantId: string, input: SearchInput): Promise<ScoredItem[]>;
   namespaces(tenantId: string, input: NamespaceListInput): Promise<NamespacePage>;
 }
+
+/** The binding whose stubs offer this interface (src/env.ts). */
+declare module "../env" {
+  interface ObjectRpcs {
+    MEMORY_STORE: MemoryStoreRpc;
+  }
+}

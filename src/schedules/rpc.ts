@@ -28,3 +28,10 @@ export interface SchedulerRpc {
    */
   disableForKey(tenantId: string, keyId: string, now: number): Promise<number>;
 }
+
+/** The binding whose stubs offer this interface (src/env.ts). */
+declare module "../env" {
+  interface ObjectRpcs {
+    SCHEDULER: SchedulerRpc;
+  }
+}

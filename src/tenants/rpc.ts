@@ -187,3 +187,11 @@ export interface TenantRegistryRpc {
   /** The platform's log, newest first (`tenant_id` narrows it to one tenant). */
   listAuditLog(input: AuditListInput): Promise<Page<AuditEntry>>;
 }
+
+/** The binding whose stubs offer this interface (src/env.ts). */
+declare module "../env" {
+  interface ObjectRpcs {
+    TENANT_INDEX: TenantIndexRpc;
+    TENANT_REGISTRY: TenantRegistryRpc;
+  }
+}

@@ -81,3 +81,10 @@ export interface SessionRpc {
   /** The event stream (`GET /v1/sessions/{id}/events`), built by `buildStreamRequest`. */
   fetch(request: Request): Promise<Response>;
 }
+
+/** The binding whose stubs offer this interface (src/env.ts). */
+declare module "../../env" {
+  interface ObjectRpcs {
+    SESSION: SessionRpc;
+  }
+}
