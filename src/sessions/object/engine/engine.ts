@@ -22,7 +22,7 @@ import { collectToolResults } from "./tool-results";
 import { Outbox } from "../../../notifications/outbox";
 import { AuditOutbox } from "../../../audit/outbox";
 import { tenantIndexStub } from "../../../objects";
-import { notificationSession } from "../../../notifications/outbox-snapshot";
+import { notificationSession } from "../report/notification-snapshot";
 import { notificationFor } from "../../../notifications/event-type";
 import { Reporter } from "../report/reporter";
 import { TraceExporter } from "../../../traces/exporter";
