@@ -13,7 +13,7 @@ import { log } from "../log";
 import { maskerOf } from "../shared/secret-mask";
 import { deliveryRetryDelay } from "../notifications/schedule";
 import { tenantIndexStub } from "../objects";
-import type { SessionStore } from "../sessions/object/store/store";
+import type { SpanOutbox } from "./span-outbox";
 import { exportBody } from "./otlp";
 import type { TracesSettings } from "../session-config/trace-types";
 
@@ -43,7 +43,7 @@ export class TraceExporter {
   #running = false;
 
   constructor(
-    private readonly store: SessionStore,
+    private readonly store: SpanOutbox,
     private readonly env: Cloudflare.Env,
     /** Called when an export ends, so the alarm follows what is due next. */
     private readonly resync: () => void,
