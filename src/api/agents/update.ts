@@ -4,7 +4,7 @@
  * nothing makes no version. Versions are immutable: this never edits one.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { checkDefinition } from "../../agents/check";
+import { checkDefinition } from "../../sessions/agent-definition-check";
 import { AgentClient, agentProblem, maskedAgent } from "../../agents/client";
 import { requireAgentTools } from "../../sessions/agent-tools";
 import type { ToolSpec } from "../../session-config/types";
