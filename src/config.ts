@@ -50,7 +50,7 @@ export interface Config {
   model: string;
   /** The models sessions may choose (`MODELS`); null when it is not set: any model id. */
   models: ModelCatalog;
-  /** `MODEL_PRICES`, canonical; the built-in table (usage/prices.ts) covers the models it does not name. */
+  /** `MODEL_PRICES`, canonical; the built-in table (models/prices.ts) covers the models it does not name. */
   prices: PriceTable;
   anthropic: { baseUrl: string; apiKey: string | undefined };
   openai: { baseUrl: string; apiKey: string | undefined };

@@ -24,7 +24,7 @@ export interface ContextSettings {
   last_messages?: number;
 }
 
-/** How hard a reasoning model thinks; each provider maps it its own way (see object/model/reasoning.ts). */
+/** How hard a reasoning model thinks; each provider maps it its own way (see reasoning.ts). */
 export const REASONING_EFFORTS = ["low", "medium", "high"] as const;
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 

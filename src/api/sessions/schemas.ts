@@ -1,7 +1,7 @@
 /**
  * Schemas of the session routes: the Session and what it holds (messages, tool calls), the
  * tool-call bodies, and the path and query parameters; the create and message bodies come from
- * src/sessions/request-schemas.ts. Caps on caller-given text are named with their units.
+ * src/session-config/request-schemas.ts. Caps on caller-given text are named with their units.
  */
 import { z } from "@hono/zod-openapi";
 import { AGENT_ID_PATTERN } from "../../agents/refs";
