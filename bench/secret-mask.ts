@@ -6,7 +6,7 @@
  * Run: `npx node bench/secret-mask.run.mjs`.
  */
 import { MASKED_VALUE, maskerOf, maskForLogs, SecretMasker, secretForms } from "../src/shared/secret-mask";
-import { headerSecrets } from "../src/sessions/object/tools/mcp/masking";
+import { headerSecrets } from "../src/session-config/masking";
 import { leakedForms } from "../test/support/secret-forms";
 
 function median(times: number[]): number {

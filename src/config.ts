@@ -2,12 +2,11 @@
  * Parses the environment once into a typed `Config`. A value that is present but
  * malformed is a start-up error with a clear message, never a silent default.
  */
-import type { EmbeddingsConfig } from "./memory/embeddings";
 import type { Env } from "./env";
 import { ACCESS_TOKEN_TTL_SECONDS, BUILTIN_DEFAULT_LIMITS, type Limits, MODEL_CALL_TIMEOUT_MS, partialLimitsSchema } from "./limits";
-import { DAY_MS, MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "./lifecycle/retention";
-import { parsePrices, type PriceTable } from "./usage/prices";
-import { canonicalModel, isModelAllowed, type CatalogEntry, type ModelCatalog } from "./sessions/object/model/catalog";
+import { DAY_MS, MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "./session-config/retention";
+import { parsePrices, type PriceTable } from "./models/prices";
+import { canonicalModel, isModelAllowed, type CatalogEntry, type ModelCatalog } from "./models/catalog";
 
 /** A day: long enough for any session-length access token, short enough that a leak expires. */
 export const DEFAULT_MAX_TOKEN_AGE_SECONDS = 24 * 60 * 60;
@@ -16,6 +15,17 @@ export const MAX_MAX_TOKEN_AGE_SECONDS = 30 * 24 * 60 * 60;
 export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 60;
 /** Far above any honest client's mistakes; a higher ceiling would not limit anything. */
 export const MAX_AUTH_FAILURES_PER_MINUTE = 10_000;
+
+/** Memory's embeddings (src/memory/embeddings.ts): an OpenAI-compatible `/v1/embeddings`. */
+export interface EmbeddingsConfig {
+  /** Sent as `model`. */
+  model: string;
+  /** With or without a trailing `/v1`, like the OpenAI-compatible model provider's. */
+  baseUrl: string;
+  apiKey: string | undefined;
+  /** The cosine similarity an item must reach to be found by its vector alone. */
+  minSimilarity: number;
+}
 
 export interface Config {
   auth: {
@@ -40,7 +50,7 @@ export interface Config {
   model: string;
   /** The models sessions may choose (`MODELS`); null when it is not set: any model id. */
   models: ModelCatalog;
-  /** `MODEL_PRICES`, canonical; the built-in table (usage/prices.ts) covers the models it does not name. */
+  /** `MODEL_PRICES`, canonical; the built-in table (models/prices.ts) covers the models it does not name. */
   prices: PriceTable;
   anthropic: { baseUrl: string; apiKey: string | undefined };
   openai: { baseUrl: string; apiKey: string | undefined };

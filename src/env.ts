@@ -4,25 +4,27 @@
  * namespaces are typed by the objects' RPC interfaces, not their classes, so no module that
  * reads the environment depends on an object's implementation.
  */
-import type { AgentStoreRpc } from "./agents/rpc";
-import type { MemoryStoreRpc } from "./memory/rpc";
-import type { SchedulerRpc } from "./schedules/rpc";
-import type { SessionRpc } from "./sessions/object/rpc";
-import type { TenantIndexRpc, TenantRegistryRpc } from "./tenants/rpc";
 
-/** A namespace whose stubs offer `T`'s methods (the brand marks `T` as a Durable Object's). */
-type Namespace<T> = DurableObjectNamespace<T & Rpc.DurableObjectBranded>;
+/**
+ * Each Durable Object namespace's RPC interface, by binding. Empty here: each object's folder adds
+ * its own in its rpc.ts (`declare module "../env"`), so this module, at the bottom of src/, names
+ * no folder above it, and a binding whose folder adds none fails to compile.
+ */
+export interface ObjectRpcs {}
+
+/** A namespace whose stubs offer its object's RPC methods (the brand marks them as a Durable Object's). */
+type Namespace<Binding extends keyof ObjectRpcs> = DurableObjectNamespace<ObjectRpcs[Binding] & Rpc.DurableObjectBranded>;
 
 export interface Env {
-  SESSION: Namespace<SessionRpc>;
-  TENANT_INDEX: Namespace<TenantIndexRpc>;
-  TENANT_REGISTRY: Namespace<TenantRegistryRpc>;
+  SESSION: Namespace<"SESSION">;
+  TENANT_INDEX: Namespace<"TENANT_INDEX">;
+  TENANT_REGISTRY: Namespace<"TENANT_REGISTRY">;
   /** One per tenant: its schedules, fired from the object's alarm. */
-  SCHEDULER: Namespace<SchedulerRpc>;
+  SCHEDULER: Namespace<"SCHEDULER">;
   /** One per tenant: its agents, their versions and aliases. */
-  AGENT_STORE: Namespace<AgentStoreRpc>;
+  AGENT_STORE: Namespace<"AGENT_STORE">;
   /** One per tenant: its memory items. */
-  MEMORY_STORE: Namespace<MemoryStoreRpc>;
+  MEMORY_STORE: Namespace<"MEMORY_STORE">;
   /** The Worker's static assets (wrangler.json `assets`): the API reference's script. */
   ASSETS: Fetcher;
   /** Counts failed authentications per client address across isolates (wrangler.json `ratelimits`). */

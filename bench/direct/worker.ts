@@ -15,8 +15,8 @@
  *   GET  /__bench/cost                        what the meter counted so far (`MeterSnapshot`)
  */
 import { memoryStoreStub, sessionStub, tenantIndexStub } from "../../src/objects";
-import { EMPTY_USAGE, type SessionResult, type Session } from "../../src/sessions/types";
-import { newSessionId } from "../../src/sessions/ids";
+import { EMPTY_USAGE, type SessionResult, type Session } from "../../src/session-config/types";
+import { newSessionId } from "../../src/session-config/ids";
 import type { Env } from "../../src/env";
 import * as production from "../../src/index";
 import { MemoryStore as PlatformMemoryStore } from "../../src/memory/memory-store";

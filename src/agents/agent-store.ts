@@ -4,16 +4,16 @@
  * request of the tenant already passes through: agent reads and writes, and the one `resolve`
  * a session's creation makes, land here instead. What each call answers: `AgentStoreRpc`.
  */
-import { purgeStorage, storageFootprint, type StorageFootprint } from "../lifecycle/object-storage";
+import { purgeStorage, storageFootprint, type StorageFootprint } from "../storage/object-storage";
 import { DurableObject } from "cloudflare:workers";
-import type { Page } from "../sessions/types";
+import type { Page } from "../session-config/types";
 import { parseAuditContext } from "../audit/entry";
 import { type AuditOutbox, tenantAuditOutbox } from "../audit/outbox";
 import type { AuditChange, AuditContext } from "../audit/types";
 import { AlarmClock } from "../storage/alarm-clock";
 import { migrate } from "../storage/migrations";
 import { TenantBinding } from "../tenants/tenant-binding";
-import { optionalCursor, optionalString, requireInt, requireNow, requirePageLimit, requireString } from "../tenants/validate";
+import { optionalCursor, optionalString, requireInt, requireNow, requirePageLimit, requireString } from "../shared/validate";
 import { canonicalJson } from "./canonical";
 import { AGENT_STORE_MIGRATIONS } from "./migrations";
 import { ALIAS_PATTERN, AGENT_NAME_PATTERN, MAX_VERSION, newAgentId } from "./refs";

@@ -7,8 +7,8 @@
 import { z } from "@hono/zod-openapi";
 import { MASKED_VALUE } from "../shared/secret-mask";
 import type { FieldError } from "../problems";
-import { SESSION_CONFIG_FIELDS, type CreateSessionRequest } from "../sessions/request-schemas";
-import type { ToolSpec } from "../sessions/types";
+import { SESSION_CONFIG_FIELDS, type CreateSessionRequest } from "../session-config/request-schemas";
+import type { ToolSpec } from "../session-config/types";
 import { AGENT_NAME_PATTERN, MAX_AGENT_NAME_CHARS } from "./refs";
 import type { AgentDefinition } from "./types";
 

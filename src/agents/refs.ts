@@ -4,6 +4,9 @@
  */
 import { base64url } from "../shared/base64";
 import type { VersionSelector } from "./types";
+import { AGENT_REF_PATTERN, MAX_AGENT_REF_CHARS, MAX_ALIAS_CHARS } from "../session-config/agent-ref";
+
+export { AGENT_REF_PATTERN, MAX_AGENT_REF_CHARS, MAX_ALIAS_CHARS };
 
 export const AGENT_ID_PREFIX = "agt_";
 /** 18 random bytes, as for sessions: ids cannot be guessed. */
@@ -11,13 +14,9 @@ const AGENT_ID_RANDOM_BYTES = 18;
 export const AGENT_ID_PATTERN = /^agt_[A-Za-z0-9_-]{20,60}$/;
 export const MAX_AGENT_NAME_CHARS = 64;
 export const AGENT_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-export const MAX_ALIAS_CHARS = 32;
 export const ALIAS_PATTERN = /^(?![0-9]+$)[a-z0-9_-]{1,32}$/;
 /** Versions are counted from 1; a tenant's agent never reaches this many. */
 export const MAX_VERSION = 999_999_999;
-/** `agt_…` with an optional `@<version>` or `@<alias>`. */
-export const AGENT_REF_PATTERN = /^agt_[A-Za-z0-9_-]{20,60}(@([1-9][0-9]{0,8}|(?![0-9]+$)[a-z0-9_-]{1,32}))?$/;
-export const MAX_AGENT_REF_CHARS = 4 + 60 + 1 + MAX_ALIAS_CHARS;
 
 export function newAgentId(): string {
   return AGENT_ID_PREFIX + base64url(crypto.getRandomValues(new Uint8Array(AGENT_ID_RANDOM_BYTES)));

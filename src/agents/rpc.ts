@@ -4,7 +4,7 @@
  * writes nothing. Definitions cross this boundary in clear (MCP header values included): the
  * gateway masks them in every answer it gives.
  */
-import type { StorageFootprint } from "../lifecycle/object-storage";
+import type { StorageFootprint } from "../storage/object-storage";
 import type { AuditContext } from "../audit/types";
 import type {
   Agent,
@@ -17,7 +17,7 @@ import type {
   ResolvedAgent,
   VersionSelector,
 } from "./types";
-import type { Page } from "../sessions/types";
+import type { Page } from "../session-config/types";
 
 export interface AgentStoreRpc {
   /** The tenant was deleted: everything this object stored goes; harmless when done already. */
@@ -44,4 +44,11 @@ export interface AgentStoreRpc {
    * versions the caller has cached, whose definitions are left out of the answer.
    */
   resolve(tenantId: string, agentId: string, selector: VersionSelector, held: readonly number[]): Promise<AgentResult<ResolvedAgent>>;
+}
+
+/** The binding whose stubs offer this interface (src/env.ts). */
+declare module "../env" {
+  interface ObjectRpcs {
+    AGENT_STORE: AgentStoreRpc;
+  }
 }

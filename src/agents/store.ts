@@ -3,8 +3,8 @@
  * alias. Functions of the SQL handle; the object wraps each change in a transaction.
  */
 import { decodeKeyCursor, decodeTimeIdCursor, encodeKeyCursor, encodeTimeIdCursor } from "../shared/cursor";
-import type { Page } from "../sessions/types";
-import { toIso } from "../tenants/validate";
+import type { Page } from "../session-config/types";
+import { toIso } from "../shared/validate";
 import type { Agent, AgentDefinition, AgentVersion } from "./types";
 
 export interface AgentRow extends Record<string, SqlStorageValue> {

@@ -3,7 +3,7 @@
  * names a version and moves; archival stops new sessions only. Shapes shared by the store, its
  * RPC interface and the gateway.
  */
-import type { AgentPin, Page } from "../sessions/types";
+import type { AgentPin, Page } from "../session-config/types";
 
 export type { AgentPin };
 

@@ -2,8 +2,8 @@
  * Schemas and OpenAPI helpers shared by several resources: pagination, tenant ids, limits,
  * usage and session summaries. Each named schema becomes a component of the document.
  */
-import { MAX_TITLE_CHARS } from "../sessions/title";
-import { FINAL_STATUSES, SESSION_STATUSES, type SessionStatus, STOP_REASONS } from "../sessions/types";
+import { MAX_TITLE_CHARS } from "../session-config/title";
+import { FINAL_STATUSES, SESSION_STATUSES, type SessionStatus, STOP_REASONS } from "../session-config/types";
 import { z } from "@hono/zod-openapi";
 import { MAX_TENANT_ID_CHARS, TENANT_ID_PATTERN } from "../auth/principal";
 import { limitsSchema, partialLimitsSchema } from "../limits";

@@ -3,7 +3,7 @@
  * details pass the platform's secret masking (MCP header values anywhere in them) and a size cap
  * before they are kept, so no route can leak a secret through the log.
  */
-import { maskMcpHeadersDeep } from "../sessions/object/tools/mcp/masking";
+import { maskMcpHeadersDeep } from "../session-config/masking";
 import { isAuditAction } from "./actions";
 import type { AuditActor, AuditChange, AuditContext, AuditEntry, AuditTarget } from "./types";
 

@@ -4,8 +4,8 @@
  * edits an entry, and the only delete is the 400-day expiry.
  */
 import { decodeTimeIdCursor, encodeTimeIdCursor } from "../shared/cursor";
-import type { Page } from "../sessions/types";
-import { optionalCursor, optionalString, requirePageLimit } from "../tenants/validate";
+import type { Page } from "../session-config/types";
+import { optionalCursor, optionalString, requirePageLimit } from "../shared/validate";
 import { isAuditAction } from "./actions";
 import { AUDIT_RETENTION_MS } from "./entry";
 import type { AuditEntry, AuditListInput } from "./types";

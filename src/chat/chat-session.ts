@@ -12,8 +12,8 @@ import type { Actor } from "../sessions/actor";
 import { addMessage } from "../sessions/add-message";
 import { SESSION_NOT_FOUND, SessionClient } from "../sessions/client";
 import { createSession } from "../sessions/create";
-import { SESSION_ID_PREFIX } from "../sessions/ids";
-import type { Session } from "../sessions/types";
+import { SESSION_ID_PREFIX } from "../session-config/ids";
+import type { Session } from "../session-config/types";
 import { canAccessSession, viewerOf } from "../sessions/access";
 import type { ApprovalAnswer, ToolOutputAnswer } from "./request";
 

@@ -7,7 +7,7 @@
  * (`ui-history.ts`) is built by this same class, so a reloaded page sees what the stream showed.
  */
 import type { DeltaData, EventFrame, StatusData, ToolCallEventData } from "../sessions/object/events/frames";
-import type { ContentBlock, Message, SessionStatus, StopReason } from "../sessions/types";
+import type { ContentBlock, Message, SessionStatus, StopReason } from "../session-config/types";
 
 /** One part of the UI message stream, as `uiMessageChunkSchema` of the `ai` package reads it. */
 export type UiChunk = { type: string } & Record<string, unknown>;

@@ -5,7 +5,7 @@
  * parts, their states and the ids are those the page held. Pure, but for the reads in `readChatHistory`.
  */
 import type { SessionClient } from "../sessions/client";
-import type { Message, Page, ToolCall } from "../sessions/types";
+import type { Message, Page, ToolCall } from "../session-config/types";
 import { MAX_CHAT_MESSAGES } from "./request";
 import { ChatTurn, answerMessageId, inputMessageId, isInputMessage } from "./ui-chunks";
 import { UiPartsFold, type UiPart } from "./ui-parts";

@@ -10,7 +10,7 @@ import { describeError, log } from "../log";
 import type { SessionClient } from "../sessions/client";
 import { followEvents } from "../sessions/follow";
 import type { EventFrame } from "../sessions/object/events/frames";
-import type { Message, Session } from "../sessions/types";
+import type { Message, Session } from "../session-config/types";
 import { ChatTurn, isInputMessage, type UiChunk } from "./ui-chunks";
 
 /** The headers `createUIMessageStreamResponse` of the `ai` package sets. */

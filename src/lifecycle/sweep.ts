@@ -8,7 +8,14 @@
 import { describeError, log } from "../log";
 import { ApiError } from "../problems";
 import { eraseSessionTree } from "../sessions/erase";
-import { DAY_MS, expiresAt, RETAINABLE_STATUSES, RETENTION_RETRY_MS, RETENTION_SWEEP_BATCH, retentionCutoff } from "./retention";
+import {
+  DAY_MS,
+  expiresAt,
+  RETAINABLE_STATUSES,
+  RETENTION_RETRY_MS,
+  RETENTION_SWEEP_BATCH,
+  retentionCutoff,
+} from "../session-config/retention";
 import { recordLifecycle } from "./record";
 
 export interface RetentionRule {

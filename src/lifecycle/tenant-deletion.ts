@@ -7,7 +7,7 @@
  * anywhere leaves the state and its alarm, and the next pass goes on from there.
  */
 import { agentStoreStub, memoryStoreStub, schedulerStub, sessionStub } from "../objects";
-import { toIso } from "../tenants/validate";
+import { toIso } from "../shared/validate";
 import type { DeletionRecord } from "../tenants/registry-store";
 
 const DELETION_KEY = "deletion";

@@ -13,8 +13,8 @@ import type { Actor } from "../sessions/actor";
 import { SessionClient } from "../sessions/client";
 import { createSession } from "../sessions/create";
 import { followEvents } from "../sessions/follow";
-import { newSessionId, SESSION_ID_PREFIX } from "../sessions/ids";
-import type { Message, Session, SessionStatus } from "../sessions/types";
+import { newSessionId, SESSION_ID_PREFIX } from "../session-config/ids";
+import type { Message, Session, SessionStatus } from "../session-config/types";
 import type { StatusData, ToolCallEventData } from "../sessions/object/events/frames";
 import { toolOutputSchema } from "./tools";
 

@@ -11,4 +11,4 @@ export {
   ListToolsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-export { PlatformJsonSchemaValidator } from "../sessions/object/tools/mcp/validator";
+export { PlatformJsonSchemaValidator } from "../shared/json-schema/mcp-validator";

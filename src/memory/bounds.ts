@@ -13,6 +13,8 @@ export const MAX_SEARCH_OFFSET = 10_000;
 /** A top-level field a filter names: written into a JSON path, so only these characters. */
 export const FILTER_FIELD_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const MAX_FILTER_FIELDS = 16;
+import { MAX_GRANT_NAMESPACES } from "../session-config/memory-namespace";
+
+export { MAX_GRANT_NAMESPACES };
 /** The namespaces a session may be granted, and so the prefixes one search may cover. */
-export const MAX_GRANT_NAMESPACES = 8;
 export const MAX_SEARCH_PREFIXES = MAX_GRANT_NAMESPACES;

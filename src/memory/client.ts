@@ -7,7 +7,7 @@ import type { Env } from "../env";
 import { memoryStoreStub } from "../objects";
 import { ApiError } from "../problems";
 import { endUserWrites, reachAllows } from "./end-user";
-import { isWithin } from "./namespace";
+import { isWithin } from "../session-config/memory-namespace";
 import type {
   MemoryFailure,
   MemoryItem,

@@ -5,15 +5,9 @@
  * kept without a vector and found by its words; a query without one is ranked by BM25 alone.
  */
 
-export interface EmbeddingsConfig {
-  /** Sent as `model`. */
-  model: string;
-  /** With or without a trailing `/v1`, like the OpenAI-compatible model provider's. */
-  baseUrl: string;
-  apiKey: string | undefined;
-  /** The cosine similarity an item must reach to be found by its vector alone. */
-  minSimilarity: number;
-}
+import type { EmbeddingsConfig } from "../config";
+
+export type { EmbeddingsConfig };
 
 /** The text embedded of one item: enough for its gist, and within every embeddings model's input. */
 export const MAX_EMBEDDED_CHARS = 16_000;

@@ -5,7 +5,7 @@
  * which the session object keeps for its life). Pure.
  */
 import { END_USER_SUBJECT_PREFIX } from "../auth/principal";
-import { isWithin, type MemoryGrant, type Namespace, SEGMENT_PATTERN } from "./namespace";
+import { isWithin, type MemoryGrant, type Namespace, SEGMENT_PATTERN } from "../session-config/memory-namespace";
 
 /** The first segment of every end user's memory. */
 export const END_USER_MEMORY_ROOT = "users";

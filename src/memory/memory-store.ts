@@ -5,17 +5,17 @@
  * default `max_memory_items` (100,000 items of at most 64 KiB); a tenant that outgrows one would
  * be split by the first segment of its namespaces, which every query already carries.
  */
-import { purgeStorage, storageFootprint, type StorageFootprint } from "../lifecycle/object-storage";
+import { purgeStorage, storageFootprint, type StorageFootprint } from "../storage/object-storage";
 import { DurableObject } from "cloudflare:workers";
 import { AlarmClock } from "../storage/alarm-clock";
 import { migrate } from "../storage/migrations";
 import { TenantBinding } from "../tenants/tenant-binding";
-import { optionalCursor, requireInt, requireNow, requirePageLimit, requireString } from "../tenants/validate";
+import { optionalCursor, requireInt, requireNow, requirePageLimit, requireString } from "../shared/validate";
 import { loadConfig } from "../config";
 import { log } from "../log";
 import { embed, EmbeddingError } from "./embeddings";
 import { MEMORY_STORE_MIGRATIONS } from "./migrations";
-import { joinNamespace, namespaceProblem, MAX_NAMESPACE_SEGMENTS } from "./namespace";
+import { joinNamespace, namespaceProblem, MAX_NAMESPACE_SEGMENTS } from "../session-config/memory-namespace";
 import type { MemoryStoreRpc } from "./rpc";
 import * as store from "./store";
 import type { MemoryItem, MemoryResult, MemoryVersion, NamespaceListInput, NamespacePage, PutItem, ScoredItem, SearchInput } from "./types";

@@ -9,7 +9,6 @@ import {
   DEFAULT_SEARCH_LIMIT,
   FILTER_FIELD_PATTERN,
   MAX_FILTER_FIELDS,
-  MAX_GRANT_NAMESPACES,
   MAX_KEY_CHARS,
   MAX_QUERY_CHARS,
   MAX_SEARCH_LIMIT,
@@ -19,13 +18,12 @@ import {
   MIN_TTL_SECONDS,
 } from "./bounds";
 import {
-  GRANT_SEGMENT_PATTERN,
   JOINED_NAMESPACE_PATTERN,
   MAX_NAMESPACE_CHARS,
   MAX_NAMESPACE_SEGMENTS,
   MAX_SEGMENT_CHARS,
   SEGMENT_PATTERN,
-} from "./namespace";
+} from "../session-config/memory-namespace";
 
 const SegmentSchema = z
   .string()
@@ -153,25 +151,6 @@ export const MemoryVersionSchema = z
     created_at: z.string(),
   })
   .openapi("MemoryVersion");
-
-/** A grant's namespace: segments, or `{metadata.<field>}` filled from the session's metadata. */
-const GrantSegmentSchema = z
-  .string()
-  .max(MAX_SEGMENT_CHARS + 12, { abort: true })
-  .regex(GRANT_SEGMENT_PATTERN, "Must be a namespace segment or {metadata.<field>}.");
-
-export const MemoryGrantSchema = z
-  .object({
-    namespaces: z.array(z.array(GrantSegmentSchema).min(1).max(MAX_NAMESPACE_SEGMENTS)).min(1).max(MAX_GRANT_NAMESPACES),
-    write: z.array(z.array(GrantSegmentSchema).min(1).max(MAX_NAMESPACE_SEGMENTS)).max(MAX_GRANT_NAMESPACES).optional(),
-  })
-  .strict()
-  .openapi("MemoryGrant", {
-    description:
-      "The memory namespaces the session's model may read (`memory_search`, `memory_get`) and write (`memory_put`, `memory_delete`; each " +
-      "within a read one). A segment `{metadata.<field>}` is filled from the session's metadata at creation.",
-    example: { namespaces: [["users", "{metadata.user_id}"]], write: [["users", "{metadata.user_id}"]] },
-  });
 
 /** `?namespace=a.b&key=k` */
 export const ItemQuerySchema = z.object({

@@ -5,9 +5,9 @@
  */
 import { decodeKeyCursor, encodeKeyCursor } from "../shared/cursor";
 import { toHex } from "../shared/hex";
-import { toIso } from "../tenants/validate";
+import { toIso } from "../shared/validate";
 import { fromBlob, similarity, toBlob } from "./embeddings";
-import { joinNamespace, MAX_NAMESPACE_SEGMENTS } from "./namespace";
+import { joinNamespace, MAX_NAMESPACE_SEGMENTS } from "../session-config/memory-namespace";
 import type { MemoryItem, MemoryVersion, NamespacePage, ScoredItem, SearchInput } from "./types";
 
 /** Versions kept per item, the current one included. */

@@ -1,5 +1,5 @@
 /** Memory: a tenant's long-term items, in namespaces, searched with BM25 and kept in versions. */
-import type { Page } from "../sessions/types";
+import type { Page } from "../session-config/types";
 
 export interface MemoryItem {
   namespace: string[];

@@ -4,7 +4,7 @@
  * from: a `pending` row is owed, and `next_attempt_at` says when it is tried next. Times are epoch
  * ms. Retention: notifications/retention.ts.
  */
-import type { Page } from "../sessions/types";
+import type { Page } from "../session-config/types";
 import { newDeliveryId } from "./ids";
 import {
   BACKLOG_FULL_ERROR,
@@ -17,7 +17,7 @@ import {
 } from "./retention";
 import type { NotificationType } from "./types";
 import { decodeTimeIdCursor, encodeTimeIdCursor } from "../shared/cursor";
-import { toIso } from "../tenants/validate";
+import { toIso } from "../shared/validate";
 
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];

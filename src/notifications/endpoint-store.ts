@@ -3,11 +3,11 @@
  * checked each URL with the address guard and the tenant's allowed origins and normalized it;
  * this checks the shape at the object's RPC boundary and keeps the list.
  */
-import type { Page } from "../sessions/types";
+import type { Page } from "../session-config/types";
 import { newEndpointId } from "./ids";
 import { isNotificationType, NOTIFICATION_TYPES, type NotificationType } from "./types";
 import { decodeTimeIdCursor, encodeTimeIdCursor } from "../shared/cursor";
-import { optionalString, requireString, toIso } from "../tenants/validate";
+import { optionalString, requireString, toIso } from "../shared/validate";
 
 /** Endpoints per tenant: enough for a few systems and environments; each one multiplies every notification. */
 export const MAX_WEBHOOK_ENDPOINTS = 20;

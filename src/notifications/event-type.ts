@@ -5,7 +5,7 @@
  * cancelled, by construction; a session that only passes through a status inside one change
  * still notifies for each status it was written with.
  */
-import type { SessionStatus } from "../sessions/types";
+import type { SessionStatus } from "../session-config/types";
 import type { NotificationType } from "./types";
 
 const NOTIFIED: Partial<Record<SessionStatus, NotificationType>> = {

@@ -5,7 +5,7 @@
  */
 import { EVENT_ID_PATTERN } from "./ids";
 import { isNotificationType, type Notification, type NotificationBatch } from "./types";
-import { requireIsoMs, requireString } from "../tenants/validate";
+import { requireIsoMs, requireString } from "../shared/validate";
 import { addDelivery, notifyUrlTarget } from "./delivery-store";
 import { MAX_ENDPOINT_URL_CHARS, subscribedEndpoints } from "./endpoint-store";
 

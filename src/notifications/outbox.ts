@@ -13,7 +13,7 @@ import { newEventId } from "./ids";
 import { handoffRetryDelay } from "./schedule";
 import type { NotificationBatch, NotificationSession, NotificationType } from "./types";
 import { tenantIndexStub } from "../objects";
-import type { SessionStore } from "../sessions/object/store/store";
+import type { OutboxStore } from "./outbox-store";
 
 /** Notifications per hand-off call; a session rarely owes more than one or two. */
 export const HANDOFF_BATCH = 100;
@@ -26,7 +26,7 @@ export type HandoffResult = "nothing_owed" | "not_due" | "handed_off" | "failed"
 
 export class Outbox {
   constructor(
-    private readonly store: SessionStore,
+    private readonly store: OutboxStore,
     private readonly env: Cloudflare.Env,
   ) {}
 

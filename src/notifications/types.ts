@@ -3,7 +3,7 @@
  * when it needs someone or its run ended. The shapes shared by the session object, which writes them to
  * its outbox, and the tenant index, which delivers them.
  */
-import type { SessionStatus, StopReason, ToolCallStatus, Usage } from "../sessions/types";
+import type { SessionStatus, StopReason, ToolCallStatus, Usage } from "../session-config/types";
 
 export const NOTIFICATION_TYPES = [
   "session.done",

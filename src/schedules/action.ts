@@ -4,8 +4,8 @@
  * no longer passes them is found before it acts.
  */
 import { z } from "@hono/zod-openapi";
-import { MAX_SESSION_ID_CHARS, SESSION_ID_PATTERN } from "../sessions/ids";
-import { CreateSessionRequestSchema, IF_RUNNING, RunInputSchema } from "../sessions/request-schemas";
+import { MAX_SESSION_ID_CHARS, SESSION_ID_PATTERN } from "../session-config/ids";
+import { CreateSessionRequestSchema, IF_RUNNING, RunInputSchema } from "../session-config/request-schemas";
 import type { ScheduleAction } from "./types";
 
 export const ScheduleMessageSchema = z

@@ -3,9 +3,9 @@
  * (src/env.ts), so callers depend on this shape and never on the class. A tenant that never
  * created a schedule is answered as empty, and such a lookup writes nothing.
  */
-import type { StorageFootprint } from "../lifecycle/object-storage";
+import type { StorageFootprint } from "../storage/object-storage";
 import type { AuditContext } from "../audit/types";
-import type { Page } from "../sessions/types";
+import type { Page } from "../session-config/types";
 import type { Firing, ListSchedulesInput, NewSchedule, PageInput, Schedule, SchedulePatch, SchedulerResult } from "./types";
 
 export interface SchedulerRpc {
@@ -27,4 +27,11 @@ export interface SchedulerRpc {
    * slot. Answers how many schedules it disabled.
    */
   disableForKey(tenantId: string, keyId: string, now: number): Promise<number>;
+}
+
+/** The binding whose stubs offer this interface (src/env.ts). */
+declare module "../env" {
+  interface ObjectRpcs {
+    SCHEDULER: SchedulerRpc;
+  }
 }

@@ -8,9 +8,9 @@
  * so a firing found pending after a crash is finished (recorded if it had acted, else done now)
  * and never repeated. Slots missed while the platform was down fire once, as the first of them.
  */
-import { purgeStorage, storageFootprint, type StorageFootprint } from "../lifecycle/object-storage";
+import { purgeStorage, storageFootprint, type StorageFootprint } from "../storage/object-storage";
 import { DurableObject } from "cloudflare:workers";
-import type { Page } from "../sessions/types";
+import type { Page } from "../session-config/types";
 import { describeError, log } from "../log";
 import { parseAuditContext } from "../audit/entry";
 import { type AuditOutbox, tenantAuditOutbox } from "../audit/outbox";
@@ -18,7 +18,7 @@ import type { AuditContext } from "../audit/types";
 import { AlarmClock } from "../storage/alarm-clock";
 import { migrate } from "../storage/migrations";
 import { TenantBinding } from "../tenants/tenant-binding";
-import { optionalString, requireInt, requireNow, requirePageLimit, requireString } from "../tenants/validate";
+import { optionalString, requireInt, requireNow, requirePageLimit, requireString } from "../shared/validate";
 import { disabledMessage } from "./binding";
 import { nextSlot } from "./cron";
 import { parseAction } from "./action";

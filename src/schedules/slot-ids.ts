@@ -4,7 +4,7 @@
  * after a crash names the same session, or the same message, as the first try.
  */
 import { base64url } from "../shared/base64";
-import { SESSION_ID_PREFIX, SESSION_ID_RANDOM_BYTES } from "../sessions/ids";
+import { SESSION_ID_PREFIX, SESSION_ID_RANDOM_BYTES } from "../session-config/ids";
 
 /** A session id like any other (`ses_` and 24 url-safe characters), from a hash of schedule and slot. */
 export async function slotSessionId(scheduleId: string, slot: number): Promise<string> {

@@ -2,11 +2,11 @@
  * The Scheduler's tables (storage.md): schedules with their next slot, and one row per firing.
  * Plain functions over the object's SQL, each a statement or two; the object decides when.
  */
-import type { Page } from "../sessions/types";
+import type { Page } from "../session-config/types";
 import { parseScopes } from "../auth/principal";
 import { decodeTimeIdCursor, encodeTimeIdCursor } from "../shared/cursor";
-import { maskToolSpecs } from "../sessions/object/tools/mcp/masking";
-import { toIso } from "../tenants/validate";
+import { maskToolSpecs } from "../session-config/masking";
+import { toIso } from "../shared/validate";
 import type { DisabledReason, Firing, FiringOutcome, NewSchedule, Schedule, ScheduleAction, ScheduleCreator } from "./types";
 
 /** Firings kept per schedule, newest first; older ones are deleted as new ones are recorded. */

@@ -4,7 +4,7 @@
  */
 import type { Scope } from "../auth/principal";
 import type { ProblemCode } from "../problems";
-import type { AddMessageRequest, CreateSessionRequest } from "../sessions/request-schemas";
+import type { AddMessageRequest, CreateSessionRequest } from "../session-config/request-schemas";
 
 export const SCHEDULE_STATUSES = ["active", "paused", "disabled"] as const;
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];

@@ -4,12 +4,12 @@
  * a tenant, a principal without tenant:admin reaches only the sessions it created. Every
  * failure is the same 404, so a caller cannot tell "not yours" from "does not exist".
  */
-import type { Session } from "./types";
+import type { Session } from "../session-config/types";
 import { seesAllTenantSessions, type Principal } from "../auth/principal";
 import type { Env } from "../env";
 import { ApiError } from "../problems";
 import { SessionClient, SESSION_NOT_FOUND, TOOL_CALL_NOT_FOUND } from "./client";
-import { isSessionId, isToolCallId } from "./ids";
+import { isSessionId, isToolCallId } from "../session-config/ids";
 import { mayAccess, type SessionViewer } from "./viewer";
 
 export { SESSION_NOT_FOUND, TOOL_CALL_NOT_FOUND };

@@ -12,11 +12,11 @@ import type { Actor } from "./actor";
 import { type SessionClient, sessionProblem } from "./client";
 import { resolveRunInput } from "./images";
 import { outputSchemaProblems } from "./output-schema";
-import type { AddMessageRequest, IF_RUNNING } from "./request-schemas";
+import type { AddMessageRequest, IF_RUNNING } from "../session-config/request-schemas";
 import { admitRun, startWithSlot } from "./run-admission";
 import { traceRequest } from "../traces/request";
 import type { Principal } from "../auth/principal";
-import { ACTIVE_STATUSES, type SessionResult, type RunInput, type RunOptions, type Session } from "./types";
+import { ACTIVE_STATUSES, type SessionResult, type RunInput, type RunOptions, type Session } from "../session-config/types";
 
 /** A run can end, or start, between reading the session and asking its session object: try again once. */
 const MAX_RACES = 2;

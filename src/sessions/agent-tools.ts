@@ -8,7 +8,7 @@ import { AgentClient } from "../agents/client";
 import { parseAgentRef } from "../agents/refs";
 import type { Env } from "../env";
 import { ApiError, type FieldError } from "../problems";
-import type { ToolSpec } from "./types";
+import type { ToolSpec } from "../session-config/types";
 
 /** Every problem of the list's agent tools, each at `<prefix>.<i>.agent`; none when all resolve. */
 export async function agentToolProblems(

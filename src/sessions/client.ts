@@ -11,7 +11,7 @@ import type { Env } from "../env";
 import { buildStreamRequest, type StreamRequest } from "./object/events/stream-request";
 import type { SessionRpc } from "./object/rpc";
 import type { ForkRows } from "./object/store/fork";
-import type { SessionFailure, SessionResult, RunInput, RunOptions, SessionInit } from "./types";
+import type { SessionFailure, SessionResult, RunInput, RunOptions, SessionInit } from "../session-config/types";
 import type { SessionViewer } from "./viewer";
 
 export const SESSION_NOT_FOUND = "No such session.";

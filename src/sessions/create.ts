@@ -7,14 +7,14 @@ import type { Principal } from "../auth/principal";
 import type { Actor } from "./actor";
 import type { Limits } from "../limits";
 import { SessionClient } from "./client";
-import { newSessionId } from "./ids";
+import { newSessionId } from "../session-config/ids";
 import { resolveRunInput } from "./images";
-import type { CreateSessionRequest } from "./request-schemas";
+import type { CreateSessionRequest } from "../session-config/request-schemas";
 import { admitRun, startWithSlot } from "./run-admission";
 import { planSession } from "./plan";
 import { traceRequest } from "../traces/request";
-import type { AgentPin, ContextSettings, Session, SessionInit } from "./types";
-import type { MemoryGrant } from "../memory/namespace";
+import type { AgentPin, ContextSettings, Session, SessionInit } from "../session-config/types";
+import type { MemoryGrant } from "../session-config/memory-namespace";
 
 /** Pure: what the session object is created with; `model` was chosen by `chooseModel`, every other absent field gets its documented default. */
 export function buildSessionInit(

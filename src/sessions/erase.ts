@@ -9,7 +9,7 @@ import { tenantIndexStub } from "../objects";
 import { ApiError } from "../problems";
 import type { Actor } from "./actor";
 import { canAccessSession, loadOwnedSession } from "./access";
-import { isSessionId } from "./ids";
+import { isSessionId } from "../session-config/ids";
 import { SessionClient } from "./client";
 import type { Env } from "../env";
 

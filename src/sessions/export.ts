@@ -5,7 +5,7 @@
  * caller gets a cut-off body, never a document that looks whole and is not.
  */
 import type { SessionClient } from "./client";
-import type { Page, Session } from "./types";
+import type { Page, Session } from "../session-config/types";
 
 export const EXPORT_FORMAT = "agent-platform.session-export/v1";
 /** Items per page read from the session object: the lists' largest page. */

@@ -7,17 +7,17 @@
 import { AgentClient } from "../agents/client";
 import { capLimits } from "../limits";
 import { ApiError } from "../problems";
-import { isModelAllowed } from "./object/model/catalog";
+import { isModelAllowed } from "../models/catalog";
 import { requireMemoryScopes } from "./prepare";
 import type { Actor } from "./actor";
 import { loadOwnedSession } from "./access";
 import { SessionClient } from "./client";
-import { newSessionId } from "./ids";
+import { newSessionId } from "../session-config/ids";
 import { traceRequest } from "../traces/request";
 import { resolveRunInput } from "./images";
-import type { ForkSessionRequest } from "./request-schemas";
+import type { ForkSessionRequest } from "../session-config/request-schemas";
 import { admitRun, startWithSlot } from "./run-admission";
-import type { Session, SessionInit } from "./types";
+import type { Session, SessionInit } from "../session-config/types";
 
 /**
  * A fork is a new session: what a creation would refuse now is refused here too, though the

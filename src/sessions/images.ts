@@ -6,13 +6,13 @@
  */
 import { decodeBase64, decodedLength } from "../shared/base64";
 import { inspectImage } from "./object/images/inspect";
-import { acceptsImages, type ModelCatalog } from "./object/model/catalog";
+import { acceptsImages, type ModelCatalog } from "../models/catalog";
 import { safeFetchBytes } from "../egress/safe-fetch";
 import { checkUrl, describeRefusal } from "../egress/url-guard";
-import type { ImageUpload, RunInput, TextBlock } from "./types";
+import type { ImageUpload, RunInput, TextBlock } from "../session-config/types";
 import { MAX_INPUT_IMAGE_BYTES } from "../limits";
 import { ApiError, type FieldError } from "../problems";
-import type { ApiRunInput } from "./request-schemas";
+import type { ApiRunInput } from "../session-config/request-schemas";
 
 /** A slow image server gets a clear 400 well before the caller's own timeout. */
 export const IMAGE_FETCH_TIMEOUT_MS = 10_000;

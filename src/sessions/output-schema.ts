@@ -6,7 +6,7 @@
  */
 import { walkSchema } from "../shared/json-schema/schema-walk";
 import { checkSchema, validateJson } from "../shared/json-schema/validator";
-import type { OutputSchema } from "./types";
+import type { OutputSchema } from "../session-config/types";
 import type { FieldError } from "../problems";
 
 export function outputSchemaProblems(schema: OutputSchema | null | undefined, path = "body.output_schema"): FieldError[] {

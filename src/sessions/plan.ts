@@ -10,12 +10,12 @@ import { configOf } from "../agents/definition";
 import { parseAgentRef } from "../agents/refs";
 import { ApiError, type FieldError } from "../problems";
 import type { Actor } from "./actor";
-import { templateFields } from "../memory/namespace";
+import { templateFields } from "../session-config/memory-namespace";
 import { type PreparedSession, prepareSession, requireMemoryScopes } from "./prepare";
 import { resolveSessionLimits } from "./limits";
 import { agentToolProblems, requireAgentTools } from "./agent-tools";
-import { AGENT_OWNED_FIELDS, type CreateSessionRequest, MAX_METADATA_ENTRIES } from "./request-schemas";
-import type { AgentPin } from "./types";
+import { AGENT_OWNED_FIELDS, type CreateSessionRequest, MAX_METADATA_ENTRIES } from "../session-config/request-schemas";
+import type { AgentPin } from "../session-config/types";
 
 /** A create body checked and, when it names an agent, resolved: what the session is made of. */
 export interface SessionPlan {

@@ -8,12 +8,12 @@ import { ApiError, type FieldError } from "../problems";
 import type { Limits } from "../limits";
 import type { Actor } from "./actor";
 import { resolveSessionLimits } from "./limits";
-import { acceptsReasoning, defaultModelFor, isModelAllowed, type ModelCatalog, parseModel } from "./object/model/catalog";
+import { acceptsReasoning, defaultModelFor, isModelAllowed, type ModelCatalog, parseModel } from "../models/catalog";
 import { outputSchemaProblems } from "./output-schema";
-import type { CreateSessionRequest } from "./request-schemas";
+import type { CreateSessionRequest } from "../session-config/request-schemas";
 import { checkNotifyUrl, prepareSessionTools } from "./tool-specs";
-import type { ReasoningSettings, ToolSpec } from "./types";
-import { type MemoryGrant, resolveGrant } from "../memory/namespace";
+import type { ReasoningSettings, ToolSpec } from "../session-config/types";
+import { type MemoryGrant, resolveGrant } from "../session-config/memory-namespace";
 import { MEMORY_TOOL_NAMES } from "./object/tools/builtin/memory";
 
 /**

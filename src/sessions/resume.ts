@@ -7,7 +7,7 @@ import type { Actor } from "./actor";
 import { loadOwnedSession } from "./access";
 import { sessionProblem } from "./client";
 import { checkDailyBudget } from "./run-admission";
-import type { Session } from "./types";
+import type { Session } from "../session-config/types";
 
 export async function resumeSession(actor: Actor, sessionId: string): Promise<Session> {
   const { env, principal, limits } = actor;

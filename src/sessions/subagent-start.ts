@@ -16,7 +16,7 @@ import { SessionClient } from "./client";
 import { buildSessionInit } from "./create";
 import { planSession } from "./plan";
 import { traceRequest } from "../traces/request";
-import type { AgentToolSpec, RunOptions, Session, SessionInit } from "./types";
+import type { AgentToolSpec, RunOptions, Session, SessionInit } from "../session-config/types";
 
 export type ChildStart = { ok: true; session: Session } | { ok: false; error: string };
 

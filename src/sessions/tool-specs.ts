@@ -11,7 +11,7 @@ import { checkTenantUrl } from "../egress/tenant-url";
 import { MAX_REQUEST_PATTERN_SIZE } from "../shared/json-schema/patterns";
 import { checkSchema, estimateSchemaPatterns } from "../shared/json-schema/validator";
 import { checkMcpServerUrl } from "./object/tools/mcp/server-url";
-import type { McpToolSpec, ToolSpec } from "./types";
+import type { McpToolSpec, ToolSpec } from "../session-config/types";
 import type { FieldError } from "../problems";
 
 export interface ToolCheckOptions {

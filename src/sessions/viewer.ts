@@ -3,7 +3,7 @@
  * session, and the session object when a decision carries its caller, so a decision on a tool
  * call is one call to the object rather than a read and then the decision.
  */
-import type { Session } from "./types";
+import type { Session } from "../session-config/types";
 
 /** The caller as the rule needs it: its tenant, its subject, and whether it sees every session of the tenant. */
 export interface SessionViewer {

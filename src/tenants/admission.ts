@@ -21,7 +21,7 @@ import { hasScope, isScope, type Scope } from "../auth/principal";
 import type { ConfigState } from "./tenant-config";
 import { RATE_WINDOW_MS, type RateLimiter, type RateWindow } from "./rate-limit";
 import type { AdmitRequestInput, Admission, RateReport, RequestKind } from "./types";
-import { requireNow, requireString } from "./validate";
+import { requireNow, requireString } from "../shared/validate";
 
 /** A window with the name it is reported under (see `RateReport`). */
 interface NamedWindow extends RateWindow {

@@ -2,11 +2,11 @@
  * The tenant's API keys. Only the hash of each key's secret is stored (the plaintext is shown
  * once at creation and never reaches this object); listings leave even the hash out.
  */
-import type { Page } from "../sessions/types";
+import type { Page } from "../session-config/types";
 import type { ApiKeyRecord } from "../auth/api-keys";
 import { isScope, type Scope } from "../auth/principal";
 import { decodeTimeIdCursor, encodeTimeIdCursor } from "../shared/cursor";
-import { requireInt, requireIsoMs, requireString, toIso } from "./validate";
+import { requireInt, requireIsoMs, requireString, toIso } from "../shared/validate";
 
 export type { ApiKeyRecord };
 export type ApiKeyListing = Omit<ApiKeyRecord, "hash">;

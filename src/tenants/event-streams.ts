@@ -15,7 +15,7 @@ import { log } from "../log";
 import { type ApiKeyRecord, keyStandingProblem } from "../auth/api-keys";
 import { CANCEL_CONCURRENCY } from "./bulk-cancel";
 import type { NoteStreamInput, StreamNote } from "./types";
-import { requireNow, requireString } from "./validate";
+import { requireNow, requireString } from "../shared/validate";
 
 /** Expired rows removed per new stream, so the table never needs a sweep of its own. */
 export const EXPIRED_STREAM_ROWS_PER_NOTE = 100;

@@ -4,7 +4,7 @@
  * purged a few at a time on each begin, so no alarm or timer is needed.
  */
 import type { BeginIdempotentInput, CompleteIdempotentInput, IdempotencyBegin, ReleaseIdempotentInput } from "./types";
-import { requireInt, requireNow, requireString } from "./validate";
+import { requireInt, requireNow, requireString } from "../shared/validate";
 
 /** How long a response can be replayed (the public contract's 24 h). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

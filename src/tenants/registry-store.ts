@@ -3,10 +3,10 @@
  * lives in its own index object, which cannot be listed). One row per tenant, never updated;
  * a deleted tenant's row goes, and a row in `tenant_deletions` keeps it from coming back.
  */
-import type { Page } from "../sessions/types";
+import type { Page } from "../session-config/types";
 import { decodeKeyCursor, encodeKeyCursor } from "../shared/cursor";
 import type { TenantEntry } from "./types";
-import { toIso } from "./validate";
+import { toIso } from "../shared/validate";
 
 interface TenantRow extends Record<string, string | number> {
   tenant_id: string;

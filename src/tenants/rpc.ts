@@ -9,10 +9,10 @@ import type { PartialLimits } from "../limits";
 import type { RedeliverResult, NotificationDelivery } from "../notifications/delivery-store";
 import type { CreateEndpointResult, NotificationEndpoint } from "../notifications/endpoint-store";
 import type { NotificationAck } from "../notifications/types";
-import type { Page, SessionSummary } from "../sessions/types";
+import type { Page, SessionSummary } from "../session-config/types";
 import type { ApiKeyListing } from "./api-key-store";
 import type { DeletionRecord } from "./registry-store";
-import type { StorageFootprint } from "../lifecycle/object-storage";
+import type { StorageFootprint } from "../storage/object-storage";
 import type { DeletionProgress } from "../lifecycle/tenant-deletion";
 import type * as T from "./types";
 import type { RollupRow } from "./usage-rollup";
@@ -186,4 +186,12 @@ export interface TenantRegistryRpc {
   recordAudit(entries: readonly AuditEntry[]): Promise<void>;
   /** The platform's log, newest first (`tenant_id` narrows it to one tenant). */
   listAuditLog(input: AuditListInput): Promise<Page<AuditEntry>>;
+}
+
+/** The binding whose stubs offer this interface (src/env.ts). */
+declare module "../env" {
+  interface ObjectRpcs {
+    TENANT_INDEX: TenantIndexRpc;
+    TENANT_REGISTRY: TenantRegistryRpc;
+  }
 }

@@ -6,7 +6,7 @@
  * free slot they are `queued`, and free slots go to queued sessions in arrival order before any
  * new run.
  */
-import { SLOT_STATUSES } from "../sessions/types";
+import { SLOT_STATUSES } from "../session-config/types";
 import type { RunSlot } from "./types";
 
 /** A reservation ends when the session's next report arrives, or after this time (a start that failed). */

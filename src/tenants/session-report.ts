@@ -2,12 +2,12 @@
  * Checks a session report from a session object and turns it into row values. Reports come from our own
  * code, so a malformed one is a bug and throws rather than being half-stored.
  */
-import { MAX_METADATA_ENTRIES, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS } from "../sessions/metadata";
-import { MAX_TITLE_CHARS } from "../sessions/title";
-import { SESSION_STATUSES, STOP_REASONS, type SessionStatus, type StopReason } from "../sessions/types";
+import { MAX_METADATA_ENTRIES, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS } from "../session-config/metadata";
+import { MAX_TITLE_CHARS } from "../session-config/title";
+import { SESSION_STATUSES, STOP_REASONS, type SessionStatus, type StopReason } from "../session-config/types";
 import type { SessionReport } from "./types";
-import { canonicalModel } from "../sessions/object/model/catalog";
-import { optionalString, optionalStringRecord, requireInt, requireIsoMs, requireString } from "./validate";
+import { canonicalModel } from "../models/catalog";
+import { optionalString, optionalStringRecord, requireInt, requireIsoMs, requireString } from "../shared/validate";
 
 export const METADATA_BOUNDS = {
   maxEntries: MAX_METADATA_ENTRIES,

@@ -2,15 +2,22 @@
  * The tenant's session index: one compact row per session, kept current by the session objects' reports,
  * for listing, counting and finding the active ones. The session object stays the source of truth.
  */
-import { ACTIVE_STATUSES, type Page, SESSION_STATUSES, type SessionStatus, type SessionSummary, type StopReason } from "../sessions/types";
+import {
+  ACTIVE_STATUSES,
+  type Page,
+  SESSION_STATUSES,
+  type SessionStatus,
+  type SessionSummary,
+  type StopReason,
+} from "../session-config/types";
 import { decodeTimeIdCursor, encodeTimeIdCursor } from "../shared/cursor";
 import { releaseRunSlot, trackQueue } from "./run-slots";
-import { MAX_METADATA_FILTERS } from "../sessions/metadata";
+import { MAX_METADATA_FILTERS } from "../session-config/metadata";
 import { METADATA_BOUNDS, type ReportRow, requireStatus } from "./session-report";
 import type { SessionFilter, StatusCounts } from "./types";
 import { addUsage, NO_USAGE } from "./usage";
 import { addRollup } from "./usage-rollup";
-import { optionalString, optionalStringRecord, toIso, utcDay } from "./validate";
+import { optionalString, optionalStringRecord, toIso, utcDay } from "../shared/validate";
 
 /**
  * A removed session's id is remembered this long, so a report still in flight when it was erased

@@ -8,7 +8,7 @@
  * grace period simply has none, which is also what a tenant that never rotated has.
  */
 import type { SigningSecret } from "./types";
-import { toIso } from "./validate";
+import { toIso } from "../shared/validate";
 
 export const WEBHOOK_SECRET_PREFIX = "whsec_";
 /** 256 bits, the HMAC-SHA256 key size. */

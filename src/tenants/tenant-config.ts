@@ -7,7 +7,7 @@ import { type Limits, type PartialLimits, partialLimitsSchema } from "../limits"
 import { readAllowedModels } from "./tenant-models";
 import { readSettings } from "./tenant-settings";
 import type { TenantConfig, TenantSettings } from "./types";
-import { toIso } from "./validate";
+import { toIso } from "../shared/validate";
 
 const SUSPENDED_KEY = "suspended";
 const OVERRIDES_KEY = "limit_overrides";

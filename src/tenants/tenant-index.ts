@@ -8,7 +8,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { log } from "../log";
-import type { Page, SessionSummary } from "../sessions/types";
+import type { Page, SessionSummary } from "../session-config/types";
 import { loadConfig } from "../config";
 import type { PartialLimits } from "../limits";
 import { admit, admitInput } from "./admission";
@@ -19,8 +19,8 @@ import { RateLimiter } from "./rate-limit";
 import { grantedSessions, grantQueuedSlots, nextPumpAt, queueLength } from "./run-slots";
 import type { TenantIndexRpc } from "./rpc";
 import { TenantBinding, TenantGoneError } from "./tenant-binding";
-import { purgeStorage, storageFootprint, type StorageFootprint } from "../lifecycle/object-storage";
-import { effectiveRetentionDays } from "../lifecycle/retention";
+import { purgeStorage, storageFootprint, type StorageFootprint } from "../storage/object-storage";
+import { effectiveRetentionDays } from "../session-config/retention";
 import { nextExpiry, retryGapMs, sweepExpired, type RetentionRule } from "../lifecycle/sweep";
 import { recordLifecycle } from "../lifecycle/record";
 import * as deletion from "../lifecycle/tenant-deletion";
@@ -33,7 +33,7 @@ import type { RollupRow } from "./usage-rollup";
 import { migrate } from "../storage/migrations";
 import { AlarmClock } from "../storage/alarm-clock";
 import { TENANT_INDEX_MIGRATIONS } from "./migrations";
-import { requireNow, requireString } from "./validate";
+import { requireNow, requireString } from "../shared/validate";
 import { readSigningSecret, rotateWebhookSecret, signingSecrets } from "./signing-secret";
 import { readAllowedModels } from "./tenant-models";
 import type { NotificationAck } from "../notifications/types";

@@ -7,7 +7,7 @@ import { PLATFORM_ACTIONS } from "../audit/actions";
 import { parseAuditEntry } from "../audit/entry";
 import { appendAuditEntry, listAuditEntries, parseAuditListInput } from "../audit/store";
 import type { AuditEntry, AuditListInput } from "../audit/types";
-import type { Page } from "../sessions/types";
+import type { Page } from "../session-config/types";
 import { isValidTenantId } from "../auth/principal";
 import { migrate } from "../storage/migrations";
 import { TENANT_REGISTRY_MIGRATIONS } from "./migrations";
@@ -22,7 +22,7 @@ import {
 } from "./registry-store";
 import type { TenantRegistryRpc } from "./rpc";
 import type { PageInput, TenantEntry } from "./types";
-import { requireNow, requirePageLimit, requireString } from "./validate";
+import { requireNow, requirePageLimit, requireString } from "../shared/validate";
 
 export class TenantRegistry extends DurableObject<Cloudflare.Env> implements TenantRegistryRpc {
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {

@@ -2,10 +2,10 @@
  * The shapes the tenant objects take and return over RPC (see the agreed interfaces), in one
  * place so the gateway and the session object can import them without importing the classes.
  */
-import type { AgentPin, SessionStatus, SessionSummary } from "../sessions/types";
+import type { AgentPin, SessionStatus, SessionSummary } from "../session-config/types";
 import type { ApiKeyRecord } from "../auth/api-keys";
 import type { Limits, PartialLimits } from "../limits";
-import type { TracesSettings } from "../traces/types";
+import type { TracesSettings } from "../session-config/trace-types";
 import type { BudgetName, Spend } from "../usage/budgets";
 
 export type Admission =

@@ -4,9 +4,9 @@
  * report adds nothing. Rows older than `USAGE_RETENTION_DAYS` are dropped as reports arrive.
  */
 import type { Spend } from "../usage/budgets";
-import { costOf, priceFor, roundUsd, type PriceTable } from "../usage/prices";
+import { costOf, priceFor, roundUsd, type PriceTable } from "../models/prices";
 import { DAY_MS } from "./usage";
-import { utcDay } from "./validate";
+import { utcDay } from "../shared/validate";
 
 /** Days of rollups kept, today included; a range may reach back this far. */
 export const USAGE_RETENTION_DAYS = 400;

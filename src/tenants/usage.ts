@@ -4,7 +4,7 @@
  * refund the day's token budget.
  */
 import type { UsageDay } from "./types";
-import { utcDay } from "./validate";
+import { utcDay } from "../shared/validate";
 
 /** `usage()` looks back at most this many days. */
 export const MAX_USAGE_DAYS = 366;

@@ -13,9 +13,9 @@ import { log } from "../log";
 import { maskerOf } from "../shared/secret-mask";
 import { deliveryRetryDelay } from "../notifications/schedule";
 import { tenantIndexStub } from "../objects";
-import type { SessionStore } from "../sessions/object/store/store";
+import type { SpanOutbox } from "./span-outbox";
 import { exportBody } from "./otlp";
-import type { TracesSettings } from "./types";
+import type { TracesSettings } from "../session-config/trace-types";
 
 /** Spans per request: OTLP collectors take far more; this keeps one body well under a megabyte. */
 export const EXPORT_BATCH_SPANS = 200;
@@ -43,7 +43,7 @@ export class TraceExporter {
   #running = false;
 
   constructor(
-    private readonly store: SessionStore,
+    private readonly store: SpanOutbox,
     private readonly env: Cloudflare.Env,
     /** Called when an export ends, so the alarm follows what is due next. */
     private readonly resync: () => void,

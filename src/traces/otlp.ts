@@ -4,7 +4,7 @@
  * nanosecond strings, attribute values, status and kind numbers) is the one every collector reads.
  */
 import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer";
-import type { SpanAttribute, SpanRecord } from "./types";
+import type { SpanAttribute, SpanRecord } from "../session-config/trace-types";
 
 /** What the spans say produced them. */
 export const SERVICE_NAME = "agent-platform";

@@ -4,7 +4,7 @@
  * `execute_tool` per tool call, and the listing of MCP servers' tools. Pure: the caller passes
  * the times and what the unit learned. Message content is added only when the tenant asked.
  */
-import type { RunTrace, SpanAttribute, SpanRecord } from "./types";
+import type { RunTrace, SpanAttribute, SpanRecord } from "../session-config/trace-types";
 
 /** GenAI attribute values are strings; content past this is cut, so one span stays far below a collector's limits. */
 export const MAX_CONTENT_CHARS = 16 * 1024;

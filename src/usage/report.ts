@@ -3,7 +3,7 @@
  * usage answer: rows merged by the asked dimensions only, each priced, and totals. Pure.
  */
 import type { RollupRow } from "../tenants/usage-rollup";
-import { addCost, costOf, type PriceTable, priceFor } from "./prices";
+import { addCost, costOf, type PriceTable, priceFor } from "../models/prices";
 
 /** A dimension as the query names it, and the key its value is shown under. */
 export const DIMENSION_KEYS = {

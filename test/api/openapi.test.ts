@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import committed from "../../openapi/openapi.json";
-import { FINAL_STATUSES } from "../../src/sessions/types";
+import { FINAL_STATUSES } from "../../src/session-config/types";
 import { PROBLEM_CODES, PROBLEM_CONTENT_TYPE } from "../../src/api/errors";
 import { call } from "../support/api";
 

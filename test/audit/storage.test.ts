@@ -18,7 +18,7 @@ import type { AuditContext, AuditEntry } from "../../src/audit/types";
 import { agentStoreStub, memoryStoreStub, schedulerStub, tenantIndexStub, tenantRegistryStub } from "../../src/objects";
 import { SCHEDULER_MIGRATIONS } from "../../src/schedules/migrations";
 import type { Schedule } from "../../src/schedules/types";
-import type { Page } from "../../src/sessions/types";
+import type { Page } from "../../src/session-config/types";
 import { latestVersion, migrate, schemaVersion } from "../../src/storage/migrations";
 import { TENANT_INDEX_MIGRATIONS, TENANT_REGISTRY_MIGRATIONS } from "../../src/tenants/migrations";
 import { SESSION_MIGRATIONS } from "../../src/sessions/object/store/migrations";

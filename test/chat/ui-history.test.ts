@@ -10,7 +10,7 @@ import { ChatTurn, answerMessageId, type UiChunk } from "../../src/chat/ui-chunk
 import { chatHistory, readChatHistory } from "../../src/chat/ui-history";
 import { UiPartsFold } from "../../src/chat/ui-parts";
 import type { EventFrame } from "../../src/sessions/object/events/frames";
-import type { ContentBlock, Message, ToolCall } from "../../src/sessions/types";
+import type { ContentBlock, Message, ToolCall } from "../../src/session-config/types";
 
 const AT = "2026-01-01T00:00:00.000Z";
 

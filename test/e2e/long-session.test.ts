@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { estimateJsonTokens, estimateMessageTokens, estimateTextTokens } from "../../src/sessions/object/context/estimate";
 import { SUMMARY_HEADING } from "../../src/sessions/object/context/summary-prompt";
-import type { ContentBlock } from "../../src/sessions/types";
+import type { ContentBlock } from "../../src/session-config/types";
 import { requestProblems, requestText } from "../support/request-checks";
 import type { ModelStep } from "../support/mock-protocol";
 import { historyProblems } from "./support/history";

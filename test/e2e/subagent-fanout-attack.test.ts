@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUILTIN_DEFAULT_LIMITS } from "../../src/limits";
-import { ACTIVE_STATUSES } from "../../src/sessions/types";
+import { ACTIVE_STATUSES } from "../../src/session-config/types";
 import type { ModelStep } from "../support/mock-protocol";
 import { calibrate, expectWithinCalibration, timedWhile } from "./support/bystander";
 import { say, waitForFinal } from "./support/scenario";

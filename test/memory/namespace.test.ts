@@ -4,7 +4,7 @@
  * letters) reaches a namespace the grant does not name.
  */
 import { describe, expect, it } from "vitest";
-import { grantAllows, isWithin, namespaceProblem, parseNamespace, resolveGrant } from "../../src/memory/namespace";
+import { grantAllows, isWithin, namespaceProblem, parseNamespace, resolveGrant } from "../../src/session-config/memory-namespace";
 
 const GRANT = { namespaces: [["users", "u_1"], ["shared"]], write: [["users", "u_1"]] };
 

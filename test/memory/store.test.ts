@@ -6,7 +6,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { MEMORY_STORE_MIGRATIONS } from "../../src/memory/migrations";
-import { MAX_SEGMENT_CHARS } from "../../src/memory/namespace";
+import { MAX_SEGMENT_CHARS } from "../../src/session-config/memory-namespace";
 import * as store from "../../src/memory/store";
 import type { ScoredItem, SearchInput } from "../../src/memory/types";
 import { toHex } from "../../src/shared/hex";

@@ -13,7 +13,7 @@ import type { NotificationType } from "../../src/notifications/types";
 import { HANDOFF_RETRY_MS } from "../../src/notifications/schedule";
 import { sessionStub, tenantIndexName, tenantIndexStub } from "../../src/objects";
 import { sessionProblem } from "../../src/sessions/client";
-import type { SessionFailure } from "../../src/sessions/types";
+import type { SessionFailure } from "../../src/session-config/types";
 import { TenantIndex } from "../../src/tenants/tenant-index";
 import { createSession } from "../api/sessions/helpers";
 import { call } from "../support/api";

@@ -8,7 +8,7 @@ import { approvalDeadline, earliestApprovalDeadline, expiredApprovals } from "..
 import { nextWakeAt } from "../../src/sessions/object/loop/next-wake";
 import type { RunState } from "../../src/sessions/object/store/store";
 import { buildToolbox } from "../../src/sessions/object/tools/registry";
-import { SESSION_STATUSES, type SessionStatus, type ToolCallStatus } from "../../src/sessions/types";
+import { SESSION_STATUSES, type SessionStatus, type ToolCallStatus } from "../../src/session-config/types";
 import { ConfigError, parseConfig } from "../../src/config";
 import type { Env } from "../../src/env";
 import { deliveryHeaders } from "../../src/notifications/deliver";

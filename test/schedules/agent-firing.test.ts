@@ -9,7 +9,7 @@ import { mockModel, uniqueKey } from "../support/mock-client";
 import { getJson, text } from "../api/sessions/helpers";
 import { createSchedule, patch, waitForFirings } from "../api/schedules/helpers";
 import { archive, author, createAgent, patchAgent, putAlias } from "../api/agents/helpers";
-import type { Session } from "../../src/sessions/types";
+import type { Session } from "../../src/session-config/types";
 
 const EVERY_SECOND = "* * * * * *";
 

@@ -12,7 +12,7 @@ import { mockModel, uniqueKey } from "../support/mock-client";
 import { caller, createSession, getJson, messagesOf, waitForStatus } from "../api/sessions/helpers";
 import { createSchedule, firingsOf, patch, type Schedule, waitForFirings } from "../api/schedules/helpers";
 import { finished, sleep } from "./helpers";
-import type { Session } from "../../src/sessions/types";
+import type { Session } from "../../src/session-config/types";
 
 const EVERY_SECOND = "* * * * * *";
 

@@ -5,7 +5,7 @@
  */
 import { abortAllDurableObjects, env, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { Session } from "../../src/sessions/types";
+import type { Session } from "../../src/session-config/types";
 import { schedulerStub } from "../../src/objects";
 import { openGate, performAction } from "../../src/schedules/fire";
 import { slotRequestKey, slotSessionId } from "../../src/schedules/slot-ids";

@@ -6,7 +6,7 @@
 import { abortAllDurableObjects } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { APPROVAL_EXPIRED_OUTPUT } from "../../src/sessions/object/loop/approval-expiry";
-import type { Session, ToolCall, ToolSpec } from "../../src/sessions/types";
+import type { Session, ToolCall, ToolSpec } from "../../src/session-config/types";
 import { callJson } from "../support/api";
 import { mockModel, uniqueKey } from "../support/mock-client";
 import { bearer, freshTenant } from "../support/tokens";

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { estimateJsonTokens, estimateMessageTokens, estimateTextTokens } from "../../src/sessions/object/context/estimate";
 import { decideContext } from "../../src/sessions/object/context/plan";
 import { SessionStore, type RunState } from "../../src/sessions/object/store/store";
-import type { ContentBlock } from "../../src/sessions/types";
+import type { ContentBlock } from "../../src/session-config/types";
 import {
   createAndStart,
   getSession,

@@ -6,7 +6,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { tenantIndexStub } from "../../src/objects";
-import type { SessionResult, Session } from "../../src/sessions/types";
+import type { SessionResult, Session } from "../../src/session-config/types";
 import { createAndStart, newTestSession, unwrap, waitForStatus } from "../support/agent-session";
 
 /** Sessions raced per test: the interleaving depends on when each side's awaits return. */

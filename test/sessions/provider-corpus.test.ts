@@ -6,7 +6,7 @@
  * that followed.
  */
 import { describe, expect, it } from "vitest";
-import type { ContentBlock } from "../../src/sessions/types";
+import type { ContentBlock } from "../../src/session-config/types";
 import { getSession, messages, newTestSession, waitForStatus } from "../support/agent-session";
 import { type CorpusCase, deltasPerAnswer, type Json, replay } from "../support/corpus";
 import { anthropicMessage, anthropicSse } from "../support/provider-streams";

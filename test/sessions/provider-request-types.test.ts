@@ -14,7 +14,7 @@ import { toWire } from "../../src/sessions/object/model/anthropic";
 import { toChatRequest } from "../../src/sessions/object/model/openai-wire";
 import type { ModelRequest } from "../../src/sessions/object/model/provider";
 import { buildToolbox, toolDefinitions } from "../../src/sessions/object/tools/registry";
-import type { Message, ReasoningSettings, ToolSpec } from "../../src/sessions/types";
+import type { Message, ReasoningSettings, ToolSpec } from "../../src/session-config/types";
 import { messages, newTestSession, type TestSession } from "../support/agent-session";
 import { replay } from "../support/corpus";
 import anthropicText from "../fixtures/provider-streams/anthropic/text-pings.sse?raw";

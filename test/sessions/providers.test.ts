@@ -7,7 +7,7 @@ import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { INTERRUPTED_BY_RESTART } from "../../src/sessions/object/loop/steps/tool-step";
 import { SUMMARY_HEADING } from "../../src/sessions/object/context/summary-prompt";
-import type { Message, ToolSpec } from "../../src/sessions/types";
+import type { Message, ToolSpec } from "../../src/session-config/types";
 import type { RecordedRequest } from "../support/mock-client";
 import { mockHook, uniqueKey } from "../support/mock-client";
 import { createAndStart, getSession, messages, newTestSession, type TestSession, toolCalls, waitForStatus } from "../support/agent-session";

@@ -3,7 +3,7 @@
  * whichever way it went in (a start, the queue, an interrupt); the session object says what it did.
  */
 import { describe, expect, it } from "vitest";
-import type { SessionResult, Session } from "../../src/sessions/types";
+import type { SessionResult, Session } from "../../src/session-config/types";
 import { checkRequestKey, MAX_REQUEST_KEYS } from "../../src/sessions/object/request-keys";
 import { createAndStart, getSession, messages, newTestSession, sessionInit, unwrap, waitForStatus } from "../support/agent-session";
 

@@ -8,8 +8,8 @@ import { agentCallProblem, problemText } from "../../src/sessions/object/loop/st
 import { orphanedChildren, watchedChildren } from "../../src/sessions/object/subagents/parent";
 import { childResult, finalText, parseChildReport } from "../../src/sessions/object/subagents/report";
 import type { SubagentRow } from "../../src/sessions/object/store/store";
-import { childSessionId, isSessionId } from "../../src/sessions/ids";
-import { EMPTY_USAGE } from "../../src/sessions/types";
+import { childSessionId, isSessionId } from "../../src/session-config/ids";
+import { EMPTY_USAGE } from "../../src/session-config/types";
 
 describe("agentCallProblem", () => {
   it.each([

@@ -2,7 +2,7 @@ import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { INTERRUPTED_BY_PAUSE } from "../../src/sessions/object/session-object";
 import { INTERRUPTED_BY_RESTART, interruptedTooOften, MAX_CALL_RESTARTS } from "../../src/sessions/object/loop/steps/tool-step";
-import type { ToolSpec } from "../../src/sessions/types";
+import type { ToolSpec } from "../../src/session-config/types";
 import { mockHook, uniqueKey } from "../support/mock-client";
 import { alarmAt, createAndStart, getSession, messages, newTestSession, toolCalls, waitForStatus } from "../support/agent-session";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkTenantUrl } from "../../src/egress/tenant-url";
 import { prepareSessionTools } from "../../src/sessions/tool-specs";
-import type { ToolSpec } from "../../src/sessions/types";
+import type { ToolSpec } from "../../src/session-config/types";
 
 const strict = { allowPrivateUrls: false, webhookOrigins: null };
 const local = { allowPrivateUrls: true, webhookOrigins: null };

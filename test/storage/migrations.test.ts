@@ -1,7 +1,7 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SESSION_MIGRATIONS } from "../../src/sessions/object/store/migrations";
-import type { SessionResult, Page, Session, Step } from "../../src/sessions/types";
+import type { SessionResult, Page, Session, Step } from "../../src/session-config/types";
 import { BUILTIN_DEFAULT_LIMITS, DEFAULT_MAX_IMAGE_BYTES } from "../../src/limits";
 import { memoryStoreStub, schedulerStub, sessionStub, tenantIndexStub } from "../../src/objects";
 import { LEGACY_SCHEDULE_GRACE_MS, SCHEDULER_MIGRATIONS } from "../../src/schedules/migrations";

@@ -12,7 +12,7 @@ import { migrateSessionTo, putSessionStateV12, userTables } from "../support/leg
 import { newTestSession, toolCalls, unwrap, waitForStatus, type TestSession } from "../support/agent-session";
 import { storedEvents } from "../support/event-rows";
 import { openSse } from "../support/agent-stream";
-import type { Page, Step } from "../../src/sessions/types";
+import type { Page, Step } from "../../src/session-config/types";
 
 /** The last session-object version before one row per fact. */
 const BEFORE = 12;

@@ -11,7 +11,7 @@ import { OPEN_TOOL_CALLS } from "../../src/sessions/object/store/tool-calls";
 import { latestVersion, schemaVersion } from "../../src/storage/migrations";
 import { migrateSessionTo, putSessionStateV12 } from "../support/legacy-storage";
 import { newTestSession, toolCalls, unwrap, waitForStatus, type TestSession } from "../support/agent-session";
-import type { Page, ToolCall } from "../../src/sessions/types";
+import type { Page, ToolCall } from "../../src/session-config/types";
 
 /** The last session-object version with tool calls keyed by (message_seq, position). */
 const BEFORE = 14;

@@ -5,7 +5,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { sessionStub } from "../../src/objects";
 import type { RunState } from "../../src/sessions/object/store/store";
-import type { SessionResult, Message, Page, RunInput, Session, SessionInit, SessionStatus, ToolCall } from "../../src/sessions/types";
+import type { SessionResult, Message, Page, RunInput, Session, SessionInit, SessionStatus, ToolCall } from "../../src/session-config/types";
 import { BUILTIN_DEFAULT_LIMITS, type PartialLimits } from "../../src/limits";
 import { mockModel, uniqueKey } from "./mock-client";
 

@@ -3,7 +3,7 @@
  * the mock model sends each body byte for byte, cut at awkward places, and a watcher records what
  * was streamed.
  */
-import type { ContentBlock, SessionInit, StopReason, Usage } from "../../src/sessions/types";
+import type { ContentBlock, SessionInit, StopReason, Usage } from "../../src/session-config/types";
 import { getSession, sessionInit, type TestSession, unwrap, waitForStatus } from "./agent-session";
 import { openSse } from "./agent-stream";
 import type { Frame } from "./event-client";

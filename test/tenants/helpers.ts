@@ -2,7 +2,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
 import { tenantIndexStub } from "../../src/objects";
-import type { SessionStatus } from "../../src/sessions/types";
+import type { SessionStatus } from "../../src/session-config/types";
 import type { TenantIndex } from "../../src/tenants/tenant-index";
 import type { SessionReport } from "../../src/tenants/types";
 

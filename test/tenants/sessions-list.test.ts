@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SessionStatus, SessionSummary } from "../../src/sessions/types";
+import type { SessionStatus, SessionSummary } from "../../src/session-config/types";
 import { encodeTimeIdCursor } from "../../src/shared/cursor";
 import { BASE_MS, expectIndexRejects, freshTenant, indexOf, report } from "./helpers";
 

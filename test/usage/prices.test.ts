@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addCost, costOf, parsePrices, priceFor } from "../../src/usage/prices";
+import { addCost, costOf, parsePrices, priceFor } from "../../src/models/prices";
 import { budgetReached, secondsToNextUtcDay } from "../../src/usage/budgets";
 
 const none = new Map();

@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { MAX_SUBJECT_LENGTH } from "../../auth/platform-keys";
 import { MAX_MODEL_PATTERN_CHARS, MAX_MODELS, MODEL_PATTERN } from "../../config";
 import { decodeKeyCursor, decodeTimeIdCursor } from "../../shared/cursor";
-import { MAX_SESSION_ID_CHARS } from "../../sessions/ids";
+import { MAX_SESSION_ID_CHARS } from "../../session-config/ids";
 import {
   LimitOverridesSchema,
   LimitsSchema,

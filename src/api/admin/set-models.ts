@@ -4,7 +4,7 @@
  * created before keep their model.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { uncoveredModels } from "../../sessions/object/model/catalog";
+import { uncoveredModels } from "../../models/catalog";
 import { tenantIndexStub } from "../../objects";
 import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";

@@ -1,8 +1,8 @@
 /** `POST /v1/agents`: a definition becomes an agent at version 1. */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { checkDefinition } from "../../agents/check";
+import { checkDefinition } from "../../sessions/agent-definition-check";
 import { requireAgentTools } from "../../sessions/agent-tools";
-import type { ToolSpec } from "../../sessions/types";
+import type { ToolSpec } from "../../session-config/types";
 import { AgentClient, maskedAgent } from "../../agents/client";
 import { actorOf } from "../actor";
 import type { AppEnv } from "../context";

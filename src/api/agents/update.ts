@@ -4,10 +4,10 @@
  * nothing makes no version. Versions are immutable: this never edits one.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { checkDefinition } from "../../agents/check";
+import { checkDefinition } from "../../sessions/agent-definition-check";
 import { AgentClient, agentProblem, maskedAgent } from "../../agents/client";
 import { requireAgentTools } from "../../sessions/agent-tools";
-import type { ToolSpec } from "../../sessions/types";
+import type { ToolSpec } from "../../session-config/types";
 import { applyPatch } from "../../agents/definition";
 import { actorOf } from "../actor";
 import type { AppEnv } from "../context";

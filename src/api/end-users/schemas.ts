@@ -6,7 +6,7 @@ import {
   MIN_END_USER_TOKEN_TTL_SECONDS,
 } from "../../auth/end-user-token";
 import { END_USER_SCOPES, END_USER_SUBJECT_PATTERN, MAX_END_USER_SUBJECT_CHARS, type Scope } from "../../auth/principal";
-import { MetadataSchema } from "../../sessions/request-schemas";
+import { MetadataSchema } from "../../session-config/request-schemas";
 
 export const EndUserSubjectSchema = z
   .string()

@@ -11,7 +11,7 @@ import { END_USER_ROUTES } from "../end-users/allowed-routes";
 import { ApiError } from "../errors";
 import { pathPattern } from "./request-kind";
 import { confineGrant, memoryReachOf } from "../../memory/end-user";
-import type { MemoryGrant } from "../../memory/namespace";
+import type { MemoryGrant } from "../../session-config/memory-namespace";
 
 const ALLOWED = END_USER_ROUTES.map((entry) => {
   const [method, path] = entry.split(" ") as [string, string];

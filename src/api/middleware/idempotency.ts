@@ -7,7 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { maskMcpHeadersDeep } from "../../sessions/object/tools/mcp/masking";
+import { maskMcpHeadersDeep } from "../../session-config/masking";
 import { tenantIndexStub } from "../../objects";
 import { sha256Hex } from "../../shared/hex";
 import type { IdempotencyBegin } from "../../tenants/types";

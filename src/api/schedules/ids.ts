@@ -3,7 +3,7 @@
  * is answered like an unknown schedule, never looked up.
  */
 import { base64url } from "../../shared/base64";
-import { SESSION_ID_RANDOM_BYTES } from "../../sessions/ids";
+import { SESSION_ID_RANDOM_BYTES } from "../../session-config/ids";
 
 export const SCHEDULE_ID_PREFIX = "sch_";
 export const MAX_SCHEDULE_ID_CHARS = 80;

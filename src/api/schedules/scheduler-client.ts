@@ -5,7 +5,7 @@
  * body (a tool's input schema), so the one cast of each answer lives here too.
  */
 import type { AuditContext } from "../../audit/types";
-import type { Page } from "../../sessions/types";
+import type { Page } from "../../session-config/types";
 import type { Env } from "../../env";
 import { schedulerStub } from "../../objects";
 import type {

@@ -3,7 +3,7 @@
  * JSON is a WebSocket frame and the `data:` of a Server-Sent Event.
  */
 import { z } from "@hono/zod-openapi";
-import { TOOL_CALL_STATUSES } from "../../sessions/types";
+import { TOOL_CALL_STATUSES } from "../../session-config/types";
 import { SessionStatusSchema, StopReasonSchema, TimestampSchema, UsageSchema } from "../schemas";
 import { MAX_SEQUENCE_DIGITS, SEQUENCE_PATTERN } from "../../shared/cursor";
 import { MessageSchema, ToolCallDecisionSchema } from "./schemas";

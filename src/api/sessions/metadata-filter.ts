@@ -3,7 +3,7 @@
  * hold (OpenAPI `deepObject`, what openapi-fetch sends for an object). The validator sees only
  * flat names, so the entries are read here from the query's own names. Pure.
  */
-import { MAX_METADATA_FILTERS, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS } from "../../sessions/metadata";
+import { MAX_METADATA_FILTERS, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS } from "../../session-config/metadata";
 
 const ENTRY_NAME = /^metadata\[(.*)\]$/s;
 

@@ -1,13 +1,13 @@
 /**
  * Schemas of the session routes: the Session and what it holds (messages, tool calls), the
  * tool-call bodies, and the path and query parameters; the create and message bodies come from
- * src/sessions/request-schemas.ts. Caps on caller-given text are named with their units.
+ * src/session-config/request-schemas.ts. Caps on caller-given text are named with their units.
  */
 import { z } from "@hono/zod-openapi";
 import { AGENT_ID_PATTERN } from "../../agents/refs";
 import { MAX_SUBJECT_LENGTH } from "../../auth/platform-keys";
-import { MAX_METADATA_FILTERS, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS } from "../../sessions/metadata";
-import { MAX_SESSION_ID_CHARS, MAX_TOOL_CALL_ID_CHARS, SESSION_ID_PATTERN, TOOL_CALL_ID_PATTERN } from "../../sessions/ids";
+import { MAX_METADATA_FILTERS, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS } from "../../session-config/metadata";
+import { MAX_SESSION_ID_CHARS, MAX_TOOL_CALL_ID_CHARS, SESSION_ID_PATTERN, TOOL_CALL_ID_PATTERN } from "../../session-config/ids";
 import {
   ContextSettingsSchema,
   CreateSessionRequestSchema,
@@ -16,8 +16,8 @@ import {
   ReasoningSettingsSchema,
   TextBlockSchema,
   ToolSchema,
-} from "../../sessions/request-schemas";
-import { TOOL_CALL_DECISIONS, TOOL_CALL_STATUSES } from "../../sessions/types";
+} from "../../session-config/request-schemas";
+import { TOOL_CALL_DECISIONS, TOOL_CALL_STATUSES } from "../../session-config/types";
 import { MAX_MAX_REQUEST_BYTES } from "../../limits";
 import { decodeIntPairCursor, decodeTimeIdCursor, SEQUENCE_PATTERN } from "../../shared/cursor";
 import { SessionSummaryPageSchema } from "../admin/schemas";
@@ -37,7 +37,7 @@ import {
 
 export { SessionSummaryPageSchema };
 // The request bodies are the operations' own (src/sessions), read by a schedule's firing too.
-export * from "../../sessions/request-schemas";
+export * from "../../session-config/request-schemas";
 
 export const MAX_DENY_REASON_CHARS = 1_000;
 

@@ -8,7 +8,7 @@ import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
 import { normalizeOrigin } from "../../egress/allowed-origins";
 import { MASKED_VALUE } from "../../shared/secret-mask";
 import { checkCallUrl, type ToolCheckOptions } from "../../sessions/tool-specs";
-import type { TracesSettings } from "../../traces/types";
+import type { TracesSettings } from "../../session-config/trace-types";
 import { tenantIndexStub } from "../../objects";
 import { maskSettings } from "../../tenants/tenant-settings";
 import type { TenantSettings } from "../../tenants/types";

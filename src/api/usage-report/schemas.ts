@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { DAY_MS } from "../../tenants/usage";
 import { USAGE_RETENTION_DAYS } from "../../tenants/usage-rollup";
-import { utcDay } from "../../tenants/validate";
+import { utcDay } from "../../shared/validate";
 import type { Dimension } from "../../usage/report";
 import { ApiError } from "../errors";
 

@@ -6,10 +6,10 @@
 import { MAX_IMAGES_PER_INPUT, MAX_INPUT_IMAGE_BYTES } from "../../limits";
 import { imageId, inspectImage } from "./images/inspect";
 import type { SessionStore, StoredImage } from "./store/store";
-import type { ContentBlock, ImageUpload, RunInput, TextBlock } from "../types";
+import type { ContentBlock, ImageUpload, RunInput, TextBlock } from "../../session-config/types";
+import { MAX_INPUT_CHARS } from "../../session-config/bounds";
 
-/** The length cap of one user message's text; longer input belongs in a file or a tool. */
-export const MAX_INPUT_CHARS = 200_000;
+export { MAX_INPUT_CHARS };
 
 /** An input ready to store: its images checked, measured and named. */
 export type PreparedInput = (TextBlock | { type: "image"; image: StoredImage; data: Uint8Array; url: string | null })[];

@@ -4,10 +4,10 @@
  * machine reason, never a thrown error; the class implements this interface, so the two cannot
  * drift apart, and callers are typed by it rather than by the class.
  */
-import type { StorageFootprint } from "../../lifecycle/object-storage";
+import type { StorageFootprint } from "../../storage/object-storage";
 import type { AuditContext } from "../../audit/types";
 import type { Limits } from "../../limits";
-import type { SessionResult, Message, Page, RunInput, RunOptions, Session, SessionInit, Step, ToolCall } from "../types";
+import type { SessionResult, Message, Page, RunInput, RunOptions, Session, SessionInit, Step, ToolCall } from "../../session-config/types";
 import type { SessionViewer } from "../viewer";
 import type { StreamFilter } from "./events/streams";
 import type { RequestOutcome } from "./request-keys";
@@ -80,4 +80,11 @@ export interface SessionRpc {
   openStreamIds(): Promise<SessionResult<string[]>>;
   /** The event stream (`GET /v1/sessions/{id}/events`), built by `buildStreamRequest`. */
   fetch(request: Request): Promise<Response>;
+}
+
+/** The binding whose stubs offer this interface (src/env.ts). */
+declare module "../../env" {
+  interface ObjectRpcs {
+    SESSION: SessionRpc;
+  }
 }

@@ -1,6 +1,6 @@
 /** The tenant index's API-key calls after admission: create, list, touch, revoke, and the streams a key opened. */
 import type { AuditContext } from "../../audit/types";
-import type { Page } from "../../sessions/types";
+import type { Page } from "../../session-config/types";
 import * as apiKeys from "../api-key-store";
 import {
   closeStreamsOf,
@@ -14,7 +14,7 @@ import {
   sessionsStreamingWithKey,
 } from "../event-streams";
 import type * as T from "../types";
-import { optionalCursor, requireNow, requirePageLimit, requireString } from "../validate";
+import { optionalCursor, requireNow, requirePageLimit, requireString } from "../../shared/validate";
 import type { IndexHost } from "./host";
 
 export function touchApiKey(host: IndexHost, keyId: string, now: number): boolean {

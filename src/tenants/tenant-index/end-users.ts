@@ -4,7 +4,7 @@
  */
 import type { AuditContext } from "../../audit/types";
 import type * as T from "../types";
-import { requireNow, requireString } from "../validate";
+import { requireNow, requireString } from "../../shared/validate";
 import type { IndexHost } from "./host";
 
 /** Tokens of `subject` issued at or before `now` are refused from now on; a cut-off never moves back. Answers the cut-off. */

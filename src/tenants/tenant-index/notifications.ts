@@ -1,6 +1,6 @@
 /** The tenant index's status-webhook calls: the signing secrets, the notifications session objects hand over, endpoints and their delivery log. */
 import type { AuditContext } from "../../audit/types";
-import type { Page } from "../../sessions/types";
+import type { Page } from "../../session-config/types";
 import {
   listDeliveries,
   pruneDeliveries,
@@ -21,7 +21,7 @@ import {
 import { parseNotificationBatch, takeNotifications as takeBatch } from "../../notifications/intake";
 import type { NotificationAck } from "../../notifications/types";
 import type * as T from "../types";
-import { optionalCursor, requirePageLimit, requireString } from "../validate";
+import { optionalCursor, requirePageLimit, requireString } from "../../shared/validate";
 import { signingSecrets } from "../signing-secret";
 import type { IndexHost } from "./host";
 

@@ -1,8 +1,8 @@
 /** The tenant index's session calls: the session objects' reports, the index's listing, run slots, bulk cancel and usage. */
-import { expiresAt, isRetentionErasable } from "../../lifecycle/retention";
+import { expiresAt, isRetentionErasable } from "../../session-config/retention";
 import type { AuditContext } from "../../audit/types";
 import { log } from "../../log";
-import type { Page, SessionSummary } from "../../sessions/types";
+import type { Page, SessionSummary } from "../../session-config/types";
 import { sessionCanceller, cancelEach } from "../bulk-cancel";
 import { acquireRunSlot, releaseRunSlot } from "../run-slots";
 import { parseSessionReport } from "../session-report";
@@ -14,7 +14,7 @@ import { MAX_MCP_BATCH_MESSAGES } from "../../limits";
 import { budgetReached, type Budgets, hasBudget, secondsToNextUtcDay } from "../../usage/budgets";
 import { keyTokenBudget } from "../api-key-store";
 import { parseRollupQuery, queryRollup, type RollupRow, spendOnDay } from "../usage-rollup";
-import { optionalCursor, requireInt, requireNow, requirePageLimit, requireString } from "../validate";
+import { optionalCursor, requireInt, requireNow, requirePageLimit, requireString } from "../../shared/validate";
 import type { IndexHost } from "./host";
 import { takeNotifications } from "./notifications";
 

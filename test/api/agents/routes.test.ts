@@ -9,7 +9,7 @@ import { mockModel, uniqueKey } from "../../support/mock-client";
 import { freshTenant } from "../../support/tokens";
 import { type Caller, caller, createSession, getJson, OBJECT_SCHEMA, post, text, toolUse, waitForStatus } from "../sessions/helpers";
 import { type Agent, type AgentVersion, archive, author, createAgent, patchAgent, putAlias, systemOf } from "./helpers";
-import type { Session } from "../../../src/sessions/types";
+import type { Session } from "../../../src/session-config/types";
 
 const ASK = { type: "client", name: "ask_user", description: "Ask the user", input_schema: OBJECT_SCHEMA };
 

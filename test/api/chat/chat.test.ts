@@ -9,7 +9,7 @@ import { mockModel, uniqueKey } from "../../support/mock-client";
 import { freshTenant } from "../../support/tokens";
 import { caller, getJson, text, type Caller } from "../sessions/helpers";
 import { author, createAgent } from "../agents/helpers";
-import type { Session } from "../../../src/sessions/types";
+import type { Session } from "../../../src/session-config/types";
 
 const user = (words: string) => ({ id: crypto.randomUUID(), role: "user", parts: [{ type: "text", text: words }] });
 

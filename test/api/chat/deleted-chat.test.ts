@@ -7,7 +7,7 @@ import { call, callJson } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { getJson, text, type Caller } from "../sessions/helpers";
 import { author, createAgent } from "../agents/helpers";
-import type { Session } from "../../../src/sessions/types";
+import type { Session } from "../../../src/session-config/types";
 
 const user = (words: string) => ({ id: crypto.randomUUID(), role: "user", parts: [{ type: "text", text: words }] });
 

@@ -11,7 +11,7 @@ import { mockModel, uniqueKey } from "../../support/mock-client";
 import { freshTenant } from "../../support/tokens";
 import { caller, text, toolUse, type Caller } from "../sessions/helpers";
 import { author, createAgent } from "../agents/helpers";
-import type { Session } from "../../../src/sessions/types";
+import type { Session } from "../../../src/session-config/types";
 
 type Part = { type: string } & Record<string, unknown>;
 type UiMessage = { id: string; role: string; parts: Part[] };

@@ -9,7 +9,7 @@ import { entityTag } from "../../../src/api/conditional";
 import { MAX_END_USER_MEMORY_ITEMS } from "../../../src/memory/end-user";
 import { memoryStoreStub } from "../../../src/objects";
 import { CLOSE_CODES } from "../../../src/sessions/object/events/streams";
-import type { Session } from "../../../src/sessions/types";
+import type { Session } from "../../../src/session-config/types";
 import { call, callJson } from "../../support/api";
 import { watchSocket, watchSse, type Watch } from "../../support/event-client";
 import { bearer, freshTenant } from "../../support/tokens";

@@ -9,9 +9,9 @@ import {
   isRetentionErasable,
   isValidRetentionDays,
   retentionCutoff,
-} from "../../../src/lifecycle/retention";
+} from "../../../src/session-config/retention";
 import { retryGapMs } from "../../../src/lifecycle/sweep";
-import { SESSION_STATUSES } from "../../../src/sessions/types";
+import { SESSION_STATUSES } from "../../../src/session-config/types";
 
 describe("retention rules", () => {
   it("expire only sessions where nothing runs and nobody is asked for anything", () => {

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { sessionStub } from "../../../src/objects";
-import type { Session } from "../../../src/sessions/types";
+import type { Session } from "../../../src/session-config/types";
 import { call, callJson, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { bearer, freshTenant } from "../../support/tokens";

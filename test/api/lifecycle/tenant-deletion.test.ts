@@ -6,7 +6,7 @@
 import { abortAllDurableObjects, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { sessionStub, tenantRegistryStub } from "../../../src/objects";
-import type { Session } from "../../../src/sessions/types";
+import type { Session } from "../../../src/session-config/types";
 import { call, callJson, readProblem } from "../../support/api";
 import { mockHook, mockModel, uniqueKey } from "../../support/mock-client";
 import { bearer, freshTenant } from "../../support/tokens";

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { sessionStub } from "../../../src/objects";
-import type { Message, Session } from "../../../src/sessions/types";
+import type { Message, Session } from "../../../src/session-config/types";
 import { call, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { caller, createSession, getJson, messagesOf, post, text, waitForStatus } from "./helpers";

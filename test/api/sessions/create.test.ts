@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../../src/api/app";
 import { PROBLEM_TYPE_BASE } from "../../../src/api/errors";
 import { tenantIndexStub } from "../../../src/objects";
-import type { Session } from "../../../src/sessions/types";
+import type { Session } from "../../../src/session-config/types";
 import { BUILTIN_DEFAULT_LIMITS } from "../../../src/limits";
 import { BASE_URL, call, callJson, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { EXPORT_FORMAT, exportChunks, toByteStream } from "../../../src/sessions/export";
-import type { Message, Session, Step, ToolCall } from "../../../src/sessions/types";
+import type { Message, Session, Step, ToolCall } from "../../../src/session-config/types";
 import { tenantIndexStub } from "../../../src/objects";
 import { call } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";

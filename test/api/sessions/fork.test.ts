@@ -11,7 +11,7 @@ import { call, callJson, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { author, createAgent } from "../agents/helpers";
 import { type Caller, caller, createSession, getJson, messagesOf, post, text, toolCallsOf, toolUse, waitForStatus } from "./helpers";
-import type { Message, Session, ToolCall } from "../../../src/sessions/types";
+import type { Message, Session, ToolCall } from "../../../src/session-config/types";
 
 /** A done session: input (1), an answer calling get_time (2), its result (3), the final answer (4). */
 async function toolUsing(who: Caller): Promise<Session> {

@@ -3,7 +3,7 @@
  * through the public API, and polling a session until its run settles.
  */
 import { expect } from "vitest";
-import type { Message, Session, SessionStatus, ToolCall } from "../../../src/sessions/types";
+import type { Message, Session, SessionStatus, ToolCall } from "../../../src/session-config/types";
 import type { Scope } from "../../../src/auth/principal";
 import { call, callJson } from "../../support/api";
 import { bearer, freshTenant } from "../../support/tokens";

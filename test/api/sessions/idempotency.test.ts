@@ -1,7 +1,7 @@
 /** Idempotency-Key on the session POSTs that create or start something. */
 import { describe, expect, it } from "vitest";
 import { PROBLEM_TYPE_BASE } from "../../../src/api/errors";
-import type { Session } from "../../../src/sessions/types";
+import type { Session } from "../../../src/session-config/types";
 import { callJson, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { caller, createSession, getJson, messagesOf, waitForStatus } from "./helpers";

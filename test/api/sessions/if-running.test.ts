@@ -2,7 +2,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { CANCELLED_BEFORE_RESULT } from "../../../src/sessions/object/session-object";
-import type { Message, Session } from "../../../src/sessions/types";
+import type { Message, Session } from "../../../src/session-config/types";
 import { MAX_QUEUED_MESSAGES } from "../../../src/limits";
 import { sessionStub } from "../../../src/objects";
 import { readProblem } from "../../support/api";

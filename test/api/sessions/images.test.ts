@@ -5,7 +5,7 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { ImageBlock, Session } from "../../../src/sessions/types";
+import type { ImageBlock, Session } from "../../../src/session-config/types";
 import { DEFAULT_MAX_IMAGE_BYTES } from "../../../src/limits";
 import { sessionStub } from "../../../src/objects";
 import { callJson, readProblem } from "../../support/api";

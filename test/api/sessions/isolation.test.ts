@@ -3,7 +3,7 @@
  * member's sessions within a tenant, answer exactly like sessions that do not exist.
  */
 import { describe, expect, it } from "vitest";
-import type { Session } from "../../../src/sessions/types";
+import type { Session } from "../../../src/session-config/types";
 import { call, callJson, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { freshTenant } from "../../support/tokens";

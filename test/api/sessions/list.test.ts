@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SessionSummary } from "../../../src/sessions/types";
+import type { SessionSummary } from "../../../src/session-config/types";
 import { call, readProblem } from "../../support/api";
 import { freshTenant } from "../../support/tokens";
 import { caller, createSession, getJson } from "./helpers";

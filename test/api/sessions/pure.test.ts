@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { canAccessSession, listFilterFor } from "../../../src/sessions/access";
 import { sessionProblem, sessionValue, sentence } from "../../../src/sessions/client";
-import { isSessionId, isToolCallId, newSessionId } from "../../../src/sessions/ids";
+import { isSessionId, isToolCallId, newSessionId } from "../../../src/session-config/ids";
 import { messagesAfter } from "../../../src/api/sessions/list-messages";
 import { dailyBudgetRetryAfter } from "../../../src/tenants/usage";
 import { ApiError } from "../../../src/api/errors";

@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { Session } from "../../../src/sessions/types";
+import type { Session } from "../../../src/session-config/types";
 import { tenantIndexStub } from "../../../src/objects";
 import { callJson } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Step } from "../../../src/sessions/types";
+import type { Step } from "../../../src/session-config/types";
 import { call } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { caller, createSession, getJson, text, toolUse, waitForStatus } from "./helpers";

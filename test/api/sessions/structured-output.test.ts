@@ -4,7 +4,7 @@
  * corrected when invalid, and a run that cannot answer validly fails with `invalid_output`.
  */
 import { describe, expect, it } from "vitest";
-import type { Session } from "../../../src/sessions/types";
+import type { Session } from "../../../src/session-config/types";
 import { validateJson } from "../../../src/shared/json-schema/validator";
 import { callJson, readProblem } from "../../support/api";
 import { mockModel, type RecordedRequest, uniqueKey } from "../../support/mock-client";

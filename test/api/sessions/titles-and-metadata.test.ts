@@ -1,9 +1,9 @@
 /** Session titles (the first input, cut) and listing by metadata: the pure rules and the list route. */
 import { describe, expect, it } from "vitest";
 import { metadataFilterOf } from "../../../src/api/sessions/metadata-filter";
-import { MAX_METADATA_FILTERS } from "../../../src/sessions/metadata";
-import { MAX_TITLE_CHARS, sessionTitle } from "../../../src/sessions/title";
-import type { Session, SessionSummary } from "../../../src/sessions/types";
+import { MAX_METADATA_FILTERS } from "../../../src/session-config/metadata";
+import { MAX_TITLE_CHARS, sessionTitle } from "../../../src/session-config/title";
+import type { Session, SessionSummary } from "../../../src/session-config/types";
 import { call, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { freshTenant } from "../../support/tokens";

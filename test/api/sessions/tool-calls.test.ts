@@ -1,6 +1,6 @@
 /** Tool calls driven entirely through the public API: approvals, client tools and signed webhooks. */
 import { describe, expect, it } from "vitest";
-import type { Session } from "../../../src/sessions/types";
+import type { Session } from "../../../src/session-config/types";
 import { call, callJson, readProblem } from "../../support/api";
 import { mockHook, mockModel, uniqueKey } from "../../support/mock-client";
 import { caller, createSession, getJson, messagesOf, OBJECT_SCHEMA, post, text, toolCallsOf, toolUse, waitForStatus } from "./helpers";

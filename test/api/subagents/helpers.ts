@@ -1,6 +1,6 @@
 /** Helpers for the sub-agent tests: agents whose sessions answer from a mock model of their own. */
 import { expect } from "vitest";
-import type { Session } from "../../../src/sessions/types";
+import type { Session } from "../../../src/session-config/types";
 import { callJson } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { bearer, freshTenant } from "../../support/tokens";

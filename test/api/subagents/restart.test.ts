@@ -8,7 +8,7 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { sessionStub } from "../../../src/objects";
-import { childSessionId } from "../../../src/sessions/ids";
+import { childSessionId } from "../../../src/session-config/ids";
 import { SessionStore } from "../../../src/sessions/object/store/store";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { createSession, messagesOf, post, text, toolCallsOf, toolUse, waitForStatus } from "../sessions/helpers";

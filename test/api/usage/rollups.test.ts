@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { utcDay } from "../../../src/tenants/validate";
+import { utcDay } from "../../../src/shared/validate";
 import { call, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { freshTenant, bearer } from "../../support/tokens";
 import { createAgent } from "../agents/helpers";
 import { agentOn, agentTool, childrenOf, PROVIDERS } from "../subagents/helpers";
 import { type Caller, caller, createSession, getJson, post, waitForStatus } from "../sessions/helpers";
-import type { Session } from "../../../src/sessions/types";
+import type { Session } from "../../../src/session-config/types";
 import { admin, answer, GET_TIME, keyCaller, toolLoop, type UsageRow, usageOf, usageWhen } from "./helpers";
 
 const DIMENSIONS = ["day", "model", "api_key", "created_by", "agent"] as const;

@@ -5,9 +5,9 @@
  * because each restart listens on a new port.
  */
 import { allPages, createPlatformClient, expectData, type PlatformClient } from "../../../sdk/src/index.ts";
-import type { Message, Session, SessionStatus, ToolCall, ToolSpec } from "../../../src/sessions/types";
+import type { Message, Session, SessionStatus, ToolCall, ToolSpec } from "../../../src/session-config/types";
 
-export type { Message, Session, SessionStatus, ToolCall, ToolSpec } from "../../../src/sessions/types";
+export type { Message, Session, SessionStatus, ToolCall, ToolSpec } from "../../../src/session-config/types";
 
 /** One request may not hang a test; the platform answers control requests in milliseconds. */
 const REQUEST_TIMEOUT_MS = 30_000;

@@ -3,7 +3,7 @@
  * order, nothing twice, and every tool_use answered by exactly one tool_result in the very
  * next message. Returns readable problems rather than throwing, so a test shows all of them.
  */
-import type { ContentBlock, Message, ToolCall } from "../../../src/sessions/types";
+import type { ContentBlock, Message, ToolCall } from "../../../src/session-config/types";
 
 type ToolUse = Extract<ContentBlock, { type: "tool_use" }>;
 type ToolResult = Extract<ContentBlock, { type: "tool_result" }>;

@@ -4,7 +4,7 @@ import type { ApiClient, Session, SessionStatus, ToolSpec } from "./api-client";
 import type { MockQueue } from "./mock-process";
 import { waitFor } from "./wait";
 
-import { FINAL_STATUSES } from "../../../src/sessions/types";
+import { FINAL_STATUSES } from "../../../src/session-config/types";
 
 export { FINAL_STATUSES };
 

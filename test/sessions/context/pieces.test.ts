@@ -9,10 +9,10 @@ import {
   messageKind,
   utf8Bytes,
 } from "../../../src/sessions/object/context/estimate";
-import { DEFAULT_LAST_MESSAGES, resolveContext } from "../../../src/sessions/object/context/settings";
+import { DEFAULT_LAST_MESSAGES, resolveContext } from "../../../src/session-config/context-settings";
 import { SUMMARY_HEADING, summaryRequest, summaryText, transcript } from "../../../src/sessions/object/context/summary-prompt";
 import { requestProblems } from "../../support/request-checks";
-import type { ContentBlock, Message } from "../../../src/sessions/types";
+import type { ContentBlock, Message } from "../../../src/session-config/types";
 
 const t = (text: string): ContentBlock => ({ type: "text", text });
 const msg = (seq: number, role: Message["role"], content: ContentBlock[]): Message => ({

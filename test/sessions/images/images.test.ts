@@ -4,8 +4,8 @@ import { base64Length, decodeBase64, decodedLength, encodeBase64 } from "../../.
 import { estimateImageTokens, estimateMessageTokens } from "../../../src/sessions/object/context/estimate";
 import { inspectImage } from "../../../src/sessions/object/images/inspect";
 import { withImageData, MISSING_IMAGE_TEXT } from "../../../src/sessions/object/images/resolve";
-import { acceptsImages } from "../../../src/sessions/object/model/catalog";
-import type { ImageBlock } from "../../../src/sessions/types";
+import { acceptsImages } from "../../../src/models/catalog";
+import type { ImageBlock } from "../../../src/session-config/types";
 import { bodyCapFor } from "../../../src/api/middleware/body-limit";
 import { BUILTIN_DEFAULT_LIMITS } from "../../../src/limits";
 import { pngBytes, TINY_PNG_BASE64 } from "../../support/images";

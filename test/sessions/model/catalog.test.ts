@@ -8,7 +8,7 @@ import {
   type ModelCatalog,
   parseModel,
   uncoveredModels,
-} from "../../../src/sessions/object/model/catalog";
+} from "../../../src/models/catalog";
 import { chooseModel } from "../../../src/sessions/prepare";
 import { ConfigError, parseConfig } from "../../../src/config";
 

@@ -2,10 +2,10 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../../src/config";
 import { toWire } from "../../../src/sessions/object/model/anthropic";
-import { acceptsReasoning, type ModelCatalog } from "../../../src/sessions/object/model/catalog";
+import { acceptsReasoning, type ModelCatalog } from "../../../src/models/catalog";
 import { toChatRequest, toUsage } from "../../../src/sessions/object/model/openai-wire";
 import type { ModelRequest } from "../../../src/sessions/object/model/provider";
-import { anthropicThinking } from "../../../src/sessions/object/model/reasoning";
+import { anthropicThinking } from "../../../src/session-config/reasoning";
 import { reasoningProblems } from "../../../src/sessions/prepare";
 
 const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({

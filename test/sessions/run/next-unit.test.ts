@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { nextUnit, type UnitInputs } from "../../../src/sessions/object/loop/next-unit";
-import { EMPTY_USAGE } from "../../../src/sessions/types";
+import { EMPTY_USAGE } from "../../../src/session-config/types";
 import { BUILTIN_DEFAULT_LIMITS, type Limits } from "../../../src/limits";
 
 const NOW = 1_000_000;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { ToolSpec } from "../../../src/sessions/types";
+import type { ToolSpec } from "../../../src/session-config/types";
 import { webhookTool } from "../../../src/sessions/object/tools/webhook";
 import type { ToolContext } from "../../../src/sessions/object/tools/tool";
 import { McpConnections } from "../../../src/sessions/object/tools/mcp/pool";

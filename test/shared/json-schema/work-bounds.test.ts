@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_SCHEMA_APPLICATIONS } from "../../../src/limits";
 import { complexityProblem } from "../../../src/shared/json-schema/complexity";
 import { checkSchema, MAX_REPORTED_ERRORS, validateJson, workRefusal } from "../../../src/shared/json-schema/validator";
-import { PlatformJsonSchemaValidator } from "../../../src/sessions/object/tools/mcp/validator";
+import { PlatformJsonSchemaValidator } from "../../../src/shared/json-schema/mcp-validator";
 import { type ListedTool, planRunTools } from "../../../src/sessions/object/tools/mcp/plan";
 import { doublingChain } from "../../support/hostile-schemas";
 

@@ -4,7 +4,7 @@
  * and the window of newest messages, in the order they happened. The task and the summary end
  * the stable prefix a provider may cache. Pure.
  */
-import type { ContentBlock, Message, Role } from "../../types";
+import type { ContentBlock, Message, Role } from "../../../session-config/types";
 import { summaryBlock } from "./summary-prompt";
 
 export interface CallParts {

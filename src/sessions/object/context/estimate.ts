@@ -12,7 +12,7 @@
  * its budget; where it still counts low (some scripts, some models), the loop learns the
  * provider's own count after each call and scales its budget (see `calibratedRatio`).
  */
-import type { ContentBlock, Role } from "../../types";
+import type { ContentBlock, Role } from "../../../session-config/types";
 
 export const BYTES_PER_TOKEN = 3;
 /** Role markers and turn separators the provider adds around every message. */

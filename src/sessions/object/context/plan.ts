@@ -4,15 +4,15 @@
  * messages chosen. For `summary`, the decision may instead be to fold older messages into the
  * summary first (the `summary` unit).
  */
-import { type Message } from "../../types";
+import { type Message } from "../../../session-config/types";
 import type { ModelMessage, ToolDefinition } from "../model/provider";
 import { withImageData } from "../images/resolve";
-import { contextTokensFor, type ModelCatalog } from "../model/catalog";
+import { contextTokensFor, type ModelCatalog } from "../../../models/catalog";
 import type { SessionStore, RunState, StoredSession, StoredSummary } from "../store/store";
 import { assemble } from "./assemble";
 import { foldCap, inputBudget, messageBudget, summaryMaxTokens } from "./budget";
 import { estimateJsonTokens, estimateTextTokens } from "./estimate";
-import { resolveContext } from "./settings";
+import { resolveContext } from "../../../session-config/context-settings";
 import { fitWindow, type MessageMeta, planSummary } from "./window";
 
 /** The store's reads a context decision makes. */

@@ -3,7 +3,7 @@
  * plain transcript, so the call needs no tool definitions and any provider can make it, and a
  * summary is extended from the previous one rather than remade from the whole history. Pure.
  */
-import type { ContentBlock } from "../../types";
+import type { ContentBlock } from "../../../session-config/types";
 import type { ModelRequest } from "../model/provider";
 
 /** One block's text in the transcript is cut to this; the summary keeps the gist, not the bytes. */

@@ -1,5 +1,5 @@
 /** The answers the session's controls share: the failures, and the mark for "the session as it stands". */
-import type { SessionFailure, SessionResult, Session, SessionStatus } from "../../types";
+import type { SessionFailure, SessionResult, Session, SessionStatus } from "../../../session-config/types";
 import type { CheckedClaim } from "../engine/slots";
 
 export const SESSION_NOT_FOUND = { ok: false, reason: "session_not_found" } as const;

@@ -8,7 +8,7 @@ import type { SessionEngine } from "../engine/engine";
 import { openCallsState } from "../engine/tool-results";
 import { APPROVAL_EXPIRED, APPROVAL_EXPIRED_OUTPUT, approvalsCanExpire, expiredApprovals } from "../loop/approval-expiry";
 import type { SessionStore } from "../store/store";
-import { type SessionResult, SYSTEM_DECIDER, type ToolCall, type ToolCallStatus, WAITING_STATUSES } from "../../types";
+import { type SessionResult, SYSTEM_DECIDER, type ToolCall, type ToolCallStatus, WAITING_STATUSES } from "../../../session-config/types";
 import { type Failure, refusalOf } from "./answers";
 
 /** The status a decision gives the call: fixed, or from the call (an approved client tool waits for its output). */

@@ -1,7 +1,7 @@
 /** Erasing a session: what it still owes handed over first, then every byte it stored deleted. */
 import type { SessionEngine } from "../engine/engine";
-import { isRetentionErasable } from "../../../lifecycle/retention";
-import { ACTIVE_STATUSES, type SessionResult } from "../../types";
+import { isRetentionErasable } from "../../../session-config/retention";
+import { ACTIVE_STATUSES, type SessionResult } from "../../../session-config/types";
 import { SESSION_NOT_FOUND } from "./answers";
 
 /** Hand-offs an erase tries while other calls keep giving the session something to hand off. */

@@ -6,7 +6,7 @@
  */
 import { type ForkCopy, type ForkRows, forkRowsBytes } from "../store/fork";
 import type { SessionEngine } from "../engine/engine";
-import type { RunInput, RunOptions, SessionInit, SessionResult } from "../../types";
+import type { RunInput, RunOptions, SessionInit, SessionResult } from "../../../session-config/types";
 import { MAX_INPUT_IMAGE_BYTES } from "../../../limits";
 import { checkToolSpecs } from "../tools/registry";
 import { type Answer, SHOWN } from "./answers";

@@ -1,6 +1,6 @@
 /** The run state of a session just created: idle, nothing spent, its creation owed to the index. */
 import type { RunState } from "../store/store";
-import { EMPTY_USAGE } from "../../types";
+import { EMPTY_USAGE } from "../../../session-config/types";
 
 export function initialRun(now: string): RunState {
   return {

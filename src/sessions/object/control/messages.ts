@@ -5,9 +5,9 @@
 import { capLimits, type Limits } from "../../../limits";
 import type { SessionEngine } from "../engine/engine";
 import { type InputRules, type PreparedInput, prepareInput, storeInput } from "../input";
-import { acceptsImages } from "../model/catalog";
+import { acceptsImages } from "../../../models/catalog";
 import { appliedOutcome, checkRequestKey, noteApplied, type RequestOutcome } from "../request-keys";
-import type { RunInput, RunOptions } from "../../types";
+import type { RunInput, RunOptions } from "../../../session-config/types";
 import { type Answer, type Failure, SESSION_NOT_FOUND, SHOWN } from "./answers";
 
 export type TakenMessage = { ok: true; key: string | null; prepared: PreparedInput } | { ok: false; answer: Answer };

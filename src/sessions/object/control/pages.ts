@@ -1,7 +1,7 @@
 /** The session's pages as the API lists them: messages, tool calls and steps, oldest first. */
 import { decodeIntPairCursor, encodeIntPairCursor } from "../../../shared/cursor";
 import type { SessionStore, StepRecord } from "../store/store";
-import type { SessionResult, Message, Page, Step, ToolCall } from "../../types";
+import type { SessionResult, Message, Page, Step, ToolCall } from "../../../session-config/types";
 
 /** The most tool calls one `listToolCalls` answer carries; without a limit, a caller gets this many. */
 export const MAX_TOOL_CALL_PAGE = 1_000;

@@ -10,7 +10,7 @@ import { nextUnit } from "../loop/next-unit";
 import { runUnit } from "../loop/units";
 import { expireApprovals, hasExpiredApprovals } from "./decisions";
 import { pollChildren } from "../subagents/parent";
-import { totalTokens } from "../../types";
+import { totalTokens } from "../../../session-config/types";
 
 /**
  * A stage that has nothing to do returns at once, without a promise: awaiting one anyway would

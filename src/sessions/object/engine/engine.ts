@@ -22,14 +22,14 @@ import { collectToolResults } from "./tool-results";
 import { Outbox } from "../../../notifications/outbox";
 import { AuditOutbox } from "../../../audit/outbox";
 import { tenantIndexStub } from "../../../objects";
-import { notificationSession } from "../../../notifications/outbox-snapshot";
+import { notificationSession } from "../report/notification-snapshot";
 import { notificationFor } from "../../../notifications/event-type";
 import { Reporter } from "../report/reporter";
 import { TraceExporter } from "../../../traces/exporter";
 import { closeRunTrace, newRunTrace, recordToolSpan } from "./tracing";
 import { SessionStore, type RunState, type StoredSession } from "../store/store";
 import { cutOutput } from "../tools/cut-output";
-import { maskToolSpecs } from "../tools/mcp/masking";
+import { maskToolSpecs } from "../../../session-config/masking";
 import type { DiscoveredTool } from "../tools/mcp/plan";
 import { buildToolbox, type Toolbox } from "../tools/registry";
 import { log } from "../../../log";
@@ -44,7 +44,7 @@ import {
   type SessionStatus,
   type StopReason,
   type ToolCall,
-} from "../../types";
+} from "../../../session-config/types";
 
 export const CANCELLED_BEFORE_RESULT = "cancelled before it finished";
 

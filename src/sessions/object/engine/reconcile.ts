@@ -6,7 +6,7 @@ import { approvalsCanExpire, earliestApprovalDeadline } from "../loop/approval-e
 import { nextWakeAt } from "../loop/next-wake";
 import { shouldReport } from "../report/report-policy";
 import type { ReportAck } from "../../../tenants/types";
-import { ACTIVE_STATUSES } from "../../types";
+import { ACTIVE_STATUSES } from "../../../session-config/types";
 import type { AlarmClock } from "../../../storage/alarm-clock";
 import type { Outbox } from "../../../notifications/outbox";
 import type { TraceExporter } from "../../../traces/exporter";

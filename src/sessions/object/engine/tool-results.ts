@@ -2,7 +2,7 @@
  * Where the open tool calls of a response stand, and the tool_result message written once every
  * one of them has a result (one result per tool_use, in the order of the tool_use blocks).
  */
-import type { ToolCall, ToolResultBlock } from "../../types";
+import type { ToolCall, ToolResultBlock } from "../../../session-config/types";
 import type { EmittedEvent } from "../events/frames";
 import type { SessionStore } from "../store/store";
 

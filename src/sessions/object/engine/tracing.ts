@@ -5,11 +5,11 @@
  */
 import { derivedSpanId, formatTraceparent, newSpanId, newTraceId, parseTraceparent } from "../../../traces/trace-context";
 import { type CallNote, chatSpan, discoverySpan, type RunFacts, rootSpan, toolSpan } from "../../../traces/spans";
-import type { RunTrace, TraceRequest } from "../../../traces/types";
-import { parseModel } from "../model/catalog";
+import type { RunTrace, TraceRequest } from "../../../session-config/trace-types";
+import { parseModel } from "../../../models/catalog";
 import type { RunState, SessionStore, StoredSession } from "../store/store";
-import type { ContentBlock, ToolCall, UnitKind, UnitOutcome } from "../../types";
-import { FINAL_STATUSES } from "../../types";
+import type { ContentBlock, ToolCall, UnitKind, UnitOutcome } from "../../../session-config/types";
+import { FINAL_STATUSES } from "../../../session-config/types";
 
 export function runFacts(session: StoredSession): RunFacts {
   const { provider, name } = parseModel(session.model);

@@ -8,11 +8,11 @@ import type { StoredSession } from "../store/store";
 import type { SessionStore } from "../store/store";
 import type { Toolbox } from "../tools/registry";
 import type { DeltaData } from "../events/frames";
-import { addUsage, type Usage } from "../../types";
+import { addUsage, type Usage } from "../../../session-config/types";
 import type { InflightCalls } from "./inflight";
 import type { SessionEngine } from "./engine";
 import { newSpanId } from "../../../traces/trace-context";
-import type { RunTrace } from "../../../traces/types";
+import type { RunTrace } from "../../../session-config/trace-types";
 import { toolSpanId, traceparentOf, type UnitTrace } from "./tracing";
 
 /** The store's reads a step makes; none of them writes. */

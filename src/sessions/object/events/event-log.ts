@@ -6,7 +6,7 @@
  * session reaches a final status. Streamed model text goes out through here too, unstored.
  */
 import type { BatchedEvent, SessionStore } from "../store/store";
-import { FINAL_STATUSES } from "../../types";
+import { FINAL_STATUSES } from "../../../session-config/types";
 import {
   type DeltaData,
   type EmittedEvent,

@@ -3,7 +3,7 @@
  * a message or a tool call only as a reference to its row, so no content is stored twice. The
  * same projection builds a frame live and on replay, so both read exactly alike.
  */
-import type { Message, SessionStatus, StopReason, ToolCall, ToolCallDecision, ToolCallStatus, Usage } from "../../types";
+import type { Message, SessionStatus, StopReason, ToolCall, ToolCallDecision, ToolCallStatus, Usage } from "../../../session-config/types";
 
 /** Stored events have an id and are replayed; `snapshot`, `delta` and `end` are sent, never stored, and carry none. */
 export type EventType = "status" | "message" | "tool_call" | "tool_result" | "usage" | "subagent" | "snapshot" | "delta" | "end";

@@ -7,7 +7,7 @@ import { tenantIndexStub } from "../../../objects";
 import { log } from "../../../log";
 import type { StreamNote } from "../../../tenants/types";
 import type { SessionEngine } from "../engine/engine";
-import type { SessionFailure } from "../../types";
+import type { SessionFailure } from "../../../session-config/types";
 import { type EventFrame, frameJson, sseEvent } from "./frames";
 import { planReplay } from "./retention";
 import { buildSnapshot } from "./snapshot";

@@ -3,7 +3,7 @@
  * session's state as of `last_event_id`, with its newest messages but never its whole history.
  */
 import type { SessionStore } from "../store/store";
-import type { Message, SessionStatus, StopReason, Usage } from "../../types";
+import type { Message, SessionStatus, StopReason, Usage } from "../../../session-config/types";
 import { type ToolCallEventData, toolCallEventData } from "./frames";
 
 /** Messages in a snapshot at most; older ones are read with `GET /v1/sessions/{id}/messages`. */

@@ -6,7 +6,7 @@
  */
 import { imageSize } from "image-size";
 import { toHex } from "../../../shared/hex";
-import { IMAGE_MEDIA_TYPES, type ImageMediaType } from "../../types";
+import { IMAGE_MEDIA_TYPES, type ImageMediaType } from "../../../session-config/types";
 
 /** `image-size`'s type names for the accepted media types. */
 const MEDIA_TYPES: ReadonlyMap<string, ImageMediaType> = new Map([

@@ -5,7 +5,7 @@
 import { encodeBase64 } from "../../../shared/base64";
 import type { CallMessage } from "../context/assemble";
 import type { ModelBlock, ModelMessage } from "../model/provider";
-import type { ContentBlock } from "../../types";
+import type { ContentBlock } from "../../../session-config/types";
 
 /** Said in place of an image whose bytes are gone; never expected while the session exists. */
 export const MISSING_IMAGE_TEXT = "[an image was here; it is no longer stored]";

@@ -5,7 +5,7 @@
  * does not stop it. Pure: the session object's alarm and `nextWakeAt` both ask these.
  */
 import type { Toolbox } from "../tools/registry";
-import type { ToolCall } from "../../types";
+import type { ToolCall } from "../../../session-config/types";
 
 /** The reason a denied call's result gives, and the notification and API show. */
 export const APPROVAL_EXPIRED = "approval expired";

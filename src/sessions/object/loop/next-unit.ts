@@ -6,9 +6,9 @@
  */
 import type { Limits } from "../../../limits";
 import type { RunState } from "../store/store";
-import { type StopReason, totalTokens } from "../../types";
+import { type StopReason, totalTokens } from "../../../session-config/types";
 
-export { UNIT_KINDS, UNIT_OUTCOMES, type UnitKind, type UnitOutcome } from "../../types";
+export { UNIT_KINDS, UNIT_OUTCOMES, type UnitKind, type UnitOutcome } from "../../../session-config/types";
 
 export type NextUnit =
   /** Not running: nothing to do. */

@@ -5,7 +5,7 @@
  * assembled so far is dropped with it.
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import type { ContentBlock } from "../../types";
+import type { ContentBlock } from "../../../session-config/types";
 import { ModelError, type ModelResponse, type ModelStopReason, stopFields, stopReasonName, type TextDelta } from "./provider";
 import { errorTypeOf } from "./provider-errors";
 

@@ -4,7 +4,7 @@
  * (`anthropic-stream.ts` reads it) and still reads a whole JSON answer, as a proxy that does not stream may send;
  * without, it asks for the whole answer in one body.
  */
-import type { ContentBlock, Role, ThinkingBlock } from "../../types";
+import type { ContentBlock, Role, ThinkingBlock } from "../../../session-config/types";
 import { anthropicStopReason, readMessageStream } from "./anthropic-stream";
 import {
   answeringModel,
@@ -20,7 +20,7 @@ import {
   type ToolDefinition,
 } from "./provider";
 import { httpProviderError, networkProviderError, notConfiguredError } from "./provider-errors";
-import { anthropicThinking } from "./reasoning";
+import { anthropicThinking } from "../../../session-config/reasoning";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 /** The Messages API takes at most this many `cache_control` breakpoints in one request. */

@@ -1,7 +1,7 @@
 /** Chooses the provider for a model id by its prefix; the loop sees only `ModelProvider`. */
 import type { Config } from "../../../config";
 import { anthropicProvider } from "./anthropic";
-import { parseModel } from "./catalog";
+import { parseModel } from "../../../models/catalog";
 import { openAiProvider } from "./openai";
 import type { ModelProvider } from "./provider";
 

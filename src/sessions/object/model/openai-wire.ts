@@ -4,9 +4,9 @@
  * provider ran. Pure.
  */
 import { fitsStrictMode } from "../output/output-tool";
-import { type ContentBlock, type ThinkingBlock, type ToolUseBlock } from "../../types";
+import { type ContentBlock, type ThinkingBlock, type ToolUseBlock } from "../../../session-config/types";
 import { mergeTurns, type CallUsage, type ModelBlock, type ModelRequest, type ModelStopReason, toCount } from "./provider";
-import { chatReasoningEffort } from "./reasoning";
+import { chatReasoningEffort } from "../../../session-config/reasoning";
 
 /** A part of a user message that holds an image: text parts and image parts in order. */
 export type ChatContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };

@@ -16,7 +16,7 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
   Usage,
-} from "../../types";
+} from "../../../session-config/types";
 
 export interface ToolDefinition {
   name: string;

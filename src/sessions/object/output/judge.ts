@@ -6,7 +6,7 @@
  */
 import { validateJson } from "../../../shared/json-schema/validator";
 import type { ModelStopReason } from "../model/provider";
-import { type ContentBlock, isReasoningBlock, type OutputSchema, type TextBlock } from "../../types";
+import { type ContentBlock, isReasoningBlock, type OutputSchema, type TextBlock } from "../../../session-config/types";
 
 export type Verdict =
   | { kind: "valid"; output: unknown; content: ContentBlock[] }

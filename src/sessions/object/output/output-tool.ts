@@ -4,7 +4,7 @@
  * `response_format: json_schema`, strict where the schema allows it. Pure.
  */
 import type { OutputRequest } from "../model/provider";
-import type { OutputSchema } from "../../types";
+import type { OutputSchema } from "../../../session-config/types";
 
 /** The output tool's name, unless a session tool already has it (then `respond_2`, …). */
 export const OUTPUT_TOOL_NAME = "respond";

@@ -8,12 +8,12 @@ import { tenantIndexStub } from "../../../objects";
 import type { NotificationBatch } from "../../../notifications/types";
 import type { ReportAck, SessionReport } from "../../../tenants/types";
 import type { SessionStore, RunState } from "../store/store";
-import { totalTokens } from "../../types";
+import { totalTokens } from "../../../session-config/types";
 import { reportRetryDelay } from "./report-policy";
 import { loadConfig } from "../../../config";
 import type { Limits } from "../../../limits";
 import { budgetReached, type BudgetName } from "../../../usage/budgets";
-import { costOf, priceFor } from "../../../usage/prices";
+import { costOf, priceFor } from "../../../models/prices";
 
 type ReportSpend = NonNullable<ReportAck["spend"]>;
 

@@ -5,7 +5,7 @@
  * events and the queue are not copied: the fork has run nothing yet.
  */
 import { estimateMessageTokens, messageKind } from "../context/estimate";
-import type { ContentBlock, Role, SessionInit } from "../../types";
+import type { ContentBlock, Role, SessionInit } from "../../../session-config/types";
 import { imageData, putImage, type StoredImage } from "./images";
 
 /** Every column of `tool_calls`, as the migrations made it: the only names a copy may write. */

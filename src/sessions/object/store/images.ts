@@ -2,7 +2,7 @@
  * The `images` and `image_chunks` tables: each image of the session once, under its content id,
  * its bytes in chunks; messages and queued messages refer to it by id.
  */
-import type { ImageMediaType } from "../../types";
+import type { ImageMediaType } from "../../../session-config/types";
 
 /** An image as stored, without its bytes. */
 export interface StoredImage {

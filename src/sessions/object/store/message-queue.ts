@@ -1,5 +1,5 @@
 /** The `pending_messages` table: messages posted with `if_running: enqueue`, each starting a run in turn. */
-import type { ContentBlock, RunOptions } from "../../types";
+import type { ContentBlock, RunOptions } from "../../../session-config/types";
 
 /** A message waiting for its run (`if_running: enqueue`). */
 export interface QueuedMessage {

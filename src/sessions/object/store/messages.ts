@@ -6,7 +6,7 @@
  */
 import { estimateMessageTokens, type MessageKind, messageKind } from "../context/estimate";
 import type { MessageMeta } from "../context/window";
-import type { ContentBlock, Message, Role } from "../../types";
+import type { ContentBlock, Message, Role } from "../../../session-config/types";
 
 type Row = Record<string, SqlStorageValue>;
 

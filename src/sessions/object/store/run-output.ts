@@ -2,7 +2,7 @@
  * The run's answer in two keys: `run_output_schema`, the current (or last) run's schema, and
  * `run_output`, the parsed answer of the last run that ended `done` with one.
  */
-import type { OutputSchema } from "../../types";
+import type { OutputSchema } from "../../../session-config/types";
 
 const RUN_OUTPUT_SCHEMA_KEY = "run_output_schema";
 const RUN_OUTPUT_KEY = "run_output";

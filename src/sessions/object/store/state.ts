@@ -3,8 +3,8 @@
  * run state (`run`), both read through the stretch cache (../engine/kv-stretch.ts).
  */
 import type { KvStretchCache } from "../engine/kv-stretch";
-import type { SessionInit, SessionStatus, StopReason, Usage } from "../../types";
-import type { RunTrace } from "../../../traces/types";
+import type { SessionInit, SessionStatus, StopReason, Usage } from "../../../session-config/types";
+import type { RunTrace } from "../../../session-config/trace-types";
 
 export interface RunState {
   status: SessionStatus;

@@ -3,7 +3,7 @@
  * kept. `seq` is the rowid (no AUTOINCREMENT and its counter row): pruning never removes the newest
  * row, so a new row's seq is always past every one given out before.
  */
-import type { UnitKind, UnitOutcome } from "../../types";
+import type { UnitKind, UnitOutcome } from "../../../session-config/types";
 
 /** Unit timings kept per session: enough to see where a long session's time went. */
 export const MAX_STORED_STEPS = 1_000;

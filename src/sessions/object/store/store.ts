@@ -9,7 +9,7 @@ import type { IntPairCursor } from "../../../shared/cursor";
 import type { MessageMeta } from "../context/window";
 import { KvStretchCache } from "../engine/kv-stretch";
 import type { DiscoveredTool } from "../tools/mcp/plan";
-import { sessionTitle } from "../../title";
+import { sessionTitle } from "../../../session-config/title";
 import {
   type ContentBlock,
   EMPTY_USAGE,
@@ -21,8 +21,8 @@ import {
   type ToolCallDecision,
   type ToolCallStatus,
   type Usage,
-} from "../../types";
-import type { SpanRecord } from "../../../traces/types";
+} from "../../../session-config/types";
+import type { SpanRecord } from "../../../session-config/trace-types";
 import * as events from "./events";
 import * as fork from "./fork";
 import * as images from "./images";

@@ -3,7 +3,7 @@
  * session, keyed by the call. `started` = 1 once the child is known to exist; `status`,
  * `stop_reason`, `usage` and `revision` are the child's as last heard (a newer revision only).
  */
-import { EMPTY_USAGE, FINAL_STATUSES, type SessionStatus, type StopReason, type Usage } from "../../types";
+import { EMPTY_USAGE, FINAL_STATUSES, type SessionStatus, type StopReason, type Usage } from "../../../session-config/types";
 
 export interface SubagentRow {
   tool_call_id: string;

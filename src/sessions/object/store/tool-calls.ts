@@ -7,7 +7,7 @@
  * read the table in call order, and they sort it.
  */
 import type { IntPairCursor } from "../../../shared/cursor";
-import type { ToolCall, ToolCallDecision, ToolCallStatus } from "../../types";
+import type { ToolCall, ToolCallDecision, ToolCallStatus } from "../../../session-config/types";
 
 export interface NewToolCall {
   id: string;

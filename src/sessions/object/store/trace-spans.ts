@@ -3,7 +3,7 @@
  * collector, written in the transaction of the unit (or status change) they describe and deleted
  * once a collector took them (../../../traces/exporter.ts).
  */
-import type { SpanRecord } from "../../../traces/types";
+import type { SpanRecord } from "../../../session-config/trace-types";
 
 export interface StoredSpan {
   seq: number;

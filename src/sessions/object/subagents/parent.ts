@@ -10,7 +10,7 @@ import type { SessionEngine } from "../engine/engine";
 import { openCallsState } from "../engine/tool-results";
 import type { SessionRpc } from "../rpc";
 import type { SubagentRow } from "../store/store";
-import { FINAL_STATUSES, type SessionResult, WAITING_STATUSES } from "../../types";
+import { FINAL_STATUSES, type SessionResult, WAITING_STATUSES } from "../../../session-config/types";
 import type { ChildReport } from "./report";
 
 /** While children run, the parent looks at each this often, in case a child's own report was lost. */

@@ -3,7 +3,15 @@
  * A report carries the child's revision: the parent applies one only when it is newer than what it
  * holds, so a report sent twice (a retry, the parent's own poll) changes nothing the second time.
  */
-import { FINAL_STATUSES, type Message, type SessionStatus, type StopReason, STOP_REASONS, SESSION_STATUSES, type Usage } from "../../types";
+import {
+  FINAL_STATUSES,
+  type Message,
+  type SessionStatus,
+  type StopReason,
+  STOP_REASONS,
+  SESSION_STATUSES,
+  type Usage,
+} from "../../../session-config/types";
 
 export interface ChildReport {
   tool_call_id: string;

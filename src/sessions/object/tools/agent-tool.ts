@@ -3,7 +3,7 @@
  * It has no `run`: a call starts a child session, which the tool step does (loop/steps/subagents.ts),
  * and its result arrives when the child ends.
  */
-import type { AgentToolSpec } from "../../types";
+import type { AgentToolSpec } from "../../../session-config/types";
 import type { Tool } from "./tool";
 
 /** The input schema every agent tool offers: the text handed to the child as its first message. */

@@ -4,25 +4,23 @@
  * and what the loop runs can never drift apart.
  */
 import type { ToolDefinition } from "../model/provider";
-import type { McpToolSpec, ToolSpec } from "../../types";
+import type { McpToolSpec, ToolSpec } from "../../../session-config/types";
 import { getTimeTool } from "./builtin/get-time";
 import { memoryTools } from "./builtin/memory";
-import type { MemoryGrant } from "../../../memory/namespace";
+import type { MemoryGrant } from "../../../session-config/memory-namespace";
 import { httpFetchTool } from "./builtin/http-fetch-tool";
 import { runCodeTool } from "./builtin/run-code";
 import type { Tool } from "./tool";
-import { TOOL_NAME_PATTERN } from "./tool-name";
-import { isMcpServerName, MAX_MCP_SERVER_NAME_CHARS, mcpPrefix } from "./mcp/naming";
+import { TOOL_NAME_PATTERN } from "../../../session-config/tool-name";
+import { isMcpServerName, MAX_MCP_SERVER_NAME_CHARS, mcpPrefix } from "../../../session-config/mcp-naming";
 import { mcpTool } from "./mcp/mcp-tool";
 import type { DiscoveredTool } from "./mcp/plan";
 import { webhookTool } from "./webhook";
 import { agentTool } from "./agent-tool";
+import { MAX_APPROVAL_TIMEOUT_SECONDS, MAX_TOOLS_PER_SESSION } from "../../../session-config/bounds";
 
 export { TOOL_NAME_PATTERN };
-/** More tools than this make a prompt no model handles well. */
-export const MAX_TOOLS_PER_SESSION = 64;
-/** The longest an approval may be waited for: a month, far past any review process. */
-export const MAX_APPROVAL_TIMEOUT_SECONDS = 30 * 24 * 60 * 60;
+export { MAX_APPROVAL_TIMEOUT_SECONDS, MAX_TOOLS_PER_SESSION };
 
 /**
  * A Map, not an object literal: a tenant names the tool, and on a plain object `constructor`,

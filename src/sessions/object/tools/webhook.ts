@@ -5,7 +5,7 @@
  * webhooks are retried on 5xx and network errors within the unit; at-most-once ones are sent
  * once and never retried.
  */
-import type { ToolSpec } from "../../types";
+import type { ToolSpec } from "../../../session-config/types";
 import { isOriginAllowed } from "../../../egress/allowed-origins";
 import { safeFetch } from "../../../egress/safe-fetch";
 import type { Tool, ToolContext, ToolOutcome } from "./tool";

@@ -3,7 +3,7 @@ import { inject } from "vitest";
 import { describe, expect, it } from "vitest";
 import { McpConnection } from "../../../../src/sessions/object/tools/mcp/connection";
 import { mcpFetch, McpRefusal } from "../../../../src/sessions/object/tools/mcp/mcp-fetch";
-import type { McpToolSpec } from "../../../../src/sessions/types";
+import type { McpToolSpec } from "../../../../src/session-config/types";
 
 const SERVER = new URL("https://mcp.example.com/mcp");
 

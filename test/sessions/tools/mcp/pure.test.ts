@@ -1,16 +1,10 @@
 /** The pure parts of MCP tools: names, the run's tool plan (narrowing, annotations, limits), masking. */
 import { describe, expect, it } from "vitest";
-import {
-  headerSecrets,
-  MASKED_VALUE,
-  maskMcpHeadersDeep,
-  maskToolSpecs,
-  serverMasker,
-} from "../../../../src/sessions/object/tools/mcp/masking";
-import { isMcpServerName, offeredToolName } from "../../../../src/sessions/object/tools/mcp/naming";
+import { headerSecrets, MASKED_VALUE, maskMcpHeadersDeep, maskToolSpecs, serverMasker } from "../../../../src/session-config/masking";
+import { isMcpServerName, offeredToolName } from "../../../../src/session-config/mcp-naming";
 import { isRepeatable, type ListedTool, MAX_RUN_TOOLS, planRunTools } from "../../../../src/sessions/object/tools/mcp/plan";
 import { checkToolSpecs, TOOL_NAME_PATTERN } from "../../../../src/sessions/object/tools/registry";
-import type { McpToolSpec, ToolSpec } from "../../../../src/sessions/types";
+import type { McpToolSpec, ToolSpec } from "../../../../src/session-config/types";
 
 const OBJECT = { type: "object", properties: {} };
 const server = (name: string, extra: Partial<McpToolSpec> = {}): McpToolSpec => ({

@@ -5,7 +5,7 @@
  */
 import { inject } from "vitest";
 import { describe, expect, it } from "vitest";
-import type { Session } from "../../../../src/sessions/types";
+import type { Session } from "../../../../src/session-config/types";
 import { callJson, readProblem } from "../../../support/api";
 import { mockModel, uniqueKey } from "../../../support/mock-client";
 import { caller, createSession, getJson, text, toolCallsOf, toolUse, waitForStatus } from "../../../api/sessions/helpers";

@@ -7,11 +7,11 @@
  */
 import { BUILTIN_DEFAULT_LIMITS } from "../../../../limits";
 import { ApiError } from "../../../../problems";
-import { childSessionId } from "../../../ids";
+import { childSessionId } from "../../../../session-config/ids";
 import { inStartTurn } from "../../../child-starts";
 import { type ChildOf, planChild, startChild } from "../../../subagent-start";
 import { toolSpanId, traceparentOf } from "../../engine/tracing";
-import type { AgentToolSpec, ToolCall } from "../../../types";
+import type { AgentToolSpec, ToolCall } from "../../../../session-config/types";
 import type { StepScope, UnitWriter } from "../../engine/unit-scope";
 import { agentCallInput } from "../../tools/agent-tool";
 import { sessionStub } from "../../../../objects";

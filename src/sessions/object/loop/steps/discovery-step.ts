@@ -10,7 +10,7 @@ import type { StepScope } from "../../engine/unit-scope";
 import { backoffDelay } from "../retry";
 import { discoveryVerdict, listServers, type ServerListing } from "../../tools/mcp/discovery";
 import { McpConnections } from "../../tools/mcp/pool";
-import type { McpToolSpec, UnitOutcome } from "../../../types";
+import type { McpToolSpec, UnitOutcome } from "../../../../session-config/types";
 import { log } from "../../../../log";
 
 /** Every server's `initialize` and `tools/list` pages together; well within an alarm. */

@@ -20,7 +20,7 @@ import { type CallUsage, type ModelRequest, type ModelResponse, type ModelStopRe
 import { backoffDelay } from "../retry";
 import type { UnitOutcome } from "../next-unit";
 import { correctionText, judgeAnswer } from "../../output/judge";
-import { addUsage, type ContentBlock, type StopReason, type ToolCallStatus, type ToolUseBlock } from "../../../types";
+import { addUsage, type ContentBlock, type StopReason, type ToolCallStatus, type ToolUseBlock } from "../../../../session-config/types";
 
 export async function runModelStep(scope: StepScope, maxTokens: number): Promise<UnitOutcome> {
   const { decision, session, run, tools, output } = runContext(scope, maxTokens, false);

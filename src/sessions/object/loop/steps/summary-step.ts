@@ -12,7 +12,7 @@ import type { StepScope } from "../../engine/unit-scope";
 import { providerFor } from "../../model";
 import { ModelError } from "../../model/provider";
 import { callModel, recordFailure, withTraceparent } from "./model-step";
-import { addUsage } from "../../../types";
+import { addUsage } from "../../../../session-config/types";
 import type { UnitOutcome } from "../next-unit";
 
 export async function runSummaryStep(scope: StepScope, maxTokens: number): Promise<UnitOutcome> {

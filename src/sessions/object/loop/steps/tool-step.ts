@@ -13,7 +13,7 @@ import type { ToolContext, ToolOutcome } from "../../tools/tool";
 import { validateToolInput } from "../../tools/validate-input";
 import { runAgentCall } from "./agent-call";
 import type { UnitOutcome } from "../next-unit";
-import type { ToolCall } from "../../../types";
+import type { ToolCall } from "../../../../session-config/types";
 
 export const INTERRUPTED_BY_RESTART = "interrupted by a restart, not run again";
 /**

@@ -7,7 +7,13 @@
  * checked with the routes' own field schemas.
  */
 import { MAX_KEY_CHARS, MAX_QUERY_CHARS } from "../../../../memory/bounds";
-import { grantAllows, joinNamespace, MAX_NAMESPACE_SEGMENTS, type MemoryGrant, namespaceProblem } from "../../../../memory/namespace";
+import {
+  grantAllows,
+  joinNamespace,
+  MAX_NAMESPACE_SEGMENTS,
+  type MemoryGrant,
+  namespaceProblem,
+} from "../../../../session-config/memory-namespace";
 import { MemoryKeySchema, MemoryValueSchema } from "../../../../memory/schemas";
 import { endUserWrites, memoryReachOf } from "../../../../memory/end-user";
 import type { MemoryItem, MemoryResult, ScoredItem } from "../../../../memory/types";

@@ -12,11 +12,11 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { McpToolSpec } from "../../../types";
+import type { McpToolSpec } from "../../../../session-config/types";
 import { loadMcpSdk } from "./load-sdk";
 import { mcpFetch } from "./mcp-fetch";
 import type { ListedTool } from "./plan";
-import { PlatformJsonSchemaValidator } from "./validator";
+import { PlatformJsonSchemaValidator } from "../../../../shared/json-schema/mcp-validator";
 
 /** `initialize` and its answer. */
 export const MCP_CONNECT_TIMEOUT_MS = 15_000;

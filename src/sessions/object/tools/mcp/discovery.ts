@@ -6,9 +6,9 @@
  * declares or the run does not go on: a server that is missing a tool is never papered over.
  */
 import { MAX_ATTEMPTS } from "../../../../limits";
-import type { McpToolSpec, ToolSpec } from "../../../types";
+import type { McpToolSpec, ToolSpec } from "../../../../session-config/types";
 import type { SecretMasker } from "../../../../shared/secret-mask";
-import { serverMasker, toolsMasker } from "./masking";
+import { serverMasker, toolsMasker } from "../../../../session-config/masking";
 import { describeFailure, type McpFailure } from "./outcome";
 import { type DiscoveredTool, type ListedTool, planRunTools } from "./plan";
 import type { McpConnections } from "./pool";

@@ -5,9 +5,9 @@
  * may pass, within one time budget.
  */
 import { deadline } from "../../../../shared/deadline";
-import type { McpToolSpec } from "../../../types";
+import type { McpToolSpec } from "../../../../session-config/types";
 import type { Tool, ToolContext, ToolOutcome } from "../tool";
-import { serverMasker } from "./masking";
+import { serverMasker } from "../../../../session-config/masking";
 import { describeFailure, resultText } from "./outcome";
 import type { DiscoveredTool } from "./plan";
 

@@ -7,14 +7,11 @@
 import { jsonDepth, MAX_JSON_DEPTH } from "../../../../shared/json-depth";
 import { MAX_REQUEST_PATTERN_SIZE } from "../../../../shared/json-schema/patterns";
 import { checkSchema, describeProblems, estimateSchemaPatterns } from "../../../../shared/json-schema/validator";
-import type { McpToolSpec, ToolSpec } from "../../../types";
-import { offeredToolName } from "./naming";
+import type { McpToolSpec, ToolSpec } from "../../../../session-config/types";
+import { offeredToolName } from "../../../../session-config/mcp-naming";
+import { MAX_RUN_TOOLS } from "../../../../session-config/bounds";
 
-/**
- * Tools offered in one run, all kinds together: the most that OpenAI's API takes, and more than
- * a model chooses among well. A server that offers more is narrowed with `allowed_tools`.
- */
-export const MAX_RUN_TOOLS = 128;
+export { MAX_RUN_TOOLS };
 /** The same caps as a declared tool's description and input schema. */
 export const MCP_MAX_DESCRIPTION_CHARS = 4_000;
 export const MCP_MAX_SCHEMA_CHARS = 32 * 1024;

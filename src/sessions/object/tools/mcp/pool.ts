@@ -3,7 +3,7 @@
  * when the unit ends. The server's URL is checked again here (the guard, and the tenant's
  * allowed origins as they are now), since a session's tools outlive changes to both.
  */
-import type { McpToolSpec } from "../../../types";
+import type { McpToolSpec } from "../../../../session-config/types";
 import { McpConnection } from "./connection";
 import { McpRefusal } from "./mcp-fetch";
 import { checkMcpServerUrl } from "./server-url";

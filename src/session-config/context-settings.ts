@@ -3,7 +3,7 @@
  * defaults filled in. Sessions stored before settings existed (null, or any other object
  * their caller kept there) use `auto`. Pure.
  */
-import { CONTEXT_STRATEGIES, type ContextSettings } from "../../types";
+import { CONTEXT_STRATEGIES, type ContextSettings } from "./types";
 
 /** `last_messages` without a count sends this many of the newest messages. */
 export const DEFAULT_LAST_MESSAGES = 20;

@@ -7,9 +7,9 @@
  * shared masker knows (src/shared/secret-mask.ts). Building a masker also enters its values in
  * the set every log line is masked with.
  */
-import { MASKED_VALUE, maskerOf, type SecretMasker } from "../../../../shared/secret-mask";
-import { decodeBase64 } from "../../../../shared/base64";
-import type { McpToolSpec, ToolSpec } from "../../../types";
+import { MASKED_VALUE, maskerOf, type SecretMasker } from "../shared/secret-mask";
+import { decodeBase64 } from "../shared/base64";
+import type { McpToolSpec, ToolSpec } from "./types";
 
 export { MASKED_VALUE };
 

@@ -3,7 +3,7 @@
  * budget that is part of the answer's cap (`max_tokens`), at least `MIN_THINKING_BUDGET`; Chat
  * Completions takes `reasoning_effort`. Pure.
  */
-import type { ReasoningEffort, ReasoningSettings } from "../../types";
+import type { ReasoningEffort, ReasoningSettings } from "./types";
 
 /** Anthropic's smallest thinking budget; a call whose cap leaves less does not think. */
 export const MIN_THINKING_BUDGET = 1_024;

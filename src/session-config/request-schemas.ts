@@ -5,72 +5,28 @@
  * named here with their units; the body limit bounds a request as a whole on top of them.
  */
 import { z } from "@hono/zod-openapi";
-import { FRAMING_HEADERS } from "../egress/framing-headers";
 import { MAX_IMAGES_PER_INPUT, MAX_INPUT_IMAGE_BYTES, MAX_MAX_IMAGE_BYTES, MAX_STORED_VALUE_BYTES, partialLimitsSchema } from "../limits";
 import { base64Length } from "../shared/base64";
 import { boundedRecord } from "../shared/bounded-record";
-import { jsonDepth, MAX_JSON_DEPTH } from "../shared/json-depth";
-import { MAX_PATTERN_SUBJECT_CHARS } from "../shared/json-schema/patterns";
-import { DEFAULT_LAST_MESSAGES, MAX_LAST_MESSAGES, MAX_MAX_INPUT_TOKENS, MIN_MAX_INPUT_TOKENS } from "./object/context/settings";
-import { MAX_INPUT_CHARS } from "./object/input";
-import { MAX_MCP_SERVER_NAME_CHARS, MCP_SERVER_NAME_PATTERN } from "./object/tools/mcp/naming";
-import { MAX_RUN_TOOLS } from "./object/tools/mcp/plan";
-import { MAX_APPROVAL_TIMEOUT_SECONDS, MAX_TOOLS_PER_SESSION, TOOL_NAME_PATTERN } from "./object/tools/registry";
-import { MAX_TOOL_NAME_CHARS } from "./object/tools/tool-name";
+import { DEFAULT_LAST_MESSAGES, MAX_LAST_MESSAGES, MAX_MAX_INPUT_TOKENS, MIN_MAX_INPUT_TOKENS } from "./context-settings";
+import { MAX_INPUT_CHARS, MAX_TOOLS_PER_SESSION } from "./bounds";
 import { CONTEXT_STRATEGIES, IMAGE_MEDIA_TYPES, REASONING_EFFORTS } from "./types";
-import { EFFORT_BUDGETS, MAX_THINKING_BUDGET, MIN_THINKING_BUDGET } from "./object/model/reasoning";
-import { AGENT_REF_PATTERN, MAX_AGENT_REF_CHARS } from "../agents/refs";
-import { MemoryGrantSchema } from "../memory/schemas";
+import { EFFORT_BUDGETS, MAX_THINKING_BUDGET, MIN_THINKING_BUDGET } from "./reasoning";
+import { AGENT_REF_PATTERN, MAX_AGENT_REF_CHARS } from "./agent-ref";
+import { MemoryGrantSchema } from "./memory-grant";
 import { MAX_METADATA_ENTRIES, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS } from "./metadata";
+import { MAX_WEBHOOK_URL_CHARS, OutputSchemaSchema, ToolSchema } from "./tool-schemas";
 
 /** Blocks per input; each block is a separate part of one user message. */
 export const MAX_INPUT_BLOCKS = 100;
 export const MAX_IMAGE_URL_CHARS = 2_048;
 export const MAX_SYSTEM_CHARS = 100_000;
 export const MAX_MODEL_ID_CHARS = 128;
-export const MAX_TOOL_DESCRIPTION_CHARS = 4_000;
-/** A tool's JSON Schema, serialized; a larger one is a prompt, not a schema. */
-export const MAX_INPUT_SCHEMA_CHARS = 32 * 1024;
-export const MAX_WEBHOOK_URL_CHARS = 2_048;
 export { MAX_METADATA_ENTRIES, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS } from "./metadata";
+// The tool schemas live in tool-schemas.ts; this module stays the one place the bodies are imported from.
+export * from "./tool-schemas";
 
 const MODEL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/;
-/** MCP tool names are at most 128 characters (the protocol's recommendation). */
-export const MAX_MCP_TOOL_NAME_CHARS = 128;
-export const MAX_MCP_HEADERS = 20;
-export const MAX_MCP_HEADER_VALUE_CHARS = 4_096;
-const MAX_MCP_HEADER_NAME_CHARS = 100;
-/** An HTTP token (RFC 9110). */
-const MCP_HEADER_NAME_PATTERN = new RegExp(`^[!#$%&'*+.^_\`|~0-9A-Za-z-]{1,${MAX_MCP_HEADER_NAME_CHARS}}$`);
-/** Visible characters, spaces and tabs: no line break can split one header into two. */
-const MCP_HEADER_VALUE_PATTERN = /^[\t\x20-\x7e\x80-\xff]*$/;
-/** Headers the transport or the platform sets: a tenant's value would break the protocol or the request's framing. */
-const FORBIDDEN_MCP_HEADERS: ReadonlySet<string> = new Set([
-  ...FRAMING_HEADERS,
-  "content-type",
-  "accept",
-  "mcp-session-id",
-  "mcp-protocol-version",
-  "last-event-id",
-]);
-
-/**
- * Credential headers a tenant gives for the platform to send (an MCP server's, a trace
- * collector's): HTTP tokens for names, printable values, never one of `forbidden` (set by the
- * platform). Every response shows the values masked.
- */
-export function credentialHeadersSchema(forbidden: ReadonlySet<string>) {
-  return boundedRecord(
-    z
-      .string()
-      .max(MAX_MCP_HEADER_NAME_CHARS, { abort: true })
-      .regex(MCP_HEADER_NAME_PATTERN, "Not an HTTP header name.")
-      .refine((name) => !forbidden.has(name.toLowerCase()), "This header is set by the platform."),
-    z.string().max(MAX_MCP_HEADER_VALUE_CHARS).regex(MCP_HEADER_VALUE_PATTERN, "Must be printable, without line breaks."),
-    MAX_MCP_HEADERS,
-    `At most ${MAX_MCP_HEADERS} headers.`,
-  );
-}
 
 // ---- input ---------------------------------------------------------------------------------
 
@@ -163,179 +119,6 @@ export const RunInputSchema = z
   });
 
 export type ApiRunInput = z.infer<typeof RunInputSchema>;
-
-// ---- tools ---------------------------------------------------------------------------------
-
-const ToolNameSchema = z
-  .string()
-  .regex(TOOL_NAME_PATTERN, `Must be 1-${MAX_TOOL_NAME_CHARS} letters, digits, \`_\` or \`-\`.`)
-  // The pattern bounds the length; stated for clients, not checked twice.
-  .openapi({ maxLength: MAX_TOOL_NAME_CHARS, example: "lookup_order" });
-
-/**
- * The length cap of a JSON Schema a caller gives, for the document: JSON Schema has no keyword
- * for a value's serialized size, so it is stated as an extension (and in the description).
- */
-const SCHEMA_SIZE = { "x-max-json-chars": MAX_INPUT_SCHEMA_CHARS } as const;
-
-const InputSchemaSchema = z
-  .record(z.string(), z.unknown())
-  .refine((schema) => schema.type === "object", 'Must be a JSON Schema with "type": "object" at the top.')
-  .refine(
-    (schema) => JSON.stringify(schema).length <= MAX_INPUT_SCHEMA_CHARS,
-    `Must be at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON.`,
-  )
-  .refine((schema) => jsonDepth(schema) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
-  .openapi({
-    ...SCHEMA_SIZE,
-    description:
-      `A JSON Schema (2020-12) for the tool's input; its top level is an object, at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON ` +
-      `and nested at most ${MAX_JSON_DEPTH} levels deep. \`pattern\` and \`patternProperties\` ` +
-      "use the RE2 subset of ECMA-262 regular expressions (no backreferences or lookaround), run in linear time; " +
-      `strings longer than ${MAX_PATTERN_SUBJECT_CHARS} characters never match a pattern or a format.`,
-    example: { type: "object", properties: {} },
-  });
-
-/** A run's `output_schema`: the same bounds as a tool's input schema, since the Anthropic provider sends it as one. */
-export const OutputSchemaSchema = z
-  .record(z.string(), z.unknown())
-  .refine((schema) => schema.type === "object", 'Must be a JSON Schema with "type": "object" at the top.')
-  .refine(
-    (schema) => JSON.stringify(schema).length <= MAX_INPUT_SCHEMA_CHARS,
-    `Must be at most ${MAX_INPUT_SCHEMA_CHARS} characters as JSON.`,
-  )
-  .refine((schema) => jsonDepth(schema) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
-  .openapi("OutputSchema", {
-    ...SCHEMA_SIZE,
-    description:
-      `A JSON Schema (2020-12) the run's final answer must be valid for; its top level is an object, at most ${MAX_INPUT_SCHEMA_CHARS} characters ` +
-      `as JSON and nested at most ${MAX_JSON_DEPTH} levels deep. The answer is checked with the ` +
-      "same validator as tool inputs (patterns on RE2); an invalid answer is told to the model, which answers again, and a run without a " +
-      "valid answer after 3 tries (or at the step limit) fails with `invalid_output`.",
-    example: {
-      type: "object",
-      properties: { total: { type: "number" }, currency: { type: "string", enum: ["EUR", "USD"] } },
-      required: ["total", "currency"],
-    },
-  });
-
-const ToolDescriptionSchema = z.string().min(1).max(MAX_TOOL_DESCRIPTION_CHARS);
-const RequiresApprovalSchema = z.boolean().optional().openapi({ description: "Each call waits for an approve or deny first." });
-/** Shared by every tool type that can require approval. */
-export const ApprovalTimeoutSchema = z
-  .number()
-  .int()
-  .min(1)
-  .max(MAX_APPROVAL_TIMEOUT_SECONDS)
-  .optional()
-  .openapi({
-    description:
-      "Only with `requires_approval`: a call not approved or denied within this many seconds of its creation is denied with the reason " +
-      '"approval expired" (`decision: "expired"`, `decided_by: "system"`), and the run goes on as after any deny.',
-    example: 3600,
-  });
-
-export const BuiltinToolSchema = z
-  .object({
-    type: z.literal("builtin"),
-    name: ToolNameSchema.openapi({ description: "A built-in tool: `get_time`, `http_fetch` or `run_code`.", example: "get_time" }),
-    requires_approval: RequiresApprovalSchema,
-    approval_timeout_seconds: ApprovalTimeoutSchema,
-  })
-  .strict()
-  .openapi("BuiltinTool");
-
-export const WebhookToolSchema = z
-  .object({
-    type: z.literal("webhook"),
-    name: ToolNameSchema,
-    description: ToolDescriptionSchema,
-    input_schema: InputSchemaSchema,
-    url: z
-      .string()
-      .max(MAX_WEBHOOK_URL_CHARS)
-      .openapi({ format: "uri", description: "An https URL on the public internet.", example: "https://example.com/tools/lookup" }),
-    requires_approval: RequiresApprovalSchema,
-    approval_timeout_seconds: ApprovalTimeoutSchema,
-    at_most_once: z.boolean().optional().openapi({ description: "Never retried, even after a timeout or a 5xx." }),
-  })
-  .strict()
-  .openapi("WebhookTool");
-
-export const ClientToolSchema = z
-  .object({
-    type: z.literal("client"),
-    name: ToolNameSchema,
-    description: ToolDescriptionSchema,
-    input_schema: InputSchemaSchema,
-    requires_approval: RequiresApprovalSchema,
-    approval_timeout_seconds: ApprovalTimeoutSchema,
-  })
-  .strict()
-  .openapi("ClientTool");
-
-export const McpToolSchema = z
-  .object({
-    type: z.literal("mcp"),
-    name: z
-      .string()
-      .max(MAX_MCP_SERVER_NAME_CHARS)
-      .regex(MCP_SERVER_NAME_PATTERN, `Must be 1-${MAX_MCP_SERVER_NAME_CHARS} letters, digits or \`-\`, with single \`_\` between them.`)
-      .openapi({ description: "The server's name; its tools are offered to the model as `<name>__<tool>`.", example: "docs" }),
-    url: z.string().max(MAX_WEBHOOK_URL_CHARS).openapi({
-      format: "uri",
-      description: "The server's Streamable HTTP endpoint: https, on the public internet.",
-      example: "https://mcp.example.com/mcp",
-    }),
-    allowed_tools: z
-      .array(z.string().min(1).max(MAX_MCP_TOOL_NAME_CHARS))
-      .max(MAX_RUN_TOOLS)
-      .optional()
-      .openapi({ description: "Only these of the server's tools are offered (its own names); all of them when absent." }),
-    headers: credentialHeadersSchema(FORBIDDEN_MCP_HEADERS)
-      .optional()
-      .openapi({
-        description:
-          "Sent with every request to the server, e.g. `Authorization`. Write-only: every response shows each value as `********`.",
-        example: { Authorization: "Bearer <token>" },
-      }),
-    requires_approval: RequiresApprovalSchema.openapi({
-      description: "Each call of any of the server's tools waits for an approve or deny first.",
-    }),
-    approval_timeout_seconds: ApprovalTimeoutSchema,
-  })
-  .strict()
-  .openapi("McpTool");
-
-export const AgentToolSchema = z
-  .object({
-    type: z.literal("agent"),
-    name: ToolNameSchema,
-    description: ToolDescriptionSchema,
-    agent: z
-      .string()
-      .max(MAX_AGENT_REF_CHARS)
-      .regex(AGENT_REF_PATTERN, "Must be an agent id, optionally followed by @<version> or @<alias>.")
-      .openapi({
-        description:
-          "The agent each call hands its input to: `agt_…` (its latest version), `agt_…@<version>` or `agt_…@<alias>`, resolved when the call is made. " +
-          "It must name a live agent of the tenant when the session is created.",
-        example: "agt_0123456789abcdefghijklmn@production",
-      }),
-    requires_approval: RequiresApprovalSchema,
-    approval_timeout_seconds: ApprovalTimeoutSchema,
-  })
-  .strict()
-  .openapi("AgentTool", {
-    description:
-      'A sub-agent. The model calls it with `{ "input": string }`; each call starts a child session of the agent (same tenant and `created_by`, ' +
-      "`parent` naming this session and the call) and the session waits (`waiting_subagents`, holding no run slot) until the child ends. " +
-      "The child's `output` (as JSON text) when it has an output schema, else its final text, is the call's result; a failed or cancelled child gives an error result.",
-  });
-
-export const ToolSchema = z
-  .discriminatedUnion("type", [BuiltinToolSchema, WebhookToolSchema, ClientToolSchema, McpToolSchema, AgentToolSchema])
-  .openapi("Tool");
 
 // ---- the session's settings and the bodies -------------------------------------------------
 

@@ -2,11 +2,11 @@
  * The session as a notification carries it: the compact view at the moment of the change, with
  * the calls it waits on. Pure: the host passes the session, its run state and its open calls.
  */
-import type { NotificationSession, WaitingToolCall } from "./types";
-import { approvalDeadline } from "../sessions/object/loop/approval-expiry";
-import type { RunState, StoredSession } from "../sessions/object/store/store";
-import type { Toolbox } from "../sessions/object/tools/registry";
-import type { ToolCall } from "../sessions/types";
+import type { NotificationSession, WaitingToolCall } from "../../../notifications/types";
+import { approvalDeadline } from "../loop/approval-expiry";
+import type { RunState, StoredSession } from "../store/store";
+import type { Toolbox } from "../tools/registry";
+import type { ToolCall } from "../../../session-config/types";
 
 export function notificationSession(
   session: StoredSession,

@@ -2,7 +2,7 @@
  * Argument checks for the tenant objects' RPC methods. A bad argument is a caller's bug, not an
  * expected outcome, so these throw (TypeError/RangeError keep their names across RPC).
  */
-import { MAX_CURSOR_CHARS } from "../shared/cursor";
+import { MAX_CURSOR_CHARS } from "./cursor";
 
 /** Page sizes accepted by every list method, matching the public `?limit=` range. */
 export const MIN_PAGE_LIMIT = 1;

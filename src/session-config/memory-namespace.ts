@@ -5,6 +5,8 @@
  */
 
 export const MAX_NAMESPACE_SEGMENTS = 4;
+/** The namespaces a session may be granted (for reading, and for writing). */
+export const MAX_GRANT_NAMESPACES = 8;
 export const MAX_SEGMENT_CHARS = 64;
 export const SEGMENT_PATTERN = /^[A-Za-z0-9_@:-]{1,64}$/;
 /** The longest joined namespace: four segments and three dots. */

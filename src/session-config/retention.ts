@@ -2,7 +2,7 @@
  * Session retention: how long a tenant's sessions are kept after their last change, and which
  * of them a sweep may erase. Pure rules, with `now` passed in; the sweep itself is sweep.ts.
  */
-import { FINAL_STATUSES, type SessionStatus } from "../sessions/types";
+import { FINAL_STATUSES, type SessionStatus } from "./types";
 
 /** The shortest retention a tenant may set: a day, so a session never vanishes mid-conversation. */
 export const MIN_SESSION_RETENTION_DAYS = 1;

@@ -3,7 +3,7 @@
  * over a built-in table for the catalog's models. A model neither names has no price, and its
  * cost is null: never a guess. Pure.
  */
-import { canonicalModel } from "../sessions/object/model/catalog";
+import { canonicalModel } from "./catalog";
 
 /** USD per million tokens of each kind. */
 export interface ModelPrice {

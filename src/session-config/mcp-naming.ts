@@ -8,7 +8,7 @@
  * the same name. A tool name that does not fit as it is (characters outside the rule, too long,
  * or already taken) keeps what fits and ends with a hash of the full name, so it stays distinct.
  */
-import { TOOL_NAME_PATTERN } from "../tool-name";
+import { TOOL_NAME_PATTERN } from "./tool-name";
 
 /** Leaves at least 30 characters of the 64 for the tool's own name. */
 export const MAX_MCP_SERVER_NAME_CHARS = 32;

@@ -1,194 +1,16 @@
 /**
- * The shapes a session object keeps and returns: content blocks, messages, tool calls, run state,
- * and the result type of its RPC surface. Content blocks follow the Anthropic Messages
- * format, which is the platform's own storage format; other providers translate.
+ * The shapes a session keeps and returns: its settings, tools, init, state, summary and the result
+ * type of its RPC surface. Statuses (statuses.ts) and content (content.ts) are re-exported, so
+ * this stays the one module the session's types are imported from.
  */
 import type { Limits } from "../limits";
-import type { MemoryGrant } from "../memory/namespace";
-import type { TraceRequest } from "../traces/types";
+import type { MemoryGrant } from "./memory-namespace";
+import type { TraceRequest } from "./trace-types";
+import type { SessionStatus, StopReason } from "./statuses";
+import type { TextBlock, ImageMediaType, ImageBlock, ToolCallStatus, Usage } from "./content";
 
-/** Every session status: the one list the types, the API schemas and the tenant index use. */
-export const SESSION_STATUSES = [
-  "idle",
-  "queued",
-  "running",
-  "waiting_approval",
-  "waiting_tool_output",
-  "waiting_subagents",
-  "paused",
-  "done",
-  "failed",
-  "cancelled",
-] as const;
-export type SessionStatus = (typeof SESSION_STATUSES)[number];
-
-/** A run is going: a new one cannot start, and it can be cancelled. */
-export const ACTIVE_STATUSES: readonly SessionStatus[] = [
-  "queued",
-  "running",
-  "waiting_approval",
-  "waiting_tool_output",
-  "waiting_subagents",
-  "paused",
-];
-/**
- * The statuses that hold one of the tenant's run slots. A session waiting for a person, a
- * client, a resume or a free slot holds none.
- */
-export const SLOT_STATUSES: readonly SessionStatus[] = ["running"];
-export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "cancelled"];
-/** A run waits for someone: a person (an approval), a client (a tool's output), or its child sessions. It holds no run slot. */
-export const WAITING_STATUSES: readonly SessionStatus[] = ["waiting_approval", "waiting_tool_output", "waiting_subagents"];
-
-/**
- * Why a run ended: the one list the types, the API schemas and the tenant index use.
- * `end_turn`, `max_tokens` (the answer was cut off at its token cap), `refusal` (the provider
- * declined to answer), `context_window_exceeded` (the answer filled the model's context window),
- * `step_limit` and `token_limit` end `done`; `invalid_output` (no answer
- * valid for the run's `output_schema`), `model_error` and `tools_unavailable` (the run's MCP
- * tool set could not be listed) end `failed`; `cancelled` ends `cancelled`.
- */
-export const STOP_REASONS = [
-  "end_turn",
-  "max_tokens",
-  "refusal",
-  "context_window_exceeded",
-  "step_limit",
-  "token_limit",
-  "budget_limit",
-  "invalid_output",
-  "model_error",
-  "tools_unavailable",
-  "cancelled",
-] as const;
-export type StopReason = (typeof STOP_REASONS)[number];
-
-export interface TextBlock {
-  type: "text";
-  text: string;
-}
-export interface ToolUseBlock {
-  type: "tool_use";
-  id: string;
-  name: string;
-  input: unknown;
-}
-export interface ToolResultBlock {
-  type: "tool_result";
-  tool_use_id: string;
-  content: string;
-  is_error?: boolean;
-}
-/** The image types every provider the platform speaks to accepts. */
-export const IMAGE_MEDIA_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
-export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
-
-/**
- * An image in the history: a reference to the bytes the session stored once (`images`, see
- * object/store/images.ts), never the bytes themselves, so a message, its copies and its events
- * stay small. `url` is where the platform fetched it from, when the caller gave a URL.
- */
-export interface ImageBlock {
-  type: "image";
-  source: { type: "stored"; image_id: string; media_type: ImageMediaType; size_bytes: number; width: number; height: number; url?: string };
-}
-/**
- * The model's reasoning, as its provider gave it, on the assistant message it belongs to:
- * Anthropic's `thinking` with its `signature` (sent back unchanged, as the API requires within a
- * tool loop), or a Chat Completions server's `reasoning_content` / `reasoning` (no signature).
- * Never answer text: no text of the answer is read from it.
- */
-export interface ThinkingBlock {
-  type: "thinking";
-  thinking: string;
-  signature?: string;
-}
-/** Reasoning the provider encrypted (Anthropic's `redacted_thinking`): kept and sent back as given. */
-export interface RedactedThinkingBlock {
-  type: "redacted_thinking";
-  data: string;
-}
-export type ReasoningBlock = ThinkingBlock | RedactedThinkingBlock;
-export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock | ThinkingBlock | RedactedThinkingBlock;
-
-export function isReasoningBlock(block: { type: string }): block is ReasoningBlock {
-  return block.type === "thinking" || block.type === "redacted_thinking";
-}
-
-export type Role = "user" | "assistant";
-
-export interface Message {
-  seq: number;
-  role: Role;
-  content: ContentBlock[];
-  created_at: string;
-}
-
-export const TOOL_CALL_STATUSES = ["pending", "waiting_approval", "waiting_tool_output", "running", "done", "error"] as const;
-export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
-
-/** How a call that needed approval was decided: by a person, or by its approval timeout. */
-export const TOOL_CALL_DECISIONS = ["approved", "denied", "expired"] as const;
-export type ToolCallDecision = (typeof TOOL_CALL_DECISIONS)[number];
-/** `decided_by` of a call whose approval expired: no principal decided it. */
-export const SYSTEM_DECIDER = "system";
-
-export interface ToolCall {
-  id: string;
-  step: number;
-  name: string;
-  input: unknown;
-  status: ToolCallStatus;
-  output: string | null;
-  is_error: boolean;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  /** The subject that approved or denied the call, or `system` when its approval expired; null if never decided. */
-  decided_by: string | null;
-  decided_at: string | null;
-  decision: ToolCallDecision | null;
-}
-
-/**
- * Token counts of a session (or a tenant's day). Providers that cache prompts report the cached
- * part apart: `input_tokens` is the input neither read from nor written to the cache, so the
- * whole input of a call is `input_tokens + cache_read_tokens + cache_write_tokens`.
- */
-export interface Usage {
-  steps: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  /**
-   * Of `output_tokens`, those the model spent reasoning, where the provider reports them apart
-   * (Chat Completions' `completion_tokens_details.reasoning_tokens`); absent until one did.
-   */
-  reasoning_tokens?: number;
-}
-
-/** Every token a usage counts, as every token limit counts them. */
-export function totalTokens(usage: Omit<Usage, "steps">): number {
-  return usage.input_tokens + usage.output_tokens + usage.cache_read_tokens + usage.cache_write_tokens;
-}
-
-/** Usage plus one call's, `steps` more model steps (0 for a summary or a discarded answer). */
-export function addUsage(usage: Usage, call: Omit<Usage, "steps">, steps: number): Usage {
-  return {
-    steps: usage.steps + steps,
-    input_tokens: usage.input_tokens + call.input_tokens,
-    output_tokens: usage.output_tokens + call.output_tokens,
-    cache_read_tokens: (usage.cache_read_tokens ?? 0) + call.cache_read_tokens,
-    cache_write_tokens: (usage.cache_write_tokens ?? 0) + call.cache_write_tokens,
-    // Present once a provider reported it apart, even as 0.
-    ...(usage.reasoning_tokens !== undefined || call.reasoning_tokens !== undefined
-      ? { reasoning_tokens: (usage.reasoning_tokens ?? 0) + (call.reasoning_tokens ?? 0) }
-      : {}),
-  };
-}
-
-export const EMPTY_USAGE: Usage = { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
+export * from "./statuses";
+export * from "./content";
 
 /** How the history is fitted to the model's input before each call (see src/sessions/object/context/). */
 export const CONTEXT_STRATEGIES = ["auto", "last_messages", "summary"] as const;
@@ -202,7 +24,7 @@ export interface ContextSettings {
   last_messages?: number;
 }
 
-/** How hard a reasoning model thinks; each provider maps it its own way (see object/model/reasoning.ts). */
+/** How hard a reasoning model thinks; each provider maps it its own way (see reasoning.ts). */
 export const REASONING_EFFORTS = ["low", "medium", "high"] as const;
 export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 

@@ -4,11 +4,11 @@
  * restored from the version it changes or refused. One 400 lists every problem at its field.
  */
 import { ApiError, type FieldError } from "../problems";
-import type { Actor } from "../sessions/actor";
-import { prepareSession } from "../sessions/prepare";
-import type { ToolSpec } from "../sessions/types";
-import { type AgentDefinitionInput, configOf, normalizeDefinition, restoreMaskedHeaders } from "./definition";
-import type { AgentDefinition } from "./types";
+import type { Actor } from "./actor";
+import { prepareSession } from "./prepare";
+import type { ToolSpec } from "../session-config/types";
+import { type AgentDefinitionInput, configOf, normalizeDefinition, restoreMaskedHeaders } from "../agents/definition";
+import type { AgentDefinition } from "../agents/types";
 
 export function checkDefinition(actor: Actor, input: AgentDefinitionInput, previous: AgentDefinition | null): AgentDefinition {
   const restored = restoreMaskedHeaders(input.tools as ToolSpec[] | undefined, previous?.tools as ToolSpec[] | undefined);

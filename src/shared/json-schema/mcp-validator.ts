@@ -6,7 +6,7 @@
  * `outputSchema`.
  */
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import { validateJson } from "../../../../shared/json-schema/validator";
+import { validateJson } from "./validator";
 
 export class PlatformJsonSchemaValidator implements jsonSchemaValidator {
   getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
