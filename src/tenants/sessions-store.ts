@@ -8,7 +8,7 @@ import { releaseRunSlot, trackQueue } from "./run-slots";
 import { MAX_METADATA_FILTERS } from "../sessions/metadata";
 import { METADATA_BOUNDS, type ReportRow, requireStatus } from "./session-report";
 import type { SessionFilter, StatusCounts } from "./types";
-import { addUsage, NO_USAGE } from "./usage";
+import { NO_USAGE, recordDailyUsage } from "./usage";
 import { addRollup } from "./usage-rollup";
 import { optionalString, optionalStringRecord, toIso, utcDay } from "./validate";
 
@@ -98,7 +98,7 @@ export function recordSessionReport(sql: SqlStorage, report: ReportRow): boolean
     steps: grown("steps"),
   };
   const day = utcDay(report.updated_at);
-  addUsage(sql, day, { ...delta, sessions_created: 0 });
+  recordDailyUsage(sql, day, { ...delta, sessions_created: 0 });
   // The same difference, by who and what spent it; a dimension the report does not tell keeps the stored one.
   addRollup(
     sql,
@@ -111,7 +111,7 @@ export function recordSessionReport(sql: SqlStorage, report: ReportRow): boolean
     },
     { ...delta, runs: grown("runs") },
   );
-  if (!previous) addUsage(sql, utcDay(report.created_at), { ...NO_USAGE, sessions_created: 1 });
+  if (!previous) recordDailyUsage(sql, utcDay(report.created_at), { ...NO_USAGE, sessions_created: 1 });
   // A queued session's report does not end a grant the index may have just made it.
   if (report.status !== "queued") releaseRunSlot(sql, report.id);
   trackQueue(sql, report.id, report.status === "queued", report.updated_at);
