@@ -4,7 +4,7 @@
  * request of the tenant already passes through: agent reads and writes, and the one `resolve`
  * a session's creation makes, land here instead. What each call answers: `AgentStoreRpc`.
  */
-import { purgeStorage, storageFootprint, type StorageFootprint } from "../lifecycle/object-storage";
+import { purgeStorage, storageFootprint, type StorageFootprint } from "../storage/object-storage";
 import { DurableObject } from "cloudflare:workers";
 import type { Page } from "../sessions/types";
 import { parseAuditContext } from "../audit/entry";

@@ -4,7 +4,7 @@
  * writes nothing. Definitions cross this boundary in clear (MCP header values included): the
  * gateway masks them in every answer it gives.
  */
-import type { StorageFootprint } from "../lifecycle/object-storage";
+import type { StorageFootprint } from "../storage/object-storage";
 import type { AuditContext } from "../audit/types";
 import type {
   Agent,

@@ -5,7 +5,7 @@
  * default `max_memory_items` (100,000 items of at most 64 KiB); a tenant that outgrows one would
  * be split by the first segment of its namespaces, which every query already carries.
  */
-import { purgeStorage, storageFootprint, type StorageFootprint } from "../lifecycle/object-storage";
+import { purgeStorage, storageFootprint, type StorageFootprint } from "../storage/object-storage";
 import { DurableObject } from "cloudflare:workers";
 import { AlarmClock } from "../storage/alarm-clock";
 import { migrate } from "../storage/migrations";

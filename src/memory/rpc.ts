@@ -3,7 +3,7 @@
  * (src/env.ts), called by the gateway's routes and by sessions' memory tools. A tenant that never
  * stored an item is answered as empty, and such a lookup writes nothing.
  */
-import type { StorageFootprint } from "../lifecycle/object-storage";
+import type { StorageFootprint } from "../storage/object-storage";
 import type { AuditContext } from "../audit/types";
 import type { MemoryItem, MemoryResult, MemoryVersion, NamespaceListInput, NamespacePage, PutItem, ScoredItem, SearchInput } from "./types";
 

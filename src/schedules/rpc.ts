@@ -3,7 +3,7 @@
  * (src/env.ts), so callers depend on this shape and never on the class. A tenant that never
  * created a schedule is answered as empty, and such a lookup writes nothing.
  */
-import type { StorageFootprint } from "../lifecycle/object-storage";
+import type { StorageFootprint } from "../storage/object-storage";
 import type { AuditContext } from "../audit/types";
 import type { Page } from "../sessions/types";
 import type { Firing, ListSchedulesInput, NewSchedule, PageInput, Schedule, SchedulePatch, SchedulerResult } from "./types";

@@ -8,7 +8,7 @@
  * so a firing found pending after a crash is finished (recorded if it had acted, else done now)
  * and never repeated. Slots missed while the platform was down fire once, as the first of them.
  */
-import { purgeStorage, storageFootprint, type StorageFootprint } from "../lifecycle/object-storage";
+import { purgeStorage, storageFootprint, type StorageFootprint } from "../storage/object-storage";
 import { DurableObject } from "cloudflare:workers";
 import type { Page } from "../sessions/types";
 import { describeError, log } from "../log";

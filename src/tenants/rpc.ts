@@ -12,8 +12,8 @@ import type { NotificationAck } from "../notifications/types";
 import type { Page, SessionSummary } from "../sessions/types";
 import type { ApiKeyListing } from "./api-key-store";
 import type { DeletionRecord } from "./registry-store";
-import type { StorageFootprint } from "../lifecycle/object-storage";
-import type { DeletionProgress } from "../lifecycle/tenant-deletion";
+import type { StorageFootprint } from "../storage/object-storage";
+import type { DeletionProgress } from "./tenant-deletion";
 import type * as T from "./types";
 import type { RollupRow } from "./usage-rollup";
 

@@ -4,7 +4,7 @@
  * count reaching zero; the index lists no session once it is gone, so the caller names them.
  */
 import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
-import type { StorageFootprint } from "../../lifecycle/object-storage";
+import type { StorageFootprint } from "../../storage/object-storage";
 import { agentStoreStub, memoryStoreStub, schedulerStub, sessionStub, tenantIndexStub, tenantRegistryStub } from "../../objects";
 import { isSessionId } from "../../sessions/ids";
 import type { AppEnv } from "../context";

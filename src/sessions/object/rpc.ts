@@ -4,7 +4,7 @@
  * machine reason, never a thrown error; the class implements this interface, so the two cannot
  * drift apart, and callers are typed by it rather than by the class.
  */
-import type { StorageFootprint } from "../../lifecycle/object-storage";
+import type { StorageFootprint } from "../../storage/object-storage";
 import type { AuditContext } from "../../audit/types";
 import type { Limits } from "../../limits";
 import type { SessionResult, Message, Page, RunInput, RunOptions, Session, SessionInit, Step, ToolCall } from "../types";

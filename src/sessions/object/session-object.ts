@@ -18,7 +18,7 @@ import { applyDecision, type NextStatus, recordDecisionEntry } from "./control/d
 import { parseAuditContext } from "../../audit/entry";
 import type { AuditContext } from "../../audit/types";
 import { eraseIfExpired, eraseSession } from "./control/erase";
-import { storageFootprint, type StorageFootprint } from "../../lifecycle/object-storage";
+import { storageFootprint, type StorageFootprint } from "../../storage/object-storage";
 import { takeSlot, wake } from "./control/wake";
 import { initialRun } from "./control/initial-run";
 import { createFork, forkCopy } from "./control/fork";

@@ -1,6 +1,6 @@
 /** Erasing a session: what it still owes handed over first, then every byte it stored deleted. */
 import type { SessionEngine } from "../engine/engine";
-import { isRetentionErasable } from "../../../lifecycle/retention";
+import { isRetentionErasable } from "../../../tenants/retention";
 import { ACTIVE_STATUSES, type SessionResult } from "../../types";
 import { SESSION_NOT_FOUND } from "./answers";
 
