@@ -17,7 +17,7 @@ import type { ApiKeyListing, ApiKeyRecord } from "./api-key-store";
 import type { TenantIndexRpc } from "./rpc";
 import type { DeletionProgress } from "./tenant-deletion";
 import type * as T from "./types";
-import type { RollupRow } from "./usage-rollup";
+import type { RollupRow } from "../usage/rollup";
 import * as admission from "./tenant-index/admission";
 import { runAlarm } from "./tenant-index/alarm";
 import * as audit from "./tenant-index/audit";

@@ -10,7 +10,7 @@
 import { RETENTION_SWEEP_BATCH } from "../../limits";
 import { describeError, log } from "../../log";
 import { recordLifecycle } from "../lifecycle-record";
-import { expiresAt, retentionCutoff, retryGapMs, type RetentionRule } from "../retention";
+import { expiresAt, retentionCutoff, type RetentionRule } from "../retention";
 import { childSessionIds, expiredSessionIds, oldestRetainableUpdate } from "../sessions-store";
 import type { IndexHost } from "./host";
 import { dropSession } from "./sessions";
