@@ -6,7 +6,7 @@ export { AgentStore } from "./agents/agent-store";
 export { MemoryStore } from "./memory/memory-store";
 export { SessionObject } from "./sessions/object/session-object";
 export { Scheduler } from "./schedules/scheduler";
-export { TenantIndex } from "./tenants/tenant-index";
+export { TenantIndex } from "./lifecycle/tenant-index";
 export { TenantRegistry } from "./tenants/tenant-registry";
 
 const app = createApp();

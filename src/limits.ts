@@ -278,3 +278,17 @@ export const CHILD_START_POLL_MS = 25;
  * while the request is open, paid for by one request of the tenant's rate.
  */
 export const MAX_MCP_BATCH_MESSAGES = 32;
+
+/** The shortest retention a tenant may set: a day, so a session never vanishes mid-conversation. */
+export const MIN_SESSION_RETENTION_DAYS = 1;
+/** Ten years: longer is "keep", which is null. */
+export const MAX_SESSION_RETENTION_DAYS = 3650;
+/** A retention day, in ms (`Config.retentionDayMs` shortens it in tests only). */
+export const DAY_MS = 24 * 60 * 60 * 1000;
+/** Sessions one sweep pass erases at most, so an alarm stays short; the next pass follows at once. */
+export const RETENTION_SWEEP_BATCH = 25;
+/**
+ * The least time between two sweeps that found nothing more to erase now (in retention days'
+ * scale): a session the index still shows as expired but its object keeps is asked again no sooner.
+ */
+export const RETENTION_RETRY_MS = 60 * 60 * 1000;

@@ -18,6 +18,8 @@ import { MEMORY_STORE_MIGRATIONS } from "./migrations";
 import { joinNamespace, namespaceProblem, MAX_NAMESPACE_SEGMENTS } from "../session-config/memory-namespace";
 import type { MemoryStoreRpc } from "./rpc";
 import * as store from "./store";
+import { toItem } from "./item-row";
+import { search, type VectorQuery } from "./search";
 import type { MemoryItem, MemoryResult, MemoryVersion, NamespaceListInput, NamespacePage, PutItem, ScoredItem, SearchInput } from "./types";
 import {
   FILTER_FIELD_PATTERN,
@@ -94,7 +96,7 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
       store.writeItem(this.#sql, { namespace, key, value, createdBy, now, ttlMs, refreshTtl: input.refreshTtl === true }, previous);
       const written = store.liveItem(this.#sql, namespace, key, now)!;
       store.writeVector(this.#sql, written.id, vector);
-      return { ok: true, value: store.toItem(written) };
+      return { ok: true, value: toItem(written) };
     });
     if (ttlMs !== null) await this.#syncAlarm();
     return result;
@@ -105,7 +107,7 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
     if (!this.#peek(tenantId)) return NOT_FOUND;
     const row = store.liveItem(this.#sql, checked.namespace, checked.key, checked.now);
     if (!row) return NOT_FOUND;
-    return { ok: true, value: store.toItem(store.refreshExpiry(this.#sql, row, checked.now)) };
+    return { ok: true, value: toItem(store.refreshExpiry(this.#sql, row, checked.now)) };
   }
 
   /**
@@ -150,7 +152,7 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
       now: requireNow(input.now),
     };
     if (!this.#peek(tenantId)) return [];
-    return store.search(this.#sql, checked, checked.query === null ? null : await this.#embed(checked.query, tenantId));
+    return search(this.#sql, checked, checked.query === null ? null : await this.#embed(checked.query, tenantId));
   }
 
   async namespaces(tenantId: string, input: NamespaceListInput): Promise<NamespacePage> {
@@ -179,7 +181,7 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
    * The text's vector, with the model that made it and the similarity a match needs, when the
    * platform has an embeddings model; null without one, or when it fails (logged).
    */
-  async #embed(text: string, tenantId: string): Promise<store.VectorQuery | null> {
+  async #embed(text: string, tenantId: string): Promise<VectorQuery | null> {
     const config = loadConfig(this.env).embeddings;
     if (!config) return null;
     try {

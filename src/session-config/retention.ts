@@ -1,21 +1,15 @@
 /**
  * Session retention: how long a tenant's sessions are kept after their last change, and which
- * of them a sweep may erase. Pure rules, with `now` passed in; the sweep itself is sweep.ts.
+ * of them the tenant index's sweep (tenant-index/retention-sweep.ts) may erase. Pure, with `now` passed in.
  */
+import { DAY_MS, MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS, RETENTION_RETRY_MS } from "../limits";
 import { FINAL_STATUSES, type SessionStatus } from "./types";
 
-/** The shortest retention a tenant may set: a day, so a session never vanishes mid-conversation. */
-export const MIN_SESSION_RETENTION_DAYS = 1;
-/** Ten years: longer is "keep", which is null. */
-export const MAX_SESSION_RETENTION_DAYS = 3650;
-export const DAY_MS = 24 * 60 * 60 * 1000;
-/** Sessions one sweep pass erases at most, so an alarm stays short; the next pass follows at once. */
-export const RETENTION_SWEEP_BATCH = 25;
-/**
- * The least time between two sweeps that found nothing more to erase now (in retention days'
- * scale): a session the index still shows as expired but its object keeps is asked again no sooner.
- */
-export const RETENTION_RETRY_MS = 60 * 60 * 1000;
+export interface RetentionRule {
+  days: number;
+  /** A day's length in ms (`Config.retentionDayMs`). */
+  dayMs: number;
+}
 
 /**
  * The statuses a sweep may erase: nothing runs and nobody is asked for anything. A session that
@@ -52,4 +46,9 @@ export function retentionCutoff(now: number, days: number, dayMs: number): numbe
 /** When the session that changed last at `updatedAt` expires. */
 export function expiresAt(updatedAt: number, days: number, dayMs: number): number {
   return updatedAt + days * dayMs;
+}
+
+/** The least wait before a pass that left expired rows (kept by their objects) looks again, in the rule's scale. */
+export function retryGapMs(rule: RetentionRule): number {
+  return Math.max(1, Math.round((RETENTION_RETRY_MS * rule.dayMs) / DAY_MS));
 }

@@ -2,7 +2,7 @@
  * Erasing a session: whatever runs is cancelled, then the session object's storage goes first and the
  * index row second, so a failure in between leaves a listed session that a retry can still find
  * and erase, never a hidden one that keeps running. `DELETE /v1/sessions/{id}` and the retention
- * sweep (src/lifecycle/sweep.ts) both erase through `eraseSessionTree`.
+ * sweep (src/tenants/tenant-index/retention-sweep.ts, through src/lifecycle/session-eraser.ts) erase alike.
  */
 import type { AuditContext } from "../audit/types";
 import { tenantIndexStub } from "../objects";

@@ -13,9 +13,9 @@ import type { Page, SessionSummary } from "../session-config/types";
 import type { ApiKeyListing } from "./api-key-store";
 import type { DeletionRecord } from "./registry-store";
 import type { StorageFootprint } from "../storage/object-storage";
-import type { DeletionProgress } from "../lifecycle/tenant-deletion";
+import type { DeletionProgress } from "./tenant-deletion";
 import type * as T from "./types";
-import type { RollupRow } from "./usage-rollup";
+import type { RollupRow } from "../usage/rollup";
 
 /**
  * Every call that makes an administrative change takes `by`, who made it (AuditContext): the

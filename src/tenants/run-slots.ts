@@ -6,7 +6,8 @@
  * free slot they are `queued`, and free slots go to queued sessions in arrival order before any
  * new run.
  */
-import { SLOT_STATUSES } from "../session-config/types";
+import { slotsInUse } from "./sessions-store";
+import type { SessionStatus } from "../session-config/types";
 import type { RunSlot } from "./types";
 
 /** A reservation ends when the session's next report arrives, or after this time (a start that failed). */
@@ -16,23 +17,6 @@ export const RUN_RESERVATION_TTL_MS = 30_000;
  * is a short constant, or sooner if a reservation runs out first.
  */
 export const RUN_SLOT_RETRY_AFTER_SECONDS = 5;
-
-const SLOT_PLACEHOLDERS = SLOT_STATUSES.map(() => "?").join(", ");
-
-/** Slots in use, apart from `sessionId`'s own (so asking again never refuses itself). */
-function slotsInUse(sql: SqlStorage, sessionId: string): number {
-  return sql
-    .exec<{ n: number }>(
-      `SELECT COUNT(*) AS n FROM (
-         SELECT id FROM sessions WHERE status IN (${SLOT_PLACEHOLDERS})
-         UNION
-         SELECT session_id AS id FROM run_reservations
-       ) WHERE id <> ?`,
-      ...SLOT_STATUSES,
-      sessionId,
-    )
-    .one().n;
-}
 
 /** Queued sessions not yet granted a slot that came before `sessionId` (all of them for a new run). */
 function waitingAhead(sql: SqlStorage, sessionId: string): number {
@@ -65,6 +49,18 @@ export function releaseRunSlot(sql: SqlStorage, sessionId: string): void {
 export function runSlotRetryAfter(now: number, firstReservationExpiry: number | null): number {
   const untilExpiry = firstReservationExpiry === null ? Infinity : Math.ceil((firstReservationExpiry - now) / 1000);
   return Math.max(1, Math.min(RUN_SLOT_RETRY_AFTER_SECONDS, untilExpiry));
+}
+
+/** The run-slot bookkeeping after an applied report: a queued session's report does not end a grant the index may have just made it. */
+export function followReport(sql: SqlStorage, sessionId: string, status: SessionStatus, at: number): void {
+  if (status !== "queued") releaseRunSlot(sql, sessionId);
+  trackQueue(sql, sessionId, status === "queued", at);
+}
+
+/** The run-slot bookkeeping after a session's row was removed: its slot and its place in the queue go. */
+export function forgetSession(sql: SqlStorage, sessionId: string, now: number): void {
+  releaseRunSlot(sql, sessionId);
+  trackQueue(sql, sessionId, false, now);
 }
 
 /** Keeps the queue in step with a session's reported status: `queued` joins it (once), anything else leaves it. */

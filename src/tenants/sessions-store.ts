@@ -1,21 +1,25 @@
 /**
  * The tenant's session index: one compact row per session, kept current by the session objects' reports,
- * for listing, counting and finding the active ones. The session object stays the source of truth.
+ * for listing, counting and finding the active ones. The one module that reads or writes the
+ * `sessions` table (the run slots, the retention sweep and the tenant's deletion ask it); the
+ * session object stays the source of truth. The run-slot bookkeeping that follows a report or a
+ * removal is the caller's (tenant-index/sessions.ts), so run-slots.ts can count slots through here.
  */
 import {
   ACTIVE_STATUSES,
   type Page,
   SESSION_STATUSES,
+  SLOT_STATUSES,
   type SessionStatus,
   type SessionSummary,
   type StopReason,
 } from "../session-config/types";
 import { decodeTimeIdCursor, encodeTimeIdCursor } from "../shared/cursor";
-import { releaseRunSlot, trackQueue } from "./run-slots";
 import { MAX_METADATA_FILTERS } from "../session-config/metadata";
+import { RETAINABLE_STATUSES } from "../session-config/retention";
 import { METADATA_BOUNDS, type ReportRow, requireStatus } from "./session-report";
 import type { SessionFilter, StatusCounts } from "./types";
-import { addUsage, NO_USAGE } from "./usage";
+import { NO_USAGE, recordDailyUsage } from "./usage";
 import { addRollup } from "./usage-rollup";
 import { optionalString, optionalStringRecord, toIso, utcDay } from "../shared/validate";
 
@@ -105,7 +109,7 @@ export function recordSessionReport(sql: SqlStorage, report: ReportRow): boolean
     steps: grown("steps"),
   };
   const day = utcDay(report.updated_at);
-  addUsage(sql, day, { ...delta, sessions_created: 0 });
+  recordDailyUsage(sql, day, { ...delta, sessions_created: 0 });
   // The same difference, by who and what spent it; a dimension the report does not tell keeps the stored one.
   addRollup(
     sql,
@@ -118,10 +122,7 @@ export function recordSessionReport(sql: SqlStorage, report: ReportRow): boolean
     },
     { ...delta, runs: grown("runs") },
   );
-  if (!previous) addUsage(sql, utcDay(report.created_at), { ...NO_USAGE, sessions_created: 1 });
-  // A queued session's report does not end a grant the index may have just made it.
-  if (report.status !== "queued") releaseRunSlot(sql, report.id);
-  trackQueue(sql, report.id, report.status === "queued", report.updated_at);
+  if (!previous) recordDailyUsage(sql, utcDay(report.created_at), { ...NO_USAGE, sessions_created: 1 });
   return true;
 }
 
@@ -154,8 +155,6 @@ export function cancellableSessionIds(sql: SqlStorage, ids: readonly string[]): 
 export function removeSession(sql: SqlStorage, id: string, now: number): boolean {
   const existed = sql.exec(`DELETE FROM sessions WHERE id = ?`, id).rowsWritten > 0;
   sql.exec(`DELETE FROM session_metadata WHERE session_id = ?`, id);
-  releaseRunSlot(sql, id);
-  trackQueue(sql, id, false, now);
   sql.exec(
     `INSERT INTO removed_sessions (id, removed_at) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET removed_at = excluded.removed_at`,
     id,
@@ -251,6 +250,75 @@ export function activeSessionIds(sql: SqlStorage, filter: SessionFilter): string
     .exec<{ id: string }>(query, ...args)
     .toArray()
     .map((row) => row.id);
+}
+
+const SLOT_PLACEHOLDERS = SLOT_STATUSES.map(() => "?").join(", ");
+const RETAINABLE = RETAINABLE_STATUSES.map((status) => `'${status}'`).join(", ");
+
+/** Slots in use (sessions reported in a slot status, and reservations), apart from `sessionId`'s own (so asking again never refuses itself). */
+export function slotsInUse(sql: SqlStorage, sessionId: string): number {
+  return sql
+    .exec<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM (
+         SELECT id FROM sessions WHERE status IN (${SLOT_PLACEHOLDERS})
+         UNION
+         SELECT session_id AS id FROM run_reservations
+       ) WHERE id <> ?`,
+      ...SLOT_STATUSES,
+      sessionId,
+    )
+    .one().n;
+}
+
+/**
+ * Sessions whose last change is before `cutoff` and that retention may erase, oldest first. Child
+ * sessions are not swept on their own: each goes with the session that started it (as a delete
+ * takes them), whose last change comes after theirs.
+ */
+export function expiredSessionIds(sql: SqlStorage, cutoff: number, limit: number): string[] {
+  return sql
+    .exec<{ id: string }>(
+      `SELECT id FROM sessions WHERE updated_at < ? AND parent_session_id IS NULL AND status IN (${RETAINABLE}) ORDER BY updated_at, id LIMIT ?`,
+      cutoff,
+      limit,
+    )
+    .toArray()
+    .map((row) => row.id);
+}
+
+/** The last change of the session retention would erase first (epoch ms), or null when none could be. */
+export function oldestRetainableUpdate(sql: SqlStorage): number | null {
+  const row = sql
+    .exec<{ updated_at: number }>(
+      `SELECT updated_at FROM sessions WHERE parent_session_id IS NULL AND status IN (${RETAINABLE}) ORDER BY updated_at, id LIMIT 1`,
+    )
+    .toArray()[0];
+  return row ? row.updated_at : null;
+}
+
+/** The sessions `parentId` started (its `agent` calls' children), newest first. */
+export function childSessionIds(sql: SqlStorage, parentId: string): string[] {
+  return sql
+    .exec<{ id: string }>(`SELECT id FROM sessions WHERE parent_session_id = ? ORDER BY created_at DESC, id DESC`, parentId)
+    .toArray()
+    .map((row) => row.id);
+}
+
+export function sessionCount(sql: SqlStorage): number {
+  return sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM sessions`).one().n;
+}
+
+/** Up to `limit` session ids, in id order: the tenant's deletion takes them batch by batch. */
+export function sessionIdBatch(sql: SqlStorage, limit: number): string[] {
+  return sql
+    .exec<{ id: string }>(`SELECT id FROM sessions ORDER BY id LIMIT ?`, limit)
+    .toArray()
+    .map((row) => row.id);
+}
+
+/** Drops rows whose session objects were purged (the tenant's deletion): no tombstone, the index goes next. */
+export function dropSessionRows(sql: SqlStorage, ids: readonly string[]): void {
+  for (const id of ids) sql.exec(`DELETE FROM sessions WHERE id = ?`, id);
 }
 
 function toSummary(row: SessionRow): SessionSummary {

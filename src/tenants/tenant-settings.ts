@@ -5,7 +5,8 @@
  * an older entry reads as its default, so no migration is needed.
  */
 import { MAX_ALLOWED_ORIGINS, MAX_ORIGIN_CHARS } from "../egress/allowed-origins";
-import { isValidRetentionDays, MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "../session-config/retention";
+import { MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "../limits";
+import { isValidRetentionDays } from "../session-config/retention";
 import { MASKED_VALUE } from "../shared/secret-mask";
 import type { TracesSettings } from "../session-config/trace-types";
 import type { TenantSettings } from "./types";

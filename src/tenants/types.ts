@@ -206,7 +206,7 @@ export interface CallSigning {
 export interface TenantSettings {
   /** Normalized origins webhook tools may use; null: any origin the URL guard allows. */
   webhook_origins: string[] | null;
-  /** Days a session is kept after its last change (src/lifecycle/retention.ts); null: the platform default. */
+  /** Days a session is kept after its last change (src/tenants/retention.ts); null: the platform default. */
   session_retention_days: number | null;
   /** Where the runs' traces are exported; null: nowhere. Absent in settings stored before traces: read as null. */
   traces: TracesSettings | null;

@@ -6,13 +6,11 @@
 import type { Spend } from "../usage/budgets";
 import { costOf, priceFor, roundUsd, type PriceTable } from "../models/prices";
 import { DAY_MS } from "./usage";
+import { type RollupCounts, type RollupKey, type RollupRow, USAGE_DIMENSIONS, type UsageDimension } from "../usage/rollup";
 import { utcDay } from "../shared/validate";
 
 /** Days of rollups kept, today included; a range may reach back this far. */
 export const USAGE_RETENTION_DAYS = 400;
-
-export const USAGE_DIMENSIONS = ["day", "model", "api_key", "created_by", "agent"] as const;
-export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
 
 /** A dimension's column, and the key it is shown under. */
 export const DIMENSION_COLUMNS: Record<UsageDimension, string> = {
@@ -22,27 +20,6 @@ export const DIMENSION_COLUMNS: Record<UsageDimension, string> = {
   created_by: "created_by",
   agent: "agent_id",
 };
-
-export interface RollupKey {
-  day: string;
-  model: string;
-  /** '' where there is none (a JWT, no agent) or it is not known (usage from before the rollups). */
-  api_key_id: string;
-  created_by: string;
-  agent_id: string;
-}
-
-export interface RollupCounts {
-  runs: number;
-  steps: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-}
-
-/** A rollup row as `queryRollup` returns it: the grouped columns (always with `model`, for pricing) and the sums. */
-export type RollupRow = Partial<RollupKey> & { model: string } & RollupCounts;
 
 export interface RollupQuery {
   from: string;

@@ -32,7 +32,8 @@ export const NO_USAGE: UsageDelta = {
   sessions_created: 0,
 };
 
-export function addUsage(sql: SqlStorage, day: string, delta: UsageDelta): void {
+/** Adds `delta` to the usage row of `day` (a UTC day), creating it: rows only grow. */
+export function recordDailyUsage(sql: SqlStorage, day: string, delta: UsageDelta): void {
   if (Object.values(delta).every((n) => !n)) return;
   sql.exec(
     `INSERT INTO usage_daily (day, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, steps, sessions_created) VALUES (?, ?, ?, ?, ?, ?, ?)

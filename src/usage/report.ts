@@ -2,7 +2,7 @@
  * Turns the tenant indexes' rollup rows (grouped by the asked dimensions and by model) into the
  * usage answer: rows merged by the asked dimensions only, each priced, and totals. Pure.
  */
-import type { RollupRow } from "../tenants/usage-rollup";
+import type { RollupRow } from "./rollup";
 import { addCost, costOf, type PriceTable, priceFor } from "../models/prices";
 
 /** A dimension as the query names it, and the key its value is shown under. */

@@ -8,6 +8,8 @@ import { describe, expect, it } from "vitest";
 import { MEMORY_STORE_MIGRATIONS } from "../../src/memory/migrations";
 import { MAX_SEGMENT_CHARS } from "../../src/session-config/memory-namespace";
 import * as store from "../../src/memory/store";
+import * as memorySearch from "../../src/memory/search";
+import { scopeText } from "../../src/memory/item-row";
 import type { ScoredItem, SearchInput } from "../../src/memory/types";
 import { toHex } from "../../src/shared/hex";
 import { memoryStoreStub } from "../../src/objects";
@@ -99,7 +101,7 @@ describe("memory store at scale", () => {
   it("searches within a user's namespace reading that user's matches, not every item that holds the word", async () => {
     await withFilledStore((storage) => {
       const read = counting(storage.sql);
-      const found = store.search(read.sql, searchInput([["users", "u7"]], "common"));
+      const found = memorySearch.search(read.sql, searchInput([["users", "u7"]], "common"));
       expect(found).toHaveLength(ITEMS / USERS);
       // Every item holds "common": the search before scopes read each of them and its row (4,000+).
       expect(read.rowsRead()).toBeLessThan(ITEMS / 10);
@@ -108,7 +110,7 @@ describe("memory store at scale", () => {
 
   it("finds within prefixes exactly the items the whole tenant's search finds there, with the same scores", async () => {
     await withFilledStore((storage) => {
-      const everywhere = store.search(storage.sql, searchInput([[]], "rare note", ITEMS));
+      const everywhere = memorySearch.search(storage.sql, searchInput([[]], "rare note", ITEMS));
       const cases: string[][][] = [
         [["users", "u7"]],
         [["users", "u8", "episodes"]],
@@ -120,18 +122,18 @@ describe("memory store at scale", () => {
       ];
       for (const prefixes of cases) {
         const within = (namespace: string[]) => prefixes.some((prefix) => prefix.every((segment, i) => namespace[i] === segment));
-        const scoped = store.search(storage.sql, searchInput(prefixes, "rare note", ITEMS));
+        const scoped = memorySearch.search(storage.sql, searchInput(prefixes, "rare note", ITEMS));
         // Equal scores come in no set order: compared by score, then key.
         expect(byScore(scoped), JSON.stringify(prefixes)).toEqual(byScore(everywhere.filter((item) => within(item.namespace))));
         // With a filter each match's row is read (another query): the same items, the same scores.
-        const even = store.search(storage.sql, { ...searchInput(prefixes, "rare note", ITEMS), filter: { kind: "even" } });
+        const even = memorySearch.search(storage.sql, { ...searchInput(prefixes, "rare note", ITEMS), filter: { kind: "even" } });
         expect(byScore(even), JSON.stringify(prefixes)).toEqual(byScore(scoped.filter((item) => item.value.kind === "even")));
         expect(scoped.length, JSON.stringify(prefixes)).toBeGreaterThan(0);
         expect(scoped.map((item) => item.score)).toEqual(scoped.map((item) => item.score).sort((a, b) => b! - a!));
       }
       // "u7" is not a prefix of "u70": segments are compared whole.
       expect(
-        store.search(storage.sql, searchInput([["users", "u7"]], "rare note", ITEMS)).some((item) => item.namespace[1] === "u70"),
+        memorySearch.search(storage.sql, searchInput([["users", "u7"]], "rare note", ITEMS)).some((item) => item.namespace[1] === "u70"),
       ).toBe(false);
     });
   });
@@ -139,29 +141,29 @@ describe("memory store at scale", () => {
   it("ranks a whole tenant's matches in the index, reading only the page's rows", async () => {
     await withFilledStore((storage) => {
       const read = counting(storage.sql);
-      expect(store.search(read.sql, searchInput([[]], "common", 10))).toHaveLength(10);
+      expect(memorySearch.search(read.sql, searchInput([[]], "common", 10))).toHaveLength(10);
       // The index's matches and their lengths (BM25 reads both), and ten rows; the join read every
       // match's row too (6,000+).
       expect(read.rowsRead()).toBeLessThan(ITEMS * 2 + 100);
       const filtered = counting(storage.sql);
-      expect(store.search(filtered.sql, { ...searchInput([[]], "common", 10), filter: { kind: "odd" } })).toHaveLength(10);
+      expect(memorySearch.search(filtered.sql, { ...searchInput([[]], "common", 10), filter: { kind: "odd" } })).toHaveLength(10);
       expect(filtered.rowsRead()).toBeGreaterThanOrEqual(ITEMS * 2);
     });
   });
 
   it("leaves out a word most items hold when the query has a rarer one, and keeps it otherwise", async () => {
     await withFilledStore((storage) => {
-      expect(store.distinctiveTerms(storage.sql, ["common", "rare"])).toEqual(["rare"]);
-      expect(store.distinctiveTerms(storage.sql, ["common", "plain"])).toEqual(["common", "plain"]);
-      expect(store.distinctiveTerms(storage.sql, ["common", "xyzzy"])).toEqual(["common", "xyzzy"]);
-      expect(store.distinctiveTerms(storage.sql, ["common"])).toEqual(["common"]);
+      expect(memorySearch.distinctiveTerms(storage.sql, ["common", "rare"])).toEqual(["rare"]);
+      expect(memorySearch.distinctiveTerms(storage.sql, ["common", "plain"])).toEqual(["common", "plain"]);
+      expect(memorySearch.distinctiveTerms(storage.sql, ["common", "xyzzy"])).toEqual(["common", "xyzzy"]);
+      expect(memorySearch.distinctiveTerms(storage.sql, ["common"])).toEqual(["common"]);
       const read = counting(storage.sql);
-      const found = store.search(read.sql, searchInput([[]], "common rare", 10));
+      const found = memorySearch.search(read.sql, searchInput([[]], "common rare", 10));
       expect(found).toHaveLength(10);
       for (const item of found) expect(item.value.text).toContain("rare");
       const rareOnly = read.rowsRead();
       const again = counting(storage.sql);
-      store.search(again.sql, searchInput([[]], "common", 10));
+      memorySearch.search(again.sql, searchInput([[]], "common", 10));
       expect(rareOnly).toBeLessThan(again.rowsRead());
     });
   });
@@ -179,12 +181,12 @@ describe("memory store at scale", () => {
       }
       const keys = (items: ScoredItem[]) => items.map((item) => item.key);
       const best = Array.from({ length: 30 }, (_, i) => `z${30 - i}`);
-      expect(keys(store.search(storage.sql, searchInput([[]], "zeta", 30)))).toEqual(best);
+      expect(keys(memorySearch.search(storage.sql, searchInput([[]], "zeta", 30)))).toEqual(best);
       // The ten best expire: the next ten are the first page now, and the page after follows them.
       for (const key of best.slice(0, 10)) storage.sql.exec("UPDATE items SET expires_at = ? WHERE key = ?", NOW, key);
-      expect(keys(store.search(storage.sql, searchInput([[]], "zeta", 10)))).toEqual(best.slice(10, 20));
-      expect(keys(store.search(storage.sql, { ...searchInput([[]], "zeta", 10), offset: 10 }))).toEqual(best.slice(20, 30));
-      expect(keys(store.search(storage.sql, { ...searchInput([[]], "zeta", 10), now: NOW - 1 }))).toEqual(best.slice(0, 10));
+      expect(keys(memorySearch.search(storage.sql, searchInput([[]], "zeta", 10)))).toEqual(best.slice(10, 20));
+      expect(keys(memorySearch.search(storage.sql, { ...searchInput([[]], "zeta", 10), offset: 10 }))).toEqual(best.slice(20, 30));
+      expect(keys(memorySearch.search(storage.sql, { ...searchInput([[]], "zeta", 10), now: NOW - 1 }))).toEqual(best.slice(0, 10));
     });
   });
 
@@ -197,22 +199,24 @@ describe("memory store at scale", () => {
         null,
       );
       for (let depth = 1; depth <= segments.length; depth++) {
-        expect(store.search(storage.sql, searchInput([segments.slice(0, depth)], "common")).map((item) => item.key)).toEqual(["deep"]);
+        expect(memorySearch.search(storage.sql, searchInput([segments.slice(0, depth)], "common")).map((item) => item.key)).toEqual([
+          "deep",
+        ]);
       }
     });
   });
 
   it("looks a query's words up in the text only, never among the scope's tokens", async () => {
     await withFilledStore((storage) => {
-      const scope = store.scopeText("users.u7").split(" ");
-      for (const token of new Set(scope)) expect(store.search(storage.sql, searchInput([[]], token))).toEqual([]);
+      const scope = scopeText("users.u7").split(" ");
+      for (const token of new Set(scope)) expect(memorySearch.search(storage.sql, searchInput([[]], token))).toEqual([]);
     });
   });
 
   it("gives every item four scope tokens: its prefixes, the whole namespace repeated", () => {
-    expect(store.scopeText("a")).toBe("61 61 61 61");
-    expect(store.scopeText("a.b")).toBe("61 612e62 612e62 612e62");
-    expect(store.scopeText("users.u_1.x.y").split(" ")).toEqual(
+    expect(scopeText("a")).toBe("61 61 61 61");
+    expect(scopeText("a.b")).toBe("61 612e62 612e62 612e62");
+    expect(scopeText("users.u_1.x.y").split(" ")).toEqual(
       ["users", "users.u_1", "users.u_1.x", "users.u_1.x.y"].map((p) => toHex(new TextEncoder().encode(p))),
     );
   });

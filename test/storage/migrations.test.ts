@@ -30,7 +30,7 @@ import {
   type LegacyMemoryItem,
 } from "../support/legacy-storage";
 import { MEMORY_STORE_MIGRATIONS } from "../../src/memory/migrations";
-import { scopeText } from "../../src/memory/store";
+import { scopeText } from "../../src/memory/item-row";
 import type { MemoryItem, MemoryResult, ScoredItem } from "../../src/memory/types";
 import { pngBytes } from "../support/images";
 import { estimateMessageTokens } from "../../src/sessions/object/context/estimate";

@@ -5,7 +5,7 @@
  */
 import { auditContext } from "../audit-context";
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { recordedProgress } from "../../lifecycle/tenant-deletion";
+import { recordedProgress } from "../../tenants/tenant-deletion";
 import { tenantIndexStub, tenantRegistryStub } from "../../objects";
 import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../errors";

@@ -1,6 +1,6 @@
 /** `GET /v1/admin/tenants/{tenant_id}`: a tenant's config, limits, usage, session counts and deletion. */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { recordedProgress } from "../../lifecycle/tenant-deletion";
+import { recordedProgress } from "../../tenants/tenant-deletion";
 import { tenantIndexStub, tenantRegistryStub } from "../../objects";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";

@@ -1,7 +1,7 @@
 /** Schemas of the caller's own tenant. */
 import { z } from "@hono/zod-openapi";
 import { MAX_ALLOWED_ORIGINS, MAX_ORIGIN_CHARS } from "../../egress/allowed-origins";
-import { MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "../../session-config/retention";
+import { MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "../../limits";
 import { FRAMING_HEADERS } from "../../egress/framing-headers";
 import { credentialHeadersSchema, MAX_WEBHOOK_URL_CHARS } from "../../session-config/request-schemas";
 import { LimitsSchema, StatusCountsSchema, TenantIdSchema, TimestampSchema } from "../schemas";

@@ -4,7 +4,7 @@
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { tenantIndexStub, tenantRegistryStub } from "../../objects";
-import type { RollupRow, UsageDimension } from "../../tenants/usage-rollup";
+import type { RollupRow, UsageDimension } from "../../usage/rollup";
 import { type Dimension, usageReport } from "../../usage/report";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";

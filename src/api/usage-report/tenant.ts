@@ -1,7 +1,7 @@
 /** `GET /v1/tenant/usage`: the tenant's usage over a range of UTC days, grouped and priced. */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { tenantIndexStub } from "../../objects";
-import type { UsageDimension } from "../../tenants/usage-rollup";
+import type { UsageDimension } from "../../usage/rollup";
 import { type Dimension, usageReport } from "../../usage/report";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";

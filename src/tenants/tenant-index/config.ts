@@ -14,6 +14,19 @@ export function tenantConfig(host: IndexHost, tenantId: string): T.TenantConfig 
   return tenantConfigView(tenantId, host.config(), host.createdAt());
 }
 
+/** Read without entering: a tenant never entered here answers the platform's defaults, as of now. */
+export function configOrDefaults(host: IndexHost | null, unentered: IndexHost, tenantId: string): T.TenantConfig {
+  return host ? tenantConfig(host, tenantId) : tenantConfigView(tenantId, unentered.config(), Date.now());
+}
+
+export function limitOverrides(host: IndexHost): PartialLimits {
+  return host.config().overrides;
+}
+
+export function settings(host: IndexHost): T.TenantSettings {
+  return host.config().settings;
+}
+
 const tenantTarget = (tenantId: string) => ({ type: "tenant", id: tenantId });
 
 export async function setLimitOverrides(

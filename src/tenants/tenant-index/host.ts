@@ -2,7 +2,7 @@
  * What each concern of the tenant index needs of the object (its storage, its cached config,
  * its alarm), so the concerns depend on this narrow host and never on the class.
  */
-import type { RetentionRule } from "../../lifecycle/sweep";
+import type { RetentionRule } from "../../session-config/retention";
 import type { AuditChange, AuditContext } from "../../audit/types";
 import type { ConfigState } from "../tenant-config";
 

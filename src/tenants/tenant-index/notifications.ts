@@ -22,8 +22,39 @@ import { parseNotificationBatch, takeNotifications as takeBatch } from "../../no
 import type { NotificationAck } from "../../notifications/types";
 import type * as T from "../types";
 import { optionalCursor, requirePageLimit, requireString } from "../../shared/validate";
-import { signingSecrets } from "../signing-secret";
+import { readSigningSecret, rotateWebhookSecret as rotateSecret, signingSecrets } from "../signing-secret";
+import { loadConfig } from "../../config";
+import { deliverDue } from "../../notifications/dispatcher";
 import type { IndexHost } from "./host";
+
+export function webhookSecret(host: IndexHost): T.SigningSecret {
+  return readSigningSecret(host.kv, Date.now());
+}
+
+export function rotateWebhookSecret(host: IndexHost, tenantId: string, by?: AuditContext): T.SigningSecret {
+  return host.transaction(() => {
+    const rotated = rotateSecret(host.kv, Date.now());
+    host.audit(by, { action: "webhook_secret.rotated", target: { type: "tenant", id: tenantId } });
+    return rotated;
+  });
+}
+
+/** The alarm's pass over the due deliveries (dispatcher.ts), then retention for the receivers it settled. */
+export async function deliverNotifications(host: IndexHost, tenantId: string): Promise<void> {
+  const config = loadConfig(host.env);
+  const pass = await deliverDue(
+    host.sql,
+    tenantId,
+    (now) => ({
+      secrets: signingSecrets(host.kv, now),
+      allowedOrigins: host.config().settings.webhook_origins,
+      allowPrivateUrls: config.allowPrivateUrls,
+      now,
+    }),
+    config.notifyRetryScale,
+  );
+  if (pass.settledTargets.length > 0) pruneDeliveries(host.sql, Date.now(), pass.settledTargets);
+}
 
 export function callSigning(host: IndexHost): T.CallSigning {
   return { secrets: signingSecrets(host.kv, Date.now()), webhook_origins: host.config().settings.webhook_origins };

@@ -2,9 +2,11 @@
 import { expiresAt, isRetentionErasable } from "../../session-config/retention";
 import type { AuditContext } from "../../audit/types";
 import { log } from "../../log";
+import { sessionStub } from "../../objects";
+import type { ReportRow } from "../session-report";
 import type { Page, SessionSummary } from "../../session-config/types";
 import { sessionCanceller, cancelEach } from "../bulk-cancel";
-import { acquireRunSlot, releaseRunSlot } from "../run-slots";
+import { acquireRunSlot, followReport, forgetSession, grantedSessions, grantQueuedSlots, releaseRunSlot } from "../run-slots";
 import { parseSessionReport } from "../session-report";
 import * as sessions from "../sessions-store";
 import type * as T from "../types";
@@ -13,7 +15,8 @@ import { loadConfig } from "../../config";
 import { MAX_MCP_BATCH_MESSAGES } from "../../limits";
 import { budgetReached, type Budgets, hasBudget, secondsToNextUtcDay } from "../../usage/budgets";
 import { keyTokenBudget } from "../api-key-store";
-import { parseRollupQuery, queryRollup, type RollupRow, spendOnDay } from "../usage-rollup";
+import { parseRollupQuery, queryRollup, spendOnDay } from "../usage-rollup";
+import type { RollupRow } from "../../usage/rollup";
 import { optionalCursor, requireInt, requireNow, requirePageLimit, requireString } from "../../shared/validate";
 import type { IndexHost } from "./host";
 import { takeNotifications } from "./notifications";
@@ -26,7 +29,7 @@ export async function reportSession(
   notifications?: unknown,
 ): Promise<T.ReportAck> {
   const row = parseSessionReport(report);
-  const applied = host.transaction(() => sessions.recordSessionReport(host.sql, row));
+  const applied = host.transaction(() => applyReport(host.sql, row));
   if (applied) await host.schedulePump();
   // A session that may now expire: the alarm fires by then (an earlier one set stays).
   const rule = applied && isRetentionErasable(row.status) && row.parent_session_id === null ? host.retention() : null;
@@ -51,6 +54,39 @@ export async function reportSession(
   }
 }
 
+/** A report applied to its row, with the run-slot bookkeeping it implies, inside the caller's transaction. */
+export function applyReport(sql: SqlStorage, row: ReportRow): boolean {
+  const applied = sessions.recordSessionReport(sql, row);
+  if (applied) followReport(sql, row.id, row.status, row.updated_at);
+  return applied;
+}
+
+/** A session's row removed (with its tombstone), its slot and place in the queue with it, inside the caller's transaction. */
+export function dropSession(sql: SqlStorage, id: string, now: number): boolean {
+  const removed = sessions.removeSession(sql, id, now);
+  forgetSession(sql, id, now);
+  return removed;
+}
+
+/**
+ * The alarm's pump: hands free run slots to queued sessions, oldest first, and tells each session
+ * object. A session that cannot be told now is told again shortly; a grant it never takes up
+ * lapses with its reservation and is made again. Queued session objects also ask by themselves now and then.
+ */
+export async function grantSlots(host: IndexHost, tenantId: string): Promise<void> {
+  const config = host.config();
+  if (config.suspended) return;
+  const now = Date.now();
+  host.transaction(() => grantQueuedSlots(host.sql, config.limits.max_concurrent_runs, now));
+  await Promise.all(
+    grantedSessions(host.sql).map((id) =>
+      sessionStub(host.env, tenantId, id)
+        .slotGranted()
+        .catch((error: unknown) => log("warn", "slot_grant_undelivered", { tenant_id: tenantId, session_id: id, error: String(error) })),
+    ),
+  );
+}
+
 export function getSessionSummary(host: IndexHost, sessionId: string): SessionSummary | null {
   return sessions.getSession(host.sql, requireString("sessionId", sessionId));
 }
@@ -69,7 +105,7 @@ export function cancellableSessions(host: IndexHost, sessionIds: unknown): strin
 export async function removeSession(host: IndexHost, sessionId: string, by?: AuditContext): Promise<boolean> {
   const id = requireString("sessionId", sessionId);
   const removed = host.transaction(() => {
-    const gone = sessions.removeSession(host.sql, id, Date.now());
+    const gone = dropSession(host.sql, id, Date.now());
     if (gone) host.audit(by, { action: "session.deleted", target: { type: "session", id } });
     return gone;
   });

@@ -2,15 +2,15 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../../src/config";
 import type { Env } from "../../../src/env";
+import { DAY_MS } from "../../../src/limits";
 import {
-  DAY_MS,
   effectiveRetentionDays,
   expiresAt,
   isRetentionErasable,
   isValidRetentionDays,
   retentionCutoff,
+  retryGapMs,
 } from "../../../src/session-config/retention";
-import { retryGapMs } from "../../../src/lifecycle/sweep";
 import { SESSION_STATUSES } from "../../../src/session-config/types";
 
 describe("retention rules", () => {

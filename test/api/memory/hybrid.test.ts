@@ -7,7 +7,7 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { embed, EmbeddingError, embeddingsUrl } from "../../../src/memory/embeddings";
-import * as store from "../../../src/memory/store";
+import * as memorySearch from "../../../src/memory/search";
 import type { ScoredItem } from "../../../src/memory/types";
 import { memoryStoreStub } from "../../../src/objects";
 import { SCHEMA_VERSION_KEY } from "../../../src/storage/migrations";
@@ -48,7 +48,14 @@ describe("hybrid memory search", () => {
 
     // "languages" is not a word of any item: full-text search alone finds nothing.
     const wordsOnly = await runInDurableObject(memoryStoreStub(env, who.tenantId), async (_instance, state) =>
-      store.search(state.storage.sql, { prefixes: [["users"]], query: "languages", filter: {}, limit: 10, offset: 0, now: Date.now() }),
+      memorySearch.search(state.storage.sql, {
+        prefixes: [["users"]],
+        query: "languages",
+        filter: {},
+        limit: 10,
+        offset: 0,
+        now: Date.now(),
+      }),
     );
     expect(wordsOnly).toEqual([]);
     const byMeaning = await search(who, { namespace_prefix: ["users"], query: "languages" });

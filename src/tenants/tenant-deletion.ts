@@ -8,7 +8,8 @@
  */
 import { agentStoreStub, memoryStoreStub, schedulerStub, sessionStub } from "../objects";
 import { toIso } from "../shared/validate";
-import type { DeletionRecord } from "../tenants/registry-store";
+import type { DeletionRecord } from "./registry-store";
+import { dropSessionRows, sessionCount, sessionIdBatch } from "./sessions-store";
 
 const DELETION_KEY = "deletion";
 /** Session objects purged per pass, side by side: a pass stays well inside an alarm's time. */
@@ -55,7 +56,7 @@ export function recordedProgress(record: DeletionRecord): DeletionProgress {
 }
 
 export function sessionsLeft(sql: SqlStorage): number {
-  return sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM sessions`).one().n;
+  return sessionCount(sql);
 }
 
 /**
@@ -77,12 +78,9 @@ export async function deletionPass(
     ]);
     kv.put(DELETION_KEY, { ...state, objects_purged: true });
   }
-  const ids = sql
-    .exec<{ id: string }>(`SELECT id FROM sessions ORDER BY id LIMIT ?`, DELETION_SESSION_BATCH)
-    .toArray()
-    .map((row) => row.id);
+  const ids = sessionIdBatch(sql, DELETION_SESSION_BATCH);
   if (ids.length === 0) return "done";
   await Promise.all(ids.map((id) => sessionStub(env, tenantId, id).purge()));
-  for (const id of ids) sql.exec(`DELETE FROM sessions WHERE id = ?`, id);
+  dropSessionRows(sql, ids);
   return "more";
 }
