@@ -1,5 +1,5 @@
 /**
- * `npm start`: everything a first run needs, in one terminal. Makes sure `.dev.vars` has a
+ * `npm start` and `npm run dev`: everything a first run needs, in one terminal. Makes sure `.dev.vars` has a
  * development signing key; when no provider key is configured (ANTHROPIC_API_KEY in `.dev.vars`
  * or the environment) it starts the tool-using mock model and points the platform at it; runs
  * `wrangler dev` with its state in `.wrangler/state`; prints tokens and `curl` lines once the
@@ -19,6 +19,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { startMockServer } from "../test/support/node/mock-server.ts";
 import { toolUsingFallback } from "../test/support/node/tool-using-model.ts";
+import { argValue, PROVIDER_KEY, withoutArg, wranglerDevArgs } from "./dev-args.mjs";
 import { quickStartGuide } from "./dev-guide.mjs";
 import { forgetDevServer, recordDevServer } from "./dev-server.mjs";
 import { DEV_TOKEN_TTL_SECONDS, ensureDevVars, mintDevToken, readDevVars, WRANGLER_JSON } from "./dev-vars.mjs";
@@ -32,31 +33,9 @@ const READY_TIMEOUT_MS = 120_000;
 const WATCH_INTERVAL_MS = 1_000;
 /** How long wrangler gets to stop politely before it is killed. */
 const STOP_TIMEOUT_MS = 10_000;
-const PROVIDER_KEY = "ANTHROPIC_API_KEY";
-/** The mock ignores the key, but the platform refuses to call a provider without one. */
-const MOCK_PROVIDER_KEY = "mock-model";
 const DEV_TENANT = "dev";
 
 // ---- arguments -----------------------------------------------------------------------------
-
-/** The value of `--name v` or `--name=v` in `args`, or undefined. */
-function argValue(args, name) {
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === name) return args[i + 1];
-    if (args[i].startsWith(`${name}=`)) return args[i].slice(name.length + 1);
-  }
-  return undefined;
-}
-
-/** `args` without `--name v` / `--name=v`. */
-function withoutArg(args, name) {
-  const out = [];
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === name) i++;
-    else if (!args[i].startsWith(`${name}=`)) out.push(args[i]);
-  }
-  return out;
-}
 
 const userArgs = process.argv.slice(2);
 const mockPortArg = argValue(userArgs, "--mock-port");
@@ -95,25 +74,15 @@ async function providerMode() {
   return { kind: "mock" };
 }
 
-/**
- * The arguments for this start. A key from the environment goes through an env file in a
- * private temporary directory (not the command line, where `ps` shows it); wrangler then needs
- * `.dev.vars` named too, since an explicit env file replaces it.
- */
+/** The arguments for this start; a key from the environment goes through a private file, never the command line (`ps` shows it). */
 async function wranglerArguments(mode) {
-  const args = ["dev", "--show-interactive-dev-session=false"];
-  if (argValue(wranglerArgs, "--persist-to") === undefined) args.push("--persist-to", join(root, ".wrangler", "state"));
-  // The local runtime enforces no CPU limit on a child isolate: run_code stays in the interpreter.
-  args.push("--var", "RUN_CODE_ISOLATE:interpreter");
-  if (mode.kind === "mock") {
-    args.push("--var", `LLM_BASE_URL:${mock.url}`, "--var", `${PROVIDER_KEY}:${MOCK_PROVIDER_KEY}`, "--var", "ALLOW_PRIVATE_URLS:true");
-  } else if (mode.kind === "environment") {
+  let envFile;
+  if (mode.kind === "environment") {
     secretsDir ??= await mkdtemp(join(tmpdir(), "agent-platform-dev-"));
-    const envFile = join(secretsDir, "provider.env");
+    envFile = join(secretsDir, "provider.env");
     await writeFile(envFile, `${PROVIDER_KEY}=${JSON.stringify(mode.key)}\n`, { mode: 0o600 });
-    args.push("--env-file", devVarsPath, "--env-file", envFile);
   }
-  return [...args, ...wranglerArgs];
+  return wranglerDevArgs({ root, mode: mode.kind, mockUrl: mock?.url, envFile, devVarsPath, userArgs: wranglerArgs });
 }
 
 function startWrangler(args) {

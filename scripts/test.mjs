@@ -6,16 +6,36 @@
 // more, half each (Vitest's `--shard`), all at the same time; each line of output is marked with
 // its run, and the exit status is that of the worst run. With arguments (`npm test -- <files or
 // options>`) it is one plain `vitest run` with them, as before.
+//
+// Before anything is installed or started, it checks what the run needs beyond npm
+// (scripts/prerequisites.mjs) and stops in its first lines with what is missing and how to
+// install it.
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { ensureDependencies } from "./ensure-deps.mjs";
+import { missingPrerequisites, prerequisiteReport } from "./prerequisites.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
+const extra = process.argv.slice(2);
+
+const missing = await missingPrerequisites({ args: extra });
+if (missing.length > 0) {
+  console.error(prerequisiteReport(missing));
+  process.exit(1);
+}
+const installed = await ensureDependencies();
+if (installed !== 0) process.exit(installed);
+// The pinned Node (the `node` dev dependency) runs the suite, as `npm` puts it first on PATH
+// once it is installed; on a clean clone this process started before it existed.
+const pinnedNode = join(root, "node_modules", "node", "bin", "node");
+const node = existsSync(pinnedNode) ? pinnedNode : process.execPath;
 
 function run(args, label) {
-  const child = spawn(process.execPath, [vitest, "run", ...args], { cwd: root, stdio: label ? ["ignore", "pipe", "pipe"] : "inherit" });
+  const child = spawn(node, [vitest, "run", ...args], { cwd: root, stdio: label ? ["ignore", "pipe", "pipe"] : "inherit" });
   if (label) {
     for (const [stream, out] of [
       [child.stdout, process.stdout],
@@ -35,7 +55,6 @@ function run(args, label) {
 }
 
 const E2E_SHARDS = ["1/2", "2/2"];
-const extra = process.argv.slice(2);
 const runs =
   extra.length > 0
     ? [run(extra, null)]

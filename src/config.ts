@@ -3,6 +3,7 @@
  * malformed is a start-up error with a clear message, never a silent default.
  */
 import type { Env } from "./env";
+import { localDynamicWorkerRefusal } from "./local-runtime";
 import { ACCESS_TOKEN_TTL_SECONDS, BUILTIN_DEFAULT_LIMITS, type Limits, MODEL_CALL_TIMEOUT_MS, partialLimitsSchema } from "./limits";
 import { DAY_MS, MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "./limits";
 import { parsePrices, type PriceTable } from "./models/prices";
@@ -91,6 +92,8 @@ export function loadConfig(env: Env): Config {
   const hit = cache.get(env);
   if (hit) return hit;
   const config = parseConfig(env);
+  const refusal = localDynamicWorkerRefusal(config.runCodeIsolate, env);
+  if (refusal) throw new ConfigError(refusal);
   cache.set(env, config);
   return config;
 }

@@ -74,6 +74,8 @@ export interface Env {
   LOADER?: WorkerLoader;
   /** Where `run_code` runs: `dynamic_worker` (production) or `interpreter` (default; local runtimes). */
   RUN_CODE_ISOLATE?: string;
+  /** `true` lets `dynamic_worker` run under a local runtime (src/local-runtime.ts); the end-to-end test of that path only. */
+  ALLOW_LOCAL_DYNAMIC_WORKER?: string;
   /** Model call timeout in ms; at most (and by default) 110000. */
   MODEL_TIMEOUT_MS?: string;
   /** JSON list of origins allowed to call the API from a browser; default none. */

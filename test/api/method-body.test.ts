@@ -8,18 +8,7 @@ import { createApp } from "../../src/api/app";
 import { PROBLEM_TYPE_BASE } from "../../src/api/errors";
 import { hasBody, METHODS_WITHOUT_BODY } from "../../src/api/middleware/body-limit";
 import { BASE_URL, call, readProblem } from "../support/api";
-
-const SAMPLE_PARAMS: Record<string, string> = {
-  tenant_id: "acme",
-  key_id: "key_0123456789abcdef01234567",
-  id: "ses_sample",
-  call_id: "toolu_sample",
-};
-
-async function documentPaths(): Promise<string[]> {
-  const doc = (await (await call("/openapi.json")).json()) as { paths: Record<string, unknown> };
-  return Object.keys(doc.paths).map((template) => template.replace(/\{(\w+)\}/g, (_, name: string) => SAMPLE_PARAMS[name] ?? "sample"));
-}
+import { documentPaths } from "../support/document-operations";
 
 /**
  * workerd will not build a GET or HEAD request with a body, yet one arrives that way over HTTP

@@ -4,38 +4,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { call, readProblem } from "../support/api";
+import { type DocumentOperation, securedOperations } from "../support/document-operations";
 import { bearer, freshTenant } from "../support/tokens";
 
-interface Operation {
-  operationId: string;
-  security: Record<string, string[]>[];
-  requestBody?: unknown;
-}
-
-/** Well-formed values for each path parameter, so only authorization can refuse the call. */
-const SAMPLE_PARAMS: Record<string, string> = {
-  tenant_id: "acme",
-  key_id: "key_0123456789abcdef01234567",
-  id: "ses_sample",
-  session_id: "ses_sample",
-  call_id: "toolu_sample",
-};
-
-async function securedOperations(): Promise<{ name: string; method: string; path: string; op: Operation }[]> {
-  const doc = (await (await call("/openapi.json")).json()) as { paths: Record<string, Record<string, Operation>> };
-  return Object.entries(doc.paths).flatMap(([template, item]) =>
-    Object.entries(item)
-      .filter(([, op]) => op.security.length > 0)
-      .map(([method, op]) => ({
-        name: `${method.toUpperCase()} ${template}`,
-        method: method.toUpperCase(),
-        path: template.replace(/\{(\w+)\}/g, (_, param: string) => SAMPLE_PARAMS[param] ?? "sample"),
-        op,
-      })),
-  );
-}
-
-function init(method: string, op: Operation, headers: Record<string, string> = {}): RequestInit {
+function init(method: string, op: DocumentOperation, headers: Record<string, string> = {}): RequestInit {
   return op.requestBody ? { method, headers: { ...headers, "Content-Type": "application/json" }, body: "{}" } : { method, headers };
 }
 

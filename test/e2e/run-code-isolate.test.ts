@@ -23,7 +23,8 @@ describe("run_code in a Dynamic Worker", () => {
   let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startStack({ vars: { RUN_CODE_ISOLATE: "dynamic_worker" } });
+    // Allowed here on purpose: the platform refuses the deployed mode under a local runtime otherwise.
+    stack = await startStack({ vars: { RUN_CODE_ISOLATE: "dynamic_worker", ALLOW_LOCAL_DYNAMIC_WORKER: "true" } });
   });
   afterAll(async () => {
     await stack?.dispose();

@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiClient } from "./support/api-client";
+import { loadFactor, underLoad } from "./support/machine-load";
 import { FINAL_STATUSES, waitForFinal } from "./support/scenario";
 import { type Stack, startStack, uniqueName } from "./support/stack";
 import { waitFor } from "./support/wait";
@@ -38,11 +39,21 @@ const KILLS = 3;
  * under way, more are sent, up to this many, until one does.
  */
 const MAX_KILLS = 6;
+/**
+ * How long each of the kill test's model answers takes: a slot's firings stay under way for most
+ * of the slot whatever the machine's pace, so a kill aimed at their middle lands among them on an
+ * idle machine as on a busy one (without it, an idle machine finishes a slot's runs in ~0.1 s).
+ */
+const KILL_TEST_ANSWER_DELAY_MS = 800;
+/** More answers than the kill test's sessions ask for (about 150 to 300); later ones come at once. */
+const KILL_TEST_DELAYED_ANSWERS = 600;
 /** After each kill the process stays down this long: at least two slots pass unfired. */
 const DOWN_MS = 4_500;
 /** The least time a kill is aimed ahead, to leave room for the wait itself. */
 const MIN_AIM_MS = 100;
 const WAIT_MS = 60_000;
+/** The median time from a slot to its firing's record, on an idle machine (measured: about 10 ms). */
+const MAX_RECORD_DRIFT_MS = 1_000;
 
 async function schedule(client: ApiClient, body: Record<string, unknown>): Promise<Schedule> {
   return client.expect<Schedule>(201, "POST", "/v1/schedules", body);
@@ -184,12 +195,15 @@ describe("scheduled runs on a real process", () => {
     // On a loaded two-core machine an alarm can be late; a late one still fires its slot, once.
     expect(new Set(slots).size).toBe(slots.length);
     expect(gaps.every((gap) => gap % SLOT_MS === 0 && gap > 0)).toBe(true);
-    expect(report.recorded_after_slot_ms.p50).toBeLessThan(1_000);
+    // Within a second of the slot on an idle machine, stretched by the load measured now.
+    const load = loadFactor();
+    expect(report.recorded_after_slot_ms.p50, `load ${load.toFixed(1)}`).toBeLessThan(underLoad(MAX_RECORD_DRIFT_MS, load));
   });
 
   it("never fires a slot twice across kill -9s at the slot, fires missed slots once, and a paused schedule never", async () => {
     const client = await stack.client(uniqueName("tenant"));
     const model = stack.mock.model(uniqueName("model"));
+    await model.script({ delay_ms: KILL_TEST_ANSWER_DELAY_MS, repeat: KILL_TEST_DELAYED_ANSWERS });
     const paused = await schedule(client, { cron: "* * * * * *", paused: true, session: { input: "never", model: model.key } });
     const schedules: Schedule[] = [];
     for (let n = 0; n < SCHEDULES_AT_ONCE; n++) {

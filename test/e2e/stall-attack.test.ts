@@ -5,11 +5,10 @@
  * every other tenant. Patterns run on RE2, so another tenant's requests keep answering at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectPrompt } from "./support/bystander";
 import { say, waitForFinal } from "./support/scenario";
 import { type SharedStack, sharedStack, uniqueName } from "./support/stack";
 
-/** The other tenant must never wait longer than this for an answer, the attack going on. */
-const MAX_OTHER_TENANT_LATENCY_MS = 1_000;
 const RUN_TIMEOUT_MS = 30_000;
 /** How long each of the attacker's model answers takes to come. */
 const ANSWER_DELAY_MS = 300;
@@ -72,8 +71,7 @@ describe("one tenant's catastrophic pattern", () => {
     expect(calls.map((c) => c.output)).toEqual(Array(3).fill('invalid input: #/q: String does not match pattern "^(a+)+$".'));
     expect(await hook.requests()).toHaveLength(0);
 
-    const worst = Math.max(...latencies);
-    expect(latencies.length).toBeGreaterThan(5);
-    expect(worst, `bystander latencies (ms): ${latencies.map((l) => l.toFixed(0)).join(", ")}`).toBeLessThan(MAX_OTHER_TENANT_LATENCY_MS);
+    // The other tenant never waits longer than a second for an answer, stretched by the machine's load.
+    expectPrompt(latencies);
   });
 });

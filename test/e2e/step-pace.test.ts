@@ -5,12 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { historyProblems } from "./support/history";
+import { loadFactor, underLoad } from "./support/machine-load";
 import type { RecordedRequest } from "./support/mock-process";
 import { callTools, say, waitForFinal, webhookTool } from "./support/scenario";
 import { type SharedStack, sharedStack, uniqueName } from "./support/stack";
 
 const STEPS = 10;
-/** The promise: the next unit starts less than a second after the previous one ended. */
+/** The promise: the next unit starts less than a second after the previous one ended (on an idle machine; stretched by its load). */
 const MAX_GAP_MS = 1_000;
 const RUN_TIMEOUT_MS = 60_000;
 
@@ -25,6 +26,7 @@ describe("the pace of a run", () => {
   });
 
   it(`starts each unit of a ${STEPS}-step run less than ${MAX_GAP_MS} ms after the previous one ends`, async () => {
+    const loadBefore = loadFactor();
     const client = await stack.client(uniqueName("tenant"));
     const model = stack.mock.model(uniqueName("model"));
     const hook = stack.mock.hook(uniqueName("lookup"));
@@ -43,7 +45,8 @@ describe("the pace of a run", () => {
     expect(timeline.map((r) => r.kind)).toEqual(Array.from({ length: 2 * STEPS - 1 }, (_, i) => (i % 2 === 0 ? "model" : "hook")));
 
     const gaps = timeline.slice(1).map((next, i) => gapMs(timeline[i]!, next));
-    expect(Math.max(...gaps), `gaps in ms: ${gaps.join(", ")}`).toBeLessThan(MAX_GAP_MS);
+    const load = Math.max(loadBefore, loadFactor());
+    expect(Math.max(...gaps), `gaps in ms: ${gaps.join(", ")}; load ${load.toFixed(1)}`).toBeLessThan(underLoad(MAX_GAP_MS, load));
     expect(historyProblems(await client.messages(session.id), await client.toolCalls(session.id))).toEqual([]);
   });
 });

@@ -9,37 +9,16 @@ import { describe, expect, it } from "vitest";
 import { END_USER_ROUTES } from "../../../src/api/end-users/allowed-routes";
 import { tenantIndexStub } from "../../../src/objects";
 import { call } from "../../support/api";
+import { securedOperations } from "../../support/document-operations";
 import { backend, endUser } from "./helpers";
 
-interface Operation {
-  security: Record<string, string[]>[];
-  requestBody?: unknown;
-}
-
-const SAMPLE_PARAMS: Record<string, string> = {
-  tenant_id: "acme",
-  key_id: "key_0123456789abcdef01234567",
-  id: "ses_sample",
-  session_id: "ses_sample",
-  call_id: "toolu_sample",
-  agent_id: "agt_sample0123456789abcdefgh",
-  subject: "someone",
-};
 const GATE_DETAIL = "An end user's token cannot call this route.";
+/** The memory item routes need their item named in the query to reach the gate's check. */
+const ITEM_QUERY_ROUTES = new Set(["/v1/memory/items", "/v1/memory/items/versions"]);
 
-async function operations(): Promise<{ name: string; method: string; path: string; op: Operation }[]> {
-  const doc = (await (await call("/openapi.json")).json()) as { paths: Record<string, Record<string, Operation>> };
-  return Object.entries(doc.paths).flatMap(([template, item]) =>
-    Object.entries(item)
-      .filter(([, op]) => op.security.length > 0)
-      .map(([method, op]) => ({
-        name: `${method.toUpperCase()} ${template}`,
-        method: method.toUpperCase(),
-        path:
-          template.replace(/\{(\w+)\}/g, (_, param: string) => SAMPLE_PARAMS[param] ?? "sample") +
-          (template === "/v1/memory/items" || template === "/v1/memory/items/versions" ? "?namespace=shared&key=k" : ""),
-        op,
-      })),
+async function operations() {
+  return (await securedOperations()).map((o) =>
+    ITEM_QUERY_ROUTES.has(o.template) ? { ...o, path: `${o.path}?namespace=shared&key=k` } : o,
   );
 }
 

@@ -8,10 +8,11 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { CHROMIUM_INSTALL, chromiumPath } from "../../../scripts/prerequisites.mjs";
 import { PROJECT_ROOT } from "./environment";
 
-/** Debian's package; `CHROMIUM_PATH` points elsewhere. `.ci/run` installs it. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/** Debian's package; `CHROMIUM_PATH` points elsewhere. `npm test` checks it first; `.ci/run` installs it. */
+export const CHROMIUM_PATH = chromiumPath();
 /** Written by every run, never committed (.gitignore). */
 export const SCREENSHOT_DIR = join(PROJECT_ROOT, "test-results", "console");
 
@@ -35,7 +36,7 @@ export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`no Chromium at ${CHROMIUM_PATH}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`no Chromium at ${CHROMIUM_PATH}: ${CHROMIUM_INSTALL}`);
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: LAUNCH_ARGS });
 }
 
