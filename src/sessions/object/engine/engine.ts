@@ -15,6 +15,7 @@ import { EventLog } from "../events/event-log";
 import type { EmittedEvent } from "../events/frames";
 import { CLOSE_CODES, StreamHub } from "../events/streams";
 import { forgetInIndex } from "../events/stream-index";
+import { isLive } from "./gone";
 import { InflightCalls } from "./inflight";
 import { type FamilyHooks, reconcile, syncAlarm } from "./reconcile";
 import { RunSlots } from "./slots";
@@ -83,7 +84,7 @@ export class SessionEngine {
       this.alarms,
       { has: () => this.store.tables.has("audit_outbox"), ensure: () => this.store.ensureTable("audit_outbox") },
     );
-    this.slots = new RunSlots(this.store, env);
+    this.slots = new RunSlots(this.store, env, () => this.cancelRun());
   }
 
   get config(): Config {
@@ -172,7 +173,7 @@ export class SessionEngine {
   /** True while the unit that started with `generation` may still save its result (asked by its scope only). */
   isCurrent(generation: number): boolean {
     // Read from storage after every await (kv-stretch.ts), so a change made meanwhile counts.
-    if (!this.store.exists()) return false; // erased meanwhile
+    if (!isLive(this.store)) return false; // erased meanwhile
     const run = this.store.run();
     return run.generation === generation && run.status === "running";
   }
