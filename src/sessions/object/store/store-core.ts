@@ -4,6 +4,7 @@
  */
 import { migrate } from "../../../storage/migrations";
 import { OnDemandTables } from "../../../storage/on-demand-tables";
+import { isLive } from "../engine/gone";
 import { KvStretchCache } from "../engine/kv-stretch";
 import { SESSION_MIGRATIONS } from "./migrations";
 import * as outbox from "./outbox";
@@ -52,7 +53,7 @@ export class StoreCore {
    * table was made with the session, instead of leaving a table behind in an erased object.
    */
   ensureTable(name: SessionOnDemandTable): void {
-    if (!this.exists()) throw new Error(`a write to ${name} in storage that holds no session (erased, or never created)`);
+    if (!isLive(this)) throw new Error(`a write to ${name} in storage that holds no session (erased, or never created)`);
     this.tables.ensure(name);
   }
 
