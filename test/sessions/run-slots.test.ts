@@ -1,11 +1,14 @@
 /**
- * The claim / check again / give back pattern around a run slot, in one helper: a slot claimed
- * for a change that no longer stands after the claim's await is given back, and only then.
+ * The claim / check again / give back / go on pattern around a run slot, in one helper: a slot
+ * claimed for a change that no longer stands after the claim's await is given back, and only
+ * then; the change goes on `running` with a slot, `queued` without, and a suspended tenant's run
+ * is cancelled; a session erased meanwhile raises `SessionGone`.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { SessionObject } from "../../src/sessions/object/session-object";
 import { RunSlots, type SlotClaim } from "../../src/sessions/object/engine/slots";
+import { SessionGone } from "../../src/sessions/object/engine/gone";
 import type { SessionStore, RunState } from "../../src/sessions/object/store/store";
 import { createAndStart, newTestSession, waitForStatus } from "../support/agent-session";
 
@@ -13,7 +16,7 @@ afterEach(() => vi.restoreAllMocks());
 
 /** A helper whose tenant index answers every claim with `claim`, counting claims and releases. */
 function slots(claim: SlotClaim, exists = true) {
-  const calls = { claims: 0, releases: 0 };
+  const calls = { claims: 0, releases: 0, cancels: 0 };
   const index = {
     acquireRun: async () => {
       calls.claims++;
@@ -26,17 +29,17 @@ function slots(claim: SlotClaim, exists = true) {
   const fakeEnv = { TENANT_INDEX: { idFromName: (name: string) => name, get: () => index } } as unknown as Cloudflare.Env;
   const session = { tenant_id: "t-1", id: "ses_1", limits: { max_concurrent_runs: 1 } };
   const store = { exists: () => exists, requireSession: () => session } as unknown as SessionStore;
-  return { helper: new RunSlots(store, fakeEnv), calls };
+  return { helper: new RunSlots(store, fakeEnv, () => calls.cancels++), calls };
 }
 
-describe("RunSlots.claimChecked", () => {
+describe("RunSlots.goOn", () => {
   it.each([
     {
       needed: false,
       claim: "ok",
       refusal: null,
       exists: true,
-      want: { ok: true, slot: "ok" },
+      want: { went: "running" },
       claims: 0,
       releases: 0,
       why: "no slot needed: nothing asked",
@@ -46,7 +49,7 @@ describe("RunSlots.claimChecked", () => {
       claim: "ok",
       refusal: null,
       exists: true,
-      want: { ok: true, slot: "ok" },
+      want: { went: "running" },
       claims: 1,
       releases: 0,
       why: "claimed and still wanted: kept",
@@ -56,7 +59,7 @@ describe("RunSlots.claimChecked", () => {
       claim: "busy",
       refusal: null,
       exists: true,
-      want: { ok: true, slot: "busy" },
+      want: { went: "queued" },
       claims: 1,
       releases: 0,
       why: "none free: the change goes on queued",
@@ -66,7 +69,7 @@ describe("RunSlots.claimChecked", () => {
       claim: "ok",
       refusal: "moved",
       exists: true,
-      want: { ok: false, refusal: "moved" },
+      want: { refused: "moved" },
       claims: 1,
       releases: 1,
       why: "claimed for a change that no longer stands: given back",
@@ -76,7 +79,7 @@ describe("RunSlots.claimChecked", () => {
       claim: "busy",
       refusal: "moved",
       exists: true,
-      want: { ok: false, refusal: "moved" },
+      want: { refused: "moved" },
       claims: 1,
       releases: 0,
       why: "refused with no slot claimed: nothing to give back",
@@ -86,7 +89,7 @@ describe("RunSlots.claimChecked", () => {
       claim: "ok",
       refusal: null,
       exists: false,
-      want: { ok: false, refusal: "gone" },
+      want: { gone: true },
       claims: 1,
       releases: 1,
       why: "erased during the claim: given back",
@@ -96,23 +99,60 @@ describe("RunSlots.claimChecked", () => {
       claim: "ok",
       refusal: "moved",
       exists: true,
-      want: { ok: false, refusal: "moved" },
+      want: { refused: "moved" },
       claims: 0,
       releases: 0,
       why: "no slot was needed: none given back",
     },
-  ] as const)("$why", async ({ needed, claim, refusal, exists, want, claims, releases }) => {
+    {
+      needed: true,
+      claim: "suspended",
+      refusal: null,
+      exists: true,
+      want: { went: "queued" },
+      claims: 1,
+      releases: 0,
+      cancels: 1,
+      why: "a suspended tenant: the change is made, then the run cancelled",
+    },
+    {
+      needed: true,
+      claim: "suspended",
+      refusal: null,
+      exists: true,
+      instead: true,
+      want: {},
+      claims: 1,
+      releases: 0,
+      cancels: 1,
+      why: "a suspended tenant, cancelled instead of the change: only the cancel",
+    },
+  ] as const)("$why", async (row) => {
+    const { needed, claim, refusal, exists, want, claims, releases } = row;
     const { helper, calls } = slots(claim, exists);
-    expect(await helper.claimChecked(needed, () => refusal)).toEqual(want);
-    expect(calls).toEqual({ claims, releases });
+    const got: { went?: string; refused?: string; gone?: boolean } = {};
+    try {
+      const answer = await helper.goOn({
+        needed,
+        stands: () => refusal,
+        go: (runnable) => (got.went = runnable),
+        suspended: "instead" in row ? "instead" : "after",
+      });
+      if (answer !== null) got.refused = answer;
+    } catch (error) {
+      if (!(error instanceof SessionGone)) throw error;
+      got.gone = true;
+    }
+    expect(got).toEqual(want);
+    expect(calls).toEqual({ claims, releases, cancels: "cancels" in row ? row.cancels : 0 });
   });
 });
 
 describe("every run-slot claim", () => {
-  it("is made through claimChecked, by an approval, an interrupt of a waiting run, a resume and a queued session's alarm", async () => {
-    // The claim is private to RunSlots: the type checker keeps every caller on claimChecked. Here
+  it("is made through goOn, by an approval, an interrupt of a waiting run, a resume and a queued session's alarm", async () => {
+    // The claim is private to RunSlots: the type checker keeps every caller on goOn. Here
     // the four controls that need a slot are seen to ask for it through the helper.
-    const checked = vi.spyOn(RunSlots.prototype, "claimChecked");
+    const checked = vi.spyOn(RunSlots.prototype, "goOn");
     const t = newTestSession();
     const toolUse = (id: string) => ({ type: "tool_use", id, name: "get_time", input: {} });
     const done = { reply: { content: [{ type: "text", text: "done" }] } };
@@ -143,14 +183,14 @@ describe("every run-slot claim", () => {
     });
     await waitForStatus(t, ["done"]);
 
-    expect(checked.mock.calls.filter(([needed]) => needed).length).toBeGreaterThanOrEqual(4);
+    expect(checked.mock.calls.filter(([change]) => change.needed).length).toBeGreaterThanOrEqual(4);
   });
 });
 
 /** Never called: it fails the type check if a claim or a release can be made around the helper. */
 export function aSlotIsClaimedOnlyThroughTheHelper(slots: RunSlots): void {
-  // @ts-expect-error private: a claim is made by claimChecked only
+  // @ts-expect-error private: a claim is made by goOn only
   void slots.claim;
-  // @ts-expect-error private: a release is made by claimChecked only
+  // @ts-expect-error private: a release is made by goOn only
   void slots.release;
 }

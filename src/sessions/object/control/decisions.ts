@@ -2,14 +2,21 @@
  * Decisions on a waiting tool call (an approval, a deny, a client's output, an expiry): each
  * checked, given a run slot when it lets the run go on, and applied in one transaction.
  */
+import { parseAuditContext } from "../../../audit/entry";
 import type { AuditContext } from "../../../audit/types";
 import { log } from "../../../log";
-import type { SessionEngine } from "../engine/engine";
 import { openCallsState } from "../engine/tool-results";
 import { APPROVAL_EXPIRED, APPROVAL_EXPIRED_OUTPUT, approvalsCanExpire, expiredApprovals } from "../loop/approval-expiry";
 import type { SessionStore } from "../store/store";
+import { mayAccess, type SessionViewer } from "../../viewer";
 import { type SessionResult, SYSTEM_DECIDER, type ToolCall, type ToolCallStatus, WAITING_STATUSES } from "../../../session-config/types";
-import { type Failure, refusalOf } from "./answers";
+import { type Answer, type Failure, SESSION_GONE, SHOWN } from "./answers";
+import type { ControlHost } from "./host";
+
+type DecisionHost = Pick<
+  ControlHost,
+  "store" | "slots" | "audit" | "toolbox" | "requireSession" | "nowIso" | "transaction" | "emit" | "continueRun" | "finishCall"
+>;
 
 /** The status a decision gives the call: fixed, or from the call (an approved client tool waits for its output). */
 export type NextStatus = ToolCallStatus | ((call: ToolCall) => ToolCallStatus);
@@ -19,7 +26,7 @@ export type NextStatus = ToolCallStatus | ((call: ToolCall) => ToolCallStatus);
  * slot again (waiting held none): without a free one it goes `queued` rather than refusing.
  */
 export async function applyDecision(
-  engine: SessionEngine,
+  engine: DecisionHost,
   callId: string,
   expected: ToolCallStatus,
   next: NextStatus,
@@ -36,22 +43,85 @@ export async function applyDecision(
   const status = store.run().status;
   const needsSlot = (state === "runnable" || state === "complete") && WAITING_STATUSES.includes(status);
   // Decided or cancelled by someone else while the index was asked.
-  const claim = await engine.slots.claimChecked(needsSlot, () => {
-    const again = waitingCall(store, callId, expected);
-    return again.ok ? null : again;
+  const refusal = await engine.slots.goOn<Failure>({
+    needed: needsSlot,
+    stands: () => {
+      const again = waitingCall(store, callId, expected);
+      return again.ok ? null : again;
+    },
+    go: (runnable) =>
+      engine.transaction(() => {
+        apply(store.toolCall(callId)!);
+        engine.emit("tool_call", store.toolCall(callId));
+        engine.continueRun(runnable);
+      }),
   });
-  if (!claim.ok) return refusalOf(claim);
-  engine.transaction(() => {
-    apply(store.toolCall(callId)!);
-    engine.emit("tool_call", store.toolCall(callId));
-    engine.continueRun(claim.slot === "ok" ? "running" : "queued");
+  return refusal ?? { ok: true, value: null };
+}
+
+/** A decision on a waiting call; with `viewer`, only for a caller the access rule lets see the session. */
+async function decide(
+  host: DecisionHost,
+  viewer: SessionViewer | null,
+  callId: string,
+  expected: ToolCallStatus,
+  next: NextStatus,
+  apply: (call: ToolCall) => void,
+): Promise<Answer> {
+  if (viewer && !mayAccess(viewer, host.requireSession())) return SESSION_GONE;
+  const applied = await applyDecision(host, callId, expected, next, apply);
+  return applied.ok ? SHOWN : applied;
+}
+
+/** `decidedBy`: the subject of the principal who approved, recorded on the call. */
+export function approve(
+  host: DecisionHost,
+  callId: string,
+  decidedBy: string | null,
+  viewer: SessionViewer | null,
+  by: AuditContext | undefined,
+): Promise<Answer> {
+  const context = parseAuditContext(by);
+  const approved = (call: ToolCall): ToolCallStatus =>
+    host.toolbox().get(call.name)?.kind === "client" ? "waiting_tool_output" : "pending";
+  return decide(host, viewer, callId, "waiting_approval", approved, (call) => {
+    host.store.setToolCallStatus(call.id, approved(call), host.nowIso());
+    host.store.recordDecision(call.id, decidedBy, "approved", host.nowIso());
+    recordDecisionEntry(host, "tool_call.approved", call, context);
   });
-  if (claim.slot === "suspended") engine.cancelRun();
-  return { ok: true, value: null };
+}
+
+/** `decidedBy`: the subject of the principal who denied, recorded on the call. */
+export function deny(
+  host: DecisionHost,
+  callId: string,
+  reason: string | null,
+  decidedBy: string | null,
+  viewer: SessionViewer | null,
+  by: AuditContext | undefined,
+): Promise<Answer> {
+  const context = parseAuditContext(by);
+  return decide(host, viewer, callId, "waiting_approval", "error", (call) => {
+    const text = reason ? `denied by a reviewer: ${reason}` : "denied by a reviewer";
+    host.finishCall(call, text, true);
+    host.store.recordDecision(call.id, decidedBy, "denied", host.nowIso());
+    recordDecisionEntry(host, "tool_call.denied", call, context, reason);
+  });
+}
+
+/** A client tool's output, given for a call that waits for it. */
+export function submitToolOutput(
+  host: DecisionHost,
+  callId: string,
+  output: string,
+  isError: boolean,
+  viewer: SessionViewer | null,
+): Promise<Answer> {
+  return decide(host, viewer, callId, "waiting_tool_output", isError ? "error" : "done", (call) => host.finishCall(call, output, isError));
 }
 
 /** Whether a call waits for an approval past its deadline (`expireApprovals` has work). */
-export function hasExpiredApprovals(engine: SessionEngine): boolean {
+export function hasExpiredApprovals(engine: Pick<ControlHost, "store" | "toolbox">): boolean {
   return approvalsCanExpire(engine.toolbox()) && expiredApprovals(engine.store.openToolCalls(), engine.toolbox(), Date.now()).length > 0;
 }
 
@@ -59,7 +129,7 @@ export function hasExpiredApprovals(engine: SessionEngine): boolean {
  * Denies every call whose approval expired, each exactly as a reviewer's deny (which may take
  * a run slot, or make the session `queued`). The alarm that runs this was set for the deadline.
  */
-export async function expireApprovals(engine: SessionEngine): Promise<void> {
+export async function expireApprovals(engine: DecisionHost): Promise<void> {
   const { store } = engine;
   for (const call of expiredApprovals(store.openToolCalls(), engine.toolbox(), Date.now())) {
     const result = await applyDecision(engine, call.id, "waiting_approval", "error", (waiting) => {
@@ -68,7 +138,6 @@ export async function expireApprovals(engine: SessionEngine): Promise<void> {
       // Nobody decided: the entry names no actor.
       recordDecisionEntry(engine, "tool_call.expired", waiting, undefined);
     });
-    if (!result.ok && result.reason === "session_not_found") return;
     if (result.ok) {
       const session = engine.requireSession();
       log("info", "approval_expired", {
@@ -91,7 +160,7 @@ function waitingCall(store: SessionStore, callId: string, expected: ToolCallStat
 
 /** The audit entry of a decision, written inside the decision's transaction (the session's audit outbox). */
 export function recordDecisionEntry(
-  engine: SessionEngine,
+  engine: Pick<ControlHost, "audit" | "requireSession">,
   action: "tool_call.approved" | "tool_call.denied" | "tool_call.expired",
   call: ToolCall,
   by: AuditContext | undefined,

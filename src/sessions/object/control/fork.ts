@@ -5,13 +5,12 @@
  * `tool_result` is refused: the fork would hold a call no result answers.
  */
 import { type ForkCopy, type ForkRows, forkRowsBytes } from "../store/fork";
-import type { SessionEngine } from "../engine/engine";
+import type { ControlHost } from "./host";
 import type { RunInput, RunOptions, SessionInit, SessionResult } from "../../../session-config/types";
 import { MAX_INPUT_IMAGE_BYTES } from "../../../limits";
-import { checkToolSpecs } from "../tools/registry";
-import { type Answer, SHOWN } from "./answers";
-import { initialRun } from "./initial-run";
-import { prepareFirst, startRunWith } from "./messages";
+import type { Answer } from "./answers";
+import { createWith, SESSION_EXISTS } from "./create";
+import { startRunWith } from "./messages";
 
 /**
  * A copy crosses one RPC call (32 MiB at most) from the source to the gateway, and on to the fork
@@ -22,10 +21,10 @@ export const MAX_FORK_BYTES = 32 * 1024 * 1024 - MAX_INPUT_IMAGE_BYTES - 2 * 102
 
 export type { ForkCopy };
 
-export function forkCopy(engine: SessionEngine, atSeq: number | null): SessionResult<ForkCopy> {
+export function forkCopy(host: Pick<ControlHost, "store" | "requireSession">, atSeq: number | null): SessionResult<ForkCopy> {
   if (atSeq !== null && (!Number.isSafeInteger(atSeq) || atSeq < 0)) throw new TypeError("atSeq must be a non-negative integer or null");
-  const session = engine.requireSession();
-  const store = engine.store;
+  const session = host.requireSession();
+  const store = host.store;
   let last = 0;
   let whole = 0;
   for (const meta of store.metaNewestFirst(0)) {
@@ -55,24 +54,12 @@ function invalid(detail: string): SessionResult<never> {
 }
 
 /** The new session, with the copied rows, in one transaction; then, with input, its first run. */
-export async function createFork(
-  engine: SessionEngine,
+export function createFork(
+  host: Parameters<typeof createWith>[0],
   init: SessionInit,
   rows: ForkRows,
   input: RunInput | null,
-  options: RunOptions = {},
+  options: RunOptions,
 ): Promise<Answer> {
-  if (engine.session()) return { ok: false, reason: "session_exists" };
-  const tools = checkToolSpecs(init.tools);
-  if (tools) return { ok: false, reason: "invalid", detail: tools };
-  const prepared = await prepareFirst(engine, input, init.model, init.limits);
-  if (!prepared.ok) return prepared;
-  if (engine.session()) return { ok: false, reason: "session_exists" };
-  const now = engine.nowIso();
-  engine.transaction(() => {
-    engine.store.create({ ...init, output_schema: init.output_schema ?? null, created_at: now }, initialRun(now));
-    engine.store.writeForkRows(rows, now);
-  });
-  if (prepared.input) startRunWith(engine, prepared.input, options);
-  return SHOWN;
+  return createWith(host, init, input, { existing: SESSION_EXISTS, rows }, (prepared) => startRunWith(host, prepared, options));
 }

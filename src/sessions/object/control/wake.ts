@@ -1,16 +1,20 @@
 /**
  * What the alarm does, stage by stage: expired streams and approvals, a queued session's slot,
- * the tenant's daily count, then the unit `nextUnit` chooses. An erase may come in at any await,
- * so the session's existence is checked in one place, between the stages.
+ * the tenant's daily count, then the unit `nextUnit` chooses. An erase may come in at any await:
+ * each stage's await is followed by the engine's existence check (`stillLive`).
  */
 import { usesSummaries } from "../context/plan";
 import { runContext } from "../context/run-context";
-import type { SessionEngine } from "../engine/engine";
+import { requireLive, stillLive } from "../engine/gone";
 import { nextUnit } from "../loop/next-unit";
 import { runUnit } from "../loop/units";
 import { expireApprovals, hasExpiredApprovals } from "./decisions";
+import { claimQueuedSlot } from "./run-state";
 import { pollChildren } from "../subagents/parent";
 import { totalTokens } from "../../../session-config/types";
+
+/** What the alarm's stages need: the run's units and the children's look take their own hosts. */
+type WakeHost = Parameters<typeof runUnit>[0] & Parameters<typeof pollChildren>[0] & Parameters<typeof runContext>[0];
 
 /**
  * A stage that has nothing to do returns at once, without a promise: awaiting one anyway would
@@ -18,44 +22,29 @@ import { totalTokens } from "../../../session-config/types";
  */
 type Stage = () => void | Promise<void>;
 
-export async function wake(engine: SessionEngine): Promise<void> {
+export async function wake(engine: WakeHost): Promise<void> {
   const stages: Stage[] = [
     () => void engine.events.streams.closeExpired(Date.now()),
     () => (hasExpiredApprovals(engine) ? expireApprovals(engine) : undefined),
-    () => (engine.store.run().status === "queued" ? askForSlot(engine) : undefined),
+    // A queued session asks again now and then, in case the index's own word was lost.
+    () => (engine.store.run().status === "queued" ? claimQueuedSlot(engine) : undefined),
     // A session that waits looks at its children now and then, in case a child's report was lost.
     () => (engine.store.run().status === "running" || engine.store.subagents().length === 0 ? undefined : pollChildren(engine)),
     () => (needsTokensToday(engine) ? engine.reporter.send().then(() => undefined) : undefined),
     () => runNextUnit(engine),
   ];
+  requireLive(engine.store);
   for (const stage of stages) {
-    if (!engine.store.exists()) return;
     const pending = stage();
-    if (pending) await pending;
+    if (pending) await stillLive(engine.store, pending);
   }
-}
-
-/** A queued session that holds a slot now goes on. */
-export function takeSlot(engine: SessionEngine): void {
-  engine.transaction(() => {
-    engine.updateRun({ status: "running" });
-    engine.continueRun();
-  });
-}
-
-/** A queued session asks again now and then, in case the index's own word was lost. */
-async function askForSlot(engine: SessionEngine): Promise<void> {
-  const claim = await engine.slots.claimChecked(true, () => (engine.store.run().status === "queued" ? null : "moved_on"));
-  if (!claim.ok) return;
-  if (claim.slot === "ok") takeSlot(engine);
-  else if (claim.slot === "suspended") engine.cancelRun();
 }
 
 /**
  * A daily budget is checked against the index's count, learned from a report: after a
  * restart, ask once before the first unit instead of running blind.
  */
-function needsTokensToday(engine: SessionEngine): boolean {
+function needsTokensToday(engine: WakeHost): boolean {
   const session = engine.requireSession();
   const { limits } = session;
   const budgeted =
@@ -66,7 +55,7 @@ function needsTokensToday(engine: SessionEngine): boolean {
   return budgeted && engine.reporter.tenantTokensToday() === null && engine.store.run().status === "running";
 }
 
-async function runNextUnit(engine: SessionEngine): Promise<void> {
+async function runNextUnit(engine: WakeHost): Promise<void> {
   const unit = nextUnit({
     run: engine.store.run(),
     openToolCalls: engine.store.openToolCalls().length,

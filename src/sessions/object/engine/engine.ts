@@ -15,7 +15,9 @@ import { EventLog } from "../events/event-log";
 import type { EmittedEvent } from "../events/frames";
 import { CLOSE_CODES, StreamHub } from "../events/streams";
 import { forgetInIndex } from "../events/stream-index";
+import { isLive } from "./gone";
 import { InflightCalls } from "./inflight";
+import { sessionView } from "./view";
 import { type FamilyHooks, reconcile, syncAlarm } from "./reconcile";
 import { RunSlots } from "./slots";
 import { collectToolResults } from "./tool-results";
@@ -29,7 +31,6 @@ import { TraceExporter } from "../../../traces/exporter";
 import { closeRunTrace, newRunTrace, recordToolSpan } from "./tracing";
 import { SessionStore, type RunState, type StoredSession } from "../store/store";
 import { cutOutput } from "../tools/cut-output";
-import { maskToolSpecs } from "../../../session-config/masking";
 import type { DiscoveredTool } from "../tools/mcp/plan";
 import { buildToolbox, type Toolbox } from "../tools/registry";
 import { log } from "../../../log";
@@ -83,7 +84,7 @@ export class SessionEngine {
       this.alarms,
       { has: () => this.store.tables.has("audit_outbox"), ensure: () => this.store.ensureTable("audit_outbox") },
     );
-    this.slots = new RunSlots(this.store, env);
+    this.slots = new RunSlots(this.store, env, () => this.cancelRun());
   }
 
   get config(): Config {
@@ -141,38 +142,13 @@ export class SessionEngine {
 
   /** The session as every response shows it: MCP header values masked. */
   view(): Session {
-    // The depth is the loop's to know, the agent's name the traces'; no response shows them.
-    const { depth: _depth, api_key_id: _apiKeyId, agent_name: _agentName, ...session } = this.requireSession();
-    const run = this.store.run();
-    const runSchema = this.store.runOutputSchema();
-    return {
-      ...session,
-      notify_url: session.notify_url ?? null,
-      agent: session.agent ?? null,
-      forked_from: session.forked_from ?? null,
-      parent: session.parent ?? null,
-      memory: session.memory ?? null,
-      reasoning: session.reasoning ?? null,
-      // Before any run, the session's own schema; after, the one the run had.
-      output_schema: runSchema === undefined ? (session.output_schema ?? null) : runSchema,
-      output: run.status === "done" ? this.store.runOutput() : null,
-      tools: maskToolSpecs(session.tools),
-      status: run.status,
-      stop_reason: run.stop_reason,
-      error: run.error,
-      usage: { ...run.usage, subagents: this.store.descendantUsage() },
-      // Sessions created before context settings existed stored none: they use `auto`.
-      context: session.context ?? { strategy: "auto" },
-      queued_messages: this.store.queuedMessages(),
-      title: this.store.title(),
-      updated_at: run.updated_at,
-    };
+    return sessionView(this.requireSession(), this.store);
   }
 
   /** True while the unit that started with `generation` may still save its result (asked by its scope only). */
   isCurrent(generation: number): boolean {
     // Read from storage after every await (kv-stretch.ts), so a change made meanwhile counts.
-    if (!this.store.exists()) return false; // erased meanwhile
+    if (!isLive(this.store)) return false; // erased meanwhile
     const run = this.store.run();
     return run.generation === generation && run.status === "running";
   }

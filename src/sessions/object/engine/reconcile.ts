@@ -7,6 +7,7 @@ import { nextWakeAt } from "../loop/next-wake";
 import { shouldReport } from "../report/report-policy";
 import type { ReportAck } from "../../../tenants/types";
 import { ACTIVE_STATUSES } from "../../../session-config/types";
+import { isLive, requireLive, stillLive, unlessGone } from "./gone";
 import type { AlarmClock } from "../../../storage/alarm-clock";
 import type { Outbox } from "../../../notifications/outbox";
 import type { TraceExporter } from "../../../traces/exporter";
@@ -47,41 +48,47 @@ export interface ReconcileHost {
  * (a retry). The alarm comes first, so a slow or failing report never delays (or, with a crash,
  * loses) the next step; again after, since both changed what is due.
  */
-export async function reconcile(engine: ReconcileHost, fromAlarm = false): Promise<void> {
+export function reconcile(engine: ReconcileHost, fromAlarm = false): Promise<void> {
+  // An erase may come in at any await: the rest is then moot (`SessionGone`, from the engine's check).
+  return unlessGone(
+    () => settle(engine, fromAlarm),
+    () => undefined,
+  );
+}
+
+async function settle(engine: ReconcileHost, fromAlarm: boolean): Promise<void> {
   const { store, outbox } = engine;
-  if (!store.exists()) return;
+  requireLive(store);
   // Spans owed go to the collector beside the loop, never in its way.
   engine.traces.kick();
-  await syncAlarm(engine);
-  // Each await lets other calls in: an erase among them leaves nothing to reconcile.
-  if (!store.exists()) return;
+  await stillLive(store, syncAlarm(engine));
   let acted = false;
   if (shouldReport(store.run(), Date.now())) {
     acted = true;
-    const ack = await report(engine);
+    const ack = await stillLive(store, report(engine));
     // A start admitted just before its tenant was suspended, or a run the suspension sweep
     // missed, learns it here and stops; the final status is reported in turn.
-    if (ack?.suspended && store.exists() && ACTIVE_STATUSES.includes(store.run().status)) {
+    if (ack?.suspended && ACTIVE_STATUSES.includes(store.run().status)) {
       engine.cancelRun();
-      await report(engine);
+      await stillLive(store, report(engine));
     }
   }
   // Each hand-over is awaited only when something is owed: an await of nothing would end the
   // synchronous stretch all the same, and the reads after it would go to storage again.
-  if (store.exists() && outbox.dueAt(Date.now()) !== null && (await outbox.handOff()) !== "nothing_owed") acted = true;
-  if (store.exists() && engine.audit.size() > 0) {
-    await engine.audit.flush();
+  if (outbox.dueAt(Date.now()) !== null && (await stillLive(store, outbox.handOff())) !== "nothing_owed") acted = true;
+  if (engine.audit.size() > 0) {
+    await stillLive(store, engine.audit.flush());
     acted = true;
   }
-  const settling = store.exists() ? engine.family?.settle(fromAlarm) : false;
-  if (settling && (await settling)) acted = true;
+  const settling = engine.family?.settle(fromAlarm);
+  if (settling && (await stillLive(store, settling))) acted = true;
   if (acted) await syncAlarm(engine);
 }
 
 /** The alarm at or before the next wake `nextWakeAt` asks for, or none when nothing is due. */
 export async function syncAlarm(engine: ReconcileHost): Promise<void> {
   const { store } = engine;
-  if (!store.exists()) return;
+  if (!isLive(store)) return;
   const now = Date.now();
   const target = nextWakeAt(store.run(), now, {
     socketDeadline: engine.events.streams.earliestSocketDeadline(),
@@ -92,7 +99,7 @@ export async function syncAlarm(engine: ReconcileHost): Promise<void> {
     tracesDueAt: engine.traces.dueAt(now),
   });
   // Erased while the alarm was read: no alarm for storage that is gone.
-  await engine.alarms.sync(target, () => store.exists());
+  await engine.alarms.sync(target, () => isLive(store));
 }
 
 /** One call to the index for the report and what the session owes it: one status change, one call. */
@@ -100,7 +107,7 @@ async function report(engine: ReconcileHost): Promise<ReportAck | null> {
   const { outbox, store } = engine;
   const batch = outbox.batch();
   const ack = await engine.reporter.send(batch);
-  if (!batch || !store.exists()) return ack;
+  if (!batch || !isLive(store)) return ack;
   if (ack?.notifications_taken) outbox.acknowledge(batch);
   else outbox.failed(ack ? "the index refused the notifications" : "the report with the notifications failed");
   return ack;

@@ -1,16 +1,30 @@
 /**
- * The session's run slot at its tenant index, claimed only one way: claim, check again after the
- * await, give back what is not used (`claimChecked`); the claim and release alone are private.
+ * The session's run slot at its tenant index, claimed only one way (`goOn`): claim, check again
+ * after the await, give back what is not used, and go on by the claim's outcome; the claim and
+ * release alone are private.
  */
 import { tenantIndexStub } from "../../../objects";
 import { log } from "../../../log";
 import type { SessionStore } from "../store/store";
+import { isLive, SessionGone } from "./gone";
 
 /** What asking for a run slot gave: one, none free (queue), or a suspended tenant (stop). */
 export type SlotClaim = "ok" | "busy" | "suspended";
 
-/** What `claimChecked` gave: the claim, or why the change no longer stands (`gone`: erased). */
-export type CheckedClaim<F> = { ok: true; slot: SlotClaim } | { ok: false; refusal: F | "gone" };
+/** A change that lets a run go on, as `goOn` makes it. */
+export interface GoOn<F> {
+  /** Whether the change needs a run slot the session does not hold (else it goes on `running`). */
+  needed: boolean;
+  /** Asked after the claim's await: null while the change still stands, else the refusal answered. */
+  stands: () => F | null;
+  /** The change, made in the status the run goes on in: `running` with a slot, `queued` without one. */
+  go: (runnable: "running" | "queued") => void;
+  /**
+   * A suspended tenant's run is cancelled: `after` the change (kept: a decision, a message), or
+   * `instead` of it (a resume that would only have moved the run before its cancel).
+   */
+  suspended?: "after" | "instead";
+}
 
 export class RunSlots {
   /** Whose run slot the last claim asked for (this object is always one session). */
@@ -19,19 +33,28 @@ export class RunSlots {
   constructor(
     private readonly store: SessionStore,
     private readonly env: Cloudflare.Env,
+    private readonly cancelRun: () => void,
   ) {}
 
   /**
-   * Claims a slot when `needed` (else counts as "ok"), then, after the await, asks `recheck`
-   * whether the change still stands; a refusal gives back a slot claimed for it. The refusal is
-   * taken before the release's await, after which the session may be gone.
+   * The claim's three outcomes in one place. Claims a slot when `needed`, then, after the await:
+   * erased meanwhile, raises `SessionGone`; refused by `stands`, answers the refusal; else makes
+   * the change (`go`), and cancels the run of a suspended tenant. A slot claimed for a change
+   * that does not happen is given back; the answer is taken before the release's await, after
+   * which the session may be gone. Null: the change was made.
    */
-  async claimChecked<F>(needed: boolean, recheck: () => F | null): Promise<CheckedClaim<F>> {
-    const slot = needed ? await this.#claim() : "ok";
-    const refusal = this.store.exists() ? recheck() : "gone";
-    if (refusal === null) return { ok: true, slot };
-    if (needed && slot === "ok") await this.#release();
-    return { ok: false, refusal };
+  async goOn<F>(change: GoOn<F>): Promise<F | null> {
+    const slot = change.needed ? await this.#claim() : "ok";
+    const live = isLive(this.store);
+    const refusal = live ? change.stands() : null;
+    if (!live || refusal !== null) {
+      if (change.needed && slot === "ok") await this.#release();
+      if (!live) throw new SessionGone();
+      return refusal;
+    }
+    if (slot !== "suspended" || change.suspended !== "instead") change.go(slot === "ok" ? "running" : "queued");
+    if (slot === "suspended") this.cancelRun();
+    return null;
   }
 
   /**

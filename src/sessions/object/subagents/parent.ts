@@ -38,17 +38,17 @@ export async function applyChildReport(engine: SessionEngine, report: ChildRepor
   const state = openCallsState(open, store.callsWaitingOnChildren());
   const needsSlot = (state === "runnable" || state === "complete") && WAITING_STATUSES.includes(store.run().status);
   // Given by another report (or closed by a cancel) while the index was asked.
-  const claim = await engine.slots.claimChecked(needsSlot, () =>
-    store.toolCall(row.tool_call_id)?.status === "running" ? null : "answered",
-  );
-  if (!claim.ok) return claim.refusal === "gone" ? { ok: false, reason: "session_not_found" } : OK;
-  engine.transaction(() => {
-    const call = store.toolCall(row.tool_call_id)!;
-    engine.finishCall(call, result.output, result.is_error);
-    engine.emit("tool_result", store.toolCall(call.id));
-    engine.continueRun(claim.slot === "ok" ? "running" : "queued");
+  await engine.slots.goOn({
+    needed: needsSlot,
+    stands: () => (store.toolCall(row.tool_call_id)?.status === "running" ? null : "answered"),
+    go: (runnable) =>
+      engine.transaction(() => {
+        const call = store.toolCall(row.tool_call_id)!;
+        engine.finishCall(call, result.output, result.is_error);
+        engine.emit("tool_result", store.toolCall(call.id));
+        engine.continueRun(runnable);
+      }),
   });
-  if (claim.slot === "suspended") engine.cancelRun();
   return OK;
 }
 

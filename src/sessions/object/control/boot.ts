@@ -1,0 +1,17 @@
+/** What the session object does on every wake, before any call: its runtime set up and its storage made current. */
+import { familyHooks } from "../subagents/family";
+
+/** The engine as the boot needs it: the family's hooks are made from the same engine. */
+type BootHost = Parameters<typeof familyHooks>[0];
+
+export function boot(ctx: DurableObjectState, engine: BootHost): void {
+  // A watcher's keep-alive "ping" is answered by the runtime without waking the object.
+  ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
+  // Storage written by an older version is migrated first, and the alarm is set for what is due
+  // (it may have been lost with a crash between a write and the alarm).
+  void ctx.blockConcurrencyWhile(async () => {
+    engine.store.migrateIfCreated();
+    engine.family = familyHooks(engine);
+    await engine.syncAlarm();
+  });
+}

@@ -1,0 +1,34 @@
+/** The session as every response shows it, from its stored settings and run state. */
+import { maskToolSpecs } from "../../../session-config/masking";
+import type { SessionStore, StoredSession } from "../store/store";
+import type { Session } from "../../../session-config/types";
+
+/** MCP header values masked; what the loop and the traces keep for themselves left out. */
+export function sessionView(stored: StoredSession, store: SessionStore): Session {
+  // The depth is the loop's to know, the agent's name the traces'; no response shows them.
+  const { depth: _depth, api_key_id: _apiKeyId, agent_name: _agentName, ...session } = stored;
+  const run = store.run();
+  const runSchema = store.runOutputSchema();
+  return {
+    ...session,
+    notify_url: session.notify_url ?? null,
+    agent: session.agent ?? null,
+    forked_from: session.forked_from ?? null,
+    parent: session.parent ?? null,
+    memory: session.memory ?? null,
+    reasoning: session.reasoning ?? null,
+    // Before any run, the session's own schema; after, the one the run had.
+    output_schema: runSchema === undefined ? (session.output_schema ?? null) : runSchema,
+    output: run.status === "done" ? store.runOutput() : null,
+    tools: maskToolSpecs(session.tools),
+    status: run.status,
+    stop_reason: run.stop_reason,
+    error: run.error,
+    usage: { ...run.usage, subagents: store.descendantUsage() },
+    // Sessions created before context settings existed stored none: they use `auto`.
+    context: session.context ?? { strategy: "auto" },
+    queued_messages: store.queuedMessages(),
+    title: store.title(),
+    updated_at: run.updated_at,
+  };
+}
