@@ -31,6 +31,7 @@ import { reportForParent } from "./subagents/child";
 import { applyChildReport } from "./subagents/parent";
 import { type ChildReport, parseChildReport } from "./subagents/report";
 import { mayAccess, type SessionViewer } from "../viewer";
+import { markAtMostOnce } from "./tools/at-most-once";
 import {
   ACTIVE_STATUSES,
   SLOT_STATUSES,
@@ -264,7 +265,7 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
       engine.transaction(() => {
         // An at-most-once call cut off by the pause may have had its effect: it is not repeated.
         for (const call of store.openToolCalls()) {
-          if (call.status === "running" && engine.toolbox().get(call.name)?.atMostOnce !== false) {
+          if (call.status === "running" && !markAtMostOnce(engine.toolbox().get(call.name)?.atMostOnce).repeatAfterCut) {
             engine.finishCall(call, INTERRUPTED_BY_PAUSE, true);
             engine.emit("tool_result", store.toolCall(call.id));
           }

@@ -8,7 +8,7 @@
  * a microtask queued with its first entry, which runs before the continuation of any await.
  * After every await (a model call, an RPC, an alarm's start) the next read goes to storage again,
  * so a unit that resumes sees every write made meanwhile, however it was made; the generation
- * check (`SessionEngine.isCurrent`) reads the stored run. Writes made here are kept as written; a
+ * check (the engine's `isCurrent`) reads the stored run. Writes made here are kept as written; a
  * transaction that throws (and so rolls back) must call `forget()`.
  *
  * A key the owner names as written only through this cache (`kept`) is kept past the stretch,
