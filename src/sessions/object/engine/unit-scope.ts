@@ -33,7 +33,6 @@ export type StoreReads = Pick<
   | "imageData"
   | "subagent"
   | "subagentsInRun"
-  | "exists"
 >;
 
 /** The writes a unit makes, given only inside `StepScope.commit` (the engine's, by name: engine.ts). */
@@ -96,6 +95,8 @@ export interface StepScope {
    * `served`: a whole answer's tokens, counted even when the unit is stale (see `countServed`).
    */
   commit<T>(fn: (writer: UnitWriter) => T, served?: Served | null): T;
+  /** Whether the call still waits for its result: not closed (by a cancel, a result), nor the session erased. */
+  callOpen(callId: string): boolean;
   /** The unit's span and what the unit learned for it (written with its step record). */
   readonly trace: UnitTrace;
   /** The `traceparent` of the unit's span for its outgoing requests; undefined when the run is not traced. */
@@ -171,6 +172,24 @@ export class UnitScope implements StepScope {
     return this.#engine.events.streams.watchedWithin(ms);
   }
 
+  callOpen(callId: string): boolean {
+    const row = this.#exists() ? this.#engine.store.toolCall(callId) : undefined;
+    return row !== undefined && row.status !== "done" && row.status !== "error";
+  }
+
+  /**
+   * Writes the unit's own record (its step row and span) in one transaction, current or stale:
+   * the runner's alone, not a step's. Nothing once the session was erased meanwhile.
+   */
+  record(fn: (store: SessionStore) => void): void {
+    if (this.#exists()) this.#engine.store.transaction(() => fn(this.#engine.store));
+  }
+
+  /** The scope's one existence check, for what it writes or reads whatever the generation: an erase may come at any await. */
+  #exists(): boolean {
+    return this.#engine.store.exists();
+  }
+
   async persist(): Promise<void> {
     await this.#engine.ctx.storage.sync();
     if (!this.current) throw new StaleUnit();
@@ -188,7 +207,7 @@ export class UnitScope implements StepScope {
    */
   #countServed(usage: Served): void {
     const engine = this.#engine;
-    if (!engine.store.exists()) return;
+    if (!this.#exists()) return;
     engine.transaction(() => engine.updateRun({ usage: addUsage(engine.store.run().usage, usage, 0) }));
   }
 }

@@ -6,7 +6,7 @@
 import { log } from "../../../log";
 import { StaleUnit, type StepScope, type UnitHost, UnitScope } from "../engine/unit-scope";
 import type { RunState } from "../store/store";
-import { recordUnitSpan, type UnitTrace } from "../engine/tracing";
+import { recordUnitSpan } from "../engine/tracing";
 import { runModelStep } from "./steps/model-step";
 import { UNIT_RETRY } from "./retry";
 import { nextAttempt } from "../../../shared/retry";
@@ -42,7 +42,7 @@ export async function runUnit(host: UnitHost, unit: Runnable): Promise<void> {
   } catch (err) {
     outcome = err instanceof StaleUnit ? "discarded" : faulted(host, scope, unit.kind, err);
   }
-  recordStep(host, unit.kind, before, startedAt, outcome, scope.trace, previousEnd);
+  recordStep(scope, unit.kind, before, startedAt, outcome, previousEnd);
   if (outcome === "retry" || outcome === "error") logRetry(host, unit.kind, outcome, Date.now() - startedAt);
 }
 
@@ -92,21 +92,20 @@ function logRetry(host: UnitHost, kind: UnitKind, outcome: UnitOutcome, duration
  * not written into the run state: one row per unit, not a step row and a run-state write.
  */
 function recordStep(
-  host: UnitHost,
+  scope: UnitScope,
   kind: UnitKind,
   before: RunState,
   startedAt: number,
   outcome: UnitOutcome,
-  trace: UnitTrace,
   previousEnd: number,
 ): void {
-  if (!host.store.exists()) return; // erased meanwhile
   const endedAt = Date.now();
-  const after = host.store.run();
   const spent = kind === "model" || kind === "summary";
   const readyAt = Math.max(before.ready_at, previousEnd);
-  host.store.transaction(() => {
-    host.store.appendStep({
+  // Erased meanwhile: nothing is recorded (the scope's check).
+  scope.record((store) => {
+    const after = store.run();
+    store.appendStep({
       kind,
       started_at: startedAt,
       ended_at: endedAt,
@@ -115,6 +114,6 @@ function recordStep(
       output_tokens: spent ? after.usage.output_tokens - before.usage.output_tokens : null,
       outcome,
     });
-    recordUnitSpan(host.store, before.trace, kind, trace, startedAt, endedAt, outcome);
+    recordUnitSpan(store, before.trace, kind, scope.trace, startedAt, endedAt, outcome);
   });
 }

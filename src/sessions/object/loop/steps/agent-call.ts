@@ -95,7 +95,7 @@ export async function runAgentCall(
     // The wait for a turn can last seconds: a child made after a cancel closed the call would
     // have only `cancelQuietly` to stop it, held nowhere, so none is made then. (A pause leaves
     // the call open: a child made then is found again on the resume, as below.)
-    if (!callOpen(scope, call.id)) return STALE;
+    if (!scope.callOpen(call.id)) return STALE;
     const plan = await planChild(scope.env, parent, spec, row.session_id, input.text);
     if (!plan.ok) return { ok: false as const, error: plan.error };
     try {
@@ -120,19 +120,13 @@ export async function runAgentCall(
     // A cancel came while the child was being made, and may have looked for it before it existed:
     // a child whose call is closed is cancelled here. (After a pause the call stays open, and the
     // child is found again on the resume.)
-    if (!callOpen(scope, call.id)) await cancelQuietly(scope, session.tenant_id, child.id);
+    if (!scope.callOpen(call.id)) await cancelQuietly(scope, session.tenant_id, child.id);
     throw stale;
   }
 }
 
 /** What a turn answers when the call closed while it waited. */
 const STALE = { ok: false, stale: true } as const;
-
-/** Whether the call still waits for its child: not closed (by a cancel, a result) nor erased. */
-function callOpen(scope: StepScope, callId: string): boolean {
-  const row = scope.store.exists() ? scope.store.toolCall(callId) : undefined;
-  return row !== undefined && row.status !== "done" && row.status !== "error";
-}
 
 async function cancelQuietly(scope: StepScope, tenantId: string, childId: string): Promise<void> {
   const child: SessionRpc = sessionStub(scope.env, tenantId, childId);
