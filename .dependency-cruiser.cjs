@@ -63,6 +63,15 @@ module.exports = {
       from: { path: ["^src/.+/migrations\\.ts$", "^src/.+/migrations-[a-z0-9-]+\\.ts$"], pathNot: "^src/storage/migrations\\.ts$" },
       to: { pathNot: ["^src/storage/migrations\\.ts$", "^src/.+/migrations-[a-z0-9-]+\\.ts$"], dependencyTypesNot: ["type-only"] },
     },
+    {
+      name: "only-wake-runs-units",
+      severity: "error",
+      comment:
+        "Units run from the alarm's wake alone (control/wake.ts), after its stages checked the session exists and " +
+        "took its slot: a unit run from anywhere else would skip them.",
+      from: { pathNot: "^src/sessions/object/control/wake\\.ts$" },
+      to: { path: "^src/sessions/object/loop/units\\.ts$" },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },

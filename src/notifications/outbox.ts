@@ -1,6 +1,6 @@
 /**
  * The session object's notification outbox. A status change that notifies writes its notification here in
- * the same transaction as the change itself (`SessionEngine.updateRun`), so no crash can keep one
+ * the same transaction as the change itself (the session engine's `updateRun`), so no crash can keep one
  * without the other. The tenant index delivers: the outbox rides along with the report of the
  * status change that wrote it (one call to the index for both), or is handed over on its own when
  * no report is due; a hand-off that fails is tried again from the alarm with backoff for as long

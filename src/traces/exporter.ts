@@ -45,13 +45,15 @@ export class TraceExporter {
   constructor(
     private readonly store: SpanOutbox,
     private readonly env: Cloudflare.Env,
+    /** Whether the session still stands: the session object's own existence check, passed in. */
+    private readonly live: () => boolean,
     /** Called when an export ends, so the alarm follows what is due next. */
     private readonly resync: () => void,
   ) {}
 
   /** When the next export is due (epoch ms), or null when no span is owed. While one runs, its deadline. */
   dueAt(now: number): number | null {
-    if (!this.store.exists() || this.store.spanCount() === 0) return null;
+    if (!this.live() || this.store.spanCount() === 0) return null;
     if (this.#running) return now + EXPORT_TIMEOUT_MS;
     return Math.max(now, this.store.traceExportRetry().retry_at);
   }
@@ -77,12 +79,12 @@ export class TraceExporter {
       const batch = this.store.spans(EXPORT_BATCH_SPANS);
       if (batch.length === 0) return;
       const settings = await tenantIndexStub(this.env, session.tenant_id).getSettings(session.tenant_id);
-      if (!this.store.exists()) return; // erased meanwhile
+      if (!this.live()) return; // erased meanwhile
       const attempt = await this.#send(
         settings.traces ?? null,
         batch.map((stored) => stored.span),
       );
-      if (!this.store.exists()) return;
+      if (!this.live()) return;
       const last = batch[batch.length - 1]!.seq;
       if (attempt.kind === "retry") {
         const failures = this.store.traceExportRetry().failures + 1;

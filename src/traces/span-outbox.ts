@@ -21,8 +21,6 @@ export interface TraceExportRetry {
 export interface SpanOutbox {
   /** The session the spans belong to; undefined before it is created. */
   session(): { readonly id: string; readonly tenant_id: string } | undefined;
-  /** False once the session is erased: nothing more is sent or written. */
-  exists(): boolean;
   /** The oldest `limit` spans owed, by `seq`. */
   spans(limit: number): OutboxSpan[];
   spanCount(): number;

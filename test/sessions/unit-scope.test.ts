@@ -1,12 +1,13 @@
 /**
  * A unit writes only through its scope: a step's scope has no write outside `commit` (checked
  * by the type checker below), and a commit, a stream of text or a flush from a unit made stale
- * by a pause writes and sends nothing. A stale unit's step row leaves the run's state alone.
+ * by a pause writes and sends nothing: the commit throws, so nothing after it in the step runs.
+ * A stale unit's step row leaves the run's state alone.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { SessionEngine } from "../../src/sessions/object/engine/engine";
-import { type StepScope, UnitScope } from "../../src/sessions/object/engine/unit-scope";
+import { StaleUnit, type StepScope, UnitScope } from "../../src/sessions/object/engine/unit-scope";
 import { runUnit } from "../../src/sessions/object/loop/units";
 import { newTestSession, sessionInit } from "../support/agent-session";
 
@@ -48,20 +49,22 @@ describe("a unit's scope", () => {
   it("commits while the unit is current, and writes nothing once a pause made it stale", async () => {
     await withRunningEngine(async (engine) => {
       const scope = new UnitScope(engine, engine.store.run().generation);
-      expect(scope.commit((w) => w.updateRun({ steps: 1 }))).toBe(true);
+      expect(scope.commit((w) => w.updateRun({ steps: 1 }).steps)).toBe(1);
       expect(engine.store.run().steps).toBe(1);
-      expect(await scope.persist()).toBe(true);
+      await scope.persist();
 
       pause(engine);
       const before = engine.store.run();
       let ran = false;
-      const committed = scope.commit((w) => {
-        ran = true;
-        w.updateRun({ steps: 5 });
-      });
-      expect({ committed, ran }).toEqual({ committed: false, ran: false });
+      expect(() =>
+        scope.commit((w) => {
+          ran = true;
+          w.updateRun({ steps: 5 });
+        }),
+      ).toThrow(StaleUnit);
+      expect(ran).toBe(false);
       expect(engine.store.run()).toEqual(before);
-      expect(await scope.persist()).toBe(false);
+      await expect(scope.persist()).rejects.toThrow(StaleUnit);
     });
   });
 
@@ -89,6 +92,43 @@ describe("a unit made stale while it ran", () => {
       await runUnit(engine, { kind: "discover" });
       expect(engine.store.steps(0, 10).map((step) => step.outcome)).toEqual(["discarded"]);
       expect(engine.store.run()).toMatchObject({ status: "paused", ready_at: 123 });
+    });
+  });
+
+  it("stops at a stale commit in the middle of a step: nothing after it is written", async () => {
+    await withRunningEngine(async (engine) => {
+      // Two calls of tools the session does not have: each gets its error result in a commit of its own.
+      const now = engine.nowIso();
+      const uses = ["call_a", "call_b"].map((id) => ({ type: "tool_use" as const, id, name: `missing_${id}`, input: {} }));
+      engine.transaction(() => {
+        const message = engine.store.appendMessage("assistant", uses, now);
+        uses.forEach((use, position) =>
+          engine.store.insertToolCall({
+            id: use.id,
+            step: 1,
+            messageSeq: message.seq,
+            position,
+            name: use.name,
+            input: {},
+            status: "pending",
+            now,
+          }),
+        );
+      });
+      // The first result's commit also pauses the run: the second commit finds the unit stale.
+      const finishCall = engine.finishCall.bind(engine);
+      const finished = vi.spyOn(engine, "finishCall").mockImplementation((...args) => {
+        finishCall(...args);
+        pause(engine);
+      });
+      const before = engine.store.run().attempts;
+      await runUnit(engine, { kind: "tools" });
+      expect(finished).toHaveBeenCalledTimes(1);
+      expect(engine.store.toolCall("call_a")?.status).toBe("error");
+      expect(engine.store.toolCall("call_b")?.status).toBe("pending");
+      expect(engine.store.steps(0, 10).map((step) => step.outcome)).toEqual(["discarded"]);
+      // A stale unit is no fault: no attempt counted, no backoff.
+      expect(engine.store.run()).toMatchObject({ status: "paused", attempts: before, next_attempt_at: 0 });
     });
   });
 });

@@ -1,8 +1,9 @@
 /** What the session object does on every wake, before any call: its runtime set up and its storage made current. */
 import { familyHooks } from "../subagents/family";
+import type { SessionEngine } from "../engine/engine";
 
-/** The engine as the boot needs it: the family's hooks are made from the same engine. */
-type BootHost = Parameters<typeof familyHooks>[0];
+/** The engine as the door built it: the family's hooks are made from the same engine, which they call back. */
+type BootHost = SessionEngine;
 
 export function boot(ctx: DurableObjectState, engine: BootHost): void {
   // A watcher's keep-alive "ping" is answered by the runtime without waking the object.

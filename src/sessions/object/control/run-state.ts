@@ -4,6 +4,7 @@ import { openCallsState } from "../engine/tool-results";
 import { ACTIVE_STATUSES, type SessionStatus, WAITING_STATUSES } from "../../../session-config/types";
 import { type Answer, SHOWN, wrongStatus } from "./answers";
 import type { ControlHost } from "./host";
+import { markAtMostOnce } from "../tools/at-most-once";
 
 export const INTERRUPTED_BY_PAUSE = "interrupted by a pause, not run again";
 
@@ -39,7 +40,7 @@ export function pause(host: RunHost): Answer {
   host.transaction(() => {
     // An at-most-once call cut off by the pause may have had its effect: it is not repeated.
     for (const call of store.openToolCalls()) {
-      if (call.status === "running" && host.toolbox().get(call.name)?.atMostOnce !== false) {
+      if (call.status === "running" && !markAtMostOnce(host.toolbox().get(call.name)?.atMostOnce).repeatAfterCut) {
         host.finishCall(call, INTERRUPTED_BY_PAUSE, true);
         host.emit("tool_result", store.toolCall(call.id));
       }

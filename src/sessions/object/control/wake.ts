@@ -8,13 +8,17 @@ import { runContext } from "../context/run-context";
 import { requireLive, stillLive } from "../engine/gone";
 import { nextUnit } from "../loop/next-unit";
 import { runUnit } from "../loop/units";
+import type { SessionEngine } from "../engine/engine";
 import { expireApprovals, hasExpiredApprovals } from "./decisions";
 import { claimQueuedSlot } from "./run-state";
 import { pollChildren } from "../subagents/parent";
 import { totalTokens } from "../../../session-config/types";
 
-/** What the alarm's stages need: the run's units and the children's look take their own hosts. */
-type WakeHost = Parameters<typeof runUnit>[0] & Parameters<typeof pollChildren>[0] & Parameters<typeof runContext>[0];
+/**
+ * The alarm is the one caller that runs units, so it is handed the engine itself; each stage
+ * passes on only the narrow host its module declares (the unit runner's, the family's, the context's).
+ */
+type WakeHost = SessionEngine;
 
 /**
  * A stage that has nothing to do returns at once, without a promise: awaiting one anyway would

@@ -12,7 +12,7 @@ import { type Config, loadConfig } from "../../../config";
 import { AlarmClock } from "../../../storage/alarm-clock";
 import { capLimits, type Limits } from "../../../limits";
 import { EventLog } from "../events/event-log";
-import type { EmittedEvent } from "../events/frames";
+import type { EmittedEvent, EventData } from "../events/frames";
 import { CLOSE_CODES, StreamHub } from "../events/streams";
 import { forgetInIndex } from "../events/stream-index";
 import { isLive } from "./gone";
@@ -74,7 +74,12 @@ export class SessionEngine {
     this.events = new EventLog(this.store, new StreamHub(ctx, forgetInIndex(ctx, env)));
     this.reporter = new Reporter(this.store, env);
     this.outbox = new Outbox(this.store, env);
-    this.traces = new TraceExporter(this.store, env, () => void this.syncAlarm().catch(() => {}));
+    this.traces = new TraceExporter(
+      this.store,
+      env,
+      () => isLive(this.store),
+      () => void this.syncAlarm().catch(() => {}),
+    );
     this.audit = new AuditOutbox(
       () => ctx.storage.sql,
       async (entries) => {
@@ -319,7 +324,7 @@ export class SessionEngine {
   }
 
   /** Stores an event with the change being made (see `EventLog.append`). */
-  emit<T extends EmittedEvent["type"]>(type: T, data: Extract<EmittedEvent, { type: T }>["data"] | undefined): void {
+  emit<T extends EmittedEvent["type"]>(type: T, data: EventData<T> | undefined): void {
     // The row an event refers to always exists while the session does.
     if (data === undefined) return;
     this.events.append({ type, data } as EmittedEvent, this.nowIso());

@@ -1,19 +1,22 @@
 /**
  * What a unit of work may touch. A step gets a `StepScope`: reads, the calls in flight, and
  * `commit`, the one place that checks the unit's generation; the writes (`UnitWriter`) are
- * handed out only inside a commit, so a step cannot save around it.
+ * handed out only inside a commit, so a step cannot save around it. A stale unit's commit
+ * throws `StaleUnit`, which the unit runner alone catches: no step checks what a commit did.
  */
 import type { Config } from "../../../config";
-import type { StoredSession } from "../store/store";
-import type { SessionStore } from "../store/store";
+import type { RunState, SessionStore, StoredSession } from "../store/store";
 import type { Toolbox } from "../tools/registry";
-import type { DeltaData } from "../events/frames";
-import { addUsage, type Usage } from "../../../session-config/types";
+import type { DiscoveredTool } from "../tools/mcp/plan";
+import type { DeltaData, EmittedEvent, EventData } from "../events/frames";
+import type { EventLog } from "../events/event-log";
+import type { StreamHub } from "../events/streams";
+import { addUsage, type StopReason, type ToolCall, type Usage } from "../../../session-config/types";
 import type { InflightCalls } from "./inflight";
-import type { SessionEngine } from "./engine";
 import { newSpanId } from "../../../traces/trace-context";
 import type { RunTrace } from "../../../session-config/trace-types";
 import { toolSpanId, traceparentOf, type UnitTrace } from "./tracing";
+import { isLive } from "./gone";
 
 /** The store's reads a step makes; none of them writes. */
 export type StoreReads = Pick<
@@ -31,24 +34,45 @@ export type StoreReads = Pick<
   | "imageData"
   | "subagent"
   | "subagentsInRun"
-  | "exists"
 >;
 
-/** The writes a unit makes, given only inside `StepScope.commit`. */
-export type UnitWriter = Pick<
-  SessionEngine,
-  | "store"
-  | "updateRun"
-  | "finishRun"
-  | "continueRun"
-  | "closeOpenCalls"
-  | "finishCall"
-  | "emit"
-  | "saveRunTools"
-  | "requireSession"
-  | "toolbox"
-  | "nowIso"
->;
+/** The writes a unit makes, given only inside `StepScope.commit` (the engine's, by name: engine.ts). */
+export interface UnitWriter {
+  readonly store: SessionStore;
+  updateRun(patch: Partial<RunState>): RunState;
+  finishRun(status: "done" | "failed", stopReason: StopReason, error: string | null): void;
+  continueRun(runnable?: "running" | "queued"): void;
+  closeOpenCalls(reason: string): void;
+  finishCall(call: ToolCall, output: string, isError: boolean, startedAt?: string | null): void;
+  emit<T extends EmittedEvent["type"]>(type: T, data: EventData<T> | undefined): void;
+  saveRunTools(tools: readonly DiscoveredTool[]): void;
+  requireSession(): StoredSession;
+  toolbox(): Toolbox;
+  nowIso(): string;
+}
+
+/** What a unit needs of the session's engine, which satisfies it: its writes, and the few parts a scope reads. */
+export interface UnitHost extends UnitWriter {
+  readonly ctx: { readonly storage: Pick<DurableObjectStorage, "sync"> };
+  readonly config: Config;
+  readonly env: Cloudflare.Env;
+  readonly inflight: Pick<InflightCalls, "begin" | "end">;
+  readonly events: Pick<EventLog, "delta"> & { readonly streams: Pick<StreamHub, "watchedWithin"> };
+  session(): StoredSession | undefined;
+  isCurrent(generation: number): boolean;
+  transaction<T>(fn: () => T): T;
+}
+
+/** A whole answer's tokens, which the provider served (and bills) whatever became of the unit. */
+export type Served = Omit<Usage, "steps">;
+
+/** A stale unit's commit: a start, cancel or pause (or an erase) moved the run on while it ran. */
+export class StaleUnit extends Error {
+  constructor() {
+    super("the unit is stale: its result is discarded");
+    this.name = "StaleUnit";
+  }
+}
 
 /** A step's narrow view of the engine: nothing here writes the session's state but `commit`. */
 export interface StepScope {
@@ -64,15 +88,16 @@ export interface StepScope {
   streamText(delta: DeltaData): void;
   /** Whether a stream of the session is open, or was within the last `ms`. */
   watchedWithin(ms: number): boolean;
-  /** Makes the writes so far durable; false when the unit went stale meanwhile. */
-  persist(): Promise<boolean>;
-  /** Runs `fn` in one transaction if the unit is still current; returns whether it ran. */
-  commit(fn: (writer: UnitWriter) => void): boolean;
+  /** Makes the writes so far durable; throws `StaleUnit` when the unit went stale meanwhile. */
+  persist(): Promise<void>;
   /**
-   * Adds a whole answer's tokens to the session's usage, current or not: a stale unit's answer is
-   * discarded, but the provider served (and bills) it. Counts no step. Nothing once erased.
+   * Runs `fn` in one transaction and returns its value if the unit is still current; else
+   * throws `StaleUnit`, having run nothing, so nothing after it in the step runs either.
+   * `served`: a whole answer's tokens, counted even when the unit is stale (see `countServed`).
    */
-  countServed(usage: Omit<Usage, "steps">): void;
+  commit<T>(fn: (writer: UnitWriter) => T, served?: Served | null): T;
+  /** Whether the call still waits for its result: not closed (by a cancel, a result), nor the session erased. */
+  callOpen(callId: string): boolean;
   /** The unit's span and what the unit learned for it (written with its step record). */
   readonly trace: UnitTrace;
   /** The `traceparent` of the unit's span for its outgoing requests; undefined when the run is not traced. */
@@ -87,11 +112,11 @@ export interface StepScope {
  * unit stale, so a late answer is never saved.
  */
 export class UnitScope implements StepScope {
-  readonly #engine: SessionEngine;
+  readonly #engine: UnitHost;
   readonly trace: UnitTrace = { spanId: newSpanId(), note: {} };
 
   constructor(
-    engine: SessionEngine,
+    engine: UnitHost,
     readonly generation: number,
     /** The trace of the run the unit started in. */
     readonly runTrace: RunTrace | null = null,
@@ -148,20 +173,42 @@ export class UnitScope implements StepScope {
     return this.#engine.events.streams.watchedWithin(ms);
   }
 
-  async persist(): Promise<boolean> {
+  callOpen(callId: string): boolean {
+    const row = this.#exists() ? this.#engine.store.toolCall(callId) : undefined;
+    return row !== undefined && row.status !== "done" && row.status !== "error";
+  }
+
+  /**
+   * Writes the unit's own record (its step row and span) in one transaction, current or stale:
+   * the runner's alone, not a step's. Nothing once the session was erased meanwhile.
+   */
+  record(fn: (store: SessionStore) => void): void {
+    if (this.#exists()) this.#engine.store.transaction(() => fn(this.#engine.store));
+  }
+
+  /** The scope's one existence check, for what it writes or reads whatever the generation: an erase may come at any await. */
+  #exists(): boolean {
+    return isLive(this.#engine.store);
+  }
+
+  async persist(): Promise<void> {
     await this.#engine.ctx.storage.sync();
-    return this.current;
+    if (!this.current) throw new StaleUnit();
   }
 
-  commit(fn: (writer: UnitWriter) => void): boolean {
-    if (!this.current) return false;
-    this.#engine.transaction(() => fn(this.#engine));
-    return true;
+  commit<T>(fn: (writer: UnitWriter) => T, served: Served | null = null): T {
+    if (this.current) return this.#engine.transaction(() => fn(this.#engine));
+    if (served) this.#countServed(served);
+    throw new StaleUnit();
   }
 
-  countServed(usage: Omit<Usage, "steps">): void {
+  /**
+   * Adds a whole answer's tokens to the session's usage, current or not: a stale unit's answer is
+   * discarded, but the provider served (and bills) it. Counts no step. Nothing once erased.
+   */
+  #countServed(usage: Served): void {
     const engine = this.#engine;
-    if (!engine.store.exists()) return;
+    if (!this.#exists()) return;
     engine.transaction(() => engine.updateRun({ usage: addUsage(engine.store.run().usage, usage, 0) }));
   }
 }

@@ -90,6 +90,9 @@ export type EmittedEvent =
   | { type: "tool_call"; data: ToolCall }
   | { type: "tool_result"; data: ToolCall };
 
+/** The data an emitted event of type `T` carries (a lookup, so that two declarations of an `emit` are one type). */
+export type EventData<T extends EmittedEvent["type"]> = { [E in EmittedEvent as E["type"]]: E["data"] }[T];
+
 export function toStored(event: EmittedEvent): StoredData {
   switch (event.type) {
     case "status":

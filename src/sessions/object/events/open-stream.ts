@@ -6,7 +6,8 @@
 import { tenantIndexStub } from "../../../objects";
 import { log } from "../../../log";
 import type { StreamNote } from "../../../tenants/types";
-import type { SessionEngine } from "../engine/engine";
+import type { SessionStore, StoredSession } from "../store/store";
+import type { EventLog } from "./event-log";
 import type { SessionFailure } from "../../../session-config/types";
 import { type EventFrame, frameJson, sseEvent } from "./frames";
 import { planReplay } from "./retention";
@@ -20,6 +21,15 @@ import { CLOSE_CODES, MAX_REPLAY_BYTES, REPLAY_PAGE_EVENTS, type StreamTag, type
  */
 export const SESSION_STREAM_RETRY_AFTER_SECONDS = 5;
 
+/** What opening a stream needs of the session's engine (which satisfies it). */
+export interface StreamHost {
+  readonly env: Cloudflare.Env;
+  readonly store: SessionStore;
+  readonly events: EventLog;
+  session(): StoredSession | undefined;
+  nowIso(): string;
+}
+
 export const SSE_HEADERS = {
   "Content-Type": "text/event-stream; charset=utf-8",
   "Cache-Control": "no-store",
@@ -27,7 +37,7 @@ export const SSE_HEADERS = {
   "X-Accel-Buffering": "no",
 } as const;
 
-export async function openEventStream(host: SessionEngine, request: Request): Promise<Response> {
+export async function openEventStream(host: StreamHost, request: Request): Promise<Response> {
   const session = host.session();
   if (!session) return refusal(404, { reason: "session_not_found" });
   const stream = parseStreamRequest(request);
@@ -99,7 +109,7 @@ export async function openEventStream(host: SessionEngine, request: Request): Pr
   return opened.response();
 }
 
-function open(host: SessionEngine, stream: StreamRequest, now: number, tag: StreamTag): { watcher: Watcher; response: () => Response } {
+function open(host: StreamHost, stream: StreamRequest, now: number, tag: StreamTag): { watcher: Watcher; response: () => Response } {
   const streams = host.events.streams;
   if (stream.mode === "websocket") {
     const pair = new WebSocketPair();
@@ -115,7 +125,7 @@ function open(host: SessionEngine, stream: StreamRequest, now: number, tag: Stre
  * sent a page at a time. Returns false when the stream was cut before the replay's end: past
  * `MAX_REPLAY_BYTES`, or by its SSE backlog; the watcher resumes from the last id it got.
  */
-function sendFirstFrames(host: SessionEngine, watcher: Watcher, cursor: number | null): boolean {
+function sendFirstFrames(host: StreamHost, watcher: Watcher, cursor: number | null): boolean {
   const bounds = host.events.bounds();
   const plan = planReplay(cursor, bounds);
   if (plan.kind === "snapshot") {

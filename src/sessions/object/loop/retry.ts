@@ -1,5 +1,6 @@
 /** The loop's retry policy: exponential backoff with jitter that never undercuts `Retry-After`. */
-import { RETRY_BASE_MS, RETRY_MAX_MS } from "../../../limits";
+import { MAX_ATTEMPTS, RETRY_BASE_MS, RETRY_MAX_MS } from "../../../limits";
+import type { RetryPolicy } from "../../../shared/retry";
 
 /** A provider may ask for a long pause; past this the run waits this long and tries again. */
 export const MAX_RETRY_AFTER_MS = 15 * 60_000;
@@ -12,3 +13,6 @@ export function backoffDelay(attempt: number, retryAfterMs: number | null, rando
   if (retryAfterMs === null) return jittered;
   return Math.max(Math.min(retryAfterMs, MAX_RETRY_AFTER_MS), jittered);
 }
+
+/** A unit that failed (a model call, an MCP listing, a fault) runs again in a later alarm, `MAX_ATTEMPTS` tries in all. */
+export const UNIT_RETRY: RetryPolicy = { maxAttempts: MAX_ATTEMPTS, delayMs: backoffDelay };

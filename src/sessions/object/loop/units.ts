@@ -3,14 +3,13 @@
  * as a step, and what happens when one fails unexpectedly. `nextUnit` chooses the kind; this
  * table runs it with a scope bound to the run's generation.
  */
-import { MAX_ATTEMPTS } from "../../../limits";
 import { log } from "../../../log";
-import type { SessionEngine } from "../engine/engine";
-import { type StepScope, UnitScope } from "../engine/unit-scope";
+import { StaleUnit, type StepScope, type UnitHost, UnitScope } from "../engine/unit-scope";
 import type { RunState } from "../store/store";
-import { recordUnitSpan, type UnitTrace } from "../engine/tracing";
+import { recordUnitSpan } from "../engine/tracing";
 import { runModelStep } from "./steps/model-step";
-import { backoffDelay } from "./retry";
+import { UNIT_RETRY } from "./retry";
+import { nextAttempt } from "../../../shared/retry";
 import { runDiscoveryStep } from "./steps/discovery-step";
 import { runSummaryStep } from "./steps/summary-step";
 import { runToolStep } from "./steps/tool-step";
@@ -26,12 +25,13 @@ const RUNNERS: { [K in UnitKind]: (scope: StepScope, unit: Extract<Runnable, { k
 };
 
 /**
- * Runs one unit and records it as a step (kind, times, queue time, tokens, outcome). An
+ * Runs one unit and records it as a step (kind, times, queue time, tokens, outcome). A stale
+ * unit's commit throws `StaleUnit`, caught here and nowhere else: the step is "discarded". An
  * unexpected fault (a bug, a storage error) never escapes: the runtime's own alarm retries would
  * bypass the loop's backoff and attempt count, so it is counted and backed off here, and after
  * `MAX_ATTEMPTS` the run fails.
  */
-export async function runUnit(host: SessionEngine, unit: Runnable): Promise<void> {
+export async function runUnit(host: UnitHost, unit: Runnable): Promise<void> {
   const before = host.store.run();
   const previousEnd = host.store.lastStepEnd();
   const scope = new UnitScope(host, before.generation, before.trace ?? null);
@@ -40,29 +40,36 @@ export async function runUnit(host: SessionEngine, unit: Runnable): Promise<void
   try {
     outcome = await (RUNNERS[unit.kind] as (scope: StepScope, unit: Runnable) => Promise<UnitOutcome>)(scope, unit);
   } catch (err) {
-    outcome = "error";
-    log("error", "unit_error", {
-      tenant_id: host.session()?.tenant_id,
-      session_id: host.session()?.id ?? "(erased)",
-      unit: unit.kind,
-      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
-    });
-    scope.commit((w) => {
-      const attempts = w.store.run().attempts + 1;
-      if (attempts >= MAX_ATTEMPTS) {
-        w.closeOpenCalls("not run: the session failed");
-        w.finishRun("failed", "model_error", "the session failed after repeated internal errors");
-      } else {
-        w.updateRun({ attempts, next_attempt_at: Date.now() + backoffDelay(attempts, null) });
-      }
-    });
+    outcome = err instanceof StaleUnit ? "discarded" : faulted(host, scope, unit.kind, err);
   }
-  recordStep(host, unit.kind, before, startedAt, outcome, scope.trace, previousEnd);
+  recordStep(scope, unit.kind, before, startedAt, outcome, previousEnd);
   if (outcome === "retry" || outcome === "error") logRetry(host, unit.kind, outcome, Date.now() - startedAt);
 }
 
+/** An unexpected fault: logged, and counted as a failed attempt unless the unit went stale meanwhile. */
+function faulted(host: UnitHost, scope: UnitScope, kind: UnitKind, err: unknown): "error" {
+  log("error", "unit_error", {
+    tenant_id: host.session()?.tenant_id,
+    session_id: host.session()?.id ?? "(erased)",
+    unit: kind,
+    error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+  });
+  // Asked, not committed blindly: a stale unit's fault changes nothing, and throws nothing here.
+  if (!scope.current) return "error";
+  scope.commit((w) => {
+    const next = nextAttempt(UNIT_RETRY, w.store.run().attempts + 1, { transient: true });
+    if (next.retry) {
+      w.updateRun({ attempts: next.attempts, next_attempt_at: Date.now() + next.delayMs });
+    } else {
+      w.closeOpenCalls("not run: the session failed");
+      w.finishRun("failed", "model_error", "the session failed after repeated internal errors");
+    }
+  });
+  return "error";
+}
+
 /** A failed unit that will be tried again: how many attempts so far, and when the next one is. */
-function logRetry(host: SessionEngine, kind: UnitKind, outcome: UnitOutcome, durationMs: number): void {
+function logRetry(host: UnitHost, kind: UnitKind, outcome: UnitOutcome, durationMs: number): void {
   const session = host.session();
   if (!session) return;
   const run = host.store.run();
@@ -85,21 +92,20 @@ function logRetry(host: SessionEngine, kind: UnitKind, outcome: UnitOutcome, dur
  * not written into the run state: one row per unit, not a step row and a run-state write.
  */
 function recordStep(
-  host: SessionEngine,
+  scope: UnitScope,
   kind: UnitKind,
   before: RunState,
   startedAt: number,
   outcome: UnitOutcome,
-  trace: UnitTrace,
   previousEnd: number,
 ): void {
-  if (!host.store.exists()) return; // erased meanwhile
   const endedAt = Date.now();
-  const after = host.store.run();
   const spent = kind === "model" || kind === "summary";
   const readyAt = Math.max(before.ready_at, previousEnd);
-  host.store.transaction(() => {
-    host.store.appendStep({
+  // Erased meanwhile: nothing is recorded (the scope's check).
+  scope.record((store) => {
+    const after = store.run();
+    store.appendStep({
       kind,
       started_at: startedAt,
       ended_at: endedAt,
@@ -108,6 +114,6 @@ function recordStep(
       output_tokens: spent ? after.usage.output_tokens - before.usage.output_tokens : null,
       outcome,
     });
-    recordUnitSpan(host.store, before.trace, kind, trace, startedAt, endedAt, outcome);
+    recordUnitSpan(store, before.trace, kind, scope.trace, startedAt, endedAt, outcome);
   });
 }

@@ -14,6 +14,7 @@ import { loadConfig } from "../../../config";
 import type { Limits } from "../../../limits";
 import { budgetReached, type BudgetName } from "../../../usage/budgets";
 import { costOf, priceFor } from "../../../models/prices";
+import { isLive } from "../engine/gone";
 
 type ReportSpend = NonNullable<ReportAck["spend"]>;
 
@@ -125,14 +126,14 @@ export class Reporter {
         ? index.reportSession(session.tenant_id, summary, notifications)
         : index.reportSession(session.tenant_id, summary));
     } catch (err) {
-      if (!this.store.exists()) return null; // erased meanwhile: nothing left to report
+      if (!isLive(this.store)) return null; // erased meanwhile: nothing left to report
       log("warn", "report_failed", { tenant_id: session.tenant_id, session_id: session.id, error: String(err) });
       const run = this.store.run();
       const failures = run.report_failures + 1;
       this.store.putRun({ ...run, report_failures: failures, report_retry_at: Date.now() + reportRetryDelay(failures) });
       return null;
     }
-    if (!this.store.exists()) return null;
+    if (!isLive(this.store)) return null;
     this.#tokensTodayAtAck = ack.tokens_today;
     this.#ownTokensAtAck = totalTokens(summary.usage);
     this.#spendAtAck = ack.spend ?? null;

@@ -5,15 +5,16 @@
  */
 import { log } from "../../../log";
 import { sessionStub } from "../../../objects";
-import type { SessionEngine } from "../engine/engine";
+import type { FamilyHost } from "./host";
 import type { SessionRpc } from "../rpc";
 import { addUsage, type ChildReport, childResult, finalText } from "./report";
+import { isLive } from "../engine/gone";
 
 /** A failed report to the parent is tried again after this long. */
 export const PARENT_RETRY_MS = 5_000;
 
 /** This session's state as its parent's tool call sees it; null for a session no call started. */
-export function reportForParent(engine: SessionEngine): ChildReport | null {
+export function reportForParent(engine: FamilyHost): ChildReport | null {
   const { store } = engine;
   const session = store.requireSession();
   if (!session.parent) return null;
@@ -40,15 +41,15 @@ export function reportForParent(engine: SessionEngine): ChildReport | null {
 }
 
 /** When a failed report to the parent is tried again, per session object (memory only: after a restart it is due at once). */
-const retryAt = new WeakMap<SessionEngine, number>();
+const retryAt = new WeakMap<FamilyHost, number>();
 
 /** When the alarm must next try the parent's report; null when none is owed. */
-export function parentDueAt(engine: SessionEngine, now: number): number | null {
+export function parentDueAt(engine: FamilyHost, now: number): number | null {
   return parentOwed(engine) ? Math.max(now, retryAt.get(engine) ?? 0) : null;
 }
 
 /** Whether the parent is owed a report: a status change it has not acknowledged. */
-export function parentOwed(engine: SessionEngine): boolean {
+export function parentOwed(engine: FamilyHost): boolean {
   const session = engine.store.session();
   return !!session?.parent && engine.store.parentToldRevision() < engine.store.run().urgent_revision;
 }
@@ -57,7 +58,7 @@ export function parentOwed(engine: SessionEngine): boolean {
  * Tells the parent of this session's state when it is owed. A parent that is gone (erased) is
  * told nothing more. Returns false when the parent could not be reached.
  */
-export async function tellParent(engine: SessionEngine): Promise<boolean> {
+export async function tellParent(engine: FamilyHost): Promise<boolean> {
   if (!parentOwed(engine)) return true;
   const report = reportForParent(engine);
   const session = engine.requireSession();
@@ -76,7 +77,7 @@ export async function tellParent(engine: SessionEngine): Promise<boolean> {
     });
     return false;
   }
-  if (!engine.store.exists()) return true;
+  if (!isLive(engine.store)) return true;
   engine.store.putParentToldRevision(Math.max(engine.store.parentToldRevision(), report.revision));
   return true;
 }

@@ -4,12 +4,13 @@
  * the alarm's reconcile only, and the alarm is set for what is due next (at once for an orphan, a
  * retry, the next look at running children).
  */
-import type { SessionEngine } from "../engine/engine";
+import type { FamilyHost } from "./host";
 import type { FamilyHooks } from "../engine/reconcile";
 import { parentDueAt, parentOwed, tellParent } from "./child";
 import { cancelOrphans, childrenDueAt, hasOrphans } from "./parent";
+import { isLive } from "../engine/gone";
 
-export function familyHooks(engine: SessionEngine): FamilyHooks {
+export function familyHooks(engine: FamilyHost): FamilyHooks {
   return {
     dueAt(now) {
       const times = [parentDueAt(engine, now), childrenDueAt(engine, now)].filter((time): time is number => time !== null);
@@ -28,10 +29,9 @@ export function familyHooks(engine: SessionEngine): FamilyHooks {
 }
 
 /** Tells the parent what it is owed and cancels orphaned children; true when anything was sent. */
-async function settleOwed(engine: SessionEngine, owed: boolean, orphans: boolean): Promise<boolean> {
+async function settleOwed(engine: FamilyHost, owed: boolean, orphans: boolean): Promise<boolean> {
   if (owed) await tellParent(engine);
-  if (!orphans || !engine.store.exists()) return owed;
-  const before = engine.store.subagents().filter((row) => !row.cancel_sent).length;
-  await cancelOrphans(engine);
-  return owed || (engine.store.exists() && engine.store.subagents().filter((row) => !row.cancel_sent).length !== before);
+  // The report's await may have let an erase in.
+  if (!orphans || !isLive(engine.store)) return owed;
+  return (await cancelOrphans(engine)) || owed;
 }

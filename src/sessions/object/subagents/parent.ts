@@ -6,12 +6,13 @@
  */
 import { log } from "../../../log";
 import { sessionStub } from "../../../objects";
-import type { SessionEngine } from "../engine/engine";
+import type { FamilyHost } from "./host";
 import { openCallsState } from "../engine/tool-results";
 import type { SessionRpc } from "../rpc";
 import type { SubagentRow } from "../store/store";
 import { FINAL_STATUSES, type SessionResult, WAITING_STATUSES } from "../../../session-config/types";
 import type { ChildReport } from "./report";
+import { isLive } from "../engine/gone";
 
 /** While children run, the parent looks at each this often, in case a child's own report was lost. */
 export const CHILD_POLL_MS = 30_000;
@@ -26,7 +27,7 @@ const OK: SessionResult<null> = { ok: true, value: null };
  * a cancel) takes none. When the result lets the run go on, the run takes a run slot again
  * (`waiting_subagents` held none), or goes `queued` when none is free.
  */
-export async function applyChildReport(engine: SessionEngine, report: ChildReport): Promise<SessionResult<null>> {
+export async function applyChildReport(engine: FamilyHost, report: ChildReport): Promise<SessionResult<null>> {
   const { store } = engine;
   const row = store.subagent(report.tool_call_id);
   // Not a child of this session (a fork carries no children): nothing to apply.
@@ -52,7 +53,7 @@ export async function applyChildReport(engine: SessionEngine, report: ChildRepor
   return OK;
 }
 
-function record(engine: SessionEngine, row: SubagentRow, report: ChildReport): void {
+function record(engine: FamilyHost, row: SubagentRow, report: ChildReport): void {
   if (!engine.store.recordChildState(row.tool_call_id, report)) return;
   if (row.status !== report.status || row.stop_reason !== report.stop_reason) {
     engine.emit("subagent", {
@@ -84,12 +85,12 @@ export function orphanedChildren(rows: readonly SubagentRow[], openCallIds: Read
 }
 
 /** A child the session started whose call no longer waits for it (`cancelOrphans` has work). */
-export function hasOrphans(engine: SessionEngine): boolean {
+export function hasOrphans(engine: FamilyHost): boolean {
   const rows = engine.store.subagents();
   return rows.length > 0 && orphanedChildren(rows, openCallIds(engine)).length > 0;
 }
 
-function openCallIds(engine: SessionEngine): Set<string> {
+function openCallIds(engine: FamilyHost): Set<string> {
   return new Set(
     engine.store
       .openToolCalls()
@@ -98,12 +99,12 @@ function openCallIds(engine: SessionEngine): Set<string> {
   );
 }
 
-function childStub(engine: SessionEngine, sessionId: string): SessionRpc {
+function childStub(engine: FamilyHost, sessionId: string): SessionRpc {
   return sessionStub(engine.env, engine.requireSession().tenant_id, sessionId);
 }
 
 /** Asks each child its call still waits for how it stands, and applies the answer as its report. */
-export async function pollChildren(engine: SessionEngine): Promise<void> {
+export async function pollChildren(engine: FamilyHost): Promise<void> {
   for (const row of watchedChildren(engine.store.subagents(), openCallIds(engine))) {
     let report: ChildReport | null;
     try {
@@ -114,7 +115,7 @@ export async function pollChildren(engine: SessionEngine): Promise<void> {
       log("warn", "child_poll_failed", { session_id: engine.session()?.id, child_id: row.session_id, error: String(error) });
       continue;
     }
-    if (!engine.store.exists()) return;
+    if (!isLive(engine.store)) return;
     if (report) await applyChildReport(engine, report);
   }
 }
@@ -132,32 +133,37 @@ function goneChild(row: SubagentRow): ChildReport {
 }
 
 /** When a failed cancel of a child is tried again, per session object (memory only: after a restart, every orphan is due at once). */
-const cancelRetryAt = new WeakMap<SessionEngine, number>();
+const cancelRetryAt = new WeakMap<FamilyHost, number>();
 
 /**
  * Cancels the children whose call was closed without them; each once (`cancel_sent`), retried
  * while one fails. All at once: each child cancels its own in turn, so one after another a
  * cancel of a tree's root waited for every session of the tree (24 s for a few hundred).
  */
-export async function cancelOrphans(engine: SessionEngine): Promise<void> {
+export async function cancelOrphans(engine: FamilyHost): Promise<boolean> {
   const rows = orphanedChildren(engine.store.subagents(), openCallIds(engine));
-  await Promise.all(rows.map((row) => cancelOrphan(engine, row)));
+  const sent = await Promise.all(rows.map((row) => cancelOrphan(engine, row)));
+  return sent.includes(true);
 }
 
-async function cancelOrphan(engine: SessionEngine, row: SubagentRow): Promise<void> {
+/** True when the cancel was sent and noted. */
+async function cancelOrphan(engine: FamilyHost, row: SubagentRow): Promise<boolean> {
   try {
     const answer = await childStub(engine, row.session_id).cancel();
     if (!answer.ok && answer.reason !== "wrong_status" && answer.reason !== "session_not_found") throw new Error(answer.reason);
   } catch (error) {
     log("warn", "child_cancel_failed", { session_id: engine.session()?.id, child_id: row.session_id, error: String(error) });
     cancelRetryAt.set(engine, Date.now() + CHILD_CANCEL_RETRY_MS);
-    return;
+    return false;
   }
-  if (engine.store.exists()) engine.store.markCancelSent(row.tool_call_id);
+  // Erased while the child was asked: nothing left to note.
+  if (!isLive(engine.store)) return false;
+  engine.store.markCancelSent(row.tool_call_id);
+  return true;
 }
 
 /** When the alarm must next look at the children: a cancel owed (now, or after a failure), or the next poll of running ones. */
-export function childrenDueAt(engine: SessionEngine, now: number): number | null {
+export function childrenDueAt(engine: FamilyHost, now: number): number | null {
   const rows = engine.store.subagents();
   if (rows.length === 0) return null;
   const open = openCallIds(engine);

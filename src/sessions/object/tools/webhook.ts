@@ -11,13 +11,15 @@ import { safeFetch } from "../../../egress/safe-fetch";
 import type { Tool, ToolContext, ToolOutcome } from "./tool";
 import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, signCallBody, TIMESTAMP_HEADER } from "../../../egress/call-signature";
 import { checkTenantUrl } from "../../../egress/tenant-url";
+import { markAtMostOnce } from "./at-most-once";
+import { linearDelay, retrying, type Attempt, type RetryPolicy } from "../../../shared/retry";
 
 export const WEBHOOK_TIMEOUT_MS = 30_000;
 /** A webhook's answer is read up to this size; the output is then cut to the tenant's limit. */
 export const WEBHOOK_MAX_RESPONSE_BYTES = 1024 * 1024;
 /** Tries in all for an idempotent webhook within one unit. */
 export const WEBHOOK_ATTEMPTS = 3;
-const WEBHOOK_RETRY_DELAY_MS = 500;
+const WEBHOOK_RETRY: RetryPolicy = { maxAttempts: WEBHOOK_ATTEMPTS, delayMs: linearDelay(500) };
 
 type WebhookSpec = Extract<ToolSpec, { type: "webhook" }>;
 
@@ -61,46 +63,52 @@ async function callWebhook(spec: WebhookSpec, atMostOnce: boolean, input: unknow
     return { output: `refused: the origin ${target.url.origin} is not in the tenant's webhook_origins`, isError: true };
   }
   const body = webhookBody(spec, url, input, ctx);
-  const attempts = atMostOnce ? 1 : WEBHOOK_ATTEMPTS;
-  let last: ToolOutcome = { output: "webhook was not called", isError: true };
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    if (ctx.signal.aborted) break;
-    // A fresh timestamp and signature per try, so a retry is not refused as stale.
-    const timestamp = Math.floor(Date.now() / 1000);
-    const result = await safeFetch(
-      url,
-      {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          [IDEMPOTENCY_HEADER]: ctx.idempotencyKey,
-          ...(ctx.traceparent ? { traceparent: ctx.traceparent } : {}),
-          [TIMESTAMP_HEADER]: String(timestamp),
-          [SIGNATURE_HEADER]: await signCallBody(signing.secrets, timestamp, body),
-        },
-        body,
-        signal: ctx.signal,
+  const notCalled: ToolOutcome = { output: "webhook was not called", isError: true };
+  return retrying(markAtMostOnce(atMostOnce).tries(WEBHOOK_RETRY), ctx.signal, notCalled, () => postOnce(url, body, signing, ctx));
+}
+
+/** One signed POST; a timeout, a network error or a 5xx may pass, any other answer is final. */
+async function postOnce(
+  url: string,
+  body: string,
+  signing: Awaited<ReturnType<ToolContext["callSigning"]>>,
+  ctx: ToolContext,
+): Promise<Attempt<ToolOutcome>> {
+  // A fresh timestamp and signature per try, so a retry is not refused as stale.
+  const timestamp = Math.floor(Date.now() / 1000);
+  const result = await safeFetch(
+    url,
+    {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        [IDEMPOTENCY_HEADER]: ctx.idempotencyKey,
+        ...(ctx.traceparent ? { traceparent: ctx.traceparent } : {}),
+        [TIMESTAMP_HEADER]: String(timestamp),
+        [SIGNATURE_HEADER]: await signCallBody(signing.secrets, timestamp, body),
       },
-      {
-        allowPrivate: ctx.allowPrivateUrls,
-        timeoutMs: WEBHOOK_TIMEOUT_MS,
-        maxBytes: WEBHOOK_MAX_RESPONSE_BYTES,
-        maxRedirects: 0,
-        textOnly: true,
-      },
-    );
-    if (result.ok && result.status >= 200 && result.status < 300) return parseWebhookAnswer(result.body);
-    if (result.ok) {
-      last = { output: `webhook answered ${result.status}: ${result.body}`, isError: true };
-      if (result.status < 500) return last;
-    } else {
-      last = { output: `webhook call failed (${result.reason}): ${result.detail}`, isError: true };
-      // Only a timeout or a network error may be passing; a refusal or a bad answer is not.
-      if (result.reason !== "timeout" && result.reason !== "network_error") return last;
-    }
-    if (attempt < attempts) await scheduler.wait(WEBHOOK_RETRY_DELAY_MS * attempt);
+      body,
+      signal: ctx.signal,
+    },
+    {
+      allowPrivate: ctx.allowPrivateUrls,
+      timeoutMs: WEBHOOK_TIMEOUT_MS,
+      maxBytes: WEBHOOK_MAX_RESPONSE_BYTES,
+      maxRedirects: 0,
+      textOnly: true,
+    },
+  );
+  if (result.ok && result.status >= 200 && result.status < 300) return { done: true, value: parseWebhookAnswer(result.body) };
+  if (result.ok) {
+    return {
+      done: false,
+      value: { output: `webhook answered ${result.status}: ${result.body}`, isError: true },
+      transient: result.status >= 500,
+    };
   }
-  return last;
+  // Only a timeout or a network error may be passing; a refusal or a bad answer is not.
+  const transient = result.reason === "timeout" || result.reason === "network_error";
+  return { done: false, value: { output: `webhook call failed (${result.reason}): ${result.detail}`, isError: true }, transient };
 }
 
 /** `{ "output": ..., "is_error"?: boolean }` is the documented answer; any other body is taken as the output text. */

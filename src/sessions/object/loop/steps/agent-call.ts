@@ -12,8 +12,9 @@ import { inStartTurn } from "../../../child-starts";
 import { type ChildOf, planChild, startChild } from "../../../subagent-start";
 import { toolSpanId, traceparentOf } from "../../engine/tracing";
 import type { AgentToolSpec, ToolCall } from "../../../../session-config/types";
-import type { StepScope, UnitWriter } from "../../engine/unit-scope";
+import { StaleUnit, type StepScope, type UnitWriter } from "../../engine/unit-scope";
 import { agentCallInput } from "../../tools/agent-tool";
+import { markRunning } from "./mark-running";
 import { sessionStub } from "../../../../objects";
 import type { SessionRpc } from "../../rpc";
 
@@ -45,15 +46,15 @@ export function problemText(problem: AgentCallProblem): string {
   }
 }
 
-/** Runs (or goes on with) one agent call; "discarded" when the unit went stale meanwhile. */
+/** Runs (or goes on with) one agent call; throws `StaleUnit` when the unit went stale meanwhile. */
 export async function runAgentCall(
   scope: StepScope,
   call: ToolCall,
   finish: (w: UnitWriter, call: ToolCall, output: string, isError: boolean) => void,
-): Promise<"ok" | "discarded"> {
+): Promise<void> {
   const session = scope.requireSession();
   const spec = session.tools.find((tool): tool is AgentToolSpec => tool.type === "agent" && tool.name === call.name);
-  const fail = (output: string) => (scope.commit((w) => finish(w, call, output, true)) ? "ok" : "discarded");
+  const fail = (output: string) => scope.commit((w) => finish(w, call, output, true));
   if (!spec) return fail(`tool "${call.name}" cannot run`);
   let row = scope.store.subagent(call.id);
   if (!row) {
@@ -68,17 +69,13 @@ export async function runAgentCall(
     );
     if (problem) return fail(problemText(problem));
     const childId = await childSessionId(session.id, call.id);
-    const noted = scope.commit((w) => {
-      w.store.insertSubagent(call.id, childId, run.run_start_seq, w.nowIso());
-      w.store.setToolCallStatus(call.id, "running", w.nowIso());
-    });
     // The note counts against the run's limit: it must outlive a crash before the child is asked.
-    if (!noted || !(await scope.persist())) return "discarded";
+    await markRunning(scope, call.id, true, (w) => w.store.insertSubagent(call.id, childId, run.run_start_seq, w.nowIso()));
     row = scope.store.subagent(call.id);
-    if (!row) return "discarded";
+    if (!row) throw new StaleUnit();
   }
   // Started: the call waits for the child's end.
-  if (row.started) return "ok";
+  if (row.started) return;
   const input = agentCallInput(call.input);
   if (!input.ok) return fail(input.error);
   // The child's run joins the parent's trace under this call's span; both ids are stored or derived, so a restart passes the same.
@@ -98,7 +95,7 @@ export async function runAgentCall(
     // The wait for a turn can last seconds: a child made after a cancel closed the call would
     // have only `cancelQuietly` to stop it, held nowhere, so none is made then. (A pause leaves
     // the call open: a child made then is found again on the resume, as below.)
-    if (!callOpen(scope, call.id)) return STALE;
+    if (!scope.callOpen(call.id)) return STALE;
     const plan = await planChild(scope.env, parent, spec, row.session_id, input.text);
     if (!plan.ok) return { ok: false as const, error: plan.error };
     try {
@@ -109,31 +106,27 @@ export async function runAgentCall(
       throw error;
     }
   });
-  if ("stale" in outcome) return "discarded";
-  if (!outcome.ok) return scope.commit((w) => forget(w, call, outcome.error, finish)) ? "ok" : "discarded";
+  if ("stale" in outcome) throw new StaleUnit();
+  if (!outcome.ok) return scope.commit((w) => forget(w, call, outcome.error, finish));
   const child = outcome.child;
-  const started = scope.commit((w) => {
-    // Revision 0: any report the child sent meanwhile is newer and stands.
-    const state = { status: child.status, stop_reason: child.stop_reason, revision: 0, usage: child.usage };
-    if (w.store.recordChildState(call.id, state))
-      w.emit("subagent", { tool_call_id: call.id, session_id: child.id, status: child.status, stop_reason: child.stop_reason });
-  });
-  if (started) return "ok";
-  // A cancel came while the child was being made, and may have looked for it before it existed:
-  // a child whose call is closed is cancelled here. (After a pause the call stays open, and the
-  // child is found again on the resume.)
-  if (!callOpen(scope, call.id)) await cancelQuietly(scope, session.tenant_id, child.id);
-  return "discarded";
+  try {
+    scope.commit((w) => {
+      // Revision 0: any report the child sent meanwhile is newer and stands.
+      const state = { status: child.status, stop_reason: child.stop_reason, revision: 0, usage: child.usage };
+      if (w.store.recordChildState(call.id, state))
+        w.emit("subagent", { tool_call_id: call.id, session_id: child.id, status: child.status, stop_reason: child.stop_reason });
+    });
+  } catch (stale) {
+    // A cancel came while the child was being made, and may have looked for it before it existed:
+    // a child whose call is closed is cancelled here. (After a pause the call stays open, and the
+    // child is found again on the resume.)
+    if (!scope.callOpen(call.id)) await cancelQuietly(scope, session.tenant_id, child.id);
+    throw stale;
+  }
 }
 
 /** What a turn answers when the call closed while it waited. */
 const STALE = { ok: false, stale: true } as const;
-
-/** Whether the call still waits for its child: not closed (by a cancel, a result) nor erased. */
-function callOpen(scope: StepScope, callId: string): boolean {
-  const row = scope.store.exists() ? scope.store.toolCall(callId) : undefined;
-  return row !== undefined && row.status !== "done" && row.status !== "error";
-}
 
 async function cancelQuietly(scope: StepScope, tenantId: string, childId: string): Promise<void> {
   const child: SessionRpc = sessionStub(scope.env, tenantId, childId);

@@ -7,7 +7,6 @@
 import { tenantIndexStub } from "../../../../objects";
 import { deadline } from "../../../../shared/deadline";
 import type { StepScope } from "../../engine/unit-scope";
-import { backoffDelay } from "../retry";
 import { discoveryVerdict, listServers, type ServerListing } from "../../tools/mcp/discovery";
 import { McpConnections } from "../../tools/mcp/pool";
 import type { McpToolSpec, UnitOutcome } from "../../../../session-config/types";
@@ -46,16 +45,15 @@ export async function runDiscoveryStep(scope: StepScope): Promise<UnitOutcome> {
   }
   const outcome: UnitOutcome = verdict.kind === "save" ? "ok" : verdict.kind === "retry" ? "retry" : "failed";
   // Cancelled or paused meanwhile: what was listed is not saved, and a resume lists again.
-  const saved = scope.commit((w) => {
+  scope.commit((w) => {
     if (verdict.kind === "save") {
       w.saveRunTools(verdict.tools);
       if (w.store.run().attempts > 0) w.updateRun({ attempts: 0, next_attempt_at: 0 });
     } else if (verdict.kind === "retry") {
-      const attempts = w.store.run().attempts + 1;
-      w.updateRun({ attempts, next_attempt_at: Date.now() + backoffDelay(attempts, null) });
+      w.updateRun({ attempts: verdict.attempts, next_attempt_at: Date.now() + verdict.delayMs });
     } else {
       w.finishRun("failed", "tools_unavailable", verdict.error);
     }
   });
-  return saved ? outcome : "discarded";
+  return outcome;
 }

@@ -6,7 +6,7 @@
  * transaction, unless a cancel, pause or restart made the result stale in the meantime. A run
  * with an `output_schema` asks for a structured answer (output/) and judges the final one.
  */
-import { MAX_ATTEMPTS, MAX_INVALID_OUTPUTS } from "../../../../limits";
+import { MAX_INVALID_OUTPUTS } from "../../../../limits";
 import { calibratedRatio } from "../../context/estimate";
 import { callMessages } from "../../context/plan";
 import { runContext } from "../../context/run-context";
@@ -17,7 +17,8 @@ import { providerFor } from "../../model";
 import { asModelError } from "../../model/provider-errors";
 import { ModelError } from "../../model/provider";
 import { type CallUsage, type ModelRequest, type ModelResponse, type ModelStopReason, type TextDelta } from "../../model/provider";
-import { backoffDelay } from "../retry";
+import { UNIT_RETRY } from "../retry";
+import { nextAttempt } from "../../../../shared/retry";
 import type { UnitOutcome } from "../next-unit";
 import { correctionText, judgeAnswer } from "../../output/judge";
 import { addUsage, type ContentBlock, type StopReason, type ToolCallStatus, type ToolUseBlock } from "../../../../session-config/types";
@@ -75,7 +76,8 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
   const now = scope.nowIso();
   const problem = ending.kind === "fail" ? unknownStopError(response.providerStopReason ?? null) : toolUseProblem(scope, toolUses);
   let outcome: UnitOutcome = "ok";
-  const saved = scope.commit((w) => {
+  // A stale answer is discarded, never saved; the provider served it all the same.
+  scope.commit((w) => {
     const usage = addUsage(w.store.run().usage, response.usage, 1);
     const tokenRatio = calibratedRatio(inputOf(response.usage), decision.estimatedTokens);
     if (problem) {
@@ -120,10 +122,8 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
     } else {
       w.finishRun("done", ending.kind === "final" ? ending.stopReason : "end_turn", null);
     }
-  });
-  // A stale answer is discarded, never saved; the provider served it all the same.
-  if (!saved) scope.countServed(response.usage);
-  return saved ? outcome : "discarded";
+  }, response.usage);
+  return outcome;
 }
 
 /**
@@ -221,12 +221,7 @@ export async function callModel(
   } catch (err) {
     noteFailure(scope, err);
     // Cancelled or paused meanwhile: nothing to record but what a whole answer cost.
-    let outcome: UnitOutcome = "discarded";
-    const recorded = scope.commit((w) => {
-      outcome = recordFailure(w, err);
-    });
-    const served = err instanceof ModelError ? err.served : null;
-    if (!recorded && served) scope.countServed(served);
+    const outcome = scope.commit((w) => recordFailure(w, err), err instanceof ModelError ? err.served : null);
     return { ok: false, outcome };
   } finally {
     limit.clear();
@@ -289,15 +284,15 @@ function initialStatus(reads: Pick<StepScope, "toolbox">, name: string): ToolCal
 export function recordFailure(w: UnitWriter, err: unknown): UnitOutcome {
   const error = asModelError(err);
   if (error.served) w.updateRun({ usage: addUsage(w.store.run().usage, error.served, 0) });
-  const attempts = w.store.run().attempts + 1;
-  if (!error.retryable) {
-    w.finishRun("failed", "model_error", error.message);
+  const next = nextAttempt(UNIT_RETRY, w.store.run().attempts + 1, { transient: error.retryable, retryAfterMs: error.retryAfterMs });
+  if (!next.retry) {
+    w.finishRun(
+      "failed",
+      "model_error",
+      next.reason === "fatal" ? error.message : `gave up after ${next.attempts} attempts: ${error.message}`,
+    );
     return "failed";
   }
-  if (attempts >= MAX_ATTEMPTS) {
-    w.finishRun("failed", "model_error", `gave up after ${attempts} attempts: ${error.message}`);
-    return "failed";
-  }
-  w.updateRun({ attempts, next_attempt_at: Date.now() + backoffDelay(attempts, error.retryAfterMs), error: null });
+  w.updateRun({ attempts: next.attempts, next_attempt_at: Date.now() + next.delayMs, error: null });
   return "retry";
 }

@@ -29,7 +29,8 @@ export async function runSummaryStep(scope: StepScope, maxTokens: number): Promi
   const text = summaryText(response.content);
   const now = scope.nowIso();
   let outcome: UnitOutcome = "ok";
-  const saved = scope.commit((w) => {
+  // A stale summary is discarded, never saved; the provider served it all the same.
+  scope.commit((w) => {
     const usage = addUsage(w.store.run().usage, response.usage, 0);
     if (text === null) {
       // The tokens were spent all the same; the call is tried again like any garbled answer.
@@ -45,7 +46,6 @@ export async function runSummaryStep(scope: StepScope, maxTokens: number): Promi
       created_at: now,
     });
     w.updateRun({ usage, attempts: 0, next_attempt_at: 0 });
-  });
-  if (!saved) scope.countServed(response.usage);
-  return saved ? outcome : "discarded";
+  }, response.usage);
+  return outcome;
 }

@@ -7,11 +7,13 @@
 import { BUILTIN_DEFAULT_LIMITS, UNIT_BUDGET_MS } from "../../../../limits";
 import type { MemoryStoreRpc } from "../../../../memory/rpc";
 import { memoryStoreStub, tenantIndexStub } from "../../../../objects";
-import type { StepScope, UnitWriter } from "../../engine/unit-scope";
+import { StaleUnit, type StepScope, type UnitWriter } from "../../engine/unit-scope";
 import { McpConnections } from "../../tools/mcp/pool";
 import type { ToolContext, ToolOutcome } from "../../tools/tool";
 import { validateToolInput } from "../../tools/validate-input";
 import { runAgentCall } from "./agent-call";
+import { markRunning } from "./mark-running";
+import { markAtMostOnce } from "../../tools/at-most-once";
 import type { UnitOutcome } from "../next-unit";
 import type { ToolCall } from "../../../../session-config/types";
 
@@ -50,40 +52,39 @@ async function runCalls(
 ): Promise<UnitOutcome> {
   const session = scope.requireSession();
   const started = Date.now();
-  // Every write goes through `commit`: one that finds the unit stale ends it, "discarded".
+  // Every write goes through `commit`: one that finds the unit stale throws, and the unit is "discarded".
   const calls = scope.store.openToolCalls().filter((call) => call.status === "pending" || call.status === "running");
   for (const [index, call] of calls.entries()) {
     // The handler would be cut off soon: the rest runs in the next alarm.
     if (Date.now() - started > UNIT_BUDGET_MS) return "partial";
     const tool = scope.toolbox().get(call.name);
     if (tool?.kind === "agent") {
-      const outcome = await runAgentCall(scope, call, (w, c, output, isError) => finish(w, c, { output, isError }));
-      if (outcome === "discarded") return "discarded";
+      await runAgentCall(scope, call, (w, c, output, isError) => finish(w, c, { output, isError }));
       continue;
     }
+    const rule = markAtMostOnce(tool?.atMostOnce, tool?.instant);
     if (call.status === "running") {
       // Found running on a fresh unit: the last try was cut off by a restart mid-call.
-      if (!tool || tool.atMostOnce) {
-        if (!scope.commit((w) => finish(w, call, { output: INTERRUPTED_BY_RESTART, isError: true }))) return "discarded";
+      if (!rule.repeatAfterCut) {
+        scope.commit((w) => finish(w, call, { output: INTERRUPTED_BY_RESTART, isError: true }));
         continue;
       }
-      let restarts = 0;
-      if (!scope.commit((w) => (restarts = w.store.countRestart(call.id)))) return "discarded";
+      const restarts = scope.commit((w) => w.store.countRestart(call.id));
       if (restarts > MAX_CALL_RESTARTS) {
-        if (!scope.commit((w) => finish(w, call, { output: interruptedTooOften(restarts), isError: true }))) return "discarded";
+        scope.commit((w) => finish(w, call, { output: interruptedTooOften(restarts), isError: true }));
         continue;
       }
       // The count must survive the next crash, or a call that causes it would never stop.
-      if (!(await scope.persist())) return "discarded";
+      await scope.persist();
     }
     const problem = !tool ? `unknown tool "${call.name}"` : tool.run ? validateToolInput(tool.definition.input_schema, call.input) : null;
     if (problem || !tool) {
-      if (!scope.commit((w) => finish(w, call, { output: problem ?? `tool "${call.name}" cannot run`, isError: true }))) return "discarded";
+      scope.commit((w) => finish(w, call, { output: problem ?? `tool "${call.name}" cannot run`, isError: true }));
       continue;
     }
     if (!tool.run) {
       // A client tool approved just now: it waits for the caller's output.
-      if (!scope.commit((w) => w.store.setToolCallStatus(call.id, "waiting_tool_output", w.nowIso()))) return "discarded";
+      scope.commit((w) => w.store.setToolCallStatus(call.id, "waiting_tool_output", w.nowIso()));
       continue;
     }
 
@@ -110,21 +111,16 @@ async function runCalls(
     };
     let outcome: ToolOutcome;
     // An instant tool is not marked running first: its start is written with its result. A tool
-    // that must run at most once always is: the mark is what a restart finds.
-    const instant = tool.instant === true && !tool.atMostOnce;
+    // that must run at most once always is, durably: the mark is what a restart finds.
     // When the call started: its span starts there (the call in hand was read before its mark).
-    let startedAt = instant ? scope.nowIso() : null;
+    let startedAt = rule.markFirst ? null : scope.nowIso();
     try {
       await tool.prepare?.(ctx);
-      if (!instant) {
-        const markedAt = scope.nowIso();
-        if (!scope.commit((w) => w.store.setToolCallStatus(call.id, "running", markedAt))) return "discarded";
-        startedAt = markedAt;
-      }
-      // The mark must be durable before a side effect that must not happen twice.
-      if (tool.atMostOnce && !(await scope.persist())) return "discarded";
+      if (rule.markFirst) startedAt = await markRunning(scope, call.id, rule.durableMark);
       outcome = await tool.run(call.input, ctx);
     } catch (err) {
+      // A stale mark is the unit's end, not the tool's failure.
+      if (err instanceof StaleUnit) throw err;
       outcome = { output: `tool "${call.name}" failed: ${err instanceof Error ? err.message : String(err)}`, isError: true };
     } finally {
       scope.inflight.end(controller);
@@ -132,14 +128,14 @@ async function runCalls(
     // The last call's result and the unit's end are one commit (one row of events, one run-state write).
     const last = index === calls.length - 1;
     // Cancelled meanwhile: the result is stale.
-    const saved = scope.commit((w) => {
+    scope.commit((w) => {
       finish(w, call, outcome, startedAt);
       if (last) endUnit(w);
     });
-    if (!saved) return "discarded";
     if (last) return "ok";
   }
-  return scope.commit(endUnit) ? "ok" : "discarded";
+  scope.commit(endUnit);
+  return "ok";
 }
 
 /** A unit that ran to its end: the count of earlier faults cleared, and the run moved on. */

@@ -5,7 +5,8 @@
  * offered, more tools than fit). The tool set the model sees is exactly what the session
  * declares or the run does not go on: a server that is missing a tool is never papered over.
  */
-import { MAX_ATTEMPTS } from "../../../../limits";
+import { nextAttempt } from "../../../../shared/retry";
+import { UNIT_RETRY } from "../../loop/retry";
 import type { McpToolSpec, ToolSpec } from "../../../../session-config/types";
 import type { SecretMasker } from "../../../../shared/secret-mask";
 import { serverMasker, toolsMasker } from "../../../../session-config/masking";
@@ -16,7 +17,9 @@ import type { McpConnections } from "./pool";
 export type ServerListing = { server: string; ok: true; tools: ListedTool[] } | { server: string; ok: false; failure: McpFailure };
 
 export type DiscoveryVerdict =
-  { kind: "save"; tools: DiscoveredTool[] } | { kind: "retry"; reason: string } | { kind: "fail"; error: string };
+  | { kind: "save"; tools: DiscoveredTool[] }
+  | { kind: "retry"; reason: string; attempts: number; delayMs: number }
+  | { kind: "fail"; error: string };
 
 export async function listServers(servers: readonly McpToolSpec[], pool: McpConnections, signal: AbortSignal): Promise<ServerListing[]> {
   return Promise.all(
@@ -49,21 +52,27 @@ function maskListing(server: string, tools: ListedTool[], masker: SecretMasker):
  * Pure. `attempts`: failed tries of this unit before this one. A failure that may pass is tried
  * again while attempts remain, like a model call; any other ends the run.
  */
-export function discoveryVerdict(specs: readonly ToolSpec[], listings: readonly ServerListing[], attempts: number): DiscoveryVerdict {
-  const verdict = judge(specs, listings, attempts);
+export function discoveryVerdict(
+  specs: readonly ToolSpec[],
+  listings: readonly ServerListing[],
+  attempts: number,
+  random: number = Math.random(),
+): DiscoveryVerdict {
+  const verdict = judge(specs, listings, attempts, random);
   // Each failure was masked with its server's values; this masks what names a tool, with all of them.
   const masker = toolsMasker(specs);
-  if (verdict.kind === "retry") return { kind: "retry", reason: masker.mask(verdict.reason) };
+  if (verdict.kind === "retry") return { ...verdict, reason: masker.mask(verdict.reason) };
   if (verdict.kind === "fail") return { kind: "fail", error: masker.mask(verdict.error) };
   return verdict;
 }
 
-function judge(specs: readonly ToolSpec[], listings: readonly ServerListing[], attempts: number): DiscoveryVerdict {
+function judge(specs: readonly ToolSpec[], listings: readonly ServerListing[], attempts: number, random: number): DiscoveryVerdict {
   const failures = listings.flatMap((listing) => (listing.ok ? [] : [listing.failure]));
   if (failures.length > 0) {
     const text = failures.map((failure) => failure.message).join("; ");
-    if (failures.every((failure) => failure.transient) && attempts + 1 < MAX_ATTEMPTS) return { kind: "retry", reason: text };
-    const tries = attempts + 1 > 1 ? ` (after ${attempts + 1} tries)` : "";
+    const next = nextAttempt(UNIT_RETRY, attempts + 1, { transient: failures.every((failure) => failure.transient) }, random);
+    if (next.retry) return { kind: "retry", reason: text, attempts: next.attempts, delayMs: next.delayMs };
+    const tries = next.attempts > 1 ? ` (after ${next.attempts} tries)` : "";
     return { kind: "fail", error: `the tools of an MCP server could not be listed${tries}: ${text}` };
   }
   const plan = planRunTools(specs, new Map(listings.flatMap((listing) => (listing.ok ? [[listing.server, listing.tools] as const] : []))));

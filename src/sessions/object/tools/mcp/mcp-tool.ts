@@ -10,6 +10,8 @@ import type { Tool, ToolContext, ToolOutcome } from "../tool";
 import { serverMasker } from "../../../../session-config/masking";
 import { describeFailure, resultText } from "./outcome";
 import type { DiscoveredTool } from "./plan";
+import { markAtMostOnce } from "../at-most-once";
+import { linearDelay, retrying, type RetryPolicy } from "../../../../shared/retry";
 
 /** One try's wait for the answer. */
 export const MCP_CALL_TIMEOUT_MS = 30_000;
@@ -20,7 +22,7 @@ export const MCP_CALL_ATTEMPTS = 3;
  * `UNIT_BUDGET_MS`, so this keeps the last one within the alarm's 300 s.
  */
 export const MCP_CALL_BUDGET_MS = 90_000;
-const RETRY_DELAY_MS = 500;
+const MCP_CALL_RETRY: RetryPolicy = { maxAttempts: MCP_CALL_ATTEMPTS, delayMs: linearDelay(500) };
 
 export function mcpTool(tool: DiscoveredTool, spec: McpToolSpec): Tool {
   return {
@@ -41,24 +43,21 @@ async function callMcpTool(tool: DiscoveredTool, spec: McpToolSpec, input: unkno
   const args = input !== null && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
   const budget = deadline(MCP_CALL_BUDGET_MS);
   const signal = AbortSignal.any([ctx.signal, budget.signal]);
-  const attempts = tool.at_most_once ? 1 : MCP_CALL_ATTEMPTS;
-  let last: ToolOutcome = { output: `MCP server "${spec.name}" was not called`, isError: true };
+  const notCalled: ToolOutcome = { output: `MCP server "${spec.name}" was not called`, isError: true };
   try {
-    for (let attempt = 1; attempt <= attempts && !signal.aborted; attempt++) {
+    return await retrying(markAtMostOnce(tool.at_most_once).tries(MCP_CALL_RETRY), signal, notCalled, async () => {
       try {
         const connection = await ctx.mcp.get(spec, signal);
         const result = await connection.callTool(tool.remote_name, args, signal, MCP_CALL_TIMEOUT_MS);
         // The whole text at once: a value split across two blocks is found like a whole one.
-        return { output: masker.mask(resultText(result)), isError: result.isError === true };
+        return { done: true, value: { output: masker.mask(resultText(result)), isError: result.isError === true } };
       } catch (error) {
         const failure = await describeFailure(spec.name, error, masker);
-        last = { output: failure.message, isError: true };
+        // A new connection for the next try.
         ctx.mcp.drop(spec);
-        if (!failure.transient || ctx.signal.aborted) return last;
+        return { done: false, value: { output: failure.message, isError: true }, transient: failure.transient };
       }
-      if (attempt < attempts) await scheduler.wait(RETRY_DELAY_MS * attempt);
-    }
-    return last;
+    });
   } finally {
     budget.clear();
   }
