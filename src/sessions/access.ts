@@ -16,7 +16,7 @@ export { SESSION_NOT_FOUND, TOOL_CALL_NOT_FOUND };
 
 export interface OwnedSession {
   session: Session;
-  agent: SessionClient;
+  client: SessionClient;
 }
 
 /** The principal as the access rule (viewer.ts) sees it. */
@@ -41,10 +41,10 @@ export function decidingClient(env: Env, principal: Principal, sessionId: string
 /** The session and its session object, or a 404 for a malformed id, a missing session or someone else's. */
 export async function loadOwnedSession(env: Env, principal: Principal, sessionId: string): Promise<OwnedSession> {
   if (!isSessionId(sessionId)) throw new ApiError("not_found", SESSION_NOT_FOUND);
-  const agent = new SessionClient(env, principal.tenantId, sessionId);
-  const session = await agent.find();
+  const client = new SessionClient(env, principal.tenantId, sessionId);
+  const session = await client.find();
   if (!session || !canAccessSession(principal, session)) throw new ApiError("not_found", SESSION_NOT_FOUND);
-  return { session, agent };
+  return { session, client };
 }
 
 /** A malformed tool-call id is answered like an unknown one, before any lookup. */

@@ -44,7 +44,7 @@ export async function addMessage(
   const { if_running: ifRunning } = body;
   const problems = outputSchemaProblems(body.output_schema);
   if (problems.length > 0) throw new ApiError("validation_failed", undefined, { errors: problems });
-  const { session, agent } = await loadOwnedSession(env, principal, sessionId);
+  const { session, client } = await loadOwnedSession(env, principal, sessionId);
   const input = await resolveRunInput(body.input, {
     maxImageBytes: Math.min(session.limits.max_image_bytes, limits.max_image_bytes),
     model: session.model,
@@ -59,8 +59,8 @@ export async function addMessage(
   let going = ACTIVE_STATUSES.includes(session.status);
   for (let attempt = 1; ; attempt++) {
     const result = going
-      ? await whileRunning(agent, ifRunning, input, limits, options, requestKey)
-      : await startRun(env, principal, sessionId, agent, input, limits, options, requestKey);
+      ? await whileRunning(client, ifRunning, input, limits, options, requestKey)
+      : await startRun(env, principal, sessionId, client, input, limits, options, requestKey);
     if (result.ok) return { session: result.value, outcome: going ? (ifRunning === "enqueue" ? "enqueued" : "interrupted") : "started" };
     const raced = (going && result.reason === "run_not_going") || (!going && result.reason === "run_going" && ifRunning !== "reject");
     if (!raced || attempt >= MAX_RACES) throw sessionProblem(result);
@@ -69,15 +69,15 @@ export async function addMessage(
 }
 
 function whileRunning(
-  agent: SessionClient,
+  client: SessionClient,
   ifRunning: (typeof IF_RUNNING)[number],
   input: RunInput,
   limits: Limits,
   options: RunOptions,
   requestKey: string | null,
 ): Promise<SessionResult<Session>> {
-  if (ifRunning === "enqueue") return agent.enqueue(input, limits, options, requestKey);
-  if (ifRunning === "interrupt") return agent.interrupt(input, limits, options, requestKey);
+  if (ifRunning === "enqueue") return client.enqueue(input, limits, options, requestKey);
+  if (ifRunning === "interrupt") return client.interrupt(input, limits, options, requestKey);
   return Promise.resolve({ ok: false, reason: "run_going" });
 }
 
@@ -93,7 +93,7 @@ async function startRun(
   env: Env,
   principal: Principal,
   id: string,
-  agent: SessionClient,
+  client: SessionClient,
   input: RunInput,
   limits: Limits,
   options: RunOptions,
@@ -104,7 +104,7 @@ async function startRun(
   try {
     // The tenant's current limits also cap a session created under looser ones.
     return await startWithSlot(env, tenantId, id, async () => {
-      const result = await agent.tryStart(input, limits, options, requestKey);
+      const result = await client.tryStart(input, limits, options, requestKey);
       if (!result.ok) throw new RefusedStart(result);
       return result;
     });

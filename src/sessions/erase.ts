@@ -29,7 +29,7 @@ export async function eraseSession(actor: Actor, sessionId: string): Promise<voi
     await index.removeSession(principal.tenantId, sessionId, actor.audit);
     return;
   }
-  await eraseSessionTree(env, principal.tenantId, sessionId, null, owned.agent, actor.audit);
+  await eraseSessionTree(env, principal.tenantId, sessionId, null, owned.client, actor.audit);
 }
 
 /**

@@ -16,13 +16,13 @@ type PageReader<T> = (cursor: string | null) => Promise<Page<T>>;
 /** The document's text, in pieces: the head, then each list's items as its pages arrive. */
 export async function* exportChunks(
   session: Session,
-  agent: Pick<SessionClient, "listMessages" | "listToolCalls" | "listSteps">,
+  client: Pick<SessionClient, "listMessages" | "listToolCalls" | "listSteps">,
   exportedAt: string,
 ): AsyncGenerator<string> {
   yield `{"format":${JSON.stringify(EXPORT_FORMAT)},"exported_at":${JSON.stringify(exportedAt)},"session":${JSON.stringify(session)}`;
-  yield* list("messages", (cursor) => agent.listMessages(cursor === null ? 0 : Number(cursor), EXPORT_PAGE));
-  yield* list("tool_calls", (cursor) => agent.listToolCalls(cursor, EXPORT_PAGE));
-  yield* list("steps", (cursor) => agent.listSteps(cursor === null ? 0 : Number(cursor), EXPORT_PAGE));
+  yield* list("messages", (cursor) => client.listMessages(cursor === null ? 0 : Number(cursor), EXPORT_PAGE));
+  yield* list("tool_calls", (cursor) => client.listToolCalls(cursor, EXPORT_PAGE));
+  yield* list("steps", (cursor) => client.listSteps(cursor === null ? 0 : Number(cursor), EXPORT_PAGE));
   yield "}";
 }
 

@@ -46,7 +46,7 @@ async function checkForkSettings(actor: Actor, init: SessionInit): Promise<strin
 
 export async function forkSession(actor: Actor, sourceId: string, body: ForkSessionRequest, id: string = newSessionId()): Promise<Session> {
   const { env, principal, config } = actor;
-  const { agent: source } = await loadOwnedSession(env, principal, sourceId);
+  const { client: source } = await loadOwnedSession(env, principal, sourceId);
   const copy = await source.forkCopy(body.at_seq ?? null);
   const { created_at: _createdAt, ...settings } = copy.session;
   const init: SessionInit = {

@@ -11,9 +11,9 @@ import type { Session } from "../session-config/types";
 
 export async function resumeSession(actor: Actor, sessionId: string): Promise<Session> {
   const { env, principal, limits } = actor;
-  const { session, agent } = await loadOwnedSession(env, principal, sessionId);
+  const { session, client } = await loadOwnedSession(env, principal, sessionId);
   // Checked before the budget so a wrong-state call costs the index nothing; the session object checks again.
   if (session.status !== "paused") throw sessionProblem({ reason: "wrong_status", action: "resume", status: session.status });
   await checkDailyBudget(env, principal.tenantId, limits, Date.now());
-  return agent.resume(limits);
+  return client.resume(limits);
 }

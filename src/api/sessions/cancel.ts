@@ -26,6 +26,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
-  const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
-  return c.json(await agent.cancel(), 200);
+  const { client } = await loadOwnedSession(c.env, c.var.principal, id);
+  return c.json(await client.cancel(), 200);
 };

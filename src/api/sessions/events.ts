@@ -71,8 +71,8 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     throw new ApiError("not_acceptable", "Ask for text/event-stream, or open a WebSocket.");
   }
   const { principal } = c.var;
-  const { agent } = await loadOwnedSession(c.env, principal, id);
-  const response = await agent.openStream({
+  const { client } = await loadOwnedSession(c.env, principal, id);
+  const response = await client.openStream({
     mode: websocket ? "websocket" : "sse",
     cursor: eventCursor(headers["last-event-id"], after),
     grant: { keyId: standingKeyOf(principal) ?? null, expiresAt: streamDeadline(principal.expiresAt ?? null, Date.now()) },

@@ -47,13 +47,13 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
-  const { session, agent } = await loadOwnedSession(c.env, c.var.principal, id);
+  const { session, client } = await loadOwnedSession(c.env, c.var.principal, id);
   // Recorded before the first byte: an export that began is one the log shows.
   const { tenantId } = c.var.principal;
   await tenantIndexStub(c.env, tenantId).recordAudit(tenantId, [
     { change: { action: "session.exported", target: { type: "session", id: session.id } }, by: auditContext(c) },
   ]);
-  const body = toByteStream(exportChunks(session, agent, new Date().toISOString()));
+  const body = toByteStream(exportChunks(session, client, new Date().toISOString()));
   const response = new Response(body, {
     status: 200,
     headers: { "Content-Type": "application/json; charset=utf-8", "Content-Disposition": `attachment; filename="${session.id}.json"` },

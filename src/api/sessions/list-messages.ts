@@ -33,7 +33,7 @@ export function messagesAfter(query: { after?: number; cursor?: string }): numbe
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
   const query = c.req.valid("query");
-  const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
-  const page = await agent.listMessages(messagesAfter(query), query.limit);
+  const { client } = await loadOwnedSession(c.env, c.var.principal, id);
+  const page = await client.listMessages(messagesAfter(query), query.limit);
   return c.json(page, 200);
 };

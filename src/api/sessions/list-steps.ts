@@ -54,6 +54,6 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
   const { cursor, limit } = c.req.valid("query");
-  const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
-  return c.json(await agent.listSteps(cursor === undefined ? 0 : Number(cursor), limit), 200);
+  const { client } = await loadOwnedSession(c.env, c.var.principal, id);
+  return c.json(await client.listSteps(cursor === undefined ? 0 : Number(cursor), limit), 200);
 };

@@ -27,7 +27,7 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { id } = c.req.valid("param");
   const { cursor, limit } = c.req.valid("query");
-  const { agent } = await loadOwnedSession(c.env, c.var.principal, id);
-  const page = await agent.listToolCalls(cursor ?? null, limit);
+  const { client } = await loadOwnedSession(c.env, c.var.principal, id);
+  const page = await client.listToolCalls(cursor ?? null, limit);
   return c.json(page, 200);
 };

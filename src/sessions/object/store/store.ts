@@ -125,7 +125,7 @@ export class SessionStore extends ConversationStore {
 
   /** The usage of every child this session started, and theirs, as last heard from each. */
   descendantUsage(): Usage {
-    return this.subagents().reduce((sum, row) => subagents.addUsage(sum, row.usage), { ...EMPTY_USAGE });
+    return this.subagents().reduce((sum, row) => subagents.sumUsage(sum, row.usage), { ...EMPTY_USAGE });
   }
 
   subagentsInRun(runStartSeq: number): number {

@@ -84,7 +84,8 @@ export function markCancelSent(sql: SqlStorage, toolCallId: string): void {
   sql.exec("UPDATE subagents SET cancel_sent = 1 WHERE tool_call_id = ?", toolCallId);
 }
 
-export function addUsage(a: Usage, b: Usage): Usage {
+/** Two sessions' usage summed, for a session and its descendants (the run's own per-call sum is `addUsage`). */
+export function sumUsage(a: Usage, b: Usage): Usage {
   return {
     steps: a.steps + b.steps,
     input_tokens: a.input_tokens + b.input_tokens,

@@ -7,7 +7,7 @@ import { log } from "../../../log";
 import { sessionStub } from "../../../objects";
 import type { FamilyHost } from "./host";
 import type { SessionRpc } from "../rpc";
-import { addUsage, type ChildReport, childResult, finalText } from "./report";
+import { sumUsage, type ChildReport, childResult, finalText } from "./report";
 import { isLive } from "../engine/gone";
 
 /** A failed report to the parent is tried again after this long. */
@@ -35,7 +35,7 @@ export function reportForParent(engine: FamilyHost): ChildReport | null {
     status: run.status,
     stop_reason: run.stop_reason,
     revision: run.revision,
-    usage: addUsage(run.usage, store.descendantUsage()),
+    usage: sumUsage(run.usage, store.descendantUsage()),
     result,
   };
 }

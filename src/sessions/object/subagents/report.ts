@@ -55,7 +55,7 @@ export function finalText(messages: readonly Message[]): string {
   return "";
 }
 
-export { addUsage } from "../store/subagents";
+export { sumUsage } from "../store/subagents";
 const USAGE_FIELDS = ["steps", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"] as const;
 
 /** A report as received over RPC: checked field by field, since the parent's surface must not trust its callers. */
