@@ -17,7 +17,7 @@ const LAYERS = [
   // shared rules the layers above use; the parsed configuration sits above the model catalog and session settings it parses
   ["auth", "config.ts", "session-config", "models", "egress"],
   // the base: bindings, names, logs, storage helpers, problems, pure helpers, limits
-  ["env.ts", "objects.ts", "log.ts", "storage", "problems.ts", "shared", "limits.ts"],
+  ["env.ts", "objects.ts", "log.ts", "local-runtime.ts", "storage", "problems.ts", "shared", "limits.ts"],
 ];
 const ORDER = LAYERS.flat();
 
