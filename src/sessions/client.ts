@@ -13,6 +13,7 @@ import type { SessionRpc } from "./object/rpc";
 import type { ForkRows } from "./object/store/fork";
 import type { SessionFailure, SessionResult, RunInput, RunOptions, SessionInit } from "../session-config/types";
 import type { SessionViewer } from "./viewer";
+import { admissionLimits, runRefused } from "./run-admission";
 
 export const SESSION_NOT_FOUND = "No such session.";
 export const TOOL_CALL_NOT_FOUND = "No such tool call in this session.";
@@ -103,8 +104,14 @@ export class SessionClient {
     return sessionValue(result);
   }
 
-  create(init: SessionInit, input: RunInput | null, options: RunOptions = {}) {
-    return valueOf(this.#rpc.create(init, input, options));
+  /**
+   * Creates the session; given the `admission` limits the request was admitted with, its first
+   * run is admitted by the session object itself, and a refusal comes back as `admitRun`'s problem.
+   */
+  async create(init: SessionInit, input: RunInput | null, options: RunOptions = {}, admission: Limits | null = null) {
+    const created = await this.#rpc.create(init, input, options, admission && admissionLimits(admission));
+    if (!created.ok && created.reason === "not_admitted") throw runRefused(created.refusal, admission!);
+    return sessionValue(created);
   }
 
   /** A child session of an `agent` tool call: created with its run going (or queued), or found when it exists. */

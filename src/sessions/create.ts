@@ -1,7 +1,7 @@
 /**
  * Creating a session, for any actor: the route and a schedule's firing. Limits and tools are
  * checked before the session object exists, so a refused request leaves nothing; with `input` the first
- * run starts at once, once the tenant's index admitted it.
+ * run starts at once, once the tenant's index admitted it (asked by the session object, which erases itself when refused).
  */
 import type { Principal } from "../auth/principal";
 import type { Actor } from "./actor";
@@ -10,7 +10,6 @@ import { SessionClient } from "./client";
 import { newSessionId } from "../session-config/ids";
 import { resolveRunInput } from "./images";
 import type { CreateSessionRequest } from "../session-config/request-schemas";
-import { admitRun, startWithSlot } from "./run-admission";
 import { planSession } from "./plan";
 import { traceRequest } from "../traces/request";
 import type { AgentPin, ContextSettings, Session, SessionInit } from "../session-config/types";
@@ -59,7 +58,7 @@ export function contextSettings(context: CreateSessionRequest["context"]): Conte
 
 /**
  * Creates the session `id` (a fresh one by default) and, with `input`, starts its run once the
- * tenant's index admitted it. A caller that chooses the id gets a 409 when it is taken.
+ * tenant's index admitted it (a 429 or 403 otherwise). A caller that chooses the id gets a 409 when it is taken.
  */
 export async function createSession(actor: Actor, request: CreateSessionRequest, id: string = newSessionId()): Promise<Session> {
   const { env, principal, config } = actor;
@@ -86,8 +85,6 @@ export async function createSession(actor: Actor, request: CreateSessionRequest,
   );
   const agent = new SessionClient(env, principal.tenantId, id);
   const trace = traceRequest(actor.settings, actor.traceparent);
-  const create = () => agent.create(init, input, trace ? { trace } : {});
-  if (input === null) return create();
-  await admitRun(env, principal, id, actor.limits, Date.now());
-  return startWithSlot(env, principal.tenantId, id, create);
+  // With input, the session object asks the index for the run's admission, in the call that lists it.
+  return agent.create(init, input, trace ? { trace } : {}, input === null ? null : actor.limits);
 }

@@ -1,7 +1,8 @@
 /**
- * What a run must pass before it starts: the tenant's daily token budget and a concurrency
- * slot from its index. Checked before the session object is asked, so a refused start leaves the
- * session as it was.
+ * What a run must pass before it starts: the tenant's daily budgets and a concurrency slot from its
+ * index, and the problem a refusal is answered with (`runRefused`). A start, resume or fork is
+ * admitted here before the session object is asked, so a refused one leaves the session as it was;
+ * a new session's first run is admitted by the session object itself (`admitSession`), in the call that lists it.
  */
 import { tenantIndexStub } from "../objects";
 import type { Env } from "../env";
@@ -9,7 +10,7 @@ import type { Limits } from "../limits";
 import { dailyBudgetRetryAfter } from "../tenants/usage";
 import { ApiError } from "../problems";
 import type { Principal } from "../auth/principal";
-import type { AdmitRunInput } from "../tenants/types";
+import type { AdmissionLimits, AdmitRunInput, RunAdmission } from "../tenants/types";
 import { BUDGET_TEXT } from "../usage/budgets";
 
 /** Throws a 429 with Retry-After when the tenant's daily token budget is used up. */
@@ -40,23 +41,34 @@ export async function admitRun(
   const tenantId = principal.tenantId;
   const input: AdmitRunInput = {
     sessionId,
-    maxConcurrent: limits.max_concurrent_runs,
-    maxTokensPerDay: limits.max_tokens_per_day,
-    // Limits stored before these budgets existed have no value: none.
-    maxCostUsdPerDay: limits.max_cost_usd_per_day ?? null,
-    maxTokensPerDayPerSubject: limits.max_tokens_per_day_per_subject ?? null,
+    ...admissionLimits(limits),
     createdBy: principal.subject,
     apiKeyId: principal.keyId ?? "",
     now,
   };
   const slot = await tenantIndexStub(env, tenantId).admitRun(tenantId, input);
-  if (slot.ok) return;
+  if (!slot.ok) throw runRefused(slot, limits);
+}
+
+/** The limits a new run is admitted against, as the index takes them. */
+export function admissionLimits(limits: Limits): AdmissionLimits {
+  return {
+    maxConcurrent: limits.max_concurrent_runs,
+    maxTokensPerDay: limits.max_tokens_per_day,
+    // Limits stored before these budgets existed have no value: none.
+    maxCostUsdPerDay: limits.max_cost_usd_per_day ?? null,
+    maxTokensPerDayPerSubject: limits.max_tokens_per_day_per_subject ?? null,
+  };
+}
+
+/** The 429 (or 403 for a suspended tenant) of a run the index refused, by `admitRun` or a session's `admitSession`. */
+export function runRefused(slot: Exclude<RunAdmission, { ok: true }>, limits: Limits): ApiError {
   if (slot.code === "budget_used" && slot.budget)
-    throw new ApiError("rate_limited", BUDGET_TEXT[slot.budget], { retryAfterSeconds: slot.retryAfterSeconds });
-  if (slot.code === "budget_used") throw budgetUsedUp(slot.retryAfterSeconds);
+    return new ApiError("rate_limited", BUDGET_TEXT[slot.budget], { retryAfterSeconds: slot.retryAfterSeconds });
+  if (slot.code === "budget_used") return budgetUsedUp(slot.retryAfterSeconds);
   // The tenant was suspended after this request was admitted.
-  if (slot.code === "suspended") throw new ApiError("tenant_suspended");
-  throw new ApiError("rate_limited", `The tenant already has ${limits.max_concurrent_runs} runs going.`, {
+  if (slot.code === "suspended") return new ApiError("tenant_suspended");
+  return new ApiError("rate_limited", `The tenant already has ${limits.max_concurrent_runs} runs going.`, {
     retryAfterSeconds: slot.retryAfterSeconds,
   });
 }

@@ -83,6 +83,12 @@ export interface TenantIndexRpc {
   acquireRun(tenantId: string, sessionId: string, maxConcurrent: number, now: number): Promise<T.RunSlot>;
   /** A new run's admission in one round trip: the daily token budget first, then a slot as `acquireRun` takes it. */
   admitRun(tenantId: string, input: T.AdmitRunInput): Promise<T.RunAdmission>;
+  /**
+   * A new session's run admitted and its first report applied in one call, from the session object
+   * once it wrote the session: `admitRun`'s budgets and slot, then `reportSession`'s row. A session
+   * already listed was admitted before (asked again after a crash lost the answer): its report alone is applied.
+   */
+  admitSession(tenantId: string, input: T.AdmitRunInput, report: T.SessionReport): Promise<T.SessionAdmission>;
   /** Gives back the slot of a start that did not happen (the session object refused it or failed). */
   releaseRun(tenantId: string, sessionId: string): Promise<void>;
   counts(tenantId: string): Promise<T.StatusCounts>;

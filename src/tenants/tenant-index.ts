@@ -1,8 +1,6 @@
 /**
- * The TenantIndex Durable Object, one per tenant: a door, each RPC method one line into its concern
- * under tenant-index/ (answers: `TenantIndexRpc`, rpc.ts; storage: storage.md). The runtime's class is
- * wired in src/lifecycle/, which gives it the `SessionEraser` its retention sweep erases sessions with.
- * In order: admission and keys, sessions and usage, config, webhooks, audit, idempotency, deletion.
+ * The TenantIndex Durable Object, one per tenant: a door, each RPC method one line into its concern under tenant-index/ (rpc.ts,
+ * storage.md), in order: admission and keys, sessions, usage, config, webhooks, audit, idempotency, deletion; wired in src/lifecycle/.
  */
 import { DurableObject } from "cloudflare:workers";
 import { parseAuditContext as by } from "../audit/entry";
@@ -91,6 +89,9 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   }
   async admitRun(tenantId: string, input: T.AdmitRunInput): Promise<T.RunAdmission> {
     return sessions.admitRun(await this.#core.enter(tenantId), input);
+  }
+  async admitSession(tenantId: string, input: T.AdmitRunInput, report: T.SessionReport): Promise<T.SessionAdmission> {
+    return sessions.admitSession(await this.#core.enter(tenantId), tenantId, input, report);
   }
   async releaseRun(tenantId: string, sessionId: string): Promise<void> {
     return sessions.releaseRun(await this.#core.enter(tenantId), sessionId);

@@ -146,6 +146,12 @@ export interface AdmitRunInput {
 /** A slot, or a daily budget used up until the next UTC midnight (`budget`: which one; absent: the tenant's tokens). */
 export type RunAdmission = RunSlot | { ok: false; code: "budget_used"; retryAfterSeconds: number; budget?: BudgetName };
 
+/** What a new run is admitted against: the tenant's limits the request was admitted with. */
+export type AdmissionLimits = Pick<AdmitRunInput, "maxConcurrent" | "maxTokensPerDay" | "maxCostUsdPerDay" | "maxTokensPerDayPerSubject">;
+
+/** A new session's admission (`admitSession`): refused as `admitRun` refuses, or admitted with its first report acknowledged. */
+export type SessionAdmission = Exclude<RunAdmission, { ok: true }> | { ok: true; ack: ReportAck };
+
 /** The answer to a session's report: whether it was applied, and whether its tenant is suspended. */
 export interface ReportAck {
   applied: boolean;

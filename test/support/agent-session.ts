@@ -53,8 +53,8 @@ export async function createAndStart(t: TestSession, input: RunInput, overrides:
   return unwrap((await t.stub.create(sessionInit(t, overrides), input)) as SessionResult<Session>);
 }
 
-/** The value of a session object RPC result; fails the test on an error result. */
-export function unwrap<T>(result: SessionResult<T>): T {
+/** The value of a session object RPC result; fails the test on an error result (any, `create`'s refusal too). */
+export function unwrap<T>(result: SessionResult<T> | { ok: false }): T {
   if (!result.ok) throw new Error(`agent answered ${JSON.stringify(result)}`);
   return result.value;
 }

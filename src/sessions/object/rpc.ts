@@ -13,10 +13,26 @@ import type { StreamFilter } from "./events/streams";
 import type { RequestOutcome } from "./request-keys";
 import type { ForkCopy, ForkRows } from "./store/fork";
 import type { ChildReport } from "./subagents/report";
+import type { AdmissionLimits, SessionAdmission } from "../../tenants/types";
+
+/** What `create` answers, and the admission it is given (null: the caller holds the run slot). */
+export type Created = SessionResult<Session> | NotAdmitted;
+export type Admission = AdmissionLimits | null;
+
+/** A create refused by the tenant index's run admission (`admitSession`): the session was erased, the refusal is the index's. */
+export interface NotAdmitted {
+  ok: false;
+  reason: "not_admitted";
+  refusal: Exclude<SessionAdmission, { ok: true }>;
+}
 
 export interface SessionRpc {
-  /** Creates the session; with `input`, its first run starts (the caller holds the run slot). */
-  create(init: SessionInit, input: RunInput | null, options?: RunOptions): Promise<SessionResult<Session>>;
+  /**
+   * Creates the session; with `input`, its first run starts. Given `admission` (the limits the
+   * request was admitted with), the session asks its tenant index for the run's admission itself,
+   * in the one call that also lists it; without, the caller holds the run slot.
+   */
+  create(init: SessionInit, input: RunInput | null, options?: RunOptions, admission?: Admission): Promise<Created>;
   /** A fork: created with `init`, the rows `forkCopy` of its source answered, and, given input, a run (traced as `options` say). */
   createFork(init: SessionInit, rows: ForkRows, input: RunInput | null, options?: RunOptions): Promise<SessionResult<Session>>;
   /**

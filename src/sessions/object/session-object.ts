@@ -1,9 +1,7 @@
 /**
- * The session Durable Object: one per session, addressed by tenant and session id. A door: each
- * RPC method is one line into the control module of its concern (control/). Each that changes
- * state runs through `#control`, which reconciles (the alarm set for what is due next, the report
- * owed) in `finally`, and each read through `#query`. Only `alarm()` runs steps, one unit per
- * alarm, so two never run at once.
+ * The session Durable Object, one per session (by tenant and session id). A door: each RPC method is one line into its control
+ * module (control/). Changes run through `#control`, which reconciles (the alarm for what is due next, the report owed) in
+ * `finally`; reads through `#query`. Only `alarm()` runs steps, one unit per alarm, so two never run at once.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Limits } from "../../limits";
@@ -15,7 +13,7 @@ import { SessionEngine } from "./engine/engine";
 import { unlessGone, whileLive } from "./engine/gone";
 import type { RequestOutcome } from "./request-keys";
 import type { ForkCopy, ForkRows } from "./store/fork";
-import type { SessionRpc } from "./rpc";
+import type { Admission, Created, NotAdmitted, SessionRpc } from "./rpc";
 import type { ChildReport } from "./subagents/report";
 import type { SessionViewer } from "../viewer";
 import { type Answer, gone, SESSION_GONE, SHOWN } from "./control/answers";
@@ -42,8 +40,8 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
     control.boot(ctx, this.#engine);
   }
 
-  async create(init: SessionInit, input: RunInput | null, options: RunOptions = {}): Shown {
-    return this.#change(() => control.create(this.#engine, init, input, options), false);
+  async create(init: SessionInit, input: RunInput | null, options: RunOptions = {}, admission: Admission = null): Promise<Created> {
+    return this.#change(() => control.create(this.#engine, init, input, options, admission), false);
   }
 
   async createChild(init: SessionInit, input: string, options: RunOptions = {}): Shown {
@@ -187,8 +185,10 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
   }
 
   /** A control answered with the session as it stands once reconciled; `exists`: it needs a session. */
-  async #change(fn: () => Answer | Promise<Answer>, exists = true): Shown {
-    const answer = await this.#control<Answer>(exists ? whileLive(this.#engine.store, fn) : fn, gone);
+  #change(fn: () => Answer | Promise<Answer>, exists?: boolean): Shown;
+  #change(fn: () => Answer | NotAdmitted | Promise<Answer | NotAdmitted>, exists: boolean): Promise<Created>;
+  async #change(fn: () => Answer | NotAdmitted | Promise<Answer | NotAdmitted>, exists = true): Promise<Created> {
+    const answer = await this.#control<Answer | NotAdmitted>(exists ? whileLive(this.#engine.store, fn) : fn, gone);
     if (answer !== SHOWN) return answer;
     return this.#engine.session() ? { ok: true, value: this.#engine.view() } : SESSION_GONE;
   }

@@ -149,6 +149,26 @@ export function admitRun(host: IndexHost, input: T.AdmitRunInput): T.RunAdmissio
   return acquireRun(host, input.sessionId, input.maxConcurrent, at);
 }
 
+/**
+ * A new session's admission and first report in one call: the budgets and the slot as `admitRun`
+ * takes them, then the report as `reportSession` applies it, with no await between (one synchronous
+ * stretch of the index: both are kept, or neither). A session already listed was admitted by an
+ * earlier call whose answer was lost: its report alone is applied, so asking again is safe.
+ */
+export async function admitSession(
+  host: IndexHost,
+  tenantId: string,
+  input: T.AdmitRunInput,
+  report: T.SessionReport,
+): Promise<T.SessionAdmission> {
+  const { id } = parseSessionReport(report);
+  if (sessions.getSession(host.sql, id) === null) {
+    const admission = admitRun(host, { ...input, sessionId: id });
+    if (!admission.ok) return admission;
+  }
+  return { ok: true, ack: await reportSession(host, tenantId, report) };
+}
+
 export async function releaseRun(host: IndexHost, sessionId: string): Promise<void> {
   releaseRunSlot(host.sql, requireString("sessionId", sessionId));
   await host.schedulePump();

@@ -11,10 +11,25 @@ import type { ControlHost } from "./host";
 import { initialRun } from "./initial-run";
 import { prepareFirst, startRunWith } from "./messages";
 import { claimQueuedSlot } from "./run-state";
+import { oweAdmission, settleAdmission } from "./admission";
+import type { AdmissionLimits } from "../../../tenants/types";
+import type { NotAdmitted } from "../rpc";
 
 type CreateHost = Pick<
   ControlHost,
-  "store" | "slots" | "config" | "session" | "nowIso" | "transaction" | "startRun" | "updateRun" | "continueRun" | "cancelRun"
+  | "ctx"
+  | "store"
+  | "slots"
+  | "reporter"
+  | "config"
+  | "session"
+  | "nowIso"
+  | "transaction"
+  | "startRun"
+  | "updateRun"
+  | "continueRun"
+  | "cancelRun"
+  | "eraseAll"
 >;
 
 export const SESSION_EXISTS: Answer = { ok: false, reason: "session_exists" };
@@ -29,15 +44,16 @@ interface Creation {
 /**
  * The preamble every creation shares: a session that exists is answered `existing` (before and
  * after the images' await), the tools and the input are checked, and the session is written
- * (with a fork's rows, in one transaction). `then` starts what the kind starts with the input.
+ * (with a fork's rows, in one transaction). `then` starts what the kind starts with the input, in
+ * the write's synchronous stretch (so a crash keeps both, or neither), and may answer a refusal.
  */
-export async function createWith(
+export async function createWith<F = never>(
   host: CreateHost,
   init: SessionInit,
   input: RunInput | null,
   creation: Creation,
-  then: (prepared: PreparedInput) => void | Promise<void>,
-): Promise<Answer> {
+  then: (prepared: PreparedInput) => void | Promise<F | void>,
+): Promise<Answer | F> {
   if (host.session()) return creation.existing;
   const problem = creation.problem ?? checkToolSpecs(init.tools);
   if (problem) return { ok: false, reason: "invalid", detail: problem };
@@ -53,13 +69,29 @@ export async function createWith(
       host.store.writeForkRows(rows, now);
     });
   else write();
-  if (prepared.input) await then(prepared.input);
-  return SHOWN;
+  // `then` answers only a refusal (a new session's admission); nothing (void) when what it started stands.
+  const refused = prepared.input ? ((await then(prepared.input)) as F | undefined) : undefined;
+  return refused ?? SHOWN;
 }
 
-/** A new session; with input, its first run starts (the caller holds the run slot). */
-export function create(host: CreateHost, init: SessionInit, input: RunInput | null, options: RunOptions): Promise<Answer> {
-  return createWith(host, init, input, { existing: SESSION_EXISTS }, (prepared) => startRunWith(host, prepared, options));
+/**
+ * A new session; with input, its first run starts. Given the `admission` limits, the run is
+ * admitted here (control/admission.ts): written with the admission owed, in the write's stretch,
+ * then asked of the index once; without, the caller holds the run slot.
+ */
+export function create(
+  host: CreateHost,
+  init: SessionInit,
+  input: RunInput | null,
+  options: RunOptions,
+  admission: AdmissionLimits | null = null,
+): Promise<Answer | NotAdmitted> {
+  return createWith<NotAdmitted>(host, init, input, { existing: SESSION_EXISTS }, async (prepared) => {
+    startRunWith(host, prepared, options);
+    if (admission === null) return;
+    await oweAdmission(host, admission);
+    return (await settleAdmission(host)) ?? undefined;
+  });
 }
 
 /**
@@ -70,7 +102,7 @@ export function create(host: CreateHost, init: SessionInit, input: RunInput | nu
  */
 export function createChild(host: CreateHost, init: SessionInit, input: string, options: RunOptions): Promise<Answer> {
   const problem = typeof input !== "string" || !init?.parent ? "a child session needs its parent and a text input" : null;
-  return createWith(host, init, input, { existing: SHOWN, problem }, async (prepared) => {
+  return createWith<never>(host, init, input, { existing: SHOWN, problem }, async (prepared) => {
     // The run's trace (a child of the parent's `execute_tool` span) is kept in its run state from here on.
     const trace = options?.trace;
     host.transaction(() => host.startRun(storeInput(host.store, prepared, host.nowIso()), trace ? { trace } : {}, "queued"));

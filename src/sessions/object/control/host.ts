@@ -9,6 +9,7 @@ import type { Outbox } from "../../../notifications/outbox";
 import type { EventLog } from "../events/event-log";
 import type { InflightCalls } from "../engine/inflight";
 import type { RunSlots } from "../engine/slots";
+import type { Reporter } from "../report/reporter";
 import type { RunState, SessionStore, StoredSession } from "../store/store";
 import type { Toolbox } from "../tools/registry";
 import type { ContentBlock, RunOptions, Session, ToolCall } from "../../../session-config/types";
@@ -17,6 +18,8 @@ export interface ControlHost {
   readonly ctx: DurableObjectState;
   readonly store: SessionStore;
   readonly slots: Pick<RunSlots, "goOn">;
+  /** A new session's admission only (control/admission.ts); reports are reconcile's. */
+  readonly reporter: Pick<Reporter, "admit">;
   readonly events: EventLog;
   readonly outbox: Outbox;
   readonly audit: AuditOutbox;

@@ -11,6 +11,7 @@ import { runUnit } from "../loop/units";
 import type { SessionEngine } from "../engine/engine";
 import { expireApprovals, hasExpiredApprovals } from "./decisions";
 import { claimQueuedSlot } from "./run-state";
+import { owesAdmission, settleAdmission } from "./admission";
 import { pollChildren } from "../subagents/parent";
 import { totalTokens } from "../../../session-config/types";
 
@@ -28,6 +29,8 @@ type Stage = () => void | Promise<void>;
 
 export async function wake(engine: WakeHost): Promise<void> {
   const stages: Stage[] = [
+    // A create's admission a crash left unanswered is settled before anything runs (control/admission.ts).
+    () => (owesAdmission(engine) ? settleAdmission(engine).then(() => undefined) : undefined),
     () => void engine.events.streams.closeExpired(Date.now()),
     () => (hasExpiredApprovals(engine) ? expireApprovals(engine) : undefined),
     // A queued session asks again now and then, in case the index's own word was lost.

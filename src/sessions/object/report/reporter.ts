@@ -6,7 +6,7 @@
 import { log } from "../../../log";
 import { tenantIndexStub } from "../../../objects";
 import type { NotificationBatch } from "../../../notifications/types";
-import type { ReportAck, SessionReport } from "../../../tenants/types";
+import type { AdmissionLimits, AdmitRunInput, ReportAck, SessionAdmission, SessionReport } from "../../../tenants/types";
 import type { SessionStore, RunState } from "../store/store";
 import { totalTokens } from "../../../session-config/types";
 import { reportRetryDelay } from "./report-policy";
@@ -134,10 +134,36 @@ export class Reporter {
       return null;
     }
     if (!isLive(this.store)) return null;
+    this.#acknowledged(summary, ack);
+    return ack;
+  }
+
+  /**
+   * A new session's run admitted and its first report delivered in one call to the index
+   * (`admitSession`): on admission the report is recorded as `send` records it, so none is owed.
+   * Errors are the caller's (control/admission.ts): an unanswered admission is settled there.
+   */
+  async admit(limits: AdmissionLimits): Promise<SessionAdmission> {
+    const session = this.store.requireSession();
+    const summary = this.summary();
+    const input: AdmitRunInput = {
+      ...limits,
+      sessionId: session.id,
+      createdBy: session.created_by,
+      apiKeyId: session.api_key_id ?? "",
+      now: Date.now(),
+    };
+    const answer = await tenantIndexStub(this.env, session.tenant_id).admitSession(session.tenant_id, input, summary);
+    if (answer.ok && isLive(this.store)) this.#acknowledged(summary, answer.ack);
+    return answer;
+  }
+
+  /** The index's figures at an acknowledged report, and the report's revision recorded as delivered. */
+  #acknowledged(summary: SessionReport, ack: ReportAck): void {
     this.#tokensTodayAtAck = ack.tokens_today;
     this.#ownTokensAtAck = totalTokens(summary.usage);
     this.#spendAtAck = ack.spend ?? null;
-    this.#ownCostAtAck = costOf(summary.usage, priceFor(loadConfig(this.env).prices, session.model)) ?? 0;
+    this.#ownCostAtAck = costOf(summary.usage, priceFor(loadConfig(this.env).prices, this.store.requireSession().model)) ?? 0;
     const run = this.store.run();
     this.store.putRun({
       ...run,
@@ -146,7 +172,6 @@ export class Reporter {
       report_failures: 0,
       report_retry_at: 0,
     });
-    return ack;
   }
 }
 
