@@ -83,8 +83,8 @@ export async function createSession(actor: Actor, request: CreateSessionRequest,
     prepared.memory,
     agentName,
   );
-  const agent = new SessionClient(env, principal.tenantId, id);
+  const client = new SessionClient(env, principal.tenantId, id);
   const trace = traceRequest(actor.settings, actor.traceparent);
   // With input, the session object asks the index for the run's admission, in the call that lists it.
-  return agent.create(init, input, trace ? { trace } : {}, input === null ? null : actor.limits);
+  return client.create(init, input, trace ? { trace } : {}, input === null ? null : actor.limits);
 }
