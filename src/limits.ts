@@ -292,3 +292,10 @@ export const RETENTION_SWEEP_BATCH = 25;
  * scale): a session the index still shows as expired but its object keeps is asked again no sooner.
  */
 export const RETENTION_RETRY_MS = 60 * 60 * 1000;
+
+/**
+ * How long a new session whose admission the tenant index has not answered (a crash, or an index
+ * that failed the call) waits before it asks again; it runs nothing meanwhile. Long after any
+ * create's own answer, short enough that a session whose create crashed is settled soon.
+ */
+export const CREATE_ADMISSION_RETRY_MS = 30_000;

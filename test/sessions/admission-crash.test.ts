@@ -9,8 +9,9 @@ import { describe, expect, it } from "vitest";
 import { BUILTIN_DEFAULT_LIMITS } from "../../src/limits";
 import { tenantIndexStub } from "../../src/objects";
 import * as control from "../../src/sessions/object/control";
-import { ADMISSION_SETTLE_MS } from "../../src/sessions/object/control/admission";
+import { CREATE_ADMISSION_RETRY_MS as ADMISSION_SETTLE_MS } from "../../src/limits";
 import { SessionEngine } from "../../src/sessions/object/engine/engine";
+import { reconcile } from "../../src/sessions/object/engine/reconcile";
 import type { AdmissionLimits } from "../../src/tenants/types";
 import { newTestSession, sessionInit, type TestSession } from "../support/agent-session";
 
@@ -64,5 +65,37 @@ describe("a create's admission after a crash between the write and the answer", 
     expect(await t.stub.get()).toEqual({ ok: false, reason: "session_not_found" });
     expect(await tenantIndexStub(env, t.tenantId).getSessionSummary(t.tenantId, t.sessionId)).toBeNull();
     expect(BUILTIN_DEFAULT_LIMITS.max_concurrent_runs).toBeGreaterThan(LIMITS.maxConcurrent);
+  });
+
+  it("makes no report of its own before the admission is answered, so a control in between cannot list it unadmitted", async () => {
+    const t = newTestSession();
+    const other = await tenantIndexStub(env, t.tenantId).admitRun(t.tenantId, { ...LIMITS, sessionId: "ses_other", now: Date.now() });
+    expect(other.ok).toBe(true);
+    await crashBeforeTheAnswer(t);
+    // A read and a second create of the same id reach the object before its wake: each control reconciles.
+    expect(await t.stub.get()).toMatchObject({ ok: true });
+    await t.stub.create(sessionInit(t), "again", {}, LIMITS);
+    expect(await tenantIndexStub(env, t.tenantId).getSessionSummary(t.tenantId, t.sessionId)).toBeNull();
+    // The wake still asks with the limits: the one slot is taken, so the session goes.
+    await runDurableObjectAlarm(t.stub);
+    expect(await t.stub.get()).toEqual({ ok: false, reason: "session_not_found" });
+    expect(await tenantIndexStub(env, t.tenantId).getSessionSummary(t.tenantId, t.sessionId)).toBeNull();
+  });
+
+  it("stays owed when the index's answer fails: no unit runs, and the wake asks again later", async () => {
+    const t = newTestSession();
+    await t.model.script({ reply: { content: [{ type: "text", text: "hi" }] } });
+    await crashBeforeTheAnswer(t);
+    await runInDurableObject(t.stub, async (_instance, state) => {
+      const engine = new SessionEngine(state, env);
+      Object.assign(engine.reporter, { admit: () => Promise.reject(new Error("the index did not answer")) });
+      const before = Date.now();
+      await control.wake(engine);
+      await reconcile(engine);
+      expect(state.storage.kv.get("admission_owed")).toEqual(LIMITS);
+      expect(engine.store.run().usage.steps).toBe(0);
+      expect(await state.storage.getAlarm()).toBeGreaterThanOrEqual(before + ADMISSION_SETTLE_MS - 1_000);
+    });
+    expect(await tenantIndexStub(env, t.tenantId).getSessionSummary(t.tenantId, t.sessionId)).toBeNull();
   });
 });

@@ -5,7 +5,8 @@
  */
 import { usesSummaries } from "../context/plan";
 import { runContext } from "../context/run-context";
-import { requireLive, stillLive } from "../engine/gone";
+import { requireLive, SessionGone, stillLive } from "../engine/gone";
+import { log } from "../../../log";
 import { nextUnit } from "../loop/next-unit";
 import { runUnit } from "../loop/units";
 import type { SessionEngine } from "../engine/engine";
@@ -29,8 +30,6 @@ type Stage = () => void | Promise<void>;
 
 export async function wake(engine: WakeHost): Promise<void> {
   const stages: Stage[] = [
-    // A create's admission a crash left unanswered is settled before anything runs (control/admission.ts).
-    () => (owesAdmission(engine) ? settleAdmission(engine).then(() => undefined) : undefined),
     () => void engine.events.streams.closeExpired(Date.now()),
     () => (hasExpiredApprovals(engine) ? expireApprovals(engine) : undefined),
     // A queued session asks again now and then, in case the index's own word was lost.
@@ -41,6 +40,9 @@ export async function wake(engine: WakeHost): Promise<void> {
     () => runNextUnit(engine),
   ];
   requireLive(engine.store);
+  // A create's admission a crash or a failed call left unanswered is settled before anything runs
+  // (control/admission.ts); still unanswered, nothing runs and the reconcile sets the next ask.
+  if (owesAdmission(engine) && !(await admitted(engine))) return;
   for (const stage of stages) {
     const pending = stage();
     if (pending) await stillLive(engine.store, pending);
@@ -60,6 +62,18 @@ function needsTokensToday(engine: WakeHost): boolean {
     (limits.max_tokens_per_day_per_subject ?? null) !== null ||
     Boolean(session.api_key_id);
   return budgeted && engine.reporter.tenantTokensToday() === null && engine.store.run().status === "running";
+}
+
+async function admitted(engine: WakeHost): Promise<boolean> {
+  try {
+    await settleAdmission(engine);
+  } catch (error) {
+    if (error instanceof SessionGone) throw error;
+    const session = engine.requireSession();
+    log("warn", "admission_unanswered", { tenant_id: session.tenant_id, session_id: session.id, error: String(error) });
+  }
+  requireLive(engine.store);
+  return !owesAdmission(engine);
 }
 
 async function runNextUnit(engine: WakeHost): Promise<void> {

@@ -16,6 +16,7 @@ import type { EventLog } from "../events/event-log";
 import type { Reporter } from "../report/reporter";
 import type { SessionStore } from "../store/store";
 import type { Toolbox } from "../tools/registry";
+import { CREATE_ADMISSION_RETRY_MS } from "../../../limits";
 
 /** A session's ties to its parent and children (subagents/family.ts): what they owe, and when next. */
 export interface FamilyHooks {
@@ -63,7 +64,8 @@ async function settle(engine: ReconcileHost, fromAlarm: boolean): Promise<void> 
   engine.traces.kick();
   await stillLive(store, syncAlarm(engine));
   let acted = false;
-  if (shouldReport(store.run(), Date.now())) {
+  // A create whose admission is still owed makes no report of its own: the admission carries its row.
+  if (store.admissionOwed() === undefined && shouldReport(store.run(), Date.now())) {
     acted = true;
     const ack = await stillLive(store, report(engine));
     // A start admitted just before its tenant was suspended, or a run the suspension sweep
@@ -90,14 +92,18 @@ export async function syncAlarm(engine: ReconcileHost): Promise<void> {
   const { store } = engine;
   if (!isLive(store)) return;
   const now = Date.now();
-  const target = nextWakeAt(store.run(), now, {
-    socketDeadline: engine.events.streams.earliestSocketDeadline(),
-    notificationsDueAt: engine.outbox.dueAt(now),
-    auditDueAt: engine.audit.retryAt(now),
-    approvalDeadline: approvalsCanExpire(engine.toolbox()) ? earliestApprovalDeadline(store.openToolCalls(), engine.toolbox()) : null,
-    familyDueAt: engine.family?.dueAt(now) ?? null,
-    tracesDueAt: engine.traces.dueAt(now),
-  });
+  // An admission still owed is asked again after a wait, and nothing runs before it is answered.
+  const target =
+    store.admissionOwed() !== undefined
+      ? now + CREATE_ADMISSION_RETRY_MS
+      : nextWakeAt(store.run(), now, {
+          socketDeadline: engine.events.streams.earliestSocketDeadline(),
+          notificationsDueAt: engine.outbox.dueAt(now),
+          auditDueAt: engine.audit.retryAt(now),
+          approvalDeadline: approvalsCanExpire(engine.toolbox()) ? earliestApprovalDeadline(store.openToolCalls(), engine.toolbox()) : null,
+          familyDueAt: engine.family?.dueAt(now) ?? null,
+          tracesDueAt: engine.traces.dueAt(now),
+        });
   // Erased while the alarm was read: no alarm for storage that is gone.
   await engine.alarms.sync(target, () => isLive(store));
 }

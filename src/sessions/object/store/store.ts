@@ -12,6 +12,9 @@ import * as traceSpans from "./trace-spans";
 import { EMPTY_USAGE, type Usage } from "../../../session-config/types";
 import { ConversationStore } from "./conversation";
 
+/** Present from a create's write until the index answered its admission (store/storage.md). */
+const ADMISSION_OWED_KEY = "admission_owed";
+
 export type { BatchedEvent, StoredEventRow } from "./events";
 export { IMAGE_CHUNK_BYTES, type StoredImage } from "./images";
 export type { QueuedMessage } from "./message-queue";
@@ -26,6 +29,21 @@ export type { SubagentRow } from "./subagents";
 const PARENT_TOLD_KEY = "parent_told_revision";
 
 export class SessionStore extends ConversationStore {
+  // ---- a create's admission (control/admission.ts) ------------------------------------------
+
+  /** The limits a new session's admission is still owed with; undefined once the index answered. */
+  admissionOwed<T>(): T | undefined {
+    return this.kv.get<T>(ADMISSION_OWED_KEY);
+  }
+
+  oweAdmission<T>(limits: T): void {
+    this.kv.put(ADMISSION_OWED_KEY, limits);
+  }
+
+  admissionSettled(): void {
+    this.kv.delete(ADMISSION_OWED_KEY);
+  }
+
   // ---- unit timings (steps.ts) -----------------------------------------------------------
 
   /** Records a unit's timing; keeps the newest `MAX_STORED_STEPS` rows. */

@@ -116,12 +116,13 @@ export async function runAgentCall(
       if (w.store.recordChildState(call.id, state))
         w.emit("subagent", { tool_call_id: call.id, session_id: child.id, status: child.status, stop_reason: child.stop_reason });
     });
-  } catch (stale) {
+  } catch (error) {
+    if (!(error instanceof StaleUnit)) throw error;
     // A cancel came while the child was being made, and may have looked for it before it existed:
     // a child whose call is closed is cancelled here. (After a pause the call stays open, and the
     // child is found again on the resume.)
     if (!scope.callOpen(call.id)) await cancelQuietly(scope, session.tenant_id, child.id);
-    throw stale;
+    throw error;
   }
 }
 
