@@ -299,3 +299,8 @@ export const RETENTION_RETRY_MS = 60 * 60 * 1000;
  * create's own answer, short enough that a session whose create crashed is settled soon.
  */
 export const CREATE_ADMISSION_RETRY_MS = 30_000;
+/**
+ * The wake written with a new session's admission owed: after a crash in the ask it settles the
+ * admission this soon; on a live object whose ask is still under way it finds the ask not due and waits.
+ */
+export const CREATE_ADMISSION_CRASH_WAKE_MS = 1_000;

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { BUILTIN_DEFAULT_LIMITS } from "../../src/limits";
 import { tenantIndexStub } from "../../src/objects";
 import * as control from "../../src/sessions/object/control";
-import { CREATE_ADMISSION_RETRY_MS as ADMISSION_SETTLE_MS } from "../../src/limits";
+import { CREATE_ADMISSION_CRASH_WAKE_MS, CREATE_ADMISSION_RETRY_MS } from "../../src/limits";
 import { SessionEngine } from "../../src/sessions/object/engine/engine";
 import { reconcile } from "../../src/sessions/object/engine/reconcile";
 import type { AdmissionLimits } from "../../src/tenants/types";
@@ -33,7 +33,7 @@ async function crashBeforeTheAnswer(t: TestSession): Promise<void> {
     // What the crash leaves: the session running with its admission owed, and the wake that settles it.
     expect(engine.store.run().status).toBe("running");
     expect(state.storage.kv.get("admission_owed")).toEqual(LIMITS);
-    expect(await state.storage.getAlarm()).toBeGreaterThanOrEqual(before + ADMISSION_SETTLE_MS);
+    expect(await state.storage.getAlarm()).toBeGreaterThanOrEqual(before + CREATE_ADMISSION_CRASH_WAKE_MS);
   });
   // The crash: the object's next event finds a fresh instance over what storage kept.
   await abortAllDurableObjects();
@@ -94,7 +94,7 @@ describe("a create's admission after a crash between the write and the answer", 
       await reconcile(engine);
       expect(state.storage.kv.get("admission_owed")).toEqual(LIMITS);
       expect(engine.store.run().usage.steps).toBe(0);
-      expect(await state.storage.getAlarm()).toBeGreaterThanOrEqual(before + ADMISSION_SETTLE_MS - 1_000);
+      expect(await state.storage.getAlarm()).toBeGreaterThanOrEqual(before + CREATE_ADMISSION_RETRY_MS - 1_000);
     });
     expect(await tenantIndexStub(env, t.tenantId).getSessionSummary(t.tenantId, t.sessionId)).toBeNull();
   });

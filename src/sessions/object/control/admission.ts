@@ -9,9 +9,10 @@
  * write: the index is asked again (a session it lists was admitted, since nothing else lists it
  * meanwhile); refused, the session erases itself. An index that does not answer leaves the
  * admission owed: a create answers the error as a failed admission always did, and the wake asks
- * again `CREATE_ADMISSION_RETRY_MS` later; so no run goes on unadmitted and no row lists no session.
+ * again `CREATE_ADMISSION_RETRY_MS` later (an ask under way is never doubled by the wake); so no
+ * run goes on unadmitted and no row lists no session.
  */
-import { CREATE_ADMISSION_RETRY_MS } from "../../../limits";
+import { CREATE_ADMISSION_CRASH_WAKE_MS, CREATE_ADMISSION_RETRY_MS } from "../../../limits";
 import { stillLive } from "../engine/gone";
 import type { AdmissionLimits, SessionAdmission } from "../../../tenants/types";
 import type { NotAdmitted } from "../rpc";
@@ -25,7 +26,7 @@ type AdmissionHost = Pick<ControlHost, "store" | "reporter" | "eraseAll">;
  */
 export function oweAdmission(host: Pick<ControlHost, "ctx" | "store">, limits: AdmissionLimits): Promise<void> {
   host.store.oweAdmission(limits);
-  return host.ctx.storage.setAlarm(Date.now() + CREATE_ADMISSION_RETRY_MS);
+  return host.ctx.storage.setAlarm(Date.now() + CREATE_ADMISSION_CRASH_WAKE_MS);
 }
 
 export function owesAdmission(host: Pick<ControlHost, "store">): boolean {
@@ -39,6 +40,7 @@ export function owesAdmission(host: Pick<ControlHost, "store">): boolean {
 export async function settleAdmission(host: AdmissionHost): Promise<NotAdmitted | null> {
   const limits = host.store.admissionOwed<AdmissionLimits>();
   if (limits === undefined) return null;
+  host.store.admissionAskAt = Date.now() + CREATE_ADMISSION_RETRY_MS;
   // Erased meanwhile (`SessionGone`): nothing is left to admit.
   const answer: SessionAdmission = await stillLive(host.store, host.reporter.admit(limits));
   if (answer.ok) {

@@ -65,6 +65,8 @@ function needsTokensToday(engine: WakeHost): boolean {
 }
 
 async function admitted(engine: WakeHost): Promise<boolean> {
+  // An ask under way (the create's own) or one that failed lately: not due yet.
+  if (Date.now() < engine.store.admissionAskAt) return false;
   try {
     await settleAdmission(engine);
   } catch (error) {

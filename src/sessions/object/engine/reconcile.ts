@@ -16,7 +16,6 @@ import type { EventLog } from "../events/event-log";
 import type { Reporter } from "../report/reporter";
 import type { SessionStore } from "../store/store";
 import type { Toolbox } from "../tools/registry";
-import { CREATE_ADMISSION_RETRY_MS } from "../../../limits";
 
 /** A session's ties to its parent and children (subagents/family.ts): what they owe, and when next. */
 export interface FamilyHooks {
@@ -92,10 +91,10 @@ export async function syncAlarm(engine: ReconcileHost): Promise<void> {
   const { store } = engine;
   if (!isLive(store)) return;
   const now = Date.now();
-  // An admission still owed is asked again after a wait, and nothing runs before it is answered.
+  // An admission still owed is asked when its next ask is due, and nothing runs before it is answered.
   const target =
     store.admissionOwed() !== undefined
-      ? now + CREATE_ADMISSION_RETRY_MS
+      ? Math.max(now, store.admissionAskAt)
       : nextWakeAt(store.run(), now, {
           socketDeadline: engine.events.streams.earliestSocketDeadline(),
           notificationsDueAt: engine.outbox.dueAt(now),

@@ -40,6 +40,12 @@ export class SessionStore extends ConversationStore {
     this.kv.put(ADMISSION_OWED_KEY, limits);
   }
 
+  /**
+   * Not stored: when the next ask of an owed admission is due (epoch ms). An ask under way, or one
+   * that failed, puts it `CREATE_ADMISSION_RETRY_MS` ahead; a new instance (after a crash) asks at once.
+   */
+  admissionAskAt = 0;
+
   admissionSettled(): void {
     this.kv.delete(ADMISSION_OWED_KEY);
   }
