@@ -29,27 +29,20 @@ export async function eraseSession(actor: Actor, sessionId: string): Promise<voi
     await index.removeSession(principal.tenantId, sessionId, actor.audit);
     return;
   }
-  await eraseSessionTree(env, principal.tenantId, sessionId, null, owned.client, actor.audit);
+  await eraseSessionTree(env, principal.tenantId, sessionId, owned.client, actor.audit);
 }
 
-/**
- * The session, its index row, then its children. `expiredBefore` (the retention sweep's, epoch
- * ms): erased only while idle or final and unchanged since then; answers false, erasing nothing,
- * when the session object keeps it. `by`: who the audit log names (none for the sweep).
- */
+/** The session, its index row, then its children. `by`: who the audit log names. */
 export async function eraseSessionTree(
   env: Env,
   tenantId: string,
   sessionId: string,
-  expiredBefore: number | null,
   session: SessionClient = new SessionClient(env, tenantId, sessionId),
   by?: AuditContext,
-): Promise<boolean> {
-  if (expiredBefore === null) await session.erase();
-  else if (!(await session.eraseIfExpired(expiredBefore))) return false;
+): Promise<void> {
+  await session.erase();
   await tenantIndexStub(env, tenantId).removeSession(tenantId, sessionId, by);
   await eraseChildren(env, tenantId, sessionId, 0, by);
-  return true;
 }
 
 /**

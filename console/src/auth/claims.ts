@@ -3,6 +3,7 @@
  * and a JWT's subject, scopes and expiry, to choose the views to offer and when to renew.
  * Nothing here is trusted for access: the platform checks every request. Pure.
  */
+import { API_KEY_SCOPES } from "../types";
 
 export type CredentialKind = "api_key" | "jwt";
 export type Scope =
@@ -15,16 +16,7 @@ export type Scope =
   | "tenant:admin"
   | "platform:admin";
 
-const SCOPES: readonly Scope[] = [
-  "sessions:read",
-  "sessions:write",
-  "agents:write",
-  "memory:read",
-  "memory:write",
-  "end_users:issue",
-  "tenant:admin",
-  "platform:admin",
-];
+const SCOPES: readonly Scope[] = [...API_KEY_SCOPES, "platform:admin"];
 /** The platform's API key shape: `ak_<tenant>.<key id>.<secret>.<tag>` (keys issued before tags existed have none). */
 const API_KEY_SHAPE = /^ak_[A-Za-z0-9_-]+\.key_[0-9a-f]+\.[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)?$/;
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
