@@ -3,7 +3,7 @@
  * malformed is a start-up error with a clear message, never a silent default.
  */
 import type { Env } from "./env";
-import { localDynamicWorkerRefusal } from "./local-runtime";
+import { localDynamicWorkerRefusal, runsLocally } from "./local-runtime";
 import { ACCESS_TOKEN_TTL_SECONDS, BUILTIN_DEFAULT_LIMITS, type Limits, MODEL_CALL_TIMEOUT_MS, partialLimitsSchema } from "./limits";
 import { DAY_MS, MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "./limits";
 import { parsePrices, type PriceTable } from "./models/prices";
@@ -78,6 +78,11 @@ export interface Config {
   defaultSessionRetentionDays: number | null;
   /** A retention day's length in ms: a day, shortened by `SESSION_RETENTION_SCALE` in tests only. */
   retentionDayMs: number;
+  /**
+   * The request header the deployment trusts to hold the client's address (`TRUSTED_CLIENT_IP_HEADER`),
+   * or null: no address is known (src/api/client-address.ts is the one reader).
+   */
+  clientAddressHeader: string | null;
 }
 
 export type RunCodeIsolate = "interpreter" | "dynamic_worker";
@@ -98,7 +103,7 @@ export function loadConfig(env: Env): Config {
   return config;
 }
 
-export function parseConfig(env: Env): Config {
+export function parseConfig(env: Env, isLocal: () => boolean = runsLocally): Config {
   const model = env.MODEL || "claude-sonnet-4-5";
   const models = parseModels(env.MODELS);
   if (!isModelAllowed(models, null, model)) throw new ConfigError(`MODEL "${model}" is not one of MODELS`);
@@ -164,7 +169,27 @@ export function parseConfig(env: Env): Config {
             max: MAX_SESSION_RETENTION_DAYS,
           }),
     retentionDayMs: DAY_MS * parseScale("SESSION_RETENTION_SCALE", env.SESSION_RETENTION_SCALE),
+    clientAddressHeader: parseClientAddressHeader(env.TRUSTED_CLIENT_IP_HEADER, isLocal),
   };
+}
+
+/** Set by Cloudflare's edge on every request from the internet, a client's own value replaced. */
+export const DEFAULT_CLIENT_ADDRESS_HEADER = "CF-Connecting-IP";
+/** An HTTP field name (RFC 9110's token), short. */
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
+
+/**
+ * `TRUSTED_CLIENT_IP_HEADER`: unset, Cloudflare's header where the platform runs on Cloudflare and
+ * none under a local runtime, since `wrangler dev` answers every client from one address and any
+ * client can send the header there; `none`, no header at all; a header name, that header wherever
+ * the platform runs (a proxy of the deployment's own sets it, replacing a client's value).
+ */
+export function parseClientAddressHeader(value: string | undefined, isLocal: () => boolean): string | null {
+  if (value === undefined || value.trim() === "") return isLocal() ? null : DEFAULT_CLIENT_ADDRESS_HEADER;
+  const name = value.trim();
+  if (name.toLowerCase() === "none") return null;
+  if (!HEADER_NAME.test(name)) throw new ConfigError(`TRUSTED_CLIENT_IP_HEADER must be a header name (like CF-Connecting-IP) or "none"`);
+  return name;
 }
 
 function parseModelPrices(text: string | undefined): PriceTable {

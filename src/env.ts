@@ -48,6 +48,8 @@ export interface Env {
   AUTH_MAX_TOKEN_AGE_SECONDS?: string;
   /** Failed authentications per client address and minute before its unverified requests get 429; default 60. */
   AUTH_FAILURES_PER_MINUTE?: string;
+  /** The request header that holds the client's address (config.ts, `parseClientAddressHeader`). */
+  TRUSTED_CLIENT_IP_HEADER?: string;
 
   MODEL?: string;
   /** JSON list of the models sessions may choose (ids or `prefix*` patterns); unset: any. */

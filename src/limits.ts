@@ -200,6 +200,19 @@ export function callerRequestsPerMinute(limits: Pick<Limits, "requests_per_minut
 export const ADMIN_REQUESTS_PER_MINUTE = 60;
 
 /**
+ * The part of a tenant's `requests_per_minute` kept for its admins (principals holding
+ * `tenant:admin`): every other caller is admitted only while the tenant's window holds more than
+ * this, so callers that flood it together still leave the admins room to read the audit log,
+ * cancel sessions in bulk and change settings. Admins draw on the whole window.
+ */
+export const ADMIN_RESERVED_PERCENT = 10;
+
+/** The requests of the tenant's window no caller but an admin can use: 10% (rounded down; none below 10 a minute). */
+export function adminReservedRequests(limits: Pick<Limits, "requests_per_minute">): number {
+  return Math.floor((limits.requests_per_minute * ADMIN_RESERVED_PERCENT) / 100);
+}
+
+/**
  * The lower of two limit sets, name by name (`null`, unlimited, is the highest). A running
  * session keeps the limits it was created with, capped by its tenant's current ones whenever
  * a run starts, so lowering a tenant's limits reaches its existing sessions.

@@ -1,13 +1,16 @@
 /**
- * Keeps the deployed `run_code` mode off local runtimes: a Dynamic Worker's CPU limit is enforced
- * by Cloudflare's runtime only, and under `wrangler dev` one `while (true) {}` in a child stalls
- * the local runtime for good (docs/tools.md). `loadConfig` asks here, so no path runs without it.
+ * Whether the platform runs under a local runtime, and what follows from it. The deployed
+ * `run_code` mode is kept off local runtimes: a Dynamic Worker's CPU limit is enforced by
+ * Cloudflare's runtime only, and under `wrangler dev` one `while (true) {}` in a child stalls the
+ * local runtime for good (docs/tools.md). No client address header is trusted by default there
+ * (config.ts). `loadConfig` asks here, so no path runs without it.
  */
 
 /**
  * Clock reads the probe makes at most. Locally the clock ticks every millisecond, within about
  * 12,000 reads on a 2-core development machine; deployed, the loop runs to the end, a few
- * milliseconds of CPU once per isolate, and only where `dynamic_worker` is configured.
+ * milliseconds of CPU once per isolate, and only where `dynamic_worker` is configured or
+ * `TRUSTED_CLIENT_IP_HEADER` is left to its default.
  */
 export const CLOCK_PROBE_READS = 50_000;
 
@@ -22,7 +25,12 @@ export function clockMovesWhileCodeRuns(now: () => number = () => performance.no
   return false;
 }
 
-let runsLocally: boolean | undefined;
+let probed: boolean | undefined;
+
+/** Whether this isolate runs under a local runtime: the probe above, run once per isolate. */
+export function runsLocally(): boolean {
+  return (probed ??= clockMovesWhileCodeRuns());
+}
 
 /**
  * Why this configuration must not start here, or null: `dynamic_worker` under a local runtime,
@@ -32,7 +40,7 @@ let runsLocally: boolean | undefined;
 export function localDynamicWorkerRefusal(
   runCodeIsolate: string,
   env: { ALLOW_LOCAL_DYNAMIC_WORKER?: string },
-  isLocal: () => boolean = () => (runsLocally ??= clockMovesWhileCodeRuns()),
+  isLocal: () => boolean = runsLocally,
 ): string | null {
   if (runCodeIsolate !== "dynamic_worker" || env.ALLOW_LOCAL_DYNAMIC_WORKER === "true" || !isLocal()) return null;
   return (

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, DEFAULT_AUTH_FAILURES_PER_MINUTE, DEFAULT_MAX_TOKEN_AGE_SECONDS, parseConfig } from "../src/config";
+import {
+  ConfigError,
+  DEFAULT_AUTH_FAILURES_PER_MINUTE,
+  DEFAULT_MAX_TOKEN_AGE_SECONDS,
+  parseClientAddressHeader,
+  parseConfig,
+} from "../src/config";
 import type { Env } from "../src/env";
 
 const base = {} as Env;
@@ -43,6 +49,33 @@ describe("parseConfig: authentication limits", () => {
   ])("refuses %s=%s at start-up", (name, value) => {
     expect(() => parseConfig({ ...base, [name]: value })).toThrow(ConfigError);
     expect(() => parseConfig({ ...base, [name]: value })).toThrow(name);
+  });
+});
+
+describe("parseConfig: TRUSTED_CLIENT_IP_HEADER", () => {
+  const deployed = () => false;
+  const local = () => true;
+
+  it.each([
+    ["unset, deployed: Cloudflare's header", undefined, deployed, "CF-Connecting-IP"],
+    ["unset, under a local runtime: none", undefined, local, null],
+    ["empty, under a local runtime: none", " ", local, null],
+    ["none, deployed", "none", deployed, null],
+    ["NONE, deployed", "NONE", deployed, null],
+    ["a header of a proxy of the deployment's own, deployed", "X-Real-IP", deployed, "X-Real-IP"],
+    ["set on purpose, under a local runtime too", "CF-Connecting-IP", local, "CF-Connecting-IP"],
+  ])("%s", (_name, value, isLocal, expected) => {
+    expect(parseClientAddressHeader(value, isLocal)).toBe(expected);
+  });
+
+  it("refuses what is not a header name", () => {
+    for (const value of ["X Real IP", "X-Real-IP:", "é", "x".repeat(65)])
+      expect(() => parseConfig({ TRUSTED_CLIENT_IP_HEADER: value } as Env)).toThrow(/TRUSTED_CLIENT_IP_HEADER/);
+  });
+
+  it("is none in this runtime, a local one, unless set", () => {
+    expect(parseConfig({} as Env).clientAddressHeader).toBeNull();
+    expect(parseConfig({ TRUSTED_CLIENT_IP_HEADER: "X-Real-IP" } as Env).clientAddressHeader).toBe("X-Real-IP");
   });
 });
 

@@ -111,6 +111,7 @@ function renderError(error: Error, c: Context<AppEnv>): Response {
   if (isTenantGone(error)) return problemJson(c, new ApiError("conflict", "This tenant was deleted."));
   log("error", "unhandled_error", {
     request_id: c.get("requestId"),
+    client_request_id: c.get("clientRequestId") ?? null,
     method: c.req.method,
     path: c.req.path,
     error: describeError(error),

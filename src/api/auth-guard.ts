@@ -1,11 +1,14 @@
 /**
  * What the gateway remembers, per isolate, to keep unverified requests away from the tenants'
- * index objects: which client addresses are blocked after too many failed authentications,
+ * index objects: which client addresses (or, without a trusted one, which tenants' keys: see
+ * `failureWindowKey`) are blocked after too many failed authentications,
  * which API key ids are known not to exist, and which were recently verified. Only the
  * counting is shared between isolates, through the Workers Rate Limiting binding; the rest is
  * memory that may be lost at any time, which only ever costs a lookup.
  */
+import { parseApiKey } from "../auth/api-keys";
 import type { KeyScreen } from "../auth/authenticate";
+import { clientAddressKey } from "./client-address";
 import { ExpiringMap } from "./expiring-map";
 
 /** The window failures are counted in, and how long an address stays blocked. */
@@ -129,6 +132,24 @@ export class AuthGuard {
     this.#blockedUntil.set(address, until, now, until);
     return this.blockedSeconds(address, now);
   }
+}
+
+const BEARER = /^Bearer\s+(\S+)$/i;
+
+/**
+ * What a failed authentication is counted (and a block kept) under. With a client address the
+ * deployment trusts: the address (its /64 for IPv6), one client whatever it presents. Without one
+ * (a local runtime, where every client arrives from one address and any can claim another): the
+ * tenant an API key names, so a forger blocks the unverified keys of the tenant it forges keys
+ * for, never another tenant's. Then a credential that names no tenant (a JWT, junk) is not
+ * counted: refusing it costs no object any work, and a JWT that verifies is never blocked. Pure.
+ */
+export function failureWindowKey(address: string | null, authorization: string | null): string | null {
+  const counted = clientAddressKey(address);
+  if (counted !== null) return `ip:${counted}`;
+  const credential = authorization === null ? undefined : BEARER.exec(authorization)?.[1];
+  const tenantId = credential === undefined ? undefined : parseApiKey(credential)?.tenantId;
+  return tenantId === undefined ? null : `tenant:${tenantId}`;
 }
 
 /** Tenant ids cannot contain a newline, so the pair cannot collide with another. */

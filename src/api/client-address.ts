@@ -1,8 +1,9 @@
 /**
- * The client address failed authentications are counted by: `CF-Connecting-IP`, which
- * Cloudflare's edge sets on every request from the internet (a value sent by the client is
- * replaced). Pure.
+ * The one place the client's address is read: from the header the deployment trusts
+ * (`Config.clientAddressHeader`: Cloudflare's `CF-Connecting-IP` by default, none under a local
+ * runtime), for the audit log and the failed-authentication window. Pure but for the request.
  */
+import type { AppContext } from "./context";
 
 /** IPv6 clients commonly hold a whole /64; counting single addresses would let one client rotate freely. */
 const IPV6_PREFIX_GROUPS = 4;
@@ -10,16 +11,31 @@ const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]
 const HEX_GROUP = /^[0-9a-f]{1,4}$/;
 
 /**
- * The counting key for a `CF-Connecting-IP` value: the IPv4 address, or the /64 of an IPv6
- * address. Null when the header is absent or is not an address: then the request did not come
- * through Cloudflare's edge (local development, tests, a call from another Worker), there is
- * no client address to hold to account, and failures are not counted.
+ * The request's client address, or null: none is trusted here (a local runtime, or
+ * `TRUSTED_CLIENT_IP_HEADER=none`), the header is absent (a call from another Worker), or it
+ * holds no address. A list (`X-Forwarded-For`) gives its last entry, the one the proxy in front
+ * of the platform appended; the entries before it are the client's to write.
  */
-export function clientAddressKey(header: string | null | undefined): string | null {
+export function clientAddress(c: AppContext): string | null {
+  const header = c.var.config.clientAddressHeader;
+  return header === null ? null : parseClientAddress(c.req.header(header));
+}
+
+/** A header value as an address (IPv4, or IPv6 in lower case), or null. Pure. */
+export function parseClientAddress(header: string | null | undefined): string | null {
   if (header === null || header === undefined) return null;
-  const value = header.trim().toLowerCase();
-  if (IPV4.test(value)) return value;
-  const groups = expandIpv6(value);
+  const value = (header.split(",").pop() ?? "").trim().toLowerCase();
+  return IPV4.test(value) || expandIpv6(value) !== null ? value : null;
+}
+
+/**
+ * What failures from `address` are counted under: the IPv4 address, or the /64 of an IPv6
+ * address. Null for null. Pure.
+ */
+export function clientAddressKey(address: string | null): string | null {
+  if (address === null) return null;
+  if (IPV4.test(address)) return address;
+  const groups = expandIpv6(address);
   if (groups === null) return null;
   return `${groups.slice(0, IPV6_PREFIX_GROUPS).join(":")}::/64`;
 }

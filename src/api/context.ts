@@ -11,8 +11,10 @@ import type { Limits } from "../limits";
 import type { TenantSettings } from "../tenants/types";
 
 export interface AppVariables {
-  /** Set first on every request, so even an early error response carries it. */
+  /** The platform's own id of the request, set first, so even an early error response carries it. */
   requestId: string;
+  /** The caller's own `X-Request-Id` when it sent a usable one, else null: never taken for the platform's. */
+  clientRequestId: string | null;
   /** Parsed once per isolate from the bindings; see `loadConfig`. */
   config: Config;
   /** Set by `authenticate` on every `/v1` request; absent on the public routes. */

@@ -44,7 +44,11 @@ export const ProblemSchema = z
     title: z.string().openapi({ example: "Validation failed" }),
     status: z.number().int().openapi({ example: 400 }),
     detail: z.string(),
-    request_id: z.string().openapi({ example: "3f1c2d9e-8c1b-4f5e-9a57-0d3c1e2b4a69" }),
+    request_id: z.string().openapi({
+      description:
+        "The platform's own id of the request, as its logs and audit log carry it (the `X-Request-Id` header echoes the caller's own when it sent one).",
+      example: "3f1c2d9e-8c1b-4f5e-9a57-0d3c1e2b4a69",
+    }),
     errors: z.array(FieldErrorSchema).optional(),
   })
   .openapi("Problem", { description: "An RFC 9457 problem document." });

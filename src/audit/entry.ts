@@ -35,12 +35,13 @@ export function auditEntry(tenantId: string, context: AuditContext | undefined, 
     action: change.action,
     target: change.target,
     request_id: ctx.request_id,
+    client_request_id: ctx.client_request_id,
     client_ip: ctx.client_ip,
     details: safeDetails(change.details ?? {}),
   };
 }
 
-const NO_CONTEXT: AuditContext = { actor: null, request_id: null, client_ip: null };
+const NO_CONTEXT: AuditContext = { actor: null, request_id: null, client_request_id: null, client_ip: null };
 
 function safeDetails(details: Record<string, unknown>): Record<string, unknown> {
   const masked = maskMcpHeadersDeep(details) as Record<string, unknown>;
@@ -60,6 +61,7 @@ export function parseAuditContext(value: unknown): AuditContext | undefined {
   return {
     actor: record.actor === null || record.actor === undefined ? null : parseActor(record.actor),
     request_id: optionalField("request_id", record.request_id),
+    client_request_id: optionalField("client_request_id", record.client_request_id),
     client_ip: optionalField("client_ip", record.client_ip),
   };
 }
@@ -80,6 +82,8 @@ export function parseAuditEntry(value: unknown): AuditEntry {
     action: r.action,
     target: parseTarget(r.target),
     request_id: optionalField("request_id", r.request_id),
+    // An entry made before the field existed (an outbox's, handed over late) had none.
+    client_request_id: optionalField("client_request_id", r.client_request_id),
     client_ip: optionalField("client_ip", r.client_ip),
     details: safeDetails(r.details as Record<string, unknown>),
   };

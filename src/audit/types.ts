@@ -16,7 +16,11 @@ export interface AuditActor {
  */
 export interface AuditContext {
   actor: AuditActor | null;
+  /** The platform's own id of the request. */
   request_id: string | null;
+  /** The caller's `X-Request-Id`, kept apart: the caller chooses it, so it proves nothing. */
+  client_request_id: string | null;
+  /** From the header the deployment trusts only (src/api/client-address.ts); null when none is. */
   client_ip: string | null;
 }
 
@@ -34,6 +38,7 @@ export interface AuditEntry {
   action: AuditAction;
   target: AuditTarget;
   request_id: string | null;
+  client_request_id: string | null;
   client_ip: string | null;
   /** What changed: before and after for settings, limits and models; never a secret. */
   details: Record<string, unknown>;

@@ -62,20 +62,24 @@ export interface AnswerOutcome {
 /**
  * Applies the approval responses and client tool outputs of the last assistant message. A call
  * that no longer waits for approval is refused (409 as an `error` part); an output the call
- * already has is skipped, since the page sends back every output it holds.
+ * already has is skipped, since the page sends back every output it holds. Each decision is
+ * audited with the actor's request, as the REST routes' are.
  */
 export async function answerCalls(
   client: SessionClient,
-  principal: Principal,
+  actor: Pick<Actor, "principal" | "audit">,
   approvals: ApprovalAnswer[],
   outputs: ToolOutputAnswer[],
 ): Promise<AnswerOutcome> {
-  const viewer = viewerOf(principal);
+  const viewer = viewerOf(actor.principal);
+  const by = actor.audit ?? null;
   let session: Session | null = null;
   const refused: string[] = [];
   for (const answer of approvals) {
     try {
-      session = answer.approved ? await client.approve(answer.callId, viewer) : await client.deny(answer.callId, answer.reason, viewer);
+      session = answer.approved
+        ? await client.approve(answer.callId, viewer, by)
+        : await client.deny(answer.callId, answer.reason, viewer, by);
     } catch (error) {
       if (!(error instanceof ApiError) || (error.status !== 409 && error.status !== 404)) throw error;
       refused.push(`409: tool call ${answer.callId}: ${error.detail ?? error.title}`);

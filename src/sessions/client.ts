@@ -164,13 +164,17 @@ export class SessionClient {
     return valueOf(this.#rpc.resume(cap));
   }
 
-  /** `viewer` decides: the object records its subject, and answers `session_not_found` to one the access rule keeps out. */
-  approve(callId: string, viewer: SessionViewer, by?: AuditContext) {
-    return valueOf(this.#rpc.approve(callId, viewer.subject, viewer, by));
+  /**
+   * `viewer` decides: the object records its subject, and answers `session_not_found` to one the
+   * access rule keeps out. `by` is required, so no path decides without naming its request for
+   * the audit log (null: the platform's own decision).
+   */
+  approve(callId: string, viewer: SessionViewer, by: AuditContext | null) {
+    return valueOf(this.#rpc.approve(callId, viewer.subject, viewer, by ?? undefined));
   }
 
-  deny(callId: string, reason: string | null, viewer: SessionViewer, by?: AuditContext) {
-    return valueOf(this.#rpc.deny(callId, reason, viewer.subject, viewer, by));
+  deny(callId: string, reason: string | null, viewer: SessionViewer, by: AuditContext | null) {
+    return valueOf(this.#rpc.deny(callId, reason, viewer.subject, viewer, by ?? undefined));
   }
 
   submitToolOutput(callId: string, output: string, isError: boolean, viewer: SessionViewer) {

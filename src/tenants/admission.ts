@@ -6,7 +6,10 @@
  * - interactive (every request but those below): the tenant's `requests_per_minute`, and the
  *   caller's share of it (`callerRequestsPerMinute`: one API key, or one JWT subject), so one
  *   caller cannot take the whole window from its colleagues; an end user's share is at most
- *   `end_user_requests_per_minute`, so a few hostile pages cannot take it either;
+ *   `end_user_requests_per_minute`, so a few hostile pages cannot take it either. The tenant's
+ *   window is one count with two limits: a tenant admin's request is admitted up to the whole
+ *   window, any other caller's only up to the window less the admins' reserve
+ *   (`adminReservedRequests`), so callers flooding together cannot lock the admins out;
  * - admin: an admin's key management (create, list, revoke) and a platform admin's suspension
  *   requests, `ADMIN_REQUESTS_PER_MINUTE` a minute per admin (or the caller's share when that
  *   is larger) whatever the interactive windows hold, so a flooding key can always be revoked;
@@ -16,7 +19,7 @@
  *   their own counts, so schedules cannot eat the window of interactive requests, nor one
  *   creator's schedules those of another.
  */
-import { ADMIN_REQUESTS_PER_MINUTE, callerRequestsPerMinute, type Limits } from "../limits";
+import { ADMIN_REQUESTS_PER_MINUTE, adminReservedRequests, callerRequestsPerMinute, type Limits } from "../limits";
 import { hasScope, isScope, type Scope } from "../auth/principal";
 import type { ConfigState } from "./tenant-config";
 import { RATE_WINDOW_MS, type RateLimiter, type RateWindow } from "./rate-limit";
@@ -89,8 +92,11 @@ function windowsFor(limits: Limits, input: Pick<AdmitInput, "bucket" | "kind" | 
   if (isAdminRequest(input.kind, input.scopes)) {
     return [{ name: "admin", key: `admin:${input.bucket}`, limit: Math.max(ADMIN_REQUESTS_PER_MINUTE, share) }];
   }
+  // One count, two limits: what the others leave of the reserve is the admins' alone.
+  const admin = !input.endUser && hasScope({ scopes: input.scopes.filter(isScope) }, "tenant:admin");
+  const tenantLimit = admin ? limits.requests_per_minute : limits.requests_per_minute - adminReservedRequests(limits);
   const interactive = [
-    { name: "tenant", key: "tenant", limit: limits.requests_per_minute },
+    { name: "tenant", key: "tenant", limit: tenantLimit },
     { name: input.endUser ? "end-user" : "caller", key: `bucket:${input.bucket}`, limit: share },
   ];
   // Minting end-user tokens is counted in the interactive windows and in one of its own for the

@@ -279,6 +279,16 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
         )`,
       ]),
   },
+  {
+    version: 14,
+    description: "each audit entry's client request id, kept apart from the platform's own request id",
+    // Entries from before kept one request id, the caller's when it sent one: which, none can say,
+    // so it stays the entry's `request_id` and the client's is unknown (null).
+    up: (storage) =>
+      execAll(storage.sql, [
+        `UPDATE audit_log SET entry = json_set(entry, '$.client_request_id', NULL) WHERE json_type(entry, '$.client_request_id') IS NULL`,
+      ]),
+  },
 ];
 
 export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [
@@ -316,6 +326,15 @@ export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [
         `CREATE INDEX IF NOT EXISTS audit_log_by_action ON audit_log (action, at, id)`,
         `CREATE INDEX IF NOT EXISTS audit_log_by_actor ON audit_log (actor_sub, at, id)`,
         `CREATE INDEX IF NOT EXISTS audit_log_by_tenant ON audit_log (tenant_id, at, id)`,
+      ]),
+  },
+  {
+    version: 4,
+    description: "each audit entry's client request id, kept apart from the platform's own request id",
+    // As the tenant index's version 14: the entries from before get a null client request id.
+    up: (storage) =>
+      execAll(storage.sql, [
+        `UPDATE audit_log SET entry = json_set(entry, '$.client_request_id', NULL) WHERE json_type(entry, '$.client_request_id') IS NULL`,
       ]),
   },
 ];

@@ -1,7 +1,9 @@
 /**
- * Failed authentications per client address (`CF-Connecting-IP`): after
+ * Failed authentications per client address, from the header the deployment trusts: after
  * `AUTH_FAILURES_PER_MINUTE` (60 here, the default) unverified requests get 429, valid
- * credentials keep working, and bogus API keys stop reaching the tenant's index object.
+ * credentials keep working, and bogus API keys stop reaching the tenant's index object. Without
+ * a trusted address (a local runtime, as this one is) failures count by the tenant a key names,
+ * so one forger cannot lock every tenant out.
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -55,24 +57,38 @@ async function bogusKey(tenantId: string): Promise<string> {
   return (await issuedKey(tenantId)).plaintext;
 }
 
-function setup() {
+/** The deployed default, named: this runtime is a local one, where no header is trusted unless set. */
+const TRUSTED = { TRUSTED_CLIENT_IP_HEADER: "CF-Connecting-IP" };
+
+/** A gateway with a fresh guard; `vars` over the test bindings (none: the local runtime's default). */
+function setup(vars: Partial<Env> = TRUSTED) {
   const app = createApp({ authGuard: new AuthGuard() });
   const counting = countingEnv();
-  const get = (credential: string, address?: string) =>
+  const bindings = { ...counting.env, ...vars };
+  const send = (path: string, credential: string, address?: string, init: RequestInit = {}) =>
     app.request(
-      `${BASE_URL}/v1/tenant`,
+      `${BASE_URL}${path}`,
       {
+        ...init,
         headers: {
+          ...(init.headers as Record<string, string> | undefined),
           Authorization: credential.startsWith("Bearer ") ? credential : `Bearer ${credential}`,
           ...(address ? { "CF-Connecting-IP": address } : {}),
         },
       },
-      counting.env,
+      bindings,
     );
-  return { get, indexCalls: counting.indexCalls };
+  const get = (credential: string, address?: string) => send("/v1/tenant", credential, address);
+  const createKey = (credential: string, address?: string) =>
+    send("/v1/api-keys", credential, address, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "backend", scopes: ["tenant:admin"] }),
+    });
+  return { get, createKey, indexCalls: counting.indexCalls };
 }
 
-describe("failed authentications per client address", () => {
+describe("failed authentications per trusted client address", () => {
   it(`answers 429 with Retry-After once an address has failed ${LIMIT} times in a minute`, async () => {
     const { get } = setup();
     const tenantId = freshTenant();
@@ -121,10 +137,12 @@ describe("failed authentications per client address", () => {
     expect((await get(key, randomAddress())).status).toBe(200);
   });
 
-  it("does not count requests that carry no client address", async () => {
+  it("counts requests that carry no client address by the tenant their key names", async () => {
     const { get } = setup();
     const tenantId = freshTenant();
-    for (let i = 0; i < LIMIT + 10; i++) expect((await get(await bogusKey(tenantId))).status).toBe(401);
+    for (let i = 0; i < LIMIT; i++) expect((await get(await bogusKey(tenantId))).status).toBe(401);
+    expect((await get(await bogusKey(tenantId))).status).toBe(429);
+    expect((await get(await bogusKey(freshTenant()))).status).toBe(401);
   });
 
   it("answers a repeated unknown key id without asking the tenant index again", async () => {
@@ -136,5 +154,35 @@ describe("failed authentications per client address", () => {
     expect((await get(bogus)).status).toBe(401);
     expect((await get(`${bogus.slice(0, -4)}BBBB`)).status).toBe(401);
     expect(indexCalls()).toBe(afterFirst);
+  });
+});
+
+describe("failed authentications under a local runtime, where no address is trusted", () => {
+  /** `wrangler dev` hands every client's request over with its own loopback address. */
+  const LOOPBACK = "127.0.0.1";
+
+  it(`lets another tenant create keys and use them after ${LIMIT} forged keys from the same address`, async () => {
+    const { get, createKey } = setup({});
+    const victim = freshTenant();
+    for (let i = 0; i <= LIMIT; i++) await get(await bogusKey(victim), LOOPBACK);
+    expect((await get(await bogusKey(victim), LOOPBACK)).status).toBe(429);
+
+    const other = freshTenant();
+    const adminJwt = (await bearer({ tenantId: other, scopes: ["tenant:admin"] })).Authorization;
+    const created = await createKey(adminJwt, LOOPBACK);
+    expect(created.status).toBe(201);
+    const { key } = (await created.json()) as { key: string };
+    // A key this gateway never verified, first seen after the forger's failures: it stands.
+    expect((await get(key, LOOPBACK)).status).toBe(200);
+    const second = await createKey(key, LOOPBACK);
+    expect(second.status).toBe(201);
+    expect((await get(((await second.json()) as { key: string }).key, LOOPBACK)).status).toBe(200);
+  });
+
+  it("counts a forger's keys by their tenant whatever address each request claims", async () => {
+    const { get } = setup({});
+    const victim = freshTenant();
+    for (let i = 0; i < LIMIT; i++) expect((await get(await bogusKey(victim), randomAddress())).status).toBe(401);
+    expect((await get(await bogusKey(victim), randomAddress())).status).toBe(429);
   });
 });

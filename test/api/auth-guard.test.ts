@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { AuthGuard, FAILURE_WINDOW_MS, UNKNOWN_KEY_TTL_MS, VERIFIED_KEY_TTL_MS } from "../../src/api/auth-guard";
-import { clientAddressKey } from "../../src/api/client-address";
+import { clientAddressKey, parseClientAddress } from "../../src/api/client-address";
 import { ExpiringMap } from "../../src/api/expiring-map";
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
@@ -66,8 +66,10 @@ describe("clientAddressKey", () => {
     ["two compressions", "2001::db8::1", null],
     ["nine groups", "1:2:3:4:5:6:7:8:9", null],
     ["a bad group", "2001:db8::xyz", null],
+    ["a list, by its last entry (the proxy's)", "198.51.100.1, 203.0.113.7", "203.0.113.7"],
+    ["a list whose last entry is not an address", "203.0.113.7, unknown", null],
   ])("%s", (_name, header, expected) => {
-    expect(clientAddressKey(header)).toBe(expected);
+    expect(clientAddressKey(parseClientAddress(header))).toBe(expected);
   });
 });
 

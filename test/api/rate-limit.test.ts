@@ -1,8 +1,9 @@
 /**
  * The rate limit as a tenant's callers meet it through the gateway: one key flooding stops at
- * its share and leaves the others, the admin included, their requests; an admin's key
- * management and suspension requests pass while the tenant's window is full; and every answer
- * to an admitted request says where the caller stands (`RateLimit-Policy`, `RateLimit`).
+ * its share and leaves the others, the admin included, their requests; callers flooding together
+ * leave the admins the reserve of the tenant's window; an admin's key management and suspension
+ * requests pass while the tenant's window is full; and every answer to an admitted request says
+ * where the caller stands (`RateLimit-Policy`, `RateLimit`).
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -19,10 +20,10 @@ async function awayFromWindowEnd(): Promise<void> {
   if (left < 8) await new Promise((resolve) => setTimeout(resolve, left * 1000 + 100));
 }
 
-/** A tenant with `requests_per_minute` 10: each caller's share (50% by default) is 5. */
-async function tenantOfTen(): Promise<{ tenantId: string; admin: Headers }> {
+/** A tenant with `requests_per_minute` 10: each caller's share (50% by default) is 5, the admins' reserve 1. */
+async function tenantOfTen(perMinute = 10): Promise<{ tenantId: string; admin: Headers }> {
   const tenantId = freshTenant();
-  await tenantIndexStub(env, tenantId).setLimitOverrides(tenantId, { requests_per_minute: 10 });
+  await tenantIndexStub(env, tenantId).setLimitOverrides(tenantId, { requests_per_minute: perMinute });
   return { tenantId, admin: await bearer({ tenantId, subject: "admin", scopes: ["tenant:admin"] }) };
 }
 
@@ -63,6 +64,27 @@ describe("one key flooding", () => {
   });
 });
 
+describe("callers flooding together", () => {
+  it("leave the admins the reserve of the tenant's window: the audit log is read and sessions cancelled in bulk", async () => {
+    // 20 a minute: a share of 10 each, 2 kept for the admins, so two callers fill all the rest.
+    const { tenantId, admin } = await tenantOfTen(20);
+    const a = await bearer({ tenantId, subject: "flood-a", scopes: ["sessions:read"] });
+    const b = await bearer({ tenantId, subject: "flood-b", scopes: ["sessions:read"] });
+    await awayFromWindowEnd();
+    expect((await statusesOf(a, 12)).filter((status) => status === 200)).toHaveLength(10);
+    expect((await statusesOf(b, 12)).filter((status) => status === 200)).toHaveLength(8);
+    expect(await statusesOf(await bearer({ tenantId, subject: "third", scopes: ["sessions:read"] }), 1)).toEqual([429]);
+
+    const log = await call("/v1/tenant/audit-log", { headers: admin });
+    expect(log.status).toBe(200);
+    expect(log.headers.get("RateLimit-Policy")).toBe('"tenant";q=20;w=60, "caller";q=10;w=60');
+    const cancelled = await callJson(`/v1/admin/tenants/${tenantId}/sessions/cancel`, "POST", {}, admin);
+    expect(cancelled.status).toBe(200);
+    // The reserve is a floor, not a lane of its own: spent, the admins wait like everyone.
+    expect(await statusesOf(admin, 1)).toEqual([429]);
+  });
+});
+
 describe("the admin floor", () => {
   it("lets an admin create, list and revoke keys, and a platform admin suspend, while the tenant's window is full", async () => {
     const { tenantId, admin } = await tenantOfTen();
@@ -72,8 +94,8 @@ describe("the admin floor", () => {
     await awayFromWindowEnd();
     await statusesOf(first.headers, 5);
     await statusesOf(second.headers, 5);
-    // The window is full for everyone: the admin's own reads, and a reader on the key paths.
-    expect(await statusesOf(admin, 1)).toEqual([429]);
+    // The window is full for everyone once the admin spent the reserve: its own reads, and a reader on the key paths.
+    expect(await statusesOf(admin, 2)).toEqual([200, 429]);
     const reader = await call("/v1/api-keys", { headers: first.headers });
     expect(reader.status).toBe(429);
 
@@ -105,7 +127,7 @@ describe("RateLimit-Policy and RateLimit", () => {
 
     const firstRead = await call("/v1/tenant", { headers: a.headers });
     expect(firstRead.status).toBe(200);
-    expect(firstRead.headers.get("RateLimit-Policy")).toBe('"tenant";q=10;w=60, "caller";q=5;w=60');
+    expect(firstRead.headers.get("RateLimit-Policy")).toBe('"tenant";q=9;w=60, "caller";q=5;w=60');
     const current = firstRead.headers.get("RateLimit")!;
     expect(current).toMatch(/^"caller";r=4;t=\d+$/);
     const reset = Number(/t=(\d+)/.exec(current)![1]);
@@ -116,13 +138,13 @@ describe("RateLimit-Policy and RateLimit", () => {
     const limited = await call("/v1/tenant", { headers: a.headers });
     expect(limited.status).toBe(429);
     expect(await readProblem(limited)).toMatchObject({ code: "rate_limited" });
-    expect(limited.headers.get("RateLimit-Policy")).toBe('"tenant";q=10;w=60, "caller";q=5;w=60');
+    expect(limited.headers.get("RateLimit-Policy")).toBe('"tenant";q=9;w=60, "caller";q=5;w=60');
     const refusedAt = /^"caller";r=0;t=(\d+)$/.exec(limited.headers.get("RateLimit") ?? "");
     expect(refusedAt).not.toBeNull();
     expect(limited.headers.get("Retry-After")).toBe(refusedAt![1]);
 
-    // With 8 of the tenant's 10 spent, a third caller's share outlasts the tenant's window, which is then the one reported.
-    await statusesOf(b.headers, 3);
+    // With 7 of the 9 a caller other than an admin may spend, a third caller's share outlasts the tenant's window, which is then the one reported.
+    await statusesOf(b.headers, 2);
     const third = await bearer({ tenantId, subject: "third", scopes: ["sessions:read"] });
     const thirdRead = await call("/v1/tenant", { headers: third });
     expect(thirdRead.status).toBe(200);

@@ -39,11 +39,13 @@ describe("X-Request-Id", () => {
     expect(unsafe.headers.get("X-Request-Id")).toMatch(UUID);
   });
 
-  it("is on error responses and in their body", async () => {
+  it("is on error responses, and their body carries the platform's own id, never the caller's", async () => {
     const res = await call("/missing", { headers: { "X-Request-Id": "err-7" } });
     expect(res.status).toBe(404);
     expect(res.headers.get("X-Request-Id")).toBe("err-7");
-    expect((await readProblem(res)).request_id).toBe("err-7");
+    expect((await readProblem(res)).request_id).toMatch(UUID);
+    const own = await call("/missing");
+    expect((await readProblem(own)).request_id).toBe(own.headers.get("X-Request-Id"));
   });
 
   it("is on a 401", async () => {

@@ -44,7 +44,12 @@ const SCHEDULER_BEFORE_AUDIT = 2;
 const MEMORY_BEFORE_AUDIT = 5;
 const SESSION_BEFORE_AUDIT = 11;
 
-const BY: AuditContext = { actor: { sub: "admin-1", via: "jwt", key_id: null }, request_id: "req-1", client_ip: "203.0.113.9" };
+const BY: AuditContext = {
+  actor: { sub: "admin-1", via: "jwt", key_id: null },
+  request_id: "req-1",
+  client_request_id: null,
+  client_ip: "203.0.113.9",
+};
 
 async function tenantLog(tenantId: string): Promise<AuditEntry[]> {
   const page = (await tenantIndexStub(env, tenantId).listAuditLog(tenantId, { limit: 200, cursor: null })) as unknown as Page<AuditEntry>;

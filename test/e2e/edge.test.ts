@@ -133,15 +133,41 @@ describe("the gateway behind a real wrangler dev", () => {
     expect(after).toEqual(before);
   });
 
-  it("blocks an address through the Rate Limiting binding once it passes the binding's limit", async () => {
-    const address = "198.51.100.23";
+  it("lets every other tenant create and use keys after one forger's keys passed the binding's limit from the same address", async () => {
+    const forged = (tenant: string) => {
+      const body = `ak_${Buffer.from(tenant).toString("base64url")}.key_${randomBytes(12).toString("hex")}.${randomBytes(32).toString("base64url")}`;
+      return `Bearer ${body}.${createHmac("sha256", randomBytes(32)).update(body).digest("base64url")}`;
+    };
+    const victim = `victim-${randomBytes(4).toString("hex")}`;
+    const statuses: number[] = [];
+    for (let i = 0; i <= BINDING_LIMIT + 1; i++) {
+      const res = await fetch(`${stack.platform.url}/v1/tenant`, { headers: { Authorization: forged(victim) } });
+      statuses.push(res.status);
+      await res.body?.cancel();
+    }
+    expect(statuses.at(-1)).toBe(429);
+
+    const admin = await stack.client(`other-${randomBytes(4).toString("hex")}`, "admin", ["tenant:admin"]);
+    const { key } = await admin.expect<{ key: string }>(201, "POST", "/v1/api-keys", { name: "backend", scopes: ["tenant:admin"] });
+    // A key first seen after the forger's failures: this gateway never verified it, and it stands.
+    const used = await fetch(`${stack.platform.url}/v1/api-keys`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "second", scopes: ["sessions:read"] }),
+    });
+    expect(used.status, await used.clone().text()).toBe(201);
+  });
+
+  it("blocks through the Rate Limiting binding once it passes the binding's limit: locally, by the tenant a forged key names", async () => {
+    // No address is trusted under a local runtime: the one a client claims changes nothing.
+    const address = () => `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
     const bogus = "Bearer ak_YWNtZQ.key_0123456789abcdef01234567.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
     // The binding counts in windows aligned to the wall-clock minute: keep the run inside one.
     const left = 60_000 - (Date.now() % 60_000);
     if (left < 10_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
     const statuses: number[] = [];
     for (let i = 0; i <= BINDING_LIMIT; i++) {
-      const res = await fetch(`${stack.platform.url}/v1/tenant`, { headers: { Authorization: bogus, "CF-Connecting-IP": address } });
+      const res = await fetch(`${stack.platform.url}/v1/tenant`, { headers: { Authorization: bogus, "CF-Connecting-IP": address() } });
       statuses.push(res.status);
       await res.body?.cancel();
     }

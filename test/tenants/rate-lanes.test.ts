@@ -50,6 +50,30 @@ describe("a caller's share of the tenant's window", () => {
   });
 });
 
+describe("the admins' reserve of the tenant's window", () => {
+  it("is left to the admins when other callers flood together, and admins still draw on the whole window", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    await index.setLimitOverrides(tenantId, { requests_per_minute: 100 });
+    const admit = async (input: Omit<AdmitRequestInput, "now">) => (await index.admitRequest(tenantId, { ...input, now: WINDOW })).ok;
+    expect(await admitted(60, () => admit({ bucket: "key:a" }))).toBe(50);
+    expect(await admitted(60, () => admit({ bucket: "key:b" }))).toBe(40);
+    expect(await admit({ bucket: "key:c" })).toBe(false);
+    // An end user's token never holds tenant:admin; were it to claim it, it is no admin here.
+    expect(await admit({ bucket: "sub:end_user:x", endUser: "x", scopes: ["tenant:admin"] })).toBe(false);
+    expect(await admitted(20, () => admit({ bucket: "sub:admin", scopes: ["tenant:admin"] }))).toBe(10);
+    expect(await admit({ bucket: "sub:root", scopes: ["platform:admin"] })).toBe(false);
+
+    // Alone, an admin has the whole window (up to its own share).
+    const other = freshTenant();
+    const own = indexOf(other);
+    await own.setLimitOverrides(other, { requests_per_minute: 100, caller_share_percent: 99 });
+    expect(
+      await admitted(120, async () => (await own.admitRequest(other, { bucket: "sub:admin", scopes: ["tenant:admin"], now: WINDOW })).ok),
+    ).toBe(99);
+  });
+});
+
 describe("an end user's share", () => {
   it("is end_user_requests_per_minute at most, so a few end users cannot take the window from the backend and the others", async () => {
     const tenantId = freshTenant();
@@ -78,8 +102,9 @@ describe("the admin lane", () => {
   it("admits an admin's key management and a platform admin's suspension while the tenant's window is full", async () => {
     const { admit } = await tenantOfTen();
     expect(await admitted(5, () => admit({ bucket: "key:a" }))).toBe(5);
-    expect(await admitted(5, () => admit({ bucket: "key:b" }))).toBe(5);
-    expect(await admit({ bucket: "sub:admin", scopes: ["tenant:admin"] })).toBe(false);
+    expect(await admitted(5, () => admit({ bucket: "key:b" }))).toBe(4);
+    // The admins' reserve of the tenant's window (1 of 10), then nothing.
+    expect(await admitted(2, () => admit({ bucket: "sub:admin", scopes: ["tenant:admin"] }))).toBe(1);
 
     expect(await admit({ bucket: "sub:admin", scopes: ["tenant:admin"], kind: "key_management" })).toBe(true);
     expect(await admit({ bucket: "sub:root", scopes: ["platform:admin"], kind: "suspension" })).toBe(true);
@@ -107,7 +132,7 @@ describe("the admin lane", () => {
     };
     await index.createApiKey(tenantId, record);
     expect(await admitted(10, () => admit({ bucket: "key:flood" }))).toBe(5);
-    expect(await admitted(10, () => admit({ bucket: "key:other" }))).toBe(5);
+    expect(await admitted(10, () => admit({ bucket: "key:other" }))).toBe(4);
 
     const input = { secretHash: key.hash, bucket: `key:${key.keyId}`, now: WINDOW + 1_000, kind: "key_management" as const };
     const first = await index.admitApiKey(tenantId, key.keyId, input);
@@ -142,8 +167,8 @@ describe("schedule firings", () => {
     // ...and leave the interactive window of that very creator untouched, and other creators' schedules going.
     expect(await admitted(5, () => admit({ bucket: "sub:busy" }))).toBe(5);
     expect(await fire("quiet")).toBe("go");
-    // Interactive requests filling the tenant's window do not stop the schedules either.
-    expect(await admitted(5, () => admit({ bucket: "sub:caller" }))).toBe(5);
+    // Interactive requests filling the tenant's window (all but the admins' reserve) do not stop the schedules either.
+    expect(await admitted(5, () => admit({ bucket: "sub:caller" }))).toBe(4);
     expect(await admit({ bucket: "sub:third" })).toBe(false);
     expect(await fire("third")).toBe("go");
   });

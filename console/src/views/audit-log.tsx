@@ -217,7 +217,14 @@ function EntryTable(props: { scope: Scope; filter: AuditFilter; rows: AuditEntry
             <td data-label="Target">
               {entry.target.type} <code class="id">{entry.target.id}</code>
             </td>
-            <td data-label="Request">{entry.request_id ? <code>{entry.request_id}</code> : <span class="muted">none</span>}</td>
+            <td data-label="Request">
+              {entry.request_id ? <code>{entry.request_id}</code> : <span class="muted">none</span>}
+              {entry.client_request_id && (
+                <span class="detail">
+                  client's <code>{entry.client_request_id}</code>
+                </span>
+              )}
+            </td>
             <td data-label="Client IP">{entry.client_ip ?? <span class="muted">none</span>}</td>
             <td data-label="Details">
               <Details entry={entry} />

@@ -1794,7 +1794,10 @@ export interface components {
              */
             status: number;
             detail: string;
-            /** @example 3f1c2d9e-8c1b-4f5e-9a57-0d3c1e2b4a69 */
+            /**
+             * @description The platform's own id of the request, as its logs and audit log carry it (the `X-Request-Id` header echoes the caller's own when it sent one).
+             * @example 3f1c2d9e-8c1b-4f5e-9a57-0d3c1e2b4a69
+             */
             request_id: string;
             errors?: components["schemas"]["FieldError"][];
         };
@@ -3646,7 +3649,11 @@ export interface components {
                 type: string;
                 id: string;
             };
+            /** @description The platform's own id of the request that made the change (a problem document's `request_id`); null for the platform's own changes. */
             request_id: string | null;
+            /** @description The `X-Request-Id` the caller sent with that request, when it sent a usable one: chosen by the caller, so it names the request only as the caller did. */
+            client_request_id: string | null;
+            /** @description The client's address, from the header the deployment trusts (`TRUSTED_CLIENT_IP_HEADER`, Cloudflare's `CF-Connecting-IP` by default); null where none is trusted, as under a local runtime. */
             client_ip: string | null;
             /** @description What changed: `before` and `after` for settings, limits and models. Never a secret. */
             details: {
@@ -3724,7 +3731,7 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description The request's id: the caller's `X-Request-Id` when it was usable, else a generated one. Quote it when reporting a problem. */
+        /** @description The caller's own `X-Request-Id` when it was usable, else the platform's id of the request (a problem document's `request_id` is always the platform's). Quote it when reporting a problem. */
         RequestId: string;
         /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key` and body; absent otherwise. */
         IdempotentReplayed: "true";

@@ -30,8 +30,18 @@ export const AuditEntrySchema = z
     actor: z.union([AuditActorSchema, z.null()]),
     action: AuditActionSchema,
     target: z.object({ type: z.string(), id: z.string() }),
-    request_id: z.string().nullable(),
-    client_ip: z.string().nullable(),
+    request_id: z.string().nullable().openapi({
+      description:
+        "The platform's own id of the request that made the change (a problem document's `request_id`); null for the platform's own changes.",
+    }),
+    client_request_id: z.string().nullable().openapi({
+      description:
+        "The `X-Request-Id` the caller sent with that request, when it sent a usable one: chosen by the caller, so it names the request only as the caller did.",
+    }),
+    client_ip: z.string().nullable().openapi({
+      description:
+        "The client's address, from the header the deployment trusts (`TRUSTED_CLIENT_IP_HEADER`, Cloudflare's `CF-Connecting-IP` by default); null where none is trusted, as under a local runtime.",
+    }),
     details: z
       .record(z.string(), z.unknown())
       .openapi({ description: "What changed: `before` and `after` for settings, limits and models. Never a secret." }),

@@ -68,7 +68,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     await continueChat(actor, session, ask.text);
     return new Response(turnStream({ client, ...follow }, session, cursor), { headers }) as never;
   }
-  const { session: after, refused } = await answerCalls(client, actor.principal, ask.approvals, ask.outputs);
+  const { session: after, refused } = await answerCalls(client, actor, ask.approvals, ask.outputs);
   const lead = refused.map((errorText) => ({ type: "error", errorText }));
   // Nothing applied, or the session still waits for other answers: the turn is handed back at once.
   if (after === null || TURN_ENDING_STATUSES.includes(after.status)) {

@@ -10,10 +10,11 @@
  * is the key behind a token exchanged from one (`admitExchangedToken`); the key's record is read
  * afresh on every request, so a revocation still counts at once.
  *
- * Failed authentications are counted per client address (`AuthGuard`). Once an address is
- * blocked, its requests still go through every check that needs no I/O: a JWT that verifies,
- * or an API key this isolate verified recently, passes as before; anything else gets 429
- * before it can make a tenant's index object do any work.
+ * Failed authentications are counted per client address, or without a trusted one per tenant
+ * an API key names (`failureWindowKey`, `AuthGuard`). Once blocked, such requests still go
+ * through every check that needs no I/O: a JWT that verifies, or an API key this isolate
+ * verified recently, passes as before; anything else gets 429 before it can make a tenant's
+ * index object do any work.
  */
 import type { MiddlewareHandler } from "hono";
 import { tenantIndexStub } from "../../objects";
@@ -23,8 +24,8 @@ import type { Env } from "../../env";
 import type { Admission, RequestKind } from "../../tenants/types";
 import { keyBucket, type Principal, rateBucket, standingKeyOf } from "../../auth/principal";
 import { endUserTokenRevoked } from "../../auth/end-user-token";
-import { authGuard, type AuthGuard } from "../auth-guard";
-import { clientAddressKey } from "../client-address";
+import { authGuard, failureWindowKey, type AuthGuard } from "../auth-guard";
+import { clientAddress } from "../client-address";
 import type { AppContext, AppEnv } from "../context";
 import { ApiError } from "../errors";
 import { describeError, log } from "../../log";
@@ -36,25 +37,24 @@ import { requestKind } from "./request-kind";
 import { ensureHeaders, prepareHeaders } from "./response-headers";
 import { rateLimitFields } from "../rate-limit-fields";
 
-export const CLIENT_ADDRESS_HEADER = "CF-Connecting-IP";
-
 export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const now = Date.now();
-    const address = clientAddressKey(c.req.header(CLIENT_ADDRESS_HEADER));
-    const blocked = address !== null && guard.blockedSeconds(address, now) > 0;
     const header = c.req.header("Authorization") ?? null;
     const inUrl = urlCredential(c.req.method, c.req.path, new URL(c.req.url).searchParams, header !== null);
+    const credential = inUrl.kind === "token" ? inUrl.authorization : header;
+    const failures = failureWindowKey(clientAddress(c), credential);
+    const blocked = failures !== null && guard.blockedSeconds(failures, now) > 0;
     if (inUrl.kind === "ambiguous")
       throw new ApiError("bad_request", "Send the credential in the Authorization header or in access_token, not both.");
     if (inUrl.kind === "refused") {
       log("info", "auth_failed", { request_id: c.var.requestId, reason: inUrl.reason, blocked });
-      return refuse(c, guard, address, now);
+      return refuse(c, guard, failures, now);
     }
     const kind = requestKind(c.req.method, c.req.path);
     const keyAdmission: KeyAdmission = { keyId: null, admission: null, lastUsedAt: null };
     const deps = guardedDeps(c.env, await authDeps(c.env, c.var.config), guard, blocked, { now, kind }, keyAdmission);
-    const result = await authenticateCredential(inUrl.kind === "token" ? inUrl.authorization : header, deps, now);
+    const result = await authenticateCredential(credential, deps, now);
     if (!result.ok) {
       // The reason is for operators only; the caller gets the same 401 whatever failed, unless
       // nothing could be judged: a 401 then would tell a client to throw away good credentials.
@@ -62,13 +62,13 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
       if (UNJUDGED.has(result.reason)) throw unavailable();
       // Fails closed, and says why: a 401 would tell the client its good key is bad.
       if (result.reason === "api_key_secret_unavailable") throw new ApiError("internal", API_KEY_SECRET_MISSING);
-      return refuse(c, guard, address, now);
+      return refuse(c, guard, failures, now);
     }
     const { principal } = result;
     const misplaced = misplacedCredential(principal, c.req.method, c.req.path, inUrl.kind === "token");
     if (misplaced !== null) {
       log("info", "auth_failed", { request_id: c.var.requestId, reason: misplaced, blocked });
-      return refuse(c, guard, address, now);
+      return refuse(c, guard, failures, now);
     }
     const index = tenantIndexStub(c.env, principal.tenantId);
     const admitInput = {
@@ -88,7 +88,7 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
       const exchanged = await reachIndex(c, () => index.admitExchangedToken(principal.tenantId, keyId, admitInput));
       if (!exchanged.admission) {
         log("info", "auth_failed", { request_id: c.var.requestId, reason: "source_key_invalid" });
-        return refuse(c, guard, address, now);
+        return refuse(c, guard, failures, now);
       }
       keyAdmission.keyId = keyId;
       keyAdmission.admission = exchanged.admission;
@@ -102,7 +102,7 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     // An end user's cut-off came with the admission: no lookup of its own (src/auth/end-user-token.ts).
     if (admission.ok && endUserTokenRevoked(principal, admission.endUserRevokedBefore)) {
       log("info", "auth_failed", { request_id: c.var.requestId, reason: "end_user_revoked" });
-      return refuse(c, guard, address, now);
+      return refuse(c, guard, failures, now);
     }
     // Every answer from here on, a 429 included, tells the caller where it stands.
     const rateHeaders = rateLimitFields(admission.rate);
@@ -128,19 +128,19 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
 }
 
 /**
- * Answers a failed authentication: 429 while the client address is blocked (this failure may
- * be the one that blocks it), else the one 401. A request without a client address is not
- * counted (see `clientAddressKey`).
+ * Answers a failed authentication: 429 while its failure window is blocked (this failure may
+ * be the one that blocks it), else the one 401. A request with no window is not counted (see
+ * `failureWindowKey`).
  */
-async function refuse(c: AppContext, guard: AuthGuard, address: string | null, now: number): Promise<never> {
-  if (address !== null) {
+async function refuse(c: AppContext, guard: AuthGuard, failures: string | null, now: number): Promise<never> {
+  if (failures !== null) {
     const blockedFor =
-      guard.blockedSeconds(address, now) ||
-      (await guard.recordFailure(address, now, c.var.config.auth.failuresPerMinute, c.env.AUTH_FAILURE_LIMITER, (error) =>
+      guard.blockedSeconds(failures, now) ||
+      (await guard.recordFailure(failures, now, c.var.config.auth.failuresPerMinute, c.env.AUTH_FAILURE_LIMITER, (error) =>
         log("warn", "auth_failure_limiter_failed", { request_id: c.var.requestId, error: describeError(error).message }),
       ));
     if (blockedFor > 0) {
-      throw new ApiError("rate_limited", "Too many failed authentications from this address; retry later.", {
+      throw new ApiError("rate_limited", "Too many failed authentications from this address or for this tenant's keys; retry later.", {
         retryAfterSeconds: blockedFor,
       });
     }

@@ -1,6 +1,8 @@
 /**
- * Gives every request an id, echoed from `X-Request-Id` when the caller's is sane, and puts it
- * on every response, errors included, so a report from a caller can be found in the logs.
+ * Gives every request the platform's own id (logs, problem documents, the audit log) and keeps
+ * the caller's `X-Request-Id`, when sane, apart as its client request id: a caller chooses its
+ * own, so it names nothing for certain. The response's `X-Request-Id`, errors included, echoes
+ * the caller's, else carries the platform's, so a report from a caller can be found in the logs.
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context";
@@ -20,9 +22,11 @@ export function acceptRequestId(value: string | null | undefined): string | null
 
 export function requestId(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const id = acceptRequestId(c.req.header(REQUEST_ID_HEADER)) ?? crypto.randomUUID();
-    c.set("requestId", id);
-    const headers = { [REQUEST_ID_HEADER]: id };
+    const own = crypto.randomUUID();
+    const client = acceptRequestId(c.req.header(REQUEST_ID_HEADER));
+    c.set("requestId", own);
+    c.set("clientRequestId", client);
+    const headers = { [REQUEST_ID_HEADER]: client ?? own };
     prepareHeaders(c, headers);
     await next();
     ensureHeaders(c, headers);

@@ -46,6 +46,7 @@ describe("the platform audit log of a tenant's deletion", () => {
         action: "tenant.deleted",
         target: { type: "tenant", id: tenantId },
         request_id: expect.any(String),
+        client_request_id: null,
         client_ip: null,
         details: { started_at: expect.any(String) },
       },

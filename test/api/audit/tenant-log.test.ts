@@ -16,7 +16,8 @@ describe("tenant audit log", () => {
   it("records API keys, the webhook secret, settings and webhook endpoints once per change, never a secret", async () => {
     const tenantId = freshTenant("audit");
     const admin = await caller(tenantId, ["tenant:admin"], "admin-1");
-    const headers = { ...admin.headers, "CF-Connecting-IP": "203.0.113.7" };
+    // This runtime is a local one: the address header is not trusted, whatever the client sends.
+    const headers = { ...admin.headers, "CF-Connecting-IP": "203.0.113.7", "X-Request-Id": "change-1" };
 
     const created = await callJson("/v1/api-keys", "POST", { name: "backend", scopes: ["sessions:read"] }, headers);
     expect(created.status).toBe(201);
@@ -53,10 +54,17 @@ describe("tenant audit log", () => {
       "webhook.deleted",
     ]);
     for (const entry of log) {
-      expect(entry).toMatchObject({ tenant_id: tenantId, actor: { sub: "admin-1", via: "jwt", key_id: null }, client_ip: "203.0.113.7" });
+      expect(entry).toMatchObject({
+        tenant_id: tenantId,
+        actor: { sub: "admin-1", via: "jwt", key_id: null },
+        client_ip: null,
+        client_request_id: "change-1",
+      });
       expect(entry.id).toMatch(/^aud_/);
-      expect(entry.request_id).toEqual(expect.any(String));
+      expect(entry.request_id).toMatch(/^[0-9a-f-]{36}$/);
     }
+    // The platform's own id names each request, the caller's repeated one none.
+    expect(new Set(log.map((entry) => entry.request_id)).size).toBe(log.length);
     expect(log[0]).toMatchObject({
       target: { type: "api_key", id: key.key_id },
       details: { name: "backend", scopes: ["sessions:read"], expires_at: null },
