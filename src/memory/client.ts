@@ -28,6 +28,11 @@ export function memoryProblem(failure: MemoryFailure): ApiError {
     case "item_not_found":
       return new ApiError("not_found", ITEM_NOT_FOUND);
     case "limit_reached":
+      if (failure.of === "bytes")
+        return new ApiError(
+          "conflict",
+          `The tenant's memory takes ${failure.used} bytes of its max_memory_bytes (${failure.max}); this item would take ${failure.needed}. Delete items first.`,
+        );
       if (failure.of === "end_user")
         return new ApiError("conflict", `An end user keeps at most ${failure.max} memory items; delete some first.`);
       return new ApiError("conflict", `The tenant already keeps ${failure.max} memory items, its max_memory_items; delete some first.`);

@@ -12,7 +12,10 @@ export interface MemoryStoreRpc {
   purge(tenantId: string): Promise<void>;
   /** What this object's storage holds; reads only. */
   footprint(): Promise<StorageFootprint>;
-  /** Writes the item's next version; `limit_reached` for a new item past the tenant's `max_memory_items`. */
+  /**
+   * Writes the item's next version; `limit_reached` for a new item past the tenant's
+   * `max_memory_items`, or for a write that would take its memory past `max_memory_bytes`.
+   */
   put(tenantId: string, input: PutItem): Promise<MemoryResult<MemoryItem>>;
   /** The live item (its time to live restarted when it asks for that). */
   get(tenantId: string, namespace: string[], key: string, now: number): Promise<MemoryResult<MemoryItem>>;

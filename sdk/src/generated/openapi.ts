@@ -1061,7 +1061,7 @@ export interface paths {
         get: operations["getMemoryItem"];
         /**
          * Write a memory item
-         * @description Each write is a new `version`; the last 10 stay readable. 409 for a new item past the tenant's `max_memory_items`.
+         * @description Each write is a new `version`; the last 10 stay readable. 409 for a new item past the tenant's `max_memory_items`, or a write that would take its memory past `max_memory_bytes` (versions and index included).
          */
         put: operations["putMemoryItem"];
         post?: never;
@@ -1959,6 +1959,11 @@ export interface components {
             /** Format: int32 */
             max_memory_items: number;
             /**
+             * Format: int64
+             * @description Bytes a tenant's memory may take in storage: each item's value, its earlier versions kept, its part of the search index and its vector (expired items until they are swept). A write that would take more is a 409 until items are deleted; one that shrinks an item always works.
+             */
+            max_memory_bytes: number;
+            /**
              * Format: int32
              * @description How deep sub-agents nest: a session a caller creates is at depth 0, its `agent` tools' children at 1. A call that would go deeper gets an error result.
              */
@@ -2401,6 +2406,11 @@ export interface components {
             max_streams_per_tenant?: number;
             /** Format: int32 */
             max_memory_items?: number;
+            /**
+             * Format: int64
+             * @description Bytes a tenant's memory may take in storage: each item's value, its earlier versions kept, its part of the search index and its vector (expired items until they are swept). A write that would take more is a 409 until items are deleted; one that shrinks an item always works.
+             */
+            max_memory_bytes?: number;
             /**
              * Format: int32
              * @description How deep sub-agents nest: a session a caller creates is at depth 0, its `agent` tools' children at 1. A call that would go deeper gets an error result.
@@ -3002,6 +3012,11 @@ export interface components {
             max_streams_per_tenant?: number;
             /** Format: int32 */
             max_memory_items?: number;
+            /**
+             * Format: int64
+             * @description Bytes a tenant's memory may take in storage: each item's value, its earlier versions kept, its part of the search index and its vector (expired items until they are swept). A write that would take more is a 409 until items are deleted; one that shrinks an item always works.
+             */
+            max_memory_bytes?: number;
             /**
              * Format: int32
              * @description How deep sub-agents nest: a session a caller creates is at depth 0, its `agent` tools' children at 1. A call that would go deeper gets an error result.

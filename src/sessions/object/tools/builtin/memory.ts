@@ -238,11 +238,18 @@ async function put(grant: MemoryGrant, args: PutArgs, ctx: ToolContext): Promise
     refreshTtl: false,
     createdBy: `session:${ctx.sessionId}`,
     maxItems: memory.maxItems,
+    maxBytes: memory.maxBytes,
     within: endUserWrites(memoryReachOf(ctx.createdBy)),
     now: Date.now(),
   })) as MemoryResult<MemoryItem>;
   if (!result.ok)
-    return fail(result.reason === "limit_reached" ? `Memory is full (${result.max} items); nothing was saved.` : "Nothing was saved.");
+    return fail(
+      result.reason !== "limit_reached"
+        ? "Nothing was saved."
+        : result.of === "bytes"
+          ? `Memory is full (${result.max} bytes); nothing was saved.`
+          : `Memory is full (${result.max} items); nothing was saved.`,
+    );
   return answer({ saved: { namespace: result.value.namespace, key: result.value.key, version: result.value.version } });
 }
 
