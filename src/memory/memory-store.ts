@@ -18,7 +18,7 @@ import { joinNamespace, namespaceProblem, MAX_NAMESPACE_SEGMENTS } from "../sess
 import type { MemoryStoreRpc } from "./rpc";
 import * as store from "./store";
 import { toItem } from "./item-row";
-import { search, type VectorQuery } from "./search";
+import { MAX_SEARCH_SCAN, ScanExceeded, search, type VectorQuery } from "./search";
 import type { MemoryItem, MemoryResult, MemoryVersion, NamespaceListInput, NamespacePage, PutItem, ScoredItem, SearchInput } from "./types";
 import {
   FILTER_FIELD_PATTERN,
@@ -164,7 +164,7 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
     return { ok: true, value: store.versionsOf(this.#sql, current) };
   }
 
-  async search(tenantId: string, input: SearchInput): Promise<ScoredItem[]> {
+  async search(tenantId: string, input: SearchInput): Promise<MemoryResult<ScoredItem[]>> {
     const checked: SearchInput = {
       prefixes: requirePrefixes(input.prefixes),
       query: input.query === null ? null : requireString("query", input.query, MAX_QUERY_CHARS),
@@ -173,8 +173,14 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
       offset: requireInt("offset", input.offset, 0, MAX_SEARCH_OFFSET),
       now: requireNow(input.now),
     };
-    if (!this.#peek(tenantId)) return [];
-    return search(this.#sql, checked, checked.query === null ? null : await this.#embed(checked.query, tenantId));
+    if (!this.#peek(tenantId)) return { ok: true, value: [] };
+    const near = checked.query === null ? null : await this.#embed(checked.query, tenantId);
+    try {
+      return { ok: true, value: search(this.#sql, checked, near) };
+    } catch (error) {
+      if (!(error instanceof ScanExceeded)) throw error;
+      return { ok: false, reason: "scan_exceeded", max: MAX_SEARCH_SCAN, by: error.by };
+    }
   }
 
   async namespaces(tenantId: string, input: NamespaceListInput): Promise<NamespacePage> {

@@ -145,4 +145,9 @@ export const MEMORY_STORE_MIGRATIONS: readonly Migration[] = [
         `CREATE VIRTUAL TABLE items_vocab USING fts5vocab(items_fts, 'row')`,
       ]),
   },
+  {
+    version: 9,
+    description: "items by their last write, so a search without a query reads the newest items first and stops",
+    up: (storage) => execAll(storage.sql, [`CREATE INDEX IF NOT EXISTS items_by_update ON items (updated_at, id)`]),
+  },
 ];

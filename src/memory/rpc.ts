@@ -21,7 +21,8 @@ export interface MemoryStoreRpc {
   get(tenantId: string, namespace: string[], key: string, now: number): Promise<MemoryResult<MemoryItem>>;
   remove(tenantId: string, namespace: string[], key: string, now: number, by?: AuditContext): Promise<MemoryResult<null>>;
   versions(tenantId: string, namespace: string[], key: string, now: number): Promise<MemoryResult<MemoryVersion[]>>;
-  search(tenantId: string, input: SearchInput): Promise<ScoredItem[]>;
+  /** `scan_exceeded` when the page lies past the rows a search reads (`MAX_SEARCH_SCAN`). */
+  search(tenantId: string, input: SearchInput): Promise<MemoryResult<ScoredItem[]>>;
   namespaces(tenantId: string, input: NamespaceListInput): Promise<NamespacePage>;
 }
 

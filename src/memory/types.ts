@@ -68,7 +68,9 @@ export interface NamespaceListInput {
 export type MemoryFailure =
   | { reason: "item_not_found" }
   | { reason: "limit_reached"; max: number; of?: "end_user" }
-  | { reason: "limit_reached"; max: number; of: "bytes"; used: number; needed: number };
+  | { reason: "limit_reached"; max: number; of: "bytes"; used: number; needed: number }
+  /** The search's page lies past the `max` rows a search reads, found by its filter or its offset. */
+  | { reason: "scan_exceeded"; max: number; by: "filter" | "offset" };
 export type MemoryResult<T> = { ok: true; value: T } | ({ ok: false } & MemoryFailure);
 
 export type NamespacePage = Page<string[]>;

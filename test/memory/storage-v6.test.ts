@@ -104,8 +104,10 @@ describe("MemoryStore storage written by version 6", () => {
 
     const search = async (query: string) =>
       (
-        (await stub.search(tenantId, { prefixes: [["users"]], query, filter: {}, limit: 10, offset: 0, now: Date.now() })) as ScoredItem[]
-      ).map((item) => item.key);
+        (await stub.search(tenantId, { prefixes: [["users"]], query, filter: {}, limit: 10, offset: 0, now: Date.now() })) as unknown as {
+          value: ScoredItem[];
+        }
+      ).value.map((item) => item.key);
     expect((await search("French")).sort()).toEqual(["language", "notes"]);
     // Two words, one held by most items: the words view made again on the new index still answers.
     expect(await search("answers French")).toEqual(["language"]);

@@ -742,7 +742,11 @@ describe("MemoryStore storage written by version 1 (before the item count and th
     await abortAllDurableObjects();
     const stub = memoryStoreStub(env, tenantId);
     const search = async (prefix: string[], query = "French") =>
-      ((await stub.search(tenantId, { prefixes: [prefix], query, filter: {}, limit: 10, offset: 0, now: Date.now() })) as ScoredItem[])
+      (
+        (await stub.search(tenantId, { prefixes: [prefix], query, filter: {}, limit: 10, offset: 0, now: Date.now() })) as unknown as {
+          value: ScoredItem[];
+        }
+      ).value
         .map((item) => `${item.namespace.join(".")}/${item.key}`)
         .sort();
     expect(await search(["users", "u_1"])).toEqual(["users.u_1.episodes/trip", "users.u_1/language"]);

@@ -202,15 +202,17 @@ async function search(grant: MemoryGrant, args: SearchArgs, ctx: ToolContext): P
     if (!allowed.ok) return allowed.outcome;
     prefixes = [allowed.namespace];
   }
-  const results = await ctx.memory().store.search(ctx.tenantId, {
+  const results = (await ctx.memory().store.search(ctx.tenantId, {
     prefixes,
     query: args.query,
     filter: {},
     limit: Math.min(args.limit ?? DEFAULT_TOOL_SEARCH_RESULTS, MAX_TOOL_SEARCH_RESULTS),
     offset: 0,
     now: Date.now(),
-  });
-  return answer({ results: results.map(shown) });
+  })) as MemoryResult<ScoredItem[]>;
+  // A query without a filter or an offset reads no more than its page: this is never refused.
+  if (!results.ok) return fail("The search found too few matches within what it may read; use more precise words.");
+  return answer({ results: results.value.map(shown) });
 }
 
 async function get(grant: MemoryGrant, args: KeyArgs, ctx: ToolContext): Promise<ToolOutcome> {
