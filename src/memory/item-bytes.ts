@@ -6,6 +6,11 @@
 
 /** A row and its index entries beyond their text: the record's header and integers, cell pointers, page fill. */
 export const ROW_BYTES = 128;
+/**
+ * A vector's row beyond its floats: measured 4,710 bytes for 1,024 dimensions (4,096 bytes), the
+ * row spilling onto an overflow page of its own.
+ */
+export const VECTOR_ROW_BYTES = 640;
 /** The full-text index's own cost of an item, beyond its text. */
 export const INDEX_ROW_BYTES = 100;
 /**
@@ -34,5 +39,5 @@ export function indexBytes(body: string, scope: string): number {
 
 /** The item's vector row: float32 values and the model's name. */
 export function vectorBytes(vector: { model: string; values: Float32Array } | null): number {
-  return vector === null ? 0 : ROW_BYTES + 4 * vector.values.length + utf8Bytes(vector.model);
+  return vector === null ? 0 : VECTOR_ROW_BYTES + 4 * vector.values.length + utf8Bytes(vector.model);
 }

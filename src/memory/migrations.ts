@@ -107,7 +107,7 @@ export const MEMORY_STORE_MIGRATIONS: readonly Migration[] = [
       "the current version lives in the item's row alone (item_versions keeps the earlier ones), and each item's bytes are counted into a running total",
     // The estimate is item-bytes.ts's, written here in SQL and frozen: 128 bytes a row beyond its
     // text (namespace and key twice: the row and its unique index), the index's text at 5/4 plus 100,
-    // the vector's row. The index still holds its text here (migration 8 drops that copy).
+    // the vector's row at 640 beyond its bytes. The index still holds its text here (migration 8 drops that copy).
     up: (storage) =>
       execAll(storage.sql, [
         `ALTER TABLE items ADD COLUMN updated_by TEXT`,
@@ -120,7 +120,7 @@ export const MEMORY_STORE_MIGRATIONS: readonly Migration[] = [
         `UPDATE item_versions SET bytes = 128 + 2 * (octet_length(namespace) + octet_length(key)) + octet_length(value)`,
         `UPDATE items SET bytes = 128 + 2 * (octet_length(namespace) + octet_length(key)) + octet_length(value)
            + COALESCE((SELECT 100 + (5 * (octet_length(body) + octet_length(scope)) + 3) / 4 FROM items_fts WHERE items_fts.rowid = items.id), 0)
-           + COALESCE((SELECT 128 + length(vector) + octet_length(model) FROM item_vectors WHERE item_vectors.item_id = items.id), 0)
+           + COALESCE((SELECT 640 + length(vector) + octet_length(model) FROM item_vectors WHERE item_vectors.item_id = items.id), 0)
            + COALESCE((SELECT SUM(v.bytes) FROM item_versions v WHERE v.namespace = items.namespace AND v.key = items.key), 0)`,
         `CREATE TABLE IF NOT EXISTS item_bytes (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL)`,
         `INSERT OR IGNORE INTO item_bytes (id, n) SELECT 1, COALESCE(SUM(bytes), 0) FROM items`,
