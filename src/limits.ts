@@ -56,8 +56,8 @@ export const MAX_STORED_VALUE_BYTES = 2_000_000;
 
 /**
  * The default `max_memory_bytes`: 1 GiB, a tenth of the store's 10 GB object. About 1 KB per item
- * of the benchmark's corpus (BENCHMARKS.md), so 100,000 typical items take a tenth of it; and
- * at most about 10,000 items of 64 KiB (104 KB each as stored), where `max_memory_items` alone let
+ * of the benchmark's corpus (BENCHMARKS.md), so the default 100,000 typical items take a tenth of
+ * it; and about 7,000 items of 64 KiB (152 KB each as counted), where `max_memory_items` alone let
  * 40,000 such writes fill the object.
  */
 export const DEFAULT_MAX_MEMORY_BYTES = 1024 * 1024 * 1024;
