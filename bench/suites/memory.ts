@@ -264,7 +264,7 @@ export function memoryTables(result: MemoryResult): Table[] {
       ]),
       notes: [
         `Filled through the benchmark build's route: batches of ${FILL_BATCH.toLocaleString("en-US")} items, each batch one call of the store that runs its \`put\` for every item (so one commit per batch); the fill column is the time to add the items since the previous size.`,
-        "Storage: the store's pages in use (SQLite's `dbstat`), each table with its indexes; items and versions each hold a copy of the value's JSON (an item's first version is its current one).",
+        "Storage: the store's pages in use (SQLite's `dbstat`), each table with its indexes; the item's row holds its current version and the versions table the earlier ones (none after one write), and the full-text index keeps no copy of the text (migrations 7 and 8).",
       ],
     },
   ];
