@@ -54,6 +54,19 @@ export const MAX_MAX_IMAGE_BYTES = 20 * 1024 * 1024;
  */
 export const MAX_STORED_VALUE_BYTES = 2_000_000;
 
+/**
+ * The default `max_memory_bytes`: 1 GiB, a tenth of the store's 10 GB object. About 1 KB per item
+ * of the benchmark's corpus (BENCHMARKS.md), so the default 100,000 typical items take a tenth of
+ * it; and about 7,000 items of 64 KiB (152 KB each as counted), where `max_memory_items` alone let
+ * 40,000 such writes fill the object.
+ */
+export const DEFAULT_MAX_MEMORY_BYTES = 1024 * 1024 * 1024;
+/**
+ * The highest `max_memory_bytes`: half the object's 10 GB, so that a migration that builds an
+ * index again beside the old one (migrations 3 and 8 of the memory store) still has room.
+ */
+export const MAX_MAX_MEMORY_BYTES = 5 * 1024 * 1024 * 1024;
+
 /** The highest `max_request_bytes` a tenant can be given; so no string in a request body is longer. */
 export const MAX_MAX_REQUEST_BYTES = 100 * 1024 * 1024;
 /**
@@ -79,6 +92,7 @@ export const LIMIT_NAMES = [
   "max_streams_per_session",
   "max_streams_per_tenant",
   "max_memory_items",
+  "max_memory_bytes",
   "max_agent_depth",
   "max_subagents_per_run",
   "max_cost_usd_per_day",
@@ -112,6 +126,16 @@ export const limitsSchema = z.object({
   max_streams_per_tenant: z.number().int().min(1).max(1_000_000),
   /** Memory items a tenant may keep (expired ones do not count); one more is a 409 until one is deleted. */
   max_memory_items: z.number().int().min(0).max(10_000_000),
+  max_memory_bytes: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_MAX_MEMORY_BYTES)
+    .openapi({
+      description:
+        "Bytes a tenant's memory may take in storage: each item's value, its earlier versions kept, its part of the search index and its vector " +
+        "(expired items until they are swept). A write that would take more is a 409 until items are deleted; one that shrinks an item always works.",
+    }),
   /** How deep sessions started by `agent` tools may nest: a top-level session is depth 0, its children 1. */
   max_agent_depth: z.number().int().min(0).max(10).openapi({
     description:
@@ -168,6 +192,7 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
   max_streams_per_session: 20,
   max_streams_per_tenant: 500,
   max_memory_items: 100_000,
+  max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
   // A chain of hand-offs deeper than three is a loop more often than a design.
   max_agent_depth: 3,
   max_subagents_per_run: 10,

@@ -40,6 +40,8 @@ const MAX_FILL = 10_000;
 const MAX_MEMORY_FILL = 10_000;
 /** The fill is not bounded by the tenant's `max_memory_items`: the suite measures past the default. */
 const FILL_MAX_ITEMS = 10_000_000;
+/** Nor by its `max_memory_bytes`: the highest a tenant can be given (5 GiB). */
+const FILL_MAX_BYTES = 5 * 1024 * 1024 * 1024;
 
 /** A class the production entry exports that is not metered here would be missed by the bill: refuse to start. */
 const METERED = new Set(["AgentStore", "MemoryStore", "SessionObject", "Scheduler", "TenantIndex", "TenantRegistry"]);
@@ -142,6 +144,7 @@ async function fillMemory(env: Env, tenantId: string, body: { items?: unknown; c
     refreshTtl: false,
     createdBy: body.created_by as string,
     maxItems: FILL_MAX_ITEMS,
+    maxBytes: FILL_MAX_BYTES,
     now,
   }));
   return Response.json({ written: await stub.putMany(tenantId, inputs) }, { status: 201 });

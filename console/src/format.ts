@@ -99,6 +99,7 @@ export const LIMIT_LABELS: Record<keyof Limits, string> = {
   max_streams_per_session: "Event streams per session",
   max_streams_per_tenant: "Event streams per tenant",
   max_memory_items: "Memory items",
+  max_memory_bytes: "Memory bytes",
   max_agent_depth: "Sub-agent depth",
   max_subagents_per_run: "Sub-agents per run",
   max_cost_usd_per_day: "Cost per day (USD)",

@@ -25,9 +25,21 @@ export const OUTSIDE_REACH = "An end user's memory is users.<subject> and below;
 
 export function memoryProblem(failure: MemoryFailure): ApiError {
   switch (failure.reason) {
+    case "scan_exceeded":
+      return new ApiError(
+        "bad_request",
+        failure.by === "filter"
+          ? `This search reads at most ${failure.max} items, and its filter matched too few of them to fill the page: narrow namespace_prefix, add words to the query, or ask for an earlier page.`
+          : `This search reads at most ${failure.max} items, and its offset lies past them: narrow namespace_prefix or add words to the query.`,
+      );
     case "item_not_found":
       return new ApiError("not_found", ITEM_NOT_FOUND);
     case "limit_reached":
+      if (failure.of === "bytes")
+        return new ApiError(
+          "conflict",
+          `The tenant's memory takes ${failure.used} bytes of its max_memory_bytes (${failure.max}); this item would take ${failure.needed}. Delete items first.`,
+        );
       if (failure.of === "end_user")
         return new ApiError("conflict", `An end user keeps at most ${failure.max} memory items; delete some first.`);
       return new ApiError("conflict", `The tenant already keeps ${failure.max} memory items, its max_memory_items; delete some first.`);
@@ -76,10 +88,12 @@ export class MemoryClient {
 
   /** A prefix above the caller's reach searches the reach only; one beside it is refused. */
   async search(input: SearchInput): Promise<ScoredItem[]> {
-    return (await this.#stub.search(this.#tenantId, {
-      ...input,
-      prefixes: input.prefixes.map((prefix) => this.#narrowed(prefix)),
-    })) as ScoredItem[];
+    return value(
+      (await this.#stub.search(this.#tenantId, {
+        ...input,
+        prefixes: input.prefixes.map((prefix) => this.#narrowed(prefix)),
+      })) as MemoryResult<ScoredItem[]>,
+    );
   }
 
   async namespaces(input: NamespaceListInput): Promise<NamespacePage> {

@@ -17,6 +17,10 @@ export interface ItemRow extends Record<string, SqlStorageValue> {
   created_by: string;
   created_at: number;
   updated_at: number;
+  /** Who wrote the current version (migration 7). */
+  updated_by: string;
+  /** What the item takes in storage, its earlier versions included (item-bytes.ts). */
+  bytes: number;
   expires_at: number | null;
   ttl_ms: number | null;
   refresh_ttl: number;

@@ -1,9 +1,8 @@
 /**
  * The MemoryStore Durable Object, one per tenant: its memory items (storage.md). An object of its
  * own: memory is read and written by sessions' tools in the middle of runs, traffic the tenant
- * index (on every request's path) should not carry. One object holds 10 GB, far above the
- * default `max_memory_items` (100,000 items of at most 64 KiB); a tenant that outgrows one would
- * be split by the first segment of its namespaces, which every query already carries.
+ * index (on every request's path) should not carry. One object holds 10 GB; `max_memory_bytes`
+ * (1 GiB by default, 5 GiB at most) keeps a tenant's items well inside it, whatever their count.
  */
 import { purgeStorage, storageFootprint, type StorageFootprint } from "../storage/object-storage";
 import { DurableObject } from "cloudflare:workers";
@@ -19,7 +18,7 @@ import { joinNamespace, namespaceProblem, MAX_NAMESPACE_SEGMENTS } from "../sess
 import type { MemoryStoreRpc } from "./rpc";
 import * as store from "./store";
 import { toItem } from "./item-row";
-import { search, type VectorQuery } from "./search";
+import { MAX_SEARCH_SCAN, ScanExceeded, search, type VectorQuery } from "./search";
 import type { MemoryItem, MemoryResult, MemoryVersion, NamespaceListInput, NamespacePage, PutItem, ScoredItem, SearchInput } from "./types";
 import {
   FILTER_FIELD_PATTERN,
@@ -37,6 +36,17 @@ import { type AuditOutbox, tenantAuditOutbox } from "../audit/outbox";
 import type { AuditContext } from "../audit/types";
 
 const NOT_FOUND = { ok: false, reason: "item_not_found" } as const;
+
+/** Thrown inside a put's transaction to undo a write past `max_memory_bytes`. */
+class OverBytes extends Error {
+  constructor(
+    readonly used: number,
+    readonly needed: number,
+    readonly max: number,
+  ) {
+    super("max_memory_bytes");
+  }
+}
 
 export class MemoryStore extends DurableObject<Cloudflare.Env> implements MemoryStoreRpc {
   readonly #alarms: AlarmClock;
@@ -84,20 +94,31 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
     const createdBy = requireString("createdBy", input.createdBy);
     // Asked before the write, outside its transaction: the write never waits inside one.
     const vector = await this.#embed(store.searchText(key, value), tenantId);
-    const result = this.ctx.storage.transactionSync((): MemoryResult<MemoryItem> => {
-      let previous = store.liveItem(this.#sql, namespace, key, now);
-      if (!previous) {
-        // An expired row the sweep has not reached yet is gone for good: the new item starts at version 1.
-        store.deleteItem(this.#sql, namespace, key);
-        if (store.countItems(this.#sql, now) >= maxItems) return { ok: false, reason: "limit_reached", max: maxItems };
-        if (within && store.countItemsWithin(this.#sql, within.prefix, now) >= within.max)
-          return { ok: false, reason: "limit_reached", max: within.max, of: "end_user" };
-      }
-      store.writeItem(this.#sql, { namespace, key, value, createdBy, now, ttlMs, refreshTtl: input.refreshTtl === true }, previous);
-      const written = store.liveItem(this.#sql, namespace, key, now)!;
-      store.writeVector(this.#sql, written.id, vector);
-      return { ok: true, value: toItem(written) };
-    });
+    const maxBytes = requireInt("maxBytes", input.maxBytes, 0);
+    let result: MemoryResult<MemoryItem>;
+    try {
+      result = this.ctx.storage.transactionSync((): MemoryResult<MemoryItem> => {
+        let previous = store.liveItem(this.#sql, namespace, key, now);
+        if (!previous) {
+          // An expired row the sweep has not reached yet is gone for good: the new item starts at version 1.
+          store.deleteItem(this.#sql, namespace, key);
+          if (store.countItems(this.#sql, now) >= maxItems) return { ok: false, reason: "limit_reached", max: maxItems };
+          if (within && store.countItemsWithin(this.#sql, within.prefix, now) >= within.max)
+            return { ok: false, reason: "limit_reached", max: within.max, of: "end_user" };
+        }
+        const item = { namespace, key, value, createdBy, now, ttlMs, refreshTtl: input.refreshTtl === true, vector };
+        const bytes = store.writeItem(this.#sql, item, previous);
+        // Counted as written (item-bytes.ts), so the check is exact; past the limit the write is
+        // undone, unless it took no more than the item did (a smaller version always fits).
+        const total = store.totalBytes(this.#sql);
+        if (total > maxBytes && bytes > (previous?.bytes ?? 0))
+          throw new OverBytes(total - bytes + (previous?.bytes ?? 0), bytes, maxBytes);
+        return { ok: true, value: toItem(store.liveItem(this.#sql, namespace, key, now)!) };
+      });
+    } catch (error) {
+      if (!(error instanceof OverBytes)) throw error;
+      return { ok: false, reason: "limit_reached", of: "bytes", max: error.max, used: error.used, needed: error.needed };
+    }
     if (ttlMs !== null) await this.#syncAlarm();
     return result;
   }
@@ -138,11 +159,12 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
   async versions(tenantId: string, namespace: string[], key: string, now: number): Promise<MemoryResult<MemoryVersion[]>> {
     const checked = { namespace: requireNamespace(namespace), key: requireKey(key), now: requireNow(now) };
     if (!this.#peek(tenantId)) return NOT_FOUND;
-    if (!store.liveItem(this.#sql, checked.namespace, checked.key, checked.now)) return NOT_FOUND;
-    return { ok: true, value: store.versionsOf(this.#sql, checked.namespace, checked.key) };
+    const current = store.liveItem(this.#sql, checked.namespace, checked.key, checked.now);
+    if (!current) return NOT_FOUND;
+    return { ok: true, value: store.versionsOf(this.#sql, current) };
   }
 
-  async search(tenantId: string, input: SearchInput): Promise<ScoredItem[]> {
+  async search(tenantId: string, input: SearchInput): Promise<MemoryResult<ScoredItem[]>> {
     const checked: SearchInput = {
       prefixes: requirePrefixes(input.prefixes),
       query: input.query === null ? null : requireString("query", input.query, MAX_QUERY_CHARS),
@@ -151,8 +173,14 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
       offset: requireInt("offset", input.offset, 0, MAX_SEARCH_OFFSET),
       now: requireNow(input.now),
     };
-    if (!this.#peek(tenantId)) return [];
-    return search(this.#sql, checked, checked.query === null ? null : await this.#embed(checked.query, tenantId));
+    if (!this.#peek(tenantId)) return { ok: true, value: [] };
+    const near = checked.query === null ? null : await this.#embed(checked.query, tenantId);
+    try {
+      return { ok: true, value: search(this.#sql, checked, near) };
+    } catch (error) {
+      if (!(error instanceof ScanExceeded)) throw error;
+      return { ok: false, reason: "scan_exceeded", max: MAX_SEARCH_SCAN, by: error.by };
+    }
   }
 
   async namespaces(tenantId: string, input: NamespaceListInput): Promise<NamespacePage> {

@@ -101,4 +101,53 @@ export const MEMORY_STORE_MIGRATIONS: readonly Migration[] = [
         )`,
       ]),
   },
+  {
+    version: 7,
+    description:
+      "the current version lives in the item's row alone (item_versions keeps the earlier ones), and each item's bytes are counted into a running total",
+    // The estimate is item-bytes.ts's, written here in SQL and frozen: 128 bytes a row beyond its
+    // text (namespace and key twice: the row and its unique index), the index's text at 5/4 plus 100,
+    // the vector's row at 640 beyond its bytes. The index still holds its text here (migration 8 drops that copy).
+    up: (storage) =>
+      execAll(storage.sql, [
+        `ALTER TABLE items ADD COLUMN updated_by TEXT`,
+        `ALTER TABLE items ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0`,
+        `ALTER TABLE item_versions ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0`,
+        `UPDATE items SET updated_by = COALESCE((SELECT v.created_by FROM item_versions v
+           WHERE v.namespace = items.namespace AND v.key = items.key AND v.version = items.version), created_by)`,
+        `DELETE FROM item_versions WHERE EXISTS (SELECT 1 FROM items
+           WHERE items.namespace = item_versions.namespace AND items.key = item_versions.key AND items.version = item_versions.version)`,
+        `UPDATE item_versions SET bytes = 128 + 2 * (octet_length(namespace) + octet_length(key)) + octet_length(value)`,
+        `UPDATE items SET bytes = 128 + 2 * (octet_length(namespace) + octet_length(key)) + octet_length(value)
+           + COALESCE((SELECT 100 + (5 * (octet_length(body) + octet_length(scope)) + 3) / 4 FROM items_fts WHERE items_fts.rowid = items.id), 0)
+           + COALESCE((SELECT 640 + length(vector) + octet_length(model) FROM item_vectors WHERE item_vectors.item_id = items.id), 0)
+           + COALESCE((SELECT SUM(v.bytes) FROM item_versions v WHERE v.namespace = items.namespace AND v.key = items.key), 0)`,
+        `CREATE TABLE IF NOT EXISTS item_bytes (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL)`,
+        `INSERT OR IGNORE INTO item_bytes (id, n) SELECT 1, COALESCE(SUM(bytes), 0) FROM items`,
+        `CREATE TRIGGER IF NOT EXISTS items_bytes_in AFTER INSERT ON items BEGIN UPDATE item_bytes SET n = n + new.bytes WHERE id = 1; END`,
+        `CREATE TRIGGER IF NOT EXISTS items_bytes_out AFTER DELETE ON items BEGIN UPDATE item_bytes SET n = n - old.bytes WHERE id = 1; END`,
+        `CREATE TRIGGER IF NOT EXISTS items_bytes_changed AFTER UPDATE OF bytes ON items BEGIN UPDATE item_bytes SET n = n + new.bytes - old.bytes WHERE id = 1; END`,
+      ]),
+  },
+  {
+    version: 8,
+    description: "the full-text index keeps no copy of the items' text (contentless): only what a search looks up",
+    // Nothing reads the index's columns back (search ranks by rowid and BM25), and the copy was a
+    // third of a large item's bytes. Built again beside the old one, as migration 3; the words view
+    // is made again on the new table.
+    up: (storage) =>
+      execAll(storage.sql, [
+        `DROP TABLE IF EXISTS items_vocab`,
+        `CREATE VIRTUAL TABLE items_fts_lean USING fts5(body, scope, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2')`,
+        `INSERT INTO items_fts_lean (rowid, body, scope) SELECT rowid, body, scope FROM items_fts`,
+        `DROP TABLE items_fts`,
+        `ALTER TABLE items_fts_lean RENAME TO items_fts`,
+        `CREATE VIRTUAL TABLE items_vocab USING fts5vocab(items_fts, 'row')`,
+      ]),
+  },
+  {
+    version: 9,
+    description: "items by their last write, so a search without a query reads the newest items first and stops",
+    up: (storage) => execAll(storage.sql, [`CREATE INDEX IF NOT EXISTS items_by_update ON items (updated_at, id)`]),
+  },
 ];

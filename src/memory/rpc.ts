@@ -12,13 +12,17 @@ export interface MemoryStoreRpc {
   purge(tenantId: string): Promise<void>;
   /** What this object's storage holds; reads only. */
   footprint(): Promise<StorageFootprint>;
-  /** Writes the item's next version; `limit_reached` for a new item past the tenant's `max_memory_items`. */
+  /**
+   * Writes the item's next version; `limit_reached` for a new item past the tenant's
+   * `max_memory_items`, or for a write that would take its memory past `max_memory_bytes`.
+   */
   put(tenantId: string, input: PutItem): Promise<MemoryResult<MemoryItem>>;
   /** The live item (its time to live restarted when it asks for that). */
   get(tenantId: string, namespace: string[], key: string, now: number): Promise<MemoryResult<MemoryItem>>;
   remove(tenantId: string, namespace: string[], key: string, now: number, by?: AuditContext): Promise<MemoryResult<null>>;
   versions(tenantId: string, namespace: string[], key: string, now: number): Promise<MemoryResult<MemoryVersion[]>>;
-  search(tenantId: string, input: SearchInput): Promise<ScoredItem[]>;
+  /** `scan_exceeded` when the page lies past the rows a search reads (`MAX_SEARCH_SCAN`). */
+  search(tenantId: string, input: SearchInput): Promise<MemoryResult<ScoredItem[]>>;
   namespaces(tenantId: string, input: NamespaceListInput): Promise<NamespacePage>;
 }
 

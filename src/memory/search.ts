@@ -22,48 +22,125 @@ export function search(sql: SqlStorage, input: SearchInput, near: VectorQuery | 
   const filtered = Object.keys(input.filter).length > 0;
   if (near !== null && terms.length > 0) return hybridSearch(sql, input, terms, scoped, near);
   let rows: (ItemRow & { rank?: number })[];
-  if (terms.length === 0) {
-    const where = itemConditions(input, scoped);
-    rows = sql
-      .exec<ItemRow>(
-        `SELECT items.* FROM items WHERE ${where.sql} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`,
-        ...where.args,
-        input.limit,
-        input.offset,
-      )
-      .toArray();
-  } else if (!filtered) {
+  if (terms.length === 0) rows = newest(sql, input, scoped);
+  else if (!filtered) {
     // The index decides alone: it finds the prefixes' items by their scope tokens, and only the
     // page's rows are read, not the row of every item holding a query word. Expired rows the
     // sweep has not reached yet (counted on their own index, usually none) may be among the best:
-    // the index is asked for that many more, and they are left out here.
+    // the index is asked for that many more, and they are left out here. A page past the scan
+    // reads `MAX_SEARCH_SCAN` rows at most, and answers only when the matches end within them.
     const expired = expiredUnswept(sql, input.now);
-    rows = sql
+    const wanted = input.offset + input.limit;
+    const reach = Math.min(wanted, MAX_SEARCH_SCAN + 1);
+    const live = sql
       .exec<ItemRow & { rank: number }>(
         `WITH ranked AS (SELECT rowid AS id, bm25(items_fts, 1.0, 0.0) AS rank FROM items_fts WHERE items_fts MATCH ? ORDER BY rank LIMIT ?)
          SELECT items.*, ranked.rank FROM ranked JOIN items ON items.id = ranked.id WHERE ${LIVE.replaceAll("expires_at", "items.expires_at")} ORDER BY ranked.rank`,
         matchExpression(terms, scoped ? input.prefixes : null),
-        input.offset + input.limit + expired,
+        reach + expired,
         input.now,
       )
-      .toArray()
-      .slice(input.offset, input.offset + input.limit);
+      .toArray();
+    if (wanted > MAX_SEARCH_SCAN && live.length > MAX_SEARCH_SCAN) throw new ScanExceeded("offset");
+    rows = live.slice(input.offset, wanted);
   } else {
-    // A filter reads each match's value; the scope still keeps a namespace's search to its items.
+    // A filter reads the values of the query's best `MAX_SEARCH_SCAN` matches at most (ranked in
+    // the index alone): the first matches of the filter among them are the first of all, so the
+    // page is exact when it fills; when it does not and more matches are left, it is refused.
     const where = itemConditions(input, scoped);
     rows = sql
       .exec<ItemRow & { rank: number }>(
-        `SELECT items.*, bm25(items_fts, 1.0, 0.0) AS rank FROM items_fts JOIN items ON items.id = items_fts.rowid
-         WHERE items_fts MATCH ? AND ${where.sql} ORDER BY rank LIMIT ? OFFSET ?`,
+        `WITH ranked AS (SELECT rowid AS id, bm25(items_fts, 1.0, 0.0) AS rank FROM items_fts WHERE items_fts MATCH ? ORDER BY rank LIMIT ?)
+         SELECT items.*, ranked.rank AS rank FROM ranked JOIN items ON items.id = ranked.id WHERE ${where.sql} ORDER BY ranked.rank LIMIT ? OFFSET ?`,
         matchExpression(terms, scoped ? input.prefixes : null),
+        MAX_SEARCH_SCAN,
         ...where.args,
         input.limit,
         input.offset,
       )
       .toArray();
+    if (rows.length < input.limit && matchesBeyond(sql, matchExpression(terms, scoped ? input.prefixes : null)))
+      throw new ScanExceeded("filter");
   }
   // bm25() is lower for a better match; the API's score is higher for one.
   return rows.map((row) => ({ ...toItem(row), score: row.rank === undefined ? null : Math.round(-row.rank * 1e6) / 1e6 }));
+}
+
+/**
+ * Rows a search reads at most to apply a filter or reach an offset: each may hold 64 KiB of JSON,
+ * about 0.2 ms to read and parse, so a search stays near 0.2 s whatever the store holds.
+ */
+export const MAX_SEARCH_SCAN = 1_000;
+
+/** A search whose page lies past the rows it may read (`MAX_SEARCH_SCAN`): the caller narrows it. */
+export class ScanExceeded extends Error {
+  constructor(readonly by: "filter" | "offset") {
+    super(`the search would read more than ${MAX_SEARCH_SCAN} items`);
+  }
+}
+
+/** Whether the query matches more items than a scan reads: the index is asked for one more, by rowid only. */
+function matchesBeyond(sql: SqlStorage, match: string): boolean {
+  const n = sql
+    .exec<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM (SELECT rowid FROM items_fts WHERE items_fts MATCH ? LIMIT ?)`,
+      match,
+      MAX_SEARCH_SCAN + 1,
+    )
+    .one().n;
+  return n > MAX_SEARCH_SCAN;
+}
+
+/**
+ * Without a query, newest first. Within prefixes holding at most `MAX_SEARCH_SCAN` items (counted
+ * on the namespace index, one more at most), those items; else the store's newest
+ * `MAX_SEARCH_SCAN` on the update index (migration 9), whose first matches are the newest of all:
+ * a page they do not fill is refused.
+ */
+function newest(sql: SqlStorage, input: SearchInput, scoped: boolean): ItemRow[] {
+  const where = itemConditions(input, scoped);
+  const order = `ORDER BY items.updated_at DESC, items.id DESC LIMIT ? OFFSET ?`;
+  if (scoped && itemsWithin(sql, input.prefixes) <= MAX_SEARCH_SCAN)
+    // `+` keeps the planner on the namespace index: the few items within, then sorted.
+    return sql
+      .exec<ItemRow>(
+        `SELECT items.* FROM items WHERE ${where.sql} ORDER BY +items.updated_at DESC, items.id DESC LIMIT ? OFFSET ?`,
+        ...where.args,
+        input.limit,
+        input.offset,
+      )
+      .toArray();
+  const rows = sql
+    .exec<ItemRow>(
+      `SELECT items.* FROM (SELECT * FROM items ORDER BY updated_at DESC, id DESC LIMIT ?) AS items WHERE ${where.sql} ${order}`,
+      MAX_SEARCH_SCAN,
+      ...where.args,
+      input.limit,
+      input.offset,
+    )
+    .toArray();
+  if (rows.length < input.limit && sql.exec<{ n: number }>(`SELECT n FROM item_count`).one().n > MAX_SEARCH_SCAN)
+    throw new ScanExceeded(input.offset > 0 && Object.keys(input.filter).length === 0 ? "offset" : "filter");
+  return rows;
+}
+
+/** Items within the prefixes, counted on the namespace index up to one past `MAX_SEARCH_SCAN`. */
+function itemsWithin(sql: SqlStorage, prefixes: string[][]): number {
+  let n = 0;
+  for (const segments of prefixes) {
+    const prefix = joinNamespace(segments);
+    n += sql
+      .exec<{ n: number }>(
+        `SELECT COUNT(*) AS n FROM (SELECT 1 FROM items WHERE namespace = ? OR (namespace >= ? AND namespace < ?) LIMIT ?)`,
+        prefix,
+        `${prefix}.`,
+        `${prefix}/`,
+        MAX_SEARCH_SCAN + 1 - n,
+      )
+      .one().n;
+    if (n > MAX_SEARCH_SCAN) break;
+  }
+  return n;
 }
 
 /**
@@ -76,20 +153,28 @@ function hybridSearch(sql: SqlStorage, input: SearchInput, terms: string[], scop
   const where = itemConditions(input, scoped);
   const byWords = sql
     .exec<{ id: number }>(
-      `SELECT items.id AS id FROM items_fts JOIN items ON items.id = items_fts.rowid
-       WHERE items_fts MATCH ? AND ${where.sql} ORDER BY bm25(items_fts, 1.0, 0.0) LIMIT ?`,
+      `WITH ranked AS (SELECT rowid AS id, bm25(items_fts, 1.0, 0.0) AS rank FROM items_fts WHERE items_fts MATCH ? ORDER BY rank LIMIT ?)
+       SELECT items.id AS id FROM ranked JOIN items ON items.id = ranked.id WHERE ${where.sql} ORDER BY ranked.rank LIMIT ?`,
       matchExpression(terms, scoped ? input.prefixes : null),
+      MAX_SEARCH_SCAN,
       ...where.args,
       FUSION_DEPTH,
     )
     .toArray();
+  // The newest within few prefixes' items (sorted after the namespace index finds them), or the
+  // store's newest: either way no more rows than the vectors compared.
+  const compared = vectorScanLimit(near.values.length);
+  const source =
+    scoped && itemsWithin(sql, input.prefixes) <= MAX_SEARCH_SCAN
+      ? { from: "items", order: "+items.updated_at DESC" }
+      : { from: `(SELECT * FROM items ORDER BY updated_at DESC, id DESC LIMIT ${compared}) AS items`, order: "items.updated_at DESC" };
   const byMeaning = sql
     .exec<{ id: number; vector: ArrayBuffer }>(
-      `SELECT items.id AS id, item_vectors.vector AS vector FROM items JOIN item_vectors ON item_vectors.item_id = items.id
-       WHERE item_vectors.model = ? AND ${where.sql} ORDER BY items.updated_at DESC LIMIT ?`,
+      `SELECT items.id AS id, item_vectors.vector AS vector FROM ${source.from} JOIN item_vectors ON item_vectors.item_id = items.id
+       WHERE item_vectors.model = ? AND ${where.sql} ORDER BY ${source.order} LIMIT ?`,
       near.model,
       ...where.args,
-      vectorScanLimit(near.values.length),
+      compared,
     )
     .toArray()
     .map((row) => ({ id: row.id, similarity: similarity(near.values, fromBlob(row.vector)) }))

@@ -7,11 +7,12 @@
 import { decodeKeyCursor, encodeKeyCursor } from "../shared/cursor";
 import { toIso } from "../shared/validate";
 import { toBlob } from "./embeddings";
+import { indexBytes, rowBytes, vectorBytes } from "./item-bytes";
 import { joinNamespace } from "../session-config/memory-namespace";
 import { expiredUnswept, type ItemRow, LIVE, scopeText } from "./item-row";
 import type { MemoryVersion, NamespacePage } from "./types";
 
-/** Versions kept per item, the current one included. */
+/** Versions kept per item, the current one (the item's row) included; `item_versions` holds the others. */
 export const KEPT_VERSIONS = 10;
 /** Expired rows deleted per sweep. */
 export const SWEEP_BATCH = 500;
@@ -33,6 +34,11 @@ export function countItems(sql: SqlStorage, now: number): number {
 export function countItemsWithin(sql: SqlStorage, prefix: string, now: number): number {
   const where = `(namespace = ? OR (namespace >= ? AND namespace < ?)) AND (expires_at IS NULL OR expires_at > ?)`;
   return sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM items WHERE ${where}`, prefix, `${prefix}.`, `${prefix}/`, now).one().n;
+}
+
+/** The bytes the tenant's items take (item-bytes.ts), kept by triggers on `items` (migration 7). */
+export function totalBytes(sql: SqlStorage): number {
+  return sql.exec<{ n: number }>(`SELECT n FROM item_bytes`).one().n;
 }
 
 /** Removes an item, its versions and its text; true when there was a row. */
@@ -61,32 +67,68 @@ export interface WrittenItem {
   now: number;
   ttlMs: number | null;
   refreshTtl: boolean;
+  /** The value's vector; none (or absent) leaves the item without one. */
+  vector?: { model: string; values: Float32Array } | null;
 }
 
-/** Writes the item's next version (the first when `previous` is null) and keeps the last `KEPT_VERSIONS`. */
-export function writeItem(sql: SqlStorage, item: WrittenItem, previous: ItemRow | null): void {
+/**
+ * Writes the item's next version (the first when `previous` is null): the row holds the current
+ * one, `item_versions` the `KEPT_VERSIONS - 1` before it. Sets the row's `bytes` and returns them.
+ */
+export function writeItem(sql: SqlStorage, item: WrittenItem, previous: ItemRow | null): number {
   const version = (previous?.version ?? 0) + 1;
   const text = JSON.stringify(item.value);
+  const body = searchText(item.key, item.value);
+  const scope = scopeText(item.namespace);
+  const vector = item.vector ?? null;
   const expiresAt = item.ttlMs === null ? null : item.now + item.ttlMs;
+  const own = rowBytes(item.namespace, item.key, text) + indexBytes(body, scope) + vectorBytes(vector);
   let id: number;
+  let bytes = own;
   if (previous) {
     id = previous.id;
+    const kept = rowBytes(item.namespace, item.key, previous.value);
     sql.exec(
-      `UPDATE items SET value = ?, version = ?, updated_at = ?, expires_at = ?, ttl_ms = ?, refresh_ttl = ? WHERE id = ?`,
+      `INSERT INTO item_versions (namespace, key, version, value, created_by, created_at, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      item.namespace,
+      item.key,
+      previous.version,
+      previous.value,
+      previous.updated_by ?? previous.created_by,
+      previous.updated_at,
+      kept,
+    );
+    sql.exec(
+      `DELETE FROM item_versions WHERE namespace = ? AND key = ? AND version <= ?`,
+      item.namespace,
+      item.key,
+      version - KEPT_VERSIONS,
+    );
+    bytes += sql
+      .exec<{ n: number }>(
+        `SELECT COALESCE(SUM(bytes), 0) AS n FROM item_versions WHERE namespace = ? AND key = ?`,
+        item.namespace,
+        item.key,
+      )
+      .one().n;
+    sql.exec(
+      `UPDATE items SET value = ?, version = ?, updated_at = ?, updated_by = ?, expires_at = ?, ttl_ms = ?, refresh_ttl = ?, bytes = ? WHERE id = ?`,
       text,
       version,
       item.now,
+      item.createdBy,
       expiresAt,
       item.ttlMs,
       item.refreshTtl ? 1 : 0,
+      bytes,
       id,
     );
     sql.exec(`DELETE FROM items_fts WHERE rowid = ?`, id);
   } else {
     id = sql
       .exec<{ id: number }>(
-        `INSERT INTO items (namespace, key, value, version, created_by, created_at, updated_at, expires_at, ttl_ms, refresh_ttl)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+        `INSERT INTO items (namespace, key, value, version, created_by, created_at, updated_at, updated_by, expires_at, ttl_ms, refresh_ttl, bytes)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
         item.namespace,
         item.key,
         text,
@@ -94,23 +136,17 @@ export function writeItem(sql: SqlStorage, item: WrittenItem, previous: ItemRow 
         item.createdBy,
         item.now,
         item.now,
+        item.createdBy,
         expiresAt,
         item.ttlMs,
         item.refreshTtl ? 1 : 0,
+        bytes,
       )
       .one().id;
   }
-  sql.exec(`INSERT INTO items_fts (rowid, body, scope) VALUES (?, ?, ?)`, id, searchText(item.key, item.value), scopeText(item.namespace));
-  sql.exec(
-    `INSERT INTO item_versions (namespace, key, version, value, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-    item.namespace,
-    item.key,
-    version,
-    text,
-    item.createdBy,
-    item.now,
-  );
-  sql.exec(`DELETE FROM item_versions WHERE namespace = ? AND key = ? AND version <= ?`, item.namespace, item.key, version - KEPT_VERSIONS);
+  sql.exec(`INSERT INTO items_fts (rowid, body, scope) VALUES (?, ?, ?)`, id, body, scope);
+  writeVector(sql, id, vector);
+  return bytes;
 }
 
 /** A read of an item that asks for it restarts its time to live. */
@@ -121,23 +157,33 @@ export function refreshExpiry(sql: SqlStorage, row: ItemRow, now: number): ItemR
   return { ...row, expires_at: expiresAt };
 }
 
-export function versionsOf(sql: SqlStorage, namespace: string, key: string): MemoryVersion[] {
-  return sql
+/** The item's versions, newest first: the current one (its row) and the earlier ones kept. */
+export function versionsOf(sql: SqlStorage, current: ItemRow): MemoryVersion[] {
+  const earlier = sql
     .exec<{ version: number; value: string; created_by: string; created_at: number }>(
       `SELECT version, value, created_by, created_at FROM item_versions WHERE namespace = ? AND key = ? ORDER BY version DESC LIMIT ?`,
-      namespace,
-      key,
-      KEPT_VERSIONS,
+      current.namespace,
+      current.key,
+      KEPT_VERSIONS - 1,
     )
-    .toArray()
-    .map((row) => ({
-      namespace: namespace.split("."),
-      key,
-      version: row.version,
-      value: JSON.parse(row.value) as Record<string, unknown>,
-      created_by: row.created_by,
-      created_at: toIso(row.created_at),
-    }));
+    .toArray();
+  const rows = [
+    {
+      version: current.version,
+      value: current.value,
+      created_by: current.updated_by ?? current.created_by,
+      created_at: current.updated_at,
+    },
+    ...earlier,
+  ];
+  return rows.map((row) => ({
+    namespace: current.namespace.split("."),
+    key: current.key,
+    version: row.version,
+    value: JSON.parse(row.value) as Record<string, unknown>,
+    created_by: row.created_by,
+    created_at: toIso(row.created_at),
+  }));
 }
 
 /** The namespaces that hold live items within `prefix`, cut to `maxDepth` segments, in order, paged. */

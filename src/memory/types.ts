@@ -30,6 +30,8 @@ export interface PutItem {
   createdBy: string;
   /** The tenant's `max_memory_items`. */
   maxItems: number;
+  /** The tenant's `max_memory_bytes`. */
+  maxBytes: number;
   /** An end user's writer: its reach, and the items it may keep there (`MAX_END_USER_MEMORY_ITEMS`). */
   within?: { prefix: string[]; max: number } | undefined;
   now: number;
@@ -58,8 +60,17 @@ export interface NamespaceListInput {
   now: number;
 }
 
-/** `limit_reached` with `of: "end_user"`: the writer's own reach holds its `within.max` items. */
-export type MemoryFailure = { reason: "item_not_found" } | { reason: "limit_reached"; max: number; of?: "end_user" };
+/**
+ * `limit_reached` with `of: "end_user"`: the writer's own reach holds its `within.max` items; with
+ * `of: "bytes"`: the write would take the tenant's memory past `max_memory_bytes` (`used` before it,
+ * `needed` by the item as written).
+ */
+export type MemoryFailure =
+  | { reason: "item_not_found" }
+  | { reason: "limit_reached"; max: number; of?: "end_user" }
+  | { reason: "limit_reached"; max: number; of: "bytes"; used: number; needed: number }
+  /** The search's page lies past the `max` rows a search reads, found by its filter or its offset. */
+  | { reason: "scan_exceeded"; max: number; by: "filter" | "offset" };
 export type MemoryResult<T> = { ok: true; value: T } | ({ ok: false } & MemoryFailure);
 
 export type NamespacePage = Page<string[]>;

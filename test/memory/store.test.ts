@@ -147,7 +147,8 @@ describe("memory store at scale", () => {
       expect(read.rowsRead()).toBeLessThan(ITEMS * 2 + 100);
       const filtered = counting(storage.sql);
       expect(memorySearch.search(filtered.sql, { ...searchInput([[]], "common", 10), filter: { kind: "odd" } })).toHaveLength(10);
-      expect(filtered.rowsRead()).toBeGreaterThanOrEqual(ITEMS * 2);
+      // A filter reads the rows of the best `MAX_SEARCH_SCAN` matches at most; it read every match's (4,000+).
+      expect(filtered.rowsRead()).toBeLessThan(ITEMS * 2);
     });
   });
 

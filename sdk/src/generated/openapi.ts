@@ -1061,7 +1061,7 @@ export interface paths {
         get: operations["getMemoryItem"];
         /**
          * Write a memory item
-         * @description Each write is a new `version`; the last 10 stay readable. 409 for a new item past the tenant's `max_memory_items`.
+         * @description Each write is a new `version`; the last 10 stay readable. 409 for a new item past the tenant's `max_memory_items`, or a write that would take its memory past `max_memory_bytes` (versions and index included).
          */
         put: operations["putMemoryItem"];
         post?: never;
@@ -1100,7 +1100,7 @@ export interface paths {
         put?: never;
         /**
          * Search memory
-         * @description A query's words are matched as words (no operators); an item matching more of them, and rarer ones, ranks higher. Expired items never appear.
+         * @description A query's words are matched as words (no operators); an item matching more of them, and rarer ones, ranks higher. Expired items never appear. A search reads at most 1,000 items to apply its filter or reach its offset (the query's best matches, or without a query the newest items): a page past them is a 400 that says to narrow `namespace_prefix` or add words; within a namespace of at most 1,000 items every page is reachable.
          */
         post: operations["searchMemory"];
         delete?: never;
@@ -1962,6 +1962,11 @@ export interface components {
             /** Format: int32 */
             max_memory_items: number;
             /**
+             * Format: int64
+             * @description Bytes a tenant's memory may take in storage: each item's value, its earlier versions kept, its part of the search index and its vector (expired items until they are swept). A write that would take more is a 409 until items are deleted; one that shrinks an item always works.
+             */
+            max_memory_bytes: number;
+            /**
              * Format: int32
              * @description How deep sub-agents nest: a session a caller creates is at depth 0, its `agent` tools' children at 1. A call that would go deeper gets an error result.
              */
@@ -2404,6 +2409,11 @@ export interface components {
             max_streams_per_tenant?: number;
             /** Format: int32 */
             max_memory_items?: number;
+            /**
+             * Format: int64
+             * @description Bytes a tenant's memory may take in storage: each item's value, its earlier versions kept, its part of the search index and its vector (expired items until they are swept). A write that would take more is a 409 until items are deleted; one that shrinks an item always works.
+             */
+            max_memory_bytes?: number;
             /**
              * Format: int32
              * @description How deep sub-agents nest: a session a caller creates is at depth 0, its `agent` tools' children at 1. A call that would go deeper gets an error result.
@@ -3005,6 +3015,11 @@ export interface components {
             max_streams_per_tenant?: number;
             /** Format: int32 */
             max_memory_items?: number;
+            /**
+             * Format: int64
+             * @description Bytes a tenant's memory may take in storage: each item's value, its earlier versions kept, its part of the search index and its vector (expired items until they are swept). A write that would take more is a 409 until items are deleted; one that shrinks an item always works.
+             */
+            max_memory_bytes?: number;
             /**
              * Format: int32
              * @description How deep sub-agents nest: a session a caller creates is at depth 0, its `agent` tools' children at 1. A call that would go deeper gets an error result.

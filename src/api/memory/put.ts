@@ -13,7 +13,8 @@ export const route = createRoute({
   path: "/v1/memory/items",
   operationId: "putMemoryItem",
   summary: "Write a memory item",
-  description: "Each write is a new `version`; the last 10 stay readable. 409 for a new item past the tenant's `max_memory_items`.",
+  description:
+    "Each write is a new `version`; the last 10 stay readable. 409 for a new item past the tenant's `max_memory_items`, or a write that would take its memory past `max_memory_bytes` (versions and index included).",
   tags: ["Memory"],
   security: bearerAuth("memory:write"),
   middleware: [requireScope("memory:write")] as const,
@@ -34,6 +35,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     refreshTtl: body.refresh_ttl === true,
     createdBy: c.var.principal.subject,
     maxItems: c.var.limits.max_memory_items,
+    maxBytes: c.var.limits.max_memory_bytes,
     now: Date.now(),
   });
   return c.json(item, 200);

@@ -14,7 +14,9 @@ export const route = createRoute({
   operationId: "searchMemory",
   summary: "Search memory",
   description:
-    "A query's words are matched as words (no operators); an item matching more of them, and rarer ones, ranks higher. Expired items never appear.",
+    "A query's words are matched as words (no operators); an item matching more of them, and rarer ones, ranks higher. Expired items never appear. " +
+    "A search reads at most 1,000 items to apply its filter or reach its offset (the query's best matches, or without a query the newest items): " +
+    "a page past them is a 400 that says to narrow `namespace_prefix` or add words; within a namespace of at most 1,000 items every page is reachable.",
   tags: ["Memory"],
   security: bearerAuth("memory:read"),
   middleware: [requireScope("memory:read")] as const,

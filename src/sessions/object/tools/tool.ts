@@ -29,13 +29,14 @@ export interface ToolContext {
   callSigning: () => Promise<CallSigning>;
   /** The unit's connections to MCP servers, closed when the unit ends. */
   mcp: McpConnections;
-  /** The tenant's memory store and its `max_memory_items`, for the memory tools (made on first use). */
+  /** The tenant's memory store and its `max_memory_items` and `max_memory_bytes`, for the memory tools (made on first use). */
   memory: () => MemoryTarget;
 }
 
 export interface MemoryTarget {
   store: MemoryStoreRpc;
   maxItems: number;
+  maxBytes: number;
 }
 
 export interface ToolOutcome {

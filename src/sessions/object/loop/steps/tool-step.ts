@@ -107,6 +107,7 @@ async function runCalls(
         store: memoryStoreStub(scope.env, session.tenant_id) as unknown as MemoryStoreRpc,
         // Sessions created before memory existed kept no such limit.
         maxItems: session.limits.max_memory_items ?? BUILTIN_DEFAULT_LIMITS.max_memory_items,
+        maxBytes: session.limits.max_memory_bytes ?? BUILTIN_DEFAULT_LIMITS.max_memory_bytes,
       }),
     };
     let outcome: ToolOutcome;

@@ -202,15 +202,17 @@ async function search(grant: MemoryGrant, args: SearchArgs, ctx: ToolContext): P
     if (!allowed.ok) return allowed.outcome;
     prefixes = [allowed.namespace];
   }
-  const results = await ctx.memory().store.search(ctx.tenantId, {
+  const results = (await ctx.memory().store.search(ctx.tenantId, {
     prefixes,
     query: args.query,
     filter: {},
     limit: Math.min(args.limit ?? DEFAULT_TOOL_SEARCH_RESULTS, MAX_TOOL_SEARCH_RESULTS),
     offset: 0,
     now: Date.now(),
-  });
-  return answer({ results: results.map(shown) });
+  })) as MemoryResult<ScoredItem[]>;
+  // A query without a filter or an offset reads no more than its page: this is never refused.
+  if (!results.ok) return fail("The search found too few matches within what it may read; use more precise words.");
+  return answer({ results: results.value.map(shown) });
 }
 
 async function get(grant: MemoryGrant, args: KeyArgs, ctx: ToolContext): Promise<ToolOutcome> {
@@ -238,11 +240,18 @@ async function put(grant: MemoryGrant, args: PutArgs, ctx: ToolContext): Promise
     refreshTtl: false,
     createdBy: `session:${ctx.sessionId}`,
     maxItems: memory.maxItems,
+    maxBytes: memory.maxBytes,
     within: endUserWrites(memoryReachOf(ctx.createdBy)),
     now: Date.now(),
   })) as MemoryResult<MemoryItem>;
   if (!result.ok)
-    return fail(result.reason === "limit_reached" ? `Memory is full (${result.max} items); nothing was saved.` : "Nothing was saved.");
+    return fail(
+      result.reason !== "limit_reached"
+        ? "Nothing was saved."
+        : result.of === "bytes"
+          ? `Memory is full (${result.max} bytes); nothing was saved.`
+          : `Memory is full (${result.max} items); nothing was saved.`,
+    );
   return answer({ saved: { namespace: result.value.namespace, key: result.value.key, version: result.value.version } });
 }
 
