@@ -7,7 +7,7 @@ export class PlatformError extends Error {
   /** The problem's stable code to switch on; null when the body was not a problem document. */
   readonly code: ProblemCode | null;
   readonly problem: Problem | null;
-  /** The `X-Request-Id` of the failed request, to quote when reporting it. */
+  /** The platform's id of the failed request (the problem's `request_id`, else the `X-Request-Id` header), to quote when reporting it. */
   readonly requestId: string | null;
 
   constructor(response: Response, body: unknown) {
@@ -16,7 +16,7 @@ export class PlatformError extends Error {
     this.status = response.status;
     this.problem = problem;
     this.code = problem?.code ?? null;
-    this.requestId = response.headers.get("X-Request-Id");
+    this.requestId = problem?.request_id ?? response.headers.get("X-Request-Id");
   }
 }
 

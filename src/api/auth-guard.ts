@@ -141,15 +141,19 @@ const BEARER = /^Bearer\s+(\S+)$/i;
  * deployment trusts: the address (its /64 for IPv6), one client whatever it presents. Without one
  * (a local runtime, where every client arrives from one address and any can claim another): the
  * tenant an API key names, so a forger blocks the unverified keys of the tenant it forges keys
- * for, never another tenant's. Then a credential that names no tenant (a JWT, junk) is not
- * counted: refusing it costs no object any work, and a JWT that verifies is never blocked. Pure.
+ * for, never another tenant's. A key of the untagged legacy format proves nothing about its tenant
+ * (checking it asks the registry), so all of them share one window: a forger naming a new tenant
+ * each time is still counted, and a legacy key this gateway verified lately still stands. A
+ * credential that names no tenant (a JWT, junk) is not counted: refusing it costs no object any
+ * work, and a JWT that verifies is never blocked. Pure.
  */
 export function failureWindowKey(address: string | null, authorization: string | null): string | null {
   const counted = clientAddressKey(address);
   if (counted !== null) return `ip:${counted}`;
   const credential = authorization === null ? undefined : BEARER.exec(authorization)?.[1];
-  const tenantId = credential === undefined ? undefined : parseApiKey(credential)?.tenantId;
-  return tenantId === undefined ? null : `tenant:${tenantId}`;
+  const key = credential === undefined ? null : parseApiKey(credential);
+  if (key === null) return null;
+  return key.signed === null ? "legacy-keys" : `tenant:${key.tenantId}`;
 }
 
 /** Tenant ids cannot contain a newline, so the pair cannot collide with another. */

@@ -32,7 +32,7 @@ export const RESPONSE_HEADERS: Record<ResponseHeaderName, { name: string; header
     name: REQUEST_ID_HEADER,
     header: {
       description:
-        "The caller's own `X-Request-Id` when it was usable, else the platform's id of the request (a problem document's `request_id` is always the platform's). Quote it when reporting a problem.",
+        "The caller's own `X-Request-Id` when it was usable, else the platform's id of the request (a problem document's `request_id` is always the platform's, and the one to quote when reporting a problem).",
       required: true,
       schema: { type: "string", maxLength: 128, example: "3f1c2d9e-8c1b-4f5e-9a57-0d3c1e2b4a69" },
     },

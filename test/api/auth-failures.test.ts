@@ -12,7 +12,7 @@ import { AuthGuard } from "../../src/api/auth-guard";
 import { PROBLEM_TYPE_BASE } from "../../src/api/errors";
 import type { Env } from "../../src/env";
 import { BASE_URL, callJson, readProblem } from "../support/api";
-import { issuedKey } from "../support/api-keys";
+import { issuedKey, legacyKey } from "../support/api-keys";
 import { bearer, freshTenant } from "../support/tokens";
 
 const LIMIT = 60;
@@ -177,6 +177,13 @@ describe("failed authentications under a local runtime, where no address is trus
     const second = await createKey(key, LOOPBACK);
     expect(second.status).toBe(201);
     expect((await get(((await second.json()) as { key: string }).key, LOOPBACK)).status).toBe(200);
+  });
+
+  it("counts forged keys of the untagged legacy format together, whatever tenant each names", async () => {
+    const { get } = setup({});
+    const forge = async () => (await legacyKey(freshTenant())).plaintext;
+    for (let i = 0; i < LIMIT; i++) expect((await get(await forge(), LOOPBACK)).status).toBe(401);
+    expect((await get(await forge(), LOOPBACK)).status).toBe(429);
   });
 
   it("counts a forger's keys by their tenant whatever address each request claims", async () => {

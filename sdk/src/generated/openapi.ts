@@ -3746,7 +3746,7 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description The caller's own `X-Request-Id` when it was usable, else the platform's id of the request (a problem document's `request_id` is always the platform's). Quote it when reporting a problem. */
+        /** @description The caller's own `X-Request-Id` when it was usable, else the platform's id of the request (a problem document's `request_id` is always the platform's, and the one to quote when reporting a problem). */
         RequestId: string;
         /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key` and body; absent otherwise. */
         IdempotentReplayed: "true";
