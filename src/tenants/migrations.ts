@@ -279,6 +279,22 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
         )`,
       ]),
   },
+  {
+    version: 14,
+    description: "the daily token budgets each run going holds reserved",
+    // Storage from before reserved nothing: its runs going count by what they reported, as they did.
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS budget_reservations (
+          session_id TEXT PRIMARY KEY,
+          created_by TEXT NOT NULL,
+          api_key_id TEXT NOT NULL,
+          tokens INTEGER NOT NULL,
+          base_tokens INTEGER NOT NULL,
+          day TEXT NOT NULL
+        )`,
+      ]),
+  },
 ];
 
 export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [
