@@ -27,6 +27,14 @@ export type { SubagentRow } from "./subagents";
 
 /** A child session: the revision of its state its parent last acknowledged. */
 const PARENT_TOLD_KEY = "parent_told_revision";
+/** A root session: its tree's count. */
+const TREE_KEY = "tree";
+
+/** What a root keeps of its tree: the ids of the sessions started in it (so a start asked twice counts once), and its model calls. */
+export interface StoredTree {
+  children: string[];
+  model_calls: number;
+}
 
 export class SessionStore extends ConversationStore {
   // ---- a create's admission (control/admission.ts) ------------------------------------------
@@ -180,6 +188,15 @@ export class SessionStore extends ConversationStore {
 
   putParentToldRevision(revision: number): void {
     this.storage.kv.put(PARENT_TOLD_KEY, revision);
+  }
+
+  /** A root session's tree (../subagents/tree.ts); absent, as in every session stored before it: nothing counted yet. */
+  tree(): StoredTree {
+    return this.storage.kv.get<StoredTree>(TREE_KEY) ?? { children: [], model_calls: 0 };
+  }
+
+  putTree(tree: StoredTree): void {
+    this.storage.kv.put(TREE_KEY, tree);
   }
 
   // ---- the event log (events.ts; its rules live in events/event-log.ts) ------------------

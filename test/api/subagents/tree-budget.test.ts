@@ -1,0 +1,102 @@
+/**
+ * A sub-agent tree's budget, kept by its root: the fan-out shape that grew 1,111 sessions from
+ * one request (a self-recursive agent calling itself several times a run, at the default depth),
+ * at a small scale, stops at `max_sessions_per_tree` and `max_model_calls_per_tree`, the calls
+ * and runs past them told which limit; the root shows the count, and keeps it across a restart.
+ */
+import { abortAllDurableObjects, env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { sessionStub } from "../../../src/objects";
+import type { Session, ToolCall } from "../../../src/session-config/types";
+import { callJson } from "../../support/api";
+import type { Caller } from "../sessions/helpers";
+import { createSession, getJson, text, toolCallsOf, toolUse, waitForStatus } from "../sessions/helpers";
+import { agentOn, author, eventually, PROVIDERS, session, setLimits } from "./helpers";
+
+/** An agent whose one tool is an `agent` tool naming itself; each of its answers calls it `fanOut` times, `fanOuts` answers in all, then it ends. */
+async function selfRecursive(who: Caller, fanOut: number, fanOuts: number) {
+  const agent = await agentOn(who, PROVIDERS[0]);
+  const patched = await callJson(
+    `/v1/agents/${agent.id}`,
+    "PATCH",
+    { tools: [{ type: "agent", name: "self", description: "Asks itself.", agent: agent.id }] },
+    who.headers,
+  );
+  expect(patched.status).toBe(200);
+  // Each answer's calls have ids of their own: a session that fans out again never reuses one.
+  const answers = Array.from({ length: fanOuts }, (_, k) => ({
+    reply: { content: Array.from({ length: fanOut }, (_, i) => toolUse(`toolu_${k}_${i}`, "self", { input: `part ${i}` })) },
+  }));
+  await agent.model.script(...answers, { reply: { content: [text("done")] }, repeat: 1_000 });
+  return agent;
+}
+
+async function tenantSessions(who: Caller): Promise<{ id: string; status: string }[]> {
+  return (await getJson<{ data: { id: string; status: string }[] }>(who, "/v1/sessions?limit=100")).data;
+}
+
+async function allSettled(who: Caller): Promise<{ id: string; status: string }[]> {
+  return eventually(
+    () => tenantSessions(who),
+    (rows) => rows.every((row) => ["done", "failed", "cancelled"].includes(row.status)),
+    60_000,
+  );
+}
+
+describe("a sub-agent tree's budget", () => {
+  it("stops a self-recursive fan-out at max_sessions_per_tree, each call past it answered with the limit's name", async () => {
+    const who = await author();
+    await setLimits(who.tenantId, { max_sessions_per_tree: 7 });
+    // Three calls an answer at depth 3 would make 40 sessions; twenty answers fan out.
+    const agent = await selfRecursive(who, 3, 20);
+    const root = await createSession(who, { agent: agent.id, input: "go" });
+    await waitForStatus(who, root.id, ["done", "failed", "cancelled"], 60_000);
+    const sessions = await allSettled(who);
+    expect(sessions).toHaveLength(7);
+    const calls: ToolCall[] = (await Promise.all(sessions.map((s) => toolCallsOf(who, s.id)))).flat();
+    const refused = calls.filter((c) => c.is_error && /max_sessions_per_tree/.test(c.output ?? ""));
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused[0]!.output).toMatch(/at most 7 sessions/);
+    const shown = await session(who, root.id);
+    expect(shown.tree).toEqual({ sessions: 7, model_calls: (await agent.model.requests()).length });
+    // Children show none: their root keeps the count.
+    const child = sessions.find((s) => s.id !== root.id)!;
+    expect((await session(who, child.id)).tree).toBeNull();
+  }, 90_000);
+
+  it("stops the whole tree's model calls at max_model_calls_per_tree, the run past it ending budget_limit with the limit named", async () => {
+    const who = await author();
+    await setLimits(who.tenantId, { max_model_calls_per_tree: 5 });
+    const agent = await selfRecursive(who, 2, 100);
+    const root = await createSession(who, { agent: agent.id, input: "go" });
+    const ended = await waitForStatus(who, root.id, ["done", "failed", "cancelled"], 60_000);
+    await allSettled(who);
+    expect(await agent.model.requests()).toHaveLength(5);
+    // The root needs a call after its children's results: the tree has none left.
+    expect(ended).toMatchObject({ status: "done", stop_reason: "budget_limit", tree: { model_calls: 5 } });
+    expect(ended.error).toMatch(/5 model calls \(max_model_calls_per_tree\)/);
+    // A child stopped by the limit tells its parent's call why.
+    const calls = await toolCallsOf(who, root.id);
+    expect(calls.some((c) => c.is_error && /max_model_calls_per_tree/.test(c.output ?? ""))).toBe(true);
+  }, 90_000);
+
+  it("is decided by the root alone: concurrent asks take no more places than the limit, a child asked twice counts once, across a restart", async () => {
+    const who = await author();
+    await setLimits(who.tenantId, { max_sessions_per_tree: 5 });
+    const root = await createSession(who, {});
+    const stub = () => sessionStub(env, who.tenantId, root.id);
+    const asks = Array.from({ length: 12 }, (_, i) => stub().treeTake({ kind: "session", session_id: `ses_child_${i % 6}` }));
+    const answers = await Promise.all(asks);
+    const taken = new Set(answers.flatMap((a, i) => (a.ok && a.value.ok ? [`ses_child_${i % 6}`] : [])));
+    expect(taken.size).toBe(4);
+    expect(answers.filter((a) => a.ok && !a.value.ok)[0]).toEqual({
+      ok: true,
+      value: { ok: false, limit: "max_sessions_per_tree", max: 5 },
+    });
+    await abortAllDurableObjects();
+    const again = await stub().treeTake({ kind: "session", session_id: [...taken][0]! });
+    expect(again).toEqual({ ok: true, value: { ok: true } });
+    expect((await stub().treeTake({ kind: "session", session_id: "ses_new" })).ok && true).toBe(true);
+    expect(((await session(who, root.id)) as Session).tree).toEqual({ sessions: 5, model_calls: 0 });
+  });
+});
