@@ -4,8 +4,9 @@
  * at a small scale, stops at `max_sessions_per_tree` and `max_model_calls_per_tree`, the calls
  * and runs past them told which limit; the root shows the count, and keeps it across a restart.
  */
-import { abortAllDurableObjects, env } from "cloudflare:test";
+import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { BUILTIN_DEFAULT_LIMITS } from "../../../src/limits";
 import { sessionStub } from "../../../src/objects";
 import type { Session, ToolCall } from "../../../src/session-config/types";
 import { callJson } from "../../support/api";
@@ -98,5 +99,28 @@ describe("a sub-agent tree's budget", () => {
     expect(again).toEqual({ ok: true, value: { ok: true } });
     expect((await stub().treeTake({ kind: "session", session_id: "ses_new" })).ok && true).toBe(true);
     expect(((await session(who, root.id)) as Session).tree).toEqual({ sessions: 5, model_calls: 0 });
+  });
+
+  it("counts the tree of a root stored before tree budgets (no count kept, no tree limits in its settings) from its next ask, at the defaults", async () => {
+    const who = await author();
+    const root = await createSession(who, {});
+    const stub = () => sessionStub(env, who.tenantId, root.id);
+    // The storage the version before left: the session's limits without the two, and no `tree` key.
+    await runInDurableObject(stub(), async (_instance, state) => {
+      const stored = state.storage.kv.get<{ limits: Record<string, unknown> }>("session")!;
+      const { max_sessions_per_tree: _s, max_model_calls_per_tree: _m, ...older } = stored.limits;
+      state.storage.kv.put("session", { ...stored, limits: older });
+      state.storage.kv.delete("tree");
+    });
+    await abortAllDurableObjects();
+    expect((await session(who, root.id)).tree).toEqual({ sessions: 1, model_calls: 0 });
+    const max = BUILTIN_DEFAULT_LIMITS.max_sessions_per_tree;
+    for (let i = 1; i < max; i++)
+      expect(await stub().treeTake({ kind: "session", session_id: `ses_${i}` })).toEqual({ ok: true, value: { ok: true } });
+    expect(await stub().treeTake({ kind: "session", session_id: "ses_over" })).toEqual({
+      ok: true,
+      value: { ok: false, limit: "max_sessions_per_tree", max },
+    });
+    expect((await session(who, root.id)).tree).toEqual({ sessions: max, model_calls: 0 });
   });
 });
