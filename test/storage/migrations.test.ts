@@ -285,6 +285,8 @@ describe("session object storage written by an earlier version", () => {
       max_memory_items: BUILTIN_DEFAULT_LIMITS.max_memory_items,
       max_agent_depth: BUILTIN_DEFAULT_LIMITS.max_agent_depth,
       max_subagents_per_run: BUILTIN_DEFAULT_LIMITS.max_subagents_per_run,
+      max_sessions_per_tree: BUILTIN_DEFAULT_LIMITS.max_sessions_per_tree,
+      max_model_calls_per_tree: BUILTIN_DEFAULT_LIMITS.max_model_calls_per_tree,
       max_cost_usd_per_day: null,
       max_tokens_per_day_per_subject: null,
       end_user_tokens_per_minute: BUILTIN_DEFAULT_LIMITS.end_user_tokens_per_minute,
