@@ -11,7 +11,8 @@ import { sessionStub } from "../../../src/objects";
 import type { Session, ToolCall } from "../../../src/session-config/types";
 import { callJson } from "../../support/api";
 import type { Caller } from "../sessions/helpers";
-import { createSession, getJson, text, toolCallsOf, toolUse, waitForStatus } from "../sessions/helpers";
+import { createSession, getJson, post, text, toolCallsOf, toolUse, waitForStatus } from "../sessions/helpers";
+import { mockModel, uniqueKey } from "../../support/mock-client";
 import { agentOn, author, eventually, PROVIDERS, session, setLimits } from "./helpers";
 
 /** An agent whose one tool is an `agent` tool naming itself; each of its answers calls it `fanOut` times, `fanOuts` answers in all, then it ends. */
@@ -122,5 +123,21 @@ describe("a sub-agent tree's budget", () => {
       value: { ok: false, limit: "max_sessions_per_tree", max },
     });
     expect((await session(who, root.id)).tree).toEqual({ sessions: max, model_calls: 0 });
+  });
+
+  it("starts a new tree with each run of its root, so a long conversation is never stopped by its earlier runs' trees", async () => {
+    const who = await author();
+    await setLimits(who.tenantId, { max_sessions_per_tree: 2 });
+    const model = mockModel(uniqueKey("model"));
+    await model.script({ reply: { content: [text("first")] } }, { reply: { content: [text("second")] } });
+    const root = await createSession(who, { input: "one", model: model.key });
+    await waitForStatus(who, root.id, ["done"]);
+    const stub = () => sessionStub(env, who.tenantId, root.id);
+    expect(await stub().treeTake({ kind: "session", session_id: "ses_a" })).toEqual({ ok: true, value: { ok: true } });
+    expect(await stub().treeTake({ kind: "session", session_id: "ses_b" })).toMatchObject({ value: { ok: false } });
+    expect((await post(who, `/v1/sessions/${root.id}/messages`, { input: "two" })).status).toBe(202);
+    await waitForStatus(who, root.id, ["done"]);
+    expect((await session(who, root.id)).tree).toEqual({ sessions: 1, model_calls: 1 });
+    expect(await stub().treeTake({ kind: "session", session_id: "ses_b" })).toEqual({ ok: true, value: { ok: true } });
   });
 });

@@ -1,11 +1,13 @@
 /**
- * A sub-agent tree's budget, kept by its root (the session a caller created): the tree's sessions,
- * the root included, against `max_sessions_per_tree`, and the model calls of all of them against
- * `max_model_calls_per_tree`. Depth and fan-out are limited per level and multiply; this bounds
- * the product. Every session of a tree asks its root (`treeTake`) before it starts a child and
- * before each model call; the root decides in one synchronous stretch of its own object, so
- * concurrent asks cannot both take the last place, and what it counted is stored, so a crash of
- * any session of the tree forgets nothing.
+ * A sub-agent tree's budget, kept by its root (the session a caller created) for each of its runs:
+ * the tree's sessions, the root included, against `max_sessions_per_tree`, and the model calls of
+ * all of them against `max_model_calls_per_tree`. Depth and fan-out are limited per level and
+ * multiply; this bounds the product. Every child session asks its root (`treeTake`) before it
+ * starts a child and before each model call, and the root asks itself before it starts a child;
+ * the root decides in one synchronous stretch of its own object, so concurrent asks cannot both
+ * take the last place, and what it counted is stored, so a crash of any session of the tree
+ * forgets nothing. The root's own model calls are its run's steps, stored already: a session
+ * without children writes nothing more per call.
  */
 import { BUILTIN_DEFAULT_LIMITS, type Limits } from "../../../limits";
 import { log } from "../../../log";
@@ -21,8 +23,16 @@ export type TreeAsk = { kind: "session"; session_id: string } | { kind: "model_c
 export type TreeLimit = "max_sessions_per_tree" | "max_model_calls_per_tree";
 export type TreeAnswer = { ok: true } | { ok: false; limit: TreeLimit; max: number };
 
-/** Pure: the root's answer to `ask`, and the tree as it stands after (unchanged on a refusal, or a child already counted). */
-export function treeDecision(tree: StoredTree, limits: Pick<Limits, TreeLimit>, ask: TreeAsk): { answer: TreeAnswer; tree: StoredTree } {
+/**
+ * Pure: the root's answer to `ask`, and the tree as it stands after (unchanged on a refusal, or a
+ * child already counted). `ownCalls`: the root's own model calls in the run (its steps).
+ */
+export function treeDecision(
+  tree: StoredTree,
+  limits: Pick<Limits, TreeLimit>,
+  ask: TreeAsk,
+  ownCalls = 0,
+): { answer: TreeAnswer; tree: StoredTree } {
   if (ask.kind === "session") {
     if (tree.children.includes(ask.session_id)) return { answer: { ok: true }, tree };
     const max = limits.max_sessions_per_tree;
@@ -31,7 +41,7 @@ export function treeDecision(tree: StoredTree, limits: Pick<Limits, TreeLimit>, 
     return { answer: { ok: true }, tree: { ...tree, children: [...tree.children, ask.session_id] } };
   }
   const max = limits.max_model_calls_per_tree;
-  if (tree.model_calls >= max) return { answer: { ok: false, limit: "max_model_calls_per_tree", max }, tree };
+  if (tree.model_calls + ownCalls >= max) return { answer: { ok: false, limit: "max_model_calls_per_tree", max }, tree };
   return { answer: { ok: true }, tree: { ...tree, model_calls: tree.model_calls + 1 } };
 }
 
@@ -41,20 +51,27 @@ export function takeInTree(store: SessionStore, ask: unknown): SessionResult<Tre
   if (!parsed) return { ok: false, reason: "invalid", detail: "not a tree ask" };
   const session = store.requireSession();
   if (session.parent) return { ok: false, reason: "invalid", detail: "a child session keeps no tree" };
-  const { answer, tree } = treeDecision(store.tree(), treeLimits(session.limits), parsed);
+  const { answer, tree } = treeDecision(store.tree(), treeLimits(session.limits), parsed, store.run().steps);
   if (answer.ok) store.putTree(tree);
   return { ok: true, value: answer };
+}
+
+/** A root's own next model call, decided where it runs and counted by its step: null to go on, else the refusal's text. */
+export function ownCallRefusal(store: SessionStore): string | null {
+  const session = store.requireSession();
+  const { answer } = treeDecision(store.tree(), treeLimits(session.limits), { kind: "model_call" }, store.run().steps);
+  return answer.ok ? null : refusalText(answer);
 }
 
 /** A root's count as its session resource shows it; null for a child, whose root keeps it. */
 export function treeCount(store: SessionStore, session: StoredSession): TreeCount | null {
   if (session.parent) return null;
   const tree = store.tree();
-  return { sessions: 1 + tree.children.length, model_calls: tree.model_calls };
+  return { sessions: 1 + tree.children.length, model_calls: tree.model_calls + store.run().steps };
 }
 
 /**
- * Any session's side: asks its tree's root (itself, for a root: the one place that decides) and
+ * A session's side: asks its tree's root (itself, for a root's children: the one place that decides) and
  * answers null to go on, or the refusal's text naming the limit. A child created before tree
  * budgets names no root and counts against none. A failed ask is thrown, for the caller to try again.
  */
