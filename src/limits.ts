@@ -77,6 +77,13 @@ const UNCAPPED = Number.MAX_SAFE_INTEGER;
 /** A daily cost budget above this is no budget: a typo in the units. */
 export const MAX_COST_USD_PER_DAY = 10_000_000;
 
+/**
+ * The highest tree limits a tenant can be given: the root keeps the ids of its tree's sessions in
+ * one stored value (src/sessions/object/subagents/tree.ts), and 1,000 of them is about 40 KB.
+ */
+export const MAX_TREE_SESSIONS = 1_000;
+export const MAX_TREE_MODEL_CALLS = 100_000;
+
 export const LIMIT_NAMES = [
   "max_steps_per_run",
   "max_tokens_per_call",
@@ -95,6 +102,8 @@ export const LIMIT_NAMES = [
   "max_memory_bytes",
   "max_agent_depth",
   "max_subagents_per_run",
+  "max_sessions_per_tree",
+  "max_model_calls_per_tree",
   "max_cost_usd_per_day",
   "max_tokens_per_day_per_subject",
   "end_user_tokens_per_minute",
@@ -148,6 +157,14 @@ export const limitsSchema = z.object({
     .min(0)
     .max(100)
     .openapi({ description: "Child sessions one run may start through `agent` tools; a call past it gets an error result." }),
+  max_sessions_per_tree: z.number().int().min(1).max(MAX_TREE_SESSIONS).openapi({
+    description:
+      "Sessions one tree of sub-agents may hold, its root (the session a caller created) included; an `agent` call past it gets an error result.",
+  }),
+  max_model_calls_per_tree: z.number().int().min(1).max(MAX_TREE_MODEL_CALLS).openapi({
+    description:
+      "Model calls one tree of sub-agents may make, every session of it together; the session whose call would pass it ends `done` with `budget_limit`.",
+  }),
   max_cost_usd_per_day: z
     .number()
     .min(0)
@@ -196,6 +213,10 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
   // A chain of hand-offs deeper than three is a loop more often than a design.
   max_agent_depth: 3,
   max_subagents_per_run: 10,
+  // Depth and fan-out multiply: at 3 and 10 one request grew 1,111 sessions and 2,222 model
+  // calls in a minute. A tree is one task: fifty sessions and five hundred calls is a large one.
+  max_sessions_per_tree: 50,
+  max_model_calls_per_tree: 500,
   max_cost_usd_per_day: null,
   max_tokens_per_day_per_subject: null,
   // A backend mints one token per sign-in or refresh of a user: 120 a minute is a busy product's

@@ -102,6 +102,8 @@ export const LIMIT_LABELS: Record<keyof Limits, string> = {
   max_memory_bytes: "Memory bytes",
   max_agent_depth: "Sub-agent depth",
   max_subagents_per_run: "Sub-agents per run",
+  max_sessions_per_tree: "Sessions per sub-agent tree",
+  max_model_calls_per_tree: "Model calls per sub-agent tree",
   max_cost_usd_per_day: "Cost per day (USD)",
   max_tokens_per_day_per_subject: "Tokens per day per user",
   end_user_tokens_per_minute: "End-user tokens per minute",

@@ -148,6 +148,18 @@ export interface SessionInit {
   depth?: number;
   /** The API key that created it (a child: its parent's); null for a JWT. Usage and key budgets count by it. Kept, never shown. */
   api_key_id?: string | null;
+  /**
+   * A child session's root: the session a caller created at the top of its tree, which keeps the
+   * tree's budget (`max_sessions_per_tree`, `max_model_calls_per_tree`). Absent for a root, and in
+   * children created before tree budgets: those count against none. Kept, never shown.
+   */
+  root_session_id?: string;
+}
+
+/** A sub-agent tree's count, kept by its root: its sessions (the root included) and the model calls of all of them. */
+export interface TreeCount {
+  sessions: number;
+  model_calls: number;
 }
 
 export interface ForkOrigin {
@@ -157,7 +169,17 @@ export interface ForkOrigin {
 
 export interface Session extends Omit<
   SessionInit,
-  "context" | "output_schema" | "notify_url" | "agent" | "agent_name" | "forked_from" | "memory" | "reasoning" | "parent" | "depth"
+  | "context"
+  | "output_schema"
+  | "notify_url"
+  | "agent"
+  | "agent_name"
+  | "forked_from"
+  | "memory"
+  | "reasoning"
+  | "parent"
+  | "depth"
+  | "root_session_id"
 > {
   agent: AgentPin | null;
   parent: ParentLink | null;
@@ -177,6 +199,8 @@ export interface Session extends Omit<
   usage: Usage & { subagents: Usage };
   /** Messages posted with `if_running: enqueue` that wait to start the next runs. */
   queued_messages: number;
+  /** A root session's tree count (itself and the sessions its sub-agents started); null for a child session, whose root keeps it. */
+  tree: TreeCount | null;
   /** Its first input's text, cut (`../title.ts`); null before any input. */
   title: string | null;
   created_at: string;

@@ -58,6 +58,8 @@ export function admissionLimits(limits: Limits): AdmissionLimits {
     // Limits stored before these budgets existed have no value: none.
     maxCostUsdPerDay: limits.max_cost_usd_per_day ?? null,
     maxTokensPerDayPerSubject: limits.max_tokens_per_day_per_subject ?? null,
+    // The run's worst case, held against the daily token budgets until it ends.
+    reserveTokens: limits.max_tokens_per_session,
   };
 }
 

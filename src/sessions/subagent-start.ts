@@ -29,6 +29,8 @@ export interface ChildOf {
   toolCallId: string;
   /** The parent's depth; the child's is one more. */
   depth: number;
+  /** The tree's root, which keeps its budget: the parent's own root, or the parent when it is the root ('' for none). */
+  rootSessionId: string;
   /** The `traceparent` of the call's `execute_tool` span; absent when the parent's run is not traced. */
   traceparent?: string;
 }
@@ -85,7 +87,12 @@ export async function planChild(
     const trace = traceRequest(settings, parent.traceparent);
     return {
       ok: true,
-      init: { ...init, parent: { session_id: parent.sessionId, tool_call_id: parent.toolCallId }, depth: parent.depth + 1 },
+      init: {
+        ...init,
+        parent: { session_id: parent.sessionId, tool_call_id: parent.toolCallId },
+        depth: parent.depth + 1,
+        ...(parent.rootSessionId ? { root_session_id: parent.rootSessionId } : {}),
+      },
       options: trace ? { trace } : {},
     };
   } catch (error) {

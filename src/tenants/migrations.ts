@@ -289,6 +289,22 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
         `UPDATE audit_log SET entry = json_set(entry, '$.client_request_id', NULL) WHERE json_type(entry, '$.client_request_id') IS NULL`,
       ]),
   },
+  {
+    version: 15,
+    description: "the daily token budgets each run going holds reserved",
+    // Storage from before reserved nothing: its runs going count by what they reported, as they did.
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS budget_reservations (
+          session_id TEXT PRIMARY KEY,
+          created_by TEXT NOT NULL,
+          api_key_id TEXT NOT NULL,
+          tokens INTEGER NOT NULL,
+          base_tokens INTEGER NOT NULL,
+          day TEXT NOT NULL
+        )`,
+      ]),
+  },
 ];
 
 export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [

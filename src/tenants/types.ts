@@ -140,6 +140,11 @@ export interface AdmitRunInput {
   /** Whose run it is, for the per-subject budget, and the API key it comes through ('' or absent: none). */
   createdBy?: string;
   apiKeyId?: string;
+  /**
+   * The run's worst case in tokens (its session's `max_tokens_per_session`), held against the
+   * daily token budgets until it ends (budget-reservations.ts); absent from code before it: none.
+   */
+  reserveTokens?: number;
   now: number;
 }
 
@@ -147,7 +152,10 @@ export interface AdmitRunInput {
 export type RunAdmission = RunSlot | { ok: false; code: "budget_used"; retryAfterSeconds: number; budget?: BudgetName };
 
 /** What a new run is admitted against: the tenant's limits the request was admitted with. */
-export type AdmissionLimits = Pick<AdmitRunInput, "maxConcurrent" | "maxTokensPerDay" | "maxCostUsdPerDay" | "maxTokensPerDayPerSubject">;
+export type AdmissionLimits = Pick<
+  AdmitRunInput,
+  "maxConcurrent" | "maxTokensPerDay" | "maxCostUsdPerDay" | "maxTokensPerDayPerSubject" | "reserveTokens"
+>;
 
 /** A new session's admission (`admitSession`): refused as `admitRun` refuses, or admitted with its first report acknowledged. */
 export type SessionAdmission = Exclude<RunAdmission, { ok: true }> | { ok: true; ack: ReportAck };

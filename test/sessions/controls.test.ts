@@ -29,6 +29,7 @@ const CONTROLS: Record<string, (t: TestSession) => unknown[]> = {
       result: null,
     },
   ],
+  treeTake: () => [{ kind: "neither" }],
   start: () => [[{ type: "image", source: { type: "url", url: "not a url" } }]],
   enqueue: () => ["more"],
   interrupt: () => ["instead"],

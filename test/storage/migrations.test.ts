@@ -286,6 +286,8 @@ describe("session object storage written by an earlier version", () => {
       max_memory_bytes: BUILTIN_DEFAULT_LIMITS.max_memory_bytes,
       max_agent_depth: BUILTIN_DEFAULT_LIMITS.max_agent_depth,
       max_subagents_per_run: BUILTIN_DEFAULT_LIMITS.max_subagents_per_run,
+      max_sessions_per_tree: BUILTIN_DEFAULT_LIMITS.max_sessions_per_tree,
+      max_model_calls_per_tree: BUILTIN_DEFAULT_LIMITS.max_model_calls_per_tree,
       max_cost_usd_per_day: null,
       max_tokens_per_day_per_subject: null,
       end_user_tokens_per_minute: BUILTIN_DEFAULT_LIMITS.end_user_tokens_per_minute,
@@ -540,6 +542,37 @@ describe("TenantIndex storage", () => {
     ]);
     await runInDurableObject(index, async (_instance, state) => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
+    });
+  });
+
+  it("written by version 14 (before budget reservations) holds each run's worst case against a daily budget from then on", async () => {
+    const tenantId = freshTenant();
+    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => {
+      migrateIndexTo(state.storage, 14);
+      writeLegacyIndex(state.storage, tenantId, { statements: [] });
+    });
+    await abortAllDurableObjects();
+    const index = tenantIndexStub(env, tenantId);
+    const now = Date.now();
+    const run = (sessionId: string) => ({
+      sessionId,
+      maxConcurrent: 10,
+      maxTokensPerDay: 1000,
+      createdBy: "user-1",
+      reserveTokens: 600,
+      now,
+    });
+    // The legacy session is kept; the first run reserves 600 of the 1,000, the second sees 600 held and passes, the third not.
+    expect((await index.getSessionSummary(tenantId, "ses_legacy"))?.id).toBe("ses_legacy");
+    expect((await index.admitRun(tenantId, run("ses_a"))).ok).toBe(true);
+    expect((await index.admitRun(tenantId, run("ses_b"))).ok).toBe(true);
+    expect(await index.admitRun(tenantId, run("ses_c"))).toMatchObject({ ok: false, code: "budget_used" });
+    // A start that failed gives its reservation back with its slot.
+    await index.releaseRun(tenantId, "ses_b");
+    expect((await index.admitRun(tenantId, run("ses_c"))).ok).toBe(true);
+    await runInDurableObject(index, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
+      expect(userTables(state.storage)).toContain("budget_reservations");
     });
   });
 

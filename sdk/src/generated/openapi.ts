@@ -1976,6 +1976,16 @@ export interface components {
              * @description Child sessions one run may start through `agent` tools; a call past it gets an error result.
              */
             max_subagents_per_run: number;
+            /**
+             * Format: int32
+             * @description Sessions one tree of sub-agents may hold, its root (the session a caller created) included; an `agent` call past it gets an error result.
+             */
+            max_sessions_per_tree: number;
+            /**
+             * Format: int32
+             * @description Model calls one tree of sub-agents may make, every session of it together; the session whose call would pass it ends `done` with `budget_limit`.
+             */
+            max_model_calls_per_tree: number;
             /** @description USD the tenant's sessions may spend per UTC day, priced by `MODEL_PRICES` (tokens of a model without a price count nothing); null: unlimited. Past it a start is a 429 and a run going ends `done` with `budget_limit`. */
             max_cost_usd_per_day: number | null;
             /**
@@ -2424,6 +2434,16 @@ export interface components {
              * @description Child sessions one run may start through `agent` tools; a call past it gets an error result.
              */
             max_subagents_per_run?: number;
+            /**
+             * Format: int32
+             * @description Sessions one tree of sub-agents may hold, its root (the session a caller created) included; an `agent` call past it gets an error result.
+             */
+            max_sessions_per_tree?: number;
+            /**
+             * Format: int32
+             * @description Model calls one tree of sub-agents may make, every session of it together; the session whose call would pass it ends `done` with `budget_limit`.
+             */
+            max_model_calls_per_tree?: number;
             /** @description USD the tenant's sessions may spend per UTC day, priced by `MODEL_PRICES` (tokens of a model without a price count nothing); null: unlimited. Past it a start is a 429 and a run going ends `done` with `budget_limit`. */
             max_cost_usd_per_day?: number | null;
             /**
@@ -2629,7 +2649,7 @@ export interface components {
             parent: components["schemas"]["SessionParent"];
             status: components["schemas"]["SessionStatus"];
             stop_reason: components["schemas"]["StopReason"];
-            /** @description Why the session failed; null unless `failed`. */
+            /** @description Why the session failed; for a run ended `done` by a sub-agent tree's limit (`budget_limit`), which limit; else null. */
             error: string | null;
             model: string;
             system: string | null;
@@ -2653,6 +2673,7 @@ export interface components {
              * @description Messages posted with `if_running: enqueue` that wait to start the next runs.
              */
             queued_messages: number;
+            tree: components["schemas"]["SessionTree"];
             usage: components["schemas"]["SessionUsage"];
             metadata: {
                 [key: string]: string;
@@ -2904,6 +2925,19 @@ export interface components {
         OutputSchema: {
             [key: string]: unknown;
         };
+        /** @description For a session a caller created: its sub-agent tree's count, itself and every session its `agent` tools started, and theirs. Null for a child session: its root keeps the count. */
+        SessionTree: {
+            /**
+             * Format: int64
+             * @description Sessions of the tree, this root included (`max_sessions_per_tree`).
+             */
+            sessions: number;
+            /**
+             * Format: int64
+             * @description Model calls of every session of the tree together (`max_model_calls_per_tree`).
+             */
+            model_calls: number;
+        } | null;
         /** @description Every token limit counts all four token figures (`reasoning_tokens` are part of `output_tokens`). */
         SessionUsage: components["schemas"]["Usage"] & {
             subagents: components["schemas"]["Usage"] & unknown;
@@ -3030,6 +3064,16 @@ export interface components {
              * @description Child sessions one run may start through `agent` tools; a call past it gets an error result.
              */
             max_subagents_per_run?: number;
+            /**
+             * Format: int32
+             * @description Sessions one tree of sub-agents may hold, its root (the session a caller created) included; an `agent` call past it gets an error result.
+             */
+            max_sessions_per_tree?: number;
+            /**
+             * Format: int32
+             * @description Model calls one tree of sub-agents may make, every session of it together; the session whose call would pass it ends `done` with `budget_limit`.
+             */
+            max_model_calls_per_tree?: number;
             /** @description USD the tenant's sessions may spend per UTC day, priced by `MODEL_PRICES` (tokens of a model without a price count nothing); null: unlimited. Past it a start is a 429 and a run going ends `done` with `budget_limit`. */
             max_cost_usd_per_day?: number | null;
             /**

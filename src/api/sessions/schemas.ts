@@ -119,7 +119,9 @@ export const SessionSchema = z
     }),
     status: SessionStatusSchema,
     stop_reason: StopReasonSchema.nullable(),
-    error: z.string().nullable().openapi({ description: "Why the session failed; null unless `failed`." }),
+    error: z.string().nullable().openapi({
+      description: "Why the session failed; for a run ended `done` by a sub-agent tree's limit (`budget_limit`), which limit; else null.",
+    }),
     model: z.string(),
     system: z.string().nullable(),
     tools: z.array(ToolSchema),
@@ -139,6 +141,20 @@ export const SessionSchema = z
       .number()
       .int()
       .openapi({ description: "Messages posted with `if_running: enqueue` that wait to start the next runs." }),
+    tree: z
+      .object({
+        sessions: z.number().int().min(1).openapi({ description: "Sessions of the tree, this root included (`max_sessions_per_tree`)." }),
+        model_calls: z
+          .number()
+          .int()
+          .min(0)
+          .openapi({ description: "Model calls of every session of the tree together (`max_model_calls_per_tree`)." }),
+      })
+      .nullable()
+      .openapi("SessionTree", {
+        description:
+          "For a session a caller created: its sub-agent tree's count, itself and every session its `agent` tools started, and theirs. Null for a child session: its root keeps the count.",
+      }),
     usage: UsageSchema.extend({
       subagents: UsageSchema.openapi({
         description: "The usage of every child session its `agent` tools started, and of theirs, summed (as last reported by each child).",

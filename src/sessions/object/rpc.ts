@@ -13,6 +13,7 @@ import type { StreamFilter } from "./events/streams";
 import type { RequestOutcome } from "./request-keys";
 import type { ForkCopy, ForkRows } from "./store/fork";
 import type { ChildReport } from "./subagents/report";
+import type { TreeAnswer, TreeAsk } from "./subagents/tree";
 import type { AdmissionLimits, SessionAdmission } from "../../tenants/types";
 
 /** What `create` answers, and the admission it is given (null: the caller holds the run slot). */
@@ -43,6 +44,12 @@ export interface SessionRpc {
   createChild(init: SessionInit, input: string, options?: RunOptions): Promise<SessionResult<Session>>;
   /** What a child session tells its parent of its state (see `ChildReport`); applied once per revision. */
   childReport(report: ChildReport): Promise<SessionResult<null>>;
+  /**
+   * Asked of a tree's root by any session of the tree (itself included): a place for a child, or a
+   * model call, counted against the root's tree limits and answered in one stretch (subagents/tree.ts);
+   * `invalid` for a child session, which keeps no tree.
+   */
+  treeTake(ask: TreeAsk): Promise<SessionResult<TreeAnswer>>;
   /** This child's state as its parent's look at it sees it; `invalid` for a session no call started. */
   parentReport(): Promise<SessionResult<ChildReport>>;
   /** What a fork at `atSeq` copies; `invalid` (field `body.at_seq`) for a seq no fork may end at. */

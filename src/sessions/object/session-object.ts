@@ -15,6 +15,7 @@ import type { RequestOutcome } from "./request-keys";
 import type { ForkCopy, ForkRows } from "./store/fork";
 import type { Admission, Created, NotAdmitted, SessionRpc } from "./rpc";
 import type { ChildReport } from "./subagents/report";
+import type { TreeAnswer, TreeAsk } from "./subagents/tree";
 import type { SessionViewer } from "../viewer";
 import { type Answer, gone, SESSION_GONE, SHOWN } from "./control/answers";
 import * as control from "./control";
@@ -50,6 +51,10 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
 
   async childReport(report: ChildReport): Promise<SessionResult<null>> {
     return this.#live(() => control.childReport(this.#engine, report));
+  }
+
+  async treeTake(ask: TreeAsk): Promise<SessionResult<TreeAnswer>> {
+    return this.#live(() => control.treeTake(this.#engine, ask));
   }
 
   async parentReport(): Promise<SessionResult<ChildReport>> {

@@ -20,6 +20,8 @@ import type { RollupRow } from "../../usage/rollup";
 import { optionalCursor, requireInt, requireNow, requirePageLimit, requireString } from "../../shared/validate";
 import type { IndexHost } from "./host";
 import { takeNotifications } from "./notifications";
+import { reservedTokens, reserveTokens, settleReservation } from "../budget-reservations";
+import { RETAINABLE_STATUSES } from "../../session-config/retention";
 
 /** A batch of notifications the index refuses is logged and answered, never fails the report. */
 export async function reportSession(
@@ -58,6 +60,8 @@ export async function reportSession(
 export function applyReport(sql: SqlStorage, row: ReportRow): boolean {
   const applied = sessions.recordSessionReport(sql, row);
   if (applied) followReport(sql, row.id, row.status, row.updated_at);
+  // The run ended: its spend is in the row now, its reservation no longer stands for it.
+  if (applied && RETAINABLE_STATUSES.includes(row.status)) settleReservation(sql, row.id);
   return applied;
 }
 
@@ -65,6 +69,7 @@ export function applyReport(sql: SqlStorage, row: ReportRow): boolean {
 export function dropSession(sql: SqlStorage, id: string, now: number): boolean {
   const removed = sessions.removeSession(sql, id, now);
   forgetSession(sql, id, now);
+  settleReservation(sql, id);
   return removed;
 }
 
@@ -127,26 +132,39 @@ export function acquireRun(host: IndexHost, sessionId: string, maxConcurrent: nu
   return host.transaction(() => acquireRunSlot(host.sql, id, max, at));
 }
 
-/** A new run's admission in one round trip: the daily token budget first, then a slot as `acquireRun` takes it. */
+/**
+ * A new run's admission in one round trip: the daily budgets, each counting the tokens other runs
+ * going today still hold reserved (budget-reservations.ts), then a slot as `acquireRun` takes it,
+ * then, with a token budget to guard, the run's own reservation: all in one synchronous stretch,
+ * so concurrent starts overspend a budget by at most the last one's reservation.
+ */
 export function admitRun(host: IndexHost, input: T.AdmitRunInput): T.RunAdmission {
   const at = requireNow(input.now);
-  if (input.maxTokensPerDay !== null) {
-    const budget = requireInt("maxTokensPerDay", input.maxTokensPerDay, 1);
-    const retryAfterSeconds = dailyBudgetRetryAfter(tokensOnDay(host.sql, at), budget, at);
-    if (retryAfterSeconds !== null) return { ok: false, code: "budget_used", retryAfterSeconds };
-  }
+  const id = requireString("sessionId", input.sessionId);
+  const createdBy = input.createdBy === undefined ? "" : requireString("createdBy", input.createdBy);
+  const apiKeyId = input.apiKeyId ?? "";
+  const reserved = reservedTokens(host.sql, at, createdBy, apiKeyId, id);
+  const maxTokensPerDay = input.maxTokensPerDay === null ? null : requireInt("maxTokensPerDay", input.maxTokensPerDay, 1);
+  const retryAfterSeconds = dailyBudgetRetryAfter(tokensOnDay(host.sql, at) + reserved.tenant, maxTokensPerDay, at);
+  if (retryAfterSeconds !== null) return { ok: false, code: "budget_used", retryAfterSeconds };
   const budgets: Budgets = {
     max_cost_usd_per_day: optionalBudget("maxCostUsdPerDay", input.maxCostUsdPerDay),
     max_tokens_per_day_per_subject: optionalBudget("maxTokensPerDayPerSubject", input.maxTokensPerDayPerSubject),
-    key_max_tokens_per_day: keyTokenBudget(host.sql, input.apiKeyId ?? ""),
+    key_max_tokens_per_day: keyTokenBudget(host.sql, apiKeyId),
   };
   if (hasBudget(budgets)) {
-    const createdBy = requireString("createdBy", input.createdBy);
-    const spend = spendOnDay(host.sql, at, createdBy, input.apiKeyId ?? "", loadConfig(host.env).prices);
-    const budget = budgetReached(spend, budgets);
+    requireString("createdBy", input.createdBy);
+    const spend = spendOnDay(host.sql, at, createdBy, apiKeyId, loadConfig(host.env).prices);
+    const held = { ...spend, subject_tokens: spend.subject_tokens + reserved.subject, key_tokens: spend.key_tokens + reserved.key };
+    const budget = budgetReached(held, budgets);
     if (budget !== null) return { ok: false, code: "budget_used", retryAfterSeconds: secondsToNextUtcDay(at), budget };
   }
-  return acquireRun(host, input.sessionId, input.maxConcurrent, at);
+  const slot = acquireRun(host, id, input.maxConcurrent, at);
+  const tokenBudget =
+    maxTokensPerDay !== null || budgets.max_tokens_per_day_per_subject !== null || budgets.key_max_tokens_per_day !== null;
+  const reserve = input.reserveTokens === undefined ? 0 : requireInt("reserveTokens", input.reserveTokens, 0);
+  if (slot.ok && tokenBudget && reserve > 0) reserveTokens(host.sql, id, createdBy, apiKeyId, reserve, at);
+  return slot;
 }
 
 /**
@@ -170,7 +188,12 @@ export async function admitSession(
 }
 
 export async function releaseRun(host: IndexHost, sessionId: string): Promise<void> {
-  releaseRunSlot(host.sql, requireString("sessionId", sessionId));
+  const id = requireString("sessionId", sessionId);
+  // A start that failed: its slot and its budget reservation both go.
+  host.transaction(() => {
+    releaseRunSlot(host.sql, id);
+    settleReservation(host.sql, id);
+  });
   await host.schedulePump();
 }
 

@@ -4,8 +4,8 @@ import { tenantIndexStub } from "../../../src/objects";
 import { call, callJson, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { bearer, freshTenant } from "../../support/tokens";
-import { type Caller, caller, createSession, waitForStatus } from "../sessions/helpers";
-import { admin, GET_TIME, keyCaller, toolLoop } from "./helpers";
+import { type Caller, caller, createSession, getJson, waitForStatus } from "../sessions/helpers";
+import { admin, answer, GET_TIME, keyCaller, toolLoop, usageOf } from "./helpers";
 
 /** Each step bills 15 tokens; on a `priced-` model, 0.02 USD (see MODEL_PRICES in the test environment). */
 const STEP = { input_tokens: 10, output_tokens: 5 };
@@ -85,5 +85,63 @@ describe("daily budgets", () => {
       const put = await callJson(`/v1/admin/tenants/${tenantId}/limits`, "PUT", limits, ops);
       expect(put.status, JSON.stringify(limits)).toBe(400);
     }
+  });
+});
+
+describe("budget reservations", () => {
+  /** Starts `n` sessions at once through `who`; the admitted ones and the statuses of all. */
+  async function startTogether(who: Caller, n: number, model: string, limits: Record<string, number>) {
+    const answers = await Promise.all(
+      Array.from({ length: n }, (_, i) => callJson("/v1/sessions", "POST", { input: `go ${i}`, model, limits }, who.headers)),
+    );
+    const admitted: string[] = [];
+    for (const res of answers) {
+      if (res.status === 201) admitted.push(((await res.json()) as { id: string }).id);
+      else {
+        expect(res.status).toBe(429);
+        expect((await readProblem(res)).detail).toMatch(/API key's daily token budget/);
+      }
+    }
+    return admitted;
+  }
+
+  /** Waits until the index lists every one of `ids` as ended, which is when their reservations are settled. */
+  async function untilListedDone(who: Caller, ids: readonly string[]): Promise<void> {
+    const deadline = Date.now() + 8_000;
+    for (;;) {
+      const page = await getJson<{ data: { id: string; status: string }[] }>(who, "/v1/sessions?limit=100");
+      if (ids.every((id) => page.data.some((s) => s.id === id && s.status === "done"))) return;
+      if (Date.now() > deadline) throw new Error(`still listed: ${JSON.stringify(page.data)}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  it("ten concurrent starts on a key with a 1,000-token budget overspend it by at most one run's reservation", async () => {
+    const tenantId = freshTenant();
+    const boss = await admin(tenantId);
+    const key = await keyCaller(boss, { max_tokens_per_day: 1000 });
+    const model = mockModel(uniqueKey("plain"));
+    // Each run makes one call of 400 tokens, its whole `max_tokens_per_session`.
+    await model.script(...Array.from({ length: 10 }, () => answer({ input_tokens: 300, output_tokens: 100 })));
+    const admitted = await startTogether(key, 10, model.key, { max_tokens_per_session: 400 });
+    // 0, 400 and 800 reserved are below 1,000; a fourth start sees 1,200 held.
+    expect(admitted.length).toBe(3);
+    for (const id of admitted) await waitForStatus(key, id, ["done"]);
+    await untilListedDone(key, admitted);
+    const { totals } = await usageOf(boss);
+    expect(totals.input_tokens + totals.output_tokens).toBeLessThanOrEqual(1000 + 400);
+    expect((await model.requests()).length).toBe(3);
+  });
+
+  it("a run's reservation is replaced by what it spent once it ends", async () => {
+    const tenantId = freshTenant();
+    const key = await keyCaller(await admin(tenantId), { max_tokens_per_day: 1000 });
+    const model = mockModel(uniqueKey("plain"));
+    await model.script(...Array.from({ length: 4 }, () => answer({ input_tokens: 50, output_tokens: 50 })));
+    const first = await startTogether(key, 3, model.key, { max_tokens_per_session: 400 });
+    expect(first.length).toBe(3);
+    await untilListedDone(key, first);
+    // 300 spent, nothing held: a fourth run starts (had the reservations stayed, 1,500 would be held).
+    expect(await startTogether(key, 1, model.key, { max_tokens_per_session: 400 })).toHaveLength(1);
   });
 });

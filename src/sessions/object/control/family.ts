@@ -3,6 +3,8 @@ import { reportForParent } from "../subagents/child";
 import { applyChildReport } from "../subagents/parent";
 import { type ChildReport, parseChildReport } from "../subagents/report";
 import type { SessionResult } from "../../../session-config/types";
+import { takeInTree, type TreeAnswer } from "../subagents/tree";
+import type { SessionStore } from "../store/store";
 
 /** A child's report (subagents/report.ts): recorded once per revision; at the child's end, its call's result. */
 export function childReport(host: Parameters<typeof applyChildReport>[0], report: ChildReport): Promise<SessionResult<null>> {
@@ -15,4 +17,9 @@ export function childReport(host: Parameters<typeof applyChildReport>[0], report
 export function parentReport(host: Parameters<typeof reportForParent>[0]): SessionResult<ChildReport> {
   const report = reportForParent(host);
   return report ? { ok: true, value: report } : { ok: false, reason: "invalid", detail: "this session has no parent" };
+}
+
+/** A session of this root's tree asks for a place for a child or a model call (subagents/tree.ts). */
+export function treeTake(host: { store: SessionStore }, ask: unknown): Promise<SessionResult<TreeAnswer>> {
+  return Promise.resolve(takeInTree(host.store, ask));
 }

@@ -3,7 +3,7 @@ export { boot } from "./boot";
 export { create, createChild } from "./create";
 export { approve, deny, submitToolOutput } from "./decisions";
 export { erase, eraseIfExpired } from "./erase";
-export { childReport, parentReport } from "./family";
+export { childReport, parentReport, treeTake } from "./family";
 export { createFork, forkCopy } from "./fork";
 export { enqueue, interrupt, requestOutcome, start } from "./messages";
 export { MAX_TOOL_CALL_PAGE, messagePage, stepPage, toolCallPage } from "./pages";

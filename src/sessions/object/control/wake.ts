@@ -15,6 +15,7 @@ import { claimQueuedSlot } from "./run-state";
 import { owesAdmission, settleAdmission } from "./admission";
 import { pollChildren } from "../subagents/parent";
 import { totalTokens } from "../../../session-config/types";
+import { askTree, ownCallRefusal, TREE_ASK_RETRY_MS } from "../subagents/tree";
 
 /**
  * The alarm is the one caller that runs units, so it is handed the engine itself; each stage
@@ -91,6 +92,38 @@ async function runNextUnit(engine: WakeHost): Promise<void> {
     now: Date.now(),
   });
   if (unit.kind === "finish") engine.finishAtLimit(unit.stopReason);
-  else if (unit.kind === "model" || unit.kind === "tools" || unit.kind === "summary" || unit.kind === "discover")
-    await runUnit(engine, unit);
+  else if (unit.kind === "model") {
+    if (await modelCallAllowed(engine)) await runUnit(engine, unit);
+  } else if (unit.kind === "tools" || unit.kind === "summary" || unit.kind === "discover") await runUnit(engine, unit);
+}
+
+/**
+ * The tree's root counts every model call of its tree (subagents/tree.ts), its own by its steps,
+ * decided here: past `max_model_calls_per_tree` the run ends `done` with `budget_limit`,
+ * as at a daily budget, its `error` naming the limit. A root that could not be asked is asked
+ * again `TREE_ASK_RETRY_MS` later; no call is made meanwhile.
+ */
+async function modelCallAllowed(engine: WakeHost): Promise<boolean> {
+  const session = engine.requireSession();
+  const { generation } = engine.store.run();
+  if (!session.parent) return endIfRefused(engine, ownCallRefusal(engine.store));
+  let refused: string | null;
+  try {
+    refused = await stillLive(engine.store, askTree(engine.env, session, { kind: "model_call" }));
+  } catch (error) {
+    if (error instanceof SessionGone) throw error;
+    log("warn", "tree_ask_failed", { tenant_id: session.tenant_id, session_id: session.id, error: String(error) });
+    engine.transaction(() => engine.updateRun({ next_attempt_at: Date.now() + TREE_ASK_RETRY_MS }));
+    return false;
+  }
+  const run = engine.store.run();
+  // A cancel, a pause or a new run came meanwhile: this unit is no longer theirs to run or end.
+  if (run.status !== "running" || run.generation !== generation) return false;
+  return endIfRefused(engine, refused);
+}
+
+function endIfRefused(engine: WakeHost, refused: string | null): boolean {
+  if (refused === null) return true;
+  engine.finishRun("done", "budget_limit", refused);
+  return false;
 }

@@ -2,11 +2,12 @@
 import { maskToolSpecs } from "../../../session-config/masking";
 import type { SessionStore, StoredSession } from "../store/store";
 import type { Session } from "../../../session-config/types";
+import { treeCount } from "../subagents/tree";
 
 /** MCP header values masked; what the loop and the traces keep for themselves left out. */
 export function sessionView(stored: StoredSession, store: SessionStore): Session {
   // The depth is the loop's to know, the agent's name the traces'; no response shows them.
-  const { depth: _depth, api_key_id: _apiKeyId, agent_name: _agentName, ...session } = stored;
+  const { depth: _depth, api_key_id: _apiKeyId, agent_name: _agentName, root_session_id: _root, ...session } = stored;
   const run = store.run();
   const runSchema = store.runOutputSchema();
   return {
@@ -28,6 +29,7 @@ export function sessionView(stored: StoredSession, store: SessionStore): Session
     // Sessions created before context settings existed stored none: they use `auto`.
     context: session.context ?? { strategy: "auto" },
     queued_messages: store.queuedMessages(),
+    tree: treeCount(store, stored),
     title: store.title(),
     updated_at: run.updated_at,
   };

@@ -148,6 +148,10 @@ export class Reporter {
     const summary = this.summary();
     const input: AdmitRunInput = {
       ...limits,
+      // The session's own cap, when its create lowered the tenant's: its worst case is no more.
+      ...(limits.reserveTokens === undefined
+        ? {}
+        : { reserveTokens: Math.min(limits.reserveTokens, session.limits.max_tokens_per_session) }),
       sessionId: session.id,
       createdBy: session.created_by,
       apiKeyId: session.api_key_id ?? "",

@@ -27,6 +27,19 @@ export type { SubagentRow } from "./subagents";
 
 /** A child session: the revision of its state its parent last acknowledged. */
 const PARENT_TOLD_KEY = "parent_told_revision";
+/** A root session: its tree's count. */
+const TREE_KEY = "tree";
+
+/**
+ * What a root keeps of the tree of its current run (`run`: that run's `run_start_seq`): the ids
+ * of the sessions started in it (so a start asked twice counts once), and its children's model
+ * calls (the root's own are its run's `steps`, stored already).
+ */
+export interface StoredTree {
+  run: number;
+  children: string[];
+  model_calls: number;
+}
 
 export class SessionStore extends ConversationStore {
   // ---- a create's admission (control/admission.ts) ------------------------------------------
@@ -180,6 +193,21 @@ export class SessionStore extends ConversationStore {
 
   putParentToldRevision(revision: number): void {
     this.storage.kv.put(PARENT_TOLD_KEY, revision);
+  }
+
+  /**
+   * A root session's tree for its current run (../subagents/tree.ts): a new run starts a new tree.
+   * Absent, as in every session stored before it: nothing counted yet.
+   */
+  tree(): StoredTree {
+    // Run states stored before runs were numbered hold none: one run, 0.
+    const run = this.run().run_start_seq ?? 0;
+    const stored = this.storage.kv.get<StoredTree>(TREE_KEY);
+    return stored !== undefined && stored.run === run ? stored : { run, children: [], model_calls: 0 };
+  }
+
+  putTree(tree: StoredTree): void {
+    this.storage.kv.put(TREE_KEY, tree);
   }
 
   // ---- the event log (events.ts; its rules live in events/event-log.ts) ------------------

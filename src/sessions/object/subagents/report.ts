@@ -40,6 +40,9 @@ export function childResult(
   if (child.status === "cancelled") return { output: "the agent's session was cancelled", is_error: true };
   if (child.status === "failed")
     return { output: `the agent's session failed (${child.stop_reason ?? "error"}): ${child.error ?? "no reason given"}`, is_error: true };
+  // Ended at a limit that says why (a tree's budget): the parent's model is told which.
+  if (child.error !== null)
+    return { output: `the agent's session stopped (${child.stop_reason ?? "done"}): ${child.error}`, is_error: true };
   if (child.hasSchema && child.output !== null) return { output: JSON.stringify(child.output), is_error: false };
   return { output: finalText === "" ? "(the agent answered with no text)" : finalText, is_error: false };
 }

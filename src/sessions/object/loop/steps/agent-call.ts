@@ -17,6 +17,7 @@ import { agentCallInput } from "../../tools/agent-tool";
 import { markRunning } from "./mark-running";
 import { sessionStub } from "../../../../objects";
 import type { SessionRpc } from "../../rpc";
+import { askTree } from "../../subagents/tree";
 
 export type AgentCallProblem = { kind: "input"; error: string } | { kind: "depth"; max: number } | { kind: "count"; max: number };
 
@@ -69,6 +70,9 @@ export async function runAgentCall(
     );
     if (problem) return fail(problemText(problem));
     const childId = await childSessionId(session.id, call.id);
+    // The tree's root counts the child before it is noted (a start asked again names the same child, counted once).
+    const refused = await askTree(scope.env, session, { kind: "session", session_id: childId });
+    if (refused) return fail(refused);
     // The note counts against the run's limit: it must outlive a crash before the child is asked.
     await markRunning(scope, call.id, true, (w) => w.store.insertSubagent(call.id, childId, run.run_start_seq, w.nowIso()));
     row = scope.store.subagent(call.id);
@@ -88,6 +92,8 @@ export async function runAgentCall(
     keyId: session.api_key_id ?? null,
     toolCallId: call.id,
     depth: session.depth ?? 0,
+    // A child made before tree budgets names no root: its children count against none either.
+    rootSessionId: session.parent ? (session.root_session_id ?? "") : session.id,
     ...(traceparent ? { traceparent } : {}),
   };
   // The tenant's starts take their turn on the isolate (child-starts.ts).

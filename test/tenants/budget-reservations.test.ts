@@ -1,0 +1,53 @@
+/**
+ * Budget reservations in the tenant index (src/tenants/budget-reservations.ts): a run admitted
+ * under a daily token budget holds its worst case until it ends; what it spends meanwhile takes
+ * the place of what it holds, never both; and a reservation counts only on the day it was made.
+ */
+import { describe, expect, it } from "vitest";
+import { DAY_MS, freshTenant, indexOf, report } from "./helpers";
+
+const run = (sessionId: string, now: number, fields: Record<string, unknown> = {}) => ({
+  sessionId,
+  maxConcurrent: 10,
+  maxTokensPerDay: 1000,
+  createdBy: "user-1",
+  reserveTokens: 600,
+  now,
+  ...fields,
+});
+
+const spent = (tokens: number) => ({ steps: 1, input_tokens: tokens, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 });
+
+describe("budget reservations", () => {
+  it("count what a run has not spent yet: its spend replaces its reservation as it goes, and its end settles it", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    const now = Date.now();
+    expect((await index.admitRun(tenantId, run("ses_a", now))).ok).toBe(true);
+    // 600 held of 1,000: a second run of 600 still starts (the budget is not reached yet), a third not.
+    await index.reportSession(tenantId, report("ses_a", { status: "running", revision: 1, usage: spent(500), createdMs: now }));
+    // ses_a: 500 spent and 100 still held; 600 in all, as before it spent.
+    expect((await index.admitRun(tenantId, run("ses_b", now))).ok).toBe(true);
+    expect(await index.admitRun(tenantId, run("ses_c", now))).toMatchObject({ ok: false, code: "budget_used" });
+    // ses_a ends having spent 500: nothing more held for it. 500 + ses_b's 600 still reach 1,000.
+    await index.reportSession(tenantId, report("ses_a", { status: "done", revision: 2, usage: spent(500), createdMs: now }));
+    expect(await index.admitRun(tenantId, run("ses_c", now))).toMatchObject({ ok: false, code: "budget_used" });
+    // ses_b is deleted before it spent anything: its reservation goes with it.
+    await index.removeSession(tenantId, "ses_b");
+    expect((await index.admitRun(tenantId, run("ses_c", now))).ok).toBe(true);
+  });
+
+  it("hold nothing on the next UTC day, and nothing without a token budget to guard", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    const now = Date.now();
+    expect((await index.admitRun(tenantId, run("ses_a", now, { reserveTokens: 5_000 }))).ok).toBe(true);
+    expect(await index.admitRun(tenantId, run("ses_b", now))).toMatchObject({ ok: false, code: "budget_used" });
+    expect((await index.admitRun(tenantId, run("ses_b", now + DAY_MS))).ok).toBe(true);
+    // No budget: nothing is reserved, so a budget set later sees none of it.
+    const other = freshTenant();
+    const unbudgeted = indexOf(other);
+    expect((await unbudgeted.admitRun(other, run("ses_x", now, { maxTokensPerDay: null, reserveTokens: 5_000 }))).ok).toBe(true);
+    expect((await unbudgeted.admitRun(other, run("ses_y", now))).ok).toBe(true);
+  });
+});
