@@ -42,6 +42,12 @@ export async function sendWithCredential<R>(
   return { ok: true, result: await send(refreshed.credential) };
 }
 
+/** The source of a session that has no vault to ask: every credential is unavailable. */
+export const NO_VAULT: CredentialSource = {
+  get: async (name) => ({ ok: false, code: "vault_unavailable", name, owner: null, detail: "no credential vault is configured" }),
+  refresh: async (name) => ({ ok: false, code: "vault_unavailable", name, owner: null, detail: "no credential vault is configured" }),
+};
+
 /** A source that throws (the vault cannot be reached) is a `vault_unavailable` failure, never the thrown text. */
 async function lookUp(ask: () => Promise<CredentialLookup>, name: string): Promise<CredentialLookup> {
   try {
