@@ -7,10 +7,17 @@
 import type { CredentialRequired } from "../../../egress/credentials";
 
 export type { CredentialRequired };
-import type { SessionEngine } from "./engine";
 import { notificationSession } from "../report/notification-snapshot";
+import type { UnitWriter } from "./unit-scope";
+import type { Outbox } from "../../../notifications/outbox";
 
-export function recordCredentialRequired(engine: SessionEngine, data: CredentialRequired): void {
+/** What of the session's engine this needs (the engine is the one implementation). */
+type Engine = Pick<UnitWriter, "store" | "emit" | "requireSession" | "toolbox"> & {
+  readonly outbox: Pick<Outbox, "record">;
+  transaction<T>(fn: () => T): T;
+};
+
+export function recordCredentialRequired(engine: Engine, data: CredentialRequired): void {
   engine.transaction(() => {
     engine.emit("credential_required", data);
     const session = notificationSession(engine.requireSession(), engine.store.run(), engine.store.openToolCalls(), engine.toolbox());
