@@ -76,13 +76,9 @@ function credentialAuth(spec: WebhookSpec, ctx: ToolContext): CredentialAuth | u
 }
 
 /** Headers the platform sets on a webhook call: a credential naming one would forge or break the call. */
-const PLATFORM_HEADERS: ReadonlySet<string> = new Set([
-  "content-type",
-  IDEMPOTENCY_HEADER,
-  TIMESTAMP_HEADER,
-  SIGNATURE_HEADER,
-  "traceparent",
-]);
+const PLATFORM_HEADERS: ReadonlySet<string> = new Set(
+  ["content-type", IDEMPOTENCY_HEADER, TIMESTAMP_HEADER, SIGNATURE_HEADER, "traceparent"].map((name) => name.toLowerCase()),
+);
 
 /** One signed POST; a timeout, a network error or a 5xx may pass, any other answer is final. */
 async function postOnce(
