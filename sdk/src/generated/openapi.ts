@@ -1366,7 +1366,7 @@ export interface components {
          * @description `session.done`, `session.failed`, `session.cancelled`: the run ended with that status. `session.waiting_approval`, `session.waiting_tool_output`: the session waits for a person's decision or a client tool's output. Sent each time the session enters the status.
          * @enum {string}
          */
-        NotificationType: "session.done" | "session.failed" | "session.cancelled" | "session.waiting_approval" | "session.waiting_tool_output";
+        NotificationType: "session.done" | "session.failed" | "session.cancelled" | "session.waiting_approval" | "session.waiting_tool_output" | "session.credential_required";
         /** @description The session as it stood at the change, without its system prompt, tools and context (`GET /v1/sessions/{id}` has them). */
         NotificationSession: {
             /** @example ses_Jq7mV2xkPz9w4LbNc8RtYd3F */
@@ -1457,7 +1457,7 @@ export interface components {
             approval_expires_at: string | null;
         };
         /** @description One event. Over Server-Sent Events: `id:` is the event id (a snapshot carries its `last_event_id`), `event:` its type and `data:` this JSON; a comment line every 15 s keeps the stream alive. Over a WebSocket: one text frame each. */
-        EventFrame: components["schemas"]["SnapshotEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["SubagentEvent"] | components["schemas"]["DeltaEvent"] | components["schemas"]["EndEvent"];
+        EventFrame: components["schemas"]["SnapshotEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["SubagentEvent"] | components["schemas"]["CredentialRequiredEvent"] | components["schemas"]["DeltaEvent"] | components["schemas"]["EndEvent"];
         SnapshotEvent: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1730,6 +1730,41 @@ export interface components {
             session_id: string;
             status: components["schemas"]["SessionStatus"];
             stop_reason: components["schemas"]["StopReason"];
+        };
+        /** @description A tool call could not use the vault credential its tool names (the call's result says why); the run goes on. The status webhook `session.credential_required` says the same. */
+        CredentialRequiredEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "credential_required";
+            data: components["schemas"]["CredentialRequiredEventData"];
+            /**
+             * Format: int64
+             * @description The event id: increasing, the cursor to resume after.
+             */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        CredentialRequiredEventData: {
+            /**
+             * @description The credential's name, as the tool's `auth.credential` gives it.
+             * @example github
+             */
+            credential: string;
+            /**
+             * @description Who must connect it: the session's end user (`PUT /v1/end-users/{subject}/credentials/{name}`) or the tenant.
+             * @enum {string}
+             */
+            owner: "end_user" | "tenant";
+            /** @description The end user's subject, when `owner` is `end_user`. */
+            subject?: string;
+            /** @enum {string} */
+            code: "credential_missing" | "credential_refresh_failed" | "vault_unavailable";
         };
         /** @description Streamed model text (and reasoning, with `kind: "reasoning"`): not stored, not replayed. */
         DeltaEvent: {
@@ -2570,7 +2605,7 @@ export interface components {
         };
         ObjectStorage: {
             /** @enum {string} */
-            object: "tenant_index" | "scheduler" | "agent_store" | "memory_store" | "session";
+            object: "tenant_index" | "scheduler" | "agent_store" | "memory_store" | "vault" | "session";
             /** @description The session id, for a session object. */
             id: string | null;
             /**
@@ -2729,6 +2764,7 @@ export interface components {
              * @example https://example.com/tools/lookup
              */
             url: string;
+            auth?: components["schemas"]["ToolAuth"];
             /** @description Each call waits for an approve or deny first. */
             requires_approval?: boolean;
             /**
@@ -2739,6 +2775,11 @@ export interface components {
             approval_timeout_seconds?: number;
             /** @description Never retried, even after a timeout or a 5xx. */
             at_most_once?: boolean;
+        };
+        /** @description A credential of the vault, by name: at each call it is looked up for the session's end user (`created_by` `end_user:<subject>`), else the tenant's, and its header is added to a request only when the request's origin is in its `allowed_origins` (a redirect to another origin never carries it). A name, not a secret: shown as given. A credential absent when the session is created is allowed; a call made while it is absent or unusable fails with `credential_missing` (or `credential_refresh_failed`) and the session emits `credential_required`. */
+        ToolAuth: {
+            /** @example github */
+            credential: string;
         };
         ClientTool: {
             /**
@@ -2796,6 +2837,7 @@ export interface components {
             headers?: {
                 [key: string]: string;
             };
+            auth?: components["schemas"]["ToolAuth"];
             /** @description Each call of any of the server's tools waits for an approve or deny first. */
             requires_approval?: boolean;
             /**
@@ -3661,7 +3703,7 @@ export interface components {
             key_id: string | null;
         };
         /** @enum {string} */
-        AuditAction: "api_key.created" | "api_key.revoked" | "webhook_secret.rotated" | "settings.updated" | "webhook.created" | "webhook.deleted" | "delivery.redelivered" | "tool_call.approved" | "tool_call.denied" | "tool_call.expired" | "session.deleted" | "session.exported" | "sessions.cancelled_in_bulk" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "agent.created" | "agent.updated" | "agent.archived" | "agent.alias_set" | "agent.alias_deleted" | "memory.deleted" | "tenant.limits_updated" | "tenant.models_updated" | "tenant.suspended" | "tenant.unsuspended" | "tenant.deleted" | "end_user.tokens_revoked";
+        AuditAction: "api_key.created" | "api_key.revoked" | "webhook_secret.rotated" | "settings.updated" | "webhook.created" | "webhook.deleted" | "delivery.redelivered" | "tool_call.approved" | "tool_call.denied" | "tool_call.expired" | "session.deleted" | "session.exported" | "sessions.cancelled_in_bulk" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "agent.created" | "agent.updated" | "agent.archived" | "agent.alias_set" | "agent.alias_deleted" | "memory.deleted" | "tenant.limits_updated" | "tenant.models_updated" | "tenant.suspended" | "tenant.unsuspended" | "tenant.deleted" | "end_user.tokens_revoked" | "credential.put" | "credential.deleted" | "credential.refresh_failed";
         /** @description The AI SDK's UI message stream (`ai` v7, header `x-vercel-ai-ui-message-stream: v1`): `data:` events of the parts `start` (with the answer's `messageId` when a new message began the turn), `start-step`, `text-start`/`text-delta`/`text-end`, `reasoning-start`/`reasoning-delta`/`reasoning-end`, `tool-input-start`/`tool-input-available`, `tool-approval-request`, `tool-approval-response`, `tool-output-available`/`tool-output-error`/`tool-output-denied`, `finish-step`, `finish`, `error`, `abort`, then `data: [DONE]`. */
         UIMessageStream: string;
         /** @description The body `DefaultChatTransport` sends (`id`, `messages`, `trigger`, `messageId`). */
@@ -13396,7 +13438,7 @@ type ReadonlyArray<T> = [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const pathsV1AgentsGetParametersQueryInclude_archivedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/agents"]["get"]["parameters"]["query"]["include_archived"]> = ["true", "false"];
-export const notificationTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationType"]> = ["session.done", "session.failed", "session.cancelled", "session.waiting_approval", "session.waiting_tool_output"];
+export const notificationTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationType"]> = ["session.done", "session.failed", "session.cancelled", "session.waiting_approval", "session.waiting_tool_output", "session.credential_required"];
 export const openStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OpenStatus"]> = ["idle", "queued", "running", "waiting_approval", "waiting_tool_output", "waiting_subagents", "paused"];
 export const finalStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinalStatus"]> = ["done", "failed", "cancelled"];
 export const waitingToolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WaitingToolCall"]["status"]> = ["waiting_approval", "waiting_tool_output"];
@@ -13417,6 +13459,9 @@ export const toolCallEventTypeValues: ReadonlyArray<FlattenedDeepRequired<compon
 export const toolResultEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolResultEvent"]["type"]> = ["tool_result"];
 export const usageEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["UsageEvent"]["type"]> = ["usage"];
 export const subagentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SubagentEvent"]["type"]> = ["subagent"];
+export const credentialRequiredEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CredentialRequiredEvent"]["type"]> = ["credential_required"];
+export const credentialRequiredEventDataOwnerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CredentialRequiredEventData"]["owner"]> = ["end_user", "tenant"];
+export const credentialRequiredEventDataCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CredentialRequiredEventData"]["code"]> = ["credential_missing", "credential_refresh_failed", "vault_unavailable"];
 export const deltaEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaEvent"]["type"]> = ["delta"];
 export const deltaEventDataKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaEventData"]["kind"]> = ["reasoning"];
 export const endEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndEvent"]["type"]> = ["end"];
@@ -13431,7 +13476,7 @@ export const meKindValues: ReadonlyArray<FlattenedDeepRequired<components>["sche
 export const webhookDeliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryStatus"]> = ["pending", "succeeded", "failed"];
 export const apiKeyScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyScope"]> = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "end_users:issue", "tenant:admin"];
 export const tenantDeletionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TenantDeletion"]["status"]> = ["deleting", "deleted"];
-export const objectStorageObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ObjectStorage"]["object"]> = ["tenant_index", "scheduler", "agent_store", "memory_store", "session"];
+export const objectStorageObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ObjectStorage"]["object"]> = ["tenant_index", "scheduler", "agent_store", "memory_store", "vault", "session"];
 export const builtinToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BuiltinTool"]["type"]> = ["builtin"];
 export const webhookToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTool"]["type"]> = ["webhook"];
 export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClientTool"]["type"]> = ["client"];
@@ -13456,7 +13501,7 @@ export const scheduleStatusValues: ReadonlyArray<FlattenedDeepRequired<component
 export const scheduleMessageIf_runningValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScheduleMessage"]["if_running"]> = ["reject", "enqueue", "interrupt"];
 export const firingOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FiringOutcome"]> = ["pending", "started", "enqueued", "interrupted", "failed"];
 export const auditActorViaValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActor"]["via"]> = ["jwt", "api_key"];
-export const auditActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditAction"]> = ["api_key.created", "api_key.revoked", "webhook_secret.rotated", "settings.updated", "webhook.created", "webhook.deleted", "delivery.redelivered", "tool_call.approved", "tool_call.denied", "tool_call.expired", "session.deleted", "session.exported", "sessions.cancelled_in_bulk", "schedule.created", "schedule.updated", "schedule.deleted", "agent.created", "agent.updated", "agent.archived", "agent.alias_set", "agent.alias_deleted", "memory.deleted", "tenant.limits_updated", "tenant.models_updated", "tenant.suspended", "tenant.unsuspended", "tenant.deleted", "end_user.tokens_revoked"];
+export const auditActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditAction"]> = ["api_key.created", "api_key.revoked", "webhook_secret.rotated", "settings.updated", "webhook.created", "webhook.deleted", "delivery.redelivered", "tool_call.approved", "tool_call.denied", "tool_call.expired", "session.deleted", "session.exported", "sessions.cancelled_in_bulk", "schedule.created", "schedule.updated", "schedule.deleted", "agent.created", "agent.updated", "agent.archived", "agent.alias_set", "agent.alias_deleted", "memory.deleted", "tenant.limits_updated", "tenant.models_updated", "tenant.suspended", "tenant.unsuspended", "tenant.deleted", "end_user.tokens_revoked", "credential.put", "credential.deleted", "credential.refresh_failed"];
 export const chatRequestTriggerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatRequest"]["trigger"]> = ["submit-message", "regenerate-message"];
 export const chatUIMessageRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatUIMessage"]["role"]> = ["system", "user", "assistant"];
 export const jsonRpcErrorJsonrpcValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JsonRpcError"]["jsonrpc"]> = ["2.0"];
