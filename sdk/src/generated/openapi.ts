@@ -1126,6 +1126,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/end-users/{subject}/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List credentials of an end user
+         * @description Type, header, origins, expiry and status of each; never a secret.
+         */
+        get: operations["listEndUserCredentials"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/end-users/{subject}/credentials/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a credential of an end user
+         * @description Type, header, origins, expiry and status; never the secret.
+         */
+        get: operations["getEndUserCredential"];
+        /**
+         * Connect a credential of an end user
+         * @description Creates or replaces the credential. Its secret is sealed at rest and never shown again: responses, audit entries, events and exports carry its name, type, header and origins only. The secret goes only to requests whose origin is in `allowed_origins`. 409 past the owner's limit; 503 `vault_unavailable` while the platform has no `VAULT_KEYS`.
+         */
+        put: operations["putEndUserCredential"];
+        post?: never;
+        /**
+         * Delete a credential of an end user
+         * @description The secret is erased at once. Audit-logged as `credential.deleted`.
+         */
+        delete: operations["deleteEndUserCredential"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenant/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List credentials of the tenant
+         * @description Type, header, origins, expiry and status of each; never a secret.
+         */
+        get: operations["listTenantCredentials"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenant/credentials/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a credential of the tenant
+         * @description Type, header, origins, expiry and status; never the secret.
+         */
+        get: operations["getTenantCredential"];
+        /**
+         * Connect a credential of the tenant
+         * @description Creates or replaces the credential. Its secret is sealed at rest and never shown again: responses, audit entries, events and exports carry its name, type, header and origins only. The secret goes only to requests whose origin is in `allowed_origins`. 409 past the owner's limit; 503 `vault_unavailable` while the platform has no `VAULT_KEYS`.
+         */
+        put: operations["putTenantCredential"];
+        post?: never;
+        /**
+         * Delete a credential of the tenant
+         * @description The secret is erased at once. Audit-logged as `credential.deleted`.
+         */
+        delete: operations["deleteTenantCredential"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tenant/audit-log": {
         parameters: {
             query?: never;
@@ -1803,7 +1899,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ProblemCode: "bad_request" | "validation_failed" | "unauthorized" | "forbidden" | "tenant_suspended" | "not_found" | "method_not_allowed" | "not_acceptable" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "internal" | "service_unavailable";
+        ProblemCode: "bad_request" | "validation_failed" | "unauthorized" | "forbidden" | "tenant_suspended" | "not_found" | "method_not_allowed" | "not_acceptable" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "internal" | "service_unavailable" | "vault_unavailable";
         FieldError: {
             /** @example body.name */
             path: string;
@@ -1985,6 +2081,16 @@ export interface components {
              * @description Requests each end user's token may make per minute (at most the caller share of `requests_per_minute`); one more is a 429 with `Retry-After`.
              */
             end_user_requests_per_minute: number;
+            /**
+             * Format: int32
+             * @description Credentials each end user may keep in the vault (`/v1/end-users/{subject}/credentials`); one more is a 409.
+             */
+            max_credentials_per_end_user: number;
+            /**
+             * Format: int32
+             * @description The tenant's own credentials in the vault (`/v1/tenant/credentials`), end users' apart; one more is a 409.
+             */
+            max_credentials_per_tenant: number;
         };
         /** @description Sums over the last `window_days` UTC days, today included. */
         TenantUsage: components["schemas"]["UsageTotals"] & {
@@ -2428,6 +2534,16 @@ export interface components {
              * @description Requests each end user's token may make per minute (at most the caller share of `requests_per_minute`); one more is a 429 with `Retry-After`.
              */
             end_user_requests_per_minute?: number;
+            /**
+             * Format: int32
+             * @description Credentials each end user may keep in the vault (`/v1/end-users/{subject}/credentials`); one more is a 409.
+             */
+            max_credentials_per_end_user?: number;
+            /**
+             * Format: int32
+             * @description The tenant's own credentials in the vault (`/v1/tenant/credentials`), end users' apart; one more is a 409.
+             */
+            max_credentials_per_tenant?: number;
         };
         /** @description A tenant's deletion: suspended at once, then everything of it erased in the background. */
         TenantDeletion: {
@@ -2570,7 +2686,7 @@ export interface components {
         };
         ObjectStorage: {
             /** @enum {string} */
-            object: "tenant_index" | "scheduler" | "agent_store" | "memory_store" | "session";
+            object: "tenant_index" | "scheduler" | "agent_store" | "memory_store" | "vault" | "session";
             /** @description The session id, for a session object. */
             id: string | null;
             /**
@@ -3029,6 +3145,16 @@ export interface components {
              * @description Requests each end user's token may make per minute (at most the caller share of `requests_per_minute`); one more is a 429 with `Retry-After`.
              */
             end_user_requests_per_minute?: number;
+            /**
+             * Format: int32
+             * @description Credentials each end user may keep in the vault (`/v1/end-users/{subject}/credentials`); one more is a 409.
+             */
+            max_credentials_per_end_user?: number;
+            /**
+             * Format: int32
+             * @description The tenant's own credentials in the vault (`/v1/tenant/credentials`), end users' apart; one more is a 409.
+             */
+            max_credentials_per_tenant?: number;
         };
         /**
          * @description The memory namespaces the session's model may read (`memory_search`, `memory_get`) and write (`memory_put`, `memory_delete`; each within a read one). A segment `{metadata.<field>}` is filled from the session's metadata at creation.
@@ -3626,6 +3752,83 @@ export interface components {
             /** @description The `next_cursor` of the previous page. */
             cursor?: string;
         };
+        CredentialList: {
+            data: components["schemas"]["Credential"][];
+        };
+        /** @description A credential as stored; never its secret. */
+        Credential: {
+            /** @example github */
+            name: string;
+            /** @enum {string} */
+            type: "bearer" | "header" | "oauth2";
+            /**
+             * @description The header it fills, lower case.
+             * @example authorization
+             */
+            header: string;
+            /**
+             * @example [
+             *       "https://api.github.com"
+             *     ]
+             */
+            allowed_origins: string[];
+            /** @description oauth2: when the access token expires; null otherwise. */
+            expires_at: string | null;
+            updated_at: string;
+            /**
+             * @description `expired`: past its expiry with no refresh token; `refresh_failed`: the token endpoint refused the refresh. Either way, put it again.
+             * @enum {string}
+             */
+            status: "ok" | "expired" | "refresh_failed";
+        };
+        /**
+         * @example {
+         *       "type": "bearer",
+         *       "value": "ghp_…",
+         *       "allowed_origins": [
+         *         "https://api.github.com"
+         *       ]
+         *     }
+         */
+        PutCredentialRequest: {
+            /** @enum {string} */
+            type: "bearer" | "header" | "oauth2";
+            /** @description bearer: the token (sent as `Authorization: Bearer …`); header: the header's value. */
+            value?: string;
+            /**
+             * @description header only: the header's name.
+             * @example X-Api-Key
+             */
+            header?: string;
+            oauth2?: components["schemas"]["OAuth2CredentialInput"];
+            /**
+             * @description The only origins the credential is sent to; no wildcard.
+             * @example [
+             *       "https://api.github.com"
+             *     ]
+             */
+            allowed_origins: string[];
+        };
+        OAuth2CredentialInput: {
+            /** @description Sent as `Authorization: Bearer …`. */
+            access_token: string;
+            /** @description With `token_url`: an expired or refused access token is refreshed. */
+            refresh_token?: string;
+            /**
+             * Format: date-time
+             * @description When the access token expires (ISO 8601).
+             */
+            expires_at?: string;
+            /**
+             * Format: uri
+             * @description The token endpoint, called like any URL a tenant gives (https; no private address).
+             * @example https://github.com/login/oauth/access_token
+             */
+            token_url?: string;
+            client_id?: string;
+            /** @description Sent to `token_url` with the refresh token. */
+            client_secret?: string;
+        };
         AuditEntryPage: {
             data: components["schemas"]["AuditEntry"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
@@ -3661,7 +3864,7 @@ export interface components {
             key_id: string | null;
         };
         /** @enum {string} */
-        AuditAction: "api_key.created" | "api_key.revoked" | "webhook_secret.rotated" | "settings.updated" | "webhook.created" | "webhook.deleted" | "delivery.redelivered" | "tool_call.approved" | "tool_call.denied" | "tool_call.expired" | "session.deleted" | "session.exported" | "sessions.cancelled_in_bulk" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "agent.created" | "agent.updated" | "agent.archived" | "agent.alias_set" | "agent.alias_deleted" | "memory.deleted" | "tenant.limits_updated" | "tenant.models_updated" | "tenant.suspended" | "tenant.unsuspended" | "tenant.deleted" | "end_user.tokens_revoked";
+        AuditAction: "api_key.created" | "api_key.revoked" | "webhook_secret.rotated" | "settings.updated" | "webhook.created" | "webhook.deleted" | "delivery.redelivered" | "tool_call.approved" | "tool_call.denied" | "tool_call.expired" | "session.deleted" | "session.exported" | "sessions.cancelled_in_bulk" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "agent.created" | "agent.updated" | "agent.archived" | "agent.alias_set" | "agent.alias_deleted" | "memory.deleted" | "tenant.limits_updated" | "tenant.models_updated" | "tenant.suspended" | "tenant.unsuspended" | "tenant.deleted" | "end_user.tokens_revoked" | "credential.put" | "credential.deleted" | "credential.refresh_failed";
         /** @description The AI SDK's UI message stream (`ai` v7, header `x-vercel-ai-ui-message-stream: v1`): `data:` events of the parts `start` (with the answer's `messageId` when a new message began the turn), `start-step`, `text-start`/`text-delta`/`text-end`, `reasoning-start`/`reasoning-delta`/`reasoning-end`, `tool-input-start`/`tool-input-available`, `tool-approval-request`, `tool-approval-response`, `tool-output-available`/`tool-output-error`/`tool-output-denied`, `finish-step`, `finish`, `error`, `abort`, then `data: [DONE]`. */
         UIMessageStream: string;
         /** @description The body `DefaultChatTransport` sends (`id`, `messages`, `trigger`, `messageId`). */
@@ -4095,7 +4298,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4201,7 +4404,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4333,7 +4536,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4440,7 +4643,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4534,7 +4737,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4628,7 +4831,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4722,7 +4925,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4828,7 +5031,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4922,7 +5125,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5057,7 +5260,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5156,7 +5359,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5320,7 +5523,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5426,7 +5629,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5541,7 +5744,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5694,7 +5897,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5795,7 +5998,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5898,7 +6101,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5997,7 +6200,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6129,7 +6332,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6235,7 +6438,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6334,7 +6537,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6431,7 +6634,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6540,7 +6743,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6684,7 +6887,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6829,7 +7032,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6962,7 +7165,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7095,7 +7298,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7200,7 +7403,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7355,7 +7558,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7455,7 +7658,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7582,7 +7785,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7806,7 +8009,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7931,7 +8134,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8037,7 +8240,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8152,7 +8355,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8326,7 +8529,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8502,7 +8705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8634,7 +8837,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8766,7 +8969,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8918,7 +9121,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9031,7 +9234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9144,7 +9347,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9277,7 +9480,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9431,7 +9634,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9586,7 +9789,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9732,7 +9935,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9842,7 +10045,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9943,7 +10146,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10117,7 +10320,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10225,7 +10428,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10331,7 +10534,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10484,7 +10687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10597,7 +10800,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10700,7 +10903,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10871,7 +11074,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10979,7 +11182,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11085,7 +11288,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11238,7 +11441,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11351,7 +11554,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11460,7 +11663,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11614,7 +11817,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11733,7 +11936,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11842,7 +12045,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11988,7 +12191,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12095,7 +12298,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12204,7 +12407,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12335,7 +12538,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12465,7 +12668,928 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listEndUserCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The end user as the tenant's backend names it: 1-128 letters, digits, `_`, `@`, `.`, `:` or `-`. */
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credentials by name, without their secrets. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialList"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEndUserCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The end user as the tenant's backend names it: 1-128 letters, digits, `_`, `@`, `.`, `:` or `-`. */
+                subject: string;
+                /** @description The name tools give in `auth.credential`. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credential, without its secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Credential"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putEndUserCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The end user as the tenant's backend names it: 1-128 letters, digits, `_`, `@`, `.`, `:` or `-`. */
+                subject: string;
+                /** @description The name tools give in `auth.credential`. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "bearer",
+                 *       "value": "ghp_example",
+                 *       "allowed_origins": [
+                 *         "https://api.github.com"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PutCredentialRequest"];
+            };
+        };
+        responses: {
+            /** @description The credential as stored, without its secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Credential"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteEndUserCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The end user as the tenant's backend names it: 1-128 letters, digits, `_`, `@`, `.`, `:` or `-`. */
+                subject: string;
+                /** @description The name tools give in `auth.credential`. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; tools naming it get `credential_missing` from their next call. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTenantCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credentials by name, without their secrets. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialList"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTenantCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The name tools give in `auth.credential`. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credential, without its secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Credential"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putTenantCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The name tools give in `auth.credential`. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "bearer",
+                 *       "value": "ghp_example",
+                 *       "allowed_origins": [
+                 *         "https://api.github.com"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PutCredentialRequest"];
+            };
+        };
+        responses: {
+            /** @description The credential as stored, without its secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Credential"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteTenantCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The name tools give in `auth.credential`. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; tools naming it get `credential_missing` from their next call. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12572,7 +13696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12681,7 +13805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12847,7 +13971,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12967,7 +14091,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13077,7 +14201,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13240,7 +14364,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13421,7 +14545,7 @@ export const deltaEventTypeValues: ReadonlyArray<FlattenedDeepRequired<component
 export const deltaEventDataKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaEventData"]["kind"]> = ["reasoning"];
 export const endEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndEvent"]["type"]> = ["end"];
 export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Health"]["status"]> = ["ok"];
-export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["bad_request", "validation_failed", "unauthorized", "forbidden", "tenant_suspended", "not_found", "method_not_allowed", "not_acceptable", "conflict", "idempotency_in_progress", "payload_too_large", "unsupported_media_type", "idempotency_conflict", "rate_limited", "internal", "service_unavailable"];
+export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["bad_request", "validation_failed", "unauthorized", "forbidden", "tenant_suspended", "not_found", "method_not_allowed", "not_acceptable", "conflict", "idempotency_in_progress", "payload_too_large", "unsupported_media_type", "idempotency_conflict", "rate_limited", "internal", "service_unavailable", "vault_unavailable"];
 export const jwkUseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Jwk"]["use"]> = ["sig"];
 export const accessTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AccessToken"]["token_type"]> = ["Bearer"];
 export const streamTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamToken"]["token_type"]> = ["Bearer"];
@@ -13431,7 +14555,7 @@ export const meKindValues: ReadonlyArray<FlattenedDeepRequired<components>["sche
 export const webhookDeliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryStatus"]> = ["pending", "succeeded", "failed"];
 export const apiKeyScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyScope"]> = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "end_users:issue", "tenant:admin"];
 export const tenantDeletionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TenantDeletion"]["status"]> = ["deleting", "deleted"];
-export const objectStorageObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ObjectStorage"]["object"]> = ["tenant_index", "scheduler", "agent_store", "memory_store", "session"];
+export const objectStorageObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ObjectStorage"]["object"]> = ["tenant_index", "scheduler", "agent_store", "memory_store", "vault", "session"];
 export const builtinToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BuiltinTool"]["type"]> = ["builtin"];
 export const webhookToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTool"]["type"]> = ["webhook"];
 export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClientTool"]["type"]> = ["client"];
@@ -13455,8 +14579,11 @@ export const sessionExportFormatValues: ReadonlyArray<FlattenedDeepRequired<comp
 export const scheduleStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScheduleStatus"]> = ["active", "paused", "disabled"];
 export const scheduleMessageIf_runningValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScheduleMessage"]["if_running"]> = ["reject", "enqueue", "interrupt"];
 export const firingOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FiringOutcome"]> = ["pending", "started", "enqueued", "interrupted", "failed"];
+export const credentialTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Credential"]["type"]> = ["bearer", "header", "oauth2"];
+export const credentialStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Credential"]["status"]> = ["ok", "expired", "refresh_failed"];
+export const putCredentialRequestTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PutCredentialRequest"]["type"]> = ["bearer", "header", "oauth2"];
 export const auditActorViaValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActor"]["via"]> = ["jwt", "api_key"];
-export const auditActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditAction"]> = ["api_key.created", "api_key.revoked", "webhook_secret.rotated", "settings.updated", "webhook.created", "webhook.deleted", "delivery.redelivered", "tool_call.approved", "tool_call.denied", "tool_call.expired", "session.deleted", "session.exported", "sessions.cancelled_in_bulk", "schedule.created", "schedule.updated", "schedule.deleted", "agent.created", "agent.updated", "agent.archived", "agent.alias_set", "agent.alias_deleted", "memory.deleted", "tenant.limits_updated", "tenant.models_updated", "tenant.suspended", "tenant.unsuspended", "tenant.deleted", "end_user.tokens_revoked"];
+export const auditActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditAction"]> = ["api_key.created", "api_key.revoked", "webhook_secret.rotated", "settings.updated", "webhook.created", "webhook.deleted", "delivery.redelivered", "tool_call.approved", "tool_call.denied", "tool_call.expired", "session.deleted", "session.exported", "sessions.cancelled_in_bulk", "schedule.created", "schedule.updated", "schedule.deleted", "agent.created", "agent.updated", "agent.archived", "agent.alias_set", "agent.alias_deleted", "memory.deleted", "tenant.limits_updated", "tenant.models_updated", "tenant.suspended", "tenant.unsuspended", "tenant.deleted", "end_user.tokens_revoked", "credential.put", "credential.deleted", "credential.refresh_failed"];
 export const chatRequestTriggerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatRequest"]["trigger"]> = ["submit-message", "regenerate-message"];
 export const chatUIMessageRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatUIMessage"]["role"]> = ["system", "user", "assistant"];
 export const jsonRpcErrorJsonrpcValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JsonRpcError"]["jsonrpc"]> = ["2.0"];
