@@ -21,9 +21,9 @@ export const MAX_MCP_HEADERS = 20;
 export const MAX_MCP_HEADER_VALUE_CHARS = 4_096;
 const MAX_MCP_HEADER_NAME_CHARS = 100;
 /** An HTTP token (RFC 9110). */
-const MCP_HEADER_NAME_PATTERN = new RegExp(`^[!#$%&'*+.^_\`|~0-9A-Za-z-]{1,${MAX_MCP_HEADER_NAME_CHARS}}$`);
+export const MCP_HEADER_NAME_PATTERN = new RegExp(`^[!#$%&'*+.^_\`|~0-9A-Za-z-]{1,${MAX_MCP_HEADER_NAME_CHARS}}$`);
 /** Visible characters, spaces and tabs: no line break can split one header into two. */
-const MCP_HEADER_VALUE_PATTERN = /^[\t\x20-\x7e\x80-\xff]*$/;
+export const MCP_HEADER_VALUE_PATTERN = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** Headers the transport or the platform sets: a tenant's value would break the protocol or the request's framing. */
 const FORBIDDEN_MCP_HEADERS: ReadonlySet<string> = new Set([
   ...FRAMING_HEADERS,
