@@ -98,6 +98,7 @@ export const NOTIFICATION_TYPES = [
   "session.cancelled",
   "session.waiting_approval",
   "session.waiting_tool_output",
+  "session.credential_required",
 ] as const satisfies readonly NotificationType[];
 const allTypesListed: [Exclude<NotificationType, (typeof NOTIFICATION_TYPES)[number]>] extends [never] ? true : false = true;
 void allTypesListed;
