@@ -39,7 +39,7 @@ const CRM_REFRESH_NEXT = secret("crm-rt-next");
 const CLIENT_SECRET = secret("crm-client");
 const DAVE_OLD = secret("dave-expired");
 const DAVE_REVOKED = secret("dave-rt-revoked");
-const ALL_SECRETS = [ALICE, BOB, TENANT, CRM_OLD, CRM_NEW, CRM_REFRESH, CRM_REFRESH_NEXT, CLIENT_SECRET, DAVE_OLD, DAVE_REVOKED];
+const ALL_SECRETS = { ALICE, BOB, TENANT, CRM_OLD, CRM_NEW, CRM_REFRESH, CRM_REFRESH_NEXT, CLIENT_SECRET, DAVE_OLD, DAVE_REVOKED };
 
 function callTool(id: string, name: string, input: Record<string, unknown> = {}): ModelStep {
   return { reply: { content: [{ type: "tool_use", id, name, input }] } };
@@ -199,11 +199,11 @@ describe("vault credentials at egress", () => {
     expect(run.status, stack.logs()).toBe("done");
     expect(elsewhere.to("/hook/other")).toEqual([expect.objectContaining({ method: "POST" })]);
     expect(elsewhere.to("/hook/other")[0]!.headers.authorization).toBeUndefined();
-    // The redirect went back to the tool's result; nothing reached the other origin with the header.
+    // A webhook follows no redirect: the call fails, and nothing reached the other origin with the header.
     expect(egress.to("/redirect/moved").map((r) => r.headers.authorization)).toEqual([`Bearer ${ALICE}`]);
     expect(elsewhere.to("/stolen").filter((r) => r.headers.authorization !== undefined)).toEqual([]);
     const calls = await toolCalls(run.id);
-    expect(calls.find((call) => call.name === "moved")).toMatchObject({ is_error: true, output: expect.stringContaining("307") });
+    expect(calls.find((call) => call.name === "moved")).toMatchObject({ is_error: true, output: expect.stringContaining("redirect") });
   }, 180_000);
 
   it("refreshes an expired token once for 5 concurrent calls, and every call carries the new one", async () => {
@@ -317,10 +317,10 @@ describe("vault credentials at egress", () => {
     );
 
     const hits: string[] = [];
-    for (const value of ALL_SECRETS) {
+    for (const [name, value] of Object.entries(ALL_SECRETS)) {
       for (const [label, form] of leakedForms(value).filter(([, form]) => form.length >= 16)) {
-        for (const [where, text] of emitted) if (text.toLowerCase().includes(form.toLowerCase())) hits.push(`${label} in ${where}`);
-        for (const [where, bytes] of stored) if (bytes.includes(form)) hits.push(`${label} in ${where}`);
+        for (const [where, text] of emitted) if (text.toLowerCase().includes(form.toLowerCase())) hits.push(`${name} ${label} in ${where}`);
+        for (const [where, bytes] of stored) if (bytes.includes(form)) hits.push(`${name} ${label} in ${where}`);
       }
     }
     expect({

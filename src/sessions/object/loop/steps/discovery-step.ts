@@ -7,7 +7,7 @@
 import { tenantIndexStub } from "../../../../objects";
 import { deadline } from "../../../../shared/deadline";
 import type { StepScope } from "../../engine/unit-scope";
-import { discoveryVerdict, listServers, type DiscoveryVerdict, type ServerListing } from "../../tools/mcp/discovery";
+import { discoveryVerdict, listServers, maskListing, type DiscoveryVerdict, type ServerListing } from "../../tools/mcp/discovery";
 import { McpConnections } from "../../tools/mcp/pool";
 import { UnitCredentials } from "../../tools/unit-credentials";
 import type { McpToolSpec, UnitOutcome } from "../../../../session-config/types";
@@ -31,6 +31,9 @@ export async function runDiscoveryStep(scope: StepScope): Promise<UnitOutcome> {
   let listings: ServerListing[];
   try {
     listings = await listServers(servers, pool, AbortSignal.any([controller.signal, limit.signal]));
+    // A server may list the credential it was sent (in a description, a schema): masked like its headers.
+    const masker = credentials.masker();
+    listings = listings.map((listing) => (listing.ok ? maskListing(listing.server, listing.tools, masker) : listing));
   } finally {
     limit.clear();
     scope.inflight.end(controller);
