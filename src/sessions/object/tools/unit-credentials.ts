@@ -66,7 +66,11 @@ export class UnitCredentials implements CredentialSource {
 
   async #remember(lookup: Promise<CredentialLookup>): Promise<CredentialLookup> {
     const answer = await lookup;
-    if (answer.ok) this.#values.add(answer.credential.value);
+    if (answer.ok && !this.#values.has(answer.credential.value)) {
+      this.#values.add(answer.credential.value);
+      // Made at once, so the isolate's log masking knows the value before any line could quote it.
+      maskerOf(headerSecrets({ value: answer.credential.value }));
+    }
     return answer;
   }
 }
