@@ -38,8 +38,25 @@ const CRM_REFRESH = secret("crm-rt");
 const CRM_REFRESH_NEXT = secret("crm-rt-next");
 const CLIENT_SECRET = secret("crm-client");
 const DAVE_OLD = secret("dave-expired");
+const FRANK_OLD = secret("frank-refused");
+const FRANK_NEW = secret("frank-fresh");
+const FRANK_REFRESH = secret("frank-rt");
 const DAVE_REVOKED = secret("dave-rt-revoked");
-const ALL_SECRETS = { ALICE, BOB, TENANT, CRM_OLD, CRM_NEW, CRM_REFRESH, CRM_REFRESH_NEXT, CLIENT_SECRET, DAVE_OLD, DAVE_REVOKED };
+const ALL_SECRETS = {
+  ALICE,
+  BOB,
+  TENANT,
+  CRM_OLD,
+  CRM_NEW,
+  CRM_REFRESH,
+  CRM_REFRESH_NEXT,
+  CLIENT_SECRET,
+  DAVE_OLD,
+  DAVE_REVOKED,
+  FRANK_OLD,
+  FRANK_NEW,
+  FRANK_REFRESH,
+};
 
 function callTool(id: string, name: string, input: Record<string, unknown> = {}): ModelStep {
   return { reply: { content: [{ type: "tool_use", id, name, input }] } };
@@ -236,6 +253,25 @@ describe("vault credentials at egress", () => {
     const shown = (await ok(send("GET", "/v1/end-users/erin/credentials/crm", backend))) as { status: string };
     expect(shown.status).toBe("ok");
   }, 240_000);
+
+  it("refreshes a token the origin answers 401 to, and sends the call once more with the new one", async () => {
+    egress.grants.set(FRANK_REFRESH, { access_token: FRANK_NEW });
+    await ok(
+      putCredential("frank", "crm", {
+        type: "oauth2",
+        oauth2: { access_token: FRANK_OLD, refresh_token: FRANK_REFRESH, token_url: egress.url("/token") },
+        allowed_origins: [egress.origin],
+      }),
+    );
+    const tokensBefore = egress.to("/token").length;
+    egress.refused.add(`Bearer ${FRANK_OLD}`);
+    const path = "/hook/frank";
+    const run = await runAs("frank", [hook("crm", egress.url(path), "crm")], [callTool("toolu_f", "crm"), say("done")]);
+    expect(run.status, stack.logs()).toBe("done");
+    expect(egress.to(path).map((r) => r.headers.authorization)).toEqual([`Bearer ${FRANK_OLD}`, `Bearer ${FRANK_NEW}`]);
+    expect(egress.to("/token").length - tokensBefore).toBe(1);
+    expect((await toolCalls(run.id))[0]).toMatchObject({ is_error: false, output: "hook ok" });
+  }, 180_000);
 
   it("ends a revoked refresh token refresh_failed: the call says credential_refresh_failed and the backend is told", async () => {
     egress.grants.set(DAVE_REVOKED, "revoked");

@@ -22,6 +22,8 @@ export class EgressServer {
   readonly grants = new Map<string, Grant>();
   /** Where `/redirect/*` sends a request: another origin. */
   redirectTo = "";
+  /** `Authorization` values the webhook receiver answers 401. */
+  readonly refused = new Set<string>();
   /** The token endpoint answers after this many ms, so concurrent refreshes overlap. */
   tokenDelayMs = 300;
 
@@ -72,10 +74,8 @@ export class EgressServer {
       body: JSON.stringify(value),
     });
     if (seen.path.startsWith("/hook/")) {
-      // A webhook that refuses tokens it was told to refuse (an expired one): a 401, as an API does.
-      const refused =
-        seen.path.includes("/only/") && seen.headers.authorization !== `Bearer ${decodeURIComponent(seen.path.split("/only/")[1]!)}`;
-      return refused ? json(401, { error: "bad token" }) : json(200, { output: "hook ok" });
+      // A token it was told to refuse (revoked at the API's side) gets a 401, as an API answers.
+      return this.refused.has(seen.headers.authorization ?? "") ? json(401, { error: "bad token" }) : json(200, { output: "hook ok" });
     }
     if (seen.path.startsWith("/redirect/")) return { status: 307, headers: { location: this.redirectTo }, body: "" };
     if (seen.path === "/token") {
