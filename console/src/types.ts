@@ -69,6 +69,8 @@ export function isSessionStatus(value: string): value is SessionStatus {
 }
 
 export type ApiKey = Schemas["ApiKey"];
+export type Credential = Schemas["Credential"];
+export type PutCredentialRequest = Schemas["PutCredentialRequest"];
 export type ApiKeyScope = Schemas["ApiKeyScope"];
 export type WebhookEndpoint = Schemas["WebhookEndpoint"];
 export type WebhookDelivery = Schemas["WebhookDelivery"];

@@ -151,6 +151,35 @@ describe("the vault", () => {
     });
   });
 
+  it("re-encrypts from its alarm in batches, resuming where the last one stopped", async () => {
+    const tenant = freshTenant("vault");
+    const vault = vaultStub(env, tenant);
+    const oldKeys = JSON.parse(inject("vaultKeys")) as string[];
+    for (let i = 0; i < 120; i++) await vault.put(tenant, bearer(null, `c${i}`, SECRET, 500));
+    const rotated = { ...env, VAULT_KEYS: JSON.stringify([generateVaultKey(), ...oldKeys]) };
+    await runInDurableObject(vault, async (_instance, state) => {
+      const oldId = state.storage.sql.exec<{ key_id: string }>(`SELECT key_id FROM credentials LIMIT 1`).one().key_id;
+      const underOld = () => state.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM credentials WHERE key_id = ?`, oldId).one().n;
+      const next = new Vault(state, rotated);
+      await next.alarm();
+      // Names in order as SQLite sorts them: the 50th is c35.
+      expect(state.storage.kv.get("reseal_after")).toEqual(["tenant", "c35"]);
+      expect(underOld()).toBe(70);
+      // A new instance (a restart) goes on from there.
+      const restarted = new Vault(state, rotated);
+      await restarted.alarm();
+      await restarted.alarm();
+      expect(state.storage.kv.get("reseal_after")).toBeUndefined();
+      const keys = state.storage.sql.exec<{ key_id: string }>(`SELECT DISTINCT key_id FROM credentials`).toArray();
+      expect(keys).toHaveLength(1);
+      expect(underOld()).toBe(0);
+      expect(await restarted.obtain(tenant, { subject: null, name: "c7" })).toMatchObject({
+        ok: true,
+        credential: { value: `Bearer ${SECRET}` },
+      });
+    });
+  });
+
   it("answers vault_unavailable without VAULT_KEYS", async () => {
     const tenant = freshTenant("vault");
     const vault = vaultStub(env, tenant);
