@@ -57,6 +57,7 @@ function workersProject(test: { name: string; isolate: boolean; include: string[
             SESSION_RETENTION_SCALE: "0.00002",
             AUTH_SIGNING_KEY: inject("signingKey"),
             AUTH_API_KEY_SECRET: inject("apiKeySecret"),
+            VAULT_KEYS: inject("vaultKeys"),
             // One origin the CORS tests may call from; every other stays foreign.
             CORS_ORIGINS: JSON.stringify(["https://console.example.com"]),
             // Prices for the mock models named `priced-…`; every other mock model has none.

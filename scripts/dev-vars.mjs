@@ -1,8 +1,9 @@
 /**
  * Writes `.dev.vars` (git-ignored) for local development with a freshly generated
- * `AUTH_SIGNING_KEY` and `AUTH_API_KEY_SECRET`, reads it back, and mints development tokens
- * signed with it. An existing signing key is kept (tokens already handed out stay valid) unless
- * `--force` is given; an existing API-key secret is always kept (API keys issued with it stay valid).
+ * `AUTH_SIGNING_KEY`, `AUTH_API_KEY_SECRET` and `VAULT_KEYS`, reads it back, and mints development
+ * tokens signed with it. An existing signing key is kept (tokens already handed out stay valid)
+ * unless `--force` is given; an existing API-key secret and vault key are always kept (API keys
+ * issued with the one, credentials sealed under the other stay usable).
  *
  *   node scripts/dev-vars.mjs          create .dev.vars if it has no signing key
  *   node scripts/dev-vars.mjs --force  replace the signing key
@@ -13,11 +14,13 @@ import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
 import { importJWK, SignJWT } from "jose";
 import { generateApiKeySecret, generateSigningKey } from "../src/auth/dev-signing-key.ts";
+import { generateVaultKey } from "../src/vault/keys.ts";
 
 export const DEV_VARS = fileURLToPath(new URL("../.dev.vars", import.meta.url));
 export const WRANGLER_JSON = fileURLToPath(new URL("../wrangler.json", import.meta.url));
 const KEY_NAME = "AUTH_SIGNING_KEY";
 const API_KEY_SECRET_NAME = "AUTH_API_KEY_SECRET";
+const VAULT_KEYS_NAME = "VAULT_KEYS";
 /** A working day: long enough to explore the API, short enough not to become a credential. */
 export const DEV_TOKEN_TTL_SECONDS = 12 * 60 * 60;
 
@@ -32,7 +35,8 @@ export async function ensureDevVars({ force = false, path = DEV_VARS } = {}) {
   const lines = text.split("\n").filter((line) => line.trim() !== "");
   const existing = lines.find((line) => line.startsWith(`${KEY_NAME}=`));
   const hasApiKeySecret = lines.some((line) => line.startsWith(`${API_KEY_SECRET_NAME}=`));
-  if (existing && !force && hasApiKeySecret) return { key: unquote(existing.slice(KEY_NAME.length + 1)), created: false };
+  const hasVaultKeys = lines.some((line) => line.startsWith(`${VAULT_KEYS_NAME}=`));
+  if (existing && !force && hasApiKeySecret && hasVaultKeys) return { key: unquote(existing.slice(KEY_NAME.length + 1)), created: false };
 
   const key = existing && !force ? unquote(existing.slice(KEY_NAME.length + 1)) : await generateSigningKey();
   const kept = lines.filter((line) => !line.startsWith(`${KEY_NAME}=`) && !line.startsWith("# Local development only"));
@@ -41,6 +45,8 @@ export async function ensureDevVars({ force = false, path = DEV_VARS } = {}) {
     ...kept,
     // Without it the gateway refuses to issue or accept API keys, as production does.
     ...(hasApiKeySecret ? [] : [`${API_KEY_SECRET_NAME}='${generateApiKeySecret()}'`]),
+    // Without it the credential routes answer 503, as production does.
+    ...(hasVaultKeys ? [] : [`${VAULT_KEYS_NAME}='${JSON.stringify([generateVaultKey()])}'`]),
     // Single quotes: dotenv takes the JSON inside literally.
     `${KEY_NAME}='${key}'`,
   ];

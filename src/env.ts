@@ -25,6 +25,8 @@ export interface Env {
   AGENT_STORE: Namespace<"AGENT_STORE">;
   /** One per tenant: its memory items. */
   MEMORY_STORE: Namespace<"MEMORY_STORE">;
+  /** One per tenant: its credentials and its end users', sealed under `VAULT_KEYS`. */
+  VAULT: Namespace<"VAULT">;
   /** The Worker's static assets (wrangler.json `assets`): the API reference's script. */
   ASSETS: Fetcher;
   /** Counts failed authentications per client address across isolates (wrangler.json `ratelimits`). */
@@ -78,6 +80,8 @@ export interface Env {
   RUN_CODE_ISOLATE?: string;
   /** `true` lets `dynamic_worker` run under a local runtime (src/local-runtime.ts); the end-to-end test of that path only. */
   ALLOW_LOCAL_DYNAMIC_WORKER?: string;
+  /** JSON list of base64url 32-byte keys; the first seals the vault's secrets, every one opens them. A secret; unset: no vault. */
+  VAULT_KEYS?: string;
   /** Model call timeout in ms; at most (and by default) 110000. */
   MODEL_TIMEOUT_MS?: string;
   /** JSON list of origins allowed to call the API from a browser; default none. */

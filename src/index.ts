@@ -4,6 +4,7 @@ import type { Env } from "./env";
 
 export { AgentStore } from "./agents/agent-store";
 export { MemoryStore } from "./memory/memory-store";
+export { Vault } from "./vault/vault";
 export { SessionObject } from "./sessions/object/session-object";
 export { Scheduler } from "./schedules/scheduler";
 export { TenantIndex } from "./lifecycle/tenant-index";

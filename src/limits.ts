@@ -108,6 +108,8 @@ export const LIMIT_NAMES = [
   "max_tokens_per_day_per_subject",
   "end_user_tokens_per_minute",
   "end_user_requests_per_minute",
+  "max_credentials_per_end_user",
+  "max_credentials_per_tenant",
 ] as const;
 
 export const limitsSchema = z.object({
@@ -187,6 +189,12 @@ export const limitsSchema = z.object({
     description:
       "Requests each end user's token may make per minute (at most the caller share of `requests_per_minute`); one more is a 429 with `Retry-After`.",
   }),
+  max_credentials_per_end_user: z.number().int().min(0).max(10_000).openapi({
+    description: "Credentials each end user may keep in the vault (`/v1/end-users/{subject}/credentials`); one more is a 409.",
+  }),
+  max_credentials_per_tenant: z.number().int().min(0).max(100_000).openapi({
+    description: "The tenant's own credentials in the vault (`/v1/tenant/credentials`), end users' apart; one more is a 409.",
+  }),
 });
 export type Limits = z.infer<typeof limitsSchema>;
 export const partialLimitsSchema = limitsSchema.partial();
@@ -226,6 +234,9 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
   // window, two of them would lock out the backend and every other user. A person's chat page
   // makes a few requests a message; 60 a minute is a busy one.
   end_user_requests_per_minute: 60,
+  // A person connects a handful of accounts; a tenant's own are one per service it calls.
+  max_credentials_per_end_user: 50,
+  max_credentials_per_tenant: 500,
 };
 
 /**

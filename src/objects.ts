@@ -3,7 +3,7 @@
  * session id, so a session id guessed or leaked from another tenant names a different, empty
  * object; a tenant's index by its tenant id. The tenant always comes from the authenticated
  * principal (or the session's own record), never from a raw path segment. A tenant's scheduler,
- * like its index, is named by its tenant id, and so are its agent store and its memory store.
+ * like its index, is named by its tenant id, and so are its agent store, its memory store and its vault.
  */
 
 /** The name of the one registry instance that lists every tenant. */
@@ -29,6 +29,10 @@ export function memoryStoreName(tenantId: string): string {
   return `memory/${encodeURIComponent(tenantId)}`;
 }
 
+export function vaultName(tenantId: string): string {
+  return `vault/${encodeURIComponent(tenantId)}`;
+}
+
 export function sessionStub(env: Cloudflare.Env, tenantId: string, sessionId: string) {
   return env.SESSION.get(env.SESSION.idFromName(sessionObjectName(tenantId, sessionId)));
 }
@@ -51,4 +55,8 @@ export function agentStoreStub(env: Cloudflare.Env, tenantId: string) {
 
 export function memoryStoreStub(env: Cloudflare.Env, tenantId: string) {
   return env.MEMORY_STORE.get(env.MEMORY_STORE.idFromName(memoryStoreName(tenantId)));
+}
+
+export function vaultStub(env: Cloudflare.Env, tenantId: string) {
+  return env.VAULT.get(env.VAULT.idFromName(vaultName(tenantId)));
 }

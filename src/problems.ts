@@ -32,6 +32,11 @@ const PROBLEMS = {
   rate_limited: { status: 429, title: "Too many requests", detail: "A rate or usage limit was reached; retry later." },
   internal: { status: 500, title: "Internal server error", detail: "Something went wrong on our side." },
   service_unavailable: { status: 503, title: "Service unavailable", detail: "A service this request needs is unreachable; retry shortly." },
+  vault_unavailable: {
+    status: 503,
+    title: "Vault unavailable",
+    detail: "The platform's credential vault is not configured (VAULT_KEYS); no credential can be stored or read.",
+  },
 } as const satisfies Record<string, { status: number; title: string; detail: string }>;
 
 export type ProblemCode = keyof typeof PROBLEMS;

@@ -25,6 +25,7 @@ const MemoryItemPage = lazyView("Memory item", () => import("./views/memory-item
 const TenantsPage = lazyView("Tenants", () => import("./views/tenants").then((m) => m.TenantsPage));
 const TenantPage = lazyView("Tenant", () => import("./views/tenant").then((m) => m.TenantPage));
 const NewSessionPage = lazyView("New session", () => import("./views/new-session").then((m) => m.NewSessionPage));
+const CredentialsPage = lazyView("Credentials", () => import("./views/credentials").then((m) => m.CredentialsPage));
 const ApiKeysPage = lazyView("API keys", () => import("./views/api-keys").then((m) => m.ApiKeysPage));
 const WebhooksPage = lazyView("Webhooks", () => import("./views/webhooks").then((m) => m.WebhooksPage));
 const WebhookPage = lazyView("Webhook", () => import("./views/webhook").then((m) => m.WebhookPage));
@@ -148,6 +149,11 @@ function SignedIn(props: AppProps & { state: AuthState }) {
             </a>
           )}
           {powers.tenantAdmin && (
+            <a href={routeHref({ view: "credentials", subject: null })} aria-current={route.view === "credentials" ? "page" : undefined}>
+              Credentials
+            </a>
+          )}
+          {powers.tenantAdmin && (
             <a href={routeHref({ view: "settings" })} aria-current={route.view === "settings" ? "page" : undefined}>
               Settings
             </a>
@@ -221,6 +227,8 @@ function View(props: { route: Route }) {
       return <NewSessionPage />;
     case "api_keys":
       return <ApiKeysPage />;
+    case "credentials":
+      return <CredentialsPage subject={route.subject} />;
     case "webhooks":
       return <WebhooksPage />;
     case "webhook":

@@ -108,4 +108,6 @@ export const LIMIT_LABELS: Record<keyof Limits, string> = {
   max_tokens_per_day_per_subject: "Tokens per day per user",
   end_user_tokens_per_minute: "End-user tokens per minute",
   end_user_requests_per_minute: "Requests per minute per end user",
+  max_credentials_per_end_user: "Credentials per end user",
+  max_credentials_per_tenant: "Tenant credentials",
 };

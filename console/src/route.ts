@@ -3,7 +3,7 @@
  * link that survives a reload: `#/sessions?status=running`, `#/sessions/ses_…`, `#/agents?name=…`,
  * `#/agents/agt_…?from=1&to=2`, `#/memory/users.u_1?q=…&key=…`, `#/tenants`, `#/tenants/acme?status=…`,
  * `#/sessions?metadata[ticket]=T-1`, `#/sessions/new`, `#/api-keys`, `#/webhooks/wh_…`, `#/schedules/sch_…`,
- * `#/settings`, `#/audit-log?action=…&actor=…&since=…&until=…`, `#/admin/audit-log?tenant=…`. Pure.
+ * `#/settings`, `#/credentials?subject=…`, `#/audit-log?action=…&actor=…&since=…&until=…`, `#/admin/audit-log?tenant=…`. Pure.
  */
 import { isSessionStatus, type SessionStatus } from "./types";
 
@@ -90,6 +90,8 @@ export type Route =
   | { view: "schedules" }
   | { view: "schedule"; id: string }
   | { view: "settings" }
+  /** The tenant's own credentials (`subject` null), or one end user's. */
+  | { view: "credentials"; subject: string | null }
   /** The tenant's audit log (`tenant`), or the platform's, every tenant's (`platform`). */
   | ({ view: "audit_log"; scope: "tenant" | "platform" } & AuditFilter)
   | { view: "not_found"; path: string };
@@ -119,6 +121,7 @@ export function parseRoute(hash: string): Route {
   if (first === "audit-log" && second === undefined)
     return { view: "audit_log", scope: "tenant", ...auditFilterOf(params), tenantId: null };
   if (first === "admin" && second === "audit-log") return { view: "audit_log", scope: "platform", ...auditFilterOf(params) };
+  if (first === "credentials" && second === undefined) return { view: "credentials", subject: params.get("subject") || null };
   if (first === "webhooks" && second !== undefined) return { view: "webhook", id: second };
   if (first === "schedules" && second !== undefined) return { view: "schedule", id: second };
   if (first === "sessions" && second === undefined) return { view: "sessions", ...filterOf(params) };
@@ -160,6 +163,8 @@ export function routeHref(route: Route): string {
       return `#/${FIXED_PATHS[route.view]}`;
     case "audit_log":
       return `#/${route.scope === "tenant" ? "audit-log" : "admin/audit-log"}${auditFilterQuery(route.scope === "tenant" ? { ...route, tenantId: null } : route)}`;
+    case "credentials":
+      return `#/credentials${route.subject ? `?${new URLSearchParams({ subject: route.subject })}` : ""}`;
     case "webhook":
       return `#/webhooks/${encodeURIComponent(route.id)}`;
     case "schedule":

@@ -69,6 +69,8 @@ export function isSessionStatus(value: string): value is SessionStatus {
 }
 
 export type ApiKey = Schemas["ApiKey"];
+export type Credential = Schemas["Credential"];
+export type PutCredentialRequest = Schemas["PutCredentialRequest"];
 export type ApiKeyScope = Schemas["ApiKeyScope"];
 export type WebhookEndpoint = Schemas["WebhookEndpoint"];
 export type WebhookDelivery = Schemas["WebhookDelivery"];
@@ -98,6 +100,7 @@ export const NOTIFICATION_TYPES = [
   "session.cancelled",
   "session.waiting_approval",
   "session.waiting_tool_output",
+  "session.credential_required",
 ] as const satisfies readonly NotificationType[];
 const allTypesListed: [Exclude<NotificationType, (typeof NOTIFICATION_TYPES)[number]>] extends [never] ? true : false = true;
 void allTypesListed;

@@ -8,6 +8,7 @@ export { chatEndpoint, chatMessages, mcpEndpoint } from "./chat.ts";
 export { AUDIT_ACTIONS, type AuditLogFilter, platformAuditLog, tenantAuditLog } from "./audit.ts";
 export { bearerAuth, createPlatformClient, type Credential, type PlatformClient, type PlatformClientOptions } from "./client.ts";
 export { endUsers, me } from "./end-users.ts";
+export { type CredentialOwner, credentials } from "./credentials.ts";
 export { type EventFrame, followEvents, type FollowEventsOptions } from "./events.ts";
 export { expectData, PlatformError, type Result } from "./errors.ts";
 export type { components, operations, paths, webhooks } from "./generated/openapi.ts";

@@ -21,6 +21,9 @@ export type AgentPatch = Schemas["AgentPatch"];
 export type AgentVersion = Schemas["AgentVersion"];
 export type MemoryGrant = Schemas["MemoryGrant"];
 export type MemoryItem = Schemas["MemoryItem"];
+/** A credential in the vault (`Credential` names what authenticates the client). */
+export type VaultCredential = Schemas["Credential"];
+export type PutCredentialRequest = Schemas["PutCredentialRequest"];
 export type ScoredMemoryItem = Schemas["ScoredMemoryItem"];
 export type TenantSettings = Schemas["TenantSettings"];
 export type AdminTenant = Schemas["AdminTenant"];

@@ -24,6 +24,7 @@ import { registerResponseHeaders } from "./openapi-headers";
 import { registerScheduleRoutes } from "./schedules";
 import { registerAgentRoutes } from "./agents";
 import { registerMemoryRoutes } from "./memory";
+import { registerCredentialRoutes } from "./credentials";
 import { registerSecuritySchemes } from "./security";
 import { registerSessionRoutes } from "./sessions";
 import { registerSystemRoutes } from "./system";
@@ -91,6 +92,7 @@ export function createApp(options: CreateAppOptions = {}): App {
   registerScheduleRoutes(app);
   registerAgentRoutes(app);
   registerMemoryRoutes(app);
+  registerCredentialRoutes(app);
   registerAuditRoutes(app);
   registerOutgoingCalls(app);
   registerChatRoutes(app);

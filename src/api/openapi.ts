@@ -30,6 +30,11 @@ export const TAGS = [
       "A tenant's long-term store: items in namespaces, searched by relevance, kept in versions, read and written by people and by sessions' memory tools.",
   },
   {
+    name: "Credentials",
+    description:
+      "The credential vault: the tenant's and its end users' secrets, sealed at rest, which tools name and the platform adds to their requests only; no response shows one.",
+  },
+  {
     name: "Schedules",
     description: "Scheduled runs: a cron expression in a time zone that creates a session, or sends a message to one, at each slot.",
   },

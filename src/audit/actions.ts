@@ -31,6 +31,9 @@ export const AUDIT_ACTIONS = [
   "tenant.unsuspended",
   "tenant.deleted",
   "end_user.tokens_revoked",
+  "credential.put",
+  "credential.deleted",
+  "credential.refresh_failed",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

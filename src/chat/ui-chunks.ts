@@ -135,6 +135,9 @@ export class ChatTurn {
       case "status":
       case "end":
         return this.#status(frame.data as StatusData);
+      case "credential_required":
+        // A data part the page may show (connect this credential); the model never sees it.
+        return this.#open([{ type: "data-credential-required", data: frame.data }]);
       default:
         return [];
     }

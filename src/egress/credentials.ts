@@ -5,6 +5,9 @@
  * `CredentialSource` built over it, so the secret exists only in the request that carries it.
  */
 
+/** A credential's name, as tools name it and the vault's routes take it. */
+export const CREDENTIAL_NAME_PATTERN = /^[a-z0-9_-]{1,64}$/;
+
 /** A credential ready to send: the header it fills and the origins it may go to. */
 export interface EgressCredential {
   name: string;
@@ -20,7 +23,8 @@ export interface EgressCredential {
   refreshable: boolean;
 }
 
-export type CredentialProblem = "credential_missing" | "credential_refresh_failed" | "vault_unavailable";
+export const CREDENTIAL_PROBLEMS = ["credential_missing", "credential_refresh_failed", "vault_unavailable"] as const;
+export type CredentialProblem = (typeof CREDENTIAL_PROBLEMS)[number];
 
 export type CredentialLookup =
   | { ok: true; credential: EgressCredential }
@@ -35,4 +39,17 @@ export interface CredentialSource {
    * the new one without a second refresh).
    */
   refresh(name: string, rejected: string): Promise<CredentialLookup>;
+}
+
+/**
+ * What a session tells its backend (event `credential_required`, status webhook
+ * `session.credential_required`) when a call could not use a credential: whose it must be and why.
+ */
+export interface CredentialRequired {
+  credential: string;
+  /** Who must connect it: the session's end user, or the tenant for a session no end user created. */
+  owner: "end_user" | "tenant";
+  /** The end user's subject, when `owner` is `end_user`. */
+  subject?: string;
+  code: CredentialProblem;
 }

@@ -6,12 +6,19 @@
 import { FRAMING_HEADERS } from "./framing-headers";
 import { deadline } from "../shared/deadline";
 import { checkUrl, describeRefusal, type UrlRefusal } from "./url-guard";
+import { type EgressCredential } from "./credentials";
+import { credentialHeaders } from "./credential-header";
 
 export interface SafeFetchInit {
   method: "GET" | "POST";
   headers?: Record<string, string>;
   body?: string;
   signal?: AbortSignal;
+  /**
+   * Added on a hop only when that hop's origin is in its `allowedOrigins` and the chain has not
+   * left the first hop's origin (see `credentialHeaders`); it replaces a header of the same name.
+   */
+  credential?: EgressCredential;
 }
 
 export interface SafeFetchOptions {
@@ -44,11 +51,22 @@ export type SafeFetchFailed =
   | { ok: false; reason: Exclude<SafeFetchFailure, "refused">; detail: string };
 
 export type SafeFetchResult =
-  { ok: true; status: number; contentType: string | null; body: string; truncated: boolean; finalUrl: string } | SafeFetchFailed;
+  | { ok: true; status: number; contentType: string | null; body: string; truncated: boolean; finalUrl: string; credentialSent: boolean }
+  | SafeFetchFailed;
 
 /** The same exchange with the body as bytes (cut at `maxBytes`), for binary content such as images. */
 export type SafeFetchBytesResult =
-  { ok: true; status: number; contentType: string | null; bytes: Uint8Array; truncated: boolean; finalUrl: string } | SafeFetchFailed;
+  | {
+      ok: true;
+      status: number;
+      contentType: string | null;
+      bytes: Uint8Array;
+      truncated: boolean;
+      finalUrl: string;
+      /** Whether the answering hop carried `init.credential`: only then may a 401 be answered by a refresh. */
+      credentialSent: boolean;
+    }
+  | SafeFetchFailed;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
@@ -106,6 +124,8 @@ async function fetchWithin(
   let method: "GET" | "POST" = init.method;
   let body = init.body;
   let current = url;
+  // Once the chain leaves the first origin the credential stays dropped, even on a hop back.
+  let credential = init.credential;
   for (let hop = 0; ; hop++) {
     const halted = stopped();
     if (halted) return halted;
@@ -118,16 +138,18 @@ async function fetchWithin(
         detail: describeRefusal(check.reason, current, options.allowedSchemes),
       };
 
+    const sent = credentialHeaders(headers, credential, check.url);
+    if (!sent.ok) return { ok: false, reason: "invalid_request", detail: sent.detail };
     let response: Response;
     try {
-      response = await fetchImpl(check.url.href, { method, headers, body, redirect: "manual", signal });
+      response = await fetchImpl(check.url.href, { method, headers: sent.headers, body, redirect: "manual", signal });
     } catch {
       return stopped() ?? { ok: false, reason: "network_error", detail: `could not connect to ${check.url.host}` };
     }
 
     const location = response.headers.get("location");
     if (!REDIRECT_STATUSES.has(response.status) || location === null) {
-      return readResponse(response, check.url.href, signal, options, stopped);
+      return readResponse(response, check.url.href, sent.carried, signal, options, stopped);
     }
     await discard(response);
     if (hop >= options.maxRedirects) {
@@ -157,7 +179,10 @@ async function fetchWithin(
       body = undefined;
       for (const name of BODY_HEADERS) headers.delete(name);
     }
-    if (crossOrigin) headers = keepOnly(headers, CROSS_ORIGIN_HEADERS);
+    if (crossOrigin) {
+      headers = keepOnly(headers, CROSS_ORIGIN_HEADERS);
+      credential = undefined;
+    }
     current = next.href;
   }
 }
@@ -185,6 +210,7 @@ export function isTextContentType(contentType: string | null): boolean {
 async function readResponse(
   response: Response,
   finalUrl: string,
+  credentialSent: boolean,
   signal: AbortSignal,
   options: SafeFetchOptions,
   stopped: () => SafeFetchFailed | null,
@@ -194,7 +220,8 @@ async function readResponse(
     await discard(response);
     return { ok: false, reason: "not_text", detail: `the response is ${contentType}, not text` };
   }
-  if (!response.body) return { ok: true, status: response.status, contentType, bytes: new Uint8Array(0), truncated: false, finalUrl };
+  if (!response.body)
+    return { ok: true, status: response.status, contentType, bytes: new Uint8Array(0), truncated: false, finalUrl, credentialSent };
 
   const reader = response.body.getReader();
   // A body that stalls would otherwise hold the read forever; cancelling resolves it.
@@ -226,7 +253,7 @@ async function readResponse(
     signal.removeEventListener("abort", onAbort);
     reader.releaseLock();
   }
-  return { ok: true, status: response.status, contentType, bytes: concat(chunks, size), truncated, finalUrl };
+  return { ok: true, status: response.status, contentType, bytes: concat(chunks, size), truncated, finalUrl, credentialSent };
 }
 
 /** Frees the connection of a response whose body is not wanted. */

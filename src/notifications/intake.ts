@@ -4,6 +4,7 @@
  * here, once, so every retry and redelivery sends the same bytes under the same event id.
  */
 import { EVENT_ID_PATTERN } from "./ids";
+import { CREDENTIAL_PROBLEMS } from "../egress/credentials";
 import { isNotificationType, type Notification, type NotificationBatch } from "./types";
 import { requireIsoMs, requireString } from "../shared/validate";
 import { addDelivery, notifyUrlTarget } from "./delivery-store";
@@ -43,15 +44,28 @@ export function parseNotificationBatch(tenantId: string, value: unknown): Notifi
     if (typeof session !== "object" || session === null || session.id !== sessionId || session.tenant_id !== tenantId) {
       throw new TypeError(`notifications[${i}].session must be this session`);
     }
+    const credential = n.credential == null ? undefined : parseCredential(`notifications[${i}].credential`, n.credential);
     return {
       id,
       type: n.type,
       created_at: n.created_at as string,
       tenant_id: tenantId,
       session: session as unknown as Notification["session"],
+      ...(credential ? { credential } : {}),
     };
   });
   return { session_id: sessionId, notify_url: notifyUrl, notifications };
+}
+
+/** Names and codes only: a notification never carries a credential's value. */
+function parseCredential(path: string, value: unknown): NonNullable<Notification["credential"]> {
+  const c = value as Record<string, unknown>;
+  if (typeof c !== "object" || c === null) throw new TypeError(`${path} must be an object`);
+  const owner = c.owner === "end_user" || c.owner === "tenant" ? c.owner : null;
+  const code = CREDENTIAL_PROBLEMS.find((problem) => problem === c.code);
+  if (owner === null || code === undefined) throw new TypeError(`${path} must have an owner and a code`);
+  const subject = c.subject == null ? undefined : requireString(`${path}.subject`, c.subject);
+  return { credential: requireString(`${path}.credential`, c.credential, 64), owner, ...(subject ? { subject } : {}), code };
 }
 
 export function takeNotifications(sql: SqlStorage, batch: NotificationBatch, now: number): Intake {
@@ -64,6 +78,7 @@ export function takeNotifications(sql: SqlStorage, batch: NotificationBatch, now
       created_at: notification.created_at,
       tenant_id: notification.tenant_id,
       session: notification.session,
+      ...(notification.credential ? { credential: notification.credential } : {}),
     });
     if (body.length > MAX_NOTIFICATION_BYTES)
       throw new RangeError(`notification ${notification.id} is larger than ${MAX_NOTIFICATION_BYTES} bytes`);

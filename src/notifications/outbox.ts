@@ -14,6 +14,7 @@ import { handoffRetryDelay } from "./schedule";
 import type { NotificationBatch, NotificationSession, NotificationType } from "./types";
 import { tenantIndexStub } from "../objects";
 import type { OutboxStore } from "./outbox-store";
+import type { CredentialRequired } from "../egress/credentials";
 
 /** Notifications per hand-off call; a session rarely owes more than one or two. */
 export const HANDOFF_BATCH = 100;
@@ -34,8 +35,8 @@ export class Outbox {
   #unarmed = false;
 
   /** Called inside the transaction of the status change that owes the notification. */
-  record(type: NotificationType, session: NotificationSession): void {
-    this.store.appendOutbox({ id: newEventId(), type, created_at: session.updated_at, session });
+  record(type: NotificationType, session: NotificationSession, credential?: CredentialRequired): void {
+    this.store.appendOutbox({ id: newEventId(), type, created_at: session.updated_at, session, ...(credential ? { credential } : {}) });
     this.#unarmed = true;
   }
 

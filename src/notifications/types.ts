@@ -3,6 +3,7 @@
  * when it needs someone or its run ended. The shapes shared by the session object, which writes them to
  * its outbox, and the tenant index, which delivers them.
  */
+import type { CredentialRequired } from "../egress/credentials";
 import type { SessionStatus, StopReason, ToolCallStatus, Usage } from "../session-config/types";
 
 export const NOTIFICATION_TYPES = [
@@ -11,6 +12,7 @@ export const NOTIFICATION_TYPES = [
   "session.cancelled",
   "session.waiting_approval",
   "session.waiting_tool_output",
+  "session.credential_required",
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -53,6 +55,8 @@ export interface Notification {
   created_at: string;
   tenant_id: string;
   session: NotificationSession;
+  /** `session.credential_required` only: which credential a call could not use, and who must connect it. */
+  credential?: CredentialRequired;
 }
 
 /** What a session object hands its tenant index: its owed notifications, and where the session's own go. */

@@ -1,6 +1,7 @@
 /** The tool declarations of a session's create body (and an agent's definition): one schema per tool type, and the credential headers they carry. */
 import { z } from "@hono/zod-openapi";
 import { FRAMING_HEADERS } from "../egress/framing-headers";
+import { CREDENTIAL_NAME_PATTERN } from "../egress/credentials";
 import { boundedRecord } from "../shared/bounded-record";
 import { jsonDepth, MAX_JSON_DEPTH } from "../shared/json-depth";
 import { MAX_PATTERN_SUBJECT_CHARS } from "../shared/json-schema/patterns";
@@ -20,9 +21,9 @@ export const MAX_MCP_HEADERS = 20;
 export const MAX_MCP_HEADER_VALUE_CHARS = 4_096;
 const MAX_MCP_HEADER_NAME_CHARS = 100;
 /** An HTTP token (RFC 9110). */
-const MCP_HEADER_NAME_PATTERN = new RegExp(`^[!#$%&'*+.^_\`|~0-9A-Za-z-]{1,${MAX_MCP_HEADER_NAME_CHARS}}$`);
+export const MCP_HEADER_NAME_PATTERN = new RegExp(`^[!#$%&'*+.^_\`|~0-9A-Za-z-]{1,${MAX_MCP_HEADER_NAME_CHARS}}$`);
 /** Visible characters, spaces and tabs: no line break can split one header into two. */
-const MCP_HEADER_VALUE_PATTERN = /^[\t\x20-\x7e\x80-\xff]*$/;
+export const MCP_HEADER_VALUE_PATTERN = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** Headers the transport or the platform sets: a tenant's value would break the protocol or the request's framing. */
 const FORBIDDEN_MCP_HEADERS: ReadonlySet<string> = new Set([
   ...FRAMING_HEADERS,
@@ -52,6 +53,24 @@ export function credentialHeadersSchema(forbidden: ReadonlySet<string>) {
 }
 
 // ---- tools ---------------------------------------------------------------------------------
+
+/** A vault credential a tool sends; it need not exist yet (the user may connect it later). */
+const ToolAuthSchema = z
+  .object({
+    credential: z
+      .string()
+      .regex(CREDENTIAL_NAME_PATTERN, "Must be 1-64 lower-case letters, digits, `_` or `-`.")
+      .openapi({ maxLength: 64, example: "github" }),
+  })
+  .strict()
+  .openapi("ToolAuth", {
+    description:
+      "A credential of the vault, by name: at each call it is looked up for the session's end user (`created_by` `end_user:<subject>`), " +
+      "else the tenant's, and its header is added to a request only when the request's origin is in its `allowed_origins` (a redirect " +
+      "to another origin never carries it). A name, not a secret: shown as given. A credential absent when the session is created is " +
+      "allowed; a call made while it is absent or unusable fails with `credential_missing` (or `credential_refresh_failed`) and the " +
+      "session emits `credential_required`.",
+  });
 
 const ToolNameSchema = z
   .string()
@@ -142,6 +161,7 @@ export const WebhookToolSchema = z
       .string()
       .max(MAX_WEBHOOK_URL_CHARS)
       .openapi({ format: "uri", description: "An https URL on the public internet.", example: "https://example.com/tools/lookup" }),
+    auth: ToolAuthSchema.optional(),
     requires_approval: RequiresApprovalSchema,
     approval_timeout_seconds: ApprovalTimeoutSchema,
     at_most_once: z.boolean().optional().openapi({ description: "Never retried, even after a timeout or a 5xx." }),
@@ -186,6 +206,7 @@ export const McpToolSchema = z
           "Sent with every request to the server, e.g. `Authorization`. Write-only: every response shows each value as `********`.",
         example: { Authorization: "Bearer <token>" },
       }),
+    auth: ToolAuthSchema.optional(),
     requires_approval: RequiresApprovalSchema.openapi({
       description: "Each call of any of the server's tools waits for an approve or deny first.",
     }),

@@ -52,6 +52,7 @@ export type ToolSpec =
       description: string;
       input_schema: Record<string, unknown>;
       url: string;
+      auth?: ToolAuth;
       requires_approval?: boolean;
       approval_timeout_seconds?: number;
       at_most_once?: boolean;
@@ -66,6 +67,14 @@ export type ToolSpec =
     }
   | McpToolSpec
   | AgentToolSpec;
+
+/**
+ * The vault credential a webhook or MCP tool sends: a name, looked up at each call for the
+ * session's end user, else the tenant (src/egress/credentials.ts). Not a secret: shown as given.
+ */
+export interface ToolAuth {
+  credential: string;
+}
 
 /**
  * A tool that hands its input to another agent: each call starts a child session of `agent`
@@ -97,6 +106,7 @@ export interface McpToolSpec {
   url: string;
   allowed_tools?: string[];
   headers?: Record<string, string>;
+  auth?: ToolAuth;
   requires_approval?: boolean;
   /** Applies to each tool the server offers. */
   approval_timeout_seconds?: number;

@@ -2,11 +2,11 @@
  * Tenant deletion, driven by the tenant index's alarm so that it survives crashes and restarts:
  * the state lives in the index's key-value storage (written with the suspension, and with the
  * alarm that drives it), each pass is bounded, and every step is idempotent. Order: the tenant's
- * scheduler (no schedule fires again), agent store and memory store, then its sessions in
+ * scheduler (no schedule fires again), agent store, memory store and vault, then its sessions in
  * batches, then the registry's entry, and last the index itself, which holds the state: a crash
  * anywhere leaves the state and its alarm, and the next pass goes on from there.
  */
-import { agentStoreStub, memoryStoreStub, schedulerStub, sessionStub } from "../objects";
+import { agentStoreStub, memoryStoreStub, schedulerStub, sessionStub, vaultStub } from "../objects";
 import { toIso } from "../shared/validate";
 import type { DeletionRecord } from "./registry-store";
 import { dropSessionRows, sessionCount, sessionIdBatch } from "./sessions-store";
@@ -19,7 +19,7 @@ export const DELETION_RETRY_MS = 5_000;
 
 export interface DeletionState {
   started_at: number;
-  /** The scheduler, agent store and memory store are emptied (sessions and the index follow). */
+  /** The scheduler, agent store, memory store and vault are emptied (sessions and the index follow). */
   objects_purged: boolean;
 }
 
@@ -75,6 +75,7 @@ export async function deletionPass(
       schedulerStub(env, tenantId).purge(tenantId),
       agentStoreStub(env, tenantId).purge(tenantId),
       memoryStoreStub(env, tenantId).purge(tenantId),
+      vaultStub(env, tenantId).purge(tenantId),
     ]);
     kv.put(DELETION_KEY, { ...state, objects_purged: true });
   }

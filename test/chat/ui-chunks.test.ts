@@ -174,6 +174,14 @@ describe("ChatTurn", () => {
     await accepted([...client, ...denied, ...failed]);
   });
 
+  it("shows a credential the user must connect as a data part the ai package reads into the message", async () => {
+    const required = { credential: "github", owner: "end_user", subject: "alice", code: "credential_missing" };
+    const chunks = translate([...TOOL_RUN.slice(0, 2), stored("credential_required", required)]);
+    expect(chunks.at(-1)).toEqual({ type: "data-credential-required", data: required });
+    const built = await message(chunks);
+    expect(built?.parts).toContainEqual(expect.objectContaining({ type: "data-credential-required", data: required }));
+  });
+
   it("ends a failed run with an error part, and a cancelled one with abort", async () => {
     const failed = translate([status("running"), delta(0, "Par", 0), status("failed", "model_error", "The model provider answered 500.")]);
     expect(failed.slice(-4)).toEqual([

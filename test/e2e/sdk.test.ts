@@ -10,6 +10,7 @@ import {
   importAgent,
   setAlias,
   createPlatformClient,
+  credentials,
   expectData,
   iteratePages,
   type Message,
@@ -45,7 +46,7 @@ describe("the generated SDK", () => {
     )({
       tenantId: tenant,
       subject: "sdk-backend",
-      scopes: ["sessions:read", "sessions:write", "tenant:admin"],
+      scopes: ["sessions:read", "sessions:write", "tenant:admin", "end_users:issue"],
     });
     admin = createPlatformClient({ baseUrl: stack.platform.url, credential: token });
   });
@@ -431,6 +432,24 @@ describe("the generated SDK", () => {
       runSession(client, { agent: "agt_x", input: "x" }, { tools: { anything: (input: unknown) => String(input) } }),
     ];
     expect(typeof typed).toBe("function");
+  });
+
+  it("puts, reads, lists and deletes the tenant's and an end user's credentials, and never gets a secret back", async () => {
+    const body = { type: "bearer" as const, value: "sdk-secret-token", allowed_origins: ["https://api.github.com"] };
+    const put = await credentials.put(admin, "tenant", "github", body);
+    expect(put).toMatchObject({ name: "github", type: "bearer", header: "authorization", status: "ok" });
+    await credentials.put(admin, { subject: "user_42" }, "github", body);
+    expect(await credentials.get(admin, { subject: "user_42" }, "github")).toMatchObject({ allowed_origins: ["https://api.github.com"] });
+    const listed = await credentials.list(admin, "tenant");
+    expect(listed.map((c) => c.name)).toEqual(["github"]);
+    expect(JSON.stringify([put, listed])).not.toContain("sdk-secret-token");
+    await credentials.remove(admin, { subject: "user_42" }, "github");
+    expect(await credentials.list(admin, { subject: "user_42" })).toEqual([]);
+    const refused = await credentials
+      .put(admin, "tenant", "gitlab", { ...body, allowed_origins: ["https://*.gitlab.com"] })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(PlatformError);
+    expect((refused as PlatformError).problem?.errors?.map((e) => e.path)).toEqual(["body.allowed_origins.0"]);
   });
 
   it("throws a PlatformError with the problem's code and the request id", async () => {

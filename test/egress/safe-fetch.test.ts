@@ -87,6 +87,7 @@ describe("safeFetch responses", () => {
       body: "hello",
       truncated: false,
       finalUrl: "https://example.com/a",
+      credentialSent: false,
     });
     expect(calls[0]?.redirect).toBe("manual");
   });
@@ -394,6 +395,7 @@ describe("safeFetch against the real loopback mock server", () => {
       body: "page hello",
       truncated: false,
       finalUrl: `${mockUrl}/page/hello`,
+      credentialSent: false,
     });
   });
 

@@ -292,6 +292,8 @@ describe("session object storage written by an earlier version", () => {
       max_tokens_per_day_per_subject: null,
       end_user_tokens_per_minute: BUILTIN_DEFAULT_LIMITS.end_user_tokens_per_minute,
       end_user_requests_per_minute: BUILTIN_DEFAULT_LIMITS.end_user_requests_per_minute,
+      max_credentials_per_end_user: BUILTIN_DEFAULT_LIMITS.max_credentials_per_end_user,
+      max_credentials_per_tenant: BUILTIN_DEFAULT_LIMITS.max_credentials_per_tenant,
     });
     await waitForStatus(t, ["done"]);
     expect(unwrap((await t.stub.start("keyed once", cap, {}, "schedule:sch_x:1")) as SessionResult<Session>).status).toBe("done");

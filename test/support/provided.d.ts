@@ -8,6 +8,8 @@ declare module "vitest" {
     signingKey: string;
     /** The secret configured as `AUTH_API_KEY_SECRET`; tests make legacy and forged keys beside it. */
     apiKeySecret: string;
+    /** The JSON list configured as `VAULT_KEYS` (one fresh key); tests rotate to lists around it. */
+    vaultKeys: string;
   }
 }
 export {};

@@ -88,7 +88,7 @@ export const TenantStorageQuerySchema = z.object({
 
 const ObjectStorageSchema = z
   .object({
-    object: z.enum(["tenant_index", "scheduler", "agent_store", "memory_store", "session"]),
+    object: z.enum(["tenant_index", "scheduler", "agent_store", "memory_store", "vault", "session"]),
     id: z.string().nullable().openapi({ description: "The session id, for a session object." }),
     tables: z
       .number()

@@ -5,7 +5,7 @@
  */
 import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
 import type { StorageFootprint } from "../../storage/object-storage";
-import { agentStoreStub, memoryStoreStub, schedulerStub, sessionStub, tenantIndexStub, tenantRegistryStub } from "../../objects";
+import { agentStoreStub, memoryStoreStub, schedulerStub, sessionStub, tenantIndexStub, tenantRegistryStub, vaultStub } from "../../objects";
 import { isSessionId } from "../../session-config/ids";
 import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../errors";
@@ -45,6 +45,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
       schedulerStub(env, tenantId).footprint().then(of("scheduler", null)),
       agentStoreStub(env, tenantId).footprint().then(of("agent_store", null)),
       memoryStoreStub(env, tenantId).footprint().then(of("memory_store", null)),
+      vaultStub(env, tenantId).footprint().then(of("vault", null)),
       ...sessionIds.map((id) => sessionStub(env, tenantId, id).footprint().then(of("session", id))),
     ]),
     tenantRegistryStub(env).entryFootprint(tenantId),

@@ -4,6 +4,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { TOOL_CALL_STATUSES } from "../../session-config/types";
+import { CREDENTIAL_PROBLEMS } from "../../egress/credentials";
 import { SessionStatusSchema, StopReasonSchema, TimestampSchema, UsageSchema } from "../schemas";
 import { MAX_SEQUENCE_DIGITS, SEQUENCE_PATTERN } from "../../shared/cursor";
 import { MessageSchema, ToolCallDecisionSchema } from "./schemas";
@@ -38,6 +39,17 @@ const SubagentDataSchema = z
     stop_reason: StopReasonSchema.nullable(),
   })
   .openapi("SubagentEventData");
+
+const CredentialRequiredDataSchema = z
+  .object({
+    credential: z.string().openapi({ description: "The credential's name, as the tool's `auth.credential` gives it.", example: "github" }),
+    owner: z.enum(["end_user", "tenant"]).openapi({
+      description: "Who must connect it: the session's end user (`PUT /v1/end-users/{subject}/credentials/{name}`) or the tenant.",
+    }),
+    subject: z.string().optional().openapi({ description: "The end user's subject, when `owner` is `end_user`." }),
+    code: z.enum(CREDENTIAL_PROBLEMS),
+  })
+  .openapi("CredentialRequiredEventData");
 
 const SnapshotDataSchema = z
   .object({
@@ -81,6 +93,11 @@ export const EventFrameSchema = z
     z.object({ type: z.literal("usage"), data: UsageSchema, ...stored }).openapi("UsageEvent"),
     z.object({ type: z.literal("subagent"), data: SubagentDataSchema, ...stored }).openapi("SubagentEvent", {
       description: "A child session started by an `agent` tool call: sent when it starts and at each of its status changes.",
+    }),
+    z.object({ type: z.literal("credential_required"), data: CredentialRequiredDataSchema, ...stored }).openapi("CredentialRequiredEvent", {
+      description:
+        "A tool call could not use the vault credential its tool names (the call's result says why); the run goes on. " +
+        "The status webhook `session.credential_required` says the same.",
     }),
     z
       .object({ type: z.literal("delta"), data: DeltaDataSchema, ...transient })

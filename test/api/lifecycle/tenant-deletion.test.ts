@@ -29,7 +29,7 @@ interface Populated {
   apiKey: string;
 }
 
-/** A tenant with something in every object: sessions (one waiting), an API key, a webhook endpoint and its deliveries, a schedule, an agent, a memory item and settings. */
+/** A tenant with something in every object: sessions (one waiting), an API key, a webhook endpoint and its deliveries, a schedule, an agent, a memory item, credentials and settings. */
 async function populate(tenantId = freshTenant()): Promise<Populated> {
   const who: Caller = { tenantId, subject: "owner", headers: await bearer({ tenantId, subject: "owner", scopes: EVERYTHING }) };
   const ok = async (res: Promise<Response>) => {
@@ -45,6 +45,9 @@ async function populate(tenantId = freshTenant()): Promise<Populated> {
   await ok(callJson("/v1/agents", "POST", { name: "triage", system: "Sort tickets." }, who.headers));
   await ok(callJson("/v1/memory/items", "PUT", { namespace: ["users", "u1"], key: "prefs", value: { tone: "brief" } }, who.headers));
   await ok(callJson("/v1/schedules", "POST", { cron: "0 0 1 1 *", session: { input: "yearly" } }, who.headers));
+  const credential = { type: "bearer", value: "ghp_deleted-with-its-tenant", allowed_origins: ["https://api.github.com"] };
+  await ok(callJson("/v1/tenant/credentials/github", "PUT", credential, who.headers));
+  await ok(callJson("/v1/end-users/u1/credentials/github", "PUT", credential, who.headers));
   const model = mockModel(uniqueKey("deletion"));
   await model.script({ reply: { content: [text("done")] } }, { reply: { content: [toolUse("toolu_wait", "get_time")] } });
   const done = await createSession(who, { input: "hi", model: model.key });

@@ -180,6 +180,35 @@ describe("POST /v1/sessions", () => {
     expect((await readProblem(res)).type).toBe(`${PROBLEM_TYPE_BASE}validation_failed`);
   });
 
+  it.each([
+    ["an upper-case name", { credential: "GitHub" }, "body.tools.0.auth.credential"],
+    ["a name of 65 characters", { credential: "a".repeat(65) }, "body.tools.0.auth.credential"],
+    ["a value instead of a name", { credential: "github", value: "Bearer x" }, "body.tools.0.auth"],
+  ])("refuses a tool's auth with %s, on its path", async (_name, auth, path) => {
+    const tools = [{ type: "webhook", name: "w", description: "d", input_schema: OBJECT_SCHEMA, url: "https://hooks.example.com/x", auth }];
+    const res = await callJson("/v1/sessions", "POST", { tools }, (await caller()).headers);
+    expect(res.status).toBe(400);
+    expect((await readProblem(res)).errors?.map((e) => e.path)).toContain(path);
+  });
+
+  it("takes a credential's name on a webhook or an MCP server, connected or not, and shows it as given", async () => {
+    const tools = [
+      {
+        type: "webhook",
+        name: "w",
+        description: "d",
+        input_schema: OBJECT_SCHEMA,
+        url: "https://hooks.example.com/x",
+        auth: { credential: "crm" },
+      },
+      { type: "mcp", name: "gh", url: "https://mcp.example.com/mcp", auth: { credential: "github_2" } },
+    ];
+    const res = await callJson("/v1/sessions", "POST", { tools }, (await caller()).headers);
+    expect(res.status, await res.clone().text()).toBe(201);
+    const session = (await res.json()) as Session;
+    expect(session.tools.map((tool) => ("auth" in tool ? tool.auth : null))).toEqual([{ credential: "crm" }, { credential: "github_2" }]);
+  });
+
   it("accepts a catastrophic-looking pattern: it runs in linear time", async () => {
     const tools = [
       {

@@ -7,6 +7,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { generateApiKeySecret, generateSigningKey } from "../../../src/auth/dev-signing-key";
+import { generateVaultKey } from "../../../src/vault/keys";
 import { childEnv, freePort, LOOPBACK, makeTempDir, nodeBinary, PROJECT_ROOT, removeDir } from "./environment";
 import { type GroupChild, spawnGroup, type StopSignal } from "./process-group";
 
@@ -69,6 +70,7 @@ export class Platform {
       RUN_CODE_ISOLATE: "interpreter",
       AUTH_SIGNING_KEY: signingKey,
       AUTH_API_KEY_SECRET: generateApiKeySecret(),
+      VAULT_KEYS: JSON.stringify([generateVaultKey()]),
       ...options.vars,
     };
     // Variables and the secret go to a file outside the project, never onto disk in it.

@@ -100,6 +100,8 @@ describe("routes", () => {
     ],
     ["#/sessions/new", { view: "new_session" }],
     ["#/api-keys", { view: "api_keys" }],
+    ["#/credentials", { view: "credentials", subject: null }],
+    ["#/credentials?subject=user_42", { view: "credentials", subject: "user_42" }],
     ["#/webhooks", { view: "webhooks" }],
     ["#/webhooks/wh_1", { view: "webhook", id: "wh_1" }],
     ["#/schedules", { view: "schedules" }],

@@ -2,10 +2,12 @@
  * Starts one mock server and one MCP server in Node for the whole test run and hands their URLs
  * to the workerd tests as `inject("mockUrl")` and `inject("mcpUrl")`; tests keep apart by using
  * their own keys. Also generates the platform signing key the workers see as `AUTH_SIGNING_KEY`,
- * and the API-key secret they see as `AUTH_API_KEY_SECRET`.
+ * the API-key secret they see as `AUTH_API_KEY_SECRET`, and the vault's
+ * keys they see as `VAULT_KEYS`.
  */
 import type { TestProject } from "vitest/node";
 import { generateApiKeySecret, generateSigningKey } from "../../../src/auth/dev-signing-key";
+import { generateVaultKey } from "../../../src/vault/keys";
 import { startMcpServer } from "./mcp-server";
 import { startMockServer } from "./mock-server";
 
@@ -17,6 +19,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // A fresh development-only key per run, so no private key is ever committed.
   project.provide("signingKey", await generateSigningKey());
   project.provide("apiKeySecret", generateApiKeySecret());
+  project.provide("vaultKeys", JSON.stringify([generateVaultKey()]));
   return async () => {
     await server.close();
     await mcp.close();

@@ -34,6 +34,7 @@ import { cutOutput } from "../tools/cut-output";
 import type { DiscoveredTool } from "../tools/mcp/plan";
 import { buildToolbox, type Toolbox } from "../tools/registry";
 import { log } from "../../../log";
+import { recordCredentialRequired, type CredentialRequired } from "./credential-required";
 import {
   ACTIVE_STATUSES,
   type ContentBlock,
@@ -328,6 +329,11 @@ export class SessionEngine {
     // The row an event refers to always exists while the session does.
     if (data === undefined) return;
     this.events.append({ type, data } as EmittedEvent, this.nowIso());
+  }
+
+  /** A call could not use a vault credential: the event and the status webhook (credential-required.ts). */
+  requireCredential(data: CredentialRequired): void {
+    recordCredentialRequired(this, data);
   }
 
   // ---- the end of every control and unit ---------------------------------------------

@@ -17,6 +17,7 @@ import { newSpanId } from "../../../traces/trace-context";
 import type { RunTrace } from "../../../session-config/trace-types";
 import { toolSpanId, traceparentOf, type UnitTrace } from "./tracing";
 import { isLive } from "./gone";
+import type { CredentialRequired } from "../../../egress/credentials";
 
 /** The store's reads a step makes; none of them writes. */
 export type StoreReads = Pick<
@@ -46,6 +47,7 @@ export interface UnitWriter {
   finishCall(call: ToolCall, output: string, isError: boolean, startedAt?: string | null): void;
   emit<T extends EmittedEvent["type"]>(type: T, data: EventData<T> | undefined): void;
   saveRunTools(tools: readonly DiscoveredTool[]): void;
+  requireCredential(data: CredentialRequired): void;
   requireSession(): StoredSession;
   toolbox(): Toolbox;
   nowIso(): string;

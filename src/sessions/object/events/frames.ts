@@ -3,10 +3,12 @@
  * a message or a tool call only as a reference to its row, so no content is stored twice. The
  * same projection builds a frame live and on replay, so both read exactly alike.
  */
+import type { CredentialRequired } from "../../../egress/credentials";
 import type { Message, SessionStatus, StopReason, ToolCall, ToolCallDecision, ToolCallStatus, Usage } from "../../../session-config/types";
 
 /** Stored events have an id and are replayed; `snapshot`, `delta` and `end` are sent, never stored, and carry none. */
-export type EventType = "status" | "message" | "tool_call" | "tool_result" | "usage" | "subagent" | "snapshot" | "delta" | "end";
+export type EventType =
+  "status" | "message" | "tool_call" | "tool_result" | "usage" | "subagent" | "credential_required" | "snapshot" | "delta" | "end";
 
 /** A child session started by an `agent` tool call, as of one of its status changes. */
 export interface SubagentData {
@@ -70,6 +72,7 @@ export type StoredData =
   | { type: "status"; data: StatusData }
   | { type: "usage"; data: StoredUsage | Usage }
   | { type: "subagent"; data: SubagentData }
+  | { type: "credential_required"; data: CredentialRequired }
   | { type: "message"; data: number | { seq: number } }
   | { type: "tool_call" | "tool_result"; data: [id: string, status: ToolCallStatus] | { id: string; status: ToolCallStatus } };
 
@@ -86,6 +89,7 @@ export type EmittedEvent =
   | { type: "status"; data: StatusData }
   | { type: "usage"; data: Usage }
   | { type: "subagent"; data: SubagentData }
+  | { type: "credential_required"; data: CredentialRequired }
   | { type: "message"; data: Message }
   | { type: "tool_call"; data: ToolCall }
   | { type: "tool_result"; data: ToolCall };
@@ -97,6 +101,7 @@ export function toStored(event: EmittedEvent): StoredData {
   switch (event.type) {
     case "status":
     case "subagent":
+    case "credential_required":
       return event;
     case "usage": {
       const counts = USAGE_FIELDS.map((field) => event.data[field]);
@@ -135,6 +140,7 @@ export function expand(stored: StoredData, rows: RowReader): unknown {
   switch (stored.type) {
     case "status":
     case "subagent":
+    case "credential_required":
       return stored.data;
     case "usage":
       return storedUsage(stored.data);

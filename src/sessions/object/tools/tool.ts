@@ -6,6 +6,8 @@ import type { CallSigning } from "../../../tenants/types";
 import type { ToolDefinition } from "../model/provider";
 import type { McpConnections } from "./mcp/pool";
 import type { MemoryStoreRpc } from "../../../memory/rpc";
+import type { CredentialSource } from "../../../egress/credentials";
+import type { CredentialFailure } from "../../../egress/credential-fetch";
 
 export interface ToolContext {
   sessionId: string;
@@ -29,6 +31,11 @@ export interface ToolContext {
   callSigning: () => Promise<CallSigning>;
   /** The unit's connections to MCP servers, closed when the unit ends. */
   mcp: McpConnections;
+  /**
+   * The vault credentials of the session's end user (else the tenant's), for the tools that name
+   * one (`auth`); absent where no vault is reachable, which such a tool reports as `vault_unavailable`.
+   */
+  credentials?: CredentialSource;
   /** The tenant's memory store and its `max_memory_items` and `max_memory_bytes`, for the memory tools (made on first use). */
   memory: () => MemoryTarget;
 }
@@ -42,6 +49,8 @@ export interface MemoryTarget {
 export interface ToolOutcome {
   output: string;
   isError: boolean;
+  /** The call could not use the credential its tool names: the session emits `credential_required`. */
+  credentialFailure?: CredentialFailure;
 }
 
 export interface Tool {

@@ -7,7 +7,8 @@
  */
 import type { ToolSpec } from "../../../session-config/types";
 import { isOriginAllowed } from "../../../egress/allowed-origins";
-import { safeFetch } from "../../../egress/safe-fetch";
+import { safeFetch, type SafeFetchResult } from "../../../egress/safe-fetch";
+import { describeCredentialFailure, NO_VAULT, sendWithCredential, type CredentialAuth } from "../../../egress/credential-fetch";
 import type { Tool, ToolContext, ToolOutcome } from "./tool";
 import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, signCallBody, TIMESTAMP_HEADER } from "../../../egress/call-signature";
 import { checkTenantUrl } from "../../../egress/tenant-url";
@@ -64,40 +65,71 @@ async function callWebhook(spec: WebhookSpec, atMostOnce: boolean, input: unknow
   }
   const body = webhookBody(spec, url, input, ctx);
   const notCalled: ToolOutcome = { output: "webhook was not called", isError: true };
-  return retrying(markAtMostOnce(atMostOnce).tries(WEBHOOK_RETRY), ctx.signal, notCalled, () => postOnce(url, body, signing, ctx));
+  const auth = credentialAuth(spec, ctx);
+  return retrying(markAtMostOnce(atMostOnce).tries(WEBHOOK_RETRY), ctx.signal, notCalled, () => postOnce(url, body, signing, auth, ctx));
 }
+
+/** The credential the tool names and where to find it; a session without a vault reads it as unavailable. */
+function credentialAuth(spec: WebhookSpec, ctx: ToolContext): CredentialAuth | undefined {
+  if (!spec.auth) return undefined;
+  return { name: spec.auth.credential, source: ctx.credentials ?? NO_VAULT };
+}
+
+/** Headers the platform sets on a webhook call: a credential naming one would forge or break the call. */
+const PLATFORM_HEADERS: ReadonlySet<string> = new Set(
+  ["content-type", IDEMPOTENCY_HEADER, TIMESTAMP_HEADER, SIGNATURE_HEADER, "traceparent"].map((name) => name.toLowerCase()),
+);
 
 /** One signed POST; a timeout, a network error or a 5xx may pass, any other answer is final. */
 async function postOnce(
   url: string,
   body: string,
   signing: Awaited<ReturnType<ToolContext["callSigning"]>>,
+  auth: CredentialAuth | undefined,
   ctx: ToolContext,
 ): Promise<Attempt<ToolOutcome>> {
-  // A fresh timestamp and signature per try, so a retry is not refused as stale.
-  const timestamp = Math.floor(Date.now() / 1000);
-  const result = await safeFetch(
-    url,
-    {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        [IDEMPOTENCY_HEADER]: ctx.idempotencyKey,
-        ...(ctx.traceparent ? { traceparent: ctx.traceparent } : {}),
-        [TIMESTAMP_HEADER]: String(timestamp),
-        [SIGNATURE_HEADER]: await signCallBody(signing.secrets, timestamp, body),
-      },
-      body,
-      signal: ctx.signal,
+  const sent = await sendWithCredential(
+    auth,
+    async (credential): Promise<SafeFetchResult> => {
+      if (credential && PLATFORM_HEADERS.has(credential.header.toLowerCase())) {
+        return {
+          ok: false,
+          reason: "invalid_request",
+          detail: `the credential "${credential.name}" names ${credential.header}, which the platform sets`,
+        };
+      }
+      // A fresh timestamp and signature per try, so a retry is not refused as stale.
+      const timestamp = Math.floor(Date.now() / 1000);
+      return safeFetch(
+        url,
+        {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            [IDEMPOTENCY_HEADER]: ctx.idempotencyKey,
+            ...(ctx.traceparent ? { traceparent: ctx.traceparent } : {}),
+            [TIMESTAMP_HEADER]: String(timestamp),
+            [SIGNATURE_HEADER]: await signCallBody(signing.secrets, timestamp, body),
+          },
+          body,
+          signal: ctx.signal,
+          ...(credential ? { credential } : {}),
+        },
+        {
+          allowPrivate: ctx.allowPrivateUrls,
+          timeoutMs: WEBHOOK_TIMEOUT_MS,
+          maxBytes: WEBHOOK_MAX_RESPONSE_BYTES,
+          maxRedirects: 0,
+          textOnly: true,
+        },
+      );
     },
-    {
-      allowPrivate: ctx.allowPrivateUrls,
-      timeoutMs: WEBHOOK_TIMEOUT_MS,
-      maxBytes: WEBHOOK_MAX_RESPONSE_BYTES,
-      maxRedirects: 0,
-      textOnly: true,
-    },
+    (result) => (result.ok ? result : null),
   );
+  // A credential that cannot be used is final: another try would meet the same vault.
+  if (!sent.ok)
+    return { done: false, value: { output: describeCredentialFailure(sent), isError: true, credentialFailure: sent }, transient: false };
+  const result = sent.result;
   if (result.ok && result.status >= 200 && result.status < 300) return { done: true, value: parseWebhookAnswer(result.body) };
   if (result.ok) {
     return {

@@ -7,8 +7,9 @@
 import { tenantIndexStub } from "../../../../objects";
 import { deadline } from "../../../../shared/deadline";
 import type { StepScope } from "../../engine/unit-scope";
-import { discoveryVerdict, listServers, type ServerListing } from "../../tools/mcp/discovery";
+import { discoveryVerdict, listServers, maskListing, type DiscoveryVerdict, type ServerListing } from "../../tools/mcp/discovery";
 import { McpConnections } from "../../tools/mcp/pool";
+import { UnitCredentials } from "../../tools/unit-credentials";
 import type { McpToolSpec, UnitOutcome } from "../../../../session-config/types";
 import { log } from "../../../../log";
 
@@ -18,7 +19,9 @@ export const DISCOVERY_TIMEOUT_MS = 60_000;
 export async function runDiscoveryStep(scope: StepScope): Promise<UnitOutcome> {
   const session = scope.requireSession();
   const servers = session.tools.filter((tool): tool is McpToolSpec => tool.type === "mcp");
+  const credentials = UnitCredentials.forSession(scope.env, session);
   const pool = new McpConnections({
+    credentials,
     allowPrivateUrls: scope.config.allowPrivateUrls,
     allowedOrigins: async () => (await tenantIndexStub(scope.env, session.tenant_id).getCallSigning(session.tenant_id)).webhook_origins,
     traceparent: () => scope.traceparent(),
@@ -28,13 +31,20 @@ export async function runDiscoveryStep(scope: StepScope): Promise<UnitOutcome> {
   let listings: ServerListing[];
   try {
     listings = await listServers(servers, pool, AbortSignal.any([controller.signal, limit.signal]));
+    // A server may list the credential it was sent (in a description, a schema): masked like its headers.
+    const masker = credentials.masker();
+    listings = listings.map((listing) => (listing.ok ? maskListing(listing.server, listing.tools, masker) : listing));
   } finally {
     limit.clear();
     scope.inflight.end(controller);
     await pool.closeAll();
   }
 
-  const verdict = discoveryVerdict(session.tools, listings, scope.store.run().attempts);
+  const verdict = maskedVerdict(discoveryVerdict(session.tools, listings, scope.store.run().attempts), credentials);
+  // A server whose credential cannot be used: its tools cannot be listed, and the backend is told who must connect it.
+  const required = listings.flatMap((listing) =>
+    !listing.ok && listing.failure.credential ? [credentials.required(listing.failure.credential)] : [],
+  );
   if (verdict.kind !== "save") {
     log("warn", "mcp_discovery_failed", {
       tenant_id: session.tenant_id,
@@ -46,6 +56,7 @@ export async function runDiscoveryStep(scope: StepScope): Promise<UnitOutcome> {
   const outcome: UnitOutcome = verdict.kind === "save" ? "ok" : verdict.kind === "retry" ? "retry" : "failed";
   // Cancelled or paused meanwhile: what was listed is not saved, and a resume lists again.
   scope.commit((w) => {
+    for (const data of required) w.requireCredential(data);
     if (verdict.kind === "save") {
       w.saveRunTools(verdict.tools);
       if (w.store.run().attempts > 0) w.updateRun({ attempts: 0, next_attempt_at: 0 });
@@ -56,4 +67,12 @@ export async function runDiscoveryStep(scope: StepScope): Promise<UnitOutcome> {
     }
   });
   return outcome;
+}
+
+/** A failure's text never quotes a credential's value, whoever echoed it. */
+function maskedVerdict(verdict: DiscoveryVerdict, credentials: UnitCredentials): DiscoveryVerdict {
+  const masker = credentials.masker();
+  if (verdict.kind === "retry") return { ...verdict, reason: masker.mask(verdict.reason) };
+  if (verdict.kind === "fail") return { kind: "fail", error: masker.mask(verdict.error) };
+  return verdict;
 }

@@ -9,6 +9,7 @@ import type { MemoryStoreRpc } from "../../../../memory/rpc";
 import { memoryStoreStub, tenantIndexStub } from "../../../../objects";
 import { StaleUnit, type StepScope, type UnitWriter } from "../../engine/unit-scope";
 import { McpConnections } from "../../tools/mcp/pool";
+import { UnitCredentials } from "../../tools/unit-credentials";
 import type { ToolContext, ToolOutcome } from "../../tools/tool";
 import { validateToolInput } from "../../tools/validate-input";
 import { runAgentCall } from "./agent-call";
@@ -32,13 +33,15 @@ export async function runToolStep(scope: StepScope): Promise<UnitOutcome> {
   // The unit's MCP connections: opened on first use, closed when the unit ends, never kept.
   // Calls run one at a time: a request made now belongs to the call going on.
   const tracing = { current: undefined as string | undefined };
+  const credentials = UnitCredentials.forSession(scope.env, session);
   const mcp = new McpConnections({
     allowPrivateUrls: scope.config.allowPrivateUrls,
     allowedOrigins: async () => (await signing()).webhook_origins,
     traceparent: () => tracing.current,
+    credentials,
   });
   try {
-    return await runCalls(scope, mcp, signing, tracing);
+    return await runCalls(scope, mcp, signing, tracing, credentials);
   } finally {
     await mcp.closeAll();
   }
@@ -49,6 +52,7 @@ async function runCalls(
   mcp: McpConnections,
   signing: ToolContext["callSigning"],
   tracing: { current: string | undefined },
+  credentials: UnitCredentials,
 ): Promise<UnitOutcome> {
   const session = scope.requireSession();
   const started = Date.now();
@@ -103,6 +107,7 @@ async function runCalls(
       codeLoader: scope.config.runCodeIsolate === "dynamic_worker" ? scope.env.LOADER : null,
       callSigning: signing,
       mcp,
+      credentials,
       memory: () => ({
         store: memoryStoreStub(scope.env, session.tenant_id) as unknown as MemoryStoreRpc,
         // Sessions created before memory existed kept no such limit.
@@ -126,11 +131,15 @@ async function runCalls(
     } finally {
       scope.inflight.end(controller);
     }
+    // A credential's value never reaches the call's result, whoever echoed it.
+    outcome = { ...outcome, output: credentials.masker().mask(outcome.output) };
+    const required = outcome.credentialFailure ? credentials.required(outcome.credentialFailure) : null;
     // The last call's result and the unit's end are one commit (one row of events, one run-state write).
     const last = index === calls.length - 1;
     // Cancelled meanwhile: the result is stale.
     scope.commit((w) => {
       finish(w, call, outcome, startedAt);
+      if (required) w.requireCredential(required);
       if (last) endUnit(w);
     });
     if (last) return "ok";

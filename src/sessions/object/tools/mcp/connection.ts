@@ -15,6 +15,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpToolSpec } from "../../../../session-config/types";
 import { loadMcpSdk } from "./load-sdk";
 import { mcpFetch } from "./mcp-fetch";
+import type { CredentialAuth } from "../../../../egress/credential-fetch";
 import type { ListedTool } from "./plan";
 import { PlatformJsonSchemaValidator } from "../../../../shared/json-schema/mcp-validator";
 
@@ -39,6 +40,8 @@ export interface McpTarget {
   fetchImpl?: typeof fetch;
   /** The `traceparent` to send with each request, as it is at the time of the request. */
   traceparent?: () => string | undefined;
+  /** The vault credential the server's `auth` names. */
+  auth?: CredentialAuth;
 }
 
 export class McpConnection {
@@ -61,6 +64,7 @@ export class McpConnection {
         allowedOrigins: target.allowedOrigins,
         fetchImpl: target.fetchImpl,
         traceparent: target.traceparent,
+        ...(target.auth ? { auth: target.auth } : {}),
       }),
       requestInit: { headers: { ...target.spec.headers } },
       // A broken answer stream is not resumed: the request fails and the unit's rules decide.

@@ -40,7 +40,7 @@ export async function listServers(servers: readonly McpToolSpec[], pool: McpConn
  * tool's name cannot be masked (it is what the server is called with), so a name that carries a
  * header value makes the listing fail.
  */
-function maskListing(server: string, tools: ListedTool[], masker: SecretMasker): ServerListing {
+export function maskListing(server: string, tools: ListedTool[], masker: SecretMasker): ServerListing {
   if (masker.empty) return { server, ok: true, tools };
   if (tools.some((tool) => masker.mask(tool.name) !== tool.name)) {
     return { server, ok: false, failure: { message: `MCP server "${server}": a tool's name carries a header value`, transient: false } };

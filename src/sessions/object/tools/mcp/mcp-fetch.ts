@@ -11,6 +11,8 @@
  */
 import { isOriginAllowed } from "../../../../egress/allowed-origins";
 import { checkMcpServerUrl } from "./server-url";
+import { credentialHeaders } from "../../../../egress/credential-header";
+import { CredentialUnavailable, sendWithCredential, type CredentialAuth } from "../../../../egress/credential-fetch";
 
 /** An answer larger than this (a tool list, a call's result) is cut off as an error. */
 export const MCP_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -25,6 +27,11 @@ export interface McpFetchOptions {
   fetchImpl?: typeof fetch;
   /** The `traceparent` of the span the request is made under, when the run is traced. */
   traceparent?: () => string | undefined;
+  /**
+   * The vault credential the server's `auth` names: added to each request the credential allows
+   * (the server's origin must be in its `allowed_origins`), refreshed once after a 401.
+   */
+  auth?: CredentialAuth;
 }
 
 export class McpRefusal extends Error {
@@ -49,16 +56,21 @@ export function mcpFetch(options: McpFetchOptions): typeof fetch {
     const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
     if (method === "GET") return new Response(null, { status: 405, statusText: "Method Not Allowed" });
     const traceparent = options.traceparent?.();
-    const headers = traceparent ? withHeader(init?.headers, "traceparent", traceparent) : init?.headers;
-    const response = await fetchImpl(check.url.href, { ...init, ...(headers ? { headers } : {}), redirect: "manual" });
-    return capped(response, maxBytes);
+    const headers = new Headers(init?.headers);
+    if (traceparent) headers.set("traceparent", traceparent);
+    const attempt = await sendWithCredential(
+      options.auth,
+      async (credential) => {
+        const sent = credentialHeaders(headers, credential, check.url);
+        if (!sent.ok) throw new McpRefusal(sent.detail);
+        const response = await fetchImpl(check.url.href, { ...init, headers: sent.headers, redirect: "manual" });
+        return { response, status: response.status, credentialSent: sent.carried };
+      },
+      (answer) => answer,
+    );
+    if (!attempt.ok) throw new CredentialUnavailable(attempt);
+    return capped(attempt.result.response, maxBytes);
   };
-}
-
-function withHeader(headers: HeadersInit | undefined, name: string, value: string): Headers {
-  const out = new Headers(headers);
-  out.set(name, value);
-  return out;
 }
 
 /** The same answer, with a body that errors once more than `maxBytes` have come. */

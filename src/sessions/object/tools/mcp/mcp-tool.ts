@@ -55,7 +55,8 @@ async function callMcpTool(tool: DiscoveredTool, spec: McpToolSpec, input: unkno
         const failure = await describeFailure(spec.name, error, masker);
         // A new connection for the next try.
         ctx.mcp.drop(spec);
-        return { done: false, value: { output: failure.message, isError: true }, transient: failure.transient };
+        const credentialFailure = failure.credential ? { credentialFailure: failure.credential } : {};
+        return { done: false, value: { output: failure.message, isError: true, ...credentialFailure }, transient: failure.transient };
       }
     });
   } finally {

@@ -8,6 +8,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { loadMcpSdk, type McpSdk } from "./load-sdk";
 import { McpRefusal } from "./mcp-fetch";
 import type { SecretMasker } from "../../../../shared/secret-mask";
+import { CredentialUnavailable, type CredentialFailure } from "../../../../egress/credential-fetch";
 
 /** What a failure's sentence keeps of what a server or the network said. */
 const MAX_FAILURE_CHARS = 1_000;
@@ -16,6 +17,8 @@ export interface McpFailure {
   message: string;
   /** Worth another try for a tool whose repeat is harmless. */
   transient: boolean;
+  /** The vault credential the server's `auth` names could not be used: never worth another try. */
+  credential?: CredentialFailure;
 }
 
 /** Text blocks as they are; other blocks as a line saying what they were; structured content as JSON when there is no text. */
@@ -49,6 +52,8 @@ export function resultText(result: CallToolResult): string {
 }
 
 export async function describeFailure(server: string, error: unknown, masker: SecretMasker): Promise<McpFailure> {
+  if (error instanceof CredentialUnavailable)
+    return { message: `MCP server "${server}": ${error.message}`, transient: false, credential: error.failure };
   const failure =
     error instanceof McpRefusal ? { message: `refused: ${error.message}`, transient: false } : classify(await loadMcpSdk(), error);
   // Masked before it is cut: a cut through a value would leave its first characters unmatched.

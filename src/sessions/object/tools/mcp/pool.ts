@@ -8,6 +8,8 @@ import { McpConnection } from "./connection";
 import { McpRefusal } from "./mcp-fetch";
 import { checkMcpServerUrl } from "./server-url";
 import { isOriginAllowed } from "../../../../egress/allowed-origins";
+import type { CredentialSource } from "../../../../egress/credentials";
+import { NO_VAULT } from "../../../../egress/credential-fetch";
 
 export interface McpPoolOptions {
   allowPrivateUrls: boolean;
@@ -16,6 +18,8 @@ export interface McpPoolOptions {
   fetchImpl?: typeof fetch;
   /** The `traceparent` of the span a request is made under (the unit's, or the tool call's going on). */
   traceparent?: () => string | undefined;
+  /** The session's vault credentials, for a server whose `auth` names one. */
+  credentials?: CredentialSource;
 }
 
 export class McpConnections {
@@ -65,6 +69,8 @@ export class McpConnections {
         allowedOrigins,
         fetchImpl: this.options.fetchImpl,
         traceparent: this.options.traceparent,
+        // A session without a vault reads every credential as unavailable.
+        ...(spec.auth ? { auth: { name: spec.auth.credential, source: this.options.credentials ?? NO_VAULT } } : {}),
       },
       signal,
     );

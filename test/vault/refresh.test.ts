@@ -1,0 +1,126 @@
+/**
+ * OAuth2 refresh in the vault against a real local token endpoint (the mock server's webhook
+ * queue): one token request however many callers wait, the new tokens stored sealed, and a
+ * refused grant marking the credential `refresh_failed` with its audit entry.
+ */
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { tenantIndexStub, vaultStub } from "../../src/objects";
+import type { AuditEntry } from "../../src/audit/types";
+import type { PutCredential } from "../../src/vault/types";
+import { mockHook, uniqueKey } from "../support/mock-client";
+import { freshTenant } from "../support/tokens";
+
+function oauth2(tokenUrl: string, expiresAt: number, subject: string | null = "alice"): PutCredential {
+  return {
+    subject,
+    name: "github",
+    type: "oauth2",
+    header: "authorization",
+    secrets: { access_token: "old-access", refresh_token: "refresh-1", client_secret: "client-secret" },
+    expiresAt,
+    tokenUrl,
+    clientId: "client-1",
+    allowedOrigins: ["https://api.github.com"],
+    max: 50,
+    now: Date.now(),
+  };
+}
+
+describe("oauth2 refresh", () => {
+  it("refreshes an expired token once for 5 concurrent lookups and stores the new tokens", async () => {
+    const tenant = freshTenant("vault");
+    const vault = vaultStub(env, tenant);
+    const endpoint = mockHook(uniqueKey("token"));
+    // Slow enough that every lookup arrives while the first refresh waits for its answer.
+    await endpoint.script({
+      status: 200,
+      delay_ms: 300,
+      body: { access_token: "new-access", refresh_token: "refresh-2", token_type: "bearer", expires_in: 3600 },
+    });
+    await vault.put(tenant, oauth2(endpoint.url, Date.now() - 1000));
+    const answers = await Promise.all(Array.from({ length: 5 }, () => vault.obtain(tenant, { subject: "alice", name: "github" })));
+    for (const answer of answers) expect(answer).toMatchObject({ ok: true, credential: { value: "Bearer new-access", refreshable: true } });
+    const requests = await endpoint.requests();
+    expect(requests).toHaveLength(1);
+    expect(Object.fromEntries(new URLSearchParams(requests[0]!.body_text))).toEqual({
+      grant_type: "refresh_token",
+      refresh_token: "refresh-1",
+      client_id: "client-1",
+      client_secret: "client-secret",
+    });
+    expect(requests[0]!.headers["content-type"]).toBe("application/x-www-form-urlencoded");
+    const shown = await vault.get(tenant, { subject: "alice", name: "github" }, Date.now());
+    expect(shown).toMatchObject({ ok: true, value: { status: "ok" } });
+    const expiresAt = Date.parse((shown as { value: { expires_at: string } }).value.expires_at);
+    expect(expiresAt).toBeGreaterThan(Date.now() + 3_500_000);
+
+    // The rotated refresh token is the one the next refresh sends.
+    await endpoint.script({ status: 200, delay_ms: 300, body: { access_token: "third-access", expires_in: 3600 } });
+    const rejected = await Promise.all(
+      Array.from({ length: 5 }, () => vault.refresh(tenant, { subject: "alice", name: "github", rejected: "Bearer new-access" })),
+    );
+    for (const answer of rejected) expect(answer).toMatchObject({ ok: true, credential: { value: "Bearer third-access" } });
+    const all = await endpoint.requests();
+    expect(all).toHaveLength(2);
+    expect(new URLSearchParams(all[1]!.body_text).get("refresh_token")).toBe("refresh-2");
+    // A caller whose rejected value was replaced meanwhile gets the new one with no request.
+    expect(await vault.refresh(tenant, { subject: "alice", name: "github", rejected: "Bearer old-access" })).toMatchObject({
+      ok: true,
+      credential: { value: "Bearer third-access" },
+    });
+    expect(await endpoint.requests()).toHaveLength(2);
+  });
+
+  it("marks a credential whose refresh token is refused refresh_failed, audited, and asks no more", async () => {
+    const tenant = freshTenant("vault");
+    const vault = vaultStub(env, tenant);
+    const endpoint = mockHook(uniqueKey("token"));
+    await endpoint.script({ status: 400, body: { error: "invalid_grant", error_description: "revoked" } });
+    await vault.put(tenant, oauth2(endpoint.url, Date.now() - 1000, null));
+    const answers = await Promise.all(Array.from({ length: 3 }, () => vault.obtain(tenant, { subject: "bob", name: "github" })));
+    for (const answer of answers)
+      expect(answer).toMatchObject({ ok: false, code: "credential_refresh_failed", name: "github", owner: "tenant" });
+    expect(await vault.obtain(tenant, { subject: null, name: "github" })).toMatchObject({ ok: false, code: "credential_refresh_failed" });
+    expect(await endpoint.requests()).toHaveLength(1);
+    expect(await vault.get(tenant, { subject: null, name: "github" }, Date.now())).toMatchObject({
+      ok: true,
+      value: { status: "refresh_failed" },
+    });
+    const log = (await tenantIndexStub(env, tenant).listAuditLog(tenant, { limit: 10, cursor: null })) as unknown as { data: AuditEntry[] };
+    const entry = log.data.find((e) => e.action === "credential.refresh_failed");
+    expect(entry).toMatchObject({ target: { type: "credential", id: "tenant/github" }, details: { name: "github", owner: "tenant" } });
+    expect(JSON.stringify(log)).not.toMatch(/refresh-1|old-access|client-secret/);
+    // Connecting it again clears the mark.
+    await vault.put(tenant, oauth2(endpoint.url, Date.now() + 3_600_000, null));
+    expect(await vault.obtain(tenant, { subject: null, name: "github" })).toMatchObject({
+      ok: true,
+      credential: { value: "Bearer old-access" },
+    });
+  });
+
+  it("does not mark the credential when the endpoint is down, and says to try later", async () => {
+    const tenant = freshTenant("vault");
+    const vault = vaultStub(env, tenant);
+    const endpoint = mockHook(uniqueKey("token"));
+    await endpoint.script({ status: 503 });
+    await vault.put(tenant, oauth2(endpoint.url, Date.now() - 1000));
+    expect(await vault.obtain(tenant, { subject: "alice", name: "github" })).toMatchObject({
+      ok: false,
+      code: "credential_refresh_failed",
+    });
+    expect(await vault.get(tenant, { subject: "alice", name: "github" }, Date.now())).toMatchObject({ ok: true, value: { status: "ok" } });
+  });
+
+  it("answers an expired token without a refresh token as missing, shown expired", async () => {
+    const tenant = freshTenant("vault");
+    const vault = vaultStub(env, tenant);
+    const put = oauth2("https://auth.example.com/token", Date.now() - 1000);
+    await vault.put(tenant, { ...put, secrets: { access_token: "old-access" }, tokenUrl: null });
+    expect(await vault.obtain(tenant, { subject: "alice", name: "github" })).toMatchObject({ ok: false, code: "credential_missing" });
+    expect(await vault.get(tenant, { subject: "alice", name: "github" }, Date.now())).toMatchObject({
+      ok: true,
+      value: { status: "expired" },
+    });
+  });
+});
