@@ -69,6 +69,30 @@ const STEPS: Readonly<Record<string, Step>> = {
     actions: ["end_user.tokens_revoked"],
     run: (_w, send) => send("/v1/end-users/reader/revoke-tokens", { method: "POST" }),
   },
+  "PUT /v1/tenant/credentials/{name}": {
+    actions: ["credential.put"],
+    run: (_w, send) =>
+      send("/v1/tenant/credentials/walk", {
+        method: "PUT",
+        body: { type: "bearer", value: "walk-tenant-token", allowed_origins: ["https://api.example.com"] },
+      }),
+  },
+  "PUT /v1/end-users/{subject}/credentials/{name}": {
+    actions: ["credential.put"],
+    run: (_w, send) =>
+      send("/v1/end-users/reader/credentials/walk", {
+        method: "PUT",
+        body: { type: "header", header: "x-api-key", value: "walk-user-token", allowed_origins: ["https://api.example.com"] },
+      }),
+  },
+  "DELETE /v1/end-users/{subject}/credentials/{name}": {
+    actions: ["credential.deleted"],
+    run: (_w, send) => send("/v1/end-users/reader/credentials/walk", { method: "DELETE" }),
+  },
+  "DELETE /v1/tenant/credentials/{name}": {
+    actions: ["credential.deleted"],
+    run: (_w, send) => send("/v1/tenant/credentials/walk", { method: "DELETE" }),
+  },
   "POST /v1/tenant/webhook-secret": {
     actions: ["webhook_secret.rotated"],
     run: (_w, send) => send("/v1/tenant/webhook-secret", { method: "POST" }),
