@@ -3,7 +3,7 @@
  * session, keyed by the call. `started` = 1 once the child is known to exist; `status`,
  * `stop_reason`, `usage` and `revision` are the child's as last heard (a newer revision only).
  */
-import { addUsage, EMPTY_USAGE, FINAL_STATUSES, type SessionStatus, type StopReason, type Usage } from "../../../session-config/types";
+import { EMPTY_USAGE, FINAL_STATUSES, type SessionStatus, type StopReason, type Usage } from "../../../session-config/types";
 
 export interface SubagentRow {
   tool_call_id: string;
@@ -86,7 +86,13 @@ export function markCancelSent(sql: SqlStorage, toolCallId: string): void {
 
 /** Two sessions' usage summed, for a session and its descendants (the run's own per-call sum is `addUsage`). */
 export function sumUsage(a: Usage, b: Usage): Usage {
-  return addUsage(a, b, b.steps);
+  return {
+    steps: a.steps + b.steps,
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cache_read_tokens: a.cache_read_tokens + b.cache_read_tokens,
+    cache_write_tokens: a.cache_write_tokens + b.cache_write_tokens,
+  };
 }
 
 export function isLive(row: SubagentRow): boolean {
