@@ -85,6 +85,7 @@ export const LIMIT_NAMES = [
   "max_tokens_per_day_per_subject",
   "end_user_tokens_per_minute",
   "end_user_requests_per_minute",
+  "exports_per_minute",
 ] as const;
 
 export const limitsSchema = z.object({
@@ -146,6 +147,10 @@ export const limitsSchema = z.object({
     description:
       "Requests each end user's token may make per minute (at most the caller share of `requests_per_minute`); one more is a 429 with `Retry-After`.",
   }),
+  exports_per_minute: z.number().int().min(1).max(UNCAPPED).openapi({
+    description:
+      "Session exports (`GET /v1/sessions/{id}/export`) the tenant may start per minute, all its callers together; one more is a 429 with `Retry-After`.",
+  }),
 });
 export type Limits = z.infer<typeof limitsSchema>;
 export const partialLimitsSchema = limitsSchema.partial();
@@ -180,6 +185,9 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
   // window, two of them would lock out the backend and every other user. A person's chat page
   // makes a few requests a message; 60 a minute is a busy one.
   end_user_requests_per_minute: 60,
+  // An export reads and sends a whole session: a 4 MB one costs the isolate what hundreds of
+  // small requests do. Ten a minute is a person saving a few sessions, or a backup job's pace.
+  exports_per_minute: 10,
 };
 
 /**

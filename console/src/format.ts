@@ -105,4 +105,5 @@ export const LIMIT_LABELS: Record<keyof Limits, string> = {
   max_tokens_per_day_per_subject: "Tokens per day per user",
   end_user_tokens_per_minute: "End-user tokens per minute",
   end_user_requests_per_minute: "Requests per minute per end user",
+  exports_per_minute: "Session exports per minute",
 };

@@ -289,6 +289,7 @@ describe("session object storage written by an earlier version", () => {
       max_tokens_per_day_per_subject: null,
       end_user_tokens_per_minute: BUILTIN_DEFAULT_LIMITS.end_user_tokens_per_minute,
       end_user_requests_per_minute: BUILTIN_DEFAULT_LIMITS.end_user_requests_per_minute,
+      exports_per_minute: BUILTIN_DEFAULT_LIMITS.exports_per_minute,
     });
     await waitForStatus(t, ["done"]);
     expect(unwrap((await t.stub.start("keyed once", cap, {}, "schedule:sch_x:1")) as SessionResult<Session>).status).toBe("done");
