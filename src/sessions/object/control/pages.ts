@@ -11,7 +11,7 @@ export const MAX_TOOL_CALL_PAGE = 1_000;
  * top of its first item (a stored value is at most 2 MB): the object reads no row past it, and the
  * gateway holds one such page while it sends it.
  */
-export const MAX_PAGE_CHARS_BOUND = Number.MAX_SAFE_INTEGER;
+export const MAX_PAGE_CHARS_BOUND = 256 * 1024;
 
 /** `maxChars`: the page ends before the item that would take its text past it (its first item always comes). */
 export function messagePage(store: SessionStore, after: number, limit: number, maxChars?: number): SessionResult<Page<Message>> {
