@@ -110,6 +110,7 @@ export const LIMIT_NAMES = [
   "end_user_requests_per_minute",
   "max_credentials_per_end_user",
   "max_credentials_per_tenant",
+  "exports_per_minute",
 ] as const;
 
 export const limitsSchema = z.object({
@@ -195,6 +196,10 @@ export const limitsSchema = z.object({
   max_credentials_per_tenant: z.number().int().min(0).max(100_000).openapi({
     description: "The tenant's own credentials in the vault (`/v1/tenant/credentials`), end users' apart; one more is a 409.",
   }),
+  exports_per_minute: z.number().int().min(1).max(UNCAPPED).openapi({
+    description:
+      "Session exports (`GET /v1/sessions/{id}/export`) the tenant may start per minute, all its callers together; one more is a 429 with `Retry-After`.",
+  }),
 });
 export type Limits = z.infer<typeof limitsSchema>;
 export const partialLimitsSchema = limitsSchema.partial();
@@ -237,6 +242,9 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
   // A person connects a handful of accounts; a tenant's own are one per service it calls.
   max_credentials_per_end_user: 50,
   max_credentials_per_tenant: 500,
+  // An export reads and sends a whole session: a 4 MB one costs the isolate what hundreds of
+  // small requests do. Ten a minute is a person saving a few sessions, or a backup job's pace.
+  exports_per_minute: 10,
 };
 
 /**

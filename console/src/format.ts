@@ -110,4 +110,5 @@ export const LIMIT_LABELS: Record<keyof Limits, string> = {
   end_user_requests_per_minute: "Requests per minute per end user",
   max_credentials_per_end_user: "Credentials per end user",
   max_credentials_per_tenant: "Tenant credentials",
+  exports_per_minute: "Session exports per minute",
 };

@@ -95,10 +95,12 @@ export function restoreMaskedHeaders(
     const sameUrl = before?.type === "mcp" && sameServerUrl(before.url, tool.url);
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(tool.headers)) {
-      const kept = sameUrl && before?.type === "mcp" ? before.headers?.[name] : undefined;
+      // Own values only: a name such as `toString` would otherwise find the prototype's function.
+      const stored = before?.type === "mcp" && before.headers && Object.hasOwn(before.headers, name) ? before.headers[name] : undefined;
+      const kept = sameUrl ? stored : undefined;
       if (value !== MASKED_VALUE) headers[name] = value;
       else if (kept !== undefined) headers[name] = kept;
-      else if (before?.type === "mcp" && !sameUrl && before.headers?.[name] !== undefined) {
+      else if (!sameUrl && stored !== undefined) {
         errors.push({
           path: `body.tools.${i}.headers.${name}`,
           message: "Give the header's value again: the server's URL changed, and a stored value only goes to the URL it was given for.",

@@ -3,6 +3,7 @@
  * memory tools check a model's input with the same field schemas.
  */
 import { z } from "@hono/zod-openapi";
+import { refuseProtoKey } from "../shared/prototype-keys";
 import { CURSOR_PATTERN, decodeKeyCursor, MAX_CURSOR_CHARS } from "../shared/cursor";
 import { jsonDepth, MAX_JSON_DEPTH } from "../shared/json-depth";
 import {
@@ -43,15 +44,8 @@ export const NamespacePrefixSchema = z.array(SegmentSchema).max(MAX_NAMESPACE_SE
 
 export const MemoryKeySchema = z.string().min(1).max(MAX_KEY_CHARS).openapi({ example: "preferences" });
 
-// A top-level `__proto__` key would be dropped by the record, silently: it is refused instead.
-const NO_PROTO_KEY = (value: unknown, ctx: { addIssue: (issue: { code: "custom"; message: string }) => void }) => {
-  if (typeof value === "object" && value !== null && Object.hasOwn(value, "__proto__"))
-    ctx.addIssue({ code: "custom", message: "`__proto__` is not a key a value may have." });
-  return value;
-};
-
 export const MemoryValueSchema = z
-  .preprocess(NO_PROTO_KEY, z.record(z.string(), z.unknown()))
+  .preprocess(refuseProtoKey, z.record(z.string(), z.unknown()))
   .refine((value) => JSON.stringify(value).length <= MAX_VALUE_CHARS, `Must be at most ${MAX_VALUE_CHARS} characters as JSON.`)
   .refine((value) => jsonDepth(value) <= MAX_JSON_DEPTH, `Must be nested at most ${MAX_JSON_DEPTH} levels deep.`)
   .openapi({

@@ -3,6 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { FRAMING_HEADERS } from "../egress/framing-headers";
 import { CREDENTIAL_NAME_PATTERN } from "../egress/credentials";
 import { boundedRecord } from "../shared/bounded-record";
+import { isPrototypeName, refuseProtoKey } from "../shared/prototype-keys";
 import { jsonDepth, MAX_JSON_DEPTH } from "../shared/json-depth";
 import { MAX_PATTERN_SUBJECT_CHARS } from "../shared/json-schema/patterns";
 import { MAX_MCP_SERVER_NAME_CHARS, MCP_SERVER_NAME_PATTERN } from "./mcp-naming";
@@ -40,15 +41,20 @@ const FORBIDDEN_MCP_HEADERS: ReadonlySet<string> = new Set([
  * platform). Every response shows the values masked.
  */
 export function credentialHeadersSchema(forbidden: ReadonlySet<string>) {
-  return boundedRecord(
-    z
-      .string()
-      .max(MAX_MCP_HEADER_NAME_CHARS, { abort: true })
-      .regex(MCP_HEADER_NAME_PATTERN, "Not an HTTP header name.")
-      .refine((name) => !forbidden.has(name.toLowerCase()), "This header is set by the platform."),
-    z.string().max(MAX_MCP_HEADER_VALUE_CHARS).regex(MCP_HEADER_VALUE_PATTERN, "Must be printable, without line breaks."),
-    MAX_MCP_HEADERS,
-    `At most ${MAX_MCP_HEADERS} headers.`,
+  // Prototype names are refused, not dropped: a look-up of the name on a plain object finds its prototype's member.
+  return z.preprocess(
+    refuseProtoKey,
+    boundedRecord(
+      z
+        .string()
+        .max(MAX_MCP_HEADER_NAME_CHARS, { abort: true })
+        .regex(MCP_HEADER_NAME_PATTERN, "Not an HTTP header name.")
+        .refine((name) => !forbidden.has(name.toLowerCase()), "This header is set by the platform.")
+        .refine((name) => !isPrototypeName(name), "A name of JavaScript's Object.prototype (`toString`, `constructor`, …) is not taken."),
+      z.string().max(MAX_MCP_HEADER_VALUE_CHARS).regex(MCP_HEADER_VALUE_PATTERN, "Must be printable, without line breaks."),
+      MAX_MCP_HEADERS,
+      `At most ${MAX_MCP_HEADERS} headers.`,
+    ),
   );
 }
 

@@ -181,12 +181,12 @@ export class SessionClient {
     return valueOf(this.#rpc.submitToolOutput(callId, output, isError, viewer));
   }
 
-  listMessages(after: number, limit: number) {
-    return valueOf(this.#rpc.listMessages(after, limit));
+  listMessages(after: number, limit: number, maxChars?: number) {
+    return valueOf(this.#rpc.listMessages(after, limit, maxChars));
   }
 
-  listToolCalls(cursor: string | null, limit: number) {
-    return valueOf(this.#rpc.listToolCalls(cursor, limit));
+  listToolCalls(cursor: string | null, limit: number, maxChars?: number) {
+    return valueOf(this.#rpc.listToolCalls(cursor, limit, maxChars));
   }
 
   listSteps(after: number, limit: number) {

@@ -1,12 +1,15 @@
 /**
  * Masking of secret values in text that leaves the platform's hands: every form of a secret a
  * program produces without trying (the value itself in any letter case, base64 in both alphabets,
- * padded or not, and inside a larger base64 blob, hex, percent-encoding, JSON escapes) is found
- * in one pass over the text and replaced by the mask.
+ * padded or not, and inside a larger base64 blob, hex, percent-encoding, JSON escapes, HTML
+ * character references, the UTF-16 bytes in base64 and hex, `%uXXXX`, full-width letters) is
+ * found in one pass over the text and replaced by the mask.
  *
- * The search ignores ASCII letter case and ASCII whitespace on both sides, so a form upper- or
- * lowercased, wrapped over lines (MIME base64, a hex dump with spaces) or split across text blocks
- * joined by a newline is found like the plain one. A match covers the whitespace inside it.
+ * The search ignores letter case (ASCII and full-width) and whitespace on both sides, and the
+ * escaped line breaks of a JSON string (`\n`, `\r`, `\t`), so a form upper- or lowercased,
+ * wrapped over lines (MIME base64, a hex dump with spaces), split across text blocks joined by a
+ * newline or over the lines of a JSON string is found like the plain one. A match covers what it
+ * skipped inside it.
  *
  * Cost: one rolling hash over the text, whatever the number of forms (a Rabin-Karp search on the
  * shortest form's length); only a window whose hash is one of a form's opening is compared.
@@ -53,6 +56,42 @@ export const ENCODERS: readonly SecretEncoder[] = [
     ],
   },
   {
+    name: "html",
+    encode: (secret) => {
+      const named = [...secret].map((char) => HTML_NAMED[char] ?? char).join("");
+      const decimal = [...secret].map((char) => `&#${char.codePointAt(0)};`).join("");
+      const hexRef = [...secret].map((char) => `&#x${char.codePointAt(0)!.toString(16)};`).join("");
+      // The apostrophe has three common references; each markup escaper picks one.
+      return [named, named.replace(/&#39;/g, "&#x27;"), named.replace(/&#39;/g, "&apos;"), decimal, hexRef];
+    },
+  },
+  {
+    name: "utf16",
+    encode: (secret) => {
+      const le = utf16(secret, true);
+      const be = utf16(secret, false);
+      return [
+        ...base64Forms(le, false),
+        ...base64Forms(le, true),
+        ...base64Forms(be, false),
+        ...base64Forms(be, true),
+        hex(le),
+        hex(be),
+        // JavaScript's `escape()`: the UTF-16 units of anything outside Latin-1 as %uXXXX, written here for every unit.
+        [...secret].map((char) => [...char].map((unit) => `%u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`).join("")).join(""),
+      ];
+    },
+  },
+  {
+    name: "fullwidth",
+    // Printable ASCII as its full-width form (U+FF01 to U+FF5E), the space as the ideographic one.
+    encode: (secret) => [
+      [...secret]
+        .map((char) => (char === " " ? "\u3000" : char > " " && char <= "~" ? String.fromCharCode(char.charCodeAt(0) + 0xfee0) : char))
+        .join(""),
+    ],
+  },
+  {
     name: "json",
     encode: (secret) => {
       const once = JSON.stringify(secret).slice(1, -1);
@@ -63,6 +102,23 @@ export const ENCODERS: readonly SecretEncoder[] = [
     },
   },
 ];
+
+/** What an HTML or XML escaper writes for the characters markup reserves. */
+const HTML_NAMED: Readonly<Record<string, string>> = Object.assign(Object.create(null) as Record<string, string>, {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+});
+
+/** The UTF-16 code units of `text` as bytes, little- or big-endian, without a byte-order mark. */
+function utf16(text: string, littleEndian: boolean): Uint8Array {
+  const bytes = new Uint8Array(text.length * 2);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < text.length; i++) view.setUint16(i * 2, text.charCodeAt(i), littleEndian);
+  return bytes;
+}
 
 /** Every form of one secret searched for (before case folding), the value first. None for a value too short to mask. */
 export function secretForms(secret: string): string[] {
@@ -100,21 +156,39 @@ function hex(bytes: Iterable<number>): string {
   return out;
 }
 
-/** ASCII letters to lower case, one code unit for one, so positions in the text stay as they are. */
+/** ASCII and full-width letters to lower case, one code unit for one, so positions in the text stay as they are. */
 function fold(code: number): number {
-  return code >= 65 && code <= 90 ? code + 32 : code;
+  if (code >= 65 && code <= 90) return code + 32;
+  return code >= 0xff21 && code <= 0xff3a ? code + 32 : code;
 }
 
 function isSpace(code: number): boolean {
-  return code === 32 || (code >= 9 && code <= 13);
+  return code === 32 || (code >= 9 && code <= 13) || code === 0x3000;
 }
 
-/** A form as it is searched for: folded, without whitespace. */
+/** `n`, `r`, `t`: after a backslash, a line break or tab escaped in a JSON string, skipped like whitespace. */
+function isEscapedBreak(code: number): boolean {
+  return code === 110 || code === 114 || code === 116;
+}
+
+/** How many code units at `i` the search skips: whitespace one, an escaped line break two, anything else none. */
+function skipAt(text: string, i: number): number {
+  const code = text.charCodeAt(i);
+  if (isSpace(code)) return 1;
+  return code === 92 && i + 1 < text.length && isEscapedBreak(text.charCodeAt(i + 1)) ? 2 : 0;
+}
+
+/** A form as it is searched for: folded, without what the search skips. */
 function searchable(form: string): Uint16Array {
   const codes: number[] = [];
-  for (let i = 0; i < form.length; i++) {
-    const code = form.charCodeAt(i);
-    if (!isSpace(code)) codes.push(fold(code));
+  for (let i = 0; i < form.length;) {
+    const skip = skipAt(form, i);
+    if (skip > 0) {
+      i += skip;
+      continue;
+    }
+    codes.push(fold(form.charCodeAt(i)));
+    i++;
   }
   return Uint16Array.from(codes);
 }
@@ -217,7 +291,15 @@ export class SecretMasker {
     for (let i = 0; i < text.length; i++) {
       let code = text.charCodeAt(i);
       if (code <= 32 && (code === 32 || (code >= 9 && code <= 13))) continue;
+      if (code === 92 && i + 1 < text.length && isEscapedBreak(text.charCodeAt(i + 1))) {
+        i++;
+        continue;
+      }
       if (code >= 65 && code <= 90) code += 32;
+      else if (code >= 0x3000) {
+        if (code === 0x3000) continue;
+        if (code >= 0xff21 && code <= 0xff3a) code += 32;
+      }
       if (filled === window) h = (h - Math.imul(ring[head]!, outWeight)) | 0;
       else filled++;
       h = (Math.imul(h, BASE) + code) | 0;
@@ -238,18 +320,27 @@ export class SecretMasker {
   }
 }
 
-/** Where the window of `window` non-space characters that ends at `last` starts: walked back only on a hash hit, which is rare. */
+/** Where the window of `window` searched characters that ends at `last` starts: walked back only on a hash hit, which is rare. */
 function windowStart(text: string, last: number, window: number): number {
   let i = last;
-  for (let left = window - 1; left > 0;) if (!isSpace(text.charCodeAt(--i))) left--;
+  for (let left = window - 1; left > 0;) {
+    const code = text.charCodeAt(--i);
+    if (isSpace(code)) continue;
+    // The letter of an escaped line break: its backslash goes with it.
+    if (isEscapedBreak(code) && i > 0 && text.charCodeAt(i - 1) === 92 && skipAt(text, i - 1) === 2) {
+      i--;
+      continue;
+    }
+    left--;
+  }
   return i;
 }
 
-/** The end of `codes` found at `start` (whitespace skipped), or -1. */
+/** The end of `codes` found at `start` (what the search skips, skipped), or -1. */
 function matchAt(text: string, start: number, codes: Uint16Array): number {
   let i = start;
   for (let k = 0; k < codes.length; k++, i++) {
-    while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+    for (let skip = skipAt(text, i); skip > 0 && i < text.length; skip = skipAt(text, i)) i += skip;
     if (i >= text.length || fold(text.charCodeAt(i)) !== codes[k]) return -1;
   }
   return i;

@@ -15,6 +15,8 @@
  *   is larger) whatever the interactive windows hold, so a flooding key can always be revoked;
  * - end-user tokens: a mint of an end user's token is interactive, and also counted in the
  *   tenant's `end_user_tokens_per_minute`;
+ * - exports: a session's export is interactive, and also counted in the tenant's
+ *   `exports_per_minute`, since one reads and sends a whole session;
  * - firing: a schedule's firings, with windows of the same sizes as the interactive ones but
  *   their own counts, so schedules cannot eat the window of interactive requests, nor one
  *   creator's schedules those of another.
@@ -47,7 +49,7 @@ export interface AdmitInput {
   endUser?: boolean;
 }
 
-const REQUEST_KINDS: readonly RequestKind[] = ["key_management", "suspension", "firing", "end_user_token"];
+const REQUEST_KINDS: readonly RequestKind[] = ["key_management", "suspension", "firing", "end_user_token", "export"];
 
 /** The checked form of an RPC's admission input. */
 export function admitInput(input: AdmitRequestInput): AdmitInput {
@@ -103,6 +105,8 @@ function windowsFor(limits: Limits, input: Pick<AdmitInput, "bucket" | "kind" | 
   // whole tenant, so a leaked minting key cannot hand out tokens at the full request rate.
   if (input.kind === "end_user_token")
     return [...interactive, { name: "end-user-tokens", key: "end_user_tokens", limit: limits.end_user_tokens_per_minute }];
+  // A tenant's exports together, whoever asks: their cost is the isolate's, which every tenant shares.
+  if (input.kind === "export") return [...interactive, { name: "exports", key: "exports", limit: limits.exports_per_minute }];
   return interactive;
 }
 

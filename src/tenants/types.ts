@@ -44,9 +44,10 @@ export interface RateReport {
  * What a request is, as far as counting it goes (see admission.ts): an interactive request
  * (absent), one on the paths that stop abuse, which an admin may always make a few of
  * (`key_management`: API keys create, list, revoke; `suspension`: suspend, unsuspend), or a
- * schedule's firing, counted apart from interactive requests.
+ * schedule's firing, counted apart from interactive requests; the minting of an end user's token
+ * and a session's export are interactive, and counted in a window of their own besides.
  */
-export type RequestKind = "key_management" | "suspension" | "firing" | "end_user_token";
+export type RequestKind = "key_management" | "suspension" | "firing" | "end_user_token" | "export";
 
 export interface AdmitRequestInput {
   /** Who is counted: the API key id or the JWT subject. */

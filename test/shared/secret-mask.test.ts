@@ -8,6 +8,10 @@ const bytes = (text: string) => new TextEncoder().encode(text);
 const b64 = (data: Uint8Array) => btoa(String.fromCharCode(...data));
 const hex = (data: Uint8Array) => [...data].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 
+/** UTF-16 code units as bytes, by hand: low byte first, or high byte first. */
+const utf16le = (text: string) => new Uint8Array([...text].flatMap((c) => [c.charCodeAt(0) & 0xff, c.charCodeAt(0) >> 8]));
+const utf16be = (text: string) => new Uint8Array([...text].flatMap((c) => [c.charCodeAt(0) >> 8, c.charCodeAt(0) & 0xff]));
+
 /** Each encoder's forms of SECRET, written out by other means than the masker's. */
 const TABLE: Record<string, string[]> = {
   base64: [b64(bytes(SECRET)), b64(bytes(SECRET)).replace(/=+$/, "")],
@@ -18,6 +22,21 @@ const TABLE: Record<string, string[]> = {
     encodeURIComponent(SECRET).replace(/%20/g, "+"),
     [...bytes(SECRET)].map((byte) => `%${byte.toString(16).padStart(2, "0")}`).join(""),
   ],
+  html: [
+    SECRET.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;"),
+    [...SECRET].map((c) => `&#${c.charCodeAt(0)};`).join(""),
+    [...SECRET].map((c) => `&#x${c.charCodeAt(0).toString(16)};`).join(""),
+  ],
+  utf16: [
+    b64(utf16le(SECRET)),
+    b64(utf16le(SECRET)).replace(/=+$/, ""),
+    b64(utf16be(SECRET)),
+    b64(utf16be(SECRET)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""),
+    hex(utf16le(SECRET)),
+    hex(utf16be(SECRET)),
+    [...SECRET].map((c) => `%u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""),
+  ],
+  fullwidth: [SECRET.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0x21 + 0xff01)).replace(/ /g, "\u3000")],
   json: [
     JSON.stringify(SECRET).slice(1, -1),
     JSON.stringify(JSON.stringify(SECRET).slice(1, -1)).slice(1, -1),
@@ -58,7 +77,8 @@ describe("masking text", () => {
   it("masks every form, in any letter case, and keeps the text around it", () => {
     for (const form of [SECRET, ...Object.values(TABLE).flat()]) {
       for (const cased of [form, form.toLowerCase(), form.toUpperCase()])
-        expect(masked(`before ${cased} after`), cased).toBe(`before ${MASKED_VALUE} after`);
+        // Punctuation after: a UTF-16 form's last base64 characters can be an `A` of the value's zero bits, which a following "a" would extend.
+        expect(masked(`before ${cased} | after`), cased).toBe(`before ${MASKED_VALUE} | after`);
     }
   });
 
@@ -87,6 +107,29 @@ describe("masking text", () => {
     expect(masked(`${base64.slice(0, 10)}\n${base64.slice(10)}`)).toBe(MASKED_VALUE);
     expect(masked(`${SECRET.slice(0, 9)}\n${SECRET.slice(9)} tail`)).toBe(`${MASKED_VALUE} tail`);
     expect(masked(hex(bytes(SECRET)).replace(/(..)/g, "$1 ").trim())).toBe(MASKED_VALUE);
+  });
+
+  it("finds a value split over the lines of a JSON string, or a form in any of them, by its escaped line breaks", () => {
+    expect(masked(`"${SECRET.slice(0, 9)}\\n${SECRET.slice(9)}" tail`)).toBe(`"${MASKED_VALUE}" tail`);
+    expect(masked(`${SECRET.slice(0, 5)}\\r\\n${SECRET.slice(5, 12)}\\t${SECRET.slice(12)}`)).toBe(MASKED_VALUE);
+    const base64 = b64(bytes(SECRET));
+    expect(masked(`${base64.slice(0, 12)}\\n${base64.slice(12)}`)).toBe(MASKED_VALUE);
+  });
+
+  it("finds the UTF-16 forms inside a larger blob, with a byte-order mark in front", () => {
+    for (const [bom, encode] of [
+      [[0xff, 0xfe], utf16le],
+      [[0xfe, 0xff], utf16be],
+    ] as const) {
+      const blob = new Uint8Array([...bom, ...encode(SECRET), ...encode(" and more")]);
+      expect(masked(b64(blob))).toContain(MASKED_VALUE);
+    }
+  });
+
+  it("finds the full-width form in either case, and an HTML page's reference to it", () => {
+    const wide = TABLE.fullwidth![0]!;
+    for (const form of [wide, wide.toUpperCase(), wide.toLowerCase()]) expect(masked(`<p>${form}</p>`)).toBe(`<p>${MASKED_VALUE}</p>`);
+    expect(masked(`<input value="${TABLE.html![0]}">`)).toBe(`<input value="${MASKED_VALUE}">`);
   });
 
   it("leaves text without a secret as it is, the same string", () => {

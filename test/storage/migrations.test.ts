@@ -294,6 +294,7 @@ describe("session object storage written by an earlier version", () => {
       end_user_requests_per_minute: BUILTIN_DEFAULT_LIMITS.end_user_requests_per_minute,
       max_credentials_per_end_user: BUILTIN_DEFAULT_LIMITS.max_credentials_per_end_user,
       max_credentials_per_tenant: BUILTIN_DEFAULT_LIMITS.max_credentials_per_tenant,
+      exports_per_minute: BUILTIN_DEFAULT_LIMITS.exports_per_minute,
     });
     await waitForStatus(t, ["done"]);
     expect(unwrap((await t.stub.start("keyed once", cap, {}, "schedule:sch_x:1")) as SessionResult<Session>).status).toBe("done");

@@ -6,6 +6,13 @@
 const bytesOf = (text: string) => new TextEncoder().encode(text);
 const base64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
 const hexOf = (bytes: Uint8Array) => [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+/** UTF-16 code units as bytes, little- or big-endian. */
+const utf16 = (text: string, littleEndian: boolean) =>
+  new Uint8Array(
+    [...text].flatMap((char) =>
+      littleEndian ? [char.charCodeAt(0) & 0xff, char.charCodeAt(0) >> 8] : [char.charCodeAt(0) >> 8, char.charCodeAt(0) & 0xff],
+    ),
+  );
 const urlSafe = (text: string) => text.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 
 /** The credentials of `<scheme> <credentials>`, or the value itself. */
@@ -41,6 +48,16 @@ export function leakedForms(value: string): [label: string, form: string][] {
     add("percent every byte", [...bytes].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join(""));
     add("json", JSON.stringify(secret));
     add("json unicode", [...secret].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""));
+    add("html named", secret.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;"));
+    add("html decimal", [...secret].map((char) => `&#${char.charCodeAt(0)};`).join(""));
+    add("html hex", [...secret].map((char) => `&#x${char.charCodeAt(0).toString(16)};`).join(""));
+    add("base64 utf-16le", base64(utf16(secret, true)));
+    add("base64 utf-16be", base64(utf16(secret, false)));
+    add("base64url utf-16le", urlSafe(base64(utf16(secret, true))));
+    add("hex utf-16be", hexOf(utf16(secret, false)));
+    add("percent-u", [...secret].map((char) => `%u${char.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""));
+    add("fullwidth", secret.replace(/[!-~]/g, (char) => String.fromCharCode(char.charCodeAt(0) + 0xfee0)).replace(/ /g, "\u3000"));
+    add("split over JSON lines", `${secret.slice(0, secret.length >> 1)}\\n${secret.slice(secret.length >> 1)}`);
   }
   return forms;
 }

@@ -284,6 +284,11 @@ describe("the traces setting", () => {
       { endpoint: "https://hooks.example.com", headers: { Authorization: "********" } },
       "body.traces.headers.Authorization",
     ],
+    [
+      "a header named after Object.prototype's members",
+      { endpoint: "https://hooks.example.com", headers: { toString: "sk-collector-123456" } },
+      "body.traces.headers.toString",
+    ],
   ])("refuses %s with 400 naming the field", async (_what, traces, path) => {
     const headers = await bearer({ tenantId: `t-${crypto.randomUUID()}`, scopes: ["tenant:admin"] });
     const res = await put(headers, { webhook_origins: ["https://hooks.example.com"], traces });

@@ -863,7 +863,7 @@ export interface paths {
         };
         /**
          * Export a session
-         * @description The whole session as one JSON document, however long: the session as `GET /v1/sessions/{id}` shows it, then every message, tool call (with its decision) and step. The body streams as the session object is read page by page; a running session is exported as saved at each page. A failure after the first bytes cuts the body off, so a document that parses is complete.
+         * @description The whole session as one JSON document, however long: the session as `GET /v1/sessions/{id}` shows it, then every message, tool call (with its decision) and step. The body streams as the session object is read page by page; a running session is exported as saved at each page (at most 200 items and about 256 KiB of text each). A failure after the first bytes cuts the body off, so a document that parses is complete. Each tenant may start `exports_per_minute` exports a minute; one more is a 429 with `Retry-After`.
          */
         get: operations["exportSession"];
         put?: never;
@@ -2144,6 +2144,11 @@ export interface components {
              * @description The tenant's own credentials in the vault (`/v1/tenant/credentials`), end users' apart; one more is a 409.
              */
             max_credentials_per_tenant: number;
+            /**
+             * Format: int64
+             * @description Session exports (`GET /v1/sessions/{id}/export`) the tenant may start per minute, all its callers together; one more is a 429 with `Retry-After`.
+             */
+            exports_per_minute: number;
         };
         /** @description Sums over the last `window_days` UTC days, today included. */
         TenantUsage: components["schemas"]["UsageTotals"] & {
@@ -2612,6 +2617,11 @@ export interface components {
              * @description The tenant's own credentials in the vault (`/v1/tenant/credentials`), end users' apart; one more is a 409.
              */
             max_credentials_per_tenant?: number;
+            /**
+             * Format: int64
+             * @description Session exports (`GET /v1/sessions/{id}/export`) the tenant may start per minute, all its callers together; one more is a 429 with `Retry-After`.
+             */
+            exports_per_minute?: number;
         };
         /** @description A tenant's deletion: suspended at once, then everything of it erased in the background. */
         TenantDeletion: {
@@ -3259,6 +3269,11 @@ export interface components {
              * @description The tenant's own credentials in the vault (`/v1/tenant/credentials`), end users' apart; one more is a 409.
              */
             max_credentials_per_tenant?: number;
+            /**
+             * Format: int64
+             * @description Session exports (`GET /v1/sessions/{id}/export`) the tenant may start per minute, all its callers together; one more is a 429 with `Retry-After`.
+             */
+            exports_per_minute?: number;
         };
         /**
          * @description The memory namespaces the session's model may read (`memory_search`, `memory_get`) and write (`memory_put`, `memory_delete`; each within a read one). A segment `{metadata.<field>}` is filled from the session's metadata at creation.

@@ -203,6 +203,7 @@ const RATE_LIMITED_DETAIL: Readonly<Record<string, string>> = {
   admin: "Too many key-management or suspension requests from this admin; retry later.",
   "end-user": "Too many requests from this end user: its end_user_requests_per_minute is used up; retry later.",
   "end-user-tokens": "Too many end-user tokens minted for this tenant: its end_user_tokens_per_minute is used up; retry later.",
+  exports: "Too many session exports for this tenant: its exports_per_minute is used up; retry later.",
 };
 
 /** Failures that say nothing about the credentials: the store or the key set was unreachable. */

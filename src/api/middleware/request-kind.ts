@@ -1,7 +1,7 @@
 /**
  * Which routes are counted in the admin lane of the rate limit (see src/tenants/admission.ts):
  * the ones that stop abuse, so they keep working while another key of the tenant floods; and
- * the minting of end-user tokens, counted in a window of its own besides the interactive ones. Named
+ * the minting of end-user tokens and sessions' exports, each counted in a window of its own besides the interactive ones. Named
  * by their route definitions, so a route that moves takes its lane with it. Whether the caller
  * is an admin is the tenant index's to judge (an API key's scopes are read there).
  */
@@ -12,6 +12,7 @@ import * as revokeKey from "../api-keys/revoke";
 import * as suspend from "../admin/suspend";
 import * as unsuspend from "../admin/unsuspend";
 import * as issueEndUserToken from "../end-users/issue-token";
+import * as exportSession from "../sessions/export";
 
 interface RouteRef {
   method: string;
@@ -23,6 +24,8 @@ const ADMIN_ROUTES: readonly [RequestKind, readonly RouteRef[]][] = [
   ["suspension", [suspend.route, unsuspend.route]],
   // Not an admin lane: minting has a window of its own on top of the interactive ones.
   ["end_user_token", [issueEndUserToken.route]],
+  // Nor this: an export is interactive, and counted in the tenant's export window too.
+  ["export", [exportSession.route]],
 ];
 
 /** `/v1/api-keys/{key_id}` → a pattern for one path segment in place of each parameter. */

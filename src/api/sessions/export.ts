@@ -30,7 +30,8 @@ export const route = createRoute({
   description:
     "The whole session as one JSON document, however long: the session as `GET /v1/sessions/{id}` shows it, then every message, tool call " +
     "(with its decision) and step. The body streams as the session object is read page by page; a running session is exported as saved " +
-    "at each page. A failure after the first bytes cuts the body off, so a document that parses is complete.",
+    "at each page (at most 200 items and about 256 KiB of text each). A failure after the first bytes cuts the body off, so a document that parses " +
+    "is complete. Each tenant may start `exports_per_minute` exports a minute; one more is a 429 with `Retry-After`.",
   tags: ["Sessions"],
   security: bearerAuth("sessions:read"),
   middleware: [requireScope("sessions:read")] as const,

@@ -85,9 +85,10 @@ export interface SessionRpc {
     by?: AuditContext,
   ): Promise<SessionResult<Session>>;
   submitToolOutput(callId: string, output: string, isError: boolean, viewer?: SessionViewer | null): Promise<SessionResult<Session>>;
-  listMessages(after: number, limit: number): Promise<SessionResult<Page<Message>>>;
-  /** `cursor`: the previous page's `next_cursor`. */
-  listToolCalls(cursor?: string | null, limit?: number): Promise<SessionResult<Page<ToolCall>>>;
+  /** `maxChars`: the page ends before the message that would take its content past it (at most `MAX_PAGE_CHARS_BOUND`). */
+  listMessages(after: number, limit: number, maxChars?: number): Promise<SessionResult<Page<Message>>>;
+  /** `cursor`: the previous page's `next_cursor`; `maxChars` bounds inputs and outputs together, as for messages. */
+  listToolCalls(cursor?: string | null, limit?: number, maxChars?: number): Promise<SessionResult<Page<ToolCall>>>;
   listSteps(after: number, limit: number): Promise<SessionResult<Page<Step>>>;
   /** Cancels whatever runs and deletes the session, once its owed notifications are handed off. */
   erase(): Promise<SessionResult<null>>;

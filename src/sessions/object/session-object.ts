@@ -117,12 +117,16 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
     return this.#change(() => control.submitToolOutput(this.#engine, callId, output, isError, viewer));
   }
 
-  async listMessages(after: number, limit: number): Promise<SessionResult<Page<Message>>> {
-    return this.#query(() => control.messagePage(this.#engine.store, after, limit));
+  async listMessages(after: number, limit: number, maxChars?: number): Promise<SessionResult<Page<Message>>> {
+    return this.#query(() => control.messagePage(this.#engine.store, after, limit, maxChars));
   }
 
-  async listToolCalls(cursor: string | null = null, limit: number = control.MAX_TOOL_CALL_PAGE): Promise<SessionResult<Page<ToolCall>>> {
-    return this.#query(() => control.toolCallPage(this.#engine.store, cursor, limit));
+  async listToolCalls(
+    cursor: string | null = null,
+    limit: number = control.MAX_TOOL_CALL_PAGE,
+    maxChars?: number,
+  ): Promise<SessionResult<Page<ToolCall>>> {
+    return this.#query(() => control.toolCallPage(this.#engine.store, cursor, limit, maxChars));
   }
 
   async listSteps(after: number, limit: number): Promise<SessionResult<Page<Step>>> {

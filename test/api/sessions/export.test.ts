@@ -5,10 +5,11 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { EXPORT_FORMAT, exportChunks, toByteStream } from "../../../src/sessions/export";
+import { EXPORT_FORMAT, EXPORT_PAGE_CHARS, exportChunks, toByteStream } from "../../../src/sessions/export";
+import { SessionClient } from "../../../src/sessions/client";
 import type { Message, Session, Step, ToolCall } from "../../../src/session-config/types";
 import { tenantIndexStub } from "../../../src/objects";
-import { call } from "../../support/api";
+import { call, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { freshTenant } from "../../support/tokens";
 import { type Caller, caller, createSession, getJson, post, text, toolUse, waitForStatus } from "./helpers";
@@ -97,6 +98,27 @@ describe("session export", () => {
     expect((await call("/v1/sessions/ses_nope/export", { headers: owner.headers })).status).toBe(404);
   });
 
+  it("is refused past the tenant's exports_per_minute with 429 and Retry-After, for every caller of the tenant", async () => {
+    const tenant = freshTenant();
+    const owner = await caller(tenant, ["sessions:read", "sessions:write"], "owner");
+    await tenantIndexStub(env, owner.tenantId).setLimitOverrides(owner.tenantId, { exports_per_minute: 2 });
+    const session = await createSession(owner, {});
+    for (let i = 0; i < 2; i++) await exported(owner, session.id);
+    const res = await call(`/v1/sessions/${session.id}/export`, { headers: owner.headers });
+    expect(res.status).toBe(429);
+    expect(res.headers.get("Content-Type")).toMatch(/^application\/problem\+json/);
+    expect(Number(res.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+    expect(res.headers.get("RateLimit")).toMatch(/exports/);
+    expect((await readProblem(res)).detail).toMatch(/exports_per_minute/);
+    // The window is the tenant's: its admin is refused too, while its other requests go on.
+    const admin = await caller(tenant, ["tenant:admin"], "admin");
+    expect((await call(`/v1/sessions/${session.id}/export`, { headers: admin.headers })).status).toBe(429);
+    expect((await call(`/v1/sessions/${session.id}`, { headers: owner.headers })).status).toBe(200);
+    // Another tenant is untouched.
+    const other = await caller();
+    await exported(other, (await createSession(other, {})).id);
+  });
+
   it("exports a session of 1,000 steps whole", async () => {
     const who = await caller();
     await tenantIndexStub(env, who.tenantId).setLimitOverrides(who.tenantId, {
@@ -130,6 +152,42 @@ describe("session export", () => {
     expect(doc.steps.length).toBeGreaterThanOrEqual(1000);
     expect(new Set(doc.steps.map((s) => s.seq)).size).toBe(doc.steps.length);
   }, 420_000);
+});
+
+describe("the export's pages", () => {
+  it("are bounded in size: a session of large messages is read one bounded page at a time, the document unchanged", async () => {
+    const who = await caller();
+    const model = mockModel(uniqueKey("model"));
+    const big = (letter: string) => letter.repeat(190_000);
+    await model.script({ reply: { content: [text(big("a"))] } }, { reply: { content: [text(big("b"))] } });
+    const session = await createSession(who, { input: big("x"), model: model.key });
+    await waitForStatus(who, session.id, ["done"]);
+    expect((await post(who, `/v1/sessions/${session.id}/messages`, { input: big("y") })).status).toBe(202);
+    await waitForStatus(who, session.id, ["done"]);
+
+    const client = new SessionClient(env, who.tenantId, session.id);
+    const pages: number[] = [];
+    const recording = {
+      listMessages: async (after: number, limit: number, maxChars?: number) => {
+        const page = await client.listMessages(after, limit, maxChars);
+        pages.push(JSON.stringify(page.data).length);
+        return page;
+      },
+      listToolCalls: (cursor: string | null, limit: number, maxChars?: number) => client.listToolCalls(cursor, limit, maxChars),
+      listSteps: (after: number, limit: number) => client.listSteps(after, limit),
+    };
+    let body = "";
+    for await (const chunk of exportChunks((await client.find())!, recording, "2026-01-01T00:00:00.000Z")) body += chunk;
+    const doc = JSON.parse(body) as Export;
+    expect(doc.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    // 760 KB of messages: never read as one answer, each page at most the bound and one message past it.
+    expect(pages.length).toBeGreaterThanOrEqual(4);
+    for (const size of pages) expect(size).toBeLessThan(EXPORT_PAGE_CHARS + 200_000);
+    // The route's document is the same one, page bounds or not.
+    const { doc: routed } = await exported(who, session.id);
+    expect(routed.messages).toEqual(doc.messages);
+    expect(routed.messages).toEqual(await everyPage<Message>(who, `/v1/sessions/${session.id}/messages`));
+  });
 });
 
 describe("the export stream", () => {

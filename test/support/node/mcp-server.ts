@@ -36,6 +36,15 @@ export interface RecordedCall {
   received_at: number;
 }
 
+/** Listed under a `typed-` key: a tool with an output schema, and a result that keeps it or not. */
+const TYPED_TOOL: Tool = {
+  name: "weather",
+  description: "Says the temperature.",
+  inputSchema: { type: "object", properties: { mode: { type: "string" } } },
+  outputSchema: { type: "object", properties: { temp: { type: "number" } }, required: ["temp"] },
+  annotations: { readOnlyHint: true },
+};
+
 const TOOLS: Tool[] = [
   {
     name: "echo",
@@ -162,7 +171,8 @@ export async function startMcpServer(options: { port?: number } = {}): Promise<M
       const named = key.startsWith("leak-name-")
         ? [{ ...TOOLS[0]!, name: `t_${Buffer.from((header("authorization") ?? "").replace(/^\S+\s+/, "")).toString("hex")}` }]
         : [];
-      return { tools: [...leakyListing(header), ...named] };
+      const typed = key.startsWith("typed-") ? [TYPED_TOOL] : [];
+      return { tools: [...leakyListing(header), ...named, ...typed] };
     });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const { name } = request.params;
@@ -199,6 +209,10 @@ export async function startMcpServer(options: { port?: number } = {}): Promise<M
           return text(`synced ${String(args.n)}`);
         case "leak":
           return { content: leakyContent(headerOf(extra)) };
+        case "weather": {
+          const temp = args.mode === "invalid" ? "hot" : 21;
+          return { ...text(JSON.stringify({ temp })), ...(args.mode === "none" ? {} : { structuredContent: { temp } }) };
+        }
         default:
           throw new Error(`unknown tool ${name}`);
       }

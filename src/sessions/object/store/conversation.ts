@@ -39,6 +39,11 @@ export class ConversationStore extends StoreCore {
     return messages.messages(this.storage.sql, after, limit);
   }
 
+  /** A page of messages after `after`, cut at `limit` and at `maxChars` of content (messages.ts). */
+  messagePage(after: number, limit: number, maxChars: number): { messages: Message[]; more: boolean } {
+    return messages.messagePage(this.storage.sql, after, limit, maxChars);
+  }
+
   /** Messages from `fromSeq` on and the ones named in `alsoSeqs`, oldest first. */
   messagesForWindow(fromSeq: number | null, alsoSeqs: readonly number[]): Message[] {
     return messages.messagesForWindow(this.storage.sql, fromSeq, alsoSeqs);
@@ -142,8 +147,8 @@ export class ConversationStore extends StoreCore {
    * Up to `limit` calls in call order after the call at (`after.first` = message_seq,
    * `after.second` = position), and where the next page starts when more follow.
    */
-  toolCallPage(after: IntPairCursor | null, limit: number): { calls: ToolCall[]; next: IntPairCursor | null } {
-    return toolCalls.toolCallPage(this.storage.sql, after, limit);
+  toolCallPage(after: IntPairCursor | null, limit: number, maxChars?: number): { calls: ToolCall[]; next: IntPairCursor | null } {
+    return toolCalls.toolCallPage(this.storage.sql, after, limit, maxChars);
   }
 
   toolCalls(): ToolCall[] {

@@ -7,6 +7,7 @@
 import { estimateMessageTokens, type MessageKind, messageKind } from "../context/estimate";
 import type { MessageMeta } from "../context/window";
 import type { ContentBlock, Message, Role } from "../../../session-config/types";
+import { takeWithin, textChars } from "./bounded-page";
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -29,6 +30,13 @@ export function messages(sql: SqlStorage, after: number, limit: number): Message
     .exec("SELECT seq, role, content, created_at FROM messages WHERE seq > ? ORDER BY seq LIMIT ?", after, limit)
     .toArray()
     .map(toMessage);
+}
+
+/** A page of messages after `after`: at most `limit`, cut at `maxChars` of content; `more` when some were left. */
+export function messagePage(sql: SqlStorage, after: number, limit: number, maxChars: number): { messages: Message[]; more: boolean } {
+  const cursor = sql.exec("SELECT seq, role, content, created_at FROM messages WHERE seq > ? ORDER BY seq", after);
+  const { rows, more } = takeWithin(cursor, limit, maxChars, (row) => textChars(row, ["content"]));
+  return { messages: rows.map(toMessage), more };
 }
 
 export function messagesForWindow(sql: SqlStorage, fromSeq: number | null, alsoSeqs: readonly number[]): Message[] {

@@ -208,4 +208,16 @@ export const SESSION_MIGRATIONS: readonly Migration[] = [
       sql.exec("DROP TABLE outbox");
     },
   },
+  {
+    version: 17,
+    description:
+      "run_tools.output_schema: the `outputSchema` an MCP server listed for a tool (JSON, null without one), so each call's " +
+      "result is checked against the schema found when the run started, whichever connection the call goes over",
+    up: (storage) => {
+      const sql = storage.sql;
+      // An on-demand table: absent until a run lists MCP tools, and then made with the column.
+      if (sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run_tools'").toArray().length === 0) return;
+      sql.exec("ALTER TABLE run_tools ADD COLUMN output_schema TEXT");
+    },
+  },
 ];

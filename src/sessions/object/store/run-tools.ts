@@ -21,6 +21,8 @@ export function runTools(sql: SqlStorage): DiscoveredTool[] {
       remote_name: String(row.remote_name),
       description: String(row.description),
       input_schema: JSON.parse(String(row.input_schema)) as Record<string, unknown>,
+      // Null in rows without one, and in rows saved before migration 17: such a run checks no result.
+      ...(typeof row.output_schema === "string" ? { output_schema: JSON.parse(row.output_schema) as Record<string, unknown> } : {}),
       at_most_once: row.at_most_once === 1,
     }));
 }
@@ -29,7 +31,7 @@ export function saveRunTools(sql: SqlStorage, kv: KvStretchCache, tools: readonl
   sql.exec("DELETE FROM run_tools");
   tools.forEach((tool, position) => {
     sql.exec(
-      "INSERT INTO run_tools (name, position, server, remote_name, description, input_schema, at_most_once) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO run_tools (name, position, server, remote_name, description, input_schema, at_most_once, output_schema) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       tool.name,
       position,
       tool.server,
@@ -37,6 +39,7 @@ export function saveRunTools(sql: SqlStorage, kv: KvStretchCache, tools: readonl
       tool.description,
       JSON.stringify(tool.input_schema),
       tool.at_most_once ? 1 : 0,
+      tool.output_schema === undefined ? null : JSON.stringify(tool.output_schema),
     );
   });
   kv.put(RUN_TOOLS_KEY, { discovered_at: now });

@@ -14,7 +14,7 @@
 import type { Baseline } from "../../../storage/migrations";
 
 export const SESSION_BASELINE: Baseline = {
-  version: 16,
+  version: 17,
   statements: [
     `CREATE TABLE messages (
       seq INTEGER PRIMARY KEY,
@@ -66,7 +66,7 @@ export const SESSION_BASELINE: Baseline = {
 export type SessionOnDemandTable = "summaries" | "pending_messages" | "run_tools" | "images" | "subagents" | "trace_spans" | "audit_outbox";
 
 /**
- * The tables made on first write, as version 14 shapes them (each also the shape migration 14
+ * The tables made on first write, as version 14 shapes them (`run_tools` with migration 17's column; each also the shape migration 14
  * leaves a non-empty one in). None keeps an AUTOINCREMENT counter: each key only orders rows
  * (a reused key of a deleted row is harmless), and the counter is a table and a row written of
  * its own. `images` comes with `image_chunks`.
@@ -98,7 +98,8 @@ export const SESSION_ON_DEMAND_TABLES: Readonly<Record<SessionOnDemandTable, rea
       remote_name TEXT NOT NULL,
       description TEXT NOT NULL,
       input_schema TEXT NOT NULL,
-      at_most_once INTEGER NOT NULL
+      at_most_once INTEGER NOT NULL,
+      output_schema TEXT
     )`,
   ],
   images: [

@@ -8,6 +8,7 @@
  */
 import type { IntPairCursor } from "../../../shared/cursor";
 import type { ToolCall, ToolCallDecision, ToolCallStatus } from "../../../session-config/types";
+import { takeWithin, textChars } from "./bounded-page";
 
 export interface NewToolCall {
   id: string;
@@ -43,21 +44,19 @@ export function toolCallPage(
   sql: SqlStorage,
   after: IntPairCursor | null,
   limit: number,
+  maxChars: number = Number.MAX_SAFE_INTEGER,
 ): { calls: ToolCall[]; next: IntPairCursor | null } {
   const seq = after?.first ?? -1;
   const position = after?.second ?? -1;
-  const rows = sql
-    .exec(
-      "SELECT * FROM tool_calls WHERE message_seq > ? OR (message_seq = ? AND position > ?) ORDER BY message_seq, position LIMIT ?",
-      seq,
-      seq,
-      position,
-      limit + 1,
-    )
-    .toArray();
-  const page = rows.slice(0, limit);
+  const cursor = sql.exec(
+    "SELECT * FROM tool_calls WHERE message_seq > ? OR (message_seq = ? AND position > ?) ORDER BY message_seq, position",
+    seq,
+    seq,
+    position,
+  );
+  const { rows: page, more } = takeWithin(cursor, limit, maxChars, (row) => textChars(row, ["input", "output"]));
   const last = page[page.length - 1];
-  const next = rows.length > limit && last ? { first: Number(last.message_seq), second: Number(last.position) } : null;
+  const next = more && last ? { first: Number(last.message_seq), second: Number(last.position) } : null;
   return { calls: page.map(toToolCall), next };
 }
 

@@ -149,6 +149,19 @@ describe("the run's tools", () => {
     const plan = planRunTools([server("docs")], new Map([["docs", [listed("bad", { inputSchema: { type: "string" } })]]]));
     expect(plan.ok).toBe(false);
   });
+
+  it("keeps a tool's output schema for the checks of its results, and refuses one it could not check with", () => {
+    const outputSchema = { type: "object", properties: { temp: { type: "number" } } };
+    const kept = planRunTools([server("docs")], new Map([["docs", [listed("weather", { outputSchema })]]]));
+    expect(kept).toMatchObject({ ok: true, tools: [{ remote_name: "weather", output_schema: outputSchema }] });
+    const none = planRunTools([server("docs")], new Map([["docs", [listed("echo")]]]));
+    expect(none.ok && "output_schema" in none.tools[0]!).toBe(false);
+    const bad = { type: "object", properties: { q: { type: "string", pattern: "^(a)\\1$" } } };
+    expect(planRunTools([server("docs")], new Map([["docs", [listed("bad", { outputSchema: bad })]]]))).toEqual({
+      ok: false,
+      problem: expect.stringMatching(/^MCP server "docs", tool "bad": its output schema cannot be used/),
+    });
+  });
 });
 
 describe("masking", () => {

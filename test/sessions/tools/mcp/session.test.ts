@@ -110,6 +110,38 @@ describe("MCP tools", () => {
     });
   });
 
+  it("checks each result against the outputSchema the run found, though the call goes over another connection", async () => {
+    const who = await caller();
+    const model = mockModel(uniqueKey("model"));
+    const server = mcpServer(uniqueKey("typed"));
+    await model.script(
+      {
+        reply: {
+          content: [
+            toolUse("toolu_valid", "docs__weather", { mode: "valid" }),
+            toolUse("toolu_invalid", "docs__weather", { mode: "invalid" }),
+            toolUse("toolu_none", "docs__weather", { mode: "none" }),
+          ],
+        },
+      },
+      { reply: { content: [text("checked")] } },
+    );
+    const session = await createSession(who, {
+      input: "weather",
+      model: model.key,
+      tools: [{ type: "mcp", name: "docs", url: server.url, allowed_tools: ["weather"] }],
+    });
+    expect((await waitForStatus(who, session.id, ["done", "failed"])).status).toBe("done");
+    const [valid, invalid, none] = await toolCallsOf(who, session.id);
+    expect(valid).toMatchObject({ is_error: false, output: '{"temp":21}' });
+    expect(invalid).toMatchObject({
+      is_error: true,
+      output: expect.stringMatching(/^MCP server "docs": the result's structuredContent does not match the tool's outputSchema: .*temp/),
+    });
+    expect(none).toMatchObject({ is_error: true, output: expect.stringContaining("has no structuredContent") });
+    expect((await server.calls()).map((call) => call.arguments)).toEqual([{ mode: "valid" }, { mode: "invalid" }, { mode: "none" }]);
+  });
+
   it("never shows the header values: not in the session, not in a replay, not in what a server echoes", async () => {
     const who = await caller();
     const model = mockModel(uniqueKey("model"));

@@ -8,7 +8,7 @@ import { deadline } from "../../../../shared/deadline";
 import type { McpToolSpec } from "../../../../session-config/types";
 import type { Tool, ToolContext, ToolOutcome } from "../tool";
 import { serverMasker } from "../../../../session-config/masking";
-import { describeFailure, resultText } from "./outcome";
+import { describeFailure, outputSchemaViolation, resultText } from "./outcome";
 import type { DiscoveredTool } from "./plan";
 import { markAtMostOnce } from "../at-most-once";
 import { linearDelay, retrying, type RetryPolicy } from "../../../../shared/retry";
@@ -49,6 +49,10 @@ async function callMcpTool(tool: DiscoveredTool, spec: McpToolSpec, input: unkno
       try {
         const connection = await ctx.mcp.get(spec, signal);
         const result = await connection.callTool(tool.remote_name, args, signal, MCP_CALL_TIMEOUT_MS);
+        const violation = outputSchemaViolation(result, tool.output_schema);
+        // Final, never tried again: the server answered, and would answer alike.
+        if (violation !== null)
+          return { done: true, value: { output: masker.mask(`MCP server "${spec.name}": ${violation}`), isError: true } };
         // The whole text at once: a value split across two blocks is found like a whole one.
         return { done: true, value: { output: masker.mask(resultText(result)), isError: result.isError === true } };
       } catch (error) {

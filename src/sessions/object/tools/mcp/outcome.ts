@@ -9,6 +9,7 @@ import { loadMcpSdk, type McpSdk } from "./load-sdk";
 import { McpRefusal } from "./mcp-fetch";
 import type { SecretMasker } from "../../../../shared/secret-mask";
 import { CredentialUnavailable, type CredentialFailure } from "../../../../egress/credential-fetch";
+import { validateJson } from "../../../../shared/json-schema/validator";
 
 /** What a failure's sentence keeps of what a server or the network said. */
 const MAX_FAILURE_CHARS = 1_000;
@@ -49,6 +50,20 @@ export function resultText(result: CallToolResult): string {
   }
   if (parts.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
   return parts.join("\n");
+}
+
+/**
+ * Why a result breaks the `outputSchema` its tool was listed with, or null. The check is ours, on
+ * the schema saved when the run started: the SDK checks only on the connection that listed the
+ * tool, and a call goes over another. A server's own error result carries no structured content.
+ */
+export function outputSchemaViolation(result: CallToolResult, schema: Record<string, unknown> | undefined): string | null {
+  if (schema === undefined || result.isError === true) return null;
+  if (result.structuredContent === undefined) return "the result has no structuredContent, which the tool's outputSchema requires";
+  const checked = validateJson(schema, result.structuredContent);
+  if (checked.valid) return null;
+  const why = checked.unusable !== null ? `the schema cannot be used: ${checked.unusable}` : checked.errors.join("; ");
+  return `the result's structuredContent does not match the tool's outputSchema: ${why}`;
 }
 
 export async function describeFailure(server: string, error: unknown, masker: SecretMasker): Promise<McpFailure> {

@@ -24,6 +24,7 @@ export interface ListedTool {
   title?: string;
   description?: string;
   inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
   annotations?: { readOnlyHint?: boolean; idempotentHint?: boolean };
   execution?: { taskSupport?: string };
 }
@@ -38,6 +39,8 @@ export interface DiscoveredTool {
   remote_name: string;
   description: string;
   input_schema: Record<string, unknown>;
+  /** The `outputSchema` the server listed: each call's structured result is checked against it. */
+  output_schema?: Record<string, unknown>;
   at_most_once: boolean;
 }
 
@@ -62,7 +65,8 @@ export function planRunTools(specs: readonly ToolSpec[], listings: ReadonlyMap<s
     for (const entry of narrow(spec, listed)) {
       const planned = planTool(spec, entry, taken);
       if (typeof planned === "string") return { ok: false, problem: planned };
-      patterns += estimateSchemaPatterns(planned.input_schema);
+      patterns +=
+        estimateSchemaPatterns(planned.input_schema) + (planned.output_schema ? estimateSchemaPatterns(planned.output_schema) : 0);
       taken.add(planned.name);
       tools.push(planned);
     }
@@ -99,15 +103,12 @@ function narrow(spec: McpToolSpec, listed: readonly ListedTool[]): ListedTool[] 
 function planTool(spec: McpToolSpec, tool: ListedTool, taken: ReadonlySet<string>): DiscoveredTool | string {
   const where = `MCP server "${spec.name}", tool "${tool.name.slice(0, 128)}"`;
   const schema = tool.inputSchema;
-  if (schema === null || typeof schema !== "object" || Array.isArray(schema) || schema.type !== "object") {
-    return `${where}: its input schema is not a JSON Schema of type "object"`;
-  }
-  if (JSON.stringify(schema).length > MCP_MAX_SCHEMA_CHARS)
-    return `${where}: its input schema is longer than ${MCP_MAX_SCHEMA_CHARS} characters`;
-  if (jsonDepth(schema) > MAX_JSON_DEPTH) return `${where}: its input schema is nested more than ${MAX_JSON_DEPTH} levels deep`;
-  const problems = checkSchema(schema);
-  if (problems.length > 0)
-    return `${where}: its input schema cannot be used (${describeProblems(problems)}); leave it out with allowed_tools`;
+  const inputProblem = schemaProblem(schema, "input");
+  if (inputProblem !== null) return `${where}: ${inputProblem}`;
+  // A result is checked against the output schema, so one the platform cannot use refuses the tool like its input schema.
+  const output = tool.outputSchema;
+  const outputProblem = output === undefined ? null : schemaProblem(output, "output");
+  if (outputProblem !== null) return `${where}: ${outputProblem}`;
   const name = offeredToolName(spec.name, tool.name, taken);
   if (name === null) return `${where}: no name could be found for it that no other tool uses; leave it out with allowed_tools`;
   const description = (tool.description ?? tool.title ?? `The tool ${tool.name} of the MCP server ${spec.name}.`).slice(
@@ -120,6 +121,19 @@ function planTool(spec: McpToolSpec, tool: ListedTool, taken: ReadonlySet<string
     remote_name: tool.name,
     description: description.trim() === "" ? `The tool ${tool.name} of the MCP server ${spec.name}.` : description,
     input_schema: schema,
+    ...(output !== undefined ? { output_schema: output } : {}),
     at_most_once: !isRepeatable(tool.annotations),
   };
+}
+
+/** Why a listed schema (`which`: input or output) cannot be used, or null. */
+function schemaProblem(schema: unknown, which: "input" | "output"): string | null {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema) || (schema as Record<string, unknown>).type !== "object") {
+    return `its ${which} schema is not a JSON Schema of type "object"`;
+  }
+  if (JSON.stringify(schema).length > MCP_MAX_SCHEMA_CHARS) return `its ${which} schema is longer than ${MCP_MAX_SCHEMA_CHARS} characters`;
+  if (jsonDepth(schema) > MAX_JSON_DEPTH) return `its ${which} schema is nested more than ${MAX_JSON_DEPTH} levels deep`;
+  const problems = checkSchema(schema);
+  if (problems.length > 0) return `its ${which} schema cannot be used (${describeProblems(problems)}); leave it out with allowed_tools`;
+  return null;
 }
