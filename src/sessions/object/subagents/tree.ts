@@ -56,10 +56,16 @@ export function takeInTree(store: SessionStore, ask: unknown): SessionResult<Tre
   return { ok: true, value: answer };
 }
 
-/** A root's own next model call, decided where it runs and counted by its step: null to go on, else the refusal's text. */
+/**
+ * A root's own next model call, decided where it runs and counted by its step: null to go on, else
+ * the refusal's text. A session that started no child in this run is no family: `max_steps_per_run`
+ * alone bounds it, so a tenant that allows long runs is not cut short by a budget for trees.
+ */
 export function ownCallRefusal(store: SessionStore): string | null {
   const session = store.requireSession();
-  const { answer } = treeDecision(store.tree(), treeLimits(session.limits), { kind: "model_call" }, store.run().steps);
+  const tree = store.tree();
+  if (tree.children.length === 0) return null;
+  const { answer } = treeDecision(tree, treeLimits(session.limits), { kind: "model_call" }, store.run().steps);
   return answer.ok ? null : refusalText(answer);
 }
 
