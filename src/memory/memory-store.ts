@@ -109,7 +109,8 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
         const item = { namespace, key, value, createdBy, now, ttlMs, refreshTtl: input.refreshTtl === true, vector };
         const bytes = store.writeItem(this.#sql, item, previous);
         // Counted as written (item-bytes.ts), so the check is exact; past the limit the write is
-        // undone, unless it took no more than the item did (a smaller version always fits).
+        // undone unless the item, its kept versions included, takes no more than before: the
+        // tenant's total is then no higher than it was (a smaller value alone is not enough).
         const total = store.totalBytes(this.#sql);
         if (total > maxBytes && bytes > (previous?.bytes ?? 0))
           throw new OverBytes(total - bytes + (previous?.bytes ?? 0), bytes, maxBytes);
