@@ -4,6 +4,7 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { PutItem } from "../../../src/memory/types";
 import { memoryStoreStub, tenantIndexStub } from "../../../src/objects";
 import { callJson, call, readProblem } from "../../support/api";
 import { caller } from "../sessions/helpers";
@@ -83,5 +84,22 @@ describe("memory bytes", () => {
     const before = await counted(who.tenantId);
     expect((await put({ text: "short now" })).status).toBe(200);
     expect((await counted(who.tenantId)).total).toBeLessThan(before.total);
+  });
+
+  it("takes a put from a caller that sends no maxBytes (from before the limit) under the default", async () => {
+    const who = await caller(undefined, [...RW]);
+    expect((await callJson("/v1/memory/items", "PUT", { namespace: ["docs"], key: "a", value: { n: 1 } }, who.headers)).status).toBe(200);
+    const older = {
+      namespace: ["docs"],
+      key: "b",
+      value: { n: 2 },
+      ttlSeconds: null,
+      refreshTtl: false,
+      createdBy: "old",
+      maxItems: 100,
+      now: Date.now(),
+    };
+    const result = await memoryStoreStub(env, who.tenantId).put(who.tenantId, older as unknown as PutItem);
+    expect(result).toMatchObject({ ok: true, value: { key: "b", version: 1 } });
   });
 });
