@@ -146,7 +146,8 @@ export const limitsSchema = z.object({
     .openapi({
       description:
         "Bytes a tenant's memory may take in storage: each item's value, its earlier versions kept, its part of the search index and its vector " +
-        "(expired items until they are swept). A write that would take more is a 409 until items are deleted; one that shrinks an item always works.",
+        "(expired items until they are swept). A write that would take more is a 409; past it, only a write that leaves its item, kept versions included, no larger goes through " +
+        "(the old value is kept as a version, so a smaller value is not enough): delete items to free bytes.",
     }),
   /** How deep sessions started by `agent` tools may nest: a top-level session is depth 0, its children 1. */
   max_agent_depth: z.number().int().min(0).max(10).openapi({

@@ -34,6 +34,7 @@ import {
 import { parseAuditContext } from "../audit/entry";
 import { type AuditOutbox, tenantAuditOutbox } from "../audit/outbox";
 import type { AuditContext } from "../audit/types";
+import { DEFAULT_MAX_MEMORY_BYTES } from "../limits";
 
 const NOT_FOUND = { ok: false, reason: "item_not_found" } as const;
 
@@ -94,7 +95,8 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
     const createdBy = requireString("createdBy", input.createdBy);
     // Asked before the write, outside its transaction: the write never waits inside one.
     const vector = await this.#embed(store.searchText(key, value), tenantId);
-    const maxBytes = requireInt("maxBytes", input.maxBytes, 0);
+    // A caller from before max_memory_bytes (a Worker not yet updated mid-deploy) sends none: the default holds.
+    const maxBytes = input.maxBytes === undefined ? DEFAULT_MAX_MEMORY_BYTES : requireInt("maxBytes", input.maxBytes, 0);
     let result: MemoryResult<MemoryItem>;
     try {
       result = this.ctx.storage.transactionSync((): MemoryResult<MemoryItem> => {
@@ -109,7 +111,8 @@ export class MemoryStore extends DurableObject<Cloudflare.Env> implements Memory
         const item = { namespace, key, value, createdBy, now, ttlMs, refreshTtl: input.refreshTtl === true, vector };
         const bytes = store.writeItem(this.#sql, item, previous);
         // Counted as written (item-bytes.ts), so the check is exact; past the limit the write is
-        // undone, unless it took no more than the item did (a smaller version always fits).
+        // undone unless the item, its kept versions included, takes no more than before: the
+        // tenant's total is then no higher than it was (a smaller value alone is not enough).
         const total = store.totalBytes(this.#sql);
         if (total > maxBytes && bytes > (previous?.bytes ?? 0))
           throw new OverBytes(total - bytes + (previous?.bytes ?? 0), bytes, maxBytes);

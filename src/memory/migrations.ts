@@ -150,4 +150,9 @@ export const MEMORY_STORE_MIGRATIONS: readonly Migration[] = [
     description: "items by their last write, so a search without a query reads the newest items first and stops",
     up: (storage) => execAll(storage.sql, [`CREATE INDEX IF NOT EXISTS items_by_update ON items (updated_at, id)`]),
   },
+  {
+    version: 10,
+    description: "items by namespace and last write, so a search within a namespace prefix finds its newest items on the index alone",
+    up: (storage) => execAll(storage.sql, [`CREATE INDEX IF NOT EXISTS items_by_namespace_update ON items (namespace, updated_at, id)`]),
+  },
 ];

@@ -92,62 +92,105 @@ function matchesBeyond(sql: SqlStorage, match: string): boolean {
 }
 
 /**
- * Without a query, newest first. Within prefixes holding at most `MAX_SEARCH_SCAN` items (counted
- * on the namespace index, one more at most), those items; else the store's newest
- * `MAX_SEARCH_SCAN` on the update index (migration 9), whose first matches are the newest of all:
- * a page they do not fill is refused.
+ * Without a query, newest first, reading the newest `MAX_SEARCH_SCAN` items at most: the store's
+ * on the update index (migration 9), or the prefixes' found on the namespace index (migration 10)
+ * without reading a value. Their first matches of a filter are the newest of all: a page they do
+ * not fill while more items lie past them is refused, as is an offset past them.
  */
 function newest(sql: SqlStorage, input: SearchInput, scoped: boolean): ItemRow[] {
   const where = itemConditions(input, scoped);
-  const order = `ORDER BY items.updated_at DESC, items.id DESC LIMIT ? OFFSET ?`;
-  if (scoped && itemsWithin(sql, input.prefixes) <= MAX_SEARCH_SCAN)
-    // `+` keeps the planner on the namespace index: the few items within, then sorted.
-    return sql
+  const filtered = Object.keys(input.filter).length > 0;
+  const wanted = input.offset + input.limit;
+  if (!filtered && wanted > MAX_SEARCH_SCAN) {
+    if (newestIds(sql, scoped ? input.prefixes : null, MAX_SEARCH_SCAN + 1).length > MAX_SEARCH_SCAN) throw new ScanExceeded("offset");
+  }
+  // Expired rows the sweep has not reached yet may be among the newest: that many more.
+  const scan = MAX_SEARCH_SCAN + expiredUnswept(sql, input.now);
+  let rows: ItemRow[];
+  let beyond: boolean;
+  if (!scoped) {
+    rows = sql
       .exec<ItemRow>(
-        `SELECT items.* FROM items WHERE ${where.sql} ORDER BY +items.updated_at DESC, items.id DESC LIMIT ? OFFSET ?`,
+        `SELECT items.* FROM (SELECT * FROM items ORDER BY updated_at DESC, id DESC LIMIT ?) AS items WHERE ${where.sql}
+         ORDER BY items.updated_at DESC, items.id DESC LIMIT ? OFFSET ?`,
+        scan,
         ...where.args,
         input.limit,
         input.offset,
       )
       .toArray();
-  const rows = sql
-    .exec<ItemRow>(
-      `SELECT items.* FROM (SELECT * FROM items ORDER BY updated_at DESC, id DESC LIMIT ?) AS items WHERE ${where.sql} ${order}`,
-      MAX_SEARCH_SCAN,
-      ...where.args,
-      input.limit,
-      input.offset,
-    )
-    .toArray();
-  if (rows.length < input.limit && sql.exec<{ n: number }>(`SELECT n FROM item_count`).one().n > MAX_SEARCH_SCAN)
-    throw new ScanExceeded(input.offset > 0 && Object.keys(input.filter).length === 0 ? "offset" : "filter");
+    beyond = sql.exec<{ n: number }>(`SELECT n FROM item_count`).one().n > scan;
+  } else {
+    const ids = newestIds(sql, input.prefixes, scan + 1);
+    beyond = ids.length > scan;
+    rows = rowsOf(sql, ids.slice(0, scan), where, wanted).slice(input.offset, wanted);
+  }
+  if (rows.length < input.limit && beyond) throw new ScanExceeded(filtered ? "filter" : "offset");
   return rows;
 }
 
-/** Items within the prefixes, counted on the namespace index up to one past `MAX_SEARCH_SCAN`. */
-function itemsWithin(sql: SqlStorage, prefixes: string[][]): number {
-  let n = 0;
+/** The rows of `ids` that meet `where`, in the order of `ids`, looked up a few at a time until `wanted` are found. */
+function rowsOf(sql: SqlStorage, ids: number[], where: { sql: string; args: SqlStorageValue[] }, wanted: number): ItemRow[] {
+  const rows: ItemRow[] = [];
+  const chunk = Math.min(Math.max(wanted, 20), 200);
+  for (let at = 0; at < ids.length && rows.length < wanted; at += chunk) {
+    const some = ids.slice(at, at + chunk);
+    const found = new Map(
+      sql
+        .exec<ItemRow>(
+          `SELECT items.* FROM json_each(?) AS ids CROSS JOIN items ON items.id = ids.value WHERE ${where.sql}`,
+          JSON.stringify(some),
+          ...where.args,
+        )
+        .toArray()
+        .map((row) => [row.id, row]),
+    );
+    for (const id of some) {
+      const row = found.get(id);
+      if (row) rows.push(row);
+    }
+  }
+  return rows;
+}
+
+/**
+ * The ids of the `n` most recently updated items within the prefixes (all items when null), newest
+ * first: from `(namespace, updated_at, id)` (migration 10) per prefix, or `(updated_at, id)`
+ * (migration 9), reading index entries only, never a value.
+ */
+function newestIds(sql: SqlStorage, prefixes: string[][] | null, n: number): number[] {
+  const order = `ORDER BY updated_at DESC, id DESC LIMIT ?`;
+  if (prefixes === null)
+    return sql
+      .exec<{ id: number }>(`SELECT id FROM items INDEXED BY items_by_update ${order}`, n)
+      .toArray()
+      .map((row) => row.id);
+  const found = new Map<number, number>();
   for (const segments of prefixes) {
     const prefix = joinNamespace(segments);
-    n += sql
-      .exec<{ n: number }>(
-        `SELECT COUNT(*) AS n FROM (SELECT 1 FROM items WHERE namespace = ? OR (namespace >= ? AND namespace < ?) LIMIT ?)`,
-        prefix,
-        `${prefix}.`,
-        `${prefix}/`,
-        MAX_SEARCH_SCAN + 1 - n,
-      )
-      .one().n;
-    if (n > MAX_SEARCH_SCAN) break;
+    // The index's range from "prefix" to "prefix/" holds the prefix and all below it ("prefix." …).
+    const rows = sql.exec<{ id: number; updated_at: number }>(
+      `SELECT id, updated_at FROM items INDEXED BY items_by_namespace_update
+       WHERE namespace >= ? AND namespace < ? AND (namespace = ? OR namespace >= ?) ${order}`,
+      prefix,
+      `${prefix}/`,
+      prefix,
+      `${prefix}.`,
+      n,
+    );
+    for (const row of rows) found.set(row.id, row.updated_at);
   }
-  return n;
+  return [...found.entries()]
+    .sort((a, b) => b[1] - a[1] || b[0] - a[0])
+    .slice(0, n)
+    .map(([id]) => id);
 }
 
 /**
  * The BM25 ranking and the ranking by meaning, fused by their ranks (reciprocal rank fusion), so
  * neither scale has to be compared with the other. Both lists are cut at the same depth whatever
  * the page, so the pages of one query never overlap or skip. The vectors compared are those of
- * the most recently updated items within the prefixes and filter.
+ * the prefixes' most recently updated items (`vectorScanLimit`) that match the filter.
  */
 function hybridSearch(sql: SqlStorage, input: SearchInput, terms: string[], scoped: boolean, near: VectorQuery): ScoredItem[] {
   const where = itemConditions(input, scoped);
@@ -161,20 +204,17 @@ function hybridSearch(sql: SqlStorage, input: SearchInput, terms: string[], scop
       FUSION_DEPTH,
     )
     .toArray();
-  // The newest within few prefixes' items (sorted after the namespace index finds them), or the
-  // store's newest: either way no more rows than the vectors compared.
+  // The prefixes' newest items, found on the index alone (migration 10), each joined to its vector:
+  // no more rows than the vectors compared, however many items the store or the prefixes hold.
   const compared = vectorScanLimit(near.values.length);
-  const source =
-    scoped && itemsWithin(sql, input.prefixes) <= MAX_SEARCH_SCAN
-      ? { from: "items", order: "+items.updated_at DESC" }
-      : { from: `(SELECT * FROM items ORDER BY updated_at DESC, id DESC LIMIT ${compared}) AS items`, order: "items.updated_at DESC" };
+  const ids = newestIds(sql, scoped ? input.prefixes : null, compared);
   const byMeaning = sql
     .exec<{ id: number; vector: ArrayBuffer }>(
-      `SELECT items.id AS id, item_vectors.vector AS vector FROM ${source.from} JOIN item_vectors ON item_vectors.item_id = items.id
-       WHERE item_vectors.model = ? AND ${where.sql} ORDER BY ${source.order} LIMIT ?`,
+      `SELECT items.id AS id, item_vectors.vector AS vector FROM json_each(?) AS ids CROSS JOIN items ON items.id = ids.value
+       JOIN item_vectors ON item_vectors.item_id = items.id WHERE item_vectors.model = ? AND ${where.sql}`,
+      JSON.stringify(ids),
       near.model,
       ...where.args,
-      compared,
     )
     .toArray()
     .map((row) => ({ id: row.id, similarity: similarity(near.values, fromBlob(row.vector)) }))

@@ -88,8 +88,9 @@ export function writeItem(sql: SqlStorage, item: WrittenItem, previous: ItemRow 
   if (previous) {
     id = previous.id;
     const kept = rowBytes(item.namespace, item.key, previous.value);
+    // OR REPLACE: code from before migration 7 (a rollback) also wrote the current version here.
     sql.exec(
-      `INSERT INTO item_versions (namespace, key, version, value, created_by, created_at, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR REPLACE INTO item_versions (namespace, key, version, value, created_by, created_at, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       item.namespace,
       item.key,
       previous.version,
@@ -161,9 +162,11 @@ export function refreshExpiry(sql: SqlStorage, row: ItemRow, now: number): ItemR
 export function versionsOf(sql: SqlStorage, current: ItemRow): MemoryVersion[] {
   const earlier = sql
     .exec<{ version: number; value: string; created_by: string; created_at: number }>(
-      `SELECT version, value, created_by, created_at FROM item_versions WHERE namespace = ? AND key = ? ORDER BY version DESC LIMIT ?`,
+      // `version < ?`: code from before migration 7 (a rollback) also wrote the current version here.
+      `SELECT version, value, created_by, created_at FROM item_versions WHERE namespace = ? AND key = ? AND version < ? ORDER BY version DESC LIMIT ?`,
       current.namespace,
       current.key,
+      current.version,
       KEPT_VERSIONS - 1,
     )
     .toArray();

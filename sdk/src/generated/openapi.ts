@@ -2094,7 +2094,7 @@ export interface components {
             max_memory_items: number;
             /**
              * Format: int64
-             * @description Bytes a tenant's memory may take in storage: each item's value, its earlier versions kept, its part of the search index and its vector (expired items until they are swept). A write that would take more is a 409 until items are deleted; one that shrinks an item always works.
+             * @description Bytes a tenant's memory may take in storage: each item's value, its earlier versions kept, its part of the search index and its vector (expired items until they are swept). A write that would take more is a 409; past it, only a write that leaves its item, kept versions included, no larger goes through (the old value is kept as a version, so a smaller value is not enough): delete items to free bytes.
              */
             max_memory_bytes: number;
             /**
@@ -2567,7 +2567,7 @@ export interface components {
             max_memory_items?: number;
             /**
              * Format: int64
-             * @description Bytes a tenant's memory may take in storage: each item's value, its earlier versions kept, its part of the search index and its vector (expired items until they are swept). A write that would take more is a 409 until items are deleted; one that shrinks an item always works.
+             * @description Bytes a tenant's memory may take in storage: each item's value, its earlier versions kept, its part of the search index and its vector (expired items until they are swept). A write that would take more is a 409; past it, only a write that leaves its item, kept versions included, no larger goes through (the old value is kept as a version, so a smaller value is not enough): delete items to free bytes.
              */
             max_memory_bytes?: number;
             /**
@@ -3219,7 +3219,7 @@ export interface components {
             max_memory_items?: number;
             /**
              * Format: int64
-             * @description Bytes a tenant's memory may take in storage: each item's value, its earlier versions kept, its part of the search index and its vector (expired items until they are swept). A write that would take more is a 409 until items are deleted; one that shrinks an item always works.
+             * @description Bytes a tenant's memory may take in storage: each item's value, its earlier versions kept, its part of the search index and its vector (expired items until they are swept). A write that would take more is a 409; past it, only a write that leaves its item, kept versions included, no larger goes through (the old value is kept as a version, so a smaller value is not enough): delete items to free bytes.
              */
             max_memory_bytes?: number;
             /**

@@ -4,6 +4,7 @@
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { PutItem } from "../../../src/memory/types";
 import { memoryStoreStub, tenantIndexStub } from "../../../src/objects";
 import { callJson, call, readProblem } from "../../support/api";
 import { caller } from "../sessions/helpers";
@@ -68,5 +69,37 @@ describe("memory bytes", () => {
     expect(after.total).toBe(after.sum);
     expect(after.total).toBeLessThan(before.total);
     expect(after.total).toBeGreaterThan(before.total - 80_000);
+  });
+
+  it("lets a write past max_memory_bytes through only when its item, kept versions included, grows no larger", async () => {
+    const who = await caller(undefined, [...RW]);
+    await tenantIndexStub(env, who.tenantId).setLimitOverrides(who.tenantId, { max_memory_bytes: 160_000 });
+    const put = (value: Record<string, unknown>) =>
+      callJson("/v1/memory/items", "PUT", { namespace: ["docs"], key: "a", value }, who.headers);
+    expect((await put(bigValue(1))).status).toBe(200);
+    // A smaller value, yet the item keeps the larger one as a version as well: refused.
+    const smaller = { text: String(bigValue(2).text).slice(0, 54_000) };
+    expect((await put(smaller)).status).toBe(409);
+    // A value small enough that the item (the old value kept, its index text gone) takes less: through.
+    const before = await counted(who.tenantId);
+    expect((await put({ text: "short now" })).status).toBe(200);
+    expect((await counted(who.tenantId)).total).toBeLessThan(before.total);
+  });
+
+  it("takes a put from a caller that sends no maxBytes (from before the limit) under the default", async () => {
+    const who = await caller(undefined, [...RW]);
+    expect((await callJson("/v1/memory/items", "PUT", { namespace: ["docs"], key: "a", value: { n: 1 } }, who.headers)).status).toBe(200);
+    const older = {
+      namespace: ["docs"],
+      key: "b",
+      value: { n: 2 },
+      ttlSeconds: null,
+      refreshTtl: false,
+      createdBy: "old",
+      maxItems: 100,
+      now: Date.now(),
+    };
+    const result = await memoryStoreStub(env, who.tenantId).put(who.tenantId, older as unknown as PutItem);
+    expect(result).toMatchObject({ ok: true, value: { key: "b", version: 1 } });
   });
 });

@@ -3,7 +3,9 @@
  * writes a preference in one session and finds it in the next, on both providers' mocks; a
  * hostile model's every way out of its namespaces is refused; grants are checked at creation.
  */
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { tenantIndexStub } from "../../../src/objects";
 import type { MemoryItem, ScoredItem } from "../../../src/memory/types";
 import type { Session } from "../../../src/session-config/types";
 import { call, callJson, readProblem } from "../../support/api";
@@ -186,6 +188,29 @@ describe("a hostile model", () => {
     expect(JSON.parse(searched!.output!)).toEqual({ results: [] });
     // Read-only: no writer is offered.
     expect(toolNames((await model.requests())[0]!.body).sort()).toEqual(["memory_get", "memory_search"]);
+  });
+
+  it("is refused a memory_put past the tenant's max_memory_bytes, and nothing of it is kept", async () => {
+    const who = await caller(freshTenant(), BACKEND, "backend");
+    await tenantIndexStub(env, who.tenantId).setLimitOverrides(who.tenantId, { max_memory_bytes: 20_000 });
+    const model = mockModel(uniqueKey("model"));
+    await model.script(
+      {
+        reply: {
+          content: [
+            toolUse("call_small", "memory_put", { key: "small", value: { note: "fits" } }),
+            toolUse("call_large", "memory_put", { key: "large", value: { note: "x".repeat(30_000) } }),
+          ],
+        },
+      },
+      { reply: { content: [text("done")] } },
+    );
+    const session = await runToEnd(who, { model: model.key, input: "remember", memory: { namespaces: [["notes"]], write: [["notes"]] } });
+    const calls = new Map((await toolCallsOf(who, session.id)).map((call) => [call.id, call]));
+    expect(calls.get("call_small")?.is_error, calls.get("call_small")?.output ?? "").toBe(false);
+    expect(calls.get("call_large")?.is_error).toBe(true);
+    expect(calls.get("call_large")?.output).toBe("Memory is full (20000 bytes); nothing was saved.");
+    expect((await everything(who)).map((item) => item.key)).toEqual(["small"]);
   });
 });
 
