@@ -11,7 +11,7 @@ import { dailyBudgetRetryAfter } from "../tenants/usage";
 import { ApiError } from "../problems";
 import type { Principal } from "../auth/principal";
 import type { AdmissionLimits, AdmitRunInput, RunAdmission } from "../tenants/types";
-import { BUDGET_TEXT } from "../usage/budgets";
+import { BUDGET_TEXT, type BudgetName } from "../usage/budgets";
 import { runReservation } from "../tenants/budget-reservations";
 import { totalTokens, type Session } from "../session-config/types";
 
@@ -86,8 +86,20 @@ export function admissionLimits(limits: Limits, spend?: SessionSpend): Admission
   };
 }
 
+/** Whose budget runs in progress hold the rest of (the cost budget is never reserved). */
+const HELD_TEXT: Record<BudgetName | "tenant_tokens", string> = {
+  tenant_tokens: "the tenant's daily token budget",
+  tenant_cost: "the tenant's daily cost budget",
+  subject_tokens: "this user's daily token budget",
+  key_tokens: "this API key's daily token budget",
+};
+
 /** The 429 (or 403 for a suspended tenant) of a run the index refused, by `admitRun` or a session's `admitSession`. */
 export function runRefused(slot: Exclude<RunAdmission, { ok: true }>, limits: Limits): ApiError {
+  if (slot.code === "budget_used" && slot.held)
+    return new ApiError("rate_limited", `Runs in progress hold the rest of ${HELD_TEXT[slot.budget ?? "tenant_tokens"]}.`, {
+      retryAfterSeconds: slot.retryAfterSeconds,
+    });
   if (slot.code === "budget_used" && slot.budget)
     return new ApiError("rate_limited", BUDGET_TEXT[slot.budget], { retryAfterSeconds: slot.retryAfterSeconds });
   if (slot.code === "budget_used") return budgetUsedUp(slot.retryAfterSeconds);
