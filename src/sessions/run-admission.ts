@@ -125,7 +125,7 @@ export async function startWithSlot<T>(env: Env, tenantId: string, sessionId: st
 
 async function releaseQuietly(env: Env, tenantId: string, sessionId: string): Promise<void> {
   try {
-    await tenantIndexStub(env, tenantId).releaseRun(tenantId, sessionId);
+    await tenantIndexStub(env, tenantId).releaseRun(tenantId, sessionId, true);
   } catch {
     // The reservation still expires by itself.
   }

@@ -74,4 +74,18 @@ describe("budget reservations", () => {
     expect(spentUp).toMatchObject({ ok: false, code: "budget_used", retryAfterSeconds: secondsToNextUtcDay(now) });
     expect(spentUp).not.toHaveProperty("held");
   });
+
+  it("are kept when a resume's or an approval's slot claim is given back, and go with a start that failed", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    const now = Date.now();
+    expect((await index.admitRun(tenantId, run("ses_a", now))).ok).toBe(true);
+    // A claim refused for ses_a's waiting run: its slot goes, its 600 stay held.
+    await index.releaseRun(tenantId, "ses_a");
+    expect((await index.admitRun(tenantId, run("ses_b", now))).ok).toBe(true);
+    expect(await index.admitRun(tenantId, run("ses_c", now))).toMatchObject({ ok: false, code: "budget_used", held: true });
+    // ses_b's start failed: its reservation goes with its slot.
+    await index.releaseRun(tenantId, "ses_b", true);
+    expect((await index.admitRun(tenantId, run("ses_c", now))).ok).toBe(true);
+  });
 });

@@ -204,12 +204,15 @@ export async function admitSession(
   return { ok: true, ack: await reportSession(host, tenantId, report) };
 }
 
-export async function releaseRun(host: IndexHost, sessionId: string): Promise<void> {
+/**
+ * Gives back a slot claimed for a change that did not happen. Only a start that failed gives back
+ * its budget reservation too: a refused resume's or approval's claim leaves that of the run still waiting.
+ */
+export async function releaseRun(host: IndexHost, sessionId: string, failedStart = false): Promise<void> {
   const id = requireString("sessionId", sessionId);
-  // A start that failed: its slot and its budget reservation both go.
   host.transaction(() => {
     releaseRunSlot(host.sql, id);
-    settleReservation(host.sql, id);
+    if (failedStart === true) settleReservation(host.sql, id);
   });
   await host.schedulePump();
 }
