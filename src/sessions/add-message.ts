@@ -13,7 +13,7 @@ import { type SessionClient, sessionProblem } from "./client";
 import { resolveRunInput } from "./images";
 import { outputSchemaProblems } from "./output-schema";
 import type { AddMessageRequest, IF_RUNNING } from "../session-config/request-schemas";
-import { admitRun, startWithSlot } from "./run-admission";
+import { admitRun, sessionSpend, startWithSlot } from "./run-admission";
 import { traceRequest } from "../traces/request";
 import type { Principal } from "../auth/principal";
 import { ACTIVE_STATUSES, type SessionResult, type RunInput, type RunOptions, type Session } from "../session-config/types";
@@ -60,7 +60,7 @@ export async function addMessage(
   for (let attempt = 1; ; attempt++) {
     const result = going
       ? await whileRunning(client, ifRunning, input, limits, options, requestKey)
-      : await startRun(env, principal, sessionId, client, input, limits, options, requestKey);
+      : await startRun(env, principal, session, client, input, limits, options, requestKey);
     if (result.ok) return { session: result.value, outcome: going ? (ifRunning === "enqueue" ? "enqueued" : "interrupted") : "started" };
     const raced = (going && result.reason === "run_not_going") || (!going && result.reason === "run_going" && ifRunning !== "reject");
     if (!raced || attempt >= MAX_RACES) throw sessionProblem(result);
@@ -92,7 +92,7 @@ class RefusedStart extends Error {
 async function startRun(
   env: Env,
   principal: Principal,
-  id: string,
+  session: Session,
   client: SessionClient,
   input: RunInput,
   limits: Limits,
@@ -100,7 +100,8 @@ async function startRun(
   requestKey: string | null,
 ): Promise<SessionResult<Session>> {
   const tenantId = principal.tenantId;
-  await admitRun(env, principal, id, limits, Date.now());
+  const id = session.id;
+  await admitRun(env, principal, id, limits, sessionSpend(session), Date.now());
   try {
     // The tenant's current limits also cap a session created under looser ones.
     return await startWithSlot(env, tenantId, id, async () => {

@@ -77,6 +77,7 @@ export async function forkSession(actor: Actor, sourceId: string, body: ForkSess
   const trace = traceRequest(actor.settings, actor.traceparent);
   const create = () => fork.createFork(init, copy.rows, input, trace ? { trace } : {});
   if (input === null) return create();
-  await admitRun(env, principal, id, actor.limits, Date.now());
+  // A fork starts with no usage of its own.
+  await admitRun(env, principal, id, actor.limits, { maxTokens: init.limits.max_tokens_per_session, usedTokens: 0 }, Date.now());
   return startWithSlot(env, principal.tenantId, id, create);
 }

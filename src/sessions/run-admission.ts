@@ -11,7 +11,15 @@ import { dailyBudgetRetryAfter } from "../tenants/usage";
 import { ApiError } from "../problems";
 import type { Principal } from "../auth/principal";
 import type { AdmissionLimits, AdmitRunInput, RunAdmission } from "../tenants/types";
-import { BUDGET_TEXT } from "../usage/budgets";
+import { BUDGET_TEXT, type BudgetName } from "../usage/budgets";
+import { runReservation } from "../tenants/budget-reservations";
+import { totalTokens, type Session } from "../session-config/types";
+
+/** A session's own token cap and the tokens it (and the sessions its agent tools started) used so far. */
+export interface SessionSpend {
+  maxTokens: number;
+  usedTokens: number;
+}
 
 /** Throws a 429 with Retry-After when the tenant's daily token budget is used up. */
 export async function checkDailyBudget(env: Env, tenantId: string, limits: Limits, now: number): Promise<void> {
@@ -25,6 +33,14 @@ function budgetUsedUp(retryAfterSeconds: number): ApiError {
   return new ApiError("rate_limited", "The tenant's daily token budget is used up.", { retryAfterSeconds });
 }
 
+/** What `session` may still spend counts its own tokens and those of the sessions its agent tools started, as its cap does. */
+export function sessionSpend(session: Pick<Session, "limits" | "usage">): SessionSpend {
+  return {
+    maxTokens: session.limits.max_tokens_per_session,
+    usedTokens: totalTokens(session.usage) + totalTokens(session.usage.subagents),
+  };
+}
+
 /**
  * Throws a 429 with Retry-After when a new run may not start: the daily budgets (the tenant's tokens
  * and cost, the caller's tokens, its API key's tokens) and a slot, asked
@@ -36,12 +52,13 @@ export async function admitRun(
   principal: Pick<Principal, "tenantId" | "subject" | "keyId">,
   sessionId: string,
   limits: Limits,
+  spend: SessionSpend,
   now: number,
 ): Promise<void> {
   const tenantId = principal.tenantId;
   const input: AdmitRunInput = {
     sessionId,
-    ...admissionLimits(limits),
+    ...admissionLimits(limits, spend),
     createdBy: principal.subject,
     apiKeyId: principal.keyId ?? "",
     now,
@@ -50,8 +67,11 @@ export async function admitRun(
   if (!slot.ok) throw runRefused(slot, limits);
 }
 
-/** The limits a new run is admitted against, as the index takes them. */
-export function admissionLimits(limits: Limits): AdmissionLimits {
+/**
+ * The limits a new run is admitted against, as the index takes them. Without `spend` (a new
+ * session's first run) the session object lowers the reservation to its own cap (reporter.ts).
+ */
+export function admissionLimits(limits: Limits, spend?: SessionSpend): AdmissionLimits {
   return {
     maxConcurrent: limits.max_concurrent_runs,
     maxTokensPerDay: limits.max_tokens_per_day,
@@ -59,12 +79,27 @@ export function admissionLimits(limits: Limits): AdmissionLimits {
     maxCostUsdPerDay: limits.max_cost_usd_per_day ?? null,
     maxTokensPerDayPerSubject: limits.max_tokens_per_day_per_subject ?? null,
     // The run's worst case, held against the daily token budgets until it ends.
-    reserveTokens: limits.max_tokens_per_session,
+    reserveTokens:
+      spend === undefined
+        ? limits.max_tokens_per_session
+        : runReservation(limits.max_tokens_per_session, spend.maxTokens, spend.usedTokens),
   };
 }
 
+/** Whose budget runs in progress hold the rest of (the cost budget is never reserved). */
+const HELD_TEXT: Record<BudgetName | "tenant_tokens", string> = {
+  tenant_tokens: "the tenant's daily token budget",
+  tenant_cost: "the tenant's daily cost budget",
+  subject_tokens: "this user's daily token budget",
+  key_tokens: "this API key's daily token budget",
+};
+
 /** The 429 (or 403 for a suspended tenant) of a run the index refused, by `admitRun` or a session's `admitSession`. */
 export function runRefused(slot: Exclude<RunAdmission, { ok: true }>, limits: Limits): ApiError {
+  if (slot.code === "budget_used" && slot.held)
+    return new ApiError("rate_limited", `Runs in progress hold the rest of ${HELD_TEXT[slot.budget ?? "tenant_tokens"]}.`, {
+      retryAfterSeconds: slot.retryAfterSeconds,
+    });
   if (slot.code === "budget_used" && slot.budget)
     return new ApiError("rate_limited", BUDGET_TEXT[slot.budget], { retryAfterSeconds: slot.retryAfterSeconds });
   if (slot.code === "budget_used") return budgetUsedUp(slot.retryAfterSeconds);
@@ -90,7 +125,7 @@ export async function startWithSlot<T>(env: Env, tenantId: string, sessionId: st
 
 async function releaseQuietly(env: Env, tenantId: string, sessionId: string): Promise<void> {
   try {
-    await tenantIndexStub(env, tenantId).releaseRun(tenantId, sessionId);
+    await tenantIndexStub(env, tenantId).releaseRun(tenantId, sessionId, true);
   } catch {
     // The reservation still expires by itself.
   }

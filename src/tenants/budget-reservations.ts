@@ -9,6 +9,14 @@
  */
 import { utcDay } from "../shared/validate";
 
+/**
+ * A run's worst case: what its session may still spend under the tenant's cap and its own, less
+ * what it already used (`max_tokens_per_session` is for the session's whole life, not one run).
+ */
+export function runReservation(tenantCap: number, sessionCap: number, usedTokens: number): number {
+  return Math.max(0, Math.min(tenantCap, sessionCap) - usedTokens);
+}
+
 /** Tokens still reserved by runs going today: the tenant's all, and those of one creator and one key. */
 export interface Reserved {
   tenant: number;

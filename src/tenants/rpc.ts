@@ -89,8 +89,11 @@ export interface TenantIndexRpc {
    * already listed was admitted before (asked again after a crash lost the answer): its report alone is applied.
    */
   admitSession(tenantId: string, input: T.AdmitRunInput, report: T.SessionReport): Promise<T.SessionAdmission>;
-  /** Gives back the slot of a start that did not happen (the session object refused it or failed). */
-  releaseRun(tenantId: string, sessionId: string): Promise<void>;
+  /**
+   * Gives back the slot of a start, resume or approval that did not happen; `failedStart` (the
+   * session object refused the start or failed) gives back its budget reservation too.
+   */
+  releaseRun(tenantId: string, sessionId: string, failedStart?: boolean): Promise<void>;
   counts(tenantId: string): Promise<T.StatusCounts>;
 
   // --- usage

@@ -93,8 +93,8 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   async admitSession(tenantId: string, input: T.AdmitRunInput, report: T.SessionReport): Promise<T.SessionAdmission> {
     return sessions.admitSession(await this.#core.enter(tenantId), tenantId, input, report);
   }
-  async releaseRun(tenantId: string, sessionId: string): Promise<void> {
-    return sessions.releaseRun(await this.#core.enter(tenantId), sessionId);
+  async releaseRun(tenantId: string, sessionId: string, failedStart?: boolean): Promise<void> {
+    return sessions.releaseRun(await this.#core.enter(tenantId), sessionId, failedStart);
   }
   async counts(tenantId: string): Promise<T.StatusCounts> {
     return sessions.counts(this.#core.read(tenantId));

@@ -149,8 +149,12 @@ export interface AdmitRunInput {
   now: number;
 }
 
-/** A slot, or a daily budget used up until the next UTC midnight (`budget`: which one; absent: the tenant's tokens). */
-export type RunAdmission = RunSlot | { ok: false; code: "budget_used"; retryAfterSeconds: number; budget?: BudgetName };
+/**
+ * A slot, or a daily budget used up until the next UTC midnight (`budget`: which one; absent: the
+ * tenant's tokens). `held`: spend alone is under it, and the reservations of runs going hold the rest
+ * (budget-reservations.ts), so the retry is soon, as a busy slot's is.
+ */
+export type RunAdmission = RunSlot | { ok: false; code: "budget_used"; retryAfterSeconds: number; budget?: BudgetName; held?: true };
 
 /** What a new run is admitted against: the tenant's limits the request was admitted with. */
 export type AdmissionLimits = Pick<

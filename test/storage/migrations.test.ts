@@ -571,7 +571,7 @@ describe("TenantIndex storage", () => {
     expect((await index.admitRun(tenantId, run("ses_b"))).ok).toBe(true);
     expect(await index.admitRun(tenantId, run("ses_c"))).toMatchObject({ ok: false, code: "budget_used" });
     // A start that failed gives its reservation back with its slot.
-    await index.releaseRun(tenantId, "ses_b");
+    await index.releaseRun(tenantId, "ses_b", true);
     expect((await index.admitRun(tenantId, run("ses_c"))).ok).toBe(true);
     await runInDurableObject(index, async (_instance, state) => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));

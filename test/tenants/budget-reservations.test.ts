@@ -5,6 +5,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { DAY_MS, freshTenant, indexOf, report } from "./helpers";
+import { BUILTIN_DEFAULT_LIMITS } from "../../src/limits";
+import { runRefused } from "../../src/sessions/run-admission";
+import { RUN_SLOT_RETRY_AFTER_SECONDS } from "../../src/tenants/run-slots";
+import { secondsToNextUtcDay } from "../../src/usage/budgets";
 
 const run = (sessionId: string, now: number, fields: Record<string, unknown> = {}) => ({
   sessionId,
@@ -49,5 +53,39 @@ describe("budget reservations", () => {
     const unbudgeted = indexOf(other);
     expect((await unbudgeted.admitRun(other, run("ses_x", now, { maxTokensPerDay: null, reserveTokens: 5_000 }))).ok).toBe(true);
     expect((await unbudgeted.admitRun(other, run("ses_y", now))).ok).toBe(true);
+  });
+
+  it("refuse a start the reservations alone fill with a short retry, and one the spend fills until midnight", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    const now = Date.now();
+    expect((await index.admitRun(tenantId, run("ses_a", now))).ok).toBe(true);
+    expect((await index.admitRun(tenantId, run("ses_b", now))).ok).toBe(true);
+    // Nothing spent, 1,200 held: the runs going settle soon, so the retry is a busy slot's.
+    const held = await index.admitRun(tenantId, run("ses_c", now));
+    expect(held).toMatchObject({ ok: false, code: "budget_used", held: true, retryAfterSeconds: RUN_SLOT_RETRY_AFTER_SECONDS });
+    if (held.ok) throw new Error("admitted");
+    const problem = runRefused(held, BUILTIN_DEFAULT_LIMITS);
+    expect(problem.status).toBe(429);
+    expect(problem.detail).toMatch(/Runs in progress hold the rest of the tenant's daily token budget/);
+    // Spent in full: the budget renews at midnight, whatever is held.
+    await index.reportSession(tenantId, report("ses_a", { status: "done", revision: 1, usage: spent(1000), createdMs: now }));
+    const spentUp = await index.admitRun(tenantId, run("ses_c", now));
+    expect(spentUp).toMatchObject({ ok: false, code: "budget_used", retryAfterSeconds: secondsToNextUtcDay(now) });
+    expect(spentUp).not.toHaveProperty("held");
+  });
+
+  it("are kept when a resume's or an approval's slot claim is given back, and go with a start that failed", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    const now = Date.now();
+    expect((await index.admitRun(tenantId, run("ses_a", now))).ok).toBe(true);
+    // A claim refused for ses_a's waiting run: its slot goes, its 600 stay held.
+    await index.releaseRun(tenantId, "ses_a");
+    expect((await index.admitRun(tenantId, run("ses_b", now))).ok).toBe(true);
+    expect(await index.admitRun(tenantId, run("ses_c", now))).toMatchObject({ ok: false, code: "budget_used", held: true });
+    // ses_b's start failed: its reservation goes with its slot.
+    await index.releaseRun(tenantId, "ses_b", true);
+    expect((await index.admitRun(tenantId, run("ses_c", now))).ok).toBe(true);
   });
 });

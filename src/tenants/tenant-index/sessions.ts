@@ -6,14 +6,22 @@ import { sessionStub } from "../../objects";
 import type { ReportRow } from "../session-report";
 import type { Page, SessionSummary } from "../../session-config/types";
 import { sessionCanceller, cancelEach } from "../bulk-cancel";
-import { acquireRunSlot, followReport, forgetSession, grantedSessions, grantQueuedSlots, releaseRunSlot } from "../run-slots";
+import {
+  acquireRunSlot,
+  followReport,
+  forgetSession,
+  grantedSessions,
+  grantQueuedSlots,
+  releaseRunSlot,
+  RUN_SLOT_RETRY_AFTER_SECONDS,
+} from "../run-slots";
 import { parseSessionReport } from "../session-report";
 import * as sessions from "../sessions-store";
 import type * as T from "../types";
 import { dailyBudgetRetryAfter, MAX_USAGE_DAYS, tokensOnDay, usageDays } from "../usage";
 import { loadConfig } from "../../config";
 import { MAX_MCP_BATCH_MESSAGES } from "../../limits";
-import { budgetReached, type Budgets, hasBudget, secondsToNextUtcDay } from "../../usage/budgets";
+import { budgetReached, type BudgetName, type Budgets, hasBudget, secondsToNextUtcDay } from "../../usage/budgets";
 import { keyTokenBudget } from "../api-key-store";
 import { parseRollupQuery, queryRollup, spendOnDay } from "../usage-rollup";
 import type { RollupRow } from "../../usage/rollup";
@@ -145,8 +153,10 @@ export function admitRun(host: IndexHost, input: T.AdmitRunInput): T.RunAdmissio
   const apiKeyId = input.apiKeyId ?? "";
   const reserved = reservedTokens(host.sql, at, createdBy, apiKeyId, id);
   const maxTokensPerDay = input.maxTokensPerDay === null ? null : requireInt("maxTokensPerDay", input.maxTokensPerDay, 1);
-  const retryAfterSeconds = dailyBudgetRetryAfter(tokensOnDay(host.sql, at) + reserved.tenant, maxTokensPerDay, at);
+  const spent = tokensOnDay(host.sql, at);
+  const retryAfterSeconds = dailyBudgetRetryAfter(spent, maxTokensPerDay, at);
   if (retryAfterSeconds !== null) return { ok: false, code: "budget_used", retryAfterSeconds };
+  if (dailyBudgetRetryAfter(spent + reserved.tenant, maxTokensPerDay, at) !== null) return heldByRuns();
   const budgets: Budgets = {
     max_cost_usd_per_day: optionalBudget("maxCostUsdPerDay", input.maxCostUsdPerDay),
     max_tokens_per_day_per_subject: optionalBudget("maxTokensPerDayPerSubject", input.maxTokensPerDayPerSubject),
@@ -155,9 +165,11 @@ export function admitRun(host: IndexHost, input: T.AdmitRunInput): T.RunAdmissio
   if (hasBudget(budgets)) {
     requireString("createdBy", input.createdBy);
     const spend = spendOnDay(host.sql, at, createdBy, apiKeyId, loadConfig(host.env).prices);
+    const spentBudget = budgetReached(spend, budgets);
+    if (spentBudget !== null) return { ok: false, code: "budget_used", retryAfterSeconds: secondsToNextUtcDay(at), budget: spentBudget };
     const held = { ...spend, subject_tokens: spend.subject_tokens + reserved.subject, key_tokens: spend.key_tokens + reserved.key };
-    const budget = budgetReached(held, budgets);
-    if (budget !== null) return { ok: false, code: "budget_used", retryAfterSeconds: secondsToNextUtcDay(at), budget };
+    const heldBudget = budgetReached(held, budgets);
+    if (heldBudget !== null) return heldByRuns(heldBudget);
   }
   const slot = acquireRun(host, id, input.maxConcurrent, at);
   const tokenBudget =
@@ -165,6 +177,11 @@ export function admitRun(host: IndexHost, input: T.AdmitRunInput): T.RunAdmissio
   const reserve = input.reserveTokens === undefined ? 0 : requireInt("reserveTokens", input.reserveTokens, 0);
   if (slot.ok && tokenBudget && reserve > 0) reserveTokens(host.sql, id, createdBy, apiKeyId, reserve, at);
   return slot;
+}
+
+/** A budget only the reservations of runs going fill: they settle as those runs end, so the retry is a busy slot's. */
+function heldByRuns(budget?: BudgetName): T.RunAdmission {
+  return { ok: false, code: "budget_used", retryAfterSeconds: RUN_SLOT_RETRY_AFTER_SECONDS, held: true, ...(budget ? { budget } : {}) };
 }
 
 /**
@@ -187,12 +204,15 @@ export async function admitSession(
   return { ok: true, ack: await reportSession(host, tenantId, report) };
 }
 
-export async function releaseRun(host: IndexHost, sessionId: string): Promise<void> {
+/**
+ * Gives back a slot claimed for a change that did not happen. Only a start that failed gives back
+ * its budget reservation too: a refused resume's or approval's claim leaves that of the run still waiting.
+ */
+export async function releaseRun(host: IndexHost, sessionId: string, failedStart = false): Promise<void> {
   const id = requireString("sessionId", sessionId);
-  // A start that failed: its slot and its budget reservation both go.
   host.transaction(() => {
     releaseRunSlot(host.sql, id);
-    settleReservation(host.sql, id);
+    if (failedStart === true) settleReservation(host.sql, id);
   });
   await host.schedulePump();
 }

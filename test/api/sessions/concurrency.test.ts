@@ -90,7 +90,14 @@ describe("starts that do not happen, and tenants that change", () => {
     const index = tenantIndexStub(env, who.tenantId);
     await index.suspend(who.tenantId);
     await expect(
-      admitRun(env, { tenantId: who.tenantId, subject: "user-1" }, "ses_late", BUILTIN_DEFAULT_LIMITS, Date.now()),
+      admitRun(
+        env,
+        { tenantId: who.tenantId, subject: "user-1" },
+        "ses_late",
+        BUILTIN_DEFAULT_LIMITS,
+        { maxTokens: BUILTIN_DEFAULT_LIMITS.max_tokens_per_session, usedTokens: 0 },
+        Date.now(),
+      ),
     ).rejects.toMatchObject({ status: 403 });
   });
 

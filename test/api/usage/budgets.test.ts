@@ -4,7 +4,7 @@ import { tenantIndexStub } from "../../../src/objects";
 import { call, callJson, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { bearer, freshTenant } from "../../support/tokens";
-import { type Caller, caller, createSession, getJson, waitForStatus } from "../sessions/helpers";
+import { type Caller, caller, cancelQuietly, createSession, getJson, post, waitForStatus } from "../sessions/helpers";
 import { admin, answer, GET_TIME, keyCaller, toolLoop, usageOf } from "./helpers";
 
 /** Each step bills 15 tokens; on a `priced-` model, 0.02 USD (see MODEL_PRICES in the test environment). */
@@ -143,5 +143,20 @@ describe("budget reservations", () => {
     await untilListedDone(key, first);
     // 300 spent, nothing held: a fourth run starts (had the reservations stayed, 1,500 would be held).
     expect(await startTogether(key, 1, model.key, { max_tokens_per_session: 400 })).toHaveLength(1);
+  });
+
+  it("a later run of a session reserves what its own cap leaves, so another session still starts", async () => {
+    const tenantId = freshTenant();
+    const key = await keyCaller(await admin(tenantId), { max_tokens_per_day: 1000 });
+    const model = mockModel(uniqueKey("plain"));
+    await model.script(answer({ input_tokens: 50, output_tokens: 50 }), { hang: true }, answer({ input_tokens: 5, output_tokens: 5 }));
+    const small = await createSession(key, { input: "one", model: model.key, limits: { max_tokens_per_session: 400 } });
+    await untilListedDone(key, [small.id]);
+    // The second run holds 400 - 100 = 300, not the tenant's cap: 100 spent and 300 held leave room.
+    expect((await post(key, `/v1/sessions/${small.id}/messages`, { input: "two" })).status).toBe(202);
+    await model.waitForRequests(2);
+    const other = await callJson("/v1/sessions", "POST", { input: "go", model: model.key }, key.headers);
+    expect(other.status).toBe(201);
+    await cancelQuietly(key, small.id);
   });
 });

@@ -15,6 +15,7 @@ import type { Limits } from "../../../limits";
 import { budgetReached, type BudgetName } from "../../../usage/budgets";
 import { costOf, priceFor } from "../../../models/prices";
 import { isLive } from "../engine/gone";
+import { runReservation } from "../../../tenants/budget-reservations";
 
 type ReportSpend = NonNullable<ReportAck["spend"]>;
 
@@ -151,7 +152,7 @@ export class Reporter {
       // The session's own cap, when its create lowered the tenant's: its worst case is no more.
       ...(limits.reserveTokens === undefined
         ? {}
-        : { reserveTokens: Math.min(limits.reserveTokens, session.limits.max_tokens_per_session) }),
+        : { reserveTokens: runReservation(limits.reserveTokens, session.limits.max_tokens_per_session, totalTokens(summary.usage)) }),
       sessionId: session.id,
       createdBy: session.created_by,
       apiKeyId: session.api_key_id ?? "",

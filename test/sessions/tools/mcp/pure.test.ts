@@ -4,6 +4,7 @@ import { headerSecrets, MASKED_VALUE, maskMcpHeadersDeep, maskToolSpecs, serverM
 import { isMcpServerName, offeredToolName } from "../../../../src/session-config/mcp-naming";
 import { isRepeatable, type ListedTool, MAX_RUN_TOOLS, planRunTools } from "../../../../src/sessions/object/tools/mcp/plan";
 import { checkToolSpecs, TOOL_NAME_PATTERN } from "../../../../src/sessions/object/tools/registry";
+import { outputSchemaViolation } from "../../../../src/sessions/object/tools/mcp/outcome";
 import type { McpToolSpec, ToolSpec } from "../../../../src/session-config/types";
 
 const OBJECT = { type: "object", properties: {} };
@@ -104,6 +105,7 @@ describe("the run's tools", () => {
         expect.objectContaining({ name: "docs__charge", at_most_once: true }),
         expect.objectContaining({ name: "docs__plain", at_most_once: true }),
       ],
+      unchecked: [],
     });
   });
 
@@ -150,17 +152,31 @@ describe("the run's tools", () => {
     expect(plan.ok).toBe(false);
   });
 
-  it("keeps a tool's output schema for the checks of its results, and refuses one it could not check with", () => {
+  it("keeps a tool's output schema for the checks of its results, and leaves out one it could not check with", () => {
     const outputSchema = { type: "object", properties: { temp: { type: "number" } } };
     const kept = planRunTools([server("docs")], new Map([["docs", [listed("weather", { outputSchema })]]]));
     expect(kept).toMatchObject({ ok: true, tools: [{ remote_name: "weather", output_schema: outputSchema }] });
     const none = planRunTools([server("docs")], new Map([["docs", [listed("echo")]]]));
     expect(none.ok && "output_schema" in none.tools[0]!).toBe(false);
     const bad = { type: "object", properties: { q: { type: "string", pattern: "^(a)\\1$" } } };
-    expect(planRunTools([server("docs")], new Map([["docs", [listed("bad", { outputSchema: bad })]]]))).toEqual({
-      ok: false,
-      problem: expect.stringMatching(/^MCP server "docs", tool "bad": its output schema cannot be used/),
+    // The tool is still offered, its results unchecked: the schema only checks them.
+    const unusable = planRunTools([server("docs")], new Map([["docs", [listed("bad", { outputSchema: bad }), listed("echo")]]]));
+    expect(unusable).toMatchObject({
+      ok: true,
+      tools: [{ remote_name: "bad" }, { remote_name: "echo" }],
+      unchecked: [expect.stringMatching(/^MCP server "docs", tool "bad": its output schema cannot be used/)],
     });
+    expect(unusable.ok && "output_schema" in unusable.tools[0]!).toBe(false);
+  });
+
+  it("passes on unchecked a structured result too large to check against its output schema, and still refuses a wrong one", () => {
+    // 900 subschemas per element is allowed; 100,000 elements of it is more work than a check may take.
+    const branches = Array.from({ length: 899 }, (_, i) => ({ type: "number", minimum: -i }));
+    const schema = { type: "object", properties: { items: { type: "array", items: { allOf: branches } } } };
+    const big = { content: [], structuredContent: { items: Array(100_000).fill(1) } };
+    expect(outputSchemaViolation(big, schema)).toBeNull();
+    const wrong = { content: [], structuredContent: { items: ["x"] } };
+    expect(outputSchemaViolation(wrong, schema)).toMatch(/does not match the tool's outputSchema/);
   });
 });
 

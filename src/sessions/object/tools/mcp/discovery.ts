@@ -6,6 +6,7 @@
  * declares or the run does not go on: a server that is missing a tool is never papered over.
  */
 import { nextAttempt } from "../../../../shared/retry";
+import { log } from "../../../../log";
 import { UNIT_RETRY } from "../../loop/retry";
 import type { McpToolSpec, ToolSpec } from "../../../../session-config/types";
 import type { SecretMasker } from "../../../../shared/secret-mask";
@@ -77,5 +78,7 @@ function judge(specs: readonly ToolSpec[], listings: readonly ServerListing[], a
   }
   const plan = planRunTools(specs, new Map(listings.flatMap((listing) => (listing.ok ? [[listing.server, listing.tools] as const] : []))));
   if (!plan.ok) return { kind: "fail", error: plan.problem };
+  const masker = toolsMasker(specs);
+  for (const note of plan.unchecked) log("warn", "mcp_output_schema_unused", { detail: masker.mask(note) });
   return { kind: "save", tools: plan.tools };
 }

@@ -9,7 +9,8 @@ import { loadMcpSdk, type McpSdk } from "./load-sdk";
 import { McpRefusal } from "./mcp-fetch";
 import type { SecretMasker } from "../../../../shared/secret-mask";
 import { CredentialUnavailable, type CredentialFailure } from "../../../../egress/credential-fetch";
-import { validateJson } from "../../../../shared/json-schema/validator";
+import { validateJson, workRefusal } from "../../../../shared/json-schema/validator";
+import { log } from "../../../../log";
 
 /** What a failure's sentence keeps of what a server or the network said. */
 const MAX_FAILURE_CHARS = 1_000;
@@ -62,6 +63,11 @@ export function outputSchemaViolation(result: CallToolResult, schema: Record<str
   if (result.structuredContent === undefined) return "the result has no structuredContent, which the tool's outputSchema requires";
   const checked = validateJson(schema, result.structuredContent);
   if (checked.valid) return null;
+  // A result too large to check in the work allowed is passed on unchecked, not turned into an error.
+  if (checked.unusable === null && checked.errors.length === 1 && checked.errors[0] === workRefusal()) {
+    log("warn", "mcp_output_unchecked", { reason: "the result is too large to check against the tool's outputSchema" });
+    return null;
+  }
   const why = checked.unusable !== null ? `the schema cannot be used: ${checked.unusable}` : checked.errors.join("; ");
   return `the result's structuredContent does not match the tool's outputSchema: ${why}`;
 }

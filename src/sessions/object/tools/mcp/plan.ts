@@ -44,7 +44,8 @@ export interface DiscoveredTool {
   at_most_once: boolean;
 }
 
-export type RunToolsPlan = { ok: true; tools: DiscoveredTool[] } | { ok: false; problem: string };
+/** `unchecked`: one sentence for each tool whose output schema is left out, its results passed on unchecked. */
+export type RunToolsPlan = { ok: true; tools: DiscoveredTool[]; unchecked: string[] } | { ok: false; problem: string };
 
 /**
  * A repeat is harmless only where the server says so: read-only tools change nothing, and
@@ -58,17 +59,26 @@ export function isRepeatable(annotations: ListedTool["annotations"]): boolean {
 export function planRunTools(specs: readonly ToolSpec[], listings: ReadonlyMap<string, readonly ListedTool[]>): RunToolsPlan {
   const taken = new Set(specs.filter((spec) => spec.type !== "mcp").map((spec) => spec.name));
   const tools: DiscoveredTool[] = [];
+  const unchecked: string[] = [];
   let patterns = 0;
+  let outputPatterns = 0;
   for (const spec of specs) {
     if (spec.type !== "mcp") continue;
     const listed = listings.get(spec.name) ?? [];
     for (const entry of narrow(spec, listed)) {
       const planned = planTool(spec, entry, taken);
       if (typeof planned === "string") return { ok: false, problem: planned };
-      patterns +=
-        estimateSchemaPatterns(planned.input_schema) + (planned.output_schema ? estimateSchemaPatterns(planned.output_schema) : 0);
-      taken.add(planned.name);
-      tools.push(planned);
+      patterns += estimateSchemaPatterns(planned.tool.input_schema);
+      const output = planned.tool.output_schema;
+      const outputSize = output ? estimateSchemaPatterns(output) : 0;
+      // Output patterns get a budget of their own: past it, a schema is left out rather than the run refused.
+      if (output && outputPatterns + outputSize > MAX_DISCOVERED_PATTERN_SIZE) {
+        delete planned.tool.output_schema;
+        unchecked.push(`${planned.where}: the output schemas' patterns are too large to check in all`);
+      } else outputPatterns += outputSize;
+      if (planned.unchecked !== null) unchecked.push(planned.unchecked);
+      taken.add(planned.tool.name);
+      tools.push(planned.tool);
     }
     if (taken.size > MAX_RUN_TOOLS) {
       return {
@@ -83,7 +93,7 @@ export function planRunTools(specs: readonly ToolSpec[], listings: ReadonlyMap<s
       problem: `the MCP servers' input schemas have patterns too large to check (more than ${MAX_DISCOVERED_PATTERN_SIZE} steps in all)`,
     };
   }
-  return { ok: true, tools };
+  return { ok: true, tools, unchecked };
 }
 
 /**
@@ -100,15 +110,21 @@ function narrow(spec: McpToolSpec, listed: readonly ListedTool[]): ListedTool[] 
   });
 }
 
-function planTool(spec: McpToolSpec, tool: ListedTool, taken: ReadonlySet<string>): DiscoveredTool | string {
+interface PlannedTool {
+  tool: DiscoveredTool;
+  where: string;
+  /** Why its output schema was left out, or null. */
+  unchecked: string | null;
+}
+
+function planTool(spec: McpToolSpec, tool: ListedTool, taken: ReadonlySet<string>): PlannedTool | string {
   const where = `MCP server "${spec.name}", tool "${tool.name.slice(0, 128)}"`;
   const schema = tool.inputSchema;
   const inputProblem = schemaProblem(schema, "input");
   if (inputProblem !== null) return `${where}: ${inputProblem}`;
-  // A result is checked against the output schema, so one the platform cannot use refuses the tool like its input schema.
-  const output = tool.outputSchema;
-  const outputProblem = output === undefined ? null : schemaProblem(output, "output");
-  if (outputProblem !== null) return `${where}: ${outputProblem}`;
+  // The output schema only checks results: one the platform cannot use is left out, and the tool still offered.
+  const outputProblem = tool.outputSchema === undefined ? null : schemaProblem(tool.outputSchema, "output");
+  const output = outputProblem === null ? tool.outputSchema : undefined;
   const name = offeredToolName(spec.name, tool.name, taken);
   if (name === null) return `${where}: no name could be found for it that no other tool uses; leave it out with allowed_tools`;
   const description = (tool.description ?? tool.title ?? `The tool ${tool.name} of the MCP server ${spec.name}.`).slice(
@@ -116,13 +132,17 @@ function planTool(spec: McpToolSpec, tool: ListedTool, taken: ReadonlySet<string
     MCP_MAX_DESCRIPTION_CHARS,
   );
   return {
-    name,
-    server: spec.name,
-    remote_name: tool.name,
-    description: description.trim() === "" ? `The tool ${tool.name} of the MCP server ${spec.name}.` : description,
-    input_schema: schema,
-    ...(output !== undefined ? { output_schema: output } : {}),
-    at_most_once: !isRepeatable(tool.annotations),
+    tool: {
+      name,
+      server: spec.name,
+      remote_name: tool.name,
+      description: description.trim() === "" ? `The tool ${tool.name} of the MCP server ${spec.name}.` : description,
+      input_schema: schema,
+      ...(output !== undefined ? { output_schema: output } : {}),
+      at_most_once: !isRepeatable(tool.annotations),
+    },
+    where,
+    unchecked: outputProblem === null ? null : `${where}: ${outputProblem}`,
   };
 }
 
@@ -134,6 +154,9 @@ function schemaProblem(schema: unknown, which: "input" | "output"): string | nul
   if (JSON.stringify(schema).length > MCP_MAX_SCHEMA_CHARS) return `its ${which} schema is longer than ${MCP_MAX_SCHEMA_CHARS} characters`;
   if (jsonDepth(schema) > MAX_JSON_DEPTH) return `its ${which} schema is nested more than ${MAX_JSON_DEPTH} levels deep`;
   const problems = checkSchema(schema);
-  if (problems.length > 0) return `its ${which} schema cannot be used (${describeProblems(problems)}); leave it out with allowed_tools`;
+  if (problems.length > 0) {
+    const advice = which === "input" ? "; leave it out with allowed_tools" : "";
+    return `its ${which} schema cannot be used (${describeProblems(problems)})${advice}`;
+  }
   return null;
 }
