@@ -161,7 +161,9 @@ describe("the gateway behind a real wrangler dev", () => {
   it("blocks through the Rate Limiting binding once it passes the binding's limit: locally, by the tenant a forged key names", async () => {
     // No address is trusted under a local runtime: the one a client claims changes nothing.
     const address = () => `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
-    const bogus = "Bearer ak_YWNtZQ.key_0123456789abcdef01234567.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    // Tagged under a secret of our own: it names its tenant (forged keys of the legacy format share one window instead).
+    const body = `ak_${Buffer.from(`acme-${randomBytes(4).toString("hex")}`).toString("base64url")}.key_0123456789abcdef01234567.${"A".repeat(43)}`;
+    const bogus = `Bearer ${body}.${createHmac("sha256", randomBytes(32)).update(body).digest("base64url")}`;
     // The binding counts in windows aligned to the wall-clock minute: keep the run inside one.
     const left = 60_000 - (Date.now() % 60_000);
     if (left < 10_000) await new Promise((resolve) => setTimeout(resolve, left + 50));

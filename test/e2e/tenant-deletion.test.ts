@@ -37,6 +37,11 @@ describe("tenant deletion killed midway", () => {
     await owner.expect(201, "POST", "/v1/agents", { name: "triage", system: "Sort tickets." });
     await owner.expect(200, "PUT", "/v1/memory/items", { namespace: ["users", "u1"], key: "prefs", value: { tone: "brief" } });
     await owner.expect(201, "POST", "/v1/schedules", { cron: "0 0 1 1 *", session: { input: "yearly" } });
+    await owner.expect(200, "PUT", "/v1/tenant/credentials/crm", {
+      type: "bearer",
+      value: "tenant-crm-token",
+      allowed_origins: ["https://crm.example.com"],
+    });
     const model = stack.mock.model(uniqueName("model"));
     await model.script(say("done"), callTools([["toolu_wait", "get_time"]]));
     const done = await owner.createSession({ input: "hi", model: model.key });
