@@ -32,7 +32,13 @@ export const OAuth2InputSchema = z
   .object({
     access_token: secret("Sent as `Authorization: Bearer …`."),
     refresh_token: secret("With `token_url`: an expired or refused access token is refreshed.").optional(),
-    expires_at: z.iso.datetime({ offset: true }).max(64).optional().openapi({ description: "When the access token expires (ISO 8601)." }),
+    expires_at: z.iso
+      .datetime({ offset: true })
+      .max(64)
+      // The vault keeps epoch milliseconds, never negative: a date before 1970 is no expiry it can hold.
+      .refine((value) => Date.parse(value) >= 0, "Must be 1970 or later.")
+      .optional()
+      .openapi({ description: "When the access token expires (ISO 8601)." }),
     token_url: z.string().max(MAX_WEBHOOK_URL_CHARS).optional().openapi({
       format: "uri",
       description: "The token endpoint, called like any URL a tenant gives (https; no private address).",

@@ -110,6 +110,13 @@ describe("credential routes", () => {
         allowed_origins: ["https://a.example.com"],
       }),
     ).toEqual(["body.oauth2.token_url"]);
+    expect(
+      await bad({
+        type: "oauth2",
+        oauth2: { access_token: "a", expires_at: "1969-12-31T23:59:59Z" },
+        allowed_origins: ["https://a.example.com"],
+      }),
+    ).toEqual(["body.oauth2.expires_at"]);
     expect(await bad({ type: "header", value: SECRET, allowed_origins: ["https://a.example.com"] })).toEqual(["body.header"]);
     expect(await bad({ type: "header", header: "Host", value: SECRET, allowed_origins: ["https://a.example.com"] })).toContain(
       "body.header",
