@@ -3,11 +3,12 @@
  * queue): one token request however many callers wait, the new tokens stored sealed, and a
  * refused grant marking the credential `refresh_failed` with its audit entry.
  */
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { tenantIndexStub, vaultStub } from "../../src/objects";
 import type { AuditEntry } from "../../src/audit/types";
 import type { PutCredential } from "../../src/vault/types";
+import type { Vault } from "../../src/vault/vault";
 import { type HookStep, mockHook, uniqueKey } from "../support/mock-client";
 import { freshTenant } from "../support/tokens";
 
@@ -70,6 +71,21 @@ describe("oauth2 refresh", () => {
       credential: { value: "Bearer third-access" },
     });
     expect(await endpoint.requests()).toHaveLength(2);
+  });
+
+  it("joins callers that arrive in the same turn, while the first is still opening the secrets", async () => {
+    const tenant = freshTenant("vault");
+    const stub = vaultStub(env, tenant);
+    const endpoint = mockHook(uniqueKey("token"));
+    await endpoint.script({ status: 200, body: { access_token: "new-access", refresh_token: "refresh-2", expires_in: 3600 } });
+    await stub.put(tenant, oauth2(endpoint.url, Date.now() - 1000));
+    // In the object itself, so no call's delivery separates them: each reaches the refresh's
+    // check before any has finished decrypting.
+    const answers = await runInDurableObject(stub, (vault: Vault) =>
+      Promise.all(Array.from({ length: 3 }, () => vault.obtain(tenant, { subject: "alice", name: "github" }))),
+    );
+    for (const answer of answers) expect(answer).toMatchObject({ ok: true, credential: { value: "Bearer new-access" } });
+    expect(await endpoint.requests()).toHaveLength(1);
   });
 
   it("marks a credential whose refresh token is refused refresh_failed, audited, and asks no more", async () => {
