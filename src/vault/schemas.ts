@@ -3,13 +3,11 @@
  * the two that need the deployment's URL policy (origins, token URL: `checkPutBody`).
  */
 import { z } from "@hono/zod-openapi";
-import { FRAMING_HEADERS } from "../egress/framing-headers";
+import { FORBIDDEN_CREDENTIAL_HEADERS } from "../egress/credential-header";
 import { MAX_ALLOWED_ORIGINS, MAX_ORIGIN_CHARS } from "../egress/allowed-origins";
 import { MAX_WEBHOOK_URL_CHARS, MCP_HEADER_NAME_PATTERN, MCP_HEADER_VALUE_PATTERN } from "../session-config/tool-schemas";
 import { CREDENTIAL_NAME_PATTERN, CREDENTIAL_STATUSES, CREDENTIAL_TYPES, MAX_SECRET_BYTES } from "./types";
 
-/** Headers a credential may not fill: the request's framing, and what the protocols set themselves. */
-export const FORBIDDEN_CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([...FRAMING_HEADERS, "content-type", "accept", "cookie"]);
 const encoder = new TextEncoder();
 
 /** Printable, without line breaks: each goes into a header or a form body. */

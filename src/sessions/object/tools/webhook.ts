@@ -9,6 +9,7 @@ import type { ToolSpec } from "../../../session-config/types";
 import { isOriginAllowed } from "../../../egress/allowed-origins";
 import { safeFetch, type SafeFetchResult } from "../../../egress/safe-fetch";
 import { describeCredentialFailure, NO_VAULT, sendWithCredential, type CredentialAuth } from "../../../egress/credential-fetch";
+import { FORBIDDEN_CREDENTIAL_HEADERS } from "../../../egress/credential-header";
 import type { Tool, ToolContext, ToolOutcome } from "./tool";
 import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, signCallBody, TIMESTAMP_HEADER } from "../../../egress/call-signature";
 import { checkTenantUrl } from "../../../egress/tenant-url";
@@ -75,11 +76,6 @@ function credentialAuth(spec: WebhookSpec, ctx: ToolContext): CredentialAuth | u
   return { name: spec.auth.credential, source: ctx.credentials ?? NO_VAULT };
 }
 
-/** Headers the platform sets on a webhook call: a credential naming one would forge or break the call. */
-const PLATFORM_HEADERS: ReadonlySet<string> = new Set(
-  ["content-type", IDEMPOTENCY_HEADER, TIMESTAMP_HEADER, SIGNATURE_HEADER, "traceparent"].map((name) => name.toLowerCase()),
-);
-
 /** One signed POST; a timeout, a network error or a 5xx may pass, any other answer is final. */
 async function postOnce(
   url: string,
@@ -91,7 +87,7 @@ async function postOnce(
   const sent = await sendWithCredential(
     auth,
     async (credential): Promise<SafeFetchResult> => {
-      if (credential && PLATFORM_HEADERS.has(credential.header.toLowerCase())) {
+      if (credential && FORBIDDEN_CREDENTIAL_HEADERS.has(credential.header.toLowerCase())) {
         return {
           ok: false,
           reason: "invalid_request",
