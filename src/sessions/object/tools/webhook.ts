@@ -10,6 +10,8 @@ import { isOriginAllowed } from "../../../egress/allowed-origins";
 import { safeFetch, type SafeFetchResult } from "../../../egress/safe-fetch";
 import { describeCredentialFailure, NO_VAULT, sendWithCredential, type CredentialAuth } from "../../../egress/credential-fetch";
 import { FORBIDDEN_CREDENTIAL_HEADERS } from "../../../egress/credential-header";
+import type { EgressCredential } from "../../../egress/credentials";
+import { headerSecrets } from "../../../session-config/masking";
 import type { Tool, ToolContext, ToolOutcome } from "./tool";
 import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, signCallBody, TIMESTAMP_HEADER } from "../../../egress/call-signature";
 import { checkTenantUrl } from "../../../egress/tenant-url";
@@ -84,9 +86,11 @@ async function postOnce(
   auth: CredentialAuth | undefined,
   ctx: ToolContext,
 ): Promise<Attempt<ToolOutcome>> {
+  let carried: EgressCredential | undefined;
   const sent = await sendWithCredential(
     auth,
     async (credential): Promise<SafeFetchResult> => {
+      carried = credential;
       if (credential && FORBIDDEN_CREDENTIAL_HEADERS.has(credential.header.toLowerCase())) {
         return {
           ok: false,
@@ -125,7 +129,8 @@ async function postOnce(
   // A credential that cannot be used is final: another try would meet the same vault.
   if (!sent.ok)
     return { done: false, value: { output: describeCredentialFailure(sent), isError: true, credentialFailure: sent }, transient: false };
-  const result = sent.result;
+  const result =
+    sent.result.ok && sent.result.truncated && sent.result.credentialSent && carried ? cutEcho(sent.result, carried) : sent.result;
   if (result.ok && result.status >= 200 && result.status < 300) return { done: true, value: parseWebhookAnswer(result.body) };
   if (result.ok) {
     return {
@@ -137,6 +142,22 @@ async function postOnce(
   // Only a timeout or a network error may be passing; a refusal or a bad answer is not.
   const transient = result.reason === "timeout" || result.reason === "network_error";
   return { done: false, value: { output: `webhook call failed (${result.reason}): ${result.detail}`, isError: true }, transient };
+}
+
+/**
+ * An answer cut at the size cap may end with the first characters of the credential it echoes,
+ * too few for the masker to know: a tail that begins any form of the value is dropped.
+ */
+function cutEcho<R extends { body: string }>(result: R, credential: EgressCredential): R {
+  const body = result.body;
+  const forms = headerSecrets({ value: credential.value }).filter((form) => form !== "");
+  const longest = Math.max(0, ...forms.map((form) => form.length));
+  for (let at = Math.max(0, body.length - longest + 1); at < body.length; at++) {
+    const first = body.charCodeAt(at);
+    if (forms.some((form) => form.charCodeAt(0) === first && form.startsWith(body.slice(at))))
+      return { ...result, body: body.slice(0, at) };
+  }
+  return result;
 }
 
 /** `{ "output": ..., "is_error"?: boolean }` is the documented answer; any other body is taken as the output text. */
