@@ -67,7 +67,8 @@ export function describeCredentialFailure(failure: Pick<CredentialFailure, "code
 
 const ACTIONS: Record<CredentialProblem, (name: string) => string> = {
   credential_missing: (name) => `the credential "${name}" is not connected; it must be connected before this tool can be used`,
-  credential_refresh_failed: (name) => `the credential "${name}" could not be refreshed; the user must reconnect it`,
+  // The detail says which: refused (the user must reconnect it) or failing for now (try later).
+  credential_refresh_failed: (name) => `the credential "${name}" could not be refreshed`,
   vault_unavailable: (name) => `the credential "${name}" could not be read from the vault`,
 };
 

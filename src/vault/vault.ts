@@ -25,6 +25,8 @@ import type { Credential, CredentialKey, CredentialSecrets, PutCredential, Resea
 
 const UNAVAILABLE = { ok: false, reason: "vault_unavailable" } as const;
 const NOT_FOUND = { ok: false, reason: "credential_not_found" } as const;
+/** Said of a credential whose refresh token the endpoint refused; a passing failure says to try later instead. */
+const REFUSED_REFRESH = "the token endpoint refused its refresh token; the user must reconnect it";
 /** An oauth2 token this close to its expiry is refreshed before use, so it does not expire on the way. */
 export const EXPIRY_MARGIN_MS = 30_000;
 const RESEAL_CURSOR_KEY = "reseal_after";
@@ -212,7 +214,8 @@ export class Vault extends DurableObject<Cloudflare.Env> implements VaultRpc {
     const id = store.sealContext(row.owner, row.name);
     const under = this.#refreshing.get(id);
     if (under) return under;
-    if (row.refresh_failed === 1) return Promise.resolve(lookupFailure("credential_refresh_failed", row.name, ownerKind(row.owner)));
+    if (row.refresh_failed === 1)
+      return Promise.resolve(lookupFailure("credential_refresh_failed", row.name, ownerKind(row.owner), REFUSED_REFRESH));
     const expired = row.expires_at !== null && row.expires_at <= Date.now() + EXPIRY_MARGIN_MS;
     if (rejected === null && !expired) return this.#current(keys, row, null, expired);
     // Recorded before the first await (opening the secrets), so whoever comes meanwhile joins
@@ -272,7 +275,7 @@ export class Vault extends DurableObject<Cloudflare.Env> implements VaultRpc {
         return true;
       });
       if (marked) await this.#audit.flush();
-      return lookupFailure("credential_refresh_failed", row.name, owner);
+      return lookupFailure("credential_refresh_failed", row.name, owner, REFUSED_REFRESH);
     }
     const next: CredentialSecrets = { ...secrets, access_token: answer.accessToken };
     if (answer.refreshToken !== null) next.refresh_token = answer.refreshToken;

@@ -7,6 +7,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { tenantIndexStub, vaultStub } from "../../src/objects";
 import type { AuditEntry } from "../../src/audit/types";
+import { describeCredentialFailure, type CredentialFailure } from "../../src/egress/credential-fetch";
 import type { PutCredential } from "../../src/vault/types";
 import type { Vault } from "../../src/vault/vault";
 import { type HookStep, mockHook, uniqueKey } from "../support/mock-client";
@@ -95,8 +96,10 @@ describe("oauth2 refresh", () => {
     await endpoint.script({ status: 400, body: { error: "invalid_grant", error_description: "revoked" } });
     await vault.put(tenant, oauth2(endpoint.url, Date.now() - 1000, null));
     const answers = await Promise.all(Array.from({ length: 3 }, () => vault.obtain(tenant, { subject: "bob", name: "github" })));
-    for (const answer of answers)
+    for (const answer of answers) {
       expect(answer).toMatchObject({ ok: false, code: "credential_refresh_failed", name: "github", owner: "tenant" });
+      expect(describeCredentialFailure(answer as CredentialFailure)).toContain("the user must reconnect it");
+    }
     expect(await vault.obtain(tenant, { subject: null, name: "github" })).toMatchObject({ ok: false, code: "credential_refresh_failed" });
     expect(await endpoint.requests()).toHaveLength(1);
     expect(await vault.get(tenant, { subject: null, name: "github" }, Date.now())).toMatchObject({
@@ -121,10 +124,10 @@ describe("oauth2 refresh", () => {
     const endpoint = mockHook(uniqueKey("token"));
     await endpoint.script({ status: 503 });
     await vault.put(tenant, oauth2(endpoint.url, Date.now() - 1000));
-    expect(await vault.obtain(tenant, { subject: "alice", name: "github" })).toMatchObject({
-      ok: false,
-      code: "credential_refresh_failed",
-    });
+    const answer = await vault.obtain(tenant, { subject: "alice", name: "github" });
+    expect(answer).toMatchObject({ ok: false, code: "credential_refresh_failed", detail: expect.stringContaining("try again later") });
+    // Nothing tells the model (or the user) to reconnect a credential that is still good.
+    expect(describeCredentialFailure(answer as CredentialFailure)).not.toContain("reconnect");
     expect(await vault.get(tenant, { subject: "alice", name: "github" }, Date.now())).toMatchObject({ ok: true, value: { status: "ok" } });
   });
 
