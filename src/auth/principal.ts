@@ -48,6 +48,11 @@ export const END_USER_SCOPES: readonly Scope[] = ["sessions:read", "sessions:wri
  * issuer names them, so an identity provider's token can never pass for one, nor one for it.
  */
 export const END_USER_SUBJECT_PREFIX = "end_user:";
+
+/** The end user a principal's or a session creator's subject names, or null for anyone else. */
+export function endUserOf(subject: string): string | null {
+  return subject.startsWith(END_USER_SUBJECT_PREFIX) ? subject.slice(END_USER_SUBJECT_PREFIX.length) : null;
+}
 /** An end user's subject as its backend names it (the part after the prefix). */
 export const MAX_END_USER_SUBJECT_CHARS = 128;
 export const END_USER_SUBJECT_PATTERN = new RegExp(`^[A-Za-z0-9_@.:-]{1,${MAX_END_USER_SUBJECT_CHARS}}$`);

@@ -24,12 +24,14 @@ export type CredentialAttempt<R> = { ok: true; result: R } | CredentialFailure;
 /**
  * `send` with the credential `auth` names (or none when the tool names none). A 401 to a request
  * that carried a refreshable credential refreshes it (the source shares one refresh among
- * concurrent callers) and sends once more; a second 401 is the answer.
+ * concurrent callers) and sends once more; a second 401 is the answer, the first is `discard`ed.
  */
 export async function sendWithCredential<R>(
   auth: CredentialAuth | undefined,
   send: (credential: EgressCredential | undefined) => Promise<R>,
   answer: (result: R) => CredentialSent | null,
+  /** Releases a first answer that is set aside for the resend (an unread body holds its connection). */
+  discard?: (result: R) => Promise<void>,
 ): Promise<CredentialAttempt<R>> {
   if (!auth) return { ok: true, result: await send(undefined) };
   const lookup = await lookUp(() => auth.source.get(auth.name), auth.name);
@@ -37,6 +39,7 @@ export async function sendWithCredential<R>(
   const first = await send(lookup.credential);
   const sent = answer(first);
   if (!sent || sent.status !== 401 || !sent.credentialSent || !lookup.credential.refreshable) return { ok: true, result: first };
+  await discard?.(first);
   const refreshed = await lookUp(() => auth.source.refresh(auth.name, lookup.credential.value), auth.name);
   if (!refreshed.ok) return refreshed;
   return { ok: true, result: await send(refreshed.credential) };
@@ -64,7 +67,8 @@ export function describeCredentialFailure(failure: Pick<CredentialFailure, "code
 
 const ACTIONS: Record<CredentialProblem, (name: string) => string> = {
   credential_missing: (name) => `the credential "${name}" is not connected; it must be connected before this tool can be used`,
-  credential_refresh_failed: (name) => `the credential "${name}" could not be refreshed; the user must reconnect it`,
+  // The detail says which: refused (the user must reconnect it) or failing for now (try later).
+  credential_refresh_failed: (name) => `the credential "${name}" could not be refreshed`,
   vault_unavailable: (name) => `the credential "${name}" could not be read from the vault`,
 };
 

@@ -3,8 +3,29 @@
  * its `allowedOrigins`, replacing any header of that name the caller set; never elsewhere. The
  * guarded fetch and the MCP transport's fetch both apply it to every request they send.
  */
+import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "./call-signature";
 import type { EgressCredential } from "./credentials";
 import { FRAMING_HEADERS } from "./framing-headers";
+
+/**
+ * Headers a credential may not fill, refused when it is put and never set when it is sent: the
+ * request's framing, what the protocols set themselves (content negotiation, MCP's session), and
+ * what the platform sets on a tool's call (its signature, timestamp, idempotency key, trace).
+ */
+export const FORBIDDEN_CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(
+  [
+    ...FRAMING_HEADERS,
+    "content-type",
+    "accept",
+    "cookie",
+    "traceparent",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    IDEMPOTENCY_HEADER,
+    TIMESTAMP_HEADER,
+    SIGNATURE_HEADER,
+  ].map((name) => name.toLowerCase()),
+);
 
 export type CredentialHeaders = { ok: true; headers: Headers; carried: boolean } | { ok: false; detail: string };
 
@@ -21,8 +42,8 @@ export function credentialAllowed(credential: EgressCredential, url: URL): boole
 export function credentialHeaders(headers: Headers, credential: EgressCredential | undefined, url: URL): CredentialHeaders {
   if (!credential || !credentialAllowed(credential, url)) return { ok: true, headers, carried: false };
   const name = credential.header.toLowerCase();
-  if (FRAMING_HEADERS.has(name))
-    return { ok: false, detail: `the credential "${credential.name}" names the header ${name}, which is never set` };
+  if (FORBIDDEN_CREDENTIAL_HEADERS.has(name))
+    return { ok: false, detail: `the credential "${credential.name}" names the header ${name}, which the platform sets` };
   const out = new Headers(headers);
   try {
     out.set(name, credential.value);

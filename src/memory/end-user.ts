@@ -4,7 +4,7 @@
  * the memory tools of a session an end user created (its grant confined by its `created_by`,
  * which the session object keeps for its life). Pure.
  */
-import { END_USER_SUBJECT_PREFIX } from "../auth/principal";
+import { endUserOf } from "../auth/principal";
 import { isWithin, type MemoryGrant, type Namespace, SEGMENT_PATTERN } from "../session-config/memory-namespace";
 
 /** The first segment of every end user's memory. */
@@ -24,8 +24,8 @@ export function endUserNamespace(subject: string): string[] | null {
  * but an end user), `null` for none at all, else the end user's own namespace.
  */
 export function memoryReachOf(createdBy: string): string[] | null | undefined {
-  if (!createdBy.startsWith(END_USER_SUBJECT_PREFIX)) return undefined;
-  return endUserNamespace(createdBy.slice(END_USER_SUBJECT_PREFIX.length));
+  const subject = endUserOf(createdBy);
+  return subject === null ? undefined : endUserNamespace(subject);
 }
 
 /**

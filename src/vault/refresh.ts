@@ -20,7 +20,7 @@ export interface RefreshGrant {
 
 export type TokenAnswer =
   | { ok: true; accessToken: string; refreshToken: string | null; expiresAt: number | null }
-  /** `permanent`: the endpoint refused the grant (4xx, an `error` field, no token): refreshing again will not help. */
+  /** `permanent`: the endpoint refused the grant (400, 401, an `error` field): refreshing again will not help. */
   | { ok: false; permanent: boolean; detail: string };
 
 export async function requestTokens(
@@ -49,25 +49,34 @@ export async function requestTokens(
       ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
     },
   );
-  if (!result.ok) {
-    const transient = result.reason === "timeout" || result.reason === "network_error" || result.reason === "aborted";
-    return { ok: false, permanent: !transient, detail: `the token endpoint could not be used: ${result.detail}` };
-  }
+  // Only the grant's own refusal is permanent (RFC 6749 §5.2: 400/401, or an `error` field):
+  // a refused URL, a redirect, a 408, a 429, a 5xx or an odd answer may pass, so the credential stays.
+  if (!result.ok) return { ok: false, permanent: false, detail: `the token endpoint could not be used: ${result.detail}` };
   if (result.status === 429 || result.status >= 500)
     return { ok: false, permanent: false, detail: `the token endpoint answered ${result.status}` };
   const fields = parseAnswer(result.body, result.contentType);
-  const error = typeof fields?.error === "string" ? fields.error.slice(0, 64) : null;
-  if (result.status >= 300 || error !== null)
+  // RFC 6749's `error` is a string; an object there is some other service's error shape.
+  const error = typeof fields?.error === "string" ? errorCode(fields.error) : null;
+  if (result.status === 400 || result.status === 401 || error !== null)
     return { ok: false, permanent: true, detail: `the token endpoint refused the refresh (${result.status}${error ? ` ${error}` : ""})` };
+  if (result.status >= 300) return { ok: false, permanent: false, detail: `the token endpoint answered ${result.status}` };
   const accessToken = fields?.access_token;
   if (typeof accessToken !== "string" || accessToken === "" || encoder.encode(accessToken).byteLength > MAX_SECRET_BYTES)
-    return { ok: false, permanent: true, detail: "the token endpoint's answer holds no usable access_token" };
+    return { ok: false, permanent: false, detail: "the token endpoint's answer holds no usable access_token" };
   const refreshToken = typeof fields?.refresh_token === "string" && fields.refresh_token !== "" ? fields.refresh_token : null;
   if (refreshToken !== null && encoder.encode(refreshToken).byteLength > MAX_SECRET_BYTES)
-    return { ok: false, permanent: true, detail: "the token endpoint's refresh_token is too long" };
+    return { ok: false, permanent: false, detail: "the token endpoint's refresh_token is too long" };
   const expiresIn = Number(fields?.expires_in);
   const expiresAt = Number.isFinite(expiresIn) && expiresIn > 0 ? options.now() + Math.floor(expiresIn * 1000) : null;
   return { ok: true, accessToken, refreshToken, expiresAt };
+}
+
+/**
+ * The endpoint's `error` as a code fit for logs and the audit log: RFC 6749's codes are lower-case
+ * words, and anything else (a sentence, markup, a token echoed back) is only "unknown".
+ */
+function errorCode(value: string): string {
+  return /^[a-z_]{1,64}$/.test(value) ? value : "unknown";
 }
 
 /** JSON, or the form encoding some endpoints still answer with. */

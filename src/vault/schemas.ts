@@ -3,13 +3,11 @@
  * the two that need the deployment's URL policy (origins, token URL: `checkPutBody`).
  */
 import { z } from "@hono/zod-openapi";
-import { FRAMING_HEADERS } from "../egress/framing-headers";
+import { FORBIDDEN_CREDENTIAL_HEADERS } from "../egress/credential-header";
 import { MAX_ALLOWED_ORIGINS, MAX_ORIGIN_CHARS } from "../egress/allowed-origins";
 import { MAX_WEBHOOK_URL_CHARS, MCP_HEADER_NAME_PATTERN, MCP_HEADER_VALUE_PATTERN } from "../session-config/tool-schemas";
 import { CREDENTIAL_NAME_PATTERN, CREDENTIAL_STATUSES, CREDENTIAL_TYPES, MAX_SECRET_BYTES } from "./types";
 
-/** Headers a credential may not fill: the request's framing, and what the protocols set themselves. */
-export const FORBIDDEN_CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([...FRAMING_HEADERS, "content-type", "accept", "cookie"]);
 const encoder = new TextEncoder();
 
 /** Printable, without line breaks: each goes into a header or a form body. */
@@ -32,7 +30,13 @@ export const OAuth2InputSchema = z
   .object({
     access_token: secret("Sent as `Authorization: Bearer …`."),
     refresh_token: secret("With `token_url`: an expired or refused access token is refreshed.").optional(),
-    expires_at: z.iso.datetime({ offset: true }).max(64).optional().openapi({ description: "When the access token expires (ISO 8601)." }),
+    expires_at: z.iso
+      .datetime({ offset: true })
+      .max(64)
+      // The vault keeps epoch milliseconds, never negative: a date before 1970 is no expiry it can hold.
+      .refine((value) => Date.parse(value) >= 0, "Must be 1970 or later.")
+      .optional()
+      .openapi({ description: "When the access token expires (ISO 8601)." }),
     token_url: z.string().max(MAX_WEBHOOK_URL_CHARS).optional().openapi({
       format: "uri",
       description: "The token endpoint, called like any URL a tenant gives (https; no private address).",

@@ -25,6 +25,8 @@ import type { Credential, CredentialKey, CredentialSecrets, PutCredential, Resea
 
 const UNAVAILABLE = { ok: false, reason: "vault_unavailable" } as const;
 const NOT_FOUND = { ok: false, reason: "credential_not_found" } as const;
+/** Said of a credential whose refresh token the endpoint refused; a passing failure says to try later instead. */
+const REFUSED_REFRESH = "the token endpoint refused its refresh token; the user must reconnect it";
 /** An oauth2 token this close to its expiry is refreshed before use, so it does not expire on the way. */
 export const EXPIRY_MARGIN_MS = 30_000;
 const RESEAL_CURSOR_KEY = "reseal_after";
@@ -208,17 +210,34 @@ export class Vault extends DurableObject<Cloudflare.Env> implements VaultRpc {
    * The row's credential for egress, refreshed first when it is stale: expired (`rejected`
    * null) or still holding the value the origin refused.
    */
-  async #lookup(tenantId: string, keys: VaultKey[], row: store.CredentialRow, rejected: string | null): Promise<CredentialLookup> {
+  #lookup(tenantId: string, keys: VaultKey[], row: store.CredentialRow, rejected: string | null): Promise<CredentialLookup> {
     const id = store.sealContext(row.owner, row.name);
     const under = this.#refreshing.get(id);
     if (under) return under;
+    if (row.refresh_failed === 1)
+      return Promise.resolve(lookupFailure("credential_refresh_failed", row.name, ownerKind(row.owner), REFUSED_REFRESH));
+    const expired = row.expires_at !== null && row.expires_at <= Date.now() + EXPIRY_MARGIN_MS;
+    if (rejected === null && !expired) return this.#current(keys, row, null, expired);
+    // Recorded before the first await (opening the secrets), so whoever comes meanwhile joins
+    // this one rather than sending a second, possibly rotated-away, refresh token.
+    const flight = this.#current(keys, row, rejected, expired, tenantId).finally(() => this.#refreshing.delete(id));
+    this.#refreshing.set(id, flight);
+    return flight;
+  }
+
+  /** The row's secrets opened, and refreshed (given `tenantId`) when stale. */
+  async #current(
+    keys: VaultKey[],
+    row: store.CredentialRow,
+    rejected: string | null,
+    expired: boolean,
+    tenantId?: string,
+  ): Promise<CredentialLookup> {
     const owner = ownerKind(row.owner);
-    if (row.refresh_failed === 1) return lookupFailure("credential_refresh_failed", row.name, owner);
     const secrets = await this.#open(keys, row);
     if (!secrets) return lookupFailure("credential_missing", row.name, owner, "it cannot be read with the vault's keys; connect it again");
     const credential = egressCredential(row, secrets);
-    const expired = row.expires_at !== null && row.expires_at <= Date.now() + EXPIRY_MARGIN_MS;
-    if (rejected === null ? !expired : credential.value !== rejected) return { ok: true, credential };
+    if (tenantId === undefined || (rejected === null ? !expired : credential.value !== rejected)) return { ok: true, credential };
     if (credential.refreshable !== true)
       return lookupFailure(
         "credential_missing",
@@ -226,10 +245,7 @@ export class Vault extends DurableObject<Cloudflare.Env> implements VaultRpc {
         owner,
         expired ? "it has expired; connect it again" : "the origin refused it; connect it again",
       );
-    // Joined by whoever comes while it runs; gone once it has written its answer.
-    const flight = this.#refreshRow(tenantId, keys, row, secrets).finally(() => this.#refreshing.delete(id));
-    this.#refreshing.set(id, flight);
-    return flight;
+    return this.#refreshRow(tenantId, keys, row, secrets);
   }
 
   async #refreshRow(tenantId: string, keys: VaultKey[], row: store.CredentialRow, secrets: CredentialSecrets): Promise<CredentialLookup> {
@@ -259,7 +275,7 @@ export class Vault extends DurableObject<Cloudflare.Env> implements VaultRpc {
         return true;
       });
       if (marked) await this.#audit.flush();
-      return lookupFailure("credential_refresh_failed", row.name, owner);
+      return lookupFailure("credential_refresh_failed", row.name, owner, REFUSED_REFRESH);
     }
     const next: CredentialSecrets = { ...secrets, access_token: answer.accessToken };
     if (answer.refreshToken !== null) next.refresh_token = answer.refreshToken;

@@ -110,10 +110,28 @@ describe("credential routes", () => {
         allowed_origins: ["https://a.example.com"],
       }),
     ).toEqual(["body.oauth2.token_url"]);
+    expect(
+      await bad({
+        type: "oauth2",
+        oauth2: { access_token: "a", expires_at: "1969-12-31T23:59:59Z" },
+        allowed_origins: ["https://a.example.com"],
+      }),
+    ).toEqual(["body.oauth2.expires_at"]);
     expect(await bad({ type: "header", value: SECRET, allowed_origins: ["https://a.example.com"] })).toEqual(["body.header"]);
     expect(await bad({ type: "header", header: "Host", value: SECRET, allowed_origins: ["https://a.example.com"] })).toContain(
       "body.header",
     );
+    for (const header of [
+      "X-Webhook-Signature",
+      "x-webhook-timestamp",
+      "Idempotency-Key",
+      "traceparent",
+      "Mcp-Session-Id",
+      "mcp-protocol-version",
+    ])
+      expect(await bad({ type: "header", header, value: SECRET, allowed_origins: ["https://a.example.com"] }), header).toEqual([
+        "body.header",
+      ]);
     expect(await bad({ ...BEARER, value: "a\r\nX-Injected: 1" })).toContain("body.value");
     expect(await bad({ ...BEARER, oauth2: { access_token: "a" } })).toContain("body.oauth2");
     expect(await bad(BEARER, "/v1/end-users/alice/credentials/GitHub")).toContain("path.name");

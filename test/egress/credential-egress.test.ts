@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { safeFetch, type SafeFetchOptions } from "../../src/egress/safe-fetch";
 import { sendWithCredential, type CredentialAuth } from "../../src/egress/credential-fetch";
+import { mcpFetch } from "../../src/sessions/object/tools/mcp/mcp-fetch";
 import type { CredentialLookup, CredentialSource, EgressCredential } from "../../src/egress/credentials";
 
 /** A fetch that answers from a table of routes by URL and records the headers of every request. */
@@ -199,5 +200,36 @@ describe("sendWithCredential", () => {
     const thrown = await call({ name: "github", source: broken }, rejectOld);
     expect(thrown.attempt).toMatchObject({ ok: false, code: "vault_unavailable" });
     expect(JSON.stringify(thrown.attempt)).not.toContain("s3cret");
+  });
+
+  it("cancels the body of the MCP server's 401 before it sends again", async () => {
+    const { credentials } = source({ ok: true, credential: credential({ refreshable: true }) }, fresh);
+    const cancelled: boolean[] = [];
+    const fetchImpl: typeof fetch = async (_input, init) => {
+      if (new Headers(init?.headers).get("authorization") === NEW) return ok();
+      let done = false;
+      cancelled.push(false);
+      const at = cancelled.length - 1;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (!done) controller.enqueue(new TextEncoder().encode("unauthorized"));
+          done = true;
+        },
+        cancel() {
+          cancelled[at] = true;
+        },
+      });
+      return new Response(body, { status: 401 });
+    };
+    const send = mcpFetch({
+      server: new URL("https://api.example.com/mcp"),
+      allowPrivateUrls: true,
+      allowedOrigins: null,
+      fetchImpl,
+      auth: { name: "github", source: credentials },
+    });
+    const response = await send("https://api.example.com/mcp", { method: "POST", body: "{}" });
+    expect(response.status).toBe(200);
+    expect(cancelled).toEqual([true]);
   });
 });

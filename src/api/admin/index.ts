@@ -6,6 +6,7 @@ import * as tenantStorage from "./tenant-storage";
 import * as getTenant from "./get-tenant";
 import * as listSessions from "./list-sessions";
 import * as listTenants from "./list-tenants";
+import * as resealVaults from "./reseal-vaults";
 import * as setLimits from "./set-limits";
 import * as setModels from "./set-models";
 import * as suspend from "./suspend";
@@ -22,4 +23,5 @@ export function registerAdminRoutes(app: App): void {
   app.openapi(cancelSessions.route, cancelSessions.handler);
   app.openapi(deleteTenant.route, deleteTenant.handler);
   app.openapi(tenantStorage.route, tenantStorage.handler);
+  app.openapi(resealVaults.route, resealVaults.handler);
 }

@@ -310,6 +310,10 @@ const STEPS: Readonly<Record<string, Step>> = {
     run: (w, send) =>
       send(`/v1/admin/tenants/${w.tenantId}/models`, { method: "PUT", body: { models: ["claude-*"] }, headers: w.operator }),
   },
+  "POST /v1/admin/vault/reseal": {
+    actions: [],
+    run: (w, send) => send("/v1/admin/vault/reseal?limit=1", { method: "POST", headers: w.operator }),
+  },
   "POST /v1/admin/tenants/{tenant_id}/suspend": {
     actions: ["tenant.suspended"],
     run: (w, send) => send(`/v1/admin/tenants/${w.tenantId}/suspend`, { method: "POST", headers: w.operator }),

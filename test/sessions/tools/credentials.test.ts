@@ -1,7 +1,7 @@
 /** Vault credentials on the tool paths: the webhook tool, the MCP transport's fetch and connection, and a unit's lookups. */
 import { afterEach, describe, expect, inject, it, vi } from "vitest";
 import type { McpToolSpec, ToolSpec } from "../../../src/session-config/types";
-import { webhookTool } from "../../../src/sessions/object/tools/webhook";
+import { WEBHOOK_MAX_RESPONSE_BYTES, webhookTool } from "../../../src/sessions/object/tools/webhook";
 import type { ToolContext } from "../../../src/sessions/object/tools/tool";
 import { McpConnections } from "../../../src/sessions/object/tools/mcp/pool";
 import { mcpFetch } from "../../../src/sessions/object/tools/mcp/mcp-fetch";
@@ -127,6 +127,17 @@ describe("a webhook tool that names a credential", () => {
     expect(seen).toEqual([]);
     expect(outcome.isError).toBe(true);
     expect(outcome.output).not.toContain("old-token");
+  });
+
+  it("drops the start of a token the answer echoes where the size cap cuts it", async () => {
+    const echoed = "old-token-0123456789";
+    for (const cutAfter of [1, 4, echoed.length - 1]) {
+      recordFetches(() => new Response("x".repeat(WEBHOOK_MAX_RESPONSE_BYTES - cutAfter) + echoed, { status: 400 }));
+      const outcome = await webhookTool(spec()).run!({}, context(vault({ ok: true, credential: credential() }).source));
+      expect(outcome.isError).toBe(true);
+      expect(outcome.output.endsWith("x"), `cut after ${cutAfter}`).toBe(true);
+      vi.restoreAllMocks();
+    }
   });
 });
 

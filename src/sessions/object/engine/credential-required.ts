@@ -17,8 +17,10 @@ type Engine = Pick<UnitWriter, "store" | "emit" | "requireSession" | "toolbox"> 
   transaction<T>(fn: () => T): T;
 };
 
+/** Once per run for each credential and failure: a call that fails again on it adds nothing the backend did not hear. */
 export function recordCredentialRequired(engine: Engine, data: CredentialRequired): void {
   engine.transaction(() => {
+    if (!engine.store.firstCredentialRequired(`${data.credential}\0${data.code}`)) return;
     engine.emit("credential_required", data);
     const session = notificationSession(engine.requireSession(), engine.store.run(), engine.store.openToolCalls(), engine.toolbox());
     engine.outbox.record("session.credential_required", session, data);

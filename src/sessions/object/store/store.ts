@@ -29,6 +29,8 @@ export type { SubagentRow } from "./subagents";
 const PARENT_TOLD_KEY = "parent_told_revision";
 /** A root session: its tree's count. */
 const TREE_KEY = "tree";
+/** The credentials the current run has said it needs. */
+const CREDENTIALS_REQUIRED_KEY = "credentials_required";
 
 /**
  * What a root keeps of the tree of its current run (`run`: that run's `run_start_seq`): the ids
@@ -208,6 +210,19 @@ export class SessionStore extends ConversationStore {
 
   putTree(tree: StoredTree): void {
     this.storage.kv.put(TREE_KEY, tree);
+  }
+
+  /**
+   * Whether the current run has not yet said that `key` (a credential and its failure) is needed,
+   * and records that it now has: a run says each once, however many calls fail on it.
+   */
+  firstCredentialRequired(key: string): boolean {
+    const run = this.run().run_start_seq ?? 0;
+    const stored = this.storage.kv.get<{ run: number; keys: string[] }>(CREDENTIALS_REQUIRED_KEY);
+    const keys = stored !== undefined && stored.run === run ? stored.keys : [];
+    if (keys.includes(key)) return false;
+    this.storage.kv.put(CREDENTIALS_REQUIRED_KEY, { run, keys: [...keys, key] });
+    return true;
   }
 
   // ---- the event log (events.ts; its rules live in events/event-log.ts) ------------------

@@ -6,15 +6,10 @@
  */
 import type { CredentialLookup, CredentialRequired, CredentialSource } from "../../../egress/credentials";
 import type { CredentialFailure } from "../../../egress/credential-fetch";
-import { END_USER_SUBJECT_PREFIX } from "../../../auth/principal";
+import { endUserOf } from "../../../auth/principal";
 import { headerSecrets } from "../../../session-config/masking";
 import { maskerOf, type SecretMasker } from "../../../shared/secret-mask";
 import { vaultCredentialSource } from "../../../vault/source";
-
-/** The end user a session belongs to, or null for a session the tenant's own principal created. */
-export function endUserSubject(createdBy: string): string | null {
-  return createdBy.startsWith(END_USER_SUBJECT_PREFIX) ? createdBy.slice(END_USER_SUBJECT_PREFIX.length) : null;
-}
 
 export class UnitCredentials implements CredentialSource {
   readonly #lookups = new Map<string, Promise<CredentialLookup>>();
@@ -26,7 +21,7 @@ export class UnitCredentials implements CredentialSource {
   ) {}
 
   static forSession(env: Cloudflare.Env, session: { tenant_id: string; created_by: string }): UnitCredentials {
-    const subject = endUserSubject(session.created_by);
+    const subject = endUserOf(session.created_by);
     return new UnitCredentials(vaultCredentialSource(env, session.tenant_id, subject), subject);
   }
 

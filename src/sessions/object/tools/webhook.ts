@@ -9,6 +9,9 @@ import type { ToolSpec } from "../../../session-config/types";
 import { isOriginAllowed } from "../../../egress/allowed-origins";
 import { safeFetch, type SafeFetchResult } from "../../../egress/safe-fetch";
 import { describeCredentialFailure, NO_VAULT, sendWithCredential, type CredentialAuth } from "../../../egress/credential-fetch";
+import { FORBIDDEN_CREDENTIAL_HEADERS } from "../../../egress/credential-header";
+import type { EgressCredential } from "../../../egress/credentials";
+import { headerSecrets } from "../../../session-config/masking";
 import type { Tool, ToolContext, ToolOutcome } from "./tool";
 import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, signCallBody, TIMESTAMP_HEADER } from "../../../egress/call-signature";
 import { checkTenantUrl } from "../../../egress/tenant-url";
@@ -75,11 +78,6 @@ function credentialAuth(spec: WebhookSpec, ctx: ToolContext): CredentialAuth | u
   return { name: spec.auth.credential, source: ctx.credentials ?? NO_VAULT };
 }
 
-/** Headers the platform sets on a webhook call: a credential naming one would forge or break the call. */
-const PLATFORM_HEADERS: ReadonlySet<string> = new Set(
-  ["content-type", IDEMPOTENCY_HEADER, TIMESTAMP_HEADER, SIGNATURE_HEADER, "traceparent"].map((name) => name.toLowerCase()),
-);
-
 /** One signed POST; a timeout, a network error or a 5xx may pass, any other answer is final. */
 async function postOnce(
   url: string,
@@ -88,10 +86,12 @@ async function postOnce(
   auth: CredentialAuth | undefined,
   ctx: ToolContext,
 ): Promise<Attempt<ToolOutcome>> {
+  let carried: EgressCredential | undefined;
   const sent = await sendWithCredential(
     auth,
     async (credential): Promise<SafeFetchResult> => {
-      if (credential && PLATFORM_HEADERS.has(credential.header.toLowerCase())) {
+      carried = credential;
+      if (credential && FORBIDDEN_CREDENTIAL_HEADERS.has(credential.header.toLowerCase())) {
         return {
           ok: false,
           reason: "invalid_request",
@@ -129,7 +129,8 @@ async function postOnce(
   // A credential that cannot be used is final: another try would meet the same vault.
   if (!sent.ok)
     return { done: false, value: { output: describeCredentialFailure(sent), isError: true, credentialFailure: sent }, transient: false };
-  const result = sent.result;
+  const result =
+    sent.result.ok && sent.result.truncated && sent.result.credentialSent && carried ? cutEcho(sent.result, carried) : sent.result;
   if (result.ok && result.status >= 200 && result.status < 300) return { done: true, value: parseWebhookAnswer(result.body) };
   if (result.ok) {
     return {
@@ -141,6 +142,22 @@ async function postOnce(
   // Only a timeout or a network error may be passing; a refusal or a bad answer is not.
   const transient = result.reason === "timeout" || result.reason === "network_error";
   return { done: false, value: { output: `webhook call failed (${result.reason}): ${result.detail}`, isError: true }, transient };
+}
+
+/**
+ * An answer cut at the size cap may end with the first characters of the credential it echoes,
+ * too few for the masker to know: a tail that begins any form of the value is dropped.
+ */
+function cutEcho<R extends { body: string }>(result: R, credential: EgressCredential): R {
+  const body = result.body;
+  const forms = headerSecrets({ value: credential.value }).filter((form) => form !== "");
+  const longest = Math.max(0, ...forms.map((form) => form.length));
+  for (let at = Math.max(0, body.length - longest + 1); at < body.length; at++) {
+    const first = body.charCodeAt(at);
+    if (forms.some((form) => form.charCodeAt(0) === first && form.startsWith(body.slice(at))))
+      return { ...result, body: body.slice(0, at) };
+  }
+  return result;
 }
 
 /** `{ "output": ..., "is_error"?: boolean }` is the documented answer; any other body is taken as the output text. */

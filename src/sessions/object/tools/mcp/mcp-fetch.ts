@@ -67,6 +67,8 @@ export function mcpFetch(options: McpFetchOptions): typeof fetch {
         return { response, status: response.status, credentialSent: sent.carried };
       },
       (answer) => answer,
+      // The 401's body is never read: cancelled, it frees its connection before the resend.
+      (answer) => answer.response.body?.cancel().catch(() => undefined) ?? Promise.resolve(),
     );
     if (!attempt.ok) throw new CredentialUnavailable(attempt);
     return capped(attempt.result.response, maxBytes);
