@@ -2805,7 +2805,7 @@ export interface components {
              */
             bytes: number;
         };
-        VaultResealPage: {
+        VaultResealPass: {
             /**
              * Format: int64
              * @description Tenants of this page whose vault was asked.
@@ -7861,7 +7861,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["VaultResealPage"];
+                    "application/json": components["schemas"]["VaultResealPass"];
                 };
             };
             /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */

@@ -19,7 +19,7 @@ const ResealPageSchema = z
     unreadable: z.number().int().openapi({ description: "Credentials no listed key opens: their key was dropped too early." }),
     next_cursor: z.string().nullable().openapi({ description: "The next page of tenants; null after the last." }),
   })
-  .openapi("VaultResealPage");
+  .openapi("VaultResealPass");
 
 export const route = createRoute({
   method: "post",
