@@ -101,6 +101,10 @@ export function bodyLimit(): MiddlewareHandler<AppEnv> {
     });
     c.req.raw = new Request(raw, { body: raw.body.pipeThrough(counter) });
     await next();
+    // An answer given before the body was read (a 401, a 429): the rest of the upload is read
+    // and dropped, within the cap, so the connection is not cut under a client still sending,
+    // which a local runtime's proxy answers with a 500 instead of the answer given.
+    if (!c.req.raw.bodyUsed) await c.req.raw.body?.pipeTo(new WritableStream()).catch(() => {});
     if (bodyLimitExceeded(c) && c.res.status !== 413) c.res = problemJson(c, payloadTooLarge(c));
   };
 }
