@@ -5,8 +5,8 @@ export type CredentialType = (typeof CREDENTIAL_TYPES)[number];
 export const CREDENTIAL_STATUSES = ["ok", "expired", "refresh_failed"] as const;
 export type CredentialStatus = (typeof CREDENTIAL_STATUSES)[number];
 
-/** A credential's name, as tools name it. */
-export const CREDENTIAL_NAME_PATTERN = /^[a-z0-9_-]{1,64}$/;
+/** A credential's name: the one rule egress keeps, since tools name credentials too. */
+export { CREDENTIAL_NAME_PATTERN } from "../egress/credentials";
 /** The bytes (UTF-8) of one secret: a token, a header's value, a client secret. */
 export const MAX_SECRET_BYTES = 8 * 1024;
 
