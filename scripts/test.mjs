@@ -4,7 +4,10 @@
 // would leave idle the cores that the workerd and Node projects could use. Here the `workers`,
 // `workers-isolated` and `node` projects run in one Vitest process, and the `e2e` files in two
 // more, half each (Vitest's `--shard`), all at the same time; each line of output is marked with
-// its run, and the exit status is that of the worst run. With arguments (`npm test -- <files or
+// its run, and the exit status is that of the worst run. The halves are balanced by time: each
+// file weighs what `test/e2e/durations.json` measured (a new file a minute), and the heaviest
+// go first to the lighter half, since Vitest's own `--shard` splits by count and left one half
+// twice as long as the other. With arguments (`npm test -- <files or
 // options>`) it is one plain `vitest run` with them, as before.
 //
 // Before anything is installed or started, it checks what the run needs beyond npm
@@ -15,6 +18,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { e2eShards } from "./e2e-shards.mjs";
 import { ensureDependencies } from "./ensure-deps.mjs";
 import { missingPrerequisites, prerequisiteReport } from "./prerequisites.mjs";
 
@@ -54,7 +58,7 @@ function run(args, label) {
   return { child, done };
 }
 
-const E2E_SHARDS = ["1/2", "2/2"];
+const E2E_SHARDS = 2;
 const runs =
   extra.length > 0
     ? [run(extra, null)]
@@ -64,7 +68,10 @@ const runs =
           { label: "unit", ...run(["--project", "workers", "--project", "workers-isolated", "--project", "node"], "unit") },
           // The end-to-end files in two halves side by side: they mostly wait on the processes
           // they start, and one after another they took longer than the rest of the suite.
-          ...E2E_SHARDS.map((shard) => ({ label: `e2e ${shard}`, ...run(["--project", "e2e", `--shard=${shard}`], `e2e ${shard}`) })),
+          ...e2eShards(root, "test/e2e", E2E_SHARDS).map((files, i) => {
+            const label = `e2e ${i + 1}/${E2E_SHARDS}`;
+            return { label, ...run(["--project", "e2e", ...files], label) };
+          }),
         ];
         for (const { label, done } of all) {
           void done.then((code) =>
