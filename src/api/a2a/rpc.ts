@@ -38,7 +38,7 @@ export const route = createRoute({
           schema: JSON_RPC_OBJECT,
           example: {
             jsonrpc: "2.0",
-            id: 1,
+            id: "send-1",
             method: "SendMessage",
             params: { message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "Hello" }] } },
           },
