@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { BASE_URL, call, callJson } from "../../support/api";
-import { mockModel, uniqueKey } from "../../support/mock-client";
+import { mockHook, mockModel, uniqueKey } from "../../support/mock-client";
+import { signedWith, typesFor, webhookSecret } from "../../notifications/helpers";
 import { caller, text, toolUse, type Caller } from "../sessions/helpers";
 import { author, createAgent } from "../agents/helpers";
 
@@ -136,6 +137,26 @@ describe("POST /v1/agents/{agent_id}/a2a", () => {
     };
     const done = ((await rpc(who, agent.id, "SendMessage", approve)).result as { task: TaskJson }).task;
     expect(done).toMatchObject({ id: task.id, status: { state: "TASK_STATE_COMPLETED" } });
+  });
+
+  it("sends a context's signed status notifications to the push config of its first message, and shows that config", async () => {
+    const who = await author();
+    const hook = mockHook(uniqueKey("push"));
+    const agent = await agentScripted(who, [{ reply: { content: [text("pushed")] } }]);
+    const push = { url: hook.url, id: "", taskId: "", token: "" };
+    const sent = await rpc(who, agent.id, "SendMessage", { ...say("hi"), configuration: { taskPushNotificationConfig: push } });
+    const task = (sent.result as { task: TaskJson }).task;
+    const [request] = await hook.waitForRequests(1);
+    expect(typesFor([request!], (request!.body as { session: { id: string } }).session.id)).toEqual(["session.done"]);
+    const admin = await caller(who.tenantId, ["tenant:admin"], "admin-1");
+    expect(await signedWith(request!, await webhookSecret(admin))).toBe(true);
+    const config = { taskId: task.id, id: "notify_url", url: hook.url };
+    expect((await rpc(who, agent.id, "ListTaskPushNotificationConfigs", { taskId: task.id })).result).toEqual({ configs: [config] });
+    expect((await rpc(who, agent.id, "GetTaskPushNotificationConfig", { taskId: task.id, id: "notify_url" })).result).toEqual(config);
+    expect((await rpc(who, agent.id, "CreateTaskPushNotificationConfig", { taskId: task.id, url: hook.url })).result).toEqual(config);
+    const elsewhere = { taskId: task.id, url: "https://example.com/hook" };
+    expect((await rpc(who, agent.id, "CreateTaskPushNotificationConfig", elsewhere)).error?.code).toBe(-32004);
+    expect((await rpc(who, agent.id, "DeleteTaskPushNotificationConfig", { taskId: task.id, id: "notify_url" })).error?.code).toBe(-32004);
   });
 
   it("refuses a caller without sessions:write", async () => {
