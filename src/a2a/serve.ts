@@ -56,10 +56,13 @@ export async function serveA2a(actor: Actor, agent: Agent, origin: string, text:
   const [server, legacyServer, legacy] = await loadSdk();
   const abort = new AbortController();
   const handler = new PlatformA2AHandler(actor, agent, origin, abort.signal);
-  const transport = legacy.isLegacyJsonRpcMethod(request.method)
-    ? new legacyServer.LegacyJsonRpcTransportHandler(handler)
-    : new server.JsonRpcTransportHandler(handler);
-  const mapError = (error: unknown) => server.JsonRpcTransportHandler.mapToJSONRPCError(toA2aError(error));
+  const isLegacy = legacy.isLegacyJsonRpcMethod(request.method);
+  const transport = isLegacy ? new legacyServer.LegacyJsonRpcTransportHandler(handler) : new server.JsonRpcTransportHandler(handler);
+  // Each version's error shape: 0.3 has no `details` list in `data`.
+  const mapError = (error: unknown) =>
+    isLegacy
+      ? legacyServer.LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(toA2aError(error))
+      : server.JsonRpcTransportHandler.mapToJSONRPCError(toA2aError(error));
   const answer = (await transport.handle(request, new server.ServerCallContext())) as Envelope | AsyncGenerator<Envelope, void, undefined>;
   if (!(Symbol.asyncIterator in answer)) return json(answer);
 
