@@ -34,6 +34,27 @@ async function rpc(who: Caller, agentId: string, method: string, params: unknown
   return (await res.json()) as RpcAnswer;
 }
 
+/** The results of a `SubscribeToTask` stream, in order. */
+async function subscribe(who: Caller, agentId: string, taskId: string): Promise<Record<string, unknown>[]> {
+  const res = await callJson(
+    `/v1/agents/${agentId}/a2a`,
+    "POST",
+    { jsonrpc: "2.0", id: "s1", method: "SubscribeToTask", params: { id: taskId } },
+    who.headers,
+  );
+  expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+  const events = (await res.text()).split("\n\n").filter((event) => event.startsWith("data: "));
+  return events.map((event) => (JSON.parse(event.slice(6)) as { result: Record<string, unknown> }).result);
+}
+
+/** The task states a stream's results went through. */
+function states(results: Record<string, unknown>[]): string[] {
+  return results.flatMap((result) => {
+    const status = ((result.task ?? result.statusUpdate) as { status?: { state: string } } | undefined)?.status;
+    return status ? [status.state] : [];
+  });
+}
+
 const say = (words: string, extra: Record<string, unknown> = {}) => ({
   message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: words }], ...extra },
 });
@@ -132,11 +153,17 @@ describe("POST /v1/agents/{agent_id}/a2a", () => {
       message: expect.stringContaining("toolu_q"),
     });
     expect((await rpc(who, agent.id, "SendMessage", say("more text", ids))).error?.code).toBe(-32004);
+    // Resubscribed while it waits, the replay ends at the wait, as the live stream did.
+    expect(states(await subscribe(who, agent.id, task.id))).toEqual(["TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED"]);
     const approve = {
       message: { messageId: "a2", role: "ROLE_USER", ...ids, parts: [{ data: { tool_call_id: "toolu_q", approved: true } }] },
     };
     const done = ((await rpc(who, agent.id, "SendMessage", approve)).result as { task: TaskJson }).task;
     expect(done).toMatchObject({ id: task.id, status: { state: "TASK_STATE_COMPLETED" } });
+    // Replayed once it is over, the answered wait does not end the stream: every update comes again.
+    const replay = await subscribe(who, agent.id, task.id);
+    expect(states(replay)).toEqual(["TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]);
+    expect(JSON.stringify(replay)).toContain('"text":"noon"');
   });
 
   it("sends a context's signed status notifications to the push config of its first message, and shows that config", async () => {
