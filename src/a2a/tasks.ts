@@ -4,6 +4,7 @@
  */
 import { Role, TaskState } from "@a2a-js/sdk";
 import type { Artifact, Message as A2aMessage, Part, Task, TaskStatus } from "@a2a-js/sdk";
+import { MAX_CHAT_ID_CHARS } from "../chat/request";
 import type { SessionStatus } from "../session-config/statuses";
 import type { Message, ToolCallStatus } from "../session-config/types";
 
@@ -26,7 +27,7 @@ export interface TaskRef {
 /** The context and run a task id names; null for an id this platform never gave out. */
 export function parseTaskId(taskId: string): TaskRef | null {
   const match = /^([1-9][0-9]{0,15})\.(.+)$/s.exec(taskId);
-  if (!match) return null;
+  if (!match || match[2]!.length > MAX_CHAT_ID_CHARS) return null;
   return { inputSeq: Number(match[1]), contextId: match[2]! };
 }
 
