@@ -34,6 +34,7 @@ import { registerTokenRoutes } from "./tokens";
 import { registerOutgoingCalls } from "./outgoing";
 import { registerChatRoutes } from "./chat";
 import { registerMcpRoutes } from "./mcp";
+import { registerAgUiRoutes } from "./ag-ui";
 import { registerEndUserRoutes } from "./end-users";
 import { registerMeRoutes } from "./me";
 import { endUserGate } from "./middleware/end-user-gate";
@@ -97,6 +98,7 @@ export function createApp(options: CreateAppOptions = {}): App {
   registerOutgoingCalls(app);
   registerChatRoutes(app);
   registerMcpRoutes(app);
+  registerAgUiRoutes(app);
   options.routes?.(app);
 
   app.notFound((c) => problemJson(c, new ApiError("not_found", "No route matches this path.")));

@@ -25,6 +25,11 @@ export const TAGS = [
   },
   { name: "MCP", description: "The tenant's live agents as tools of an MCP server (Streamable HTTP)." },
   {
+    name: "AG-UI",
+    description:
+      "An agent behind AG-UI (`HttpAgent` of `@ag-ui/client`): a thread id names the caller's session of the agent; runs stream as AG-UI events.",
+  },
+  {
     name: "Memory",
     description:
       "A tenant's long-term store: items in namespaces, searched by relevance, kept in versions, read and written by people and by sessions' memory tools.",
