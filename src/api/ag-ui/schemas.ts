@@ -13,13 +13,9 @@ const IdSchema = z.string().max(MAX_AG_UI_ID_CHARS);
 
 export const RunAgentInputSchema = z
   .object({
-    threadId: z
-      .string()
-      .min(1)
-      .max(MAX_CHAT_ID_CHARS)
-      .openapi({
-        description: "Names the caller's session of this agent, as a chat id does: the same id always reaches the same session.",
-      }),
+    threadId: z.string().min(1).max(MAX_CHAT_ID_CHARS).openapi({
+      description: "Names the caller's session of this agent, as a chat id does: the same id always reaches the same session.",
+    }),
     runId: IdSchema.openapi({ description: "The client's id of this run, echoed in `RUN_STARTED` and `RUN_FINISHED`." }),
     protocolVersion: z.string().max(16).optional(),
     messages: z
