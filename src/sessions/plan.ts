@@ -123,7 +123,9 @@ async function planAgentSession(
   } catch (error) {
     if (error instanceof ApiError && error.errors)
       throw new ApiError("validation_failed", undefined, {
-        errors: error.errors.map((problem) => callersTool(problem, ownTools.length) ?? fromAgent([problem], agentFields)[0]!),
+        errors: error.errors.map(
+          (problem) => callersTool(problem, ownTools.length, clientTools.length) ?? fromAgent([problem], agentFields)[0]!,
+        ),
       });
     throw error;
   }
@@ -133,8 +135,14 @@ async function planAgentSession(
   return { body: merged, prepared, agent: { id: resolved.agentId, version: resolved.version }, agentName: resolved.definition.name };
 }
 
-/** A problem at one of the tools after the definition's `count` is the caller's: at `body.tools.<its own index>`; null otherwise. */
-function callersTool(error: FieldError, count: number): FieldError | null {
+/**
+ * A problem at one of the tools after the definition's `count` is the caller's: at `body.tools.<its own index>`.
+ * One of the whole list (a name used twice, too many) is the caller's too when it added tools: the definition's
+ * own list passed alone. Null otherwise.
+ */
+function callersTool(error: FieldError, count: number, added: number): FieldError | null {
+  if (added > 0 && error.path === "body.tools")
+    return { ...error, message: `The agent's tools (the first ${count}), then yours: ${error.message}` };
   const [root, field, index, ...rest] = error.path.split(".");
   if (root !== "body" || field !== "tools" || index === undefined || !/^\d+$/.test(index) || Number(index) < count) return null;
   return { ...error, path: ["body", "tools", String(Number(index) - count), ...rest].join(".") };

@@ -141,6 +141,20 @@ describe("POST /v1/agents/{agent_id}/ag-ui", () => {
     expect((await readProblem(res)).errors?.map((error) => error.path)).toEqual(["body.tools.1.name"]);
   });
 
+  it("refuses a declared tool whose name the agent's own tools hold, at the input's tools", async () => {
+    const who = await author();
+    const agent = await agentWith(who, [], [{ type: "builtin", name: "get_time" }]);
+    const tools = [
+      { name: "pick_color", description: "d" },
+      { name: "get_time", description: "the page's clock" },
+    ];
+    const res = await run(who, agent.id, input("clash", [user("hi")], { tools }));
+    expect(res.status).toBe(400);
+    expect((await readProblem(res)).errors).toEqual([
+      { path: "body.tools", message: `The agent's tools (the first 1), then yours: tools[2].name "get_time" is used twice` },
+    ]);
+  });
+
   it("answers a tool message on a thread with nothing waiting with RUN_ERROR", async () => {
     const who = await author();
     const agent = await agentWith(who, []);
