@@ -5,12 +5,12 @@
  * The platform's own bounds (ids, counts) are the route's schema's (src/api/ag-ui/schemas.ts).
  */
 import type { RunAgentInput } from "@ag-ui/core";
-import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import type { z } from "zod";
 import type { ApprovalAnswer, ToolOutputAnswer } from "../chat/request";
 import type { FieldError } from "../problems";
 import { ClientToolSchema } from "../session-config/tool-schemas";
 import type { ToolSpec } from "../session-config/types";
+import type { AgUiSdk } from "./load-sdk";
 
 /** The client's own ids (run, message, tool call, interrupt); a uuid is 36. */
 export const MAX_AG_UI_ID_CHARS = 200;
@@ -38,8 +38,9 @@ function fail(errors: FieldError[]): ReadRunInput {
   return { ok: false, issues: [], errors };
 }
 
-export function readRunInput(body: unknown): ReadRunInput {
-  const parsed = RunAgentInputSchema.safeParse(body);
+/** `schema`: `@ag-ui/core`'s own `RunAgentInputSchema` (loaded on first use, src/ag-ui/load-sdk.ts). */
+export function readRunInput(schema: AgUiSdk["RunAgentInputSchema"], body: unknown): ReadRunInput {
+  const parsed = schema.safeParse(body);
   if (!parsed.success) return { ok: false, issues: parsed.error.issues, errors: [] };
   const input = parsed.data as unknown as RunAgentInput;
   const tools: ClientTool[] = [];

@@ -3,7 +3,7 @@
  * through `followEvents` (the source the chat stream reads), translated by `AgUiRun` and encoded
  * as Server-Sent Events with `@ag-ui/encoder`.
  */
-import { EventEncoder } from "@ag-ui/encoder";
+import type { EventEncoder } from "@ag-ui/encoder";
 import { describeError, log } from "../log";
 import { followEvents } from "../sessions/follow";
 import type { Follow } from "../chat/ui-stream";
@@ -16,15 +16,15 @@ export const AG_UI_STREAM_HEADERS = {
   "X-Accel-Buffering": "no",
 } as const;
 
-const encoder = new EventEncoder();
 const bytes = new TextEncoder();
 
-function sse(events: AgUiEvent[]): Uint8Array {
-  return bytes.encode(events.map((event) => encoder.encodeSSE(event)).join(""));
+function sseOf(encoder: EventEncoder): (events: AgUiEvent[]) => Uint8Array {
+  return (events) => bytes.encode(events.map((event) => encoder.encodeSSE(event)).join(""));
 }
 
 /** A body that sends `events` and ends: a run over before the session moved (its answers refused, nothing left to run). */
-export function fixedRunStream(events: AgUiEvent[]): ReadableStream<Uint8Array> {
+export function fixedRunStream(encoder: EventEncoder, events: AgUiEvent[]): ReadableStream<Uint8Array> {
+  const sse = sseOf(encoder);
   return new ReadableStream({
     start(controller) {
       controller.enqueue(sse(events));
@@ -34,7 +34,8 @@ export function fixedRunStream(events: AgUiEvent[]): ReadableStream<Uint8Array> 
 }
 
 /** Streams the run: `RUN_STARTED` at once, then the frames after `cursor` until a status hands the run back. */
-export function runStream(follow: Follow, run: AgUiRun, cursor: number): ReadableStream<Uint8Array> {
+export function runStream(encoder: EventEncoder, follow: Follow, run: AgUiRun, cursor: number): ReadableStream<Uint8Array> {
+  const sse = sseOf(encoder);
   const abort = new AbortController();
   return new ReadableStream<Uint8Array>({
     async start(controller) {

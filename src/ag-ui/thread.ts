@@ -15,6 +15,7 @@ import { TURN_ENDING_STATUSES } from "../chat/ui-chunks";
 import { clientToolNames } from "../chat/ui-stream";
 import { AgUiRun } from "./events";
 import type { AgUiAsk, ClientTool } from "./input";
+import type { AgUiSdk } from "./load-sdk";
 import { fixedRunStream, runStream } from "./stream";
 
 /** Pages of tool calls read to find the ones still waiting (100 each), for a run that answered only some. */
@@ -28,7 +29,12 @@ export interface ThreadRun {
 }
 
 /** The run's event stream; a thread that is not the caller's is 404, a run already going 409 (as for a chat). */
-export async function runOnThread(actor: Actor, agentId: string, request: ThreadRun): Promise<ReadableStream<Uint8Array>> {
+export async function runOnThread(
+  { encoder }: Pick<AgUiSdk, "encoder">,
+  actor: Actor,
+  agentId: string,
+  request: ThreadRun,
+): Promise<ReadableStream<Uint8Array>> {
   const { threadId, runId, ask, tools } = request;
   const follow = { principal: actor.principal, limits: actor.limits };
   const { client, session } = await findChatSession(actor, agentId, threadId);
@@ -36,27 +42,27 @@ export async function runOnThread(actor: Actor, agentId: string, request: Thread
   if (session === null) {
     if (ask.kind !== "input") {
       const run = new AgUiRun(threadId, runId, new Set());
-      return fixedRunStream(run.fail("This thread has no call waiting for an answer: send a user message.", "nothing_waits"));
+      return fixedRunStream(encoder, run.fail("This thread has no call waiting for an answer: send a user message.", "nothing_waits"));
     }
     const started = await startChat(actor, agentId, threadId, ask.text, tools);
-    return runStream({ client, ...follow }, new AgUiRun(threadId, runId, clientToolNames(started)), 0);
+    return runStream(encoder, { client, ...follow }, new AgUiRun(threadId, runId, clientToolNames(started)), 0);
   }
   requireKnownTools(session, tools);
   const run = new AgUiRun(threadId, runId, clientToolNames(session));
   const cursor = await latestEventId(client, follow);
   if (ask.kind === "input") {
     await continueChat(actor, session, ask.text);
-    return runStream({ client, ...follow }, run, cursor);
+    return runStream(encoder, { client, ...follow }, run, cursor);
   }
   const { session: after, refused } = await answerCalls(client, actor, ask.approvals, ask.outputs);
-  if (refused.length > 0) return fixedRunStream(run.fail(refused.join("; "), "call_not_waiting"));
-  if (after === null) return fixedRunStream(run.fail("No call of this thread waits for these answers.", "call_not_waiting"));
+  if (refused.length > 0) return fixedRunStream(encoder, run.fail(refused.join("; "), "call_not_waiting"));
+  if (after === null) return fixedRunStream(encoder, run.fail("No call of this thread waits for these answers.", "call_not_waiting"));
   // The session still waits for other answers: the run is handed back at once, naming them.
   if (TURN_ENDING_STATUSES.includes(after.status)) {
     run.waitingAlready(await waitingCalls(client));
-    return fixedRunStream(run.end({ status: after.status, stop_reason: after.stop_reason, error: after.error }));
+    return fixedRunStream(encoder, run.end({ status: after.status, stop_reason: after.stop_reason, error: after.error }));
   }
-  return runStream({ client, ...follow }, run, cursor);
+  return runStream(encoder, { client, ...follow }, run, cursor);
 }
 
 /**

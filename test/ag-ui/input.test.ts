@@ -1,6 +1,9 @@
 /** What a `RunAgentInput` asks: a user message's text, or answers (resume entries, trailing tool messages), and its tools as client tools. */
 import { describe, expect, it } from "vitest";
-import { readRunInput } from "../../src/ag-ui/input";
+import { RunAgentInputSchema } from "@ag-ui/core/schemas";
+import { readRunInput as read } from "../../src/ag-ui/input";
+
+const readRunInput = (body: unknown) => read(RunAgentInputSchema, body);
 
 const base = { threadId: "t", runId: "r" };
 const user = {

@@ -5,6 +5,7 @@
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { readRunInput } from "../../ag-ui/input";
+import { loadAgUiSdk } from "../../ag-ui/load-sdk";
 import { AG_UI_STREAM_HEADERS } from "../../ag-ui/stream";
 import { runOnThread } from "../../ag-ui/thread";
 import { actorOf } from "../actor";
@@ -50,9 +51,10 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const agentId = knownAgentId(c.req.valid("param").agent_id);
-  const read = readRunInput(c.req.valid("json"));
+  const sdk = await loadAgUiSdk();
+  const read = readRunInput(sdk.RunAgentInputSchema, c.req.valid("json"));
   if (!read.ok) throw new ApiError("validation_failed", undefined, { errors: [...fieldErrors(read.issues, "json"), ...read.errors] });
   const { threadId, runId } = read.input;
-  const body = await runOnThread(actorOf(c), agentId, { threadId, runId, ask: read.ask, tools: read.tools });
+  const body = await runOnThread(sdk, actorOf(c), agentId, { threadId, runId, ask: read.ask, tools: read.tools });
   return new Response(body, { headers: AG_UI_STREAM_HEADERS }) as never;
 };
