@@ -9,6 +9,7 @@ import { callJson, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { caller, getJson, text, toolUse, type Caller } from "../sessions/helpers";
 import { author, createAgent } from "../agents/helpers";
+import { backend, endUser } from "../end-users/helpers";
 import type { Session } from "../../../src/session-config/types";
 
 type Event = { type: string } & Record<string, unknown>;
@@ -96,6 +97,19 @@ describe("POST /v1/agents/{agent_id}/ag-ui", () => {
     expect((await run(stranger, agent.id, input("shared", [user("hi")]))).status).toBe(404);
     const reader = await caller(who.tenantId, ["sessions:read"]);
     expect((await run(reader, agent.id, input("shared", [user("hi")]))).status).toBe(403);
+  });
+
+  it("lets an end user's token run its own thread, which its backend's same thread id never reaches", async () => {
+    const tenant = await backend();
+    const agent = await agentWith(tenant, [
+      { reply: { content: [text("for the user")] } },
+      { reply: { content: [text("for the backend")] } },
+    ]);
+    const alice = await endUser(tenant, "alice");
+    expect(said(await events(await run(alice, agent.id, input("support", [user("hi")]))))).toBe("for the user");
+    expect(said(await events(await run(tenant, agent.id, input("support", [user("hi")]))))).toBe("for the backend");
+    const own = await getJson<{ data: Session[] }>(alice, "/v1/sessions");
+    expect(own.data.map((session) => session.created_by)).toEqual(["end_user:alice"]);
   });
 
   it("ends a run at an approval with an interrupt, and the next run's resume decides it", async () => {
