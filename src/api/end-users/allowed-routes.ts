@@ -28,6 +28,7 @@ export const END_USER_ROUTES: readonly string[] = [
   "POST /v1/agents/{agent_id}/chat",
   "GET /v1/agents/{agent_id}/chat/{id}/stream",
   "GET /v1/agents/{agent_id}/chat/{id}/messages",
+  "POST /v1/agents/{agent_id}/ag-ui",
   "PUT /v1/memory/items",
   "GET /v1/memory/items",
   "DELETE /v1/memory/items",
