@@ -1,13 +1,14 @@
 /**
  * The tenant's own settings (tenant admins): the origins webhook tools and notify URLs may use,
- * and the secret that signs webhook calls (shown on request, rotated after a question). Settings
- * are replaced as a whole, so a save sends back every setting it read, changed or not.
+ * what is redacted (redaction-form.tsx), and the secret that signs webhook calls (shown on
+ * request, rotated after a question). Settings are replaced as a whole, so a save sends back every setting it read, changed or not.
  */
 import { useState } from "preact/hooks";
 import { useConsole } from "../context";
 import { unconditional, useAction, usePoll } from "../hooks";
 import type { TenantSettings } from "../types";
 import { Ago, ConfirmedButton, ErrorNote, Field, Loading, Page } from "./common";
+import { RedactionForm } from "./redaction-form";
 
 export function SettingsPage() {
   const { api, me } = useConsole();
@@ -35,6 +36,9 @@ export function SettingsPage() {
       }
     >
       <div class="admin-grid">
+        {settings.data && (
+          <RedactionForm key={`redaction|${JSON.stringify(settings.data)}`} settings={settings.data} onSaved={settings.refresh} />
+        )}
         {settings.data ? (
           <OriginsForm
             key={JSON.stringify(settings.data)}

@@ -82,10 +82,13 @@ const TracesFieldSchema = TracesSettingsSchema.nullable().openapi({
   description: "Where each run's trace is exported (OpenTelemetry, GenAI semantic conventions); null: not exported. See docs/traces.md.",
 });
 
+const RedactionDetectorSchema = z.enum(REDACTION_DETECTORS).openapi("RedactionDetector");
+const RedactionTargetSchema = z.enum(REDACTION_TARGETS).openapi("RedactionTarget");
+
 export const RedactionSettingsSchema = z
   .object({
     detectors: z
-      .array(z.enum(REDACTION_DETECTORS))
+      .array(RedactionDetectorSchema)
       .min(1)
       .max(REDACTION_DETECTORS.length * 2)
       .openapi({
@@ -96,7 +99,7 @@ export const RedactionSettingsSchema = z
         example: ["email", "credit_card", "secret"],
       }),
     apply_to: z
-      .array(z.enum(REDACTION_TARGETS))
+      .array(RedactionTargetSchema)
       .min(1)
       .max(REDACTION_TARGETS.length * 2)
       .openapi({
