@@ -15,6 +15,8 @@ export interface Span {
 export interface Detector {
   name: RedactionDetector;
   pattern: RE2JS;
+  /** A string every match holds: a text without it is not searched (an address needs its `@`). */
+  needs?: string;
   /** The span to replace for a candidate, or null when the candidate is not one. */
   accept(text: string, start: number, end: number): Span | null;
 }
@@ -57,7 +59,12 @@ const SECRET = [
 ].join("|");
 
 export const DETECTORS: Readonly<Record<RedactionDetector, Detector>> = {
-  email: { name: "email", pattern: RE2JS.compile(EMAIL), accept: (text, start, end) => ({ start, end: trimDots(text, start, end) }) },
+  email: {
+    name: "email",
+    pattern: RE2JS.compile(EMAIL),
+    needs: "@",
+    accept: (text, start, end) => ({ start, end: trimDots(text, start, end) }),
+  },
   phone: { name: "phone", pattern: RE2JS.compile(PHONE), accept: acceptPhone },
   credit_card: { name: "credit_card", pattern: RE2JS.compile(CREDIT_CARD), accept: acceptCard },
   iban: { name: "iban", pattern: RE2JS.compile(IBAN), accept: acceptIban },

@@ -6,12 +6,12 @@ import { DETECTORS, type Span } from "./detectors";
 import type { RedactionDetector } from "./settings";
 
 /**
- * The most characters one pass of the detectors reads: each takes about half a microsecond per
- * character in workerd, so a pass costs a few seconds at worst. Its callers' texts are bounded
- * below it (an input by `MAX_INPUT_CHARS`, a tool output by `max_tool_output_chars` and this); a
- * longer text is redacted in pieces cut at a line break.
+ * The most characters one pass of the detectors reads: the five together take 2 to 3 µs per
+ * character (docs/redaction.md), so a pass costs under a second. It equals `MAX_INPUT_CHARS`, the
+ * bound of a message; a tool output is cut to it at the latest (../../sessions/object/redaction.ts);
+ * a longer text (an answer) is redacted in pieces cut at a line break.
  */
-export const MAX_REDACTION_INPUT_CHARS = 1_000_000;
+export const MAX_REDACTION_INPUT_CHARS = 200_000;
 
 export function redactionMark(detector: RedactionDetector): string {
   return `[redacted:${detector}]`;
@@ -36,6 +36,7 @@ function redactPiece(text: string, detectors: readonly RedactionDetector[]): str
   const found: (Span & { detector: RedactionDetector })[] = [];
   for (const name of detectors) {
     const detector = DETECTORS[name];
+    if (detector.needs && !text.includes(detector.needs)) continue;
     const matcher = detector.pattern.matcher(text);
     // A rejected candidate is skipped whole: looking again inside it could cost time quadratic in a long run of digits.
     while (matcher.find()) {

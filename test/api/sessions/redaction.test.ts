@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { call, callJson, readProblem } from "../../support/api";
 import { mockHook, mockModel, uniqueKey } from "../../support/mock-client";
+import { watchSse } from "../../support/event-client";
 import { tenantLog } from "../audit/helpers";
 import { caller, createSession, messagesOf, OBJECT_SCHEMA, post, text, toolCallsOf, toolUse, waitForStatus } from "./helpers";
 
@@ -103,5 +104,35 @@ describe("a run under the redaction setting", () => {
     expect((await post(boss, `/v1/sessions/${session.id}/messages`, { input: "Now erin@example.com" })).status).toBe(202);
     await waitForStatus(boss, session.id, ["done"]);
     expect(JSON.stringify(await messagesOf(boss, session.id))).toContain("Now erin@example.com");
+  });
+});
+
+describe("watchers of a run whose answers are redacted", () => {
+  async function watchedRun(applyTo: string[]) {
+    const tenantId = (await admin()).tenantId;
+    const boss = await caller(tenantId, ["tenant:admin", "sessions:read", "sessions:write"], "admin-1");
+    expect((await putRedaction(boss.headers, { detectors: ["email"], apply_to: applyTo })).status).toBe(200);
+    const model = mockModel(uniqueKey("watched"));
+    const session = await createSession(boss, { model: model.key });
+    const res = await call(`/v1/sessions/${session.id}/events`, { headers: { ...boss.headers, Accept: "text/event-stream" } });
+    const watch = watchSse(res);
+    await watch.untilType("snapshot");
+    await model.script({ reply: { content: [text("Write to dave@example.com.")] } });
+    expect((await post(boss, `/v1/sessions/${session.id}/messages`, { input: "who?" })).status).toBe(202);
+    await watch.untilClosed();
+    return watch;
+  }
+
+  it("get no deltas, only the saved message, redacted", async () => {
+    const watch = await watchedRun(["model_output"]);
+    expect(watch.types()).not.toContain("delta");
+    expect(JSON.stringify(watch.frames)).toContain("Write to [redacted:email].");
+    expect(JSON.stringify(watch.frames)).not.toContain("dave@example.com");
+  });
+
+  it("get the deltas when only other content is redacted", async () => {
+    const watch = await watchedRun(["user_input", "tool_output"]);
+    expect(watch.types()).toContain("delta");
+    expect(JSON.stringify(watch.frames)).toContain("dave@example.com");
   });
 });
