@@ -8,27 +8,24 @@ import { useAction } from "../hooks";
 import { DETECTORS, redactionChoice, TARGETS, type Detector, type Target } from "../redaction";
 import type { TenantSettings } from "../types";
 
-export function RedactionForm(props: { settings: TenantSettings; onSaved(): void }) {
+/** `saved` is kept by the page: the form is made afresh from the settings read again after a save. */
+export function RedactionForm(props: { settings: TenantSettings; saved: boolean; onEdited(): void; onSaved(): void }) {
   const { api } = useConsole();
   const action = useAction();
   const [detectors, setDetectors] = useState<Detector[]>(props.settings.redaction?.detectors ?? []);
   const [applyTo, setApplyTo] = useState<Target[]>(props.settings.redaction?.apply_to ?? []);
   const [problem, setProblem] = useState<string | null>(null);
-  const [saved, setSaved] = useState(false);
   const submit = async (event: Event) => {
     event.preventDefault();
-    setSaved(false);
+    props.onEdited();
     const choice = redactionChoice(detectors, applyTo);
     setProblem(choice.ok ? null : choice.error);
     if (!choice.ok) return;
     const body = { ...props.settings, redaction: choice.redaction };
-    if (await action.run(() => api.call((client) => client.PUT("/v1/tenant/settings", { body })))) {
-      setSaved(true);
-      props.onSaved();
-    }
+    if (await action.run(() => api.call((client) => client.PUT("/v1/tenant/settings", { body })))) props.onSaved();
   };
   const toggle = <T,>(list: T[], set: (next: T[]) => void, value: T, on: boolean) => {
-    setSaved(false);
+    props.onEdited();
     set(on ? [...list, value] : list.filter((v) => v !== value));
   };
   const error = problem ?? action.error;
@@ -74,7 +71,7 @@ export function RedactionForm(props: { settings: TenantSettings; onSaved(): void
           {error}
         </p>
       )}
-      {saved && (
+      {props.saved && (
         <p class="result" role="status">
           Saved.
         </p>

@@ -19,6 +19,7 @@ export function SettingsPage() {
   );
   // Kept here: the form is made afresh from the settings read again after a save, and "Saved." outlives that.
   const [saved, setSaved] = useState(false);
+  const [redactionSaved, setRedactionSaved] = useState(false);
   if (!me.powers.tenantAdmin) {
     return (
       <Page title="Settings">
@@ -37,7 +38,16 @@ export function SettingsPage() {
     >
       <div class="admin-grid">
         {settings.data && (
-          <RedactionForm key={`redaction|${JSON.stringify(settings.data)}`} settings={settings.data} onSaved={settings.refresh} />
+          <RedactionForm
+            key={`redaction|${JSON.stringify(settings.data)}`}
+            settings={settings.data}
+            saved={redactionSaved}
+            onEdited={() => setRedactionSaved(false)}
+            onSaved={() => {
+              setRedactionSaved(true);
+              settings.refresh();
+            }}
+          />
         )}
         {settings.data ? (
           <OriginsForm
