@@ -107,6 +107,36 @@ describe("a run under the redaction setting", () => {
   });
 });
 
+describe("a message queued while a run goes", () => {
+  it("is redacted before it waits in the queue, by the setting when it was sent", async () => {
+    const tenantId = (await admin()).tenantId;
+    const boss = await caller(tenantId, ["tenant:admin", "sessions:read", "sessions:write"], "admin-1");
+    expect((await putRedaction(boss.headers, { detectors: ["email"], apply_to: ["user_input"] })).status).toBe(200);
+    const model = mockModel(uniqueKey("queued"));
+    const hook = mockHook(uniqueKey("slow"));
+    await hook.script({ hold: true, then: { status: 200, body: { output: "ok" } } });
+    await model.script(
+      { reply: { content: [toolUse("toolu_slow", "slow", {})] } },
+      { reply: { content: [text("first done")] } },
+      { reply: { content: [text("second done")] } },
+    );
+    const session = await createSession(boss, {
+      input: "start",
+      model: model.key,
+      tools: [{ type: "webhook", name: "slow", description: "slow", input_schema: OBJECT_SCHEMA, url: hook.url }],
+    });
+    await hook.waitForRequests(1);
+    const queued = await post(boss, `/v1/sessions/${session.id}/messages`, { input: "then mail erin@example.com", if_running: "enqueue" });
+    expect(queued.status).toBe(202);
+    await hook.release();
+    await waitForStatus(boss, session.id, ["done"]);
+    const stored = JSON.stringify(await messagesOf(boss, session.id));
+    expect(stored).toContain("then mail [redacted:email]");
+    expect(stored).not.toContain("erin@example.com");
+    expect(JSON.stringify((await model.requests()).at(-1)!.body)).toContain("then mail [redacted:email]");
+  });
+});
+
 describe("watchers of a run whose answers are redacted", () => {
   async function watchedRun(applyTo: string[]) {
     const tenantId = (await admin()).tenantId;
