@@ -6,6 +6,7 @@
 import type { Limits } from "../limits";
 import type { MemoryGrant } from "./memory-namespace";
 import type { TraceRequest } from "./trace-types";
+import type { RedactionSettings } from "../shared/redaction/settings";
 import type { SessionStatus, StopReason } from "./statuses";
 import type { TextBlock, ImageMediaType, ImageBlock, ToolCallStatus, Usage } from "./content";
 
@@ -286,6 +287,8 @@ export interface RunOptions {
   output_schema?: OutputSchema | null;
   /** The run's tracing, set by the gateway when the tenant exports traces (src/traces/). */
   trace?: TraceRequest;
+  /** The tenant's redaction when the run started (src/shared/redaction/): its input, tool outputs and answers are redacted by it. */
+  redaction?: RedactionSettings | null;
 }
 
 /** The kinds of unit of work; each has its runner in object/loop/units.ts, chosen by object/loop/next-unit.ts. */

@@ -14,7 +14,7 @@ import { resolveRunInput } from "./images";
 import { outputSchemaProblems } from "./output-schema";
 import type { AddMessageRequest, IF_RUNNING } from "../session-config/request-schemas";
 import { admitRun, sessionSpend, startWithSlot } from "./run-admission";
-import { traceRequest } from "../traces/request";
+import { settingsOptions } from "./run-options";
 import type { Principal } from "../auth/principal";
 import { ACTIVE_STATUSES, type SessionResult, type RunInput, type RunOptions, type Session } from "../session-config/types";
 
@@ -51,10 +51,9 @@ export async function addMessage(
     catalog: config.models,
     allowPrivateUrls: config.allowPrivateUrls,
   });
-  const trace = traceRequest(actor.settings, actor.traceparent);
   const options: RunOptions = {
     ...(body.output_schema === undefined ? {} : { output_schema: body.output_schema }),
-    ...(trace ? { trace } : {}),
+    ...settingsOptions(actor.settings, actor.traceparent),
   };
   let going = ACTIVE_STATUSES.includes(session.status);
   for (let attempt = 1; ; attempt++) {

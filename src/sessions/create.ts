@@ -11,7 +11,7 @@ import { newSessionId } from "../session-config/ids";
 import { resolveRunInput } from "./images";
 import type { CreateSessionRequest } from "../session-config/request-schemas";
 import { planSession } from "./plan";
-import { traceRequest } from "../traces/request";
+import { settingsOptions } from "./run-options";
 import type { AgentPin, ContextSettings, Session, SessionInit, ToolSpec } from "../session-config/types";
 import type { MemoryGrant } from "../session-config/memory-namespace";
 
@@ -90,7 +90,6 @@ export async function createSession(
     agentName,
   );
   const client = new SessionClient(env, principal.tenantId, id);
-  const trace = traceRequest(actor.settings, actor.traceparent);
   // With input, the session object asks the index for the run's admission, in the call that lists it.
-  return client.create(init, input, trace ? { trace } : {}, input === null ? null : actor.limits);
+  return client.create(init, input, settingsOptions(actor.settings, actor.traceparent), input === null ? null : actor.limits);
 }

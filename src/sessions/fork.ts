@@ -13,7 +13,7 @@ import type { Actor } from "./actor";
 import { loadOwnedSession } from "./access";
 import { SessionClient } from "./client";
 import { newSessionId } from "../session-config/ids";
-import { traceRequest } from "../traces/request";
+import { settingsOptions } from "./run-options";
 import { resolveRunInput } from "./images";
 import type { ForkSessionRequest } from "../session-config/request-schemas";
 import { admitRun, startWithSlot } from "./run-admission";
@@ -74,8 +74,7 @@ export async function forkSession(actor: Actor, sourceId: string, body: ForkSess
         });
   const fork = new SessionClient(env, principal.tenantId, id);
   // A fork's first run is traced as a created session's is.
-  const trace = traceRequest(actor.settings, actor.traceparent);
-  const create = () => fork.createFork(init, copy.rows, input, trace ? { trace } : {});
+  const create = () => fork.createFork(init, copy.rows, input, settingsOptions(actor.settings, actor.traceparent));
   if (input === null) return create();
   // A fork starts with no usage of its own.
   await admitRun(env, principal, id, actor.limits, { maxTokens: init.limits.max_tokens_per_session, usedTokens: 0 }, Date.now());

@@ -15,7 +15,7 @@ import type { Actor } from "./actor";
 import { SessionClient } from "./client";
 import { buildSessionInit } from "./create";
 import { planSession } from "./plan";
-import { traceRequest } from "../traces/request";
+import { settingsOptions } from "./run-options";
 import type { AgentToolSpec, RunOptions, Session, SessionInit } from "../session-config/types";
 
 export type ChildStart = { ok: true; session: Session } | { ok: false; error: string };
@@ -83,8 +83,8 @@ export async function planChild(
       prepared.memory,
       agentName,
     );
-    // Traced by the tenant's own setting, as any run; in the parent's trace when the parent's run is traced.
-    const trace = traceRequest(settings, parent.traceparent);
+    // Traced and redacted by the tenant's own settings, as any run; in the parent's trace when the parent's run is traced.
+    const options = settingsOptions(settings, parent.traceparent);
     return {
       ok: true,
       init: {
@@ -93,7 +93,7 @@ export async function planChild(
         depth: parent.depth + 1,
         ...(parent.rootSessionId ? { root_session_id: parent.rootSessionId } : {}),
       },
-      options: trace ? { trace } : {},
+      options,
     };
   } catch (error) {
     if (error instanceof ApiError && error.status < 500)

@@ -1,6 +1,6 @@
 /**
  * A tenant's own settings, set by its admins (`PUT /v1/tenant/settings`): the allowed origins of
- * webhook tools, the session retention and where traces go. Kept as one key-value entry; absent means "nothing
+ * webhook tools, the session retention, where traces go and what is redacted. Kept as one key-value entry; absent means "nothing
  * set", which is what storage written before settings existed reads as, and a field absent from
  * an older entry reads as its default, so no migration is needed.
  */
@@ -8,6 +8,7 @@ import { MAX_ALLOWED_ORIGINS, MAX_ORIGIN_CHARS } from "../egress/allowed-origins
 import { MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "../limits";
 import { isValidRetentionDays } from "../session-config/retention";
 import { MASKED_VALUE } from "../shared/secret-mask";
+import { parseRedaction } from "../shared/redaction/settings";
 import type { TracesSettings } from "../session-config/trace-types";
 import type { TenantSettings } from "./types";
 
@@ -37,10 +38,13 @@ export function parseSettings(value: unknown): TenantSettings {
     );
   }
   const traces = parseTraces((value as { traces?: unknown }).traces ?? null);
+  // Kept only when set, so settings that never had it stay as they were stored.
+  const redaction = parseRedaction((value as { redaction?: unknown }).redaction ?? null);
   return {
     webhook_origins: parseOrigins((value as { webhook_origins?: unknown }).webhook_origins),
     session_retention_days: retention,
     traces,
+    ...(redaction ? { redaction } : {}),
   };
 }
 
@@ -79,4 +83,9 @@ export function maskSettings(settings: TenantSettings): TenantSettings {
     ...settings,
     traces: { ...settings.traces, headers: Object.fromEntries(Object.keys(settings.traces.headers).map((name) => [name, MASKED_VALUE])) },
   };
+}
+
+/** The settings as the routes answer them: masked, and every field named (`redaction` is stored only when set). */
+export function shownSettings(settings: TenantSettings): Required<TenantSettings> {
+  return { ...maskSettings(settings), redaction: settings.redaction ?? null };
 }

@@ -6,6 +6,7 @@ import type { AgentPin, SessionStatus, SessionSummary } from "../session-config/
 import type { ApiKeyRecord } from "../auth/api-keys";
 import type { Limits, PartialLimits } from "../limits";
 import type { TracesSettings } from "../session-config/trace-types";
+import type { RedactionSettings } from "../shared/redaction/settings";
 import type { BudgetName, Spend } from "../usage/budgets";
 
 export type Admission =
@@ -229,6 +230,8 @@ export interface TenantSettings {
   session_retention_days: number | null;
   /** Where the runs' traces are exported; null: nowhere. Absent in settings stored before traces: read as null. */
   traces: TracesSettings | null;
+  /** What is redacted before it is stored or sent to a model (src/shared/redaction/); null, or absent in older settings: nothing. */
+  redaction?: RedactionSettings | null;
 }
 
 export interface BeginIdempotentInput {

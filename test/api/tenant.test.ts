@@ -87,6 +87,7 @@ describe("tenant settings", () => {
       webhook_origins: null,
       session_retention_days: null,
       traces: null,
+      redaction: null,
     });
     const res = await put(headers, {
       webhook_origins: ["HTTPS://Hooks.Example.com:443", "https://hooks.example.com/", "https://other.example.com:8443"],
@@ -96,6 +97,7 @@ describe("tenant settings", () => {
       webhook_origins: ["https://hooks.example.com", "https://other.example.com:8443"],
       session_retention_days: null,
       traces: null,
+      redaction: null,
     };
     expect(await res.json()).toEqual(expected);
     expect(await (await call("/v1/tenant/settings", { headers })).json()).toEqual(expected);

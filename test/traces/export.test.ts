@@ -242,6 +242,7 @@ describe("the traces setting", () => {
       webhook_origins: null,
       session_retention_days: null,
       traces: { endpoint, headers: { Authorization: "********", "X-Team": "********" }, capture_content: false },
+      redaction: null,
     };
     expect(await res.json()).toEqual(expected);
     const read = await callJson("/v1/tenant/settings", "GET", undefined, headers);
@@ -251,6 +252,7 @@ describe("the traces setting", () => {
       webhook_origins: null,
       session_retention_days: null,
       traces: null,
+      redaction: null,
     });
   });
 

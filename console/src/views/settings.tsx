@@ -1,13 +1,14 @@
 /**
  * The tenant's own settings (tenant admins): the origins webhook tools and notify URLs may use,
- * and the secret that signs webhook calls (shown on request, rotated after a question). Settings
- * are replaced as a whole, so a save sends back every setting it read, changed or not.
+ * what is redacted (redaction-form.tsx), and the secret that signs webhook calls (shown on
+ * request, rotated after a question). Settings are replaced as a whole, so a save sends back every setting it read, changed or not.
  */
 import { useState } from "preact/hooks";
 import { useConsole } from "../context";
 import { unconditional, useAction, usePoll } from "../hooks";
 import type { TenantSettings } from "../types";
 import { Ago, ConfirmedButton, ErrorNote, Field, Loading, Page } from "./common";
+import { RedactionForm } from "./redaction-form";
 
 export function SettingsPage() {
   const { api, me } = useConsole();
@@ -18,6 +19,7 @@ export function SettingsPage() {
   );
   // Kept here: the form is made afresh from the settings read again after a save, and "Saved." outlives that.
   const [saved, setSaved] = useState(false);
+  const [redactionSaved, setRedactionSaved] = useState(false);
   if (!me.powers.tenantAdmin) {
     return (
       <Page title="Settings">
@@ -35,6 +37,18 @@ export function SettingsPage() {
       }
     >
       <div class="admin-grid">
+        {settings.data && (
+          <RedactionForm
+            key={`redaction|${JSON.stringify(settings.data)}`}
+            settings={settings.data}
+            saved={redactionSaved}
+            onEdited={() => setRedactionSaved(false)}
+            onSaved={() => {
+              setRedactionSaved(true);
+              settings.refresh();
+            }}
+          />
+        )}
         {settings.data ? (
           <OriginsForm
             key={JSON.stringify(settings.data)}

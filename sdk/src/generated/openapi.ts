@@ -235,7 +235,7 @@ export interface paths {
         get: operations["getTenantSettings"];
         /**
          * Set your tenant's settings
-         * @description `webhook_origins`: when set, webhook tools must use one of these origins (https unless the platform allows private URLs). Each is one origin, matched exactly: wildcards are refused. `session_retention_days`: idle and finished sessions are erased this many days after their last change. `traces`: each run's trace is exported to this OpenTelemetry collector (OTLP/HTTP JSON); absent or null: none.
+         * @description `webhook_origins`: when set, webhook tools must use one of these origins (https unless the platform allows private URLs). Each is one origin, matched exactly: wildcards are refused. `session_retention_days`: idle and finished sessions are erased this many days after their last change. `traces`: each run's trace is exported to this OpenTelemetry collector (OTLP/HTTP JSON); absent or null: none. `redaction`: the detectors run on user input, tool output and/or model output before it is stored or sent to a model; absent or null: none.
          */
         put: operations["putTenantSettings"];
         post?: never;
@@ -2331,6 +2331,7 @@ export interface components {
              */
             session_retention_days: number | null;
             traces: components["schemas"]["TracesSettings"];
+            redaction: components["schemas"]["RedactionSettings"];
         };
         /** @description Where each run's trace is exported (OpenTelemetry, GenAI semantic conventions); null: not exported. See docs/traces.md. */
         TracesSettings: {
@@ -2352,6 +2353,30 @@ export interface components {
             /** @description Put message content (the run's input, answers, tool arguments and results) on the spans. Default false: none. */
             capture_content?: boolean;
         } | null;
+        /** @description Each match is replaced by `[redacted:<detector>]`; the original is never stored. Null: nothing redacted. See docs/redaction.md. */
+        RedactionSettings: {
+            /**
+             * @description What to find: `email`; `phone` (international with `+`, and national numbers written with separators); `credit_card` (13 to 19 digits, Luhn-checked); `iban` (mod-97 checked); `secret` (AWS access key ids, `sk-…` keys, GitHub and Slack tokens, JWTs, PEM private keys, bearer tokens).
+             * @example [
+             *       "email",
+             *       "credit_card",
+             *       "secret"
+             *     ]
+             */
+            detectors: components["schemas"]["RedactionDetector"][];
+            /**
+             * @description Where: `user_input` (each message as it enters a session), `tool_output` (each tool result), `model_output` (the text of each answer). Applied before the content is stored or sent to a model; runs started afterwards use the new setting.
+             * @example [
+             *       "user_input",
+             *       "tool_output"
+             *     ]
+             */
+            apply_to: components["schemas"]["RedactionTarget"][];
+        } | null;
+        /** @enum {string} */
+        RedactionDetector: "email" | "phone" | "credit_card" | "iban" | "secret";
+        /** @enum {string} */
+        RedactionTarget: "user_input" | "tool_output" | "model_output";
         PutTenantSettingsRequest: {
             /**
              * @description Origins (`https://host[:port]`) that webhook tools may use; a session declaring another is refused with 400, and a call to another is refused at call time. Stored normalized. Null: any origin the URL guard allows.
@@ -2367,6 +2392,7 @@ export interface components {
              */
             session_retention_days?: number | null;
             traces?: components["schemas"]["TracesSettings"] & unknown;
+            redaction?: components["schemas"]["RedactionSettings"] & unknown;
         };
         WebhookEndpoint: {
             /** @example wh_Jq7mV2xkPz9w4LbNc8RtYd3F */
@@ -5426,6 +5452,17 @@ export interface operations {
                  *         "headers": {
                  *           "Authorization": "Bearer <token>"
                  *         }
+                 *       },
+                 *       "redaction": {
+                 *         "detectors": [
+                 *           "email",
+                 *           "credit_card",
+                 *           "secret"
+                 *         ],
+                 *         "apply_to": [
+                 *           "user_input",
+                 *           "tool_output"
+                 *         ]
                  *       }
                  *     }
                  */
@@ -15367,6 +15404,8 @@ export const streamTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<co
 export const endUserTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndUserToken"]["token_type"]> = ["Bearer"];
 export const endUserScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndUserScope"]> = ["sessions:read", "sessions:write", "memory:read", "memory:write"];
 export const meKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Me"]["kind"]> = ["user", "api_key", "end_user", "platform"];
+export const redactionDetectorValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RedactionDetector"]> = ["email", "phone", "credit_card", "iban", "secret"];
+export const redactionTargetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RedactionTarget"]> = ["user_input", "tool_output", "model_output"];
 export const webhookDeliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryStatus"]> = ["pending", "succeeded", "failed"];
 export const apiKeyScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyScope"]> = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "end_users:issue", "tenant:admin"];
 export const tenantDeletionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TenantDeletion"]["status"]> = ["deleting", "deleted"];

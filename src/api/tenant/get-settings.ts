@@ -6,7 +6,7 @@ import { AUTHENTICATED_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
-import { maskSettings } from "../../tenants/tenant-settings";
+import { shownSettings } from "../../tenants/tenant-settings";
 import { TenantSettingsSchema } from "./schemas";
 
 export const route = createRoute({
@@ -25,5 +25,5 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { tenantId } = c.var.principal;
-  return c.json(maskSettings(await tenantIndexStub(c.env, tenantId).getSettings(tenantId)), 200);
+  return c.json(shownSettings(await tenantIndexStub(c.env, tenantId).getSettings(tenantId)), 200);
 };

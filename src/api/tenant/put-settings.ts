@@ -10,7 +10,8 @@ import { MASKED_VALUE } from "../../shared/secret-mask";
 import { checkCallUrl, type ToolCheckOptions } from "../../sessions/tool-specs";
 import type { TracesSettings } from "../../session-config/trace-types";
 import { tenantIndexStub } from "../../objects";
-import { maskSettings } from "../../tenants/tenant-settings";
+import { shownSettings } from "../../tenants/tenant-settings";
+import { parseRedaction } from "../../shared/redaction/settings";
 import type { TenantSettings } from "../../tenants/types";
 import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses, type FieldError } from "../errors";
@@ -27,7 +28,8 @@ export const route = createRoute({
   summary: "Set your tenant's settings",
   description:
     "`webhook_origins`: when set, webhook tools must use one of these origins (https unless the platform allows private URLs). Each is one origin, matched exactly: wildcards are refused. `session_retention_days`: idle and finished sessions are erased this many days after their last change. " +
-    "`traces`: each run's trace is exported to this OpenTelemetry collector (OTLP/HTTP JSON); absent or null: none.",
+    "`traces`: each run's trace is exported to this OpenTelemetry collector (OTLP/HTTP JSON); absent or null: none. " +
+    "`redaction`: the detectors run on user input, tool output and/or model output before it is stored or sent to a model; absent or null: none.",
   tags: ["Tenant"],
   security: bearerAuth("tenant:admin"),
   middleware: [requireScope("tenant:admin")] as const,
@@ -35,6 +37,7 @@ export const route = createRoute({
     body: jsonBody(PutTenantSettingsRequestSchema, {
       webhook_origins: ["https://hooks.example.com"],
       traces: { endpoint: "https://otel.example.com", headers: { Authorization: "Bearer <token>" } },
+      redaction: { detectors: ["email", "credit_card", "secret"], apply_to: ["user_input", "tool_output"] },
     }),
   },
   responses: {
@@ -65,7 +68,15 @@ export function normalizeSettings(
   const traces = body.traces ? normalizeTraces(body.traces, { allowPrivateUrls: options.allowPrivateUrls, webhookOrigins }, errors) : null;
   return errors.length > 0
     ? { ok: false, errors }
-    : { ok: true, settings: { webhook_origins: webhookOrigins, session_retention_days: retention, traces } };
+    : {
+        ok: true,
+        settings: {
+          webhook_origins: webhookOrigins,
+          session_retention_days: retention,
+          traces,
+          ...(body.redaction ? { redaction: parseRedaction(body.redaction) } : {}),
+        },
+      };
 }
 
 function normalizeTraces(traces: TracesSettings, options: ToolCheckOptions, errors: FieldError[]): TracesSettings | null {
@@ -88,5 +99,5 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { tenantId } = c.var.principal;
   const result = normalizeSettings(c.req.valid("json"), { allowPrivateUrls: c.var.config.allowPrivateUrls });
   if (!result.ok) throw new ApiError("validation_failed", undefined, { errors: result.errors });
-  return c.json(maskSettings(await tenantIndexStub(c.env, tenantId).putSettings(tenantId, result.settings, auditContext(c))), 200);
+  return c.json(shownSettings(await tenantIndexStub(c.env, tenantId).putSettings(tenantId, result.settings, auditContext(c))), 200);
 };

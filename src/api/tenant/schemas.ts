@@ -6,6 +6,7 @@ import { FRAMING_HEADERS } from "../../egress/framing-headers";
 import { credentialHeadersSchema, MAX_WEBHOOK_URL_CHARS } from "../../session-config/request-schemas";
 import { LimitsSchema, StatusCountsSchema, TenantIdSchema, TimestampSchema } from "../schemas";
 import { TenantUsageSchema } from "../usage";
+import { REDACTION_DETECTORS, REDACTION_TARGETS } from "../../shared/redaction/settings";
 
 export const TenantSchema = z
   .object({
@@ -81,8 +82,48 @@ const TracesFieldSchema = TracesSettingsSchema.nullable().openapi({
   description: "Where each run's trace is exported (OpenTelemetry, GenAI semantic conventions); null: not exported. See docs/traces.md.",
 });
 
+const RedactionDetectorSchema = z.enum(REDACTION_DETECTORS).openapi("RedactionDetector");
+const RedactionTargetSchema = z.enum(REDACTION_TARGETS).openapi("RedactionTarget");
+
+export const RedactionSettingsSchema = z
+  .object({
+    detectors: z
+      .array(RedactionDetectorSchema)
+      .min(1)
+      .max(REDACTION_DETECTORS.length * 2)
+      .openapi({
+        description:
+          "What to find: `email`; `phone` (international with `+`, and national numbers written with separators); `credit_card` " +
+          "(13 to 19 digits, Luhn-checked); `iban` (mod-97 checked); `secret` (AWS access key ids, `sk-…` keys, GitHub and Slack " +
+          "tokens, JWTs, PEM private keys, bearer tokens).",
+        example: ["email", "credit_card", "secret"],
+      }),
+    apply_to: z
+      .array(RedactionTargetSchema)
+      .min(1)
+      .max(REDACTION_TARGETS.length * 2)
+      .openapi({
+        description:
+          "Where: `user_input` (each message as it enters a session), `tool_output` (each tool result), `model_output` (the text of " +
+          "each answer). Applied before the content is stored or sent to a model; runs started afterwards use the new setting.",
+        example: ["user_input", "tool_output"],
+      }),
+  })
+  .strict()
+  .openapi("RedactionSettings");
+
+const RedactionFieldSchema = RedactionSettingsSchema.nullable().openapi({
+  description:
+    "Each match is replaced by `[redacted:<detector>]`; the original is never stored. Null: nothing redacted. See docs/redaction.md.",
+});
+
 export const TenantSettingsSchema = z
-  .object({ webhook_origins: WebhookOriginsSchema, session_retention_days: RetentionDaysSchema, traces: TracesFieldSchema })
+  .object({
+    webhook_origins: WebhookOriginsSchema,
+    session_retention_days: RetentionDaysSchema,
+    traces: TracesFieldSchema,
+    redaction: RedactionFieldSchema,
+  })
   .openapi("TenantSettings");
 
 export const PutTenantSettingsRequestSchema = z
@@ -91,6 +132,7 @@ export const PutTenantSettingsRequestSchema = z
     // Optional so that a client written before retention existed still puts valid settings; omitted is null, as a PUT replaces the whole.
     session_retention_days: RetentionDaysSchema.optional(),
     traces: TracesFieldSchema.optional().openapi({ description: "Absent: null (the request replaces every setting)." }),
+    redaction: RedactionFieldSchema.optional().openapi({ description: "Absent: null (the request replaces every setting)." }),
   })
   .strict()
   .openapi("PutTenantSettingsRequest");

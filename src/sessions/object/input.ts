@@ -8,6 +8,8 @@ import { imageId, inspectImage } from "./images/inspect";
 import type { SessionStore, StoredImage } from "./store/store";
 import type { ContentBlock, ImageUpload, RunInput, TextBlock } from "../../session-config/types";
 import { MAX_INPUT_CHARS } from "../../session-config/bounds";
+import type { RedactionSettings } from "../../shared/redaction/settings";
+import { redactInputText } from "./redaction";
 
 export { MAX_INPUT_CHARS };
 
@@ -44,10 +46,15 @@ export async function prepareInput(
   return { ok: true, input: prepared };
 }
 
-/** Stores the input's images (each once per session) and returns the message's content blocks. */
-export function storeInput(store: SessionStore, input: PreparedInput, now: string): ContentBlock[] {
+/** Stores the input's images (each once per session) and returns the message's content blocks, their text redacted as the run's setting asks. */
+export function storeInput(
+  store: SessionStore,
+  input: PreparedInput,
+  now: string,
+  redaction: RedactionSettings | null | undefined,
+): ContentBlock[] {
   return input.map((block): ContentBlock => {
-    if (block.type === "text") return block;
+    if (block.type === "text") return redactInputText(block, redaction);
     store.putImage(block.image, block.data, now);
     const { id, ...facts } = block.image;
     return { type: "image", source: { type: "stored", image_id: id, ...facts, ...(block.url ? { url: block.url } : {}) } };

@@ -53,18 +53,20 @@ describe("PUT /v1/tenant/settings: session_retention_days", () => {
     const headers = await bearer({ tenantId, scopes: ["tenant:admin"] });
     for (const days of [1, 3650, null]) {
       const res = await putRetention(tenantId, days);
-      expect(await res.json()).toEqual({ webhook_origins: null, session_retention_days: days, traces: null });
+      expect(await res.json()).toEqual({ webhook_origins: null, session_retention_days: days, traces: null, redaction: null });
     }
     await putRetention(tenantId, 7);
     expect(await (await callJson("/v1/tenant/settings", "PUT", { webhook_origins: null }, headers)).json()).toEqual({
       webhook_origins: null,
       session_retention_days: null,
       traces: null,
+      redaction: null,
     });
     expect(await (await call("/v1/tenant/settings", { headers })).json()).toEqual({
       webhook_origins: null,
       session_retention_days: null,
       traces: null,
+      redaction: null,
     });
   });
 });

@@ -255,7 +255,12 @@ describe("tenant webhook origins", () => {
     const hook = mockHook(uniqueKey("hook"));
     const res = await callJson("/v1/tenant/settings", "PUT", { webhook_origins: [new URL(hook.url).origin.toUpperCase()] }, admin.headers);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ webhook_origins: [new URL(hook.url).origin], session_retention_days: null, traces: null });
+    expect(await res.json()).toEqual({
+      webhook_origins: [new URL(hook.url).origin],
+      session_retention_days: null,
+      traces: null,
+      redaction: null,
+    });
 
     const writer = await caller(admin.tenantId);
     const tool = (url: string) => ({ type: "webhook", name: "lookup", description: "d", input_schema: OBJECT_SCHEMA, url });

@@ -53,7 +53,7 @@ export async function enqueue(
   if (store.queuedMessages() >= MAX_QUEUED_MESSAGES) return { ok: false, reason: "queue_full", max: MAX_QUEUED_MESSAGES };
   if (cap) host.capLimits(cap);
   applyKeyed(host, taken.key, "enqueued", () =>
-    store.enqueueMessage(storeInput(store, taken.prepared, host.nowIso()), options, host.nowIso()),
+    store.enqueueMessage(storeInput(store, taken.prepared, host.nowIso(), options.redaction), options, host.nowIso()),
   );
   return SHOWN;
 }
@@ -82,7 +82,7 @@ export async function interrupt(
     stands: () => (applied(host, taken.key) ? SHOWN : ACTIVE_STATUSES.includes(store.run().status) ? null : RUN_NOT_GOING),
     go: (runnable) =>
       applyKeyed(host, taken.key, "interrupted", () =>
-        host.interruptRun(storeInput(store, taken.prepared, host.nowIso()), options, runnable),
+        host.interruptRun(storeInput(store, taken.prepared, host.nowIso(), options.redaction), options, runnable),
       ),
   });
   return refusal ?? SHOWN;
@@ -140,7 +140,7 @@ export function startRunWith(
   input: PreparedInput,
   options: RunOptions,
 ): void {
-  host.transaction(() => host.startRun(storeInput(host.store, input, host.nowIso()), options));
+  host.transaction(() => host.startRun(storeInput(host.store, input, host.nowIso(), options.redaction), options));
 }
 
 /** An input's checks for a session on `model` with `limits`. */

@@ -30,7 +30,7 @@ import { Reporter } from "../report/reporter";
 import { TraceExporter } from "../../../traces/exporter";
 import { closeRunTrace, newRunTrace, recordToolSpan } from "./tracing";
 import { SessionStore, type RunState, type StoredSession } from "../store/store";
-import { cutOutput } from "../tools/cut-output";
+import { savedToolOutput } from "../redaction";
 import type { DiscoveredTool } from "../tools/mcp/plan";
 import { buildToolbox, type Toolbox } from "../tools/registry";
 import { log } from "../../../log";
@@ -227,6 +227,7 @@ export class SessionEngine {
         invalid_outputs: 0,
         output_error: null,
         trace: options.trace ? newRunTrace(options.trace, run, Date.now(), this.requireSession().agent_name ?? null) : null,
+        redaction: options.redaction ?? null,
       });
       this.emit("message", saved);
     });
@@ -368,8 +369,7 @@ export class SessionEngine {
    * mark, or an instant tool's start, stored with the result): its span starts there.
    */
   finishCall(call: ToolCall, output: string, isError: boolean, startedAt: string | null = null): void {
-    const max = this.requireSession().limits.max_tool_output_chars;
-    const cut = cutOutput(output, max);
+    const cut = savedToolOutput(output, this.requireSession().limits.max_tool_output_chars, this.store.run().redaction);
     this.transaction(() => {
       this.store.finishToolCall(call.id, cut, isError, this.nowIso(), startedAt);
       recordToolSpan(this.store, startedAt ? { ...call, started_at: startedAt } : call, cut, isError, Date.now());

@@ -5,6 +5,7 @@
 import type { KvStretchCache } from "../engine/kv-stretch";
 import type { SessionInit, SessionStatus, StopReason, Usage } from "../../../session-config/types";
 import type { RunTrace } from "../../../session-config/trace-types";
+import type { RedactionSettings } from "../../../shared/redaction/settings";
 
 export interface RunState {
   status: SessionStatus;
@@ -52,6 +53,8 @@ export interface RunState {
   updated_at: string;
   /** The current run's trace, while it goes and the tenant exports traces; absent (or null) otherwise. */
   trace?: RunTrace | null;
+  /** The redaction the current run started with; absent (runs started before redaction existed) or null: none. */
+  redaction?: RedactionSettings | null;
 }
 
 export interface StoredSession extends SessionInit {

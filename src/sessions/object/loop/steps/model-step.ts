@@ -21,6 +21,7 @@ import { UNIT_RETRY } from "../retry";
 import { nextAttempt } from "../../../../shared/retry";
 import type { UnitOutcome } from "../next-unit";
 import { correctionText, judgeAnswer } from "../../output/judge";
+import { redactAnswer, streamsAnswerText } from "../../redaction";
 import { addUsage, type ContentBlock, type StopReason, type ToolCallStatus, type ToolUseBlock } from "../../../../session-config/types";
 
 export async function runModelStep(scope: StepScope, maxTokens: number): Promise<UnitOutcome> {
@@ -44,8 +45,10 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
     streamed.set(index, offset + text.length);
     scope.streamText({ index, text, offset, ...(kind ? { kind } : {}) });
   };
+  // Redacted answers are streamed from the provider all the same, but watchers get only the saved message.
+  const shown = streamsAnswerText(run.redaction) ? onText : () => {};
   const called = await callModel(scope, (signal) =>
-    provider.complete(request, signal, streamAnswer(scope, session, maxTokens) ? onText : undefined),
+    provider.complete(request, signal, streamAnswer(scope, session, maxTokens) ? shown : undefined),
   );
   if (!called.ok) return called.outcome;
   const response = called.response;
@@ -70,7 +73,7 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
         output.tool.name,
       )
     : null;
-  const content = verdict ? verdict.content : kept;
+  const content = redactAnswer(verdict ? verdict.content : kept, run.redaction);
   scope.trace.note.output = content;
   const step = run.steps + 1;
   const now = scope.nowIso();
