@@ -32,7 +32,11 @@ export function cardEndpoint(body: string): { ok: true; url: string } | { ok: fa
   return { ok: false, detail: "the agent card names no JSON-RPC endpoint" };
 }
 
-/** `message/send` of one text part; on a task that asked for input, its task and context ids. */
+/**
+ * `message/send` of one part; on a task that asked for input, its task and context ids. An answer
+ * that is a JSON object goes as a data part (an agent that asked for structured input, as the
+ * platform's own agents do for a call's approval or output), any other text as a text part.
+ */
 export function sendRequest(rpcId: string, messageId: string, text: string, task: { taskId: string; contextId: string } | null): string {
   return JSON.stringify({
     jsonrpc: "2.0",
@@ -43,12 +47,17 @@ export function sendRequest(rpcId: string, messageId: string, text: string, task
         kind: "message",
         role: "user",
         messageId,
-        parts: [{ kind: "text", text }],
+        parts: [task ? answerPart(text) : { kind: "text", text }],
         ...(task ? { taskId: task.taskId, contextId: task.contextId } : {}),
       },
       configuration: { blocking: true, acceptedOutputModes: ["text/plain", "application/json"] },
     },
   });
+}
+
+function answerPart(text: string): Record<string, unknown> {
+  const data = parseObject(text);
+  return data ? { kind: "data", data } : { kind: "text", text };
 }
 
 export function getTaskRequest(rpcId: string, taskId: string): string {
