@@ -3,9 +3,10 @@
  * a completed, a failed and an input-required task, at most once across a crash, and the vault
  * credential sent only where it is allowed.
  */
-import { abortAllDurableObjects, env } from "cloudflare:test";
+import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { vaultStub } from "../../../src/objects";
+import { A2A_TASKS_KEY } from "../../../src/sessions/object/store/remote-tasks";
 import { INTERRUPTED_BY_RESTART } from "../../../src/sessions/object/loop/steps/tool-step";
 import type { A2aToolSpec } from "../../../src/session-config/types";
 import type { PutCredential } from "../../../src/vault/types";
@@ -49,6 +50,9 @@ async function lastToolResults(t: TestSession) {
   const body = (await t.model.requests()).at(-1)!.body as { messages: { content: { type: string; content?: string }[] }[] };
   return body.messages.at(-1)!.content.filter((b) => b.type === "tool_result");
 }
+
+const remoteTasks = (t: TestSession) =>
+  runInDurableObject(t.stub, (_instance, state) => state.storage.kv.get<Record<string, unknown>>(A2A_TASKS_KEY));
 
 const sentText = (request: RecordedA2aRequest) =>
   (request.body as { params: { message: { parts: { text: string }[]; taskId?: string; messageId: string } } }).params.message;
@@ -106,6 +110,20 @@ describe("an a2a tool", () => {
     expect(answer.taskId).toBeTruthy();
     expect(first).toBeDefined();
     expect(await t.stub.submitToolOutput("toolu_q", "again", false)).toMatchObject({ ok: false, reason: "tool_call_not_waiting" });
+    expect(await remoteTasks(t)).toBeUndefined();
+  });
+
+  it("keeps no remote task of a call a cancel closed while it waited", async () => {
+    const t = newTestSession();
+    const agent = remoteAgent("a2a-cancel");
+    await t.model.script({ reply: { content: [toolUse("toolu_1", "ask")] } }, { reply: { content: [toolUse("toolu_2", "ask")] } });
+    await createAndStart(t, "weather?", { tools: [agent.tool()] });
+    await waitForStatus(t, ["waiting_tool_output"]);
+    expect(Object.keys((await remoteTasks(t))!)).toEqual(["toolu_1"]);
+    unwrap(await t.stub.cancel());
+    unwrap(await t.stub.start("again"));
+    await waitForStatus(t, ["waiting_tool_output"]);
+    expect(Object.keys((await remoteTasks(t))!)).toEqual(["toolu_2"]);
   });
 
   it("is not sent again after a crash between its send and its result, unless it is idempotent", async () => {

@@ -1,7 +1,8 @@
 /**
  * The `a2a_tasks` key: for each `a2a` tool call whose remote task waits for input, where that task
  * is (the endpoint, its task and context ids), how many messages the call has sent, and the
- * answer a caller posted, not yet sent. Removed when the call ends.
+ * answer a caller posted, not yet sent. Removed when the call ends (one closed by a cancel while it
+ * waited: with the next write of the key).
  */
 
 export const A2A_TASKS_KEY = "a2a_tasks";
@@ -24,8 +25,10 @@ export function remoteTask(kv: SyncKvStorage, toolCallId: string): RemoteTask | 
   return all && Object.hasOwn(all, toolCallId) ? all[toolCallId]! : null;
 }
 
-export function putRemoteTask(kv: SyncKvStorage, toolCallId: string, task: RemoteTask): void {
-  kv.put(A2A_TASKS_KEY, { ...kv.get<RemoteTasks>(A2A_TASKS_KEY), [toolCallId]: task });
+/** Writes the entry of `toolCallId`; entries of calls `open` no longer holds (closed by a cancel as they waited) go with it. */
+export function putRemoteTask(kv: SyncKvStorage, toolCallId: string, task: RemoteTask, open: ReadonlySet<string>): void {
+  const kept = Object.entries(kv.get<RemoteTasks>(A2A_TASKS_KEY) ?? {}).filter(([id]) => open.has(id) && id !== toolCallId);
+  kv.put(A2A_TASKS_KEY, { ...Object.fromEntries(kept), [toolCallId]: task });
 }
 
 export function deleteRemoteTask(kv: SyncKvStorage, toolCallId: string): void {

@@ -234,7 +234,7 @@ export class SessionStore extends ConversationStore {
   }
 
   putRemoteTask(toolCallId: string, task: remoteTasks.RemoteTask): void {
-    remoteTasks.putRemoteTask(this.storage.kv, toolCallId, task);
+    remoteTasks.putRemoteTask(this.storage.kv, toolCallId, task, new Set(this.openToolCalls().map((call) => call.id)));
   }
 
   deleteRemoteTask(toolCallId: string): void {
