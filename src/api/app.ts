@@ -32,6 +32,7 @@ import { registerTenantRoutes } from "./tenant";
 import { registerUsageRoutes } from "./usage-report";
 import { registerTokenRoutes } from "./tokens";
 import { registerOutgoingCalls } from "./outgoing";
+import { registerA2aRoutes } from "./a2a";
 import { registerChatRoutes } from "./chat";
 import { registerMcpRoutes } from "./mcp";
 import { registerEndUserRoutes } from "./end-users";
@@ -97,6 +98,7 @@ export function createApp(options: CreateAppOptions = {}): App {
   registerOutgoingCalls(app);
   registerChatRoutes(app);
   registerMcpRoutes(app);
+  registerA2aRoutes(app);
   options.routes?.(app);
 
   app.notFound((c) => problemJson(c, new ApiError("not_found", "No route matches this path.")));

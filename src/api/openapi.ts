@@ -25,6 +25,10 @@ export const TAGS = [
   },
   { name: "MCP", description: "The tenant's live agents as tools of an MCP server (Streamable HTTP)." },
   {
+    name: "A2A",
+    description: "Each agent as an Agent2Agent server (JSON-RPC): a context is the caller's session of the agent, a task one of its runs.",
+  },
+  {
     name: "Memory",
     description:
       "A tenant's long-term store: items in namespaces, searched by relevance, kept in versions, read and written by people and by sessions' memory tools.",

@@ -40,11 +40,18 @@ export async function findChatSession(actor: Actor, agentId: string, chatId: str
   return { client, session };
 }
 
-/** Starts the chat: its session from the agent's serving version, with the first message as input. */
-export async function startChat(actor: Actor, agentId: string, chatId: string, input: string): Promise<Session> {
+/** Starts the chat: its session from the agent's serving version, with the first message as input (and where its status notifications go). */
+export async function startChat(
+  actor: Actor,
+  agentId: string,
+  chatId: string,
+  input: string,
+  notifyUrl: string | null = null,
+): Promise<Session> {
   const agent = await new AgentClient(actor.env, actor.principal.tenantId).get(agentId);
   const id = await chatSessionId(actor.principal, agentId, chatId);
-  return createSession(actor, { agent: servingRef(agent), input, metadata: { chat_id: chatId } }, id);
+  const notify = notifyUrl === null ? {} : { notify_url: notifyUrl };
+  return createSession(actor, { agent: servingRef(agent), input, metadata: { chat_id: chatId }, ...notify }, id);
 }
 
 /** The newest user message starts the next run; one is already going → 409. */

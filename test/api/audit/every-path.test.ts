@@ -220,6 +220,9 @@ const STEPS: Readonly<Record<string, Step>> = {
       await model.script(
         { reply: { content: [text("Wiring."), toolUse("toolu_w", "get_time", {})] } },
         { reply: { content: [text("Sent.")] } },
+        // The A2A task's: the same, through input-required.
+        { reply: { content: [toolUse("toolu_x", "get_time", {})] } },
+        { reply: { content: [text("Sent over A2A.")] } },
       );
       const tools = [{ type: "builtin", name: "get_time", requires_approval: true }];
       const res = await send("/v1/agents", { method: "POST", body: { name: uniqueKey("walker"), model: model.key, tools } });
@@ -268,6 +271,24 @@ const STEPS: Readonly<Record<string, Step>> = {
         method: "POST",
         body: { id: "walk", messages: [user, answer], trigger: "submit-message" },
       });
+    },
+  },
+  "POST /v1/agents/{agent_id}/a2a": {
+    actions: ["tool_call.approved"],
+    run: async (w, send) => {
+      const path = `/v1/agents/${w.ids.agentId}/a2a`;
+      const message = { messageId: "m1", role: "ROLE_USER", parts: [{ text: "wire it again" }] };
+      const first = await send(path, { method: "POST", body: { jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message } } });
+      const { task } = ((await first.json()) as { result: { task: { id: string; contextId: string; status: { state: string } } } }).result;
+      expect(task.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
+      const answer = {
+        ...message,
+        messageId: "m2",
+        taskId: task.id,
+        contextId: task.contextId,
+        parts: [{ data: { tool_call_id: "toolu_x", approved: true } }],
+      };
+      return send(path, { method: "POST", body: { jsonrpc: "2.0", id: 2, method: "SendMessage", params: { message: answer } } });
     },
   },
   "POST /v1/mcp": {

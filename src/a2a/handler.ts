@@ -1,0 +1,180 @@
+/**
+ * The A2A request handler of one request: the SDK's transport handlers parse and answer the wire
+ * (both protocol versions), and each method runs here over the platform's session operations.
+ * A context is the caller's chat of the agent (src/chat/chat-session.ts), so its ownership rule is
+ * the chat's; a task is a run of that session.
+ */
+import type {
+  AgentCard,
+  CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
+  GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksResponse,
+  Message,
+  SendMessageRequest,
+  StreamResponse,
+  SubscribeToTaskRequest,
+  Task,
+  TaskPushNotificationConfig,
+} from "@a2a-js/sdk";
+import {
+  ExtendedAgentCardNotConfiguredError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from "@a2a-js/sdk/errors";
+import type { A2ARequestHandler } from "@a2a-js/sdk/server";
+import type { Agent } from "../agents/types";
+import { findChatSession } from "../chat/chat-session";
+import type { Actor } from "../sessions/actor";
+import type { SessionClient } from "../sessions/client";
+import { latestEventId } from "../sessions/follow";
+import { ACTIVE_STATUSES } from "../session-config/statuses";
+import type { Session } from "../session-config/types";
+import { agentCard } from "./card";
+import { asA2aError } from "./errors";
+import { readRun, readTask } from "./reads";
+import { openTurn } from "./turn";
+import { parseTaskId, type TaskRef } from "./tasks";
+import { taskUpdates } from "./updates";
+
+/** The one push notification config a task has: its session's `notify_url`. */
+const PUSH_CONFIG_ID = "notify_url";
+
+export class PlatformA2AHandler implements A2ARequestHandler {
+  readonly #actor: Actor;
+  readonly #agent: Agent;
+  readonly #origin: string;
+  readonly #signal: AbortSignal;
+
+  constructor(actor: Actor, agent: Agent, origin: string, signal: AbortSignal) {
+    this.#actor = actor;
+    this.#agent = agent;
+    this.#origin = origin;
+    this.#signal = signal;
+  }
+
+  async getAgentCard(): Promise<AgentCard> {
+    return agentCard(this.#agent, this.#origin);
+  }
+
+  async getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
+    throw new ExtendedAgentCardNotConfiguredError({ message: "This agent has no extended card." });
+  }
+
+  async sendMessage(params: SendMessageRequest): Promise<Message | Task> {
+    return asA2aError(async () => {
+      const turn = await openTurn(this.#actor, this.#agent.id, params);
+      let ref: TaskRef | null = turn.inputSeq === null ? null : { contextId: turn.contextId, inputSeq: turn.inputSeq };
+      for await (const update of taskUpdates(this.#source(turn), () => this.#output(turn.client))) {
+        if (update.payload?.$case === "task") ref = parseTaskId(update.payload.value.id);
+        if (params.configuration?.returnImmediately === true && ref !== null) break;
+      }
+      if (ref === null) throw new Error("the session's events ended before the run's input was seen");
+      const session = await turn.client.find();
+      if (session === null) throw new TaskNotFoundError({ message: "The task's context is gone." });
+      return readTask(turn.client, session, ref);
+    });
+  }
+
+  async *sendMessageStream(params: SendMessageRequest): AsyncGenerator<StreamResponse> {
+    const turn = await asA2aError(() => openTurn(this.#actor, this.#agent.id, params));
+    yield* taskUpdates(this.#source(turn), () => this.#output(turn.client));
+  }
+
+  async getTask(params: GetTaskRequest): Promise<Task> {
+    return asA2aError(async () => {
+      const { ref, client, session } = await this.#task(params.id);
+      return readTask(client, session, ref);
+    });
+  }
+
+  async cancelTask(params: CancelTaskRequest): Promise<Task> {
+    return asA2aError(async () => {
+      const { ref, client, session } = await this.#task(params.id);
+      const run = await readRun(client, ref.inputSeq);
+      if (run === null) throw new TaskNotFoundError({ message: `Task not found: ${params.id}` });
+      if (run.superseded || !ACTIVE_STATUSES.includes(session.status))
+        throw new TaskNotCancelableError({ message: `Task ${params.id} is not running.` });
+      const cancelled = await client.cancel();
+      return readTask(client, cancelled, ref);
+    });
+  }
+
+  async *resubscribe(params: SubscribeToTaskRequest): AsyncGenerator<StreamResponse> {
+    const { ref, client } = await asA2aError(() => this.#task(params.id));
+    const replayUntil = await latestEventId(client, this.#follow());
+    yield* taskUpdates(
+      { ...this.#follow(), client, contextId: ref.contextId, cursor: 0, inputSeq: ref.inputSeq, replayUntil, signal: this.#signal },
+      () => this.#output(client),
+    );
+  }
+
+  async listTasks(): Promise<ListTasksResponse> {
+    throw new UnsupportedOperationError({ message: "Listing tasks is not supported: get a task by its id." });
+  }
+
+  async createTaskPushNotificationConfig(params: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
+    return asA2aError(async () => {
+      const { session } = await this.#task(params.taskId);
+      if (session.notify_url === null || session.notify_url !== params.url)
+        throw new UnsupportedOperationError({
+          message:
+            "A context's push notification URL is set by its first message (configuration.taskPushNotificationConfig) and does not change; " +
+            `this context's is ${session.notify_url === null ? "not set" : session.notify_url}.`,
+        });
+      return pushConfig(params.taskId, session.notify_url);
+    });
+  }
+
+  async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest): Promise<TaskPushNotificationConfig> {
+    return asA2aError(async () => {
+      const { session } = await this.#task(params.taskId);
+      if (session.notify_url === null || (params.id !== "" && params.id !== PUSH_CONFIG_ID))
+        throw new TaskNotFoundError({ message: `Task ${params.taskId} has no push notification config ${params.id}.` });
+      return pushConfig(params.taskId, session.notify_url);
+    });
+  }
+
+  async listTaskPushNotificationConfigs(params: ListTaskPushNotificationConfigsRequest): Promise<ListTaskPushNotificationConfigsResponse> {
+    return asA2aError(async () => {
+      const { session } = await this.#task(params.taskId);
+      return { configs: session.notify_url === null ? [] : [pushConfig(params.taskId, session.notify_url)], nextPageToken: "" };
+    });
+  }
+
+  async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest): Promise<void> {
+    await asA2aError(async () => {
+      await this.#task(params.taskId);
+      throw new UnsupportedOperationError({ message: "A context's push notification URL stays for the context's life." });
+    });
+  }
+
+  /** The task's context, found by the chat's rule: a task id of another caller names a session this caller has not. */
+  async #task(taskId: string): Promise<{ ref: TaskRef; client: SessionClient; session: Session }> {
+    const ref = parseTaskId(taskId);
+    if (ref === null) throw new TaskNotFoundError({ message: `Task not found: ${taskId}` });
+    const { client, session } = await findChatSession(this.#actor, this.#agent.id, ref.contextId);
+    if (session === null) throw new TaskNotFoundError({ message: `Task not found: ${taskId}` });
+    return { ref, client, session };
+  }
+
+  #follow() {
+    return { principal: this.#actor.principal, limits: this.#actor.limits };
+  }
+
+  #source(turn: { client: SessionClient; contextId: string; cursor: number; inputSeq: number | null }) {
+    return { ...this.#follow(), ...turn, signal: this.#signal };
+  }
+
+  async #output(client: SessionClient): Promise<unknown> {
+    return (await client.find())?.output ?? null;
+  }
+}
+
+function pushConfig(taskId: string, url: string): TaskPushNotificationConfig {
+  return { tenant: "", id: PUSH_CONFIG_ID, taskId, url, token: "", authentication: undefined };
+}

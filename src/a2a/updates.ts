@@ -1,0 +1,95 @@
+/**
+ * A task's updates, read from the session's event log (the stream every watcher of the session
+ * reads): the task when its run's input is seen, a status update at each change of state (with
+ * the waiting calls when input is required), the answer as artifacts, and the last status. Read
+ * from the log's start, a run's updates come again exactly, so a dropped stream loses none.
+ */
+import { TaskState, type StreamResponse } from "@a2a-js/sdk";
+import { isInputMessage } from "../chat/ui-chunks";
+import type { Principal } from "../auth/principal";
+import type { Limits } from "../limits";
+import type { SessionClient } from "../sessions/client";
+import { followEvents } from "../sessions/follow";
+import type { StatusData, ToolCallEventData } from "../sessions/object/events/frames";
+import type { Message } from "../session-config/types";
+import {
+  answerArtifacts,
+  answerText,
+  endsStream,
+  inputHistory,
+  isWaiting,
+  newTask,
+  taskIdOf,
+  taskState,
+  taskStatus,
+  type WaitingCall,
+} from "./tasks";
+
+export interface UpdateSource {
+  client: SessionClient;
+  principal: Principal;
+  limits: Limits;
+  contextId: string;
+  /** The last event id before the run's updates begin (0: the log's start). */
+  cursor: number;
+  /**
+   * The run whose updates are wanted; null: the first run whose input comes after the cursor.
+   * With a cursor past 0, that run is under way already (its calls were just answered).
+   */
+  inputSeq: number | null;
+  /** Replaying: up to this event id, a wait for input that the log shows answered does not end the stream. */
+  replayUntil?: number;
+  signal: AbortSignal;
+}
+
+/** The updates until the task ends or waits for input; the caller reads the structured output from the session. */
+export async function* taskUpdates(source: UpdateSource, output: () => Promise<unknown>): AsyncGenerator<StreamResponse> {
+  const { contextId } = source;
+  let taskId = source.inputSeq !== null && source.cursor > 0 ? taskIdOf(contextId, source.inputSeq) : null;
+  let state: TaskState | null = null;
+  let answer: string | null = null;
+  const waiting = new Map<string, WaitingCall>();
+  const events = followEvents(source.client, {
+    principal: source.principal,
+    limits: source.limits,
+    cursor: source.cursor,
+    signal: source.signal,
+  });
+  for await (const frame of events) {
+    if (frame.type === "message") {
+      const message = frame.data as Message;
+      if (isInputMessage(message)) {
+        if (taskId !== null) return; // the next run began: this task is over
+        if (source.inputSeq !== null && message.seq !== source.inputSeq) continue;
+        taskId = taskIdOf(contextId, message.seq);
+        state = TaskState.TASK_STATE_WORKING;
+        const status = taskStatus({ contextId, taskId }, state, { waiting: [], error: null }, frame.created_at);
+        yield { payload: { $case: "task", value: newTask(contextId, taskId, status, [], [inputHistory(contextId, taskId, message)]) } };
+      } else if (taskId !== null) answer = answerText(message) ?? answer;
+      continue;
+    }
+    if (taskId === null) continue;
+    if (frame.type === "tool_call" || frame.type === "tool_result") {
+      const call = frame.data as ToolCallEventData;
+      if (isWaiting(call.status)) waiting.set(call.id, call);
+      else waiting.delete(call.id);
+    } else if (frame.type === "status" || frame.type === "end") {
+      const data = frame.data as StatusData;
+      const next = taskState(data.status);
+      if (next === state && next === TaskState.TASK_STATE_WORKING) continue;
+      state = next;
+      const ref = { contextId, taskId };
+      if (next === TaskState.TASK_STATE_COMPLETED) {
+        for (const artifact of answerArtifacts(answer, await output()))
+          yield { payload: { $case: "artifactUpdate", value: { ...ref, artifact, append: false, lastChunk: true, metadata: undefined } } };
+      }
+      const status = taskStatus(ref, next, { waiting: [...waiting.values()], error: data.error }, frame.created_at);
+      yield { payload: { $case: "statusUpdate", value: { ...ref, status, metadata: undefined } } };
+      const answeredLater = typeof frame.id === "number" && source.replayUntil !== undefined && frame.id < source.replayUntil;
+      if (endsStream(next) && !(next === TaskState.TASK_STATE_INPUT_REQUIRED && answeredLater)) return;
+    }
+    // A replay that reached the log's end with the task still waiting ends there, as a live stream would.
+    const caughtUp = typeof frame.id === "number" && source.replayUntil !== undefined && frame.id >= source.replayUntil;
+    if (caughtUp && state === TaskState.TASK_STATE_INPUT_REQUIRED) return;
+  }
+}
