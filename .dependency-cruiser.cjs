@@ -9,7 +9,7 @@
  */
 const LAYERS = [
   // the edges: the Worker's entry, routes and protocol adapters
-  ["index.ts", "api", "mcp-server", "a2a", "chat"],
+  ["index.ts", "api", "mcp-server", "a2a", "ag-ui", "chat"],
   // operations and their objects
   ["schedules", "lifecycle", "sessions"],
   // the per-tenant stores and the cross-cutting records

@@ -36,7 +36,7 @@ export async function openTurn(actor: Actor, agentId: string, params: SendMessag
   if (session === null) {
     if (named !== null) throw new TaskNotFoundError({ message: `Task not found: ${message.taskId}` });
     if (ask.kind !== "input") throw new RequestMalformedError({ message: "This context has no call waiting for an answer: send text." });
-    await startChat(actor, agentId, contextId, ask.text, pushUrl);
+    await startChat(actor, agentId, contextId, ask.text, { notifyUrl: pushUrl });
     return { client, contextId, cursor: 0, inputSeq: null };
   }
   if (pushUrl !== null && pushUrl !== session.notify_url)

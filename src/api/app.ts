@@ -35,6 +35,7 @@ import { registerOutgoingCalls } from "./outgoing";
 import { registerA2aRoutes } from "./a2a";
 import { registerChatRoutes } from "./chat";
 import { registerMcpRoutes } from "./mcp";
+import { registerAgUiRoutes } from "./ag-ui";
 import { registerEndUserRoutes } from "./end-users";
 import { registerMeRoutes } from "./me";
 import { endUserGate } from "./middleware/end-user-gate";
@@ -99,6 +100,7 @@ export function createApp(options: CreateAppOptions = {}): App {
   registerChatRoutes(app);
   registerMcpRoutes(app);
   registerA2aRoutes(app);
+  registerAgUiRoutes(app);
   options.routes?.(app);
 
   app.notFound((c) => problemJson(c, new ApiError("not_found", "No route matches this path.")));

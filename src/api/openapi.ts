@@ -29,6 +29,11 @@ export const TAGS = [
     description: "Each agent as an Agent2Agent server (JSON-RPC): a context is the caller's session of the agent, a task one of its runs.",
   },
   {
+    name: "AG-UI",
+    description:
+      "An agent behind AG-UI (`HttpAgent` of `@ag-ui/client`): a thread id names the caller's session of the agent; runs stream as AG-UI events.",
+  },
+  {
     name: "Memory",
     description:
       "A tenant's long-term store: items in namespaces, searched by relevance, kept in versions, read and written by people and by sessions' memory tools.",

@@ -13,7 +13,7 @@ import { addMessage } from "../sessions/add-message";
 import { SESSION_NOT_FOUND, SessionClient } from "../sessions/client";
 import { createSession } from "../sessions/create";
 import { SESSION_ID_PREFIX } from "../session-config/ids";
-import type { Session } from "../session-config/types";
+import type { Session, ToolSpec } from "../session-config/types";
 import { canAccessSession, viewerOf } from "../sessions/access";
 import type { ApprovalAnswer, ToolOutputAnswer } from "./request";
 
@@ -40,18 +40,22 @@ export async function findChatSession(actor: Actor, agentId: string, chatId: str
   return { client, session };
 }
 
-/** Starts the chat: its session from the agent's serving version, with the first message as input (and where its status notifications go). */
+/**
+ * Starts the chat: its session from the agent's serving version, with the first message as input;
+ * `notifyUrl`: where its status notifications go; `clientTools`: the caller's own, beside the
+ * agent's (an AG-UI thread declares them).
+ */
 export async function startChat(
   actor: Actor,
   agentId: string,
   chatId: string,
   input: string,
-  notifyUrl: string | null = null,
+  options: { notifyUrl?: string | null; clientTools?: Extract<ToolSpec, { type: "client" }>[] } = {},
 ): Promise<Session> {
   const agent = await new AgentClient(actor.env, actor.principal.tenantId).get(agentId);
   const id = await chatSessionId(actor.principal, agentId, chatId);
-  const notify = notifyUrl === null ? {} : { notify_url: notifyUrl };
-  return createSession(actor, { agent: servingRef(agent), input, metadata: { chat_id: chatId }, ...notify }, id);
+  const notify = options.notifyUrl == null ? {} : { notify_url: options.notifyUrl };
+  return createSession(actor, { agent: servingRef(agent), input, metadata: { chat_id: chatId }, ...notify }, id, options.clientTools ?? []);
 }
 
 /** The newest user message starts the next run; one is already going → 409. */

@@ -12,7 +12,7 @@ import { resolveRunInput } from "./images";
 import type { CreateSessionRequest } from "../session-config/request-schemas";
 import { planSession } from "./plan";
 import { traceRequest } from "../traces/request";
-import type { AgentPin, ContextSettings, Session, SessionInit } from "../session-config/types";
+import type { AgentPin, ContextSettings, Session, SessionInit, ToolSpec } from "../session-config/types";
 import type { MemoryGrant } from "../session-config/memory-namespace";
 
 /** Pure: what the session object is created with; `model` was chosen by `chooseModel`, every other absent field gets its documented default. */
@@ -59,10 +59,16 @@ export function contextSettings(context: CreateSessionRequest["context"]): Conte
 /**
  * Creates the session `id` (a fresh one by default) and, with `input`, starts its run once the
  * tenant's index admitted it (a 429 or 403 otherwise). A caller that chooses the id gets a 409 when it is taken.
+ * `clientTools`: tools the caller itself runs, added to an agent's (a protocol that declares them per thread, AG-UI).
  */
-export async function createSession(actor: Actor, request: CreateSessionRequest, id: string = newSessionId()): Promise<Session> {
+export async function createSession(
+  actor: Actor,
+  request: CreateSessionRequest,
+  id: string = newSessionId(),
+  clientTools: Extract<ToolSpec, { type: "client" }>[] = [],
+): Promise<Session> {
   const { env, principal, config } = actor;
-  const { body, prepared, agent: pin, agentName } = await planSession(actor, request);
+  const { body, prepared, agent: pin, agentName } = await planSession(actor, request, clientTools);
   // Images last: a request that is wrong anyway fetches nothing.
   const input =
     body.input === undefined

@@ -15,7 +15,7 @@ import { type PreparedSession, prepareSession, requireMemoryScopes } from "./pre
 import { resolveSessionLimits } from "./limits";
 import { agentToolProblems, requireAgentTools } from "./agent-tools";
 import { AGENT_OWNED_FIELDS, type CreateSessionRequest, MAX_METADATA_ENTRIES } from "../session-config/request-schemas";
-import type { AgentPin } from "../session-config/types";
+import type { AgentPin, ToolSpec } from "../session-config/types";
 
 /** A create body checked and, when it names an agent, resolved: what the session is made of. */
 export interface SessionPlan {
@@ -32,14 +32,21 @@ export interface SessionPlan {
  * now (one call to the tenant's agent store) and its definition merged under the caller's
  * fields. A schedule's creation asks it of its session body; each firing asks again.
  */
-export async function planSession(actor: Actor, body: CreateSessionRequest): Promise<SessionPlan> {
+export async function planSession(
+  actor: Actor,
+  body: CreateSessionRequest,
+  clientTools: Extract<ToolSpec, { type: "client" }>[] = [],
+): Promise<SessionPlan> {
   if (actor.principal.endUser !== undefined) requireEndUserBody(body);
   if (body.agent === undefined) {
-    const prepared = prepareSession(actor, body);
+    const prepared = prepareSession(actor, {
+      ...body,
+      ...(clientTools.length > 0 ? { tools: [...(body.tools ?? []), ...clientTools] } : {}),
+    });
     await requireAgentTools(actor.env, actor.principal.tenantId, prepared.tools);
     return { body, prepared, agent: null, agentName: null };
   }
-  return planAgentSession(actor, body);
+  return planAgentSession(actor, body, clientTools);
 }
 
 /**
@@ -57,7 +64,15 @@ function requireEndUserBody(body: CreateSessionRequest): void {
 
 const BESIDE_AGENT = "Not allowed beside `agent`: the agent's definition sets it.";
 
-async function planAgentSession(actor: Actor, body: CreateSessionRequest): Promise<SessionPlan> {
+/**
+ * `clientTools` (the caller's own, which only it runs) go after the definition's: a problem with
+ * one is the caller's, at `body.tools.<its index>`; a name the agent's tools hold is refused there.
+ */
+async function planAgentSession(
+  actor: Actor,
+  body: CreateSessionRequest,
+  clientTools: Extract<ToolSpec, { type: "client" }>[],
+): Promise<SessionPlan> {
   const beside = AGENT_OWNED_FIELDS.filter((field) => body[field] !== undefined);
   if (beside.length > 0)
     throw new ApiError("validation_failed", undefined, {
@@ -87,8 +102,10 @@ async function planAgentSession(actor: Actor, body: CreateSessionRequest): Promi
     const filled = templateFields(grant);
     if (Object.keys(body.metadata).some((field) => filled.has(field))) requireMemoryScopes(actor, grant);
   }
+  const ownTools = definition.tools ?? [];
   const merged: CreateSessionRequest = {
     ...definition,
+    ...(clientTools.length > 0 ? { tools: [...ownTools, ...clientTools] } : {}),
     ...(body.input !== undefined ? { input: body.input } : {}),
     limits: body.limits,
     metadata,
@@ -105,13 +122,30 @@ async function planAgentSession(actor: Actor, body: CreateSessionRequest): Promi
     prepared = prepareSession({ ...actor, limits: ceiling.limits }, merged, "agent-session");
   } catch (error) {
     if (error instanceof ApiError && error.errors)
-      throw new ApiError("validation_failed", undefined, { errors: fromAgent(error.errors, agentFields) });
+      throw new ApiError("validation_failed", undefined, {
+        errors: error.errors.map(
+          (problem) => callersTool(problem, ownTools.length, clientTools.length) ?? fromAgent([problem], agentFields)[0]!,
+        ),
+      });
     throw error;
   }
   // The definition's agent tools were live when it was stored; one archived since is named here.
   const stale = await agentToolProblems(actor.env, actor.principal.tenantId, prepared.tools);
   if (stale.length > 0) throw new ApiError("validation_failed", undefined, { errors: fromAgent(stale, agentFields) });
   return { body: merged, prepared, agent: { id: resolved.agentId, version: resolved.version }, agentName: resolved.definition.name };
+}
+
+/**
+ * A problem at one of the tools after the definition's `count` is the caller's: at `body.tools.<its own index>`.
+ * One of the whole list (a name used twice, too many) is the caller's too when it added tools: the definition's
+ * own list passed alone. Null otherwise.
+ */
+function callersTool(error: FieldError, count: number, added: number): FieldError | null {
+  if (added > 0 && error.path === "body.tools")
+    return { ...error, message: `The agent's tools (the first ${count}), then yours: ${error.message}` };
+  const [root, field, index, ...rest] = error.path.split(".");
+  if (root !== "body" || field !== "tools" || index === undefined || !/^\d+$/.test(index) || Number(index) < count) return null;
+  return { ...error, path: ["body", "tools", String(Number(index) - count), ...rest].join(".") };
 }
 
 /** Problems at fields the definition gave move to `body.agent`, naming the field in the message. */

@@ -3,8 +3,8 @@
  * with an API key and with a token, a session seen live from running to done with its text
  * streaming, an approval and a denial, cancels (one session, then in bulk), a tenant admin who
  * cannot see another tenant's sessions, end users' sessions by subject and filtered by one, an expired token, a platform admin's tenant pages, and
- * the agents: two versions compared, an alias set from the keyboard, a session started from a
- * version, an archival, and a reader who is offered no changes; the memory: namespaces drilled
+ * the agents: two versions compared, its endpoints in each protocol with a snippet copied, an alias
+ * set from the keyboard, a session started from a version, an archival, and a reader who is offered no changes; the memory: namespaces drilled
  * down, a search within one, an item's versions, a deletion from the keyboard, and a reader; the
  * tenant's usage charted per day by model, with its breakdown tables.
  * Every page is checked for Content-Security-Policy violations and script errors; screenshots
@@ -386,6 +386,21 @@ describe("the console in Chromium", () => {
       '  "system": "You are a support agent for Acme. Be brief and kind."',
     ]);
     await screenshot(page, "agent");
+    // Its endpoints, one per protocol, at this platform's address; a snippet copies.
+    const endpoints = page.locator(".agent-endpoints .endpoint");
+    expect(await endpoints.evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-protocol")))).toEqual([
+      "REST (OpenAPI)",
+      "AI SDK chat",
+      "MCP",
+      "A2A",
+      "AG-UI",
+    ]);
+    const agUi = page.locator('.endpoint[data-protocol="AG-UI"]');
+    expect(await agUi.locator("code").allTextContents()).toEqual([`POST ${stack.platform.url}/v1/agents/${agentId}/ag-ui`]);
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+    await agUi.getByRole("button", { name: "Copy snippet" }).click();
+    await agUi.getByRole("button", { name: "Copied" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(`${stack.platform.url}/v1/agents/${agentId}/ag-ui`);
 
     // From the top of the page, the keyboard alone names the alias, picks version 1 and sets it.
     await page.getByRole("heading", { level: 1 }).focus();

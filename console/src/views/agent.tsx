@@ -1,6 +1,6 @@
 /**
  * One agent: its versions, two of them compared (the pair is in the address), its aliases, a
- * session started from a version, and its archival. Changing the agent is offered to callers
+ * session started from a version, its endpoints in each protocol, and its archival. Changing the agent is offered to callers
  * with agents:write (or tenant:admin), starting a session to those with sessions:write; the
  * platform judges every request either way.
  */
@@ -13,6 +13,7 @@ import { routeHref, type VersionPair } from "../route";
 import type { Agent, AgentVersion } from "../types";
 import { AgentAliases } from "./agent-aliases";
 import { AgentCompare } from "./agent-compare";
+import { AgentEndpoints } from "./agent-endpoints";
 import { StartSession } from "./agent-start";
 import { AliasList } from "./agents";
 import { Ago, ConfirmedButton, ErrorNote, Loading, Page } from "./common";
@@ -96,6 +97,7 @@ export function AgentPage(props: { id: string } & VersionPair) {
         <div class="agent-side">
           <AgentAliases agent={data} canChange={canChange} suggested={to} onChanged={agent.refresh} />
           {me.powers.write && !data.archived && <StartSession agent={data} suggested={to} />}
+          {!data.archived && <AgentEndpoints agent={data} />}
         </div>
       </div>
       {back}

@@ -1402,6 +1402,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agents/{agent_id}/ag-ui": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run an agent (AG-UI)
+         * @description Speaks AG-UI (`HttpAgent` of `@ag-ui/client` 1.x). `threadId` names the caller's session of this agent, the same one a chat id of that value names (created on first use from the agent's `production` alias, else its latest version, with `metadata.chat_id`). The newest user message starts the next run; `tools` are client tools, the caller's own, fixed by the thread's first run. A call waiting for approval ends the run with an `interrupt` outcome; the next run's `resume` entries decide it. A client tool's call ends the run naming it in `pendingToolCallIds`; the next run's tool message answers it. An input that is not a `RunAgentInput` is 400 with the paths; a run already going is 409.
+         */
+        post: operations["runAgentAgUi"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     toolCall: {
@@ -4156,6 +4176,48 @@ export interface components {
                 message: string;
                 data?: unknown;
             };
+        };
+        /** @description AG-UI events (`@ag-ui/core` 1.0) as Server-Sent Events (`data: <event JSON>`): `RUN_STARTED`; `TEXT_MESSAGE_START`/`_CONTENT`/`_END`; `REASONING_START`, `REASONING_MESSAGE_START`/`_CONTENT`/`_END`, `REASONING_END`; `TOOL_CALL_START`/`_ARGS`/`_END`; `TOOL_CALL_RESULT` (not for a client tool's own output); `CUSTOM` `credential_required`; then `RUN_FINISHED` or `RUN_ERROR`. A call waiting for approval ends the run with `outcome: { type: "interrupt", interrupts: [{ id: <call id>, reason: "tool_approval", toolCallId, responseSchema }] }`; a client tool waiting for its output with `outcome: { type: "success", pendingToolCallIds }`; a cancelled session with `outcome: { type: "cancelled" }`; a failed run, or an answer for a call that does not wait (code `call_not_waiting`), with `RUN_ERROR`. */
+        AgUiEventStream: string;
+        /** @description AG-UI's `RunAgentInput` (`@ag-ui/core` 1.0), as `HttpAgent` of `@ag-ui/client` sends it. `context`, `state` and `forwardedProps` are not read. */
+        RunAgentInput: {
+            /** @description Names the caller's session of this agent, as a chat id does: the same id always reaches the same session. */
+            threadId: string;
+            /** @description The client's id of this run, echoed in `RUN_STARTED` and `RUN_FINISHED`. */
+            runId: string;
+            protocolVersion?: string;
+            /** @description The conversation as the client holds it. Only its end is read: the newest user message starts the next run; tool messages after the last assistant message answer the client tools the last run left waiting. The history itself is the session's. */
+            messages: ({
+                id: string;
+                /** @enum {string} */
+                role: "developer" | "system" | "assistant" | "user" | "tool" | "activity" | "reasoning";
+            } & {
+                [key: string]: unknown;
+            })[];
+            /** @description Client tools the caller runs (`parameters`: a JSON Schema of `type: object`), added to the agent's on the thread's first run; a later run may declare no other. */
+            tools?: ({
+                name: string;
+                description: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            context?: {
+                description: string;
+                value: string;
+            }[];
+            state?: unknown;
+            forwardedProps?: unknown;
+            /** @description Answers to the interrupts that ended the last run, one per call waiting for approval (`interruptId` is the call id): `resolved` with `payload: { "approved": true | false, "reason"?: string }`, or `cancelled` to deny. */
+            resume?: ({
+                interruptId: string;
+                /** @enum {string} */
+                status: "resolved" | "cancelled";
+                payload?: unknown;
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
         };
     };
     responses: never;
@@ -14992,6 +15054,169 @@ export interface operations {
             };
         };
     };
+    runAgentAgUi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "threadId": "thread-1",
+                 *       "runId": "run-1",
+                 *       "messages": [
+                 *         {
+                 *           "id": "m1",
+                 *           "role": "user",
+                 *           "content": "What time is it?"
+                 *         }
+                 *       ],
+                 *       "tools": [],
+                 *       "context": []
+                 *     }
+                 */
+                "application/json": components["schemas"]["RunAgentInput"];
+            };
+        };
+        responses: {
+            /** @description The run as AG-UI events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["AgUiEventStream"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     receiveToolCall: {
         parameters: {
             query?: never;
@@ -15206,4 +15431,6 @@ export const auditActionValues: ReadonlyArray<FlattenedDeepRequired<components>[
 export const chatRequestTriggerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatRequest"]["trigger"]> = ["submit-message", "regenerate-message"];
 export const chatUIMessageRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatUIMessage"]["role"]> = ["system", "user", "assistant"];
 export const jsonRpcErrorJsonrpcValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JsonRpcError"]["jsonrpc"]> = ["2.0"];
+export const runAgentInputMessagesRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunAgentInput"]["messages"]["role"]> = ["developer", "system", "assistant", "user", "tool", "activity", "reasoning"];
+export const runAgentInputResumeStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunAgentInput"]["resume"]["status"]> = ["resolved", "cancelled"];
 export const componentsHeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<components>["headers"]["IdempotentReplayed"]> = ["true"];
