@@ -1,9 +1,10 @@
 /**
- * One auth model, every protocol: a session started through REST, the chat transport or MCP by
+ * One auth model, every protocol: a session started through REST, the chat transport, MCP, A2A or AG-UI by
  * one principal (an API key, a JWT user, an end user's token) is seen through each protocol that
  * can name it by its owner alone; every other principal (another end user of the tenant, a key
- * of another tenant, the other owners) sees none of it. Where protocols share an id (a chat id),
- * the same principal reaches the same session through each of them.
+ * of another tenant, the other owners) sees none of it. Where protocols share an id (a chat id,
+ * an A2A contextId, an AG-UI threadId), the same principal reaches the same session through each of
+ * them, and another principal its own.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { chatSessionId } from "../../src/chat/chat-session";
@@ -118,17 +119,70 @@ const mcp: Protocol = {
   sees: async () => null,
 };
 
-const PROTOCOLS = { rest, chat, mcp } as const;
+/** The tenant the test's agent belongs to. */
+let agentTenant = "";
+
+/** An A2A JSON-RPC call of `method` on `agent`'s endpoint. */
+async function a2aCall(who: Caller, agent: Agent, method: string, params: unknown) {
+  const res = await callJson(`/v1/agents/${agent.id}/a2a`, "POST", { jsonrpc: "2.0", id: "1", method, params }, who.headers);
+  // Another tenant's caller does not find the agent at all.
+  if (res.status === 404 && who.tenantId !== agentTenant) return {};
+  expect(res.status).toBe(200);
+  // A sent message answers `{ task }`; a task read answers the task itself.
+  return (await res.json()) as { result?: { task?: { id: string; contextId: string }; contextId?: string }; error?: { code: number } };
+}
+
+const a2aMessage = (contextId: string, text: string) => ({
+  message: { messageId: crypto.randomUUID(), role: "ROLE_USER", contextId, parts: [{ text }] },
+});
+
+const a2a: Protocol = {
+  async start(who, agent, said) {
+    const contextId = uniqueKey("ctx");
+    const answer = await a2aCall(who, agent, "SendMessage", a2aMessage(contextId, said));
+    expect(answer.result?.task?.contextId, JSON.stringify(answer)).toBe(contextId);
+    return { sessionId: await chatSessionId(who, agent.id, contextId), conversationId: contextId, said };
+  },
+  async sees(who, agent, started) {
+    if (started.conversationId === null) return null;
+    // The task of the session's first run: `<seq of its input>.<contextId>`.
+    const answer = await a2aCall(who, agent, "GetTask", { id: `1.${started.conversationId}` });
+    if (answer.error) expect(answer.error.code).toBe(-32001);
+    return answer.result?.contextId === started.conversationId;
+  },
+};
+
+/** One AG-UI run on `threadId` saying `text`; the stream's text. */
+async function agUiRun(who: Caller, agent: Agent, threadId: string, text: string): Promise<string> {
+  const message = { id: crypto.randomUUID(), role: "user", content: text };
+  const body = { threadId, runId: crypto.randomUUID(), messages: [message], tools: [], context: [] };
+  const res = await callJson(`/v1/agents/${agent.id}/ag-ui`, "POST", body, who.headers);
+  expect(res.status, await res.clone().text()).toBe(200);
+  return res.text();
+}
+
+const agUi: Protocol = {
+  async start(who, agent, said) {
+    const threadId = uniqueKey("thread");
+    expect(await agUiRun(who, agent, threadId, said)).toContain("RUN_FINISHED");
+    return { sessionId: await chatSessionId(who, agent.id, threadId), conversationId: threadId, said };
+  },
+  // A run is AG-UI's only request: a thread is read by running it, which the shared-id test below does.
+  sees: async () => null,
+};
+
+const PROTOCOLS = { rest, chat, mcp, a2a, ag_ui: agUi } as const;
 /** The principals a protocol refuses outright: an end user on MCP, whose agents list it may not read. */
 const REFUSED: ReadonlySet<string> = new Set(["end_user_a mcp"]);
 type ProtocolName = keyof typeof PROTOCOLS;
 
-describe("one auth model across REST, chat and MCP", () => {
+describe("one auth model across REST, chat, MCP, A2A and AG-UI", () => {
   let principals: Principals;
   let agent: Agent;
 
   beforeAll(async () => {
     const tenantId = freshTenant("proto-auth");
+    agentTenant = tenantId;
     const key = await apiKey(tenantId);
     const author = await backend(tenantId);
     agent = await createAgent(author, { name: uniqueKey("helper"), model: mockModel(uniqueKey("model")).key });
@@ -166,6 +220,8 @@ describe("one auth model across REST, chat and MCP", () => {
           {
             rest: viewer === owner,
             chat: started.conversationId === null ? null : viewer === owner,
+            a2a: started.conversationId === null ? null : viewer === owner,
+            ag_ui: null,
             mcp: null,
           },
         ]),
@@ -173,6 +229,37 @@ describe("one auth model across REST, chat and MCP", () => {
       expect(seen).toEqual(expected);
     },
   );
+
+  it("reaches one session through chat, A2A and AG-UI under one id, and another principal's own under the same id", async () => {
+    const owner = principals.end_user_a;
+    const stranger = principals.end_user_b;
+    const id = uniqueKey("shared");
+    const first = uniqueKey("through-chat");
+    const message = { id: crypto.randomUUID(), role: "user", parts: [{ type: "text", text: first }] };
+    await (
+      await callJson(`/v1/agents/${agent.id}/chat`, "POST", { id, messages: [message], trigger: "submit-message" }, owner.headers)
+    ).text();
+    const second = uniqueKey("through-a2a");
+    expect((await a2aCall(owner, agent, "SendMessage", a2aMessage(id, second))).result?.task?.contextId).toBe(id);
+    const third = uniqueKey("through-ag-ui");
+    expect(await agUiRun(owner, agent, id, third)).toContain("RUN_FINISHED");
+    // The stranger's messages under the same id go to a session of its own.
+    const foreign = uniqueKey("stranger");
+    expect((await a2aCall(stranger, agent, "SendMessage", a2aMessage(id, foreign))).result?.task?.contextId).toBe(id);
+    expect(await agUiRun(stranger, agent, id, foreign)).toContain("RUN_FINISHED");
+
+    const historyOf = async (who: Caller) => {
+      const sessionId = await chatSessionId(who, agent.id, id);
+      await waitForStatus(who, sessionId, ["done", "idle"]);
+      return (await call(`/v1/sessions/${sessionId}/messages`, { headers: who.headers })).text();
+    };
+    const owned = await historyOf(owner);
+    for (const said of [first, second, third]) expect(owned).toContain(said);
+    expect(owned).not.toContain(foreign);
+    const theirs = await historyOf(stranger);
+    expect(theirs).toContain(foreign);
+    for (const said of [first, second, third]) expect(theirs).not.toContain(said);
+  });
 
   it("gives a chat id of one principal's to another principal's own, separate session", async () => {
     const chatId = uniqueKey("shared-chat");
