@@ -3,7 +3,7 @@
  * (each non-GET operation, and the one GET that records an entry, the export): each is driven
  * to a change, with its own `X-Request-Id`, and every audit entry the walk leaves names its
  * actor, the platform's own request id and that request's client request id. The chat route's
- * approvals and the MCP endpoint are in the walk like the REST routes; an operation the
+ * approvals (and A2A's and AG-UI's) and the MCP endpoint are in the walk like the REST routes; an operation the
  * document gains fails the walk until it is given a step here.
  */
 import { describe, expect, it } from "vitest";
@@ -223,6 +223,9 @@ const STEPS: Readonly<Record<string, Step>> = {
         // The A2A task's: the same, through input-required.
         { reply: { content: [toolUse("toolu_x", "get_time", {})] } },
         { reply: { content: [text("Sent over A2A.")] } },
+        // The AG-UI run's: the same, ended as an interrupt and decided by the next run's resume.
+        { reply: { content: [toolUse("toolu_y", "get_time", {})] } },
+        { reply: { content: [text("Sent over AG-UI.")] } },
       );
       const tools = [{ type: "builtin", name: "get_time", requires_approval: true }];
       const res = await send("/v1/agents", { method: "POST", body: { name: uniqueKey("walker"), model: model.key, tools } });
@@ -289,6 +292,18 @@ const STEPS: Readonly<Record<string, Step>> = {
         parts: [{ data: { tool_call_id: "toolu_x", approved: true } }],
       };
       return send(path, { method: "POST", body: { jsonrpc: "2.0", id: 2, method: "SendMessage", params: { message: answer } } });
+    },
+  },
+  "POST /v1/agents/{agent_id}/ag-ui": {
+    actions: ["tool_call.approved"],
+    run: async (w, send) => {
+      const path = `/v1/agents/${w.ids.agentId}/ag-ui`;
+      const messages = [{ id: "u1", role: "user", content: "wire it once more" }];
+      const base = { threadId: "walk-ag-ui", state: {}, tools: [], context: [], forwardedProps: {}, messages };
+      const first = await send(path, { method: "POST", body: { ...base, runId: "r1" } });
+      expect(await first.text()).toContain("toolu_y");
+      const resume = [{ interruptId: "toolu_y", status: "resolved", payload: { approved: true } }];
+      return send(path, { method: "POST", body: { ...base, runId: "r2", resume } });
     },
   },
   "POST /v1/mcp": {
