@@ -247,6 +247,32 @@ export const AgentToolSchema = z
       "The child's `output` (as JSON text) when it has an output schema, else its final text, is the call's result; a failed or cancelled child gives an error result.",
   });
 
+export const A2aToolSchema = z
+  .object({
+    type: z.literal("a2a"),
+    name: ToolNameSchema,
+    description: ToolDescriptionSchema,
+    agent_card_url: z.string().max(MAX_WEBHOOK_URL_CHARS).openapi({
+      format: "uri",
+      description: "The remote agent's card (an https URL on the public internet); its JSON-RPC endpoint is read from it at each call.",
+      example: "https://agents.example.com/.well-known/agent-card.json",
+    }),
+    auth: ToolAuthSchema.optional(),
+    requires_approval: RequiresApprovalSchema,
+    approval_timeout_seconds: ApprovalTimeoutSchema,
+    idempotent: z.boolean().optional().openapi({
+      description: "A message may be sent again after a timeout, a 5xx or a restart; without it, each message is sent at most once.",
+    }),
+  })
+  .strict()
+  .openapi("A2aTool", {
+    description:
+      'A remote agent over the Agent2Agent protocol. The model calls it with `{ "message": string }`; each call sends `message/send` (JSON-RPC) ' +
+      "to the endpoint the agent card names. A completed task's text and data artifacts are the result; a failed, rejected or cancelled task " +
+      "gives an error result; a task that ends `input-required` makes the call wait (`waiting_tool_output`, the remote's question as its " +
+      "`output`), and the output posted for it is sent to the remote task as the next message.",
+  });
+
 export const ToolSchema = z
-  .discriminatedUnion("type", [BuiltinToolSchema, WebhookToolSchema, ClientToolSchema, McpToolSchema, AgentToolSchema])
+  .discriminatedUnion("type", [BuiltinToolSchema, WebhookToolSchema, ClientToolSchema, McpToolSchema, AgentToolSchema, A2aToolSchema])
   .openapi("Tool");

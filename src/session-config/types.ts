@@ -67,7 +67,8 @@ export type ToolSpec =
       approval_timeout_seconds?: number;
     }
   | McpToolSpec
-  | AgentToolSpec;
+  | AgentToolSpec
+  | A2aToolSpec;
 
 /**
  * The vault credential a webhook or MCP tool sends: a name, looked up at each call for the
@@ -88,6 +89,21 @@ export interface AgentToolSpec {
   agent: string;
   requires_approval?: boolean;
   approval_timeout_seconds?: number;
+}
+
+/**
+ * A remote agent reached over the Agent2Agent protocol: its card (`agent_card_url`) names the
+ * JSON-RPC endpoint each call sends a message to. At most once unless `idempotent`.
+ */
+export interface A2aToolSpec {
+  type: "a2a";
+  name: string;
+  description: string;
+  agent_card_url: string;
+  auth?: ToolAuth;
+  requires_approval?: boolean;
+  approval_timeout_seconds?: number;
+  idempotent?: boolean;
 }
 
 /** The session and the tool call that started a child session. */

@@ -1,6 +1,6 @@
 /**
- * The checks on a session's tool list that its schema cannot make: where a webhook or an MCP
- * server may point (the URL guard, and the tenant's allowed origins), whether the input schemas'
+ * The checks on a session's tool list that its schema cannot make: where a webhook, an MCP
+ * server or an A2A agent's card may point (the URL guard, and the tenant's allowed origins), whether the input schemas'
  * patterns can run on RE2, an approval timeout only where approval is required, and the
  * registry's own rules (unique names, known built-ins, how many); and the same URL checks for
  * the session's `notify_url`. Pure: the result carries the tools as they are stored.
@@ -11,7 +11,7 @@ import { checkTenantUrl } from "../egress/tenant-url";
 import { MAX_REQUEST_PATTERN_SIZE } from "../shared/json-schema/patterns";
 import { checkSchema, estimateSchemaPatterns } from "../shared/json-schema/validator";
 import { checkMcpServerUrl } from "./object/tools/mcp/server-url";
-import type { McpToolSpec, ToolSpec } from "../session-config/types";
+import type { A2aToolSpec, McpToolSpec, ToolSpec } from "../session-config/types";
 import type { FieldError } from "../problems";
 
 export interface ToolCheckOptions {
@@ -34,6 +34,7 @@ export function prepareSessionTools(tools: readonly ToolSpec[], options: ToolChe
     const timeoutProblem = approvalTimeoutProblem(tool);
     if (timeoutProblem) errors.push({ path: `body.tools.${i}.approval_timeout_seconds`, message: sentenceCase(timeoutProblem) });
     if (tool.type === "mcp") return prepareMcp(tool, i, options, errors);
+    if (tool.type === "a2a") return prepareA2a(tool, i, options, errors);
     if (tool.type !== "webhook") return tool;
     const url = callUrl(`body.tools.${i}.url`, checkTenantUrl(tool.url, options), options);
     if (!url.ok) errors.push(url.error);
@@ -78,6 +79,13 @@ function prepareMcp(tool: McpToolSpec, i: number, options: ToolCheckOptions, err
   const url = callUrl(`body.tools.${i}.url`, checkMcpServerUrl(tool.url, options), options);
   if (!url.ok) errors.push(url.error);
   return url.ok ? { ...tool, url: url.url } : tool;
+}
+
+/** An A2A agent's card URL: the webhook rule; the endpoint the card names is checked the same way at each call. */
+function prepareA2a(tool: A2aToolSpec, i: number, options: ToolCheckOptions, errors: FieldError[]): A2aToolSpec {
+  const url = callUrl(`body.tools.${i}.agent_card_url`, checkTenantUrl(tool.agent_card_url, options), options);
+  if (!url.ok) errors.push(url.error);
+  return url.ok ? { ...tool, agent_card_url: url.url } : tool;
 }
 
 /**

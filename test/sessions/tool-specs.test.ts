@@ -113,6 +113,21 @@ describe("prepareSessionTools", () => {
     ]);
   });
 
+  it("holds an a2a tool's card URL to the webhook rule and the tenant's origins, stored normalized", () => {
+    const a2a = (agent_card_url: string, name = "remote") => ({ type: "a2a" as const, name, description: "d", agent_card_url });
+    const options = { allowPrivateUrls: false, webhookOrigins: ["https://agents.example.com"] };
+    expect(prepareSessionTools([a2a("HTTPS://agents.example.com/card.json")], options)).toEqual({
+      tools: [a2a("https://agents.example.com/card.json")],
+      errors: [],
+    });
+    expect(
+      prepareSessionTools([a2a("https://127.0.0.1/card.json"), a2a("https://evil.example.net/card.json", "other")], options).errors,
+    ).toEqual([
+      { path: "body.tools.0.agent_card_url", message: expect.stringContaining("Not an allowed webhook URL") },
+      { path: "body.tools.1.agent_card_url", message: "The origin https://evil.example.net is not in the tenant's webhook_origins." },
+    ]);
+  });
+
   it("reports an unknown built-in and a repeated name from the registry's rules", () => {
     expect(prepareSessionTools([{ type: "builtin", name: "shell" }], strict).errors).toEqual([
       { path: "body.tools", message: expect.stringContaining("shell") },

@@ -70,6 +70,8 @@ export function SessionSetup(props: { session: Session }) {
 
 /** The line that tells a tool apart: what it does, or where it goes. */
 function toolDetail(tool: Tool): string | null {
+  // A remote agent: what it does, and whose card it is.
+  if (tool.type === "a2a") return `${tool.description} (${tool.agent_card_url})`;
   if ("description" in tool && typeof tool.description === "string") return tool.description;
   if ("url" in tool && typeof tool.url === "string") return tool.url;
   if ("agent" in tool && typeof tool.agent === "string") return tool.agent;

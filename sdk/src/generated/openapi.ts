@@ -3008,7 +3008,7 @@ export interface components {
             session_id: string;
             tool_call_id: string;
         } | null;
-        Tool: components["schemas"]["BuiltinTool"] | components["schemas"]["WebhookTool"] | components["schemas"]["ClientTool"] | components["schemas"]["McpTool"] | components["schemas"]["AgentTool"];
+        Tool: components["schemas"]["BuiltinTool"] | components["schemas"]["WebhookTool"] | components["schemas"]["ClientTool"] | components["schemas"]["McpTool"] | components["schemas"]["AgentTool"] | components["schemas"]["A2aTool"];
         BuiltinTool: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -3160,6 +3160,34 @@ export interface components {
              * @example 3600
              */
             approval_timeout_seconds?: number;
+        };
+        /** @description A remote agent over the Agent2Agent protocol. The model calls it with `{ "message": string }`; each call sends `message/send` (JSON-RPC) to the endpoint the agent card names. A completed task's text and data artifacts are the result; a failed, rejected or cancelled task gives an error result; a task that ends `input-required` makes the call wait (`waiting_tool_output`, the remote's question as its `output`), and the output posted for it is sent to the remote task as the next message. */
+        A2aTool: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "a2a";
+            /** @example lookup_order */
+            name: string;
+            description: string;
+            /**
+             * Format: uri
+             * @description The remote agent's card (an https URL on the public internet); its JSON-RPC endpoint is read from it at each call.
+             * @example https://agents.example.com/.well-known/agent-card.json
+             */
+            agent_card_url: string;
+            auth?: components["schemas"]["ToolAuth"];
+            /** @description Each call waits for an approve or deny first. */
+            requires_approval?: boolean;
+            /**
+             * Format: int32
+             * @description Only with `requires_approval`: a call not approved or denied within this many seconds of its creation is denied with the reason "approval expired" (`decision: "expired"`, `decided_by: "system"`), and the run goes on as after any deny.
+             * @example 3600
+             */
+            approval_timeout_seconds?: number;
+            /** @description A message may be sent again after a timeout, a 5xx or a restart; without it, each message is sent at most once. */
+            idempotent?: boolean;
         };
         /** @description The session's context window. The session's first user message and the current run's are always sent; a tool_use is never sent without its result. */
         ContextSettings: {
@@ -15415,6 +15443,7 @@ export const webhookToolTypeValues: ReadonlyArray<FlattenedDeepRequired<componen
 export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClientTool"]["type"]> = ["client"];
 export const mcpToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["McpTool"]["type"]> = ["mcp"];
 export const agentToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AgentTool"]["type"]> = ["agent"];
+export const a2aToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["A2aTool"]["type"]> = ["a2a"];
 export const contextSettingsStrategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ContextSettings"]["strategy"]> = ["auto", "last_messages", "summary"];
 export const reasoningSettingsEffortValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReasoningSettings"]["effort"]> = ["low", "medium", "high"];
 export const inputTextBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InputTextBlock"]["type"]> = ["text"];

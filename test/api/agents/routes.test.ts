@@ -259,6 +259,8 @@ describe("agents: bad input", () => {
     const who = await author();
     const bodies: Record<string, unknown>[] = [
       { tools: [{ type: "webhook", name: "hook", description: "d", input_schema: OBJECT_SCHEMA, url: "ftp://example.com/hook" }] },
+      { tools: [{ type: "a2a", name: "remote", description: "d", agent_card_url: "ftp://agents.example.com/card.json" }] },
+      { tools: [{ type: "a2a", name: "remote", agent_card_url: "https://agents.example.com/card.json", idempotent: "yes" }] },
       { limits: { max_steps_per_run: 1_000_000 } },
       { model: "not a model id" },
       {

@@ -114,6 +114,17 @@ describe("POST /v1/sessions", () => {
       [{ type: "webhook", name: "x", description: "d", input_schema: OBJECT_SCHEMA, url: "not a url" }],
       "body.tools.0.url",
     ],
+    ["an a2a tool without a card URL", [{ type: "a2a", name: "x", description: "d" }], "body.tools.0.agent_card_url"],
+    [
+      "an a2a card URL that is not one",
+      [{ type: "a2a", name: "x", description: "d", agent_card_url: "not a url" }],
+      "body.tools.0.agent_card_url",
+    ],
+    [
+      "an a2a tool with an input_schema (its input is fixed)",
+      [{ type: "a2a", name: "x", description: "d", agent_card_url: "https://agents.example.com/card.json", input_schema: OBJECT_SCHEMA }],
+      "body.tools.0",
+    ],
     ["a built-in named constructor", [{ type: "builtin", name: "constructor" }], "body.tools"],
     ["a built-in named __proto__", [{ type: "builtin", name: "__proto__" }], "body.tools"],
     ["a built-in named toString", [{ type: "builtin", name: "toString" }], "body.tools"],

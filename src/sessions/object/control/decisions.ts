@@ -109,7 +109,11 @@ export function deny(
   });
 }
 
-/** A client tool's output, given for a call that waits for it. */
+/**
+ * A client tool's output, given for a call that waits for it. For an `a2a` call whose remote task
+ * asked for input it is the answer: the call runs again to send it on that task (an error output
+ * ends the call instead).
+ */
 export function submitToolOutput(
   host: DecisionHost,
   callId: string,
@@ -117,7 +121,17 @@ export function submitToolOutput(
   isError: boolean,
   viewer: SessionViewer | null,
 ): Promise<Answer> {
-  return decide(host, viewer, callId, "waiting_tool_output", isError ? "error" : "done", (call) => host.finishCall(call, output, isError));
+  const remote = host.store.remoteTask(callId);
+  if (remote && !isError) {
+    return decide(host, viewer, callId, "waiting_tool_output", "pending", (call) => {
+      host.store.putRemoteTask(call.id, { ...remote, answer: output });
+      host.store.setToolCallStatus(call.id, "pending", host.nowIso());
+    });
+  }
+  return decide(host, viewer, callId, "waiting_tool_output", isError ? "error" : "done", (call) => {
+    if (remote) host.store.deleteRemoteTask(call.id);
+    host.finishCall(call, output, isError);
+  });
 }
 
 /** Whether a call waits for an approval past its deadline (`expireApprovals` has work). */

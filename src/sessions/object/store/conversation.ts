@@ -173,6 +173,12 @@ export class ConversationStore extends StoreCore {
     toolCalls.setToolCallStatus(this.storage.sql, id, status, now);
   }
 
+  /** A call that waits with something for its caller to read (an `a2a` call's question). */
+  setToolCallOutput(id: string, status: ToolCallStatus, output: string): void {
+    this.openCalls = null;
+    toolCalls.setToolCallOutput(this.storage.sql, id, status, output);
+  }
+
   finishToolCall(id: string, output: string, isError: boolean, now: string, startedAt: string | null = null): void {
     this.openCalls = null;
     toolCalls.finishToolCall(this.storage.sql, id, output, isError, now, startedAt);

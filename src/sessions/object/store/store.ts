@@ -6,6 +6,7 @@
 import type { SpanRecord } from "../../../session-config/trace-types";
 import * as events from "./events";
 import * as outbox from "./outbox";
+import * as remoteTasks from "./remote-tasks";
 import * as steps from "./steps";
 import * as subagents from "./subagents";
 import * as traceSpans from "./trace-spans";
@@ -19,6 +20,7 @@ export type { BatchedEvent, StoredEventRow } from "./events";
 export { IMAGE_CHUNK_BYTES, type StoredImage } from "./images";
 export type { QueuedMessage } from "./message-queue";
 export type { OutboxEntry, OutboxRetry } from "./outbox";
+export type { RemoteTask } from "./remote-tasks";
 export type { StoredSpan, TraceExportRetry } from "./trace-spans";
 export type { RunState, StoredSession } from "./state";
 export { MAX_STORED_STEPS, type StepRecord } from "./steps";
@@ -223,6 +225,20 @@ export class SessionStore extends ConversationStore {
     if (keys.includes(key)) return false;
     this.storage.kv.put(CREDENTIALS_REQUIRED_KEY, { run, keys: [...keys, key] });
     return true;
+  }
+
+  // ---- remote A2A tasks waiting for input (remote-tasks.ts) ---------------------------------
+
+  remoteTask(toolCallId: string): remoteTasks.RemoteTask | null {
+    return remoteTasks.remoteTask(this.storage.kv, toolCallId);
+  }
+
+  putRemoteTask(toolCallId: string, task: remoteTasks.RemoteTask): void {
+    remoteTasks.putRemoteTask(this.storage.kv, toolCallId, task, new Set(this.openToolCalls().map((call) => call.id)));
+  }
+
+  deleteRemoteTask(toolCallId: string): void {
+    remoteTasks.deleteRemoteTask(this.storage.kv, toolCallId);
   }
 
   // ---- the event log (events.ts; its rules live in events/event-log.ts) ------------------

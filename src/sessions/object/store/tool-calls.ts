@@ -94,6 +94,10 @@ export function setToolCallStatus(sql: SqlStorage, id: string, status: ToolCallS
   sql.exec("UPDATE tool_calls SET status = ?, started_at = COALESCE(?, started_at) WHERE id = ?", status, started, id);
 }
 
+export function setToolCallOutput(sql: SqlStorage, id: string, status: ToolCallStatus, output: string): void {
+  sql.exec("UPDATE tool_calls SET status = ?, output = ?, is_error = 0 WHERE id = ?", status, output, id);
+}
+
 /** A call's result; `startedAt` is when this run of it started, kept only where no mark set one (an instant tool's). */
 export function finishToolCall(
   sql: SqlStorage,

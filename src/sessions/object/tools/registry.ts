@@ -17,6 +17,7 @@ import { mcpTool } from "./mcp/mcp-tool";
 import type { DiscoveredTool } from "./mcp/plan";
 import { webhookTool } from "./webhook";
 import { agentTool } from "./agent-tool";
+import { a2aTool } from "./a2a/a2a-tool";
 import { MAX_APPROVAL_TIMEOUT_SECONDS, MAX_TOOLS_PER_SESSION } from "../../../session-config/bounds";
 
 export { TOOL_NAME_PATTERN };
@@ -131,6 +132,8 @@ function baseTool(spec: ToolSpec): Tool | null {
       return webhookTool(spec);
     case "agent":
       return agentTool(spec);
+    case "a2a":
+      return a2aTool(spec);
     case "client":
       return {
         kind: "client",

@@ -8,6 +8,7 @@ import type { McpConnections } from "./mcp/pool";
 import type { MemoryStoreRpc } from "../../../memory/rpc";
 import type { CredentialSource } from "../../../egress/credentials";
 import type { CredentialFailure } from "../../../egress/credential-fetch";
+import type { RemoteTask } from "../store/remote-tasks";
 
 export interface ToolContext {
   sessionId: string;
@@ -36,6 +37,8 @@ export interface ToolContext {
    * one (`auth`); absent where no vault is reachable, which such a tool reports as `vault_unavailable`.
    */
   credentials?: CredentialSource;
+  /** An `a2a` call answered after its remote task asked for input: the task, and the answer to send on it. */
+  remoteTask?: RemoteTask;
   /** The tenant's memory store and its `max_memory_items` and `max_memory_bytes`, for the memory tools (made on first use). */
   memory: () => MemoryTarget;
 }
@@ -51,12 +54,17 @@ export interface ToolOutcome {
   isError: boolean;
   /** The call could not use the credential its tool names: the session emits `credential_required`. */
   credentialFailure?: CredentialFailure;
+  /**
+   * The remote task asks for input (an `a2a` call): the call waits for its output (`output` is the
+   * question), and the output posted for it is sent on this task by the call's next run.
+   */
+  waiting?: RemoteTask;
 }
 
 export interface Tool {
   definition: ToolDefinition;
   /** `agent`: a call starts a child session; the loop runs it (loop/steps/subagents.ts), never `run`. */
-  kind: "builtin" | "webhook" | "client" | "mcp" | "agent";
+  kind: "builtin" | "webhook" | "client" | "mcp" | "agent" | "a2a";
   requiresApproval: boolean;
   /**
    * How long a call may wait for approval before it is denied as expired; null or absent: no

@@ -10,11 +10,12 @@ import { memoryStoreStub, tenantIndexStub } from "../../../../objects";
 import { StaleUnit, type StepScope, type UnitWriter } from "../../engine/unit-scope";
 import { McpConnections } from "../../tools/mcp/pool";
 import { UnitCredentials } from "../../tools/unit-credentials";
-import type { ToolContext, ToolOutcome } from "../../tools/tool";
+import type { Tool, ToolContext, ToolOutcome } from "../../tools/tool";
 import { validateToolInput } from "../../tools/validate-input";
 import { runAgentCall } from "./agent-call";
 import { markRunning } from "./mark-running";
 import { markAtMostOnce } from "../../tools/at-most-once";
+import { cutOutput } from "../../tools/cut-output";
 import type { UnitOutcome } from "../next-unit";
 import type { ToolCall } from "../../../../session-config/types";
 
@@ -108,6 +109,7 @@ async function runCalls(
       callSigning: signing,
       mcp,
       credentials,
+      ...remoteTaskOf(scope, tool.kind, call.id),
       memory: () => ({
         store: memoryStoreStub(scope.env, session.tenant_id) as unknown as MemoryStoreRpc,
         // Sessions created before memory existed kept no such limit.
@@ -138,7 +140,9 @@ async function runCalls(
     const last = index === calls.length - 1;
     // Cancelled meanwhile: the result is stale.
     scope.commit((w) => {
-      finish(w, call, outcome, startedAt);
+      if (tool.kind === "a2a") keepRemoteTask(w, call, outcome);
+      if (outcome.waiting) waitForOutput(w, call, cutOutput(outcome.output, session.limits.max_tool_output_chars));
+      else finish(w, call, outcome, startedAt);
       if (required) w.requireCredential(required);
       if (last) endUnit(w);
     });
@@ -152,6 +156,24 @@ async function runCalls(
 function endUnit(w: UnitWriter): void {
   if (w.store.run().attempts > 0) w.updateRun({ attempts: 0, next_attempt_at: 0 });
   w.continueRun();
+}
+
+/** An `a2a` call answered after its remote task asked for input runs with that task and the answer. */
+function remoteTaskOf(scope: StepScope, kind: Tool["kind"], callId: string): Pick<ToolContext, "remoteTask"> {
+  const remote = kind === "a2a" ? scope.store.remoteTask(callId) : null;
+  return remote ? { remoteTask: remote } : {};
+}
+
+/** The remote task kept while it waits for input, and dropped once the call has its result. */
+function keepRemoteTask(w: UnitWriter, call: ToolCall, outcome: ToolOutcome): void {
+  if (outcome.waiting) w.store.putRemoteTask(call.id, outcome.waiting);
+  else w.store.deleteRemoteTask(call.id);
+}
+
+/** The remote agent asks for input: the call waits for its output, the question in its `output` for the caller to read. */
+function waitForOutput(w: UnitWriter, call: ToolCall, question: string): void {
+  w.store.setToolCallOutput(call.id, "waiting_tool_output", question);
+  w.emit("tool_call", w.store.toolCall(call.id));
 }
 
 function finish(w: UnitWriter, call: ToolCall, outcome: ToolOutcome, startedAt: string | null = null): void {

@@ -1,0 +1,217 @@
+/**
+ * `a2a` tools: a remote agent called over the Agent2Agent protocol. Each call reads the agent's
+ * card, sends the model's message with `message/send` to the endpoint the card names and waits
+ * for the task's end; a task that asks for input makes the call wait for its output, which the
+ * call's next run sends on the same task. Every request goes through the guarded fetch, to
+ * origins the tenant allows, with the vault credential the tool names.
+ */
+import type { A2aToolSpec } from "../../../../session-config/types";
+import { isOriginAllowed } from "../../../../egress/allowed-origins";
+import { safeFetch, type SafeFetchResult } from "../../../../egress/safe-fetch";
+import { describeCredentialFailure, NO_VAULT, sendWithCredential, type CredentialAuth } from "../../../../egress/credential-fetch";
+import { FORBIDDEN_CREDENTIAL_HEADERS } from "../../../../egress/credential-header";
+import { checkTenantUrl } from "../../../../egress/tenant-url";
+import { linearDelay, retrying, type Attempt, type RetryPolicy } from "../../../../shared/retry";
+import { deadline } from "../../../../shared/deadline";
+import { markAtMostOnce } from "../at-most-once";
+import type { Tool, ToolContext, ToolOutcome } from "../tool";
+import { cardEndpoint, getTaskRequest, readAnswer, sendRequest, type A2aAnswer } from "./protocol";
+
+/** A blocking `message/send` waits for the remote agent's work: longer than a webhook's answer. */
+export const A2A_TIMEOUT_MS = 60_000;
+export const A2A_MAX_RESPONSE_BYTES = 1024 * 1024;
+/** A task still `working` after a blocking send is asked after again, this often, within the timeout. */
+const A2A_POLL_MS = 1_000;
+const A2A_RETRY: RetryPolicy = { maxAttempts: 3, delayMs: linearDelay(500) };
+
+/** The input every `a2a` tool offers: the message sent to the remote agent. */
+export const A2A_TOOL_INPUT_SCHEMA = {
+  type: "object",
+  properties: { message: { type: "string", minLength: 1, description: "The message for the remote agent." } },
+  required: ["message"],
+  additionalProperties: false,
+} as const;
+
+export function a2aTool(spec: A2aToolSpec): Tool {
+  const atMostOnce = spec.idempotent !== true;
+  return {
+    kind: "a2a",
+    requiresApproval: spec.requires_approval === true,
+    atMostOnce,
+    definition: {
+      name: spec.name,
+      description: spec.description,
+      input_schema: A2A_TOOL_INPUT_SCHEMA as unknown as Record<string, unknown>,
+    },
+    run: (input, ctx) => callAgent(spec, atMostOnce, input, ctx),
+  };
+}
+
+type Reached<T> = { ok: true; value: T } | { ok: false; outcome: ToolOutcome };
+
+async function callAgent(spec: A2aToolSpec, atMostOnce: boolean, input: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+  const limit = deadline(A2A_TIMEOUT_MS);
+  const signal = AbortSignal.any([ctx.signal, limit.signal]);
+  try {
+    const agent = new RemoteAgent(spec, { ...ctx, signal });
+    const remote = ctx.remoteTask;
+    // The answer to a task that asked for input goes to where the task lives, on the same task.
+    const turn = remote?.answer !== undefined ? { ...remote, answer: remote.answer } : null;
+    const endpoint = turn ? await agent.allowed(turn.endpoint) : await agent.endpoint();
+    if (!endpoint.ok) return endpoint.outcome;
+    let text: string;
+    if (turn) text = turn.answer;
+    else {
+      const message = (input as { message?: unknown } | null)?.message;
+      if (typeof message !== "string") return { output: 'the input must be { "message": string }', isError: true };
+      text = message;
+    }
+    const turns = (turn?.turns ?? 0) + 1;
+    const messageId = turns === 1 ? ctx.idempotencyKey : `${ctx.idempotencyKey}:${turns}`;
+    const body = sendRequest(messageId, messageId, text, turn ? { taskId: turn.task_id, contextId: turn.context_id } : null);
+    const notSent: Reached<A2aAnswer> = { ok: false, outcome: { output: "the remote agent was not called", isError: true } };
+    let answer = await retrying(markAtMostOnce(atMostOnce).tries(A2A_RETRY), signal, notSent, () => agent.rpc(endpoint.value, body));
+    // A task still working after a blocking send (a server may answer early): its state is read until it settles.
+    while (answer.ok && answer.value.kind === "pending" && !signal.aborted) {
+      const taskId = answer.value.taskId;
+      await scheduler.wait(A2A_POLL_MS);
+      if (signal.aborted) break;
+      answer = await retrying(A2A_RETRY, signal, notSent, () => agent.rpc(endpoint.value, getTaskRequest(`${messageId}:get`, taskId)));
+    }
+    if (!answer.ok) return answer.outcome;
+    return outcomeOf(answer.value, endpoint.value, turns);
+  } finally {
+    limit.clear();
+  }
+}
+
+function outcomeOf(answer: A2aAnswer, endpoint: string, turns: number): ToolOutcome {
+  switch (answer.kind) {
+    case "result":
+      return { output: answer.output, isError: answer.isError };
+    case "input_required":
+      return {
+        output: answer.question !== "" ? answer.question : "the remote agent asks for input",
+        isError: false,
+        waiting: { endpoint, task_id: answer.taskId, context_id: answer.contextId, turns },
+      };
+    case "pending":
+      return { output: `the remote task ${answer.taskId} was still ${answer.state} after ${A2A_TIMEOUT_MS / 1000} s`, isError: true };
+    case "invalid":
+      return { output: `the remote agent's answer is not A2A: ${answer.detail}`, isError: true };
+  }
+}
+
+/** One remote agent as a call reaches it: its URLs checked as at creation, its requests guarded and credentialed. */
+class RemoteAgent {
+  readonly #auth: CredentialAuth | undefined;
+
+  constructor(
+    private readonly spec: A2aToolSpec,
+    private readonly ctx: ToolContext,
+  ) {
+    this.#auth = spec.auth ? { name: spec.auth.credential, source: ctx.credentials ?? NO_VAULT } : undefined;
+  }
+
+  /** A URL the call may reach: the webhook rule, then the tenant's origins as they are now. */
+  async allowed(raw: string): Promise<Reached<string>> {
+    const target = checkTenantUrl(raw, { allowPrivateUrls: this.ctx.allowPrivateUrls });
+    if (!target.ok) return { ok: false, outcome: { output: `refused: ${target.message}`, isError: true } };
+    const { webhook_origins } = await this.ctx.callSigning();
+    if (!isOriginAllowed(target.url, webhook_origins))
+      return {
+        ok: false,
+        outcome: { output: `refused: the origin ${target.url.origin} is not in the tenant's webhook_origins`, isError: true },
+      };
+    return { ok: true, value: target.url.href };
+  }
+
+  /** The card, read (a read may be repeated), and the endpoint it names, checked like the card's own URL. */
+  async endpoint(): Promise<Reached<string>> {
+    const card = await this.allowed(this.spec.agent_card_url);
+    if (!card.ok) return card;
+    const read = await retrying(
+      A2A_RETRY,
+      this.ctx.signal,
+      { ok: false, outcome: { output: "the agent card was not read", isError: true } },
+      () =>
+        this.exchange(card.value, "GET", undefined, (body) => {
+          const named = cardEndpoint(body);
+          return named.ok ? { ok: true, value: named.url } : { ok: false, outcome: { output: named.detail, isError: true } };
+        }),
+    );
+    if (!read.ok) return read;
+    // A relative endpoint is read against the card's own URL.
+    let url: string;
+    try {
+      url = new URL(read.value, card.value).href;
+    } catch {
+      return { ok: false, outcome: { output: "the agent card's endpoint is not a URL", isError: true } };
+    }
+    return this.allowed(url);
+  }
+
+  rpc(url: string, body: string): Promise<Attempt<Reached<A2aAnswer>>> {
+    return this.exchange(url, "POST", body, (text) => ({ ok: true, value: readAnswer(text) }));
+  }
+
+  /** One request: a timeout, a network error or a 5xx may pass; any other answer is final. */
+  async exchange<T>(
+    url: string,
+    method: "GET" | "POST",
+    body: string | undefined,
+    read: (body: string) => Reached<T>,
+  ): Promise<Attempt<Reached<T>>> {
+    const ctx = this.ctx;
+    const sent = await sendWithCredential(
+      this.#auth,
+      async (credential): Promise<SafeFetchResult> => {
+        if (credential && FORBIDDEN_CREDENTIAL_HEADERS.has(credential.header.toLowerCase()))
+          return {
+            ok: false,
+            reason: "invalid_request",
+            detail: `the credential "${credential.name}" names ${credential.header}, which the platform sets`,
+          };
+        return safeFetch(
+          url,
+          {
+            method,
+            headers: {
+              accept: "application/json",
+              ...(body !== undefined ? { "content-type": "application/json" } : {}),
+              ...(ctx.traceparent ? { traceparent: ctx.traceparent } : {}),
+            },
+            ...(body !== undefined ? { body } : {}),
+            signal: ctx.signal,
+            ...(credential ? { credential } : {}),
+          },
+          {
+            allowPrivate: ctx.allowPrivateUrls,
+            timeoutMs: A2A_TIMEOUT_MS,
+            maxBytes: A2A_MAX_RESPONSE_BYTES,
+            maxRedirects: 0,
+            textOnly: true,
+          },
+        );
+      },
+      (result) => (result.ok ? result : null),
+    );
+    const fail = (output: string, transient: boolean, extra: Partial<ToolOutcome> = {}): Attempt<Reached<T>> => ({
+      done: false,
+      value: { ok: false, outcome: { output, isError: true, ...extra } },
+      transient,
+    });
+    if (!sent.ok) return fail(describeCredentialFailure(sent), false, { credentialFailure: sent });
+    const result = sent.result;
+    if (!result.ok)
+      return fail(
+        `the remote agent was not reached (${result.reason}): ${result.detail}`,
+        result.reason === "timeout" || result.reason === "network_error",
+      );
+    if (result.truncated) return fail(`the remote agent's answer is over ${A2A_MAX_RESPONSE_BYTES} bytes`, false);
+    if (result.status < 200 || result.status >= 300)
+      return fail(`the remote agent answered ${result.status}: ${result.body}`, result.status >= 500);
+    const value = read(result.body);
+    return value.ok ? { done: true, value } : { done: false, value, transient: false };
+  }
+}
