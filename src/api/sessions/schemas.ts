@@ -260,6 +260,17 @@ export const ToolCallSchema = z
     }),
     decided_at: TimestampSchema.nullable().openapi({ description: "When the call was approved, denied or expired." }),
     decision: ToolCallDecisionSchema.nullable(),
+    policy: z
+      .object({
+        decision: z.enum(["allow", "deny", "require_approval"]),
+        policy_ids: z.array(z.string()).openapi({ description: "The statements that decided: `tenant.<id>` or `agent.<id>`." }),
+      })
+      .nullable()
+      .openapi("ToolCallPolicy", {
+        description:
+          "The tool policy's decision, made once before the call ran (docs/policy.md): `deny` ended it with a `policy_denied` error, " +
+          "`require_approval` held it for approval. Null when no policy judged it.",
+      }),
   })
   .openapi("ToolCall");
 
