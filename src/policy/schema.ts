@@ -3,10 +3,7 @@
  * Published as is (`GET /v1/tenant/policy/schema`, docs/policy.md) so tenants validate locally.
  */
 
-/** A policy's text, in bytes of UTF-8: parsing and validating it is work the gateway does on the caller's behalf. */
-export const MAX_POLICY_BYTES = 64 * 1024;
-/** Statements of one policy: each is evaluated on every tool call, so their count bounds a call's cost (BENCHMARKS.md). */
-export const MAX_POLICY_STATEMENTS = 1_000;
+export { MAX_POLICY_BYTES, MAX_POLICY_STATEMENTS } from "../session-config/policy-spec";
 
 /**
  * `input` and `session_metadata` are entities with string tags: a tool's input has no one shape,

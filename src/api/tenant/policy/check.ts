@@ -12,7 +12,7 @@ import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../../errors"
 import { requireScope } from "../../middleware/require-scope";
 import { jsonBody, jsonContent } from "../../schemas";
 import { bearerAuth } from "../../security";
-import { validPolicy } from "./put";
+import { requireValidPolicy } from "../../../sessions/policy-check";
 import { PolicyCheckRequestSchema, PolicyDecisionSchema } from "./schemas";
 
 export const route = createRoute({
@@ -40,8 +40,8 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { tenantId } = c.var.principal;
   const body = c.req.valid("json");
-  if (body.cedar !== undefined) await validPolicy(body.cedar, "body.cedar");
-  if (body.agent_cedar !== undefined) await validPolicy(body.agent_cedar, "body.agent_cedar");
+  if (body.cedar !== undefined) await requireValidPolicy(body.cedar, "body.cedar");
+  if (body.agent_cedar !== undefined) await requireValidPolicy(body.agent_cedar, "body.agent_cedar");
   const tenant = body.cedar ?? (await tenantIndexStub(c.env, tenantId).getPolicy(tenantId))?.cedar ?? null;
   const principal = principalOf(body.principal, body.key_id);
   const decision = (await loadCedar()).judge(

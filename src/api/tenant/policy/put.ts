@@ -4,10 +4,10 @@
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { tenantIndexStub } from "../../../objects";
-import { loadCedar } from "../../../policy/load";
+import { requireValidPolicy } from "../../../sessions/policy-check";
 import { auditContext } from "../../audit-context";
 import type { AppEnv } from "../../context";
-import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../../errors";
+import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../../errors";
 import { requireScope } from "../../middleware/require-scope";
 import { jsonBody, jsonContent } from "../../schemas";
 import { bearerAuth } from "../../security";
@@ -36,16 +36,9 @@ export const route = createRoute({
   },
 });
 
-/** A policy's statement count, or the 400 with the validator's messages at `path`. */
-export async function validPolicy(cedar: string, path: string): Promise<number> {
-  const check = (await loadCedar()).checkPolicy(cedar);
-  if (!check.ok) throw new ApiError("validation_failed", undefined, { errors: check.errors.map((message) => ({ path, message })) });
-  return check.statements;
-}
-
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { tenantId } = c.var.principal;
   const { cedar } = c.req.valid("json");
-  const statements = await validPolicy(cedar, "body.cedar");
+  const statements = await requireValidPolicy(cedar, "body.cedar");
   return c.json(await tenantIndexStub(c.env, tenantId).putPolicy(tenantId, cedar, statements, auditContext(c)), 200);
 };

@@ -1,20 +1,10 @@
 /** The wire shapes of the tenant's tool policy: the policy, its check, and a decision. */
 import { z } from "@hono/zod-openapi";
-import { MAX_POLICY_BYTES, PRINCIPAL_KINDS, TOOL_TRUSTS } from "../../../policy/schema";
+import { PRINCIPAL_KINDS, TOOL_TRUSTS } from "../../../policy/schema";
+import { CedarTextSchema } from "../../../session-config/policy-spec";
 import { MetadataSchema } from "../../../session-config/request-schemas";
 import { MAX_TOOL_NAME_CHARS, TOOL_NAME_PATTERN } from "../../../session-config/tool-name";
 import { TimestampSchema } from "../../schemas";
-
-/** Characters: a policy of MAX_POLICY_BYTES bytes has at most that many; the byte count is checked after. */
-export const CedarTextSchema = z
-  .string()
-  .min(1)
-  .max(MAX_POLICY_BYTES)
-  .openapi({
-    description: `Cedar policies, validated against the platform's schema (\`GET /v1/tenant/policy/schema\`): at most ${MAX_POLICY_BYTES} bytes and 1,000 statements.`,
-    example:
-      '@id("no-fetch-for-end-users") forbid(principal, action, resource == Tool::"http_fetch") when { principal.kind == "end_user" };',
-  });
 
 export const PolicyBodySchema = z.object({ cedar: CedarTextSchema }).strict().openapi("PolicyBody");
 

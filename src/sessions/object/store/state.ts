@@ -50,6 +50,12 @@ export interface RunState {
   /** Why the last of them was not valid; the run's `error` if it fails with `invalid_output`. */
   output_error: string | null;
   updated_at: string;
+  /**
+   * Whether the current run has read the result of an untrusted tool (src/policy/trust.ts): set
+   * with that result, cleared when the next run starts; the tool policy reads it as
+   * `context.tainted`. Absent in run states stored before taint: not tainted.
+   */
+  tainted?: boolean;
   /** The current run's trace, while it goes and the tenant exports traces; absent (or null) otherwise. */
   trace?: RunTrace | null;
 }

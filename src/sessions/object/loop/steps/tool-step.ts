@@ -17,6 +17,8 @@ import { markRunning } from "./mark-running";
 import { markAtMostOnce } from "../../tools/at-most-once";
 import type { UnitOutcome } from "../next-unit";
 import type { ToolCall } from "../../../../session-config/types";
+import { defaultTrust } from "../../../../policy/trust";
+import { deniedOutput } from "../tool-policy";
 
 export const INTERRUPTED_BY_RESTART = "interrupted by a restart, not run again";
 /**
@@ -62,8 +64,15 @@ async function runCalls(
     // The handler would be cut off soon: the rest runs in the next alarm.
     if (Date.now() - started > UNIT_BUDGET_MS) return "partial";
     const tool = scope.toolbox().get(call.name);
+    // Judged when the call was saved (model-step.ts): a denied call ends with its error, unrun.
+    if (call.policy?.decision === "deny") {
+      const policy = call.policy;
+      scope.commit((w) => finish(w, call, { output: deniedOutput(policy), isError: true }));
+      continue;
+    }
+    const taints = tool !== undefined && (tool.trust ?? defaultTrust(tool.kind, call.name)) === "untrusted";
     if (tool?.kind === "agent") {
-      await runAgentCall(scope, call, (w, c, output, isError) => finish(w, c, { output, isError }));
+      await runAgentCall(scope, call, (w, c, output, isError) => finish(w, c, { output, isError }, null, taints));
       continue;
     }
     const rule = markAtMostOnce(tool?.atMostOnce, tool?.instant);
@@ -138,7 +147,7 @@ async function runCalls(
     const last = index === calls.length - 1;
     // Cancelled meanwhile: the result is stale.
     scope.commit((w) => {
-      finish(w, call, outcome, startedAt);
+      finish(w, call, outcome, startedAt, taints);
       if (required) w.requireCredential(required);
       if (last) endUnit(w);
     });
@@ -154,7 +163,9 @@ function endUnit(w: UnitWriter): void {
   w.continueRun();
 }
 
-function finish(w: UnitWriter, call: ToolCall, outcome: ToolOutcome, startedAt: string | null = null): void {
+/** `taints`: the result came from an untrusted tool, so the run reads as tainted until it ends (src/policy/trust.ts). */
+function finish(w: UnitWriter, call: ToolCall, outcome: ToolOutcome, startedAt: string | null = null, taints = false): void {
+  if (taints && w.store.run().tainted !== true) w.updateRun({ tainted: true });
   w.finishCall(call, outcome.output, outcome.isError, startedAt);
   w.emit("tool_result", w.store.toolCall(call.id));
 }
