@@ -90,7 +90,7 @@ describe("the tool policy in the loop", () => {
     expect((await toolCallsOf(who, session.id))[0]).toMatchObject({ status: "done", decision: "approved" });
   });
 
-  it("holds a webhook for approval after an http_fetch result, and not before", async () => {
+  it("holds a webhook for approval after an http_fetch result, not before, and not in the next run", async () => {
     const tenantId = freshTenant();
     await setPolicy(
       tenantId,
@@ -109,6 +109,8 @@ describe("the tool policy in the loop", () => {
       { reply: { content: [toolUse("toolu_fetch", "http_fetch", { url: hook.url })] } },
       { reply: { content: [toolUse("toolu_send2", "send", { to: "b" })] } },
       { reply: { content: [text("done")] } },
+      { reply: { content: [toolUse("toolu_send3", "send", { to: "c" })] } },
+      { reply: { content: [text("done again")] } },
     );
     const session = await createSession(who, {
       input: "go",
@@ -126,5 +128,12 @@ describe("the tool policy in the loop", () => {
       ["toolu_send2", "waiting_approval", "require_approval"],
     ]);
     expect(calls[2]!.policy!.policy_ids).toEqual(["tenant.hold-side-effects-when-tainted"]);
+
+    // The taint lasts until the run ends: the next run's webhook runs unheld.
+    expect((await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_send2/approve`)).status).toBe(200);
+    await waitForStatus(who, session.id, ["done"]);
+    expect((await post(who, `/v1/sessions/${session.id}/messages`, { input: "again" })).status).toBe(202);
+    await waitForStatus(who, session.id, ["done"]);
+    expect((await toolCallsOf(who, session.id)).at(-1)).toMatchObject({ id: "toolu_send3", status: "done", policy: { decision: "allow" } });
   });
 });

@@ -226,7 +226,6 @@ export class SessionEngine {
         run_started_at: Date.now(),
         invalid_outputs: 0,
         output_error: null,
-        tainted: false,
         trace: options.trace ? newRunTrace(options.trace, run, Date.now(), this.requireSession().agent_name ?? null) : null,
       });
       this.emit("message", saved);

@@ -13,6 +13,7 @@ import type { PolicyDecision } from "../../../policy/schema";
 import type { ToolCallPolicy, ToolUseBlock } from "../../../session-config/types";
 import { log } from "../../../log";
 import type { StepScope } from "../engine/unit-scope";
+import { runTainted } from "../store/state";
 
 /** Tenants whose policy text an isolate keeps: enough for the tenants one isolate's sessions belong to. */
 const CACHED_TENANTS = 256;
@@ -51,7 +52,7 @@ export async function judgeCalls(
   const agent = session.policy?.cedar ?? null;
   if (tenant === null && agent === null) return decisions;
   const { judge } = await loadCedar();
-  const tainted = scope.store.run().tainted === true;
+  const tainted = runTainted(scope.store.run());
   for (const use of uses) {
     const tool = scope.toolbox().get(use.name);
     if (!tool) continue; // an unknown tool's call ends as an error without running

@@ -51,13 +51,18 @@ export interface RunState {
   output_error: string | null;
   updated_at: string;
   /**
-   * Whether the current run has read the result of an untrusted tool (src/policy/trust.ts): set
-   * with that result, cleared when the next run starts; the tool policy reads it as
-   * `context.tainted`. Absent in run states stored before taint: not tainted.
+   * The `run_start_seq` of the run that read the result of an untrusted tool (src/policy/trust.ts):
+   * that run is tainted until it ends, and the next, with a start of its own, is not; the tool
+   * policy reads it as `context.tainted`. Absent in run states stored before taint: none tainted.
    */
-  tainted?: boolean;
+  tainted_run?: number;
   /** The current run's trace, while it goes and the tenant exports traces; absent (or null) otherwise. */
   trace?: RunTrace | null;
+}
+
+/** Whether the current run has read an untrusted tool's result. */
+export function runTainted(run: Pick<RunState, "tainted_run" | "run_start_seq">): boolean {
+  return run.tainted_run !== undefined && run.tainted_run === run.run_start_seq;
 }
 
 export interface StoredSession extends SessionInit {

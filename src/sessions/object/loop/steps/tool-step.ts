@@ -19,6 +19,7 @@ import type { UnitOutcome } from "../next-unit";
 import type { ToolCall } from "../../../../session-config/types";
 import { defaultTrust } from "../../../../policy/trust";
 import { deniedOutput } from "../tool-policy";
+import { runTainted } from "../../store/state";
 
 export const INTERRUPTED_BY_RESTART = "interrupted by a restart, not run again";
 /**
@@ -165,7 +166,7 @@ function endUnit(w: UnitWriter): void {
 
 /** `taints`: the result came from an untrusted tool, so the run reads as tainted until it ends (src/policy/trust.ts). */
 function finish(w: UnitWriter, call: ToolCall, outcome: ToolOutcome, startedAt: string | null = null, taints = false): void {
-  if (taints && w.store.run().tainted !== true) w.updateRun({ tainted: true });
+  if (taints && !runTainted(w.store.run())) w.updateRun({ tainted_run: w.store.run().run_start_seq });
   w.finishCall(call, outcome.output, outcome.isError, startedAt);
   w.emit("tool_result", w.store.toolCall(call.id));
 }
