@@ -8,6 +8,7 @@ import { useConsole } from "../context";
 import { unconditional, useAction, usePoll } from "../hooks";
 import type { TenantSettings } from "../types";
 import { Ago, ConfirmedButton, ErrorNote, Field, Loading, Page } from "./common";
+import { ToolPolicyPanel } from "./tool-policy";
 
 export function SettingsPage() {
   const { api, me } = useConsole();
@@ -52,6 +53,7 @@ export function SettingsPage() {
           <Loading what="the settings" />
         )}
         <SigningSecret />
+        <ToolPolicyPanel />
       </div>
     </Page>
   );
