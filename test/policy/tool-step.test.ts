@@ -61,6 +61,35 @@ describe("the tool policy in the loop", () => {
     expect((await toolCallsOf(who, unjudged.id))[0]).toMatchObject({ status: "done", policy: null });
   });
 
+  it("keeps an agent version's policy with the version, refuses an invalid one, and judges its sessions' calls by it", async () => {
+    const tenantId = freshTenant();
+    const author = await caller(tenantId, ["agents:write", "sessions:read", "sessions:write"]);
+    const model = mockModel(uniqueKey("model"));
+    const definition = { name: "timekeeper", model: model.key, tools: [{ type: "builtin", name: "get_time" }] };
+    const invalid = await callJson(
+      "/v1/agents",
+      "POST",
+      { ...definition, policy: { cedar: "forbid(principal, action, resource) when { nope };" } },
+      author.headers,
+    );
+    expect(invalid.status).toBe(400);
+    expect(await invalid.text()).toMatch(/body\.policy\.cedar/);
+    const cedar = '@id("no-time") forbid(principal, action, resource == Tool::"get_time");';
+    const created = await callJson("/v1/agents", "POST", { ...definition, policy: { cedar } }, author.headers);
+    expect(created.status).toBe(201);
+    const agent = (await created.json()) as { id: string };
+    await model.script({ reply: { content: [toolUse("toolu_t", "get_time", {})] } }, { reply: { content: [text("done")] } });
+    const session = await createSession(author, { agent: agent.id, input: "time?" });
+    await waitForStatus(author, session.id, ["done"]);
+    expect((await toolCallsOf(author, session.id))[0]).toMatchObject({
+      is_error: true,
+      policy: { decision: "deny", policy_ids: ["agent.no-time"] },
+    });
+    // Beside an agent, a session's own policy is refused: the version owns it.
+    const beside = await callJson("/v1/sessions", "POST", { agent: agent.id, policy: { cedar } }, author.headers);
+    expect(beside.status).toBe(400);
+  });
+
   it("refuses an invalid policy in a create body with the validator's message", async () => {
     const who = await caller();
     const res = await callJson(
