@@ -24,16 +24,18 @@ export function ToolPolicyPanel() {
     },
     null,
   );
+  // Kept here: the form is made afresh from the policy read again after a save, and "Saved." outlives that.
+  const [saved, setSaved] = useState(false);
   if (policy.error) return <ErrorNote message={policy.error} retry={policy.refresh} />;
   if (policy.loading && policy.data === null) return <Loading what="the tool policy" />;
-  return <PolicyForm key={policy.data?.version ?? 0} policy={policy.data} onChanged={policy.refresh} />;
+  return <PolicyForm key={policy.data?.version ?? 0} policy={policy.data} saved={saved} setSaved={setSaved} onChanged={policy.refresh} />;
 }
 
-function PolicyForm(props: { policy: TenantPolicy | null; onChanged(): void }) {
+function PolicyForm(props: { policy: TenantPolicy | null; saved: boolean; setSaved(saved: boolean): void; onChanged(): void }) {
   const { api } = useConsole();
   const save = useAction();
   const [text, setText] = useState(props.policy?.cedar ?? "");
-  const [saved, setSaved] = useState(false);
+  const { saved, setSaved } = props;
   const submit = async (event: Event) => {
     event.preventDefault();
     setSaved(false);

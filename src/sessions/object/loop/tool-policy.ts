@@ -86,6 +86,6 @@ function judgeSafely(judge: () => PolicyDecision): PolicyDecision {
 
 /** The error a denied call ends with: what the model reads, naming the policy. */
 export function deniedOutput(policy: ToolCallPolicy): string {
-  const named = policy.policy_ids.length > 0 ? ` by ${policy.policy_ids.join(", ")}` : ` (${POLICY_UNREADABLE})`;
-  return `policy_denied: this call was denied by the tool policy${named}`;
+  const why = policy.policy_ids.length > 0 ? policy.policy_ids.join(", ") : POLICY_UNREADABLE;
+  return `policy_denied: the tool policy denied this call (${why})`;
 }
