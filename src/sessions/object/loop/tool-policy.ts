@@ -1,9 +1,10 @@
 /**
  * The tool policy's judgement of the calls of one model response, made once, before they are
  * saved: `initialStatus` (model-step.ts) turns each decision into the call's first status. The
- * tenant's policy is asked of its index at each response that calls tools (with the version this
- * isolate holds, so an unchanged text is not sent again): a change applies from the next call,
- * which a copy taken when the run was admitted would not do for a run already going.
+ * tenant's policy is asked of its index when a response calls tools and this isolate's copy is
+ * older than `POLICY_FRESH_MS` (with the version held, so an unchanged text is not sent again): a
+ * change applies within seconds, in runs already going too, which a copy taken when the run was
+ * admitted would not do.
  */
 import { tenantIndexStub } from "../../../objects";
 import { loadCedar } from "../../../policy/load";
@@ -17,16 +18,24 @@ import { runTainted } from "../store/state";
 
 /** Tenants whose policy text an isolate keeps: enough for the tenants one isolate's sessions belong to. */
 const CACHED_TENANTS = 256;
-const tenantPolicies = new Map<string, { version: number; cedar: string | null }>();
+/**
+ * How long an isolate judges by the copy it read before it asks the tenant index again: a run of
+ * many tool steps asks once per interval, not once per step (the index is the tenant's one hot
+ * object, `test/sessions/index-load.test.ts`), and a change of the policy applies within it.
+ */
+export const POLICY_FRESH_MS = 5_000;
+const tenantPolicies = new Map<string, { version: number; cedar: string | null; readAt: number }>();
 
 /** The tenant's current policy text (null: none), by way of this isolate's copy. */
 async function tenantPolicy(scope: Pick<StepScope, "env">, tenantId: string): Promise<string | null> {
   const held = tenantPolicies.get(tenantId);
+  const now = Date.now();
+  if (held && now - held.readAt < POLICY_FRESH_MS) return held.cedar;
   const answer = await tenantIndexStub(scope.env, tenantId).currentPolicy(tenantId, held?.version ?? null);
   const cedar = answer.cedar === undefined ? (held?.cedar ?? null) : answer.cedar;
   tenantPolicies.delete(tenantId);
   if (tenantPolicies.size >= CACHED_TENANTS) tenantPolicies.delete(tenantPolicies.keys().next().value!);
-  tenantPolicies.set(tenantId, { version: answer.version, cedar });
+  tenantPolicies.set(tenantId, { version: answer.version, cedar, readAt: now });
   return cedar;
 }
 
