@@ -7,6 +7,8 @@ import { AUDIT_ACTIONS, type components } from "@agent-platform/sdk";
 type Schemas = components["schemas"];
 
 export type Session = Schemas["Session"];
+export type TenantPolicy = Schemas["TenantPolicy"];
+export type PolicyDecision = Schemas["PolicyDecision"];
 export type SessionSummary = Schemas["SessionSummary"];
 export type SessionStatus = Schemas["SessionStatus"];
 export type Message = Schemas["Message"];

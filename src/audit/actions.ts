@@ -7,6 +7,8 @@ export const AUDIT_ACTIONS = [
   "api_key.revoked",
   "webhook_secret.rotated",
   "settings.updated",
+  "policy.updated",
+  "policy.deleted",
   "webhook.created",
   "webhook.deleted",
   "delivery.redelivered",

@@ -73,6 +73,12 @@ export type ToolCallDecision = (typeof TOOL_CALL_DECISIONS)[number];
 /** `decided_by` of a call whose approval expired: no principal decided it. */
 export const SYSTEM_DECIDER = "system";
 
+/** What the tool policy decided for a call (src/policy/): the statements that decided, `tenant.<id>` or `agent.<id>`. */
+export interface ToolCallPolicy {
+  decision: "allow" | "deny" | "require_approval";
+  policy_ids: string[];
+}
+
 export interface ToolCall {
   id: string;
   step: number;
@@ -88,6 +94,8 @@ export interface ToolCall {
   decided_by: string | null;
   decided_at: string | null;
   decision: ToolCallDecision | null;
+  /** The tool policy's decision; null when no policy judged the call (none was set, or the call came before policies). */
+  policy: ToolCallPolicy | null;
 }
 
 /**

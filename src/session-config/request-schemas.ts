@@ -16,6 +16,7 @@ import { AGENT_REF_PATTERN, MAX_AGENT_REF_CHARS } from "./agent-ref";
 import { MemoryGrantSchema } from "./memory-grant";
 import { MAX_METADATA_ENTRIES, MAX_METADATA_KEY_CHARS, MAX_METADATA_VALUE_CHARS } from "./metadata";
 import { MAX_WEBHOOK_URL_CHARS, OutputSchemaSchema, ToolSchema } from "./tool-schemas";
+import { PolicySpecSchema } from "./policy-spec";
 
 /** Blocks per input; each block is a separate part of one user message. */
 export const MAX_INPUT_BLOCKS = 100;
@@ -232,6 +233,7 @@ export const SESSION_CONFIG_FIELDS = {
     .openapi({ description: "The schema of the answer of every run of the session whose message names none (the first run's too)." }),
   metadata: MetadataSchema.nullable().optional(),
   memory: MemoryGrantSchema.nullable().optional(),
+  policy: PolicySpecSchema.nullable().optional(),
   notify_url: z
     .string()
     .max(MAX_WEBHOOK_URL_CHARS)
@@ -247,7 +249,7 @@ export const SESSION_CONFIG_FIELDS = {
 };
 
 /** The configuration fields a session from an agent takes from the agent alone: giving one beside `agent` is a 400. */
-export const AGENT_OWNED_FIELDS = ["system", "model", "tools", "context", "reasoning", "memory"] as const;
+export const AGENT_OWNED_FIELDS = ["system", "model", "tools", "context", "reasoning", "memory", "policy"] as const;
 
 export const CreateSessionRequestSchema = z
   .object({

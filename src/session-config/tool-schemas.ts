@@ -171,6 +171,14 @@ export const WebhookToolSchema = z
     requires_approval: RequiresApprovalSchema,
     approval_timeout_seconds: ApprovalTimeoutSchema,
     at_most_once: z.boolean().optional().openapi({ description: "Never retried, even after a timeout or a 5xx." }),
+    trust: z
+      .enum(["trusted", "untrusted"])
+      .optional()
+      .openapi({
+        description:
+          "Whether its answers are the tenant's own (`trusted`, the default) or content from outside: after an `untrusted` tool's result the run is " +
+          "tainted until it ends, which tool policies read as `context.tainted` (docs/policy.md).",
+      }),
   })
   .strict()
   .openapi("WebhookTool");

@@ -12,6 +12,7 @@ import type { TextBlock, ImageMediaType, ImageBlock, ToolCallStatus, Usage } fro
 
 export * from "./statuses";
 export * from "./content";
+import type { PolicySpec } from "./policy-spec";
 
 /** How the history is fitted to the model's input before each call (see src/sessions/object/context/). */
 export const CONTEXT_STRATEGIES = ["auto", "last_messages", "summary"] as const;
@@ -57,6 +58,8 @@ export type ToolSpec =
       requires_approval?: boolean;
       approval_timeout_seconds?: number;
       at_most_once?: boolean;
+      /** Absent: trusted (src/policy/trust.ts). */
+      trust?: "trusted" | "untrusted";
     }
   | {
       type: "client";
@@ -171,6 +174,8 @@ export interface SessionInit {
   reasoning?: ReasoningSettings | null;
   /** The session whose `agent` tool call started this one; absent (null) for a session a caller created. */
   parent?: ParentLink | null;
+  /** The tool policy of its agent version (or its create body), judged beside the tenant's; absent in sessions created before policies: none. */
+  policy?: PolicySpec | null;
   /** How many parents it has: 0 for a session a caller created. Kept, never shown. */
   depth?: number;
   /** The API key that created it (a child: its parent's); null for a JWT. Usage and key budgets count by it. Kept, never shown. */

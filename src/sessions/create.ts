@@ -43,6 +43,7 @@ export function buildSessionInit(
     metadata: body.metadata ?? null,
     notify_url: body.notify_url ?? null,
     memory,
+    policy: body.policy ?? null,
   };
 }
 

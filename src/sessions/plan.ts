@@ -13,6 +13,7 @@ import type { Actor } from "./actor";
 import { templateFields } from "../session-config/memory-namespace";
 import { type PreparedSession, prepareSession, requireMemoryScopes } from "./prepare";
 import { resolveSessionLimits } from "./limits";
+import { requireValidPolicy } from "./policy-check";
 import { agentToolProblems, requireAgentTools } from "./agent-tools";
 import { AGENT_OWNED_FIELDS, type CreateSessionRequest, MAX_METADATA_ENTRIES } from "../session-config/request-schemas";
 import type { AgentPin, ToolSpec } from "../session-config/types";
@@ -43,6 +44,7 @@ export async function planSession(
       ...body,
       ...(clientTools.length > 0 ? { tools: [...(body.tools ?? []), ...clientTools] } : {}),
     });
+    if (body.policy) await requireValidPolicy(body.policy.cedar, "body.policy.cedar");
     await requireAgentTools(actor.env, actor.principal.tenantId, prepared.tools);
     return { body, prepared, agent: null, agentName: null };
   }

@@ -15,6 +15,7 @@ import type { DeletionRecord } from "./registry-store";
 import type { StorageFootprint } from "../storage/object-storage";
 import type { DeletionProgress } from "./tenant-deletion";
 import type * as T from "./types";
+import type { PolicyAnswer, TenantPolicy } from "./tool-policy";
 import type { RollupRow } from "../usage/rollup";
 
 /**
@@ -145,6 +146,16 @@ export interface TenantIndexRpc {
   getSettings(tenantId: string): Promise<T.TenantSettings>;
   /** Replaces the settings as a whole; the next admission carries them to the gateway. */
   putSettings(tenantId: string, settings: T.TenantSettings, by?: AuditContext): Promise<T.TenantSettings>;
+
+  // --- the tenant's tool policy (src/policy/)
+
+  getPolicy(tenantId: string): Promise<TenantPolicy | null>;
+  /** The current version, and the text unless `known` is that version: what a session object judges its next calls by. */
+  currentPolicy(tenantId: string, known: number | null): Promise<PolicyAnswer>;
+  /** Sets the policy the gateway validated (`statements` it counted, for the audit entry). */
+  putPolicy(tenantId: string, cedar: string, statements: number, by?: AuditContext): Promise<TenantPolicy>;
+  /** False when there was none. */
+  deletePolicy(tenantId: string, by?: AuditContext): Promise<boolean>;
 
   // --- audit log
 

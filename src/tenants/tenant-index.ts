@@ -26,6 +26,8 @@ import * as endUsers from "./tenant-index/end-users";
 import * as idempotency from "./tenant-index/idempotency";
 import * as keys from "./tenant-index/api-keys";
 import * as notifications from "./tenant-index/notifications";
+import * as policy from "./tenant-index/policy";
+import type { PolicyAnswer, TenantPolicy } from "./tool-policy";
 import type { SessionEraser } from "./tenant-index/retention-sweep";
 import * as sessions from "./tenant-index/sessions";
 
@@ -134,6 +136,18 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   }
   async putSettings(tenantId: string, settings: T.TenantSettings, actor?: AuditContext): Promise<T.TenantSettings> {
     return config.putSettings(await this.#core.enter(tenantId), tenantId, settings, by(actor));
+  }
+  async getPolicy(tenantId: string): Promise<TenantPolicy | null> {
+    return policy.getPolicy(await this.#core.enter(tenantId));
+  }
+  async currentPolicy(tenantId: string, known: number | null): Promise<PolicyAnswer> {
+    return policy.currentPolicy(await this.#core.enter(tenantId), known);
+  }
+  async putPolicy(tenantId: string, cedar: string, statements: number, actor?: AuditContext): Promise<TenantPolicy> {
+    return policy.putPolicy(await this.#core.enter(tenantId), tenantId, cedar, statements, by(actor));
+  }
+  async deletePolicy(tenantId: string, actor?: AuditContext): Promise<boolean> {
+    return policy.deletePolicy(await this.#core.enter(tenantId), tenantId, by(actor));
   }
   async getWebhookSecret(tenantId: string): Promise<T.SigningSecret> {
     return notifications.webhookSecret(await this.#core.enter(tenantId));

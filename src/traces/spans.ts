@@ -134,6 +134,8 @@ export interface ToolCallFacts {
   isError: boolean;
   start: number;
   end: number;
+  /** The tool policy's decision, when one judged the call. */
+  policy?: { decision: string; policy_ids: string[] } | null;
 }
 
 /** One tool call: `execute_tool <tool>`, its id derived from the call's (see `derivedSpanId`). */
@@ -145,7 +147,8 @@ export function toolSpan(trace: RunTrace, facts: RunFacts, spanId: string, call:
       ...common(facts),
       "gen_ai.tool.name": call.name,
       "gen_ai.tool.call.id": call.id,
-      ...(call.isError ? { "error.type": "tool_error" } : {}),
+      ...(call.policy ? { "platform.policy.decision": call.policy.decision, "platform.policy.ids": call.policy.policy_ids.join(",") } : {}),
+      ...(call.isError ? { "error.type": call.policy?.decision === "deny" ? "policy_denied" : "tool_error" } : {}),
       ...(trace.capture_content
         ? { "gen_ai.tool.call.arguments": content(call.input), "gen_ai.tool.call.result": content(call.output) }
         : {}),

@@ -74,6 +74,7 @@ class Conversation {
         decided_by: null,
         decided_at: null,
         decision: null,
+        policy: null,
       };
       this.calls.set(call.id, call);
     }

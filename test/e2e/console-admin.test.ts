@@ -285,4 +285,24 @@ describe("the console's admin pages in Chromium", () => {
     expect(await page.getByRole("checkbox", { name: "Email addresses" }).isChecked()).toBe(true);
     expect(policyOrScriptProblems(watched)).toEqual([]);
   });
+
+  it("validates the tool policy on save, shows the validator's message, and checks a call by it", async () => {
+    await go("#/settings", "Settings");
+    const panel = page.getByRole("region", { name: "Tool policy" });
+    const editor = panel.getByLabel(/Cedar policy/);
+    await editor.fill("permit (principal, action, resource) when { context.nope };");
+    await panel.getByRole("button", { name: "Validate and save" }).click();
+    await panel
+      .getByRole("alert")
+      .getByText(/body\.cedar: .*nope/)
+      .waitFor({ timeout: UI_TIMEOUT_MS });
+    expect((await admin.request("GET", "/v1/tenant/policy")).status).toBe(404);
+    await editor.fill('@id("no-fetch") forbid (principal, action, resource == Tool::"http_fetch");');
+    await panel.getByRole("button", { name: "Validate and save" }).click();
+    await panel.getByRole("status").getByText("Saved.").waitFor({ timeout: UI_TIMEOUT_MS });
+    expect((await admin.expect<{ version: number }>(200, "GET", "/v1/tenant/policy")).version).toBe(1);
+    await panel.getByRole("button", { name: "Check" }).click();
+    await panel.getByRole("status").getByText("deny by tenant.no-fetch").waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(policyOrScriptProblems(watched)).toEqual([]);
+  });
 });

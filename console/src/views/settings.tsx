@@ -9,6 +9,7 @@ import { unconditional, useAction, usePoll } from "../hooks";
 import type { TenantSettings } from "../types";
 import { Ago, ConfirmedButton, ErrorNote, Field, Loading, Page } from "./common";
 import { RedactionForm } from "./redaction-form";
+import { ToolPolicyPanel } from "./tool-policy";
 
 export function SettingsPage() {
   const { api, me } = useConsole();
@@ -66,6 +67,7 @@ export function SettingsPage() {
           <Loading what="the settings" />
         )}
         <SigningSecret />
+        <ToolPolicyPanel />
       </div>
     </Page>
   );

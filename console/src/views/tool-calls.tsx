@@ -31,6 +31,9 @@ export function ToolCalls(props: { sessionId: string; calls: LiveToolCall[]; can
   );
 }
 
+/** What the tool policy decided before the call ran (docs/policy.md). */
+const POLICY_LABELS = { allow: "allowed", deny: "denied", require_approval: "held for approval" } as const;
+
 function ToolCallCard(props: { sessionId: string; call: LiveToolCall; canWrite: boolean; onDecided(): void }) {
   const { call } = props;
   const waiting = call.status === "waiting_approval" || call.status === "waiting_tool_output";
@@ -57,6 +60,15 @@ function ToolCallCard(props: { sessionId: string; call: LiveToolCall; canWrite: 
           <>
             <dt>Ran</dt>
             <dd>{formatDuration(took)}</dd>
+          </>
+        )}
+        {call.policy && (
+          <>
+            <dt>Policy</dt>
+            <dd data-policy={call.policy.decision}>
+              {POLICY_LABELS[call.policy.decision]}
+              {call.policy.policy_ids.length > 0 && <> by {call.policy.policy_ids.join(", ")}</>}
+            </dd>
           </>
         )}
         {decision && (

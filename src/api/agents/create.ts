@@ -2,6 +2,7 @@
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { checkDefinition } from "../../sessions/agent-definition-check";
 import { requireAgentTools } from "../../sessions/agent-tools";
+import { requireValidDefinitionPolicy } from "../../sessions/policy-check";
 import type { ToolSpec } from "../../session-config/types";
 import { AgentClient, maskedAgent } from "../../agents/client";
 import { actorOf } from "../actor";
@@ -44,6 +45,7 @@ export function agentPath(id: string): string {
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const actor = actorOf(c);
   const definition = checkDefinition(actor, c.req.valid("json"), null);
+  await requireValidDefinitionPolicy(definition);
   await requireAgentTools(c.env, actor.principal.tenantId, (definition.tools ?? []) as ToolSpec[]);
   const agent = await new AgentClient(c.env, actor.principal.tenantId).create(
     { definition, createdBy: actor.principal.subject, now: Date.now() },

@@ -7,6 +7,7 @@ import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { checkDefinition } from "../../sessions/agent-definition-check";
 import { AgentClient, agentProblem, maskedAgent } from "../../agents/client";
 import { requireAgentTools } from "../../sessions/agent-tools";
+import { requireValidDefinitionPolicy } from "../../sessions/policy-check";
 import type { ToolSpec } from "../../session-config/types";
 import { applyPatch } from "../../agents/definition";
 import { actorOf } from "../actor";
@@ -54,6 +55,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     // Before the definition is checked: an archived agent's PATCH is a 409 whatever it holds.
     if (current.archived) throw agentProblem({ reason: "archived" });
     const definition = checkDefinition(actor, applyPatch(current.definition, patch), current.definition);
+    await requireValidDefinitionPolicy(definition);
     await requireAgentTools(c.env, actor.principal.tenantId, (definition.tools ?? []) as ToolSpec[]);
     const agent = await agents.addVersion(
       id,

@@ -241,6 +241,17 @@ export const ToolCallDecisionSchema = z.enum(TOOL_CALL_DECISIONS).openapi("ToolC
     "`approved`, `denied` (by a principal), `expired` (no decision within the tool's `approval_timeout_seconds`); null if never decided.",
 });
 
+export const ToolCallPolicySchema = z
+  .object({
+    decision: z.enum(["allow", "deny", "require_approval"]),
+    policy_ids: z.array(z.string()).openapi({ description: "The statements that decided: `tenant.<id>` or `agent.<id>`." }),
+  })
+  .openapi("ToolCallPolicy", {
+    description:
+      "The tool policy's decision, made once before the call ran (docs/policy.md): `deny` ended it with a `policy_denied` error, " +
+      "`require_approval` held it for approval. Null when no policy judged it.",
+  });
+
 export const ToolCallSchema = z
   .object({
     id: z.string().openapi({ description: "The model's tool_use id.", example: "toolu_01A09q90qw90lq917835lq9" }),
@@ -260,6 +271,8 @@ export const ToolCallSchema = z
     }),
     decided_at: TimestampSchema.nullable().openapi({ description: "When the call was approved, denied or expired." }),
     decision: ToolCallDecisionSchema.nullable(),
+    // A union rather than `.nullable()`, so the named schema itself stays an object for the SDK.
+    policy: z.union([ToolCallPolicySchema, z.null()]),
   })
   .openapi("ToolCall");
 

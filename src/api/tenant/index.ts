@@ -5,6 +5,7 @@ import * as getSettings from "./get-settings";
 import * as getWebhookSecret from "./get-webhook-secret";
 import * as putSettings from "./put-settings";
 import * as rotateWebhookSecret from "./rotate-webhook-secret";
+import { registerTenantPolicyRoutes } from "./policy";
 import { registerStatusWebhookRoutes } from "./webhooks";
 
 export function registerTenantRoutes(app: App): void {
@@ -14,4 +15,5 @@ export function registerTenantRoutes(app: App): void {
   app.openapi(getSettings.route, getSettings.handler);
   app.openapi(putSettings.route, putSettings.handler);
   registerStatusWebhookRoutes(app);
+  registerTenantPolicyRoutes(app);
 }

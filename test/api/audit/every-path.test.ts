@@ -101,6 +101,20 @@ const STEPS: Readonly<Record<string, Step>> = {
     actions: ["settings.updated"],
     run: (_w, send) => send("/v1/tenant/settings", { method: "PUT", body: { webhook_origins: null, session_retention_days: 30 } }),
   },
+  "PUT /v1/tenant/policy": {
+    actions: ["policy.updated"],
+    run: (_w, send) =>
+      send("/v1/tenant/policy", { method: "PUT", body: { cedar: 'forbid(principal, action, resource == Tool::"none");' } }),
+  },
+  "POST /v1/tenant/policy/check": {
+    actions: [],
+    run: (_w, send) =>
+      send("/v1/tenant/policy/check", { method: "POST", body: { principal: "alice", tool: { name: "none", type: "builtin" } } }),
+  },
+  "DELETE /v1/tenant/policy": {
+    actions: ["policy.deleted"],
+    run: (_w, send) => send("/v1/tenant/policy", { method: "DELETE" }),
+  },
   "POST /v1/tenant/webhooks": {
     actions: ["webhook.created"],
     run: async (w, send) => {

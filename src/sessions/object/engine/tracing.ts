@@ -90,6 +90,7 @@ export function recordToolSpan(store: SessionStore, call: ToolCall, output: stri
       isError,
       start: Math.min(start, now),
       end: now,
+      policy: call.policy,
     }),
     now,
   );

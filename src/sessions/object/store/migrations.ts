@@ -220,4 +220,13 @@ export const SESSION_MIGRATIONS: readonly Migration[] = [
       sql.exec("ALTER TABLE run_tools ADD COLUMN output_schema TEXT");
     },
   },
+  {
+    version: 18,
+    description:
+      "tool_calls.policy: the tool policy's decision on the call when a policy judged it (JSON `{ decision, policy_ids }`, " +
+      "null otherwise), kept so the call shows why it was held or denied",
+    up: (storage) => {
+      storage.sql.exec("ALTER TABLE tool_calls ADD COLUMN policy TEXT");
+    },
+  },
 ];

@@ -14,7 +14,7 @@
 import type { Baseline } from "../../../storage/migrations";
 
 export const SESSION_BASELINE: Baseline = {
-  version: 17,
+  version: 18,
   statements: [
     `CREATE TABLE messages (
       seq INTEGER PRIMARY KEY,
@@ -42,6 +42,7 @@ export const SESSION_BASELINE: Baseline = {
       decided_by TEXT,
       decided_at TEXT,
       decision TEXT,
+      policy TEXT,
       PRIMARY KEY (id)
     ) WITHOUT ROWID`,
     `CREATE TABLE event_batches (

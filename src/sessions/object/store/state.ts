@@ -51,10 +51,21 @@ export interface RunState {
   /** Why the last of them was not valid; the run's `error` if it fails with `invalid_output`. */
   output_error: string | null;
   updated_at: string;
+  /**
+   * The `run_start_seq` of the run that read the result of an untrusted tool (src/policy/trust.ts):
+   * that run is tainted until it ends, and the next, with a start of its own, is not; the tool
+   * policy reads it as `context.tainted`. Absent in run states stored before taint: none tainted.
+   */
+  tainted_run?: number;
   /** The current run's trace, while it goes and the tenant exports traces; absent (or null) otherwise. */
   trace?: RunTrace | null;
   /** The redaction the current run started with; absent (runs started before redaction existed) or null: none. */
   redaction?: RedactionSettings | null;
+}
+
+/** Whether the current run has read an untrusted tool's result. */
+export function runTainted(run: Pick<RunState, "tainted_run" | "run_start_seq">): boolean {
+  return run.tainted_run !== undefined && run.tainted_run === run.run_start_seq;
 }
 
 export interface StoredSession extends SessionInit {

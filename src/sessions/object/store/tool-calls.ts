@@ -7,7 +7,7 @@
  * read the table in call order, and they sort it.
  */
 import type { IntPairCursor } from "../../../shared/cursor";
-import type { ToolCall, ToolCallDecision, ToolCallStatus } from "../../../session-config/types";
+import type { ToolCall, ToolCallDecision, ToolCallPolicy, ToolCallStatus } from "../../../session-config/types";
 import { takeWithin, textChars } from "./bounded-page";
 
 export interface NewToolCall {
@@ -19,11 +19,13 @@ export interface NewToolCall {
   input: unknown;
   status: ToolCallStatus;
   now: string;
+  /** The tool policy's decision, when a policy judged the call. */
+  policy?: ToolCallPolicy | null;
 }
 
 export function insertToolCall(sql: SqlStorage, call: NewToolCall): void {
   sql.exec(
-    "INSERT INTO tool_calls (id, step, message_seq, position, name, input, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO tool_calls (id, step, message_seq, position, name, input, status, created_at, policy) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     call.id,
     call.step,
     call.messageSeq,
@@ -32,6 +34,7 @@ export function insertToolCall(sql: SqlStorage, call: NewToolCall): void {
     JSON.stringify(call.input ?? null),
     call.status,
     call.now,
+    call.policy ? JSON.stringify(call.policy) : null,
   );
 }
 
@@ -141,5 +144,6 @@ function toToolCall(row: Record<string, SqlStorageValue>): ToolCall {
     decided_by: row.decided_by == null ? null : String(row.decided_by),
     decided_at: row.decided_at == null ? null : String(row.decided_at),
     decision: row.decision == null ? null : (String(row.decision) as ToolCallDecision),
+    policy: row.policy == null ? null : (JSON.parse(String(row.policy)) as ToolCallPolicy),
   };
 }

@@ -66,6 +66,8 @@ export interface Tool {
   /** `agent`: a call starts a child session; the loop runs it (loop/steps/subagents.ts), never `run`. */
   kind: "builtin" | "webhook" | "client" | "mcp" | "agent" | "a2a";
   requiresApproval: boolean;
+  /** Set where the spec chose it (a webhook's `trust`); otherwise the type's default (src/policy/trust.ts). */
+  trust?: "trusted" | "untrusted";
   /**
    * How long a call may wait for approval before it is denied as expired; null or absent: no
    * limit. Set by the registry from the session's spec, for every kind of tool.

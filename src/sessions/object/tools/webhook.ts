@@ -32,6 +32,7 @@ export function webhookTool(spec: WebhookSpec): Tool {
   return {
     kind: "webhook",
     requiresApproval: spec.requires_approval === true,
+    ...(spec.trust ? { trust: spec.trust } : {}),
     atMostOnce,
     definition: { name: spec.name, description: spec.description, input_schema: spec.input_schema },
     run: (input, ctx) => callWebhook(spec, atMostOnce, input, ctx),

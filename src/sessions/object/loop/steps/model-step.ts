@@ -22,7 +22,15 @@ import { nextAttempt } from "../../../../shared/retry";
 import type { UnitOutcome } from "../next-unit";
 import { correctionText, judgeAnswer } from "../../output/judge";
 import { redactAnswer, streamsAnswerText } from "../../redaction";
-import { addUsage, type ContentBlock, type StopReason, type ToolCallStatus, type ToolUseBlock } from "../../../../session-config/types";
+import {
+  addUsage,
+  type ContentBlock,
+  type StopReason,
+  type ToolCallPolicy,
+  type ToolCallStatus,
+  type ToolUseBlock,
+} from "../../../../session-config/types";
+import { judgeCalls } from "../tool-policy";
 
 export async function runModelStep(scope: StepScope, maxTokens: number): Promise<UnitOutcome> {
   const { decision, session, run, tools, output } = runContext(scope, maxTokens, false);
@@ -78,6 +86,8 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
   const step = run.steps + 1;
   const now = scope.nowIso();
   const problem = ending.kind === "fail" ? unknownStopError(response.providerStopReason ?? null) : toolUseProblem(scope, toolUses);
+  // Judged once, before any is saved: the decision fixes each call's first status.
+  const policies = problem ? new Map<string, ToolCallPolicy>() : await judgeCalls(scope, toolUses);
   let outcome: UnitOutcome = "ok";
   // A stale answer is discarded, never saved; the provider served it all the same.
   scope.commit((w) => {
@@ -101,8 +111,9 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
           position,
           name: use.name,
           input: use.input,
-          status: initialStatus(w, use.name),
+          status: initialStatus(w, use.name, policies.get(use.id)),
           now,
+          policy: policies.get(use.id) ?? null,
         });
       });
       w.emit("message", message);
@@ -272,10 +283,15 @@ function toolUseProblem(reads: Pick<StepScope, "store">, toolUses: ToolUseBlock[
   return null;
 }
 
-/** Client tools wait for the caller; tools that need approval wait for a person first. */
-function initialStatus(reads: Pick<StepScope, "toolbox">, name: string): ToolCallStatus {
+/**
+ * The one place a call's first status is decided. A call the policy denied is `pending`: the tool
+ * step ends it with its error, never running it. Tools that need approval, by their spec or by a
+ * `@require_approval` permit, wait for a person first; client tools wait for the caller.
+ */
+function initialStatus(reads: Pick<StepScope, "toolbox">, name: string, policy?: ToolCallPolicy): ToolCallStatus {
+  if (policy?.decision === "deny") return "pending";
   const tool = reads.toolbox().get(name);
-  if (tool?.requiresApproval) return "waiting_approval";
+  if (tool?.requiresApproval || policy?.decision === "require_approval") return "waiting_approval";
   if (tool?.kind === "client") return "waiting_tool_output";
   return "pending";
 }

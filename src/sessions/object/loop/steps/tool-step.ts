@@ -18,6 +18,9 @@ import { markAtMostOnce } from "../../tools/at-most-once";
 import { cutOutput } from "../../tools/cut-output";
 import type { UnitOutcome } from "../next-unit";
 import type { ToolCall } from "../../../../session-config/types";
+import { defaultTrust } from "../../../../policy/trust";
+import { deniedOutput } from "../tool-policy";
+import { runTainted } from "../../store/state";
 
 export const INTERRUPTED_BY_RESTART = "interrupted by a restart, not run again";
 /**
@@ -63,8 +66,15 @@ async function runCalls(
     // The handler would be cut off soon: the rest runs in the next alarm.
     if (Date.now() - started > UNIT_BUDGET_MS) return "partial";
     const tool = scope.toolbox().get(call.name);
+    // Judged when the call was saved (model-step.ts): a denied call ends with its error, unrun.
+    if (call.policy?.decision === "deny") {
+      const policy = call.policy;
+      scope.commit((w) => finish(w, call, { output: deniedOutput(policy), isError: true }));
+      continue;
+    }
+    const taints = tool !== undefined && (tool.trust ?? defaultTrust(tool.kind, call.name)) === "untrusted";
     if (tool?.kind === "agent") {
-      await runAgentCall(scope, call, (w, c, output, isError) => finish(w, c, { output, isError }));
+      await runAgentCall(scope, call, (w, c, output, isError) => finish(w, c, { output, isError }, null, taints));
       continue;
     }
     const rule = markAtMostOnce(tool?.atMostOnce, tool?.instant);
@@ -142,7 +152,7 @@ async function runCalls(
     scope.commit((w) => {
       if (tool.kind === "a2a") keepRemoteTask(w, call, outcome);
       if (outcome.waiting) waitForOutput(w, call, cutOutput(outcome.output, session.limits.max_tool_output_chars));
-      else finish(w, call, outcome, startedAt);
+      else finish(w, call, outcome, startedAt, taints);
       if (required) w.requireCredential(required);
       if (last) endUnit(w);
     });
@@ -176,7 +186,9 @@ function waitForOutput(w: UnitWriter, call: ToolCall, question: string): void {
   w.emit("tool_call", w.store.toolCall(call.id));
 }
 
-function finish(w: UnitWriter, call: ToolCall, outcome: ToolOutcome, startedAt: string | null = null): void {
+/** `taints`: the result came from an untrusted tool, so the run reads as tainted until it ends (src/policy/trust.ts). */
+function finish(w: UnitWriter, call: ToolCall, outcome: ToolOutcome, startedAt: string | null = null, taints = false): void {
+  if (taints && !runTainted(w.store.run())) w.updateRun({ tainted_run: w.store.run().run_start_seq });
   w.finishCall(call, outcome.output, outcome.isError, startedAt);
   w.emit("tool_result", w.store.toolCall(call.id));
 }

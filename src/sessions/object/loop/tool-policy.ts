@@ -1,0 +1,100 @@
+/**
+ * The tool policy's judgement of the calls of one model response, made once, before they are
+ * saved: `initialStatus` (model-step.ts) turns each decision into the call's first status. The
+ * tenant's policy is asked of its index when a response calls tools and this isolate's copy is
+ * older than `POLICY_FRESH_MS` (with the version held, so an unchanged text is not sent again): a
+ * change applies within seconds, in runs already going too, which a copy taken when the run was
+ * admitted would not do.
+ */
+import { tenantIndexStub } from "../../../objects";
+import { loadCedar } from "../../../policy/load";
+import { principalOf } from "../../../policy/request";
+import { defaultTrust } from "../../../policy/trust";
+import type { PolicyDecision } from "../../../policy/schema";
+import type { ToolCallPolicy, ToolUseBlock } from "../../../session-config/types";
+import { log } from "../../../log";
+import type { StepScope } from "../engine/unit-scope";
+import { runTainted } from "../store/state";
+
+/** Tenants whose policy text an isolate keeps: enough for the tenants one isolate's sessions belong to. */
+const CACHED_TENANTS = 256;
+/**
+ * How long an isolate judges by the copy it read before it asks the tenant index again: a run of
+ * many tool steps asks once per interval, not once per step (the index is the tenant's one hot
+ * object, `test/sessions/index-load.test.ts`), and a change of the policy applies within it.
+ */
+export const POLICY_FRESH_MS = 5_000;
+const tenantPolicies = new Map<string, { version: number; cedar: string | null; readAt: number }>();
+
+/** The tenant's current policy text (null: none), by way of this isolate's copy. */
+async function tenantPolicy(scope: Pick<StepScope, "env">, tenantId: string): Promise<string | null> {
+  const held = tenantPolicies.get(tenantId);
+  const now = Date.now();
+  if (held && now - held.readAt < POLICY_FRESH_MS) return held.cedar;
+  const answer = await tenantIndexStub(scope.env, tenantId).currentPolicy(tenantId, held?.version ?? null);
+  const cedar = answer.cedar === undefined ? (held?.cedar ?? null) : answer.cedar;
+  tenantPolicies.delete(tenantId);
+  if (tenantPolicies.size >= CACHED_TENANTS) tenantPolicies.delete(tenantPolicies.keys().next().value!);
+  tenantPolicies.set(tenantId, { version: answer.version, cedar, readAt: now });
+  return cedar;
+}
+
+export const POLICY_UNREADABLE = "the tool policy could not be read or evaluated";
+
+/** The decision on each call by its id; empty when no policy applies (every call goes on as before). */
+export async function judgeCalls(
+  scope: Pick<StepScope, "env" | "requireSession" | "toolbox" | "store">,
+  uses: readonly ToolUseBlock[],
+): Promise<Map<string, ToolCallPolicy>> {
+  const decisions = new Map<string, ToolCallPolicy>();
+  if (uses.length === 0) return decisions;
+  const session = scope.requireSession();
+  let tenant: string | null;
+  try {
+    tenant = await tenantPolicy(scope, session.tenant_id);
+  } catch (err) {
+    // Closed, not open: a policy that cannot be read must not let through what it forbids.
+    log("warn", "tool_policy_unreadable", { tenant_id: session.tenant_id, session_id: session.id, error: String(err) });
+    for (const use of uses) decisions.set(use.id, { decision: "deny", policy_ids: [] });
+    return decisions;
+  }
+  const agent = session.policy?.cedar ?? null;
+  if (tenant === null && agent === null) return decisions;
+  const { judge } = await loadCedar();
+  const tainted = runTainted(scope.store.run());
+  for (const use of uses) {
+    const tool = scope.toolbox().get(use.name);
+    if (!tool) continue; // an unknown tool's call ends as an error without running
+    const decision: PolicyDecision = judgeSafely(() =>
+      judge(
+        { tenant, agent },
+        {
+          principal: principalOf(session.created_by, session.api_key_id),
+          tool: { name: use.name, type: tool.kind, trust: tool.trust ?? defaultTrust(tool.kind, use.name) },
+          input: use.input,
+          tainted,
+          agent: session.agent ?? null,
+          session_metadata: session.metadata,
+        },
+      ),
+    );
+    decisions.set(use.id, { decision: decision.decision, policy_ids: decision.policy_ids });
+  }
+  return decisions;
+}
+
+/** A policy stored before a change of the engine that no longer compiles denies, as an unreadable one does. */
+function judgeSafely(judge: () => PolicyDecision): PolicyDecision {
+  try {
+    return judge();
+  } catch (err) {
+    log("warn", "tool_policy_failed", { error: err instanceof Error ? err.message : String(err) });
+    return { decision: "deny", policy_ids: [], errors: [] };
+  }
+}
+
+/** The error a denied call ends with: what the model reads, naming the policy. */
+export function deniedOutput(policy: ToolCallPolicy): string {
+  const why = policy.policy_ids.length > 0 ? policy.policy_ids.join(", ") : POLICY_UNREADABLE;
+  return `policy_denied: the tool policy denied this call (${why})`;
+}

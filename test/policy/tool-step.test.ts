@@ -1,0 +1,168 @@
+/**
+ * The tool policy in the loop, in workerd: each call judged once before it is saved, a forbid of
+ * the tenant's or the agent's policy ending it with `policy_denied` while the run goes on, a
+ * `@require_approval` permit holding it, and taint from an untrusted result holding a webhook.
+ */
+import { describe, expect, it } from "vitest";
+import { callJson } from "../support/api";
+import { mockHook, mockModel, uniqueKey } from "../support/mock-client";
+import { bearer, freshTenant } from "../support/tokens";
+import { caller, createSession, OBJECT_SCHEMA, post, text, toolCallsOf, toolUse, waitForStatus } from "../api/sessions/helpers";
+
+async function setPolicy(tenantId: string, cedar: string): Promise<void> {
+  const res = await callJson("/v1/tenant/policy", "PUT", { cedar }, await bearer({ tenantId, scopes: ["tenant:admin"] }));
+  expect(res.status).toBe(200);
+}
+
+describe("the tool policy in the loop", () => {
+  it("denies a call for one principal and not another, naming the policy, and the run goes on", async () => {
+    const tenantId = freshTenant();
+    await setPolicy(tenantId, '@id("no-time-for-alice") forbid(principal == User::"alice", action, resource == Tool::"get_time");');
+    const results: Record<string, unknown> = {};
+    for (const subject of ["alice", "bob"]) {
+      const who = await caller(tenantId, undefined, subject);
+      const model = mockModel(uniqueKey("model"));
+      await model.script({ reply: { content: [toolUse("toolu_t", "get_time", {})] } }, { reply: { content: [text("done")] } });
+      const session = await createSession(who, { input: "time?", model: model.key, tools: [{ type: "builtin", name: "get_time" }] });
+      await waitForStatus(who, session.id, ["done"]);
+      results[subject] = (await toolCallsOf(who, session.id))[0];
+    }
+    expect(results.alice).toMatchObject({
+      status: "error",
+      is_error: true,
+      output: expect.stringMatching(/^policy_denied: .*tenant\.no-time-for-alice/),
+      policy: { decision: "deny", policy_ids: ["tenant.no-time-for-alice"] },
+    });
+    expect(results.bob).toMatchObject({ status: "done", is_error: false, policy: { decision: "allow", policy_ids: [] } });
+  });
+
+  it("denies by the session's own (agent) policy beside the tenant's, and judges without either as before", async () => {
+    const who = await caller();
+    const model = mockModel(uniqueKey("model"));
+    await model.script({ reply: { content: [toolUse("toolu_t", "get_time", { zone: "UTC" })] } }, { reply: { content: [text("done")] } });
+    const cedar =
+      '@id("no-utc") forbid(principal, action, resource) when { context.input.hasTag("zone") && context.input.getTag("zone") == "UTC" };';
+    const session = await createSession(who, {
+      input: "time?",
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time" }],
+      policy: { cedar },
+    });
+    await waitForStatus(who, session.id, ["done"]);
+    expect((await toolCallsOf(who, session.id))[0]).toMatchObject({
+      is_error: true,
+      policy: { decision: "deny", policy_ids: ["agent.no-utc"] },
+    });
+
+    const plain = mockModel(uniqueKey("model"));
+    await plain.script({ reply: { content: [toolUse("toolu_t", "get_time", {})] } }, { reply: { content: [text("done")] } });
+    const unjudged = await createSession(who, { input: "time?", model: plain.key, tools: [{ type: "builtin", name: "get_time" }] });
+    await waitForStatus(who, unjudged.id, ["done"]);
+    expect((await toolCallsOf(who, unjudged.id))[0]).toMatchObject({ status: "done", policy: null });
+  });
+
+  it("keeps an agent version's policy with the version, refuses an invalid one, and judges its sessions' calls by it", async () => {
+    const tenantId = freshTenant();
+    const author = await caller(tenantId, ["agents:write", "sessions:read", "sessions:write"]);
+    const model = mockModel(uniqueKey("model"));
+    const definition = { name: "timekeeper", model: model.key, tools: [{ type: "builtin", name: "get_time" }] };
+    const invalid = await callJson(
+      "/v1/agents",
+      "POST",
+      { ...definition, policy: { cedar: "forbid(principal, action, resource) when { nope };" } },
+      author.headers,
+    );
+    expect(invalid.status).toBe(400);
+    expect(await invalid.text()).toMatch(/body\.policy\.cedar/);
+    const cedar = '@id("no-time") forbid(principal, action, resource == Tool::"get_time");';
+    const created = await callJson("/v1/agents", "POST", { ...definition, policy: { cedar } }, author.headers);
+    expect(created.status).toBe(201);
+    const agent = (await created.json()) as { id: string };
+    await model.script({ reply: { content: [toolUse("toolu_t", "get_time", {})] } }, { reply: { content: [text("done")] } });
+    const session = await createSession(author, { agent: agent.id, input: "time?" });
+    await waitForStatus(author, session.id, ["done"]);
+    expect((await toolCallsOf(author, session.id))[0]).toMatchObject({
+      is_error: true,
+      policy: { decision: "deny", policy_ids: ["agent.no-time"] },
+    });
+    // Beside an agent, a session's own policy is refused: the version owns it.
+    const beside = await callJson("/v1/sessions", "POST", { agent: agent.id, policy: { cedar } }, author.headers);
+    expect(beside.status).toBe(400);
+  });
+
+  it("refuses an invalid policy in a create body with the validator's message", async () => {
+    const who = await caller();
+    const res = await callJson(
+      "/v1/sessions",
+      "POST",
+      { policy: { cedar: "permit(principal, action, resource) when { context.nope };" } },
+      who.headers,
+    );
+    expect(res.status).toBe(400);
+    expect(await res.text()).toMatch(/body\.policy\.cedar.*nope|nope.*body\.policy\.cedar/s);
+  });
+
+  it("holds a call a @require_approval permit matches, and runs it once approved", async () => {
+    const tenantId = freshTenant();
+    await setPolicy(tenantId, '@id("ask") @require_approval permit(principal, action, resource == Tool::"get_time");');
+    const who = await caller(tenantId);
+    const model = mockModel(uniqueKey("model"));
+    await model.script({ reply: { content: [toolUse("toolu_t", "get_time", {})] } }, { reply: { content: [text("done")] } });
+    const session = await createSession(who, { input: "time?", model: model.key, tools: [{ type: "builtin", name: "get_time" }] });
+    await waitForStatus(who, session.id, ["waiting_approval"]);
+    expect((await toolCallsOf(who, session.id))[0]).toMatchObject({
+      status: "waiting_approval",
+      policy: { decision: "require_approval", policy_ids: ["tenant.ask"] },
+    });
+    expect((await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_t/approve`)).status).toBe(200);
+    await waitForStatus(who, session.id, ["done"]);
+    expect((await toolCallsOf(who, session.id))[0]).toMatchObject({ status: "done", decision: "approved" });
+  });
+
+  it("holds a webhook for approval after an http_fetch result, not before, and not in the next run", async () => {
+    const tenantId = freshTenant();
+    await setPolicy(
+      tenantId,
+      '@id("hold-side-effects-when-tainted") @require_approval permit(principal, action, resource) when { context.tainted && resource.type == "webhook" };',
+    );
+    const who = await caller(tenantId);
+    const hook = mockHook(uniqueKey("hook"));
+    await hook.script(
+      { status: 200, body: { output: "sent" } },
+      { status: 200, body: { output: "page text" } },
+      { status: 200, body: { output: "sent" } },
+    );
+    const model = mockModel(uniqueKey("model"));
+    await model.script(
+      { reply: { content: [toolUse("toolu_send1", "send", { to: "a" })] } },
+      { reply: { content: [toolUse("toolu_fetch", "http_fetch", { url: hook.url })] } },
+      { reply: { content: [toolUse("toolu_send2", "send", { to: "b" })] } },
+      { reply: { content: [text("done")] } },
+      { reply: { content: [toolUse("toolu_send3", "send", { to: "c" })] } },
+      { reply: { content: [text("done again")] } },
+    );
+    const session = await createSession(who, {
+      input: "go",
+      model: model.key,
+      tools: [
+        { type: "builtin", name: "http_fetch" },
+        { type: "webhook", name: "send", description: "Sends", input_schema: OBJECT_SCHEMA, url: hook.url },
+      ],
+    });
+    await waitForStatus(who, session.id, ["waiting_approval"]);
+    const calls = await toolCallsOf(who, session.id);
+    expect(calls.map((c) => [c.id, c.status, c.policy?.decision])).toEqual([
+      ["toolu_send1", "done", "allow"],
+      ["toolu_fetch", "done", "allow"],
+      ["toolu_send2", "waiting_approval", "require_approval"],
+    ]);
+    expect(calls[2]!.policy!.policy_ids).toEqual(["tenant.hold-side-effects-when-tainted"]);
+
+    // The taint lasts until the run ends: the next run's webhook runs unheld.
+    expect((await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_send2/approve`)).status).toBe(200);
+    await waitForStatus(who, session.id, ["done"]);
+    expect((await post(who, `/v1/sessions/${session.id}/messages`, { input: "again" })).status).toBe(202);
+    await waitForStatus(who, session.id, ["done"]);
+    expect((await toolCallsOf(who, session.id)).at(-1)).toMatchObject({ id: "toolu_send3", status: "done", policy: { decision: "allow" } });
+  });
+});
