@@ -8,6 +8,7 @@ export const SESSION_STATUSES = [
   "waiting_approval",
   "waiting_tool_output",
   "waiting_subagents",
+  "waiting_budget",
   "paused",
   "done",
   "failed",
@@ -22,11 +23,12 @@ export const ACTIVE_STATUSES: readonly SessionStatus[] = [
   "waiting_approval",
   "waiting_tool_output",
   "waiting_subagents",
+  "waiting_budget",
   "paused",
 ];
 /**
  * The statuses that hold one of the tenant's run slots. A session waiting for a person, a
- * client, a resume or a free slot holds none.
+ * client, a resume, a raised budget or a free slot holds none.
  */
 export const SLOT_STATUSES: readonly SessionStatus[] = ["running"];
 export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "cancelled"];

@@ -2,6 +2,7 @@
  * The session's two key-value records: its fixed settings (`session`, written once) and its
  * run state (`run`), both read through the stretch cache (../engine/kv-stretch.ts).
  */
+import type { BudgetWait } from "../../../usage/budgets";
 import type { KvStretchCache } from "../engine/kv-stretch";
 import type { SessionInit, SessionStatus, StopReason, Usage } from "../../../session-config/types";
 import type { RunTrace } from "../../../session-config/trace-types";
@@ -52,6 +53,16 @@ export interface RunState {
   updated_at: string;
   /** The current run's trace, while it goes and the tenant exports traces; absent (or null) otherwise. */
   trace?: RunTrace | null;
+  /**
+   * While `waiting_budget`: the budget the run waits on and, for a daily one, when it renews (epoch
+   * ms, the next UTC midnight); absent (or null) otherwise, and in sessions stored before budgets paused.
+   */
+  budget_wait?: BudgetWaitState | null;
+}
+
+export interface BudgetWaitState {
+  budget: BudgetWait;
+  resume_at: number | null;
 }
 
 export interface StoredSession extends SessionInit {
