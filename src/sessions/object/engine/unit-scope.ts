@@ -35,6 +35,7 @@ export type StoreReads = Pick<
   | "imageData"
   | "subagent"
   | "subagentsInRun"
+  | "descendantUsage"
 >;
 
 /** The writes a unit makes, given only inside `StepScope.commit` (the engine's, by name: engine.ts). */
