@@ -6664,6 +6664,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "max_tokens_per_day": 500000
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateApiKey"];
             };
         };
@@ -8711,6 +8716,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "limits": {
+                 *         "max_tokens_per_session": 150000
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateSessionRequest"];
             };
         };

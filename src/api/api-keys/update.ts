@@ -5,6 +5,7 @@ import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
 import { bearerAuth } from "../security";
+import { jsonBody } from "../schemas";
 import { KeyIdParamsSchema, UpdateApiKeyBodySchema } from "./schemas";
 import { auditContext } from "../audit-context";
 
@@ -19,7 +20,7 @@ export const route = createRoute({
   middleware: [requireScope("tenant:admin")] as const,
   request: {
     params: KeyIdParamsSchema,
-    body: { required: true, content: { "application/json": { schema: UpdateApiKeyBodySchema } } },
+    body: jsonBody(UpdateApiKeyBodySchema, { max_tokens_per_day: 500000 }),
   },
   responses: {
     204: { description: "Changed." },

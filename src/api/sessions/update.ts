@@ -3,7 +3,7 @@ import { createRoute, type RouteHandler, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
 import { requireScope } from "../middleware/require-scope";
-import { jsonContent } from "../schemas";
+import { jsonBody, jsonContent } from "../schemas";
 import { bearerAuth } from "../security";
 import { actorOf } from "../actor";
 import { auditContext } from "../audit-context";
@@ -35,7 +35,7 @@ export const route = createRoute({
   middleware: [requireScope("tenant:admin")] as const,
   request: {
     params: SessionIdParamsSchema,
-    body: { required: true, content: { "application/json": { schema: UpdateSessionRequestSchema } } },
+    body: jsonBody(UpdateSessionRequestSchema, { limits: { max_tokens_per_session: 150000 } }),
   },
   responses: {
     200: jsonContent(SessionSchema, "The session with its new limits."),
