@@ -36,6 +36,13 @@ export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "canc
 export const WAITING_STATUSES: readonly SessionStatus[] = ["waiting_approval", "waiting_tool_output", "waiting_subagents"];
 
 /**
+ * What a run in `waiting_budget` waits on: its session's own tokens or cost, or a daily budget of
+ * the tenant (tokens, cost), of its creator (tokens) or of its API key (tokens).
+ */
+export const BUDGET_WAITS = ["session_tokens", "session_cost", "tenant_tokens", "tenant_cost", "subject_tokens", "key_tokens"] as const;
+export type BudgetWait = (typeof BUDGET_WAITS)[number];
+
+/**
  * Why a run ended: the one list the types, the API schemas and the tenant index use.
  * `end_turn`, `max_tokens` (the answer was cut off at its token cap), `refusal` (the provider
  * declined to answer), `context_window_exceeded` (the answer filled the model's context window),

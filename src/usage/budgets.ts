@@ -4,6 +4,8 @@
  * run asks to start, and the session object, before each unit of a run going. Pure.
  */
 
+import { BUDGET_WAITS, type BudgetWait } from "../session-config/statuses";
+
 export const BUDGET_NAMES = ["tenant_cost", "subject_tokens", "key_tokens"] as const;
 export type BudgetName = (typeof BUDGET_NAMES)[number];
 
@@ -45,8 +47,7 @@ export function hasBudget(budgets: Budgets): boolean {
  * The budget a run waits on in `waiting_budget`: its session's own tokens or cost (raised by a
  * tenant admin's PATCH), or a daily one (raised by a limits or key change, renewed at the next UTC midnight).
  */
-export const BUDGET_WAITS = ["session_tokens", "session_cost", "tenant_tokens", ...BUDGET_NAMES] as const;
-export type BudgetWait = (typeof BUDGET_WAITS)[number];
+export { BUDGET_WAITS, type BudgetWait };
 
 export function isBudgetWait(value: unknown): value is BudgetWait {
   return typeof value === "string" && (BUDGET_WAITS as readonly string[]).includes(value);

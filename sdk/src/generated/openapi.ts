@@ -2905,6 +2905,8 @@ export interface components {
              * @description Messages posted with `if_running: enqueue` that wait to start the next runs.
              */
             queued_messages: number;
+            /** @description While the session is `waiting_budget`: what it waits on; null otherwise. */
+            budget_wait: components["schemas"]["BudgetWait"] | null;
             tree: components["schemas"]["SessionTree"];
             usage: components["schemas"]["SessionUsage"];
             metadata: {
@@ -3163,6 +3165,20 @@ export interface components {
          */
         OutputSchema: {
             [key: string]: unknown;
+        };
+        /** @description What a session in `waiting_budget` waits on. */
+        BudgetWait: {
+            /**
+             * @description `session_tokens`, `session_cost`: the session's own `max_tokens_per_session`, `max_cost_usd_per_session` (a tenant admin raises them with `PATCH /v1/sessions/{id}`); `tenant_tokens`, `tenant_cost`, `subject_tokens`, `key_tokens`: a daily budget of the tenant, its creator or its API key.
+             * @enum {string}
+             */
+            budget: "session_tokens" | "session_cost" | "tenant_tokens" | "tenant_cost" | "subject_tokens" | "key_tokens";
+            /**
+             * Format: date-time
+             * @description For a daily budget, when it renews and the run goes on by itself (the next UTC midnight); null for the session's own.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            resumes_at: string | null;
         };
         /** @description For a session a caller created: its sub-agent tree's count, itself and every session its `agent` tools started, and theirs. Null for a child session: its root keeps the count. */
         SessionTree: {
@@ -15161,6 +15177,7 @@ export const mcpToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>[
 export const agentToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AgentTool"]["type"]> = ["agent"];
 export const contextSettingsStrategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ContextSettings"]["strategy"]> = ["auto", "last_messages", "summary"];
 export const reasoningSettingsEffortValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReasoningSettings"]["effort"]> = ["low", "medium", "high"];
+export const budgetWaitBudgetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BudgetWait"]["budget"]> = ["session_tokens", "session_cost", "tenant_tokens", "tenant_cost", "subject_tokens", "key_tokens"];
 export const inputTextBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InputTextBlock"]["type"]> = ["text"];
 export const inputImageBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InputImageBlock"]["type"]> = ["image"];
 export const inputImageBlockSourceOneOf0TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["InputImageBlock"]["source"], {

@@ -41,7 +41,12 @@ describe("budgets that pause", () => {
     });
     // 15 tokens after the first call, 30 after the second: the run waits before a third.
     const waiting = await waitForStatus(alice, session.id, ["waiting_budget", "done", "failed"]);
-    expect(waiting).toMatchObject({ status: "waiting_budget", stop_reason: null, usage: { steps: 2 } });
+    expect(waiting).toMatchObject({
+      status: "waiting_budget",
+      stop_reason: null,
+      usage: { steps: 2 },
+      budget_wait: { budget: "session_tokens", resumes_at: null },
+    });
     const listed = await eventually(
       () => getJson<{ data: { id: string }[] }>(boss, "/v1/sessions?status=waiting_budget"),
       (page) => page.data.length > 0,
@@ -63,7 +68,7 @@ describe("budgets that pause", () => {
     expect(raised.status).toBe(200);
     expect(((await raised.json()) as { limits: { max_tokens_per_session: number } }).limits.max_tokens_per_session).toBe(1000);
     const done = await waitForStatus(alice, session.id, ["done", "failed"]);
-    expect(done).toMatchObject({ status: "done", stop_reason: "end_turn", usage: { steps: 3 } });
+    expect(done).toMatchObject({ status: "done", stop_reason: "end_turn", usage: { steps: 3 }, budget_wait: null });
     expect(await model.requests()).toHaveLength(3);
 
     const audit = await eventually(
@@ -84,9 +89,11 @@ describe("budgets that pause", () => {
     const model = mockModel(uniqueKey("keyed"));
     await model.script(toolLoop("toolu_k1", STEP), toolLoop("toolu_k2", STEP), answer(STEP));
     const session = await createSession(key, { input: "loop", model: model.key, tools: GET_TIME });
+    const midnight = new Date((Math.floor(Date.now() / 86_400_000) + 1) * 86_400_000).toISOString();
     expect(await waitForStatus(key, session.id, ["waiting_budget", "done", "failed"])).toMatchObject({
       status: "waiting_budget",
       usage: { steps: 2 },
+      budget_wait: { budget: "key_tokens", resumes_at: midnight },
     });
     const refused = await callJson("/v1/sessions", "POST", { input: "more", model: model.key }, key.headers);
     expect(refused.status).toBe(429);
