@@ -5,12 +5,24 @@
 import { useState } from "preact/hooks";
 import { useConsole } from "../context";
 import { useAction } from "../hooks";
-import type { Limits } from "../types";
+import type { Limits, Session } from "../types";
+
+type BudgetWait = NonNullable<Session["budget_wait"]>;
 
 /** The factor offered first: twice the budget lets a run that stopped once go about as far again. */
 const DEFAULT_FACTOR = 2;
 
-export function RaiseBudget(props: { id: string; limits: Limits; onChanged(): void }) {
+/** What each budget a run may wait on is called on the page. */
+const BUDGET_LABELS: Record<BudgetWait["budget"], string> = {
+  session_tokens: "this session's token budget",
+  session_cost: "this session's cost budget",
+  tenant_tokens: "the tenant's daily token budget",
+  tenant_cost: "the tenant's daily cost budget",
+  subject_tokens: "its creator's daily token budget",
+  key_tokens: "its API key's daily token budget",
+};
+
+export function RaiseBudget(props: { id: string; limits: Limits; wait: BudgetWait | null; onChanged(): void }) {
   const { api } = useConsole();
   const action = useAction();
   const [tokens, setTokens] = useState(String(props.limits.max_tokens_per_session * DEFAULT_FACTOR));
@@ -35,6 +47,12 @@ export function RaiseBudget(props: { id: string; limits: Limits; onChanged(): vo
         void raise();
       }}
     >
+      {props.wait && (
+        <p class="hint">
+          Waits on {BUDGET_LABELS[props.wait.budget]}
+          {props.wait.resumes_at && <> until {new Date(props.wait.resumes_at).toLocaleString()}</>}.
+        </p>
+      )}
       <label>
         Token budget{" "}
         <input type="number" min={1} step={1} value={tokens} onInput={(event) => setTokens(event.currentTarget.value)} required />

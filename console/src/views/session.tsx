@@ -194,7 +194,7 @@ export function SessionPage(props: { id: string }) {
             />
           )}
           {me.powers.tenantAdmin && status === "waiting_budget" && (
-            <RaiseBudget id={data.id} limits={data.limits} onChanged={() => session.refresh()} />
+            <RaiseBudget id={data.id} limits={data.limits} wait={data.budget_wait} onChanged={() => session.refresh()} />
           )}
         </>
       }
