@@ -106,6 +106,7 @@ export const LIMIT_NAMES = [
   "max_model_calls_per_tree",
   "max_cost_usd_per_day",
   "max_tokens_per_day_per_subject",
+  "max_cost_usd_per_session",
   "end_user_tokens_per_minute",
   "end_user_requests_per_minute",
   "max_credentials_per_end_user",
@@ -116,7 +117,10 @@ export const LIMIT_NAMES = [
 export const limitsSchema = z.object({
   max_steps_per_run: z.number().int().min(1).max(1000),
   max_tokens_per_call: z.number().int().min(1).max(1_000_000),
-  max_tokens_per_session: z.number().int().min(1).max(UNCAPPED),
+  max_tokens_per_session: z.number().int().min(1).max(UNCAPPED).openapi({
+    description:
+      "Tokens one session may spend over its life, its sub-agents included; past it the run waits in `waiting_budget` until a tenant admin raises it (`PATCH /v1/sessions/{id}`).",
+  }),
   max_tool_output_chars: z.number().int().min(1).max(10_000_000),
   max_concurrent_runs: z.number().int().min(1).max(UNCAPPED),
   max_request_bytes: z.number().int().min(1024).max(MAX_MAX_REQUEST_BYTES),
@@ -177,12 +181,22 @@ export const limitsSchema = z.object({
     .openapi({
       description:
         "USD the tenant's sessions may spend per UTC day, priced by `MODEL_PRICES` (tokens of a model without a price count nothing); null: unlimited. " +
-        "Past it a start is a 429 and a run going ends `done` with `budget_limit`.",
+        "Past it a start is a 429 and a run going waits in `waiting_budget` until the budget is raised or the next UTC day.",
     }),
   max_tokens_per_day_per_subject: z.number().int().min(0).max(UNCAPPED).nullable().openapi({
     description:
       "Tokens the sessions of each `created_by` may spend per UTC day; null: unlimited. Past it the same as `max_cost_usd_per_day`.",
   }),
+  max_cost_usd_per_session: z
+    .number()
+    .min(0)
+    .max(MAX_COST_USD_PER_DAY)
+    .nullable()
+    .openapi({
+      description:
+        "USD one session may spend over its life, its sub-agents included, priced by `MODEL_PRICES`; null: unlimited. " +
+        "Past it the run waits in `waiting_budget` until a tenant admin raises it (`PATCH /v1/sessions/{id}`).",
+    }),
   end_user_tokens_per_minute: z.number().int().min(1).max(UNCAPPED).openapi({
     description:
       "End-user tokens the tenant may mint per minute (`POST /v1/auth/end-user-token`), all its backends together; one more is a 429 with `Retry-After`.",
@@ -233,6 +247,7 @@ export const BUILTIN_DEFAULT_LIMITS: Limits = {
   max_model_calls_per_tree: 500,
   max_cost_usd_per_day: null,
   max_tokens_per_day_per_subject: null,
+  max_cost_usd_per_session: null,
   // A backend mints one token per sign-in or refresh of a user: 120 a minute is a busy product's
   // peak, and bounds what a leaked minting key hands out before it is revoked.
   end_user_tokens_per_minute: 120,

@@ -46,6 +46,7 @@ export const SESSION_STATUSES = [
   "waiting_approval",
   "waiting_tool_output",
   "waiting_subagents",
+  "waiting_budget",
   "paused",
   "done",
   "failed",
@@ -58,7 +59,14 @@ void allStatusesListed;
 
 export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "cancelled"];
 /** Statuses with a run that a cancel stops (and that a bulk cancel reaches). */
-export const ACTIVE_STATUSES: readonly SessionStatus[] = ["queued", "running", "waiting_approval", "waiting_tool_output", "paused"];
+export const ACTIVE_STATUSES: readonly SessionStatus[] = [
+  "queued",
+  "running",
+  "waiting_approval",
+  "waiting_tool_output",
+  "waiting_budget",
+  "paused",
+];
 /** Statuses a pause applies to. */
 export const PAUSABLE_STATUSES: readonly SessionStatus[] = ["queued", "running", "waiting_approval", "waiting_tool_output"];
 
@@ -103,6 +111,7 @@ export const NOTIFICATION_TYPES = [
   "session.waiting_approval",
   "session.waiting_tool_output",
   "session.credential_required",
+  "session.waiting_budget",
 ] as const satisfies readonly NotificationType[];
 const allTypesListed: [Exclude<NotificationType, (typeof NOTIFICATION_TYPES)[number]>] extends [never] ? true : false = true;
 void allTypesListed;

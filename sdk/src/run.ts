@@ -3,7 +3,8 @@
  * the events stream from the session's first event (the cursor `after=0`, so nothing the run did
  * before the stream opened is missed), answers client tools with the given handlers, decides
  * approvals with the given callback, resumes a dropped stream from its last event id, and
- * returns the finished session with its answer, structured output and usage.
+ * returns the finished session with its answer, structured output and usage. A run that stops
+ * at a budget (`waiting_budget`) throws a `BudgetWaitError`: only raising the budget lets it go on.
  */
 import type { PlatformClient } from "./client.ts";
 import { expectData, PlatformError } from "./errors.ts";
@@ -11,7 +12,7 @@ import { type EventFrame, followStream } from "./events.ts";
 import type { components } from "./generated/openapi.ts";
 import type { FromSchema } from "./schema-types.ts";
 import type { CreateSessionRequest, FinishedSession, Message, SessionStatus } from "./types.ts";
-import { isFinal } from "./wait.ts";
+import { BudgetWaitError, isFinal } from "./wait.ts";
 
 export type ToolCallEventData = components["schemas"]["ToolCallEventData"];
 export type SessionUsage = components["schemas"]["SessionUsage"];
@@ -158,6 +159,11 @@ export async function runSession<const R extends CreateSessionRequest>(
     );
   }
 
+  async function stopAtBudget(): Promise<never> {
+    const session = await expectData(client.GET("/v1/sessions/{id}", { params: { path: { id } }, signal: options.signal }));
+    throw new BudgetWaitError(id, session);
+  }
+
   const frames = followStream(
     id,
     async (cursor) => {
@@ -187,6 +193,8 @@ export async function runSession<const R extends CreateSessionRequest>(
       }
       case "status":
         status = frame.data.status;
+        // The run goes on only when someone raises its budget: say so instead of waiting on the stream.
+        if (status === "waiting_budget") await stopAtBudget();
         break;
       case "tool_call":
         open.set(frame.data.id, frame.data);

@@ -1,6 +1,8 @@
 /**
  * Waiting for a session to reach a status, by reading it until it does: a final status (the
- * run ended), or one the caller must act on (`waiting_approval`, `waiting_tool_output`).
+ * run ended), or one the caller must act on (`waiting_approval`, `waiting_tool_output`). A run
+ * that stopped at a budget (`waiting_budget`) goes on only when someone raises the budget: unless
+ * asked for, that status ends the wait with a `BudgetWaitError` rather than a wait until the timeout.
  */
 import type { PlatformClient } from "./client.ts";
 import { expectData } from "./errors.ts";
@@ -37,7 +39,21 @@ export class WaitTimeoutError extends Error {
   }
 }
 
-/** The session once its status is one of `statuses`. */
+/** The run waits in `waiting_budget`: it goes on only once a tenant admin raises the budget, or a daily one renews. */
+export class BudgetWaitError extends Error {
+  override name = "BudgetWaitError";
+  readonly sessionId: string;
+  /** The session as read, waiting. */
+  readonly session: Session;
+
+  constructor(sessionId: string, session: Session) {
+    super(`session ${sessionId} waits for its budget to be raised (waiting_budget)`);
+    this.sessionId = sessionId;
+    this.session = session;
+  }
+}
+
+/** The session once its status is one of `statuses`; a `BudgetWaitError` when it waits on a budget not asked for. */
 export async function waitForStatus<S extends SessionStatus>(
   client: PlatformClient,
   sessionId: string,
@@ -50,6 +66,7 @@ export async function waitForStatus<S extends SessionStatus>(
     options.signal?.throwIfAborted();
     const session = await expectData(client.GET("/v1/sessions/{id}", { params: { path: { id: sessionId } }, signal: options.signal }));
     if ((statuses as readonly SessionStatus[]).includes(session.status)) return session as Session & { status: S };
+    if (session.status === "waiting_budget") throw new BudgetWaitError(sessionId, session);
     if (Date.now() + interval > deadline) throw new WaitTimeoutError(sessionId, session);
     await sleep(interval, options.signal);
   }

@@ -79,7 +79,7 @@ export const FinalStatusSchema = z.enum(FINAL_STATUSES as StatusList).openapi("F
 });
 export const OpenStatusSchema = z.enum(OPEN_STATUSES).openapi("OpenStatus", {
   description:
-    "A status a session is in before its run ends, or before it ever ran (`idle`). `waiting_subagents`: the child sessions its `agent` tool calls started are running; like the other waiting statuses it holds no run slot.",
+    "A status a session is in before its run ends, or before it ever ran (`idle`). `waiting_subagents`: the child sessions its `agent` tool calls started are running; like the other waiting statuses it holds no run slot. `waiting_budget`: the run reached a budget (the session's, its API key's, its creator's or the tenant's daily one) and goes on, holding no run slot meanwhile, when the budget is raised or a daily one renews at the next UTC midnight.",
 });
 /** Two named parts, so that clients can tell the statuses to wait for from the ones to wait through. */
 export const SessionStatusSchema = z.union([OpenStatusSchema, FinalStatusSchema]).openapi("SessionStatus");

@@ -5,6 +5,7 @@
 export const AUDIT_ACTIONS = [
   "api_key.created",
   "api_key.revoked",
+  "api_key.updated",
   "webhook_secret.rotated",
   "settings.updated",
   "policy.updated",
@@ -16,6 +17,7 @@ export const AUDIT_ACTIONS = [
   "tool_call.denied",
   "tool_call.expired",
   "session.deleted",
+  "session.limits_updated",
   "session.exported",
   "sessions.cancelled_in_bulk",
   "schedule.created",

@@ -17,6 +17,7 @@ export const TURN_ENDING_STATUSES: readonly SessionStatus[] = [
   "idle",
   "waiting_approval",
   "waiting_tool_output",
+  "waiting_budget",
   "paused",
   "done",
   "failed",

@@ -19,7 +19,7 @@ import type { StatusData, ToolCallEventData } from "../sessions/object/events/fr
 import { toolOutputSchema } from "./tools";
 
 /** Statuses a call's session stops at without an answer: a person (or the client of a `client` tool) must act through the REST API. */
-export const WAITING_STATUSES: readonly SessionStatus[] = ["waiting_approval", "waiting_tool_output", "paused"];
+export const WAITING_STATUSES: readonly SessionStatus[] = ["waiting_approval", "waiting_tool_output", "waiting_budget", "paused"];
 const FINAL: readonly SessionStatus[] = ["done", "failed", "cancelled"];
 
 /** The result of `tools/call` as MCP has it (`CallToolResult`). */
@@ -123,7 +123,10 @@ export function waitingResult(sessionId: string, status: SessionStatus, calls: T
     content: [
       {
         type: "text",
-        text: `Session ${sessionId} waits for ${what}. Decide it through the REST API (POST /v1/sessions/${sessionId}/tool-calls/{call_id}/approve, /deny or /output); the session then goes on.`,
+        text:
+          status === "waiting_budget"
+            ? `Session ${sessionId} reached a budget and waits until it is raised (PATCH /v1/sessions/${sessionId} by a tenant admin) or a daily budget renews; the session then goes on.`
+            : `Session ${sessionId} waits for ${what}. Decide it through the REST API (POST /v1/sessions/${sessionId}/tool-calls/{call_id}/approve, /deny or /output); the session then goes on.`,
       },
     ],
     isError: true,

@@ -14,9 +14,10 @@ const NOTIFIED: Partial<Record<SessionStatus, NotificationType>> = {
   cancelled: "session.cancelled",
   waiting_approval: "session.waiting_approval",
   waiting_tool_output: "session.waiting_tool_output",
+  waiting_budget: "session.waiting_budget",
 };
 
-/** The notification a change from `before` to `after` owes, or null: entering one of the five statuses. */
+/** The notification a change from `before` to `after` owes, or null: entering one of the six statuses. */
 export function notificationFor(before: SessionStatus, after: SessionStatus): NotificationType | null {
   if (before === after) return null;
   return NOTIFIED[after] ?? null;

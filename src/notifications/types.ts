@@ -13,6 +13,7 @@ export const NOTIFICATION_TYPES = [
   "session.waiting_approval",
   "session.waiting_tool_output",
   "session.credential_required",
+  "session.waiting_budget",
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 

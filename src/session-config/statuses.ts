@@ -8,6 +8,7 @@ export const SESSION_STATUSES = [
   "waiting_approval",
   "waiting_tool_output",
   "waiting_subagents",
+  "waiting_budget",
   "paused",
   "done",
   "failed",
@@ -22,16 +23,24 @@ export const ACTIVE_STATUSES: readonly SessionStatus[] = [
   "waiting_approval",
   "waiting_tool_output",
   "waiting_subagents",
+  "waiting_budget",
   "paused",
 ];
 /**
  * The statuses that hold one of the tenant's run slots. A session waiting for a person, a
- * client, a resume or a free slot holds none.
+ * client, a resume, a raised budget or a free slot holds none.
  */
 export const SLOT_STATUSES: readonly SessionStatus[] = ["running"];
 export const FINAL_STATUSES: readonly SessionStatus[] = ["done", "failed", "cancelled"];
 /** A run waits for someone: a person (an approval), a client (a tool's output), or its child sessions. It holds no run slot. */
 export const WAITING_STATUSES: readonly SessionStatus[] = ["waiting_approval", "waiting_tool_output", "waiting_subagents"];
+
+/**
+ * What a run in `waiting_budget` waits on: its session's own tokens or cost, or a daily budget of
+ * the tenant (tokens, cost), of its creator (tokens) or of its API key (tokens).
+ */
+export const BUDGET_WAITS = ["session_tokens", "session_cost", "tenant_tokens", "tenant_cost", "subject_tokens", "key_tokens"] as const;
+export type BudgetWait = (typeof BUDGET_WAITS)[number];
 
 /**
  * Why a run ended: the one list the types, the API schemas and the tenant index use.

@@ -7,7 +7,7 @@ import type { Limits } from "../limits";
 import type { MemoryGrant } from "./memory-namespace";
 import type { TraceRequest } from "./trace-types";
 import type { RedactionSettings } from "../shared/redaction/settings";
-import type { SessionStatus, StopReason } from "./statuses";
+import type { BudgetWait, SessionStatus, StopReason } from "./statuses";
 import type { TextBlock, ImageMediaType, ImageBlock, ToolCallStatus, Usage } from "./content";
 
 export * from "./statuses";
@@ -231,6 +231,11 @@ export interface Session extends Omit<
   usage: Usage & { subagents: Usage };
   /** Messages posted with `if_running: enqueue` that wait to start the next runs. */
   queued_messages: number;
+  /**
+   * While `waiting_budget`: the budget the run waits on (`session_tokens`, `session_cost`, `tenant_tokens`,
+   * `tenant_cost`, `subject_tokens`, `key_tokens`) and, for a daily one, when it renews; null otherwise.
+   */
+  budget_wait: { budget: BudgetWait; resumes_at: string | null } | null;
   /** A root session's tree count (itself and the sessions its sub-agents started); null for a child session, whose root keeps it. */
   tree: TreeCount | null;
   /** Its first input's text, cut (`../title.ts`); null before any input. */

@@ -4,7 +4,7 @@
  * problem its machine reason stands for, mapped to wire text in one switch (`sessionProblem`).
  */
 import type { AuditContext } from "../audit/types";
-import type { Limits } from "../limits";
+import type { Limits, PartialLimits } from "../limits";
 import { sessionStub } from "../objects";
 import { ApiError } from "../problems";
 import type { Env } from "../env";
@@ -162,6 +162,11 @@ export class SessionClient {
 
   resume(cap: Limits) {
     return valueOf(this.#rpc.resume(cap));
+  }
+
+  /** A tenant admin's change of the session's limits, already checked against the tenant's; audited by the object. */
+  setLimits(limits: PartialLimits, by: AuditContext) {
+    return valueOf(this.#rpc.setLimits(limits, by));
   }
 
   /**

@@ -16,6 +16,7 @@ import { SessionClient } from "./client";
 import { buildSessionInit } from "./create";
 import { planSession } from "./plan";
 import { settingsOptions } from "./run-options";
+import { capToShare, type ChildBudget } from "./object/subagents/budget-share";
 import type { AgentToolSpec, RunOptions, Session, SessionInit } from "../session-config/types";
 
 export type ChildStart = { ok: true; session: Session } | { ok: false; error: string };
@@ -33,6 +34,8 @@ export interface ChildOf {
   rootSessionId: string;
   /** The `traceparent` of the call's `execute_tool` span; absent when the parent's run is not traced. */
   traceparent?: string;
+  /** The child's share of the parent's remaining session budgets (object/subagents/budget-share.ts); absent: none drawn. */
+  budget?: ChildBudget;
 }
 
 /** What the child is created with, and the options of its first run. */
@@ -89,6 +92,8 @@ export async function planChild(
       ok: true,
       init: {
         ...init,
+        // A child draws on what its parent has left: its own session budgets are at most its share.
+        limits: parent.budget ? capToShare(init.limits, parent.budget) : init.limits,
         parent: { session_id: parent.sessionId, tool_call_id: parent.toolCallId },
         depth: parent.depth + 1,
         ...(parent.rootSessionId ? { root_session_id: parent.rootSessionId } : {}),

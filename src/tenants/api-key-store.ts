@@ -64,6 +64,12 @@ export function keyTokenBudget(sql: SqlStorage, keyId: string): number | null {
   return sql.exec<{ n: number | null }>(`SELECT max_tokens_per_day AS n FROM api_keys WHERE key_id = ?`, keyId).toArray()[0]?.n ?? null;
 }
 
+/** Sets a key's daily token budget (null: none); false when the tenant has no such key. */
+export function setKeyTokenBudget(sql: SqlStorage, keyId: string, maxTokensPerDay: number | null): boolean {
+  const value = maxTokensPerDay === null ? null : requireInt("maxTokensPerDay", maxTokensPerDay, 0);
+  return sql.exec(`UPDATE api_keys SET max_tokens_per_day = ? WHERE key_id = ?`, value, keyId).rowsWritten > 0;
+}
+
 /** True when the key exists; revoking twice keeps the first revocation time. */
 /** `found`: the key exists; `revoked`: this call revoked it (false when it already was). */
 export function revokeApiKey(sql: SqlStorage, keyId: string, now: number): { found: boolean; revoked: boolean } {

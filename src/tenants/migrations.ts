@@ -305,6 +305,20 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
         )`,
       ]),
   },
+  {
+    version: 16,
+    description: "the sessions waiting in waiting_budget, by the budget they wait on and whose it is",
+    // Storage from before had no session waiting on a budget (runs past one ended): the table starts empty.
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS budget_waits (
+          session_id TEXT PRIMARY KEY,
+          budget TEXT NOT NULL,
+          owner TEXT NOT NULL
+        )`,
+        `CREATE INDEX IF NOT EXISTS budget_waits_by_budget ON budget_waits (budget, owner)`,
+      ]),
+  },
 ];
 
 export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [

@@ -54,6 +54,8 @@ export interface TenantIndexRpc {
   listApiKeys(tenantId: string, input: T.PageInput): Promise<Page<ApiKeyListing>>;
   /** Revokes the key, then closes every event stream opened with it before answering. */
   revokeApiKey(tenantId: string, keyId: string, now: number, by?: AuditContext): Promise<boolean>;
+  /** Sets a key's daily token budget, then wakes the sessions waiting on it; false when there is no such key. */
+  setApiKeyBudget(tenantId: string, keyId: string, maxTokensPerDay: number | null, by?: AuditContext): Promise<boolean>;
 
   // --- event streams
 

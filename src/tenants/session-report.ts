@@ -7,6 +7,7 @@ import { MAX_TITLE_CHARS } from "../session-config/title";
 import { SESSION_STATUSES, STOP_REASONS, type SessionStatus, type StopReason } from "../session-config/types";
 import type { SessionReport } from "./types";
 import { canonicalModel } from "../models/catalog";
+import { type BudgetWait, isBudgetWait } from "../usage/budgets";
 import { optionalString, optionalStringRecord, requireInt, requireIsoMs, requireString } from "../shared/validate";
 
 export const METADATA_BOUNDS = {
@@ -37,6 +38,8 @@ export interface ReportRow {
   steps: number;
   /** Runs started over the session's life. */
   runs: number;
+  /** The budget a `waiting_budget` session waits on; null otherwise. */
+  budget_wait: BudgetWait | null;
   created_at: number;
   updated_at: number;
   revision: number;
@@ -83,8 +86,15 @@ export function parseSessionReport(report: SessionReport): ReportRow {
     cache_write_tokens: requireInt("report.usage.cache_write_tokens", cache_write_tokens ?? 0, 0),
     steps: requireInt("report.usage.steps", steps, 0),
     runs: requireInt("report.runs", report.runs ?? 0, 0),
+    budget_wait: parseBudgetWait(report.budget_wait),
     created_at: requireIsoMs("report.created_at", report.created_at),
     updated_at: requireIsoMs("report.updated_at", report.updated_at),
     revision: requireInt("report.revision", report.revision, 0),
   };
+}
+
+function parseBudgetWait(value: unknown): BudgetWait | null {
+  if (value === null || value === undefined) return null;
+  if (!isBudgetWait(value)) throw new TypeError("report.budget_wait is not a budget");
+  return value;
 }

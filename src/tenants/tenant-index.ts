@@ -62,6 +62,9 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   async revokeApiKey(tenantId: string, keyId: string, now: number, actor?: AuditContext): Promise<boolean> {
     return keys.revokeApiKey(await this.#core.enter(tenantId), tenantId, keyId, now, by(actor));
   }
+  async setApiKeyBudget(tenantId: string, keyId: string, maxTokensPerDay: number | null, actor?: AuditContext): Promise<boolean> {
+    return keys.setApiKeyBudget(await this.#core.enter(tenantId), tenantId, keyId, maxTokensPerDay, by(actor));
+  }
   async noteEventStream(tenantId: string, input: T.NoteStreamInput): Promise<T.StreamNote> {
     return keys.noteEventStream(await this.#core.enter(tenantId), tenantId, input);
   }

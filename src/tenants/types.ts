@@ -105,6 +105,8 @@ export type SessionReport = Omit<SessionSummary, "agent" | "parent_session_id" |
   api_key_id?: string | null;
   /** Runs started over the session's life; absent from code before usage rollups. */
   runs?: number;
+  /** The budget a `waiting_budget` session waits on (usage/budgets.ts); null otherwise, absent from code before budgets paused. */
+  budget_wait?: string | null;
   revision: number;
 };
 

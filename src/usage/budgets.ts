@@ -4,6 +4,8 @@
  * run asks to start, and the session object, before each unit of a run going. Pure.
  */
 
+import { BUDGET_WAITS, type BudgetWait } from "../session-config/statuses";
+
 export const BUDGET_NAMES = ["tenant_cost", "subject_tokens", "key_tokens"] as const;
 export type BudgetName = (typeof BUDGET_NAMES)[number];
 
@@ -41,11 +43,30 @@ export function hasBudget(budgets: Budgets): boolean {
   );
 }
 
+/**
+ * The budget a run waits on in `waiting_budget`: its session's own tokens or cost (raised by a
+ * tenant admin's PATCH), or a daily one (raised by a limits or key change, renewed at the next UTC midnight).
+ */
+export { BUDGET_WAITS, type BudgetWait };
+
+export function isBudgetWait(value: unknown): value is BudgetWait {
+  return typeof value === "string" && (BUDGET_WAITS as readonly string[]).includes(value);
+}
+
+/** A daily budget renews by itself at the next UTC midnight; a session's own never does. */
+export function isDailyBudget(budget: BudgetWait): boolean {
+  return budget !== "session_tokens" && budget !== "session_cost";
+}
+
+/** The next UTC midnight after `now` (epoch ms), when every daily budget renews. */
+export function nextUtcDay(now: number): number {
+  const day = 24 * 60 * 60 * 1000;
+  return (Math.floor(now / day) + 1) * day;
+}
+
 /** Seconds until the next UTC midnight, when every daily budget renews; at least 1. */
 export function secondsToNextUtcDay(now: number): number {
-  const day = 24 * 60 * 60 * 1000;
-  const nextMidnight = (Math.floor(now / day) + 1) * day;
-  return Math.max(1, Math.ceil((nextMidnight - now) / 1000));
+  return Math.max(1, Math.ceil((nextUtcDay(now) - now) / 1000));
 }
 
 export const BUDGET_TEXT: Record<BudgetName, string> = {

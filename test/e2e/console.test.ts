@@ -226,6 +226,29 @@ describe("the console in Chromium", () => {
     expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
   });
 
+  it("shows a session waiting on its budget, and raises the budget from its page so the run ends", async () => {
+    const { page, ...watched } = await signIn(adminToken);
+    const model = stack.mock.model(uniqueName("model"));
+    const usage = { input_tokens: 10, output_tokens: 5 };
+    await model.script(
+      { reply: { content: [{ type: "tool_use", id: "toolu_b1", name: "get_time", input: {} }], usage } },
+      say("It is late."),
+    );
+    const session = await admin.createSession({
+      input: "What time is it?",
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time" }],
+      limits: { max_tokens_per_session: 10 },
+    });
+    await page.goto(`${stack.platform.url}/console#/sessions/${session.id}`);
+    await statusOf(page).filter({ hasText: "waiting for budget" }).waitFor({ timeout: RUN_TIMEOUT_MS });
+    await page.getByText("Waits on this session's token budget").waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.getByRole("button", { name: "Raise budget", exact: true }).click();
+    await statusOf(page).filter({ hasText: "done" }).waitFor({ timeout: RUN_TIMEOUT_MS });
+    expect((await admin.getSession(session.id)).limits.max_tokens_per_session).toBe(20);
+    expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
+  });
+
   it("cancels a running session from its page, and the rest of the running ones in bulk", async () => {
     const { page, ...watched } = await signIn(adminToken);
     const model = stack.mock.model(uniqueName("model"));

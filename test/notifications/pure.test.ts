@@ -93,9 +93,10 @@ describe("which status changes notify", () => {
     cancelled: "session.cancelled",
     waiting_approval: "session.waiting_approval",
     waiting_tool_output: "session.waiting_tool_output",
+    waiting_budget: "session.waiting_budget",
   };
 
-  it("entering one of the five statuses, from any other status", () => {
+  it("entering one of the six statuses, from any other status", () => {
     for (const before of SESSION_STATUSES) {
       for (const after of SESSION_STATUSES) {
         expect(notificationFor(before, after), `${before} -> ${after}`).toBe(before === after ? null : (expected[after] ?? null));

@@ -37,6 +37,8 @@ const CONTROLS: Record<string, (t: TestSession) => unknown[]> = {
   pause: () => [],
   resume: () => [],
   slotGranted: () => [],
+  setLimits: () => [{ max_tokens_per_session: 1000 }],
+  budgetRaised: () => [null],
   approve: () => ["toolu_missing"],
   deny: () => ["toolu_missing", null],
   submitToolOutput: () => ["toolu_missing", "out", false],

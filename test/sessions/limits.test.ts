@@ -1,6 +1,17 @@
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { tenantIndexStub } from "../../src/objects";
+import type { RunState } from "../../src/sessions/object/store/store";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_DEFAULT_LIMITS } from "../../src/limits";
-import { createAndStart, messages, newTestSession, waitForStatus } from "../support/agent-session";
+import { alarmAt, createAndStart, messages, newTestSession, runState, waitForStatus } from "../support/agent-session";
+
+async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 const toolUse = (id: string) => ({ type: "tool_use", id, name: "get_time", input: {} });
 
@@ -20,7 +31,7 @@ describe("run limits", () => {
     expect((await messages(t)).map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
   });
 
-  it("ends the run with token_limit once the session budget is used, capping max_tokens", async () => {
+  it("waits in waiting_budget once the session budget is used, capping max_tokens, and goes on when it is raised", async () => {
     const t = newTestSession();
     const usage = { input_tokens: 60, output_tokens: 10 };
     await t.model.script(
@@ -32,10 +43,19 @@ describe("run limits", () => {
       tools: [{ type: "builtin", name: "get_time" }],
       limits: { max_tokens_per_session: 100, max_tokens_per_call: 50 },
     });
-    const done = await waitForStatus(t, ["done", "failed"]);
-    expect(done).toMatchObject({ status: "done", stop_reason: "token_limit", usage: { steps: 2, input_tokens: 120, output_tokens: 20 } });
+    const waiting = await waitForStatus(t, ["waiting_budget", "done", "failed"]);
+    expect(waiting).toMatchObject({
+      status: "waiting_budget",
+      stop_reason: null,
+      usage: { steps: 2, input_tokens: 120, output_tokens: 20 },
+    });
     const requests = await t.model.requests();
     expect(requests.map((r) => (r.body as { max_tokens: number }).max_tokens)).toEqual([50, 30]);
+    // Raised: the run goes on where it stopped (the third scripted call, then an answer), and ends.
+    await t.model.script({ reply: { content: [{ type: "text", text: "done" }], usage: { input_tokens: 5, output_tokens: 5 } } });
+    await t.stub.setLimits({ max_tokens_per_session: 1000 });
+    expect(await waitForStatus(t, ["done", "failed"])).toMatchObject({ status: "done", stop_reason: "end_turn", usage: { steps: 4 } });
+    expect((await t.model.requests()).map((r) => (r.body as { max_tokens: number }).max_tokens)).toEqual([50, 30, 50, 50]);
   });
 
   it("starts a new run with a fresh step count", async () => {
@@ -70,7 +90,7 @@ describe("limits capped at start", () => {
 });
 
 describe("the tenant's daily token budget", () => {
-  it("ends a run with token_limit once the tenant's tokens today reach max_tokens_per_day", async () => {
+  it("waits in waiting_budget once the tenant's tokens today reach max_tokens_per_day, until the next UTC midnight", async () => {
     const t = newTestSession();
     const usage = { input_tokens: 10, output_tokens: 5 };
     await t.model.script(
@@ -79,8 +99,23 @@ describe("the tenant's daily token budget", () => {
       { reply: { content: [toolUse("toolu_d3")], usage } },
     );
     await createAndStart(t, "spend the day", { tools: [{ type: "builtin", name: "get_time" }], limits: { max_tokens_per_day: 25 } });
-    const done = await waitForStatus(t, ["done", "failed"]);
-    expect(done).toMatchObject({ status: "done", stop_reason: "token_limit", usage: { steps: 2, input_tokens: 20, output_tokens: 10 } });
+    const waiting = await waitForStatus(t, ["waiting_budget", "done", "failed"]);
+    expect(waiting).toMatchObject({ status: "waiting_budget", usage: { steps: 2, input_tokens: 20, output_tokens: 10 } });
     expect(await t.model.requests()).toHaveLength(2);
+    // Its alarm is set for the next UTC midnight, when the daily budget renews (once the report owed is delivered).
+    const midnight = (Math.floor(Date.now() / 86_400_000) + 1) * 86_400_000;
+    await until(async () => (await alarmAt(t)) === midnight && (await runState(t)).budget_wait?.resume_at === midnight);
+    // Midnight comes: today's tokens become yesterday's at the index, and the alarm fires at the renewal.
+    await runInDurableObject(tenantIndexStub(env, t.tenantId), (_, state) => {
+      state.storage.sql.exec(`UPDATE usage_daily SET day = '2000-01-01'`);
+    });
+    await runInDurableObject(t.stub, (_, state) => {
+      const run = state.storage.kv.get<RunState>("run")!;
+      state.storage.kv.put("run", { ...run, budget_wait: { ...run.budget_wait!, resume_at: Date.now() - 1 } });
+    });
+    await t.model.script({ reply: { content: [{ type: "text", text: "a new day" }], usage } });
+    await runDurableObjectAlarm(t.stub);
+    // The call it stopped before (the third scripted one), then the answer.
+    expect(await waitForStatus(t, ["done", "failed"])).toMatchObject({ status: "done", stop_reason: "end_turn", usage: { steps: 4 } });
   });
 });

@@ -290,6 +290,7 @@ describe("session object storage written by an earlier version", () => {
       max_model_calls_per_tree: BUILTIN_DEFAULT_LIMITS.max_model_calls_per_tree,
       max_cost_usd_per_day: null,
       max_tokens_per_day_per_subject: null,
+      max_cost_usd_per_session: null,
       end_user_tokens_per_minute: BUILTIN_DEFAULT_LIMITS.end_user_tokens_per_minute,
       end_user_requests_per_minute: BUILTIN_DEFAULT_LIMITS.end_user_requests_per_minute,
       max_credentials_per_end_user: BUILTIN_DEFAULT_LIMITS.max_credentials_per_end_user,

@@ -178,6 +178,7 @@ describe("counts", () => {
       waiting_approval: 0,
       waiting_tool_output: 0,
       waiting_subagents: 0,
+      waiting_budget: 0,
       paused: 0,
       done: 1,
       failed: 0,

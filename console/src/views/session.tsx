@@ -15,6 +15,7 @@ import { AgentLink, Ago, Creator, ErrorNote, Loading, Page, StatusBadge } from "
 import { Conversation } from "./conversation";
 import { SessionSetup } from "./session-setup";
 import { SessionControls } from "./session-controls";
+import { RaiseBudget } from "./raise-budget";
 import { Steps } from "./steps";
 import { SubagentTree } from "./subagents";
 import { ToolCalls } from "./tool-calls";
@@ -182,15 +183,20 @@ export function SessionPage(props: { id: string }) {
         </>
       }
       actions={
-        me.powers.write && (
-          <SessionControls
-            id={data.id}
-            status={status}
-            onChanged={() => {
-              session.refresh();
-            }}
-          />
-        )
+        <>
+          {me.powers.write && (
+            <SessionControls
+              id={data.id}
+              status={status}
+              onChanged={() => {
+                session.refresh();
+              }}
+            />
+          )}
+          {me.powers.tenantAdmin && status === "waiting_budget" && (
+            <RaiseBudget id={data.id} limits={data.limits} wait={data.budget_wait} onChanged={() => session.refresh()} />
+          )}
+        </>
       }
     >
       {data.title && <p class="session-title">{data.title}</p>}

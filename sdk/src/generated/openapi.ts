@@ -454,7 +454,11 @@ export interface paths {
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an API key's daily token budget
+         * @description Audited as `api_key.updated`. Raising it lets the key's sessions waiting in `waiting_budget` go on.
+         */
+        patch: operations["updateApiKey"];
         trace?: never;
     };
     "/v1/admin/tenants": {
@@ -703,7 +707,11 @@ export interface paths {
         delete: operations["deleteSession"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a session's limits
+         * @description Tenant admins only; audited as `session.limits_updated`. A run waiting in `waiting_budget` goes on when the change raised what it waits on: it takes a run slot like any start (else it is `queued`), and every budget is checked again before its next model call.
+         */
+        patch: operations["updateSession"];
         trace?: never;
     };
     "/v1/sessions/{id}/messages": {
@@ -1595,10 +1603,10 @@ export interface components {
             session: components["schemas"]["NotificationSession"];
         };
         /**
-         * @description `session.done`, `session.failed`, `session.cancelled`: the run ended with that status. `session.waiting_approval`, `session.waiting_tool_output`: the session waits for a person's decision or a client tool's output. Sent each time the session enters the status.
+         * @description `session.done`, `session.failed`, `session.cancelled`: the run ended with that status. `session.waiting_approval`, `session.waiting_tool_output`: the session waits for a person's decision or a client tool's output. `session.waiting_budget`: the run reached a budget and waits, holding no run slot, until it is raised or renews. Sent each time the session enters the status.
          * @enum {string}
          */
-        NotificationType: "session.done" | "session.failed" | "session.cancelled" | "session.waiting_approval" | "session.waiting_tool_output" | "session.credential_required";
+        NotificationType: "session.done" | "session.failed" | "session.cancelled" | "session.waiting_approval" | "session.waiting_tool_output" | "session.credential_required" | "session.waiting_budget";
         /** @description The session as it stood at the change, without its system prompt, tools and context (`GET /v1/sessions/{id}` has them). */
         NotificationSession: {
             /** @example ses_Jq7mV2xkPz9w4LbNc8RtYd3F */
@@ -1633,10 +1641,10 @@ export interface components {
         };
         SessionStatus: components["schemas"]["OpenStatus"] | components["schemas"]["FinalStatus"];
         /**
-         * @description A status a session is in before its run ends, or before it ever ran (`idle`). `waiting_subagents`: the child sessions its `agent` tool calls started are running; like the other waiting statuses it holds no run slot.
+         * @description A status a session is in before its run ends, or before it ever ran (`idle`). `waiting_subagents`: the child sessions its `agent` tool calls started are running; like the other waiting statuses it holds no run slot. `waiting_budget`: the run reached a budget (the session's, its API key's, its creator's or the tenant's daily one) and goes on, holding no run slot meanwhile, when the budget is raised or a daily one renews at the next UTC midnight.
          * @enum {string}
          */
-        OpenStatus: "idle" | "queued" | "running" | "waiting_approval" | "waiting_tool_output" | "waiting_subagents" | "paused";
+        OpenStatus: "idle" | "queued" | "running" | "waiting_approval" | "waiting_tool_output" | "waiting_subagents" | "waiting_budget" | "paused";
         /**
          * @description A status a session's run ends in: wait for one of these.
          * @enum {string}
@@ -2204,7 +2212,10 @@ export interface components {
             max_steps_per_run: number;
             /** Format: int32 */
             max_tokens_per_call: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Tokens one session may spend over its life, its sub-agents included; past it the run waits in `waiting_budget` until a tenant admin raises it (`PATCH /v1/sessions/{id}`).
+             */
             max_tokens_per_session: number;
             /** Format: int32 */
             max_tool_output_chars: number;
@@ -2253,13 +2264,15 @@ export interface components {
              * @description Model calls one tree of sub-agents may make, every session of it together; the session whose call would pass it ends `done` with `budget_limit`.
              */
             max_model_calls_per_tree: number;
-            /** @description USD the tenant's sessions may spend per UTC day, priced by `MODEL_PRICES` (tokens of a model without a price count nothing); null: unlimited. Past it a start is a 429 and a run going ends `done` with `budget_limit`. */
+            /** @description USD the tenant's sessions may spend per UTC day, priced by `MODEL_PRICES` (tokens of a model without a price count nothing); null: unlimited. Past it a start is a 429 and a run going waits in `waiting_budget` until the budget is raised or the next UTC day. */
             max_cost_usd_per_day: number | null;
             /**
              * Format: int64
              * @description Tokens the sessions of each `created_by` may spend per UTC day; null: unlimited. Past it the same as `max_cost_usd_per_day`.
              */
             max_tokens_per_day_per_subject: number | null;
+            /** @description USD one session may spend over its life, its sub-agents included, priced by `MODEL_PRICES`; null: unlimited. Past it the run waits in `waiting_budget` until a tenant admin raises it (`PATCH /v1/sessions/{id}`). */
+            max_cost_usd_per_session: number | null;
             /**
              * Format: int64
              * @description End-user tokens the tenant may mint per minute (`POST /v1/auth/end-user-token`), all its backends together; one more is a 429 with `Retry-After`.
@@ -2348,6 +2361,8 @@ export interface components {
             waiting_tool_output?: number;
             /** Format: int64 */
             waiting_subagents?: number;
+            /** Format: int64 */
+            waiting_budget?: number;
             /** Format: int64 */
             paused?: number;
             /** Format: int64 */
@@ -2747,7 +2762,7 @@ export interface components {
             expires_at?: string | null;
             /**
              * Format: int64
-             * @description Tokens the sessions this key creates (and their sub-agents) may spend per UTC day; past it a start through the key is a 429 and a run going ends `done` with `budget_limit`. Null or absent: none.
+             * @description Tokens the sessions this key creates (and their sub-agents) may spend per UTC day; past it a start through the key is a 429 and a run going waits in `waiting_budget` until the budget is raised (`PATCH /v1/api-keys/{key_id}`) or the next UTC day. Null or absent: none.
              */
             max_tokens_per_day?: number | null;
         };
@@ -2755,6 +2770,13 @@ export interface components {
             data: components["schemas"]["ApiKey"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             next_cursor: string | null;
+        };
+        UpdateApiKey: {
+            /**
+             * Format: int64
+             * @description The key's new daily token budget; null: none. Sessions waiting in `waiting_budget` on this key's budget are told, and go on if it now allows.
+             */
+            max_tokens_per_day: number | null;
         };
         TenantPage: {
             data: components["schemas"]["TenantListItem"][];
@@ -2786,7 +2808,10 @@ export interface components {
             max_steps_per_run?: number;
             /** Format: int32 */
             max_tokens_per_call?: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Tokens one session may spend over its life, its sub-agents included; past it the run waits in `waiting_budget` until a tenant admin raises it (`PATCH /v1/sessions/{id}`).
+             */
             max_tokens_per_session?: number;
             /** Format: int32 */
             max_tool_output_chars?: number;
@@ -2835,13 +2860,15 @@ export interface components {
              * @description Model calls one tree of sub-agents may make, every session of it together; the session whose call would pass it ends `done` with `budget_limit`.
              */
             max_model_calls_per_tree?: number;
-            /** @description USD the tenant's sessions may spend per UTC day, priced by `MODEL_PRICES` (tokens of a model without a price count nothing); null: unlimited. Past it a start is a 429 and a run going ends `done` with `budget_limit`. */
+            /** @description USD the tenant's sessions may spend per UTC day, priced by `MODEL_PRICES` (tokens of a model without a price count nothing); null: unlimited. Past it a start is a 429 and a run going waits in `waiting_budget` until the budget is raised or the next UTC day. */
             max_cost_usd_per_day?: number | null;
             /**
              * Format: int64
              * @description Tokens the sessions of each `created_by` may spend per UTC day; null: unlimited. Past it the same as `max_cost_usd_per_day`.
              */
             max_tokens_per_day_per_subject?: number | null;
+            /** @description USD one session may spend over its life, its sub-agents included, priced by `MODEL_PRICES`; null: unlimited. Past it the run waits in `waiting_budget` until a tenant admin raises it (`PATCH /v1/sessions/{id}`). */
+            max_cost_usd_per_session?: number | null;
             /**
              * Format: int64
              * @description End-user tokens the tenant may mint per minute (`POST /v1/auth/end-user-token`), all its backends together; one more is a 429 with `Retry-After`.
@@ -3103,6 +3130,8 @@ export interface components {
              * @description Messages posted with `if_running: enqueue` that wait to start the next runs.
              */
             queued_messages: number;
+            /** @description While the session is `waiting_budget`: what it waits on; null otherwise. */
+            budget_wait: components["schemas"]["BudgetWait"] | null;
             tree: components["schemas"]["SessionTree"];
             usage: components["schemas"]["SessionUsage"];
             metadata: {
@@ -3395,6 +3424,20 @@ export interface components {
         OutputSchema: {
             [key: string]: unknown;
         };
+        /** @description What a session in `waiting_budget` waits on. */
+        BudgetWait: {
+            /**
+             * @description `session_tokens`, `session_cost`: the session's own `max_tokens_per_session`, `max_cost_usd_per_session` (a tenant admin raises them with `PATCH /v1/sessions/{id}`); `tenant_tokens`, `tenant_cost`, `subject_tokens`, `key_tokens`: a daily budget of the tenant, its creator or its API key.
+             * @enum {string}
+             */
+            budget: "session_tokens" | "session_cost" | "tenant_tokens" | "tenant_cost" | "subject_tokens" | "key_tokens";
+            /**
+             * Format: date-time
+             * @description For a daily budget, when it renews and the run goes on by itself (the next UTC midnight); null for the session's own.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            resumes_at: string | null;
+        };
         /** @description For a session a caller created: its sub-agent tree's count, itself and every session its `agent` tools started, and theirs. Null for a child session: its root keeps the count. */
         SessionTree: {
             /**
@@ -3496,7 +3539,10 @@ export interface components {
             max_steps_per_run?: number;
             /** Format: int32 */
             max_tokens_per_call?: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Tokens one session may spend over its life, its sub-agents included; past it the run waits in `waiting_budget` until a tenant admin raises it (`PATCH /v1/sessions/{id}`).
+             */
             max_tokens_per_session?: number;
             /** Format: int32 */
             max_tool_output_chars?: number;
@@ -3545,13 +3591,15 @@ export interface components {
              * @description Model calls one tree of sub-agents may make, every session of it together; the session whose call would pass it ends `done` with `budget_limit`.
              */
             max_model_calls_per_tree?: number;
-            /** @description USD the tenant's sessions may spend per UTC day, priced by `MODEL_PRICES` (tokens of a model without a price count nothing); null: unlimited. Past it a start is a 429 and a run going ends `done` with `budget_limit`. */
+            /** @description USD the tenant's sessions may spend per UTC day, priced by `MODEL_PRICES` (tokens of a model without a price count nothing); null: unlimited. Past it a start is a 429 and a run going waits in `waiting_budget` until the budget is raised or the next UTC day. */
             max_cost_usd_per_day?: number | null;
             /**
              * Format: int64
              * @description Tokens the sessions of each `created_by` may spend per UTC day; null: unlimited. Past it the same as `max_cost_usd_per_day`.
              */
             max_tokens_per_day_per_subject?: number | null;
+            /** @description USD one session may spend over its life, its sub-agents included, priced by `MODEL_PRICES`; null: unlimited. Past it the run waits in `waiting_budget` until a tenant admin raises it (`PATCH /v1/sessions/{id}`). */
+            max_cost_usd_per_session?: number | null;
             /**
              * Format: int64
              * @description End-user tokens the tenant may mint per minute (`POST /v1/auth/end-user-token`), all its backends together; one more is a 429 with `Retry-After`.
@@ -3607,6 +3655,9 @@ export interface components {
              */
             cedar: string;
         } | null;
+        UpdateSessionRequest: {
+            limits: components["schemas"]["SessionLimits"] & unknown;
+        };
         MessagePage: {
             data: components["schemas"]["Message"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
@@ -4308,7 +4359,7 @@ export interface components {
             key_id: string | null;
         };
         /** @enum {string} */
-        AuditAction: "api_key.created" | "api_key.revoked" | "webhook_secret.rotated" | "settings.updated" | "policy.updated" | "policy.deleted" | "webhook.created" | "webhook.deleted" | "delivery.redelivered" | "tool_call.approved" | "tool_call.denied" | "tool_call.expired" | "session.deleted" | "session.exported" | "sessions.cancelled_in_bulk" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "agent.created" | "agent.updated" | "agent.archived" | "agent.alias_set" | "agent.alias_deleted" | "memory.deleted" | "tenant.limits_updated" | "tenant.models_updated" | "tenant.suspended" | "tenant.unsuspended" | "tenant.deleted" | "end_user.tokens_revoked" | "credential.put" | "credential.deleted" | "credential.refresh_failed";
+        AuditAction: "api_key.created" | "api_key.revoked" | "api_key.updated" | "webhook_secret.rotated" | "settings.updated" | "policy.updated" | "policy.deleted" | "webhook.created" | "webhook.deleted" | "delivery.redelivered" | "tool_call.approved" | "tool_call.denied" | "tool_call.expired" | "session.deleted" | "session.limits_updated" | "session.exported" | "sessions.cancelled_in_bulk" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "agent.created" | "agent.updated" | "agent.archived" | "agent.alias_set" | "agent.alias_deleted" | "memory.deleted" | "tenant.limits_updated" | "tenant.models_updated" | "tenant.suspended" | "tenant.unsuspended" | "tenant.deleted" | "end_user.tokens_revoked" | "credential.put" | "credential.deleted" | "credential.refresh_failed";
         /** @description The AI SDK's UI message stream (`ai` v7, header `x-vercel-ai-ui-message-stream: v1`): `data:` events of the parts `start` (with the answer's `messageId` when a new message began the turn), `start-step`, `text-start`/`text-delta`/`text-end`, `reasoning-start`/`reasoning-delta`/`reasoning-end`, `tool-input-start`/`tool-input-available`, `tool-approval-request`, `tool-approval-response`, `tool-output-available`/`tool-output-error`/`tool-output-denied`, `finish-step`, `finish`, `error`, `abort`, then `data: [DONE]`. */
         UIMessageStream: string;
         /** @description The body `DefaultChatTransport` sends (`id`, `messages`, `trigger`, `messageId`). */
@@ -7514,6 +7565,145 @@ export interface operations {
             };
         };
     };
+    updateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "max_tokens_per_day": 500000
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateApiKey"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listTenants: {
         parameters: {
             query?: {
@@ -9379,6 +9569,149 @@ export interface operations {
             };
             /** @description Unknown, or not visible to this caller (`not_found`). */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "limits": {
+                 *         "max_tokens_per_session": 150000
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description The session with its new limits. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -16126,8 +16459,8 @@ type ReadonlyArray<T> = [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const pathsV1AgentsGetParametersQueryInclude_archivedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/agents"]["get"]["parameters"]["query"]["include_archived"]> = ["true", "false"];
-export const notificationTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationType"]> = ["session.done", "session.failed", "session.cancelled", "session.waiting_approval", "session.waiting_tool_output", "session.credential_required"];
-export const openStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OpenStatus"]> = ["idle", "queued", "running", "waiting_approval", "waiting_tool_output", "waiting_subagents", "paused"];
+export const notificationTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationType"]> = ["session.done", "session.failed", "session.cancelled", "session.waiting_approval", "session.waiting_tool_output", "session.credential_required", "session.waiting_budget"];
+export const openStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OpenStatus"]> = ["idle", "queued", "running", "waiting_approval", "waiting_tool_output", "waiting_subagents", "waiting_budget", "paused"];
 export const finalStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinalStatus"]> = ["done", "failed", "cancelled"];
 export const waitingToolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WaitingToolCall"]["status"]> = ["waiting_approval", "waiting_tool_output"];
 export const snapshotEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SnapshotEvent"]["type"]> = ["snapshot"];
@@ -16180,6 +16513,7 @@ export const agentToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components
 export const a2aToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["A2aTool"]["type"]> = ["a2a"];
 export const contextSettingsStrategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ContextSettings"]["strategy"]> = ["auto", "last_messages", "summary"];
 export const reasoningSettingsEffortValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReasoningSettings"]["effort"]> = ["low", "medium", "high"];
+export const budgetWaitBudgetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BudgetWait"]["budget"]> = ["session_tokens", "session_cost", "tenant_tokens", "tenant_cost", "subject_tokens", "key_tokens"];
 export const inputTextBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InputTextBlock"]["type"]> = ["text"];
 export const inputImageBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["InputImageBlock"]["type"]> = ["image"];
 export const inputImageBlockSourceOneOf0TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["InputImageBlock"]["source"], {
@@ -16201,7 +16535,7 @@ export const credentialTypeValues: ReadonlyArray<FlattenedDeepRequired<component
 export const credentialStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Credential"]["status"]> = ["ok", "expired", "refresh_failed"];
 export const putCredentialRequestTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PutCredentialRequest"]["type"]> = ["bearer", "header", "oauth2"];
 export const auditActorViaValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActor"]["via"]> = ["jwt", "api_key"];
-export const auditActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditAction"]> = ["api_key.created", "api_key.revoked", "webhook_secret.rotated", "settings.updated", "policy.updated", "policy.deleted", "webhook.created", "webhook.deleted", "delivery.redelivered", "tool_call.approved", "tool_call.denied", "tool_call.expired", "session.deleted", "session.exported", "sessions.cancelled_in_bulk", "schedule.created", "schedule.updated", "schedule.deleted", "agent.created", "agent.updated", "agent.archived", "agent.alias_set", "agent.alias_deleted", "memory.deleted", "tenant.limits_updated", "tenant.models_updated", "tenant.suspended", "tenant.unsuspended", "tenant.deleted", "end_user.tokens_revoked", "credential.put", "credential.deleted", "credential.refresh_failed"];
+export const auditActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditAction"]> = ["api_key.created", "api_key.revoked", "api_key.updated", "webhook_secret.rotated", "settings.updated", "policy.updated", "policy.deleted", "webhook.created", "webhook.deleted", "delivery.redelivered", "tool_call.approved", "tool_call.denied", "tool_call.expired", "session.deleted", "session.limits_updated", "session.exported", "sessions.cancelled_in_bulk", "schedule.created", "schedule.updated", "schedule.deleted", "agent.created", "agent.updated", "agent.archived", "agent.alias_set", "agent.alias_deleted", "memory.deleted", "tenant.limits_updated", "tenant.models_updated", "tenant.suspended", "tenant.unsuspended", "tenant.deleted", "end_user.tokens_revoked", "credential.put", "credential.deleted", "credential.refresh_failed"];
 export const chatRequestTriggerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatRequest"]["trigger"]> = ["submit-message", "regenerate-message"];
 export const chatUIMessageRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatUIMessage"]["role"]> = ["system", "user", "assistant"];
 export const jsonRpcErrorJsonrpcValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JsonRpcError"]["jsonrpc"]> = ["2.0"];

@@ -56,11 +56,21 @@ export const CreateApiKeyBodySchema = z
       .openapi({ description: "A future time after which the key stops working; null or absent: never." }),
     max_tokens_per_day: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().optional().openapi({
       description:
-        "Tokens the sessions this key creates (and their sub-agents) may spend per UTC day; past it a start through the key is a 429 and a run going ends `done` with `budget_limit`. Null or absent: none.",
+        "Tokens the sessions this key creates (and their sub-agents) may spend per UTC day; past it a start through the key is a 429 and a run going waits in `waiting_budget` until the budget is raised (`PATCH /v1/api-keys/{key_id}`) or the next UTC day. Null or absent: none.",
     }),
   })
   .strict()
   .openapi("CreateApiKey");
+
+export const UpdateApiKeyBodySchema = z
+  .object({
+    max_tokens_per_day: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().openapi({
+      description:
+        "The key's new daily token budget; null: none. Sessions waiting in `waiting_budget` on this key's budget are told, and go on if it now allows.",
+    }),
+  })
+  .strict()
+  .openapi("UpdateApiKey");
 
 export const ApiKeyPageSchema = pageSchema(ApiKeySchema, "ApiKeyPage");
 

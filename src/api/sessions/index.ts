@@ -18,11 +18,13 @@ import * as listToolCalls from "./list-tool-calls";
 import * as pause from "./pause";
 import * as resume from "./resume";
 import * as submitToolOutput from "./submit-tool-output";
+import * as update from "./update";
 
 export function registerSessionRoutes(app: App): void {
   app.openapi(create.route, create.handler);
   app.openapi(list.route, list.handler);
   app.openapi(get.route, get.handler);
+  app.openapi(update.route, update.handler);
   app.openapi(deleteSession.route, deleteSession.handler);
   app.openapi(listMessages.route, listMessages.handler);
   app.openapi(addMessage.route, addMessage.handler);

@@ -3,6 +3,7 @@
  * tool-call bodies, and the path and query parameters; the create and message bodies come from
  * src/session-config/request-schemas.ts. Caps on caller-given text are named with their units.
  */
+import { BUDGET_WAITS } from "../../usage/budgets";
 import { z } from "@hono/zod-openapi";
 import { AGENT_ID_PATTERN } from "../../agents/refs";
 import { MAX_SUBJECT_LENGTH } from "../../auth/platform-keys";
@@ -103,6 +104,19 @@ export const ContentBlockSchema = z
 
 // ---- the session ---------------------------------------------------------------------------
 
+const BudgetWaitSchema = z
+  .object({
+    budget: z.enum(BUDGET_WAITS).openapi({
+      description:
+        "`session_tokens`, `session_cost`: the session's own `max_tokens_per_session`, `max_cost_usd_per_session` (a tenant admin raises them with `PATCH /v1/sessions/{id}`); " +
+        "`tenant_tokens`, `tenant_cost`, `subject_tokens`, `key_tokens`: a daily budget of the tenant, its creator or its API key.",
+    }),
+    resumes_at: TimestampSchema.nullable().openapi({
+      description: "For a daily budget, when it renews and the run goes on by itself (the next UTC midnight); null for the session's own.",
+    }),
+  })
+  .openapi("BudgetWait", { description: "What a session in `waiting_budget` waits on." });
+
 export const SessionSchema = z
   .object({
     id: z.string().openapi({ example: "ses_Jq7mV2xkPz9w4LbNc8RtYd3F" }),
@@ -141,6 +155,10 @@ export const SessionSchema = z
       .number()
       .int()
       .openapi({ description: "Messages posted with `if_running: enqueue` that wait to start the next runs." }),
+    // A union rather than `.nullable()`, so the named schema itself stays an object.
+    budget_wait: z.union([BudgetWaitSchema, z.null()]).openapi({
+      description: "While the session is `waiting_budget`: what it waits on; null otherwise.",
+    }),
     tree: z
       .object({
         sessions: z.number().int().min(1).openapi({ description: "Sessions of the tree, this root included (`max_sessions_per_tree`)." }),

@@ -6,7 +6,7 @@
  */
 import type { StorageFootprint } from "../../storage/object-storage";
 import type { AuditContext } from "../../audit/types";
-import type { Limits } from "../../limits";
+import type { Limits, PartialLimits } from "../../limits";
 import type { SessionResult, Message, Page, RunInput, RunOptions, Session, SessionInit, Step, ToolCall } from "../../session-config/types";
 import type { SessionViewer } from "../viewer";
 import type { StreamFilter } from "./events/streams";
@@ -71,6 +71,13 @@ export interface SessionRpc {
   resume(cap?: Limits | null): Promise<SessionResult<Session>>;
   /** The tenant index granted this queued session a run slot. */
   slotGranted(): Promise<SessionResult<Session>>;
+  /**
+   * A tenant admin's change of the session's limits, checked against the tenant's by the caller and
+   * audited here; a run waiting on a budget goes on (control/budget-wait.ts).
+   */
+  setLimits(limits: PartialLimits, by?: AuditContext): Promise<SessionResult<Session>>;
+  /** The tenant index's word that a budget the session may wait on was raised: a key's (null) or the tenant's limits. */
+  budgetRaised(tenantLimits: Limits | null): Promise<SessionResult<Session>>;
   /**
    * `decidedBy` (here and on `deny`): the subject of the principal who decides. `viewer` (here,
    * on `deny` and on `submitToolOutput`): the caller, when the object is to apply the access rule

@@ -4,7 +4,7 @@
  * `finally`; reads through `#query`. Only `alarm()` runs steps, one unit per alarm, so two never run at once.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { Limits } from "../../limits";
+import type { Limits, PartialLimits } from "../../limits";
 import type { AuditContext } from "../../audit/types";
 import { storageFootprint, type StorageFootprint } from "../../storage/object-storage";
 import { openEventStream } from "./events/open-stream";
@@ -103,6 +103,14 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
 
   async slotGranted(): Shown {
     return this.#change(() => control.slotGranted(this.#engine));
+  }
+
+  async setLimits(limits: PartialLimits, by?: AuditContext): Shown {
+    return this.#change(() => control.setLimits(this.#engine, limits, by));
+  }
+
+  async budgetRaised(tenantLimits: Cap): Shown {
+    return this.#change(() => control.budgetRaised(this.#engine, tenantLimits));
   }
 
   async approve(callId: string, decidedBy: Subject = null, viewer: Viewer = null, by?: AuditContext): Shown {

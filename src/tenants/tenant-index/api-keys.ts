@@ -16,6 +16,7 @@ import {
 import type * as T from "../types";
 import { optionalCursor, requireNow, requirePageLimit, requireString } from "../../shared/validate";
 import type { IndexHost } from "./host";
+import { sessionsWaitingOn, wakeBudgetWaiters } from "../budget-waits";
 
 export function touchApiKey(host: IndexHost, keyId: string, now: number): boolean {
   return apiKeys.touchApiKey(host.sql, requireString("keyId", keyId), requireNow(now));
@@ -34,6 +35,33 @@ export function createApiKey(host: IndexHost, tenantId: string, record: apiKeys.
 
 export function listApiKeys(host: IndexHost, tenantId: string, input: T.PageInput): Page<apiKeys.ApiKeyListing> {
   return apiKeys.listApiKeys(host.sql, tenantId, requirePageLimit(input.limit), optionalCursor(input.cursor));
+}
+
+/**
+ * A key's daily token budget changed (audited with both values); the sessions waiting on it are
+ * told before the answer, and each checks every budget again as it goes on.
+ */
+export async function setApiKeyBudget(
+  host: IndexHost,
+  tenantId: string,
+  keyId: string,
+  maxTokensPerDay: number | null,
+  by?: AuditContext,
+): Promise<boolean> {
+  const id = requireString("keyId", keyId);
+  const before = apiKeys.keyTokenBudget(host.sql, id);
+  const found = host.transaction(() => {
+    const updated = apiKeys.setKeyTokenBudget(host.sql, id, maxTokensPerDay);
+    if (updated && before !== maxTokensPerDay)
+      host.audit(by, {
+        action: "api_key.updated",
+        target: { type: "api_key", id },
+        details: { before: { max_tokens_per_day: before }, after: { max_tokens_per_day: maxTokensPerDay } },
+      });
+    return updated;
+  });
+  if (found) await wakeBudgetWaiters(host.env, tenantId, sessionsWaitingOn(host.sql, ["key_tokens"], id), null);
+  return found;
 }
 
 /** The streams are closed before the answer, so a revoked key's watchers are gone when it returns. */

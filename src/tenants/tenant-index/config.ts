@@ -9,6 +9,7 @@ import { maskSettings, parseSettings, writeSettings } from "../tenant-settings";
 import type * as T from "../types";
 import type { IndexHost } from "./host";
 import { cancelActive } from "./sessions";
+import { sessionsWaitingOn, wakeBudgetWaiters } from "../budget-waits";
 
 export function tenantConfig(host: IndexHost, tenantId: string): T.TenantConfig {
   return tenantConfigView(tenantId, host.config(), host.createdAt());
@@ -44,6 +45,9 @@ export async function setLimitOverrides(
   });
   host.configChanged();
   await host.schedulePump(); // a higher max_concurrent_runs frees slots for the queue
+  // Sessions waiting on a daily budget of the tenant's or a creator's are told (each checks every budget again).
+  const waiting = sessionsWaitingOn(host.sql, ["tenant_tokens", "tenant_cost", "subject_tokens"], null);
+  await wakeBudgetWaiters(host.env, tenantId, waiting, host.config().limits);
   return tenantConfig(host, tenantId);
 }
 

@@ -30,6 +30,7 @@ import type { IndexHost } from "./host";
 import { takeNotifications } from "./notifications";
 import { reservedTokens, reserveTokens, settleReservation } from "../budget-reservations";
 import { RETAINABLE_STATUSES } from "../../session-config/retention";
+import { followBudgetWait, forgetBudgetWait } from "../budget-waits";
 
 /** A batch of notifications the index refuses is logged and answered, never fails the report. */
 export async function reportSession(
@@ -70,6 +71,7 @@ export function applyReport(sql: SqlStorage, row: ReportRow): boolean {
   if (applied) followReport(sql, row.id, row.status, row.updated_at);
   // The run ended: its spend is in the row now, its reservation no longer stands for it.
   if (applied && RETAINABLE_STATUSES.includes(row.status)) settleReservation(sql, row.id);
+  if (applied) followBudgetWait(sql, row);
   return applied;
 }
 
@@ -78,6 +80,7 @@ export function dropSession(sql: SqlStorage, id: string, now: number): boolean {
   const removed = sessions.removeSession(sql, id, now);
   forgetSession(sql, id, now);
   settleReservation(sql, id);
+  forgetBudgetWait(sql, id);
   return removed;
 }
 

@@ -168,6 +168,10 @@ const STEPS: Readonly<Record<string, Step>> = {
     actions: ["session.exported"],
     run: (w, send) => send(`/v1/sessions/${w.ids.sessionId}/export`, { method: "GET" }),
   },
+  "PATCH /v1/sessions/{id}": {
+    actions: ["session.limits_updated"],
+    run: (w, send) => send(`/v1/sessions/${w.ids.sessionId}`, { method: "PATCH", body: { limits: { max_steps_per_run: 5 } } }),
+  },
   "DELETE /v1/sessions/{id}": {
     actions: ["session.deleted"],
     run: (w, send) => send(`/v1/sessions/${w.ids.sessionId}`, { method: "DELETE" }),
@@ -344,6 +348,10 @@ const STEPS: Readonly<Record<string, Step>> = {
   "DELETE /v1/memory/items": {
     actions: ["memory.deleted"],
     run: (_w, send) => send("/v1/memory/items?namespace=notes&key=a", { method: "DELETE" }),
+  },
+  "PATCH /v1/api-keys/{key_id}": {
+    actions: ["api_key.updated"],
+    run: (w, send) => send(`/v1/api-keys/${w.ids.keyId}`, { method: "PATCH", body: { max_tokens_per_day: 1000 } }),
   },
   "DELETE /v1/api-keys/{key_id}": {
     actions: ["api_key.revoked"],

@@ -28,7 +28,7 @@ async function twoUsers(prefix = "t") {
 
 async function runToEnd(user: Caller, body: Record<string, unknown>): Promise<Session> {
   const session = await createSession(user, body);
-  return waitForStatus(user, session.id, ["done", "failed"], 15_000);
+  return waitForStatus(user, session.id, ["done", "failed", "waiting_budget"], 15_000);
 }
 
 describe("an end user's sessions", () => {
@@ -282,13 +282,13 @@ describe("usage and budgets of end users", () => {
     await model.script(...[1, 2, 3, 4].map((n) => toolLoop(`toolu_a${n}`, step)));
     const agent = await createAgent(who, { name: "looper", model: model.key, tools: GET_TIME });
     const done = await runToEnd(alice, { agent: agent.id, input: "loop" });
-    expect(done).toMatchObject({ status: "done", stop_reason: "budget_limit", usage: { steps: 2 } });
+    expect(done).toMatchObject({ status: "waiting_budget", stop_reason: null, usage: { steps: 2 } });
     const refused = await callJson("/v1/sessions", "POST", { agent: agent.id, input: "more" }, alice.headers);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
     // Bob has spent nothing: his run starts.
     await model.script(...[1, 2, 3, 4].map((n) => toolLoop(`toolu_b${n}`, step)));
-    expect((await runToEnd(bob, { agent: agent.id, input: "loop" })).stop_reason).toBe("budget_limit");
+    expect((await runToEnd(bob, { agent: agent.id, input: "loop" })).status).toBe("waiting_budget");
 
     const admin = await caller(tenantId, ["tenant:admin"], "admin");
     const report = await usageWhen(

@@ -15,7 +15,7 @@ async function runaway(who: Caller, prefix: string) {
   const model = mockModel(uniqueKey(prefix));
   await model.script(...[1, 2, 3, 4].map((n) => toolLoop(`toolu_b${n}`, STEP)));
   const session = await createSession(who, { input: "loop", model: model.key, tools: GET_TIME });
-  const done = await waitForStatus(who, session.id, ["done", "failed"]);
+  const done = await waitForStatus(who, session.id, ["done", "failed", "waiting_budget"]);
   return { done, calls: (await model.requests()).length, model: model.key };
 }
 
@@ -33,13 +33,13 @@ async function expectRefused(who: Caller, model: string, detail: RegExp): Promis
 }
 
 describe("daily budgets", () => {
-  it("max_cost_usd_per_day stops a run going with budget_limit, then refuses a start", async () => {
+  it("max_cost_usd_per_day makes a run going wait in waiting_budget, then refuses a start", async () => {
     const tenantId = freshTenant();
     await tenantIndexStub(env, tenantId).setLimitOverrides(tenantId, { max_cost_usd_per_day: 0.03 });
     const alice = await caller(tenantId, ["sessions:read", "sessions:write"], "alice");
     const { done, calls, model } = await runaway(alice, "priced");
     // 0.02 after the first call, 0.04 after the second: the run stops before a third.
-    expect(done).toMatchObject({ status: "done", stop_reason: "budget_limit", usage: { steps: 2 } });
+    expect(done).toMatchObject({ status: "waiting_budget", stop_reason: null, usage: { steps: 2 } });
     expect(calls).toBe(2);
     await expectRefused(alice, model, /cost budget/);
     // The tenant's cost is everyone's: another user is refused too.
@@ -51,12 +51,12 @@ describe("daily budgets", () => {
     await tenantIndexStub(env, tenantId).setLimitOverrides(tenantId, { max_tokens_per_day_per_subject: 25 });
     const alice = await caller(tenantId, ["sessions:read", "sessions:write"], "alice");
     const { done, calls, model } = await runaway(alice, "plain");
-    expect(done).toMatchObject({ status: "done", stop_reason: "budget_limit", usage: { steps: 2 } });
+    expect(done).toMatchObject({ status: "waiting_budget", stop_reason: null, usage: { steps: 2 } });
     expect(calls).toBe(2);
     await expectRefused(alice, model, /user's daily token budget/);
     // Bob has spent nothing: his runs start.
     const bob = await caller(tenantId, ["sessions:read", "sessions:write"], "bob");
-    expect((await runaway(bob, "plain")).done).toMatchObject({ stop_reason: "budget_limit" });
+    expect((await runaway(bob, "plain")).done).toMatchObject({ status: "waiting_budget", usage: { steps: 2 } });
   });
 
   it("an API key's max_tokens_per_day stops the sessions it creates, and not the tenant's others", async () => {
@@ -68,7 +68,7 @@ describe("daily budgets", () => {
     };
     expect(listed.data.find((k) => k.key_id === key.keyId)?.max_tokens_per_day).toBe(25);
     const { done, calls, model } = await runaway(key, "plain");
-    expect(done).toMatchObject({ status: "done", stop_reason: "budget_limit", usage: { steps: 2 } });
+    expect(done).toMatchObject({ status: "waiting_budget", stop_reason: null, usage: { steps: 2 } });
     expect(calls).toBe(2);
     await expectRefused(key, model, /API key's daily token budget/);
     const other = await keyCaller(boss);

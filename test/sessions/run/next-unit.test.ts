@@ -38,12 +38,12 @@ describe("nextUnit", () => {
     [
       "the session's token budget",
       inputs({ run: { usage: { ...EMPTY_USAGE, steps: 3, input_tokens: 150_000, output_tokens: 50_000 } } }),
-      { kind: "finish", stopReason: "token_limit" },
+      { kind: "wait_budget", budget: "session_tokens" },
     ],
     [
       "the session's token budget, its sub-agents' tokens counted",
       inputs({ run: { usage: { ...EMPTY_USAGE, input_tokens: 150_000 } }, descendantTokens: 50_000 }),
-      { kind: "finish", stopReason: "token_limit" },
+      { kind: "wait_budget", budget: "session_tokens" },
     ],
     [
       "a call capped by what its sub-agents left",
@@ -53,7 +53,17 @@ describe("nextUnit", () => {
     [
       "the tenant's daily budget",
       inputs({ limits: { max_tokens_per_day: 100 }, tenantTokensToday: 100 }),
-      { kind: "finish", stopReason: "token_limit" },
+      { kind: "wait_budget", budget: "tenant_tokens" },
+    ],
+    [
+      "the session's cost budget, its sub-agents' cost counted",
+      inputs({ limits: { max_cost_usd_per_session: 0.5 }, sessionCostUsd: 0.5 }),
+      { kind: "wait_budget", budget: "session_cost" },
+    ],
+    [
+      "a cost budget not reached yet",
+      inputs({ limits: { max_cost_usd_per_session: 0.5 }, sessionCostUsd: 0.49 }),
+      { kind: "model", maxTokens: 4096 },
     ],
     [
       "a daily budget not known yet",

@@ -11,7 +11,8 @@ import { pageQuerySchema, pageSchema, TimestampSchema } from "../../schemas";
 export const NotificationTypeSchema = z.enum(NOTIFICATION_TYPES).openapi("NotificationType", {
   description:
     "`session.done`, `session.failed`, `session.cancelled`: the run ended with that status. `session.waiting_approval`, " +
-    "`session.waiting_tool_output`: the session waits for a person's decision or a client tool's output. Sent each time the session enters the status.",
+    "`session.waiting_tool_output`: the session waits for a person's decision or a client tool's output. " +
+    "`session.waiting_budget`: the run reached a budget and waits, holding no run slot, until it is raised or renews. Sent each time the session enters the status.",
 });
 
 const EndpointIdSchema = z.string().openapi({ pattern: ENDPOINT_ID_PATTERN.source, example: "wh_Jq7mV2xkPz9w4LbNc8RtYd3F" });

@@ -1,5 +1,6 @@
 /** The session object's controls, one module per concern, joined for its door (session-object.ts). */
 export { boot } from "./boot";
+export { budgetRaised, setLimits } from "./budget-wait";
 export { create, createChild } from "./create";
 export { approve, deny, submitToolOutput } from "./decisions";
 export { erase, eraseIfExpired } from "./erase";

@@ -1,6 +1,6 @@
 /**
- * What the alarm does, stage by stage: expired streams and approvals, a queued session's slot,
- * the tenant's daily count, then the unit `nextUnit` chooses. An erase may come in at any await:
+ * What the alarm does, stage by stage: expired streams and approvals, a queued session's slot, a
+ * renewed daily budget, the tenant's daily count, then the unit `nextUnit` chooses. An erase may come in at any await:
  * each stage's await is followed by the engine's existence check (`stillLive`).
  */
 import { usesSummaries } from "../context/plan";
@@ -16,6 +16,7 @@ import { owesAdmission, settleAdmission } from "./admission";
 import { pollChildren } from "../subagents/parent";
 import { totalTokens } from "../../../session-config/types";
 import { askTree, ownCallRefusal, TREE_ASK_RETRY_MS } from "../subagents/tree";
+import { budgetRenewed, resumeFromBudget, sessionCostUsd, waitForBudget } from "./budget-wait";
 
 /**
  * The alarm is the one caller that runs units, so it is handed the engine itself; each stage
@@ -35,6 +36,8 @@ export async function wake(engine: WakeHost): Promise<void> {
     () => (hasExpiredApprovals(engine) ? expireApprovals(engine) : undefined),
     // A queued session asks again now and then, in case the index's own word was lost.
     () => (engine.store.run().status === "queued" ? claimQueuedSlot(engine) : undefined),
+    // A daily budget the run waited on renewed: it claims a slot like any start, and every budget is checked again.
+    () => (budgetRenewed(engine.store.run(), Date.now()) ? resumeFromBudget(engine) : undefined),
     // A session that waits looks at its children now and then, in case a child's report was lost.
     () => (engine.store.run().status === "running" || engine.store.subagents().length === 0 ? undefined : pollChildren(engine)),
     () => (needsTokensToday(engine) ? engine.reporter.send().then(() => undefined) : undefined),
@@ -89,9 +92,11 @@ async function runNextUnit(engine: WakeHost): Promise<void> {
     toolsReady: engine.toolsReady(),
     descendantTokens: totalTokens(engine.store.descendantUsage()),
     budgetReached: engine.reporter.budgetReached(engine.requireSession().limits),
+    sessionCostUsd: sessionCostUsd(engine),
     now: Date.now(),
   });
   if (unit.kind === "finish") engine.finishAtLimit(unit.stopReason);
+  else if (unit.kind === "wait_budget") waitForBudget(engine, unit.budget, Date.now());
   else if (unit.kind === "model") {
     if (await modelCallAllowed(engine)) await runUnit(engine, unit);
   } else if (unit.kind === "tools" || unit.kind === "summary" || unit.kind === "discover") await runUnit(engine, unit);
@@ -99,8 +104,9 @@ async function runNextUnit(engine: WakeHost): Promise<void> {
 
 /**
  * The tree's root counts every model call of its tree (subagents/tree.ts), its own by its steps,
- * decided here: past `max_model_calls_per_tree` the run ends `done` with `budget_limit`,
- * as at a daily budget, its `error` naming the limit. A root that could not be asked is asked
+ * decided here: past `max_model_calls_per_tree` the run ends `done` with `budget_limit`, its
+ * `error` naming the limit. It ends rather than waits: the cap guards against a runaway fan-out
+ * of one task, counted at the root over every session of the tree, and no one session's budget raises it. A root that could not be asked is asked
  * again `TREE_ASK_RETRY_MS` later; no call is made meanwhile.
  */
 async function modelCallAllowed(engine: WakeHost): Promise<boolean> {

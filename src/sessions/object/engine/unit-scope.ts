@@ -36,6 +36,7 @@ export type StoreReads = Pick<
   | "subagent"
   | "subagentsInRun"
   | "remoteTask"
+  | "descendantUsage"
 >;
 
 /** The writes a unit makes, given only inside `StepScope.commit` (the engine's, by name: engine.ts). */

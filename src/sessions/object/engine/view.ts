@@ -3,6 +3,13 @@ import { maskToolSpecs } from "../../../session-config/masking";
 import type { SessionStore, StoredSession } from "../store/store";
 import type { Session } from "../../../session-config/types";
 import { treeCount } from "../subagents/tree";
+import type { RunState } from "../store/store";
+
+function budgetWaitView(run: RunState): Session["budget_wait"] {
+  const wait = run.status === "waiting_budget" ? (run.budget_wait ?? null) : null;
+  if (wait === null) return null;
+  return { budget: wait.budget, resumes_at: wait.resume_at === null ? null : new Date(wait.resume_at).toISOString() };
+}
 
 /** MCP header values masked; what the loop and the traces keep for themselves left out. */
 export function sessionView(stored: StoredSession, store: SessionStore): Session {
@@ -29,6 +36,7 @@ export function sessionView(stored: StoredSession, store: SessionStore): Session
     // Sessions created before context settings existed stored none: they use `auto`.
     context: session.context ?? { strategy: "auto" },
     queued_messages: store.queuedMessages(),
+    budget_wait: budgetWaitView(run),
     tree: treeCount(store, stored),
     title: store.title(),
     updated_at: run.updated_at,

@@ -1,12 +1,13 @@
 /**
  * What a running session does next, decided from its state alone: wait out a retry's backoff,
- * finish at a limit, run the open tool calls, fold old messages into the summary, or call the
+ * finish at the step limit, wait for a budget reached, run the open tool calls, fold old messages into the summary, or call the
  * model. Pure: the alarm asks this and runs the answer, so the order of these rules lives in
  * one place.
  */
 import type { Limits } from "../../../limits";
 import type { RunState } from "../store/store";
 import { type StopReason, totalTokens } from "../../../session-config/types";
+import type { BudgetName, BudgetWait } from "../../../usage/budgets";
 
 export { UNIT_KINDS, UNIT_OUTCOMES, type UnitKind, type UnitOutcome } from "../../../session-config/types";
 
@@ -15,8 +16,10 @@ export type NextUnit =
   | { kind: "none" }
   /** A retry's backoff is pending until `until` (epoch ms). */
   | { kind: "wait"; until: number }
-  /** A limit is reached: the run ends `done` with this reason. */
-  | { kind: "finish"; stopReason: Extract<StopReason, "step_limit" | "token_limit" | "budget_limit"> }
+  /** The step limit is reached: the run ends `done` with this reason. */
+  | { kind: "finish"; stopReason: Extract<StopReason, "step_limit"> }
+  /** A budget is reached: the run waits in `waiting_budget` until it is raised or renews (control/budget-wait.ts). */
+  | { kind: "wait_budget"; budget: BudgetWait }
   /** The run's MCP servers are listed and their tools saved, before anything uses the tool set. */
   | { kind: "discover" }
   | { kind: "tools" }
@@ -40,7 +43,9 @@ export interface UnitInputs {
   /** False while the run's MCP tools are not listed yet (true for a session without MCP servers). */
   toolsReady: boolean;
   /** A daily budget below the tenant's token budget that is reached (usage/budgets.ts); null or absent: none. */
-  budgetReached?: string | null;
+  budgetReached?: BudgetName | null;
+  /** The session's cost so far, its sub-agents' included (USD; models without a price add nothing). */
+  sessionCostUsd?: number;
   /** The tokens of the sessions its `agent` tools started, and theirs, as last reported: the session's token limit counts them too. */
   descendantTokens?: number;
   now: number;
@@ -55,6 +60,7 @@ export function nextUnit({
   toolsReady,
   descendantTokens = 0,
   budgetReached = null,
+  sessionCostUsd = 0,
   now,
 }: UnitInputs): NextUnit {
   if (run.status !== "running") return { kind: "none" };
@@ -66,13 +72,15 @@ export function nextUnit({
   if (run.steps >= limits.max_steps_per_run) return { kind: "finish", stopReason: "step_limit" };
   // Every token counts against the limits, prompt-cache reads and writes included.
   const used = totalTokens(run.usage) + descendantTokens;
-  if (used >= limits.max_tokens_per_session) return { kind: "finish", stopReason: "token_limit" };
+  if (used >= limits.max_tokens_per_session) return { kind: "wait_budget", budget: "session_tokens" };
+  const maxCost = limits.max_cost_usd_per_session ?? null;
+  if (maxCost !== null && sessionCostUsd >= maxCost) return { kind: "wait_budget", budget: "session_cost" };
   // The daily budget is tenant-wide, so it is known from the index's last answer.
   if (limits.max_tokens_per_day !== null && (tenantTokensToday ?? 0) >= limits.max_tokens_per_day) {
-    return { kind: "finish", stopReason: "token_limit" };
+    return { kind: "wait_budget", budget: "tenant_tokens" };
   }
   // The tenant's cost, the creator's and the key's tokens: known the same way, from the index's last answer.
-  if (budgetReached !== null) return { kind: "finish", stopReason: "budget_limit" };
+  if (budgetReached !== null) return { kind: "wait_budget", budget: budgetReached };
   const maxTokens = Math.min(limits.max_tokens_per_call, limits.max_tokens_per_session - used);
   if (summaryDue(maxTokens)) return { kind: "summary", maxTokens };
   return { kind: "model", maxTokens };

@@ -1,6 +1,6 @@
 /**
  * When the session object's alarm must next fire: the earliest of the next unit of a running session, a
- * queued session's next ask for a run slot, the next report owed to the tenant index, the
+ * queued session's next ask for a run slot, the renewal of a daily budget a run waits on, the next report owed to the tenant index, the
  * deadline of an open WebSocket (whose credential expires then), the next hand-off of owed
  * notifications, and the earliest approval deadline of a call waiting for one. Null: nothing is
  * due, and the alarm is removed, so an idle, waiting or finished session costs nothing. Pure.
@@ -34,6 +34,8 @@ export function nextWakeAt(run: RunState, now: number, inputs: WakeInputs = {}):
   const times: number[] = [];
   if (run.status === "running") times.push(Math.max(now, run.next_attempt_at));
   if (run.status === "queued") times.push(now + QUEUED_POLL_MS);
+  // A run waiting on a daily budget goes on by itself when the budget renews (the next UTC midnight).
+  if (run.status === "waiting_budget" && run.budget_wait?.resume_at != null) times.push(Math.max(now, run.budget_wait.resume_at));
   const report = reportDueAt(run, now);
   if (report !== null) times.push(report);
   // Hibernated sockets run no timers: the alarm wakes the object to close an expired one.

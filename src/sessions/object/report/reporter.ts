@@ -75,6 +75,15 @@ export class Reporter {
     );
   }
 
+  /**
+   * Forgets the index's figures, for a run going on after a budget was raised or renewed: the next
+   * unit asks for fresh ones before any model call (control/wake.ts), instead of judging by stale ones.
+   */
+  forgetSpend(): void {
+    this.#tokensTodayAtAck = null;
+    this.#spendAtAck = null;
+  }
+
   /** Whether the last report's figures are known in this wake. */
   knowsSpend(): boolean {
     return this.#spendAtAck !== null;
@@ -100,6 +109,7 @@ export class Reporter {
       status: run.status,
       stop_reason: run.stop_reason,
       usage: run.usage,
+      budget_wait: run.status === "waiting_budget" ? (run.budget_wait?.budget ?? null) : null,
       created_at: session.created_at,
       updated_at: run.updated_at,
       revision: run.revision,

@@ -2,6 +2,7 @@
  * The session's two key-value records: its fixed settings (`session`, written once) and its
  * run state (`run`), both read through the stretch cache (../engine/kv-stretch.ts).
  */
+import type { BudgetWait } from "../../../usage/budgets";
 import type { KvStretchCache } from "../engine/kv-stretch";
 import type { SessionInit, SessionStatus, StopReason, Usage } from "../../../session-config/types";
 import type { RunTrace } from "../../../session-config/trace-types";
@@ -61,11 +62,21 @@ export interface RunState {
   trace?: RunTrace | null;
   /** The redaction the current run started with; absent (runs started before redaction existed) or null: none. */
   redaction?: RedactionSettings | null;
+  /**
+   * While `waiting_budget`: the budget the run waits on and, for a daily one, when it renews (epoch
+   * ms, the next UTC midnight); absent (or null) otherwise, and in sessions stored before budgets paused.
+   */
+  budget_wait?: BudgetWaitState | null;
 }
 
 /** Whether the current run has read an untrusted tool's result. */
 export function runTainted(run: Pick<RunState, "tainted_run" | "run_start_seq">): boolean {
   return run.tainted_run !== undefined && run.tainted_run === run.run_start_seq;
+}
+
+export interface BudgetWaitState {
+  budget: BudgetWait;
+  resume_at: number | null;
 }
 
 export interface StoredSession extends SessionInit {

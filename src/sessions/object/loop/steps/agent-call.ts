@@ -11,13 +11,17 @@ import { childSessionId } from "../../../../session-config/ids";
 import { inStartTurn } from "../../../child-starts";
 import { type ChildOf, planChild, startChild } from "../../../subagent-start";
 import { toolSpanId, traceparentOf } from "../../engine/tracing";
-import type { AgentToolSpec, ToolCall } from "../../../../session-config/types";
+import { type AgentToolSpec, type ToolCall, totalTokens } from "../../../../session-config/types";
 import { StaleUnit, type StepScope, type UnitWriter } from "../../engine/unit-scope";
 import { agentCallInput } from "../../tools/agent-tool";
 import { markRunning } from "./mark-running";
 import { sessionStub } from "../../../../objects";
 import type { SessionRpc } from "../../rpc";
 import { askTree } from "../../subagents/tree";
+import { type ChildBudget, childBudget } from "../../subagents/budget-share";
+import { sumUsage } from "../../store/subagents";
+import { costOf, priceFor } from "../../../../models/prices";
+import type { StoredSession } from "../../store/store";
 
 export type AgentCallProblem = { kind: "input"; error: string } | { kind: "depth"; max: number } | { kind: "count"; max: number };
 
@@ -82,6 +86,8 @@ export async function runAgentCall(
   if (row.started) return;
   const input = agentCallInput(call.input);
   if (!input.ok) return fail(input.error);
+  const budget = familyShare(scope, session);
+  if (!budget) return fail("not started: the session's budget is used up (max_tokens_per_session, max_cost_usd_per_session)");
   // The child's run joins the parent's trace under this call's span; both ids are stored or derived, so a restart passes the same.
   const runTrace = scope.store.run().trace;
   const traceparent = runTrace ? traceparentOf(runTrace, toolSpanId(runTrace, call.id)) : undefined;
@@ -95,6 +101,7 @@ export async function runAgentCall(
     // A child made before tree budgets names no root: its children count against none either.
     rootSessionId: session.parent ? (session.root_session_id ?? "") : session.id,
     ...(traceparent ? { traceparent } : {}),
+    budget,
   };
   // The tenant's starts take their turn on the isolate (child-starts.ts).
   const outcome = await inStartTurn(session.tenant_id, async () => {
@@ -130,6 +137,16 @@ export async function runAgentCall(
     if (!scope.callOpen(call.id)) await cancelQuietly(scope, session.tenant_id, child.id);
     throw error;
   }
+}
+
+/** The child's share of what the family has left of the session's budgets, split among the batch's open agent calls. */
+function familyShare(scope: StepScope, session: StoredSession): ChildBudget | null {
+  const usage = sumUsage(scope.store.run().usage, scope.store.descendantUsage());
+  const costUsd = costOf(usage, priceFor(scope.config.prices, session.model)) ?? 0;
+  const openAgentCalls = scope.store
+    .openToolCalls()
+    .filter((open) => session.tools.some((t) => t.type === "agent" && t.name === open.name)).length;
+  return childBudget(session.limits, { tokens: totalTokens(usage), costUsd }, openAgentCalls);
 }
 
 /** What a turn answers when the call closed while it waited. */

@@ -1,0 +1,19 @@
+/**
+ * A tenant admin's change of a session's limits (`PATCH /v1/sessions/{id}`): each value at most the
+ * tenant's, as at create, but a value may also be raised again up to it. Raising a budget the run
+ * waits on in `waiting_budget` lets it go on (sessions/object/control/budget-wait.ts).
+ */
+import type { AuditContext } from "../audit/types";
+import type { PartialLimits } from "../limits";
+import { ApiError } from "../problems";
+import type { Session } from "../session-config/types";
+import type { Actor } from "./actor";
+import { loadOwnedSession } from "./access";
+import { resolveSessionLimits } from "./limits";
+
+export async function setSessionLimits(actor: Actor, sessionId: string, limits: PartialLimits, by: AuditContext): Promise<Session> {
+  const resolved = resolveSessionLimits(actor.limits, limits);
+  if (!resolved.ok) throw new ApiError("validation_failed", undefined, { errors: resolved.errors });
+  const { client } = await loadOwnedSession(actor.env, actor.principal, sessionId);
+  return client.setLimits(limits, by);
+}
