@@ -86,6 +86,8 @@ const EXERCISE: Record<string, (who: Caller) => Promise<Response>> = {
     return post(who, `/v1/sessions/${idle.id}/messages`, { input: "more" });
   },
   cancelSession: async (who) => post(who, `/v1/sessions/${(await hanging(who)).id}/cancel`),
+  updateSession: async (who) =>
+    callJson(`/v1/sessions/${(await hanging(who)).id}`, "PATCH", { limits: { max_tokens_per_session: 1000 } }, who.headers),
   pauseSession: async (who) => post(who, `/v1/sessions/${(await hanging(who)).id}/pause`),
   resumeSession: async (who) => {
     const session = await hanging(who);
@@ -135,7 +137,8 @@ describe("MCP header values in answers", () => {
   });
 
   it.each(Object.keys(EXERCISE))("%s shows each header masked", async (operationId) => {
-    const who = await caller(undefined, ["sessions:read", "sessions:write", "agents:write"]);
+    // tenant:admin for the one operation that needs it (a session's limits, `updateSession`).
+    const who = await caller(undefined, ["sessions:read", "sessions:write", "agents:write", "tenant:admin"]);
     const res = await EXERCISE[operationId]!(who);
     const body = await res.text();
     expect(res.status, body).toBeLessThan(300);
