@@ -37,12 +37,10 @@ import type { Session } from "../session-config/types";
 import { agentCard } from "./card";
 import { asA2aError } from "./errors";
 import { readRun, readTask } from "./reads";
+import { PUSH_CONFIG_ID, requireSamePushUrl, visiblePushConfig } from "./push";
 import { openTurn } from "./turn";
 import { parseTaskId, type TaskRef } from "./tasks";
 import { taskUpdates } from "./updates";
-
-/** The one push notification config a task has: its session's `notify_url`. */
-const PUSH_CONFIG_ID = "notify_url";
 
 export class PlatformA2AHandler implements A2ARequestHandler {
   readonly #actor: Actor;
@@ -120,29 +118,28 @@ export class PlatformA2AHandler implements A2ARequestHandler {
   async createTaskPushNotificationConfig(params: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
     return asA2aError(async () => {
       const { session } = await this.#task(params.taskId);
-      if (session.notify_url === null || session.notify_url !== params.url)
-        throw new UnsupportedOperationError({
-          message:
-            "A context's push notification URL is set by its first message (configuration.taskPushNotificationConfig) and does not change; " +
-            `this context's is ${session.notify_url === null ? "not set" : session.notify_url}.`,
-        });
-      return pushConfig(params.taskId, session.notify_url);
+      requireSamePushUrl(this.#actor, session, params.url);
+      const config = visiblePushConfig(this.#actor, session, params.taskId);
+      if (config === null) throw new UnsupportedOperationError({ message: "This caller cannot set a push notification URL." });
+      return config;
     });
   }
 
   async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest): Promise<TaskPushNotificationConfig> {
     return asA2aError(async () => {
       const { session } = await this.#task(params.taskId);
-      if (session.notify_url === null || (params.id !== "" && params.id !== PUSH_CONFIG_ID))
+      const config = visiblePushConfig(this.#actor, session, params.taskId);
+      if (config === null || (params.id !== "" && params.id !== PUSH_CONFIG_ID))
         throw new TaskNotFoundError({ message: `Task ${params.taskId} has no push notification config ${params.id}.` });
-      return pushConfig(params.taskId, session.notify_url);
+      return config;
     });
   }
 
   async listTaskPushNotificationConfigs(params: ListTaskPushNotificationConfigsRequest): Promise<ListTaskPushNotificationConfigsResponse> {
     return asA2aError(async () => {
       const { session } = await this.#task(params.taskId);
-      return { configs: session.notify_url === null ? [] : [pushConfig(params.taskId, session.notify_url)], nextPageToken: "" };
+      const config = visiblePushConfig(this.#actor, session, params.taskId);
+      return { configs: config === null ? [] : [config], nextPageToken: "" };
     });
   }
 
@@ -173,8 +170,4 @@ export class PlatformA2AHandler implements A2ARequestHandler {
   async #output(client: SessionClient): Promise<unknown> {
     return (await client.find())?.output ?? null;
   }
-}
-
-function pushConfig(taskId: string, url: string): TaskPushNotificationConfig {
-  return { tenant: "", id: PUSH_CONFIG_ID, taskId, url, token: "", authentication: undefined };
 }

@@ -10,6 +10,7 @@ import type { Actor } from "../sessions/actor";
 import type { SessionClient } from "../sessions/client";
 import { latestEventId } from "../sessions/follow";
 import { readA2aMessage } from "./message";
+import { requireSamePushUrl } from "./push";
 import { waitingCalls } from "./reads";
 import { parseTaskId } from "./tasks";
 
@@ -39,8 +40,7 @@ export async function openTurn(actor: Actor, agentId: string, params: SendMessag
     await startChat(actor, agentId, contextId, ask.text, { notifyUrl: pushUrl });
     return { client, contextId, cursor: 0, inputSeq: null };
   }
-  if (pushUrl !== null && pushUrl !== session.notify_url)
-    throw new UnsupportedOperationError({ message: "A context's push notification URL is set by its first message and does not change." });
+  if (pushUrl !== null) requireSamePushUrl(actor, session, pushUrl);
   const follow = { principal: actor.principal, limits: actor.limits };
   const cursor = await latestEventId(client, follow);
   if (ask.kind === "input") {

@@ -29,6 +29,8 @@ export const END_USER_ROUTES: readonly string[] = [
   "GET /v1/agents/{agent_id}/chat/{id}/stream",
   "GET /v1/agents/{agent_id}/chat/{id}/messages",
   "POST /v1/agents/{agent_id}/ag-ui",
+  "GET /v1/agents/{agent_id}/a2a/.well-known/agent-card.json",
+  "POST /v1/agents/{agent_id}/a2a",
   "PUT /v1/memory/items",
   "GET /v1/memory/items",
   "DELETE /v1/memory/items",
