@@ -20,6 +20,7 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from "@a2a-js/sdk";
+import type { TaskState } from "@a2a-js/sdk";
 import {
   ExtendedAgentCardNotConfiguredError,
   TaskNotCancelableError,
@@ -38,8 +39,8 @@ import { agentCard } from "./card";
 import { asA2aError } from "./errors";
 import { readRun, readTask } from "./reads";
 import { PUSH_CONFIG_ID, requireSamePushUrl, visiblePushConfig } from "./push";
-import { openTurn } from "./turn";
-import { parseTaskId, type TaskRef } from "./tasks";
+import { openTurn, type Turn } from "./turn";
+import { endsStream, parseTaskId, type TaskRef } from "./tasks";
 import { taskUpdates } from "./updates";
 
 export class PlatformA2AHandler implements A2ARequestHandler {
@@ -67,7 +68,7 @@ export class PlatformA2AHandler implements A2ARequestHandler {
     return asA2aError(async () => {
       const turn = await openTurn(this.#actor, this.#agent.id, params);
       let ref: TaskRef | null = turn.inputSeq === null ? null : { contextId: turn.contextId, inputSeq: turn.inputSeq };
-      for await (const update of taskUpdates(this.#source(turn), () => this.#output(turn.client))) {
+      for await (const update of this.#turnUpdates(turn)) {
         if (update.payload?.$case === "task") ref = parseTaskId(update.payload.value.id);
         if (params.configuration?.returnImmediately === true && ref !== null) break;
       }
@@ -80,7 +81,31 @@ export class PlatformA2AHandler implements A2ARequestHandler {
 
   async *sendMessageStream(params: SendMessageRequest): AsyncGenerator<StreamResponse> {
     const turn = await asA2aError(() => openTurn(this.#actor, this.#agent.id, params));
-    yield* taskUpdates(this.#source(turn), () => this.#output(turn.client));
+    yield* this.#turnUpdates(turn);
+  }
+
+  /**
+   * A turn's updates. An answer's task is shown first as it stands: when the run still waits on
+   * calls not answered yet, no status changes, so that is also where the turn ends.
+   */
+  async *#turnUpdates(turn: Turn): AsyncGenerator<StreamResponse> {
+    let state: TaskState | undefined;
+    if (turn.inputSeq !== null) {
+      const task = await this.#current(turn.client, { contextId: turn.contextId, inputSeq: turn.inputSeq });
+      yield { payload: { $case: "task", value: task } };
+      if (task.status === undefined || endsStream(task.status.state)) return;
+      state = task.status.state;
+    }
+    yield* taskUpdates({ ...this.#source(turn), state }, () => this.#output(turn.client));
+  }
+
+  /** The task as its session stands now. */
+  async #current(client: SessionClient, ref: TaskRef): Promise<Task> {
+    return asA2aError(async () => {
+      const session = await client.find();
+      if (session === null) throw new TaskNotFoundError({ message: "The task's context is gone." });
+      return readTask(client, session, ref);
+    });
   }
 
   async getTask(params: GetTaskRequest): Promise<Task> {
@@ -102,11 +127,26 @@ export class PlatformA2AHandler implements A2ARequestHandler {
     });
   }
 
+  /**
+   * The task as it stands, then its updates live. Not a replay of the log: a pruned log (a reset
+   * snapshot) no longer holds the run's input, and the task read from storage does not need it.
+   */
   async *resubscribe(params: SubscribeToTaskRequest): AsyncGenerator<StreamResponse> {
     const { ref, client } = await asA2aError(() => this.#task(params.id));
-    const replayUntil = await latestEventId(client, this.#follow());
+    const cursor = await asA2aError(() => latestEventId(client, this.#follow()));
+    const task = await this.#current(client, ref);
+    yield { payload: { $case: "task", value: task } };
+    if (task.status === undefined || endsStream(task.status.state)) return;
     yield* taskUpdates(
-      { ...this.#follow(), client, contextId: ref.contextId, cursor: 0, inputSeq: ref.inputSeq, replayUntil, signal: this.#signal },
+      {
+        ...this.#follow(),
+        client,
+        contextId: ref.contextId,
+        cursor,
+        inputSeq: ref.inputSeq,
+        state: task.status.state,
+        signal: this.#signal,
+      },
       () => this.#output(client),
     );
   }

@@ -6,19 +6,9 @@ import { TaskState, type Task } from "@a2a-js/sdk";
 import { TaskNotFoundError } from "@a2a-js/sdk/errors";
 import { isInputMessage } from "../chat/ui-chunks";
 import type { SessionClient } from "../sessions/client";
+import { waitingCalls } from "../sessions/waiting-calls";
 import type { Message, Session } from "../session-config/types";
-import {
-  answerArtifacts,
-  answerText,
-  inputHistory,
-  isWaiting,
-  newTask,
-  taskIdOf,
-  taskState,
-  taskStatus,
-  type TaskRef,
-  type WaitingCall,
-} from "./tasks";
+import { answerArtifacts, answerText, inputHistory, newTask, taskIdOf, taskState, taskStatus, type TaskRef } from "./tasks";
 
 /** Messages read per call to the session object. */
 const PAGE = 200;
@@ -52,19 +42,6 @@ export async function readRun(client: SessionClient, inputSeq: number): Promise<
     after = page.data[page.data.length - 1]!.seq;
   }
   return run;
-}
-
-/** The calls that wait for an approval or a client's output. */
-export async function waitingCalls(client: SessionClient): Promise<WaitingCall[]> {
-  const waiting: WaitingCall[] = [];
-  let cursor: string | null = null;
-  for (let pages = 0; pages < MAX_PAGES; pages += 1) {
-    const page = await client.listToolCalls(cursor, PAGE);
-    waiting.push(...page.data.filter((call) => isWaiting(call.status)));
-    cursor = page.next_cursor;
-    if (cursor === null) break;
-  }
-  return waiting;
 }
 
 /** The task as it stands; an earlier run of the context is completed (the session keeps no status per run). */

@@ -9,9 +9,10 @@ import { answerCalls, continueChat, findChatSession, startChat } from "../chat/c
 import type { Actor } from "../sessions/actor";
 import type { SessionClient } from "../sessions/client";
 import { latestEventId } from "../sessions/follow";
+import { waitingCalls, waitsForAnswer } from "../sessions/waiting-calls";
 import { readA2aMessage } from "./message";
 import { requireSamePushUrl } from "./push";
-import { waitingCalls } from "./reads";
+import { readRun } from "./reads";
 import { parseTaskId } from "./tasks";
 
 export interface Turn {
@@ -44,7 +45,7 @@ export async function openTurn(actor: Actor, agentId: string, params: SendMessag
   const follow = { principal: actor.principal, limits: actor.limits };
   const cursor = await latestEventId(client, follow);
   if (ask.kind === "input") {
-    if (session.status === "waiting_approval" || session.status === "waiting_tool_output")
+    if (waitsForAnswer(session.status))
       throw new UnsupportedOperationError({
         message:
           "A task of this context waits for answers to its calls: send data parts { tool_call_id, approved } or { tool_call_id, output }.",
@@ -53,6 +54,11 @@ export async function openTurn(actor: Actor, agentId: string, params: SendMessag
     return { client, contextId, cursor, inputSeq: null };
   }
   if (named === null) throw new RequestMalformedError({ message: "A message answering calls names their task (taskId)." });
+  // The calls waiting are the newest run's: an answer naming an earlier task would decide them under its id.
+  const run = await readRun(client, named.inputSeq);
+  if (run === null) throw new TaskNotFoundError({ message: `Task not found: ${message.taskId}` });
+  if (run.superseded)
+    throw new RequestMalformedError({ message: `Task ${message.taskId} is over: a later task of this context holds the waiting calls.` });
   // An answer for a call that does not wait is refused before any is applied, so none is half done.
   const waiting = new Map((await waitingCalls(client)).map((call) => [call.id, call.status]));
   for (const answer of ask.approvals)
