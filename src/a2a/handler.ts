@@ -75,7 +75,7 @@ export class PlatformA2AHandler implements A2ARequestHandler {
       if (ref === null) throw new Error("the session's events ended before the run's input was seen");
       const session = await turn.client.find();
       if (session === null) throw new TaskNotFoundError({ message: "The task's context is gone." });
-      return readTask(turn.client, session, ref);
+      return readTask(turn.client, session, ref, this.#follow());
     });
   }
 
@@ -104,14 +104,14 @@ export class PlatformA2AHandler implements A2ARequestHandler {
     return asA2aError(async () => {
       const session = await client.find();
       if (session === null) throw new TaskNotFoundError({ message: "The task's context is gone." });
-      return readTask(client, session, ref);
+      return readTask(client, session, ref, this.#follow());
     });
   }
 
   async getTask(params: GetTaskRequest): Promise<Task> {
     return asA2aError(async () => {
       const { ref, client, session } = await this.#task(params.id);
-      return readTask(client, session, ref);
+      return readTask(client, session, ref, this.#follow());
     });
   }
 
@@ -123,7 +123,7 @@ export class PlatformA2AHandler implements A2ARequestHandler {
       if (run.superseded || !ACTIVE_STATUSES.includes(session.status))
         throw new TaskNotCancelableError({ message: `Task ${params.id} is not running.` });
       const cancelled = await client.cancel();
-      return readTask(client, cancelled, ref);
+      return readTask(client, cancelled, ref, this.#follow());
     });
   }
 

@@ -1,13 +1,14 @@
 /**
  * Answers through A2A: answering only some of the waiting calls hands the task back at once with
  * the calls still waiting (never a stream that hangs), several answered at once, and an answer
- * naming an earlier task of the context refused.
+ * naming an earlier task of the context refused; an earlier task keeps the state its run ended in.
  */
 import { describe, expect, it } from "vitest";
 import { callJson } from "../../support/api";
+import { mockHook, uniqueKey } from "../../support/mock-client";
 import { text, toolUse } from "../sessions/helpers";
 import { author } from "../agents/helpers";
-import { agentScripted, rpc, say, states, type TaskJson } from "./helpers";
+import { agentScripted, rpc, say, states, subscribe, type TaskJson } from "./helpers";
 
 const approval = [{ type: "builtin", name: "get_time", requires_approval: true }];
 const waitingFor = (task: TaskJson) => (task.status.message?.parts[1]?.data as { waiting_for: { tool_call_id: string }[] }).waiting_for;
@@ -88,5 +89,29 @@ describe("A2A answers", () => {
     const done = ((await rpc(who, agent.id, "SendMessage", approve(second, "toolu_x", "toolu_y"))).result as { task: TaskJson }).task;
     expect(done).toMatchObject({ id: second.id, status: { state: "TASK_STATE_COMPLETED" } });
     expect((await rpc(who, agent.id, "GetTask", { id: first.id })).result).toMatchObject({ status: { state: "TASK_STATE_COMPLETED" } });
+  });
+
+  it("reads an earlier cancelled task back as canceled after the context ran again, with no answer artifact", async () => {
+    const who = await author();
+    const hook = mockHook(uniqueKey("held"));
+    await hook.script({ hold: true, then: { status: 200, body: { output: "late" } } });
+    const lookup = { type: "webhook", name: "lookup", description: "Looks up.", url: hook.url, input_schema: { type: "object" } };
+    const agent = await agentScripted(
+      who,
+      [{ reply: { content: [toolUse("toolu_h", "lookup", {})] } }, { reply: { content: [text("second answer")] } }],
+      [lookup],
+    );
+    const started = await rpc(who, agent.id, "SendMessage", { ...say("look"), configuration: { returnImmediately: true } });
+    const first = (started.result as { task: TaskJson }).task;
+    await hook.waitForRequests(1);
+    expect((await rpc(who, agent.id, "CancelTask", { id: first.id })).result).toMatchObject({ status: { state: "TASK_STATE_CANCELED" } });
+    await hook.release();
+    const second = ((await rpc(who, agent.id, "SendMessage", say("again", { contextId: first.contextId }))).result as { task: TaskJson })
+      .task;
+    expect(second.status.state).toBe("TASK_STATE_COMPLETED");
+    const earlier = (await rpc(who, agent.id, "GetTask", { id: first.id })).result as TaskJson & { artifacts?: unknown[] };
+    expect(earlier).toMatchObject({ id: first.id, status: { state: "TASK_STATE_CANCELED" } });
+    expect(earlier.artifacts ?? []).toEqual([]);
+    expect(states(await subscribe(who, agent.id, first.id))).toEqual(["TASK_STATE_CANCELED"]);
   });
 });
