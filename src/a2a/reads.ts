@@ -4,7 +4,7 @@
  */
 import { TaskState, type Task } from "@a2a-js/sdk";
 import { TaskNotFoundError } from "@a2a-js/sdk/errors";
-import { isInputMessage } from "../chat/ui-chunks";
+import { isInputMessage } from "../sessions/input-message";
 import type { SessionClient } from "../sessions/client";
 import { followEvents, latestEventId, type FollowOptions } from "../sessions/follow";
 import type { StatusData } from "../sessions/object/events/frames";

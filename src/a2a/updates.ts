@@ -4,7 +4,7 @@
  * the waiting calls when input is required), the answer as artifacts, and the last status.
  */
 import { TaskState, type StreamResponse } from "@a2a-js/sdk";
-import { isInputMessage } from "../chat/ui-chunks";
+import { isInputMessage } from "../sessions/input-message";
 import type { Principal } from "../auth/principal";
 import type { Limits } from "../limits";
 import type { SessionClient } from "../sessions/client";
