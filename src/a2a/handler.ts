@@ -38,7 +38,7 @@ import type { Session } from "../session-config/types";
 import { agentCard } from "./card";
 import { asA2aError } from "./errors";
 import { readRun, readTask } from "./reads";
-import { PUSH_CONFIG_ID, requireSamePushUrl, visiblePushConfig } from "./push";
+import { PUSH_CONFIG_ID, refusePushCredentials, requireSamePushUrl, visiblePushConfig } from "./push";
 import { openTurn, type Turn } from "./turn";
 import { endsStream, parseTaskId, type TaskRef } from "./tasks";
 import { taskUpdates } from "./updates";
@@ -158,6 +158,7 @@ export class PlatformA2AHandler implements A2ARequestHandler {
   async createTaskPushNotificationConfig(params: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
     return asA2aError(async () => {
       const { session } = await this.#task(params.taskId);
+      refusePushCredentials(params);
       requireSamePushUrl(this.#actor, session, params.url);
       const config = visiblePushConfig(this.#actor, session, params.taskId);
       if (config === null) throw new UnsupportedOperationError({ message: "This caller cannot set a push notification URL." });

@@ -28,6 +28,14 @@ export function requireSamePushUrl(actor: Actor, session: Pick<Session, "notify_
     });
 }
 
+/** A config's own credentials are refused, not dropped: notifications are signed with the tenant's webhook secret. */
+export function refusePushCredentials(config: Pick<TaskPushNotificationConfig, "token" | "authentication"> | undefined): void {
+  if (config !== undefined && (config.token !== "" || config.authentication !== undefined))
+    throw new RequestMalformedError({
+      message: "A push notification config takes no token or authentication: notifications are signed with the tenant's webhook secret.",
+    });
+}
+
 /** The context's config as this caller may see it: none for an end user (the URL may be the tenant's). */
 export function visiblePushConfig(actor: Actor, session: Pick<Session, "notify_url">, taskId: string): TaskPushNotificationConfig | null {
   if (session.notify_url === null || principalKind(actor.principal) === "end_user") return null;

@@ -75,6 +75,21 @@ function noteReached(handler: PlatformA2AHandler): { handler: PlatformA2AHandler
   return { handler: traced, reached: () => reached };
 }
 
+/**
+ * The SDK's converters make a string of anything (an object id becomes "[object Object]"), so the
+ * ids that name a context or task are checked as sent.
+ */
+function idsNotStrings(params: unknown): string | null {
+  const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
+  if (!isObject(params)) return null;
+  for (const field of ["id", "taskId"]) if (params[field] != null && typeof params[field] !== "string") return `params.${field}`;
+  const message = params.message;
+  if (!isObject(message)) return null;
+  for (const field of ["contextId", "taskId", "messageId"])
+    if (message[field] != null && typeof message[field] !== "string") return `params.message.${field}`;
+  return null;
+}
+
 /** An internal error's envelope as the client may see it: no SDK message, and params the SDK could not convert are bad params. */
 function cleanError(envelope: Envelope, reached: boolean): Envelope {
   if (envelope.error?.code !== INTERNAL_ERROR) return envelope;
@@ -111,6 +126,8 @@ export async function serveA2a(actor: Actor, agent: Agent, origin: string, text:
     return failure(id, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0", method a string, and id a string, an integer or null.');
 
   requireMethodScope(actor, request.method);
+  const notString = idsNotStrings(request.params);
+  if (notString !== null) return failure(id, INVALID_PARAMS, `Invalid params: ${notString} must be a string.`);
 
   const [server, legacyServer, legacy] = await loadSdk();
   const abort = new AbortController();

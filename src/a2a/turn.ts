@@ -11,7 +11,7 @@ import type { SessionClient } from "../sessions/client";
 import { latestEventId } from "../sessions/follow";
 import { waitingCalls, waitsForAnswer } from "../sessions/waiting-calls";
 import { readA2aMessage } from "./message";
-import { requireSamePushUrl } from "./push";
+import { refusePushCredentials, requireSamePushUrl } from "./push";
 import { readRun } from "./reads";
 import { parseTaskId } from "./tasks";
 
@@ -32,6 +32,7 @@ export async function openTurn(actor: Actor, agentId: string, params: SendMessag
   if (message.taskId !== "" && (named === null || (message.contextId !== "" && named.contextId !== message.contextId)))
     throw new TaskNotFoundError({ message: `Task not found: ${message.taskId}` });
   const contextId = named?.contextId ?? (message.contextId === "" ? crypto.randomUUID() : message.contextId);
+  refusePushCredentials(params.configuration?.taskPushNotificationConfig);
   const pushUrl = params.configuration?.taskPushNotificationConfig?.url || null;
   const { client, session } = await findChatSession(actor, agentId, contextId);
 

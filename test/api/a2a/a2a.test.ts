@@ -73,6 +73,15 @@ describe("POST /v1/agents/{agent_id}/a2a", () => {
       expect(answer.error?.code, method).toBe(-32602);
       expect(answer.error?.message).not.toMatch(/Cannot read|reading/);
     }
+    // A role other than the user's, an id that is not a string, a push config's own credentials: refused, not coerced or dropped.
+    for (const params of [
+      say("x", { role: "ROLE_UNSPECIFIED" }),
+      say("x", { role: "ROLE_ROBOT" }),
+      say("x", { contextId: {} }),
+      { ...say("x"), configuration: { taskPushNotificationConfig: { url: "https://example.com/hook", token: "secret" } } },
+    ])
+      expect((await rpc(who, agent.id, "SendMessage", params)).error?.code, JSON.stringify(params)).toBe(-32602);
+    expect((await rpc(who, agent.id, "GetTask", { id: { task: 1 } })).error?.code).toBe(-32602);
     const unknown = await rpc(who, agent.id, "GetTask", { id: "not-a-task" });
     expect(unknown).toMatchObject({ jsonrpc: "2.0", id: "r1", error: { code: -32001 } });
   });
