@@ -13,7 +13,7 @@ import { waitingCalls, waitsForAnswer } from "../sessions/waiting-calls";
 import { readA2aMessage } from "./message";
 import { refusePushCredentials, requireSamePushUrl } from "./push";
 import { readRun } from "./reads";
-import { parseTaskId } from "./tasks";
+import { isFinalState, parseTaskId, taskState } from "./tasks";
 
 export interface Turn {
   client: SessionClient;
@@ -50,6 +50,11 @@ export async function openTurn(actor: Actor, agentId: string, params: SendMessag
       throw new UnsupportedOperationError({
         message:
           "A task of this context waits for answers to its calls: send data parts { tool_call_id, approved } or { tool_call_id, output }.",
+      });
+    // Text starts a new task; naming one that is over would read as continuing it, so it is refused.
+    if (named !== null && isFinalState(taskState(session.status)))
+      throw new UnsupportedOperationError({
+        message: `Task ${message.taskId} is over and takes no more messages: send the next one with its contextId and no taskId.`,
       });
     await continueChat(actor, session, ask.text);
     return { client, contextId, cursor, inputSeq: null };

@@ -89,6 +89,9 @@ describe("A2A answers", () => {
     const done = ((await rpc(who, agent.id, "SendMessage", approve(second, "toolu_x", "toolu_y"))).result as { task: TaskJson }).task;
     expect(done).toMatchObject({ id: second.id, status: { state: "TASK_STATE_COMPLETED" } });
     expect((await rpc(who, agent.id, "GetTask", { id: first.id })).result).toMatchObject({ status: { state: "TASK_STATE_COMPLETED" } });
+    // Text naming a task that is over is refused, not quietly made a new task.
+    const late = await rpc(who, agent.id, "SendMessage", say("three", { contextId: first.contextId, taskId: second.id }));
+    expect(late.error).toMatchObject({ code: -32004, message: expect.stringContaining("is over") });
   });
 
   it("reads an earlier cancelled task back as canceled after the context ran again, with no answer artifact", async () => {
