@@ -8,6 +8,9 @@ import { A2AError, RequestMalformedError, TaskNotFoundError, UnsupportedOperatio
 import { describeError, log } from "../log";
 import { ApiError } from "../problems";
 
+/** All a client is told of an unexpected failure. */
+export const UNEXPECTED = "The request could not be completed; try again.";
+
 export async function asA2aError<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
@@ -25,5 +28,5 @@ export function toA2aError(error: unknown): Error {
     if (error.status < 500) return new RequestMalformedError({ message: `${error.title}: ${detail}` });
   }
   log("error", "a2a_request_failed", { error: describeError(error) });
-  return new Error("The request could not be completed; try again.");
+  return new Error(UNEXPECTED);
 }

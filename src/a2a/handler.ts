@@ -20,6 +20,7 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from "@a2a-js/sdk";
+import type { TaskState } from "@a2a-js/sdk";
 import {
   ExtendedAgentCardNotConfiguredError,
   TaskNotCancelableError,
@@ -37,12 +38,10 @@ import type { Session } from "../session-config/types";
 import { agentCard } from "./card";
 import { asA2aError } from "./errors";
 import { readRun, readTask } from "./reads";
-import { openTurn } from "./turn";
-import { parseTaskId, type TaskRef } from "./tasks";
+import { PUSH_CONFIG_ID, refusePushCredentials, requireSamePushUrl, visiblePushConfig } from "./push";
+import { openTurn, type Turn } from "./turn";
+import { endsStream, parseTaskId, type TaskRef } from "./tasks";
 import { taskUpdates } from "./updates";
-
-/** The one push notification config a task has: its session's `notify_url`. */
-const PUSH_CONFIG_ID = "notify_url";
 
 export class PlatformA2AHandler implements A2ARequestHandler {
   readonly #actor: Actor;
@@ -69,26 +68,50 @@ export class PlatformA2AHandler implements A2ARequestHandler {
     return asA2aError(async () => {
       const turn = await openTurn(this.#actor, this.#agent.id, params);
       let ref: TaskRef | null = turn.inputSeq === null ? null : { contextId: turn.contextId, inputSeq: turn.inputSeq };
-      for await (const update of taskUpdates(this.#source(turn), () => this.#output(turn.client))) {
+      for await (const update of this.#turnUpdates(turn)) {
         if (update.payload?.$case === "task") ref = parseTaskId(update.payload.value.id);
         if (params.configuration?.returnImmediately === true && ref !== null) break;
       }
       if (ref === null) throw new Error("the session's events ended before the run's input was seen");
       const session = await turn.client.find();
       if (session === null) throw new TaskNotFoundError({ message: "The task's context is gone." });
-      return readTask(turn.client, session, ref);
+      return readTask(turn.client, session, ref, this.#follow());
     });
   }
 
   async *sendMessageStream(params: SendMessageRequest): AsyncGenerator<StreamResponse> {
     const turn = await asA2aError(() => openTurn(this.#actor, this.#agent.id, params));
-    yield* taskUpdates(this.#source(turn), () => this.#output(turn.client));
+    yield* this.#turnUpdates(turn);
+  }
+
+  /**
+   * A turn's updates. An answer's task is shown first as it stands: when the run still waits on
+   * calls not answered yet, no status changes, so that is also where the turn ends.
+   */
+  async *#turnUpdates(turn: Turn): AsyncGenerator<StreamResponse> {
+    let state: TaskState | undefined;
+    if (turn.inputSeq !== null) {
+      const task = await this.#current(turn.client, { contextId: turn.contextId, inputSeq: turn.inputSeq });
+      yield { payload: { $case: "task", value: task } };
+      if (task.status === undefined || endsStream(task.status.state)) return;
+      state = task.status.state;
+    }
+    yield* taskUpdates({ ...this.#source(turn), state }, () => this.#output(turn.client));
+  }
+
+  /** The task as its session stands now. */
+  async #current(client: SessionClient, ref: TaskRef): Promise<Task> {
+    return asA2aError(async () => {
+      const session = await client.find();
+      if (session === null) throw new TaskNotFoundError({ message: "The task's context is gone." });
+      return readTask(client, session, ref, this.#follow());
+    });
   }
 
   async getTask(params: GetTaskRequest): Promise<Task> {
     return asA2aError(async () => {
       const { ref, client, session } = await this.#task(params.id);
-      return readTask(client, session, ref);
+      return readTask(client, session, ref, this.#follow());
     });
   }
 
@@ -100,15 +123,30 @@ export class PlatformA2AHandler implements A2ARequestHandler {
       if (run.superseded || !ACTIVE_STATUSES.includes(session.status))
         throw new TaskNotCancelableError({ message: `Task ${params.id} is not running.` });
       const cancelled = await client.cancel();
-      return readTask(client, cancelled, ref);
+      return readTask(client, cancelled, ref, this.#follow());
     });
   }
 
+  /**
+   * The task as it stands, then its updates live. Not a replay of the log: a pruned log (a reset
+   * snapshot) no longer holds the run's input, and the task read from storage does not need it.
+   */
   async *resubscribe(params: SubscribeToTaskRequest): AsyncGenerator<StreamResponse> {
     const { ref, client } = await asA2aError(() => this.#task(params.id));
-    const replayUntil = await latestEventId(client, this.#follow());
+    const cursor = await asA2aError(() => latestEventId(client, this.#follow()));
+    const task = await this.#current(client, ref);
+    yield { payload: { $case: "task", value: task } };
+    if (task.status === undefined || endsStream(task.status.state)) return;
     yield* taskUpdates(
-      { ...this.#follow(), client, contextId: ref.contextId, cursor: 0, inputSeq: ref.inputSeq, replayUntil, signal: this.#signal },
+      {
+        ...this.#follow(),
+        client,
+        contextId: ref.contextId,
+        cursor,
+        inputSeq: ref.inputSeq,
+        state: task.status.state,
+        signal: this.#signal,
+      },
       () => this.#output(client),
     );
   }
@@ -120,29 +158,29 @@ export class PlatformA2AHandler implements A2ARequestHandler {
   async createTaskPushNotificationConfig(params: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
     return asA2aError(async () => {
       const { session } = await this.#task(params.taskId);
-      if (session.notify_url === null || session.notify_url !== params.url)
-        throw new UnsupportedOperationError({
-          message:
-            "A context's push notification URL is set by its first message (configuration.taskPushNotificationConfig) and does not change; " +
-            `this context's is ${session.notify_url === null ? "not set" : session.notify_url}.`,
-        });
-      return pushConfig(params.taskId, session.notify_url);
+      refusePushCredentials(params);
+      requireSamePushUrl(this.#actor, session, params.url);
+      const config = visiblePushConfig(this.#actor, session, params.taskId);
+      if (config === null) throw new UnsupportedOperationError({ message: "This caller cannot set a push notification URL." });
+      return config;
     });
   }
 
   async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest): Promise<TaskPushNotificationConfig> {
     return asA2aError(async () => {
       const { session } = await this.#task(params.taskId);
-      if (session.notify_url === null || (params.id !== "" && params.id !== PUSH_CONFIG_ID))
+      const config = visiblePushConfig(this.#actor, session, params.taskId);
+      if (config === null || (params.id !== "" && params.id !== PUSH_CONFIG_ID))
         throw new TaskNotFoundError({ message: `Task ${params.taskId} has no push notification config ${params.id}.` });
-      return pushConfig(params.taskId, session.notify_url);
+      return config;
     });
   }
 
   async listTaskPushNotificationConfigs(params: ListTaskPushNotificationConfigsRequest): Promise<ListTaskPushNotificationConfigsResponse> {
     return asA2aError(async () => {
       const { session } = await this.#task(params.taskId);
-      return { configs: session.notify_url === null ? [] : [pushConfig(params.taskId, session.notify_url)], nextPageToken: "" };
+      const config = visiblePushConfig(this.#actor, session, params.taskId);
+      return { configs: config === null ? [] : [config], nextPageToken: "" };
     });
   }
 
@@ -173,8 +211,4 @@ export class PlatformA2AHandler implements A2ARequestHandler {
   async #output(client: SessionClient): Promise<unknown> {
     return (await client.find())?.output ?? null;
   }
-}
-
-function pushConfig(taskId: string, url: string): TaskPushNotificationConfig {
-  return { tenant: "", id: PUSH_CONFIG_ID, taskId, url, token: "", authentication: undefined };
 }

@@ -19,7 +19,7 @@ const MAX_CALL_ID_CHARS = 200;
 
 export function readA2aMessage(message: Message | undefined): A2aAsk {
   if (!message) return { kind: "invalid", message: "params.message is required." };
-  if (message.role === Role.ROLE_AGENT) return { kind: "invalid", message: "params.message.role must be the user's." };
+  if (message.role !== Role.ROLE_USER) return { kind: "invalid", message: "params.message.role must be the user's (ROLE_USER)." };
   if (message.contextId.length > MAX_CHAT_ID_CHARS)
     return { kind: "invalid", message: `params.message.contextId is longer than ${MAX_CHAT_ID_CHARS} characters.` };
   const texts: string[] = [];

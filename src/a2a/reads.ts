@@ -1,24 +1,16 @@
 /**
  * A task read back from its session: the run's messages (from its input to the next one), the
- * calls it waits on, and its state as the session's status gives it.
+ * calls it waits on, and its state: the session's status, or for an earlier run the last status it had.
  */
 import { TaskState, type Task } from "@a2a-js/sdk";
 import { TaskNotFoundError } from "@a2a-js/sdk/errors";
-import { isInputMessage } from "../chat/ui-chunks";
+import { isInputMessage } from "../sessions/input-message";
 import type { SessionClient } from "../sessions/client";
+import { followEvents, latestEventId, type FollowOptions } from "../sessions/follow";
+import type { StatusData } from "../sessions/object/events/frames";
+import { waitingCalls } from "../sessions/waiting-calls";
 import type { Message, Session } from "../session-config/types";
-import {
-  answerArtifacts,
-  answerText,
-  inputHistory,
-  isWaiting,
-  newTask,
-  taskIdOf,
-  taskState,
-  taskStatus,
-  type TaskRef,
-  type WaitingCall,
-} from "./tasks";
+import { answerArtifacts, answerText, inputHistory, isFinalState, newTask, taskIdOf, taskState, taskStatus, type TaskRef } from "./tasks";
 
 /** Messages read per call to the session object. */
 const PAGE = 200;
@@ -54,31 +46,53 @@ export async function readRun(client: SessionClient, inputSeq: number): Promise<
   return run;
 }
 
-/** The calls that wait for an approval or a client's output. */
-export async function waitingCalls(client: SessionClient): Promise<WaitingCall[]> {
-  const waiting: WaitingCall[] = [];
-  let cursor: string | null = null;
-  for (let pages = 0; pages < MAX_PAGES; pages += 1) {
-    const page = await client.listToolCalls(cursor, PAGE);
-    waiting.push(...page.data.filter((call) => isWaiting(call.status)));
-    cursor = page.next_cursor;
-    if (cursor === null) break;
+/** A superseded run's state: its last status in the event log; completed when the log no longer holds its input (pruned). */
+async function supersededState(
+  client: SessionClient,
+  follow: Omit<FollowOptions, "cursor">,
+  inputSeq: number,
+): Promise<{ state: TaskState; error: string | null }> {
+  let last: StatusData | null = null;
+  let inRun = false;
+  const latest = await latestEventId(client, follow);
+  const seen = (id: number) => id >= latest;
+  for await (const frame of followEvents(client, { ...follow, cursor: 0 })) {
+    if (frame.type === "message" && isInputMessage(frame.data as Message)) {
+      if (inRun) break; // the next run's input: this run's statuses are all seen
+      inRun = (frame.data as Message).seq === inputSeq;
+    } else if (inRun && (frame.type === "status" || frame.type === "end")) {
+      // The next input's own statuses (queued) come before its message: an ended run keeps its end.
+      const data = frame.data as StatusData;
+      if (last === null || !isFinalState(taskState(last.status)) || isFinalState(taskState(data.status))) last = data;
+    }
+    const id = frame.type === "snapshot" ? (frame.data as { last_event_id: number }).last_event_id : frame.id;
+    if (typeof id === "number" && seen(id)) break;
   }
-  return waiting;
+  if (last === null) return { state: TaskState.TASK_STATE_COMPLETED, error: null };
+  const state = taskState(last.status);
+  // A run left waiting, or cut while working, was ended by the next input: it is over, not failed.
+  return { state: isFinalState(state) ? state : TaskState.TASK_STATE_COMPLETED, error: last.error };
 }
 
-/** The task as it stands; an earlier run of the context is completed (the session keeps no status per run). */
-export async function readTask(client: SessionClient, session: Session, ref: TaskRef): Promise<Task> {
+/** The task as it stands; an earlier run of the context takes the last status its run had. */
+export async function readTask(
+  client: SessionClient,
+  session: Session,
+  ref: TaskRef,
+  follow: Omit<FollowOptions, "cursor">,
+): Promise<Task> {
   const taskId = taskIdOf(ref.contextId, ref.inputSeq);
   const run = await readRun(client, ref.inputSeq);
   if (run === null) throw new TaskNotFoundError({ message: `Task not found: ${taskId}` });
-  const state = run.superseded ? TaskState.TASK_STATE_COMPLETED : taskState(session.status);
+  const { state, error } = run.superseded
+    ? await supersededState(client, follow, ref.inputSeq)
+    : { state: taskState(session.status), error: session.error };
   const waiting = state === TaskState.TASK_STATE_INPUT_REQUIRED ? await waitingCalls(client) : [];
   const artifacts = state === TaskState.TASK_STATE_COMPLETED ? answerArtifacts(run.answer, run.superseded ? null : session.output) : [];
   const status = taskStatus(
     { contextId: ref.contextId, taskId },
     state,
-    { waiting, error: session.error },
+    { waiting, error },
     run.superseded ? run.input.created_at : session.updated_at,
   );
   return newTask(ref.contextId, taskId, status, artifacts, [inputHistory(ref.contextId, taskId, run.input)]);

@@ -75,10 +75,6 @@ export interface WaitingCall {
   status: ToolCallStatus;
 }
 
-export function isWaiting(status: ToolCallStatus): boolean {
-  return status === "waiting_approval" || status === "waiting_tool_output";
-}
-
 export function waitingForPart(calls: readonly WaitingCall[]): Part {
   return dataPart({
     waiting_for: calls.map((call) => ({

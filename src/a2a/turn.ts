@@ -9,9 +9,11 @@ import { answerCalls, continueChat, findChatSession, startChat } from "../chat/c
 import type { Actor } from "../sessions/actor";
 import type { SessionClient } from "../sessions/client";
 import { latestEventId } from "../sessions/follow";
+import { waitingCalls, waitsForAnswer } from "../sessions/waiting-calls";
 import { readA2aMessage } from "./message";
-import { waitingCalls } from "./reads";
-import { parseTaskId } from "./tasks";
+import { refusePushCredentials, requireSamePushUrl } from "./push";
+import { readRun } from "./reads";
+import { isFinalState, parseTaskId, taskState } from "./tasks";
 
 export interface Turn {
   client: SessionClient;
@@ -30,6 +32,7 @@ export async function openTurn(actor: Actor, agentId: string, params: SendMessag
   if (message.taskId !== "" && (named === null || (message.contextId !== "" && named.contextId !== message.contextId)))
     throw new TaskNotFoundError({ message: `Task not found: ${message.taskId}` });
   const contextId = named?.contextId ?? (message.contextId === "" ? crypto.randomUUID() : message.contextId);
+  refusePushCredentials(params.configuration?.taskPushNotificationConfig);
   const pushUrl = params.configuration?.taskPushNotificationConfig?.url || null;
   const { client, session } = await findChatSession(actor, agentId, contextId);
 
@@ -39,20 +42,29 @@ export async function openTurn(actor: Actor, agentId: string, params: SendMessag
     await startChat(actor, agentId, contextId, ask.text, { notifyUrl: pushUrl });
     return { client, contextId, cursor: 0, inputSeq: null };
   }
-  if (pushUrl !== null && pushUrl !== session.notify_url)
-    throw new UnsupportedOperationError({ message: "A context's push notification URL is set by its first message and does not change." });
+  if (pushUrl !== null) requireSamePushUrl(actor, session, pushUrl);
   const follow = { principal: actor.principal, limits: actor.limits };
   const cursor = await latestEventId(client, follow);
   if (ask.kind === "input") {
-    if (session.status === "waiting_approval" || session.status === "waiting_tool_output")
+    if (waitsForAnswer(session.status))
       throw new UnsupportedOperationError({
         message:
           "A task of this context waits for answers to its calls: send data parts { tool_call_id, approved } or { tool_call_id, output }.",
+      });
+    // Text starts a new task; naming one that is over would read as continuing it, so it is refused.
+    if (named !== null && isFinalState(taskState(session.status)))
+      throw new UnsupportedOperationError({
+        message: `Task ${message.taskId} is over and takes no more messages: send the next one with its contextId and no taskId.`,
       });
     await continueChat(actor, session, ask.text);
     return { client, contextId, cursor, inputSeq: null };
   }
   if (named === null) throw new RequestMalformedError({ message: "A message answering calls names their task (taskId)." });
+  // The calls waiting are the newest run's: an answer naming an earlier task would decide them under its id.
+  const run = await readRun(client, named.inputSeq);
+  if (run === null) throw new TaskNotFoundError({ message: `Task not found: ${message.taskId}` });
+  if (run.superseded)
+    throw new RequestMalformedError({ message: `Task ${message.taskId} is over: a later task of this context holds the waiting calls.` });
   // An answer for a call that does not wait is refused before any is applied, so none is half done.
   const waiting = new Map((await waitingCalls(client)).map((call) => [call.id, call.status]));
   for (const answer of ask.approvals)

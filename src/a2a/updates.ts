@@ -1,29 +1,18 @@
 /**
  * A task's updates, read from the session's event log (the stream every watcher of the session
  * reads): the task when its run's input is seen, a status update at each change of state (with
- * the waiting calls when input is required), the answer as artifacts, and the last status. Read
- * from the log's start, a run's updates come again exactly, so a dropped stream loses none.
+ * the waiting calls when input is required), the answer as artifacts, and the last status.
  */
 import { TaskState, type StreamResponse } from "@a2a-js/sdk";
-import { isInputMessage } from "../chat/ui-chunks";
+import { isInputMessage } from "../sessions/input-message";
 import type { Principal } from "../auth/principal";
 import type { Limits } from "../limits";
 import type { SessionClient } from "../sessions/client";
 import { followEvents } from "../sessions/follow";
+import { waitingCalls, waitsForAnswer } from "../sessions/waiting-calls";
 import type { StatusData, ToolCallEventData } from "../sessions/object/events/frames";
 import type { Message } from "../session-config/types";
-import {
-  answerArtifacts,
-  answerText,
-  endsStream,
-  inputHistory,
-  isWaiting,
-  newTask,
-  taskIdOf,
-  taskState,
-  taskStatus,
-  type WaitingCall,
-} from "./tasks";
+import { answerArtifacts, answerText, endsStream, inputHistory, newTask, taskIdOf, taskState, taskStatus, type WaitingCall } from "./tasks";
 
 export interface UpdateSource {
   client: SessionClient;
@@ -37,8 +26,8 @@ export interface UpdateSource {
    * With a cursor past 0, that run is under way already (its calls were just answered).
    */
   inputSeq: number | null;
-  /** Replaying: up to this event id, a wait for input that the log shows answered does not end the stream. */
-  replayUntil?: number;
+  /** The task's state as the caller last showed it, when it showed the task before these updates. */
+  state?: TaskState;
   signal: AbortSignal;
 }
 
@@ -46,9 +35,11 @@ export interface UpdateSource {
 export async function* taskUpdates(source: UpdateSource, output: () => Promise<unknown>): AsyncGenerator<StreamResponse> {
   const { contextId } = source;
   let taskId = source.inputSeq !== null && source.cursor > 0 ? taskIdOf(contextId, source.inputSeq) : null;
-  let state: TaskState | null = null;
+  let state: TaskState | null = source.state ?? null;
   let answer: string | null = null;
   const waiting = new Map<string, WaitingCall>();
+  // Past the log's start, calls that began waiting before the cursor are not in what follows.
+  if (source.cursor > 0) for (const call of await waitingCalls(source.client)) waiting.set(call.id, call);
   const events = followEvents(source.client, {
     principal: source.principal,
     limits: source.limits,
@@ -71,7 +62,7 @@ export async function* taskUpdates(source: UpdateSource, output: () => Promise<u
     if (taskId === null) continue;
     if (frame.type === "tool_call" || frame.type === "tool_result") {
       const call = frame.data as ToolCallEventData;
-      if (isWaiting(call.status)) waiting.set(call.id, call);
+      if (waitsForAnswer(call.status)) waiting.set(call.id, call);
       else waiting.delete(call.id);
     } else if (frame.type === "status" || frame.type === "end") {
       const data = frame.data as StatusData;
@@ -80,16 +71,13 @@ export async function* taskUpdates(source: UpdateSource, output: () => Promise<u
       state = next;
       const ref = { contextId, taskId };
       if (next === TaskState.TASK_STATE_COMPLETED) {
+        // Followed from the present (never replayed from the log's start), this end is the newest run's: the session's output is its.
         for (const artifact of answerArtifacts(answer, await output()))
           yield { payload: { $case: "artifactUpdate", value: { ...ref, artifact, append: false, lastChunk: true, metadata: undefined } } };
       }
       const status = taskStatus(ref, next, { waiting: [...waiting.values()], error: data.error }, frame.created_at);
       yield { payload: { $case: "statusUpdate", value: { ...ref, status, metadata: undefined } } };
-      const answeredLater = typeof frame.id === "number" && source.replayUntil !== undefined && frame.id < source.replayUntil;
-      if (endsStream(next) && !(next === TaskState.TASK_STATE_INPUT_REQUIRED && answeredLater)) return;
+      if (endsStream(next)) return;
     }
-    // A replay that reached the log's end with the task still waiting ends there, as a live stream would.
-    const caughtUp = typeof frame.id === "number" && source.replayUntil !== undefined && frame.id >= source.replayUntil;
-    if (caughtUp && state === TaskState.TASK_STATE_INPUT_REQUIRED) return;
   }
 }

@@ -8,8 +8,8 @@
 import type { Actor } from "../sessions/actor";
 import { ApiError } from "../problems";
 import { latestEventId } from "../sessions/follow";
-import type { SessionClient } from "../sessions/client";
-import type { Session, ToolCall } from "../session-config/types";
+import { waitingCalls } from "../sessions/waiting-calls";
+import type { Session } from "../session-config/types";
 import { answerCalls, continueChat, findChatSession, startChat } from "../chat/chat-session";
 import { TURN_ENDING_STATUSES } from "../chat/ui-chunks";
 import { clientToolNames } from "../chat/ui-stream";
@@ -17,9 +17,6 @@ import { AgUiRun } from "./events";
 import type { AgUiAsk, ClientTool } from "./input";
 import type { AgUiSdk } from "./load-sdk";
 import { fixedRunStream, runStream } from "./stream";
-
-/** Pages of tool calls read to find the ones still waiting (100 each), for a run that answered only some. */
-const MAX_WAITING_PAGES = 20;
 
 export interface ThreadRun {
   threadId: string;
@@ -82,16 +79,4 @@ function requireKnownTools(session: Session, tools: readonly ClientTool[]): void
         ],
   );
   if (errors.length > 0) throw new ApiError("validation_failed", undefined, { errors });
-}
-
-async function waitingCalls(client: SessionClient): Promise<ToolCall[]> {
-  const waiting: ToolCall[] = [];
-  let cursor: string | null = null;
-  for (let page = 0; page < MAX_WAITING_PAGES; page++) {
-    const { data, next_cursor } = await client.listToolCalls(cursor, 100);
-    waiting.push(...data.filter((call) => call.status === "waiting_approval" || call.status === "waiting_tool_output"));
-    if (next_cursor === null) break;
-    cursor = next_cursor;
-  }
-  return waiting;
 }

@@ -7,6 +7,7 @@
  * (`ui-history.ts`) is built by this same class, so a reloaded page sees what the stream showed.
  */
 import type { DeltaData, EventFrame, StatusData, ToolCallEventData } from "../sessions/object/events/frames";
+import { isInputMessage } from "../sessions/input-message";
 import type { ContentBlock, Message, SessionStatus, StopReason } from "../session-config/types";
 
 /** One part of the UI message stream, as `uiMessageChunkSchema` of the `ai` package reads it. */
@@ -36,11 +37,6 @@ export function inputMessageId(seq: number): string {
 
 export function answerMessageId(inputSeq: number): string {
   return `answer-${inputSeq}`;
-}
-
-/** A message a person sent (text or images), as opposed to the tool results the loop writes. */
-export function isInputMessage(message: Pick<Message, "role" | "content">): boolean {
-  return message.role === "user" && message.content.some((block) => block.type === "text" || block.type === "image");
 }
 
 /** The `finish` reason the AI SDK knows for a stop reason of a finished run. */

@@ -7,7 +7,8 @@
 import type { SessionClient } from "../sessions/client";
 import type { Message, Page, ToolCall } from "../session-config/types";
 import { MAX_CHAT_MESSAGES } from "./request";
-import { ChatTurn, answerMessageId, inputMessageId, isInputMessage } from "./ui-chunks";
+import { isInputMessage } from "../sessions/input-message";
+import { ChatTurn, answerMessageId, inputMessageId } from "./ui-chunks";
 import { UiPartsFold, type UiPart } from "./ui-parts";
 
 export interface ChatUiMessage {

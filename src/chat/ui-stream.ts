@@ -11,7 +11,8 @@ import type { SessionClient } from "../sessions/client";
 import { followEvents } from "../sessions/follow";
 import type { EventFrame } from "../sessions/object/events/frames";
 import type { Message, Session } from "../session-config/types";
-import { ChatTurn, isInputMessage, type UiChunk } from "./ui-chunks";
+import { isInputMessage } from "../sessions/input-message";
+import { ChatTurn, type UiChunk } from "./ui-chunks";
 
 /** The headers `createUIMessageStreamResponse` of the `ai` package sets. */
 export const UI_MESSAGE_STREAM_HEADERS = {

@@ -9,6 +9,7 @@ import { isOriginAllowed } from "../egress/allowed-origins";
 import { approvalTimeoutProblem, checkToolList } from "./object/tools/registry";
 import { checkTenantUrl } from "../egress/tenant-url";
 import { MAX_REQUEST_PATTERN_SIZE } from "../shared/json-schema/patterns";
+import { MAX_WEBHOOK_URL_CHARS } from "../session-config/tool-schemas";
 import { checkSchema, estimateSchemaPatterns } from "../shared/json-schema/validator";
 import { checkMcpServerUrl } from "./object/tools/mcp/server-url";
 import type { A2aToolSpec, McpToolSpec, ToolSpec } from "../session-config/types";
@@ -55,7 +56,13 @@ export function checkNotifyUrl(raw: string, options: ToolCheckOptions): NotifyUr
 
 /** Any URL the platform calls for a tenant (its trace collector too): the webhook rule, reported at `path`. */
 export function checkCallUrl(path: string, raw: string, options: ToolCheckOptions): NotifyUrlCheck {
+  if (raw.length > MAX_WEBHOOK_URL_CHARS) return tooLong(path);
   return callUrl(path, checkTenantUrl(raw, options), options);
+}
+
+/** Past this length a URL is refused, raw or normalized: what delivers to it checks the same bound. */
+function tooLong(path: string): NotifyUrlCheck {
+  return { ok: false, error: { path, message: `A URL has at most ${MAX_WEBHOOK_URL_CHARS} characters.` } };
 }
 
 /**
@@ -64,6 +71,7 @@ export function checkCallUrl(path: string, raw: string, options: ToolCheckOption
  */
 function callUrl(path: string, check: { ok: true; url: URL } | { ok: false; message: string }, options: ToolCheckOptions): NotifyUrlCheck {
   if (!check.ok) return { ok: false, error: { path, message: check.message } };
+  if (check.url.href.length > MAX_WEBHOOK_URL_CHARS) return tooLong(path);
   if (!isOriginAllowed(check.url, options.webhookOrigins)) {
     return { ok: false, error: { path, message: `The origin ${check.url.origin} is not in the tenant's webhook_origins.` } };
   }

@@ -9,7 +9,7 @@ import { type Client, ClientFactory, ClientFactoryOptions, DefaultAgentCardResol
 import { TaskNotFoundError } from "@a2a-js/sdk/errors";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ModelStep } from "../support/mock-protocol";
-import { say } from "./support/scenario";
+import { say, webhookTool } from "./support/scenario";
 import { type SharedStack, sharedStack, uniqueName } from "./support/stack";
 import { tokenMinter } from "./support/tokens";
 
@@ -132,16 +132,15 @@ describe("A2A", () => {
     await expect(stranger.getTask({ tenant: "", id: first.id })).rejects.toBeInstanceOf(TaskNotFoundError);
   });
 
-  it("streams a run, and a stream cut mid-run resubscribes and gets every update", async () => {
-    const slow: ModelStep = {
-      reply: { content: [{ type: "text", text: "A long answer, told slowly." }] },
-      stream: { chunk_chars: 4, event_delay_ms: 150 },
-    };
-    const { client } = await world([{ type: "builtin", name: "get_time" }], [callTool("toolu_s", "get_time"), slow]);
+  it("streams a run, and a stream cut mid-run resubscribes while it still runs and gets the rest", async () => {
+    // The run's webhook call is held until the test releases it, so the task is still running when it resubscribes.
+    const hook = stack.mock.hook(uniqueName("held"));
+    await hook.script({ hold: true, then: { status: 200, body: { output: "42" } } });
+    const { client } = await world([webhookTool("lookup", hook.url, false)], [callTool("toolu_s", "lookup"), say("The answer is 42.")]);
     const abort = new AbortController();
     let taskId = "";
     for await (const update of client.sendMessageStream(
-      { tenant: "", message: userMessage([text("tell me")]), configuration: undefined, metadata: undefined },
+      { tenant: "", message: userMessage([text("look it up")]), configuration: undefined, metadata: undefined },
       { signal: abort.signal },
     )) {
       if (update.payload?.$case === "task") {
@@ -151,13 +150,21 @@ describe("A2A", () => {
     }
     abort.abort();
     expect(taskId).not.toBe("");
+    await hook.waitForRequests(1);
 
     const updates: StreamResponse[] = [];
-    for await (const update of client.resubscribeTask({ tenant: "", id: taskId })) updates.push(update);
-    expect(updates[0]?.payload?.$case).toBe("task");
+    for await (const update of client.resubscribeTask({ tenant: "", id: taskId })) {
+      updates.push(update);
+      // The first update is the task as it stands: still working, its webhook call held.
+      if (updates.length === 1) {
+        expect(update.payload?.$case).toBe("task");
+        expect(stateOf(update)).toBe(TaskState.TASK_STATE_WORKING);
+        expect(await hook.release()).toBe(1);
+      }
+    }
     expect(updates.map(stateOf).filter((state) => state !== null)).toEqual([TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_COMPLETED]);
     const artifacts = updates.flatMap((update) => (update.payload?.$case === "artifactUpdate" ? [update.payload.value.artifact] : []));
-    expect(artifacts.map((artifact) => artifact?.parts[0]?.content)).toEqual([{ $case: "text", value: "A long answer, told slowly." }]);
+    expect(artifacts.map((artifact) => artifact?.parts[0]?.content)).toEqual([{ $case: "text", value: "The answer is 42." }]);
   });
 
   it("waits for approval as input-required, and a message answering the call lets the run finish", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkTenantUrl } from "../../src/egress/tenant-url";
-import { prepareSessionTools } from "../../src/sessions/tool-specs";
+import { checkCallUrl, checkNotifyUrl, prepareSessionTools } from "../../src/sessions/tool-specs";
 import type { ToolSpec } from "../../src/session-config/types";
 
 const strict = { allowPrivateUrls: false, webhookOrigins: null };
@@ -135,5 +135,23 @@ describe("prepareSessionTools", () => {
     expect(
       prepareSessionTools([{ type: "builtin", name: "get_time" }, webhook("get_time", "https://example.com/")], strict).errors,
     ).toEqual([{ path: "body.tools", message: expect.stringContaining("used twice") }]);
+  });
+});
+
+describe("checkNotifyUrl and checkCallUrl", () => {
+  const options = { allowPrivateUrls: false, webhookOrigins: null };
+
+  it("refuse a URL over 2,048 characters, raw or once normalized, so none is stored that delivery would refuse", () => {
+    const base = "https://hooks.example.com/";
+    expect(checkNotifyUrl(base + "a".repeat(2_048 - base.length), options)).toMatchObject({ ok: true });
+    expect(checkNotifyUrl(base + "a".repeat(2_049 - base.length), options)).toMatchObject({
+      ok: false,
+      error: { path: "body.notify_url", message: expect.stringContaining("2048") },
+    });
+    expect(checkCallUrl("body.traces.endpoint", base + "a".repeat(3_000), options)).toMatchObject({ ok: false });
+    // Within the cap as sent, past it once encoded: the stored (normalized) form is what counts.
+    const accented = base + "é".repeat(400);
+    expect(accented.length).toBeLessThan(2_048);
+    expect(checkNotifyUrl(accented, options)).toMatchObject({ ok: false });
   });
 });

@@ -1435,7 +1435,7 @@ export interface paths {
         };
         /**
          * An agent's A2A agent card
-         * @description The Agent2Agent card of the agent (A2A 1.0 JSON): its JSON-RPC endpoint `POST /v1/agents/{agent_id}/a2a` for protocol versions 1.0 and 0.3, streaming and push notifications on, bearer authentication. Give its URL to `@a2a-js/sdk`'s `ClientFactory.createFromUrl`.
+         * @description The Agent2Agent card of the agent: its JSON-RPC endpoint `POST /v1/agents/{agent_id}/a2a` for protocol versions 1.0 and 0.3, streaming and push notifications on, bearer authentication. With the header `A2A-Version: 1.0` (as `@a2a-js/sdk` 1.x's client sends) the card is A2A 1.0 JSON; without it, or with a version below 1.0, it is 0.3's card (`url`, `preferredTransport`), as for a 0.3 client. Give its URL to `@a2a-js/sdk`'s `ClientFactory.createFromUrl`.
          */
         get: operations["getAgentA2aCard"];
         put?: never;
@@ -1457,7 +1457,7 @@ export interface paths {
         put?: never;
         /**
          * An agent's A2A endpoint (JSON-RPC)
-         * @description Agent2Agent over JSON-RPC, as `@a2a-js/sdk` 1.x speaks it: `SendMessage`, `SendStreamingMessage`, `GetTask`, `CancelTask`, `SubscribeToTask` and the task push notification config methods, and their 0.3 names (`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`, `tasks/resubscribe`, `tasks/pushNotificationConfig/*`). A `contextId` is the caller's session of this agent, the same one a chat id of that value reaches; a task is one run. Streams are Server-Sent Events. Every error is a JSON-RPC error: -32700 for a body that is not JSON, -32600 for one that is not a request, -32601 for an unknown method, -32602 for bad params, -32001 for a task that is not the caller's.
+         * @description Agent2Agent over JSON-RPC, as `@a2a-js/sdk` 1.x speaks it: `SendMessage`, `SendStreamingMessage`, `GetTask`, `CancelTask`, `SubscribeToTask` and the task push notification config methods, and their 0.3 names (`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`, `tasks/resubscribe`, `tasks/pushNotificationConfig/*`). A `contextId` is the caller's session of this agent, the same one a chat id of that value reaches; a task is one run. Streams are Server-Sent Events. `SendMessage`, `SendStreamingMessage`, `CancelTask` and setting or deleting a push config need `sessions:write`; the other methods `sessions:read`. Once the caller is authenticated and allowed, every error is a JSON-RPC error: -32700 for a body that is not JSON, -32600 for one that is not a request, -32601 for an unknown method, -32602 for bad params, -32001 for a task that is not the caller's; a missing credential, a missing scope, an unknown agent or a body too large are problem documents (401, 403, 404, 413, 415).
          */
         post: operations["agentA2aMessage"];
         delete?: never;

@@ -10,7 +10,7 @@ import { knownAgentId } from "../agents/ids";
 import { AgentIdParamsSchema } from "../agents/schemas";
 import type { AppEnv } from "../context";
 import { AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
-import { requireScope } from "../middleware/require-scope";
+import { requireAnyScope } from "../middleware/require-scope";
 import { bearerAuth } from "../security";
 
 const JSON_RPC_OBJECT = { type: "object", description: "A JSON-RPC 2.0 message of A2A.", additionalProperties: true } as const;
@@ -24,11 +24,14 @@ export const route = createRoute({
     "Agent2Agent over JSON-RPC, as `@a2a-js/sdk` 1.x speaks it: `SendMessage`, `SendStreamingMessage`, `GetTask`, `CancelTask`, `SubscribeToTask` and the task push " +
     "notification config methods, and their 0.3 names (`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`, `tasks/resubscribe`, `tasks/pushNotificationConfig/*`). " +
     "A `contextId` is the caller's session of this agent, the same one a chat id of that value reaches; a task is one run. Streams are Server-Sent Events. " +
-    "Every error is a JSON-RPC error: -32700 for a body that is not JSON, -32600 for one that is not a request, -32601 for an unknown method, -32602 for bad params, " +
-    "-32001 for a task that is not the caller's.",
+    "`SendMessage`, `SendStreamingMessage`, `CancelTask` and setting or deleting a push config need `sessions:write`; the other methods `sessions:read`. " +
+    "Once the caller is authenticated and allowed, every error is a JSON-RPC error: -32700 for a body that is not JSON, -32600 for one that is not a request, " +
+    "-32601 for an unknown method, -32602 for bad params, -32001 for a task that is not the caller's; a missing credential, a missing scope, an unknown agent " +
+    "or a body too large are problem documents (401, 403, 404, 413, 415).",
   tags: ["A2A"],
-  security: bearerAuth("sessions:write"),
-  middleware: [requireScope("sessions:write")] as const,
+  // Per method: sessions:write to send, cancel or set a push config; sessions:read for the rest.
+  security: [...bearerAuth("sessions:read"), ...bearerAuth("sessions:write")],
+  middleware: [requireAnyScope("sessions:read", "sessions:write")] as const,
   request: {
     params: AgentIdParamsSchema,
     body: {
@@ -59,5 +62,5 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const agentId = knownAgentId(c.req.valid("param").agent_id);
   const agent = await new AgentClient(c.env, c.var.principal.tenantId).get(agentId);
-  return (await serveA2a(actorOf(c), agent, new URL(c.req.url).origin, await c.req.raw.text())) as never;
+  return (await serveA2a(actorOf(c), agent, new URL(c.req.url).origin, await c.req.raw.text(), c.req.raw.signal)) as never;
 };

@@ -14,6 +14,15 @@ export function requireScope(scope: Scope): MiddlewareHandler<AppEnv> {
   };
 }
 
+/** At least one of `scopes`: a route whose operations each need one of them checks which further in. */
+export function requireAnyScope(...scopes: Scope[]): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (!scopes.some((scope) => hasScope(c.var.principal, scope)))
+      throw new ApiError("forbidden", `This operation requires one of the scopes ${scopes.join(", ")}.`);
+    await next();
+  };
+}
+
 /**
  * Platform admins, or admins of the tenant named by the `param` path segment. The segment is
  * only compared here; it is validated by the route's schema before any store sees it.

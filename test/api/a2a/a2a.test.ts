@@ -5,73 +5,17 @@
  */
 import { describe, expect, it } from "vitest";
 import { BASE_URL, call, callJson } from "../../support/api";
-import { mockHook, mockModel, uniqueKey } from "../../support/mock-client";
+import { mockHook, uniqueKey } from "../../support/mock-client";
 import { signedWith, typesFor, webhookSecret } from "../../notifications/helpers";
-import { caller, text, toolUse, type Caller } from "../sessions/helpers";
-import { author, createAgent } from "../agents/helpers";
-
-interface RpcAnswer {
-  jsonrpc: string;
-  id: unknown;
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string };
-}
-
-async function raw(who: Caller, agentId: string, body: string): Promise<RpcAnswer> {
-  const res = await call(`/v1/agents/${agentId}/a2a`, {
-    method: "POST",
-    headers: { ...who.headers, "Content-Type": "application/json" },
-    body,
-  });
-  expect(res.status, body).toBe(200);
-  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-  return (await res.json()) as RpcAnswer;
-}
-
-async function rpc(who: Caller, agentId: string, method: string, params: unknown): Promise<RpcAnswer> {
-  const res = await callJson(`/v1/agents/${agentId}/a2a`, "POST", { jsonrpc: "2.0", id: "r1", method, params }, who.headers);
-  expect(res.status).toBe(200);
-  return (await res.json()) as RpcAnswer;
-}
-
-/** The results of a `SubscribeToTask` stream, in order. */
-async function subscribe(who: Caller, agentId: string, taskId: string): Promise<Record<string, unknown>[]> {
-  const res = await callJson(
-    `/v1/agents/${agentId}/a2a`,
-    "POST",
-    { jsonrpc: "2.0", id: "s1", method: "SubscribeToTask", params: { id: taskId } },
-    who.headers,
-  );
-  expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
-  const events = (await res.text()).split("\n\n").filter((event) => event.startsWith("data: "));
-  return events.map((event) => (JSON.parse(event.slice(6)) as { result: Record<string, unknown> }).result);
-}
-
-/** The task states a stream's results went through. */
-function states(results: Record<string, unknown>[]): string[] {
-  return results.flatMap((result) => {
-    const status = ((result.task ?? result.statusUpdate) as { status?: { state: string } } | undefined)?.status;
-    return status ? [status.state] : [];
-  });
-}
-
-const say = (words: string, extra: Record<string, unknown> = {}) => ({
-  message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: words }], ...extra },
-});
-
-async function agentScripted(who: Caller, steps: unknown[], tools: unknown[] = []) {
-  const model = mockModel(uniqueKey("model"));
-  await model.script(...(steps as never[]));
-  return createAgent(who, { name: uniqueKey("helper"), model: model.key, tools } as never);
-}
-
-type TaskJson = { id: string; contextId: string; status: { state: string; message?: { parts: { data?: unknown }[] } } };
+import { caller, text, toolUse } from "../sessions/helpers";
+import { author } from "../agents/helpers";
+import { agentScripted, raw, rpc, say, states, subscribe, type TaskJson } from "./helpers";
 
 describe("GET /v1/agents/{agent_id}/a2a/.well-known/agent-card.json", () => {
   it("names the JSON-RPC endpoint, streaming and bearer security; an unknown agent is a 404", async () => {
     const who = await author();
     const agent = await agentScripted(who, []);
-    const res = await call(`/v1/agents/${agent.id}/a2a/.well-known/agent-card.json`, { headers: who.headers });
+    const res = await call(`/v1/agents/${agent.id}/a2a/.well-known/agent-card.json`, { headers: { ...who.headers, "A2A-Version": "1.0" } });
     expect(res.status).toBe(200);
     const card = (await res.json()) as Record<string, unknown>;
     expect(card.supportedInterfaces).toEqual([
@@ -80,8 +24,27 @@ describe("GET /v1/agents/{agent_id}/a2a/.well-known/agent-card.json", () => {
     ]);
     expect(card.capabilities).toMatchObject({ streaming: true });
     expect(card.securitySchemes).toEqual({ bearer: { httpAuthSecurityScheme: expect.objectContaining({ scheme: "bearer" }) } });
+    expect(res.headers.get("vary")).toMatch(/A2A-Version/i);
     const missing = await call(`/v1/agents/agt_${"0".repeat(26)}/a2a/.well-known/agent-card.json`, { headers: who.headers });
     expect(missing.status).toBe(404);
+  });
+
+  it("answers a client that asks for no version (0.3's) with the 0.3 card, as the SDK's reference server does", async () => {
+    const who = await author();
+    const agent = await agentScripted(who, []);
+    const url = `${BASE_URL}/v1/agents/${agent.id}/a2a`;
+    for (const headers of [who.headers, { ...who.headers, "A2A-Version": "0.3" }]) {
+      const res = await call(`/v1/agents/${agent.id}/a2a/.well-known/agent-card.json`, { headers });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({
+        url,
+        preferredTransport: "JSONRPC",
+        protocolVersion: "0.3",
+        capabilities: { streaming: true, pushNotifications: true },
+        securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+        security: [{ bearer: [] }],
+      });
+    }
   });
 });
 
@@ -100,6 +63,25 @@ describe("POST /v1/agents/{agent_id}/a2a", () => {
     expect((await rpc(who, agent.id, "SendMessage", {})).error?.code).toBe(-32602);
     expect((await rpc(who, agent.id, "SendMessage", say(""))).error?.code).toBe(-32602);
     expect((await rpc(who, agent.id, "SendMessage", say("x", { contextId: "c".repeat(129) }))).error?.code).toBe(-32602);
+    // Params the SDK's own converters cannot read are bad params, and the SDK's message is not passed on.
+    for (const [method, params] of [
+      ["SendMessage", { message: { parts: [null] } }],
+      ["SendStreamingMessage", { message: { parts: [null] } }],
+      ["tasks/pushNotificationConfig/set", { taskId: "1.x" }],
+    ] as const) {
+      const answer = await rpc(who, agent.id, method, params);
+      expect(answer.error?.code, method).toBe(-32602);
+      expect(answer.error?.message).not.toMatch(/Cannot read|reading/);
+    }
+    // A role other than the user's, an id that is not a string, a push config's own credentials: refused, not coerced or dropped.
+    for (const params of [
+      say("x", { role: "ROLE_UNSPECIFIED" }),
+      say("x", { role: "ROLE_ROBOT" }),
+      say("x", { contextId: {} }),
+      { ...say("x"), configuration: { taskPushNotificationConfig: { url: "https://example.com/hook", token: "secret" } } },
+    ])
+      expect((await rpc(who, agent.id, "SendMessage", params)).error?.code, JSON.stringify(params)).toBe(-32602);
+    expect((await rpc(who, agent.id, "GetTask", { id: { task: 1 } })).error?.code).toBe(-32602);
     const unknown = await rpc(who, agent.id, "GetTask", { id: "not-a-task" });
     expect(unknown).toMatchObject({ jsonrpc: "2.0", id: "r1", error: { code: -32001 } });
   });
@@ -153,16 +135,16 @@ describe("POST /v1/agents/{agent_id}/a2a", () => {
       message: expect.stringContaining("toolu_q"),
     });
     expect((await rpc(who, agent.id, "SendMessage", say("more text", ids))).error?.code).toBe(-32004);
-    // Resubscribed while it waits, the replay ends at the wait, as the live stream did.
-    expect(states(await subscribe(who, agent.id, task.id))).toEqual(["TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED"]);
+    // Resubscribed while it waits, the stream is the waiting task, and ends there as the live stream did.
+    expect(states(await subscribe(who, agent.id, task.id))).toEqual(["TASK_STATE_INPUT_REQUIRED"]);
     const approve = {
       message: { messageId: "a2", role: "ROLE_USER", ...ids, parts: [{ data: { tool_call_id: "toolu_q", approved: true } }] },
     };
     const done = ((await rpc(who, agent.id, "SendMessage", approve)).result as { task: TaskJson }).task;
     expect(done).toMatchObject({ id: task.id, status: { state: "TASK_STATE_COMPLETED" } });
-    // Replayed once it is over, the answered wait does not end the stream: every update comes again.
+    // Subscribed once it is over, the stream is the task as it stands (read from storage, not the log), and ends.
     const replay = await subscribe(who, agent.id, task.id);
-    expect(states(replay)).toEqual(["TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]);
+    expect(states(replay)).toEqual(["TASK_STATE_COMPLETED"]);
     expect(JSON.stringify(replay)).toContain('"text":"noon"');
   });
 
@@ -186,16 +168,29 @@ describe("POST /v1/agents/{agent_id}/a2a", () => {
     expect((await rpc(who, agent.id, "DeleteTaskPushNotificationConfig", { taskId: task.id, id: "notify_url" })).error?.code).toBe(-32004);
   });
 
-  it("refuses a caller without sessions:write", async () => {
+  it("needs sessions:read to read a task or its push config, and sessions:write to send or cancel", async () => {
     const who = await author();
-    const agent = await agentScripted(who, []);
-    const reader = await caller(who.tenantId, ["sessions:read"]);
-    const res = await callJson(
-      `/v1/agents/${agent.id}/a2a`,
-      "POST",
-      { jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } },
-      reader.headers,
-    );
-    expect(res.status).toBe(403);
+    const agent = await agentScripted(who, [{ reply: { content: [text("done")] } }]);
+    const task = ((await rpc(who, agent.id, "SendMessage", say("hi"))).result as { task: TaskJson }).task;
+    const reader = await caller(who.tenantId, ["sessions:read"], who.subject);
+    expect((await rpc(reader, agent.id, "GetTask", { id: task.id })).result).toMatchObject({ id: task.id });
+    expect((await rpc(reader, agent.id, "tasks/get", { id: task.id })).result).toMatchObject({ id: task.id });
+    expect((await rpc(reader, agent.id, "ListTaskPushNotificationConfigs", { taskId: task.id })).result).toEqual({});
+    expect(states(await subscribe(reader, agent.id, task.id))).toEqual(["TASK_STATE_COMPLETED"]);
+    const writer = await caller(who.tenantId, ["sessions:write"], who.subject);
+    for (const [who2, method, params] of [
+      [reader, "SendMessage", say("more", { contextId: task.contextId })],
+      [reader, "message/send", { message: { kind: "message", messageId: "m", role: "user", parts: [{ kind: "text", text: "x" }] } }],
+      [reader, "CancelTask", { id: task.id }],
+      [writer, "GetTask", { id: task.id }],
+    ] as const) {
+      const res = await callJson(`/v1/agents/${agent.id}/a2a`, "POST", { jsonrpc: "2.0", id: 1, method, params }, who2.headers);
+      expect(res.status, method).toBe(403);
+      expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    }
+    const none = await caller(who.tenantId, ["agents:write"]);
+    expect(
+      (await callJson(`/v1/agents/${agent.id}/a2a`, "POST", { jsonrpc: "2.0", id: 1, method: "GetTask", params: {} }, none.headers)).status,
+    ).toBe(403);
   });
 });
