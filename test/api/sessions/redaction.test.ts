@@ -166,3 +166,39 @@ describe("watchers of a run whose answers are redacted", () => {
     expect(JSON.stringify(watch.frames)).toContain("dave@example.com");
   });
 });
+
+describe("a model's writing under model_output", () => {
+  it("redacts tool calls' arguments before they are stored, run and sent back, and a structured answer's value; asks for no signed reasoning", async () => {
+    const tenantId = (await admin()).tenantId;
+    const boss = await caller(tenantId, ["tenant:admin", "sessions:read", "sessions:write"], "admin-1");
+    expect((await putRedaction(boss.headers, { detectors: ["email"], apply_to: ["model_output"] })).status).toBe(200);
+    const model = mockModel(uniqueKey("claude-sonnet-4-5"));
+    const hook = mockHook(uniqueKey("mailer"));
+    await hook.script({ status: 200, body: { output: "sent" } });
+    await model.script(
+      { reply: { content: [toolUse("toolu_mail", "mail", { to: "carol@example.com", cc: ["dan@example.com"] })] } },
+      { reply: { content: [toolUse("toolu_out", "respond", { email: "erin@example.com", note: "ok" })] } },
+    );
+    const session = await createSession(boss, {
+      input: "mail carol",
+      model: model.key,
+      reasoning: { budget_tokens: 2_048 },
+      output_schema: { type: "object", properties: { email: { type: "string" }, note: { type: "string" } }, required: ["email"] },
+      tools: [{ type: "webhook", name: "mail", description: "Send mail", input_schema: OBJECT_SCHEMA, url: hook.url }],
+    });
+    const done = await waitForStatus(boss, session.id, ["done", "failed"]);
+    expect(done.status).toBe("done");
+    expect(done.output).toEqual({ email: "[redacted:email]", note: "ok" });
+    expect((await toolCallsOf(boss, session.id))[0]!.input).toEqual({ to: "[redacted:email]", cc: ["[redacted:email]"] });
+    expect(JSON.stringify((await hook.requests())[0]!.body)).toContain("[redacted:email]");
+    const exported = await (await call(`/v1/sessions/${session.id}/export`, { headers: boss.headers })).text();
+    const sent = (await model.requests()).map((request) => JSON.stringify(request.body));
+    for (const original of ["carol@example.com", "dan@example.com", "erin@example.com"]) {
+      expect(exported).not.toContain(original);
+      for (const body of sent) expect(body).not.toContain(original);
+      expect(JSON.stringify(done)).not.toContain(original);
+    }
+    // Anthropic signs its reasoning, which cannot then be redacted: it is not asked for.
+    for (const request of await model.requests()) expect((request.body as { thinking?: unknown }).thinking).toBeUndefined();
+  });
+});
