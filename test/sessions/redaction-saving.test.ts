@@ -107,3 +107,12 @@ describe("an answer and a user's text as saved", () => {
     expect(streamsAnswerText(undefined)).toBe(true);
   });
 });
+
+describe("a token longer than the overlap, across the cut", () => {
+  it("is redacted from its start, not kept in part", () => {
+    const jwt = `eyJhbGciOiJIUzI1NiJ9.${"p".repeat(REDACTION_OVERLAP_CHARS * 3)}.signature`;
+    const saved = savedToolOutput(`${"x".repeat(90)} ${jwt}`, 200, EVERYWHERE);
+    expect(saved).not.toContain("eyJ");
+    expect(saved).toContain("[redacted:secret]");
+  });
+});
