@@ -30,6 +30,9 @@ export const RETRY_MAX_MS = 60_000;
  * model that misses three times after being told what was wrong will not get there.
  */
 export const MAX_INVALID_OUTPUTS = 3;
+
+/** The longest reason a reviewer may give for denying a tool call, on every protocol that carries one (REST, chat, AG-UI). */
+export const MAX_DENY_REASON_CHARS = 1_000;
 /**
  * Images in one user message. Each is sent with every model call whose window holds it, and
  * providers cap a request's size (Anthropic: 32 MB), so a message is not a photo album.

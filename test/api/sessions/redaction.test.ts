@@ -8,6 +8,8 @@ import { call, callJson, readProblem } from "../../support/api";
 import { mockHook, mockModel, uniqueKey } from "../../support/mock-client";
 import { watchSse } from "../../support/event-client";
 import { tenantLog } from "../audit/helpers";
+import { eventually } from "../../notifications/helpers";
+import { MAX_DENY_REASON_CHARS } from "../../../src/limits";
 import { caller, createSession, messagesOf, OBJECT_SCHEMA, post, text, toolCallsOf, toolUse, waitForStatus } from "./helpers";
 
 const ALL = {
@@ -200,5 +202,37 @@ describe("a model's writing under model_output", () => {
     }
     // Anthropic signs its reasoning, which cannot then be redacted: it is not asked for.
     for (const request of await model.requests()) expect((request.body as { thinking?: unknown }).thinking).toBeUndefined();
+  });
+});
+
+describe("a reviewer's deny reason", () => {
+  it("is redacted as user input before the tool result and the audit log get it", async () => {
+    const tenantId = (await admin()).tenantId;
+    const boss = await caller(tenantId, ["tenant:admin", "sessions:read", "sessions:write"], "admin-1");
+    expect((await putRedaction(boss.headers, { detectors: ["email"], apply_to: ["user_input"] })).status).toBe(200);
+    const model = mockModel(uniqueKey("deny"));
+    await model.script({ reply: { content: [toolUse("toolu_deny", "get_time", {})] } }, { reply: { content: [text("ok")] } });
+    const session = await createSession(boss, {
+      input: "what time is it",
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+    });
+    await waitForStatus(boss, session.id, ["waiting_approval"]);
+    const reason = "ask frank@example.com first";
+    expect((await post(boss, `/v1/sessions/${session.id}/tool-calls/toolu_deny/deny`, { reason })).status).toBe(200);
+    await waitForStatus(boss, session.id, ["done"]);
+    expect((await toolCallsOf(boss, session.id))[0]!.output).toBe("denied by a reviewer: ask [redacted:email] first");
+    const denied = await eventually(async () => {
+      const entries = await tenantLog(boss.headers, "&action=tool_call.denied");
+      return entries.length > 0 ? entries : undefined;
+    }, "the deny's entry");
+    expect(denied[0]!.details).toMatchObject({ reason: "ask [redacted:email] first" });
+    expect(JSON.stringify(await model.requests())).not.toContain("frank@example.com");
+  });
+
+  it("is refused past the one bound every protocol keeps", async () => {
+    const boss = await caller(undefined, ["sessions:read", "sessions:write"], "admin-1");
+    const res = await post(boss, "/v1/sessions/sess_none/tool-calls/toolu_x/deny", { reason: "n".repeat(MAX_DENY_REASON_CHARS + 1) });
+    expect(res.status).toBe(400);
   });
 });
