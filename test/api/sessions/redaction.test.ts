@@ -236,3 +236,36 @@ describe("a reviewer's deny reason", () => {
     expect(res.status).toBe(400);
   });
 });
+
+describe("a compaction summary under model_output", () => {
+  it("is redacted before it is saved and sent with later requests", async () => {
+    const tenantId = (await admin()).tenantId;
+    const boss = await caller(tenantId, ["tenant:admin", "sessions:read", "sessions:write"], "admin-1");
+    expect((await putRedaction(boss.headers, { detectors: ["email"], apply_to: ["model_output"] })).status).toBe(200);
+    const model = mockModel(uniqueKey("summary"));
+    await model.script(
+      ...Array.from({ length: 12 }, (_, i) => ({ reply: { content: [toolUse(`call_${i}`, "get_time")] } })),
+      { reply: { content: [text("done")] } },
+      {
+        match: { system_includes: "running summary" },
+        repeat: 20,
+        reply: { content: [text("the user zed@example.com wants the time, looked up several times")] },
+      },
+    );
+    const session = await createSession(boss, {
+      input: "look up the time again and again",
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time" }],
+      context: { strategy: "summary", max_input_tokens: 500 },
+    });
+    expect((await waitForStatus(boss, session.id, ["done", "failed"], 20_000)).status).toBe("done");
+    const recorded = await model.requests();
+    const requests = recorded.map((request) => JSON.stringify(request.body));
+    const isStep = (body: unknown) => !JSON.stringify((body as { system?: unknown }).system ?? "").includes("running summary");
+    const after = recorded.filter((request) => isStep(request.body)).map((request) => JSON.stringify(request.body));
+    expect(after.filter((body) => body.includes("[Summary of the earlier conversation]")).length).toBeGreaterThanOrEqual(1);
+    for (const body of after.filter((body) => body.includes("[Summary of the earlier conversation]")))
+      expect(body).toContain("the user [redacted:email] wants the time");
+    for (const body of requests) expect(body).not.toContain("zed@example.com");
+  }, 30_000);
+});
