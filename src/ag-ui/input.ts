@@ -7,6 +7,7 @@
 import type { RunAgentInput } from "@ag-ui/core";
 import type { z } from "zod";
 import type { ApprovalAnswer, ToolOutputAnswer } from "../chat/request";
+import { MAX_DENY_REASON_CHARS } from "../limits";
 import type { FieldError } from "../problems";
 import { ClientToolSchema } from "../session-config/tool-schemas";
 import type { ToolSpec } from "../session-config/types";
@@ -74,7 +75,9 @@ function askOf(input: RunAgentInput): AgUiAsk | FieldError {
   const errors: FieldError[] = [];
   (input.resume ?? []).forEach((entry, index) => {
     const decision = approvalOf(entry.status, entry.payload);
-    if (decision === null)
+    if (decision !== null && (decision.reason?.length ?? 0) > MAX_DENY_REASON_CHARS)
+      errors.push({ path: `body.resume.${index}.payload.reason`, message: `A reason is at most ${MAX_DENY_REASON_CHARS} characters.` });
+    else if (decision === null)
       errors.push({
         path: `body.resume.${index}.payload`,
         message: 'A resolved approval\'s payload is `{ "approved": true | false, "reason"?: string }` (or a boolean).',

@@ -4,6 +4,7 @@
  * responses (`addToolApprovalResponse`) and the client tools' outputs (`addToolOutput`). Pure.
  */
 import { z } from "@hono/zod-openapi";
+import { MAX_DENY_REASON_CHARS } from "../limits";
 import { MAX_INPUT_CHARS } from "../sessions/object/input";
 
 /** The chat id the page chose (`useChat({ id })`); it names one session per caller and agent. */
@@ -28,7 +29,11 @@ const PartSchema = z
     errorText: z.string().max(MAX_TEXT_CHARS).optional(),
     providerExecuted: z.boolean().optional(),
     approval: z
-      .object({ id: z.string().max(MAX_ID_CHARS), approved: z.boolean().optional(), reason: z.string().max(MAX_TEXT_CHARS).optional() })
+      .object({
+        id: z.string().max(MAX_ID_CHARS),
+        approved: z.boolean().optional(),
+        reason: z.string().max(MAX_DENY_REASON_CHARS).optional(),
+      })
       .passthrough()
       .optional(),
   })

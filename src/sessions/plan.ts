@@ -105,6 +105,7 @@ async function planAgentSession(
     if (Object.keys(body.metadata).some((field) => filled.has(field))) requireMemoryScopes(actor, grant);
   }
   const ownTools = definition.tools ?? [];
+  clientTools = actor.principal.endUser === undefined ? clientTools : endUsersTools(clientTools, ownTools);
   const merged: CreateSessionRequest = {
     ...definition,
     ...(clientTools.length > 0 ? { tools: [...ownTools, ...clientTools] } : {}),
@@ -135,6 +136,31 @@ async function planAgentSession(
   const stale = await agentToolProblems(actor.env, actor.principal.tenantId, prepared.tools);
   if (stale.length > 0) throw new ApiError("validation_failed", undefined, { errors: fromAgent(stale, agentFields) });
   return { body: merged, prepared, agent: { id: resolved.agentId, version: resolved.version }, agentName: resolved.definition.name };
+}
+
+/**
+ * An end user adds no tool to the tenant's agent: a tool's description steers the model, and what
+ * the model writes into its arguments goes back to the end user (REST refuses `tools` beside
+ * `agent` for the same reason). A tool it declares under the name of one of the agent's own client
+ * tools is the page that runs it saying so: the definition's is kept, the declared one dropped.
+ */
+function endUsersTools(
+  declared: Extract<ToolSpec, { type: "client" }>[],
+  own: readonly ToolSpec[],
+): Extract<ToolSpec, { type: "client" }>[] {
+  const runs = new Set(own.filter((tool) => tool.type === "client").map((tool) => tool.name));
+  const errors = declared.flatMap((tool, index) =>
+    runs.has(tool.name)
+      ? []
+      : [
+          {
+            path: `body.tools.${index}`,
+            message: "An end user cannot add tools to the agent: only the client tools its definition declares run here.",
+          },
+        ],
+  );
+  if (errors.length > 0) throw new ApiError("validation_failed", undefined, { errors });
+  return [];
 }
 
 /**

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { readRunInput as read } from "../../src/ag-ui/input";
+import { MAX_DENY_REASON_CHARS } from "../../src/limits";
 
 const readRunInput = (body: unknown) => read(RunAgentInputSchema, body);
 
@@ -56,6 +57,15 @@ describe("readRunInput", () => {
         ],
       },
     });
+  });
+
+  it("refuses a deny reason longer than the one bound every protocol keeps", () => {
+    const long = { interruptId: "z", status: "resolved", payload: { approved: false, reason: "n".repeat(MAX_DENY_REASON_CHARS + 1) } };
+    const read = readRunInput({ ...base, messages: [user], resume: [long] });
+    expect(read).toMatchObject({ ok: false });
+    expect(JSON.stringify(read)).toContain("body.resume.0.payload.reason");
+    const fits = { ...long, payload: { approved: false, reason: "n".repeat(MAX_DENY_REASON_CHARS) } };
+    expect(readRunInput({ ...base, messages: [user], resume: [fits] })).toMatchObject({ ok: true });
   });
 
   it("refuses what is not a RunAgentInput with the schema's own paths", () => {

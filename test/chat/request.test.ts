@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { ChatRequestSchema, readChatRequest } from "../../src/chat/request";
 import { chatSessionId } from "../../src/chat/chat-session";
+import { MAX_DENY_REASON_CHARS } from "../../src/limits";
 
 const body = (messages: unknown[], trigger = "submit-message") => ChatRequestSchema.parse({ id: "c1", messages, trigger });
 const user = (text: string) => ({ id: crypto.randomUUID(), role: "user", parts: [{ type: "text", text }] });
@@ -50,6 +51,26 @@ describe("readChatRequest", () => {
       approvals: [{ callId: "t1", approved: false, reason: "no" }],
       outputs: [{ callId: "t2", output: '{"color":"teal"}', isError: false }],
     });
+  });
+
+  it("bounds an approval's reason as every protocol does", () => {
+    const part = (reason: string) => ({
+      id: "a",
+      role: "assistant",
+      parts: [
+        {
+          type: "dynamic-tool",
+          toolName: "wire",
+          toolCallId: "t1",
+          state: "approval-responded",
+          input: {},
+          approval: { id: "t1", approved: false, reason },
+        },
+      ],
+    });
+    const raw = (reason: string) => ({ id: "c1", messages: [user("go"), part(reason)], trigger: "submit-message" });
+    expect(ChatRequestSchema.safeParse(raw("n".repeat(MAX_DENY_REASON_CHARS))).success).toBe(true);
+    expect(ChatRequestSchema.safeParse(raw("n".repeat(MAX_DENY_REASON_CHARS + 1))).success).toBe(false);
   });
 
   it("refuses regenerate, an empty user message and an assistant message that answers nothing", () => {

@@ -4,6 +4,9 @@ import {
   REDACTION_OVERLAP_CHARS,
   redactAnswer,
   redactInputText,
+  redactModelText,
+  redactOutputValue,
+  requestedReasoning,
   savedToolOutput,
   streamsAnswerText,
 } from "../../src/sessions/object/redaction";
@@ -47,14 +50,50 @@ describe("a tool output as saved", () => {
 });
 
 describe("an answer and a user's text as saved", () => {
-  it("redacts text blocks only: tool calls' arguments and reasoning are kept as written", () => {
+  it("redacts text, tool calls' arguments and reasoning; a changed signed block loses its signature, encrypted reasoning is kept", () => {
     const content = [
-      { type: "thinking" as const, thinking: "alice@example.com", signature: "sig" },
+      { type: "thinking" as const, thinking: "mail alice@example.com", signature: "sig" },
+      { type: "thinking" as const, thinking: "nothing personal", signature: "sig2" },
+      { type: "thinking" as const, thinking: "unsigned bob@example.com" },
+      { type: "redacted_thinking" as const, data: "opaque" },
       { type: "text" as const, text: "Mail alice@example.com" },
-      { type: "tool_use" as const, id: "toolu_1", name: "send", input: { to: "alice@example.com" } },
+      {
+        type: "tool_use" as const,
+        id: "toolu_1",
+        name: "send",
+        input: { to: ["alice@example.com"], n: 2, nested: { key: "AKIAIOSFODNN7EXAMPLE" } },
+      },
     ];
-    expect(redactAnswer(content, EVERYWHERE)).toEqual([content[0], { type: "text", text: "Mail [redacted:email]" }, content[2]]);
+    expect(redactAnswer(content, EVERYWHERE)).toEqual([
+      { type: "thinking", thinking: "mail [redacted:email]" },
+      content[1],
+      { type: "thinking", thinking: "unsigned [redacted:email]" },
+      content[3],
+      { type: "text", text: "Mail [redacted:email]" },
+      { type: "tool_use", id: "toolu_1", name: "send", input: { to: ["[redacted:email]"], n: 2, nested: { key: "[redacted:secret]" } } },
+    ]);
     expect(redactAnswer(content, { ...EVERYWHERE, apply_to: ["tool_output"] })).toBe(content);
+  });
+
+  it("redacts a structured answer's strings and a summary's text only under model_output", () => {
+    const value = { email: "alice@example.com", tags: ["x", "bob@example.com"], count: 3, ok: true, none: null };
+    expect(redactOutputValue(value, EVERYWHERE)).toEqual({
+      email: "[redacted:email]",
+      tags: ["x", "[redacted:email]"],
+      count: 3,
+      ok: true,
+      none: null,
+    });
+    expect(redactOutputValue(value, { ...EVERYWHERE, apply_to: ["user_input"] })).toBe(value);
+    expect(redactModelText("Summary: alice@example.com asked", EVERYWHERE)).toBe("Summary: [redacted:email] asked");
+    expect(redactModelText("Summary: alice@example.com asked", null)).toBe("Summary: alice@example.com asked");
+  });
+
+  it("does not ask a provider that signs its reasoning for any while answers are redacted", () => {
+    const reasoning = { effort: "high" };
+    expect(requestedReasoning(reasoning, true, EVERYWHERE)).toBeUndefined();
+    expect(requestedReasoning(reasoning, false, EVERYWHERE)).toBe(reasoning);
+    expect(requestedReasoning(reasoning, true, { ...EVERYWHERE, apply_to: ["tool_output"] })).toBe(reasoning);
   });
 
   it("redacts a user's text only under user_input", () => {
@@ -66,5 +105,14 @@ describe("an answer and a user's text as saved", () => {
     expect(streamsAnswerText(EVERYWHERE)).toBe(false);
     expect(streamsAnswerText({ ...EVERYWHERE, apply_to: ["user_input"] })).toBe(true);
     expect(streamsAnswerText(undefined)).toBe(true);
+  });
+});
+
+describe("a token longer than the overlap, across the cut", () => {
+  it("is redacted from its start, not kept in part", () => {
+    const jwt = `eyJhbGciOiJIUzI1NiJ9.${"p".repeat(REDACTION_OVERLAP_CHARS * 3)}.signature`;
+    const saved = savedToolOutput(`${"x".repeat(90)} ${jwt}`, 200, EVERYWHERE);
+    expect(saved).not.toContain("eyJ");
+    expect(saved).toContain("[redacted:secret]");
   });
 });

@@ -14,6 +14,8 @@ describe("the email detector", () => {
     ["write to alice@example.com today", "write to [redacted:email] today"],
     ["<bob.smith+tag@mail.example.co.uk>", "<[redacted:email]>"],
     ["mail me: a_b%c@sub-domain.example.org.", "mail me: [redacted:email]."],
+    ["Alice.O'Neil@example.com wrote", "[redacted:email] wrote"],
+    ["quoted 'alice@example.com' here", "quoted '[redacted:email]' here"],
   ])("redacts %j", (text, expected) => {
     expect(redactText(text, ["email"])).toBe(expected);
   });
@@ -36,8 +38,21 @@ describe("the phone detector", () => {
     "020 7946 0958",
     "030 1234567",
     "06-12345678",
+    "06 12 34 56 78",
+    "01.23.45.67.89",
+    "0049 30 1234567",
+    "0033 6 12 34 56 78",
   ])("redacts %j", (phone) => {
     expect(redactText(`call ${phone} now`, ["phone"])).toBe("call [redacted:phone] now");
+  });
+
+  it.each([
+    ["alice +14155550100 42 1990", "alice [redacted:phone] 42 1990"],
+    ["+1 415 555 0100 2024-01-15", "[redacted:phone] 2024-01-15"],
+    ["+44 20 7946 0958 2024 12", "[redacted:phone] 2024 12"],
+    ["020 7946 0958 1234 5678", "[redacted:phone] 1234 5678"],
+  ])("redacts the number in %j, not the numbers written after it", (text, expected) => {
+    expect(redactText(text, ["phone"])).toBe(expected);
   });
 
   it.each([
@@ -55,6 +70,8 @@ describe("the phone detector", () => {
     "the range 100-200-300",
     "123-456.7890",
     "ISBN 978-3-16-148410-0",
+    "count: 123 456 7890",
+    "100-200-3000",
   ])("leaves %j", (text) => {
     expect(redactText(text, ["phone"])).toBe(text);
   });
@@ -72,10 +89,22 @@ describe("the credit card detector", () => {
     ["a Luhn-invalid number", "4111 1111 1111 1112"],
     ["epoch milliseconds", "1733561234567"],
     ["a longer run of digits", "41111111111111110000000"],
-    ["digits inside an id", "ord_4111111111111111x"],
+    ["digits inside an id", "ord_4111111111111111"],
+    ["digits inside a word", "x4111111111111111y"],
     ["twelve digits", "411111111111"],
+    ["an IMEI (15 digits, Luhn-valid)", "imei 356938035643809"],
+    ["an EAN-13 (valid as an EAN and by Luhn)", "ean 4006381333924"],
+    ["a Mastercard-shaped number of 19 digits", "5555555555554444000"],
   ])("leaves %s", (_what, text) => {
     expect(redactText(text, ["credit_card"])).toBe(text);
+  });
+
+  it.each([
+    ["4111 1111 1111 1111 12/27 cvc 123", "[redacted:credit_card] 12/27 cvc 123"],
+    ["5555 5555 5555 4444 123", "[redacted:credit_card] 123"],
+    ["4111-1111-1111-1111-42", "[redacted:credit_card]-42"],
+  ])("redacts the card in %j, not the numbers written after it", (text, expected) => {
+    expect(redactText(text, ["credit_card"])).toBe(expected);
   });
 
   it("checks Luhn", () => {
@@ -91,6 +120,11 @@ describe("the IBAN detector", () => {
       expect(redactText(`pay to ${iban} please`, ["iban"])).toBe("pay to [redacted:iban] please");
     },
   );
+
+  it("redacts an IBAN written in lowercase", () => {
+    expect(redactText("pay de89 3704 0044 0532 0130 00 now", ["iban"])).toBe("pay [redacted:iban] now");
+    expect(redactText("pay gb82west12345698765432", ["iban"])).toBe("pay [redacted:iban]");
+  });
 
   it("stops before a word in capitals written after the number", () => {
     expect(redactText("DE89 3704 0044 0532 0130 00 OK", ["iban"])).toBe("[redacted:iban] OK");
@@ -117,6 +151,9 @@ describe("the secret detector", () => {
     ["a Slack token", "xoxb-123456789012-1234567890123-abcdefghij"],
     ["a JWT", jwt],
     ["a bearer token", "Bearer abcdefghijklmnop0123456789"],
+    ["a Stripe secret key", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"],
+    ["a Stripe restricted test key", "rk_test_4eC39HqLyjWDarjtT1zdp7dc"],
+    ["a Google API key", "AIzaSyD-abcdefghijklmnopqrstuvwxyz01234"],
   ])("redacts %s", (_what, secret) => {
     expect(redactText(`key=${secret} end`, ["secret"])).toBe("key=[redacted:secret] end");
   });
@@ -125,6 +162,11 @@ describe("the secret detector", () => {
     const block = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabcd\n-----END RSA PRIVATE KEY-----";
     expect(redactText(`before\n${block}\nafter`, ["secret"])).toBe("before\n[redacted:secret]\nafter");
     expect(redactText("x -----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg", ["secret"])).toBe("x [redacted:secret]");
+  });
+
+  it("redacts a JWT cut by the end of the text, as a read tool output is", () => {
+    const long = `eyJhbGciOiJIUzI1NiJ9.${"a".repeat(3_000)}`;
+    expect(redactText(`token ${long}`, ["secret"])).toBe("token [redacted:secret]");
   });
 
   it.each(["sk-short", "risk-assessment-of-the-quarterly-report", "the bearer of news", "AKIA123", "eyJ.not.a-jwt"])(

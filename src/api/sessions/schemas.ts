@@ -19,7 +19,7 @@ import {
   ToolSchema,
 } from "../../session-config/request-schemas";
 import { TOOL_CALL_DECISIONS, TOOL_CALL_STATUSES } from "../../session-config/types";
-import { MAX_MAX_REQUEST_BYTES } from "../../limits";
+import { MAX_DENY_REASON_CHARS, MAX_MAX_REQUEST_BYTES } from "../../limits";
 import { decodeIntPairCursor, decodeTimeIdCursor, SEQUENCE_PATTERN } from "../../shared/cursor";
 import { SessionSummaryPageSchema } from "../admin/schemas";
 import {
@@ -37,10 +37,9 @@ import {
 } from "../schemas";
 
 export { SessionSummaryPageSchema };
+export { MAX_DENY_REASON_CHARS };
 // The request bodies are the operations' own (src/sessions), read by a schedule's firing too.
 export * from "../../session-config/request-schemas";
-
-export const MAX_DENY_REASON_CHARS = 1_000;
 
 // ---- content --------------------------------------------------------------------------------
 

@@ -46,15 +46,19 @@ export async function prepareInput(
   return { ok: true, input: prepared };
 }
 
-/** Stores the input's images (each once per session) and returns the message's content blocks, their text redacted as the run's setting asks. */
-export function storeInput(
-  store: SessionStore,
-  input: PreparedInput,
-  now: string,
-  redaction: RedactionSettings | null | undefined,
-): ContentBlock[] {
+/**
+ * The input with its text redacted as the run's setting asks. Called before the transaction that
+ * stores it: redaction takes up to a fraction of a second on a long text, which a transaction
+ * would hold the object's storage through.
+ */
+export function redactInput(input: PreparedInput, redaction: RedactionSettings | null | undefined): PreparedInput {
+  return input.map((block) => (block.type === "text" ? redactInputText(block, redaction) : block));
+}
+
+/** Stores the input's images (each once per session) and returns the message's content blocks; the text was redacted by `redactInput`. */
+export function storeInput(store: SessionStore, input: PreparedInput, now: string): ContentBlock[] {
   return input.map((block): ContentBlock => {
-    if (block.type === "text") return redactInputText(block, redaction);
+    if (block.type === "text") return block;
     store.putImage(block.image, block.data, now);
     const { id, ...facts } = block.image;
     return { type: "image", source: { type: "stored", image_id: id, ...facts, ...(block.url ? { url: block.url } : {}) } };

@@ -7,7 +7,7 @@
  */
 import { dereference } from "@cfworker/json-schema";
 import { MAX_JSON_DEPTH } from "../json-depth";
-import { MAX_SCHEMA_APPLICATIONS } from "../../limits";
+import { MAX_SCHEMA_APPLICATIONS } from "./work-limits";
 import { isObject, mapSchema, type SchemaPath, walkSchema } from "./schema-walk";
 
 export interface ComplexityProblem {

@@ -21,7 +21,7 @@ import {
   PATTERN_KEY_CHARS_PER_WORK,
   SCHEMA_APPLICATION_WORK,
   STRING_CHARS_PER_WORK,
-} from "../../limits";
+} from "./work-limits";
 import { complexityProblem } from "./complexity";
 import { FORMATS } from "./formats";
 import {

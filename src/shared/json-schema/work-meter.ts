@@ -6,7 +6,7 @@ import {
   PATTERN_KEY_CHARS_PER_WORK,
   SCHEMA_APPLICATION_WORK,
   STRING_CHARS_PER_WORK,
-} from "../../limits";
+} from "./work-limits";
 import { isObject } from "./schema-walk";
 
 /**

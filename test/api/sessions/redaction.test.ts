@@ -8,6 +8,8 @@ import { call, callJson, readProblem } from "../../support/api";
 import { mockHook, mockModel, uniqueKey } from "../../support/mock-client";
 import { watchSse } from "../../support/event-client";
 import { tenantLog } from "../audit/helpers";
+import { eventually } from "../../notifications/helpers";
+import { MAX_DENY_REASON_CHARS } from "../../../src/limits";
 import { caller, createSession, messagesOf, OBJECT_SCHEMA, post, text, toolCallsOf, toolUse, waitForStatus } from "./helpers";
 
 const ALL = {
@@ -165,4 +167,105 @@ describe("watchers of a run whose answers are redacted", () => {
     expect(watch.types()).toContain("delta");
     expect(JSON.stringify(watch.frames)).toContain("dave@example.com");
   });
+});
+
+describe("a model's writing under model_output", () => {
+  it("redacts tool calls' arguments before they are stored, run and sent back, and a structured answer's value; asks for no signed reasoning", async () => {
+    const tenantId = (await admin()).tenantId;
+    const boss = await caller(tenantId, ["tenant:admin", "sessions:read", "sessions:write"], "admin-1");
+    expect((await putRedaction(boss.headers, { detectors: ["email"], apply_to: ["model_output"] })).status).toBe(200);
+    const model = mockModel(uniqueKey("claude-sonnet-4-5"));
+    const hook = mockHook(uniqueKey("mailer"));
+    await hook.script({ status: 200, body: { output: "sent" } });
+    await model.script(
+      { reply: { content: [toolUse("toolu_mail", "mail", { to: "carol@example.com", cc: ["dan@example.com"] })] } },
+      { reply: { content: [toolUse("toolu_out", "respond", { email: "erin@example.com", note: "ok" })] } },
+    );
+    const session = await createSession(boss, {
+      input: "mail carol",
+      model: model.key,
+      reasoning: { budget_tokens: 2_048 },
+      output_schema: { type: "object", properties: { email: { type: "string" }, note: { type: "string" } }, required: ["email"] },
+      tools: [{ type: "webhook", name: "mail", description: "Send mail", input_schema: OBJECT_SCHEMA, url: hook.url }],
+    });
+    const done = await waitForStatus(boss, session.id, ["done", "failed"]);
+    expect(done.status).toBe("done");
+    expect(done.output).toEqual({ email: "[redacted:email]", note: "ok" });
+    expect((await toolCallsOf(boss, session.id))[0]!.input).toEqual({ to: "[redacted:email]", cc: ["[redacted:email]"] });
+    expect(JSON.stringify((await hook.requests())[0]!.body)).toContain("[redacted:email]");
+    const exported = await (await call(`/v1/sessions/${session.id}/export`, { headers: boss.headers })).text();
+    const sent = (await model.requests()).map((request) => JSON.stringify(request.body));
+    for (const original of ["carol@example.com", "dan@example.com", "erin@example.com"]) {
+      expect(exported).not.toContain(original);
+      for (const body of sent) expect(body).not.toContain(original);
+      expect(JSON.stringify(done)).not.toContain(original);
+    }
+    // Anthropic signs its reasoning, which cannot then be redacted: it is not asked for.
+    for (const request of await model.requests()) expect((request.body as { thinking?: unknown }).thinking).toBeUndefined();
+  });
+});
+
+describe("a reviewer's deny reason", () => {
+  it("is redacted as user input before the tool result and the audit log get it", async () => {
+    const tenantId = (await admin()).tenantId;
+    const boss = await caller(tenantId, ["tenant:admin", "sessions:read", "sessions:write"], "admin-1");
+    expect((await putRedaction(boss.headers, { detectors: ["email"], apply_to: ["user_input"] })).status).toBe(200);
+    const model = mockModel(uniqueKey("deny"));
+    await model.script({ reply: { content: [toolUse("toolu_deny", "get_time", {})] } }, { reply: { content: [text("ok")] } });
+    const session = await createSession(boss, {
+      input: "what time is it",
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time", requires_approval: true }],
+    });
+    await waitForStatus(boss, session.id, ["waiting_approval"]);
+    const reason = "ask frank@example.com first";
+    expect((await post(boss, `/v1/sessions/${session.id}/tool-calls/toolu_deny/deny`, { reason })).status).toBe(200);
+    await waitForStatus(boss, session.id, ["done"]);
+    expect((await toolCallsOf(boss, session.id))[0]!.output).toBe("denied by a reviewer: ask [redacted:email] first");
+    const denied = await eventually(async () => {
+      const entries = await tenantLog(boss.headers, "&action=tool_call.denied");
+      return entries.length > 0 ? entries : undefined;
+    }, "the deny's entry");
+    expect(denied[0]!.details).toMatchObject({ reason: "ask [redacted:email] first" });
+    expect(JSON.stringify(await model.requests())).not.toContain("frank@example.com");
+  });
+
+  it("is refused past the one bound every protocol keeps", async () => {
+    const boss = await caller(undefined, ["sessions:read", "sessions:write"], "admin-1");
+    const res = await post(boss, "/v1/sessions/sess_none/tool-calls/toolu_x/deny", { reason: "n".repeat(MAX_DENY_REASON_CHARS + 1) });
+    expect(res.status).toBe(400);
+  });
+});
+
+describe("a compaction summary under model_output", () => {
+  it("is redacted before it is saved and sent with later requests", async () => {
+    const tenantId = (await admin()).tenantId;
+    const boss = await caller(tenantId, ["tenant:admin", "sessions:read", "sessions:write"], "admin-1");
+    expect((await putRedaction(boss.headers, { detectors: ["email"], apply_to: ["model_output"] })).status).toBe(200);
+    const model = mockModel(uniqueKey("summary"));
+    await model.script(
+      ...Array.from({ length: 12 }, (_, i) => ({ reply: { content: [toolUse(`call_${i}`, "get_time")] } })),
+      { reply: { content: [text("done")] } },
+      {
+        match: { system_includes: "running summary" },
+        repeat: 20,
+        reply: { content: [text("the user zed@example.com wants the time, looked up several times")] },
+      },
+    );
+    const session = await createSession(boss, {
+      input: "look up the time again and again",
+      model: model.key,
+      tools: [{ type: "builtin", name: "get_time" }],
+      context: { strategy: "summary", max_input_tokens: 500 },
+    });
+    expect((await waitForStatus(boss, session.id, ["done", "failed"], 20_000)).status).toBe("done");
+    const recorded = await model.requests();
+    const requests = recorded.map((request) => JSON.stringify(request.body));
+    const isStep = (body: unknown) => !JSON.stringify((body as { system?: unknown }).system ?? "").includes("running summary");
+    const after = recorded.filter((request) => isStep(request.body)).map((request) => JSON.stringify(request.body));
+    expect(after.filter((body) => body.includes("[Summary of the earlier conversation]")).length).toBeGreaterThanOrEqual(1);
+    for (const body of after.filter((body) => body.includes("[Summary of the earlier conversation]")))
+      expect(body).toContain("the user [redacted:email] wants the time");
+    for (const body of requests) expect(body).not.toContain("zed@example.com");
+  }, 30_000);
 });

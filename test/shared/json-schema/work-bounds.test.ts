@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_SCHEMA_APPLICATIONS } from "../../../src/limits";
+import { MAX_SCHEMA_APPLICATIONS } from "../../../src/shared/json-schema/work-limits";
 import { complexityProblem } from "../../../src/shared/json-schema/complexity";
 import { checkSchema, MAX_REPORTED_ERRORS, validateJson, workRefusal } from "../../../src/shared/json-schema/validator";
 import { PlatformJsonSchemaValidator } from "../../../src/shared/json-schema/mcp-validator";

@@ -2,7 +2,7 @@
  * Creating a session: one preamble for a new session, a child and a fork (`createWith`), then
  * what each starts. Nothing is written until every check passed and the images are prepared.
  */
-import { storeInput, type PreparedInput } from "../input";
+import { redactInput, storeInput, type PreparedInput } from "../input";
 import type { ForkRows } from "../store/fork";
 import { checkToolSpecs } from "../tools/registry";
 import type { RunInput, RunOptions, SessionInit } from "../../../session-config/types";
@@ -105,7 +105,8 @@ export function createChild(host: CreateHost, init: SessionInit, input: string, 
   return createWith<never>(host, init, input, { existing: SHOWN, problem }, async (prepared) => {
     // The run's trace (a child of the parent's `execute_tool` span) and redaction are kept in its run state from here on.
     const { trace, redaction } = options ?? {};
-    host.transaction(() => host.startRun(storeInput(host.store, prepared, host.nowIso(), redaction), { trace, redaction }, "queued"));
+    const ready = redactInput(prepared, redaction);
+    host.transaction(() => host.startRun(storeInput(host.store, ready, host.nowIso()), { trace, redaction }, "queued"));
     await claimQueuedSlot(host);
   });
 }

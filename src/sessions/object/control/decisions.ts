@@ -5,6 +5,8 @@
 import { parseAuditContext } from "../../../audit/entry";
 import type { AuditContext } from "../../../audit/types";
 import { log } from "../../../log";
+import { redactText } from "../../../shared/redaction/redact";
+import { detectorsFor } from "../../../shared/redaction/settings";
 import { openCallsState } from "../engine/tool-results";
 import { APPROVAL_EXPIRED, APPROVAL_EXPIRED_OUTPUT, approvalsCanExpire, expiredApprovals } from "../loop/approval-expiry";
 import type { SessionStore } from "../store/store";
@@ -101,11 +103,13 @@ export function deny(
   by: AuditContext | undefined,
 ): Promise<Answer> {
   const context = parseAuditContext(by);
+  // A person wrote it: redacted as user input once, before the tool result and the audit log both get it.
+  const said = reason ? redactText(reason, detectorsFor(host.store.run().redaction, "user_input")) : null;
   return decide(host, viewer, callId, "waiting_approval", "error", (call) => {
-    const text = reason ? `denied by a reviewer: ${reason}` : "denied by a reviewer";
+    const text = said ? `denied by a reviewer: ${said}` : "denied by a reviewer";
     host.finishCall(call, text, true);
     host.store.recordDecision(call.id, decidedBy, "denied", host.nowIso());
-    recordDecisionEntry(host, "tool_call.denied", call, context, reason);
+    recordDecisionEntry(host, "tool_call.denied", call, context, said);
   });
 }
 

@@ -3,7 +3,7 @@
  * limits and model, its images prepared, and applied once per request key.
  */
 import { capLimits, type Limits, MAX_QUEUED_MESSAGES } from "../../../limits";
-import { type InputRules, type PreparedInput, prepareInput, storeInput } from "../input";
+import { type InputRules, type PreparedInput, prepareInput, redactInput, storeInput } from "../input";
 import { acceptsImages } from "../../../models/catalog";
 import { appliedOutcome, checkRequestKey, noteApplied, type RequestOutcome } from "../request-keys";
 import { stillLive } from "../engine/gone";
@@ -52,9 +52,8 @@ export async function enqueue(
   if (!ACTIVE_STATUSES.includes(store.run().status)) return RUN_NOT_GOING;
   if (store.queuedMessages() >= MAX_QUEUED_MESSAGES) return { ok: false, reason: "queue_full", max: MAX_QUEUED_MESSAGES };
   if (cap) host.capLimits(cap);
-  applyKeyed(host, taken.key, "enqueued", () =>
-    store.enqueueMessage(storeInput(store, taken.prepared, host.nowIso(), options.redaction), options, host.nowIso()),
-  );
+  const ready = redactInput(taken.prepared, options.redaction);
+  applyKeyed(host, taken.key, "enqueued", () => store.enqueueMessage(storeInput(store, ready, host.nowIso()), options, host.nowIso()));
   return SHOWN;
 }
 
@@ -74,6 +73,7 @@ export async function interrupt(
   if (!taken.ok) return taken.answer;
   if (!ACTIVE_STATUSES.includes(store.run().status)) return RUN_NOT_GOING;
   if (cap) host.capLimits(cap);
+  const ready = redactInput(taken.prepared, options.redaction);
   // A run that waited (or was paused or queued) held no run slot: the new one needs one, and
   // without a free one it starts `queued`, like a waiting run that goes on. Meanwhile the
   // run may have ended, or the same keyed message been applied.
@@ -81,9 +81,7 @@ export async function interrupt(
     needed: !SLOT_STATUSES.includes(store.run().status),
     stands: () => (applied(host, taken.key) ? SHOWN : ACTIVE_STATUSES.includes(store.run().status) ? null : RUN_NOT_GOING),
     go: (runnable) =>
-      applyKeyed(host, taken.key, "interrupted", () =>
-        host.interruptRun(storeInput(store, taken.prepared, host.nowIso(), options.redaction), options, runnable),
-      ),
+      applyKeyed(host, taken.key, "interrupted", () => host.interruptRun(storeInput(store, ready, host.nowIso()), options, runnable)),
   });
   return refusal ?? SHOWN;
 }
@@ -140,7 +138,8 @@ export function startRunWith(
   input: PreparedInput,
   options: RunOptions,
 ): void {
-  host.transaction(() => host.startRun(storeInput(host.store, input, host.nowIso(), options.redaction), options));
+  const ready = redactInput(input, options.redaction);
+  host.transaction(() => host.startRun(storeInput(host.store, ready, host.nowIso()), options));
 }
 
 /** An input's checks for a session on `model` with `limits`. */

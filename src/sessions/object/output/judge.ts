@@ -50,6 +50,15 @@ export function judgeAnswer(
     if (!parsed.ok) return invalid(`${cut}the answer is not JSON (${parsed.problem})`, saved);
     candidate = parsed.value;
   }
+  return validated(candidate, schema, saved, cut);
+}
+
+/** The verdict on a structured answer changed after its judgement (redacted): the value checked against the schema again. */
+export function rejudge(output: unknown, schema: OutputSchema, content: ContentBlock[]): Verdict {
+  return validated(output, schema, content, "once redacted, ");
+}
+
+function validated(candidate: unknown, schema: OutputSchema, saved: ContentBlock[], cut: string): Verdict {
   const result = validateJson(schema, candidate);
   if (result.valid) return { kind: "valid", output: candidate, content: saved };
   const why =

@@ -20,11 +20,14 @@ import { type CallUsage, type ModelRequest, type ModelResponse, type ModelStopRe
 import { UNIT_RETRY } from "../retry";
 import { nextAttempt } from "../../../../shared/retry";
 import type { UnitOutcome } from "../next-unit";
-import { correctionText, judgeAnswer } from "../../output/judge";
-import { redactAnswer, streamsAnswerText } from "../../redaction";
+import { correctionText, judgeAnswer, rejudge, type Verdict } from "../../output/judge";
+import { redactAnswer, redactModelText, redactOutputValue, requestedReasoning, streamsAnswerText } from "../../redaction";
+import type { RedactionSettings } from "../../../../shared/redaction/settings";
+import { parseModel } from "../../../../models/catalog";
 import {
   addUsage,
   type ContentBlock,
+  type OutputSchema,
   type StopReason,
   type ToolCallPolicy,
   type ToolCallStatus,
@@ -43,7 +46,7 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
     tools,
     maxTokens,
     ...(output ? { output } : {}),
-    ...(session.reasoning ? { reasoning: session.reasoning } : {}),
+    ...withReasoning(session, run.redaction),
     ...withTraceparent(scope),
   };
   const streamed = new Map<number, number>();
@@ -64,8 +67,12 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
   const ending = answerEnding(response.stopReason);
   const isOutputCall = (block: ContentBlock) => output !== null && block.type === "tool_use" && block.name === output.tool.name;
   // A final answer's tool calls are not run (a cut-off one may be half written), so none is kept.
-  const kept = (ending.kind === "final" ? response.content.filter((block) => block.type !== "tool_use") : response.content).filter(
-    (block) => !isOutputCall(block),
+  // Redacted before anything reads it: the tool calls are stored, run and sent back as redacted.
+  const kept = redactAnswer(
+    (ending.kind === "final" ? response.content.filter((block) => block.type !== "tool_use") : response.content).filter(
+      (block) => !isOutputCall(block),
+    ),
+    run.redaction,
   );
   const toolUses = kept.filter((b): b is ToolUseBlock => b.type === "tool_use");
   // A run that owes a structured answer: an answer without tool calls to run is judged. The
@@ -74,14 +81,18 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
   const judged =
     output !== null && toolUses.length === 0 && ending.kind !== "continue" && !(ending.kind === "final" && ending.stopReason === "refusal");
   const verdict = judged
-    ? judgeAnswer(
-        response.content.filter((block) => block.type !== "tool_use" || isOutputCall(block)),
-        response.stopReason,
+    ? redactVerdict(
+        judgeAnswer(
+          response.content.filter((block) => block.type !== "tool_use" || isOutputCall(block)),
+          response.stopReason,
+          output.schema,
+          output.tool.name,
+        ),
         output.schema,
-        output.tool.name,
+        run.redaction,
       )
     : null;
-  const content = redactAnswer(verdict ? verdict.content : kept, run.redaction);
+  const content = verdict ? verdict.content : kept;
   scope.trace.note.output = content;
   const step = run.steps + 1;
   const now = scope.nowIso();
@@ -138,6 +149,23 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
     }
   }, response.usage);
   return outcome;
+}
+
+/**
+ * A verdict as saved under the run's redaction: its content redacted, and a valid structured
+ * answer's strings redacted and judged again (a schema may refuse a mark where it wanted an address).
+ */
+function redactVerdict(verdict: Verdict, schema: OutputSchema, redaction: RedactionSettings | null | undefined): Verdict {
+  const content = redactAnswer(verdict.content, redaction);
+  if (verdict.kind === "invalid") return { ...verdict, error: redactModelText(verdict.error, redaction), content };
+  const output = redactOutputValue(verdict.output, redaction);
+  return output === verdict.output ? { ...verdict, content } : rejudge(output, schema, content);
+}
+
+/** The session's reasoning settings for the request, unless the provider signs reasoning that must be redacted. */
+function withReasoning(session: Pick<StoredSession, "model" | "reasoning">, redaction: RedactionSettings | null | undefined) {
+  const reasoning = requestedReasoning(session.reasoning ?? undefined, parseModel(session.model).provider === "anthropic", redaction);
+  return reasoning ? { reasoning } : {};
 }
 
 /**

@@ -12,11 +12,12 @@ import type { StepScope } from "../../engine/unit-scope";
 import { providerFor } from "../../model";
 import { ModelError } from "../../model/provider";
 import { callModel, recordFailure, withTraceparent } from "./model-step";
+import { redactModelText } from "../../redaction";
 import { addUsage } from "../../../../session-config/types";
 import type { UnitOutcome } from "../next-unit";
 
 export async function runSummaryStep(scope: StepScope, maxTokens: number): Promise<UnitOutcome> {
-  const { decision, session } = runContext(scope, maxTokens);
+  const { decision, session, run } = runContext(scope, maxTokens);
   if (decision.kind !== "summarize") return "ok"; // nothing to fold any more: the model step comes next
 
   const folded = scope.store.messageRange(decision.fromSeq, decision.throughSeq);
@@ -26,7 +27,9 @@ export async function runSummaryStep(scope: StepScope, maxTokens: number): Promi
   if (!called.ok) return called.outcome;
   const response = called.response;
 
-  const text = summaryText(response.content);
+  // The summary is the model's writing: redacted like its answers, before it is saved and sent on.
+  const written = summaryText(response.content);
+  const text = written === null ? null : redactModelText(written, run.redaction);
   const now = scope.nowIso();
   let outcome: UnitOutcome = "ok";
   // A stale summary is discarded, never saved; the provider served it all the same.
