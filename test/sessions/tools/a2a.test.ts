@@ -6,7 +6,8 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { vaultStub } from "../../../src/objects";
-import { A2A_TASKS_KEY } from "../../../src/sessions/object/store/remote-tasks";
+import { A2A_TASK_PREFIX, type RemoteTask } from "../../../src/sessions/object/store/remote-tasks";
+import { A2A_MAX_ID_CHARS, readAnswer } from "../../../src/sessions/object/tools/a2a/protocol";
 import { INTERRUPTED_BY_RESTART } from "../../../src/sessions/object/loop/steps/tool-step";
 import type { A2aToolSpec } from "../../../src/session-config/types";
 import type { PutCredential } from "../../../src/vault/types";
@@ -51,8 +52,12 @@ async function lastToolResults(t: TestSession) {
   return body.messages.at(-1)!.content.filter((b) => b.type === "tool_result");
 }
 
+/** The session's remote tasks, by tool call id (one key each). */
 const remoteTasks = (t: TestSession) =>
-  runInDurableObject(t.stub, (_instance, state) => state.storage.kv.get<Record<string, unknown>>(A2A_TASKS_KEY));
+  runInDurableObject(t.stub, (_instance, state) => {
+    const entries = [...state.storage.kv.list<RemoteTask>({ prefix: A2A_TASK_PREFIX })];
+    return Object.fromEntries(entries.map(([key, task]) => [key.slice(A2A_TASK_PREFIX.length), task]));
+  });
 
 const sentText = (request: RecordedA2aRequest) =>
   (request.body as { params: { message: { parts: { text: string }[]; taskId?: string; messageId: string } } }).params.message;
@@ -110,20 +115,46 @@ describe("an a2a tool", () => {
     expect(answer.taskId).toBeTruthy();
     expect(first).toBeDefined();
     expect(await t.stub.submitToolOutput("toolu_q", "again", false)).toMatchObject({ ok: false, reason: "tool_call_not_waiting" });
-    expect(await remoteTasks(t)).toBeUndefined();
+    expect(await remoteTasks(t)).toEqual({});
+  });
+
+  it("keeps each waiting call's answer under its own key, cut to max_tool_output_chars", async () => {
+    const t = newTestSession();
+    const agent = remoteAgent("a2a-big");
+    await t.model.script(
+      { reply: { content: [toolUse("toolu_x", "ask"), toolUse("toolu_y", "ask")] } },
+      { reply: { content: [text("ok")] } },
+    );
+    await createAndStart(t, "weather?", { tools: [agent.tool()] });
+    await waitForStatus(t, ["waiting_tool_output"]);
+    expect(Object.keys(await remoteTasks(t)).sort()).toEqual(["toolu_x", "toolu_y"]);
+    const huge = "x".repeat(3 * 1024 * 1024);
+    // A 3 MiB answer: stored whole it would pass a value's 2 MiB limit and fail the request.
+    unwrap(await t.stub.submitToolOutput("toolu_x", huge, false));
+    const kept = (await remoteTasks(t))["toolu_x"]!;
+    expect(kept.answer!.length).toBeLessThanOrEqual(8000);
+    expect(kept.answer).toContain("[output cut: 3145728 characters, limit 8000]");
+  });
+
+  it("refuses a remote task whose ids are over the bound", () => {
+    const long = "t".repeat(A2A_MAX_ID_CHARS + 1);
+    const answer = (id: string, contextId: string) =>
+      JSON.stringify({ jsonrpc: "2.0", id: 1, result: { kind: "task", id, contextId, status: { state: "input-required" } } });
+    expect(readAnswer(answer(long, "c")).kind).toBe("invalid");
+    expect(readAnswer(answer("t", long)).kind).toBe("invalid");
+    expect(readAnswer(answer("t", "c")).kind).toBe("input_required");
   });
 
   it("keeps no remote task of a call a cancel closed while it waited", async () => {
     const t = newTestSession();
     const agent = remoteAgent("a2a-cancel");
-    await t.model.script({ reply: { content: [toolUse("toolu_1", "ask")] } }, { reply: { content: [toolUse("toolu_2", "ask")] } });
+    await t.model.script({ reply: { content: [toolUse("toolu_1", "ask")] } });
     await createAndStart(t, "weather?", { tools: [agent.tool()] });
     await waitForStatus(t, ["waiting_tool_output"]);
-    expect(Object.keys((await remoteTasks(t))!)).toEqual(["toolu_1"]);
+    expect(Object.keys(await remoteTasks(t))).toEqual(["toolu_1"]);
     unwrap(await t.stub.cancel());
-    unwrap(await t.stub.start("again"));
-    await waitForStatus(t, ["waiting_tool_output"]);
-    expect(Object.keys((await remoteTasks(t))!)).toEqual(["toolu_2"]);
+    // Gone with the call itself, not at some later call's write.
+    expect(await remoteTasks(t)).toEqual({});
   });
 
   it("is not sent again after a crash between its send and its result, unless it is idempotent", async () => {

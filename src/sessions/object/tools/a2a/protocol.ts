@@ -6,6 +6,9 @@
  * or the 1.0 ones (parts without `kind`, `TASK_STATE_*` states).
  */
 
+/** Remote task and context ids longer than this are refused (the call keeps them and sends them back). */
+export const A2A_MAX_ID_CHARS = 256;
+
 /** The states of a task, as 0.3 names them. */
 type TaskState =
   "submitted" | "working" | "input-required" | "completed" | "canceled" | "failed" | "rejected" | "auth-required" | "unknown";
@@ -91,6 +94,9 @@ function readTask(task: Record<string, unknown>): A2aAnswer {
   const state = normalizeState(status.state);
   const said = isObject(status.message) ? partsText(status.message.parts) : "";
   if (typeof task.id !== "string" || state === null) return { kind: "invalid", detail: "the task has no id or no known state" };
+  // The ids are kept with the call and sent back: a remote agent does not choose their size.
+  if (task.id.length > A2A_MAX_ID_CHARS || (typeof task.contextId === "string" && task.contextId.length > A2A_MAX_ID_CHARS))
+    return { kind: "invalid", detail: `the task's id or contextId is over ${A2A_MAX_ID_CHARS} characters` };
   if (state === "completed") {
     const artifacts = Array.isArray(task.artifacts) ? task.artifacts : [];
     const text = artifacts
