@@ -8,7 +8,6 @@ import { describe, expect, inject, it } from "vitest";
 import { vaultStub } from "../../../src/objects";
 import { A2A_TASK_PREFIX, type RemoteTask } from "../../../src/sessions/object/store/remote-tasks";
 import { A2A_MAX_ID_CHARS, readAnswer } from "../../../src/sessions/object/tools/a2a/protocol";
-import { INTERRUPTED_BY_RESTART } from "../../../src/sessions/object/loop/steps/tool-step";
 import type { A2aToolSpec } from "../../../src/session-config/types";
 import type { PutCredential } from "../../../src/vault/types";
 import { uniqueKey } from "../../support/mock-client";
@@ -157,31 +156,37 @@ describe("an a2a tool", () => {
     expect(await remoteTasks(t)).toEqual({});
   });
 
-  it("is not sent again after a crash between its send and its result, unless it is idempotent", async () => {
-    const once = newTestSession();
+  it("keeps the remote task before it waits, so a crash mid-wait asks after it instead of sending again", async () => {
+    const t = newTestSession();
     const agent = remoteAgent("a2a-once");
-    await once.model.script({ reply: { content: [toolUse("toolu_o", "hold once")] } }, { reply: { content: [text("ok")] } });
-    await createAndStart(once, "go", { tools: [agent.tool()] });
-    await agent.waitForRequests(1);
-    expect((await toolCalls(once))[0]!.status).toBe("running");
+    await t.model.script({ reply: { content: [toolUse("toolu_o", "hold once")] } }, { reply: { content: [text("ok")] } });
+    await createAndStart(t, "go", { tools: [agent.tool()] });
+    await agent.waitForRequests(2);
+    expect((await toolCalls(t))[0]!.status).toBe("running");
+    expect((await remoteTasks(t))["toolu_o"]).toMatchObject({ polling: true, turns: 1 });
     await abortAllDurableObjects();
     await agent.release();
-    expect((await waitForStatus(once, ["done", "failed"])).status).toBe("done");
-    expect((await toolCalls(once))[0]).toMatchObject({ status: "error", output: INTERRUPTED_BY_RESTART });
-    expect(await agent.requests()).toHaveLength(1);
+    expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
+    expect((await toolCalls(t))[0]).toMatchObject({ status: "done", output: "released: hold once" });
+    const sends = (await agent.requests()).filter((r) => r.method === "message/send");
+    expect(sends.map((r) => sentText(r).messageId)).toEqual([`${t.sessionId}:toolu_o`]);
+    expect(await remoteTasks(t)).toEqual({});
+  });
 
-    const again = newTestSession();
-    const idempotent = remoteAgent("a2a-idem");
-    await again.model.script({ reply: { content: [toolUse("toolu_i", "hold twice")] } }, { reply: { content: [text("ok")] } });
-    await createAndStart(again, "go", { tools: [idempotent.tool({ idempotent: true })] });
-    await idempotent.waitForRequests(1);
-    await abortAllDurableObjects();
-    await idempotent.waitForRequests(2);
-    await idempotent.release();
-    expect((await waitForStatus(again, ["done", "failed"])).status).toBe("done");
-    expect((await toolCalls(again))[0]).toMatchObject({ status: "done", output: "released: hold twice" });
-    const sent = (await idempotent.requests()).map((r) => sentText(r).messageId);
-    expect(sent).toEqual([`${again.sessionId}:toolu_i`, `${again.sessionId}:toolu_i`]);
+  it("cancels the remote task of a call the session's cancel stops while it waits", async () => {
+    const t = newTestSession();
+    const agent = remoteAgent("a2a-stop");
+    await t.model.script({ reply: { content: [toolUse("toolu_s", "hold stop")] } });
+    await createAndStart(t, "go", { tools: [agent.tool()] });
+    await agent.waitForRequests(2);
+    unwrap(await t.stub.cancel());
+    for (let i = 0; i < 250 && !(await agent.requests()).some((r) => r.method === "tasks/cancel"); i++) await scheduler.wait(20);
+    const cancel = (await agent.requests()).find((r) => r.method === "tasks/cancel");
+    const sent = (await agent.requests()).find((r) => r.method === "message/send");
+    expect(cancel).toBeDefined();
+    expect(sentText(sent!)).toMatchObject({ messageId: `${t.sessionId}:toolu_s` });
+    expect(await remoteTasks(t)).toEqual({});
+    await agent.release();
   });
 });
 

@@ -19,7 +19,7 @@ const FINAL_ERRORS: ReadonlySet<TaskState> = new Set(["canceled", "failed", "rej
 export type A2aAnswer =
   | { kind: "result"; output: string; isError: boolean }
   | { kind: "input_required"; question: string; taskId: string; contextId: string }
-  | { kind: "pending"; taskId: string; state: string }
+  | { kind: "pending"; taskId: string; contextId: string; state: string }
   | { kind: "invalid"; detail: string };
 
 /** The JSON-RPC endpoint of a card: its `url` (0.3), else its first JSON-RPC interface (1.0). */
@@ -53,7 +53,8 @@ export function sendRequest(rpcId: string, messageId: string, text: string, task
         parts: [task ? answerPart(text) : { kind: "text", text }],
         ...(task ? { taskId: task.taskId, contextId: task.contextId } : {}),
       },
-      configuration: { blocking: true, acceptedOutputModes: ["text/plain", "application/json"] },
+      // Answered at once with the task, which the call then asks after: its id is kept before any wait.
+      configuration: { blocking: false, acceptedOutputModes: ["text/plain", "application/json"] },
     },
   });
 }
@@ -65,6 +66,10 @@ function answerPart(text: string): Record<string, unknown> {
 
 export function getTaskRequest(rpcId: string, taskId: string): string {
   return JSON.stringify({ jsonrpc: "2.0", id: rpcId, method: "tasks/get", params: { id: taskId, historyLength: 0 } });
+}
+
+export function cancelTaskRequest(rpcId: string, taskId: string): string {
+  return JSON.stringify({ jsonrpc: "2.0", id: rpcId, method: "tasks/cancel", params: { id: taskId } });
 }
 
 /** Reads a JSON-RPC answer to `message/send` or `tasks/get`. */
@@ -110,7 +115,7 @@ function readTask(task: Record<string, unknown>): A2aAnswer {
     return { kind: "input_required", question: said, taskId: task.id, contextId: task.contextId };
   }
   if (FINAL_ERRORS.has(state)) return { kind: "result", output: `the remote task ended ${state}${said ? `: ${said}` : ""}`, isError: true };
-  return { kind: "pending", taskId: task.id, state };
+  return { kind: "pending", taskId: task.id, contextId: typeof task.contextId === "string" ? task.contextId : "", state };
 }
 
 const STATES: readonly TaskState[] = [
