@@ -6,11 +6,9 @@
  * origins the tenant allows, with the vault credential the tool names.
  */
 import type { A2aToolSpec } from "../../../../session-config/types";
-import { isOriginAllowed } from "../../../../egress/allowed-origins";
 import { safeFetch, type SafeFetchResult } from "../../../../egress/safe-fetch";
 import { describeCredentialFailure, NO_VAULT, sendWithCredential, type CredentialAuth } from "../../../../egress/credential-fetch";
-import { FORBIDDEN_CREDENTIAL_HEADERS } from "../../../../egress/credential-header";
-import { checkTenantUrl } from "../../../../egress/tenant-url";
+import { checkAllowedTenantUrl } from "../../../../egress/tenant-url";
 import { linearDelay, retrying, type Attempt, type RetryPolicy } from "../../../../shared/retry";
 import { deadline } from "../../../../shared/deadline";
 import { markAtMostOnce } from "../at-most-once";
@@ -175,14 +173,9 @@ class RemoteAgent {
 
   /** A URL the call may reach: the webhook rule, then the tenant's origins as they are now. */
   async allowed(raw: string): Promise<Reached<string>> {
-    const target = checkTenantUrl(raw, { allowPrivateUrls: this.ctx.allowPrivateUrls });
-    if (!target.ok) return { ok: false, outcome: { output: `refused: ${target.message}`, isError: true } };
     const { webhook_origins } = await this.ctx.callSigning();
-    if (!isOriginAllowed(target.url, webhook_origins))
-      return {
-        ok: false,
-        outcome: { output: `refused: the origin ${target.url.origin} is not in the tenant's webhook_origins`, isError: true },
-      };
+    const target = checkAllowedTenantUrl(raw, { allowPrivateUrls: this.ctx.allowPrivateUrls, origins: webhook_origins });
+    if (!target.ok) return { ok: false, outcome: { output: `refused: ${target.message}`, isError: true } };
     return { ok: true, value: target.url.href };
   }
 
@@ -238,12 +231,6 @@ class RemoteAgent {
     const sent = await sendWithCredential(
       this.#auth,
       async (credential): Promise<SafeFetchResult> => {
-        if (credential && FORBIDDEN_CREDENTIAL_HEADERS.has(credential.header.toLowerCase()))
-          return {
-            ok: false,
-            reason: "invalid_request",
-            detail: `the credential "${credential.name}" names ${credential.header}, which the platform sets`,
-          };
         return safeFetch(
           url,
           {
