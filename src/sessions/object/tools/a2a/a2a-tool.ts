@@ -1,7 +1,8 @@
 /**
  * `a2a` tools: a remote agent called over the Agent2Agent protocol. Each call reads the agent's
- * card, sends the model's message with `message/send` to the endpoint the card names and waits
- * for the task's end; a task that asks for input makes the call wait for its output, which the
+ * card, sends the model's message with a non-blocking `message/send` to the endpoint the card
+ * names, keeps the task durably and asks after it (`tasks/get`) until it ends, cancelling it when
+ * the call's time runs out; a task that asks for input makes the call wait for its output, which the
  * call's next run sends on the same task. Every request goes through the guarded fetch, to
  * origins the tenant allows, with the vault credential the tool names.
  */
