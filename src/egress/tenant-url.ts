@@ -2,6 +2,7 @@
  * Where a tenant call (a webhook tool, a status webhook, an MCP server) may point, decided once by parsing (never by string prefix): the same
  * check at creation, which stores the normalized URL, and at every call. Pure.
  */
+import { isOriginAllowed } from "./allowed-origins";
 import { checkUrl, describeRefusal } from "./url-guard";
 
 export interface TenantUrlOptions {
@@ -22,4 +23,20 @@ export function checkTenantUrl(raw: string, options: TenantUrlOptions): TenantUr
   if (result.ok) return { ok: true, url: result.url };
   if (result.reason === "scheme_not_allowed" && !options.allowPrivateUrls) return { ok: false, message: "Webhook URLs must use https." };
   return { ok: false, message: `Not an allowed webhook URL: ${describeRefusal(result.reason, raw)}.` };
+}
+
+/**
+ * A URL a session's call may reach now: the URL rule (`check`: the webhook one unless a tool has
+ * its own), then the tenant's `webhook_origins` as they are at the call (they may have narrowed).
+ */
+export function checkAllowedTenantUrl(
+  raw: string,
+  options: TenantUrlOptions & { origins: readonly string[] | null },
+  check: (raw: string, options: TenantUrlOptions) => TenantUrlCheck = checkTenantUrl,
+): TenantUrlCheck {
+  const target = check(raw, options);
+  if (!target.ok) return target;
+  if (!isOriginAllowed(target.url, options.origins))
+    return { ok: false, message: `the origin ${target.url.origin} is not in the tenant's webhook_origins` };
+  return target;
 }

@@ -6,7 +6,9 @@
  * an A2A contextId, an AG-UI threadId), the same principal reaches the same session through each of
  * them, and another principal its own.
  */
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { tenantIndexStub } from "../../src/objects";
 import { chatSessionId } from "../../src/chat/chat-session";
 import { call, callJson } from "../support/api";
 import { mockModel, uniqueKey } from "../support/mock-client";
@@ -15,9 +17,15 @@ import { createAgent, type Agent } from "./agents/helpers";
 import { backend, endUser } from "./end-users/helpers";
 import { type Caller, waitForStatus } from "./sessions/helpers";
 
-type PrincipalName = "api_key" | "jwt_user" | "end_user_a" | "end_user_b" | "other_tenant_key";
+type PrincipalName = "api_key" | "jwt_user" | "end_user_a" | "end_user_b" | "other_tenant_key" | "admin";
 type Principals = Record<PrincipalName, Caller>;
-const PRINCIPALS: readonly PrincipalName[] = ["api_key", "jwt_user", "end_user_a", "end_user_b", "other_tenant_key"];
+const PRINCIPALS: readonly PrincipalName[] = ["api_key", "jwt_user", "end_user_a", "end_user_b", "other_tenant_key", "admin"];
+/**
+ * A tenant admin (`tenant:admin`) reads every session of its tenant by id over REST (sessions:read
+ * of all), but a chat id, an A2A contextId or an AG-UI threadId is always the caller's own
+ * conversation: an admin reaches none of another principal's sessions through them.
+ */
+const SEES_ALL_BY_ID: ReadonlySet<PrincipalName> = new Set(["admin"]);
 /** The principals a session is started by; end user B and the other tenant's key are the strangers of every row. */
 const OWNERS: readonly PrincipalName[] = ["api_key", "jwt_user", "end_user_a"];
 
@@ -115,7 +123,8 @@ const mcp: Protocol = {
     expect(answer.result?.isError, JSON.stringify(answer)).toBeFalsy();
     return { sessionId: answer.result!._meta!.session_id!, conversationId: null, said };
   },
-  // MCP names no session: a call starts one, and its id comes back for the other protocols.
+  // Out of the read table: MCP names no session. Its only tool per agent (tools/call) starts a new
+  // session each time and takes no session, chat or context id, so no principal can aim it at another's.
   sees: async () => null,
 };
 
@@ -146,9 +155,10 @@ const a2a: Protocol = {
   async sees(who, agent, started) {
     if (started.conversationId === null) return null;
     // The task of the session's first run: `<seq of its input>.<contextId>`.
-    const answer = await a2aCall(who, agent, "GetTask", { id: `1.${started.conversationId}` });
+    const answer = await a2aCall(who, agent, "GetTask", { id: `1.${started.conversationId}`, historyLength: 10 });
     if (answer.error) expect(answer.error.code).toBe(-32001);
-    return answer.result?.contextId === started.conversationId;
+    // Reached: the task of that context, or anything that carries the owner's words.
+    return answer.result?.contextId === started.conversationId || JSON.stringify(answer).includes(started.said);
   },
 };
 
@@ -167,7 +177,8 @@ const agUi: Protocol = {
     expect(await agUiRun(who, agent, threadId, said)).toContain("RUN_FINISHED");
     return { sessionId: await chatSessionId(who, agent.id, threadId), conversationId: threadId, said };
   },
-  // A run is AG-UI's only request: a thread is read by running it, which the shared-id test below does.
+  // A run is AG-UI's only request and its stream carries no earlier messages: a thread is reached by
+  // running it, which the shared-id test below does for every principal against each owner's thread.
   sees: async () => null,
 };
 
@@ -183,6 +194,8 @@ describe("one auth model across REST, chat, MCP, A2A and AG-UI", () => {
   beforeAll(async () => {
     const tenantId = freshTenant("proto-auth");
     agentTenant = tenantId;
+    // Every principal runs a few dozen requests here: more in a minute than an end user's window takes.
+    await tenantIndexStub(env, tenantId).setLimitOverrides(tenantId, { end_user_requests_per_minute: 1_000, requests_per_minute: 2_000 });
     const key = await apiKey(tenantId);
     const author = await backend(tenantId);
     agent = await createAgent(author, { name: uniqueKey("helper"), model: mockModel(uniqueKey("model")).key });
@@ -196,6 +209,11 @@ describe("one auth model across REST, chat, MCP, A2A and AG-UI", () => {
       end_user_a: await endUser(key, "alice"),
       end_user_b: await endUser(key, "bob"),
       other_tenant_key: await apiKey(freshTenant("proto-other")),
+      admin: {
+        tenantId,
+        subject: "admin",
+        headers: await bearer({ tenantId, scopes: ["tenant:admin"], subject: "admin", expiresIn: 3600 }),
+      },
     };
   });
 
@@ -218,7 +236,7 @@ describe("one auth model across REST, chat, MCP, A2A and AG-UI", () => {
         PRINCIPALS.map((viewer) => [
           viewer,
           {
-            rest: viewer === owner,
+            rest: viewer === owner || SEES_ALL_BY_ID.has(viewer),
             chat: started.conversationId === null ? null : viewer === owner,
             a2a: started.conversationId === null ? null : viewer === owner,
             ag_ui: null,
@@ -230,40 +248,78 @@ describe("one auth model across REST, chat, MCP, A2A and AG-UI", () => {
     },
   );
 
-  it("reaches one session through chat, A2A and AG-UI under one id, and another principal's own under the same id", async () => {
-    const owner = principals.end_user_a;
-    const stranger = principals.end_user_b;
-    const id = uniqueKey("shared");
-    const first = uniqueKey("through-chat");
-    const message = { id: crypto.randomUUID(), role: "user", parts: [{ type: "text", text: first }] };
-    await (
-      await callJson(`/v1/agents/${agent.id}/chat`, "POST", { id, messages: [message], trigger: "submit-message" }, owner.headers)
-    ).text();
-    const second = uniqueKey("through-a2a");
-    expect((await a2aCall(owner, agent, "SendMessage", a2aMessage(id, second))).result?.task?.contextId).toBe(id);
-    const third = uniqueKey("through-ag-ui");
-    expect(await agUiRun(owner, agent, id, third)).toContain("RUN_FINISHED");
-    // The stranger's messages under the same id go to a session of its own.
-    const foreign = uniqueKey("stranger");
-    expect((await a2aCall(stranger, agent, "SendMessage", a2aMessage(id, foreign))).result?.task?.contextId).toBe(id);
-    expect(await agUiRun(stranger, agent, id, foreign)).toContain("RUN_FINISHED");
+  it.each(OWNERS)(
+    "reaches %s's session through chat, A2A and AG-UI under one id, and every other principal's own under that id",
+    async (ownerName) => {
+      const owner = principals[ownerName];
+      const id = uniqueKey("shared");
+      const first = uniqueKey("through-chat");
+      const message = { id: crypto.randomUUID(), role: "user", parts: [{ type: "text", text: first }] };
+      const res = await callJson(
+        `/v1/agents/${agent.id}/chat`,
+        "POST",
+        { id, messages: [message], trigger: "submit-message" },
+        owner.headers,
+      );
+      expect(res.status).toBe(200);
+      await res.text();
+      const second = uniqueKey("through-a2a");
+      expect((await a2aCall(owner, agent, "SendMessage", a2aMessage(id, second))).result?.task?.contextId).toBe(id);
+      const third = uniqueKey("through-ag-ui");
+      expect(await agUiRun(owner, agent, id, third)).toContain("RUN_FINISHED");
+      const ownerSaid = [first, second, third];
+      const ownerSession = await chatSessionId(owner, agent.id, id);
+      await waitForStatus(owner, ownerSession, ["done", "idle"]);
 
-    const historyOf = async (who: Caller) => {
-      const sessionId = await chatSessionId(who, agent.id, id);
-      await waitForStatus(who, sessionId, ["done", "idle"]);
-      return (await call(`/v1/sessions/${sessionId}/messages`, { headers: who.headers })).text();
-    };
-    const owned = await historyOf(owner);
-    for (const said of [first, second, third]) expect(owned).toContain(said);
-    expect(owned).not.toContain(foreign);
-    const theirs = await historyOf(stranger);
-    expect(theirs).toContain(foreign);
-    for (const said of [first, second, third]) expect(theirs).not.toContain(said);
-  });
+      // Every other principal aims at the owner's conversation by its id, through A2A and AG-UI.
+      const probes: string[] = [];
+      for (const name of PRINCIPALS.filter((p) => p !== ownerName)) {
+        const who = principals[name];
+        const probe = uniqueKey(`probe-${name}`);
+        probes.push(probe);
+        const sent = await a2aCall(who, agent, "SendMessage", a2aMessage(id, probe));
+        const read = await a2aCall(who, agent, "GetTask", { id: `1.${id}`, historyLength: 10 });
+        for (const said of ownerSaid) expect(JSON.stringify([sent, read]), `${name} reads ${ownerName}'s A2A task`).not.toContain(said);
+        if (who.tenantId !== agentTenant) continue;
+        const stream = await agUiRun(who, agent, id, probe);
+        for (const said of ownerSaid) expect(stream, `${name} reads ${ownerName}'s AG-UI thread`).not.toContain(said);
+        // The probes went to a session of the prober's own, which holds none of the owner's words.
+        const own = await chatSessionId(who, agent.id, id);
+        expect(own).not.toBe(ownerSession);
+        await waitForStatus(who, own, ["done", "idle"]);
+        const theirs = await (await call(`/v1/sessions/${own}/messages`, { headers: who.headers })).text();
+        expect(theirs).toContain(probe);
+        for (const said of ownerSaid) expect(theirs).not.toContain(said);
+      }
+      const owned = await (await call(`/v1/sessions/${ownerSession}/messages`, { headers: owner.headers })).text();
+      for (const said of ownerSaid) expect(owned).toContain(said);
+      for (const probe of probes) expect(owned, `a probe reached ${ownerName}'s session`).not.toContain(probe);
+    },
+  );
 
-  it("gives a chat id of one principal's to another principal's own, separate session", async () => {
+  it("gives each principal's message under one chat id to a session of its own, which the others cannot read", async () => {
     const chatId = uniqueKey("shared-chat");
-    const ids = await Promise.all(PRINCIPALS.map((name) => chatSessionId(principals[name], agent.id, chatId)));
-    expect(new Set(ids).size).toBe(PRINCIPALS.length);
+    const tenantPrincipals = PRINCIPALS.filter((name) => principals[name].tenantId === agentTenant);
+    const said = Object.fromEntries(tenantPrincipals.map((name) => [name, uniqueKey(`chat-${name}`)]));
+    for (const name of tenantPrincipals) {
+      const message = { id: crypto.randomUUID(), role: "user", parts: [{ type: "text", text: said[name] }] };
+      const res = await callJson(
+        `/v1/agents/${agent.id}/chat`,
+        "POST",
+        { id: chatId, messages: [message], trigger: "submit-message" },
+        principals[name].headers,
+      );
+      expect(res.status, await res.clone().text()).toBe(200);
+      await res.text();
+    }
+    for (const name of tenantPrincipals) {
+      const who = principals[name];
+      await waitForStatus(who, await chatSessionId(who, agent.id, chatId), ["done", "idle"]);
+      const read = await (await call(`/v1/agents/${agent.id}/chat/${chatId}/messages`, { headers: who.headers })).text();
+      for (const other of tenantPrincipals) {
+        if (other === name) expect(read).toContain(said[other]);
+        else expect(read, `${name} reads ${other}'s chat`).not.toContain(said[other]);
+      }
+    }
   });
 });

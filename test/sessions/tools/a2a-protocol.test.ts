@@ -22,6 +22,8 @@ describe("sendRequest", () => {
     const first = JSON.parse(sendRequest("k", "k", '{"not":"parsed"}', null));
     expect(first).toMatchObject({ method: "message/send", params: { message: { parts: [{ kind: "text", text: '{"not":"parsed"}' }] } } });
     expect(first.params.message.taskId).toBeUndefined();
+    // Answered at once: the call keeps the task before it waits on it.
+    expect(first.params.configuration.blocking).toBe(false);
     const task = { taskId: "t1", contextId: "c1" };
     const answer = JSON.parse(sendRequest("k:2", "k:2", '{"tool_call_id":"toolu_1","output":"42"}', task));
     expect(answer.params.message).toMatchObject({
@@ -65,6 +67,7 @@ describe("readAnswer", () => {
     expect(readAnswer(rpc({ kind: "task", id: "t", contextId: "c", status: { state: "working" } }))).toEqual({
       kind: "pending",
       taskId: "t",
+      contextId: "c",
       state: "working",
     });
     expect(readAnswer("not json")).toMatchObject({ kind: "invalid" });

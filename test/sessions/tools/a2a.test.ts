@@ -6,8 +6,8 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
 import { vaultStub } from "../../../src/objects";
-import { A2A_TASKS_KEY } from "../../../src/sessions/object/store/remote-tasks";
-import { INTERRUPTED_BY_RESTART } from "../../../src/sessions/object/loop/steps/tool-step";
+import { A2A_TASK_PREFIX, type RemoteTask } from "../../../src/sessions/object/store/remote-tasks";
+import { A2A_MAX_ID_CHARS, readAnswer } from "../../../src/sessions/object/tools/a2a/protocol";
 import type { A2aToolSpec } from "../../../src/session-config/types";
 import type { PutCredential } from "../../../src/vault/types";
 import { uniqueKey } from "../../support/mock-client";
@@ -51,8 +51,12 @@ async function lastToolResults(t: TestSession) {
   return body.messages.at(-1)!.content.filter((b) => b.type === "tool_result");
 }
 
+/** The session's remote tasks, by tool call id (one key each). */
 const remoteTasks = (t: TestSession) =>
-  runInDurableObject(t.stub, (_instance, state) => state.storage.kv.get<Record<string, unknown>>(A2A_TASKS_KEY));
+  runInDurableObject(t.stub, (_instance, state) => {
+    const entries = [...state.storage.kv.list<RemoteTask>({ prefix: A2A_TASK_PREFIX })];
+    return Object.fromEntries(entries.map(([key, task]) => [key.slice(A2A_TASK_PREFIX.length), task]));
+  });
 
 const sentText = (request: RecordedA2aRequest) =>
   (request.body as { params: { message: { parts: { text: string }[]; taskId?: string; messageId: string } } }).params.message;
@@ -110,47 +114,79 @@ describe("an a2a tool", () => {
     expect(answer.taskId).toBeTruthy();
     expect(first).toBeDefined();
     expect(await t.stub.submitToolOutput("toolu_q", "again", false)).toMatchObject({ ok: false, reason: "tool_call_not_waiting" });
-    expect(await remoteTasks(t)).toBeUndefined();
+    expect(await remoteTasks(t)).toEqual({});
+  });
+
+  it("keeps each waiting call's answer under its own key, cut to max_tool_output_chars", async () => {
+    const t = newTestSession();
+    const agent = remoteAgent("a2a-big");
+    await t.model.script(
+      { reply: { content: [toolUse("toolu_x", "ask"), toolUse("toolu_y", "ask")] } },
+      { reply: { content: [text("ok")] } },
+    );
+    await createAndStart(t, "weather?", { tools: [agent.tool()] });
+    await waitForStatus(t, ["waiting_tool_output"]);
+    expect(Object.keys(await remoteTasks(t)).sort()).toEqual(["toolu_x", "toolu_y"]);
+    const huge = "x".repeat(3 * 1024 * 1024);
+    // A 3 MiB answer: stored whole it would pass a value's 2 MiB limit and fail the request.
+    unwrap(await t.stub.submitToolOutput("toolu_x", huge, false));
+    const kept = (await remoteTasks(t))["toolu_x"]!;
+    expect(kept.answer!.length).toBeLessThanOrEqual(8000);
+    expect(kept.answer).toContain("[output cut: 3145728 characters, limit 8000]");
+  });
+
+  it("refuses a remote task whose ids are over the bound", () => {
+    const long = "t".repeat(A2A_MAX_ID_CHARS + 1);
+    const answer = (id: string, contextId: string) =>
+      JSON.stringify({ jsonrpc: "2.0", id: 1, result: { kind: "task", id, contextId, status: { state: "input-required" } } });
+    expect(readAnswer(answer(long, "c")).kind).toBe("invalid");
+    expect(readAnswer(answer("t", long)).kind).toBe("invalid");
+    expect(readAnswer(answer("t", "c")).kind).toBe("input_required");
   });
 
   it("keeps no remote task of a call a cancel closed while it waited", async () => {
     const t = newTestSession();
     const agent = remoteAgent("a2a-cancel");
-    await t.model.script({ reply: { content: [toolUse("toolu_1", "ask")] } }, { reply: { content: [toolUse("toolu_2", "ask")] } });
+    await t.model.script({ reply: { content: [toolUse("toolu_1", "ask")] } });
     await createAndStart(t, "weather?", { tools: [agent.tool()] });
     await waitForStatus(t, ["waiting_tool_output"]);
-    expect(Object.keys((await remoteTasks(t))!)).toEqual(["toolu_1"]);
+    expect(Object.keys(await remoteTasks(t))).toEqual(["toolu_1"]);
     unwrap(await t.stub.cancel());
-    unwrap(await t.stub.start("again"));
-    await waitForStatus(t, ["waiting_tool_output"]);
-    expect(Object.keys((await remoteTasks(t))!)).toEqual(["toolu_2"]);
+    // Gone with the call itself, not at some later call's write.
+    expect(await remoteTasks(t)).toEqual({});
   });
 
-  it("is not sent again after a crash between its send and its result, unless it is idempotent", async () => {
-    const once = newTestSession();
+  it("keeps the remote task before it waits, so a crash mid-wait asks after it instead of sending again", async () => {
+    const t = newTestSession();
     const agent = remoteAgent("a2a-once");
-    await once.model.script({ reply: { content: [toolUse("toolu_o", "hold once")] } }, { reply: { content: [text("ok")] } });
-    await createAndStart(once, "go", { tools: [agent.tool()] });
-    await agent.waitForRequests(1);
-    expect((await toolCalls(once))[0]!.status).toBe("running");
+    await t.model.script({ reply: { content: [toolUse("toolu_o", "hold once")] } }, { reply: { content: [text("ok")] } });
+    await createAndStart(t, "go", { tools: [agent.tool()] });
+    await agent.waitForRequests(2);
+    expect((await toolCalls(t))[0]!.status).toBe("running");
+    expect((await remoteTasks(t))["toolu_o"]).toMatchObject({ polling: true, turns: 1 });
     await abortAllDurableObjects();
     await agent.release();
-    expect((await waitForStatus(once, ["done", "failed"])).status).toBe("done");
-    expect((await toolCalls(once))[0]).toMatchObject({ status: "error", output: INTERRUPTED_BY_RESTART });
-    expect(await agent.requests()).toHaveLength(1);
+    expect((await waitForStatus(t, ["done", "failed"])).status).toBe("done");
+    expect((await toolCalls(t))[0]).toMatchObject({ status: "done", output: "released: hold once" });
+    const sends = (await agent.requests()).filter((r) => r.method === "message/send");
+    expect(sends.map((r) => sentText(r).messageId)).toEqual([`${t.sessionId}:toolu_o`]);
+    expect(await remoteTasks(t)).toEqual({});
+  });
 
-    const again = newTestSession();
-    const idempotent = remoteAgent("a2a-idem");
-    await again.model.script({ reply: { content: [toolUse("toolu_i", "hold twice")] } }, { reply: { content: [text("ok")] } });
-    await createAndStart(again, "go", { tools: [idempotent.tool({ idempotent: true })] });
-    await idempotent.waitForRequests(1);
-    await abortAllDurableObjects();
-    await idempotent.waitForRequests(2);
-    await idempotent.release();
-    expect((await waitForStatus(again, ["done", "failed"])).status).toBe("done");
-    expect((await toolCalls(again))[0]).toMatchObject({ status: "done", output: "released: hold twice" });
-    const sent = (await idempotent.requests()).map((r) => sentText(r).messageId);
-    expect(sent).toEqual([`${again.sessionId}:toolu_i`, `${again.sessionId}:toolu_i`]);
+  it("cancels the remote task of a call the session's cancel stops while it waits", async () => {
+    const t = newTestSession();
+    const agent = remoteAgent("a2a-stop");
+    await t.model.script({ reply: { content: [toolUse("toolu_s", "hold stop")] } });
+    await createAndStart(t, "go", { tools: [agent.tool()] });
+    await agent.waitForRequests(2);
+    unwrap(await t.stub.cancel());
+    for (let i = 0; i < 250 && !(await agent.requests()).some((r) => r.method === "tasks/cancel"); i++) await scheduler.wait(20);
+    const cancel = (await agent.requests()).find((r) => r.method === "tasks/cancel");
+    const sent = (await agent.requests()).find((r) => r.method === "message/send");
+    expect(cancel).toBeDefined();
+    expect(sentText(sent!)).toMatchObject({ messageId: `${t.sessionId}:toolu_s` });
+    expect(await remoteTasks(t)).toEqual({});
+    await agent.release();
   });
 });
 

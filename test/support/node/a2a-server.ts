@@ -93,6 +93,8 @@ class ScriptedAgent implements AgentExecutor {
     } else if (said === "fail") answer = task(TaskState.TASK_STATE_FAILED, [text("cannot do that")]);
     else if (said === "ask") answer = task(TaskState.TASK_STATE_INPUT_REQUIRED, [text("Which city?")]);
     else if (said.startsWith("hold")) {
+      // Working first, as a long task reports itself: a send that does not block is answered with it.
+      bus.publish(AgentEvent.task(task(TaskState.TASK_STATE_WORKING, [])));
       await new Promise<void>((release) => this.held.add(release));
       answer = task(TaskState.TASK_STATE_COMPLETED, [], [artifact([text(`released: ${said}`)])]);
     } else answer = task(TaskState.TASK_STATE_COMPLETED, [], [artifact([text(`echo: ${said}`)])]);

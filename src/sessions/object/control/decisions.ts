@@ -10,6 +10,8 @@ import { detectorsFor } from "../../../shared/redaction/settings";
 import { openCallsState } from "../engine/tool-results";
 import { APPROVAL_EXPIRED, APPROVAL_EXPIRED_OUTPUT, approvalsCanExpire, expiredApprovals } from "../loop/approval-expiry";
 import type { SessionStore } from "../store/store";
+import { A2A_MAX_ANSWER_CHARS } from "../store/remote-tasks";
+import { cutOutput } from "../tools/cut-output";
 import { mayAccess, type SessionViewer } from "../../viewer";
 import { type SessionResult, SYSTEM_DECIDER, type ToolCall, type ToolCallStatus, WAITING_STATUSES } from "../../../session-config/types";
 import { type Answer, type Failure, SESSION_GONE, SHOWN } from "./answers";
@@ -128,12 +130,13 @@ export function submitToolOutput(
   const remote = host.store.remoteTask(callId);
   if (remote && !isError) {
     return decide(host, viewer, callId, "waiting_tool_output", "pending", (call) => {
-      host.store.putRemoteTask(call.id, { ...remote, answer: output });
+      // Cut like every tool output, and kept under a value's size whatever the tenant's limit.
+      const limit = Math.min(host.requireSession().limits.max_tool_output_chars, A2A_MAX_ANSWER_CHARS);
+      host.store.putRemoteTask(call.id, { ...remote, answer: cutOutput(output, limit) });
       host.store.setToolCallStatus(call.id, "pending", host.nowIso());
     });
   }
   return decide(host, viewer, callId, "waiting_tool_output", isError ? "error" : "done", (call) => {
-    if (remote) host.store.deleteRemoteTask(call.id);
     host.finishCall(call, output, isError);
   });
 }

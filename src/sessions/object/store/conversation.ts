@@ -9,6 +9,7 @@ import { sessionTitle } from "../../../session-config/title";
 import * as fork from "./fork";
 import * as images from "./images";
 import * as queue from "./message-queue";
+import * as remoteTasks from "./remote-tasks";
 import * as messages from "./messages";
 import * as runOutput from "./run-output";
 import * as runTools from "./run-tools";
@@ -182,6 +183,8 @@ export class ConversationStore extends StoreCore {
   finishToolCall(id: string, output: string, isError: boolean, now: string, startedAt: string | null = null): void {
     this.openCalls = null;
     toolCalls.finishToolCall(this.storage.sql, id, output, isError, now, startedAt);
+    // An `a2a` call's remote task ends with the call, whichever path closes it (result, cancel, restart).
+    remoteTasks.deleteRemoteTask(this.storage.kv, id);
   }
 
   /** Records who decided a call that waited for approval, and how. */

@@ -229,4 +229,16 @@ export const SESSION_MIGRATIONS: readonly Migration[] = [
       storage.sql.exec("ALTER TABLE tool_calls ADD COLUMN policy TEXT");
     },
   },
+  {
+    version: 19,
+    description:
+      "`a2a_tasks` (one map of every waiting `a2a` call's remote task) split into one `a2a_task:<tool_call_id>` key per " +
+      "call, so parallel calls' answers never share one value and its size limit",
+    up: (storage) => {
+      const all = storage.kv.get<Record<string, unknown>>("a2a_tasks");
+      if (all === undefined) return;
+      for (const [id, task] of Object.entries(all)) storage.kv.put(`a2a_task:${id}`, task);
+      storage.kv.delete("a2a_tasks");
+    },
+  },
 ];

@@ -1,11 +1,13 @@
 /**
- * The `a2a_tasks` key: for each `a2a` tool call whose remote task waits for input, where that task
- * is (the endpoint, its task and context ids), how many messages the call has sent, and the
- * answer a caller posted, not yet sent. Removed when the call ends (one closed by a cancel while it
- * waited: with the next write of the key).
+ * The `a2a_task:<tool_call_id>` keys: for each `a2a` tool call whose remote task is under way or
+ * waits for input, where that task is (the endpoint, its task and context ids), how many messages
+ * the call has sent, and the answer a caller posted, not yet sent. One key per call, so parallel
+ * calls never share a value; removed when the call ends, by whichever path closes it.
  */
 
-export const A2A_TASKS_KEY = "a2a_tasks";
+export const A2A_TASK_PREFIX = "a2a_task:";
+/** A caller's answer is kept at most this long (a value holds 2 MiB at most; UTF-16 doubles). */
+export const A2A_MAX_ANSWER_CHARS = 256 * 1024;
 
 export interface RemoteTask {
   /** The JSON-RPC endpoint the card named when the task began: the task lives there. */
@@ -16,25 +18,20 @@ export interface RemoteTask {
   turns: number;
   /** The caller's answer, set when it is posted and sent by the call's next run. */
   answer?: string;
+  /** Set while the task is still working after its send: a restart asks after it, never sends again. */
+  polling?: boolean;
 }
 
-type RemoteTasks = Record<string, RemoteTask>;
+const keyOf = (toolCallId: string) => `${A2A_TASK_PREFIX}${toolCallId}`;
 
 export function remoteTask(kv: SyncKvStorage, toolCallId: string): RemoteTask | null {
-  const all = kv.get<RemoteTasks>(A2A_TASKS_KEY);
-  return all && Object.hasOwn(all, toolCallId) ? all[toolCallId]! : null;
+  return kv.get<RemoteTask>(keyOf(toolCallId)) ?? null;
 }
 
-/** Writes the entry of `toolCallId`; entries of calls `open` no longer holds (closed by a cancel as they waited) go with it. */
-export function putRemoteTask(kv: SyncKvStorage, toolCallId: string, task: RemoteTask, open: ReadonlySet<string>): void {
-  const kept = Object.entries(kv.get<RemoteTasks>(A2A_TASKS_KEY) ?? {}).filter(([id]) => open.has(id) && id !== toolCallId);
-  kv.put(A2A_TASKS_KEY, { ...Object.fromEntries(kept), [toolCallId]: task });
+export function putRemoteTask(kv: SyncKvStorage, toolCallId: string, task: RemoteTask): void {
+  kv.put(keyOf(toolCallId), task);
 }
 
 export function deleteRemoteTask(kv: SyncKvStorage, toolCallId: string): void {
-  const all = kv.get<RemoteTasks>(A2A_TASKS_KEY);
-  if (!all || !Object.hasOwn(all, toolCallId)) return;
-  const { [toolCallId]: _gone, ...rest } = all;
-  if (Object.keys(rest).length === 0) kv.delete(A2A_TASKS_KEY);
-  else kv.put(A2A_TASKS_KEY, rest);
+  kv.delete(keyOf(toolCallId));
 }

@@ -14,7 +14,7 @@
 import type { Baseline } from "../../../storage/migrations";
 
 export const SESSION_BASELINE: Baseline = {
-  version: 18,
+  version: 19,
   statements: [
     `CREATE TABLE messages (
       seq INTEGER PRIMARY KEY,

@@ -227,14 +227,14 @@ export class SessionStore extends ConversationStore {
     return true;
   }
 
-  // ---- remote A2A tasks waiting for input (remote-tasks.ts) ---------------------------------
+  // ---- remote A2A tasks under way or waiting for input (remote-tasks.ts) ---------------------------------
 
   remoteTask(toolCallId: string): remoteTasks.RemoteTask | null {
     return remoteTasks.remoteTask(this.storage.kv, toolCallId);
   }
 
   putRemoteTask(toolCallId: string, task: remoteTasks.RemoteTask): void {
-    remoteTasks.putRemoteTask(this.storage.kv, toolCallId, task, new Set(this.openToolCalls().map((call) => call.id)));
+    remoteTasks.putRemoteTask(this.storage.kv, toolCallId, task);
   }
 
   deleteRemoteTask(toolCallId: string): void {

@@ -39,6 +39,8 @@ export interface ToolContext {
   credentials?: CredentialSource;
   /** An `a2a` call answered after its remote task asked for input: the task, and the answer to send on it. */
   remoteTask?: RemoteTask;
+  /** An `a2a` call whose remote task is still working after its send: keeps the task durably before the call waits on it. */
+  keepRemoteTask?: (task: RemoteTask) => Promise<void>;
   /** The tenant's memory store and its `max_memory_items` and `max_memory_bytes`, for the memory tools (made on first use). */
   memory: () => MemoryTarget;
 }

@@ -6,7 +6,6 @@
  * once and never retried.
  */
 import type { ToolSpec } from "../../../session-config/types";
-import { isOriginAllowed } from "../../../egress/allowed-origins";
 import { safeFetch, type SafeFetchResult } from "../../../egress/safe-fetch";
 import { describeCredentialFailure, NO_VAULT, sendWithCredential, type CredentialAuth } from "../../../egress/credential-fetch";
 import { FORBIDDEN_CREDENTIAL_HEADERS } from "../../../egress/credential-header";
@@ -14,7 +13,7 @@ import type { EgressCredential } from "../../../egress/credentials";
 import { headerSecrets } from "../../../session-config/masking";
 import type { Tool, ToolContext, ToolOutcome } from "./tool";
 import { IDEMPOTENCY_HEADER, SIGNATURE_HEADER, signCallBody, TIMESTAMP_HEADER } from "../../../egress/call-signature";
-import { checkTenantUrl } from "../../../egress/tenant-url";
+import { checkAllowedTenantUrl } from "../../../egress/tenant-url";
 import { markAtMostOnce } from "./at-most-once";
 import { linearDelay, retrying, type Attempt, type RetryPolicy } from "../../../shared/retry";
 
@@ -59,14 +58,10 @@ export function webhookBody(
 
 async function callWebhook(spec: WebhookSpec, atMostOnce: boolean, input: unknown, ctx: ToolContext): Promise<ToolOutcome> {
   // Parsed again, as at creation: a URL stored before it was normalized is read the same way.
-  const target = checkTenantUrl(spec.url, { allowPrivateUrls: ctx.allowPrivateUrls });
+  const signing = await ctx.callSigning();
+  const target = checkAllowedTenantUrl(spec.url, { allowPrivateUrls: ctx.allowPrivateUrls, origins: signing.webhook_origins });
   if (!target.ok) return { output: `refused: ${target.message}`, isError: true };
   const url = target.url.href;
-  const signing = await ctx.callSigning();
-  // The tenant may have narrowed its origins since the session was created.
-  if (!isOriginAllowed(target.url, signing.webhook_origins)) {
-    return { output: `refused: the origin ${target.url.origin} is not in the tenant's webhook_origins`, isError: true };
-  }
   const body = webhookBody(spec, url, input, ctx);
   const notCalled: ToolOutcome = { output: "webhook was not called", isError: true };
   const auth = credentialAuth(spec, ctx);

@@ -79,8 +79,9 @@ async function runCalls(
     }
     const rule = markAtMostOnce(tool?.atMostOnce, tool?.instant);
     if (call.status === "running") {
-      // Found running on a fresh unit: the last try was cut off by a restart mid-call.
-      if (!rule.repeatAfterCut) {
+      // Found running on a fresh unit: the last try was cut off by a restart mid-call. An `a2a`
+      // call whose remote task was kept after its send asks after that task: nothing is sent again.
+      if (!rule.repeatAfterCut && !(tool?.kind === "a2a" && scope.store.remoteTask(call.id)?.polling)) {
         scope.commit((w) => finish(w, call, { output: INTERRUPTED_BY_RESTART, isError: true }));
         continue;
       }
@@ -120,6 +121,10 @@ async function runCalls(
       mcp,
       credentials,
       ...remoteTaskOf(scope, tool.kind, call.id),
+      keepRemoteTask: async (task) => {
+        scope.commit((w) => w.store.putRemoteTask(call.id, task));
+        await scope.persist();
+      },
       memory: () => ({
         store: memoryStoreStub(scope.env, session.tenant_id) as unknown as MemoryStoreRpc,
         // Sessions created before memory existed kept no such limit.

@@ -1,27 +1,27 @@
 /**
  * `a2a` tools: a remote agent called over the Agent2Agent protocol. Each call reads the agent's
- * card, sends the model's message with `message/send` to the endpoint the card names and waits
- * for the task's end; a task that asks for input makes the call wait for its output, which the
+ * card, sends the model's message with a non-blocking `message/send` to the endpoint the card
+ * names, keeps the task durably and asks after it (`tasks/get`) until it ends, cancelling it when
+ * the call's time runs out; a task that asks for input makes the call wait for its output, which the
  * call's next run sends on the same task. Every request goes through the guarded fetch, to
  * origins the tenant allows, with the vault credential the tool names.
  */
 import type { A2aToolSpec } from "../../../../session-config/types";
-import { isOriginAllowed } from "../../../../egress/allowed-origins";
 import { safeFetch, type SafeFetchResult } from "../../../../egress/safe-fetch";
 import { describeCredentialFailure, NO_VAULT, sendWithCredential, type CredentialAuth } from "../../../../egress/credential-fetch";
-import { FORBIDDEN_CREDENTIAL_HEADERS } from "../../../../egress/credential-header";
-import { checkTenantUrl } from "../../../../egress/tenant-url";
+import { checkAllowedTenantUrl } from "../../../../egress/tenant-url";
 import { linearDelay, retrying, type Attempt, type RetryPolicy } from "../../../../shared/retry";
 import { deadline } from "../../../../shared/deadline";
 import { markAtMostOnce } from "../at-most-once";
 import type { Tool, ToolContext, ToolOutcome } from "../tool";
-import { cardEndpoint, getTaskRequest, readAnswer, sendRequest, type A2aAnswer } from "./protocol";
+import { cancelTaskRequest, cardEndpoint, getTaskRequest, readAnswer, sendRequest, type A2aAnswer } from "./protocol";
 
-/** A blocking `message/send` waits for the remote agent's work: longer than a webhook's answer. */
+/** How long a call waits for the remote task to settle: longer than a webhook's answer. */
 export const A2A_TIMEOUT_MS = 60_000;
 export const A2A_MAX_RESPONSE_BYTES = 1024 * 1024;
-/** A task still `working` after a blocking send is asked after again, this often, within the timeout. */
+/** A task still `working` after its send is asked after again, this often, within the timeout. */
 const A2A_POLL_MS = 1_000;
+const A2A_CANCEL_MS = 5_000;
 const A2A_RETRY: RetryPolicy = { maxAttempts: 3, delayMs: linearDelay(500) };
 
 /** The input every `a2a` tool offers: the message sent to the remote agent. */
@@ -55,6 +55,21 @@ async function callAgent(spec: A2aToolSpec, atMostOnce: boolean, input: unknown,
   try {
     const agent = new RemoteAgent(spec, { ...ctx, signal });
     const remote = ctx.remoteTask;
+    // A task sent before a restart, still working then: it is asked after, never sent again.
+    if (remote?.polling && remote.answer === undefined) {
+      const endpoint = await agent.allowed(remote.endpoint);
+      if (!endpoint.ok) return endpoint.outcome;
+      const pending: A2aAnswer = { kind: "pending", taskId: remote.task_id, contextId: remote.context_id, state: "working" };
+      const answer = await settle(
+        agent,
+        endpoint.value,
+        `${ctx.idempotencyKey}:${remote.turns}`,
+        { ok: true, value: pending },
+        signal,
+        ctx,
+      );
+      return await ended(agent, endpoint.value, answer, remote.turns, limit.signal);
+    }
     // The answer to a task that asked for input goes to where the task lives, on the same task.
     const turn = remote?.answer !== undefined ? { ...remote, answer: remote.answer } : null;
     const endpoint = turn ? await agent.allowed(turn.endpoint) : await agent.endpoint();
@@ -70,19 +85,63 @@ async function callAgent(spec: A2aToolSpec, atMostOnce: boolean, input: unknown,
     const messageId = turns === 1 ? ctx.idempotencyKey : `${ctx.idempotencyKey}:${turns}`;
     const body = sendRequest(messageId, messageId, text, turn ? { taskId: turn.task_id, contextId: turn.context_id } : null);
     const notSent: Reached<A2aAnswer> = { ok: false, outcome: { output: "the remote agent was not called", isError: true } };
-    let answer = await retrying(markAtMostOnce(atMostOnce).tries(A2A_RETRY), signal, notSent, () => agent.rpc(endpoint.value, body));
-    // A task still working after a blocking send (a server may answer early): its state is read until it settles.
-    while (answer.ok && answer.value.kind === "pending" && !signal.aborted) {
-      const taskId = answer.value.taskId;
-      await scheduler.wait(A2A_POLL_MS);
-      if (signal.aborted) break;
-      answer = await retrying(A2A_RETRY, signal, notSent, () => agent.rpc(endpoint.value, getTaskRequest(`${messageId}:get`, taskId)));
-    }
-    if (!answer.ok) return answer.outcome;
-    return outcomeOf(answer.value, endpoint.value, turns);
+    const sent = await retrying(markAtMostOnce(atMostOnce).tries(A2A_RETRY), signal, notSent, () => agent.rpc(endpoint.value, body));
+    const answer = await settle(agent, endpoint.value, messageId, sent, signal, ctx, turns);
+    return await ended(agent, endpoint.value, answer, turns, limit.signal);
   } finally {
     limit.clear();
   }
+}
+
+/**
+ * A task still working after its send: its ids are kept durably first (a restart asks after it
+ * instead of sending again), then its state is read until it settles or the call's time is up.
+ */
+async function settle(
+  agent: RemoteAgent,
+  endpoint: string,
+  messageId: string,
+  first: Reached<A2aAnswer>,
+  signal: AbortSignal,
+  ctx: ToolContext,
+  turns?: number,
+): Promise<Reached<A2aAnswer>> {
+  let answer = first;
+  if (answer.ok && answer.value.kind === "pending" && turns !== undefined)
+    await ctx.keepRemoteTask?.({ endpoint, task_id: answer.value.taskId, context_id: answer.value.contextId, turns, polling: true });
+  const notRead: Reached<A2aAnswer> = { ok: false, outcome: { output: "the remote task's state was not read", isError: true } };
+  while (answer.ok && answer.value.kind === "pending" && !signal.aborted) {
+    const taskId = answer.value.taskId;
+    await scheduler.wait(A2A_POLL_MS);
+    if (signal.aborted) break;
+    answer = await retrying(A2A_RETRY, signal, notRead, () => agent.rpc(endpoint, getTaskRequest(`${messageId}:get`, taskId)));
+  }
+  return answer;
+}
+
+/** The call's outcome; a task left working when the call's time ran out (or the call was cut) is cancelled. */
+async function ended(
+  agent: RemoteAgent,
+  endpoint: string,
+  answer: Reached<A2aAnswer>,
+  turns: number,
+  timedOut: AbortSignal,
+): Promise<ToolOutcome> {
+  if (answer.ok && answer.value.kind === "pending") {
+    const { taskId, state } = answer.value;
+    const cancelled = await agent.cancel(endpoint, taskId);
+    const waited = timedOut.aborted
+      ? `was still ${state} after ${A2A_TIMEOUT_MS / 1000} s`
+      : `was still ${state} when the call was stopped`;
+    return {
+      output: `the remote task ${taskId} ${waited}; ${cancelled ? "it was cancelled" : "its cancel was not accepted"}`,
+      isError: true,
+    };
+  }
+  if (!answer.ok && timedOut.aborted)
+    return { output: `the remote agent did not answer within ${A2A_TIMEOUT_MS / 1000} s (${answer.outcome.output})`, isError: true };
+  if (!answer.ok) return answer.outcome;
+  return outcomeOf(answer.value, endpoint, turns);
 }
 
 function outcomeOf(answer: A2aAnswer, endpoint: string, turns: number): ToolOutcome {
@@ -115,14 +174,9 @@ class RemoteAgent {
 
   /** A URL the call may reach: the webhook rule, then the tenant's origins as they are now. */
   async allowed(raw: string): Promise<Reached<string>> {
-    const target = checkTenantUrl(raw, { allowPrivateUrls: this.ctx.allowPrivateUrls });
-    if (!target.ok) return { ok: false, outcome: { output: `refused: ${target.message}`, isError: true } };
     const { webhook_origins } = await this.ctx.callSigning();
-    if (!isOriginAllowed(target.url, webhook_origins))
-      return {
-        ok: false,
-        outcome: { output: `refused: the origin ${target.url.origin} is not in the tenant's webhook_origins`, isError: true },
-      };
+    const target = checkAllowedTenantUrl(raw, { allowPrivateUrls: this.ctx.allowPrivateUrls, origins: webhook_origins });
+    if (!target.ok) return { ok: false, outcome: { output: `refused: ${target.message}`, isError: true } };
     return { ok: true, value: target.url.href };
   }
 
@@ -151,6 +205,18 @@ class RemoteAgent {
     return this.allowed(url);
   }
 
+  /** `tasks/cancel` once, on its own short time (the call's own may be over): whether the remote took it. */
+  async cancel(url: string, taskId: string): Promise<boolean> {
+    const agent = new RemoteAgent(this.spec, { ...this.ctx, signal: AbortSignal.timeout(A2A_CANCEL_MS) });
+    const answer = await agent.rpc(url, cancelTaskRequest(`${taskId}:cancel`, taskId));
+    return (
+      answer.done &&
+      answer.value.ok &&
+      answer.value.value.kind === "result" &&
+      answer.value.value.output.startsWith("the remote task ended canceled")
+    );
+  }
+
   rpc(url: string, body: string): Promise<Attempt<Reached<A2aAnswer>>> {
     return this.exchange(url, "POST", body, (text) => ({ ok: true, value: readAnswer(text) }));
   }
@@ -166,12 +232,6 @@ class RemoteAgent {
     const sent = await sendWithCredential(
       this.#auth,
       async (credential): Promise<SafeFetchResult> => {
-        if (credential && FORBIDDEN_CREDENTIAL_HEADERS.has(credential.header.toLowerCase()))
-          return {
-            ok: false,
-            reason: "invalid_request",
-            detail: `the credential "${credential.name}" names ${credential.header}, which the platform sets`,
-          };
         return safeFetch(
           url,
           {

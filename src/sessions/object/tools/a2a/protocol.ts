@@ -6,6 +6,9 @@
  * or the 1.0 ones (parts without `kind`, `TASK_STATE_*` states).
  */
 
+/** Remote task and context ids longer than this are refused (the call keeps them and sends them back). */
+export const A2A_MAX_ID_CHARS = 256;
+
 /** The states of a task, as 0.3 names them. */
 type TaskState =
   "submitted" | "working" | "input-required" | "completed" | "canceled" | "failed" | "rejected" | "auth-required" | "unknown";
@@ -16,7 +19,7 @@ const FINAL_ERRORS: ReadonlySet<TaskState> = new Set(["canceled", "failed", "rej
 export type A2aAnswer =
   | { kind: "result"; output: string; isError: boolean }
   | { kind: "input_required"; question: string; taskId: string; contextId: string }
-  | { kind: "pending"; taskId: string; state: string }
+  | { kind: "pending"; taskId: string; contextId: string; state: string }
   | { kind: "invalid"; detail: string };
 
 /** The JSON-RPC endpoint of a card: its `url` (0.3), else its first JSON-RPC interface (1.0). */
@@ -50,7 +53,8 @@ export function sendRequest(rpcId: string, messageId: string, text: string, task
         parts: [task ? answerPart(text) : { kind: "text", text }],
         ...(task ? { taskId: task.taskId, contextId: task.contextId } : {}),
       },
-      configuration: { blocking: true, acceptedOutputModes: ["text/plain", "application/json"] },
+      // Answered at once with the task, which the call then asks after: its id is kept before any wait.
+      configuration: { blocking: false, acceptedOutputModes: ["text/plain", "application/json"] },
     },
   });
 }
@@ -62,6 +66,10 @@ function answerPart(text: string): Record<string, unknown> {
 
 export function getTaskRequest(rpcId: string, taskId: string): string {
   return JSON.stringify({ jsonrpc: "2.0", id: rpcId, method: "tasks/get", params: { id: taskId, historyLength: 0 } });
+}
+
+export function cancelTaskRequest(rpcId: string, taskId: string): string {
+  return JSON.stringify({ jsonrpc: "2.0", id: rpcId, method: "tasks/cancel", params: { id: taskId } });
 }
 
 /** Reads a JSON-RPC answer to `message/send` or `tasks/get`. */
@@ -91,6 +99,9 @@ function readTask(task: Record<string, unknown>): A2aAnswer {
   const state = normalizeState(status.state);
   const said = isObject(status.message) ? partsText(status.message.parts) : "";
   if (typeof task.id !== "string" || state === null) return { kind: "invalid", detail: "the task has no id or no known state" };
+  // The ids are kept with the call and sent back: a remote agent does not choose their size.
+  if (task.id.length > A2A_MAX_ID_CHARS || (typeof task.contextId === "string" && task.contextId.length > A2A_MAX_ID_CHARS))
+    return { kind: "invalid", detail: `the task's id or contextId is over ${A2A_MAX_ID_CHARS} characters` };
   if (state === "completed") {
     const artifacts = Array.isArray(task.artifacts) ? task.artifacts : [];
     const text = artifacts
@@ -104,7 +115,7 @@ function readTask(task: Record<string, unknown>): A2aAnswer {
     return { kind: "input_required", question: said, taskId: task.id, contextId: task.contextId };
   }
   if (FINAL_ERRORS.has(state)) return { kind: "result", output: `the remote task ended ${state}${said ? `: ${said}` : ""}`, isError: true };
-  return { kind: "pending", taskId: task.id, state };
+  return { kind: "pending", taskId: task.id, contextId: typeof task.contextId === "string" ? task.contextId : "", state };
 }
 
 const STATES: readonly TaskState[] = [

@@ -7,7 +7,7 @@ import type { McpToolSpec } from "../../../../session-config/types";
 import { McpConnection } from "./connection";
 import { McpRefusal } from "./mcp-fetch";
 import { checkMcpServerUrl } from "./server-url";
-import { isOriginAllowed } from "../../../../egress/allowed-origins";
+import { checkAllowedTenantUrl } from "../../../../egress/tenant-url";
 import type { CredentialSource } from "../../../../egress/credentials";
 import { NO_VAULT } from "../../../../egress/credential-fetch";
 
@@ -55,12 +55,14 @@ export class McpConnections {
   }
 
   async #connect(spec: McpToolSpec, signal: AbortSignal): Promise<McpConnection> {
-    const check = checkMcpServerUrl(spec.url, { allowPrivateUrls: this.options.allowPrivateUrls });
-    if (!check.ok) throw new McpRefusal(check.message);
     this.#origins ??= this.options.allowedOrigins();
     const allowedOrigins = await this.#origins;
-    if (!isOriginAllowed(check.url, allowedOrigins))
-      throw new McpRefusal(`the origin ${check.url.origin} is not in the tenant's webhook_origins`);
+    const check = checkAllowedTenantUrl(
+      spec.url,
+      { allowPrivateUrls: this.options.allowPrivateUrls, origins: allowedOrigins },
+      checkMcpServerUrl,
+    );
+    if (!check.ok) throw new McpRefusal(check.message);
     return McpConnection.open(
       {
         spec,
