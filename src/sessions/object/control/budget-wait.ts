@@ -11,6 +11,7 @@ import { costOf, priceFor } from "../../../models/prices";
 import { sumUsage } from "../store/subagents";
 import { type BudgetWait, isDailyBudget, nextUtcDay } from "../../../usage/budgets";
 import type { Reporter } from "../report/reporter";
+import { pushFamilyShares, type ShareHost } from "../subagents/share-push";
 import type { RunState } from "../store/store";
 import { SHOWN, type Answer } from "./answers";
 import type { ControlHost } from "./host";
@@ -65,7 +66,7 @@ export async function resumeFromBudget(host: BudgetHost): Promise<void> {
  * A tenant admin's change of the session's limits (already checked against the tenant's, so it
  * raises none past them): applied and audited in one transaction, then a run waiting on a budget goes on.
  */
-export async function setLimits(host: BudgetHost, asked: PartialLimits, by?: AuditContext): Promise<Answer> {
+export async function setLimits(host: BudgetHost & ShareHost, asked: PartialLimits, by?: AuditContext): Promise<Answer> {
   const limits = rpcArgument(partialLimitsSchema, asked, "limits");
   const session = host.requireSession();
   const context = parseAuditContext(by);
@@ -81,6 +82,8 @@ export async function setLimits(host: BudgetHost, asked: PartialLimits, by?: Aud
     host.updateRun({});
   });
   await resumeFromBudget(host);
+  // The children draw on these budgets: their shares follow a raise (or a lowering).
+  await pushFamilyShares(host);
   return SHOWN;
 }
 
