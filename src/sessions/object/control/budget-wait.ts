@@ -9,6 +9,7 @@ import type { AuditContext } from "../../../audit/types";
 import { type Limits, limitsSchema, type PartialLimits, partialLimitsSchema } from "../../../limits";
 import { costOf, priceFor } from "../../../models/prices";
 import { sumUsage } from "../store/subagents";
+import { totalTokens } from "../../../session-config/types";
 import { type BudgetWait, isDailyBudget, nextUtcDay } from "../../../usage/budgets";
 import type { Reporter } from "../report/reporter";
 import { pushFamilyShares, type ShareHost } from "../subagents/share-push";
@@ -45,12 +46,27 @@ export function sessionCostUsd(host: Pick<BudgetHost, "store" | "config" | "requ
 }
 
 /**
+ * Whether the session's own budget the run waits on is still reached (a lowering, or a raise too
+ * small): the run then stays, and sends no second `session.waiting_budget`. A daily budget's figures
+ * live in the index, so a wait on one goes on and the check before the next model call decides.
+ */
+function sessionBudgetStillReached(host: Pick<BudgetHost, "store" | "config" | "requireSession">): boolean {
+  const budget = host.store.run().budget_wait?.budget;
+  const limits = host.requireSession().limits;
+  if (budget === "session_tokens")
+    return totalTokens(sumUsage(host.store.run().usage, host.store.descendantUsage())) >= limits.max_tokens_per_session;
+  const maxCost = limits.max_cost_usd_per_session ?? null;
+  if (budget === "session_cost") return maxCost !== null && sessionCostUsd(host) >= maxCost;
+  return false;
+}
+
+/**
  * The run goes on after its budget was raised or renewed: it claims a slot (else it is `queued`),
  * and the reporter forgets today's figures, so the next unit asks the index for fresh ones before
  * any model call. A session not waiting on a budget is left as it is.
  */
 export async function resumeFromBudget(host: BudgetHost): Promise<void> {
-  if (host.store.run().status !== "waiting_budget") return;
+  if (host.store.run().status !== "waiting_budget" || sessionBudgetStillReached(host)) return;
   await host.slots.goOn({
     needed: true,
     stands: () => (host.store.run().status === "waiting_budget" ? null : "moved_on"),
