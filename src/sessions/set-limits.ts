@@ -14,6 +14,19 @@ import { resolveSessionLimits } from "./limits";
 export async function setSessionLimits(actor: Actor, sessionId: string, limits: PartialLimits, by: AuditContext): Promise<Session> {
   const resolved = resolveSessionLimits(actor.limits, limits);
   if (!resolved.ok) throw new ApiError("validation_failed", undefined, { errors: resolved.errors });
-  const { client } = await loadOwnedSession(actor.env, actor.principal, sessionId);
+  const { session, client } = await loadOwnedSession(actor.env, actor.principal, sessionId);
+  // A sub-agent draws on its parent's budget: its session budgets go no higher than the share it holds (raise the parent instead).
+  if (session.parent) {
+    const share = resolveSessionLimits({ ...actor.limits, ...pickShare(session.limits) }, pickShare(limits), "parent's share");
+    if (!share.ok) throw new ApiError("validation_failed", undefined, { errors: share.errors });
+  }
   return client.setLimits(limits, by);
+}
+
+function pickShare(limits: PartialLimits): PartialLimits {
+  const { max_tokens_per_session, max_cost_usd_per_session } = limits;
+  return {
+    ...(max_tokens_per_session === undefined ? {} : { max_tokens_per_session }),
+    ...(max_cost_usd_per_session === undefined ? {} : { max_cost_usd_per_session }),
+  };
 }

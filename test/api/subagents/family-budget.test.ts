@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { totalTokens } from "../../../src/session-config/types";
-import { callJson } from "../../support/api";
+import { callJson, readProblem } from "../../support/api";
 import { cancelQuietly, createSession, toolUse, waitForStatus } from "../sessions/helpers";
 import { admin, answer } from "../usage/helpers";
 import { agentOn, agentTool, author, childrenOf, eventually, PROVIDERS, session } from "./helpers";
@@ -58,6 +58,10 @@ describe("a sub-agent family's budget", () => {
 
     // The raise reaches the waiting children: each gets its spend plus a share of the 100 now left, and the family ends.
     const boss = await admin(who.tenantId);
+    // A child's budget is its share: raising it past the share is refused (the parent is what to raise).
+    const past = await callJson(`/v1/sessions/${children[0]!.id}`, "PATCH", { limits: { max_tokens_per_session: 100 } }, boss.headers);
+    expect(past.status).toBe(400);
+    expect((await readProblem(past)).errors?.[0]?.path).toBe("body.limits.max_tokens_per_session");
     const raised = await callJson(`/v1/sessions/${root.id}`, "PATCH", { limits: { max_tokens_per_session: 200 } }, boss.headers);
     expect(raised.status).toBe(200);
     const done = await waitForStatus(who, root.id, ["done", "failed"], 30_000);
