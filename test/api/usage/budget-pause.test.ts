@@ -74,6 +74,10 @@ describe("budgets that pause", () => {
     expect((await patch(boss, `/v1/sessions/${session.id}`, { limits: { max_tokens_per_session: 30 } })).status).toBe(200);
     expect(await getJson(alice, `/v1/sessions/${session.id}`)).toMatchObject({ status: "waiting_budget" });
     expect(await waits()).toHaveLength(1);
+    // The tenant's run slots and daily budgets are not one session's to change.
+    const tenantWide = await patch(boss, `/v1/sessions/${session.id}`, { limits: { max_concurrent_runs: 5 } });
+    expect(tenantWide.status).toBe(400);
+    expect((await readProblem(tenantWide)).errors?.[0]?.path).toBe("body.limits.max_concurrent_runs");
     const raised = await patch(boss, `/v1/sessions/${session.id}`, { limits: { max_tokens_per_session: 1000 } });
     expect(raised.status).toBe(200);
     expect(((await raised.json()) as { limits: { max_tokens_per_session: number } }).limits.max_tokens_per_session).toBe(1000);
