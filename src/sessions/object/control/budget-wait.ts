@@ -7,7 +7,7 @@
 import { parseAuditContext } from "../../../audit/entry";
 import type { AuditContext } from "../../../audit/types";
 import { type Limits, limitsSchema, type PartialLimits, partialLimitsSchema } from "../../../limits";
-import { costOf, priceFor } from "../../../models/prices";
+import { budgetCostUsd } from "../../../models/prices";
 import { sumUsage } from "../store/subagents";
 import { totalTokens } from "../../../session-config/types";
 import { type BudgetWait, isDailyBudget, nextUtcDay } from "../../../usage/budgets";
@@ -42,7 +42,7 @@ export function budgetRenewed(run: RunState, now: number): boolean {
  */
 export function sessionCostUsd(host: Pick<BudgetHost, "store" | "config" | "requireSession">): number {
   const usage = sumUsage(host.store.run().usage, host.store.descendantUsage());
-  return costOf(usage, priceFor(host.config.prices, host.requireSession().model)) ?? 0;
+  return budgetCostUsd(host.config.prices, host.requireSession().model, usage);
 }
 
 /**

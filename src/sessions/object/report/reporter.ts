@@ -13,7 +13,7 @@ import { reportRetryDelay } from "./report-policy";
 import { loadConfig } from "../../../config";
 import type { Limits } from "../../../limits";
 import { budgetReached, type BudgetName } from "../../../usage/budgets";
-import { costOf, priceFor } from "../../../models/prices";
+import { budgetCostUsd } from "../../../models/prices";
 import { isLive } from "../engine/gone";
 import { runReservation } from "../../../tenants/budget-reservations";
 
@@ -90,7 +90,7 @@ export class Reporter {
   }
 
   #ownCost(run: RunState): number {
-    return costOf(run.usage, priceFor(loadConfig(this.env).prices, this.store.requireSession().model)) ?? 0;
+    return budgetCostUsd(loadConfig(this.env).prices, this.store.requireSession().model, run.usage);
   }
 
   summary(): SessionReport {
@@ -178,7 +178,7 @@ export class Reporter {
     this.#tokensTodayAtAck = ack.tokens_today;
     this.#ownTokensAtAck = totalTokens(summary.usage);
     this.#spendAtAck = ack.spend ?? null;
-    this.#ownCostAtAck = costOf(summary.usage, priceFor(loadConfig(this.env).prices, this.store.requireSession().model)) ?? 0;
+    this.#ownCostAtAck = budgetCostUsd(loadConfig(this.env).prices, this.store.requireSession().model, summary.usage);
     const run = this.store.run();
     this.store.putRun({
       ...run,

@@ -7,7 +7,7 @@
 import { log } from "../../../log";
 import { sessionStub } from "../../../objects";
 import { totalTokens } from "../../../session-config/types";
-import { costOf, priceFor } from "../../../models/prices";
+import { budgetCostUsd } from "../../../models/prices";
 import type { Config } from "../../../config";
 import type { PartialLimits } from "../../../limits";
 import type { SessionRpc } from "../rpc";
@@ -26,15 +26,14 @@ export async function pushFamilyShares(host: ShareHost): Promise<void> {
   if (rows.length === 0) return;
   await Promise.all(rows.map((row) => refresh(host, row)));
   const fresh = liveChildren(host);
-  const price = priceFor(host.config.prices, session.model);
   const family = sumUsage(host.store.run().usage, host.store.descendantUsage());
   const openAgentCalls = host.store
     .openToolCalls()
     .filter((open) => session.tools.some((t) => t.type === "agent" && t.name === open.name)).length;
-  const spent = { tokens: totalTokens(family), costUsd: costOf(family, price) ?? 0 };
+  const spent = { tokens: totalTokens(family), costUsd: budgetCostUsd(host.config.prices, session.model, family) };
   await Promise.all(
     fresh.map((row) => {
-      const own = { tokens: totalTokens(row.usage), costUsd: costOf(row.usage, price) ?? 0 };
+      const own = { tokens: totalTokens(row.usage), costUsd: budgetCostUsd(host.config.prices, session.model, row.usage) };
       return push(host, row, reshare(session.limits, spent, own, Math.max(openAgentCalls, fresh.length)));
     }),
   );

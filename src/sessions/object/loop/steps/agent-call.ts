@@ -21,7 +21,7 @@ import { askTree } from "../../subagents/tree";
 import { type ChildBudget, childBudget, type FamilySpend, reshare } from "../../subagents/budget-share";
 import { sumUsage } from "../../store/subagents";
 import { unfinishedAgentCalls } from "../../subagents/share-push";
-import { costOf, priceFor } from "../../../../models/prices";
+import { budgetCostUsd } from "../../../../models/prices";
 import type { StoredSession } from "../../store/store";
 
 export type AgentCallProblem = { kind: "input"; error: string } | { kind: "depth"; max: number } | { kind: "count"; max: number };
@@ -157,7 +157,7 @@ function familyShare(scope: StepScope, session: StoredSession): ChildBudget | nu
 /** What the family spent (as last reported) and how many agent calls of the batch are open. */
 function familySpend(scope: StepScope, session: StoredSession): { spent: FamilySpend; ways: number } {
   const usage = sumUsage(scope.store.run().usage, scope.store.descendantUsage());
-  const costUsd = costOf(usage, priceFor(scope.config.prices, session.model)) ?? 0;
+  const costUsd = budgetCostUsd(scope.config.prices, session.model, usage);
   const openAgentCalls = unfinishedAgentCalls(scope.store, session);
   return { spent: { tokens: totalTokens(usage), costUsd }, ways: openAgentCalls };
 }
