@@ -141,3 +141,8 @@ export function roundUsd(usd: number): number {
   const f = 10 ** COST_DIGITS;
   return Math.round(usd * f) / f;
 }
+
+/** What `tokens` cost at `model`'s price, in USD, for a budget's check: a model without a price costs nothing. */
+export function budgetCostUsd(configured: PriceTable, model: string, tokens: TokenCounts): number {
+  return costOf(tokens, priceFor(configured, model)) ?? 0;
+}

@@ -16,7 +16,7 @@ export type ResolvedLimits = { ok: true; limits: Limits } | { ok: false; errors:
 export function resolveSessionLimits(
   tenant: Limits,
   requested: PartialLimits | undefined,
-  ceiling: "tenant's" | "agent's" = "tenant's",
+  ceiling: "tenant's" | "agent's" | "parent's share" = "tenant's",
 ): ResolvedLimits {
   if (!requested) return { ok: true, limits: { ...tenant } };
   const errors: FieldError[] = [];

@@ -67,7 +67,8 @@ export function keyTokenBudget(sql: SqlStorage, keyId: string): number | null {
 /** Sets a key's daily token budget (null: none); false when the tenant has no such key. */
 export function setKeyTokenBudget(sql: SqlStorage, keyId: string, maxTokensPerDay: number | null): boolean {
   const value = maxTokensPerDay === null ? null : requireInt("maxTokensPerDay", maxTokensPerDay, 0);
-  return sql.exec(`UPDATE api_keys SET max_tokens_per_day = ? WHERE key_id = ?`, value, keyId).rowsWritten > 0;
+  // A revoked key's budget is no longer its to change: not found.
+  return sql.exec(`UPDATE api_keys SET max_tokens_per_day = ? WHERE key_id = ? AND revoked_at IS NULL`, value, keyId).rowsWritten > 0;
 }
 
 /** True when the key exists; revoking twice keeps the first revocation time. */

@@ -15,6 +15,20 @@ import type { ReportRow } from "./session-report";
  */
 export const MAX_BUDGET_WAKES = 500;
 
+/** Whether a budget went up (null is no budget at all): only a raise may end a wait, so a lowering wakes no one. */
+export function raised(before: number | null, after: number | null): boolean {
+  return before !== null && (after === null || after > before);
+}
+
+/** The daily budgets of the tenant's limits a change raised, as the waits they may end. */
+export function raisedDailyBudgets(before: Limits, after: Limits): BudgetWait[] {
+  const waits: BudgetWait[] = [];
+  if (raised(before.max_tokens_per_day, after.max_tokens_per_day)) waits.push("tenant_tokens");
+  if (raised(before.max_cost_usd_per_day ?? null, after.max_cost_usd_per_day ?? null)) waits.push("tenant_cost");
+  if (raised(before.max_tokens_per_day_per_subject ?? null, after.max_tokens_per_day_per_subject ?? null)) waits.push("subject_tokens");
+  return waits;
+}
+
 /** Whose budget it is: the key's id, the creator, or '' for the tenant's and the session's own. */
 function ownerOf(row: Pick<ReportRow, "api_key_id" | "created_by">, budget: BudgetWait): string {
   if (budget === "key_tokens") return row.api_key_id;

@@ -16,7 +16,7 @@ import {
 import type * as T from "../types";
 import { optionalCursor, requireNow, requirePageLimit, requireString } from "../../shared/validate";
 import type { IndexHost } from "./host";
-import { sessionsWaitingOn, wakeBudgetWaiters } from "../budget-waits";
+import { raised, sessionsWaitingOn, wakeBudgetWaiters } from "../budget-waits";
 
 export function touchApiKey(host: IndexHost, keyId: string, now: number): boolean {
   return apiKeys.touchApiKey(host.sql, requireString("keyId", keyId), requireNow(now));
@@ -60,7 +60,8 @@ export async function setApiKeyBudget(
       });
     return updated;
   });
-  if (found) await wakeBudgetWaiters(host.env, tenantId, sessionsWaitingOn(host.sql, ["key_tokens"], id), null);
+  if (found && raised(before, maxTokensPerDay))
+    await wakeBudgetWaiters(host.env, tenantId, sessionsWaitingOn(host.sql, ["key_tokens"], id), null);
   return found;
 }
 

@@ -9,7 +9,7 @@ import { maskSettings, parseSettings, writeSettings } from "../tenant-settings";
 import type * as T from "../types";
 import type { IndexHost } from "./host";
 import { cancelActive } from "./sessions";
-import { sessionsWaitingOn, wakeBudgetWaiters } from "../budget-waits";
+import { raisedDailyBudgets, sessionsWaitingOn, wakeBudgetWaiters } from "../budget-waits";
 
 export function tenantConfig(host: IndexHost, tenantId: string): T.TenantConfig {
   return tenantConfigView(tenantId, host.config(), host.createdAt());
@@ -38,6 +38,7 @@ export async function setLimitOverrides(
 ): Promise<T.TenantConfig> {
   const after = parseOverrides(overrides);
   const before = host.config().overrides;
+  const limitsBefore = host.config().limits;
   host.transaction(() => {
     writeOverrides(host.kv, after);
     if (!sameJson(before, after))
@@ -45,9 +46,10 @@ export async function setLimitOverrides(
   });
   host.configChanged();
   await host.schedulePump(); // a higher max_concurrent_runs frees slots for the queue
-  // Sessions waiting on a daily budget of the tenant's or a creator's are told (each checks every budget again).
-  const waiting = sessionsWaitingOn(host.sql, ["tenant_tokens", "tenant_cost", "subject_tokens"], null);
-  await wakeBudgetWaiters(host.env, tenantId, waiting, host.config().limits);
+  // Sessions waiting on a daily budget of the tenant's or a creator's that went up are told (each checks every budget again).
+  const raisedBudgets = raisedDailyBudgets(limitsBefore, host.config().limits);
+  if (raisedBudgets.length > 0)
+    await wakeBudgetWaiters(host.env, tenantId, sessionsWaitingOn(host.sql, raisedBudgets, null), host.config().limits);
   return tenantConfig(host, tenantId);
 }
 

@@ -1,6 +1,7 @@
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { tenantIndexStub } from "../../../src/objects";
+import { sessionStub, tenantIndexStub } from "../../../src/objects";
+import { storedEvents } from "../../support/event-rows";
 import { call, callJson, readProblem } from "../../support/api";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { freshTenant } from "../../support/tokens";
@@ -64,6 +65,19 @@ describe("budgets that pause", () => {
     const over = await patch(boss, `/v1/sessions/${session.id}`, { limits: { max_tokens_per_session: 10_000_000 } });
     expect(over.status).toBe(400);
     expect((await readProblem(over)).errors?.[0]?.path).toBe("body.limits.max_tokens_per_session");
+    // A raise that leaves the budget reached (30 used) does not wake the run: it waits on, with no second wait event.
+    const waits = () =>
+      runInDurableObject(sessionStub(env, tenantId, session.id), (_instance, state) =>
+        storedEvents(state.storage.sql).filter((row) => row.type === "status" && row.data.includes('"waiting_budget"')),
+      );
+    expect(await waits()).toHaveLength(1);
+    expect((await patch(boss, `/v1/sessions/${session.id}`, { limits: { max_tokens_per_session: 30 } })).status).toBe(200);
+    expect(await getJson(alice, `/v1/sessions/${session.id}`)).toMatchObject({ status: "waiting_budget" });
+    expect(await waits()).toHaveLength(1);
+    // The tenant's run slots and daily budgets are not one session's to change.
+    const tenantWide = await patch(boss, `/v1/sessions/${session.id}`, { limits: { max_concurrent_runs: 5 } });
+    expect(tenantWide.status).toBe(400);
+    expect((await readProblem(tenantWide)).errors?.[0]?.path).toBe("body.limits.max_concurrent_runs");
     const raised = await patch(boss, `/v1/sessions/${session.id}`, { limits: { max_tokens_per_session: 1000 } });
     expect(raised.status).toBe(200);
     expect(((await raised.json()) as { limits: { max_tokens_per_session: number } }).limits.max_tokens_per_session).toBe(1000);
@@ -116,6 +130,9 @@ describe("budgets that pause", () => {
       data: { key_id: string; max_tokens_per_day: number | null }[];
     };
     expect(keys.data.find((k) => k.key_id === key.keyId)?.max_tokens_per_day).toBe(1000);
+    // A revoked key's budget is not found.
+    expect((await call(`/v1/api-keys/${key.keyId}`, { method: "DELETE", headers: boss.headers })).status).toBeLessThan(300);
+    expect((await patch(boss, `/v1/api-keys/${key.keyId}`, { max_tokens_per_day: 5 })).status).toBe(404);
   });
 
   it("the tenant's daily cost budget raised by a limits change resumes the sessions waiting on it", async () => {

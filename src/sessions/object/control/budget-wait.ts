@@ -7,10 +7,12 @@
 import { parseAuditContext } from "../../../audit/entry";
 import type { AuditContext } from "../../../audit/types";
 import { type Limits, limitsSchema, type PartialLimits, partialLimitsSchema } from "../../../limits";
-import { costOf, priceFor } from "../../../models/prices";
+import { budgetCostUsd } from "../../../models/prices";
 import { sumUsage } from "../store/subagents";
+import { totalTokens } from "../../../session-config/types";
 import { type BudgetWait, isDailyBudget, nextUtcDay } from "../../../usage/budgets";
 import type { Reporter } from "../report/reporter";
+import { pushFamilyShares, type ShareHost } from "../subagents/share-push";
 import type { RunState } from "../store/store";
 import { SHOWN, type Answer } from "./answers";
 import type { ControlHost } from "./host";
@@ -40,7 +42,22 @@ export function budgetRenewed(run: RunState, now: number): boolean {
  */
 export function sessionCostUsd(host: Pick<BudgetHost, "store" | "config" | "requireSession">): number {
   const usage = sumUsage(host.store.run().usage, host.store.descendantUsage());
-  return costOf(usage, priceFor(host.config.prices, host.requireSession().model)) ?? 0;
+  return budgetCostUsd(host.config.prices, host.requireSession().model, usage);
+}
+
+/**
+ * Whether the session's own budget the run waits on is still reached (a lowering, or a raise too
+ * small): the run then stays, and sends no second `session.waiting_budget`. A daily budget's figures
+ * live in the index, so a wait on one goes on and the check before the next model call decides.
+ */
+function sessionBudgetStillReached(host: Pick<BudgetHost, "store" | "config" | "requireSession">): boolean {
+  const budget = host.store.run().budget_wait?.budget;
+  const limits = host.requireSession().limits;
+  if (budget === "session_tokens")
+    return totalTokens(sumUsage(host.store.run().usage, host.store.descendantUsage())) >= limits.max_tokens_per_session;
+  const maxCost = limits.max_cost_usd_per_session ?? null;
+  if (budget === "session_cost") return maxCost !== null && sessionCostUsd(host) >= maxCost;
+  return false;
 }
 
 /**
@@ -49,7 +66,7 @@ export function sessionCostUsd(host: Pick<BudgetHost, "store" | "config" | "requ
  * any model call. A session not waiting on a budget is left as it is.
  */
 export async function resumeFromBudget(host: BudgetHost): Promise<void> {
-  if (host.store.run().status !== "waiting_budget") return;
+  if (host.store.run().status !== "waiting_budget" || sessionBudgetStillReached(host)) return;
   await host.slots.goOn({
     needed: true,
     stands: () => (host.store.run().status === "waiting_budget" ? null : "moved_on"),
@@ -65,7 +82,7 @@ export async function resumeFromBudget(host: BudgetHost): Promise<void> {
  * A tenant admin's change of the session's limits (already checked against the tenant's, so it
  * raises none past them): applied and audited in one transaction, then a run waiting on a budget goes on.
  */
-export async function setLimits(host: BudgetHost, asked: PartialLimits, by?: AuditContext): Promise<Answer> {
+export async function setLimits(host: BudgetHost & ShareHost, asked: PartialLimits, by?: AuditContext): Promise<Answer> {
   const limits = rpcArgument(partialLimitsSchema, asked, "limits");
   const session = host.requireSession();
   const context = parseAuditContext(by);
@@ -81,6 +98,8 @@ export async function setLimits(host: BudgetHost, asked: PartialLimits, by?: Aud
     host.updateRun({});
   });
   await resumeFromBudget(host);
+  // The children draw on these budgets: their shares follow a raise (or a lowering).
+  await pushFamilyShares(host);
   return SHOWN;
 }
 

@@ -1,16 +1,20 @@
 /** The controls a session's parent and children call on it: a child's report, and the report a parent is owed. */
 import { reportForParent } from "../subagents/child";
 import { applyChildReport } from "../subagents/parent";
+import { pushFamilyShares, type ShareHost } from "../subagents/share-push";
 import { type ChildReport, parseChildReport } from "../subagents/report";
 import type { SessionResult } from "../../../session-config/types";
 import { takeInTree, type TreeAnswer } from "../subagents/tree";
 import type { SessionStore } from "../store/store";
 
 /** A child's report (subagents/report.ts): recorded once per revision; at the child's end, its call's result. */
-export function childReport(host: Parameters<typeof applyChildReport>[0], report: ChildReport): Promise<SessionResult<null>> {
+export async function childReport(host: ShareHost, report: ChildReport): Promise<SessionResult<null>> {
   const parsed = parseChildReport(report);
-  if (!parsed) return Promise.resolve({ ok: false, reason: "invalid", detail: "not a child report" });
-  return applyChildReport(host, parsed);
+  if (!parsed) return { ok: false, reason: "invalid", detail: "not a child report" };
+  const applied = await applyChildReport(host, parsed);
+  // A child that ended leaves its unused share to the others still open.
+  if (parsed.result && host.store.subagent(parsed.tool_call_id)?.session_id === parsed.session_id) await pushFamilyShares(host);
+  return applied;
 }
 
 /** This session's state as the report its parent is owed (asked by the parent's own look at its children). */

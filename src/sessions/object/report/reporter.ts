@@ -13,7 +13,7 @@ import { reportRetryDelay } from "./report-policy";
 import { loadConfig } from "../../../config";
 import type { Limits } from "../../../limits";
 import { budgetReached, type BudgetName } from "../../../usage/budgets";
-import { costOf, priceFor } from "../../../models/prices";
+import { budgetCostUsd } from "../../../models/prices";
 import { isLive } from "../engine/gone";
 import { runReservation } from "../../../tenants/budget-reservations";
 
@@ -28,6 +28,8 @@ export class Reporter {
   #spendAtAck: ReportSpend | null = null;
   /** This session's own cost when that report was sent. */
   #ownCostAtAck = 0;
+  /** The UTC day (days since the epoch) of those figures: a day's counts say nothing of the next day's. */
+  #dayAtAck = 0;
 
   /** The title once known: the first input never changes, so it is read from storage until there is one. */
   #title: string | null = null;
@@ -44,6 +46,7 @@ export class Reporter {
    * Null before the first report of this wake. Memory only.
    */
   tenantTokensToday(): number | null {
+    this.#forgetYesterday();
     if (this.#tokensTodayAtAck === null) return null;
     return this.#tokensTodayAtAck + ownTokens(this.store.run()) - this.#ownTokensAtAck;
   }
@@ -55,6 +58,7 @@ export class Reporter {
    * first report of this wake.
    */
   budgetReached(limits: Limits): BudgetName | null {
+    this.#forgetYesterday();
     const spend = this.#spendAtAck;
     if (spend === null) return null;
     const run = this.store.run();
@@ -84,13 +88,19 @@ export class Reporter {
     this.#spendAtAck = null;
   }
 
-  /** Whether the last report's figures are known in this wake. */
+  /** Whether the last report's figures are known in this wake (and are today's). */
   knowsSpend(): boolean {
+    this.#forgetYesterday();
     return this.#spendAtAck !== null;
   }
 
+  /** Figures of an earlier UTC day are unknown for today: the next unit asks the index again before any model call. */
+  #forgetYesterday(): void {
+    if (this.#tokensTodayAtAck !== null && utcDay(Date.now()) !== this.#dayAtAck) this.forgetSpend();
+  }
+
   #ownCost(run: RunState): number {
-    return costOf(run.usage, priceFor(loadConfig(this.env).prices, this.store.requireSession().model)) ?? 0;
+    return budgetCostUsd(loadConfig(this.env).prices, this.store.requireSession().model, run.usage);
   }
 
   summary(): SessionReport {
@@ -176,9 +186,10 @@ export class Reporter {
   /** The index's figures at an acknowledged report, and the report's revision recorded as delivered. */
   #acknowledged(summary: SessionReport, ack: ReportAck): void {
     this.#tokensTodayAtAck = ack.tokens_today;
+    this.#dayAtAck = utcDay(Date.now());
     this.#ownTokensAtAck = totalTokens(summary.usage);
     this.#spendAtAck = ack.spend ?? null;
-    this.#ownCostAtAck = costOf(summary.usage, priceFor(loadConfig(this.env).prices, this.store.requireSession().model)) ?? 0;
+    this.#ownCostAtAck = budgetCostUsd(loadConfig(this.env).prices, this.store.requireSession().model, summary.usage);
     const run = this.store.run();
     this.store.putRun({
       ...run,
@@ -192,4 +203,8 @@ export class Reporter {
 
 function ownTokens(run: RunState): number {
   return totalTokens(run.usage);
+}
+
+function utcDay(ms: number): number {
+  return Math.floor(ms / 86_400_000);
 }

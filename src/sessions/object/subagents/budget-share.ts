@@ -33,3 +33,15 @@ export function capToShare(limits: Limits, share: ChildBudget): Limits {
     max_cost_usd_per_session: own === null ? shared : shared === null ? own : Math.min(own, shared),
   };
 }
+
+/**
+ * A started child's share recomputed: what it already spent plus an even split of what the family
+ * has left (the family's spend counts the child's own), so the family's total stays within the parent's.
+ */
+export function reshare(parent: ChildBudget, family: FamilySpend, own: FamilySpend, ways: number): ChildBudget {
+  const split = Math.max(1, ways);
+  const tokens = own.tokens + Math.max(0, Math.floor((parent.max_tokens_per_session - family.tokens) / split));
+  const maxCost = parent.max_cost_usd_per_session ?? null;
+  const cost = maxCost === null ? null : own.costUsd + Math.max(0, (maxCost - family.costUsd) / split);
+  return { max_tokens_per_session: tokens, max_cost_usd_per_session: cost };
+}

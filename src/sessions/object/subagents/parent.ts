@@ -90,6 +90,11 @@ export function hasOrphans(engine: FamilyHost): boolean {
   return rows.length > 0 && orphanedChildren(rows, openCallIds(engine)).length > 0;
 }
 
+/** Children started whose call still waits for them and that have not ended: the ones a family's share is pushed to. */
+export function liveChildren(engine: FamilyHost): SubagentRow[] {
+  return watchedChildren(engine.store.subagents(), openCallIds(engine));
+}
+
 function openCallIds(engine: FamilyHost): Set<string> {
   return new Set(
     engine.store

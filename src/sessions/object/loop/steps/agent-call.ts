@@ -18,9 +18,10 @@ import { markRunning } from "./mark-running";
 import { sessionStub } from "../../../../objects";
 import type { SessionRpc } from "../../rpc";
 import { askTree } from "../../subagents/tree";
-import { type ChildBudget, childBudget } from "../../subagents/budget-share";
+import { type ChildBudget, childBudget, type FamilySpend, reshare } from "../../subagents/budget-share";
 import { sumUsage } from "../../store/subagents";
-import { costOf, priceFor } from "../../../../models/prices";
+import { unfinishedAgentCalls } from "../../subagents/share-push";
+import { budgetCostUsd } from "../../../../models/prices";
 import type { StoredSession } from "../../store/store";
 
 export type AgentCallProblem = { kind: "input"; error: string } | { kind: "depth"; max: number } | { kind: "count"; max: number };
@@ -137,16 +138,28 @@ export async function runAgentCall(
     if (!scope.callOpen(call.id)) await cancelQuietly(scope, session.tenant_id, child.id);
     throw error;
   }
+  // A sibling that ended while this child was being made left its unused share, which the push at its end could not give to a child not yet started.
+  const { spent, ways } = familySpend(scope, session);
+  const fresh = reshare(session.limits, spent, { tokens: totalTokens(child.usage), costUsd: 0 }, ways);
+  if (fresh.max_tokens_per_session > budget.max_tokens_per_session) {
+    const limits = { max_tokens_per_session: fresh.max_tokens_per_session };
+    const stub: SessionRpc = sessionStub(scope.env, session.tenant_id, child.id);
+    await stub.setLimits(limits).catch(() => {});
+  }
 }
 
 /** The child's share of what the family has left of the session's budgets, split among the batch's open agent calls. */
 function familyShare(scope: StepScope, session: StoredSession): ChildBudget | null {
+  const { spent, ways } = familySpend(scope, session);
+  return childBudget(session.limits, spent, ways);
+}
+
+/** What the family spent (as last reported) and how many agent calls of the batch are open. */
+function familySpend(scope: StepScope, session: StoredSession): { spent: FamilySpend; ways: number } {
   const usage = sumUsage(scope.store.run().usage, scope.store.descendantUsage());
-  const costUsd = costOf(usage, priceFor(scope.config.prices, session.model)) ?? 0;
-  const openAgentCalls = scope.store
-    .openToolCalls()
-    .filter((open) => session.tools.some((t) => t.type === "agent" && t.name === open.name)).length;
-  return childBudget(session.limits, { tokens: totalTokens(usage), costUsd }, openAgentCalls);
+  const costUsd = budgetCostUsd(scope.config.prices, session.model, usage);
+  const openAgentCalls = unfinishedAgentCalls(scope.store, session);
+  return { spent: { tokens: totalTokens(usage), costUsd }, ways: openAgentCalls };
 }
 
 /** What a turn answers when the call closed while it waited. */
