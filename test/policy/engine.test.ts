@@ -84,4 +84,13 @@ describe("judge", () => {
     expect(decision.policy_ids).toEqual(["tenant.strict"]);
     expect(decision.errors.join()).toMatch(/tenant.strict/);
   });
+
+  it("holds when a @require_approval permit cannot be evaluated: the default permit must not run the call", async () => {
+    const { judge } = await loadCedar();
+    const tenant =
+      '@id("ask-evil") @require_approval permit(principal, action, resource) when { context.input.getTag("url") like "*evil*" };';
+    const decision = judge({ tenant, agent: null }, call());
+    expect(decision).toMatchObject({ decision: "require_approval", policy_ids: ["tenant.ask-evil"] });
+    expect(decision.errors.join()).toMatch(/tenant.ask-evil/);
+  });
 });
