@@ -315,6 +315,8 @@ export interface RunOptions {
   trace?: TraceRequest;
   /** The tenant's redaction when the run started (src/shared/redaction/): its input, tool outputs and answers are redacted by it. */
   redaction?: RedactionSettings | null;
+  /** The run starts tainted (src/policy/trust.ts): a child agent's, started from a tainted run of its parent. */
+  tainted?: boolean;
 }
 
 /** The kinds of unit of work; each has its runner in object/loop/units.ts, chosen by object/loop/next-unit.ts. */

@@ -104,8 +104,10 @@ export function createChild(host: CreateHost, init: SessionInit, input: string, 
   const problem = typeof input !== "string" || !init?.parent ? "a child session needs its parent and a text input" : null;
   return createWith<never>(host, init, input, { existing: SHOWN, problem }, async (prepared) => {
     // The run's trace (a child of the parent's `execute_tool` span) and redaction are kept in its run state from here on.
-    const { trace, redaction } = options ?? {};
-    host.transaction(() => host.startRun(storeInput(host.store, prepared, host.nowIso(), redaction), { trace, redaction }, "queued"));
+    const { trace, redaction, tainted } = options ?? {};
+    host.transaction(() =>
+      host.startRun(storeInput(host.store, prepared, host.nowIso(), redaction), { trace, redaction, tainted }, "queued"),
+    );
     await claimQueuedSlot(host);
   });
 }

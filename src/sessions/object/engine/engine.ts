@@ -224,6 +224,7 @@ export class SessionEngine {
         stop_reason: null,
         next_attempt_at: 0,
         run_start_seq: saved.seq,
+        ...(options.tainted ? { tainted_run: saved.seq } : {}),
         run_started_at: Date.now(),
         invalid_outputs: 0,
         output_error: null,
