@@ -115,7 +115,11 @@ describe("the tool policy in the loop", () => {
       status: "waiting_approval",
       policy: { decision: "require_approval", policy_ids: ["tenant.ask"] },
     });
-    expect((await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_t/approve`)).status).toBe(200);
+    // Held by the tenant's policy: the session's owner may not release it; a tenant admin may.
+    expect((await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_t/approve`)).status).toBe(403);
+    expect((await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_t/deny`)).status).toBe(403);
+    const admin = await caller(tenantId, ["tenant:admin", "sessions:read", "sessions:write"], "admin-1");
+    expect((await post(admin, `/v1/sessions/${session.id}/tool-calls/toolu_t/approve`)).status).toBe(200);
     await waitForStatus(who, session.id, ["done"]);
     expect((await toolCallsOf(who, session.id))[0]).toMatchObject({ status: "done", decision: "approved" });
   });
@@ -160,7 +164,8 @@ describe("the tool policy in the loop", () => {
     expect(calls[2]!.policy!.policy_ids).toEqual(["tenant.hold-side-effects-when-tainted"]);
 
     // The taint lasts until the run ends: the next run's webhook runs unheld.
-    expect((await post(who, `/v1/sessions/${session.id}/tool-calls/toolu_send2/approve`)).status).toBe(200);
+    const admin = await caller(tenantId, ["tenant:admin", "sessions:read", "sessions:write"], "admin-1");
+    expect((await post(admin, `/v1/sessions/${session.id}/tool-calls/toolu_send2/approve`)).status).toBe(200);
     await waitForStatus(who, session.id, ["done"]);
     expect((await post(who, `/v1/sessions/${session.id}/messages`, { input: "again" })).status).toBe(202);
     await waitForStatus(who, session.id, ["done"]);
