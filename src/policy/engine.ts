@@ -4,14 +4,37 @@
  * ahead of time (Workers cannot compile WebAssembly from bytes at run time). Loaded through
  * load.ts only.
  */
-import * as cedar from "@cedar-policy/cedar-wasm/web";
+import type * as cedar from "@cedar-policy/cedar-wasm/web";
+import { createCedar, type Cedar } from "./cedar-glue.gen";
 // By path: the package exports no subpath for its .wasm file. Its .d.ts types the instance's
 // exports; the bundler hands over the compiled module as the default export.
 import * as cedarWasmFile from "../../node_modules/@cedar-policy/cedar-wasm/web/cedar_wasm_bg.wasm";
 import { CEDAR_SCHEMA, MAX_POLICY_BYTES, MAX_POLICY_STATEMENTS, type PolicyDecision, type PolicyRequest } from "./schema";
 import { cedarRequest, decisionOf, DEFAULT_PERMIT, DEFAULT_PERMIT_ID, type PolicyMeta } from "./request";
+import { shapeError } from "./limits";
 
-cedar.initSync({ module: (cedarWasmFile as unknown as { default: WebAssembly.Module }).default });
+const wasmModule = (cedarWasmFile as unknown as { default: WebAssembly.Module }).default;
+let instance: Cedar = createCedar(wasmModule);
+
+/** Thrown when Cedar's instance trapped: it was replaced, and the call it was making failed. */
+export class CedarTrap extends Error {}
+
+/**
+ * Every call into Cedar goes through here. A trap (a WebAssembly RuntimeError) leaves the
+ * instance's memory and stack broken for every later call, whichever tenant makes it: the
+ * instance is thrown away and a new one made, with the compiled sets it held.
+ */
+export function withCedar<T>(use: (cedar: Cedar) => T): T {
+  try {
+    return use(instance);
+  } catch (error) {
+    if (!(error instanceof WebAssembly.RuntimeError)) throw error;
+    instance = createCedar(wasmModule);
+    compiled.clear();
+    nextSlot = 0;
+    throw new CedarTrap(`Cedar failed (${error.message}); its instance was replaced`);
+  }
+}
 
 /** The sets compiled inside the engine at once: each slot is reused, so memory stays bounded whatever tenants send. */
 const COMPILED_SLOTS = 32;
@@ -33,7 +56,9 @@ function describe(error: cedar.DetailedError): string {
 function parse(text: string): ParseResult {
   if (new TextEncoder().encode(text).length > MAX_POLICY_BYTES)
     return { ok: false, errors: [`a policy may hold at most ${MAX_POLICY_BYTES} bytes`] };
-  const parts = cedar.policySetTextToParts(text);
+  const shape = shapeError(text);
+  if (shape) return { ok: false, errors: [shape] };
+  const parts = withCedar((cedar) => cedar.policySetTextToParts(text));
   if (parts.type === "failure") return { ok: false, errors: parts.errors.map(describe) };
   if (parts.policy_templates.length > 0)
     return { ok: false, errors: ["templates (policies with ?principal or ?resource slots) are not supported"] };
@@ -45,7 +70,7 @@ function parse(text: string): ParseResult {
   const errors: string[] = [];
   const seen = new Set<string>();
   const statements = parts.policies.map((policy, index) => {
-    const json = cedar.policyToJson(policy);
+    const json = withCedar((cedar) => cedar.policyToJson(policy));
     const annotations = json.type === "success" ? (json.json.annotations ?? {}) : {};
     const effect = json.type === "success" ? json.json.effect : "permit";
     const id = annotations.id ?? `policy${index}`;
@@ -60,9 +85,20 @@ function parse(text: string): ParseResult {
 
 /** Parses a policy and validates it against the schema; the validator's messages when it fails. */
 export function checkPolicy(text: string): PolicyCheck {
+  try {
+    return checkText(text);
+  } catch (error) {
+    if (error instanceof CedarTrap) return { ok: false, errors: ["the policy is too complex for the engine to check; simplify it"] };
+    throw error;
+  }
+}
+
+function checkText(text: string): PolicyCheck {
   const parsed = parse(text);
   if (!parsed.ok) return parsed;
-  const answer = cedar.validate({ schema: CEDAR_SCHEMA, policies: { staticPolicies: text }, validationSettings: { mode: "strict" } });
+  const answer = withCedar((cedar) =>
+    cedar.validate({ schema: CEDAR_SCHEMA, policies: { staticPolicies: text }, validationSettings: { mode: "strict" } }),
+  );
   if (answer.type === "failure") return { ok: false, errors: answer.errors.map(describe) };
   if (answer.validationErrors.length > 0) return { ok: false, errors: answer.validationErrors.map((e) => describe(e.error)) };
   return { ok: true, statements: parsed.parsed.statements.length };
@@ -114,7 +150,7 @@ function compile(sources: PolicySources): Compiled {
   } else {
     slot = `set${nextSlot++}`;
   }
-  const answer = cedar.preparsePolicySet(slot, { staticPolicies: texts });
+  const answer = withCedar((cedar) => cedar.preparsePolicySet(slot, { staticPolicies: texts }));
   if (answer.type === "failure") throw new Error(`the policies do not parse: ${answer.errors.map(describe).join("; ")}`);
   const entry = { slot, meta };
   compiled.set(key, entry);
@@ -126,7 +162,9 @@ export function judge(sources: PolicySources, request: PolicyRequest): PolicyDec
   if (sources.tenant === null && sources.agent === null) return { decision: "allow", policy_ids: [], errors: [] };
   const set = compile(sources);
   const call = cedarRequest(request);
-  const answer = cedar.statefulIsAuthorized({ ...call, preparsedPolicySetId: set.slot } as cedar.StatefulAuthorizationCall);
+  const answer = withCedar((cedar) =>
+    cedar.statefulIsAuthorized({ ...call, preparsedPolicySetId: set.slot } as cedar.StatefulAuthorizationCall),
+  );
   if (answer.type === "failure") return { decision: "deny", policy_ids: [], errors: answer.errors.map(describe) };
   const { decision, diagnostics } = answer.response;
   return decisionOf(

@@ -76,7 +76,7 @@ export interface CedarAnswer {
 /**
  * Cedar's answer as the platform's decision. A forbid that could not be evaluated denies (fail
  * closed: an error must not open what the policy closes); a permit annotated
- * `@require_approval` among those that allowed the call holds it for approval.
+ * `@require_approval` among those that allowed the call, or that could not be evaluated, holds it.
  */
 export function decisionOf(answer: CedarAnswer, meta: ReadonlyMap<string, PolicyMeta>): PolicyDecision {
   const errors = answer.errors.map((e) => `${e.policyId}: ${e.message}`);
@@ -86,7 +86,9 @@ export function decisionOf(answer: CedarAnswer, meta: ReadonlyMap<string, Policy
     return { decision: "deny", policy_ids: [...new Set([...deciding, ...failedForbids])].sort(), errors };
   }
   const permits = answer.reason.filter((id) => id !== DEFAULT_PERMIT_ID).sort();
-  const holding = permits.filter((id) => meta.get(id)?.requireApproval === true);
+  // A hold that could not be evaluated holds: skipping it would let the default permit run the call.
+  const failedHolds = answer.errors.map((e) => e.policyId).filter((id) => meta.get(id)?.requireApproval === true);
+  const holding = [...new Set([...permits.filter((id) => meta.get(id)?.requireApproval === true), ...failedHolds])].sort();
   return holding.length > 0
     ? { decision: "require_approval", policy_ids: holding, errors }
     : { decision: "allow", policy_ids: permits, errors };

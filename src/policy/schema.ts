@@ -23,7 +23,7 @@ entity User = {
 // The tool the model asked to call.
 entity Tool = {
   name: String,
-  // "builtin", "webhook", "client", "mcp" or "agent"
+  // "builtin", "webhook", "client", "mcp", "agent" or "a2a"
   type: String,
   // "trusted" or "untrusted"
   trust: String,

@@ -22,3 +22,12 @@ export function defaultTrust(type: string, name: string): ToolTrust {
       return "trusted";
   }
 }
+
+/** Whether a call's result taints the run: its tool is untrusted and it ran (a denied call's error is the platform's text). */
+export function resultTaints(
+  tool: { kind: string; trust?: ToolTrust } | undefined,
+  call: { name: string; policy?: { decision: string } | null },
+): boolean {
+  if (tool === undefined || call.policy?.decision === "deny") return false;
+  return (tool.trust ?? defaultTrust(tool.kind, call.name)) === "untrusted";
+}

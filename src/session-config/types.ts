@@ -277,6 +277,8 @@ export type SessionFailure =
   /** `action` is not allowed while the session is `status`. */
   | { reason: "wrong_status"; action: "cancel" | "pause" | "resume"; status: SessionStatus }
   | { reason: "tool_call_not_waiting"; status: ToolCallStatus; expected: ToolCallStatus }
+  /** A call the tool policy held is decided by a tenant admin, not by whoever owns the session. */
+  | { reason: "decision_needs_admin" }
   /**
    * An event stream the tenant index would not note: its credential's key was revoked or
    * expired, the tenant is suspended, or the index could not be reached.
@@ -315,6 +317,8 @@ export interface RunOptions {
   trace?: TraceRequest;
   /** The tenant's redaction when the run started (src/shared/redaction/): its input, tool outputs and answers are redacted by it. */
   redaction?: RedactionSettings | null;
+  /** The run starts tainted (src/policy/trust.ts): a child agent's, started from a tainted run of its parent. */
+  tainted?: boolean;
 }
 
 /** The kinds of unit of work; each has its runner in object/loop/units.ts, chosen by object/loop/next-unit.ts. */

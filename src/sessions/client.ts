@@ -47,6 +47,8 @@ export function sessionProblem(failure: SessionFailure): ApiError {
       return new ApiError("conflict", `A ${failure.status} session cannot be ${ACTION_WORDS[failure.action]}.`);
     case "tool_call_not_waiting":
       return new ApiError("conflict", `The tool call is ${failure.status}, not ${failure.expected}.`);
+    case "decision_needs_admin":
+      return new ApiError("forbidden", "A call held by the tool policy is approved or denied by a principal with the tenant:admin scope.");
     case "stream_refused":
       if (failure.why === "suspended") return new ApiError("tenant_suspended");
       if (failure.why === "unavailable")

@@ -36,6 +36,8 @@ export interface ChildOf {
   traceparent?: string;
   /** The child's share of the parent's remaining session budgets (object/subagents/budget-share.ts); absent: none drawn. */
   budget?: ChildBudget;
+  /** The parent's run is tainted: the child's first run starts tainted, its task may carry what the parent read. */
+  tainted?: boolean;
 }
 
 /** What the child is created with, and the options of its first run. */
@@ -87,7 +89,7 @@ export async function planChild(
       agentName,
     );
     // Traced and redacted by the tenant's own settings, as any run; in the parent's trace when the parent's run is traced.
-    const options = settingsOptions(settings, parent.traceparent);
+    const options = { ...settingsOptions(settings, parent.traceparent), ...(parent.tainted ? { tainted: true } : {}) };
     return {
       ok: true,
       init: {

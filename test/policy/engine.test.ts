@@ -84,4 +84,30 @@ describe("judge", () => {
     expect(decision.policy_ids).toEqual(["tenant.strict"]);
     expect(decision.errors.join()).toMatch(/tenant.strict/);
   });
+
+  it("holds when a @require_approval permit cannot be evaluated: the default permit must not run the call", async () => {
+    const { judge } = await loadCedar();
+    const tenant =
+      '@id("ask-evil") @require_approval permit(principal, action, resource) when { context.input.getTag("url") like "*evil*" };';
+    const decision = judge({ tenant, agent: null }, call());
+    expect(decision).toMatchObject({ decision: "require_approval", policy_ids: ["tenant.ask-evil"] });
+    expect(decision.errors.join()).toMatch(/tenant.ask-evil/);
+  });
+
+  it("the documented taint template (docs/policy.md) holds every tool once tainted but the read-only list", async () => {
+    const { checkPolicy, judge } = await loadCedar();
+    const tenant =
+      '@id("hold-after-untrusted-content") @require_approval permit (principal, action == Action::"call_tool", resource) when { context.tainted && !(resource in [Tool::"get_time"]) };';
+    expect(checkPolicy(tenant)).toEqual({ ok: true, statements: 1 });
+    for (const tool of [
+      { name: "http_fetch", type: "builtin", trust: "untrusted" },
+      { name: "search", type: "mcp", trust: "untrusted" },
+      { name: "peer", type: "a2a", trust: "untrusted" },
+      { name: "helper", type: "agent", trust: "untrusted" },
+      { name: "send", type: "webhook", trust: "trusted" },
+    ] as const)
+      expect(judge({ tenant, agent: null }, call({ tool, tainted: true })).decision).toBe("require_approval");
+    const readOnly = call({ tool: { name: "get_time", type: "builtin", trust: "trusted" }, tainted: true });
+    expect(judge({ tenant, agent: null }, readOnly).decision).toBe("allow");
+  });
 });

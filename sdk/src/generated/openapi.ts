@@ -2609,7 +2609,7 @@ export interface components {
             tool: {
                 name: string;
                 /** @enum {string} */
-                type: "builtin" | "webhook" | "client" | "mcp" | "agent";
+                type: "builtin" | "webhook" | "client" | "mcp" | "agent" | "a2a";
                 /**
                  * @description The tool type's default when absent (see docs/policy.md).
                  * @enum {string}
@@ -16499,7 +16499,7 @@ export const redactionTargetValues: ReadonlyArray<FlattenedDeepRequired<componen
 export const webhookDeliveryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryStatus"]> = ["pending", "succeeded", "failed"];
 export const policyDecisionDecisionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PolicyDecision"]["decision"]> = ["allow", "deny", "require_approval"];
 export const policyCheckRequestPrincipal_kindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PolicyCheckRequest"]["principal_kind"]> = ["user", "api_key", "end_user", "platform"];
-export const policyCheckRequestToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PolicyCheckRequest"]["tool"]["type"]> = ["builtin", "webhook", "client", "mcp", "agent"];
+export const policyCheckRequestToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PolicyCheckRequest"]["tool"]["type"]> = ["builtin", "webhook", "client", "mcp", "agent", "a2a"];
 export const policyCheckRequestToolTrustValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PolicyCheckRequest"]["tool"]["trust"]> = ["trusted", "untrusted"];
 export const apiKeyScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyScope"]> = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "end_users:issue", "tenant:admin"];
 export const tenantDeletionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TenantDeletion"]["status"]> = ["deleting", "deleted"];

@@ -41,6 +41,20 @@ describe("PUT /v1/tenant/policy", () => {
     expect((await call("/v1/tenant/policy", { method: "PUT", headers, body: JSON.stringify({ cedar: many }) })).status).toBe(400);
     const large = `// ${"x".repeat(64 * 1024)}\npermit(principal, action, resource);`;
     expect((await call("/v1/tenant/policy", { method: "PUT", headers, body: JSON.stringify({ cedar: large }) })).status).toBe(400);
+    // Within zod's character limit, over the byte limit: the engine's byte check answers.
+    const wide = `// ${"é".repeat(40_000)}\npermit(principal, action, resource);`;
+    const res = await call("/v1/tenant/policy", { method: "PUT", headers, body: JSON.stringify({ cedar: wide }) });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(await res.json())).toMatch(/at most 65536 bytes/);
+  });
+
+  it("answers 400, not 500, for the crafted policies that trapped the engine, and goes on judging", async () => {
+    const headers = json(await bearer({ tenantId: freshTenant(), scopes: ["tenant:admin"] }));
+    const deep = `permit(principal, action, resource) when { ${"(".repeat(140)}true${")".repeat(140)} };`;
+    const long = `forbid(principal, action, resource) when { ${Array(500).fill('context.input.hasTag("a")').join(" || ")} };`;
+    for (const cedar of [deep, long])
+      expect((await call("/v1/tenant/policy", { method: "PUT", headers, body: JSON.stringify({ cedar }) })).status).toBe(400);
+    expect((await call("/v1/tenant/policy", { method: "PUT", headers, body: JSON.stringify({ cedar: FORBID_ALICE }) })).status).toBe(200);
   });
 
   it("needs tenant:admin", async () => {
@@ -64,6 +78,12 @@ describe("POST /v1/tenant/policy/check", () => {
       ).json();
     expect(await check("end_user:alice")).toEqual({ decision: "deny", policy_ids: ["tenant.no-alice"], errors: [] });
     expect(await check("end_user:bob")).toEqual({ decision: "allow", policy_ids: [], errors: [] });
+    const a2a = await call("/v1/tenant/policy/check", {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ principal: "end_user:bob", tool: { name: "peer", type: "a2a" } }),
+    });
+    expect(a2a.status).toBe(200);
   });
 
   it("judges a draft with the run's taint, and refuses an invalid draft", async () => {

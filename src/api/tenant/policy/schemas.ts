@@ -34,7 +34,7 @@ export const PolicyCheckRequestSchema = z
     tool: z
       .object({
         name: z.string().regex(TOOL_NAME_PATTERN).max(MAX_TOOL_NAME_CHARS),
-        type: z.enum(["builtin", "webhook", "client", "mcp", "agent"]),
+        type: z.enum(["builtin", "webhook", "client", "mcp", "agent", "a2a"]),
         trust: z.enum(TOOL_TRUSTS).optional().openapi({ description: "The tool type's default when absent (see docs/policy.md)." }),
       })
       .strict(),

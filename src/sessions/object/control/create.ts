@@ -104,9 +104,9 @@ export function createChild(host: CreateHost, init: SessionInit, input: string, 
   const problem = typeof input !== "string" || !init?.parent ? "a child session needs its parent and a text input" : null;
   return createWith<never>(host, init, input, { existing: SHOWN, problem }, async (prepared) => {
     // The run's trace (a child of the parent's `execute_tool` span) and redaction are kept in its run state from here on.
-    const { trace, redaction } = options ?? {};
+    const { trace, redaction, tainted } = options ?? {};
     const ready = redactInput(prepared, redaction);
-    host.transaction(() => host.startRun(storeInput(host.store, ready, host.nowIso()), { trace, redaction }, "queued"));
+    host.transaction(() => host.startRun(storeInput(host.store, ready, host.nowIso()), { trace, redaction, tainted }, "queued"));
     await claimQueuedSlot(host);
   });
 }

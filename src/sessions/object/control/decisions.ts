@@ -73,6 +73,9 @@ async function decide(
   apply: (call: ToolCall) => void,
 ): Promise<Answer> {
   if (viewer && !mayAccess(viewer, host.requireSession())) return SESSION_GONE;
+  // The owner must not release what the tenant's policy held (a hold on end users' calls, say).
+  if (viewer && !viewer.seesAll && host.store.toolCall(callId)?.policy?.decision === "require_approval")
+    return { ok: false, reason: "decision_needs_admin" };
   const applied = await applyDecision(host, callId, expected, next, apply);
   return applied.ok ? SHOWN : applied;
 }

@@ -35,6 +35,7 @@ import type { DiscoveredTool } from "../tools/mcp/plan";
 import { buildToolbox, type Toolbox } from "../tools/registry";
 import { log } from "../../../log";
 import { recordCredentialRequired, type CredentialRequired } from "./credential-required";
+import { taintFromResult } from "./taint";
 import {
   ACTIVE_STATUSES,
   type ContentBlock,
@@ -223,6 +224,7 @@ export class SessionEngine {
         stop_reason: null,
         next_attempt_at: 0,
         run_start_seq: saved.seq,
+        ...(options.tainted ? { tainted_run: saved.seq } : {}),
         run_started_at: Date.now(),
         invalid_outputs: 0,
         output_error: null,
@@ -364,13 +366,11 @@ export class SessionEngine {
 
   // ---- tool calls ----------------------------------------------------------------------
 
-  /**
-   * A call's result; `startedAt`, when the tool step ran it, is when this run of it started (its
-   * mark, or an instant tool's start, stored with the result): its span starts there.
-   */
+  /** A call's result; `startedAt`, when the tool step ran it, is when this run of it started: its span starts there. */
   finishCall(call: ToolCall, output: string, isError: boolean, startedAt: string | null = null): void {
     const cut = savedToolOutput(output, this.requireSession().limits.max_tool_output_chars, this.store.run().redaction);
     this.transaction(() => {
+      taintFromResult(this, call);
       this.store.finishToolCall(call.id, cut, isError, this.nowIso(), startedAt);
       recordToolSpan(this.store, startedAt ? { ...call, started_at: startedAt } : call, cut, isError, Date.now());
     });

@@ -31,7 +31,16 @@ async function tenantPolicy(scope: Pick<StepScope, "env">, tenantId: string): Pr
   const held = tenantPolicies.get(tenantId);
   const now = Date.now();
   if (held && now - held.readAt < POLICY_FRESH_MS) return held.cedar;
-  const answer = await tenantIndexStub(scope.env, tenantId).currentPolicy(tenantId, held?.version ?? null);
+  let answer: Awaited<ReturnType<ReturnType<typeof tenantIndexStub>["currentPolicy"]>>;
+  try {
+    answer = await tenantIndexStub(scope.env, tenantId).currentPolicy(tenantId, held?.version ?? null);
+  } catch (err) {
+    // The copy held, stale as it is, is the tenant's policy of a few seconds ago; without one the
+    // unit fails and is tried again with backoff (units.ts): neither denies nor allows unjudged.
+    log("warn", "tool_policy_unreadable", { tenant_id: tenantId, held: held !== undefined, error: String(err) });
+    if (held) return held.cedar;
+    throw err;
+  }
   const cedar = answer.cedar === undefined ? (held?.cedar ?? null) : answer.cedar;
   tenantPolicies.delete(tenantId);
   if (tenantPolicies.size >= CACHED_TENANTS) tenantPolicies.delete(tenantPolicies.keys().next().value!);
@@ -49,15 +58,7 @@ export async function judgeCalls(
   const decisions = new Map<string, ToolCallPolicy>();
   if (uses.length === 0) return decisions;
   const session = scope.requireSession();
-  let tenant: string | null;
-  try {
-    tenant = await tenantPolicy(scope, session.tenant_id);
-  } catch (err) {
-    // Closed, not open: a policy that cannot be read must not let through what it forbids.
-    log("warn", "tool_policy_unreadable", { tenant_id: session.tenant_id, session_id: session.id, error: String(err) });
-    for (const use of uses) decisions.set(use.id, { decision: "deny", policy_ids: [] });
-    return decisions;
-  }
+  const tenant = await tenantPolicy(scope, session.tenant_id);
   const agent = session.policy?.cedar ?? null;
   if (tenant === null && agent === null) return decisions;
   const { judge } = await loadCedar();

@@ -10,6 +10,7 @@ import { ApiError } from "../../../../problems";
 import { childSessionId } from "../../../../session-config/ids";
 import { inStartTurn } from "../../../child-starts";
 import { type ChildOf, planChild, startChild } from "../../../subagent-start";
+import { runTainted } from "../../store/state";
 import { toolSpanId, traceparentOf } from "../../engine/tracing";
 import { type AgentToolSpec, type ToolCall, totalTokens } from "../../../../session-config/types";
 import { StaleUnit, type StepScope, type UnitWriter } from "../../engine/unit-scope";
@@ -103,6 +104,7 @@ export async function runAgentCall(
     rootSessionId: session.parent ? (session.root_session_id ?? "") : session.id,
     ...(traceparent ? { traceparent } : {}),
     budget,
+    tainted: runTainted(scope.store.run()),
   };
   // The tenant's starts take their turn on the isolate (child-starts.ts).
   const outcome = await inStartTurn(session.tenant_id, async () => {

@@ -18,9 +18,7 @@ import { markAtMostOnce } from "../../tools/at-most-once";
 import { cutOutput } from "../../tools/cut-output";
 import type { UnitOutcome } from "../next-unit";
 import type { ToolCall } from "../../../../session-config/types";
-import { defaultTrust } from "../../../../policy/trust";
 import { deniedOutput } from "../tool-policy";
-import { runTainted } from "../../store/state";
 
 export const INTERRUPTED_BY_RESTART = "interrupted by a restart, not run again";
 /**
@@ -72,9 +70,8 @@ async function runCalls(
       scope.commit((w) => finish(w, call, { output: deniedOutput(policy), isError: true }));
       continue;
     }
-    const taints = tool !== undefined && (tool.trust ?? defaultTrust(tool.kind, call.name)) === "untrusted";
     if (tool?.kind === "agent") {
-      await runAgentCall(scope, call, (w, c, output, isError) => finish(w, c, { output, isError }, null, taints));
+      await runAgentCall(scope, call, (w, c, output, isError) => finish(w, c, { output, isError }));
       continue;
     }
     const rule = markAtMostOnce(tool?.atMostOnce, tool?.instant);
@@ -157,7 +154,7 @@ async function runCalls(
     scope.commit((w) => {
       if (tool.kind === "a2a") keepRemoteTask(w, call, outcome);
       if (outcome.waiting) waitForOutput(w, call, cutOutput(outcome.output, session.limits.max_tool_output_chars));
-      else finish(w, call, outcome, startedAt, taints);
+      else finish(w, call, outcome, startedAt);
       if (required) w.requireCredential(required);
       if (last) endUnit(w);
     });
@@ -191,9 +188,8 @@ function waitForOutput(w: UnitWriter, call: ToolCall, question: string): void {
   w.emit("tool_call", w.store.toolCall(call.id));
 }
 
-/** `taints`: the result came from an untrusted tool, so the run reads as tainted until it ends (src/policy/trust.ts). */
-function finish(w: UnitWriter, call: ToolCall, outcome: ToolOutcome, startedAt: string | null = null, taints = false): void {
-  if (taints && !runTainted(w.store.run())) w.updateRun({ tainted_run: w.store.run().run_start_seq });
+/** A result saved (it taints the run when its tool is untrusted: engine finishCall, src/policy/trust.ts). */
+function finish(w: UnitWriter, call: ToolCall, outcome: ToolOutcome, startedAt: string | null = null): void {
   w.finishCall(call, outcome.output, outcome.isError, startedAt);
   w.emit("tool_result", w.store.toolCall(call.id));
 }
