@@ -2,7 +2,8 @@
 /**
  * Writes src/policy/cedar-glue.gen.js: Cedar's WebAssembly glue (the package's web build) wrapped
  * in a factory. The package keeps one instance per module, and an instance that trapped stays
- * broken; the factory makes a new one. Run after upgrading @cedar-policy/cedar-wasm.
+ * broken; the factory makes a new one. npm runs it after every install (`postinstall`), so the
+ * file is made from the installed package and never kept in the repository.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
