@@ -27,7 +27,14 @@ describe("the tool policy in the loop", () => {
       const session = await createSession(who, { input: "time?", model: model.key, tools: [{ type: "builtin", name: "get_time" }] });
       await waitForStatus(who, session.id, ["done"]);
       results[subject] = (await toolCallsOf(who, session.id))[0];
+      if (subject === "alice") {
+        // A fork carries each call's decision with it.
+        const copy = await post(who, `/v1/sessions/${session.id}/fork`, {});
+        expect(copy.status).toBe(201);
+        results.fork = (await toolCallsOf(who, ((await copy.json()) as { id: string }).id))[0];
+      }
     }
+    expect(results.fork).toEqual(results.alice);
     expect(results.alice).toMatchObject({
       status: "error",
       is_error: true,

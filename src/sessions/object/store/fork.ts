@@ -26,6 +26,7 @@ const TOOL_CALL_COLUMNS = [
   "decided_by",
   "decided_at",
   "decision",
+  "policy",
 ] as const;
 
 export interface ForkMessage {
