@@ -2,6 +2,8 @@
  * Pure: a call to judge as Cedar's request (principal, action, resource, context and the
  * entities they name), and Cedar's answer as the platform's decision.
  */
+import { API_KEY_SUBJECT_PREFIX } from "../auth/jwt";
+import { endUserOf } from "../auth/principal";
 import type { PolicyDecision, PolicyRequest, PrincipalKind } from "./schema";
 
 /** What the engine knows of each policy of a compiled set, by its id. */
@@ -62,8 +64,11 @@ export function inputTags(input: unknown): Record<string, string> {
 
 /** The principal a session's `created_by` names: `key:<id>` an API key, `end_user:<subject>` an end user, else a JWT's subject. */
 export function principalOf(createdBy: string, keyId: string | null | undefined): PolicyRequest["principal"] {
-  const kind: PrincipalKind = createdBy.startsWith("end_user:") ? "end_user" : createdBy.startsWith("key:") ? "api_key" : "user";
-  const subject = kind === "user" ? createdBy : createdBy.slice(createdBy.indexOf(":") + 1);
+  // The subject prefixes are the auth layer's (`endUserOf`, `API_KEY_SUBJECT_PREFIX`): one rule for what a subject names.
+  const endUser = endUserOf(createdBy);
+  const keyOwner = createdBy.startsWith(API_KEY_SUBJECT_PREFIX) ? createdBy.slice(API_KEY_SUBJECT_PREFIX.length) : null;
+  const kind: PrincipalKind = endUser !== null ? "end_user" : keyOwner !== null ? "api_key" : "user";
+  const subject = endUser ?? keyOwner ?? createdBy;
   return { id: createdBy, kind, subject, ...(keyId ? { key_id: keyId } : {}) };
 }
 
