@@ -183,8 +183,9 @@ export class ConversationStore extends StoreCore {
   finishToolCall(id: string, output: string, isError: boolean, now: string, startedAt: string | null = null): void {
     this.openCalls = null;
     toolCalls.finishToolCall(this.storage.sql, id, output, isError, now, startedAt);
-    // An `a2a` call's remote task ends with the call, whichever path closes it (result, cancel, restart).
-    remoteTasks.deleteRemoteTask(this.storage.kv, id);
+    // An `a2a` call's remote task ends with the call, whichever path closes it (result, cancel, restart);
+    // looked up first, since a delete is a billed row write even when no key is there.
+    if (remoteTasks.remoteTask(this.storage.kv, id) !== null) remoteTasks.deleteRemoteTask(this.storage.kv, id);
   }
 
   /** Records who decided a call that waited for approval, and how. */
