@@ -16,6 +16,7 @@ import {
   streamAudience,
 } from "./platform-keys";
 import {
+  API_KEY_SUBJECT_PREFIX,
   END_USER_SCOPES,
   END_USER_SUBJECT_PATTERN,
   END_USER_SUBJECT_PREFIX,
@@ -37,8 +38,8 @@ export const ALLOWED_ALGORITHMS: readonly string[] = ["ES256", "ES384", "EdDSA",
 export const MAX_JWT_BYTES = 16 * 1024;
 /** Absorbs clock skew between the issuer and the edge without meaningfully extending a token's life. */
 export const CLOCK_TOLERANCE_SECONDS = 30;
-/** Subjects with this prefix name API keys; only the platform may issue tokens for them. */
-export const API_KEY_SUBJECT_PREFIX = "key:";
+/** Subjects with this prefix name API keys; only the platform may issue tokens for them (the rule lives with the principal's). */
+export { API_KEY_SUBJECT_PREFIX };
 
 /**
  * Three base64url segments: JWS compact serialization; JWE (five segments) is refused. The

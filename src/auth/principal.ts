@@ -48,6 +48,8 @@ export const END_USER_SCOPES: readonly Scope[] = ["sessions:read", "sessions:wri
  * issuer names them, so an identity provider's token can never pass for one, nor one for it.
  */
 export const END_USER_SUBJECT_PREFIX = "end_user:";
+/** Subjects with this prefix name API keys; only the platform may issue tokens for them. */
+export const API_KEY_SUBJECT_PREFIX = "key:";
 
 /** The end user a principal's or a session creator's subject names, or null for anyone else. */
 export function endUserOf(subject: string): string | null {

@@ -2,8 +2,7 @@
  * Pure: a call to judge as Cedar's request (principal, action, resource, context and the
  * entities they name), and Cedar's answer as the platform's decision.
  */
-import { API_KEY_SUBJECT_PREFIX } from "../auth/jwt";
-import { endUserOf } from "../auth/principal";
+import { API_KEY_SUBJECT_PREFIX, endUserOf } from "../auth/principal";
 import type { PolicyDecision, PolicyRequest, PrincipalKind } from "./schema";
 
 /** What the engine knows of each policy of a compiled set, by its id. */
