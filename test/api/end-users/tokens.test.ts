@@ -7,6 +7,7 @@ import { env } from "cloudflare:test";
 import { decodeJwt } from "jose";
 import { describe, expect, it } from "vitest";
 import { tenantIndexStub } from "../../../src/objects";
+import { windowStartOf } from "../../../src/tenants/rate-limit";
 import { call, callJson, readProblem } from "../../support/api";
 import { bearer, freshTenant } from "../../support/tokens";
 import { caller } from "../sessions/helpers";
@@ -133,20 +134,30 @@ describe("POST /v1/auth/end-user-token", () => {
   });
 
   it("is refused past the tenant's end_user_tokens_per_minute with 429 and Retry-After", async () => {
-    const who = await backend();
-    await tenantIndexStub(env, who.tenantId).setLimitOverrides(who.tenantId, { end_user_tokens_per_minute: 3 });
-    for (let i = 0; i < 3; i++) expect((await mint(who, { subject: `u_${i}` })).status).toBe(201);
-    const res = await mint(who, { subject: "u_3" });
-    expect(res.status).toBe(429);
-    expect(Number(res.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
-    expect(res.headers.get("RateLimit")).toMatch(/end-user-tokens/);
-    expect((await readProblem(res)).detail).toMatch(/end_user_tokens_per_minute/);
-    // The tenant's other requests go on; another backend of the tenant is refused minting too: the window is the tenant's.
-    expect((await call("/v1/me", { headers: who.headers })).status).toBe(200);
-    const other = await caller(who.tenantId, ["sessions:read", "sessions:write", "end_users:issue"], "other-backend");
-    expect((await mint(other, { subject: "u_4" })).status).toBe(429);
-    // Another tenant is untouched.
-    expect((await mint(await backend(), { subject: "u_5" })).status).toBe(201);
+    // The limit counts in fixed one-minute windows: a sequence that straddles a window's end
+    // (a loaded machine) starts over once, in the next window, where it fits.
+    for (let attempt = 0; ; attempt++) {
+      const started = Date.now();
+      const who = await backend();
+      await tenantIndexStub(env, who.tenantId).setLimitOverrides(who.tenantId, { end_user_tokens_per_minute: 3 });
+      const minted = [];
+      for (let i = 0; i < 3; i++) minted.push((await mint(who, { subject: `u_${i}` })).status);
+      const res = await mint(who, { subject: "u_3" });
+      const other = await caller(who.tenantId, ["sessions:read", "sessions:write", "end_users:issue"], "other-backend");
+      const otherStatus = (await mint(other, { subject: "u_4" })).status;
+      if (windowStartOf(started) !== windowStartOf(Date.now()) && attempt === 0) continue;
+      expect(minted).toEqual([201, 201, 201]);
+      expect(res.status).toBe(429);
+      expect(Number(res.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+      expect(res.headers.get("RateLimit")).toMatch(/end-user-tokens/);
+      expect((await readProblem(res)).detail).toMatch(/end_user_tokens_per_minute/);
+      // Another backend of the tenant is refused minting too: the window is the tenant's.
+      expect(otherStatus).toBe(429);
+      // The tenant's other requests go on, and another tenant is untouched.
+      expect((await call("/v1/me", { headers: who.headers })).status).toBe(200);
+      expect((await mint(await backend(), { subject: "u_5" })).status).toBe(201);
+      break;
+    }
   });
 });
 
