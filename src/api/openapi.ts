@@ -61,7 +61,7 @@ export const OPENAPI_OBJECT_CONFIG = {
   info: {
     title: "Agent Platform API",
     version: "1.0.0",
-    license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+    license: { name: "Apache-2.0", identifier: "Apache-2.0" },
     description:
       "A multi-tenant platform for hosted AI agents. Errors are RFC 9457 problem documents; every response carries `X-Request-Id`.",
   },
