@@ -2,14 +2,16 @@
  * `npm start` as a newcomer uses it, on a port other than the default: one process brings up the
  * mock model and the platform, prints tokens and `curl` lines, and the printed lines, run by bash
  * as printed, take a session through a tool call, an approval and a client tool to its answer;
- * the README's examples run with what it printed, and `npm run demo` finds the platform's port. Editing `.dev.vars`
- * restarts the platform.
+ * the shell blocks of the README's quick start and of the capability pages of `docs/` run as
+ * written with what it printed (support/doc-blocks.ts says which blocks run), and `npm run demo`
+ * finds the platform's port. Editing `.dev.vars` restarts the platform.
  */
 import { execFile } from "node:child_process";
-import { appendFile, readFile, writeFile } from "node:fs/promises";
+import { appendFile, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pageBlocks, runBlocks } from "./support/doc-blocks";
 import { childEnv, freePort, LOOPBACK, makeTempDir, nodeBinary, PROJECT_ROOT, removeDir } from "./support/environment";
 import { relocatedConfig } from "./support/platform";
 import { type GroupChild, spawnGroup } from "./support/process-group";
@@ -17,6 +19,8 @@ import { waitFor } from "./support/wait";
 
 const READY_TIMEOUT_MS = 120_000;
 const RUN_STEP_TIMEOUT_MS = 30_000;
+/** A page's blocks wait for runs with their own bounded polls (30 s each at most). */
+const PAGE_TIMEOUT_MS = 120_000;
 const READY_LINE = /The platform is ready on (http:\/\/\S+) \(/;
 
 const run = promisify(execFile);
@@ -123,39 +127,90 @@ describe("npm start", () => {
     expect(await step("curl -s $BASE/v1/admin/tenants")).toContain('"tenant_id":"dev"');
   });
 
-  /**
-   * The README's first `sh` block after each heading, run by bash one after the other in one
-   * shell (as a reader pastes them into one terminal) after the lines `npm start` printed; the
-   * output of each.
-   */
-  async function readmeBlocks(headings: string[]): Promise<string[]> {
-    const readme = await readFile(join(PROJECT_ROOT, "README.md"), "utf8");
-    const blocks = headings.map((heading) => {
-      const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf(heading)))?.[1];
-      expect(block, `a sh block after ${heading}`).toBeDefined();
-      return block!;
-    });
-    const setup = guide.filter((l) => l.startsWith("export ") || l.startsWith("pick()"));
-    const SEPARATOR = "----8<----";
-    const script = ["set -eo pipefail", ...setup, blocks.join(`echo '${SEPARATOR}'\n`)].join("\n");
-    const { stdout } = await run("bash", ["-c", script], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? "" },
-      timeout: RUN_STEP_TIMEOUT_MS,
-    }).catch((error: { stdout?: string; stderr?: string }) => {
-      throw new Error(`the README's blocks failed:\n${error.stderr}\n${error.stdout}`);
-    });
-    return stdout.split(`${SEPARATOR}\n`);
-  }
+  /** The printed lines a reader pastes first: BASE, the tokens and `pick`. */
+  const printedSetup = () => guide.filter((l) => l.startsWith("export ") || l.startsWith("pick()"));
+  const runPage = async (page: string, from?: string) =>
+    (await runBlocks(await pageBlocks(page, from), printedSetup(), dir, PAGE_TIMEOUT_MS)).outputs;
 
-  it("prints the platform's address on the port it was given, and the README's examples run with it, without jq", async () => {
+  it("prints the platform's address on the port it was given, and a curl that answers non-2xx fails a page", async () => {
     expect(baseUrl).not.toContain(":8787");
     expect(guide).toContain(`export BASE=${baseUrl}`);
-    const [byHand, remembers] = await readmeBlocks(["A session by hand", "### An agent that remembers"]);
+    await expect(
+      runBlocks([`curl -s $BASE/v1/sessions/ses_none -H "Authorization: Bearer $TOKEN"`], printedSetup(), dir, PAGE_TIMEOUT_MS),
+    ).rejects.toThrow(/not_found/);
+  });
+
+  /**
+   * Every runnable block of the quick start and of each capability page, run by bash as written,
+   * page after page on the one platform, with nothing but what `npm start` printed.
+   */
+  it("runs the README's quick start as written", async () => {
+    const [byHand, remembers] = await runPage("README.md", "## Quick start");
     expect(byHand).toContain("event: end");
     expect(byHand).toMatch(/"name":"get_time"/);
-    expect(remembers).toMatch(/"id":"ses_[\w-]+","memory":\{"namespaces":\[\["users","u_123"\]\]/);
-    expect(await readFile(join(PROJECT_ROOT, "README.md"), "utf8")).not.toMatch(/\| *jq /);
+    expect(remembers).toMatch(/\{"status":"done","memory":\{"namespaces":\[\["users","u_123"\]\]/);
+  });
+
+  it("runs the quick start's tour as written", async () => {
+    const [tour] = await runPage("docs/quick-start.md");
+    expect(tour).toContain("- refund: refunded");
+    expect(tour).toContain('"status":"cancelled"');
+  });
+
+  it("runs the agents page as written", async () => {
+    const [define, exported] = await runPage("docs/agents.md");
+    expect(define).toMatch(/"agent":\{"id":"agt_[\w-]+","version":1\}/);
+    expect(exported).toMatch(/^agt_[\w-]+ support-triage-copy$/m);
+  });
+
+  it("runs the memory page as written", async () => {
+    const [items, , remembers] = await runPage("docs/memory.md");
+    expect(items).toContain('[{"key":"preferences","score":');
+    expect(remembers).toMatch(/^memory_put /m);
+  });
+
+  it("runs the sub-agents page as written", async () => {
+    const [tree] = await runPage("docs/subagents.md");
+    expect(tree).toMatch(/"type":"subagent".*"status":"done"/);
+    expect(tree).toMatch(/\{"status":"done","usage":\{.*"subagents":\{"steps":[1-9]/);
+  });
+
+  it("runs the chat page as written", async () => {
+    const [, firstTurn, isolation, approved] = await runPage("docs/chat.md");
+    expect(firstTurn).toContain('"type":"tool-approval-request"');
+    expect(isolation).toBe("404\n0\n");
+    expect(approved).toContain("dynamic-tool output-available");
+  });
+
+  it("runs the MCP server page as written", async () => {
+    const [mcp] = await runPage("docs/mcp-server.md");
+    expect(mcp).toMatch(/^triage( |$)/m);
+    expect(mcp).toMatch(/"isError":false,"text":"I called 1 tool .*- get_time: /);
+  });
+
+  it("runs the usage page as written", async () => {
+    const [usage, budget] = await runPage("docs/usage.md");
+    expect(usage).toContain('"group_by":["day","model"]');
+    expect(budget).toBe('waiting_budget {"budget":"session_tokens","resumes_at":null}\nrunning\ndone\n');
+  });
+
+  it("runs the lifecycle page as written", async () => {
+    const [settings, deletion] = await runPage("docs/lifecycle.md");
+    expect(settings).toContain('"session_retention_days":90');
+    expect(deletion).toContain('"status":"deleted"');
+    expect(deletion).toContain("tenant_index 0 rows");
+  });
+
+  it("no shell block of the README or docs/ names a port or needs jq", async () => {
+    for (const page of [
+      "README.md",
+      ...(await readdir(join(PROJECT_ROOT, "docs"))).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`),
+    ]) {
+      const text = await readFile(join(PROJECT_ROOT, page), "utf8");
+      for (const [, block] of text.matchAll(/^```(?:sh|bash)\n([\s\S]*?)^```$/gm)) {
+        expect(block, page).not.toMatch(/:8787|\bjq\b/);
+      }
+    }
   });
 
   it("npm run demo finds the platform on its port, or says that none is running", async () => {
