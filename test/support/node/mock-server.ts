@@ -5,7 +5,8 @@
  * Server-Sent Events format; any other gets one JSON body. All traffic is keyed, so concurrent
  * tests share one server.
  * Runs under vitest's globalSetup, or standalone: `node test/support/node/mock-server.ts --port 8787`
- * (add `--use-tools` for the tool-using development model, see tool-using-model.ts).
+ * (add `--use-tools` for the tool-using development model, see tool-using-model.ts). A
+ * `[mock:…]` marker in a run's latest user text picks a scripted behaviour (mock-behaviours.ts).
  */
 // Node runs this directly by stripping types: relative imports name their `.ts` file.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -51,7 +52,7 @@ interface Exchange {
   /** Where a held call waits for release; only webhook calls can be held. */
   held: Set<() => void> | null;
   /** The answer to a model request that nothing was scripted for. */
-  defaultReply: () => ReplyStep["reply"];
+  defaultReply: () => ReplyStep["reply"] | Promise<ReplyStep["reply"]>;
   dialect: Dialect;
 }
 
@@ -62,6 +63,13 @@ interface Exchange {
 export type ModelFallback = (requestBody: unknown, serverUrl: string) => ReplyStep["reply"];
 
 const SAY_OK: ReplyStep["reply"] = { content: [{ type: "text", text: "ok" }] };
+
+/** The behaviour a `[mock:…]` marker asks for, or null; the module loads only when a request holds one. */
+async function markedReplyOf(record: RecordedRequest, serverUrl: string): Promise<ReplyStep["reply"] | null> {
+  if (!record.body_text.includes("[mock:")) return null;
+  const { markedReply } = await import("./mock-behaviours.ts");
+  return markedReply(record.body, { serverUrl });
+}
 
 const STEP_KINDS: Record<Queue, readonly string[]> = {
   model: ["reply", "raw", "status", "hang", "reset", "invalid_json"],
@@ -355,7 +363,7 @@ function sendReply(x: Exchange, reply: ReplyStep["reply"], shape?: StreamShape):
 async function sendDefault(x: Exchange, queue: Queue): Promise<void> {
   if (queue === "hook") return sendJson(x.res, 200, { output: "webhook ok" });
   // A forced tool or a JSON schema is answered in kind, as the real model must.
-  return sendReply(x, await defaultAnswer(x.dialect, x.record.body, x.defaultReply()));
+  return sendReply(x, await defaultAnswer(x.dialect, x.record.body, await x.defaultReply()));
 }
 
 /** The system prompt of a model request in either dialect, for steps that `match` on it. */
@@ -460,7 +468,7 @@ function openExchange(
   res: ServerResponse,
   record: RecordedRequest,
   held: Set<() => void> | null,
-  defaultReply: () => ReplyStep["reply"] = () => SAY_OK,
+  defaultReply: Exchange["defaultReply"] = () => SAY_OK,
   dialect: Dialect = "anthropic",
 ): Exchange {
   const controller = new AbortController();
@@ -603,7 +611,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         (error as { error: { message: string } }).error.message = problem;
         return sendJson(res, 400, error);
       }
-      const defaultReply = fallback ? () => fallback(record.body, serverUrl) : undefined;
+      const usual = () => (fallback ? fallback(record.body, serverUrl) : SAY_OK);
+      // A marker in the run's latest user text picks a scripted behaviour (mock-behaviours.ts).
+      const defaultReply = async () => (dialect === "anthropic" ? await markedReplyOf(record, serverUrl) : null) ?? usual();
       return play(openExchange(req, res, record, null, defaultReply, dialect), takeStep(state.model.steps, record), "model");
     }
     if (first === "hook" && second !== undefined && second !== "") {

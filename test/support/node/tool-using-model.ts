@@ -37,7 +37,7 @@ export interface ReplyContext {
  * Inputs for the built-in tools that mean something (a real time zone, a page that answers);
  * every other tool gets one generated from its schema.
  */
-function knownInput(name: string, context: ReplyContext): Record<string, unknown> | null {
+export function knownInput(name: string, context: ReplyContext): Record<string, unknown> | null {
   if (name === "get_time") return { timezone: "Europe/Paris" };
   if (name === "http_fetch") return { url: `${context.serverUrl}/page/hello` };
   return null;
