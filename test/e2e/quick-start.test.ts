@@ -149,6 +149,8 @@ describe("npm start", () => {
     expect(byHand).toContain("event: end");
     expect(byHand).toMatch(/"name":"get_time"/);
     expect(remembers).toMatch(/\{"status":"done","memory":\{"namespaces":\[\["users","u_123"\]\]/);
+    // What the session saved, read back by the backend
+    expect(remembers).toContain('[{"key":"note","value":{"note":"I prefer French."}}]');
   });
 
   it("runs the quick start's tour as written", async () => {
@@ -166,7 +168,10 @@ describe("npm start", () => {
   it("runs the memory page as written", async () => {
     const [items, , remembers] = await runPage("docs/memory.md");
     expect(items).toContain('[{"key":"preferences","score":');
-    expect(remembers).toMatch(/^memory_put /m);
+    // One session saves; a later session of the same user finds it
+    expect(remembers).toMatch(/^memory_put \{"key":"note","value":\{"note":"I like window seats\."\},"namespace":\["users","u_456"\]\}$/m);
+    expect(remembers).toMatch(/^memory_search \{"query":"Which seats do I like"/m);
+    expect(remembers).toMatch(/^From memory: .*I like window seats\./m);
   });
 
   it("runs the sub-agents page as written", async () => {

@@ -73,11 +73,11 @@ class Run {
   /** tool_use id → the call, for the calls this run made. */
   readonly calls = new Map<string, { name: string; input: unknown }>();
   readonly results: { name: string; content: string; isError: boolean }[] = [];
+  // A field of its own, not a parameter property: `npm start` runs this file with Node's type stripping, which has none.
+  readonly text: string;
 
-  constructor(
-    messages: Message[],
-    readonly text: string,
-  ) {
+  constructor(messages: Message[], text: string) {
+    this.text = text;
     for (const block of blocksOf(messages, "assistant"))
       if (block.type === "tool_use") this.calls.set(String(block.id), { name: String(block.name), input: block.input });
     for (const block of blocksOf(messages, "user")) {
