@@ -199,6 +199,12 @@ describe("npm start", () => {
     expect(budget).toBe('waiting_budget {"budget":"session_tokens","resumes_at":null}\nrunning\ndone\n');
   });
 
+  it("runs the forks page as written", async () => {
+    const [forks] = await runPage("docs/forks.md");
+    expect(forks).toMatch(/^\{"id":"ses_[\w-]+","forked_from":\{"session_id":"ses_[\w-]+"/m);
+    expect(forks).toMatch(/^\{"id":"ses_[\w-]+","status":"(queued|running|done)"\}$/m);
+  });
+
   it("runs the lifecycle page as written", async () => {
     const [settings, deletion] = await runPage("docs/lifecycle.md");
     expect(settings).toContain('"session_retention_days":90');
