@@ -199,9 +199,9 @@ export class ChatTurn {
 
   /**
    * A failed call's draft: the stream has no chunk that takes a part back, so its parts end here
-   * and a transient `data-delta-reset` names them (a page's `onData` removes them); the retry
-   * writes parts with new ids. A page that ignores it shows the draft above the retry's answer
-   * until it reloads the chat (the history holds only the saved answer).
+   * and a transient `data-delta-reset` (to the page's `onData`) names them; the retry writes parts
+   * with new ids. `useChat` shows the draft above the retry's answer until the chat is reloaded
+   * (the history holds only the saved answer).
    */
   #reset(reset: DeltaResetData): UiChunk[] {
     const out: UiChunk[] = [];
