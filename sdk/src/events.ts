@@ -115,3 +115,47 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     );
   });
 }
+
+/**
+ * The answer being written, from the `delta` and `delta_reset` events of `followEvents` or a
+ * run's `onEvent`: each block's text so far, by index. A `delta_reset` (the call writing it
+ * failed; a retry writes anew) drops the blocks it names; the saved answer (a `message` event of
+ * the assistant) and the end of the run clear it all.
+ */
+export class AnswerDraft {
+  #blocks: { text: string; reasoning: boolean }[] = [];
+
+  /** Takes one event; whether the draft changed. */
+  apply(frame: EventFrame): boolean {
+    switch (frame.type) {
+      case "delta": {
+        const { index, text, offset, kind } = frame.data;
+        const held = this.#blocks[index]?.text ?? "";
+        this.#blocks[index] = { text: held.slice(0, offset) + text, reasoning: kind === "reasoning" };
+        return true;
+      }
+      case "delta_reset":
+        for (const index of frame.data.indices) delete this.#blocks[index];
+        return true;
+      case "message":
+        if (frame.data.role !== "assistant") return false;
+        this.#blocks = [];
+        return true;
+      case "end":
+        this.#blocks = [];
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** The answer's text so far (its reasoning left out), blocks in order. */
+  get text(): string {
+    return this.#blocks.flatMap((block) => (block && !block.reasoning ? [block.text] : [])).join("");
+  }
+
+  /** The model's reasoning so far, blocks in order. */
+  get reasoning(): string {
+    return this.#blocks.flatMap((block) => (block?.reasoning ? [block.text] : [])).join("");
+  }
+}

@@ -9,7 +9,7 @@ export { AUDIT_ACTIONS, type AuditLogFilter, platformAuditLog, tenantAuditLog } 
 export { bearerAuth, createPlatformClient, type Credential, type PlatformClient, type PlatformClientOptions } from "./client.ts";
 export { endUsers, me } from "./end-users.ts";
 export { type CredentialOwner, credentials } from "./credentials.ts";
-export { type EventFrame, followEvents, type FollowEventsOptions } from "./events.ts";
+export { AnswerDraft, type EventFrame, followEvents, type FollowEventsOptions } from "./events.ts";
 export { expectData, PlatformError, type Result } from "./errors.ts";
 export type { components, operations, paths, webhooks } from "./generated/openapi.ts";
 export { getMemoryItem, namespaceParam } from "./memory.ts";

@@ -8,7 +8,7 @@
  */
 import { type BaseEvent, EventType, type Interrupt } from "@ag-ui/core";
 import { TURN_ENDING_STATUSES } from "../chat/ui-chunks";
-import type { DeltaData, EventFrame, StatusData, ToolCallEventData } from "../sessions/object/events/frames";
+import type { DeltaData, DeltaResetData, EventFrame, StatusData, ToolCallEventData } from "../sessions/object/events/frames";
 import type { ContentBlock, Message } from "../session-config/types";
 
 export type AgUiEvent = BaseEvent;
@@ -46,6 +46,8 @@ export class AgUiRun {
   #started = false;
   #ended = false;
   #step = 0;
+  /** Failed calls of this step so far: a retry's messages get ids of their own. */
+  #resets = 0;
   #text = new Map<number, OpenMessage>();
   #reasoning = new Map<number, OpenMessage>();
   /** Calls waiting for approval, and client tool calls waiting for their output, in the order they began to. */
@@ -97,6 +99,8 @@ export class AgUiRun {
     switch (frame.type) {
       case "delta":
         return this.#delta(frame.data as DeltaData);
+      case "delta_reset":
+        return this.#reset(frame.data as DeltaResetData);
       case "message": {
         const message = frame.data as Message;
         return message.role === "assistant" ? this.#assistant(message.content) : [];
@@ -118,7 +122,31 @@ export class AgUiRun {
   }
 
   #id(kind: "text" | "reasoning", index: number): string {
-    return `${this.runId}-${kind}-${this.#step}-${index}`;
+    return `${this.runId}-${kind}-${this.#step}-${index}${this.#resets ? `-retry${this.#resets}` : ""}`;
+  }
+
+  /**
+   * A failed call's draft: AG-UI cannot take a message back, so its messages end here and a
+   * `CUSTOM` `delta_reset` event names them (a client drops them); the retry writes messages with
+   * new ids.
+   */
+  #reset(reset: DeltaResetData): AgUiEvent[] {
+    const out: AgUiEvent[] = [];
+    const messageIds: string[] = [];
+    for (const reasoning of [false, true]) {
+      const open = reasoning ? this.#reasoning : this.#text;
+      for (const index of reset.indices) {
+        const message = open.get(index);
+        if (!message) continue;
+        out.push(...closing(reasoning, message.id));
+        messageIds.push(message.id);
+        open.delete(index);
+      }
+    }
+    if (messageIds.length === 0) return out;
+    this.#resets += 1;
+    out.push({ type: EventType.CUSTOM, name: "delta_reset", value: { messageIds } });
+    return out;
   }
 
   #delta(delta: DeltaData): AgUiEvent[] {
@@ -160,6 +188,7 @@ export class AgUiRun {
       );
     }
     this.#step += 1;
+    this.#resets = 0;
     return out;
   }
 

@@ -6,7 +6,7 @@
  * event log (where deltas are not kept) end in the same UI message. The chat's history
  * (`ui-history.ts`) is built by this same class, so a reloaded page sees what the stream showed.
  */
-import type { DeltaData, EventFrame, StatusData, ToolCallEventData } from "../sessions/object/events/frames";
+import type { DeltaData, DeltaResetData, EventFrame, StatusData, ToolCallEventData } from "../sessions/object/events/frames";
 import { isInputMessage } from "../sessions/input-message";
 import type { ContentBlock, Message, SessionStatus, StopReason } from "../session-config/types";
 
@@ -69,6 +69,8 @@ export class ChatTurn {
   #text = new Map<number, OpenPart>();
   #reasoning = new Map<number, OpenPart>();
   #ended = false;
+  /** Failed calls of this step so far: a retry's parts get ids of their own. */
+  #resets = 0;
   /** Whether `start` went out; until then it waits for the turn's input to name the answer. */
   #started = false;
   #messageId: string | null = null;
@@ -121,6 +123,8 @@ export class ChatTurn {
     switch (frame.type) {
       case "delta":
         return this.#delta(frame.data as DeltaData);
+      case "delta_reset":
+        return this.#reset(frame.data as DeltaResetData);
       case "message": {
         const message = frame.data as Message;
         return message.role === "assistant" ? this.#assistant(message.content) : [];
@@ -161,6 +165,7 @@ export class ChatTurn {
     for (const part of this.#reasoning.values()) out.push({ type: "reasoning-end", id: part.id });
     this.#text.clear();
     this.#reasoning.clear();
+    this.#resets = 0;
     this.#inStep = false;
     out.push({ type: "finish-step" });
     return out;
@@ -173,7 +178,7 @@ export class ChatTurn {
     const kind = reasoning ? "reasoning" : "text";
     let part = parts.get(delta.index);
     if (!part) {
-      part = { id: `${kind}-${this.#step}-${delta.index}`, sent: 0, text: "" };
+      part = { id: this.#partId(kind, delta.index), sent: 0, text: "" };
       parts.set(delta.index, part);
       out.push({ type: `${kind}-start`, id: part.id });
     }
@@ -185,6 +190,37 @@ export class ChatTurn {
       part.text += text;
       out.push({ type: `${kind}-delta`, id: part.id, delta: text });
     }
+    return out;
+  }
+
+  #partId(kind: "text" | "reasoning", index: number): string {
+    return `${kind}-${this.#step}-${index}${this.#resets ? `-retry${this.#resets}` : ""}`;
+  }
+
+  /**
+   * A failed call's draft: the stream has no chunk that takes a part back, so its parts end here
+   * and a transient `data-delta-reset` (to the page's `onData`) names them; the retry writes parts
+   * with new ids. `useChat` shows the draft above the retry's answer until the chat is reloaded
+   * (the history holds only the saved answer).
+   */
+  #reset(reset: DeltaResetData): UiChunk[] {
+    const out: UiChunk[] = [];
+    const ids: string[] = [];
+    for (const [parts, kind] of [
+      [this.#text, "text"],
+      [this.#reasoning, "reasoning"],
+    ] as const) {
+      for (const index of reset.indices) {
+        const part = parts.get(index);
+        if (!part) continue;
+        out.push({ type: `${kind}-end`, id: part.id });
+        ids.push(part.id);
+        parts.delete(index);
+      }
+    }
+    if (ids.length === 0) return out;
+    this.#resets += 1;
+    out.push({ type: "data-delta-reset", data: { ids }, transient: true });
     return out;
   }
 
@@ -213,7 +249,7 @@ export class ChatTurn {
     let part = parts.get(index);
     if (!part) {
       if (text === "") return out;
-      part = { id: `${kind}-${this.#step}-${index}`, sent: 0, text: "" };
+      part = { id: this.#partId(kind, index), sent: 0, text: "" };
       out.push({ type: `${kind}-start`, id: part.id });
     }
     if (text.startsWith(part.text) && text.length > part.text.length)

@@ -162,3 +162,33 @@ export function acceptsReasoning(catalog: ModelCatalog, id: string): boolean {
   const { provider, name } = parseModel(id);
   return KNOWN_REASONING.find(([p, prefix]) => p === provider && name.startsWith(prefix))?.[2] ?? false;
 }
+
+/**
+ * What an OpenAI-compatible server wants back of a model's reasoning on later turns:
+ * `reasoning_content` (DeepSeek, GLM, Qwen: the text, on an assistant message with tool calls
+ * only; DeepSeek refuses the next request without it inside a tool loop, and ignores it
+ * elsewhere), `thinking_chunks` (Mistral's reasoning models: every assistant turn's content as
+ * `thinking` and `text` chunks, as they answered), `none` (gpt-oss on Groq, Ollama and vLLM:
+ * the reasoning of earlier turns is not sent). OpenRouter's `reasoning_details` are sent back
+ * whatever this says but `none`: only OpenRouter gives them, and it asks for them back with the
+ * tool calls they came with.
+ */
+export type ReasoningReplay = "reasoning_content" | "thinking_chunks" | "none";
+
+/** By the start of the server's model name; the first match decides. */
+const KNOWN_REASONING_REPLAY: readonly [prefix: string, replay: ReasoningReplay][] = [
+  ["deepseek", "reasoning_content"],
+  ["glm", "reasoning_content"],
+  ["qwen", "reasoning_content"],
+  ["qwq", "reasoning_content"],
+  ["magistral", "thinking_chunks"],
+  ["mistral", "thinking_chunks"],
+  ["gpt-oss", "none"],
+  ["openai/gpt-oss", "none"],
+];
+
+/** What the server of an `openai:` model wants back of its reasoning; unknown families: `reasoning_content`, which servers that do not know it ignore. */
+export function reasoningReplayFor(name: string): ReasoningReplay {
+  const lower = name.toLowerCase();
+  return KNOWN_REASONING_REPLAY.find(([prefix]) => lower.startsWith(prefix))?.[1] ?? "reasoning_content";
+}

@@ -42,6 +42,8 @@ export interface ThinkingBlock {
   type: "thinking";
   thinking: string;
   signature?: string;
+  /** OpenRouter's `reasoning_details` of the answer, as received (pieces of one item joined): sent back with its tool calls. */
+  reasoning_details?: Record<string, unknown>[];
 }
 /** Reasoning the provider encrypted (Anthropic's `redacted_thinking`): kept and sent back as given. */
 export interface RedactedThinkingBlock {

@@ -54,6 +54,27 @@ async function accepted(events: AgUiEvent[]): Promise<AgUiEvent[]> {
 const types = (events: AgUiEvent[]) => events.map((event) => event.type);
 
 describe("AgUiRun", () => {
+  it("ends a failed attempt's messages on delta_reset, names them in a CUSTOM event, and streams the retry as new messages", async () => {
+    const reset: EventFrame = { type: "delta_reset", data: { indices: [0, 1] }, created_at: AT };
+    const events = await accepted(
+      translate([
+        delta(0, "Hmm", 0, "reasoning"),
+        delta(1, "Stale", 0),
+        reset,
+        delta(0, "Fresh", 0),
+        assistant({ type: "text", text: "Fresh answer" }),
+        status("idle", "end_turn"),
+      ]),
+    );
+    const custom = events.find((event) => event.type === EventType.CUSTOM);
+    expect(custom).toMatchObject({ name: "delta_reset", value: { messageIds: ["run-1-text-0-1", "run-1-reasoning-0-0"] } });
+    const starts = events.flatMap((event) => (event.type === EventType.TEXT_MESSAGE_START ? [event.messageId as string] : []));
+    expect(starts).toEqual(["run-1-text-0-1", "run-1-text-0-0-retry1"]);
+    const after = events.slice(events.indexOf(custom!));
+    const text = after.flatMap((event) => (event.type === EventType.TEXT_MESSAGE_CONTENT ? [event.delta as string] : [])).join("");
+    expect(text).toBe("Fresh answer");
+  });
+
   it("streams text, then completes it from the stored answer, and finishes on the answer", async () => {
     const events = await accepted(
       translate([delta(0, "Hel", 0), delta(0, "lo", 3), assistant({ type: "text", text: "Hello there" }), status("idle", "end_turn")]),

@@ -70,6 +70,30 @@ const TOOL_RUN = [
 ];
 
 describe("ChatTurn", () => {
+  it("ends a failed attempt's parts on delta_reset, names them in a transient data part, and writes the retry under new ids", async () => {
+    const reset: EventFrame = { type: "delta_reset", data: { indices: [0] }, created_at: AT };
+    const chunks = translate([
+      status("running"),
+      delta(0, "Stale draft", 0),
+      reset,
+      delta(0, "Fresh", 0),
+      assistant({ type: "text", text: "Fresh answer" }),
+      status("idle", "end_turn"),
+    ]);
+    const resetAt = chunks.findIndex((chunk) => chunk.type === "data-delta-reset");
+    expect(chunks.slice(resetAt - 1, resetAt + 1)).toEqual([
+      { type: "text-end", id: "text-1-0" },
+      { type: "data-delta-reset", data: { ids: ["text-1-0"] }, transient: true },
+    ]);
+    expect(chunks.filter((chunk) => chunk.type === "text-start").map((chunk) => chunk.id)).toEqual(["text-1-0", "text-1-0-retry1"]);
+    // useChat alone keeps the ended draft as a part of its own; the retry's part holds the whole saved answer.
+    const shown = await message(chunks);
+    expect(shown?.parts.filter((part) => part.type === "text").map((part) => (part as { text: string }).text)).toEqual([
+      "Stale draft",
+      "Fresh answer",
+    ]);
+  });
+
   it("streams deltas, then closes the text with the stored answer: the same message as a replay without deltas", async () => {
     const live = translate([
       ...TOOL_RUN,

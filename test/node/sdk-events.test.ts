@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { followEvents } from "../../sdk/src/index.ts";
+import { AnswerDraft, type EventFrame, followEvents } from "../../sdk/src/index.ts";
 
 /** A stand-in events endpoint: the first connection drops after two events, the next resumes. */
 const seen: { lastEventId: string | undefined; authorization: string | undefined }[] = [];
@@ -50,5 +50,26 @@ describe("followEvents", () => {
     for await (const frame of followEvents("ses_ended", { baseUrl, credential: "t", after: 12 })) frames.push(frame);
     expect(frames).toEqual([]);
     expect(seen.at(-1)?.lastEventId).toBe("12");
+  });
+});
+
+describe("AnswerDraft", () => {
+  const at = "2030-01-01T00:00:00.000Z";
+  const delta = (index: number, text: string, offset: number, kind?: "reasoning"): EventFrame => ({
+    type: "delta",
+    data: { index, text, offset, ...(kind ? { kind } : {}) },
+    created_at: at,
+  });
+
+  it("writes deltas at their offsets, drops the blocks a delta_reset names, and clears on the saved answer", () => {
+    const draft = new AnswerDraft();
+    for (const frame of [delta(0, "Hmm", 0, "reasoning"), delta(1, "Stale ", 0), delta(1, "text", 6)]) draft.apply(frame);
+    expect([draft.reasoning, draft.text]).toEqual(["Hmm", "Stale text"]);
+    expect(draft.apply({ type: "delta_reset", data: { indices: [0, 1] }, created_at: at })).toBe(true);
+    expect([draft.reasoning, draft.text]).toEqual(["", ""]);
+    draft.apply(delta(0, "Fresh", 0));
+    expect(draft.text).toBe("Fresh");
+    draft.apply({ type: "message", id: 3, data: { seq: 2, role: "assistant", content: [], created_at: at }, created_at: at } as EventFrame);
+    expect(draft.text).toBe("");
   });
 });

@@ -247,6 +247,11 @@ describe("streamed model text", () => {
     expect(deltas.some((d) => d.text === "a pa")).toBe(true);
     const restart = deltas.findIndex((d, n) => n > 0 && d.offset === 0);
     expect(restart).toBeGreaterThan(0);
+    // The broken attempt's draft is dropped before the retry writes: one reset, between the two attempts' deltas.
+    const kinds = watch.frames.map((f) => f.type).filter((type) => type === "delta" || type === "delta_reset");
+    expect(kinds.filter((type) => type === "delta_reset")).toHaveLength(1);
+    expect(kinds.indexOf("delta_reset")).toBe(restart);
+    expect(watch.frames.find((f) => f.type === "delta_reset")!.data).toEqual({ indices: [0] });
     expect(deltaText(watch.frames).get(0)).toBe("the whole answer");
     expect((await t.model.requests()).map((r) => (r.body as { stream?: boolean }).stream)).toEqual([true, true]);
   });

@@ -78,6 +78,17 @@ describe("a unit's scope", () => {
       expect(delta.mock.calls.map(([data]) => data.text)).toEqual(["a"]);
     });
   });
+
+  it("tells the watchers to drop a draft only while the unit is current", async () => {
+    await withRunningEngine(async (engine) => {
+      const reset = vi.spyOn(engine.events, "deltaReset");
+      const scope = new UnitScope(engine, engine.store.run().generation);
+      scope.resetText({ indices: [0] });
+      pause(engine);
+      scope.resetText({ indices: [1] });
+      expect(reset.mock.calls.map(([data]) => data.indices)).toEqual([[0]]);
+    });
+  });
 });
 
 describe("a unit made stale while it ran", () => {

@@ -17,13 +17,14 @@ export interface TestSession {
   readonly stub: ReturnType<typeof sessionStub>;
 }
 
-export function newTestSession(): TestSession {
+/** `modelPrefix`: the start of the mock model's name, for a case that depends on the model family (the catalog reads it). */
+export function newTestSession(modelPrefix = "model"): TestSession {
   const tenantId = `t-${crypto.randomUUID().slice(0, 8)}`;
   const sessionId = `ses_${crypto.randomUUID().replaceAll("-", "")}`;
   return {
     tenantId,
     sessionId,
-    model: mockModel(uniqueKey("model")),
+    model: mockModel(uniqueKey(modelPrefix)),
     get stub() {
       return sessionStub(env, tenantId, sessionId);
     },

@@ -65,6 +65,12 @@ export function deltasPerAnswer(frames: Frame[]): Record<string, string>[] {
       answers.push(current);
       current = {};
     }
+    // A failed call's draft is dropped: what follows is the retry's.
+    if (frame.type === "delta_reset") {
+      const { indices } = frame.data as { indices: number[] };
+      for (const key of Object.keys(current)) if (indices.includes(Number.parseInt(key, 10))) delete current[key];
+      continue;
+    }
     if (frame.type !== "delta") continue;
     const { index, text: piece, offset, kind } = frame.data as { index: number; text: string; offset: number; kind?: string };
     const key = kind ? `${index}:${kind}` : String(index);

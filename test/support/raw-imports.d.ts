@@ -9,3 +9,9 @@ declare module "*.proto?raw" {
   const text: string;
   export default text;
 }
+
+/** Recorded whole answers (JSON bodies), imported as text (Vite's `?raw`). */
+declare module "*.json?raw" {
+  const body: string;
+  export default body;
+}

@@ -87,6 +87,12 @@ export function applyFrame(state: LiveState, frame: EventFrame): LiveState {
       drafts[index] = (drafts[index] ?? "").slice(0, offset) + text;
       return { ...next, drafts };
     }
+    case "delta_reset": {
+      // The call writing these blocks failed: its draft goes; a retry writes them anew.
+      const drafts = next.drafts.slice();
+      for (const index of frame.data.indices) drafts[index] = "";
+      return { ...next, drafts };
+    }
     case "end":
       return { ...next, status: frame.data.status, stopReason: frame.data.stop_reason, error: frame.data.error, drafts: [], ended: true };
     default:

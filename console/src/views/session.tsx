@@ -112,7 +112,8 @@ export function SessionPage(props: { id: string }) {
         dispatch({ kind: "frame", frame });
         // A snapshot too: the lists read when the page opened may be older than it (a call
         // made between the two is in the snapshot, its timings only in the list).
-        if (frame.type !== "delta") sideReads();
+        // Streamed text and its resets change nothing the lists hold.
+        if (frame.type !== "delta" && frame.type !== "delta_reset") sideReads();
       },
       onConnection: setConnection,
       stillWatchable: async () => {

@@ -1697,7 +1697,7 @@ export interface components {
             approval_expires_at: string | null;
         };
         /** @description One event. Over Server-Sent Events: `id:` is the event id (a snapshot carries its `last_event_id`), `event:` its type and `data:` this JSON; a comment line every 15 s keeps the stream alive. Over a WebSocket: one text frame each. */
-        EventFrame: components["schemas"]["SnapshotEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["SubagentEvent"] | components["schemas"]["CredentialRequiredEvent"] | components["schemas"]["DeltaEvent"] | components["schemas"]["EndEvent"];
+        EventFrame: components["schemas"]["SnapshotEvent"] | components["schemas"]["StatusEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["ToolCallEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["UsageEvent"] | components["schemas"]["SubagentEvent"] | components["schemas"]["CredentialRequiredEvent"] | components["schemas"]["DeltaEvent"] | components["schemas"]["DeltaResetEvent"] | components["schemas"]["EndEvent"];
         SnapshotEvent: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1812,6 +1812,10 @@ export interface components {
             thinking: string;
             /** @description Anthropic's signature of the block; absent for a Chat Completions server's reasoning. */
             signature?: string;
+            /** @description OpenRouter's `reasoning_details` (text, summary and encrypted items) as received, the streamed pieces of each item joined; sent back with the tool calls they came with. */
+            reasoning_details?: {
+                [key: string]: unknown;
+            }[];
         };
         /** @description Reasoning the provider (Anthropic) encrypted. */
         RedactedThinkingBlock: {
@@ -2037,6 +2041,24 @@ export interface components {
              * @enum {string}
              */
             kind?: "reasoning";
+        };
+        /** @description The model call that was writing the answer failed after some of its text was streamed (an error mid-stream, a stream cut off): drop the text held for these blocks. A retried call streams them anew from offset 0; the saved answer holds only what it wrote. Not stored, not replayed. */
+        DeltaResetEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "delta_reset";
+            data: components["schemas"]["DeltaResetEventData"];
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+        };
+        DeltaResetEventData: {
+            /** @description The blocks (by `index`, as the deltas gave it) of the answer being written whose streamed text to drop. */
+            indices: number[];
         };
         /** @description The session reached a final status; the stream closes. */
         EndEvent: {
@@ -16485,6 +16507,7 @@ export const credentialRequiredEventDataOwnerValues: ReadonlyArray<FlattenedDeep
 export const credentialRequiredEventDataCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CredentialRequiredEventData"]["code"]> = ["credential_missing", "credential_refresh_failed", "vault_unavailable"];
 export const deltaEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaEvent"]["type"]> = ["delta"];
 export const deltaEventDataKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaEventData"]["kind"]> = ["reasoning"];
+export const deltaResetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaResetEvent"]["type"]> = ["delta_reset"];
 export const endEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndEvent"]["type"]> = ["end"];
 export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Health"]["status"]> = ["ok"];
 export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["bad_request", "validation_failed", "unauthorized", "forbidden", "tenant_suspended", "not_found", "method_not_allowed", "not_acceptable", "conflict", "idempotency_in_progress", "payload_too_large", "unsupported_media_type", "idempotency_conflict", "rate_limited", "internal", "service_unavailable", "vault_unavailable"];

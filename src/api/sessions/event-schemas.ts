@@ -77,6 +77,14 @@ const DeltaDataSchema = z
   })
   .openapi("DeltaEventData");
 
+const DeltaResetDataSchema = z
+  .object({
+    indices: z
+      .array(z.number().int())
+      .openapi({ description: "The blocks (by `index`, as the deltas gave it) of the answer being written whose streamed text to drop." }),
+  })
+  .openapi("DeltaResetEventData");
+
 const stored = {
   id: z.number().int().openapi({ description: "The event id: increasing, the cursor to resume after." }),
   created_at: TimestampSchema,
@@ -102,6 +110,11 @@ export const EventFrameSchema = z
     z
       .object({ type: z.literal("delta"), data: DeltaDataSchema, ...transient })
       .openapi("DeltaEvent", { description: 'Streamed model text (and reasoning, with `kind: "reasoning"`): not stored, not replayed.' }),
+    z.object({ type: z.literal("delta_reset"), data: DeltaResetDataSchema, ...transient }).openapi("DeltaResetEvent", {
+      description:
+        "The model call that was writing the answer failed after some of its text was streamed (an error mid-stream, a stream cut off): " +
+        "drop the text held for these blocks. A retried call streams them anew from offset 0; the saved answer holds only what it wrote. Not stored, not replayed.",
+    }),
     z
       .object({ type: z.literal("end"), data: StatusDataSchema, ...transient })
       .openapi("EndEvent", { description: "The session reached a final status; the stream closes." }),

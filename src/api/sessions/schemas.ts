@@ -76,6 +76,14 @@ export const ThinkingBlockSchema = z
       .string()
       .optional()
       .openapi({ description: "Anthropic's signature of the block; absent for a Chat Completions server's reasoning." }),
+    reasoning_details: z
+      .array(z.record(z.string(), z.unknown()))
+      .optional()
+      .openapi({
+        description:
+          "OpenRouter's `reasoning_details` (text, summary and encrypted items) as received, the streamed pieces of each item joined; " +
+          "sent back with the tool calls they came with.",
+      }),
   })
   .openapi("ThinkingBlock", {
     description:

@@ -85,6 +85,19 @@ describe("folding frames", () => {
     expect(state.drafts).toEqual([]);
   });
 
+  it("drops the drafts a delta_reset names, and keeps the others", () => {
+    const delta = (index: number, words: string): EventFrame => ({
+      type: "delta",
+      created_at: AT,
+      data: { index, offset: 0, text: words },
+    });
+    let state = fold([snapshot(), delta(0, "thinking"), delta(1, "stale answer")]);
+    state = fold([{ type: "delta_reset", created_at: AT, data: { indices: [1] } }], state);
+    expect(state.drafts).toEqual(["thinking", ""]);
+    state = fold([delta(1, "retry")], state);
+    expect(state.drafts).toEqual(["thinking", "retry"]);
+  });
+
   it("merges a fresh snapshot into what it holds, and replaces it after a reset", () => {
     const held = fold([snapshot(), { type: "message", id: 8, created_at: AT, data: text(2, "assistant", "a") }]);
     expect(

@@ -65,6 +65,11 @@ function openAiProblem(body: Json): string | null {
   }
   for (const [m, message] of (Array.isArray(body.messages) ? (body.messages as Json[]) : []).entries()) {
     if (!Array.isArray(message.content)) continue;
+    if (message.role === "assistant" && /^(magistral|mistral)/.test(String(body.model))) {
+      const problem = mistralAssistantProblem(message.content as Json[]);
+      if (problem) return `messages.${m}.content.${problem}`;
+      continue;
+    }
     if (message.role !== "user") return `messages.${m}.content: parts only in user messages here`;
     for (const [p, part] of (message.content as Json[]).entries()) {
       if (part.type === "text" && typeof part.text === "string") continue;
@@ -75,6 +80,17 @@ function openAiProblem(body: Json): string | null {
       const problem = imageProblem(match[1]!, match[2]);
       if (problem) return `messages.${m}.content.${p}.image_url: ${problem}`;
     }
+  }
+  return null;
+}
+
+/** Mistral's assistant chunks: text, and thinking as text chunks (its reasoning models' dialect). */
+function mistralAssistantProblem(chunks: Json[]): string | null {
+  for (const [c, chunk] of chunks.entries()) {
+    if (chunk.type === "text" && typeof chunk.text === "string") continue;
+    if (chunk.type !== "thinking" || !Array.isArray(chunk.thinking)) return `${c}.type: unknown chunk`;
+    if (!(chunk.thinking as Json[]).every((part) => part.type === "text" && typeof part.text === "string"))
+      return `${c}.thinking: text chunks only`;
   }
   return null;
 }

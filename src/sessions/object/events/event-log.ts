@@ -9,6 +9,7 @@ import type { BatchedEvent, SessionStore } from "../store/store";
 import { FINAL_STATUSES } from "../../../session-config/types";
 import {
   type DeltaData,
+  type DeltaResetData,
   type EmittedEvent,
   type EventFrame,
   expand,
@@ -100,6 +101,13 @@ export class EventLog {
    */
   delta(data: DeltaData, now: string): void {
     const frame: EventFrame = { type: "delta", data, created_at: now };
+    if (this.#pending !== null) this.#pending.push(frame);
+    else this.#deliver([frame]);
+  }
+
+  /** Tells the active streams to drop the draft of a failed model call; like a delta, never stored. */
+  deltaReset(data: DeltaResetData, now: string): void {
+    const frame: EventFrame = { type: "delta_reset", data, created_at: now };
     if (this.#pending !== null) this.#pending.push(frame);
     else this.#deliver([frame]);
   }

@@ -6,9 +6,19 @@
 import type { CredentialRequired } from "../../../egress/credentials";
 import type { Message, SessionStatus, StopReason, ToolCall, ToolCallDecision, ToolCallStatus, Usage } from "../../../session-config/types";
 
-/** Stored events have an id and are replayed; `snapshot`, `delta` and `end` are sent, never stored, and carry none. */
+/** Stored events have an id and are replayed; `snapshot`, `delta`, `delta_reset` and `end` are sent, never stored, and carry none. */
 export type EventType =
-  "status" | "message" | "tool_call" | "tool_result" | "usage" | "subagent" | "credential_required" | "snapshot" | "delta" | "end";
+  | "status"
+  | "message"
+  | "tool_call"
+  | "tool_result"
+  | "usage"
+  | "subagent"
+  | "credential_required"
+  | "snapshot"
+  | "delta"
+  | "delta_reset"
+  | "end";
 
 /** A child session started by an `agent` tool call, as of one of its status changes. */
 export interface SubagentData {
@@ -51,6 +61,16 @@ export interface DeltaData {
   text: string;
   offset: number;
   kind?: "reasoning";
+}
+
+/**
+ * The model call that was writing these blocks failed after some of their text went out: a
+ * watcher drops what it holds of them (the call's draft). A retry writes its blocks anew, from
+ * offset 0; the saved answer holds only what the retry wrote.
+ */
+export interface DeltaResetData {
+  /** The blocks of the answer being written that had text streamed, by `index` as the deltas gave it. */
+  indices: number[];
 }
 
 export interface EventFrame {

@@ -2,12 +2,19 @@
  * Reads a streamed Chat Completions answer (Server-Sent Events, parsed by `eventsource-parser`)
  * into one complete response. Text is handed out as it arrives; tool calls, the finish reason
  * and the usage (asked for with `stream_options.include_usage`) are gathered until `[DONE]`.
- * A stream that ends without a finish reason was cut off and is retried like a network error.
+ * A stream that ends without a finish reason was cut off, and an `event: error` (Groq) or an
+ * `error` object in a chunk failed the answer: both are retried like a network error. Reasoning
+ * comes in any of the formats `openai-reasoning.ts` reads; a legacy `function_call` (the API's
+ * form before `tool_calls`, which some compatible servers still answer with) is read as a tool call.
  */
 import { createParser } from "eventsource-parser";
 import { ModelError, type ModelResponse, stopFields, stopReasonName } from "./provider";
 import { errorTypeOf } from "./provider-errors";
-import { type ChatCallParts, type ChatPart, reasoningOf, toContent, toStopReason, toUsage } from "./openai-wire";
+import { type ChatCallParts, type ChatPart, toContent, toStopReason, toUsage } from "./openai-wire";
+import { contentPieces, ReasoningDetails, reasoningOf } from "./openai-reasoning";
+
+/** The key of a legacy `function_call` among the calls: after any `tool_calls` index a server could send. */
+const LEGACY_CALL = Number.MAX_SAFE_INTEGER;
 
 /** An answer larger than this is not an answer; the parser also stops buffering past it. */
 export const MAX_STREAM_CHARS = 16 * 1024 * 1024;
@@ -21,7 +28,15 @@ export interface StreamHandlers {
 }
 
 interface ChunkChoice {
-  delta?: { content?: unknown; refusal?: unknown; tool_calls?: unknown; reasoning_content?: unknown; reasoning?: unknown };
+  delta?: {
+    content?: unknown;
+    refusal?: unknown;
+    tool_calls?: unknown;
+    function_call?: unknown;
+    reasoning_content?: unknown;
+    reasoning?: unknown;
+    reasoning_details?: unknown;
+  };
   finish_reason?: unknown;
 }
 
@@ -29,6 +44,9 @@ export class ChatStream {
   readonly #parts: Record<ChatPart, string> = { reasoning: "", text: "", refusal: "" };
   readonly #order: ChatPart[] = [];
   #calls = new Map<number, ChatCallParts>();
+  readonly #details = new ReasoningDetails();
+  /** Whether the server sent reasoning as text (then `reasoning_details` carry the same, and are not shown twice). */
+  #reasoningText = false;
   #finishReason: string | null = null;
   #usage: unknown = null;
   /** The answering model as the provider named it; a plain identifier only (it goes on trace spans). */
@@ -55,10 +73,15 @@ export class ChatStream {
     const choice = (Array.isArray(chunk?.choices) ? chunk.choices[0] : undefined) as ChunkChoice | undefined;
     if (!choice) return;
     const delta = choice.delta ?? {};
-    this.#piece("reasoning", reasoningOf(delta));
-    if (typeof delta.content === "string") this.#piece("text", delta.content);
+    const reasoning = reasoningOf(delta);
+    if (reasoning !== "") this.#reasoningText = true;
+    this.#piece("reasoning", reasoning);
+    this.#addDetails(delta.reasoning_details);
+    for (const piece of contentPieces(delta.content)) this.#piece(piece.part, piece.text);
     if (typeof delta.refusal === "string") this.#piece("refusal", delta.refusal);
     if (Array.isArray(delta.tool_calls)) for (const part of delta.tool_calls) this.#addCall(part);
+    if (delta.function_call && typeof delta.function_call === "object")
+      this.#addCall({ index: LEGACY_CALL, function: delta.function_call });
     if (typeof choice.finish_reason === "string") this.#finishReason = choice.finish_reason;
   }
 
@@ -67,6 +90,14 @@ export class ChatStream {
     if (!this.#order.includes(part)) this.#order.push(part);
     this.#parts[part] += text;
     this.handlers.onDelta?.(this.#order.indexOf(part), text, part);
+  }
+
+  /** OpenRouter's details, kept as received; their readable text is shown only when no `reasoning` text comes beside them. */
+  #addDetails(details: unknown): void {
+    if (!Array.isArray(details) || details.length === 0) return;
+    const before = this.#details.text();
+    this.#details.add(details);
+    if (!this.#reasoningText) this.#piece("reasoning", this.#details.text().slice(before.length));
   }
 
   /** Calls arrive in pieces keyed by `index`: the id and name first, the arguments in fragments. */
@@ -82,7 +113,7 @@ export class ChatStream {
   result(newId: () => string): ModelResponse {
     if (this.#finishReason === null) throw new ModelError("the model's stream ended before the answer did", true, 200);
     const calls = [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
-    const parts = { ...this.#parts, order: this.#order };
+    const parts = { ...this.#parts, order: this.#order, details: this.#details.items };
     return {
       content: toContent(parts, calls, newId),
       ...stopFields(toStopReason(this.#finishReason, parts.refusal !== ""), this.#finishReason),
@@ -96,6 +127,16 @@ export class ChatStream {
   }
 }
 
+/** The `type` of an `event: error`'s body, when it is JSON with one. */
+function errorEventType(data: string): string | null {
+  try {
+    const body = JSON.parse(data) as { error?: unknown };
+    return errorTypeOf(body?.error ?? body);
+  } catch {
+    return null;
+  }
+}
+
 /** Feeds the body of a streamed answer through the parser into `stream`; rejects on a broken stream. */
 export async function readChatStream(body: ReadableStream<Uint8Array>, stream: ChatStream): Promise<void> {
   let failure: unknown = null;
@@ -104,6 +145,11 @@ export async function readChatStream(body: ReadableStream<Uint8Array>, stream: C
     maxBufferSize: MAX_STREAM_CHARS,
     onEvent: (event) => {
       if (failure !== null || stream.done) return;
+      // Groq fails an answer it already began with an `event: error` (its SDKs throw on it).
+      if (event.event === "error") {
+        failure = new ModelError(`the model's stream ended with an error (${errorEventType(event.data) ?? "error"})`, true, 200);
+        return;
+      }
       try {
         stream.add(event.data);
       } catch (err) {

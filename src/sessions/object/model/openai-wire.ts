@@ -7,6 +7,25 @@ import { fitsStrictMode } from "../output/output-tool";
 import { type ContentBlock, type ThinkingBlock, type ToolUseBlock } from "../../../session-config/types";
 import { mergeTurns, type CallUsage, type ModelBlock, type ModelRequest, type ModelStopReason, toCount } from "./provider";
 import { chatReasoningEffort } from "../../../session-config/reasoning";
+import { type ReasoningReplay, reasoningReplayFor } from "../../../models/catalog";
+import { type MistralChunk, type ReasoningDetail, type ReasoningFields, reasoningFields, thinkingChunks } from "./openai-reasoning";
+
+/** Chat Completions messages, each assistant turn with reasoning carrying it as thinking chunks in its content. */
+export function toMistralMessages(request: ModelRequest): MistralMessage[] {
+  const turns = mergeTurns(request.messages).filter((turn) => turn.role === "assistant");
+  let at = 0;
+  return toChatMessages(request, "none").map((message): MistralMessage => {
+    if (message.role !== "assistant") return message;
+    // The assistant messages come in the order of the assistant turns that have text or calls.
+    while (
+      at < turns.length &&
+      !turns[at]!.content.some((block) => (block.type === "text" && block.text !== "") || block.type === "tool_use")
+    )
+      at++;
+    const chunks = thinkingChunks(turns[at++]?.content ?? []);
+    return chunks ? { ...message, content: chunks } : message;
+  });
+}
 
 /** A part of a user message that holds an image: text parts and image parts in order. */
 export type ChatContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
@@ -17,8 +36,12 @@ export const RESPONSE_FORMAT_NAME = "output";
 export type ChatMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string | ChatContentPart[] }
-  | { role: "assistant"; content: string | null; tool_calls?: ChatToolCall[]; reasoning_content?: string }
+  | ({ role: "assistant"; content: string | null; tool_calls?: ChatToolCall[] } & ReasoningFields)
   | { role: "tool"; tool_call_id: string; content: string };
+
+/** Mistral's dialect: an assistant turn with reasoning as `thinking` and `text` chunks (no OpenAI type has them). */
+export type MistralMessage =
+  Exclude<ChatMessage, { role: "assistant" }> | { role: "assistant"; content: MistralChunk[] | string | null; tool_calls?: ChatToolCall[] };
 
 export interface ChatToolCall {
   id: string;
@@ -32,11 +55,21 @@ export const TOOL_ERROR_PREFIX = "Error: ";
 /** Ids the API can address in a path (`/tool-calls/{call_id}`); others are replaced. */
 const TOOL_CALL_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
-export function toChatRequest(request: ModelRequest, stream: boolean) {
+/**
+ * The request for the server of `request.model`, in its dialect: Mistral's reasoning models get
+ * their earlier reasoning back as content chunks; every other server, plain Chat Completions.
+ */
+export function toServerRequest(request: ModelRequest, stream: boolean) {
+  const replay = reasoningReplayFor(request.model);
+  if (replay !== "thinking_chunks") return toChatRequest(request, stream, replay);
+  return { ...toChatRequest(request, stream, "none"), messages: toMistralMessages(request) };
+}
+
+export function toChatRequest(request: ModelRequest, stream: boolean, replay: ReasoningReplay = reasoningReplayFor(request.model)) {
   const effort = chatReasoningEffort(request.reasoning);
   return {
     model: request.model,
-    messages: toChatMessages(request),
+    messages: toChatMessages(request, replay),
     max_completion_tokens: request.maxTokens,
     ...(effort ? { reasoning_effort: effort } : {}),
     ...(request.tools.length
@@ -59,7 +92,7 @@ export function toChatRequest(request: ModelRequest, stream: boolean) {
   };
 }
 
-export function toChatMessages(request: ModelRequest): ChatMessage[] {
+export function toChatMessages(request: ModelRequest, replay: ReasoningReplay = "reasoning_content"): ChatMessage[] {
   const out: ChatMessage[] = [];
   if (request.system) out.push({ role: "system", content: request.system });
   for (const turn of mergeTurns(request.messages)) {
@@ -67,14 +100,12 @@ export function toChatMessages(request: ModelRequest): ChatMessage[] {
     if (turn.role === "assistant") {
       const calls = turn.content.filter((block): block is ToolUseBlock => block.type === "tool_use").map(toChatToolCall);
       if (texts.length === 0 && calls.length === 0) continue;
-      // Reasoning models that think before tool calls (DeepSeek's thinking mode) refuse the next
-      // request unless each assistant message with calls carries its reasoning back.
-      const reasoning = calls.length ? turn.content.flatMap((block) => (block.type === "thinking" ? [block.thinking] : [])).join("") : "";
+      const thinking = turn.content.filter((block): block is ThinkingBlock => block.type === "thinking");
       out.push({
         role: "assistant",
         content: texts.length ? texts.join("\n\n") : null,
         ...(calls.length ? { tool_calls: calls } : {}),
-        ...(reasoning !== "" ? { reasoning_content: reasoning } : {}),
+        ...reasoningFields(thinking, calls.length > 0, replay),
       });
       continue;
     }
@@ -124,21 +155,14 @@ export interface ChatParts {
   refusal: string;
   /** Each part that is not empty, once, in the order it started; a part's position in the saved content. */
   order: readonly ChatPart[];
+  /** OpenRouter's `reasoning_details`, kept with the reasoning. */
+  details?: readonly ReasoningDetail[];
 }
 
 /** Parts of a whole answer (not streamed), in the order a stream gives them. */
-export function wholeParts(reasoning: string, text: string, refusal: string): ChatParts {
+export function wholeParts(reasoning: string, text: string, refusal: string, details: readonly ReasoningDetail[] = []): ChatParts {
   const order = (["reasoning", "text", "refusal"] as const).filter((part) => ({ reasoning, text, refusal })[part] !== "");
-  return { reasoning, text, refusal, order };
-}
-
-/**
- * The reasoning a server sends beside the answer: `reasoning_content` (DeepSeek, vLLM, xAI) or
- * `reasoning` (Ollama, OpenRouter, newer vLLM); when both come, they are the same text.
- */
-export function reasoningOf(message: { reasoning_content?: unknown; reasoning?: unknown }): string {
-  if (typeof message.reasoning_content === "string") return message.reasoning_content;
-  return typeof message.reasoning === "string" ? message.reasoning : "";
+  return { reasoning, text, refusal, order, ...(details.length ? { details } : {}) };
 }
 
 /**
@@ -146,8 +170,13 @@ export function reasoningOf(message: { reasoning_content?: unknown; reasoning?: 
  * and refusal (a text block each) in the order they came, then one tool_use per call, in order.
  */
 export function toContent(parts: ChatParts, calls: readonly ChatCallParts[], newId: () => string): ContentBlock[] {
-  const content: ContentBlock[] = parts.order.map((part): ContentBlock =>
-    part === "reasoning" ? ({ type: "thinking", thinking: parts.reasoning } satisfies ThinkingBlock) : { type: "text", text: parts[part] },
+  const details = parts.details?.length ? { reasoning_details: [...parts.details] } : {};
+  // Encrypted details alone still need a block to ride on, first, where reasoning goes.
+  const order = details.reasoning_details && !parts.order.includes("reasoning") ? (["reasoning", ...parts.order] as const) : parts.order;
+  const content: ContentBlock[] = order.map((part): ContentBlock =>
+    part === "reasoning"
+      ? ({ type: "thinking", thinking: parts.reasoning, ...details } satisfies ThinkingBlock)
+      : { type: "text", text: parts[part] },
   );
   for (const call of calls) {
     content.push({

@@ -6,7 +6,8 @@
  * failure becomes a `ModelError` through the one mapping in `provider-errors.ts`.
  */
 import { ChatStream, readChatStream } from "./openai-stream";
-import { reasoningOf, toChatRequest, toContent, toStopReason, toUsage, wholeParts } from "./openai-wire";
+import { toServerRequest, toContent, toStopReason, toUsage, wholeParts } from "./openai-wire";
+import { contentPieces, ReasoningDetails, reasoningOf } from "./openai-reasoning";
 import { answeringModel, ModelError, type ModelProvider, type ModelResponse, stopFields } from "./provider";
 import { httpProviderError, networkProviderError, notConfiguredError } from "./provider-errors";
 
@@ -38,7 +39,7 @@ export function openAiProvider(options: OpenAiOptions): ModelProvider {
             authorization: `Bearer ${options.apiKey}`,
             ...(request.traceparent ? { traceparent: request.traceparent } : {}),
           },
-          body: JSON.stringify(toChatRequest(request, onText !== undefined)),
+          body: JSON.stringify(toServerRequest(request, onText !== undefined)),
           signal,
         });
       } catch (err) {
@@ -87,24 +88,38 @@ function fromJson(raw: string): ModelResponse {
   }
   const choice = (Array.isArray(body?.choices) ? body.choices[0] : undefined) as
     | {
-        message?: { content?: unknown; refusal?: unknown; tool_calls?: unknown; reasoning_content?: unknown; reasoning?: unknown };
+        message?: {
+          content?: unknown;
+          refusal?: unknown;
+          tool_calls?: unknown;
+          function_call?: { name?: unknown; arguments?: unknown } | null;
+          reasoning_content?: unknown;
+          reasoning?: unknown;
+          reasoning_details?: unknown;
+        };
         finish_reason?: unknown;
       }
     | undefined;
   if (!choice?.message) throw new ModelError("the model answered without a message", true, 200);
   const message = choice.message;
+  const pieces = contentPieces(message.content);
+  const details = new ReasoningDetails();
+  details.add(message.reasoning_details);
+  const said = (part: "reasoning" | "text") => pieces.flatMap((piece) => (piece.part === part ? [piece.text] : [])).join("");
   const parts = wholeParts(
-    reasoningOf(message),
-    typeof message.content === "string" ? message.content : "",
+    reasoningOf(message) || said("reasoning") || details.text(),
+    said("text"),
     typeof message.refusal === "string" ? message.refusal : "",
+    details.items,
   );
-  const calls = (Array.isArray(message.tool_calls) ? message.tool_calls : []).map(
-    (call: { id?: unknown; function?: { name?: unknown; arguments?: unknown } }) => ({
-      id: typeof call?.id === "string" ? call.id : null,
-      name: typeof call?.function?.name === "string" ? call.function.name : "",
-      arguments: typeof call?.function?.arguments === "string" ? call.function.arguments : "",
-    }),
-  );
+  const listed = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+  // A legacy `function_call` (no id) is read as one more tool call.
+  const legacy = message.function_call && typeof message.function_call === "object" ? [{ function: message.function_call }] : [];
+  const calls = [...listed, ...legacy].map((call: { id?: unknown; function?: { name?: unknown; arguments?: unknown } }) => ({
+    id: typeof call?.id === "string" ? call.id : null,
+    name: typeof call?.function?.name === "string" ? call.function.name : "",
+    arguments: typeof call?.function?.arguments === "string" ? call.function.arguments : "",
+  }));
   const finish = typeof choice.finish_reason === "string" ? choice.finish_reason : null;
   return {
     content: toContent(parts, calls, newToolCallId),

@@ -1,0 +1,132 @@
+/**
+ * The reasoning formats of OpenAI-compatible servers, read from an answer and written back into
+ * a request as each server wants it (the catalog's `reasoningReplayFor`). Read: `reasoning_content`
+ * (DeepSeek, GLM, Qwen, xAI), `reasoning` (gpt-oss on Groq, Ollama, vLLM; OpenRouter), Mistral's
+ * `content` arrays of `thinking` and `text` chunks, and OpenRouter's `reasoning_details`. Pure.
+ */
+import type { ReasoningReplay } from "../../../models/catalog";
+import type { ThinkingBlock } from "../../../session-config/types";
+
+export type ReasoningDetail = Record<string, unknown>;
+
+/** A piece of an answer's prose as one chunk (or a whole message) carries it. */
+export interface ProsePiece {
+  part: "reasoning" | "text";
+  text: string;
+}
+
+/**
+ * The reasoning a server sends beside the answer: `reasoning_content` or `reasoning`; when both
+ * come, they are the same text.
+ */
+export function reasoningOf(message: { reasoning_content?: unknown; reasoning?: unknown }): string {
+  if (typeof message.reasoning_content === "string") return message.reasoning_content;
+  return typeof message.reasoning === "string" ? message.reasoning : "";
+}
+
+/**
+ * The prose of a `content` field: a string is text; Mistral's reasoning models send an array of
+ * chunks, `{ type: "thinking", thinking: [{ type: "text", text }] }` and `{ type: "text", text }`,
+ * in the order written. Chunks of other types carry no prose and are skipped.
+ */
+export function contentPieces(content: unknown): ProsePiece[] {
+  if (typeof content === "string") return content === "" ? [] : [{ part: "text", text: content }];
+  if (!Array.isArray(content)) return [];
+  const pieces: ProsePiece[] = [];
+  for (const chunk of content as { type?: unknown; text?: unknown; thinking?: unknown }[]) {
+    if (chunk?.type === "text" && typeof chunk.text === "string" && chunk.text !== "") pieces.push({ part: "text", text: chunk.text });
+    if (chunk?.type !== "thinking") continue;
+    const inner = typeof chunk.thinking === "string" ? [{ type: "text", text: chunk.thinking }] : chunk.thinking;
+    if (!Array.isArray(inner)) continue;
+    for (const piece of inner as { type?: unknown; text?: unknown }[]) {
+      if (piece?.type === "text" && typeof piece.text === "string" && piece.text !== "")
+        pieces.push({ part: "reasoning", text: piece.text });
+    }
+  }
+  return pieces;
+}
+
+/** The text fields of a `reasoning_details` item that stream in pieces. */
+const DETAIL_TEXT_FIELDS = ["text", "summary", "data"] as const;
+
+/**
+ * OpenRouter's `reasoning_details` as received over a stream: pieces of one item share its
+ * `index` and `type`; their text fields are joined and their other fields take the last value
+ * given (a signature comes with the last piece). Items without an `index` are kept as they came.
+ */
+export class ReasoningDetails {
+  readonly #items: ReasoningDetail[] = [];
+  readonly #byIndex = new Map<number, ReasoningDetail>();
+
+  add(details: unknown): void {
+    if (!Array.isArray(details)) return;
+    for (const detail of details) {
+      if (detail === null || typeof detail !== "object" || Array.isArray(detail)) continue;
+      const item = detail as ReasoningDetail;
+      const index = typeof item.index === "number" ? item.index : null;
+      const known = index === null ? undefined : this.#byIndex.get(index);
+      if (!known || known.type !== item.type) {
+        const copy = { ...item };
+        this.#items.push(copy);
+        if (index !== null) this.#byIndex.set(index, copy);
+        continue;
+      }
+      for (const [field, value] of Object.entries(item)) {
+        const text = (DETAIL_TEXT_FIELDS as readonly string[]).includes(field);
+        if (text && typeof value === "string" && typeof known[field] === "string") known[field] += value;
+        else if (value !== null && value !== undefined) known[field] = value;
+      }
+    }
+  }
+
+  get items(): ReasoningDetail[] {
+    return this.#items;
+  }
+
+  /** The readable reasoning of the items, for a server that sends no `reasoning` text beside them. */
+  text(): string {
+    return this.#items
+      .map((item) => (item.type === "reasoning.text" ? item.text : item.type === "reasoning.summary" ? item.summary : ""))
+      .filter((text): text is string => typeof text === "string")
+      .join("");
+  }
+}
+
+/** What an assistant message of a request carries of its turn's reasoning. */
+export interface ReasoningFields {
+  reasoning_content?: string;
+  reasoning_details?: ReasoningDetail[];
+}
+
+/**
+ * The reasoning fields of an assistant message, as the server wants them back: DeepSeek's
+ * `reasoning_content` only on a message with tool calls (it refuses the next request without it
+ * inside a tool loop); OpenRouter's `reasoning_details` with the tool calls they came with.
+ * Mistral's thinking goes into `content` instead (`assistantContent`); gpt-oss gets nothing.
+ */
+export function reasoningFields(thinking: readonly ThinkingBlock[], hasCalls: boolean, replay: ReasoningReplay): ReasoningFields {
+  if (!hasCalls || replay === "none" || thinking.length === 0) return {};
+  const details = thinking.flatMap((block) => block.reasoning_details ?? []);
+  if (details.length) return { reasoning_details: details };
+  if (replay !== "reasoning_content") return {};
+  const text = thinking.map((block) => block.thinking).join("");
+  return text !== "" ? { reasoning_content: text } : {};
+}
+
+/** Mistral's assistant content with its reasoning: thinking and text chunks in the order the turn holds them. */
+export type MistralChunk = { type: "thinking"; thinking: { type: "text"; text: string }[]; closed: true } | { type: "text"; text: string };
+
+/** The content of an assistant turn for a server that takes thinking chunks back; null when the turn has no reasoning to send. */
+export function thinkingChunks(content: readonly { type: string; thinking?: unknown; text?: unknown }[]): MistralChunk[] | null {
+  const chunks: MistralChunk[] = [];
+  let thought = false;
+  for (const block of content) {
+    if (block.type === "thinking" && typeof block.thinking === "string" && block.thinking !== "") {
+      thought = true;
+      chunks.push({ type: "thinking", thinking: [{ type: "text", text: block.thinking }], closed: true });
+    } else if (block.type === "text" && typeof block.text === "string" && block.text !== "") {
+      chunks.push({ type: "text", text: block.text });
+    }
+  }
+  return thought ? chunks : null;
+}
