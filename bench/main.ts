@@ -7,6 +7,7 @@
  *
  *   --reps N        repetitions of every measurement (defaults: per suite, below)
  *   --only a,b      only these suites (steps, gateway, growth, throughput100, throughput, tenant-scale, memory, index)
+ *   --loads 500x10  only these loads (sessions x steps, comma-separated) of the tenant-scale suite
  *   --section NAME  the marked section of BENCHMARKS.md to rewrite (default: latest)
  *   --no-write      print the tables, leave BENCHMARKS.md alone
  *   --local-observability  keep wrangler dev's local trace store on (see world.ts)
@@ -68,7 +69,7 @@ const SUITES: Suite[] = [
     name: "tenant-scale",
     reps: 1,
     asked: true,
-    run: async (w, n) => withTables(await measureThroughput(w, n, TENANT_SCALE_LOADS), (r) => [throughputTable(r, TENANT_SCALE_LOADS)]),
+    run: async (w, n) => withTables(await measureThroughput(w, n, tenantScaleLoads()), (r) => [throughputTable(r, tenantScaleLoads())]),
   },
   { name: "memory", reps: 1, full: true, run: async (w, n) => withTables(await measureMemory(w, n), memoryTables) },
   // Last: its counting breakpoints slow the methods they sit in.
@@ -91,8 +92,19 @@ const { values } = parseArgs({
     "no-write": { type: "boolean", default: false },
     "local-observability": { type: "boolean", default: false },
     "no-meter": { type: "boolean", default: false },
+    loads: { type: "string" },
   },
 });
+
+/** The tenant-scale loads `--loads` names (all of them without it). */
+function tenantScaleLoads() {
+  if (values.loads === undefined) return TENANT_SCALE_LOADS;
+  const names = values.loads.split(",");
+  const loads = TENANT_SCALE_LOADS.filter((load) => names.includes(`${load.sessions}x${load.steps}`));
+  if (loads.length !== names.length)
+    throw new Error(`--loads names ${values.loads}; the loads: ${TENANT_SCALE_LOADS.map((l) => `${l.sessions}x${l.steps}`).join(", ")}`);
+  return loads;
+}
 const worldOptions = { localObservability: values["local-observability"], meter: !values["no-meter"] };
 const repsOverride = values.reps === undefined ? null : Number(values.reps);
 if (repsOverride !== null && !(Number.isInteger(repsOverride) && repsOverride >= 1))
