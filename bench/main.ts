@@ -6,7 +6,8 @@
  * its section of BENCHMARKS.md, and keeps the raw figures in .tmp/bench/.
  *
  *   --reps N        repetitions of every measurement (defaults: per suite, below)
- *   --only a,b      only these suites (steps, gateway, growth, throughput100, throughput, memory, index)
+ *   --only a,b      only these suites (steps, gateway, growth, throughput100, throughput, tenant-scale, memory, index)
+ *   --loads 500x10  only these loads (sessions x steps, comma-separated) of the tenant-scale suite
  *   --section NAME  the marked section of BENCHMARKS.md to rewrite (default: latest)
  *   --no-write      print the tables, leave BENCHMARKS.md alone
  *   --local-observability  keep wrangler dev's local trace store on (see world.ts)
@@ -31,7 +32,7 @@ import {
   stepOverheadTable,
 } from "./suites/step-overhead";
 import { costTargetsTable } from "./suites/cost-targets";
-import { measureThroughput, THROUGHPUT_LOADS, type ThroughputResult, throughputTable } from "./suites/throughput";
+import { measureThroughput, TENANT_SCALE_LOADS, THROUGHPUT_LOADS, type ThroughputResult, throughputTable } from "./suites/throughput";
 import { describeMachine, load1 } from "./support/machine";
 import { renderTable, rewriteSection, type Table } from "./support/report";
 import { fmt } from "./support/stats";
@@ -42,6 +43,8 @@ interface Suite {
   name: string;
   reps: number;
   full?: boolean;
+  /** Run only when named in `--only`. */
+  asked?: boolean;
   run(world: World, reps: number): Promise<{ raw: unknown; tables: Table[] }>;
 }
 
@@ -61,6 +64,13 @@ const SUITES: Suite[] = [
     run: async (w, n) => withTables(await measureThroughput(w, n, ONE_HUNDRED), (r) => [throughputTable(r, ONE_HUNDRED)]),
   },
   { name: "throughput", reps: 2, full: true, run: async (w, n) => withTables(await measureThroughput(w, n), (r) => [throughputTable(r)]) },
+  // One large tenant beside the bare loop, and many small ones: only when asked (`--only tenant-scale`).
+  {
+    name: "tenant-scale",
+    reps: 1,
+    asked: true,
+    run: async (w, n) => withTables(await measureThroughput(w, n, tenantScaleLoads()), (r) => [throughputTable(r, tenantScaleLoads())]),
+  },
   { name: "memory", reps: 1, full: true, run: async (w, n) => withTables(await measureMemory(w, n), memoryTables) },
   // Last: its counting breakpoints slow the methods they sit in.
   { name: "index", reps: 3, run: async (w, n) => withTables(await measureIndexLoad(w, n), indexLoadTables) },
@@ -82,8 +92,19 @@ const { values } = parseArgs({
     "no-write": { type: "boolean", default: false },
     "local-observability": { type: "boolean", default: false },
     "no-meter": { type: "boolean", default: false },
+    loads: { type: "string" },
   },
 });
+
+/** The tenant-scale loads `--loads` names (all of them without it). */
+function tenantScaleLoads() {
+  if (values.loads === undefined) return TENANT_SCALE_LOADS;
+  const names = values.loads.split(",");
+  const loads = TENANT_SCALE_LOADS.filter((load) => names.includes(`${load.sessions}x${load.steps}`));
+  if (loads.length !== names.length)
+    throw new Error(`--loads names ${values.loads}; the loads: ${TENANT_SCALE_LOADS.map((l) => `${l.sessions}x${l.steps}`).join(", ")}`);
+  return loads;
+}
 const worldOptions = { localObservability: values["local-observability"], meter: !values["no-meter"] };
 const repsOverride = values.reps === undefined ? null : Number(values.reps);
 if (repsOverride !== null && !(Number.isInteger(repsOverride) && repsOverride >= 1))
@@ -105,7 +126,7 @@ if (values.profile) {
 } else {
   // A full run has 100 × 20 in its throughput suite.
   const chosen = SUITES.filter((s) =>
-    only ? only.includes(s.name) : (!s.full || values.full) && !(values.full && s.name === "throughput100"),
+    only ? only.includes(s.name) : !s.asked && (!s.full || values.full) && !(values.full && s.name === "throughput100"),
   );
   const world = await startWorld(worldOptions);
   const tables: Table[] = [];

@@ -17,11 +17,24 @@ import { TARGET_NAMES } from "../support/run-session";
 import { fmt, fmtSpread, ratio, spread } from "../support/stats";
 import { type BaselineStatus, pollUntil, retryClosedConnection, type World } from "../world";
 
-export const THROUGHPUT_LOADS = [
+export interface Load {
+  sessions: number;
+  steps: number;
+  /** The platform's layouts (tenants per run); default: one tenant and ten. */
+  tenants?: readonly number[];
+}
+export const THROUGHPUT_LOADS: readonly Load[] = [
   { sessions: 100, steps: 20 },
   { sessions: 1_000, steps: 10 },
-] as const;
-export type Load = (typeof THROUGHPUT_LOADS)[number];
+];
+/**
+ * One large tenant beside the bare loop (`--only tenant-scale`): 500 × 10 and 2,000 × 5 in one
+ * tenant, and 500 × 10 spread over 100 tenants (many tenants, five sessions each).
+ */
+export const TENANT_SCALE_LOADS: readonly Load[] = [
+  { sessions: 500, steps: 10, tenants: [1, 100] },
+  { sessions: 2_000, steps: 5, tenants: [1] },
+];
 /** Up to this many sessions, a run is watched through the mock and its cost metered. */
 const METERED_SESSIONS = 100;
 /** How often the mock is asked how far each session got. */
@@ -42,8 +55,7 @@ const STREAMING: Layout = { target: "streaming" };
 const layoutsOf = (load: Load): Layout[] => [
   BARE,
   ...(metered(load) ? [STREAMING] : []),
-  { target: "platform", tenants: 1 },
-  { target: "platform", tenants: 10 },
+  ...(load.tenants ?? [1, 10]).map((tenants): Layout => ({ target: "platform", tenants })),
 ];
 const metered = (load: Load) => load.sessions <= METERED_SESSIONS;
 

@@ -43,6 +43,11 @@ export function writePolicy(kv: SyncKvStorage, cedar: string | null, now: string
   return version;
 }
 
+/** The policy's current version (0: none ever set), which each report's answer carries. */
+export function policyVersion(kv: SyncKvStorage): number {
+  return read(kv)?.version ?? 0;
+}
+
 export function policyAnswer(kv: SyncKvStorage, known: number | null): PolicyAnswer {
   const stored = read(kv);
   const version = stored?.version ?? 0;

@@ -182,6 +182,11 @@ export interface ReportAck {
   spend?: Spend & { key_max_tokens_per_day: number | null };
   /** Whether the notifications sent with the report were taken; absent when none were sent. */
   notifications_taken?: boolean;
+  /**
+   * The tenant's tool-policy version (0: none ever set), so a session object's copy is known
+   * current without asking (`currentPolicy`); absent from an index of code before it.
+   */
+  policy_version?: number;
 }
 
 export interface UsageRollupInput {

@@ -1,4 +1,6 @@
+import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { tenantIndexStub } from "../../src/objects";
 import { USAGE_REPORT_INTERVAL_MS } from "../../src/sessions/object/report/report-policy";
 import { TenantIndex } from "../../src/tenants/tenant-index";
 import { POLICY_FRESH_MS } from "../../src/sessions/object/loop/tool-policy";
@@ -34,5 +36,33 @@ describe("load on the tenant index", () => {
     const allowed = 2 + Math.ceil(elapsed / USAGE_REPORT_INTERVAL_MS) + Math.ceil(elapsed / POLICY_FRESH_MS);
     expect(calls()).toBeGreaterThanOrEqual(2); // the start and the end were heard: the count works
     expect(calls()).toBeLessThanOrEqual(allowed);
+  });
+});
+
+describe("the tenant's tool policy, as a run's tool steps read it", () => {
+  it("is not asked of the index when the tenant has none: the admission's answer said so", async () => {
+    const t = newTestSession();
+    const steps = 6;
+    const replies = Array.from({ length: steps - 1 }, (_, i) => ({ reply: { content: [toolUse(`toolu_${i}`)] } }));
+    await t.model.script(...replies, { reply: { content: [text("done")] } });
+    const policyReads = vi.spyOn(TenantIndex.prototype, "currentPolicy");
+    await createAndStart(t, "go", { tools: [{ type: "builtin", name: "get_time" }], limits: { max_steps_per_run: steps } });
+    const done = await waitForStatus(t, ["done"], 30_000);
+    expect(done.usage.steps).toBe(steps);
+    expect(policyReads.mock.calls.filter(([tenant]) => tenant === t.tenantId)).toHaveLength(0);
+  });
+
+  it("is read once when the tenant has one", async () => {
+    const t = newTestSession();
+    await tenantIndexStub(env, t.tenantId).putPolicy(
+      t.tenantId,
+      '@id("no-time") forbid(principal, action, resource == Tool::"get_time");',
+      1,
+    );
+    await t.model.script({ reply: { content: [toolUse("toolu_0")] } }, { reply: { content: [text("done")] } });
+    const policyReads = vi.spyOn(TenantIndex.prototype, "currentPolicy");
+    await createAndStart(t, "go", { tools: [{ type: "builtin", name: "get_time" }] });
+    expect((await waitForStatus(t, ["done"], 30_000)).status).toBe("done");
+    expect(policyReads.mock.calls.filter(([tenant]) => tenant === t.tenantId)).toHaveLength(1);
   });
 });

@@ -1,7 +1,9 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { tenantIndexName, tenantIndexStub } from "../../src/objects";
-import { alarmAt, createAndStart, newTestSession, runState, sessionInit, waitForStatus } from "../support/agent-session";
+import { SessionEngine } from "../../src/sessions/object/engine/engine";
+import { UNBUDGETED_USAGE_REPORT_INTERVAL_MS, USAGE_REPORT_INTERVAL_MS } from "../../src/sessions/object/report/report-policy";
+import { alarmAt, createAndStart, newTestSession, runState, sessionInit, type TestSession, waitForStatus } from "../support/agent-session";
 
 const text = (t: string) => ({ type: "text", text: t });
 
@@ -64,5 +66,54 @@ describe("a suspended tenant", () => {
     const summary = await tenantIndexStub(env, t.tenantId).getSessionSummary(t.tenantId, t.sessionId);
     expect(summary).toMatchObject({ status: "cancelled" });
     expect(await alarmAt(t)).toBeNull();
+  });
+});
+
+describe("how long usage alone waits while a run goes", () => {
+  /** The wait before and after the run's first report of a fresh instance (the answer tells of the key's budget). */
+  async function waits(t: TestSession, overrides: Parameters<typeof sessionInit>[1]): Promise<[number, number]> {
+    await t.model.script({ hang: true });
+    await createAndStart(t, "hello", overrides);
+    try {
+      return await runInDurableObject(t.stub, async (_instance, state) => {
+        const engine = new SessionEngine(state, env);
+        const before = engine.reporter.usageReportMs();
+        await engine.reporter.send();
+        return [before, engine.reporter.usageReportMs()];
+      });
+    } finally {
+      await t.stub.cancel();
+    }
+  }
+
+  it("is 5 minutes when no daily budget can count the session's spending", async () => {
+    expect(await waits(newTestSession(), {})).toEqual([UNBUDGETED_USAGE_REPORT_INTERVAL_MS, UNBUDGETED_USAGE_REPORT_INTERVAL_MS]);
+  });
+
+  it("is 20 s under a tenant's daily budget", async () => {
+    const budgeted = { limits: { max_tokens_per_day: 1_000_000 } };
+    expect(await waits(newTestSession(), budgeted)).toEqual([USAGE_REPORT_INTERVAL_MS, USAGE_REPORT_INTERVAL_MS]);
+  });
+
+  it("is 20 s with an API key until the index says the key has no budget, and stays 20 s for a key with one", async () => {
+    expect(await waits(newTestSession(), { api_key_id: "key_free" })).toEqual([
+      USAGE_REPORT_INTERVAL_MS,
+      UNBUDGETED_USAGE_REPORT_INTERVAL_MS,
+    ]);
+    const t = newTestSession();
+    await tenantIndexStub(env, t.tenantId).createApiKey(t.tenantId, {
+      key_id: "key_capped",
+      tenant_id: t.tenantId,
+      name: "capped",
+      scopes: [],
+      hash: "0".repeat(64),
+      created_by: "user-1",
+      created_at: new Date().toISOString(),
+      expires_at: null,
+      revoked_at: null,
+      last_used_at: null,
+      max_tokens_per_day: 1_000_000,
+    });
+    expect(await waits(t, { api_key_id: "key_capped" })).toEqual([USAGE_REPORT_INTERVAL_MS, USAGE_REPORT_INTERVAL_MS]);
   });
 });

@@ -31,6 +31,7 @@ import { takeNotifications } from "./notifications";
 import { reservedTokens, reserveTokens, settleReservation } from "../budget-reservations";
 import { RETAINABLE_STATUSES } from "../../session-config/retention";
 import { followBudgetWait, forgetBudgetWait } from "../budget-waits";
+import { policyVersion } from "../tool-policy";
 
 /** A batch of notifications the index refuses is logged and answered, never fails the report. */
 export async function reportSession(
@@ -54,6 +55,7 @@ export async function reportSession(
       ...spendOnDay(host.sql, now, row.created_by, row.api_key_id, loadConfig(host.env).prices),
       key_max_tokens_per_day: keyTokenBudget(host.sql, row.api_key_id),
     },
+    policy_version: policyVersion(host.kv),
   };
   if (notifications === undefined) return ack;
   try {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
+  dailyBudgetsMayCount,
   REPORT_RETRY_MS,
+  UNBUDGETED_USAGE_REPORT_INTERVAL_MS,
+  usageReportInterval,
   reportDueAt,
   reportRetryDelay,
   shouldReport,
@@ -58,6 +61,29 @@ describe("reportDueAt", () => {
     expect(shouldReport(run({ revision: 6, report_failures: 1, report_retry_at: NOW + 5_000 }), NOW)).toBe(true);
     expect(shouldReport(run({ revision: 6 }), NOW)).toBe(false);
     expect(shouldReport(run({ revision: 6 }), NOW + USAGE_REPORT_INTERVAL_MS)).toBe(true);
+  });
+
+  it("lets a usage change wait longer when no daily budget counts it, a status change never", () => {
+    const unbudgeted = usageReportInterval(false);
+    expect(unbudgeted).toBe(UNBUDGETED_USAGE_REPORT_INTERVAL_MS);
+    expect(reportDueAt(run({ revision: 6 }), NOW, unbudgeted)).toBe(NOW - 1_000 + UNBUDGETED_USAGE_REPORT_INTERVAL_MS);
+    expect(shouldReport(run({ revision: 6 }), NOW + USAGE_REPORT_INTERVAL_MS, unbudgeted)).toBe(false);
+    expect(reportDueAt(run({ revision: 6, urgent_revision: 6 }), NOW, unbudgeted)).toBe(NOW);
+    expect(reportDueAt(run({ revision: 6, status: "idle" }), NOW, unbudgeted)).toBe(NOW);
+    expect(nextWakeAt(run({ revision: 6, status: "waiting_approval" }), NOW, { usageReportMs: unbudgeted })).toBe(NOW);
+    expect(nextWakeAt(run({ revision: 6, next_attempt_at: NOW + 60_000 }), NOW, { usageReportMs: unbudgeted })).toBe(NOW + 60_000);
+  });
+
+  it("counts a session as budgeted by any daily budget of its limits, or by its API key", () => {
+    const limits = { max_tokens_per_day: null, max_cost_usd_per_day: null, max_tokens_per_day_per_subject: null };
+    const of = (extra: Record<string, unknown>, api_key_id: string | null = null) =>
+      dailyBudgetsMayCount({ limits: { ...limits, ...extra } as never, api_key_id });
+    expect(of({})).toBe(false);
+    expect(of({ max_tokens_per_day: 1_000 })).toBe(true);
+    expect(of({ max_cost_usd_per_day: 1 })).toBe(true);
+    expect(of({ max_tokens_per_day_per_subject: 1_000 })).toBe(true);
+    expect(of({}, "key_1")).toBe(true);
+    expect(usageReportInterval(true)).toBe(USAGE_REPORT_INTERVAL_MS);
   });
 
   it("backs off failed reports, doubling up to a cap", () => {

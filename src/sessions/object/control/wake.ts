@@ -17,6 +17,7 @@ import { pollChildren } from "../subagents/parent";
 import { totalTokens } from "../../../session-config/types";
 import { askTree, ownCallRefusal, TREE_ASK_RETRY_MS } from "../subagents/tree";
 import { budgetRenewed, resumeFromBudget, sessionCostUsd, waitForBudget } from "./budget-wait";
+import { dailyBudgetsMayCount } from "../report/report-policy";
 
 /**
  * The alarm is the one caller that runs units, so it is handed the engine itself; each stage
@@ -58,14 +59,9 @@ export async function wake(engine: WakeHost): Promise<void> {
  * restart, ask once before the first unit instead of running blind.
  */
 function needsTokensToday(engine: WakeHost): boolean {
-  const session = engine.requireSession();
-  const { limits } = session;
-  const budgeted =
-    limits.max_tokens_per_day !== null ||
-    (limits.max_cost_usd_per_day ?? null) !== null ||
-    (limits.max_tokens_per_day_per_subject ?? null) !== null ||
-    Boolean(session.api_key_id);
-  return budgeted && engine.reporter.tenantTokensToday() === null && engine.store.run().status === "running";
+  return (
+    dailyBudgetsMayCount(engine.requireSession()) && engine.reporter.tenantTokensToday() === null && engine.store.run().status === "running"
+  );
 }
 
 async function admitted(engine: WakeHost): Promise<boolean> {

@@ -64,7 +64,7 @@ async function settle(engine: ReconcileHost, fromAlarm: boolean): Promise<void> 
   await stillLive(store, syncAlarm(engine));
   let acted = false;
   // A create whose admission is still owed makes no report of its own: the admission carries its row.
-  if (store.admissionOwed() === undefined && shouldReport(store.run(), Date.now())) {
+  if (store.admissionOwed() === undefined && shouldReport(store.run(), Date.now(), engine.reporter.usageReportMs())) {
     acted = true;
     const ack = await stillLive(store, report(engine));
     // A start admitted just before its tenant was suspended, or a run the suspension sweep
@@ -102,6 +102,7 @@ export async function syncAlarm(engine: ReconcileHost): Promise<void> {
           approvalDeadline: approvalsCanExpire(engine.toolbox()) ? earliestApprovalDeadline(store.openToolCalls(), engine.toolbox()) : null,
           familyDueAt: engine.family?.dueAt(now) ?? null,
           tracesDueAt: engine.traces.dueAt(now),
+          usageReportMs: engine.reporter.usageReportMs(),
         });
   // Erased while the alarm was read: no alarm for storage that is gone.
   await engine.alarms.sync(target, () => isLive(store));

@@ -28,6 +28,8 @@ export interface WakeInputs {
   familyDueAt?: number | null;
   /** When spans owed to the tenant's trace collector are next exported (epoch ms). */
   tracesDueAt?: number | null;
+  /** How long a usage change may wait while the run goes (`usageReportInterval`); absent: `USAGE_REPORT_INTERVAL_MS`. */
+  usageReportMs?: number;
 }
 
 export function nextWakeAt(run: RunState, now: number, inputs: WakeInputs = {}): number | null {
@@ -36,7 +38,7 @@ export function nextWakeAt(run: RunState, now: number, inputs: WakeInputs = {}):
   if (run.status === "queued") times.push(now + QUEUED_POLL_MS);
   // A run waiting on a daily budget goes on by itself when the budget renews (the next UTC midnight).
   if (run.status === "waiting_budget" && run.budget_wait?.resume_at != null) times.push(Math.max(now, run.budget_wait.resume_at));
-  const report = reportDueAt(run, now);
+  const report = reportDueAt(run, now, inputs.usageReportMs);
   if (report !== null) times.push(report);
   // Hibernated sockets run no timers: the alarm wakes the object to close an expired one.
   if (inputs.socketDeadline != null) times.push(Math.max(now, inputs.socketDeadline));

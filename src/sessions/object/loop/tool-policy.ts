@@ -26,6 +26,25 @@ const CACHED_TENANTS = 256;
 export const POLICY_FRESH_MS = 5_000;
 const tenantPolicies = new Map<string, { version: number; cedar: string | null; readAt: number }>();
 
+/**
+ * A version the index answered a report with (`ReportAck.policy_version`), current at some time
+ * after `sentAt`, the report's sending: the copy held is known current as of then when it has that
+ * version, and with no copy held, a tenant with no policy ever set (version 0) needs no text. So a
+ * run's tool steps ask the index nothing while its reports keep the copy fresh. Any other version
+ * leaves the copy as it is: the next judgement asks for the text.
+ */
+export function heardPolicyVersion(tenantId: string, version: number, sentAt: number): void {
+  const held = tenantPolicies.get(tenantId);
+  if (held?.version === version) held.readAt = Math.max(held.readAt, sentAt);
+  else if (!held && version === 0) remember(tenantId, { version, cedar: null, readAt: sentAt });
+}
+
+function remember(tenantId: string, copy: { version: number; cedar: string | null; readAt: number }): void {
+  tenantPolicies.delete(tenantId);
+  if (tenantPolicies.size >= CACHED_TENANTS) tenantPolicies.delete(tenantPolicies.keys().next().value!);
+  tenantPolicies.set(tenantId, copy);
+}
+
 /** The tenant's current policy text (null: none), by way of this isolate's copy. */
 async function tenantPolicy(scope: Pick<StepScope, "env">, tenantId: string): Promise<string | null> {
   const held = tenantPolicies.get(tenantId);
@@ -42,9 +61,7 @@ async function tenantPolicy(scope: Pick<StepScope, "env">, tenantId: string): Pr
     throw err;
   }
   const cedar = answer.cedar === undefined ? (held?.cedar ?? null) : answer.cedar;
-  tenantPolicies.delete(tenantId);
-  if (tenantPolicies.size >= CACHED_TENANTS) tenantPolicies.delete(tenantPolicies.keys().next().value!);
-  tenantPolicies.set(tenantId, { version: answer.version, cedar, readAt: now });
+  remember(tenantId, { version: answer.version, cedar, readAt: now });
   return cedar;
 }
 

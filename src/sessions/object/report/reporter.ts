@@ -9,13 +9,14 @@ import type { NotificationBatch } from "../../../notifications/types";
 import type { AdmissionLimits, AdmitRunInput, ReportAck, SessionAdmission, SessionReport } from "../../../tenants/types";
 import type { SessionStore, RunState } from "../store/store";
 import { totalTokens } from "../../../session-config/types";
-import { reportRetryDelay } from "./report-policy";
+import { dailyBudgetsMayCount, reportRetryDelay, usageReportInterval } from "./report-policy";
 import { loadConfig } from "../../../config";
 import type { Limits } from "../../../limits";
 import { budgetReached, type BudgetName } from "../../../usage/budgets";
 import { budgetCostUsd } from "../../../models/prices";
 import { isLive } from "../engine/gone";
 import { runReservation } from "../../../tenants/budget-reservations";
+import { heardPolicyVersion } from "../loop/tool-policy";
 
 type ReportSpend = NonNullable<ReportAck["spend"]>;
 
@@ -88,6 +89,17 @@ export class Reporter {
     this.#spendAtAck = null;
   }
 
+  /**
+   * How long a usage change may wait while the run goes: short while a daily budget may count it.
+   * A key's budget counts only when the index said the key has one (unknown yet: assumed so).
+   */
+  usageReportMs(): number {
+    const session = this.store.session();
+    if (!session) return usageReportInterval(true);
+    const keyBudgetless = Boolean(session.api_key_id) && this.#spendAtAck !== null && this.#spendAtAck.key_max_tokens_per_day === null;
+    return usageReportInterval(dailyBudgetsMayCount(keyBudgetless ? { ...session, api_key_id: null } : session));
+  }
+
   /** Whether the last report's figures are known in this wake (and are today's). */
   knowsSpend(): boolean {
     this.#forgetYesterday();
@@ -141,6 +153,7 @@ export class Reporter {
     const session = this.store.requireSession();
     const summary = this.summary();
     let ack: ReportAck;
+    const sentAt = Date.now();
     try {
       const index = tenantIndexStub(this.env, session.tenant_id);
       ack = await (notifications
@@ -155,7 +168,7 @@ export class Reporter {
       return null;
     }
     if (!isLive(this.store)) return null;
-    this.#acknowledged(summary, ack);
+    this.#acknowledged(summary, ack, sentAt);
     return ack;
   }
 
@@ -179,12 +192,13 @@ export class Reporter {
       now: Date.now(),
     };
     const answer = await tenantIndexStub(this.env, session.tenant_id).admitSession(session.tenant_id, input, summary);
-    if (answer.ok && isLive(this.store)) this.#acknowledged(summary, answer.ack);
+    if (answer.ok && isLive(this.store)) this.#acknowledged(summary, answer.ack, input.now);
     return answer;
   }
 
   /** The index's figures at an acknowledged report, and the report's revision recorded as delivered. */
-  #acknowledged(summary: SessionReport, ack: ReportAck): void {
+  #acknowledged(summary: SessionReport, ack: ReportAck, sentAt: number): void {
+    if (typeof ack.policy_version === "number") heardPolicyVersion(this.store.requireSession().tenant_id, ack.policy_version, sentAt);
     this.#tokensTodayAtAck = ack.tokens_today;
     this.#dayAtAck = utcDay(Date.now());
     this.#ownTokensAtAck = totalTokens(summary.usage);
