@@ -5,12 +5,16 @@
  * runtime enforces no CPU limit on a Dynamic Worker (src/local-runtime.ts refuses it too).
  */
 import { join } from "node:path";
+import { MOCK_PROVIDER_KEY } from "../src/models/mock.ts";
 
 /** Variables every local run overrides, whatever the provider. */
 export const LOCAL_VARS = { RUN_CODE_ISOLATE: "interpreter" };
 export const PROVIDER_KEY = "ANTHROPIC_API_KEY";
-/** The mock ignores the key, but the platform refuses to call a provider without one. */
-export const MOCK_PROVIDER_KEY = "mock-model";
+/**
+ * The mock ignores the key, but the platform refuses to call a provider without one; this one
+ * also tells the platform its model is the mock, whose runs cost nothing (src/models/prices.ts).
+ */
+export { MOCK_PROVIDER_KEY };
 
 /** The value of `--name v` or `--name=v` in `args`, or undefined. */
 export function argValue(args, name) {

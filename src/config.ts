@@ -6,7 +6,8 @@ import type { Env } from "./env";
 import { localDynamicWorkerRefusal, runsLocally } from "./local-runtime";
 import { ACCESS_TOKEN_TTL_SECONDS, BUILTIN_DEFAULT_LIMITS, type Limits, MODEL_CALL_TIMEOUT_MS, partialLimitsSchema } from "./limits";
 import { DAY_MS, MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "./limits";
-import { parsePrices, type PriceTable } from "./models/prices";
+import { mockPrices, parsePrices, type PriceTable } from "./models/prices";
+import { MOCK_PROVIDER_KEY } from "./models/mock";
 import { canonicalModel, isModelAllowed, type CatalogEntry, type ModelCatalog } from "./models/catalog";
 
 /** A day: long enough for any session-length access token, short enough that a leak expires. */
@@ -136,7 +137,8 @@ export function parseConfig(env: Env, isLocal: () => boolean = runsLocally): Con
     },
     model,
     models,
-    prices: parseModelPrices(env.MODEL_PRICES),
+    prices:
+      env.ANTHROPIC_API_KEY === MOCK_PROVIDER_KEY ? mockPrices(parseModelPrices(env.MODEL_PRICES)) : parseModelPrices(env.MODEL_PRICES),
     anthropic: {
       baseUrl: trimSlash(env.LLM_BASE_URL || "https://api.anthropic.com"),
       apiKey: env.ANTHROPIC_API_KEY || undefined,

@@ -13,6 +13,7 @@ const PROBLEMS = {
   unauthorized: { status: 401, title: "Unauthorized", detail: "Missing or invalid credentials." },
   forbidden: { status: 403, title: "Forbidden", detail: "The credentials do not allow this operation." },
   tenant_suspended: { status: 403, title: "Tenant suspended", detail: "This tenant is suspended." },
+  tenant_deleted: { status: 403, title: "Tenant deleted", detail: "This tenant was deleted, or is being deleted." },
   not_found: { status: 404, title: "Not found", detail: "No such resource." },
   method_not_allowed: { status: 405, title: "Method not allowed", detail: "This method is not allowed on this path." },
   not_acceptable: { status: 406, title: "Not acceptable", detail: "No representation of this resource matches the Accept header." },

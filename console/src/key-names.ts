@@ -22,7 +22,7 @@ export async function readKeyNames(api: Api): Promise<KeyNames> {
     const answer = await api.call((client) =>
       client.GET("/v1/api-keys", { params: { query: { limit: 200, ...(cursor ? { cursor } : {}) } } }),
     );
-    for (const key of answer.data) names[key.key_id] = key.name;
+    for (const key of answer.data) names[key.id] = key.name;
     if (!answer.next_cursor) break;
     cursor = answer.next_cursor;
   }

@@ -52,7 +52,10 @@ export type OpenStream = (cursor: number | null) => Promise<{ response: Response
 export async function* followStream(
   sessionId: string,
   open: OpenStream,
-  options: Pick<FollowEventsOptions, "after" | "signal" | "reconnectDelayMs" | "maxReconnects">,
+  options: Pick<FollowEventsOptions, "after" | "signal" | "reconnectDelayMs" | "maxReconnects"> & {
+    /** Called after each successful open, before its first frame is read: the server watches from then on. */
+    onOpen?: () => Promise<void>;
+  },
 ): AsyncGenerator<EventFrame> {
   let lastId: number | null = options.after ?? null;
   let failures = 0;
@@ -69,6 +72,14 @@ export async function* followStream(
     const { response } = opened;
     if (response.status === 204) return;
     if (!response.ok || !response.body) throw new PlatformError(response, opened.error ?? null);
+    if (options.onOpen) {
+      try {
+        await options.onOpen();
+      } catch (error) {
+        response.body.cancel().catch(() => undefined);
+        throw error;
+      }
+    }
 
     // The SSE `id:` is the cursor: stored events carry theirs, the snapshot the newest id it covers.
     const frames: { frame: EventFrame; id: string | undefined }[] = [];

@@ -16,6 +16,7 @@ export { getMemoryItem, namespaceParam } from "./memory.ts";
 export {
   type ApprovalDecision,
   type ApprovalHandler,
+  clientTool,
   runSession,
   type RunSessionOptions,
   type SessionRun,

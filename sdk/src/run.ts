@@ -1,9 +1,11 @@
 /**
- * `runSession`: starts a session and takes it to its end as a backend would by hand. It follows
- * the events stream from the session's first event (the cursor `after=0`, so nothing the run did
- * before the stream opened is missed), answers client tools with the given handlers, decides
+ * `runSession`: starts a session and takes it to its end as a backend would by hand. It creates
+ * the session idle, opens its events stream, and only then posts the input: the platform streams
+ * a model call's text only to those watching when the call starts, so even the first call's
+ * deltas reach `onEvent` (and the cursor `after=0` replays every stored event besides). It
+ * answers client tools with the given handlers, decides
  * approvals with the given callback, resumes a dropped stream from its last event id, and
- * returns the finished session with its answer, structured output and usage. A run that stops
+ * returns the finished session with its answer, structured output, usage and cost. A run that stops
  * at a budget (`waiting_budget`) throws a `BudgetWaitError`: only raising the budget lets it go on.
  */
 import type { PlatformClient } from "./client.ts";
@@ -31,8 +33,22 @@ export type ApprovalHandler = (call: ToolCallEventData) => ApprovalDecision | Pr
 type ClientToolOf<R> = R extends { tools?: readonly (infer T)[] | null } ? Extract<T, { type: "client"; name: string }> : never;
 
 /**
+ * A handler whose input is typed, for a tool the SDK cannot see (an `agent`'s): from the tool's
+ * JSON Schema written as a literal, `clientTool({ type: "object", … }, ({ n }) => …)`, or from a
+ * type, `clientTool<{ n: number }>(({ n }) => …)`. The platform checks each call's input against
+ * the tool's own schema before the call reaches the handler; the type is only as true as the
+ * schema or type given here matches it.
+ */
+export function clientTool<const S>(inputSchema: S, handler: ToolHandler<FromSchema<S>>): ToolHandler;
+export function clientTool<Input>(handler: ToolHandler<Input>): ToolHandler;
+export function clientTool(first: unknown, second?: ToolHandler<never>): ToolHandler {
+  return (second ?? first) as ToolHandler;
+}
+
+/**
  * One handler per client tool, its input typed from the tool's `input_schema` when the request is
- * a literal; for an `agent` (whose tools the SDK cannot see) any names, inputs `unknown`.
+ * a literal; for an `agent` (whose tools the SDK cannot see) any names, each input typed by
+ * wrapping its handler in `clientTool`, else `unknown`.
  */
 export type ToolHandlers<R> = [ClientToolOf<R>] extends [never]
   ? Record<string, ToolHandler>
@@ -62,6 +78,8 @@ export interface SessionRun {
   /** The answer parsed, when the session has an `output_schema` and the answer was valid for it; else null. */
   output: unknown;
   usage: SessionUsage;
+  /** USD of the session's tokens and its sub-agents' (`session.cost_usd`); null when its model has no price. */
+  cost_usd: number | null;
 }
 
 /** A client tool was called that no handler answers: the session waits for its output. */
@@ -93,14 +111,31 @@ export async function runSession<const R extends CreateSessionRequest>(
   options: RunSessionOptions<R> = {},
 ): Promise<SessionRun> {
   if (request.input === undefined) throw new TypeError("runSession needs a request with `input`: without it the session stays idle");
+  const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
+  const { input, ...configuration } = request;
+  // Idle until the stream is open (see `start`).
   const created = await expectData(
     client.POST("/v1/sessions", {
-      params: { header: { "idempotency-key": options.idempotencyKey ?? crypto.randomUUID() } },
-      body: request,
+      params: { header: { "idempotency-key": idempotencyKey } },
+      body: configuration as CreateSessionRequest,
       signal: options.signal,
     }),
   );
   const id = created.id;
+  let started = false;
+
+  /** Posts the input once the stream is open: the run's first model call then has a watcher. */
+  async function start(): Promise<void> {
+    if (started) return;
+    started = true;
+    await expectData(
+      client.POST("/v1/sessions/{id}/messages", {
+        params: { path: { id }, header: { "idempotency-key": `${idempotencyKey.slice(0, 240)}.input` } },
+        body: { input },
+        signal: options.signal,
+      }),
+    );
+  }
   const handlers = (options.tools ?? {}) as Record<string, ToolHandler | undefined>;
 
   let status: SessionStatus = created.status;
@@ -177,7 +212,7 @@ export async function runSession<const R extends CreateSessionRequest>(
       return { response, error };
     },
     // From before the first event: what the run did before the stream opened is replayed.
-    { after: 0, signal: options.signal, reconnectDelayMs: options.reconnectDelayMs, maxReconnects: options.maxReconnects },
+    { after: 0, signal: options.signal, reconnectDelayMs: options.reconnectDelayMs, maxReconnects: options.maxReconnects, onOpen: start },
   );
   for await (const frame of frames) {
     await options.onEvent?.(frame);
@@ -216,7 +251,13 @@ export async function runSession<const R extends CreateSessionRequest>(
   // session for its final usage and output.
   const session = await expectData(client.GET("/v1/sessions/{id}", { params: { path: { id } }, signal: options.signal }));
   if (!isFinal(session.status)) throw new Error(`the events stream of ${id} ended while the session is ${session.status}`);
-  return { session: session as FinishedSession, answer, output: session.output ?? null, usage: session.usage };
+  return {
+    session: session as FinishedSession,
+    answer: session.answer ?? answer,
+    output: session.output ?? null,
+    usage: session.usage,
+    cost_usd: session.cost_usd,
+  };
 }
 
 function textOf(message: Message): string {

@@ -93,7 +93,7 @@ export function apiErrorForStatus(status: number, message: string): ApiError {
 const RESPONSE_DESCRIPTIONS: Record<ErrorStatus, string> = {
   400: "Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`).",
   401: "No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`.",
-  403: "Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`).",
+  403: "Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`).",
   404: "Unknown, or not visible to this caller (`not_found`).",
   405: "Method not allowed on this path (`method_not_allowed`); comes with `Allow`.",
   406: "The `Accept` header allows none of the route's media types (`not_acceptable`).",

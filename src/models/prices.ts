@@ -4,6 +4,7 @@
  * cost is null: never a guess. Pure.
  */
 import { canonicalModel } from "./catalog";
+import { MOCK_PROVIDER_KEY } from "./mock";
 
 /** USD per million tokens of each kind. */
 export interface ModelPrice {
@@ -99,6 +100,20 @@ export function parsePrices(text: string | undefined): PriceTable {
     if (fields.input === undefined || fields.output === undefined) throw new TypeError(`MODEL_PRICES["${model}"] needs input and output`);
     table.set(canonicalModel(model), price);
   }
+  return table;
+}
+
+const FREE: ModelPrice = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+
+/**
+ * The prices when the mock model answers for Anthropic (its key is `MOCK_PROVIDER_KEY`): every
+ * Anthropic model's tokens are the mock's, free unless `MODEL_PRICES` names `mock-model`, so a
+ * development run never looks like a real model's spend. Other providers keep their prices.
+ */
+export function mockPrices(configured: PriceTable): PriceTable {
+  const named = configured.get(canonicalModel(MOCK_PROVIDER_KEY)) ?? FREE;
+  const table = new Map([...configured].filter(([pattern]) => !pattern.startsWith("anthropic:")));
+  table.set("anthropic:*", named);
   return table;
 }
 

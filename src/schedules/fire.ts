@@ -58,7 +58,7 @@ export async function openGate(env: Env, tenantId: string, creator: ScheduleCrea
   // callers need, whatever their number (see src/tenants/admission.ts).
   const admission = await index.admitRequest(tenantId, { bucket: rateBucket(principal), now, kind: "firing" });
   if (!admission.ok) {
-    if (admission.code === "suspended") return { kind: "suspended" };
+    if (admission.code === "suspended" || admission.code === "deleted") return { kind: "suspended" };
     return {
       kind: "refused",
       error_code: "rate_limited",

@@ -223,6 +223,10 @@ export interface Session extends Omit<
   output_schema: OutputSchema | null;
   /** The parsed answer of the last run when it ended `done` with a valid one; else null. */
   output: unknown;
+  /** The last run's final assistant text when it ended `done`; else null. */
+  answer: string | null;
+  /** USD of this session's tokens and its descendants' (as last reported), at its model's price; null without a price. */
+  cost_usd: number | null;
   notify_url: string | null;
   status: SessionStatus;
   stop_reason: StopReason | null;

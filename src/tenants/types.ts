@@ -25,6 +25,8 @@ export type Admission =
       endUserRevokedBefore?: number;
     }
   | { ok: false; code: "suspended" }
+  /** The tenant was deleted, or its deletion has begun. */
+  | { ok: false; code: "deleted" }
   | { ok: false; code: "rate_limited"; retryAfterSeconds: number; rate: RateReport };
 
 /** A rate window as a client is told of it (the `RateLimit-Policy` header field). */

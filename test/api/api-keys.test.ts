@@ -4,6 +4,7 @@ import { call, callJson, readProblem } from "../support/api";
 import { bearer, freshTenant } from "../support/tokens";
 
 interface ApiKeyView {
+  id: string;
   key_id: string;
   name: string;
   scopes: string[];
@@ -38,7 +39,11 @@ describe("POST /v1/api-keys", () => {
     expect(me.status).toBe(200);
 
     const listed = (await (await call("/v1/api-keys", { headers: await adminOf(tenantId) })).json()) as { data: ApiKeyView[] };
-    expect(listed.data.map((key) => key.key_id)).toEqual([created.key_id]);
+    expect(listed.data.map((key) => key.id)).toEqual([created.id]);
+    // `key_id` is the same id, kept one version for callers that read it.
+    expect(created.key_id).toBe(created.id);
+    expect(listed.data[0]!.key_id).toBe(created.id);
+    expect(created.id).toMatch(/^key_/);
     expect(listed.data[0]).not.toHaveProperty("key");
     expect(listed.data[0]).not.toHaveProperty("hash");
   });
@@ -117,6 +122,18 @@ describe("GET /v1/api-keys", () => {
     };
     expect(second.next_cursor).toBeNull();
     expect([...first.data, ...second.data].map((key) => key.key_id).sort()).toEqual([...ids].sort());
+  });
+});
+
+describe("the ApiKey schema", () => {
+  it("names the key's id `id`, and marks `key_id` deprecated in the document", async () => {
+    const document = (await (await call("/openapi.json")).json()) as {
+      components: { schemas: Record<string, { properties: Record<string, { deprecated?: boolean; description?: string }> }> };
+    };
+    const { properties } = document.components.schemas.ApiKey!;
+    expect(properties.id).toBeDefined();
+    expect(properties.id!.deprecated).toBeUndefined();
+    expect(properties.key_id).toMatchObject({ deprecated: true, description: expect.stringMatching(/Deprecated.*`id`/) });
   });
 });
 

@@ -14,7 +14,7 @@ import { delimiter, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callTools, say } from "./support/scenario";
+import { say } from "./support/scenario";
 import { makeTempDir, nodeBinary, PROJECT_ROOT, removeDir } from "./support/environment";
 import { type SharedStack, sharedStack, uniqueName } from "./support/stack";
 import { tokenMinter } from "./support/tokens";
@@ -72,6 +72,7 @@ const SCRIPT = `import { createPlatformClient, runSession } from "@agent-platfor
 
 const client = createPlatformClient({ baseUrl: process.env.PLATFORM_URL, credential: process.env.PLATFORM_TOKEN });
 const asked = [];
+const streamed = [];
 const run = await runSession(
   client,
   {
@@ -79,9 +80,13 @@ const run = await runSession(
     model: process.env.PLATFORM_MODEL,
     tools: [{ type: "client", name: "lookup_order", description: "Finds an order.", input_schema: { type: "object", properties: { n: { type: "integer" } } } }],
   },
-  { tools: { lookup_order: ({ n }) => (asked.push(n), "order " + n + ": shipped") } },
+  {
+    tools: { lookup_order: ({ n }) => (asked.push(n), "order " + n + ": shipped") },
+    onEvent: (frame) => frame.type === "delta" && streamed.push(frame.data.text),
+  },
 );
-console.log(JSON.stringify({ node: process.version, status: run.session.status, answer: run.answer, steps: run.usage.steps, asked }));
+const { status } = run.session;
+console.log(JSON.stringify({ node: process.version, status, answer: run.answer, cost_usd: run.cost_usd, steps: run.usage.steps, asked, streamed: streamed.join("") }));
 `;
 
 /** A backend mints its user's token, the user's client asks who it is, the backend revokes it. */
@@ -101,7 +106,7 @@ try {
 console.log(JSON.stringify({ node: process.version, expires_in: issued.expires_in, seen, after }));
 `;
 
-const CONSUMER_TS = `import { createPlatformClient, runSession, type SessionRun } from "@agent-platform/sdk";
+const CONSUMER_TS = `import { clientTool, createPlatformClient, runSession, type SessionRun } from "@agent-platform/sdk";
 
 export async function lookUp(token: string): Promise<string> {
   const client = createPlatformClient({ baseUrl: "http://127.0.0.1:8787", credential: token });
@@ -111,6 +116,25 @@ export async function lookUp(token: string): Promise<string> {
     { tools: { a: ({ n }) => n.toFixed(0) } },
   );
   return run.answer;
+}
+
+/** An agent's client tools, which the SDK cannot see: each handler typed by its schema or its type. */
+export async function viaAgent(token: string): Promise<number | null> {
+  const client = createPlatformClient({ baseUrl: "http://127.0.0.1:8787", credential: token });
+  const located = { type: "object", properties: { precise: { type: "boolean" } }, required: ["precise"] } as const;
+  const run = await runSession(
+    client,
+    { agent: "agt_concierge", input: "Where am I?" },
+    {
+      tools: {
+        locate: clientTool(located, ({ precise }) => (precise ? "48.85,2.35" : "Paris")),
+        count: clientTool<{ n: number }>(({ n }) => n.toFixed(0)),
+        // @ts-expect-error: the input is typed (not unknown, not any): a number has no toUpperCase
+        wrong: clientTool<{ n: number }>(({ n }) => n.toUpperCase()),
+      },
+    },
+  );
+  return run.cost_usd;
 }
 `;
 
@@ -160,8 +184,13 @@ describe("the packed SDK in a fresh project", () => {
   });
 
   it("runs a session to its end from a script on the machine's Node", async () => {
-    const model = stack.mock.model(uniqueName("model"));
-    await model.script(callTools([["toolu_order", "lookup_order"]]), say("Order 0 has shipped."));
+    // A model the built-in table prices ($3 in, $15 out per million tokens), so the run has a cost.
+    const model = stack.mock.model(uniqueName("claude-sonnet-4"));
+    const first = [
+      { type: "text", text: "Looking up order 0." },
+      { type: "tool_use", id: "toolu_order", name: "lookup_order", input: { n: 0 } },
+    ];
+    await model.script({ reply: { content: first } }, say("Order 0 has shipped."));
     const token = await (
       await tokenMinter(stack.platform.signingKey)
     )({ tenantId: uniqueName("sdk-pack"), subject: "backend", scopes: ["sessions:read", "sessions:write"] });
@@ -172,10 +201,23 @@ describe("the packed SDK in a fresh project", () => {
       env: { PATH: dirname(node), PLATFORM_URL: stack.platform.url, PLATFORM_TOKEN: token, PLATFORM_MODEL: model.key },
       timeout: STEP_TIMEOUT_MS,
     });
-    const result = JSON.parse(stdout) as { node: string; status: string; answer: string; steps: number; asked: number[] };
-    expect(result).toMatchObject({ status: "done", answer: "Order 0 has shipped.", steps: 2, asked: [0] });
+    const result = JSON.parse(stdout) as {
+      node: string;
+      status: string;
+      answer: string;
+      cost_usd: number | null;
+      steps: number;
+      asked: number[];
+      streamed: string;
+    };
+    // Two calls of the mock's 10 tokens in and 5 out: 20 × $3 + 10 × $15, per million.
+    expect(result).toMatchObject({ status: "done", answer: "Order 0 has shipped.", cost_usd: 0.00021, steps: 2, asked: [0] });
+    // The first model call's text too: the input is posted only once the stream watches.
+    expect(result.streamed).toContain("Looking up order 0.");
     expect(Number(result.node.slice(1).split(".")[0])).toBeGreaterThanOrEqual(20);
-    console.log(`the packed SDK ran on the machine's Node ${result.node}`);
+    console.log(
+      `the packed SDK ran on the machine's Node ${result.node}: answer ${JSON.stringify(result.answer)}, cost_usd ${result.cost_usd}`,
+    );
   });
 
   it("mints an end user's token, reads who it is and revokes it, from a script on the machine's Node", async () => {

@@ -102,9 +102,9 @@ describe("the mock model's markers", () => {
       name: "memory_put",
       input: { key: "note", value: { note: "I prefer French." }, namespace: ["users", "u_123"] },
     });
-    expect(saved.answer).toContain("Saved to memory");
+    expect(saved.answer).toBe("Saved to memory: I prefer French.");
 
-    const found = JSON.stringify([{ namespace: ["users", "u_123"], key: "note", value: { note: "I prefer French." } }]);
+    const found = JSON.stringify({ results: [{ namespace: ["users", "u_123"], key: "note", value: { note: "I prefer French." } }] });
     const recalled = await callThenAnswer("[mock:memory] Which language do I prefer?", MEMORY, found);
     // A search without a namespace covers every namespace the session reads, and no other.
     expect(recalled.call).toMatchObject({ name: "memory_search", input: { query: "Which language do I prefer" } });

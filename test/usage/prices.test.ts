@@ -1,4 +1,6 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/config";
 import { addCost, costOf, parsePrices, priceFor } from "../../src/models/prices";
 import { budgetReached, secondsToNextUtcDay } from "../../src/usage/budgets";
 
@@ -73,5 +75,30 @@ describe("budgets", () => {
   it("renews at the next UTC midnight", () => {
     expect(secondsToNextUtcDay(Date.UTC(2030, 0, 1, 23, 59, 30))).toBe(30);
     expect(secondsToNextUtcDay(Date.UTC(2030, 0, 1, 0, 0, 0))).toBe(86_400);
+  });
+});
+
+describe("the mock model's prices", () => {
+  const FREE = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+  const pricesWith = (vars: Record<string, string>) => parseConfig({ ...env, ...vars }).prices;
+
+  it("prices every Anthropic model at zero when the provider key is the mock's, whatever MODEL_PRICES says of them", () => {
+    const prices = pricesWith({
+      ANTHROPIC_API_KEY: "mock-model",
+      MODEL_PRICES: JSON.stringify({ "claude-sonnet-4*": { input: 1, output: 2 } }),
+    });
+    expect(priceFor(prices, "claude-sonnet-4-5")).toEqual(FREE);
+    expect(priceFor(prices, "some-test-model")).toEqual(FREE);
+    // Another provider is not the mock: its prices stand.
+    expect(priceFor(prices, "openai:gpt-4o")).toMatchObject({ input: 2.5 });
+  });
+
+  it("prices the mock as MODEL_PRICES names it, when it does", () => {
+    const prices = pricesWith({ ANTHROPIC_API_KEY: "mock-model", MODEL_PRICES: JSON.stringify({ "mock-model": { input: 1, output: 2 } }) });
+    expect(priceFor(prices, "claude-sonnet-4-5")).toEqual({ input: 1, output: 2, cache_read: 0, cache_write: 0 });
+  });
+
+  it("leaves a real provider key's prices alone", () => {
+    expect(priceFor(pricesWith({ ANTHROPIC_API_KEY: "sk-ant-real" }), "claude-sonnet-4-5")).toMatchObject({ input: 3, output: 15 });
   });
 });

@@ -92,10 +92,10 @@ function KeyTable(props: { rows: ApiKey[]; onRevoked(): void }) {
         {props.rows.map((key) => {
           const state = standing(key, now);
           return (
-            <tr key={key.key_id} data-key={key.key_id}>
+            <tr key={key.id} data-key={key.id}>
               <th scope="row" data-label="Name">
                 {key.name}
-                <code class="id">{key.key_id}</code>
+                <code class="id">{key.id}</code>
               </th>
               <td data-label="Scopes">{key.scopes.join(", ")}</td>
               <td data-label="Created by">
@@ -116,7 +116,7 @@ function KeyTable(props: { rows: ApiKey[]; onRevoked(): void }) {
                     ariaLabel={`Revoke ${key.name}`}
                     title={`Revoke the key ${key.name}?`}
                     confirmLabel="Revoke"
-                    run={() => api.call((client) => client.DELETE("/v1/api-keys/{key_id}", { params: { path: { key_id: key.key_id } } }))}
+                    run={() => api.call((client) => client.DELETE("/v1/api-keys/{key_id}", { params: { path: { key_id: key.id } } }))}
                     onDone={props.onRevoked}
                   >
                     <p>

@@ -2103,7 +2103,7 @@ export interface components {
          * @example validation_failed
          * @enum {string}
          */
-        ProblemCode: "bad_request" | "validation_failed" | "unauthorized" | "forbidden" | "tenant_suspended" | "not_found" | "method_not_allowed" | "not_acceptable" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "internal" | "service_unavailable" | "vault_unavailable";
+        ProblemCode: "bad_request" | "validation_failed" | "unauthorized" | "forbidden" | "tenant_suspended" | "tenant_deleted" | "not_found" | "method_not_allowed" | "not_acceptable" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_conflict" | "rate_limited" | "internal" | "service_unavailable" | "vault_unavailable";
         FieldError: {
             /** @example body.name */
             path: string;
@@ -2741,6 +2741,12 @@ export interface components {
         ApiKeyScope: "sessions:read" | "sessions:write" | "agents:write" | "memory:read" | "memory:write" | "end_users:issue" | "tenant:admin";
         ApiKey: {
             /** @example key_0123456789abcdef01234567 */
+            id: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the same as `id`, which every other resource has too. Kept for one version; read `id`.
+             * @example key_0123456789abcdef01234567
+             */
             key_id: string;
             name: string;
             scopes: components["schemas"]["ApiKeyScope"][];
@@ -3147,6 +3153,16 @@ export interface components {
              *     }
              */
             output?: unknown;
+            /**
+             * @description The last run's final answer as text (its last assistant message; with an `output_schema`, the answer's JSON) when the run ended `done`; else null.
+             * @example Order ord_123456 ships on Friday.
+             */
+            answer: string | null;
+            /**
+             * @description What this session's tokens and its sub-agents' (`usage` with `usage.subagents`) cost in USD, at this session's model's price (`MODEL_PRICES` over the built-in table); null when that model has no price. Children's usage is as they last reported it, at each change of their status.
+             * @example 0.0123
+             */
+            cost_usd: number | null;
             /**
              * Format: int64
              * @description Messages posted with `if_running: enqueue` that wait to start the next runs.
@@ -4808,7 +4824,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4914,7 +4930,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5034,7 +5050,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5153,7 +5169,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5259,7 +5275,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5353,7 +5369,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5447,7 +5463,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5541,7 +5557,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5647,7 +5663,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5769,7 +5785,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5892,7 +5908,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6005,7 +6021,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6150,7 +6166,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6265,7 +6281,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6379,7 +6395,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6524,7 +6540,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6618,7 +6634,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6733,7 +6749,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6849,7 +6865,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6972,7 +6988,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7097,7 +7113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7200,7 +7216,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7299,7 +7315,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7407,7 +7423,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7525,7 +7541,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7640,7 +7656,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7775,7 +7791,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7872,7 +7888,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7969,7 +7985,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8089,7 +8105,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8234,7 +8250,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8367,7 +8383,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8500,7 +8516,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8641,7 +8657,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8748,7 +8764,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8896,7 +8912,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8995,7 +9011,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9134,7 +9150,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9294,7 +9310,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9471,7 +9487,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9577,7 +9593,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9696,7 +9712,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9835,7 +9851,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9957,7 +9973,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10133,7 +10149,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10293,7 +10309,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10425,7 +10441,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10562,7 +10578,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10714,7 +10730,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10827,7 +10843,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10936,7 +10952,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11078,7 +11094,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11233,7 +11249,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11403,7 +11419,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11525,7 +11541,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11638,7 +11654,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11761,7 +11777,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11908,7 +11924,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12014,7 +12030,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12131,7 +12147,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12280,7 +12296,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12395,7 +12411,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12515,7 +12531,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12662,7 +12678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12768,7 +12784,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12885,7 +12901,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13034,7 +13050,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13143,7 +13159,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13261,7 +13277,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13404,7 +13420,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13525,7 +13541,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13647,7 +13663,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13778,7 +13794,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13887,7 +13903,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14006,7 +14022,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14136,7 +14152,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14257,7 +14273,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14356,7 +14372,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14480,7 +14496,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14613,7 +14629,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14719,7 +14735,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14816,7 +14832,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14938,7 +14954,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -15069,7 +15085,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -15188,7 +15204,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -15297,7 +15313,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -15415,7 +15431,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -15571,7 +15587,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -15681,7 +15697,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -15818,7 +15834,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -15954,7 +15970,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -16089,7 +16105,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -16240,7 +16256,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -16510,7 +16526,7 @@ export const deltaEventDataKindValues: ReadonlyArray<FlattenedDeepRequired<compo
 export const deltaResetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeltaResetEvent"]["type"]> = ["delta_reset"];
 export const endEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EndEvent"]["type"]> = ["end"];
 export const healthStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Health"]["status"]> = ["ok"];
-export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["bad_request", "validation_failed", "unauthorized", "forbidden", "tenant_suspended", "not_found", "method_not_allowed", "not_acceptable", "conflict", "idempotency_in_progress", "payload_too_large", "unsupported_media_type", "idempotency_conflict", "rate_limited", "internal", "service_unavailable", "vault_unavailable"];
+export const problemCodeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProblemCode"]> = ["bad_request", "validation_failed", "unauthorized", "forbidden", "tenant_suspended", "tenant_deleted", "not_found", "method_not_allowed", "not_acceptable", "conflict", "idempotency_in_progress", "payload_too_large", "unsupported_media_type", "idempotency_conflict", "rate_limited", "internal", "service_unavailable", "vault_unavailable"];
 export const jwkUseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Jwk"]["use"]> = ["sig"];
 export const accessTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AccessToken"]["token_type"]> = ["Bearer"];
 export const streamTokenToken_typeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StreamToken"]["token_type"]> = ["Bearer"];

@@ -13,7 +13,12 @@ export const ApiKeyScopeSchema = z.enum(API_KEY_SCOPES as [Scope, ...Scope[]]).o
 
 export const ApiKeySchema = z
   .object({
-    key_id: z.string().openapi({ example: "key_0123456789abcdef01234567" }),
+    id: z.string().openapi({ example: "key_0123456789abcdef01234567" }),
+    key_id: z.string().openapi({
+      deprecated: true,
+      description: "Deprecated: the same as `id`, which every other resource has too. Kept for one version; read `id`.",
+      example: "key_0123456789abcdef01234567",
+    }),
     name: z.string(),
     scopes: z.array(ApiKeyScopeSchema),
     created_by: z.string(),
@@ -88,6 +93,7 @@ export type ApiKey = z.infer<typeof ApiKeySchema>;
 /** The public view of a stored key: never the hash, whatever else the store carries. */
 export function toApiKey(record: Omit<ApiKeyRecord, "hash">): ApiKey {
   return {
+    id: record.key_id,
     key_id: record.key_id,
     name: record.name,
     scopes: record.scopes.filter((scope) => API_KEY_SCOPES.includes(scope)),

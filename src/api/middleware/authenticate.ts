@@ -99,6 +99,7 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     const admission: Admission =
       admitted ?? (await reachIndex(c, async (): Promise<Admission> => index.admitRequest(principal.tenantId, admitInput)));
     if (!admission.ok && admission.code === "suspended") throw new ApiError("tenant_suspended");
+    if (!admission.ok && admission.code === "deleted") throw new ApiError("tenant_deleted");
     // An end user's cut-off came with the admission: no lookup of its own (src/auth/end-user-token.ts).
     if (admission.ok && endUserTokenRevoked(principal, admission.endUserRevokedBefore)) {
       log("info", "auth_failed", { request_id: c.var.requestId, reason: "end_user_revoked" });

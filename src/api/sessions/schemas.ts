@@ -158,6 +158,16 @@ export const SessionSchema = z
       description: "The last run's answer, parsed, when the run ended `done` with an answer valid for its `output_schema`; else null.",
       example: { total: 42.5, currency: "EUR" },
     }),
+    answer: z.string().nullable().openapi({
+      description:
+        "The last run's final answer as text (its last assistant message; with an `output_schema`, the answer's JSON) when the run ended `done`; else null.",
+      example: "Order ord_123456 ships on Friday.",
+    }),
+    cost_usd: z.number().min(0).nullable().openapi({
+      description:
+        "What this session's tokens and its sub-agents' (`usage` with `usage.subagents`) cost in USD, at this session's model's price (`MODEL_PRICES` over the built-in table); null when that model has no price. Children's usage is as they last reported it, at each change of their status.",
+      example: 0.0123,
+    }),
     queued_messages: z
       .number()
       .int()

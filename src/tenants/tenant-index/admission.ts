@@ -1,12 +1,13 @@
 /**
  * The gateway's admission of a request, by token or by API key, in one call to the index: the
- * tenant bound (a deleted one answers "suspended" and binds nothing), its rate and suspension
+ * tenant bound (a deleted one, or one being deleted, answers "deleted" and binds nothing), its rate and suspension
  * judged (../admission.ts), and the end user's revocation read with it.
  */
 import { checkApiKeyRecord, exchangedKeyStands, keyScopes } from "../../auth/api-keys";
 import { admit, admitInput } from "../admission";
 import type { ApiKeyRecord } from "../api-key-store";
 import { TenantGoneError } from "../tenant-binding";
+import { readDeletion } from "../tenant-deletion";
 import type * as T from "../types";
 import { requireString } from "../../shared/validate";
 import type { IndexCore } from "./core";
@@ -16,16 +17,16 @@ import { withRevocation } from "./end-users";
 export type AdmissionHost = Pick<IndexCore, "binding" | "gone" | "enter" | "config" | "limiter" | "findApiKey" | "host">;
 
 export async function admitRequest(core: AdmissionHost, tenantId: string, input: T.AdmitRequestInput): Promise<T.Admission> {
-  // A deleted tenant's valid token is refused as a suspended tenant's is, and binds nothing.
-  if (core.gone && !core.binding.bound) return { ok: false, code: "suspended" };
+  // A deleted tenant's valid token is refused, and binds nothing.
+  if (core.gone && !core.binding.bound) return { ok: false, code: "deleted" };
   try {
     await core.enter(tenantId);
   } catch (error) {
     if (!(error instanceof TenantGoneError)) throw error;
     core.gone = true;
-    return { ok: false, code: "suspended" };
+    return { ok: false, code: "deleted" };
   }
-  return withRevocation(core.host, admit(core.config(), core.limiter, admitInput(input)), input.endUser);
+  return withRevocation(core.host, deletedOr(core, admit(core.config(), core.limiter, admitInput(input))), input.endUser);
 }
 
 /** The key's scopes, from its record: the gateway does not know them before this call. */
@@ -64,6 +65,12 @@ async function admitWithKey(
   const record = core.findApiKey(tenantId, id);
   if (!record || !stands(record, id, request.now)) return { record, admission: null };
   await core.enter(tenantId);
-  const admission = admit(core.config(), core.limiter, scopes ? { ...request, scopes: scopes(record) } : request);
+  const admission = deletedOr(core, admit(core.config(), core.limiter, scopes ? { ...request, scopes: scopes(record) } : request));
   return { record, admission: withRevocation(core.host, admission, input.endUser) };
+}
+
+/** A suspension that is a deletion begun says so; the state is read only for a suspended tenant. */
+function deletedOr(core: AdmissionHost, admission: T.Admission): T.Admission {
+  if (admission.ok || admission.code !== "suspended") return admission;
+  return readDeletion(core.host.kv) === null ? admission : { ok: false, code: "deleted" };
 }

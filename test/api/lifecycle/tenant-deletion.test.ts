@@ -104,8 +104,10 @@ describe("DELETE /v1/admin/tenants/{tenant_id}", () => {
     const res = await call(`/v1/admin/tenants/${doomed.who.tenantId}`, { method: "DELETE", headers: await platformAdmin() });
     expect(res.status).toBe(202);
     expect(await res.json()).toMatchObject({ tenant_id: doomed.who.tenantId, deletion: { status: "deleting", finished_at: null } });
-    // Suspended at once: the tenant's own token is refused before anything is erased.
-    expect((await call(`/v1/sessions/${doomed.sessions[0]}`, { headers: doomed.who.headers })).status).toBe(403);
+    // Suspended at once: the tenant's own token is refused before anything is erased, as deleted.
+    const during = await call(`/v1/sessions/${doomed.sessions[0]}`, { headers: doomed.who.headers });
+    expect(during.status).toBe(403);
+    expect((await readProblem(during)).code).toBe("tenant_deleted");
     // Asked again: the same deletion, with its progress.
     const again = await call(`/v1/admin/tenants/${doomed.who.tenantId}`, { method: "DELETE", headers: await platformAdmin() });
     expect(again.status).toBe(202);
@@ -125,7 +127,7 @@ describe("DELETE /v1/admin/tenants/{tenant_id}", () => {
     expect((await call("/v1/sessions", { headers: { Authorization: `Bearer ${doomed.apiKey}` } })).status).toBe(401);
     const refused = await call("/v1/sessions", { headers: doomed.who.headers });
     expect(refused.status).toBe(403);
-    expect((await readProblem(refused)).code).toBe("tenant_suspended");
+    expect((await readProblem(refused)).code).toBe("tenant_deleted");
     expect(await sessionStub(env, doomed.who.tenantId, doomed.sessions[1]!).get()).toEqual({ ok: false, reason: "session_not_found" });
     const adminList = await call(`/v1/admin/tenants/${doomed.who.tenantId}/sessions`, { headers: await platformAdmin() });
     expect(((await adminList.json()) as { data: Session[] }).data).toEqual([]);
@@ -133,7 +135,9 @@ describe("DELETE /v1/admin/tenants/{tenant_id}", () => {
     expect(await listedTenants()).toContain(other.who.tenantId);
     // A refused token recreated nothing, even in a fresh instance.
     await abortAllDurableObjects();
-    expect((await call("/v1/sessions", { headers: doomed.who.headers })).status).toBe(403);
+    const fresh = await call("/v1/sessions", { headers: doomed.who.headers });
+    expect(fresh.status).toBe(403);
+    expect((await readProblem(fresh)).code).toBe("tenant_deleted");
     expect((await storageOf(doomed.who.tenantId, doomed.sessions)).rows).toBe(0);
     // Deleting it again answers the finished deletion.
     const done = await call(`/v1/admin/tenants/${doomed.who.tenantId}`, { method: "DELETE", headers: await platformAdmin() });

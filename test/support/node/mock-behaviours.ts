@@ -111,7 +111,7 @@ function memory(run: Run, tools: Tool[]): Reply {
     return call(tool, input, question ? `Searching memory for "${run.text}".` : `Saving to memory: "${run.text}".`);
   }
   if (!result || result.isError) return text(`The memory tool failed: ${result?.content ?? "no result"}`);
-  if (!question) return text(`Saved to memory: "${run.text}".`);
+  if (!question) return text(`Saved to memory: ${run.text}`);
   const found = recalled(result.content);
   return text(found.length > 0 ? `From memory: ${found.join("; ")}` : `Nothing in memory matches "${run.text}".`);
 }
@@ -133,7 +133,9 @@ function ownNamespace(tool: Tool): string[] | undefined {
 
 function recalled(content: string): string[] {
   try {
-    const items: unknown = JSON.parse(content);
+    // `memory_search` answers `{ "results": [item, …] }`.
+    const parsed: unknown = JSON.parse(content);
+    const items = Array.isArray(parsed) ? parsed : (parsed as { results?: unknown } | null)?.results;
     if (!Array.isArray(items)) return [content];
     return items.map((item: { value?: { note?: unknown } }) =>
       typeof item.value?.note === "string" ? item.value.note : JSON.stringify(item.value),

@@ -149,7 +149,7 @@ export class SessionEngine {
 
   /** The session as every response shows it: MCP header values masked. */
   view(): Session {
-    return sessionView(this.requireSession(), this.store);
+    return sessionView(this.requireSession(), this.store, this.config.prices);
   }
 
   /** True while the unit that started with `generation` may still save its result (asked by its scope only). */
