@@ -13,8 +13,10 @@ export const OBJECT_MODULE = "objects.ts";
 const SOURCE = /\.(ts|tsx|mts|js|mjs)$/;
 /** The namespace calls that pick an object or a jurisdiction. */
 const ADDRESSING = /\.(idFromName|idFromString|newUniqueId|getByName|jurisdiction)\s*\(/;
-/** Every Durable Object binding of wrangler.json, read as a property of an environment. */
-const BINDING = /\benv\??\.(SESSION|TENANT_INDEX|TENANT_REGISTRY|SCHEDULER|AGENT_STORE|MEMORY_STORE|VAULT)\b/;
+/** Every Durable Object binding wrangler.json declares (a new one is covered the day it is added), read as a property of an environment. */
+const WRANGLER = JSON.parse(readFileSync(new URL("../wrangler.json", import.meta.url), "utf8"));
+const BINDING_NAMES = WRANGLER.durable_objects.bindings.map((binding) => binding.name);
+const BINDING = new RegExp(`\\benv\\??\\.(${BINDING_NAMES.join("|")})\\b`);
 
 /** `[path, line number, line]` of each use of a namespace outside `objects.ts` under `dir`. */
 export function directObjectAccess(dir) {
