@@ -34,6 +34,7 @@ export const AUDIT_ACTIONS = [
   "tenant.suspended",
   "tenant.unsuspended",
   "tenant.deleted",
+  "tenant.jurisdiction_set",
   "end_user.tokens_revoked",
   "credential.put",
   "credential.deleted",
@@ -52,6 +53,7 @@ export const PLATFORM_ACTIONS: ReadonlySet<AuditAction> = new Set([
   "tenant.suspended",
   "tenant.unsuspended",
   "tenant.deleted",
+  "tenant.jurisdiction_set",
 ]);
 
 const ACTION_SET: ReadonlySet<string> = new Set(AUDIT_ACTIONS);

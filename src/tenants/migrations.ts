@@ -367,4 +367,16 @@ export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [
         `UPDATE audit_log SET entry = json_set(entry, '$.client_request_id', NULL) WHERE json_type(entry, '$.client_request_id') IS NULL`,
       ]),
   },
+  {
+    version: 5,
+    description: "each tenant's jurisdiction, set by a platform admin before the tenant holds data",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS tenant_placements (
+          tenant_id TEXT PRIMARY KEY,
+          jurisdiction TEXT NOT NULL,
+          set_at INTEGER NOT NULL
+        )`,
+      ]),
+  },
 ];

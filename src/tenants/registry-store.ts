@@ -8,10 +8,15 @@ import { decodeKeyCursor, encodeKeyCursor } from "../shared/cursor";
 import type { TenantEntry } from "./types";
 import { toIso } from "../shared/validate";
 
-interface TenantRow extends Record<string, string | number> {
+interface TenantRow extends Record<string, string | number | null> {
   tenant_id: string;
   created_at: number;
+  jurisdiction: string | null;
 }
+
+/** A tenant's row with its jurisdiction, if a platform admin set one (placement-store.ts). */
+const TENANT_COLUMNS = `t.tenant_id AS tenant_id, t.created_at AS created_at, p.jurisdiction AS jurisdiction
+  FROM tenants t LEFT JOIN tenant_placements p ON p.tenant_id = t.tenant_id`;
 
 /** Idempotent: a tenant registered again keeps its first `created_at`. False: the tenant was deleted, and stays so. */
 export function registerTenant(sql: SqlStorage, tenantId: string, now: number): boolean {
@@ -56,6 +61,7 @@ export function finishDeletion(sql: SqlStorage, tenantId: string, startedAt: num
     finishedAt,
   );
   sql.exec(`DELETE FROM tenants WHERE tenant_id = ?`, tenantId);
+  sql.exec(`DELETE FROM tenant_placements WHERE tenant_id = ?`, tenantId);
   return readDeletion(sql, tenantId)!;
 }
 
@@ -67,18 +73,20 @@ export function isRegistered(sql: SqlStorage, tenantId: string): boolean {
 export function listTenants(sql: SqlStorage, limit: number, cursor: string | null): Page<TenantEntry> {
   let rows: TenantRow[];
   if (cursor === null) {
-    rows = sql.exec<TenantRow>(`SELECT tenant_id, created_at FROM tenants ORDER BY tenant_id LIMIT ?`, limit + 1).toArray();
+    rows = sql.exec<TenantRow>(`SELECT ${TENANT_COLUMNS} ORDER BY t.tenant_id LIMIT ?`, limit + 1).toArray();
   } else {
     const after = decodeKeyCursor("tenants", cursor);
     if (after === null) throw new RangeError("invalid cursor");
-    rows = sql
-      .exec<TenantRow>(`SELECT tenant_id, created_at FROM tenants WHERE tenant_id > ? ORDER BY tenant_id LIMIT ?`, after, limit + 1)
-      .toArray();
+    rows = sql.exec<TenantRow>(`SELECT ${TENANT_COLUMNS} WHERE t.tenant_id > ? ORDER BY t.tenant_id LIMIT ?`, after, limit + 1).toArray();
   }
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
-    data: page.map((row) => ({ tenant_id: row.tenant_id, created_at: toIso(row.created_at) })),
+    data: page.map((row) => ({
+      tenant_id: row.tenant_id,
+      created_at: toIso(row.created_at),
+      jurisdiction: row.jurisdiction === "eu" || row.jurisdiction === "fedramp" ? row.jurisdiction : null,
+    })),
     next_cursor: rows.length > limit && last ? encodeKeyCursor("tenants", last.tenant_id) : null,
   };
 }

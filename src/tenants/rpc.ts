@@ -12,6 +12,8 @@ import type { NotificationAck } from "../notifications/types";
 import type { Page, SessionSummary } from "../session-config/types";
 import type { ApiKeyListing } from "./api-key-store";
 import type { DeletionRecord } from "./registry-store";
+import type { JurisdictionChange } from "./placement-store";
+import type { Jurisdiction, Placement } from "../objects";
 import type { StorageFootprint } from "../storage/object-storage";
 import type { DeletionProgress } from "./tenant-deletion";
 import type * as T from "./types";
@@ -202,6 +204,10 @@ export interface TenantRegistryRpc {
   entryFootprint(tenantId: string): Promise<{ tenant_rows: number; deletion_rows: number }>;
   /** Whether the tenant was ever registered; reads only. */
   knows(tenantId: string): Promise<boolean>;
+  /** The tenant's jurisdiction, and whether it is settled (the tenant holds data); reads only. */
+  placement(tenantId: string): Promise<Placement>;
+  /** Pins the tenant's objects to `jurisdiction` (null: none) while it holds no data; audited in the platform's log. */
+  setJurisdiction(tenantId: string, jurisdiction: Jurisdiction | null, now: number, context: AuditContext): Promise<JurisdictionChange>;
   /** Tenants by id, ascending. */
   list(input: T.PageInput): Promise<Page<T.TenantEntry>>;
   /** The platform's copy of platform actions, handed over by each tenant's index; an id kept already adds nothing. */

@@ -4,9 +4,11 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { PLATFORM_ACTIONS } from "../audit/actions";
-import { parseAuditEntry } from "../audit/entry";
+import { auditEntry, newAuditId, parseAuditContext, parseAuditEntry } from "../audit/entry";
 import { appendAuditEntry, listAuditEntries, parseAuditListInput } from "../audit/store";
-import type { AuditEntry, AuditListInput } from "../audit/types";
+import type { AuditContext, AuditEntry, AuditListInput } from "../audit/types";
+import type { Jurisdiction, Placement } from "../objects";
+import { isJurisdiction, type JurisdictionChange, readPlacement, writeJurisdiction } from "./placement-store";
 import type { Page } from "../session-config/types";
 import { isValidTenantId } from "../auth/principal";
 import { migrate } from "../storage/migrations";
@@ -61,6 +63,37 @@ export class TenantRegistry extends DurableObject<Cloudflare.Env> implements Ten
 
   async knows(tenantId: string): Promise<boolean> {
     return isValidTenantId(tenantId) && isRegistered(this.ctx.storage.sql, tenantId);
+  }
+
+  async placement(tenantId: string): Promise<Placement> {
+    if (!isValidTenantId(tenantId)) throw new TypeError("tenantId is not a valid tenant id");
+    return readPlacement(this.ctx.storage.sql, tenantId);
+  }
+
+  async setJurisdiction(
+    tenantId: string,
+    jurisdiction: Jurisdiction | null,
+    now: number,
+    context: AuditContext,
+  ): Promise<JurisdictionChange> {
+    if (!isValidTenantId(tenantId)) throw new TypeError("tenantId is not a valid tenant id");
+    if (jurisdiction !== null && !isJurisdiction(jurisdiction)) throw new TypeError("jurisdiction: not a jurisdiction");
+    const at = requireNow(now);
+    const ctx = parseAuditContext(context);
+    const sql = this.ctx.storage.sql;
+    // The check, the change and its entry in one transaction: a tenant bound meanwhile is refused.
+    return this.ctx.storage.transactionSync(() => {
+      const change = writeJurisdiction(sql, tenantId, jurisdiction, at);
+      if (change.ok && change.changed) {
+        const target = { type: "tenant" as const, id: tenantId };
+        appendAuditEntry(
+          sql,
+          auditEntry(tenantId, ctx, { action: "tenant.jurisdiction_set", target, details: { jurisdiction } }, newAuditId(), at),
+          at,
+        );
+      }
+      return change;
+    });
   }
 
   async list(input: PageInput): Promise<Page<TenantEntry>> {

@@ -2,6 +2,7 @@
  * The shapes the tenant objects take and return over RPC (see the agreed interfaces), in one
  * place so the gateway and the session object can import them without importing the classes.
  */
+import type { Jurisdiction } from "../objects";
 import type { AgentPin, SessionStatus, SessionSummary } from "../session-config/types";
 import type { ApiKeyRecord } from "../auth/api-keys";
 import type { Limits, PartialLimits } from "../limits";
@@ -282,6 +283,8 @@ export interface CancelResult {
 export interface TenantEntry {
   tenant_id: string;
   created_at: string;
+  /** Where its objects live; null: anywhere. */
+  jurisdiction: Jurisdiction | null;
 }
 
 /** A stream the session object is opening, for the index to note (see event-streams.ts). */

@@ -8,6 +8,7 @@
  * at each export, so a changed or removed setting applies to spans still owed.
  */
 import { loadConfig } from "../config";
+import { isOriginAllowed } from "../egress/allowed-origins";
 import { safeFetch } from "../egress/safe-fetch";
 import { log } from "../log";
 import { maskerOf } from "../shared/secret-mask";
@@ -25,6 +26,8 @@ export const EXPORT_TIMEOUT_MS = 10_000;
 const EXPORT_MAX_RESPONSE_BYTES = 4 * 1024;
 
 /** The URL spans are posted to (OTLP/HTTP's signal path under the configured endpoint). */
+const NOT_ALLOWED = "refused: the collector's origin is not in the tenant's webhook_origins";
+
 export function tracesUrl(endpoint: string): string {
   return `${endpoint.replace(/\/+$/, "")}/v1/traces`;
 }
@@ -82,6 +85,7 @@ export class TraceExporter {
       if (!this.live()) return; // erased meanwhile
       const attempt = await this.#send(
         settings.traces ?? null,
+        settings.webhook_origins ?? null,
         batch.map((stored) => stored.span),
       );
       if (!this.live()) return;
@@ -123,8 +127,10 @@ export class TraceExporter {
     }
   }
 
-  async #send(traces: TracesSettings | null, spans: Parameters<typeof exportBody>[0]): Promise<Attempt> {
+  async #send(traces: TracesSettings | null, origins: readonly string[] | null, spans: Parameters<typeof exportBody>[0]): Promise<Attempt> {
     if (!traces) return { kind: "drop", error: "the tenant no longer exports traces" };
+    // Checked when sent, as every outgoing call of a tenant: the settings' check holds only as long as both stay as set.
+    if (!isOriginAllowed(tracesUrl(traces.endpoint), origins)) return { kind: "drop", error: NOT_ALLOWED };
     const config = loadConfig(this.env);
     // Entered in the set every log line is masked with, whatever code would log them.
     maskerOf(Object.values(traces.headers ?? {}));

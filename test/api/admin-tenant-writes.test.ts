@@ -20,6 +20,7 @@ function writes(tenantId: string, headers: Record<string, string>): [string, () 
   return [
     ["PUT limits", () => callJson(`${base}/limits`, "PUT", { max_steps_per_run: 5 }, headers)],
     ["PUT models", () => callJson(`${base}/models`, "PUT", { models: null }, headers)],
+    ["PUT jurisdiction", () => callJson(base, "PUT", { jurisdiction: "eu" }, headers)],
     ["POST suspend", () => call(`${base}/suspend`, { method: "POST", headers })],
     ["POST unsuspend", () => call(`${base}/unsuspend`, { method: "POST", headers })],
     ["POST sessions/cancel", () => callJson(`${base}/sessions/cancel`, "POST", {}, headers)],

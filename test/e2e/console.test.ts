@@ -672,7 +672,7 @@ describe("the console in Chromium", () => {
     expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
   });
 
-  it("lets a platform admin edit a tenant's limits, and suspend and unsuspend it", async () => {
+  it("lets a platform admin edit a tenant's limits, suspend and unsuspend it, and pin a new tenant to a jurisdiction", async () => {
     const platformToken = await mint({ tenantId: uniqueName("ops"), subject: "root", scopes: ["platform:admin"] });
     const { page, ...watched } = await signIn(platformToken, DESKTOP, "#/tenants");
     await page.getByRole("heading", { name: "Tenants" }).waitFor({ timeout: UI_TIMEOUT_MS });
@@ -703,9 +703,25 @@ describe("the console in Chromium", () => {
     await page.getByRole("status").filter({ hasText: "Unsuspended." }).waitFor({ timeout: UI_TIMEOUT_MS });
     expect((await admin.request("GET", "/v1/tenant")).status).toBe(200);
 
+    // The tenant holds data: its jurisdiction is refused, and the platform's reason shown.
+    await page.getByLabel("Jurisdiction", { exact: true }).selectOption("eu");
+    await page.getByRole("button", { name: "Save jurisdiction" }).click();
+    await page.locator(".residency .form-error", { hasText: "holds data" }).waitFor({ timeout: UI_TIMEOUT_MS });
+
     await page.goto(`${stack.platform.url}/console#/tenants`);
     await page.locator(`[data-tenant="${tenant}"]`).waitFor({ timeout: UI_TIMEOUT_MS });
     await screenshot(page, "tenants");
+    // A tenant not used yet is pinned before its first request.
+    const pinned = uniqueName("pinned");
+    await page.getByLabel("Tenant id").fill(pinned);
+    await page.getByLabel("Jurisdiction", { exact: true }).selectOption("fedramp");
+    await page.getByRole("button", { name: "Set jurisdiction" }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: `Saved: ${pinned}.` })
+      .waitFor({ timeout: UI_TIMEOUT_MS });
+    const ops = await stack.client(uniqueName("ops"), "root", ["platform:admin"]);
+    expect((await ops.expect<{ jurisdiction: string | null }>(200, "GET", `/v1/admin/tenants/${pinned}`)).jurisdiction).toBe("fedramp");
     expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
   });
 });

@@ -20,6 +20,7 @@ export function recordingNamespace<N>(namespace: N, calls: string[]): N {
   const wrapped = {
     idFromName: (name: string) => plain.idFromName(name),
     get: (id: DurableObjectId) => recorded(plain.get(id) as unknown as DurableObjectStub),
+    jurisdiction: (jurisdiction: DurableObjectJurisdiction) => recordingNamespace(plain.jurisdiction(jurisdiction), calls),
   };
   return wrapped as unknown as N;
 }

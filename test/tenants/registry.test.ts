@@ -25,7 +25,7 @@ describe("TenantRegistry", () => {
     await registry.register(tenantId, BASE_MS);
     await registry.register(tenantId, BASE_MS + 5_000);
     const matches = (await listAll(200)).filter((entry) => entry.tenant_id === tenantId);
-    expect(matches).toEqual([{ tenant_id: tenantId, created_at: new Date(BASE_MS).toISOString() }]);
+    expect(matches).toEqual([{ tenant_id: tenantId, created_at: new Date(BASE_MS).toISOString(), jurisdiction: null }]);
   });
 
   it("lists every tenant exactly once, by id, page by page", async () => {

@@ -7,6 +7,7 @@ import { NO_AUDIT_FILTER, routeHref, type SessionFilter } from "../route";
 import type { AdminTenant } from "../types";
 import { ConfirmDialog, ErrorNote, Loading, Page } from "./common";
 import { LimitsForm } from "./limits-form";
+import { JurisdictionForm, jurisdictionLabel } from "./residency";
 import { SessionList } from "./session-list";
 import { TenantDeletion } from "./tenant-deletion";
 
@@ -43,8 +44,9 @@ export function TenantPage(props: { tenantId: string; filter: SessionFilter }) {
       title={title}
       subtitle={
         <>
-          {data.suspended ? <strong class="warn">suspended</strong> : "active"} · {formatNumber(data.usage.sessions_created)} sessions and{" "}
-          {formatNumber(totalTokens(data.usage))} tokens in the last {data.usage.window_days} days
+          {data.suspended ? <strong class="warn">suspended</strong> : "active"} · jurisdiction {jurisdictionLabel(data.jurisdiction)} ·{" "}
+          {formatNumber(data.usage.sessions_created)} sessions and {formatNumber(totalTokens(data.usage))} tokens in the last{" "}
+          {data.usage.window_days} days
         </>
       }
       actions={
@@ -63,7 +65,10 @@ export function TenantPage(props: { tenantId: string; filter: SessionFilter }) {
         </p>
       )}
       <div class="tenant-grid">
-        <LimitsForm tenant={data} onSaved={tenant.refresh} />
+        <div class="tenant-forms">
+          <LimitsForm tenant={data} onSaved={tenant.refresh} />
+          <JurisdictionForm tenant={data} onSaved={tenant.refresh} />
+        </div>
         <section aria-labelledby="tenant-sessions-title" class="tenant-sessions">
           <h2 id="tenant-sessions-title">Sessions</h2>
           <SessionList

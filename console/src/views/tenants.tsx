@@ -5,6 +5,7 @@ import { unconditional, usePoll } from "../hooks";
 import { NO_AUDIT_FILTER, routeHref } from "../route";
 import type { TenantListItem } from "../types";
 import { Ago, Empty, ErrorNote, Loading, Page } from "./common";
+import { jurisdictionLabel, NewTenantJurisdiction } from "./residency";
 
 const TENANTS_POLL_MS = 15_000;
 const PAGE_SIZE = 50;
@@ -58,6 +59,7 @@ export function TenantsPage(props: { cursor: string | null }) {
             <tr>
               <th scope="col">Tenant</th>
               <th scope="col">State</th>
+              <th scope="col">Jurisdiction</th>
               <th scope="col" class="num">
                 Sessions created
               </th>
@@ -81,6 +83,7 @@ export function TenantsPage(props: { cursor: string | null }) {
                 <td data-label="State">
                   {tenant.suspended ? <span class="status status-failed">suspended</span> : <span class="status status-done">active</span>}
                 </td>
+                <td data-label="Jurisdiction">{jurisdictionLabel(tenant.jurisdiction)}</td>
                 <td data-label="Sessions created" class="num">
                   {formatNumber(tenant.usage.sessions_created)}
                 </td>
@@ -102,6 +105,7 @@ export function TenantsPage(props: { cursor: string | null }) {
         {props.cursor && <a href={routeHref({ view: "tenants", cursor: null })}>First page</a>}
         {page.data?.next_cursor && <a href={routeHref({ view: "tenants", cursor: page.data.next_cursor })}>Next →</a>}
       </nav>
+      <NewTenantJurisdiction />
     </Page>
   );
 }

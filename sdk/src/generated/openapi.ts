@@ -487,10 +487,14 @@ export interface paths {
         };
         /**
          * Get a tenant
-         * @description Tenants exist implicitly, from their first request or from a platform admin setting their limits or models: an id never seen before shows the platform defaults, and reading it creates nothing (it is not listed until then).
+         * @description Tenants exist implicitly, from their first request or from a platform admin setting their limits or models: an id never seen before shows the platform defaults, and reading it creates nothing (it is not listed until then). `jurisdiction` is where its objects live (`PUT` sets it before the tenant holds data).
          */
         get: operations["getTenantAsAdmin"];
-        put?: never;
+        /**
+         * Set a tenant's jurisdiction
+         * @description Every Durable Object of the tenant (its sessions, index, agents, memory, scheduler, vault and audit log) is created in this jurisdiction; null: no restriction. Only before the tenant holds data: once it is listed (its first request, or its limits, models or suspension set) or any of its objects stores anything, this is 409, and so it is for a deleted tenant.
+         */
+        put: operations["setTenantJurisdiction"];
         post?: never;
         /**
          * Delete a tenant
@@ -2823,9 +2827,16 @@ export interface components {
              */
             created_at: string;
             suspended: boolean;
+            jurisdiction: components["schemas"]["Jurisdiction"];
             usage: components["schemas"]["UsageTotals"];
         };
+        /**
+         * @description Where every Durable Object of the tenant is created (Cloudflare's jurisdictions); null: anywhere.
+         * @enum {string|null}
+         */
+        Jurisdiction: "eu" | "fedramp" | null;
         AdminTenant: components["schemas"]["TenantConfig"] & {
+            jurisdiction: components["schemas"]["Jurisdiction"];
             usage: components["schemas"]["TenantUsage"];
             counts: components["schemas"]["SessionCounts"];
             deletion: components["schemas"]["TenantDeletion"] | null;
@@ -2959,6 +2970,9 @@ export interface components {
              * @example 2026-01-01T12:00:00.000Z
              */
             created_at: string;
+        };
+        TenantPlacement: {
+            jurisdiction: components["schemas"]["Jurisdiction"];
         };
         TenantModels: {
             /**
@@ -4397,7 +4411,7 @@ export interface components {
             key_id: string | null;
         };
         /** @enum {string} */
-        AuditAction: "api_key.created" | "api_key.revoked" | "api_key.updated" | "webhook_secret.rotated" | "settings.updated" | "policy.updated" | "policy.deleted" | "webhook.created" | "webhook.deleted" | "delivery.redelivered" | "tool_call.approved" | "tool_call.denied" | "tool_call.expired" | "session.deleted" | "session.limits_updated" | "session.exported" | "sessions.cancelled_in_bulk" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "agent.created" | "agent.updated" | "agent.archived" | "agent.alias_set" | "agent.alias_deleted" | "memory.deleted" | "tenant.limits_updated" | "tenant.models_updated" | "tenant.suspended" | "tenant.unsuspended" | "tenant.deleted" | "end_user.tokens_revoked" | "credential.put" | "credential.deleted" | "credential.refresh_failed";
+        AuditAction: "api_key.created" | "api_key.revoked" | "api_key.updated" | "webhook_secret.rotated" | "settings.updated" | "policy.updated" | "policy.deleted" | "webhook.created" | "webhook.deleted" | "delivery.redelivered" | "tool_call.approved" | "tool_call.denied" | "tool_call.expired" | "session.deleted" | "session.limits_updated" | "session.exported" | "sessions.cancelled_in_bulk" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "agent.created" | "agent.updated" | "agent.archived" | "agent.alias_set" | "agent.alias_deleted" | "memory.deleted" | "tenant.limits_updated" | "tenant.models_updated" | "tenant.suspended" | "tenant.unsuspended" | "tenant.deleted" | "tenant.jurisdiction_set" | "end_user.tokens_revoked" | "credential.put" | "credential.deleted" | "credential.refresh_failed";
         /** @description The AI SDK's UI message stream (`ai` v7, header `x-vercel-ai-ui-message-stream: v1`): `data:` events of the parts `start` (with the answer's `messageId` when a new message began the turn), `start-step`, `text-start`/`text-delta`/`text-end`, `reasoning-start`/`reasoning-delta`/`reasoning-end`, `tool-input-start`/`tool-input-available`, `tool-approval-request`, `tool-approval-response`, `tool-output-available`/`tool-output-error`/`tool-output-denied`, `finish-step`, `finish`, `error`, `abort`, then `data: [DONE]`. */
         UIMessageStream: string;
         /** @description The body `DefaultChatTransport` sends (`id`, `messages`, `trigger`, `messageId`). */
@@ -7890,6 +7904,148 @@ export interface operations {
             };
             /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setTenantJurisdiction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1-64 characters: a letter or digit, then letters, digits, `_`, `.`, `-`. */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "jurisdiction": "eu"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TenantPlacement"];
+            };
+        };
+        responses: {
+            /** @description The tenant, with its jurisdiction. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminTenant"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -16574,7 +16730,7 @@ export const credentialTypeValues: ReadonlyArray<FlattenedDeepRequired<component
 export const credentialStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Credential"]["status"]> = ["ok", "expired", "refresh_failed"];
 export const putCredentialRequestTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PutCredentialRequest"]["type"]> = ["bearer", "header", "oauth2"];
 export const auditActorViaValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActor"]["via"]> = ["jwt", "api_key"];
-export const auditActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditAction"]> = ["api_key.created", "api_key.revoked", "api_key.updated", "webhook_secret.rotated", "settings.updated", "policy.updated", "policy.deleted", "webhook.created", "webhook.deleted", "delivery.redelivered", "tool_call.approved", "tool_call.denied", "tool_call.expired", "session.deleted", "session.limits_updated", "session.exported", "sessions.cancelled_in_bulk", "schedule.created", "schedule.updated", "schedule.deleted", "agent.created", "agent.updated", "agent.archived", "agent.alias_set", "agent.alias_deleted", "memory.deleted", "tenant.limits_updated", "tenant.models_updated", "tenant.suspended", "tenant.unsuspended", "tenant.deleted", "end_user.tokens_revoked", "credential.put", "credential.deleted", "credential.refresh_failed"];
+export const auditActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditAction"]> = ["api_key.created", "api_key.revoked", "api_key.updated", "webhook_secret.rotated", "settings.updated", "policy.updated", "policy.deleted", "webhook.created", "webhook.deleted", "delivery.redelivered", "tool_call.approved", "tool_call.denied", "tool_call.expired", "session.deleted", "session.limits_updated", "session.exported", "sessions.cancelled_in_bulk", "schedule.created", "schedule.updated", "schedule.deleted", "agent.created", "agent.updated", "agent.archived", "agent.alias_set", "agent.alias_deleted", "memory.deleted", "tenant.limits_updated", "tenant.models_updated", "tenant.suspended", "tenant.unsuspended", "tenant.deleted", "tenant.jurisdiction_set", "end_user.tokens_revoked", "credential.put", "credential.deleted", "credential.refresh_failed"];
 export const chatRequestTriggerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatRequest"]["trigger"]> = ["submit-message", "regenerate-message"];
 export const chatUIMessageRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatUIMessage"]["role"]> = ["system", "user", "assistant"];
 export const jsonRpcErrorJsonrpcValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JsonRpcError"]["jsonrpc"]> = ["2.0"];

@@ -1,5 +1,5 @@
 /** `GET /v1/admin/tenants/{tenant_id}`: a tenant's config, limits, usage, session counts and deletion. */
-import { createRoute, type RouteHandler } from "@hono/zod-openapi";
+import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
 import { recordedProgress } from "../../tenants/tenant-deletion";
 import { tenantIndexStub, tenantRegistryStub } from "../../objects";
 import type { AppEnv } from "../context";
@@ -16,7 +16,7 @@ export const route = createRoute({
   operationId: "getTenantAsAdmin",
   summary: "Get a tenant",
   description:
-    "Tenants exist implicitly, from their first request or from a platform admin setting their limits or models: an id never seen before shows the platform defaults, and reading it creates nothing (it is not listed until then).",
+    "Tenants exist implicitly, from their first request or from a platform admin setting their limits or models: an id never seen before shows the platform defaults, and reading it creates nothing (it is not listed until then). `jurisdiction` is where its objects live (`PUT` sets it before the tenant holds data).",
   tags: ["Admin"],
   security: platformAdminAuth(),
   middleware: [requireScope("platform:admin")] as const,
@@ -29,17 +29,31 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { tenant_id: tenantId } = c.req.valid("param");
-  const index = tenantIndexStub(c.env, tenantId);
-  const [config, daily, counts, progress, record] = await Promise.all([
+  return c.json(await adminTenant(c.env, tenantId), 200);
+};
+
+/** The tenant as a platform admin sees it; reads only. */
+export async function adminTenant(env: Cloudflare.Env, tenantId: string): Promise<z.infer<typeof AdminTenantSchema>> {
+  const index = tenantIndexStub(env, tenantId);
+  const registry = tenantRegistryStub(env);
+  const [config, daily, counts, progress, record, placement] = await Promise.all([
     index.getConfig(tenantId),
     index.usage(tenantId, { days: USAGE_WINDOW_DAYS }),
     index.counts(tenantId),
     index.deletionProgress(tenantId),
     // Once the index is gone, the registry keeps when the deletion began and ended.
-    tenantRegistryStub(c.env).deletion(tenantId),
+    registry.deletion(tenantId),
+    registry.placement(tenantId),
   ]);
   const deletion = progress ?? (record ? recordedProgress(record) : null);
   // A deleted tenant's index reads as a new one's: shown suspended, as its requests are refused.
   const suspended = config.suspended || deletion !== null;
-  return c.json({ ...config, suspended, usage: { ...usageTotals(daily, USAGE_WINDOW_DAYS), daily }, counts, deletion }, 200);
-};
+  return {
+    ...config,
+    suspended,
+    jurisdiction: placement.jurisdiction,
+    usage: { ...usageTotals(daily, USAGE_WINDOW_DAYS), daily },
+    counts,
+    deletion,
+  };
+}

@@ -8,6 +8,7 @@ import * as listSessions from "./list-sessions";
 import * as listTenants from "./list-tenants";
 import * as resealVaults from "./reseal-vaults";
 import * as setLimits from "./set-limits";
+import * as setJurisdiction from "./set-jurisdiction";
 import * as setModels from "./set-models";
 import * as suspend from "./suspend";
 import * as unsuspend from "./unsuspend";
@@ -15,6 +16,7 @@ import * as unsuspend from "./unsuspend";
 export function registerAdminRoutes(app: App): void {
   app.openapi(listTenants.route, listTenants.handler);
   app.openapi(getTenant.route, getTenant.handler);
+  app.openapi(setJurisdiction.route, setJurisdiction.handler);
   app.openapi(setLimits.route, setLimits.handler);
   app.openapi(setModels.route, setModels.handler);
   app.openapi(suspend.route, suspend.handler);

@@ -39,6 +39,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
         tenant_id: entry.tenant_id,
         created_at: entry.created_at,
         suspended: config.suspended,
+        jurisdiction: entry.jurisdiction,
         usage: usageTotals(daily, USAGE_WINDOW_DAYS),
       };
     }),

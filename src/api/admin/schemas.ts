@@ -4,6 +4,7 @@ import { MAX_SUBJECT_LENGTH } from "../../auth/platform-keys";
 import { MAX_MODEL_PATTERN_CHARS, MAX_MODELS, MODEL_PATTERN } from "../../config";
 import { decodeKeyCursor, decodeTimeIdCursor } from "../../shared/cursor";
 import { MAX_SESSION_ID_CHARS } from "../../session-config/ids";
+import { JURISDICTIONS } from "../../objects";
 import {
   LimitOverridesSchema,
   LimitsSchema,
@@ -60,7 +61,14 @@ export const TenantDeletionSchema = z
   })
   .openapi("TenantDeletion", { description: "A tenant's deletion: suspended at once, then everything of it erased in the background." });
 
+export const JurisdictionSchema = z.enum(JURISDICTIONS).nullable().openapi("Jurisdiction", {
+  description: "Where every Durable Object of the tenant is created (Cloudflare's jurisdictions); null: anywhere.",
+});
+
+export const TenantPlacementSchema = z.object({ jurisdiction: JurisdictionSchema }).strict().openapi("TenantPlacement");
+
 export const AdminTenantSchema = TenantConfigSchema.extend({
+  jurisdiction: JurisdictionSchema,
   usage: TenantUsageSchema,
   counts: StatusCountsSchema,
   // Null: the tenant was never asked to be deleted.
@@ -117,6 +125,7 @@ export const TenantListItemSchema = z
     tenant_id: TenantIdSchema,
     created_at: TimestampSchema,
     suspended: z.boolean(),
+    jurisdiction: JurisdictionSchema,
     usage: UsageTotalsSchema,
   })
   .openapi("TenantListItem");

@@ -36,9 +36,12 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const registry = tenantRegistryStub(c.env);
   if (!tenantId) return c.json(await registry.listAuditLog(input), 200);
   // Finished is recorded before the index empties itself, so no read falls between the two.
-  const deleted = (await registry.deletion(tenantId))?.finished_at != null;
-  const page = deleted
-    ? await registry.listAuditLog({ ...input, tenant_id: tenantId })
-    : await tenantIndexStub(c.env, tenantId).listAuditLog(tenantId, input);
+  const [deletion, listed] = await Promise.all([registry.deletion(tenantId), registry.knows(tenantId)]);
+  const deleted = deletion?.finished_at != null;
+  // A tenant never used has no log of its own yet: only the platform's entries (its jurisdiction).
+  const page =
+    deleted || !listed
+      ? await registry.listAuditLog({ ...input, tenant_id: tenantId })
+      : await tenantIndexStub(c.env, tenantId).listAuditLog(tenantId, input);
   return c.json(page, 200);
 };

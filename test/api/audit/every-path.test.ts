@@ -380,6 +380,14 @@ const STEPS: Readonly<Record<string, Step>> = {
     actions: ["tenant.unsuspended"],
     run: (w, send) => send(`/v1/admin/tenants/${w.tenantId}/unsuspend`, { method: "POST", headers: w.operator }),
   },
+  "PUT /v1/admin/tenants/{tenant_id}": {
+    actions: ["tenant.jurisdiction_set"],
+    // Another tenant: a jurisdiction is set before a tenant holds data. Its entry is in the platform's log.
+    run: (w, send) => {
+      w.ids.placed = freshTenant("walk-placed");
+      return send(`/v1/admin/tenants/${w.ids.placed}`, { method: "PUT", body: { jurisdiction: "eu" }, headers: w.operator });
+    },
+  },
   "DELETE /v1/admin/tenants/{tenant_id}": {
     actions: ["tenant.deleted"],
     // Another tenant: this one's log is read after the walk. Its entry is read from the platform's log.
@@ -406,7 +414,7 @@ async function settledLog(walk: Walk, expected: readonly string[][]): Promise<Au
   const deadline = Date.now() + 10_000;
   for (;;) {
     const entries: AuditEntry[] = [];
-    for (const tenantId of [walk.tenantId, walk.ids.deleted]) {
+    for (const tenantId of [walk.tenantId, walk.ids.deleted, walk.ids.placed]) {
       let cursor: string | null = null;
       do {
         const page = await auditPage(

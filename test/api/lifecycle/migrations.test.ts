@@ -68,7 +68,9 @@ describe("TenantRegistry storage written before deletion records", () => {
     expect(await registry.deletion("old-tenant")).toEqual({ started_at: 5000, finished_at: 6000 });
     expect(await registry.register("old-tenant", 7000)).toBe(false);
     expect(await registry.register("kept-tenant", 7000)).toBe(true);
-    expect((await registry.list({ limit: 10 })).data).toEqual([{ tenant_id: "kept-tenant", created_at: new Date(2000).toISOString() }]);
+    expect((await registry.list({ limit: 10 })).data).toEqual([
+      { tenant_id: "kept-tenant", created_at: new Date(2000).toISOString(), jurisdiction: null },
+    ]);
     await runInDurableObject(stub, async (_instance, state) => {
       expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_REGISTRY_MIGRATIONS));
     });
