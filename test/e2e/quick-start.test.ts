@@ -168,10 +168,12 @@ describe("npm start", () => {
   it("runs the memory page as written", async () => {
     const [items, , remembers] = await runPage("docs/memory.md");
     expect(items).toContain('[{"key":"preferences","score":');
+    // The delete, which prints its own status
+    expect(items).toMatch(/^204$/m);
     // One session saves; a later session of the same user finds it
     expect(remembers).toMatch(/^memory_put \{"key":"note","value":\{"note":"I like window seats\."\},"namespace":\["users","u_456"\]\}$/m);
-    expect(remembers).toMatch(/^memory_search \{"query":"Which seats do I like"/m);
-    expect(remembers).toMatch(/^From memory: .*I like window seats\./m);
+    expect(remembers).toMatch(/^memory_search \{"query":"Which seats do I like","namespace":\["users","u_456"\]\}$/m);
+    expect(remembers).toMatch(/^From memory: I like window seats\.$/m);
   });
 
   it("runs the sub-agents page as written", async () => {

@@ -12,16 +12,23 @@ type Turn = { role: "user" | "assistant"; content: string | Block[] };
 type Tool = { name: string; description?: string; input_schema: unknown };
 
 const NAMESPACE = { type: "array", items: { type: "string" } };
-/** As the platform words them (tools/builtin/memory.ts); the workerd test runs them for real. */
+/**
+ * As tools/builtin/memory.ts words them for a grant of ["users","u_123"] (copied: the node
+ * project cannot load the Worker's code); the e2e docs test runs the real ones.
+ */
 const MEMORY: Tool[] = [
   {
     name: "memory_search",
-    description: 'Searches long-term memory. Searches every namespace you may read (["users","u_123"]) unless `namespace` names one.',
+    description:
+      "Searches long-term memory (kept across conversations) by words, best match first. " +
+      'Searches every namespace you may read (["users","u_123"]) unless `namespace` names one of them or one below.',
     input_schema: { type: "object", properties: { query: { type: "string" }, namespace: NAMESPACE }, required: ["query"] },
   },
   {
     name: "memory_put",
-    description: 'Saves an item in long-term memory. `namespace` is ["users","u_123"] unless given (any of ["users","u_123"] or below).',
+    description:
+      "Saves an item in long-term memory, where later conversations can find it; saving an existing key replaces its value. " +
+      '`namespace` is ["users","u_123"] unless given (any of ["users","u_123"] or below).',
     input_schema: {
       type: "object",
       properties: { key: { type: "string" }, value: { type: "object" }, namespace: NAMESPACE },
@@ -104,11 +111,19 @@ describe("the mock model's markers", () => {
     });
     expect(saved.answer).toContain("Saved to memory");
 
-    const found = JSON.stringify([{ namespace: ["users", "u_123"], key: "note", value: { note: "I prefer French." } }]);
+    // As the memory_search tool answers (tools/builtin/memory.ts).
+    const found = JSON.stringify({
+      results: [{ namespace: ["users", "u_123"], key: "note", value: { note: "I prefer French." }, updated_at: "x", score: 1 }],
+    });
     const recalled = await callThenAnswer("[mock:memory] Which language do I prefer?", MEMORY, found);
-    // A search without a namespace covers every namespace the session reads, and no other.
-    expect(recalled.call).toMatchObject({ name: "memory_search", input: { query: "Which language do I prefer" } });
+    // The search names the session's own namespace, as the save does.
+    expect(recalled.call).toEqual(
+      expect.objectContaining({ name: "memory_search", input: { query: "Which language do I prefer", namespace: ["users", "u_123"] } }),
+    );
     expect(recalled.answer).toBe("From memory: I prefer French.");
+
+    const none = await callThenAnswer("[mock:memory] Which seat do I like?", MEMORY, JSON.stringify({ results: [] }));
+    expect(none.answer).toBe('Nothing in memory matches "Which seat do I like?".');
   });
 
   it("[mock:memory] says so when the session has no memory grant", async () => {
