@@ -3,7 +3,10 @@
  * (the memory tools' descriptions name the session's namespaces; every agent tool takes `input`):
  * each marker calls the tool it names, once, then answers from its result; no marker, no change.
  */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nodeBinary, PROJECT_ROOT } from "../e2e/support/environment";
 import { type MockServer, startMockServer } from "../support/node/mock-server";
 import { toolUsingFallback } from "../support/node/tool-using-model";
 
@@ -195,5 +198,14 @@ describe("the mock model's markers", () => {
     } finally {
       await plain.close();
     }
+  });
+
+  it("loads with Node's type stripping, as npm start loads it (no parameter properties, enums or namespaces)", async () => {
+    const { stdout } = await promisify(execFile)(
+      nodeBinary(),
+      ["--input-type=module", "-e", 'const m = await import("./test/support/node/mock-behaviours.ts"); console.log(m.MARKERS.join(" "))'],
+      { cwd: PROJECT_ROOT },
+    );
+    expect(stdout.trim()).toBe("memory subagent approval client_tool structured");
   });
 });
