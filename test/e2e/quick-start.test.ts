@@ -33,7 +33,7 @@ const PAGES: Record<string, { run: number; notRun: number }> = {
   "docs/subagents.md": { run: 1, notRun: 0 },
   "docs/chat.md": { run: 4, notRun: 2 },
   "docs/mcp-server.md": { run: 1, notRun: 0 },
-  "docs/usage.md": { run: 2, notRun: 1 },
+  "docs/usage.md": { run: 2, notRun: 0 },
   "docs/forks.md": { run: 1, notRun: 0 },
   "docs/lifecycle.md": { run: 2, notRun: 0 },
 };
@@ -241,7 +241,7 @@ describe("npm start", () => {
     expect(deletion).toContain("tenant_index 0 rows");
   });
 
-  it("no shell block of the README or docs/ names a port or needs jq", async () => {
+  it("no shell block of the README or docs/ names a port or needs jq, and every shell block is an sh fence (the only ones run)", async () => {
     for (const page of [
       "README.md",
       ...(await readdir(join(PROJECT_ROOT, "docs"))).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`),
@@ -250,6 +250,7 @@ describe("npm start", () => {
       for (const [, block] of text.matchAll(/^```(?:sh|bash)\n([\s\S]*?)^```$/gm)) {
         expect(block, page).not.toMatch(/:8787|\bjq\b/);
       }
+      expect(text.match(/^```(?:bash|shell|zsh|console)$/gm), page).toBeNull();
     }
   });
 
