@@ -196,7 +196,7 @@ describe("npm start", () => {
     const [items, , remembers] = await runPage("docs/memory.md");
     expect(items).toContain('[{"key":"preferences","score":');
     // The delete, which prints its own status
-    expect(items).toMatch(/^204$/m);
+    expect(items).toMatch(/204\n$/);
     // One session saves; a later session of the same user finds it
     expect(remembers).toMatch(/^memory_put \{"key":"note","value":\{"note":"I like window seats\."\},"namespace":\["users","u_456"\]\}$/m);
     expect(remembers).toMatch(/^memory_search \{"query":"Which seats do I like","namespace":\["users","u_456"\]\}$/m);

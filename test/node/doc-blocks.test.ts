@@ -15,7 +15,7 @@ const page = [
   NOT_RUN,
   "```sh\nnpm start\n```",
   "## Section",
-  "```sh\necho two\n```",
+  "```sh\n# a comment, not a heading\necho two\n```",
   "```ts\nconst x = 1;\n```",
   "### Deeper",
   "```sh\necho three\n```",
@@ -25,11 +25,11 @@ const page = [
 
 describe("runnableBlocks", () => {
   it("takes every sh fence in order, and leaves out other fences and those marked not run", () => {
-    expect(runnableBlocks(page)).toEqual(["echo one\n", "echo two\n", "echo three\n", "echo four\n"]);
+    expect(runnableBlocks(page)).toEqual(["echo one\n", "# a comment, not a heading\necho two\n", "echo three\n", "echo four\n"]);
   });
 
   it("cuts a section at the next heading of its level or higher, keeping deeper ones", () => {
-    expect(runnableBlocks(page, "## Section")).toEqual(["echo two\n", "echo three\n"]);
+    expect(runnableBlocks(page, "## Section")).toEqual(["# a comment, not a heading\necho two\n", "echo three\n"]);
     expect(runnableBlocks(page, "### Deeper")).toEqual(["echo three\n"]);
     expect(() => runnableBlocks(page, "## Missing")).toThrow(/no heading/);
   });

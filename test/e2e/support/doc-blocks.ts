@@ -20,8 +20,21 @@ export function runnableBlocks(text: string, from?: string): string[] {
     if (start < 0) throw new Error(`no heading ${from}`);
     const level = /^#+/.exec(from)![0];
     const rest = text.slice(start + from.length + 2);
-    const end = rest.search(new RegExp(`^#{1,${level.length}} `, "m"));
-    section = end < 0 ? rest : rest.slice(0, end);
+    // A heading, not a shell comment: only lines outside fences count.
+    const heading = new RegExp(`^#{1,${level.length}} `);
+    let inFence = false;
+    let end = rest.length;
+    for (let at = 0, i = 0; i < rest.length; i = at + 1) {
+      at = rest.indexOf("\n", i);
+      if (at < 0) at = rest.length;
+      const line = rest.slice(i, at);
+      if (line.startsWith("```")) inFence = !inFence;
+      else if (!inFence && heading.test(line)) {
+        end = i;
+        break;
+      }
+    }
+    section = rest.slice(0, end);
   }
   const blocks: string[] = [];
   const fence = /(^.*\n)?^```sh\n([\s\S]*?)^```$/gm;
