@@ -7,11 +7,11 @@
  * finds the platform's port. Editing `.dev.vars` restarts the platform.
  */
 import { execFile } from "node:child_process";
-import { appendFile, readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pageBlocks, runBlocks } from "./support/doc-blocks";
+import { NOT_RUN, runBlocks, runnableBlocks } from "./support/doc-blocks";
 import { childEnv, freePort, LOOPBACK, makeTempDir, nodeBinary, PROJECT_ROOT, removeDir } from "./support/environment";
 import { relocatedConfig } from "./support/platform";
 import { type GroupChild, spawnGroup } from "./support/process-group";
@@ -19,8 +19,24 @@ import { waitFor } from "./support/wait";
 
 const READY_TIMEOUT_MS = 120_000;
 const RUN_STEP_TIMEOUT_MS = 30_000;
-/** A page's blocks wait for runs with their own bounded polls (30 s each at most). */
+/** A page's blocks wait for runs with the events stream or `until`: a page that hangs fails here. */
 const PAGE_TIMEOUT_MS = 120_000;
+/**
+ * The blocks each page runs and those it marks not run: a new marker, or a block that stops
+ * running, must be seen here.
+ */
+const PAGES: Record<string, { run: number; notRun: number }> = {
+  "README.md": { run: 2, notRun: 1 },
+  "docs/quick-start.md": { run: 1, notRun: 2 },
+  "docs/agents.md": { run: 2, notRun: 0 },
+  "docs/memory.md": { run: 3, notRun: 0 },
+  "docs/subagents.md": { run: 1, notRun: 0 },
+  "docs/chat.md": { run: 4, notRun: 2 },
+  "docs/mcp-server.md": { run: 1, notRun: 0 },
+  "docs/usage.md": { run: 2, notRun: 0 },
+  "docs/forks.md": { run: 1, notRun: 0 },
+  "docs/lifecycle.md": { run: 2, notRun: 0 },
+};
 const READY_LINE = /The platform is ready on (http:\/\/\S+) \(/;
 
 const run = promisify(execFile);
@@ -129,8 +145,17 @@ describe("npm start", () => {
 
   /** The printed lines a reader pastes first: BASE, the tokens and `pick`. */
   const printedSetup = () => guide.filter((l) => l.startsWith("export ") || l.startsWith("pick()"));
-  const runPage = async (page: string, from?: string) =>
-    (await runBlocks(await pageBlocks(page, from), printedSetup(), dir, PAGE_TIMEOUT_MS)).outputs;
+  const runPage = async (page: string, from?: string) => {
+    const text = await readFile(join(PROJECT_ROOT, page), "utf8");
+    const blocks = runnableBlocks(text, from);
+    expect({ run: blocks.length, notRun: text.split(NOT_RUN).length - 1 }, page).toEqual(PAGES[page]);
+    return (await runBlocks(blocks, printedSetup(), dir, PAGE_TIMEOUT_MS)).outputs;
+  };
+  /** The `sh` blocks of `page` (run or not) that contain `text`. */
+  const shBlocks = async (page: string, text: string) =>
+    [...(await readFile(join(PROJECT_ROOT, page), "utf8")).matchAll(/^```sh\n([\s\S]*?)^```$/gm)]
+      .map((match) => match[1]!)
+      .filter((block) => block.includes(text));
 
   it("prints the platform's address on the port it was given, and a curl that answers non-2xx fails a page", async () => {
     expect(baseUrl).not.toContain(":8787");
@@ -162,16 +187,20 @@ describe("npm start", () => {
   it("runs the agents page as written", async () => {
     const [define, exported] = await runPage("docs/agents.md");
     expect(define).toMatch(/"agent":\{"id":"agt_[\w-]+","version":1\}/);
+    // The version PATCH made
+    expect(define).toMatch(/^2$/m);
     expect(exported).toMatch(/^agt_[\w-]+ support-triage-copy$/m);
   });
 
   it("runs the memory page as written", async () => {
     const [items, , remembers] = await runPage("docs/memory.md");
     expect(items).toContain('[{"key":"preferences","score":');
+    // The delete, which prints its own status
+    expect(items).toMatch(/204\n$/);
     // One session saves; a later session of the same user finds it
     expect(remembers).toMatch(/^memory_put \{"key":"note","value":\{"note":"I like window seats\."\},"namespace":\["users","u_456"\]\}$/m);
-    expect(remembers).toMatch(/^memory_search \{"query":"Which seats do I like"/m);
-    expect(remembers).toMatch(/^From memory: .*I like window seats\./m);
+    expect(remembers).toMatch(/^memory_search \{"query":"Which seats do I like","namespace":\["users","u_456"\]\}$/m);
+    expect(remembers).toMatch(/^From memory: I like window seats\.$/m);
   });
 
   it("runs the sub-agents page as written", async () => {
@@ -212,7 +241,7 @@ describe("npm start", () => {
     expect(deletion).toContain("tenant_index 0 rows");
   });
 
-  it("no shell block of the README or docs/ names a port or needs jq", async () => {
+  it("no shell block of the README or docs/ names a port or needs jq, and every shell block is an sh fence (the only ones run)", async () => {
     for (const page of [
       "README.md",
       ...(await readdir(join(PROJECT_ROOT, "docs"))).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`),
@@ -221,6 +250,7 @@ describe("npm start", () => {
       for (const [, block] of text.matchAll(/^```(?:sh|bash)\n([\s\S]*?)^```$/gm)) {
         expect(block, page).not.toMatch(/:8787|\bjq\b/);
       }
+      expect(text.match(/^```(?:bash|shell|zsh|console)$/gm), page).toBeNull();
     }
   });
 
@@ -259,12 +289,18 @@ describe("npm start", () => {
   });
 
   it("mints tokens for any tenant and scope with npm run token; a tenant exists from its first use", async () => {
-    const mint = async (tenant: string, scope: string) =>
+    const mintWith = async (flags: string[]) =>
       (
-        await run(nodeBinary(), ["scripts/token.mjs", "--config", join(dir, "wrangler.json"), "--tenant", tenant, "--scope", scope], {
-          cwd: PROJECT_ROOT,
-        })
+        await run(nodeBinary(), ["scripts/token.mjs", "--config", join(dir, "wrangler.json"), ...flags], { cwd: PROJECT_ROOT })
       ).stdout.trim();
+    const mint = (tenant: string, scope: string) => mintWith(["--tenant", tenant, "--scope", scope]);
+    // The quick start's `npm run token` lines, with their flags as shown
+    const [shown] = await shBlocks("docs/quick-start.md", "npm run token");
+    const flagSets = [...shown!.matchAll(/npm run (?:-s )?token -- (.+?)\)?$/gm)].map((line) =>
+      [...line[1]!.matchAll(/"([^"]*)"|(\S+)/g)].map((arg) => arg[1] ?? arg[2]!),
+    );
+    expect(flagSets).toHaveLength(4);
+    for (const flags of flagSets) expect(await mintWith(flags), flags.join(" ")).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     const get = (path: string, credential: string) => fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${credential}` } });
 
     const acme = await mint("acme", "sessions:read sessions:write");
@@ -285,11 +321,15 @@ describe("npm start", () => {
     expect(tenants.data.map((t) => t.tenant_id)).toEqual(expect.arrayContaining(["acme", "dev"]));
   });
 
-  it("restarts the platform when .dev.vars changes, and keeps the sessions", async () => {
+  it("restarts the platform when .dev.vars changes, and keeps the sessions: the chat page's CORS_ORIGINS, as written", async () => {
     const before = dev.output().length;
-    await appendFile(join(dir, ".dev.vars"), "MODEL_TIMEOUT_MS=60000\n");
+    const [allow] = await shBlocks("docs/chat.md", "CORS_ORIGINS=");
+    const [preflight] = await shBlocks("docs/chat.md", "-X OPTIONS");
+    await runBlocks([allow!], printedSetup(), dir, PAGE_TIMEOUT_MS);
     await dev.waitForOutput((text) => text.slice(before).includes("The platform is ready again"), READY_TIMEOUT_MS);
     expect(dev.output().slice(before)).toContain(".dev.vars changed: restarting the platform");
+    const { outputs } = await runBlocks([preflight!], printedSetup(), dir, PAGE_TIMEOUT_MS);
+    expect(outputs[0]).toMatch(/^access-control-allow-origin: http:\/\/localhost:3000\r?$/im);
     const res = await fetch(`${baseUrl}/v1/sessions/${vars.SESSION}`, { headers: { authorization: `Bearer ${token}` } });
     expect(((await res.json()) as { status: string }).status).toBe("done");
   });

@@ -178,6 +178,8 @@ describe("the packed SDK in a fresh project", () => {
     const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as Record<string, unknown>;
     expect(manifest.version).toMatch(/^\d+\.\d+\.\d+$/);
     expect(readFileSync(join(installed, "CHANGELOG.md"), "utf8")).toContain(`## ${String(manifest.version)}`);
+    expect(readFileSync(join(installed, "LICENSE"), "utf8")).toContain("Apache License");
+    expect(manifest.license).toBe("Apache-2.0");
     expect(() => accessSync(join(installed, "src"))).toThrow();
     expect(readFileSync(join(installed, "dist", "index.js"), "utf8")).toContain('from "./run.js"');
     expect(readFileSync(join(installed, "dist", "index.d.ts"), "utf8")).not.toMatch(/from "\.\/[^"]+\.ts"/);

@@ -1,6 +1,7 @@
 /**
  * One licence everywhere a user reads it: the LICENSE file, the root and SDK package manifests
- * (npm shows the SDK's), the copy the SDK's tarball carries, and the OpenAPI document's `info`.
+ * (npm shows the SDK's) and the lock file's record of both, the SDK's copy (sdk-package.test.ts
+ * checks the tarball carries it), and the OpenAPI document's `info`.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -20,5 +21,8 @@ describe("the licence", () => {
     expect(sdk.license).toBe(SPDX);
     expect(sdk.files).toContain("LICENSE");
     expect(JSON.parse(await read("openapi/openapi.json")).info.license).toEqual({ name: SPDX, identifier: SPDX });
+    // The lock file records it too, or the first `npm install` rewrites the lock.
+    const lock = JSON.parse(await read("package-lock.json")) as { packages: Record<string, { license?: string }> };
+    expect([lock.packages[""]?.license, lock.packages["sdk"]?.license]).toEqual([SPDX, SPDX]);
   });
 });

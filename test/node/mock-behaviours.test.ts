@@ -3,7 +3,10 @@
  * (the memory tools' descriptions name the session's namespaces; every agent tool takes `input`):
  * each marker calls the tool it names, once, then answers from its result; no marker, no change.
  */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nodeBinary, PROJECT_ROOT } from "../e2e/support/environment";
 import { type MockServer, startMockServer } from "../support/node/mock-server";
 import { toolUsingFallback } from "../support/node/tool-using-model";
 
@@ -12,16 +15,23 @@ type Turn = { role: "user" | "assistant"; content: string | Block[] };
 type Tool = { name: string; description?: string; input_schema: unknown };
 
 const NAMESPACE = { type: "array", items: { type: "string" } };
-/** As the platform words them (tools/builtin/memory.ts); the workerd test runs them for real. */
+/**
+ * As tools/builtin/memory.ts words them for a grant of ["users","u_123"] (copied: the node
+ * project cannot load the Worker's code); the e2e docs test runs the real ones.
+ */
 const MEMORY: Tool[] = [
   {
     name: "memory_search",
-    description: 'Searches long-term memory. Searches every namespace you may read (["users","u_123"]) unless `namespace` names one.',
+    description:
+      "Searches long-term memory (kept across conversations) by words, best match first. " +
+      'Searches every namespace you may read (["users","u_123"]) unless `namespace` names one of them or one below.',
     input_schema: { type: "object", properties: { query: { type: "string" }, namespace: NAMESPACE }, required: ["query"] },
   },
   {
     name: "memory_put",
-    description: 'Saves an item in long-term memory. `namespace` is ["users","u_123"] unless given (any of ["users","u_123"] or below).',
+    description:
+      "Saves an item in long-term memory, where later conversations can find it; saving an existing key replaces its value. " +
+      '`namespace` is ["users","u_123"] unless given (any of ["users","u_123"] or below).',
     input_schema: {
       type: "object",
       properties: { key: { type: "string" }, value: { type: "object" }, namespace: NAMESPACE },
@@ -104,11 +114,19 @@ describe("the mock model's markers", () => {
     });
     expect(saved.answer).toBe("Saved to memory: I prefer French.");
 
-    const found = JSON.stringify({ results: [{ namespace: ["users", "u_123"], key: "note", value: { note: "I prefer French." } }] });
+    // As the memory_search tool answers (tools/builtin/memory.ts).
+    const found = JSON.stringify({
+      results: [{ namespace: ["users", "u_123"], key: "note", value: { note: "I prefer French." }, updated_at: "x", score: 1 }],
+    });
     const recalled = await callThenAnswer("[mock:memory] Which language do I prefer?", MEMORY, found);
-    // A search without a namespace covers every namespace the session reads, and no other.
-    expect(recalled.call).toMatchObject({ name: "memory_search", input: { query: "Which language do I prefer" } });
+    // The search names the session's own namespace, as the save does.
+    expect(recalled.call).toEqual(
+      expect.objectContaining({ name: "memory_search", input: { query: "Which language do I prefer", namespace: ["users", "u_123"] } }),
+    );
     expect(recalled.answer).toBe("From memory: I prefer French.");
+
+    const none = await callThenAnswer("[mock:memory] Which seat do I like?", MEMORY, JSON.stringify({ results: [] }));
+    expect(none.answer).toBe('Nothing in memory matches "Which seat do I like?".');
   });
 
   it("[mock:memory] says so when the session has no memory grant", async () => {
@@ -180,5 +198,14 @@ describe("the mock model's markers", () => {
     } finally {
       await plain.close();
     }
+  });
+
+  it("loads with Node's type stripping, as npm start loads it (no parameter properties, enums or namespaces)", async () => {
+    const { stdout } = await promisify(execFile)(
+      nodeBinary(),
+      ["--input-type=module", "-e", 'const m = await import("./test/support/node/mock-behaviours.ts"); console.log(m.MARKERS.join(" "))'],
+      { cwd: PROJECT_ROOT },
+    );
+    expect(stdout.trim()).toBe("memory subagent approval client_tool structured");
   });
 });

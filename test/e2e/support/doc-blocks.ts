@@ -4,7 +4,7 @@
  * A block the line before marks `<!-- not run -->` is prose (another machine, a deploy, a
  * command that never ends); other fences (`json`, `ts`, none) never run.
  */
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "./environment";
@@ -12,7 +12,7 @@ import { PROJECT_ROOT } from "./environment";
 export const NOT_RUN = "<!-- not run -->";
 export const BLOCK_SEPARATOR = "----8<----";
 
-/** The runnable blocks of `text`, from `from` (a heading) to the next heading of its level, or all of it. */
+/** The runnable blocks of `text`, from `from` (a heading) to the next heading of its level or higher, or all of it. */
 export function runnableBlocks(text: string, from?: string): string[] {
   let section = text;
   if (from !== undefined) {
@@ -20,8 +20,21 @@ export function runnableBlocks(text: string, from?: string): string[] {
     if (start < 0) throw new Error(`no heading ${from}`);
     const level = /^#+/.exec(from)![0];
     const rest = text.slice(start + from.length + 2);
-    const end = rest.search(new RegExp(`^${level} `, "m"));
-    section = end < 0 ? rest : rest.slice(0, end);
+    // A heading, not a shell comment: only lines outside fences count.
+    const heading = new RegExp(`^#{1,${level.length}} `);
+    let inFence = false;
+    let end = rest.length;
+    for (let at = 0, i = 0; i < rest.length; i = at + 1) {
+      at = rest.indexOf("\n", i);
+      if (at < 0) at = rest.length;
+      const line = rest.slice(i, at);
+      if (line.startsWith("```")) inFence = !inFence;
+      else if (!inFence && heading.test(line)) {
+        end = i;
+        break;
+      }
+    }
+    section = rest.slice(0, end);
   }
   const blocks: string[] = [];
   const fence = /(^.*\n)?^```sh\n([\s\S]*?)^```$/gm;
@@ -37,11 +50,22 @@ export async function pageBlocks(page: string, from?: string): Promise<string[]>
 
 /**
  * Every `curl` must succeed (a non-2xx fails the page) unless it prints its own status with
- * `-w`, as the examples that show a refusal do.
+ * `-w`, as the examples that show a refusal do. A failure ends the whole page, even inside a
+ * condition or a command substitution, where `set -e` does not look; an unset variable ends it too.
  */
 const PRELUDE = [
-  "set -eo pipefail",
-  `curl() { case " $* " in *" -w "*|*" --write-out "*) command curl "$@" ;; *) command curl --fail-with-body "$@" ;; esac; }`,
+  "set -euo pipefail",
+  'fail() { echo "docs test: $*" >&2; kill -TERM $$; exit 1; }',
+  'curl() { local arg; for arg in "$@"; do case "$arg" in -w | --write-out) command curl "$@"; return; esac; done',
+  '  command curl --fail-with-body "$@" || fail "curl $* failed ($?)"; }',
+];
+
+/** After the printed `pick`: a value that is not there (`undefined`) ends the page. */
+const AFTER_SETUP = [
+  'if declare -f pick >/dev/null; then eval "printed_$(declare -f pick)"',
+  '  pick() { local out; out=$(printed_pick "$@") || fail "pick $* failed"',
+  "    case $'\\n'\"$out\"$'\\n' in *$'\\nundefined\\n'*) fail \"pick $* printed undefined\" ;; esac; printf '%s\\n' \"$out\"; }",
+  "fi",
 ];
 
 export interface BlocksRun {
@@ -50,18 +74,45 @@ export interface BlocksRun {
   stderr: string;
 }
 
-/** Runs `blocks` in one bash after `setup` (the printed `export` and `pick` lines), in `cwd`. */
+/**
+ * Runs `blocks` in one bash after `setup` (the printed `export` and `pick` lines), in `cwd`. A
+ * page that has not ended within `timeoutMs` fails, and its processes (a `curl -N`) are ended.
+ */
 export function runBlocks(blocks: string[], setup: string[], cwd: string, timeoutMs: number): Promise<BlocksRun> {
-  const script = [...PRELUDE, ...setup, blocks.join(`\necho '${BLOCK_SEPARATOR}'\n`)].join("\n");
+  const script = [...PRELUDE, ...setup, ...AFTER_SETUP, blocks.join(`\necho '${BLOCK_SEPARATOR}'\n`)].join("\n");
   return new Promise((resolve, reject) => {
-    execFile(
-      "bash",
-      ["-c", script],
-      { cwd, env: { PATH: process.env.PATH ?? "" }, timeout: timeoutMs, maxBuffer: 16 << 20 },
-      (error, stdout, stderr) => {
-        if (error) reject(new Error(`the blocks failed (${error.code ?? error.signal}):\n${stderr}\n${stdout}`));
-        else resolve({ outputs: stdout.split(`${BLOCK_SEPARATOR}\n`), stderr });
-      },
-    );
+    const child = spawn("bash", ["-c", script], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "" },
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid);
+    }, timeoutMs);
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      // Whatever the page started in the background ends with it.
+      killGroup(child.pid);
+      if (timedOut) reject(new Error(`the blocks did not end within ${timeoutMs} ms:\n${stderr}\n${stdout}`));
+      else if (code !== 0) reject(new Error(`the blocks failed (${code ?? signal}):\n${stderr}\n${stdout}`));
+      else resolve({ outputs: stdout.split(`${BLOCK_SEPARATOR}\n`), stderr });
+    });
   });
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // Already gone.
+  }
 }

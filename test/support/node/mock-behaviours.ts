@@ -117,14 +117,14 @@ function memory(run: Run, tools: Tool[]): Reply {
 }
 
 /**
- * The namespace a memory tool names as its default (`namespace` is ["users","u_1"] unless given):
- * the session's own, so the call shows it. Absent, the platform uses that default anyway.
+ * The namespace a memory tool names as its default (`namespace` is ["users","u_1"] unless given),
+ * or for a search the first it may read: the session's own, so the call shows it.
  */
 function ownNamespace(tool: Tool): string[] | undefined {
-  const match = /`namespace` is (\[[^\]]*\]) unless given/.exec(tool.description ?? "");
+  const match = /`namespace` is (\[[^\]]*\]) unless given|namespace you may read \((\[[^\]]*\])/.exec(tool.description ?? "");
   if (!match) return undefined;
   try {
-    const parsed: unknown = JSON.parse(match[1]!);
+    const parsed: unknown = JSON.parse(match[1] ?? match[2]!);
     return Array.isArray(parsed) && parsed.every((s) => typeof s === "string") ? parsed : undefined;
   } catch {
     return undefined;
@@ -133,9 +133,9 @@ function ownNamespace(tool: Tool): string[] | undefined {
 
 function recalled(content: string): string[] {
   try {
-    // `memory_search` answers `{ "results": [item, …] }`.
+    // The tool answers `{"results": [...]}`.
     const parsed: unknown = JSON.parse(content);
-    const items = Array.isArray(parsed) ? parsed : (parsed as { results?: unknown } | null)?.results;
+    const items: unknown = Array.isArray(parsed) ? parsed : (parsed as { results?: unknown } | null)?.results;
     if (!Array.isArray(items)) return [content];
     return items.map((item: { value?: { note?: unknown } }) =>
       typeof item.value?.note === "string" ? item.value.note : JSON.stringify(item.value),
