@@ -8008,7 +8008,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`). */
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
