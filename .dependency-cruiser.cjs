@@ -11,7 +11,7 @@ const LAYERS = [
   // the edges: the Worker's entry, routes and protocol adapters
   ["index.ts", "api", "mcp-server", "a2a", "ag-ui", "chat"],
   // operations and their objects
-  ["schedules", "lifecycle", "sessions"],
+  ["lifecycle", "schedules", "sessions"],
   // the per-tenant stores and the cross-cutting records
   ["agents", "evals", "memory", "vault", "traces", "tenants", "notifications", "audit", "usage", "policy"],
   // shared rules the layers above use; the parsed configuration sits above the model catalog and session settings it parses
