@@ -4474,7 +4474,7 @@ export interface components {
             type: "max_steps";
             /** @description The key of this scorer's mean in the results; default: its type (then `type_2`, `type_3`, ...). */
             name?: string;
-            /** Format: int64 */
+            /** Format: int32 */
             max: number;
         } | {
             /** @enum {string} */
@@ -4522,7 +4522,7 @@ export interface components {
             dataset_id: string;
             scorers: components["schemas"]["Scorer"][];
             /**
-             * Format: int64
+             * Format: int32
              * @description Sessions at once; at most the tenant's `max_concurrent_runs` (the default, up to 5).
              */
             concurrency?: number;

@@ -6,6 +6,7 @@
 import { createRoute, type RouteHandler, z } from "@hono/zod-openapi";
 import { EvalClient } from "../../evals/client";
 import { MAX_DATASET_ITEMS } from "../../evals/door";
+import { MAX_MAX_REQUEST_BYTES } from "../../limits";
 import type { DatasetItem } from "../../evals/types";
 import { auditContext } from "../audit-context";
 import type { AppEnv } from "../context";
@@ -32,7 +33,10 @@ export const route = createRoute({
     body: {
       required: true,
       content: {
-        [NDJSON]: { schema: z.string(), example: '{"input":"What is 2 + 2?","expected":"4"}\n{"input":"What is 3 + 3?","expected":"6"}\n' },
+        [NDJSON]: {
+          schema: z.string().max(MAX_MAX_REQUEST_BYTES),
+          example: '{"input":"What is 2 + 2?","expected":"4"}\n{"input":"What is 3 + 3?","expected":"6"}\n',
+        },
       },
     },
   },

@@ -5,6 +5,9 @@ import { decodeTimeIdCursor } from "../../shared/cursor";
 import { RunInputSchema } from "../../session-config/request-schemas";
 import { pageQuerySchema, pageSchema, TimestampSchema } from "../schemas";
 
+/** A dataset's id; a path's id that does not match is answered 404 without a lookup. */
+export const DATASET_ID_PATTERN = /^dst_[A-Za-z0-9_-]{20,60}$/;
+
 /** One item as JSON: a case is a prompt and its answer, not a document. */
 export const MAX_DATASET_ITEM_BYTES = 64 * 1024;
 
@@ -38,7 +41,7 @@ export const AddItemsRequestSchema = z
 
 export const FromSessionRequestSchema = z
   .object({
-    session_id: z.string().min(1).max(80).openapi({ example: "ses_3kTq9vXbW2mYp7LsQa1Zc0Rd" }),
+    session_id: z.string().min(1).max(80).openapi({ pattern: "^ses_[A-Za-z0-9_-]{24,76}$", example: "ses_3kTq9vXbW2mYp7LsQa1Zc0Rd" }),
     metadata: z.record(z.string(), z.unknown()).optional(),
   })
   .strict()
@@ -62,7 +65,13 @@ export const DatasetPageSchema = pageSchema(DatasetSchema, "DatasetPage");
 
 export const DatasetListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor("datasets", cursor) !== null);
 
-const DatasetIdParam = z.string().openapi({ param: { name: "id", in: "path" }, maxLength: 64, example: "dst_3kTq9vXbW2mYp7LsQa1Zc0Rd" });
+/** Not checked against the pattern here: a malformed id is answered 404 like any unknown one. */
+const DatasetIdParam = z.string().openapi({
+  param: { name: "id", in: "path" },
+  maxLength: 64,
+  pattern: DATASET_ID_PATTERN.source,
+  example: "dst_3kTq9vXbW2mYp7LsQa1Zc0Rd",
+});
 
 export const DatasetIdParamsSchema = z.object({ id: DatasetIdParam });
 
@@ -70,12 +79,10 @@ export const ItemParamsSchema = z.object({
   id: DatasetIdParam,
   index: z
     .string()
+    .max(4)
     .regex(/^(0|[1-9][0-9]{0,3})$/, "Must be an item's index.")
     .openapi({ param: { name: "index", in: "path" }, example: "0" }),
 });
-
-/** A path's dataset id: one that cannot be a dataset's is answered 404 without a lookup. */
-export const DATASET_ID_PATTERN = /^dst_[A-Za-z0-9_-]{20,60}$/;
 
 export const CREATE_DATASET_EXAMPLE = {
   name: "capitals",

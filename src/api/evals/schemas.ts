@@ -1,6 +1,7 @@
 /** Schemas of the eval routes: the create body, the Eval with its items, the comparison, and the parameters. */
 import { z } from "@hono/zod-openapi";
 import { scorerListSchema, scorerSchema } from "../../evals/scorers";
+import { DATASET_ID_PATTERN } from "../datasets/schemas";
 import { AGENT_REF_PATTERN, MAX_AGENT_REF_CHARS } from "../../session-config/agent-ref";
 import { decodeTimeIdCursor } from "../../shared/cursor";
 import { pageQuerySchema, pageSchema, TimestampSchema } from "../schemas";
@@ -17,12 +18,13 @@ export const CreateEvalRequestSchema = z
         description: "`agt_…@<version>` or `agt_…@<alias>` (or `agt_…`: its latest version), resolved once, now.",
         example: "agt_3kTq9vXbW2mYp7LsQa1Zc0Rd@3",
       }),
-    dataset_id: z.string().min(1).max(64).openapi({ example: "dst_3kTq9vXbW2mYp7LsQa1Zc0Rd" }),
+    dataset_id: z.string().min(1).max(64).openapi({ pattern: DATASET_ID_PATTERN.source, example: "dst_3kTq9vXbW2mYp7LsQa1Zc0Rd" }),
     scorers: scorerListSchema,
     concurrency: z
       .number()
       .int()
       .min(1)
+      .max(1_000)
       .optional()
       .openapi({ description: "Sessions at once; at most the tenant's `max_concurrent_runs` (the default, up to 5)." }),
   })
@@ -95,18 +97,23 @@ export const ComparisonSchema = z
 export const EvalListQuerySchema = pageQuerySchema((cursor) => decodeTimeIdCursor("evals", cursor) !== null);
 
 export const EvalIdParamsSchema = z.object({
-  id: z.string().openapi({ param: { name: "id", in: "path" }, maxLength: 64, example: "evl_3kTq9vXbW2mYp7LsQa1Zc0Rd" }),
+  id: z.string().openapi({
+    param: { name: "id", in: "path" },
+    maxLength: 64,
+    pattern: EVAL_ID_PATTERN.source,
+    example: "evl_3kTq9vXbW2mYp7LsQa1Zc0Rd",
+  }),
 });
 
 export const CompareQuerySchema = z.object({
   a: z
     .string()
     .max(64)
-    .openapi({ param: { name: "a", in: "query" }, description: "The baseline eval." }),
+    .openapi({ param: { name: "a", in: "query" }, pattern: EVAL_ID_PATTERN.source, description: "The baseline eval." }),
   b: z
     .string()
     .max(64)
-    .openapi({ param: { name: "b", in: "query" }, description: "The eval compared with it." }),
+    .openapi({ param: { name: "b", in: "query" }, pattern: EVAL_ID_PATTERN.source, description: "The eval compared with it." }),
 });
 
 export const CREATE_EVAL_EXAMPLE = {

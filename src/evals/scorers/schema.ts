@@ -4,13 +4,16 @@
  * with the path of the bad field, so a bad scorer is a 400 naming it before any session starts.
  */
 import { z } from "@hono/zod-openapi";
-import { compilePattern } from "../../shared/json-schema/patterns";
+import { compilePattern, MAX_PATTERN_CHARS } from "../../shared/json-schema/patterns";
 import { checkSchema } from "../../shared/json-schema/validator";
 
 /** Scorers of one eval or one canary: each runs on every item, a judge being a model call. */
 export const MAX_SCORERS = 10;
 /** A rubric is instructions for one judgement, not a document; it is sent with every item. */
 export const MAX_RUBRIC_CHARS = 4_000;
+/** The largest `max_steps` and `max_cost_usd` a scorer may name: past any session's limits. */
+const MAX_STEPS_BOUND = 1_000_000;
+const MAX_COST_BOUND_USD = 1_000_000;
 /** A scorer's name is a key of the per-scorer means, shown in tables. */
 export const MAX_SCORER_NAME_CHARS = 64;
 /** `contains` and `exact` values are compared with answers, not corpora. */
@@ -46,6 +49,7 @@ const regex = z
     pattern: z
       .string()
       .min(1)
+      .max(MAX_PATTERN_CHARS)
       .openapi({ description: "Matched against the answer by RE2 (linear time): no backreferences or lookaround." }),
   })
   .superRefine((scorer, ctx) => {
@@ -74,8 +78,8 @@ const toolCalled = z.object({
     .openapi({ description: "A subset of the call's input: every key given must be there with an equal value." }),
 });
 
-const maxSteps = z.object({ type: z.literal("max_steps"), name, max: z.number().int().min(0) });
-const maxCost = z.object({ type: z.literal("max_cost_usd"), name, max: z.number().min(0) });
+const maxSteps = z.object({ type: z.literal("max_steps"), name, max: z.number().int().min(0).max(MAX_STEPS_BOUND) });
+const maxCost = z.object({ type: z.literal("max_cost_usd"), name, max: z.number().min(0).max(MAX_COST_BOUND_USD) });
 
 const judge = z.object({
   type: z.literal("judge"),
