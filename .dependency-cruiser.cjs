@@ -11,9 +11,9 @@ const LAYERS = [
   // the edges: the Worker's entry, routes and protocol adapters
   ["index.ts", "api", "mcp-server", "a2a", "ag-ui", "chat"],
   // operations and their objects
-  ["schedules", "lifecycle", "sessions"],
+  ["lifecycle", "schedules", "sessions"],
   // the per-tenant stores and the cross-cutting records
-  ["agents", "memory", "vault", "traces", "tenants", "notifications", "audit", "usage", "policy"],
+  ["agents", "evals", "memory", "vault", "traces", "tenants", "notifications", "audit", "usage", "policy"],
   // shared rules the layers above use; the parsed configuration sits above the model catalog and session settings it parses
   ["auth", "config.ts", "session-config", "models", "egress"],
   // the base: bindings, names, logs, storage helpers, problems, pure helpers, limits

@@ -2,7 +2,7 @@
 import { createApp } from "./api/app";
 import type { Env } from "./env";
 
-export { AgentStore } from "./agents/agent-store";
+export { AgentStore } from "./lifecycle/agent-store";
 export { MemoryStore } from "./memory/memory-store";
 export { Vault } from "./vault/vault";
 export { SessionObject } from "./sessions/object/session-object";

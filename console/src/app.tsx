@@ -31,6 +31,10 @@ const WebhooksPage = lazyView("Webhooks", () => import("./views/webhooks").then(
 const WebhookPage = lazyView("Webhook", () => import("./views/webhook").then((m) => m.WebhookPage));
 const SchedulesPage = lazyView("Schedules", () => import("./views/schedules").then((m) => m.SchedulesPage));
 const SchedulePage = lazyView("Schedule", () => import("./views/schedule").then((m) => m.SchedulePage));
+const EvalsPage = lazyView("Evals", () => import("./views/evals").then((m) => m.EvalsPage));
+const EvalPage = lazyView("Eval", () => import("./views/eval").then((m) => m.EvalPage));
+const EvalComparePage = lazyView("Eval comparison", () => import("./views/eval-compare").then((m) => m.EvalComparePage));
+const DatasetPage = lazyView("Dataset", () => import("./views/dataset").then((m) => m.DatasetPage));
 const SettingsPage = lazyView("Settings", () => import("./views/settings").then((m) => m.SettingsPage));
 const UsagePage = lazyView("Usage", () => import("./views/usage").then((m) => m.UsagePage));
 const AuditLogPage = lazyView("Audit log", () => import("./views/audit-log").then((m) => m.AuditLogPage));
@@ -135,6 +139,14 @@ function SignedIn(props: AppProps & { state: AuthState }) {
               Schedules
             </a>
           )}
+          {powers.read && (
+            <a
+              href={routeHref({ view: "evals" })}
+              aria-current={["evals", "eval", "dataset", "eval_compare"].includes(route.view) ? "page" : undefined}
+            >
+              Evals
+            </a>
+          )}
           {powers.tenantAdmin && (
             <a
               href={routeHref({ view: "webhooks" })}
@@ -237,6 +249,14 @@ function View(props: { route: Route }) {
       return <SchedulesPage />;
     case "schedule":
       return <SchedulePage key={route.id} id={route.id} />;
+    case "evals":
+      return <EvalsPage />;
+    case "eval":
+      return <EvalPage key={route.id} id={route.id} />;
+    case "dataset":
+      return <DatasetPage key={route.id} id={route.id} />;
+    case "eval_compare":
+      return <EvalComparePage key={`${route.a}|${route.b}`} a={route.a} b={route.b} />;
     case "settings":
       return <SettingsPage />;
     case "audit_log": {

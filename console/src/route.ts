@@ -89,6 +89,11 @@ export type Route =
   | { view: "webhook"; id: string }
   | { view: "schedules" }
   | { view: "schedule"; id: string }
+  /** The tenant's evals and datasets; one eval's results; one dataset's items; two evals compared. */
+  | { view: "evals" }
+  | { view: "eval"; id: string }
+  | { view: "dataset"; id: string }
+  | { view: "eval_compare"; a: string; b: string }
   | { view: "settings" }
   /** The tenant's own credentials (`subject` null), or one end user's. */
   | { view: "credentials"; subject: string | null }
@@ -102,6 +107,7 @@ const FIXED_PATHS = {
   api_keys: "api-keys",
   webhooks: "webhooks",
   schedules: "schedules",
+  evals: "evals",
   settings: "settings",
 } as const;
 
@@ -124,6 +130,9 @@ export function parseRoute(hash: string): Route {
   if (first === "credentials" && second === undefined) return { view: "credentials", subject: params.get("subject") || null };
   if (first === "webhooks" && second !== undefined) return { view: "webhook", id: second };
   if (first === "schedules" && second !== undefined) return { view: "schedule", id: second };
+  if (first === "evals" && second === "compare") return { view: "eval_compare", a: params.get("a") ?? "", b: params.get("b") ?? "" };
+  if (first === "evals" && second !== undefined) return { view: "eval", id: second };
+  if (first === "datasets" && second !== undefined) return { view: "dataset", id: second };
   if (first === "sessions" && second === undefined) return { view: "sessions", ...filterOf(params) };
   if (first === "sessions" && second !== undefined) return { view: "session", id: second };
   if (first === "agents" && second === undefined) return { view: "agents", ...agentFilterOf(params) };
@@ -159,8 +168,15 @@ export function routeHref(route: Route): string {
     case "api_keys":
     case "webhooks":
     case "schedules":
+    case "evals":
     case "settings":
       return `#/${FIXED_PATHS[route.view]}`;
+    case "eval":
+      return `#/evals/${encodeURIComponent(route.id)}`;
+    case "dataset":
+      return `#/datasets/${encodeURIComponent(route.id)}`;
+    case "eval_compare":
+      return `#/evals/compare?${new URLSearchParams({ a: route.a, b: route.b })}`;
     case "audit_log":
       return `#/${route.scope === "tenant" ? "audit-log" : "admin/audit-log"}${auditFilterQuery(route.scope === "tenant" ? { ...route, tenantId: null } : route)}`;
     case "credentials":

@@ -124,3 +124,8 @@ export { AUDIT_ACTIONS };
 export function isAuditAction(value: string): value is AuditAction {
   return (AUDIT_ACTIONS as readonly string[]).includes(value);
 }
+export type Dataset = Schemas["Dataset"];
+export type DatasetWithItems = Schemas["DatasetWithItems"];
+export type Eval = Schemas["Eval"];
+export type EvalSummary = Schemas["EvalSummary"];
+export type EvalComparison = Schemas["EvalComparison"];

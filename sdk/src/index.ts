@@ -1,7 +1,7 @@
 /**
  * The agent platform's TypeScript SDK: the generated client and types, and one module per
  * helper (auth, paging, waiting, following the events stream, running a session to its end,
- * agents, memory, end users, chat and MCP endpoints and a chat's history, tenant deletion).
+ * agents, evals, memory, end users, chat and MCP endpoints and a chat's history, tenant deletion).
  */
 export { agentRef, exportAgent, importAgent, setAlias } from "./agents.ts";
 export { chatEndpoint, chatMessages, mcpEndpoint } from "./chat.ts";
@@ -9,6 +9,7 @@ export { AUDIT_ACTIONS, type AuditLogFilter, platformAuditLog, tenantAuditLog } 
 export { bearerAuth, createPlatformClient, type Credential, type PlatformClient, type PlatformClientOptions } from "./client.ts";
 export { endUsers, me } from "./end-users.ts";
 export { type CredentialOwner, credentials } from "./credentials.ts";
+export { EvalTimeoutError, evals, type RunEvalOptions } from "./evals.ts";
 export { AnswerDraft, type EventFrame, followEvents, type FollowEventsOptions } from "./events.ts";
 export { expectData, PlatformError, type Result } from "./errors.ts";
 export type { components, operations, paths, webhooks } from "./generated/openapi.ts";

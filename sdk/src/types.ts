@@ -46,3 +46,10 @@ export type Me = Schemas["Me"];
 
 /** A session whose run has ended. */
 export type FinishedSession = Session & { status: FinalStatus };
+export type Dataset = Schemas["Dataset"];
+export type DatasetItem = Schemas["DatasetItem"];
+export type Scorer = Schemas["Scorer"];
+export type Eval = Schemas["Eval"];
+export type EvalItem = Schemas["EvalItem"];
+export type EvalComparison = Schemas["EvalComparison"];
+export type CreateEvalRequest = Schemas["CreateEvalRequest"];

@@ -15,6 +15,9 @@ import { migrate } from "../storage/migrations";
 import { TenantBinding } from "../tenants/tenant-binding";
 import { optionalCursor, optionalString, requireInt, requireNow, requirePageLimit, requireString } from "../shared/validate";
 import { canonicalJson } from "./canonical";
+import { EvalsDoor } from "../evals/door";
+import type { EvalHost } from "../evals/host";
+import { type EvalOp, type EvalOps, WRITE_OPS } from "../evals/types";
 import { AGENT_STORE_MIGRATIONS } from "./migrations";
 import { ALIAS_PATTERN, AGENT_NAME_PATTERN, MAX_VERSION, newAgentId } from "./refs";
 import type { AgentStoreRpc } from "./rpc";
@@ -49,13 +52,22 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
   readonly #alarms: AlarmClock;
   /** Entries owed to the tenant's log; the alarm hands over what a call could not. */
   readonly #audit: AuditOutbox;
+  /** The tenant's datasets and eval runs, a module of their own (src/evals/). */
+  readonly #evals: EvalsDoor;
 
-  constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
+  /** `evalHost`: how evals start and read sessions, from the layers above (src/lifecycle/agent-store.ts). */
+  constructor(ctx: DurableObjectState, env: Cloudflare.Env, evalHost: EvalHost) {
     super(ctx, env);
     // The tenant registry is the tenant index's to feed; this object only binds its tenant.
     this.#binding = new TenantBinding(ctx.storage.kv, async () => undefined);
     this.#alarms = new AlarmClock(ctx.storage);
     this.#audit = tenantAuditOutbox(ctx.storage, env, () => this.#binding.tenantId ?? null, this.#alarms);
+    this.#evals = new EvalsDoor({
+      storage: ctx.storage,
+      host: evalHost,
+      record: (by, change, now) => this.#record(by, change, now),
+      wake: () => this.#alarms.wakeWithWrite(),
+    });
     if (this.#binding.bound) this.#migrate();
   }
   /**
@@ -74,11 +86,23 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
     return storageFootprint(this.ctx.storage);
   }
 
-  /** Its only job: handing over audit entries a call could not. */
+  /** Handing over audit entries a call could not, and advancing the running evals. */
   override async alarm(): Promise<void> {
     if (!this.#migrated) return;
     await this.#audit.flush();
-    await this.#alarms.sync(this.#audit.retryAt(Date.now()));
+    const evalsAt = await this.#evals.step(this.#binding.tenantId!, Date.now());
+    await this.#audit.flush();
+    const auditAt = this.#audit.retryAt(Date.now());
+    await this.#alarms.sync(auditAt === null ? evalsAt : evalsAt === null ? auditAt : Math.min(auditAt, evalsAt));
+  }
+
+  /** The tenant's datasets and eval runs: each operation answered by src/evals/door.ts. */
+  async evals<K extends EvalOp>(tenantId: string, op: K, input: EvalOps[K]["input"], by?: AuditContext): Promise<EvalOps[K]["output"]> {
+    if (WRITE_OPS.has(op)) await this.#enter(tenantId);
+    else if (!this.#peek(tenantId)) return EvalsDoor.empty(op);
+    const answer = await this.#evals.call(op, input, parseAuditContext(by));
+    await this.#audit.flush();
+    return answer;
   }
 
   async create(tenantId: string, input: NewAgent, by?: AuditContext): Promise<AgentResult<Agent>> {

@@ -4,6 +4,7 @@
  * milliseconds since the epoch.
  */
 import { execAll, type Migration } from "../storage/migrations";
+import { DATASETS_AND_EVALS_MIGRATION } from "../evals/store/migrations-datasets-evals";
 
 export const AGENT_STORE_MIGRATIONS: readonly Migration[] = [
   {
@@ -53,4 +54,5 @@ export const AGENT_STORE_MIGRATIONS: readonly Migration[] = [
         )`,
       ]),
   },
+  DATASETS_AND_EVALS_MIGRATION,
 ];

@@ -18,6 +18,7 @@ import type {
   VersionSelector,
 } from "./types";
 import type { Page } from "../session-config/types";
+import type { EvalOp, EvalOps } from "../evals/types";
 
 export interface AgentStoreRpc {
   /** The tenant was deleted: everything this object stored goes; harmless when done already. */
@@ -44,6 +45,8 @@ export interface AgentStoreRpc {
    * versions the caller has cached, whose definitions are left out of the answer.
    */
   resolve(tenantId: string, agentId: string, selector: VersionSelector, held: readonly number[]): Promise<AgentResult<ResolvedAgent>>;
+  /** The tenant's datasets and eval runs (src/evals/): `op` names the operation, `input` its arguments. */
+  evals<K extends EvalOp>(tenantId: string, op: K, input: EvalOps[K]["input"], by?: AuditContext): Promise<EvalOps[K]["output"]>;
 }
 
 /** The binding whose stubs offer this interface (src/env.ts). */

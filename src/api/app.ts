@@ -23,6 +23,8 @@ import { validationHook } from "./middleware/validation";
 import { registerResponseHeaders } from "./openapi-headers";
 import { registerScheduleRoutes } from "./schedules";
 import { registerAgentRoutes } from "./agents";
+import { registerDatasetRoutes } from "./datasets";
+import { registerEvalRoutes } from "./evals";
 import { registerMemoryRoutes } from "./memory";
 import { registerCredentialRoutes } from "./credentials";
 import { registerSecuritySchemes } from "./security";
@@ -93,6 +95,8 @@ export function createApp(options: CreateAppOptions = {}): App {
   registerSessionRoutes(app);
   registerScheduleRoutes(app);
   registerAgentRoutes(app);
+  registerDatasetRoutes(app);
+  registerEvalRoutes(app);
   registerMemoryRoutes(app);
   registerCredentialRoutes(app);
   registerAuditRoutes(app);

@@ -19,6 +19,11 @@ export const TAGS = [
       "Named, versioned session configurations: define once, start sessions from a version or an alias, roll back by moving the alias.",
   },
   {
+    name: "Evals",
+    description:
+      "Datasets of cases and eval runs: an agent version over a dataset as ordinary sessions, scored per item, compared between versions.",
+  },
+  {
     name: "Chat",
     description:
       "An agent behind the AI SDK's chat transport (`useChat`): a chat id names the caller's session of the agent; turns stream as UI message parts.",

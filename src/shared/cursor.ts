@@ -17,7 +17,9 @@ export type CursorList =
   | "agents"
   | "agent_versions"
   | "memory_namespaces"
-  | "audit_log";
+  | "audit_log"
+  | "datasets"
+  | "evals";
 
 /**
  * A sequence number in a query (a message's or a step's `seq`, an event's id): decimal digits,

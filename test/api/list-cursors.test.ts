@@ -31,6 +31,8 @@ const CURSORS: Record<CursorList, string> = {
   agent_versions: encodeKeyCursor("agent_versions", "3"),
   memory_namespaces: encodeKeyCursor("memory_namespaces", "users.u_1"),
   audit_log: encodeTimeIdCursor("audit_log", 1_700_000_000_000, "aud_x"),
+  datasets: encodeTimeIdCursor("datasets", 1_700_000_000_000, "dst_x"),
+  evals: encodeTimeIdCursor("evals", 1_700_000_000_000, "evl_x"),
 };
 const GARBAGE = [
   "!!",
@@ -57,6 +59,8 @@ const OWN: Record<string, CursorList | null> = {
   "/v1/agents/{agent_id}/versions": "agent_versions",
   "/v1/tenant/audit-log": "audit_log",
   "/v1/admin/audit-log": "audit_log",
+  "/v1/datasets": "datasets",
+  "/v1/evals": "evals",
 };
 
 describe("list cursors", () => {

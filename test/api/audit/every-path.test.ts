@@ -331,6 +331,60 @@ const STEPS: Readonly<Record<string, Step>> = {
       return send("/v1/mcp", { method: "POST", body, headers: { accept: MCP_ACCEPT } });
     },
   },
+  "POST /v1/datasets": {
+    actions: ["dataset.created"],
+    run: async (w, send) => {
+      const res = await send("/v1/datasets", { method: "POST", body: { name: "walk", items: [{ input: "hi", expected: "ok" }] } });
+      w.ids.datasetId = ((await res.clone().json()) as { id: string }).id;
+      return res;
+    },
+  },
+  "POST /v1/datasets/{id}/items": {
+    actions: ["dataset.updated"],
+    run: (w, send) => send(`/v1/datasets/${w.ids.datasetId}/items`, { method: "POST", body: { items: [{ input: "again" }] } }),
+  },
+  "POST /v1/datasets/{id}/import": {
+    actions: ["dataset.updated"],
+    run: (w, send) =>
+      send(`/v1/datasets/${w.ids.datasetId}/import`, {
+        method: "POST",
+        body: '{"input":"from jsonl"}\n',
+        headers: { "Content-Type": "application/x-ndjson" },
+      }),
+  },
+  "POST /v1/datasets/{id}/items/from-session": {
+    actions: ["dataset.updated"],
+    run: async (w, send) => {
+      const session = await createSession(w.admin, { input: "hi", model: mockModel(uniqueKey("model")).key });
+      await waitForStatus(w.admin, session.id, ["done"]);
+      return send(`/v1/datasets/${w.ids.datasetId}/items/from-session`, { method: "POST", body: { session_id: session.id } });
+    },
+  },
+  "PUT /v1/datasets/{id}/items/{index}": {
+    actions: ["dataset.updated"],
+    run: (w, send) => send(`/v1/datasets/${w.ids.datasetId}/items/1`, { method: "PUT", body: { input: "replaced" } }),
+  },
+  "DELETE /v1/datasets/{id}/items/{index}": {
+    actions: ["dataset.updated"],
+    run: (w, send) => send(`/v1/datasets/${w.ids.datasetId}/items/3`, { method: "DELETE" }),
+  },
+  "POST /v1/evals": {
+    actions: ["eval.created"],
+    run: async (w, send) => {
+      const body = { agent: w.ids.agentId, dataset_id: w.ids.datasetId, scorers: [{ type: "exact" }], concurrency: 1 };
+      const res = await send("/v1/evals", { method: "POST", body });
+      w.ids.evalId = ((await res.clone().json()) as { id: string }).id;
+      return res;
+    },
+  },
+  "POST /v1/evals/{id}/cancel": {
+    actions: ["eval.cancelled"],
+    run: (w, send) => send(`/v1/evals/${w.ids.evalId}/cancel`, { method: "POST" }),
+  },
+  "DELETE /v1/datasets/{id}": {
+    actions: ["dataset.deleted"],
+    run: (w, send) => send(`/v1/datasets/${w.ids.datasetId}`, { method: "DELETE" }),
+  },
   "DELETE /v1/agents/{agent_id}/aliases/{alias}": {
     actions: ["agent.alias_deleted"],
     run: (w, send) => send(`/v1/agents/${w.ids.agentId}/aliases/production`, { method: "DELETE" }),
@@ -459,7 +513,8 @@ describe("the audit entry of every path that changes state", () => {
             ...init.headers,
             "X-Request-Id": clientIdOf(operation),
           },
-          ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+          // A string is a body as it is (JSONL); anything else is sent as JSON.
+          ...(init.body === undefined ? {} : { body: typeof init.body === "string" ? init.body : JSON.stringify(init.body) }),
         });
       const res = await step.run(walk, send);
       expect(res.status, `${operation}: ${await res.clone().text()}`).toBeLessThan(300);

@@ -106,6 +106,10 @@ describe("routes", () => {
     ["#/webhooks/wh_1", { view: "webhook", id: "wh_1" }],
     ["#/schedules", { view: "schedules" }],
     ["#/schedules/sch_1", { view: "schedule", id: "sch_1" }],
+    ["#/evals", { view: "evals" }],
+    ["#/evals/evl_1", { view: "eval", id: "evl_1" }],
+    ["#/evals/compare?a=evl_1&b=evl_2", { view: "eval_compare", a: "evl_1", b: "evl_2" }],
+    ["#/datasets/dst_1", { view: "dataset", id: "dst_1" }],
     ["#/settings", { view: "settings" }],
     ["#/audit-log", { view: "audit_log", scope: "tenant", action: null, actor: null, since: null, until: null, tenantId: null }],
     [
