@@ -37,6 +37,10 @@ export function agentProblem(failure: AgentFailure): ApiError {
       );
     case "limit_reached":
       return new ApiError("conflict", `At most ${failure.max} ${failure.what} ${failure.what === "agents" ? "per tenant" : "per agent"}.`);
+    case "canary_invalid":
+      return new ApiError("validation_failed", undefined, { errors: [{ path: failure.path, message: failure.message }] });
+    case "no_canary":
+      return new ApiError("conflict", `The alias "${failure.alias}" carries no canary (none was set, or it was rolled back).`);
   }
 }
 
