@@ -13,7 +13,7 @@ const LAYERS = [
   // operations and their objects
   ["schedules", "lifecycle", "sessions"],
   // the per-tenant stores and the cross-cutting records
-  ["agents", "memory", "vault", "traces", "tenants", "notifications", "audit", "usage", "policy"],
+  ["agents", "evals", "memory", "vault", "traces", "tenants", "notifications", "audit", "usage", "policy"],
   // shared rules the layers above use; the parsed configuration sits above the model catalog and session settings it parses
   ["auth", "config.ts", "session-config", "models", "egress"],
   // the base: bindings, names, logs, storage helpers, problems, pure helpers, limits

@@ -1,21 +1,2 @@
-/**
- * One text per meaning for a definition: object keys sorted, arrays in order. Two definitions
- * are the same version exactly when their canonical texts are equal, so a PATCH that changes
- * nothing (or only reorders keys) makes no new version. Pure.
- */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    const item = (value as Record<string, unknown>)[key];
-    // Defined, not assigned: a key named `__proto__` stays an own property.
-    if (item !== undefined)
-      Object.defineProperty(out, key, { value: sortKeys(item), enumerable: true, writable: true, configurable: true });
-  }
-  return out;
-}
+/** Kept where the agents import it; the rule itself is shared (scorers compare values by it too). */
+export { canonicalJson } from "../shared/canonical-json";
