@@ -10,7 +10,8 @@ import { toIso } from "../shared/validate";
 import { type CanarySpec, failureRate, judgeRun, meanScore, rollbackReason } from "./canary";
 import { countRun, deleteCanary, getCanary, putCanary, type StoredCanary } from "./canary-store";
 import * as store from "./store";
-import type { AgentResult } from "./types";
+import type { AgentResult, ResolvedAgent } from "./types";
+import { requireInt } from "../shared/validate";
 
 /** What the canary changes need of the store object, inside its transaction. */
 export interface CanaryHost {
@@ -50,12 +51,34 @@ export function applyCanary(
   const after = getCanary(host.sql, agentId, alias);
   const changed =
     (before === null) !== (after === null) ||
-    (before !== null && after !== null && (before.version !== after.version || before.percent !== after.percent || JSON.stringify(before.rollback) !== JSON.stringify(after.rollback)));
+    (before !== null &&
+      after !== null &&
+      (before.version !== after.version ||
+        before.percent !== after.percent ||
+        JSON.stringify(before.rollback) !== JSON.stringify(after.rollback)));
   return {
     canary: after === null ? null : { version: after.version, percent: after.percent },
     previous_canary_version: before?.version ?? null,
     changed,
   };
+}
+
+/**
+ * The version an alias gives a new session: its canary's when the session's bucket is below the
+ * canary's percent. Without a bucket (a reference only checked, never run) the alias's own.
+ */
+export function aliasTarget(
+  sql: SqlStorage,
+  agentId: string,
+  alias: string,
+  bucket: number | undefined,
+): { version: number; canary: ResolvedAgent["canary"] } | null {
+  const version = store.aliasVersion(sql, agentId, alias);
+  if (version === null) return null;
+  const live = getCanary(sql, agentId, alias);
+  if (live === null) return { version, canary: undefined };
+  const arm = bucket !== undefined && requireInt("selector.bucket", bucket, 0, 99) < live.percent;
+  return { version: arm ? live.version : version, canary: { alias, arm } };
 }
 
 /** The alias moves to its canary's version and the canary goes; refused when it carries none (rolled back meanwhile). */
@@ -97,9 +120,11 @@ export function countCanaryRun(
   now: number,
 ): CountResult {
   const canary = getCanary(host.sql, agentId, alias);
-  if (canary === null || canary.version !== version || canary.started_at > run.session_created_at) return { counted: false, rolled_back: false };
+  if (canary === null || canary.version !== version || canary.started_at > run.session_created_at)
+    return { counted: false, rolled_back: false };
   const judged = judgeRun(run, canary.rollback);
-  if (!countRun(host.sql, agentId, alias, { session_id: run.session_id, run: run.run, ...judged })) return { counted: false, rolled_back: false };
+  if (!countRun(host.sql, agentId, alias, { session_id: run.session_id, run: run.run, ...judged }))
+    return { counted: false, rolled_back: false };
   const counts = getCanary(host.sql, agentId, alias)!;
   const reason = rollbackReason(counts, counts.rollback);
   if (reason === null) return { counted: true, rolled_back: false };

@@ -78,7 +78,13 @@ export function putCanary(sql: SqlStorage, agentId: string, alias: string, spec:
   if (same) return;
   if (current !== null && current.version === spec.version) {
     // The rule or the share changed, not the version: the runs counted stay counted.
-    sql.exec(`UPDATE alias_canaries SET percent = ?, rollback = ? WHERE agent_id = ? AND alias = ?`, spec.percent, rollback, agentId, alias);
+    sql.exec(
+      `UPDATE alias_canaries SET percent = ?, rollback = ? WHERE agent_id = ? AND alias = ?`,
+      spec.percent,
+      rollback,
+      agentId,
+      alias,
+    );
     return;
   }
   deleteCanary(sql, agentId, alias);

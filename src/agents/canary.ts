@@ -12,8 +12,10 @@ export const MAX_CANARY_SCORERS = 8;
 /** Runs a rule may wait for before it judges; a larger number is a rollout, not a canary. */
 export const MAX_CANARY_MIN_RUNS = 100_000;
 
-/** A scorer as the evals module defines it (its `type` and options); checked by the gateway. */
-export type CanaryScorer = { type: string } & Record<string, unknown>;
+import type { Scorer } from "../evals/scorers";
+
+/** A scorer as the evals module defines it; checked by the gateway against its schema. */
+export type CanaryScorer = Scorer;
 
 export interface RollbackRule {
   scorers: CanaryScorer[];
@@ -72,7 +74,10 @@ export function failureRate(counts: CanaryCounts): number | null {
  * A run's score is the mean of its scorers' scores (null ones left out; all null: no score). It
  * failed when it ended `failed` or, under a `min_score`, when any scorer scored below it.
  */
-export function judgeRun(outcome: Pick<CanaryOutcome, "failed" | "scores">, rule: RollbackRule | null): { score: number | null; failed: boolean } {
+export function judgeRun(
+  outcome: Pick<CanaryOutcome, "failed" | "scores">,
+  rule: RollbackRule | null,
+): { score: number | null; failed: boolean } {
   const scores = outcome.scores.map((s) => s.score).filter((s): s is number => s !== null);
   const score = scores.length === 0 ? null : scores.reduce((a, b) => a + b, 0) / scores.length;
   const belowMin = rule?.min_score != null && scores.some((s) => s < rule.min_score!);
@@ -101,10 +106,12 @@ export async function canaryBucket(key: string): Promise<number> {
 }
 
 /**
- * What keeps a caller on one arm. An end user is a person: every session and chat of theirs goes
+ * What keeps a caller on one arm. A chat's session id is derived from the chat id (src/chat/), so
+ * it stands for the chat. An end user is a person: every session and chat of theirs goes
  * one way. Any other principal (an API key, a backend's JWT) speaks for many people, so each of
  * its chats (or sessions outside a chat) is routed on its own, keeping a conversation on one version.
  */
-export function routingKey(createdBy: string, isEndUser: boolean, chatOrSessionId: string): string {
-  return JSON.stringify(isEndUser ? ["user", createdBy] : ["conversation", createdBy, chatOrSessionId]);
+export function routingKey(createdBy: string, isEndUser: boolean, alias: string, chatOrSessionId: string): string {
+  // The alias (`agt_…@name`) is part of the key, so one caller's arms of different canaries are independent.
+  return JSON.stringify(isEndUser ? ["user", alias, createdBy] : ["conversation", alias, createdBy, chatOrSessionId]);
 }

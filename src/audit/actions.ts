@@ -28,6 +28,8 @@ export const AUDIT_ACTIONS = [
   "agent.archived",
   "agent.alias_set",
   "agent.alias_deleted",
+  "agent.canary_promoted",
+  "agent.canary_rolled_back",
   "memory.deleted",
   "tenant.limits_updated",
   "tenant.models_updated",
