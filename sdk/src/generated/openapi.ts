@@ -4120,7 +4120,7 @@ export interface components {
             type: "max_steps";
             /** @description The key of this scorer's mean in the results; default: its type (then `type_2`, `type_3`, ...). */
             name?: string;
-            /** Format: int64 */
+            /** Format: int32 */
             max: number;
         } | {
             /** @enum {string} */

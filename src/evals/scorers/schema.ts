@@ -4,7 +4,7 @@
  * with the path of the bad field, so a bad scorer is a 400 naming it before any session starts.
  */
 import { z } from "@hono/zod-openapi";
-import { compilePattern } from "../../shared/json-schema/patterns";
+import { compilePattern, MAX_PATTERN_CHARS } from "../../shared/json-schema/patterns";
 import { checkSchema } from "../../shared/json-schema/validator";
 
 /** Scorers of one eval or one canary: each runs on every item, a judge being a model call. */
@@ -46,6 +46,7 @@ const regex = z
     pattern: z
       .string()
       .min(1)
+      .max(MAX_PATTERN_CHARS)
       .openapi({ description: "Matched against the answer by RE2 (linear time): no backreferences or lookaround." }),
   })
   .superRefine((scorer, ctx) => {
@@ -74,7 +75,8 @@ const toolCalled = z.object({
     .openapi({ description: "A subset of the call's input: every key given must be there with an equal value." }),
 });
 
-const maxSteps = z.object({ type: z.literal("max_steps"), name, max: z.number().int().min(0) });
+/** Far above any run's step limit (at most 1,000). */
+const maxSteps = z.object({ type: z.literal("max_steps"), name, max: z.number().int().min(0).max(1_000_000) });
 const maxCost = z.object({ type: z.literal("max_cost_usd"), name, max: z.number().min(0) });
 
 const judge = z.object({
