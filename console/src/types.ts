@@ -112,6 +112,7 @@ export const NOTIFICATION_TYPES = [
   "session.waiting_tool_output",
   "session.credential_required",
   "session.waiting_budget",
+  "agent.canary_rolled_back",
 ] as const satisfies readonly NotificationType[];
 const allTypesListed: [Exclude<NotificationType, (typeof NOTIFICATION_TYPES)[number]>] extends [never] ? true : false = true;
 void allTypesListed;

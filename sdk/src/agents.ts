@@ -4,7 +4,7 @@
  */
 import type { PlatformClient } from "./client.ts";
 import { expectData } from "./errors.ts";
-import type { Agent, AgentDefinition } from "./types.ts";
+import type { Agent, AgentDefinition, CanaryRequest } from "./types.ts";
 
 /** `agt_…` (the latest version), `agt_…@7` or `agt_…@production`: what `POST /v1/sessions` takes as `agent`. */
 export function agentRef(agentId: string, at?: number | string): string {
@@ -38,9 +38,27 @@ export async function importAgent(
   return expectData(client.POST("/v1/agents", { body: tools ? { ...definition, tools } : definition }));
 }
 
-/** Points `alias` at `version`: a rollout, or a rollback when the version is an older one. */
-export async function setAlias(client: PlatformClient, agentId: string, alias: string, version: number): Promise<Agent> {
+/**
+ * Points `alias` at `version`: a rollout, or a rollback when the version is an older one. With
+ * `canary`, another version takes `percent` of the alias's new sessions and is rolled back by the
+ * platform when its `rollback` rule is crossed; without, any canary the alias carried goes.
+ */
+export async function setAlias(
+  client: PlatformClient,
+  agentId: string,
+  alias: string,
+  version: number,
+  canary?: CanaryRequest,
+): Promise<Agent> {
   return expectData(
-    client.PUT("/v1/agents/{agent_id}/aliases/{alias}", { params: { path: { agent_id: agentId, alias } }, body: { version } }),
+    client.PUT("/v1/agents/{agent_id}/aliases/{alias}", {
+      params: { path: { agent_id: agentId, alias } },
+      body: canary ? { version, canary } : { version },
+    }),
   );
+}
+
+/** The alias moves to its canary's version; a 409 `PlatformError` when it carries none (never set, or rolled back). */
+export async function promoteCanary(client: PlatformClient, agentId: string, alias: string): Promise<Agent> {
+  return expectData(client.POST("/v1/agents/{agent_id}/aliases/{alias}/promote", { params: { path: { agent_id: agentId, alias } } }));
 }

@@ -3,7 +3,7 @@
  * helper (auth, paging, waiting, following the events stream, running a session to its end,
  * agents, evals, memory, end users, chat and MCP endpoints and a chat's history, tenant deletion).
  */
-export { agentRef, exportAgent, importAgent, setAlias } from "./agents.ts";
+export { agentRef, exportAgent, importAgent, promoteCanary, setAlias } from "./agents.ts";
 export { chatEndpoint, chatMessages, mcpEndpoint } from "./chat.ts";
 export { AUDIT_ACTIONS, type AuditLogFilter, platformAuditLog, tenantAuditLog } from "./audit.ts";
 export { bearerAuth, createPlatformClient, type Credential, type PlatformClient, type PlatformClientOptions } from "./client.ts";

@@ -19,6 +19,8 @@ export type Agent = Schemas["Agent"];
 export type AgentDefinition = Schemas["AgentDefinition"];
 export type AgentPatch = Schemas["AgentPatch"];
 export type AgentVersion = Schemas["AgentVersion"];
+export type CanaryRequest = Schemas["CanaryRequest"];
+export type CanaryState = Schemas["CanaryState"];
 export type MemoryGrant = Schemas["MemoryGrant"];
 export type MemoryItem = Schemas["MemoryItem"];
 /** A credential in the vault (`Credential` names what authenticates the client). */

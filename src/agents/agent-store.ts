@@ -18,6 +18,11 @@ import { canonicalJson } from "./canonical";
 import { EvalsDoor } from "../evals/door";
 import type { EvalHost } from "../evals/host";
 import { type EvalOp, type EvalOps, WRITE_OPS } from "../evals/types";
+import type { CanarySpec } from "./canary";
+import { aliasTarget, applyCanary, type CanaryHost, canaryProblem, countCanaryRun, type CountResult, promote } from "./canary-ops";
+import { getCanary } from "./canary-store";
+import { type CanaryRunFacts, parseCanarySpec, parseRunFacts, runOutcome, scoreCanaryRun } from "./canary-scoring";
+import { AgentNotificationOutbox } from "./notification-outbox";
 import { AGENT_STORE_MIGRATIONS } from "./migrations";
 import { ALIAS_PATTERN, AGENT_NAME_PATTERN, MAX_VERSION, newAgentId } from "./refs";
 import type { AgentStoreRpc } from "./rpc";
@@ -54,6 +59,8 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
   readonly #audit: AuditOutbox;
   /** The tenant's datasets and eval runs, a module of their own (src/evals/). */
   readonly #evals: EvalsDoor;
+  /** Agents' events owed to the tenant's webhook endpoints (a canary rolled back). */
+  readonly #notifications: AgentNotificationOutbox;
 
   /** `evalHost`: how evals start and read sessions, from the layers above (src/lifecycle/agent-store.ts). */
   constructor(ctx: DurableObjectState, env: Cloudflare.Env, evalHost: EvalHost) {
@@ -68,6 +75,7 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
       record: (by, change, now) => this.#record(by, change, now),
       wake: () => this.#alarms.wakeWithWrite(),
     });
+    this.#notifications = new AgentNotificationOutbox(() => ctx.storage.sql, env);
     if (this.#binding.bound) this.#migrate();
   }
   /**
@@ -86,14 +94,16 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
     return storageFootprint(this.ctx.storage);
   }
 
-  /** Handing over audit entries a call could not, and advancing the running evals. */
+  /** Handing over the audit entries and notifications a call could not, and advancing the running evals. */
   override async alarm(): Promise<void> {
     if (!this.#migrated) return;
     await this.#audit.flush();
     const evalsAt = await this.#evals.step(this.#binding.tenantId!, Date.now());
     await this.#audit.flush();
-    const auditAt = this.#audit.retryAt(Date.now());
-    await this.#alarms.sync(auditAt === null ? evalsAt : evalsAt === null ? auditAt : Math.min(auditAt, evalsAt));
+    if (this.#binding.tenantId) await this.#notifications.flush(this.#binding.tenantId);
+    const now = Date.now();
+    const times = [this.#audit.retryAt(now), this.#notifications.retryAt(now), evalsAt].filter((t): t is number => t !== null);
+    await this.#alarms.sync(times.length === 0 ? null : Math.min(...times));
   }
 
   /** The tenant's datasets and eval runs: each operation answered by src/evals/door.ts. */
@@ -231,6 +241,7 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
     version: number,
     now: number,
     by?: AuditContext,
+    canarySpec: CanarySpec | null = null,
   ): Promise<AgentResult<Agent>> {
     if (!this.#peek(tenantId)) return NOT_FOUND;
     const id = requireString("agentId", agentId);
@@ -238,25 +249,35 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
     const wanted = requireInt("version", version, 1, MAX_VERSION);
     const at = requireNow(now);
     const context = parseAuditContext(by);
+    const canary = canarySpec === null ? null : parseCanarySpec(canarySpec);
     const result = this.ctx.storage.transactionSync((): AgentResult<null> => {
       const row = store.getAgent(this.#sql, id);
       if (!row) return NOT_FOUND;
       if (row.archived_at !== null) return { ok: false, reason: "archived" };
       if (!store.getVersionRow(this.#sql, id, wanted)) return { ok: false, reason: "version_not_found", version: wanted };
+      const refused = canaryProblem(this.#canaryHost(context), id, wanted, canary);
+      if (refused) return refused;
       const previous = store.aliasVersion(this.#sql, id, name);
       if (previous === null && store.countAliases(this.#sql, id) >= MAX_ALIASES_PER_AGENT) {
         return { ok: false, reason: "limit_reached", what: "aliases", max: MAX_ALIASES_PER_AGENT };
       }
       store.setAlias(this.#sql, id, name, wanted, at);
       store.touchAgent(this.#sql, id, at);
-      // An alias set to the version it already names has not moved.
-      if (previous !== wanted)
+      const canaryChange = applyCanary(this.#canaryHost(context), id, name, canary, at);
+      // An alias set to the version (and canary) it already has has not moved.
+      if (previous !== wanted || canaryChange.changed)
         this.#record(
           context,
           {
             action: "agent.alias_set",
             target: { type: "agent", id },
-            details: { alias: name, version: wanted, previous_version: previous },
+            details: {
+              alias: name,
+              version: wanted,
+              previous_version: previous,
+              canary: canaryChange.canary,
+              previous_canary_version: canaryChange.previous_canary_version,
+            },
           },
           at,
         );
@@ -278,6 +299,7 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
     const result = this.ctx.storage.transactionSync((): AgentResult<null> => {
       const version = store.aliasVersion(this.#sql, id, name);
       if (!store.deleteAlias(this.#sql, id, name)) return { ok: false, reason: "alias_not_found", alias: name };
+      applyCanary(this.#canaryHost(context), id, name, null, at);
       store.touchAgent(this.#sql, id, at);
       this.#record(context, { action: "agent.alias_deleted", target: { type: "agent", id }, details: { alias: name, version } }, at);
       return { ok: true, value: null };
@@ -299,22 +321,61 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
     const row = store.getAgent(this.#sql, id);
     if (!row) return NOT_FOUND;
     if (row.archived_at !== null) return { ok: false, reason: "archived" };
-    let version: number;
-    if (selector.kind === "latest") version = row.latest_version;
-    else if (selector.kind === "version") version = requireInt("selector.version", selector.version, 1, MAX_VERSION);
-    else {
-      const aliased = store.aliasVersion(this.#sql, id, requireAlias(selector.alias));
-      if (aliased === null) return { ok: false, reason: "alias_not_found", alias: selector.alias };
-      version = aliased;
+    let version = selector.kind === "version" ? requireInt("selector.version", selector.version, 1, MAX_VERSION) : row.latest_version;
+    let canary: ResolvedAgent["canary"];
+    if (selector.kind === "alias") {
+      const target = aliasTarget(this.#sql, id, requireAlias(selector.alias), selector.bucket);
+      if (target === null) return { ok: false, reason: "alias_not_found", alias: selector.alias };
+      ({ version, canary } = target);
     }
+    const tag = canary ? { canary } : {};
     // Versions are never deleted: one the caller holds, up to the latest, exists as it holds it.
-    if (held.includes(version) && version <= row.latest_version) return { ok: true, value: { agent_id: id, version } };
+    if (held.includes(version) && version <= row.latest_version) return { ok: true, value: { agent_id: id, version, ...tag } };
     const found = store.getVersionRow(this.#sql, id, version);
     if (!found) return { ok: false, reason: "version_not_found", version };
-    return { ok: true, value: { agent_id: id, version, definition: JSON.parse(found.definition) as AgentDefinition } };
+    return { ok: true, value: { agent_id: id, version, definition: JSON.parse(found.definition) as AgentDefinition, ...tag } };
+  }
+
+  /** The alias moves to its canary's version and the canary goes (audited); 409 when it carries none. */
+  async promoteCanary(tenantId: string, agentId: string, alias: string, now: number, by?: AuditContext): Promise<AgentResult<Agent>> {
+    if (!this.#peek(tenantId)) return NOT_FOUND;
+    const id = requireString("agentId", agentId);
+    const name = requireAlias(alias);
+    const at = requireNow(now);
+    const context = parseAuditContext(by);
+    const result = this.ctx.storage.transactionSync(() => promote(this.#canaryHost(context), id, name, at));
+    await this.#audit.flush();
+    return result.ok ? this.#view(id) : result;
+  }
+
+  /** A canary run ended: scored by the alias's rule read now, counted once, the canary rolled back when the rule is crossed. */
+  async recordCanaryRun(tenantId: string, agentId: string, alias: string, version: number, facts: CanaryRunFacts): Promise<CountResult> {
+    if (!this.#peek(tenantId)) return { counted: false, rolled_back: false };
+    const [id, name, run] = [requireString("agentId", agentId), requireAlias(alias), parseRunFacts(facts)];
+    const canaryVersion = requireInt("version", version, 1, MAX_VERSION);
+    const scores = await scoreCanaryRun(getCanary(this.#sql, id, name)?.rollback?.scorers ?? [], run);
+    const host = this.#canaryHost(undefined);
+    const result = this.ctx.storage.transactionSync(() =>
+      countCanaryRun(host, id, name, canaryVersion, runOutcome(run, scores), Date.now()),
+    );
+    if (result.rolled_back) {
+      await this.#audit.flush();
+      await this.#notifications.flush(tenantId);
+    }
+    return result;
   }
 
   // ---- private helpers (not reachable over RPC) ------------------------------------------
+
+  /** The canary changes' view of this object, inside a transaction; `by`: who made the change (none for a rollback). */
+  #canaryHost(by: AuditContext | undefined): CanaryHost {
+    return {
+      sql: this.#sql,
+      tenantId: this.#binding.tenantId!,
+      record: (change, now) => this.#record(by, change, now),
+      owe: (batch, now) => this.#notifications.owe(batch.notifications[0]!.id, batch, now),
+    };
+  }
 
   #view(id: string): AgentResult<Agent> {
     const row = store.getAgent(this.#sql, id);

@@ -12,8 +12,19 @@ import type { Page } from "../session-config/types";
 import { maskToolSpecs } from "../session-config/masking";
 import type { ToolSpec } from "../session-config/types";
 import { type AgentRef } from "./refs";
-import type { Agent, AgentDefinition, AgentFailure, AgentListInput, AgentResult, AgentVersion, NewAgent, NewVersion } from "./types";
+import type {
+  Agent,
+  AgentDefinition,
+  AgentFailure,
+  AgentListInput,
+  AgentResult,
+  AgentVersion,
+  NewAgent,
+  NewVersion,
+  ResolvedAgent,
+} from "./types";
 import { VersionCache } from "./version-cache";
+import type { CanarySpec } from "./canary";
 
 export const AGENT_NOT_FOUND = "No such agent.";
 
@@ -37,6 +48,10 @@ export function agentProblem(failure: AgentFailure): ApiError {
       );
     case "limit_reached":
       return new ApiError("conflict", `At most ${failure.max} ${failure.what} ${failure.what === "agents" ? "per tenant" : "per agent"}.`);
+    case "canary_invalid":
+      return new ApiError("validation_failed", undefined, { errors: [{ path: failure.path, message: failure.message }] });
+    case "no_canary":
+      return new ApiError("conflict", `The alias "${failure.alias}" carries no canary (none was set, or it was rolled back).`);
   }
 }
 
@@ -103,8 +118,19 @@ export class AgentClient {
     return value((await this.#stub.getVersion(this.#tenantId, agentId, version)) as AgentResult<AgentVersion>);
   }
 
-  async setAlias(agentId: string, alias: string, version: number, now: number, by?: AuditContext): Promise<Agent> {
-    return value((await this.#stub.setAlias(this.#tenantId, agentId, alias, version, now, by)) as AgentResult<Agent>);
+  async setAlias(
+    agentId: string,
+    alias: string,
+    version: number,
+    now: number,
+    by?: AuditContext,
+    canary: CanarySpec | null = null,
+  ): Promise<Agent> {
+    return value((await this.#stub.setAlias(this.#tenantId, agentId, alias, version, now, by, canary)) as AgentResult<Agent>);
+  }
+
+  async promoteCanary(agentId: string, alias: string, now: number, by?: AuditContext): Promise<Agent> {
+    return value((await this.#stub.promoteCanary(this.#tenantId, agentId, alias, now, by)) as AgentResult<Agent>);
   }
 
   async deleteAlias(agentId: string, alias: string, now: number, by?: AuditContext): Promise<void> {
@@ -112,15 +138,11 @@ export class AgentClient {
   }
 
   /** The version a new session runs and its definition, in one call to the store; a cached version's definition is not sent again. */
-  async resolve(ref: AgentRef): Promise<{ agentId: string; version: number; definition: AgentDefinition }> {
+  async resolve(
+    ref: AgentRef,
+  ): Promise<{ agentId: string; version: number; definition: AgentDefinition; canary?: ResolvedAgent["canary"] }> {
     const held = VERSIONS.held(this.#tenantId, ref.agentId);
-    const resolved = value(
-      (await this.#stub.resolve(this.#tenantId, ref.agentId, ref.selector, held)) as AgentResult<{
-        agent_id: string;
-        version: number;
-        definition?: AgentDefinition;
-      }>,
-    );
+    const resolved = value((await this.#stub.resolve(this.#tenantId, ref.agentId, ref.selector, held)) as AgentResult<ResolvedAgent>);
     let definition = resolved.definition;
     if (definition) VERSIONS.put(this.#tenantId, resolved.agent_id, resolved.version, definition);
     else definition = VERSIONS.get(this.#tenantId, resolved.agent_id, resolved.version);
@@ -137,6 +159,6 @@ export class AgentClient {
       definition = again.definition;
       VERSIONS.put(this.#tenantId, again.agent_id, again.version, definition);
     }
-    return { agentId: resolved.agent_id, version: resolved.version, definition };
+    return { agentId: resolved.agent_id, version: resolved.version, definition, ...(resolved.canary ? { canary: resolved.canary } : {}) };
   }
 }

@@ -55,4 +55,36 @@ export const AGENT_STORE_MIGRATIONS: readonly Migration[] = [
       ]),
   },
   DATASETS_AND_EVALS_MIGRATION,
+  {
+    version: 4,
+    description: "alias canaries with their live counts, the runs counted, and the notifications owed to the tenant's index",
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS alias_canaries (
+          agent_id TEXT NOT NULL,
+          alias TEXT NOT NULL,
+          version INTEGER NOT NULL,
+          percent INTEGER NOT NULL,
+          rollback TEXT,
+          runs INTEGER NOT NULL DEFAULT 0,
+          failures INTEGER NOT NULL DEFAULT 0,
+          scored INTEGER NOT NULL DEFAULT 0,
+          score_sum REAL NOT NULL DEFAULT 0,
+          started_at INTEGER NOT NULL,
+          PRIMARY KEY (agent_id, alias)
+        )`,
+        `CREATE TABLE IF NOT EXISTS canary_runs (
+          agent_id TEXT NOT NULL,
+          alias TEXT NOT NULL,
+          session_id TEXT NOT NULL,
+          run INTEGER NOT NULL,
+          PRIMARY KEY (agent_id, alias, session_id, run)
+        )`,
+        `CREATE TABLE IF NOT EXISTS notification_outbox (
+          id TEXT PRIMARY KEY,
+          created_at INTEGER NOT NULL,
+          batch TEXT NOT NULL
+        )`,
+      ]),
+  },
 ];

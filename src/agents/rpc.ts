@@ -19,6 +19,9 @@ import type {
 } from "./types";
 import type { Page } from "../session-config/types";
 import type { EvalOp, EvalOps } from "../evals/types";
+import type { CanarySpec } from "./canary";
+import type { CountResult } from "./canary-ops";
+import type { CanaryRunFacts } from "./canary-scoring";
 
 export interface AgentStoreRpc {
   /** The tenant was deleted: everything this object stored goes; harmless when done already. */
@@ -38,11 +41,25 @@ export interface AgentStoreRpc {
     input: { limit: number; cursor: string | null },
   ): Promise<AgentResult<Page<AgentVersion>>>;
   getVersion(tenantId: string, agentId: string, version: number): Promise<AgentResult<AgentVersion>>;
-  setAlias(tenantId: string, agentId: string, alias: string, version: number, now: number, by?: AuditContext): Promise<AgentResult<Agent>>;
+  /** Points the alias at `version`; with `canary`, a second version takes a share of its sessions; without, any canary goes. */
+  setAlias(
+    tenantId: string,
+    agentId: string,
+    alias: string,
+    version: number,
+    now: number,
+    by?: AuditContext,
+    canary?: CanarySpec | null,
+  ): Promise<AgentResult<Agent>>;
+  /** The alias moves to its canary's version and the canary goes; `no_canary` when it carries none. */
+  promoteCanary(tenantId: string, agentId: string, alias: string, now: number, by?: AuditContext): Promise<AgentResult<Agent>>;
+  /** A canary session's run ended: scored, counted once, and the canary rolled back at once when its rule is crossed. */
+  recordCanaryRun(tenantId: string, agentId: string, alias: string, version: number, facts: CanaryRunFacts): Promise<CountResult>;
   deleteAlias(tenantId: string, agentId: string, alias: string, now: number, by?: AuditContext): Promise<AgentResult<null>>;
   /**
    * The version a new session runs, read fresh (aliases move, agents are archived). `held`: the
-   * versions the caller has cached, whose definitions are left out of the answer.
+   * versions the caller has cached, whose definitions are left out of the answer. An alias with a
+   * canary answers the canary's version for a selector whose `bucket` is below its percent.
    */
   resolve(tenantId: string, agentId: string, selector: VersionSelector, held: readonly number[]): Promise<AgentResult<ResolvedAgent>>;
   /** The tenant's datasets and eval runs (src/evals/): `op` names the operation, `input` its arguments. */

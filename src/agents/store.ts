@@ -6,6 +6,7 @@ import { decodeKeyCursor, decodeTimeIdCursor, encodeKeyCursor, encodeTimeIdCurso
 import type { Page } from "../session-config/types";
 import { toIso } from "../shared/validate";
 import type { Agent, AgentDefinition, AgentVersion } from "./types";
+import { canariesOf } from "./canary-store";
 
 export interface AgentRow extends Record<string, SqlStorageValue> {
   id: string;
@@ -204,6 +205,7 @@ export function toAgent(sql: SqlStorage, row: AgentRow): Agent {
     description: typeof definition.description === "string" ? definition.description : null,
     version: row.latest_version,
     aliases: aliasesOf(sql, row.id),
+    canaries: canariesOf(sql, row.id),
     definition,
     archived: row.archived_at !== null,
     created_by: row.created_by,

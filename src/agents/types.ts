@@ -4,6 +4,7 @@
  * RPC interface and the gateway.
  */
 import type { AgentPin, Page } from "../session-config/types";
+import type { CanaryState } from "./canary";
 
 export type { AgentPin };
 
@@ -17,6 +18,8 @@ export interface Agent {
   /** The latest version. */
   version: number;
   aliases: Record<string, number>;
+  /** Each alias that carries a canary: its version, share, rule and live counts. */
+  canaries: Record<string, CanaryState>;
   definition: AgentDefinition;
   archived: boolean;
   created_by: string;
@@ -33,7 +36,7 @@ export interface AgentVersion {
 }
 
 /** Which version a session asks for: the latest, a number, or an alias. */
-export type VersionSelector = { kind: "latest" } | { kind: "version"; version: number } | { kind: "alias"; alias: string };
+export type VersionSelector = { kind: "latest" } | { kind: "version"; version: number } | { kind: "alias"; alias: string; bucket?: number };
 
 /** What a session's creation learns of its agent: the version chosen now, and its definition unless the caller holds it. */
 export interface ResolvedAgent {
@@ -41,6 +44,8 @@ export interface ResolvedAgent {
   version: number;
   /** Absent when the caller said it already holds this version (versions never change). */
   definition?: AgentDefinition;
+  /** Set when the alias named carried a canary: the alias, and whether this session took the canary's arm. */
+  canary?: { alias: string; arm: boolean };
 }
 
 /**
@@ -55,7 +60,11 @@ export type AgentFailure =
   | { reason: "name_taken"; name: string }
   /** Another version was added since the caller read the one it changed. */
   | { reason: "version_moved"; latest: number }
-  | { reason: "limit_reached"; what: "agents" | "versions" | "aliases"; max: number };
+  | { reason: "limit_reached"; what: "agents" | "versions" | "aliases"; max: number }
+  /** A canary the alias cannot take: `path` is the request body's field. */
+  | { reason: "canary_invalid"; path: string; message: string }
+  /** Promoting an alias that carries no canary (none was set, or it was rolled back). */
+  | { reason: "no_canary"; alias: string };
 
 export type AgentResult<T> = { ok: true; value: T } | ({ ok: false } & AgentFailure);
 

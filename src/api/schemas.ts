@@ -103,7 +103,15 @@ export const UsageSchema = z
   .openapi("Usage", { description: "Every token limit counts all four token figures (`reasoning_tokens` are part of `output_tokens`)." });
 
 export const AgentPinSchema = z
-  .object({ id: z.string().openapi({ example: "agt_3kTq9vXbW2mYp7LsQa1Zc0Rd" }), version: z.number().int().min(1) })
+  .object({
+    id: z.string().openapi({ example: "agt_3kTq9vXbW2mYp7LsQa1Zc0Rd" }),
+    version: z.number().int().min(1),
+    alias: z.string().optional().openapi({ description: "Present when the session came from an alias that carried a canary." }),
+    canary: z
+      .boolean()
+      .optional()
+      .openapi({ description: "With `alias`: true when the session took the canary's arm (and runs the canary's version)." }),
+  })
   .openapi("AgentPin", {
     description: "The agent and the version a session was created from; null for a session not created from an agent.",
   });

@@ -33,6 +33,8 @@ export const AUDIT_ACTIONS = [
   "dataset.deleted",
   "eval.created",
   "eval.cancelled",
+  "agent.canary_promoted",
+  "agent.canary_rolled_back",
   "memory.deleted",
   "tenant.limits_updated",
   "tenant.models_updated",

@@ -5,7 +5,7 @@
  */
 import { EVENT_ID_PATTERN } from "./ids";
 import { CREDENTIAL_PROBLEMS } from "../egress/credentials";
-import { isNotificationType, type Notification, type NotificationBatch } from "./types";
+import { type AgentNotification, isNotificationType, type Notification, type NotificationBatch } from "./types";
 import { requireIsoMs, requireString } from "../shared/validate";
 import { addDelivery, notifyUrlTarget } from "./delivery-store";
 import { MAX_ENDPOINT_URL_CHARS, subscribedEndpoints } from "./endpoint-store";
@@ -32,7 +32,7 @@ export function parseNotificationBatch(tenantId: string, value: unknown): Notifi
   const list = input.notifications;
   if (!Array.isArray(list) || list.length > MAX_BATCH_NOTIFICATIONS)
     throw new TypeError(`notifications must be a list of at most ${MAX_BATCH_NOTIFICATIONS}`);
-  const notifications = list.map((item: unknown, i): Notification => {
+  const notifications = list.map((item: unknown, i): Notification | AgentNotification => {
     if (typeof item !== "object" || item === null) throw new TypeError(`notifications[${i}] must be an object`);
     const n = item as Record<string, unknown>;
     const id = requireString(`notifications[${i}].id`, n.id);
@@ -40,6 +40,7 @@ export function parseNotificationBatch(tenantId: string, value: unknown): Notifi
     if (!isNotificationType(n.type)) throw new TypeError(`notifications[${i}].type is not a notification type`);
     requireIsoMs(`notifications[${i}].created_at`, n.created_at);
     if (n.tenant_id !== tenantId) throw new TypeError(`notifications[${i}] belongs to another tenant`);
+    if (n.type.startsWith("agent.")) return parseAgentNotification(`notifications[${i}]`, n, sessionId, tenantId);
     const session = n.session as Record<string, unknown> | null;
     if (typeof session !== "object" || session === null || session.id !== sessionId || session.tenant_id !== tenantId) {
       throw new TypeError(`notifications[${i}].session must be this session`);
@@ -55,6 +56,22 @@ export function parseNotificationBatch(tenantId: string, value: unknown): Notifi
     };
   });
   return { session_id: sessionId, notify_url: notifyUrl, notifications };
+}
+
+/**
+ * An agent's event comes from its agent store, in a batch whose `session_id` is the agent's id
+ * (the deliveries' subject column): it carries `agent` and no session.
+ */
+function parseAgentNotification(path: string, n: Record<string, unknown>, agentId: string, tenantId: string): AgentNotification {
+  const agent = n.agent as Record<string, unknown> | null;
+  if (typeof agent !== "object" || agent === null || agent.id !== agentId) throw new TypeError(`${path}.agent must be this agent`);
+  return {
+    id: n.id as string,
+    type: n.type as AgentNotification["type"],
+    created_at: n.created_at as string,
+    tenant_id: tenantId,
+    agent: agent as unknown as AgentNotification["agent"],
+  };
 }
 
 /** Names and codes only: a notification never carries a credential's value. */
@@ -77,8 +94,8 @@ export function takeNotifications(sql: SqlStorage, batch: NotificationBatch, now
       type: notification.type,
       created_at: notification.created_at,
       tenant_id: notification.tenant_id,
-      session: notification.session,
-      ...(notification.credential ? { credential: notification.credential } : {}),
+      ...("agent" in notification ? { agent: notification.agent } : { session: notification.session }),
+      ...("credential" in notification && notification.credential ? { credential: notification.credential } : {}),
     });
     if (body.length > MAX_NOTIFICATION_BYTES)
       throw new RangeError(`notification ${notification.id} is larger than ${MAX_NOTIFICATION_BYTES} bytes`);

@@ -14,6 +14,7 @@ export const NOTIFICATION_TYPES = [
   "session.waiting_tool_output",
   "session.credential_required",
   "session.waiting_budget",
+  "agent.canary_rolled_back",
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -49,6 +50,23 @@ export interface NotificationSession {
   waiting_tool_calls: WaitingToolCall[];
 }
 
+/** What an agent's event tells (`agent.canary_rolled_back`): the alias, the canary removed and the numbers that removed it. */
+export interface NotificationAgent {
+  id: string;
+  alias: string;
+  /** The version the alias names, which now takes every session. */
+  version: number;
+  canary_version: number;
+  reason: "min_score" | "max_failure_rate";
+  runs: number;
+  failures: number;
+  failure_rate: number | null;
+  mean_score: number | null;
+  min_runs: number;
+  min_score: number | null;
+  max_failure_rate: number | null;
+}
+
 /** The body POSTed to a receiver. `id` is the event id: the same on every retry and redelivery. */
 export interface Notification {
   id: string;
@@ -60,11 +78,21 @@ export interface Notification {
   credential?: CredentialRequired;
 }
 
+/** An agent's event, from its agent store: the agent in place of a session. */
+export interface AgentNotification {
+  id: string;
+  type: Extract<NotificationType, `agent.${string}`>;
+  created_at: string;
+  tenant_id: string;
+  agent: NotificationAgent;
+}
+
 /** What a session object hands its tenant index: its owed notifications, and where the session's own go. */
 export interface NotificationBatch {
   session_id: string;
   notify_url: string | null;
-  notifications: Notification[];
+  /** An agent store's batch names the agent in `session_id` (the deliveries' subject) and holds its events. */
+  notifications: (Notification | AgentNotification)[];
 }
 
 export interface NotificationAck {

@@ -136,6 +136,9 @@ export interface McpToolSpec {
 export interface AgentPin {
   id: string;
   version: number;
+  /** Set when the session came from an alias that carried a canary: the alias, and whether it took the canary's arm. */
+  alias?: string;
+  canary?: boolean;
 }
 
 /** What the gateway gives a session object when it creates the session; fixed for its life. */

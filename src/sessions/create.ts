@@ -69,7 +69,7 @@ export async function createSession(
   clientTools: Extract<ToolSpec, { type: "client" }>[] = [],
 ): Promise<Session> {
   const { env, principal, config } = actor;
-  const { body, prepared, agent: pin, agentName } = await planSession(actor, request, clientTools);
+  const { body, prepared, agent: pin, agentName } = await planSession(actor, request, clientTools, id);
   // Images last: a request that is wrong anyway fetches nothing.
   const input =
     body.input === undefined

@@ -8,6 +8,7 @@
 import { AgentClient } from "../agents/client";
 import { configOf } from "../agents/definition";
 import { parseAgentRef } from "../agents/refs";
+import { canaryBucket, routingKey } from "../agents/canary";
 import { ApiError, type FieldError } from "../problems";
 import type { Actor } from "./actor";
 import { templateFields } from "../session-config/memory-namespace";
@@ -37,6 +38,7 @@ export async function planSession(
   actor: Actor,
   body: CreateSessionRequest,
   clientTools: Extract<ToolSpec, { type: "client" }>[] = [],
+  sessionId: string | null = null,
 ): Promise<SessionPlan> {
   if (actor.principal.endUser !== undefined) requireEndUserBody(body);
   if (body.agent === undefined) {
@@ -48,7 +50,7 @@ export async function planSession(
     await requireAgentTools(actor.env, actor.principal.tenantId, prepared.tools);
     return { body, prepared, agent: null, agentName: null };
   }
-  return planAgentSession(actor, body, clientTools);
+  return planAgentSession(actor, body, clientTools, sessionId);
 }
 
 /**
@@ -74,6 +76,7 @@ async function planAgentSession(
   actor: Actor,
   body: CreateSessionRequest,
   clientTools: Extract<ToolSpec, { type: "client" }>[],
+  sessionId: string | null,
 ): Promise<SessionPlan> {
   const beside = AGENT_OWNED_FIELDS.filter((field) => body[field] !== undefined);
   if (beside.length > 0)
@@ -83,6 +86,11 @@ async function planAgentSession(
   const ref = body.agent === undefined ? null : parseAgentRef(body.agent);
   if (ref === null)
     throw new ApiError("validation_failed", undefined, { errors: [{ path: "body.agent", message: "Not an agent reference." }] });
+  // A session about to be made from an alias is routed (canary or not) by its caller's bucket; a check alone is not.
+  if (ref.selector.kind === "alias" && sessionId !== null) {
+    const { subject, endUser } = actor.principal;
+    ref.selector.bucket = await canaryBucket(routingKey(subject, endUser !== undefined, `${ref.agentId}@${ref.selector.alias}`, sessionId));
+  }
   const resolved = await new AgentClient(actor.env, actor.principal.tenantId).resolve(ref);
   const definition = configOf(resolved.definition);
   const fromAgent = (errors: FieldError[], fields: ReadonlySet<string>) => agentErrors(errors, fields, resolved.version);
@@ -135,7 +143,13 @@ async function planAgentSession(
   // The definition's agent tools were live when it was stored; one archived since is named here.
   const stale = await agentToolProblems(actor.env, actor.principal.tenantId, prepared.tools);
   if (stale.length > 0) throw new ApiError("validation_failed", undefined, { errors: fromAgent(stale, agentFields) });
-  return { body: merged, prepared, agent: { id: resolved.agentId, version: resolved.version }, agentName: resolved.definition.name };
+  const canary = resolved.canary ? { alias: resolved.canary.alias, canary: resolved.canary.arm } : {};
+  return {
+    body: merged,
+    prepared,
+    agent: { id: resolved.agentId, version: resolved.version, ...canary },
+    agentName: resolved.definition.name,
+  };
 }
 
 /**

@@ -12,6 +12,7 @@ import { unconditional, usePoll } from "../hooks";
 import { routeHref, type VersionPair } from "../route";
 import type { Agent, AgentVersion } from "../types";
 import { AgentAliases } from "./agent-aliases";
+import { AgentCanaries } from "./agent-canaries";
 import { AgentCompare } from "./agent-compare";
 import { AgentEndpoints } from "./agent-endpoints";
 import { StartSession } from "./agent-start";
@@ -96,6 +97,7 @@ export function AgentPage(props: { id: string } & VersionPair) {
         </div>
         <div class="agent-side">
           <AgentAliases agent={data} canChange={canChange} suggested={to} onChanged={agent.refresh} />
+          <AgentCanaries agent={data} canChange={canChange} onChanged={agent.refresh} />
           {me.powers.write && !data.archived && <StartSession agent={data} suggested={to} />}
           {!data.archived && <AgentEndpoints agent={data} />}
         </div>

@@ -1127,12 +1127,32 @@ export interface paths {
         get?: never;
         /**
          * Point an alias at a version
-         * @description Sessions created with `agt_…@<alias>` from now on run that version; sessions already created keep theirs, and schedules naming the alias follow it at their next firing. 404 for a version the agent does not have; 409 for an archived agent.
+         * @description Sessions created with `agt_…@<alias>` from now on run that version; sessions already created keep theirs, and schedules naming the alias follow it at their next firing. With `canary`, a second version takes `percent` of the alias's new sessions and chats, chosen by a stable hash of the caller (an end user: every session of theirs; anyone else: each chat or session), its runs scored online and the canary removed at once when `rollback` is crossed; without `canary`, any canary the alias had goes. Setting the same canary again keeps its counts. 404 for a version the agent does not have; 400 for a canary version the agent does not have or equal to `version`; 409 for an archived agent.
          */
         put: operations["setAgentAlias"];
         post?: never;
         /** Delete an alias */
         delete: operations["deleteAgentAlias"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/{agent_id}/aliases/{alias}/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Promote an alias's canary
+         * @description The alias names its canary's version from now on, for every new session, and carries no canary. 404 for an unknown agent or alias; 409 when the alias carries no canary (none was set, or it was rolled back) or the agent is archived.
+         */
+        post: operations["promoteAgentCanary"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1805,7 +1825,7 @@ export interface components {
          * @description `session.done`, `session.failed`, `session.cancelled`: the run ended with that status. `session.waiting_approval`, `session.waiting_tool_output`: the session waits for a person's decision or a client tool's output. `session.waiting_budget`: the run reached a budget and waits, holding no run slot, until it is raised or renews. Sent each time the session enters the status.
          * @enum {string}
          */
-        NotificationType: "session.done" | "session.failed" | "session.cancelled" | "session.waiting_approval" | "session.waiting_tool_output" | "session.credential_required" | "session.waiting_budget";
+        NotificationType: "session.done" | "session.failed" | "session.cancelled" | "session.waiting_approval" | "session.waiting_tool_output" | "session.credential_required" | "session.waiting_budget" | "agent.canary_rolled_back";
         /** @description The session as it stood at the change, without its system prompt, tools and context (`GET /v1/sessions/{id}` has them). */
         NotificationSession: {
             /** @example ses_Jq7mV2xkPz9w4LbNc8RtYd3F */
@@ -3230,6 +3250,10 @@ export interface components {
             id: string;
             /** Format: int64 */
             version: number;
+            /** @description Present when the session came from an alias that carried a canary. */
+            alias?: string;
+            /** @description With `alias`: true when the session took the canary's arm (and runs the canary's version). */
+            canary?: boolean;
         } | null;
         CancelResult: {
             /**
@@ -4249,6 +4273,10 @@ export interface components {
             aliases: {
                 [key: string]: number;
             };
+            /** @description Each alias that carries a canary: the canary's version, its share of the alias's sessions, its rollback rule and its live counts. */
+            canaries: {
+                [key: string]: components["schemas"]["CanaryState"];
+            };
             definition: components["schemas"]["AgentDefinition"];
             /** @description An archived agent starts no new sessions; its sessions go on. */
             archived: boolean;
@@ -4263,6 +4291,98 @@ export interface components {
              * @example 2026-01-01T12:00:00.000Z
              */
             updated_at: string;
+        };
+        CanaryState: {
+            /** Format: int64 */
+            version: number;
+            /** Format: int64 */
+            percent: number;
+            rollback: {
+                scorers: components["schemas"]["Scorer"][];
+                min_score: number | null;
+                max_failure_rate: number | null;
+                /** Format: int64 */
+                min_runs: number;
+            } | null;
+            /**
+             * Format: int64
+             * @description Canary runs that ended since the canary was set.
+             */
+            runs: number;
+            /** Format: int64 */
+            failures: number;
+            /** @description `failures / runs`; null before any run. */
+            failure_rate: number | null;
+            /** @description The mean of the runs' scores (each run: its scorers' mean); null before any scored run. */
+            mean_score: number | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            started_at: string;
+        };
+        Scorer: {
+            /** @enum {string} */
+            type: "exact";
+            /** @description The key of this scorer's mean in the results; default: its type (then `type_2`, `type_3`, ...). */
+            name?: string;
+            /** @description The expected value; default: the item's `expected`. A string is compared with the answer, anything else with the output. */
+            value?: unknown;
+            ignore_case?: boolean;
+        } | {
+            /** @enum {string} */
+            type: "contains";
+            /** @description The key of this scorer's mean in the results; default: its type (then `type_2`, `type_3`, ...). */
+            name?: string;
+            /** @description Default: the item's `expected` (a string). */
+            value?: string;
+            ignore_case?: boolean;
+        } | {
+            /** @enum {string} */
+            type: "regex";
+            /** @description The key of this scorer's mean in the results; default: its type (then `type_2`, `type_3`, ...). */
+            name?: string;
+            /** @description Matched against the answer by RE2 (linear time): no backreferences or lookaround. */
+            pattern: string;
+        } | {
+            /** @enum {string} */
+            type: "json_schema";
+            /** @description The key of this scorer's mean in the results; default: its type (then `type_2`, `type_3`, ...). */
+            name?: string;
+            /** @description A JSON Schema (2020-12) the session's output must be valid for. */
+            schema: {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @enum {string} */
+            type: "tool_called";
+            /** @description The key of this scorer's mean in the results; default: its type (then `type_2`, `type_3`, ...). */
+            name?: string;
+            /** @description The tool's name. */
+            tool: string;
+            /** @description A subset of the call's input: every key given must be there with an equal value. */
+            input?: unknown;
+        } | {
+            /** @enum {string} */
+            type: "max_steps";
+            /** @description The key of this scorer's mean in the results; default: its type (then `type_2`, `type_3`, ...). */
+            name?: string;
+            /** Format: int32 */
+            max: number;
+        } | {
+            /** @enum {string} */
+            type: "max_cost_usd";
+            /** @description The key of this scorer's mean in the results; default: its type (then `type_2`, `type_3`, ...). */
+            name?: string;
+            max: number;
+        } | {
+            /** @enum {string} */
+            type: "judge";
+            /** @description The key of this scorer's mean in the results; default: its type (then `type_2`, `type_3`, ...). */
+            name?: string;
+            /** @description The judging model, one of the tenant's models (`provider:model`). */
+            model: string;
+            rubric: string;
         };
         /** @description The latest version's definition; MCP header values masked. */
         AgentDefinition: {
@@ -4372,6 +4492,36 @@ export interface components {
              * @example 3
              */
             version: number;
+            canary?: components["schemas"]["CanaryRequest"];
+        };
+        /** @description A second version taking `percent` of the alias's new sessions and chats; absent, the alias carries no canary (one it had goes). */
+        CanaryRequest: {
+            /**
+             * Format: int32
+             * @description The version tried; not the alias's own.
+             * @example 4
+             */
+            version: number;
+            /**
+             * Format: int32
+             * @description The share of the alias's new sessions and chats that run the canary.
+             * @example 10
+             */
+            percent: number;
+            rollback?: components["schemas"]["CanaryRollbackRule"];
+        };
+        CanaryRollbackRule: {
+            /** @description Run on every canary run's end, with no `expected` value (give `value` where a scorer compares). */
+            scorers: components["schemas"]["Scorer"][];
+            /** @description Rolled back when the mean score falls below it; a run with any scorer below it counts as failed. */
+            min_score?: number;
+            /** @description Rolled back when more than this share of runs failed (ended `failed`, or a scorer below `min_score`). */
+            max_failure_rate?: number;
+            /**
+             * Format: int32
+             * @description Nothing is judged before this many canary runs ended.
+             */
+            min_runs: number;
         };
         Dataset: {
             /** @example dst_3kTq9vXbW2mYp7LsQa1Zc0Rd */
@@ -4479,69 +4629,6 @@ export interface components {
              */
             finished_at: string | null;
             items: components["schemas"]["EvalItem"][];
-        };
-        Scorer: {
-            /** @enum {string} */
-            type: "exact";
-            /** @description The key of this scorer's mean in the results; default: its type (then `type_2`, `type_3`, ...). */
-            name?: string;
-            /** @description The expected value; default: the item's `expected`. A string is compared with the answer, anything else with the output. */
-            value?: unknown;
-            ignore_case?: boolean;
-        } | {
-            /** @enum {string} */
-            type: "contains";
-            /** @description The key of this scorer's mean in the results; default: its type (then `type_2`, `type_3`, ...). */
-            name?: string;
-            /** @description Default: the item's `expected` (a string). */
-            value?: string;
-            ignore_case?: boolean;
-        } | {
-            /** @enum {string} */
-            type: "regex";
-            /** @description The key of this scorer's mean in the results; default: its type (then `type_2`, `type_3`, ...). */
-            name?: string;
-            /** @description Matched against the answer by RE2 (linear time): no backreferences or lookaround. */
-            pattern: string;
-        } | {
-            /** @enum {string} */
-            type: "json_schema";
-            /** @description The key of this scorer's mean in the results; default: its type (then `type_2`, `type_3`, ...). */
-            name?: string;
-            /** @description A JSON Schema (2020-12) the session's output must be valid for. */
-            schema: {
-                [key: string]: unknown;
-            };
-        } | {
-            /** @enum {string} */
-            type: "tool_called";
-            /** @description The key of this scorer's mean in the results; default: its type (then `type_2`, `type_3`, ...). */
-            name?: string;
-            /** @description The tool's name. */
-            tool: string;
-            /** @description A subset of the call's input: every key given must be there with an equal value. */
-            input?: unknown;
-        } | {
-            /** @enum {string} */
-            type: "max_steps";
-            /** @description The key of this scorer's mean in the results; default: its type (then `type_2`, `type_3`, ...). */
-            name?: string;
-            /** Format: int32 */
-            max: number;
-        } | {
-            /** @enum {string} */
-            type: "max_cost_usd";
-            /** @description The key of this scorer's mean in the results; default: its type (then `type_2`, `type_3`, ...). */
-            name?: string;
-            max: number;
-        } | {
-            /** @enum {string} */
-            type: "judge";
-            /** @description The key of this scorer's mean in the results; default: its type (then `type_2`, `type_3`, ...). */
-            name?: string;
-            /** @description The judging model, one of the tenant's models (`provider:model`). */
-            model: string;
-            rubric: string;
         };
         EvalItem: {
             /** Format: int64 */
@@ -4900,7 +4987,7 @@ export interface components {
             key_id: string | null;
         };
         /** @enum {string} */
-        AuditAction: "api_key.created" | "api_key.revoked" | "api_key.updated" | "webhook_secret.rotated" | "settings.updated" | "policy.updated" | "policy.deleted" | "webhook.created" | "webhook.deleted" | "delivery.redelivered" | "tool_call.approved" | "tool_call.denied" | "tool_call.expired" | "session.deleted" | "session.limits_updated" | "session.exported" | "sessions.cancelled_in_bulk" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "agent.created" | "agent.updated" | "agent.archived" | "agent.alias_set" | "agent.alias_deleted" | "dataset.created" | "dataset.updated" | "dataset.deleted" | "eval.created" | "eval.cancelled" | "memory.deleted" | "tenant.limits_updated" | "tenant.models_updated" | "tenant.suspended" | "tenant.unsuspended" | "tenant.deleted" | "tenant.jurisdiction_set" | "end_user.tokens_revoked" | "credential.put" | "credential.deleted" | "credential.refresh_failed";
+        AuditAction: "api_key.created" | "api_key.revoked" | "api_key.updated" | "webhook_secret.rotated" | "settings.updated" | "policy.updated" | "policy.deleted" | "webhook.created" | "webhook.deleted" | "delivery.redelivered" | "tool_call.approved" | "tool_call.denied" | "tool_call.expired" | "session.deleted" | "session.limits_updated" | "session.exported" | "sessions.cancelled_in_bulk" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "agent.created" | "agent.updated" | "agent.archived" | "agent.alias_set" | "agent.alias_deleted" | "dataset.created" | "dataset.updated" | "dataset.deleted" | "eval.created" | "eval.cancelled" | "agent.canary_promoted" | "agent.canary_rolled_back" | "memory.deleted" | "tenant.limits_updated" | "tenant.models_updated" | "tenant.suspended" | "tenant.unsuspended" | "tenant.deleted" | "tenant.jurisdiction_set" | "end_user.tokens_revoked" | "credential.put" | "credential.deleted" | "credential.refresh_failed";
         /** @description The AI SDK's UI message stream (`ai` v7, header `x-vercel-ai-ui-message-stream: v1`): `data:` events of the parts `start` (with the answer's `messageId` when a new message began the turn), `start-step`, `text-start`/`text-delta`/`text-end`, `reasoning-start`/`reasoning-delta`/`reasoning-end`, `tool-input-start`/`tool-input-available`, `tool-approval-request`, `tool-approval-response`, `tool-output-available`/`tool-output-error`/`tool-output-denied`, `finish-step`, `finish`, `error`, `abort`, then `data: [DONE]`. */
         UIMessageStream: string;
         /** @description The body `DefaultChatTransport` sends (`id`, `messages`, `trigger`, `messageId`). */
@@ -13880,7 +13967,21 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "version": 3
+                 *       "version": 3,
+                 *       "canary": {
+                 *         "version": 4,
+                 *         "percent": 10,
+                 *         "rollback": {
+                 *           "scorers": [
+                 *             {
+                 *               "type": "max_steps",
+                 *               "max": 5
+                 *             }
+                 *           ],
+                 *           "max_failure_rate": 0.2,
+                 *           "min_runs": 20
+                 *         }
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["SetAliasRequest"];
@@ -14091,6 +14192,139 @@ export interface operations {
             };
             /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    promoteAgentCanary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: string;
+                alias: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent with its aliases. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown, or not visible to this caller (`not_found`). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -18912,7 +19146,7 @@ type ReadonlyArray<T> = [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const pathsV1AgentsGetParametersQueryInclude_archivedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/agents"]["get"]["parameters"]["query"]["include_archived"]> = ["true", "false"];
-export const notificationTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationType"]> = ["session.done", "session.failed", "session.cancelled", "session.waiting_approval", "session.waiting_tool_output", "session.credential_required", "session.waiting_budget"];
+export const notificationTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NotificationType"]> = ["session.done", "session.failed", "session.cancelled", "session.waiting_approval", "session.waiting_tool_output", "session.credential_required", "session.waiting_budget", "agent.canary_rolled_back"];
 export const openStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["OpenStatus"]> = ["idle", "queued", "running", "waiting_approval", "waiting_tool_output", "waiting_subagents", "waiting_budget", "paused"];
 export const finalStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FinalStatus"]> = ["done", "failed", "cancelled"];
 export const waitingToolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WaitingToolCall"]["status"]> = ["waiting_approval", "waiting_tool_output"];
@@ -18985,7 +19219,6 @@ export const sessionExportFormatValues: ReadonlyArray<FlattenedDeepRequired<comp
 export const scheduleStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScheduleStatus"]> = ["active", "paused", "disabled"];
 export const scheduleMessageIf_runningValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ScheduleMessage"]["if_running"]> = ["reject", "enqueue", "interrupt"];
 export const firingOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["FiringOutcome"]> = ["pending", "started", "enqueued", "interrupted", "failed"];
-export const evalStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Eval"]["status"]> = ["running", "completed", "cancelled", "failed"];
 export const scorerOneOf0TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["Scorer"], {
     type: unknown;
 }>["type"]> = ["exact"];
@@ -19010,13 +19243,14 @@ export const scorerOneOf6TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired
 export const scorerOneOf7TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["Scorer"], {
     type: unknown;
 }>["type"]> = ["judge"];
+export const evalStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Eval"]["status"]> = ["running", "completed", "cancelled", "failed"];
 export const evalItemStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EvalItem"]["status"]> = ["pending", "running", "judging", "done", "failed", "cancelled"];
 export const evalSummaryStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["EvalSummary"]["status"]> = ["running", "completed", "cancelled", "failed"];
 export const credentialTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Credential"]["type"]> = ["bearer", "header", "oauth2"];
 export const credentialStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Credential"]["status"]> = ["ok", "expired", "refresh_failed"];
 export const putCredentialRequestTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PutCredentialRequest"]["type"]> = ["bearer", "header", "oauth2"];
 export const auditActorViaValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActor"]["via"]> = ["jwt", "api_key"];
-export const auditActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditAction"]> = ["api_key.created", "api_key.revoked", "api_key.updated", "webhook_secret.rotated", "settings.updated", "policy.updated", "policy.deleted", "webhook.created", "webhook.deleted", "delivery.redelivered", "tool_call.approved", "tool_call.denied", "tool_call.expired", "session.deleted", "session.limits_updated", "session.exported", "sessions.cancelled_in_bulk", "schedule.created", "schedule.updated", "schedule.deleted", "agent.created", "agent.updated", "agent.archived", "agent.alias_set", "agent.alias_deleted", "dataset.created", "dataset.updated", "dataset.deleted", "eval.created", "eval.cancelled", "memory.deleted", "tenant.limits_updated", "tenant.models_updated", "tenant.suspended", "tenant.unsuspended", "tenant.deleted", "tenant.jurisdiction_set", "end_user.tokens_revoked", "credential.put", "credential.deleted", "credential.refresh_failed"];
+export const auditActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditAction"]> = ["api_key.created", "api_key.revoked", "api_key.updated", "webhook_secret.rotated", "settings.updated", "policy.updated", "policy.deleted", "webhook.created", "webhook.deleted", "delivery.redelivered", "tool_call.approved", "tool_call.denied", "tool_call.expired", "session.deleted", "session.limits_updated", "session.exported", "sessions.cancelled_in_bulk", "schedule.created", "schedule.updated", "schedule.deleted", "agent.created", "agent.updated", "agent.archived", "agent.alias_set", "agent.alias_deleted", "dataset.created", "dataset.updated", "dataset.deleted", "eval.created", "eval.cancelled", "agent.canary_promoted", "agent.canary_rolled_back", "memory.deleted", "tenant.limits_updated", "tenant.models_updated", "tenant.suspended", "tenant.unsuspended", "tenant.deleted", "tenant.jurisdiction_set", "end_user.tokens_revoked", "credential.put", "credential.deleted", "credential.refresh_failed"];
 export const chatRequestTriggerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatRequest"]["trigger"]> = ["submit-message", "regenerate-message"];
 export const chatUIMessageRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatUIMessage"]["role"]> = ["system", "user", "assistant"];
 export const jsonRpcErrorJsonrpcValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JsonRpcError"]["jsonrpc"]> = ["2.0"];

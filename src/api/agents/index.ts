@@ -7,6 +7,7 @@ import * as get from "./get";
 import * as getVersion from "./get-version";
 import * as list from "./list";
 import * as listVersions from "./list-versions";
+import * as promoteCanary from "./promote-canary";
 import * as setAlias from "./set-alias";
 import * as update from "./update";
 
@@ -20,4 +21,5 @@ export function registerAgentRoutes(app: App): void {
   app.openapi(getVersion.route, getVersion.handler);
   app.openapi(setAlias.route, setAlias.handler);
   app.openapi(deleteAlias.route, deleteAlias.handler);
+  app.openapi(promoteCanary.route, promoteCanary.handler);
 }

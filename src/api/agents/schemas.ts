@@ -7,6 +7,7 @@ import { AgentDefinitionSchema, AgentPatchSchema } from "../../agents/definition
 import { AGENT_ID_PATTERN, AGENT_NAME_PATTERN, ALIAS_PATTERN, MAX_ALIAS_CHARS, MAX_AGENT_NAME_CHARS, MAX_VERSION } from "../../agents/refs";
 import { decodeKeyCursor, decodeTimeIdCursor } from "../../shared/cursor";
 import { pageQuerySchema, pageSchema, TimestampSchema } from "../schemas";
+import { CanaryRequestSchema, CanaryStateSchema } from "./canary-schemas";
 
 export { AgentDefinitionSchema, AgentPatchSchema };
 
@@ -21,6 +22,10 @@ export const AgentSchema = z
     aliases: z
       .record(z.string(), VersionNumberSchema)
       .openapi({ description: "Each alias and the version it names.", example: { production: 3 } }),
+    canaries: z.record(z.string(), CanaryStateSchema).openapi({
+      description:
+        "Each alias that carries a canary: the canary's version, its share of the alias's sessions, its rollback rule and its live counts.",
+    }),
     definition: AgentDefinitionSchema.openapi({ description: "The latest version's definition; MCP header values masked." }),
     archived: z.boolean().openapi({ description: "An archived agent starts no new sessions; its sessions go on." }),
     created_by: z.string(),
@@ -43,7 +48,13 @@ export const AgentPageSchema = pageSchema(AgentSchema, "AgentPage");
 export const AgentVersionPageSchema = pageSchema(AgentVersionSchema, "AgentVersionPage");
 
 export const SetAliasRequestSchema = z
-  .object({ version: VersionNumberSchema.openapi({ example: 3 }) })
+  .object({
+    version: VersionNumberSchema.openapi({ example: 3 }),
+    canary: CanaryRequestSchema.optional().openapi({
+      description:
+        "A second version taking `percent` of the alias's new sessions and chats; absent, the alias carries no canary (one it had goes).",
+    }),
+  })
   .strict()
   .openapi("SetAliasRequest");
 

@@ -385,6 +385,15 @@ const STEPS: Readonly<Record<string, Step>> = {
     actions: ["dataset.deleted"],
     run: (w, send) => send(`/v1/datasets/${w.ids.datasetId}`, { method: "DELETE" }),
   },
+  "POST /v1/agents/{agent_id}/aliases/{alias}/promote": {
+    actions: ["agent.alias_set", "agent.canary_promoted"],
+    run: async (w, send) => {
+      const path = `/v1/agents/${w.ids.agentId}/aliases/production`;
+      const alias = (await send(path, { method: "PUT", body: { version: 1, canary: { version: 2, percent: 10 } } })).status;
+      expect(alias).toBe(200);
+      return send(`${path}/promote`, { method: "POST" });
+    },
+  },
   "DELETE /v1/agents/{agent_id}/aliases/{alias}": {
     actions: ["agent.alias_deleted"],
     run: (w, send) => send(`/v1/agents/${w.ids.agentId}/aliases/production`, { method: "DELETE" }),

@@ -1,5 +1,6 @@
 /** What the session object does on every wake, before any call: its runtime set up and its storage made current. */
 import { familyHooks } from "../subagents/family";
+import { withCanary } from "../canary/tell-canary";
 import type { SessionEngine } from "../engine/engine";
 
 /** The engine as the door built it: the family's hooks are made from the same engine, which they call back. */
@@ -12,7 +13,7 @@ export function boot(ctx: DurableObjectState, engine: BootHost): void {
   // (it may have been lost with a crash between a write and the alarm).
   void ctx.blockConcurrencyWhile(async () => {
     engine.store.migrateIfCreated();
-    engine.family = familyHooks(engine);
+    engine.family = withCanary(familyHooks(engine), engine);
     await engine.syncAlarm();
   });
 }

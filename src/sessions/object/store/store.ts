@@ -29,6 +29,7 @@ export type { SubagentRow } from "./subagents";
 
 /** A child session: the revision of its state its parent last acknowledged. */
 const PARENT_TOLD_KEY = "parent_told_revision";
+const CANARY_TOLD_KEY = "canary_told_run";
 /** A root session: its tree's count. */
 const TREE_KEY = "tree";
 /** The credentials the current run has said it needs. */
@@ -197,6 +198,15 @@ export class SessionStore extends ConversationStore {
 
   putParentToldRevision(revision: number): void {
     this.storage.kv.put(PARENT_TOLD_KEY, revision);
+  }
+
+  /** A canary session only: the last run whose end its agent store counted (../canary/tell-canary.ts); 0 for none. */
+  canaryToldRun(): number {
+    return this.storage.kv.get<number>(CANARY_TOLD_KEY) ?? 0;
+  }
+
+  putCanaryToldRun(run: number): void {
+    this.storage.kv.put(CANARY_TOLD_KEY, run);
   }
 
   /**
