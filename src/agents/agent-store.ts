@@ -19,14 +19,16 @@ import { EvalsDoor } from "../evals/door";
 import type { EvalHost } from "../evals/host";
 import { type EvalOp, type EvalOps, WRITE_OPS } from "../evals/types";
 import type { CanarySpec } from "./canary";
-import { aliasTarget, applyCanary, type CanaryHost, canaryProblem, countCanaryRun, type CountResult, promote } from "./canary-ops";
+import { aliasTarget, applyCanary, type CanaryHost, countCanaryRun, type CountResult, promote } from "./canary-ops";
 import { getCanary } from "./canary-store";
 import { type CanaryRunFacts, parseCanarySpec, parseRunFacts, runOutcome, scoreCanaryRun } from "./canary-scoring";
 import { AgentNotificationOutbox } from "./notification-outbox";
 import { AGENT_STORE_MIGRATIONS } from "./migrations";
-import { ALIAS_PATTERN, AGENT_NAME_PATTERN, MAX_VERSION, newAgentId } from "./refs";
+import { MAX_VERSION, newAgentId } from "./refs";
 import type { AgentStoreRpc } from "./rpc";
 import * as store from "./store";
+import { writeAlias } from "./alias-write";
+import { MAX_AGENTS_PER_TENANT, MAX_HELD_VERSIONS, MAX_VERSIONS_PER_AGENT, requireAlias, requireDefinition } from "./store-input";
 import type {
   Agent,
   AgentDefinition,
@@ -39,14 +41,6 @@ import type {
   ResolvedAgent,
   VersionSelector,
 } from "./types";
-
-/** Agents a tenant may hold, archived ones included (archival keeps a version readable for the sessions that ran it). */
-export const MAX_AGENTS_PER_TENANT = 1_000;
-/** Versions one agent may have; each is at most a request body. */
-export const MAX_VERSIONS_PER_AGENT = 1_000;
-export const MAX_ALIASES_PER_AGENT = 32;
-/** Cached versions a caller may say it holds, per call. */
-const MAX_HELD_VERSIONS = 64;
 
 const NOT_FOUND = { ok: false, reason: "agent_not_found" } as const;
 
@@ -250,39 +244,7 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
     const at = requireNow(now);
     const context = parseAuditContext(by);
     const canary = canarySpec === null ? null : parseCanarySpec(canarySpec);
-    const result = this.ctx.storage.transactionSync((): AgentResult<null> => {
-      const row = store.getAgent(this.#sql, id);
-      if (!row) return NOT_FOUND;
-      if (row.archived_at !== null) return { ok: false, reason: "archived" };
-      if (!store.getVersionRow(this.#sql, id, wanted)) return { ok: false, reason: "version_not_found", version: wanted };
-      const refused = canaryProblem(this.#canaryHost(context), id, wanted, canary);
-      if (refused) return refused;
-      const previous = store.aliasVersion(this.#sql, id, name);
-      if (previous === null && store.countAliases(this.#sql, id) >= MAX_ALIASES_PER_AGENT) {
-        return { ok: false, reason: "limit_reached", what: "aliases", max: MAX_ALIASES_PER_AGENT };
-      }
-      store.setAlias(this.#sql, id, name, wanted, at);
-      store.touchAgent(this.#sql, id, at);
-      const canaryChange = applyCanary(this.#canaryHost(context), id, name, canary, at);
-      // An alias set to the version (and canary) it already has has not moved.
-      if (previous !== wanted || canaryChange.changed)
-        this.#record(
-          context,
-          {
-            action: "agent.alias_set",
-            target: { type: "agent", id },
-            details: {
-              alias: name,
-              version: wanted,
-              previous_version: previous,
-              canary: canaryChange.canary,
-              previous_canary_version: canaryChange.previous_canary_version,
-            },
-          },
-          at,
-        );
-      return { ok: true, value: null };
-    });
+    const result = this.ctx.storage.transactionSync(() => writeAlias(this.#canaryHost(context), id, name, wanted, canary, at));
     await this.#audit.flush();
     return result.ok ? this.#view(id) : result;
   }
@@ -405,17 +367,4 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
     migrate(this.ctx.storage, AGENT_STORE_MIGRATIONS);
     this.#migrated = true;
   }
-}
-
-/** The gateway validated the definition in full; here only what the tables rely on. */
-function requireDefinition(value: unknown): AgentDefinition {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new TypeError("definition must be an object");
-  const name = (value as { name?: unknown }).name;
-  if (typeof name !== "string" || !AGENT_NAME_PATTERN.test(name)) throw new TypeError("definition.name is not an agent name");
-  return value as AgentDefinition;
-}
-
-function requireAlias(value: unknown): string {
-  if (typeof value !== "string" || !ALIAS_PATTERN.test(value)) throw new TypeError("alias is not an alias name");
-  return value;
 }
