@@ -10,8 +10,14 @@ const MAX_LOCATION_FIELD_CHARS = 100;
 export const MAX_PROVIDER_TOOL_USES = 1_000;
 export const MAX_FETCH_CONTENT_TOKENS = 1_000_000;
 
-const DomainsSchema = z.array(z.string().min(1).max(MAX_DOMAIN_CHARS)).max(MAX_PROVIDER_TOOL_DOMAINS);
-const LocationField = z.string().min(1).max(MAX_LOCATION_FIELD_CHARS).optional();
+/** A domain, optionally with a path (`example.com/blog`): no spaces or control characters. */
+const DOMAIN_PATTERN = /^[^\s\x00-\x1f]+$/;
+/** A place's name: one line of text. */
+const LOCATION_PATTERN = /^[^\x00-\x1f]+$/;
+const DomainsSchema = z
+  .array(z.string().min(1).max(MAX_DOMAIN_CHARS).regex(DOMAIN_PATTERN, "Must be a domain, without spaces."))
+  .max(MAX_PROVIDER_TOOL_DOMAINS);
+const LocationField = z.string().min(1).max(MAX_LOCATION_FIELD_CHARS).regex(LOCATION_PATTERN, "Must be one line of text.").optional();
 
 export const ProviderToolSchema = z
   .object({

@@ -43,6 +43,8 @@ export const TextBlockSchema = z
       .array(z.object({ type: z.string() }).passthrough().openapi("Citation"))
       .optional()
       .openapi({
+        // Stated for clients, not checked: a saved message's size bounds it (a citation is at least ~50 bytes).
+        maxItems: Math.floor(MAX_STORED_VALUE_BYTES / 50),
         description:
           "Where the text comes from, as the provider gave it (Anthropic's `web_search_result_location` with `url` and `title`, " +
           "`char_location` of a fetched document, …): show them to the reader beside the text.",
