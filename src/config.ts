@@ -317,7 +317,7 @@ function parseModels(text: string | undefined): ModelCatalog {
       contextTokens: (tokens as number | undefined) ?? null,
       images: images ?? null,
       reasoning: reasoning ?? null,
-      providerTools: providerTools ?? null,
+      ...(providerTools !== undefined ? { providerTools } : {}),
     };
   });
 }

@@ -1,5 +1,6 @@
 /** Which provider tools a session may declare: the model catalog decides, each problem at its tool's place. */
 import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/config";
 import { providerToolsFor } from "../../src/models/catalog";
 import { providerToolProblems } from "../../src/sessions/prepare";
 import type { ToolSpec } from "../../src/session-config/types";
@@ -24,6 +25,13 @@ describe("provider tools at creation", () => {
     expect(providerToolsFor(catalog, "claude-x-1")).toEqual(["web_fetch"]);
     expect(providerToolProblems([SEARCH], "claude-x-1", catalog).map((e) => e.path)).toEqual(["body.tools.0.name"]);
     expect(providerToolsFor([{ pattern: "*", contextTokens: null, providerTools: ["web_search"] }], "openai:gpt-4o")).toEqual([]);
+    const env = { MODEL: "claude-x-1", MODELS: JSON.stringify([{ id: "claude-x*", provider_tools: ["web_fetch"] }]) };
+    expect(parseConfig(env as never).models).toEqual([
+      { pattern: "anthropic:claude-x*", contextTokens: null, images: null, reasoning: null, providerTools: ["web_fetch"] },
+    ]);
+    expect(() => parseConfig({ ...env, MODELS: JSON.stringify([{ id: "claude-x*", provider_tools: ["browse"] }]) } as never)).toThrow(
+      /provider_tools/,
+    );
   });
 
   it("refuses an option the tool does not take, and both domain lists at once", () => {
