@@ -9,6 +9,7 @@ import { DAY_MS, MAX_SESSION_RETENTION_DAYS, MIN_SESSION_RETENTION_DAYS } from "
 import { mockPrices, parsePrices, type PriceTable } from "./models/prices";
 import { MOCK_PROVIDER_KEY } from "./models/mock";
 import { canonicalModel, isModelAllowed, type CatalogEntry, type ModelCatalog } from "./models/catalog";
+import { PROVIDER_TOOL_NAMES, type ProviderToolName } from "./models/catalog";
 
 /** A day: long enough for any session-length access token, short enough that a leak expires. */
 export const DEFAULT_MAX_TOKEN_AGE_SECONDS = 24 * 60 * 60;
@@ -282,7 +283,11 @@ export const MODEL_PATTERN = new RegExp(`^(\\*|[A-Za-z0-9][A-Za-z0-9._:/@-]{0,${
 /** The largest context size an entry may state. */
 const MAX_CONTEXT_TOKENS = 100_000_000;
 
-/** `MODELS`: a JSON list of ids or patterns, or of `{ id, context_tokens?, images?, reasoning? }`. */
+function isProviderToolList(value: unknown): value is ProviderToolName[] {
+  return Array.isArray(value) && value.every((name) => (PROVIDER_TOOL_NAMES as readonly unknown[]).includes(name));
+}
+
+/** `MODELS`: a JSON list of ids or patterns, or of `{ id, context_tokens?, images?, reasoning?, provider_tools? }`. */
 function parseModels(text: string | undefined): ModelCatalog {
   if (text === undefined || text.trim() === "") return null;
   let json: unknown;
@@ -306,11 +311,15 @@ function parseModels(text: string | undefined): ModelCatalog {
     if (images !== undefined && typeof images !== "boolean") throw new ConfigError(`MODELS[${i}].images must be true or false`);
     const reasoning = (entry as { reasoning?: unknown }).reasoning;
     if (reasoning !== undefined && typeof reasoning !== "boolean") throw new ConfigError(`MODELS[${i}].reasoning must be true or false`);
+    const providerTools = (entry as { provider_tools?: unknown }).provider_tools;
+    if (providerTools !== undefined && !isProviderToolList(providerTools))
+      throw new ConfigError(`MODELS[${i}].provider_tools must be a list of ${PROVIDER_TOOL_NAMES.join(", ")}`);
     return {
       pattern: canonicalModel(id),
       contextTokens: (tokens as number | undefined) ?? null,
       images: images ?? null,
       reasoning: reasoning ?? null,
+      ...(providerTools !== undefined ? { providerTools } : {}),
     };
   });
 }

@@ -99,6 +99,12 @@ export const UsageSchema = z
     reasoning_tokens: z.number().int().optional().openapi({
       description: "Of `output_tokens`, those the model spent reasoning, where the provider reports them apart; absent until one did.",
     }),
+    web_search_requests: z.number().int().optional().openapi({
+      description: "Searches the provider's `web_search` tool made (billed per search, apart from tokens); absent until one was reported.",
+    }),
+    web_fetch_requests: z.number().int().optional().openapi({
+      description: "Pages the provider's `web_fetch` tool fetched; absent until one was reported.",
+    }),
   })
   .openapi("Usage", { description: "Every token limit counts all four token figures (`reasoning_tokens` are part of `output_tokens`)." });
 

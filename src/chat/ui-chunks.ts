@@ -9,6 +9,7 @@
 import type { DeltaData, DeltaResetData, EventFrame, StatusData, ToolCallEventData } from "../sessions/object/events/frames";
 import { isInputMessage } from "../sessions/input-message";
 import type { ContentBlock, Message, SessionStatus, StopReason } from "../session-config/types";
+import { sourceChunks } from "./ui-sources";
 
 /** One part of the UI message stream, as `uiMessageChunkSchema` of the `ai` package reads it. */
 export type UiChunk = { type: string } & Record<string, unknown>;
@@ -74,6 +75,8 @@ export class ChatTurn {
   /** Whether `start` went out; until then it waits for the turn's input to name the answer. */
   #started = false;
   #messageId: string | null = null;
+  /** The sources already shown in this turn (a paused turn's parts cite the same pages). */
+  #sources = new Set<string>();
 
   /** `clientTools`: names of the session's `client` tools, which the page runs (`addToolOutput`); the platform runs the rest. */
   constructor(clientTools: ReadonlySet<string>) {
@@ -240,6 +243,8 @@ export class ChatTurn {
         out.push({ type: "tool-input-start", ...common }, { type: "tool-input-available", ...common, input: block.input });
       }
     });
+    // The pages and documents the answer cites, after its text, as the AI SDK shows an answer's sources.
+    out.push(...sourceChunks(content, this.#sources));
     out.push(...this.#closeStep());
     return out;
   }

@@ -86,6 +86,12 @@ export class UiPartsFold {
       case "tool-output-denied":
         this.#update(chunk, { state: "output-denied" });
         return;
+      case "source-url":
+      case "source-document": {
+        const { type, ...fields } = chunk;
+        this.parts.push({ type, ...fields });
+        return;
+      }
       default:
         // start, finish-step, finish, error, abort: no part of their own.
         return;

@@ -6,6 +6,10 @@
  */
 
 export const PROVIDERS = ["anthropic", "openai"] as const;
+
+/** The provider-hosted tools a session may declare (`type: "provider"`); which provider and model has which is below. */
+export const PROVIDER_TOOL_NAMES = ["web_search", "web_fetch", "code_execution"] as const;
+export type ProviderToolName = (typeof PROVIDER_TOOL_NAMES)[number];
 export type Provider = (typeof PROVIDERS)[number];
 
 export interface ModelRef {
@@ -23,6 +27,8 @@ export interface CatalogEntry {
   images?: boolean | null;
   /** Whether the model takes reasoning settings; null: as its family is known to, else no. */
   reasoning?: boolean | null;
+  /** The provider-hosted tools the model has (Anthropic models only); null: as its family is known to, else none. */
+  providerTools?: readonly ProviderToolName[] | null;
 }
 
 /** Null: `MODELS` is not set and any model id is accepted. */
@@ -191,4 +197,31 @@ const KNOWN_REASONING_REPLAY: readonly [prefix: string, replay: ReasoningReplay]
 export function reasoningReplayFor(name: string): ReasoningReplay {
   const lower = name.toLowerCase();
   return KNOWN_REASONING_REPLAY.find(([prefix]) => lower.startsWith(prefix))?.[1] ?? "reasoning_content";
+}
+
+const EVERY_PROVIDER_TOOL: readonly ProviderToolName[] = ["web_search", "web_fetch", "code_execution"];
+/**
+ * Which known families have the provider's own tools, by the start of the model name; the first
+ * match decides. Anthropic's server tools (web search, web fetch, code execution) run on Claude
+ * 3.5 Haiku, 3.7 Sonnet and the Claude 4 families; an OpenAI-compatible server is not asked for
+ * any (Chat Completions has no such tools), so none is known there.
+ */
+const KNOWN_PROVIDER_TOOLS: readonly [provider: Provider, prefix: string, tools: readonly ProviderToolName[]][] = [
+  ["anthropic", "claude-3-5-haiku", EVERY_PROVIDER_TOOL],
+  ["anthropic", "claude-3-7-sonnet", EVERY_PROVIDER_TOOL],
+  ["anthropic", "claude-sonnet-4", EVERY_PROVIDER_TOOL],
+  ["anthropic", "claude-opus-4", EVERY_PROVIDER_TOOL],
+  ["anthropic", "claude-haiku-4", EVERY_PROVIDER_TOOL],
+];
+
+/**
+ * The provider tools the model has: what `MODELS` says (`{ "id": "anthropic:claude-x", "provider_tools": ["web_search"] }`),
+ * else its family's, else none. Only Anthropic's wire carries them: an `openai:` model has none whatever `MODELS` says.
+ */
+export function providerToolsFor(catalog: ModelCatalog, id: string): readonly ProviderToolName[] {
+  const { provider, name } = parseModel(id);
+  if (provider !== "anthropic") return [];
+  const stated = catalog?.find((entry) => Array.isArray(entry.providerTools) && matches(entry.pattern, id));
+  if (stated?.providerTools) return stated.providerTools;
+  return KNOWN_PROVIDER_TOOLS.find(([p, prefix]) => p === provider && name.startsWith(prefix))?.[2] ?? [];
 }

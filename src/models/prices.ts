@@ -6,12 +6,13 @@
 import { canonicalModel } from "./catalog";
 import { MOCK_PROVIDER_KEY } from "./mock";
 
-/** USD per million tokens of each kind. */
+/** USD per million tokens of each kind; `web_search`: USD per 1,000 searches of the provider's own search tool. */
 export interface ModelPrice {
   input: number;
   output: number;
   cache_read: number;
   cache_write: number;
+  web_search?: number;
 }
 
 /** Canonical pattern (`provider:model` or `provider:prefix*`) → price. */
@@ -22,6 +23,8 @@ export interface TokenCounts {
   output_tokens: number;
   cache_read_tokens: number;
   cache_write_tokens: number;
+  /** Billed per search, where the provider reported them. */
+  web_search_requests?: number;
 }
 
 /** Entries of `MODEL_PRICES`; a longer list is a mistake, not a price sheet. */
@@ -37,6 +40,12 @@ const p = (input: number, output: number, cache_read: number, cache_write: numbe
   cache_read,
   cache_write,
 });
+/** Anthropic's web search: USD 10 per 1,000 searches, on every model that has it. */
+const ANTHROPIC_WEB_SEARCH_PER_THOUSAND = 10;
+const claude = (input: number, output: number, cache_read: number, cache_write: number): ModelPrice => ({
+  ...p(input, output, cache_read, cache_write),
+  web_search: ANTHROPIC_WEB_SEARCH_PER_THOUSAND,
+});
 
 /**
  * The providers' published list prices for the models the catalog knows (late 2026). Anthropic
@@ -44,14 +53,14 @@ const p = (input: number, output: number, cache_read: number, cache_write: numbe
  * An operator with other terms sets `MODEL_PRICES`, which wins entry by entry.
  */
 export const BUILTIN_PRICES: PriceTable = new Map<string, ModelPrice>([
-  ["anthropic:claude-opus-4-5*", p(5, 25, 0.5, 6.25)],
-  ["anthropic:claude-opus-4*", p(15, 75, 1.5, 18.75)],
-  ["anthropic:claude-sonnet-4*", p(3, 15, 0.3, 3.75)],
-  ["anthropic:claude-3-7-sonnet*", p(3, 15, 0.3, 3.75)],
-  ["anthropic:claude-3-5-sonnet*", p(3, 15, 0.3, 3.75)],
-  ["anthropic:claude-haiku-4*", p(1, 5, 0.1, 1.25)],
-  ["anthropic:claude-3-5-haiku*", p(0.8, 4, 0.08, 1)],
-  ["anthropic:claude-3-haiku*", p(0.25, 1.25, 0.03, 0.3)],
+  ["anthropic:claude-opus-4-5*", claude(5, 25, 0.5, 6.25)],
+  ["anthropic:claude-opus-4*", claude(15, 75, 1.5, 18.75)],
+  ["anthropic:claude-sonnet-4*", claude(3, 15, 0.3, 3.75)],
+  ["anthropic:claude-3-7-sonnet*", claude(3, 15, 0.3, 3.75)],
+  ["anthropic:claude-3-5-sonnet*", claude(3, 15, 0.3, 3.75)],
+  ["anthropic:claude-haiku-4*", claude(1, 5, 0.1, 1.25)],
+  ["anthropic:claude-3-5-haiku*", claude(0.8, 4, 0.08, 1)],
+  ["anthropic:claude-3-haiku*", claude(0.25, 1.25, 0.03, 0.3)],
   ["openai:gpt-5*", p(1.25, 10, 0.125, 0)],
   ["openai:gpt-5-mini*", p(0.25, 2, 0.025, 0)],
   ["openai:gpt-5-nano*", p(0.05, 0.4, 0.005, 0)],
@@ -85,12 +94,12 @@ export function parsePrices(text: string | undefined): PriceTable {
     if (model === "" || model.length > 200) throw new TypeError(`MODEL_PRICES has an empty or overlong model`);
     if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new TypeError(`MODEL_PRICES["${model}"] must be an object`);
     const fields = raw as Record<string, unknown>;
-    const price = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    const price: ModelPrice = { input: 0, output: 0, cache_read: 0, cache_write: 0, web_search: 0 };
     for (const key of Object.keys(fields)) {
       if (!(key in price))
-        throw new TypeError(`MODEL_PRICES["${model}"].${key} is not a price field (input, output, cache_read, cache_write)`);
+        throw new TypeError(`MODEL_PRICES["${model}"].${key} is not a price field (input, output, cache_read, cache_write, web_search)`);
     }
-    for (const key of ["input", "output", "cache_read", "cache_write"] as const) {
+    for (const key of ["input", "output", "cache_read", "cache_write", "web_search"] as const) {
       const n = fields[key] ?? 0;
       if (typeof n !== "number" || !Number.isFinite(n) || n < 0 || n > MAX_PRICE_USD_PER_MILLION) {
         throw new TypeError(`MODEL_PRICES["${model}"].${key} must be a number from 0 to ${MAX_PRICE_USD_PER_MILLION}`);
@@ -98,6 +107,7 @@ export function parsePrices(text: string | undefined): PriceTable {
       price[key] = n;
     }
     if (fields.input === undefined || fields.output === undefined) throw new TypeError(`MODEL_PRICES["${model}"] needs input and output`);
+    if (fields.web_search === undefined) delete price.web_search;
     table.set(canonicalModel(model), price);
   }
   return table;
@@ -144,7 +154,8 @@ export function costOf(tokens: TokenCounts, price: ModelPrice | null): number | 
     tokens.output_tokens * price.output +
     tokens.cache_read_tokens * price.cache_read +
     tokens.cache_write_tokens * price.cache_write;
-  return roundUsd(micro / 1_000_000);
+  const searches = ((tokens.web_search_requests ?? 0) * (price.web_search ?? 0)) / 1_000;
+  return roundUsd(micro / 1_000_000 + searches);
 }
 
 /** Adds costs; null (an unpriced part) makes the sum null, so a total never hides a gap. */

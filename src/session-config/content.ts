@@ -6,7 +6,14 @@
 export interface TextBlock {
   type: "text";
   text: string;
+  /**
+   * Where the provider says the text comes from (Anthropic's `citations`: a web search result's
+   * location, a fetched document's characters), kept exactly as given and sent back with the text.
+   */
+  citations?: Citation[];
 }
+/** One citation as the provider gave it; `type` names its kind (`web_search_result_location`, `char_location`, …). */
+export type Citation = { type: string } & Record<string, unknown>;
 export interface ToolUseBlock {
   type: "tool_use";
   id: string;
@@ -51,7 +58,31 @@ export interface RedactedThinkingBlock {
   data: string;
 }
 export type ReasoningBlock = ThinkingBlock | RedactedThinkingBlock;
-export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock | ThinkingBlock | RedactedThinkingBlock;
+
+/**
+ * The block kinds of a provider's own tools (Anthropic's server tools): the provider ran them
+ * inside its answer, so the platform never runs them; it keeps each block exactly as given
+ * (search results' `encrypted_content` included) and sends it back unchanged.
+ */
+export const PROVIDER_BLOCK_TYPES = [
+  "server_tool_use",
+  "web_search_tool_result",
+  "web_fetch_tool_result",
+  "code_execution_tool_result",
+  "bash_code_execution_tool_result",
+  "text_editor_code_execution_tool_result",
+  "tool_search_tool_result",
+  "mcp_tool_use",
+  "mcp_tool_result",
+] as const;
+export type ProviderBlockType = (typeof PROVIDER_BLOCK_TYPES)[number];
+export type ProviderBlock = { type: ProviderBlockType } & Record<string, unknown>;
+
+export function isProviderBlock(block: { type: string }): block is ProviderBlock {
+  return (PROVIDER_BLOCK_TYPES as readonly string[]).includes(block.type);
+}
+
+export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock | ImageBlock | ThinkingBlock | RedactedThinkingBlock | ProviderBlock;
 
 export function isReasoningBlock(block: { type: string }): block is ReasoningBlock {
   return block.type === "thinking" || block.type === "redacted_thinking";
@@ -116,6 +147,9 @@ export interface Usage {
    * (Chat Completions' `completion_tokens_details.reasoning_tokens`); absent until one did.
    */
   reasoning_tokens?: number;
+  /** Searches and fetches the provider's own tools made (Anthropic's `usage.server_tool_use`), billed apart from tokens; absent until one was reported. */
+  web_search_requests?: number;
+  web_fetch_requests?: number;
 }
 
 /** Every token a usage counts, as every token limit counts them. */
@@ -135,7 +169,14 @@ export function addUsage(usage: Usage, call: Omit<Usage, "steps">, steps: number
     ...(usage.reasoning_tokens !== undefined || call.reasoning_tokens !== undefined
       ? { reasoning_tokens: (usage.reasoning_tokens ?? 0) + (call.reasoning_tokens ?? 0) }
       : {}),
+    ...sumOptional("web_search_requests", usage, call),
+    ...sumOptional("web_fetch_requests", usage, call),
   };
+}
+
+/** A count present once a provider reported it, even as 0. */
+function sumOptional<K extends "web_search_requests" | "web_fetch_requests">(key: K, a: Partial<Usage>, b: Partial<Usage>): Partial<Usage> {
+  return a[key] !== undefined || b[key] !== undefined ? { [key]: (a[key] ?? 0) + (b[key] ?? 0) } : {};
 }
 
 export const EMPTY_USAGE: Usage = { steps: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };

@@ -36,7 +36,20 @@ const MODEL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/;
  * what one saved message can hold (stated for clients, not checked).
  */
 export const TextBlockSchema = z
-  .object({ type: z.literal("text"), text: z.string().openapi({ maxLength: MAX_STORED_VALUE_BYTES }) })
+  .object({
+    type: z.literal("text"),
+    text: z.string().openapi({ maxLength: MAX_STORED_VALUE_BYTES }),
+    citations: z
+      .array(z.object({ type: z.string() }).passthrough().openapi("Citation"))
+      .optional()
+      .openapi({
+        // Stated for clients, not checked: a saved message's size bounds it (a citation is at least ~50 bytes).
+        maxItems: Math.floor(MAX_STORED_VALUE_BYTES / 50),
+        description:
+          "Where the text comes from, as the provider gave it (Anthropic's `web_search_result_location` with `url` and `title`, " +
+          "`char_location` of a fetched document, …): show them to the reader beside the text.",
+      }),
+  })
   .strict()
   .openapi("TextBlock");
 

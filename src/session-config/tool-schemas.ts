@@ -10,6 +10,7 @@ import { MAX_MCP_SERVER_NAME_CHARS, MCP_SERVER_NAME_PATTERN } from "./mcp-naming
 import { MAX_APPROVAL_TIMEOUT_SECONDS, MAX_RUN_TOOLS } from "./bounds";
 import { MAX_TOOL_NAME_CHARS, TOOL_NAME_PATTERN } from "./tool-name";
 import { AGENT_REF_PATTERN, MAX_AGENT_REF_CHARS } from "./agent-ref";
+import { ProviderToolSchema } from "./provider-tool-schema";
 
 export const MAX_TOOL_DESCRIPTION_CHARS = 4_000;
 /** A tool's JSON Schema, serialized; a larger one is a prompt, not a schema. */
@@ -282,5 +283,13 @@ export const A2aToolSchema = z
   });
 
 export const ToolSchema = z
-  .discriminatedUnion("type", [BuiltinToolSchema, WebhookToolSchema, ClientToolSchema, McpToolSchema, AgentToolSchema, A2aToolSchema])
+  .discriminatedUnion("type", [
+    BuiltinToolSchema,
+    WebhookToolSchema,
+    ClientToolSchema,
+    McpToolSchema,
+    AgentToolSchema,
+    A2aToolSchema,
+    ProviderToolSchema,
+  ])
   .openapi("Tool");

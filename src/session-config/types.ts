@@ -8,6 +8,7 @@ import type { MemoryGrant } from "./memory-namespace";
 import type { TraceRequest } from "./trace-types";
 import type { RedactionSettings } from "../shared/redaction/settings";
 import type { BudgetWait, SessionStatus, StopReason } from "./statuses";
+import { PROVIDER_TOOL_NAMES, type ProviderToolName } from "../models/catalog";
 import type { TextBlock, ImageMediaType, ImageBlock, ToolCallStatus, Usage } from "./content";
 
 export * from "./statuses";
@@ -71,7 +72,28 @@ export type ToolSpec =
     }
   | McpToolSpec
   | AgentToolSpec
-  | A2aToolSpec;
+  | A2aToolSpec
+  | ProviderToolSpec;
+
+export { PROVIDER_TOOL_NAMES, type ProviderToolName };
+
+/**
+ * A tool the provider runs inside its own answer (Anthropic's server tools), passed to it with
+ * these options; the platform never runs it, so no approval applies. `user_location` is for
+ * `web_search`, `citations` and `max_content_tokens` for `web_fetch`; `code_execution` takes none.
+ */
+export interface ProviderToolSpec {
+  type: "provider";
+  name: ProviderToolName;
+  max_uses?: number;
+  allowed_domains?: string[];
+  blocked_domains?: string[];
+  user_location?: { type: "approximate"; city?: string; region?: string; country?: string; timezone?: string };
+  citations?: { enabled: boolean };
+  max_content_tokens?: number;
+  requires_approval?: undefined;
+  approval_timeout_seconds?: undefined;
+}
 
 /**
  * The vault credential a webhook or MCP tool sends: a name, looked up at each call for the

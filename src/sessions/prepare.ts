@@ -8,11 +8,11 @@ import { ApiError, type FieldError } from "../problems";
 import type { Limits } from "../limits";
 import type { Actor } from "./actor";
 import { resolveSessionLimits } from "./limits";
-import { acceptsReasoning, defaultModelFor, isModelAllowed, type ModelCatalog, parseModel } from "../models/catalog";
+import { acceptsReasoning, defaultModelFor, isModelAllowed, type ModelCatalog, parseModel, providerToolsFor } from "../models/catalog";
 import { outputSchemaProblems } from "./output-schema";
 import type { CreateSessionRequest } from "../session-config/request-schemas";
 import { checkNotifyUrl, prepareSessionTools } from "./tool-specs";
-import type { ReasoningSettings, ToolSpec } from "../session-config/types";
+import type { ProviderToolSpec, ReasoningSettings, ToolSpec } from "../session-config/types";
 import { type MemoryGrant, resolveGrant } from "../session-config/memory-namespace";
 import { MEMORY_TOOL_NAMES } from "./object/tools/builtin/memory";
 
@@ -69,6 +69,38 @@ export function reasoningProblems(
   return [];
 }
 
+/** The options each provider tool takes (Anthropic's for `web_search_20250305`, `web_fetch_20250910`, `code_execution_20250825`). */
+const PROVIDER_TOOL_OPTIONS: Record<ProviderToolSpec["name"], readonly string[]> = {
+  web_search: ["max_uses", "allowed_domains", "blocked_domains", "user_location"],
+  web_fetch: ["max_uses", "allowed_domains", "blocked_domains", "citations", "max_content_tokens"],
+  code_execution: [],
+};
+
+/**
+ * Pure: the provider tools the session's model does not have, each at its place in `tools`, as
+ * the catalog says; and domain lists the provider takes one at a time.
+ */
+export function providerToolProblems(tools: readonly ToolSpec[], model: string, catalog: ModelCatalog): FieldError[] {
+  const has = providerToolsFor(catalog, model);
+  return tools.flatMap((tool, i): FieldError[] => {
+    if (tool.type !== "provider") return [];
+    if (!has.includes(tool.name)) {
+      const offered = has.length > 0 ? `; it has ${has.join(", ")}` : "; it has no provider tools";
+      return [
+        {
+          path: `body.tools.${i}.name`,
+          message: `The model "${model}" has no provider tool "${tool.name}" in the platform's catalog${offered}.`,
+        },
+      ];
+    }
+    const foreign = Object.keys(tool).find((key) => key !== "type" && key !== "name" && !PROVIDER_TOOL_OPTIONS[tool.name].includes(key));
+    if (foreign) return [{ path: `body.tools.${i}.${foreign}`, message: `The provider tool "${tool.name}" takes no ${foreign}.` }];
+    if (tool.allowed_domains && tool.blocked_domains)
+      return [{ path: `body.tools.${i}.blocked_domains`, message: "Give allowed_domains or blocked_domains, not both." }];
+    return [];
+  });
+}
+
 /** What a create body becomes once every check passed: the session's limits, model, tools and notify URL as stored. */
 export interface PreparedSession {
   limits: Limits;
@@ -111,6 +143,7 @@ export function prepareSession(actor: Actor, body: CreateSessionRequest, source:
     ...(resolved.ok ? [] : resolved.errors),
     ...(model.ok ? [] : [model.error]),
     ...outputSchemaProblems(body.output_schema),
+    ...(model.ok ? providerToolProblems(body.tools ?? [], model.model, config.models) : []),
     ...(model.ok && resolved.ok ? reasoningProblems(body.reasoning, model.model, config.models, resolved.limits.max_tokens_per_call) : []),
   ];
   if (errors.length > 0 || !resolved.ok || !model.ok) throw new ApiError("validation_failed", undefined, { errors });

@@ -170,6 +170,46 @@ function stored(conversation: Conversation, clientTools: string[] = []): unknown
 const TOOL_USE = (id: string, name: string, input: unknown = {}): ContentBlock => ({ type: "tool_use", id, name, input });
 
 describe("chatHistory", () => {
+  it("shows the pages a web-search answer cites as source-url parts, each once, live and rebuilt alike", async () => {
+    const cite = (url: string, title: string) => ({
+      type: "web_search_result_location",
+      url,
+      title,
+      cited_text: "…",
+      encrypted_index: "Eo8B",
+    });
+    const chat = new Conversation()
+      .input("What opened in Ginza?")
+      .answer(
+        { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "Apple Ginza" } },
+        {
+          type: "web_search_tool_result",
+          tool_use_id: "srvtoolu_1",
+          content: [{ type: "web_search_result", url: "https://a.example/ginza" }],
+        },
+        {
+          type: "text",
+          text: "Apple Ginza reopened.",
+          citations: [cite("https://a.example/ginza", "Apple Ginza"), cite("https://a.example/ginza", "Apple Ginza")],
+        },
+        { type: "text", text: " It has four floors.", citations: [cite("https://b.example/floors", "Floors")] },
+        {
+          type: "text",
+          text: " Fetched.",
+          citations: [{ type: "char_location", document_title: "Ginza guide", start_char_index: 0, end_char_index: 4 }],
+        },
+      )
+      .status("idle", "end_turn");
+    const history = stored(chat);
+    expect(history).toEqual(await lived(chat));
+    const parts = (history as UIMessage[])[1]!.parts.filter((part) => part.type.startsWith("source-"));
+    expect(parts).toEqual([
+      { type: "source-url", sourceId: "https://a.example/ginza", url: "https://a.example/ginza", title: "Apple Ginza" },
+      { type: "source-url", sourceId: "https://b.example/floors", url: "https://b.example/floors", title: "Floors" },
+      { type: "source-document", sourceId: "document:Ginza guide", mediaType: "text/plain", title: "Ginza guide" },
+    ]);
+  });
+
   it("gives text, reasoning and a platform tool's output the parts and ids the live stream gave", async () => {
     const chat = new Conversation()
       .input("What time is it?")

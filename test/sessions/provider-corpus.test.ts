@@ -38,6 +38,25 @@ const WEATHER = [
 const turnsOf = (body: Json) => body.messages as { role: string; content: Json[] | string | null; [field: string]: unknown }[];
 const text = (t: string): ContentBlock => ({ type: "text", text: t });
 const TOKYO = "It is 19:00 in Tokyo — 東京では午後7時です。";
+const PAUSED_SEARCH: ContentBlock = {
+  type: "server_tool_use",
+  id: "srvtoolu_014hJH82Qum7Td6UV8gDXThB",
+  name: "web_search",
+  input: { query: "tokyo time" },
+};
+const PAUSED_RESULTS: ContentBlock = {
+  type: "web_search_tool_result",
+  tool_use_id: "srvtoolu_014hJH82Qum7Td6UV8gDXThB",
+  content: [
+    {
+      type: "web_search_result",
+      title: "Time in Tokyo",
+      url: "https://example.com/tokyo",
+      encrypted_content: "EqgfCioIARgBIiQ3YTAwMjY1Mi1mZjM5",
+      page_age: null,
+    },
+  ],
+};
 
 const CASES: CorpusCase[] = [
   {
@@ -261,14 +280,15 @@ const CASES: CorpusCase[] = [
     expected: {
       status: "done",
       stop_reason: "end_turn",
-      answers: [[text("I'll search for the latest numbers.")], [text(TOKYO)]],
+      answers: [[text("I'll search for the latest numbers."), PAUSED_SEARCH, PAUSED_RESULTS], [text(TOKYO)]],
       deltas: [{ "0": "I'll search for the latest numbers." }, { "0": TOKYO }],
       usage: { steps: 2, input_tokens: 2679 + 25, output_tokens: 40 + 15 },
       requests: 2,
       next: (body) => {
         const turns = turnsOf(body);
         expect(turns.map((turn) => turn.role)).toEqual(["user", "assistant"]);
-        expect(turns[1]!.content).toEqual([{ type: "text", text: "I'll search for the latest numbers." }]);
+        // The server tool's blocks go back with the text: the provider resumes from them.
+        expect(turns[1]!.content).toEqual([{ type: "text", text: "I'll search for the latest numbers." }, PAUSED_SEARCH, PAUSED_RESULTS]);
       },
     },
   },

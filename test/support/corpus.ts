@@ -19,6 +19,8 @@ export interface CorpusCase {
   input?: string;
   /** Outputs given for client tool calls, by call id, when the run waits for them. */
   outputs?: Record<string, string>;
+  /** Cut every this many bytes (default 11); a long recording is cut more sparsely so it streams within the model timeout. */
+  splitEvery?: number;
   /** A second run started with this message once the first ended. */
   followUp?: string;
   expected: {
@@ -42,13 +44,13 @@ export interface CorpusCase {
 }
 
 /**
- * Where a recorded body is cut: every 11 bytes, one byte into every character of more than one
+ * Where a recorded body is cut: every `every` bytes, one byte into every character of more than one
  * byte, and one byte before every blank line that ends an event.
  */
-export function awkwardSplits(body: string): number[] {
+export function awkwardSplits(body: string, every = 11): number[] {
   const bytes = new TextEncoder().encode(body);
   const cuts = new Set<number>();
-  for (let at = 11; at < bytes.length; at += 11) cuts.add(at);
+  for (let at = every; at < bytes.length; at += every) cuts.add(at);
   for (let at = 0; at < bytes.length; at++) {
     if (bytes[at]! >= 0xc0) cuts.add(at + 1);
     if (bytes[at] === 0x0a && bytes[at + 1] === 0x0a) cuts.add(at);
@@ -84,7 +86,7 @@ export async function replay(t: TestSession, testCase: CorpusCase) {
   const last = testCase.calls.length - 1;
   await t.model.script(
     ...testCase.calls.map((body, n) => ({
-      raw: { body, split_at: awkwardSplits(body), piece_delay_ms: 1 },
+      raw: { body, split_at: awkwardSplits(body, testCase.splitEvery), piece_delay_ms: 1 },
       ...(testCase.followUp && n === last ? { delay_ms: 300 } : {}),
     })),
   );

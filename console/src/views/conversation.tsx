@@ -3,6 +3,7 @@
  * the model is writing right now. Every piece of content is rendered as text, never as markup.
  */
 import { useConsole } from "../context";
+import { citedSources } from "../sources";
 import { formatJson } from "../format";
 import { useAction } from "../hooks";
 import { earlierPage } from "../live/session-state";
@@ -62,6 +63,7 @@ export function Conversation(props: {
               {message.content.map((block, index) => (
                 <Block key={index} block={block} />
               ))}
+              <Sources content={message.content} />
             </li>
           ))}
         </ol>
@@ -103,7 +105,50 @@ function Block(props: { block: ContentBlock }) {
           <pre>{block.content}</pre>
         </details>
       );
+    case "server_tool_use":
+      return (
+        <details class="block tool-use provider-tool">
+          <summary>
+            the provider ran <code>{String(block.name)}</code>
+          </summary>
+          <pre>{formatJson(block.input)}</pre>
+        </details>
+      );
     default:
-      return <pre class="block">{formatJson(block)}</pre>;
+      return block.type.endsWith("_tool_result") ? (
+        <details class="block tool-result provider-tool">
+          <summary>
+            <code>{block.type}</code>
+          </summary>
+          <pre>{formatJson(block)}</pre>
+        </details>
+      ) : (
+        <pre class="block">{formatJson(block)}</pre>
+      );
   }
+}
+
+/** The pages and documents the answer cites, under it, as a reader needs them to check it. */
+function Sources(props: { content: ContentBlock[] }) {
+  const sources = citedSources(props.content);
+  if (sources.length === 0) return null;
+  return (
+    <div class="sources">
+      <h3>Sources</h3>
+      <ol>
+        {sources.map((source, index) => (
+          <li key={index}>
+            {source.url ? (
+              <a href={source.url} target="_blank" rel="noopener noreferrer nofollow">
+                {source.title}
+              </a>
+            ) : (
+              source.title
+            )}
+            {source.url && <span class="muted source-url"> {source.url}</span>}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
 }

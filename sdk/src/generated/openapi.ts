@@ -1900,6 +1900,16 @@ export interface components {
              * @description Of `output_tokens`, those the model spent reasoning, where the provider reports them apart; absent until one did.
              */
             reasoning_tokens?: number;
+            /**
+             * Format: int64
+             * @description Searches the provider's `web_search` tool made (billed per search, apart from tokens); absent until one was reported.
+             */
+            web_search_requests?: number;
+            /**
+             * Format: int64
+             * @description Pages the provider's `web_fetch` tool fetched; absent until one was reported.
+             */
+            web_fetch_requests?: number;
         };
         WaitingToolCall: {
             /** @example toolu_01A09q90qw90lq917835lq9 */
@@ -1964,7 +1974,17 @@ export interface components {
              */
             created_at: string;
         };
-        ContentBlock: components["schemas"]["TextBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ToolResultBlock"] | components["schemas"]["StoredImageBlock"] | components["schemas"]["ThinkingBlock"] | components["schemas"]["RedactedThinkingBlock"];
+        ContentBlock: components["schemas"]["ProviderBlock"] | components["schemas"]["TextBlock"] | components["schemas"]["ToolUseBlock"] | components["schemas"]["ToolResultBlock"] | components["schemas"]["StoredImageBlock"] | components["schemas"]["ThinkingBlock"] | components["schemas"]["RedactedThinkingBlock"];
+        /** @description A block of a provider's own tool (Anthropic's server tools: `server_tool_use`, `web_search_tool_result`, `web_fetch_tool_result`, `code_execution_tool_result`, …), which the provider ran inside its answer: kept exactly as given and sent back unchanged. */
+        ProviderBlock: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "server_tool_use" | "web_search_tool_result" | "web_fetch_tool_result" | "code_execution_tool_result" | "bash_code_execution_tool_result" | "text_editor_code_execution_tool_result" | "tool_search_tool_result" | "mcp_tool_use" | "mcp_tool_result";
+        } & {
+            [key: string]: unknown;
+        };
         TextBlock: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1972,6 +1992,13 @@ export interface components {
              */
             type: "text";
             text: string;
+            /** @description Where the text comes from, as the provider gave it (Anthropic's `web_search_result_location` with `url` and `title`, `char_location` of a fetched document, …): show them to the reader beside the text. */
+            citations?: components["schemas"]["Citation"][];
+        };
+        Citation: {
+            type: string;
+        } & {
+            [key: string]: unknown;
         };
         ToolUseBlock: {
             /**
@@ -3447,7 +3474,7 @@ export interface components {
             session_id: string;
             tool_call_id: string;
         } | null;
-        Tool: components["schemas"]["BuiltinTool"] | components["schemas"]["WebhookTool"] | components["schemas"]["ClientTool"] | components["schemas"]["McpTool"] | components["schemas"]["AgentTool"] | components["schemas"]["A2aTool"];
+        Tool: components["schemas"]["BuiltinTool"] | components["schemas"]["WebhookTool"] | components["schemas"]["ClientTool"] | components["schemas"]["McpTool"] | components["schemas"]["AgentTool"] | components["schemas"]["A2aTool"] | components["schemas"]["ProviderTool"];
         BuiltinTool: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -3632,6 +3659,46 @@ export interface components {
             approval_timeout_seconds?: number;
             /** @description A message may be sent again after a timeout, a 5xx or a restart; without it, each message is sent at most once. */
             idempotent?: boolean;
+        };
+        /** @description A tool the model's provider runs inside its own answer (Anthropic's server tools: web search, web fetch, code execution). The platform never runs it: its blocks and the answer's citations are kept as given and sent back. A model the catalog does not list with the tool is refused (400). */
+        ProviderTool: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "provider";
+            /**
+             * @description The provider's tool: `web_search`, `web_fetch` or `code_execution`.
+             * @enum {string}
+             */
+            name: "web_search" | "web_fetch" | "code_execution";
+            /**
+             * Format: int32
+             * @description At most this many uses in one model call (`web_search`, `web_fetch`).
+             */
+            max_uses?: number;
+            /** @description Only these domains (`web_search`, `web_fetch`); not with `blocked_domains`. */
+            allowed_domains?: string[];
+            /** @description Never these domains (`web_search`, `web_fetch`). */
+            blocked_domains?: string[];
+            /** @description Where results should be local to (`web_search`). */
+            user_location?: {
+                /** @enum {string} */
+                type: "approximate";
+                city?: string;
+                region?: string;
+                country?: string;
+                timezone?: string;
+            };
+            /** @description Cite the fetched page in the answer (`web_fetch`). */
+            citations?: {
+                enabled: boolean;
+            };
+            /**
+             * Format: int32
+             * @description A fetched page is cut to about this many tokens (`web_fetch`).
+             */
+            max_content_tokens?: number;
         };
         /** @description The session's context window. The session's first user message and the current run's are always sent; a tool_use is never sent without its result. */
         ContextSettings: {
@@ -19152,6 +19219,7 @@ export const finalStatusValues: ReadonlyArray<FlattenedDeepRequired<components>[
 export const waitingToolCallStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WaitingToolCall"]["status"]> = ["waiting_approval", "waiting_tool_output"];
 export const snapshotEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SnapshotEvent"]["type"]> = ["snapshot"];
 export const messageRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Message"]["role"]> = ["user", "assistant"];
+export const providerBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProviderBlock"]["type"]> = ["server_tool_use", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result", "bash_code_execution_tool_result", "text_editor_code_execution_tool_result", "tool_search_tool_result", "mcp_tool_use", "mcp_tool_result"];
 export const textBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TextBlock"]["type"]> = ["text"];
 export const toolUseBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolUseBlock"]["type"]> = ["tool_use"];
 export const toolResultBlockTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ToolResultBlock"]["type"]> = ["tool_result"];
@@ -19199,6 +19267,9 @@ export const clientToolTypeValues: ReadonlyArray<FlattenedDeepRequired<component
 export const mcpToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["McpTool"]["type"]> = ["mcp"];
 export const agentToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AgentTool"]["type"]> = ["agent"];
 export const a2aToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["A2aTool"]["type"]> = ["a2a"];
+export const providerToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProviderTool"]["type"]> = ["provider"];
+export const providerToolNameValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProviderTool"]["name"]> = ["web_search", "web_fetch", "code_execution"];
+export const providerToolUser_locationTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProviderTool"]["user_location"]["type"]> = ["approximate"];
 export const contextSettingsStrategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ContextSettings"]["strategy"]> = ["auto", "last_messages", "summary"];
 export const reasoningSettingsEffortValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReasoningSettings"]["effort"]> = ["low", "medium", "high"];
 export const budgetWaitBudgetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BudgetWait"]["budget"]> = ["session_tokens", "session_cost", "tenant_tokens", "tenant_cost", "subject_tokens", "key_tokens"];

@@ -18,7 +18,7 @@ import {
   TextBlockSchema,
   ToolSchema,
 } from "../../session-config/request-schemas";
-import { TOOL_CALL_DECISIONS, TOOL_CALL_STATUSES } from "../../session-config/types";
+import { PROVIDER_BLOCK_TYPES, TOOL_CALL_DECISIONS, TOOL_CALL_STATUSES } from "../../session-config/types";
 import { MAX_DENY_REASON_CHARS, MAX_MAX_REQUEST_BYTES } from "../../limits";
 import { decodeIntPairCursor, decodeTimeIdCursor, SEQUENCE_PATTERN } from "../../shared/cursor";
 import { SessionSummaryPageSchema } from "../admin/schemas";
@@ -98,8 +98,18 @@ export const RedactedThinkingBlockSchema = z
   })
   .openapi("RedactedThinkingBlock", { description: "Reasoning the provider (Anthropic) encrypted." });
 
+export const ProviderBlockSchema = z
+  .object({ type: z.enum(PROVIDER_BLOCK_TYPES) })
+  .passthrough()
+  .openapi("ProviderBlock", {
+    description:
+      "A block of a provider's own tool (Anthropic's server tools: `server_tool_use`, `web_search_tool_result`, `web_fetch_tool_result`, " +
+      "`code_execution_tool_result`, …), which the provider ran inside its answer: kept exactly as given and sent back unchanged.",
+  });
+
 export const ContentBlockSchema = z
   .discriminatedUnion("type", [
+    ProviderBlockSchema,
     TextBlockSchema,
     ToolUseBlockSchema,
     ToolResultBlockSchema,

@@ -98,7 +98,9 @@ export type StoredData =
 
 const USAGE_FIELDS = ["steps", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"] as const;
 /** A count added to `Usage` must get its place above (or after `reasoning_tokens`) before this compiles. */
-type UnplacedUsageField = Exclude<keyof Usage, (typeof USAGE_FIELDS)[number] | "reasoning_tokens">;
+type UnplacedUsageField = Exclude<keyof Usage, (typeof USAGE_FIELDS)[number] | "reasoning_tokens" | ObjectFormUsageField>;
+/** Counts of the provider's own tools: usage that has any is stored in its object form, which reads back as it is. */
+type ObjectFormUsageField = "web_search_requests" | "web_fetch_requests";
 const everyUsageFieldPlaced: [UnplacedUsageField] extends [never] ? true : UnplacedUsageField = true;
 void everyUsageFieldPlaced;
 
@@ -124,6 +126,7 @@ export function toStored(event: EmittedEvent): StoredData {
     case "credential_required":
       return event;
     case "usage": {
+      if (event.data.web_search_requests !== undefined || event.data.web_fetch_requests !== undefined) return event;
       const counts = USAGE_FIELDS.map((field) => event.data[field]);
       if (event.data.reasoning_tokens !== undefined) counts.push(event.data.reasoning_tokens);
       return { type: "usage", data: counts };

@@ -5,7 +5,8 @@
  * assembled so far is dropped with it.
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import type { ContentBlock } from "../../../session-config/types";
+import type { Citation, ContentBlock, ProviderBlock } from "../../../session-config/types";
+import { citationsOf, isCitation, providerBlockOf, serverToolUsage } from "./anthropic-server-tools";
 import { ModelError, type ModelResponse, type ModelStopReason, stopFields, stopReasonName, type TextDelta } from "./provider";
 import { errorTypeOf } from "./provider-errors";
 
@@ -37,7 +38,7 @@ const FATAL_STREAM_ERRORS = new Set([
 ]);
 
 interface Block {
-  kind: "text" | "tool_use" | "thinking" | "redacted_thinking" | "other";
+  kind: "text" | "tool_use" | "thinking" | "redacted_thinking" | "provider" | "other";
   /** The text of a text block, or the reasoning of a thinking block. */
   text: string;
   id: string;
@@ -48,6 +49,10 @@ interface Block {
   initialInput: unknown;
   /** A thinking block's signature (`signature_delta`), or a redacted block's `data`. */
   signature: string;
+  /** A text block's citations (`citations_delta`), when it was started with a list. */
+  citations: Citation[] | null;
+  /** A provider block as it started (its `input` completed by `input_json_delta` pieces, if any). */
+  provider: ProviderBlock | null;
   /** Position in the saved content; null for a block that is not kept (yet: a text block counts from its first text). */
   position: number | null;
 }
@@ -63,6 +68,7 @@ export class StreamAssembler {
   #outputTokens = 0;
   #cacheReadTokens = 0;
   #cacheWriteTokens = 0;
+  #serverTools: { web_search_requests?: number; web_fetch_requests?: number } = {};
   #complete = false;
 
   constructor(
@@ -123,6 +129,7 @@ export class StreamAssembler {
       output_tokens: this.#outputTokens,
       cache_read_tokens: this.#cacheReadTokens,
       cache_write_tokens: this.#cacheWriteTokens,
+      ...this.#serverTools,
     };
     let content: ContentBlock[];
     try {
@@ -140,7 +147,9 @@ export class StreamAssembler {
     // An answer cut off at its cap can end inside a tool call, whose input is then not JSON:
     // that call is dropped and the answer stands for what it is. Elsewhere such input is garbled.
     return kept.flatMap((block): ContentBlock[] => {
-      if (block.kind === "text") return [{ type: "text", text: block.text }];
+      if (block.kind === "text")
+        return [{ type: "text", text: block.text, ...(block.citations?.length ? { citations: block.citations } : {}) }];
+      if (block.kind === "provider") return [providerBlock(block)];
       if (block.kind === "thinking")
         return [{ type: "thinking", thinking: block.text, ...(block.signature ? { signature: block.signature } : {}) }];
       if (block.kind === "redacted_thinking") return [{ type: "redacted_thinking", data: block.signature }];
@@ -150,12 +159,24 @@ export class StreamAssembler {
   }
 
   #start(index: number, block: Record<string, unknown>): void {
-    const state: Block = { kind: "other", text: "", id: "", name: "", json: "", initialInput: block.input, signature: "", position: null };
+    const state: Block = {
+      kind: "other",
+      text: "",
+      id: "",
+      name: "",
+      json: "",
+      initialInput: block.input,
+      signature: "",
+      citations: null,
+      provider: null,
+      position: null,
+    };
     this.#blocks.set(index, state);
     if (block.type === "tool_use" && typeof block.id === "string" && typeof block.name === "string") {
       Object.assign(state, { kind: "tool_use", id: block.id, name: block.name, position: this.#kept++ });
     } else if (block.type === "text") {
       state.kind = "text";
+      state.citations = citationsOf(block.citations);
       if (typeof block.text === "string") this.#text(state, block.text);
     } else if (block.type === "thinking") {
       // Kept even when empty: its signature is what the API checks when it is sent back.
@@ -167,16 +188,25 @@ export class StreamAssembler {
       if (typeof block.thinking === "string") this.#text(state, block.thinking);
     } else if (block.type === "redacted_thinking" && typeof block.data === "string") {
       Object.assign(state, { kind: "redacted_thinking", position: this.#kept++, signature: block.data });
+    } else {
+      // The provider's own tools' blocks, kept as given; kinds the platform does not know are not.
+      const provider = providerBlockOf(block);
+      if (provider) Object.assign(state, { kind: "provider", provider, position: this.#kept++ });
     }
-    // Other kinds (server tools) are not part of the platform's history.
   }
 
   #delta(index: number, delta: Record<string, unknown>): void {
     const state = this.#blocks.get(index);
     if (!state) throw new ModelError("the model's stream sent a delta for a block it never started", true, 200);
     if (delta.type === "text_delta" && state.kind === "text" && typeof delta.text === "string") this.#text(state, delta.text);
-    else if (delta.type === "input_json_delta" && state.kind === "tool_use" && typeof delta.partial_json === "string")
+    else if (
+      delta.type === "input_json_delta" &&
+      (state.kind === "tool_use" || state.kind === "provider") &&
+      typeof delta.partial_json === "string"
+    )
       state.json += delta.partial_json;
+    else if (delta.type === "citations_delta" && state.kind === "text" && isCitation(delta.citation))
+      (state.citations ??= []).push(delta.citation);
     else if (delta.type === "thinking_delta" && state.kind === "thinking" && typeof delta.thinking === "string")
       this.#text(state, delta.thinking);
     else if (delta.type === "signature_delta" && state.kind === "thinking" && typeof delta.signature === "string")
@@ -204,11 +234,26 @@ export class StreamAssembler {
     if (isCount(counts.output_tokens)) this.#outputTokens = counts.output_tokens;
     if (isCount(counts.cache_read_input_tokens)) this.#cacheReadTokens = counts.cache_read_input_tokens;
     if (isCount(counts.cache_creation_input_tokens)) this.#cacheWriteTokens = counts.cache_creation_input_tokens;
+    this.#serverTools = { ...this.#serverTools, ...serverToolUsage(usage) };
   }
 }
 
 function isCount(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value) && value >= 0;
+}
+
+/**
+ * A provider block as saved: as it started, with the input its pieces wrote (a server tool's
+ * call). Pieces that are not JSON leave the block as it started: the provider ran the call and
+ * checks the block, so the platform changes nothing it cannot read.
+ */
+function providerBlock(block: Block): ProviderBlock {
+  if (block.json.trim() === "") return block.provider!;
+  try {
+    return { ...block.provider!, input: JSON.parse(block.json) };
+  } catch {
+    return block.provider!;
+  }
 }
 
 /** A tool input the answer's cut-off left half written. */

@@ -4,7 +4,15 @@
  * (`anthropic-stream.ts` reads it) and still reads a whole JSON answer, as a proxy that does not stream may send;
  * without, it asks for the whole answer in one body.
  */
-import type { ContentBlock, Role, ThinkingBlock } from "../../../session-config/types";
+import {
+  type ContentBlock,
+  isProviderBlock,
+  type ProviderBlock,
+  type Role,
+  type TextBlock,
+  type ThinkingBlock,
+} from "../../../session-config/types";
+import { betaHeader, citationsOf, providerBlockOf, serverToolsOf, serverToolUsage } from "./anthropic-server-tools";
 import { anthropicStopReason, readMessageStream } from "./anthropic-stream";
 import {
   answeringModel,
@@ -48,6 +56,7 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
             "content-type": "application/json",
             "x-api-key": options.apiKey,
             "anthropic-version": ANTHROPIC_VERSION,
+            ...betaHeaders(request),
             ...(request.traceparent ? { traceparent: request.traceparent } : {}),
           },
           body: JSON.stringify({ ...toWire(request), stream: onText !== undefined }),
@@ -71,19 +80,31 @@ export function anthropicProvider(options: AnthropicOptions): ModelProvider {
   };
 }
 
+function betaHeaders(request: ModelRequest): { "anthropic-beta"?: string } {
+  const beta = betaHeader(request.providerTools ?? []);
+  return beta ? { "anthropic-beta": beta } : {};
+}
+
 function isEventStream(response: Response): boolean {
   return (response.headers.get("content-type") ?? "").toLowerCase().startsWith("text/event-stream");
 }
 
 type Cached = { cache_control?: typeof EPHEMERAL };
-/** A content block as the Messages API takes it back: a thinking block always with its signature. */
-type WireBlock = (Exclude<ModelBlock, ThinkingBlock> | (ThinkingBlock & { signature: string })) & Cached;
+/**
+ * A content block as the Messages API takes it back: a thinking block always with its signature.
+ * A provider block and a text's citations go back exactly as they came: opaque here, so typed as
+ * nothing the platform could build (`never`), which the API's own types then accept.
+ */
+type WireBlock = (Exclude<ModelBlock, ThinkingBlock | TextBlock | ProviderBlock> | (ThinkingBlock & { signature: string }) | WireText) &
+  Cached;
+type WireText = Omit<TextBlock, "citations"> & { citations?: never[] };
 interface WireMessage {
   role: Role;
   content: WireBlock[];
 }
 /** Tool input schemas are objects at the top (the request schemas and MCP both require it). */
-type WireTool = Omit<ToolDefinition, "input_schema"> & { input_schema: { type: "object"; [key: string]: unknown } } & Cached;
+type WireFunctionTool = Omit<ToolDefinition, "input_schema"> & { input_schema: { type: "object"; [key: string]: unknown } };
+type WireTool = WireFunctionTool & Cached;
 
 /**
  * The request on the wire. Prompt caching marks the stable prefix: the tool definitions, the
@@ -93,10 +114,16 @@ type WireTool = Omit<ToolDefinition, "input_schema"> & { input_schema: { type: "
 export function toWire(request: ModelRequest) {
   let breakpoints = MAX_CACHE_BREAKPOINTS;
   const allTools = request.output ? [...request.tools, request.output.tool] : request.tools;
-  const tools = allTools.map((tool, i): WireTool => {
-    const wire = { ...tool, input_schema: tool.input_schema as WireTool["input_schema"] };
-    return i === allTools.length - 1 && breakpoints-- > 0 ? { ...wire, cache_control: EPHEMERAL } : wire;
-  });
+  // The provider's own tools first: the cache breakpoint stays on the last function tool, as before.
+  // A server tool's options are the API's own, passed as the session gave them (the schema bounds them): opaque here.
+  const serverTools = serverToolsOf(request.providerTools ?? []) as never[];
+  const tools = [
+    ...serverTools,
+    ...allTools.map((tool, i): WireTool => {
+      const wire = { ...tool, input_schema: tool.input_schema as WireFunctionTool["input_schema"] };
+      return i === allTools.length - 1 && breakpoints-- > 0 ? { ...wire, cache_control: EPHEMERAL } : wire;
+    }),
+  ];
   const system = request.system
     ? [{ type: "text" as const, text: request.system, ...(breakpoints-- > 0 ? { cache_control: EPHEMERAL } : {}) }]
     : null;
@@ -141,8 +168,9 @@ function wireMessages(messages: ModelRequest["messages"]): WireMessage[] {
   return messages.map((m) => ({
     role: m.role,
     content: m.content.flatMap((b): WireBlock[] => {
-      if (b.type === "text") return b.text.length > 0 ? [b] : [];
+      if (b.type === "text") return b.text.length > 0 ? [b as WireText] : [];
       if (b.type === "thinking") return b.signature ? [{ ...b, signature: b.signature }] : [];
+      if (isProviderBlock(b)) return [b as never];
       return [b];
     }),
   }));
@@ -168,7 +196,8 @@ function fromWire(text: string): ModelResponse {
   for (const block of record.content as Record<string, unknown>[]) {
     // Empty text blocks are dropped: the API refuses them when they are sent back.
     if (block?.type === "text" && typeof block.text === "string") {
-      if (block.text.length > 0) content.push({ type: "text", text: block.text });
+      const citations = citationsOf(block.citations);
+      if (block.text.length > 0) content.push({ type: "text", text: block.text, ...(citations?.length ? { citations } : {}) });
     } else if (block?.type === "tool_use" && typeof block.id === "string" && typeof block.name === "string") {
       content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input ?? {} });
     } else if (block?.type === "thinking" && typeof block.thinking === "string") {
@@ -179,8 +208,11 @@ function fromWire(text: string): ModelResponse {
       });
     } else if (block?.type === "redacted_thinking" && typeof block.data === "string") {
       content.push({ type: "redacted_thinking", data: block.data });
+    } else if (block && typeof block === "object") {
+      // The provider's own tools' blocks, kept as given; kinds the platform does not know are not.
+      const kept = providerBlockOf(block);
+      if (kept) content.push(kept);
     }
-    // Other block kinds (server tools) are not part of the platform's history.
   }
   return {
     content,
@@ -190,6 +222,7 @@ function fromWire(text: string): ModelResponse {
       output_tokens: toCount(record.usage?.output_tokens),
       cache_read_tokens: toCount(record.usage?.cache_read_input_tokens),
       cache_write_tokens: toCount(record.usage?.cache_creation_input_tokens),
+      ...serverToolUsage(record.usage),
     },
     ...answeringModel(record.model),
   };

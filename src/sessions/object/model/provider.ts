@@ -8,6 +8,8 @@ import type {
   ContentBlock,
   ImageMediaType,
   OutputSchema,
+  ProviderBlock,
+  ProviderToolSpec,
   ReasoningSettings,
   RedactedThinkingBlock,
   Role,
@@ -38,7 +40,8 @@ export interface ModelImageBlock {
 }
 
 /** A content block of a request: the stored blocks, with every image's bytes in place of its reference. */
-export type ModelBlock = TextBlock | ToolUseBlock | ToolResultBlock | ModelImageBlock | ThinkingBlock | RedactedThinkingBlock;
+export type ModelBlock =
+  TextBlock | ToolUseBlock | ToolResultBlock | ModelImageBlock | ThinkingBlock | RedactedThinkingBlock | ProviderBlock;
 
 export interface ModelMessage {
   role: Role;
@@ -57,6 +60,8 @@ export interface ModelRequest {
   system: string | null;
   messages: ModelMessage[];
   tools: ToolDefinition[];
+  /** The provider's own tools the session declared (`type: "provider"`); only a provider the catalog says has them gets any. */
+  providerTools?: ProviderToolSpec[];
   maxTokens: number;
   /**
    * The answer must be JSON valid for this schema: each provider asks for it its own way (a
@@ -94,7 +99,7 @@ export function stopFields(stopReason: ModelStopReason, providerValue: unknown):
   return stopReason === "unknown" ? { stopReason, providerStopReason: stopReasonName(providerValue) } : { stopReason };
 }
 
-/** A call's token counts; the cached parts apart from `input_tokens` (see `Usage`). */
+/** A call's token counts; the cached parts apart from `input_tokens` (see `Usage`), and its provider tools' requests where reported. */
 export type CallUsage = Omit<Usage, "steps">;
 
 export interface ModelResponse {

@@ -121,7 +121,9 @@ function toTool(spec: ToolSpec): Tool | null {
 
 function baseTool(spec: ToolSpec): Tool | null {
   switch (spec.type) {
+    // A source of tools, and a tool the provider runs: neither is the loop's to run.
     case "mcp":
+    case "provider":
       return null;
     case "builtin": {
       const builtin = BUILTIN_TOOLS.get(spec.name);

@@ -28,6 +28,7 @@ import {
   addUsage,
   type ContentBlock,
   type OutputSchema,
+  type ProviderToolSpec,
   type StopReason,
   type ToolCallPolicy,
   type ToolCallStatus,
@@ -44,6 +45,7 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
     system: session.system,
     messages: callMessages(scope.store, decision),
     tools,
+    ...withProviderTools(session),
     maxTokens,
     ...(output ? { output } : {}),
     ...withReasoning(session, run.redaction),
@@ -169,6 +171,12 @@ function redactVerdict(verdict: Verdict, schema: OutputSchema, redaction: Redact
   if (verdict.kind === "invalid") return { ...verdict, error: redactModelText(verdict.error, redaction), content };
   const output = redactOutputValue(verdict.output, redaction);
   return output === verdict.output ? { ...verdict, content } : rejudge(output, schema, content);
+}
+
+/** The provider's own tools the session declared; the same on every call of a run, a paused turn's continuation included. */
+function withProviderTools(session: Pick<StoredSession, "tools">): Pick<ModelRequest, "providerTools"> {
+  const providerTools = session.tools.filter((tool): tool is ProviderToolSpec => tool.type === "provider");
+  return providerTools.length > 0 ? { providerTools } : {};
 }
 
 /** The session's reasoning settings for the request, unless the provider signs reasoning that must be redacted. */
