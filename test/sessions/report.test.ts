@@ -6,6 +6,7 @@ import { UNBUDGETED_USAGE_REPORT_INTERVAL_MS, USAGE_REPORT_INTERVAL_MS } from ".
 import { alarmAt, createAndStart, newTestSession, runState, sessionInit, type TestSession, waitForStatus } from "../support/agent-session";
 
 const text = (t: string) => ({ type: "text", text: t });
+const toolUse = (id: string) => ({ type: "tool_use", id, name: "get_time", input: {} });
 
 describe("reports to the tenant index", () => {
   it("tells the index each status, ending with the final one and the usage", async () => {
@@ -53,6 +54,27 @@ describe("reports to the tenant index", () => {
     expect(settled.reported_revision).toBe(settled.revision);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await alarmAt(t)).toBeNull();
+  });
+});
+
+describe("erasing a running session", () => {
+  it("reports the usage it owes before its storage goes, so the tenant's count keeps it", async () => {
+    const t = newTestSession();
+    // No daily budget: the first step's usage alone would wait minutes for a report.
+    await t.model.script(
+      { reply: { content: [text("let me look"), toolUse("toolu_1")], usage: { input_tokens: 30, output_tokens: 12 } } },
+      { hang: true },
+    );
+    await createAndStart(t, "hello");
+    const deadline = Date.now() + 10_000;
+    while ((await runState(t)).usage.steps < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const owed = await runState(t);
+    expect(owed.usage.steps).toBe(1);
+    expect(owed.reported_revision).toBeLessThan(owed.revision);
+    const before = await tenantIndexStub(env, t.tenantId).tokensToday(t.tenantId, Date.now());
+    expect(await t.stub.erase()).toEqual({ ok: true, value: null });
+    const after = await tenantIndexStub(env, t.tenantId).tokensToday(t.tenantId, Date.now());
+    expect(after - before).toBe(42);
   });
 });
 
