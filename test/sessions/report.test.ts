@@ -77,16 +77,19 @@ describe("the report interval, as a running session settles what is due", () => 
     const t = newTestSession();
     await firstStepSpent(t);
     const reports = vi.spyOn(TenantIndex.prototype, "reportSession");
-    // The last report moved 30 s back (past the 20 s interval), then the session settles what is due.
-    await runInDurableObject(t.stub, async (_instance, state) => {
-      const engine = new SessionEngine(state, env);
-      engine.store.putRun({ ...engine.store.run(), last_report_at: Date.now() - 30_000 });
-      await engine.reconcile();
-    });
-    expect(reports.mock.calls.filter(([tenant]) => tenant === t.tenantId)).toHaveLength(0);
-    const run = await runState(t);
-    expect(run.reported_revision).toBeLessThan(run.revision);
-    vi.restoreAllMocks();
+    try {
+      // The last report moved 30 s back (past the 20 s interval), then the session settles what is due.
+      await runInDurableObject(t.stub, async (_instance, state) => {
+        const engine = new SessionEngine(state, env);
+        engine.store.putRun({ ...engine.store.run(), last_report_at: Date.now() - 30_000 });
+        await engine.reconcile();
+      });
+      expect(reports.mock.calls.filter(([tenant]) => tenant === t.tenantId)).toHaveLength(0);
+      const run = await runState(t);
+      expect(run.reported_revision).toBeLessThan(run.revision);
+    } finally {
+      reports.mockRestore();
+    }
     await t.stub.cancel();
   });
 });
