@@ -12,7 +12,10 @@ import type { World } from "../world";
 import { runSession } from "../support/run-session";
 import { STEP_OVERHEAD_STEPS } from "./step-overhead";
 
-/** The platform's `USAGE_REPORT_INTERVAL_MS` (src/sessions/object/report/report-policy.ts, a Workers module). */
+/**
+ * The platform's `USAGE_REPORT_INTERVAL_MS` (src/sessions/object/report/report-policy.ts, a Workers module): a
+ * running session's interval while a daily budget may count its usage, the worst case; with none, 5 minutes.
+ */
 const USAGE_REPORT_INTERVAL_MS = 20_000;
 /** The tenant index's methods the gateway calls while it admits and serves a request. */
 const GATEWAY_METHODS = new Set([
@@ -117,7 +120,7 @@ export function indexLoadTables(result: IndexLoadResult): Table[] {
       notes: [
         `${result.runs.length} runs; "calls per run" lists each run's count. The gateway's calls come from the request that created the session (with an Idempotency-Key) and the status requests at the end of the run.`,
         `At ${fmt(perStep, 2)} index calls per step, a tenant with ${BUSY_TENANT_SESSIONS.toLocaleString("en-US")} sessions each taking a step per second sends its index ${fmt(atScale, 0)} requests per second from its session objects alone, before any API request; one Durable Object serves roughly ${OBJECT_REQUESTS_PER_SECOND.toLocaleString("en-US")} a second. The target, ≤ ${TARGET_PER_STEP} per step, would be ${fmt(TARGET_PER_STEP * BUSY_TENANT_SESSIONS, 0)} a second.`,
-        `At steady state a running session reports its usage at most once every ${USAGE_REPORT_INTERVAL_MS / 1000} s (status changes at once), so a tenant with ${BUSY_TENANT_SESSIONS.toLocaleString("en-US")} sessions each taking a step per second sends its index at most ${fmt(BUSY_TENANT_SESSIONS / (USAGE_REPORT_INTERVAL_MS / 1000), 0)} reports a second from running sessions, ${fmt(1 / (USAGE_REPORT_INTERVAL_MS / 1000), 2)} per step, and less per step the faster they step; starts and ends add one call each per run, which is what a short run like this one mostly counts. \`test/sessions/index-load.test.ts\` checks the count.`,
+        `At steady state a running session that a daily budget may count reports its usage at most once every ${USAGE_REPORT_INTERVAL_MS / 1000} s (one that none counts, every 5 minutes; status changes at once), so a tenant with ${BUSY_TENANT_SESSIONS.toLocaleString("en-US")} sessions each taking a step per second sends its index at most ${fmt(BUSY_TENANT_SESSIONS / (USAGE_REPORT_INTERVAL_MS / 1000), 0)} reports a second from running sessions, ${fmt(1 / (USAGE_REPORT_INTERVAL_MS / 1000), 2)} per step, and less per step the faster they step; starts and ends add one call each per run, which is what a short run like this one mostly counts. \`test/sessions/index-load.test.ts\` checks the count.`,
         "`acquireRun` and `releaseRun` are counted as the gateway's: the session object calls them only when a session that waited or queued claims a run slot, which these runs never do.",
         "Counted in the running Worker with conditional breakpoints set through the inspector on every public method of `TenantIndex` (no change to the platform's code).",
       ],

@@ -1,11 +1,13 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { TenantIndex } from "../../src/tenants/tenant-index";
 import { tenantIndexName, tenantIndexStub } from "../../src/objects";
 import { SessionEngine } from "../../src/sessions/object/engine/engine";
 import { UNBUDGETED_USAGE_REPORT_INTERVAL_MS, USAGE_REPORT_INTERVAL_MS } from "../../src/sessions/object/report/report-policy";
 import { alarmAt, createAndStart, newTestSession, runState, sessionInit, type TestSession, waitForStatus } from "../support/agent-session";
 
 const text = (t: string) => ({ type: "text", text: t });
+const toolUse = (id: string) => ({ type: "tool_use", id, name: "get_time", input: {} });
 
 describe("reports to the tenant index", () => {
   it("tells the index each status, ending with the final one and the usage", async () => {
@@ -53,6 +55,54 @@ describe("reports to the tenant index", () => {
     expect(settled.reported_revision).toBe(settled.revision);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await alarmAt(t)).toBeNull();
+  });
+});
+
+/** A run whose first step spent tokens and whose second hangs: its usage change is owed, not yet reported. */
+async function firstStepSpent(t: TestSession, overrides: Parameters<typeof sessionInit>[1] = {}): Promise<void> {
+  await t.model.script(
+    { reply: { content: [text("let me look"), toolUse("toolu_1")], usage: { input_tokens: 30, output_tokens: 12 } } },
+    { hang: true },
+  );
+  await createAndStart(t, "hello", overrides);
+  const deadline = Date.now() + 10_000;
+  while ((await runState(t)).usage.steps < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  const owed = await runState(t);
+  expect(owed.usage.steps).toBe(1);
+  expect(owed.reported_revision).toBeLessThan(owed.revision);
+}
+
+describe("the report interval, as a running session settles what is due", () => {
+  it("sends no report for usage alone 30 s after the last one when no daily budget counts it", async () => {
+    const t = newTestSession();
+    await firstStepSpent(t);
+    const reports = vi.spyOn(TenantIndex.prototype, "reportSession");
+    try {
+      // The last report moved 30 s back (past the 20 s interval), then the session settles what is due.
+      await runInDurableObject(t.stub, async (_instance, state) => {
+        const engine = new SessionEngine(state, env);
+        engine.store.putRun({ ...engine.store.run(), last_report_at: Date.now() - 30_000 });
+        await engine.reconcile();
+      });
+      expect(reports.mock.calls.filter(([tenant]) => tenant === t.tenantId)).toHaveLength(0);
+      const run = await runState(t);
+      expect(run.reported_revision).toBeLessThan(run.revision);
+    } finally {
+      reports.mockRestore();
+    }
+    await t.stub.cancel();
+  });
+});
+
+describe("erasing a running session", () => {
+  it("reports the usage it owes before its storage goes, so the tenant's count keeps it", async () => {
+    const t = newTestSession();
+    // No daily budget: the first step's usage alone would wait minutes for a report.
+    await firstStepSpent(t);
+    const before = await tenantIndexStub(env, t.tenantId).tokensToday(t.tenantId, Date.now());
+    expect(await t.stub.erase()).toEqual({ ok: true, value: null });
+    const after = await tenantIndexStub(env, t.tenantId).tokensToday(t.tenantId, Date.now());
+    expect(after - before).toBe(42);
   });
 });
 

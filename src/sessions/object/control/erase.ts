@@ -1,10 +1,11 @@
 /** Erasing a session: what it still owes handed over first, then every byte it stored deleted. */
 import { isRetentionErasable } from "../../../session-config/retention";
 import { stillLive } from "../engine/gone";
+import { report } from "../engine/reconcile";
 import { ACTIVE_STATUSES, type SessionResult } from "../../../session-config/types";
 import type { ControlHost } from "./host";
 
-type EraseHost = Pick<ControlHost, "store" | "outbox" | "audit" | "cancelRun" | "eraseAll">;
+type EraseHost = Pick<ControlHost, "store" | "outbox" | "audit" | "reporter" | "cancelRun" | "eraseAll">;
 
 /** Hand-offs an erase tries while other calls keep giving the session something to hand off. */
 const MAX_ERASE_ROUNDS = 3;
@@ -30,6 +31,13 @@ async function eraseSession(engine: EraseHost, stands: (() => boolean) | null = 
   for (let round = 1; ; round++) {
     if (stands && !stands()) return { ok: true, value: false };
     if (ACTIVE_STATUSES.includes(engine.store.run().status)) engine.cancelRun();
+    // What the run spent since its last report is counted by the index only from a report, and
+    // erasing a session does not erase its usage: the last one goes first (notifications ride along).
+    if (reportOwed(engine)) {
+      const ack = await stillLive(engine.store, report(engine));
+      if (stands && !stands()) return { ok: true, value: false };
+      if (!ack) return { ok: false, reason: "unavailable", detail: "the session's usage could not be reported to its tenant yet" };
+    }
     // Erased by a concurrent call meanwhile: the session is gone.
     const handed = await stillLive(engine.store, engine.outbox.handOff(true));
     if (stands && !stands()) return { ok: true, value: false };
@@ -57,6 +65,12 @@ export function eraseIfExpired(engine: EraseHost, before: number): Promise<Sessi
     return isRetentionErasable(run.status) && Date.parse(run.updated_at) < before;
   };
   return eraseSession(engine, expired);
+}
+
+/** The index has not heard the run's last change (a create whose admission is owed has no row to report to yet). */
+function reportOwed(engine: Pick<ControlHost, "store">): boolean {
+  const run = engine.store.run();
+  return engine.store.admissionOwed() === undefined && run.reported_revision < run.revision;
 }
 
 /** Nothing of the session is still owed elsewhere: no run going, no notification unsent. */

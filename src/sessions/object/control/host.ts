@@ -18,8 +18,8 @@ export interface ControlHost {
   readonly ctx: DurableObjectState;
   readonly store: SessionStore;
   readonly slots: Pick<RunSlots, "goOn">;
-  /** A new session's admission only (control/admission.ts); reports are reconcile's. */
-  readonly reporter: Pick<Reporter, "admit">;
+  /** A new session's admission (control/admission.ts) and an erase's last report; other reports are reconcile's. */
+  readonly reporter: Reporter;
   readonly events: EventLog;
   readonly outbox: Outbox;
   readonly audit: AuditOutbox;

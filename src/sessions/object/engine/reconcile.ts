@@ -108,8 +108,11 @@ export async function syncAlarm(engine: ReconcileHost): Promise<void> {
   await engine.alarms.sync(target, () => isLive(store));
 }
 
-/** One call to the index for the report and what the session owes it: one status change, one call. */
-async function report(engine: ReconcileHost): Promise<ReportAck | null> {
+/**
+ * One call to the index for the report and what the session owes it: one status change, one call.
+ * Also the erase's last report (control/erase.ts), so what a run spent is counted before it goes.
+ */
+export async function report(engine: Pick<ReconcileHost, "outbox" | "store" | "reporter">): Promise<ReportAck | null> {
   const { outbox, store } = engine;
   const batch = outbox.batch();
   const ack = await engine.reporter.send(batch);

@@ -30,7 +30,8 @@ const tenantPolicies = new Map<string, { version: number; cedar: string | null; 
  * A version the index answered a report with (`ReportAck.policy_version`), current at some time
  * after `sentAt`, the report's sending: the copy held is known current as of then when it has that
  * version, and with no copy held, a tenant with no policy ever set (version 0) needs no text. So a
- * run's tool steps ask the index nothing while its reports keep the copy fresh. Any other version
+ * run's tool steps ask the index nothing in the `POLICY_FRESH_MS` after the admission or a report
+ * (reports of a session no daily budget counts come minutes apart, so most reads remain). Any other version
  * leaves the copy as it is: the next judgement asks for the text.
  */
 export function heardPolicyVersion(tenantId: string, version: number, sentAt: number): void {

@@ -17,7 +17,7 @@ export const USAGE_REPORT_INTERVAL_MS = 20_000;
 /**
  * The longest a usage change waits while a run goes when no daily budget counts it: only the
  * listing's and the usage report's figures of a running session wait (a status change, the run's
- * end included, is told at once), and a unit of such a run calls the index almost never.
+ * end included, is told at once), and a unit of such a run reports nothing for minutes.
  */
 export const UNBUDGETED_USAGE_REPORT_INTERVAL_MS = 5 * 60_000;
 /** A failed report is tried again after this long, doubling per failure up to the maximum. */

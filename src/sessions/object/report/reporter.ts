@@ -43,7 +43,8 @@ export class Reporter {
   /**
    * The tenant's tokens today as far as this session knows: the index's count at the last
    * report, plus what this session spent since. Exact for one session; other sessions' spending
-   * shows up at the next report (at most `USAGE_REPORT_INTERVAL_MS` later while they run).
+   * shows up at their next report (at most `USAGE_REPORT_INTERVAL_MS` later while a daily budget
+   * may count them, `UNBUDGETED_USAGE_REPORT_INTERVAL_MS` when none does).
    * Null before the first report of this wake. Memory only.
    */
   tenantTokensToday(): number | null {
