@@ -4,7 +4,7 @@
  * then; the change goes on `running` with a slot, `queued` without, and a suspended tenant's run
  * is cancelled; a session erased meanwhile raises `SessionGone`.
  */
-import { runInDurableObject } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { SessionObject } from "../../src/sessions/object/session-object";
 import { RunSlots, type SlotClaim } from "../../src/sessions/object/engine/slots";
@@ -26,7 +26,13 @@ function slots(claim: SlotClaim, exists = true) {
       calls.releases++;
     },
   };
-  const fakeEnv = { TENANT_INDEX: { idFromName: (name: string) => name, get: () => index } } as unknown as Cloudflare.Env;
+  // The runtime's own answer to whether it places objects by jurisdiction (src/objects.ts); the index is this stand-in.
+  const namespace = {
+    idFromName: (name: string) => name,
+    get: () => index,
+    jurisdiction: (j: string) => env.TENANT_INDEX.jurisdiction(j as never),
+  };
+  const fakeEnv = { TENANT_INDEX: namespace } as unknown as Cloudflare.Env;
   const session = { tenant_id: "t-1", id: "ses_1", limits: { max_concurrent_runs: 1 } };
   const store = { exists: () => exists, requireSession: () => session } as unknown as SessionStore;
   return { helper: new RunSlots(store, fakeEnv, () => calls.cancels++), calls };
