@@ -24,7 +24,14 @@ const TOKYO = "It is 19:00 in Tokyo — 東京では午後7時です。";
 const MISTRAL_THOUGHT = "The user is asking for 2+2. This is basic arithmetic. 2+2=4.";
 const SUMMARY = "**Checking the clock**\n\nThe user wants the time in Tokyo; I'll call get_time.";
 const DETAILS = [
-  { type: "reasoning.summary", summary: SUMMARY, format: "openai-responses-v1", index: 0 },
+  // Summary pieces stay as they came, as OpenRouter's own SDK keeps them: only `reasoning.text` pieces are joined.
+  {
+    type: "reasoning.summary",
+    summary: "**Checking the clock**\n\nThe user wants the time in Tokyo;",
+    format: "openai-responses-v1",
+    index: 0,
+  },
+  { type: "reasoning.summary", summary: " I'll call get_time.", format: "openai-responses-v1", index: 0 },
   {
     type: "reasoning.encrypted",
     data: "gAAAAABpOr3QeJ0c1kWm7Hq9Zx2Vt5Lb8Ns4Pd6Rf1Gy3Uj0Ki7Mo2Aw9Ec5Xr8Tv1Bn4Qs6Dl3Fh0Jp",
