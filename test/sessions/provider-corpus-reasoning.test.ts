@@ -1,6 +1,7 @@
 /**
  * The replay corpus, round two for OpenAI-compatible servers (sources in
- * test/fixtures/provider-streams/README.md): every reasoning format (Mistral's thinking chunks,
+ * test/fixtures/provider-streams/README.md; the Mistral streams are recorded, the OpenRouter,
+ * Groq, vLLM and legacy ones composed from documented shapes, and labelled so there): every reasoning format (Mistral's thinking chunks,
  * OpenRouter's reasoning_details, gpt-oss's `reasoning`), a legacy `function_call`, and a failed
  * attempt's draft dropped from the live stream (`delta_reset`) before the retry writes. Each
  * stream is sent byte for byte, cut at awkward places, through the whole loop.
