@@ -169,11 +169,13 @@ export function acceptsReasoning(catalog: ModelCatalog, id: string): boolean {
  * some), `reasoning_content_always` (DeepSeek: on every such message, `""` when the turn had no
  * reasoning, or it refuses the next request), `reasoning_details` (OpenRouter: its details as
  * received, whatever the family), `thinking_chunks` (Mistral's API: every assistant turn's
- * content as `thinking` and `text` chunks), `none` (Groq, which refuses `reasoning_content`, and
- * gpt-oss anywhere). Details a server gave are sent back to it under any rule but `none` and
+ * content as `thinking` and `text` chunks), `reasoning` (gpt-oss on Groq: the text as `reasoning`,
+ * which keeps its analysis through a tool loop as the harmony format asks; Groq refuses
+ * `reasoning_content`), `none` (other models on Groq, gpt-oss elsewhere). Details a server gave are sent back to it under any rule but `none` and
  * `thinking_chunks`.
  */
-export type ReasoningReplay = "reasoning_content" | "reasoning_content_always" | "reasoning_details" | "thinking_chunks" | "none";
+export type ReasoningReplay =
+  "reasoning_content" | "reasoning_content_always" | "reasoning_details" | "thinking_chunks" | "reasoning" | "none";
 
 /**
  * Servers whose rule is known, by host, or by a path segment of a gateway's URL that names the
@@ -220,7 +222,8 @@ function knownServer(baseUrl: string): ReasoningReplay | null {
  */
 export function reasoningReplayFor(baseUrl: string, name: string): ReasoningReplay {
   const server = knownServer(baseUrl);
-  if (server) return server;
   const lower = name.toLowerCase();
+  if (server === "none" && /^(openai\/)?gpt-oss/.test(lower)) return "reasoning";
+  if (server) return server;
   return KNOWN_REASONING_REPLAY.find(([prefix]) => lower.startsWith(prefix))?.[1] ?? "reasoning_content";
 }

@@ -149,6 +149,7 @@ describe("what each server gets back of its reasoning", () => {
     expect(reasoningReplayFor("http://localhost:8000", "llama3")).toBe("reasoning_content");
     // The same names on other servers: Groq refuses reasoning_content; OpenRouter wants its details, Mistral's models too.
     expect(reasoningReplayFor("https://api.groq.com/openai/v1", "qwen/qwen3-32b")).toBe("none");
+    expect(reasoningReplayFor("https://api.groq.com/openai/v1", "openai/gpt-oss-120b")).toBe("reasoning");
     expect(reasoningReplayFor("https://gateway.ai.cloudflare.com/v1/acct/gw/groq", "deepseek-r1-distill-llama-70b")).toBe("none");
     expect(reasoningReplayFor("https://openrouter.ai/api/v1", "mistralai/magistral-medium-2506")).toBe("reasoning_details");
     expect(reasoningReplayFor("http://localhost:8000/v1", "mistralai/Magistral-Small-2506")).toBe("reasoning_content");
@@ -179,7 +180,7 @@ describe("what each server gets back of its reasoning", () => {
     });
   });
 
-  it("keeps OpenRouter's details for a Mistral model, and gives DeepSeek an empty reasoning_content on a tool turn without reasoning", () => {
+  it("keeps OpenRouter's details for a Mistral model, gives gpt-oss on Groq `reasoning`, and DeepSeek an empty reasoning_content on a tool turn without reasoning", () => {
     const turn = (content: ModelRequest["messages"][number]["content"]): ModelRequest["messages"] => [
       { role: "user", content: [{ type: "text", text: "Time?" }] },
       { role: "assistant", content },
@@ -192,6 +193,9 @@ describe("what each server gets back of its reasoning", () => {
       "https://openrouter.ai/api/v1",
     );
     expect(viaOpenRouter.messages[1]).toMatchObject({ content: null, reasoning_details: [{ type: "reasoning.encrypted", data: "x" }] });
+    const groqGptOss = toServerRequest(request("openai/gpt-oss-20b", turn([thinking[0]!, call])), false, "https://api.groq.com/openai/v1");
+    expect(groqGptOss.messages[1]).toMatchObject({ reasoning: "I should call get_time." });
+    expect(groqGptOss.messages[1]).not.toHaveProperty("reasoning_content");
     const deepseek = toServerRequest(request("deepseek-chat", turn([call])), false, "https://api.deepseek.com");
     expect(deepseek.messages[1]).toMatchObject({ reasoning_content: "" });
   });

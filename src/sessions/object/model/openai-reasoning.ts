@@ -90,6 +90,7 @@ export class ReasoningDetails {
 /** What an assistant message of a request carries of its turn's reasoning. */
 export interface ReasoningFields {
   reasoning_content?: string;
+  reasoning?: string;
   reasoning_details?: ReasoningDetail[];
 }
 
@@ -97,7 +98,7 @@ export interface ReasoningFields {
  * The reasoning fields of an assistant message, as the server wants them back (`ReasoningReplay`),
  * only on a message with tool calls: details as received, to the server that gave them; else
  * `reasoning_content`, DeepSeek's even when empty. Mistral's thinking goes into `content` instead
- * (`thinkingChunks`); Groq and gpt-oss get nothing.
+ * (`thinkingChunks`); gpt-oss on Groq gets `reasoning`; other models on Groq, and gpt-oss elsewhere, nothing.
  */
 export function reasoningFields(thinking: readonly ThinkingBlock[], hasCalls: boolean, replay: ReasoningReplay): ReasoningFields {
   if (!hasCalls || replay === "none" || replay === "thinking_chunks") return {};
@@ -105,6 +106,7 @@ export function reasoningFields(thinking: readonly ThinkingBlock[], hasCalls: bo
   if (details.length) return { reasoning_details: details };
   if (replay === "reasoning_details") return {};
   const text = thinking.map((block) => block.thinking).join("");
+  if (replay === "reasoning") return text !== "" ? { reasoning: text } : {};
   return text !== "" || replay === "reasoning_content_always" ? { reasoning_content: text } : {};
 }
 
