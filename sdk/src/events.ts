@@ -23,6 +23,11 @@ export interface FollowEventsOptions {
   reconnectDelayMs?: number;
   /** Reconnections in a row without a new event before giving up; default 10. */
   maxReconnects?: number;
+  /**
+   * Called before each reconnection after a dropped connection. Deltas are never replayed and an
+   * attempt that died with a restart sends no `delta_reset`: drop drafts here (`draft.clear()`).
+   */
+  onReconnect?: () => void;
 }
 
 const DEFAULT_RECONNECT_DELAY_MS = 1_000;
@@ -52,7 +57,7 @@ export type OpenStream = (cursor: number | null) => Promise<{ response: Response
 export async function* followStream(
   sessionId: string,
   open: OpenStream,
-  options: Pick<FollowEventsOptions, "after" | "signal" | "reconnectDelayMs" | "maxReconnects"> & {
+  options: Pick<FollowEventsOptions, "after" | "signal" | "reconnectDelayMs" | "maxReconnects" | "onReconnect"> & {
     /** Called after each successful open, before its first frame is read: the server watches from then on. */
     onOpen?: () => Promise<void>;
   },
@@ -110,6 +115,7 @@ export async function* followStream(
       throw new Error(`the events stream of ${sessionId} kept dropping`);
     }
     await sleep(options.reconnectDelayMs ?? DEFAULT_RECONNECT_DELAY_MS, options.signal);
+    options.onReconnect?.();
   }
 }
 
@@ -131,7 +137,9 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
  * The answer being written, from the `delta` and `delta_reset` events of `followEvents` or a
  * run's `onEvent`: each block's text so far, by index. A `delta_reset` (the call writing it
  * failed; a retry writes anew) drops the blocks it names; the saved answer (a `message` event of
- * the assistant) and the end of the run clear it all.
+ * the assistant), a `snapshot` (a new connection: deltas are never replayed, and an attempt that
+ * died with a restart sends no reset) and the end of the run clear it all. After resuming with
+ * `Last-Event-ID` (no snapshot), call `clear()`.
  */
 export class AnswerDraft {
   #blocks: { text: string; reasoning: boolean }[] = [];
@@ -152,12 +160,18 @@ export class AnswerDraft {
         if (frame.data.role !== "assistant") return false;
         this.#blocks = [];
         return true;
+      case "snapshot":
       case "end":
         this.#blocks = [];
         return true;
       default:
         return false;
     }
+  }
+
+  /** Drops every draft: on a new connection that resumed without a snapshot. */
+  clear(): void {
+    this.#blocks = [];
   }
 
   /** The answer's text so far (its reasoning left out), blocks in order. */

@@ -170,32 +170,67 @@ export function acceptsReasoning(catalog: ModelCatalog, id: string): boolean {
 }
 
 /**
- * What an OpenAI-compatible server wants back of a model's reasoning on later turns:
- * `reasoning_content` (DeepSeek, GLM, Qwen: the text, on an assistant message with tool calls
- * only; DeepSeek refuses the next request without it inside a tool loop, and ignores it
- * elsewhere), `thinking_chunks` (Mistral's reasoning models: every assistant turn's content as
- * `thinking` and `text` chunks, as they answered), `none` (gpt-oss on Groq, Ollama and vLLM:
- * the reasoning of earlier turns is not sent). OpenRouter's `reasoning_details` are sent back
- * whatever this says but `none`: only OpenRouter gives them, and it asks for them back with the
- * tool calls they came with.
+ * What an OpenAI-compatible server wants back of a model's reasoning on later turns, on an
+ * assistant message with tool calls: `reasoning_content` (GLM, Qwen: the text, when there is
+ * some), `reasoning_content_always` (DeepSeek: on every such message, `""` when the turn had no
+ * reasoning, or it refuses the next request), `reasoning_details` (OpenRouter: its details as
+ * received, whatever the family), `thinking_chunks` (Mistral's API: every assistant turn's
+ * content as `thinking` and `text` chunks), `reasoning` (gpt-oss on Groq: the text as `reasoning`,
+ * which keeps its analysis through a tool loop as the harmony format asks; Groq refuses
+ * `reasoning_content`), `none` (other models on Groq, gpt-oss elsewhere). Details a server gave are sent back to it under any rule but `none` and
+ * `thinking_chunks`.
  */
-export type ReasoningReplay = "reasoning_content" | "thinking_chunks" | "none";
+export type ReasoningReplay =
+  "reasoning_content" | "reasoning_content_always" | "reasoning_details" | "thinking_chunks" | "reasoning" | "none";
 
-/** By the start of the server's model name; the first match decides. */
+/**
+ * Servers whose rule is known, by host, or by a path segment of a gateway's URL that names the
+ * provider (Cloudflare AI Gateway: `…/{account}/{gateway}/groq`). The server decides first: the
+ * same model name means different things on Groq, OpenRouter or its maker's API.
+ */
+const KNOWN_SERVERS: readonly [host: string, segment: string, replay: ReasoningReplay][] = [
+  ["api.groq.com", "groq", "none"],
+  ["openrouter.ai", "openrouter", "reasoning_details"],
+  ["api.mistral.ai", "mistral", "thinking_chunks"],
+  ["api.deepseek.com", "deepseek", "reasoning_content_always"],
+];
+
+/** On a server the catalog does not know, by the start of the model's name; the first match decides. */
 const KNOWN_REASONING_REPLAY: readonly [prefix: string, replay: ReasoningReplay][] = [
-  ["deepseek", "reasoning_content"],
+  ["deepseek", "reasoning_content_always"],
   ["glm", "reasoning_content"],
   ["qwen", "reasoning_content"],
   ["qwq", "reasoning_content"],
   ["magistral", "thinking_chunks"],
-  ["mistral", "thinking_chunks"],
+  ["mistral-", "thinking_chunks"],
   ["gpt-oss", "none"],
   ["openai/gpt-oss", "none"],
 ];
 
-/** What the server of an `openai:` model wants back of its reasoning; unknown families: `reasoning_content`, which servers that do not know it ignore. */
-export function reasoningReplayFor(name: string): ReasoningReplay {
+/** The known server at `baseUrl`, by host or a gateway's provider segment; null for any other. */
+function knownServer(baseUrl: string): ReasoningReplay | null {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return null;
+  }
+  const host = url.hostname.toLowerCase();
+  const segments = url.pathname.toLowerCase().split("/");
+  const known = KNOWN_SERVERS.find(([h, segment]) => host === h || host.endsWith(`.${h}`) || segments.includes(segment));
+  return known?.[2] ?? null;
+}
+
+/**
+ * What the server at `baseUrl` wants back of an `openai:` model's reasoning: the server's rule
+ * when it is known, else the family's; unknown families on unknown servers (vLLM, Ollama, a
+ * proxy): `reasoning_content`, which those servers ignore.
+ */
+export function reasoningReplayFor(baseUrl: string, name: string): ReasoningReplay {
+  const server = knownServer(baseUrl);
   const lower = name.toLowerCase();
+  if (server === "none" && /^(openai\/)?gpt-oss/.test(lower)) return "reasoning";
+  if (server) return server;
   return KNOWN_REASONING_REPLAY.find(([prefix]) => lower.startsWith(prefix))?.[1] ?? "reasoning_content";
 }
 

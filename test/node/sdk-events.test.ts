@@ -38,9 +38,11 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe("followEvents", () => {
   it("resumes a dropped stream from the last event id, so each event arrives once, and stops at end", async () => {
-    const frames = [];
-    for await (const frame of followEvents("ses_1", { baseUrl, credential: () => "token-1", reconnectDelayMs: 10 })) frames.push(frame);
-    expect(frames.map((f) => f.type)).toEqual(["snapshot", "status", "usage", "end"]);
+    const frames: string[] = [];
+    const onReconnect = () => frames.push("(reconnect)");
+    for await (const frame of followEvents("ses_1", { baseUrl, credential: () => "token-1", reconnectDelayMs: 10, onReconnect }))
+      frames.push(frame.type);
+    expect(frames).toEqual(["snapshot", "status", "(reconnect)", "usage", "end"]);
     expect(seen.map((s) => s.lastEventId)).toEqual([undefined, "8"]);
     expect(seen.every((s) => s.authorization === "Bearer token-1")).toBe(true);
   });
@@ -70,6 +72,16 @@ describe("AnswerDraft", () => {
     draft.apply(delta(0, "Fresh", 0));
     expect(draft.text).toBe("Fresh");
     draft.apply({ type: "message", id: 3, data: { seq: 2, role: "assistant", content: [], created_at: at }, created_at: at } as EventFrame);
+    expect(draft.text).toBe("");
+  });
+
+  it("drops the drafts on a snapshot (a new connection) and on clear()", () => {
+    const draft = new AnswerDraft();
+    draft.apply(delta(0, "Dead attempt", 0));
+    expect(draft.apply({ type: "snapshot", data: { status: "running" }, created_at: at } as EventFrame)).toBe(true);
+    expect(draft.text).toBe("");
+    draft.apply(delta(0, "Before the restart", 0));
+    draft.clear();
     expect(draft.text).toBe("");
   });
 });

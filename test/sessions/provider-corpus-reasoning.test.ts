@@ -1,6 +1,7 @@
 /**
  * The replay corpus, round two for OpenAI-compatible servers (sources in
- * test/fixtures/provider-streams/README.md): every reasoning format (Mistral's thinking chunks,
+ * test/fixtures/provider-streams/README.md; the Mistral streams are recorded, the OpenRouter,
+ * Groq, vLLM and legacy ones composed from documented shapes, and labelled so there): every reasoning format (Mistral's thinking chunks,
  * OpenRouter's reasoning_details, gpt-oss's `reasoning`), a legacy `function_call`, and a failed
  * attempt's draft dropped from the live stream (`delta_reset`) before the retry writes. Each
  * stream is sent byte for byte, cut at awkward places, through the whole loop.
@@ -24,7 +25,14 @@ const TOKYO = "It is 19:00 in Tokyo — 東京では午後7時です。";
 const MISTRAL_THOUGHT = "The user is asking for 2+2. This is basic arithmetic. 2+2=4.";
 const SUMMARY = "**Checking the clock**\n\nThe user wants the time in Tokyo; I'll call get_time.";
 const DETAILS = [
-  { type: "reasoning.summary", summary: SUMMARY, format: "openai-responses-v1", index: 0 },
+  // Summary pieces stay as they came, as OpenRouter's own SDK keeps them: only `reasoning.text` pieces are joined.
+  {
+    type: "reasoning.summary",
+    summary: "**Checking the clock**\n\nThe user wants the time in Tokyo;",
+    format: "openai-responses-v1",
+    index: 0,
+  },
+  { type: "reasoning.summary", summary: " I'll call get_time.", format: "openai-responses-v1", index: 0 },
   {
     type: "reasoning.encrypted",
     data: "gAAAAABpOr3QeJ0c1kWm7Hq9Zx2Vt5Lb8Ns4Pd6Rf1Gy3Uj0Ki7Mo2Aw9Ec5Xr8Tv1Bn4Qs6Dl3Fh0Jp",

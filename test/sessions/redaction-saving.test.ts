@@ -75,6 +75,19 @@ describe("an answer and a user's text as saved", () => {
     expect(redactAnswer(content, { ...EVERYWHERE, apply_to: ["tool_output"] })).toBe(content);
   });
 
+  it("drops reasoning_details whose readable text holds what is redacted, even when the thinking text is clean", () => {
+    const details = [
+      { type: "reasoning.summary", summary: "Write to alice@example.com", index: 0 },
+      { type: "reasoning.encrypted", data: "gAAA", index: 1 },
+    ];
+    const clean = [{ type: "reasoning.text", text: "Nothing personal", index: 0 }];
+    const content = [
+      { type: "thinking" as const, thinking: "I will write the mail.", reasoning_details: details },
+      { type: "thinking" as const, thinking: "Nothing personal", reasoning_details: clean },
+    ];
+    expect(redactAnswer(content, EVERYWHERE)).toEqual([{ type: "thinking", thinking: "I will write the mail." }, content[1]]);
+  });
+
   it("redacts a structured answer's strings and a summary's text only under model_output", () => {
     const value = { email: "alice@example.com", tags: ["x", "bob@example.com"], count: 3, ok: true, none: null };
     expect(redactOutputValue(value, EVERYWHERE)).toEqual({

@@ -79,14 +79,35 @@ describe("a unit's scope", () => {
     });
   });
 
-  it("tells the watchers to drop a draft only while the unit is current", async () => {
+  it("drops the drafts when the generation moves on (a pause), and a stale unit drops none after", async () => {
     await withRunningEngine(async (engine) => {
-      const reset = vi.spyOn(engine.events, "deltaReset");
+      vi.spyOn(engine.events.streams, "watched").mockReturnValue(true);
+      const broadcast = vi.spyOn(engine.events.streams, "broadcast").mockImplementation(() => undefined);
+      const resets = () =>
+        broadcast.mock.calls.map(([json]) => JSON.parse(json) as { type: string; data: unknown }).filter((f) => f.type === "delta_reset");
       const scope = new UnitScope(engine, engine.store.run().generation);
-      scope.resetText({ indices: [0] });
+      scope.streamText({ index: 0, text: "a", offset: 0 });
+      scope.streamText({ index: 1, text: "b", offset: 0 });
       pause(engine);
-      scope.resetText({ indices: [1] });
-      expect(reset.mock.calls.map(([data]) => data.indices)).toEqual([[0]]);
+      expect(resets().map((f) => f.data)).toEqual([{ indices: [0, 1] }]);
+      scope.dropDrafts();
+      expect(resets()).toHaveLength(1);
+    });
+  });
+});
+
+describe("a model unit that ends without saving", () => {
+  it("drops what it streamed, whatever ended it (here an unexpected fault)", async () => {
+    await withRunningEngine(async (engine) => {
+      vi.spyOn(engine.events.streams, "watched").mockReturnValue(true);
+      const broadcast = vi.spyOn(engine.events.streams, "broadcast").mockImplementation(() => undefined);
+      vi.spyOn(engine.inflight, "begin").mockImplementationOnce(() => {
+        engine.events.delta({ index: 0, text: "half an answer", offset: 0 }, engine.nowIso());
+        throw new Error("a fault after the first delta");
+      });
+      await runUnit(engine, { kind: "model", maxTokens: 100 });
+      const frames = broadcast.mock.calls.map(([json]) => JSON.parse(json) as { type: string; data: unknown });
+      expect(frames.filter((f) => f.type === "delta_reset").map((f) => f.data)).toEqual([{ indices: [0] }]);
     });
   });
 });

@@ -135,7 +135,12 @@ export type LiveAction =
   /** `GET …/tool-calls`: every call with its timings and decisions. */
   | { kind: "tool_calls"; calls: LiveToolCall[] }
   /** `GET …/messages` before the oldest one held. */
-  | { kind: "earlier_messages"; messages: Message[] };
+  | { kind: "earlier_messages"; messages: Message[] }
+  /**
+   * The stream was lost: deltas are never replayed, and an attempt that died with the old
+   * connection (a restart mid-answer) sends no reset, so its drafts go now.
+   */
+  | { kind: "reconnecting" };
 
 export function liveReducer(state: LiveState, action: LiveAction): LiveState {
   switch (action.kind) {
@@ -147,6 +152,8 @@ export function liveReducer(state: LiveState, action: LiveAction): LiveState {
       const messages = mergeMessages(state.messages, action.messages);
       return { ...state, messages, hasEarlierMessages: (messages[0]?.seq ?? 1) > 1 };
     }
+    case "reconnecting":
+      return state.drafts.length ? { ...state, drafts: [] } : state;
   }
 }
 

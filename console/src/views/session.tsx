@@ -115,7 +115,10 @@ export function SessionPage(props: { id: string }) {
         // Streamed text and its resets change nothing the lists hold.
         if (frame.type !== "delta" && frame.type !== "delta_reset") sideReads();
       },
-      onConnection: setConnection,
+      onConnection: (connection) => {
+        setConnection(connection);
+        if (connection.state === "reconnecting") dispatch({ kind: "reconnecting" });
+      },
       stillWatchable: async () => {
         try {
           const current = await api.call((client) => client.GET("/v1/sessions/{id}", { params: { path: { id } }, ...NO_STORE }));

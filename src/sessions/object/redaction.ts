@@ -49,7 +49,11 @@ export function redactAnswer(content: ContentBlock[], redaction: Setting): Conte
     if (block.type === "tool_use") return { ...block, input: redactJson(block.input, detectors) };
     if (block.type !== "thinking") return block;
     const thinking = redactText(block.thinking, detectors);
-    return thinking === block.thinking ? block : { type: "thinking", thinking };
+    // The details' readable text may differ from the thinking text: a change there drops them all (their signatures would no longer match).
+    const detailsChanged = (block.reasoning_details ?? []).some((item) =>
+      (["text", "summary"] as const).some((field) => typeof item[field] === "string" && redactText(item[field], detectors) !== item[field]),
+    );
+    return thinking === block.thinking && !detailsChanged ? block : { type: "thinking", thinking };
   });
 }
 

@@ -85,6 +85,12 @@ describe("folding frames", () => {
     expect(state.drafts).toEqual([]);
   });
 
+  it("drops every draft when the stream is lost: a dead attempt's deltas are never reset nor replayed", () => {
+    const delta: EventFrame = { type: "delta", created_at: AT, data: { index: 0, offset: 0, text: "dead attempt" } };
+    const state = liveReducer(fold([snapshot(), delta]), { kind: "reconnecting" });
+    expect(state.drafts).toEqual([]);
+  });
+
   it("drops the drafts a delta_reset names, and keeps the others", () => {
     const delta = (index: number, words: string): EventFrame => ({
       type: "delta",

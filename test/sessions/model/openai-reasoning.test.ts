@@ -83,17 +83,121 @@ describe("OpenRouter's reasoning_details", () => {
   });
 });
 
+describe("a stream's reasoning_details and calls", () => {
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] });
+
+  it("never joins two encrypted items that share an index", () => {
+    const details = new ReasoningDetails();
+    details.add([{ type: "reasoning.encrypted", data: "SIG_A", id: "a", index: 0 }]);
+    details.add([{ type: "reasoning.encrypted", data: "SIG_B", id: "b", index: 0 }]);
+    expect(details.items).toEqual([
+      { type: "reasoning.encrypted", data: "SIG_A", id: "a", index: 0 },
+      { type: "reasoning.encrypted", data: "SIG_B", id: "b", index: 0 },
+    ]);
+  });
+
+  it("streams text after encrypted-only details at the index the text is saved at", () => {
+    const deltas: [number, string][] = [];
+    const stream = new ChatStream({ onDelta: (index, text) => deltas.push([index, text]) });
+    stream.add(chunk({ reasoning_details: [{ type: "reasoning.encrypted", data: "gAAA", id: "rs_1", index: 0 }] }));
+    stream.add(chunk({ content: "Hello there" }));
+    stream.add(chunk({}, "stop"));
+    const content = stream.result(() => "call_x").content;
+    expect(deltas).toEqual([[1, "Hello there"]]);
+    expect(content[1]).toEqual({ type: "text", text: "Hello there" });
+    expect(content[0]).toMatchObject({
+      type: "thinking",
+      thinking: "",
+      reasoning_details: [{ type: "reasoning.encrypted", data: "gAAA" }],
+    });
+  });
+
+  it("ignores an empty legacy function_call stub beside real tool_calls (hy3-preview's last chunk)", () => {
+    const stream = new ChatStream();
+    stream.add(chunk({ tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "Bash", arguments: "" } }] }));
+    stream.add(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"command":"ls"}' } }] }));
+    stream.add(chunk({ function_call: { name: "", arguments: "" } }, "tool_calls"));
+    expect(stream.result(() => "call_new").content).toEqual([{ type: "tool_use", id: "call_a", name: "Bash", input: { command: "ls" } }]);
+  });
+
+  it("reads a whole answer's function_call only when it brought no tool_calls", async () => {
+    const model = mockModel(uniqueKey("mirror"));
+    const call = { name: "get_time", arguments: "{}" };
+    const message = {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "call_a", type: "function", function: call }],
+      function_call: call,
+    };
+    const body = { choices: [{ index: 0, message, finish_reason: "tool_calls" }], usage: { prompt_tokens: 1, completion_tokens: 1 } };
+    await model.script({ raw: { body: JSON.stringify(body), content_type: "application/json" } });
+    const response = await provider().complete(request(model.key), signal());
+    expect(response.content).toEqual([{ type: "tool_use", id: "call_a", name: "get_time", input: {} }]);
+  });
+});
+
 describe("what each server gets back of its reasoning", () => {
   const thinking = [{ type: "thinking" as const, thinking: "I should call get_time." }];
   const withDetails = [{ ...thinking[0]!, reasoning_details: [{ type: "reasoning.encrypted", data: "x" }] }];
 
-  it("follows the catalog by model family", () => {
-    expect(reasoningReplayFor("deepseek-reasoner")).toBe("reasoning_content");
-    expect(reasoningReplayFor("glm-4.6")).toBe("reasoning_content");
-    expect(reasoningReplayFor("magistral-medium-2507")).toBe("thinking_chunks");
-    expect(reasoningReplayFor("gpt-oss:20b")).toBe("none");
-    expect(reasoningReplayFor("openai/gpt-oss-120b")).toBe("none");
-    expect(reasoningReplayFor("llama3")).toBe("reasoning_content");
+  it("follows the server first, then the model family", () => {
+    expect(reasoningReplayFor("https://api.deepseek.com", "deepseek-reasoner")).toBe("reasoning_content_always");
+    expect(reasoningReplayFor("http://localhost:8000/v1", "glm-4.6")).toBe("reasoning_content");
+    expect(reasoningReplayFor("https://api.mistral.ai/v1", "magistral-medium-2507")).toBe("thinking_chunks");
+    expect(reasoningReplayFor("http://localhost:11434", "gpt-oss:20b")).toBe("none");
+    expect(reasoningReplayFor("http://localhost:8000", "llama3")).toBe("reasoning_content");
+    // The same names on other servers: Groq refuses reasoning_content; OpenRouter wants its details, Mistral's models too.
+    expect(reasoningReplayFor("https://api.groq.com/openai/v1", "qwen/qwen3-32b")).toBe("none");
+    expect(reasoningReplayFor("https://api.groq.com/openai/v1", "openai/gpt-oss-120b")).toBe("reasoning");
+    expect(reasoningReplayFor("https://gateway.ai.cloudflare.com/v1/acct/gw/groq", "deepseek-r1-distill-llama-70b")).toBe("none");
+    expect(reasoningReplayFor("https://openrouter.ai/api/v1", "mistralai/magistral-medium-2506")).toBe("reasoning_details");
+    expect(reasoningReplayFor("http://localhost:8000/v1", "mistralai/Magistral-Small-2506")).toBe("reasoning_content");
+  });
+
+  it("sends Groq no reasoning_content after a tool call, so its next request is not refused", async () => {
+    const model = mockModel(uniqueKey("qwen3-32b"));
+    await model.script({ reply: { content: [{ type: "text", text: "It is 19:00." }] } });
+    const history: ModelRequest["messages"] = [
+      { role: "user", content: [{ type: "text", text: "Time in Tokyo?" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "I should call get_time." },
+          { type: "tool_use", id: "call_1", name: "get_time", input: {} },
+        ],
+      },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "call_1", content: "19:00" }] },
+    ];
+    const groq = openAiProvider({ baseUrl: `${mockUrl()}/groq/v1`, apiKey: "k" });
+    const response = await groq.complete(request(model.key, history), signal());
+    expect(response.content).toEqual([{ type: "text", text: "It is 19:00." }]);
+    const sent = (await model.requests())[0]!.body as { messages: Record<string, unknown>[] };
+    expect(sent.messages[1]).toEqual({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "call_1", type: "function", function: { name: "get_time", arguments: "{}" } }],
+    });
+  });
+
+  it("keeps OpenRouter's details for a Mistral model, gives gpt-oss on Groq `reasoning`, and DeepSeek an empty reasoning_content on a tool turn without reasoning", () => {
+    const turn = (content: ModelRequest["messages"][number]["content"]): ModelRequest["messages"] => [
+      { role: "user", content: [{ type: "text", text: "Time?" }] },
+      { role: "assistant", content },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "call_1", content: "19:00" }] },
+    ];
+    const call = { type: "tool_use" as const, id: "call_1", name: "get_time", input: {} };
+    const viaOpenRouter = toServerRequest(
+      request("mistralai/magistral-medium-2506", turn([...withDetails, call])),
+      false,
+      "https://openrouter.ai/api/v1",
+    );
+    expect(viaOpenRouter.messages[1]).toMatchObject({ content: null, reasoning_details: [{ type: "reasoning.encrypted", data: "x" }] });
+    const groqGptOss = toServerRequest(request("openai/gpt-oss-20b", turn([thinking[0]!, call])), false, "https://api.groq.com/openai/v1");
+    expect(groqGptOss.messages[1]).toMatchObject({ reasoning: "I should call get_time." });
+    expect(groqGptOss.messages[1]).not.toHaveProperty("reasoning_content");
+    const deepseek = toServerRequest(request("deepseek-chat", turn([call])), false, "https://api.deepseek.com");
+    expect(deepseek.messages[1]).toMatchObject({ reasoning_content: "" });
   });
 
   it("sends reasoning_content only with tool calls, reasoning_details as received, nothing to gpt-oss", () => {
@@ -129,6 +233,9 @@ describe("what each server gets back of its reasoning", () => {
         ],
       },
     ]);
-    expect(toServerRequest(request("gpt-oss:20b", history), false).messages[3]).toEqual({ role: "assistant", content: "6" });
+    expect(toServerRequest(request("gpt-oss:20b", history), false, "http://localhost:11434").messages[3]).toEqual({
+      role: "assistant",
+      content: "6",
+    });
   });
 });

@@ -26,8 +26,15 @@ function isObject(v: unknown): v is Json {
 }
 
 /** Why the real API would refuse this request, or null. */
-export function requestProblem(dialect: Dialect, body: unknown): string | null {
+export function requestProblem(dialect: Dialect, body: unknown, server?: string): string | null {
   if (!isObject(body)) return "the body is not a JSON object";
+  if (server === "groq") {
+    // Groq answers 400 to a field it does not take on an assistant message.
+    const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
+    const m = messages.findIndex((message) => message.role === "assistant" && "reasoning_content" in message);
+    if (m >= 0)
+      return `'messages.${m}' : for 'role:assistant' the following must be satisfied[('messages.${m}' : property 'reasoning_content' is unsupported)]`;
+  }
   return dialect === "anthropic" ? anthropicProblem(body) : openAiProblem(body);
 }
 

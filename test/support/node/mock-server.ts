@@ -574,6 +574,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     } catch {
       return sendJson(res, 400, { error: "malformed path" });
     }
+    // A leading `groq` stands for Groq's server, with its rules (a gateway's URL names it so too).
+    const server = segments[0] === "groq" && segments[1] === "v1" ? segments.shift() : undefined;
     const [first, second, third, fourth, ...rest] = segments;
 
     if (method === "GET" && servePage(res, segments, url.searchParams)) return;
@@ -605,7 +607,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         return sendJson(res, 400, dialect === "openai" ? openAiError(400) : anthropicError(400));
       const state = stateOf(model);
       state.model.requests.push(record);
-      const problem = requestProblem(dialect, record.body);
+      const problem = requestProblem(dialect, record.body, server);
       if (problem) {
         const error = dialect === "openai" ? openAiError(400) : anthropicError(400);
         (error as { error: { message: string } }).error.message = problem;

@@ -159,7 +159,6 @@ export class SessionEngine {
     const run = this.store.run();
     return run.generation === generation && run.status === "running";
   }
-
   // ---- run state ---------------------------------------------------------------------
 
   /**
@@ -174,6 +173,7 @@ export class SessionEngine {
       const after: RunState = { ...before, ...patch, revision: before.revision + 1, updated_at: this.nowIso() };
       const statusChanged = after.status !== before.status || after.stop_reason !== before.stop_reason;
       if (statusChanged) after.urgent_revision = after.revision;
+      if (after.generation !== before.generation) this.events.dropDrafts(after.updated_at); // nothing of the old one will be saved
       // The next unit's queue time counts from the moment the run could go on.
       if (after.status === "running" && before.status !== "running") after.ready_at = Date.now();
       // A run's trace ends with the run (or when the next run replaces it): its root span is written now.

@@ -8,7 +8,7 @@ import type { Config } from "../../../config";
 import type { RunState, SessionStore, StoredSession } from "../store/store";
 import type { Toolbox } from "../tools/registry";
 import type { DiscoveredTool } from "../tools/mcp/plan";
-import type { DeltaData, DeltaResetData, EmittedEvent, EventData } from "../events/frames";
+import type { DeltaData, EmittedEvent, EventData } from "../events/frames";
 import type { EventLog } from "../events/event-log";
 import type { StreamHub } from "../events/streams";
 import { addUsage, type StopReason, type ToolCall, type Usage } from "../../../session-config/types";
@@ -61,7 +61,7 @@ export interface UnitHost extends UnitWriter {
   readonly config: Config;
   readonly env: Cloudflare.Env;
   readonly inflight: Pick<InflightCalls, "begin" | "end">;
-  readonly events: Pick<EventLog, "delta" | "deltaReset"> & { readonly streams: Pick<StreamHub, "watchedWithin"> };
+  readonly events: Pick<EventLog, "delta" | "dropDrafts"> & { readonly streams: Pick<StreamHub, "watchedWithin"> };
   session(): StoredSession | undefined;
   isCurrent(generation: number): boolean;
   transaction<T>(fn: () => T): T;
@@ -90,8 +90,6 @@ export interface StepScope {
   nowIso(): string;
   /** Sends streamed text to the watchers while the unit is current; a stale unit's goes nowhere. */
   streamText(delta: DeltaData): void;
-  /** Tells the watchers to drop the streamed text of a failed call, while the unit is current. */
-  resetText(reset: DeltaResetData): void;
   /** Whether a stream of the session is open, or was within the last `ms`. */
   watchedWithin(ms: number): boolean;
   /** Makes the writes so far durable; throws `StaleUnit` when the unit went stale meanwhile. */
@@ -175,8 +173,9 @@ export class UnitScope implements StepScope {
     if (this.current) this.#engine.events.delta(delta, this.#engine.nowIso());
   }
 
-  resetText(reset: DeltaResetData): void {
-    if (this.current) this.#engine.events.deltaReset(reset, this.#engine.nowIso());
+  /** A current unit that ends without saving its answer drops the drafts it streamed (a stale one's went when the generation moved). */
+  dropDrafts(): void {
+    if (this.current) this.#engine.events.dropDrafts(this.#engine.nowIso());
   }
 
   watchedWithin(ms: number): boolean {

@@ -29,6 +29,8 @@ export class EventLog {
   #pending: EventFrame[] | null = null;
   /** The open transaction's events, written as one row before it commits; null until its first. */
   #batch: { firstId: number; events: BatchedEvent[] } | null = null;
+  /** The blocks drafted by deltas since the last assistant message or reset: what a reset must name. */
+  readonly #drafted = new Set<number>();
 
   constructor(
     private readonly store: SessionStore,
@@ -72,6 +74,7 @@ export class EventLog {
       this.#store([row], id);
     }
     const frame: EventFrame = { id, type: event.type, data: frameData(event), created_at: now };
+    if (event.type === "message" && event.data.role === "assistant") this.#drafted.clear();
     if (this.#pending !== null) this.#pending.push(frame);
     else this.#deliver([frame]);
     return frame;
@@ -100,13 +103,21 @@ export class EventLog {
    * the cancel or pause did.
    */
   delta(data: DeltaData, now: string): void {
+    this.#drafted.add(data.index);
     const frame: EventFrame = { type: "delta", data, created_at: now };
     if (this.#pending !== null) this.#pending.push(frame);
     else this.#deliver([frame]);
   }
 
-  /** Tells the active streams to drop the draft of a failed model call; like a delta, never stored. */
-  deltaReset(data: DeltaResetData, now: string): void {
+  /**
+   * Tells the active streams to drop every draft not yet saved, when a model call ended without
+   * saving its answer (any failure, retried or not) or the run's generation moved on (pause,
+   * cancel, a new run); like a delta, never stored. Nothing is sent when nothing was drafted.
+   */
+  dropDrafts(now: string): void {
+    if (this.#drafted.size === 0) return;
+    const data: DeltaResetData = { indices: [...this.#drafted].sort((a, b) => a - b) };
+    this.#drafted.clear();
     const frame: EventFrame = { type: "delta_reset", data, created_at: now };
     if (this.#pending !== null) this.#pending.push(frame);
     else this.#deliver([frame]);

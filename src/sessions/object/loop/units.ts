@@ -42,6 +42,8 @@ export async function runUnit(host: UnitHost, unit: Runnable): Promise<void> {
   } catch (err) {
     outcome = err instanceof StaleUnit ? "discarded" : faulted(host, scope, unit.kind, err);
   }
+  // However a model unit ended, a draft it streamed and did not save goes (none once its answer is saved).
+  if (unit.kind === "model") scope.dropDrafts();
   recordStep(scope, unit.kind, before, startedAt, outcome, previousEnd);
   if (outcome === "retry" || outcome === "error") logRetry(host, unit.kind, outcome, Date.now() - startedAt);
 }

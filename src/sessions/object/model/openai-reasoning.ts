@@ -46,35 +46,30 @@ export function contentPieces(content: unknown): ProsePiece[] {
   return pieces;
 }
 
-/** The text fields of a `reasoning_details` item that stream in pieces. */
-const DETAIL_TEXT_FIELDS = ["text", "summary", "data"] as const;
-
 /**
- * OpenRouter's `reasoning_details` as received over a stream: pieces of one item share its
- * `index` and `type`; their text fields are joined and their other fields take the last value
- * given (a signature comes with the last piece). Items without an `index` are kept as they came.
+ * OpenRouter's `reasoning_details` as received over a stream: consecutive pieces of one
+ * `reasoning.text` item share its `index`; their `text` is joined and their other fields take
+ * the last value given (a signature comes with the last piece). Every other item (encrypted
+ * data, summaries) is kept as it came: joining two signatures would corrupt both.
  */
 export class ReasoningDetails {
   readonly #items: ReasoningDetail[] = [];
-  readonly #byIndex = new Map<number, ReasoningDetail>();
 
   add(details: unknown): void {
     if (!Array.isArray(details)) return;
     for (const detail of details) {
       if (detail === null || typeof detail !== "object" || Array.isArray(detail)) continue;
       const item = detail as ReasoningDetail;
-      const index = typeof item.index === "number" ? item.index : null;
-      const known = index === null ? undefined : this.#byIndex.get(index);
-      if (!known || known.type !== item.type) {
-        const copy = { ...item };
-        this.#items.push(copy);
-        if (index !== null) this.#byIndex.set(index, copy);
+      const last = this.#items.at(-1);
+      const joins =
+        item.type === "reasoning.text" && last?.type === "reasoning.text" && typeof item.index === "number" && last.index === item.index;
+      if (!joins) {
+        this.#items.push({ ...item });
         continue;
       }
       for (const [field, value] of Object.entries(item)) {
-        const text = (DETAIL_TEXT_FIELDS as readonly string[]).includes(field);
-        if (text && typeof value === "string" && typeof known[field] === "string") known[field] += value;
-        else if (value !== null && value !== undefined) known[field] = value;
+        if (field === "text" && typeof value === "string" && typeof last.text === "string") last.text += value;
+        else if (value !== null && value !== undefined) last[field] = value;
       }
     }
   }
@@ -95,22 +90,24 @@ export class ReasoningDetails {
 /** What an assistant message of a request carries of its turn's reasoning. */
 export interface ReasoningFields {
   reasoning_content?: string;
+  reasoning?: string;
   reasoning_details?: ReasoningDetail[];
 }
 
 /**
- * The reasoning fields of an assistant message, as the server wants them back: DeepSeek's
- * `reasoning_content` only on a message with tool calls (it refuses the next request without it
- * inside a tool loop); OpenRouter's `reasoning_details` with the tool calls they came with.
- * Mistral's thinking goes into `content` instead (`assistantContent`); gpt-oss gets nothing.
+ * The reasoning fields of an assistant message, as the server wants them back (`ReasoningReplay`),
+ * only on a message with tool calls: details as received, to the server that gave them; else
+ * `reasoning_content`, DeepSeek's even when empty. Mistral's thinking goes into `content` instead
+ * (`thinkingChunks`); gpt-oss on Groq gets `reasoning`; other models on Groq, and gpt-oss elsewhere, nothing.
  */
 export function reasoningFields(thinking: readonly ThinkingBlock[], hasCalls: boolean, replay: ReasoningReplay): ReasoningFields {
-  if (!hasCalls || replay === "none" || thinking.length === 0) return {};
+  if (!hasCalls || replay === "none" || replay === "thinking_chunks") return {};
   const details = thinking.flatMap((block) => block.reasoning_details ?? []);
   if (details.length) return { reasoning_details: details };
-  if (replay !== "reasoning_content") return {};
+  if (replay === "reasoning_details") return {};
   const text = thinking.map((block) => block.thinking).join("");
-  return text !== "" ? { reasoning_content: text } : {};
+  if (replay === "reasoning") return text !== "" ? { reasoning: text } : {};
+  return text !== "" || replay === "reasoning_content_always" ? { reasoning_content: text } : {};
 }
 
 /** Mistral's assistant content with its reasoning: thinking and text chunks in the order the turn holds them. */

@@ -97,6 +97,9 @@ export class ChatStream {
     if (!Array.isArray(details) || details.length === 0) return;
     const before = this.#details.text();
     this.#details.add(details);
+    // The details' block takes its place now, even when they hold nothing readable (encrypted
+    // only): the saved content keeps arrival order, so no streamed index moves.
+    if (this.#details.items.length && !this.#order.includes("reasoning")) this.#order.push("reasoning");
     if (!this.#reasoningText) this.#piece("reasoning", this.#details.text().slice(before.length));
   }
 
@@ -112,6 +115,10 @@ export class ChatStream {
 
   result(newId: () => string): ModelResponse {
     if (this.#finishReason === null) throw new ModelError("the model's stream ended before the answer did", true, 200);
+    // A legacy `function_call` is the call only of an answer without `tool_calls`, and only with a
+    // name: beside them it is a server's empty stub or a mirror of a real call (never run twice).
+    const legacy = this.#calls.get(LEGACY_CALL);
+    if (legacy && (this.#calls.size > 1 || legacy.name === "")) this.#calls.delete(LEGACY_CALL);
     const calls = [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
     const parts = { ...this.#parts, order: this.#order, details: this.#details.items };
     return {

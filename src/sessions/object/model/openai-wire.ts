@@ -56,16 +56,17 @@ export const TOOL_ERROR_PREFIX = "Error: ";
 const TOOL_CALL_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 /**
- * The request for the server of `request.model`, in its dialect: Mistral's reasoning models get
- * their earlier reasoning back as content chunks; every other server, plain Chat Completions.
+ * The request for the server at `baseUrl`, in its dialect (the catalog's `reasoningReplayFor`):
+ * Mistral's API gets earlier reasoning back as content chunks; every other server, plain Chat
+ * Completions with the reasoning fields it takes.
  */
-export function toServerRequest(request: ModelRequest, stream: boolean) {
-  const replay = reasoningReplayFor(request.model);
+export function toServerRequest(request: ModelRequest, stream: boolean, baseUrl: string) {
+  const replay = reasoningReplayFor(baseUrl, request.model);
   if (replay !== "thinking_chunks") return toChatRequest(request, stream, replay);
-  return { ...toChatRequest(request, stream, "none"), messages: toMistralMessages(request) };
+  return { ...toChatRequest(request, stream, replay), messages: toMistralMessages(request) };
 }
 
-export function toChatRequest(request: ModelRequest, stream: boolean, replay: ReasoningReplay = reasoningReplayFor(request.model)) {
+export function toChatRequest(request: ModelRequest, stream: boolean, replay: ReasoningReplay = reasoningReplayFor("", request.model)) {
   const effort = chatReasoningEffort(request.reasoning);
   return {
     model: request.model,
@@ -171,8 +172,8 @@ export function wholeParts(reasoning: string, text: string, refusal: string, det
  */
 export function toContent(parts: ChatParts, calls: readonly ChatCallParts[], newId: () => string): ContentBlock[] {
   const details = parts.details?.length ? { reasoning_details: [...parts.details] } : {};
-  // Encrypted details alone still need a block to ride on, first, where reasoning goes.
-  const order = details.reasoning_details && !parts.order.includes("reasoning") ? (["reasoning", ...parts.order] as const) : parts.order;
+  // Encrypted details alone still need a block to ride on: after the prose, so no streamed index moves.
+  const order = details.reasoning_details && !parts.order.includes("reasoning") ? ([...parts.order, "reasoning"] as const) : parts.order;
   const content: ContentBlock[] = order.map((part): ContentBlock =>
     part === "reasoning"
       ? ({ type: "thinking", thinking: parts.reasoning, ...details } satisfies ThinkingBlock)

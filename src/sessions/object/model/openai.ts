@@ -39,7 +39,7 @@ export function openAiProvider(options: OpenAiOptions): ModelProvider {
             authorization: `Bearer ${options.apiKey}`,
             ...(request.traceparent ? { traceparent: request.traceparent } : {}),
           },
-          body: JSON.stringify(toServerRequest(request, onText !== undefined)),
+          body: JSON.stringify(toServerRequest(request, onText !== undefined, options.baseUrl)),
           signal,
         });
       } catch (err) {
@@ -113,8 +113,12 @@ function fromJson(raw: string): ModelResponse {
     details.items,
   );
   const listed = Array.isArray(message.tool_calls) ? message.tool_calls : [];
-  // A legacy `function_call` (no id) is read as one more tool call.
-  const legacy = message.function_call && typeof message.function_call === "object" ? [{ function: message.function_call }] : [];
+  // A legacy `function_call` (no id) is the call only of an answer without `tool_calls`: beside
+  // them it is a server's empty stub or a mirror of a real call, which must not run twice.
+  const legacy =
+    listed.length === 0 && typeof message.function_call?.name === "string" && message.function_call.name !== ""
+      ? [{ function: message.function_call }]
+      : [];
   const calls = [...listed, ...legacy].map((call: { id?: unknown; function?: { name?: unknown; arguments?: unknown } }) => ({
     id: typeof call?.id === "string" ? call.id : null,
     name: typeof call?.function?.name === "string" ? call.function.name : "",

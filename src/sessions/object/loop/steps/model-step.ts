@@ -63,14 +63,8 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
   const called = await callModel(scope, (signal) =>
     provider.complete(request, signal, streamAnswer(scope, session, maxTokens) ? shown : undefined),
   );
-  // The call failed after some of its text went out: watchers drop that draft before a retry writes anew.
-  const dropDraft = () => {
-    if (streamed.size > 0) scope.resetText({ indices: [...streamed.keys()].sort((a, b) => a - b) });
-  };
-  if (!called.ok) {
-    dropDraft();
-    return called.outcome;
-  }
+  // A failed call's draft is dropped by `runUnit`, for every way a model unit ends unsaved.
+  if (!called.ok) return called.outcome;
   const response = called.response;
 
   const ending = answerEnding(response.stopReason);
@@ -108,8 +102,6 @@ export async function runModelStep(scope: StepScope, maxTokens: number): Promise
   const problem = ending.kind === "fail" ? unknownStopError(response.providerStopReason ?? null) : toolUseProblem(scope, toolUses);
   // Judged once, before any is saved: the decision fixes each call's first status.
   const policies = problem ? new Map<string, ToolCallPolicy>() : await judgeCalls(scope, toolUses);
-  // An answer that is not saved leaves no draft behind either.
-  if (problem) dropDraft();
   let outcome: UnitOutcome = "ok";
   // A stale answer is discarded, never saved; the provider served it all the same.
   scope.commit((w) => {
