@@ -6,10 +6,13 @@
  * the agents: two versions compared, its endpoints in each protocol with a snippet copied, an alias
  * set from the keyboard, a session started from a version, an archival, and a reader who is offered no changes; the memory: namespaces drilled
  * down, a search within one, an item's versions, a deletion from the keyboard, and a reader; the
- * tenant's usage charted per day by model, with its breakdown tables.
+ * tenant's usage charted per day by model, with its breakdown tables; a recorded web-search answer's
+ * sources under it, in the console and on a `useChat` page.
  * Every page is checked for Content-Security-Policy violations and script errors; screenshots
  * of the main views go to test-results/console/.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiClient } from "./support/api-client";
@@ -18,6 +21,7 @@ import type { ModelStep } from "./support/mock-process";
 import { say, waitForFinal, waitForStatus } from "./support/scenario";
 import { type SharedStack, sharedStack, uniqueName } from "./support/stack";
 import { type Identity, tokenMinter } from "./support/tokens";
+import { serveUseChatPage } from "./support/use-chat-server";
 import { waitFor } from "./support/wait";
 
 /** A browser step: the console polls every 2 s and the stream is immediate, so this is slack for a loaded machine. */
@@ -30,6 +34,26 @@ const SHORT_TOKEN_SECONDS = 8;
 /** A model answer that asks for the time, with an input `get_time` accepts. */
 function askTime(id: string): ModelStep {
   return { reply: { content: [{ type: "tool_use", id, name: "get_time", input: {} }] } };
+}
+
+/** A real Anthropic answer that searched the web and cites four pages (test/fixtures/provider-streams/README.md). */
+const WEB_SEARCH_SSE = readFileSync(join(import.meta.dirname, "../fixtures/provider-streams/anthropic/web-search-citations.sse"), "utf8");
+
+/** The pages a recorded stream cites, read straight from its `citations_delta` events: each URL once, first title, in order. */
+function citedPages(sse: string): [title: string, url: string][] {
+  const pages = new Map<string, string>();
+  for (const line of sse.split("\n")) {
+    if (!line.startsWith("data: ")) continue;
+    const event = JSON.parse(line.slice(6)) as { delta?: { type: string; citation?: { url: string; title: string } } };
+    const citation = event.delta?.type === "citations_delta" ? event.delta.citation : undefined;
+    if (citation && !pages.has(citation.url)) pages.set(citation.url, citation.title);
+  }
+  return [...pages].map(([url, title]) => [title, url]);
+}
+
+/** `[text, href]` of each link under `selector`, in order. */
+function linksOf(page: Page, selector: string): Promise<[string, string][]> {
+  return page.locator(`${selector} a`).evaluateAll((links) => links.map((a) => [a.textContent ?? "", a.getAttribute("href") ?? ""]));
 }
 
 /** Presses Tab until the focused element is the button or link named `name` (a bounded number of times). */
@@ -223,6 +247,48 @@ describe("the console in Chromium", () => {
     await statusOf(page).filter({ hasText: "done" }).waitFor({ timeout: RUN_TIMEOUT_MS });
     await page.locator(".message-assistant .text", { hasText: "It is 21 degrees." }).waitFor({ timeout: UI_TIMEOUT_MS });
     expect(await admin.toolCalls(session.id)).toMatchObject([{ id: "toolu_temp", status: "done", output: "21 °C", is_error: false }]);
+    expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
+  });
+
+  it("shows a recorded web-search answer's sources under it on a useChat page and in the console", async () => {
+    const expected = citedPages(WEB_SEARCH_SSE);
+    expect(expected).toHaveLength(4);
+    expect(expected[0]![1]).toBe("https://www.apple.com/newsroom/2025/09/the-all-new-apple-ginza-opens-this-friday-september-26-in-tokyo/");
+    // A tenant of its own, so its one session is the chat's; named like a catalog model that has web search.
+    const searchTenant = uniqueName("sources");
+    const token = await mint({ tenantId: searchTenant, subject: "ops-erin", scopes: ADMIN_SCOPES });
+    const owner = await stack.client(searchTenant, "ops-erin", ADMIN_SCOPES);
+    const model = stack.mock.model(uniqueName("claude-sonnet-4-search"));
+    await model.script({ raw: { body: WEB_SEARCH_SSE } });
+    const agent = await owner.expect<{ id: string }>(201, "POST", "/v1/agents", {
+      name: uniqueName("news"),
+      model: model.key,
+      tools: [{ type: "provider", name: "web_search", max_uses: 3 }],
+    });
+
+    const server = await serveUseChatPage(stack.platform.url);
+    try {
+      const chat = await open();
+      const query = new URLSearchParams({ api: `/v1/agents/${agent.id}/chat`, token, chat: uniqueName("chat") });
+      await chat.page.goto(`${server.url}/?${query}`);
+      await chat.page.fill("input[name=draft]", "What is in the tech news today?");
+      await chat.page.press("input[name=draft]", "Enter");
+      await chat.page.locator("main[data-status=ready] .assistant .sources li").first().waitFor({ timeout: RUN_TIMEOUT_MS });
+      expect(await linksOf(chat.page, ".assistant .sources")).toEqual(expected);
+      await chat.page.locator(".assistant .sources").scrollIntoViewIfNeeded();
+      await screenshot(chat.page, "chat-sources");
+    } finally {
+      await server.close();
+    }
+
+    const [session] = (await owner.expect<{ data: { id: string }[] }>(200, "GET", "/v1/sessions")).data;
+    const { page, ...watched } = await signIn(token, DESKTOP, `#/sessions/${session!.id}`);
+    await statusOf(page).filter({ hasText: "done" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    const sources = page.locator(".message-assistant .sources");
+    await sources.getByRole("heading", { name: "Sources" }).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await linksOf(page, ".message-assistant .sources")).toEqual(expected);
+    await sources.scrollIntoViewIfNeeded();
+    await screenshot(page, "console-sources");
     expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
   });
 

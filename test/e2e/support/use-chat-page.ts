@@ -1,6 +1,7 @@
 /**
  * A `useChat` page (React and `@ai-sdk/react`, unchanged), bundled for Chromium by
- * `serveUseChatPage`: it sends what is typed, shows text and tool parts, and approves a call.
+ * `serveUseChatPage`: it sends what is typed, shows text and tool parts and the pages an answer
+ * cites (its `source-url` parts, listed under it), and approves a call.
  * Opened (or reloaded), it first asks the chat's history route and hands the conversation to
  * `useChat({ messages })`. Its settings come from the URL: `?api=…&token=…&chat=…`.
  */
@@ -21,6 +22,17 @@ async function history(): Promise<UIMessage[]> {
   if (res.status === 404) return [];
   if (!res.ok) throw new Error(`history: ${res.status}`);
   return ((await res.json()) as { messages: UIMessage[] }).messages;
+}
+
+/** The pages the answer cites, under it, as a reader needs them to check it; none, nothing. */
+function sources(message: UIMessage) {
+  const pages = message.parts.filter((part) => part.type === "source-url");
+  if (pages.length === 0) return null;
+  return h(
+    "ol",
+    { key: "sources", className: "sources" },
+    pages.map((part) => h("li", { key: part.sourceId }, h("a", { href: part.url }, part.title ?? part.url))),
+  );
 }
 
 function Page({ restored }: { restored: UIMessage[] }) {
@@ -53,6 +65,7 @@ function Page({ restored }: { restored: UIMessage[] }) {
           const approval = part.approval?.approved === undefined ? "" : part.approval.approved ? " (approved)" : " (denied)";
           return h("p", { key: i, className: "tool" }, `${part.toolName}: ${part.state}${approval}`);
         }),
+        sources(message),
       ),
     ),
     error ? h("p", { role: "alert" }, error.message) : null,
