@@ -9,8 +9,19 @@ import type { SessionClient } from "../sessions/client";
 import { followEvents, latestEventId, type FollowOptions } from "../sessions/follow";
 import type { StatusData } from "../sessions/object/events/frames";
 import { waitingCalls } from "../sessions/waiting-calls";
-import type { Message, Session } from "../session-config/types";
-import { answerArtifacts, answerText, inputHistory, isFinalState, newTask, taskIdOf, taskState, taskStatus, type TaskRef } from "./tasks";
+import type { ContentBlock, Message, Session } from "../session-config/types";
+import {
+  answerArtifacts,
+  answerText,
+  citingBlocks,
+  inputHistory,
+  isFinalState,
+  newTask,
+  taskIdOf,
+  taskState,
+  taskStatus,
+  type TaskRef,
+} from "./tasks";
 
 /** Messages read per call to the session object. */
 const PAGE = 200;
@@ -21,6 +32,8 @@ export interface RunRead {
   input: Message;
   /** The run's last answer text; null while it has none. */
   answer: string | null;
+  /** The run's answer blocks that cite a source (their sources go with the answer). */
+  citing: ContentBlock[];
   /** Whether a later input started another run after this one. */
   superseded: boolean;
 }
@@ -34,11 +47,12 @@ export async function readRun(client: SessionClient, inputSeq: number): Promise<
     for (const message of page.data) {
       if (run === null) {
         if (message.seq !== inputSeq || !isInputMessage(message)) return null;
-        run = { input: message, answer: null, superseded: false };
+        run = { input: message, answer: null, citing: [], superseded: false };
         continue;
       }
       if (isInputMessage(message)) return { ...run, superseded: true };
       run.answer = answerText(message) ?? run.answer;
+      run.citing.push(...citingBlocks(message));
     }
     if (page.next_cursor === null || page.data.length === 0) break;
     after = page.data[page.data.length - 1]!.seq;
@@ -88,7 +102,8 @@ export async function readTask(
     ? await supersededState(client, follow, ref.inputSeq)
     : { state: taskState(session.status), error: session.error };
   const waiting = state === TaskState.TASK_STATE_INPUT_REQUIRED ? await waitingCalls(client) : [];
-  const artifacts = state === TaskState.TASK_STATE_COMPLETED ? answerArtifacts(run.answer, run.superseded ? null : session.output) : [];
+  const artifacts =
+    state === TaskState.TASK_STATE_COMPLETED ? answerArtifacts(run.answer, run.superseded ? null : session.output, run.citing) : [];
   const status = taskStatus(
     { contextId: ref.contextId, taskId },
     state,

@@ -6,7 +6,8 @@ import { Role, TaskState } from "@a2a-js/sdk";
 import type { Artifact, Message as A2aMessage, Part, Task, TaskStatus } from "@a2a-js/sdk";
 import { MAX_CHAT_ID_CHARS } from "../chat/request";
 import type { SessionStatus } from "../session-config/statuses";
-import type { Message, ToolCallStatus } from "../session-config/types";
+import type { ContentBlock, Message, ToolCallStatus } from "../session-config/types";
+import { citedSources, type Source } from "../chat/ui-sources";
 
 /**
  * A task id names one run of a context: `<seq>.<context id>`, `seq` being the sequence number of
@@ -114,16 +115,22 @@ function describeWaiting(calls: readonly WaitingCall[]): string {
   return `The run waits for ${what.join(", ")}. Answer with a DataPart { tool_call_id, approved, reason? } or { tool_call_id, output }.`;
 }
 
-/** The answer as a text artifact, and the structured output (when the run produced one) as a data artifact. */
-export function answerArtifacts(answer: string | null, output: unknown): Artifact[] {
+/**
+ * The answer as a text artifact, and the structured output (when the run produced one) as a data
+ * artifact. The pages and documents the run's answers cite go in the answer artifact's
+ * `metadata.sources` (`{ kind: "url", url, title }` or `{ kind: "document", title }`), each once:
+ * metadata, so a client that knows nothing of them still reads the answer as plain text.
+ */
+export function answerArtifacts(answer: string | null, output: unknown, cited: readonly ContentBlock[] = []): Artifact[] {
   const artifacts: Artifact[] = [];
+  const sources: Source[] = citedSources(cited);
   if (answer !== null && answer !== "")
     artifacts.push({
       artifactId: "answer",
       name: "answer",
       description: "",
       parts: [textPart(answer)],
-      metadata: undefined,
+      metadata: sources.length > 0 ? { sources } : undefined,
       extensions: [],
     });
   if (output !== null && output !== undefined)
@@ -143,6 +150,12 @@ export function answerText(message: Pick<Message, "role" | "content">): string |
   if (message.role !== "assistant") return null;
   const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
   return text === "" ? null : text;
+}
+
+/** The text blocks of an answer that cite a source, kept while a run is read so its artifact can list them. */
+export function citingBlocks(message: Pick<Message, "role" | "content">): ContentBlock[] {
+  if (message.role !== "assistant") return [];
+  return message.content.filter((block) => block.type === "text" && (block.citations?.length ?? 0) > 0);
 }
 
 /** A person's input message as the user message of a task's history. */

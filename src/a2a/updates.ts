@@ -11,8 +11,19 @@ import type { SessionClient } from "../sessions/client";
 import { followEvents } from "../sessions/follow";
 import { waitingCalls, waitsForAnswer } from "../sessions/waiting-calls";
 import type { StatusData, ToolCallEventData } from "../sessions/object/events/frames";
-import type { Message } from "../session-config/types";
-import { answerArtifacts, answerText, endsStream, inputHistory, newTask, taskIdOf, taskState, taskStatus, type WaitingCall } from "./tasks";
+import type { ContentBlock, Message } from "../session-config/types";
+import {
+  answerArtifacts,
+  answerText,
+  citingBlocks,
+  endsStream,
+  inputHistory,
+  newTask,
+  taskIdOf,
+  taskState,
+  taskStatus,
+  type WaitingCall,
+} from "./tasks";
 
 export interface UpdateSource {
   client: SessionClient;
@@ -37,6 +48,7 @@ export async function* taskUpdates(source: UpdateSource, output: () => Promise<u
   let taskId = source.inputSeq !== null && source.cursor > 0 ? taskIdOf(contextId, source.inputSeq) : null;
   let state: TaskState | null = source.state ?? null;
   let answer: string | null = null;
+  const citing: ContentBlock[] = [];
   const waiting = new Map<string, WaitingCall>();
   // Past the log's start, calls that began waiting before the cursor are not in what follows.
   if (source.cursor > 0) for (const call of await waitingCalls(source.client)) waiting.set(call.id, call);
@@ -56,7 +68,10 @@ export async function* taskUpdates(source: UpdateSource, output: () => Promise<u
         state = TaskState.TASK_STATE_WORKING;
         const status = taskStatus({ contextId, taskId }, state, { waiting: [], error: null }, frame.created_at);
         yield { payload: { $case: "task", value: newTask(contextId, taskId, status, [], [inputHistory(contextId, taskId, message)]) } };
-      } else if (taskId !== null) answer = answerText(message) ?? answer;
+      } else if (taskId !== null) {
+        answer = answerText(message) ?? answer;
+        citing.push(...citingBlocks(message));
+      }
       continue;
     }
     if (taskId === null) continue;
@@ -72,7 +87,7 @@ export async function* taskUpdates(source: UpdateSource, output: () => Promise<u
       const ref = { contextId, taskId };
       if (next === TaskState.TASK_STATE_COMPLETED) {
         // Followed from the present (never replayed from the log's start), this end is the newest run's: the session's output is its.
-        for (const artifact of answerArtifacts(answer, await output()))
+        for (const artifact of answerArtifacts(answer, await output(), citing))
           yield { payload: { $case: "artifactUpdate", value: { ...ref, artifact, append: false, lastChunk: true, metadata: undefined } } };
       }
       const status = taskStatus(ref, next, { waiting: [...waiting.values()], error: data.error }, frame.created_at);

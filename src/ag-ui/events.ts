@@ -8,6 +8,7 @@
  */
 import { type BaseEvent, EventType, type Interrupt } from "@ag-ui/core";
 import { TURN_ENDING_STATUSES } from "../chat/ui-chunks";
+import { citedSources } from "../chat/ui-sources";
 import type { DeltaData, DeltaResetData, EventFrame, StatusData, ToolCallEventData } from "../sessions/object/events/frames";
 import type { ContentBlock, Message } from "../session-config/types";
 
@@ -178,6 +179,9 @@ export class AgUiRun {
       else if (block.type === "thinking") this.#finish(out, true, index, block.thinking);
     });
     out.push(...this.#closeOpen());
+    // AG-UI has no source event: the pages the answer cites follow its text as a CUSTOM `sources` event.
+    const sources = citedSources(blocks);
+    if (sources.length > 0) out.push({ type: EventType.CUSTOM, name: "sources", value: { messageId: parent ?? null, sources } });
     for (const block of blocks) {
       if (block.type !== "tool_use") continue;
       this.#names.set(block.id, block.name);

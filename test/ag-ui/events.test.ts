@@ -116,6 +116,35 @@ describe("AgUiRun", () => {
     ]);
   });
 
+  it("follows an answer that cites pages with a CUSTOM sources event naming its message, each page once", async () => {
+    const cite = (url: string) => ({ type: "web_search_result_location", url, title: url, cited_text: "…", encrypted_index: "x" });
+    const events = await accepted(
+      translate([
+        assistant(
+          { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "q" } },
+          { type: "text", text: "A.", citations: [cite("https://a.example/"), cite("https://b.example/")] },
+          { type: "text", text: "B.", citations: [cite("https://a.example/")] },
+        ),
+        status("done", "end_turn"),
+      ]),
+    );
+    const custom = events.filter((event) => event.type === EventType.CUSTOM);
+    expect(custom).toEqual([
+      {
+        type: EventType.CUSTOM,
+        name: "sources",
+        value: {
+          messageId: "run-1-text-0-2",
+          sources: [
+            { kind: "url", url: "https://a.example/", title: "https://a.example/" },
+            { kind: "url", url: "https://b.example/", title: "https://b.example/" },
+          ],
+        },
+      },
+    ]);
+    expect(types(events).indexOf(EventType.CUSTOM)).toBeGreaterThan(types(events).lastIndexOf(EventType.TEXT_MESSAGE_END));
+  });
+
   it("shows a platform tool's call and result, attached to the step's text", async () => {
     const time = call("toolu_1", "get_time", { status: "done", output: "12:00" });
     const events = await accepted(
