@@ -199,6 +199,9 @@ function deferredStub(resolve: () => Promise<object>): object {
       get(_target, property) {
         // Not a promise: awaiting the stub itself must not wait for a call named `then`.
         if (property === "then" || typeof property !== "string") return undefined;
+        // The id and name are only known once placed: answering a function for them would fail far from here.
+        if (property === "id" || property === "name")
+          throw new TypeError(`a tenant's stub before its placement is known supports method calls only: ${property}`);
         return async (...args: unknown[]) => {
           stub ??= resolve().catch((error: unknown) => {
             stub = undefined;

@@ -120,6 +120,15 @@ describe("a tenant's stubs", () => {
     expect(await Promise.resolve(stub)).toBe(stub);
   });
 
+  it("refuse to be read as a stub's id or name before the placement is known, instead of answering a function", () => {
+    const stub = objects.tenantObjectStub(fakeEnv({}, []), "SESSION", "t-props", "s", new objects.Placements()) as unknown as Record<
+      string,
+      unknown
+    >;
+    expect(() => stub.id).toThrow(/method calls only/);
+    expect(() => stub.name).toThrow(/method calls only/);
+  });
+
   it("each reach their own binding and name, and the registry stays in the plain namespace", () => {
     // On this local runtime every stub is the plain namespace's (see residency.test.ts).
     const t = `place-${crypto.randomUUID()}`;
