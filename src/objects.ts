@@ -108,10 +108,10 @@ export function vaultStub(env: Cloudflare.Env, tenantId: string) {
 /**
  * How long this isolate trusts an answer of the registry. A tenant that holds data cannot change
  * its jurisdiction any more (the registry refuses), so its answer is kept long; a tenant that
- * holds nothing yet may still be given one, so its answer is kept only seconds.
+ * holds nothing yet may still be given one from another isolate, so its answer is not kept at all:
+ * kept, it would bind the tenant's first objects where the platform admin just said they must not be.
  */
 export const SETTLED_PLACEMENT_TTL_MS = 10 * 60_000;
-export const UNSETTLED_PLACEMENT_TTL_MS = 5_000;
 /** Tenants remembered at once; the oldest answer goes first past this. */
 export const MAX_KNOWN_PLACEMENTS = 10_000;
 
@@ -157,12 +157,12 @@ export class Placements {
     return pending;
   }
 
-  /** Remembers the registry's answer for the tenant (a change made in this isolate is noted at once). */
+  /** Remembers the registry's answer for the tenant, if settled (an unsettled one is asked for again each time). */
   note(tenantId: string, answer: Placement, now: number): void {
     this.#known.delete(tenantId);
+    if (!answer.settled) return;
     if (this.#known.size >= MAX_KNOWN_PLACEMENTS) this.#known.delete(this.#known.keys().next().value!);
-    const ttl = answer.settled ? SETTLED_PLACEMENT_TTL_MS : UNSETTLED_PLACEMENT_TTL_MS;
-    this.#known.set(tenantId, { jurisdiction: answer.jurisdiction, until: now + ttl });
+    this.#known.set(tenantId, { jurisdiction: answer.jurisdiction, until: now + SETTLED_PLACEMENT_TTL_MS });
   }
 
   /**
@@ -187,11 +187,6 @@ export class Placements {
 
 const PLACEMENTS = new Placements();
 
-/** Notes a change of the tenant's jurisdiction made in this isolate. */
-export function notePlacement(tenantId: string, answer: Placement, now: number): void {
-  PLACEMENTS.note(tenantId, answer, now);
-}
-
 /**
  * A stub whose methods wait for the real one: each call (`stub.method(...)`) resolves the stub
  * first, then calls it. Only method calls are offered, which is all src/ makes of a stub.
@@ -204,6 +199,9 @@ function deferredStub(resolve: () => Promise<object>): object {
       get(_target, property) {
         // Not a promise: awaiting the stub itself must not wait for a call named `then`.
         if (property === "then" || typeof property !== "string") return undefined;
+        // The id and name are only known once placed: answering a function for them would fail far from here.
+        if (property === "id" || property === "name")
+          throw new TypeError(`a tenant's stub before its placement is known supports method calls only: ${property}`);
         return async (...args: unknown[]) => {
           stub ??= resolve().catch((error: unknown) => {
             stub = undefined;

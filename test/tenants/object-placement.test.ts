@@ -78,17 +78,27 @@ describe("a tenant's stubs", () => {
     expect(await stubOf(fake, "VAULT", "t-fed", "v", placements).where()).toEqual({ binding: "VAULT", jurisdiction: "fedramp", name: "v" });
   });
 
-  it("keep a settled answer for minutes and an unsettled one for seconds", async () => {
+  it("keep a settled answer for minutes, and never one that may still change", async () => {
     const asked: string[] = [];
     const fake = fakeEnv({}, asked);
     const placements = new objects.Placements();
-    const past = Date.now() - objects.UNSETTLED_PLACEMENT_TTL_MS - 1;
-    placements.note("t-settled", { jurisdiction: "eu", settled: true }, past);
-    placements.note("t-new", { jurisdiction: "eu", settled: false }, past);
+    const now = Date.now();
+    placements.note("t-settled", { jurisdiction: "eu", settled: true }, now - objects.SETTLED_PLACEMENT_TTL_MS + 60_000);
+    placements.note("t-new", { jurisdiction: "eu", settled: false }, now);
     expect(await stubOf(fake, "TENANT_INDEX", "t-settled", "i", placements).where()).toMatchObject({ jurisdiction: "eu" });
-    // The unsettled answer ran out: the registry is asked again, and now says none.
+    // The unsettled answer was not kept: the registry is asked, and now says none.
     expect(await stubOf(fake, "TENANT_INDEX", "t-new", "i", placements).where()).toMatchObject({ jurisdiction: null });
     expect(asked).toEqual(["t-new"]);
+  });
+
+  it("reach a new tenant's objects in the jurisdiction a platform admin set from another isolate, from the next stub on", async () => {
+    // Remembering "none" for a tenant not yet listed would let this isolate bind its first objects outside the jurisdiction just set.
+    const registry: Record<string, objects.Placement> = {};
+    const fake = fakeEnv(registry, []);
+    const placements = new objects.Placements();
+    expect(await stubOf(fake, "TENANT_INDEX", "t-first", "i", placements).where()).toMatchObject({ jurisdiction: null });
+    registry["t-first"] = { jurisdiction: "eu", settled: false };
+    expect(await stubOf(fake, "TENANT_INDEX", "t-first", "i", placements).where()).toMatchObject({ jurisdiction: "eu" });
   });
 
   it("ask once for concurrent first calls, and again after a question that failed", async () => {
@@ -108,6 +118,15 @@ describe("a tenant's stubs", () => {
     const fake = fakeEnv({}, []);
     const stub = stubOf(fake, "VAULT", "t-await", "v", new objects.Placements());
     expect(await Promise.resolve(stub)).toBe(stub);
+  });
+
+  it("refuse to be read as a stub's id or name before the placement is known, instead of answering a function", () => {
+    const stub = objects.tenantObjectStub(fakeEnv({}, []), "SESSION", "t-props", "s", new objects.Placements()) as unknown as Record<
+      string,
+      unknown
+    >;
+    expect(() => stub.id).toThrow(/method calls only/);
+    expect(() => stub.name).toThrow(/method calls only/);
   });
 
   it("each reach their own binding and name, and the registry stays in the plain namespace", () => {

@@ -113,6 +113,21 @@ describe("a tenant's jurisdiction", () => {
   });
 });
 
+describe("a deleted tenant's jurisdiction", () => {
+  it("is kept once its deletion finishes, so its objects are still addressed where they were created", async () => {
+    // After deletion its objects are still read (the storage report that shows them erased, a late alarm): in eu, not elsewhere.
+    const registry = objects.tenantRegistryStub(env) as unknown as TenantRegistryRpc;
+    const tenantId = freshTenant("gone-eu");
+    const context = { actor: null, request_id: "req", client_request_id: null, client_ip: null };
+    expect(await registry.setJurisdiction(tenantId, "eu", 1000, context)).toMatchObject({ ok: true });
+    await registry.register(tenantId, 2000);
+    const started = await registry.beginDeletion(tenantId, 3000);
+    await registry.finishDeletion(tenantId, started.started_at, 4000);
+    expect(await registry.placement(tenantId)).toEqual({ jurisdiction: "eu", settled: true });
+    expect(await registry.setJurisdiction(tenantId, null, 5000, context)).toEqual({ ok: false, reason: "deleted" });
+  });
+});
+
 describe("TenantRegistry storage written before jurisdictions", () => {
   it("gets the placement table on wake: its tenants have none, and only an unlisted tenant may be given one", async () => {
     const id = env.TENANT_REGISTRY.idFromName(`registry-placement-${crypto.randomUUID()}`);

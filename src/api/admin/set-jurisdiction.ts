@@ -3,15 +3,7 @@
  * tenant holds data (docs/deploying.md, "Residency"); audited in the platform's log.
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import {
-  agentStoreStub,
-  memoryStoreStub,
-  notePlacement,
-  schedulerStub,
-  tenantIndexStub,
-  tenantRegistryStub,
-  vaultStub,
-} from "../../objects";
+import { agentStoreStub, memoryStoreStub, schedulerStub, tenantIndexStub, tenantRegistryStub, vaultStub } from "../../objects";
 import type { StorageFootprint } from "../../storage/object-storage";
 import { auditContext } from "../audit-context";
 import type { AppEnv } from "../context";
@@ -49,8 +41,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   // The registry checks again, with the change, in one transaction: a tenant listed meanwhile is refused.
   const change = await tenantRegistryStub(c.env).setJurisdiction(tenantId, jurisdiction, Date.now(), auditContext(c));
   if (!change.ok) throw new ApiError("conflict", change.reason === "deleted" ? "This tenant was deleted." : HOLDS_DATA);
-  // This isolate sees the change at once; others within their short memory of an unsettled tenant.
-  notePlacement(tenantId, { jurisdiction, settled: false }, Date.now());
+  // Every isolate sees the change at its next stub: a tenant not yet listed has its placement asked for each time (objects.ts).
   return c.json(await adminTenant(c.env, tenantId), 200);
 };
 
