@@ -28,7 +28,7 @@ const PAGE_TIMEOUT_MS = 120_000;
 const PAGES: Record<string, { run: number; notRun: number }> = {
   "README.md": { run: 2, notRun: 1 },
   "docs/quick-start.md": { run: 1, notRun: 2 },
-  "docs/agents.md": { run: 2, notRun: 0 },
+  "docs/agents.md": { run: 3, notRun: 0 },
   "docs/memory.md": { run: 3, notRun: 0 },
   "docs/subagents.md": { run: 1, notRun: 0 },
   "docs/chat.md": { run: 4, notRun: 2 },
@@ -185,11 +185,17 @@ describe("npm start", () => {
   });
 
   it("runs the agents page as written", async () => {
-    const [define, exported] = await runPage("docs/agents.md");
+    const [define, canary, exported] = await runPage("docs/agents.md");
     expect(define).toMatch(/"agent":\{"id":"agt_[\w-]+","version":1\}/);
     // The version PATCH made
     expect(define).toMatch(/^2$/m);
     expect(exported).toMatch(/^agt_[\w-]+ support-triage-copy$/m);
+    // The canary's sessions run version 2 until three of them failed its rule, then it is gone
+    expect(canary).toMatch(/^\{"id":"agt_[\w-]+","version":2,.*"canary":true\}$/m);
+    expect(canary).toMatch(/^\{\}$/m);
+    expect(canary).toMatch(
+      /"alias":"production","version":1,"canary_version":2,"reason":"min_score","runs":3,"failures":3,"failure_rate":1,"mean_score":0/,
+    );
   });
 
   it("runs the memory page as written", async () => {

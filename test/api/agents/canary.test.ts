@@ -13,7 +13,7 @@ import { freshTenant } from "../../support/tokens";
 import { eventually, registerEndpoint } from "../../notifications/helpers";
 import { tenantLog } from "../audit/helpers";
 import { backend, endUser } from "../end-users/helpers";
-import { caller, getJson, text, waitForStatus, type Caller } from "../sessions/helpers";
+import { caller, getJson, post, text, waitForStatus, type Caller } from "../sessions/helpers";
 import { type Agent, archive, createAgent, patchAgent } from "./helpers";
 
 function putAlias(who: Caller, agentId: string, body: unknown): Promise<Response> {
@@ -149,6 +149,30 @@ describe("canary aliases: online scoring and rollback", () => {
     });
     // Every new session runs the alias's own version again.
     for (let i = 0; i < 4; i++) expect((await startSession(who, { agent: `${agent.id}@production` })).agent!.version).toBe(1);
+  });
+});
+
+describe("canary aliases: every run's end counted", () => {
+  it("counts a run whose queued successor started in the transaction that ended it", async () => {
+    const who = await caller(freshTenant("canary-queued"), ["sessions:read", "sessions:write", "agents:write"]);
+    const [stable, canary] = [mockModel(uniqueKey("stable")), mockModel(uniqueKey("canary"))];
+    const agent = await twoVersions(who, stable.key, canary.key);
+    expect((await putAlias(who, agent.id, { version: 1, canary: { version: 2, percent: 99 } })).status).toBe(200);
+    for (let i = 0; i < 4; i++) await stable.script({ reply: { content: [text("from v1")] } });
+    await canary.script({ delay_ms: 700, reply: { content: [text("first")] } }, { reply: { content: [text("second")] } });
+    let session = await startSession(who, { agent: `${agent.id}@production`, input: "one" });
+    while (!session.agent!.canary) session = await startSession(who, { agent: `${agent.id}@production`, input: "one" });
+    await canary.waitForRequests(1);
+    // Queued while the first run goes: it starts the moment the first ends, before any report.
+    const queued = await post(who, `/v1/sessions/${session.id}/messages`, { input: "two", if_running: "enqueue" });
+    expect(queued.status).toBe(202);
+    await canary.waitForRequests(2);
+    await waitForStatus(who, session.id, ["done"]);
+    const counted = await eventually(async () => {
+      const now = await getJson<Agent>(who, `/v1/agents/${agent.id}`);
+      return (now.canaries.production?.runs ?? 0) >= 2 ? now : undefined;
+    }, "both runs counted");
+    expect(counted.canaries.production).toMatchObject({ runs: 2, failures: 0 });
   });
 });
 

@@ -237,13 +237,11 @@ export class SessionEngine {
     log("info", "run_started", { tenant_id: session.tenant_id, session_id: session.id, model: session.model });
   }
 
-  /**
-   * Ends the run with a final status. A message that waits in the queue (`if_running: enqueue`)
-   * then starts the next run at once, in the same transaction, so the session keeps its run slot.
-   */
+  /** Ends the run; a queued message (`if_running: enqueue`) starts the next at once, in the same transaction, keeping the run slot. */
   finishRun(status: "done" | "failed", stopReason: StopReason, error: string | null): void {
     this.transaction(() => {
       this.updateRun({ status, stop_reason: stopReason, error, attempts: 0, next_attempt_at: 0 });
+      this.family?.runEnded?.();
       const next = this.store.dequeueMessage();
       if (next) this.startRun(next.content, next.options);
     });

@@ -26,6 +26,8 @@ export interface FamilyHooks {
    * when nothing is owed now.
    */
   settle(fromAlarm: boolean): Promise<boolean> | false;
+  /** Inside the transaction that ends a run, before a queued message starts the next: what must be kept of the run that ended. */
+  runEnded?(): void;
 }
 
 /** What reconciling needs of the engine: the parts it reads to find what is due, and the run's cancel. */

@@ -30,6 +30,8 @@ export type { SubagentRow } from "./subagents";
 /** A child session: the revision of its state its parent last acknowledged. */
 const PARENT_TOLD_KEY = "parent_told_revision";
 const CANARY_TOLD_KEY = "canary_told_run";
+/** A canary session: the ended runs' facts still owed to the agent store, one key per run (zero-padded, so they list in order). */
+const CANARY_OWED_PREFIX = "canary_owed:";
 /** A root session: its tree's count. */
 const TREE_KEY = "tree";
 /** The credentials the current run has said it needs. */
@@ -207,6 +209,23 @@ export class SessionStore extends ConversationStore {
 
   putCanaryToldRun(run: number): void {
     this.storage.kv.put(CANARY_TOLD_KEY, run);
+  }
+
+  /** Keeps an ended run's facts until the agent store has them (a run queued behind it replaces the run's state at once). */
+  oweCanaryRun<T>(run: number, facts: T): void {
+    this.storage.kv.put(CANARY_OWED_PREFIX + String(run).padStart(12, "0"), facts);
+  }
+
+  /** The owed runs' facts, oldest first. */
+  owedCanaryRuns<T>(limit: number): { run: number; facts: T }[] {
+    return [...this.storage.kv.list<T>({ prefix: CANARY_OWED_PREFIX, limit })].map(([key, facts]) => ({
+      run: Number(key.slice(CANARY_OWED_PREFIX.length)),
+      facts,
+    }));
+  }
+
+  dropCanaryRun(run: number): void {
+    this.storage.kv.delete(CANARY_OWED_PREFIX + String(run).padStart(12, "0"));
   }
 
   /**
