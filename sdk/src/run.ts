@@ -73,7 +73,7 @@ export interface RunSessionOptions<R extends CreateSessionRequest> {
 export interface SessionRun {
   /** The session as read once its run ended. */
   session: FinishedSession;
-  /** The text of the run's last answer; empty when the run ended without one. */
+  /** The session's `answer`: the run's final text when it ended `done`; empty otherwise (failed, cancelled, or no text). */
   answer: string;
   /** The answer parsed, when the session has an `output_schema` and the answer was valid for it; else null. */
   output: unknown;
@@ -128,13 +128,22 @@ export async function runSession<const R extends CreateSessionRequest>(
   async function start(): Promise<void> {
     if (started) return;
     started = true;
-    await expectData(
-      client.POST("/v1/sessions/{id}/messages", {
-        params: { path: { id }, header: { "idempotency-key": `${idempotencyKey.slice(0, 240)}.input` } },
-        body: { input },
-        signal: options.signal,
-      }),
-    );
+    try {
+      await expectData(
+        client.POST("/v1/sessions/{id}/messages", {
+          params: { path: { id }, header: { "idempotency-key": `${idempotencyKey.slice(0, 240)}.input` } },
+          body: { input },
+          signal: options.signal,
+        }),
+      );
+    } catch (error) {
+      // Refused (bad input, no run slot, budget): a create with `input` would have left nothing, so
+      // the idle session goes too, unless the caller's own key lets a retry take it up again.
+      if (options.idempotencyKey === undefined && error instanceof PlatformError && error.status < 500) {
+        await client.DELETE("/v1/sessions/{id}", { params: { path: { id } } }).catch(() => undefined);
+      }
+      throw error;
+    }
   }
   const handlers = (options.tools ?? {}) as Record<string, ToolHandler | undefined>;
 
@@ -253,7 +262,8 @@ export async function runSession<const R extends CreateSessionRequest>(
   if (!isFinal(session.status)) throw new Error(`the events stream of ${id} ended while the session is ${session.status}`);
   return {
     session: session as FinishedSession,
-    answer: session.answer ?? answer,
+    // The platform's answer (null unless the run ended `done`); the stream's text only from a platform without the field.
+    answer: session.answer === undefined ? answer : (session.answer ?? ""),
     output: session.output ?? null,
     usage: session.usage,
     cost_usd: session.cost_usd,
