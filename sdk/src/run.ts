@@ -137,12 +137,19 @@ export async function runSession<const R extends CreateSessionRequest>(
         }),
       );
     } catch (error) {
-      // Refused (bad input, no run slot, budget): a create with `input` would have left nothing, so
-      // the idle session goes too, unless the caller's own key lets a retry take it up again.
-      if (options.idempotencyKey === undefined && error instanceof PlatformError && error.status < 500) {
-        await client.DELETE("/v1/sessions/{id}", { params: { path: { id } } }).catch(() => undefined);
-      }
+      await abandon(error);
       throw error;
+    }
+  }
+
+  /**
+   * Refused before the input was posted (bad input, no run slot, a budget, a stream refused): a
+   * create with `input` would have left nothing, so the idle session goes too, unless the caller's
+   * own key lets a retry take it up again.
+   */
+  async function abandon(error: unknown): Promise<void> {
+    if (options.idempotencyKey === undefined && error instanceof PlatformError && error.status < 500) {
+      await client.DELETE("/v1/sessions/{id}", { params: { path: { id } } }).catch(() => undefined);
     }
   }
   const handlers = (options.tools ?? {}) as Record<string, ToolHandler | undefined>;
@@ -223,7 +230,15 @@ export async function runSession<const R extends CreateSessionRequest>(
     // From before the first event: what the run did before the stream opened is replayed.
     { after: 0, signal: options.signal, reconnectDelayMs: options.reconnectDelayMs, maxReconnects: options.maxReconnects, onOpen: start },
   );
-  for await (const frame of frames) {
+  async function* untilEnd(): AsyncGenerator<EventFrame> {
+    try {
+      yield* frames;
+    } catch (error) {
+      if (!started) await abandon(error);
+      throw error;
+    }
+  }
+  for await (const frame of untilEnd()) {
     await options.onEvent?.(frame);
     switch (frame.type) {
       case "snapshot": {

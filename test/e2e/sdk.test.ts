@@ -383,9 +383,11 @@ describe("the generated SDK", () => {
       expectEveryEventOnce(frames);
     });
 
-    it("deletes the idle session it created when the platform refuses the input", async () => {
+    it("deletes the idle session it created when the platform refuses the input or its stream", async () => {
       const created: string[] = [];
+      let refuseStream = false;
       const client = await clientWith(async (request, next) => {
+        if (refuseStream && request.url.includes("/events")) return Response.json({ code: "forbidden" }, { status: 403 });
         const response = await next();
         if (request.method === "POST" && request.url.endsWith("/v1/sessions") && response.ok) {
           created.push(((await response.clone().json()) as { id: string }).id);
@@ -394,9 +396,14 @@ describe("the generated SDK", () => {
       });
       const error = await runSession(client, { input: "" }).catch((e: unknown) => e);
       expect(error).toMatchObject({ status: 400, code: "validation_failed" });
-      expect(created).toHaveLength(1);
-      const { response } = await admin.GET("/v1/sessions/{id}", { params: { path: { id: created[0]! } } });
-      expect(response.status).toBe(404);
+      // Its events stream refused before the input went: the same.
+      refuseStream = true;
+      await expect(runSession(client, { input: "Hello" })).rejects.toMatchObject({ status: 403 });
+      expect(created).toHaveLength(2);
+      for (const id of created) {
+        const { response } = await admin.GET("/v1/sessions/{id}", { params: { path: { id } } });
+        expect(response.status).toBe(404);
+      }
     });
 
     it("returns the session's answer, empty when the run failed, not the text the model wrote before it failed", async () => {
