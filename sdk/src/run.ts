@@ -73,7 +73,7 @@ export interface RunSessionOptions<R extends CreateSessionRequest> {
 export interface SessionRun {
   /** The session as read once its run ended. */
   session: FinishedSession;
-  /** The text of the run's last answer; empty when the run ended without one. */
+  /** The session's `answer`: the run's final text when it ended `done`; empty otherwise (failed, cancelled, or no text). */
   answer: string;
   /** The answer parsed, when the session has an `output_schema` and the answer was valid for it; else null. */
   output: unknown;
@@ -128,13 +128,29 @@ export async function runSession<const R extends CreateSessionRequest>(
   async function start(): Promise<void> {
     if (started) return;
     started = true;
-    await expectData(
-      client.POST("/v1/sessions/{id}/messages", {
-        params: { path: { id }, header: { "idempotency-key": `${idempotencyKey.slice(0, 240)}.input` } },
-        body: { input },
-        signal: options.signal,
-      }),
-    );
+    try {
+      await expectData(
+        client.POST("/v1/sessions/{id}/messages", {
+          params: { path: { id }, header: { "idempotency-key": `${idempotencyKey.slice(0, 240)}.input` } },
+          body: { input },
+          signal: options.signal,
+        }),
+      );
+    } catch (error) {
+      await abandon(error);
+      throw error;
+    }
+  }
+
+  /**
+   * Refused before the input was posted (bad input, no run slot, a budget, a stream refused): a
+   * create with `input` would have left nothing, so the idle session goes too, unless the caller's
+   * own key lets a retry take it up again.
+   */
+  async function abandon(error: unknown): Promise<void> {
+    if (options.idempotencyKey === undefined && error instanceof PlatformError && error.status < 500) {
+      await client.DELETE("/v1/sessions/{id}", { params: { path: { id } } }).catch(() => undefined);
+    }
   }
   const handlers = (options.tools ?? {}) as Record<string, ToolHandler | undefined>;
 
@@ -214,7 +230,15 @@ export async function runSession<const R extends CreateSessionRequest>(
     // From before the first event: what the run did before the stream opened is replayed.
     { after: 0, signal: options.signal, reconnectDelayMs: options.reconnectDelayMs, maxReconnects: options.maxReconnects, onOpen: start },
   );
-  for await (const frame of frames) {
+  async function* untilEnd(): AsyncGenerator<EventFrame> {
+    try {
+      yield* frames;
+    } catch (error) {
+      if (!started) await abandon(error);
+      throw error;
+    }
+  }
+  for await (const frame of untilEnd()) {
     await options.onEvent?.(frame);
     switch (frame.type) {
       case "snapshot": {
@@ -253,7 +277,8 @@ export async function runSession<const R extends CreateSessionRequest>(
   if (!isFinal(session.status)) throw new Error(`the events stream of ${id} ended while the session is ${session.status}`);
   return {
     session: session as FinishedSession,
-    answer: session.answer ?? answer,
+    // The platform's answer (null unless the run ended `done`); the stream's text only from a platform without the field.
+    answer: session.answer === undefined ? answer : (session.answer ?? ""),
     output: session.output ?? null,
     usage: session.usage,
     cost_usd: session.cost_usd,

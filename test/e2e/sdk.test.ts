@@ -383,6 +383,41 @@ describe("the generated SDK", () => {
       expectEveryEventOnce(frames);
     });
 
+    it("deletes the idle session it created when the platform refuses the input or its stream", async () => {
+      const created: string[] = [];
+      let refuseStream = false;
+      const client = await clientWith(async (request, next) => {
+        if (refuseStream && request.url.includes("/events")) return Response.json({ code: "forbidden" }, { status: 403 });
+        const response = await next();
+        if (request.method === "POST" && request.url.endsWith("/v1/sessions") && response.ok) {
+          created.push(((await response.clone().json()) as { id: string }).id);
+        }
+        return response;
+      });
+      const error = await runSession(client, { input: "" }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ status: 400, code: "validation_failed" });
+      // Its events stream refused before the input went: the same.
+      refuseStream = true;
+      await expect(runSession(client, { input: "Hello" })).rejects.toMatchObject({ status: 403 });
+      expect(created).toHaveLength(2);
+      for (const id of created) {
+        const { response } = await admin.GET("/v1/sessions/{id}", { params: { path: { id } } });
+        expect(response.status).toBe(404);
+      }
+    });
+
+    it("returns the session's answer, empty when the run failed, not the text the model wrote before it failed", async () => {
+      const model = stack.mock.model(uniqueName("model"));
+      await model.script(say("not json"), say("still not json"), say("never json"));
+      const run = await runSession(admin, {
+        input: "Give me a total.",
+        model: model.key,
+        output_schema: { type: "object", properties: { total: { type: "number" } }, required: ["total"] },
+      });
+      expect(run.session).toMatchObject({ status: "failed", stop_reason: "invalid_output", answer: null });
+      expect(run.answer).toBe("");
+    });
+
     it("throws an UnhandledToolError when a client tool has no handler, and leaves the session waiting", async () => {
       const model = stack.mock.model(uniqueName("model"));
       await model.script(callTools([["toolu_order", "lookup_order"]]), say("unused"));
