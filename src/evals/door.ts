@@ -4,6 +4,7 @@
  * AgentStore class routes its `evals` RPC here, one line; nothing here knows that class.
  */
 import type { AuditChange, AuditContext } from "../audit/types";
+import { describeError, log } from "../log";
 import { base64url } from "../shared/base64";
 import { requireInt, requireNow, requirePageLimit, requireString, optionalCursor } from "../shared/validate";
 import type { EvalHost } from "./host";
@@ -22,6 +23,8 @@ export const MAX_DATASETS_PER_TENANT = 200;
 export const MAX_EVALS_PER_TENANT = 2_000;
 /** Evals one alarm advances: the rest wait for the next, so one step stays short. */
 const EVALS_PER_STEP = 5;
+/** An eval whose step threw is stepped again after this long. */
+const FAILED_STEP_RETRY_MS = 10_000;
 
 export interface EvalsDoorDeps {
   storage: DurableObjectStorage;
@@ -72,7 +75,7 @@ export class EvalsDoor {
     let next: number | null = null;
     for (const row of this.#sql
       .exec<evals.EvalRow>(
-        `SELECT * FROM evals e WHERE status = 'running' OR (status = 'cancelled' AND EXISTS
+        `SELECT * FROM evals e WHERE status = 'running' OR (status IN ('cancelled', 'failed') AND EXISTS
            (SELECT 1 FROM eval_items i WHERE i.eval_id = e.id AND i.status IN ('running', 'judging'))) ORDER BY created_at LIMIT ?`,
         EVALS_PER_STEP + 1,
       )
@@ -82,7 +85,15 @@ export class EvalsDoor {
       const [i, eval_] = row;
       // One more than a step takes means some wait: come back at once.
       if (i === EVALS_PER_STEP) return now + 1;
-      const at = await advanceEval(this.#sql, this.#deps.host, tenantId, eval_, now);
+      let at: number | null;
+      try {
+        at = await advanceEval(this.#sql, this.#deps.host, tenantId, eval_, now);
+      } catch (error) {
+        // A session object that failed to answer: this eval tries again later, and neither the
+        // other evals nor the rest of the alarm wait on it (a thrown alarm is retried, then dropped).
+        log("warn", "eval.step_failed", { tenant_id: tenantId, eval_id: eval_.id, error: describeError(error).message });
+        at = now + FAILED_STEP_RETRY_MS;
+      }
       if (at !== null) next = Math.min(next ?? Infinity, at);
     }
     return next;

@@ -6,7 +6,7 @@
  * derived, host.ts).
  */
 import { log } from "../log";
-import { type EvalHost, evalSessionId, type SessionOutcome } from "./host";
+import { type EvalGate, type EvalHost, evalSessionId, type SessionOutcome } from "./host";
 import { judgePrompt, parseVerdict, type ScoreInput, scoreOne } from "./scorers";
 import * as evals from "./store/evals";
 import type { DatasetItem, ItemScore } from "./types";
@@ -16,6 +16,8 @@ export const EVAL_POLL_MS = 1_000;
 /** A refused start (slots or budgets in use) is tried again after at least this long. */
 const MIN_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 30_000;
+/** After the creator's gate refused for now (the tenant suspended, its firing rate used up). */
+const REFUSED_GATE_MS = 5_000;
 
 /** Advances one eval; the time it wants its next step at, or null when it has nothing left to do. */
 export async function advanceEval(
@@ -26,11 +28,9 @@ export async function advanceEval(
   now: number,
 ): Promise<number | null> {
   const config = evals.configOf(row);
-  if (row.status === "cancelled") {
-    for (const item of evals.itemsWith(sql, row.id, ["running", "judging"], 1_000)) {
-      for (const id of sessionsOf(item)) await host.cancel(tenantId, id).catch(() => undefined);
-      evals.updateItem(sql, row.id, item.position, { status: "cancelled", judges: null, outcome: null, finished_at: now });
-    }
+  // Cancelled, or failed when its creator may start no more: what still runs is cancelled.
+  if (row.status !== "running") {
+    await cancelInFlight(sql, host, tenantId, row.id, now);
     return null;
   }
   const judgeKeys = config.scorers.flatMap((s, i) => (s.type === "judge" ? [config.scorer_keys[i]!] : []));
@@ -62,8 +62,9 @@ export async function advanceEval(
     });
   }
   let retryAt: number | null = null;
-  let gate: Awaited<ReturnType<EvalHost["gate"]>> | null = null;
-  const open = async () => (gate ??= await host.gate(tenantId, config.creator, now));
+  // The creator's gate, asked once a step and only when something is to start.
+  const asked: { gate: EvalGate | null } = { gate: null };
+  const open = async () => (asked.gate ??= await host.gate(tenantId, config.creator, now));
   let busy = 0;
   for (const item of evals.itemsWith(sql, row.id, ["judging"], 1_000)) {
     const judges = JSON.parse(item.judges ?? "{}") as Record<string, string | null>;
@@ -84,6 +85,8 @@ export async function advanceEval(
     for (const [key, sessionId] of Object.entries(judges)) {
       if (sessionId !== null || busy >= config.concurrency) continue;
       const go = await open();
+      // Refused for now: asked again after a pause, not at every step. Refused for good: below.
+      if (go.kind === "later") retryAt = Math.min(retryAt ?? Infinity, now + REFUSED_GATE_MS);
       if (go.kind !== "go") break;
       const scorer = config.scorers[config.scorer_keys.indexOf(key)]!;
       if (scorer.type !== "judge") continue;
@@ -111,19 +114,12 @@ export async function advanceEval(
     });
   }
   busy += evals.countItems(sql, row.id).running;
-  while (busy < config.concurrency && retryAt === null) {
+  while (busy < config.concurrency && retryAt === null && asked.gate?.kind !== "stop") {
     const [item] = evals.itemsWith(sql, row.id, ["pending"], 1);
     if (!item) break;
     const go = await open();
-    if (go.kind === "stop") {
-      evals.cancelPending(sql, row.id, now);
-      evals.finishEval(sql, row.id, "failed", go.error, now);
-      return null;
-    }
-    if (go.kind === "later") {
-      retryAt = now + MIN_RETRY_MS * 5;
-      break;
-    }
+    if (go.kind === "later") retryAt = now + REFUSED_GATE_MS;
+    if (go.kind !== "go") break;
     const id = await evalSessionId(row.id, item.position, "item");
     const source = JSON.parse(item.item) as DatasetItem;
     const request = {
@@ -146,6 +142,15 @@ export async function advanceEval(
       busy++;
     }
   }
+  // The creator may start nothing more (a judge's start or an item's): the eval ends here, and
+  // neither the items not started nor the judges not asked are left waiting for a start.
+  const gate = asked.gate;
+  if (gate?.kind === "stop") {
+    evals.cancelPending(sql, row.id, now);
+    evals.finishEval(sql, row.id, "failed", gate.error, now);
+    await cancelInFlight(sql, host, tenantId, row.id, now);
+    return null;
+  }
   const counts = evals.countItems(sql, row.id);
   if (counts.pending + counts.running + counts.judging === 0) {
     evals.finishEval(sql, row.id, "completed", null, now);
@@ -153,6 +158,14 @@ export async function advanceEval(
     return null;
   }
   return Math.max(retryAt ?? 0, now + EVAL_POLL_MS);
+}
+
+/** Ends what an eval that stopped still runs: its items' and judges' sessions are cancelled. */
+async function cancelInFlight(sql: SqlStorage, host: EvalHost, tenantId: string, evalId: string, now: number): Promise<void> {
+  for (const item of evals.itemsWith(sql, evalId, ["running", "judging"], 1_000)) {
+    for (const id of sessionsOf(item)) await host.cancel(tenantId, id).catch(() => undefined);
+    evals.updateItem(sql, evalId, item.position, { status: "cancelled", judges: null, outcome: null, finished_at: now });
+  }
 }
 
 function bounded(ms: number): number {

@@ -1305,7 +1305,7 @@ export interface paths {
         };
         /**
          * Compare two evals
-         * @description Scorers are matched by key, items by index; `regressions` lists the items where some scorer scored lower in `b`.
+         * @description Scorers are matched by key, items by index; `regressions` lists the items where some scorer scored lower in `b`. 400 at `query.b` for evals of different datasets.
          */
         get: operations["compareEvals"];
         put?: never;

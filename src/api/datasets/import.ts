@@ -7,6 +7,7 @@ import { createRoute, type RouteHandler, z } from "@hono/zod-openapi";
 import { EvalClient } from "../../evals/client";
 import { MAX_DATASET_ITEMS } from "../../evals/door";
 import { MAX_MAX_REQUEST_BYTES } from "../../limits";
+import { MAX_REPORTED_FIELD_ERRORS } from "../../problems";
 import type { DatasetItem } from "../../evals/types";
 import { auditContext } from "../audit-context";
 import type { AppEnv } from "../context";
@@ -46,10 +47,18 @@ export const route = createRoute({
   },
 });
 
-/** Pure: the items of a JSONL text, or every problem at its line. */
-export function parseJsonl(text: string): { items: DatasetItem[] } | { errors: FieldError[] } {
+/**
+ * Pure: the items of a JSONL text, or the problems at their lines: the first ones an answer names
+ * (`MAX_REPORTED_FIELD_ERRORS`), and how many there are, so a body of garbage lines costs no more.
+ */
+export function parseJsonl(text: string): { items: DatasetItem[] } | { errors: FieldError[]; problems: number } {
   const items: DatasetItem[] = [];
   const errors: FieldError[] = [];
+  let problems = 0;
+  const report = (error: FieldError) => {
+    problems++;
+    if (errors.length < MAX_REPORTED_FIELD_ERRORS) errors.push(error);
+  };
   const lines = text.split("\n");
   lines.forEach((raw, i) => {
     const line = raw.trim();
@@ -59,17 +68,18 @@ export function parseJsonl(text: string): { items: DatasetItem[] } | { errors: F
     try {
       value = JSON.parse(line);
     } catch {
-      errors.push({ path, message: "Not a JSON value." });
+      report({ path, message: "Not a JSON value." });
       return;
     }
+    // Items past the limit are refused below: not checked one by one.
+    if (items.length > MAX_DATASET_ITEMS) return;
     const parsed = DatasetItemSchema.safeParse(value);
     if (parsed.success) items.push(parsed.data as DatasetItem);
-    else for (const issue of parsed.error.issues) errors.push({ path: [path, ...issue.path].join("."), message: issue.message });
+    else for (const issue of parsed.error.issues) report({ path: [path, ...issue.path].join("."), message: issue.message });
   });
-  if (errors.length === 0 && items.length === 0) errors.push({ path: "body", message: "No items: the body has no non-blank line." });
-  if (errors.length === 0 && items.length > MAX_DATASET_ITEMS)
-    errors.push({ path: "body", message: `At most ${MAX_DATASET_ITEMS} items.` });
-  return errors.length ? { errors } : { items };
+  if (problems === 0 && items.length === 0) report({ path: "body", message: "No items: the body has no non-blank line." });
+  if (problems === 0 && items.length > MAX_DATASET_ITEMS) report({ path: "body", message: `At most ${MAX_DATASET_ITEMS} items.` });
+  return problems ? { errors, problems } : { items };
 }
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
@@ -79,7 +89,13 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   // Decoded by hand: the runtime warns on `.text()` of a type it does not know as text.
   const parsed = parseJsonl(new TextDecoder().decode(await c.req.arrayBuffer()));
   if ("errors" in parsed)
-    throw new ApiError("validation_failed", "Some lines are not dataset items; see errors.", { errors: parsed.errors });
+    throw new ApiError(
+      "validation_failed",
+      parsed.problems > parsed.errors.length
+        ? `${parsed.problems} problems in the lines; errors names the first ${parsed.errors.length}.`
+        : "Some lines are not dataset items; see errors.",
+      { errors: parsed.errors },
+    );
   const client = new EvalClient(c.env, c.var.principal.tenantId);
   return c.json(await client.call("addItems", { id, items: parsed.items, now: Date.now() }, auditContext(c)), 200);
 };

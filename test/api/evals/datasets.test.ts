@@ -58,6 +58,13 @@ describe("datasets", () => {
     const paths = (await readProblem(bad)).errors?.map((e) => e.path);
     expect(paths).toEqual(["body.line.2", "body.line.4.input", "body.line.5.input"]);
     expect((await getJson<Dataset>(who, `/v1/datasets/${dataset.id}`)).item_count).toBe(0);
+    // A body of garbage names its first problems, not one per line.
+    const garbage = await jsonl("x\n".repeat(5_000));
+    expect(garbage.status).toBe(400);
+    const problem = await readProblem(garbage);
+    expect(problem.errors).toHaveLength(50);
+    expect(problem.errors?.[49]?.path).toBe("body.line.50");
+    expect(problem.detail).toBe("5000 problems in the lines; errors names the first 50.");
     expect((await jsonl('{"input":"a"}', "text/plain")).status).toBe(415);
     const good = await jsonl('{"input":"What is 2+2?","expected":"4"}\n{"input":"What is 3+3?","expected":"6","metadata":{"k":1}}\n');
     expect(((await good.json()) as Dataset).item_count).toBe(2);

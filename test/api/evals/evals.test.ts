@@ -145,5 +145,12 @@ describe("evals", () => {
     expect(comparison.regressions).toEqual([1]);
     expect(comparison.items[1]!.deltas).toEqual({ exact: -1 });
     expect(comparison.score_deltas.exact).toBeCloseTo(-1 / 3, 5);
+    // Evals of another dataset share no items with these: a 400, not a comparison by index.
+    const other = await createDataset(who, { name: "rivers", items: [{ input: "Longest river?", expected: "Nile" }] });
+    const elsewhere = await startEval(who, { ...body, dataset_id: other.id });
+    await call(`/v1/evals/${elsewhere.id}/cancel`, { method: "POST", headers: who.headers });
+    const mismatched = await call(`/v1/evals/compare?a=${a.id}&b=${elsewhere.id}`, { headers: who.headers });
+    expect(mismatched.status).toBe(400);
+    expect((await readProblem(mismatched)).errors?.[0]?.path).toBe("query.b");
   });
 });
