@@ -9,10 +9,11 @@
 import type { DeltaData, DeltaResetData, EventFrame, StatusData, ToolCallEventData } from "../sessions/object/events/frames";
 import { isInputMessage } from "../sessions/input-message";
 import type { ContentBlock, Message, SessionStatus, StopReason } from "../session-config/types";
+import type { UiChunk } from "./ui-chunk";
 import { sourceChunks } from "./ui-sources";
 
 /** One part of the UI message stream, as `uiMessageChunkSchema` of the `ai` package reads it. */
-export type UiChunk = { type: string } & Record<string, unknown>;
+export type { UiChunk } from "./ui-chunk";
 
 /** Statuses that give the turn back to the person or the client: the stream finishes there. */
 export const TURN_ENDING_STATUSES: readonly SessionStatus[] = [

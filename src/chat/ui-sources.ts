@@ -4,7 +4,7 @@
  * Pure. Each source once per turn, by its URL or document title, in the order first cited.
  */
 import type { Citation, ContentBlock } from "../session-config/types";
-import type { UiChunk } from "./ui-chunks";
+import type { UiChunk } from "./ui-chunk";
 
 /** A citation's source: a URL and its title, or a document's title. */
 export type Source = { kind: "url"; url: string; title: string | null } | { kind: "document"; title: string };
