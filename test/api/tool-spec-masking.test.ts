@@ -119,6 +119,13 @@ const EXERCISE: Record<string, (who: Caller) => Promise<Response>> = {
   listAgentVersions: async (who) => call(`/v1/agents/${await agent(who)}/versions`, { headers: who.headers }),
   getAgentVersion: async (who) => call(`/v1/agents/${await agent(who)}/versions/1`, { headers: who.headers }),
   setAgentAlias: async (who) => callJson(`/v1/agents/${await agent(who)}/aliases/production`, "PUT", { version: 1 }, who.headers),
+  promoteAgentCanary: async (who) => {
+    const id = await agent(who);
+    expect((await callJson(`/v1/agents/${id}`, "PATCH", { system: "two" }, who.headers)).status).toBe(200);
+    const alias = { version: 1, canary: { version: 2, percent: 10 } };
+    expect((await callJson(`/v1/agents/${id}/aliases/production`, "PUT", alias, who.headers)).status).toBe(200);
+    return post(who, `/v1/agents/${id}/aliases/production/promote`);
+  },
 };
 
 describe("MCP header values in answers", () => {

@@ -54,7 +54,7 @@ describe("tenant binding", () => {
     expect(await registered(tenantId)).toBeUndefined();
     await indexOf(tenantId).setAllowedModels(tenantId, null);
     const config = await indexOf(tenantId).getConfig(tenantId);
-    expect(await registered(tenantId)).toEqual({ tenant_id: tenantId, created_at: config.created_at });
+    expect(await registered(tenantId)).toEqual({ tenant_id: tenantId, created_at: config.created_at, jurisdiction: null });
     await runInDurableObject(indexOf(tenantId), async (_instance: TenantIndex, state) => {
       expect(state.storage.kv.get("registered")).toBe(true);
     });

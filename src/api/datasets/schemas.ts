@@ -13,7 +13,8 @@ export const MAX_DATASET_ITEM_BYTES = 64 * 1024;
 
 export const DatasetItemSchema = z
   .object({
-    input: RunInputSchema.openapi({ description: "The first input of the item's session." }),
+    // A bare reference: a description beside it makes an `allOf` that request generators misread.
+    input: RunInputSchema,
     expected: z.unknown().optional().openapi({ description: "What scorers compare with (`exact`, `contains`, a judge's reference)." }),
     metadata: z.record(z.string(), z.unknown()).optional().openapi({ description: "The tenant's own notes; not sent to the agent." }),
   })

@@ -40,8 +40,14 @@ describe("audit entries of the tenant's other objects", () => {
     ]);
     for (const entry of log)
       expect(entry).toMatchObject({ tenant_id: tenantId, actor: { sub: "admin-1", via: "jwt" }, target: { type: "agent", id: agent.id } });
-    expect(log[2]!.details).toEqual({ alias: "production", version: 2, previous_version: null });
-    expect(log[3]!.details).toEqual({ alias: "production", version: 1, previous_version: 2 });
+    expect(log[2]!.details).toEqual({
+      alias: "production",
+      version: 2,
+      previous_version: null,
+      canary: null,
+      previous_canary_version: null,
+    });
+    expect(log[3]!.details).toEqual({ alias: "production", version: 1, previous_version: 2, canary: null, previous_canary_version: null });
   });
 
   it("records schedules created, changed and deleted, and memory items a person deleted", async () => {

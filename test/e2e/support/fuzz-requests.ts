@@ -18,7 +18,7 @@ interface Parameter {
 interface Operation {
   operationId: string;
   parameters?: Parameter[];
-  requestBody?: { content?: Record<string, { schema?: Schema }> };
+  requestBody?: { content?: Record<string, { schema?: Schema; example?: unknown }> };
   responses: Record<string, { content?: Record<string, unknown> }>;
 }
 export interface ApiDocument {
@@ -182,14 +182,21 @@ export function fuzzRequest(document: ApiDocument, op: FuzzOperation, random: Ra
   let body: string | undefined;
   if (kind === "raw-body") body = pick(random, RAW_BODIES);
   else if (kind !== "no-body" && media) {
-    const value = make(document, media.schema, random);
+    // A valid request takes the body the document shows where it shows one: the generator cannot
+    // make items nested past its depth (a dataset's items' inputs) valid.
+    const value = validOnly && media.example !== undefined ? media.example : make(document, media.schema, random);
     body = JSON.stringify(kind === "bent-body" ? bent(value, random) : value) ?? "null";
   }
+  // A body in another media type only (JSON Lines): its documented example, sent as that type.
+  const [otherType, other] = Object.entries(op.operation.requestBody?.content ?? {})[0] ?? [];
+  const asOther = !media && other !== undefined && typeof other.example === "string" && kind !== "no-body" && kind !== "raw-body";
+  if (asOther) body = other.example as string;
   if (body !== undefined) {
     if (op.method === "GET" || op.method === "DELETE") body = undefined;
     else
-      headers["Content-Type"] =
-        validOnly || random.next() < 0.9
+      headers["Content-Type"] = asOther
+        ? otherType!
+        : validOnly || random.next() < 0.9
           ? "application/json"
           : pick(random, ["text/plain", "application/xml", "application/json; charset=latin1"]);
   }
