@@ -8,8 +8,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ContentBlock } from "../../src/session-config/types";
-import { getSession, messages, newTestSession, waitForStatus } from "../support/agent-session";
-import { type CorpusCase, deltasPerAnswer, type Json, replay } from "../support/corpus";
+import { messages, newTestSession } from "../support/agent-session";
+import { checkCorpusCase, type CorpusCase, type Json, replay } from "../support/corpus";
 import chatText from "../fixtures/provider-streams/chat/text-usage.sse?raw";
 import mistralThinking from "../fixtures/provider-streams/chat/mistral-thinking-chunks.sse?raw";
 import openRouterDetails from "../fixtures/provider-streams/chat/openrouter-reasoning-details-tool-call.sse?raw";
@@ -42,7 +42,7 @@ const DETAILS = [
   },
 ];
 
-const CASES: (CorpusCase & { modelPrefix?: string })[] = [
+const CASES: CorpusCase[] = [
   {
     name: "Mistral: thinking chunks in content arrays are kept as a thinking block, streamed as reasoning, and sent back as chunks",
     provider: "openai",
@@ -163,21 +163,7 @@ const CASES: (CorpusCase & { modelPrefix?: string })[] = [
 ];
 
 describe("the provider stream corpus: reasoning formats, legacy calls, failed attempts", () => {
-  it.each(CASES)("$name", async (testCase) => {
-    const t = newTestSession(testCase.modelPrefix);
-    const { watch, first } = await replay(t, testCase);
-    const { expected } = testCase;
-    if (expected.firstRun) expect(first).toMatchObject(expected.firstRun);
-    const session = await waitForStatus(t, ["done", "failed"]);
-    expect(session).toMatchObject({ status: expected.status, stop_reason: expected.stop_reason, error: null });
-    const saved = (await messages(t)).filter((m) => m.role === "assistant").map((m) => m.content);
-    expect(saved).toEqual(expected.answers);
-    expect(deltasPerAnswer(watch.frames)).toEqual(expected.deltas);
-    expect((await getSession(t)).usage).toMatchObject(expected.usage);
-    const requests = await t.model.requests();
-    expect(requests).toHaveLength(expected.requests);
-    if (expected.next) expected.next(requests[1]!.body as Json);
-  });
+  it.each(CASES)("$name", checkCorpusCase);
 });
 
 describe("delta_reset", () => {

@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ContentBlock } from "../../src/session-config/types";
-import { getSession, messages, newTestSession, waitForStatus } from "../support/agent-session";
-import { type CorpusCase, deltasPerAnswer, type Json, replay } from "../support/corpus";
+import { newTestSession, waitForStatus } from "../support/agent-session";
+import { checkCorpusCase, type CorpusCase, type Json, replay } from "../support/corpus";
 import { anthropicMessage, anthropicSse } from "../support/provider-streams";
 import anthropicText from "../fixtures/provider-streams/anthropic/text-pings.sse?raw";
 import anthropicThinkingTool from "../fixtures/provider-streams/anthropic/thinking-tool-use.sse?raw";
@@ -492,23 +492,7 @@ const CASES: CorpusCase[] = [
 ];
 
 describe("the provider stream corpus", () => {
-  it.each(CASES)("$name", async (testCase) => {
-    const t = newTestSession();
-    const { watch, first } = await replay(t, testCase);
-    const { expected } = testCase;
-    if (expected.firstRun) expect(first).toMatchObject(expected.firstRun);
-    const session = await waitForStatus(t, ["done", "failed"]);
-    expect(session).toMatchObject({ status: expected.status, stop_reason: expected.stop_reason });
-    if (expected.error) expect(session.error).toMatch(expected.error);
-    else expect(session.error).toBeNull();
-    const saved = (await messages(t)).filter((m) => m.role === "assistant").map((m) => m.content);
-    expect(saved).toEqual(expected.answers);
-    expect(deltasPerAnswer(watch.frames)).toEqual(expected.deltas);
-    expect((await getSession(t)).usage).toMatchObject(expected.usage);
-    const requests = await t.model.requests();
-    expect(requests).toHaveLength(expected.requests);
-    if (expected.next) expected.next(requests[1]!.body as Json);
-  });
+  it.each(CASES)("$name", checkCorpusCase);
 });
 
 describe("context windowing with reasoning", () => {

@@ -4,7 +4,8 @@
  * was streamed.
  */
 import type { ContentBlock, SessionInit, StopReason, Usage } from "../../src/session-config/types";
-import { getSession, sessionInit, type TestSession, unwrap, waitForStatus } from "./agent-session";
+import { expect } from "vitest";
+import { getSession, messages, newTestSession, sessionInit, type TestSession, unwrap, waitForStatus } from "./agent-session";
 import { openSse } from "./agent-stream";
 import type { Frame } from "./event-client";
 
@@ -12,6 +13,8 @@ export type Json = Record<string, unknown>;
 
 export interface CorpusCase {
   name: string;
+  /** The start of the mock model's name, where the model family decides what the platform sends (default `model`). */
+  modelPrefix?: string;
   provider: "anthropic" | "openai";
   /** The streams the model calls get, in order. */
   calls: string[];
@@ -107,4 +110,23 @@ export async function replay(t: TestSession, testCase: CorpusCase) {
   const again = await openSse(t);
   await again.untilClosed();
   return { watch: { frames: [...watch.frames, ...again.frames] }, first };
+}
+
+/** Replays the case on a session of its own and checks every expectation it states. */
+export async function checkCorpusCase(testCase: CorpusCase): Promise<void> {
+  const t = newTestSession(testCase.modelPrefix);
+  const { watch, first } = await replay(t, testCase);
+  const { expected } = testCase;
+  if (expected.firstRun) expect(first).toMatchObject(expected.firstRun);
+  const session = await waitForStatus(t, ["done", "failed"]);
+  expect(session).toMatchObject({ status: expected.status, stop_reason: expected.stop_reason });
+  if (expected.error) expect(session.error).toMatch(expected.error);
+  else expect(session.error).toBeNull();
+  const saved = (await messages(t)).filter((m) => m.role === "assistant").map((m) => m.content);
+  expect(saved).toEqual(expected.answers);
+  expect(deltasPerAnswer(watch.frames)).toEqual(expected.deltas);
+  expect((await getSession(t)).usage).toMatchObject(expected.usage);
+  const requests = await t.model.requests();
+  expect(requests).toHaveLength(expected.requests);
+  if (expected.next) expected.next(requests[1]!.body as Json);
 }
