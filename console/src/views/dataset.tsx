@@ -1,11 +1,10 @@
 /** One dataset: its items (input, expected, metadata) in order, as an eval runs them. */
-import { isNotFound } from "../api";
 import { useConsole } from "../context";
 import { formatJson } from "../format";
 import { unconditional, usePoll } from "../hooks";
-import { routeHref } from "../route";
 import type { DatasetWithItems } from "../types";
-import { Ago, Empty, ErrorNote, Loading, Page } from "./common";
+import { Ago, Empty, Page } from "./common";
+import { UnreadPage } from "./evals";
 
 export function DatasetPage(props: { id: string }) {
   const { api } = useConsole();
@@ -15,21 +14,7 @@ export function DatasetPage(props: { id: string }) {
     null,
   );
   const data = found.data;
-  if (!data)
-    return (
-      <Page title="Dataset">
-        {found.loading ? (
-          <Loading what="the dataset" />
-        ) : isNotFound(found.failure) ? (
-          <ErrorNote message={`No dataset ${props.id}.`} />
-        ) : (
-          <ErrorNote message={found.error ?? "The dataset could not be read."} retry={found.refresh} />
-        )}
-        <p>
-          <a href={routeHref({ view: "evals" })}>Back to the evals</a>
-        </p>
-      </Page>
-    );
+  if (!data) return <UnreadPage title="Dataset" what="dataset" id={props.id} read={found} />;
   return (
     <Page
       title={`Dataset ${data.name}`}

@@ -1,11 +1,10 @@
 /** One eval's results: its progress and means, and a table of its items, per scorer, each with the session behind it. */
-import { isNotFound } from "../api";
 import { useConsole } from "../context";
 import { unconditional, usePoll } from "../hooks";
 import { routeHref } from "../route";
 import type { Eval } from "../types";
-import { Ago, ErrorNote, Loading, Page } from "./common";
-import { ScoreList } from "./evals";
+import { Ago, ErrorNote, Page } from "./common";
+import { ScoreList, UnreadPage } from "./evals";
 
 /** A running eval moves once a second; the page follows it at this pace. */
 const EVAL_POLL_MS = 2_000;
@@ -18,22 +17,7 @@ export function EvalPage(props: { id: string }) {
     EVAL_POLL_MS,
   );
   const data = found.data;
-  if (!data) {
-    return (
-      <Page title="Eval">
-        {found.loading ? (
-          <Loading what="the eval" />
-        ) : isNotFound(found.failure) ? (
-          <ErrorNote message={`No eval ${props.id}.`} />
-        ) : (
-          <ErrorNote message={found.error ?? "The eval could not be read."} retry={found.refresh} />
-        )}
-        <p>
-          <a href={routeHref({ view: "evals" })}>Back to the evals</a>
-        </p>
-      </Page>
-    );
-  }
+  if (!data) return <UnreadPage title="Eval" what="eval" id={props.id} read={found} />;
   return (
     <Page
       title={`Eval ${data.id}`}

@@ -3,8 +3,9 @@
  * and a form that opens the comparison of two evals.
  */
 import { useState } from "preact/hooks";
+import { isNotFound } from "../api";
 import { useConsole } from "../context";
-import { usePaged } from "../hooks";
+import { type Polled, usePaged } from "../hooks";
 import { routeHref } from "../route";
 import type { Dataset, EvalSummary } from "../types";
 import { Ago, Empty, ErrorNote, Field, Loading, MoreButton, Page } from "./common";
@@ -154,5 +155,24 @@ export function ScoreList(props: { scores: Record<string, number | null> }) {
         </span>
       ))}
     </span>
+  );
+}
+
+/** A dataset's or an eval's page before its first read answers: loading, not found, or the failure with a retry. */
+export function UnreadPage(props: { title: string; what: string; id: string; read: Polled<unknown> }) {
+  const { read } = props;
+  return (
+    <Page title={props.title}>
+      {read.loading ? (
+        <Loading what={`the ${props.what}`} />
+      ) : isNotFound(read.failure) ? (
+        <ErrorNote message={`No ${props.what} ${props.id}.`} />
+      ) : (
+        <ErrorNote message={read.error ?? `The ${props.what} could not be read.`} retry={read.refresh} />
+      )}
+      <p>
+        <a href={routeHref({ view: "evals" })}>Back to the evals</a>
+      </p>
+    </Page>
   );
 }

@@ -7,6 +7,7 @@ import { useConsole } from "../context";
 import { useAction } from "../hooks";
 import { routeHref } from "../route";
 import type { AdminTenant } from "../types";
+import { Field } from "./common";
 
 type Jurisdiction = AdminTenant["jurisdiction"];
 
@@ -18,6 +19,21 @@ const CHOICES: { value: string; label: string }[] = [
 
 export function jurisdictionLabel(jurisdiction: Jurisdiction): string {
   return jurisdiction ?? "none";
+}
+
+/** The labelled choice of a jurisdiction, the empty value meaning none. */
+function JurisdictionSelect(props: { id: string; value: string; onChange(value: string): void }) {
+  return (
+    <Field id={props.id} label="Jurisdiction">
+      <select id={props.id} value={props.value} onChange={(event) => props.onChange((event.target as HTMLSelectElement).value)}>
+        {CHOICES.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
 }
 
 function useSetJurisdiction() {
@@ -52,16 +68,7 @@ export function JurisdictionForm(props: { tenant: AdminTenant; onSaved(): void }
         Every object of the tenant lives in this jurisdiction, now <strong>{jurisdictionLabel(props.tenant.jurisdiction)}</strong>. It can
         be set only before the tenant holds data.
       </p>
-      <div class="field">
-        <label for="tenant-jurisdiction">Jurisdiction</label>
-        <select id="tenant-jurisdiction" value={choice} onChange={(event) => setChoice((event.target as HTMLSelectElement).value)}>
-          {CHOICES.map((option) => (
-            <option key={option.value} value={option.value}>
-              {option.label}
-            </option>
-          ))}
-        </select>
-      </div>
+      <JurisdictionSelect id="tenant-jurisdiction" value={choice} onChange={setChoice} />
       {action.error && (
         <p class="form-error" role="alert">
           {action.error}
@@ -97,20 +104,10 @@ export function NewTenantJurisdiction() {
     <form class="residency new-tenant" onSubmit={submit} aria-labelledby="new-residency-title">
       <h2 id="new-residency-title">Pin a new tenant</h2>
       <p class="muted">Before its first request: a tenant is listed here once it is used, and its jurisdiction is fixed from then on.</p>
-      <div class="field">
-        <label for="new-tenant-id">Tenant id</label>
+      <Field id="new-tenant-id" label="Tenant id">
         <input id="new-tenant-id" required value={tenantId} onInput={(event) => setTenantId((event.target as HTMLInputElement).value)} />
-      </div>
-      <div class="field">
-        <label for="new-tenant-jurisdiction">Jurisdiction</label>
-        <select id="new-tenant-jurisdiction" value={choice} onChange={(event) => setChoice((event.target as HTMLSelectElement).value)}>
-          {CHOICES.map((option) => (
-            <option key={option.value} value={option.value}>
-              {option.label}
-            </option>
-          ))}
-        </select>
-      </div>
+      </Field>
+      <JurisdictionSelect id="new-tenant-jurisdiction" value={choice} onChange={setChoice} />
       {action.error && (
         <p class="form-error" role="alert">
           {action.error}
