@@ -66,14 +66,20 @@ export interface EvalProgress {
   finished: number;
 }
 
-export interface EvalSummary {
-  id: string;
+/** What an eval was asked, fixed at its creation: the `config` column (store/evals.ts). */
+export interface EvalConfig {
   agent: { agent_id: string; version: number; ref: string };
   dataset_id: string;
   dataset_version: number;
   scorers: Scorer[];
   scorer_keys: string[];
   concurrency: number;
+  creator: EvalCreator;
+}
+
+/** An eval as read: its config but the creator's standing, and how far it is. */
+export interface EvalSummary extends Omit<EvalConfig, "creator"> {
+  id: string;
   status: EvalStatus;
   progress: EvalProgress;
   /** The mean of each scorer over the items it scored; null while none has a score. */

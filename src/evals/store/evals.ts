@@ -1,19 +1,9 @@
 /** The `evals` and `eval_items` tables (src/agents/storage.md): every read and write of them. */
 import { decodeTimeIdCursor, encodeTimeIdCursor } from "../../shared/cursor";
 import { toIso } from "../../shared/validate";
-import type { Scorer } from "../scorers";
-import type { DatasetItem, EvalCreator, EvalItem, EvalItemStatus, EvalStatus, ItemScore } from "../types";
+import type { DatasetItem, EvalConfig, EvalItem, EvalItemStatus, EvalStatus, ItemScore } from "../types";
 
-/** What an eval was asked, fixed at its creation: the `config` column. */
-export interface EvalConfig {
-  agent: { agent_id: string; version: number; ref: string };
-  dataset_id: string;
-  dataset_version: number;
-  scorers: Scorer[];
-  scorer_keys: string[];
-  concurrency: number;
-  creator: EvalCreator;
-}
+export type { EvalConfig } from "../types";
 
 export interface EvalRow extends Record<string, SqlStorageValue> {
   id: string;
