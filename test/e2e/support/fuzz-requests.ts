@@ -128,8 +128,12 @@ function generated(document: ApiDocument, schema: Schema | undefined, random: Ra
 /** Tries at making a value its schema accepts: the generator's choices among `oneOf` branches can miss. */
 const VALID_TRIES = 20;
 
-/** Generated from `schema` and accepted by it (a 2020-12 validator over the document), or the last try. */
-function generatedValid(document: ApiDocument, schema: Schema | undefined, random: Random): unknown {
+/**
+ * Generated from `schema` and accepted by it (a 2020-12 validator over the document); when no try
+ * is (items nested past the generator's depth), the document's example where it shows one, else
+ * the last try.
+ */
+function generatedValid(document: ApiDocument, schema: Schema | undefined, random: Random, example?: unknown): unknown {
   if (!schema) return undefined;
   const validator = new Validator({ ...schema, components: document.components } as never, "2020-12", false);
   let value: unknown;
@@ -137,7 +141,7 @@ function generatedValid(document: ApiDocument, schema: Schema | undefined, rando
     value = generated(document, schema, random);
     if (validator.validate(value).valid) return value;
   }
-  return value;
+  return example ?? value;
 }
 
 /** One field of an object (or the value itself) replaced by a hostile value. */
@@ -182,9 +186,7 @@ export function fuzzRequest(document: ApiDocument, op: FuzzOperation, random: Ra
   let body: string | undefined;
   if (kind === "raw-body") body = pick(random, RAW_BODIES);
   else if (kind !== "no-body" && media) {
-    // A valid request takes the body the document shows where it shows one: the generator cannot
-    // make items nested past its depth (a dataset's items' inputs) valid.
-    const value = validOnly && media.example !== undefined ? media.example : make(document, media.schema, random);
+    const value = validOnly ? generatedValid(document, media.schema, random, media.example) : generated(document, media.schema, random);
     body = JSON.stringify(kind === "bent-body" ? bent(value, random) : value) ?? "null";
   }
   // A body in another media type only (JSON Lines): its documented example, sent as that type.
