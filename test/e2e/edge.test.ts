@@ -16,6 +16,17 @@ import { type Stack, startStack } from "./support/stack";
 const IN_ISOLATE_LIMIT = "1000";
 const BINDING_LIMIT = 60;
 
+/**
+ * The binding counts each key in windows aligned to the wall-clock minute. A run that crosses a boundary (a slow
+ * machine) is split between two windows, so it runs once more under a fresh key: just after a boundary, it fits.
+ */
+async function inOneWindow(run: () => Promise<number[]>): Promise<number[]> {
+  const minute = () => Math.floor(Date.now() / 60_000);
+  const start = minute();
+  const statuses = await run();
+  return minute() === start ? statuses : run();
+}
+
 interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -138,13 +149,16 @@ describe("the gateway behind a real wrangler dev", () => {
       const body = `ak_${Buffer.from(tenant).toString("base64url")}.key_${randomBytes(12).toString("hex")}.${randomBytes(32).toString("base64url")}`;
       return `Bearer ${body}.${createHmac("sha256", randomBytes(32)).update(body).digest("base64url")}`;
     };
-    const victim = `victim-${randomBytes(4).toString("hex")}`;
-    const statuses: number[] = [];
-    for (let i = 0; i <= BINDING_LIMIT + 1; i++) {
-      const res = await fetch(`${stack.platform.url}/v1/tenant`, { headers: { Authorization: forged(victim) } });
-      statuses.push(res.status);
-      await res.body?.cancel();
-    }
+    const statuses = await inOneWindow(async () => {
+      const victim = `victim-${randomBytes(4).toString("hex")}`;
+      const seen: number[] = [];
+      for (let i = 0; i <= BINDING_LIMIT + 1; i++) {
+        const res = await fetch(`${stack.platform.url}/v1/tenant`, { headers: { Authorization: forged(victim) } });
+        seen.push(res.status);
+        await res.body?.cancel();
+      }
+      return seen;
+    });
     expect(statuses.at(-1)).toBe(429);
 
     const admin = await stack.client(`other-${randomBytes(4).toString("hex")}`, "admin", ["tenant:admin"]);
@@ -162,17 +176,17 @@ describe("the gateway behind a real wrangler dev", () => {
     // No address is trusted under a local runtime: the one a client claims changes nothing.
     const address = () => `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
     // Tagged under a secret of our own: it names its tenant (forged keys of the legacy format share one window instead).
-    const body = `ak_${Buffer.from(`acme-${randomBytes(4).toString("hex")}`).toString("base64url")}.key_0123456789abcdef01234567.${"A".repeat(43)}`;
-    const bogus = `Bearer ${body}.${createHmac("sha256", randomBytes(32)).update(body).digest("base64url")}`;
-    // The binding counts in windows aligned to the wall-clock minute: keep the run inside one.
-    const left = 60_000 - (Date.now() % 60_000);
-    if (left < 10_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
-    const statuses: number[] = [];
-    for (let i = 0; i <= BINDING_LIMIT; i++) {
-      const res = await fetch(`${stack.platform.url}/v1/tenant`, { headers: { Authorization: bogus, "CF-Connecting-IP": address() } });
-      statuses.push(res.status);
-      await res.body?.cancel();
-    }
+    const statuses = await inOneWindow(async () => {
+      const body = `ak_${Buffer.from(`acme-${randomBytes(4).toString("hex")}`).toString("base64url")}.key_0123456789abcdef01234567.${"A".repeat(43)}`;
+      const bogus = `Bearer ${body}.${createHmac("sha256", randomBytes(32)).update(body).digest("base64url")}`;
+      const seen: number[] = [];
+      for (let i = 0; i <= BINDING_LIMIT; i++) {
+        const res = await fetch(`${stack.platform.url}/v1/tenant`, { headers: { Authorization: bogus, "CF-Connecting-IP": address() } });
+        seen.push(res.status);
+        await res.body?.cancel();
+      }
+      return seen;
+    });
     expect(statuses.slice(0, BINDING_LIMIT).every((status) => status === 401)).toBe(true);
     expect(statuses[BINDING_LIMIT]).toBe(429);
   });
