@@ -119,6 +119,10 @@ function renderError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof HTTPException && error.status < 500) return problemJson(c, apiErrorForStatus(error.status, error.message));
   // A deleted tenant's index refuses to be bound again; a write that reached it past the routes' own check is refused the same way.
   if (isTenantGone(error)) return problemJson(c, new ApiError("conflict", "This tenant was deleted."));
+  if (isObjectUnavailable(error)) {
+    log("error", "object_unavailable", { request_id: c.get("requestId"), path: c.req.path, error: describeError(error) });
+    return problemJson(c, new ApiError("service_unavailable", undefined, { retryAfterSeconds: OBJECT_RETRY_AFTER_SECONDS }));
+  }
   log("error", "unhandled_error", {
     request_id: c.get("requestId"),
     client_request_id: c.get("clientRequestId") ?? null,
@@ -127,4 +131,18 @@ function renderError(error: Error, c: Context<AppEnv>): Response {
     error: describeError(error),
   });
   return problemJson(c, new ApiError("internal"));
+}
+
+/** A short wait: an object that failed this way is restarting, moving or overloaded. */
+const OBJECT_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * A Durable Object's infrastructure, not its code, failed the call (a reset or moving object, a lost
+ * connection, an overloaded one): Cloudflare marks such errors `retryable` or `overloaded`, and an
+ * error the object's own code threw `remote`. The request may be tried again, so 503, not 500.
+ */
+export function isObjectUnavailable(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const flags = error as { retryable?: unknown; overloaded?: unknown; remote?: unknown };
+  return flags.remote !== true && (flags.retryable === true || flags.overloaded === true);
 }

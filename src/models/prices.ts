@@ -130,9 +130,21 @@ export function mockPrices(configured: PriceTable): PriceTable {
 /** The configured entries first, then the built-in ones; within each, the exact id, then the longest prefix. */
 export function priceFor(configured: PriceTable, model: string): ModelPrice | null {
   if (model === "") return null;
+  let known = matched.get(configured);
+  if (!known) matched.set(configured, (known = new Map()));
+  const hit = known.get(model);
+  if (hit !== undefined) return hit;
   const id = canonicalModel(model);
-  return bestMatch(configured, id) ?? bestMatch(BUILTIN_PRICES, id);
+  const price = bestMatch(configured, id) ?? bestMatch(BUILTIN_PRICES, id);
+  // A table is parsed once per isolate and never changed: each model's match is kept with it (bounded, as a day's models are few but need not be).
+  if (known.size >= MATCHES_KEPT) known.clear();
+  known.set(model, price);
+  return price;
 }
+
+/** Each price table's answers by model name, as `priceFor` found them. */
+const matched = new WeakMap<PriceTable, Map<string, ModelPrice | null>>();
+const MATCHES_KEPT = 1_000;
 
 function bestMatch(table: PriceTable, id: string): ModelPrice | null {
   const exact = table.get(id);

@@ -22,17 +22,21 @@ export function sessionCanceller(env: Cloudflare.Env, tenantId: string): CancelO
  */
 export async function cancelEach(sessionIds: readonly string[], cancelOne: CancelOne): Promise<number> {
   let cancelled = 0;
+  await eachSession(sessionIds, async (sessionId) => {
+    try {
+      if ((await cancelOne(sessionId)).ok) cancelled += 1;
+    } catch (error) {
+      log("error", "session_cancel_failed", { session_id: sessionId, error: describeError(error) });
+    }
+  });
+  return cancelled;
+}
+
+/** Runs `one` for every session id, `CANCEL_CONCURRENCY` at a time; `one` handles its own failures. */
+export async function eachSession(sessionIds: readonly string[], one: (sessionId: string) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < sessionIds.length) {
-      const sessionId = sessionIds[next++] as string;
-      try {
-        if ((await cancelOne(sessionId)).ok) cancelled += 1;
-      } catch (error) {
-        log("error", "session_cancel_failed", { session_id: sessionId, error: describeError(error) });
-      }
-    }
+    while (next < sessionIds.length) await one(sessionIds[next++] as string);
   };
   await Promise.all(Array.from({ length: Math.min(CANCEL_CONCURRENCY, sessionIds.length) }, worker));
-  return cancelled;
 }

@@ -180,7 +180,8 @@ export interface ReportAck {
   tokens_today: number;
   /**
    * Today's spending the session's other budgets count (its creator's and its key's tokens, the
-   * tenant's cost), and its key's daily budget; absent from an index of code before them.
+   * tenant's cost), and its key's daily budget; absent from an index of code before them. A part
+   * that no budget of the tenant (or of the key) counts now is 0, not read.
    */
   spend?: Spend & { key_max_tokens_per_day: number | null };
   /** Whether the notifications sent with the report were taken; absent when none were sent. */

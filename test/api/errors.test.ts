@@ -14,6 +14,16 @@ const failing = createApp({
     app.get("/boom-string", () => {
       throw "a bare string";
     });
+    // As Cloudflare marks a Durable Object's infrastructure failures, and an error its own code threw.
+    app.get("/object-reset", () => {
+      throw Object.assign(new Error("Durable Object reset because its code was updated."), { retryable: true });
+    });
+    app.get("/object-overloaded", () => {
+      throw Object.assign(new Error("Durable Object is overloaded. Too many requests queued."), { overloaded: true });
+    });
+    app.get("/object-threw", () => {
+      throw Object.assign(new Error("a bug in the object"), { retryable: true, remote: true });
+    });
     app.get("/limited", () => {
       throw new ApiError("rate_limited", "Slow down.", { retryAfterSeconds: 2.2 });
     });
@@ -109,5 +119,22 @@ describe("problem documents", () => {
     expect(problem.code).toBe("rate_limited");
     expect(problem.type).toBe(`${PROBLEM_TYPE_BASE}${problem.code}`);
     expect(PROBLEM_CODES).toContain(problem.code);
+  });
+});
+
+describe("a Durable Object's infrastructure failing a call", () => {
+  it("is a 503 with Retry-After when the error is marked retryable or overloaded, and a 500 when the object's own code threw", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    for (const path of ["/object-reset", "/object-overloaded"]) {
+      const res = await failing.request(`${BASE_URL}${path}`, undefined, env);
+      expect(res.status, path).toBe(503);
+      expect(res.headers.get("Retry-After"), path).toBe("5");
+      const text = await res.text();
+      expect(JSON.parse(text), path).toMatchObject({ code: "service_unavailable", status: 503 });
+      expect(text, path).not.toMatch(/Durable Object/);
+    }
+    const threw = await failing.request(`${BASE_URL}/object-threw`, undefined, env);
+    expect(threw.status).toBe(500);
+    vi.restoreAllMocks();
   });
 });

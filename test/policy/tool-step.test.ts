@@ -249,4 +249,39 @@ describe("the tool policy in the loop", () => {
       policy: { decision: "require_approval" },
     });
   });
+
+  it("applies a change to a run going, at its next tool call: the index tells the session before the change is answered", async () => {
+    // The policy engine's first load in this isolate takes seconds, which the run's model call must not wait behind.
+    await setPolicy(freshTenant(), "permit(principal, action, resource);");
+    const attempt = async () => {
+      const tenantId = freshTenant();
+      const who = await caller(tenantId);
+      const model = mockModel(uniqueKey("model"));
+      await model.script(
+        { reply: { content: [toolUse("toolu_1", "get_time", {})] } },
+        // Asked while the policy changes: the run stays `running` throughout, so no report's answer names the new version.
+        { delay_ms: 1_500, reply: { content: [toolUse("toolu_2", "get_time", {})] } },
+        { reply: { content: [text("done")] } },
+      );
+      const session = await createSession(who, { input: "time?", model: model.key, tools: [{ type: "builtin", name: "get_time" }] });
+      // The first call was judged under no policy, by a copy that is well within its time.
+      await eventually(
+        () => toolCallsOf(who, session.id),
+        (calls) => calls[0]?.status === "done",
+      );
+      await setPolicy(tenantId, '@id("no-time") forbid(principal, action, resource == Tool::"get_time");');
+      const changedAt = new Date().toISOString();
+      expect((await waitForStatus(who, session.id, ["done", "failed"])).status).toBe("done");
+      const calls = await toolCallsOf(who, session.id);
+      return { calls, inTime: (calls[1]?.created_at ?? "") > changedAt };
+    };
+    // A machine too slow to change the policy within the model's delay judged the second call before the change: once more.
+    let { calls, inTime } = await attempt();
+    if (!inTime) ({ calls, inTime } = await attempt());
+    expect(inTime).toBe(true);
+    expect(calls.map((call) => [call.id, call.policy?.decision ?? null])).toEqual([
+      ["toolu_1", null],
+      ["toolu_2", "deny"],
+    ]);
+  });
 });

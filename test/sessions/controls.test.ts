@@ -59,6 +59,8 @@ const READS: Record<string, unknown[]> = {
   openStreamIds: [],
   forkCopy: [null],
   parentReport: [],
+  // Changes the isolate's copy of the tool policy, not storage.
+  policyChanged: [1],
 };
 
 /** Handlers of the runtime's that change no state: a closed or messaged socket. */

@@ -71,6 +71,8 @@ export interface SessionRpc {
   resume(cap?: Limits | null): Promise<SessionResult<Session>>;
   /** The tenant index granted this queued session a run slot. */
   slotGranted(): Promise<SessionResult<Session>>;
+  /** The tenant index's word that the tenant's tool policy is now at `version`: the next tool step reads it. */
+  policyChanged(version: number): Promise<SessionResult<null>>;
   /**
    * A tenant admin's change of the session's limits, checked against the tenant's by the caller and
    * audited here; a run waiting on a budget goes on (control/budget-wait.ts).

@@ -105,6 +105,10 @@ export class SessionObject extends DurableObject<Cloudflare.Env> implements Sess
     return this.#change(() => control.slotGranted(this.#engine));
   }
 
+  async policyChanged(version: number): Promise<SessionResult<null>> {
+    return this.#query(() => control.policyChanged(this.#engine.store, version));
+  }
+
   async setLimits(limits: PartialLimits, by?: AuditContext): Shown {
     return this.#change(() => control.setLimits(this.#engine, limits, by));
   }

@@ -47,13 +47,20 @@ export async function reportSession(
   const rule = applied && isRetentionErasable(row.status) && row.parent_session_id === null ? host.retention() : null;
   if (rule) await host.wakeBy(expiresAt(row.updated_at, rule.days, rule.dayMs));
   const now = Date.now();
+  const { limits, suspended } = host.config();
+  // The budgets as the tenant has them now: a part none of them counts is not read (and is 0).
+  const budgets: Budgets = {
+    max_cost_usd_per_day: limits.max_cost_usd_per_day ?? null,
+    max_tokens_per_day_per_subject: limits.max_tokens_per_day_per_subject ?? null,
+    key_max_tokens_per_day: keyTokenBudget(host.sql, row.api_key_id),
+  };
   const ack: T.ReportAck = {
     applied,
-    suspended: host.config().suspended,
+    suspended,
     tokens_today: tokensOnDay(host.sql, now),
     spend: {
-      ...spendOnDay(host.sql, now, row.created_by, row.api_key_id, loadConfig(host.env).prices),
-      key_max_tokens_per_day: keyTokenBudget(host.sql, row.api_key_id),
+      ...spendOnDay(host.sql, now, row.created_by, row.api_key_id, loadConfig(host.env).prices, budgets),
+      key_max_tokens_per_day: budgets.key_max_tokens_per_day,
     },
     policy_version: policyVersion(host.kv),
   };
@@ -169,7 +176,7 @@ export function admitRun(host: IndexHost, input: T.AdmitRunInput): T.RunAdmissio
   };
   if (hasBudget(budgets)) {
     requireString("createdBy", input.createdBy);
-    const spend = spendOnDay(host.sql, at, createdBy, apiKeyId, loadConfig(host.env).prices);
+    const spend = spendOnDay(host.sql, at, createdBy, apiKeyId, loadConfig(host.env).prices, budgets);
     const spentBudget = budgetReached(spend, budgets);
     if (spentBudget !== null) return { ok: false, code: "budget_used", retryAfterSeconds: secondsToNextUtcDay(at), budget: spentBudget };
     const held = { ...spend, subject_tokens: spend.subject_tokens + reserved.subject, key_tokens: spend.key_tokens + reserved.key };

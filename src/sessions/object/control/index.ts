@@ -8,6 +8,7 @@ export { childReport, parentReport, treeTake } from "./family";
 export { createFork, forkCopy } from "./fork";
 export { enqueue, interrupt, requestOutcome, start } from "./messages";
 export { MAX_TOOL_CALL_PAGE, messagePage, stepPage, toolCallPage } from "./pages";
+export { policyChanged } from "./policy";
 export { cancel, pause, resume, slotGranted } from "./run-state";
 export { closeStreams, socketClosed } from "./streams";
 export { wake } from "./wake";

@@ -1,10 +1,12 @@
 /**
  * The tool policy's judgement of the calls of one model response, made once, before they are
  * saved: `initialStatus` (model-step.ts) turns each decision into the call's first status. The
- * tenant's policy is asked of its index when a response calls tools and this isolate's copy is
- * older than `POLICY_FRESH_MS` (with the version held, so an unchanged text is not sent again): a
- * change applies within seconds, in runs already going too, which a copy taken when the run was
- * admitted would not do.
+ * tenant's policy is held by each isolate as a copy with its version. The tenant index tells every
+ * active session of a change before the change's request is answered (`policyChanged`, from
+ * src/tenants/policy-push.ts), and answers every admission and report with the version in force,
+ * so a run's tool steps ask the index nothing in the common case: a copy is asked for again when
+ * the index names another version, or when nothing confirmed it for `POLICY_FRESH_MS` (a push that
+ * could not be delivered).
  */
 import { tenantIndexStub } from "../../../objects";
 import { loadCedar } from "../../../policy/load";
@@ -19,31 +21,35 @@ import { runTainted } from "../store/state";
 /** Tenants whose policy text an isolate keeps: enough for the tenants one isolate's sessions belong to. */
 const CACHED_TENANTS = 256;
 /**
- * How long an isolate judges by the copy it read before it asks the tenant index again: a run of
- * many tool steps asks once per interval, not once per step (the index is the tenant's one hot
- * object, `test/sessions/index-load.test.ts`), and a change of the policy applies within it.
+ * How long an isolate judges by a copy nothing confirmed (a read, a report's answer or a push of
+ * the same version) before it asks the tenant index again. A change reaches running sessions by
+ * push at once; this bounds only a session the index could not reach.
  */
-export const POLICY_FRESH_MS = 5_000;
+export const POLICY_FRESH_MS = 60_000;
 const tenantPolicies = new Map<string, { version: number; cedar: string | null; readAt: number }>();
+/** The newest version the index named for each tenant (versions only grow): a read answered before it is stale. */
+const newestNamed = new Map<string, number>();
 
 /**
- * A version the index answered a report with (`ReportAck.policy_version`), current at some time
- * after `sentAt`, the report's sending: the copy held is known current as of then when it has that
- * version, and with no copy held, a tenant with no policy ever set (version 0) needs no text. So a
- * run's tool steps ask the index nothing in the `POLICY_FRESH_MS` after the admission or a report
- * (reports of a session no daily budget counts come minutes apart, so most reads remain). Any other version
- * leaves the copy as it is: the next judgement asks for the text.
+ * A version the tenant index named, current at some time after `sentAt`: in the answer to a report
+ * or admission (`ReportAck.policy_version`), sent then, or in its word of a change (`policyChanged`).
+ * The copy held is known current as of then when it has that version, and with no copy held, a
+ * tenant with no policy ever set (version 0) needs no text. A newer version makes the copy stale (the
+ * next judgement asks for the text); an older one (an answer a push overtook) says nothing.
  */
 export function heardPolicyVersion(tenantId: string, version: number, sentAt: number): void {
+  if (version > (newestNamed.get(tenantId) ?? -1)) keep(newestNamed, tenantId, version);
   const held = tenantPolicies.get(tenantId);
   if (held?.version === version) held.readAt = Math.max(held.readAt, sentAt);
-  else if (!held && version === 0) remember(tenantId, { version, cedar: null, readAt: sentAt });
+  else if (held && held.version < version) held.readAt = Number.NEGATIVE_INFINITY;
+  else if (!held && version === 0) keep(tenantPolicies, tenantId, { version, cedar: null, readAt: sentAt });
 }
 
-function remember(tenantId: string, copy: { version: number; cedar: string | null; readAt: number }): void {
-  tenantPolicies.delete(tenantId);
-  if (tenantPolicies.size >= CACHED_TENANTS) tenantPolicies.delete(tenantPolicies.keys().next().value!);
-  tenantPolicies.set(tenantId, copy);
+/** Sets a tenant's entry as the newest, dropping the oldest past `CACHED_TENANTS`. */
+function keep<V>(map: Map<string, V>, tenantId: string, value: V): void {
+  map.delete(tenantId);
+  if (map.size >= CACHED_TENANTS) map.delete(map.keys().next().value!);
+  map.set(tenantId, value);
 }
 
 /** The tenant's current policy text (null: none), by way of this isolate's copy. */
@@ -55,14 +61,16 @@ async function tenantPolicy(scope: Pick<StepScope, "env">, tenantId: string): Pr
   try {
     answer = await tenantIndexStub(scope.env, tenantId).currentPolicy(tenantId, held?.version ?? null);
   } catch (err) {
-    // The copy held, stale as it is, is the tenant's policy of a few seconds ago; without one the
+    // The copy held, stale as it is, is the tenant's policy of a little while ago; without one the
     // unit fails and is tried again with backoff (units.ts): neither denies nor allows unjudged.
     log("warn", "tool_policy_unreadable", { tenant_id: tenantId, held: held !== undefined, error: String(err) });
     if (held) return held.cedar;
     throw err;
   }
   const cedar = answer.cedar === undefined ? (held?.cedar ?? null) : answer.cedar;
-  remember(tenantId, { version: answer.version, cedar, readAt: now });
+  // A change named while the read was under way is newer than its answer: used once, then asked again.
+  const current = answer.version >= (newestNamed.get(tenantId) ?? -1);
+  keep(tenantPolicies, tenantId, { version: answer.version, cedar, readAt: current ? now : Number.NEGATIVE_INFINITY });
   return cedar;
 }
 
