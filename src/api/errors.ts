@@ -103,7 +103,7 @@ const RESPONSE_DESCRIPTIONS: Record<ErrorStatus, string> = {
   422: "The Idempotency-Key was used with a different body (`idempotency_conflict`).",
   429: "A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit.",
   500: "An unexpected error (`internal`); the request id identifies it in the logs.",
-  503: "A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`.",
+  503: "A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`.",
 };
 
 const problemContent = { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } };

@@ -110,6 +110,11 @@ export type SessionReport = Omit<SessionSummary, "agent" | "parent_session_id" |
   runs?: number;
   /** The budget a `waiting_budget` session waits on (usage/budgets.ts); null otherwise, absent from code before budgets paused. */
   budget_wait?: string | null;
+  /**
+   * Which daily budgets of the session's own limits it judges by (they may be set where the tenant
+   * has none); absent from code before them: both, so the answer reads every part.
+   */
+  daily_budgets?: { cost: boolean; subject: boolean };
   revision: number;
 };
 

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { createApp } from "../../src/api/app";
 import { ApiError, PROBLEM_CODES, PROBLEM_TYPE_BASE } from "../../src/api/errors";
 import { BASE_URL, call, readProblem } from "../support/api";
@@ -124,7 +124,8 @@ describe("problem documents", () => {
 
 describe("a Durable Object's infrastructure failing a call", () => {
   it("is a 503 with Retry-After when the error is marked retryable or overloaded, and a 500 when the object's own code threw", async () => {
-    vi.spyOn(console, "error").mockImplementation(() => {});
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    onTestFinished(() => logged.mockRestore());
     for (const path of ["/object-reset", "/object-overloaded"]) {
       const res = await failing.request(`${BASE_URL}${path}`, undefined, env);
       expect(res.status, path).toBe(503);
@@ -135,6 +136,5 @@ describe("a Durable Object's infrastructure failing a call", () => {
     }
     const threw = await failing.request(`${BASE_URL}/object-threw`, undefined, env);
     expect(threw.status).toBe(500);
-    vi.restoreAllMocks();
   });
 });

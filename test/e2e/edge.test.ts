@@ -18,13 +18,16 @@ const BINDING_LIMIT = 60;
 
 /**
  * The binding counts each key in windows aligned to the wall-clock minute. A run that crosses a boundary (a slow
- * machine) is split between two windows, so it runs once more under a fresh key: just after a boundary, it fits.
+ * machine) is split between two windows, so it runs once more under a fresh key, from the start of a minute.
  */
 async function inOneWindow(run: () => Promise<number[]>): Promise<number[]> {
   const minute = () => Math.floor(Date.now() / 60_000);
   const start = minute();
   const statuses = await run();
-  return minute() === start ? statuses : run();
+  if (minute() === start) return statuses;
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 40_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+  return run();
 }
 
 interface RawResponse {

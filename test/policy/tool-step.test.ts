@@ -275,9 +275,10 @@ describe("the tool policy in the loop", () => {
       const calls = await toolCallsOf(who, session.id);
       return { calls, inTime: (calls[1]?.created_at ?? "") > changedAt };
     };
-    // A machine too slow to change the policy within the model's delay judged the second call before the change: once more.
+    // A machine too slow to change the policy within the model's delay (under its 3 s timeout here) judged the second
+    // call before the change was answered, which says nothing of the push: again, up to three times in all.
     let { calls, inTime } = await attempt();
-    if (!inTime) ({ calls, inTime } = await attempt());
+    for (let more = 2; !inTime && more > 0; more--) ({ calls, inTime } = await attempt());
     expect(inTime).toBe(true);
     expect(calls.map((call) => [call.id, call.policy?.decision ?? null])).toEqual([
       ["toolu_1", null],

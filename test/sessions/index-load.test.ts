@@ -44,15 +44,18 @@ describe("the tenant's tool policy, as a run's tool steps read it", () => {
   it("is never asked by a run's tool steps when the tenant has none: the admission's answer named its version", async () => {
     const t = newTestSession();
     const steps = 8;
-    const replies = Array.from({ length: steps - 1 }, (_, i) => ({ delay_ms: 200, reply: { content: [toolUse(`toolu_${i}`)] } }));
+    // Each step takes most of a second: the run outlasts the 5 s an isolate's copy was kept before the policy was pushed.
+    const replies = Array.from({ length: steps - 1 }, (_, i) => ({ delay_ms: 900, reply: { content: [toolUse(`toolu_${i}`)] } }));
     await t.model.script(...replies, { reply: { content: [text("done")] } });
     const policyReads = vi.spyOn(TenantIndex.prototype, "currentPolicy");
     const started = Date.now();
     await createAndStart(t, "go", { tools: [{ type: "builtin", name: "get_time" }], limits: { max_steps_per_run: steps } });
     const done = await waitForStatus(t, ["done"], 60_000);
     expect(done.usage.steps).toBe(steps);
-    // A copy nothing confirmed for POLICY_FRESH_MS is asked for again; this run is far shorter.
-    expect(Date.now() - started).toBeLessThan(POLICY_FRESH_MS);
+    // A copy nothing confirmed for POLICY_FRESH_MS is asked for again; this run is shorter.
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeGreaterThan(5_000);
+    expect(elapsed).toBeLessThan(POLICY_FRESH_MS);
     expect(policyReads.mock.calls.filter(([tenant]) => tenant === t.tenantId)).toHaveLength(0);
   });
 

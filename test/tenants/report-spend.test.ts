@@ -1,7 +1,8 @@
 /**
  * What a session's report is answered with (src/tenants/tenant-index/sessions.ts): today's spend
- * for the daily budgets the tenant has. A part no budget counts is not read: a tenant without a cost
- * budget no longer prices its whole day's rollup at every report of every session.
+ * for the daily budgets the tenant has and those the session's own limits hold. A part no budget
+ * counts is not read: a tenant without a cost budget no longer prices its whole day's rollup at
+ * every report of every session.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -27,13 +28,27 @@ describe("the spend a report is answered with", () => {
     const models = ["claude-sonnet-4-5", "claude-haiku-4-5", "gpt-4o"];
     await spendToday(tenantId, models, 1_000_000);
     const index = indexOf(tenantId);
-    const next = () => index.reportSession(tenantId, report("ses_new", { status: "running", createdMs: Date.now() }));
-    expect((await next()).spend).toEqual({ cost_usd: 0, subject_tokens: 0, key_tokens: 0, key_max_tokens_per_day: null });
+    let revision = 0;
+    const next = (daily_budgets?: { cost: boolean; subject: boolean }) =>
+      index.reportSession(
+        tenantId,
+        report("ses_new", { status: "running", revision: ++revision, createdMs: Date.now(), ...(daily_budgets ? { daily_budgets } : {}) }),
+      );
+    const none = { cost: false, subject: false };
+    expect((await next(none)).spend).toEqual({ cost_usd: 0, subject_tokens: 0, key_tokens: 0, key_max_tokens_per_day: null });
+
+    // The session's own limits may hold a budget the tenant does not; a session of older code says nothing, and gets every part.
+    for (const own of [{ cost: true, subject: true }, undefined]) {
+      const { spend } = await next(own);
+      expect(spend?.subject_tokens).toBe(3_000_000);
+      // Three priced models' million input tokens each: more than nothing, whatever today's prices.
+      expect(spend?.cost_usd).toBeGreaterThan(0);
+    }
+    expect((await next({ cost: false, subject: true })).spend).toMatchObject({ cost_usd: 0, subject_tokens: 3_000_000 });
 
     await index.setLimitOverrides(tenantId, { max_cost_usd_per_day: 1_000, max_tokens_per_day_per_subject: 10_000_000 });
-    const { spend } = await next();
+    const { spend } = await next(none);
     expect(spend?.subject_tokens).toBe(3_000_000);
-    // Three priced models' million input tokens each: more than nothing, whatever today's prices.
     expect(spend?.cost_usd).toBeGreaterThan(0);
   });
 

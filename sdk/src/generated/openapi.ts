@@ -5530,7 +5530,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5636,7 +5636,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5768,7 +5768,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5875,7 +5875,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5969,7 +5969,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6063,7 +6063,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6157,7 +6157,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6263,7 +6263,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6357,7 +6357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6503,7 +6503,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6602,7 +6602,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6766,7 +6766,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6872,7 +6872,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6987,7 +6987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7140,7 +7140,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7234,7 +7234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7340,7 +7340,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7467,7 +7467,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7571,7 +7571,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7706,7 +7706,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7807,7 +7807,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7910,7 +7910,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8009,7 +8009,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8141,7 +8141,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8247,7 +8247,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8386,7 +8386,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8485,7 +8485,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8582,7 +8582,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8724,7 +8724,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8833,7 +8833,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8977,7 +8977,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9122,7 +9122,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9255,7 +9255,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9388,7 +9388,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9493,7 +9493,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9648,7 +9648,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9748,7 +9748,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9859,7 +9859,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9986,7 +9986,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10210,7 +10210,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10335,7 +10335,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10441,7 +10441,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10584,7 +10584,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10699,7 +10699,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10873,7 +10873,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11049,7 +11049,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11181,7 +11181,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11313,7 +11313,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11465,7 +11465,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11578,7 +11578,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11691,7 +11691,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11824,7 +11824,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11978,7 +11978,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12133,7 +12133,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12279,7 +12279,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12389,7 +12389,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12490,7 +12490,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12664,7 +12664,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12772,7 +12772,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12878,7 +12878,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13031,7 +13031,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13144,7 +13144,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13247,7 +13247,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13418,7 +13418,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13526,7 +13526,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13632,7 +13632,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13785,7 +13785,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13898,7 +13898,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14007,7 +14007,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14175,7 +14175,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14294,7 +14294,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14427,7 +14427,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14526,7 +14526,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14679,7 +14679,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14787,7 +14787,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14893,7 +14893,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -15039,7 +15039,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -15192,7 +15192,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -15332,7 +15332,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -15475,7 +15475,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -15584,7 +15584,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -15683,7 +15683,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -15846,7 +15846,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -15957,7 +15957,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -16065,7 +16065,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -16197,7 +16197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -16306,7 +16306,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -16452,7 +16452,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -16559,7 +16559,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -16668,7 +16668,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -16799,7 +16799,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -16929,7 +16929,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -17026,7 +17026,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -17137,7 +17137,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -17285,7 +17285,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -17394,7 +17394,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -17488,7 +17488,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -17597,7 +17597,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -17743,7 +17743,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -17850,7 +17850,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -17957,7 +17957,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -18066,7 +18066,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -18232,7 +18232,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -18352,7 +18352,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -18462,7 +18462,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -18625,7 +18625,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -18735,7 +18735,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -18894,7 +18894,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -19057,7 +19057,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable (`service_unavailable`); comes with `Retry-After`. The credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

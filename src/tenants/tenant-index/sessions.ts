@@ -18,6 +18,7 @@ import {
 import { parseSessionReport } from "../session-report";
 import * as sessions from "../sessions-store";
 import type * as T from "../types";
+import type { Limits } from "../../limits";
 import { dailyBudgetRetryAfter, MAX_USAGE_DAYS, tokensOnDay, usageDays } from "../usage";
 import { loadConfig } from "../../config";
 import { MAX_MCP_BATCH_MESSAGES } from "../../limits";
@@ -48,12 +49,7 @@ export async function reportSession(
   if (rule) await host.wakeBy(expiresAt(row.updated_at, rule.days, rule.dayMs));
   const now = Date.now();
   const { limits, suspended } = host.config();
-  // The budgets as the tenant has them now: a part none of them counts is not read (and is 0).
-  const budgets: Budgets = {
-    max_cost_usd_per_day: limits.max_cost_usd_per_day ?? null,
-    max_tokens_per_day_per_subject: limits.max_tokens_per_day_per_subject ?? null,
-    key_max_tokens_per_day: keyTokenBudget(host.sql, row.api_key_id),
-  };
+  const budgets = reportBudgets(limits, report.daily_budgets, keyTokenBudget(host.sql, row.api_key_id));
   const ack: T.ReportAck = {
     applied,
     suspended,
@@ -72,6 +68,21 @@ export async function reportSession(
     log("error", "notifications_refused", { tenant_id: tenantId, session_id: row.id, error: String(error) });
     return { ...ack, notifications_taken: false };
   }
+}
+
+/**
+ * The budgets a report's answer reads the spend of: the tenant's as they are now, and those the
+ * session's own limits hold (`daily_budgets`; absent: assumed held). A part neither counts is not
+ * read, and is 0 in the answer. Only whether each is set matters here, not its amount.
+ */
+function reportBudgets(limits: Limits, own: T.SessionReport["daily_budgets"], keyBudget: number | null): Budgets {
+  const held = (tenant: number | null | undefined, session: unknown): number | null =>
+    (tenant ?? null) !== null ? tenant! : session === false ? null : Number.POSITIVE_INFINITY;
+  return {
+    max_cost_usd_per_day: held(limits.max_cost_usd_per_day, own?.cost),
+    max_tokens_per_day_per_subject: held(limits.max_tokens_per_day_per_subject, own?.subject),
+    key_max_tokens_per_day: keyBudget,
+  };
 }
 
 /** A report applied to its row, with the run-slot bookkeeping it implies, inside the caller's transaction. */

@@ -26,23 +26,34 @@ const CACHED_TENANTS = 256;
  * push at once; this bounds only a session the index could not reach.
  */
 export const POLICY_FRESH_MS = 60_000;
-const tenantPolicies = new Map<string, { version: number; cedar: string | null; readAt: number }>();
-/** The newest version the index named for each tenant (versions only grow): a read answered before it is stale. */
+interface PolicyCopy {
+  version: number;
+  cedar: string | null;
+  /** When the index last confirmed this version (epoch ms; -Infinity: stale). */
+  readAt: number;
+}
+const tenantPolicies = new Map<string, PolicyCopy>();
+/** The newest version the index named for each tenant (versions only grow): an answer of an older one is stale. */
 const newestNamed = new Map<string, number>();
+/** A read under way for each tenant, which every judgement of the tenant in this isolate waits for. */
+const reading = new Map<string, Promise<string | null>>();
 
 /**
  * A version the tenant index named, current at some time after `sentAt`: in the answer to a report
  * or admission (`ReportAck.policy_version`), sent then, or in its word of a change (`policyChanged`).
  * The copy held is known current as of then when it has that version, and with no copy held, a
  * tenant with no policy ever set (version 0) needs no text. A newer version makes the copy stale (the
- * next judgement asks for the text); an older one (an answer a push overtook) says nothing.
+ * next judgement asks for the text); an older one than the newest named (an answer a push overtook,
+ * or one push overtaking another) says nothing.
  */
 export function heardPolicyVersion(tenantId: string, version: number, sentAt: number): void {
-  if (version > (newestNamed.get(tenantId) ?? -1)) keep(newestNamed, tenantId, version);
+  const newest = newestNamed.get(tenantId) ?? -1;
+  if (version < newest) return;
+  if (version > newest) keep(newestNamed, tenantId, version);
   const held = tenantPolicies.get(tenantId);
   if (held?.version === version) held.readAt = Math.max(held.readAt, sentAt);
-  else if (held && held.version < version) held.readAt = Number.NEGATIVE_INFINITY;
-  else if (!held && version === 0) keep(tenantPolicies, tenantId, { version, cedar: null, readAt: sentAt });
+  else if (held) held.readAt = Number.NEGATIVE_INFINITY;
+  else if (version === 0) keep(tenantPolicies, tenantId, { version, cedar: null, readAt: sentAt });
 }
 
 /** Sets a tenant's entry as the newest, dropping the oldest past `CACHED_TENANTS`. */
@@ -52,11 +63,22 @@ function keep<V>(map: Map<string, V>, tenantId: string, value: V): void {
   map.set(tenantId, value);
 }
 
-/** The tenant's current policy text (null: none), by way of this isolate's copy. */
+/** The tenant's current policy text (null: none), by way of this isolate's copy; one read at a time per tenant. */
 async function tenantPolicy(scope: Pick<StepScope, "env">, tenantId: string): Promise<string | null> {
   const held = tenantPolicies.get(tenantId);
-  const now = Date.now();
-  if (held && now - held.readAt < POLICY_FRESH_MS) return held.cedar;
+  if (held && Date.now() - held.readAt < POLICY_FRESH_MS) return held.cedar;
+  let pending = reading.get(tenantId);
+  if (!pending) {
+    pending = readPolicy(scope, tenantId).finally(() => reading.delete(tenantId));
+    reading.set(tenantId, pending);
+  }
+  return pending;
+}
+
+/** Asks the index; a change named while the read was under way is newer than its answer, so it asks once more. */
+async function readPolicy(scope: Pick<StepScope, "env">, tenantId: string, again = true): Promise<string | null> {
+  const held = tenantPolicies.get(tenantId);
+  const sentAt = Date.now();
   let answer: Awaited<ReturnType<ReturnType<typeof tenantIndexStub>["currentPolicy"]>>;
   try {
     answer = await tenantIndexStub(scope.env, tenantId).currentPolicy(tenantId, held?.version ?? null);
@@ -68,9 +90,10 @@ async function tenantPolicy(scope: Pick<StepScope, "env">, tenantId: string): Pr
     throw err;
   }
   const cedar = answer.cedar === undefined ? (held?.cedar ?? null) : answer.cedar;
-  // A change named while the read was under way is newer than its answer: used once, then asked again.
-  const current = answer.version >= (newestNamed.get(tenantId) ?? -1);
-  keep(tenantPolicies, tenantId, { version: answer.version, cedar, readAt: current ? now : Number.NEGATIVE_INFINITY });
+  if (answer.version < (newestNamed.get(tenantId) ?? -1)) return again ? readPolicy(scope, tenantId, false) : cedar;
+  keep(newestNamed, tenantId, answer.version);
+  const current = tenantPolicies.get(tenantId);
+  if (!current || current.version <= answer.version) keep(tenantPolicies, tenantId, { version: answer.version, cedar, readAt: sentAt });
   return cedar;
 }
 

@@ -133,6 +133,11 @@ export class Reporter {
       stop_reason: run.stop_reason,
       usage: run.usage,
       budget_wait: run.status === "waiting_budget" ? (run.budget_wait?.budget ?? null) : null,
+      // The daily budgets its own limits hold, which `budgetReached` judges by: the answer must read their spend.
+      daily_budgets: {
+        cost: (session.limits.max_cost_usd_per_day ?? null) !== null,
+        subject: (session.limits.max_tokens_per_day_per_subject ?? null) !== null,
+      },
       created_at: session.created_at,
       updated_at: run.updated_at,
       revision: run.revision,
