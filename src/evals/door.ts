@@ -195,7 +195,7 @@ export class EvalsDoor {
     },
     listEvals: (input) => {
       const page = evals.listEvals(this.#sql, requirePageLimit(input.limit), optionalCursor(input.cursor));
-      return { data: page.rows.map((row) => summaryOf(row, evals.items(this.#sql, row.id))), next_cursor: page.next_cursor };
+      return { data: page.rows.map((row) => summaryOf(row, evals.itemTotals(this.#sql, row.id))), next_cursor: page.next_cursor };
     },
     getEval: (input) => this.#evalView(requireString("id", input.id)),
     cancelEval: async (input, by) => {
@@ -219,7 +219,7 @@ export class EvalsDoor {
 
   #evalView(id: string): EvalResult<ReturnType<typeof evalView>> {
     const row = evals.getEval(this.#sql, id);
-    return row ? { ok: true, value: evalView(row, evals.items(this.#sql, id)) } : NO_EVAL;
+    return row ? { ok: true, value: evalView(row, evals.items(this.#sql, id), evals.itemTotals(this.#sql, id)) } : NO_EVAL;
   }
 
   /** A change of a dataset's items: one transaction, a new version, one audit entry. */

@@ -1,28 +1,25 @@
 /** An eval as answers show it (progress, per-scorer means, cost, duration) and two evals compared item by item. Pure. */
 import { roundUsd } from "../models/prices";
 import { toIso } from "../shared/validate";
-import { configOf, type EvalRow, type ItemRow, toItem } from "./store/evals";
+import { configOf, type EvalRow, type ItemTotals, type ItemView, toItem } from "./store/evals";
 import type { Eval, EvalItem, EvalSummary } from "./types";
 
 const FINISHED = new Set(["done", "failed", "cancelled"]);
 
-export function evalView(row: EvalRow, rows: ItemRow[]): Eval {
-  const items = rows.map(toItem);
-  return { ...summaryOf(row, rows, items), items };
+export function evalView(row: EvalRow, rows: ItemView[], totals: ItemTotals): Eval {
+  return { ...summaryOf(row, totals), items: rows.map(toItem) };
 }
 
-export function summaryOf(row: EvalRow, rows: ItemRow[], items: EvalItem[] = rows.map(toItem)): EvalSummary {
+/** An eval's summary from its items' totals (`itemTotals`, summed in SQL). */
+export function summaryOf(row: EvalRow, totals: ItemTotals): EvalSummary {
   const config = configOf(row);
   const scores: Record<string, number | null> = {};
   for (const key of config.scorer_keys) {
-    const values = items.flatMap((item) => {
-      const score = item.scores[key]?.score;
-      return typeof score === "number" ? [score] : [];
-    });
-    scores[key] = values.length === 0 ? null : Math.round((values.reduce((a, b) => a + b, 0) / values.length) * 1e6) / 1e6;
+    const mean = totals.means[key];
+    scores[key] = mean === undefined ? null : Math.round(mean * 1e6) / 1e6;
   }
-  const started = rows.flatMap((r) => (r.started_at === null ? [] : [r.started_at]));
-  const ended = rows.flatMap((r) => (r.finished_at === null ? [] : [r.finished_at]));
+  const { counts } = totals;
+  const latest = Math.max(totals.last_started_at ?? -Infinity, totals.last_finished_at ?? -Infinity);
   return {
     id: row.id,
     agent: config.agent,
@@ -33,17 +30,17 @@ export function summaryOf(row: EvalRow, rows: ItemRow[], items: EvalItem[] = row
     concurrency: config.concurrency,
     status: row.status,
     progress: {
-      total: items.length,
-      pending: items.filter((i) => i.status === "pending").length,
-      running: items.filter((i) => i.status === "running" || i.status === "judging").length,
-      finished: items.filter((i) => FINISHED.has(i.status)).length,
+      total: Object.values(counts).reduce((a, b) => a + b, 0),
+      pending: counts.pending,
+      running: counts.running + counts.judging,
+      finished: counts.done + counts.failed + counts.cancelled,
     },
     scores,
-    cost_usd: roundUsd(items.reduce((sum, i) => sum + (i.cost_usd ?? 0), 0)),
-    judge_cost_usd: roundUsd(items.reduce((sum, i) => sum + (i.judge_cost_usd ?? 0), 0)),
-    // From the eval's creation to its end (or to its latest item's end while it runs).
+    cost_usd: roundUsd(totals.cost_usd),
+    judge_cost_usd: roundUsd(totals.judge_cost_usd),
+    // From the eval's creation to its end (or to its latest item's start or end while it runs).
     duration_ms:
-      row.finished_at !== null ? row.finished_at - row.created_at : started.length ? Math.max(...ended, ...started) - row.created_at : null,
+      row.finished_at !== null ? row.finished_at - row.created_at : totals.last_started_at !== null ? latest - row.created_at : null,
     error: row.error,
     created_by: row.created_by,
     created_at: toIso(row.created_at),

@@ -15,17 +15,13 @@ export interface EvalRow extends Record<string, SqlStorageValue> {
   finished_at: number | null;
 }
 
-export interface ItemRow extends Record<string, SqlStorageValue> {
+/** What an answer shows of an item: every column but the dataset item's copy and the judges' working state. */
+export interface ItemView extends Record<string, SqlStorageValue> {
   eval_id: string;
   position: number;
-  item: string;
   session_id: string | null;
   status: EvalItemStatus;
   session_status: string | null;
-  /** `{ <scorer key>: <judge session id> }` while judges run. */
-  judges: string | null;
-  /** `{ answer, output }` of the item's session, kept while its judges run. */
-  outcome: string | null;
   scores: string;
   cost_usd: number | null;
   judge_cost_usd: number | null;
@@ -33,6 +29,14 @@ export interface ItemRow extends Record<string, SqlStorageValue> {
   error: string | null;
   started_at: number | null;
   finished_at: number | null;
+}
+
+export interface ItemRow extends ItemView {
+  item: string;
+  /** `{ <scorer key>: <judge session id> }` while judges run. */
+  judges: string | null;
+  /** `{ answer, output }` of the item's session, kept while its judges run. */
+  outcome: string | null;
 }
 
 export function countEvals(sql: SqlStorage): number {
@@ -73,8 +77,54 @@ export function finishEval(sql: SqlStorage, id: string, status: EvalStatus, erro
   sql.exec("UPDATE evals SET status = ?, error = ?, finished_at = ? WHERE id = ? AND status = 'running'", status, error, now, id);
 }
 
-export function items(sql: SqlStorage, evalId: string): ItemRow[] {
-  return sql.exec<ItemRow>("SELECT * FROM eval_items WHERE eval_id = ? ORDER BY position", evalId).toArray();
+/** An eval's items as answers show them, without the columns of up to 64 KiB each that only the runner reads. */
+export function items(sql: SqlStorage, evalId: string): ItemView[] {
+  return sql
+    .exec<ItemView>(
+      `SELECT eval_id, position, session_id, status, session_status, scores, cost_usd, judge_cost_usd, steps, error, started_at, finished_at
+       FROM eval_items WHERE eval_id = ? ORDER BY position`,
+      evalId,
+    )
+    .toArray();
+}
+
+/** An eval's items summed in SQL, for its summary: nothing of any one item is read into memory. */
+export interface ItemTotals {
+  counts: Record<EvalItemStatus, number>;
+  cost_usd: number;
+  judge_cost_usd: number;
+  /** The latest start and end of any item (epoch ms), null when none. */
+  last_started_at: number | null;
+  last_finished_at: number | null;
+  /** Each scorer's mean over the items it scored with a number. */
+  means: Record<string, number>;
+}
+
+export function itemTotals(sql: SqlStorage, evalId: string): ItemTotals {
+  const sums = sql
+    .exec<{ cost: number | null; judge: number | null; started: number | null; finished: number | null }>(
+      `SELECT SUM(cost_usd) AS cost, SUM(judge_cost_usd) AS judge, MAX(started_at) AS started, MAX(finished_at) AS finished
+       FROM eval_items WHERE eval_id = ?`,
+      evalId,
+    )
+    .one();
+  const means: Record<string, number> = {};
+  for (const row of sql.exec<{ key: string; mean: number | null }>(
+    `SELECT score.key AS key, AVG(json_extract(score.value, '$.score')) AS mean
+     FROM eval_items, json_each(eval_items.scores) AS score
+     WHERE eval_items.eval_id = ? AND json_type(score.value, '$.score') IN ('integer', 'real')
+     GROUP BY score.key`,
+    evalId,
+  ))
+    if (row.mean !== null) means[row.key] = row.mean;
+  return {
+    counts: countItems(sql, evalId),
+    cost_usd: sums.cost ?? 0,
+    judge_cost_usd: sums.judge ?? 0,
+    last_started_at: sums.started,
+    last_finished_at: sums.finished,
+    means,
+  };
 }
 
 export function itemsWith(sql: SqlStorage, evalId: string, statuses: readonly EvalItemStatus[], limit: number): ItemRow[] {
@@ -136,7 +186,7 @@ export function cancelPending(sql: SqlStorage, evalId: string, now: number): voi
   sql.exec("UPDATE eval_items SET status = 'cancelled', finished_at = ? WHERE eval_id = ? AND status = 'pending'", now, evalId);
 }
 
-export function toItem(row: ItemRow): EvalItem {
+export function toItem(row: ItemView): EvalItem {
   return {
     index: row.position,
     session_id: row.session_id,
