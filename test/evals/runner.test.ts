@@ -123,4 +123,20 @@ describe("eval runner", () => {
       expect(evals.getEval(sql, "evl_broken")!.status).toBe("running");
     });
   });
+
+  it("looks at a long-running session less often, at a tenth of its age between one and ten seconds", async () => {
+    await inStore(async (storage, tenantId) => {
+      const sql = storage.sql;
+      const nexts: number[] = [];
+      for (const [i, age] of [2_000, 50_000, 500_000].entries()) {
+        const id = `evl_age${i}`;
+        evals.insertEval(sql, id, config([{ type: "max_steps", max: 3 }], 1), [{ input: "a" }], "u", NOW - age);
+        evals.updateItem(sql, id, 0, { status: "running", session_id: `ses_${i}`, started_at: NOW - age });
+        const { value, calls } = host({ kind: "go", actor: null });
+        nexts.push((await advanceEval(sql, value, tenantId, evals.getEval(sql, id)!, NOW))! - NOW);
+        expect(calls.started).toEqual([]);
+      }
+      expect(nexts).toEqual([1_000, 5_000, 10_000]);
+    });
+  });
 });
