@@ -20,7 +20,7 @@ export const MAX_EVAL_POLL_MS = 10_000;
  * How soon the next step looks at the eval's sessions again: in a second while anything changed
  * (an item or judge ended, or a start) or no item's session has run for long; else at a tenth of
  * the youngest running session's age, at most `MAX_EVAL_POLL_MS`. A ten-minute session is read
- * about 70 times instead of 600, and an end is noticed within a tenth of the time it took.
+ * about 80 times instead of 600, and an end is noticed within a tenth of the time it took.
  */
 export function pollDelay(now: number, youngestStart: number | null, changed: boolean): number {
   if (changed || youngestStart === null) return EVAL_POLL_MS;
