@@ -58,7 +58,17 @@ export async function setAlias(
   );
 }
 
-/** The alias moves to its canary's version; a 409 `PlatformError` when it carries none (never set, or rolled back). */
-export async function promoteCanary(client: PlatformClient, agentId: string, alias: string): Promise<Agent> {
-  return expectData(client.POST("/v1/agents/{agent_id}/aliases/{alias}/promote", { params: { path: { agent_id: agentId, alias } } }));
+/**
+ * The alias moves to its canary's version; a 409 `PlatformError` when it carries none (never set, or rolled back),
+ * or, with `expectedVersion`, when its canary is of another version (replaced since it was read).
+ */
+export async function promoteCanary(client: PlatformClient, agentId: string, alias: string, expectedVersion?: number): Promise<Agent> {
+  return expectData(
+    client.POST("/v1/agents/{agent_id}/aliases/{alias}/promote", {
+      params: {
+        path: { agent_id: agentId, alias },
+        ...(expectedVersion === undefined ? {} : { query: { expected_version: expectedVersion } }),
+      },
+    }),
+  );
 }

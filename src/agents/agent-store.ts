@@ -299,13 +299,22 @@ export class AgentStore extends DurableObject<Cloudflare.Env> implements AgentSt
   }
 
   /** The alias moves to its canary's version and the canary goes (audited); 409 when it carries none. */
-  async promoteCanary(tenantId: string, agentId: string, alias: string, now: number, by?: AuditContext): Promise<AgentResult<Agent>> {
+  async promoteCanary(
+    tenantId: string,
+    agentId: string,
+    alias: string,
+    now: number,
+    by?: AuditContext,
+    expectedVersion: number | null = null,
+  ): Promise<AgentResult<Agent>> {
     if (!this.#peek(tenantId)) return NOT_FOUND;
     const id = requireString("agentId", agentId);
     const name = requireAlias(alias);
     const at = requireNow(now);
+    const expected =
+      expectedVersion === null || expectedVersion === undefined ? null : requireInt("expectedVersion", expectedVersion, 1, MAX_VERSION);
     const context = parseAuditContext(by);
-    const result = this.ctx.storage.transactionSync(() => promote(this.#canaryHost(context), id, name, at));
+    const result = this.ctx.storage.transactionSync(() => promote(this.#canaryHost(context), id, name, at, expected));
     await this.#audit.flush();
     return result.ok ? this.#view(id) : result;
   }

@@ -81,8 +81,8 @@ export function aliasTarget(
   return { version: arm ? live.version : version, canary: { alias, arm } };
 }
 
-/** The alias moves to its canary's version and the canary goes; refused when it carries none (rolled back meanwhile). */
-export function promote(host: CanaryHost, agentId: string, alias: string, now: number): AgentResult<null> {
+/** The alias moves to its canary's version and the canary goes; refused when it carries none (rolled back meanwhile), or one of another version than `expected`. */
+export function promote(host: CanaryHost, agentId: string, alias: string, now: number, expected: number | null = null): AgentResult<null> {
   const row = store.getAgent(host.sql, agentId);
   if (!row) return { ok: false, reason: "agent_not_found" };
   if (row.archived_at !== null) return { ok: false, reason: "archived" };
@@ -90,6 +90,8 @@ export function promote(host: CanaryHost, agentId: string, alias: string, now: n
   if (previous === null) return { ok: false, reason: "alias_not_found", alias };
   const canary = getCanary(host.sql, agentId, alias);
   if (canary === null) return { ok: false, reason: "no_canary", alias };
+  if (expected !== null && canary.version !== expected)
+    return { ok: false, reason: "canary_changed", alias, version: canary.version, expected };
   store.setAlias(host.sql, agentId, alias, canary.version, now);
   deleteCanary(host.sql, agentId, alias);
   store.touchAgent(host.sql, agentId, now);

@@ -52,6 +52,11 @@ export function agentProblem(failure: AgentFailure): ApiError {
       return new ApiError("validation_failed", undefined, { errors: [{ path: failure.path, message: failure.message }] });
     case "no_canary":
       return new ApiError("conflict", `The alias "${failure.alias}" carries no canary (none was set, or it was rolled back).`);
+    case "canary_changed":
+      return new ApiError(
+        "conflict",
+        `The alias "${failure.alias}"'s canary is of version ${failure.version}, not the expected ${failure.expected}: read the agent and try again.`,
+      );
   }
 }
 
@@ -129,8 +134,14 @@ export class AgentClient {
     return value((await this.#stub.setAlias(this.#tenantId, agentId, alias, version, now, by, canary)) as AgentResult<Agent>);
   }
 
-  async promoteCanary(agentId: string, alias: string, now: number, by?: AuditContext): Promise<Agent> {
-    return value((await this.#stub.promoteCanary(this.#tenantId, agentId, alias, now, by)) as AgentResult<Agent>);
+  async promoteCanary(
+    agentId: string,
+    alias: string,
+    now: number,
+    by?: AuditContext,
+    expectedVersion: number | null = null,
+  ): Promise<Agent> {
+    return value((await this.#stub.promoteCanary(this.#tenantId, agentId, alias, now, by, expectedVersion)) as AgentResult<Agent>);
   }
 
   async deleteAlias(agentId: string, alias: string, now: number, by?: AuditContext): Promise<void> {

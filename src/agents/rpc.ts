@@ -51,8 +51,15 @@ export interface AgentStoreRpc {
     by?: AuditContext,
     canary?: CanarySpec | null,
   ): Promise<AgentResult<Agent>>;
-  /** The alias moves to its canary's version and the canary goes; `no_canary` when it carries none. */
-  promoteCanary(tenantId: string, agentId: string, alias: string, now: number, by?: AuditContext): Promise<AgentResult<Agent>>;
+  /** The alias moves to its canary's version and the canary goes; `no_canary` when it carries none, `canary_changed` when it is not of `expectedVersion`. */
+  promoteCanary(
+    tenantId: string,
+    agentId: string,
+    alias: string,
+    now: number,
+    by?: AuditContext,
+    expectedVersion?: number | null,
+  ): Promise<AgentResult<Agent>>;
   /** A canary session's run ended: scored, counted once, and the canary rolled back at once when its rule is crossed. */
   recordCanaryRun(tenantId: string, agentId: string, alias: string, version: number, facts: CanaryRunFacts): Promise<CountResult>;
   deleteAlias(tenantId: string, agentId: string, alias: string, now: number, by?: AuditContext): Promise<AgentResult<null>>;

@@ -64,7 +64,9 @@ export type AgentFailure =
   /** A canary the alias cannot take: `path` is the request body's field. */
   | { reason: "canary_invalid"; path: string; message: string }
   /** Promoting an alias that carries no canary (none was set, or it was rolled back). */
-  | { reason: "no_canary"; alias: string };
+  | { reason: "no_canary"; alias: string }
+  /** Promoting with an expected version the live canary does not have. */
+  | { reason: "canary_changed"; alias: string; version: number; expected: number };
 
 export type AgentResult<T> = { ok: true; value: T } | ({ ok: false } & AgentFailure);
 

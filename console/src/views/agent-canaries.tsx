@@ -73,7 +73,8 @@ function Promote(props: { agent: Agent; alias: string; canary: Canary; onDone():
       run={() =>
         api.call((client) =>
           client.POST("/v1/agents/{agent_id}/aliases/{alias}/promote", {
-            params: { path: { agent_id: props.agent.id, alias: props.alias } },
+            // The version shown: a canary replaced since the page read it is a 409, never promoted unseen.
+            params: { path: { agent_id: props.agent.id, alias: props.alias }, query: { expected_version: props.canary.version } },
           }),
         )
       }

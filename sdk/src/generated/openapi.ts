@@ -1149,7 +1149,7 @@ export interface paths {
         put?: never;
         /**
          * Promote an alias's canary
-         * @description The alias names its canary's version from now on, for every new session, and carries no canary. 404 for an unknown agent or alias; 409 when the alias carries no canary (none was set, or it was rolled back) or the agent is archived.
+         * @description The alias names its canary's version from now on, for every new session, and carries no canary. 404 for an unknown agent or alias; 409 when the alias carries no canary (none was set, or it was rolled back), when `expected_version` is given and the live canary is of another version, or when the agent is archived.
          */
         post: operations["promoteAgentCanary"];
         delete?: never;
@@ -14309,7 +14309,10 @@ export interface operations {
     };
     promoteAgentCanary: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Promote only a canary of this version: one replaced meanwhile (rolled back and set again, or set to another version) is a 409, not promoted unseen. */
+                expected_version?: number;
+            };
             header?: never;
             path: {
                 agent_id: string;

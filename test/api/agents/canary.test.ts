@@ -181,7 +181,22 @@ describe("canary aliases: promotion and bad input", () => {
     const who = await caller(freshTenant("canary-promote"), ["sessions:read", "sessions:write", "agents:write", "tenant:admin"]);
     const agent = await twoVersions(who, "stable-model", "canary-model");
     expect((await putAlias(who, agent.id, { version: 1, canary: { version: 2, percent: 20 } })).status).toBe(200);
-    const promoted = await call(`/v1/agents/${agent.id}/aliases/production/promote`, { method: "POST", headers: who.headers });
+    // A promotion that expects another canary than the live one changes nothing.
+    const stale = await call(`/v1/agents/${agent.id}/aliases/production/promote?expected_version=3`, {
+      method: "POST",
+      headers: who.headers,
+    });
+    expect(stale.status).toBe(409);
+    expect(((await stale.json()) as { detail: string }).detail).toMatch(/version 2, not the expected 3/);
+    expect(
+      await errorPaths(
+        await call(`/v1/agents/${agent.id}/aliases/production/promote?expected_version=0x2`, { method: "POST", headers: who.headers }),
+      ),
+    ).toEqual(["query.expected_version"]);
+    const promoted = await call(`/v1/agents/${agent.id}/aliases/production/promote?expected_version=2`, {
+      method: "POST",
+      headers: who.headers,
+    });
     expect(promoted.status).toBe(200);
     const body = (await promoted.json()) as Agent;
     expect(body.aliases.production).toBe(2);
