@@ -59,6 +59,12 @@ export interface ApiErrorOptions {
 }
 
 /**
+ * How long the caller of a 503 `service_unavailable` is asked to wait: what failed (a restarting or
+ * moving Durable Object, an identity provider's keys) is seconds away.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/**
  * Thrown by operations, handlers and middleware for every expected failure; the gateway's
  * `onError` renders it. The `detail` goes on the wire, so it must be written for the caller,
  * never copied from an internal error.

@@ -13,7 +13,7 @@ import { registerApiKeyRoutes } from "./api-keys";
 import { registerAuditRoutes } from "./audit";
 import type { AuthGuard } from "./auth-guard";
 import type { App, AppEnv } from "./context";
-import { ApiError, apiErrorForStatus, problemJson } from "./errors";
+import { ApiError, apiErrorForStatus, problemJson, UNAVAILABLE_RETRY_AFTER_SECONDS } from "./errors";
 import { describeError, log } from "../log";
 import { authenticate } from "./middleware/authenticate";
 import { bodyLimit, bodyLimitExceeded, payloadTooLarge } from "./middleware/body-limit";
@@ -121,7 +121,7 @@ function renderError(error: Error, c: Context<AppEnv>): Response {
   if (isTenantGone(error)) return problemJson(c, new ApiError("conflict", "This tenant was deleted."));
   if (isObjectUnavailable(error)) {
     log("error", "object_unavailable", { request_id: c.get("requestId"), path: c.req.path, error: describeError(error) });
-    return problemJson(c, new ApiError("service_unavailable", undefined, { retryAfterSeconds: OBJECT_RETRY_AFTER_SECONDS }));
+    return problemJson(c, new ApiError("service_unavailable", undefined, { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS }));
   }
   log("error", "unhandled_error", {
     request_id: c.get("requestId"),
@@ -132,9 +132,6 @@ function renderError(error: Error, c: Context<AppEnv>): Response {
   });
   return problemJson(c, new ApiError("internal"));
 }
-
-/** A short wait: an object that failed this way is restarting, moving or overloaded. */
-const OBJECT_RETRY_AFTER_SECONDS = 5;
 
 /**
  * A Durable Object's infrastructure, not its code, failed the call (a reset or moving object, a lost

@@ -15,6 +15,7 @@ export {
   MAX_REPORTED_FIELD_ERRORS,
   PROBLEM_CODES,
   type ProblemCode,
+  UNAVAILABLE_RETRY_AFTER_SECONDS,
 } from "../problems";
 
 /** Problem `type` URIs: one per code, stable, so clients can switch on them. */

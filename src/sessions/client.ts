@@ -6,7 +6,7 @@
 import type { AuditContext } from "../audit/types";
 import type { Limits, PartialLimits } from "../limits";
 import { sessionStub } from "../objects";
-import { ApiError } from "../problems";
+import { ApiError, UNAVAILABLE_RETRY_AFTER_SECONDS } from "../problems";
 import type { Env } from "../env";
 import { buildStreamRequest, type StreamRequest } from "./object/events/stream-request";
 import type { SessionRpc } from "./object/rpc";
@@ -19,12 +19,6 @@ export const SESSION_NOT_FOUND = "No such session.";
 export const TOOL_CALL_NOT_FOUND = "No such tool call in this session.";
 export const RUN_GOING = "The session is already running; wait for the run to end or cancel it.";
 export const RUN_NOT_GOING = "The session has no run going.";
-
-/** A stream refused because the tenant index was unreachable: a restarting object, seconds away. */
-const STREAM_RETRY_AFTER_SECONDS = 5;
-
-/** A session object that could not reach its tenant index asks the caller to come back after this long. */
-export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 const ACTION_WORDS = { cancel: "cancelled", pause: "paused", resume: "resumed" } as const;
 
@@ -52,7 +46,7 @@ export function sessionProblem(failure: SessionFailure): ApiError {
     case "stream_refused":
       if (failure.why === "suspended") return new ApiError("tenant_suspended");
       if (failure.why === "unavailable")
-        return new ApiError("service_unavailable", undefined, { retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS });
+        return new ApiError("service_unavailable", undefined, { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS });
       return new ApiError("unauthorized");
     case "stream_limit": {
       const where = failure.scope === "session" ? "This session already has" : "The tenant already has";

@@ -4,9 +4,7 @@
  */
 import { sessionStub } from "../objects";
 import { describeError, log } from "../log";
-
-/** session objects asked at once: enough to be quick, few enough not to flood the runtime. */
-export const CANCEL_CONCURRENCY = 8;
+import { eachSession } from "./each-session";
 
 export type CancelOne = (sessionId: string) => Promise<{ ok: boolean }>;
 
@@ -30,13 +28,4 @@ export async function cancelEach(sessionIds: readonly string[], cancelOne: Cance
     }
   });
   return cancelled;
-}
-
-/** Runs `one` for every session id, `CANCEL_CONCURRENCY` at a time; `one` handles its own failures. */
-export async function eachSession(sessionIds: readonly string[], one: (sessionId: string) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < sessionIds.length) await one(sessionIds[next++] as string);
-  };
-  await Promise.all(Array.from({ length: Math.min(CANCEL_CONCURRENCY, sessionIds.length) }, worker));
 }

@@ -13,7 +13,7 @@
 import { sessionStub } from "../objects";
 import { log } from "../log";
 import { type ApiKeyRecord, keyStandingProblem } from "../auth/api-keys";
-import { CANCEL_CONCURRENCY } from "./bulk-cancel";
+import { eachSession as forEachSession } from "./each-session";
 import type { NoteStreamInput, StreamNote } from "./types";
 import { requireNow, requireString } from "../shared/validate";
 
@@ -173,16 +173,11 @@ async function eachSession(
   failureEvent: string,
   call: (session: ReturnType<typeof sessionStub>, sessionId: string) => Promise<void>,
 ): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < sessionIds.length) {
-      const sessionId = sessionIds[next++] as string;
-      try {
-        await call(sessionStub(env, tenantId, sessionId), sessionId);
-      } catch (error) {
-        log("error", failureEvent, { tenant_id: tenantId, session_id: sessionId, error: String(error) });
-      }
+  await forEachSession(sessionIds, async (sessionId) => {
+    try {
+      await call(sessionStub(env, tenantId, sessionId), sessionId);
+    } catch (error) {
+      log("error", failureEvent, { tenant_id: tenantId, session_id: sessionId, error: String(error) });
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(CANCEL_CONCURRENCY, sessionIds.length) }, worker));
+  });
 }

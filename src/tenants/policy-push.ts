@@ -5,7 +5,7 @@
  */
 import { sessionStub } from "../objects";
 import { describeError, log } from "../log";
-import { eachSession } from "./bulk-cancel";
+import { eachSession } from "./each-session";
 
 /** Tries for each session: a session object restarting may miss the first. */
 const TRIES = 2;

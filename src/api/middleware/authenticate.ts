@@ -27,7 +27,7 @@ import { endUserTokenRevoked } from "../../auth/end-user-token";
 import { authGuard, failureWindowKey, type AuthGuard } from "../auth-guard";
 import { clientAddress } from "../client-address";
 import type { AppContext, AppEnv } from "../context";
-import { ApiError } from "../errors";
+import { ApiError, UNAVAILABLE_RETRY_AFTER_SECONDS } from "../errors";
 import { describeError, log } from "../../log";
 import { authDeps } from "../platform";
 import { bodyCapFor, enforceDeclaredLength } from "./body-limit";
@@ -209,8 +209,6 @@ const RATE_LIMITED_DETAIL: Readonly<Record<string, string>> = {
 
 /** Failures that say nothing about the credentials: the store or the key set was unreachable. */
 const UNJUDGED = new Set<AuthFailure>(["key_store_unavailable", "jwks_unavailable"]);
-/** A short wait: these outages are a restarting object or a flaky identity provider. */
-const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 function unavailable(): ApiError {
   return new ApiError("service_unavailable", undefined, { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS });
