@@ -3,7 +3,7 @@
  * by the difference each applied session report makes (sessions-store.ts), so a repeated or stale
  * report adds nothing. Rows older than `USAGE_RETENTION_DAYS` are dropped as reports arrive.
  */
-import type { Budgets, Spend } from "../usage/budgets";
+import type { Spend, SpendParts } from "../usage/budgets";
 import { costOf, priceFor, roundUsd, type PriceTable } from "../models/prices";
 import { DAY_MS } from "./usage";
 import { type RollupCounts, type RollupKey, type RollupRow, USAGE_DIMENSIONS, type UsageDimension } from "../usage/rollup";
@@ -86,14 +86,21 @@ export function queryRollup(sql: SqlStorage | null, query: RollupQuery): RollupR
 
 /**
  * Today's spending for the budgets of a run of `createdBy` through `apiKeyId` ('' for none). Only
- * what a budget counts is read: a part whose budget in `budgets` is null is 0. Each part reads every
- * rollup row of the day it sums (the cost, one per model, key and creator), so a report of a tenant
- * without a cost budget no longer prices its whole day.
+ * the `parts` asked for are read; the others are 0. Each part reads every rollup row of the day it
+ * sums (the cost, one per model, key and creator), so a report of a tenant without a cost budget
+ * does not price its whole day.
  */
-export function spendOnDay(sql: SqlStorage, now: number, createdBy: string, apiKeyId: string, prices: PriceTable, budgets: Budgets): Spend {
+export function spendOnDay(
+  sql: SqlStorage,
+  now: number,
+  createdBy: string,
+  apiKeyId: string,
+  prices: PriceTable,
+  parts: SpendParts,
+): Spend {
   const day = utcDay(now);
   let cost = 0;
-  if (budgets.max_cost_usd_per_day !== null) {
+  if (parts.cost) {
     const byModel = sql.exec<{ model: string } & Record<string, number | string>>(
       `SELECT model, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(cache_read_tokens) AS cache_read_tokens,
          SUM(cache_write_tokens) AS cache_write_tokens FROM usage_rollup WHERE day = ? GROUP BY model`,
@@ -102,13 +109,12 @@ export function spendOnDay(sql: SqlStorage, now: number, createdBy: string, apiK
     for (const row of byModel) cost += costOf(row as never, priceFor(prices, row.model)) ?? 0;
   }
   const tokens = `SUM(input_tokens + output_tokens + cache_read_tokens + cache_write_tokens)`;
-  const subject =
-    budgets.max_tokens_per_day_per_subject === null
-      ? 0
-      : (sql.exec<{ n: number | null }>(`SELECT ${tokens} AS n FROM usage_rollup WHERE created_by = ? AND day = ?`, createdBy, day).one()
-          .n ?? 0);
+  const subject = !parts.subject
+    ? 0
+    : (sql.exec<{ n: number | null }>(`SELECT ${tokens} AS n FROM usage_rollup WHERE created_by = ? AND day = ?`, createdBy, day).one().n ??
+      0);
   const key =
-    apiKeyId === "" || budgets.key_max_tokens_per_day === null
+    apiKeyId === "" || !parts.key
       ? 0
       : (sql.exec<{ n: number | null }>(`SELECT ${tokens} AS n FROM usage_rollup WHERE api_key_id = ? AND day = ?`, apiKeyId, day).one()
           .n ?? 0);

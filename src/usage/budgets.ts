@@ -37,10 +37,25 @@ export function budgetReached(spend: Spend, budgets: Budgets): BudgetName | null
   return null;
 }
 
+/** Which parts of a day's spend are read: those a budget counts (`spendOnDay`). */
+export interface SpendParts {
+  cost: boolean;
+  subject: boolean;
+  key: boolean;
+}
+
+/** The parts of a day's spend `budgets` count. */
+export function partsCounted(budgets: Budgets): SpendParts {
+  return {
+    cost: budgets.max_cost_usd_per_day !== null,
+    subject: budgets.max_tokens_per_day_per_subject !== null,
+    key: budgets.key_max_tokens_per_day !== null,
+  };
+}
+
 export function hasBudget(budgets: Budgets): boolean {
-  return (
-    budgets.max_cost_usd_per_day !== null || budgets.max_tokens_per_day_per_subject !== null || budgets.key_max_tokens_per_day !== null
-  );
+  const parts = partsCounted(budgets);
+  return parts.cost || parts.subject || parts.key;
 }
 
 /**

@@ -12,7 +12,7 @@ import type { TenantIndex } from "../../src/tenants/tenant-index";
 import { spendOnDay } from "../../src/tenants/usage-rollup";
 
 const usage = (tokens: number) => ({ steps: 1, input_tokens: tokens, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 });
-const NO_BUDGETS = { max_cost_usd_per_day: null, max_tokens_per_day_per_subject: null, key_max_tokens_per_day: null };
+const NOTHING = { cost: false, subject: false, key: false };
 
 /** Sessions of `models.length` models, each with `tokens` input tokens, reported today. */
 async function spendToday(tenantId: string, models: readonly string[], tokens: number): Promise<void> {
@@ -71,13 +71,9 @@ describe("the spend a report is answered with", () => {
             : Reflect.get(target, name),
       });
       const prices = loadConfig(env).prices;
-      expect(spendOnDay(sql, Date.now(), "user-1", "key_1", prices, NO_BUDGETS)).toEqual({ cost_usd: 0, subject_tokens: 0, key_tokens: 0 });
+      expect(spendOnDay(sql, Date.now(), "user-1", "key_1", prices, NOTHING)).toEqual({ cost_usd: 0, subject_tokens: 0, key_tokens: 0 });
       expect(statements).toEqual([]);
-      const all = spendOnDay(sql, Date.now(), "user-1", "key_1", prices, {
-        max_cost_usd_per_day: 1,
-        max_tokens_per_day_per_subject: 1,
-        key_max_tokens_per_day: 1,
-      });
+      const all = spendOnDay(sql, Date.now(), "user-1", "key_1", prices, { cost: true, subject: true, key: true });
       expect(all.subject_tokens).toBe(400);
       expect(statements).toHaveLength(3);
     });

@@ -18,11 +18,18 @@ import {
 import { parseSessionReport } from "../session-report";
 import * as sessions from "../sessions-store";
 import type * as T from "../types";
-import type { Limits } from "../../limits";
 import { dailyBudgetRetryAfter, MAX_USAGE_DAYS, tokensOnDay, usageDays } from "../usage";
 import { loadConfig } from "../../config";
 import { MAX_MCP_BATCH_MESSAGES } from "../../limits";
-import { budgetReached, type BudgetName, type Budgets, hasBudget, secondsToNextUtcDay } from "../../usage/budgets";
+import {
+  budgetReached,
+  type BudgetName,
+  type Budgets,
+  hasBudget,
+  partsCounted,
+  secondsToNextUtcDay,
+  type SpendParts,
+} from "../../usage/budgets";
 import { keyTokenBudget } from "../api-key-store";
 import { parseRollupQuery, queryRollup, spendOnDay } from "../usage-rollup";
 import type { RollupRow } from "../../usage/rollup";
@@ -49,14 +56,21 @@ export async function reportSession(
   if (rule) await host.wakeBy(expiresAt(row.updated_at, rule.days, rule.dayMs));
   const now = Date.now();
   const { limits, suspended } = host.config();
-  const budgets = reportBudgets(limits, report.daily_budgets, keyTokenBudget(host.sql, row.api_key_id));
+  const keyBudget = keyTokenBudget(host.sql, row.api_key_id);
+  // The parts a budget counts: the tenant's as it is now, the session's own limits' (a report of
+  // code before `daily_budgets` says nothing of them: read), or the key's. The rest are 0.
+  const parts: SpendParts = {
+    cost: (limits.max_cost_usd_per_day ?? null) !== null || report.daily_budgets?.cost !== false,
+    subject: (limits.max_tokens_per_day_per_subject ?? null) !== null || report.daily_budgets?.subject !== false,
+    key: keyBudget !== null,
+  };
   const ack: T.ReportAck = {
     applied,
     suspended,
     tokens_today: tokensOnDay(host.sql, now),
     spend: {
-      ...spendOnDay(host.sql, now, row.created_by, row.api_key_id, loadConfig(host.env).prices, budgets),
-      key_max_tokens_per_day: budgets.key_max_tokens_per_day,
+      ...spendOnDay(host.sql, now, row.created_by, row.api_key_id, loadConfig(host.env).prices, parts),
+      key_max_tokens_per_day: keyBudget,
     },
     policy_version: policyVersion(host.kv),
   };
@@ -68,21 +82,6 @@ export async function reportSession(
     log("error", "notifications_refused", { tenant_id: tenantId, session_id: row.id, error: String(error) });
     return { ...ack, notifications_taken: false };
   }
-}
-
-/**
- * The budgets a report's answer reads the spend of: the tenant's as they are now, and those the
- * session's own limits hold (`daily_budgets`; absent: assumed held). A part neither counts is not
- * read, and is 0 in the answer. Only whether each is set matters here, not its amount.
- */
-function reportBudgets(limits: Limits, own: T.SessionReport["daily_budgets"], keyBudget: number | null): Budgets {
-  const held = (tenant: number | null | undefined, session: unknown): number | null =>
-    (tenant ?? null) !== null ? tenant! : session === false ? null : Number.POSITIVE_INFINITY;
-  return {
-    max_cost_usd_per_day: held(limits.max_cost_usd_per_day, own?.cost),
-    max_tokens_per_day_per_subject: held(limits.max_tokens_per_day_per_subject, own?.subject),
-    key_max_tokens_per_day: keyBudget,
-  };
 }
 
 /** A report applied to its row, with the run-slot bookkeeping it implies, inside the caller's transaction. */
@@ -187,7 +186,7 @@ export function admitRun(host: IndexHost, input: T.AdmitRunInput): T.RunAdmissio
   };
   if (hasBudget(budgets)) {
     requireString("createdBy", input.createdBy);
-    const spend = spendOnDay(host.sql, at, createdBy, apiKeyId, loadConfig(host.env).prices, budgets);
+    const spend = spendOnDay(host.sql, at, createdBy, apiKeyId, loadConfig(host.env).prices, partsCounted(budgets));
     const spentBudget = budgetReached(spend, budgets);
     if (spentBudget !== null) return { ok: false, code: "budget_used", retryAfterSeconds: secondsToNextUtcDay(at), budget: spentBudget };
     const held = { ...spend, subject_tokens: spend.subject_tokens + reserved.subject, key_tokens: spend.key_tokens + reserved.key };
