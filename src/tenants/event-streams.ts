@@ -13,7 +13,7 @@
 import { sessionStub } from "../objects";
 import { log } from "../log";
 import { type ApiKeyRecord, keyStandingProblem } from "../auth/api-keys";
-import { eachSession as forEachSession } from "./each-session";
+import { eachSession } from "./each-session";
 import type { NoteStreamInput, StreamNote } from "./types";
 import { requireNow, requireString } from "../shared/validate";
 
@@ -121,7 +121,7 @@ export async function recountOpenStreams(
     noted.set(sessionId, [...(noted.get(sessionId) ?? []), String(row.stream_id)]);
   }
   const gone: string[] = [];
-  await eachSession(env, tenantId, [...noted.keys()], "recount_streams_failed", async (session, sessionId) => {
+  await callEachSession(env, tenantId, [...noted.keys()], "recount_streams_failed", async (session, sessionId) => {
     const answer = await session.openStreamIds();
     // An erased session has no streams.
     const open = new Set(answer.ok ? answer.value : []);
@@ -159,21 +159,21 @@ export async function closeStreamsOf(
   why: "credentials" | "suspended",
 ): Promise<number> {
   let closed = 0;
-  await eachSession(env, tenantId, sessionIds, "close_streams_failed", async (session) => {
+  await callEachSession(env, tenantId, sessionIds, "close_streams_failed", async (session) => {
     closed += await session.closeStreams(filter, why);
   });
   return closed;
 }
 
 /** Runs `call` on each session's object, a few at a time; a failure is logged and skipped. */
-async function eachSession(
+async function callEachSession(
   env: Cloudflare.Env,
   tenantId: string,
   sessionIds: readonly string[],
   failureEvent: string,
   call: (session: ReturnType<typeof sessionStub>, sessionId: string) => Promise<void>,
 ): Promise<void> {
-  await forEachSession(sessionIds, async (sessionId) => {
+  await eachSession(sessionIds, async (sessionId) => {
     try {
       await call(sessionStub(env, tenantId, sessionId), sessionId);
     } catch (error) {

@@ -7,12 +7,10 @@ import { sessionStub } from "../objects";
 import { describeError, log } from "../log";
 import { eachSession } from "./each-session";
 
-/** Tries for each session: a session object restarting may miss the first. */
-const TRIES = 2;
-
 /**
- * Tells each session; answers how many could not be told. A session not told judges by its copy
- * until its next report's answer names the version, or `POLICY_FRESH_MS` at most.
+ * Tells each session, trying once more a session object that failed (it may have been restarting);
+ * answers how many could not be told. A session not told judges by its copy until its next
+ * report's answer names the version, or `POLICY_FRESH_MS` at most.
  */
 export async function tellPolicyChanged(
   env: Cloudflare.Env,
@@ -22,16 +20,12 @@ export async function tellPolicyChanged(
 ): Promise<number> {
   let untold = 0;
   await eachSession(sessionIds, async (sessionId) => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await sessionStub(env, tenantId, sessionId).policyChanged(version);
-        return;
-      } catch (error) {
-        if (attempt < TRIES) continue;
-        untold++;
-        log("warn", "policy_change_untold", { tenant_id: tenantId, session_id: sessionId, version, error: describeError(error).message });
-        return;
-      }
+    const tell = async (): Promise<void> => void (await sessionStub(env, tenantId, sessionId).policyChanged(version));
+    try {
+      await tell().catch(tell);
+    } catch (error) {
+      untold++;
+      log("warn", "policy_change_untold", { tenant_id: tenantId, session_id: sessionId, version, error: describeError(error).message });
     }
   });
   return untold;

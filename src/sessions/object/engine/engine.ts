@@ -159,6 +159,7 @@ export class SessionEngine {
     const run = this.store.run();
     return run.generation === generation && run.status === "running";
   }
+
   // ---- run state ---------------------------------------------------------------------
 
   /**
