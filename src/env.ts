@@ -18,6 +18,8 @@ type Namespace<Binding extends keyof ObjectRpcs> = DurableObjectNamespace<Object
 export interface Env {
   SESSION: Namespace<"SESSION">;
   TENANT_INDEX: Namespace<"TENANT_INDEX">;
+  /** Per tenant, per generation and shard number: the rows, usage and run slots of the sessions hashed to it. */
+  TENANT_SHARD: Namespace<"TENANT_SHARD">;
   TENANT_REGISTRY: Namespace<"TENANT_REGISTRY">;
   /** One per tenant: its schedules, fired from the object's alarm. */
   SCHEDULER: Namespace<"SCHEDULER">;

@@ -8,6 +8,7 @@ export { Vault } from "./vault/vault";
 export { SessionObject } from "./sessions/object/session-object";
 export { Scheduler } from "./schedules/scheduler";
 export { TenantIndex } from "./lifecycle/tenant-index";
+export { TenantShard } from "./tenants/shards/shard";
 export { TenantRegistry } from "./tenants/tenant-registry";
 
 const app = createApp();

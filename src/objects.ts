@@ -27,6 +27,11 @@ export function tenantIndexName(tenantId: string): string {
   return `tenant/${encodeURIComponent(tenantId)}`;
 }
 
+/** Shard `k` of a generation of the tenant's sessions (src/tenants/shards/). */
+export function tenantShardName(tenantId: string, generation: number, k: number): string {
+  return `shard/${encodeURIComponent(tenantId)}/${generation}/${k}`;
+}
+
 export function schedulerName(tenantId: string): string {
   return `scheduler/${encodeURIComponent(tenantId)}`;
 }
@@ -44,7 +49,7 @@ export function vaultName(tenantId: string): string {
 }
 
 /** The bindings whose objects belong to one tenant; the registry alone is the platform's. */
-export type TenantBinding = "SESSION" | "TENANT_INDEX" | "SCHEDULER" | "AGENT_STORE" | "MEMORY_STORE" | "VAULT";
+export type TenantBinding = "SESSION" | "TENANT_INDEX" | "TENANT_SHARD" | "SCHEDULER" | "AGENT_STORE" | "MEMORY_STORE" | "VAULT";
 
 /**
  * The one way to a tenant's object: the namespace narrowed to the tenant's jurisdiction, then
@@ -81,6 +86,10 @@ export function sessionStub(env: Cloudflare.Env, tenantId: string, sessionId: st
 
 export function tenantIndexStub(env: Cloudflare.Env, tenantId: string) {
   return tenantObjectStub(env, "TENANT_INDEX", tenantId, tenantIndexName(tenantId));
+}
+
+export function tenantShardStub(env: Cloudflare.Env, tenantId: string, shard: { generation: number; k: number }) {
+  return tenantObjectStub(env, "TENANT_SHARD", tenantId, tenantShardName(tenantId, shard.generation, shard.k));
 }
 
 export function tenantRegistryStub(env: Cloudflare.Env) {

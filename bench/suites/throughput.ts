@@ -22,6 +22,8 @@ export interface Load {
   steps: number;
   /** The platform's layouts (tenants per run); default: one tenant and ten. */
   tenants?: readonly number[];
+  /** One tenant whose sessions are spread over this many shards (`PUT /v1/admin/tenants/{id}/shards`), per entry. */
+  shards?: readonly number[];
 }
 export const THROUGHPUT_LOADS: readonly Load[] = [
   { sessions: 100, steps: 20 },
@@ -32,8 +34,8 @@ export const THROUGHPUT_LOADS: readonly Load[] = [
  * tenant, and 500 × 10 spread over 100 tenants (many tenants, five sessions each).
  */
 export const TENANT_SCALE_LOADS: readonly Load[] = [
-  { sessions: 500, steps: 10, tenants: [1, 100] },
-  { sessions: 2_000, steps: 5, tenants: [1] },
+  { sessions: 500, steps: 10, tenants: [1, 100], shards: [8] },
+  { sessions: 2_000, steps: 5, tenants: [1], shards: [8] },
 ];
 /** Up to this many sessions, a run is watched through the mock and its cost metered. */
 const METERED_SESSIONS = 100;
@@ -48,7 +50,7 @@ const RUN_TIMEOUT_MS = 30 * 60_000;
 const STATUS_BATCH = 500;
 const MIB = 2 ** 20;
 
-type Layout = { target: "baseline" | "streaming" } | { target: "platform"; tenants: number };
+type Layout = { target: "baseline" | "streaming" } | { target: "platform"; tenants: number; shards?: number };
 const BARE: Layout = { target: "baseline" };
 const STREAMING: Layout = { target: "streaming" };
 /** The streaming bare loop runs where the cost is metered. */
@@ -56,6 +58,7 @@ const layoutsOf = (load: Load): Layout[] => [
   BARE,
   ...(metered(load) ? [STREAMING] : []),
   ...(load.tenants ?? [1, 10]).map((tenants): Layout => ({ target: "platform", tenants })),
+  ...(load.shards ?? []).map((shards): Layout => ({ target: "platform", tenants: 1, shards })),
 ];
 const metered = (load: Load) => load.sessions <= METERED_SESSIONS;
 
@@ -76,7 +79,7 @@ interface Figures {
 
 export type ThroughputResult = Record<string, Figures[]>;
 const keyOf = (load: Load, layout: Layout) =>
-  `${load.sessions}x${load.steps}:${layout.target === "platform" ? layout.tenants : layout.target}`;
+  `${load.sessions}x${load.steps}:${layout.target === "platform" ? `${layout.tenants}${layout.shards ? `s${layout.shards}` : ""}` : layout.target}`;
 
 export async function measureThroughput(world: World, reps: number, loads: readonly Load[] = THROUGHPUT_LOADS): Promise<ThroughputResult> {
   const result: ThroughputResult = {};
@@ -103,10 +106,12 @@ async function runOnce(world: World, load: Load, layout: Layout): Promise<Figure
   await mapLimit(models, SIDE_CONCURRENCY, (model) =>
     retryClosedConnection(() => world.mock.model(model).script(...toolSteps(load.steps))),
   );
-  const clients =
-    layout.target === "platform"
-      ? await Promise.all(Array.from({ length: layout.tenants }, () => world.client(uniqueName("bench-tp"))))
-      : [];
+  const tenants = layout.target === "platform" ? Array.from({ length: layout.tenants }, () => uniqueName("bench-tp")) : [];
+  if (layout.target === "platform" && layout.shards) {
+    const admin = await world.client(uniqueName("bench-ops"), ["platform:admin"]);
+    for (const tenant of tenants) await admin.expect(200, "PUT", `/v1/admin/tenants/${tenant}/shards`, { shards: layout.shards });
+  }
+  const clients = await Promise.all(tenants.map((tenant) => world.client(tenant)));
   const state = join(proc.root, "state");
   const meterBefore = metered(load) ? await settledMeter(proc) : null;
   const bytesBefore = sqliteBytes(state);
@@ -252,7 +257,9 @@ export function throughputTable(result: ThroughputResult, loads: readonly Load[]
       const bill = costs.every((c) => c !== null) ? spread(costs.map((c) => billPer1000Steps(c!.cost, steps, c!.stored).total)) : null;
       rows.push([
         `${load.sessions.toLocaleString("en-US")} × ${load.steps}`,
-        layout.target === "platform" ? `platform, ${layout.tenants} tenant${layout.tenants > 1 ? "s" : ""}` : TARGET_NAMES[layout.target],
+        layout.target === "platform"
+          ? `platform, ${layout.tenants} tenant${layout.tenants > 1 ? "s" : ""}${layout.shards ? `, ${layout.shards} shards` : ""}`
+          : TARGET_NAMES[layout.target],
         fmtSpread(done),
         layout.target === "baseline" ? "—" : ratio(done.median, bare),
         layout.target === "platform" && Number.isFinite(streaming) ? ratio(done.median, streaming) : "—",

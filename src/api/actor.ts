@@ -11,6 +11,7 @@ export function actorOf(c: AppContext): Actor {
     limits: c.var.limits,
     settings: c.var.settings,
     models: c.var.models,
+    shards: c.var.shards,
     traceparent: c.req.header("traceparent") ?? null,
     audit: auditContext(c),
   };

@@ -42,6 +42,7 @@ import { registerEndUserRoutes } from "./end-users";
 import { registerMeRoutes } from "./me";
 import { endUserGate } from "./middleware/end-user-gate";
 import { isTenantGone } from "../tenants/tenant-binding";
+import { isShardingRefused } from "../tenants/tenant-index/shards";
 
 export interface CreateAppOptions {
   /** Registers more routes after the built-in ones, behind the same middleware. */
@@ -119,6 +120,8 @@ function renderError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof HTTPException && error.status < 500) return problemJson(c, apiErrorForStatus(error.status, error.message));
   // A deleted tenant's index refuses to be bound again; a write that reached it past the routes' own check is refused the same way.
   if (isTenantGone(error)) return problemJson(c, new ApiError("conflict", "This tenant was deleted."));
+  // A daily budget asked of a sharded tenant (limits, an API key's): its spending is not counted in one place.
+  if (isShardingRefused(error)) return problemJson(c, new ApiError("conflict", error.message));
   if (isObjectUnavailable(error)) {
     log("error", "object_unavailable", { request_id: c.get("requestId"), path: c.req.path, error: describeError(error) });
     return problemJson(c, new ApiError("service_unavailable", undefined, { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS }));

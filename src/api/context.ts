@@ -2,6 +2,7 @@
  * The gateway's Hono environment, declared once: the Worker bindings and the per-request
  * values that middleware sets for the handlers after it.
  */
+import type { ShardLayout } from "../shared/shard-layout";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Principal } from "../auth/principal";
@@ -31,6 +32,8 @@ export interface AppVariables {
   settings: TenantSettings;
   /** The models the tenant's sessions may choose, from the same answer; null: not narrowed. */
   models: readonly string[] | null;
+  /** The shard layout a session created by this request is placed by, from the same answer. */
+  shards: ShardLayout;
   /**
    * A JSON answer as the caller will be shown it, when that is less than the route gives (an end
    * user's: end-user-gate.ts). A conditional answer's tag hashes this, so it confirms no guess of the rest.

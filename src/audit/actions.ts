@@ -42,6 +42,7 @@ export const AUDIT_ACTIONS = [
   "tenant.unsuspended",
   "tenant.deleted",
   "tenant.jurisdiction_set",
+  "tenant.shards_set",
   "end_user.tokens_revoked",
   "credential.put",
   "credential.deleted",
@@ -61,6 +62,7 @@ export const PLATFORM_ACTIONS: ReadonlySet<AuditAction> = new Set([
   "tenant.unsuspended",
   "tenant.deleted",
   "tenant.jurisdiction_set",
+  "tenant.shards_set",
 ]);
 
 const ACTION_SET: ReadonlySet<string> = new Set(AUDIT_ACTIONS);

@@ -74,6 +74,7 @@ export async function openGate(env: Env, tenantId: string, creator: ScheduleCrea
       limits: admission.limits,
       settings: admission.settings,
       models: admission.models ?? null,
+      shards: admission.shards,
     },
   };
 }

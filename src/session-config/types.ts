@@ -3,6 +3,7 @@
  * type of its RPC surface. Statuses (statuses.ts) and content (content.ts) are re-exported, so
  * this stays the one module the session's types are imported from.
  */
+import type { ShardRef } from "../shared/shard-layout";
 import type { Limits } from "../limits";
 import type { MemoryGrant } from "./memory-namespace";
 import type { TraceRequest } from "./trace-types";
@@ -211,6 +212,11 @@ export interface SessionInit {
    * children created before tree budgets: those count against none. Kept, never shown.
    */
   root_session_id?: string;
+  /**
+   * The tenant shard that keeps its row, usage and run slot (src/tenants/shards/); absent or null:
+   * the tenant index. Fixed at creation (a child: its parent's). Kept, never shown.
+   */
+  shard?: ShardRef | null;
 }
 
 /** A sub-agent tree's count, kept by its root: its sessions (the root included) and the model calls of all of them. */
@@ -237,6 +243,7 @@ export interface Session extends Omit<
   | "parent"
   | "depth"
   | "root_session_id"
+  | "shard"
 > {
   agent: AgentPin | null;
   parent: ParentLink | null;

@@ -3,6 +3,7 @@
  * gathers this (authentication, then the tenant index's admission); a schedule's firing rebuilds
  * it from the schedule's creator and a fresh admission, so both run the same operations.
  */
+import type { ShardLayout } from "../shared/shard-layout";
 import type { AuditContext } from "../audit/types";
 import type { Principal } from "../auth/principal";
 import type { Config } from "../config";
@@ -19,6 +20,8 @@ export interface Actor {
   settings: TenantSettings;
   /** The models the tenant's sessions may choose, from the same admission; null: not narrowed. */
   models: readonly string[] | null;
+  /** The shard layout new sessions are placed by, from the same admission; absent: the tenant index keeps them. */
+  shards?: ShardLayout;
   /** The request's W3C `traceparent`, when it sent one: a run it starts is traced as its child. */
   traceparent?: string | null;
   /** Who the audit log names for a change this operation makes; absent for the platform's own (a schedule's firing). */

@@ -3,6 +3,7 @@
  * checked before the session object exists, so a refused request leaves nothing; with `input` the first
  * run starts at once, once the tenant's index admitted it (asked by the session object, which erases itself when refused).
  */
+import { shardFor } from "../shared/shard-layout";
 import type { Principal } from "../auth/principal";
 import type { Actor } from "./actor";
 import type { Limits } from "../limits";
@@ -80,16 +81,19 @@ export async function createSession(
           catalog: config.models,
           allowPrivateUrls: config.allowPrivateUrls,
         });
-  const init = buildSessionInit(
-    id,
-    principal,
-    { ...body, tools: prepared.tools, notify_url: prepared.notify_url },
-    prepared.limits,
-    prepared.model,
-    pin,
-    prepared.memory,
-    agentName,
-  );
+  const init = {
+    ...buildSessionInit(
+      id,
+      principal,
+      { ...body, tools: prepared.tools, notify_url: prepared.notify_url },
+      prepared.limits,
+      prepared.model,
+      pin,
+      prepared.memory,
+      agentName,
+    ),
+    shard: actor.shards ? shardFor(id, actor.shards) : null,
+  };
   const client = new SessionClient(env, principal.tenantId, id);
   // With input, the session object asks the index for the run's admission, in the call that lists it.
   return client.create(init, input, settingsOptions(actor.settings, actor.traceparent), input === null ? null : actor.limits);

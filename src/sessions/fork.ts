@@ -4,6 +4,7 @@
  * The source is read, never changed. With `input` the fork's first run starts at once, so "edit
  * message N and run again" is a fork at the seq before N with the edited text.
  */
+import { shardFor } from "../shared/shard-layout";
 import { AgentClient } from "../agents/client";
 import { capLimits } from "../limits";
 import { ApiError } from "../problems";
@@ -61,6 +62,8 @@ export async function forkSession(actor: Actor, sourceId: string, body: ForkSess
     // A fork is nobody's child: its own agent calls start its own children.
     parent: null,
     depth: 0,
+    // Placed as a new session is, not where its source is.
+    shard: actor.shards ? shardFor(id, actor.shards) : null,
   };
   init.agent_name = await checkForkSettings(actor, init);
   const input =
@@ -77,6 +80,7 @@ export async function forkSession(actor: Actor, sourceId: string, body: ForkSess
   const create = () => fork.createFork(init, copy.rows, input, settingsOptions(actor.settings, actor.traceparent));
   if (input === null) return create();
   // A fork starts with no usage of its own.
-  await admitRun(env, principal, id, actor.limits, { maxTokens: init.limits.max_tokens_per_session, usedTokens: 0 }, Date.now());
-  return startWithSlot(env, principal.tenantId, id, create);
+  const home = init.shard ?? null;
+  await admitRun(env, principal, id, actor.limits, { maxTokens: init.limits.max_tokens_per_session, usedTokens: 0 }, Date.now(), home);
+  return startWithSlot(env, principal.tenantId, id, create, home);
 }

@@ -4,6 +4,8 @@
  * admitted here before the session object is asked, so a refused one leaves the session as it was;
  * a new session's first run is admitted by the session object itself (`admitSession`), in the call that lists it.
  */
+import { sessionHome } from "../tenants/shards/home";
+import type { ShardRef } from "../shared/shard-layout";
 import { tenantIndexStub } from "../objects";
 import type { Env } from "../env";
 import type { Limits } from "../limits";
@@ -54,6 +56,8 @@ export async function admitRun(
   limits: Limits,
   spend: SessionSpend,
   now: number,
+  /** The new session's shard (a fork); absent for a session that exists: the index finds where it is. */
+  home: ShardRef | null = null,
 ): Promise<void> {
   const tenantId = principal.tenantId;
   const input: AdmitRunInput = {
@@ -63,7 +67,7 @@ export async function admitRun(
     apiKeyId: principal.keyId ?? "",
     now,
   };
-  const slot = await tenantIndexStub(env, tenantId).admitRun(tenantId, input);
+  const slot = await sessionHome(env, tenantId, home).admitRun(input);
   if (!slot.ok) throw runRefused(slot, limits);
 }
 
@@ -114,18 +118,24 @@ export function runRefused(slot: Exclude<RunAdmission, { ok: true }>, limits: Li
  * Asks the session object to start, holding the slot `admitRun` took; gives the slot back when the session object
  * refuses or fails, so a failed start does not keep the tenant's slot until it times out.
  */
-export async function startWithSlot<T>(env: Env, tenantId: string, sessionId: string, start: () => Promise<T>): Promise<T> {
+export async function startWithSlot<T>(
+  env: Env,
+  tenantId: string,
+  sessionId: string,
+  start: () => Promise<T>,
+  home: ShardRef | null = null,
+): Promise<T> {
   try {
     return await start();
   } catch (error) {
-    await releaseQuietly(env, tenantId, sessionId);
+    await releaseQuietly(env, tenantId, sessionId, home);
     throw error;
   }
 }
 
-async function releaseQuietly(env: Env, tenantId: string, sessionId: string): Promise<void> {
+async function releaseQuietly(env: Env, tenantId: string, sessionId: string, home: ShardRef | null): Promise<void> {
   try {
-    await tenantIndexStub(env, tenantId).releaseRun(tenantId, sessionId, true);
+    await sessionHome(env, tenantId, home).releaseRun(sessionId, true);
   } catch {
     // The reservation still expires by itself.
   }

@@ -21,6 +21,7 @@
  *   their own counts, so schedules cannot eat the window of interactive requests, nor one
  *   creator's schedules those of another.
  */
+import { currentLayout } from "./tenant-config";
 import { ADMIN_REQUESTS_PER_MINUTE, adminReservedRequests, callerRequestsPerMinute, type Limits } from "../limits";
 import { hasScope, isScope, type Scope } from "../auth/principal";
 import type { ConfigState } from "./tenant-config";
@@ -76,6 +77,7 @@ export function admit(config: ConfigState, limiter: RateLimiter, input: AdmitInp
     limits: config.limits,
     suspended: false,
     settings: config.settings,
+    shards: currentLayout(config),
     rate,
     ...(config.models !== null ? { models: config.models } : {}),
   };

@@ -319,6 +319,19 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
         `CREATE INDEX IF NOT EXISTS budget_waits_by_budget ON budget_waits (budget, owner)`,
       ]),
   },
+  {
+    version: 17,
+    description: "the run slots leased to each shard of the tenant's sessions",
+    // Storage from before had no shards: the ledger starts empty, every slot the index's own.
+    up: (storage) =>
+      execAll(storage.sql, [
+        `CREATE TABLE IF NOT EXISTS slot_leases (
+          shard TEXT PRIMARY KEY,
+          leased INTEGER NOT NULL,
+          seq INTEGER NOT NULL
+        )`,
+      ]),
+  },
 ];
 
 export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [

@@ -3,6 +3,8 @@
  * (src/env.ts), so a caller depends on these shapes and never on the classes. Every index call
  * names its tenant first; an index bound to another tenant throws.
  */
+import type { Lease } from "./shards/leases";
+import type { ShardLayout } from "../shared/shard-layout";
 import type { AuditContext, AuditEntry, AuditListInput, AuditRecordInput } from "../audit/types";
 import type { ApiKeyRecord } from "../auth/api-keys";
 import type { PartialLimits } from "../limits";
@@ -177,6 +179,19 @@ export interface TenantIndexRpc {
 
   /** Suspends the tenant and starts erasing all of it in the background; asked again, answers the progress. */
   deleteTenant(tenantId: string, now: number, by?: AuditContext): Promise<DeletionProgress>;
+  /**
+   * Spreads the sessions created from now on over `shards` shards (1: the index keeps them), as a
+   * new generation; the sessions already made stay where they are. Refused (`ShardingRefused`)
+   * while a daily budget is in force. Audited in the platform's log.
+   */
+  setShards(tenantId: string, shards: number, by?: AuditContext): Promise<ShardLayout>;
+  /** Every generation of the layout, oldest first; none for an index no tenant was entered in. Reads only. */
+  shardLayouts(tenantId: string): Promise<ShardLayout[]>;
+  /**
+   * A shard's whole lease of run slots, asked with a number it wrote first (shards/leases.ts);
+   * when the room cannot give `need` of it, the other shards' spare slots are taken back first.
+   */
+  leaseSlots(tenantId: string, shard: string, seq: number, want: number, need?: number): Promise<Lease>;
   /** The deletion under way, or null (none asked, or finished: the registry then keeps its record). */
   deletionProgress(tenantId: string): Promise<DeletionProgress | null>;
   /** What the index's storage holds; reads only. */

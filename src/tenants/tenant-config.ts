@@ -8,9 +8,12 @@ import { readAllowedModels } from "./tenant-models";
 import { readSettings } from "./tenant-settings";
 import type { TenantConfig, TenantSettings } from "./types";
 import { toIso } from "../shared/validate";
+import { isShardLayout, UNSHARDED, type ShardLayout } from "../shared/shard-layout";
 
 const SUSPENDED_KEY = "suspended";
 const OVERRIDES_KEY = "limit_overrides";
+/** Every generation of the tenant's shard layout, oldest first (shards/layout.ts); absent: never sharded. */
+export const SHARD_LAYOUTS_KEY = "shard_layouts";
 
 export interface ConfigState {
   suspended: boolean;
@@ -19,6 +22,18 @@ export interface ConfigState {
   settings: TenantSettings;
   /** The models the tenant's sessions may choose; null: every model the platform offers. */
   models: string[] | null;
+  /** Every generation of its shard layout, oldest first; the last is the one new sessions get. */
+  layouts: ShardLayout[];
+}
+
+/** The layouts kept, or the one layout of a tenant never sharded. */
+export function readLayouts(kv: SyncKvStorage): ShardLayout[] {
+  const kept = kv.get<unknown>(SHARD_LAYOUTS_KEY);
+  return Array.isArray(kept) && kept.length > 0 && kept.every(isShardLayout) ? kept : [UNSHARDED];
+}
+
+export function currentLayout(config: Pick<ConfigState, "layouts">): ShardLayout {
+  return config.layouts[config.layouts.length - 1] ?? UNSHARDED;
 }
 
 export function readConfigState(kv: SyncKvStorage, defaults: Limits): ConfigState {
@@ -29,6 +44,7 @@ export function readConfigState(kv: SyncKvStorage, defaults: Limits): ConfigStat
     limits: effectiveLimits(defaults, overrides),
     settings: readSettings(kv),
     models: readAllowedModels(kv),
+    layouts: readLayouts(kv),
   };
 }
 
@@ -65,6 +81,7 @@ export function tenantConfigView(tenantId: string, config: ConfigState, createdA
     limit_overrides: config.overrides,
     effective_limits: config.limits,
     models: config.models,
+    shards: currentLayout(config).shards,
     created_at: toIso(createdAt),
   };
 }

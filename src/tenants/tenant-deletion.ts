@@ -6,7 +6,9 @@
  * batches, then the registry's entry, and last the index itself, which holds the state: a crash
  * anywhere leaves the state and its alarm, and the next pass goes on from there.
  */
-import { agentStoreStub, memoryStoreStub, schedulerStub, sessionStub, vaultStub } from "../objects";
+import { agentStoreStub, memoryStoreStub, schedulerStub, sessionStub, tenantShardStub, vaultStub } from "../objects";
+import { everyShard, type ShardLayout } from "../shared/shard-layout";
+import { readLayouts } from "./tenant-config";
 import { toIso } from "../shared/validate";
 import type { DeletionRecord } from "./registry-store";
 import { dropSessionRows, sessionCount, sessionIdBatch } from "./sessions-store";
@@ -80,8 +82,25 @@ export async function deletionPass(
     kv.put(DELETION_KEY, { ...state, objects_purged: true });
   }
   const ids = sessionIdBatch(sql, DELETION_SESSION_BATCH);
-  if (ids.length === 0) return "done";
-  await Promise.all(ids.map((id) => sessionStub(env, tenantId, id).purge()));
-  dropSessionRows(sql, ids);
-  return "more";
+  if (ids.length > 0) {
+    await Promise.all(ids.map((id) => sessionStub(env, tenantId, id).purge()));
+    dropSessionRows(sql, ids);
+    return "more";
+  }
+  return shardsPass(env, tenantId, readLayouts(kv));
+}
+
+/** The shards' sessions the same way, a batch of one shard per pass; once none is left, every shard's storage. */
+async function shardsPass(env: Cloudflare.Env, tenantId: string, layouts: readonly ShardLayout[]): Promise<"more" | "done"> {
+  const shards = everyShard(layouts);
+  for (const ref of shards) {
+    const shard = tenantShardStub(env, tenantId, ref);
+    const ids = await shard.sessionIdBatch(tenantId, DELETION_SESSION_BATCH);
+    if (ids.length === 0) continue;
+    await Promise.all(ids.map((id) => sessionStub(env, tenantId, id).purge()));
+    await shard.dropSessionRows(tenantId, ids);
+    return "more";
+  }
+  await Promise.all(shards.map((ref) => tenantShardStub(env, tenantId, ref).purge(tenantId)));
+  return "done";
 }

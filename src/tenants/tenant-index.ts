@@ -30,6 +30,10 @@ import * as policy from "./tenant-index/policy";
 import type { PolicyAnswer, TenantPolicy } from "./tool-policy";
 import type { SessionEraser } from "./tenant-index/retention-sweep";
 import * as sessions from "./tenant-index/sessions";
+import * as across from "./tenant-index/across-shards";
+import * as shardCalls from "./tenant-index/shards";
+import type { Lease } from "./shards/leases";
+import type { ShardLayout } from "../shared/shard-layout";
 
 export class TenantIndex extends DurableObject<Cloudflare.Env> implements TenantIndexRpc {
   readonly #core: IndexCore;
@@ -78,43 +82,52 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return sessions.reportSession(await this.#core.enter(tenantId), tenantId, report, batch);
   }
   async getSessionSummary(tenantId: string, sessionId: string): Promise<SessionSummary | null> {
-    return sessions.getSessionSummary(await this.#core.enter(tenantId), sessionId);
+    return across.getSessionSummary(await this.#core.enter(tenantId), tenantId, sessionId);
   }
   async cancellableSessions(tenantId: string, sessionIds: string[]): Promise<string[]> {
-    return sessions.cancellableSessions(await this.#core.enter(tenantId), sessionIds);
+    return across.cancellableSessions(await this.#core.enter(tenantId), tenantId, sessionIds);
   }
   async removeSession(tenantId: string, sessionId: string, actor?: AuditContext): Promise<boolean> {
-    return sessions.removeSession(await this.#core.enter(tenantId), sessionId, by(actor));
+    return across.removeSession(await this.#core.enter(tenantId), tenantId, sessionId, by(actor));
   }
   async listSessions(tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>> {
-    return sessions.listSessions(this.#core.read(tenantId), input);
+    return across.listSessions(this.#core.read(tenantId), tenantId, input);
   }
   async acquireRun(tenantId: string, sessionId: string, maxConcurrent: number, now: number): Promise<T.RunSlot> {
     return sessions.acquireRun(await this.#core.enter(tenantId), sessionId, maxConcurrent, now);
   }
   async admitRun(tenantId: string, input: T.AdmitRunInput): Promise<T.RunAdmission> {
-    return sessions.admitRun(await this.#core.enter(tenantId), input);
+    return across.admitRun(await this.#core.enter(tenantId), tenantId, input);
   }
   async admitSession(tenantId: string, input: T.AdmitRunInput, report: T.SessionReport): Promise<T.SessionAdmission> {
     return sessions.admitSession(await this.#core.enter(tenantId), tenantId, input, report);
   }
   async releaseRun(tenantId: string, sessionId: string, failedStart?: boolean): Promise<void> {
-    return sessions.releaseRun(await this.#core.enter(tenantId), sessionId, failedStart);
+    return across.releaseRun(await this.#core.enter(tenantId), tenantId, sessionId, failedStart);
   }
   async counts(tenantId: string): Promise<T.StatusCounts> {
-    return sessions.counts(this.#core.read(tenantId));
+    return across.counts(this.#core.read(tenantId), tenantId);
   }
   async cancelSessions(tenantId: string, filter: T.SessionFilter, actor?: AuditContext): Promise<T.CancelResult> {
-    return sessions.cancelSessions(await this.#core.enter(tenantId), tenantId, filter, by(actor));
+    return across.cancelSessions(await this.#core.enter(tenantId), tenantId, filter, by(actor));
   }
   async tokensToday(tenantId: string, now: number): Promise<number> {
     return sessions.tokensToday(await this.#core.enter(tenantId), now);
   }
   async usage(tenantId: string, input: T.UsageInput): Promise<T.UsageDay[]> {
-    return sessions.usage(this.#core.read(tenantId), input);
+    return across.usage(this.#core.read(tenantId), tenantId, input);
   }
   async usageRollup(tenantId: string, input: T.UsageRollupInput): Promise<RollupRow[]> {
-    return sessions.usageRollup(this.#core.read(tenantId), input);
+    return across.usageRollup(this.#core.read(tenantId), tenantId, input);
+  }
+  async setShards(tenantId: string, shards: number, actor?: AuditContext): Promise<ShardLayout> {
+    return this.#flushed(shardCalls.setShards(await this.#core.enter(tenantId), tenantId, shards, by(actor)));
+  }
+  async shardLayouts(tenantId: string): Promise<ShardLayout[]> {
+    return this.#core.read(tenantId)?.config().layouts ?? [];
+  }
+  async leaseSlots(tenantId: string, shard: string, seq: number, want: number, need?: number): Promise<Lease> {
+    return shardCalls.leaseSlots(await this.#core.enter(tenantId), tenantId, shard, seq, want, need);
   }
   async getLimitOverrides(tenantId: string): Promise<PartialLimits> {
     return config.limitOverrides(await this.#core.enter(tenantId));

@@ -2,6 +2,7 @@
  * The shapes the tenant objects take and return over RPC (see the agreed interfaces), in one
  * place so the gateway and the session object can import them without importing the classes.
  */
+import type { ShardLayout } from "../shared/shard-layout";
 import type { Jurisdiction } from "../objects";
 import type { AgentPin, SessionStatus, SessionSummary } from "../session-config/types";
 import type { ApiKeyRecord } from "../auth/api-keys";
@@ -21,6 +22,8 @@ export type Admission =
       suspended: false;
       settings: TenantSettings;
       models?: string[];
+      /** The layout a session created under this admission is placed by (shards/layout.ts). */
+      shards: ShardLayout;
       rate: RateReport;
       /** For an end user's request: when its tokens were last revoked (epoch ms); absent when never. */
       endUserRevokedBefore?: number;
@@ -88,6 +91,8 @@ export interface TenantConfig {
   effective_limits: Limits;
   /** The models its sessions may choose, narrowing the platform's `MODELS`; null: not narrowed. */
   models: string[] | null;
+  /** How many shards its new sessions are spread over (1: the index holds them). */
+  shards: number;
   /** When this tenant's index was first used. */
   created_at: string;
 }

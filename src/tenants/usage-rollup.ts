@@ -67,11 +67,15 @@ export function parseRollupQuery(input: { from: unknown; to: unknown; group_by: 
   return { from: input.from, to: input.to, group_by: input.group_by as UsageDimension[] };
 }
 
+/** The columns a query groups and orders by: the model (for pricing), then the asked dimensions. */
+export function rollupColumns(query: RollupQuery): string[] {
+  return [...new Set(["model", ...query.group_by.map((name) => DIMENSION_COLUMNS[name])])];
+}
+
 /** Sums over `from`…`to` (inclusive), grouped by the asked dimensions and by model. Null `sql`: no tables yet. */
 export function queryRollup(sql: SqlStorage | null, query: RollupQuery): RollupRow[] {
   if (sql === null) return [];
-  const columns = [...new Set(["model", ...query.group_by.map((name) => DIMENSION_COLUMNS[name])])];
-  const list = columns.join(", ");
+  const list = rollupColumns(query).join(", ");
   return sql
     .exec<RollupRow & Record<string, string | number>>(
       `SELECT ${list}, SUM(runs) AS runs, SUM(steps) AS steps, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,

@@ -31,6 +31,7 @@ describe("limit overrides", () => {
       suspended: false,
       limits: config.effective_limits,
       settings: { webhook_origins: null, session_retention_days: null, traces: null },
+      shards: { generation: 0, shards: 1 },
       rate: expect.any(Object),
     });
   });

@@ -9,6 +9,7 @@ import { ConfirmDialog, ErrorNote, Loading, Page } from "./common";
 import { LimitsForm } from "./limits-form";
 import { JurisdictionForm, jurisdictionLabel } from "./residency";
 import { SessionList } from "./session-list";
+import { ShardsForm } from "./shards";
 import { TenantDeletion } from "./tenant-deletion";
 
 const TENANT_POLL_MS = 10_000;
@@ -68,6 +69,7 @@ export function TenantPage(props: { tenantId: string; filter: SessionFilter }) {
         <div class="tenant-forms">
           <LimitsForm tenant={data} onSaved={tenant.refresh} />
           <JurisdictionForm tenant={data} onSaved={tenant.refresh} />
+          <ShardsForm tenant={data} onSaved={tenant.refresh} />
         </div>
         <section aria-labelledby="tenant-sessions-title" class="tenant-sessions">
           <h2 id="tenant-sessions-title">Sessions</h2>

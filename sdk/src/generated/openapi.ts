@@ -546,6 +546,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/tenants/{tenant_id}/shards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Spread a tenant's sessions over shards
+         * @description Sessions created from now on are spread over `shards` shard objects by a hash of their id (1: the tenant's index keeps them, as before). Each change starts a new `generation`; sessions made before stay in theirs, and listings, counts, usage, bulk cancel, retention and deletion cover every generation. The run-slot total stays exact: shards borrow slots from the index. The same count again changes nothing. 409 while the tenant has a daily budget (a limit or an API key's), which needs one count of its spending; once sharded, a tenant takes no daily budget. Audited as `tenant.shards_set`.
+         */
+        put: operations["setTenantShards"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/tenants/{tenant_id}/suspend": {
         parameters: {
             query?: never;
@@ -635,7 +655,7 @@ export interface paths {
         };
         /**
          * Count a tenant's storage
-         * @description Rows, key-value entries and bytes held by each of the tenant's objects (and the sessions named), to verify an erasure.
+         * @description Rows, key-value entries and bytes held by each of the tenant's objects (and the sessions named), to verify an erasure. Its shards are those its index names: every shard of every generation while the index stands (a deleted tenant's index names none).
          */
         get: operations["getTenantStorage"];
         put?: never;
@@ -3208,6 +3228,11 @@ export interface components {
             /** @description The models the tenant's sessions may choose, narrowing the platform's `MODELS`; null: not narrowed. */
             models: string[] | null;
             /**
+             * Format: int32
+             * @description How many shards its new sessions are spread over (`PUT /v1/admin/tenants/{tenant_id}/shards`); 1: its index keeps them.
+             */
+            shards: number;
+            /**
              * Format: date-time
              * @example 2026-01-01T12:00:00.000Z
              */
@@ -3225,6 +3250,23 @@ export interface components {
              *     ]
              */
             models: string[] | null;
+        };
+        ShardLayout: {
+            /**
+             * Format: int64
+             * @description Grows by one with each change of the count; sessions keep the generation they were made in.
+             */
+            generation: number;
+            /** Format: int32 */
+            shards: number;
+        };
+        TenantShards: {
+            /**
+             * Format: int32
+             * @description How many shards the sessions created from now on are spread over; 1 keeps them on the tenant's index.
+             * @example 8
+             */
+            shards: number;
         };
         SuspendResult: {
             /**
@@ -3324,8 +3366,8 @@ export interface components {
         };
         ObjectStorage: {
             /** @enum {string} */
-            object: "tenant_index" | "scheduler" | "agent_store" | "memory_store" | "vault" | "session";
-            /** @description The session id, for a session object. */
+            object: "tenant_index" | "tenant_shard" | "scheduler" | "agent_store" | "memory_store" | "vault" | "session";
+            /** @description The session id, for a session object; `<generation>/<k>` for a shard. */
             id: string | null;
             /**
              * Format: int64
@@ -5054,7 +5096,7 @@ export interface components {
             key_id: string | null;
         };
         /** @enum {string} */
-        AuditAction: "api_key.created" | "api_key.revoked" | "api_key.updated" | "webhook_secret.rotated" | "settings.updated" | "policy.updated" | "policy.deleted" | "webhook.created" | "webhook.deleted" | "delivery.redelivered" | "tool_call.approved" | "tool_call.denied" | "tool_call.expired" | "session.deleted" | "session.limits_updated" | "session.exported" | "sessions.cancelled_in_bulk" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "agent.created" | "agent.updated" | "agent.archived" | "agent.alias_set" | "agent.alias_deleted" | "dataset.created" | "dataset.updated" | "dataset.deleted" | "eval.created" | "eval.cancelled" | "agent.canary_promoted" | "agent.canary_rolled_back" | "memory.deleted" | "tenant.limits_updated" | "tenant.models_updated" | "tenant.suspended" | "tenant.unsuspended" | "tenant.deleted" | "tenant.jurisdiction_set" | "end_user.tokens_revoked" | "credential.put" | "credential.deleted" | "credential.refresh_failed";
+        AuditAction: "api_key.created" | "api_key.revoked" | "api_key.updated" | "webhook_secret.rotated" | "settings.updated" | "policy.updated" | "policy.deleted" | "webhook.created" | "webhook.deleted" | "delivery.redelivered" | "tool_call.approved" | "tool_call.denied" | "tool_call.expired" | "session.deleted" | "session.limits_updated" | "session.exported" | "sessions.cancelled_in_bulk" | "schedule.created" | "schedule.updated" | "schedule.deleted" | "agent.created" | "agent.updated" | "agent.archived" | "agent.alias_set" | "agent.alias_deleted" | "dataset.created" | "dataset.updated" | "dataset.deleted" | "eval.created" | "eval.cancelled" | "agent.canary_promoted" | "agent.canary_rolled_back" | "memory.deleted" | "tenant.limits_updated" | "tenant.models_updated" | "tenant.suspended" | "tenant.unsuspended" | "tenant.deleted" | "tenant.jurisdiction_set" | "tenant.shards_set" | "end_user.tokens_revoked" | "credential.put" | "credential.deleted" | "credential.refresh_failed";
         /** @description The AI SDK's UI message stream (`ai` v7, header `x-vercel-ai-ui-message-stream: v1`): `data:` events of the parts `start` (with the answer's `messageId` when a new message began the turn), `start-step`, `text-start`/`text-delta`/`text-end`, `reasoning-start`/`reasoning-delta`/`reasoning-end`, `tool-input-start`/`tool-input-available`, `tool-approval-request`, `tool-approval-response`, `tool-output-available`/`tool-output-error`/`tool-output-denied`, `finish-step`, `finish`, `error`, `abort`, then `data: [DONE]`. */
         UIMessageStream: string;
         /** @description The body `DefaultChatTransport` sends (`id`, `messages`, `trigger`, `messageId`). */
@@ -8092,6 +8134,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
             413: {
                 headers: {
@@ -8327,6 +8381,18 @@ export interface operations {
             };
             /** @description Unknown, or not visible to this caller (`not_found`). */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -9024,6 +9090,148 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TenantConfig"];
+                };
+            };
+            /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No or invalid credentials (`unauthorized`); comes with `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated but lacking a scope (`forbidden`), or the tenant is suspended (`tenant_suspended`) or deleted (`tenant_deleted`). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Wrong state for this operation (`conflict`), or the same Idempotency-Key is still in flight (`idempotency_in_progress`). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the tenant's `max_request_bytes`, or than the platform's before authentication (`payload_too_large`). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not `application/json` (`unsupported_media_type`). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A rate or usage limit was reached (`rate_limited`); comes with `Retry-After`, and `RateLimit` names the rate window when that was the limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error (`internal`); the request id identifies it in the logs. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A service the request needs (the tenant's store, an identity provider's keys) is unreachable, or a Durable Object failed the call (`service_unavailable`); comes with `Retry-After`. Answered during authentication, it means the credentials were not judged. The credential routes answer `vault_unavailable` while the platform has no `VAULT_KEYS`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setTenantShards: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 1-64 characters: a letter or digit, then letters, digits, `_`, `.`, `-`. */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "shards": 8
+                 *     }
+                 */
+                "application/json": components["schemas"]["TenantShards"];
+            };
+        };
+        responses: {
+            /** @description The layout new sessions are placed by. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShardLayout"];
                 };
             };
             /** @description Malformed JSON (`bad_request`) or invalid fields (`validation_failed`, with `errors`). */
@@ -19262,7 +19470,7 @@ export const policyCheckRequestToolTypeValues: ReadonlyArray<FlattenedDeepRequir
 export const policyCheckRequestToolTrustValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PolicyCheckRequest"]["tool"]["trust"]> = ["trusted", "untrusted"];
 export const apiKeyScopeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyScope"]> = ["sessions:read", "sessions:write", "agents:write", "memory:read", "memory:write", "end_users:issue", "tenant:admin"];
 export const tenantDeletionStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TenantDeletion"]["status"]> = ["deleting", "deleted"];
-export const objectStorageObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ObjectStorage"]["object"]> = ["tenant_index", "scheduler", "agent_store", "memory_store", "vault", "session"];
+export const objectStorageObjectValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ObjectStorage"]["object"]> = ["tenant_index", "tenant_shard", "scheduler", "agent_store", "memory_store", "vault", "session"];
 export const builtinToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BuiltinTool"]["type"]> = ["builtin"];
 export const webhookToolTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTool"]["type"]> = ["webhook"];
 export const webhookToolTrustValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookTool"]["trust"]> = ["trusted", "untrusted"];
@@ -19324,7 +19532,7 @@ export const credentialTypeValues: ReadonlyArray<FlattenedDeepRequired<component
 export const credentialStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Credential"]["status"]> = ["ok", "expired", "refresh_failed"];
 export const putCredentialRequestTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PutCredentialRequest"]["type"]> = ["bearer", "header", "oauth2"];
 export const auditActorViaValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditActor"]["via"]> = ["jwt", "api_key"];
-export const auditActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditAction"]> = ["api_key.created", "api_key.revoked", "api_key.updated", "webhook_secret.rotated", "settings.updated", "policy.updated", "policy.deleted", "webhook.created", "webhook.deleted", "delivery.redelivered", "tool_call.approved", "tool_call.denied", "tool_call.expired", "session.deleted", "session.limits_updated", "session.exported", "sessions.cancelled_in_bulk", "schedule.created", "schedule.updated", "schedule.deleted", "agent.created", "agent.updated", "agent.archived", "agent.alias_set", "agent.alias_deleted", "dataset.created", "dataset.updated", "dataset.deleted", "eval.created", "eval.cancelled", "agent.canary_promoted", "agent.canary_rolled_back", "memory.deleted", "tenant.limits_updated", "tenant.models_updated", "tenant.suspended", "tenant.unsuspended", "tenant.deleted", "tenant.jurisdiction_set", "end_user.tokens_revoked", "credential.put", "credential.deleted", "credential.refresh_failed"];
+export const auditActionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AuditAction"]> = ["api_key.created", "api_key.revoked", "api_key.updated", "webhook_secret.rotated", "settings.updated", "policy.updated", "policy.deleted", "webhook.created", "webhook.deleted", "delivery.redelivered", "tool_call.approved", "tool_call.denied", "tool_call.expired", "session.deleted", "session.limits_updated", "session.exported", "sessions.cancelled_in_bulk", "schedule.created", "schedule.updated", "schedule.deleted", "agent.created", "agent.updated", "agent.archived", "agent.alias_set", "agent.alias_deleted", "dataset.created", "dataset.updated", "dataset.deleted", "eval.created", "eval.cancelled", "agent.canary_promoted", "agent.canary_rolled_back", "memory.deleted", "tenant.limits_updated", "tenant.models_updated", "tenant.suspended", "tenant.unsuspended", "tenant.deleted", "tenant.jurisdiction_set", "tenant.shards_set", "end_user.tokens_revoked", "credential.put", "credential.deleted", "credential.refresh_failed"];
 export const chatRequestTriggerValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatRequest"]["trigger"]> = ["submit-message", "regenerate-message"];
 export const chatUIMessageRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChatUIMessage"]["role"]> = ["system", "user", "assistant"];
 export const jsonRpcErrorJsonrpcValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JsonRpcError"]["jsonrpc"]> = ["2.0"];

@@ -10,6 +10,7 @@ import * as resealVaults from "./reseal-vaults";
 import * as setLimits from "./set-limits";
 import * as setJurisdiction from "./set-jurisdiction";
 import * as setModels from "./set-models";
+import * as setShards from "./set-shards";
 import * as suspend from "./suspend";
 import * as unsuspend from "./unsuspend";
 
@@ -19,6 +20,7 @@ export function registerAdminRoutes(app: App): void {
   app.openapi(setJurisdiction.route, setJurisdiction.handler);
   app.openapi(setLimits.route, setLimits.handler);
   app.openapi(setModels.route, setModels.handler);
+  app.openapi(setShards.route, setShards.handler);
   app.openapi(suspend.route, suspend.handler);
   app.openapi(unsuspend.route, unsuspend.handler);
   app.openapi(listSessions.route, listSessions.handler);

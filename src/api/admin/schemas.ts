@@ -5,6 +5,7 @@ import { MAX_MODEL_PATTERN_CHARS, MAX_MODELS, MODEL_PATTERN } from "../../config
 import { decodeKeyCursor, decodeTimeIdCursor } from "../../shared/cursor";
 import { MAX_SESSION_ID_CHARS } from "../../session-config/ids";
 import { JURISDICTIONS } from "../../objects";
+import { MAX_SHARDS } from "../../shared/shard-layout";
 import {
   LimitOverridesSchema,
   LimitsSchema,
@@ -28,9 +29,34 @@ export const TenantConfigSchema = z
       .array(z.string())
       .nullable()
       .openapi({ description: "The models the tenant's sessions may choose, narrowing the platform's `MODELS`; null: not narrowed." }),
+    shards: z.number().int().min(1).max(MAX_SHARDS).openapi({
+      description:
+        "How many shards its new sessions are spread over (`PUT /v1/admin/tenants/{tenant_id}/shards`); 1: its index keeps them.",
+    }),
     created_at: TimestampSchema,
   })
   .openapi("TenantConfig");
+
+export const TenantShardsSchema = z
+  .object({
+    shards: z.number().int().min(1).max(MAX_SHARDS).openapi({
+      description: "How many shards the sessions created from now on are spread over; 1 keeps them on the tenant's index.",
+      example: 8,
+    }),
+  })
+  .strict()
+  .openapi("TenantShards");
+
+export const ShardLayoutSchema = z
+  .object({
+    generation: z
+      .number()
+      .int()
+      .min(0)
+      .openapi({ description: "Grows by one with each change of the count; sessions keep the generation they were made in." }),
+    shards: z.number().int().min(1).max(MAX_SHARDS),
+  })
+  .openapi("ShardLayout");
 
 export const TenantModelsSchema = z
   .object({
@@ -96,8 +122,8 @@ export const TenantStorageQuerySchema = z.object({
 
 const ObjectStorageSchema = z
   .object({
-    object: z.enum(["tenant_index", "scheduler", "agent_store", "memory_store", "vault", "session"]),
-    id: z.string().nullable().openapi({ description: "The session id, for a session object." }),
+    object: z.enum(["tenant_index", "tenant_shard", "scheduler", "agent_store", "memory_store", "vault", "session"]),
+    id: z.string().nullable().openapi({ description: "The session id, for a session object; `<generation>/<k>` for a shard." }),
     tables: z
       .number()
       .int()

@@ -5,7 +5,17 @@
  */
 import { createRoute, type RouteHandler, type z } from "@hono/zod-openapi";
 import type { StorageFootprint } from "../../storage/object-storage";
-import { agentStoreStub, memoryStoreStub, schedulerStub, sessionStub, tenantIndexStub, tenantRegistryStub, vaultStub } from "../../objects";
+import {
+  agentStoreStub,
+  memoryStoreStub,
+  schedulerStub,
+  sessionStub,
+  tenantIndexStub,
+  tenantRegistryStub,
+  tenantShardStub,
+  vaultStub,
+} from "../../objects";
+import { everyShard, shardKey } from "../../shared/shard-layout";
 import { isSessionId } from "../../session-config/ids";
 import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../errors";
@@ -19,7 +29,9 @@ export const route = createRoute({
   path: "/v1/admin/tenants/{tenant_id}/storage",
   operationId: "getTenantStorage",
   summary: "Count a tenant's storage",
-  description: "Rows, key-value entries and bytes held by each of the tenant's objects (and the sessions named), to verify an erasure.",
+  description:
+    "Rows, key-value entries and bytes held by each of the tenant's objects (and the sessions named), to verify an erasure. " +
+    "Its shards are those its index names: every shard of every generation while the index stands (a deleted tenant's index names none).",
   tags: ["Admin"],
   security: platformAdminAuth(),
   middleware: [requireScope("platform:admin")] as const,
@@ -47,6 +59,11 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
       memoryStoreStub(env, tenantId).footprint().then(of("memory_store", null)),
       vaultStub(env, tenantId).footprint().then(of("vault", null)),
       ...sessionIds.map((id) => sessionStub(env, tenantId, id).footprint().then(of("session", id))),
+      ...everyShard(await tenantIndexStub(env, tenantId).shardLayouts(tenantId)).map((ref) =>
+        tenantShardStub(env, tenantId, ref)
+          .footprint()
+          .then(of("tenant_shard", shardKey(ref))),
+      ),
     ]),
     tenantRegistryStub(env).entryFootprint(tenantId),
   ]);

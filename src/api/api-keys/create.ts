@@ -35,7 +35,7 @@ export const route = createRoute({
   },
   responses: {
     201: jsonContent(CreatedApiKeySchema, "The key, with its plaintext shown this once."),
-    ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS),
+    ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 409),
   },
 });
 

@@ -24,7 +24,7 @@ export const route = createRoute({
   },
   responses: {
     204: { description: "Changed." },
-    ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 404),
+    ...errorResponses(...AUTHENTICATED_ERRORS, ...BODY_ERRORS, 404, 409),
   },
 });
 

@@ -117,6 +117,7 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     c.set("limits", admission.limits);
     c.set("settings", admission.settings);
     c.set("models", admission.models ?? null);
+    c.set("shards", admission.shards);
     enforceDeclaredLength(c, bodyCapFor(admission.limits, c.req.method, c.req.path));
 
     if (principal.via === "api_key" && principal.keyId !== undefined && lastUseDue(keyAdmission.lastUsedAt, now)) {

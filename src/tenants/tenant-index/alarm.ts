@@ -13,6 +13,9 @@ import { deletionPass } from "./deletion";
 import { deliverNotifications } from "./notifications";
 import { nextExpiry, type SessionEraser, sweepExpired } from "./retention-sweep";
 import { grantSlots } from "./sessions";
+import { allShards } from "./across-shards";
+import { describeError, log } from "../../log";
+import { shardRows } from "../shards/rows";
 
 /** What the index has due once its stages ran, epoch ms (null: nothing of that kind). */
 export interface IndexDue {
@@ -66,7 +69,21 @@ async function sweep(core: AlarmHost, eraser: SessionEraser, tenantId: string): 
   const now = Date.now();
   if (!rule || now < core.sweepNotBefore) return;
   const pass = await sweepExpired(core.host, eraser, tenantId, rule, now);
-  core.sweepNotBefore = pass.full ? 0 : Date.now() + retryGapMs(rule);
+  // Each shard's rows, a pass each; a shard that cannot be reached is looked at again next time.
+  let full = pass.full;
+  for (const ref of allShards(core.host)) {
+    try {
+      full = (await sweepExpired(core.host, eraser, tenantId, rule, now, shardRows(core.env, tenantId, ref))).full || full;
+    } catch (error) {
+      log("warn", "retention_shard_unswept", {
+        tenant_id: tenantId,
+        generation: ref.generation,
+        shard: ref.k,
+        error: describeError(error),
+      });
+    }
+  }
+  core.sweepNotBefore = full ? 0 : Date.now() + retryGapMs(rule);
 }
 
 function indexDue(core: AlarmHost, now: number): IndexDue {
@@ -75,8 +92,14 @@ function indexDue(core: AlarmHost, now: number): IndexDue {
     suspended: core.config().suspended,
     pumpAt: nextPumpAt(core.sql, now),
     deliveryAt: nextDueAt(core.sql),
-    expiryAt: rule ? nextExpiry(core.sql, rule) : null,
+    // A shard's sessions expire unseen here: with shards, the sweep also looks every retry gap.
+    expiryAt: rule ? earliest(nextExpiry(core.sql, rule), allShards(core.host).length > 0 ? now + retryGapMs(rule) : null) : null,
     sweepNotBefore: core.sweepNotBefore,
     auditRetryAt: core.platformAudit.retryAt(now),
   };
+}
+
+function earliest(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  return b === null ? a : Math.min(a, b);
 }

@@ -1,4 +1,5 @@
 /** The tenant index's API-key calls after admission: create, list, touch, revoke, and the streams a key opened. */
+import { refuseBudgetWhenSharded } from "./shards";
 import type { AuditContext } from "../../audit/types";
 import type { Page } from "../../session-config/types";
 import * as apiKeys from "../api-key-store";
@@ -23,6 +24,7 @@ export function touchApiKey(host: IndexHost, keyId: string, now: number): boolea
 }
 
 export function createApiKey(host: IndexHost, tenantId: string, record: apiKeys.ApiKeyRecord, by?: AuditContext): void {
+  if ((record.max_tokens_per_day ?? null) !== null) refuseBudgetWhenSharded(host, "an API key's max_tokens_per_day");
   host.transaction(() => {
     apiKeys.insertApiKey(host.sql, tenantId, record);
     host.audit(by, {
@@ -48,6 +50,7 @@ export async function setApiKeyBudget(
   maxTokensPerDay: number | null,
   by?: AuditContext,
 ): Promise<boolean> {
+  if (maxTokensPerDay !== null) refuseBudgetWhenSharded(host, "an API key's max_tokens_per_day");
   const id = requireString("keyId", keyId);
   const before = apiKeys.keyTokenBudget(host.sql, id);
   const found = host.transaction(() => {

@@ -8,7 +8,8 @@ import { parseAllowedModels, writeAllowedModels } from "../tenant-models";
 import { maskSettings, parseSettings, writeSettings } from "../tenant-settings";
 import type * as T from "../types";
 import type { IndexHost } from "./host";
-import { cancelActive } from "./sessions";
+import { cancelActive } from "./across-shards";
+import { refuseBudgetWhenSharded, tellShardsSuspended } from "./shards";
 import { raisedDailyBudgets, sessionsWaitingOn, wakeBudgetWaiters } from "../budget-waits";
 
 export function tenantConfig(host: IndexHost, tenantId: string): T.TenantConfig {
@@ -39,6 +40,10 @@ export async function setLimitOverrides(
   const after = parseOverrides(overrides);
   const before = host.config().overrides;
   const limitsBefore = host.config().limits;
+  const budget = (["max_tokens_per_day", "max_cost_usd_per_day", "max_tokens_per_day_per_subject"] as const).find(
+    (name) => (after[name] ?? null) !== null,
+  );
+  if (budget) refuseBudgetWhenSharded(host, budget);
   host.transaction(() => {
     writeOverrides(host.kv, after);
     if (!sameJson(before, after))
@@ -73,6 +78,7 @@ export async function suspend(host: IndexHost, tenantId: string, by?: AuditConte
     if (!was) host.audit(by, { action: "tenant.suspended", target: tenantTarget(tenantId) });
   });
   host.configChanged();
+  await tellShardsSuspended(host, tenantId, true);
   const result = await cancelActive(host, tenantId, {});
   // Cancelled runs end their streams; streams of idle sessions are closed here.
   await closeStreamsOf(host.env, tenantId, sessionsStreaming(host.sql, Date.now()), { all: true }, "suspended");
@@ -86,6 +92,7 @@ export async function unsuspend(host: IndexHost, tenantId: string, by?: AuditCon
     if (was) host.audit(by, { action: "tenant.unsuspended", target: tenantTarget(tenantId) });
   });
   host.configChanged();
+  await tellShardsSuspended(host, tenantId, false);
   await host.schedulePump();
 }
 

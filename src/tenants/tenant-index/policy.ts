@@ -3,7 +3,7 @@ import type { AuditContext } from "../../audit/types";
 import { parsePolicyText, policyAnswer, readPolicy, writePolicy, type PolicyAnswer, type TenantPolicy } from "../tool-policy";
 import type { IndexHost } from "./host";
 import { tellPolicyChanged } from "../policy-push";
-import { activeSessionIds } from "../sessions-store";
+import { activeSessionIds } from "./across-shards";
 
 const tenantTarget = (tenantId: string) => ({ type: "tenant", id: tenantId });
 
@@ -52,5 +52,5 @@ export async function deletePolicy(host: IndexHost, tenantId: string, by?: Audit
 
 /** Sessions listed active once the change committed: any admitted after it hear the version in their admission's answer. */
 async function tellActiveSessions(host: IndexHost, tenantId: string, version: number): Promise<void> {
-  await tellPolicyChanged(host.env, tenantId, activeSessionIds(host.sql, {}), version);
+  await tellPolicyChanged(host.env, tenantId, await activeSessionIds(host, tenantId, {}), version);
 }

@@ -38,6 +38,25 @@ export function nextExpiry(sql: SqlStorage, rule: RetentionRule): number | null 
   return updatedAt === null ? null : expiresAt(updatedAt, rule.days, rule.dayMs);
 }
 
+/**
+ * Where a pass finds and drops rows: the index's own tables, or a shard's (through its stub). The
+ * audit entry of each removal is the index's either way.
+ */
+export interface SessionRows {
+  expired(cutoff: number, limit: number): Promise<string[]>;
+  children(parentId: string): Promise<string[]>;
+  /** The row, its slot and queue place go and a tombstone stays; false when there was none. */
+  drop(id: string): Promise<boolean>;
+}
+
+export function indexRows(host: IndexHost): SessionRows {
+  return {
+    expired: async (cutoff, limit) => expiredSessionIds(host.sql, cutoff, limit),
+    children: async (parentId) => childSessionIds(host.sql, parentId),
+    drop: async (id) => host.transaction(() => dropSession(host.sql, id, Date.now())),
+  };
+}
+
 /** One pass; a session that fails is logged and the pass goes on. */
 export async function sweepExpired(
   host: IndexHost,
@@ -45,18 +64,19 @@ export async function sweepExpired(
   tenantId: string,
   rule: RetentionRule,
   now: number,
+  rows: SessionRows = indexRows(host),
 ): Promise<SweepPass> {
   const cutoff = retentionCutoff(now, rule.days, rule.dayMs);
-  const ids = expiredSessionIds(host.sql, cutoff, RETENTION_SWEEP_BATCH);
+  const ids = await rows.expired(cutoff, RETENTION_SWEEP_BATCH);
   let erased = 0;
   for (const id of ids) {
     try {
       const outcome = await eraser.eraseIfExpired(tenantId, id, cutoff);
       // An erase whose index cleanup failed left the row: it goes alone, as a delete's retry takes it.
-      if (outcome === "gone") host.transaction(() => dropSession(host.sql, id, Date.now()));
+      if (outcome === "gone") await rows.drop(id);
       if (outcome !== "erased") continue;
-      removeRow(host, id);
-      await eraseChildren(host, eraser, tenantId, id, 0);
+      await removeRow(host, rows, id);
+      await eraseChildren(host, rows, eraser, tenantId, id, 0);
       erased++;
       recordLifecycle({ action: "session.deleted", tenant_id: tenantId, session_id: id, reason: "retention", retention_days: rule.days });
     } catch (error) {
@@ -68,18 +88,23 @@ export async function sweepExpired(
 }
 
 /** The row and its audit entry (no actor: the retention erased it), as `removeSession` writes them. */
-function removeRow(host: IndexHost, id: string): void {
-  host.transaction(() => {
-    if (dropSession(host.sql, id, Date.now())) host.audit(undefined, { action: "session.deleted", target: { type: "session", id } });
-  });
+async function removeRow(host: IndexHost, rows: SessionRows, id: string): Promise<void> {
+  if (await rows.drop(id)) host.audit(undefined, { action: "session.deleted", target: { type: "session", id } });
 }
 
 /** Each child's own children before its row, so a failure midway leaves rows the next pass finds. */
-async function eraseChildren(host: IndexHost, eraser: SessionEraser, tenantId: string, parentId: string, depth: number): Promise<void> {
+async function eraseChildren(
+  host: IndexHost,
+  rows: SessionRows,
+  eraser: SessionEraser,
+  tenantId: string,
+  parentId: string,
+  depth: number,
+): Promise<void> {
   if (depth > MAX_ERASE_DEPTH) return;
-  for (const child of childSessionIds(host.sql, parentId)) {
-    await eraseChildren(host, eraser, tenantId, child, depth + 1);
+  for (const child of await rows.children(parentId)) {
+    await eraseChildren(host, rows, eraser, tenantId, child, depth + 1);
     await eraser.erase(tenantId, child);
-    removeRow(host, child);
+    await removeRow(host, rows, child);
   }
 }

@@ -40,6 +40,7 @@ import { reservedTokens, reserveTokens, settleReservation } from "../budget-rese
 import { RETAINABLE_STATUSES } from "../../session-config/retention";
 import { followBudgetWait, forgetBudgetWait } from "../budget-waits";
 import { policyVersion } from "../tool-policy";
+import { leasedTotal } from "../shards/leases";
 
 /** A batch of notifications the index refuses is logged and answered, never fails the report. */
 export async function reportSession(
@@ -112,7 +113,8 @@ export async function grantSlots(host: IndexHost, tenantId: string): Promise<voi
   const config = host.config();
   if (config.suspended) return;
   const now = Date.now();
-  host.transaction(() => grantQueuedSlots(host.sql, config.limits.max_concurrent_runs, now));
+  // Slots lent to shards are theirs until given back (shards/leases.ts).
+  host.transaction(() => grantQueuedSlots(host.sql, config.limits.max_concurrent_runs - leasedTotal(host.sql), now));
   await Promise.all(
     grantedSessions(host.sql).map((id) =>
       sessionStub(host.env, tenantId, id)
@@ -159,7 +161,7 @@ export function acquireRun(host: IndexHost, sessionId: string, maxConcurrent: nu
   const max = requireInt("maxConcurrent", maxConcurrent, 1);
   const at = requireNow(now);
   if (host.config().suspended) return { ok: false, code: "suspended" };
-  return host.transaction(() => acquireRunSlot(host.sql, id, max, at));
+  return host.transaction(() => acquireRunSlot(host.sql, id, max - leasedTotal(host.sql), at));
 }
 
 /**

@@ -431,6 +431,14 @@ const STEPS: Readonly<Record<string, Step>> = {
     run: (w, send) =>
       send(`/v1/admin/tenants/${w.tenantId}/models`, { method: "PUT", body: { models: ["claude-*"] }, headers: w.operator }),
   },
+  "PUT /v1/admin/tenants/{tenant_id}/shards": {
+    actions: ["tenant.shards_set"],
+    // Another tenant: a sharded tenant takes no daily budget, which later steps of the walked one set.
+    run: (w, send) => {
+      w.ids.sharded = freshTenant("walk-sharded");
+      return send(`/v1/admin/tenants/${w.ids.sharded}/shards`, { method: "PUT", body: { shards: 2 }, headers: w.operator });
+    },
+  },
   "POST /v1/admin/vault/reseal": {
     actions: [],
     run: (w, send) => send("/v1/admin/vault/reseal?limit=1", { method: "POST", headers: w.operator }),
@@ -477,7 +485,7 @@ async function settledLog(walk: Walk, expected: readonly string[][]): Promise<Au
   const deadline = Date.now() + 10_000;
   for (;;) {
     const entries: AuditEntry[] = [];
-    for (const tenantId of [walk.tenantId, walk.ids.deleted, walk.ids.placed]) {
+    for (const tenantId of [walk.tenantId, walk.ids.deleted, walk.ids.placed, walk.ids.sharded]) {
       let cursor: string | null = null;
       do {
         const page = await auditPage(

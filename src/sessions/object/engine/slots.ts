@@ -3,7 +3,8 @@
  * after the await, give back what is not used, and go on by the claim's outcome; the claim and
  * release alone are private.
  */
-import { tenantIndexStub } from "../../../objects";
+import { sessionHome } from "../../../tenants/shards/home";
+import type { ShardRef } from "../../../shared/shard-layout";
 import { log } from "../../../log";
 import type { SessionStore } from "../store/store";
 import { isLive, SessionGone } from "./gone";
@@ -28,7 +29,7 @@ export interface GoOn<F> {
 
 export class RunSlots {
   /** Whose run slot the last claim asked for (this object is always one session). */
-  #owner: { tenantId: string; sessionId: string } | null = null;
+  #owner: { tenantId: string; sessionId: string; shard: ShardRef | null } | null = null;
 
   constructor(
     private readonly store: SessionStore,
@@ -63,10 +64,9 @@ export class RunSlots {
    */
   async #claim(): Promise<SlotClaim> {
     const session = this.store.requireSession();
-    this.#owner = { tenantId: session.tenant_id, sessionId: session.id };
+    this.#owner = { tenantId: session.tenant_id, sessionId: session.id, shard: session.shard ?? null };
     try {
-      const slot = await tenantIndexStub(this.env, session.tenant_id).acquireRun(
-        session.tenant_id,
+      const slot = await sessionHome(this.env, session.tenant_id, session.shard).acquireRun(
         session.id,
         session.limits.max_concurrent_runs,
         Date.now(),
@@ -85,8 +85,8 @@ export class RunSlots {
   async #release(): Promise<void> {
     const owner = this.#owner;
     if (!owner) return;
-    await tenantIndexStub(this.env, owner.tenantId)
-      .releaseRun(owner.tenantId, owner.sessionId)
+    await sessionHome(this.env, owner.tenantId, owner.shard)
+      .releaseRun(owner.sessionId)
       .catch(() => {});
   }
 }

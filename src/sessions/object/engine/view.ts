@@ -16,7 +16,7 @@ function budgetWaitView(run: RunState): Session["budget_wait"] {
 /** MCP header values masked; what the loop and the traces keep for themselves left out. */
 export function sessionView(stored: StoredSession, store: SessionStore, prices: PriceTable): Session {
   // The depth is the loop's to know, the agent's name the traces'; no response shows them.
-  const { depth: _depth, api_key_id: _apiKeyId, agent_name: _agentName, root_session_id: _root, ...session } = stored;
+  const { depth: _depth, api_key_id: _apiKeyId, agent_name: _agentName, root_session_id: _root, shard: _shard, ...session } = stored;
   const run = store.run();
   const runSchema = store.runOutputSchema();
   const descendants = store.descendantUsage();

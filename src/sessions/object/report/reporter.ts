@@ -4,7 +4,7 @@
  * report that failed is simply owed and tried again (report-policy.ts says when).
  */
 import { log } from "../../../log";
-import { tenantIndexStub } from "../../../objects";
+import { sessionHome } from "../../../tenants/shards/home";
 import type { NotificationBatch } from "../../../notifications/types";
 import type { AdmissionLimits, AdmitRunInput, ReportAck, SessionAdmission, SessionReport } from "../../../tenants/types";
 import type { SessionStore, RunState } from "../store/store";
@@ -161,10 +161,8 @@ export class Reporter {
     let ack: ReportAck;
     const sentAt = Date.now();
     try {
-      const index = tenantIndexStub(this.env, session.tenant_id);
-      ack = await (notifications
-        ? index.reportSession(session.tenant_id, summary, notifications)
-        : index.reportSession(session.tenant_id, summary));
+      const home = sessionHome(this.env, session.tenant_id, session.shard);
+      ack = await (notifications ? home.reportSession(summary, notifications) : home.reportSession(summary));
     } catch (err) {
       if (!isLive(this.store)) return null; // erased meanwhile: nothing left to report
       log("warn", "report_failed", { tenant_id: session.tenant_id, session_id: session.id, error: String(err) });
@@ -197,7 +195,7 @@ export class Reporter {
       apiKeyId: session.api_key_id ?? "",
       now: Date.now(),
     };
-    const answer = await tenantIndexStub(this.env, session.tenant_id).admitSession(session.tenant_id, input, summary);
+    const answer = await sessionHome(this.env, session.tenant_id, session.shard).admitSession(input, summary);
     if (answer.ok && isLive(this.store)) this.#acknowledged(summary, answer.ack, input.now);
     return answer;
   }

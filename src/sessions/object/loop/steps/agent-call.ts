@@ -105,6 +105,7 @@ export async function runAgentCall(
     ...(traceparent ? { traceparent } : {}),
     budget,
     tainted: runTainted(scope.store.run()),
+    shard: session.shard ?? null,
   };
   // The tenant's starts take their turn on the isolate (child-starts.ts).
   const outcome = await inStartTurn(session.tenant_id, async () => {

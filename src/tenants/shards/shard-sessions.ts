@@ -1,0 +1,133 @@
+/**
+ * A shard's session paths: its sessions' reports, their runs' admission against its lease of
+ * slots, and the pump that hands freed slots to its queued sessions. The rows are kept as the
+ * tenant index keeps its own (the same modules), and the index is asked only for a lease, for
+ * the notifications a report carries, and for the suspension when not told for a while.
+ */
+import { describeError, log } from "../../log";
+import { sessionStub, tenantIndexStub } from "../../objects";
+import { requireInt, requireNow, requireString } from "../../shared/validate";
+import { acquireRunSlot, grantedSessions, grantQueuedSlots, nextPumpAt, queueLength, releaseRunSlot } from "../run-slots";
+import { parseSessionReport } from "../session-report";
+import { getSession, slotsInUse } from "../sessions-store";
+import { applyReport } from "../tenant-index/sessions";
+import { settleReservation } from "../budget-reservations";
+import type * as T from "../types";
+import { tokensOnDay } from "../usage";
+import type { ShardCore } from "./shard-core";
+import { LEASE_IDLE_MS, LEASE_RETRY_MS } from "./leases";
+
+/** The daily budgets a sharded tenant does not take yet: a run asked to count one is a bug of the caller. */
+function refuseBudgets(input: T.AdmitRunInput): void {
+  const budgets = [input.maxTokensPerDay, input.maxCostUsdPerDay, input.maxTokensPerDayPerSubject];
+  if (budgets.some((budget) => budget !== null && budget !== undefined)) throw new TypeError("a sharded tenant takes no daily budget");
+}
+
+export async function reportSession(core: ShardCore, report: T.SessionReport, notifications?: unknown): Promise<T.ReportAck> {
+  const row = parseSessionReport(report);
+  const applied = core.transaction(() => applyReport(core.sql, row));
+  if (applied) await wakeForSlots(core);
+  const now = Date.now();
+  const ack: T.ReportAck = {
+    applied,
+    suspended: await core.suspended(now),
+    tokens_today: tokensOnDay(core.sql, now),
+    spend: { cost_usd: 0, subject_tokens: 0, key_tokens: 0, key_max_tokens_per_day: null },
+  };
+  if (notifications === undefined) return ack;
+  try {
+    // Webhook endpoints and deliveries are the tenant's, kept by its index.
+    const taken = await tenantIndexStub(core.env, core.tenantId).acceptNotifications(core.tenantId, notifications);
+    return { ...ack, notifications_taken: taken !== undefined };
+  } catch (error) {
+    log("error", "notifications_refused", { tenant_id: core.tenantId, session_id: row.id, error: describeError(error) });
+    return { ...ack, notifications_taken: false };
+  }
+}
+
+/** A run slot from the shard's lease, asking the index for a bigger lease once when none is free. */
+export async function acquireRun(core: ShardCore, sessionId: string, now: number): Promise<T.RunSlot> {
+  const id = requireString("sessionId", sessionId);
+  const at = requireNow(now);
+  if (await core.suspended(at)) return { ok: false, code: "suspended" };
+  let slot = core.transaction(() => acquireRunSlot(core.sql, id, core.lease.capacity(), at));
+  if (!slot.ok) {
+    await core.growLease();
+    slot = core.transaction(() => acquireRunSlot(core.sql, id, core.lease.capacity(), at));
+  }
+  if (slot.ok) core.lastAdmitAt = Date.now();
+  await wakeForSlots(core);
+  return slot;
+}
+
+export async function admitRun(core: ShardCore, input: T.AdmitRunInput): Promise<T.RunAdmission> {
+  refuseBudgets(input);
+  return acquireRun(core, input.sessionId, input.now);
+}
+
+/** As the index's `admitSession`: a session listed already was admitted by an earlier call whose answer was lost. */
+export async function admitSession(core: ShardCore, input: T.AdmitRunInput, report: T.SessionReport): Promise<T.SessionAdmission> {
+  const { id } = parseSessionReport(report);
+  if (getSession(core.sql, id) === null) {
+    const admission = await admitRun(core, { ...input, sessionId: id });
+    if (!admission.ok) return admission;
+  }
+  return { ok: true, ack: await reportSession(core, report) };
+}
+
+export async function releaseRun(core: ShardCore, sessionId: string, failedStart = false): Promise<void> {
+  const id = requireString("sessionId", sessionId);
+  core.transaction(() => {
+    releaseRunSlot(core.sql, id);
+    if (failedStart === true) settleReservation(core.sql, id);
+  });
+  await wakeForSlots(core);
+}
+
+/**
+ * The shard's alarm: free slots of its lease go to its queued sessions, oldest first (a bigger
+ * lease is asked for while some still wait), and spare slots go back to the index once no run was
+ * admitted here for `LEASE_IDLE_MS`.
+ */
+export async function runShardAlarm(core: ShardCore): Promise<void> {
+  const now = Date.now();
+  if (queueLength(core.sql) > 0 && !(await core.suspended(now))) {
+    grant(core, now);
+    if (queueLength(core.sql) > grantedSessions(core.sql).length) {
+      await core.askLease(core.demand());
+      grant(core, now);
+    }
+    await Promise.all(
+      grantedSessions(core.sql).map((id) =>
+        sessionStub(core.env, core.tenantId, id)
+          .slotGranted()
+          .catch((error: unknown) =>
+            log("warn", "slot_grant_undelivered", { tenant_id: core.tenantId, session_id: id, error: String(error) }),
+          ),
+      ),
+    );
+  }
+  const idleSince = now - core.lastAdmitAt;
+  if (idleSince >= LEASE_IDLE_MS && core.lease.capacity() > core.demand()) await core.askLease(core.demand());
+  await wakeForSlots(core);
+}
+
+function grant(core: ShardCore, now: number): void {
+  core.transaction(() => grantQueuedSlots(core.sql, core.lease.capacity(), now));
+}
+
+/** Sets the alarm for what the slots need next: the queue pump, a retold grant, or the return of spare slots. */
+async function wakeForSlots(core: ShardCore): Promise<void> {
+  const now = Date.now();
+  const times: number[] = [];
+  const pump = nextPumpAt(core.sql, now);
+  if (pump !== null) times.push(pump);
+  if (queueLength(core.sql) > grantedSessions(core.sql).length) times.push(now + LEASE_RETRY_MS);
+  if (core.lease.capacity() > slotsInUse(core.sql, "") + queueLength(core.sql)) times.push(Math.max(now, core.lastAdmitAt + LEASE_IDLE_MS));
+  if (times.length > 0) await core.alarms.sync(Math.max(now + 1, Math.min(...times)));
+}
+
+/** Checked here, where the shard is entered: the index passes parsed values, but a bad one must not be half-applied. */
+export function requireLimit(value: unknown): number {
+  return requireInt("limit", value, 1, 1000);
+}

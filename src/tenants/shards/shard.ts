@@ -1,0 +1,124 @@
+/**
+ * The TenantShard Durable Object: one per tenant, generation and shard number
+ * (`shard/<tenant>/<generation>/<k>`), holding the rows, usage and run slots of the sessions
+ * hashed to it (layout.ts). A door: each RPC method one line into shard-sessions.ts or the
+ * modules the tenant index keeps its own rows with. Storage: ../storage.md, "TenantShard".
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { Page, SessionSummary } from "../../session-config/types";
+import { purgeStorage, storageFootprint, type StorageFootprint } from "../../storage/object-storage";
+import type { RollupRow } from "../../usage/rollup";
+import { optionalCursor, requireInt, requirePageLimit, requireString } from "../../shared/validate";
+import { MAX_MCP_BATCH_MESSAGES } from "../../limits";
+import * as store from "../sessions-store";
+import { dropSession } from "../tenant-index/sessions";
+import type * as T from "../types";
+import { MAX_USAGE_DAYS, usageDays } from "../usage";
+import { parseRollupQuery, queryRollup } from "../usage-rollup";
+import type { ShardRef } from "../../shared/shard-layout";
+import type { TenantShardRpc } from "./rpc";
+import type { Yielded } from "./leases";
+import { ShardCore } from "./shard-core";
+import * as sessions from "./shard-sessions";
+
+export class TenantShard extends DurableObject<Cloudflare.Env> implements TenantShardRpc {
+  readonly #core: ShardCore;
+  constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
+    super(ctx, env);
+    this.#core = new ShardCore(ctx, env);
+  }
+  async reportSession(tenantId: string, shard: ShardRef, report: T.SessionReport, notifications?: unknown): Promise<T.ReportAck> {
+    return sessions.reportSession(this.#core.enter(tenantId, shard), report, notifications);
+  }
+  async admitSession(tenantId: string, shard: ShardRef, input: T.AdmitRunInput, report: T.SessionReport): Promise<T.SessionAdmission> {
+    return sessions.admitSession(this.#core.enter(tenantId, shard), input, report);
+  }
+  async admitRun(tenantId: string, shard: ShardRef, input: T.AdmitRunInput): Promise<T.RunAdmission> {
+    return sessions.admitRun(this.#core.enter(tenantId, shard), input);
+  }
+  async acquireRun(tenantId: string, shard: ShardRef, sessionId: string, now: number): Promise<T.RunSlot> {
+    return sessions.acquireRun(this.#core.enter(tenantId, shard), sessionId, now);
+  }
+  async releaseRun(tenantId: string, shard: ShardRef, sessionId: string, failedStart?: boolean): Promise<void> {
+    return sessions.releaseRun(this.#core.enter(tenantId, shard), sessionId, failedStart);
+  }
+  async yieldSpare(tenantId: string, shard: ShardRef): Promise<Yielded> {
+    const core = this.#core.enter(tenantId, shard);
+    return core.lease.yieldTo(core.demand());
+  }
+  async tenantSuspended(tenantId: string, shard: ShardRef, suspended: boolean): Promise<void> {
+    this.#core.enter(tenantId, shard).heardSuspended(suspended === true);
+  }
+  async listSessions(tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>> {
+    const filter = store.parseSessionFilter(input);
+    return store.listSessions(this.#sql(tenantId), filter, requirePageLimit(input.limit), optionalCursor(input.cursor));
+  }
+  async counts(tenantId: string): Promise<T.StatusCounts> {
+    return store.countByStatus(this.#sql(tenantId));
+  }
+  async usage(tenantId: string, input: T.UsageInput): Promise<T.UsageDay[]> {
+    return usageDays(this.#sql(tenantId), input.now ?? Date.now(), requireInt("days", input.days, 1, MAX_USAGE_DAYS));
+  }
+  async usageRollup(tenantId: string, input: T.UsageRollupInput): Promise<RollupRow[]> {
+    return queryRollup(this.#sql(tenantId), parseRollupQuery(input));
+  }
+  async getSessionSummary(tenantId: string, sessionId: string): Promise<SessionSummary | null> {
+    const sql = this.#sql(tenantId);
+    return sql && store.getSession(sql, requireString("sessionId", sessionId));
+  }
+  async cancellableSessions(tenantId: string, sessionIds: string[]): Promise<string[]> {
+    const sql = this.#sql(tenantId);
+    if (!Array.isArray(sessionIds) || sessionIds.length > MAX_MCP_BATCH_MESSAGES) throw new TypeError("sessionIds must be a short array");
+    return sql
+      ? store.cancellableSessionIds(
+          sql,
+          sessionIds.map((id, i) => requireString(`sessionIds[${i}]`, id)),
+        )
+      : [];
+  }
+  async activeSessionIds(tenantId: string, filter: T.SessionFilter): Promise<string[]> {
+    const sql = this.#sql(tenantId);
+    return sql ? store.activeSessionIds(sql, store.parseSessionFilter(filter ?? {})) : [];
+  }
+  async expiredSessionIds(tenantId: string, cutoff: number, limit: number): Promise<string[]> {
+    const sql = this.#sql(tenantId);
+    return sql ? store.expiredSessionIds(sql, requireInt("cutoff", cutoff, 0), requireInt("limit", limit, 1, 1000)) : [];
+  }
+  async childSessionIds(tenantId: string, parentId: string): Promise<string[]> {
+    const sql = this.#sql(tenantId);
+    return sql ? store.childSessionIds(sql, requireString("parentId", parentId)) : [];
+  }
+  async removeSession(tenantId: string, sessionId: string): Promise<boolean> {
+    const core = this.#core.read(tenantId);
+    if (!core) return false;
+    const id = requireString("sessionId", sessionId);
+    const removed = core.transaction(() => dropSession(core.sql, id, Date.now()));
+    return removed;
+  }
+  async sessionIdBatch(tenantId: string, limit: number): Promise<string[]> {
+    const sql = this.#sql(tenantId);
+    return sql ? store.sessionIdBatch(sql, requireInt("limit", limit, 1, 1000)) : [];
+  }
+  async dropSessionRows(tenantId: string, sessionIds: string[]): Promise<void> {
+    const sql = this.#sql(tenantId);
+    if (sql)
+      store.dropSessionRows(
+        sql,
+        sessionIds.map((id, i) => requireString(`sessionIds[${i}]`, id)),
+      );
+  }
+  async purge(tenantId: string): Promise<void> {
+    if (!this.#core.read(tenantId)) return;
+    await purgeStorage(this.ctx.storage);
+    this.#core.forget();
+  }
+  async footprint(): Promise<StorageFootprint> {
+    return storageFootprint(this.ctx.storage);
+  }
+  override async alarm(): Promise<void> {
+    if (this.#core.bound) await sessions.runShardAlarm(this.#core);
+  }
+  #sql(tenantId: string): SqlStorage | null {
+    return this.#core.read(tenantId)?.sql ?? null;
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * The index's session reads and changes once the tenant has shards: its own rows and every
+ * shard's (shards/across.ts merges them). A tenant never sharded asks no shard.
+ */
+import type { AuditContext } from "../../audit/types";
+import type { Page, SessionSummary } from "../../session-config/types";
+import type { RollupRow } from "../../usage/rollup";
+import { optionalCursor, requirePageLimit, requireString } from "../../shared/validate";
+import { everyShard, fnv1a, type ShardLayout, type ShardRef } from "../../shared/shard-layout";
+import { tenantShardStub } from "../../objects";
+import { sessionCanceller, cancelEach } from "../bulk-cancel";
+import { mergePages, shardStubs, sumCounts, sumRollups, sumUsageDays } from "../shards/across";
+import * as store from "../sessions-store";
+import { parseRollupQuery, rollupColumns } from "../usage-rollup";
+import type * as T from "../types";
+import type { IndexHost } from "./host";
+import * as sessions from "./sessions";
+
+function layouts(host: IndexHost | null): ShardLayout[] {
+  return host ? host.config().layouts : [];
+}
+
+/** The shard of each sharded generation that `sessionId` hashes to there. */
+function candidates(host: IndexHost, sessionId: string): ShardRef[] {
+  return layouts(host)
+    .filter((layout) => layout.shards > 1)
+    .map((layout) => ({ generation: layout.generation, shards: layout.shards, k: fnv1a(sessionId) % layout.shards }));
+}
+
+export async function listSessions(host: IndexHost | null, tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>> {
+  const own = sessions.listSessions(host, input);
+  const shards = shardStubs(host?.env as Cloudflare.Env, tenantId, layouts(host));
+  if (shards.length === 0) return own;
+  const limit = requirePageLimit(input.limit);
+  const asked = { ...store.parseSessionFilter(input), limit, cursor: optionalCursor(input.cursor) };
+  return mergePages([own, ...(await Promise.all(shards.map((shard) => shard.listSessions(tenantId, asked))))], limit);
+}
+
+export async function counts(host: IndexHost | null, tenantId: string): Promise<T.StatusCounts> {
+  const own = sessions.counts(host);
+  const shards = shardStubs(host?.env as Cloudflare.Env, tenantId, layouts(host));
+  return shards.length === 0 ? own : sumCounts([own, ...(await Promise.all(shards.map((shard) => shard.counts(tenantId))))]);
+}
+
+export async function usage(host: IndexHost | null, tenantId: string, input: T.UsageInput): Promise<T.UsageDay[]> {
+  const now = input.now === undefined ? Date.now() : input.now;
+  const own = sessions.usage(host, { ...input, now });
+  const shards = shardStubs(host?.env as Cloudflare.Env, tenantId, layouts(host));
+  if (shards.length === 0) return own;
+  return sumUsageDays([own, ...(await Promise.all(shards.map((shard) => shard.usage(tenantId, { days: input.days, now }))))]);
+}
+
+export async function usageRollup(host: IndexHost | null, tenantId: string, input: T.UsageRollupInput): Promise<RollupRow[]> {
+  const own = sessions.usageRollup(host, input);
+  const shards = shardStubs(host?.env as Cloudflare.Env, tenantId, layouts(host));
+  if (shards.length === 0) return own;
+  const columns = rollupColumns(parseRollupQuery(input));
+  return sumRollups([own, ...(await Promise.all(shards.map((shard) => shard.usageRollup(tenantId, input))))], columns);
+}
+
+export async function getSessionSummary(host: IndexHost, tenantId: string, sessionId: string): Promise<SessionSummary | null> {
+  const own = sessions.getSessionSummary(host, sessionId);
+  if (own) return own;
+  for (const ref of candidates(host, sessionId)) {
+    const found = await tenantShardStub(host.env, tenantId, ref).getSessionSummary(tenantId, sessionId);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** The shard holding `sessionId`'s row; null when the index holds it, or no one does. */
+async function shardOf(host: IndexHost, tenantId: string, sessionId: string): Promise<ShardRef | null> {
+  if (store.getSession(host.sql, sessionId)) return null;
+  for (const ref of candidates(host, sessionId)) {
+    if (await tenantShardStub(host.env, tenantId, ref).getSessionSummary(tenantId, sessionId)) return ref;
+  }
+  return null;
+}
+
+export async function cancellableSessions(host: IndexHost, tenantId: string, sessionIds: string[]): Promise<string[]> {
+  const own = sessions.cancellableSessions(host, sessionIds);
+  const shards = shardStubs(host.env, tenantId, layouts(host));
+  if (shards.length === 0) return own;
+  const found = await Promise.all(shards.map((shard) => shard.cancellableSessions(tenantId, sessionIds)));
+  return [...own, ...found.flat()];
+}
+
+/** Removes the row where it is (the index's, else its shard's); the entry is the index's either way. */
+export async function removeSession(host: IndexHost, tenantId: string, sessionId: string, by?: AuditContext): Promise<boolean> {
+  const id = requireString("sessionId", sessionId);
+  if (await sessions.removeSession(host, id, by)) return true;
+  for (const ref of candidates(host, id)) {
+    if (await tenantShardStub(host.env, tenantId, ref).removeSession(tenantId, id)) {
+      host.audit(by, { action: "session.deleted", target: { type: "session", id } });
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Every active session's id, the index's and each shard's, that `filter` (parsed) selects. */
+export async function activeSessionIds(host: IndexHost, tenantId: string, filter: T.SessionFilter): Promise<string[]> {
+  const own = store.activeSessionIds(host.sql, filter);
+  const shards = shardStubs(host.env, tenantId, layouts(host));
+  if (shards.length === 0) return own;
+  return [...own, ...(await Promise.all(shards.map((shard) => shard.activeSessionIds(tenantId, filter)))).flat()];
+}
+
+/** As `cancelSessions` on one object: the entry first, with every session matched on every shard. */
+export async function cancelSessions(
+  host: IndexHost,
+  tenantId: string,
+  filter: T.SessionFilter,
+  by?: AuditContext,
+): Promise<T.CancelResult> {
+  const parsed = store.parseSessionFilter(filter ?? {});
+  const ids = await activeSessionIds(host, tenantId, parsed);
+  if (ids.length === 0) return { cancelled: 0 };
+  host.audit(by, {
+    action: "sessions.cancelled_in_bulk",
+    target: { type: "tenant", id: tenantId },
+    details: { filter: filter ?? {}, sessions_matched: ids.length },
+  });
+  return { cancelled: await cancelEach(ids, sessionCanceller(host.env, tenantId)) };
+}
+
+export async function cancelActive(host: IndexHost, tenantId: string, filter: T.SessionFilter): Promise<T.CancelResult> {
+  const ids = await activeSessionIds(host, tenantId, filter);
+  return { cancelled: await cancelEach(ids, sessionCanceller(host.env, tenantId)) };
+}
+
+/** A run of an existing session (a message, an approval): admitted where the session is. */
+export async function admitRun(host: IndexHost, tenantId: string, input: T.AdmitRunInput): Promise<T.RunAdmission> {
+  const ref = await shardOf(host, tenantId, requireString("sessionId", input.sessionId));
+  return ref ? tenantShardStub(host.env, tenantId, ref).admitRun(tenantId, ref, input) : sessions.admitRun(host, input);
+}
+
+export async function releaseRun(host: IndexHost, tenantId: string, sessionId: string, failedStart?: boolean): Promise<void> {
+  const ref = await shardOf(host, tenantId, requireString("sessionId", sessionId));
+  if (ref) return tenantShardStub(host.env, tenantId, ref).releaseRun(tenantId, ref, sessionId, failedStart);
+  return sessions.releaseRun(host, sessionId, failedStart);
+}
+
+/** Every shard, for a pass over all of them (retention, deletion). */
+export function allShards(host: IndexHost): ShardRef[] {
+  return everyShard(layouts(host));
+}

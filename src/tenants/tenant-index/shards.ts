@@ -1,0 +1,118 @@
+/**
+ * The tenant index's shard calls: the platform admin's change of the shard count (a new
+ * generation, shards/layout.ts), the run-slot leases the shards ask for (shards/leases.ts), and
+ * the shards told of a suspension.
+ */
+import type { AuditContext } from "../../audit/types";
+import { describeError, log } from "../../log";
+import { tenantShardStub } from "../../objects";
+import { requireInt, requireString } from "../../shared/validate";
+import { answerLease, type Lease, leaseRoom, lessees } from "../shards/leases";
+import { everyShard, MAX_SHARDS, type ShardLayout, shardKey } from "../../shared/shard-layout";
+import { currentLayout, SHARD_LAYOUTS_KEY } from "../tenant-config";
+import type { IndexHost } from "./host";
+
+/** A change the tenant's state does not allow; the gateway answers it 409 with the message. */
+export class ShardingRefused extends Error {
+  override name = "ShardingRefused";
+}
+
+/** Whether `error` is a ShardingRefused, thrown here or over RPC (which keeps the name, not the class). */
+export function isShardingRefused(error: unknown): error is Error {
+  return error instanceof Error && error.name === "ShardingRefused";
+}
+
+/** Why the tenant cannot be sharded now (its daily budgets need one count of its spending); null: it can. */
+export function budgetsInForce(host: IndexHost): string | null {
+  const { limits } = host.config();
+  if (limits.max_tokens_per_day !== null) return "max_tokens_per_day";
+  if ((limits.max_cost_usd_per_day ?? null) !== null) return "max_cost_usd_per_day";
+  if ((limits.max_tokens_per_day_per_subject ?? null) !== null) return "max_tokens_per_day_per_subject";
+  const keyed = host.sql
+    .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM api_keys WHERE max_tokens_per_day IS NOT NULL AND revoked_at IS NULL`)
+    .one().n;
+  return keyed > 0 ? "an API key's max_tokens_per_day" : null;
+}
+
+/** Whether any generation of the tenant spread its sessions over shards. */
+export function everSharded(host: IndexHost): boolean {
+  return host.config().layouts.some((layout) => layout.shards > 1);
+}
+
+/** Refuses a daily budget for a tenant that was ever sharded: its spending is not counted in one place yet. */
+export function refuseBudgetWhenSharded(host: IndexHost, budget: string): void {
+  if (everSharded(host)) throw new ShardingRefused(`A tenant whose sessions were ever spread over shards takes no ${budget} yet.`);
+}
+
+/** A new generation of `shards` shards for the sessions created from now on; the same count again changes nothing. */
+export function setShards(host: IndexHost, tenantId: string, shards: number, by?: AuditContext): ShardLayout {
+  const count = requireInt("shards", shards, 1, MAX_SHARDS);
+  const config = host.config();
+  const current = currentLayout(config);
+  if (current.shards === count) return current;
+  const budget = count > 1 ? budgetsInForce(host) : null;
+  if (budget !== null)
+    throw new ShardingRefused(`The tenant has a daily budget (${budget}): its sessions cannot be spread over shards yet.`);
+  const next: ShardLayout = { generation: current.generation + 1, shards: count };
+  host.transaction(() => {
+    host.kv.put(SHARD_LAYOUTS_KEY, [...config.layouts, next]);
+    host.audit(by, {
+      action: "tenant.shards_set",
+      target: { type: "tenant", id: tenantId },
+      details: { shards: count, generation: next.generation, previous_shards: current.shards },
+    });
+  });
+  host.configChanged();
+  return next;
+}
+
+/**
+ * A shard's lease for its request `seq` (shards/leases.ts). When the room cannot give the `need`
+ * part, the other shards' spare slots are taken back first, one shard at a time until it can.
+ */
+export async function leaseSlots(host: IndexHost, tenantId: string, shard: string, seq: number, want: number, need = want): Promise<Lease> {
+  const key = requireString("shard", shard);
+  const number = requireInt("seq", seq, 1);
+  const wanted = requireInt("want", want, 0);
+  const needed = Math.min(requireInt("need", need, 0), wanted);
+  const { limits, suspended } = host.config();
+  const max = suspended ? 0 : limits.max_concurrent_runs;
+  if (!suspended && !answeredAlready(host.sql, key, number) && leaseRoom(host.sql, key, max) < needed)
+    await reclaimSpares(host, tenantId, key, needed);
+  const lease = host.transaction(() => answerLease(host.sql, key, number, wanted, max));
+  // Slots given back may be the ones the index's own queue waits for.
+  await host.schedulePump();
+  return { ...lease, suspended };
+}
+
+function answeredAlready(sql: SqlStorage, shard: string, seq: number): boolean {
+  const row = sql.exec<{ seq: number }>(`SELECT seq FROM slot_leases WHERE shard = ?`, shard).toArray()[0];
+  return row !== undefined && seq <= row.seq;
+}
+
+/** Asks the shards holding leases to yield their spares, recording each smaller lease, until `shard` has room for `need`. */
+async function reclaimSpares(host: IndexHost, tenantId: string, shard: string, need: number): Promise<void> {
+  const refs = new Map(everyShard(host.config().layouts).map((ref) => [shardKey(ref), ref]));
+  for (const other of lessees(host.sql, shard)) {
+    const ref = refs.get(other);
+    if (!ref) continue;
+    try {
+      const yielded = await tenantShardStub(host.env, tenantId, ref).yieldSpare(tenantId, ref);
+      host.transaction(() => answerLease(host.sql, other, yielded.seq, yielded.want, host.config().limits.max_concurrent_runs));
+    } catch (error) {
+      log("warn", "shard_spare_unyielded", { tenant_id: tenantId, shard: other, error: describeError(error) });
+    }
+    if (leaseRoom(host.sql, shard, host.config().limits.max_concurrent_runs) >= need) return;
+  }
+}
+
+/** Tells every shard of the suspension; one not told hears it with its next lease, or asks within a minute. */
+export async function tellShardsSuspended(host: IndexHost, tenantId: string, suspended: boolean): Promise<void> {
+  await Promise.all(
+    everyShard(host.config().layouts).map((ref) =>
+      tenantShardStub(host.env, tenantId, ref)
+        .tenantSuspended(tenantId, ref, suspended)
+        .catch((error: unknown) => log("warn", "shard_suspension_untold", { tenant_id: tenantId, error: describeError(error) })),
+    ),
+  );
+}
