@@ -28,7 +28,14 @@ export {
   UnhandledToolError,
 } from "./run.ts";
 export type { FromSchema } from "./schema-types.ts";
-export { deleteTenant, setTenantJurisdiction, TenantDeletionTimeoutError, tenantStorage, waitForTenantDeleted } from "./tenants.ts";
+export {
+  deleteTenant,
+  setTenantJurisdiction,
+  setTenantShards,
+  TenantDeletionTimeoutError,
+  tenantStorage,
+  waitForTenantDeleted,
+} from "./tenants.ts";
 export { allPages, iteratePages, MAX_PAGES, type Page } from "./pages.ts";
 export type * from "./types.ts";
 export { BudgetWaitError, FINAL_STATUSES, isFinal, waitForFinalStatus, waitForStatus, WaitTimeoutError, type WaitOptions } from "./wait.ts";

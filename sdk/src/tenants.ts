@@ -4,7 +4,7 @@
  */
 import type { PlatformClient } from "./client.ts";
 import { expectData } from "./errors.ts";
-import type { AdminTenant, Jurisdiction, TenantDeletion, TenantStorage } from "./types.ts";
+import type { AdminTenant, Jurisdiction, ShardLayout, TenantDeletion, TenantStorage } from "./types.ts";
 import { sleep, type WaitOptions } from "./wait.ts";
 
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
@@ -56,4 +56,13 @@ export function tenantStorage(client: PlatformClient, tenantId: string, sessionI
  */
 export function setTenantJurisdiction(client: PlatformClient, tenantId: string, jurisdiction: Jurisdiction): Promise<AdminTenant> {
   return expectData(client.PUT("/v1/admin/tenants/{tenant_id}", { params: { path: { tenant_id: tenantId } }, body: { jurisdiction } }));
+}
+
+/**
+ * Spreads the sessions the tenant creates from now on over `shards` shards
+ * (`PUT /v1/admin/tenants/{tenant_id}/shards`; 1: its index keeps them). The layout they are placed
+ * by; a tenant with a daily budget is refused (a PlatformError with status 409).
+ */
+export function setTenantShards(client: PlatformClient, tenantId: string, shards: number): Promise<ShardLayout> {
+  return expectData(client.PUT("/v1/admin/tenants/{tenant_id}/shards", { params: { path: { tenant_id: tenantId } }, body: { shards } }));
 }

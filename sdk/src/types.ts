@@ -30,6 +30,7 @@ export type ScoredMemoryItem = Schemas["ScoredMemoryItem"];
 export type TenantSettings = Schemas["TenantSettings"];
 export type AdminTenant = Schemas["AdminTenant"];
 export type Jurisdiction = Schemas["Jurisdiction"];
+export type ShardLayout = Schemas["ShardLayout"];
 export type TenantDeletion = Schemas["TenantDeletion"];
 export type TenantStorage = Schemas["TenantStorage"];
 export type TracesSettings = Schemas["TracesSettings"];

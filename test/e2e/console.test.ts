@@ -788,6 +788,12 @@ describe("the console in Chromium", () => {
       .waitFor({ timeout: UI_TIMEOUT_MS });
     const ops = await stack.client(uniqueName("ops"), "root", ["platform:admin"]);
     expect((await ops.expect<{ jurisdiction: string | null }>(200, "GET", `/v1/admin/tenants/${pinned}`)).jurisdiction).toBe("fedramp");
+    // On its page, its new sessions are spread over three shards: the generation the platform answered is shown.
+    await page.getByRole("link", { name: pinned }).click();
+    await page.getByLabel("Shard count").fill("3");
+    await page.getByRole("button", { name: "Save shards" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved: generation 1, 3 shards." }).waitFor({ timeout: UI_TIMEOUT_MS });
+    expect((await ops.expect<{ shards: number }>(200, "GET", `/v1/admin/tenants/${pinned}`)).shards).toBe(3);
     expect(policyOrScriptProblems({ page, ...watched })).toEqual([]);
   });
 });

@@ -36,6 +36,7 @@ const PAGES: Record<string, { run: number; notRun: number }> = {
   "docs/usage.md": { run: 2, notRun: 0 },
   "docs/forks.md": { run: 1, notRun: 0 },
   "docs/lifecycle.md": { run: 2, notRun: 0 },
+  "docs/tenant-scale.md": { run: 1, notRun: 0 },
 };
 const READY_LINE = /The platform is ready on (http:\/\/\S+) \(/;
 
@@ -245,6 +246,14 @@ describe("npm start", () => {
     expect(settings).toContain('"session_retention_days":90');
     expect(deletion).toContain('"status":"deleted"');
     expect(deletion).toContain("tenant_index 0 rows");
+  });
+
+  it("runs the one-large-tenant page as written", async () => {
+    const [shards] = await runPage("docs/tenant-scale.md");
+    expect(shards).toContain('{"generation":1,"shards":8}{"generation":2,"shards":4}4 shards\n');
+    expect(shards).toContain(
+      'tenant.shards_set {"shards":4,"generation":2,"previous_shards":8}\ntenant.shards_set {"shards":8,"generation":1,"previous_shards":1}',
+    );
   });
 
   it("no shell block of the README or docs/ names a port or needs jq, and every shell block is an sh fence (the only ones run)", async () => {

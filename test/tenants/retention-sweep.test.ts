@@ -1,7 +1,8 @@
 /**
  * The retention sweep as a stage of the tenant index, with the session objects replaced by a
  * recording `SessionEraser`: the index removes its own rows (and their audit entries), a session
- * its object keeps stays, a row whose object is gone goes alone, and one failure never stops a pass.
+ * its object keeps stays, a row whose object is gone goes alone, and one failure never stops a pass;
+ * a shard's rows are swept the same way, through the shard, with the entries in the index's log.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import type { AuditEntry } from "../../src/audit/types";
@@ -11,6 +12,8 @@ import type { TenantIndex } from "../../src/tenants/tenant-index";
 import { IndexCore } from "../../src/tenants/tenant-index/core";
 import { type SessionEraser, sweepExpired } from "../../src/tenants/tenant-index/retention-sweep";
 import { BASE_MS, freshTenant, indexOf, report } from "./helpers";
+import { tenantShardStub } from "../../src/objects";
+import { shardRows } from "../../src/tenants/shards/rows";
 
 const RULE = { days: 1, dayMs: 1_000 };
 const NOW = BASE_MS + 10_000;
@@ -33,10 +36,11 @@ function recordingEraser(outcomes: Record<string, Outcome>) {
   return { eraser, calls };
 }
 
-async function sweep(tenantId: string, eraser: SessionEraser) {
+async function sweep(tenantId: string, eraser: SessionEraser, shard?: { generation: number; shards: number; k: number }) {
   return runInDurableObject(indexOf(tenantId), async (_instance: TenantIndex, state) => {
     const core = new IndexCore(state, env, eraser);
-    return sweepExpired(await core.enter(tenantId), eraser, tenantId, RULE, NOW);
+    const host = await core.enter(tenantId);
+    return sweepExpired(host, eraser, tenantId, RULE, NOW, shard ? shardRows(env, tenantId, shard) : undefined);
   });
 }
 
@@ -96,5 +100,23 @@ describe("the retention sweep, a stage of the tenant index", () => {
     expect(await sweep(tenantId, eraser)).toEqual({ erased: 0, full: false });
     expect(calls).toEqual([]);
     expect(await listedIds(tenantId)).toEqual(["running", "waiting"]);
+  });
+
+  it("sweeps a shard's rows through the shard: children with their parent, the audit entries in the index's log", async () => {
+    const tenantId = freshTenant();
+    const ref = { generation: 1, shards: 2, k: 1 };
+    const shard = tenantShardStub(env, tenantId, ref);
+    await indexOf(tenantId).getSettings(tenantId); // the tenant entered, as any request of its enters it
+    await shard.reportSession(tenantId, ref, report("s-parent", { status: "done" }));
+    await shard.reportSession(tenantId, ref, report("s-child", { status: "done", parent_session_id: "s-parent" }));
+    await shard.reportSession(tenantId, ref, report("s-recent", { status: "done", updatedMs: NOW }));
+    await shard.reportSession(tenantId, ref, report("s-running", { status: "running" }));
+    const { eraser, calls } = recordingEraser({});
+
+    expect(await sweep(tenantId, eraser, ref)).toEqual({ erased: 1, full: false });
+
+    expect(calls).toEqual([`eraseIfExpired s-parent ${NOW - RULE.dayMs}`, "erase s-child"]);
+    expect((await shard.listSessions(tenantId, { limit: 100 })).data.map((s) => s.id).sort()).toEqual(["s-recent", "s-running"]);
+    expect(await deletedInLog(tenantId)).toEqual(["s-child", "s-parent"]);
   });
 });

@@ -168,6 +168,23 @@ describe("a tenant's sessions spread over shards", () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(most).toBeLessThanOrEqual(3);
+    // The usage rollup sums every shard's rows: the tenant's runs and tokens, as the sessions themselves count them.
+    const sessions = await Promise.all(
+      [...started, ...waiting, ...busy].map((id) =>
+        getJson<{ usage: { input_tokens: number; output_tokens: number; steps: number } }>(who, `/v1/sessions/${id}`),
+      ),
+    );
+    const tenantAdmin = await caller(who.tenantId, ["tenant:admin"]);
+    const report = await getJson<{ totals: { runs: number; input_tokens: number; output_tokens: number; steps: number } }>(
+      tenantAdmin,
+      "/v1/tenant/usage?group_by=model,created_by",
+    );
+    expect(report.totals).toMatchObject({
+      runs: started.length + waiting.length + busy.length,
+      steps: sessions.reduce((sum, s) => sum + s.usage.steps, 0),
+      input_tokens: sessions.reduce((sum, s) => sum + s.usage.input_tokens, 0),
+      output_tokens: sessions.reduce((sum, s) => sum + s.usage.output_tokens, 0),
+    });
     // The index's ledger never lent more than the total.
     const lent = await import("cloudflare:test").then(({ runInDurableObject }) =>
       runInDurableObject(

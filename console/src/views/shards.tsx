@@ -38,7 +38,7 @@ export function ShardsForm(props: { tenant: AdminTenant; onSaved(): void }) {
         index keeps them). Sessions made before stay where they are; lists and counts cover them all. A tenant with a daily budget cannot be
         sharded.
       </p>
-      <Field id="tenant-shards" label="Shards">
+      <Field id="tenant-shards" label="Shard count">
         <input
           id="tenant-shards"
           type="number"

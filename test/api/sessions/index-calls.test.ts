@@ -10,6 +10,8 @@ import { sessionStub, tenantIndexName, tenantIndexStub } from "../../../src/obje
 import { TenantIndex } from "../../../src/tenants/tenant-index";
 import type { AdmitRunInput } from "../../../src/tenants/types";
 import { callJson } from "../../support/api";
+import { bearer, freshTenant } from "../../support/tokens";
+import { fnv1a } from "../../../src/shared/shard-layout";
 import { mockModel, uniqueKey } from "../../support/mock-client";
 import { type Caller, caller, cancelQuietly, createSession, text } from "./helpers";
 
@@ -78,6 +80,37 @@ describe("POST /v1/sessions: every call to the tenant index, the session object'
     const { status, calls } = await createCounted(who, {});
     expect(status).toBe(201);
     expect(calls).toEqual(["admitRequest", "reportSession"]);
+  });
+});
+
+describe("POST /v1/sessions of a sharded tenant: every call to the tenant index", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("asks the index once (the request's admission) once the session's shard holds a lease; the run and its listing go to the shard", async () => {
+    const who = await caller();
+    const admin = await bearer({ tenantId: freshTenant("ops-calls"), subject: "ops-1", scopes: ["platform:admin"] });
+    expect((await callJson(`/v1/admin/tenants/${who.tenantId}/shards`, "PUT", { shards: 2 }, admin)).status).toBe(200);
+    const model = mockModel(uniqueKey("model"));
+    await model.script(...Array.from({ length: 12 }, () => ({ hang: true as const })));
+    // Warm both shards: each has taken a lease (with spares) and heard whether the tenant is suspended.
+    const warm: string[] = [];
+    const shardsUsed = new Set<number>();
+    // One run each (a second on a shard is cancelled), so the counted one fits the lease either shard took.
+    for (let tries = 0; shardsUsed.size < 2 && tries < 10; tries++) {
+      const session = await createSession(who, { input: "warm", model: model.key });
+      const shard = fnv1a(session.id) % 2;
+      if (shardsUsed.has(shard)) await cancelQuietly(who, session.id);
+      else warm.push(session.id);
+      shardsUsed.add(shard);
+    }
+    expect(shardsUsed.size).toBe(2);
+    try {
+      const { status, calls } = await createCounted(who, { input: "counted", model: model.key });
+      expect(status).toBe(201);
+      expect(calls).toEqual(["admitRequest"]);
+    } finally {
+      for (const id of warm) await cancelQuietly(who, id);
+    }
   });
 });
 
