@@ -7,7 +7,7 @@
  * tenant that exports traces, the child's run is traced as a child of the call's `execute_tool`
  * span, in the parent's trace; the child keeps that in its run state from its creation on.
  */
-import type { ShardRef } from "../shared/shard-layout";
+import { shardFor, type ShardRef } from "../shared/shard-layout";
 import { loadConfig } from "../config";
 import type { Env } from "../env";
 import { tenantIndexStub } from "../objects";
@@ -39,7 +39,7 @@ export interface ChildOf {
   budget?: ChildBudget;
   /** The parent's run is tainted: the child's first run starts tainted, its task may carry what the parent read. */
   tainted?: boolean;
-  /** The parent's shard: a child is kept where its parent is, so a tree's rows are read in one place. */
+  /** The parent's shard: a child is placed in the parent's generation (on the index with it), by its own id as every session is. */
   shard?: ShardRef | null;
 }
 
@@ -102,7 +102,7 @@ export async function planChild(
         parent: { session_id: parent.sessionId, tool_call_id: parent.toolCallId },
         depth: parent.depth + 1,
         ...(parent.rootSessionId ? { root_session_id: parent.rootSessionId } : {}),
-        shard: parent.shard ?? null,
+        shard: parent.shard ? shardFor(childId, parent.shard) : null,
       },
       options,
     };

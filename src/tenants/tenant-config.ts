@@ -12,7 +12,7 @@ import { isShardLayout, UNSHARDED, type ShardLayout } from "../shared/shard-layo
 
 const SUSPENDED_KEY = "suspended";
 const OVERRIDES_KEY = "limit_overrides";
-/** Every generation of the tenant's shard layout, oldest first (shards/layout.ts); absent: never sharded. */
+/** Every generation of the tenant's shard layout, oldest first (src/shared/shard-layout.ts); absent: never sharded. */
 export const SHARD_LAYOUTS_KEY = "shard_layouts";
 
 export interface ConfigState {

@@ -94,7 +94,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return across.listSessions(this.#core.read(tenantId), tenantId, input);
   }
   async acquireRun(tenantId: string, sessionId: string, maxConcurrent: number, now: number): Promise<T.RunSlot> {
-    return sessions.acquireRun(await this.#core.enter(tenantId), sessionId, maxConcurrent, now);
+    return across.acquireRun(await this.#core.enter(tenantId), tenantId, sessionId, maxConcurrent, now);
   }
   async admitRun(tenantId: string, input: T.AdmitRunInput): Promise<T.RunAdmission> {
     return across.admitRun(await this.#core.enter(tenantId), tenantId, input);

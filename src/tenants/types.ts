@@ -22,7 +22,7 @@ export type Admission =
       suspended: false;
       settings: TenantSettings;
       models?: string[];
-      /** The layout a session created under this admission is placed by (shards/layout.ts). */
+      /** The layout a session created under this admission is placed by (src/shared/shard-layout.ts). */
       shards: ShardLayout;
       rate: RateReport;
       /** For an end user's request: when its tokens were last revoked (epoch ms); absent when never. */

@@ -14,6 +14,7 @@ import { type SessionEraser, sweepExpired } from "../../src/tenants/tenant-index
 import { BASE_MS, freshTenant, indexOf, report } from "./helpers";
 import { tenantShardStub } from "../../src/objects";
 import { shardRows } from "../../src/tenants/shards/rows";
+import { fnv1a } from "../../src/shared/shard-layout";
 
 const RULE = { days: 1, dayMs: 1_000 };
 const NOW = BASE_MS + 10_000;
@@ -104,19 +105,31 @@ describe("the retention sweep, a stage of the tenant index", () => {
 
   it("sweeps a shard's rows through the shard: children with their parent, the audit entries in the index's log", async () => {
     const tenantId = freshTenant();
-    const ref = { generation: 1, shards: 2, k: 1 };
-    const shard = tenantShardStub(env, tenantId, ref);
+    // Each session on the shard its id hashes to in a generation of 2; the children on both shards.
+    const ids = ["s-parent", "s-child-1", "s-child-2", "s-child-3", "s-recent", "s-running"];
+    const refOf = (id: string) => ({ generation: 1, shards: 2, k: fnv1a(id) % 2 });
+    expect(new Set(["s-child-1", "s-child-2", "s-child-3"].map((id) => refOf(id).k)).size).toBe(2);
     await indexOf(tenantId).getSettings(tenantId); // the tenant entered, as any request of its enters it
-    await shard.reportSession(tenantId, ref, report("s-parent", { status: "done" }));
-    await shard.reportSession(tenantId, ref, report("s-child", { status: "done", parent_session_id: "s-parent" }));
-    await shard.reportSession(tenantId, ref, report("s-recent", { status: "done", updatedMs: NOW }));
-    await shard.reportSession(tenantId, ref, report("s-running", { status: "running" }));
+    const reportTo = (id: string, fields: Parameters<typeof report>[1]) =>
+      tenantShardStub(env, tenantId, refOf(id)).reportSession(tenantId, refOf(id), report(id, fields));
+    await reportTo("s-parent", { status: "done" });
+    for (const child of ["s-child-1", "s-child-2", "s-child-3"]) await reportTo(child, { status: "done", parent_session_id: "s-parent" });
+    await reportTo("s-recent", { status: "done", updatedMs: NOW });
+    await reportTo("s-running", { status: "running" });
     const { eraser, calls } = recordingEraser({});
 
-    expect(await sweep(tenantId, eraser, ref)).toEqual({ erased: 1, full: false });
+    // The pass over the parent's shard finds its children on both.
+    expect(await sweep(tenantId, eraser, refOf("s-parent"))).toEqual({ erased: 1, full: false });
 
-    expect(calls).toEqual([`eraseIfExpired s-parent ${NOW - RULE.dayMs}`, "erase s-child"]);
-    expect((await shard.listSessions(tenantId, { limit: 100 })).data.map((s) => s.id).sort()).toEqual(["s-recent", "s-running"]);
-    expect(await deletedInLog(tenantId)).toEqual(["s-child", "s-parent"]);
+    expect(calls[0]).toBe(`eraseIfExpired s-parent ${NOW - RULE.dayMs}`);
+    expect(calls.slice(1).sort()).toEqual(["erase s-child-1", "erase s-child-2", "erase s-child-3"]);
+    const left = await Promise.all(ids.map((id) => tenantShardStub(env, tenantId, refOf(id)).getSessionSummary(tenantId, id)));
+    expect(
+      left
+        .filter((row) => row !== null)
+        .map((row) => row!.id)
+        .sort(),
+    ).toEqual(["s-recent", "s-running"]);
+    expect(await deletedInLog(tenantId)).toEqual(["s-child-1", "s-child-2", "s-child-3", "s-parent"]);
   });
 });

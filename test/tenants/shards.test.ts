@@ -12,6 +12,7 @@ import type { SessionSummary } from "../../src/session-config/types";
 import { call, callJson } from "../support/api";
 import { mockModel, uniqueKey } from "../support/mock-client";
 import { bearer, freshTenant } from "../support/tokens";
+import { agentOn, agentTool, author, childrenOf, PROVIDERS } from "../api/subagents/helpers";
 import { type Caller, caller, createSession, getJson, post, text, toolUse, waitForStatus } from "../api/sessions/helpers";
 
 const APPROVED_TOOL = { type: "builtin", name: "get_time", requires_approval: true };
@@ -235,5 +236,34 @@ describe("a tenant's sessions spread over shards", () => {
       expect(footprint).toMatchObject({ rows: 0 });
     }
     for (const id of ids) expect(await tenantShardStub(env, who.tenantId, refOf(id, 1, 2)).getSessionSummary(who.tenantId, id)).toBeNull();
+  });
+
+  it("places sub-agents' sessions by their own ids in their parent's generation, finds them by id, and deletes the whole tree", async () => {
+    const who = await author();
+    expect((await setShards(who.tenantId, 4)).status).toBe(200);
+    const helper = await agentOn(who, PROVIDERS[0], { system: "You help." });
+    await helper.model.script(...Array.from({ length: 4 }, (_, i) => ({ reply: { content: [text(`part ${i}`)] } })));
+    const parentModel = mockModel(uniqueKey("model"));
+    await parentModel.script(
+      { reply: { content: [0, 1, 2, 3].map((i) => toolUse(`call_${i}`, "help", { input: `part ${i}` })) } },
+      { reply: { content: [text("all parts back")] } },
+    );
+    const parent = await createSession(who, { input: "four parts", model: parentModel.key, tools: [agentTool("help", helper.id)] });
+    expect((await waitForStatus(who, parent.id, ["done", "failed"], 20_000)).status).toBe("done");
+    const children = await childrenOf(who, parent.id);
+    expect(children).toHaveLength(4);
+    // Each child is on the shard its own id hashes to in the parent's generation, and found there by id.
+    for (const child of children) {
+      expect(await tenantShardStub(env, who.tenantId, refOf(child.id, 1, 4)).getSessionSummary(who.tenantId, child.id)).toMatchObject({
+        id: child.id,
+        parent_session_id: parent.id,
+      });
+      expect(await tenantIndexStub(env, who.tenantId).getSessionSummary(who.tenantId, child.id)).toMatchObject({ id: child.id });
+    }
+    // Deleting the parent erases its children wherever they are.
+    expect((await call(`/v1/sessions/${parent.id}`, { method: "DELETE", headers: who.headers })).status).toBe(204);
+    expect(await listAll(who, "", 50)).toEqual([]);
+    for (const child of children)
+      expect(await tenantShardStub(env, who.tenantId, refOf(child.id, 1, 4)).getSessionSummary(who.tenantId, child.id)).toBeNull();
   });
 });

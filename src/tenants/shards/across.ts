@@ -1,29 +1,20 @@
 /**
- * The tenant index's reads and changes that cover every shard: the index's own rows and each
- * shard's, merged. Sessions are listed newest first by (created_at, id), a total order, so the
- * cursor of a merged page is the position of its last row, as on one object, and each shard is
- * asked for the rows after it: pages are exact across shards. A lookup by session id asks one
- * shard per sharded generation (the one its id hashes to there).
+ * How the tenant index's reads cover every shard: its own rows and each shard's, merged.
+ * Sessions are listed newest first by (created_at, id), a total order, so the cursor of a merged
+ * page is the position of its last row, as on one object, and each shard is asked for the rows
+ * after it: pages are exact across shards.
  */
 import { tenantShardStub } from "../../objects";
 import { encodeTimeIdCursor } from "../../shared/cursor";
 import type { Page, SessionSummary } from "../../session-config/types";
 import type { RollupRow } from "../../usage/rollup";
 import type * as T from "../types";
-import { everyShard, fnv1a, type ShardLayout, type ShardRef } from "../../shared/shard-layout";
+import { everyShard, type ShardLayout } from "../../shared/shard-layout";
 
 export type ShardStub = ReturnType<typeof tenantShardStub>;
 
 export function shardStubs(env: Cloudflare.Env, tenantId: string, layouts: readonly ShardLayout[]): ShardStub[] {
   return everyShard(layouts).map((ref) => tenantShardStub(env, tenantId, ref));
-}
-
-/** For each sharded generation, the shard `sessionId` would be on. */
-export function candidateShards(env: Cloudflare.Env, tenantId: string, layouts: readonly ShardLayout[], sessionId: string): ShardStub[] {
-  return layouts
-    .filter((layout) => layout.shards > 1)
-    .map((layout): ShardRef => ({ generation: layout.generation, shards: layout.shards, k: fnv1a(sessionId) % layout.shards }))
-    .map((ref) => tenantShardStub(env, tenantId, ref));
 }
 
 /** One page over the index's page and each shard's, each of them asked for `limit` rows after the same cursor. */

@@ -77,11 +77,6 @@ export function answerLease(sql: SqlStorage, shard: string, seq: number, want: n
   return { leased, seq };
 }
 
-/** The ledger, for the tenant's view: each shard's lease. */
-export function leases(sql: SqlStorage): { shard: string; leased: number }[] {
-  return sql.exec<{ shard: string; leased: number }>(`SELECT shard, leased FROM slot_leases ORDER BY shard`).toArray();
-}
-
 // ---- the shard's side
 
 const LEASE_KEY = "lease";

@@ -1,13 +1,22 @@
-/** A shard's rows as the retention sweep walks them (tenant-index/retention-sweep.ts), through its stub. */
+/**
+ * A generation's shard rows as the retention sweep walks them (tenant-index/retention-sweep.ts),
+ * through the shards' stubs: the expired sessions of shard `k`, and a session's children and its
+ * removal wherever their own ids place them in the generation (a child is placed in its parent's).
+ */
 import { tenantShardStub } from "../../objects";
-import type { ShardRef } from "../../shared/shard-layout";
+import { shardFor, type ShardRef } from "../../shared/shard-layout";
 import type { SessionRows } from "../tenant-index/retention-sweep";
 
 export function shardRows(env: Cloudflare.Env, tenantId: string, ref: ShardRef): SessionRows {
-  const shard = tenantShardStub(env, tenantId, ref);
+  const stubOf = (shard: ShardRef) => tenantShardStub(env, tenantId, shard);
+  const every = Array.from({ length: ref.shards }, (_, k) => ({ ...ref, k }));
   return {
-    expired: (cutoff, limit) => shard.expiredSessionIds(tenantId, cutoff, limit),
-    children: (parentId) => shard.childSessionIds(tenantId, parentId),
-    drop: (id) => shard.removeSession(tenantId, id),
+    expired: (cutoff, limit) => stubOf(ref).expiredSessionIds(tenantId, cutoff, limit),
+    children: async (parentId) => (await Promise.all(every.map((shard) => stubOf(shard).childSessionIds(tenantId, parentId)))).flat(),
+    drop: async (id, removed) => {
+      const gone = await stubOf(shardFor(id, ref) ?? ref).removeSession(tenantId, id);
+      if (gone) removed?.();
+      return gone;
+    },
   };
 }

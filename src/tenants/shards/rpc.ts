@@ -32,7 +32,7 @@ export interface TenantShardRpc {
   getSessionSummary(tenantId: string, sessionId: string): Promise<SessionSummary | null>;
   cancellableSessions(tenantId: string, sessionIds: string[]): Promise<string[]>;
   activeSessionIds(tenantId: string, filter: T.SessionFilter): Promise<string[]>;
-  /** Ids of sessions whose last change is older than `cutoff`, oldest first, and the children of `parentId` when given. */
+  /** Ids of the sessions a retention may erase whose last change is older than `cutoff`, oldest first (as the index's sweep reads its own). */
   expiredSessionIds(tenantId: string, cutoff: number, limit: number): Promise<string[]>;
   childSessionIds(tenantId: string, parentId: string): Promise<string[]>;
   /** The row and its run-slot rows go, a tombstone stays; false when there was no row. */

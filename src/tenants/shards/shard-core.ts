@@ -8,7 +8,7 @@ import { log, describeError } from "../../log";
 import { tenantIndexStub } from "../../objects";
 import { AlarmClock } from "../../storage/alarm-clock";
 import { migrate } from "../../storage/migrations";
-import { queueLength } from "../run-slots";
+import { grantedSessions, queueLength } from "../run-slots";
 import { slotsInUse } from "../sessions-store";
 import { isShardRef, shardKey, type ShardRef } from "../../shared/shard-layout";
 import { LEASE_BLOCK, LeaseBook } from "./leases";
@@ -112,9 +112,9 @@ export class ShardCore {
     }
   }
 
-  /** Slots this shard's sessions hold or wait for: what its lease must cover. */
+  /** Slots this shard's sessions hold (runs and reservations, a granted queued session's among them) or wait for: what its lease must cover. */
   demand(): number {
-    return slotsInUse(this.sql, "") + queueLength(this.sql);
+    return slotsInUse(this.sql, "") + queueLength(this.sql) - grantedSessions(this.sql).length;
   }
 
   /**
@@ -149,7 +149,7 @@ export class ShardCore {
     await this.#leasing;
   }
 
-  /** A lease big enough for one more run and a spare beyond it (half as many again as it holds, at least `LEASE_BLOCK`). */
+  /** A lease big enough for one more run and a spare beyond it (half that need again, at least `LEASE_BLOCK`). */
   async growLease(): Promise<void> {
     const need = this.demand() + 1;
     await this.askLease(need + Math.max(LEASE_BLOCK, Math.ceil(need / 2)), need);

@@ -6,7 +6,7 @@
  */
 import { describeError, log } from "../../log";
 import { sessionStub, tenantIndexStub } from "../../objects";
-import { requireInt, requireNow, requireString } from "../../shared/validate";
+import { requireNow, requireString } from "../../shared/validate";
 import { acquireRunSlot, grantedSessions, grantQueuedSlots, nextPumpAt, queueLength, releaseRunSlot } from "../run-slots";
 import { parseSessionReport } from "../session-report";
 import { getSession, slotsInUse } from "../sessions-store";
@@ -17,10 +17,14 @@ import { tokensOnDay } from "../usage";
 import type { ShardCore } from "./shard-core";
 import { LEASE_IDLE_MS, LEASE_RETRY_MS } from "./leases";
 
-/** The daily budgets a sharded tenant does not take yet: a run asked to count one is a bug of the caller. */
-function refuseBudgets(input: T.AdmitRunInput): void {
+/**
+ * A sharded tenant takes no daily budget (the index refuses one), but the platform's default limits
+ * could still name one: it is not counted here, and that is logged rather than failing every run.
+ */
+function noteBudgets(core: ShardCore, input: T.AdmitRunInput): void {
   const budgets = [input.maxTokensPerDay, input.maxCostUsdPerDay, input.maxTokensPerDayPerSubject];
-  if (budgets.some((budget) => budget !== null && budget !== undefined)) throw new TypeError("a sharded tenant takes no daily budget");
+  if (budgets.some((budget) => budget !== null && budget !== undefined))
+    log("warn", "shard_budget_not_counted", { tenant_id: core.tenantId, session_id: input.sessionId });
 }
 
 export async function reportSession(core: ShardCore, report: T.SessionReport, notifications?: unknown): Promise<T.ReportAck> {
@@ -61,7 +65,7 @@ export async function acquireRun(core: ShardCore, sessionId: string, now: number
 }
 
 export async function admitRun(core: ShardCore, input: T.AdmitRunInput): Promise<T.RunAdmission> {
-  refuseBudgets(input);
+  noteBudgets(core, input);
   return acquireRun(core, input.sessionId, input.now);
 }
 
@@ -125,9 +129,4 @@ async function wakeForSlots(core: ShardCore): Promise<void> {
   if (queueLength(core.sql) > grantedSessions(core.sql).length) times.push(now + LEASE_RETRY_MS);
   if (core.lease.capacity() > slotsInUse(core.sql, "") + queueLength(core.sql)) times.push(Math.max(now, core.lastAdmitAt + LEASE_IDLE_MS));
   if (times.length > 0) await core.alarms.sync(Math.max(now + 1, Math.min(...times)));
-}
-
-/** Checked here, where the shard is entered: the index passes parsed values, but a bad one must not be half-applied. */
-export function requireLimit(value: unknown): number {
-  return requireInt("limit", value, 1, 1000);
 }

@@ -1,7 +1,7 @@
 /**
  * The TenantShard Durable Object: one per tenant, generation and shard number
  * (`shard/<tenant>/<generation>/<k>`), holding the rows, usage and run slots of the sessions
- * hashed to it (layout.ts). A door: each RPC method one line into shard-sessions.ts or the
+ * hashed to it (src/shared/shard-layout.ts). A door: each RPC method calls into shard-sessions.ts or the
  * modules the tenant index keeps its own rows with. Storage: ../storage.md, "TenantShard".
  */
 import { DurableObject } from "cloudflare:workers";
@@ -44,10 +44,12 @@ export class TenantShard extends DurableObject<Cloudflare.Env> implements Tenant
   }
   async yieldSpare(tenantId: string, shard: ShardRef): Promise<Yielded> {
     const core = this.#core.enter(tenantId, shard);
-    return core.lease.yieldTo(core.demand());
+    // Down to what its runs hold: its queue waits for slots as the other shards' queues do.
+    return core.lease.yieldTo(store.slotsInUse(core.sql, ""));
   }
   async tenantSuspended(tenantId: string, shard: ShardRef, suspended: boolean): Promise<void> {
-    this.#core.enter(tenantId, shard).heardSuspended(suspended === true);
+    // A shard no session reached yet holds nothing to tell: it asks when its first session comes.
+    if (this.#core.read(tenantId)) this.#core.enter(tenantId, shard).heardSuspended(suspended === true);
   }
   async listSessions(tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>> {
     const filter = store.parseSessionFilter(input);

@@ -6,11 +6,14 @@ import type { AuditContext } from "../../audit/types";
 import type { Page, SessionSummary } from "../../session-config/types";
 import type { RollupRow } from "../../usage/rollup";
 import { optionalCursor, requirePageLimit, requireString } from "../../shared/validate";
-import { everyShard, fnv1a, type ShardLayout, type ShardRef } from "../../shared/shard-layout";
+import { everyShard, shardFor, type ShardLayout, type ShardRef } from "../../shared/shard-layout";
 import { tenantShardStub } from "../../objects";
 import { sessionCanceller, cancelEach } from "../bulk-cancel";
 import { mergePages, shardStubs, sumCounts, sumRollups, sumUsageDays } from "../shards/across";
 import * as store from "../sessions-store";
+import { leasedTotal } from "../shards/leases";
+import { RUN_SLOT_RETRY_AFTER_SECONDS } from "../run-slots";
+import { reclaimSpares } from "./shards";
 import { parseRollupQuery, rollupColumns } from "../usage-rollup";
 import type * as T from "../types";
 import type { IndexHost } from "./host";
@@ -20,11 +23,9 @@ function layouts(host: IndexHost | null): ShardLayout[] {
   return host ? host.config().layouts : [];
 }
 
-/** The shard of each sharded generation that `sessionId` hashes to there. */
+/** The shard of each sharded generation that `sessionId` hashes to there (a lookup by id asks one per generation). */
 function candidates(host: IndexHost, sessionId: string): ShardRef[] {
-  return layouts(host)
-    .filter((layout) => layout.shards > 1)
-    .map((layout) => ({ generation: layout.generation, shards: layout.shards, k: fnv1a(sessionId) % layout.shards }));
+  return layouts(host).flatMap((layout) => shardFor(sessionId, layout) ?? []);
 }
 
 export async function listSessions(host: IndexHost | null, tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>> {
@@ -129,10 +130,36 @@ export async function cancelActive(host: IndexHost, tenantId: string, filter: T.
   return { cancelled: await cancelEach(ids, sessionCanceller(host.env, tenantId)) };
 }
 
-/** A run of an existing session (a message, an approval): admitted where the session is. */
+/**
+ * A run of an existing session (a message, an approval): admitted where the session is. A
+ * session no one lists yet while the tenant has shards (its first report still owed) may be on
+ * a shard: it is told to try again shortly rather than given one of the index's slots.
+ */
 export async function admitRun(host: IndexHost, tenantId: string, input: T.AdmitRunInput): Promise<T.RunAdmission> {
-  const ref = await shardOf(host, tenantId, requireString("sessionId", input.sessionId));
-  return ref ? tenantShardStub(host.env, tenantId, ref).admitRun(tenantId, ref, input) : sessions.admitRun(host, input);
+  const id = requireString("sessionId", input.sessionId);
+  const ref = await shardOf(host, tenantId, id);
+  if (ref) return tenantShardStub(host.env, tenantId, ref).admitRun(tenantId, ref, input);
+  if (candidates(host, id).length > 0 && store.getSession(host.sql, id) === null)
+    return { ok: false, code: "busy", retryAfterSeconds: RUN_SLOT_RETRY_AFTER_SECONDS };
+  return withSpares(host, tenantId, () => sessions.admitRun(host, input));
+}
+
+/** A slot for one of the index's own sessions, taking the shards' spare slots back first when none is free. */
+export async function acquireRun(
+  host: IndexHost,
+  tenantId: string,
+  sessionId: string,
+  maxConcurrent: number,
+  now: number,
+): Promise<T.RunSlot> {
+  return withSpares(host, tenantId, () => sessions.acquireRun(host, sessionId, maxConcurrent, now));
+}
+
+async function withSpares<R extends T.RunAdmission>(host: IndexHost, tenantId: string, admit: () => R): Promise<R> {
+  const first = admit();
+  if (first.ok || first.code !== "busy" || leasedTotal(host.sql) === 0) return first;
+  await reclaimSpares(host, tenantId, "", 1);
+  return admit();
 }
 
 export async function releaseRun(host: IndexHost, tenantId: string, sessionId: string, failedStart?: boolean): Promise<void> {

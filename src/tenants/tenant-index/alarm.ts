@@ -5,7 +5,7 @@
  * deleted, the deletion's pass runs alone.
  */
 import { nextDueAt } from "../../notifications/delivery-store";
-import { retryGapMs } from "../../session-config/retention";
+import { retryGapMs, type RetentionRule } from "../../session-config/retention";
 import { nextPumpAt } from "../run-slots";
 import { readDeletion } from "../tenant-deletion";
 import type { IndexCore } from "./core";
@@ -43,7 +43,18 @@ export function nextAlarmAt(due: IndexDue): number | null {
 
 export type AlarmHost = Pick<
   IndexCore,
-  "ctx" | "env" | "sql" | "host" | "alarms" | "platformAudit" | "forgetTenant" | "config" | "retention" | "sweepNotBefore" | "eraser"
+  | "ctx"
+  | "env"
+  | "sql"
+  | "host"
+  | "alarms"
+  | "platformAudit"
+  | "forgetTenant"
+  | "config"
+  | "retention"
+  | "sweepNotBefore"
+  | "shardsBehind"
+  | "eraser"
 >;
 
 type Stage = (core: AlarmHost, eraser: SessionEraser, tenantId: string) => Promise<void>;
@@ -84,6 +95,7 @@ async function sweep(core: AlarmHost, eraser: SessionEraser, tenantId: string): 
     }
   }
   core.sweepNotBefore = full ? 0 : Date.now() + retryGapMs(rule);
+  core.shardsBehind = full;
 }
 
 function indexDue(core: AlarmHost, now: number): IndexDue {
@@ -93,10 +105,16 @@ function indexDue(core: AlarmHost, now: number): IndexDue {
     pumpAt: nextPumpAt(core.sql, now),
     deliveryAt: nextDueAt(core.sql),
     // A shard's sessions expire unseen here: with shards, the sweep also looks every retry gap.
-    expiryAt: rule ? earliest(nextExpiry(core.sql, rule), allShards(core.host).length > 0 ? now + retryGapMs(rule) : null) : null,
+    expiryAt: rule ? earliest(nextExpiry(core.sql, rule), shardsSweepAt(core, rule, now)) : null,
     sweepNotBefore: core.sweepNotBefore,
     auditRetryAt: core.platformAudit.retryAt(now),
   };
+}
+
+/** With shards: at once while a pass left a full batch, else every retry gap. */
+function shardsSweepAt(core: AlarmHost, rule: RetentionRule, now: number): number | null {
+  if (allShards(core.host).length === 0) return null;
+  return core.shardsBehind ? now : now + retryGapMs(rule);
 }
 
 function earliest(a: number | null, b: number | null): number | null {

@@ -9,7 +9,7 @@ import { maskSettings, parseSettings, writeSettings } from "../tenant-settings";
 import type * as T from "../types";
 import type { IndexHost } from "./host";
 import { cancelActive } from "./across-shards";
-import { refuseBudgetWhenSharded, tellShardsSuspended } from "./shards";
+import { reclaimSpares, refuseBudgetWhenSharded, tellShardsSuspended } from "./shards";
 import { raisedDailyBudgets, sessionsWaitingOn, wakeBudgetWaiters } from "../budget-waits";
 
 export function tenantConfig(host: IndexHost, tenantId: string): T.TenantConfig {
@@ -50,6 +50,8 @@ export async function setLimitOverrides(
       host.audit(by, { action: "tenant.limits_updated", target: tenantTarget(tenantId), details: { before, after } });
   });
   host.configChanged();
+  // A lower max_concurrent_runs: every shard gives back what its runs do not hold, so none admits past the new total.
+  if (host.config().limits.max_concurrent_runs < limitsBefore.max_concurrent_runs) await reclaimSpares(host, tenantId, "", Infinity);
   await host.schedulePump(); // a higher max_concurrent_runs frees slots for the queue
   // Sessions waiting on a daily budget of the tenant's or a creator's that went up are told (each checks every budget again).
   const raisedBudgets = raisedDailyBudgets(limitsBefore, host.config().limits);

@@ -38,6 +38,8 @@ export class IndexCore {
   gone = false;
   /** The retention sweep looks no sooner than this (it left rows that their objects kept). */
   sweepNotBefore = 0;
+  /** A pass over a shard's rows took a whole batch: the sweep looks again at once. */
+  shardsBehind = false;
   #binding: TenantBinding;
   /** Whether the tables exist: only once a tenant was entered, never for a lookup alone. */
   #migrated = false;

@@ -45,15 +45,23 @@ export function nextExpiry(sql: SqlStorage, rule: RetentionRule): number | null 
 export interface SessionRows {
   expired(cutoff: number, limit: number): Promise<string[]>;
   children(parentId: string): Promise<string[]>;
-  /** The row, its slot and queue place go and a tombstone stays; false when there was none. */
-  drop(id: string): Promise<boolean>;
+  /**
+   * The row, its slot and queue place go and a tombstone stays; false when there was none.
+   * `removed` is called once it went: inside the same transaction where the row is the index's own.
+   */
+  drop(id: string, removed?: () => void): Promise<boolean>;
 }
 
 export function indexRows(host: IndexHost): SessionRows {
   return {
     expired: async (cutoff, limit) => expiredSessionIds(host.sql, cutoff, limit),
     children: async (parentId) => childSessionIds(host.sql, parentId),
-    drop: async (id) => host.transaction(() => dropSession(host.sql, id, Date.now())),
+    drop: async (id, removed) =>
+      host.transaction(() => {
+        const gone = dropSession(host.sql, id, Date.now());
+        if (gone) removed?.();
+        return gone;
+      }),
   };
 }
 
@@ -89,7 +97,7 @@ export async function sweepExpired(
 
 /** The row and its audit entry (no actor: the retention erased it), as `removeSession` writes them. */
 async function removeRow(host: IndexHost, rows: SessionRows, id: string): Promise<void> {
-  if (await rows.drop(id)) host.audit(undefined, { action: "session.deleted", target: { type: "session", id } });
+  await rows.drop(id, () => host.audit(undefined, { action: "session.deleted", target: { type: "session", id } }));
 }
 
 /** Each child's own children before its row, so a failure midway leaves rows the next pass finds. */

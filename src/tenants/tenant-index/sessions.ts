@@ -5,13 +5,13 @@ import { log } from "../../log";
 import { sessionStub } from "../../objects";
 import type { ReportRow } from "../session-report";
 import type { Page, SessionSummary } from "../../session-config/types";
-import { sessionCanceller, cancelEach } from "../bulk-cancel";
 import {
   acquireRunSlot,
   followReport,
   forgetSession,
   grantedSessions,
   grantQueuedSlots,
+  queueLength,
   releaseRunSlot,
   RUN_SLOT_RETRY_AFTER_SECONDS,
 } from "../run-slots";
@@ -41,6 +41,7 @@ import { RETAINABLE_STATUSES } from "../../session-config/retention";
 import { followBudgetWait, forgetBudgetWait } from "../budget-waits";
 import { policyVersion } from "../tool-policy";
 import { leasedTotal } from "../shards/leases";
+import { reclaimSpares } from "./shards";
 
 /** A batch of notifications the index refuses is logged and answered, never fails the report. */
 export async function reportSession(
@@ -113,8 +114,13 @@ export async function grantSlots(host: IndexHost, tenantId: string): Promise<voi
   const config = host.config();
   if (config.suspended) return;
   const now = Date.now();
-  // Slots lent to shards are theirs until given back (shards/leases.ts).
-  host.transaction(() => grantQueuedSlots(host.sql, config.limits.max_concurrent_runs - leasedTotal(host.sql), now));
+  // Slots lent to shards are theirs until given back (shards/leases.ts): their spares are taken back for a queue left waiting.
+  const grant = () => host.transaction(() => grantQueuedSlots(host.sql, config.limits.max_concurrent_runs - leasedTotal(host.sql), now));
+  grant();
+  if (queueLength(host.sql) > grantedSessions(host.sql).length && leasedTotal(host.sql) > 0) {
+    await reclaimSpares(host, tenantId, "", queueLength(host.sql));
+    grant();
+  }
   await Promise.all(
     grantedSessions(host.sql).map((id) =>
       sessionStub(host.env, tenantId, id)
@@ -243,34 +249,6 @@ export async function releaseRun(host: IndexHost, sessionId: string, failedStart
 
 export function counts(host: IndexHost | null): T.StatusCounts {
   return sessions.countByStatus(host?.sql ?? null);
-}
-
-/** Cancels the active sessions `filter` selects (unchecked: callers pass a parsed filter), through their session objects. */
-export async function cancelActive(host: IndexHost, tenantId: string, filter: T.SessionFilter): Promise<T.CancelResult> {
-  const ids = sessions.activeSessionIds(host.sql, filter);
-  return { cancelled: await cancelEach(ids, sessionCanceller(host.env, tenantId)) };
-}
-
-/**
- * The entry is written before the session objects are asked, with the sessions the filter
- * matched: a crash midway leaves the entry of a cancel that began, never cancels without one.
- * A filter that matches no active session changes nothing and records nothing.
- */
-export async function cancelSessions(
-  host: IndexHost,
-  tenantId: string,
-  filter: T.SessionFilter,
-  by?: AuditContext,
-): Promise<T.CancelResult> {
-  const parsed = sessions.parseSessionFilter(filter ?? {});
-  const ids = sessions.activeSessionIds(host.sql, parsed);
-  if (ids.length === 0) return { cancelled: 0 };
-  host.audit(by, {
-    action: "sessions.cancelled_in_bulk",
-    target: { type: "tenant", id: tenantId },
-    details: { filter: filter ?? {}, sessions_matched: ids.length },
-  });
-  return { cancelled: await cancelEach(ids, sessionCanceller(host.env, tenantId)) };
 }
 
 export function tokensToday(host: IndexHost, now: number): number {

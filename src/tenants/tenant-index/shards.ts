@@ -1,6 +1,6 @@
 /**
  * The tenant index's shard calls: the platform admin's change of the shard count (a new
- * generation, shards/layout.ts), the run-slot leases the shards ask for (shards/leases.ts), and
+ * generation, src/shared/shard-layout.ts), the run-slot leases the shards ask for (shards/leases.ts), and
  * the shards told of a suspension.
  */
 import type { AuditContext } from "../../audit/types";
@@ -90,8 +90,11 @@ function answeredAlready(sql: SqlStorage, shard: string, seq: number): boolean {
   return row !== undefined && seq <= row.seq;
 }
 
-/** Asks the shards holding leases to yield their spares, recording each smaller lease, until `shard` has room for `need`. */
-async function reclaimSpares(host: IndexHost, tenantId: string, shard: string, need: number): Promise<void> {
+/**
+ * Asks the shards holding leases to yield their spares, recording each smaller lease, until
+ * `shard` ('' for the index's own sessions) has room for `need` (Infinity: every shard yields).
+ */
+export async function reclaimSpares(host: IndexHost, tenantId: string, shard: string, need: number): Promise<void> {
   const refs = new Map(everyShard(host.config().layouts).map((ref) => [shardKey(ref), ref]));
   for (const other of lessees(host.sql, shard)) {
     const ref = refs.get(other);
