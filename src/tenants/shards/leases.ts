@@ -25,7 +25,7 @@ export interface Lease {
   suspended?: boolean;
 }
 
-/** The fewest slots a shard asks for beyond what it needs now (it asks for half its need again when more), so a busy shard asks the index once per many runs. */
+/** The fewest slots a shard asks for beyond what it needs now (it asks for its need again when more), so a busy shard asks the index once per many runs. */
 export const LEASE_BLOCK = 4;
 /** A shard gives back its spare slots once no run was admitted on it for this long. */
 export const LEASE_IDLE_MS = 2_000;

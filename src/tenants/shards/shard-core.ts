@@ -149,9 +149,14 @@ export class ShardCore {
     await this.#leasing;
   }
 
-  /** A lease big enough for one more run and a spare beyond it (half that need again, at least `LEASE_BLOCK`). */
+  /** The lease request in flight, if any: an admission waits for it before asking for more itself. */
+  get leasing(): Promise<void> | null {
+    return this.#leasing;
+  }
+
+  /** A lease big enough for one more run and as many again spare (at least `LEASE_BLOCK`): a burst asks the index a few times, not once per run. */
   async growLease(): Promise<void> {
     const need = this.demand() + 1;
-    await this.askLease(need + Math.max(LEASE_BLOCK, Math.ceil(need / 2)), need);
+    await this.askLease(need + Math.max(LEASE_BLOCK, need), need);
   }
 }

@@ -17,6 +17,9 @@ import { tokensOnDay } from "../usage";
 import type { ShardCore } from "./shard-core";
 import { LEASE_IDLE_MS, LEASE_RETRY_MS } from "./leases";
 
+/** Lease rounds one admission waits through before it is refused as busy. */
+const MAX_LEASE_TRIES = 4;
+
 /**
  * A sharded tenant takes no daily budget (the index refuses one), but the platform's default limits
  * could still name one: it is not counted here, and that is logged rather than failing every run.
@@ -54,10 +57,15 @@ export async function acquireRun(core: ShardCore, sessionId: string, now: number
   const id = requireString("sessionId", sessionId);
   const at = requireNow(now);
   if (await core.suspended(at)) return { ok: false, code: "suspended" };
-  let slot = core.transaction(() => acquireRunSlot(core.sql, id, core.lease.capacity(), at));
-  if (!slot.ok) {
-    await core.growLease();
-    slot = core.transaction(() => acquireRunSlot(core.sql, id, core.lease.capacity(), at));
+  const attempt = () => core.transaction(() => acquireRunSlot(core.sql, id, core.lease.capacity(), at));
+  let slot = attempt();
+  // No slot free: wait for a lease already asked for, else ask for a bigger one; refused once the index gives no more.
+  for (let tries = 0; !slot.ok && slot.code === "busy" && tries < MAX_LEASE_TRIES; tries++) {
+    const inFlight = core.leasing;
+    const before = core.lease.capacity();
+    await (inFlight ?? core.growLease());
+    slot = attempt();
+    if (!inFlight && core.lease.capacity() <= before) break;
   }
   if (slot.ok) core.lastAdmitAt = Date.now();
   await wakeForSlots(core);
