@@ -8,6 +8,8 @@
 
 /** The most shards one generation may have. */
 export const MAX_SHARDS = 64;
+/** The most shard objects every generation together may have: each read of the tenant's sessions asks each of them. */
+export const MAX_TOTAL_SHARDS = 256;
 
 export interface ShardLayout {
   generation: number;

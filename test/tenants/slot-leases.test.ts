@@ -72,4 +72,14 @@ describe("the run slots lent to shards", () => {
     expect(await index.leaseSlots(tenantId, "1/1", 1, 5, 1)).toMatchObject({ leased: 2, seq: 1 });
     expect(Object.values(await ledger(tenantId)).reduce((a, b) => a + b, 0)).toBe(6);
   });
+
+  it("refuses a change of the count that would make every read ask more than 256 shards", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    for (const shards of [64, 63, 64, 63]) await index.setShards(tenantId, shards);
+    await runInDurableObject(index, async (instance) => {
+      await expect(instance.setShards(tenantId, 3)).rejects.toThrow(/257 shards, more than 256/);
+    });
+    expect((await index.setShards(tenantId, 1)).generation).toBe(5);
+  });
 });

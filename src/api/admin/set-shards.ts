@@ -5,6 +5,7 @@
  */
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { tenantIndexStub } from "../../objects";
+import { MAX_TOTAL_SHARDS } from "../../shared/shard-layout";
 import { isShardingRefused } from "../../tenants/tenant-index/shards";
 import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, BODY_ERRORS, errorResponses } from "../errors";
@@ -25,6 +26,7 @@ export const route = createRoute({
     "Each change starts a new `generation`; sessions made before stay in theirs, and listings, counts, usage, bulk cancel, retention and " +
     "deletion cover every generation. The run-slot total stays exact: shards borrow slots from the index. The same count again changes nothing. " +
     "409 while the tenant has a daily budget (a limit or an API key's), which needs one count of its spending; once sharded, a tenant takes no daily budget. " +
+    `409 too when its generations would hold more than ${MAX_TOTAL_SHARDS} shards in all, since every read asks each of them. ` +
     "Audited as `tenant.shards_set`.",
   tags: ["Admin"],
   security: platformAdminAuth(),

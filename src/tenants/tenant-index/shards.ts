@@ -8,7 +8,7 @@ import { describeError, log } from "../../log";
 import { tenantShardStub } from "../../objects";
 import { requireInt, requireString } from "../../shared/validate";
 import { answerLease, type Lease, leaseRoom, lessees } from "../shards/leases";
-import { everyShard, MAX_SHARDS, type ShardLayout, shardKey } from "../../shared/shard-layout";
+import { everyShard, MAX_SHARDS, MAX_TOTAL_SHARDS, type ShardLayout, shardKey } from "../../shared/shard-layout";
 import { currentLayout, SHARD_LAYOUTS_KEY } from "../tenant-config";
 import type { IndexHost } from "./host";
 
@@ -53,6 +53,11 @@ export function setShards(host: IndexHost, tenantId: string, shards: number, by?
   const budget = count > 1 ? budgetsInForce(host) : null;
   if (budget !== null)
     throw new ShardingRefused(`The tenant has a daily budget (${budget}): its sessions cannot be spread over shards yet.`);
+  const total = everyShard(config.layouts).length + (count > 1 ? count : 0);
+  if (total > MAX_TOTAL_SHARDS)
+    throw new ShardingRefused(
+      `The tenant's generations would hold ${total} shards, more than ${MAX_TOTAL_SHARDS}: every read asks each of them.`,
+    );
   const next: ShardLayout = { generation: current.generation + 1, shards: count };
   host.transaction(() => {
     host.kv.put(SHARD_LAYOUTS_KEY, [...config.layouts, next]);
