@@ -46,7 +46,16 @@ const FILL_MAX_ITEMS = 10_000_000;
 const FILL_MAX_BYTES = 5 * 1024 * 1024 * 1024;
 
 /** A class the production entry exports that is not metered here would be missed by the bill: refuse to start. */
-const METERED = new Set(["AgentStore", "MemoryStore", "SessionObject", "Scheduler", "TenantIndex", "TenantShard", "TenantRegistry", "Vault"]);
+const METERED = new Set([
+  "AgentStore",
+  "MemoryStore",
+  "SessionObject",
+  "Scheduler",
+  "TenantIndex",
+  "TenantShard",
+  "TenantRegistry",
+  "Vault",
+]);
 const unmetered = Object.entries(production).filter(([name, value]) => typeof value === "function" && !METERED.has(name));
 if (unmetered.length > 0)
   throw new Error(`bench build: meter the Durable Object classes ${unmetered.map(([name]) => name).join(", ")} in bench/direct/worker.ts`);
