@@ -56,8 +56,11 @@ export async function admitRun(
   limits: Limits,
   spend: SessionSpend,
   now: number,
-  /** The new session's shard (a fork); absent for a session that exists: the index finds where it is. */
-  home: ShardRef | null = null,
+  /**
+   * A new session's place (a fork): its shard, or null for the index. Absent for a session that
+   * exists: the index finds where it is.
+   */
+  home?: ShardRef | null,
 ): Promise<void> {
   const tenantId = principal.tenantId;
   const input: AdmitRunInput = {
@@ -65,9 +68,10 @@ export async function admitRun(
     ...admissionLimits(limits, spend),
     createdBy: principal.subject,
     apiKeyId: principal.keyId ?? "",
+    ...(home === null ? { newSession: true } : {}),
     now,
   };
-  const slot = await sessionHome(env, tenantId, home).admitRun(input);
+  const slot = await sessionHome(env, tenantId, home ?? null).admitRun(input);
   if (!slot.ok) throw runRefused(slot, limits);
 }
 

@@ -100,7 +100,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return across.admitRun(await this.#core.enter(tenantId), tenantId, input);
   }
   async admitSession(tenantId: string, input: T.AdmitRunInput, report: T.SessionReport): Promise<T.SessionAdmission> {
-    return sessions.admitSession(await this.#core.enter(tenantId), tenantId, input, report);
+    return across.admitSession(await this.#core.enter(tenantId), tenantId, input, report);
   }
   async releaseRun(tenantId: string, sessionId: string, failedStart?: boolean): Promise<void> {
     return across.releaseRun(await this.#core.enter(tenantId), tenantId, sessionId, failedStart);

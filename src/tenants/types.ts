@@ -162,6 +162,8 @@ export interface AdmitRunInput {
    * daily token budgets until it ends (budget-reservations.ts); absent from code before it: none.
    */
   reserveTokens?: number;
+  /** A session not made yet that the gateway placed on the index (a fork): admitted on the index's slots, not looked for on shards. */
+  newSession?: boolean;
   now: number;
 }
 

@@ -266,4 +266,19 @@ describe("a tenant's sessions spread over shards", () => {
     for (const child of children)
       expect(await tenantShardStub(env, who.tenantId, refOf(child.id, 1, 4)).getSessionSummary(who.tenantId, child.id)).toBeNull();
   });
+
+  it("forks a session onto the index with its first run when the tenant went back to one shard", async () => {
+    const who = await caller();
+    expect((await setShards(who.tenantId, 2)).status).toBe(200);
+    expect(await (await setShards(who.tenantId, 1)).json()).toEqual({ generation: 2, shards: 1 });
+    const model = mockModel(uniqueKey("model"));
+    await model.script({ reply: { content: [text("forked and answered")] } });
+    const source = await createSession(who, { model: model.key });
+    const res = await callJson(`/v1/sessions/${source.id}/fork`, "POST", { input: "go on" }, who.headers);
+    const body = (await res.json()) as { id?: string };
+    expect(res.status, JSON.stringify(body)).toBe(201);
+    expect((await waitForStatus(who, body.id!, ["done"])).status).toBe("done");
+    // On the index: its own rows hold it.
+    expect(await tenantIndexStub(env, who.tenantId).getSessionSummary(who.tenantId, body.id!)).toMatchObject({ id: body.id });
+  });
 });

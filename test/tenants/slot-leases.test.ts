@@ -82,4 +82,25 @@ describe("the run slots lent to shards", () => {
     });
     expect((await index.setShards(tenantId, 1)).generation).toBe(5);
   });
+
+  it("holds two busy shards to a lowered limit: the one whose runs fill it is told its lease is gone, and neither admits more", async () => {
+    const tenantId = freshTenant();
+    const index = indexOf(tenantId);
+    await index.setLimitOverrides(tenantId, { max_concurrent_runs: 10 });
+    await index.setShards(tenantId, 2);
+    const a = { ...ref, k: 0 };
+    const b = { ...ref, k: 1 };
+    const now = Date.now();
+    for (let i = 0; i < 5; i++)
+      expect(await tenantShardStub(env, tenantId, a).acquireRun(tenantId, a, `ses_a${i}`, now)).toEqual({ ok: true });
+    for (let i = 0; i < 4; i++)
+      expect(await tenantShardStub(env, tenantId, b).acquireRun(tenantId, b, `ses_b${i}`, now)).toEqual({ ok: true });
+    await index.setLimitOverrides(tenantId, { max_concurrent_runs: 4 });
+    const lent = await ledger(tenantId);
+    expect(lent["1/0"]! + lent["1/1"]!).toBeLessThanOrEqual(4);
+    expect(await tenantShardStub(env, tenantId, a).acquireRun(tenantId, a, "ses_a5", now)).toMatchObject({ ok: false, code: "busy" });
+    expect(await tenantShardStub(env, tenantId, b).acquireRun(tenantId, b, "ses_b4", now)).toMatchObject({ ok: false, code: "busy" });
+    const after = await ledger(tenantId);
+    expect(after["1/0"]! + after["1/1"]!).toBeLessThanOrEqual(4);
+  });
 });

@@ -111,14 +111,17 @@ export class LeaseBook {
   }
 
   /**
-   * The index asks for the spare slots back: a request for `demand` is written now (so the
-   * capacity is at most that from here on) and handed to the index to record. A request pending
-   * already for no more stays as it is.
+   * The index asks for the spare slots back: a request for what the shard's runs hold is written
+   * now (so the capacity is at most that from here on) and handed to the index to record, under a
+   * number after any request in flight, which the index then answers with this one's lease.
    */
-  yieldTo(demand: number): Yielded {
+  yieldTo(inUse: number, always = false): Yielded {
+    const held = this.held();
     const pending = this.pending();
-    if (pending && pending.want <= demand) return pending;
-    const next = { seq: Math.max(this.held().seq, pending?.seq ?? 0) + 1, want: Math.min(demand, this.capacity()) };
+    // Nothing spare: the lease as the index recorded it (a number it has applied, so nothing changes
+    // there), unless the index must record a smaller one whatever this shard holds (a lowered limit).
+    if (!always && inUse >= this.capacity()) return { seq: held.seq, want: held.leased };
+    const next = { seq: Math.max(held.seq, pending?.seq ?? 0) + 1, want: inUse };
     this.kv().put(PENDING_KEY, next);
     return next;
   }

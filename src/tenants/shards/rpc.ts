@@ -8,7 +8,7 @@ import type { StorageFootprint } from "../../storage/object-storage";
 import type { RollupRow } from "../../usage/rollup";
 import type * as T from "../types";
 import type { ShardRef } from "../../shared/shard-layout";
-import type { Yielded } from "./leases";
+import type { Lease, Yielded } from "./leases";
 
 export interface TenantShardRpc {
   // --- the paths of its sessions, as the tenant index answers them for the sessions it holds
@@ -18,8 +18,13 @@ export interface TenantShardRpc {
   admitRun(tenantId: string, shard: ShardRef, input: T.AdmitRunInput): Promise<T.RunAdmission>;
   acquireRun(tenantId: string, shard: ShardRef, sessionId: string, now: number): Promise<T.RunSlot>;
   releaseRun(tenantId: string, shard: ShardRef, sessionId: string, failedStart?: boolean): Promise<void>;
-  /** The index takes the spare slots back: the shard's smaller request, written before it answers. */
-  yieldSpare(tenantId: string, shard: ShardRef): Promise<Yielded>;
+  /**
+   * The index takes the spare slots back: the shard's smaller request, written before it answers
+   * (`always`: a new request even with nothing spare, for the index to record a lease under its runs).
+   */
+  yieldSpare(tenantId: string, shard: ShardRef, always?: boolean): Promise<Yielded>;
+  /** The lease the index recorded for a yield, when smaller than the yield asked (a lowered limit). */
+  leaseAnswered(tenantId: string, shard: ShardRef, lease: Lease): Promise<void>;
   /** The index says the tenant was suspended or unsuspended (it says so on every lease answer too). */
   tenantSuspended(tenantId: string, shard: ShardRef, suspended: boolean): Promise<void>;
 

@@ -16,6 +16,8 @@ import { TENANT_SHARD_MIGRATIONS } from "./migrations";
 
 const BOUND_KEY = "bound";
 const SUSPENDED_KEY = "suspended";
+/** Requests one lease call sends at most (a pending one from before, a yield answered in between). */
+const MAX_LEASE_ROUNDS = 3;
 /** How long the shard trusts what it last heard of the tenant's suspension when no one told it since. */
 export const SUSPENSION_FRESH_MS = 60_000;
 
@@ -127,6 +129,7 @@ export class ShardCore {
     const shard = this.#bound!.shard;
     this.#leasing = (async () => {
       let request = this.lease.request(want);
+      let rounds = 0;
       try {
         for (;;) {
           const answer = await tenantIndexStub(this.env, this.tenantId).leaseSlots(
@@ -138,8 +141,9 @@ export class ShardCore {
           );
           this.lease.answered(answer);
           if (answer.suspended !== undefined) this.heardSuspended(answer.suspended);
-          // A request from before a crash was answered: the one wanted now goes next.
-          if (request.want === want) break;
+          // Answered as asked: done. A request from before a crash, or one the index answered with a
+          // yield recorded since (a higher number): the one wanted now goes next, a few times at most.
+          if ((answer.seq === request.seq && request.want === want) || ++rounds >= MAX_LEASE_ROUNDS) break;
           request = this.lease.request(want);
         }
       } catch (error) {

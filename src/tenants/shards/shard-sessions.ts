@@ -9,7 +9,7 @@ import { sessionStub, tenantIndexStub } from "../../objects";
 import { requireNow, requireString } from "../../shared/validate";
 import { acquireRunSlot, grantedSessions, grantQueuedSlots, nextPumpAt, queueLength, releaseRunSlot } from "../run-slots";
 import { parseSessionReport } from "../session-report";
-import { getSession, slotsInUse } from "../sessions-store";
+import { getSession } from "../sessions-store";
 import { applyReport } from "../tenant-index/sessions";
 import { settleReservation } from "../budget-reservations";
 import type * as T from "../types";
@@ -135,6 +135,6 @@ async function wakeForSlots(core: ShardCore): Promise<void> {
   const pump = nextPumpAt(core.sql, now);
   if (pump !== null) times.push(pump);
   if (queueLength(core.sql) > grantedSessions(core.sql).length) times.push(now + LEASE_RETRY_MS);
-  if (core.lease.capacity() > slotsInUse(core.sql, "") + queueLength(core.sql)) times.push(Math.max(now, core.lastAdmitAt + LEASE_IDLE_MS));
+  if (core.lease.capacity() > core.demand()) times.push(Math.max(now, core.lastAdmitAt + LEASE_IDLE_MS));
   if (times.length > 0) await core.alarms.sync(Math.max(now + 1, Math.min(...times)));
 }

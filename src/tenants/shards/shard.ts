@@ -17,7 +17,7 @@ import { MAX_USAGE_DAYS, usageDays } from "../usage";
 import { parseRollupQuery, queryRollup } from "../usage-rollup";
 import type { ShardRef } from "../../shared/shard-layout";
 import type { TenantShardRpc } from "./rpc";
-import type { Yielded } from "./leases";
+import type { Lease, Yielded } from "./leases";
 import { ShardCore } from "./shard-core";
 import * as sessions from "./shard-sessions";
 
@@ -42,10 +42,15 @@ export class TenantShard extends DurableObject<Cloudflare.Env> implements Tenant
   async releaseRun(tenantId: string, shard: ShardRef, sessionId: string, failedStart?: boolean): Promise<void> {
     return sessions.releaseRun(this.#core.enter(tenantId, shard), sessionId, failedStart);
   }
-  async yieldSpare(tenantId: string, shard: ShardRef): Promise<Yielded> {
+  async yieldSpare(tenantId: string, shard: ShardRef, always?: boolean): Promise<Yielded> {
     const core = this.#core.enter(tenantId, shard);
     // Down to what its runs hold: its queue waits for slots as the other shards' queues do.
-    return core.lease.yieldTo(store.slotsInUse(core.sql, ""));
+    return core.lease.yieldTo(store.slotsInUse(core.sql, ""), always === true);
+  }
+  async leaseAnswered(tenantId: string, shard: ShardRef, lease: Lease): Promise<void> {
+    this.#core
+      .enter(tenantId, shard)
+      .lease.answered({ leased: requireInt("leased", lease.leased, 0), seq: requireInt("seq", lease.seq, 0) });
   }
   async tenantSuspended(tenantId: string, shard: ShardRef, suspended: boolean): Promise<void> {
     // A shard no session reached yet holds nothing to tell: it asks when its first session comes.

@@ -137,11 +137,23 @@ export async function cancelActive(host: IndexHost, tenantId: string, filter: T.
  */
 export async function admitRun(host: IndexHost, tenantId: string, input: T.AdmitRunInput): Promise<T.RunAdmission> {
   const id = requireString("sessionId", input.sessionId);
+  // A new session the gateway placed on the index (a fork): its slot is the index's, whatever the shards list.
+  if (input.newSession === true) return withSpares(host, tenantId, async () => sessions.admitRun(host, input));
   const ref = await shardOf(host, tenantId, id);
   if (ref) return tenantShardStub(host.env, tenantId, ref).admitRun(tenantId, ref, input);
   if (candidates(host, id).length > 0 && store.getSession(host.sql, id) === null)
     return { ok: false, code: "busy", retryAfterSeconds: RUN_SLOT_RETRY_AFTER_SECONDS };
-  return withSpares(host, tenantId, () => sessions.admitRun(host, input));
+  return withSpares(host, tenantId, async () => sessions.admitRun(host, input));
+}
+
+/** A new session's admission and listing on the index, taking the shards' spare slots back first when none is free. */
+export async function admitSession(
+  host: IndexHost,
+  tenantId: string,
+  input: T.AdmitRunInput,
+  report: T.SessionReport,
+): Promise<T.SessionAdmission> {
+  return withSpares(host, tenantId, () => sessions.admitSession(host, tenantId, input, report));
 }
 
 /** A slot for one of the index's own sessions, taking the shards' spare slots back first when none is free. */
@@ -152,11 +164,16 @@ export async function acquireRun(
   maxConcurrent: number,
   now: number,
 ): Promise<T.RunSlot> {
-  return withSpares(host, tenantId, () => sessions.acquireRun(host, sessionId, maxConcurrent, now));
+  return withSpares(host, tenantId, async () => sessions.acquireRun(host, sessionId, maxConcurrent, now));
 }
 
-async function withSpares<R extends T.RunAdmission>(host: IndexHost, tenantId: string, admit: () => R): Promise<R> {
-  const first = admit();
+/** An admission on the index's own slots; refused as busy while shards hold slots, asked once more after their spares came back. */
+async function withSpares<R extends T.RunAdmission | T.SessionAdmission>(
+  host: IndexHost,
+  tenantId: string,
+  admit: () => Promise<R>,
+): Promise<R> {
+  const first = await admit();
   if (first.ok || first.code !== "busy" || leasedTotal(host.sql) === 0) return first;
   await reclaimSpares(host, tenantId, "", 1);
   return admit();

@@ -111,14 +111,18 @@ export function dropSession(sql: SqlStorage, id: string, now: number): boolean {
  * lapses with its reservation and is made again. Queued session objects also ask by themselves now and then.
  */
 export async function grantSlots(host: IndexHost, tenantId: string): Promise<void> {
-  const config = host.config();
-  if (config.suspended) return;
-  const now = Date.now();
+  if (host.config().suspended) return;
   // Slots lent to shards are theirs until given back (shards/leases.ts): their spares are taken back for a queue left waiting.
-  const grant = () => host.transaction(() => grantQueuedSlots(host.sql, config.limits.max_concurrent_runs - leasedTotal(host.sql), now));
+  // The config is read at each grant: a suspension or a lower limit may come during the await.
+  const grant = () => {
+    const config = host.config();
+    if (!config.suspended)
+      host.transaction(() => grantQueuedSlots(host.sql, config.limits.max_concurrent_runs - leasedTotal(host.sql), Date.now()));
+  };
   grant();
-  if (queueLength(host.sql) > grantedSessions(host.sql).length && leasedTotal(host.sql) > 0) {
-    await reclaimSpares(host, tenantId, "", queueLength(host.sql));
+  const waiting = queueLength(host.sql) - grantedSessions(host.sql).length;
+  if (waiting > 0 && leasedTotal(host.sql) > 0) {
+    await reclaimSpares(host, tenantId, "", waiting);
     grant();
   }
   await Promise.all(

@@ -80,14 +80,20 @@ export async function leaseSlots(host: IndexHost, tenantId: string, shard: strin
   const number = requireInt("seq", seq, 1);
   const wanted = requireInt("want", want, 0);
   const needed = Math.min(requireInt("need", need, 0), wanted);
-  const { limits, suspended } = host.config();
-  const max = suspended ? 0 : limits.max_concurrent_runs;
-  if (!suspended && !answeredAlready(host.sql, key, number) && leaseRoom(host.sql, key, max) < needed)
+  if (!host.config().suspended && !answeredAlready(host.sql, key, number) && leaseRoom(host.sql, key, maxRuns(host)) < needed)
     await reclaimSpares(host, tenantId, key, needed);
-  const lease = host.transaction(() => answerLease(host.sql, key, number, wanted, max));
+  // Read after the await: a limit lowered or a suspension made meanwhile counts.
+  const { suspended } = host.config();
+  const lease = host.transaction(() => answerLease(host.sql, key, number, wanted, maxRuns(host)));
   // Slots given back may be the ones the index's own queue waits for.
   await host.schedulePump();
   return { ...lease, suspended };
+}
+
+/** The slots the index may lend or use now: none while the tenant is suspended. */
+function maxRuns(host: IndexHost): number {
+  const { limits, suspended } = host.config();
+  return suspended ? 0 : limits.max_concurrent_runs;
 }
 
 function answeredAlready(sql: SqlStorage, shard: string, seq: number): boolean {
@@ -97,7 +103,8 @@ function answeredAlready(sql: SqlStorage, shard: string, seq: number): boolean {
 
 /**
  * Asks the shards holding leases to yield their spares, recording each smaller lease, until
- * `shard` ('' for the index's own sessions) has room for `need` (Infinity: every shard yields).
+ * `shard` ('' for the index's own sessions) has room for `need`. Infinity (a lowered limit): every
+ * shard yields, and each is recorded at no more than the new room, even below its runs.
  */
 export async function reclaimSpares(host: IndexHost, tenantId: string, shard: string, need: number): Promise<void> {
   const refs = new Map(everyShard(host.config().layouts).map((ref) => [shardKey(ref), ref]));
@@ -105,8 +112,13 @@ export async function reclaimSpares(host: IndexHost, tenantId: string, shard: st
     const ref = refs.get(other);
     if (!ref) continue;
     try {
-      const yielded = await tenantShardStub(host.env, tenantId, ref).yieldSpare(tenantId, ref);
-      host.transaction(() => answerLease(host.sql, other, yielded.seq, yielded.want, host.config().limits.max_concurrent_runs));
+      const stub = tenantShardStub(host.env, tenantId, ref);
+      const yielded = await stub.yieldSpare(tenantId, ref, need === Infinity);
+      const recorded = host.transaction(() =>
+        answerLease(host.sql, other, yielded.seq, yielded.want, host.config().limits.max_concurrent_runs),
+      );
+      // Less than the shard's runs hold (a limit lowered under them): the shard admits nothing more until they end.
+      if (recorded.seq === yielded.seq && recorded.leased < yielded.want) await stub.leaseAnswered(tenantId, ref, recorded);
     } catch (error) {
       log("warn", "shard_spare_unyielded", { tenant_id: tenantId, shard: other, error: describeError(error) });
     }
