@@ -53,6 +53,11 @@ export function leaseRoom(sql: SqlStorage, shard: string, maxConcurrent: number)
   return Math.max(0, maxConcurrent - slotsInUse(sql, "") - leasedTotal(sql, shard));
 }
 
+/** The ledger's row for `shard`: its lease and the number of the last request applied; null before its first. */
+export function recordedLease(sql: SqlStorage, shard: string): Lease | null {
+  return sql.exec<{ leased: number; seq: number }>(`SELECT leased, seq FROM slot_leases WHERE shard = ?`, shard).toArray()[0] ?? null;
+}
+
 /** Every slot lent out, apart from `except`'s lease. */
 export function leasedTotal(sql: SqlStorage, except = ""): number {
   return sql.exec<{ n: number | null }>(`SELECT SUM(leased) AS n FROM slot_leases WHERE shard <> ?`, except).one().n ?? 0;
@@ -64,8 +69,8 @@ export function leasedTotal(sql: SqlStorage, except = ""): number {
  * Inside the index's transaction. A number seen already is answered with what was recorded.
  */
 export function answerLease(sql: SqlStorage, shard: string, seq: number, want: number, maxConcurrent: number): Lease {
-  const row = sql.exec<{ leased: number; seq: number }>(`SELECT leased, seq FROM slot_leases WHERE shard = ?`, shard).toArray()[0];
-  if (row && seq <= row.seq) return { leased: row.leased, seq: row.seq };
+  const row = recordedLease(sql, shard);
+  if (row && seq <= row.seq) return row;
   const leased = Math.min(Math.max(0, want), leaseRoom(sql, shard, maxConcurrent));
   sql.exec(
     `INSERT INTO slot_leases (shard, leased, seq) VALUES (?, ?, ?)

@@ -4,12 +4,12 @@
  * removal wherever their own ids place them in the generation (a child is placed in its parent's).
  */
 import { tenantShardStub } from "../../objects";
-import { shardFor, type ShardRef } from "../../shared/shard-layout";
+import { everyShard, shardFor, type ShardRef } from "../../shared/shard-layout";
 import type { SessionRows } from "../tenant-index/retention-sweep";
 
 export function shardRows(env: Cloudflare.Env, tenantId: string, ref: ShardRef): SessionRows {
   const stubOf = (shard: ShardRef) => tenantShardStub(env, tenantId, shard);
-  const every = Array.from({ length: ref.shards }, (_, k) => ({ ...ref, k }));
+  const every = everyShard([ref]);
   return {
     expired: (cutoff, limit) => stubOf(ref).expiredSessionIds(tenantId, cutoff, limit),
     children: async (parentId) => (await Promise.all(every.map((shard) => stubOf(shard).childSessionIds(tenantId, parentId)))).flat(),

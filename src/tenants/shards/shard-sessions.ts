@@ -4,13 +4,13 @@
  * tenant index keeps its own (the same modules), and the index is asked only for a lease, for
  * the notifications a report carries, and for the suspension when not told for a while.
  */
-import { describeError, log } from "../../log";
-import { sessionStub, tenantIndexStub } from "../../objects";
+import { log } from "../../log";
+import { tenantIndexStub } from "../../objects";
 import { requireNow, requireString } from "../../shared/validate";
 import { acquireRunSlot, grantedSessions, grantQueuedSlots, nextPumpAt, queueLength, releaseRunSlot } from "../run-slots";
 import { parseSessionReport } from "../session-report";
 import { getSession } from "../sessions-store";
-import { applyReport } from "../tenant-index/sessions";
+import { applyReport, tellGranted, withNotifications } from "../tenant-index/sessions";
 import { settleReservation } from "../budget-reservations";
 import type * as T from "../types";
 import { tokensOnDay } from "../usage";
@@ -42,14 +42,10 @@ export async function reportSession(core: ShardCore, report: T.SessionReport, no
     spend: { cost_usd: 0, subject_tokens: 0, key_tokens: 0, key_max_tokens_per_day: null },
   };
   if (notifications === undefined) return ack;
-  try {
-    // Webhook endpoints and deliveries are the tenant's, kept by its index.
-    const taken = await tenantIndexStub(core.env, core.tenantId).acceptNotifications(core.tenantId, notifications);
-    return { ...ack, notifications_taken: taken !== undefined };
-  } catch (error) {
-    log("error", "notifications_refused", { tenant_id: core.tenantId, session_id: row.id, error: describeError(error) });
-    return { ...ack, notifications_taken: false };
-  }
+  // Webhook endpoints and deliveries are the tenant's, kept by its index.
+  return withNotifications(ack, core.tenantId, row.id, () =>
+    tenantIndexStub(core.env, core.tenantId).acceptNotifications(core.tenantId, notifications),
+  );
 }
 
 /** A run slot from the shard's lease, asking the index for a bigger lease once when none is free. */
@@ -109,15 +105,7 @@ export async function runShardAlarm(core: ShardCore): Promise<void> {
       await core.askLease(core.demand());
       grant(core, now);
     }
-    await Promise.all(
-      grantedSessions(core.sql).map((id) =>
-        sessionStub(core.env, core.tenantId, id)
-          .slotGranted()
-          .catch((error: unknown) =>
-            log("warn", "slot_grant_undelivered", { tenant_id: core.tenantId, session_id: id, error: String(error) }),
-          ),
-      ),
-    );
+    await tellGranted(core.env, core.tenantId, grantedSessions(core.sql));
   }
   const idleSince = now - core.lastAdmitAt;
   if (idleSince >= LEASE_IDLE_MS && core.lease.capacity() > core.demand()) await core.askLease(core.demand());

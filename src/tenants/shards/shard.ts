@@ -8,13 +8,11 @@ import { DurableObject } from "cloudflare:workers";
 import type { Page, SessionSummary } from "../../session-config/types";
 import { purgeStorage, storageFootprint, type StorageFootprint } from "../../storage/object-storage";
 import type { RollupRow } from "../../usage/rollup";
-import { optionalCursor, requireInt, requirePageLimit, requireString } from "../../shared/validate";
-import { MAX_MCP_BATCH_MESSAGES } from "../../limits";
+import { requireInt, requireString } from "../../shared/validate";
 import * as store from "../sessions-store";
-import { dropSession } from "../tenant-index/sessions";
+// The index's own reads and removal of session rows, given this shard's tables.
+import * as reads from "../tenant-index/sessions";
 import type * as T from "../types";
-import { MAX_USAGE_DAYS, usageDays } from "../usage";
-import { parseRollupQuery, queryRollup } from "../usage-rollup";
 import type { ShardRef } from "../../shared/shard-layout";
 import type { TenantShardRpc } from "./rpc";
 import type { Lease, Yielded } from "./leases";
@@ -57,31 +55,24 @@ export class TenantShard extends DurableObject<Cloudflare.Env> implements Tenant
     if (this.#core.read(tenantId)) this.#core.enter(tenantId, shard).heardSuspended(suspended === true);
   }
   async listSessions(tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>> {
-    const filter = store.parseSessionFilter(input);
-    return store.listSessions(this.#sql(tenantId), filter, requirePageLimit(input.limit), optionalCursor(input.cursor));
+    return reads.listSessions(this.#sql(tenantId), input);
   }
   async counts(tenantId: string): Promise<T.StatusCounts> {
-    return store.countByStatus(this.#sql(tenantId));
+    return reads.counts(this.#sql(tenantId));
   }
   async usage(tenantId: string, input: T.UsageInput): Promise<T.UsageDay[]> {
-    return usageDays(this.#sql(tenantId), input.now ?? Date.now(), requireInt("days", input.days, 1, MAX_USAGE_DAYS));
+    return reads.usage(this.#sql(tenantId), input);
   }
   async usageRollup(tenantId: string, input: T.UsageRollupInput): Promise<RollupRow[]> {
-    return queryRollup(this.#sql(tenantId), parseRollupQuery(input));
+    return reads.usageRollup(this.#sql(tenantId), input);
   }
   async getSessionSummary(tenantId: string, sessionId: string): Promise<SessionSummary | null> {
     const sql = this.#sql(tenantId);
-    return sql && store.getSession(sql, requireString("sessionId", sessionId));
+    return sql && reads.getSessionSummary(sql, sessionId);
   }
   async cancellableSessions(tenantId: string, sessionIds: string[]): Promise<string[]> {
     const sql = this.#sql(tenantId);
-    if (!Array.isArray(sessionIds) || sessionIds.length > MAX_MCP_BATCH_MESSAGES) throw new TypeError("sessionIds must be a short array");
-    return sql
-      ? store.cancellableSessionIds(
-          sql,
-          sessionIds.map((id, i) => requireString(`sessionIds[${i}]`, id)),
-        )
-      : [];
+    return sql ? reads.cancellableSessions(sql, sessionIds) : [];
   }
   async activeSessionIds(tenantId: string, filter: T.SessionFilter): Promise<string[]> {
     const sql = this.#sql(tenantId);
@@ -99,7 +90,7 @@ export class TenantShard extends DurableObject<Cloudflare.Env> implements Tenant
     const core = this.#core.read(tenantId);
     if (!core) return false;
     const id = requireString("sessionId", sessionId);
-    const removed = core.transaction(() => dropSession(core.sql, id, Date.now()));
+    const removed = core.transaction(() => reads.dropSession(core.sql, id, Date.now()));
     return removed;
   }
   async sessionIdBatch(tenantId: string, limit: number): Promise<string[]> {

@@ -23,14 +23,19 @@ function layouts(host: IndexHost | null): ShardLayout[] {
   return host ? host.config().layouts : [];
 }
 
+/** Every shard of the tenant; none for an index no tenant was entered in. */
+function shardsOf(host: IndexHost | null, tenantId: string) {
+  return host ? shardStubs(host.env, tenantId, layouts(host)) : [];
+}
+
 /** The shard of each sharded generation that `sessionId` hashes to there (a lookup by id asks one per generation). */
 function candidates(host: IndexHost, sessionId: string): ShardRef[] {
   return layouts(host).flatMap((layout) => shardFor(sessionId, layout) ?? []);
 }
 
 export async function listSessions(host: IndexHost | null, tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>> {
-  const own = sessions.listSessions(host, input);
-  const shards = shardStubs(host?.env as Cloudflare.Env, tenantId, layouts(host));
+  const own = sessions.listSessions(host?.sql ?? null, input);
+  const shards = shardsOf(host, tenantId);
   if (shards.length === 0) return own;
   const limit = requirePageLimit(input.limit);
   const asked = { ...store.parseSessionFilter(input), limit, cursor: optionalCursor(input.cursor) };
@@ -38,49 +43,49 @@ export async function listSessions(host: IndexHost | null, tenantId: string, inp
 }
 
 export async function counts(host: IndexHost | null, tenantId: string): Promise<T.StatusCounts> {
-  const own = sessions.counts(host);
-  const shards = shardStubs(host?.env as Cloudflare.Env, tenantId, layouts(host));
+  const own = sessions.counts(host?.sql ?? null);
+  const shards = shardsOf(host, tenantId);
   return shards.length === 0 ? own : sumCounts([own, ...(await Promise.all(shards.map((shard) => shard.counts(tenantId))))]);
 }
 
 export async function usage(host: IndexHost | null, tenantId: string, input: T.UsageInput): Promise<T.UsageDay[]> {
   const now = input.now === undefined ? Date.now() : input.now;
-  const own = sessions.usage(host, { ...input, now });
-  const shards = shardStubs(host?.env as Cloudflare.Env, tenantId, layouts(host));
+  const own = sessions.usage(host?.sql ?? null, { ...input, now });
+  const shards = shardsOf(host, tenantId);
   if (shards.length === 0) return own;
   return sumUsageDays([own, ...(await Promise.all(shards.map((shard) => shard.usage(tenantId, { days: input.days, now }))))]);
 }
 
 export async function usageRollup(host: IndexHost | null, tenantId: string, input: T.UsageRollupInput): Promise<RollupRow[]> {
-  const own = sessions.usageRollup(host, input);
-  const shards = shardStubs(host?.env as Cloudflare.Env, tenantId, layouts(host));
+  const own = sessions.usageRollup(host?.sql ?? null, input);
+  const shards = shardsOf(host, tenantId);
   if (shards.length === 0) return own;
   const columns = rollupColumns(parseRollupQuery(input));
   return sumRollups([own, ...(await Promise.all(shards.map((shard) => shard.usageRollup(tenantId, input))))], columns);
 }
 
-export async function getSessionSummary(host: IndexHost, tenantId: string, sessionId: string): Promise<SessionSummary | null> {
-  const own = sessions.getSessionSummary(host, sessionId);
-  if (own) return own;
+/** Where `sessionId`'s row is (`ref` null: the index's own) and the row; null when no one holds it. */
+async function locate(
+  host: IndexHost,
+  tenantId: string,
+  sessionId: string,
+): Promise<{ ref: ShardRef | null; summary: SessionSummary } | null> {
+  const own = sessions.getSessionSummary(host.sql, sessionId);
+  if (own) return { ref: null, summary: own };
   for (const ref of candidates(host, sessionId)) {
-    const found = await tenantShardStub(host.env, tenantId, ref).getSessionSummary(tenantId, sessionId);
-    if (found) return found;
+    const summary = await tenantShardStub(host.env, tenantId, ref).getSessionSummary(tenantId, sessionId);
+    if (summary) return { ref, summary };
   }
   return null;
 }
 
-/** The shard holding `sessionId`'s row; null when the index holds it, or no one does. */
-async function shardOf(host: IndexHost, tenantId: string, sessionId: string): Promise<ShardRef | null> {
-  if (store.getSession(host.sql, sessionId)) return null;
-  for (const ref of candidates(host, sessionId)) {
-    if (await tenantShardStub(host.env, tenantId, ref).getSessionSummary(tenantId, sessionId)) return ref;
-  }
-  return null;
+export async function getSessionSummary(host: IndexHost, tenantId: string, sessionId: string): Promise<SessionSummary | null> {
+  return (await locate(host, tenantId, sessionId))?.summary ?? null;
 }
 
 export async function cancellableSessions(host: IndexHost, tenantId: string, sessionIds: string[]): Promise<string[]> {
-  const own = sessions.cancellableSessions(host, sessionIds);
-  const shards = shardStubs(host.env, tenantId, layouts(host));
+  const own = sessions.cancellableSessions(host.sql, sessionIds);
+  const shards = shardsOf(host, tenantId);
   if (shards.length === 0) return own;
   const found = await Promise.all(shards.map((shard) => shard.cancellableSessions(tenantId, sessionIds)));
   return [...own, ...found.flat()];
@@ -102,7 +107,7 @@ export async function removeSession(host: IndexHost, tenantId: string, sessionId
 /** Every active session's id, the index's and each shard's, that `filter` (parsed) selects. */
 export async function activeSessionIds(host: IndexHost, tenantId: string, filter: T.SessionFilter): Promise<string[]> {
   const own = store.activeSessionIds(host.sql, filter);
-  const shards = shardStubs(host.env, tenantId, layouts(host));
+  const shards = shardsOf(host, tenantId);
   if (shards.length === 0) return own;
   return [...own, ...(await Promise.all(shards.map((shard) => shard.activeSessionIds(tenantId, filter)))).flat()];
 }
@@ -139,10 +144,9 @@ export async function admitRun(host: IndexHost, tenantId: string, input: T.Admit
   const id = requireString("sessionId", input.sessionId);
   // A new session the gateway placed on the index (a fork): its slot is the index's, whatever the shards list.
   if (input.newSession === true) return withSpares(host, tenantId, async () => sessions.admitRun(host, input));
-  const ref = await shardOf(host, tenantId, id);
-  if (ref) return tenantShardStub(host.env, tenantId, ref).admitRun(tenantId, ref, input);
-  if (candidates(host, id).length > 0 && store.getSession(host.sql, id) === null)
-    return { ok: false, code: "busy", retryAfterSeconds: RUN_SLOT_RETRY_AFTER_SECONDS };
+  const found = await locate(host, tenantId, id);
+  if (found?.ref) return tenantShardStub(host.env, tenantId, found.ref).admitRun(tenantId, found.ref, input);
+  if (!found && candidates(host, id).length > 0) return { ok: false, code: "busy", retryAfterSeconds: RUN_SLOT_RETRY_AFTER_SECONDS };
   return withSpares(host, tenantId, async () => sessions.admitRun(host, input));
 }
 
@@ -180,7 +184,7 @@ async function withSpares<R extends T.RunAdmission | T.SessionAdmission>(
 }
 
 export async function releaseRun(host: IndexHost, tenantId: string, sessionId: string, failedStart?: boolean): Promise<void> {
-  const ref = await shardOf(host, tenantId, requireString("sessionId", sessionId));
+  const ref = (await locate(host, tenantId, requireString("sessionId", sessionId)))?.ref;
   if (ref) return tenantShardStub(host.env, tenantId, ref).releaseRun(tenantId, ref, sessionId, failedStart);
   return sessions.releaseRun(host, sessionId, failedStart);
 }

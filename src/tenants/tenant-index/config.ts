@@ -9,7 +9,7 @@ import { maskSettings, parseSettings, writeSettings } from "../tenant-settings";
 import type * as T from "../types";
 import type { IndexHost } from "./host";
 import { cancelActive } from "./across-shards";
-import { reclaimSpares, refuseBudgetWhenSharded, tellShardsSuspended } from "./shards";
+import { dailyBudgetIn, reclaimSpares, refuseBudgetWhenSharded, tellShardsSuspended } from "./shards";
 import { raisedDailyBudgets, sessionsWaitingOn, wakeBudgetWaiters } from "../budget-waits";
 
 export function tenantConfig(host: IndexHost, tenantId: string): T.TenantConfig {
@@ -40,10 +40,8 @@ export async function setLimitOverrides(
   const after = parseOverrides(overrides);
   const before = host.config().overrides;
   const limitsBefore = host.config().limits;
-  const budget = (["max_tokens_per_day", "max_cost_usd_per_day", "max_tokens_per_day_per_subject"] as const).find(
-    (name) => (after[name] ?? null) !== null,
-  );
-  if (budget) refuseBudgetWhenSharded(host, budget);
+  const budget = dailyBudgetIn(after);
+  if (budget !== null) refuseBudgetWhenSharded(host, budget);
   host.transaction(() => {
     writeOverrides(host.kv, after);
     if (!sameJson(before, after))

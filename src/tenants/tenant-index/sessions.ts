@@ -77,11 +77,21 @@ export async function reportSession(
     policy_version: policyVersion(host.kv),
   };
   if (notifications === undefined) return ack;
+  return withNotifications(ack, tenantId, row.id, () => takeNotifications(host, tenantId, notifications));
+}
+
+/** The answer to a report that carried notifications: whether `take` kept them; a refusal is logged, never the report's failure. */
+export async function withNotifications(
+  ack: T.ReportAck,
+  tenantId: string,
+  sessionId: string,
+  take: () => Promise<unknown>,
+): Promise<T.ReportAck> {
   try {
-    await takeNotifications(host, tenantId, notifications);
+    await take();
     return { ...ack, notifications_taken: true };
   } catch (error) {
-    log("error", "notifications_refused", { tenant_id: tenantId, session_id: row.id, error: String(error) });
+    log("error", "notifications_refused", { tenant_id: tenantId, session_id: sessionId, error: String(error) });
     return { ...ack, notifications_taken: false };
   }
 }
@@ -125,25 +135,32 @@ export async function grantSlots(host: IndexHost, tenantId: string): Promise<voi
     await reclaimSpares(host, tenantId, "", waiting);
     grant();
   }
+  await tellGranted(host.env, tenantId, grantedSessions(host.sql));
+}
+
+/** Tells each granted session object of its slot; one not told now is told again by the next pump. */
+export async function tellGranted(env: Cloudflare.Env, tenantId: string, sessionIds: readonly string[]): Promise<void> {
   await Promise.all(
-    grantedSessions(host.sql).map((id) =>
-      sessionStub(host.env, tenantId, id)
+    sessionIds.map((id) =>
+      sessionStub(env, tenantId, id)
         .slotGranted()
         .catch((error: unknown) => log("warn", "slot_grant_undelivered", { tenant_id: tenantId, session_id: id, error: String(error) })),
     ),
   );
 }
 
-export function getSessionSummary(host: IndexHost, sessionId: string): SessionSummary | null {
-  return sessions.getSession(host.sql, requireString("sessionId", sessionId));
+// The reads below take the tables they read (the index's, or a shard's: shards/shard.ts), so a shard answers them as the index does.
+
+export function getSessionSummary(sql: SqlStorage, sessionId: string): SessionSummary | null {
+  return sessions.getSession(sql, requireString("sessionId", sessionId));
 }
 
 /** Of at most `MAX_MCP_BATCH_MESSAGES` session ids, those a cancellation can still reach: one lookup for a whole batch. */
-export function cancellableSessions(host: IndexHost, sessionIds: unknown): string[] {
+export function cancellableSessions(sql: SqlStorage, sessionIds: unknown): string[] {
   if (!Array.isArray(sessionIds) || sessionIds.length > MAX_MCP_BATCH_MESSAGES)
     throw new TypeError(`sessionIds must be an array of at most ${MAX_MCP_BATCH_MESSAGES} ids`);
   return sessions.cancellableSessionIds(
-    host.sql,
+    sql,
     sessionIds.map((id, i) => requireString(`sessionIds[${i}]`, id)),
   );
 }
@@ -160,10 +177,10 @@ export async function removeSession(host: IndexHost, sessionId: string, by?: Aud
   return removed;
 }
 
-/** A null host (no tenant entered yet) has no sessions: the input is still checked. */
-export function listSessions(host: IndexHost | null, input: T.ListSessionsInput): Page<SessionSummary> {
+/** No tables (no tenant entered yet) is no sessions: the input is still checked. */
+export function listSessions(sql: SqlStorage | null, input: T.ListSessionsInput): Page<SessionSummary> {
   const filter = sessions.parseSessionFilter(input);
-  return sessions.listSessions(host?.sql ?? null, filter, requirePageLimit(input.limit), optionalCursor(input.cursor));
+  return sessions.listSessions(sql, filter, requirePageLimit(input.limit), optionalCursor(input.cursor));
 }
 
 export function acquireRun(host: IndexHost, sessionId: string, maxConcurrent: number, now: number): T.RunSlot {
@@ -251,8 +268,8 @@ export async function releaseRun(host: IndexHost, sessionId: string, failedStart
   await host.schedulePump();
 }
 
-export function counts(host: IndexHost | null): T.StatusCounts {
-  return sessions.countByStatus(host?.sql ?? null);
+export function counts(sql: SqlStorage | null): T.StatusCounts {
+  return sessions.countByStatus(sql);
 }
 
 export function tokensToday(host: IndexHost, now: number): number {
@@ -260,9 +277,8 @@ export function tokensToday(host: IndexHost, now: number): number {
 }
 
 /** Usage over a range of UTC days, by the dimensions asked and by model (for pricing). */
-export function usageRollup(host: IndexHost | null, input: T.UsageRollupInput): RollupRow[] {
-  const query = parseRollupQuery(input);
-  return queryRollup(host?.sql ?? null, query);
+export function usageRollup(sql: SqlStorage | null, input: T.UsageRollupInput): RollupRow[] {
+  return queryRollup(sql, parseRollupQuery(input));
 }
 
 function optionalBudget(name: string, value: unknown): number | null {
@@ -271,7 +287,7 @@ function optionalBudget(name: string, value: unknown): number | null {
   return value;
 }
 
-export function usage(host: IndexHost | null, input: T.UsageInput): T.UsageDay[] {
+export function usage(sql: SqlStorage | null, input: T.UsageInput): T.UsageDay[] {
   const now = input.now === undefined ? Date.now() : requireNow(input.now);
-  return usageDays(host?.sql ?? null, now, requireInt("days", input.days, 1, MAX_USAGE_DAYS));
+  return usageDays(sql, now, requireInt("days", input.days, 1, MAX_USAGE_DAYS));
 }

@@ -3,11 +3,12 @@
  * generation, src/shared/shard-layout.ts), the run-slot leases the shards ask for (shards/leases.ts), and
  * the shards told of a suspension.
  */
+import type { PartialLimits } from "../../limits";
 import type { AuditContext } from "../../audit/types";
 import { describeError, log } from "../../log";
 import { tenantShardStub } from "../../objects";
 import { requireInt, requireString } from "../../shared/validate";
-import { answerLease, type Lease, leaseRoom, lessees } from "../shards/leases";
+import { answerLease, type Lease, leaseRoom, lessees, recordedLease } from "../shards/leases";
 import { everyShard, MAX_SHARDS, MAX_TOTAL_SHARDS, type ShardLayout, shardKey } from "../../shared/shard-layout";
 import { currentLayout, SHARD_LAYOUTS_KEY } from "../tenant-config";
 import type { IndexHost } from "./host";
@@ -24,14 +25,20 @@ export function isShardingRefused(error: unknown): error is Error {
 
 /** Why the tenant cannot be sharded now (its daily budgets need one count of its spending); null: it can. */
 export function budgetsInForce(host: IndexHost): string | null {
-  const { limits } = host.config();
-  if (limits.max_tokens_per_day !== null) return "max_tokens_per_day";
-  if ((limits.max_cost_usd_per_day ?? null) !== null) return "max_cost_usd_per_day";
-  if ((limits.max_tokens_per_day_per_subject ?? null) !== null) return "max_tokens_per_day_per_subject";
+  const named = dailyBudgetIn(host.config().limits);
+  if (named !== null) return named;
   const keyed = host.sql
     .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM api_keys WHERE max_tokens_per_day IS NOT NULL AND revoked_at IS NULL`)
     .one().n;
   return keyed > 0 ? "an API key's max_tokens_per_day" : null;
+}
+
+/** The tenant's limits that are daily budgets. */
+const DAILY_BUDGET_LIMITS = ["max_tokens_per_day", "max_cost_usd_per_day", "max_tokens_per_day_per_subject"] as const;
+
+/** The first daily budget `limits` (effective ones, or overrides) set; null: none. */
+export function dailyBudgetIn(limits: PartialLimits): string | null {
+  return DAILY_BUDGET_LIMITS.find((name) => (limits[name] ?? null) !== null) ?? null;
 }
 
 /** Whether any generation of the tenant spread its sessions over shards. */
@@ -97,8 +104,8 @@ function maxRuns(host: IndexHost): number {
 }
 
 function answeredAlready(sql: SqlStorage, shard: string, seq: number): boolean {
-  const row = sql.exec<{ seq: number }>(`SELECT seq FROM slot_leases WHERE shard = ?`, shard).toArray()[0];
-  return row !== undefined && seq <= row.seq;
+  const row = recordedLease(sql, shard);
+  return row !== null && seq <= row.seq;
 }
 
 /**
