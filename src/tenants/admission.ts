@@ -1,6 +1,6 @@
 /**
  * The per-request gate: a suspended tenant is refused outright, then the request is counted in
- * the rate windows of its lane. Pure apart from the in-memory limiter it is given.
+ * the rate windows of its lane (`windowsFor`; ./admission-flow.ts counts them where the request is admitted).
  *
  * The lanes, each counted apart so that none can starve another:
  * - interactive (every request but those below): the tenant's `requests_per_minute`, and the
@@ -25,12 +25,12 @@ import { currentLayout } from "./tenant-config";
 import { ADMIN_REQUESTS_PER_MINUTE, adminReservedRequests, callerRequestsPerMinute, type Limits } from "../limits";
 import { hasScope, isScope, type Scope } from "../auth/principal";
 import type { ConfigState } from "./tenant-config";
-import { RATE_WINDOW_MS, type RateLimiter, type RateWindow } from "./rate-limit";
+import { RATE_WINDOW_MS, type RateTake, type RateWindow } from "./rate-limit";
 import type { AdmitRequestInput, Admission, RateReport, RequestKind } from "./types";
 import { requireNow, requireString } from "../shared/validate";
 
 /** A window with the name it is reported under (see `RateReport`). */
-interface NamedWindow extends RateWindow {
+export interface NamedWindow extends RateWindow {
   name: string;
 }
 
@@ -66,10 +66,8 @@ export function admitInput(input: AdmitRequestInput): AdmitInput {
   };
 }
 
-export function admit(config: ConfigState, limiter: RateLimiter, input: AdmitInput): Admission {
-  if (config.suspended) return { ok: false, code: "suspended" };
-  const windows = windowsFor(config.limits, input);
-  const taken = limiter.take(windows, input.now);
+/** The answer once the request was counted in its `windows` (`taken`: what the limiter said). */
+export function counted(config: ConfigState, windows: readonly NamedWindow[], taken: RateTake): Admission {
   const rate = report(windows, taken.remaining, taken.resetSeconds);
   if (!taken.ok) return { ok: false, code: "rate_limited", retryAfterSeconds: taken.retryAfterSeconds, rate };
   return {
@@ -83,13 +81,29 @@ export function admit(config: ConfigState, limiter: RateLimiter, input: AdmitInp
   };
 }
 
+/**
+ * The tenant's own windows, each one count for all its callers (a sharded tenant's shards borrow
+ * them from the index), with the most each admits: `tenant` admits less for a caller that is no
+ * admin (the admins' reserve). Every other window is one caller's, its key naming the caller.
+ */
+export const TENANT_WINDOWS: Readonly<Record<string, (limits: Limits) => number>> = {
+  tenant: (limits) => limits.requests_per_minute,
+  firing: (limits) => limits.requests_per_minute,
+  end_user_tokens: (limits) => limits.end_user_tokens_per_minute,
+  exports: (limits) => limits.exports_per_minute,
+};
+
+export function isTenantWindow(window: RateWindow): boolean {
+  return Object.hasOwn(TENANT_WINDOWS, window.key);
+}
+
 /** Pure: the windows a request is counted in, by its lane. */
-function windowsFor(limits: Limits, input: Pick<AdmitInput, "bucket" | "kind" | "scopes" | "endUser">): NamedWindow[] {
+export function windowsFor(limits: Limits, input: Pick<AdmitInput, "bucket" | "kind" | "scopes" | "endUser">): NamedWindow[] {
   const keyShare = callerRequestsPerMinute(limits);
   const share = input.endUser ? Math.min(keyShare, limits.end_user_requests_per_minute) : keyShare;
   if (input.kind === "firing") {
     return [
-      { name: "schedules", key: "firing", limit: limits.requests_per_minute },
+      { name: "schedules", key: "firing", limit: TENANT_WINDOWS["firing"]!(limits) },
       { name: "schedules-caller", key: `firing:${input.bucket}`, limit: share },
     ];
   }
@@ -98,7 +112,8 @@ function windowsFor(limits: Limits, input: Pick<AdmitInput, "bucket" | "kind" | 
   }
   // One count, two limits: what the others leave of the reserve is the admins' alone.
   const admin = !input.endUser && hasScope({ scopes: input.scopes.filter(isScope) }, "tenant:admin");
-  const tenantLimit = admin ? limits.requests_per_minute : limits.requests_per_minute - adminReservedRequests(limits);
+  const whole = TENANT_WINDOWS["tenant"]!(limits);
+  const tenantLimit = admin ? whole : whole - adminReservedRequests(limits);
   const interactive = [
     { name: "tenant", key: "tenant", limit: tenantLimit },
     { name: input.endUser ? "end-user" : "caller", key: `bucket:${input.bucket}`, limit: share },
@@ -106,9 +121,9 @@ function windowsFor(limits: Limits, input: Pick<AdmitInput, "bucket" | "kind" | 
   // Minting end-user tokens is counted in the interactive windows and in one of its own for the
   // whole tenant, so a leaked minting key cannot hand out tokens at the full request rate.
   if (input.kind === "end_user_token")
-    return [...interactive, { name: "end-user-tokens", key: "end_user_tokens", limit: limits.end_user_tokens_per_minute }];
+    return [...interactive, { name: "end-user-tokens", key: "end_user_tokens", limit: TENANT_WINDOWS["end_user_tokens"]!(limits) }];
   // A tenant's exports together, whoever asks: their cost is the isolate's, which every tenant shares.
-  if (input.kind === "export") return [...interactive, { name: "exports", key: "exports", limit: limits.exports_per_minute }];
+  if (input.kind === "export") return [...interactive, { name: "exports", key: "exports", limit: TENANT_WINDOWS["exports"]!(limits) }];
   return interactive;
 }
 

@@ -38,12 +38,36 @@ export function secondsToWindowEnd(now: number): number {
   return Math.max(1, Math.ceil((windowStartOf(now) + RATE_WINDOW_MS - now) / 1000));
 }
 
-/** What was counted in the window of `now` so far. */
-function usedIn(counted: WindowCount | undefined, now: number): number {
-  return counted && counted.start === windowStartOf(now) ? counted.count : 0;
+/** The most a shard asks the index for at once (`RateLimiter.grant`). */
+export const MAX_RATE_PART = 10_000;
+
+/**
+ * The window a request of `now` is counted in: its own minute's, or a later one already counted
+ * (a request or a shard's ask that arrives late, stamped by a clock behind, never resets the
+ * window that began since).
+ */
+function windowOf(counted: WindowCount | undefined, now: number): WindowCount {
+  const start = Math.max(windowStartOf(now), counted?.start ?? 0);
+  return { start, count: counted && counted.start === start ? counted.count : 0 };
 }
 
-export class RateLimiter {
+/** What was counted in the window of `now` so far. */
+function usedIn(counted: WindowCount | undefined, now: number): number {
+  return windowOf(counted, now).count;
+}
+
+/** What counts a request in its windows, all or none (the index's limiter; a shard's, which leases the tenant's windows). */
+export interface WindowTaker {
+  take(windows: readonly RateWindow[], now: number): RateTake;
+}
+
+/** What the index lends of one of a tenant's windows: requests to admit, and what the window has left after them. */
+export interface RateGrant {
+  granted: number;
+  remaining: number;
+}
+
+export class RateLimiter implements WindowTaker {
   #windows = new Map<string, WindowCount>();
 
   /**
@@ -61,14 +85,33 @@ export class RateLimiter {
         retryAfterSeconds: resetSeconds,
       };
     }
-    const start = windowStartOf(now);
     for (const { key } of windows) {
-      const counted = this.#windows.get(key);
-      if (counted && counted.start === start) counted.count += 1;
-      else this.#windows.set(key, { start, count: 1 });
+      const counted = windowOf(this.#windows.get(key), now);
+      this.#windows.set(key, { start: counted.start, count: counted.count + 1 });
     }
-    if (this.#windows.size > SWEEP_THRESHOLD) this.#sweep(start);
+    if (this.#windows.size > SWEEP_THRESHOLD) this.#sweep(windowStartOf(now));
     return { ok: true, remaining: windows.map((window, i) => Math.max(0, window.limit - used[i]! - 1)), resetSeconds };
+  }
+
+  /** What each window has left in the window of `now`, counting nothing. */
+  remainingIn(windows: readonly RateWindow[], now: number): number[] {
+    return windows.map((window) => Math.max(0, window.limit - usedIn(this.#windows.get(window.key), now)));
+  }
+
+  /**
+   * Lends up to `want` requests of `window` in the window of `now`, counted here at once: at most
+   * the room left spread over `spread` borrowers (half of it each, at least 1), so the last of a
+   * window goes out in small parts and no borrower sits on what another needs.
+   */
+  grant(window: RateWindow, want: number, now: number, spread: number): RateGrant {
+    const counted = windowOf(this.#windows.get(window.key), now);
+    const room = Math.max(0, window.limit - counted.count);
+    const granted = Math.min(want, room, Math.max(1, Math.ceil(room / (2 * Math.max(1, spread)))));
+    if (granted > 0) {
+      this.#windows.set(window.key, { start: counted.start, count: counted.count + granted });
+      if (this.#windows.size > SWEEP_THRESHOLD) this.#sweep(windowStartOf(now));
+    }
+    return { granted, remaining: room - granted };
   }
 
   #sweep(currentStart: number): void {

@@ -3,7 +3,9 @@
  * (src/env.ts), so a caller depends on these shapes and never on the classes. Every index call
  * names its tenant first; an index bound to another tenant throws.
  */
+import type { AdmissionView, AdmissionViewInput, RateAsk } from "./admission-flow";
 import type { Lease } from "./shards/leases";
+import type { RateGrant } from "./rate-limit";
 import type { ShardLayout } from "../shared/shard-layout";
 import type { AuditContext, AuditEntry, AuditListInput, AuditRecordInput } from "../audit/types";
 import type { ApiKeyRecord } from "../auth/api-keys";
@@ -30,6 +32,13 @@ import type { RollupRow } from "../usage/rollup";
 export interface TenantIndexRpc {
   /** Suspension and the rate limit for one request of `input.bucket`, with the tenant's limits and settings. */
   admitRequest(tenantId: string, input: T.AdmitRequestInput): Promise<T.Admission>;
+  /**
+   * For a shard that admits the tenant's callers: the tenant's state, and the key's record and the
+   * end user's cut-off asked for (a key that names no record binds nothing; tenant-index/admission-shards.ts).
+   */
+  admissionView(tenantId: string, input: AdmissionViewInput): Promise<AdmissionView>;
+  /** Parts of the tenant's own rate windows for a shard, counted as if that many requests came. */
+  leaseRate(tenantId: string, asks: RateAsk[], now: number): Promise<RateGrant[]>;
   /**
    * Refuses every token of the end user `subject` issued at or before `now` (the cut-off that
    * `admitRequest` returns for it); audit-logged. Answers the cut-off.

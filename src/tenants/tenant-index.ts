@@ -2,6 +2,7 @@
  * The TenantIndex Durable Object, one per tenant: a door, each RPC method one line into its concern under tenant-index/ (rpc.ts,
  * storage.md), in order: admission and keys, sessions, usage, config, webhooks, audit, idempotency, deletion; wired in src/lifecycle/.
  */
+import type { AdmissionChange, AdmissionView, AdmissionViewInput, RateAsk } from "./admission-flow";
 import { DurableObject } from "cloudflare:workers";
 import { parseAuditContext as by } from "../audit/entry";
 import type { AuditContext, AuditEntry, AuditListInput, AuditRecordInput } from "../audit/types";
@@ -17,6 +18,7 @@ import type { DeletionProgress } from "./tenant-deletion";
 import type * as T from "./types";
 import type { RollupRow } from "../usage/rollup";
 import * as admission from "./tenant-index/admission";
+import * as admissionShards from "./tenant-index/admission-shards";
 import { runAlarm } from "./tenant-index/alarm";
 import * as audit from "./tenant-index/audit";
 import * as config from "./tenant-index/config";
@@ -33,7 +35,11 @@ import * as sessions from "./tenant-index/sessions";
 import * as across from "./tenant-index/across-shards";
 import * as shardCalls from "./tenant-index/shards";
 import type { Lease } from "./shards/leases";
+import type { RateGrant } from "./rate-limit";
 import type { ShardLayout } from "../shared/shard-layout";
+
+/** A change of the tenant's config: every shard admitting its callers reads it again. */
+const CONFIG: AdmissionChange = { config: true };
 
 export class TenantIndex extends DurableObject<Cloudflare.Env> implements TenantIndexRpc {
   readonly #core: IndexCore;
@@ -43,6 +49,12 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   }
   async admitRequest(tenantId: string, input: T.AdmitRequestInput): Promise<T.Admission> {
     return admission.admitRequest(this.#core, tenantId, input);
+  }
+  async admissionView(tenantId: string, input: AdmissionViewInput): Promise<AdmissionView> {
+    return admissionShards.admissionView(this.#core, tenantId, input ?? {});
+  }
+  async leaseRate(tenantId: string, asks: RateAsk[], now: number): Promise<RateGrant[]> {
+    return admissionShards.leaseRate(this.#core, tenantId, asks, now);
   }
   /** Must not bind or register the tenant (see `peek`): the key is not verified yet. */
   async findApiKey(tenantId: string, keyId: string): Promise<ApiKeyRecord | null> {
@@ -64,10 +76,11 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return keys.listApiKeys(await this.#core.enter(tenantId), tenantId, input);
   }
   async revokeApiKey(tenantId: string, keyId: string, now: number, actor?: AuditContext): Promise<boolean> {
-    return keys.revokeApiKey(await this.#core.enter(tenantId), tenantId, keyId, now, by(actor));
+    return this.#told(tenantId, { keyId }, keys.revokeApiKey(await this.#core.enter(tenantId), tenantId, keyId, now, by(actor)));
   }
   async setApiKeyBudget(tenantId: string, keyId: string, maxTokensPerDay: number | null, actor?: AuditContext): Promise<boolean> {
-    return keys.setApiKeyBudget(await this.#core.enter(tenantId), tenantId, keyId, maxTokensPerDay, by(actor));
+    const host = await this.#core.enter(tenantId);
+    return this.#told(tenantId, { keyId }, keys.setApiKeyBudget(host, tenantId, keyId, maxTokensPerDay, by(actor)));
   }
   async noteEventStream(tenantId: string, input: T.NoteStreamInput): Promise<T.StreamNote> {
     return keys.noteEventStream(await this.#core.enter(tenantId), tenantId, input);
@@ -76,7 +89,11 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return keys.forgetEventStreams(await this.#core.enter(tenantId), streamIds);
   }
   async revokeEndUserTokens(tenantId: string, subject: string, now: number, actor?: AuditContext): Promise<number> {
-    return endUsers.revokeEndUserTokens(await this.#core.enter(tenantId), subject, now, by(actor));
+    return this.#told(
+      tenantId,
+      { endUser: subject },
+      endUsers.revokeEndUserTokens(await this.#core.enter(tenantId), subject, now, by(actor)),
+    );
   }
   async reportSession(tenantId: string, report: T.SessionReport, batch?: unknown): Promise<T.ReportAck> {
     return sessions.reportSession(await this.#core.enter(tenantId), tenantId, report, batch);
@@ -121,7 +138,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return across.usageRollup(this.#core.read(tenantId), tenantId, input);
   }
   async setShards(tenantId: string, shards: number, actor?: AuditContext): Promise<ShardLayout> {
-    return this.#flushed(shardCalls.setShards(await this.#core.enter(tenantId), tenantId, shards, by(actor)));
+    return this.#told(tenantId, CONFIG, this.#flushed(shardCalls.setShards(await this.#core.enter(tenantId), tenantId, shards, by(actor))));
   }
   async shardLayouts(tenantId: string): Promise<ShardLayout[]> {
     return this.#core.read(tenantId)?.config().layouts ?? [];
@@ -133,15 +150,21 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return config.limitOverrides(await this.#core.enter(tenantId));
   }
   async setLimitOverrides(tenantId: string, overrides: PartialLimits, actor?: AuditContext): Promise<T.TenantConfig> {
-    return this.#flushed(config.setLimitOverrides(await this.#core.enter(tenantId), tenantId, overrides, by(actor)));
+    const host = await this.#core.enter(tenantId);
+    return this.#told(tenantId, CONFIG, this.#flushed(config.setLimitOverrides(host, tenantId, overrides, by(actor))));
   }
   async getConfig(tenantId: string): Promise<T.TenantConfig> {
     return config.configOrDefaults(this.#core.read(tenantId), this.#core.host, tenantId);
   }
   async setAllowedModels(tenantId: string, models: string[] | null, actor?: AuditContext): Promise<T.TenantConfig> {
-    return this.#flushed(config.setAllowedModels(await this.#core.enter(tenantId), tenantId, models, by(actor)));
+    return this.#told(
+      tenantId,
+      CONFIG,
+      this.#flushed(config.setAllowedModels(await this.#core.enter(tenantId), tenantId, models, by(actor))),
+    );
   }
   async suspend(tenantId: string, actor?: AuditContext): Promise<T.CancelResult> {
+    // The shards forget the config as they hear of the suspension (tellShardsSuspended), before any cancel.
     return this.#flushed(config.suspend(await this.#core.enter(tenantId), tenantId, by(actor)));
   }
   async unsuspend(tenantId: string, actor?: AuditContext): Promise<void> {
@@ -151,7 +174,7 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return config.settings(await this.#core.enter(tenantId));
   }
   async putSettings(tenantId: string, settings: T.TenantSettings, actor?: AuditContext): Promise<T.TenantSettings> {
-    return config.putSettings(await this.#core.enter(tenantId), tenantId, settings, by(actor));
+    return this.#told(tenantId, CONFIG, config.putSettings(await this.#core.enter(tenantId), tenantId, settings, by(actor)));
   }
   async getPolicy(tenantId: string): Promise<TenantPolicy | null> {
     return policy.getPolicy(await this.#core.enter(tenantId));
@@ -208,10 +231,11 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return idempotency.releaseIdempotent(await this.#core.enter(tenantId), input);
   }
   async deleteTenant(tenantId: string, now: number, actor?: AuditContext): Promise<DeletionProgress> {
+    // A deletion begun suspends the tenant first, which the shards hear of at once (tellShardsSuspended).
     return deletion.deleteTenant(this.#core, await this.#core.enter(tenantId), tenantId, now, by(actor));
   }
   async deletionProgress(tenantId: string): Promise<DeletionProgress | null> {
-    return deletion.deletionProgress(this.#core.read(tenantId));
+    return deletion.deletionProgress(this.#core.read(tenantId), tenantId);
   }
   async footprint(): Promise<StorageFootprint> {
     return storageFootprint(this.ctx.storage);
@@ -220,6 +244,12 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   override async alarm(): Promise<void> {
     const tenantId = this.#core.binding.tenantId;
     if (tenantId && this.#core.migrated) await runAlarm(this.#core, tenantId);
+  }
+  /** The answer once the shards that admit the tenant's callers were told what the change made stale. */
+  async #told<R>(tenantId: string, change: AdmissionChange, made: R | Promise<R>): Promise<R> {
+    const result = await made;
+    if (this.#core.migrated) await admissionShards.tellAdmissionChanged(this.#core.host, tenantId, change);
+    return result;
   }
   /** The answer once the platform's audit entries the change owes were handed over. */
   async #flushed<R>(change: R | Promise<R>): Promise<R> {

@@ -222,7 +222,10 @@ describe("a tenant's sessions spread over shards", () => {
     expect((await setShards(who.tenantId, 2)).status).toBe(200);
     const ids = await fillShards(who, 1, 2, 1, {});
     const admin = await platformAdmin();
-    expect((await call(`/v1/admin/tenants/${who.tenantId}`, { method: "DELETE", headers: admin })).status).toBe(202);
+    const begun = await call(`/v1/admin/tenants/${who.tenantId}`, { method: "DELETE", headers: admin });
+    expect(begun.status).toBe(202);
+    // Every session is on a shard: counted there, not on the index alone.
+    expect(((await begun.json()) as { deletion: { sessions_left: number } }).deletion.sessions_left).toBe(ids.length);
     const deadline = Date.now() + 15_000;
     for (;;) {
       const res = await call(`/v1/admin/tenants/${who.tenantId}`, { headers: admin });

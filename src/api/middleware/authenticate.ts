@@ -8,7 +8,9 @@
  * answer to an admitted request, a 429 of the rate limit included. An API key
  * is looked up and its request admitted in one call to the tenant index (`admitApiKey`), and so
  * is the key behind a token exchanged from one (`admitExchangedToken`); the key's record is read
- * afresh on every request, so a revocation still counts at once.
+ * afresh on every request, so a revocation still counts at once. A tenant whose sessions are
+ * spread over shards is admitted by the shard its caller hashes to instead (src/tenants/admission-door.ts),
+ * which keeps the record for two seconds at most and forgets it the moment it is revoked.
  *
  * Failed authentications are counted per client address, or without a trusted one per tenant
  * an API key names (`failureWindowKey`, `AuthGuard`). Once blocked, such requests still go
@@ -36,6 +38,7 @@ import { misplacedCredential, urlCredential } from "./url-token";
 import { requestKind } from "./request-kind";
 import { ensureHeaders, prepareHeaders } from "./response-headers";
 import { rateLimitFields } from "../rate-limit-fields";
+import { admissionDoor, rememberLayout } from "../../tenants/admission-door";
 
 export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -71,8 +74,9 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
       return refuse(c, guard, failures, now);
     }
     const index = tenantIndexStub(c.env, principal.tenantId);
+    const bucket = rateBucket(principal);
     const admitInput = {
-      bucket: rateBucket(principal),
+      bucket,
       now,
       kind,
       scopes: principal.scopes,
@@ -85,7 +89,8 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     const standingKey = standingKeyOf(principal);
     if (principal.via === "jwt" && standingKey !== undefined) {
       const keyId = standingKey;
-      const exchanged = await reachIndex(c, () => index.admitExchangedToken(principal.tenantId, keyId, admitInput));
+      const door = admissionDoor(c.env, principal.tenantId, bucket);
+      const exchanged = await reachIndex(c, () => door.admitExchangedToken(keyId, admitInput));
       if (!exchanged.admission) {
         log("info", "auth_failed", { request_id: c.var.requestId, reason: "source_key_invalid" });
         return refuse(c, guard, failures, now);
@@ -97,7 +102,8 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
 
     const admitted = standingKey !== undefined && keyAdmission.keyId === standingKey ? keyAdmission.admission : null;
     const admission: Admission =
-      admitted ?? (await reachIndex(c, async (): Promise<Admission> => index.admitRequest(principal.tenantId, admitInput)));
+      admitted ??
+      (await reachIndex(c, async (): Promise<Admission> => admissionDoor(c.env, principal.tenantId, bucket).admitRequest(admitInput)));
     if (!admission.ok && admission.code === "suspended") throw new ApiError("tenant_suspended");
     if (!admission.ok && admission.code === "deleted") throw new ApiError("tenant_deleted");
     // An end user's cut-off came with the admission: no lookup of its own (src/auth/end-user-token.ts).
@@ -118,6 +124,7 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     c.set("settings", admission.settings);
     c.set("models", admission.models ?? null);
     c.set("shards", admission.shards);
+    rememberLayout(principal.tenantId, admission.shards);
     enforceDeclaredLength(c, bodyCapFor(admission.limits, c.req.method, c.req.path));
 
     if (principal.via === "api_key" && principal.keyId !== undefined && lastUseDue(keyAdmission.lastUsedAt, now)) {
@@ -180,7 +187,7 @@ function guardedDeps(
     ),
     findApiKey: async (tenantId, keyId, presentedHash) => {
       const input = { secretHash: presentedHash, bucket: keyBucket(keyId), now, kind };
-      const { record, admission } = await tenantIndexStub(env, tenantId).admitApiKey(tenantId, keyId, input);
+      const { record, admission } = await admissionDoor(env, tenantId, input.bucket).admitApiKey(keyId, input);
       if (record === null) guard.noteUnknownKey(tenantId, keyId, now);
       admitted.keyId = keyId;
       admitted.admission = admission;

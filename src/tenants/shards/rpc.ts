@@ -3,6 +3,7 @@
  * its tenant first, and the session paths name the shard too: the object binds both on first use
  * and throws when a later call names others.
  */
+import type { AdmissionChange } from "../admission-flow";
 import type { Page, SessionSummary } from "../../session-config/types";
 import type { StorageFootprint } from "../../storage/object-storage";
 import type { RollupRow } from "../../usage/rollup";
@@ -27,6 +28,14 @@ export interface TenantShardRpc {
   leaseAnswered(tenantId: string, shard: ShardRef, lease: Lease): Promise<void>;
   /** The index says the tenant was suspended or unsuspended (it says so on every lease answer too). */
   tenantSuspended(tenantId: string, shard: ShardRef, suspended: boolean): Promise<void>;
+
+  // --- the admission of the callers whose rate bucket hashes here (./admission.ts), as the index admits them
+
+  admitRequest(tenantId: string, shard: ShardRef, input: T.AdmitRequestInput): Promise<T.Admission>;
+  admitApiKey(tenantId: string, shard: ShardRef, keyId: string, input: T.AdmitApiKeyInput): Promise<T.ApiKeyAdmission>;
+  admitExchangedToken(tenantId: string, shard: ShardRef, keyId: string, input: T.AdmitRequestInput): Promise<T.ApiKeyAdmission>;
+  /** The index changed what `change` names: the shard reads it again on next use. */
+  admissionChanged(tenantId: string, shard: ShardRef, change: AdmissionChange): Promise<void>;
 
   // --- what the index reads and changes of the shard's rows (reads answer as an empty shard before any session)
 

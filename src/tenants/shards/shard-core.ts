@@ -11,6 +11,7 @@ import { migrate } from "../../storage/migrations";
 import { grantedSessions, queueLength } from "../run-slots";
 import { slotsInUse } from "../sessions-store";
 import { isShardRef, shardKey, type ShardRef } from "../../shared/shard-layout";
+import { ShardAdmission } from "./admission";
 import { LEASE_BLOCK, LeaseBook } from "./leases";
 import { TENANT_SHARD_MIGRATIONS } from "./migrations";
 
@@ -30,6 +31,7 @@ export class ShardCore {
   #migrated = false;
   #suspension: { suspended: boolean; heardAt: number } | null = null;
   #leasing: Promise<void> | null = null;
+  #admission: ShardAdmission | null = null;
 
   constructor(
     readonly ctx: DurableObjectState,
@@ -77,6 +79,23 @@ export class ShardCore {
     return this;
   }
 
+  /** The admission of the callers hashed here (./admission.ts): memory only, so it binds nothing; another tenant or shard throws. */
+  admission(tenantId: string, shard: ShardRef): ShardAdmission {
+    if (!isValidTenantId(tenantId) || !isShardRef(shard)) throw new TypeError("tenantId or shard is not valid");
+    const bound = this.#bound;
+    if (bound !== null && (bound.tenantId !== tenantId || shardKey(bound.shard) !== shardKey(shard)))
+      throw new Error("this tenant shard belongs to a different tenant or shard");
+    if (this.#admission !== null && this.#admission.tenantId !== tenantId)
+      throw new Error("this tenant shard belongs to a different tenant");
+    this.#admission ??= new ShardAdmission(tenantId, shard.shards, () => tenantIndexStub(this.env, tenantId));
+    return this.#admission;
+  }
+
+  /** What the admission keeps, when any request was admitted here. */
+  get admitting(): ShardAdmission | null {
+    return this.#admission;
+  }
+
   #migrate(): void {
     if (this.#migrated) return;
     migrate(this.ctx.storage, TENANT_SHARD_MIGRATIONS);
@@ -88,6 +107,7 @@ export class ShardCore {
     this.#bound = null;
     this.#migrated = false;
     this.#suspension = null;
+    this.#admission = null;
   }
 
   get tenantId(): string {

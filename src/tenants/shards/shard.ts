@@ -4,11 +4,13 @@
  * hashed to it (src/shared/shard-layout.ts). A door: each RPC method calls into shard-sessions.ts or the
  * modules the tenant index keeps its own rows with. Storage: ../storage.md, "TenantShard".
  */
+import type { AdmissionChange } from "../admission-flow";
 import { DurableObject } from "cloudflare:workers";
 import type { Page, SessionSummary } from "../../session-config/types";
 import { purgeStorage, storageFootprint, type StorageFootprint } from "../../storage/object-storage";
 import type { RollupRow } from "../../usage/rollup";
 import { requireInt, requireString } from "../../shared/validate";
+import * as flow from "../admission-flow";
 import * as store from "../sessions-store";
 // The index's own reads and removal of session rows, given this shard's tables.
 import * as reads from "../tenant-index/sessions";
@@ -51,8 +53,34 @@ export class TenantShard extends DurableObject<Cloudflare.Env> implements Tenant
       .lease.answered({ leased: requireInt("leased", lease.leased, 0), seq: requireInt("seq", lease.seq, 0) });
   }
   async tenantSuspended(tenantId: string, shard: ShardRef, suspended: boolean): Promise<void> {
+    // What it keeps to admit the tenant's callers is read again at once (the index tells this before it cancels anything).
+    const admitting = this.#core.admitting;
+    if (admitting?.tenantId === tenantId) admitting.forget({ config: true });
     // A shard no session reached yet holds nothing to tell: it asks when its first session comes.
     if (this.#core.read(tenantId)) this.#core.enter(tenantId, shard).heardSuspended(suspended === true);
+  }
+  async admitRequest(tenantId: string, shard: ShardRef, input: T.AdmitRequestInput): Promise<T.Admission> {
+    return flow.admitRequest(await this.#core.admission(tenantId, shard).place(input), input);
+  }
+  async admitApiKey(tenantId: string, shard: ShardRef, keyId: string, input: T.AdmitApiKeyInput): Promise<T.ApiKeyAdmission> {
+    const admission = this.#core.admission(tenantId, shard);
+    const answer = await flow.admitApiKey(
+      await admission.place({ keyId: requireString("keyId", keyId), endUser: input?.endUser }),
+      tenantId,
+      keyId,
+      input,
+    );
+    if (answer.admission?.ok) admission.used(keyId, Date.now());
+    return answer;
+  }
+  async admitExchangedToken(tenantId: string, shard: ShardRef, keyId: string, input: T.AdmitRequestInput): Promise<T.ApiKeyAdmission> {
+    const place = await this.#core.admission(tenantId, shard).place({ keyId: requireString("keyId", keyId), endUser: input?.endUser });
+    return flow.admitExchangedToken(place, tenantId, keyId, input);
+  }
+  async admissionChanged(tenantId: string, shard: ShardRef, change: AdmissionChange): Promise<void> {
+    // A shard that admitted nobody keeps nothing to forget.
+    const admitting = this.#core.admitting;
+    if (admitting?.tenantId === tenantId) admitting.forget(change ?? {});
   }
   async listSessions(tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>> {
     return reads.listSessions(this.#sql(tenantId), input);

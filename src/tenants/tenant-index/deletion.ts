@@ -9,6 +9,7 @@ import { purgeStorage } from "../../storage/object-storage";
 import { recordLifecycle } from "../lifecycle-record";
 import * as deletion from "../tenant-deletion";
 import { requireNow } from "../../shared/validate";
+import { counts } from "./across-shards";
 import { suspend } from "./config";
 import type { IndexCore } from "./core";
 import type { IndexHost } from "./host";
@@ -46,13 +47,23 @@ export async function deleteTenant(
     await suspend(host, tenantId, actor);
     await core.platformAudit.flush();
   }
-  return deletion.deletingProgress(state, deletion.sessionsLeft(host.sql));
+  return deletion.deletingProgress(state, await sessionsLeft(host, tenantId));
+}
+
+/** The sessions still to erase: the index's own and every shard's (the index's alone when a shard cannot be asked). */
+async function sessionsLeft(host: IndexHost, tenantId: string): Promise<number> {
+  try {
+    return Object.values(await counts(host, tenantId)).reduce((sum, n) => sum + n, 0);
+  } catch (error) {
+    log("warn", "tenant_deletion_shards_uncounted", { tenant_id: tenantId, error: describeError(error) });
+    return deletion.sessionsLeft(host.sql);
+  }
 }
 
 /** Null: no tenant was entered here, or none is being deleted. */
-export function deletionProgress(host: IndexHost | null): deletion.DeletionProgress | null {
+export async function deletionProgress(host: IndexHost | null, tenantId: string): Promise<deletion.DeletionProgress | null> {
   const state = host ? deletion.readDeletion(host.kv) : null;
-  return host && state ? deletion.deletingProgress(state, deletion.sessionsLeft(host.sql)) : null;
+  return host && state ? deletion.deletingProgress(state, await sessionsLeft(host, tenantId)) : null;
 }
 
 /**

@@ -3,7 +3,6 @@
  * gateway asks for anyway, so checking it costs no second round trip (see `admitRequest`).
  */
 import type { AuditContext } from "../../audit/types";
-import type * as T from "../types";
 import { requireNow, requireString } from "../../shared/validate";
 import type { IndexHost } from "./host";
 
@@ -30,11 +29,10 @@ export function revokeEndUserTokens(host: IndexHost, subject: string, now: numbe
   });
 }
 
-/** `admission` with the end user's cut-off, when it has one. */
-export function withRevocation(host: IndexHost, admission: T.Admission, endUser: unknown): T.Admission {
-  if (!admission.ok || typeof endUser !== "string") return admission;
+/** The end user's cut-off (epoch ms), if it has one. */
+export function revokedBefore(host: IndexHost, subject: string): number | null {
   const row = host.sql
-    .exec<{ revoked_before: number }>(`SELECT revoked_before FROM end_user_revocations WHERE subject = ?`, endUser)
+    .exec<{ revoked_before: number }>(`SELECT revoked_before FROM end_user_revocations WHERE subject = ?`, subject)
     .toArray()[0];
-  return row ? { ...admission, endUserRevokedBefore: row.revoked_before } : admission;
+  return row?.revoked_before ?? null;
 }
