@@ -61,10 +61,11 @@ export interface WindowTaker {
   take(windows: readonly RateWindow[], now: number): RateTake;
 }
 
-/** What the index lends of one of a tenant's windows: requests to admit, and what the window has left after them. */
+/** What the index lends of one of a tenant's windows: requests to admit, what the window has left after them, and the window's start. */
 export interface RateGrant {
   granted: number;
   remaining: number;
+  start: number;
 }
 
 export class RateLimiter implements WindowTaker {
@@ -75,8 +76,10 @@ export class RateLimiter implements WindowTaker {
    * refused request does not use up the budget of the other windows it belongs to.
    */
   take(windows: readonly RateWindow[], now: number): RateTake {
-    const used = windows.map((window) => usedIn(this.#windows.get(window.key), now));
-    const resetSeconds = secondsToWindowEnd(now);
+    const counted = windows.map((window) => windowOf(this.#windows.get(window.key), now));
+    const used = counted.map((window) => window.count);
+    // A request of a minute already over is counted in the one that began since, and waits for its end.
+    const resetSeconds = secondsToWindowEnd(Math.max(now, ...counted.map((window) => window.start)));
     if (windows.some((window, i) => used[i]! >= window.limit)) {
       return {
         ok: false,
@@ -111,7 +114,7 @@ export class RateLimiter implements WindowTaker {
       this.#windows.set(window.key, { start: counted.start, count: counted.count + granted });
       if (this.#windows.size > SWEEP_THRESHOLD) this.#sweep(windowStartOf(now));
     }
-    return { granted, remaining: room - granted };
+    return { granted, remaining: room - granted, start: counted.start };
   }
 
   #sweep(currentStart: number): void {

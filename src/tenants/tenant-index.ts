@@ -247,9 +247,12 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   }
   /** The answer once the shards that admit the tenant's callers were told what the change made stale. */
   async #told<R>(tenantId: string, change: AdmissionChange, made: R | Promise<R>): Promise<R> {
-    const result = await made;
-    if (this.#core.migrated) await admissionShards.tellAdmissionChanged(this.#core.host, tenantId, change);
-    return result;
+    try {
+      return await made;
+    } finally {
+      // Told even when the change failed after its write: a shard reads again what it need not have, at worst.
+      if (this.#core.migrated) await admissionShards.tellAdmissionChanged(this.#core.host, tenantId, change);
+    }
   }
   /** The answer once the platform's audit entries the change owes were handed over. */
   async #flushed<R>(change: R | Promise<R>): Promise<R> {

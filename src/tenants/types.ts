@@ -31,7 +31,8 @@ export type Admission =
   | { ok: false; code: "suspended" }
   /** The tenant was deleted, or its deletion has begun. */
   | { ok: false; code: "deleted" }
-  | { ok: false; code: "rate_limited"; retryAfterSeconds: number; rate: RateReport };
+  /** `shards`: as in an admission, so the gateway learns where the tenant's requests are counted from a refusal too. */
+  | { ok: false; code: "rate_limited"; retryAfterSeconds: number; rate: RateReport; shards: ShardLayout };
 
 /** A rate window as a client is told of it (the `RateLimit-Policy` header field). */
 export interface RatePolicy {

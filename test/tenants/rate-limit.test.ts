@@ -75,3 +75,28 @@ describe("RateLimiter", () => {
     expect(limiter.take([window], WINDOW + RATE_WINDOW_MS)).toEqual({ ok: true, remaining: [2], resetSeconds: 60 });
   });
 });
+
+describe("RateLimiter and a late clock", () => {
+  it("counts a request stamped in a minute already over in the one that began since, never resetting it", () => {
+    const limiter = new RateLimiter();
+    const window = { key: "tenant", limit: 3 };
+    expect(limiter.take([window], WINDOW + RATE_WINDOW_MS + 1_000).ok).toBe(true);
+    expect(limiter.take([window], WINDOW + RATE_WINDOW_MS + 2_000).ok).toBe(true);
+    // Late: stamped in the minute before.
+    const late = limiter.take([window], WINDOW + 59_500);
+    expect(late).toMatchObject({ ok: true, remaining: [0] });
+    const refused = limiter.take([window], WINDOW + RATE_WINDOW_MS + 3_000);
+    expect(refused).toMatchObject({ ok: false, retryAfterSeconds: 57 });
+    // A part lent late is counted in the newer minute too, and says which.
+    expect(limiter.grant({ key: "exports", limit: 10 }, 4, WINDOW + RATE_WINDOW_MS, 1)).toEqual({
+      granted: 4,
+      remaining: 6,
+      start: WINDOW + RATE_WINDOW_MS,
+    });
+    expect(limiter.grant({ key: "exports", limit: 10 }, 4, WINDOW + 30_000, 1)).toEqual({
+      granted: 3,
+      remaining: 3,
+      start: WINDOW + RATE_WINDOW_MS,
+    });
+  });
+});

@@ -116,7 +116,8 @@ describe("a tenant's sessions spread over shards", () => {
   it("keeps the tenant's max_concurrent_runs exact over shards that borrow slots, and every queued run still ends", async () => {
     const who = await caller();
     const index = tenantIndexStub(env, who.tenantId);
-    await index.setLimitOverrides(who.tenantId, { max_concurrent_runs: 3 });
+    // Its runs are polled every 20 ms: a request rate no caller share limits.
+    await index.setLimitOverrides(who.tenantId, { max_concurrent_runs: 3, requests_per_minute: 100_000 });
     expect((await setShards(who.tenantId, 4)).status).toBe(200);
     const model = mockModel(uniqueKey("model"));
     const runs = 9;
@@ -239,6 +240,13 @@ describe("a tenant's sessions spread over shards", () => {
       expect(footprint).toMatchObject({ rows: 0 });
     }
     for (const id of ids) expect(await tenantShardStub(env, who.tenantId, refOf(id, 1, 2)).getSessionSummary(who.tenantId, id)).toBeNull();
+    // The index is gone, and the storage report still names both shards (from the platform's audit log): each holds nothing.
+    const report = (await (await call(`/v1/admin/tenants/${who.tenantId}/storage`, { headers: admin })).json()) as {
+      objects: { object: string; id: string | null; rows: number; kv_keys: number }[];
+    };
+    const shards = report.objects.filter((object) => object.object === "tenant_shard");
+    expect(shards.map((object) => object.id).sort()).toEqual(["1/0", "1/1"]);
+    for (const object of shards) expect(object).toMatchObject({ rows: 0, kv_keys: 0 });
   });
 
   it("places sub-agents' sessions by their own ids in their parent's generation, finds them by id, and deletes the whole tree", async () => {

@@ -655,7 +655,7 @@ export interface paths {
         };
         /**
          * Count a tenant's storage
-         * @description Rows, key-value entries and bytes held by each of the tenant's objects (and the sessions named), to verify an erasure. Its shards are those its index names: every shard of every generation while the index stands (a deleted tenant's index names none).
+         * @description Rows, key-value entries and bytes held by each of the tenant's objects (and the sessions named), to verify an erasure. Its shards are every shard of every generation: as its index names them, or once the index is gone, as the platform's audit log recorded each change of the count (`tenant.shards_set`).
          */
         get: operations["getTenantStorage"];
         put?: never;

@@ -15,7 +15,8 @@ import {
   tenantShardStub,
   vaultStub,
 } from "../../objects";
-import { everyShard, shardKey } from "../../shared/shard-layout";
+import { everyShard, type ShardLayout, shardKey } from "../../shared/shard-layout";
+import { layoutsFromAudit } from "../../tenants/shards/layout-history";
 import { isSessionId } from "../../session-config/ids";
 import type { AppEnv } from "../context";
 import { ApiError, AUTHENTICATED_ERRORS, errorResponses } from "../errors";
@@ -31,7 +32,7 @@ export const route = createRoute({
   summary: "Count a tenant's storage",
   description:
     "Rows, key-value entries and bytes held by each of the tenant's objects (and the sessions named), to verify an erasure. " +
-    "Its shards are those its index names: every shard of every generation while the index stands (a deleted tenant's index names none).",
+    "Its shards are every shard of every generation: as its index names them, or once the index is gone, as the platform's audit log recorded each change of the count (`tenant.shards_set`).",
   tags: ["Admin"],
   security: platformAdminAuth(),
   middleware: [requireScope("platform:admin")] as const,
@@ -59,7 +60,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
       memoryStoreStub(env, tenantId).footprint().then(of("memory_store", null)),
       vaultStub(env, tenantId).footprint().then(of("vault", null)),
       ...sessionIds.map((id) => sessionStub(env, tenantId, id).footprint().then(of("session", id))),
-      ...everyShard(await tenantIndexStub(env, tenantId).shardLayouts(tenantId)).map((ref) =>
+      ...everyShard(await shardLayouts(env, tenantId)).map((ref) =>
         tenantShardStub(env, tenantId, ref)
           .footprint()
           .then(of("tenant_shard", shardKey(ref))),
@@ -73,6 +74,12 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     200,
   );
 };
+
+/** The layouts its index names; once the index is gone, those the platform's audit log recorded. */
+async function shardLayouts(env: Cloudflare.Env, tenantId: string): Promise<ShardLayout[]> {
+  const named = await tenantIndexStub(env, tenantId).shardLayouts(tenantId);
+  return named.length > 0 ? named : layoutsFromAudit(env, tenantId);
+}
 
 function parseSessionIds(text: string | undefined): string[] {
   if (!text) return [];

@@ -111,6 +111,8 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
       log("info", "auth_failed", { request_id: c.var.requestId, reason: "end_user_revoked" });
       return refuse(c, guard, failures, now);
     }
+    // The tenant's next requests are counted where this one says, a refused one too.
+    if (admission.ok || admission.code === "rate_limited") rememberLayout(principal.tenantId, admission.shards);
     // Every answer from here on, a 429 included, tells the caller where it stands.
     const rateHeaders = rateLimitFields(admission.rate);
     prepareHeaders(c, rateHeaders);
@@ -124,7 +126,6 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
     c.set("settings", admission.settings);
     c.set("models", admission.models ?? null);
     c.set("shards", admission.shards);
-    rememberLayout(principal.tenantId, admission.shards);
     enforceDeclaredLength(c, bodyCapFor(admission.limits, c.req.method, c.req.path));
 
     if (principal.via === "api_key" && principal.keyId !== undefined && lastUseDue(keyAdmission.lastUsedAt, now)) {

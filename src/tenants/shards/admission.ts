@@ -87,7 +87,12 @@ export class ShardAdmission {
   /** The index said `change` happened: what it made stale is read again on next use. */
   forget(change: AdmissionChange): void {
     this.#epoch += 1;
-    if (change.config === true) this.#state = null;
+    // A read already under way may have been answered before the change: no request joins it any more.
+    this.#loading.clear();
+    if (change.config === true) {
+      this.#state = null;
+      this.pools.refresh();
+    }
     if (typeof change.keyId === "string") this.#keys.delete(change.keyId);
     if (typeof change.endUser === "string") this.#cutOffs.delete(change.endUser);
   }
@@ -104,7 +109,9 @@ export class ShardAdmission {
         if (epoch === this.#epoch) this.#keep(ask, view, Date.now());
         return view;
       })
-      .finally(() => this.#loading.delete(name));
+      .finally(() => {
+        if (this.#loading.get(name) === loading) this.#loading.delete(name);
+      });
     this.#loading.set(name, loading);
     return loading;
   }

@@ -60,15 +60,30 @@ export class RatePools {
   async ready(windows: readonly RateWindow[], now: number): Promise<WindowTaker> {
     const shared = windows.filter(isTenantWindow);
     const held = new Set<Pool>();
-    for (let round = 0; round < MAX_ROUNDS; round++) {
-      const missing = shared.filter((window) => !this.#hold(window, now, held));
-      if (missing.length === 0 || missing.some((window) => this.#pool(window, now)?.dry)) break;
-      // Another request of this shard is borrowing the same: its part may cover this one too.
-      const waiting = missing.flatMap((window) => this.#asking.get(poolKey(window)) ?? []);
-      if (waiting.length > 0) await Promise.allSettled(waiting);
-      else await this.#borrow(missing, now);
+    try {
+      for (let round = 0; round < MAX_ROUNDS; round++) {
+        const missing = shared.filter((window) => !this.#hold(window, now, held));
+        if (missing.length === 0 || missing.some((window) => this.#pool(window, now)?.dry)) break;
+        // Another request of this shard is borrowing the same: its part may cover this one too.
+        const waiting = missing.flatMap((window) => this.#asking.get(poolKey(window)) ?? []);
+        if (waiting.length > 0) await Promise.allSettled(waiting);
+        else await this.#borrow(missing, now);
+      }
+    } catch (error) {
+      this.#release(held);
+      throw error;
     }
     return { take: (counted, at) => this.#take(counted, at, held) };
+  }
+
+  /** After a change of the tenant's config: a window the index refused (a suspension) may be lent again. */
+  refresh(): void {
+    for (const pool of this.#pools.values()) pool.dry = false;
+  }
+
+  #release(held: Set<Pool>): void {
+    for (const pool of held) pool.left += 1;
+    held.clear();
   }
 
   /** Takes a unit of `window`'s pool for the request holding `held`, unless it holds one already; false: none left. */
@@ -87,8 +102,8 @@ export class RatePools {
     const resetSeconds = secondsToWindowEnd(now);
     const pooled = windows.every((window) => !isTenantWindow(window) || held.has(this.#pool(window, now)!));
     const taken = pooled ? this.#callers.take(callers, now) : null;
-    if (!taken?.ok) for (const pool of held) pool.left += 1;
-    held.clear();
+    if (taken?.ok) held.clear();
+    else this.#release(held);
     const callerLeft = taken ? taken.remaining : this.#callers.remainingIn(callers, now);
     let c = 0;
     const remaining = windows.map((window) => {
@@ -102,8 +117,7 @@ export class RatePools {
 
   async #borrow(windows: readonly RateWindow[], now: number): Promise<void> {
     const asks = windows.map((window) => ({ key: window.key, limit: window.limit, want: partWanted(window.limit, this.shards) }));
-    const start = windowStartOf(now);
-    const asked = this.lend(asks, now).then((grants) => grants.forEach((grant, i) => this.#keep(windows[i]!, start, grant)));
+    const asked = this.lend(asks, now).then((grants) => grants.forEach((grant, i) => this.#keep(windows[i]!, grant)));
     for (const window of windows) this.#asking.set(poolKey(window), asked);
     try {
       await asked;
@@ -112,18 +126,21 @@ export class RatePools {
     }
   }
 
+  /** The pool of the window of `now`, or of a later one (a request stamped late counts in the window that began since). */
   #pool(window: RateWindow, now: number): Pool | null {
     const pool = this.#pools.get(poolKey(window));
-    return pool && pool.start === windowStartOf(now) ? pool : null;
+    return pool && pool.start >= windowStartOf(now) ? pool : null;
   }
 
-  #keep(window: RateWindow, start: number, grant: RateGrant): void {
+  /** Keeps a part in the window the index counted it in: a part of an older window than the pool's is lost, never the pool. */
+  #keep(window: RateWindow, grant: RateGrant): void {
     const dry = grant.granted === 0 && grant.remaining === 0;
     const pool = this.#pools.get(poolKey(window));
-    if (pool && pool.start === start) {
+    if (pool && pool.start === grant.start) {
       pool.left += grant.granted;
       pool.remaining = grant.remaining;
       pool.dry = dry;
-    } else this.#pools.set(poolKey(window), { start, left: grant.granted, remaining: grant.remaining, dry });
+    } else if (!pool || pool.start < grant.start)
+      this.#pools.set(poolKey(window), { start: grant.start, left: grant.granted, remaining: grant.remaining, dry });
   }
 }
