@@ -69,7 +69,8 @@ export function admitInput(input: AdmitRequestInput): AdmitInput {
 /** The answer once the request was counted in its `windows` (`taken`: what the limiter said). */
 export function counted(config: ConfigState, windows: readonly NamedWindow[], taken: RateTake): Admission {
   const rate = report(windows, taken.remaining, taken.resetSeconds);
-  if (!taken.ok) return { ok: false, code: "rate_limited", retryAfterSeconds: taken.retryAfterSeconds, rate, shards: currentLayout(config) };
+  if (!taken.ok)
+    return { ok: false, code: "rate_limited", retryAfterSeconds: taken.retryAfterSeconds, rate, shards: currentLayout(config) };
   return {
     ok: true,
     limits: config.limits,
