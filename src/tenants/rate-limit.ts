@@ -96,6 +96,11 @@ export class RateLimiter implements WindowTaker {
     return { ok: true, remaining: windows.map((window, i) => Math.max(0, window.limit - used[i]! - 1)), resetSeconds };
   }
 
+  /** Where the window of `now` starts for `key`: its own minute's start, or a later one already counted. */
+  windowStart(key: string, now: number): number {
+    return windowOf(this.#windows.get(key), now).start;
+  }
+
   /** What each window has left in the window of `now`, counting nothing. */
   remainingIn(windows: readonly RateWindow[], now: number): number[] {
     return windows.map((window) => Math.max(0, window.limit - usedIn(this.#windows.get(window.key), now)));

@@ -106,4 +106,21 @@ describe("what a shard keeps to admit", () => {
     expect(fourth.take([window], WINDOW + RATE_WINDOW_MS + 3).ok).toBe(false);
     expect(lend).toHaveBeenCalledTimes(3);
   });
+
+  it("does not keep a window used up by an answer to a borrow begun before the tenant's config changed", async () => {
+    let answerFirst: ((grants: RateGrant[]) => void) | null = null;
+    const lend = vi
+      .fn<(asks: RateAsk[], now: number) => Promise<RateGrant[]>>()
+      .mockImplementationOnce(() => new Promise((resolve) => (answerFirst = resolve)))
+      .mockImplementation(async () => [{ granted: 3, remaining: 50, start: WINDOW }]);
+    const pools = new RatePools(lend, 1);
+    const window = { key: "tenant", limit: 100 };
+    const readied = pools.ready([window], WINDOW + 1);
+    await Promise.resolve();
+    // Refused while suspended, answered after the unsuspension was told.
+    pools.refresh();
+    answerFirst!([{ granted: 0, remaining: 0, start: WINDOW }]);
+    expect((await readied).take([window], WINDOW + 1).ok).toBe(true);
+    expect(lend).toHaveBeenCalledTimes(2);
+  });
 });

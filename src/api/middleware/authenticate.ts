@@ -112,7 +112,8 @@ export function authenticate(guard: AuthGuard = authGuard): MiddlewareHandler<Ap
       return refuse(c, guard, failures, now);
     }
     // The tenant's next requests are counted where this one says, a refused one too.
-    if (admission.ok || admission.code === "rate_limited") rememberLayout(principal.tenantId, admission.shards);
+    // (An object of the version before answers a refusal without one.)
+    if ((admission.ok || admission.code === "rate_limited") && admission.shards) rememberLayout(principal.tenantId, admission.shards);
     // Every answer from here on, a 429 included, tells the caller where it stands.
     const rateHeaders = rateLimitFields(admission.rate);
     prepareHeaders(c, rateHeaders);

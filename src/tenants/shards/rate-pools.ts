@@ -50,6 +50,8 @@ export class RatePools {
   readonly #callers = new RateLimiter();
   readonly #pools = new Map<string, Pool>();
   readonly #asking = new Map<string, Promise<void>>();
+  /** Moves on every `refresh`: an answer to a borrow begun before it cannot mark a window used up. */
+  #generation = 0;
 
   constructor(
     readonly lend: RateLender,
@@ -78,6 +80,7 @@ export class RatePools {
 
   /** After a change of the tenant's config: a window the index refused (a suspension) may be lent again. */
   refresh(): void {
+    this.#generation += 1;
     for (const pool of this.#pools.values()) pool.dry = false;
   }
 
@@ -99,7 +102,9 @@ export class RatePools {
   /** Counts the request in every window or in none; a unit held and not used goes back to its pool. */
   #take(windows: readonly RateWindow[], now: number, held: Set<Pool>): RateTake {
     const callers = windows.filter((window) => !isTenantWindow(window));
-    const resetSeconds = secondsToWindowEnd(now);
+    // A request stamped late is counted in the window that began since, and waits for its end.
+    const starts = windows.filter(isTenantWindow).map((window) => this.#pool(window, now)?.start ?? 0);
+    const resetSeconds = secondsToWindowEnd(Math.max(now, ...starts));
     const pooled = windows.every((window) => !isTenantWindow(window) || held.has(this.#pool(window, now)!));
     const taken = pooled ? this.#callers.take(callers, now) : null;
     if (taken?.ok) held.clear();
@@ -111,13 +116,17 @@ export class RatePools {
       const pool = this.#pool(window, now);
       return pool ? pool.remaining + pool.left : 0;
     });
-    if (taken?.ok) return { ok: true, remaining, resetSeconds };
-    return { ok: false, remaining, resetSeconds, retryAfterSeconds: resetSeconds };
+    const reset = Math.max(resetSeconds, taken?.resetSeconds ?? 0);
+    if (taken?.ok) return { ok: true, remaining, resetSeconds: reset };
+    return { ok: false, remaining, resetSeconds: reset, retryAfterSeconds: reset };
   }
 
   async #borrow(windows: readonly RateWindow[], now: number): Promise<void> {
     const asks = windows.map((window) => ({ key: window.key, limit: window.limit, want: partWanted(window.limit, this.shards) }));
-    const asked = this.lend(asks, now).then((grants) => grants.forEach((grant, i) => this.#keep(windows[i]!, grant)));
+    const generation = this.#generation;
+    const asked = this.lend(asks, now).then((grants) =>
+      grants.forEach((grant, i) => this.#keep(windows[i]!, grant, now, generation === this.#generation)),
+    );
     for (const window of windows) this.#asking.set(poolKey(window), asked);
     try {
       await asked;
@@ -133,14 +142,15 @@ export class RatePools {
   }
 
   /** Keeps a part in the window the index counted it in: a part of an older window than the pool's is lost, never the pool. */
-  #keep(window: RateWindow, grant: RateGrant): void {
-    const dry = grant.granted === 0 && grant.remaining === 0;
+  #keep(window: RateWindow, grant: RateGrant, now: number, current: boolean): void {
+    const dry = current && grant.granted === 0 && grant.remaining === 0;
+    const start = Number.isFinite(grant.start) ? grant.start : windowStartOf(now);
     const pool = this.#pools.get(poolKey(window));
-    if (pool && pool.start === grant.start) {
+    if (pool && pool.start === start) {
       pool.left += grant.granted;
       pool.remaining = grant.remaining;
       pool.dry = dry;
-    } else if (!pool || pool.start < grant.start)
-      this.#pools.set(poolKey(window), { start: grant.start, left: grant.granted, remaining: grant.remaining, dry });
+    } else if (!pool || pool.start < start)
+      this.#pools.set(poolKey(window), { start, left: grant.granted, remaining: grant.remaining, dry });
   }
 }

@@ -8,7 +8,7 @@ import type { AdmissionChange, AdmissionView, AdmissionViewInput, RateAsk } from
 import { describeError, log } from "../../log";
 import { tenantShardStub } from "../../objects";
 import { isTenantWindow, TENANT_WINDOWS } from "../admission";
-import { MAX_RATE_PART, type RateGrant, windowStartOf } from "../rate-limit";
+import { MAX_RATE_PART, type RateGrant } from "../rate-limit";
 import { currentLayout } from "../tenant-config";
 import type * as T from "../types";
 import { everyShard } from "../../shared/shard-layout";
@@ -43,7 +43,8 @@ export async function leaseRate(core: AdmissionHost, tenantId: string, asks: Rat
     return { key, limit: requireInt(`asks[${i}].limit`, ask.limit, 0), want: requireInt(`asks[${i}].want`, ask.want, 1, MAX_RATE_PART) };
   });
   const state = await enterState(core, tenantId);
-  if (state === null || state.config.suspended) return checked.map(() => ({ granted: 0, remaining: 0, start: windowStartOf(at) }));
+  if (state === null || state.config.suspended)
+    return checked.map(({ key }) => ({ granted: 0, remaining: 0, start: core.limiter.windowStart(key, at) }));
   const { limits } = state.config;
   const spread = currentLayout(state.config).shards;
   // A shard not yet told of a lowered limit borrows no more than the limit now in force.
