@@ -5,17 +5,15 @@
  * (`tellAdmissionChanged`), sent before the change is answered.
  */
 import type { AdmissionChange, AdmissionView, AdmissionViewInput, RateAsk } from "../admission-flow";
-import { describeError, log } from "../../log";
-import { tenantShardStub } from "../../objects";
 import { isTenantWindow, TENANT_WINDOWS } from "../admission";
 import { MAX_RATE_PART, type RateGrant } from "../rate-limit";
 import { currentLayout } from "../tenant-config";
 import type * as T from "../types";
-import { everyShard } from "../../shared/shard-layout";
 import { requireInt, requireNow, requireString } from "../../shared/validate";
 import { type AdmissionHost, enterState } from "./admission";
 import { revokedBefore } from "./end-users";
 import type { IndexHost } from "./host";
+import { tellEveryShard } from "./shards";
 
 /** The state, record and cut-off a shard asked for; a key that names no record binds nothing. */
 export async function admissionView(core: AdmissionHost, tenantId: string, input: AdmissionViewInput): Promise<AdmissionView> {
@@ -55,11 +53,5 @@ export async function leaseRate(core: AdmissionHost, tenantId: string, asks: Rat
 
 /** Tells every shard to forget what `change` made stale; one not reached keeps it no longer than ADMISSION_FRESH_MS. */
 export async function tellAdmissionChanged(host: IndexHost, tenantId: string, change: AdmissionChange): Promise<void> {
-  await Promise.all(
-    everyShard(host.config().layouts).map((ref) =>
-      tenantShardStub(host.env, tenantId, ref)
-        .admissionChanged(tenantId, ref, change)
-        .catch((error: unknown) => log("warn", "shard_admission_untold", { tenant_id: tenantId, error: describeError(error) })),
-    ),
-  );
+  await tellEveryShard(host, tenantId, "shard_admission_untold", (shard, ref) => shard.admissionChanged(tenantId, ref, change));
 }

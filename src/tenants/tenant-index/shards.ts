@@ -9,8 +9,9 @@ import { describeError, log } from "../../log";
 import { tenantShardStub } from "../../objects";
 import { requireInt, requireString } from "../../shared/validate";
 import { answerLease, type Lease, leaseRoom, lessees, recordedLease } from "../shards/leases";
-import { everyShard, MAX_SHARDS, MAX_TOTAL_SHARDS, type ShardLayout, shardKey } from "../../shared/shard-layout";
+import { everyShard, MAX_SHARDS, MAX_TOTAL_SHARDS, type ShardLayout, shardKey, type ShardRef } from "../../shared/shard-layout";
 import { currentLayout, SHARD_LAYOUTS_KEY } from "../tenant-config";
+import type { ShardStub } from "../shards/across";
 import type { IndexHost } from "./host";
 
 /** A change the tenant's state does not allow; the gateway answers it 409 with the message. */
@@ -135,11 +136,21 @@ export async function reclaimSpares(host: IndexHost, tenantId: string, shard: st
 
 /** Tells every shard of the suspension; one not told hears it with its next lease, or asks within a minute. */
 export async function tellShardsSuspended(host: IndexHost, tenantId: string, suspended: boolean): Promise<void> {
+  await tellEveryShard(host, tenantId, "shard_suspension_untold", (shard, ref) => shard.tenantSuspended(tenantId, ref, suspended));
+}
+
+/** Sends `tell` to every shard of every generation at once; a shard not reached is logged as `untold`, never fails the caller. */
+export async function tellEveryShard(
+  host: IndexHost,
+  tenantId: string,
+  untold: string,
+  tell: (shard: ShardStub, ref: ShardRef) => Promise<void>,
+): Promise<void> {
   await Promise.all(
     everyShard(host.config().layouts).map((ref) =>
-      tenantShardStub(host.env, tenantId, ref)
-        .tenantSuspended(tenantId, ref, suspended)
-        .catch((error: unknown) => log("warn", "shard_suspension_untold", { tenant_id: tenantId, error: describeError(error) })),
+      tell(tenantShardStub(host.env, tenantId, ref), ref).catch((error: unknown) =>
+        log("warn", untold, { tenant_id: tenantId, error: describeError(error) }),
+      ),
     ),
   );
 }
