@@ -4,7 +4,8 @@
  * hashed to it (src/shared/shard-layout.ts). A door: each RPC method calls into shard-sessions.ts or the
  * modules the tenant index keeps its own rows with. Storage: ../storage.md, "TenantShard".
  */
-import type { AdmissionChange } from "../admission-flow";
+import type { AdmissionChange, AdmissionPlace } from "../admission-flow";
+import type { ShardAdmission } from "./admission";
 import { DurableObject } from "cloudflare:workers";
 import type { Page, SessionSummary } from "../../session-config/types";
 import { purgeStorage, storageFootprint, type StorageFootprint } from "../../storage/object-storage";
@@ -54,8 +55,7 @@ export class TenantShard extends DurableObject<Cloudflare.Env> implements Tenant
   }
   async tenantSuspended(tenantId: string, shard: ShardRef, suspended: boolean): Promise<void> {
     // What it keeps to admit the tenant's callers is read again at once (the index tells this before it cancels anything).
-    const admitting = this.#core.admitting;
-    if (admitting?.tenantId === tenantId) admitting.forget({ config: true });
+    this.#forget(tenantId, { config: true });
     // A shard no session reached yet holds nothing to tell: it asks when its first session comes.
     if (this.#core.read(tenantId)) this.#core.enter(tenantId, shard).heardSuspended(suspended === true);
   }
@@ -64,23 +64,16 @@ export class TenantShard extends DurableObject<Cloudflare.Env> implements Tenant
   }
   async admitApiKey(tenantId: string, shard: ShardRef, keyId: string, input: T.AdmitApiKeyInput): Promise<T.ApiKeyAdmission> {
     const admission = this.#core.admission(tenantId, shard);
-    const answer = await flow.admitApiKey(
-      await admission.place({ keyId: requireString("keyId", keyId), endUser: input?.endUser }),
-      tenantId,
-      keyId,
-      input,
-    );
+    const answer = await flow.admitApiKey(await this.#keyPlace(admission, keyId, input), tenantId, keyId, input);
     if (answer.admission?.ok) admission.used(keyId, Date.now());
     return answer;
   }
   async admitExchangedToken(tenantId: string, shard: ShardRef, keyId: string, input: T.AdmitRequestInput): Promise<T.ApiKeyAdmission> {
-    const place = await this.#core.admission(tenantId, shard).place({ keyId: requireString("keyId", keyId), endUser: input?.endUser });
+    const place = await this.#keyPlace(this.#core.admission(tenantId, shard), keyId, input);
     return flow.admitExchangedToken(place, tenantId, keyId, input);
   }
   async admissionChanged(tenantId: string, shard: ShardRef, change: AdmissionChange): Promise<void> {
-    // A shard that admitted nobody keeps nothing to forget.
-    const admitting = this.#core.admitting;
-    if (admitting?.tenantId === tenantId) admitting.forget(change ?? {});
+    this.#forget(tenantId, change ?? {});
   }
   async listSessions(tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>> {
     return reads.listSessions(this.#sql(tenantId), input);
@@ -143,6 +136,15 @@ export class TenantShard extends DurableObject<Cloudflare.Env> implements Tenant
   }
   override async alarm(): Promise<void> {
     if (this.#core.bound) await sessions.runShardAlarm(this.#core);
+  }
+  /** Where a request made with `keyId` is admitted, its record and the end user's cut-off read first if stale. */
+  #keyPlace(admission: ShardAdmission, keyId: string, input: T.AdmitRequestInput): Promise<AdmissionPlace> {
+    return admission.place({ keyId: requireString("keyId", keyId), endUser: input?.endUser });
+  }
+  /** A shard that admitted nobody keeps nothing to forget. */
+  #forget(tenantId: string, change: AdmissionChange): void {
+    const admitting = this.#core.admitting;
+    if (admitting?.tenantId === tenantId) admitting.forget(change);
   }
   #sql(tenantId: string): SqlStorage | null {
     return this.#core.read(tenantId)?.sql ?? null;
