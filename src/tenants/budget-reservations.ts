@@ -70,3 +70,15 @@ export function reserveTokens(sql: SqlStorage, sessionId: string, createdBy: str
 export function settleReservation(sql: SqlStorage, sessionId: string): void {
   sql.exec(`DELETE FROM budget_reservations WHERE session_id = ?`, sessionId);
 }
+
+/** Today's reservations and what each has not spent yet: what a shard tells the index its runs hold (shards/spend.ts). */
+export function heldReservations(sql: SqlStorage, now: number): { session_id: string; tokens: number }[] {
+  return sql
+    .exec<{ session_id: string; tokens: number }>(
+      `SELECT r.session_id AS session_id, ${OUTSTANDING} AS tokens FROM budget_reservations r LEFT JOIN sessions s ON s.id = r.session_id
+       WHERE r.day = ? ORDER BY r.session_id`,
+      utcDay(now),
+    )
+    .toArray()
+    .map((row) => ({ ...row }));
+}

@@ -1,5 +1,5 @@
 /**
- * Storage migrations of the tenant objects, oldest first (runner: src/storage/migrations.ts;
+ * Storage migrations of the tenant index, oldest first (the registry's: registry-migrations.ts) (runner: src/storage/migrations.ts;
  * layout: storage.md). Append a step for every change; never edit one. Times in SQL are integer
  * milliseconds since the epoch, so ordering and expiry are numeric comparisons.
  */
@@ -332,64 +332,27 @@ export const TENANT_INDEX_MIGRATIONS: readonly Migration[] = [
         )`,
       ]),
   },
-];
-
-export const TENANT_REGISTRY_MIGRATIONS: readonly Migration[] = [
   {
-    version: 1,
-    description: "tenants",
-    up: (storage) => execAll(storage.sql, [`CREATE TABLE IF NOT EXISTS tenants (tenant_id TEXT PRIMARY KEY, created_at INTEGER NOT NULL)`]),
-  },
-  {
-    version: 2,
-    description: "tenant deletions: when each began and ended, and a deleted tenant is never registered again",
+    version: 18,
+    description: "the spending each shard of the tenant's sessions sent for its daily budgets, and whose reservation each is",
+    // Storage from before had no daily budget on a sharded tenant: no spending to hold, every reservation the index's own.
     up: (storage) =>
       execAll(storage.sql, [
-        `CREATE TABLE IF NOT EXISTS tenant_deletions (
-          tenant_id TEXT PRIMARY KEY,
-          started_at INTEGER NOT NULL,
-          finished_at INTEGER
+        `CREATE TABLE IF NOT EXISTS shard_spend (
+          day TEXT NOT NULL,
+          shard TEXT NOT NULL,
+          model TEXT NOT NULL,
+          api_key_id TEXT NOT NULL,
+          created_by TEXT NOT NULL,
+          input_tokens INTEGER NOT NULL,
+          output_tokens INTEGER NOT NULL,
+          cache_read_tokens INTEGER NOT NULL,
+          cache_write_tokens INTEGER NOT NULL,
+          PRIMARY KEY (day, shard, model, api_key_id, created_by)
         )`,
-      ]),
-  },
-  {
-    version: 3,
-    description: "the platform's audit log: every tenant's platform actions",
-    up: (storage) =>
-      execAll(storage.sql, [
-        `CREATE TABLE IF NOT EXISTS audit_log (
-          id TEXT PRIMARY KEY,
-          at INTEGER NOT NULL,
-          tenant_id TEXT NOT NULL,
-          action TEXT NOT NULL,
-          actor_sub TEXT,
-          entry TEXT NOT NULL
-        )`,
-        `CREATE INDEX IF NOT EXISTS audit_log_by_time ON audit_log (at, id)`,
-        `CREATE INDEX IF NOT EXISTS audit_log_by_action ON audit_log (action, at, id)`,
-        `CREATE INDEX IF NOT EXISTS audit_log_by_actor ON audit_log (actor_sub, at, id)`,
-        `CREATE INDEX IF NOT EXISTS audit_log_by_tenant ON audit_log (tenant_id, at, id)`,
-      ]),
-  },
-  {
-    version: 4,
-    description: "each audit entry's client request id, kept apart from the platform's own request id",
-    // As the tenant index's version 14: the entries from before get a null client request id.
-    up: (storage) =>
-      execAll(storage.sql, [
-        `UPDATE audit_log SET entry = json_set(entry, '$.client_request_id', NULL) WHERE json_type(entry, '$.client_request_id') IS NULL`,
-      ]),
-  },
-  {
-    version: 5,
-    description: "each tenant's jurisdiction, set by a platform admin before the tenant holds data",
-    up: (storage) =>
-      execAll(storage.sql, [
-        `CREATE TABLE IF NOT EXISTS tenant_placements (
-          tenant_id TEXT PRIMARY KEY,
-          jurisdiction TEXT NOT NULL,
-          set_at INTEGER NOT NULL
-        )`,
+        `CREATE INDEX IF NOT EXISTS shard_spend_by_creator ON shard_spend (day, created_by)`,
+        `CREATE INDEX IF NOT EXISTS shard_spend_by_key ON shard_spend (day, api_key_id)`,
+        `ALTER TABLE budget_reservations ADD COLUMN shard TEXT NOT NULL DEFAULT ''`,
       ]),
   },
 ];

@@ -4,6 +4,7 @@
  * names its tenant first; an index bound to another tenant throws.
  */
 import type { AdmissionView, AdmissionViewInput, RateAsk } from "./admission-flow";
+import type { SpendAnswer, SpendPush } from "./spend-exchange";
 import type { Lease } from "./shards/leases";
 import type { RateGrant } from "./rate-limit";
 import type { ShardLayout } from "../shared/shard-layout";
@@ -201,6 +202,11 @@ export interface TenantIndexRpc {
    * when the room cannot give `need` of it, the other shards' spare slots are taken back first.
    */
   leaseSlots(tenantId: string, shard: string, seq: number, want: number, need?: number): Promise<Lease>;
+  /**
+   * A shard's spending of the day and the reservations its runs hold (spend-exchange.ts), and with
+   * `admit` a run of its judged against the daily budgets; answers the figures of everywhere else.
+   */
+  shardSpend(tenantId: string, shard: string, push: SpendPush, admit?: T.AdmitRunInput): Promise<SpendAnswer>;
   /** The deletion under way, or null (none asked, or finished: the registry then keeps its record). */
   deletionProgress(tenantId: string): Promise<DeletionProgress | null>;
   /** What the index's storage holds; reads only. */

@@ -34,6 +34,8 @@ import type { SessionEraser } from "./tenant-index/retention-sweep";
 import * as sessions from "./tenant-index/sessions";
 import * as across from "./tenant-index/across-shards";
 import * as shardCalls from "./tenant-index/shards";
+import * as shardSpend from "./tenant-index/shard-spend";
+import type { SpendAnswer, SpendPush } from "./spend-exchange";
 import type { Lease } from "./shards/leases";
 import type { RateGrant } from "./rate-limit";
 import type { ShardLayout } from "../shared/shard-layout";
@@ -145,6 +147,9 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
   }
   async leaseSlots(tenantId: string, shard: string, seq: number, want: number, need?: number): Promise<Lease> {
     return shardCalls.leaseSlots(await this.#core.enter(tenantId), tenantId, shard, seq, want, need);
+  }
+  async shardSpend(tenantId: string, shard: string, push: SpendPush, admit?: T.AdmitRunInput): Promise<SpendAnswer> {
+    return shardSpend.shardSpend(await this.#core.enter(tenantId), shard, push, admit);
   }
   async getLimitOverrides(tenantId: string): Promise<PartialLimits> {
     return config.limitOverrides(await this.#core.enter(tenantId));

@@ -12,7 +12,7 @@ import { isJurisdiction, type JurisdictionChange, readPlacement, writeJurisdicti
 import type { Page } from "../session-config/types";
 import { isValidTenantId } from "../auth/principal";
 import { migrate } from "../storage/migrations";
-import { TENANT_REGISTRY_MIGRATIONS } from "./migrations";
+import { TENANT_REGISTRY_MIGRATIONS } from "./registry-migrations";
 import {
   beginDeletion,
   type DeletionRecord,

@@ -88,6 +88,16 @@ export function queryRollup(sql: SqlStorage | null, query: RollupQuery): RollupR
     .map((row) => ({ ...row }));
 }
 
+/** The rows a day's spending is summed over: the object's own rollup, or a union with others' (tenant-index/run-budgets.ts). */
+export interface SpendSource {
+  /** A table, or a parenthesized select of the rollup's columns. */
+  from: string;
+  /** The values its placeholders take, bound before the day's. */
+  params: SqlStorageValue[];
+}
+
+export const OWN_ROLLUP: SpendSource = { from: "usage_rollup", params: [] };
+
 /**
  * Today's spending for the budgets of a run of `createdBy` through `apiKeyId` ('' for none). Only
  * the `parts` asked for are read; the others are 0. Each part reads every rollup row of the day it
@@ -101,13 +111,16 @@ export function spendOnDay(
   apiKeyId: string,
   prices: PriceTable,
   parts: SpendParts,
+  source: SpendSource = OWN_ROLLUP,
 ): Spend {
   const day = utcDay(now);
+  const { from, params } = source;
   let cost = 0;
   if (parts.cost) {
     const byModel = sql.exec<{ model: string } & Record<string, number | string>>(
       `SELECT model, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(cache_read_tokens) AS cache_read_tokens,
-         SUM(cache_write_tokens) AS cache_write_tokens FROM usage_rollup WHERE day = ? GROUP BY model`,
+         SUM(cache_write_tokens) AS cache_write_tokens FROM ${from} WHERE day = ? GROUP BY model`,
+      ...params,
       day,
     );
     for (const row of byModel) cost += costOf(row as never, priceFor(prices, row.model)) ?? 0;
@@ -115,12 +128,14 @@ export function spendOnDay(
   const tokens = `SUM(input_tokens + output_tokens + cache_read_tokens + cache_write_tokens)`;
   const subject = !parts.subject
     ? 0
-    : (sql.exec<{ n: number | null }>(`SELECT ${tokens} AS n FROM usage_rollup WHERE created_by = ? AND day = ?`, createdBy, day).one().n ??
-      0);
+    : (sql
+        .exec<{ n: number | null }>(`SELECT ${tokens} AS n FROM ${from} WHERE created_by = ? AND day = ?`, ...params, createdBy, day)
+        .one().n ?? 0);
   const key =
     apiKeyId === "" || !parts.key
       ? 0
-      : (sql.exec<{ n: number | null }>(`SELECT ${tokens} AS n FROM usage_rollup WHERE api_key_id = ? AND day = ?`, apiKeyId, day).one()
-          .n ?? 0);
+      : (sql
+          .exec<{ n: number | null }>(`SELECT ${tokens} AS n FROM ${from} WHERE api_key_id = ? AND day = ?`, ...params, apiKeyId, day)
+          .one().n ?? 0);
   return { cost_usd: roundUsd(cost), subject_tokens: subject, key_tokens: key };
 }

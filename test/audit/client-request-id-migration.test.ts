@@ -9,7 +9,8 @@ import type { AuditEntry } from "../../src/audit/types";
 import { tenantIndexStub } from "../../src/objects";
 import type { Page } from "../../src/session-config/types";
 import { latestVersion, schemaVersion } from "../../src/storage/migrations";
-import { TENANT_INDEX_MIGRATIONS, TENANT_REGISTRY_MIGRATIONS } from "../../src/tenants/migrations";
+import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
+import { TENANT_REGISTRY_MIGRATIONS } from "../../src/tenants/registry-migrations";
 import { migrateIndexTo } from "../support/legacy-storage";
 import { freshTenant } from "../support/tokens";
 

@@ -8,6 +8,7 @@ import { tenantIndexStub, tenantShardStub } from "../../src/objects";
 import { latestVersion, migrate, schemaVersion } from "../../src/storage/migrations";
 import { TENANT_INDEX_MIGRATIONS } from "../../src/tenants/migrations";
 import { TENANT_SHARD_MIGRATIONS } from "../../src/tenants/shards/migrations";
+import { heldReservations } from "../../src/tenants/budget-reservations";
 import { migrateIndexTo, userTables, writeLegacyIndex } from "../support/legacy-storage";
 import { report } from "../tenants/helpers";
 import { freshTenant } from "../support/tokens";
@@ -77,6 +78,46 @@ describe("TenantIndex storage written by version 16 (before shards)", () => {
   });
 });
 
+describe("TenantIndex storage written by version 17 (before shards sent their spending)", () => {
+  it("keeps a run's reservation as the index's own, and counts it against the daily budget", async () => {
+    const tenantId = freshTenant();
+    const day = new Date().toISOString().slice(0, 10);
+    await runInDurableObject(tenantIndexStub(env, tenantId), async (_instance, state) => {
+      migrateIndexTo(state.storage, 17);
+      writeLegacyIndex(state.storage, tenantId, { statements: [] });
+      state.storage.sql.exec(
+        `INSERT INTO budget_reservations (session_id, created_by, api_key_id, tokens, base_tokens, day) VALUES ('ses_going', 'user-1', '', 60, 0, ?)`,
+        day,
+      );
+      expect(userTables(state.storage)).not.toContain("shard_spend");
+    });
+    await abortAllDurableObjects();
+    const index = tenantIndexStub(env, tenantId);
+    // 60 held of 100: a run that sees 60 held and nothing spent may start; with 50 of budget left it may not.
+    const run = (sessionId: string, maxTokensPerDay: number) => ({
+      sessionId,
+      maxConcurrent: 5,
+      maxTokensPerDay,
+      reserveTokens: 10,
+      now: Date.now(),
+    });
+    expect(await index.admitRun(tenantId, run("ses_next", 100))).toEqual({ ok: true });
+    expect(await index.admitRun(tenantId, run("ses_third", 70))).toMatchObject({ ok: false, code: "budget_used", held: true });
+    await runInDurableObject(index, async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_INDEX_MIGRATIONS));
+      expect(state.storage.sql.exec(`SELECT * FROM shard_spend`).toArray()).toEqual([]);
+      expect(
+        state.storage.sql
+          .exec<{ session_id: string; shard: string }>(`SELECT session_id, shard FROM budget_reservations ORDER BY session_id`)
+          .toArray(),
+      ).toEqual([
+        { session_id: "ses_going", shard: "" },
+        { session_id: "ses_next", shard: "" },
+      ]);
+    });
+  });
+});
+
 describe("a tenant shard's tables", () => {
   it("have the columns, defaults and indexes the tenant index's session tables have", async () => {
     const tenantId = freshTenant();
@@ -89,5 +130,26 @@ describe("a tenant shard's tables", () => {
       return shape(state.storage, SHARD_TABLES);
     });
     expect(shardShape).toEqual(indexShape);
+  });
+});
+
+describe("TenantShard storage written by version 1 (before budgets on shards)", () => {
+  it("keeps its reservations, and lists what each still holds to the index", async () => {
+    const tenantId = freshTenant();
+    const ref = { generation: 1, shards: 2, k: 1 };
+    const day = new Date().toISOString().slice(0, 10);
+    await runInDurableObject(tenantShardStub(env, tenantId, ref), async (_instance, state) => {
+      migrate(state.storage, TENANT_SHARD_MIGRATIONS.slice(0, 1));
+      state.storage.kv.put("bound", { tenantId, shard: ref });
+      state.storage.sql.exec(
+        `INSERT INTO budget_reservations (session_id, created_by, api_key_id, tokens, base_tokens, day) VALUES ('ses_going', 'user-1', '', 60, 0, ?)`,
+        day,
+      );
+    });
+    await abortAllDurableObjects();
+    await runInDurableObject(tenantShardStub(env, tenantId, ref), async (_instance, state) => {
+      expect(schemaVersion(state.storage)).toBe(latestVersion(TENANT_SHARD_MIGRATIONS));
+      expect(heldReservations(state.storage.sql, Date.now())).toEqual([{ session_id: "ses_going", tokens: 60 }]);
+    });
   });
 });

@@ -9,7 +9,7 @@ import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test
 import { describe, expect, it } from "vitest";
 import * as objects from "../../src/objects";
 import { latestVersion, migrate, schemaVersion } from "../../src/storage/migrations";
-import { TENANT_REGISTRY_MIGRATIONS } from "../../src/tenants/migrations";
+import { TENANT_REGISTRY_MIGRATIONS } from "../../src/tenants/registry-migrations";
 import type { TenantRegistryRpc } from "../../src/tenants/rpc";
 import { call, callJson, readProblem } from "../support/api";
 import { bearer, freshTenant } from "../support/tokens";

@@ -197,7 +197,7 @@ describe("a tenant's sessions spread over shards", () => {
     expect(lent).toBeLessThanOrEqual(3);
   });
 
-  it("cancels in bulk on every shard, counts usage from every shard, and refuses daily budgets once sharded", async () => {
+  it("cancels in bulk on every shard", async () => {
     const who = await caller();
     expect((await setShards(who.tenantId, 4)).status).toBe(200);
     const model = mockModel(uniqueKey("model"));
@@ -210,12 +210,6 @@ describe("a tenant's sessions spread over shards", () => {
     expect(cancel.status).toBe(200);
     expect(((await cancel.json()) as { cancelled: number }).cancelled).toBe(8);
     for (const id of hanging) await waitForStatus(who, id, ["cancelled"]);
-
-    const budget = await callJson(`/v1/admin/tenants/${who.tenantId}/limits`, "PUT", { max_tokens_per_day: 1000 }, await platformAdmin());
-    expect(budget.status).toBe(409);
-    const budgeted = await caller();
-    await tenantIndexStub(env, budgeted.tenantId).setLimitOverrides(budgeted.tenantId, { max_cost_usd_per_day: 5 });
-    expect((await setShards(budgeted.tenantId, 2)).status).toBe(409);
   });
 
   it("deletes a sharded tenant's sessions and every shard's storage", async () => {

@@ -24,8 +24,8 @@ export const route = createRoute({
     "Sessions created from now on are spread over `shards` shard objects by a hash of their id (1: the tenant's index keeps them, as before). " +
     "Each change starts a new `generation`; sessions made before stay in theirs, and listings, counts, usage, bulk cancel, retention and " +
     "deletion cover every generation. The run-slot total stays exact: shards borrow slots from the index. The same count again changes nothing. " +
-    "409 while the tenant has a daily budget (a limit or an API key's), which needs one count of its spending; once sharded, a tenant takes no daily budget. " +
-    `409 too when its generations would hold more than ${MAX_TOTAL_SHARDS} shards in all, since every read asks each of them. ` +
+    "Daily budgets stay one count: each shard sends its spending to the index, which judges every budgeted run's start. " +
+    `409 when its generations would hold more than ${MAX_TOTAL_SHARDS} shards in all, since every read asks each of them. ` +
     "Audited as `tenant.shards_set`.",
   tags: ["Admin"],
   security: platformAdminAuth(),

@@ -101,4 +101,10 @@ export const TENANT_SHARD_MIGRATIONS: readonly Migration[] = [
         `CREATE INDEX IF NOT EXISTS budget_waits_by_budget ON budget_waits (budget, owner)`,
       ]),
   },
+  {
+    version: 2,
+    description: "whose reservation each is, as the index's table has it (a shard's own are all its own: '')",
+    // The same shape as the index's version 18, so the modules both keep their rows with stay one; a shard from before keeps its rows.
+    up: (storage) => execAll(storage.sql, [`ALTER TABLE budget_reservations ADD COLUMN shard TEXT NOT NULL DEFAULT ''`]),
+  },
 ];

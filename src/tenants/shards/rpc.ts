@@ -10,6 +10,8 @@ import type { RollupRow } from "../../usage/rollup";
 import type * as T from "../types";
 import type { ShardRef } from "../../shared/shard-layout";
 import type { Lease, Yielded } from "./leases";
+import type { Limits } from "../../limits";
+import type { BudgetWait } from "../../usage/budgets";
 
 export interface TenantShardRpc {
   // --- the paths of its sessions, as the tenant index answers them for the sessions it holds
@@ -36,6 +38,8 @@ export interface TenantShardRpc {
   admitExchangedToken(tenantId: string, shard: ShardRef, keyId: string, input: T.AdmitRequestInput): Promise<T.ApiKeyAdmission>;
   /** The index changed what `change` names: the shard reads it again on next use. */
   admissionChanged(tenantId: string, shard: ShardRef, change: AdmissionChange): Promise<void>;
+  /** A daily budget went up: the shard's sessions waiting on one of `budgets` of `owner` (null: anyone's) are told, as the index tells its own. */
+  budgetRaised(tenantId: string, shard: ShardRef, budgets: BudgetWait[], owner: string | null, limits: Limits | null): Promise<void>;
 
   // --- what the index reads and changes of the shard's rows (reads answer as an empty shard before any session)
 

@@ -13,6 +13,7 @@ import { slotsInUse } from "../sessions-store";
 import { isShardRef, shardKey, type ShardRef } from "../../shared/shard-layout";
 import { ShardAdmission } from "./admission";
 import { LEASE_BLOCK, LeaseBook } from "./leases";
+import { ShardSpend } from "./spend";
 import { TENANT_SHARD_MIGRATIONS } from "./migrations";
 
 const BOUND_KEY = "bound";
@@ -32,6 +33,7 @@ export class ShardCore {
   #suspension: { suspended: boolean; heardAt: number } | null = null;
   #leasing: Promise<void> | null = null;
   #admission: ShardAdmission | null = null;
+  #spend: ShardSpend | null = null;
 
   constructor(
     readonly ctx: DurableObjectState,
@@ -91,6 +93,12 @@ export class ShardCore {
     return this.#admission;
   }
 
+  /** The shard's part in the tenant's daily budgets (./spend.ts). */
+  get spend(): ShardSpend {
+    this.#spend ??= new ShardSpend(this);
+    return this.#spend;
+  }
+
   /** What the admission keeps, when any request was admitted here. */
   get admitting(): ShardAdmission | null {
     return this.#admission;
@@ -108,6 +116,7 @@ export class ShardCore {
     this.#migrated = false;
     this.#suspension = null;
     this.#admission = null;
+    this.#spend = null;
   }
 
   get tenantId(): string {

@@ -4,7 +4,6 @@
  * tenant index keeps its own (the same modules), and the index is asked only for a lease, for
  * the notifications a report carries, and for the suspension when not told for a while.
  */
-import { log } from "../../log";
 import { tenantIndexStub } from "../../objects";
 import { requireNow, requireString } from "../../shared/validate";
 import { acquireRunSlot, grantedSessions, grantQueuedSlots, nextPumpAt, queueLength, releaseRunSlot } from "../run-slots";
@@ -16,19 +15,11 @@ import type * as T from "../types";
 import { tokensOnDay } from "../usage";
 import type { ShardCore } from "./shard-core";
 import { LEASE_IDLE_MS, LEASE_RETRY_MS } from "./leases";
+import { SPEND_RETRY_MS } from "./spend";
+import { RETAINABLE_STATUSES } from "../../session-config/retention";
 
 /** Lease rounds one admission waits through before it is refused as busy. */
 const MAX_LEASE_TRIES = 4;
-
-/**
- * A sharded tenant takes no daily budget (the index refuses one), but the platform's default limits
- * could still name one: it is not counted here, and that is logged rather than failing every run.
- */
-function noteBudgets(core: ShardCore, input: T.AdmitRunInput): void {
-  const budgets = [input.maxTokensPerDay, input.maxCostUsdPerDay, input.maxTokensPerDayPerSubject];
-  if (budgets.some((budget) => budget !== null && budget !== undefined))
-    log("warn", "shard_budget_not_counted", { tenant_id: core.tenantId, session_id: input.sessionId });
-}
 
 export async function reportSession(core: ShardCore, report: T.SessionReport, notifications?: unknown): Promise<T.ReportAck> {
   const row = parseSessionReport(report);
@@ -40,7 +31,10 @@ export async function reportSession(core: ShardCore, report: T.SessionReport, no
     suspended: await core.suspended(now),
     tokens_today: tokensOnDay(core.sql, now),
     spend: { cost_usd: 0, subject_tokens: 0, key_tokens: 0, key_max_tokens_per_day: null },
+    // The tenant's whole spending when a daily budget is set: the index's figures of everywhere else and this shard's own.
+    ...(await core.spend.ack(row, now)),
   };
+  if (applied) core.spend.reported(RETAINABLE_STATUSES.includes(row.status), now);
   if (notifications === undefined) return ack;
   // Webhook endpoints and deliveries are the tenant's, kept by its index.
   return withNotifications(ack, core.tenantId, row.id, () =>
@@ -68,9 +62,27 @@ export async function acquireRun(core: ShardCore, sessionId: string, now: number
   return slot;
 }
 
+/**
+ * A run's slot from the shard's lease, then, when a daily budget is set, the index's judgement of
+ * every budget and its reservation (./spend.ts): one call to the index for a budgeted tenant, none
+ * otherwise. A refused run gives its slot back.
+ */
 export async function admitRun(core: ShardCore, input: T.AdmitRunInput): Promise<T.RunAdmission> {
-  noteBudgets(core, input);
-  return acquireRun(core, input.sessionId, input.now);
+  const named = [input.maxTokensPerDay, input.maxCostUsdPerDay, input.maxTokensPerDayPerSubject].some(
+    (budget) => (budget ?? null) !== null,
+  );
+  const budgeted = named || (await core.spend.budgeted());
+  const slot = await acquireRun(core, input.sessionId, input.now);
+  if (!budgeted || !slot.ok) return slot;
+  let admission: T.RunAdmission;
+  try {
+    admission = await core.spend.admit(input);
+  } catch (error) {
+    await releaseRun(core, input.sessionId);
+    throw error;
+  }
+  if (!admission.ok) await releaseRun(core, input.sessionId);
+  return admission;
 }
 
 /** As the index's `admitSession`: a session listed already was admitted by an earlier call whose answer was lost. */
@@ -89,6 +101,7 @@ export async function releaseRun(core: ShardCore, sessionId: string, failedStart
     releaseRunSlot(core.sql, id);
     if (failedStart === true) settleReservation(core.sql, id);
   });
+  if (failedStart === true) core.spend.ended();
   await wakeForSlots(core);
 }
 
@@ -107,6 +120,7 @@ export async function runShardAlarm(core: ShardCore): Promise<void> {
     }
     await tellGranted(core.env, core.tenantId, grantedSessions(core.sql));
   }
+  if (core.spend.owed()) await core.spend.flush();
   const idleSince = now - core.lastAdmitAt;
   if (idleSince >= LEASE_IDLE_MS && core.lease.capacity() > core.demand()) await core.askLease(core.demand());
   await wakeForSlots(core);
@@ -124,5 +138,6 @@ async function wakeForSlots(core: ShardCore): Promise<void> {
   if (pump !== null) times.push(pump);
   if (queueLength(core.sql) > grantedSessions(core.sql).length) times.push(now + LEASE_RETRY_MS);
   if (core.lease.capacity() > core.demand()) times.push(Math.max(now, core.lastAdmitAt + LEASE_IDLE_MS));
+  if (core.spend.owed()) times.push(now + SPEND_RETRY_MS);
   if (times.length > 0) await core.alarms.sync(Math.max(now + 1, Math.min(...times)));
 }

@@ -21,6 +21,9 @@ import type { TenantShardRpc } from "./rpc";
 import type { Lease, Yielded } from "./leases";
 import { ShardCore } from "./shard-core";
 import * as sessions from "./shard-sessions";
+import type { Limits } from "../../limits";
+import { type BudgetWait, isBudgetWait } from "../../usage/budgets";
+import { sessionsWaitingOn, wakeBudgetWaiters } from "../budget-waits";
 
 export class TenantShard extends DurableObject<Cloudflare.Env> implements TenantShardRpc {
   readonly #core: ShardCore;
@@ -74,6 +77,16 @@ export class TenantShard extends DurableObject<Cloudflare.Env> implements Tenant
   }
   async admissionChanged(tenantId: string, shard: ShardRef, change: AdmissionChange): Promise<void> {
     this.#forget(tenantId, change ?? {});
+    // Limits or a key's budget may have changed: whether a daily budget is set, and the key's, are read again.
+    if (change?.config || change?.keyId !== undefined) this.#core.read(tenantId)?.spend.forget();
+  }
+  async budgetRaised(tenantId: string, shard: ShardRef, budgets: BudgetWait[], owner: string | null, limits: Limits | null): Promise<void> {
+    const core = this.#core.read(tenantId);
+    if (!core) return;
+    if (!Array.isArray(budgets) || !budgets.every(isBudgetWait)) throw new TypeError("budgets must list budget waits");
+    const whose = owner === null ? null : requireString("owner", owner);
+    core.spend.forget();
+    await wakeBudgetWaiters(this.env, tenantId, sessionsWaitingOn(core.sql, budgets, whose), limits);
   }
   async listSessions(tenantId: string, input: T.ListSessionsInput): Promise<Page<SessionSummary>> {
     return reads.listSessions(this.#sql(tenantId), input);
@@ -112,6 +125,7 @@ export class TenantShard extends DurableObject<Cloudflare.Env> implements Tenant
     if (!core) return false;
     const id = requireString("sessionId", sessionId);
     const removed = core.transaction(() => reads.dropSession(core.sql, id, Date.now()));
+    if (removed) core.spend.ended();
     return removed;
   }
   async sessionIdBatch(tenantId: string, limit: number): Promise<string[]> {

@@ -1,5 +1,4 @@
 /** The tenant index's API-key calls after admission: create, list, touch, revoke, and the streams a key opened. */
-import { refuseBudgetWhenSharded } from "./shards";
 import type { AuditContext } from "../../audit/types";
 import type { Page } from "../../session-config/types";
 import * as apiKeys from "../api-key-store";
@@ -17,14 +16,14 @@ import {
 import type * as T from "../types";
 import { optionalCursor, requireNow, requirePageLimit, requireString } from "../../shared/validate";
 import type { IndexHost } from "./host";
-import { raised, sessionsWaitingOn, wakeBudgetWaiters } from "../budget-waits";
+import { raised } from "../budget-waits";
+import { wakeBudgetWaitersEverywhere } from "./shard-spend";
 
 export function touchApiKey(host: IndexHost, keyId: string, now: number): boolean {
   return apiKeys.touchApiKey(host.sql, requireString("keyId", keyId), requireNow(now));
 }
 
 export function createApiKey(host: IndexHost, tenantId: string, record: apiKeys.ApiKeyRecord, by?: AuditContext): void {
-  if ((record.max_tokens_per_day ?? null) !== null) refuseBudgetWhenSharded(host, "an API key's max_tokens_per_day");
   host.transaction(() => {
     apiKeys.insertApiKey(host.sql, tenantId, record);
     host.audit(by, {
@@ -50,7 +49,6 @@ export async function setApiKeyBudget(
   maxTokensPerDay: number | null,
   by?: AuditContext,
 ): Promise<boolean> {
-  if (maxTokensPerDay !== null) refuseBudgetWhenSharded(host, "an API key's max_tokens_per_day");
   const id = requireString("keyId", keyId);
   const before = apiKeys.keyTokenBudget(host.sql, id);
   const found = host.transaction(() => {
@@ -63,8 +61,7 @@ export async function setApiKeyBudget(
       });
     return updated;
   });
-  if (found && raised(before, maxTokensPerDay))
-    await wakeBudgetWaiters(host.env, tenantId, sessionsWaitingOn(host.sql, ["key_tokens"], id), null);
+  if (found && raised(before, maxTokensPerDay)) await wakeBudgetWaitersEverywhere(host, tenantId, ["key_tokens"], id, null);
   return found;
 }
 

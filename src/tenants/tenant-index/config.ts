@@ -9,8 +9,9 @@ import { maskSettings, parseSettings, writeSettings } from "../tenant-settings";
 import type * as T from "../types";
 import type { IndexHost } from "./host";
 import { cancelActive } from "./across-shards";
-import { dailyBudgetIn, reclaimSpares, refuseBudgetWhenSharded, tellShardsSuspended } from "./shards";
-import { raisedDailyBudgets, sessionsWaitingOn, wakeBudgetWaiters } from "../budget-waits";
+import { reclaimSpares, tellShardsSuspended } from "./shards";
+import { raisedDailyBudgets } from "../budget-waits";
+import { wakeBudgetWaitersEverywhere } from "./shard-spend";
 
 export function tenantConfig(host: IndexHost, tenantId: string): T.TenantConfig {
   return tenantConfigView(tenantId, host.config(), host.createdAt());
@@ -40,8 +41,6 @@ export async function setLimitOverrides(
   const after = parseOverrides(overrides);
   const before = host.config().overrides;
   const limitsBefore = host.config().limits;
-  const budget = dailyBudgetIn(after);
-  if (budget !== null) refuseBudgetWhenSharded(host, budget);
   host.transaction(() => {
     writeOverrides(host.kv, after);
     if (!sameJson(before, after))
@@ -53,8 +52,7 @@ export async function setLimitOverrides(
   await host.schedulePump(); // a higher max_concurrent_runs frees slots for the queue
   // Sessions waiting on a daily budget of the tenant's or a creator's that went up are told (each checks every budget again).
   const raisedBudgets = raisedDailyBudgets(limitsBefore, host.config().limits);
-  if (raisedBudgets.length > 0)
-    await wakeBudgetWaiters(host.env, tenantId, sessionsWaitingOn(host.sql, raisedBudgets, null), host.config().limits);
+  if (raisedBudgets.length > 0) await wakeBudgetWaitersEverywhere(host, tenantId, raisedBudgets, null, host.config().limits);
   return tenantConfig(host, tenantId);
 }
 

@@ -5,43 +5,26 @@ import { log } from "../../log";
 import { sessionStub } from "../../objects";
 import type { ReportRow } from "../session-report";
 import type { Page, SessionSummary } from "../../session-config/types";
-import {
-  acquireRunSlot,
-  followReport,
-  forgetSession,
-  grantedSessions,
-  grantQueuedSlots,
-  queueLength,
-  releaseRunSlot,
-  RUN_SLOT_RETRY_AFTER_SECONDS,
-} from "../run-slots";
+import { acquireRunSlot, followReport, forgetSession, grantedSessions, grantQueuedSlots, queueLength, releaseRunSlot } from "../run-slots";
 import { parseSessionReport } from "../session-report";
 import * as sessions from "../sessions-store";
 import type * as T from "../types";
-import { dailyBudgetRetryAfter, MAX_USAGE_DAYS, tokensOnDay, usageDays } from "../usage";
-import { loadConfig } from "../../config";
+import { MAX_USAGE_DAYS, usageDays } from "../usage";
 import { MAX_MCP_BATCH_MESSAGES } from "../../limits";
-import {
-  budgetReached,
-  type BudgetName,
-  type Budgets,
-  hasBudget,
-  partsCounted,
-  secondsToNextUtcDay,
-  type SpendParts,
-} from "../../usage/budgets";
+import type { SpendParts } from "../../usage/budgets";
 import { keyTokenBudget } from "../api-key-store";
-import { parseRollupQuery, queryRollup, spendOnDay } from "../usage-rollup";
+import { parseRollupQuery, queryRollup } from "../usage-rollup";
 import type { RollupRow } from "../../usage/rollup";
 import { optionalCursor, requireInt, requireNow, requirePageLimit, requireString } from "../../shared/validate";
 import type { IndexHost } from "./host";
 import { takeNotifications } from "./notifications";
-import { reservedTokens, reserveTokens, settleReservation } from "../budget-reservations";
+import { reserveTokens, settleReservation } from "../budget-reservations";
 import { RETAINABLE_STATUSES } from "../../session-config/retention";
 import { followBudgetWait, forgetBudgetWait } from "../budget-waits";
 import { policyVersion } from "../tool-policy";
 import { leasedTotal } from "../shards/leases";
 import { reclaimSpares } from "./shards";
+import { judgeBudgets, tenantSpendOnDay, tenantTokensOnDay } from "./run-budgets";
 
 /** A batch of notifications the index refuses is logged and answered, never fails the report. */
 export async function reportSession(
@@ -69,9 +52,9 @@ export async function reportSession(
   const ack: T.ReportAck = {
     applied,
     suspended,
-    tokens_today: tokensOnDay(host.sql, now),
+    tokens_today: tenantTokensOnDay(host.sql, now),
     spend: {
-      ...spendOnDay(host.sql, now, row.created_by, row.api_key_id, loadConfig(host.env).prices, parts),
+      ...tenantSpendOnDay(host, now, row.created_by, row.api_key_id, parts),
       key_max_tokens_per_day: keyBudget,
     },
     policy_version: policyVersion(host.kv),
@@ -193,46 +176,16 @@ export function acquireRun(host: IndexHost, sessionId: string, maxConcurrent: nu
 
 /**
  * A new run's admission in one round trip: the daily budgets, each counting the tokens other runs
- * going today still hold reserved (budget-reservations.ts), then a slot as `acquireRun` takes it,
+ * going today still hold reserved (./run-budgets.ts), then a slot as `acquireRun` takes it,
  * then, with a token budget to guard, the run's own reservation: all in one synchronous stretch,
  * so concurrent starts overspend a budget by at most the last one's reservation.
  */
 export function admitRun(host: IndexHost, input: T.AdmitRunInput): T.RunAdmission {
-  const at = requireNow(input.now);
-  const id = requireString("sessionId", input.sessionId);
-  const createdBy = input.createdBy === undefined ? "" : requireString("createdBy", input.createdBy);
-  const apiKeyId = input.apiKeyId ?? "";
-  const reserved = reservedTokens(host.sql, at, createdBy, apiKeyId, id);
-  const maxTokensPerDay = input.maxTokensPerDay === null ? null : requireInt("maxTokensPerDay", input.maxTokensPerDay, 1);
-  const spent = tokensOnDay(host.sql, at);
-  const retryAfterSeconds = dailyBudgetRetryAfter(spent, maxTokensPerDay, at);
-  if (retryAfterSeconds !== null) return { ok: false, code: "budget_used", retryAfterSeconds };
-  if (dailyBudgetRetryAfter(spent + reserved.tenant, maxTokensPerDay, at) !== null) return heldByRuns();
-  const budgets: Budgets = {
-    max_cost_usd_per_day: optionalBudget("maxCostUsdPerDay", input.maxCostUsdPerDay),
-    max_tokens_per_day_per_subject: optionalBudget("maxTokensPerDayPerSubject", input.maxTokensPerDayPerSubject),
-    key_max_tokens_per_day: keyTokenBudget(host.sql, apiKeyId),
-  };
-  if (hasBudget(budgets)) {
-    requireString("createdBy", input.createdBy);
-    const spend = spendOnDay(host.sql, at, createdBy, apiKeyId, loadConfig(host.env).prices, partsCounted(budgets));
-    const spentBudget = budgetReached(spend, budgets);
-    if (spentBudget !== null) return { ok: false, code: "budget_used", retryAfterSeconds: secondsToNextUtcDay(at), budget: spentBudget };
-    const held = { ...spend, subject_tokens: spend.subject_tokens + reserved.subject, key_tokens: spend.key_tokens + reserved.key };
-    const heldBudget = budgetReached(held, budgets);
-    if (heldBudget !== null) return heldByRuns(heldBudget);
-  }
-  const slot = acquireRun(host, id, input.maxConcurrent, at);
-  const tokenBudget =
-    maxTokensPerDay !== null || budgets.max_tokens_per_day_per_subject !== null || budgets.key_max_tokens_per_day !== null;
-  const reserve = input.reserveTokens === undefined ? 0 : requireInt("reserveTokens", input.reserveTokens, 0);
-  if (slot.ok && tokenBudget && reserve > 0) reserveTokens(host.sql, id, createdBy, apiKeyId, reserve, at);
+  const judged = judgeBudgets(host, input);
+  if (!judged.ok) return judged;
+  const slot = acquireRun(host, judged.id, input.maxConcurrent, judged.at);
+  if (slot.ok && judged.reserve > 0) reserveTokens(host.sql, judged.id, judged.createdBy, judged.apiKeyId, judged.reserve, judged.at);
   return slot;
-}
-
-/** A budget only the reservations of runs going fill: they settle as those runs end, so the retry is a busy slot's. */
-function heldByRuns(budget?: BudgetName): T.RunAdmission {
-  return { ok: false, code: "budget_used", retryAfterSeconds: RUN_SLOT_RETRY_AFTER_SECONDS, held: true, ...(budget ? { budget } : {}) };
 }
 
 /**
@@ -273,18 +226,12 @@ export function counts(sql: SqlStorage | null): T.StatusCounts {
 }
 
 export function tokensToday(host: IndexHost, now: number): number {
-  return tokensOnDay(host.sql, requireNow(now));
+  return tenantTokensOnDay(host.sql, requireNow(now));
 }
 
 /** Usage over a range of UTC days, by the dimensions asked and by model (for pricing). */
 export function usageRollup(sql: SqlStorage | null, input: T.UsageRollupInput): RollupRow[] {
   return queryRollup(sql, parseRollupQuery(input));
-}
-
-function optionalBudget(name: string, value: unknown): number | null {
-  if (value === null || value === undefined) return null;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a number of at least 0`);
-  return value;
 }
 
 export function usage(sql: SqlStorage | null, input: T.UsageInput): T.UsageDay[] {

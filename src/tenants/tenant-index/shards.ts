@@ -3,7 +3,6 @@
  * generation, src/shared/shard-layout.ts), the run-slot leases the shards ask for (shards/leases.ts), and
  * the shards told of a suspension.
  */
-import type { PartialLimits } from "../../limits";
 import type { AuditContext } from "../../audit/types";
 import { describeError, log } from "../../log";
 import { tenantShardStub } from "../../objects";
@@ -24,43 +23,12 @@ export function isShardingRefused(error: unknown): error is Error {
   return error instanceof Error && error.name === "ShardingRefused";
 }
 
-/** Why the tenant cannot be sharded now (its daily budgets need one count of its spending); null: it can. */
-export function budgetsInForce(host: IndexHost): string | null {
-  const named = dailyBudgetIn(host.config().limits);
-  if (named !== null) return named;
-  const keyed = host.sql
-    .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM api_keys WHERE max_tokens_per_day IS NOT NULL AND revoked_at IS NULL`)
-    .one().n;
-  return keyed > 0 ? "an API key's max_tokens_per_day" : null;
-}
-
-/** The tenant's limits that are daily budgets. */
-const DAILY_BUDGET_LIMITS = ["max_tokens_per_day", "max_cost_usd_per_day", "max_tokens_per_day_per_subject"] as const;
-
-/** The first daily budget `limits` (effective ones, or overrides) set; null: none. */
-export function dailyBudgetIn(limits: PartialLimits): string | null {
-  return DAILY_BUDGET_LIMITS.find((name) => (limits[name] ?? null) !== null) ?? null;
-}
-
-/** Whether any generation of the tenant spread its sessions over shards. */
-export function everSharded(host: IndexHost): boolean {
-  return host.config().layouts.some((layout) => layout.shards > 1);
-}
-
-/** Refuses a daily budget for a tenant that was ever sharded: its spending is not counted in one place yet. */
-export function refuseBudgetWhenSharded(host: IndexHost, budget: string): void {
-  if (everSharded(host)) throw new ShardingRefused(`A tenant whose sessions were ever spread over shards takes no ${budget} yet.`);
-}
-
 /** A new generation of `shards` shards for the sessions created from now on; the same count again changes nothing. */
 export function setShards(host: IndexHost, tenantId: string, shards: number, by?: AuditContext): ShardLayout {
   const count = requireInt("shards", shards, 1, MAX_SHARDS);
   const config = host.config();
   const current = currentLayout(config);
   if (current.shards === count) return current;
-  const budget = count > 1 ? budgetsInForce(host) : null;
-  if (budget !== null)
-    throw new ShardingRefused(`The tenant has a daily budget (${budget}): its sessions cannot be spread over shards yet.`);
   const total = everyShard(config.layouts).length + (count > 1 ? count : 0);
   if (total > MAX_TOTAL_SHARDS)
     throw new ShardingRefused(

@@ -5,7 +5,8 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { migrate, latestVersion, schemaVersion } from "../../../src/storage/migrations";
-import { TENANT_INDEX_MIGRATIONS, TENANT_REGISTRY_MIGRATIONS } from "../../../src/tenants/migrations";
+import { TENANT_INDEX_MIGRATIONS } from "../../../src/tenants/migrations";
+import { TENANT_REGISTRY_MIGRATIONS } from "../../../src/tenants/registry-migrations";
 import { tenantIndexStub } from "../../../src/objects";
 import type { TenantRegistryRpc } from "../../../src/tenants/rpc";
 import { migrateIndexTo, writeLegacyIndex } from "../../support/legacy-storage";

@@ -88,40 +88,51 @@ describe("POST /v1/sessions: every call to the tenant index, the session object'
 describe("POST /v1/sessions of a sharded tenant: every call to the tenant index", () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it("asks the index nothing once the caller's shard holds the tenant's state and the session's shard a lease: admission, the run and its listing go to shards", async () => {
-    const who = await caller();
-    const admin = await bearer({ tenantId: freshTenant("ops-calls"), subject: "ops-1", scopes: ["platform:admin"] });
-    expect((await callJson(`/v1/admin/tenants/${who.tenantId}/shards`, "PUT", { shards: 2 }, admin)).status).toBe(200);
-    const model = mockModel(uniqueKey("model"));
-    await model.script(...Array.from({ length: 12 }, () => ({ hang: true as const })));
-    // Warm both shards: each has taken a lease (with spares) and heard whether the tenant is suspended;
-    // the caller's shard has read the tenant's state and borrowed part of its request window.
-    const warm: string[] = [];
-    const warmedFrom = Date.now();
-    const shardsUsed = new Set<number>();
-    // One run each (a second on a shard is cancelled), so the counted one fits the lease either shard took.
-    for (let tries = 0; shardsUsed.size < 2 && tries < 10; tries++) {
-      const session = await createSession(who, { input: "warm", model: model.key });
-      const shard = fnv1a(session.id) % 2;
-      if (shardsUsed.has(shard)) await cancelQuietly(who, session.id);
-      else warm.push(session.id);
-      shardsUsed.add(shard);
-    }
-    expect(shardsUsed.size).toBe(2);
-    try {
-      const { status, calls } = await createCounted(who, { input: "counted", model: model.key });
-      expect(status).toBe(201);
-      // The caller's shard reads the tenant's state again only once its copy is older than
-      // ADMISSION_FRESH_MS (a slow machine's warm-up), and borrows its request window again only in
-      // a new minute: one call of each at most, and none on a quick run within one minute.
-      const newMinute = windowStartOf(warmedFrom) !== windowStartOf(Date.now());
-      expect(calls.filter((name) => name !== "admissionView" && !(newMinute && name === "leaseRate"))).toEqual([]);
-      expect(new Set(calls).size).toBe(calls.length);
-      if (Date.now() - warmedFrom < ADMISSION_FRESH_MS && !newMinute) expect(calls).toEqual([]);
-    } finally {
-      for (const id of warm) await cancelQuietly(who, id);
-    }
-  });
+  it.each([
+    { budget: false, expected: [], title: "asks the index nothing" },
+    {
+      budget: true,
+      expected: ["shardSpend"],
+      title: "with a daily budget, asks it once, to judge the run's budgets and hold its reservation",
+    },
+  ])(
+    "$title once the caller's shard holds the tenant's state and the session's shard a lease: admission, the run and its listing go to shards",
+    async ({ budget, expected }) => {
+      const who = await caller();
+      const admin = await bearer({ tenantId: freshTenant("ops-calls"), subject: "ops-1", scopes: ["platform:admin"] });
+      expect((await callJson(`/v1/admin/tenants/${who.tenantId}/shards`, "PUT", { shards: 2 }, admin)).status).toBe(200);
+      if (budget) await tenantIndexStub(env, who.tenantId).setLimitOverrides(who.tenantId, { max_tokens_per_day: 1_000_000 });
+      const model = mockModel(uniqueKey("model"));
+      await model.script(...Array.from({ length: 12 }, () => ({ hang: true as const })));
+      // Warm both shards: each has taken a lease (with spares) and heard whether the tenant is suspended;
+      // the caller's shard has read the tenant's state and borrowed part of its request window.
+      const warm: string[] = [];
+      const warmedFrom = Date.now();
+      const shardsUsed = new Set<number>();
+      // One run each (a second on a shard is cancelled), so the counted one fits the lease either shard took.
+      for (let tries = 0; shardsUsed.size < 2 && tries < 10; tries++) {
+        const session = await createSession(who, { input: "warm", model: model.key });
+        const shard = fnv1a(session.id) % 2;
+        if (shardsUsed.has(shard)) await cancelQuietly(who, session.id);
+        else warm.push(session.id);
+        shardsUsed.add(shard);
+      }
+      expect(shardsUsed.size).toBe(2);
+      try {
+        const { status, calls } = await createCounted(who, { input: "counted", model: model.key });
+        expect(status).toBe(201);
+        // The caller's shard reads the tenant's state again only once its copy is older than
+        // ADMISSION_FRESH_MS (a slow machine's warm-up), and borrows its request window again only in
+        // a new minute: one call of each at most, and none on a quick run within one minute.
+        const newMinute = windowStartOf(warmedFrom) !== windowStartOf(Date.now());
+        expect(calls.filter((name) => name !== "admissionView" && !(newMinute && name === "leaseRate"))).toEqual(expected);
+        expect(new Set(calls).size).toBe(calls.length);
+        if (Date.now() - warmedFrom < ADMISSION_FRESH_MS && !newMinute) expect(calls).toEqual(expected);
+      } finally {
+        for (const id of warm) await cancelQuietly(who, id);
+      }
+    },
+  );
 });
 
 describe("POST /v1/sessions refused by the run's admission", () => {

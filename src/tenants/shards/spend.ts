@@ -1,0 +1,260 @@
+/**
+ * A shard's part in its tenant's daily budgets; the index keeps the one count of the tenant's
+ * spending (tenant-index/shard-spend.ts), and the shard:
+ * - knows whether any daily budget is set, as the index last said (for `BUDGETS_FRESH_MS` at most,
+ *   and forgotten when the index tells it of a change of limits or keys), so a tenant without one
+ *   costs its shards no call to the index;
+ * - starts a budgeted run only once the index judged it and recorded its reservation, and keeps the
+ *   same reservation in its own table, settled as the index settles its own (the run's end, a
+ *   failed start, the session's removal);
+ * - sends its spending of the day and what its reservations still hold at most every
+ *   `SPEND_PUSH_MS` while its sessions report, at once when a reservation ended, and from its
+ *   alarm until a push that carried an ended reservation is answered;
+ * - answers its sessions' reports with the index's figures of everywhere else plus its own, live.
+ * Memory only, apart from the count of ended reservations not sent yet.
+ */
+import { loadConfig } from "../../config";
+import { describeError, log } from "../../log";
+import { roundUsd } from "../../models/prices";
+import { tenantIndexStub } from "../../objects";
+import { shardKey } from "../../shared/shard-layout";
+import { utcDay } from "../../shared/validate";
+import type { Spend } from "../../usage/budgets";
+import { heldReservations, reserveTokens } from "../budget-reservations";
+import type { ReportRow } from "../session-report";
+import {
+  MAX_SPEND_ITEMS,
+  type PairFigures,
+  pairKey,
+  type SpendAnswer,
+  type SpendPair,
+  type SpendPush,
+  type SpendRow,
+} from "../spend-exchange";
+import type * as T from "../types";
+import { tokensOnDay } from "../usage";
+import { spendOnDay } from "../usage-rollup";
+import type { ShardRef } from "../../shared/shard-layout";
+
+/** How long the shard trusts what the index last said of the tenant's budgets when no one told it of a change. */
+export const BUDGETS_FRESH_MS = 60_000;
+/** Figures of everywhere else older than this are sent for (in the background) at a session's next report. */
+export const SPEND_FRESH_MS = 5_000;
+/** The shard sends its spending at most this often while its sessions report and no reservation ended. */
+export const SPEND_PUSH_MS = 5_000;
+/** After a push that failed while an ended reservation was owed, the alarm tries again this much later. */
+export const SPEND_RETRY_MS = 1_000;
+/** Creators and keys the shard keeps figures for (the most recently asked). */
+const MAX_PAIRS = 1_000;
+/** Of those, how many one push asks to refresh besides the ones needed now. */
+const REFRESHED_PAIRS = 100;
+const OWED_KEY = "spend_owed";
+
+/** What the shard's part needs of the shard (its ShardCore). */
+export interface SpendHost {
+  readonly sql: SqlStorage;
+  readonly kv: SyncKvStorage;
+  readonly env: Cloudflare.Env;
+  readonly tenantId: string;
+  readonly bound: { tenantId: string; shard: ShardRef } | null;
+  transaction<R>(fn: () => R): R;
+}
+
+interface Kept<V> {
+  value: V;
+  day: string;
+  heardAt: number;
+}
+
+/** What a report's answer carries for the budgets. */
+export type BudgetAck = { tokens_today: number; spend: Spend & { key_max_tokens_per_day: number | null } };
+
+export class ShardSpend {
+  #budgeted: { value: boolean; heardAt: number } | null = null;
+  #elsewhere: Kept<{ tokens: number; cost_usd: number }> | null = null;
+  readonly #pairs = new Map<string, Kept<PairFigures> & { pair: SpendPair }>();
+  /** Each row's counts as last answered by the index, for the day `#sentDay`. */
+  readonly #sent = new Map<string, string>();
+  #sentDay = "";
+  #chain: Promise<unknown> = Promise.resolve();
+  #background: Promise<void> | null = null;
+  #lastPushAt = 0;
+  /** Moves on `forget`: the answer to an exchange begun before it is not kept. */
+  #generation = 0;
+
+  constructor(private readonly core: SpendHost) {}
+
+  /** A change of the tenant's limits or keys: what the index said is read again at next use. */
+  forget(): void {
+    this.#budgeted = null;
+    this.#elsewhere = null;
+    this.#pairs.clear();
+    this.#generation++;
+  }
+
+  /** Whether a daily budget is set, as the index said within `BUDGETS_FRESH_MS`; null: not known. */
+  known(now = Date.now()): boolean | null {
+    const kept = this.#budgeted;
+    return kept && now - kept.heardAt < BUDGETS_FRESH_MS ? kept.value : null;
+  }
+
+  /** Whether a daily budget is set, asking the index when not known. */
+  async budgeted(now = Date.now()): Promise<boolean> {
+    return this.known(now) ?? (await this.#exchange([])).figures.budgeted;
+  }
+
+  /** A run of this shard judged by the index against every budget (its slot taken here already); on `ok` its reservation is kept here too. */
+  async admit(input: T.AdmitRunInput): Promise<T.RunAdmission> {
+    const pair = { created_by: input.createdBy ?? "", api_key_id: input.apiKeyId ?? "" };
+    const answer = await this.#exchange([pair], input);
+    return answer.admission ?? { ok: true };
+  }
+
+  /** The budgets' part of the answer to `row`'s report; null when no daily budget is set. */
+  async ack(row: ReportRow, now: number): Promise<BudgetAck | null> {
+    const pair = { created_by: row.created_by, api_key_id: row.api_key_id };
+    const day = utcDay(now);
+    if (this.known(now) === false) return null;
+    let kept = this.#figures(pair, day);
+    if (kept === null || this.known(now) === null) {
+      const answer = await this.#exchange([pair]);
+      if (!answer.figures.budgeted) return null;
+      kept = this.#figures(pair, day);
+    } else if (now - kept.heardAt >= SPEND_FRESH_MS) this.#inBackground([pair]);
+    if (kept === null || this.#elsewhere === null) return null;
+    const own = spendOnDay(this.core.sql, now, row.created_by, row.api_key_id, loadConfig(this.core.env).prices, {
+      cost: true,
+      subject: true,
+      key: true,
+    });
+    return {
+      tokens_today: this.#elsewhere.value.tokens + tokensOnDay(this.core.sql, now),
+      spend: {
+        cost_usd: roundUsd(this.#elsewhere.value.cost_usd + own.cost_usd),
+        subject_tokens: kept.value.subject_tokens + own.subject_tokens,
+        key_tokens: kept.value.key_tokens + own.key_tokens,
+        key_max_tokens_per_day: kept.value.key_max_tokens_per_day,
+      },
+    };
+  }
+
+  /** A report was applied: the spending goes to the index now when a reservation may have ended, else when the last push is old. */
+  reported(ended: boolean, now = Date.now()): void {
+    if (this.known(now) === false) return;
+    if (ended) this.ended();
+    else if (now - this.#lastPushAt >= SPEND_PUSH_MS) this.#inBackground([]);
+  }
+
+  /** A reservation ended here (a run's end, a failed start, a removal): owed to the index until a push carries it. */
+  ended(): void {
+    if (this.known() === false) return;
+    this.core.kv.put(OWED_KEY, (this.core.kv.get<number>(OWED_KEY) ?? 0) + 1);
+    this.#inBackground([]);
+  }
+
+  /** Whether an ended reservation is not sent yet (the alarm sends it). */
+  owed(): boolean {
+    return this.core.kv.get<number>(OWED_KEY) !== undefined;
+  }
+
+  /** The alarm's push of what is owed; a failure is logged and tried again at the next alarm. */
+  async flush(): Promise<void> {
+    try {
+      await this.#exchange([]);
+    } catch (error) {
+      log("warn", "shard_spend_unsent", { tenant_id: this.core.tenantId, error: describeError(error) });
+    }
+  }
+
+  #figures(pair: SpendPair, day: string): Kept<PairFigures> | null {
+    const kept = this.#pairs.get(pairKey(pair));
+    return kept && kept.day === day && this.#elsewhere?.day === day ? kept : null;
+  }
+
+  #inBackground(pairs: SpendPair[]): void {
+    if (this.#background) return;
+    this.#background = this.#exchange(pairs)
+      .then(
+        () => undefined,
+        (error: unknown) => log("warn", "shard_spend_unsent", { tenant_id: this.core.tenantId, error: describeError(error) }),
+      )
+      .finally(() => (this.#background = null));
+  }
+
+  /** One exchange with the index at a time, in order, so each push lists every reservation answered before it. */
+  #exchange(pairs: SpendPair[], admit?: T.AdmitRunInput): Promise<SpendAnswer> {
+    const run = () => this.#send(pairs, admit);
+    const next = this.#chain.then(run, run);
+    this.#chain = next.catch(() => undefined);
+    return next;
+  }
+
+  async #send(pairs: SpendPair[], admit?: T.AdmitRunInput): Promise<SpendAnswer> {
+    const generation = this.#generation;
+    const now = Date.now();
+    const owed = this.core.kv.get<number>(OWED_KEY);
+    const push = this.#push(pairs, now);
+    const { tenantId, bound } = { tenantId: this.core.tenantId, bound: this.core.bound! };
+    const answer = await tenantIndexStub(this.core.env, tenantId).shardSpend(tenantId, shardKey(bound.shard), push, admit);
+    // Kept in the same stretch as the answer: a later push lists this reservation.
+    if (admit !== undefined && answer.admission?.ok && (admit.reserveTokens ?? 0) > 0)
+      this.core.transaction(() =>
+        reserveTokens(this.core.sql, admit.sessionId, admit.createdBy ?? "", admit.apiKeyId ?? "", admit.reserveTokens!, admit.now),
+      );
+    for (const row of push.rows) this.#sent.set(rowKey(row), counts(row));
+    if (owed !== undefined && this.core.kv.get<number>(OWED_KEY) === owed) this.core.kv.delete(OWED_KEY);
+    this.#lastPushAt = now;
+    if (generation === this.#generation) this.#heard(answer, push.pairs, now);
+    return answer;
+  }
+
+  #push(pairs: SpendPair[], now: number): SpendPush {
+    const day = utcDay(now);
+    if (day !== this.#sentDay) {
+      this.#sent.clear();
+      this.#sentDay = day;
+    }
+    const rows = this.core.sql
+      .exec<SpendRow & Record<string, string | number>>(
+        `SELECT model, api_key_id, created_by, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
+           SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens
+         FROM usage_rollup WHERE day = ? GROUP BY model, api_key_id, created_by`,
+        day,
+      )
+      .toArray()
+      .map((row) => ({ ...row }) as SpendRow)
+      .filter((row) => this.#sent.get(rowKey(row)) !== counts(row))
+      .slice(0, MAX_SPEND_ITEMS);
+    const asked = new Map(pairs.map((pair) => [pairKey(pair), pair]));
+    for (const { pair } of [...this.#pairs.values()].reverse()) {
+      if (asked.size >= REFRESHED_PAIRS + pairs.length) break;
+      asked.set(pairKey(pair), pair);
+    }
+    return { day, rows, held: heldReservations(this.core.sql, now).slice(0, MAX_SPEND_ITEMS), pairs: [...asked.values()] };
+  }
+
+  #heard(answer: SpendAnswer, pairs: SpendPair[], now: number): void {
+    const { figures } = answer;
+    this.#budgeted = { value: figures.budgeted, heardAt: now };
+    this.#elsewhere = { value: { tokens: figures.tokens, cost_usd: figures.cost_usd }, day: figures.day, heardAt: now };
+    pairs.forEach((pair, i) => {
+      const value = figures.pairs[i];
+      if (!value) return;
+      const key = pairKey(pair);
+      this.#pairs.delete(key);
+      this.#pairs.set(key, { pair, value, day: figures.day, heardAt: now });
+    });
+    for (const key of this.#pairs.keys()) {
+      if (this.#pairs.size <= MAX_PAIRS) break;
+      this.#pairs.delete(key);
+    }
+  }
+}
+
+function rowKey(row: SpendRow): string {
+  return `${row.model}\u0000${row.api_key_id}\u0000${row.created_by}`;
+}
+
+function counts(row: SpendRow): string {
+  return `${row.input_tokens}/${row.output_tokens}/${row.cache_read_tokens}/${row.cache_write_tokens}`;
+}
